@@ -1,0 +1,1 @@
+"""The advisor: estimator (pure math), recommender, and the conversation layer."""

@@ -1,0 +1,1 @@
+"""Conversation layer: one tool surface, driven by an LLM agent or by the deterministic dialog."""

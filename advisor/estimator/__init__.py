@@ -1,0 +1,1 @@
+"""Pure estimator functions: memory, throughput, training time and cost. No I/O, no LangChain/Gradio/durable."""

@@ -1,0 +1,99 @@
+"""The vocabulary every layer shares: what job is to be run (`Workload`) and under which limits (`Constraints`).
+
+Values are validated here, once, with messages naming the field and the accepted range; estimator
+functions can then trust their inputs. Tokens are counts, sizes are bytes, times are seconds.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Task = Literal["inference", "full", "lora", "qlora", "freeze", "pretrain"]
+WeightFormat = Literal[
+    "fp32", "bf16", "fp16", "fp8", "int8", "int4",
+    "gptq-int4", "gptq-int8", "awq-int4", "nf4", "bnb-int8",
+    "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "q3_k_m", "q2_k",
+]
+KvFormat = Literal["fp16", "bf16", "fp8", "int8", "int4", "fp32"]
+Optimizer = Literal["adamw", "adamw8bit", "sgd", "adamw-bf16"]
+Recompute = Literal["none", "selective", "full"]
+Offload = Literal["none", "optimizer", "all"]
+Engine = Literal["transformers", "vllm", "llama.cpp", "sglang", "trtllm", "deepspeed", "megatron"]
+Region = Literal["cn", "global"]
+Currency = Literal["CNY", "USD"]
+
+TRAINING_TASKS: frozenset[str] = frozenset({"full", "lora", "qlora", "freeze", "pretrain"})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Workload(_Strict):
+    """One LLM job. `model` is a catalog id or alias; `None` means "not said yet" (the dialog asks)."""
+
+    model: str | None = None
+    task: Task = "inference"
+    weights: WeightFormat | None = None  # None: the task's default (bf16 inference, nf4 for qlora, …)
+    kv: KvFormat = "fp16"
+    context: int = Field(4096, ge=1, le=10_000_000, description="tokens per sequence (prompt + output)")
+    batch: int = Field(1, ge=1, le=100_000, description="micro-batch per GPU for training; sequences for inference")
+    concurrency: int = Field(1, ge=1, le=100_000, description="concurrent sequences served")
+    prompt_tokens: int | None = Field(None, ge=1, le=10_000_000)
+    output_tokens: int | None = Field(None, ge=1, le=10_000_000)
+    optimizer: Optimizer = "adamw"
+    zero: int = Field(0, ge=0, le=3)
+    offload: Offload = "none"
+    gpus: int = Field(1, ge=1, le=1024, description="GPUs per node")
+    nodes: int = Field(1, ge=1, le=4096)
+    tp: int = Field(1, ge=1, le=1024)
+    pp: int = Field(1, ge=1, le=1024)
+    recompute: Recompute | None = None  # None: full for fine-tuning, selective for pre-training, n/a for inference
+    lora_rank: int = Field(16, ge=1, le=4096)
+    lora_targets: Literal["attention", "all-linear"] = "all-linear"
+    engine: Engine | None = None  # None: vllm for serving, transformers for training
+    train_tokens: float | None = Field(None, gt=0, le=1e15, description="token budget for training")
+    flash_attention: bool | None = None  # None: on where the GPU supports it
+
+    @model_validator(mode="after")
+    def _check_layout(self) -> Workload:
+        world = self.gpus * self.nodes
+        if self.tp * self.pp > world:
+            raise ValueError(
+                f"tp × pp = {self.tp * self.pp} exceeds the {world} GPUs (gpus × nodes); accepted: tp × pp ≤ gpus × nodes"
+            )
+        if self.task == "qlora" and self.weights not in (None, "nf4", "int4", "gptq-int4", "awq-int4"):
+            raise ValueError(f"QLoRA needs a 4-bit base (nf4), not '{self.weights}'; accepted: nf4 or leave unset")
+        return self
+
+    @property
+    def world_size(self) -> int:
+        return self.gpus * self.nodes
+
+    @property
+    def is_training(self) -> bool:
+        return self.task in TRAINING_TASKS
+
+
+class ExistingGpus(_Strict):
+    gpu: str
+    count: int = Field(ge=1, le=4096)
+
+
+class Constraints(_Strict):
+    """Limits on the hardware that may be recommended."""
+
+    budget: float | None = Field(None, gt=0, description="upper limit on purchase price")
+    currency: Currency = "USD"
+    region: Region = "global"
+    existing: ExistingGpus | None = None  # hardware the user already owns: recommend how to use it
+    candidates: tuple[str, ...] = ()  # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
+    max_gpus_per_node: int = Field(8, ge=1, le=16)
+    max_nodes: int = Field(64, ge=1, le=4096)
+    power_limit_w: float | None = Field(None, gt=0)
+    max_ms_per_token: float | None = Field(None, gt=0, description="per-sequence decode latency target")
+    min_tokens_per_s: float | None = Field(None, gt=0, description="total throughput target")
+    deadline_s: float | None = Field(None, gt=0, description="training must finish within this wall time")
+    buy_or_rent: Literal["buy", "rent", "either"] = "either"

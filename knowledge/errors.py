@@ -1,0 +1,67 @@
+"""Errors shown to users. Every message names what was wrong and what is accepted.
+
+`AdvisorError` is the root: the CLI prints its message on one line and exits with status 2,
+the chat interfaces show it as a reply. Anything else escaping is a bug.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class AdvisorError(Exception):
+    """An error caused by the user's input or data, with a message fit to show them."""
+
+    def __init__(self, message: str, *, field: str | None = None, accepted: str | None = None,
+                 message_zh: str | None = None) -> None:
+        self.field = field
+        self.accepted = accepted
+        self.message_zh = message_zh
+        text = message
+        if accepted and "accepted" not in message:
+            text = f"{message} (accepted: {accepted})"
+        super().__init__(text)
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+    def localized(self, lang: str) -> str:
+        """The message in `lang` ("zh" or "en"); English when no Chinese text was given."""
+        return self.message_zh if lang == "zh" and self.message_zh else self.message
+
+
+class CatalogError(AdvisorError):
+    """A data file is invalid: the message names the file and the field."""
+
+
+class UnknownIdError(AdvisorError):
+    """An id or alias that is not in a catalog; carries close matches."""
+
+    def __init__(self, kind: str, name: str, candidates: Iterable[str]) -> None:
+        pool = sorted(set(candidates))
+        self.kind = kind
+        self.name = name
+        self.suggestions = difflib.get_close_matches(name.lower(), pool, n=5, cutoff=0.5)
+        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
+        hint_zh = f"；是不是：{'、'.join(self.suggestions)}？" if self.suggestions else ""
+        super().__init__(
+            f"unknown {kind} '{name}'{hint} (see `gpu-advisor {kind}s` for the list)",
+            field=kind,
+            message_zh=f"未知的{'显卡' if kind == 'gpu' else '模型'}“{name}”{hint_zh}",
+        )
+
+
+class UnknownGpu(UnknownIdError):
+    def __init__(self, name: str, candidates: Iterable[str]) -> None:
+        super().__init__("gpu", name, candidates)
+
+
+class UnknownModel(UnknownIdError):
+    def __init__(self, name: str, candidates: Iterable[str]) -> None:
+        super().__init__("model", name, candidates)
+
+
+class InputError(AdvisorError):
+    """A value outside its accepted range, or an impossible combination of options."""

@@ -1,0 +1,138 @@
+"""Parameter counts computed from the architecture, never typed in.
+
+Every weight matrix is listed once by :func:`linear_layers` (name, in, out, count, group); the totals,
+the active count of MoE models, LoRA adapter sizes and tensor-parallel shards all derive from it.
+Method: the HF modelling code of each family (LlamaForCausalLM, Gemma2, DeepseekV3, GPT2, OPT, Bloom,
+ChatGLM); it reproduces the exact safetensors counts of Llama-2-7B (6,738,415,616), Llama-3-8B
+(8,030,261,248) and Qwen2.5-7B (7,615,616,512).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from knowledge.schemas import ModelSpec
+
+# group names: "embedding", "lm_head", "attention", "mlp" (dense MLP), "experts" (routed), "shared_experts",
+# "router", "norm", "position"
+GROUPS = ("embedding", "position", "attention", "mlp", "experts", "shared_experts", "router", "norm", "lm_head")
+
+
+@dataclass(frozen=True)
+class Linear:
+    """`count` copies of an `d_in x d_out` weight (plus `bias` extra values each), across the whole model."""
+
+    name: str
+    d_in: int
+    d_out: int
+    count: int
+    group: str
+    bias: int = 0
+    per_expert: bool = False  # one of n_routed_experts copies inside a MoE layer
+
+    @property
+    def params(self) -> int:
+        return (self.d_in * self.d_out + self.bias) * self.count
+
+
+@dataclass(frozen=True)
+class ParamCounts:
+    total: int
+    active: int  # per token: top-k routed experts instead of all; equals total for dense models
+    by_group: dict[str, int]
+
+    @property
+    def embedding(self) -> int:
+        return self.by_group.get("embedding", 0) + self.by_group.get("position", 0)
+
+    @property
+    def non_embedding(self) -> int:
+        return self.total - self.embedding - self.by_group.get("lm_head", 0)
+
+
+def _attention(m: ModelSpec, n: int) -> list[Linear]:
+    h = m.hidden_size
+    if m.is_mla:
+        nh, rope, nope, vd = m.num_attention_heads, m.qk_rope_head_dim or 0, m.qk_nope_head_dim or 0, m.v_head_dim or 0
+        kv = m.kv_lora_rank or 0
+        out: list[Linear] = []
+        if m.q_lora_rank:
+            out += [Linear("q_a_proj", h, m.q_lora_rank, n, "attention"),
+                    Linear("q_a_layernorm", 1, m.q_lora_rank, n, "norm"),
+                    Linear("q_b_proj", m.q_lora_rank, nh * (nope + rope), n, "attention")]
+        else:
+            out.append(Linear("q_proj", h, nh * (nope + rope), n, "attention"))
+        out += [Linear("kv_a_proj_with_mqa", h, kv + rope, n, "attention"),
+                Linear("kv_a_layernorm", 1, kv, n, "norm"),
+                Linear("kv_b_proj", kv, nh * (nope + vd), n, "attention"),
+                Linear("o_proj", nh * vd, h, n, "attention")]
+        return out
+    q, kv = m.num_attention_heads * m.head_dim, m.num_kv_heads * m.head_dim
+    bias = m.attention_bias
+    gpt_style = m.block in ("gpt", "bloom", "opt")
+    layers = [
+        Linear("q_proj", h, q, n, "attention", bias=q if bias else 0),
+        Linear("k_proj", h, kv, n, "attention", bias=kv if bias else 0),
+        Linear("v_proj", h, kv, n, "attention", bias=kv if bias else 0),
+        Linear("o_proj", q, h, n, "attention", bias=h if gpt_style else 0),
+    ]
+    if m.qk_norm:
+        layers.append(Linear("qk_norm", 1, 2 * m.head_dim, n, "norm"))
+    return layers
+
+
+def _mlp(m: ModelSpec, width: int, n: int, group: str, per_expert: bool = False) -> list[Linear]:
+    h = m.hidden_size
+    if m.gated_mlp:
+        return [Linear("gate_proj", h, width, n, group, per_expert=per_expert),
+                Linear("up_proj", h, width, n, group, per_expert=per_expert),
+                Linear("down_proj", width, h, n, group, per_expert=per_expert)]
+    return [Linear("fc_in", h, width, n, group, bias=width),
+            Linear("fc_out", width, h, n, group, bias=h)]
+
+
+@lru_cache(maxsize=512)
+def linear_layers(m: ModelSpec) -> tuple[Linear, ...]:
+    """Every weight tensor of the model as (in x out) x count, grouped."""
+    h, L, V = m.hidden_size, m.num_layers, m.vocab_size
+    out: list[Linear] = [Linear("embed_tokens", V, h, 1, "embedding")]
+    if m.block == "gpt":
+        out.append(Linear("wpe", m.max_context, h, 1, "position"))
+    elif m.block == "opt":
+        out.append(Linear("embed_positions", m.max_context + 2, h, 1, "position"))
+    elif m.block == "bloom":
+        out.append(Linear("word_embeddings_layernorm", 2, h, 1, "norm"))
+    out += _attention(m, L)
+    if m.is_moe:
+        dense_layers, moe_layers = m.first_k_dense, m.moe_layers
+        if dense_layers:
+            out += _mlp(m, m.intermediate_size, dense_layers, "mlp")
+        width = m.moe_intermediate_size or m.intermediate_size
+        out += _mlp(m, width, moe_layers * m.n_routed_experts, "experts", per_expert=True)
+        if m.n_shared_experts:
+            out += _mlp(m, width * m.n_shared_experts, moe_layers, "shared_experts")
+        out.append(Linear("router", h, m.n_routed_experts, moe_layers, "router",
+                          bias=m.n_routed_experts if m.block == "deepseek" else 0))
+    else:
+        out += _mlp(m, m.intermediate_size, L, "mlp")
+    layer_norm_width = 2 if m.block in ("gpt", "bloom", "opt") else 1  # LayerNorm has weight and bias
+    out.append(Linear("layer_norms", layer_norm_width * m.norms_per_layer, h, L, "norm"))
+    out.append(Linear("final_norm", layer_norm_width, h, 1, "norm"))
+    if not m.tie_word_embeddings:
+        out.append(Linear("lm_head", h, V, 1, "lm_head"))
+    return tuple(out)
+
+
+@lru_cache(maxsize=512)
+def param_counts(m: ModelSpec) -> ParamCounts:
+    """Total and active parameters. Active = total - (E - k)/E of the routed-expert weights."""
+    by_group: dict[str, int] = {}
+    for layer in linear_layers(m):
+        by_group[layer.group] = by_group.get(layer.group, 0) + layer.params
+    total = sum(by_group.values())
+    active = total
+    if m.is_moe and m.n_routed_experts:
+        routed = by_group.get("experts", 0)
+        active = total - routed + routed * m.experts_per_token // m.n_routed_experts
+    return ParamCounts(total=total, active=active, by_group=by_group)

@@ -1,0 +1,187 @@
+"""Pydantic schemas for the catalogs. SI units throughout: bytes, bytes/s, FLOP/s, watts.
+
+Every numeric field of a catalog entry must be cited: `cite` maps the field name to one or more
+ids in `data/sources.yaml`. The loader (`knowledge.catalog`) checks that every citation resolves.
+GPU memory capacity is stored in bytes of the binary size the vendor names ("80 GB" HBM is 80 GiB
+of addressable memory as nvidia-smi reports it, 81920 MiB on an A100 80GB).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, PositiveInt, model_validator
+
+Slug = str  # lowercase, digits and '-', equal to the file stem
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Source(Strict):
+    """One entry of the sources registry."""
+
+    id: str
+    title: str
+    url: str | None = None
+    document: str | None = None  # a file in ../shared/seeds or a paper, when there is no URL
+    retrieved: dt.date | None = None
+    kind: str = "reference"  # datasheet, whitepaper, guide, paper, measurement, secondary, …
+
+
+Currency = Literal["USD", "CNY"]
+
+
+class Price(Strict):
+    """A dated price for one card (not a server)."""
+
+    amount: PositiveFloat
+    currency: Currency
+    date: dt.date
+    kind: Literal["launch_msrp", "street", "used", "channel", "server_share"] = "street"
+    note: str = ""
+    source: str
+
+
+class CloudPrice(Strict):
+    """An on-demand hourly rental price per GPU."""
+
+    usd_per_hour: PositiveFloat
+    provider: str
+    date: dt.date
+    note: str = ""
+    source: str
+
+
+class ChinaMarket(Strict):
+    """Dated facts about selling the card into mainland China (not legal advice)."""
+
+    status: Literal["available", "restricted", "licence_required", "china_variant", "not_sold"]
+    restricted_since: dt.date | None = None
+    built_for_china: bool = False
+    china_variant_of: str | None = None  # gpu id of the card this one replaces in China
+    china_substitute: str | None = None  # gpu id to offer instead in China
+    as_of: dt.date
+    note: str = ""
+    source: list[str]
+
+
+Architecture = Literal[
+    "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "davinci"
+]
+Segment = Literal["consumer", "workstation", "datacenter"]
+
+
+class GpuSpec(Strict):
+    id: Slug
+    name: str
+    aliases: tuple[str, ...] = ()
+    vendor: Literal["NVIDIA", "AMD", "Huawei"]
+    architecture: Architecture
+    segment: Segment
+    launch_year: PositiveInt
+    memory_bytes: PositiveInt
+    memory_type: str
+    bandwidth_bytes_per_s: PositiveFloat
+    bf16_dense_flops: PositiveFloat = Field(
+        description="dense tensor BF16 with FP32 accumulate; FP16 (FP32 accumulate) where the card has no BF16"
+    )
+    fp16_acc_dense_flops: PositiveFloat | None = None  # FP16 with FP16 accumulate, where it differs
+    fp8_dense_flops: PositiveFloat | None = None  # dense FP8, FP32 accumulate where the vendor distinguishes
+    int8_dense_ops: PositiveFloat | None = None
+    fp32_flops: PositiveFloat  # non-tensor FP32
+    tdp_w: PositiveFloat
+    nvlink_bytes_per_s: NonNegativeFloat = 0.0  # total both directions per GPU; 0 when none
+    nvlink: str = "none"  # human description: "2-way bridge", "NVLink 4 via NVSwitch", …
+    pcie_gen: PositiveInt
+    form_factor: str
+    supports_bf16: bool
+    supports_fp8: bool
+    supports_flash_attention_2: bool
+    modded: bool = False  # community memory mod (2080 Ti 22G): no vendor warranty
+    china: ChinaMarket
+    prices: tuple[Price, ...] = ()
+    cloud: tuple[CloudPrice, ...] = ()
+    notes: str = ""
+    cite: dict[str, list[str]]
+
+    @model_validator(mode="after")
+    def _every_number_is_cited(self) -> GpuSpec:
+        numeric = {
+            name
+            for name, info in type(self).model_fields.items()
+            if name not in {"launch_year", "pcie_gen"} and getattr(self, name) is not None
+            and isinstance(getattr(self, name), (int, float)) and not isinstance(getattr(self, name), bool)
+        }
+        if self.nvlink_bytes_per_s == 0:
+            numeric.discard("nvlink_bytes_per_s")
+        missing = numeric - set(self.cite)
+        if missing:
+            raise ValueError(f"no citation for {sorted(missing)}")
+        return self
+
+
+class ModelSpec(Strict):
+    """Architecture at Hugging Face config.json level, normalised across model families.
+
+    `head_dim` is always filled (hidden_size // heads when the config omits it). For MLA models
+    (DeepSeek-V2/V3) the attention fields are the MLA ranks; `num_kv_heads` equals `num_attention_heads`.
+    """
+
+    id: Slug
+    name: str
+    aliases: tuple[str, ...] = ()
+    family: str
+    hf_repo: str | None = None
+    model_type: str
+    block: Literal["llama", "gpt", "bloom", "opt", "chatglm", "deepseek", "gemma2", "phi3"] = "llama"
+    hidden_size: PositiveInt
+    num_layers: PositiveInt
+    num_attention_heads: PositiveInt
+    num_kv_heads: PositiveInt
+    head_dim: PositiveInt
+    intermediate_size: PositiveInt  # dense MLP width (per expert for Mixtral-style MoE without dense layers)
+    vocab_size: PositiveInt
+    tie_word_embeddings: bool = False
+    max_context: PositiveInt
+    hidden_act: str = "silu"
+    gated_mlp: bool = True  # SwiGLU/GeGLU: three matrices; GPT-style MLP: two
+    attention_bias: bool = False
+    qk_norm: bool = False
+    norms_per_layer: PositiveInt = 2
+    # MoE
+    n_routed_experts: int = 0
+    n_shared_experts: int = 0
+    experts_per_token: int = 0
+    moe_intermediate_size: int | None = None
+    first_k_dense: int = 0  # leading layers with a dense MLP instead of experts
+    # MLA (DeepSeek)
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    # sliding-window attention
+    sliding_window: int | None = None
+    sliding_window_layers: Literal["none", "all", "alternate"] = "none"
+    native_dtype: Literal["float32", "bfloat16", "float16", "fp8"] = "bfloat16"
+    # published figures to check the computed counts against
+    published_params: PositiveInt | None = None
+    published_params_exact: bool = False
+    published_active_params: PositiveInt | None = None
+    notes: str = ""
+    cite: dict[str, list[str]]
+
+    @property
+    def is_moe(self) -> bool:
+        return self.n_routed_experts > 0
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank is not None
+
+    @property
+    def moe_layers(self) -> int:
+        return self.num_layers - self.first_k_dense if self.is_moe else 0

@@ -1,0 +1,25 @@
+"""The one thing a rule produces: a structured finding. Wording and citation are rendered from rule metadata."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Severity = Literal["info", "warn", "block"]
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rule_id: str
+    severity: Severity
+    facts: dict[str, Any] = {}  # the facts the rule used, as asserted
+    alternative: str | None = None  # a suggested substitute (gpu id) or change, when the rule has one
+    message: str = ""  # English, rendered from the rule's template and facts
+    message_zh: str = ""  # Chinese, likewise
+    source: str = ""  # rendered citation: title, section/url, date
+    as_of: str | None = None  # ISO date for market facts and prices
+
+    def text(self, lang: str = "en") -> str:
+        return self.message_zh if lang == "zh" and self.message_zh else self.message

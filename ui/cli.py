@@ -1,0 +1,94 @@
+"""`gpu-advisor` command line. Each subcommand lives in `ui/commands/<name>.py` and is imported only when used,
+so `gpu-advisor gpus` never imports Gradio, LangChain or Slack.
+
+A command module provides `HELP` (one line), `add_arguments(parser)` and `run(args) -> int`.
+User errors (`knowledge.errors.AdvisorError`) print one line on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS: dict[str, str] = {
+    "gpus": "ui.commands.catalog",
+    "models": "ui.commands.catalog",
+    "estimate": "ui.commands.estimate",
+    "throughput": "ui.commands.throughput",
+    "train-time": "ui.commands.train_time",
+    "tco": "ui.commands.tco",
+    "recommend": "ui.commands.recommend",
+    "ask": "ui.commands.ask",
+    "chat": "ui.commands.chat",
+    "web": "ui.commands.web",
+    "slack": "ui.commands.slack",
+}
+
+SUMMARY = {
+    "gpus": "list GPUs (or `gpus show ID`) with specs, prices and sources",
+    "models": "list models (or `models show ID`) with architecture and parameter counts",
+    "estimate": "memory per GPU for inference, fine-tuning or training",
+    "throughput": "decode/prefill speed and time to first token",
+    "train-time": "training wall-clock time and GPU-hours for a token budget",
+    "tco": "purchase, power and cloud cost over years",
+    "recommend": "ranked GPU configurations for a workload and constraints",
+    "ask": "one conversational turn (free text, Chinese or English)",
+    "chat": "interactive conversation in the terminal",
+    "web": "start the browser chat (Gradio)",
+    "slack": "start the Slack bot",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one clear line, exit status 2, no usage dump
+        sys.stderr.write(f"gpu-advisor: error: {message}\n")
+        raise SystemExit(2)
+
+
+def _top_help() -> str:
+    width = max(map(len, SUMMARY))
+    lines = ["usage: gpu-advisor COMMAND [options]   (gpu-advisor COMMAND --help for details)", "", "commands:"]
+    lines += [f"  {name.ljust(width)}  {text}" for name, text in SUMMARY.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(_top_help())
+        return 0
+    name = argv[0]
+    if name not in COMMANDS:
+        import difflib
+
+        close = difflib.get_close_matches(name, COMMANDS, n=3)
+        hint = f"; did you mean: {', '.join(close)}?" if close else f"; accepted: {', '.join(COMMANDS)}"
+        sys.stderr.write(f"gpu-advisor: error: unknown command '{name}'{hint}\n")
+        return 2
+    module = importlib.import_module(COMMANDS[name])
+    parser = _Parser(prog=f"gpu-advisor {name}", description=SUMMARY[name])
+    module.add_arguments(parser, name) if _takes_name(module) else module.add_arguments(parser)
+    args = parser.parse_args(argv[1:])
+    args.command = name
+    from knowledge.errors import AdvisorError
+
+    try:
+        return int(module.run(args) or 0)
+    except AdvisorError as exc:
+        sys.stderr.write(f"gpu-advisor: error: {exc}\n")
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _takes_name(module: object) -> bool:
+    import inspect
+
+    return len(inspect.signature(module.add_arguments).parameters) == 2  # type: ignore[attr-defined]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
