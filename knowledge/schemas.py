@@ -1,7 +1,8 @@
 """Pydantic schemas for the catalogs. SI units throughout: bytes, bytes/s, FLOP/s, watts.
 
 Every numeric field of a catalog entry must be cited: `cite` maps the field name to one or more
-ids in `data/sources.yaml`. The loader (`knowledge.catalog`) checks that every citation resolves.
+ids of the sources registry (`data/sources/*.yaml`). The loader (`knowledge.catalog`) checks that every
+citation resolves.
 GPU memory capacity is stored in bytes of the binary size the vendor names ("80 GB" HBM is 80 GiB
 of addressable memory as nvidia-smi reports it, 81920 MiB on an A100 80GB).
 """
@@ -28,7 +29,16 @@ class Source(Strict):
     url: str | None = None
     document: str | None = None  # a file in ../shared/seeds or a paper, when there is no URL
     retrieved: dt.date | None = None
+    published: dt.date | None = None  # publication date of the page or document, where known
     kind: str = "reference"  # datasheet, whitepaper, guide, paper, measurement, secondary, …
+    via: str | None = None  # where the citation was found (e.g. reference/gpus_reference.json)
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _locatable(self) -> Source:
+        if not (self.url or self.document):
+            raise ValueError("a source needs a url or a document")
+        return self
 
 
 Currency = Literal["USD", "CNY"]
@@ -62,7 +72,8 @@ class ChinaMarket(Strict):
     restricted_since: dt.date | None = None
     built_for_china: bool = False
     china_variant_of: str | None = None  # gpu id of the card this one replaces in China
-    china_substitute: str | None = None  # gpu id to offer instead in China
+    china_substitute: str | None = None  # gpu id of the China-market variant offered instead (may itself be dated)
+    substitutes: tuple[str, ...] = ()  # every China-market variant of this card, oldest first
     as_of: dt.date
     note: str = ""
     source: list[str]
@@ -81,7 +92,8 @@ class GpuSpec(Strict):
     vendor: Literal["NVIDIA", "AMD", "Huawei"]
     architecture: Architecture
     segment: Segment
-    launch_year: PositiveInt
+    launch_year: PositiveInt | None = None  # None for community mods
+    interface: Literal["pcie", "sxm", "oam"] = "pcie"
     memory_bytes: PositiveInt
     memory_type: str
     bandwidth_bytes_per_s: PositiveFloat
@@ -90,11 +102,15 @@ class GpuSpec(Strict):
     )
     fp16_acc_dense_flops: PositiveFloat | None = None  # FP16 with FP16 accumulate, where it differs
     fp8_dense_flops: PositiveFloat | None = None  # dense FP8, FP32 accumulate where the vendor distinguishes
+    fp8_fp16_acc_dense_flops: PositiveFloat | None = None  # dense FP8 with FP16 accumulate (GeForce Ada/Blackwell)
+    fp4_dense_flops: PositiveFloat | None = None
+    tf32_dense_flops: PositiveFloat | None = None
     int8_dense_ops: PositiveFloat | None = None
     fp32_flops: PositiveFloat  # non-tensor FP32
     tdp_w: PositiveFloat
     nvlink_bytes_per_s: NonNegativeFloat = 0.0  # total both directions per GPU; 0 when none
     nvlink: str = "none"  # human description: "2-way bridge", "NVLink 4 via NVSwitch", …
+    link_kind: Literal["none", "nvlink-bridge", "nvlink-switch", "infinity-fabric"] = "none"
     pcie_gen: PositiveInt
     form_factor: str
     supports_bf16: bool
@@ -104,8 +120,29 @@ class GpuSpec(Strict):
     china: ChinaMarket
     prices: tuple[Price, ...] = ()
     cloud: tuple[CloudPrice, ...] = ()
+    estimated: tuple[str, ...] = ()  # fields derived or estimated rather than printed by the vendor
+    basis: str = ""  # how the compute figures were obtained
+    confidence: str = ""
     notes: str = ""
     cite: dict[str, list[str]]
+
+    @model_validator(mode="after")
+    def _cite_names_fields(self) -> GpuSpec:
+        unknown = set(self.cite) - set(type(self).model_fields)
+        if unknown:
+            raise ValueError(f"cite names unknown fields {sorted(unknown)}")
+        unknown = set(self.estimated) - set(type(self).model_fields)
+        if unknown:
+            raise ValueError(f"estimated names unknown fields {sorted(unknown)}")
+        return self
+
+    def price(self, currency: str, kinds: tuple[str, ...] = ("street", "channel", "launch_msrp", "used")) -> Price | None:
+        """The newest price in `currency`, preferring the kinds in order given (street before MSRP)."""
+        for kind in kinds:
+            found = [p for p in self.prices if p.currency == currency and p.kind == kind]
+            if found:
+                return max(found, key=lambda p: p.date)
+        return None
 
     @model_validator(mode="after")
     def _every_number_is_cited(self) -> GpuSpec:
@@ -167,12 +204,33 @@ class ModelSpec(Strict):
     sliding_window: int | None = None
     sliding_window_layers: Literal["none", "all", "alternate"] = "none"
     native_dtype: Literal["float32", "bfloat16", "float16", "fp8"] = "bfloat16"
+    rope_theta: PositiveFloat | None = None
+    position_embedding: Literal["rope", "learned", "alibi"] = "rope"
     # published figures to check the computed counts against
     published_params: PositiveInt | None = None
     published_params_exact: bool = False
+    published_params_buffers: int = 0  # non-parameter tensors included in the published count (GPT-2 attn.bias)
+    published_non_embedding_params: PositiveInt | None = None  # exact, where a paper gives it (Gemma-2)
     published_active_params: PositiveInt | None = None
+    published_params_text: str = ""  # the figure as the source states it ("7B", "46.7B total / 12.9B active")
+    config_verbatim: bool = False  # architecture taken from a verbatim copy of the HF config.json
     notes: str = ""
     cite: dict[str, list[str]]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelSpec:
+        if "architecture" not in self.cite:
+            raise ValueError("cite needs an 'architecture' entry")
+        for name in ("published_params", "published_active_params", "published_non_embedding_params"):
+            if getattr(self, name) is not None and name not in self.cite:
+                raise ValueError(f"no citation for {name}")
+        if self.is_moe and not (0 < self.experts_per_token <= self.n_routed_experts):
+            raise ValueError("experts_per_token must be between 1 and n_routed_experts")
+        if self.first_k_dense >= self.num_layers:
+            raise ValueError("first_k_dense must be smaller than num_layers")
+        if self.num_attention_heads % self.num_kv_heads:
+            raise ValueError("num_attention_heads must be a multiple of num_kv_heads")
+        return self
 
     @property
     def is_moe(self) -> bool:

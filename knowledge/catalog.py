@@ -1,0 +1,336 @@
+"""The validated catalog: GPUs, models and the sources they cite, read from `knowledge/data/`.
+
+Layout of the data directory (overridable with the environment variable ``GPU_ADVISOR_DATA`` or the
+`path` argument of :func:`load_catalog`)::
+
+    sources/*.yaml      mapping  source-id -> {title, url | document, retrieved, kind, ...}  (one file per team)
+    gpus/<id>.yaml      one GpuSpec per file, `id` equal to the file stem
+    models/<id>.yaml    one ModelSpec per file, `id` equal to the file stem
+
+Validation runs once per process and data directory (the result is cached in memory only): schemas
+(pydantic, ``extra="forbid"``), ids equal to file stems, names and aliases unique within each catalog after
+normalisation (case, spaces, underscores and dashes ignored), every citation and every GPU cross-reference
+resolving. Any failure raises :class:`~knowledge.errors.CatalogError` with one line naming file and field.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from knowledge.errors import CatalogError, UnknownGpu, UnknownModel
+from knowledge.schemas import GpuSpec, ModelSpec, Source
+
+DATA_ENV = "GPU_ADVISOR_DATA"
+PACKAGE_DATA = Path(__file__).resolve().parent / "data"
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SEPARATORS = re.compile(r"[\s_\-]+")
+# tried, in order, when a name is not found as typed
+_GPU_PREFIXES = ("nvidia", "geforce", "tesla", "amd", "instinct", "英伟达")
+_MODEL_SUFFIXES = ("instruct", "chat", "hf", "base", "it", "4k", "bf16", "fp16", "fp8")
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def normalize(name: str) -> str:
+    """Lookup key of a name or alias: NFKC (full-width to ASCII), lower case, no spaces/underscores/dashes."""
+    return _SEPARATORS.sub("", unicodedata.normalize("NFKC", name).lower())
+
+
+def data_dir(path: str | os.PathLike[str] | None = None) -> Path:
+    """The data directory: `path`, else $GPU_ADVISOR_DATA, else the package's `knowledge/data`."""
+    if path is not None:
+        return Path(path)
+    env = os.environ.get(DATA_ENV)
+    return Path(env) if env else PACKAGE_DATA
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """GPUs, models and sources, validated. Look entries up by id or any alias with :meth:`gpu` / :meth:`model`."""
+
+    gpus: tuple[GpuSpec, ...]
+    models: tuple[ModelSpec, ...]
+    sources: dict[str, Source]
+    path: Path
+    _gpu_index: dict[str, str] = field(repr=False, default_factory=dict)
+    _model_index: dict[str, str] = field(repr=False, default_factory=dict)
+    _gpu_by_id: dict[str, GpuSpec] = field(repr=False, default_factory=dict)
+    _model_by_id: dict[str, ModelSpec] = field(repr=False, default_factory=dict)
+
+    # --- lookups -------------------------------------------------------------------------------------------
+    def gpu(self, name: str) -> GpuSpec:
+        """The GPU whose id, name or alias matches `name` (case, spaces, '-' and '_' ignored).
+
+        Raises UnknownGpu with close matches when nothing matches."""
+        found = _resolve(name, self._gpu_index, _gpu_variants)
+        if found is None:
+            raise UnknownGpu(name, _pool(self.gpus))
+        return self._gpu_by_id[found]
+
+    def model(self, name: str) -> ModelSpec:
+        """The model whose id, name, alias or Hugging Face repo matches `name`; "-Instruct"/"-chat" suffixes
+        and an "org/" prefix are ignored when the exact name is not known. Raises UnknownModel otherwise."""
+        found = _resolve(name, self._model_index, _model_variants)
+        if found is None:
+            raise UnknownModel(name, _pool(self.models))
+        return self._model_by_id[found]
+
+    def find_gpu(self, name: str) -> GpuSpec | None:
+        found = _resolve(name, self._gpu_index, _gpu_variants)
+        return None if found is None else self._gpu_by_id[found]
+
+    def find_model(self, name: str) -> ModelSpec | None:
+        found = _resolve(name, self._model_index, _model_variants)
+        return None if found is None else self._model_by_id[found]
+
+    def source(self, id: str) -> Source:
+        try:
+            return self.sources[id]
+        except KeyError:
+            raise CatalogError(f"unknown source '{id}'", field="source") from None
+
+    def gpu_ids(self) -> tuple[str, ...]:
+        return tuple(g.id for g in self.gpus)
+
+    def model_ids(self) -> tuple[str, ...]:
+        return tuple(m.id for m in self.models)
+
+
+def _pool(entries: Iterable[GpuSpec | ModelSpec]) -> list[str]:
+    out: list[str] = []
+    for e in entries:
+        out.append(e.id)
+        out.extend(a.lower() for a in e.aliases)
+    return out
+
+
+def _resolve(name: str, index: dict[str, str], variants: Any) -> str | None:
+    if not isinstance(name, str) or not name.strip():
+        return None
+    for key in variants(name):
+        if key in index:
+            return index[key]
+    return None
+
+
+def _gpu_variants(name: str) -> Iterator[str]:
+    key = normalize(name)
+    yield key
+    for prefix in _GPU_PREFIXES:
+        if key.startswith(prefix) and len(key) > len(prefix):
+            yield key[len(prefix):]
+            for p2 in _GPU_PREFIXES:  # "nvidia geforce rtx 4090"
+                rest = key[len(prefix):]
+                if rest.startswith(p2) and len(rest) > len(p2):
+                    yield rest[len(p2):]
+    if key.endswith("gb"):  # "a100 80gb" -> "a100 80g"
+        yield key[:-1]
+
+
+def _model_variants(name: str) -> Iterator[str]:
+    raw = name.strip()
+    keys = [normalize(raw)]
+    if "/" in raw:
+        keys.append(normalize(raw.rsplit("/", 1)[1]))
+    for key in keys:
+        yield key
+        stripped = key
+        changed = True
+        while changed:  # "-instruct-hf" etc.
+            changed = False
+            for suffix in _MODEL_SUFFIXES:
+                if stripped.endswith(suffix) and len(stripped) > len(suffix) + 2:
+                    stripped = stripped[: -len(suffix)]
+                    changed = True
+                    yield stripped
+
+
+# --- loading ---------------------------------------------------------------------------------------------------
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root.parent))
+    except ValueError:
+        return str(path)
+
+
+def read_yaml(path: Path, root: Path | None = None) -> Any:
+    """Parse one YAML file; syntax errors become a CatalogError naming the file and line."""
+    shown = _rel(path, root) if root else str(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return yaml.load(f, Loader=_Loader)  # noqa: S506 - safe loader (C or pure Python)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise CatalogError(f"{shown}:{where}: invalid YAML: {problem}", field=shown) from None
+    except OSError as exc:
+        raise CatalogError(f"{shown}: cannot read ({exc.strerror})", field=shown) from None
+
+
+def validation_message(exc: ValidationError, shown: str) -> str:
+    """One line naming the file, the field (dotted path) and what was wrong with it."""
+    err = exc.errors(include_url=False)[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown field (not in the schema)"
+    elif err["type"] == "missing":
+        msg = "required field is missing"
+    more = f" (+{exc.error_count() - 1} more errors)" if exc.error_count() > 1 else ""
+    got = ""
+    if err["type"] not in ("missing",) and "input" in err and not isinstance(err["input"], (dict, list)):
+        got = f"; got {err['input']!r}"
+    return f"{shown}: field '{loc}': {msg}{got}{more}"
+
+
+def validate_file(schema: type[T], data: Any, shown: str) -> T:
+    if not isinstance(data, dict):
+        raise CatalogError(f"{shown}: expected a mapping of fields, got {type(data).__name__}", field=shown)
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        raise CatalogError(validation_message(exc, shown), field=shown) from None
+
+
+def _load_entries(root: Path, folder: str, schema: type[T]) -> list[tuple[T, str]]:
+    directory = root / folder
+    if not directory.is_dir():
+        raise CatalogError(f"{_rel(directory, root)}: data folder missing", field=folder)
+    out: list[tuple[T, str]] = []
+    for path in sorted(directory.glob("*.yaml")):
+        shown = _rel(path, root)
+        data = read_yaml(path, root)
+        entry = validate_file(schema, data, shown)
+        if entry.id != path.stem:  # type: ignore[attr-defined]
+            raise CatalogError(f"{shown}: field 'id': '{entry.id}' must equal the file name '{path.stem}'",  # type: ignore[attr-defined]
+                               field="id")
+        out.append((entry, shown))
+    return out
+
+
+def load_sources(root: Path) -> tuple[dict[str, Source], dict[str, str]]:
+    """All sources of `root/sources/*.yaml`: id -> Source, and id -> the file defining it."""
+    sources: dict[str, Source] = {}
+    where: dict[str, str] = {}
+    directory = root / "sources"
+    if not directory.is_dir():
+        raise CatalogError(f"{_rel(directory, root)}: data folder missing", field="sources")
+    for path in sorted(directory.glob("*.yaml")):
+        shown = _rel(path, root)
+        data = read_yaml(path, root) or {}
+        if not isinstance(data, dict):
+            raise CatalogError(f"{shown}: expected a mapping source-id -> {{title, url, ...}}", field=shown)
+        for sid, body in data.items():
+            if sid in sources:
+                raise CatalogError(f"{shown}: source id '{sid}' is also defined in {where[sid]}", field="id")
+            if not isinstance(body, dict):
+                raise CatalogError(f"{shown}: field '{sid}': expected a mapping {{title, url, ...}}", field=str(sid))
+            try:
+                sources[sid] = Source.model_validate({"id": sid, **body})
+            except ValidationError as exc:
+                raise CatalogError(validation_message(exc, f"{shown} [{sid}]"), field=str(sid)) from None
+            where[sid] = shown
+    return sources, where
+
+
+def check_cites(cites: dict[str, list[str]], sources: dict[str, str] | dict[str, Source], shown: str,
+                prefix: str = "cite") -> None:
+    for fname, ids in cites.items():
+        if not ids:
+            raise CatalogError(f"{shown}: field '{prefix}.{fname}': empty citation list", field=fname)
+        for sid in ids:
+            if sid not in sources:
+                raise CatalogError(f"{shown}: field '{prefix}.{fname}': source '{sid}' is not in sources/*.yaml",
+                                   field=fname)
+
+
+def _check_source(sid: str, sources: dict[str, Source], shown: str, loc: str) -> None:
+    if sid not in sources:
+        raise CatalogError(f"{shown}: field '{loc}': source '{sid}' is not in sources/*.yaml", field=loc)
+
+
+def _index(entries: list[tuple[Any, str]], extra: Any = None) -> dict[str, str]:
+    """normalised name -> id; a name claimed by two entries is an error naming both files."""
+    index: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for entry, shown in entries:
+        names = [entry.id, entry.name, *entry.aliases, *(extra(entry) if extra else ())]
+        for name in names:
+            key = normalize(name)
+            if not key:
+                raise CatalogError(f"{shown}: field 'aliases': empty alias", field="aliases")
+            if key in index and index[key] != entry.id:
+                raise CatalogError(f"{shown}: field 'aliases': '{name}' is also a name of '{index[key]}' "
+                                   f"({owner[key]}); aliases must be unique", field="aliases")
+            index[key] = entry.id
+            owner[key] = shown
+    return index
+
+
+def _model_extra_names(m: ModelSpec) -> list[str]:
+    if not m.hf_repo or " " in m.hf_repo:
+        return []
+    return [m.hf_repo, m.hf_repo.rsplit("/", 1)[-1]]
+
+
+def build_catalog(root: Path) -> Catalog:
+    """Read and validate everything under `root` (uncached; use :func:`load_catalog`)."""
+    sources, _ = load_sources(root)
+    gpus = _load_entries(root, "gpus", GpuSpec)
+    models = _load_entries(root, "models", ModelSpec)
+    gpu_ids = {g.id for g, _ in gpus}
+    for g, shown in gpus:
+        check_cites(g.cite, sources, shown)
+        for i, src in enumerate(g.china.source):
+            _check_source(src, sources, shown, f"china.source.{i}")
+        for i, p in enumerate(g.prices):
+            _check_source(p.source, sources, shown, f"prices.{i}.source")
+        for i, c in enumerate(g.cloud):
+            _check_source(c.source, sources, shown, f"cloud.{i}.source")
+        refs = [("china.china_variant_of", g.china.china_variant_of), ("china.china_substitute", g.china.china_substitute)]
+        refs += [(f"china.substitutes.{i}", s) for i, s in enumerate(g.china.substitutes)]
+        for loc, ref in refs:
+            if ref is not None and ref not in gpu_ids:
+                raise CatalogError(f"{shown}: field '{loc}': '{ref}' is not a GPU id", field=loc)
+    for m, shown in models:
+        check_cites(m.cite, sources, shown)
+    gpu_index = _index(gpus)
+    model_index = _index(models, _model_extra_names)
+    return Catalog(
+        gpus=tuple(g for g, _ in gpus),
+        models=tuple(m for m, _ in models),
+        sources=sources,
+        path=root,
+        _gpu_index=gpu_index,
+        _model_index=model_index,
+        _gpu_by_id={g.id: g for g, _ in gpus},
+        _model_by_id={m.id: m for m, _ in models},
+    )
+
+
+@lru_cache(maxsize=8)
+def _load_cached(root: str) -> Catalog:
+    return build_catalog(Path(root))
+
+
+def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
+    """The validated catalog of `path` (default: $GPU_ADVISOR_DATA or the package data), cached per process."""
+    return _load_cached(str(data_dir(path).resolve()))
+
+
+def clear_cache() -> None:
+    """Forget cached catalogs (tests that edit data files)."""
+    _load_cached.cache_clear()
