@@ -10,13 +10,34 @@ ChatGLM); it reproduces the exact safetensors counts of Llama-2-7B (6,738,415,61
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable
+from functools import wraps
+from typing import TypeVar
 
 from knowledge.schemas import ModelSpec
 
 # group names: "embedding", "lm_head", "attention", "mlp" (dense MLP), "experts" (routed), "shared_experts",
 # "router", "norm", "position"
 GROUPS = ("embedding", "position", "attention", "mlp", "experts", "shared_experts", "router", "norm", "lm_head")
+
+
+_T = TypeVar("_T")
+
+
+def _cached_by_value(fn: Callable[[ModelSpec], _T]) -> Callable[[ModelSpec], _T]:
+    """Memoise on the spec's contents (ModelSpec holds a dict, `cite`, so it is not hashable)."""
+    cache: dict[str, _T] = {}
+
+    @wraps(fn)
+    def wrapper(m: ModelSpec) -> _T:
+        key = m.model_dump_json()
+        if key not in cache:
+            if len(cache) > 512:
+                cache.clear()
+            cache[key] = fn(m)
+        return cache[key]
+
+    return wrapper
 
 
 @dataclass(frozen=True)
@@ -92,7 +113,7 @@ def _mlp(m: ModelSpec, width: int, n: int, group: str, per_expert: bool = False)
             Linear("fc_out", width, h, n, group, bias=h)]
 
 
-@lru_cache(maxsize=512)
+@_cached_by_value
 def linear_layers(m: ModelSpec) -> tuple[Linear, ...]:
     """Every weight tensor of the model as (in x out) x count, grouped."""
     h, L, V = m.hidden_size, m.num_layers, m.vocab_size
@@ -124,7 +145,7 @@ def linear_layers(m: ModelSpec) -> tuple[Linear, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=512)
+@_cached_by_value
 def param_counts(m: ModelSpec) -> ParamCounts:
     """Total and active parameters. Active = total - (E - k)/E of the routed-expert weights."""
     by_group: dict[str, int] = {}
