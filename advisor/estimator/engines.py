@@ -1,0 +1,81 @@
+"""Runtime profiles of inference/training engines: fixed overheads and how they reserve memory.
+
+The constants live in ``knowledge/data/engines.yaml``, each with a source id; :func:`parse_engines` validates the
+parsed YAML (pure), :func:`default_engines` reads the packaged file once (the only I/O, cached).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+
+from knowledge.errors import CatalogError, InputError
+
+
+class EngineConstant(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: float
+    unit: str
+    source: list[str]
+    note: str = ""
+
+
+class EngineProfile(BaseModel):
+    """How one engine spends GPU memory besides weights and KV cache."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    name: str
+    kind: Literal["inference", "training", "both"]
+    # bytes every process pays: CUDA context, kernels/cuBLAS workspace, allocator reserve
+    cuda_context_bytes: EngineConstant
+    # bytes for captured CUDA graphs (serving engines), per GPU
+    cuda_graph_bytes: EngineConstant | None = None
+    # extra bytes per GPU when the job spans more than one GPU (NCCL communicators and buffers)
+    nccl_bytes: EngineConstant | None = None
+    # share of the GPU the engine claims up front (vLLM gpu_memory_utilization); None: allocates on demand
+    memory_fraction: EngineConstant | None = None
+    # tokens processed per forward during prefill (vLLM max_num_batched_tokens, llama.cpp n_ubatch); None: whole prompt
+    prefill_chunk_tokens: EngineConstant | None = None
+    # KV cache page size in tokens (vLLM block_size); None: contiguous, sized to the context
+    kv_block_tokens: NonNegativeInt | None = None
+    kv_block_source: list[str] = Field(default_factory=list)
+    flash_attention: bool = True  # uses a fused attention kernel by default where the GPU supports it
+    logits_fp32_all_tokens: bool = False  # computes fp32 logits for every prompt token (old HF generate)
+    notes: str = ""
+
+
+class EngineTable(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    engines: dict[str, EngineProfile]
+
+    def get(self, name: str) -> EngineProfile:
+        try:
+            return self.engines[name]
+        except KeyError:
+            raise InputError(f"unknown engine '{name}'", field="engine",
+                             accepted=", ".join(sorted(self.engines))) from None
+
+
+def parse_engines(data: dict[str, Any]) -> EngineTable:
+    """Validate the parsed ``engines.yaml`` mapping (id -> profile fields)."""
+    try:
+        return EngineTable(engines={k: EngineProfile(id=k, **v) for k, v in (data.get("engines") or {}).items()})
+    except (TypeError, ValueError) as exc:
+        raise CatalogError(f"knowledge/data/engines.yaml is invalid: {exc}", field="engines") from exc
+
+
+@lru_cache(maxsize=1)
+def default_engines() -> EngineTable:
+    """The packaged engine table (knowledge/data/engines.yaml)."""
+    from importlib import resources
+
+    import yaml
+
+    text = resources.files("knowledge").joinpath("data/engines.yaml").read_text(encoding="utf-8")
+    return parse_engines(yaml.safe_load(text))

@@ -1,0 +1,413 @@
+"""GPU memory for inference, fine-tuning and training: `estimate_memory(model, workload, gpu)`.
+
+Pure: the model spec, workload, optional GPU and engine table come in, a :class:`MemoryEstimate` with a per-GPU
+breakdown, host-RAM breakdown (offload), formula lines and assumptions goes out. Weights come from
+:mod:`advisor.estimator.formats`, activations from :mod:`advisor.estimator.activations`, model states and ZeRO from
+:mod:`advisor.estimator.training_memory`, engine constants from ``knowledge/data/engines.yaml``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.estimator import activations as act
+from advisor.estimator import training_memory as tm
+from advisor.estimator.engines import EngineProfile, EngineTable, default_engines
+from advisor.estimator.formats import (FORMATS, check_format, kv_bits, kv_heads_per_gpu, weight_bytes,
+                                       weight_bytes_by_group)
+from advisor.estimator.results import Breakdown, MemoryEstimate
+from advisor.workload import Workload
+from knowledge.errors import InputError
+from knowledge.params import param_counts
+from knowledge.schemas import GpuSpec, ModelSpec
+
+GIB = 2**30
+DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lora": "bf16", "freeze": "bf16",
+                   "qlora": "nf4"}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# KV cache
+
+def kv_bytes_per_token_layer(model: ModelSpec, kv: str = "fp16", tp: int = 1) -> float:
+    """Bytes of one token's cache in one layer on one GPU.
+
+    MHA/GQA/MQA: 2 (K and V) × kv_heads_per_gpu × head_dim × bytes, kv_heads_per_gpu = max(1, kv_heads / tp)
+    (heads are replicated once TP exceeds them). MLA (DeepSeek-V2/V3): the compressed latent and the shared rope
+    key, (kv_lora_rank + qk_rope_head_dim) × bytes, the same on every TP rank [deepseek-v2-paper, vllm-mla].
+    """
+    b = kv_bits(kv) / 8
+    if model.is_mla:
+        return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * b
+    return 2 * kv_heads_per_gpu(model, tp) * model.head_dim * b
+
+
+def _sliding_layers(model: ModelSpec) -> int:
+    if model.sliding_window is None or model.sliding_window_layers == "none":
+        return 0
+    if model.sliding_window_layers == "all":
+        return model.num_layers
+    return (model.num_layers + 1) // 2  # Gemma-2: even-indexed layers (0, 2, …) use the local window
+
+
+def _round_up(x: int, block: int | None) -> int:
+    if not block or block <= 1:
+        return x
+    return -(-x // block) * block
+
+
+def kv_cache_bytes(model: ModelSpec, tokens: int, sequences: int = 1, kv: str = "fp16", tp: int = 1,
+                   block_size: int | None = None, pp: int = 1) -> int:
+    """KV-cache bytes on one GPU for `sequences` sequences of `tokens` tokens each.
+
+    Σ_layers min(tokens, window_l) (rounded up to `block_size`-token pages) × per-token-per-layer bytes × sequences;
+    sliding-window layers hold at most `sliding_window` tokens (Mistral: all layers; Gemma-2: every other layer).
+    Under PP a GPU holds ⌈L/pp⌉ layers (the share of sliding layers kept proportional).
+    """
+    if tokens < 1 or sequences < 1:
+        raise InputError("tokens and sequences must be at least 1", field="context", accepted="≥ 1")
+    if tp < 1 or pp < 1:
+        raise InputError("tp and pp must be at least 1", field="tp", accepted="≥ 1")
+    per = kv_bytes_per_token_layer(model, kv, tp)
+    n_sliding = _sliding_layers(model)
+    n_full = model.num_layers - n_sliding
+    window = model.sliding_window or tokens
+    full_tok = _round_up(tokens, block_size)
+    slide_tok = _round_up(min(tokens, window), block_size)
+    total_layers = model.num_layers
+    stage_layers = -(-total_layers // pp)
+    scale = stage_layers / total_layers
+    value = (n_full * full_tok + n_sliding * slide_tok) * per * sequences * scale
+    return int(round(value))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# helpers
+
+def _validate(model: ModelSpec, w: Workload) -> None:
+    a, kvh = model.num_attention_heads, model.num_kv_heads
+    if w.tp > a or a % w.tp:
+        raise InputError(f"tensor parallelism {w.tp} must divide the {a} attention heads of {model.name}",
+                         field="tp", accepted=f"a divisor of {a}: {', '.join(str(d) for d in _divisors(a))}",
+                         message_zh=f"张量并行度 {w.tp} 必须整除 {model.name} 的 {a} 个注意力头")
+    if not model.is_mla and w.tp > kvh and w.tp % kvh:
+        raise InputError(f"tensor parallelism {w.tp} exceeds the {kvh} KV heads and is not a multiple of them",
+                         field="tp", accepted=f"a divisor or multiple of {kvh}")
+    if w.pp > model.num_layers:
+        raise InputError(f"pipeline parallelism {w.pp} exceeds the {model.num_layers} layers", field="pp",
+                         accepted=f"1 to {model.num_layers}")
+    if w.world_size % (w.tp * w.pp):
+        raise InputError(f"{w.world_size} GPUs cannot be split into TP {w.tp} × PP {w.pp} groups", field="gpus",
+                         accepted="gpus × nodes a multiple of tp × pp")
+    if w.is_training:
+        if w.offload != "none" and w.zero == 0:
+            raise InputError("CPU offload needs ZeRO (DeepSpeed ZeRO-Offload)", field="offload",
+                             accepted="--zero 1, 2 or 3 with --offload optimizer; --zero 3 with --offload all")
+        if w.offload == "all" and w.zero != 3:
+            raise InputError("offloading parameters needs ZeRO stage 3", field="offload",
+                             accepted="--zero 3 with --offload all, or --offload optimizer")
+        if w.offload != "none" and w.optimizer not in ("adamw",):
+            raise InputError(f"DeepSpeed's CPU offload runs its own CPU Adam, not '{w.optimizer}'",
+                             field="optimizer", accepted="adamw with --offload")
+        if w.task in ("lora", "qlora"):
+            tm.check_lora_rank(model, w.lora_rank)
+    if w.task == "qlora":
+        base = w.weights or "nf4"
+        if base not in ("nf4", "bnb-4bit", "int4", "gptq-int4", "awq-int4"):
+            raise InputError(f"QLoRA needs a 4-bit base, not '{base}'", field="weights",
+                             accepted="nf4 (or another 4-bit format)", message_zh=f"QLoRA 需要 4-bit 基座，而不是“{base}”")
+    if w.task != "inference" and w.weights and FORMATS[w.weights].family == "gguf":
+        raise InputError(f"GGUF ({w.weights}) is an inference format; training needs bf16/fp16/fp32 weights "
+                         "(or nf4 for QLoRA)", field="weights", accepted="bf16, fp16, fp32; nf4 with --task qlora")
+    if w.task in ("full", "pretrain", "freeze") and w.weights and w.weights not in ("bf16", "fp16", "fp32"):
+        raise InputError(f"{w.task} training updates the weights and cannot keep them in {w.weights}",
+                         field="weights", accepted="bf16, fp16 or fp32 (use --task qlora for a 4-bit base)")
+    if w.task == "lora" and w.weights and w.weights not in ("bf16", "fp16", "fp32", "int8", "bnb-int8", "fp8"):
+        raise InputError(f"LoRA on a {w.weights} base: use --task qlora for 4-bit bases", field="weights",
+                         accepted="bf16, fp16, fp32, int8/bnb-int8")
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _gib(x: float) -> str:
+    return f"{x / GIB:.2f} GiB"
+
+
+def _flash(w: Workload, gpu: GpuSpec | None, engine: EngineProfile) -> tuple[bool, str]:
+    if w.flash_attention is not None:
+        return w.flash_attention, f"FlashAttention {'on' if w.flash_attention else 'off'} (as requested)"
+    if not engine.flash_attention:
+        return False, f"{engine.name} without flash attention by default (attention scores materialised)"
+    if gpu is not None and not gpu.supports_flash_attention_2:
+        return False, f"{gpu.name} does not run FlashAttention-2: attention scores materialised (eager/SDPA math)"
+    return True, "FlashAttention/fused SDPA (no s² attention-score storage)"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# the estimate
+
+def estimate_memory(model: ModelSpec, workload: Workload, gpu: GpuSpec | None = None, *,
+                    engines: EngineTable | None = None) -> MemoryEstimate:
+    """Memory per GPU (the most loaded one) and in host RAM for `workload` on `model`."""
+    _validate(model, workload)
+    table = engines or default_engines()
+    if workload.is_training:
+        return _training(model, workload, gpu, table)
+    return _inference(model, workload, gpu, table)
+
+
+def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
+    engine_id = w.engine or "vllm"
+    engine = table.get(engine_id)
+    if engine.kind == "training":
+        raise InputError(f"{engine.name} is a training engine", field="engine",
+                         accepted="transformers, vllm, llama.cpp, sglang, trtllm for inference")
+    fmt = check_format(w.weights or DEFAULT_WEIGHTS["inference"]).name
+    if engine_id == "llama.cpp" and FORMATS[fmt].family not in ("gguf", "float"):
+        raise InputError(f"llama.cpp loads GGUF files, not {fmt}", field="weights",
+                         accepted="q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16, bf16, fp32")
+    counts = param_counts(model)
+    tp, pp = w.tp, w.pp
+    formulas: list[str] = []
+    assumptions: list[str] = []
+
+    weights = weight_bytes(model, fmt, tp=tp, pp=pp)
+    groups = weight_bytes_by_group(model, fmt)
+    info = FORMATS[fmt]
+    formulas.append(
+        f"weights = Σ tensors × bits/8 in {info.label} = {_gib(sum(groups.values()))} in all"
+        + (f"; per GPU under TP {tp} × PP {pp} = {_gib(weights)}" if tp * pp > 1 else "")
+        + f" ({sum(groups.values()) * 8 / counts.total:.3f} bits/param effective)")
+    if info.family in ("weight-only", "bnb"):
+        assumptions.append(f"{info.label}: embeddings, lm_head and norms kept in 16-bit")
+    elif info.family == "gguf":
+        assumptions.append("GGUF mix per llama.cpp's llama_tensor_get_type (output.weight in Q6_K, more bits on "
+                           "attn_v/ffn_down of the use_more_bits layers; norms F32)")
+
+    sequences = max(w.batch, w.concurrency)
+    context = w.context
+    block = engine.kv_block_tokens if engine.kv_block_tokens and engine.kv_block_tokens > 1 else None
+    kv = kv_cache_bytes(model, context, sequences, w.kv, tp, block, pp)
+    per_tok_layer = kv_bytes_per_token_layer(model, w.kv, tp)
+    stage_layers = -(-model.num_layers // pp)
+    if model.is_mla:
+        formulas.append(f"kv_cache = seqs × tokens × layers × (kv_lora_rank + rope_dim) × {kv_bits(w.kv) // 8 or 0.5} B"
+                        f" = {sequences} × {context} × {stage_layers} × ({model.kv_lora_rank} + {model.qk_rope_head_dim})"
+                        f" × {kv_bits(w.kv) / 8:g} = {_gib(kv)} (MLA latent, not split by TP)")
+    else:
+        kvh = kv_heads_per_gpu(model, tp)
+        formulas.append(f"kv_cache = 2 × seqs × tokens × layers × kv_heads × head_dim × bytes = 2 × {sequences} × "
+                        f"{context} × {stage_layers} × {kvh} × {model.head_dim} × {kv_bits(w.kv) / 8:g} = {_gib(kv)}")
+        if tp > model.num_kv_heads:
+            assumptions.append(f"TP {tp} > {model.num_kv_heads} KV heads: each GPU keeps a replicated KV head")
+    if _sliding_layers(model):
+        assumptions.append(f"{_sliding_layers(model)} of {model.num_layers} layers use a {model.sliding_window}-token "
+                           "sliding window and cache at most that many tokens")
+    if block:
+        assumptions.append(f"{engine.name} pages the KV cache in blocks of {block} tokens (rounded up per sequence)")
+
+    flash, flash_note = _flash(w, gpu, engine)
+    assumptions.append(flash_note)
+    chunk_cfg = engine.prefill_chunk_tokens.value if engine.prefill_chunk_tokens else None
+    prompt = w.prompt_tokens or context
+    chunk = int(min(chunk_cfg, prompt * sequences)) if chunk_cfg else prompt * sequences
+    activations = act.prefill_workspace_bytes(model, chunk, context, tp=tp, flash=flash,
+                                              logits_tokens=sequences)
+    formulas.append(f"activations = one layer's prefill temporaries for {chunk} tokens + fp32 logits of {sequences} "
+                    f"sequence(s) = {_gib(activations)}")
+    if chunk_cfg:
+        assumptions.append(f"prefill in chunks of {int(chunk_cfg)} tokens ({engine.name} default)")
+    else:
+        assumptions.append("prefill of the whole prompt in one forward")
+
+    overhead, overhead_lines = _engine_overhead(engine, w.world_size > 1 or tp > 1)
+    formulas.append(f"overhead = {' + '.join(overhead_lines)} = {_gib(overhead)}")
+
+    fraction = 1.0
+    if engine.memory_fraction is not None and "after weights" not in engine.memory_fraction.unit:
+        fraction = float(engine.memory_fraction.value)
+        reserve = f" = {_gib(gpu.memory_bytes * fraction)} of {gpu.name}" if gpu else ""
+        assumptions.append(f"{engine.name} claims {fraction:g} of GPU memory at start-up{reserve} and fills what "
+                           "weights and activations leave with KV cache; nvidia-smi shows that reservation")
+    per_gpu = Breakdown(weights=weights, activations=activations, kv_cache=kv, overhead=overhead)
+    formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
+    assumptions.append(f"engine: {engine.name}; weights {fmt}, KV cache {w.kv}, {sequences} sequence(s) × "
+                       f"{context} tokens")
+    return MemoryEstimate(
+        model=model.id, task=w.task, params=counts.total, active_params=counts.active, gpus=w.world_size,
+        per_gpu=per_gpu, formulas=formulas, assumptions=assumptions, engine=engine_id, usable_fraction=fraction,
+        kv_tokens_per_gpu=context * sequences, kv_bytes_per_token=int(round(per_tok_layer * stage_layers)),
+    )
+
+
+def _engine_overhead(engine: EngineProfile, multi_gpu: bool) -> tuple[int, list[str]]:
+    parts = [("CUDA context", engine.cuda_context_bytes.value)]
+    if engine.cuda_graph_bytes:
+        parts.append(("CUDA graphs", engine.cuda_graph_bytes.value))
+    if multi_gpu and engine.nccl_bytes:
+        parts.append(("NCCL buffers", engine.nccl_bytes.value))
+    return int(sum(v for _, v in parts)), [f"{name} {_gib(v)}" for name, v in parts]
+
+
+def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
+    engine_id = w.engine or ("deepspeed" if w.zero or w.offload != "none" else "transformers")
+    engine = table.get(engine_id)
+    if engine.kind == "inference":
+        raise InputError(f"{engine.name} is an inference engine", field="engine",
+                         accepted="transformers, deepspeed, megatron for training")
+    counts = param_counts(model)
+    tp, pp = w.tp, w.pp
+    dp = w.world_size // (tp * pp)
+    formulas: list[str] = []
+    assumptions: list[str] = []
+    task = w.task
+    fmt = check_format(w.weights or DEFAULT_WEIGHTS[task]).name
+
+    # parameters on one model-parallel rank (bf16 bytes / 2 gives the sharded count)
+    shard = weight_bytes(model, "bf16", tp=tp, pp=pp) / 2 if tp * pp > 1 else counts.total
+    shard_fraction = shard / counts.total
+    largest = tm.largest_layer_params(model) / tp
+
+    recompute = w.recompute or ("selective" if task == "pretrain" else "full")
+    if w.recompute is None:
+        assumptions.append("gradient checkpointing on (full recompute, HF gradient_checkpointing) for fine-tuning"
+                           if task != "pretrain" else
+                           "selective activation recomputation (Megatron default with sequence parallelism)")
+
+    cpu = Breakdown()
+    layers_with_grad: int | None = None
+    if task in ("full", "pretrain"):
+        trainable = counts.total
+        fp32 = fmt == "fp32"
+        k = (tm.OPTIMIZER_K_FP32 if fp32 else tm.OPTIMIZER_K_MIXED)[w.optimizer]
+        wb = 4 if fp32 else 2
+        gb = wb if w.optimizer != "adamw-bf16" else 2
+        if w.optimizer == "adamw-bf16":
+            wb, gb = 2, 2
+            assumptions.append("pure bf16 training: bf16 weights, gradients and AdamW moments, no fp32 master copy")
+        else:
+            assumptions.append("mixed precision: 16-bit weights and gradients, fp32 master weights in the optimizer"
+                               if not fp32 else "fp32 weights, gradients and optimizer states")
+        states = tm.zero_model_states(shard, w.zero, dp, weight_bytes=wb, grad_bytes=gb, k=k,
+                                      largest_layer=largest)
+        weights_b, grads_b, opt_b = states.weights, states.gradients, states.optimizer
+        formulas.append(states.formula)
+        if w.offload != "none":
+            weights_b, grads_b, opt_b, cpu = _offload(model, w, counts.total, shard, largest, dp, formulas)
+    else:
+        # adapters / partial training on a frozen base
+        base_fmt = fmt
+        base = weight_bytes(model, base_fmt, tp=tp, pp=pp)
+        if task == "freeze":
+            trainable = tm.freeze_params(model)
+            layers_with_grad = tm.FREEZE_TRAINABLE_LAYERS
+            tr_shard = trainable / (tp * pp)
+            # trainable blocks upcast to fp32 (LLaMA-Factory upcasts trainable params); the rest stays 16-bit
+            weights_b = base - 2 * tr_shard + 4 * tr_shard
+            grads_b = 4 * tr_shard
+            k = tm.OPTIMIZER_K_FP32[w.optimizer]
+            opt_b = k * tr_shard
+            formulas.append(f"freeze-tuning: last {tm.FREEZE_TRAINABLE_LAYERS} blocks trainable = "
+                            f"{trainable / 1e6:.1f}M params in fp32 (weights 4 + grads 4 + optimizer {k} B/param); "
+                            f"frozen base in {base_fmt}")
+            assumptions.append(f"freeze-tuning trains the last {tm.FREEZE_TRAINABLE_LAYERS} blocks "
+                               "(LLaMA-Factory default freeze_trainable_layers=2)")
+        else:
+            trainable = tm.lora_params(model, w.lora_rank, w.lora_targets)
+            tr_shard = trainable / (tp * pp)
+            if task == "qlora":
+                adapter_w, adapter_g = 2, 2  # 16-bit adapters (QLoRA paper)
+                k = tm.OPTIMIZER_K_FP32[w.optimizer]  # 32-bit (paged) optimizer states on the adapters
+                assumptions.append("QLoRA: NF4 base with double quantisation, bf16 LoRA adapters, paged 32-bit AdamW "
+                                   "(pages can spill to host RAM under pressure)")
+            else:
+                adapter_w, adapter_g = 4, 4  # PEFT keeps adapters in fp32 (autocast_adapter_dtype)
+                k = tm.OPTIMIZER_K_FP32[w.optimizer]
+                assumptions.append("LoRA adapters in fp32 (PEFT default autocast_adapter_dtype=True) on a "
+                                   f"{base_fmt} frozen base")
+            weights_b = base + adapter_w * tr_shard
+            grads_b = adapter_g * tr_shard
+            opt_b = k * tr_shard
+            formulas.append(f"LoRA adapters = Σ r·(d_in + d_out) over {w.lora_targets} targets, r = {w.lora_rank}: "
+                            f"{trainable / 1e6:.2f}M params ({trainable / counts.total:.3%} of the model); "
+                            f"weights {adapter_w} + grads {adapter_g} + optimizer {k} B per adapter param")
+            if task == "qlora":
+                # one layer's weights dequantised to bf16 during forward/backward
+                deq = 2 * largest
+                opt_b += 0
+                weights_b += deq
+                formulas.append(f"+ dequantisation buffer of the largest matrix in bf16 = {_gib(deq)}")
+        formulas.append(f"frozen base weights ({base_fmt}) = {_gib(base)} per GPU")
+        if w.zero:
+            assumptions.append("ZeRO partitions only the trainable parameters' states here; the frozen base is "
+                               "replicated")
+            opt_b /= dp if w.zero >= 1 else 1
+            grads_b /= dp if w.zero >= 2 else 1
+
+    flash, flash_note = _flash(w, gpu, engine)
+    assumptions.append(flash_note)
+    a = act.training_activations(model, w.context, w.batch, tp=tp, pp=pp, flash=flash, recompute=recompute,
+                                 layers_with_grad=layers_with_grad)
+    formulas.append(a.formula + f" = {_gib(a.total)}")
+    if tp > 1:
+        assumptions.append("sequence parallelism on with tensor parallelism (activations split by TP)")
+
+    overhead, lines = _engine_overhead(engine, w.world_size > 1)
+    formulas.append(f"overhead = {' + '.join(lines)} = {_gib(overhead)}")
+    per_gpu = Breakdown(weights=weights_b, gradients=grads_b, optimizer_states=opt_b, activations=a.total,
+                        overhead=overhead)
+    formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
+    if task in ("full", "pretrain") and w.zero in (2, 3) and w.offload == "none":
+        g, c = (tm.deepspeed_zero2(counts.total, w.gpus, w.nodes) if w.zero == 2 else
+                tm.deepspeed_zero3(counts.total, tm.largest_layer_params(model), w.gpus, w.nodes))
+        formulas.append(f"cross-check: DeepSpeed's estimator gives {_gib(g)} per GPU for model states "
+                        f"(it counts full 16-bit gradients and fp32 gradient partitions: conservative)")
+    assumptions.append(f"engine: {engine.name}; micro-batch {w.batch} × {w.context} tokens; "
+                       f"{w.world_size} GPU(s): DP {dp} × TP {tp} × PP {pp}; optimizer {w.optimizer}")
+    return MemoryEstimate(
+        model=model.id, task=task, params=counts.total, active_params=counts.active, trainable_params=int(trainable),
+        gpus=w.world_size, per_gpu=per_gpu, cpu=cpu, formulas=formulas, assumptions=assumptions, engine=engine_id,
+    )
+
+
+def _offload(model: ModelSpec, w: Workload, total: int, shard: float, largest: float, dp: int,
+             formulas: list[str]) -> tuple[float, float, float, Breakdown]:
+    """GPU model states and per-node CPU bytes under DeepSpeed offload (its estimator's formulas)."""
+    gpus_per_node, nodes = w.gpus, w.nodes
+    if w.zero in (1, 2):
+        gpu, cpu_total = tm.deepspeed_zero2(shard, gpus_per_node, nodes, offload_optimizer=True)
+        weights_b, grads_b, opt_b = gpu, 0.0, 0.0
+        formulas.append(f"ZeRO-{w.zero} + optimizer offload (DeepSpeed estimator): GPU 2Ψ = {_gib(gpu)}; "
+                        f"CPU Ψ·max(4·GPUs, 16)·1.5 = {_gib(cpu_total)} per node")
+        state = 16 * shard / nodes
+    else:
+        params_off = w.offload == "all"
+        gpu, cpu_total = tm.deepspeed_zero3(shard, largest, gpus_per_node, nodes, offload_params=params_off,
+                                            offload_optimizer=True, zero_init=True)
+        gather = 4 * largest
+        weights_b = gather / 2 + (0 if params_off else 2 * shard / (gpus_per_node * nodes))
+        grads_b = gather / 2
+        opt_b = 0.0
+        formulas.append(f"ZeRO-3 + {'parameter and ' if params_off else ''}optimizer offload (DeepSpeed estimator): "
+                        f"GPU 4·largest layer{'' if params_off else ' + 2Ψ/N'} = {_gib(gpu)}; "
+                        f"CPU Ψ·{18 if params_off else 16}/nodes·1.5 = {_gib(cpu_total)} per node (zero.Init)")
+        state = (18 if params_off else 16) * shard / nodes
+    # split the per-node CPU figure: fp32 grads 4, master+moments 12, 16-bit params 2 (param offload), buffers rest
+    grads_c = 4 * shard / nodes
+    opt_c = 12 * shard / nodes
+    weights_c = state - grads_c - opt_c
+    cpu = Breakdown(weights=weights_c, gradients=grads_c, optimizer_states=opt_c, overhead=cpu_total - state)
+    return weights_b, grads_b, opt_b, cpu
+
+
+def fit_summary(estimate: MemoryEstimate, gpu: GpuSpec) -> dict[str, Any]:
+    """Fit of `estimate` on `gpu`: capacity, usable bytes, headroom, utilisation."""
+    return {
+        "gpu": gpu.id,
+        "capacity_bytes": gpu.memory_bytes,
+        "usable_bytes": estimate.usable_bytes(gpu),
+        "headroom_bytes": estimate.headroom_bytes(gpu),
+        "fits": estimate.fits(gpu),
+    }

@@ -1,0 +1,108 @@
+"""Result schemas of the estimator. Bytes are ints; every result carries its formula lines and assumptions.
+
+`MemoryEstimate.to_contract()` is the `gpu-advisor estimate --json` contract of DESIGN.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, model_validator
+
+GIB = 2**30
+GB = 10**9
+
+BREAKDOWN_KEYS = ("weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead")
+
+
+class Breakdown(BaseModel):
+    """Bytes by purpose; `total` is their sum (filled in when omitted)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    weights: NonNegativeInt = 0
+    gradients: NonNegativeInt = 0
+    optimizer_states: NonNegativeInt = 0
+    activations: NonNegativeInt = 0
+    kv_cache: NonNegativeInt = 0
+    overhead: NonNegativeInt = 0
+    total: NonNegativeInt = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_total(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            parts = {k: int(round(data.get(k, 0) or 0)) for k in BREAKDOWN_KEYS}
+            expected = sum(parts.values())
+            if data.get("total") not in (None, 0, expected):
+                raise ValueError(f"total {data['total']} is not the sum of the parts ({expected})")
+            return {**data, **parts, "total": expected}
+        return data
+
+    def parts(self) -> dict[str, int]:
+        return {k: getattr(self, k) for k in BREAKDOWN_KEYS}
+
+    def to_contract(self) -> dict[str, int]:
+        return {**self.parts(), "total": self.total}
+
+
+class MemoryEstimate(BaseModel):
+    """Memory needed per GPU (the most loaded one) and in host RAM, with the lines that produced it.
+
+    `usable_fraction` is the share of a GPU's memory the engine lets the job use (vLLM's
+    `gpu_memory_utilization`, 1.0 otherwise); `fits`/`headroom_bytes` compare against it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    task: str
+    params: NonNegativeInt
+    active_params: NonNegativeInt
+    trainable_params: NonNegativeInt = 0
+    gpus: int = Field(1, ge=1, description="GPUs the job spans (per node × nodes)")
+    per_gpu: Breakdown
+    cpu: Breakdown = Field(default_factory=Breakdown)
+    formulas: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    engine: str | None = None
+    usable_fraction: float = Field(1.0, gt=0, le=1)
+    kv_tokens_per_gpu: NonNegativeInt = 0  # tokens of KV cache the estimate holds per GPU (inference)
+    kv_bytes_per_token: NonNegativeInt = 0  # per GPU, all layers (inference)
+
+    # --- fit against a GPU ---------------------------------------------------------------------------------
+    def usable_bytes(self, gpu: Any) -> int:
+        """Memory the engine may use on `gpu` (a GpuSpec or a capacity in bytes)."""
+        capacity = gpu if isinstance(gpu, int) else gpu.memory_bytes
+        return int(capacity * self.usable_fraction)
+
+    def headroom_bytes(self, gpu: Any) -> int:
+        """usable_bytes − per-GPU total; negative when it does not fit."""
+        return self.usable_bytes(gpu) - self.per_gpu.total
+
+    def fits(self, gpu: Any) -> bool:
+        return self.headroom_bytes(gpu) >= 0
+
+    def utilisation(self, gpu: Any) -> float:
+        """per-GPU total / GPU capacity."""
+        capacity = gpu if isinstance(gpu, int) else gpu.memory_bytes
+        return self.per_gpu.total / capacity
+
+    def kv_capacity_tokens(self, gpu: Any) -> int:
+        """Tokens of KV cache that fit in the headroom on top of this estimate (serving capacity)."""
+        if not self.kv_bytes_per_token:
+            return 0
+        free = self.usable_bytes(gpu) - (self.per_gpu.total - self.per_gpu.kv_cache)
+        return max(0, free // self.kv_bytes_per_token)
+
+    # --- contract --------------------------------------------------------------------------------------------
+    def to_contract(self) -> dict[str, Any]:
+        """Exactly the DESIGN.md JSON of `gpu-advisor estimate --json`."""
+        return {
+            "params": self.params,
+            "active_params": self.active_params,
+            "per_gpu_bytes": self.per_gpu.to_contract(),
+            "cpu_bytes": self.cpu.to_contract(),
+            "formulas": list(self.formulas),
+            "assumptions": list(self.assumptions),
+        }

@@ -1,0 +1,154 @@
+"""Model states of training (weights, gradients, optimizer states), ZeRO partitioning and CPU offload.
+
+Accounting of the ZeRO paper (Rajbhandari et al. 2019, arXiv 1910.02054, §3 and Figure 1) [zero-paper]:
+mixed-precision Adam keeps 2Ψ fp16/bf16 weights, 2Ψ fp16/bf16 gradients and KΨ optimizer states with K = 12
+(fp32 master weights, momentum, variance). Per GPU over N_d data-parallel ranks:
+  stage 0: (2 + 2 + K)Ψ    stage 1: 4Ψ + KΨ/N_d    stage 2: 2Ψ + (2 + K)Ψ/N_d    stage 3: (2 + 2 + K)Ψ/N_d
+ZeRO-3 also gathers one layer at a time in 16-bit, with its gradient: 4·(largest layer params) per GPU, as in
+DeepSpeed's estimator [deepspeed-memory-doc].
+Other optimizers (K): AdamW 12; 8-bit AdamW (bitsandbytes) 4 + 2 = 6; SGD with momentum 4 + 4 = 8; pure-bf16
+AdamW (bf16 m and v, no master copy) 4 [hf-model-memory-anatomy, bnb-8bit-optim].
+Offload (ZeRO-Offload / ZeRO-Infinity): DeepSpeed's estimator formulas, reproduced in :func:`deepspeed_zero2` and
+:func:`deepspeed_zero3`, give the GPU and per-node CPU bytes; CPU figures include its 1.5 buffer factor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from knowledge.errors import InputError
+from knowledge.params import Linear, linear_layers, param_counts
+from knowledge.schemas import ModelSpec
+
+# optimizer-state bytes per trainable parameter when training in mixed precision (fp32 master copy included)
+OPTIMIZER_K_MIXED = {"adamw": 12, "adamw8bit": 6, "sgd": 8, "adamw-bf16": 4}
+# ... when the weights themselves are fp32 (no master copy needed)
+OPTIMIZER_K_FP32 = {"adamw": 8, "adamw8bit": 2, "sgd": 4, "adamw-bf16": 4}
+DS_BUFFER_FACTOR = 1.5  # DeepSpeed estimator's additional_buffer_factor
+
+
+@dataclass(frozen=True)
+class ModelStates:
+    weights: float
+    gradients: float
+    optimizer: float
+    formula: str
+
+
+def zero_model_states(psi: float, stage: int, dp: int, *, weight_bytes: float = 2, grad_bytes: float = 2,
+                      k: float = 12, largest_layer: float = 0) -> ModelStates:
+    """Per-GPU model-state bytes of Ψ (per model-parallel rank) trainable params under ZeRO `stage` over dp ranks."""
+    if stage not in (0, 1, 2, 3):
+        raise InputError(f"ZeRO stage {stage} is not defined", field="zero", accepted="0, 1, 2 or 3")
+    w = weight_bytes * psi
+    g = grad_bytes * psi
+    o = k * psi
+    if stage >= 1:
+        o /= dp
+    if stage >= 2:
+        g /= dp
+    gather = 0.0
+    if stage == 3:
+        w /= dp
+        gather = 2 * largest_layer  # 16-bit copy of the gathered layer (its gradient goes to `gradients`)
+        g += 2 * largest_layer
+        w += gather
+    names = {0: "(2+2+K)Ψ", 1: "(2+2)Ψ + KΨ/N_d", 2: "2Ψ + (2+K)Ψ/N_d", 3: "(2+2+K)Ψ/N_d + 4·largest layer"}
+    formula = (f"model states (ZeRO-{stage}) = {names[stage]} with weights {weight_bytes:g} B, grads {grad_bytes:g} B,"
+               f" K = {k:g} B/param, Ψ = {psi / 1e9:.4g}e9, N_d = {dp}")
+    return ModelStates(w, g, o, formula)
+
+
+# --- DeepSpeed's estimator (deepspeed/runtime/zero/stage_1_and_2.py and stage3.py), reproduced ------------------
+
+def deepspeed_zero2(total_params: float, gpus_per_node: int, nodes: int = 1, *, offload_optimizer: bool = False,
+                    buffer_factor: float = DS_BUFFER_FACTOR) -> tuple[int, int]:
+    """(GPU bytes, CPU bytes per node) of `estimate_zero2_model_states_mem_needs`.
+
+    offload: GPU 2P, CPU P·max(4·gpus, 16)·1.5; none: GPU 4P + 16P/gpus, CPU P·4·gpus_per_node·1.5.
+    """
+    total_gpus = gpus_per_node * nodes
+    if offload_optimizer:
+        gpu = 2 * total_params
+        cpu = total_params * max(4 * total_gpus, 16) * buffer_factor
+    else:
+        gpu = 4 * total_params + int(16 * total_params / total_gpus)
+        cpu = total_params * 4 * gpus_per_node * buffer_factor
+    return int(gpu), int(cpu)
+
+
+def deepspeed_zero3(total_params: float, largest_layer_params: float, gpus_per_node: int, nodes: int = 1, *,
+                    offload_params: bool = False, offload_optimizer: bool = False, zero_init: bool = True,
+                    buffer_factor: float = DS_BUFFER_FACTOR) -> tuple[int, int]:
+    """(GPU bytes, CPU bytes per node) of `estimate_zero3_model_states_mem_needs`.
+
+    GPU: 4·LLP (+ 2P/N with only the optimizer offloaded, + 18P/N with nothing offloaded).
+    CPU: params+optimizer offloaded: P·18/nodes·1.5 (zero.Init) or P·max(4·gpus_per_node, 18/nodes)·1.5;
+    optimizer only: 16 in place of 18; nothing offloaded: LLP·4·gpus_per_node·1.5 (zero.Init) or P·4·gpus_per_node·1.5.
+    """
+    total_gpus = gpus_per_node * nodes
+    gpus_factor = 1 / nodes
+    llm = 4 * largest_layer_params
+    if offload_optimizer:
+        per = 18 if offload_params else 16
+        gpu = llm if offload_params else llm + int(2 * total_params / total_gpus)
+        if zero_init:
+            cpu = total_params * per * gpus_factor * buffer_factor
+        else:
+            cpu = total_params * max(4 * gpus_per_node, per * gpus_factor) * buffer_factor
+    else:
+        gpu = llm + int(18 * total_params / total_gpus)
+        if zero_init:
+            cpu = largest_layer_params * 4 * gpus_per_node * buffer_factor
+        else:
+            cpu = total_params * 4 * gpus_per_node * buffer_factor
+    return int(gpu), int(cpu)
+
+
+# --- what is trained -----------------------------------------------------------------------------------------
+
+ATTENTION_NAMES = frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa",
+                             "kv_b_proj"})
+
+
+def lora_targets(m: ModelSpec, targets: str) -> list[Linear]:
+    """Linear layers LoRA adapts: "attention" (q, k, v, o and MLA's projections) or "all-linear" (PEFT's: every
+    linear of the blocks, experts included, lm_head excluded)."""
+    out = []
+    for layer in linear_layers(m):
+        if layer.group not in ("attention", "mlp", "experts", "shared_experts"):
+            continue
+        if targets == "attention" and layer.name not in ATTENTION_NAMES:
+            continue
+        out.append(layer)
+    return out
+
+
+def lora_params(m: ModelSpec, rank: int, targets: str = "all-linear") -> int:
+    """Adapter parameters: r·(d_in + d_out) per adapted matrix (A: d_in×r, B: r×d_out) [lora-paper]."""
+    check_lora_rank(m, rank)
+    return sum(rank * (layer.d_in + layer.d_out) * layer.count for layer in lora_targets(m, targets))
+
+
+def check_lora_rank(m: ModelSpec, rank: int) -> None:
+    if not 1 <= rank <= m.hidden_size:
+        raise InputError(f"LoRA rank {rank} is outside 1..{m.hidden_size} (the model's hidden size)",
+                         field="lora_rank", accepted=f"1 to {m.hidden_size}",
+                         message_zh=f"LoRA 秩 {rank} 超出范围 1..{m.hidden_size}（模型隐藏维度）")
+
+
+FREEZE_TRAINABLE_LAYERS = 2  # LLaMA-Factory's freeze_trainable_layers default: the last 2 blocks [llamafactory-args]
+
+
+def freeze_params(m: ModelSpec, layers: int = FREEZE_TRAINABLE_LAYERS) -> int:
+    """Parameters of the last `layers` transformer blocks (freeze-tuning trains only those)."""
+    counts = param_counts(m)
+    per_block = (counts.total - counts.embedding - counts.by_group.get("lm_head", 0)
+                 - 0) / m.num_layers
+    return int(per_block * min(layers, m.num_layers))
+
+
+def largest_layer_params(m: ModelSpec) -> int:
+    """Parameters of the largest single module (DeepSpeed's `largest_layer_params`): usually the embedding or
+    lm_head (vocab × hidden), or one MoE expert / MLP matrix."""
+    return max(layer.d_in * layer.d_out + layer.bias for layer in linear_layers(m))
