@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 Task = Literal["inference", "full", "lora", "qlora", "freeze", "pretrain"]
 WeightFormat = Literal[
     "fp32", "bf16", "fp16", "fp8", "int8", "int4",
-    "gptq-int4", "gptq-int8", "awq-int4", "nf4", "bnb-int8",
+    "gptq-int4", "gptq-int8", "awq-int4", "nf4", "bnb-4bit", "bnb-int8",
     "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "q3_k_m", "q2_k",
 ]
 KvFormat = Literal["fp16", "bf16", "fp8", "int8", "int4", "fp32"]
@@ -64,7 +64,7 @@ class Workload(_Strict):
             raise ValueError(
                 f"tp × pp = {self.tp * self.pp} exceeds the {world} GPUs (gpus × nodes); accepted: tp × pp ≤ gpus × nodes"
             )
-        if self.task == "qlora" and self.weights not in (None, "nf4", "int4", "gptq-int4", "awq-int4"):
+        if self.task == "qlora" and self.weights not in (None, "nf4", "bnb-4bit", "int4", "gptq-int4", "awq-int4"):
             raise ValueError(f"QLoRA needs a 4-bit base (nf4), not '{self.weights}'; accepted: nf4 or leave unset")
         return self
 

@@ -37,7 +37,7 @@ GGML_TYPE_BITS: dict[str, float] = {
     "Q6_K": 210 * 8 / 256,
 }
 QK_K = 256  # super-block of the k-quants: rows whose length is not a multiple fall back to a legacy type
-_K_FALLBACK = {"Q2_K": "IQ4_NL", "Q3_K": "IQ4_NL", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
+_K_FALLBACK = {"Q2_K": "Q4_0", "Q3_K": "Q4_0", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
 
 # GGUF file types -> their default tensor type (llama_model_quantize_impl)
 GGUF_BASE: dict[str, str] = {
@@ -72,6 +72,8 @@ FORMATS: dict[str, FormatInfo] = {
     "awq-int4": FormatInfo("awq-int4", 4.0 + (16 + 4) / AWQ_GROUP, "weight-only", "AWQ 4-bit, group 128"),
     "nf4": FormatInfo("nf4", 4.0 + 8 / NF4_BLOCK + 32 / (NF4_BLOCK * NF4_DQ_BLOCK), "bnb",
                       "bitsandbytes NF4, double quantisation"),
+    "bnb-4bit": FormatInfo("bnb-4bit", 4.0 + 32 / NF4_BLOCK, "bnb",
+                           "bitsandbytes 4-bit defaults (FP4, fp32 absmax per 64, no double quantisation)"),
     "bnb-int8": FormatInfo("bnb-int8", 8.0, "bnb", "bitsandbytes LLM.int8"),
     **{k: FormatInfo(k, GGML_TYPE_BITS[v], "gguf", f"GGUF {k.upper()}") for k, v in GGUF_BASE.items()},
 }
@@ -105,6 +107,7 @@ def _gguf_role(layer: Linear) -> str:
         "embed_tokens": "token_embd", "lm_head": "output", "q_proj": "attn_q", "k_proj": "attn_k",
         "v_proj": "attn_v", "o_proj": "attn_output", "down_proj": "ffn_down", "fc_out": "ffn_down",
         "gate_proj": "ffn_gate", "up_proj": "ffn_up", "fc_in": "ffn_up", "router": "ffn_gate_inp",
+        "kv_b_proj": "attn_v",  # llama.cpp treats attn_kv_b like attn_v (category_is_attn_v)
     }.get(layer.name, layer.name)
 
 
@@ -114,7 +117,10 @@ def _gguf_tensor_type(fmt: str, role: str, i: int, n: int, m: ModelSpec) -> str:
     n_gqa = m.num_attention_heads // m.num_kv_heads
     experts8 = m.n_routed_experts == 8
     if role == "output":
-        return base if base == "Q8_0" else "Q6_K"
+        row = m.hidden_size
+        if base == "Q8_0" or row % (QK_K if base.endswith("_K") else 32):
+            return "Q8_0"
+        return "Q6_K"
     t = base
     if role == "attn_v":
         if fmt == "q2_k":
@@ -149,6 +155,8 @@ def _gguf_bits(layer: Linear, fmt: str, m: ModelSpec, tied_output: bool) -> floa
     """Total bits of all `count` copies of one tensor in a GGUF file."""
     if layer.group == "norm" or layer.name == "router":
         return 32.0 * layer.params  # 1-D tensors and ffn_gate_inp are not quantised (F32)
+    if layer.group == "position":
+        return 16.0 * layer.params  # position embeddings are not quantised
     role = _gguf_role(layer)
     if role == "token_embd" and tied_output:
         role = "output"  # no output.weight: token_embd takes its type
@@ -192,8 +200,15 @@ def _float_bits(m: ModelSpec) -> float:
     return 32.0 if m.native_dtype == "float32" else 16.0
 
 
-def tensor_bits(layer: Linear, fmt: str, m: ModelSpec) -> float:
-    """Bits of all copies of `layer` stored in `fmt` (biases in 16-bit, or F32 in GGUF)."""
+def group_bits(bits: int, group_size: int, zero_bits: int | None = None) -> float:
+    """Bits per weight of group-wise integer quantisation: bits + (fp16 scale + packed zero) / group_size."""
+    return bits + (16 + (bits if zero_bits is None else zero_bits)) / group_size
+
+
+def tensor_bits(layer: Linear, fmt: str, m: ModelSpec, *, group_size: int | None = None) -> float:
+    """Bits of all copies of `layer` stored in `fmt` (biases in 16-bit, or F32 in GGUF).
+
+    `group_size` overrides the group of GPTQ/AWQ/int4 formats (default 128)."""
     info = check_format(fmt)
     if info.family == "gguf":
         return _gguf_bits(layer, info.name, m, tied_output=m.tie_word_embeddings)
@@ -209,27 +224,30 @@ def tensor_bits(layer: Linear, fmt: str, m: ModelSpec) -> float:
         return w * 8.0 + 16.0 * layer.d_out * layer.count + bias  # per-output-channel fp16 scale
     if name == "bnb-int8":
         return w * 8.0 + 32.0 * layer.d_out * layer.count + bias  # SCB: fp32 absmax per output row
+    bits = info.bits
+    if group_size and name in ("gptq-int4", "gptq-int8", "awq-int4", "int4"):
+        bits = group_bits(8 if name == "gptq-int8" else 4, group_size)
     if name.startswith("gptq"):
-        return w * info.bits + 32.0 * layer.d_in * layer.count + bias  # + int32 g_idx per input row
-    return w * info.bits + bias
+        return w * bits + 32.0 * layer.d_in * layer.count + bias  # + int32 g_idx per input row
+    return w * bits + bias
 
 
 
-def weight_bytes_by_group(model: ModelSpec, fmt: str) -> dict[str, int]:
+def weight_bytes_by_group(model: ModelSpec, fmt: str, *, group_size: int | None = None) -> dict[str, int]:
     """Bytes of the whole model's weights in `fmt`, per parameter group (embedding, attention, mlp, experts, …)."""
     out: dict[str, float] = {}
     for layer in linear_layers(model):
-        out[layer.group] = out.get(layer.group, 0.0) + tensor_bits(layer, fmt, model)
+        out[layer.group] = out.get(layer.group, 0.0) + tensor_bits(layer, fmt, model, group_size=group_size)
     return {g: int(round(b / 8)) for g, b in out.items()}
 
 
-def weight_bytes(model: ModelSpec, fmt: str, *, tp: int = 1, pp: int = 1) -> int:
+def weight_bytes(model: ModelSpec, fmt: str, *, tp: int = 1, pp: int = 1, group_size: int | None = None) -> int:
     """Bytes of the weights on the most loaded GPU (all weights when tp = pp = 1).
 
     Each tensor's bits come from :func:`tensor_bits`: quantised formats keep embeddings, lm_head and norms in
     16-bit, GGUF mixes follow llama.cpp's per-tensor rules. Sharding is in :func:`shard_weight_bytes`.
     """
-    groups = weight_bytes_by_group(model, fmt.lower())
+    groups = weight_bytes_by_group(model, fmt.lower(), group_size=group_size)
     if tp == 1 and pp == 1:
         return sum(groups.values())
     return shard_weight_bytes(model, groups, tp=tp, pp=pp)

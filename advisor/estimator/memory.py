@@ -26,6 +26,11 @@ DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lor
                    "qlora": "nf4"}
 
 
+def default_inference_format(model: ModelSpec) -> str:
+    """The checkpoint's own precision: fp8 for FP8 checkpoints (DeepSeek-V3), fp16 for fp16 ones, else bf16."""
+    return {"fp8": "fp8", "float16": "fp16"}.get(model.native_dtype, "bf16")
+
+
 # --------------------------------------------------------------------------------------------------------------
 # KV cache
 
@@ -164,7 +169,7 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     if engine.kind == "training":
         raise InputError(f"{engine.name} is a training engine", field="engine",
                          accepted="transformers, vllm, llama.cpp, sglang, trtllm for inference")
-    fmt = check_format(w.weights or DEFAULT_WEIGHTS["inference"]).name
+    fmt = check_format(w.weights or default_inference_format(model)).name
     if engine_id == "llama.cpp" and FORMATS[fmt].family not in ("gguf", "float"):
         raise InputError(f"llama.cpp loads GGUF files, not {fmt}", field="weights",
                          accepted="q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16, bf16, fp32")
