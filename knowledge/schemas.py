@@ -10,11 +10,12 @@ of addressable memory as nvidia-smi reports it, 81920 MiB on an A100 80GB).
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, PositiveInt, model_validator
 
-Slug = str  # lowercase, digits and '-', equal to the file stem
+# lowercase letters, digits, '.' and '-' (e.g. "rtx-4090", "qwen2.5-72b"); equal to the file stem in the catalog
+Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")]
 
 
 class Strict(BaseModel):
@@ -209,6 +210,7 @@ class ModelSpec(Strict):
     # published figures to check the computed counts against
     published_params: PositiveInt | None = None
     published_params_exact: bool = False
+    published_params_nominal: bool = False  # only the size in the model's name is published ("13B")
     published_params_buffers: int = 0  # non-parameter tensors included in the published count (GPT-2 attn.bias)
     published_non_embedding_params: PositiveInt | None = None  # exact, where a paper gives it (Gemma-2)
     published_active_params: PositiveInt | None = None

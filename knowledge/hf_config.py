@@ -1,0 +1,307 @@
+"""Read a Hugging Face `config.json` into a :class:`~knowledge.schemas.ModelSpec`.
+
+Families and the key names they use (HF `transformers` configuration classes, plus THUDM's ChatGLM format):
+
+| model_type | keys read (first present wins) |
+|---|---|
+| llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, yi, baichuan, phi3, gemma2, glm | hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim, intermediate_size, vocab_size, max_position_embeddings (baichuan: model_max_length) |
+| mixtral | num_local_experts, num_experts_per_tok (intermediate_size is per expert) |
+| qwen3_moe | num_experts, num_experts_per_tok, moe_intermediate_size (every layer MoE: decoder_sparse_step 1, mlp_only_layers []) |
+| deepseek_v2, deepseek_v3 | n_routed_experts, n_shared_experts, num_experts_per_tok, moe_intermediate_size, first_k_dense_replace, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim |
+| chatglm | num_layers, multi_query_group_num, kv_channels, ffn_hidden_size, padded_vocab_size, seq_length, add_qkv_bias, rope_ratio |
+| gpt2 | n_embd, n_layer, n_head, n_inner (None: 4·n_embd), n_positions |
+| opt | ffn_dim, word_embed_proj_dim (must equal hidden_size), enable_bias |
+| bloom | n_embed / hidden_size, n_layer, n_head, seq_length (none in most configs: 2048, BLOOM's training length) |
+
+A key that is missing or malformed raises :class:`~knowledge.errors.InputError` naming the key and the
+model type. Defaults are those of the `transformers` configuration class (e.g. `tie_word_embeddings` is false
+for Llama-family configs and true for Gemma-2, GPT-2, OPT and BLOOM; `num_key_value_heads` defaults to the head
+count); each default that was used is listed in the spec's `notes`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from knowledge.errors import InputError
+from knowledge.schemas import ModelSpec
+
+USER_CONFIG_SOURCE = "user-config-json"
+
+_LLAMA_LIKE = {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "yi", "baichuan", "phi3", "gemma2", "glm",
+               "deepseek_v2", "deepseek_v3"}
+SUPPORTED = tuple(sorted(_LLAMA_LIKE | {"chatglm", "gpt2", "opt", "bloom"}))
+
+_BLOCK = {"chatglm": "chatglm", "glm": "chatglm", "deepseek_v2": "deepseek", "deepseek_v3": "deepseek",
+          "gemma2": "gemma2", "phi3": "phi3", "gpt2": "gpt", "opt": "opt", "bloom": "bloom"}
+_ARCH_TO_TYPE = {
+    "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "MixtralForCausalLM": "mixtral",
+    "Qwen2ForCausalLM": "qwen2", "Qwen3ForCausalLM": "qwen3", "Qwen3MoeForCausalLM": "qwen3_moe",
+    "DeepseekV3ForCausalLM": "deepseek_v3", "DeepseekV2ForCausalLM": "deepseek_v2", "Gemma2ForCausalLM": "gemma2",
+    "Phi3ForCausalLM": "phi3", "ChatGLMModel": "chatglm", "ChatGLMForConditionalGeneration": "chatglm",
+    "GlmForCausalLM": "glm", "GPT2LMHeadModel": "gpt2", "OPTForCausalLM": "opt", "BloomForCausalLM": "bloom",
+    "BaichuanForCausalLM": "baichuan",
+}
+# transformers' default for tie_word_embeddings per configuration class
+_TIE_DEFAULT = {"gemma2": True, "gpt2": True, "opt": True, "bloom": True}
+_DTYPES = {"float32": "float32", "fp32": "float32", "float": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
+           "float16": "float16", "fp16": "float16", "half": "float16"}
+_MISSING = object()
+
+
+class _Reader:
+    """Typed access to config keys; every failure names the key and the model type."""
+
+    def __init__(self, config: dict[str, Any], model_type: str) -> None:
+        self.c = config
+        self.t = model_type
+        self.defaults: list[str] = []
+
+    def _err(self, message: str, key: str) -> InputError:
+        return InputError(f"config.json ({self.t}): {message}", field=key)
+
+    def raw(self, *keys: str, default: Any = _MISSING) -> Any:
+        for key in keys:
+            if key in self.c and self.c[key] is not None:
+                return self.c[key]
+        if default is _MISSING:
+            shown = " or ".join(f"'{k}'" for k in keys)
+            raise self._err(f"missing key {shown}", keys[0])
+        self.defaults.append(f"{keys[0]}={default!r} (default)")
+        return default
+
+    def int(self, *keys: str, default: Any = _MISSING, positive: bool = True) -> int:
+        value = self.raw(*keys, default=default)
+        if value is None:
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+            raise self._err(f"'{keys[0]}' must be an integer, got {value!r}", keys[0])
+        if positive and value <= 0 or value < 0:
+            raise self._err(f"'{keys[0]}' must be {'positive' if positive else 'non-negative'}, got {value!r}", keys[0])
+        return int(value)
+
+    def bool(self, *keys: str, default: Any = _MISSING) -> bool:
+        value = self.raw(*keys, default=default)
+        if not isinstance(value, bool):
+            raise self._err(f"'{keys[0]}' must be true or false, got {value!r}", keys[0])
+        return value
+
+    def float(self, *keys: str, default: Any = _MISSING) -> float | None:
+        value = self.raw(*keys, default=default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise self._err(f"'{keys[0]}' must be a positive number, got {value!r}", keys[0])
+        return float(value)
+
+
+def _model_type(config: dict[str, Any]) -> str:
+    mt = config.get("model_type")
+    if mt is None:
+        archs = config.get("architectures") or []
+        mt = next((_ARCH_TO_TYPE[a] for a in archs if a in _ARCH_TO_TYPE), None)
+        if mt is None:
+            raise InputError("config.json: missing key 'model_type' (and no known 'architectures' entry)",
+                             field="model_type", accepted=", ".join(SUPPORTED))
+    if not isinstance(mt, str):
+        raise InputError(f"config.json: 'model_type' must be a string, got {mt!r}", field="model_type")
+    return mt
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
+    return slug or "custom"
+
+
+def _dtype(r: _Reader) -> str:
+    quant = r.c.get("quantization_config")
+    if isinstance(quant, dict) and str(quant.get("quant_method", "")).lower() == "fp8":
+        return "fp8"
+    value = r.c.get("torch_dtype", r.c.get("dtype"))
+    if value is None:
+        default = "float32" if r.t == "gpt2" else "bfloat16"
+        r.defaults.append(f"torch_dtype={default!r} (absent)")
+        return default
+    if not isinstance(value, str) or value.lower() not in _DTYPES:
+        raise InputError(f"config.json ({r.t}): 'torch_dtype' must be one of {', '.join(sorted(set(_DTYPES)))}, "
+                         f"got {value!r}", field="torch_dtype")
+    return _DTYPES[value.lower()]
+
+
+def _llama_like(r: _Reader) -> dict[str, Any]:
+    t = r.t
+    h = r.int("hidden_size")
+    nh = r.int("num_attention_heads")
+    out: dict[str, Any] = {
+        "hidden_size": h,
+        "num_layers": r.int("num_hidden_layers"),
+        "num_attention_heads": nh,
+        "num_kv_heads": r.int("num_key_value_heads", default=nh),
+        "intermediate_size": r.int("intermediate_size"),
+        "vocab_size": r.int("vocab_size"),
+        "tie_word_embeddings": r.bool("tie_word_embeddings", default=_TIE_DEFAULT.get(t, False)),
+        "max_context": r.int("max_position_embeddings", "model_max_length", "seq_length"),
+        "hidden_act": r.raw("hidden_act", "hidden_activation", default="silu"),
+        "rope_theta": r.float("rope_theta", default=10000.0),
+    }
+    head_dim = r.int("head_dim", default=None) if "head_dim" in r.c and r.c["head_dim"] is not None else None
+    if head_dim is None:
+        if h % nh:
+            raise InputError(f"config.json ({t}): hidden_size {h} is not divisible by num_attention_heads {nh}; "
+                             "give 'head_dim'", field="head_dim")
+        head_dim = h // nh
+    out["head_dim"] = head_dim
+    out["attention_bias"] = True if t == "qwen2" else r.bool("attention_bias", default=t == "glm")
+    out["qk_norm"] = t in ("qwen3", "qwen3_moe")
+    out["norms_per_layer"] = 4 if t == "gemma2" else 2
+    if t == "baichuan" and "rope_theta" not in r.c and h >= 5120:
+        out["position_embedding"] = "alibi"  # Baichuan2-13B uses ALiBi; the 7B model uses RoPE
+        out["rope_theta"] = None
+    # sliding-window attention
+    window = r.c.get("sliding_window")
+    if window is not None and t in ("qwen2", "qwen3", "qwen3_moe") and not r.c.get("use_sliding_window", False):
+        window = None  # Qwen configs carry a window but use_sliding_window=false
+    if window is not None and t in ("mistral", "mixtral", "phi3", "gemma2", "qwen2", "qwen3", "qwen3_moe"):
+        out["sliding_window"] = r.int("sliding_window")
+        out["sliding_window_layers"] = "alternate" if t == "gemma2" else "all"
+    # MoE
+    if t == "mixtral":
+        out.update(n_routed_experts=r.int("num_local_experts"), experts_per_token=r.int("num_experts_per_tok"),
+                   moe_intermediate_size=out["intermediate_size"])
+    elif t == "qwen3_moe":
+        if r.c.get("decoder_sparse_step", 1) != 1 or r.c.get("mlp_only_layers"):
+            raise InputError("config.json (qwen3_moe): only configs with every layer MoE are supported "
+                             "('decoder_sparse_step' 1, 'mlp_only_layers' [])", field="decoder_sparse_step")
+        out.update(n_routed_experts=r.int("num_experts"), experts_per_token=r.int("num_experts_per_tok"),
+                   moe_intermediate_size=r.int("moe_intermediate_size"))
+    elif t in ("deepseek_v2", "deepseek_v3"):
+        if r.c.get("moe_layer_freq", 1) != 1:
+            raise InputError(f"config.json ({t}): only 'moe_layer_freq' 1 is supported", field="moe_layer_freq")
+        out.update(n_routed_experts=r.int("n_routed_experts"), n_shared_experts=r.int("n_shared_experts", default=0, positive=False),
+                   experts_per_token=r.int("num_experts_per_tok"), moe_intermediate_size=r.int("moe_intermediate_size"),
+                   first_k_dense=r.int("first_k_dense_replace", default=0, positive=False))
+        out.update(q_lora_rank=r.int("q_lora_rank", default=None), kv_lora_rank=r.int("kv_lora_rank"),
+                   qk_nope_head_dim=r.int("qk_nope_head_dim"), qk_rope_head_dim=r.int("qk_rope_head_dim"),
+                   v_head_dim=r.int("v_head_dim"))
+        out["num_kv_heads"] = nh  # MLA: every head has its own (decompressed) K and V
+        out["head_dim"] = h // nh
+    return out
+
+
+def _chatglm(r: _Reader) -> dict[str, Any]:
+    nh = r.int("num_attention_heads")
+    mqa = r.bool("multi_query_attention", default=False)
+    theta = 10000.0 * (r.float("rope_ratio", default=1.0) or 1.0)
+    return {
+        "hidden_size": r.int("hidden_size"),
+        "num_layers": r.int("num_layers", "num_hidden_layers"),
+        "num_attention_heads": nh,
+        "num_kv_heads": r.int("multi_query_group_num") if mqa else nh,
+        "head_dim": r.int("kv_channels"),
+        "intermediate_size": r.int("ffn_hidden_size"),
+        "vocab_size": r.int("padded_vocab_size", "vocab_size"),
+        "tie_word_embeddings": r.bool("tie_word_embeddings", default=False),
+        "max_context": r.int("seq_length", "max_position_embeddings"),
+        "hidden_act": "silu",
+        "attention_bias": r.bool("add_qkv_bias", default=False),
+        "rope_theta": theta,
+    }
+
+
+def _gpt(r: _Reader) -> dict[str, Any]:
+    t = r.t
+    if t == "gpt2":
+        h = r.int("n_embd", "hidden_size")
+        nh = r.int("n_head", "num_attention_heads")
+        inner = r.int("n_inner", default=4 * h)
+        ctx = r.int("n_positions", "n_ctx")
+        act = r.raw("activation_function", default="gelu_new")
+        layers = r.int("n_layer", "num_hidden_layers")
+    elif t == "opt":
+        h = r.int("hidden_size")
+        proj = r.int("word_embed_proj_dim", default=h)
+        if proj != h:
+            raise InputError(f"config.json (opt): 'word_embed_proj_dim' {proj} differs from hidden_size {h}; "
+                             "projected embeddings (OPT-350m) are not supported", field="word_embed_proj_dim")
+        if not r.bool("enable_bias", default=True) or not r.bool("do_layer_norm_before", default=True):
+            raise InputError("config.json (opt): only 'enable_bias' true and 'do_layer_norm_before' true are supported",
+                             field="enable_bias")
+        nh = r.int("num_attention_heads")
+        inner = r.int("ffn_dim")
+        ctx = r.int("max_position_embeddings")
+        act = r.raw("activation_function", default="relu")
+        layers = r.int("num_hidden_layers")
+    else:  # bloom
+        h = r.int("n_embed", "hidden_size")
+        nh = r.int("n_head", "num_attention_heads")
+        inner = 4 * h
+        ctx = r.int("seq_length", default=2048)
+        act = "gelu"
+        layers = r.int("n_layer", "num_hidden_layers")
+    if h % nh:
+        raise InputError(f"config.json ({t}): hidden size {h} is not divisible by the head count {nh}", field="n_head")
+    return {
+        "hidden_size": h, "num_layers": layers, "num_attention_heads": nh, "num_kv_heads": nh, "head_dim": h // nh,
+        "intermediate_size": inner, "vocab_size": r.int("vocab_size"),
+        "tie_word_embeddings": r.bool("tie_word_embeddings", default=True), "max_context": ctx, "hidden_act": act,
+        "gated_mlp": False, "attention_bias": True,
+        "position_embedding": "alibi" if t == "bloom" else "learned",
+    }
+
+
+def spec_from_hf_config(config: dict[str, Any], id: str | None = None, name: str | None = None) -> ModelSpec:
+    """The architecture of a Hugging Face `config.json` (already parsed) as a ModelSpec.
+
+    `id` defaults to a slug of `_name_or_path` (or "custom-<model_type>"). Raises InputError naming the missing
+    or malformed key; model types outside `SUPPORTED` are refused with the accepted list."""
+    if not isinstance(config, dict):
+        raise InputError(f"config.json: expected a JSON object, got {type(config).__name__}", field="config")
+    if "text_config" in config and config.get("model_type") not in SUPPORTED and isinstance(config["text_config"], dict):
+        config = config["text_config"]  # multimodal wrapper: the language model's config
+    t = _model_type(config)
+    if t not in SUPPORTED:
+        raise InputError(f"config.json: model_type '{t}' is not supported", field="model_type",
+                         accepted=", ".join(SUPPORTED))
+    r = _Reader(config, t)
+    if t in _LLAMA_LIKE:
+        fields = _llama_like(r)
+    elif t == "chatglm":
+        fields = _chatglm(r)
+    else:
+        fields = _gpt(r)
+    fields["native_dtype"] = _dtype(r)
+    origin = config.get("_name_or_path")
+    label = name or (origin.rsplit("/", 1)[-1] if isinstance(origin, str) and origin else f"custom {t} model")
+    spec_id = id or (_slug(label) if isinstance(origin, str) and origin else f"custom-{_slug(t)}")
+    notes = "Parsed from config.json."
+    if r.defaults:
+        notes += " Defaults used: " + ", ".join(r.defaults) + "."
+    try:
+        return ModelSpec(id=spec_id, name=label, family=t.split("_")[0], model_type=t, block=_BLOCK.get(t, "llama"),
+                         notes=notes, cite={"architecture": [USER_CONFIG_SOURCE]}, **fields)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"config.json ({t}): inconsistent architecture: {loc}: {err['msg']}", field=loc) from None
+
+
+def load_hf_config(path: str | Path, id: str | None = None) -> ModelSpec:
+    """Read `path` (a config.json file, or a directory holding one) and parse it with :func:`spec_from_hf_config`."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "config.json"
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read config file '{p}': {exc.strerror}", field="config") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"'{p}' is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+                         field="config") from None
+    return spec_from_hf_config(data, id=id)
