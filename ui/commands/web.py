@@ -1,0 +1,36 @@
+"""`gpu-advisor web`: serve the browser chat (Gradio) at http://127.0.0.1:7860 by default.
+
+Flags win over environment variables, which win over the defaults:
+  --host        GPU_ADVISOR_WEB_HOST (or GRADIO_SERVER_NAME)   default 127.0.0.1 (0.0.0.0 only behind a TLS proxy)
+  --port        GPU_ADVISOR_WEB_PORT (or GRADIO_SERVER_PORT)   default 7860
+  --auth        GPU_ADVISOR_WEB_AUTH = USER:PASSWORD           default none (prefer the variable: flags show in `ps`)
+  --queue-size  GPU_ADVISOR_WEB_QUEUE_SIZE                     default 100 waiting turns
+  --concurrency GPU_ADVISOR_WEB_CONCURRENCY                    default 8 turns at once
+                GPU_ADVISOR_WEB_MAX_BODY_BYTES                 default 1000000 (larger requests get HTTP 413)
+The LLM is configured by OPENAI_API_KEY / OPENAI_BASE_URL / ADVISOR_MODEL; with no key it runs deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "start the browser chat (Gradio)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = __doc__.split("\n\n", 1)[1]
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=None, help="port (default 7860)")
+    parser.add_argument("--auth", default=None, metavar="USER:PASSWORD", help="require this login")
+    parser.add_argument("--queue-size", type=int, default=None, help="turns that may wait (default 100)")
+    parser.add_argument("--concurrency", type=int, default=None, help="turns answered at once (default 8)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ui.web import serve, settings_from
+
+    settings = settings_from(host=args.host, port=args.port, auth=args.auth, queue_size=args.queue_size,
+                             concurrency=args.concurrency)
+    serve(settings, block=True)
+    return 0

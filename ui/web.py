@@ -1,0 +1,631 @@
+"""The browser chat: a Gradio app over `advisor.conversation`.
+
+Layout: the chat on the left (streamed tool steps as collapsible messages, then the answer), the latest
+recommendation on the right (memory chart against the card's capacity, ranked options, findings with sources,
+memory-vs-context and price-vs-throughput plots, Markdown/JSON export), a language toggle for the interface and
+a mode indicator (LLM model name, or deterministic).
+
+Each browser session (and each `gradio_client.Client`) has its own `gr.State` holding its `Conversation`, so users
+never see each other's turns. The chat endpoint is `api_name="/chat"`: inputs `message` and `ui_lang`; outputs the
+chat history, the mode, the panels and the turn's JSON (`ask --json` contract plus options, memory, workload).
+
+Safety: no file inputs, no share links, errors rendered as replies (never a traceback), model text rendered with
+raw HTML disarmed (`web_render.safe_markdown`) and Gradio's sanitizer on, messages over
+`web_render.MAX_MESSAGE_CHARS` refused with a reply, request bodies over `WebSettings.max_body_bytes` refused
+with HTTP 413. Gradio is imported only inside `build_app`/`serve`, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from knowledge.errors import AdvisorError, InputError
+from ui import web_render as R
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7860
+
+# Environment overrides (command-line flags win over them; `GRADIO_SERVER_NAME/PORT` are read as fallbacks).
+ENV_HOST = "GPU_ADVISOR_WEB_HOST"
+ENV_PORT = "GPU_ADVISOR_WEB_PORT"
+ENV_AUTH = "GPU_ADVISOR_WEB_AUTH"  # "user:password"; preferred over --auth, which shows in the process list
+ENV_QUEUE = "GPU_ADVISOR_WEB_QUEUE_SIZE"
+ENV_CONCURRENCY = "GPU_ADVISOR_WEB_CONCURRENCY"
+ENV_MAX_BODY = "GPU_ADVISOR_WEB_MAX_BODY_BYTES"
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """Deployment settings of the web chat. `concurrency` turns run at once, `queue_size` more may wait."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    auth: tuple[str, str] | None = None
+    queue_size: int = 100
+    concurrency: int = 8
+    max_body_bytes: int = 1_000_000  # whole HTTP request; a 100 KB message still gets a clear reply
+    export_dir: str | None = None  # where export files are written (default: a fresh temp dir)
+
+    def validated(self) -> WebSettings:
+        """Self, after range checks; InputError names the field and the accepted values."""
+        if not self.host or any(c.isspace() for c in self.host):
+            raise InputError(f"invalid host {self.host!r}", field="host", accepted="a host name or IP, e.g. 127.0.0.1")
+        _check_int("port", self.port, 1, 65535)
+        _check_int("queue-size", self.queue_size, 1, 100_000)
+        _check_int("concurrency", self.concurrency, 1, 1024)
+        _check_int("max-body-bytes", self.max_body_bytes, 64_000, 100_000_000)
+        if self.auth is not None and (len(self.auth) != 2 or not self.auth[0] or not self.auth[1]):
+            raise InputError("auth needs a user and a password", field="auth", accepted="USER:PASSWORD")
+        return self
+
+    def public(self) -> dict[str, Any]:
+        """For logs: everything but the password."""
+        return {"host": self.host, "port": self.port, "auth": bool(self.auth), "queue_size": self.queue_size,
+                "concurrency": self.concurrency, "max_body_bytes": self.max_body_bytes}
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise InputError(f"invalid {name} {value!r}", field=name, accepted=f"an integer from {lo} to {hi}")
+
+
+def parse_auth(text: str | None) -> tuple[str, str] | None:
+    """"user:password" -> (user, password); None or "" -> None."""
+    if not text:
+        return None
+    user, sep, password = text.partition(":")
+    if not sep or not user or not password:
+        raise InputError("auth must be USER:PASSWORD with both parts non-empty", field="auth",
+                         accepted="USER:PASSWORD")
+    return user, password
+
+
+def _env_int(env: Mapping[str, str], *names: str) -> int | None:
+    for name in names:
+        raw = env.get(name, "").strip()
+        if raw:
+            try:
+                return int(raw)
+            except ValueError:
+                raise InputError(f"{name}={raw!r} is not an integer", field=name, accepted="an integer") from None
+    return None
+
+
+def settings_from(
+    env: Mapping[str, str] | None = None, *, host: str | None = None, port: int | None = None,
+    auth: str | None = None, queue_size: int | None = None, concurrency: int | None = None,
+) -> WebSettings:
+    """Defaults < environment (see the ENV_* names) < explicit arguments (the command-line flags)."""
+    env = os.environ if env is None else env
+    base = WebSettings()
+    values: dict[str, Any] = {
+        "host": host or env.get(ENV_HOST, "").strip() or env.get("GRADIO_SERVER_NAME", "").strip() or base.host,
+        "port": port if port is not None else (_env_int(env, ENV_PORT, "GRADIO_SERVER_PORT") or base.port),
+        "auth": parse_auth(auth if auth is not None else env.get(ENV_AUTH)),
+        "queue_size": queue_size if queue_size is not None else (_env_int(env, ENV_QUEUE) or base.queue_size),
+        "concurrency": concurrency if concurrency is not None else (_env_int(env, ENV_CONCURRENCY) or base.concurrency),
+        "max_body_bytes": _env_int(env, ENV_MAX_BODY) or base.max_body_bytes,
+    }
+    return replace(base, **values).validated()
+
+
+# -------------------------------------------------------------------------------------------------------------
+# Export files
+
+
+class ExportStore:
+    """Writes each session's export files into its own sub-folder of one temp folder; prunes folders older
+    than `max_age_s`. Gradio copies returned files into its cache, from where the download buttons serve them."""
+
+    def __init__(self, root: str | None = None, max_age_s: float = 3600.0) -> None:
+        self.root = Path(root or tempfile.mkdtemp(prefix="gpu-advisor-export-"))
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.max_age_s = max_age_s
+        self._last_prune = 0.0
+        self._lock = threading.Lock()
+
+    def write(self, markdown: str, json_text: str, stem: str = "gpu-advisor-quote") -> tuple[str, str]:
+        self._prune()
+        folder = self.root / uuid.uuid4().hex
+        folder.mkdir()
+        md = folder / f"{stem}.md"
+        js = folder / f"{stem}.json"
+        md.write_text(markdown, encoding="utf-8")
+        js.write_text(json_text, encoding="utf-8")
+        return str(md), str(js)
+
+    def _prune(self) -> None:
+        now = time.time()
+        with self._lock:
+            if now - self._last_prune < 60:
+                return
+            self._last_prune = now
+        for child in self.root.iterdir():
+            try:
+                if now - child.stat().st_mtime > self.max_age_s:
+                    shutil.rmtree(child, ignore_errors=True)
+            except OSError:
+                pass
+
+
+# -------------------------------------------------------------------------------------------------------------
+# The chat turn, independent of Gradio
+
+
+def default_conversation_factory() -> Any:
+    """A fresh conversation: LLM mode when a model is configured, else deterministic (conversation layer decides)."""
+    from advisor.conversation.session import new_conversation
+
+    return new_conversation(lang=None)
+
+
+def conversation_mode(conv: Any) -> tuple[str, str | None]:
+    """("llm", model name) or ("deterministic", None) for a conversation object."""
+    driver = getattr(conv, "driver", None) or getattr(conv, "mode", None) or "deterministic"
+    if driver != "llm":
+        return "deterministic", None
+    settings = getattr(conv, "settings", None)
+    name = getattr(settings, "model", None) or (settings.get("model") if isinstance(settings, Mapping) else None)
+    return "llm", str(name) if name else None
+
+
+@dataclass
+class SessionState:
+    """What one browser session keeps between turns."""
+
+    conv: Any = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    last_result: Any = None  # the latest Turn that carried a recommendation or memory breakdown
+    last_question: str = ""
+    exports: tuple[str, str] | None = None
+    exports_lang: str | None = None
+
+
+PANEL_KEYS = ("memory", "table", "findings", "context", "cost", "export_md", "export_json")
+
+
+class ChatController:
+    """Runs one chat turn and says what the page should show; yields dicts keyed like `OUTPUT_KEYS`
+    (missing keys mean "leave unchanged"). Never raises: errors become a reply in the user's language."""
+
+    def __init__(self, conversation_factory: Callable[[], Any] | None = None, *,
+                 exports: ExportStore | None = None,
+                 sweep: Callable[[Any], Callable[[int], Mapping[str, Any] | None] | None] | None = None) -> None:
+        self.factory = conversation_factory or default_conversation_factory
+        self.exports = exports or ExportStore()
+        self.sweep = sweep if sweep is not None else estimator_context_sweep
+
+    # --- one turn ---------------------------------------------------------------------------------------
+    def turn(self, message: Any, state: SessionState | None, ui_lang: str = "en") -> Iterator[dict[str, Any]]:
+        state = state if isinstance(state, SessionState) else SessionState()
+        ui_lang = ui_lang if ui_lang in R.LANGS else "en"
+        text = message if isinstance(message, str) else ""
+        lang = _detect(text, getattr(state.conv, "lang", None) or ui_lang)
+        history = state.history
+        history.append(R.user_message(text, lang))
+        problem = R.check_message(text, lang)
+        if problem:
+            history.append(R.assistant_message(problem))
+            yield {"chatbot": list(history), "state": state}
+            return
+        try:
+            if state.conv is None:
+                state.conv = self.factory()
+            yield {"chatbot": [*history, R.pending_message(lang)], "state": state}
+            final = None
+            shown: list[dict[str, Any]] = []
+            partial = ""
+            for item in state.conv.stream(text):
+                if isinstance(item, str):  # an answer delta, when a driver streams text
+                    partial += item
+                    yield {"chatbot": [*history, *shown, R.assistant_message(partial)]}
+                elif _is_turn(item):
+                    final = item
+                else:
+                    shown.append(R.step_message(item, len(shown) + 1))
+                    yield {"chatbot": [*history, *shown, R.pending_message(lang)]}
+            if final is None:
+                raise RuntimeError("the conversation returned no answer")
+            history.extend(shown)
+            history.append(R.assistant_message(R.answer_markdown(final)))
+            if R.has_result(final):
+                state.last_result, state.last_question, state.exports = final, text, None
+            out: dict[str, Any] = {"chatbot": list(history), "state": state, "raw": turn_json(final)}
+            out["mode"] = self.mode_text(state, ui_lang, final)
+            out.update(self.panels(state, ui_lang))
+            yield out
+        except Exception as exc:  # noqa: BLE001 - the page must get a reply, never a traceback
+            log.exception("web chat turn failed")
+            reply = exc.localized(lang) if isinstance(exc, AdvisorError) else R.label("error", lang,
+                                                                                        kind=type(exc).__name__)
+            # drop anything half-shown of this turn, keep the user's message and answer with the error
+            history.append(R.assistant_message(reply))
+            yield {"chatbot": list(history), "state": state}
+
+    # --- the panels beside the chat ----------------------------------------------------------------------
+    def panels(self, state: SessionState, lang: str) -> dict[str, Any]:
+        """Chart rows, table, findings, plots and export files for the latest recommendation (empty when none)."""
+        turn = state.last_result
+        if turn is None:
+            return {"memory": [], "table": R.options_table([], lang), "findings": R.label("no_result", lang),
+                    "context": [], "cost": [], "export_md": None, "export_json": None}
+        options = list(getattr(turn, "options", []) or [])
+        out = {
+            "memory": R.memory_chart_rows(turn, lang),
+            "table": R.options_table(options, lang),
+            "findings": R.findings_markdown(turn, lang),
+            "context": self.context_rows(turn, lang),
+            "cost": R.cost_throughput_rows(options),
+        }
+        if state.exports is None or state.exports_lang != lang:
+            try:
+                state.exports = self.exports.write(
+                    R.export_markdown(turn, question=state.last_question, lang=lang),
+                    R.export_json(turn, question=state.last_question))
+                state.exports_lang = lang
+            except OSError:
+                log.exception("could not write export files")
+                state.exports = None
+        out["export_md"], out["export_json"] = state.exports or (None, None)
+        return out
+
+    def context_rows(self, turn: Any, lang: str) -> list[dict[str, Any]]:
+        try:
+            estimate = self.sweep(turn)
+            if estimate is None:
+                return []
+            workload = getattr(turn, "workload", {}) or {}
+            context = workload.get("context") if isinstance(workload, Mapping) else None
+            capacity = _first_capacity(turn)
+            return R.context_sweep_rows(int(context) if context else 0, estimate, capacity, lang)
+        except Exception:  # noqa: BLE001 - a plot that cannot be computed is left out, never invented
+            log.debug("memory-vs-context sweep not available", exc_info=True)
+            return []
+
+    def mode_text(self, state: SessionState, lang: str, turn: Any = None) -> str:
+        mode, name = conversation_mode(state.conv) if state.conv is not None else self.startup_mode()
+        if turn is not None:
+            turn_mode = getattr(turn, "mode", None)
+            if turn_mode == "llm":
+                return R.mode_badge("llm", getattr(turn, "model_name", None) or name, lang)
+            if mode == "llm":
+                return R.mode_badge("deterministic", name, lang, fallback=True)
+        return R.mode_badge(mode, name, lang)
+
+    _startup: tuple[str, str | None] | None = None
+
+    def startup_mode(self) -> tuple[str, str | None]:
+        """The mode a new conversation would get (probed once)."""
+        if self._startup is None:
+            try:
+                self._startup = conversation_mode(self.factory())
+            except Exception:  # noqa: BLE001
+                log.exception("could not create a conversation to probe the mode")
+                self._startup = ("deterministic", None)
+        return self._startup
+
+
+def _is_turn(item: Any) -> bool:
+    return hasattr(item, "answer") and hasattr(item, "steps")
+
+
+def _detect(text: str, default: str) -> str:
+    try:
+        from advisor.conversation.lang import detect
+
+        return detect(text[:2000]) or (default if default in R.LANGS else "en")
+    except ImportError:
+        return R.detect_lang(text, default if default in R.LANGS else "en")
+
+
+def _first_capacity(turn: Any) -> float | None:
+    memory = getattr(turn, "memory", None)
+    options = getattr(turn, "options", None) or []
+    for source in ([options[0]] if options and isinstance(options[0], Mapping) else []) + [memory]:
+        cap = R._capacity(source) if isinstance(source, Mapping) else None
+        if cap:
+            return cap
+    return None
+
+
+def turn_json(turn: Any) -> dict[str, Any]:
+    """The turn as the API returns it: the `ask --json` contract plus mode details and the structured result."""
+    doc = turn.to_contract() if hasattr(turn, "to_contract") else {"answer": getattr(turn, "answer", "")}
+    doc.update({
+        "lang": getattr(turn, "lang", None),
+        "model_name": getattr(turn, "model_name", None),
+        "note": getattr(turn, "note", ""),
+        "options": list(getattr(turn, "options", []) or []),
+        "memory": getattr(turn, "memory", None),
+        "workload": getattr(turn, "workload", {}) or {},
+        "steps": [s.model_dump() if hasattr(s, "model_dump") else dict(s) for s in getattr(turn, "steps", []) or []],
+    })
+    return doc
+
+
+def estimator_context_sweep(turn: Any) -> Callable[[int], Mapping[str, Any] | None] | None:
+    """`ctx -> per-GPU bytes` from the memory estimator for the first option's GPU and layout, or None when the
+    turn does not name them. The sweep is trusted only if it reproduces the option's own per-GPU total at the
+    turn's context (within 1 %); otherwise no plot is drawn."""
+    options = getattr(turn, "options", None) or []
+    workload = getattr(turn, "workload", None) or {}
+    if not options or not isinstance(options[0], Mapping) or not isinstance(workload, Mapping):
+        return None
+    first = options[0]
+    from advisor.estimator.memory import estimate_memory  # lazy: only when a recommendation is shown
+    from advisor.workload import Workload
+    from knowledge.catalog import load_catalog
+
+    catalog = load_catalog()
+    model = catalog.model(str(workload.get("model")))
+    gpu = catalog.gpu(str(first.get("gpu")))
+    fields = {k: v for k, v in workload.items() if k in Workload.model_fields and v is not None}
+    layout = first.get("layout")
+    if isinstance(layout, Mapping):
+        fields.update({k: v for k, v in layout.items() if k in ("tp", "pp", "gpus", "nodes", "zero") and v})
+    base = Workload(**fields)
+    context = base.context
+
+    def per_gpu(ctx: int) -> Mapping[str, Any] | None:
+        try:
+            est = estimate_memory(model, base.model_copy(update={"context": int(ctx)}), gpu)
+        except AdvisorError:
+            return None
+        return est.per_gpu.to_contract()
+
+    expected = (first.get("per_gpu_bytes") or {}).get("total")
+    got = per_gpu(context)
+    if not expected or not got or abs(got["total"] - expected) > 0.01 * expected:
+        return None
+    return per_gpu
+
+
+# -------------------------------------------------------------------------------------------------------------
+# The Gradio app
+
+OUTPUT_KEYS = ("chatbot", "state", "mode", "memory", "table", "findings", "context", "cost", "export_md",
+               "export_json", "raw")
+
+CSS = """
+#mode-badge {font-size: 0.9em; padding: 0.2em 0.6em; border-radius: 6px; background: var(--block-background-fill);}
+#result-col .block {margin-bottom: 0.3em;}
+footer {display: none !important;}
+"""
+
+
+def _color_map() -> dict[str, str]:
+    colors = {"weights": "#4e79a7", "kv_cache": "#f28e2b", "activations": "#59a14f", "gradients": "#b07aa1",
+              "optimizer_states": "#e15759", "overhead": "#9c755f", "free": "#d9d9d9"}
+    return {R.PART_LABELS[p][lang]: c for p, c in colors.items() for lang in R.LANGS}
+
+
+def build_app(settings: WebSettings | None = None, *, conversation_factory: Callable[[], Any] | None = None,
+              controller: ChatController | None = None) -> Any:
+    """The Gradio Blocks of the web chat, with its queue configured from `settings` (not launched)."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    import gradio as gr
+    import pandas as pd
+
+    settings = (settings or WebSettings()).validated()
+    ctl = controller or ChatController(conversation_factory,
+                                       exports=ExportStore(settings.export_dir) if settings.export_dir else None)
+    L = R.label
+
+    def frame(rows: list[dict[str, Any]], columns: list[str]) -> Any:
+        return pd.DataFrame(rows, columns=columns)
+
+    def to_outputs(update: dict[str, Any]) -> tuple[Any, ...]:
+        values = []
+        for key in OUTPUT_KEYS:
+            if key not in update:
+                values.append(gr.skip())
+                continue
+            v = update[key]
+            if key == "memory":
+                v = frame(v, ["option", "part", "GiB", "order"])
+            elif key == "context":
+                v = frame(v, ["context", "series", "GiB"])
+            elif key == "cost":
+                v = frame(v, ["option", "price", "currency", "tokens_per_s"])
+            elif key in ("export_md", "export_json"):
+                v = gr.update(value=v, interactive=bool(v))
+            values.append(v)
+        return tuple(values)
+
+    with gr.Blocks(title="GPU Advisor · GPU 选型顾问", analytics_enabled=False, delete_cache=(1800, 7200),
+                   fill_width=True) as demo:
+        session = gr.State(None)
+        with gr.Row(equal_height=True):
+            header = gr.Markdown(f"## {L('title')}\n{L('subtitle')}", elem_id="header")
+            lang = gr.Radio([("English", "en"), ("中文", "zh")], value="en", label=L("language"), scale=0,
+                            min_width=220, elem_id="ui-lang")
+        mode_md = gr.Markdown(R.mode_badge(*ctl.startup_mode(), "en"), elem_id="mode-badge")
+        with gr.Row():
+            with gr.Column(scale=5, min_width=380):
+                chatbot = gr.Chatbot(label=L("chat"), height=600, elem_id="chat", sanitize_html=True,
+                                     render_markdown=True, allow_tags=False, latex_delimiters=[],
+                                     feedback_options=None, buttons=["copy"], autoscroll=True)
+                with gr.Row():
+                    box = gr.Textbox(show_label=False, placeholder=L("placeholder"), lines=1, max_lines=6,
+                                     scale=8, autofocus=True, elem_id="ask", label=L("input"))
+                    send = gr.Button(L("send"), variant="primary", scale=1, min_width=80, elem_id="send")
+                pending = gr.Textbox(visible=False, label="message")
+                examples = gr.Examples(R.EXAMPLES, inputs=[box], label=L("examples"), examples_per_page=10)
+                new = gr.Button(L("new"), size="sm", variant="secondary", elem_id="new-conversation")
+            with gr.Column(scale=5, min_width=360, elem_id="result-col"):
+                memory = gr.BarPlot(None, x="option", y="GiB",
+                                    color="part", label=L("memory_chart"), y_title="GiB per GPU",
+                                    x_title=" ", color_map=_color_map(), caption=L("memory_caption"),
+                                    sort=None, elem_id="memory-chart", x_label_angle=0)
+                table = gr.Dataframe(R.options_table([], "en"), label=L("options"), interactive=False, wrap=True,
+                                     elem_id="options-table", max_height=320)
+                findings = gr.Markdown(L("no_result"), label=L("findings"), elem_id="findings",
+                                       container=True, show_label=True)
+                with gr.Row():
+                    export_md = gr.DownloadButton(L("export_md"), value=None, interactive=False, size="sm",
+                                                  elem_id="export-md")
+                    export_json = gr.DownloadButton(L("export_json"), value=None, interactive=False, size="sm",
+                                                    elem_id="export-json")
+                with gr.Tabs():
+                    with gr.Tab(L("context_plot"), id="ctx") as ctx_tab:
+                        context = gr.LinePlot(None, x="context", y="GiB",
+                                              color="series", label=L("context_plot"), x_title="context (tokens)",
+                                              y_title="GiB per GPU", elem_id="context-plot")
+                    with gr.Tab(L("cost_plot"), id="cost") as cost_tab:
+                        cost = gr.ScatterPlot(None, x="price",
+                                              y="tokens_per_s", color="option", label=L("cost_plot"),
+                                              x_title="price", y_title="tokens/s", elem_id="cost-plot")
+                with gr.Accordion(L("raw"), open=False) as raw_acc:
+                    raw = gr.JSON(label="turn", elem_id="raw-json")
+
+        outputs = [chatbot, session, mode_md, memory, table, findings, context, cost, export_md, export_json, raw]
+
+        def take(text: str) -> tuple[str, str]:
+            return "", text
+
+        def chat(message: str, ui_lang: str, state: SessionState | None = None) -> Iterator[tuple[Any, ...]]:
+            for update in ctl.turn(message, state, ui_lang):
+                yield to_outputs(update)
+
+        def reset(ui_lang: str) -> tuple[Any, ...]:
+            fresh = SessionState()
+            return to_outputs({"chatbot": [], "state": fresh, "mode": ctl.mode_text(fresh, ui_lang), "raw": None,
+                               **ctl.panels(fresh, ui_lang)})
+
+        def relabel(ui_lang: str, state: SessionState | None) -> tuple[Any, ...]:
+            ui_lang = ui_lang if ui_lang in R.LANGS else "en"
+            state = state if isinstance(state, SessionState) else SessionState()
+            p = ctl.panels(state, ui_lang)
+            return (
+                ctl.mode_text(state, ui_lang),
+                gr.update(value=frame(p["memory"], ["option", "part", "GiB", "order"]),
+                          label=L("memory_chart", ui_lang), caption=L("memory_caption", ui_lang)),
+                gr.update(value=p["table"], label=L("options", ui_lang)),
+                gr.update(value=p["findings"], label=L("findings", ui_lang)),
+                gr.update(value=frame(p["context"], ["context", "series", "GiB"]), label=L("context_plot", ui_lang)),
+                gr.update(value=frame(p["cost"], ["option", "price", "currency", "tokens_per_s"]),
+                          label=L("cost_plot", ui_lang)),
+                gr.update(value=p["export_md"], interactive=bool(p["export_md"]), label=L("export_md", ui_lang)),
+                gr.update(value=p["export_json"], interactive=bool(p["export_json"]),
+                          label=L("export_json", ui_lang)),
+                gr.update(value=f"## {L('title', ui_lang)}\n{L('subtitle', ui_lang)}"),
+                gr.update(label=L("language", ui_lang)),
+                gr.update(label=L("chat", ui_lang)),
+                gr.update(placeholder=L("placeholder", ui_lang), label=L("input", ui_lang)),
+                gr.update(value=L("send", ui_lang)),
+                gr.update(value=L("new", ui_lang)),
+                gr.update(label=L("examples", ui_lang)),
+                gr.update(label=L("context_plot", ui_lang)),
+                gr.update(label=L("cost_plot", ui_lang)),
+                gr.update(label=L("raw", ui_lang)),
+            )
+
+        gr.on([box.submit, send.click], take, inputs=[box], outputs=[box, pending], queue=False,
+              api_visibility="private", show_progress="hidden").then(
+            chat, inputs=[pending, lang, session], outputs=outputs, api_name="chat",
+            show_progress="hidden", concurrency_limit=settings.concurrency, concurrency_id="chat")
+        new.click(reset, inputs=[lang], outputs=outputs, api_visibility="private", queue=False,
+                  show_progress="hidden")
+        lang.change(relabel, inputs=[lang, session],
+                    outputs=[mode_md, memory, table, findings, context, cost, export_md, export_json,
+                             header, lang, chatbot, box, send, new, examples.dataset, ctx_tab, cost_tab, raw_acc],
+                    api_visibility="private", queue=False, show_progress="hidden")
+
+    demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
+    return demo
+
+
+class _BodyLimit:
+    """ASGI middleware: refuse HTTP requests whose body exceeds `max_bytes` with 413 (declared or streamed)."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await _too_large(send, self.max_bytes)
+            return
+        seen = 0
+        refused = False
+
+        async def limited_receive() -> dict[str, Any]:
+            nonlocal seen, refused
+            message = await receive()
+            if message.get("type") == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    refused = True
+                    raise _TooLarge()
+            return message
+
+        try:
+            await self.app(scope, limited_receive, send)
+        except _TooLarge:
+            if refused:
+                await _too_large(send, self.max_bytes)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _too_large(send: Any, limit: int) -> None:
+    body = f"request body too large (limit {limit} bytes)".encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
+    """Arguments for `Blocks.launch`: no share link, no error details, no SSR, uploads refused, body limit."""
+    from starlette.middleware import Middleware
+
+    return {
+        "server_name": settings.host,
+        "server_port": settings.port,
+        "auth": settings.auth,
+        "auth_message": "GPU Advisor — sign in" if settings.auth else None,
+        "share": False,
+        "show_error": False,
+        "ssr_mode": False,
+        "pwa": False,
+        "mcp_server": False,
+        "enable_monitoring": False,
+        "max_file_size": 1024,  # bytes: the app has no file inputs, so uploads are refused
+        "footer_links": ["api"],
+        "css": CSS,
+        "app_kwargs": {"middleware": [Middleware(_BodyLimit, max_bytes=settings.max_body_bytes)]},
+    }
+
+
+def serve(settings: WebSettings | None = None, *, block: bool = True,
+          conversation_factory: Callable[[], Any] | None = None) -> Any:
+    """Build and launch the app; with `block=False` return the running Blocks (call `.close()` to stop)."""
+    settings = (settings or WebSettings()).validated()
+    if settings.host not in ("127.0.0.1", "localhost", "::1") and not settings.auth:
+        log.warning("serving on %s without authentication; put it behind a proxy with TLS and auth, or pass --auth",
+                    settings.host)
+    demo = build_app(settings, conversation_factory=conversation_factory)
+    try:
+        demo.launch(prevent_thread_lock=not block, quiet=not block, **launch_kwargs(settings))
+    except OSError as exc:
+        raise InputError(f"cannot serve on {settings.host}:{settings.port}: {exc}", field="port",
+                         accepted="a free port (see --port)") from None
+    return demo
