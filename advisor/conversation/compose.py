@@ -1,0 +1,585 @@
+"""Renders the deterministic dialog's answers in Chinese or English.
+
+Order of an answer: the recommendation (or the verdict on the user's own hardware) first, what changed
+since the last turn, the computed numbers (memory breakdown, speed, cost), findings with rule ids and
+sources, the check of a quoted guide claim, the assumptions, and the one question worth asking next.
+
+Every number is printed through :class:`Book`, which records it as a :class:`Number` (name, value, unit,
+source) on the Turn — the answer contains no number that is not in `Turn.numbers`.
+GiB (2^30 bytes) for memory, GB (1e9 bytes) only where a quoted figure is compared, each labelled.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.conversation.dialog import (
+    DEFAULT_CONTEXT, DEFAULT_MODEL, Assumption, Change, ConfigResult, DialogState, Evaluation,
+    workload_summary_dict,
+)
+from advisor.conversation.extract import Slots
+from advisor.conversation.lang import say
+from advisor.conversation.turn import Number, Turn
+
+GIB = 2**30
+GB = 10**9
+
+SRC_MEMORY = "advisor.estimator.memory.estimate_memory"
+SRC_USER = "user input"
+SRC_DEFAULT = "dialog default"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# numbers
+# ----------------------------------------------------------------------------------------------------------------
+class Book:
+    """Formats numbers for the answer and records each one as a Number (deduplicated by name, value and unit)."""
+
+    def __init__(self) -> None:
+        self.numbers: list[Number] = []
+        self._seen: set[tuple[str, float, str]] = set()
+
+    def add(self, name: str, value: float, unit: str, source: str) -> None:
+        key = (name, round(float(value), 9), unit)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.numbers.append(Number(name=name, value=float(value), unit=unit, source=source))
+
+    def num(self, name: str, value: float, unit: str, source: str, digits: int = 0, suffix: str | None = None) -> str:
+        """`value` in `unit`, printed with `digits` decimals, followed by the unit (or `suffix`)."""
+        self.add(name, value, unit, source)
+        text = f"{value:,.{digits}f}" if abs(value) >= 100_000 else f"{value:.{digits}f}"
+        label = unit if suffix is None else suffix
+        return f"{text} {label}".rstrip() if label else text
+
+    def gib(self, name: str, n_bytes: float, source: str = SRC_MEMORY, digits: int = 1) -> str:
+        return self.num(name, n_bytes / GIB, "GiB", source, digits)
+
+    def gb(self, name: str, n_bytes: float, source: str = SRC_MEMORY, digits: int = 1) -> str:
+        return self.num(name, n_bytes / GB, "GB", source, digits)
+
+    def count(self, name: str, value: int, unit: str, source: str) -> str:
+        self.add(name, value, unit, source)
+        return str(int(value))
+
+    def money(self, name: str, amount: float, currency: str, source: str) -> str:
+        self.add(name, amount, currency, source)
+        symbol = "¥" if currency == "CNY" else "$"
+        return f"{symbol}{amount:,.0f}"
+
+    def tokens(self, name: str, value: float, source: str, lang: str) -> str:
+        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"."""
+        if value >= 1e9:
+            if lang == "zh":
+                return self.num(name, value / 1e8, "亿 tokens", source, _digits(value / 1e8))
+            return self.num(name, value / 1e9, "B tokens", source, _digits(value / 1e9))
+        if value >= 1e6:
+            return self.num(name, value / 1e6, "M tokens", source, _digits(value / 1e6))
+        return self.num(name, value, "tokens", source)
+
+
+def _digits(x: float) -> int:
+    return 0 if abs(x - round(x)) < 1e-9 else (1 if abs(x * 10 - round(x * 10)) < 1e-9 else 2)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# labels
+# ----------------------------------------------------------------------------------------------------------------
+TASK = {
+    "inference": ("inference (serving)", "推理部署"), "lora": ("LoRA fine-tuning", "LoRA 微调"),
+    "qlora": ("QLoRA fine-tuning", "QLoRA 微调"), "full": ("full fine-tuning", "全参微调"),
+    "freeze": ("freeze-tuning", "冻结微调"), "pretrain": ("pre-training", "预训练"),
+}
+FORMAT = {
+    "fp32": "FP32", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8", "int8": "INT8", "int4": "INT4",
+    "gptq-int4": "GPTQ INT4", "gptq-int8": "GPTQ INT8", "awq-int4": "AWQ INT4", "nf4": "NF4 (bitsandbytes)",
+    "bnb-int8": "bitsandbytes INT8", "q8_0": "GGUF Q8_0", "q6_k": "GGUF Q6_K", "q5_k_m": "GGUF Q5_K_M",
+    "q4_k_m": "GGUF Q4_K_M", "q4_0": "GGUF Q4_0", "q3_k_m": "GGUF Q3_K_M", "q2_k": "GGUF Q2_K",
+}
+SLOT_LABEL = {
+    "model": ("model", "模型"), "task": ("task", "任务"), "weights": ("precision", "精度"),
+    "kv": ("KV cache format", "KV 缓存格式"), "context": ("context", "上下文"), "concurrency": ("concurrency", "并发"),
+    "qps": ("QPS", "QPS"), "budget": ("budget", "预算"), "currency": ("currency", "币种"), "region": ("region", "地区"),
+    "existing": ("your GPUs", "现有显卡"), "candidates": ("GPUs compared", "候选显卡"),
+    "gpu_count": ("GPU count", "卡数"), "train_tokens": ("training tokens", "训练 token 数"),
+    "deadline_s": ("deadline", "期限"), "tco_years": ("TCO years", "TCO 年限"), "engine": ("engine", "推理/训练框架"),
+    "batch": ("batch", "批大小"), "prompt_tokens": ("prompt length", "输入长度"),
+    "output_tokens": ("output length", "输出长度"), "lora_rank": ("LoRA rank", "LoRA 秩"), "zero": ("ZeRO stage", "ZeRO 阶段"),
+    "buy_or_rent": ("buy or rent", "买或租"),
+}
+PART = {
+    "weights": ("weights", "权重"), "kv_cache": ("KV cache", "KV 缓存"), "activations": ("activations", "激活"),
+    "gradients": ("gradients", "梯度"), "optimizer_states": ("optimizer states", "优化器状态"),
+    "overhead": ("runtime overhead", "运行时开销"),
+}
+REGION = {"cn": ("mainland China", "中国大陆"), "global": ("outside China", "海外/不限")}
+ROLE = {"existing": ("your", "现有"), "candidate": ("", ""), "fit": ("", ""), "recommended": ("", "")}
+
+
+def _l(pair: tuple[str, str], lang: str) -> str:
+    return pair[1] if lang == "zh" else pair[0]
+
+
+def _task(task: str | None, lang: str) -> str:
+    return _l(TASK.get(task or "inference", (task or "", task or "")), lang)
+
+
+def _fmt(fmt: str | None, lang: str) -> str:
+    return FORMAT.get(fmt or "bf16", (fmt or "").upper())
+
+
+def _gpu_name(catalog: Any, gpu_id: str) -> str:
+    spec = catalog.find_gpu(gpu_id) if hasattr(catalog, "find_gpu") else None
+    return spec.name if spec is not None else gpu_id
+
+
+def _model_name(catalog: Any, model_id: str | None) -> str:
+    if model_id is None:
+        return "?"
+    spec = catalog.find_model(model_id) if hasattr(catalog, "find_model") else None
+    return spec.name if spec is not None else model_id
+
+
+def _slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Any, prefix: str) -> str:
+    """A slot value in words, with its numbers recorded."""
+    if value is None:
+        return "—" if lang == "en" else "未定"
+    name = f"{prefix} {slot}"
+    if slot == "model":
+        return _model_name(catalog, value)
+    if slot == "task":
+        return _task(value, lang)
+    if slot in ("weights", "kv"):
+        return _fmt(value, lang)
+    if slot in ("context", "prompt_tokens", "output_tokens"):
+        return book.tokens(name, value, SRC_USER, lang)
+    if slot == "train_tokens":
+        return book.tokens(name, value, SRC_USER, lang)
+    if slot == "concurrency":
+        return book.num(name, value, "sequences", SRC_USER, suffix="" if lang == "zh" else "concurrent")
+    if slot == "qps":
+        return book.num(name, value, "requests/s", SRC_USER, _digits(value))
+    if slot == "budget":
+        return str(value)
+    if slot == "region":
+        return _l(REGION.get(value, (value, value)), lang)
+    if slot == "existing":
+        return _mention(book, value, lang, catalog, name)
+    if slot == "candidates":
+        return ", ".join(_mention(book, m, lang, catalog, f"{name} {i}") for i, m in enumerate(value))
+    if slot == "deadline_s":
+        return book.num(name, value / 86400, "days", SRC_USER, _digits(value / 86400), suffix="天" if lang == "zh" else "days")
+    if slot in ("gpu_count", "batch", "lora_rank", "zero", "tco_years"):
+        return book.count(name, value, {"gpu_count": "GPUs", "tco_years": "years"}.get(slot, ""), SRC_USER)
+    return str(value)
+
+
+def _mention(book: Book, mention: Any, lang: str, catalog: Any, name: str) -> str:
+    gpu = _gpu_name(catalog, mention.gpu)
+    if mention.count:
+        return f"{book.count(name, mention.count, 'GPUs', SRC_USER)}× {gpu}"
+    return gpu
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# what is known, questions
+# ----------------------------------------------------------------------------------------------------------------
+def summary(state: DialogState, lang: str, catalog: Any, book: Book) -> str:
+    s = state.slots
+    parts: list[str] = []
+    if s.model:
+        parts.append(_model_name(catalog, s.model))
+    if s.task or s.task_generic:
+        parts.append(_task(s.task, lang) if s.task else ("微调" if lang == "zh" else "fine-tuning")
+                     if s.task_generic == "finetune" else ("训练" if lang == "zh" else "training"))
+    if s.weights:
+        parts.append(_fmt(s.weights, lang))
+    if s.context:
+        label = "上下文 " if lang == "zh" else "context "
+        parts.append(label + book.tokens("context", s.context, SRC_USER, lang))
+    if s.concurrency:
+        parts.append(book.num("concurrency", s.concurrency, "sequences", SRC_USER, suffix="并发" if lang == "zh" else "concurrent"))
+    if s.train_tokens:
+        parts.append(book.tokens("training tokens", s.train_tokens, SRC_USER, lang))
+    if s.budget:
+        parts.append(("预算 " if lang == "zh" else "budget ") + book.money("budget", s.budget, s.currency or "USD", SRC_USER))
+    if s.region:
+        parts.append(_l(REGION[s.region], lang))
+    if s.existing:
+        parts.append(("现有 " if lang == "zh" else "you have ") + _mention(book, s.existing, lang, catalog, "your GPUs"))
+    if s.candidates:
+        parts.append(("候选 " if lang == "zh" else "comparing ") + ", ".join(
+            _mention(book, m, lang, catalog, f"candidate {i}") for i, m in enumerate(s.candidates)))
+    if s.deadline_s:
+        parts.append(("期限 " if lang == "zh" else "deadline ") + _slot_value(book, "deadline_s", s.deadline_s, lang, catalog, "deadline"))
+    sep = "，" if lang == "zh" else ", "
+    return sep.join(parts)
+
+
+def question_text(slot: str | None, state: DialogState, lang: str, catalog: Any = None, book: Book | None = None) -> str:
+    """The clarifying question for `slot`, with the default it would use."""
+    book = book or Book()
+    s = state.slots
+    zh = lang == "zh"
+    if slot == "model":
+        default = _model_name(catalog, DEFAULT_MODEL) if catalog is not None else "Qwen2.5-7B"
+        return (f"请问是哪个模型（或多大参数量）？例如 Qwen2.5-7B、Llama-3.1-70B、DeepSeek-R1。回复“默认”按 {default} 计算。"
+                if zh else f"Which model (or what size)? For example Qwen2.5-7B, Llama-3.1-70B or DeepSeek-R1. "
+                f"Reply \"default\" to use {default}.")
+    if slot == "task":
+        if s.task_generic == "train":
+            return ("哪种训练：LoRA 微调（默认）、QLoRA、全参微调，还是从头预训练？" if zh else
+                    "Which kind of training: LoRA fine-tuning (default), QLoRA, full fine-tuning, or pre-training from scratch?")
+        name = _model_name(catalog, s.model) if catalog is not None and s.model else ("这个模型" if zh else "the model")
+        return (f"{name} 用来做什么：推理部署（默认）、微调（LoRA / QLoRA / 全参）还是预训练？" if zh else
+                f"What will you do with {name}: serve it (inference, the default), fine-tune it (LoRA / QLoRA / full) "
+                "or pre-train it?")
+    if slot == "concurrency":
+        one = book.num("default concurrency", 1, "sequences", SRC_DEFAULT, suffix="")
+        return (f"高峰时有多少并发请求（同时在线的用户）？默认按 {one} 路计算。" if zh else
+                f"How many concurrent requests (users at the same time) at peak? Default: {one}.")
+    if slot == "context":
+        ctx = book.tokens("default context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
+        return (f"每个请求的上下文长度（输入 + 输出）是多少？默认 {ctx}。" if zh else
+                f"What context length per request (prompt + output)? Default: {ctx}.")
+    if slot == "weights":
+        return ("权重用什么精度：BF16（默认）、FP8、INT8，还是 4-bit 量化（AWQ/GPTQ、GGUF Q4_K_M）？" if zh else
+                "Which precision for the weights: BF16 (default), FP8, INT8, or 4-bit (AWQ/GPTQ, GGUF Q4_K_M)?")
+    if slot == "region":
+        default = "中国大陆" if zh else "outside China"
+        return (f"部署在哪里：中国大陆（只考虑国内可买到的卡）还是海外？默认：{default}。" if zh else
+                f"Where will it run: mainland China (only cards sold there) or elsewhere? Default: {default}.")
+    if slot == "budget":
+        return ("预算大概多少（币种）？默认不设上限。" if zh else
+                "Is there a budget (and currency)? Default: no limit.")
+    if slot == "output_tokens":
+        return ("平均每个请求输出多少 token？这会影响速度和成本估算。默认按常见对话长度。" if zh else
+                "What is the average output length per request, in tokens? It sets the speed and cost figures. "
+                "Default: a typical chat reply.")
+    if slot == "train_tokens":
+        return ("训练数据总共多少 token（数据量 × 轮数）？有了它才能估算训练时间。" if zh else
+                "How many training tokens (dataset size × epochs)? With it I can estimate the training time.")
+    if slot == "deadline":
+        return ("训练需要在多长时间内完成？默认不设期限。" if zh else
+                "By when must the training finish? Default: no deadline.")
+    return ""
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# turns
+# ----------------------------------------------------------------------------------------------------------------
+def _notes_block(notes: list[str]) -> str:
+    return "\n".join(f"> {n}" for n in notes)
+
+
+def _turn(answer: str, lang: str, state: DialogState, book: Book, **kw: Any) -> Turn:
+    return Turn(answer=answer.strip(), lang=lang if lang in ("zh", "en") else "en", mode="deterministic",  # type: ignore[arg-type]
+                numbers=book.numbers, workload=workload_summary_dict(state), **kw)
+
+
+def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | None = None,
+                question: str | None = None, show_state: bool = False, catalog: Any = None) -> Turn:
+    """A reply that changes nothing: empty, nonsense, greeting, injection, an error."""
+    from advisor.conversation.dialog import _catalog
+
+    catalog = catalog if catalog is not None else _catalog()
+    book = Book()
+    lines = [_notes_block(notes or []), body]
+    if show_state:
+        known = summary(state, lang, catalog, book)
+        lines.append(say("kept", lang, summary=known) if known else say("nothing_yet", lang))
+    questions: list[str] = []
+    if question:
+        lines.append(question)
+        questions.append(question)
+    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
+                 extra={"kind": "no_change", "pending": state.pending})
+
+
+def question_turn(slot: str, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
+                  changes: list[Change]) -> Turn:
+    book = Book()
+    lines = [_notes_block(notes)] + _unknown_lines(slots, lang, catalog)
+    known = summary(state, lang, catalog, book)
+    if known:
+        lines.append(("已了解：" if lang == "zh" else "So far: ") + known + ("。" if lang == "zh" else "."))
+    q = question_text(slot, state, lang, catalog, book)
+    lines.append(q)
+    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=[q],
+                 extra={"kind": "question", "pending": slot, "blocking": True})
+
+
+def _unknown_lines(slots: Slots, lang: str, catalog: Any) -> list[str]:
+    out: list[str] = []
+    if slots.unknown_model and slots.model is None:
+        from knowledge.errors import UnknownModel
+
+        try:
+            catalog.model(slots.unknown_model)
+        except UnknownModel as exc:
+            out.append(exc.localized(lang))
+        except Exception:  # noqa: BLE001
+            pass
+    for word in slots.unknown_gpus:
+        out.append(f"目录里没有“{word}”这张卡，无法给出它的数据；可用 `gpu-advisor gpus` 查看支持的显卡。" if lang == "zh" else
+                   f"'{word}' is not a GPU in the catalog, so I have no data for it (see `gpu-advisor gpus`).")
+    if slots.model_assumed in ("size", "closest") and slots.size_params and slots.model:
+        name = _model_name(catalog, slots.model)
+        if lang == "zh":
+            out.append(f"按 {name} 作为这个规模的代表模型计算（架构不同结果会有出入）。")
+        else:
+            out.append(f"I use {name} as the representative model of that size (other architectures differ somewhat).")
+    return out
+
+
+def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
+                changes: list[Change], question: str | None) -> Turn:
+    book = Book()
+    zh = lang == "zh"
+    w = ev.workload
+    lines: list[str] = [_notes_block(notes)]
+    lines += [_headline(ev, book, lang)]
+    lines += _unknown_lines(slots, lang, catalog)
+    changed = _changes_block(changes, state, ev, book, lang, catalog)
+    if changed:
+        lines.append(changed)
+    lines.append(_job_line(ev, book, lang))
+    table = _configs_table(ev, book, lang)
+    if table:
+        lines.append(table)
+    breakdown = _breakdown(ev, book, lang)
+    if breakdown:
+        lines.append(breakdown)
+    if ev.claim is not None:
+        lines.append(_claim_block(ev, book, lang))
+    if ev.findings:
+        lines.append(_findings_block(ev.findings, lang))
+    assumptions = _assumptions_block(ev.assumptions, book, lang)
+    if assumptions:
+        lines.append(assumptions)
+    if ev.unavailable:
+        lines.append(("（速度、成本与规则检查模块尚未就绪，本回答只含显存计算。）" if zh else
+                      "(Speed, cost and rule checks are not available in this build; this answer covers memory only.)"))
+    questions: list[str] = []
+    if question:
+        q = question_text(question, state, lang, catalog, book)
+        lines.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
+        questions.append(q)
+    top = _top(ev)
+    state.focus_gpu = top.gpu.id if top is not None else state.focus_gpu
+    state.last_numbers = _key_numbers(ev)
+    memory_chart = _memory_chart(ev)
+    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
+                 findings=list(ev.findings), options=_options(ev), memory=memory_chart,
+                 extra={"kind": "answer", "pending": question, "changed": [c.slot for c in changes]})
+
+
+# -- pieces of an answer -------------------------------------------------------------------------------------------
+def _top(ev: Evaluation) -> ConfigResult | None:
+    fitting = [c for c in ev.configs if c.fits]
+    if fitting:
+        return fitting[0]
+    return ev.configs[0] if ev.configs else None
+
+
+def _cfg_name(c: ConfigResult, book: Book, lang: str) -> str:
+    n = book.count(f"GPUs ({c.gpu.name})", c.count, "GPUs", "configuration evaluated")
+    return f"{n}× {c.gpu.name}"
+
+
+def _headline(ev: Evaluation, book: Book, lang: str) -> str:
+    zh = lang == "zh"
+    users = [c for c in ev.configs if c.role in ("existing", "candidate")]
+    if users:
+        fitting = [c for c in users if c.fits]
+        if len(users) == 1:
+            c = users[0]
+            if c.memory is None:
+                return (f"**{_cfg_name(c, book, lang)}：无法估算**（{c.error}）" if zh else
+                        f"**{_cfg_name(c, book, lang)}: could not be estimated** ({c.error})")
+            need = book.gib(f"memory per GPU on {c.gpu.name}", c.memory.per_gpu.total)
+            cap = book.gib(f"usable memory of {c.gpu.name}", c.memory.usable_bytes(c.gpu), f"catalog: {c.gpu.id} memory_bytes × engine usable fraction")
+            if c.fits:
+                return (f"**可以：{_cfg_name(c, book, lang)} 放得下**（{c.layout}），每卡需要 {need}，可用 {cap}。" if zh else
+                        f"**Yes: {_cfg_name(c, book, lang)} fits** ({c.layout}): {need} needed per GPU of {cap} usable.")
+            return (f"**不够：{_cfg_name(c, book, lang)} 放不下**（{c.layout}），每卡需要 {need}，可用只有 {cap}。" if zh else
+                    f"**No: {_cfg_name(c, book, lang)} does not fit** ({c.layout}): {need} needed per GPU, only {cap} usable.")
+        if fitting:
+            best = fitting[0]
+            names = "、".join(_cfg_name(c, book, lang) for c in fitting) if zh else ", ".join(_cfg_name(c, book, lang) for c in fitting)
+            return (f"**建议：{_cfg_name(best, book, lang)}**（{best.layout}）。放得下的配置：{names}。" if zh else
+                    f"**Recommendation: {_cfg_name(best, book, lang)}** ({best.layout}). Configurations that fit: {names}.")
+        return ("**所列配置都放不下**，见下表每卡显存需求。" if zh else
+                "**None of these configurations fits**; see the memory per GPU below.")
+    top = _top(ev)
+    if top is None:
+        need = book.gib("memory needed on one GPU", ev.need.per_gpu.total)
+        return (f"**目录中没有 8 卡以内能放下的单机配置**；单卡需要 {need}。" if zh else
+                f"**No single-node configuration in the catalog fits**; the job needs {need} on one GPU.")
+    need = book.gib(f"memory per GPU on {top.gpu.name}", top.memory.per_gpu.total)
+    return (f"**建议：{_cfg_name(top, book, lang)}**（{top.layout}），每卡需要 {need}。" if zh else
+            f"**Recommendation: {_cfg_name(top, book, lang)}** ({top.layout}), {need} needed per GPU.")
+
+
+def _job_line(ev: Evaluation, book: Book, lang: str) -> str:
+    w = ev.workload
+    zh = lang == "zh"
+    params = book.num(f"parameters of {ev.model.name}", ev.need.params / 1e9, "B params", "knowledge.params.param_counts", 1,
+                      suffix="B 参数" if zh else "B parameters")
+    bits = [f"{ev.model.name}（{params}）" if zh else f"{ev.model.name} ({params})", _task(w.task, lang)]
+    if w.task == "inference" or w.weights:
+        bits.append(_fmt(w.weights or "bf16", lang))
+    ctx = book.tokens("context", w.context, SRC_USER if ev.constraints else SRC_DEFAULT, lang)
+    if w.task == "inference":
+        conc = book.num("concurrency", w.concurrency, "sequences", SRC_USER, suffix="")
+        bits.append(f"{conc} 路 × {ctx}" if zh else f"{conc} × {ctx}")
+    else:
+        bits.append(("序列长度 " if zh else "sequence ") + ctx)
+    return ("**任务：** " if zh else "**Job:** ") + ("，".join(bits) if zh else ", ".join(bits))
+
+
+def _configs_table(ev: Evaluation, book: Book, lang: str) -> str:
+    if len(ev.configs) < 2 and not (ev.configs and ev.configs[0].role == "fit"):
+        return ""
+    zh = lang == "zh"
+    head = ("| 配置 | 并行方式 | 每卡显存 | 可用显存 | 放得下 |\n|---|---|---|---|---|" if zh else
+            "| configuration | layout | memory per GPU | usable | fits |\n|---|---|---|---|---|")
+    rows = []
+    for c in ev.configs:
+        if c.memory is None:
+            rows.append(f"| {_cfg_name(c, book, lang)} | — | — | — | {c.error} |")
+            continue
+        need = book.gib(f"memory per GPU on {c.gpu.name}", c.memory.per_gpu.total)
+        cap = book.gib(f"usable memory of {c.gpu.name}", c.memory.usable_bytes(c.gpu), f"catalog: {c.gpu.id} memory_bytes × engine usable fraction")
+        ok = ("是" if c.fits else "否") if zh else ("yes" if c.fits else "no")
+        rows.append(f"| {_cfg_name(c, book, lang)} | {c.layout} | {need} | {cap} | {ok} |")
+    return head + "\n" + "\n".join(rows)
+
+
+def _breakdown(ev: Evaluation, book: Book, lang: str) -> str:
+    top = _top(ev)
+    mem = top.memory if top is not None and top.memory is not None else ev.need
+    where = f"{_cfg_name(top, book, lang)}" if top is not None and top.memory is not None else ("单卡" if lang == "zh" else "one GPU")
+    zh = lang == "zh"
+    lines = [(f"**每卡显存明细**（{where}）：" if zh else f"**Memory per GPU** ({where}):")]
+    for part, label in PART.items():
+        value = getattr(mem.per_gpu, part)
+        if value:
+            lines.append(f"- {_l(label, lang)}: {book.gib(f'{part} per GPU', value)}")
+    lines.append(f"- {'合计' if zh else 'total'}: {book.gib('total per GPU', mem.per_gpu.total)}")
+    if mem.cpu.total:
+        lines.append(f"- {'CPU 内存（卸载）' if zh else 'CPU RAM (offload)'}: {book.gib('CPU memory', mem.cpu.total)}")
+    return "\n".join(lines)
+
+
+def _claim_block(ev: Evaluation, book: Book, lang: str) -> str:
+    ck = ev.claim
+    assert ck is not None
+    zh = lang == "zh"
+    quoted = book.num("quoted figure", ck.claim.value, ck.claim.unit, SRC_USER, _digits(ck.claim.value))
+    weights = book.gb("weights (claim check)", ck.weights_bytes)
+    weights_gib = book.gib("weights (claim check)", ck.weights_bytes)
+    kv = book.gib("KV cache (claim check)", ck.kv_bytes)
+    ctx = book.tokens("claim check context", ck.context, SRC_DEFAULT, lang)
+    total = book.gib("total on one GPU (claim check)", ck.total_bytes)
+    fmt = _fmt(ck.fmt, lang)
+    if zh:
+        verdict = {"too_low": "这个说法偏低：仅权重就超过了它",
+                   "weights_only": "这个数字最多只够放权重，没算 KV 缓存和运行开销",
+                   "plausible": "这个数字与计算大致相符"}[ck.verdict]
+        return (f"**关于引用的说法（“{ck.claim.text}”）：** {verdict}。按 {fmt} 计算，{ev.model.name} 的权重为 "
+                f"{weights}（{weights_gib}），再加上 {ctx} 上下文的 KV 缓存 {kv}，单卡合计 {total}（已计入运行开销）。")
+    verdict = {"too_low": "the figure is too low: the weights alone exceed it",
+               "weights_only": "the figure covers at most the weights, not the KV cache and runtime overhead",
+               "plausible": "the figure is consistent with the computation"}[ck.verdict]
+    return (f"**On the quoted claim (\"{ck.claim.text}\"):** {verdict}. In {fmt}, {ev.model.name}'s weights take "
+            f"{weights} ({weights_gib}); with the KV cache for {ctx} of context ({kv}) and runtime overhead, one GPU "
+            f"needs {total}. Quoted: {quoted}.")
+
+
+def _findings_block(findings: list[Any], lang: str) -> str:
+    zh = lang == "zh"
+    lines = ["**规则检查：**" if zh else "**Findings:**"]
+    for f in findings:
+        src = f" — {f.source}" if getattr(f, "source", "") else ""
+        lines.append(f"- [{f.rule_id}] ({f.severity}) {f.text(lang)}{src}")
+    return "\n".join(lines)
+
+
+def _assumptions_block(assumptions: list[Assumption], book: Book, lang: str) -> str:
+    if not assumptions:
+        return ""
+    lines = ["**假设：**" if lang == "zh" else "**Assumptions:**"]
+    for a in assumptions:
+        values = {}
+        for key, (value, unit, source) in a.numbers.items():
+            if unit == "tokens":
+                values[key] = book.tokens(f"assumed {key}", value, source, lang)
+            else:
+                values[key] = book.num(f"assumed {key}", value, unit, source, _digits(value),
+                                       suffix="" if unit in ("sequences",) else None)
+        lines.append("- " + (a.zh if lang == "zh" else a.en).format(**values))
+    return "\n".join(lines)
+
+
+def _changes_block(changes: list[Change], state: DialogState, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
+    if not changes or not state.answered:
+        return ""
+    zh = lang == "zh"
+    parts = []
+    for ch in changes:
+        if ch.slot not in SLOT_LABEL:
+            continue
+        old = _slot_value(book, ch.slot, ch.old, lang, catalog, "previous")
+        new = _slot_value(book, ch.slot, ch.new, lang, catalog, "new")
+        parts.append(f"{_l(SLOT_LABEL[ch.slot], lang)} {old} → {new}")
+    if not parts:
+        return ""
+    text = ("**变化：** " if zh else "**What changed:** ") + ("；".join(parts) if zh else "; ".join(parts))
+    before = state.last_numbers.get("need_total")
+    if before is not None and ev.need is not None:
+        old = book.gib("previous memory on one GPU", before, "previous turn: " + SRC_MEMORY)
+        new = book.gib("memory on one GPU", ev.need.per_gpu.total)
+        delta = (ev.need.per_gpu.total - before) / before * 100 if before else 0.0
+        pct = book.num("change in memory", delta, "%", "computed from the two estimates", 0, suffix="%")
+        text += (f"。单卡显存需求 {old} → {new}（{pct}）。" if zh else
+                 f". Memory on one GPU: {old} → {new} ({pct}).")
+    return text
+
+
+def _key_numbers(ev: Evaluation) -> dict[str, float]:
+    out: dict[str, float] = {}
+    if ev.need is not None:
+        out["need_total"] = float(ev.need.per_gpu.total)
+    top = _top(ev)
+    if top is not None and top.memory is not None:
+        out["top_total"] = float(top.memory.per_gpu.total)
+        out["top_count"] = float(top.count)
+    return out
+
+
+def _options(ev: Evaluation) -> list[dict[str, Any]]:
+    """Options in the `gpu-advisor recommend --json` shape."""
+    out = []
+    for c in ev.configs:
+        out.append({
+            "gpu": c.gpu.id, "count": c.count, "layout": c.layout,
+            "per_gpu_bytes": c.memory.per_gpu.to_contract() if c.memory is not None else {},
+            "fits": c.fits, "throughput": None, "price": None, "findings": [], "role": c.role,
+        })
+    return out
+
+
+def _memory_chart(ev: Evaluation) -> dict[str, Any] | None:
+    top = _top(ev)
+    mem = top.memory if top is not None and top.memory is not None else ev.need
+    if mem is None:
+        return None
+    chart: dict[str, Any] = {k: int(v) for k, v in mem.per_gpu.parts().items()}
+    chart["total"] = int(mem.per_gpu.total)
+    if top is not None and top.memory is not None:
+        chart["capacity"] = int(top.gpu.memory_bytes)
+        chart["usable"] = int(mem.usable_bytes(top.gpu))
+        chart["gpu"] = top.gpu.id
+        chart["count"] = top.count
+    return chart

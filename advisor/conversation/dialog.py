@@ -1,0 +1,696 @@
+"""The deterministic dialog: a state machine over workload slots, one clarifying question at a time.
+
+Each turn: extract slots from the message (:mod:`advisor.conversation.extract`), merge them into the
+conversation's state (later turns refine earlier ones and the changes are reported), then either ask the
+one question that blocks an answer (which model? which task?) or answer from the tools — recommender,
+estimator, rules — and ask the most useful next question with its default offered. "默认/default"
+accepts the default of the pending question. Nonsense, injection attempts, empty or huge messages get a
+clear reply in the user's language and leave the state as it was.
+
+Answers are rendered by :mod:`advisor.conversation.compose`; this module only decides and computes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from advisor.conversation.extract import GpuMention, Slots, extract
+from advisor.conversation.lang import say
+from advisor.conversation.turn import Step, Turn
+from advisor.workload import Constraints, ExistingGpus, Workload
+from knowledge.errors import AdvisorError, InputError
+
+DEFAULT_MODEL = "qwen2.5-7b"
+DEFAULT_CONTEXT = 4096
+SERVE_COUNTS = (1, 2, 4, 8)
+QPS_SECONDS_PER_REQUEST = 1.0  # Little's law L = λ·W with W = 1 s when only QPS is known (stated as an assumption)
+
+BLOCKING = ("model", "task")
+NEXT_INFERENCE = ("concurrency", "context", "weights", "region", "budget", "output_tokens")
+NEXT_TRAINING = ("train_tokens", "context", "region", "budget", "deadline")
+
+
+class DialogState(BaseModel):
+    """What the conversation knows: merged slots, the question waiting for an answer, what was asked/defaulted."""
+
+    model_config = ConfigDict(extra="forbid")
+    slots: Slots = Slots()
+    pending: str | None = None
+    asked: list[str] = []
+    defaulted: list[str] = []
+    focus_gpu: str | None = None  # the top option of the last answer ("what about 4 cards?" re-counts it)
+    last_numbers: dict[str, float] = {}  # key results of the last answer, for "what changed and how much"
+    last_workload: dict[str, Any] = {}
+    answered: int = 0
+
+
+@dataclass
+class Change:
+    slot: str
+    old: Any
+    new: Any
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# merging turns
+# ----------------------------------------------------------------------------------------------------------------
+_TRANSIENT = {"claim", "unknown_gpus", "unknown_model", "model_text", "model_assumed", "size_params"}
+
+
+def merge(state: DialogState, new: Slots) -> list[Change]:
+    """Fold this turn's slots into the state; return what changed (old -> new) for the slots that matter."""
+    old = state.slots
+    merged = old.model_copy(deep=True)
+    changes: list[Change] = []
+
+    def put(name: str, value: Any) -> None:
+        before = getattr(merged, name)
+        if before != value:
+            if name not in _TRANSIENT:
+                changes.append(Change(name, before, value))
+            setattr(merged, name, value)
+
+    merged.claim = new.claim
+    merged.unknown_gpus = list(new.unknown_gpus)
+    merged.unknown_model = new.unknown_model
+    if new.model is not None:
+        put("model", new.model)
+        merged.model_text, merged.model_assumed, merged.size_params = new.model_text, new.model_assumed, new.size_params
+    elif new.size_params is not None:
+        merged.size_params = new.size_params
+    if new.task is not None:
+        put("task", new.task)
+        merged.task_generic = None
+    elif new.task_generic is not None:
+        keep = old.task in ("lora", "qlora", "full", "freeze") if new.task_generic == "finetune" else (
+            old.task in ("lora", "qlora", "full", "freeze", "pretrain"))
+        if not keep:
+            merged.task_generic = new.task_generic
+            if old.task == "inference":
+                put("task", None)
+    for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
+                 "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
+                 "zero", "buy_or_rent"):
+        value = getattr(new, name)
+        if value is not None:
+            put(name, value)
+    if new.concurrency is not None:
+        merged.concurrency_avg = new.concurrency_avg
+    if new.weights is not None and merged.task == "qlora" and new.weights not in ("nf4", "int4", "gptq-int4", "awq-int4"):
+        put("task", "lora")  # "QLoRA … 改成 8bit": an 8-bit base is LoRA on a quantised base, not QLoRA
+    if new.existing is not None:
+        put("existing", new.existing)
+    if new.candidates:
+        put("candidates", list(new.candidates))
+    if new.gpu_count is not None:
+        if new.existing is None and not new.candidates:
+            if merged.existing is not None:
+                put("existing", merged.existing.model_copy(update={"count": new.gpu_count}))
+            elif merged.candidates:
+                put("candidates", [c.model_copy(update={"count": new.gpu_count}) for c in merged.candidates])
+            elif state.focus_gpu:
+                put("candidates", [GpuMention(gpu=state.focus_gpu, count=new.gpu_count, text="")])
+            else:
+                put("gpu_count", new.gpu_count)
+        else:
+            for mention in ([merged.existing] if merged.existing else []) + list(merged.candidates):
+                if mention.count is None:
+                    mention.count = new.gpu_count
+    state.slots = merged
+    return changes
+
+
+def observe(state: DialogState, text: str, lang: str = "en", catalog: Any = None) -> Slots:
+    """Extraction and merge only (used in LLM mode so the state follows the conversation)."""
+    slots = extract(text or "", catalog if catalog is not None else _catalog(), pending=state.pending, lang=lang)
+    if slots.reset:
+        reset(state)
+    elif not slots.empty:
+        merge(state, slots)
+    return slots
+
+
+def reset(state: DialogState) -> None:
+    fresh = DialogState()
+    for name in type(state).model_fields:
+        setattr(state, name, getattr(fresh, name))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# from slots to Workload / Constraints (defaults applied, each one stated)
+# ----------------------------------------------------------------------------------------------------------------
+@dataclass
+class Assumption:
+    """One assumption, in both languages; `{name}` placeholders are numbers rendered (and recorded) by compose."""
+
+    en: str
+    zh: str
+    numbers: dict[str, tuple[float, str, str]] = field(default_factory=dict)  # name -> (value, unit, source)
+
+
+def _task_of(slots: Slots) -> str | None:
+    if slots.task:
+        return slots.task
+    if slots.task_generic == "finetune":
+        return "lora"
+    return None
+
+
+def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption]]:
+    """The Workload the slots describe, with the defaults it needed (None when no model is known yet)."""
+    s = state.slots
+    notes: list[Assumption] = []
+    if s.model is None:
+        return None, notes
+    task = _task_of(s) or "inference"
+    if s.task is None and s.task_generic == "finetune":
+        notes.append(Assumption("fine-tuning method not given: LoRA assumed", "未说明微调方式：按 LoRA 计算"))
+    elif s.task is None:
+        notes.append(Assumption("task not given: inference (serving) assumed", "未说明任务：按推理部署计算"))
+    weights = s.weights
+    if task == "qlora" and weights in (None, "int4"):
+        weights = "nf4"
+    if weights is None and task == "inference":
+        notes.append(Assumption("weights in BF16 (the usual serving precision)", "权重按 BF16 计算（常用部署精度）"))
+    context = s.context
+    if context is None:
+        context = DEFAULT_CONTEXT
+        notes.append(Assumption("context {ctx} per sequence", "每条序列上下文 {ctx}",
+                                {"ctx": (DEFAULT_CONTEXT, "tokens", "dialog default")}))
+    concurrency = s.concurrency
+    if concurrency is None and s.qps:
+        concurrency = max(1, math.ceil(s.qps * QPS_SECONDS_PER_REQUEST))
+        notes.append(Assumption(
+            "{qps} requests/s read as {conc} concurrent requests (Little's law with {w} per request)",
+            "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}）",
+            {"qps": (s.qps, "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
+             "w": (QPS_SECONDS_PER_REQUEST, "s", "dialog assumption")}))
+    if concurrency is None:
+        concurrency = 1
+        if task == "inference":
+            notes.append(Assumption("one request at a time (concurrency {n})", "单路请求（并发 {n}）",
+                                    {"n": (1, "sequences", "dialog default")}))
+    if s.concurrency_avg is not None and s.concurrency is not None and task == "inference":
+        notes.append(Assumption("sized for the peak of {peak} concurrent requests (average {avg})",
+                                "按高峰 {peak} 并发配置（平时 {avg}）",
+                                {"peak": (s.concurrency, "sequences", "user input"),
+                                 "avg": (s.concurrency_avg, "sequences", "user input")}))
+    kwargs: dict[str, Any] = {"model": s.model, "task": task, "weights": weights, "context": context,
+                              "concurrency": concurrency if task == "inference" else 1}
+    if s.kv:
+        kwargs["kv"] = s.kv
+    if s.batch:
+        kwargs["batch"] = s.batch
+    if s.prompt_tokens:
+        kwargs["prompt_tokens"] = min(s.prompt_tokens, context)
+    if s.output_tokens:
+        kwargs["output_tokens"] = min(s.output_tokens, context)
+    if s.train_tokens and task != "inference":
+        kwargs["train_tokens"] = s.train_tokens
+    if s.engine:
+        kwargs["engine"] = s.engine
+    if s.lora_rank and task in ("lora", "qlora"):
+        kwargs["lora_rank"] = s.lora_rank
+    if s.zero is not None and task != "inference":
+        kwargs["zero"] = s.zero
+    try:
+        return Workload(**kwargs), notes
+    except ValidationError as exc:
+        raise _input_error(exc) from None
+
+
+def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints, list[Assumption]]:
+    s = state.slots
+    notes: list[Assumption] = []
+    kwargs: dict[str, Any] = {}
+    if s.budget:
+        kwargs["budget"] = s.budget
+        kwargs["currency"] = s.currency or ("CNY" if lang == "zh" else "USD")
+    elif s.currency:
+        kwargs["currency"] = s.currency
+    if s.region:
+        kwargs["region"] = s.region
+    if s.existing:
+        kwargs["existing"] = ExistingGpus(gpu=s.existing.gpu, count=s.existing.count or 1)
+    if s.candidates:
+        kwargs["candidates"] = tuple(c.gpu for c in s.candidates)
+        counts = [c.count for c in s.candidates if c.count]
+        if counts:
+            kwargs["max_gpus_per_node"] = max(1, min(16, max(counts)))
+    if s.gpu_count and not s.existing and not s.candidates:
+        kwargs["max_gpus_per_node"] = max(1, min(16, s.gpu_count))
+        kwargs["max_nodes"] = 1
+    if s.deadline_s:
+        kwargs["deadline_s"] = s.deadline_s
+    if s.buy_or_rent:
+        kwargs["buy_or_rent"] = s.buy_or_rent
+    try:
+        return Constraints(**kwargs), notes
+    except ValidationError as exc:
+        raise _input_error(exc) from None
+
+
+def _input_error(exc: ValidationError) -> InputError:
+    err = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in err["loc"]) or "workload"
+    msg = err["msg"].removeprefix("Value error, ")
+    return InputError(f"{where}: {msg}", field=where, message_zh=f"参数 {where} 无效：{msg}")
+
+
+def apply_workload(state: DialogState, workload: Workload | None) -> None:
+    """Set the slots from a Workload (for drivers that build one themselves)."""
+    s = state.slots
+    if workload is None:
+        for name in ("model", "task", "weights", "kv", "context", "concurrency", "train_tokens"):
+            setattr(s, name, None)
+        return
+    s.model, s.task, s.weights, s.kv = workload.model, workload.task, workload.weights, workload.kv
+    s.context, s.concurrency, s.batch = workload.context, workload.concurrency, workload.batch
+    s.prompt_tokens, s.output_tokens = workload.prompt_tokens, workload.output_tokens
+    s.train_tokens, s.engine = workload.train_tokens, workload.engine
+    s.task_generic = None
+
+
+def apply_constraints(state: DialogState, c: Constraints) -> None:
+    s = state.slots
+    s.budget, s.currency, s.region = c.budget, c.currency, c.region
+    s.existing = GpuMention(gpu=c.existing.gpu, count=c.existing.count) if c.existing else None
+    s.candidates = [GpuMention(gpu=g) for g in c.candidates]
+    s.deadline_s, s.buy_or_rent = c.deadline_s, c.buy_or_rent
+
+
+def workload_summary_dict(state: DialogState) -> dict[str, Any]:
+    """The workload and constraints as understood, for Turn.workload (JSON-safe)."""
+    out: dict[str, Any] = {}
+    try:
+        workload, _ = build_workload(state)
+        if workload is not None:
+            out["workload"] = workload.model_dump(mode="json", exclude_defaults=True) | {"model": workload.model,
+                                                                                        "task": workload.task}
+    except AdvisorError:
+        pass
+    try:
+        constraints, _ = build_constraints(state)
+        out["constraints"] = constraints.model_dump(mode="json", exclude_defaults=True)
+    except AdvisorError:
+        pass
+    out["slots"] = state.slots.workload_fields() and state.slots.model_dump(mode="json", exclude_defaults=True)
+    if state.pending:
+        out["pending"] = state.pending
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# questions
+# ----------------------------------------------------------------------------------------------------------------
+def missing_blocking(state: DialogState) -> str | None:
+    s = state.slots
+    if s.model is None:
+        return "model"
+    if s.task is None and s.task_generic != "finetune" and "task" not in state.defaulted:
+        return "task"
+    return None
+
+
+def next_question(state: DialogState) -> str | None:
+    """The most useful slot still unknown, not yet asked and not defaulted (one at a time)."""
+    s = state.slots
+    task = _task_of(s) or "inference"
+    order = NEXT_INFERENCE if task == "inference" else NEXT_TRAINING
+    known = {
+        "concurrency": s.concurrency is not None or s.qps is not None,
+        "context": s.context is not None,
+        "weights": s.weights is not None,
+        "region": s.region is not None,
+        "budget": s.budget is not None or s.existing is not None,
+        "output_tokens": s.output_tokens is not None,
+        "train_tokens": s.train_tokens is not None,
+        "deadline": s.deadline_s is not None or s.train_tokens is None,
+    }
+    for slot in order:
+        if known.get(slot) or slot in state.asked or slot in state.defaulted:
+            continue
+        if task != "inference" and slot == "region" and s.existing is not None:
+            continue
+        return slot
+    return None
+
+
+def accept_default(state: DialogState, slot: str, lang: str) -> None:
+    """"默认/default" for `slot`: fill it with the default the question offered."""
+    s = state.slots
+    if slot == "model":
+        s.model = DEFAULT_MODEL
+        s.model_assumed = "default"
+    elif slot == "task":
+        if s.task_generic == "train":
+            s.task, s.task_generic = "lora", None
+        else:
+            s.task = "inference"
+    elif slot == "region":
+        s.region = "cn" if lang == "zh" else "global"
+    if slot not in state.defaulted:
+        state.defaulted.append(slot)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the driver
+# ----------------------------------------------------------------------------------------------------------------
+_CATALOG: Any = None
+
+
+def _catalog() -> Any:
+    global _CATALOG
+    if _CATALOG is None:
+        from knowledge.catalog import load_catalog
+
+        _CATALOG = load_catalog()
+    return _CATALOG
+
+
+class DialogDriver:
+    """Answers a Conversation deterministically; same `run(conversation, text)` shape as the agent driver."""
+
+    def __init__(self, catalog: Any = None) -> None:
+        self._catalog = catalog
+
+    @property
+    def catalog(self) -> Any:
+        return self._catalog if self._catalog is not None else _catalog()
+
+    def run(self, conversation: Any, text: str) -> Iterator[Step | Turn]:
+        lang = conversation.lang if conversation.lang in ("zh", "en") else "en"
+        yield from respond(conversation.state, text, lang, self.catalog)
+
+
+def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[Step | Turn]:
+    """One deterministic turn over `state` (mutated only when the turn succeeds)."""
+    from advisor.conversation import compose
+
+    text = text or ""
+    if not text.strip():
+        yield compose.simple_turn(say("empty", lang), lang, state, question=_pending_question(state, lang))
+        return
+    slots = extract(text, catalog, pending=state.pending, lang=lang)
+    notes: list[str] = []
+    if slots.truncated:
+        from advisor.conversation.extract import MAX_CHARS
+
+        notes.append(say("truncated", lang, n=MAX_CHARS))
+    if slots.injection:
+        notes.append(say("injection", lang))
+    if slots.reset:
+        reset(state)
+        yield compose.simple_turn(say("reset", lang) + "\n\n" + say("greeting", lang), lang, state)
+        return
+
+    working = state.model_copy(deep=True)
+    if slots.default and working.pending:
+        accept_default(working, working.pending, lang)
+        working.pending = None
+    elif slots.default and working.slots.model is None:
+        accept_default(working, "model", lang)
+
+    if slots.empty and not slots.default:
+        if slots.greeting:
+            body = say("greeting", lang)
+        elif slots.thanks:
+            body = say("thanks", lang)
+        elif slots.injection:
+            body = ""
+        else:
+            body = say("nonsense", lang)
+        yield compose.simple_turn(body, lang, state, notes=notes, question=_pending_question(state, lang),
+                                  show_state=True)
+        return
+
+    changes = merge(working, slots)
+    if working.pending and working.pending not in BLOCKING:
+        answered_pending = _slot_known(working.slots, working.pending)
+        if not answered_pending and working.pending not in working.asked:
+            working.asked.append(working.pending)
+    working.pending = None
+
+    blocking = missing_blocking(working)
+    if blocking:
+        working.pending = blocking
+        if blocking not in working.asked:
+            working.asked.append(blocking)
+        turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes)
+        _commit(state, working)
+        yield turn
+        return
+
+    try:
+        workload, w_notes = build_workload(working)
+        constraints, c_notes = build_constraints(working, lang)
+    except AdvisorError as exc:
+        yield compose.simple_turn(exc.localized(lang), lang, state, notes=notes, show_state=True)
+        return
+    assert workload is not None
+    steps: list[Step] = []
+    evaluation = evaluate(workload, constraints, working, catalog, steps)
+    for step in steps:
+        yield step
+    evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
+    follow = next_question(working)
+    working.pending = follow
+    if follow and follow not in working.asked:
+        working.asked.append(follow)
+    turn = compose.answer_turn(evaluation, working, lang, catalog, notes=notes, slots=slots, changes=changes,
+                               question=follow)
+    working.answered += 1
+    _commit(state, working)
+    yield turn
+
+
+def _slot_known(s: Slots, slot: str) -> bool:
+    return {
+        "concurrency": s.concurrency is not None or s.qps is not None, "context": s.context is not None,
+        "weights": s.weights is not None, "region": s.region is not None, "budget": s.budget is not None,
+        "output_tokens": s.output_tokens is not None, "train_tokens": s.train_tokens is not None,
+        "deadline": s.deadline_s is not None,
+    }.get(slot, False)
+
+
+def _pending_question(state: DialogState, lang: str) -> str | None:
+    from advisor.conversation import compose
+
+    return compose.question_text(state.pending, state, lang) if state.pending else None
+
+
+def _commit(state: DialogState, working: DialogState) -> None:
+    for name in type(state).model_fields:
+        setattr(state, name, getattr(working, name))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# computing the answer (the same tools the agent calls)
+# ----------------------------------------------------------------------------------------------------------------
+@dataclass
+class ConfigResult:
+    """One hardware configuration evaluated for the workload."""
+
+    gpu: Any  # GpuSpec
+    count: int
+    role: str  # "existing", "candidate", "fit" (found by the search), "recommended"
+    memory: Any = None  # MemoryEstimate
+    fits: bool = False
+    layout: str = ""
+    workload: Workload | None = None
+    error: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ClaimCheck:
+    claim: Any  # extract.Claim
+    weights_bytes: int
+    kv_bytes: int
+    total_bytes: int
+    fmt: str
+    context: int
+    verdict: str  # "too_low", "weights_only", "plausible"
+
+
+@dataclass
+class Evaluation:
+    workload: Workload
+    constraints: Constraints
+    model: Any  # ModelSpec
+    need: Any = None  # MemoryEstimate on one GPU with no card (the job's memory need)
+    configs: list[ConfigResult] = field(default_factory=list)
+    recommendation: Any = None
+    findings: list[Any] = field(default_factory=list)
+    claim: ClaimCheck | None = None
+    assumptions: list[Assumption] = field(default_factory=list)
+    unavailable: list[str] = field(default_factory=list)  # tools not available in this build
+
+
+def _timed(steps: list[Step], name: str, arguments: dict[str, Any], fn: Callable[[], Any],
+           summary: Callable[[Any], str] = lambda r: "") -> Any:
+    start = time.perf_counter()
+    try:
+        result = fn()
+    except AdvisorError as exc:
+        steps.append(Step(name=name, arguments=arguments, duration_s=time.perf_counter() - start, ok=False,
+                          summary=str(exc)))
+        raise
+    steps.append(Step(name=name, arguments=arguments, duration_s=time.perf_counter() - start, ok=True,
+                      summary=summary(result)))
+    return result
+
+
+def evaluate(workload: Workload, constraints: Constraints, state: DialogState, catalog: Any,
+             steps: list[Step]) -> Evaluation:
+    """Run the tools for this workload: memory need, the user's configurations, the recommender, the rules."""
+    from advisor.estimator.memory import estimate_memory
+
+    model = catalog.model(workload.model)
+    ev = Evaluation(workload=workload, constraints=constraints, model=model)
+    ev.need = _timed(steps, "estimate_memory", {"model": model.id, "task": workload.task},
+                     lambda: estimate_memory(model, workload),
+                     lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB per GPU")
+    s = state.slots
+    configs: list[tuple[GpuMention, str]] = []
+    if s.existing:
+        configs.append((s.existing, "existing"))
+    configs += [(c, "candidate") for c in s.candidates]
+    for mention, role in configs:
+        gpu = catalog.gpu(mention.gpu)
+        count = mention.count or _smallest_count(model, workload, gpu)
+        ev.configs.append(_evaluate_config(model, workload, gpu, count, role, steps))
+    ev.recommendation = _recommend(workload, constraints, steps, ev)
+    if not ev.configs and ev.recommendation is None:
+        ev.configs = _search(model, workload, constraints, catalog, steps)
+    if s.claim is not None:
+        ev.claim = _check_claim(model, workload, s.claim, steps)
+    ev.findings = _rules(ev, steps)
+    return ev
+
+
+def _layouts(model: Any, workload: Workload, count: int) -> list[dict[str, Any]]:
+    """Layouts to try for `count` GPUs on one node: inference shards by tensor parallelism (pipeline when the
+    heads do not divide); training tries data parallelism with ZeRO 0→3 (ZeRO-3 first for full/pretrain)."""
+    if count == 1:
+        return [{"gpus": 1}]
+    if workload.task == "inference":
+        heads = model.num_attention_heads
+        tp = max(d for d in range(1, count + 1) if count % d == 0 and heads % d == 0)
+        return [{"gpus": count, "tp": tp, "pp": count // tp}]
+    stages = (workload.zero,) if workload.zero else (1, 2, 3)
+    return [{"gpus": count, "zero": z} for z in stages]
+
+
+def _layout_text(w: Workload) -> str:
+    if w.task == "inference":
+        return f"TP {w.tp}" + (f" × PP {w.pp}" if w.pp > 1 else "") if w.gpus > 1 else "1 GPU"
+    return f"DP {w.gpus}, ZeRO-{w.zero}" if w.gpus > 1 else "1 GPU"
+
+
+def _evaluate_config(model: Any, workload: Workload, gpu: Any, count: int, role: str,
+                     steps: list[Step]) -> ConfigResult:
+    from advisor.estimator.memory import estimate_memory
+
+    result = ConfigResult(gpu=gpu, count=count, role=role)
+    last: tuple[Any, Workload] | None = None
+    for layout in _layouts(model, workload, count):
+        try:
+            w = workload.model_copy(update=layout)
+            w = Workload.model_validate(w.model_dump())
+            mem = _timed(steps, "estimate_memory", {"model": model.id, "gpu": gpu.id, "count": count, **layout},
+                         lambda w=w: estimate_memory(model, w, gpu),
+                         lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB per GPU")
+        except (AdvisorError, ValidationError) as exc:
+            result.error = str(exc)
+            continue
+        last = (mem, w)
+        if mem.fits(gpu):
+            break
+    if last is not None:
+        result.memory, result.workload = last
+        result.fits = bool(last[0].fits(gpu))
+        result.layout = _layout_text(last[1])
+    return result
+
+
+def _smallest_count(model: Any, workload: Workload, gpu: Any) -> int:
+    from advisor.estimator.memory import estimate_memory
+
+    for count in SERVE_COUNTS:
+        for layout in _layouts(model, workload, count):
+            try:
+                w = Workload.model_validate({**workload.model_dump(), **layout})
+                if estimate_memory(model, w, gpu).fits(gpu):
+                    return count
+            except (AdvisorError, ValidationError):
+                continue
+    return SERVE_COUNTS[-1]
+
+
+def _search(model: Any, workload: Workload, constraints: Constraints, catalog: Any,
+            steps: list[Step]) -> list[ConfigResult]:
+    """Until the recommender is available: the smallest count of each card that fits, fewest GPUs first."""
+    found: list[ConfigResult] = []
+    for gpu in catalog.gpus:
+        if constraints.region == "cn" and gpu.china.status in ("restricted", "not_sold"):
+            continue
+        for count in SERVE_COUNTS:
+            if count > constraints.max_gpus_per_node:
+                break
+            local: list[Step] = []
+            r = _evaluate_config(model, workload, gpu, count, "fit", local)
+            if r.fits:
+                found.append(r)
+                break
+    found.sort(key=lambda r: (r.count, r.gpu.memory_bytes * r.count, r.gpu.tdp_w))
+    steps.append(Step(name="search_configurations", arguments={"model": model.id, "region": constraints.region},
+                      summary=f"{len(found)} cards fit"))
+    return found[:3]
+
+
+def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], ev: Evaluation) -> Any:
+    try:
+        from advisor.recommend import recommend
+    except ImportError:
+        ev.unavailable.append("recommend")
+        return None
+    return _timed(steps, "recommend", {"model": workload.model, "task": workload.task},
+                  lambda: recommend(workload, constraints))
+
+
+def _rules(ev: Evaluation, steps: list[Step]) -> list[Any]:
+    if ev.recommendation is not None:
+        return list(getattr(ev.recommendation, "findings", []) or [])
+    try:
+        from rules.engine import evaluate as evaluate_rules  # noqa: F401
+    except ImportError:
+        ev.unavailable.append("rules")
+        return []
+    return []
+
+
+def _check_claim(model: Any, workload: Workload, claim: Any, steps: list[Step]) -> ClaimCheck:
+    """Weights (and KV cache at the stated context) for the quoted configuration, against the quoted figure."""
+    from advisor.estimator.memory import estimate_memory
+
+    w = Workload.model_validate({**workload.model_dump(), "gpus": 1, "tp": 1, "pp": 1, "task": "inference",
+                                 "concurrency": 1, "batch": 1,
+                                 "weights": workload.weights if workload.task == "inference" else None})
+    mem = _timed(steps, "check_claim", {"model": model.id, "weights": w.weights or "bf16", "claim": claim.text},
+                 lambda: estimate_memory(model, w), lambda r: f"weights {r.per_gpu.weights / 1e9:.1f} GB")
+    weights, kv = mem.per_gpu.weights, mem.per_gpu.kv_cache
+    if claim.bytes_if_gib < weights:
+        verdict = "too_low"
+    elif claim.bytes_if_gib < mem.per_gpu.total:
+        verdict = "weights_only"
+    else:
+        verdict = "plausible"
+    return ClaimCheck(claim=claim, weights_bytes=weights, kv_bytes=kv, total_bytes=mem.per_gpu.total,
+                      fmt=w.weights or "bf16", context=w.context, verdict=verdict)

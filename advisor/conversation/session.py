@@ -1,0 +1,276 @@
+"""One conversation: its state (the workload understood so far), its history, and which driver answers.
+
+Every interface (CLI, web, Slack) holds a :class:`Conversation` per user or thread and calls
+:meth:`Conversation.respond` (one finished :class:`Turn`) or :meth:`Conversation.stream` (the tool
+steps as they run, then the Turn). Two drivers answer:
+
+- ``"deterministic"`` — :class:`advisor.conversation.dialog.DialogDriver`: slot extraction, clarifying
+  questions, answers from the recommender/estimator/rules. Needs no model.
+- ``"llm"`` — ``advisor.conversation.agent.AgentDriver`` (imported lazily). When it raises, cannot be
+  built, or reports that its answer failed grounding, the user gets the deterministic answer and a short note.
+
+Nothing here raises for user input: any failure becomes a Turn that says what went wrong, and the
+conversation state from before the failing turn is kept. State round-trips through
+:meth:`Conversation.to_dict` / :meth:`Conversation.from_dict` (JSON-safe) for Slack threads and Gradio state.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from advisor.conversation.lang import detect
+from advisor.conversation.turn import Step, Turn
+from advisor.workload import Constraints, Workload
+from knowledge.errors import AdvisorError, InputError
+
+log = logging.getLogger(__name__)
+
+DRIVERS = ("deterministic", "llm")
+HISTORY_KEPT = 50  # turns kept in to_dict(); older ones are dropped (the slot state keeps what they said)
+STATE_VERSION = 1
+
+_FALLBACK_NOTE = {
+    "en": "The language model could not answer ({why}); this is the deterministic answer.",
+    "zh": "语言模型未能作答（{why}），以下是确定性规则给出的回答。",
+}
+
+
+def llm_configured(settings: Any = None) -> bool:
+    """True when a model is configured: the settings object says so, or OPENAI_API_KEY / ADVISOR_MODEL is set."""
+    if settings is not None:
+        for attr in ("llm_configured", "configured", "is_configured"):
+            value = getattr(settings, attr, None)
+            if value is not None:
+                return bool(value() if callable(value) else value)
+        for attr in ("api_key", "model"):
+            if getattr(settings, attr, None):
+                return True
+        if isinstance(settings, dict):
+            return bool(settings.get("api_key") or settings.get("model"))
+        return False
+    return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("ADVISOR_MODEL"))
+
+
+class Conversation:
+    """Per-user/thread conversation. Attributes: `driver`, `lang`, `history` [(text, Turn)], `state`;
+    properties `workload` (None until a model is known) and `constraints`."""
+
+    def __init__(self, *, driver: str | None = None, settings: Any = None, lang: str | None = None) -> None:
+        from advisor.conversation.dialog import DialogState
+
+        if driver is not None and driver not in DRIVERS:
+            raise InputError(f"unknown driver '{driver}'", field="driver", accepted=", ".join(DRIVERS))
+        if lang is not None and lang not in ("zh", "en"):
+            raise InputError(f"unknown language '{lang}'", field="lang", accepted="zh, en")
+        self.settings = settings
+        self.driver: str = driver or ("llm" if llm_configured(settings) else "deterministic")
+        self.fixed_lang: str | None = lang
+        self.lang: str = lang or "en"
+        self.state = DialogState()
+        self.history: list[tuple[str, Turn]] = []
+        self._agent: Any = None
+        self._dialog: Any = None
+
+    # -- the workload as understood so far -------------------------------------------------------------
+    @property
+    def workload(self) -> Workload | None:
+        from advisor.conversation.dialog import build_workload
+
+        try:
+            return build_workload(self.state)[0]
+        except AdvisorError:
+            return None
+
+    @workload.setter
+    def workload(self, value: Workload | None) -> None:
+        from advisor.conversation.dialog import apply_workload
+
+        apply_workload(self.state, value)
+
+    @property
+    def constraints(self) -> Constraints:
+        from advisor.conversation.dialog import build_constraints
+
+        try:
+            return build_constraints(self.state)[0]
+        except AdvisorError:
+            return Constraints()
+
+    @constraints.setter
+    def constraints(self, value: Constraints) -> None:
+        from advisor.conversation.dialog import apply_constraints
+
+        apply_constraints(self.state, value)
+
+    # -- turns -------------------------------------------------------------------------------------------
+    def respond(self, text: str) -> Turn:
+        """One turn: the final Turn of :meth:`stream`."""
+        turn: Turn | None = None
+        for item in self.stream(text):
+            if isinstance(item, Turn):
+                turn = item
+        assert turn is not None  # stream always ends with a Turn
+        return turn
+
+    def stream(self, text: str) -> Iterator[Step | Turn]:
+        """Yield a Step for each tool call as it finishes, then the Turn. Never raises for user input."""
+        text = "" if text is None else str(text)
+        self._update_lang(text)
+        snapshot = self.state.model_copy(deep=True)
+        turn: Turn | None = None
+        try:
+            source = self._stream_llm(text, snapshot) if self.driver == "llm" else self._stream_dialog(text)
+            for item in source:
+                if isinstance(item, Turn):
+                    turn = item
+                else:
+                    yield item
+        except Exception as exc:  # a bug in a driver must not lose the conversation
+            log.exception("conversation turn failed")
+            self.state = snapshot
+            turn = self._error_turn(exc)
+        if turn is None:
+            self.state = snapshot
+            turn = self._error_turn(RuntimeError("the driver returned no answer"))
+        self.history.append((text, turn))
+        yield turn
+
+    def _update_lang(self, text: str) -> None:
+        if self.fixed_lang:
+            self.lang = self.fixed_lang
+            return
+        found = detect(text[:2000])
+        if found:
+            self.lang = found
+
+    def _dialog_driver(self) -> Any:
+        if self._dialog is None:
+            from advisor.conversation.dialog import DialogDriver
+
+            self._dialog = DialogDriver()
+        return self._dialog
+
+    def _stream_dialog(self, text: str, note: str = "") -> Iterator[Step | Turn]:
+        for item in self._dialog_driver().run(self, text):
+            if isinstance(item, Turn) and note:
+                item = item.model_copy(update={"note": (note + (" " + item.note if item.note else "")).strip()})
+            yield item
+
+    def _stream_llm(self, text: str, snapshot: Any) -> Iterator[Step | Turn]:
+        """Delegate to the agent; on any failure restore the state and answer deterministically, with a note."""
+        steps: list[Step] = []
+        try:
+            if self._agent is None:
+                from advisor.conversation.agent import AgentDriver  # lazy: LangChain is heavy
+
+                self._agent = AgentDriver(self.settings)
+            from advisor.conversation.dialog import observe
+
+            observe(self.state, text, self.lang)  # keep slots current for the agent and for follow-ups
+            final: Turn | None = None
+            for item in self._agent.run(self, text):
+                if isinstance(item, Turn):
+                    final = item
+                else:
+                    steps.append(item)
+                    yield item
+            if final is None:
+                raise RuntimeError("the agent returned no answer")
+            if final.extra.get("grounding_failed"):
+                raise RuntimeError("its numbers did not match the tools' results")
+            yield final.model_copy(update={"mode": "llm"}) if final.mode != "llm" else final
+            return
+        except Exception as exc:  # noqa: BLE001 - any agent failure falls back
+            why = _short_reason(exc)
+            log.warning("LLM driver failed, falling back to the deterministic dialog: %s", why)
+            self.state = snapshot
+            note = _FALLBACK_NOTE.get(self.lang, _FALLBACK_NOTE["en"]).format(why=why)
+        yield from self._stream_dialog(text, note=note)
+
+    def _error_turn(self, exc: BaseException) -> Turn:
+        if isinstance(exc, AdvisorError):
+            message = exc.localized(self.lang)
+        elif self.lang == "zh":
+            message = f"抱歉，这一轮处理出错（{type(exc).__name__}）。之前的对话内容已保留，请换种说法再试。"
+        else:
+            message = (f"Sorry, something went wrong in this turn ({type(exc).__name__}). "
+                       "The conversation so far is kept; please rephrase and try again.")
+        return Turn(answer=message, lang=self.lang if self.lang in ("zh", "en") else "en",  # type: ignore[arg-type]
+                    mode="deterministic", note="error", workload=self._workload_dict())
+
+    def _workload_dict(self) -> dict[str, Any]:
+        from advisor.conversation.dialog import workload_summary_dict
+
+        try:
+            return workload_summary_dict(self.state)
+        except Exception:  # noqa: BLE001
+            return {}
+
+    # -- serialisation -------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe state: driver, language, slots, pending question and the last turns."""
+        return {
+            "version": STATE_VERSION,
+            "driver": self.driver,
+            "lang": self.lang,
+            "fixed_lang": self.fixed_lang,
+            "state": self.state.model_dump(mode="json"),
+            "history": [[text, turn.model_dump(mode="json")] for text, turn in self.history[-HISTORY_KEPT:]],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], *, settings: Any = None) -> Conversation:
+        """Rebuild a conversation saved by :meth:`to_dict`. A malformed dict raises InputError naming the field."""
+        from advisor.conversation.dialog import DialogState
+        from pydantic import ValidationError
+
+        if not isinstance(d, dict):
+            raise InputError("conversation state must be a dict from Conversation.to_dict()", field="state")
+        if d.get("version", STATE_VERSION) != STATE_VERSION:
+            raise InputError(f"conversation state version {d.get('version')!r} is not supported",
+                             field="version", accepted=str(STATE_VERSION))
+        conv = cls(driver=d.get("driver") or None, settings=settings, lang=d.get("fixed_lang") or None)
+        if d.get("lang") in ("zh", "en"):
+            conv.lang = d["lang"]
+        try:
+            conv.state = DialogState.model_validate(d.get("state") or {})
+            conv.history = [(str(text), Turn.model_validate(turn)) for text, turn in d.get("history") or []]
+        except (ValidationError, TypeError, ValueError) as exc:
+            raise InputError(f"conversation state is malformed: {exc}", field="state") from exc
+        return conv
+
+
+def _short_reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    name = type(exc).__name__
+    reason = f"{name}: {text}" if text else name
+    return reason if len(reason) <= 160 else reason[:157] + "..."
+
+
+def new_conversation(settings: Any = None, lang: str | None = None) -> Conversation:
+    """A conversation in LLM mode when a model is configured (settings, or OPENAI_API_KEY / ADVISOR_MODEL), else
+    deterministic. With no settings given, the agent engineer's settings loader is used when it exists."""
+    if settings is None:
+        settings = _load_settings()
+    return Conversation(settings=settings, lang=lang)
+
+
+def _load_settings() -> Any:
+    try:
+        from advisor.conversation import settings as settings_module
+    except ImportError:
+        return None
+    for name in ("load_settings", "get_settings", "from_env"):
+        loader = getattr(settings_module, name, None)
+        if callable(loader):
+            try:
+                return loader()
+            except AdvisorError:
+                raise
+            except Exception:  # noqa: BLE001 - a broken settings file means no model, not a crash
+                log.warning("could not load LLM settings; using the deterministic dialog", exc_info=True)
+                return None
+    return None
