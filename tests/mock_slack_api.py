@@ -156,6 +156,8 @@ class MockSlackApi:
         auth = headers.get("authorization", "")
         if not auth.startswith("Bearer xoxb-"):
             return 200, {}, json.dumps({"ok": False, "error": "not_authed"}).encode()
+        if auth == "Bearer xoxb-invalid":
+            return 200, {}, json.dumps({"ok": False, "error": "invalid_auth"}).encode()
         if method == "auth.test":
             return 200, {}, json.dumps({"ok": True, "url": "https://example.slack.com/", "team": "Example",
                                         "user": "gpu-advisor", "team_id": TEAM_ID, "user_id": BOT_USER_ID,

@@ -367,7 +367,7 @@ class SlackBot:
             try:
                 conversation = self._conversation(thread)
                 turn = conversation.respond(text)
-                thread.state = conversation.to_dict()
+                thread.state = _compact(conversation.to_dict())
                 thread.texts = (thread.texts + [text])[-20:]
             except AdvisorError as exc:  # a user error: say what was wrong, keep the conversation as it was
                 return text_reply(exc.localized(lang), lang)
@@ -520,6 +520,17 @@ class SlackBot:
             log.error("slash command answer refused: HTTP %s %s", resp.status_code, (resp.body or "")[:100])
             return False
         return False
+
+
+HISTORY_KEPT = 10  # turns of history kept per thread; the slots hold what earlier turns established
+
+
+def _compact(state: dict[str, Any]) -> dict[str, Any]:
+    """Bound the memory one thread can hold: keep only the last HISTORY_KEPT turns of `history`."""
+    history = state.get("history") if isinstance(state, dict) else None
+    if isinstance(history, list) and len(history) > HISTORY_KEPT:
+        state = {**state, "history": history[-HISTORY_KEPT:]}
+    return state
 
 
 def _slack_error(exc: Exception) -> str:
