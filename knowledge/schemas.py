@@ -57,10 +57,11 @@ class Price(Strict):
 
 
 class CloudPrice(Strict):
-    """An on-demand hourly rental price per GPU."""
+    """An hourly rental price per GPU, as a dated source listed it."""
 
     usd_per_hour: PositiveFloat
     provider: str
+    tier: Literal["on_demand", "spot", "serverless", "reserved"] = "on_demand"
     date: dt.date
     note: str = ""
     source: str
