@@ -47,3 +47,13 @@ def llama_like(h: int = 4096, layers: int = 32, heads: int = 32, kv: int = 32, f
                      model_type="llama", hidden_size=h, num_layers=layers, num_attention_heads=heads,
                      num_kv_heads=kv, head_dim=h // heads, intermediate_size=ffn, vocab_size=vocab,
                      max_context=131072, cite={"architecture": ["llama-2-7b-config"]}, **extra)
+
+
+def bloomz_7b1() -> ModelSpec:
+    """bigscience/bloomz-7b1 config.json: hidden 4096, n_layer 30, n_head 32, vocab 250880, tied embeddings,
+    ALiBi, LayerNorm + biases, 4h GeLU MLP (https://huggingface.co/bigscience/bloomz-7b1/blob/main/config.json)."""
+    return ModelSpec(id="bloomz-7b1", name="BLOOMZ-7b1", family="bloom", model_type="bloom", block="bloom",
+                     hidden_size=4096, num_layers=30, num_attention_heads=32, num_kv_heads=32, head_dim=128,
+                     intermediate_size=16384, vocab_size=250880, tie_word_embeddings=True, max_context=2048,
+                     hidden_act="gelu", gated_mlp=False, attention_bias=True, position_embedding="alibi",
+                     native_dtype="float16", cite={"architecture": ["bloomz-7b1-config"]})

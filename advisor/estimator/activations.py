@@ -99,8 +99,8 @@ class TrainingActivations:
 
 
 def training_activations(m: ModelSpec, s: int, b: int, *, tp: int = 1, pp: int = 1, sequence_parallel: bool = True,
-                         flash: bool = True, recompute: str = "none", layers_with_grad: int | None = None
-                         ) -> TrainingActivations:
+                         flash: bool = True, recompute: str = "none", layers_with_grad: int | None = None,
+                         act_bytes: int = ACT_BYTES) -> TrainingActivations:
     """Activation bytes per GPU for one training step (1F1B pipeline: the first stage holds pp micro-batches of
     L/pp layers, i.e. L layers' worth; the last stage holds the logits)."""
     dropout = uses_dropout(m)
@@ -112,12 +112,13 @@ def training_activations(m: ModelSpec, s: int, b: int, *, tp: int = 1, pp: int =
     if m.moe_layers:
         parts.append((m.moe_layers, layer_activations(m, s, b, flash=flash, dropout=dropout, moe_layer=True)))
     full_mode = "none" if recompute == "full" else recompute
-    avg_layer = sum(n * la.per_gpu(tp, sp, full_mode) for n, la in parts) / m.num_layers
-    max_layer = max(la.per_gpu(tp, sp, "none") for _, la in parts)
+    scale = act_bytes / ACT_BYTES  # fp32 training (no autocast) keeps 4-byte activations
+    avg_layer = scale * sum(n * la.per_gpu(tp, sp, full_mode) for n, la in parts) / m.num_layers
+    max_layer = scale * max(la.per_gpu(tp, sp, "none") for _, la in parts)
     L = m.num_layers if layers_with_grad is None else min(layers_with_grad, m.num_layers)
     stage_layers = -(-L // pp)
     in_flight = pp  # 1F1B: pp micro-batches in flight on the first stage
-    per_layer_kept = ACT_BYTES * s * b * m.hidden_size / (tp if sp else 1)
+    per_layer_kept = act_bytes * s * b * m.hidden_size / (tp if sp else 1)
     if recompute == "full":
         stored = per_layer_kept * stage_layers * in_flight
         working = max_layer
@@ -127,7 +128,7 @@ def training_activations(m: ModelSpec, s: int, b: int, *, tp: int = 1, pp: int =
         working = 0.0
         how = ("selective recompute: attention scores recomputed" if recompute == "selective"
                else "no recompute: every layer keeps its activations")
-    logits = s * b * m.vocab_size / tp * LOGITS_TRAIN_BYTES_PER_VALUE
+    logits = s * b * m.vocab_size / tp * (LOGITS_TRAIN_BYTES_PER_VALUE if act_bytes == 2 else 12)
     if pp > 1:  # first stage: pp micro-batches of its layers; last stage: one micro-batch plus the logits
         last_stored = (per_layer_kept if recompute == "full" else avg_layer) * stage_layers
         if stored >= last_stored + logits:

@@ -222,6 +222,12 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
                                               logits_tokens=sequences)
     formulas.append(f"activations = one layer's prefill temporaries for {chunk} tokens + fp32 logits of {sequences} "
                     f"sequence(s) = {_gib(activations)}")
+    if engine_id == "transformers" and info.family in ("weight-only", "bnb"):
+        import advisor.estimator.training_memory as _tm
+
+        deq = 2 * max(layer.d_in * layer.d_out for layer in _tm.lora_targets(model, "all-linear")) // tp
+        activations += deq
+        formulas.append(f"+ one quantised matrix dequantised to fp16 during its matmul = {_gib(deq)}")
     if chunk_cfg:
         assumptions.append(f"prefill in chunks of {int(chunk_cfg)} tokens ({engine.name} default)")
     else:
@@ -353,8 +359,11 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
 
     flash, flash_note = _flash(w, gpu, engine)
     assumptions.append(flash_note)
+    act_bytes = 4 if fmt == "fp32" else 2
+    if act_bytes == 4:
+        assumptions.append("fp32 weights without autocast: activations in fp32 (4 bytes)")
     a = act.training_activations(model, w.context, w.batch, tp=tp, pp=pp, flash=flash, recompute=recompute,
-                                 layers_with_grad=layers_with_grad)
+                                 layers_with_grad=layers_with_grad, act_bytes=act_bytes)
     formulas.append(a.formula + f" = {_gib(a.total)}")
     if tp > 1:
         assumptions.append("sequence parallelism on with tensor parallelism (activations split by TP)")
