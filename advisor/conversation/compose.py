@@ -530,7 +530,10 @@ def _changes_block(changes: list[Change], state: DialogState, ev: Evaluation, bo
     for ch in changes:
         if ch.slot not in SLOT_LABEL:
             continue
-        old = _slot_value(book, ch.slot, ch.old, lang, catalog, "previous")
+        if ch.old is None and ch.slot in ("weights", "context", "concurrency", "task", "region"):
+            old = _effective(ch.slot, ev, book, lang, catalog)
+        else:
+            old = _slot_value(book, ch.slot, ch.old, lang, catalog, "previous")
         new = _slot_value(book, ch.slot, ch.new, lang, catalog, "new")
         parts.append(f"{_l(SLOT_LABEL[ch.slot], lang)} {old} → {new}")
     if not parts:
@@ -540,11 +543,29 @@ def _changes_block(changes: list[Change], state: DialogState, ev: Evaluation, bo
     if before is not None and ev.need is not None:
         old = book.gib("previous memory on one GPU", before, "previous turn: " + SRC_MEMORY)
         new = book.gib("memory on one GPU", ev.need.per_gpu.total)
-        delta = (ev.need.per_gpu.total - before) / before * 100 if before else 0.0
-        pct = book.num("change in memory", delta, "%", "computed from the two estimates", 0, suffix="%")
+        delta = abs(ev.need.per_gpu.total - before) / before * 100 if before else 0.0
+        up = ev.need.per_gpu.total > before
+        pct = book.num("increase in memory" if up else "decrease in memory", delta, "%",
+                       "computed from the two estimates", 0, suffix="").replace(" ", "") + "%"
+        pct = ("+" if up else "−") + pct
         text += (f"。单卡显存需求 {old} → {new}（{pct}）。" if zh else
                  f". Memory on one GPU: {old} → {new} ({pct}).")
     return text
+
+
+def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
+    """The default a slot had before the user set it ("BF16 (default)")."""
+    if slot == "weights":
+        default = "BF16"
+    elif slot == "context":
+        default = book.tokens("previous context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
+    elif slot == "concurrency":
+        default = book.count("previous concurrency", 1, "sequences", SRC_DEFAULT)
+    elif slot == "task":
+        default = _task("inference", lang)
+    else:
+        default = _l(REGION["global"], lang)
+    return f"{default}（默认）" if lang == "zh" else f"{default} (default)"
 
 
 def _key_numbers(ev: Evaluation) -> dict[str, float]:

@@ -12,6 +12,7 @@ Answers are rendered by :mod:`advisor.conversation.compose`; this module only de
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +26,9 @@ from advisor.conversation.lang import say
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.errors import AdvisorError, InputError
+
+log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())
 
 DEFAULT_MODEL = "qwen2.5-7b"
 DEFAULT_CONTEXT = 4096
@@ -656,13 +660,23 @@ def _search(model: Any, workload: Workload, constraints: Constraints, catalog: A
 
 
 def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], ev: Evaluation) -> Any:
+    """The recommender's ranked options; None (and a note) when it is missing or fails on something other
+    than the user's input, so the memory-only answer still comes through."""
     try:
         from advisor.recommend import recommend
     except ImportError:
         ev.unavailable.append("recommend")
         return None
-    return _timed(steps, "recommend", {"model": workload.model, "task": workload.task},
-                  lambda: recommend(workload, constraints))
+    try:
+        return _timed(steps, "recommend", {"model": workload.model, "task": workload.task,
+                                           "region": constraints.region},
+                      lambda: recommend(workload, constraints))
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a broken tool must not cost the user the answer
+        log.warning("recommend failed; answering from the memory estimator: %s", exc)
+        ev.unavailable.append("recommend")
+        return None
 
 
 def _rules(ev: Evaluation, steps: list[Step]) -> list[Any]:

@@ -167,7 +167,7 @@ class Slots(BaseModel):
 # catalog indexes (built once per catalog object)
 # ---------------------------------------------------------------------------------------------------------------
 _TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[\u4e00-\u9fff]+")
-_SEP = r"[\s\-_/]*"
+_SEP = r"[\s\-_/:]*"
 _OPTIONAL_GPU_WORDS = {"nvidia", "geforce", "rtx", "tesla", "amd", "instinct", "huawei", "radeon", "gen", "generation"}
 _MEMORY_TOKEN = re.compile(r"^\d+(?:gb|g|gib)$")
 _DROPPABLE = {"pcie", "sxm", "sxm2", "sxm4", "sxm5", "generation", "gen", "gb", "g"}
@@ -314,6 +314,17 @@ def _param_counts(spec: Any) -> tuple[float, float]:
         return float(published), float(getattr(spec, "published_active_params", None) or published)
 
 
+def _nominal_size(model_id: str) -> float | None:
+    """The size a model is called by, from its id: "qwen2.5-14b" -> 14e9 (not its exact 14.77e9 parameters);
+    None for ids without one ("mixtral-8x7b" is not "7B", MoE "qwen3-30b-a3b" is "30B")."""
+    import re as _re
+
+    if _re.search(r"\d+x\d+b", model_id):
+        return None
+    m = _re.search(r"(?<![\d.])(\d+(?:\.\d+)?)b(?![a-z0-9])", model_id)
+    return float(m.group(1)) * 1e9 if m else None
+
+
 # preference when a bare size or "family + size" stands for a catalog model (newest common open models first)
 REPRESENTATIVE_ORDER = ("qwen2.5-", "llama-3.1-", "qwen3-", "llama-3-", "llama-2-", "mistral-", "gemma-2-",
                         "yi-", "glm-", "baichuan", "chatglm", "deepseek", "mixtral", "phi-", "gpt")
@@ -333,10 +344,11 @@ def representative_model(catalog: Any, params: float, family: str | None = None)
             continue
         if family and family not in model_id and family not in fam:
             continue
-        err = abs(math.log(total / params))
+        nominal = _nominal_size(model_id)
+        err = abs(math.log((nominal or total) / params))
         rank = next((i for i, prefix in enumerate(REPRESENTATIVE_ORDER) if model_id.startswith(prefix)),
                     len(REPRESENTATIVE_ORDER))
-        bucket = 0 if err < math.log(1.03) else 1 if err < math.log(1.1) else 2
+        bucket = 0 if err < math.log(1.005) else 1 if err < math.log(1.1) else 2
         key = (bucket, rank if bucket < 2 else 0, err)
         if best is None or key < best[0]:
             best = (key, model_id)
@@ -415,7 +427,7 @@ _MONEY = [
     re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块|人民币)(?![a-z])"),
 ]
 _BUDGET_BARE = re.compile(
-    rf"(?:预算|budget|花费|不超过|以内|控制在|within|under|up to|最多)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
+    rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
 )
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
 _CONCURRENCY = [
@@ -598,7 +610,7 @@ def _models(t: _Text, slots: Slots, catalog: Any) -> None:
     if slots.model is None:
         # "llama 70b", "qwen 14b", "千问 72B": family word + size -> the family's model of that size
         fam = re.search(r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
-                        rf"[\s\-_]*(?:[\d.]+[\s\-_]*)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])", t.s)
+                        rf"[\s\-_]*(?:\d+\.\d+[\s\-_]*|\d+[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])", t.s)
         if fam:
             params = float(fam.group("num").replace(",", "")) * (1e9 if fam.group("unit") == "b" else 1e8)
             model_id, err = representative_model(catalog, params, FAMILY_WORDS.get(fam.group("fam")))
@@ -713,11 +725,12 @@ def _money(t: _Text, slots: Slots, lang: str) -> None:
             if value:
                 found.append((value, currency))
     if not found:
-        for m in t.take(_BUDGET_BARE):
+        for m in t.finditer(_BUDGET_BARE):
             unit = m.group("unit")
             value = scaled(m.group("num"), unit)
             if not value or value < 100:
                 continue
+            t.consume(m.start(), m.end())
             currency = "CNY" if unit in ("万", "千万", "百万", "十万", "w") or lang == "zh" else "USD"
             found.append((value, currency))
     if not found:
@@ -747,6 +760,14 @@ def _context(t: _Text, slots: Slots) -> None:
 
 
 def _concurrency(t: _Text, slots: Slots) -> None:
+    for rx in _QPS:
+        m = rx.search(t.s)
+        if m:
+            v = to_number(m.group("num"))
+            if v and v > 0:
+                slots.qps = v
+                t.consume(m.start(), m.end())
+                break
     peak = _PEAK.search(t.s)
     avg = _AVERAGE.search(t.s)
     values: list[int] = []
@@ -769,14 +790,6 @@ def _concurrency(t: _Text, slots: Slots) -> None:
         slots.concurrency = max(values)
         if slots.concurrency_avg is None and len(set(values)) > 1:
             slots.concurrency_avg = min(values)
-    for rx in _QPS:
-        m = rx.search(t.s)
-        if m:
-            v = to_number(m.group("num"))
-            if v and v > 0:
-                slots.qps = v
-                t.consume(m.start(), m.end())
-                break
 
 
 _UNIT_SECONDS = {"week": 7 * 86400, "weeks": 7 * 86400, "周": 7 * 86400, "星期": 7 * 86400, "礼拜": 7 * 86400,

@@ -27,6 +27,7 @@ from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
 
 log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())  # the application decides where logs go (no stderr traceback in the CLI)
 
 DRIVERS = ("deterministic", "llm")
 HISTORY_KEPT = 50  # turns kept in to_dict(); older ones are dropped (the slot state keeps what they said)
