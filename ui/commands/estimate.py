@@ -1,0 +1,178 @@
+"""`gpu-advisor estimate`: memory per GPU (and host RAM under offload) for inference, fine-tuning or training.
+
+    gpu-advisor estimate --model llama-3-70b --context 8192 --batch 4 --tp 2 --gpus 2 --gpu h100-sxm
+    gpu-advisor estimate --config path/to/config.json --task qlora --json
+
+Human output: the per-GPU breakdown in GiB (2^30 bytes), the formulas and assumptions, and with --gpu the total
+against that GPU's capacity. `--json`: the DESIGN.md contract (bytes as integers); with --gpu an extra `fit` object.
+Imports only the estimator and the knowledge package (no Gradio, LangChain or Slack).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, get_args
+
+GiB = 2**30
+
+FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv": "--kv", "context": "--context",
+               "batch": "--batch", "concurrency": "--concurrency", "prompt_tokens": "--prompt-tokens",
+               "optimizer": "--optimizer", "zero": "--zero", "offload": "--offload", "gpus": "--gpus",
+               "nodes": "--nodes", "tp": "--tp", "pp": "--pp", "recompute": "--recompute",
+               "lora_rank": "--lora-rank", "lora_targets": "--lora-targets", "engine": "--engine",
+               "flash_attention": "--flash-attention"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from advisor import workload as wl
+
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
+    src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
+    parser.add_argument("--task", choices=get_args(wl.Task), default="inference")
+    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
+                        help="weight format (default: the checkpoint's precision; nf4 for qlora)")
+    parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
+    parser.add_argument("--context", type=int, default=4096, help="tokens per sequence (prompt + output)")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="sequences served together (inference) or micro-batch per GPU (training)")
+    parser.add_argument("--concurrency", type=int, default=1, help="concurrent sequences served (inference)")
+    parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length for the prefill workspace")
+    parser.add_argument("--optimizer", choices=get_args(wl.Optimizer), default="adamw")
+    parser.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=0, help="DeepSpeed ZeRO stage")
+    parser.add_argument("--offload", choices=get_args(wl.Offload), default="none")
+    parser.add_argument("--gpus", type=int, default=1, help="GPUs per node")
+    parser.add_argument("--nodes", type=int, default=1)
+    parser.add_argument("--tp", type=int, default=1, help="tensor-parallel degree")
+    parser.add_argument("--pp", type=int, default=1, help="pipeline-parallel degree")
+    parser.add_argument("--recompute", choices=get_args(wl.Recompute), default=None,
+                        help="activation recomputation (default: full for fine-tuning, selective for pre-training)")
+    parser.add_argument("--lora-rank", type=int, default=16)
+    parser.add_argument("--lora-targets", choices=["attention", "all-linear"], default="all-linear")
+    parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
+                        help="runtime (default: vllm for inference, transformers/deepspeed for training)")
+    parser.add_argument("--flash-attention", choices=["on", "off"], default=None,
+                        help="default: on where the GPU supports it")
+    parser.add_argument("--gpu", metavar="ID", default=None, help="show fit and headroom on this GPU")
+    parser.add_argument("--json", action="store_true", help="machine-readable output (bytes)")
+
+
+def _workload(args: argparse.Namespace) -> Any:
+    from pydantic import ValidationError
+
+    from advisor.workload import Workload
+
+    values = {
+        "task": args.task, "weights": args.weights, "kv": args.kv, "context": args.context, "batch": args.batch,
+        "concurrency": args.concurrency, "prompt_tokens": args.prompt_tokens, "optimizer": args.optimizer,
+        "zero": args.zero, "offload": args.offload, "gpus": args.gpus, "nodes": args.nodes, "tp": args.tp,
+        "pp": args.pp, "recompute": args.recompute, "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
+        "engine": args.engine,
+        "flash_attention": None if args.flash_attention is None else args.flash_attention == "on",
+    }
+    try:
+        return Workload(**values)
+    except ValidationError as exc:
+        raise validation_to_input_error(exc) from None
+
+
+def validation_to_input_error(exc: Any) -> Exception:
+    """The first pydantic error of a Workload as one InputError naming the flag and the accepted range."""
+    from knowledge.errors import InputError
+
+    err = exc.errors()[0]
+    field = str(err["loc"][0]) if err.get("loc") else "workload"
+    flag = FIELD_FLAGS.get(field, field)
+    ctx = err.get("ctx") or {}
+    from advisor.workload import Workload
+
+    info = Workload.model_fields.get(field)
+    lo = hi = None
+    for meta in getattr(info, "metadata", []) or []:
+        lo = getattr(meta, "ge", lo) if getattr(meta, "ge", None) is not None else lo
+        hi = getattr(meta, "le", hi) if getattr(meta, "le", None) is not None else hi
+    accepted = f"{lo} to {hi:,}" if lo is not None and hi is not None else None
+    msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    got = err.get("input")
+    if field == "workload" or not err.get("loc"):
+        if "QLoRA" in msg:
+            return InputError(f"--weights: {msg}", field="weights")
+        if "tp × pp" in msg:
+            return InputError(f"--tp/--pp/--gpus: {msg}", field="tp")
+        return InputError(msg, field="workload")
+    text = f"{flag}: {msg}" + (f" (got {got!r})" if not isinstance(got, dict) and got is not None else "")
+    return InputError(text, field=field, accepted=accepted or (str(ctx) if ctx else None))
+
+
+def _model(args: argparse.Namespace) -> Any:
+    if args.config:
+        from knowledge.hf_config import load_hf_config
+
+        return load_hf_config(args.config)
+    from knowledge.catalog import load_catalog
+
+    return load_catalog().model(args.model)
+
+
+def run(args: argparse.Namespace) -> int:
+    from advisor.estimator.memory import estimate_memory
+
+    workload = _workload(args)
+    model = _model(args)
+    gpu = None
+    if args.gpu:
+        from knowledge.catalog import load_catalog
+
+        gpu = load_catalog().gpu(args.gpu)
+    est = estimate_memory(model, workload, gpu)
+    if args.json:
+        out = est.to_contract()
+        if gpu is not None:
+            out["fit"] = _fit(est, gpu)
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(render(est, model, gpu))
+    return 0
+
+
+def _fit(est: Any, gpu: Any) -> dict[str, Any]:
+    return {"gpu": gpu.id, "capacity_bytes": gpu.memory_bytes, "usable_bytes": est.usable_bytes(gpu),
+            "headroom_bytes": est.headroom_bytes(gpu), "fits": est.fits(gpu)}
+
+
+def _g(x: int) -> str:
+    return f"{x / GiB:10.2f} GiB"
+
+
+def render(est: Any, model: Any, gpu: Any = None) -> str:
+    """Plain-text report: breakdown in GiB, fit against `gpu`, formulas and assumptions."""
+    lines = [f"{model.name} — {est.task}, {est.gpus} GPU(s); params {est.params / 1e9:.2f}B"
+             + (f" ({est.active_params / 1e9:.2f}B active)" if est.active_params != est.params else "")
+             + (f", trainable {est.trainable_params / 1e6:.2f}M" if est.task in ("lora", "qlora", "freeze") else ""),
+             "", "per GPU (1 GiB = 2^30 bytes):"]
+    for key, value in est.per_gpu.parts().items():
+        if value:
+            lines.append(f"  {key.replace('_', ' '):<18}{_g(value)}")
+    lines.append(f"  {'total':<18}{_g(est.per_gpu.total)}")
+    if est.cpu.total:
+        lines += ["", "host RAM per node (offload):"]
+        for key, value in est.cpu.parts().items():
+            if value:
+                lines.append(f"  {key.replace('_', ' '):<18}{_g(value)}")
+        lines.append(f"  {'total':<18}{_g(est.cpu.total)}")
+    if gpu is not None:
+        usable = est.usable_bytes(gpu)
+        head = est.headroom_bytes(gpu)
+        verdict = "fits" if head >= 0 else "does NOT fit"
+        lines += ["", f"on {gpu.name} ({gpu.memory_bytes / GiB:g} GiB): {verdict}; "
+                      f"{est.per_gpu.total / GiB:.2f} of {usable / GiB:.2f} GiB usable"
+                      + (f" ({est.usable_fraction:g} × capacity)" if est.usable_fraction < 1 else "")
+                      + f", headroom {head / GiB:+.2f} GiB"]
+        if est.kv_bytes_per_token:
+            lines.append(f"  KV cache room for ≈ {est.kv_capacity_tokens(gpu):,} tokens in total at this setting")
+    lines += ["", "formulas:"] + [f"  - {f}" for f in est.formulas]
+    lines += ["", "assumptions:"] + [f"  - {a}" for a in est.assumptions]
+    return "\n".join(lines) + "\n"
