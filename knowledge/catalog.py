@@ -75,7 +75,7 @@ class Catalog:
         Raises UnknownGpu with close matches when nothing matches."""
         found = _resolve(name, self._gpu_index, _gpu_variants)
         if found is None:
-            raise UnknownGpu(name, _pool(self.gpus))
+            raise UnknownGpu(name, _pool(name, self._gpu_index))
         return self._gpu_by_id[found]
 
     def model(self, name: str) -> ModelSpec:
@@ -83,7 +83,7 @@ class Catalog:
         and an "org/" prefix are ignored when the exact name is not known. Raises UnknownModel otherwise."""
         found = _resolve(name, self._model_index, _model_variants)
         if found is None:
-            raise UnknownModel(name, _pool(self.models))
+            raise UnknownModel(name, _pool(name, self._model_index))
         return self._model_by_id[found]
 
     def find_gpu(self, name: str) -> GpuSpec | None:
@@ -107,12 +107,12 @@ class Catalog:
         return tuple(m.id for m in self.models)
 
 
-def _pool(entries: Iterable[GpuSpec | ModelSpec]) -> list[str]:
-    out: list[str] = []
-    for e in entries:
-        out.append(e.id)
-        out.extend(a.lower() for a in e.aliases)
-    return out
+def _pool(name: str, index: dict[str, str]) -> list[str]:
+    """Ids whose names or aliases are close to `name` (best first), for "did you mean"."""
+    import difflib
+
+    close = difflib.get_close_matches(normalize(name), list(index), n=12, cutoff=0.6)
+    return list(dict.fromkeys(index[key] for key in close)) or sorted(set(index.values()))
 
 
 def _resolve(name: str, index: dict[str, str], variants: Any) -> str | None:
