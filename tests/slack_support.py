@@ -181,3 +181,62 @@ class FakeConversation:
 
 def fake_factory(lang: str | None = None) -> FakeConversation:
     return FakeConversation(lang=lang)
+
+
+# ------------------------------------------------------------------------------------------------ a harness
+
+def message_text(body: dict[str, Any]) -> str:
+    """All visible text of a message body: fallback text, block texts, fields, context elements, table cells."""
+    out = [body.get("text", "")]
+    for b in body.get("blocks") or []:
+        out.append((b.get("text") or {}).get("text", ""))
+        out += [f.get("text", "") for f in b.get("fields") or []]
+        out += [e.get("text", "") for e in b.get("elements") or [] if isinstance(e.get("text"), str)]
+        out += [c.get("text", "") for r in b.get("rows") or [] for c in r]
+    return "\n".join(out)
+
+
+class Harness:
+    """A mock Slack Web API plus the bot served over HTTP; `bot(...)` installs a fresh bolt app for a test."""
+
+    def __init__(self) -> None:
+        from tests.mock_slack_api import MockSlackApi
+        from ui.combined import build_server_app
+
+        self.mock = MockSlackApi().start()
+        self.proxy = AppProxy()
+        self.server = ServerThread(build_server_app(self.proxy)).start()
+        self.apps: list[Any] = []
+
+    @property
+    def events_url(self) -> str:
+        return self.server.url + "/slack/events"
+
+    def bot(self, *, conversation_factory: Any = fake_factory, conversation_loader: Any = None,
+            **settings: Any) -> Any:
+        from ui.slack_app import SlackSettings, build_slack_app, make_web_client
+
+        self.mock.reset()
+        settings.setdefault("placeholder_after_s", 5.0)
+        cfg = SlackSettings(bot_token="xoxb-test", signing_secret=SECRET, api_url=self.mock.api_url, **settings)
+        if conversation_factory is fake_factory and conversation_loader is None:
+            conversation_loader = FakeConversation.from_dict
+        app = build_slack_app(cfg, client=make_web_client("xoxb-test", self.mock.api_url),
+                              conversation_factory=conversation_factory, conversation_loader=conversation_loader)
+        self.proxy.app = app
+        self.apps.append(app)
+        return app
+
+    def send(self, event: dict[str, Any], event_id: str, **kw: Any) -> HttpResult:
+        return post(self.events_url, event_body(event, event_id=event_id), "application/json", **kw)
+
+    def finish_apps(self) -> None:
+        for app in self.apps:
+            app.advisor_bot.wait_idle(10)
+            app.advisor_bot.close()
+        self.apps.clear()
+
+    def stop(self) -> None:
+        self.finish_apps()
+        self.server.stop()
+        self.mock.stop()

@@ -8,51 +8,35 @@ import time
 
 import pytest
 
-from tests.mock_slack_api import BOT_USER_ID, MockSlackApi
+from tests.mock_slack_api import BOT_USER_ID
 from tests.slack_support import (
-    SECRET, AppProxy, FakeConversation, ServerThread, command_body, dm, event_body, fake_factory, mention, post,
+    FakeConversation, Harness, command_body, dm, event_body, mention, message_text, post,
 )
-from ui.combined import build_server_app
-from ui.slack_app import SlackSettings, build_slack_app, make_web_client
 
 
 @pytest.fixture(scope="module")
-def mock():
-    with MockSlackApi() as m:
-        yield m
-
-
-@pytest.fixture(scope="module")
-def proxy():
-    return AppProxy()
-
-
-@pytest.fixture(scope="module")
-def server(proxy):
-    srv = ServerThread(build_server_app(proxy)).start()
-    yield srv
-    srv.stop()
+def harness():
+    h = Harness()
+    yield h
+    h.stop()
 
 
 @pytest.fixture
-def make_app(mock, proxy):
+def mock(harness):
+    return harness.mock
+
+
+@pytest.fixture
+def server(harness):
+    return harness.server
+
+
+@pytest.fixture
+def make_app(harness):
     """Build a fresh bot (its own store and dedupe sets) pointed at the mock, served by the module's server."""
-    built = []
-
-    def make(**overrides):
-        settings = SlackSettings(bot_token="xoxb-test", signing_secret=SECRET, api_url=mock.api_url,
-                                 placeholder_after_s=overrides.pop("placeholder_after_s", 5.0), **overrides)
-        app = build_slack_app(settings, client=make_web_client("xoxb-test", mock.api_url),
-                              conversation_factory=fake_factory, conversation_loader=FakeConversation.from_dict)
-        proxy.app = app
-        built.append(app)
-        return app
-
-    mock.reset()
-    yield make
-    for app in built:
-        app.advisor_bot.wait_idle(10)
-        app.advisor_bot.close()
+    harness.mock.reset()
+    yield lambda **overrides: harness.bot(**overrides)
+    harness.finish_apps()
 
 
 def events_url(server):
@@ -64,14 +48,7 @@ def send_event(server, event, event_id, **kw):
 
 
 def texts(call):
-    """All visible text of a posted message: fallback text plus every block's text, fields and table cells."""
-    out = [call.body.get("text", "")]
-    for b in call.body.get("blocks") or []:
-        out.append((b.get("text") or {}).get("text", ""))
-        out += [f.get("text", "") for f in b.get("fields") or []]
-        out += [e.get("text", "") for e in b.get("elements") or [] if isinstance(e.get("text"), str)]
-        out += [c.get("text", "") for r in b.get("rows") or [] for c in r]
-    return "\n".join(out)
+    return message_text(call.body)
 
 
 # ------------------------------------------------------------------------------------------------ the basics

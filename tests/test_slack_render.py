@@ -124,8 +124,13 @@ def test_turn_renders_summary_table_findings_mode_and_link():
     assert R.check_limits(blocks) == []
     assert text.startswith("*Recommendation:* 2× H100.")
     shown = all_text(blocks)
-    assert "Numbers" not in shown  # the summary stops before the next section; the table carries the detail
-    table = next(b for b in blocks if b["type"] == "table")
+    kinds = [b["type"] for b in blocks]
+    table_at = kinds.index("table")
+    assert "Recommendation" in blocks[0]["text"]["text"] and "Numbers" not in blocks[0]["text"]["text"]
+    details = blocks[table_at + 1]["text"]["text"]
+    assert details.startswith("*Numbers*")  # the rest of the answer follows the table …
+    assert "1  2" not in shown and "| 1 |" not in shown  # … without its Markdown table (the block shows options)
+    table = blocks[table_at]
     assert [c["text"] for c in table["rows"][0]] == ["#", "GPU", "Count", "Layout", "Memory/GPU", "Fits",
                                                      "Decode tok/s", "Price"]
     assert [c["text"] for c in table["rows"][2]] == ["2", "gpu-2", "2", "tp=2, pp=1", "45.0 GiB", "no", "1,250",
@@ -204,3 +209,14 @@ def test_check_limits_catches_what_slack_refuses():
     assert R.check_limits([{"type": "table", "rows": [[{"type": "raw_text", "text": "a"}]]}] * 2)
     assert R.check_limits([{"type": "section", "text": {"type": "mrkdwn", "text": "t"},
                             "fields": [{"type": "mrkdwn", "text": "f"}] * 11}])
+
+
+def test_question_in_a_shortened_answer_is_still_asked():
+    answer = "**Recommendation:** 2× H100.\n\n" + "\n".join(f"- detail {i} " + "y" * 60 for i in range(80)) + \
+        "\n\n**Next question:** Which region?"
+    turn = Turn(answer=answer, options=[option(1)], questions=["Which region?"])
+    _, blocks = R.render_turn(turn)
+    assert R.check_limits(blocks) == []
+    shown = all_text(blocks)
+    assert "• Which region?" in shown  # cut from the details, so listed on its own
+    assert "shortened" in shown

@@ -378,6 +378,7 @@ class SlackBot:
         return self.render(turn, query)
 
     def render(self, turn: Any, query: str = "") -> Reply:
+        turn = _with_gpu_names(turn)
         style = self.settings.table_style
         text, blocks = render.render_turn(turn, web_url=self.settings.web_url, query=query, style=style)
         alt = None
@@ -520,6 +521,25 @@ class SlackBot:
             log.error("slash command answer refused: HTTP %s %s", resp.status_code, (resp.body or "")[:100])
             return False
         return False
+
+
+def _with_gpu_names(turn: Any) -> Any:
+    """The turn with each option's catalog GPU name added (`gpu_name`), for the table; unchanged on any problem."""
+    options = getattr(turn, "options", None)
+    if not options or not hasattr(turn, "model_copy"):
+        return turn
+    try:
+        from knowledge.catalog import load_catalog
+
+        catalog = load_catalog()
+        named = []
+        for opt in options:
+            gpu = catalog.find_gpu(opt["gpu"]) if isinstance(opt.get("gpu"), str) and not opt.get("gpu_name") else None
+            named.append({**opt, "gpu_name": gpu.name} if gpu is not None else opt)
+        return turn.model_copy(update={"options": named})
+    except Exception:  # a name is a nicety; the id is shown instead
+        log.debug("GPU names not added", exc_info=True)
+        return turn
 
 
 HISTORY_KEPT = 10  # turns of history kept per thread; the slots hold what earlier turns established

@@ -30,6 +30,7 @@ MAX_TABLE_CELLS = 20
 MAX_BUTTON_URL = 3000
 MAX_FALLBACK_TEXT = 3000  # the notification/fallback `text`; Slack truncates `text` at 40 000 characters
 SUMMARY_CHARS = 1500  # "short summary" when options follow it
+DETAILS_CHARS = 2800  # the rest of such an answer (tables dropped), in one section
 MAX_OPTIONS = 8
 MAX_FINDINGS = 12
 
@@ -204,8 +205,9 @@ def split_mrkdwn(text: str, limit: int = MAX_SECTION_TEXT) -> list[str]:
     return chunks
 
 
-def summarize(markdown: str, limit: int = SUMMARY_CHARS) -> str:
-    """The opening of an answer: paragraphs up to the first table or heading after the first, at most `limit` chars."""
+def split_summary(markdown: str, limit: int = SUMMARY_CHARS) -> tuple[str, str]:
+    """(opening, rest) of an answer: the opening is its paragraphs up to the first table, heading or code block
+    after the first paragraph, at most `limit` characters (a longer first paragraph is cut at a space, " …")."""
     paragraphs = re.split(r"\n\s*\n", markdown.strip())
     taken: list[str] = []
     for para in paragraphs:
@@ -216,11 +218,34 @@ def summarize(markdown: str, limit: int = SUMMARY_CHARS) -> str:
         if taken and sum(len(p) + 2 for p in taken) + len(para) > limit:
             break
         taken.append(para)
-    text = "\n\n".join(taken)
-    if len(text) > limit:
-        cut = text[:limit].rsplit(" ", 1)[0]
-        text = cut + " …"
-    return text
+    rest = "\n\n".join(paragraphs[len(taken):])
+    head = "\n\n".join(taken)
+    if len(head) > limit:
+        cut = head[:limit].rsplit(" ", 1)[0]
+        rest = head[len(cut):].lstrip() + ("\n\n" + rest if rest else "")
+        head = cut + " …"
+    return head, rest
+
+
+def summarize(markdown: str, limit: int = SUMMARY_CHARS) -> str:
+    """The opening of an answer (see `split_summary`)."""
+    return split_summary(markdown, limit)[0]
+
+
+def drop_tables(markdown: str) -> str:
+    """Markdown without its tables (when the options table block shows the same rows)."""
+    kept = [line for line in markdown.split("\n") if not _TABLE_ROW.match(line)]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+
+
+def cut_lines(text: str, limit: int) -> tuple[str, bool]:
+    """`text` cut at a line end to at most `limit` characters; (text, whether it was cut)."""
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit].rsplit("\n", 1)[0] if "\n" in text[:limit] else text[: limit - 1]
+    if cut.count("```") % 2:
+        cut += "\n```"
+    return cut.rstrip() + "\n…", True
 
 
 # ------------------------------------------------------------------------------------------------- wording
@@ -474,18 +499,27 @@ def render_turn(turn: Any, *, web_url: str | None = None, query: str = "", style
     questions = [str(q) for q in (_get(turn, "questions", []) or []) if str(q).strip()]
     findings = list(_get(turn, "findings", []) or [])
 
-    summary_md = summarize(answer) if options else answer
-    summary = md_to_mrkdwn(summary_md)
-    blocks: list[dict[str, Any]] = text_blocks(summary, max_blocks=4 if options else 8)
-    shortened = len(summary_md) < len(answer.strip()) or len(split_mrkdwn(summary)) > (4 if options else 8)
+    shortened = False
+    if options:  # summary, then the options table, then the rest of the answer without its tables
+        head_md, rest_md = split_summary(answer)
+        details, shortened = cut_lines(md_to_mrkdwn(drop_tables(rest_md)), DETAILS_CHARS)
+        shown_md = head_md + "\n" + rest_md
+        blocks: list[dict[str, Any]] = text_blocks(md_to_mrkdwn(head_md), max_blocks=1)
+        shortened = shortened or len(split_mrkdwn(md_to_mrkdwn(head_md))) > 1
+        blocks += options_blocks(options, lang, style)
+        blocks += text_blocks(details, max_blocks=1)
+    else:
+        body = md_to_mrkdwn(answer)
+        shown_md = answer
+        blocks = text_blocks(body, max_blocks=8)
+        shortened = len(split_mrkdwn(body)) > 8
 
     if questions:
-        listed = [q for q in questions if q.strip() not in answer]
+        listed = [q for q in questions if q.strip() not in shown_md]
         if listed:
             lines = "\n".join("• " + md_to_mrkdwn(q) for q in listed[:5])
             blocks += text_blocks(f"*{escape(w['questions'])}*\n{lines}", max_blocks=2)
 
-    blocks += options_blocks(options, lang, style)
     blocks += findings_blocks(findings, lang)
 
     notes = []
