@@ -503,19 +503,18 @@ def render_turn(turn: Any, *, web_url: str | None = None, query: str = "", style
     if options:  # summary, then the options table, then the rest of the answer without its tables
         head_md, rest_md = split_summary(answer)
         details, shortened = cut_lines(md_to_mrkdwn(drop_tables(rest_md)), DETAILS_CHARS)
-        shown_md = head_md + "\n" + rest_md
         blocks: list[dict[str, Any]] = text_blocks(md_to_mrkdwn(head_md), max_blocks=1)
         shortened = shortened or len(split_mrkdwn(md_to_mrkdwn(head_md))) > 1
         blocks += options_blocks(options, lang, style)
         blocks += text_blocks(details, max_blocks=1)
     else:
         body = md_to_mrkdwn(answer)
-        shown_md = answer
         blocks = text_blocks(body, max_blocks=8)
         shortened = len(split_mrkdwn(body)) > 8
 
     if questions:
-        listed = [q for q in questions if q.strip() not in shown_md]
+        shown = "\n".join((b.get("text") or {}).get("text", "") for b in blocks)
+        listed = [q for q in questions if md_to_mrkdwn(q.strip()) not in shown]
         if listed:
             lines = "\n".join("• " + md_to_mrkdwn(q) for q in listed[:5])
             blocks += text_blocks(f"*{escape(w['questions'])}*\n{lines}", max_blocks=2)
