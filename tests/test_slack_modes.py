@@ -165,16 +165,20 @@ def test_slack_and_web_app_in_one_server(mock):
     settings = SlackSettings(bot_token="xoxb-test", signing_secret=SECRET, api_url=mock.api_url)
     bolt = build_slack_app(settings, client=make_web_client("xoxb-test", mock.api_url),
                            conversation_factory=fake_factory, conversation_loader=FakeConversation.from_dict)
-    api = build_server_app(bolt, with_web=True)
+    from ui.web import WebSettings
+
+    api = build_server_app(bolt, with_web=True, web_settings=WebSettings(auth=("sales", "pw")))
     with TestClient(api) as client:
         page = client.get("/")
         assert page.status_code == 200 and "gradio" in page.text.lower()
+        assert client.get("/config").status_code == 401  # the web app's login applies to the web app …
+        assert client.post("/gradio_api/queue/join", content=b"x" * 2_000_000).status_code == 413  # … its size limit too
         body = event_body(mention("70B beside the web app", ts="1700000300.000100"), event_id="EvW1")
         ts = str(int(time.time()))
         r = client.post("/slack/events", content=body, headers={
             "content-type": "application/json", "x-slack-request-timestamp": ts,
             "x-slack-signature": sign(body, int(ts))})
-        assert r.status_code == 200
+        assert r.status_code == 200  # … while Slack's signed requests need no login
         mock.wait_calls("chat.postMessage", 1)
         assert client.get("/healthz").json() == {"ok": True, "slack": True, "web": True}
     bolt.advisor_bot.close()

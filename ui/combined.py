@@ -50,31 +50,46 @@ def mount_slack(api: FastAPI, bolt_app: App, path: str = SLACK_PATH) -> FastAPI:
 
 
 def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web_app: Any = None,
-                     slack_path: str = SLACK_PATH) -> FastAPI:
+                     web_settings: Any = None, slack_path: str = SLACK_PATH) -> FastAPI:
     """One FastAPI app: the Slack endpoint (when `bolt_app` is given), `/healthz`, and the web app at `/`.
 
-    `web_app` is a Gradio Blocks; when it is None and `with_web` is set, `ui.web.build_app()` builds it.
+    The web app is `web_app` (a Gradio Blocks) or, when `with_web` is set, `ui.web.build_app(web_settings)`; it is
+    mounted with the same protections `gpu-advisor web` launches it with (`ui.web.launch_kwargs`: login when
+    configured, request-size limit, no SSR, uploads refused). The login guards the web app only: Slack's requests
+    are authenticated by their signatures.
     """
     from fastapi import FastAPI
     from fastapi.responses import JSONResponse
 
-    api = FastAPI(title="GPU Advisor", docs_url=None, redoc_url=None, openapi_url=None)
+    web = with_web or web_app is not None
+    middleware: list[Any] = []
+    mount_kwargs: dict[str, Any] = {}
+    if web:
+        import inspect
 
-    async def healthz(request: Any) -> JSONResponse:
-        return JSONResponse({"ok": True, "slack": bolt_app is not None, "web": bool(with_web or web_app)})
-
-    api.add_route("/healthz", healthz, methods=["GET"], include_in_schema=False)
-
-    if bolt_app is not None:
-        mount_slack(api, bolt_app, slack_path)
-    if with_web or web_app is not None:
         import gradio as gr
 
-        if web_app is None:
-            from ui.web import build_app
+        from ui.web import WebSettings, build_app, launch_kwargs
 
-            web_app = build_app()
-        api = gr.mount_gradio_app(api, web_app, path="/")
+        web_settings = (web_settings or WebSettings()).validated()
+        launch = launch_kwargs(web_settings)
+        middleware = list((launch.get("app_kwargs") or {}).get("middleware") or [])
+        accepted = set(inspect.signature(gr.mount_gradio_app).parameters) - {"app", "blocks", "path", "app_kwargs",
+                                                                             "server_name", "server_port"}
+        mount_kwargs = {k: v for k, v in launch.items() if k in accepted and v is not None}
+        if web_app is None:
+            web_app = build_app(web_settings)
+
+    api = FastAPI(title="GPU Advisor", docs_url=None, redoc_url=None, openapi_url=None, middleware=middleware)
+
+    async def healthz(request: Any) -> JSONResponse:
+        return JSONResponse({"ok": True, "slack": bolt_app is not None, "web": web})
+
+    api.add_route("/healthz", healthz, methods=["GET"], include_in_schema=False)
+    if bolt_app is not None:
+        mount_slack(api, bolt_app, slack_path)
+    if web:
+        api = gr.mount_gradio_app(api, web_app, path="/", **mount_kwargs)
     return api
 
 

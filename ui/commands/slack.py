@@ -48,7 +48,13 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         from ui.combined import build_server_app, serve
-        api = build_server_app(app, with_web=args.with_web)
+
+        web_settings = None
+        if args.with_web:
+            from ui.web import settings_from  # login, queue and size limits from GPU_ADVISOR_WEB_* as for `web`
+
+            web_settings = settings_from(host=args.host, port=args.port)
+        api = build_server_app(app, with_web=args.with_web, web_settings=web_settings)
     except ImportError as exc:
         if args.with_web:
             raise InputError(f"--with-web needs the web extra ({exc.name} is missing): "
