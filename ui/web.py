@@ -202,10 +202,12 @@ class ChatController:
 
     def __init__(self, conversation_factory: Callable[[], Any] | None = None, *,
                  exports: ExportStore | None = None,
-                 sweep: Callable[[Any], Callable[[int], Mapping[str, Any] | None] | None] | None = None) -> None:
+                 sweep: Callable[[Any], Callable[[int], Mapping[str, Any] | None] | None] | None = None,
+                 capacity_of: Callable[[str], float | None] | None = None) -> None:
         self.factory = conversation_factory or default_conversation_factory
         self.exports = exports or ExportStore()
         self.sweep = sweep if sweep is not None else estimator_context_sweep
+        self.capacity_of = capacity_of if capacity_of is not None else catalog_capacity
 
     # --- one turn ---------------------------------------------------------------------------------------
     def turn(self, message: Any, state: SessionState | None, ui_lang: str = "en") -> Iterator[dict[str, Any]]:
@@ -263,7 +265,7 @@ class ChatController:
                     "context": [], "cost": [], "export_md": None, "export_json": None}
         options = list(getattr(turn, "options", []) or [])
         out = {
-            "memory": R.memory_chart_rows(turn, lang),
+            "memory": R.memory_chart_rows(turn, lang, capacity_of=self.capacity_of),
             "table": R.options_table(options, lang),
             "findings": R.findings_markdown(turn, lang),
             "context": self.context_rows(turn, lang),
@@ -286,8 +288,8 @@ class ChatController:
             estimate = self.sweep(turn)
             if estimate is None:
                 return []
-            workload = getattr(turn, "workload", {}) or {}
-            context = workload.get("context") if isinstance(workload, Mapping) else None
+            job, _ = R.workload_view(getattr(turn, "workload", None))
+            context = job.get("context")
             capacity = _first_capacity(turn)
             return R.context_sweep_rows(int(context) if context else 0, estimate, capacity, lang)
         except Exception:  # noqa: BLE001 - a plot that cannot be computed is left out, never invented
@@ -355,41 +357,71 @@ def turn_json(turn: Any) -> dict[str, Any]:
     return doc
 
 
+def _layout_fields(layout: Any, count: Any) -> dict[str, int]:
+    """Workload fields of an option's layout: a dict ({"tp": 2}) or the recommender's text ("TP 2 × PP 2",
+    "DP 8, ZeRO-3", "1 GPU"); `gpus` is the option's count."""
+    import re
+
+    fields: dict[str, int] = {}
+    if isinstance(count, int) and count > 0:
+        fields["gpus"] = count
+    if isinstance(layout, Mapping):
+        fields.update({k: int(v) for k, v in layout.items() if k in ("tp", "pp", "gpus", "nodes", "zero") and v})
+    elif isinstance(layout, str):
+        for key, pattern in (("tp", r"\bTP\s*(\d+)"), ("pp", r"\bPP\s*(\d+)"), ("zero", r"ZeRO-?(\d)")):
+            m = re.search(pattern, layout, re.I)
+            if m:
+                fields[key] = int(m.group(1))
+    return fields
+
+
 def estimator_context_sweep(turn: Any) -> Callable[[int], Mapping[str, Any] | None] | None:
     """`ctx -> per-GPU bytes` from the memory estimator for the first option's GPU and layout, or None when the
     turn does not name them. The sweep is trusted only if it reproduces the option's own per-GPU total at the
     turn's context (within 1 %); otherwise no plot is drawn."""
     options = getattr(turn, "options", None) or []
-    workload = getattr(turn, "workload", None) or {}
-    if not options or not isinstance(options[0], Mapping) or not isinstance(workload, Mapping):
+    job, _ = R.workload_view(getattr(turn, "workload", None))
+    if not options or not isinstance(options[0], Mapping) or not job.get("model"):
         return None
     first = options[0]
+    expected = (first.get("per_gpu_bytes") or {}).get("total")
+    if not expected or not first.get("gpu"):
+        return None
     from advisor.estimator.memory import estimate_memory  # lazy: only when a recommendation is shown
     from advisor.workload import Workload
     from knowledge.catalog import load_catalog
 
     catalog = load_catalog()
-    model = catalog.model(str(workload.get("model")))
-    gpu = catalog.gpu(str(first.get("gpu")))
-    fields = {k: v for k, v in workload.items() if k in Workload.model_fields and v is not None}
-    layout = first.get("layout")
-    if isinstance(layout, Mapping):
-        fields.update({k: v for k, v in layout.items() if k in ("tp", "pp", "gpus", "nodes", "zero") and v})
+    model = catalog.model(str(job["model"]))
+    gpu = catalog.gpu(str(first["gpu"]))
+    fields = {k: v for k, v in job.items() if k in Workload.model_fields and v is not None}
+    fields.update(_layout_fields(first.get("layout"), first.get("count")))
     base = Workload(**fields)
-    context = base.context
 
     def per_gpu(ctx: int) -> Mapping[str, Any] | None:
         try:
-            est = estimate_memory(model, base.model_copy(update={"context": int(ctx)}), gpu)
+            update: dict[str, Any] = {"context": int(ctx)}
+            if base.prompt_tokens and base.prompt_tokens >= ctx:
+                return None
+            return estimate_memory(model, base.model_copy(update=update), gpu).per_gpu.to_contract()
         except AdvisorError:
             return None
-        return est.per_gpu.to_contract()
 
-    expected = (first.get("per_gpu_bytes") or {}).get("total")
-    got = per_gpu(context)
-    if not expected or not got or abs(got["total"] - expected) > 0.01 * expected:
+    got = per_gpu(base.context)
+    if not got or abs(got["total"] - expected) > 0.01 * expected:
+        log.debug("context sweep does not reproduce the option (%s vs %s); no plot", got and got["total"], expected)
         return None
     return per_gpu
+
+
+def catalog_capacity(gpu_id: str) -> float | None:
+    """Memory of a catalog GPU in bytes (the cited catalog entry), or None when unknown."""
+    try:
+        from knowledge.catalog import load_catalog
+
+        return float(load_catalog().gpu(gpu_id).memory_bytes)
+    except Exception:  # noqa: BLE001 - no capacity means no "free" segment, nothing else
+        return None
 
 
 # -------------------------------------------------------------------------------------------------------------
@@ -548,7 +580,8 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
 
 
 class _BodyLimit:
-    """ASGI middleware: refuse HTTP requests whose body exceeds `max_bytes` with 413 (declared or streamed)."""
+    """ASGI middleware: refuse HTTP requests whose body exceeds `max_bytes` with 413 (declared or streamed), and
+    file uploads altogether with 403 (the app has no file inputs, so nothing legitimate uploads)."""
 
     def __init__(self, app: Any, max_bytes: int) -> None:
         self.app = app
@@ -558,9 +591,12 @@ class _BodyLimit:
         if scope.get("type") != "http":
             await self.app(scope, receive, send)
             return
+        if str(scope.get("path", "")).rstrip("/").endswith("/upload"):
+            await _refuse(send, 403, "file uploads are not accepted")
+            return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await _too_large(send, self.max_bytes)
+            await _refuse(send, 413, f"request body too large (limit {self.max_bytes} bytes)")
             return
         seen = 0
         refused = False
@@ -579,16 +615,16 @@ class _BodyLimit:
             await self.app(scope, limited_receive, send)
         except _TooLarge:
             if refused:
-                await _too_large(send, self.max_bytes)
+                await _refuse(send, 413, f"request body too large (limit {self.max_bytes} bytes)")
 
 
 class _TooLarge(Exception):
     pass
 
 
-async def _too_large(send: Any, limit: int) -> None:
-    body = f"request body too large (limit {limit} bytes)".encode()
-    await send({"type": "http.response.start", "status": 413,
+async def _refuse(send: Any, status: int, text: str) -> None:
+    body = text.encode()
+    await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 

@@ -329,6 +329,14 @@ def option_tco(option: Mapping[str, Any]) -> tuple[float | None, str | None, Any
     return _num(tco), None, None
 
 
+def option_label(option: Mapping[str, Any]) -> str:
+    """The recommender's name for the option's place in the ranking (budget / balanced / best, fit, existing…)."""
+    for key in ("label", "kind", "tier", "role"):
+        if option.get(key):
+            return str(option[key])
+    return "–"
+
+
 def option_name(option: Mapping[str, Any]) -> str:
     """"2× H100-SXM" style name of an option."""
     count = option.get("count")
@@ -374,7 +382,7 @@ def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dic
             tco_text += f" / {years} y" if lang == "en" else f" / {years} 年"
         rows.append([
             i,
-            str(opt.get("label") or opt.get("kind") or opt.get("tier") or "–"),
+            option_label(opt),
             option_name(opt) + (f" ({layout})" if (layout := _layout_text(opt.get("layout"))) != "–" else ""),
             fmt_gib(per_gpu.get("total") if isinstance(per_gpu, Mapping) else None),
             _fits_text(opt.get("fits"), lang),
@@ -405,10 +413,12 @@ def _parts(source: Mapping[str, Any] | None) -> dict[str, float]:
     return {p: float(source[p]) for p in PARTS if _num(source.get(p)) is not None and float(source[p]) > 0}
 
 
-def memory_chart_rows(turn: Any, lang: str = "en", limit: int = 5) -> list[dict[str, Any]]:
+def memory_chart_rows(turn: Any, lang: str = "en", limit: int = 5,
+                      capacity_of: Callable[[str], float | None] | None = None) -> list[dict[str, Any]]:
     """Stacked-bar rows {"option", "part", "GiB", "order"}: per-GPU memory of each ranked option by part, topped
-    up with "free" to the card's capacity (capacity − total, only when positive). Falls back to `turn.memory`
-    (the first option's breakdown) when the options carry no per-GPU bytes."""
+    up with "free" to the card's capacity (capacity − total, only when positive). The capacity comes from the
+    option, else from `turn.memory` (first option), else from `capacity_of(gpu id)` (the catalog). Falls back to
+    `turn.memory` alone when the options carry no per-GPU bytes."""
     memory = _get(turn, "memory", None)
     options = [o for o in (_get(turn, "options", []) or []) if isinstance(o, Mapping)][:limit]
     bars: list[tuple[str, dict[str, float], float | None]] = []
@@ -417,6 +427,8 @@ def memory_chart_rows(turn: Any, lang: str = "en", limit: int = 5) -> list[dict[
         if not parts:
             continue
         cap = _capacity(opt) or (_capacity(memory) if i == 1 else None)
+        if cap is None and capacity_of is not None and opt.get("gpu"):
+            cap = capacity_of(str(opt["gpu"]))
         total = _num((opt.get("per_gpu_bytes") or {}).get("total")) or sum(parts.values())
         bars.append((f"{i}. {option_name(opt)}", {**parts, "_total": total}, cap))
     if not bars and isinstance(memory, Mapping) and _parts(memory):
@@ -537,6 +549,15 @@ def has_result(turn: Any) -> bool:
 # Export
 
 
+def workload_view(workload: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(workload fields, constraint fields) from `Turn.workload`, flat or nested as {"workload", "constraints"}."""
+    if not isinstance(workload, Mapping):
+        return {}, {}
+    if isinstance(workload.get("workload"), Mapping) or isinstance(workload.get("constraints"), Mapping):
+        return dict(workload.get("workload") or {}), dict(workload.get("constraints") or {})
+    return dict(workload), {}
+
+
 def _workload_lines(workload: Mapping[str, Any], lang: str) -> list[str]:
     lines = []
     for key, value in (workload or {}).items():
@@ -566,7 +587,8 @@ def export_markdown(turn: Any, *, question: str = "", lang: str = "en", generate
     ]
     if question:
         out += ["## 需求" if zh else "## Request", "", "> " + escape_html(question).replace("\n", "\n> "), ""]
-    wl = _workload_lines(_get(turn, "workload", {}) or {}, lang)
+    job, limits = workload_view(_get(turn, "workload", {}))
+    wl = _workload_lines(job, lang) + _workload_lines(limits, lang)
     if wl:
         out += ["## 工作负载与约束" if zh else "## Workload and constraints", "", *wl, ""]
     table = options_table(_get(turn, "options", []) or [], lang)

@@ -1,0 +1,224 @@
+"""The web chat's turn logic, settings and request limits, without a server (conversation replaced by a double)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.web_fakes import GIB, FakeConversation
+from ui import web_render as R
+from ui.web import (ChatController, ExportStore, SessionState, WebSettings, _BodyLimit, conversation_mode,
+                    settings_from)
+from knowledge.errors import InputError
+
+
+def _no_sweep(turn):
+    return None
+
+
+@pytest.fixture
+def ctl(tmp_path):
+    return ChatController(FakeConversation, exports=ExportStore(str(tmp_path)), sweep=_no_sweep)
+
+
+def _run(ctl, text, state=None, lang="en"):
+    updates = list(ctl.turn(text, state, lang))
+    return updates, updates[-1]
+
+
+def _texts(history):
+    return [m["content"] for m in history]
+
+
+def test_turn_streams_pending_then_steps_then_answer_and_panels(ctl):
+    state = SessionState()
+    updates, final = _run(ctl, "Llama 70B for 50 users", state)
+    assert updates[0]["chatbot"][-1]["metadata"]["status"] == "pending"
+    assert updates[1]["chatbot"][-2]["metadata"]["title"] == "🛠️ recommend"  # step shown while still working
+    history = final["chatbot"]
+    assert [m["role"] for m in history] == ["user", "assistant", "assistant"]
+    assert history[-1]["content"].startswith("Turn 1: **2× H100-SXM**")
+    assert final["table"]["data"][0][2] == "2× h100-sxm (tp=2)"
+    assert sum(r["GiB"] for r in final["memory"] if r["option"].startswith("1.")) == pytest.approx(80.0)
+    assert "capability.nvlink.4090" in final["findings"]
+    md, js = Path(final["export_md"]), Path(final["export_json"])
+    assert md.read_text().startswith("# GPU recommendation") and "Llama 70B for 50 users" in md.read_text()
+    assert json.loads(js.read_text())["options"][0]["per_gpu_bytes"]["total"] == 60 * GIB
+    assert final["raw"]["mode"] == "deterministic" and final["raw"]["numbers"][0]["unit"] == "bytes"
+    assert "deterministic" in final["mode"]
+
+
+def test_follow_up_keeps_history_and_the_same_conversation(ctl):
+    state = SessionState()
+    _run(ctl, "Llama 70B", state)
+    conv = state.conv
+    _, final = _run(ctl, "what about 8 bit?", state)
+    assert state.conv is conv and conv.turns == ["Llama 70B", "what about 8 bit?"]
+    assert _texts(final["chatbot"])[-1].startswith("Turn 2:") and len(final["chatbot"]) == 6
+
+
+def test_clarifying_turn_keeps_the_last_recommendation_for_export(ctl):
+    state = SessionState()
+    _, first = _run(ctl, "Llama 70B", state)
+    _, second = _run(ctl, "clarify please", state)
+    assert second["raw"]["questions"] == ["Which model?"]
+    assert second["export_md"] == first["export_md"]  # nothing new to quote: the previous quote stays
+    assert second["table"] == first["table"]
+
+
+def test_sessions_are_isolated(ctl):
+    a, b = SessionState(), SessionState()
+    _run(ctl, "Llama 70B for team A", a)
+    _, fb = _run(ctl, "echo team B", b)
+    assert a.conv is not b.conv and b.conv.turns == ["echo team B"]
+    assert not any("team A" in t for t in _texts(fb["chatbot"]))
+
+
+@pytest.mark.parametrize("text", ["", "x" * 100_000, "🙂🙂🙂"])
+def test_bad_input_gets_a_reply_without_reaching_the_conversation(tmp_path, text):
+    made = []
+    ctl = ChatController(lambda: made.append(1) or FakeConversation(), exports=ExportStore(str(tmp_path)),
+                         sweep=_no_sweep)
+    updates, final = _run(ctl, text)
+    assert len(updates) == 1 and made == []
+    reply = final["chatbot"][-1]["content"]
+    assert reply == R.check_message(text, "en")
+    assert len(final["chatbot"][0]["content"]) < 400  # the 100 KB message is not echoed in full
+
+
+def test_script_tags_are_displayed_not_executed(ctl):
+    _, final = _run(ctl, "<script>alert('x')</script> echo")
+    user, answer = final["chatbot"][0]["content"], final["chatbot"][-1]["content"]
+    assert "<script" not in user and "<script" not in answer
+    assert "&lt;script" in user and "&lt;script" in answer
+
+
+def test_a_failing_driver_gives_a_reply_and_the_conversation_goes_on(ctl):
+    state = SessionState()
+    _run(ctl, "Llama 70B", state)
+    updates, final = _run(ctl, "boom", state)
+    reply = final["chatbot"][-1]["content"]
+    assert "RuntimeError" in reply and "Traceback" not in reply and "driver exploded" not in reply
+    _, after = _run(ctl, "Llama 8B", state)
+    assert _texts(after["chatbot"])[-1].startswith("Turn 3:")
+
+
+def test_factory_failure_is_a_reply(tmp_path):
+    def broken():
+        raise InputError("bad settings", message_zh="设置有误")
+
+    ctl = ChatController(broken, exports=ExportStore(str(tmp_path)), sweep=_no_sweep)
+    _, final = _run(ctl, "部署 70B")
+    assert final["chatbot"][-1]["content"] == "设置有误"
+
+
+def test_streamed_text_deltas_are_shown(tmp_path):
+    class Streaming(FakeConversation):
+        def stream(self, text):
+            yield "Hello "
+            yield "world"
+            from advisor.conversation.turn import Turn
+            yield Turn(answer="Hello world")
+
+    ctl = ChatController(Streaming, exports=ExportStore(str(tmp_path)), sweep=_no_sweep)
+    updates, final = _run(ctl, "hi there")
+    assert [u["chatbot"][-1]["content"] for u in updates[1:3]] == ["Hello ", "Hello world"]
+    assert final["chatbot"][-1]["content"] == "Hello world"
+
+
+def test_language_of_panels_follows_the_interface(ctl):
+    state = SessionState()
+    _run(ctl, "Llama 70B", state, lang="en")
+    zh = ctl.panels(state, "zh")
+    assert zh["table"]["headers"][1] == "方案" and "没有 NVLink" in zh["findings"]
+    assert Path(zh["export_md"]).read_text().startswith("# GPU 配置建议")
+    empty = ctl.panels(SessionState(), "en")
+    assert empty["table"]["data"] == [] and empty["export_md"] is None
+
+
+def test_mode_of_conversations():
+    class Llm:
+        driver = "llm"
+        settings = type("S", (), {"model": "qwen2.5-72b-instruct"})()
+
+    assert conversation_mode(Llm()) == ("llm", "qwen2.5-72b-instruct")
+    assert conversation_mode(FakeConversation()) == ("deterministic", None)
+
+
+def test_export_store_prunes_old_folders(tmp_path):
+    store = ExportStore(str(tmp_path), max_age_s=10)
+    md, _ = store.write("# q", "{}")
+    old = Path(md).parent
+    os.utime(old, (0, 0))
+    store._last_prune = 0
+    store.write("# q2", "{}")
+    assert not old.exists() and len(list(tmp_path.iterdir())) == 1
+
+
+# --- settings -------------------------------------------------------------------------------------------------
+
+def test_settings_precedence_flags_over_env_over_defaults():
+    assert settings_from({}) == WebSettings()
+    env = {"GPU_ADVISOR_WEB_PORT": "8080", "GPU_ADVISOR_WEB_AUTH": "sales:s3cret", "GRADIO_SERVER_NAME": "0.0.0.0",
+           "GPU_ADVISOR_WEB_CONCURRENCY": "4", "GPU_ADVISOR_WEB_QUEUE_SIZE": "20"}
+    s = settings_from(env)
+    assert (s.host, s.port, s.auth, s.concurrency, s.queue_size) == ("0.0.0.0", 8080, ("sales", "s3cret"), 4, 20)
+    s = settings_from(env, host="127.0.0.1", port=9000, auth="a:b", concurrency=2, queue_size=5)
+    assert (s.host, s.port, s.auth, s.concurrency, s.queue_size) == ("127.0.0.1", 9000, ("a", "b"), 2, 5)
+    assert "s3cret" not in json.dumps(settings_from(env).public())
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"port": 0}, "port"), ({"port": 70000}, "port"), ({"auth": "nopassword"}, "auth"), ({"auth": ":x"}, "auth"),
+    ({"concurrency": 0}, "concurrency"), ({"queue_size": -1}, "queue-size"), ({"host": "a b"}, "host"),
+])
+def test_bad_settings_name_the_field(kwargs, field):
+    with pytest.raises(InputError) as err:
+        settings_from({}, **kwargs)
+    assert err.value.field == field and "accepted" in str(err.value)
+
+
+def test_bad_env_value_names_the_variable():
+    with pytest.raises(InputError, match="GPU_ADVISOR_WEB_PORT='eighty'"):
+        settings_from({"GPU_ADVISOR_WEB_PORT": "eighty"})
+
+
+def test_cli_rejects_bad_flags_with_one_line():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "GPU_ADVISOR"))}
+    out = subprocess.run([sys.executable, "-m", "ui.cli", "web", "--port", "99999"], capture_output=True, text=True,
+                         env=env, timeout=60, cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("gpu-advisor: error: invalid port 99999 "
+                                  "(accepted: an integer from 1 to 65535)")
+
+
+# --- request size limit ---------------------------------------------------------------------------------------
+
+def test_body_limit_refuses_large_requests():
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    async def echo(request):
+        return PlainTextResponse(str(len(await request.body())))
+
+    app = Starlette(routes=[Route("/", echo, methods=["POST"])],
+                    middleware=[Middleware(_BodyLimit, max_bytes=100_000)])
+    client = TestClient(app)
+    assert client.post("/", content=b"x" * 100_000).text == "100000"
+    big = client.post("/", content=b"x" * 100_001)
+    assert big.status_code == 413 and "limit 100000 bytes" in big.text
+
+    def chunks():  # no Content-Length: counted as it streams
+        for _ in range(30):
+            yield b"x" * 10_000
+
+    assert client.post("/", content=chunks()).status_code == 413
+    assert client.post("/gradio_api/upload", content=b"x").status_code == 403  # no file inputs, no uploads
