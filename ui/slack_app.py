@@ -568,7 +568,6 @@ def _slack_error(exc: Exception) -> str:
 def make_web_client(token: str, api_url: str | None = None, timeout: int = 15) -> WebClient:
     """A WebClient that retries connection errors and honours Retry-After on 429 (twice at most)."""
     from slack_sdk import WebClient
-    from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
     kwargs: dict[str, Any] = {"token": token, "timeout": timeout}
     if api_url:
