@@ -196,10 +196,6 @@ def _k_fallback(t: str, row: int) -> str:
 
 # --------------------------------------------------------------------------------------------------------------
 
-def _float_bits(m: ModelSpec) -> float:
-    return 32.0 if m.native_dtype == "float32" else 16.0
-
-
 def group_bits(bits: int, group_size: int, zero_bits: int | None = None) -> float:
     """Bits per weight of group-wise integer quantisation: bits + (fp16 scale + packed zero) / group_size."""
     return bits + (16 + (bits if zero_bits is None else zero_bits)) / group_size

@@ -198,7 +198,7 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     per_tok_layer = kv_bytes_per_token_layer(model, w.kv, tp)
     stage_layers = -(-model.num_layers // pp)
     if model.is_mla:
-        formulas.append(f"kv_cache = seqs × tokens × layers × (kv_lora_rank + rope_dim) × {kv_bits(w.kv) // 8 or 0.5} B"
+        formulas.append(f"kv_cache = seqs × tokens × layers × (kv_lora_rank + rope_dim) × bytes"
                         f" = {sequences} × {context} × {stage_layers} × ({model.kv_lora_rank} + {model.qk_rope_head_dim})"
                         f" × {kv_bits(w.kv) / 8:g} = {_gib(kv)} (MLA latent, not split by TP)")
     else:
@@ -209,7 +209,8 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
             assumptions.append(f"TP {tp} > {model.num_kv_heads} KV heads: each GPU keeps a replicated KV head")
     if _sliding_layers(model):
         assumptions.append(f"{_sliding_layers(model)} of {model.num_layers} layers use a {model.sliding_window}-token "
-                           "sliding window and cache at most that many tokens")
+                           "sliding window and cache at most that many tokens (a window-aware cache: HF HybridCache, "
+                           "llama.cpp SWA cache, vLLM's hybrid allocator; engines without one hold the full context)")
     if block:
         assumptions.append(f"{engine.name} pages the KV cache in blocks of {block} tokens (rounded up per sequence)")
 
@@ -293,8 +294,7 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         trainable = counts.total
         fp32 = fmt == "fp32"
         k = (tm.OPTIMIZER_K_FP32 if fp32 else tm.OPTIMIZER_K_MIXED)[w.optimizer]
-        wb = 4 if fp32 else 2
-        gb = wb if w.optimizer != "adamw-bf16" else 2
+        wb = gb = 4 if fp32 else 2
         if w.optimizer == "adamw-bf16":
             wb, gb = 2, 2
             assumptions.append("pure bf16 training: bf16 weights, gradients and AdamW moments, no fp32 master copy")
@@ -347,7 +347,6 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
             if task == "qlora":
                 # one layer's weights dequantised to bf16 during forward/backward
                 deq = 2 * largest
-                opt_b += 0
                 weights_b += deq
                 formulas.append(f"+ dequantisation buffer of the largest matrix in bf16 = {_gib(deq)}")
         formulas.append(f"frozen base weights ({base_fmt}) = {_gib(base)} per GPU")

@@ -143,8 +143,7 @@ FREEZE_TRAINABLE_LAYERS = 2  # LLaMA-Factory's freeze_trainable_layers default: 
 def freeze_params(m: ModelSpec, layers: int = FREEZE_TRAINABLE_LAYERS) -> int:
     """Parameters of the last `layers` transformer blocks (freeze-tuning trains only those)."""
     counts = param_counts(m)
-    per_block = (counts.total - counts.embedding - counts.by_group.get("lm_head", 0)
-                 - 0) / m.num_layers
+    per_block = (counts.total - counts.embedding - counts.by_group.get("lm_head", 0)) / m.num_layers
     return int(per_block * min(layers, m.num_layers))
 
 

@@ -1,0 +1,209 @@
+"""Calibration constants and economic parameters, loaded from data and passed into the pure estimators.
+
+`knowledge/data/calibration.yaml` holds the efficiencies, overheads and MFU classes of the speed and training
+models; `knowledge/data/economics.yaml` the electricity prices, PUE, exchange rate, server tiers, operations
+share and depreciation. Every value carries its source ids (registry: `knowledge/data/sources/*.yaml`). One set
+of constants serves every model and GPU: there is no per-model or per-GPU fudge, only classes (weight-format
+family, GPU class) that the data defines. The estimator functions take these objects as arguments and do no I/O.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, ValidationError, model_validator
+
+from knowledge.errors import CatalogError
+
+DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data"
+CALIBRATION_FILE = DATA / "calibration.yaml"
+ECONOMICS_FILE = DATA / "economics.yaml"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Constant(_Strict):
+    """One number with where it comes from: measured rows it was fitted to, a paper, or a stated prior."""
+
+    value: float
+    source: list[str] = Field(min_length=1)
+    basis: Literal["fitted", "measured", "datasheet", "paper", "prior", "derived", "guide"] = "fitted"
+    note: str = ""
+
+
+def _v(c: Constant) -> float:
+    return c.value
+
+
+# ------------------------------------------------------------------------------------------------------------
+# speed and training
+
+
+class Efficiency(_Strict):
+    """Fraction of a datasheet peak that a class of kernels reaches."""
+
+    float: Constant  # bf16/fp16/fp32 weights
+    weight_only: Constant  # GPTQ/AWQ/int8/int4 weight-only kernels (dequantise on the fly)
+    gguf: Constant  # llama.cpp block-quantised kernels
+    bnb: Constant  # bitsandbytes (NF4, LLM.int8)
+    fp8: Constant  # FP8 weights with FP8 tensor cores
+
+    def of(self, family: str) -> float:
+        return getattr(self, family.replace("-", "_")).value
+
+
+class AllReduce(_Strict):
+    """Ring all-reduce cost: 2(t−1)/t · M / (link bytes/s · efficiency) + 2(t−1) · latency per ring step."""
+
+    nvlink_efficiency: Constant
+    pcie_efficiency: Constant
+    nvlink_latency_s: Constant
+    pcie_latency_s: Constant
+    pcie_bytes_per_s: dict[int, float]  # per direction, x16, by PCIe generation
+    pcie_source: list[str]
+
+
+class InferenceCalibration(_Strict):
+    bandwidth_efficiency: Efficiency  # weight streaming: bytes / (datasheet bandwidth × this)
+    kv_bandwidth_efficiency: Constant  # attention kernels reading the KV cache
+    compute_efficiency: Constant  # large-GEMM fraction of the dense peak (bf16 or fp8 tensor cores)
+    fp8_compute_efficiency: Constant  # same, for FP8 GEMMs against the FP8 peak
+    attention_efficiency: Constant  # fused attention kernels against the 16-bit dense peak
+    step_overhead_s: Constant  # fixed cost per forward step (launch, scheduling, sampling)
+    layer_overhead_s: Constant  # extra fixed cost per transformer layer per forward step
+    request_overhead_s: Constant  # fixed cost of starting one request (counts in time to first token)
+    allreduce: AllReduce
+    activation_bytes: Constant  # bytes per activation element sent in TP all-reduces (16-bit)
+
+
+class TrainingCalibration(_Strict):
+    mfu_by_class: dict[str, Constant]  # compute-only MFU (bf16 peak) per GPU class, no activation recompute
+    fp8_mfu: Constant  # MFU against the FP8 peak for FP8 training (Transformer Engine)
+    qlora_mfu_factor: Constant  # QLoRA: dequantising the 4-bit base in every matmul slows it down
+    tokens_per_gpu_step: Constant  # tokens each GPU processes per optimizer step (sets comm/compute ratio)
+    comm_overlap: Constant  # share of gradient/parameter communication hidden behind compute
+    inter_node_bytes_per_s: Constant  # per GPU, one direction (one 400 Gb/s NIC per GPU)
+    gpus_per_node: Constant  # GPUs sharing NVLink/PCIe inside one server
+    consumer_pcie_efficiency: Constant  # consumer cards without P2P: fraction of PCIe bandwidth collectives get
+
+
+class Calibration(_Strict):
+    version: str
+    fitted_on: str
+    inference: InferenceCalibration
+    training: TrainingCalibration
+
+    @model_validator(mode="after")
+    def _sane(self) -> Calibration:
+        inf = self.inference
+        fractions = [inf.kv_bandwidth_efficiency, inf.compute_efficiency, inf.fp8_compute_efficiency, inf.attention_efficiency, inf.allreduce.nvlink_efficiency,
+                     inf.allreduce.pcie_efficiency, self.training.fp8_mfu, self.training.qlora_mfu_factor,
+                     self.training.comm_overlap, self.training.consumer_pcie_efficiency,
+                     *self.training.mfu_by_class.values(),
+                     *(getattr(inf.bandwidth_efficiency, f) for f in type(inf.bandwidth_efficiency).model_fields)]
+        for c in fractions:
+            if not 0 < c.value <= 1:
+                raise ValueError(f"an efficiency must lie in (0, 1], got {c.value} (sources {c.source})")
+        for c in (inf.step_overhead_s, inf.layer_overhead_s, inf.request_overhead_s):
+            if c.value < 0:
+                raise ValueError(f"overheads are never negative, got {c.value}")
+        if "default" not in self.training.mfu_by_class:
+            raise ValueError("training.mfu_by_class needs a 'default' class")
+        return self
+
+    def source_ids(self) -> set[str]:
+        return _collect_sources(self)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# economics
+
+
+class DatedConstant(Constant):
+    as_of: dt.date
+
+
+class ServerTier(_Strict):
+    """The rest of a server around its GPUs (CPU, board, RAM, disks, NICs, PSU, chassis), as the guides tier it."""
+
+    label: str
+    label_zh: str
+    max_gpus: int = Field(ge=1, le=16)
+    price: PositiveFloat  # per server, in `currency`
+    currency: Literal["CNY", "USD"]
+    power_w: float = Field(ge=0)  # platform power at full load, excluding GPUs
+    as_of: dt.date
+    source: list[str] = Field(min_length=1)
+    basis: Literal["guide", "derived", "measured", "prior", "datasheet"] = "derived"
+    note: str = ""
+
+
+class Economics(_Strict):
+    exchange_rate_cny_per_usd: DatedConstant
+    electricity_price: dict[Literal["CNY", "USD"], DatedConstant]  # per kWh
+    pue: DatedConstant
+    operations_fraction_per_year: Constant  # of the purchase price, per year
+    depreciation_years: Constant
+    default_years: Constant
+    server_tiers: dict[str, ServerTier]
+
+    def to_currency(self, amount: float, from_currency: str, to_currency: str) -> float:
+        if from_currency == to_currency:
+            return amount
+        rate = self.exchange_rate_cny_per_usd.value
+        return amount * rate if from_currency == "USD" else amount / rate
+
+    def source_ids(self) -> set[str]:
+        return _collect_sources(self)
+
+
+def _collect_sources(obj: object) -> set[str]:
+    out: set[str] = set()
+    if isinstance(obj, BaseModel):
+        for name in type(obj).model_fields:
+            value = getattr(obj, name)
+            if name in ("source", "pcie_source") and isinstance(value, list):
+                out.update(value)
+            else:
+                out |= _collect_sources(value)
+    elif isinstance(obj, dict):
+        for value in obj.values():
+            out |= _collect_sources(value)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------
+# loading (the only I/O of this package; callers pass the objects on)
+
+
+def _load(path: Path, model: type[BaseModel]) -> BaseModel:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CatalogError(f"{path.name}: file not found at {path}") from None
+    except yaml.YAMLError as exc:
+        raise CatalogError(f"{path.name}: not valid YAML: {exc}") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise CatalogError(f"{path.name}: {where}: {first['msg']}", field=where) from None
+
+
+@lru_cache(maxsize=4)
+def load_calibration(path: Path | None = None) -> Calibration:
+    """The validated calibration constants (cached)."""
+    return _load(path or CALIBRATION_FILE, Calibration)  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=4)
+def load_economics(path: Path | None = None) -> Economics:
+    """The validated economic parameters (cached)."""
+    return _load(path or ECONOMICS_FILE, Economics)  # type: ignore[return-value]

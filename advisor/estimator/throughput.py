@@ -1,0 +1,495 @@
+"""Inference speed: decode and prefill as a calibrated roofline, tensor-parallel communication, capacity.
+
+One forward step on one GPU of a tensor-parallel group of `tp` GPUs (every GPU runs the same step in parallel):
+
+    t_step = max(t_memory, t_compute) + t_allreduce + t_overhead
+    t_memory   = W_read / (B_dram · η_w[format]) + KV_read / (B_dram · η_kv)
+    t_compute  = FLOPs / (P_peak · η_c)
+    t_allreduce= 2 · L · [2(tp−1)/tp · M / (B_link · η_link) + 2(tp−1) · α_link]   M = tokens · hidden · 2 bytes
+    t_overhead = c_step + c_layer · L                                       (kernel launches, scheduling)
+
+Decode (one new token for each of the b sequences of the batch, each with c tokens of context):
+    W_read  = matmul weights on this GPU, embedding gather excluded; MoE: the routed experts touched by the batch,
+              E·(1−(1−k/E)^b) of E per layer (each token picks k; the expected number of distinct experts)
+    KV_read = b × KV bytes of a c-token sequence on this GPU (sliding windows and GQA/MLA included)
+    FLOPs   = b × (2·N_active + 4·c·d_attn per layer) / tp
+Prefill of p prompt tokens: the same with b·p tokens, attention over the causal triangle (mean context (p+1)/2),
+all routed experts read; time to first token = t_prefill + c_request.
+
+The efficiencies η, the overheads c and the link constants α are one calibrated set for every model and GPU
+(knowledge/data/calibration.yaml). Because η ≤ 1 and every added term is ≥ 0, a prediction never exceeds the
+physical limits B_dram / bytes-per-step and P_peak / FLOPs-per-step.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from knowledge.errors import InputError
+from knowledge.schemas import GpuSpec, ModelSpec
+
+from .calibration import Calibration
+from .formats import FORMATS, check_format, kv_bits, shard_weight_bytes, weight_bytes_by_group
+from .memory import kv_cache_bytes
+from .model_flops import model_flops
+from .speed_results import Capacity, ServingEstimate, StepTime, ThroughputEstimate
+
+GIB = 2**30
+MAX_CONCURRENCY = 100_000
+ACT_BYTES = 2  # 16-bit activations in TP all-reduces
+
+
+# ------------------------------------------------------------------------------------------------------------
+# per-model constants (precomputed once per model × weight format × KV format × tp)
+
+
+@dataclass(frozen=True)
+class SpeedProfile:
+    """Everything about one model sharded `tp` ways that a step needs, as plain numbers."""
+
+    model_id: str
+    weights: str
+    kv: str
+    tp: int
+    family: str  # bandwidth-efficiency class: float, weight_only, gguf, bnb, fp8
+    fp8_compute: bool  # the weights are FP8 and the matmuls may run on FP8 tensor cores
+    dense_read_bytes: float  # per GPU per step: all matmul weights except routed experts (and the embedding gather)
+    expert_bytes: float  # per GPU: all routed experts
+    n_experts: int
+    experts_per_token: int
+    matmul_flops_per_token: float  # 2 · N_active / tp
+    d_attn_per_gpu: float  # (d_qk + d_v) / tp, for attention FLOPs
+    layers: int
+    window: int | None
+    window_layers: int
+    hidden: int
+    kv_seq_cache: dict[int, int]  # context -> KV bytes of one sequence on one GPU (memoised)
+    model: ModelSpec
+
+    def kv_bytes(self, context: int) -> int:
+        hit = self.kv_seq_cache.get(context)
+        if hit is None:
+            hit = kv_cache_bytes(self.model, context, 1, self.kv, self.tp)
+            if len(self.kv_seq_cache) > 256:
+                self.kv_seq_cache.clear()
+            self.kv_seq_cache[context] = hit
+        return hit
+
+    def attention_flops(self, context: float) -> float:
+        """Forward attention FLOPs per token on this GPU at `context` keys (window-capped layers)."""
+        full = (self.layers - self.window_layers) * context
+        if self.window_layers:
+            full += self.window_layers * min(context, float(self.window or context))
+        return 2.0 * full * self.d_attn_per_gpu
+
+    def prefill_attention_flops(self, prompt: float) -> float:
+        """Forward attention FLOPs per prompt token, averaged over the causal triangle."""
+        full = (self.layers - self.window_layers) * (prompt + 1) / 2.0
+        if self.window_layers:
+            w = float(self.window or prompt)
+            mean = (prompt + 1) / 2.0 if prompt <= w else w - w * (w - 1) / (2.0 * prompt)
+            full += self.window_layers * mean
+        return 2.0 * full * self.d_attn_per_gpu
+
+    def experts_touched(self, tokens: float) -> float:
+        """Expected distinct routed experts per MoE layer when `tokens` tokens each pick k of E."""
+        if not self.n_experts:
+            return 0.0
+        e, k = self.n_experts, self.experts_per_token
+        return e * (1.0 - (1.0 - k / e) ** tokens)
+
+    def weight_read_bytes(self, tokens: float) -> float:
+        if not self.n_experts:
+            return self.dense_read_bytes
+        return self.dense_read_bytes + self.expert_bytes * self.experts_touched(tokens) / self.n_experts
+
+
+_PROFILES: dict[tuple[int, str, str, int], tuple[ModelSpec, SpeedProfile]] = {}
+
+
+def speed_profile(model: ModelSpec, weights: str, kv: str, tp: int) -> SpeedProfile:
+    """The model's per-GPU byte and FLOP constants under `weights`/`kv` formats and TP degree (cached)."""
+    key = (id(model), weights, kv, tp)
+    hit = _PROFILES.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    info = check_format(weights)
+    kv_bits(kv)  # validates the KV format
+    if tp < 1 or model.num_attention_heads % tp:
+        raise InputError(f"tensor parallelism {tp} must divide the {model.num_attention_heads} attention heads of "
+                         f"{model.name}", field="count", accepted=_divisor_text(model.num_attention_heads))
+    groups = dict(weight_bytes_by_group(model, info.name))
+    experts = groups.pop("experts", 0)
+    if not model.tie_word_embeddings:  # the token embedding is a gather of b rows, not a streamed matrix
+        groups["embedding"] = 0
+    groups["position"] = 0
+    dense = shard_weight_bytes(model, groups, tp=tp, pp=1)
+    expert = shard_weight_bytes(model, {"experts": experts}, tp=tp, pp=1) if experts else 0
+    mf = model_flops(model)
+    family = info.family.replace("-", "_")
+    fp8 = info.name == "fp8"
+    if fp8:
+        family = "fp8"
+    prof = SpeedProfile(
+        model_id=model.id, weights=info.name, kv=kv, tp=tp, family=family, fp8_compute=fp8,
+        dense_read_bytes=float(dense), expert_bytes=float(expert), n_experts=model.n_routed_experts,
+        experts_per_token=model.experts_per_token, matmul_flops_per_token=2.0 * mf.matmul_active / tp,
+        d_attn_per_gpu=(mf.d_qk + mf.d_v) / tp, layers=model.num_layers, window=model.sliding_window,
+        window_layers=mf.window_layers, hidden=model.hidden_size, kv_seq_cache={}, model=model,
+    )
+    if len(_PROFILES) > 2048:
+        _PROFILES.clear()
+    _PROFILES[key] = (model, prof)
+    return prof
+
+
+def _divisor_text(n: int) -> str:
+    return "a GPU count that divides " + f"{n} (" + ", ".join(str(d) for d in range(1, n + 1) if n % d == 0) + ")"
+
+
+# ------------------------------------------------------------------------------------------------------------
+# hardware numbers
+
+
+@dataclass(frozen=True)
+class Hardware:
+    bandwidth: float  # bytes/s
+    peak: float  # FLOP/s for the matmuls of this format
+    eta_w: float  # bandwidth efficiency for the weights of this format
+    eta_kv: float  # bandwidth efficiency for KV reads
+    eta_c: float  # matmul compute efficiency
+    attn_peak: float  # FLOP/s for attention (16-bit tensor cores: FMHA runs in BF16/FP16)
+    eta_attn: float
+    link_bw: float  # bytes/s one direction, after efficiency (0 when tp == 1)
+    link_alpha: float  # seconds per ring step of an all-reduce
+    link_name: str
+    step_overhead: float
+    layer_overhead: float
+    request_overhead: float
+
+
+def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration) -> Hardware:
+    inf = calib.inference
+    eff = inf.bandwidth_efficiency
+    fp8_cores = prof.fp8_compute and bool(gpu.fp8_dense_flops) and gpu.supports_fp8
+    if fp8_cores:
+        peak, eta_c = float(gpu.fp8_dense_flops or 0), inf.fp8_compute_efficiency.value
+        fam = "fp8"
+    else:
+        peak, eta_c = gpu.bf16_dense_flops, inf.compute_efficiency.value
+        fam = "weight_only" if prof.family == "fp8" else prof.family
+        if prof.weights == "fp32":
+            peak = (getattr(gpu, "tf32_dense_flops", None) or gpu.fp32_flops)
+    link_bw, alpha, name = 0.0, 0.0, "none"
+    if prof.tp > 1:
+        link_bw, alpha, name = tp_link(gpu, prof.tp, calib)
+    return Hardware(
+        bandwidth=gpu.bandwidth_bytes_per_s, peak=peak, eta_w=eff.of(fam), eta_kv=inf.kv_bandwidth_efficiency.value, eta_c=eta_c,
+        attn_peak=gpu.bf16_dense_flops, eta_attn=inf.attention_efficiency.value,
+        link_bw=link_bw, link_alpha=alpha, link_name=name, step_overhead=inf.step_overhead_s.value,
+        layer_overhead=inf.layer_overhead_s.value, request_overhead=inf.request_overhead_s.value,
+    )
+
+
+def tp_link(gpu: GpuSpec, tp: int, calib: Calibration) -> tuple[float, float, str]:
+    """(bytes/s one direction after efficiency, seconds per ring step, description) for a TP group of `tp`.
+
+    NVLink through a switch (SXM/HGX, AMD Infinity Fabric) joins every GPU; a 2-way bridge joins pairs only, so
+    groups larger than 2 fall back to PCIe. Consumer cards have no peer-to-peer over PCIe and go through host
+    memory (calibration.training.consumer_pcie_efficiency).
+    """
+    ar = calib.inference.allreduce
+    if gpu.link_kind in ("nvlink-switch", "infinity-fabric") or (gpu.link_kind == "nvlink-bridge" and tp <= 2):
+        bw = gpu.nvlink_bytes_per_s / 2 * ar.nvlink_efficiency.value
+        return bw, ar.nvlink_latency_s.value, f"{gpu.nvlink} ({gpu.nvlink_bytes_per_s / 2e9:.0f} GB/s each way)"
+    table = ar.pcie_bytes_per_s
+    raw = table.get(gpu.pcie_gen) or table[max(table)]
+    bw = raw * ar.pcie_efficiency.value
+    name = f"PCIe {gpu.pcie_gen}.0 x16 ({raw / 1e9:.1f} GB/s each way)"
+    if gpu.segment == "consumer":
+        bw *= calib.training.consumer_pcie_efficiency.value
+        name += ", no peer-to-peer: through host memory"
+    return bw, ar.pcie_latency_s.value, name
+
+
+# ------------------------------------------------------------------------------------------------------------
+# one step
+
+
+@dataclass(frozen=True)
+class Step:
+    """One forward step on one GPU, by operator class. Matmuls and attention are separate kernels, so each is its
+    own roofline and their times add: t = max(W/B, F_mm/P) + max(KV/B, F_attn/P) + comm + overhead."""
+
+    weights_s: float
+    kv_s: float
+    matmul_s: float  # compute time of the matmuls
+    attention_s: float  # compute time of attention (QKᵀ, softmax·V)
+    comm_s: float
+    overhead_s: float
+    bytes_read: float
+    flops: float
+
+    @property
+    def memory_s(self) -> float:
+        return self.weights_s + self.kv_s
+
+    @property
+    def compute_s(self) -> float:
+        return self.matmul_s + self.attention_s
+
+    @property
+    def total_s(self) -> float:
+        return (max(self.weights_s, self.matmul_s) + max(self.kv_s, self.attention_s)
+                + self.comm_s + self.overhead_s)
+
+    @property
+    def bound(self) -> str:
+        mem = max(self.weights_s - self.matmul_s, 0.0) + max(self.kv_s - self.attention_s, 0.0)
+        comp = max(self.matmul_s - self.weights_s, 0.0) + max(self.attention_s - self.kv_s, 0.0)
+        return "memory" if mem >= comp else "compute"
+
+    def to_model(self) -> StepTime:
+        return StepTime(weights_s=self.weights_s, kv_s=self.kv_s, memory_s=self.memory_s, compute_s=self.compute_s,
+                        communication_s=self.comm_s, overhead_s=self.overhead_s, total_s=self.total_s,
+                        bound=self.bound, bytes_read=int(self.bytes_read), flops=self.flops)  # type: ignore[arg-type]
+
+
+def _allreduce_s(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
+    if prof.tp == 1:
+        return 0.0
+    msg = tokens * prof.hidden * ACT_BYTES
+    steps = 2.0 * (prof.tp - 1)  # ring: reduce-scatter then all-gather, tp − 1 steps each
+    one = steps / prof.tp * msg / hw.link_bw + steps * hw.link_alpha
+    return 2.0 * prof.layers * one  # after attention and after the MLP
+
+
+def decode_step(prof: SpeedProfile, hw: Hardware, batch: int, context: int) -> Step:
+    """One decode step for `batch` sequences of `context` tokens each, on one GPU of the TP group."""
+    w_bytes = prof.weight_read_bytes(batch)
+    kv = float(batch * prof.kv_bytes(context))
+    mm = batch * prof.matmul_flops_per_token
+    at = batch * prof.attention_flops(context)
+    return Step(
+        weights_s=w_bytes / (hw.bandwidth * hw.eta_w), kv_s=kv / (hw.bandwidth * hw.eta_kv),
+        matmul_s=mm / (hw.peak * hw.eta_c), attention_s=at / (hw.attn_peak * hw.eta_attn),
+        comm_s=_allreduce_s(batch, prof, hw), overhead_s=hw.step_overhead + hw.layer_overhead * prof.layers,
+        bytes_read=w_bytes + kv, flops=mm + at,
+    )
+
+
+def prefill_step(prof: SpeedProfile, hw: Hardware, batch: int, prompt: int) -> Step:
+    """Prefill of `batch` prompts of `prompt` tokens in one forward (KV written, weights read once)."""
+    tokens = batch * prompt
+    w_bytes = prof.weight_read_bytes(tokens)
+    kv_write = float(batch * prof.kv_bytes(prompt))
+    mm = tokens * prof.matmul_flops_per_token
+    at = tokens * prof.prefill_attention_flops(prompt)
+    return Step(
+        weights_s=w_bytes / (hw.bandwidth * hw.eta_w), kv_s=kv_write / (hw.bandwidth * hw.eta_kv),
+        matmul_s=mm / (hw.peak * hw.eta_c), attention_s=at / (hw.attn_peak * hw.eta_attn),
+        comm_s=_allreduce_s(tokens, prof, hw), overhead_s=hw.step_overhead + hw.layer_overhead * prof.layers,
+        bytes_read=w_bytes + kv_write, flops=mm + at,
+    )
+
+
+def decode_rate(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration, *, weights: str = "bf16",
+                kv: str = "fp16", context: int = 4096, concurrency: int = 1) -> tuple[float, float, str]:
+    """The hot path for searches: (tokens/s per sequence, tokens/s in total, bound) with tp = count."""
+    prof = speed_profile(model, weights, kv, count)
+    hw = hardware(gpu, prof, calib)
+    step = decode_step(prof, hw, concurrency, context)
+    t = step.total_s
+    return 1.0 / t, concurrency / t, step.bound
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the estimate
+
+
+def _check_inputs(count: int, tp: int, concurrency: int, context: int, prompt: int, output: int) -> None:
+    if count < 1 or count > 1024:
+        raise InputError(f"GPU count must be between 1 and 1024, got {count}", field="count", accepted="1 … 1024")
+    if tp < 1 or count % tp:
+        raise InputError(f"tensor parallelism {tp} must divide the GPU count {count}", field="tp",
+                         accepted=f"a divisor of {count}")
+    if not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise InputError(f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}",
+                         field="concurrency", accepted=f"1 … {MAX_CONCURRENCY}")
+    for name, value in (("context", context), ("prompt_tokens", prompt), ("output_tokens", output)):
+        if not 1 <= value <= 10_000_000:
+            raise InputError(f"{name} must be between 1 and 10,000,000 tokens, got {value}", field=name,
+                             accepted="1 … 10,000,000")
+
+
+def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: object, calib: Calibration, *,
+                        with_capacity: bool = True) -> ThroughputEstimate:
+    """Decode/prefill speed of `model` on `count` × `gpu` for an inference `workload` (advisor.workload.Workload).
+
+    Layout: tensor parallel over `workload.tp` GPUs when it is more than 1, else over all `count` GPUs; the rest
+    are replicas that split the concurrency. The decode step reads the KV of a sequence at its mean length while
+    it generates: prompt + output/2 (or `context` when no prompt/output lengths are given).
+    """
+    w = workload
+    weights = getattr(w, "weights", None) or "bf16"
+    kv = getattr(w, "kv", "fp16") or "fp16"
+    wtp = int(getattr(w, "tp", 1) or 1)
+    tp = wtp if wtp > 1 else count
+    context = int(getattr(w, "context", 4096))
+    prompt = int(getattr(w, "prompt_tokens", None) or max(1, context // 2))
+    output = int(getattr(w, "output_tokens", None) or max(1, context - prompt))
+    concurrency = int(getattr(w, "concurrency", 1) or 1)
+    _check_inputs(count, tp, concurrency, context, prompt, output)
+    replicas = count // tp
+    per_replica = max(1, math.ceil(concurrency / replicas))
+    has_lengths = getattr(w, "prompt_tokens", None) is not None or getattr(w, "output_tokens", None) is not None
+    decode_ctx = max(1, int(prompt + output / 2)) if has_lengths else context
+
+    prof = speed_profile(model, weights, kv, tp)
+    hw = hardware(gpu, prof, calib)
+    dstep = decode_step(prof, hw, per_replica, decode_ctx)
+    pstep = prefill_step(prof, hw, 1, prompt)
+    t_dec = dstep.total_s
+    per_seq = 1.0 / t_dec
+    total = per_replica * replicas / t_dec
+    ttft = pstep.total_s + hw.request_overhead
+    prefill_tps = prompt / pstep.total_s
+    ceiling = hw.bandwidth / max(dstep.bytes_read, 1.0)
+    ceiling_total = per_replica * replicas * min(ceiling, hw.peak / max(dstep.flops, 1.0))
+
+    info = FORMATS[prof.weights]
+    formulas = [
+        f"decode step = max(memory, compute) + all-reduce + overhead = max({dstep.memory_s * 1e3:.3f}, "
+        f"{dstep.compute_s * 1e3:.3f}) + {dstep.comm_s * 1e3:.3f} + {dstep.overhead_s * 1e3:.3f} ms = "
+        f"{t_dec * 1e3:.3f} ms ({dstep.bound}-bound)",
+        f"memory = weights {prof.weight_read_bytes(per_replica) / GIB:.3f} GiB / ({gpu.bandwidth_bytes_per_s / 1e9:.0f}"
+        f" GB/s × η {hw.eta_w:.2f}) + KV {per_replica} × {prof.kv_bytes(decode_ctx) / GIB:.4f} GiB / "
+        f"(… × η {hw.eta_kv:.2f}) per GPU",
+        f"compute = {per_replica} × (2·N_active/tp + attention at {decode_ctx} tokens) = {dstep.flops:.4g} FLOP / "
+        f"({hw.peak / 1e12:.0f} TFLOP/s × η {hw.eta_c:.2f})",
+        f"overhead = {hw.step_overhead * 1e3:.3f} ms + {model.num_layers} layers × {hw.layer_overhead * 1e6:.1f} µs",
+        f"decode tokens/s per sequence = 1 / step = {per_seq:.1f}; total = {per_replica * replicas} sequences / step"
+        f" = {total:.1f}",
+        f"prefill {prompt} tokens = max({pstep.memory_s * 1e3:.3f}, {pstep.compute_s * 1e3:.3f}) + "
+        f"{pstep.comm_s * 1e3:.3f} + {pstep.overhead_s * 1e3:.3f} ms; TTFT = prefill + "
+        f"{hw.request_overhead * 1e3:.1f} ms request overhead = {ttft * 1e3:.1f} ms",
+        f"physical ceiling per sequence = bandwidth / bytes per step = {ceiling:.1f} tokens/s",
+    ]
+    if tp > 1:
+        formulas.append(f"all-reduce = 2 × {model.num_layers} × [2({tp}−1)/{tp} × tokens × {model.hidden_size} × 2 B "
+                        f"/ {hw.link_bw / 1e9:.1f} GB/s + {hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
+    touched = None
+    if prof.n_experts:
+        touched = prof.experts_touched(per_replica)
+        formulas.append(f"MoE experts read per layer = E·(1−(1−k/E)^b) = {prof.n_experts}·(1−(1−{prof.experts_per_token}"
+                        f"/{prof.n_experts})^{per_replica}) = {touched:.1f} of {prof.n_experts}")
+    assumptions = [
+        f"weights {info.label}; KV cache {kv}; tensor parallel {tp}" + (f", {replicas} replicas" if replicas > 1 else ""),
+        f"decode reads each sequence's KV at its mean length {decode_ctx} tokens" if has_lengths
+        else f"decode reads {decode_ctx} tokens of KV per sequence",
+        f"efficiencies and overheads: calibration {calib.version} (fitted on {calib.fitted_on})",
+        "continuous batching: all sequences decode in the same step",
+    ]
+    if prof.fp8_compute and not (gpu.fp8_dense_flops and gpu.supports_fp8):
+        assumptions.append(f"{gpu.name} has no FP8 tensor cores: FP8 weights are up-cast, matmuls run at BF16/FP16")
+
+    capacity, fits, shortfall = None, True, 0
+    if with_capacity:
+        capacity, fits, shortfall = _capacity(model, gpu, count, tp, w, prof, hw, decode_ctx, concurrency)
+        if capacity is not None and capacity.ms_per_token_at_max is not None:
+            formulas.append(f"capacity: {capacity.max_concurrency} sequences of {context} tokens fit; there "
+                            f"{capacity.ms_per_token_at_max:.1f} ms/token per sequence")
+    return ThroughputEstimate(
+        model=model.id, gpu=gpu.id, count=count, tp=tp, replicas=replicas, weights=prof.weights, kv=kv,
+        context=decode_ctx, prompt_tokens=prompt, output_tokens=output, concurrency=concurrency,
+        decode_tokens_per_s=per_seq, decode_tokens_per_s_total=total, ms_per_token=t_dec * 1e3,
+        prefill_tokens_per_s=prefill_tps, ttft_s=ttft, e2e_s=ttft + output * t_dec, bound=dstep.bound,
+        prefill_bound=pstep.bound, decode_step=dstep.to_model(), prefill_step=pstep.to_model(),
+        ceiling_tokens_per_s=ceiling, ceiling_tokens_per_s_total=ceiling_total, moe_experts_touched=touched,
+        capacity=capacity, fits=fits, memory_shortfall_bytes=shortfall, formulas=formulas, assumptions=assumptions,
+    )
+
+
+# ------------------------------------------------------------------------------------------------------------
+# capacity and serving
+
+
+def _memory_workload(w: object, count: int, tp: int, concurrency: int, context: int) -> object:
+    from advisor.workload import Workload
+
+    fields = {k: getattr(w, k) for k in ("model", "weights", "kv", "prompt_tokens", "output_tokens", "engine",
+                                         "flash_attention") if hasattr(w, k)}
+    return Workload(task="inference", context=context, batch=1, concurrency=concurrency, gpus=count, tp=tp,
+                    **fields)
+
+
+def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: object, prof: SpeedProfile, hw: Hardware,
+              decode_ctx: int, concurrency: int) -> tuple[Capacity | None, bool, int]:
+    """Largest concurrency whose KV fits next to the weights (memory estimator), and the latency there."""
+    from .memory import estimate_memory
+
+    context = int(getattr(w, "context", decode_ctx))
+    replicas = count // tp
+    per_replica = max(1, math.ceil(concurrency / replicas))
+    est = estimate_memory(model, _memory_workload(w, tp, tp, per_replica, context), gpu)  # type: ignore[arg-type]
+    shortfall = max(0, -est.headroom_bytes(gpu))
+    one_seq = kv_cache_bytes(model, context, 1, prof.kv, tp)
+    free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
+    per_rep_max = max(0, int(free // one_seq)) if one_seq else 0
+    max_conc = min(per_rep_max * replicas, MAX_CONCURRENCY)
+    ms_at_max = tps_at_max = None
+    if per_rep_max >= 1:
+        step = decode_step(prof, hw, min(per_rep_max, MAX_CONCURRENCY), decode_ctx)
+        ms_at_max = step.total_s * 1e3
+        tps_at_max = min(per_rep_max, MAX_CONCURRENCY) * replicas / step.total_s
+    cap = Capacity(max_concurrency=max_conc, kv_tokens=max(0, int(free // max(est.kv_bytes_per_token, 1))),
+                   ms_per_token_at_max=ms_at_max, tokens_per_s_total_at_max=tps_at_max)
+    return cap, shortfall == 0, int(shortfall)
+
+
+def max_concurrency_for_latency(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration, *,
+                                ms_per_token: float, weights: str = "bf16", kv: str = "fp16", context: int = 4096,
+                                limit: int | None = None) -> int:
+    """The most sequences one TP group of `count` GPUs decodes at ≤ `ms_per_token` each (0 if even one is slower).
+
+    Step time grows with the batch (KV reads, expert reads, compute), so the answer is found by bisection;
+    `limit` caps it (e.g. at the memory capacity).
+    """
+    if ms_per_token <= 0:
+        raise InputError("latency target must be positive", field="max_ms_per_token", accepted="> 0 ms")
+    prof = speed_profile(model, weights, kv, count)
+    hw = hardware(gpu, prof, calib)
+    target = ms_per_token / 1e3
+    hi_cap = min(limit or MAX_CONCURRENCY, MAX_CONCURRENCY)
+    if hi_cap < 1 or decode_step(prof, hw, 1, context).total_s > target:
+        return 0
+    lo, hi = 1, hi_cap
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if decode_step(prof, hw, mid, context).total_s <= target:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def estimate_serving(model: ModelSpec, gpu: GpuSpec, tp: int, calib: Calibration, *, batch: int,
+                     input_tokens: int, output_tokens: int, weights: str = "bf16", kv: str = "fp16") -> ServingEstimate:
+    """Throughput of a batch of `batch` requests processed together (TensorRT-LLM gptSessionBenchmark style):
+    one prefill of batch × ISL tokens, then OSL decode steps at the mean context ISL + OSL/2.
+
+        output tokens/s = batch · OSL / (t_prefill + OSL · t_step(batch, ISL + OSL/2))
+    """
+    prof = speed_profile(model, weights, kv, tp)
+    hw = hardware(gpu, prof, calib)
+    pre = prefill_step(prof, hw, batch, input_tokens).total_s
+    step = decode_step(prof, hw, batch, int(input_tokens + output_tokens / 2)).total_s
+    dec = output_tokens * step
+    rate = batch * output_tokens / (pre + dec)
+    return ServingEstimate(
+        batch=batch, input_tokens=input_tokens, output_tokens=output_tokens, prefill_s=pre, decode_s=dec,
+        output_tokens_per_s=rate, output_tokens_per_s_per_gpu=rate / tp,
+        formulas=[f"{batch} × {output_tokens} / ({pre:.3f} s prefill + {output_tokens} × {step * 1e3:.2f} ms) = "
+                  f"{rate:,.0f} output tokens/s"],
+    )
