@@ -1,0 +1,803 @@
+"""The recommender: search catalog GPUs × count × layout for what fits, estimate speed and cost, apply the rules,
+and return ranked options with their reasons.
+
+Search (per candidate GPU): counts 1, 2, 4, 8 within a node, then whole nodes; the first count whose memory
+estimate fits with ≥ 10 % headroom (`MIN_HEADROOM`) and meets the speed target (per-token latency, total
+throughput, training deadline) is that GPU's option. Options are then priced, checked by the rules engine
+(`rules.engine.evaluate`; options with a "block" finding are dropped) and ranked three ways:
+
+* lowest cost  — the cheapest purchase (or rental) that meets every target;
+* best value   — the most throughput per unit of money (training: the least money × time);
+* best performance — the highest total tokens/s (training: the shortest wall-clock), within the budget.
+
+When nothing fits the constraints, the closest configurations are returned with what would have to change
+(lower precision, shorter context, more budget, more GPUs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+from advisor.estimator.memory import estimate_memory
+from advisor.estimator.results import MemoryEstimate
+from advisor.workload import Constraints, Workload
+from knowledge.catalog import Catalog, load_catalog
+from knowledge.errors import AdvisorError, InputError
+from knowledge.schemas import GpuSpec, ModelSpec
+from rules.findings import Finding
+
+MIN_HEADROOM = 0.10  # rules' sizing threshold: below 10 % free memory a serving engine has no room to grow
+GIB = 2**30
+NODE_COUNTS = (1, 2, 4, 8)
+DEFAULT_CPU_RAM_BYTES = 512 * GIB  # host RAM assumed per node when checking offload (typical 8-GPU server)
+
+
+class Option(BaseModel):
+    """One configuration: a GPU, a count and a layout, with everything computed for it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: str
+    gpu_name: str
+    count: int
+    nodes: int = 1
+    layout: dict[str, Any]
+    per_gpu_bytes: dict[str, int]
+    cpu_bytes: dict[str, int] = {}
+    capacity_bytes: int
+    usable_bytes: int
+    headroom_ratio: float
+    fits: bool
+    throughput: dict[str, Any] = {}
+    training: dict[str, Any] = {}
+    price: dict[str, Any] | None = None  # {amount, currency, as_of, source, kind}
+    tco: dict[str, Any] | None = None
+    findings: list[Finding] = []
+    substitutes: list[str] = []
+    launch_hint: str = ""
+    labels: list[str] = []
+    meets_targets: bool = True
+    misses: list[str] = []  # which target or constraint it misses ("budget", "latency", "deadline", …)
+    formulas: list[str] = []
+    assumptions: list[str] = []
+    _memory: Any = PrivateAttr(default=None)  # (MemoryEstimate, sized Workload) behind the numbers
+
+    def to_contract(self) -> dict[str, Any]:
+        """The `gpu-advisor recommend --json` option shape of DESIGN.md, plus documented extras."""
+        return {
+            "gpu": self.gpu,
+            "count": self.count,
+            "layout": self.layout,
+            "per_gpu_bytes": self.per_gpu_bytes,
+            "fits": self.fits,
+            "throughput": self.throughput or self.training,
+            "price": None if self.price is None else {"amount": self.price["amount"],
+                                                      "currency": self.price["currency"],
+                                                      "as_of": self.price.get("as_of")},
+            "findings": [{"rule_id": f.rule_id, "severity": f.severity, "message": f.message,
+                          "message_zh": f.message_zh, "source": f.source, "as_of": f.as_of}
+                         for f in self.findings],
+            "gpu_name": self.gpu_name,
+            "nodes": self.nodes,
+            "labels": self.labels,
+            "capacity_bytes": self.capacity_bytes,
+            "headroom_ratio": round(self.headroom_ratio, 4),
+            "tco": self.tco,
+            "substitutes": self.substitutes,
+            "launch_hint": self.launch_hint,
+            "meets_targets": self.meets_targets,
+            "misses": self.misses,
+        }
+
+
+class Change(BaseModel):
+    """Something that would have to change for a configuration to fit or meet the targets."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: str  # "precision", "context", "budget", "gpus", "task"
+    message: str
+    message_zh: str
+    value: Any = None
+
+
+class Recommendation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: dict[str, Any]
+    workload: dict[str, Any]
+    constraints: dict[str, Any]
+    options: list[Option] = []  # ranked: the labelled ones first
+    closest: list[Option] = []  # when nothing meets the constraints
+    changes: list[Change] = []
+    findings: list[Finding] = []  # about the workload as a whole (scenario tiers, claims)
+    assumptions: list[str] = []
+    considered: int = 0  # configurations evaluated
+
+    def to_contract(self) -> dict[str, Any]:
+        return {
+            "options": [o.to_contract() for o in self.options],
+            "closest": [o.to_contract() for o in self.closest],
+            "changes": [c.model_dump() for c in self.changes],
+            "model": self.model,
+            "workload": self.workload,
+            "constraints": self.constraints,
+            "findings": [{"rule_id": f.rule_id, "severity": f.severity, "message": f.message,
+                          "message_zh": f.message_zh, "source": f.source, "as_of": f.as_of}
+                         for f in self.findings],
+            "assumptions": self.assumptions,
+        }
+
+
+# ------------------------------------------------------------------------------------------------------------
+# layouts
+
+@dataclass(frozen=True)
+class Layout:
+    count: int
+    nodes: int
+    tp: int
+    pp: int
+    zero: int = 0
+    offload: str = "none"
+
+    @property
+    def per_node(self) -> int:
+        return self.count // self.nodes
+
+    @property
+    def dp(self) -> int:
+        return self.count // (self.tp * self.pp)
+
+
+def _counts(c: Constraints) -> list[tuple[int, int]]:
+    """(count, nodes) pairs to try, ascending: 1, 2, 4, 8 in one node, then 2, 4, 8 … full nodes."""
+    per_node = c.max_gpus_per_node
+    pairs = [(n, 1) for n in NODE_COUNTS if n <= per_node]
+    if per_node not in NODE_COUNTS:
+        pairs.append((per_node, 1))
+    nodes = 2
+    while nodes <= c.max_nodes and nodes <= 64:
+        pairs.append((per_node * nodes, nodes))
+        nodes *= 2
+    return pairs
+
+
+def _valid_tp(model: ModelSpec, tp: int) -> bool:
+    a, kv = model.num_attention_heads, model.num_kv_heads
+    if a % tp:
+        return False
+    return model.is_mla or tp <= kv and kv % tp == 0 or tp > kv and tp % kv == 0
+
+
+def _inference_layout(model: ModelSpec, count: int, nodes: int) -> Layout | None:
+    """Tensor parallel inside a node, pipeline parallel across nodes; the largest valid TP degree."""
+    per_node = count // nodes
+    tp = per_node
+    while tp > 1 and not _valid_tp(model, tp):
+        tp //= 2
+    pp = nodes if nodes <= model.num_layers else 0
+    if not pp:
+        return None
+    return Layout(count=count, nodes=nodes, tp=tp, pp=pp)
+
+
+def _training_layouts(w: Workload, count: int, nodes: int) -> list[Layout]:
+    """Data parallel with ZeRO, from the lightest sharding that may fit to full offload."""
+    if count == 1:
+        base = [Layout(1, 1, 1, 1, 0)]
+        if w.task in ("full", "pretrain"):
+            base.append(Layout(1, 1, 1, 1, 2, "optimizer"))
+        return base
+    stages = [0, 2, 3] if w.task in ("lora", "qlora", "freeze") else [1, 2, 3]
+    out = [Layout(count, nodes, 1, 1, z) for z in stages]
+    out.append(Layout(count, nodes, 1, 1, 3, "optimizer"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the search
+
+@dataclass
+class _Ctx:
+    model: ModelSpec
+    workload: Workload
+    constraints: Constraints
+    catalog: Catalog
+
+
+def _sized_workload(w: Workload, layout: Layout) -> Workload:
+    """The workload as one GPU of `layout` sees it (inference replicas split the concurrency)."""
+    per_node = layout.count // layout.nodes
+    update: dict[str, Any] = {"gpus": per_node, "nodes": layout.nodes, "tp": layout.tp, "pp": layout.pp,
+                              "zero": layout.zero, "offload": layout.offload}
+    if not w.is_training and layout.dp > 1:
+        update["concurrency"] = math.ceil(w.concurrency / layout.dp)
+    return w.model_copy(update=update)
+
+
+def _memory(ctx: _Ctx, gpu: GpuSpec, layout: Layout) -> tuple[MemoryEstimate, Workload] | None:
+    w = _sized_workload(ctx.workload, layout)
+    try:
+        Workload.model_validate(w.model_dump())
+        return estimate_memory(ctx.model, w, gpu), w
+    except (AdvisorError, ValueError):
+        return None
+
+
+def _headroom(est: MemoryEstimate, gpu: GpuSpec) -> float:
+    return est.headroom_bytes(gpu) / gpu.memory_bytes
+
+
+def candidate_gpus(catalog: Catalog, c: Constraints) -> list[GpuSpec]:
+    """The GPUs to search: the user's candidates, else the whole catalog."""
+    if c.candidates:
+        return [catalog.gpu(name) for name in c.candidates]
+    return list(catalog.gpus)
+
+
+def resolve_inputs(workload: Workload, constraints: Constraints, catalog: Catalog | None = None,
+                   model: ModelSpec | None = None) -> tuple[ModelSpec, Catalog]:
+    catalog = catalog or load_catalog()
+    if model is None and workload.model is None:
+        raise InputError("no model given", field="model",
+                         accepted="a catalog model id or alias (see `gpu-advisor models`)",
+                         message_zh="没有指定模型（可用 `gpu-advisor models` 查看支持的模型）")
+    model = model or catalog.model(workload.model or "")
+    for name in constraints.candidates:
+        catalog.gpu(name)
+    if constraints.existing is not None:
+        catalog.gpu(constraints.existing.gpu)
+    return model, catalog
+
+
+def _first_fit(ctx: _Ctx, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]
+               ) -> tuple[MemoryEstimate, Workload, Layout] | None:
+    """The smallest layout on `gpu` whose memory fits with headroom, or None."""
+    for count, nodes in pairs:
+        layouts = ([_inference_layout(ctx.model, count, nodes)] if not ctx.workload.is_training
+                   else _training_layouts(ctx.workload, count, nodes))
+        for layout in layouts:
+            if layout is None:
+                continue
+            found = _memory(ctx, gpu, layout)
+            if found is None:
+                continue
+            est, w = found
+            if _headroom(est, gpu) >= MIN_HEADROOM:
+                return est, w, layout
+    return None
+
+
+def _closest(ctx: _Ctx, gpu: GpuSpec, pairs: list[tuple[int, int]]
+             ) -> tuple[MemoryEstimate, Workload, Layout] | None:
+    """The largest layout tried on `gpu` (for the "nothing fits" answer): the best it can do."""
+    for count, nodes in reversed(pairs):
+        layouts = ([_inference_layout(ctx.model, count, nodes)] if not ctx.workload.is_training
+                   else list(reversed(_training_layouts(ctx.workload, count, nodes))))
+        for layout in layouts:
+            if layout is None:
+                continue
+            found = _memory(ctx, gpu, layout)
+            if found is not None:
+                return found[0], found[1], layout
+    return None
+
+
+# ------------------------------------------------------------------------------------------------------------
+# evaluating one configuration
+
+def _speed(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout) -> tuple[dict, dict, list[str]]:
+    """(inference throughput dict, training dict, formulas) for a fitting configuration."""
+    from advisor.estimator.calibration import load_calibration
+
+    calib = load_calibration()
+    if not w.is_training:
+        from advisor.estimator.throughput import estimate_throughput
+
+        tw = w.model_copy(update={"tp": layout.tp, "concurrency": ctx.workload.concurrency})
+        t = estimate_throughput(ctx.model, gpu, layout.count if layout.pp == 1 else layout.tp, tw, calib,
+                                with_capacity=False)
+        return ({"decode_tokens_per_s": t.decode_tokens_per_s,
+                 "decode_tokens_per_s_total": t.decode_tokens_per_s_total,
+                 "ms_per_token": t.ms_per_token, "prefill_tokens_per_s": t.prefill_tokens_per_s,
+                 "ttft_s": t.ttft_s, "bound": t.bound, "concurrency": w.concurrency,
+                 "max_concurrency": _max_concurrency(est, gpu, layout, w)},
+                {}, t.formulas[:1])
+    from advisor.estimator.training import estimate_train_time
+
+    tokens = w.train_tokens or _default_train_tokens(ctx.model, w)
+    r = estimate_train_time(ctx.model, gpu, layout.count, tokens, calib, seq_len=w.context, task=w.task,
+                            recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0)
+    return ({}, {"tokens": tokens, "tokens_per_s": r.tokens_per_s, "wall_s": r.wall_s, "gpu_hours": r.gpu_hours,
+                 "mfu": r.mfu}, r.formulas[:1])
+
+
+def _default_train_tokens(model: ModelSpec, w: Workload) -> float:
+    """Token budget when none was given: Chinchilla's 20 tokens per parameter for pre-training
+    (Hoffmann et al. 2022), 100 M tokens for a fine-tuning run (stated as an assumption)."""
+    from knowledge.params import param_counts
+
+    return 20.0 * param_counts(model).total if w.task == "pretrain" else 1e8
+
+
+def _max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Workload) -> int:
+    """Sequences of `w.context` tokens whose KV fits next to the weights, over all replicas."""
+    per_seq = est.kv_bytes_per_token * w.context
+    if not per_seq:
+        return 0
+    free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
+    return max(0, int(free // per_seq)) * max(1, layout.dp)
+
+
+def unit_price(gpu: GpuSpec, currency: str) -> dict[str, Any] | None:
+    """The most recent dated price of one card in `currency`, else the most recent in the other currency converted
+    at the dated exchange rate of `knowledge/data/economics.yaml`. None when the catalog has no price."""
+    def latest(cur: str) -> Any:
+        own = [p for p in gpu.prices if p.currency == cur]
+        return max(own, key=lambda p: p.date) if own else None
+
+    price = latest(currency)
+    if price is not None:
+        return {"amount": price.amount, "currency": currency, "as_of": price.date.isoformat(), "kind": price.kind,
+                "source": price.source, "converted": False}
+    other = latest("USD" if currency == "CNY" else "CNY")
+    if other is None:
+        return None
+    from advisor.estimator.calibration import load_economics
+
+    econ = load_economics()
+    rate = econ.exchange_rate_cny_per_usd
+    return {"amount": econ.to_currency(other.amount, other.currency, currency), "currency": currency,
+            "as_of": other.date.isoformat(), "kind": other.kind, "source": other.source, "converted": True,
+            "exchange_rate": {"cny_per_usd": rate.value, "as_of": rate.as_of.isoformat()}}
+
+
+def _launch_hint(ctx: _Ctx, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
+    """A ready-to-use command or config line for the layout (vLLM, DeepSpeed, LLaMA-Factory)."""
+    m = ctx.model
+    repo = m.hf_repo or m.id
+    if not w.is_training:
+        quant = {"awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq", "fp8": "fp8",
+                 "bnb-int8": "bitsandbytes", "nf4": "bitsandbytes"}.get(w.weights or "", "")
+        if (w.weights or "").startswith("q") and w.weights not in ("",):
+            return (f"llama-server -m {m.id}-{w.weights.upper()}.gguf -c {w.context} -ngl 999 "
+                    f"--parallel {w.concurrency}" + (f" --tensor-split {','.join(['1'] * layout.count)}"
+                                                    if layout.count > 1 else ""))
+        parts = [f"vllm serve {repo}", f"--tensor-parallel-size {layout.tp}"]
+        if layout.pp > 1:
+            parts.append(f"--pipeline-parallel-size {layout.pp}")
+        parts += [f"--max-model-len {w.context}", f"--max-num-seqs {max(1, math.ceil(w.concurrency / layout.dp))}"]
+        if quant:
+            parts.append(f"--quantization {quant}")
+        if w.kv in ("fp8", "int8"):
+            parts.append("--kv-cache-dtype fp8")
+        if layout.dp > 1:
+            parts.append(f"(× {layout.dp} replicas behind a load balancer)")
+        return " ".join(parts)
+    method = {"lora": "lora", "qlora": "lora", "freeze": "freeze", "full": "full", "pretrain": "full"}[w.task]
+    bits = " quantization_bit=4" if w.task == "qlora" else ""
+    stage = "pt" if w.task == "pretrain" else "sft"
+    ds = ""
+    if layout.count > 1 or layout.zero:
+        off = "_offload" if layout.offload != "none" else ""
+        ds = f" deepspeed=examples/deepspeed/ds_z{layout.zero}{off}_config.json"
+    launcher = f"FORCE_TORCHRUN=1 NNODES={layout.nodes} " if layout.nodes > 1 else ""
+    return (f"{launcher}llamafactory-cli train stage={stage} model_name_or_path={repo} finetuning_type={method}"
+            f"{bits}{ds} cutoff_len={w.context} per_device_train_batch_size={w.batch} bf16="
+            f"{'true' if gpu.supports_bf16 else 'false'} gradient_checkpointing=true")
+
+
+# ------------------------------------------------------------------------------------------------------------
+# rules
+
+def _precision(w: Workload) -> str:
+    from advisor.estimator.memory import DEFAULT_WEIGHTS
+
+    return w.weights or DEFAULT_WEIGHTS[w.task]
+
+
+def _config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: Workload) -> dict[str, Any]:
+    from rules.facts import ConfigFacts
+
+    c = ctx.constraints
+    price = opt.price
+    facts: dict[str, Any] = dict(
+        count=opt.count, nodes=opt.nodes, tp=opt.layout["tp"], pp=opt.layout["pp"], region=c.region,
+        acquisition="owned" if "existing" in opt.labels else ("rent" if c.buy_or_rent == "rent" else "buy"),
+        task=w.task, precision=_precision(w), context=w.context, max_context=ctx.model.max_context,
+        concurrency=w.concurrency if not w.is_training else None,
+        per_gpu_bytes=est.per_gpu.total, kv_cache_bytes=est.per_gpu.kv_cache or None,
+        fits=opt.fits, headroom_ratio=min(1.0, opt.headroom_ratio),
+        flash_attention=w.flash_attention,
+        power_limit_w=c.power_limit_w,
+    )
+    if est.cpu.total:
+        facts.update(offload_cpu_bytes=est.cpu.total, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)
+    if opt.training:
+        facts.update(train_wall_s=opt.training["wall_s"], deadline_s=c.deadline_s)
+    if opt.throughput:
+        facts.update(tokens_per_s=opt.throughput["decode_tokens_per_s_total"], min_tokens_per_s=c.min_tokens_per_s,
+                     ms_per_token=opt.throughput["ms_per_token"], max_ms_per_token=c.max_ms_per_token)
+        if w.concurrency >= 8:
+            facts["always_on"] = True
+    if price is not None:
+        facts.update(price_amount=price["amount"] * opt.count, currency=price["currency"])
+        if c.budget is not None:
+            facts["budget_amount"] = c.budget if c.currency == price["currency"] else None
+            if facts["budget_amount"] is None:
+                facts.pop("budget_amount")
+    return ConfigFacts.from_gpu(gpu, **{k: v for k, v in facts.items() if v is not None}).to_facts()
+
+
+def _workload_facts(ctx: _Ctx) -> dict[str, Any]:
+    from knowledge.params import param_counts
+    from rules.facts import WorkloadFacts
+
+    w, c = ctx.workload, ctx.constraints
+    counts = param_counts(ctx.model)
+    fields: dict[str, Any] = dict(task=w.task, params=counts.total, active_params=counts.active,
+                                  concurrency=w.concurrency, context=w.context, precision=_precision(w),
+                                  region=c.region, model_id=ctx.model.id)
+    if c.budget is not None:
+        fields.update(budget_amount=c.budget, currency=c.currency)
+    return WorkloadFacts(**fields).to_facts()
+
+
+def _evaluate(facts: list[dict[str, Any]]) -> list[Finding]:
+    from rules.engine import evaluate
+
+    return evaluate(facts)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# building, checking and ranking options
+
+def _option(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout,
+            labels: list[str] | None = None) -> Option:
+    fits = est.fits(gpu)
+    opt = Option(
+        gpu=gpu.id, gpu_name=gpu.name, count=layout.count, nodes=layout.nodes,
+        layout={"tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "zero": layout.zero, "offload": layout.offload,
+                "engine": est.engine, "weights": _precision(w), "kv": w.kv,
+                "recompute": w.recompute if w.is_training else None},
+        per_gpu_bytes=est.per_gpu.to_contract(), cpu_bytes=est.cpu.to_contract(),
+        capacity_bytes=gpu.memory_bytes, usable_bytes=est.usable_bytes(gpu),
+        headroom_ratio=est.headroom_bytes(gpu) / gpu.memory_bytes, fits=fits,
+        price=_price(ctx, gpu), labels=list(labels or []),
+        formulas=list(est.formulas), assumptions=list(est.assumptions),
+        launch_hint=_launch_hint(ctx, gpu, w, layout),
+    )
+    opt._memory = (est, w)
+    if fits:
+        throughput, training, formulas = _speed(ctx, gpu, est, w, layout)
+        opt.throughput, opt.training = throughput, training
+        opt.formulas += formulas
+    opt.misses = _misses(ctx, gpu, opt)
+    opt.meets_targets = fits and not opt.misses
+    return opt
+
+
+def _price(ctx: _Ctx, gpu: GpuSpec) -> dict[str, Any] | None:
+    return unit_price(gpu, ctx.constraints.currency)
+
+
+def total_price(opt: Option) -> float | None:
+    return None if opt.price is None else opt.price["amount"] * opt.count
+
+
+def _misses(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> list[str]:
+    c = ctx.constraints
+    out = []
+    if c.budget is not None and "existing" not in opt.labels:
+        total = total_price(opt)
+        if total is None:
+            out.append("no_price")
+        elif total > c.budget:
+            out.append("budget")
+    if c.power_limit_w is not None and gpu.tdp_w * opt.count > c.power_limit_w:
+        out.append("power")
+    t = opt.throughput
+    if t:
+        if c.max_ms_per_token is not None and t["ms_per_token"] > c.max_ms_per_token:
+            out.append("latency")
+        if c.min_tokens_per_s is not None and t["decode_tokens_per_s_total"] < c.min_tokens_per_s:
+            out.append("throughput")
+    if opt.training and c.deadline_s is not None and opt.training["wall_s"] > c.deadline_s:
+        out.append("deadline")
+    return out
+
+
+SPEED_MISSES = ("latency", "throughput", "deadline")
+
+
+def _search_gpu(ctx: _Ctx, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tuple[Option | None, Option | None]:
+    """(the smallest option on `gpu` that fits and meets the speed targets, or the largest that was tried)."""
+    remaining = list(pairs)
+    best: Option | None = None
+    while remaining:
+        found = _first_fit(ctx, gpu, remaining)
+        if found is None:
+            break
+        est, w, layout = found
+        opt = _option(ctx, gpu, est, w, layout)
+        best = opt
+        if not any(m in SPEED_MISSES for m in opt.misses):
+            return opt, None
+        remaining = [(n, k) for n, k in remaining if n > layout.count]  # more GPUs for speed
+    if best is not None:
+        return best, None
+    near = _closest(ctx, gpu, pairs)
+    return None, (_option(ctx, gpu, *near) if near else None)
+
+
+def _rank(options: list[Option], training: bool) -> list[Option]:
+    """Label lowest_cost, best_value and best_performance among the options that meet every target."""
+    ok = [o for o in options if o.meets_targets]
+    priced = [o for o in ok if total_price(o)]
+
+    def perf(o: Option) -> float:
+        return -o.training["wall_s"] if training else o.throughput.get("decode_tokens_per_s_total", 0.0)
+
+    def value(o: Option) -> float:
+        money = total_price(o) or math.inf
+        return 1.0 / (money * o.training["wall_s"]) if training else perf(o) / money
+
+    picks: list[tuple[str, Option]] = []
+    if priced:
+        picks.append(("lowest_cost", min(priced, key=lambda o: (total_price(o), -perf(o)))))
+        picks.append(("best_value", max(priced, key=value)))
+    if ok:
+        picks.append(("best_performance", max(ok, key=lambda o: (perf(o), -(total_price(o) or math.inf)))))
+    for label, o in picks:
+        if label not in o.labels:
+            o.labels.append(label)
+    labelled = []
+    for _, o in picks:
+        if o not in labelled:
+            labelled.append(o)
+    existing = [o for o in options if "existing" in o.labels and o not in labelled]
+    rest = sorted((o for o in ok if o not in labelled and o not in existing),
+                  key=lambda o: (total_price(o) or math.inf, -perf(o)))
+    return existing + labelled + rest
+
+
+def _apply_rules(ctx: _Ctx, opt: Option, gpu: GpuSpec) -> None:
+    """Attach the rule findings for this option (rules see one configuration at a time)."""
+    est, w = opt._memory
+    opt.findings = _evaluate([_config_facts(ctx, gpu, opt, est, w)])
+    opt.substitutes = sorted({f.alternative for f in opt.findings if f.alternative})
+
+
+def recommend(workload: Workload, constraints: Constraints | None = None, *, catalog: Catalog | None = None,
+              model: ModelSpec | None = None, limit: int = 8) -> Recommendation:
+    """Ranked configurations for `workload` under `constraints` (see the module docstring for the search).
+
+    `model` overrides the catalog lookup of `workload.model` (a spec read from a user's config.json)."""
+    constraints = constraints or Constraints()
+    model, catalog = resolve_inputs(workload, constraints, catalog, model)
+    ctx = _Ctx(model, workload, constraints, catalog)
+    pairs = _counts(constraints)
+    options: list[Option] = []
+    near: list[Option] = []
+    gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
+
+    if constraints.existing is not None:
+        gpu = catalog.gpu(constraints.existing.gpu)
+        gpus.setdefault(gpu.id, gpu)
+        n = constraints.existing.count
+        nodes = max(1, math.ceil(n / constraints.max_gpus_per_node))
+        opt = _existing_option(ctx, gpu, n, nodes)
+        if opt is not None:
+            (options if opt.fits else near).append(opt)
+
+    for gpu in gpus.values():
+        fit, closest = _search_gpu(ctx, gpu, pairs)
+        if fit is not None and not any(o.gpu == fit.gpu and o.count == fit.count for o in options):
+            options.append(fit)
+        elif closest is not None:
+            near.append(closest)
+
+    ranked = _rank(options, workload.is_training)
+    shortlist: list[Option] = []
+    for opt in ranked:
+        _apply_rules(ctx, opt, gpus[opt.gpu])
+        if any(f.severity == "block" for f in opt.findings) and "existing" not in opt.labels:
+            opt.meets_targets = False
+            opt.misses.append("blocked")
+            continue
+        shortlist.append(opt)
+        if len(shortlist) >= limit:
+            break
+    if any("blocked" in o.misses for o in ranked):  # labels may have gone with a blocked option: rank again
+        for o in shortlist:
+            o.labels = [lab for lab in o.labels if lab == "existing"]
+        shortlist = _rank(shortlist, workload.is_training)
+
+    closest = sorted(near + [o for o in ranked if not o.meets_targets and "blocked" not in o.misses],
+                     key=lambda o: -o.headroom_ratio)[:3]
+    if not any(o.meets_targets for o in shortlist):
+        for o in closest:
+            _apply_rules(ctx, o, gpus[o.gpu])
+    rec = Recommendation(
+        model={"id": model.id, "name": model.name, **_param_fields(model)},
+        workload=workload.model_dump(mode="json"), constraints=constraints.model_dump(mode="json"),
+        options=[o for o in shortlist if o.meets_targets or "existing" in o.labels], closest=closest,
+        findings=_evaluate([_workload_facts(ctx)]),
+        assumptions=_assumptions(ctx), considered=len(options) + len(near),
+    )
+    if not any(o.meets_targets for o in rec.options):
+        rec.changes = _changes(ctx, options, closest)
+    return rec
+
+
+def _param_fields(model: ModelSpec) -> dict[str, int]:
+    from knowledge.params import param_counts
+
+    counts = param_counts(model)
+    return {"params": counts.total, "active_params": counts.active}
+
+
+def _existing_option(ctx: _Ctx, gpu: GpuSpec, count: int, nodes: int,
+                     labels: tuple[str, ...] = ("existing",)) -> Option | None:
+    """The given count of `gpu` with the lightest layout that fits (or the last tried), fitting or not."""
+    if ctx.workload.is_training:
+        layouts = _training_layouts(ctx.workload, count, nodes)
+    else:
+        layout = _inference_layout(ctx.model, count, nodes)
+        layouts = [layout] if layout else []
+    last = None
+    for layout in layouts:
+        found = _memory(ctx, gpu, layout)
+        if found is None:
+            continue
+        est, w = found
+        last = (est, w, layout)
+        if _headroom(est, gpu) >= MIN_HEADROOM or est.fits(gpu):
+            break
+    return _option(ctx, gpu, *last, labels=list(labels)) if last else None
+
+
+def _assumptions(ctx: _Ctx) -> list[str]:
+    w, c = ctx.workload, ctx.constraints
+    out = [f"a configuration fits when its per-GPU memory leaves ≥ {MIN_HEADROOM:.0%} of the card free",
+           f"prices in {c.currency}: the latest dated price per card in the catalog (converted at the dated "
+           "exchange rate where only the other currency is known); GPUs only, rest of the server in the TCO",
+           f"at most {c.max_gpus_per_node} GPUs per node"]
+    if not w.is_training:
+        out.append("tensor parallel inside a node, pipeline parallel across nodes; replicas when the heads do "
+                   "not divide the GPU count")
+    elif w.train_tokens is None:
+        out.append("training time for a default token budget (20 tokens per parameter for pre-training, "
+                   "100 M tokens for fine-tuning): give the real budget for a real estimate")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------
+# when nothing fits: what would have to change
+
+LOWER_PRECISION = {"inference": ("fp8", "int8", "awq-int4", "q4_k_m", "q3_k_m", "q2_k")}
+LIGHTER_TASK = {"full": ("lora", "qlora"), "pretrain": (), "freeze": ("lora", "qlora"), "lora": ("qlora",),
+                "qlora": ()}
+
+
+def _changes(ctx: _Ctx, options: list[Option], closest: list[Option]) -> list[Change]:
+    """Concrete changes that would produce a configuration meeting every constraint, each checked by re-running
+    the search with that one change."""
+    w, c = ctx.workload, ctx.constraints
+    out: list[Change] = []
+    fitting = [o for o in options if o.fits]
+    if fitting and c.budget is not None and all("budget" in o.misses or "no_price" in o.misses for o in fitting):
+        cheapest = min((o for o in fitting if total_price(o)), key=lambda o: total_price(o) or math.inf,
+                       default=None)
+        if cheapest is not None:
+            amount = total_price(cheapest)
+            out.append(Change(kind="budget", value=amount,
+                              message=f"a budget of {_money(amount, c.currency)} buys {cheapest.count}× "
+                                      f"{cheapest.gpu_name}, the cheapest configuration that fits",
+                              message_zh=f"预算提高到 {_money(amount, c.currency)} 可买 {cheapest.count} 张 "
+                                         f"{cheapest.gpu_name}（能装下的最便宜配置）"))
+    if any(m in SPEED_MISSES for o in fitting for m in o.misses):
+        out.append(Change(kind="gpus", message="more GPUs per node or faster cards (the speed target is missed "
+                                               "by every configuration tried)",
+                          message_zh="需要更多或更快的显卡（所有配置都达不到速度目标）"))
+    if w.is_training:
+        for task in LIGHTER_TASK.get(w.task, ()):
+            alt = _retry(ctx, w.model_copy(update={"task": task, "weights": None}))
+            if alt is not None:
+                out.append(Change(kind="task", value=task,
+                                  message=f"{task} instead of {w.task}: {alt.count}× {alt.gpu_name} fits",
+                                  message_zh=f"改用 {task}（而不是 {w.task}）：{alt.count} 张 {alt.gpu_name} 可以装下"))
+                break
+    else:
+        current = _precision(w)
+        for fmt in LOWER_PRECISION["inference"]:
+            if _bits(fmt) >= _bits(current):
+                continue
+            alt = _retry(ctx, w.model_copy(update={"weights": fmt}))
+            if alt is not None:
+                out.append(Change(kind="precision", value=fmt,
+                                  message=f"{fmt} weights instead of {current}: {alt.count}× {alt.gpu_name} fits",
+                                  message_zh=f"权重改用 {fmt}（而不是 {current}）：{alt.count} 张 {alt.gpu_name} 可以装下"))
+                break
+        if closest:
+            best = closest[0]
+            ctx_len = _max_context(ctx, ctx.catalog.gpu(best.gpu), best)
+            if ctx_len and ctx_len < w.context:
+                out.append(Change(kind="context", value=ctx_len,
+                                  message=f"context ≤ {ctx_len} tokens (instead of {w.context}) fits on "
+                                          f"{best.count}× {best.gpu_name}",
+                                  message_zh=f"上下文降到 {ctx_len} tokens 以内（原 {w.context}）可在 {best.count} 张 "
+                                             f"{best.gpu_name} 上装下"))
+    return out
+
+
+def _bits(fmt: str) -> float:
+    from advisor.estimator.formats import bits_per_weight
+
+    return bits_per_weight(fmt)
+
+
+def _retry(ctx: _Ctx, w: Workload) -> Option | None:
+    """The cheapest (else first) option meeting every constraint for a changed workload, without rules."""
+    sub = _Ctx(ctx.model, w, ctx.constraints, ctx.catalog)
+    pairs = _counts(ctx.constraints)
+    found = []
+    for gpu in candidate_gpus(ctx.catalog, ctx.constraints):
+        opt, _ = _search_gpu(sub, gpu, pairs)
+        if opt is not None and opt.meets_targets:
+            found.append(opt)
+    return min(found, key=lambda o: total_price(o) or math.inf, default=None)
+
+
+def _max_context(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> int | None:
+    """Longest context (multiple of 256 tokens) that fits with headroom on the option's layout, by bisection."""
+    layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"], opt.layout["zero"],
+                    opt.layout["offload"])
+    lo, hi = 0, ctx.workload.context // 256
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        sub = _Ctx(ctx.model, ctx.workload.model_copy(update={"context": mid * 256}), ctx.constraints, ctx.catalog)
+        found = _memory(sub, gpu, layout)
+        if found is not None and _headroom(found[0], gpu) >= MIN_HEADROOM:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo * 256 or None
+
+
+def _money(amount: float | None, currency: str) -> str:
+    if amount is None:
+        return "?"
+    return f"¥{amount:,.0f}" if currency == "CNY" else f"${amount:,.0f}"
+
+
+# ------------------------------------------------------------------------------------------------------------
+# evaluating named configurations ("compare 8×H20, 8×A800 and 8×RTX 4090")
+
+def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], constraints: Constraints | None = None,
+                     *, catalog: Catalog | None = None, model: ModelSpec | None = None) -> list[Option]:
+    """Each (gpu, count) as the user named it: memory, speed, price and findings, fitting or not.
+
+    The layout is the one the search would use for that count (training: the lightest ZeRO stage that fits)."""
+    constraints = constraints or Constraints()
+    model, catalog = resolve_inputs(workload, constraints, catalog, model)
+    ctx = _Ctx(model, workload, constraints, catalog)
+    out = []
+    for name, count in configs:
+        if not 1 <= count <= constraints.max_gpus_per_node * constraints.max_nodes:
+            raise InputError(f"GPU count must be between 1 and {constraints.max_gpus_per_node * constraints.max_nodes}"
+                             f", got {count}", field="count")
+        gpu = catalog.gpu(name)
+        nodes = max(1, math.ceil(count / constraints.max_gpus_per_node))
+        opt = _existing_option(ctx, gpu, count, nodes, labels=())
+        if opt is None:
+            raise InputError(f"{count}× {gpu.name} has no valid layout for {model.name} (tensor parallelism must "
+                             f"divide the {model.num_attention_heads} attention heads)", field="count")
+        _apply_rules(ctx, opt, gpu)
+        out.append(opt)
+    return out
