@@ -224,9 +224,7 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     formulas.append(f"activations = one layer's prefill temporaries for {chunk} tokens + fp32 logits of {sequences} "
                     f"sequence(s) = {_gib(activations)}")
     if engine_id == "transformers" and info.family in ("weight-only", "bnb"):
-        import advisor.estimator.training_memory as _tm
-
-        deq = 2 * max(layer.d_in * layer.d_out for layer in _tm.lora_targets(model, "all-linear")) // tp
+        deq = int(2 * _largest_quantised(model) / tp)
         activations += deq
         formulas.append(f"+ one quantised matrix dequantised to fp16 during its matmul = {_gib(deq)}")
     if chunk_cfg:
@@ -254,6 +252,11 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     )
 
 
+def _largest_quantised(model: ModelSpec) -> int:
+    """Weights of the largest matrix a weight-only quantiser converts (attention/MLP/expert projections)."""
+    return max(layer.d_in * layer.d_out for layer in tm.lora_targets(model, "all-linear"))
+
+
 def _engine_overhead(engine: EngineProfile, multi_gpu: bool) -> tuple[int, list[str]]:
     parts = [("CUDA context", engine.cuda_context_bytes.value)]
     if engine.cuda_graph_bytes:
@@ -279,7 +282,6 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
 
     # parameters on one model-parallel rank (bf16 bytes / 2 gives the sharded count)
     shard = weight_bytes(model, "bf16", tp=tp, pp=pp) / 2 if tp * pp > 1 else counts.total
-    shard_fraction = shard / counts.total
     largest = tm.largest_layer_params(model) / tp
 
     recompute = w.recompute or ("selective" if task == "pretrain" else "full")
@@ -345,8 +347,8 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
                             f"{trainable / 1e6:.2f}M params ({trainable / counts.total:.3%} of the model); "
                             f"weights {adapter_w} + grads {adapter_g} + optimizer {k} B per adapter param")
             if task == "qlora":
-                # one layer's weights dequantised to bf16 during forward/backward
-                deq = 2 * largest
+                # the matrix being multiplied is dequantised to bf16 during forward and backward
+                deq = 2 * _largest_quantised(model) / tp
                 weights_b += deq
                 formulas.append(f"+ dequantisation buffer of the largest matrix in bf16 = {_gib(deq)}")
         formulas.append(f"frozen base weights ({base_fmt}) = {_gib(base)} per GPU")
