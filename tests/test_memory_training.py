@@ -208,3 +208,21 @@ def test_moe_total_vs_active(cat):
     e = estimate_memory(m, Workload(task="inference"))
     assert e.params > 46e9 and 12e9 < e.active_params < 13.5e9  # 46.7B total, 12.9B active (Mistral AI)
     assert e.per_gpu.weights == pytest.approx(2 * e.params, rel=0.001)  # all experts are resident
+
+
+def test_zero3_partitions_the_frozen_lora_base() -> None:
+    """DeepSpeed ZeRO-3 partitions every parameter, frozen ones included: LoRA on Llama-3.1-70B over 8 GPUs keeps
+    1/8 of the bf16 base per GPU plus the gathered largest layer (the 128,256 × 8,192 embedding), not all of it."""
+    from advisor.estimator.formats import weight_bytes
+    from advisor.estimator.memory import estimate_memory
+    from advisor.workload import Workload
+    from knowledge.catalog import load_catalog
+
+    m = load_catalog().model("llama-3.1-70b")
+    base = weight_bytes(m, "bf16")
+    z2 = estimate_memory(m, Workload(model=m.id, task="lora", gpus=8, zero=2))
+    z3 = estimate_memory(m, Workload(model=m.id, task="lora", gpus=8, zero=3))
+    assert z2.per_gpu.weights >= base
+    expected = base / 8 + 128_256 * 8_192 * 2
+    adapters = z3.per_gpu.weights - expected
+    assert 0 <= adapters < 0.01 * base  # only the fp32 adapters on top

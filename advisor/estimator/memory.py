@@ -351,10 +351,21 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
                 deq = 2 * _largest_quantised(model) / tp
                 weights_b += deq
                 formulas.append(f"+ dequantisation buffer of the largest matrix in bf16 = {_gib(deq)}")
-        formulas.append(f"frozen base weights ({base_fmt}) = {_gib(base)} per GPU")
+        if w.zero >= 3 and dp > 1:
+            # ZeRO-3 partitions every parameter, trainable or frozen, and gathers one layer at a time
+            # (DeepSpeed ZeRO-3; the layout LLaMA-Factory's ds_z3 configs use for LoRA on large models)
+            gathered = largest * base * tp * pp / counts.total
+            frozen = base
+            weights_b = weights_b - frozen + frozen / dp + gathered
+            formulas.append(f"frozen base weights ({base_fmt}) partitioned by ZeRO-3 = {_gib(frozen)} / {dp} + "
+                            f"gathered largest layer {_gib(gathered)} per GPU")
+            assumptions.append("ZeRO-3 partitions the frozen base as well as the adapters' states")
+        else:
+            formulas.append(f"frozen base weights ({base_fmt}) = {_gib(base)} per GPU")
         if w.zero:
-            assumptions.append("ZeRO partitions only the trainable parameters' states here; the frozen base is "
-                               "replicated")
+            if w.zero < 3:
+                assumptions.append(f"ZeRO-{w.zero} partitions only the trainable parameters' states; the frozen "
+                                   "base is replicated on every GPU")
             opt_b /= dp if w.zero >= 1 else 1
             grads_b /= dp if w.zero >= 2 else 1
 
