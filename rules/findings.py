@@ -20,6 +20,9 @@ class Finding(BaseModel):
     message_zh: str = ""  # Chinese, likewise
     source: str = ""  # rendered citation: title, section/url, date
     as_of: str | None = None  # ISO date for market facts and prices
+    topic: str = ""  # the rule's topic: substitution, market, risk, capability, value, scenario, practice, sizing, claims
+    sources: tuple[str, ...] = ()  # ids in the sources registry behind `source` (the rule's source first, then refs)
+    fact_index: int = 0  # position of the fact that triggered the rule in the list passed to `rules.engine.evaluate`
 
     def text(self, lang: str = "en") -> str:
         return self.message_zh if lang == "zh" and self.message_zh else self.message

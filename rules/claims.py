@@ -1,0 +1,73 @@
+"""Quoted guide claims (kind "claim"): flag the wrong and the dated ones with the computed value.
+
+The knowledge base keeps each checkable statement of the guides with a computed check and a verdict
+(`knowledge.guides`, data in knowledge/data/guides/claims.yaml; verdicts "right", "wrong", "dated"). When
+a user quotes one, the caller asserts `ClaimFacts.from_claim(claim)`; these rules word the finding with
+the guide's figure and the computed one, and cite the guide and section the claim comes from
+(`claim_source`, `section`), not a generic source.
+"""
+
+from __future__ import annotations
+
+from rules.common import CLAIM, GUIDE_000
+from rules.conditions import f
+from rules.meta import RuleMeta
+
+_SECTION = "claims checked against computed values (knowledge/data/guides/claims.yaml)"
+
+RULES: tuple[RuleMeta, ...] = (
+    RuleMeta(
+        id="claim-wrong-figure",
+        topic="claims",
+        applies_to=CLAIM,
+        when=(f.verdict == "wrong") & f.stated_value.exists() & f.computed_value.exists(),
+        severity="warn",
+        source=GUIDE_000,
+        section=_SECTION,
+        source_from_fact=True,
+        summary="A quoted guide figure is wrong: show the guide's number next to the computed one.",
+        en="The guide's figure is wrong ({claim_id}): it says {stated_value:,g} {unit}; the computed value is "
+           "{computed_value:,g} {computed_unit}.{correction_note}",
+        zh="指南中的数字有误（{claim_id}）：指南给出 {stated_value:,g} {unit}，计算值为 {computed_value:,g} "
+           "{computed_unit}。{correction_note_zh}",
+    ),
+    RuleMeta(
+        id="claim-wrong-statement",
+        topic="claims",
+        applies_to=CLAIM,
+        when=(f.verdict == "wrong") & (f.stated_value.missing() | f.computed_value.missing()),
+        severity="warn",
+        source=GUIDE_000,
+        section=_SECTION,
+        source_from_fact=True,
+        summary="A quoted guide statement is wrong: give the correction.",
+        en="The guide's statement is wrong ({claim_id}): “{claim_quote}”{computed_note}.{correction_note}",
+        zh="指南中的说法有误（{claim_id}）：“{claim_quote_zh}”{computed_note_zh}。{correction_note_zh}",
+    ),
+    RuleMeta(
+        id="claim-dated",
+        topic="claims",
+        applies_to=CLAIM,
+        when=f.verdict == "dated",
+        severity="warn",
+        source=GUIDE_000,
+        section=_SECTION,
+        source_from_fact=True,
+        summary="A quoted guide statement was true once and is out of date.",
+        en="The guide's statement is out of date ({claim_id}): “{claim_quote}”{computed_note}.{correction_note}",
+        zh="指南中的说法已过时（{claim_id}）：“{claim_quote_zh}”{computed_note_zh}。{correction_note_zh}",
+    ),
+    RuleMeta(
+        id="claim-right",
+        topic="claims",
+        applies_to=CLAIM,
+        when=f.verdict == "right",
+        severity="info",
+        source=GUIDE_000,
+        section=_SECTION,
+        source_from_fact=True,
+        summary="A quoted guide statement checks out.",
+        en="The guide's statement checks out ({claim_id}): “{claim_quote}”{computed_note}.",
+        zh="指南中的说法经核对无误（{claim_id}）：“{claim_quote_zh}”{computed_note_zh}。",
+    ),
+)

@@ -1,0 +1,344 @@
+"""The fact vocabulary of the rule engine: what the recommender (or any caller) asserts.
+
+A request is a list of flat facts. Three kinds exist, told apart by `kind`:
+
+* `ConfigFacts` (kind "config"): one candidate configuration — a GPU × count × layout, how it would be
+  bought, the workload it serves, and the estimator's results for it. Substitution, market, risk,
+  capability, value, practice and sizing rules read these. Build one per option with
+  `ConfigFacts.from_gpu(spec, ...)` so the hardware fields come from the catalog entry.
+* `WorkloadFacts` (kind "workload"): the job regardless of hardware (task, parameter count,
+  concurrency). The guides' scenario tiers and model-size tables read these. Assert one per request.
+* `ClaimFacts` (kind "claim"): a statement from a guide that the user quoted, with the claims data's
+  verdict and the computed value. The claims rules read these.
+
+Units are SI (bytes, seconds, watts, FLOP/s); money carries its currency. Every field except the few
+marked required is optional: a rule whose fields are absent simply does not fire, so leave out what you
+do not know rather than guessing. Derived quantities are computed here, before assertion, so rule
+conditions stay comparisons with constants:
+
+=====================  =============================================================  ====================
+derived field          formula                                                        from
+=====================  =============================================================  ====================
+gpu_family             pattern on the catalog id (`rules.gpus.family_of`)             gpu_id
+gpus_per_node          count / nodes                                                  count, nodes
+fits                   per_gpu_bytes <= memory_bytes                                  estimator
+headroom_ratio         (memory_bytes - per_gpu_bytes) / memory_bytes                  estimator
+kv_share               kv_cache_bytes / per_gpu_bytes                                 estimator
+tp_spans_nodes         tp > gpus_per_node                                             layout
+offload_ram_ratio      offload_cpu_bytes / cpu_ram_bytes (host RAM per node)          estimator
+deadline_ratio         train_wall_s / deadline_s                                      estimator
+budget_ratio           price_amount / budget_amount (same currency)                   cost
+power_w                tdp_w * count                                                  catalog
+node_gpu_power_w       tdp_w * gpus_per_node                                          catalog
+power_ratio            power_w / power_limit_w                                        catalog
+throughput_ratio       tokens_per_s / min_tokens_per_s (below 1 misses the target)    estimator
+latency_ratio          ms_per_token / max_ms_per_token (above 1 misses the target)    estimator
+context_ratio          context / max_context                                          model
+=====================  =============================================================  ====================
+
+A derived field passed explicitly is kept as given (the estimator may know better, e.g. an engine's
+memory reservation). `to_facts()` gives the flat dict the engine asserts, without `None` values.
+This module does not import durable_rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from knowledge.errors import AdvisorError, InputError
+from knowledge.schemas import Architecture, Segment
+
+if TYPE_CHECKING:
+    from knowledge.schemas import GpuSpec
+
+Region = Literal["cn", "global"]
+Currency = Literal["CNY", "USD"]
+Task = Literal["inference", "full", "lora", "qlora", "freeze", "pretrain"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "int3", "int2"]
+Acquisition = Literal["buy", "rent", "owned"]
+LoadPattern = Literal["steady", "fluctuating"]
+Network = Literal["infiniband", "roce", "ethernet"]
+Verdict = Literal["right", "wrong", "dated"]  # as in knowledge.guides
+
+TRAINING_TASKS = ("full", "lora", "qlora", "freeze", "pretrain")
+
+# weight formats of advisor.workload.WeightFormat -> the precision family rules reason about
+_PRECISION_OF_FORMAT: dict[str, str] = {
+    "fp32": "fp32", "bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "int8", "int4": "int4",
+    "gptq-int4": "int4", "gptq-int8": "int8", "awq-int4": "int4", "nf4": "int4", "bnb-int8": "int8",
+    "q8_0": "int8", "q6_k": "int8", "q5_k_m": "int4", "q4_k_m": "int4", "q4_0": "int4",
+    "q3_k_m": "int3", "q2_k": "int2",
+}
+
+
+def precision_of(weight_format: str) -> str:
+    """Precision family of a weight format ("awq-int4" → "int4", "q6_k" → "int8": at most 8 bits)."""
+    key = weight_format.strip().lower()
+    if key not in _PRECISION_OF_FORMAT:
+        raise InputError(f"precision '{weight_format}' is not known",
+                         field="precision", accepted=", ".join(sorted(_PRECISION_OF_FORMAT)))
+    return _PRECISION_OF_FORMAT[key]
+
+
+class _Facts(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+    def to_facts(self) -> dict[str, Any]:
+        """The flat dict asserted into the engine: plain values, `None` left out."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class ConfigFacts(_Facts):
+    """One candidate configuration: hardware, layout, acquisition, workload, and estimator results."""
+
+    kind: Literal["config"] = "config"
+
+    # --- hardware (from the catalog entry; see from_gpu) -------------------------------------------------
+    gpu_id: str = Field(description="catalog id or alias; normalised to the catalog id")
+    gpu_family: str | None = Field(None, description="family slug (rules.gpus); derived from gpu_id")
+    gpu_name: str | None = None
+    gpu_arch: Architecture | None = None
+    segment: Segment | None = None
+    memory_bytes: int | None = Field(None, gt=0, description="memory of one GPU")
+    tdp_w: float | None = Field(None, gt=0)
+    nvlink: bool | None = Field(None, description="the card has NVLink (bridge or switch)")
+    modded: bool = Field(False, description="community memory mod (2080 Ti 22G)")
+
+    # --- layout ------------------------------------------------------------------------------------------
+    count: int = Field(1, ge=1, le=100_000, description="GPUs in total")
+    nodes: int = Field(1, ge=1, le=10_000)
+    gpus_per_node: int | None = Field(None, ge=1, le=64)
+    tp: int = Field(1, ge=1, le=1024)
+    pp: int = Field(1, ge=1, le=1024)
+    wants_nvlink: bool | None = Field(None, description="the configuration as proposed relies on NVLink")
+    network: Network | None = Field(None, description="inter-node network")
+
+    # --- acquisition and market ----------------------------------------------------------------------------
+    region: Region = "global"
+    acquisition: Acquisition = "buy"
+    used: bool = Field(False, description="second-hand cards")
+
+    # --- workload ------------------------------------------------------------------------------------------
+    task: Task | None = None
+    params: float | None = Field(None, gt=0, le=1e14, description="model parameters, total")
+    precision: Precision | None = Field(None, description="weight/compute precision family; weight formats accepted")
+    flash_attention: bool | None = Field(None, description="the job expects FlashAttention-2; None = default on")
+    context: int | None = Field(None, ge=1)
+    max_context: int | None = Field(None, ge=1, description="the model's maximum context")
+    concurrency: int | None = Field(None, ge=1)
+    always_on: bool | None = Field(None, description="serves around the clock")
+    load_pattern: LoadPattern | None = None
+    tco_years: float | None = Field(None, gt=0, le=30)
+
+    # --- estimator results ---------------------------------------------------------------------------------
+    per_gpu_bytes: int | None = Field(None, ge=0, description="estimated memory per GPU, total")
+    kv_cache_bytes: int | None = Field(None, ge=0, description="KV cache per GPU")
+    fits: bool | None = None
+    headroom_ratio: float | None = Field(None, le=1)
+    kv_share: float | None = Field(None, ge=0, le=1)
+    fits_sharded: bool | None = Field(None, description="would fit if sharded across the GPUs (TP/ZeRO-3)")
+    tp_divides_heads: bool | None = Field(None, description="attention and KV heads divide evenly by tp")
+    tp_spans_nodes: bool | None = None
+    cpu_ram_bytes: int | None = Field(None, gt=0, description="host RAM per node")
+    offload_cpu_bytes: int | None = Field(None, ge=0, description="host memory the job needs per node")
+    offload_ram_ratio: float | None = Field(None, ge=0)
+    train_wall_s: float | None = Field(None, ge=0)
+    deadline_s: float | None = Field(None, gt=0)
+    deadline_ratio: float | None = Field(None, ge=0)
+    price_amount: float | None = Field(None, ge=0)
+    budget_amount: float | None = Field(None, gt=0)
+    currency: Currency | None = None
+    budget_ratio: float | None = Field(None, ge=0)
+    power_w: float | None = Field(None, gt=0)
+    node_gpu_power_w: float | None = Field(None, gt=0)
+    power_limit_w: float | None = Field(None, gt=0)
+    power_ratio: float | None = Field(None, ge=0)
+    tokens_per_s: float | None = Field(None, ge=0)
+    min_tokens_per_s: float | None = Field(None, gt=0)
+    throughput_ratio: float | None = Field(None, ge=0)
+    ms_per_token: float | None = Field(None, gt=0)
+    max_ms_per_token: float | None = Field(None, gt=0)
+    latency_ratio: float | None = Field(None, ge=0)
+    context_ratio: float | None = Field(None, gt=0)
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def _precision_family(cls, v: Any) -> Any:
+        return precision_of(v) if isinstance(v, str) else v
+
+    @model_validator(mode="after")
+    def _derive(self) -> ConfigFacts:
+        from rules.gpus import resolve_gpu
+
+        gpu_id, family = resolve_gpu(self.gpu_id)
+        self.gpu_id = gpu_id
+        if self.gpu_family is None:
+            self.gpu_family = family
+        if self.nodes > self.count:
+            raise ValueError(f"nodes ({self.nodes}) exceeds count ({self.count}); accepted: nodes ≤ count")
+        if self.gpus_per_node is None:
+            self.gpus_per_node = -(-self.count // self.nodes)
+        if self.tp_spans_nodes is None:
+            self.tp_spans_nodes = self.tp > self.gpus_per_node
+        if (self.price_amount is not None or self.budget_amount is not None) and self.currency is None:
+            raise ValueError("price_amount/budget_amount need a currency; accepted: CNY, USD")
+        mem, used = self.memory_bytes, self.per_gpu_bytes
+        if mem is not None and used is not None:
+            if self.fits is None:
+                self.fits = used <= mem
+            if self.headroom_ratio is None:
+                self.headroom_ratio = (mem - used) / mem
+        if self.kv_share is None and self.kv_cache_bytes is not None and used:
+            self.kv_share = min(1.0, self.kv_cache_bytes / used)
+        if self.offload_ram_ratio is None and self.offload_cpu_bytes is not None and self.cpu_ram_bytes:
+            self.offload_ram_ratio = self.offload_cpu_bytes / self.cpu_ram_bytes
+        if self.deadline_ratio is None and self.train_wall_s is not None and self.deadline_s:
+            self.deadline_ratio = self.train_wall_s / self.deadline_s
+        if self.budget_ratio is None and self.price_amount is not None and self.budget_amount:
+            self.budget_ratio = self.price_amount / self.budget_amount
+        if self.power_w is None and self.tdp_w is not None:
+            self.power_w = self.tdp_w * self.count
+        if self.node_gpu_power_w is None and self.tdp_w is not None:
+            self.node_gpu_power_w = self.tdp_w * self.gpus_per_node
+        if self.power_ratio is None and self.power_w is not None and self.power_limit_w:
+            self.power_ratio = self.power_w / self.power_limit_w
+        if self.throughput_ratio is None and self.tokens_per_s is not None and self.min_tokens_per_s:
+            self.throughput_ratio = self.tokens_per_s / self.min_tokens_per_s
+        if self.latency_ratio is None and self.ms_per_token is not None and self.max_ms_per_token:
+            self.latency_ratio = self.ms_per_token / self.max_ms_per_token
+        if self.context_ratio is None and self.context is not None and self.max_context:
+            self.context_ratio = self.context / self.max_context
+        return self
+
+    @classmethod
+    def from_gpu(cls, gpu: GpuSpec, **fields: Any) -> ConfigFacts:
+        """Facts for a configuration of catalog GPU `gpu`; `fields` add layout, workload and results."""
+        hardware = {
+            "gpu_id": gpu.id,
+            "gpu_name": gpu.name,
+            "gpu_arch": gpu.architecture,
+            "segment": gpu.segment,
+            "memory_bytes": gpu.memory_bytes,
+            "tdp_w": gpu.tdp_w,
+            "nvlink": gpu.nvlink_bytes_per_s > 0,
+            "modded": gpu.modded,
+        }
+        return cls(**{**hardware, **fields})
+
+
+class WorkloadFacts(_Facts):
+    """The job, independent of hardware: what the guides' scenario tiers and size tables key on."""
+
+    kind: Literal["workload"] = "workload"
+    task: Task
+    params: float = Field(gt=0, le=1e14, description="total parameters")
+    active_params: float | None = Field(None, gt=0, le=1e14, description="parameters active per token (MoE)")
+    concurrency: int = Field(1, ge=1, le=1_000_000)
+    context: int | None = Field(None, ge=1)
+    precision: Precision | None = None
+    region: Region = "global"
+    model_id: str | None = None
+    budget_amount: float | None = Field(None, gt=0)
+    currency: Currency | None = None
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def _precision_family(cls, v: Any) -> Any:
+        return precision_of(v) if isinstance(v, str) else v
+
+
+class ClaimFacts(_Facts):
+    """A guide statement the user quoted, as checked in the claims data (knowledge.guides): the verdict, the
+    guide's figure and the computed one. Build it with `ClaimFacts.from_claim(guides.claim(id))`."""
+
+    kind: Literal["claim"] = "claim"
+    claim_id: str = Field(min_length=1)
+    verdict: Verdict
+    claim_text: str | None = Field(None, description="the guide's words (Chinese original)")
+    claim_en: str | None = Field(None, description="the claim in English")
+    stated_value: float | None = Field(None, description="the guide's figure, when numeric")
+    unit: str | None = Field(None, description="unit of stated_value")
+    computed_value: float | None = Field(None, description="the computed figure, when numeric")
+    computed_unit: str | None = Field(None, description="unit of computed_value; default: unit")
+    correction: str | None = Field(None, description="the explanation with the computed value, English")
+    correction_zh: str | None = Field(None, description="the same in Chinese, when available")
+    claim_source: str = Field(description="source id of the guide making the claim (guide-000, guide-003)")
+    section: str | None = None
+
+    @model_validator(mode="after")
+    def _figures(self) -> ClaimFacts:
+        if self.stated_value is not None and self.unit is None:
+            raise ValueError("stated_value needs its unit")
+        if self.computed_value is not None and self.unit is None and self.computed_unit is None:
+            raise ValueError("computed_value needs a unit (unit or computed_unit)")
+        if self.computed_unit is None and self.computed_value is not None:
+            self.computed_unit = self.unit
+        from rules.sources import source
+
+        source(self.claim_source)  # CatalogError naming the id when it does not resolve
+        return self
+
+    @classmethod
+    def from_claim(cls, claim: Any) -> ClaimFacts:
+        """Facts for a checked claim of `knowledge.guides` (id, guide, section, quote, claim, claimed, computed,
+        verdict, explanation). Non-numeric figures (text, yes/no) are left to the wording."""
+
+        def number(fig: Any) -> float | None:
+            v = getattr(fig, "value", None)
+            return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+        stated, computed = number(claim.claimed), number(claim.computed)
+        return cls(
+            claim_id=claim.id, verdict=claim.verdict, claim_text=claim.quote, claim_en=claim.claim,
+            stated_value=stated, unit=claim.claimed.unit if stated is not None else None,
+            computed_value=computed, computed_unit=claim.computed.unit if computed is not None else None,
+            correction=claim.explanation or None, claim_source=claim.guide, section=claim.section,
+        )
+
+
+AnyFacts = Union[ConfigFacts, WorkloadFacts, ClaimFacts]
+_MODELS: dict[str, type[_Facts]] = {"config": ConfigFacts, "workload": WorkloadFacts, "claim": ClaimFacts}
+
+
+def _accepted(err: dict[str, Any]) -> str | None:
+    ctx = err.get("ctx") or {}
+    if "expected" in ctx:
+        return str(ctx["expected"]).replace("'", "")
+    for key, sign in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤")):
+        if key in ctx:
+            return f"a number {sign} {ctx[key]}"
+    return None
+
+
+def validate_facts(fact: Mapping[str, Any] | _Facts) -> dict[str, Any]:
+    """Validate one fact (a mapping with `kind`, or a facts model) and return its flat dict.
+
+    Raises InputError naming the field and the accepted values, or UnknownGpu for an unknown GPU.
+    """
+    if isinstance(fact, _Facts):
+        return fact.to_facts()
+    if not isinstance(fact, Mapping):
+        raise InputError(f"a fact must be a mapping with a 'kind', got {type(fact).__name__}",
+                         field="kind", accepted="config, workload, claim")
+    kind = fact.get("kind")
+    model = _MODELS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise InputError(f"fact kind {kind!r} is not known", field="kind", accepted="config, workload, claim",
+                         message_zh=f"未知的事实类型 {kind!r}（可用：config、workload、claim）")
+    try:
+        return model.model_validate(dict(fact)).to_facts()
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "(fact)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            known = ", ".join(sorted(model.model_fields))
+            raise InputError(f"{kind} fact: unknown field '{loc}'", field=loc, accepted=known) from None
+        got = "" if err["type"] == "missing" else f" (got {err.get('input')!r})"
+        raise InputError(f"{kind} fact: field '{loc}': {msg}{got}", field=loc, accepted=_accepted(err),
+                         message_zh=f"{kind} 事实的字段“{loc}”无效：{msg}") from None
+    except AdvisorError:
+        raise

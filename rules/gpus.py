@@ -1,0 +1,139 @@
+"""GPU families: the card a rule talks about, independent of memory size and form factor.
+
+The guides name cards ("A100", "4090"), the catalog names SKUs (`a100-80g-sxm`, `rtx-4090`). Rules match
+on the family, so "A100 → A800 in China" covers every A100 SKU. `family_of` maps a catalog id, name or
+alias to its family slug by pattern; `resolve_gpu` checks the id against the catalog when it loads and
+raises `UnknownGpu` (with close matches) when neither the catalog nor the patterns know it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from knowledge.errors import UnknownGpu
+
+# family slug -> display name (English; model names are the same in Chinese)
+FAMILY_NAMES: dict[str, str] = {
+    "rtx-2080ti-22g": "RTX 2080 Ti 22G (modded)",
+    "rtx-2080ti": "RTX 2080 Ti",
+    "rtx-3060": "RTX 3060",
+    "rtx-3090ti": "RTX 3090 Ti",
+    "rtx-3090": "RTX 3090",
+    "rtx-4060ti": "RTX 4060 Ti",
+    "rtx-4080-super": "RTX 4080 SUPER",
+    "rtx-4080": "RTX 4080",
+    "rtx-4090d": "RTX 4090 D",
+    "rtx-4090": "RTX 4090",
+    "rtx-5080": "RTX 5080",
+    "rtx-5090d": "RTX 5090 D",
+    "rtx-5090": "RTX 5090",
+    "rtx-6000-ada": "RTX 6000 Ada",
+    "rtx-a6000": "RTX A6000",
+    "a10": "A10",
+    "a30": "A30",
+    "a40": "A40",
+    "a100": "A100",
+    "a800": "A800",
+    "h100": "H100",
+    "h800": "H800",
+    "h200": "H200",
+    "h20": "H20",
+    "b200": "B200",
+    "l4": "L4",
+    "l20": "L20",
+    "l40s": "L40S",
+    "l40": "L40",
+    "t4": "T4",
+    "v100": "V100",
+    "mi250x": "MI250X",
+    "mi300x": "MI300X",
+    "ascend-910b": "Ascend 910B",
+}
+
+# (family, pattern on the normalised name); first match wins, so specific patterns come first.
+# Names are normalised to lower-case words separated by single spaces, vendor words removed.
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (fam, re.compile(pat))
+    for fam, pat in (
+        ("rtx-2080ti-22g", r"^2080 ?ti.*22 ?g"),
+        ("rtx-2080ti", r"^2080 ?ti"),
+        ("rtx-3060", r"^3060"),
+        ("rtx-3090ti", r"^3090 ?ti"),
+        ("rtx-3090", r"^3090"),
+        ("rtx-4060ti", r"^4060 ?ti"),
+        ("rtx-4080-super", r"^4080 ?(super|s\b)"),
+        ("rtx-4080", r"^4080"),
+        ("rtx-4090d", r"^4090 ?d\b"),
+        ("rtx-4090", r"^4090"),
+        ("rtx-5080", r"^5080"),
+        ("rtx-5090d", r"^5090 ?d\b"),
+        ("rtx-5090", r"^5090"),
+        ("rtx-6000-ada", r"^6000 ?ada"),
+        ("rtx-a6000", r"^a6000"),
+        ("a100", r"^a100"),
+        ("a10", r"^a10(?![0-9])"),
+        ("a30", r"^a30(?![0-9])"),
+        ("a40", r"^a40(?![0-9])"),
+        ("a800", r"^a800"),
+        ("h100", r"^h100"),
+        ("h800", r"^h800"),
+        ("h200", r"^h200"),
+        ("h20", r"^h20(?![0-9])"),
+        ("b200", r"^b200"),
+        ("l40s", r"^l40 ?s\b"),
+        ("l40", r"^l40(?![0-9])"),
+        ("l20", r"^l20(?![0-9])"),
+        ("l4", r"^l4(?![0-9])"),
+        ("t4", r"^t4(?![0-9])"),
+        ("v100", r"^v100"),
+        ("mi250x", r"^mi ?250 ?x"),
+        ("mi300x", r"^mi ?300 ?x"),
+        ("ascend-910b", r"^(ascend ?)?910 ?b"),
+    )
+)
+_VENDOR_WORDS = re.compile(r"^(nvidia|geforce|tesla|quadro|amd|instinct|huawei|rtx|英伟达) ?")
+
+
+def _normalise(name: str) -> str:
+    key = " ".join(re.sub(r"[^0-9a-z]+", " ", unicodedata.normalize("NFKC", name).lower()).split())
+    while True:
+        shorter = _VENDOR_WORDS.sub("", key, count=1)
+        if shorter == key or not shorter:
+            return key
+        key = shorter
+
+
+def family_of(name: str) -> str | None:
+    """Family slug of a catalog id, name or alias ("a100-80g-sxm" → "a100", "RTX 4090 D" → "rtx-4090d")."""
+    key = _normalise(name)
+    if "魔改" in name and key.startswith("2080"):  # "魔改2080ti": the community 22 GB mod
+        return "rtx-2080ti-22g"
+    for fam, pat in _PATTERNS:
+        if pat.search(key):
+            return fam
+    return None
+
+
+def family_name(family: str) -> str:
+    return FAMILY_NAMES.get(family, family)
+
+
+def resolve_gpu(name: str) -> tuple[str, str | None]:
+    """(catalog id, family) of `name`.
+
+    With a loadable catalog the name must be a catalog id or alias (UnknownGpu otherwise). Without one,
+    a name whose family the patterns recognise is accepted as given.
+    """
+    from rules.sources import catalog_or_none  # local: keeps import light
+
+    catalog = catalog_or_none()
+    if catalog is not None:
+        spec = catalog.find_gpu(name)
+        if spec is None:
+            raise UnknownGpu(name, [g.id for g in catalog.gpus] + [a.lower() for g in catalog.gpus for a in g.aliases])
+        return spec.id, family_of(spec.id) or family_of(spec.name)
+    fam = family_of(name)
+    if fam is None:
+        raise UnknownGpu(name, FAMILY_NAMES)
+    return name, fam

@@ -1,0 +1,128 @@
+"""Findings from fired rules: wording and citation rendered from rule metadata, never written by a model.
+
+Templates are `str.format` strings over the fact plus a few display fields derived here:
+
+* `{gpu}`: the GPU's catalog name (else the family name, else the id);
+* `{<name>_gib}` for every `<name>_bytes` field: bytes / 2**30 (GiB; write the unit in the template);
+* `{train_days}`, `{deadline_days}`: seconds / 86,400; `{params_b}`, `{active_params_b}`: parameters / 1e9;
+* `{power_kw}`: power_w / 1000;
+* `{alternative}`: the rule's alternative, as a display name when it is a GPU family;
+* claims: `{claim_quote}` (claim_en, else claim_text, else claim_id), `{claim_quote_zh}` (claim_text first), `{correction_note}` / `{correction_note_zh}` and
+  `{computed_note}` / `{computed_note_zh}` (empty when the fact has no correction or computed value).
+
+A name the fact lacks renders as "?" (and `render_messages` reports it; the meta-test requires none for
+every rule's firing scenarios).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from rules.findings import Finding
+from rules.gpus import FAMILY_NAMES, family_name
+from rules.meta import RuleMeta
+from rules.sources import citation
+
+MISSING = "?"
+
+
+def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> dict[str, Any]:
+    """The fact plus the derived display fields listed in the module docstring."""
+    ctx: dict[str, Any] = dict(fact)
+    for key, value in fact.items():
+        if key.endswith("_bytes") and isinstance(value, (int, float)) and not isinstance(value, bool):
+            ctx[key[: -len("_bytes")] + "_gib"] = value / 2**30
+    family = fact.get("gpu_family")
+    ctx["gpu"] = fact.get("gpu_name") or (family_name(family) if family else None) or fact.get("gpu_id")
+    for src, dst, scale in (("train_wall_s", "train_days", 86_400), ("deadline_s", "deadline_days", 86_400),
+                            ("params", "params_b", 1e9), ("active_params", "active_params_b", 1e9),
+                            ("power_w", "power_kw", 1000)):
+        if isinstance(fact.get(src), (int, float)):
+            ctx[dst] = fact[src] / scale
+    ctx["claim_quote"] = fact.get("claim_en") or fact.get("claim_text") or fact.get("claim_id")
+    ctx["claim_quote_zh"] = fact.get("claim_text") or fact.get("claim_en") or fact.get("claim_id")
+    ctx["correction_note"] = f" {fact['correction']}" if fact.get("correction") else ""
+    ctx["correction_note_zh"] = fact["correction_zh"] if fact.get("correction_zh") else ""
+    unit = fact.get("computed_unit") or fact.get("unit")
+    ctx.setdefault("computed_unit", unit)
+    if isinstance(fact.get("computed_value"), (int, float)) and unit:
+        ctx["computed_note"] = f" (computed: {fact['computed_value']:,g} {unit})"
+        ctx["computed_note_zh"] = f"（计算值：{fact['computed_value']:,g} {unit}）"
+    else:
+        ctx["computed_note"] = ctx["computed_note_zh"] = ""
+    if rule is not None and rule.alternative:
+        ctx["alternative"] = FAMILY_NAMES.get(rule.alternative, rule.alternative)
+    return ctx
+
+
+class _Formatter(string.Formatter):
+    def __init__(self) -> None:
+        super().__init__()
+        self.missing: list[str] = []
+
+    def get_value(self, key: Any, args: Any, kwargs: Mapping[str, Any]) -> Any:
+        if isinstance(key, str) and (key not in kwargs or kwargs[key] is None):
+            self.missing.append(key)
+            return _Missing()
+        return super().get_value(key, args, kwargs)
+
+
+class _Missing:
+    def __format__(self, spec: str) -> str:
+        return MISSING
+
+
+def render_messages(rule: RuleMeta, fact: Mapping[str, Any]) -> tuple[str, str, list[str]]:
+    """(English message, Chinese message, names the fact lacked)."""
+    ctx = display_context(fact, rule)
+    fmt = _Formatter()
+    en = fmt.vformat(rule.en, (), ctx)
+    zh = fmt.vformat(rule.zh, (), ctx)
+    return en, zh, sorted(set(fmt.missing))
+
+
+def render_source(rule: RuleMeta, fact: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """(citation line, source ids): the rule's source and section, then its refs."""
+    primary, section = rule.source, rule.section
+    if rule.source_from_fact and fact.get("claim_source"):
+        primary = fact["claim_source"]
+        section = fact.get("section") or ""
+    ids = tuple(dict.fromkeys((primary, *rule.refs)))
+    lines = [citation(primary, section)] + [citation(r) for r in ids[1:]]
+    return "; ".join(lines), ids
+
+
+def finding(rule: RuleMeta, fact: Mapping[str, Any], fact_index: int = 0) -> Finding:
+    """The structured finding of `rule` firing on `fact` (the fact's position in the request: `fact_index`)."""
+    from knowledge.catalog import data_dir
+
+    used = tuple((k, fact[k]) for k in rule.fact_fields if k in fact)
+    rendered = _rendered(rule.id, used, str(data_dir()))
+    # a fresh `facts` dict per finding: callers may not share the cached one
+    return rendered.model_copy(update={"facts": dict(used), "fact_index": fact_index})
+
+
+@lru_cache(maxsize=4096)
+def _rendered(rule_id: str, used: tuple[tuple[str, Any], ...], root: str) -> Finding:
+    """Rendering depends only on the rule, the fact fields it uses and the sources registry: cached."""
+    from rules.meta import get_rule
+
+    rule = get_rule(rule_id)
+    fact = dict(used)
+    en, zh, _ = render_messages(rule, fact)
+    source_text, ids = render_source(rule, fact)
+    return Finding(
+        rule_id=rule.id,
+        severity=rule.severity,
+        facts=fact,
+        alternative=rule.alternative,
+        message=en,
+        message_zh=zh,
+        source=source_text,
+        as_of=rule.as_of,
+        topic=rule.topic,
+        sources=ids,
+    )
