@@ -75,6 +75,7 @@ class InferenceCalibration(_Strict):
     compute_efficiency: Constant  # large-GEMM fraction of the dense peak (bf16 or fp8 tensor cores)
     fp8_compute_efficiency: Constant  # same, for FP8 GEMMs against the FP8 peak
     attention_efficiency: Constant  # fused attention kernels against the 16-bit dense peak
+    roofline_sharpness: Constant  # p of the smooth roofline (a^p + b^p)^(1/p); large p → hard max
     step_overhead_s: Constant  # fixed cost per forward step (launch, scheduling, sampling)
     layer_overhead_s: Constant  # extra fixed cost per transformer layer per forward step
     request_overhead_s: Constant  # fixed cost of starting one request (counts in time to first token)
@@ -110,6 +111,8 @@ class Calibration(_Strict):
         for c in fractions:
             if not 0 < c.value <= 1:
                 raise ValueError(f"an efficiency must lie in (0, 1], got {c.value} (sources {c.source})")
+        if inf.roofline_sharpness.value < 1:
+            raise ValueError("roofline_sharpness must be ≥ 1 (1 = sum, ∞ = max)")
         for c in (inf.step_overhead_s, inf.layer_overhead_s, inf.request_overhead_s):
             if c.value < 0:
                 raise ValueError(f"overheads are never negative, got {c.value}")

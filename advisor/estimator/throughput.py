@@ -2,9 +2,11 @@
 
 One forward step on one GPU of a tensor-parallel group of `tp` GPUs (every GPU runs the same step in parallel):
 
-    t_step = max(t_memory, t_compute) + t_allreduce + t_overhead
-    t_memory   = W_read / (B_dram · η_w[format]) + KV_read / (B_dram · η_kv)
-    t_compute  = FLOPs / (P_peak · η_c)
+    t_step = pmax(t_weights, t_matmul) + pmax(t_kv, t_attention) + t_allreduce + t_overhead
+    t_weights  = W_read / (B_dram · η_w[format])          t_matmul    = F_matmul / (P_peak · η_c)
+    t_kv       = KV_read / (B_dram · η_kv)                t_attention = F_attn / (P_16bit · η_attn)
+    pmax(a, b) = (a^p + b^p)^(1/p) ≥ max(a, b): a smooth roofline (near the ridge point neither limit is reached;
+                 matmuls and attention are separate kernels, so their times add)
     t_allreduce= 2 · L · [2(tp−1)/tp · M / (B_link · η_link) + 2(tp−1) · α_link]   M = tokens · hidden · 2 bytes
     t_overhead = c_step + c_layer · L                                       (kernel launches, scheduling)
 
@@ -167,6 +169,7 @@ class Hardware:
     step_overhead: float
     layer_overhead: float
     request_overhead: float
+    sharpness: float
 
 
 def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration) -> Hardware:
@@ -189,6 +192,7 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration) -> Hardware:
         attn_peak=gpu.bf16_dense_flops, eta_attn=inf.attention_efficiency.value,
         link_bw=link_bw, link_alpha=alpha, link_name=name, step_overhead=inf.step_overhead_s.value,
         layer_overhead=inf.layer_overhead_s.value, request_overhead=inf.request_overhead_s.value,
+        sharpness=inf.roofline_sharpness.value,
     )
 
 
@@ -217,6 +221,15 @@ def tp_link(gpu: GpuSpec, tp: int, calib: Calibration) -> tuple[float, float, st
 # one step
 
 
+def _pmax(a: float, b: float, p: float) -> float:
+    """Smooth roofline max(a, b)·(1 + (min/max)^p)^(1/p): equals the larger near either end, up to 2^(1/p) times it
+    at the ridge point where neither memory nor compute is saturated. Never below max(a, b)."""
+    hi, lo = (a, b) if a >= b else (b, a)
+    if hi <= 0.0:
+        return 0.0
+    return hi * (1.0 + (lo / hi) ** p) ** (1.0 / p)
+
+
 @dataclass(frozen=True)
 class Step:
     """One forward step on one GPU, by operator class. Matmuls and attention are separate kernels, so each is its
@@ -239,9 +252,12 @@ class Step:
     def compute_s(self) -> float:
         return self.matmul_s + self.attention_s
 
+    sharpness: float = 8.0  # p of the smooth roofline; p → ∞ is the hard max
+
     @property
     def total_s(self) -> float:
-        return (max(self.weights_s, self.matmul_s) + max(self.kv_s, self.attention_s)
+        p = self.sharpness
+        return (_pmax(self.weights_s, self.matmul_s, p) + _pmax(self.kv_s, self.attention_s, p)
                 + self.comm_s + self.overhead_s)
 
     @property
@@ -275,7 +291,7 @@ def decode_step(prof: SpeedProfile, hw: Hardware, batch: int, context: int) -> S
         weights_s=w_bytes / (hw.bandwidth * hw.eta_w), kv_s=kv / (hw.bandwidth * hw.eta_kv),
         matmul_s=mm / (hw.peak * hw.eta_c), attention_s=at / (hw.attn_peak * hw.eta_attn),
         comm_s=_allreduce_s(batch, prof, hw), overhead_s=hw.step_overhead + hw.layer_overhead * prof.layers,
-        bytes_read=w_bytes + kv, flops=mm + at,
+        bytes_read=w_bytes + kv, flops=mm + at, sharpness=hw.sharpness,
     )
 
 
@@ -290,7 +306,7 @@ def prefill_step(prof: SpeedProfile, hw: Hardware, batch: int, prompt: int) -> S
         weights_s=w_bytes / (hw.bandwidth * hw.eta_w), kv_s=kv_write / (hw.bandwidth * hw.eta_kv),
         matmul_s=mm / (hw.peak * hw.eta_c), attention_s=at / (hw.attn_peak * hw.eta_attn),
         comm_s=_allreduce_s(tokens, prof, hw), overhead_s=hw.step_overhead + hw.layer_overhead * prof.layers,
-        bytes_read=w_bytes + kv_write, flops=mm + at,
+        bytes_read=w_bytes + kv_write, flops=mm + at, sharpness=hw.sharpness,
     )
 
 
@@ -359,21 +375,25 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
     ceiling_total = per_replica * replicas * min(ceiling, hw.peak / max(dstep.flops, 1.0))
 
     info = FORMATS[prof.weights]
+    p = hw.sharpness
     formulas = [
-        f"decode step = max(memory, compute) + all-reduce + overhead = max({dstep.memory_s * 1e3:.3f}, "
-        f"{dstep.compute_s * 1e3:.3f}) + {dstep.comm_s * 1e3:.3f} + {dstep.overhead_s * 1e3:.3f} ms = "
-        f"{t_dec * 1e3:.3f} ms ({dstep.bound}-bound)",
-        f"memory = weights {prof.weight_read_bytes(per_replica) / GIB:.3f} GiB / ({gpu.bandwidth_bytes_per_s / 1e9:.0f}"
-        f" GB/s × η {hw.eta_w:.2f}) + KV {per_replica} × {prof.kv_bytes(decode_ctx) / GIB:.4f} GiB / "
-        f"(… × η {hw.eta_kv:.2f}) per GPU",
-        f"compute = {per_replica} × (2·N_active/tp + attention at {decode_ctx} tokens) = {dstep.flops:.4g} FLOP / "
-        f"({hw.peak / 1e12:.0f} TFLOP/s × η {hw.eta_c:.2f})",
+        f"decode step = pmax(weights, matmul) + pmax(KV, attention) + all-reduce + overhead = "
+        f"pmax({dstep.weights_s * 1e3:.3f}, {dstep.matmul_s * 1e3:.3f}) + pmax({dstep.kv_s * 1e3:.3f}, "
+        f"{dstep.attention_s * 1e3:.3f}) + {dstep.comm_s * 1e3:.3f} + {dstep.overhead_s * 1e3:.3f} ms = "
+        f"{t_dec * 1e3:.3f} ms ({dstep.bound}-bound); pmax(a, b) = (a^p + b^p)^(1/p), p = {p:g}",
+        f"weights = {prof.weight_read_bytes(per_replica) / GIB:.3f} GiB / ({gpu.bandwidth_bytes_per_s / 1e9:.0f} GB/s"
+        f" × η {hw.eta_w:.2f}); KV = {per_replica} × {prof.kv_bytes(decode_ctx) / GIB:.4f} GiB / (… × η "
+        f"{hw.eta_kv:.2f}) per GPU",
+        f"matmul = {per_replica} × 2·N_active/tp FLOP / ({hw.peak / 1e12:.0f} TFLOP/s × η {hw.eta_c:.2f}); "
+        f"attention = {per_replica} × 2·c·(d_qk+d_v)·L/tp at c = {decode_ctx} / ({hw.attn_peak / 1e12:.0f} TFLOP/s × "
+        f"η {hw.eta_attn:.2f})",
         f"overhead = {hw.step_overhead * 1e3:.3f} ms + {model.num_layers} layers × {hw.layer_overhead * 1e6:.1f} µs",
         f"decode tokens/s per sequence = 1 / step = {per_seq:.1f}; total = {per_replica * replicas} sequences / step"
         f" = {total:.1f}",
-        f"prefill {prompt} tokens = max({pstep.memory_s * 1e3:.3f}, {pstep.compute_s * 1e3:.3f}) + "
-        f"{pstep.comm_s * 1e3:.3f} + {pstep.overhead_s * 1e3:.3f} ms; TTFT = prefill + "
-        f"{hw.request_overhead * 1e3:.1f} ms request overhead = {ttft * 1e3:.1f} ms",
+        f"prefill {prompt} tokens = pmax({pstep.weights_s * 1e3:.3f}, {pstep.matmul_s * 1e3:.3f}) + "
+        f"pmax({pstep.kv_s * 1e3:.3f}, {pstep.attention_s * 1e3:.3f}) + {pstep.comm_s * 1e3:.3f} + "
+        f"{pstep.overhead_s * 1e3:.3f} ms; TTFT = prefill + {hw.request_overhead * 1e3:.1f} ms request overhead = "
+        f"{ttft * 1e3:.1f} ms",
         f"physical ceiling per sequence = bandwidth / bytes per step = {ceiling:.1f} tokens/s",
     ]
     if tp > 1:
