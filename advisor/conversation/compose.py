@@ -11,6 +11,7 @@ GiB (2^30 bytes) for memory, GB (1e9 bytes) only where a quoted figure is compar
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from advisor.conversation.dialog import (
@@ -66,6 +67,23 @@ class Book:
         self.add(name, amount, currency, source)
         symbol = "¥" if currency == "CNY" else "$"
         return f"{symbol}{amount:,.0f}"
+
+    def text(self, text: str, name: str, source: str) -> str:
+        """Tool-provided text (a rule's message, its citation, a launch hint): every number in it is recorded
+        with the unit printed after it, so the text can be shown unchanged."""
+        from advisor.conversation.grounding import extract as find_numbers
+
+        for m in find_numbers(text):
+            unit = text[m.start:m.end]
+            digits = re.match(r"^[^\d]*[\d.,]+", unit)
+            unit = unit[digits.end():].strip() if digits else ""
+            dim = m.candidates[0].dim if m.candidates else ""
+            if dim in ("CNY", "USD") and not unit:
+                unit = dim
+            elif dim == "gpus":
+                unit = "GPUs"  # "4× L20": a GPU count
+            self.add(f"{name}: {m.text}", m.number, unit, source)
+        return text
 
     def tokens(self, name: str, value: float, source: str, lang: str) -> str:
         """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"."""
@@ -238,6 +256,10 @@ def question_text(slot: str | None, state: DialogState, lang: str, catalog: Any 
         one = book.num("default concurrency", 1, "sequences", SRC_DEFAULT, suffix="")
         return (f"高峰时有多少并发请求（同时在线的用户）？默认按 {one} 路计算。" if zh else
                 f"How many concurrent requests (users at the same time) at peak? Default: {one}.")
+    if slot == "context" and (s.task or s.task_generic) not in (None, "inference"):
+        ctx = book.tokens("default context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
+        return (f"训练样本的序列长度是多少？默认 {ctx}。" if zh else
+                f"What sequence length will the training samples have? Default: {ctx}.")
     if slot == "context":
         ctx = book.tokens("default context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
         return (f"每个请求的上下文长度（输入 + 输出）是多少？默认 {ctx}。" if zh else
@@ -268,23 +290,55 @@ def question_text(slot: str | None, state: DialogState, lang: str, catalog: Any 
 # ----------------------------------------------------------------------------------------------------------------
 # turns
 # ----------------------------------------------------------------------------------------------------------------
-def _notes_block(notes: list[str]) -> str:
-    return "\n".join(f"> {n}" for n in notes)
+def render_note(key: str, book: Book, lang: str) -> str:
+    """A fixed sentence from `lang.MESSAGES`, its numbers recorded."""
+    if not key:
+        return ""
+    if key == "truncated":
+        from advisor.conversation.extract import MAX_CHARS
+
+        return say("truncated", lang, n=book.count("characters read", MAX_CHARS, "characters", "extract.MAX_CHARS"))
+    if key == "greeting":
+        return say("greeting", lang,
+                   conc=book.count("example concurrency", 100, "sequences", "example question"),
+                   ctx=book.num("example context", 8, "k tokens", "example question", suffix="k"),
+                   budget=book.num("example budget", 50, "万 CNY", "example question", suffix="万") if lang == "zh"
+                   else book.money("example budget", 500_000, "CNY", "example question"))
+    if key == "reset":
+        return say("reset", lang) + "\n\n" + render_note("greeting", book, lang)
+    return say(key, lang)
+
+
+def _notes_block(notes: list[str], book: Book, lang: str) -> str:
+    return "\n".join(f"> {render_note(n, book, lang)}" for n in notes)
+
+
+def _catalog_names(answer: str, book: Book) -> None:
+    """Numbers inside catalog names shown in the answer ("GPT-2 XL (1.5B)", "H20 96GB") are the catalog's."""
+    from advisor.conversation.dialog import _catalog
+
+    catalog = _catalog()
+    for spec in list(catalog.models) + list(catalog.gpus):
+        if spec.name in answer and any(ch.isdigit() for ch in spec.name):
+            book.text(spec.name, f"name {spec.id}", f"knowledge catalog: {spec.id}")
 
 
 def _turn(answer: str, lang: str, state: DialogState, book: Book, **kw: Any) -> Turn:
+    _catalog_names(answer, book)
     return Turn(answer=answer.strip(), lang=lang if lang in ("zh", "en") else "en", mode="deterministic",  # type: ignore[arg-type]
                 numbers=book.numbers, workload=workload_summary_dict(state), **kw)
 
 
 def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | None = None,
-                question: str | None = None, show_state: bool = False, catalog: Any = None) -> Turn:
-    """A reply that changes nothing: empty, nonsense, greeting, injection, an error."""
+                pending_question: bool = False, show_state: bool = False, catalog: Any = None, text: str = "") -> Turn:
+    """A reply that changes nothing: empty, nonsense, greeting, injection, an error (`text`). `body` and `notes` are
+    keys of fixed sentences; the pending question, if any, is asked again."""
     from advisor.conversation.dialog import _catalog
 
     catalog = catalog if catalog is not None else _catalog()
     book = Book()
-    lines = [_notes_block(notes or []), body]
+    lines = [_notes_block(notes or [], book, lang), render_note(body, book, lang), text]
+    question = question_text(state.pending, state, lang, catalog, book) if pending_question and state.pending else None
     if show_state:
         known = summary(state, lang, catalog, book)
         lines.append(say("kept", lang, summary=known) if known else say("nothing_yet", lang))
@@ -299,7 +353,7 @@ def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | 
 def question_turn(slot: str, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
                   changes: list[Change]) -> Turn:
     book = Book()
-    lines = [_notes_block(notes)] + _unknown_lines(slots, lang, catalog)
+    lines = [_notes_block(notes, book, lang)] + _unknown_lines(slots, lang, catalog)
     known = summary(state, lang, catalog, book)
     if known:
         lines.append(("已了解：" if lang == "zh" else "So far: ") + known + ("。" if lang == "zh" else "."))
@@ -334,10 +388,13 @@ def _unknown_lines(slots: Slots, lang: str, catalog: Any) -> list[str]:
 
 def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
                 changes: list[Change], question: str | None) -> Turn:
+    if ev.recommendation is not None:
+        return recommendation_turn(ev, state, lang, catalog, notes=notes, slots=slots, changes=changes,
+                                   question=question)
     book = Book()
     zh = lang == "zh"
     w = ev.workload
-    lines: list[str] = [_notes_block(notes)]
+    lines: list[str] = [_notes_block(notes, book, lang)]
     lines += [_headline(ev, book, lang)]
     lines += _unknown_lines(slots, lang, catalog)
     changed = _changes_block(changes, state, ev, book, lang, catalog)
@@ -369,9 +426,22 @@ def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, 
     state.focus_gpu = top.gpu.id if top is not None else state.focus_gpu
     state.last_numbers = _key_numbers(ev)
     memory_chart = _memory_chart(ev)
+    extra: dict[str, Any] = {"kind": "answer", "pending": question, "changed": [c.slot for c in changes],
+                             "verdict": _verdict(ev), "top": {"gpu": top.gpu.id, "count": top.count} if top else None,
+                             "claim_verdict": ev.claim.verdict if ev.claim is not None else None,
+                             "unavailable": list(ev.unavailable)}
     return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
-                 findings=list(ev.findings), options=_options(ev), memory=memory_chart,
-                 extra={"kind": "answer", "pending": question, "changed": [c.slot for c in changes]})
+                 findings=list(ev.findings), options=_options(ev), memory=memory_chart, extra=extra)
+
+
+def _verdict(ev: Evaluation) -> str | None:
+    """For the user's own configurations: "fits" / "does_not_fit" (one), "some_fit" / "none_fit" (several)."""
+    users = [c for c in ev.configs if c.role in ("existing", "candidate")]
+    if not users:
+        return None
+    if len(users) == 1:
+        return "fits" if users[0].fits else "does_not_fit"
+    return "some_fit" if any(c.fits for c in users) else "none_fit"
 
 
 # -- pieces of an answer -------------------------------------------------------------------------------------------
@@ -604,3 +674,284 @@ def _memory_chart(ev: Evaluation) -> dict[str, Any] | None:
         chart["gpu"] = top.gpu.id
         chart["count"] = top.count
     return chart
+
+
+# ================================================================================================================
+# answers from the recommender (advisor.recommend): options with speed, price, findings
+# ================================================================================================================
+SRC_RECOMMEND = "advisor.recommend"
+SRC_THROUGHPUT = "advisor.estimator.throughput.estimate_throughput"
+SRC_TRAINING = "advisor.estimator.training.estimate_train_time"
+LABEL = {
+    "lowest_cost": ("lowest cost", "最低成本"), "best_value": ("best value", "最佳性价比"),
+    "best_performance": ("best performance", "最佳性能"), "existing": ("your hardware", "现有硬件"),
+    "candidate": ("named by you", "您提到的"),
+}
+MISS = {
+    "budget": ("over budget", "超出预算"), "no_price": ("no dated price in the catalog", "目录中没有带日期的价格"),
+    "power": ("over the power limit", "超出功耗限制"), "latency": ("too slow per token", "单 token 延迟超标"),
+    "throughput": ("below the throughput target", "吞吐量不达标"), "deadline": ("misses the deadline", "赶不上期限"),
+    "blocked": ("ruled out by a rule", "被规则排除"),
+}
+
+
+def _opt_name(o: Any, book: Book) -> str:
+    n = book.count(f"GPUs ({o.gpu_name})", o.count, "GPUs", "configuration evaluated")
+    return f"{n}× {o.gpu_name}"
+
+
+def _opt_layout(o: Any, lang: str, book: Book) -> str:
+    lay = o.layout or {}
+    parts = []
+    if lay.get("tp", 1) > 1:
+        parts.append(f"TP {book.count('tensor parallel degree', lay['tp'], 'GPUs', SRC_RECOMMEND)}")
+    if lay.get("pp", 1) > 1:
+        parts.append(f"PP {book.count('pipeline parallel degree', lay['pp'], 'GPUs', SRC_RECOMMEND)}")
+    if lay.get("dp", 1) > 1:
+        parts.append(f"DP {book.count('data parallel degree', lay['dp'], 'GPUs', SRC_RECOMMEND)}")
+    if lay.get("zero"):
+        parts.append(f"ZeRO-{book.count('ZeRO stage', lay['zero'], '', SRC_RECOMMEND)}")
+    if lay.get("offload") not in (None, "none"):
+        parts.append(("卸载 " if lang == "zh" else "offload ") + str(lay["offload"]))
+    if lay.get("engine"):
+        parts.append(str(lay["engine"]))
+    return ", ".join(parts) or ("单卡" if lang == "zh" else "1 GPU")
+
+
+def _opt_memory(o: Any, book: Book, lang: str) -> str:
+    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
+    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+    return f"{need} / {usable}"
+
+
+def _opt_speed(o: Any, book: Book, lang: str, w: Any) -> str:
+    zh = lang == "zh"
+    t = o.throughput or {}
+    if t.get("decode_tokens_per_s"):
+        per = book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
+                       SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
+        total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.get("decode_tokens_per_s_total") or 0,
+                         "tokens/s", SRC_THROUGHPUT, 0)
+        return (f"每路 {per}，合计 {total}" if zh else f"{per} per user, {total} total")
+    tr = o.training or {}
+    if tr.get("wall_s"):
+        days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
+                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
+        hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
+                         suffix="" if zh else "GPU-hours")
+        return f"{days}（GPU 时数 {hours}）" if zh else f"{days} ({hours})"
+    return "—"
+
+
+def _opt_price(o: Any, book: Book, lang: str) -> str:
+    p = o.price
+    if not p:
+        return "无报价" if lang == "zh" else "no price"
+    total = book.money(f"purchase price of {o.count}× {o.gpu_name} (GPUs only)", p["amount"] * o.count, p["currency"],
+                       f"catalog price {p.get('source', '')} as of {p.get('as_of', '')}" +
+                       (" (converted at the dated exchange rate)" if p.get("converted") else ""))
+    when = p.get("as_of") or ""
+    return f"{total}（{when}）" if lang == "zh" else f"{total} (as of {when})"
+
+
+def _opt_notes(o: Any, lang: str) -> str:
+    bits = [_l(LABEL[lab], lang) for lab in o.labels if lab in LABEL]
+    if not o.fits:
+        bits.append("放不下" if lang == "zh" else "does not fit")
+    bits += [_l(MISS.get(m, (m, m)), lang) for m in o.misses if o.fits]
+    return "，".join(bits) if lang == "zh" else ", ".join(bits)
+
+
+def _options_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
+    zh = lang == "zh"
+    speed = ("训练时间" if zh else "training time") if w.is_training else ("生成速度" if zh else "decode speed")
+    head = (f"| 配置 | 并行 | 每卡显存 / 可用 | {speed} | 显卡价格 | 说明 |\n|---|---|---|---|---|---|" if zh else
+            f"| configuration | layout | memory per GPU / usable | {speed} | GPU price | notes |\n|---|---|---|---|---|---|")
+    rows = [f"| {_opt_name(o, book)} | {_opt_layout(o, lang, book)} | {_opt_memory(o, book, lang)} | "
+            f"{_opt_speed(o, book, lang, w)} | {_opt_price(o, book, lang)} | {_opt_notes(o, lang)} |" for o in opts]
+    return head + "\n" + "\n".join(rows)
+
+
+def _rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
+    from advisor.conversation.dialog import top_option  # noqa: F401 (documented origin of `top`)
+
+    zh = lang == "zh"
+    users = ev.user_options
+    if users and len(users) == 1:
+        o = users[0]
+        need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
+        usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+        if o.fits:
+            speed = _opt_speed(o, book, lang, ev.workload)
+            tail = "" if speed == "—" else (f"；速度：{speed}" if zh else f"; speed: {speed}")
+            missing = [_l(MISS.get(m, (m, m)), lang) for m in o.misses]
+            warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
+            return (f"**可以：{_opt_name(o, book)} 放得下**{warn}（{_opt_layout(o, lang, book)}），每卡需要 {need}，可用 {usable}{tail}。"
+                    if zh else f"**Yes: {_opt_name(o, book)} fits**{warn} ({_opt_layout(o, lang, book)}): {need} needed per GPU "
+                    f"of {usable} usable{tail}.")
+        return (f"**不够：{_opt_name(o, book)} 放不下**（{_opt_layout(o, lang, book)}），每卡需要 {need}，可用只有 {usable}。"
+                if zh else f"**No: {_opt_name(o, book)} does not fit** ({_opt_layout(o, lang, book)}): {need} needed per GPU, "
+                f"only {usable} usable.")
+    if users:
+        alt = next((o for o in (ev.recommendation.options if ev.recommendation else []) if o.meets_targets
+                    and not any(u.gpu == o.gpu and u.count == o.count for u in users)), None)
+        alt_text = ""
+        if alt is not None:
+            alt_text = (f"满足全部要求的最近方案：{_opt_name(alt, book)}（{_opt_speed(alt, book, lang, ev.workload)}）。" if zh else
+                        f" The nearest configuration that meets every target: {_opt_name(alt, book)} "
+                        f"({_opt_speed(alt, book, lang, ev.workload)}).")
+        if top is not None and top.meets_targets:
+            return (f"**建议：{_opt_name(top, book)}**（{_opt_layout(top, lang, book)}）——在您列出的配置中最合适；对比见下表。"
+                    if zh else f"**Recommendation: {_opt_name(top, book)}** ({_opt_layout(top, lang, book)}), the best fit among the "
+                    "configurations you named; the comparison is below.")
+        if top is not None:
+            missing = [_l(MISS.get(m, (m, m)), lang) for m in top.misses]
+            return ((f"**您列出的配置都达不到全部要求。** 最接近的是 {_opt_name(top, book)}：放得下，但{'、'.join(missing)}"
+                     f"（{_opt_speed(top, book, lang, ev.workload)}）。" + alt_text) if zh else
+                    (f"**None of the configurations you named meets every target.** The closest is {_opt_name(top, book)}: it "
+                     f"fits but {', '.join(missing)} ({_opt_speed(top, book, lang, ev.workload)}).{alt_text}"))
+        return (("**您列出的配置都放不下**，见下表与可行的改动。" + alt_text) if zh else
+                "**None of the configurations you named fits**; see the table and what would have to change." + alt_text)
+    if top is not None:
+        labels = [_l(LABEL[lab], lang) for lab in top.labels if lab in LABEL]
+        why = ("、".join(labels) if zh else ", ".join(labels)) if labels else ""
+        price = _opt_price(top, book, lang) if top.price else ""
+        speed = _opt_speed(top, book, lang, ev.workload)
+        extra = [x for x in (why, price, speed if speed != "—" else "") if x]
+        return (f"**建议：{_opt_name(top, book)}**（{_opt_layout(top, lang, book)}）：{'；'.join(extra)}。" if zh else
+                f"**Recommendation: {_opt_name(top, book)}** ({_opt_layout(top, lang, book)}): {'; '.join(extra)}.")
+    return ("**在当前约束下没有能放下的配置。**" if zh else "**Nothing in the catalog fits under these constraints.**")
+
+
+def _rec_breakdown(top: Any, book: Book, lang: str) -> str:
+    zh = lang == "zh"
+    lines = [(f"**每卡显存明细**（{_opt_name(top, book)}）：" if zh else f"**Memory per GPU** ({_opt_name(top, book)}):")]
+    for part, label in PART.items():
+        value = top.per_gpu_bytes.get(part, 0)
+        if value:
+            lines.append(f"- {_l(label, lang)}: {book.gib(f'{part} per GPU', value)}")
+    lines.append(f"- {'合计' if zh else 'total'}: {book.gib('total per GPU', top.per_gpu_bytes.get('total', 0))}")
+    cpu = (top.cpu_bytes or {}).get("total", 0)
+    if cpu:
+        lines.append(f"- {'CPU 内存（卸载）' if zh else 'CPU RAM (offload)'}: {book.gib('CPU memory', cpu)}")
+    return "\n".join(lines)
+
+
+def _rec_findings(findings: list[Any], book: Book, lang: str, limit: int = 8) -> str:
+    if not findings:
+        return ""
+    zh = lang == "zh"
+    lines = ["**规则检查：**" if zh else "**Findings:**"]
+    for f in findings[:limit]:
+        src = _short_source(f.source or "", lang)
+        msg = book.text(f.text(lang), f"finding {f.rule_id}", f"rule {f.rule_id}: {f.source}")
+        if src:
+            book.text(src, f"source of {f.rule_id}", f"citation of rule {f.rule_id}")
+        when = f"，截至 {f.as_of}" if zh and f.as_of else (f", as of {f.as_of}" if f.as_of else "")
+        lines.append(f"- [{f.rule_id}] ({f.severity}) {msg}" + (f"（来源：{src}{when}）" if zh else f" (source: {src}{when})"))
+    if len(findings) > limit:
+        more = book.count("findings not shown", len(findings) - limit, "findings", SRC_RECOMMEND)
+        lines.append(f"- 另有 {more} 条提示见详情。" if zh else f"- {more} more in the details.")
+    return "\n".join(lines)
+
+
+def _short_source(source: str, lang: str, width: int = 140) -> str:
+    """The first citation of a rule's source, cut at `width` characters, with a count of the others
+    (the full text stays in Turn.findings)."""
+    parts = [p.strip() for p in source.split("; ") if p.strip()]
+    if not parts:
+        return ""
+    first = parts[0] if len(parts[0]) <= width else parts[0][: width - 1].rstrip() + "…"
+    if len(parts) > 1:
+        first += f"（另有 {len(parts) - 1} 处来源）" if lang == "zh" else f" (+{len(parts) - 1} more)"
+    return first
+
+
+def _rec_changes(rec: Any, book: Book, lang: str) -> str:
+    if not rec.changes:
+        return ""
+    zh = lang == "zh"
+    lines = ["**要让它可行，可以：**" if zh else "**What would make it work:**"]
+    for ch in rec.changes:
+        text = ch.message_zh if zh and ch.message_zh else ch.message
+        lines.append("- " + book.text(text, f"change ({ch.kind})", SRC_RECOMMEND))
+    return "\n".join(lines)
+
+
+def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str],
+                        slots: Slots, changes: list[Change], question: str | None) -> Turn:
+    from advisor.conversation.dialog import top_option
+
+    book = Book()
+    zh = lang == "zh"
+    rec = ev.recommendation
+    w = ev.workload
+    top = top_option(ev)
+    lines: list[str] = [_notes_block(notes, book, lang), _rec_headline(ev, top, book, lang)]
+    lines += _unknown_lines(slots, lang, catalog)
+    changed = _changes_block(changes, state, ev, book, lang, catalog)
+    if changed:
+        lines.append(changed)
+    lines.append(_job_line(ev, book, lang))
+    shown = list(ev.user_options)
+    others = [o for o in rec.options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
+    if shown:
+        lines.append(_options_table(shown, book, lang, w))
+        if others and not any(u.fits and u.meets_targets for u in shown):
+            lines.append(("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**"))
+            lines.append(_options_table(others[:3], book, lang, w))
+    elif rec.options:
+        lines.append(_options_table(rec.options[:4], book, lang, w))
+    elif rec.closest:
+        lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")
+        lines.append(_options_table(rec.closest[:3], book, lang, w))
+    lead = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
+    if lead is not None:
+        lines.append(_rec_breakdown(lead, book, lang))
+        if lead.launch_hint and lead.fits:
+            hint = book.text(lead.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
+            lines.append(("**启动参考：**" if zh else "**Launch hint:**") + f"\n```\n{hint}\n```")
+    if not (top is not None and top.meets_targets):
+        ch = _rec_changes(rec, book, lang)
+        if ch:
+            lines.append(ch)
+    if ev.claim is not None:
+        lines.append(_claim_block(ev, book, lang))
+    if ev.findings:
+        lines.append(_rec_findings(ev.findings, book, lang))
+    notes_a = list(ev.assumptions)
+    assumptions = _assumptions_block(notes_a, book, lang)
+    tool_assumptions = list(rec.assumptions)
+    if lead is not None:
+        tool_assumptions += [a for a in lead.assumptions if a.startswith(("engine:", "gradient checkpointing", "vLLM claims"))][:2]
+    if tool_assumptions:
+        extra = "\n".join("- " + book.text(a, "assumption", SRC_RECOMMEND) for a in tool_assumptions)
+        assumptions = (assumptions + "\n" + extra) if assumptions else (("**假设：**" if zh else "**Assumptions:**") + "\n" + extra)
+    if assumptions:
+        lines.append(assumptions)
+    questions: list[str] = []
+    if question:
+        q = question_text(question, state, lang, catalog, book)
+        lines.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
+        questions.append(q)
+    if top is not None:
+        state.focus_gpu = top.gpu
+    state.last_numbers = {"need_total": float(ev.need.per_gpu.total)} if ev.need is not None else {}
+    if top is not None:
+        state.last_numbers.update(top_total=float(top.per_gpu_bytes.get("total", 0)), top_count=float(top.count))
+    verdict = None
+    users = ev.user_options
+    if users:
+        verdict = ("fits" if users[0].fits else "does_not_fit") if len(users) == 1 else (
+            "some_fit" if any(u.fits for u in users) else "none_fit")
+    options = [o.to_contract() | {"role": next((lab for lab in o.labels if lab in ("existing", "candidate")), "option")}
+               for o in (shown + [o for o in rec.options if o not in shown])]
+    memory = None
+    if lead is not None:
+        memory = {k: int(v) for k, v in lead.per_gpu_bytes.items()}
+        memory.update(capacity=int(lead.capacity_bytes), usable=int(lead.usable_bytes), gpu=lead.gpu, count=lead.count)
+    extra = {"kind": "answer", "pending": question, "changed": [c.slot for c in changes], "verdict": verdict,
+             "top": {"gpu": top.gpu, "count": top.count} if top is not None else None,
+             "claim_verdict": ev.claim.verdict if ev.claim is not None else None, "unavailable": list(ev.unavailable)}
+    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
+                 findings=list(ev.findings), options=options, memory=memory, extra=extra)

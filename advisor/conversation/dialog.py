@@ -108,6 +108,11 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.concurrency_avg = new.concurrency_avg
     if new.weights is not None and merged.task == "qlora" and new.weights not in ("nf4", "int4", "gptq-int4", "awq-int4"):
         put("task", "lora")  # "QLoRA … 改成 8bit": an 8-bit base is LoRA on a quantised base, not QLoRA
+    if (new.weights is None and merged.weights is not None and merged.task in ("full", "pretrain", "freeze")
+            and merged.weights not in ("bf16", "fp16", "fp32")):
+        put("weights", None)  # an earlier turn's serving precision does not carry over to full training
+    if new.weights is None and merged.task == "qlora" and merged.weights not in (None, "nf4", "int4"):
+        put("weights", None)
     if new.existing is not None:
         put("existing", new.existing)
     if new.candidates:
@@ -399,19 +404,17 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
 
     text = text or ""
     if not text.strip():
-        yield compose.simple_turn(say("empty", lang), lang, state, question=_pending_question(state, lang))
+        yield compose.simple_turn("empty", lang, state, pending_question=True)
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
-    notes: list[str] = []
+    notes: list[str] = []  # keys of fixed sentences, rendered by compose
     if slots.truncated:
-        from advisor.conversation.extract import MAX_CHARS
-
-        notes.append(say("truncated", lang, n=MAX_CHARS))
+        notes.append("truncated")
     if slots.injection:
-        notes.append(say("injection", lang))
+        notes.append("injection")
     if slots.reset:
         reset(state)
-        yield compose.simple_turn(say("reset", lang) + "\n\n" + say("greeting", lang), lang, state)
+        yield compose.simple_turn("reset", lang, state)
         return
 
     working = state.model_copy(deep=True)
@@ -421,17 +424,16 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
     elif slots.default and working.slots.model is None:
         accept_default(working, "model", lang)
 
-    if slots.empty and not slots.default:
+    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None):
         if slots.greeting:
-            body = say("greeting", lang)
+            body = "greeting"
         elif slots.thanks:
-            body = say("thanks", lang)
+            body = "thanks"
         elif slots.injection:
             body = ""
         else:
-            body = say("nonsense", lang)
-        yield compose.simple_turn(body, lang, state, notes=notes, question=_pending_question(state, lang),
-                                  show_state=True)
+            body = "nonsense"
+        yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
         return
 
     changes = merge(working, slots)
@@ -455,7 +457,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         workload, w_notes = build_workload(working)
         constraints, c_notes = build_constraints(working, lang)
     except AdvisorError as exc:
-        yield compose.simple_turn(exc.localized(lang), lang, state, notes=notes, show_state=True)
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, text=exc.localized(lang))
         return
     assert workload is not None
     steps: list[Step] = []
@@ -481,12 +483,6 @@ def _slot_known(s: Slots, slot: str) -> bool:
         "output_tokens": s.output_tokens is not None, "train_tokens": s.train_tokens is not None,
         "deadline": s.deadline_s is not None,
     }.get(slot, False)
-
-
-def _pending_question(state: DialogState, lang: str) -> str | None:
-    from advisor.conversation import compose
-
-    return compose.question_text(state.pending, state, lang) if state.pending else None
 
 
 def _commit(state: DialogState, working: DialogState) -> None:
@@ -530,7 +526,8 @@ class Evaluation:
     model: Any  # ModelSpec
     need: Any = None  # MemoryEstimate on one GPU with no card (the job's memory need)
     configs: list[ConfigResult] = field(default_factory=list)
-    recommendation: Any = None
+    recommendation: Any = None  # advisor.recommend.Recommendation
+    user_options: list[Any] = field(default_factory=list)  # recommend.Option for each configuration the user named
     findings: list[Any] = field(default_factory=list)
     claim: ClaimCheck | None = None
     assumptions: list[Assumption] = field(default_factory=list)
@@ -553,30 +550,62 @@ def _timed(steps: list[Step], name: str, arguments: dict[str, Any], fn: Callable
 
 def evaluate(workload: Workload, constraints: Constraints, state: DialogState, catalog: Any,
              steps: list[Step]) -> Evaluation:
-    """Run the tools for this workload: memory need, the user's configurations, the recommender, the rules."""
+    """Run the tools for this workload: the memory need, the user's own configurations exactly as named
+    (`advisor.recommend.evaluate_configs`), the recommender's search and the rules it applies. When the
+    recommender is missing or broken, the estimator alone answers (memory only) and the answer says so."""
     from advisor.estimator.memory import estimate_memory
 
     model = catalog.model(workload.model)
     ev = Evaluation(workload=workload, constraints=constraints, model=model)
     ev.need = _timed(steps, "estimate_memory", {"model": model.id, "task": workload.task},
                      lambda: estimate_memory(model, workload),
-                     lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB per GPU")
+                     lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB on one GPU")
     s = state.slots
-    configs: list[tuple[GpuMention, str]] = []
+    named: list[tuple[GpuMention, str]] = []
     if s.existing:
-        configs.append((s.existing, "existing"))
-    configs += [(c, "candidate") for c in s.candidates]
-    for mention, role in configs:
-        gpu = catalog.gpu(mention.gpu)
-        count = mention.count or _smallest_count(model, workload, gpu)
-        ev.configs.append(_evaluate_config(model, workload, gpu, count, role, steps))
+        named.append((s.existing, "existing"))
+    named += [(c, "candidate") for c in s.candidates]
     ev.recommendation = _recommend(workload, constraints, steps, ev)
-    if not ev.configs and ev.recommendation is None:
-        ev.configs = _search(model, workload, constraints, catalog, steps)
+    if ev.recommendation is not None:
+        exact = [(m, role) for m, role in named if m.count or role == "existing"]
+        if exact:
+            ev.user_options = _evaluate_named(workload, constraints, exact, steps, ev)
+        for mention, role in named:  # a card named without a count: the search's smallest fitting count
+            if mention.count or role == "existing":
+                continue
+            found = next((o for o in ev.recommendation.options + ev.recommendation.closest if o.gpu == mention.gpu), None)
+            if found is not None:
+                ev.user_options.append(found.model_copy(update={"labels": list(found.labels) + ["candidate"]}))
+    if ev.recommendation is None:
+        for mention, role in named:
+            gpu = catalog.gpu(mention.gpu)
+            count = mention.count or (1 if role == "existing" else _smallest_count(model, workload, gpu))
+            ev.configs.append(_evaluate_config(model, workload, gpu, count, role, steps))
+        if not ev.configs:
+            ev.configs = _search(model, workload, constraints, catalog, steps)
     if s.claim is not None:
         ev.claim = _check_claim(model, workload, s.claim, steps)
     ev.findings = _rules(ev, steps)
     return ev
+
+
+def _evaluate_named(workload: Workload, constraints: Constraints, named: list[tuple[GpuMention, str]],
+                    steps: list[Step], ev: Evaluation) -> list[Any]:
+    from advisor.recommend import evaluate_configs
+
+    configs = [(m.gpu, m.count or 1) for m, _ in named]
+    widest = max(n for _, n in configs)
+    c = constraints
+    if widest > c.max_gpus_per_node * c.max_nodes:
+        c = c.model_copy(update={"max_nodes": -(-widest // c.max_gpus_per_node)})
+    options = _timed(steps, "evaluate_configs", {"model": workload.model, "configs": configs},
+                     lambda: evaluate_configs(workload, configs, c),
+                     lambda r: ", ".join(f"{o.count}× {o.gpu}: {'fits' if o.fits else 'does not fit'}" for o in r))
+    out = []
+    for opt, (_, role) in zip(options, named):
+        labels = [lab for lab in opt.labels if lab != role] + [role]
+        out.append(opt.model_copy(update={"labels": labels}))
+    return out
 
 
 def _layouts(model: Any, workload: Workload, count: int) -> list[dict[str, Any]]:
@@ -680,14 +709,42 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
 
 
 def _rules(ev: Evaluation, steps: list[Step]) -> list[Any]:
-    if ev.recommendation is not None:
-        return list(getattr(ev.recommendation, "findings", []) or [])
-    try:
-        from rules.engine import evaluate as evaluate_rules  # noqa: F401
-    except ImportError:
-        ev.unavailable.append("rules")
+    """Findings to show: the top configuration's (rule metadata renders wording and citation), then the
+    workload's own (guide tiers, size tables), each rule once; warnings before information."""
+    if ev.recommendation is None:
+        if "rules" not in ev.unavailable:
+            ev.unavailable.append("rules")
         return []
-    return []
+    top = top_option(ev)
+    found = list(top.findings if top is not None else []) + list(ev.recommendation.findings)
+    seen: set[str] = set()
+    out = []
+    for f in found:
+        if f.rule_id not in seen:
+            seen.add(f.rule_id)
+            out.append(f)
+    order = {"block": 0, "warn": 1, "info": 2}
+    return sorted(out, key=lambda f: order.get(f.severity, 3))
+
+
+def top_option(ev: Evaluation) -> Any:
+    """The option the answer leads with: the best of the user's own configurations that fit, else the
+    recommender's first; None when nothing fits."""
+    if ev.user_options:
+        ok = [o for o in ev.user_options if o.fits and o.meets_targets]
+        pool = ok or [o for o in ev.user_options if o.fits]
+        if pool:
+            def key(o: Any) -> tuple[float, float]:
+                price = o.price["amount"] * o.count if o.price else math.inf
+                speed = -(o.training or {}).get("wall_s", 0.0) if o.training else (o.throughput or {}).get(
+                    "decode_tokens_per_s_total") or 0.0
+                return (price, -speed) if ok else (-speed, price)
+            return min(pool, key=key)
+        return None
+    rec = ev.recommendation
+    if rec is not None and rec.options:
+        return rec.options[0]
+    return None
 
 
 def _check_claim(model: Any, workload: Workload, claim: Any, steps: list[Step]) -> ClaimCheck:

@@ -143,11 +143,12 @@ class Slots(BaseModel):
     greeting: bool = False
     thanks: bool = False
     question_words: bool = False  # the message asks something ("?", "吗", "how", ...)
+    advice: bool = False  # asks for hardware advice without saying for what ("帮我推荐显卡", "which GPU should I buy")
     truncated: bool = False
 
     def workload_fields(self) -> dict[str, Any]:
         """The non-empty workload slots (everything except intents), for merging and for tests."""
-        intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated"}
+        intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice"}
         out: dict[str, Any] = {}
         for name in type(self).model_fields:
             if name in intents:
@@ -492,7 +493,7 @@ _TASKS: list[tuple[re.Pattern[str], str]] = [
 _FINETUNE = re.compile(r"微调|精调|fine[\s\-_]*tun\w*|finetun\w*|(?<![a-z])sft(?![a-z])|instruction[\s\-_]*tun\w*|指令微调|调优")
 _TRAIN = re.compile(r"训练|(?<![a-z])train(?:ing|ed)?(?![a-z])")
 _INFER = re.compile(
-    r"推理|部署|上线|服务化|在线服务|提供服务|跑得动|能跑|跑起来|跑一个|跑个|跑模型|客服|机器人|聊天|对话|问答|生成|api服务|"
+    r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"
     r"inference|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"
 )
 _REGION_CN = re.compile(r"国内|中国|大陆|境内|内地|国产|(?<![a-z])china(?![a-z])|mainland|(?<![a-z])prc(?![a-z])|in cn(?![a-z])|chinese market")
@@ -520,8 +521,10 @@ _RESET = re.compile(r"^\s*(?:重新开始|重来|清空|换个问题|新问题|�
 _GREETING = re.compile(r"^\s*(?:你好|您好|嗨|哈喽|在吗|hi|hello|hey|good (?:morning|afternoon|evening))\s*[,.!。！~，]*\s*$")
 _THANKS = re.compile(r"^\s*(?:谢谢|多谢|感谢|thanks|thank you|thx|ty)\s*(?:你|您|a lot|so much)?\s*[.!。！~]*\s*$")
 _QUESTION = re.compile(r"[?？]|吗|呢|么|多少|怎么|如何|哪|什么|能不能|够不够|可不可以|是否|\bhow\b|\bwhat\b|\bwhich\b|\bcan\b|\bshould\b|\bis it\b|\bwould\b|\benough\b")
+_ADVICE = re.compile(r"显卡|gpu|算力|硬件|服务器|配置|推荐|选卡|买卡|大模型|(?<![a-z])(?:llm|hardware|graphics card|recommend\w*|which card|what card|server)(?![a-z])")
 _OWN = re.compile(r"(?:只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
+_SELLING = re.compile(r"卖|销售|报价|供货|出售|可提供|能提供|提供|(?<![a-z])(?:sell|sells|selling|quote|quoting|offer|offers|stock|carry|resell)(?![a-z])")
 _CLAUSE = re.compile(r"[,.;!?，。；！？\n]|(?<![a-z])and(?![a-z])|但是|不过|\bbut\b|想|want|plan")
 
 
@@ -554,6 +557,7 @@ def extract(text: str, catalog: Any = None, *, pending: str | None = None, lang:
     slots.greeting = bool(_GREETING.match(s0))
     slots.thanks = bool(_THANKS.match(s0))
     slots.question_words = bool(_QUESTION.search(s0))
+    slots.advice = bool(_ADVICE.search(s0))
 
     if catalog is not None:
         _claims(t, slots)
@@ -654,11 +658,20 @@ def _gpus(t: _Text, slots: Slots, catalog: Any) -> None:
         mentions.append((GpuMention(gpu=gpu_id, count=count, text=t.original[span_start:span_end].strip(),
                                     assumed=assumed), owned))
         t.consume(span_start, span_end)
+    selling = bool(_SELLING.search(t.s))
     for mention, owned in mentions:
-        if owned and slots.existing is None:
+        if owned and not selling and slots.existing is None:
             slots.existing = mention
-        elif all(c.gpu != mention.gpu for c in slots.candidates):
+            continue
+        if slots.existing is not None and slots.existing.gpu == mention.gpu:
+            if slots.existing.count is None:
+                slots.existing.count = mention.count
+            continue
+        same = next((c for c in slots.candidates if c.gpu == mention.gpu), None)
+        if same is None:
             slots.candidates.append(mention)
+        elif same.count is None:
+            same.count = mention.count  # "RTX 4090 有 24GB … 一张 4090 够吗": the count comes later
     # GPU-looking words that are not in the catalog ("RTX 9090", "H300")
     for m in re.finditer(r"(?<![a-z0-9])(?:rtx\s*\d{4}\s*(?:ti|super|d)?|[ahlbv]\d{2,3}[a-z]?|mi\d{3}x?|gtx\s*\d{3,4})(?![a-z0-9])", t.s):
         word = t.original[m.start():m.end()].strip()
@@ -886,7 +899,8 @@ def _task(t: _Text, slots: Slots) -> None:
     if _TRAIN.search(t.s):
         slots.task_generic = "train"
         return
-    if _INFER.search(t.s) or slots.concurrency or slots.qps or (slots.weights and slots.weights.startswith("q")):
+    if (_INFER.search(t.s) or slots.concurrency or slots.qps or slots.claim is not None
+            or (slots.weights and slots.weights.startswith("q"))):
         slots.task = "inference"
 
 

@@ -53,9 +53,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "greeting": {
         "en": "Hello! I size GPUs for LLM inference, fine-tuning and pre-training, with every number computed and cited. "
-              "For example: \"Serve Qwen2.5-32B for 100 concurrent users at 8k context in China, budget ¥500k\".",
+              "For example: \"Serve Qwen2.5-32B for {conc} concurrent users at {ctx} context in China, budget {budget}\".",
         "zh": "您好！我可以为大模型推理、微调和预训练推荐 GPU 配置，每个数字都有计算依据和来源。"
-              "例如：“Qwen2.5-32B 推理部署，100 并发，上下文 8k，国内机房，预算 50 万”。",
+              "例如：“Qwen2.5-32B 推理部署，{conc} 并发，上下文 {ctx}，国内机房，预算 {budget}”。",
     },
     "thanks": {
         "en": "You're welcome. Ask a follow-up any time (\"what about FP8?\", \"what about 4 cards?\").",
