@@ -138,13 +138,14 @@ class GpuSpec(Strict):
             raise ValueError(f"estimated names unknown fields {sorted(unknown)}")
         return self
 
-    def price(self, currency: str, kinds: tuple[str, ...] = ("street", "channel", "launch_msrp", "used")) -> Price | None:
-        """The newest price in `currency`, preferring the kinds in order given (street before MSRP)."""
-        for kind in kinds:
-            found = [p for p in self.prices if p.currency == currency and p.kind == kind]
-            if found:
-                return max(found, key=lambda p: p.date)
-        return None
+    def price(self, currency: str) -> Price | None:
+        """The newest per-card market price in `currency` (street, channel or used); the launch MSRP when there
+        is none. Server shares are never returned."""
+        market = [p for p in self.prices if p.currency == currency and p.kind in ("street", "channel", "used")]
+        if market:
+            return max(market, key=lambda p: p.date)
+        launch = [p for p in self.prices if p.currency == currency and p.kind == "launch_msrp"]
+        return max(launch, key=lambda p: p.date) if launch else None
 
     @model_validator(mode="after")
     def _every_number_is_cited(self) -> GpuSpec:
