@@ -69,10 +69,14 @@ _REASONS: dict[str, tuple[str, str]] = {
 class AgentUnavailable(Exception):
     """The agent could not give a checked answer; `reason` is one of the keys of `_REASONS`."""
 
-    def __init__(self, reason: str, detail: str = "") -> None:
+    def __init__(self, reason: str, detail: str = "", lang: str = "en") -> None:
         self.reason = reason if reason in _REASONS else "error"
         self.detail = detail
+        self.lang = lang  # set by AgentDriver.run to the user's language; str() follows it
         super().__init__(_REASONS[self.reason][0])
+
+    def __str__(self) -> str:
+        return _REASONS[self.reason][1 if self.lang == "zh" else 0]
 
     def note(self, lang: str = "en") -> str:
         """One short sentence for the user, in their language."""
@@ -392,18 +396,18 @@ class AgentDriver:
         lang = _lang_of(conversation, text)
         s = self.settings
         if self._chat_model is None and not s.llm_configured:
-            raise AgentUnavailable("not_configured")
+            raise AgentUnavailable("not_configured", lang=lang)
         if len(text) > s.max_input_chars:
-            raise AgentUnavailable("input_too_long", f"{len(text)} > {s.max_input_chars} characters")
+            raise AgentUnavailable("input_too_long", f"{len(text)} > {s.max_input_chars} characters", lang)
         key = _breaker_key(s)
         if self._chat_model is None and _breaker_open(key, self._clock()):
-            raise AgentUnavailable("circuit_open")
+            raise AgentUnavailable("circuit_open", lang=lang)
         try:
             graph = self._graph()
         except ImportError as exc:
-            raise AgentUnavailable("dependency", str(exc)) from exc
+            raise AgentUnavailable("dependency", str(exc), lang) from exc
         except Exception as exc:  # e.g. a client that cannot be built from these settings
-            raise AgentUnavailable("rejected", f"{type(exc).__name__}: {exc}"[:200]) from exc
+            raise AgentUnavailable("rejected", f"{type(exc).__name__}: {exc}"[:200], lang) from exc
 
         st = TurnState(settings=s, deadline=self._clock() + s.turn_timeout_s, clock=self._clock, lang=lang,
                        system_prompt=_system_prompt(conversation, lang), http_timeouts=self._chat_model is None)
@@ -438,6 +442,7 @@ class AgentDriver:
                         [m.text for m in report.ungrounded[:12]], lang))]
             raise AgentUnavailable("ungrounded", ", ".join(m.text for m in (report.ungrounded if report else [])[:8]))
         except AgentUnavailable as exc:
+            exc.lang = lang
             if exc.reason in ("rate_limited", "server_error", "timeout", "unreachable"):
                 _breaker_record(key, False, self._clock())
             raise
@@ -703,8 +708,19 @@ def _workload(results: list[ToolResult]) -> dict[str, Any]:
     return {}
 
 
-def load_driver(settings: Settings | None = None) -> AgentDriver:
-    return AgentDriver(settings)
+def prewarm() -> threading.Thread:
+    """Import LangChain and the OpenAI client in the background (a first LLM turn otherwise pays 1–4 s)."""
+
+    def work() -> None:
+        try:
+            import langchain.agents  # noqa: F401
+            import langchain_openai  # noqa: F401
+        except ImportError:
+            pass
+
+    thread = threading.Thread(target=work, name="advisor-prewarm", daemon=True)
+    thread.start()
+    return thread
 
 
-__all__ = ["AgentDriver", "AgentUnavailable", "TOOLS", "reset_breakers"]
+__all__ = ["AgentDriver", "AgentUnavailable", "TOOLS", "prewarm", "reset_breakers"]

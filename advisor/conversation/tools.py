@@ -20,6 +20,7 @@ import datetime as dt
 import json
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -321,8 +322,13 @@ def _cap(items: Iterable[str], n: int) -> list[str]:
 
 
 def _finding_dict(f: Finding) -> dict[str, Any]:
-    return {"rule_id": f.rule_id, "severity": f.severity, "message": f.message, "message_zh": f.message_zh,
-            "alternative": f.alternative, "as_of": f.as_of}
+    """A finding as the model sees it (the application renders the wording and citation for the user)."""
+    out: dict[str, Any] = {"rule_id": f.rule_id, "severity": f.severity, "message": f.message}
+    if f.alternative:
+        out["alternative"] = f.alternative
+    if f.as_of:
+        out["as_of"] = f.as_of
+    return out
 
 
 def _findings_from(objs: Iterable[Any]) -> list[Finding]:
@@ -338,18 +344,18 @@ def _findings_from(objs: Iterable[Any]) -> list[Finding]:
     return out
 
 
-def _evaluate_rules(facts: dict[str, Any]) -> list[Finding]:
+def _evaluate_rules(facts: list[Any]) -> list[Finding]:
     """Findings of the rules engine for `facts`; none when the engine is not available (logged)."""
+    if not facts:
+        return []
     try:
         from rules.engine import evaluate
     except ImportError:
         return []
     try:
         return list(evaluate(facts))
-    except AdvisorError:
-        raise
     except Exception:  # noqa: BLE001 - the engine's failure must not hide the estimate
-        log.exception("rules engine failed on %s", sorted(facts))
+        log.exception("rules engine failed")
         return []
 
 
@@ -412,10 +418,19 @@ def estimate_memory_tool(args: EstimateMemoryArgs) -> ToolOutput:
     return ToolOutput(summary, data, numbers, findings, artifact)
 
 
-def _memory_facts(est: Any, gpu: Any, args: Any) -> dict[str, Any]:
-    return {"kind": "fit", "gpu": gpu.id, "model": args.model, "task": est.task, "count": est.gpus,
-            "per_gpu_bytes": est.per_gpu.total, "capacity_bytes": gpu.memory_bytes,
-            "utilisation": est.utilisation(gpu), "fits": est.fits(gpu)}
+def _memory_facts(est: Any, gpu: Any, args: Any) -> list[Any]:
+    """Rule facts for one GPU configuration (rules.facts.ConfigFacts) from a memory estimate, as the recommender
+    builds them: catalog memory, the estimator's fit against the engine's usable share."""
+    try:
+        from rules.facts import ConfigFacts
+    except ImportError:
+        return []
+    w = args.to_workload()
+    return [ConfigFacts.from_gpu(
+        gpu, count=est.gpus, nodes=w.nodes, tp=w.tp, pp=w.pp, task=est.task, params=float(est.params),
+        precision=_weights_for(w), context=w.context, concurrency=w.concurrency if not w.is_training else None,
+        per_gpu_bytes=est.per_gpu.total, kv_cache_bytes=est.per_gpu.kv_cache or None, fits=est.fits(gpu),
+        headroom_ratio=min(1.0, est.headroom_bytes(gpu) / gpu.memory_bytes))]
 
 
 def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
@@ -495,123 +510,82 @@ def recommend_tool(args: RecommendArgs) -> ToolOutput:
         max_nodes=args.max_nodes, power_limit_w=args.power_limit_w, max_ms_per_token=args.max_ms_per_token,
         min_tokens_per_s=args.min_tokens_per_s, deadline_s=args.deadline_s, buy_or_rent=args.buy_or_rent)
     rec = recommend(args.to_workload(), constraints)
-    options = _options_of(rec)[: args.top]
     src = "recommend (advisor.recommend)"
-    numbers: list[dict[str, Any]] = []
-    rows = []
-    findings: list[Finding] = []
-    for i, opt in enumerate(options, 1):
+    options = list(rec.options)[: args.top]
+    shown = options or list(rec.closest)[: args.top]
+    rows, numbers, findings = [], [], []
+    for i, opt in enumerate(shown, 1):
         row, nums, fnd = _option_row(i, opt, src)
         rows.append(row)
         numbers += nums
         findings += fnd
-    findings += _findings_from(getattr(rec, "findings", None) or [])
-    findings = _dedupe_findings(findings)
-    data = {"options": rows, "numbers": numbers, "findings": [_finding_dict(f) for f in findings],
-            "inputs": args.given()}
-    for key in ("notes", "assumptions", "rejected"):
-        value = getattr(rec, key, None)
-        if value:
-            data[key] = _cap(value, MAX_ASSUMPTIONS) if isinstance(value, (list, tuple)) else value
-    if not rows:
-        data["none_fit"] = True
-    summary = (f"{len(rows)} option(s); first: {rows[0]['label']}" if rows else "no configuration fits the constraints")
-    contract = rec.to_contract() if hasattr(rec, "to_contract") else _jsonable(rec)
-    return ToolOutput(summary, data, numbers, findings, {"options": _contract_options(contract, len(rows)),
-                                                        "recommendation": contract,
-                                                        "memory": _first_memory(options)})
-
-
-def _options_of(rec: Any) -> list[Any]:
-    options = getattr(rec, "options", None)
-    if options is None and isinstance(rec, Mapping):
-        options = rec.get("options")
-    return list(options or [])
-
-
-def _get(obj: Any, *names: str, default: Any = None) -> Any:
-    for name in names:
-        value = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
-        if value is not None:
-            return value
-    return default
+    findings = _dedupe_findings([*findings, *rec.findings])
+    data: dict[str, Any] = {"model": rec.model.get("name"), "options" if options else "closest_not_fitting": rows,
+                            "numbers": numbers, "findings": [_finding_dict(f) for f in findings],
+                            "assumptions": _cap(rec.assumptions, MAX_ASSUMPTIONS), "inputs": args.given(),
+                            "configurations_considered": rec.considered}
+    if not options:
+        data["none_meets_the_constraints"] = True
+        data["changes_that_would_help"] = [c.message for c in rec.changes][:5]
+    summary = (f"{len(options)} option(s); first: {rows[0]['label']}" if options
+               else "no configuration meets the constraints" + (f"; closest: {rows[0]['label']}" if rows else ""))
+    contract = rec.to_contract()
+    memory = None
+    if shown:
+        first = shown[0]
+        memory = {"parts": {k: v for k, v in first.per_gpu_bytes.items() if k != "total"},
+                  "total": first.per_gpu_bytes.get("total"), "capacity": first.capacity_bytes,
+                  "usable": first.usable_bytes, "gpu": first.gpu}
+    return ToolOutput(summary, data, numbers, findings,
+                      {"options": (contract["options"] or contract["closest"])[: args.top],
+                       "recommendation": contract, "memory": memory})
 
 
 def _option_row(i: int, opt: Any, src: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[Finding]]:
-    gpu = _get(opt, "gpu", "gpu_id", default="?")
-    count = _get(opt, "count", default=1)
-    name = _get(opt, "gpu_name", "name", default=gpu)
-    label = f"{count}× {name}"
-    row: dict[str, Any] = {"rank": i, "label": label, "gpu": gpu, "count": count}
-    for key in ("tier", "layout", "fits", "reason", "reasons", "why"):
-        value = _get(opt, key)
-        if value is not None:
-            row[key] = _jsonable(value)
-    nums: list[dict[str, Any]] = []
-    per_gpu = _get(opt, "per_gpu_bytes")
-    total = per_gpu.get("total") if isinstance(per_gpu, Mapping) else getattr(per_gpu, "total", per_gpu)
-    if isinstance(total, (int, float)):
-        nums.append(num(f"option {i} ({label}): memory per GPU", total, "bytes", src))
-    capacity = _get(opt, "capacity_bytes", "memory_bytes")
-    if isinstance(capacity, (int, float)):
-        nums.append(num(f"option {i} ({label}): GPU memory", capacity, "bytes", src))
-    tput = _get(opt, "throughput")
-    if isinstance(tput, Mapping) or hasattr(tput, "decode_tokens_per_s"):
-        per_seq = _get(tput, "decode_tokens_per_s")
-        total_tps = _get(tput, "decode_tokens_per_s_total")
-        ttft = _get(tput, "ttft_s")
-        if per_seq:
-            nums.append(num(f"option {i} ({label}): decode speed per sequence", per_seq, "tokens/s", src))
-        if total_tps:
-            nums.append(num(f"option {i} ({label}): decode speed, all sequences", total_tps, "tokens/s", src))
-        if ttft:
-            nums.append(num(f"option {i} ({label}): time to first token", ttft, "s", src))
-    for key, label_ in (("wall_s", "training wall-clock"),):
-        value = _get(opt, key)
-        if isinstance(value, (int, float)):
-            nums.append(num(f"option {i} ({label}): {label_}", value, "s", src))
-    price = _get(opt, "price")
-    if price is not None:
-        amount, currency = _get(price, "amount"), _get(price, "currency")
-        if isinstance(amount, (int, float)) and currency in ("USD", "CNY"):
-            as_of = _get(price, "as_of", "date")
-            nums.append(num(f"option {i} ({label}): purchase price", amount, currency,
-                            src + (f", prices as of {as_of}" if as_of else "")))
-            if as_of:
-                row["price_as_of"] = str(as_of)
-    for key, unit in (("power_w", "W"), ("tco", None), ("gpu_hours", "GPU-hours")):
-        value = _get(opt, key)
-        if isinstance(value, (int, float)) and unit:
-            nums.append(num(f"option {i} ({label}): {key.replace('_', ' ')}", value, unit, src))
-        elif value is not None and unit is None:
-            amount, currency = _get(value, "amount"), _get(value, "currency")
-            if isinstance(amount, (int, float)) and currency in ("USD", "CNY"):
-                nums.append(num(f"option {i} ({label}): TCO", amount, currency, src))
-    row["numbers"] = [n["display"] for n in nums]
-    findings = _findings_from(_get(opt, "findings", default=[]))
-    row["finding_ids"] = [f.rule_id for f in findings]
-    return row, nums, findings
-
-
-def _contract_options(contract: Any, n: int) -> list[dict[str, Any]]:
-    if isinstance(contract, Mapping) and isinstance(contract.get("options"), list):
-        return [_jsonable(o) for o in contract["options"][:n]]
-    return []
-
-
-def _first_memory(options: list[Any]) -> dict[str, Any] | None:
-    if not options:
-        return None
-    per_gpu = _get(options[0], "per_gpu_bytes")
-    if per_gpu is None:
-        return None
-    parts = per_gpu if isinstance(per_gpu, Mapping) else _jsonable(per_gpu)
-    out = {"parts": {k: v for k, v in parts.items() if k != "total"}, "total": parts.get("total")}
-    capacity = _get(options[0], "capacity_bytes", "memory_bytes")
-    if capacity:
-        out["capacity"] = capacity
-    out["gpu"] = _get(options[0], "gpu")
-    return out
+    """One option for the model: label, layout, fit, and its numbers (memory, speed or training time, price)."""
+    label = f"{opt.count}× {opt.gpu_name}" + (f" ({opt.nodes} nodes)" if opt.nodes > 1 else "")
+    tag = f"option {i} ({label})"
+    row: dict[str, Any] = {"rank": i, "label": label, "gpu": opt.gpu, "count": opt.count, "nodes": opt.nodes,
+                           "labels": list(opt.labels), "layout": {k: v for k, v in opt.layout.items() if v is not None},
+                           "fits": opt.fits, "meets_targets": opt.meets_targets}
+    if opt.misses:
+        row["misses"] = list(opt.misses)
+    if opt.substitutes:
+        row["substitutes"] = list(opt.substitutes)
+    if opt.launch_hint:
+        row["launch_hint"] = opt.launch_hint
+    nums = [num(f"{tag}: memory per GPU", opt.per_gpu_bytes.get("total", 0), "bytes", src),
+            num(f"{tag}: GPU memory", opt.capacity_bytes, "bytes", src),
+            num(f"{tag}: usable memory per GPU", opt.usable_bytes, "bytes", src),
+            num(f"{tag}: headroom", opt.headroom_ratio, "ratio", src)]
+    t = opt.throughput or {}
+    for key, name, unit, scale in (("decode_tokens_per_s", "decode speed per sequence", "tokens/s", 1.0),
+                                   ("decode_tokens_per_s_total", "decode speed, all sequences", "tokens/s", 1.0),
+                                   ("ms_per_token", "time per output token", "s", 1e-3),
+                                   ("ttft_s", "time to first token", "s", 1.0),
+                                   ("max_concurrency", "max concurrent sequences that fit", "sequences", 1.0)):
+        if isinstance(t.get(key), (int, float)) and not isinstance(t.get(key), bool):
+            nums.append(num(f"{tag}: {name}", t[key] * scale, unit, src))
+    tr = opt.training or {}
+    for key, name, unit in (("wall_s", "training wall-clock", "s"), ("gpu_hours", "GPU-hours", "GPU-hours"),
+                            ("tokens_per_s", "training throughput", "tokens/s"), ("mfu", "MFU", "ratio"),
+                            ("tokens", "training tokens", "tokens")):
+        if isinstance(tr.get(key), (int, float)) and not isinstance(tr.get(key), bool):
+            nums.append(num(f"{tag}: {name}", tr[key], unit, src))
+    price = opt.price
+    if price and isinstance(price.get("amount"), (int, float)) and price.get("currency") in ("USD", "CNY"):
+        cur, as_of = price["currency"], price.get("as_of")
+        psrc = f"catalog: {price.get('source')}, {price.get('kind', 'price')} as of {as_of}"
+        nums.append(num(f"{tag}: price per GPU (as of {as_of})", price["amount"], cur, psrc))
+        nums.append(num(f"{tag}: price of {opt.count} GPUs (as of {as_of})", price["amount"] * opt.count, cur, psrc))
+        row["price_as_of"] = as_of
+    if isinstance(opt.tco, dict):
+        tco = opt.tco.get("tco")
+        if isinstance(tco, dict) and isinstance(tco.get("amount"), (int, float)) and tco.get("currency") in ("USD", "CNY"):
+            nums.append(num(f"{tag}: TCO over {opt.tco.get('years', '?')} years", tco["amount"], tco["currency"], src))
+    row["numbers"] = [f"{n['name'].split(': ', 1)[1]}: {n['display']}" for n in nums]
+    row["finding_ids"] = [f.rule_id for f in opt.findings]
+    return row, nums, list(opt.findings)
 
 
 def _dedupe_findings(findings: list[Finding]) -> list[Finding]:
@@ -638,8 +612,7 @@ def compare_gpus_tool(args: CompareGpusArgs) -> ToolOutput:
     for g in gpus:
         spec = _gpu_numbers(g)
         row: dict[str, Any] = {"gpu": g.name, "id": g.id, "architecture": g.architecture, "nvlink": g.nvlink,
-                               "china": _china(g), "specs": [n["display"] + " " + n["name"].split(" ", 1)[-1]
-                                                             for n in spec]}
+                               "china": _china(g)}
         numbers += spec
         if model is not None and workload is not None:
             from advisor.estimator.memory import estimate_memory
@@ -845,22 +818,114 @@ def lookup_model_tool(args: LookupModelArgs) -> ToolOutput:
 
 
 def explain_rule_or_claim_tool(args: ExplainArgs) -> ToolOutput:
-    """A rule (id, summary, source) or a guide claim with its computed check and verdict."""
-    from rules.explain import explain
+    """A rule (id, summary, source) or a guide claim with the guide's figure, the computed one and the verdict."""
+    query = args.query.strip()
+    rule = _rule_or_none(query)
+    if rule is not None:
+        data = _rule_data(rule)
+        return ToolOutput(f"rule {rule.id}: {rule.summary}", data, [], [], {"rule": data})
+    claims = _claims()
+    exact = [c for c in claims if c.id == query]
+    matches = exact or _best(claims, query, lambda c: f"{c.id} {c.quote} {c.claim} {c.explanation}", 3)
+    if matches:
+        numbers: list[dict[str, Any]] = []
+        findings: list[Finding] = []
+        rows = []
+        for c in matches:
+            row, nums, fnd = _claim_row(c)
+            rows.append(row)
+            numbers += nums
+            findings += fnd
+        data = {"claims": rows, "numbers": numbers, "findings": [_finding_dict(f) for f in findings]}
+        return ToolOutput(f"claim {matches[0].id}: {matches[0].verdict}", data, numbers, _dedupe_findings(findings),
+                          {"claims": rows})
+    rules = _best(_all_rules(), query, lambda r: f"{r.id} {r.topic} {r.summary} {r.en} {r.zh}", 3)
+    if rules:
+        data = {"rules": [_rule_data(r) for r in rules]}
+        return ToolOutput(f"rules matching '{query[:40]}': {', '.join(r.id for r in rules)}", data, [], [], data)
+    raise AdvisorError(f"no rule or guide claim matches '{query[:80]}'", field="query",
+                       accepted="a rule id, a claim id, or words of the claim as quoted")
 
-    result = explain(args.query)
-    data = _jsonable(result)
-    if not isinstance(data, dict):
-        data = {"result": data}
-    findings = _findings_from(data.pop("findings", []) or [])
-    numbers = [n for n in data.get("numbers", []) if isinstance(n, dict) and {"name", "value", "unit"} <= set(n)]
-    for n in numbers:
-        n.setdefault("display", _display(float(n["value"]), str(n["unit"])))
-        n.setdefault("source", "rules.explain")
-    if findings:
-        data["findings"] = [_finding_dict(f) for f in findings]
-    title = data.get("id") or data.get("rule_id") or data.get("claim_id") or args.query
-    return ToolOutput(f"explained {title}", data, numbers, findings, {"explanation": data})
+
+def _all_rules() -> tuple[Any, ...]:
+    try:
+        from rules.meta import all_rules
+    except ImportError:
+        return ()
+    return all_rules()
+
+
+def _rule_or_none(query: str) -> Any:
+    for r in _all_rules():
+        if r.id == query.lower():
+            return r
+    return None
+
+
+def _rule_data(rule: Any) -> dict[str, Any]:
+    from rules.sources import citation
+
+    return {"rule_id": rule.id, "topic": rule.topic, "severity": rule.severity, "summary": rule.summary,
+            "source": citation(rule.source, rule.section), "as_of": rule.as_of, "alternative": rule.alternative}
+
+
+def _claims() -> tuple[Any, ...]:
+    try:
+        from knowledge.guides import load_guides
+
+        return load_guides().claims
+    except (ImportError, AdvisorError, OSError):
+        log.warning("guide claims are not available", exc_info=True)
+        return ()
+
+
+_WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[\u4e00-\u9fff]")
+
+
+def _tokens(text: str) -> set[str]:
+    words = _WORD.findall(text.lower())
+    cjk = [w for w in words if "\u4e00" <= w <= "\u9fff"]
+    return {w for w in words if len(w) > 1 or w.isdigit()} | {a + b for a, b in zip(cjk, cjk[1:])}
+
+
+def _best(items: Iterable[Any], query: str, text_of: Callable[[Any], str], n: int) -> list[Any]:
+    """Items sharing the most words, numbers and Chinese bigrams with `query` (at least two)."""
+    q = _tokens(query)
+    scored = []
+    for item in items:
+        overlap = len(q & _tokens(text_of(item)))
+        if overlap >= 2:
+            scored.append((overlap, item))
+    scored.sort(key=lambda t: -t[0])
+    return [item for _, item in scored[:n]]
+
+
+def _claim_row(c: Any) -> tuple[dict[str, Any], list[dict[str, Any]], list[Finding]]:
+    from rules.sources import citation
+
+    src = f"guide claim {c.id} ({c.guide}, {c.section})"
+    row: dict[str, Any] = {"claim_id": c.id, "guide": c.guide, "section": c.section, "quote": c.quote,
+                           "claim": c.claim, "verdict": c.verdict, "explanation": c.explanation,
+                           "guide_says": f"{c.claimed.value} {c.claimed.unit}".strip(),
+                           "computed": f"{c.computed.value} {c.computed.unit}".strip(),
+                           "source": citation(c.guide, c.section)}
+    numbers = []
+    if isinstance(c.computed.value, (int, float)) and not isinstance(c.computed.value, bool):
+        numbers.append(num(f"claim {c.id}: computed value", c.computed.value, c.computed.unit, src,
+                           f"{c.computed.value:,g} {c.computed.unit}"))
+    stated = c.claimed.value if isinstance(c.claimed.value, (int, float)) and not isinstance(c.claimed.value, bool) \
+        else None
+    if stated is not None:
+        numbers.append(num(f"claim {c.id}: the guide's figure", stated, c.claimed.unit, src,
+                           f"{stated:,g} {c.claimed.unit}"))
+    fact: dict[str, Any] = {"kind": "claim", "claim_id": c.id, "verdict": c.verdict, "claim_text": c.quote,
+                            "unit": c.computed.unit or c.claimed.unit, "claim_source": c.guide,
+                            "correction": c.explanation}
+    if stated is not None:
+        fact["stated_value"] = float(stated)
+    if numbers and numbers[0]["name"].endswith("computed value"):
+        fact["computed_value"] = float(c.computed.value)
+    return row, numbers, _evaluate_rules([fact])
 
 
 def ask_clarifying_question_tool(args: AskArgs) -> ToolOutput:
@@ -935,7 +1000,10 @@ def call_tool(name: Any, arguments: Any) -> ToolResult:
             raise AdvisorError(f"invalid arguments for {name}: {validation_text(exc)}",
                                field=_first_loc(exc)) from None
         out = spec.run(args)
-        data = _finite({"tool": name, "ok": True, "summary": out.summary, **out.data})
+        body = dict(out.data)
+        if out.findings and "findings" not in body:
+            body["findings"] = [_finding_dict(f) for f in out.findings]
+        data = _finite({"tool": name, "ok": True, "summary": out.summary, **body})
         numbers = [n for n in _finite(out.numbers) if isinstance(n.get("value"), (int, float))]
         return ToolResult(name, True, _safe_args(raw), data, out.summary, numbers, list(out.findings),
                           out.artifact, time.perf_counter() - start)
