@@ -553,18 +553,25 @@ def _claim_block(ev: Evaluation, book: Book, lang: str) -> str:
     ctx = book.tokens("claim check context", ck.context, SRC_DEFAULT, lang)
     total = book.gib("total on one GPU (claim check)", ck.total_bytes)
     fmt = _fmt(ck.fmt, lang)
+    gc = ck.guide_claim
+    cited = ""
+    if gc is not None:
+        cited = (f" 指南原文（{gc.guide}，{gc.section}）：“{book.text(gc.quote, 'guide quote', gc.guide)}”，核对结论：{ {'right': '正确', 'wrong': '有误', 'dated': '已过时'}.get(gc.verdict, gc.verdict)}，"
+                 f"见规则检查 [{gc.id}]。" if zh else
+                 f" The guide ({gc.guide}, section {gc.section}) says: “{book.text(gc.quote, 'guide quote', gc.guide)}”; "
+                 f"checked verdict: {gc.verdict} (claim {gc.id}, see the findings).")
     if zh:
         verdict = {"too_low": "这个说法偏低：仅权重就超过了它",
                    "weights_only": "这个数字最多只够放权重，没算 KV 缓存和运行开销",
                    "plausible": "这个数字与计算大致相符"}[ck.verdict]
         return (f"**关于引用的说法（“{ck.claim.text}”）：** {verdict}。按 {fmt} 计算，{ev.model.name} 的权重为 "
-                f"{weights}（{weights_gib}），再加上 {ctx} 上下文的 KV 缓存 {kv}，单卡合计 {total}（已计入运行开销）。")
+                f"{weights}（{weights_gib}），再加上 {ctx} 上下文的 KV 缓存 {kv}，单卡合计 {total}（已计入运行开销）。{cited}")
     verdict = {"too_low": "the figure is too low: the weights alone exceed it",
                "weights_only": "the figure covers at most the weights, not the KV cache and runtime overhead",
                "plausible": "the figure is consistent with the computation"}[ck.verdict]
     return (f"**On the quoted claim (\"{ck.claim.text}\"):** {verdict}. In {fmt}, {ev.model.name}'s weights take "
             f"{weights} ({weights_gib}); with the KV cache for {ctx} of context ({kv}) and runtime overhead, one GPU "
-            f"needs {total}. Quoted: {quoted}.")
+            f"needs {total}. Quoted: {quoted}.{cited}")
 
 
 def _findings_block(findings: list[Any], lang: str) -> str:

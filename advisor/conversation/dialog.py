@@ -249,9 +249,6 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["existing"] = ExistingGpus(gpu=s.existing.gpu, count=s.existing.count or 1)
     if s.candidates:
         kwargs["candidates"] = tuple(c.gpu for c in s.candidates)
-        counts = [c.count for c in s.candidates if c.count]
-        if counts:
-            kwargs["max_gpus_per_node"] = max(1, min(16, max(counts)))
     if s.gpu_count and not s.existing and not s.candidates:
         kwargs["max_gpus_per_node"] = max(1, min(16, s.gpu_count))
         kwargs["max_nodes"] = 1
@@ -517,6 +514,8 @@ class ClaimCheck:
     fmt: str
     context: int
     verdict: str  # "too_low", "weights_only", "plausible"
+    guide_claim: Any = None  # knowledge.guides.Claim the user is quoting, when one matches
+    findings: list[Any] = field(default_factory=list)  # the claims rules' findings for it
 
 
 @dataclass
@@ -714,9 +713,10 @@ def _rules(ev: Evaluation, steps: list[Step]) -> list[Any]:
     if ev.recommendation is None:
         if "rules" not in ev.unavailable:
             ev.unavailable.append("rules")
-        return []
+        return list(ev.claim.findings) if ev.claim is not None else []
     top = top_option(ev)
-    found = list(top.findings if top is not None else []) + list(ev.recommendation.findings)
+    found = list(ev.claim.findings if ev.claim is not None else [])
+    found += list(top.findings if top is not None else []) + list(ev.recommendation.findings)
     seen: set[str] = set()
     out = []
     for f in found:
@@ -763,5 +763,45 @@ def _check_claim(model: Any, workload: Workload, claim: Any, steps: list[Step]) 
         verdict = "weights_only"
     else:
         verdict = "plausible"
-    return ClaimCheck(claim=claim, weights_bytes=weights, kv_bytes=kv, total_bytes=mem.per_gpu.total,
-                      fmt=w.weights or "bf16", context=w.context, verdict=verdict)
+    check = ClaimCheck(claim=claim, weights_bytes=weights, kv_bytes=kv, total_bytes=mem.per_gpu.total,
+                       fmt=w.weights or "bf16", context=w.context, verdict=verdict)
+    try:
+        check.guide_claim = match_guide_claim(claim.value, claim.unit, w.weights or "bf16", float(mem.params))
+        if check.guide_claim is not None:
+            from rules.engine import evaluate as evaluate_rules
+            from rules.facts import ClaimFacts
+
+            facts = ClaimFacts.from_claim(check.guide_claim).to_facts()
+            check.findings = _timed(steps, "explain_claim", {"claim": check.guide_claim.id},
+                                    lambda: evaluate_rules([facts]),
+                                    lambda r: f"{check.guide_claim.id}: {check.guide_claim.verdict}")
+    except ImportError:
+        pass
+    return check
+
+
+_FORMAT_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "gptq-int8": 8, "bnb-int8": 8, "q8_0": 8,
+                "int4": 4, "gptq-int4": 4, "awq-int4": 4, "nf4": 4, "q4_k_m": 4, "q4_0": 4}
+
+
+def match_guide_claim(value: float, unit: str, weights: str, params: float) -> Any:
+    """The guide claim (knowledge/data/guides/claims.yaml) a user is quoting: same memory figure (±2 %), and,
+    where the claim states them, the same precision bits and a model size within 15 %. None when none matches."""
+    from knowledge.guides import load_guides
+
+    bits = _FORMAT_BITS.get(weights)
+    best = None
+    for c in load_guides().claims:
+        if c.claimed.unit not in ("GB", "GiB") or not isinstance(c.claimed.value, (int, float)):
+            continue
+        if abs(float(c.claimed.value) - value) > 0.02 * value:
+            continue
+        d = c.details or {}
+        if "bits" in d and bits is not None and int(d["bits"]) != bits:
+            continue
+        if "params_b" in d and abs(float(d["params_b"]) * 1e9 / params - 1) > 0.15:
+            continue
+        score = ("bits" in d) + ("params_b" in d)
+        if best is None or score > best[0]:
+            best = (score, c)
+    return best[1] if best else None
