@@ -239,7 +239,9 @@ def _model_detail(m: Any, catalog: Any) -> dict[str, Any]:
 
 
 def _billions(n: int) -> str:
-    return f"{n / 1e9:,.2f}B" if n >= 1e9 else f"{n / 1e6:,.0f}M"
+    if n >= 1e9:
+        return f"{n / 1e9:,.2f}B"
+    return f"{n / 1e6:,.0f}M" if n >= 1e7 else f"{n / 1e6:,.2f}M"
 
 
 def _model_table(models: list[Any]) -> str:
