@@ -158,6 +158,9 @@ class FakeConversation:
                              message_zh="上下文最多 10,000,000 个 token")
         if self.fail == "bug":
             raise RuntimeError("boom")
+        if text.strip().lower() == "reset":  # as the real dialog does for "start over"/"reset"
+            self.texts = []
+            return Turn(answer="Starting over: the earlier workload is cleared.")
         self.texts.append(text)
         lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
         finding = Finding(rule_id="fake-rule", severity="warn", message="A warning <!channel>",

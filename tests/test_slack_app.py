@@ -107,7 +107,7 @@ def test_dm_conversation_continues_and_reset_starts_over(server, mock, make_app)
     send_event(server, dm("int8", ts="1700000005.000200"), "Ev007")
     assert "70B | int8" in texts(mock.wait_calls("chat.postMessage", 2)[1])
     send_event(server, dm("reset", ts="1700000005.000300"), "Ev008")
-    assert "Started over" in texts(mock.wait_calls("chat.postMessage", 3)[2])
+    assert "Starting over" in texts(mock.wait_calls("chat.postMessage", 3)[2])
     send_event(server, dm("8B", ts="1700000005.000400"), "Ev009")
     last = texts(mock.wait_calls("chat.postMessage", 4)[3])
     assert "Seen:* 8B" in last and "70B" not in last
@@ -228,10 +228,17 @@ def test_url_verification_challenge(server, make_app):
     assert r.status == 200 and r.json() == {"challenge": "abc123"}
 
 
-def test_oversized_request_is_refused_before_bolt(server, make_app):
+def test_oversized_request_is_refused_before_bolt(harness, make_app):
+    from starlette.testclient import TestClient
+
+    from ui.combined import MAX_BODY_BYTES, build_server_app
+
     make_app()
-    r = post(events_url(server), "x" * (600 * 1024), "application/json")
-    assert r.status == 413
+    client = TestClient(build_server_app(harness.proxy))  # in-process: a real socket may break before the 413
+    big = b"x" * (MAX_BODY_BYTES + 1)
+    assert client.post("/slack/events", content=big).status_code == 413  # declared length
+    assert client.post("/slack/events", content=iter([big[:1000], big[1000:]])).status_code == 413  # streamed
+    assert client.post("/slack/events", content=b"\xff\xfe{}").status_code == 400  # not UTF-8
 
 
 def test_own_and_other_bot_messages_are_ignored(server, mock, make_app):
@@ -293,7 +300,7 @@ def test_refused_table_falls_back_to_fields(server, mock, make_app):
     ("", "no question"),
     ("   ", "no question"),
     ("<@U0SOMEONE>", "no question"),  # only a user mention
-    ("x" * 40_000, "40,000 characters"),
+    ("x" * 40_001, "40,001 characters"),  # beyond Slack's own message limit: refused by the bot
     ("help", "/gpu"),
 ])
 def test_bad_input_gets_a_clear_reply(server, mock, make_app, raw, expect):
@@ -354,3 +361,24 @@ def test_web_button_when_web_url_is_set(server, mock, make_app):
     [call] = mock.wait_calls("chat.postMessage", 1)
     actions = [b for b in call.body["blocks"] if b["type"] == "actions"]
     assert actions and actions[0]["elements"][0]["url"].startswith("https://advisor.example.com/?q=Llama+70B")
+
+
+def test_web_link_forgets_questions_before_a_reset(server, mock, make_app):
+    make_app(web_url="https://advisor.example.com/")
+    for i, text in enumerate(["Llama 70B", "reset", "Mistral 7B"]):
+        send_event(server, dm(text, ts=f"1700000020.00010{i}"), f"Ev08{i}")
+        mock.wait_calls("chat.postMessage", i + 1)
+    last = mock.calls_to("chat.postMessage")[-1].body["blocks"][-1]["elements"][0]["url"]
+    assert last == "https://advisor.example.com/?q=Mistral+7B"
+
+
+def test_a_40kb_message_gets_the_conversations_clear_reply(server, mock, make_app, monkeypatch):
+    for k in ("OPENAI_API_KEY", "ADVISOR_API_KEY", "ADVISOR_MODEL"):
+        monkeypatch.delenv(k, raising=False)
+    make_app(conversation_factory=None)  # the real conversation layer
+    text = ("Serve Qwen2.5-7B for 10 users. " + "blah " * 8000)[:40_000]
+    send_event(server, mention(text, ts="1700000021.000100"), "Ev090")
+    [call] = mock.wait_calls("chat.postMessage", 1, timeout=20)
+    shown = texts(call)
+    assert "very long" in shown and "4000" in shown.replace(",", "")  # it read the first 4000 characters, and says so
+    assert any(b["type"] == "table" for b in call.body["blocks"])  # and still answered

@@ -19,6 +19,7 @@ from tests.slack_support import Harness, mention, message_text
 from ui import slack_render as R
 
 CONVERSATIONS_DIR = Path(__file__).parent / "conversations"
+SLACK_MAX_CHARS = 40_000
 SUBSET = 12  # conversations taken from the dialog test set (every n-th, so both languages and all kinds appear)
 
 INLINE: list[tuple[str, list[str]]] = [
@@ -27,6 +28,8 @@ INLINE: list[tuple[str, list[str]]] = [
     ("en-underspecified", ["Which GPUs do I need for a chatbot?", "Llama 3 8B", "default"]),
     ("zh-lora", ["用 LoRA 微调 Qwen2.5-7B", "默认"]),
     ("en-nonsense", ["purple elephants sing quietly"]),
+    ("en-start-over", ["Serve Mistral-7B for 32 users", "start over", "Llama 3.1 8B inference"]),
+    ("zh-huge", ["部署 Qwen2.5-7B，10 并发。" + "啊" * 39_000]),
 ]
 
 
@@ -48,8 +51,9 @@ def _user_texts(case: Any) -> list[str] | None:
                         None)
             if text is None:
                 return None
-            texts.append(text)
-    return texts or None
+            texts.append(text * int(t.get("repeat") or 1))
+    # Slack carries at most 40 000 characters per message: both paths get what Slack could deliver
+    return [t[:SLACK_MAX_CHARS] for t in texts] or None
 
 
 def _dialog_cases() -> list[tuple[str, list[str]]]:

@@ -33,9 +33,13 @@ def mount_slack(api: FastAPI, bolt_app: App, path: str = SLACK_PATH) -> FastAPI:
         length = request.headers.get("content-length")
         if length and length.isdigit() and int(length) > MAX_BODY_BYTES:
             return Response(status_code=413, content=b"request too large")
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            return Response(status_code=413, content=b"request too large")
+        chunks, size = [], 0
+        async for chunk in request.stream():  # read at most MAX_BODY_BYTES, whatever the headers claim
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                return Response(status_code=413, content=b"request too large")
+            chunks.append(chunk)
+        body = b"".join(chunks)
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:

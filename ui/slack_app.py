@@ -12,7 +12,8 @@ How a message is handled:
    (team, channel, ts), is answered at most once (TTL set, 1 hour).
 3. The conversation follows the thread: its state (`Conversation.to_dict()`) is kept under
    (team, channel, thread_ts) in an LRU store with a sliding TTL, so a follow-up in the thread refines the same
-   workload. A DM outside threads is one conversation; `/gpu` keeps one per user and channel. "reset" starts over.
+   workload. A DM outside threads is one conversation; `/gpu` keeps one per user and channel. "start over"/"reset"
+   is understood by the conversation itself.
 4. Replies go through a `WebClient` whose retry handlers honour `Retry-After` on HTTP 429 (slack_sdk
    `RateLimitErrorRetryHandler`). When the answer takes longer than `placeholder_after_s`, a "working on it"
    message is posted and later edited in place (one message per answer, as Slack's rate-limit guidance suggests).
@@ -60,7 +61,9 @@ class SlackSettings:
     command: str = "/gpu"
     command_response: str = "in_channel"  # ADVISOR_SLACK_COMMAND_RESPONSE: in_channel | ephemeral
     table_style: str = "table"  # ADVISOR_SLACK_TABLE: table (Block Kit table) | fields (section fields)
-    max_input_chars: int = 4000  # longer messages are refused with a clear reply (OWASP LLM10)
+    # Slack's own limit on a message's text. Shorter ones go to the conversation, which reads the first 4000
+    # characters and says so; longer ones (only a slash command or a forged payload could carry them) are refused.
+    max_input_chars: int = 40_000
     store_size: int = 2000  # conversations kept (LRU)
     store_ttl_s: float = 24 * 3600  # idle conversations forgotten after this
     dedupe_ttl_s: float = 3600  # Slack retries within about 5 minutes; keep ids much longer
@@ -216,7 +219,10 @@ _CHANNEL_REF = re.compile(r"<#(C[A-Z0-9]+)(?:\|([^>]*))?>")
 _SPECIAL = re.compile(r"<!([^>|]*)(?:\|([^>]*))?>")
 _URL_REF = re.compile(r"<((?:https?|mailto):[^>|\s]*)(?:\|([^>]*))?>")
 
-RESET_WORDS = frozenset({"reset", "new", "start over", "restart", "重新开始", "重置", "新对话", "清空"})
+# The conversation layer itself understands "start over"/"重新开始" and clears its workload; the bot only needs to
+# know it too, to forget the thread's question texts (used for the web link). Kept a superset of the dialog's words.
+_RESET = re.compile(r"^\s*(?:reset|start over|restart|new question|clear|new|重新开始|重来|重置|清空|新对话|换个问题|"
+                    r"新问题|从头再来)\s*[.!。！]*\s*$", re.IGNORECASE)
 HELP_WORDS = frozenset({"help", "?", "？", "帮助", "使用说明", "怎么用"})
 
 
@@ -270,10 +276,6 @@ _MESSAGES = {
         "en": ("Your message is {n:,} characters long; I read at most {limit:,}. Please send the workload in "
                "a few sentences (model, task, precision, context, users, budget)."),
         "zh": "你的消息有 {n:,} 个字符，我最多读取 {limit:,} 个。请用几句话描述任务（模型、任务、精度、上下文、并发、预算）。",
-    },
-    "reset": {
-        "en": "Started over: this thread's earlier workload is forgotten.",
-        "zh": "已重新开始：本帖之前的任务设定已清除。",
     },
     "busy": {
         "en": "I'm answering many questions right now; please ask again in a minute.",
@@ -341,8 +343,8 @@ class SlackBot:
         self._idle = threading.Condition(self._pending_lock)
 
     # ---------------------------------------------------------------- answering
-    def precheck(self, text: str, key: ThreadKey | None = None) -> Reply | None:
-        """A reply that needs no advisor (empty, help, too long, reset), or None when the advisor should answer."""
+    def precheck(self, text: str) -> Reply | None:
+        """A reply that needs no advisor (empty, help, too long), or None when the advisor should answer."""
         lang = render.detect_lang(text)
         if not text:
             return help_reply(self.settings.command, None, lead="empty")
@@ -351,15 +353,11 @@ class SlackBot:
         low = text.strip().lower().rstrip("!.。！")
         if low in HELP_WORDS:
             return help_reply(self.settings.command, lang)
-        if low in RESET_WORDS:
-            if key is not None:
-                self.store.drop(key)
-            return text_reply(message("reset", lang), lang)
         return None
 
     def answer(self, key: ThreadKey, text: str) -> Reply:
         """One turn in the thread `key`. Never raises: errors become replies and the conversation is kept."""
-        early = self.precheck(text, key)
+        early = self.precheck(text)
         if early is not None:
             return early
         lang = render.detect_lang(text)
@@ -368,7 +366,7 @@ class SlackBot:
                 conversation = self._conversation(thread)
                 turn = conversation.respond(text)
                 thread.state = _compact(conversation.to_dict())
-                thread.texts = (thread.texts + [text])[-20:]
+                thread.texts = [] if _RESET.match(text) else (thread.texts + [text])[-20:]
             except AdvisorError as exc:  # a user error: say what was wrong, keep the conversation as it was
                 return text_reply(exc.localized(lang), lang)
             except Exception:  # a bug: log it, tell the user briefly, keep the conversation
@@ -434,7 +432,7 @@ class SlackBot:
     def reply_in_channel(self, client: WebClient, channel: str, thread_ts: str | None, key: ThreadKey,
                          text: str) -> None:
         """Answer `text` in `channel` (in the thread `thread_ts` when given); placeholder first if it takes long."""
-        early = self.precheck(text, key)
+        early = self.precheck(text)
         if early is not None:
             self.post(client, channel, thread_ts, early)
             return
@@ -702,7 +700,7 @@ def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http"
         text = clean_incoming(command.get("text", ""))
         team = str(command.get("team_id") or "T?")
         key = (team, str(command.get("channel_id", "")), "cmd:" + str(command.get("user_id", "")))
-        early = bot.precheck(text, key)
+        early = bot.precheck(text)
         if early is not None:
             ack(text=early.text, blocks=early.blocks, response_type="ephemeral")
             return
