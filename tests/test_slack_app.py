@@ -382,3 +382,19 @@ def test_a_40kb_message_gets_the_conversations_clear_reply(server, mock, make_ap
     shown = texts(call)
     assert "very long" in shown and "4000" in shown.replace(",", "")  # it read the first 4000 characters, and says so
     assert any(b["type"] == "table" for b in call.body["blocks"])  # and still answered
+
+
+def test_message_that_slack_refuses_outright_falls_back_to_text(server, mock, make_app):
+    make_app()
+    mock.fail_next("chat.postMessage", error="invalid_blocks", times=2)  # the table, then the fields layout
+    send_event(server, mention("70B", ts="1700000022.000100"), "Ev091")
+    [call] = mock.wait_calls("chat.postMessage", 1)
+    assert "blocks" not in call.body and "Seen:* 70B" in call.body["text"]  # the answer still arrives
+
+
+def test_unfixable_error_is_not_retried(server, mock, make_app):
+    app = make_app()
+    mock.fail_next("chat.postMessage", error="not_in_channel")
+    send_event(server, mention("70B", ts="1700000023.000100"), "Ev092")
+    assert app.advisor_bot.wait_idle(5)
+    assert [c.ok for c in mock.calls_to("chat.postMessage")] == [False]

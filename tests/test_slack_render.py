@@ -220,3 +220,12 @@ def test_question_in_a_shortened_answer_is_still_asked():
     shown = all_text(blocks)
     assert "• Which region?" in shown  # cut from the details, so listed on its own
     assert "shortened" in shown
+
+
+def test_missing_values_are_dashes_never_empty_cells():
+    turn = Turn(answer="x", options=[{"gpu": "", "count": None, "throughput": None, "price": None}])
+    _, blocks = R.render_turn(turn)
+    assert R.check_limits(blocks) == []  # Slack refuses empty raw_text cells
+    row = next(b for b in blocks if b["type"] == "table")["rows"][1]
+    assert all(c["text"] for c in row) and "None" not in [c["text"] for c in row]
+    assert [c["text"] for c in row][1:4] == ["?", "–", "–"]

@@ -482,8 +482,8 @@ class SlackBot:
                 return resp.get("ts")
             except SlackApiError as exc:
                 error = _slack_error(exc)
-                if error.startswith("invalid_blocks") and blocks is not None:
-                    log.warning("Slack refused the blocks (%s); retrying simpler", error)
+                if error not in NOT_ABOUT_CONTENT and blocks is not None:
+                    log.warning("Slack refused the message (%s); retrying simpler", error)
                     continue
                 log.error("could not post the answer: %s", error)
                 return None
@@ -539,6 +539,14 @@ def _with_gpu_names(turn: Any) -> Any:
         log.debug("GPU names not added", exc_info=True)
         return turn
 
+
+# Web API errors that simpler blocks would not cure; any other error (invalid_blocks, invalid_attachments,
+# internal_error, msg_too_long …) is retried with the fields layout, then as plain text.
+NOT_ABOUT_CONTENT = frozenset({
+    "channel_not_found", "not_in_channel", "is_archived", "invalid_auth", "not_authed", "account_inactive",
+    "token_revoked", "token_expired", "ratelimited", "no_permission", "missing_scope", "restricted_action",
+    "message_not_found", "cant_update_message", "team_access_not_granted", "ekm_access_denied",
+})
 
 HISTORY_KEPT = 10  # turns of history kept per thread; the slots hold what earlier turns established
 

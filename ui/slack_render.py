@@ -335,7 +335,8 @@ def _gpu_name(option: Mapping[str, Any]) -> str:
 def _layout(option: Mapping[str, Any]) -> str:
     layout = option.get("layout")
     if isinstance(layout, Mapping):
-        return ", ".join(f"{k}={v}" for k, v in layout.items() if v not in (None, "", 1) or k in ("tp", "pp"))
+        text = ", ".join(f"{k}={v}" for k, v in layout.items() if v not in (None, "", 1) or k in ("tp", "pp"))
+        return text or "–"
     return str(layout or "–")
 
 
@@ -377,7 +378,8 @@ def option_rows(options: Sequence[Mapping[str, Any]], lang: str = "en") -> list[
     rows = [header]
     for i, opt in enumerate(options, 1):
         rows.append([
-            str(i), _gpu_name(opt), str(opt.get("count", "–")), _layout(opt), _memory(opt), _fits(opt, w),
+            str(i), _gpu_name(opt), "–" if opt.get("count") is None else str(opt["count"]), _layout(opt),
+            _memory(opt), _fits(opt, w),
             _decode(opt), _price(opt, w),
         ])
     return rows
@@ -602,6 +604,8 @@ def check_limits(blocks: Sequence[Mapping[str, Any]]) -> list[str]:
             if not rows or len(rows) > MAX_TABLE_ROWS:
                 problems.append(f"block {i}: table with {len(rows)} rows")
             problems += [f"block {i}: table row with {len(r)} cells" for r in rows if len(r) > MAX_TABLE_CELLS]
+            problems += [f"block {i}: empty table cell" for r in rows for c in r
+                         if c.get("type") == "raw_text" and not str(c.get("text", "")).strip()]
         elif kind == "actions":
             for e in b.get("elements") or []:
                 if len(e.get("url", "")) > MAX_BUTTON_URL:
