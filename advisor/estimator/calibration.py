@@ -147,6 +147,13 @@ class ServerTier(_Strict):
     note: str = ""
 
 
+class ReferenceCloudPrice(_Strict):
+    usd_per_hour: PositiveFloat
+    provider: str
+    date: dt.date
+    source: str
+
+
 class Economics(_Strict):
     exchange_rate_cny_per_usd: DatedConstant
     electricity_price: dict[Literal["CNY", "USD"], DatedConstant]  # per kWh
@@ -155,6 +162,7 @@ class Economics(_Strict):
     depreciation_years: Constant
     default_years: Constant
     server_tiers: dict[str, ServerTier]
+    cloud_reference: dict[str, list[ReferenceCloudPrice]] = Field(default_factory=dict)  # gpu id -> prices
 
     def to_currency(self, amount: float, from_currency: str, to_currency: str) -> float:
         if from_currency == to_currency:
@@ -173,10 +181,15 @@ def _collect_sources(obj: object) -> set[str]:
             value = getattr(obj, name)
             if name in ("source", "pcie_source") and isinstance(value, list):
                 out.update(value)
+            elif name == "source" and isinstance(value, str):
+                out.add(value)
             else:
                 out |= _collect_sources(value)
     elif isinstance(obj, dict):
         for value in obj.values():
+            out |= _collect_sources(value)
+    elif isinstance(obj, list):
+        for value in obj:
             out |= _collect_sources(value)
     return out
 

@@ -180,9 +180,10 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
         f"hardware FLOPs/token ({recompute} recompute) = {hw_f:.4g}",
         f"peak = {peak / 1e12:.1f} TFLOP/s per GPU ({precision} dense tensor), "
         f"{'MFU (user)' if mfu is not None else 'compute MFU'} = {base:.3f}",
-        f"compute per step = {step_tokens:,.0f} tokens × {hw_f:.4g} / (peak × {base:.3f}) = {compute_s:.3f} s",
+        f"compute per step = {step_tokens:,.0f} tokens × {model_f if mfu is not None else hw_f:.4g} / "
+        f"(peak × {base:.3f}) = {compute_s:.3f} s",
     ]
-    if count > 1:
+    if count > 1 and mfu is None:
         formulas.append(f"data-parallel traffic = {comm_s:.3f} s per step over {link_desc}; "
                         f"exposed = max(0, comm − {tr.comm_overlap.value:.2f} × compute) = {exposed_s:.3f} s")
     formulas += [

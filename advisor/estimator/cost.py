@@ -1,0 +1,331 @@
+"""Cost of owning GPUs against renting them: purchase, power, operations, depreciation, TCO, break-even.
+
+All money in one currency chosen by the caller (CNY or USD), converted at the dated exchange rate of
+knowledge/data/economics.yaml; every price carries its date and source.
+
+    purchase        = count × GPU price + ⌈count / tier.max_gpus⌉ × tier price     (rest of the server, guide tiers)
+    IT power (kW)   = (count × TDP + servers × platform W) × utilisation / 1000
+    energy / year   = IT power × 8760 h × PUE                                       (kWh at the meter)
+    power / year    = energy × electricity price
+    operations/year = operations fraction × purchase
+    depreciation    = purchase / depreciation years (straight line); residual = purchase × max(0, 1 − years/dep)
+    TCO(N years)    = purchase + N × (power + operations)
+    GPU-hours used  = count × 8760 × N × utilisation
+    cloud           = GPU-hours used × on-demand price per GPU-hour
+    break-even u*   : purchase + N·ops + N·P₁·u = count·8760·N·u·c   →   u* = (purchase + N·ops) / (count·8760·N·c − N·P₁)
+                      (P₁ = power cost per year at full utilisation, c = cloud price per GPU-hour)
+    cost / 1M tokens= cost / (tokens/s × 3600 × hours used) × 10⁶
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+from knowledge.errors import InputError
+from knowledge.schemas import GpuSpec
+
+from .calibration import Economics, ServerTier
+from .speed_results import DatedValue, Money, TcoEstimate
+
+HOURS_PER_YEAR = 8760.0
+CURRENCIES = ("CNY", "USD")
+MAX_ELECTRICITY = {"CNY": 20.0, "USD": 3.0}  # per kWh: ten times the dearest retail tariffs
+
+
+def _m(amount: float, currency: str) -> Money:
+    return Money(amount=float(amount), currency=currency)  # type: ignore[arg-type]
+
+
+def server_tier(gpu: GpuSpec, count: int, econ: Economics) -> tuple[str, ServerTier]:
+    """The guides' server tier that hosts `count` of `gpu`: SXM/OAM modules go into HGX-class baseboards, consumer
+    cards into workstations (2, then 4 per box) and beyond that, like PCIe datacenter cards, into 8-slot servers."""
+    tiers = econ.server_tiers
+    if gpu.interface in ("sxm", "oam"):
+        key = "hgx-8"
+    elif gpu.segment in ("consumer", "workstation") and count <= 2:
+        key = "workstation-2"
+    elif gpu.segment in ("consumer", "workstation") and count <= 4:
+        key = "workstation-4"
+    else:
+        key = "pcie-server-8"
+    return key, tiers[key]
+
+
+@dataclass(frozen=True)
+class CloudQuote:
+    usd_per_hour: float
+    provider: str
+    date: dt.date | None
+    source: str
+
+
+def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None) -> CloudQuote | None:
+    """On-demand price per GPU-hour: the user's, else the catalog's newest, else economics.yaml's reference."""
+    if override_usd is not None:
+        return CloudQuote(override_usd, "user", None, "user input")
+    if gpu.cloud:
+        c = max(gpu.cloud, key=lambda q: q.date)
+        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source)
+    refs = econ.cloud_reference.get(gpu.id)
+    if refs:
+        c = max(refs, key=lambda q: q.date)
+        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source)
+    return None
+
+
+def gpu_unit_price(gpu: GpuSpec, currency: str, econ: Economics) -> tuple[float, dt.date, str, str]:
+    """(price per card in `currency`, its date, its kind, its source): the catalog's newest price in that currency
+    (street before channel before launch MSRP), else the other currency's converted at the dated exchange rate."""
+    p = gpu.price(currency)
+    if p is not None:
+        return p.amount, p.date, p.kind, p.source
+    other = "USD" if currency == "CNY" else "CNY"
+    q = gpu.price(other)
+    if q is None:
+        raise InputError(f"{gpu.name} has no price in the catalog; give one with --gpu-price AMOUNT (per card, "
+                         f"{currency})", field="gpu_price", accepted="a positive amount per card",
+                         message_zh=f"目录中没有 {gpu.name} 的价格；请用 --gpu-price 指定单卡价格（{currency}）")
+    return econ.to_currency(q.amount, other, currency), q.date, f"{q.kind}, converted from {other}", q.source
+
+
+def _check(count: int, years: float, utilization: float, electricity: float | None, currency: str,
+           gpu_price: float | None, cloud_usd: float | None, pue: float | None) -> None:
+    if currency not in CURRENCIES:
+        raise InputError(f"unknown currency '{currency}'", field="currency", accepted="CNY, USD")
+    if not 1 <= count <= 100_000:
+        raise InputError(f"GPU count must be between 1 and 100000, got {count}", field="count")
+    if not 0 < years <= 20:
+        raise InputError(f"years must be in (0, 20], got {years:g}", field="years", accepted="0 < years ≤ 20")
+    if not 0 <= utilization <= 1:
+        raise InputError(f"utilization must be a fraction between 0 and 1, got {utilization:g}", field="utilization",
+                         accepted="0 … 1 (e.g. 0.6 for 60%)")
+    if electricity is not None:
+        if electricity < 0:
+            raise InputError(f"electricity price cannot be negative, got {electricity:g}", field="electricity",
+                             accepted=f"≥ 0 {currency} per kWh", message_zh=f"电价不能为负数：{electricity:g}")
+        if electricity > MAX_ELECTRICITY[currency]:
+            raise InputError(f"electricity price {electricity:g} {currency}/kWh is implausible", field="electricity",
+                             accepted=f"0 … {MAX_ELECTRICITY[currency]:g} {currency} per kWh")
+    if gpu_price is not None and gpu_price <= 0:
+        raise InputError(f"GPU price must be positive, got {gpu_price:g}", field="gpu_price", accepted="> 0")
+    if cloud_usd is not None and cloud_usd <= 0:
+        raise InputError(f"cloud price must be positive, got {cloud_usd:g}", field="cloud_price",
+                         accepted="> 0 USD per GPU-hour")
+    if pue is not None and not 1.0 <= pue <= 3.0:
+        raise InputError(f"PUE must be between 1.0 and 3.0, got {pue:g}", field="pue", accepted="1.0 … 3.0")
+
+
+def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | None = None, currency: str = "CNY",
+                 electricity: float | None = None, utilization: float = 1.0, pue: float | None = None,
+                 gpu_price: float | None = None, cloud_usd_per_hour: float | None = None,
+                 tokens_per_s: float | None = None, operations_fraction: float | None = None) -> TcoEstimate:
+    """Owning `count` × `gpu` for `years` at `utilization` against renting the same GPU-hours; see the module
+    docstring for every formula. `tokens_per_s` (the whole configuration at full load) adds cost per 1M tokens."""
+    years = float(years if years is not None else econ.default_years.value)
+    _check(count, years, utilization, electricity, currency, gpu_price, cloud_usd_per_hour, pue)
+    if tokens_per_s is not None and tokens_per_s <= 0:
+        raise InputError("tokens/s must be positive", field="tokens_per_s", accepted="> 0")
+    rate = econ.exchange_rate_cny_per_usd
+    prices: list[DatedValue] = [DatedValue(name="exchange rate", value=rate.value, unit="CNY per USD",
+                                           as_of=rate.as_of, source=",".join(rate.source))]
+
+    if gpu_price is not None:
+        unit, unit_date, unit_kind, unit_src = gpu_price, dt.date.today(), "user input", "user input"
+    else:
+        unit, unit_date, unit_kind, unit_src = gpu_unit_price(gpu, currency, econ)
+    prices.append(DatedValue(name=f"{gpu.name} per card ({unit_kind})", value=unit, unit=currency, as_of=unit_date,
+                             source=unit_src))
+    tier_key, tier = server_tier(gpu, count, econ)
+    servers = math.ceil(count / tier.max_gpus)
+    tier_price = econ.to_currency(tier.price, tier.currency, currency)
+    prices.append(DatedValue(name=f"server tier {tier_key} (rest of system)", value=tier_price, unit=currency,
+                             as_of=tier.as_of, source=",".join(tier.source)))
+    purchase_gpus = count * unit
+    purchase_rest = servers * tier_price
+    purchase = purchase_gpus + purchase_rest
+
+    if electricity is None:
+        e = econ.electricity_price[currency]  # type: ignore[index]
+        electricity = e.value
+        prices.append(DatedValue(name="electricity", value=e.value, unit=f"{currency}/kWh", as_of=e.as_of,
+                                 source=",".join(e.source)))
+    else:
+        prices.append(DatedValue(name="electricity", value=electricity, unit=f"{currency}/kWh", source="user input"))
+    if pue is None:
+        pue = econ.pue.value
+        prices.append(DatedValue(name="PUE", value=pue, unit="ratio", as_of=econ.pue.as_of,
+                                 source=",".join(econ.pue.source)))
+    ops_frac = econ.operations_fraction_per_year.value if operations_fraction is None else operations_fraction
+    if not 0 <= ops_frac <= 1:
+        raise InputError(f"operations fraction must be between 0 and 1 per year, got {ops_frac:g}",
+                         field="operations", accepted="0 … 1")
+
+    full_kw = (count * gpu.tdp_w + servers * tier.power_w) / 1000.0
+    it_kw = full_kw * utilization
+    kwh_year = it_kw * HOURS_PER_YEAR * pue
+    power_year = kwh_year * electricity
+    power_year_full = full_kw * HOURS_PER_YEAR * pue * electricity
+    ops_year = ops_frac * purchase
+    dep_years = econ.depreciation_years.value
+    dep_year = purchase / dep_years
+    residual = purchase * max(0.0, 1.0 - years / dep_years)
+    tco = purchase + years * (power_year + ops_year)
+    gpu_hours = count * HOURS_PER_YEAR * years * utilization
+
+    cloud = cloud_price(gpu, econ, cloud_usd_per_hour)
+    cloud_cost = break_even = None
+    cloud_hour = None
+    if cloud is not None:
+        cloud_hour = econ.to_currency(cloud.usd_per_hour, "USD", currency)
+        cloud_cost = gpu_hours * cloud_hour
+        prices.append(DatedValue(name=f"cloud on demand ({cloud.provider})", value=cloud.usd_per_hour,
+                                 unit="USD per GPU-hour", as_of=cloud.date, source=cloud.source))
+        denom = count * HOURS_PER_YEAR * years * cloud_hour - years * power_year_full
+        if denom > 0:
+            break_even = (purchase + years * ops_year) / denom
+
+    per_m_owned = per_m_cloud = None
+    if tokens_per_s is not None and gpu_hours > 0:
+        tokens = tokens_per_s * 3600.0 * HOURS_PER_YEAR * years * utilization
+        per_m_owned = _m(tco / tokens * 1e6, currency)
+        if cloud_cost is not None:
+            per_m_cloud = _m(cloud_cost / tokens * 1e6, currency)
+
+    sym = currency
+    formulas = [
+        f"purchase = {count} × {unit:,.0f} + {servers} × {tier_price:,.0f} ({tier.label}) = {purchase:,.0f} {sym}",
+        f"IT power = ({count} × {gpu.tdp_w:.0f} W + {servers} × {tier.power_w:.0f} W) × {utilization:g} = "
+        f"{it_kw:.2f} kW",
+        f"energy = {it_kw:.2f} kW × 8760 h × PUE {pue:g} = {kwh_year:,.0f} kWh/year; × {electricity:g} {sym}/kWh = "
+        f"{power_year:,.0f} {sym}/year",
+        f"operations = {ops_frac:g} × purchase = {ops_year:,.0f} {sym}/year",
+        f"depreciation = purchase / {dep_years:g} years = {dep_year:,.0f} {sym}/year; residual after {years:g} years = "
+        f"{residual:,.0f} {sym}",
+        f"TCO = purchase + {years:g} × (power + operations) = {tco:,.0f} {sym}",
+        f"GPU-hours used = {count} × 8760 × {years:g} × {utilization:g} = {gpu_hours:,.0f}",
+    ]
+    if cloud_cost is not None and cloud_hour is not None:
+        formulas.append(f"cloud = {gpu_hours:,.0f} GPU-hours × {cloud_hour:,.2f} {sym} (${cloud.usd_per_hour:g}) = "  # type: ignore[union-attr]
+                        f"{cloud_cost:,.0f} {sym}")
+        if break_even is not None:
+            formulas.append(f"break-even utilisation = (purchase + {years:g}·operations) / ({count}·8760·{years:g}·"
+                            f"cloud/h − {years:g}·power at 100%) = {break_even:.1%}")
+    if per_m_owned is not None:
+        formulas.append(f"cost per 1M tokens = TCO / ({tokens_per_s:,.0f} tokens/s × hours used) = "
+                        f"{per_m_owned.amount:,.3f} {sym}")
+    assumptions = [
+        f"money in {currency} at {rate.value:g} CNY/USD (as of {rate.as_of})",
+        f"rest of the server priced as the '{tier_key}' tier: {tier.label}",
+        "GPUs and platform draw their rated power × utilisation (idle power not modelled)",
+        "TCO excludes financing, rack space, networking beyond the server, and resale (shown as residual value)",
+    ]
+    if cloud is None:
+        assumptions.append(f"no cloud price for {gpu.name} in the catalog: pass --cloud-price USD_PER_GPU_HOUR")
+    elif break_even is None:
+        assumptions.append("renting is cheaper at every utilisation: power alone costs more than the cloud rate")
+    elif break_even > 1:
+        assumptions.append(f"break-even utilisation {break_even:.0%} exceeds 100%: renting is cheaper over "
+                           f"{years:g} years")
+    return TcoEstimate(
+        gpu=gpu.id, count=count, years=years, utilization=utilization, currency=currency,  # type: ignore[arg-type]
+        exchange_rate_cny_per_usd=rate.value, exchange_rate_date=rate.as_of, servers=servers, server_tier=tier_key,
+        gpu_unit_price=_m(unit, currency), gpu_price_date=unit_date, gpu_price_kind=unit_kind,
+        purchase_gpus=_m(purchase_gpus, currency), purchase_rest=_m(purchase_rest, currency),
+        purchase_total=_m(purchase, currency), power_kw_it=it_kw, energy_kwh_per_year=kwh_year,
+        electricity_price=electricity, pue=pue, power_per_year=_m(power_year, currency),
+        operations_per_year=_m(ops_year, currency), depreciation_per_year=_m(dep_year, currency),
+        residual_value=_m(residual, currency), tco=_m(tco, currency), tco_per_year=_m(tco / years, currency),
+        gpu_hours_used=gpu_hours,
+        cost_per_gpu_hour_used=_m(tco / gpu_hours, currency) if gpu_hours > 0 else None,
+        cloud_usd_per_gpu_hour=cloud.usd_per_hour if cloud else None, cloud_provider=cloud.provider if cloud else None,
+        cloud_price_date=cloud.date if cloud else None,
+        cloud_cost=_m(cloud_cost, currency) if cloud_cost is not None else None, break_even_utilization=break_even,
+        tokens_per_s=tokens_per_s, cost_per_million_tokens_owned=per_m_owned,
+        cost_per_million_tokens_cloud=per_m_cloud, prices=prices, formulas=formulas, assumptions=assumptions,
+    )
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the guide's TCO table, recomputed
+
+
+@dataclass(frozen=True)
+class GuideTcoCheck:
+    option: str
+    guide_initial: float | None
+    guide_energy: float | None
+    guide_operations: float | None
+    guide_total: float | None
+    ours_initial: float | None
+    ours_energy: float | None
+    ours_operations: float | None
+    ours_total: float | None
+    explanation: str
+
+
+def recompute_guide_tco(rows: tuple, gpus: dict[str, GpuSpec], econ: Economics, *, years: float = 5.0,
+                        cny_per_kwh: float = 1.0, cloud_gpu: GpuSpec | None = None) -> list[GuideTcoCheck]:
+    """guide-000's TCO table (rows of knowledge.guides.TcoRow) recomputed in CNY with the guide's own electricity
+    price (1 CNY/kWh), at full utilisation over `years` (the guide's horizon is 3–5 years; 5 is the most generous
+    to its energy figures). Each row says why the numbers differ."""
+    out: list[GuideTcoCheck] = []
+    for row in rows:
+        if row.gpus is None:  # the cloud row: what hourly rate does the guide's total imply?
+            gpu = cloud_gpu
+            count = 8
+            implied = row.total_cny / (count * HOURS_PER_YEAR * years)
+            implied_usd = implied / econ.exchange_rate_cny_per_usd.value
+            quote = cloud_price(gpu, econ) if gpu else None
+            ours = quote and count * HOURS_PER_YEAR * years * econ.to_currency(quote.usd_per_hour, "USD", "CNY")
+            lows = sorted(r.usd_per_hour for r in econ.cloud_reference.get(gpu.id, [])) if gpu else []
+            rng = f" (references: ${lows[0]:g}–${lows[-1]:g}/GPU-hour)" if len(lows) > 1 else ""
+            out.append(GuideTcoCheck(
+                option=row.option_en, guide_initial=None, guide_energy=row.energy_cny, guide_operations=None,
+                guide_total=row.total_cny, ours_initial=None, ours_energy=None, ours_operations=None,
+                ours_total=ours or None,
+                explanation=(f"the guide names no GPU count or hours; as 8 H100 around the clock for {years:g} years its "
+                             f"{row.total_cny / 1e4:,.0f}万 CNY implies {implied:,.1f} CNY (${implied_usd:.2f}) per "
+                             f"GPU-hour{rng}; our figure uses the newest reference price "
+                             f"(${quote.usd_per_hour:g}, {quote.provider}, {quote.date})" if quote else
+                             "the guide names no GPU count or hours"),
+            ))
+            continue
+        gpu = gpus[row.gpus.gpu]
+        est = estimate_tco(gpu, row.gpus.count, econ, years=years, currency="CNY", electricity=cny_per_kwh,
+                           utilization=1.0)
+        energy = est.power_per_year.amount * years
+        ops = est.operations_per_year.amount * years
+        if row.initial_cny is None:  # hybrid: owned part only
+            out.append(GuideTcoCheck(
+                option=row.option_en, guide_initial=None, guide_energy=row.energy_cny,
+                guide_operations=row.operations_cny, guide_total=row.total_cny,
+                ours_initial=est.purchase_total.amount, ours_energy=energy, ours_operations=ops,
+                ours_total=est.tco.amount,
+                explanation=(f"the guide gives no split between owned and rented capacity; the owned part alone "
+                             f"({row.gpus.count} × {gpu.name}) costs {est.tco.amount / 1e4:,.0f}万 CNY over {years:g} "
+                             f"years, so ~{(row.total_cny - est.tco.amount) / 1e4:,.0f}万 would be cloud spend"),
+            ))
+            continue
+        guide_kwh = (row.energy_cny or 0) / cny_per_kwh
+        guide_kw = guide_kwh / (HOURS_PER_YEAR * years * est.pue)
+        per_card_guide = row.initial_cny / row.gpus.count
+        notes = [
+            f"purchase: {row.gpus.count} × {est.gpu_unit_price.amount:,.0f} CNY ({est.gpu_price_kind}, "
+            f"{est.gpu_price_date}) + {est.servers} server(s) {est.purchase_rest.amount:,.0f} = "
+            f"{est.purchase_total.amount / 1e4:,.1f}万; the guide's {per_card_guide / 1e4:,.1f}万 per card is "
+            f"{per_card_guide / est.gpu_unit_price.amount:.1f}× our card price",
+            f"energy: {est.power_kw_it:.1f} kW around the clock for {years:g} years at PUE {est.pue:g} and "
+            f"{cny_per_kwh:g} CNY/kWh = {energy / 1e4:,.0f}万; the guide's {row.energy_cny / 1e4:,.0f}万 would need "
+            f"{guide_kw:,.0f} kW of IT load, {guide_kw / est.power_kw_it:.0f}× what these GPUs and servers draw",
+        ]
+        if row.operations_cny:
+            notes.append(f"operations: {econ.operations_fraction_per_year.value:g} of purchase per year = "
+                         f"{ops / 1e4:,.0f}万 vs the guide's {row.operations_cny / 1e4:,.0f}万")
+        out.append(GuideTcoCheck(
+            option=row.option_en, guide_initial=row.initial_cny, guide_energy=row.energy_cny,
+            guide_operations=row.operations_cny, guide_total=row.total_cny, ours_initial=est.purchase_total.amount,
+            ours_energy=energy, ours_operations=ops, ours_total=est.tco.amount, explanation="; ".join(notes),
+        ))
+    return out

@@ -1,0 +1,132 @@
+"""`gpu-advisor throughput`: decode and prefill speed, time to first token, capacity.
+
+    gpu-advisor throughput --model llama-3.1-8b --gpu h100-sxm --prompt-tokens 1000 --output-tokens 500 --concurrency 32
+    gpu-advisor throughput --model llama-3-70b --gpu rtx-4090 --count 4 --weights awq-int4 --max-ms-per-token 50 --json
+
+Human output: tokens/s per sequence and in total, time to first token, which limit binds, the step breakdown,
+the largest concurrency that fits and (with --max-ms-per-token) how many users the GPUs serve at that latency.
+`--json`: the DESIGN.md keys (`decode_tokens_per_s`, `decode_tokens_per_s_total`, `prefill_tokens_per_s`, `ttft_s`,
+`bound`, `formulas`) then extras. A model that does not fit is an error (exit 2) naming the shortfall in GiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, get_args
+
+GiB = 2**30
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from advisor import workload as wl
+
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
+    src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
+    parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias (see `gpu-advisor gpus`)")
+    parser.add_argument("--count", type=int, default=1, help="number of GPUs (default 1)")
+    parser.add_argument("--tp", type=int, default=None,
+                        help="tensor-parallel degree (default: all --count GPUs; a divisor makes replicas)")
+    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default="bf16", help="weight format")
+    parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
+    parser.add_argument("--context", type=int, default=4096, help="tokens per sequence (prompt + output)")
+    parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default: half the context)")
+    parser.add_argument("--output-tokens", type=int, default=None,
+                        help="generated tokens (default: the rest of the context)")
+    parser.add_argument("--concurrency", type=int, default=1, help="sequences decoding together")
+    parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
+                        help="serving engine for the memory check (default vllm)")
+    parser.add_argument("--max-ms-per-token", type=float, default=None, metavar="MS",
+                        help="also report how many concurrent users get ≤ MS milliseconds per token")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _workload(args: argparse.Namespace) -> Any:
+    from pydantic import ValidationError
+
+    from advisor.workload import Workload
+    from ui.commands.estimate import validation_to_input_error
+
+    tp = args.tp or args.count
+    try:
+        return Workload(task="inference", weights=args.weights, kv=args.kv, context=args.context,
+                        prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens,
+                        concurrency=args.concurrency, gpus=max(1, args.count), tp=max(1, tp), engine=args.engine)
+    except ValidationError as exc:
+        raise validation_to_input_error(exc) from None
+
+
+def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import estimate_throughput, max_concurrency_for_latency
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import InputError
+    from ui.commands.estimate import _model
+
+    if args.count < 1:
+        raise InputError(f"--count must be at least 1, got {args.count}", field="count", accepted="1 … 1024")
+    gpu = load_catalog().gpu(args.gpu)
+    model = _model(args)
+    workload = _workload(args)
+    if (args.prompt_tokens or 0) + (args.output_tokens or 0) > args.context:
+        raise InputError(f"--prompt-tokens + --output-tokens ({(args.prompt_tokens or 0) + (args.output_tokens or 0)})"
+                         f" exceed --context {args.context}", field="context",
+                         accepted="prompt + output ≤ context")
+    calib = load_calibration()
+    est = estimate_throughput(model, gpu, args.count, workload, calib)
+    if not est.fits:
+        short = est.memory_shortfall_bytes / GiB
+        raise InputError(
+            f"{model.name} ({args.weights}, KV {args.kv}, {args.concurrency} × {args.context} tokens) does not fit on "
+            f"{args.count} × {gpu.name}: short by {short:.2f} GiB per GPU — add GPUs, quantise (--weights), lower "
+            f"--concurrency/--context, or use --kv fp8", field="count",
+            message_zh=f"{model.name} 放不下 {args.count} 张 {gpu.name}：每卡还差 {short:.2f} GiB")
+    users = None
+    if args.max_ms_per_token is not None:
+        limit = est.capacity.max_concurrency // est.replicas if est.capacity else None
+        users = est.replicas * max_concurrency_for_latency(
+            model, gpu, est.tp, calib, ms_per_token=args.max_ms_per_token, weights=args.weights, kv=args.kv,
+            context=est.context, limit=limit)
+    return est, model, gpu, users
+
+
+def run(args: argparse.Namespace) -> int:
+    est, model, gpu, users = compute(args)
+    if args.json:
+        out = est.to_contract()
+        if users is not None:
+            out["users_at_latency"] = {"max_ms_per_token": args.max_ms_per_token, "concurrency": users}
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(render(est, model, gpu, users, args.max_ms_per_token, args.context))
+    return 0
+
+
+def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: float | None = None,
+           context: int | None = None) -> str:
+    layout = f"{est.count} × {gpu.name}" + (f" (TP {est.tp} × {est.replicas} replicas)" if est.replicas > 1 else
+                                            (f" (TP {est.tp})" if est.tp > 1 else ""))
+    lines = [
+        f"{model.name} on {layout}; weights {est.weights}, KV {est.kv}",
+        f"  decode        {est.decode_tokens_per_s:10.1f} tokens/s per sequence ({est.ms_per_token:.2f} ms/token), "
+        f"{est.decode_tokens_per_s_total:,.0f} tokens/s total at concurrency {est.concurrency} — {est.bound}-bound",
+        f"  ceiling       {est.ceiling_tokens_per_s:10.1f} tokens/s per sequence (bandwidth / bytes per step)",
+        f"  prefill       {est.prefill_tokens_per_s:10,.0f} tokens/s ({est.prompt_tokens} prompt tokens, "
+        f"{est.prefill_bound}-bound)",
+        f"  first token   {est.ttft_s * 1e3:10.1f} ms;  whole reply of {est.output_tokens} tokens ≈ {est.e2e_s:.1f} s",
+    ]
+    if est.moe_experts_touched is not None:
+        lines.append(f"  MoE           {est.moe_experts_touched:.1f} routed experts read per layer per step")
+    if est.capacity is not None:
+        cap = est.capacity
+        at = f", {cap.ms_per_token_at_max:.1f} ms/token there" if cap.ms_per_token_at_max else ""
+        lines.append(f"  capacity      {cap.max_concurrency:,} sequences of {context or est.context} tokens fit in "
+                     f"memory{at}")
+    if users is not None:
+        lines.append(f"  latency goal  {users:,} concurrent users at ≤ {target_ms:g} ms/token")
+    lines += ["", "formulas:"] + [f"  - {f}" for f in est.formulas]
+    lines += ["", "assumptions:"] + [f"  - {a}" for a in est.assumptions]
+    return "\n".join(lines) + "\n"
