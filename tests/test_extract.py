@@ -355,3 +355,13 @@ def test_pending_slot_takes_a_bare_answer():
 ])
 def test_language_detection(text, lang):
     assert detect(text) == lang
+
+
+@pytest.mark.parametrize("text", ["9" * 4000, "1," * 2000, "一" * 4000, "9 " * 2000, "9." * 2000, "$" * 4000,
+                                  "20万" * 1000, "上下文" * 1000, "8x" * 2000, "70b " * 1000, "a" * 4000])
+def test_adversarial_input_is_linear_time(text):
+    import time
+
+    start = time.perf_counter()
+    extract(text, CAT)
+    assert time.perf_counter() - start < 1.0  # typically 30–90 ms; quadratic backtracking took seconds

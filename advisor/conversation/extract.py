@@ -32,8 +32,10 @@ _EN_NUM = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair of
            "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
            "sixteen": 16, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "a couple of": 2}
 
-CN_NUM = r"[零〇一二两俩三四五六七八九十百千]+"
-DIGITS = r"\d+(?:,\d{3})*(?:\.\d+)?"
+# each number pattern starts with a look-behind, so a long run of digits is tried from one position only
+# (without it, "9" * 4000 backtracks quadratically in every pattern that begins with a number)
+CN_NUM = r"(?<![零〇一二两俩三四五六七八九十百千])[零〇一二两俩三四五六七八九十百千]+"
+DIGITS = r"(?<![\d,])\d+(?:,\d{3})*(?:\.\d+)?"
 NUM = rf"(?:{DIGITS}|{CN_NUM})"
 EN_WORD_NUM = r"(?:a couple of|pair of|an|a|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty|thirty|forty|fifty)"
 
@@ -362,8 +364,12 @@ def representative_model(catalog: Any, params: float, family: str | None = None)
 # ---------------------------------------------------------------------------------------------------------------
 # the working text: normalised, lower-cased, with consumed spans blanked
 # ---------------------------------------------------------------------------------------------------------------
+_LONG_DIGITS = re.compile(r"\d{25,}")
+
+
 class _Text:
     def __init__(self, text: str) -> None:
+        text = _LONG_DIGITS.sub(lambda m: " " * len(m.group(0)), text)  # no quantity has 25 digits
         self.original = _normalise_keep_case(text)
         self.s = self.original.lower()
         if len(self.s) != len(self.original):  # rare case-folding that changes length: show lower case

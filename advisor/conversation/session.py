@@ -188,7 +188,9 @@ class Conversation:
             why = _short_reason(exc)
             log.warning("LLM driver failed, falling back to the deterministic dialog: %s", why)
             self.state = snapshot
-            note = _FALLBACK_NOTE.get(self.lang, _FALLBACK_NOTE["en"]).format(why=why)
+            note_of = getattr(exc, "note", None)  # the agent's AgentUnavailable words its own reason
+            note = note_of(self.lang) if callable(note_of) else (
+                _FALLBACK_NOTE.get(self.lang, _FALLBACK_NOTE["en"]).format(why=why))
         yield from self._stream_dialog(text, note=note)
 
     def _error_turn(self, exc: BaseException) -> Turn:
