@@ -230,7 +230,17 @@ def _memory(ctx: _Ctx, gpu: GpuSpec, layout: Layout) -> tuple[MemoryEstimate, Wo
 
 
 def _headroom(est: MemoryEstimate, gpu: GpuSpec) -> float:
-    return est.headroom_bytes(gpu) / gpu.memory_bytes
+    """Free share of the card: (capacity − per-GPU total) / capacity, or −1 when the engine's own limit (vLLM's
+    gpu_memory_utilization) is exceeded. An engine reservation of 0.9 is itself the 10 % headroom."""
+    if not est.fits(gpu):
+        return -1.0
+    return (gpu.memory_bytes - est.per_gpu.total) / gpu.memory_bytes
+
+
+def _sized(est: MemoryEstimate, gpu: GpuSpec) -> bool:
+    """Fits with headroom, and any CPU offload fits the host RAM assumed per node (else the sizing rules
+    `sizing-low-headroom` / `sizing-offload-ram-short` would flag or block it)."""
+    return _headroom(est, gpu) >= MIN_HEADROOM and est.cpu.total <= DEFAULT_CPU_RAM_BYTES
 
 
 def candidate_gpus(catalog: Catalog, c: Constraints) -> list[GpuSpec]:
@@ -268,7 +278,7 @@ def _first_fit(ctx: _Ctx, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]
             if found is None:
                 continue
             est, w = found
-            if _headroom(est, gpu) >= MIN_HEADROOM:
+            if _sized(est, gpu):
                 return est, w, layout
     return None
 
@@ -395,10 +405,16 @@ def _launch_hint(ctx: _Ctx, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
 # ------------------------------------------------------------------------------------------------------------
 # rules
 
-def _precision(w: Workload) -> str:
-    from advisor.estimator.memory import DEFAULT_WEIGHTS
+def _precision(w: Workload, model: ModelSpec | None = None) -> str:
+    """The weight format the estimate used: the workload's, else the task's default (the checkpoint's own precision
+    for inference)."""
+    from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format
 
-    return w.weights or DEFAULT_WEIGHTS[w.task]
+    if w.weights:
+        return w.weights
+    if w.task == "inference" and model is not None:
+        return default_inference_format(model)
+    return DEFAULT_WEIGHTS[w.task]
 
 
 def _config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: Workload) -> dict[str, Any]:
@@ -409,7 +425,7 @@ def _config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: 
     facts: dict[str, Any] = dict(
         count=opt.count, nodes=opt.nodes, tp=opt.layout["tp"], pp=opt.layout["pp"], region=c.region,
         acquisition="owned" if "existing" in opt.labels else ("rent" if c.buy_or_rent == "rent" else "buy"),
-        task=w.task, precision=_precision(w), context=w.context, max_context=ctx.model.max_context,
+        task=w.task, precision=_precision(w, ctx.model), context=w.context, max_context=ctx.model.max_context,
         concurrency=w.concurrency if not w.is_training else None,
         per_gpu_bytes=est.per_gpu.total, kv_cache_bytes=est.per_gpu.kv_cache or None,
         fits=opt.fits, headroom_ratio=min(1.0, opt.headroom_ratio),
@@ -441,7 +457,7 @@ def _workload_facts(ctx: _Ctx) -> dict[str, Any]:
     w, c = ctx.workload, ctx.constraints
     counts = param_counts(ctx.model)
     fields: dict[str, Any] = dict(task=w.task, params=counts.total, active_params=counts.active,
-                                  concurrency=w.concurrency, context=w.context, precision=_precision(w),
+                                  concurrency=w.concurrency, context=w.context, precision=_precision(w, ctx.model),
                                   region=c.region, model_id=ctx.model.id)
     if c.budget is not None:
         fields.update(budget_amount=c.budget, currency=c.currency)
@@ -463,11 +479,11 @@ def _option(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: L
     opt = Option(
         gpu=gpu.id, gpu_name=gpu.name, count=layout.count, nodes=layout.nodes,
         layout={"tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "zero": layout.zero, "offload": layout.offload,
-                "engine": est.engine, "weights": _precision(w), "kv": w.kv,
+                "engine": est.engine, "weights": _precision(w, ctx.model), "kv": w.kv,
                 "recompute": w.recompute if w.is_training else None},
         per_gpu_bytes=est.per_gpu.to_contract(), cpu_bytes=est.cpu.to_contract(),
         capacity_bytes=gpu.memory_bytes, usable_bytes=est.usable_bytes(gpu),
-        headroom_ratio=est.headroom_bytes(gpu) / gpu.memory_bytes, fits=fits,
+        headroom_ratio=(gpu.memory_bytes - est.per_gpu.total) / gpu.memory_bytes, fits=fits,
         price=_price(ctx, gpu), labels=list(labels or []),
         formulas=list(est.formulas), assumptions=list(est.assumptions),
         launch_hint=_launch_hint(ctx, gpu, w, layout),
@@ -644,22 +660,25 @@ def _param_fields(model: ModelSpec) -> dict[str, int]:
 
 def _existing_option(ctx: _Ctx, gpu: GpuSpec, count: int, nodes: int,
                      labels: tuple[str, ...] = ("existing",)) -> Option | None:
-    """The given count of `gpu` with the lightest layout that fits (or the last tried), fitting or not."""
+    """The given count of `gpu` with the lightest layout that fits with headroom (else the lightest that fits at
+    all, else the last tried), fitting or not."""
     if ctx.workload.is_training:
         layouts = _training_layouts(ctx.workload, count, nodes)
     else:
         layout = _inference_layout(ctx.model, count, nodes)
         layouts = [layout] if layout else []
-    last = None
+    tried = []
     for layout in layouts:
         found = _memory(ctx, gpu, layout)
         if found is None:
             continue
-        est, w = found
-        last = (est, w, layout)
-        if _headroom(est, gpu) >= MIN_HEADROOM or est.fits(gpu):
+        tried.append((*found, layout))
+        if _sized(found[0], gpu):
             break
-    return _option(ctx, gpu, *last, labels=list(labels)) if last else None
+    # the first layout sized with headroom, else the first that fits at all, else the last tried
+    pick = next((t for t in tried if _sized(t[0], gpu)), None) or next((t for t in tried if t[0].fits(gpu)), None)
+    pick = pick or (tried[-1] if tried else None)
+    return _option(ctx, gpu, *pick, labels=list(labels)) if pick else None
 
 
 def _assumptions(ctx: _Ctx) -> list[str]:
@@ -714,7 +733,7 @@ def _changes(ctx: _Ctx, options: list[Option], closest: list[Option]) -> list[Ch
                                   message_zh=f"改用 {task}（而不是 {w.task}）：{alt.count} 张 {alt.gpu_name} 可以装下"))
                 break
     else:
-        current = _precision(w)
+        current = _precision(w, ctx.model)
         for fmt in LOWER_PRECISION["inference"]:
             if _bits(fmt) >= _bits(current):
                 continue

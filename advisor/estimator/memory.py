@@ -164,12 +164,12 @@ def estimate_memory(model: ModelSpec, workload: Workload, gpu: GpuSpec | None = 
 
 
 def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
-    engine_id = w.engine or "vllm"
+    fmt = check_format(w.weights or default_inference_format(model)).name
+    engine_id = w.engine or ("llama.cpp" if FORMATS[fmt].family == "gguf" else "vllm")  # GGUF files run in llama.cpp
     engine = table.get(engine_id)
     if engine.kind == "training":
         raise InputError(f"{engine.name} is a training engine", field="engine",
                          accepted="transformers, vllm, llama.cpp, sglang, trtllm for inference")
-    fmt = check_format(w.weights or default_inference_format(model)).name
     if engine_id == "llama.cpp" and FORMATS[fmt].family not in ("gguf", "float"):
         raise InputError(f"llama.cpp loads GGUF files, not {fmt}", field="weights",
                          accepted="q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16, bf16, fp32")
