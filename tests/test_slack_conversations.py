@@ -140,3 +140,35 @@ def test_slack_gives_the_same_recommendations_as_the_conversation(harness, name,
 
 def test_the_case_list_is_not_empty():
     assert len(CASES) >= len(INLINE)
+
+
+def test_llm_mode_through_slack_and_its_fallback(harness, monkeypatch):
+    """With a model configured (a local OpenAI-compatible mock), the thread is answered in LLM mode; when the
+    model then fails, the same thread gets the deterministic answer with the conversation's note."""
+    from advisor.conversation.agent import reset_breakers
+    from tests.mock_openai_server import MockOpenAI, message, status
+
+    question = "Which model would you like to serve, and for how many concurrent users?"
+    with MockOpenAI([message(question)], responder=lambda body: status(500)) as llm:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", llm.base_url)
+        monkeypatch.setenv("ADVISOR_MODEL", "mock-model")
+        monkeypatch.setenv("ADVISOR_MAX_RETRIES", "0")
+        reset_breakers()
+        try:
+            harness.bot(conversation_factory=None, placeholder_after_s=60.0)
+            root = "1700001100.000100"
+            harness.send(mention("I need GPUs for a chatbot", ts=root), "EvLlm1")
+            first = harness.mock.wait_calls("chat.postMessage", 1, timeout=30)[0].body
+            assert question in message_text(first)
+            assert "mode: LLM (mock-model)" in message_text(first)
+            harness.send(mention("Llama 3.1 8B, 20 users", ts="1700001100.000200", thread_ts=root), "EvLlm2")
+            second = harness.mock.wait_calls("chat.postMessage", 2, timeout=30)[1].body
+            shown = message_text(second)
+            assert second["thread_ts"] == root
+            assert "could not answer" in shown and "deterministic" in shown  # the fallback note
+            assert any(b["type"] == "table" for b in second["blocks"])  # and a real recommendation
+            assert len(llm.requests) >= 2  # the second turn did try the model (the thread kept LLM mode)
+        finally:
+            harness.finish_apps()
+            reset_breakers()

@@ -318,9 +318,14 @@ def _default_factory(lang: str | None = None) -> Any:
 
 
 def _default_loader(data: dict[str, Any]) -> Any:
+    """`Conversation.from_dict` with the same LLM settings `new_conversation` would use (read per turn)."""
     from advisor.conversation.session import Conversation
 
-    return Conversation.from_dict(data)
+    try:
+        from advisor.conversation.settings import load_settings
+    except ImportError:
+        return Conversation.from_dict(data)
+    return Conversation.from_dict(data, settings=load_settings())
 
 
 class SlackBot:
@@ -389,6 +394,10 @@ class SlackBot:
         if thread.state is not None:
             try:
                 return self.load_conversation(thread.state)
+            except AdvisorError as exc:
+                if exc.field not in ("state", "version"):
+                    raise  # e.g. misconfigured LLM settings: the user is told; the stored state is kept
+                log.warning("could not restore a conversation (%s); starting a new one", exc)
             except Exception:
                 log.warning("could not restore a conversation; starting a new one", exc_info=True)
         return self.new_conversation(lang=None)
