@@ -35,7 +35,7 @@ _EN_NUM = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair of
 # each number pattern starts with a look-behind, so a long run of digits is tried from one position only
 # (without it, "9" * 4000 backtracks quadratically in every pattern that begins with a number)
 CN_NUM = r"(?<![零〇一二两俩三四五六七八九十百千])[零〇一二两俩三四五六七八九十百千]+"
-DIGITS = r"(?<![\d,])\d+(?:,\d{3})*(?:\.\d+)?"
+DIGITS = r"(?<!\d)\d+(?:,\d{3})*(?:\.\d+)?"
 NUM = rf"(?:{DIGITS}|{CN_NUM})"
 EN_WORD_NUM = r"(?:a couple of|pair of|an|a|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty|thirty|forty|fifty)"
 
