@@ -119,8 +119,9 @@ class RuleEngine:
                         continue  # no rule reads this fact: nothing to find
                     touched = True
                     if isinstance(state, dict) and "exception" in state:
-                        last = str(state["exception"]).strip().splitlines()[-1:] or ["?"]
-                        raise RuleEngineError(f"a rule action failed: {last[0]}")
+                        # durable swallows action errors into the state: "exception caught X, traceback [...]"
+                        text = str(state["exception"]).split(", traceback", 1)[0].removeprefix("exception caught ")
+                        raise RuleEngineError(f"a rule action failed: {text}")
             except AdvisorError:
                 raise
             except Exception as exc:  # durable raises bare Exceptions carrying an error code

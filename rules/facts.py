@@ -37,7 +37,7 @@ context_ratio          context / max_context                                    
 =====================  =============================================================  ====================
 
 A derived field passed explicitly is kept as given (the estimator may know better, e.g. an engine's
-memory reservation). `to_facts()` gives the flat dict the engine asserts, without `None` values.
+memory reservation), but only together with its inputs, which the findings quote. `to_facts()` gives the flat dict the engine asserts, without `None` values.
 This module does not import durable_rules.
 """
 
@@ -77,6 +77,8 @@ _PRECISION_OF_FORMAT: dict[str, str] = {
 def precision_of(weight_format: str) -> str:
     """Precision family of a weight format ("awq-int4" → "int4", "q6_k" → "int8": at most 8 bits)."""
     key = weight_format.strip().lower()
+    if key in _PRECISION_OF_FORMAT.values():  # already a family ("int2" from "q2_k")
+        return key
     if key not in _PRECISION_OF_FORMAT:
         raise InputError(f"precision '{weight_format}' is not known",
                          field="precision", accepted=", ".join(sorted(_PRECISION_OF_FORMAT)))
@@ -89,6 +91,21 @@ class _Facts(BaseModel):
     def to_facts(self) -> dict[str, Any]:
         """The flat dict asserted into the engine: plain values, `None` left out."""
         return self.model_dump(mode="json", exclude_none=True)
+
+
+# derived fields that may be passed explicitly, and the inputs that must come with them
+_DERIVED_FROM: dict[str, tuple[str, ...]] = {
+    "fits": ("per_gpu_bytes", "memory_bytes"),
+    "headroom_ratio": ("per_gpu_bytes", "memory_bytes"),
+    "kv_share": ("kv_cache_bytes", "per_gpu_bytes"),
+    "offload_ram_ratio": ("offload_cpu_bytes", "cpu_ram_bytes"),
+    "deadline_ratio": ("train_wall_s", "deadline_s"),
+    "budget_ratio": ("price_amount", "budget_amount"),
+    "power_ratio": ("tdp_w", "power_limit_w"),
+    "throughput_ratio": ("tokens_per_s", "min_tokens_per_s"),
+    "latency_ratio": ("ms_per_token", "max_ms_per_token"),
+    "context_ratio": ("context", "max_context"),
+}
 
 
 class ConfigFacts(_Facts):
@@ -172,6 +189,12 @@ class ConfigFacts(_Facts):
     @model_validator(mode="after")
     def _derive(self) -> ConfigFacts:
         from rules.gpus import resolve_gpu
+
+        for derived, inputs in _DERIVED_FROM.items():
+            if getattr(self, derived) is not None:
+                lacking = [name for name in inputs if getattr(self, name) is None]
+                if lacking:  # the findings quote the inputs, so a derived value never comes alone
+                    raise ValueError(f"{derived} needs {' and '.join(inputs)} (missing: {', '.join(lacking)})")
 
         gpu_id, family = resolve_gpu(self.gpu_id)
         self.gpu_id = gpu_id
@@ -306,10 +329,11 @@ _MODELS: dict[str, type[_Facts]] = {"config": ConfigFacts, "workload": WorkloadF
 def _accepted(err: dict[str, Any]) -> str | None:
     ctx = err.get("ctx") or {}
     if "expected" in ctx:
-        return str(ctx["expected"]).replace("'", "")
+        return str(ctx["expected"]).replace("'", "").replace(" or ", ", ")
     for key, sign in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤")):
         if key in ctx:
-            return f"a number {sign} {ctx[key]}"
+            value = ctx[key]
+            return f"a number {sign} {value:g}" if isinstance(value, (int, float)) else f"a number {sign} {value}"
     return None
 
 
@@ -337,8 +361,23 @@ def validate_facts(fact: Mapping[str, Any] | _Facts) -> dict[str, Any]:
         if err["type"] == "extra_forbidden":
             known = ", ".join(sorted(model.model_fields))
             raise InputError(f"{kind} fact: unknown field '{loc}'", field=loc, accepted=known) from None
-        got = "" if err["type"] == "missing" else f" (got {err.get('input')!r})"
-        raise InputError(f"{kind} fact: field '{loc}': {msg}{got}", field=loc, accepted=_accepted(err),
-                         message_zh=f"{kind} 事实的字段“{loc}”无效：{msg}") from None
+        accepted = _accepted(err)
+        got = err.get("input")
+        if not err["loc"]:  # a check across fields (model validator)
+            first = msg.split(" ", 1)[0]
+            raise InputError(f"{kind} fact: {msg}", field=first if first in model.model_fields else None,
+                             message_zh=f"{kind} 事实无效：{msg}") from None
+        if err["type"] in ("literal_error", "enum"):
+            text = f"{kind} fact: field '{loc}': {got!r} is not a valid value"
+            text_zh = f"{kind} 事实的字段“{loc}”取值 {got!r} 无效"
+        elif err["type"] == "missing":
+            text = f"{kind} fact: field '{loc}' is required"
+            text_zh = f"{kind} 事实缺少字段“{loc}”"
+        else:
+            text = f"{kind} fact: field '{loc}': {msg} (got {got!r})"
+            text_zh = f"{kind} 事实的字段“{loc}”取值 {got!r} 无效"
+        if accepted:
+            text_zh += f"（可用：{accepted}）"
+        raise InputError(text, field=loc, accepted=accepted, message_zh=text_zh) from None
     except AdvisorError:
         raise

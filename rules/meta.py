@@ -104,6 +104,8 @@ class RuleMeta:
         for tpl in (self.en, self.zh):
             for name in template_fields(tpl):
                 shown.extend(fact_fields_for(name))
+        if self.source_from_fact:
+            shown.extend(("claim_source", "section"))  # the citation is rendered from these
         shown = [n for n in shown if n != "kind"]
         object.__setattr__(self, "fact_fields", tuple(dict.fromkeys(shown)))
 
