@@ -272,7 +272,7 @@ def _first_fit(ctx: _Ctx, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]
         layouts = ([_inference_layout(ctx.model, count, nodes)] if not ctx.workload.is_training
                    else _training_layouts(ctx.workload, count, nodes))
         for layout in layouts:
-            if layout is None:
+            if layout is None or _weights_cannot_fit(ctx, gpu, layout):
                 continue
             found = _memory(ctx, gpu, layout)
             if found is None:
@@ -281,6 +281,16 @@ def _first_fit(ctx: _Ctx, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]
             if _sized(est, gpu):
                 return est, w, layout
     return None
+
+
+def _weights_cannot_fit(ctx: _Ctx, gpu: GpuSpec, layout: Layout) -> bool:
+    """Cheap lower bound for inference: the weight shard alone exceeds the usable card (skips the full estimate)."""
+    if ctx.workload.is_training:
+        return False
+    from advisor.estimator.formats import weight_bytes
+
+    shard = weight_bytes(ctx.model, _precision(ctx.workload, ctx.model), tp=layout.tp, pp=layout.pp)
+    return shard > (1 - MIN_HEADROOM) * gpu.memory_bytes
 
 
 def _closest(ctx: _Ctx, gpu: GpuSpec, pairs: list[tuple[int, int]]
@@ -345,26 +355,33 @@ def _max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Workl
 
 
 def unit_price(gpu: GpuSpec, currency: str) -> dict[str, Any] | None:
-    """The most recent dated price of one card in `currency`, else the most recent in the other currency converted
-    at the dated exchange rate of `knowledge/data/economics.yaml`. None when the catalog has no price."""
-    def latest(cur: str) -> Any:
-        own = [p for p in gpu.prices if p.currency == cur]
-        return max(own, key=lambda p: p.date) if own else None
-
-    price = latest(currency)
-    if price is not None:
-        return {"amount": price.amount, "currency": currency, "as_of": price.date.isoformat(), "kind": price.kind,
-                "source": price.source, "converted": False}
-    other = latest("USD" if currency == "CNY" else "CNY")
-    if other is None:
-        return None
+    """Price of one card in `currency` with its date, kind and source (advisor.estimator.cost.gpu_unit_price:
+    the newest catalog price, else the other currency's at the dated exchange rate); None when there is none."""
     from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import gpu_unit_price
 
-    econ = load_economics()
-    rate = econ.exchange_rate_cny_per_usd
-    return {"amount": econ.to_currency(other.amount, other.currency, currency), "currency": currency,
-            "as_of": other.date.isoformat(), "kind": other.kind, "source": other.source, "converted": True,
-            "exchange_rate": {"cny_per_usd": rate.value, "as_of": rate.as_of.isoformat()}}
+    try:
+        amount, date, kind, source = gpu_unit_price(gpu, currency, load_economics())
+    except InputError:
+        return None
+    return {"amount": amount, "currency": currency, "as_of": date.isoformat(), "kind": kind, "source": source}
+
+
+def _tco(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> dict[str, Any] | None:
+    """Purchase, power, operations and cloud rental over the default years (advisor.estimator.cost.estimate_tco),
+    at full utilisation for always-on serving and training."""
+    from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import estimate_tco
+
+    if opt.price is None:
+        return None
+    tps = opt.throughput.get("decode_tokens_per_s_total") or opt.training.get("tokens_per_s")
+    try:
+        t = estimate_tco(gpu, opt.count, load_economics(), currency=ctx.constraints.currency,
+                         tokens_per_s=tps or None)
+    except InputError:
+        return None
+    return t.to_contract()
 
 
 def _launch_hint(ctx: _Ctx, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
@@ -442,7 +459,7 @@ def _config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: 
         if w.concurrency >= 8:
             facts["always_on"] = True
     if price is not None:
-        facts.update(price_amount=price["amount"] * opt.count, currency=price["currency"])
+        facts.update(price_amount=total_price(opt), currency=price["currency"])
         if c.budget is not None:
             facts["budget_amount"] = c.budget if c.currency == price["currency"] else None
             if facts["budget_amount"] is None:
@@ -493,6 +510,7 @@ def _option(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: L
         throughput, training, formulas = _speed(ctx, gpu, est, w, layout)
         opt.throughput, opt.training = throughput, training
         opt.formulas += formulas
+        opt.tco = _tco(ctx, gpu, opt)
     opt.misses = _misses(ctx, gpu, opt)
     opt.meets_targets = fits and not opt.misses
     return opt
@@ -503,6 +521,10 @@ def _price(ctx: _Ctx, gpu: GpuSpec) -> dict[str, Any] | None:
 
 
 def total_price(opt: Option) -> float | None:
+    """Purchase price of the whole configuration: GPUs plus the rest of the server(s) as the guides' tiers price
+    it (advisor.estimator.cost), else the GPUs alone when no TCO could be computed."""
+    if opt.tco is not None:
+        return float(opt.tco["purchase"]["total"]["amount"])
     return None if opt.price is None else opt.price["amount"] * opt.count
 
 
@@ -572,13 +594,14 @@ def _rank(options: list[Option], training: bool) -> list[Option]:
     for label, o in picks:
         if label not in o.labels:
             o.labels.append(label)
-    labelled = []
+    labelled: list[Option] = []
     for _, o in picks:
-        if o not in labelled:
+        if all(o is not x for x in labelled):  # identity: pydantic's == compares every field
             labelled.append(o)
-    existing = [o for o in options if "existing" in o.labels and o not in labelled]
-    rest = sorted((o for o in ok if o not in labelled and o not in existing),
-                  key=lambda o: (total_price(o) or math.inf, -perf(o)))
+    taken = {id(o) for o in labelled}
+    existing = [o for o in options if "existing" in o.labels and id(o) not in taken]
+    taken |= {id(o) for o in existing}
+    rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (total_price(o) or math.inf, -perf(o)))
     return existing + labelled + rest
 
 
@@ -684,8 +707,9 @@ def _existing_option(ctx: _Ctx, gpu: GpuSpec, count: int, nodes: int,
 def _assumptions(ctx: _Ctx) -> list[str]:
     w, c = ctx.workload, ctx.constraints
     out = [f"a configuration fits when its per-GPU memory leaves ≥ {MIN_HEADROOM:.0%} of the card free",
-           f"prices in {c.currency}: the latest dated price per card in the catalog (converted at the dated "
-           "exchange rate where only the other currency is known); GPUs only, rest of the server in the TCO",
+           f"prices in {c.currency}: the newest dated price per card in the catalog (converted at the dated "
+           "exchange rate where only the other currency is known) plus the rest of the server as the guides' "
+           "tiers price it; TCO over the default years at full utilisation",
            f"at most {c.max_gpus_per_node} GPUs per node"]
     if not w.is_training:
         out.append("tensor parallel inside a node, pipeline parallel across nodes; replicas when the heads do "

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from collections.abc import Callable
 from functools import wraps
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from knowledge.schemas import ModelSpec
 
@@ -24,20 +24,28 @@ GROUPS = ("embedding", "position", "attention", "mlp", "experts", "shared_expert
 _T = TypeVar("_T")
 
 
-def _cached_by_value(fn: Callable[[ModelSpec], _T]) -> Callable[[ModelSpec], _T]:
-    """Memoise on the spec's contents (ModelSpec holds a dict, `cite`, so it is not hashable)."""
-    cache: dict[str, _T] = {}
+def _cached_by_value(fn: Callable[..., _T]) -> Callable[..., _T]:
+    """Memoise per spec and extra (hashable) arguments. ModelSpec holds a dict (`cite`) and is not hashable, but it is
+    frozen: the cache is keyed on the object's identity and keeps the object alive, so an id is never reused while
+    its entry exists."""
+    cache: dict[tuple[Any, ...], tuple[ModelSpec, _T]] = {}
 
     @wraps(fn)
-    def wrapper(m: ModelSpec) -> _T:
-        key = m.model_dump_json()
-        if key not in cache:
-            if len(cache) > 512:
-                cache.clear()
-            cache[key] = fn(m)
-        return cache[key]
+    def wrapper(m: ModelSpec, *args: Any, **kwargs: Any) -> _T:
+        key = (id(m), args, tuple(sorted(kwargs.items())))
+        hit = cache.get(key)
+        if hit is not None and hit[0] is m:
+            return hit[1]
+        if len(cache) > 4096:
+            cache.clear()
+        value = fn(m, *args, **kwargs)
+        cache[key] = (m, value)
+        return value
 
     return wrapper
+
+
+cached_per_spec = _cached_by_value  # for other pure functions of a spec (e.g. weight bytes per format)
 
 
 @dataclass(frozen=True)

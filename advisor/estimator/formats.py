@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from knowledge.errors import InputError
-from knowledge.params import Linear, linear_layers, param_counts
+from knowledge.params import Linear, cached_per_spec, linear_layers, param_counts
 from knowledge.schemas import ModelSpec
 
 QUANTISED_GROUPS = frozenset({"attention", "mlp", "experts", "shared_experts"})
@@ -231,6 +231,11 @@ def tensor_bits(layer: Linear, fmt: str, m: ModelSpec, *, group_size: int | None
 
 def weight_bytes_by_group(model: ModelSpec, fmt: str, *, group_size: int | None = None) -> dict[str, int]:
     """Bytes of the whole model's weights in `fmt`, per parameter group (embedding, attention, mlp, experts, …)."""
+    return dict(_weight_bytes_by_group(model, fmt, group_size))
+
+
+@cached_per_spec
+def _weight_bytes_by_group(model: ModelSpec, fmt: str, group_size: int | None) -> dict[str, int]:
     out: dict[str, float] = {}
     for layer in linear_layers(model):
         out[layer.group] = out.get(layer.group, 0.0) + tensor_bits(layer, fmt, model, group_size=group_size)
