@@ -41,6 +41,7 @@ class Book:
         self._seen: set[tuple[str, float, str]] = set()
 
     def add(self, name: str, value: float, unit: str, source: str) -> None:
+        unit = unit or "count"  # a dimensionless number (a ZeRO stage, a model number in a citation)
         key = (name, round(float(value), 9), unit)
         if key not in self._seen:
             self._seen.add(key)

@@ -468,6 +468,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         working.asked.append(follow)
     turn = compose.answer_turn(evaluation, working, lang, catalog, notes=notes, slots=slots, changes=changes,
                                question=follow)
+    turn.steps = list(steps)
     working.answered += 1
     _commit(state, working)
     yield turn
