@@ -96,8 +96,9 @@ _MASKS = [
     re.compile(r"[(（\[]\d{1,2}[)）\]]"),  # (1) [2] footnotes
     re.compile(r"(?i)\b(?:option|step|tier|case|scenario|plan|choice|approach|phase|stage|level|rank|no\.|#)\s?\d{1,2}\b"),
     re.compile(r"(?:第|方案|选项|步骤|档位?|级别|阶段)\s?\d{1,2}"),
-    re.compile(r"\d+\s?(?:-\s?)?(?:bits?|位(?!置|数)|比特)(?![A-Za-z])", re.I),  # 4-bit, 8 bit, 4位
+    re.compile(r"\d+\s?(?:-\s?)?(?:bits?|位(?!置|数)|比特)(?![A-Za-z0-9])", re.I),  # 4-bit, 8 bit, 4位
     re.compile(r"\b(?:2|10)\s?\^\s?\d+"),  # 2^30, 10^9
+    re.compile(r"(?<![\d.])1\s?(?:KiB|MiB|GiB|TiB|KB|MB|GB|TB)\s?[=≈]"),  # "1 GiB = 2^30 bytes" (unit definitions)
     re.compile(r"(?i)\b(?:RTX|GTX|TITAN|Quadro|Tesla|Radeon|Instinct|Ascend|Atlas|Arc|Gaudi)\s?(?:Pro\s?)?\d{2,5}[A-Za-z]*"),
     re.compile(r"昇腾\s?\d{2,4}[A-Za-z]*"),
     re.compile(r"(?i)\b(?:llama|qwen|deepseek|mistral|mixtral|gemma|phi|glm|chatglm|baichuan|yi|internlm|gpt|bloom|opt|falcon)[\s-]?\d+(?:\.\d+)?(?=[\s-]|$)"),
@@ -133,11 +134,11 @@ _SP = r"[ \t\u00a0\u202f]?"
 
 # multipliers that may stand between the number and its unit: (regex, factors)
 _MULT = [
-    (re.compile(r"(?:百万|million|mn)(?![A-Za-z])", re.I), (1e6,)),
+    (re.compile(r"(?:百万|million|mn)(?![A-Za-z0-9])", re.I), (1e6,)),
     (re.compile(r"千万"), (1e7,)),
-    (re.compile(r"(?:billion|bn)(?![A-Za-z])", re.I), (1e9,)),
-    (re.compile(r"trillion(?![A-Za-z])", re.I), (1e12,)),
-    (re.compile(r"thousand(?![A-Za-z])", re.I), (1e3,)),
+    (re.compile(r"(?:billion|bn)(?![A-Za-z0-9])", re.I), (1e9,)),
+    (re.compile(r"trillion(?![A-Za-z0-9])", re.I), (1e12,)),
+    (re.compile(r"thousand(?![A-Za-z0-9])", re.I), (1e3,)),
     (re.compile(r"万亿"), (1e12,)),
     (re.compile(r"亿"), (1e8,)),
     (re.compile(r"万"), (1e4,)),
@@ -145,8 +146,8 @@ _MULT = [
 ]
 
 _CURRENCY_SUFFIX = [
-    (re.compile(r"(?:元|块钱|人民币|RMB|CNY)(?![A-Za-z])"), "CNY"),
-    (re.compile(r"(?:美元|美金|USD|dollars?)(?![A-Za-z])", re.I), "USD"),
+    (re.compile(r"(?:元|块钱|人民币|RMB|CNY)(?![A-Za-z0-9])"), "CNY"),
+    (re.compile(r"(?:美元|美金|USD|dollars?)(?![A-Za-z0-9])", re.I), "USD"),
 ]
 _CURRENCY_PREFIX = [
     (re.compile(r"(?:US\$|\$|USD\s?)$"), "USD"),
@@ -154,41 +155,41 @@ _CURRENCY_PREFIX = [
 ]
 
 _TIME_UNITS = [
-    (r"GPU[-\s·]?(?:hours?|hrs?|h)(?![A-Za-z])|GPU\s?小时|卡时|卡·时|GPU时", 3600.0),
-    (r"(?:ms|毫秒|milliseconds?|msec)(?![A-Za-z])", 1e-3),
-    (r"(?:µs|us|微秒|microseconds?)(?![A-Za-z])", 1e-6),
-    (r"(?:s|sec|secs|seconds?|秒)(?![A-Za-z/])", 1.0),
-    (r"(?:min|mins|minutes?|分钟)(?![A-Za-z])", 60.0),
-    (r"(?:h|hr|hrs|hours?|小时|个小时)(?![A-Za-z])", 3600.0),
-    (r"(?:days?|天)(?![A-Za-z])", 86400.0),
-    (r"(?:weeks?|wks?|周|个星期|星期)(?![A-Za-z])", 7 * 86400.0),
-    (r"(?:months?|个月)(?![A-Za-z])", MONTH_S),
-    (r"(?:years?|yrs?|年)(?![A-Za-z])", YEAR_S),
+    (r"GPU[-\s·]?(?:hours?|hrs?|h)(?![A-Za-z0-9])|GPU\s?小时|卡时|卡·时|GPU时", 3600.0),
+    (r"(?:ms|毫秒|milliseconds?|msec)(?![A-Za-z0-9])", 1e-3),
+    (r"(?:µs|us|微秒|microseconds?)(?![A-Za-z0-9])", 1e-6),
+    (r"(?:s|sec|secs|seconds?|秒)(?![A-Za-z0-9/])", 1.0),
+    (r"(?:min|mins|minutes?|分钟)(?![A-Za-z0-9])", 60.0),
+    (r"(?:h|hr|hrs|hours?|小时|个小时)(?![A-Za-z0-9])", 3600.0),
+    (r"(?:days?|天)(?![A-Za-z0-9])", 86400.0),
+    (r"(?:weeks?|wks?|周|个星期|星期)(?![A-Za-z0-9])", 7 * 86400.0),
+    (r"(?:months?|个月)(?![A-Za-z0-9])", MONTH_S),
+    (r"(?:years?|yrs?|年)(?![A-Za-z0-9])", YEAR_S),
 ]
-_TIME_UNITS_RE = [(re.compile(_SP + p, re.I if "GPU" not in p else 0), f) for p, f in _TIME_UNITS]
+_TIME_UNITS_RE = [(re.compile(_SP + "(?:" + p + ")", re.I if "GPU" not in p else 0), f) for p, f in _TIME_UNITS]
 
 _TOKS_PER_S = re.compile(
-    _SP + r"(?:tokens?|toks?|t)\s?(?:/|per\s|每)\s?(?:s|sec|second|秒)(?![A-Za-z])|" + _SP + r"tokens?/秒|" + _SP + r"(?:tps|tok/s)(?![A-Za-z])",
+    _SP + r"(?:tokens?|toks?|t)\s?(?:/|per\s|每)\s?(?:s|sec|second|秒)(?![A-Za-z0-9])|" + _SP + r"tokens?/秒|" + _SP + r"(?:tps|tok/s)(?![A-Za-z0-9])",
     re.I,
 )
-_BYTES = re.compile(_SP + r"([kKMGTP])(i)?([Bb])(/s|/秒|ps)?(?![A-Za-z])")
-_FLOPS = re.compile(_SP + r"([KkMGTPE])(?:FLOPS|FLOP/s|FLOPs|flops|OPS|ops|TOPS)(?![A-Za-z])")
-_FLOPS2 = re.compile(_SP + r"(?:FLOPS|FLOP/s)(?![A-Za-z])")
+_BYTES = re.compile(_SP + r"([kKMGTP])(i)?([Bb])(/s|/秒|ps)?(?![A-Za-z0-9])")
+_FLOPS = re.compile(_SP + r"([KkMGTPE])(?:FLOPS|FLOP/s|FLOPs|flops|OPS|ops|TOPS)(?![A-Za-z0-9])")
+_FLOPS2 = re.compile(_SP + r"(?:FLOPS|FLOP/s)(?![A-Za-z0-9])")
 _POWER = [
-    (re.compile(_SP + r"(?:kWh|千瓦时|度电)(?![A-Za-z])"), "kWh", 1.0),
-    (re.compile(_SP + r"MWh(?![A-Za-z])"), "kWh", 1e3),
-    (re.compile(_SP + r"(?:kW|千瓦)(?![A-Za-z])"), "W", 1e3),
-    (re.compile(_SP + r"MW(?![A-Za-z])"), "W", 1e6),
-    (re.compile(_SP + r"(?:W|watts?|瓦)(?![A-Za-z])"), "W", 1.0),
+    (re.compile(_SP + r"(?:kWh|千瓦时|度电)(?![A-Za-z0-9])"), "kWh", 1.0),
+    (re.compile(_SP + r"MWh(?![A-Za-z0-9])"), "kWh", 1e3),
+    (re.compile(_SP + r"(?:kW|千瓦)(?![A-Za-z0-9])"), "W", 1e3),
+    (re.compile(_SP + r"MW(?![A-Za-z0-9])"), "W", 1e6),
+    (re.compile(_SP + r"(?:W|watts?|瓦)(?![A-Za-z0-9])"), "W", 1.0),
 ]
-_BYTE_WORD = re.compile(_SP + r"(?:bytes?|字节)(?![A-Za-z])", re.I)
-_G_ALONE = re.compile(_SP + r"G(?![A-Za-z])")
+_BYTE_WORD = re.compile(_SP + r"(?:bytes?|字节)(?![A-Za-z0-9])", re.I)
+_G_ALONE = re.compile(_SP + r"G(?![A-Za-z0-9])")
 _PERCENT = re.compile(_SP + r"(?:%|percent|个百分点|百分点)")
-_GPU_COUNT = re.compile(_SP + r"(?:×|x|X|\*)(?=\s?(?:[A-Z]{1,3}\d|RTX|GTX|Tesla|MI\d|Ascend|昇腾|GPU|卡|card))|" + _SP + r"(?:张|块|卡)|" + _SP + r"(?:GPUs?|cards?|accelerators?)(?![A-Za-z])")
-_NODE_COUNT = re.compile(_SP + r"(?:台|个节点|节点|机)|" + _SP + r"(?:nodes?|servers?|machines?|boxes)(?![A-Za-z])", re.I)
-_TIMES = re.compile(_SP + r"(?:×|x|X|倍|times)(?![A-Za-z])")
+_GPU_COUNT = re.compile(_SP + r"(?:×|x|X|\*)(?=\s?(?:[A-Z]{1,3}\d|RTX|GTX|Tesla|MI\d|Ascend|昇腾|GPU|卡|card))|" + _SP + r"(?:张|块|卡)|" + _SP + r"(?:GPUs?|cards?|accelerators?)(?![A-Za-z0-9])")
+_NODE_COUNT = re.compile(_SP + r"(?:台|个节点|节点|机)|" + _SP + r"(?:nodes?|servers?|machines?|boxes)(?![A-Za-z0-9])", re.I)
+_TIMES = re.compile(_SP + r"(?:×|x|X|倍|times)(?![A-Za-z0-9])")
 _COUNT_WORDS = re.compile(
-    _SP + r"(?:tokens?|params?|parameters?|参数|个参数|users?|用户|并发|concurrent|sequences?|seqs?|requests?|请求|layers?|层|heads?|experts?|专家|steps?|epochs?|GPU-?s)(?![A-Za-z])",
+    _SP + r"(?:tokens?|params?|parameters?|参数|个参数|users?|用户|并发|concurrent|sequences?|seqs?|requests?|请求|layers?|层|heads?|experts?|专家|steps?|epochs?|GPU-?s)(?![A-Za-z0-9])",
     re.I,
 )
 _GPU_AFTER = re.compile(r"[ \t]?(?=(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX|GTX|Tesla|MI\d{3}|Ascend|昇腾)\b)")
@@ -238,7 +239,7 @@ def _skip_space(text: str, pos: int) -> int:
     return pos + 1 if text[pos:pos + 1] in (" ", "\t", "\u00a0", "\u202f") else pos
 
 
-_LETTER_MULT = re.compile(r"([kKMBT])(?![A-Za-z])")
+_LETTER_MULT = re.compile(r"([kKMBT])(?![A-Za-z0-9])")
 _LETTER_FACTORS = {"k": (1e3,), "K": (1e3,), "M": (1e6,), "B": (1e9,), "T": (1e12,)}
 
 
@@ -487,6 +488,9 @@ class Pool:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return
         self.entries.append(Entry(dim, float(value), ref))
+        if dim == "bytes" and value >= GIB and float(value) % GIB == 0:
+            # a capacity of exactly N GiB is sold as "N GB" (H100 80GB = 80 GiB): accept the nominal figure
+            self.entries.append(Entry(dim, float(value) / GIB * 1e9, ref))
 
     def add_text(self, text: str) -> None:
         """Numbers inside a tool's strings: with their units, and every digit run as a bare count."""

@@ -92,7 +92,7 @@ def num(name: str, value: float, unit: str, source: str, display: str | None = N
             "source": source}
 
 
-def _round_sig(x: float, digits: int = 6) -> float:
+def _round_sig(x: float, digits: int = 10) -> float:
     if x == 0 or not math.isfinite(x):
         return x
     if abs(x) >= 1e6 and float(x).is_integer():
@@ -172,7 +172,7 @@ def _display(value: float, unit: str) -> str:
     if unit == "W":
         return f"{value:,.0f} W"
     if unit == "GPU-hours":
-        return f"{value:,.0f} GPU-hours"
+        return f"{value:,.0f} GPU-hours" if value >= 100 else f"{value:,.3g} GPU-hours"
     return fmt_count(value, unit)
 
 
@@ -273,10 +273,12 @@ class CompareGpusArgs(_Args):
 class TcoArgs(_Args):
     gpu: str = Field(min_length=1, description=_GPU_DESC)
     count: int = Field(1, ge=1, le=100_000)
-    years: float = Field(3, gt=0, le=10)
-    utilization: float = Field(0.6, gt=0, le=1, description="average busy share of the year (0–1)")
+    years: float | None = Field(None, gt=0, le=10, description="ownership period (default: the economics data's)")
+    utilization: float | None = Field(None, gt=0, le=1, description="average busy share (0–1; default 1)")
     currency: Currency = "CNY"
-    region: Region = "cn"
+    electricity_price: float | None = Field(None, gt=0, le=100, description="per kWh, in `currency`")
+    gpu_price: float | None = Field(None, gt=0, le=1e8, description="a quoted price per card, in `currency`")
+    pue: float | None = Field(None, ge=1, le=3)
     model: str | None = Field(None, description="optional: a model for cost per million tokens; " + _MODEL_DESC)
     weights: WeightFormat | None = None
     concurrency: int = Field(1, ge=1, le=100_000)
@@ -520,8 +522,9 @@ def recommend_tool(args: RecommendArgs) -> ToolOutput:
         numbers += nums
         findings += fnd
     findings = _dedupe_findings([*findings, *rec.findings])
+    # the rows carry each number's display string; the full Number dicts stay out of the model's context
     data: dict[str, Any] = {"model": rec.model.get("name"), "options" if options else "closest_not_fitting": rows,
-                            "numbers": numbers, "findings": [_finding_dict(f) for f in findings],
+                            "findings": [_finding_dict(f) for f in findings],
                             "assumptions": _cap(rec.assumptions, MAX_ASSUMPTIONS), "inputs": args.given(),
                             "configurations_considered": rec.considered}
     if not options:
@@ -700,11 +703,14 @@ def tco_tool(args: TcoArgs) -> ToolOutput:
     tokens_per_s = None
     if args.model:
         model = cat.model(args.model)
-        w = Workload(model=model.id, weights=args.weights, concurrency=args.concurrency)
+        w = Workload(model=model.id, weights=args.weights, concurrency=args.concurrency, gpus=min(args.count, 1024),
+                     tp=min(args.count, 8))
         speed = _try_throughput(model, gpu, args.count, w)
         tokens_per_s = speed.decode_tokens_per_s_total if speed is not None else None
-    est = estimate_tco(gpu, args.count, load_economics(), years=args.years, utilization=args.utilization,
-                       currency=args.currency, region=args.region, tokens_per_s=tokens_per_s)
+    optional = {k: v for k, v in (("utilization", args.utilization), ("electricity", args.electricity_price),
+                                  ("gpu_price", args.gpu_price), ("pue", args.pue)) if v is not None}
+    est = estimate_tco(gpu, args.count, load_economics(), years=args.years, currency=args.currency,
+                       tokens_per_s=tokens_per_s, **optional)
     src = "estimate_tco (advisor.estimator.cost)"
     cur = est.currency
     numbers = [
@@ -827,24 +833,26 @@ def explain_rule_or_claim_tool(args: ExplainArgs) -> ToolOutput:
     claims = _claims()
     exact = [c for c in claims if c.id == query]
     matches = exact or _best(claims, query, lambda c: f"{c.id} {c.quote} {c.claim} {c.explanation}", 3)
-    if matches:
-        numbers: list[dict[str, Any]] = []
-        findings: list[Finding] = []
-        rows = []
-        for c in matches:
-            row, nums, fnd = _claim_row(c)
-            rows.append(row)
-            numbers += nums
-            findings += fnd
-        data = {"claims": rows, "numbers": numbers, "findings": [_finding_dict(f) for f in findings]}
-        return ToolOutput(f"claim {matches[0].id}: {matches[0].verdict}", data, numbers, _dedupe_findings(findings),
-                          {"claims": rows})
-    rules = _best(_all_rules(), query, lambda r: f"{r.id} {r.topic} {r.summary} {r.en} {r.zh}", 3)
+    rules = [] if exact else _best(_all_rules(), query, lambda r: f"{r.id} {r.topic} {r.summary} {r.en} {r.zh}", 3)
+    if not matches and not rules:
+        raise AdvisorError(f"no rule or guide claim matches '{query[:80]}'", field="query",
+                           accepted="a rule id, a claim id, or words of the claim as quoted")
+    numbers: list[dict[str, Any]] = []
+    findings: list[Finding] = []
+    rows = []
+    for c in matches:
+        row, nums, fnd = _claim_row(c)
+        rows.append(row)
+        numbers += nums
+        findings += fnd
+    data: dict[str, Any] = {}
+    if rows:
+        data.update(claims=rows, numbers=numbers, findings=[_finding_dict(f) for f in findings])
     if rules:
-        data = {"rules": [_rule_data(r) for r in rules]}
-        return ToolOutput(f"rules matching '{query[:40]}': {', '.join(r.id for r in rules)}", data, [], [], data)
-    raise AdvisorError(f"no rule or guide claim matches '{query[:80]}'", field="query",
-                       accepted="a rule id, a claim id, or words of the claim as quoted")
+        data["rules"] = [_rule_data(r) for r in rules]
+    summary = (f"claim {matches[0].id}: {matches[0].verdict}" if matches
+               else f"rules matching '{query[:40]}': {', '.join(r.id for r in rules)}")
+    return ToolOutput(summary, data, numbers, _dedupe_findings(findings), {"explanation": data})
 
 
 def _all_rules() -> tuple[Any, ...]:
