@@ -1,1 +1,14 @@
-"""The guides' heuristics and engineering rules as durable_rules rulesets. Only `rules.engine` imports durable."""
+"""The guides' heuristics and engineering rules, evaluated by durable_rules, each rule cited.
+
+Modules:
+
+* `rules.facts`: the fact vocabulary callers assert (`ConfigFacts`, `WorkloadFacts`, `ClaimFacts`);
+* `rules.engine`: `evaluate(facts) -> list[Finding]`, the only importer of durable, thread-safe;
+* `rules.meta`: `RuleMeta`, `all_rules()`, `get_rule(id)`; `rules.conditions`: the condition language;
+* one module per topic with its `RULES`: `substitution`, `market`, `risk`, `capability`, `value`,
+  `scenario`, `practice`, `sizing`, `claims`;
+* `rules.render`, `rules.sources`: wording and citations from the metadata; `rules.gpus`: GPU families;
+* `rules.pure`: a durable-free reference evaluator the tests compare the engine with.
+
+`python -m rules` lists every rule (`--json` for machines, `--topic T` to filter).
+"""

@@ -92,7 +92,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("ascend-910b", r"^(ascend ?)?910 ?b"),
     )
 )
-_VENDOR_WORDS = re.compile(r"^(nvidia|geforce|tesla|quadro|amd|instinct|huawei|rtx|英伟达) ?")
+_VENDOR_WORDS = re.compile(r"^(nvidia|geforce|tesla|quadro|amd|instinct|huawei|rtx) ?")
 
 
 def _normalise(name: str) -> str:

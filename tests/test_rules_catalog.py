@@ -3,6 +3,8 @@ quoted in rule messages, and the guides' checked claims."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from knowledge.catalog import load_catalog
@@ -147,3 +149,68 @@ def test_design_errors_are_flagged_wrong() -> None:
     assert hit.rule_id == "claim-wrong-figure" and hit.severity == "warn"
     assert "1,513 TFLOPS" in hit.message and "756 TFLOPS" in hit.message
     assert "1,513 TFLOPS" in hit.message_zh
+
+
+# --- the guides' tables (knowledge.guides) and the rules that state them -------------------------------------
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def test_value_ranking_rules_follow_the_guide_table() -> None:
+    from knowledge.guides import load_guides
+    from rules.value import _RANKING
+
+    order = load_guides().value_ranking.order
+    assert tuple(family_of(g) for g in order) == _RANKING
+    for rank, fam in enumerate(_RANKING, start=1):
+        ordinal = ("first", "second", "third", "fourth", "fifth")[rank - 1]
+        assert f"is {ordinal} of five" in get_rule(f"value-rank-{fam}").en
+
+
+@pytest.mark.parametrize("tier_id", ["individual", "small-team", "large-team"])
+def test_tier_rules_quote_the_guide_tiers(tier_id: str) -> None:
+    from knowledge.guides import load_guides
+
+    rule_for = {"individual": "tier-personal", "small-team": "tier-small-team", "large-team": "tier-large-team"}
+    tier = load_guides().tier(tier_id)
+    rule = get_rule(rule_for[tier_id])
+    for cfg in (tier.basic, tier.advanced):
+        name = FAMILY_NAMES[family_of(cfg.gpus.gpu)].removesuffix(" (modded)")
+        assert f"{cfg.gpus.count}× {name}" in rule.en, (tier_id, cfg.gpus)
+        assert f"¥{cfg.price_cny:,.0f}" in rule.en and f"¥{cfg.price_cny:,.0f}" in rule.zh
+    assert f"{tier.demand.memory_estimate_gb:g} GB" in rule.en
+    lo, hi = tier.demand.concurrency
+    assert f"{lo}–{hi} concurrent" in rule.en
+    # the guide's own demand profile lands in this tier, for serving and for training from scratch
+    top = tier.demand.inference_finetune_params[1]
+    for facts in ({"task": "inference", "params": top, "concurrency": hi},
+                  {"task": "lora", "params": top, "concurrency": 1},
+                  {"task": "pretrain", "params": tier.demand.training_params}):
+        tiers = [f.rule_id for f in evaluate({"kind": "workload", **facts}) if f.rule_id.startswith("tier-")]
+        assert tiers == [rule.id], (tier_id, facts, tiers)
+
+
+def test_size_table_rules_quote_every_cell() -> None:
+    from knowledge.guides import load_guides
+
+    for row in load_guides().size_table.rows:
+        [hit] = [f for f in evaluate({"kind": "workload", "task": "inference", "params": row.params})
+                 if f.rule_id.startswith("size-table-")]
+        text = _squash(hit.message)
+        for cell in (row.training_min, row.finetune_min, row.inference_min):
+            cell_text = _squash(cell.text.replace("(8-bit)", "").replace("(4-bit)", "").replace("(量化)", ""))
+            assert cell_text in text, (row.size, cell.text, hit.message)
+        assert _squash(hit.message_zh).count("×") >= 4
+
+
+def test_substitution_rules_cover_the_guide_table() -> None:
+    from knowledge.guides import load_guides
+    from rules.meta import all_rules
+
+    alternatives = {r.alternative for r in all_rules() if r.topic == "substitution"}
+    for sub in load_guides().substitutions:
+        assert family_of(sub.substitute) in alternatives, sub.id
+        fact = ConfigFacts.from_gpu(CATALOG.gpu(sub.original), region="cn", task="inference")
+        alts = [f.alternative for f in evaluate(fact) if f.topic == "substitution"]
+        assert family_of(sub.substitute) in alts, (sub.id, alts)
