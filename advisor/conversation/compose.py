@@ -67,7 +67,7 @@ class Book:
     def money(self, name: str, amount: float, currency: str, source: str) -> str:
         self.add(name, amount, currency, source)
         symbol = "¥" if currency == "CNY" else "$"
-        return f"{symbol}{amount:,.0f}"
+        return f"{symbol}{amount:,.2f}" if abs(amount) < 100 else f"{symbol}{amount:,.0f}"
 
     def text(self, text: str, name: str, source: str) -> str:
         """Tool-provided text (a rule's message, its citation, a launch hint): every number in it is recorded
@@ -626,9 +626,42 @@ def _changes_block(changes: list[Change], state: DialogState, ev: Evaluation, bo
         pct = book.num("increase in memory" if up else "decrease in memory", delta, "%",
                        "computed from the two estimates", 0, suffix="").replace(" ", "") + "%"
         pct = ("+" if up else "−") + pct
-        text += (f"。单卡显存需求 {old} → {new}（{pct}）。" if zh else
-                 f". Memory on one GPU: {old} → {new} ({pct}).")
+        text += (f"。单卡显存需求 {old} → {new}（{pct}）" if zh else
+                 f". Memory on one GPU: {old} → {new} ({pct})")
+    text += _top_change(state, ev, book, lang)
+    text += "。" if zh else "."
     return text
+
+
+def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> str:
+    """How the leading option moved since the last answer: configuration and speed (recommender answers)."""
+    from advisor.conversation.dialog import top_option
+
+    before = state.last_workload or {}
+    if ev.recommendation is None or not before.get("top_gpu"):
+        return ""
+    top = top_option(ev)
+    if top is None:
+        return ""
+    zh = lang == "zh"
+    out = ""
+    if (before["top_gpu"], before["top_count"]) != (top.gpu, top.count):
+        old = f"{book.count('previous GPU count', before['top_count'], 'GPUs', 'previous turn')}× {before['top_name']}"
+        out += f"；首选配置 {old} → {_opt_name(top, book)}" if zh else f"; leading option {old} → {_opt_name(top, book)}"
+    last = state.last_numbers
+    speed = (top.throughput or {}).get("decode_tokens_per_s_total")
+    if speed and last.get("top_tokens_per_s"):
+        old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + SRC_THROUGHPUT, 0)
+        new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", SRC_THROUGHPUT, 0)
+        out += f"；总生成速度 {old} → {new}" if zh else f"; total decode speed {old} → {new}"
+    wall = (top.training or {}).get("wall_s")
+    if wall and last.get("top_wall_s"):
+        old = book.num("previous training time", last["top_wall_s"] / 86400, "days", "previous turn: " + SRC_TRAINING, 1,
+                       suffix="天" if zh else "days")
+        new = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", wall / 86400, "days", SRC_TRAINING, 1,
+                       suffix="天" if zh else "days")
+        out += f"；训练时间 {old} → {new}" if zh else f"; training time {old} → {new}"
+    return out
 
 
 def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
@@ -875,6 +908,73 @@ def _short_source(source: str, lang: str, width: int = 140) -> str:
     return first
 
 
+def _money_of(book: Book, name: str, m: Any, source: str) -> str:
+    return book.money(name, float(m["amount"]), m["currency"], source)
+
+
+def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None) -> str:
+    """Purchase, power, TCO over the years, renting the same GPU-hours, break-even utilisation and cost per
+    million tokens of one option (advisor.estimator.cost via the recommender), with the dated inputs."""
+    t = o.tco
+    if not t or not t.get("tco"):
+        return ""
+    zh = lang == "zh"
+    src = "advisor.estimator.cost.estimate_tco"
+    years = book.num("TCO years", float(t.get("years", 3)), "years", src, 0, suffix="年" if zh else "years")
+    p = t.get("purchase", {})
+    lines = [(f"**成本（{_opt_name(o, book)}，{years}）：**" if zh else f"**Cost ({_opt_name(o, book)}, {years}):**")]
+    if p.get("total"):
+        total = _money_of(book, "purchase (GPUs and servers)", p["total"], src)
+        gpus = _money_of(book, "purchase: GPUs", p["gpus"], src) if p.get("gpus") else ""
+        rest = _money_of(book, "purchase: rest of the servers", p["rest_of_system"], src) if p.get("rest_of_system") else ""
+        lines.append(f"- {'购置' if zh else 'purchase'}: {total}" + (
+            f"（显卡 {gpus} + 服务器其余部分 {rest}）" if zh and gpus and rest else
+            f" (GPUs {gpus} + rest of the servers {rest})" if gpus and rest else ""))
+    if t.get("power_per_year"):
+        power = _money_of(book, "power per year", t["power_per_year"], src)
+        kwh = book.num("energy per year", float(t.get("energy_kwh_per_year", 0)), "kWh", src, 0)
+        lines.append(f"- {'电费' if zh else 'power'}: {power}{'/年' if zh else '/year'} ({kwh}{'/年' if zh else '/year'})")
+    tco = _money_of(book, "total cost of ownership", t["tco"], src)
+    lines.append(f"- TCO: {tco}")
+    cloud = t.get("cloud") or {}
+    if cloud.get("cost"):
+        rent = _money_of(book, "renting the same GPU-hours", cloud["cost"], f"{src} (cloud {cloud.get('provider', '')})")
+        rate = book.num("cloud price per GPU-hour", float(cloud.get("usd_per_gpu_hour", 0)), "USD/GPU-hour",
+                        f"{cloud.get('provider', '')} as of {cloud.get('as_of', '')}", 2, suffix="")
+        lines.append((f"- 租用同样的 GPU 时数：{rent}（{cloud.get('provider', '')} ${rate}/GPU·时，{cloud.get('as_of', '')}）" if zh else
+                      f"- renting the same GPU-hours: {rent} ({cloud.get('provider', '')} at ${rate} per GPU-hour, as of "
+                      f"{cloud.get('as_of', '')})"))
+    be = t.get("break_even_utilization")
+    if be:
+        pct = book.num("break-even utilisation", be * 100, "%", src, 0, suffix="").replace(" ", "") + "%"
+        if be <= 1:
+            verdict = (f"- 买还是租：利用率高于 {pct} 时买卡更划算，低于则租云。" if zh else
+                       f"- buy or rent: buying is cheaper when the GPUs are busy more than {pct} of the time; below that, rent.")
+        else:
+            verdict = ("- 买还是租：即使满负荷运行，买卡也比租云贵，建议租用。" if zh else
+                       "- buy or rent: even fully busy, owning costs more than renting here; rent.")
+        lines.append(verdict)
+    cpm = t.get("cost_per_million_tokens") or {}
+    if cpm.get("owned"):
+        owned = _money_of(book, "cost per million tokens (owned)", cpm["owned"], src)
+        cl = _money_of(book, "cost per million tokens (cloud)", cpm["cloud"], src) if cpm.get("cloud") else ""
+        lines.append((f"- 每百万 token 成本：自有 {owned}" + (f"，租用 {cl}" if cl else "")) if zh else
+                     (f"- cost per million tokens: {owned} owned" + (f", {cl} rented" if cl else "")))
+    dated = [x for x in t.get("prices", []) if x.get("as_of")]
+    if dated:
+        bits = []
+        for x in dated[:6]:
+            v = book.num(f"input: {x['name']}", float(x["value"]), x.get("unit", ""), x.get("source", ""),
+                         _digits_for(float(x["value"])), suffix=x.get("unit", ""))
+            bits.append(f"{x['name']} {v} ({x['as_of']})")
+        lines.append(("- 依据（带日期）：" if zh else "- dated inputs: ") + "; ".join(bits))
+    return "\n".join(lines)
+
+
+def _digits_for(x: float) -> int:
+    return 0 if abs(x) >= 100 else (2 if abs(x) < 10 else 1)
+
+
 def _rec_changes(rec: Any, book: Book, lang: str) -> str:
     if not rec.changes:
         return ""
@@ -916,6 +1016,9 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     lead = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
     if lead is not None:
         lines.append(_rec_breakdown(lead, book, lang))
+        cost = _rec_cost(lead, book, lang, state.slots.buy_or_rent) if lead.fits else ""
+        if cost:
+            lines.append(cost)
         if lead.launch_hint and lead.fits:
             hint = book.text(lead.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
             lines.append(("**启动参考：**" if zh else "**Launch hint:**") + f"\n```\n{hint}\n```")
@@ -945,8 +1048,16 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     if top is not None:
         state.focus_gpu = top.gpu
     state.last_numbers = {"need_total": float(ev.need.per_gpu.total)} if ev.need is not None else {}
+    state.last_workload = {}
     if top is not None:
         state.last_numbers.update(top_total=float(top.per_gpu_bytes.get("total", 0)), top_count=float(top.count))
+        speed = (top.throughput or {}).get("decode_tokens_per_s_total") or 0.0
+        wall = (top.training or {}).get("wall_s") or 0.0
+        if speed:
+            state.last_numbers["top_tokens_per_s"] = float(speed)
+        if wall:
+            state.last_numbers["top_wall_s"] = float(wall)
+        state.last_workload = {"top_gpu": top.gpu, "top_name": top.gpu_name, "top_count": top.count}
     verdict = None
     users = ev.user_options
     if users:
