@@ -116,7 +116,11 @@ class Recommendation(BaseModel):
     changes: list[Change] = []
     findings: list[Finding] = []  # about the workload as a whole (scenario tiers, claims)
     assumptions: list[str] = []
+    assumptions_zh: list[str] = []  # the same, in Chinese
     considered: int = 0  # configurations evaluated
+
+    def assumptions_in(self, lang: str) -> list[str]:
+        return self.assumptions_zh if lang == "zh" and self.assumptions_zh else self.assumptions
 
     def to_contract(self) -> dict[str, Any]:
         return {
@@ -667,8 +671,9 @@ def recommend(workload: Workload, constraints: Constraints | None = None, *, cat
         workload=workload.model_dump(mode="json"), constraints=constraints.model_dump(mode="json"),
         options=[o for o in shortlist if o.meets_targets or "existing" in o.labels], closest=closest,
         findings=_evaluate([_workload_facts(ctx)]),
-        assumptions=_assumptions(ctx), considered=len(options) + len(near),
+        considered=len(options) + len(near),
     )
+    rec.assumptions, rec.assumptions_zh = _assumptions(ctx)
     if not any(o.meets_targets for o in rec.options):
         rec.changes = _changes(ctx, options, closest)
     return rec
@@ -704,20 +709,30 @@ def _existing_option(ctx: _Ctx, gpu: GpuSpec, count: int, nodes: int,
     return _option(ctx, gpu, *pick, labels=list(labels)) if pick else None
 
 
-def _assumptions(ctx: _Ctx) -> list[str]:
+def _assumptions(ctx: _Ctx) -> tuple[list[str], list[str]]:
+    """The recommender's own assumptions, in English and Chinese (same order)."""
     w, c = ctx.workload, ctx.constraints
-    out = [f"a configuration fits when its per-GPU memory leaves ≥ {MIN_HEADROOM:.0%} of the card free",
-           f"prices in {c.currency}: the newest dated price per card in the catalog (converted at the dated "
-           "exchange rate where only the other currency is known) plus the rest of the server as the guides' "
-           "tiers price it; TCO over the default years at full utilisation",
-           f"at most {c.max_gpus_per_node} GPUs per node"]
+    cur = c.currency
+    pairs = [
+        (f"a configuration fits when its per-GPU memory leaves ≥ {MIN_HEADROOM:.0%} of the card free (an engine "
+         "that reserves 90 % of the card, as vLLM does, leaves that by itself)",
+         f"每卡显存至少留出 {MIN_HEADROOM:.0%} 余量才算“装得下”（vLLM 这类只占用 90% 显存的引擎本身即留出该余量）"),
+        (f"prices in {cur}: the newest dated price per card in the catalog (converted at the dated exchange rate "
+         "where only the other currency is known) plus the rest of the server as the guides' tiers price it; TCO "
+         "over the default years at full utilisation",
+         f"价格以 {cur} 计：取目录中每张卡最新的带日期价格（只有另一币种时按带日期的汇率换算），加上按指南分档估算的"
+         "整机其余部分；TCO 按默认年限、满负荷计算"),
+        (f"at most {c.max_gpus_per_node} GPUs per node", f"每台服务器最多 {c.max_gpus_per_node} 张卡"),
+    ]
     if not w.is_training:
-        out.append("tensor parallel inside a node, pipeline parallel across nodes; replicas when the heads do "
-                   "not divide the GPU count")
+        pairs.append(("tensor parallel inside a node, pipeline parallel across nodes; replicas when the heads do not "
+                      "divide the GPU count",
+                      "节点内张量并行、节点间流水线并行；注意力头数不能整除卡数时改为多副本"))
     elif w.train_tokens is None:
-        out.append("training time for a default token budget (20 tokens per parameter for pre-training, "
-                   "100 M tokens for fine-tuning): give the real budget for a real estimate")
-    return out
+        pairs.append(("training time for a default token budget (20 tokens per parameter for pre-training, 100 M "
+                      "tokens for fine-tuning): give the real budget for a real estimate",
+                      "训练时间按默认 token 量估算（预训练每参数 20 token，微调 1 亿 token）：请给出实际数据量以得到准确估计"))
+    return [en for en, _ in pairs], [zh for _, zh in pairs]
 
 
 # ------------------------------------------------------------------------------------------------------------
