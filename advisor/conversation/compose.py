@@ -975,6 +975,34 @@ def _digits_for(x: float) -> int:
     return 0 if abs(x) >= 100 else (2 if abs(x) < 10 else 1)
 
 
+# Chinese wording of the recommender's and estimator's fixed assumption sentences (they are generated from
+# templates); a sentence that matches none is shown as written.
+_ASSUMPTION_ZH: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^a configuration fits when its per-GPU memory leaves ≥ (?P<p>[\d.]+%) of the card free"),
+     "每卡显存至少留出 {p} 余量才算放得下"),
+    (re.compile(r"^prices in (?P<c>CNY|USD): .*"),
+     "价格以 {c} 计：取目录中每张卡最新的带日期价格（只有另一币种时按带日期汇率换算），服务器其余部分按指南的档位计价；"
+     "TCO 按默认年限、满负荷计算"),
+    (re.compile(r"^at most (?P<n>\d+) GPUs per node$"), "每台服务器最多 {n} 张卡"),
+    (re.compile(r"^tensor parallel inside a node, pipeline parallel across nodes.*"),
+     "机内张量并行、跨机流水线并行；注意力头数不能整除卡数时用多副本"),
+    (re.compile(r"^training time for a default token budget.*"),
+     "训练时间按默认 token 数估算（预训练每参数 20 个 token，微调 1 亿 token）：请提供实际数据量以获得准确估计"),
+    (re.compile(r"^vLLM claims (?P<f>[\d.]+) of GPU memory at start-up = (?P<g>[\d.]+ GiB) of (?P<name>.+?) and .*"),
+     "vLLM 启动时占用 {name} 显存的 {f}（{g}），权重与激活之外的部分都用作 KV 缓存；nvidia-smi 显示的就是这部分预留"),
+    (re.compile(r"^gradient checkpointing on.*"), "微调时开启梯度检查点（完全重计算）"),
+    (re.compile(r"^engine: (?P<rest>.*)"), "框架：{rest}"),
+]
+
+
+def _assumption_zh(text: str) -> str:
+    for rx, template in _ASSUMPTION_ZH:
+        m = rx.match(text)
+        if m:
+            return template.format(**m.groupdict())
+    return text
+
+
 def _rec_changes(rec: Any, book: Book, lang: str) -> str:
     if not rec.changes:
         return ""
@@ -1036,7 +1064,8 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     if lead is not None:
         tool_assumptions += [a for a in lead.assumptions if a.startswith(("engine:", "gradient checkpointing", "vLLM claims"))][:2]
     if tool_assumptions:
-        extra = "\n".join("- " + book.text(a, "assumption", SRC_RECOMMEND) for a in tool_assumptions)
+        extra = "\n".join("- " + book.text(_assumption_zh(a) if zh else a, "assumption", SRC_RECOMMEND)
+                          for a in tool_assumptions)
         assumptions = (assumptions + "\n" + extra) if assumptions else (("**假设：**" if zh else "**Assumptions:**") + "\n" + extra)
     if assumptions:
         lines.append(assumptions)

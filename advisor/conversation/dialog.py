@@ -243,6 +243,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["currency"] = s.currency or ("CNY" if lang == "zh" else "USD")
     elif s.currency:
         kwargs["currency"] = s.currency
+    else:
+        kwargs["currency"] = "CNY" if lang == "zh" or s.region == "cn" else "USD"  # prices in the user's currency
     if s.region:
         kwargs["region"] = s.region
     if s.existing:
