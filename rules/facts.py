@@ -149,6 +149,10 @@ class ConfigFacts(_Facts):
     always_on: bool | None = Field(None, description="serves around the clock")
     load_pattern: LoadPattern | None = None
     tco_years: float | None = Field(None, gt=0, le=30)
+    guide_config: str | None = Field(None, description="this option is a guide's configuration, as the guide "
+                                     "writes it, e.g. '1×RTX 4080 (7B inference minimum)'")
+    guide_source: str | None = Field(None, description="source id of that guide (guide-000, guide-003)")
+    guide_section: str | None = None
 
     # --- estimator results ---------------------------------------------------------------------------------
     per_gpu_bytes: int | None = Field(None, ge=0, description="estimated memory per GPU, total")
@@ -206,6 +210,12 @@ class ConfigFacts(_Facts):
             self.gpus_per_node = -(-self.count // self.nodes)
         if self.tp_spans_nodes is None:
             self.tp_spans_nodes = self.tp > self.gpus_per_node
+        if self.guide_config is not None:
+            if self.guide_source is None:
+                raise ValueError("guide_config needs guide_source (guide-000 or guide-003)")
+            from rules.sources import source
+
+            source(self.guide_source)  # CatalogError naming the id when it does not resolve
         if (self.price_amount is not None or self.budget_amount is not None) and self.currency is None:
             raise ValueError("price_amount/budget_amount need a currency; accepted: CNY, USD")
         mem, used = self.memory_bytes, self.per_gpu_bytes

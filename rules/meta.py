@@ -48,6 +48,8 @@ DERIVED_DISPLAY: dict[str, tuple[str, ...]] = {
     "computed_note": ("computed_value", "computed_unit", "unit"),
     "computed_note_zh": ("computed_value", "computed_unit", "unit"),
     "alternative": (),
+    "kv_note": ("kv_cache_bytes", "context"),
+    "kv_note_zh": ("kv_cache_bytes", "context"),
 }
 
 
@@ -85,7 +87,8 @@ class RuleMeta:
     as_of: str | None = None  # ISO date of the market fact or price the rule states
     alternative: str | None = None  # a GPU family slug (rules.gpus) or a setting change ("precision=fp16")
     shows: tuple[str, ...] = ()  # fact fields worth showing besides those the condition reads
-    source_from_fact: bool = False  # claims: cite the claim's own source when the fact names one
+    cite_fact: tuple[str, str] | None = None  # (source-id field, section field): cite the fact's own source
+    # when it names one (a quoted claim cites its guide section, not the generic claims source)
     fact_fields: tuple[str, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
@@ -104,8 +107,8 @@ class RuleMeta:
         for tpl in (self.en, self.zh):
             for name in template_fields(tpl):
                 shown.extend(fact_fields_for(name))
-        if self.source_from_fact:
-            shown.extend(("claim_source", "section"))  # the citation is rendered from these
+        if self.cite_fact:
+            shown.extend(self.cite_fact)  # the citation is rendered from these
         shown = [n for n in shown if n != "kind"]
         object.__setattr__(self, "fact_fields", tuple(dict.fromkeys(shown)))
 

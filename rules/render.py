@@ -7,6 +7,7 @@ Templates are `str.format` strings over the fact plus a few display fields deriv
 * `{train_days}`, `{deadline_days}`: seconds / 86,400; `{params_b}`, `{active_params_b}`: parameters / 1e9;
 * `{power_kw}`: power_w / 1000;
 * `{alternative}`: the rule's alternative, as a display name when it is a GPU family;
+* `{kv_note}` / `{kv_note_zh}`: " (of which X GiB is KV cache at N tokens)" when the fact has both, else "";
 * claims: `{claim_quote}` (claim_en, else claim_text, else claim_id), `{claim_quote_zh}` (claim_text first), `{correction_note}` / `{correction_note_zh}` and
   `{computed_note}` / `{computed_note_zh}` (empty when the fact has no correction or computed value).
 
@@ -53,6 +54,12 @@ def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> di
         ctx["computed_note_zh"] = f"（计算值：{fact['computed_value']:,g} {unit}）"
     else:
         ctx["computed_note"] = ctx["computed_note_zh"] = ""
+    kv, context = fact.get("kv_cache_bytes"), fact.get("context")
+    if isinstance(kv, (int, float)) and kv > 0 and isinstance(context, int):
+        ctx["kv_note"] = f" (of which {kv / 2**30:.1f} GiB is KV cache at {context:,} tokens)"
+        ctx["kv_note_zh"] = f"（其中 KV 缓存占 {kv / 2**30:.1f} GiB，上下文 {context:,} tokens）"
+    else:
+        ctx["kv_note"] = ctx["kv_note_zh"] = ""
     if rule is not None and rule.alternative:
         ctx["alternative"] = FAMILY_NAMES.get(rule.alternative, rule.alternative)
     return ctx
@@ -87,9 +94,9 @@ def render_messages(rule: RuleMeta, fact: Mapping[str, Any]) -> tuple[str, str, 
 def render_source(rule: RuleMeta, fact: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
     """(citation line, source ids): the rule's source and section, then its refs."""
     primary, section = rule.source, rule.section
-    if rule.source_from_fact and fact.get("claim_source"):
-        primary = fact["claim_source"]
-        section = fact.get("section") or ""
+    if rule.cite_fact and fact.get(rule.cite_fact[0]):
+        primary = fact[rule.cite_fact[0]]
+        section = fact.get(rule.cite_fact[1]) or ""
     ids = tuple(dict.fromkeys((primary, *rule.refs)))
     lines = [citation(primary, section)] + [citation(r) for r in ids[1:]]
     return "; ".join(lines), ids

@@ -246,4 +246,36 @@ RULES: tuple[RuleMeta, ...] = (
         zh="上下文 {context:,} tokens 超过模型最大上下文 {max_context:,}；推理引擎默认不接受更长的 --max-model-len，"
            "且超出训练长度后效果无法保证。",
     ),
+    RuleMeta(
+        id="sizing-guide-config-short",
+        topic="sizing",
+        applies_to=CONFIG,
+        when=f.guide_config.exists() & (f.fits == False),  # noqa: E712
+        severity="warn",
+        source=GUIDE_000,
+        section="模型规模与GPU配置的精准匹配策略 (size table)",
+        cite_fact=("guide_source", "guide_section"),
+        refs=("rules-estimator",),
+        summary="A configuration the guide recommends does not fit by the estimate.",
+        en="The guide's configuration “{guide_config}” does not fit this workload: the estimate needs "
+           "{per_gpu_gib:.1f} GiB per GPU{kv_note} against the {gpu}'s {memory_gib:.1f} GiB.",
+        zh="指南推荐的配置“{guide_config}”放不下该任务：估算每卡需要 {per_gpu_gib:.1f} GiB{kv_note_zh}，而 {gpu} 只有 "
+           "{memory_gib:.1f} GiB。",
+    ),
+    RuleMeta(
+        id="sizing-guide-config-tight",
+        topic="sizing",
+        applies_to=CONFIG,
+        when=f.guide_config.exists() & (f.fits == True) & (f.headroom_ratio < 0.10),  # noqa: E712
+        severity="info",
+        source=GUIDE_000,
+        section="模型规模与GPU配置的精准匹配策略 (size table)",
+        cite_fact=("guide_source", "guide_section"),
+        refs=("rules-estimator",),
+        summary="A configuration the guide recommends fits only with less than 10% memory to spare.",
+        en="The guide's configuration “{guide_config}” fits only just: {per_gpu_gib:.1f} GiB per GPU{kv_note} of "
+           "{memory_gib:.1f} GiB, {headroom_ratio:.0%} free.",
+        zh="指南推荐的配置“{guide_config}”勉强放得下：每卡使用 {per_gpu_gib:.1f} GiB{kv_note_zh}，共 {memory_gib:.1f} "
+           "GiB，余量 {headroom_ratio:.0%}。",
+    ),
 )
