@@ -833,6 +833,9 @@ def _rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
         return (f"**不够：{_opt_name(o, book)} 放不下**（{_opt_layout(o, lang, book)}），每卡需要 {need}，可用只有 {usable}。"
                 if zh else f"**No: {_opt_name(o, book)} does not fit** ({_opt_layout(o, lang, book)}): {need} needed per GPU, "
                 f"only {usable} usable.")
+    own = next((o for o in users if "existing" in o.labels), None)
+    if own is not None and len(users) > 1:
+        return _own_versus_others(own, [o for o in users if o is not own], ev, book, lang)
     if users:
         alt = next((o for o in (ev.recommendation.options if ev.recommendation else []) if o.meets_targets
                     and not any(u.gpu == o.gpu and u.count == o.count for u in users)), None)
@@ -862,6 +865,43 @@ def _rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
         return (f"**建议：{_opt_name(top, book)}**（{_opt_layout(top, lang, book)}）：{'；'.join(extra)}。" if zh else
                 f"**Recommendation: {_opt_name(top, book)}** ({_opt_layout(top, lang, book)}): {'; '.join(extra)}.")
     return ("**在当前约束下没有能放下的配置。**" if zh else "**Nothing in the catalog fits under these constraints.**")
+
+
+def _speed_value(o: Any) -> tuple[str, float] | None:
+    if o.training and o.training.get("wall_s"):
+        return "wall_s", float(o.training["wall_s"])
+    total = (o.throughput or {}).get("decode_tokens_per_s_total")
+    return ("tokens_per_s", float(total)) if total else None
+
+
+def _own_versus_others(own: Any, others: list[Any], ev: Evaluation, book: Book, lang: str) -> str:
+    """"We have X; would Y be worth it?": the verdict on X, then each Y against it (speed ratio and price)."""
+    zh = lang == "zh"
+    w = ev.workload
+    if own.fits:
+        head = (f"**您现有的 {_opt_name(own, book)} 放得下**（{_opt_layout(own, lang, book)}）：{_opt_speed(own, book, lang, w)}。"
+                if zh else f"**Your {_opt_name(own, book)} fits** ({_opt_layout(own, lang, book)}): "
+                f"{_opt_speed(own, book, lang, w)}.")
+    else:
+        head = (f"**您现有的 {_opt_name(own, book)} 放不下**（{_opt_layout(own, lang, book)}）。" if zh else
+                f"**Your {_opt_name(own, book)} does not fit** ({_opt_layout(own, lang, book)}).")
+    lines = [head]
+    mine = _speed_value(own) if own.fits else None
+    for o in others:
+        if not o.fits:
+            lines.append(f"- {_opt_name(o, book)}：放不下。" if zh else f"- {_opt_name(o, book)}: does not fit.")
+            continue
+        theirs = _speed_value(o)
+        ratio_text = ""
+        if mine and theirs and mine[0] == theirs[0] and mine[1] > 0 and theirs[1] > 0:
+            ratio = mine[1] / theirs[1] if mine[0] == "wall_s" else theirs[1] / mine[1]
+            r = book.num(f"speed-up of {o.count}× {o.gpu_name} over {own.count}× {own.gpu_name}", ratio, "×",
+                         "computed from the two estimates", 1, suffix="").replace(" ", "") + "×"
+            ratio_text = (f"，是现有配置的 {r} 速度" if zh else f", {r} the speed of yours")
+        price = _opt_price(o, book, lang)
+        lines.append((f"- {_opt_name(o, book)}：{_opt_speed(o, book, lang, w)}{ratio_text}；显卡价格 {price}。" if zh else
+                      f"- {_opt_name(o, book)}: {_opt_speed(o, book, lang, w)}{ratio_text}; GPUs {price}."))
+    return "\n".join(lines)
 
 
 def _rec_breakdown(top: Any, book: Book, lang: str) -> str:
