@@ -343,15 +343,17 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
                         with_capacity: bool = True) -> ThroughputEstimate:
     """Decode/prefill speed of `model` on `count` × `gpu` for an inference `workload` (advisor.workload.Workload).
 
-    Layout: tensor parallel over `workload.tp` GPUs when it is more than 1, else over all `count` GPUs; the rest
-    are replicas that split the concurrency. The decode step reads the KV of a sequence at its mean length while
+    Layout: when the workload describes these `count` GPUs (gpus × nodes = count) its `tp` is taken as given and
+    the other GPUs are replicas that split the concurrency (tp = 1: count independent copies); otherwise (a bare
+    workload) all `count` GPUs form one tensor-parallel group. The decode step reads the KV of a sequence at its mean length while
     it generates: prompt + output/2 (or `context` when no prompt/output lengths are given).
     """
     w = workload
     weights = getattr(w, "weights", None) or "bf16"
     kv = getattr(w, "kv", "fp16") or "fp16"
     wtp = int(getattr(w, "tp", 1) or 1)
-    tp = wtp if wtp > 1 else count
+    world = int(getattr(w, "gpus", 1) or 1) * int(getattr(w, "nodes", 1) or 1)
+    tp = wtp if (wtp > 1 or world == count) else count
     context = int(getattr(w, "context", 4096))
     prompt = int(getattr(w, "prompt_tokens", None) or max(1, context // 2))
     output = int(getattr(w, "output_tokens", None) or max(1, context - prompt))

@@ -10,11 +10,14 @@ Hardware FLOPs (what the GPU executes) add the recomputed forward pass: +2·N + 
 Speed: compute time per GPU step = tokens_per_gpu_step × hardware FLOPs / (peak × HFU), where HFU is the
 calibrated compute-only utilisation of the GPU class (MosaicML/Megatron measurements; see calibration.yaml).
 Data-parallel communication (FSDP/ZeRO-3: all-gather forward, all-gather backward, reduce-scatter gradients,
-3·(n−1)/n·2·N bytes per GPU per step) runs over NVLink, PCIe or the inter-node network and is hidden behind the
-step's compute up to its length; the rest is exposed. Achieved MFU = model FLOPs/s ÷ (n × peak).
+V = 3·2·N bytes per GPU per step) is hierarchical: (m−1)/m·V over NVLink/PCIe among the m GPUs of a server and
+(k−1)/k·V over one NIC per GPU among k servers, the slower part setting the time. It hides behind the step's
+compute up to its length; the rest is exposed. Achieved MFU = model FLOPs/s ÷ (n × peak).
 """
 
 from __future__ import annotations
+
+import math
 
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -55,18 +58,35 @@ def pcie_bytes_per_s(gpu: GpuSpec, calib: Calibration) -> float:
     return table.get(gpu.pcie_gen, table[max(table)] if gpu.pcie_gen > max(table) else table[min(table)])
 
 
-def data_parallel_link(gpu: GpuSpec, count: int, calib: Calibration) -> tuple[float, str]:
-    """Bytes/s one GPU gets for data-parallel collectives, and a description of the path."""
+def data_parallel_link(gpu: GpuSpec, per_node: int, calib: Calibration) -> tuple[float, str]:
+    """Bytes/s one GPU gets for collectives among the `per_node` GPUs of one server, and the path's description."""
     tr, ar = calib.training, calib.inference.allreduce
-    per_node = int(tr.gpus_per_node.value)
-    if count > per_node:
-        return tr.inter_node_bytes_per_s.value, "inter-node network (one 400 Gb/s NIC per GPU)"
-    if gpu.link_kind in ("nvlink-switch", "infinity-fabric") or (gpu.link_kind == "nvlink-bridge" and count <= 2):
+    if gpu.link_kind in ("nvlink-switch", "infinity-fabric") or (gpu.link_kind == "nvlink-bridge" and per_node <= 2):
         return gpu.nvlink_bytes_per_s / 2 * ar.nvlink_efficiency.value, f"{gpu.nvlink}"
     bw = pcie_bytes_per_s(gpu, calib) * ar.pcie_efficiency.value
     if gpu.segment == "consumer":
         return bw * tr.consumer_pcie_efficiency.value, f"PCIe {gpu.pcie_gen}.0 x16 through the host (no P2P)"
     return bw, f"PCIe {gpu.pcie_gen}.0 x16"
+
+
+def data_parallel_seconds(gpu: GpuSpec, count: int, volume_bytes: float, calib: Calibration) -> tuple[float, str]:
+    """Time one GPU spends moving `volume_bytes` of collective traffic (all-gather/reduce-scatter) across `count`
+    GPUs: hierarchical, inside each server over NVLink/PCIe and between servers over one NIC per GPU, each part
+    carrying its (m−1)/m share; the slower part sets the time. Returns (seconds, description)."""
+    tr = calib.training
+    per_server = int(tr.gpus_per_node.value)
+    nodes = -(-count // per_server)
+    per_node = -(-count // nodes)
+    t_intra = t_inter = 0.0
+    desc = []
+    if per_node > 1:
+        bw, path = data_parallel_link(gpu, per_node, calib)
+        t_intra = volume_bytes * (per_node - 1) / per_node / bw
+        desc.append(f"{per_node} GPUs per server over {path}")
+    if nodes > 1:
+        t_inter = volume_bytes * (nodes - 1) / nodes / tr.inter_node_bytes_per_s.value
+        desc.append(f"{nodes} servers over {tr.inter_node_bytes_per_s.value * 8 / 1e9:.0f} Gb/s per GPU")
+    return max(t_intra, t_inter), "; ".join(desc) or "none (one GPU)"
 
 
 def train_flops_per_token(model: ModelSpec, seq_len: int, task: str, recompute: str) -> tuple[float, float]:
@@ -88,7 +108,7 @@ def train_flops_per_token(model: ModelSpec, seq_len: int, task: str, recompute: 
 
 
 def _check(tokens: float, count: int, seq_len: int, mfu: float | None, task: str, recompute: str) -> None:
-    if not tokens or tokens <= 0:
+    if not math.isfinite(tokens) or tokens <= 0:
         raise InputError(f"token budget must be positive, got {tokens:g}", field="tokens",
                          accepted=f"1 … {MAX_TOKENS:.0e} tokens")
     if tokens > MAX_TOKENS:
@@ -153,13 +173,12 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
     comm_s = 0.0
     link_desc = "none (one GPU)"
     if count > 1:
-        bw, link_desc = data_parallel_link(gpu, count, calib)
         if task in LORA_TASKS:
             # only the adapters' gradients are reduced; with ZeRO-3 the frozen base is still gathered twice
             volume = 2.0 * 2.0 * mf.total_params if zero >= 3 else 0.0
         else:
             volume = (3.0 if zero >= 3 else 2.0) * 2.0 * mf.total_params
-        comm_s = volume * (count - 1) / count / bw
+        comm_s, link_desc = data_parallel_seconds(gpu, count, volume, calib)
     exposed_s = max(0.0, comm_s - tr.comm_overlap.value * compute_s)
     step_s = compute_s + exposed_s
     if mfu is not None:  # the user's MFU is the achieved one: no recompute or communication on top
