@@ -207,3 +207,26 @@ def test_engine_agrees_with_reference_evaluator(fact: dict) -> None:
     if fact.get("kv_cache_bytes") is not None and fact.get("per_gpu_bytes") is None:
         fact.pop("kv_cache_bytes")
     assert evaluate(fact) == evaluate_pure(fact)
+
+
+@pytest.mark.parametrize("extreme", ["low", "high"])
+def test_extreme_facts_stay_within_engine_limits(extreme: str) -> None:
+    """Every numeric field at one end of its range makes as many ordering tests pass at once as the rules allow
+    (durable fails with ERR 303 beyond 64 on one fact); the engine must still agree with the reference."""
+    from rules.facts import ConfigFacts
+
+    big = extreme == "high"
+    fact = {**bases()["rtx-5090"], "region": "cn", "task": "pretrain", "precision": "fp32", "used": True,
+            "count": 4096 if big else 1, "nodes": 512 if big else 1, "tp": 1024 if big else 1,
+            "params": 9e13 if big else 1.0, "per_gpu_bytes": 10**15 if big else 0, "kv_cache_bytes": 0,
+            "cpu_ram_bytes": 1, "offload_cpu_bytes": 10**15 if big else 0,
+            "train_wall_s": 1e9 if big else 0.0, "deadline_s": 1.0 if big else 1e9,
+            "price_amount": 1e12 if big else 0.0, "budget_amount": 1.0 if big else 1e12, "currency": "USD",
+            "power_limit_w": 1.0 if big else 1e9, "tokens_per_s": 0.0 if big else 1e9, "min_tokens_per_s": 1.0,
+            "ms_per_token": 1e6 if big else 0.001, "max_ms_per_token": 1.0, "context": 10**7 if big else 1,
+            "max_context": 1, "tco_years": 30 if big else 0.1, "always_on": True, "network": "ethernet",
+            "load_pattern": "fluctuating", "fits_sharded": True, "tp_divides_heads": False, "wants_nvlink": True}
+    assert ConfigFacts.model_validate(fact)
+    found = evaluate(fact)
+    assert found == evaluate_pure(fact)
+    assert len(found) >= (25 if big else 8)
