@@ -214,3 +214,19 @@ def test_session_uses_the_llm_turn_when_the_model_answers() -> None:
         streamed = list(conv.stream(QUESTION))
     assert [type(i) for i in streamed] == [Step, Turn]
     assert streamed[-1].mode == "llm" and model_text(streamed[-1]) == _answer()
+
+
+def test_cli_ask_json_uses_the_configured_model(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    pytest.importorskip("ui.commands.ask")
+    from ui.cli import main
+
+    with MockOpenAI(_good()) as srv:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+        monkeypatch.setenv("ADVISOR_MODEL", "mock-model")
+        assert main(["ask", "--json", QUESTION]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mode"] == "llm" and out["answer"].startswith(_answer())
+    assert out["numbers"] and all({"name", "value", "unit", "source"} <= set(n) for n in out["numbers"])
+    assert out["findings"] and out["findings"][0]["rule_id"] == "sizing-does-not-fit"
+    assert srv.completions[0]["headers"]["authorization"] == "Bearer sk-cli"

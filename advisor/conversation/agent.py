@@ -650,7 +650,12 @@ def _sanitize(text: str) -> str:
     return text.strip()
 
 
+_SEVERITY_ORDER = {"block": 0, "warn": 1, "info": 2}
+FINDINGS_SHOWN = 8  # in the answer text; Turn.findings keeps them all
+
+
 def _findings(results: list[ToolResult]) -> list[Finding]:
+    """This turn's findings, without repeats, most severe first (stable within a severity)."""
     seen: set[tuple[str, str]] = set()
     out = []
     for r in results:
@@ -659,17 +664,20 @@ def _findings(results: list[ToolResult]) -> list[Finding]:
             if key not in seen:
                 seen.add(key)
                 out.append(f)
-    return out
+    return sorted(out, key=lambda f: _SEVERITY_ORDER.get(f.severity, 3))
 
 
 def _render_findings(findings: list[Finding], lang: str) -> str:
     head = "\n\n**规则提示**" if lang == "zh" else "\n\n**Findings**"
     lines = [head]
-    for f in findings[:12]:
+    for f in findings[:FINDINGS_SHOWN]:
         tail = f" — {f.source}" if f.source else ""
         if f.as_of:
             tail += f"（截至 {f.as_of}）" if lang == "zh" else f" (as of {f.as_of})"
         lines.append(f"- [{f.severity}] `{f.rule_id}`: {f.text(lang)}{tail}")
+    if len(findings) > FINDINGS_SHOWN:
+        more = len(findings) - FINDINGS_SHOWN
+        lines.append(f"- （另有 {more} 条提示）" if lang == "zh" else f"- ({more} more findings)")
     return "\n".join(lines)
 
 

@@ -482,7 +482,8 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
         num("throughput, all GPUs", est.tokens_per_s, "tokens/s", src),
         num("throughput per GPU", est.tokens_per_s_per_gpu, "tokens/s", src),
         num("wall-clock time", est.wall_s, "s", src,
-            f"{fmt_seconds(est.wall_s)} ({est.wall_s / 86400:,.1f} days, {est.wall_s / 3600:,.0f} hours)"),
+            f"{est.wall_s / 86400:,.1f} days ({est.wall_s / 3600:,.0f} hours)" if est.wall_s >= 86400
+            else fmt_seconds(est.wall_s)),
         num("GPU-hours", est.gpu_hours, "GPU-hours", src),
         num("MFU", est.mfu, "ratio", f"{src}; {est.mfu_source}"),
         num("model FLOPs per token", est.flops_per_token, "FLOP", src, f"{est.flops_per_token:.3g} FLOP"),
