@@ -29,10 +29,10 @@ RULES: tuple[RuleMeta, ...] = (
         section="third-generation Tensor Cores: BF16",
         refs=("turing-wp",),
         summary="BF16 needs Ampere or newer; Turing and Volta cards run FP16 instead.",
-        en="BF16 needs an Ampere or newer GPU; the {gpu} ({gpu_arch}) has FP16 tensor cores only. Run FP16 (mixed "
+        en="BF16 needs an Ampere or newer GPU; the {gpu} ({arch}) has FP16 tensor cores only. Run FP16 (mixed "
            "precision with loss scaling for training); models trained in BF16 can overflow in FP16, so validate "
            "outputs.",
-        zh="BF16 需要 Ampere 或更新架构；{gpu}（{gpu_arch}）只有 FP16 张量核心。请改用 FP16（训练时用带损失缩放的混合"
+        zh="BF16 需要 Ampere 或更新架构；{gpu}（{arch}）只有 FP16 张量核心。请改用 FP16（训练时用带损失缩放的混合"
            "精度）；以 BF16 训练的模型在 FP16 下可能溢出，需验证输出。",
         alternative="precision=fp16",
     ),
@@ -46,8 +46,8 @@ RULES: tuple[RuleMeta, ...] = (
         section="FP8 requires compute capability 8.9 or newer",
         summary="FP8 training needs Ada, Hopper or Blackwell FP8 tensor cores.",
         en="FP8 training needs FP8 tensor cores (Ada, Hopper or Blackwell, compute capability 8.9+); the {gpu} "
-           "({gpu_arch}) has none. Train in BF16/FP16 mixed precision on it, or choose an FP8-capable card.",
-        zh="FP8 训练需要 FP8 张量核心（Ada、Hopper 或 Blackwell，计算能力 8.9 及以上）；{gpu}（{gpu_arch}）没有。"
+           "({arch}) has none. Train in BF16/FP16 mixed precision on it, or choose an FP8-capable card.",
+        zh="FP8 训练需要 FP8 张量核心（Ada、Hopper 或 Blackwell，计算能力 8.9 及以上）；{gpu}（{arch}）没有。"
            "请在该卡上使用 BF16/FP16 混合精度训练，或改用支持 FP8 的显卡。",
         alternative="precision=bf16",
     ),
@@ -60,10 +60,10 @@ RULES: tuple[RuleMeta, ...] = (
         source="rules-vllm-fp8",
         section="FP8 W8A8: note on compute capability",
         summary="FP8 inference on Turing/Ampere runs weight-only (W8A16): memory saved, no FP8 compute speed-up.",
-        en="The {gpu} ({gpu_arch}) has no FP8 tensor cores: vLLM runs FP8 checkpoints on it as weight-only W8A16 "
+        en="The {gpu} ({arch}) has no FP8 tensor cores: vLLM runs FP8 checkpoints on it as weight-only W8A16 "
            "(FP8 Marlin), which halves weight memory but computes in 16-bit, so prefill gains nothing. FP8 "
            "mixture-of-experts layers may not be supported on this path.",
-        zh="{gpu}（{gpu_arch}）没有 FP8 张量核心：vLLM 会以仅权重量化 W8A16（FP8 Marlin）方式运行 FP8 模型，"
+        zh="{gpu}（{arch}）没有 FP8 张量核心：vLLM 会以仅权重量化 W8A16（FP8 Marlin）方式运行 FP8 模型，"
            "权重显存减半，但计算仍为 16 位，prefill 没有加速；MoE 的 FP8 层在此路径下可能不受支持。",
     ),
     RuleMeta(
@@ -90,10 +90,10 @@ RULES: tuple[RuleMeta, ...] = (
         source="rules-flash-attention",
         section="README: FlashAttention-2 supports Ampere, Ada, or Hopper GPUs; use FlashAttention 1.x for Turing",
         summary="FlashAttention-2 needs Ampere or newer; Turing/Volta training falls back to slower, hungrier attention.",
-        en="FlashAttention-2 supports Ampere, Ada and Hopper GPUs; on the {gpu} ({gpu_arch}) training falls back to "
+        en="FlashAttention-2 supports Ampere, Ada and Hopper GPUs; on the {gpu} ({arch}) training falls back to "
            "another attention kernel (FlashAttention 1.x on Turing, or PyTorch's memory-efficient SDPA), which is "
            "slower and needs more activation memory at long sequence lengths. Size activations without FlashAttention-2.",
-        zh="FlashAttention-2 支持 Ampere、Ada 与 Hopper；在 {gpu}（{gpu_arch}）上训练会退回其他注意力实现"
+        zh="FlashAttention-2 支持 Ampere、Ada 与 Hopper；在 {gpu}（{arch}）上训练会退回其他注意力实现"
            "（Turing 上的 FlashAttention 1.x 或 PyTorch 的内存高效 SDPA），长序列下更慢且激活显存更大。"
            "请按不使用 FlashAttention-2 估算激活显存。",
         alternative="flash_attention=false",
@@ -107,9 +107,9 @@ RULES: tuple[RuleMeta, ...] = (
         source="rules-flash-attention",
         section="README: FlashAttention-2 supports Ampere, Ada, or Hopper GPUs; use FlashAttention 1.x for Turing",
         summary="No FlashAttention-2 on Turing/Volta: serving engines use other attention kernels there.",
-        en="The {gpu} ({gpu_arch}) does not support FlashAttention-2; serving engines use other attention kernels on "
+        en="The {gpu} ({arch}) does not support FlashAttention-2; serving engines use other attention kernels on "
            "it (e.g. xFormers or PyTorch SDPA), so long-context prefill is slower than on Ampere or newer cards.",
-        zh="{gpu}（{gpu_arch}）不支持 FlashAttention-2，推理引擎会改用其他注意力实现（如 xFormers 或 PyTorch "
+        zh="{gpu}（{arch}）不支持 FlashAttention-2，推理引擎会改用其他注意力实现（如 xFormers 或 PyTorch "
            "SDPA），长上下文 prefill 比 Ampere 及更新架构慢。",
     ),
     RuleMeta(
@@ -133,17 +133,33 @@ RULES: tuple[RuleMeta, ...] = (
         id="cap-3090-nvlink-bridge",
         topic="capability",
         applies_to=CONFIG,
-        when=(f.gpu_family.one_of("rtx-3090", "rtx-3090ti")) & (f.count >= 2),
+        when=(f.gpu_family.one_of("rtx-3090", "rtx-3090ti")) & (f.count == 2),
         severity="info",
         source=GUIDE_003,
         section="part 1 (一), GPU计算性能核心参数详细介绍: 30系显卡取消了NVLink",
         refs=("ga102-nvlink-quote", "ga102-wp"),
-        summary="RTX 3090 pairs can use a 2-way NVLink bridge (guide-003's '30 series dropped NVLink' is wrong).",
-        en="RTX 3090 cards can be paired with a 2-way NVLink bridge (112.5 GB/s in total); guide-003's 'the 30 series "
-           "dropped NVLink' is wrong. The bridge joins pairs only: with {count} cards, traffic between pairs still "
-           "goes over PCIe.",
-        zh="RTX 3090 可以用双卡 NVLink 桥接（总带宽 112.5 GB/s）；指南（003）“30 系显卡取消了 NVLink”的说法有误。"
-           "桥接只能两两相连：{count} 张卡时，不同卡对之间仍走 PCIe。",
+        summary="Two RTX 3090 can share a 2-way NVLink bridge (guide-003's '30 series dropped NVLink' is wrong).",
+        en="Two {gpu} cards can be joined with a 2-way NVLink bridge (112.5 GB/s in total), several times what "
+           "they get over PCIe; guide-003's 'the 30 series dropped NVLink' is wrong.",
+        zh="两张 {gpu} 可以用双卡 NVLink 桥接（总带宽 112.5 GB/s），是 PCIe 通信带宽的数倍；指南（003）“30 系显卡"
+           "取消了 NVLink”的说法有误。",
+    ),
+    RuleMeta(
+        id="cap-3090-nvlink-pairs",
+        topic="capability",
+        applies_to=CONFIG,
+        when=(f.gpu_family.one_of("rtx-3090", "rtx-3090ti")) & (f.count > 2),
+        severity="info",
+        source=GUIDE_003,
+        section="part 1 (一), GPU计算性能核心参数详细介绍: 30系显卡取消了NVLink",
+        refs=("ga102-nvlink-quote", "ga102-wp"),
+        summary="RTX 3090 NVLink bridges join pairs only: with more than two cards, pairs talk over PCIe.",
+        en="The {gpu}'s NVLink bridge (112.5 GB/s in total; guide-003's 'the 30 series dropped NVLink' is wrong) joins "
+           "pairs only: with {count} cards, traffic between pairs still goes over PCIe, so keep tensor parallelism "
+           "within a bridged pair.",
+        zh="{gpu} 的 NVLink 桥接（总带宽 112.5 GB/s；指南（003）“30 系显卡取消了 NVLink”的说法有误）只能两两相连："
+           "{count} 张卡时，不同卡对之间仍走 PCIe，张量并行请限制在桥接的一对卡内。",
+        alternative="tp=2",
     ),
     RuleMeta(
         id="cap-a10-t4-training",
@@ -185,10 +201,10 @@ RULES: tuple[RuleMeta, ...] = (
         source=GUIDE_003,
         section="part 3 (三), 显卡性价比对比-重要结论: 还需要综合考虑旧版GPU在软件上的一些不适配问题",
         summary="Older GPUs (Turing, Volta) have software gaps; check framework support before committing.",
-        en="The {gpu} is a {gpu_arch} card: guide-003 warns that older GPUs have software compatibility gaps. "
+        en="The {gpu} is a {arch} card: guide-003 warns that older GPUs have software compatibility gaps. "
            "Current stacks increasingly assume Ampere or newer (BF16, FlashAttention-2, FP8 kernels), so check "
            "support for compute capability 7.x in the exact framework versions you plan to use.",
-        zh="{gpu} 属于 {gpu_arch} 架构：指南（003）提醒旧款 GPU 存在软件不适配问题。当前软件栈越来越多地默认 "
+        zh="{gpu} 属于 {arch} 架构：指南（003）提醒旧款 GPU 存在软件不适配问题。当前软件栈越来越多地默认 "
            "Ampere 及以上（BF16、FlashAttention-2、FP8 内核），请确认所用框架版本对计算能力 7.x 的支持。",
     ),
     RuleMeta(

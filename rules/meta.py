@@ -36,6 +36,7 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # display fields `rules.render` derives from the fact: display name -> the fact fields it is made from
 DERIVED_DISPLAY: dict[str, tuple[str, ...]] = {
     "gpu": ("gpu_id", "gpu_name", "gpu_family"),
+    "arch": ("gpu_arch",),
     "train_days": ("train_wall_s",),
     "deadline_days": ("deadline_s",),
     "params_b": ("params",),
@@ -44,7 +45,7 @@ DERIVED_DISPLAY: dict[str, tuple[str, ...]] = {
     "claim_quote": ("claim_en", "claim_text", "claim_id"),
     "claim_quote_zh": ("claim_text", "claim_en", "claim_id"),
     "correction_note": ("correction",),
-    "correction_note_zh": ("correction_zh",),
+    "correction_note_zh": ("correction_zh", "correction"),
     "computed_note": ("computed_value", "computed_unit", "unit"),
     "computed_note_zh": ("computed_value", "computed_unit", "unit"),
     "alternative": (),

@@ -122,9 +122,9 @@ RULES: tuple[RuleMeta, ...] = (
         summary="Always-on inference: energy efficiency matters; the guide suggests L40S or T4.",
         en="Energy (guide-000): long-running inference should use energy-efficient GPUs such as the L40S or T4, and "
            "the guide puts the H100's efficiency at about twice the RTX 4090's. These {count} cards draw "
-           "{power_w:.0f} W at full load, a running cost over the service life.",
+           "{power_w:,.0f} W at full load, a running cost over the service life.",
         zh="能效比考量（指南 000）：长期运行的推理任务应选择 L40S 或 T4 等高能效 GPU，指南称 H100 的能效约为 RTX 4090 "
-           "的两倍。这 {count} 张卡满载功耗 {power_w:.0f} W，在使用期内是持续的电费成本。",
+           "的两倍。这 {count} 张卡满载功耗 {power_w:,.0f} W，在使用期内是持续的电费成本。",
         alternative="l40s",
     ),
     RuleMeta(

@@ -2,7 +2,7 @@
 
 Templates are `str.format` strings over the fact plus a few display fields derived here:
 
-* `{gpu}`: the GPU's catalog name (else the family name, else the id);
+* `{gpu}`: the GPU's catalog name (else the family name, else the id); `{arch}`: the architecture's name;
 * `{<name>_gib}` for every `<name>_bytes` field: bytes / 2**30 (GiB; write the unit in the template);
 * `{train_days}`, `{deadline_days}`: seconds / 86,400; `{params_b}`, `{active_params_b}`: parameters / 1e9;
 * `{power_kw}`: power_w / 1000;
@@ -28,6 +28,8 @@ from rules.meta import RuleMeta
 from rules.sources import citation
 
 MISSING = "?"
+ARCH_NAMES = {"volta": "Volta", "turing": "Turing", "ampere": "Ampere", "ada": "Ada Lovelace", "hopper": "Hopper",
+              "blackwell": "Blackwell", "cdna2": "CDNA 2", "cdna3": "CDNA 3", "davinci": "Da Vinci"}
 
 
 def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> dict[str, Any]:
@@ -36,6 +38,8 @@ def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> di
     for key, value in fact.items():
         if key.endswith("_bytes") and isinstance(value, (int, float)) and not isinstance(value, bool):
             ctx[key[: -len("_bytes")] + "_gib"] = value / 2**30
+    if isinstance(fact.get("gpu_arch"), str):
+        ctx["arch"] = ARCH_NAMES.get(fact["gpu_arch"], fact["gpu_arch"])
     family = fact.get("gpu_family")
     ctx["gpu"] = fact.get("gpu_name") or (family_name(family) if family else None) or fact.get("gpu_id")
     for src, dst, scale in (("train_wall_s", "train_days", 86_400), ("deadline_s", "deadline_days", 86_400),
@@ -46,7 +50,7 @@ def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> di
     ctx["claim_quote"] = fact.get("claim_en") or fact.get("claim_text") or fact.get("claim_id")
     ctx["claim_quote_zh"] = fact.get("claim_text") or fact.get("claim_en") or fact.get("claim_id")
     ctx["correction_note"] = f" {fact['correction']}" if fact.get("correction") else ""
-    ctx["correction_note_zh"] = fact["correction_zh"] if fact.get("correction_zh") else ""
+    ctx["correction_note_zh"] = fact.get("correction_zh") or fact.get("correction") or ""  # English beats nothing
     unit = fact.get("computed_unit") or fact.get("unit")
     ctx.setdefault("computed_unit", unit)
     if isinstance(fact.get("computed_value"), (int, float)) and unit:

@@ -92,9 +92,9 @@ RULES: tuple[RuleMeta, ...] = (
         summary="575 W cards: at least a 1,000 W PSU per card system, transients near 660 W, 12V-2x6 cabling, cooling.",
         en="The {gpu} draws {tdp_w:.0f} W (transients reach about 659 W); NVIDIA recommends at least a 1,000 W power "
            "supply for a system with one. Plan an ATX 3.x supply with a fully seated native 12V-2x6 cable, strong "
-           "case airflow and space between cards: {count} cards draw {power_w:.0f} W for the GPUs alone.",
+           "case airflow and space between cards; the GPUs alone draw {power_w:,.0f} W here ({count} × {tdp_w:.0f} W).",
         zh="{gpu} 功耗 {tdp_w:.0f} W（瞬时峰值约 659 W）；英伟达建议单卡系统至少配 1,000 W 电源。请选用 ATX 3.x "
-           "电源并完全插紧原生 12V-2x6 线缆，保证机箱风道和卡间距：{count} 张卡仅显卡就需 {power_w:.0f} W。",
+           "电源并完全插紧原生 12V-2x6 线缆，保证机箱风道和卡间距；此配置仅显卡就需 {power_w:,.0f} W（{count} × {tdp_w:.0f} W）。",
     ),
     RuleMeta(
         id="risk-workstation-power",
@@ -105,10 +105,10 @@ RULES: tuple[RuleMeta, ...] = (
         source=GUIDE_000,
         section="NVIDIA RTX 4090：经久不衰的性价比王者 (不需要特殊的服务器电源和散热系统，普通工作站即可搭载)",
         summary="Four or more high-power consumer cards in one box (≥ 1.4 kW of GPU power) need server-class power and cooling.",
-        en="{gpus_per_node} × {gpu} in one machine draw {node_gpu_power_w:.0f} W for the GPUs alone. Guide-000's "
+        en="{gpus_per_node} × {gpu} in one machine draw {node_gpu_power_w:,.0f} W for the GPUs alone. Guide-000's "
            "'an ordinary workstation is enough' holds for one card, not this: plan server power supplies (two or "
            "redundant), a dedicated circuit and blower or rack cooling.",
-        zh="单机 {gpus_per_node} 张 {gpu} 仅显卡功耗就达 {node_gpu_power_w:.0f} W。指南（000）“普通工作站即可搭载”"
+        zh="单机 {gpus_per_node} 张 {gpu} 仅显卡功耗就达 {node_gpu_power_w:,.0f} W。指南（000）“普通工作站即可搭载”"
            "只适用于单卡：请规划服务器电源（双路或冗余）、专用供电回路以及涡轮或机架散热。",
     ),
     RuleMeta(

@@ -201,9 +201,9 @@ RULES: tuple[RuleMeta, ...] = (
         source=GUIDE_000,
         section="经济维度：总体拥有成本(TCO)的全面计算: 能源消耗",
         summary="The GPUs' rated power exceeds the power limit.",
-        en="Over the power limit: {count} × {tdp_w:.0f} W = {power_w:.0f} W of GPU power against a limit of "
-           "{power_limit_w:.0f} W.",
-        zh="超出功率上限：{count} × {tdp_w:.0f} W = {power_w:.0f} W 显卡功耗，上限为 {power_limit_w:.0f} W。",
+        en="Over the power limit: {count} × {tdp_w:.0f} W = {power_w:,.0f} W of GPU power against a limit of "
+           "{power_limit_w:,.0f} W.",
+        zh="超出功率上限：{count} × {tdp_w:.0f} W = {power_w:,.0f} W 显卡功耗，上限为 {power_limit_w:,.0f} W。",
     ),
     RuleMeta(
         id="sizing-throughput-short",

@@ -136,9 +136,9 @@ RULES: tuple[RuleMeta, ...] = (
         summary="Beyond guide-000's scope for the RTX 4090 (fine-tuning ≤ 13B, full training ≤ 7B, inference 13B 8-bit).",
         en="Guide-000 scopes the RTX 4090 to fine-tuning up to 13B, full training up to 7B and inference of 13B at "
            "8-bit (7B at 16-bit). This {params_b:.0f}B job is beyond that scope: the memory estimate and layout "
-           "decide whether {count} cards are enough.",
+           "decide whether {count} × {gpu} is enough.",
         zh="指南（000）给 RTX 4090 的适用范围是：130 亿参数以下微调、70 亿参数以下全参训练、13B 的 8-bit 推理"
-           "（或 7B 的 16-bit 推理）。本任务 {params_b:.0f}B 超出此范围：{count} 张卡是否够用以显存估算和并行布局为准。",
+           "（或 7B 的 16-bit 推理）。本任务 {params_b:.0f}B 超出此范围：{count} × {gpu} 是否够用以显存估算和并行布局为准。",
     ),
     RuleMeta(
         id="value-scope-5090",
@@ -151,9 +151,9 @@ RULES: tuple[RuleMeta, ...] = (
         section="NVIDIA RTX 5090/5090D (70亿参数以下模型的全参数微调和200亿参数以下模型的推理)",
         summary="Beyond guide-000's scope for the RTX 5090/5090 D (full fine-tuning < 7B, inference < 20B).",
         en="Guide-000 scopes the RTX 5090 and 5090 D to full fine-tuning below 7B and inference below 20B. This "
-           "{params_b:.0f}B job is beyond that: rely on the memory estimate and layout for {count} cards.",
+           "{params_b:.0f}B job is beyond that: rely on the memory estimate and layout for {count} × {gpu}.",
         zh="指南（000）给 RTX 5090/5090 D 的适用范围是：70 亿参数以下全参微调、200 亿参数以下推理。本任务 "
-           "{params_b:.0f}B 超出此范围：{count} 张卡是否够用以显存估算和并行布局为准。",
+           "{params_b:.0f}B 超出此范围：{count} × {gpu} 是否够用以显存估算和并行布局为准。",
     ),
     RuleMeta(
         id="value-scope-5080",
@@ -165,7 +165,7 @@ RULES: tuple[RuleMeta, ...] = (
         section="NVIDIA RTX 5080/A6000：平衡性能与预算 (30亿参数以下的模型训练和70亿参数以下的模型推理)",
         summary="Beyond guide-000's scope for the RTX 5080 (training ≤ 3B, inference ≤ 7B).",
         en="Guide-000 scopes the RTX 5080 (16 GB) to training models up to 3B and inference up to 7B. This "
-           "{params_b:.0f}B job is beyond that: rely on the memory estimate for {count} cards.",
+           "{params_b:.0f}B job is beyond that: rely on the memory estimate for {count} × {gpu}.",
         zh="指南（000）给 RTX 5080（16 GB）的适用范围是：30 亿参数以下训练、70 亿参数以下推理。本任务 "
            "{params_b:.0f}B 超出此范围，以显存估算为准。",
     ),
