@@ -24,7 +24,7 @@ _TABLE = "模型规模与GPU配置的精准匹配策略: 模型规模 / 训练�
 
 
 # size bands (parameters) and concurrency bands of the three tiers; see the module docstring
-_S1, _S2, _S3 = 14.5e9, 34.5e9, 80e9
+_S1, _S2, _S3 = 16e9, 34.5e9, 80e9
 _C1, _C2, _C3 = 5, 20, 200
 _T1, _T2, _T3 = 0.5e9, 3e9, 10e9
 
