@@ -187,6 +187,7 @@ def test_guide_totals_are_many_times_ours_and_the_cloud_row_implies_a_plausible_
     for option in ("8× A800, self-hosted", "24× RTX 4090, self-hosted"):
         c = CHECKS[option]
         assert c.guide_total > 4 * c.ours_total
+    assert "launch msrp" in CHECKS["24× RTX 4090, self-hosted"].explanation  # 1.3万 is the 2022 launch price
     cloud = CHECKS["Cloud (H100 on demand)"]
     assert "per GPU-hour" in cloud.explanation
     implied_usd = 9_000_000 / (8 * 8760 * 5) / ECON.exchange_rate_cny_per_usd.value

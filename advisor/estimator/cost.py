@@ -59,19 +59,20 @@ class CloudQuote:
     provider: str
     date: dt.date | None
     source: str
+    origin: str  # "user", "catalog" or "reference" (economics.yaml)
 
 
 def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None) -> CloudQuote | None:
     """On-demand price per GPU-hour: the user's, else the catalog's newest, else economics.yaml's reference."""
     if override_usd is not None:
-        return CloudQuote(override_usd, "user", None, "user input")
+        return CloudQuote(override_usd, "user", None, "user input", "user")
     if gpu.cloud:
         c = max(gpu.cloud, key=lambda q: q.date)
-        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source)
+        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source, "catalog")
     refs = econ.cloud_reference.get(gpu.id)
     if refs:
         c = max(refs, key=lambda q: q.date)
-        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source)
+        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source, "reference")
     return None
 
 
@@ -287,7 +288,7 @@ def recompute_guide_tco(rows: tuple, gpus: dict[str, GpuSpec], econ: Economics, 
                 ours_total=ours or None,
                 explanation=(f"the guide names no GPU count or hours; as 8 H100 around the clock for {years:g} years its "
                              f"{row.total_cny / 1e4:,.0f}万 CNY implies {implied:,.1f} CNY (${implied_usd:.2f}) per "
-                             f"GPU-hour{rng}; our figure uses the newest reference price "
+                             f"GPU-hour{rng}; our figure uses the {quote.origin}'s newest on-demand price "
                              f"(${quote.usd_per_hour:g}, {quote.provider}, {quote.date})" if quote else
                              "the guide names no GPU count or hours"),
             ))
@@ -308,6 +309,10 @@ def recompute_guide_tco(rows: tuple, gpus: dict[str, GpuSpec], econ: Economics, 
                              f"years, so ~{(row.total_cny - est.tco.amount) / 1e4:,.0f}万 would be cloud spend"),
             ))
             continue
+        per_card = row.initial_cny / row.gpus.count
+        match = [p for p in gpu.prices if p.currency == "CNY" and abs(p.amount / per_card - 1) <= 0.15]
+        matched = (f" — it matches the {match[0].kind.replace('_', ' ')} of {match[0].date} "
+                   f"({match[0].amount:,.0f} CNY)" if match else "")
         guide_kwh = (row.energy_cny or 0) / cny_per_kwh
         guide_kw = guide_kwh / (HOURS_PER_YEAR * years * est.pue)
         per_card_guide = row.initial_cny / row.gpus.count
@@ -315,7 +320,7 @@ def recompute_guide_tco(rows: tuple, gpus: dict[str, GpuSpec], econ: Economics, 
             f"purchase: {row.gpus.count} × {est.gpu_unit_price.amount:,.0f} CNY ({est.gpu_price_kind}, "
             f"{est.gpu_price_date}) + {est.servers} server(s) {est.purchase_rest.amount:,.0f} = "
             f"{est.purchase_total.amount / 1e4:,.1f}万; the guide's {per_card_guide / 1e4:,.1f}万 per card is "
-            f"{per_card_guide / est.gpu_unit_price.amount:.1f}× our card price",
+            f"{per_card_guide / est.gpu_unit_price.amount:.1f}× our card price{matched}",
             f"energy: {est.power_kw_it:.1f} kW around the clock for {years:g} years at PUE {est.pue:g} and "
             f"{cny_per_kwh:g} CNY/kWh = {energy / 1e4:,.0f}万; the guide's {row.energy_cny / 1e4:,.0f}万 would need "
             f"{guide_kw:,.0f} kW of IT load, {guide_kw / est.power_kw_it:.0f}× what these GPUs and servers draw",
