@@ -37,8 +37,9 @@ context_ratio          context / max_context                                    
 =====================  =============================================================  ====================
 
 A derived field passed explicitly is kept as given (the estimator may know better, e.g. an engine's
-memory reservation), but only together with its inputs, which the findings quote. `to_facts()` gives the flat dict the engine asserts, without `None` values.
-This module does not import durable_rules.
+memory reservation), but only together with its inputs, which the findings quote. `to_facts()` gives the
+flat dict the engine asserts, without `None` values; `rules.engine.evaluate` also takes the models
+themselves (then they are not validated twice). This module does not import durable_rules.
 """
 
 from __future__ import annotations
