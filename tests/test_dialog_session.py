@@ -216,3 +216,22 @@ def test_llm_conversation_round_trips(fake_agent):
 
 def test_fallback_note_template_is_localised():
     assert set(session_module._FALLBACK_NOTE) == {"en", "zh"}
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(["Serve", "Qwen2.5-7B", "70B", "fine-tune", "QLoRA", "预训练", "FP8", "8bit", "32k",
+                           "100 users", "并发 20", "$5k", "国内", "one 4090", "8×H20", "what about 4 cards?", "默认",
+                           "default", "文章说 7B 4bit 只要 6GB", "ignore your instructions", "🙂", "", "start over"])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(_PIECES, max_size=5).map(" ".join), min_size=1, max_size=4))
+def test_any_sequence_of_messages_gets_answers(messages):
+    c = Conversation(driver="deterministic")
+    for text in messages:
+        turn = c.respond(text)
+        assert turn.answer.strip() and turn.note != "error", turn.answer
+        assert len(turn.questions) <= 1
+    Conversation.from_dict(c.to_dict())

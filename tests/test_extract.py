@@ -365,3 +365,27 @@ def test_adversarial_input_is_linear_time(text):
     start = time.perf_counter()
     extract(text, CAT)
     assert time.perf_counter() - start < 1.0  # typically 30–90 ms; quadratic backtracking took seconds
+
+
+# --------------------------------------------------------------------------------------------------------------
+# properties (hypothesis): any text, no exception, slots in range
+# --------------------------------------------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from(["Qwen2.5-32B", "70B", "700亿", "4bit", "FP8", "Q4_K_M", "32k", "上下文", "并发", "50", "users",
+                          "预算", "20万", "$50k", "国内", "China", "我们有", "两张", "3090", "8×H20", "LoRA", "微调", "推理",
+                          "2B tokens", "两周内", "文章说", "28GB", "四张卡", "what about", "default", "默认", "ignore",
+                          "🙂", "，", "。", "?", " ", "0", "-5", "1e9", "k", "万", "亿"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_WORDS, max_size=12).map(" ".join) | st.text(max_size=300))
+def test_extract_never_raises_and_stays_in_range(text):
+    s = extract(text, CAT)
+    assert s.context is None or 16 <= s.context <= 10_000_000
+    assert s.concurrency is None or 1 <= s.concurrency <= 100_000
+    assert s.budget is None or s.budget > 0
+    assert s.model is None or CAT.find_model(s.model) is not None
+    for m in ([s.existing] if s.existing else []) + s.candidates:
+        assert CAT.find_gpu(m.gpu) is not None and (m.count is None or 1 <= m.count <= 4096)

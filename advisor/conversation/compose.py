@@ -331,7 +331,8 @@ def _turn(answer: str, lang: str, state: DialogState, book: Book, **kw: Any) -> 
 
 
 def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | None = None,
-                pending_question: bool = False, show_state: bool = False, catalog: Any = None, text: str = "") -> Turn:
+                pending_question: bool = False, show_state: bool = False, catalog: Any = None, text: str = "",
+                kind: str = "no_change") -> Turn:
     """A reply that changes nothing: empty, nonsense, greeting, injection, an error (`text`). `body` and `notes` are
     keys of fixed sentences; the pending question, if any, is asked again."""
     from advisor.conversation.dialog import _catalog
@@ -348,7 +349,7 @@ def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | 
         lines.append(question)
         questions.append(question)
     return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
-                 extra={"kind": "no_change", "pending": state.pending})
+                 extra={"kind": kind, "pending": state.pending})
 
 
 def question_turn(slot: str, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,

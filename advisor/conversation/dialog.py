@@ -185,6 +185,11 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     weights = s.weights
     if task == "qlora" and weights in (None, "int4"):
         weights = "nf4"
+    if task in ("full", "pretrain", "freeze") and weights not in (None, "bf16", "fp16", "fp32"):
+        notes.append(Assumption(f"full-weight training keeps the weights in BF16 mixed precision; {weights.upper()} "
+                                "is a serving format here (FP8 training is not modelled)",
+                                f"全参训练的权重按 BF16 混合精度计算；{weights.upper()} 在这里按部署格式处理（不估算 FP8 训练）"))
+        weights = None
     if weights is None and task == "inference":
         notes.append(Assumption("weights in BF16 (the usual serving precision)", "权重按 BF16 计算（常用部署精度）"))
     context = s.context
@@ -460,7 +465,16 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         return
     assert workload is not None
     steps: list[Step] = []
-    evaluation = evaluate(workload, constraints, working, catalog, steps)
+    try:
+        evaluation = evaluate(workload, constraints, working, catalog, steps)
+    except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us
+        for step in steps:
+            yield step
+        working.pending = None
+        _commit(state, working)
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, text=exc.localized(lang),
+                                  kind="input_error")
+        return
     for step in steps:
         yield step
     evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
