@@ -225,8 +225,10 @@ def test_endless_tool_loop_stops_at_the_step_limit() -> None:
 def test_tool_call_limit_refuses_further_calls() -> None:
     many = AIMessage("", tool_calls=[tool_call("lookup_gpu", {"gpu": g}) for g in ("h100", "h20", "l20", "a800")])
     err, model, steps = fails([many, many], max_tool_calls=3, max_steps=2)
-    assert [s.ok for s in steps[:4]] == [True, True, True, False]
-    assert "limit" in steps[3].summary
+    first_batch = steps[:4]  # the four calls of one step run in parallel: which one is refused varies
+    assert sorted(s.ok for s in first_batch) == [False, True, True, True]
+    assert all("limit" in s.summary for s in steps if not s.ok)
+    assert sum(s.ok for s in steps) == 3  # never more than max_tool_calls ran
 
 
 def test_turn_deadline_bounds_a_slow_model() -> None:
@@ -386,3 +388,10 @@ def test_system_prompt_names_exactly_the_allowed_tools() -> None:
     assert named == ALLOWED
     for rule in ("ask_clarifying_question", "ONE", "language of the user's latest message", "tool result"):
         assert rule in prompts.SYSTEM_PROMPT
+
+
+def test_the_apps_findings_block_is_not_replayed_to_the_model() -> None:
+    earlier = Turn(answer="It needs 134.9 GiB.\n\n**Findings**\n- [block] `sizing-does-not-fit`: Does not fit.")
+    conv = SimpleNamespace(history=[("Llama-3-70B on one H100?", earlier)], lang="en")
+    _, model = drive(["OK."], text="thanks", conversation=conv)
+    assert model.calls[0][2].content == "It needs 134.9 GiB."

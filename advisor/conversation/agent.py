@@ -144,8 +144,14 @@ class TurnState:
     tool_calls: int = 0
     tokens: int = 0
     malformed_reasks: int = 0
-    transport_failures: int = 0
     results: list[ToolResult] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)  # tool calls of one step may run in parallel
+
+    def reserve_tool_call(self) -> bool:
+        """Count one tool call; False when the turn's limit is already used up."""
+        with self.lock:
+            self.tool_calls += 1
+            return self.tool_calls <= self.settings.max_tool_calls
 
     def remaining(self) -> float:
         return self.deadline - self.clock()
@@ -237,8 +243,6 @@ def _build_middleware() -> Any:
                 except Exception as exc:  # noqa: BLE001 - classified below
                     reason, retryable, after = _classify(exc)
                     log.info("model call failed (%s): %s", reason, exc)
-                    if reason in ("rate_limited", "server_error", "timeout", "unreachable"):
-                        st.transport_failures += 1
                     if not retryable or attempt >= st.settings.max_retries:
                         raise _Stop(AgentUnavailable(reason, str(exc)[:200])) from exc
                     delay = after if after is not None else min(
@@ -281,18 +285,19 @@ def _build_middleware() -> Any:
             call = request.tool_call
             if st.cancel.is_set():
                 raise _Stop(AgentUnavailable("timeout", "cancelled"))
-            if st.tool_calls >= st.settings.max_tool_calls:
-                result = ToolResult(str(call.get("name")), False, dict(call.get("args") or {}),
+            if st.reserve_tool_call():
+                result = call_tool(call.get("name"), call.get("args"))
+            else:
+                args = call.get("args") if isinstance(call.get("args"), dict) else {}
+                result = ToolResult(str(call.get("name"))[:80], False, dict(args),
                                     {"ok": False, "error": "tool-call limit for this turn reached; answer now with "
                                                            "the results you have"},
                                     error="tool-call limit reached")
-            else:
-                result = call_tool(call.get("name"), call.get("args"))
-            st.tool_calls += 1
-            st.results.append(result)
+            with st.lock:
+                st.results.append(result)
             st.events.put(("step", result.step()))
             return ToolMessage(content=result.content(), name=result.name if result.name in ALLOWED else "unknown",
-                               tool_call_id=call.get("id") or f"call_{st.tool_calls}",
+                               tool_call_id=call.get("id") or f"call_{len(st.results)}",
                                status="success" if result.ok else "error", artifact=result)
 
     return Guard()
@@ -585,9 +590,13 @@ def _history(conversation: Any, s: Settings) -> list[Any]:
         answer = getattr(turn, "answer", None) if not isinstance(turn, str) else turn
         if not user or not answer:
             continue
+        answer = _FINDINGS_SECTION.split(str(answer))[0]  # the app's own findings block: not for the model to copy
         out.append(HumanMessage(content=str(user)[: s.max_input_chars]))
         out.append(AIMessage(content=str(answer)[:3000]))
     return out
+
+
+_FINDINGS_SECTION = re.compile(r"\n\n\*\*(?:Findings|规则提示)\*\*\n")
 
 
 def _system_prompt(conversation: Any, lang: str) -> str:
