@@ -56,7 +56,8 @@ class ThroughputEstimate(_Result):
     replicas: PositiveInt
     weights: str
     kv: str
-    context: PositiveInt  # KV length the decode step reads, per sequence
+    context: PositiveInt  # tokens per sequence (prompt + output): what the memory/capacity check holds
+    decode_context: PositiveInt  # KV length the decode step reads per sequence (mean while generating)
     prompt_tokens: PositiveInt
     output_tokens: PositiveInt
     concurrency: PositiveInt
@@ -94,8 +95,8 @@ class ThroughputEstimate(_Result):
             "ceiling_tokens_per_s": self.ceiling_tokens_per_s,
             "layout": {"gpu": self.gpu, "count": self.count, "tp": self.tp, "replicas": self.replicas},
             "workload": {"model": self.model, "weights": self.weights, "kv": self.kv, "context": self.context,
-                         "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens,
-                         "concurrency": self.concurrency},
+                         "decode_context": self.decode_context, "prompt_tokens": self.prompt_tokens,
+                         "output_tokens": self.output_tokens, "concurrency": self.concurrency},
             "decode_step_s": self.decode_step.model_dump(),
             "prefill_step_s": self.prefill_step.model_dump(),
             "capacity": self.capacity.model_dump() if self.capacity else None,

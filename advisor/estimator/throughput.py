@@ -424,7 +424,7 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
                             f"{capacity.ms_per_token_at_max:.1f} ms/token per sequence")
     return ThroughputEstimate(
         model=model.id, gpu=gpu.id, count=count, tp=tp, replicas=replicas, weights=prof.weights, kv=kv,
-        context=decode_ctx, prompt_tokens=prompt, output_tokens=output, concurrency=concurrency,
+        context=context, decode_context=decode_ctx, prompt_tokens=prompt, output_tokens=output, concurrency=concurrency,
         decode_tokens_per_s=per_seq, decode_tokens_per_s_total=total, ms_per_token=t_dec * 1e3,
         prefill_tokens_per_s=prefill_tps, ttft_s=ttft, e2e_s=ttft + output * t_dec, bound=dstep.bound,
         prefill_bound=pstep.bound, decode_step=dstep.to_model(), prefill_step=pstep.to_model(),

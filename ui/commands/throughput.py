@@ -88,7 +88,7 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
         limit = est.capacity.max_concurrency // est.replicas if est.capacity else None
         users = est.replicas * max_concurrency_for_latency(
             model, gpu, est.tp, calib, ms_per_token=args.max_ms_per_token, weights=args.weights, kv=args.kv,
-            context=est.context, limit=limit)
+            context=est.decode_context, limit=limit)
     return est, model, gpu, users
 
 
@@ -101,12 +101,11 @@ def run(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
-    sys.stdout.write(render(est, model, gpu, users, args.max_ms_per_token, args.context))
+    sys.stdout.write(render(est, model, gpu, users, args.max_ms_per_token))
     return 0
 
 
-def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: float | None = None,
-           context: int | None = None) -> str:
+def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: float | None = None) -> str:
     layout = f"{est.count} × {gpu.name}" + (f" (TP {est.tp} × {est.replicas} replicas)" if est.replicas > 1 else
                                             (f" (TP {est.tp})" if est.tp > 1 else ""))
     lines = [
@@ -123,8 +122,7 @@ def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: 
     if est.capacity is not None:
         cap = est.capacity
         at = f", {cap.ms_per_token_at_max:.1f} ms/token there" if cap.ms_per_token_at_max else ""
-        lines.append(f"  capacity      {cap.max_concurrency:,} sequences of {context or est.context} tokens fit in "
-                     f"memory{at}")
+        lines.append(f"  capacity      {cap.max_concurrency:,} sequences of {est.context} tokens fit in memory{at}")
     if users is not None:
         lines.append(f"  latency goal  {users:,} concurrent users at ≤ {target_ms:g} ms/token")
     lines += ["", "formulas:"] + [f"  - {f}" for f in est.formulas]
