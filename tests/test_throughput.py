@@ -251,3 +251,23 @@ def test_unknown_formats_are_input_errors():
         speed_profile(CAT.model("llama-3-8b"), "int3", "fp16", 1)
     with pytest.raises(InputError, match="KV-cache format"):
         speed_profile(CAT.model("llama-3-8b"), "bf16", "fp6", 1)
+
+
+def test_calibration_constants_are_cited_and_validated(tmp_path):
+    from advisor.estimator.calibration import load_calibration as load
+    from knowledge.errors import CatalogError
+
+    assert CAL.source_ids() <= set(CAT.sources), CAL.source_ids() - set(CAT.sources)
+    bad = tmp_path / "calibration.yaml"
+    text = (CAL.model_dump_json())
+    import json
+
+    data = json.loads(text)
+    data["inference"]["compute_efficiency"]["value"] = 1.7  # an efficiency above 1 would beat the datasheet
+    bad.write_text(json.dumps(data))
+    with pytest.raises(CatalogError, match="calibration.yaml"):
+        load(bad)
+    del data["inference"]["compute_efficiency"]
+    bad.write_text(json.dumps(data))
+    with pytest.raises(CatalogError, match="compute_efficiency"):
+        load(bad)
