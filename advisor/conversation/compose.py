@@ -12,6 +12,7 @@ GiB (2^30 bytes) for memory, GB (1e9 bytes) only where a quoted figure is compar
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from advisor.conversation.dialog import (
@@ -72,18 +73,8 @@ class Book:
     def text(self, text: str, name: str, source: str) -> str:
         """Tool-provided text (a rule's message, its citation, a launch hint): every number in it is recorded
         with the unit printed after it, so the text can be shown unchanged."""
-        from advisor.conversation.grounding import extract as find_numbers
-
-        for m in find_numbers(text):
-            unit = text[m.start:m.end]
-            digits = re.match(r"^[^\d]*[\d.,]+", unit)
-            unit = unit[digits.end():].strip() if digits else ""
-            dim = m.candidates[0].dim if m.candidates else ""
-            if dim in ("CNY", "USD") and not unit:
-                unit = dim
-            elif dim == "gpus":
-                unit = "GPUs"  # "4× L20": a GPU count
-            self.add(f"{name}: {m.text}", m.number, unit, source)
+        for shown, number, unit in _numbers_in(text):
+            self.add(f"{name}: {shown}", number, unit, source)
         return text
 
     def tokens(self, name: str, value: float, source: str, lang: str) -> str:
@@ -95,6 +86,26 @@ class Book:
         if value >= 1e6:
             return self.num(name, value / 1e6, "M tokens", source, _digits(value / 1e6))
         return self.num(name, value, "tokens", source)
+
+
+@lru_cache(maxsize=4096)
+def _numbers_in(text: str) -> tuple[tuple[str, float, str], ...]:
+    """(as printed, value, unit) of each number in `text`, read by the grounding gate's own parser (memoised:
+    rule messages and citations repeat from turn to turn)."""
+    from advisor.conversation.grounding import extract as find_numbers
+
+    out = []
+    for m in find_numbers(text):
+        unit = text[m.start:m.end]
+        digits = re.match(r"^[^\d]*[\d.,]+", unit)
+        unit = unit[digits.end():].strip() if digits else ""
+        dim = m.candidates[0].dim if m.candidates else ""
+        if dim in ("CNY", "USD") and not unit:
+            unit = dim
+        elif dim == "gpus":
+            unit = "GPUs"  # "4× L20": a GPU count
+        out.append((m.text, float(m.number), unit))
+    return tuple(out)
 
 
 def _digits(x: float) -> int:
