@@ -452,6 +452,9 @@ def _config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: 
         fits=opt.fits, headroom_ratio=min(1.0, opt.headroom_ratio),
         flash_attention=w.flash_attention,
         power_limit_w=c.power_limit_w,
+        params=float(_param_fields(ctx.model)["params"]),
+        tco_years=opt.tco["years"] if opt.tco else None,
+        tp_divides_heads=_valid_tp(ctx.model, opt.layout["tp"]),
     )
     if est.cpu.total:
         facts.update(offload_cpu_bytes=est.cpu.total, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)
