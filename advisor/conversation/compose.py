@@ -277,8 +277,13 @@ def question_text(slot: str | None, state: DialogState, lang: str, catalog: Any 
         return (f"每个请求的上下文长度（输入 + 输出）是多少？默认 {ctx}。" if zh else
                 f"What context length per request (prompt + output)? Default: {ctx}.")
     if slot == "weights":
-        return ("权重用什么精度：BF16（默认）、FP8、INT8，还是 4-bit 量化（AWQ/GPTQ、GGUF Q4_K_M）？" if zh else
-                "Which precision for the weights: BF16 (default), FP8, INT8, or 4-bit (AWQ/GPTQ, GGUF Q4_K_M)?")
+        from advisor.conversation.dialog import default_weights
+
+        native = default_weights(s.model).upper()
+        options = [f for f in ("BF16", "FP8", "INT8") if f != native]
+        return (f"权重用什么精度：{native}（默认，模型发布时的精度）、{'、'.join(options)}，还是 4-bit 量化（AWQ/GPTQ、GGUF Q4_K_M）？" if zh else
+                f"Which precision for the weights: {native} (default, the checkpoint's own), {', '.join(options)}, "
+                "or 4-bit (AWQ/GPTQ, GGUF Q4_K_M)?")
     if slot == "region":
         default = "中国大陆" if zh else "outside China"
         return (f"部署在哪里：中国大陆（只考虑国内可买到的卡）还是海外？默认：{default}。" if zh else
@@ -679,7 +684,9 @@ def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> st
 def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
     """The default a slot had before the user set it ("BF16 (default)")."""
     if slot == "weights":
-        default = "BF16"
+        from advisor.conversation.dialog import default_weights
+
+        default = default_weights(ev.workload.model).upper() if ev.workload.task == "inference" else "BF16"
     elif slot == "context":
         default = book.tokens("previous context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
     elif slot == "concurrency":

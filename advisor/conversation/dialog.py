@@ -191,7 +191,9 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
                                 f"全参训练的权重按 BF16 混合精度计算；{weights.upper()} 在这里按部署格式处理（不估算 FP8 训练）"))
         weights = None
     if weights is None and task == "inference":
-        notes.append(Assumption("weights in BF16 (the usual serving precision)", "权重按 BF16 计算（常用部署精度）"))
+        native = default_weights(s.model)
+        notes.append(Assumption(f"weights in {native.upper()}, the checkpoint's own precision",
+                                f"权重按 {native.upper()} 计算（模型发布时的精度）"))
     context = s.context
     if context is None:
         context = DEFAULT_CONTEXT
@@ -237,6 +239,16 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         return Workload(**kwargs), notes
     except ValidationError as exc:
         raise _input_error(exc) from None
+
+
+def default_weights(model_id: str | None) -> str:
+    """The serving precision the estimator assumes when none is given: the checkpoint's own (FP8 for DeepSeek-V3)."""
+    spec = _catalog().find_model(model_id) if model_id else None
+    if spec is None:
+        return "bf16"
+    from advisor.estimator.memory import default_inference_format
+
+    return default_inference_format(spec)
 
 
 def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints, list[Assumption]]:
