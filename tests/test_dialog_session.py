@@ -235,3 +235,18 @@ def test_any_sequence_of_messages_gets_answers(messages):
         assert turn.answer.strip() and turn.note != "error", turn.answer
         assert len(turn.questions) <= 1
     Conversation.from_dict(c.to_dict())
+
+
+def test_workload_and_constraints_can_be_set_by_a_driver():
+    from advisor.workload import Constraints, ExistingGpus, Workload
+
+    c = Conversation(driver="deterministic")
+    c.workload = Workload(model="llama-3.1-8b", context=8192, concurrency=16)
+    c.constraints = Constraints(region="cn", existing=ExistingGpus(gpu="rtx-4090", count=2))
+    assert c.workload.model == "llama-3.1-8b" and c.workload.context == 8192
+    assert c.constraints.region == "cn" and c.constraints.existing.count == 2
+    turn = c.respond("what about FP8?")
+    assert turn.extra["kind"] == "answer" and c.workload.weights == "fp8"
+    assert c.workload.concurrency == 16 and c.constraints.existing.gpu == "rtx-4090"
+    c.workload = None
+    assert c.workload is None
