@@ -114,7 +114,7 @@ def train(context: int = 2048) -> dict[str, Any]:
 class Case:
     id: str  # names the guide row
     row: str  # the guide's row and column, in its words
-    cell: tuple[str, str, str]  # where load_guides() holds it: ("size", size, column) or ("tier", tier id, basic|advanced)
+    cell: tuple[str, str, str]  # where load_guides() holds it: ("size", size, column) or ("tier", id, basic|advanced)
     guide_config: str  # as the guide prints it
     gpu: str
     count: int
@@ -347,7 +347,8 @@ def test_recommendation_names_the_guide_row(case: Case) -> None:
     if kind == "size":
         expected = "size-table-" + key.removesuffix("参数").removesuffix("+").lower()
     else:
-        expected = {"individual": "tier-personal", "small-team": "tier-small-team", "large-team": "tier-large-team"}[key]
+        expected = {"individual": "tier-personal", "small-team": "tier-small-team",
+                    "large-team": "tier-large-team"}[key]
     if expected not in ids and expected == "tier-personal" and case.model == "qwen2.5-14b":
         pytest.xfail("rules/scenario.py ends tier 1 at 14.5e9 parameters; Qwen2.5-14B has 14.77e9")
     assert expected in ids, sorted(ids)
