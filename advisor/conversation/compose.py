@@ -971,7 +971,7 @@ def _money_of(book: Book, name: str, m: Any, source: str) -> str:
     return book.money(name, float(m["amount"]), m["currency"], source)
 
 
-def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None) -> str:
+def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_years: int | None = None) -> str:
     """Purchase, power, TCO over the years, renting the same GPU-hours, break-even utilisation and cost per
     million tokens of one option (advisor.estimator.cost via the recommender), with the dated inputs."""
     t = o.tco
@@ -995,6 +995,12 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None) -> str:
         lines.append(f"- {'电费' if zh else 'power'}: {power}{'/年' if zh else '/year'} ({kwh}{'/年' if zh else '/year'})")
     tco = _money_of(book, "total cost of ownership", t["tco"], src)
     lines.append(f"- TCO: {tco}")
+    asked = asked_years
+    if asked and abs(float(asked) - float(t.get("years", 3))) > 1e-9:
+        lines.append(f"- （您问的是 {book.count('TCO years asked', asked, 'years', SRC_USER)} 年；这里按 {years} 计算，"
+                     "推荐器目前不支持其他年限）" if zh else
+                     f"- (you asked for {book.count('TCO years asked', asked, 'years', SRC_USER)} years; this is over "
+                     f"{years}, the recommender's horizon)")
     cloud = t.get("cloud") or {}
     if cloud.get("cost"):
         rent = _money_of(book, "renting the same GPU-hours", cloud["cost"], f"{src} (cloud {cloud.get('provider', '')})")
@@ -1103,7 +1109,7 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     lead = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
     if lead is not None:
         lines.append(_rec_breakdown(lead, book, lang))
-        cost = _rec_cost(lead, book, lang, state.slots.buy_or_rent) if lead.fits else ""
+        cost = _rec_cost(lead, book, lang, state.slots.buy_or_rent, state.slots.tco_years) if lead.fits else ""
         if cost:
             lines.append(cost)
         if lead.launch_hint and lead.fits:
