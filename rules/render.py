@@ -17,6 +17,8 @@ every rule's firing scenarios).
 
 from __future__ import annotations
 
+import math
+
 import string
 from collections.abc import Mapping
 from functools import lru_cache
@@ -30,6 +32,13 @@ from rules.sources import citation
 MISSING = "?"
 ARCH_NAMES = {"volta": "Volta", "turing": "Turing", "ampere": "Ampere", "ada": "Ada Lovelace", "hopper": "Hopper",
               "blackwell": "Blackwell", "cdna2": "CDNA 2", "cdna3": "CDNA 3", "davinci": "Da Vinci"}
+
+
+def significant(value: float, digits: int = 4) -> float:
+    """`value` rounded to `digits` significant digits for display (34.4883 GB → 34.49 GB; 1978.9 → 1979)."""
+    if not value or not math.isfinite(value) or float(value).is_integer():
+        return value
+    return round(value, digits - 1 - int(math.floor(math.log10(abs(value)))))
 
 
 def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> dict[str, Any]:
@@ -51,11 +60,14 @@ def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> di
     ctx["claim_quote_zh"] = fact.get("claim_text") or fact.get("claim_en") or fact.get("claim_id")
     ctx["correction_note"] = f" {fact['correction']}" if fact.get("correction") else ""
     ctx["correction_note_zh"] = fact.get("correction_zh") or fact.get("correction") or ""  # English beats nothing
+    for key in ("computed_value", "stated_value"):
+        if isinstance(fact.get(key), float):
+            ctx[key] = significant(fact[key])
     unit = fact.get("computed_unit") or fact.get("unit")
     ctx.setdefault("computed_unit", unit)
     if isinstance(fact.get("computed_value"), (int, float)) and unit:
-        ctx["computed_note"] = f" (computed: {fact['computed_value']:,g} {unit})"
-        ctx["computed_note_zh"] = f"（计算值：{fact['computed_value']:,g} {unit}）"
+        ctx["computed_note"] = f" (computed: {ctx['computed_value']:,g} {unit})"
+        ctx["computed_note_zh"] = f"（计算值：{ctx['computed_value']:,g} {unit}）"
     else:
         ctx["computed_note"] = ctx["computed_note_zh"] = ""
     kv, context = fact.get("kv_cache_bytes"), fact.get("context")

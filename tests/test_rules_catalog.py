@@ -12,6 +12,7 @@ from rules.engine import evaluate
 from rules.facts import ClaimFacts, ConfigFacts
 from rules.gpus import FAMILY_NAMES, family_of
 from rules.meta import get_rule
+from rules.render import significant
 from tests.rules_cases import bases
 
 CATALOG = load_catalog()
@@ -137,7 +138,7 @@ def test_every_guide_claim_renders_as_one_claim_finding() -> None:
         assert "?" not in hit.message, hit.message
         computed = claim.computed.value
         if isinstance(computed, (int, float)) and not isinstance(computed, bool):
-            assert f"{float(computed):,g}" in hit.message, (claim.id, hit.message)
+            assert f"{significant(float(computed)):,g}" in hit.message, (claim.id, hit.message)
 
 
 def test_design_errors_are_flagged_wrong() -> None:
