@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 
 import pytest
@@ -30,6 +31,15 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "ADVISOR_SETTINGS", "ADVISOR_MODEL",
                 "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2"):
         monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_agent_threads():
+    """A timed-out turn leaves its worker to finish on its own; wait for it so tests stay independent."""
+    yield
+    for thread in threading.enumerate():
+        if thread.name == "advisor-agent":
+            thread.join(timeout=10)
     agent_module.reset_breakers()
 
 

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from advisor.conversation.prompts import SLOT_ORDER, SLOTS
+from advisor.conversation.prompts import SLOTS
 from advisor.conversation.turn import Number, Step
 from advisor.workload import Currency, KvFormat, Optimizer, Recompute, Region, Task, WeightFormat, Workload
 from knowledge.errors import AdvisorError
@@ -1120,5 +1120,5 @@ def langchain_tools(names: Iterable[str] | None = None) -> list[Any]:
     return tools
 
 
-__all__ = ["ALLOWED", "TOOLS", "SLOT_ORDER", "ToolResult", "ToolSpec", "call_tool", "langchain_tools", "num",
+__all__ = ["ALLOWED", "TOOLS", "ToolResult", "ToolSpec", "call_tool", "langchain_tools", "num",
            "fmt_bytes", "fmt_money", "fmt_seconds", "fmt_tokens_s", "fmt_flops", "fmt_bandwidth", "fmt_pct"]
