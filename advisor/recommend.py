@@ -844,7 +844,8 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
                      *, catalog: Catalog | None = None, model: ModelSpec | None = None) -> list[Option]:
     """Each (gpu, count) as the user named it: memory, speed, price and findings, fitting or not.
 
-    The layout is the one the search would use for that count (training: the lightest ZeRO stage that fits)."""
+    The layout is the one the search would use for that count (training: the lightest ZeRO stage that fits with
+    headroom and within the host RAM assumed for offload, else the lightest that fits at all)."""
     constraints = constraints or Constraints()
     model, catalog = resolve_inputs(workload, constraints, catalog, model)
     ctx = _Ctx(model, workload, constraints, catalog)
