@@ -349,8 +349,6 @@ def test_recommendation_names_the_guide_row(case: Case) -> None:
     else:
         expected = {"individual": "tier-personal", "small-team": "tier-small-team",
                     "large-team": "tier-large-team"}[key]
-    if expected not in ids and expected == "tier-personal" and case.model == "qwen2.5-14b":
-        pytest.xfail("rules/scenario.py ends tier 1 at 14.5e9 parameters; Qwen2.5-14B has 14.77e9")
     assert expected in ids, sorted(ids)
 
 
