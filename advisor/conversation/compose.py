@@ -819,16 +819,59 @@ def _opt_notes(o: Any, lang: str) -> str:
     if not o.fits:
         bits.append("放不下" if lang == "zh" else "does not fit")
     bits += [_l(MISS.get(m, (m, m)), lang) for m in o.misses if o.fits]
+    flagged = [f for f in o.findings if f.severity in ("block", "warn")]
+    flagged.sort(key=lambda f: f.severity != "block")
+    bits += [f"⚠ {f.rule_id}" for f in flagged[:2]]
     return "，".join(bits) if lang == "zh" else ", ".join(bits)
 
 
-def _options_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
+CHINA_STATUS = {"available": ("available", "可购买"), "restricted": ("restricted", "受限"),
+                "licence_required": ("licence required", "需许可"), "china_variant": ("China variant", "中国特供"),
+                "not_sold": ("not sold", "不在售")}
+
+
+def _china(o: Any, lang: str) -> str:
+    from advisor.conversation.dialog import _catalog
+
+    spec = _catalog().find_gpu(o.gpu)
+    if spec is None:
+        return "—"
+    status = _l(CHINA_STATUS.get(spec.china.status, (spec.china.status, spec.china.status)), lang)
+    when = spec.china.as_of.isoformat()
+    return f"{status}（截至 {when}）" if lang == "zh" else f"{status} (as of {when})"
+
+
+def _opt_tco(o: Any, book: Book, lang: str) -> str:
+    t = o.tco or {}
+    if not t.get("tco"):
+        return "—"
+    return _money_of(book, f"TCO of {o.count}× {o.gpu_name}", t["tco"], "advisor.estimator.cost.estimate_tco")
+
+
+def _options_table(opts: list[Any], book: Book, lang: str, w: Any, region: str | None = None) -> str:
     zh = lang == "zh"
     speed = ("训练时间" if zh else "training time") if w.is_training else ("生成速度" if zh else "decode speed")
-    head = (f"| 配置 | 并行 | 每卡显存 / 可用 | {speed} | 显卡价格 | 说明 |\n|---|---|---|---|---|---|" if zh else
-            f"| configuration | layout | memory per GPU / usable | {speed} | GPU price | notes |\n|---|---|---|---|---|---|")
-    rows = [f"| {_opt_name(o, book)} | {_opt_layout(o, lang, book)} | {_opt_memory(o, book, lang)} | "
-            f"{_opt_speed(o, book, lang, w)} | {_opt_price(o, book, lang)} | {_opt_notes(o, lang)} |" for o in opts]
+    with_tco = any((o.tco or {}).get("tco") for o in opts)
+    years = next((o.tco.get("years") for o in opts if (o.tco or {}).get("tco")), None)
+    cols = ["配置", "并行", "每卡显存 / 可用", speed, "显卡价格"] if zh else \
+        ["configuration", "layout", "memory per GPU / usable", speed, "GPU price"]
+    if with_tco:
+        y = book.num("TCO years", float(years or 3), "years", "advisor.estimator.cost.estimate_tco", 0, suffix="")
+        cols.append(f"TCO（{y} 年）" if zh else f"TCO ({y} years)")
+    if region == "cn":
+        cols.append("国内供货" if zh else "China market")
+    cols.append("说明" if zh else "notes")
+    head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
+    rows = []
+    for o in opts:
+        cells = [_opt_name(o, book), _opt_layout(o, lang, book), _opt_memory(o, book, lang), _opt_speed(o, book, lang, w),
+                 _opt_price(o, book, lang)]
+        if with_tco:
+            cells.append(_opt_tco(o, book, lang))
+        if region == "cn":
+            cells.append(_china(o, lang))
+        cells.append(_opt_notes(o, lang))
+        rows.append("| " + " | ".join(cells) + " |")
     return head + "\n" + "\n".join(rows)
 
 
@@ -1096,16 +1139,17 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     lines.append(_job_line(ev, book, lang))
     shown = list(ev.user_options)
     others = [o for o in rec.options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
+    region = ev.constraints.region
     if shown:
-        lines.append(_options_table(shown, book, lang, w))
+        lines.append(_options_table(shown, book, lang, w, region))
         if others and not any(u.fits and u.meets_targets for u in shown):
             lines.append(("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**"))
-            lines.append(_options_table(others[:3], book, lang, w))
+            lines.append(_options_table(others[:3], book, lang, w, region))
     elif rec.options:
-        lines.append(_options_table(rec.options[:4], book, lang, w))
+        lines.append(_options_table(rec.options[:4], book, lang, w, region))
     elif rec.closest:
         lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")
-        lines.append(_options_table(rec.closest[:3], book, lang, w))
+        lines.append(_options_table(rec.closest[:3], book, lang, w, region))
     lead = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
     if lead is not None:
         lines.append(_rec_breakdown(lead, book, lang))
