@@ -284,7 +284,14 @@ def _first_fit(ctx: _Ctx, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]
             est, w = found
             if _sized(est, gpu):
                 return est, w, layout
+            if w.is_training and _unshardable_exceeds(est, gpu):
+                return None  # activations and runtime overhead do not shrink with more data-parallel GPUs
     return None
+
+
+def _unshardable_exceeds(est: MemoryEstimate, gpu: GpuSpec) -> bool:
+    """Per-GPU memory that data parallelism cannot shard (activations + overhead) already leaves no headroom."""
+    return est.per_gpu.activations + est.per_gpu.overhead > (1 - MIN_HEADROOM) * est.usable_bytes(gpu)
 
 
 def _weights_cannot_fit(ctx: _Ctx, gpu: GpuSpec, layout: Layout) -> bool:
@@ -573,7 +580,10 @@ def _search_gpu(ctx: _Ctx, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tuple[
         best = opt
         if not any(m in SPEED_MISSES for m in opt.misses):
             return opt, None
-        remaining = [(n, k) for n, k in remaining if n > layout.count]  # more GPUs for speed
+        needed = layout.count + 1
+        if "deadline" in opt.misses:  # wall-clock time scales at best as 1/GPUs: skip counts that cannot meet it
+            needed = max(needed, math.ceil(layout.count * opt.training["wall_s"] / ctx.constraints.deadline_s))
+        remaining = [(n, k) for n, k in remaining if n >= needed]  # more GPUs for speed
     if best is not None:
         return best, None
     near = _closest(ctx, gpu, pairs)
