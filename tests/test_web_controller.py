@@ -35,22 +35,39 @@ def _texts(history):
     return [m["content"] for m in history]
 
 
-def test_turn_streams_pending_then_steps_then_answer_and_panels(ctl):
+def test_fast_turn_is_one_update_with_answer_exports_and_panels(ctl):
     state = SessionState()
     updates, final = _run(ctl, "Llama 70B for 50 users", state)
-    assert updates[0]["chatbot"][-1]["metadata"]["status"] == "pending"
-    assert updates[1]["chatbot"][-2]["metadata"]["title"] == "🛠️ recommend"  # step shown while still working
+    assert len(updates) == 1  # deterministic turns take milliseconds: no intermediate updates to pay for
     history = final["chatbot"]
     assert [m["role"] for m in history] == ["user", "assistant", "assistant"]
+    assert history[1]["metadata"]["title"] == "🛠️ recommend" and history[1]["metadata"]["status"] == "done"
     assert history[-1]["content"].startswith("Turn 1: **2× H100-SXM**")
-    assert final["table"]["data"][0][2] == "2× h100-sxm (tp=2)"
-    assert sum(r["GiB"] for r in final["memory"] if r["option"].startswith("1.")) == pytest.approx(80.0)
-    assert "capability.nvlink.4090" in final["findings"]
+    panels = ctl.panels(state, "en")
+    assert panels["table"]["data"][0][2] == "2× NVIDIA H100 SXM (TP 2)"
+    assert sum(r["GiB"] for r in panels["memory"] if r["option"].startswith("1.")) == pytest.approx(80.0)
+    assert "capability.nvlink.4090" in panels["findings"]
     md, js = Path(final["export_md"]), Path(final["export_json"])
     assert md.read_text().startswith("# GPU recommendation") and "Llama 70B for 50 users" in md.read_text()
     assert json.loads(js.read_text())["options"][0]["per_gpu_bytes"]["total"] == 60 * GIB
     assert final["raw"]["mode"] == "deterministic" and final["raw"]["numbers"][0]["unit"] == "bytes"
     assert "deterministic" in final["mode"]
+
+
+def test_slow_llm_turn_shows_pending_and_steps_as_they_come(tmp_path, monkeypatch):
+    import ui.web as web
+
+    class Llm(FakeConversation):
+        driver = "llm"
+        settings = type("S", (), {"model": "qwen-test"})()
+
+    monkeypatch.setattr(web, "STREAM_INTERVAL_S", 0.0)
+    ctl = ChatController(Llm, exports=ExportStore(str(tmp_path)), sweep=_no_sweep)
+    updates, final = _run(ctl, "Llama 70B")
+    assert updates[0]["chatbot"][-1]["metadata"]["status"] == "pending"
+    assert updates[1]["chatbot"][-2]["metadata"]["title"] == "🛠️ recommend"  # shown while still working
+    assert updates[1]["chatbot"][-1]["metadata"]["status"] == "pending"
+    assert "`qwen-test`" in final["mode"] or "qwen-test" in final["mode"]
 
 
 def test_follow_up_keeps_history_and_the_same_conversation(ctl):
@@ -65,10 +82,11 @@ def test_follow_up_keeps_history_and_the_same_conversation(ctl):
 def test_clarifying_turn_keeps_the_last_recommendation_for_export(ctl):
     state = SessionState()
     _, first = _run(ctl, "Llama 70B", state)
+    table = ctl.panels(state, "en")["table"]
     _, second = _run(ctl, "clarify please", state)
     assert second["raw"]["questions"] == ["Which model?"]
     assert second["export_md"] == first["export_md"]  # nothing new to quote: the previous quote stays
-    assert second["table"] == first["table"]
+    assert ctl.panels(state, "en")["table"] == table
 
 
 def test_sessions_are_isolated(ctl):
@@ -117,7 +135,11 @@ def test_factory_failure_is_a_reply(tmp_path):
     assert final["chatbot"][-1]["content"] == "设置有误"
 
 
-def test_streamed_text_deltas_are_shown(tmp_path):
+def test_streamed_text_deltas_are_shown(tmp_path, monkeypatch):
+    import ui.web as web
+
+    monkeypatch.setattr(web, "STREAM_INTERVAL_S", 0.0)
+
     class Streaming(FakeConversation):
         def stream(self, text):
             yield "Hello "
@@ -127,7 +149,7 @@ def test_streamed_text_deltas_are_shown(tmp_path):
 
     ctl = ChatController(Streaming, exports=ExportStore(str(tmp_path)), sweep=_no_sweep)
     updates, final = _run(ctl, "hi there")
-    assert [u["chatbot"][-1]["content"] for u in updates[1:3]] == ["Hello ", "Hello world"]
+    assert [u["chatbot"][-1]["content"] for u in updates[:2]] == ["Hello ", "Hello world"]
     assert final["chatbot"][-1]["content"] == "Hello world"
 
 
@@ -136,9 +158,9 @@ def test_language_of_panels_follows_the_interface(ctl):
     _run(ctl, "Llama 70B", state, lang="en")
     zh = ctl.panels(state, "zh")
     assert zh["table"]["headers"][1] == "方案" and "没有 NVLink" in zh["findings"]
-    assert Path(zh["export_md"]).read_text().startswith("# GPU 配置建议")
+    assert Path(ctl.export_files(state, "zh")[0]).read_text().startswith("# GPU 配置建议")
     empty = ctl.panels(SessionState(), "en")
-    assert empty["table"]["data"] == [] and empty["export_md"] is None
+    assert empty["table"]["data"] == [] and ctl.export_files(SessionState(), "en") == (None, None)
 
 
 def test_mode_of_conversations():
@@ -222,3 +244,38 @@ def test_body_limit_refuses_large_requests():
 
     assert client.post("/", content=chunks()).status_code == 413
     assert client.post("/gradio_api/upload", content=b"x").status_code == 403  # no file inputs, no uploads
+
+
+def test_real_conversation_panels_and_context_sweep(tmp_path):
+    """With the real deterministic conversation: the sweep reproduces the first option's per-GPU total at the
+    asked context (else it would not be drawn), memory grows with context, and the chart matches the option."""
+    ctl = ChatController(exports=ExportStore(str(tmp_path)))
+    state = SessionState()
+    _run(ctl, "Serve Llama 3 70B in INT4 with 8k context for 50 users", state)
+    top = state.last_result.options[0]
+    panels = ctl.panels(state, "en")
+    totals = {r["context"]: r["GiB"] for r in panels["context"] if r["series"] == "total per GPU"}
+    assert totals[8192] == pytest.approx(top["per_gpu_bytes"]["total"] / GIB, abs=1e-3)
+    ordered = [totals[c] for c in sorted(totals)]
+    assert ordered == sorted(ordered) and ordered[-1] > ordered[0]
+    bar = {r["part"]: r["GiB"] for r in panels["memory"] if r["option"].startswith("1.")}
+    assert bar["weights"] == pytest.approx(top["per_gpu_bytes"]["weights"] / GIB, abs=1e-3)
+    assert panels["table"]["data"][0][3] == f"{top['per_gpu_bytes']['total'] / GIB:,.1f}"
+
+
+def test_llm_mode_badge_and_fallback_note_with_an_unreachable_model(tmp_path, monkeypatch):
+    """A configured but unreachable model: the badge names the model, the answer comes from the deterministic
+    dialog with the conversation's note, and the badge says this turn did not use the model."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # discard port: connection refused
+    monkeypatch.setenv("ADVISOR_MODEL", "qwen2.5-72b-instruct")
+    monkeypatch.setenv("ADVISOR_MAX_RETRIES", "0")
+    monkeypatch.setenv("ADVISOR_TURN_TIMEOUT_S", "5")
+    ctl = ChatController(exports=ExportStore(str(tmp_path)), sweep=_no_sweep)
+    assert ctl.startup_mode() == ("llm", "qwen2.5-72b-instruct")
+    state = SessionState()
+    updates, final = _run(ctl, "Serve Llama 3 8B with 4k context for 10 users", state)
+    assert updates[0]["chatbot"][-1]["metadata"]["status"] == "pending"  # LLM turns show progress at once
+    assert final["raw"]["mode"] == "deterministic" and final["raw"]["note"]
+    assert "`qwen2.5-72b-instruct`" in final["mode"] and "not used" in final["mode"]
+    assert final["raw"]["note"][:20] in final["chatbot"][-1]["content"]

@@ -97,19 +97,32 @@ def test_options_table_values():
     assert table["headers"][0] == "#" and len(table["headers"]) == len(table["data"][0])
     first, second = table["data"]
     # 60 GiB per GPU = 60 * 2^30 bytes; throughput is the total decode rate; price keeps currency and date
-    assert first == [1, "balanced", "2× h100-sxm (tp=2)", "60.0", "yes", "2,075", "60,000 USD (2025-06-01)",
-                     "95,000 USD / 3 y"]
-    assert second[3] == "30.5" and second[-1] == "–"
+    # purchase = the TCO's purchase total (GPUs + server); without a TCO, card price × count (4 × 9,000)
+    assert first == [1, "best value", "2× NVIDIA H100 SXM (TP 2)", "60.0", "yes", "2,075", "75,000 USD",
+                     "95,000 USD / 3 y", "30,000 USD (2025-06-01)"]
+    assert second[1] == "lowest cost" and second[3] == "30.5" and second[6] == "36,000 USD" and second[7] == "–"
     zh = R.options_table(OPTIONS, "zh")
-    assert zh["headers"][3] == "单卡 GiB" and zh["data"][0][4] == "是" and zh["data"][0][-1].endswith("/ 3 年")
+    assert zh["headers"][3] == "单卡 GiB" and zh["data"][0][4] == "是" and zh["data"][0][7].endswith("/ 3 年")
+    assert zh["data"][0][1] == "性价比最高"
 
 
 def test_options_table_training_throughput_and_missing_fields():
     opt = {"gpu": "a100-80g", "count": 8, "fits": False, "throughput": {"tokens_per_s": 12345.6},
            "price": {"amount": 1_200_000, "currency": "CNY"}}
     row = R.options_table([opt])["data"][0]
-    assert row[2] == "8× a100-80g" and row[3] == "–" and row[4] == "NO" and row[5] == "12,346"
-    assert row[6] == "1,200,000 CNY"
+    assert row[1] == "–" and row[2] == "8× a100-80g" and row[3] == "–" and row[4] == "NO" and row[5] == "12,346"
+    assert row[6] == "9,600,000 CNY" and row[8] == "1,200,000 CNY"
+
+
+@pytest.mark.parametrize("layout, text", [
+    ({"tp": 4, "pp": 1, "dp": 1, "zero": 0, "offload": "none"}, "TP 4"),
+    ({"tp": 2, "pp": 2}, "TP 2 × PP 2"),
+    ({"tp": 1, "pp": 1, "dp": 8, "zero": 3, "offload": "optimizer"}, "DP 8, ZeRO-3, offload optimizer"),
+    ({"tp": 1, "pp": 1, "dp": 1, "zero": 0}, "1 GPU"),
+    ("TP 2", "TP 2"), (None, "–"),
+])
+def test_layout_text(layout, text):
+    assert R._layout_text(layout) == text
 
 
 def test_memory_chart_rows_stack_to_capacity():
@@ -138,7 +151,7 @@ def test_cost_throughput_rows_keep_one_currency():
     cny = {**OPTIONS[1], "price": {"amount": 250000, "currency": "CNY"}}
     rows = R.cost_throughput_rows([OPTIONS[0], cny, OPTIONS[1]])
     assert [(r["option"], r["price"], r["tokens_per_s"]) for r in rows] == [
-        ("1. 2× h100-sxm", 60000.0, 2075.0), ("3. 4× l40s", 36000.0, 1000.0)]
+        ("1. 2× h100-sxm", 75000.0, 2075.0), ("3. 4× l40s", 36000.0, 1000.0)]
 
 
 def test_context_sweep_uses_the_estimator_values():
@@ -174,7 +187,8 @@ def test_export_markdown_is_a_pasteable_quote():
     md = R.export_markdown(_turn(), question="70B for <50> users", lang="en", generated_at=when)
     assert md.startswith("# GPU recommendation\n") and "2025-07-01 12:00 UTC" in md
     assert "> 70B for &lt;50&gt; users" in md
-    assert "| 1 | balanced | 2× h100-sxm (tp=2) | 60.0 |" in md
+    assert "| 1 | best value | 2× NVIDIA H100 SXM (TP 2) | 60.0 |" in md
+    assert "`vllm serve meta-llama/Meta-Llama-3-70B --tensor-parallel-size 2`" in md
     assert "| weights | 35.00 |" in md and "| free (to capacity) | 20.00 |" in md and "2^30" in md
     assert "- model: llama-3-70b" in md and "- budget" not in md  # empty workload fields are left out
     assert "source: NVIDIA RTX 4090 spec sheet" in md
@@ -196,3 +210,13 @@ def test_labels_exist_in_both_languages():
         assert set(texts) == {"en", "zh"}, key
     assert R.label("too_long", "fr", n=5, limit=4).startswith("That message")  # unknown language: English
     assert sum(R.detect_lang(e) == "zh" for e in R.EXAMPLES) >= 5 and sum(R.detect_lang(e) == "en" for e in R.EXAMPLES) >= 5
+
+
+def test_compact_option_keeps_contract_and_totals():
+    full = {**OPTIONS[0], "throughput": {**OPTIONS[0]["throughput"], "formulas": ["x"] * 50}}
+    c = R.compact_option(full)
+    assert c["per_gpu_bytes"]["total"] == 60 * GIB and c["price"]["as_of"] == "2025-06-01"
+    assert c["purchase"] == {"amount": 75000.0, "currency": "USD"}
+    assert c["tco"] == {"amount": 95000.0, "currency": "USD", "years": 3.0}
+    assert c["finding_ids"] == ["sanity.headroom"] and "formulas" not in c["throughput"]
+    assert R.compact_option(OPTIONS[1])["purchase"] == {"amount": 36000.0, "currency": "USD"}

@@ -11,21 +11,32 @@ from rules.findings import Finding
 
 GIB = 2**30
 
+LAYOUT = {"pp": 1, "dp": 1, "zero": 0, "offload": "none", "engine": "vllm", "weights": "int4", "kv": "fp16",
+          "recompute": None}
+
+# Shaped like `advisor.recommend.Option.to_contract()`: `price` is one card, the TCO holds the purchase total.
 OPTIONS = [
-    {"gpu": "h100-sxm", "count": 2, "layout": {"tp": 2}, "label": "balanced",
+    {"gpu": "h100-sxm", "gpu_name": "NVIDIA H100 SXM", "count": 2, "nodes": 1, "layout": {"tp": 2, **LAYOUT},
+     "labels": ["best_value"],
      "per_gpu_bytes": {"weights": 35 * GIB, "gradients": 0, "optimizer_states": 0, "activations": 2 * GIB,
                        "kv_cache": 20 * GIB, "overhead": 3 * GIB, "total": 60 * GIB},
      "capacity_bytes": 80 * GIB, "fits": True,
      "throughput": {"decode_tokens_per_s": 41.5, "decode_tokens_per_s_total": 2075.0},
-     "price": {"amount": 60000.0, "currency": "USD", "as_of": "2025-06-01"},
-     "tco": {"amount": 95000.0, "currency": "USD", "years": 3},
+     "price": {"amount": 30000.0, "currency": "USD", "as_of": "2025-06-01"},
+     "tco": {"currency": "USD", "years": 3.0,
+             "purchase": {"gpus": {"amount": 60000.0, "currency": "USD"},
+                          "rest_of_system": {"amount": 15000.0, "currency": "USD"},
+                          "total": {"amount": 75000.0, "currency": "USD"}},
+             "tco": {"amount": 95000.0, "currency": "USD"}},
+     "launch_hint": "vllm serve meta-llama/Meta-Llama-3-70B --tensor-parallel-size 2",
      "findings": [{"rule_id": "sanity.headroom", "severity": "info", "message": "25% headroom", "source": "estimator"}]},
-    {"gpu": "l40s", "count": 4, "layout": {"tp": 4}, "label": "budget",
+    {"gpu": "l40s", "gpu_name": "NVIDIA L40S", "count": 4, "nodes": 1, "layout": {"tp": 4, **LAYOUT},
+     "labels": ["lowest_cost"],
      "per_gpu_bytes": {"weights": 17.5 * GIB, "gradients": 0, "optimizer_states": 0, "activations": 1 * GIB,
                        "kv_cache": 10 * GIB, "overhead": 2 * GIB, "total": 30.5 * GIB},
      "capacity_bytes": 48 * GIB, "fits": True,
      "throughput": {"decode_tokens_per_s": 20.0, "decode_tokens_per_s_total": 1000.0},
-     "price": {"amount": 36000.0, "currency": "USD", "as_of": "2025-06-01"}, "findings": []},
+     "price": {"amount": 9000.0, "currency": "USD", "as_of": "2025-06-01"}, "tco": None, "findings": []},
 ]
 
 FINDING = Finding(rule_id="capability.nvlink.4090", severity="warn", message="The RTX 4090 has no NVLink.",

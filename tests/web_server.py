@@ -32,14 +32,15 @@ def offline_env(**extra: str) -> dict[str, str]:
 class WebServer:
     """`with WebServer() as url:` runs the real app; `args` are extra `gpu-advisor web` flags."""
 
-    def __init__(self, *args: str, port: int | None = None, timeout_s: float = 90.0, **env: str) -> None:
+    def __init__(self, *args: str, port: int | None = None, timeout_s: float = 90.0, name: str = "web-server",
+                 **env: str) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.args = list(args)
         self.env = offline_env(**env)
         self.timeout_s = timeout_s
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log_path = ROOT / "tests" / "artifacts" / f"web-server-{self.port}.log"
+        self.log_path = ROOT / "tests" / "artifacts" / f"{name}.log"
 
     def __enter__(self) -> str:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)

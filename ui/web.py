@@ -191,14 +191,17 @@ class SessionState:
     last_question: str = ""
     exports: tuple[str, str] | None = None
     exports_lang: str | None = None
+    last_turn: Any = None  # the latest Turn, whatever it carried
+    last_raw: dict[str, Any] | None = None  # its JSON (API output)
 
 
-PANEL_KEYS = ("memory", "table", "findings", "context", "cost", "export_md", "export_json")
+# Intermediate chat updates (tool steps, streamed text) are sent at most this often, in seconds.
+STREAM_INTERVAL_S = 0.1
 
 
 class ChatController:
-    """Runs one chat turn and says what the page should show; yields dicts keyed like `OUTPUT_KEYS`
-    (missing keys mean "leave unchanged"). Never raises: errors become a reply in the user's language."""
+    """Runs one chat turn and says what the page should show; yields dicts keyed like `CHAT_KEYS` (missing keys
+    mean "as before"). Never raises: errors become a reply in the user's language."""
 
     def __init__(self, conversation_factory: Callable[[], Any] | None = None, *,
                  exports: ExportStore | None = None,
@@ -211,6 +214,11 @@ class ChatController:
 
     # --- one turn ---------------------------------------------------------------------------------------
     def turn(self, message: Any, state: SessionState | None, ui_lang: str = "en") -> Iterator[dict[str, Any]]:
+        """Yield {"chatbot", "state", and on the last update "raw", "mode", "export_md", "export_json"}.
+
+        Intermediate updates (tool steps, streamed text) are sent at most every `STREAM_INTERVAL_S`, so a turn
+        that finishes in milliseconds (deterministic mode) costs one update; slow LLM turns show their steps live.
+        """
         state = state if isinstance(state, SessionState) else SessionState()
         ui_lang = ui_lang if ui_lang in R.LANGS else "en"
         text = message if isinstance(message, str) else ""
@@ -225,28 +233,35 @@ class ChatController:
         try:
             if state.conv is None:
                 state.conv = self.factory()
-            yield {"chatbot": [*history, R.pending_message(lang)], "state": state}
+            last = time.monotonic()
+            if conversation_mode(state.conv)[0] == "llm":  # a model turn takes seconds: show it is working
+                yield {"chatbot": [*history, R.pending_message(lang)], "state": state}
             final = None
             shown: list[dict[str, Any]] = []
             partial = ""
             for item in state.conv.stream(text):
+                if _is_turn(item):
+                    final = item
+                    continue
                 if isinstance(item, str):  # an answer delta, when a driver streams text
                     partial += item
-                    yield {"chatbot": [*history, *shown, R.assistant_message(partial)]}
-                elif _is_turn(item):
-                    final = item
+                    tail = R.assistant_message(partial)
                 else:
                     shown.append(R.step_message(item, len(shown) + 1))
-                    yield {"chatbot": [*history, *shown, R.pending_message(lang)]}
+                    tail = R.pending_message(lang)
+                if time.monotonic() - last >= STREAM_INTERVAL_S:
+                    last = time.monotonic()
+                    yield {"chatbot": [*history, *shown, tail], "state": state}
             if final is None:
                 raise RuntimeError("the conversation returned no answer")
             history.extend(shown)
             history.append(R.assistant_message(R.answer_markdown(final)))
             if R.has_result(final):
                 state.last_result, state.last_question, state.exports = final, text, None
-            out: dict[str, Any] = {"chatbot": list(history), "state": state, "raw": turn_json(final)}
-            out["mode"] = self.mode_text(state, ui_lang, final)
-            out.update(self.panels(state, ui_lang))
+            state.last_turn, state.last_raw = final, turn_json(final)
+            out: dict[str, Any] = {"chatbot": list(history), "state": state, "raw": state.last_raw,
+                                   "mode": self.mode_text(state, ui_lang, final)}
+            out["export_md"], out["export_json"] = self.export_files(state, ui_lang)
             yield out
         except Exception as exc:  # noqa: BLE001 - the page must get a reply, never a traceback
             log.exception("web chat turn failed")
@@ -258,19 +273,25 @@ class ChatController:
 
     # --- the panels beside the chat ----------------------------------------------------------------------
     def panels(self, state: SessionState, lang: str) -> dict[str, Any]:
-        """Chart rows, table, findings, plots and export files for the latest recommendation (empty when none)."""
+        """Chart rows, table, findings and plots for the latest recommendation (empty when there is none)."""
         turn = state.last_result
         if turn is None:
             return {"memory": [], "table": R.options_table([], lang), "findings": R.label("no_result", lang),
-                    "context": [], "cost": [], "export_md": None, "export_json": None}
+                    "context": [], "cost": []}
         options = list(getattr(turn, "options", []) or [])
-        out = {
+        return {
             "memory": R.memory_chart_rows(turn, lang, capacity_of=self.capacity_of),
             "table": R.options_table(options, lang),
             "findings": R.findings_markdown(turn, lang),
             "context": self.context_rows(turn, lang),
             "cost": R.cost_throughput_rows(options),
         }
+
+    def export_files(self, state: SessionState, lang: str) -> tuple[str | None, str | None]:
+        """(Markdown, JSON) export files of the latest recommendation in `lang`, written once per result."""
+        turn = state.last_result
+        if turn is None:
+            return None, None
         if state.exports is None or state.exports_lang != lang:
             try:
                 state.exports = self.exports.write(
@@ -280,8 +301,7 @@ class ChatController:
             except OSError:
                 log.exception("could not write export files")
                 state.exports = None
-        out["export_md"], out["export_json"] = state.exports or (None, None)
-        return out
+        return state.exports or (None, None)
 
     def context_rows(self, turn: Any, lang: str) -> list[dict[str, Any]]:
         try:
@@ -343,30 +363,35 @@ def _first_capacity(turn: Any) -> float | None:
 
 
 def turn_json(turn: Any) -> dict[str, Any]:
-    """The turn as the API returns it: the `ask --json` contract plus mode details and the structured result."""
+    """The turn as the /chat API returns it: the `ask --json` contract (answer, questions, numbers, findings,
+    mode) plus language, model, note, the options (compact: `web_render.compact_option`), the first option's
+    memory breakdown, the workload as understood, and the tool steps (name, arguments, duration, ok)."""
     doc = turn.to_contract() if hasattr(turn, "to_contract") else {"answer": getattr(turn, "answer", "")}
     doc.update({
         "lang": getattr(turn, "lang", None),
         "model_name": getattr(turn, "model_name", None),
         "note": getattr(turn, "note", ""),
-        "options": list(getattr(turn, "options", []) or []),
+        "options": [R.compact_option(o) for o in getattr(turn, "options", []) or [] if isinstance(o, Mapping)],
         "memory": getattr(turn, "memory", None),
         "workload": getattr(turn, "workload", {}) or {},
-        "steps": [s.model_dump() if hasattr(s, "model_dump") else dict(s) for s in getattr(turn, "steps", []) or []],
+        "steps": [{k: v for k, v in (s.model_dump() if hasattr(s, "model_dump") else dict(s)).items()
+                   if k != "summary"} for s in getattr(turn, "steps", []) or []],
     })
     return doc
 
 
-def _layout_fields(layout: Any, count: Any) -> dict[str, int]:
+def _layout_fields(layout: Any, count: Any, nodes: Any = 1) -> dict[str, Any]:
     """Workload fields of an option's layout: a dict ({"tp": 2}) or the recommender's text ("TP 2 × PP 2",
     "DP 8, ZeRO-3", "1 GPU"); `gpus` is the option's count."""
     import re
 
-    fields: dict[str, int] = {}
+    fields: dict[str, Any] = {}
     if isinstance(count, int) and count > 0:
         fields["gpus"] = count
     if isinstance(layout, Mapping):
-        fields.update({k: int(v) for k, v in layout.items() if k in ("tp", "pp", "gpus", "nodes", "zero") and v})
+        from advisor.workload import Workload
+
+        fields.update({k: v for k, v in layout.items() if k in Workload.model_fields and v is not None})
     elif isinstance(layout, str):
         for key, pattern in (("tp", r"\bTP\s*(\d+)"), ("pp", r"\bPP\s*(\d+)"), ("zero", r"ZeRO-?(\d)")):
             m = re.search(pattern, layout, re.I)
@@ -396,6 +421,9 @@ def estimator_context_sweep(turn: Any) -> Callable[[int], Mapping[str, Any] | No
     gpu = catalog.gpu(str(first["gpu"]))
     fields = {k: v for k, v in job.items() if k in Workload.model_fields and v is not None}
     fields.update(_layout_fields(first.get("layout"), first.get("count")))
+    nodes = first.get("nodes")
+    if isinstance(nodes, int) and nodes > 1 and isinstance(first.get("count"), int):
+        fields.update(nodes=nodes, gpus=max(1, first["count"] // nodes))
     base = Workload(**fields)
 
     def per_gpu(ctx: int) -> Mapping[str, Any] | None:
@@ -427,14 +455,27 @@ def catalog_capacity(gpu_id: str) -> float | None:
 # -------------------------------------------------------------------------------------------------------------
 # The Gradio app
 
-OUTPUT_KEYS = ("chatbot", "state", "mode", "memory", "table", "findings", "context", "cost", "export_md",
-               "export_json", "raw")
+# Outputs of the /chat endpoint (the State is not part of the API) and of the panel refresh that follows it.
+CHAT_KEYS = ("chatbot", "state", "mode", "export_md", "export_json", "raw")
+PANEL_KEYS = ("memory", "table", "findings", "context", "cost")
+MEMORY_COLUMNS = ["option", "part", "GiB", "order"]
+CONTEXT_COLUMNS = ["context", "series", "GiB"]
+COST_COLUMNS = ["option", "price", "currency", "tokens_per_s"]
 
 CSS = """
 #mode-badge {font-size: 0.9em; padding: 0.2em 0.6em; border-radius: 6px; background: var(--block-background-fill);}
 #result-col .block {margin-bottom: 0.3em;}
-footer {display: none !important;}
+#findings {max-height: 420px; overflow-y: auto;}
 """
+
+AXIS = {
+    "gib": {"en": "GiB per GPU", "zh": "单卡 GiB"},
+    "part": {"en": "part", "zh": "组成"},
+    "series": {"en": "series", "zh": "曲线"},
+    "context": {"en": "context length (tokens)", "zh": "上下文长度（tokens）"},
+    "price": {"en": "price", "zh": "价格"},
+    "option": {"en": "option", "zh": "方案"},
+}
 
 
 def _color_map() -> dict[str, str]:
@@ -445,7 +486,12 @@ def _color_map() -> dict[str, str]:
 
 def build_app(settings: WebSettings | None = None, *, conversation_factory: Callable[[], Any] | None = None,
               controller: ChatController | None = None) -> Any:
-    """The Gradio Blocks of the web chat, with its queue configured from `settings` (not launched)."""
+    """The Gradio Blocks of the web chat, with its queue configured from `settings` (not launched).
+
+    Events: Enter/Send shows the user's message at once (outside the queue), then `/chat` (queued, streaming)
+    answers and updates the mode, exports and turn JSON, then a private refresh redraws the chart, table,
+    findings and plots from the session's latest recommendation. The language toggle relabels the page.
+    """
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     import gradio as gr
     import pandas as pd
@@ -458,34 +504,19 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
     def frame(rows: list[dict[str, Any]], columns: list[str]) -> Any:
         return pd.DataFrame(rows, columns=columns)
 
-    def to_outputs(update: dict[str, Any]) -> tuple[Any, ...]:
-        values = []
-        for key in OUTPUT_KEYS:
-            if key not in update:
-                values.append(gr.skip())
-                continue
-            v = update[key]
-            if key == "memory":
-                v = frame(v, ["option", "part", "GiB", "order"])
-            elif key == "context":
-                v = frame(v, ["context", "series", "GiB"])
-            elif key == "cost":
-                v = frame(v, ["option", "price", "currency", "tokens_per_s"])
-            elif key in ("export_md", "export_json"):
-                v = gr.update(value=v, interactive=bool(v))
-            values.append(v)
-        return tuple(values)
+    def session_of(state: Any) -> SessionState:
+        return state if isinstance(state, SessionState) else SessionState()
 
     with gr.Blocks(title="GPU Advisor · GPU 选型顾问", analytics_enabled=False, delete_cache=(1800, 7200),
                    fill_width=True) as demo:
         session = gr.State(None)
         with gr.Row(equal_height=True):
             header = gr.Markdown(f"## {L('title')}\n{L('subtitle')}", elem_id="header")
-            lang = gr.Radio([("English", "en"), ("中文", "zh")], value="en", label=L("language"), scale=0,
+            lang = gr.Radio([("English", "en"), ("中文", "zh")], value="en", label="Language · 界面语言", scale=0,
                             min_width=220, elem_id="ui-lang")
         mode_md = gr.Markdown(R.mode_badge(*ctl.startup_mode(), "en"), elem_id="mode-badge")
         with gr.Row():
-            with gr.Column(scale=5, min_width=380):
+            with gr.Column(scale=4, min_width=380):
                 chatbot = gr.Chatbot(label=L("chat"), height=600, elem_id="chat", sanitize_html=True,
                                      render_markdown=True, allow_tags=False, latex_delimiters=[],
                                      feedback_options=None, buttons=["copy"], autoscroll=True)
@@ -497,63 +528,79 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 examples = gr.Examples(R.EXAMPLES, inputs=[box], label=L("examples"), examples_per_page=10)
                 new = gr.Button(L("new"), size="sm", variant="secondary", elem_id="new-conversation")
             with gr.Column(scale=5, min_width=360, elem_id="result-col"):
-                memory = gr.BarPlot(None, x="option", y="GiB",
-                                    color="part", label=L("memory_chart"), y_title="GiB per GPU",
-                                    x_title=" ", color_map=_color_map(), caption=L("memory_caption"),
-                                    sort=None, elem_id="memory-chart", x_label_angle=0)
+                memory = gr.BarPlot(None, x="option", y="GiB", color="part", label=L("memory_chart"),
+                                    y_title=AXIS["gib"]["en"], x_title=" ", color_title=AXIS["part"]["en"],
+                                    color_map=_color_map(), caption=L("memory_caption"), sort=None,
+                                    elem_id="memory-chart")
                 table = gr.Dataframe(R.options_table([], "en"), label=L("options"), interactive=False, wrap=True,
-                                     elem_id="options-table", max_height=320)
+                                     elem_id="options-table", max_height=360,
+                                     column_widths=["4%", "12%", "22%", "8%", "7%", "9%", "13%", "13%", "12%"])
                 findings = gr.Markdown(L("no_result"), label=L("findings"), elem_id="findings",
                                        container=True, show_label=True)
                 with gr.Row():
-                    export_md = gr.DownloadButton(L("export_md"), value=None, interactive=False, size="sm",
-                                                  elem_id="export-md")
-                    export_json = gr.DownloadButton(L("export_json"), value=None, interactive=False, size="sm",
-                                                    elem_id="export-json")
+                    export_md = gr.DownloadButton(L("export_md"), value=None, size="sm", elem_id="export-md")
+                    export_json = gr.DownloadButton(L("export_json"), value=None, size="sm", elem_id="export-json")
                 with gr.Tabs():
                     with gr.Tab(L("context_plot"), id="ctx") as ctx_tab:
-                        context = gr.LinePlot(None, x="context", y="GiB",
-                                              color="series", label=L("context_plot"), x_title="context (tokens)",
-                                              y_title="GiB per GPU", elem_id="context-plot")
+                        context = gr.LinePlot(None, x="context", y="GiB", color="series", label=L("context_plot"),
+                                              x_title=AXIS["context"]["en"], y_title=AXIS["gib"]["en"],
+                                              color_title=AXIS["series"]["en"], elem_id="context-plot")
                     with gr.Tab(L("cost_plot"), id="cost") as cost_tab:
-                        cost = gr.ScatterPlot(None, x="price",
-                                              y="tokens_per_s", color="option", label=L("cost_plot"),
-                                              x_title="price", y_title="tokens/s", elem_id="cost-plot")
+                        cost = gr.ScatterPlot(None, x="price", y="tokens_per_s", color="option",
+                                              label=L("cost_plot"), x_title=AXIS["price"]["en"], y_title="tokens/s",
+                                              color_title=AXIS["option"]["en"], elem_id="cost-plot")
                 with gr.Accordion(L("raw"), open=False) as raw_acc:
                     raw = gr.JSON(label="turn", elem_id="raw-json")
 
-        outputs = [chatbot, session, mode_md, memory, table, findings, context, cost, export_md, export_json, raw]
+        chat_outputs = [chatbot, session, mode_md, export_md, export_json, raw]
+        panel_outputs = [memory, table, findings, context, cost]
 
-        def take(text: str) -> tuple[str, str]:
-            return "", text
+        def take(text: str, state: Any, ui_lang: str) -> tuple[Any, ...]:
+            """Clear the box and show the question at once, with a "working" line, while the turn waits/runs."""
+            st = session_of(state)
+            text = text if isinstance(text, str) else ""
+            shown = [*st.history, R.user_message(text, _detect(text, ui_lang)), R.pending_message(ui_lang)]
+            return "", text, shown
 
-        def chat(message: str, ui_lang: str, state: SessionState | None = None) -> Iterator[tuple[Any, ...]]:
-            for update in ctl.turn(message, state, ui_lang):
-                yield to_outputs(update)
+        def chat(message: str, ui_lang: str, state: Any = None) -> Iterator[tuple[Any, ...]]:
+            st = session_of(state)
+            current = {"mode": ctl.mode_text(st, ui_lang, st.last_turn), "raw": st.last_raw,
+                       "export_md": (st.exports or (None, None))[0], "export_json": (st.exports or (None, None))[1]}
+            for update in ctl.turn(message, st, ui_lang):
+                current.update(update)
+                current.setdefault("state", st)
+                yield tuple(current[k] for k in CHAT_KEYS)
+
+        def panel_values(st: SessionState, ui_lang: str) -> tuple[Any, ...]:
+            p = ctl.panels(st, ui_lang)
+            return (frame(p["memory"], MEMORY_COLUMNS), p["table"], p["findings"],
+                    frame(p["context"], CONTEXT_COLUMNS), frame(p["cost"], COST_COLUMNS))
+
+        def refresh(ui_lang: str, state: Any) -> tuple[Any, ...]:
+            return panel_values(session_of(state), ui_lang)
 
         def reset(ui_lang: str) -> tuple[Any, ...]:
             fresh = SessionState()
-            return to_outputs({"chatbot": [], "state": fresh, "mode": ctl.mode_text(fresh, ui_lang), "raw": None,
-                               **ctl.panels(fresh, ui_lang)})
+            return ([], fresh, ctl.mode_text(fresh, ui_lang), None, None, None, *panel_values(fresh, ui_lang))
 
-        def relabel(ui_lang: str, state: SessionState | None) -> tuple[Any, ...]:
+        def relabel(ui_lang: str, state: Any) -> tuple[Any, ...]:
             ui_lang = ui_lang if ui_lang in R.LANGS else "en"
-            state = state if isinstance(state, SessionState) else SessionState()
-            p = ctl.panels(state, ui_lang)
+            st = session_of(state)
+            mem, tab, fin, ctx, cst = panel_values(st, ui_lang)
+            md_path, json_path = ctl.export_files(st, ui_lang)
             return (
-                ctl.mode_text(state, ui_lang),
-                gr.update(value=frame(p["memory"], ["option", "part", "GiB", "order"]),
-                          label=L("memory_chart", ui_lang), caption=L("memory_caption", ui_lang)),
-                gr.update(value=p["table"], label=L("options", ui_lang)),
-                gr.update(value=p["findings"], label=L("findings", ui_lang)),
-                gr.update(value=frame(p["context"], ["context", "series", "GiB"]), label=L("context_plot", ui_lang)),
-                gr.update(value=frame(p["cost"], ["option", "price", "currency", "tokens_per_s"]),
-                          label=L("cost_plot", ui_lang)),
-                gr.update(value=p["export_md"], interactive=bool(p["export_md"]), label=L("export_md", ui_lang)),
-                gr.update(value=p["export_json"], interactive=bool(p["export_json"]),
-                          label=L("export_json", ui_lang)),
+                ctl.mode_text(st, ui_lang, st.last_turn),
+                gr.update(value=mem, label=L("memory_chart", ui_lang), caption=L("memory_caption", ui_lang),
+                          y_title=AXIS["gib"][ui_lang], color_title=AXIS["part"][ui_lang]),
+                gr.update(value=tab, label=L("options", ui_lang)),
+                gr.update(value=fin, label=L("findings", ui_lang)),
+                gr.update(value=ctx, label=L("context_plot", ui_lang), x_title=AXIS["context"][ui_lang],
+                          y_title=AXIS["gib"][ui_lang], color_title=AXIS["series"][ui_lang]),
+                gr.update(value=cst, label=L("cost_plot", ui_lang), x_title=AXIS["price"][ui_lang],
+                          color_title=AXIS["option"][ui_lang]),
+                gr.update(value=md_path, label=L("export_md", ui_lang)),
+                gr.update(value=json_path, label=L("export_json", ui_lang)),
                 gr.update(value=f"## {L('title', ui_lang)}\n{L('subtitle', ui_lang)}"),
-                gr.update(label=L("language", ui_lang)),
                 gr.update(label=L("chat", ui_lang)),
                 gr.update(placeholder=L("placeholder", ui_lang), label=L("input", ui_lang)),
                 gr.update(value=L("send", ui_lang)),
@@ -564,18 +611,21 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 gr.update(label=L("raw", ui_lang)),
             )
 
-        gr.on([box.submit, send.click], take, inputs=[box], outputs=[box, pending], queue=False,
-              api_visibility="private", show_progress="hidden").then(
-            chat, inputs=[pending, lang, session], outputs=outputs, api_name="chat",
-            show_progress="hidden", concurrency_limit=settings.concurrency, concurrency_id="chat")
-        new.click(reset, inputs=[lang], outputs=outputs, api_visibility="private", queue=False,
-                  show_progress="hidden")
+        gr.on([box.submit, send.click], take, inputs=[box, session, lang], outputs=[box, pending, chatbot],
+              queue=False, api_visibility="private", show_progress="hidden").then(
+            chat, inputs=[pending, lang, session], outputs=chat_outputs, api_name="chat",
+            show_progress="hidden", concurrency_limit=settings.concurrency, concurrency_id="chat").then(
+            refresh, inputs=[lang, session], outputs=panel_outputs, api_visibility="private", queue=False,
+            show_progress="hidden")
+        new.click(reset, inputs=[lang], outputs=chat_outputs + panel_outputs, api_visibility="private",
+                  queue=False, show_progress="hidden")
         lang.change(relabel, inputs=[lang, session],
                     outputs=[mode_md, memory, table, findings, context, cost, export_md, export_json,
-                             header, lang, chatbot, box, send, new, examples.dataset, ctx_tab, cost_tab, raw_acc],
+                             header, chatbot, box, send, new, examples.dataset, ctx_tab, cost_tab, raw_acc],
                     api_visibility="private", queue=False, show_progress="hidden")
 
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
+    demo._advisor_controller = ctl  # for serve()'s start-up line and for tests
     return demo
 
 
@@ -659,6 +709,12 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
         log.warning("serving on %s without authentication; put it behind a proxy with TLS and auth, or pass --auth",
                     settings.host)
     demo = build_app(settings, conversation_factory=conversation_factory)
+    if block:
+        controller = getattr(demo, "_advisor_controller", None)
+        mode, model = controller.startup_mode() if controller else ("deterministic", None)
+        print(f"GPU Advisor web chat: http://{settings.host}:{settings.port}/ — mode: "
+              + (f"LLM ({model})" if mode == "llm" else "deterministic (no OPENAI_API_KEY / ADVISOR_MODEL set)")
+              + (", login required" if settings.auth else ""), flush=True)
     try:
         demo.launch(prevent_thread_lock=not block, quiet=not block, **launch_kwargs(settings))
     except OSError as exc:

@@ -36,7 +36,6 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "Which GPUs, how many, and what they cost for an LLM job — every number computed and cited.",
         "zh": "大模型推理、微调、预训练该用哪种 GPU、几张、花多少钱——每个数字都有计算过程和出处。",
     },
-    "language": {"en": "Interface language", "zh": "界面语言"},
     "chat": {"en": "Conversation", "zh": "对话"},
     "input": {"en": "Your question", "zh": "你的问题"},
     "placeholder": {
@@ -305,42 +304,78 @@ def option_tokens_per_s(option: Mapping[str, Any]) -> float | None:
     return None
 
 
+def _money(value: Any) -> tuple[float | None, str | None]:
+    """(amount, currency) from a number or an {"amount", "currency"} dict."""
+    if isinstance(value, Mapping):
+        return _num(value.get("amount")), value.get("currency")
+    return _num(value), None
+
+
 def option_price(option: Mapping[str, Any]) -> tuple[float | None, str | None, str | None]:
-    """(amount, currency, as_of) of the option's purchase price, as the recommender gives it."""
+    """(amount, currency, as_of) of one GPU of the option, as the recommender gives it (`price` is per card)."""
     price = option.get("price")
     if isinstance(price, Mapping):
         return _num(price.get("amount")), price.get("currency"), price.get("as_of")
     return _num(price), None, None
 
 
+def option_purchase(option: Mapping[str, Any]) -> tuple[float | None, str | None]:
+    """(amount, currency) of buying the whole configuration: the TCO's purchase total (GPUs plus the rest of the
+    server, as `advisor.recommend.total_price`), else GPU price × count; None when the catalog has no price."""
+    tco = option.get("tco")
+    if isinstance(tco, Mapping) and isinstance(tco.get("purchase"), Mapping):
+        amount, currency = _money(tco["purchase"].get("total"))
+        if amount is not None:
+            return amount, currency or tco.get("currency")
+    unit, currency, _ = option_price(option)
+    count = option.get("count")
+    if unit is None or not isinstance(count, int):
+        return None, None
+    return unit * count, currency
+
+
 def option_tco(option: Mapping[str, Any]) -> tuple[float | None, str | None, Any]:
     """(amount, currency, years) of the option's total cost of ownership, when the recommender adds one."""
     tco = option.get("tco")
     if isinstance(tco, Mapping):
-        amount = None
-        for key in ("amount", "total", "total_amount", "tco", "total_cost"):
-            amount = _num(tco.get(key))
+        for key in ("tco", "total", "amount", "total_cost"):
+            amount, currency = _money(tco.get(key))
             if amount is not None:
-                break
-        if amount is None and isinstance(tco.get("total"), Mapping):  # {"total": {"amount", "currency"}}
-            amount = _num(tco["total"].get("amount"))
-            return amount, tco["total"].get("currency") or tco.get("currency"), tco.get("years")
-        return amount, tco.get("currency"), tco.get("years")
+                return amount, currency or tco.get("currency"), tco.get("years")
+        return None, None, None
     return _num(tco), None, None
 
 
-def option_label(option: Mapping[str, Any]) -> str:
-    """The recommender's name for the option's place in the ranking (budget / balanced / best, fit, existing…)."""
-    for key in ("label", "kind", "tier", "role"):
+LABEL_NAMES = {
+    "lowest_cost": {"en": "lowest cost", "zh": "成本最低"},
+    "best_value": {"en": "best value", "zh": "性价比最高"},
+    "best_performance": {"en": "best performance", "zh": "性能最好"},
+    "existing": {"en": "your GPUs", "zh": "现有显卡"},
+}
+
+
+def option_label(option: Mapping[str, Any], lang: str = "en") -> str:
+    """The recommender's names for the option's place in the ranking (lowest cost, best value, …)."""
+    labels = option.get("labels")
+    if isinstance(labels, (list, tuple)) and labels:
+        return ", ".join(LABEL_NAMES.get(str(x), {}).get(lang) or str(x).replace("_", " ") for x in labels)
+    for key in ("label", "kind", "tier"):
         if option.get(key):
             return str(option[key])
     return "–"
 
 
 def option_name(option: Mapping[str, Any]) -> str:
-    """"2× H100-SXM" style name of an option."""
+    """"2× NVIDIA H100 SXM" style name of an option."""
     count = option.get("count")
     gpu = str(option.get("gpu_name") or option.get("gpu") or "?")
+    return f"{count}× {gpu}" if count else gpu
+
+
+def option_short(option: Mapping[str, Any]) -> str:
+    """"2× h100-sxm": count and catalog id, short enough for a chart axis."""
+    count = option.get("count")
+    gpu = str(option.get("gpu") or option.get("gpu_name") or "?")
     return f"{count}× {gpu}" if count else gpu
 
 
@@ -353,20 +388,34 @@ def _fits_text(fits: Any, lang: str) -> str:
 
 
 def _layout_text(layout: Any) -> str:
+    """"TP 4", "TP 2 × PP 2", "DP 8, ZeRO-3", "1 GPU" from a layout dict; text layouts as given."""
     if isinstance(layout, Mapping):
-        return ", ".join(f"{k}={v}" for k, v in layout.items() if v not in (None, "", 1) or k in ("tp",))
+        def n(key: str) -> int:
+            v = layout.get(key)
+            return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+
+        shard = " × ".join(f"{name} {n(key)}" for key, name in (("tp", "TP"), ("pp", "PP")) if n(key) > 1)
+        extra = [f"DP {n('dp')}"] if n("dp") > 1 else []
+        extra += [f"ZeRO-{n('zero')}"] if n("zero") > 0 else []
+        if layout.get("offload") not in (None, "", "none"):
+            extra.append(f"offload {layout['offload']}")
+        text = ", ".join(x for x in [shard, *extra] if x)
+        return text or "1 GPU"
     return str(layout) if layout not in (None, "") else "–"
 
 
 TABLE_HEADERS = {
-    "en": ["#", "Option", "GPU × count (layout)", "GiB/GPU", "Fits", "Tokens/s", "Price (as of)", "TCO"],
-    "zh": ["#", "方案", "GPU × 数量（并行）", "单卡 GiB", "放得下", "tokens/s", "价格（日期）", "总拥有成本"],
+    "en": ["#", "Option", "GPU × count (layout)", "GiB/GPU", "Fits", "Tokens/s", "Purchase", "TCO",
+           "GPU price (as of)"],
+    "zh": ["#", "方案", "GPU × 数量（并行）", "单卡 GiB", "放得下", "tokens/s", "采购价", "总拥有成本",
+           "单卡价格（日期）"],
 }
 
 
 def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dict[str, Any]:
     """Rows of the ranked-options table (`gr.Dataframe` value), in the recommender's order. Tokens/s is the
-    option's headline throughput (total decode for serving, training tokens/s for training)."""
+    option's headline throughput (total decode for serving, training tokens/s for training); Purchase is the
+    whole configuration (`option_purchase`), GPU price is one card with the catalog's date."""
     rows = []
     for i, opt in enumerate(options or [], 1):
         if not isinstance(opt, Mapping):
@@ -376,19 +425,22 @@ def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dic
         price = fmt_money(amount, currency)
         if amount is not None and as_of:
             price += f" ({as_of})"
+        purchase, purchase_cur = option_purchase(opt)
         tco, tco_cur, years = option_tco(opt)
         tco_text = fmt_money(tco, tco_cur or currency)
         if tco is not None and years:
-            tco_text += f" / {years} y" if lang == "en" else f" / {years} 年"
+            y = f"{years:g}" if isinstance(years, (int, float)) else str(years)
+            tco_text += f" / {y} y" if lang == "en" else f" / {y} 年"
         rows.append([
             i,
-            option_label(opt),
+            option_label(opt, lang),
             option_name(opt) + (f" ({layout})" if (layout := _layout_text(opt.get("layout"))) != "–" else ""),
             fmt_gib(per_gpu.get("total") if isinstance(per_gpu, Mapping) else None),
             _fits_text(opt.get("fits"), lang),
             fmt_rate(option_tokens_per_s(opt)),
-            price,
+            fmt_money(purchase, purchase_cur or currency),
             tco_text,
+            price,
         ])
     return {"headers": list(TABLE_HEADERS.get(lang, TABLE_HEADERS["en"])), "data": rows}
 
@@ -430,7 +482,7 @@ def memory_chart_rows(turn: Any, lang: str = "en", limit: int = 5,
         if cap is None and capacity_of is not None and opt.get("gpu"):
             cap = capacity_of(str(opt["gpu"]))
         total = _num((opt.get("per_gpu_bytes") or {}).get("total")) or sum(parts.values())
-        bars.append((f"{i}. {option_name(opt)}", {**parts, "_total": total}, cap))
+        bars.append((f"{i}. {option_short(opt)}", {**parts, "_total": total}, cap))
     if not bars and isinstance(memory, Mapping) and _parts(memory):
         parts = _parts(memory)
         total = _num(memory.get("total")) or sum(parts.values())
@@ -449,21 +501,22 @@ def memory_chart_rows(turn: Any, lang: str = "en", limit: int = 5,
 
 
 def cost_throughput_rows(options: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Scatter rows {"option", "price", "currency", "tokens_per_s"} for options that have both a price and a
-    throughput; all in one currency (the first option's), others left out rather than converted."""
+    """Scatter rows {"option", "price", "currency", "tokens_per_s"} (price = purchase of the whole configuration)
+    for options that have both a price and a throughput; all in one currency (the first priced option's),
+    others left out rather than converted."""
     rows: list[dict[str, Any]] = []
     currency = None
     for i, opt in enumerate(options or [], 1):
         if not isinstance(opt, Mapping):
             continue
-        amount, cur, _ = option_price(opt)
+        amount, cur = option_purchase(opt)
         rate = option_tokens_per_s(opt)
         if amount is None or rate is None:
             continue
         currency = currency or cur
         if cur != currency:
             continue
-        rows.append({"option": f"{i}. {option_name(opt)}", "price": amount, "currency": cur or "",
+        rows.append({"option": f"{i}. {option_short(opt)}", "price": amount, "currency": cur or "",
                      "tokens_per_s": round(rate, 2)})
     return rows
 
@@ -599,6 +652,11 @@ def export_markdown(turn: Any, *, question: str = "", lang: str = "en", generate
         for row in table["data"]:
             out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
         out.append("")
+    hints = [(option_name(o), o["launch_hint"]) for o in (_get(turn, "options", []) or [])[:3]
+             if isinstance(o, Mapping) and o.get("launch_hint")]
+    if hints:
+        out += ["## 启动参考" if zh else "## Launch hints", ""]
+        out += [f"- {name}: `{hint.replace('`', '')}`" for name, hint in hints] + [""]
     rows = memory_chart_rows(turn, lang, limit=1)
     if rows:
         out += ["## 首选方案的单卡显存" if zh else "## Memory per GPU, first option", ""]
@@ -611,6 +669,26 @@ def export_markdown(turn: Any, *, question: str = "", lang: str = "en", generate
     if answer:
         out += ["## 顾问的回答" if zh else "## Advisor's answer", "", answer, ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+COMPACT_OPTION_KEYS = ("gpu", "gpu_name", "count", "nodes", "layout", "per_gpu_bytes", "capacity_bytes", "fits",
+                       "throughput", "price", "labels", "launch_hint", "substitutes", "meets_targets", "misses")
+
+
+def compact_option(option: Mapping[str, Any]) -> dict[str, Any]:
+    """An option for the chat API's turn JSON: the contract fields, throughput without its formula lines, the
+    TCO reduced to its totals and the findings to their rule ids (the export JSON keeps everything)."""
+    out = {k: option[k] for k in COMPACT_OPTION_KEYS if k in option}
+    if isinstance(out.get("throughput"), Mapping):
+        out["throughput"] = {k: v for k, v in out["throughput"].items()
+                             if not isinstance(v, (list, dict)) or k == "layout"}
+    purchase, currency = option_purchase(option)
+    tco, tco_cur, years = option_tco(option)
+    out["purchase"] = None if purchase is None else {"amount": purchase, "currency": currency}
+    out["tco"] = None if tco is None else {"amount": tco, "currency": tco_cur, "years": years}
+    out["finding_ids"] = [f.get("rule_id") if isinstance(f, Mapping) else getattr(f, "rule_id", None)
+                          for f in option.get("findings") or []]
+    return out
 
 
 def export_json(turn: Any, *, question: str = "", generated_at: datetime | None = None) -> str:

@@ -1,0 +1,225 @@
+"""Load test of the web chat: N concurrent conversations (deterministic mode) through the public /chat API.
+
+Starts `gpu-advisor web` on a free port with no API key (or targets --url). Each conversation is one session
+(as one browser tab) speaking Gradio's documented HTTP API for `/chat` (`POST /gradio_api/call/chat` with a
+session hash, then the event stream), all from one asyncio client so the load generator stays light on the
+shared CPUs. Each conversation is a question and its refinements (English and Chinese).
+
+Two scenarios, both with all N conversations open at once:
+  burst  every conversation sends its first turn at the same instant and the next one as soon as an answer
+         arrives (no reading or typing time): a stress test whose latency is N × the server's CPU per turn.
+  paced  people: conversations open over the first `--think-max` seconds and wait `--think-min`..`--think-max`
+         seconds (uniform, seeded) between an answer and the next question.
+Reported per scenario: per-turn latency (request to final answer; p50/p95/max, seconds), errors, turns/s, and
+the server's CPU time per turn (from /proc, when the script started the server).
+
+    .venv/bin/python benchmarks/load_web.py                         # 50 conversations × 3 turns, both scenarios
+    .venv/bin/python benchmarks/load_web.py --scenario burst --conversations 20 --url http://127.0.0.1:7860/
+
+Targets (issue 7): 0 errors and p95 under 1 s on a 2-core machine. Exit status 1 on any error; with --strict
+also when a latency target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONVERSATIONS = [
+    ["Serve Llama 3 70B in INT4 with 8k context for 50 users", "what about 8-bit weights?", "and 16k context?"],
+    ["部署 Qwen2.5-72B 推理，INT4，32k 上下文，20 并发，国内", "改成 8bit 呢？", "并发改成 50"],
+    ["Llama 3 8B inference, 4k context, 10 users", "what about 32 users?", "use fp8 weights"],
+    ["Qwen2.5-14B 推理，8k 上下文，10 并发", "上下文改成 16k", "改成 int4"],
+    ["Mistral 7B inference with 8k context", "20 concurrent users", "int8 please"],
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ADVISOR_MODEL", "ADVISOR_API_KEY", "ADVISOR_SETTINGS")}
+    env["GRADIO_ANALYTICS_ENABLED"] = "False"
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "web", "--port", str(port)], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited with status {proc.returncode}")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/gradio_api/info", timeout=2)  # noqa: S310
+            return proc
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.3)
+    proc.terminate()
+    raise SystemExit("server did not start within 90 s")
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of a process (Linux /proc), or None."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), -(-int(q * len(ordered)) // 100)))
+    return ordered[rank - 1]
+
+
+async def _turn(client: Any, url: str, session: str, text: str) -> tuple[float, dict[str, Any]]:
+    """One /chat turn over Gradio's HTTP API (`POST /gradio_api/call/chat`, then its event stream); the session
+    hash keeps the conversation, as a browser tab or a `gradio_client.Client` does. Returns (seconds, turn JSON)."""
+    start = time.perf_counter()
+    r = await client.post(f"{url}gradio_api/call/chat", json={"data": [text, "en"], "session_hash": session})
+    r.raise_for_status()
+    event_id = r.json()["event_id"]
+    event = None
+    async with client.stream("GET", f"{url}gradio_api/call/chat/{event_id}") as resp:
+        resp.raise_for_status()
+        async for line in resp.aiter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event in ("complete", "error"):
+                payload = json.loads(line[5:])
+                if event == "error":
+                    raise RuntimeError(f"server error event: {str(payload)[:200]}")
+                return time.perf_counter() - start, payload[-1]
+    raise RuntimeError("stream ended without a result")
+
+
+async def _scenario(url: str, conversations: int, turns: int, think: tuple[float, float], seed: int) -> dict[str, Any]:
+    import httpx
+
+    rng = random.Random(seed)
+    latencies: list[float] = []
+    errors: list[str] = []
+    limits = httpx.Limits(max_connections=conversations * 2, max_keepalive_connections=conversations * 2)
+    async with httpx.AsyncClient(timeout=120, limits=limits) as client:
+        gate = asyncio.Event()
+
+        async def converse(i: int, delays: list[float]) -> None:
+            session = uuid.uuid4().hex
+            script = CONVERSATIONS[i % len(CONVERSATIONS)]
+            await gate.wait()
+            for t in range(turns):
+                if delays[t]:
+                    await asyncio.sleep(delays[t])
+                try:
+                    elapsed, raw = await _turn(client, url, session, script[t % len(script)])
+                    if not isinstance(raw, dict) or not raw.get("answer"):
+                        raise RuntimeError(f"no answer in the reply: {str(raw)[:200]}")
+                    if raw.get("note") == "error":
+                        raise RuntimeError(f"error reply: {raw['answer'][:200]}")
+                    latencies.append(elapsed)
+                except Exception as exc:  # noqa: BLE001 - counted and reported
+                    errors.append(f"conversation {i} turn {t}: {type(exc).__name__}: {exc}"[:300])
+
+        lo, hi = think
+        plans = [[rng.uniform(0, hi) if hi else 0.0] + [rng.uniform(lo, hi) for _ in range(turns - 1)]
+                 for _ in range(conversations)]
+        tasks = [asyncio.create_task(converse(i, plans[i])) for i in range(conversations)]
+        await asyncio.sleep(0)
+        wall = time.perf_counter()
+        gate.set()
+        await asyncio.gather(*tasks)
+        wall = time.perf_counter() - wall
+    return {"latencies": latencies, "errors": errors, "wall_s": wall}
+
+
+def run(url: str, conversations: int, turns: int, think: tuple[float, float] = (0.0, 0.0),
+        seed: int = 7) -> dict[str, Any]:
+    """One scenario against a running app; returns latencies (s), errors and wall time."""
+    return asyncio.run(_scenario(url, conversations, turns, think, seed))
+
+
+def _warm_up(url: str) -> None:
+    async def go() -> None:
+        import httpx
+
+        async with httpx.AsyncClient(timeout=120) as client:
+            for script in CONVERSATIONS:  # imports, catalog and first recommendations
+                await _turn(client, url, uuid.uuid4().hex, script[0])
+
+    asyncio.run(go())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", help="a running app (default: start one on a free port)")
+    parser.add_argument("--conversations", type=int, default=50)
+    parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument("--scenario", choices=("both", "burst", "paced"), default="both")
+    parser.add_argument("--think-min", type=float, default=2.0, help="paced: seconds between answer and question")
+    parser.add_argument("--think-max", type=float, default=8.0)
+    parser.add_argument("--p95-target", type=float, default=1.0, help="seconds")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a latency target is missed")
+    args = parser.parse_args(argv)
+    proc = None
+    url = args.url
+    if not url:
+        port = _free_port()
+        proc = start_server(port)
+        url = f"http://127.0.0.1:{port}/"
+    scenarios = ["burst", "paced"] if args.scenario == "both" else [args.scenario]
+    failed = False
+    try:
+        _warm_up(url)
+        print(f"web chat load: {args.conversations} concurrent conversations × {args.turns} turns, deterministic "
+              f"mode, {os.cpu_count()} CPUs, {url}")
+        for name in scenarios:
+            think = (0.0, 0.0) if name == "burst" else (args.think_min, args.think_max)
+            cpu0 = cpu_seconds(proc.pid if proc else None)
+            result = run(url, args.conversations, args.turns, think)
+            cpu1 = cpu_seconds(proc.pid if proc else None)
+            lat, errors = result["latencies"], result["errors"]
+            n = args.conversations * args.turns
+            label = "burst (no think time)" if name == "burst" else f"paced (think {think[0]:g}-{think[1]:g} s)"
+            print(f"  {label}:")
+            if lat:
+                print(f"    latency per turn (s): p50 {percentile(lat, 50):.3f}  p95 {percentile(lat, 95):.3f}  "
+                      f"max {max(lat):.3f}  mean {statistics.fmean(lat):.3f}")
+            line = (f"    turns ok {len(lat)}/{n}, errors {len(errors)}, wall {result['wall_s']:.2f} s, "
+                    f"{len(lat) / result['wall_s']:.1f} turns/s")
+            if cpu0 is not None and cpu1 is not None and lat:
+                line += f", server CPU {1000 * (cpu1 - cpu0) / max(1, len(lat) + len(errors)):.0f} ms/turn"
+            print(line)
+            for err in errors[:10]:
+                print("    error:", err)
+            met = bool(lat) and not errors and percentile(lat, 95) < args.p95_target
+            print(f"    target (0 errors, p95 < {args.p95_target:g} s): {'met' if met else 'MISSED'}")
+            failed |= bool(errors) or (args.strict and not met)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=10)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""Headless Debian Chromium (/usr/bin/chromium, never downloaded) driven by playwright, against `gpu-advisor web`."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.web_server import WebServer
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if Path(str(item.fspath)).parent == Path(__file__).parent:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def web_url():
+    with WebServer(name="web-server-browser") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser_context():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    profile = tempfile.mkdtemp(prefix="gpu-advisor-chromium-")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1440, "height": 1000}, accept_downloads=True, locale="en-US")
+        try:
+            yield context
+        finally:
+            context.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def page(browser_context, web_url):
+    page = browser_context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(web_url)
+    page.locator("#ask textarea").wait_for()
+    yield page
+    page.close()

@@ -1,0 +1,72 @@
+"""The web chat in headless Chromium: a Chinese and an English question, the chart and the table, a refinement,
+the language toggle, export, and a script message that must not run. Marked `browser` (see conftest)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from playwright.sync_api import expect
+
+from tests.browser.conftest import ARTIFACTS
+
+
+def _ask(page, text):
+    """Type a question, press Enter, wait until the answer for it has arrived (no pending step left)."""
+    bots = page.locator("#chat .message-row.bot-row, #chat .bot")
+    before = page.locator("#chat").inner_text()
+    box = page.locator("#ask textarea")
+    box.fill(text)
+    box.press("Enter")
+    expect(box).to_have_value("")
+    page.wait_for_function(
+        """([before]) => { const c = document.querySelector('#chat');
+                           return c && c.innerText !== before && !c.querySelector('.pending, [aria-busy=true]')
+                                  && /GiB|\\?|？/.test(c.innerText.slice(before.length - 50)); }""",
+        arg=[before], timeout=20_000)
+    page.wait_for_timeout(300)
+    return bots
+
+
+def test_chinese_and_english_turns_chart_table_refinement_export(page):
+    expect(page.locator("#mode-badge")).to_contain_text("deterministic")
+    # English question: answer with numbers, steps, chart, table
+    _ask(page, "Serve Llama 3 70B in INT4 with 8k context for 50 users")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text(re.compile(r"\d+(\.\d+)? GiB"))
+    expect(chat).to_contain_text("estimate_memory")  # a collapsible tool step
+    table = page.locator("#options-table")
+    expect(table).to_contain_text(re.compile(r"\d+× "))
+    expect(page.locator("#memory-chart canvas, #memory-chart svg").first).to_be_visible()
+    first_table = table.inner_text()
+    # refinement in the same conversation
+    _ask(page, "what about 8-bit weights instead?")
+    expect(chat).to_contain_text(re.compile(r"INT8|int8|8-bit"))
+    expect(table).not_to_have_text(first_table)
+    # export the current recommendation
+    with page.expect_download() as dl:
+        page.locator("#export-md").click()
+    md = open(dl.value.path(), encoding="utf-8").read()
+    assert md.startswith("# GPU recommendation") and "what about 8-bit" in md and "GiB" in md
+    with page.expect_download() as dl:
+        page.locator("#export-json").click()
+    doc = json.loads(open(dl.value.path(), encoding="utf-8").read())
+    assert doc["options"] and doc["units"]["memory"] == "bytes"
+    # interface in Chinese, then a Chinese question
+    page.get_by_text("中文", exact=True).click()
+    expect(page.locator("#options-table")).to_contain_text("方案")
+    expect(page.locator("#mode-badge")).to_contain_text("确定性")
+    _ask(page, "部署 Qwen2.5-72B 推理，INT4 量化，32k 上下文，20 并发，国内")
+    expect(chat).to_contain_text(re.compile(r"[\u4e00-\u9fff].*GiB", re.S))
+    expect(page.locator("#context-plot canvas, #context-plot svg").first).to_be_attached()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(ARTIFACTS / "web-chat.png"), full_page=True)
+
+
+def test_script_in_a_message_does_not_run(page):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    _ask(page, "<img src=x onerror=\"window.__xss=1;alert(1)\"><script>alert(2)</script> Llama 3 8B inference?")
+    expect(page.locator("#chat")).to_contain_text("<script>alert(2)</script>")
+    assert page.evaluate("window.__xss === undefined") and dialogs == []
+    assert page.locator("#chat img[src=x]").count() == 0
