@@ -1,6 +1,10 @@
 # Two entry points (see README): `make web` runs the browser chat, `make test` runs the tests.
 # Both create the project virtual environment on first use.
-PYTHON ?= $(shell command -v python3.12 || command -v python3.11 || command -v python3)
+# The first interpreter that really runs and is 3.11 or 3.12 (durable_rules does not build on 3.13; a pyenv shim
+# may exist for a version that is not installed, so each candidate is tried, not just looked up).
+PYTHON ?= $(shell for p in python3.12 python3.11 python3; do \
+	  $$p -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] < (3, 13))' >/dev/null 2>&1 && { echo $$p; break; }; \
+	done)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -8,6 +12,7 @@ STAMP  := $(VENV)/.installed
 .PHONY: web test install browser bench clean
 
 $(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "error: Python 3.11 or 3.12 is required (python3.12, python3.11 or python3)"; exit 2; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[all,test]"

@@ -34,6 +34,7 @@ from rules.findings import Finding
 MIN_HEADROOM = 0.10  # rules' sizing threshold: below 10 % free memory a serving engine has no room to grow
 GIB = 2**30
 NODE_COUNTS = (1, 2, 4, 8)
+DEFAULT_TRAINING_DEADLINE_S = 30 * 86400  # when none is given; stated as an assumption in the answer
 DEFAULT_CPU_RAM_BYTES = 512 * GIB  # host RAM assumed per node when checking offload (typical 8-GPU server)
 
 
@@ -389,7 +390,7 @@ def _tco(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> dict[str, Any] | None:
     tps = opt.throughput.get("decode_tokens_per_s_total") or opt.training.get("tokens_per_s")
     try:
         t = estimate_tco(gpu, opt.count, load_economics(), currency=ctx.constraints.currency,
-                         tokens_per_s=tps or None)
+                         years=ctx.constraints.tco_years, tokens_per_s=tps or None)
     except InputError:
         return None
     return t.to_contract()
@@ -636,6 +637,9 @@ def recommend(workload: Workload, constraints: Constraints | None = None, *, cat
     `model` overrides the catalog lookup of `workload.model` (a spec read from a user's config.json)."""
     constraints = constraints or Constraints()
     model, catalog = resolve_inputs(workload, constraints, catalog, model)
+    default_deadline = workload.is_training and constraints.deadline_s is None
+    if default_deadline:  # a 3-year pre-training run on one card is "cheapest" but useless: bound the wall time
+        constraints = constraints.model_copy(update={"deadline_s": DEFAULT_TRAINING_DEADLINE_S})
     ctx = _Ctx(model, workload, constraints, catalog)
     pairs = _counts(constraints)
     options: list[Option] = []
@@ -687,6 +691,11 @@ def recommend(workload: Workload, constraints: Constraints | None = None, *, cat
         considered=len(options) + len(near),
     )
     rec.assumptions, rec.assumptions_zh = _assumptions(ctx)
+    if default_deadline:
+        days = DEFAULT_TRAINING_DEADLINE_S / 86400
+        rec.assumptions.append(f"no deadline given: configurations that finish within {days:g} days are preferred "
+                               "(give a deadline to change this)")
+        rec.assumptions_zh.append(f"未给出期限：优先选择 {days:g} 天内能完成训练的配置（可指定期限）")
     if not any(o.meets_targets for o in rec.options):
         rec.changes = _changes(ctx, options, closest)
     return rec

@@ -96,4 +96,5 @@ class Constraints(_Strict):
     max_ms_per_token: float | None = Field(None, gt=0, description="per-sequence decode latency target")
     min_tokens_per_s: float | None = Field(None, gt=0, description="total throughput target")
     deadline_s: float | None = Field(None, gt=0, description="training must finish within this wall time")
+    tco_years: float | None = Field(None, gt=0, le=15, description="TCO horizon; None: the economics default")
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
