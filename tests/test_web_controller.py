@@ -279,3 +279,35 @@ def test_llm_mode_badge_and_fallback_note_with_an_unreachable_model(tmp_path, mo
     assert final["raw"]["mode"] == "deterministic" and final["raw"]["note"]
     assert "`qwen2.5-72b-instruct`" in final["mode"] and "not used" in final["mode"]
     assert final["raw"]["note"][:20] in final["chatbot"][-1]["content"]
+
+
+def test_cli_reports_a_busy_port_in_one_line():
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "GPU_ADVISOR"))}
+        env["GRADIO_ANALYTICS_ENABLED"] = "False"
+        out = subprocess.run([sys.executable, "-m", "ui.cli", "web", "--port", str(port)], capture_output=True,
+                             text=True, env=env, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 2
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"gpu-advisor: error: cannot serve on 127.0.0.1:{port}") and "Traceback" not in out.stderr
+
+
+def test_app_has_no_file_inputs_and_safe_launch_settings(tmp_path):
+    from ui.web import build_app, launch_kwargs
+
+    demo = build_app(WebSettings(export_dir=str(tmp_path)), conversation_factory=FakeConversation)
+    kinds = {c.get("type") for c in demo.config["components"]}
+    assert {"chatbot", "nativeplot", "dataframe", "downloadbutton"} <= kinds
+    assert not kinds & {"file", "uploadbutton", "image", "audio", "video", "multimodaltextbox", "fileexplorer"}
+    chat = next(c for c in demo.config["components"] if c.get("type") == "chatbot")["props"]
+    assert chat["sanitize_html"] is True and chat["allow_tags"] is False and chat["latex_delimiters"] == []
+    public = [d for d in demo.config["dependencies"] if d.get("api_visibility", "public") == "public"]
+    assert [d["api_name"] for d in public] == ["chat"]
+    kw = launch_kwargs(WebSettings(auth=("a", "b")))
+    assert kw["share"] is False and kw["show_error"] is False and kw["ssr_mode"] is False
+    assert kw["auth"] == ("a", "b") and kw["max_file_size"] == 1024

@@ -130,7 +130,7 @@ EXAMPLES: list[str] = [
     "客户要部署 DeepSeek-R1-Distill-Qwen-32B 做客服，20 并发，预算 30 万元，请出一份报价",
     "Quote for a customer: Llama 3.1 8B chatbot, 200 users, budget $60k USD, global",
     "指南说 70B FP16 推理大约需要 70GB 显存，对吗？",
-    "The guide says two RTX 4090s can be linked with NVLink — is that right?",
+    "The guide says a 70B model in 4-bit needs about 28 GB — is that right?",
 ]
 
 # ---------------------------------------------------------------------------------------------------------------
