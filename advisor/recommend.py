@@ -880,5 +880,8 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
             raise InputError(f"{count}× {gpu.name} has no valid layout for {model.name} (tensor parallelism must "
                              f"divide the {model.num_attention_heads} attention heads)", field="count")
         _apply_rules(ctx, opt, gpu)
+        if any(f.severity == "block" for f in opt.findings):
+            opt.misses.append("blocked")
+            opt.meets_targets = False
         out.append(opt)
     return out

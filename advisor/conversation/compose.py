@@ -1052,6 +1052,11 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_year
         lines.append((f"- 租用同样的 GPU 时数：{rent}（{cloud.get('provider', '')} ${rate}/GPU·时，{cloud.get('as_of', '')}）" if zh else
                       f"- renting the same GPU-hours: {rent} ({cloud.get('provider', '')} at ${rate} per GPU-hour, as of "
                       f"{cloud.get('as_of', '')})"))
+    else:  # say so rather than leave the buy-or-rent question unanswered
+        gpu_name = o.gpu_name
+        lines.append(f"- 租用同样的 GPU 时数：目录中没有 {gpu_name} 的按需云价格，买还是租无法比较" if zh else
+                     f"- renting the same GPU-hours: the catalog has no on-demand cloud price for the {gpu_name}, so buy "
+                     "or rent cannot be compared")
     be = t.get("break_even_utilization")
     if be:
         pct = book.num("break-even utilisation", be * 100, "%", src, 0, suffix="").replace(" ", "") + "%"

@@ -275,6 +275,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["deadline_s"] = s.deadline_s
     if s.buy_or_rent:
         kwargs["buy_or_rent"] = s.buy_or_rent
+    if s.tco_years:
+        kwargs["tco_years"] = s.tco_years
     try:
         return Constraints(**kwargs), notes
     except ValidationError as exc:
