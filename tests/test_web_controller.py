@@ -311,3 +311,13 @@ def test_app_has_no_file_inputs_and_safe_launch_settings(tmp_path):
     kw = launch_kwargs(WebSettings(auth=("a", "b")))
     assert kw["share"] is False and kw["show_error"] is False and kw["ssr_mode"] is False
     assert kw["auth"] == ("a", "b") and kw["max_file_size"] == 1024
+
+
+def test_shown_history_is_bounded(ctl, monkeypatch):
+    import ui.web as web
+
+    monkeypatch.setattr(web, "MAX_SHOWN_MESSAGES", 6)
+    state = SessionState()
+    for i in range(5):
+        _, final = _run(ctl, f"echo {i}", state)
+    assert len(state.history) <= 8 and final["chatbot"][-1]["content"] == "You said: echo 4"

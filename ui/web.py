@@ -197,6 +197,11 @@ class SessionState:
 
 # Intermediate chat updates (tool steps, streamed text) are sent at most this often, in seconds.
 STREAM_INTERVAL_S = 0.1
+# A session's state is dropped this long after its last turn (seconds); at most this many sessions are kept,
+# and a session shows at most this many chat messages (the conversation itself keeps its own bounded history).
+SESSION_TTL_S = 4 * 3600
+MAX_SESSIONS = 2000
+MAX_SHOWN_MESSAGES = 300
 
 
 class ChatController:
@@ -224,6 +229,7 @@ class ChatController:
         text = message if isinstance(message, str) else ""
         lang = _detect(text, getattr(state.conv, "lang", None) or ui_lang)
         history = state.history
+        del history[:-MAX_SHOWN_MESSAGES]
         history.append(R.user_message(text, lang))
         problem = R.check_message(text, lang)
         if problem:
@@ -509,7 +515,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
 
     with gr.Blocks(title="GPU Advisor · GPU 选型顾问", analytics_enabled=False, delete_cache=(1800, 7200),
                    fill_width=True) as demo:
-        session = gr.State(None)
+        session = gr.State(None, time_to_live=SESSION_TTL_S)
         with gr.Row(equal_height=True):
             header = gr.Markdown(f"## {L('title')}\n{L('subtitle')}", elem_id="header")
             lang = gr.Radio([("English", "en"), ("中文", "zh")], value="en", label="Language · 界面语言", scale=0,
@@ -695,6 +701,7 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
         "mcp_server": False,
         "enable_monitoring": False,
         "max_file_size": 1024,  # bytes: the app has no file inputs, so uploads are refused
+        "state_session_capacity": MAX_SESSIONS,
         "footer_links": ["api"],
         "css": CSS,
         "app_kwargs": {"middleware": [Middleware(_BodyLimit, max_bytes=settings.max_body_bytes)]},

@@ -39,6 +39,7 @@ def test_chinese_and_english_turns_chart_table_refinement_export(page):
     expect(table).to_contain_text(re.compile(r"\d+× "))
     expect(page.locator("#memory-chart canvas, #memory-chart svg").first).to_be_visible()
     first_table = table.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "web-chat-en.png"))
     # refinement in the same conversation
     _ask(page, "what about 8-bit weights instead?")
     expect(chat).to_contain_text(re.compile(r"INT8|int8|8-bit"))
