@@ -17,6 +17,7 @@ When nothing fits the constraints, the closest configurations are returned with 
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -296,13 +297,19 @@ def _unshardable_exceeds(est: MemoryEstimate, gpu: GpuSpec) -> bool:
 
 
 def _weights_cannot_fit(ctx: _Ctx, gpu: GpuSpec, layout: Layout) -> bool:
-    """Cheap lower bound for inference: the weight shard alone exceeds the usable card (skips the full estimate)."""
+    """Cheap lower bound for inference: the weight and KV-cache shards alone exceed the card less its headroom
+    (skips the full estimate)."""
     if ctx.workload.is_training:
         return False
     from advisor.estimator.formats import weight_bytes
 
-    shard = weight_bytes(ctx.model, _precision(ctx.workload, ctx.model), tp=layout.tp, pp=layout.pp)
-    return shard > (1 - MIN_HEADROOM) * gpu.memory_bytes
+    from advisor.estimator.memory import kv_cache_bytes
+
+    w = ctx.workload
+    shard = weight_bytes(ctx.model, _precision(w, ctx.model), tp=layout.tp, pp=layout.pp)
+    kv = kv_cache_bytes(ctx.model, w.context, math.ceil(max(w.batch, w.concurrency) / layout.dp), w.kv, layout.tp,
+                        pp=layout.pp)
+    return shard + kv > (1 - MIN_HEADROOM) * gpu.memory_bytes
 
 
 def _closest(ctx: _Ctx, gpu: GpuSpec, pairs: list[tuple[int, int]]
@@ -630,12 +637,41 @@ def _apply_rules(ctx: _Ctx, opt: Option, gpu: GpuSpec) -> None:
     opt.substitutes = sorted({f.alternative for f in opt.findings if f.alternative})
 
 
+_CACHE: dict[tuple[Any, ...], Recommendation] = {}
+_CACHE_LOCK = threading.Lock()
+CACHE_SIZE = 256
+
+
 def recommend(workload: Workload, constraints: Constraints | None = None, *, catalog: Catalog | None = None,
               model: ModelSpec | None = None, limit: int = 8) -> Recommendation:
     """Ranked configurations for `workload` under `constraints` (see the module docstring for the search).
 
-    `model` overrides the catalog lookup of `workload.model` (a spec read from a user's config.json)."""
+    `model` overrides the catalog lookup of `workload.model` (a spec read from a user's config.json).
+    Results are memoised per (workload, constraints, catalog, model, limit) — many users ask the same question —
+    and every caller gets its own deep copy."""
     constraints = constraints or Constraints()
+    catalog = catalog or load_catalog()
+    key = (workload.model_dump_json(), constraints.model_dump_json(), id(catalog),
+           None if model is None else model.model_dump_json(), limit)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+    if hit is None:
+        hit = _recommend(workload, constraints, catalog=catalog, model=model, limit=limit)
+        with _CACHE_LOCK:
+            if len(_CACHE) >= CACHE_SIZE:
+                _CACHE.pop(next(iter(_CACHE)))
+            _CACHE[key] = hit
+    return hit.model_copy(deep=True)
+
+
+def clear_cache() -> None:
+    """Forget memoised recommendations (benchmarks time the search itself; tests that swap data call it)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog | None, model: ModelSpec | None,
+               limit: int) -> Recommendation:
     model, catalog = resolve_inputs(workload, constraints, catalog, model)
     default_deadline = workload.is_training and constraints.deadline_s is None
     if default_deadline:  # a 3-year pre-training run on one card is "cheapest" but useless: bound the wall time
