@@ -321,3 +321,13 @@ def test_shown_history_is_bounded(ctl, monkeypatch):
     for i in range(5):
         _, final = _run(ctl, f"echo {i}", state)
     assert len(state.history) <= 8 and final["chatbot"][-1]["content"] == "You said: echo 4"
+
+
+def test_prefill_question_from_the_slack_link() -> None:
+    """The Slack bot links to `ADVISOR_WEB_URL?q=<question>`; the page puts it in the box as plain text."""
+    from ui.web import PREFILL_MAX_CHARS, prefill_question
+
+    assert prefill_question({"q": "  部署 Qwen2.5-72B，50 并发  "}) == "部署 Qwen2.5-72B，50 并发"
+    assert prefill_question({"q": "a\x00b\x1b[31mc"}) == "ab[31mc"
+    assert len(prefill_question({"q": "x" * 10_000})) == PREFILL_MAX_CHARS
+    assert prefill_question({}) == "" and prefill_question({"q": ["list"]}) == ""

@@ -345,6 +345,19 @@ class ChatController:
         return self._startup
 
 
+PREFILL_MAX_CHARS = 2000
+
+
+def prefill_question(query: Mapping[str, Any]) -> str:
+    """The `q` query parameter as plain text for the input box: at most PREFILL_MAX_CHARS characters, control
+    characters dropped (it is only ever shown as the box's value, never rendered as HTML)."""
+    q = query.get("q") if hasattr(query, "get") else None
+    if not isinstance(q, str):
+        return ""
+    q = "".join(ch for ch in q if ch.isprintable() or ch in "\n\t")
+    return q.strip()[:PREFILL_MAX_CHARS]
+
+
 def _is_turn(item: Any) -> bool:
     return hasattr(item, "answer") and hasattr(item, "steps")
 
@@ -629,6 +642,17 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                     outputs=[mode_md, memory, table, findings, context, cost, export_md, export_json,
                              header, chatbot, box, send, new, examples.dataset, ctx_tab, cost_tab, raw_acc],
                     api_visibility="private", queue=False, show_progress="hidden")
+
+        def prefill(request: gr.Request) -> tuple[Any, ...]:
+            """`/?q=…` (the Slack bot's "open in the web app" link) puts the question in the box, unsent."""
+            q = prefill_question(getattr(request, "query_params", None) or {})
+            if not q:
+                return gr.update(), gr.update()
+            return gr.update(value=q), gr.update(value=_detect(q, "en"))
+
+        prefill.__annotations__["request"] = gr.Request  # resolved here: this module postpones annotations
+        demo.load(prefill, inputs=None, outputs=[box, lang], api_visibility="private", queue=False,
+                  show_progress="hidden")
 
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     demo._advisor_controller = ctl  # for serve()'s start-up line and for tests
