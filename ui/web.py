@@ -743,6 +743,10 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
     if block:
         controller = getattr(demo, "_advisor_controller", None)
         mode, model = controller.startup_mode() if controller else ("deterministic", None)
+        if mode == "llm":  # import LangChain now, not during the first user's turn
+            from advisor.conversation.agent import prewarm
+
+            prewarm()
         print(f"GPU Advisor web chat: http://{settings.host}:{settings.port}/ — mode: "
               + (f"LLM ({model})" if mode == "llm" else "deterministic (no OPENAI_API_KEY / ADVISOR_MODEL set)")
               + (", login required" if settings.auth else ""), flush=True)
