@@ -27,13 +27,6 @@ ARGS = {"model": "llama-3-70b", "gpu": "h100"}
 
 
 @pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "ADVISOR_SETTINGS", "ADVISOR_MODEL",
-                "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2"):
-        monkeypatch.delenv(key, raising=False)
-
-
-@pytest.fixture(autouse=True)
 def _no_leftover_agent_threads():
     """A timed-out turn leaves its worker to finish on its own; wait for it so tests stay independent."""
     yield
