@@ -175,6 +175,9 @@ _OPTIONAL_GPU_WORDS = {"nvidia", "geforce", "rtx", "tesla", "amd", "instinct", "
 _MEMORY_TOKEN = re.compile(r"^\d+(?:gb|g|gib)$")
 _DROPPABLE = {"pcie", "sxm", "sxm2", "sxm4", "sxm5", "generation", "gen", "gb", "g"}
 _MODEL_SUFFIX = r"(?:" + _SEP + r"(?:instruct|chat|hf|base|it|preview|awq|gptq|gguf|int4|int8|fp8))*"
+# a precision word at the end of a model name ("Llama-3.1-70B FP8", "Qwen2.5-72B-Instruct-AWQ") names the weights
+# format: the model match stops before it so the precision patterns still read it
+_MODEL_PRECISION_SUFFIX = re.compile(_SEP + r"(?:awq|gptq|gguf|int4|int8|fp8)(?![a-z0-9])")
 _SIZE_ONLY = re.compile(r"^\d+(?:\.\d+)?\s*[bm]$")
 
 
@@ -612,6 +615,9 @@ def _models(t: _Text, slots: Slots, catalog: Any) -> None:
     for start, end, model_id in hits:
         if start < taken_end:
             continue
+        suffix = _MODEL_PRECISION_SUFFIX.search(t.s, start, end)
+        if suffix:
+            end = suffix.start()
         if slots.model is None:
             slots.model = model_id
             slots.model_text = t.original[start:end].strip()

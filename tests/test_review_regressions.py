@@ -1,0 +1,35 @@
+"""Regression tests for the problems found in the pre-release review (docs/review.md).
+
+Each test names the review row it guards (R-number) and the question that exposed the problem. They run the
+real catalog, extractor, estimator, rules and deterministic dialog; no network, no model downloads.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.conversation.extract import extract
+from knowledge.catalog import load_catalog
+
+CAT = load_catalog()
+
+
+def slots(text: str, lang: str = "en"):
+    return extract(text, CAT, lang=lang)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# extraction
+# --------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,model,weights", [
+    # R07: a precision word right after the model name was swallowed by the model match
+    ("Budget $200k, serve Llama-3.1-70B FP8 at 64 concurrency, 8k context", "llama-3.1-70b", "fp8"),
+    ("We have 8x RTX 3090. Can we serve Qwen2.5-72B AWQ for 40 users at 8k context?", "qwen2.5-72b", "awq-int4"),
+    ("serve Qwen2.5-72B-Instruct-AWQ on L40S", "qwen2.5-72b", "awq-int4"),
+    ("Qwen2.5-7B-Instruct-GPTQ-Int4 部署", "qwen2.5-7b", "gptq-int4"),
+    ("Llama-3.1-8B-Instruct 推理", "llama-3.1-8b", None),  # a plain suffix still belongs to the name
+])
+def test_precision_after_model_name_is_kept(text, model, weights):
+    s = slots(text)
+    assert s.model == model
+    assert s.weights == weights
