@@ -33,3 +33,13 @@ def test_precision_after_model_name_is_kept(text, model, weights):
     s = slots(text)
     assert s.model == model
     assert s.weights == weights
+
+
+@pytest.mark.parametrize("text,n", [
+    # R08: "N concurrency" (number first) was not read; the dialog then sized for one user
+    ("A100 40GB vs L40S for serving Mistral-7B at 64 concurrency?", 64),
+    ("Compare H100 and H200 for Llama-3.1-70B inference at 32 concurrency 8k context", 32),
+    ("serve Llama-3-8B with a concurrency of 12", 12),
+])
+def test_number_before_concurrency(text, n):
+    assert slots(text).concurrency == n
