@@ -43,3 +43,17 @@ def test_precision_after_model_name_is_kept(text, model, weights):
 ])
 def test_number_before_concurrency(text, n):
     assert slots(text).concurrency == n
+
+
+@pytest.mark.parametrize("text,ctx", [
+    # R09: "seq 2048" was not read as the sequence length; 4096 was assumed and asked again
+    ("QLoRA Llama-3.1-70B on a single A100 80GB, seq 2048, how long for 50M tokens?", 2048),
+    ("full fine-tune qwen2.5-7b, sequence 8k", 8192),
+    ("lora llama-3-8b seq_len=1024", 1024),
+])
+def test_short_sequence_length_words(text, ctx):
+    assert slots(text).context == ctx
+
+
+def test_sequences_count_is_not_a_context():
+    assert slots("serve llama-3-8b for 100 sequences at once").context is None

@@ -425,7 +425,7 @@ _TOKENS_AMOUNT = re.compile(
 )
 _PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文)[^,.;，。；]{0,12}$")
 _OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|completion|response)[^,.;，。；]{0,12}$")
-_CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uence)?[\s_-]*len(?:gth)?|context(?:\s*(?:length|window|len))?|ctx|max[\s_-]*model[\s_-]*len|窗口)"
+_CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?(?![a-z])|context(?:\s*(?:length|window|len))?|ctx|max[\s_-]*model[\s_-]*len|窗口)"
 _CTX_VALUE = rf"(?P<num>{DIGITS})\s*(?P<k>k|千|m)?(?:\s*tokens?)?"
 _CONTEXT_AFTER = re.compile(_CONTEXT_WORDS + r"\s*(?:改成|改为|换成|设为|设成|调到|是|为|of|is|=|:|to|at|达到|要|需要|到)?\s*(?:about\s*|约\s*)?" + _CTX_VALUE + r"(?![a-z0-9])")
 _CONTEXT_BEFORE = re.compile(_CTX_VALUE + r"\s*(?:的|tokens?\s*(?:of\s*)?)?\s*" + _CONTEXT_WORDS)
