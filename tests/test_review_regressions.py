@@ -57,3 +57,11 @@ def test_short_sequence_length_words(text, ctx):
 
 def test_sequences_count_is_not_a_context():
     assert slots("serve llama-3-8b for 100 sequences at once").context is None
+
+
+def test_plural_gpu_name_keeps_the_ambiguity_rule():
+    # R10: "H100s" resolved to the H100 PCIe (the first card owning the form) instead of the SXM card that "H100"
+    # stands for; a 64-GPU pre-training answer was then sized on PCIe cards
+    s = slots("Pre-train a 7B model on 1T tokens in 30 days. How many H100s?")
+    assert [c.gpu for c in s.candidates] == [s0.gpu for s0 in slots("How many H100?").candidates] == ["h100-sxm"]
+    assert [c.gpu for c in slots("two L40S cards").candidates] == ["l40s"]  # a name ending in S is not a plural

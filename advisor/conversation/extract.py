@@ -662,6 +662,10 @@ def _gpus(t: _Text, slots: Slots, catalog: Any) -> None:
         taken_end = end
         assumed = ""
         owners = index.gpu_ambiguous.get(key)
+        if owners is None and key.endswith(" s"):  # "H100s": the plural of the ambiguous "H100", not its PCIe card
+            plural_of = index.gpu_ambiguous.get(key[:-2])
+            if plural_of and gpu_id in plural_of:
+                key, owners = key[:-2], plural_of
         if owners and len(owners) > 1:
             gpu_id, assumed = _resolve_ambiguous(catalog, key, owners)
         count, c_start, c_end = _count_near(t.s, start, end)
