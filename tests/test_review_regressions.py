@@ -65,3 +65,13 @@ def test_plural_gpu_name_keeps_the_ambiguity_rule():
     s = slots("Pre-train a 7B model on 1T tokens in 30 days. How many H100s?")
     assert [c.gpu for c in s.candidates] == [s0.gpu for s0 in slots("How many H100?").candidates] == ["h100-sxm"]
     assert [c.gpu for c in slots("two L40S cards").candidates] == ["l40s"]  # a name ending in S is not a plural
+
+
+@pytest.mark.parametrize("text,model", [
+    # R11: "DeepSeek-R1 蒸馏版 32B" was read as the 671B DeepSeek-R1
+    ("DeepSeek-R1 蒸馏版 32B 推理，一张 4090D 能跑吗？4bit", "deepseek-r1-distill-qwen-32b"),
+    ("DeepSeek-R1 蒸馏 7B 能在 4060 Ti 上跑吗", "deepseek-r1-distill-qwen-7b"),
+    ("deepseek-r1 满血版 推理", "deepseek-r1"),
+])
+def test_distilled_r1_by_size(text, model):
+    assert slots(text, lang="zh").model == model

@@ -178,6 +178,7 @@ _MODEL_SUFFIX = r"(?:" + _SEP + r"(?:instruct|chat|hf|base|it|preview|awq|gptq|g
 # a precision word at the end of a model name ("Llama-3.1-70B FP8", "Qwen2.5-72B-Instruct-AWQ") names the weights
 # format: the model match stops before it so the precision patterns still read it
 _MODEL_PRECISION_SUFFIX = re.compile(_SEP + r"(?:awq|gptq|gguf|int4|int8|fp8)(?![a-z0-9])")
+_DISTILL = re.compile(r"蒸馏|distill")
 _SIZE_ONLY = re.compile(r"^\d+(?:\.\d+)?\s*[bm]$")
 
 
@@ -624,6 +625,17 @@ def _models(t: _Text, slots: Slots, catalog: Any) -> None:
             slots.model_text = t.original[start:end].strip()
         taken_end = end
         t.consume(start, end)
+    if slots.model is not None and "distill" not in slots.model and _DISTILL.search(t.s):
+        # "DeepSeek-R1 蒸馏版 32B" / "R1 distill 7B": the distilled model of that size, not the 671B original
+        size = _SIZE.search(t.s)
+        if size and size.group("num"):
+            value = float(size.group("num").replace(",", "")) * (1e9 if size.group("unit") in ("b", "bn", "billion") else 1e6)
+            model_id, err = representative_model(catalog, value, "distill")
+            if model_id and err < 0.25:
+                slots.model = model_id
+                slots.model_text = t.original[min(h[0] for h in hits):size.end()].strip()
+                slots.model_assumed = "family+size"
+                t.consume(size.start(), size.end())
     if slots.model is None:
         # "llama 70b", "qwen 14b", "千问 72B": family word + size -> the family's model of that size
         fam = re.search(r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
