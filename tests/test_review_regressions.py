@@ -75,3 +75,27 @@ def test_plural_gpu_name_keeps_the_ambiguity_rule():
 ])
 def test_distilled_r1_by_size(text, model):
     assert slots(text, lang="zh").model == model
+
+
+# --------------------------------------------------------------------------------------------------------------
+# estimator
+# --------------------------------------------------------------------------------------------------------------
+def test_throughput_default_weights_follow_the_checkpoint():
+    # R12: with no weights format, memory was sized at DeepSeek-V3's own FP8 but decode speed at BF16 (twice the
+    # bytes per step): 8× H200 at 64 users showed 18 tokens/s per user instead of the FP8 figure
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import estimate_throughput
+    from advisor.workload import Workload
+
+    model, gpu, calib = CAT.model("deepseek-v3"), CAT.gpu("h200-sxm"), load_calibration()
+    unset = estimate_throughput(model, gpu, 8, Workload(model="deepseek-v3", context=8192, concurrency=64), calib)
+    fp8 = estimate_throughput(model, gpu, 8, Workload(model="deepseek-v3", weights="fp8", context=8192,
+                                                      concurrency=64), calib)
+    bf16 = estimate_throughput(model, gpu, 8, Workload(model="deepseek-v3", weights="bf16", context=8192,
+                                                       concurrency=64), calib)
+    assert unset.weights == "fp8"
+    assert unset.decode_tokens_per_s == pytest.approx(fp8.decode_tokens_per_s, rel=1e-12)
+    assert bf16.decode_tokens_per_s < 0.8 * fp8.decode_tokens_per_s  # the old answer was the BF16 one
+    # a BF16 checkpoint keeps BF16
+    llama = estimate_throughput(CAT.model("llama-3.1-8b"), gpu, 1, Workload(model="llama-3.1-8b"), calib)
+    assert llama.weights == "bf16"

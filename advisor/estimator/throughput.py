@@ -33,7 +33,7 @@ from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
 from .formats import FORMATS, check_format, kv_bits, shard_weight_bytes, weight_bytes_by_group
-from .memory import kv_cache_bytes
+from .memory import default_inference_format, kv_cache_bytes
 from .model_flops import model_flops
 from .speed_results import Capacity, ServingEstimate, StepTime, ThroughputEstimate
 
@@ -349,7 +349,8 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
     it generates: prompt + output/2 (or `context` when no prompt/output lengths are given).
     """
     w = workload
-    weights = getattr(w, "weights", None) or "bf16"
+    # no format given: the checkpoint's own precision, as the memory estimate assumes (FP8 for DeepSeek-V3)
+    weights = getattr(w, "weights", None) or default_inference_format(model)
     kv = getattr(w, "kv", "fp16") or "fp16"
     wtp = int(getattr(w, "tp", 1) or 1)
     world = int(getattr(w, "gpus", 1) or 1) * int(getattr(w, "nodes", 1) or 1)
