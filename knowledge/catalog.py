@@ -7,10 +7,16 @@ Layout of the data directory (overridable with the environment variable ``GPU_AD
     gpus/<id>.yaml      one GpuSpec per file, `id` equal to the file stem
     models/<id>.yaml    one ModelSpec per file, `id` equal to the file stem
 
-Validation runs once per process and data directory (the result is cached in memory only): schemas
-(pydantic, ``extra="forbid"``), ids equal to file stems, names and aliases unique within each catalog after
-normalisation (case, spaces, underscores and dashes ignored), every citation and every GPU cross-reference
-resolving. Any failure raises :class:`~knowledge.errors.CatalogError` with one line naming file and field.
+Validation: schemas (pydantic, ``extra="forbid"``), ids equal to file stems, names and aliases unique within each
+catalog after normalisation (case, spaces, underscores and dashes ignored), every citation and every GPU
+cross-reference resolving. Any failure raises :class:`~knowledge.errors.CatalogError` with one line naming file
+and field.
+
+Caching: in memory once per process and data directory; across processes, a JSON snapshot of the validated
+entries (:mod:`knowledge.snapshot`, outside the repository, keyed by the SHA-256 of the data files and of the
+code that validates them) saves parsing the YAML on the next start. What a snapshot holds is validated again
+(schemas and cross-references, a few milliseconds); a stale, corrupted or failing snapshot is ignored and the
+YAML files are loaded as without one. ``GPU_ADVISOR_NO_CACHE=1`` turns the snapshot off.
 """
 
 from __future__ import annotations
@@ -24,16 +30,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
+from knowledge import schemas, snapshot
 from knowledge.errors import CatalogError, UnknownGpu, UnknownModel
 from knowledge.schemas import GpuSpec, ModelSpec, Source
 
 DATA_ENV = "GPU_ADVISOR_DATA"
 PACKAGE_DATA = Path(__file__).resolve().parent / "data"
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SEPARATORS = re.compile(r"[\s_\-]+")
 # tried, in order, when a name is not found as typed
 _GPU_PREFIXES = ("nvidia", "geforce", "tesla", "amd", "instinct", "英伟达")
@@ -167,10 +172,13 @@ def _rel(path: Path, root: Path) -> str:
 
 def read_yaml(path: Path, root: Path | None = None) -> Any:
     """Parse one YAML file; syntax errors become a CatalogError naming the file and line."""
+    import yaml  # here, not at the top: a start-up that finds a fresh snapshot parses no YAML
+
     shown = _rel(path, root) if root else str(path)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         with open(path, encoding="utf-8") as f:
-            return yaml.load(f, Loader=_Loader)  # noqa: S506 - safe loader (C or pure Python)
+            return yaml.load(f, Loader=loader)  # noqa: S506 - safe loader (C or pure Python)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
@@ -291,6 +299,12 @@ def build_catalog(root: Path) -> Catalog:
     sources, _ = load_sources(root)
     gpus = _load_entries(root, "gpus", GpuSpec)
     models = _load_entries(root, "models", ModelSpec)
+    return _assemble(root, sources, gpus, models)
+
+
+def _assemble(root: Path, sources: dict[str, Source], gpus: list[tuple[GpuSpec, str]],
+              models: list[tuple[ModelSpec, str]]) -> Catalog:
+    """Check citations, cross-references and name uniqueness of validated entries; index them."""
     gpu_ids = {g.id for g, _ in gpus}
     for g, shown in gpus:
         check_cites(g.cite, sources, shown)
@@ -321,9 +335,58 @@ def build_catalog(root: Path) -> Catalog:
     )
 
 
+# --- snapshot (see knowledge/snapshot.py) -----------------------------------------------------------------------
+
+_SNAPSHOT_KIND = "catalog"
+_FOLDERS = ("sources", "gpus", "models")
+
+
+def _snapshot_key(root: Path) -> str | None:
+    """SHA-256 of the data files and of the modules that validate them; None when a file cannot be read."""
+    try:
+        files = [p for folder in _FOLDERS for p in sorted((root / folder).glob("*.yaml"))]
+        return snapshot.fingerprint([*files, Path(__file__), Path(schemas.__file__)])
+    except OSError:
+        return None
+
+
+def _to_snapshot(catalog: Catalog) -> dict[str, Any]:
+    """The validated entries as JSON data, each GPU and model with the file name shown in messages."""
+    root = catalog.path
+
+    def entries(folder: str, items: tuple[Any, ...]) -> list[list[Any]]:
+        return [[_rel(root / folder / f"{e.id}.yaml", root), e.model_dump(mode="json")] for e in items]
+
+    return {
+        "sources": {sid: s.model_dump(mode="json") for sid, s in catalog.sources.items()},
+        "gpus": entries("gpus", catalog.gpus),
+        "models": entries("models", catalog.models),
+    }
+
+
+def _from_snapshot(root: Path, data: dict[str, Any]) -> Catalog:
+    """Validate a snapshot's entries again (schemas, citations, cross-references); raises on any mismatch."""
+    sources = {sid: Source.model_validate(body) for sid, body in data["sources"].items()}
+    gpus = [(GpuSpec.model_validate(body), shown) for shown, body in data["gpus"]]
+    models = [(ModelSpec.model_validate(body), shown) for shown, body in data["models"]]
+    return _assemble(root, sources, gpus, models)
+
+
 @lru_cache(maxsize=8)
 def _load_cached(root: str) -> Catalog:
-    return build_catalog(Path(root))
+    path = Path(root)
+    key = _snapshot_key(path) if snapshot.cache_dir() is not None else None
+    if key is not None:
+        data = snapshot.read(_SNAPSHOT_KIND, path, key)
+        if data is not None:
+            try:
+                return _from_snapshot(path, data)
+            except Exception:  # noqa: BLE001 - any snapshot that does not load is ignored: full load below
+                pass
+    catalog = build_catalog(path)
+    if key is not None:
+        snapshot.write(_SNAPSHOT_KIND, path, key, _to_snapshot(catalog))
+    return catalog
 
 
 def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:

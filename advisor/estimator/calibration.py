@@ -200,7 +200,8 @@ def _collect_sources(obj: object) -> set[str]:
 
 def _load(path: Path, model: type[BaseModel]) -> BaseModel:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10× faster than the Python parser
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
     except FileNotFoundError:
         raise CatalogError(f"{path.name}: file not found at {path}") from None
     except yaml.YAMLError as exc:

@@ -78,4 +78,5 @@ def default_engines() -> EngineTable:
     import yaml
 
     text = resources.files("knowledge").joinpath("data/engines.yaml").read_text(encoding="utf-8")
-    return parse_engines(yaml.safe_load(text))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10× faster than the Python parser
+    return parse_engines(yaml.load(text, Loader=loader))  # noqa: S506 - a safe loader

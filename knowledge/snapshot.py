@@ -1,0 +1,91 @@
+"""A JSON snapshot cache for data that is slow to parse and validate (the catalog's ~80 YAML files).
+
+A snapshot lives outside the repository: in $GPU_ADVISOR_CACHE_DIR, else $XDG_CACHE_HOME/gpu-advisor, else
+~/.cache/gpu-advisor; one file per kind and data directory, ``<kind>-<sha256(directory)[:16]>.json``. It records the
+key it was written for, the SHA-256 of every input file's path and contents (:func:`fingerprint`), so editing,
+adding or removing a file makes it stale. A stale, unreadable or corrupted snapshot reads as None and an
+unwritable cache directory is skipped: the caller then does the full load, silently. The caller validates what
+it reads again (cheap from JSON), so a snapshot can make loading faster but never more lenient.
+``GPU_ADVISOR_NO_CACHE=1`` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+CACHE_ENV = "GPU_ADVISOR_CACHE_DIR"
+NO_CACHE_ENV = "GPU_ADVISOR_NO_CACHE"
+FORMAT = 1  # bump when the layout of snapshot files changes
+
+
+def cache_dir() -> Path | None:
+    """Where snapshots go, or None when the cache is turned off (GPU_ADVISOR_NO_CACHE set to anything but 0)."""
+    if os.environ.get(NO_CACHE_ENV, "0").strip().lower() not in ("", "0", "false", "no"):
+        return None
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "gpu-advisor"
+
+
+def fingerprint(files: Iterable[Path]) -> str:
+    """SHA-256 over each file's path and contents, in the order given. Raises OSError for an unreadable file."""
+    digest = hashlib.sha256(f"gpu-advisor snapshot {FORMAT}".encode())
+    for path in files:
+        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _file(directory: Path, kind: str, root: Path) -> Path:
+    tag = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return directory / f"{kind}-{tag}.json"
+
+
+def read(kind: str, root: Path, key: str) -> Any | None:
+    """The payload stored for (`kind`, `root`) under `key`; None when off, missing, stale or unreadable."""
+    directory = cache_dir()
+    if directory is None:
+        return None
+    try:
+        with open(_file(directory, kind, root), "rb") as f:
+            stored = json.load(f)
+    except (OSError, ValueError):  # missing, unreadable, not JSON (ValueError covers decode errors)
+        return None
+    if not isinstance(stored, dict) or stored.get("format") != FORMAT or stored.get("key") != key:
+        return None
+    return stored.get("payload")
+
+
+def write(kind: str, root: Path, key: str, payload: Any) -> None:
+    """Store `payload` (JSON-serialisable) for (`kind`, `root`) under `key`, atomically; errors are ignored."""
+    directory = cache_dir()
+    if directory is None:
+        return
+    import tempfile
+
+    tmp = None
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{kind}-", suffix=".tmp", dir=directory)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"format": FORMAT, "key": key, "root": str(root), "payload": payload}, f,
+                      ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp, _file(directory, kind, root))
+        tmp = None
+    except (OSError, TypeError, ValueError):  # read-only or full disk, unserialisable payload: stay uncached
+        pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass

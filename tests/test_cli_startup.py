@@ -1,0 +1,222 @@
+"""Start-up of the CLI: the catalog snapshot cache (knowledge/snapshot.py) and what the deterministic commands import.
+
+Timings live in benchmarks/bench_cli.py; these tests check behaviour: a warm start reads the snapshot instead of
+the YAML, gives the same catalog, and anything stale, corrupted or unwritable falls back to the validated load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from knowledge import catalog, snapshot
+from knowledge.catalog import PACKAGE_DATA, Catalog, build_catalog, clear_cache, load_catalog
+from knowledge.errors import CatalogError
+
+ROOT = Path(__file__).resolve().parents[1]
+GiB = 2**30
+HEAVY = ("gradio", "langchain", "langchain_core", "langchain_openai", "openai", "slack_bolt", "slack_sdk")
+OFFLINE_DROP = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "ADVISOR_MODEL", "ADVISOR_API_KEY",
+                "ADVISOR_SETTINGS", "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2")
+
+
+@pytest.fixture()
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    directory = tmp_path / "cache"
+    monkeypatch.setenv(snapshot.CACHE_ENV, str(directory))
+    clear_cache()
+    yield directory
+    clear_cache()
+
+
+@pytest.fixture()
+def data(tmp_path: Path) -> Path:
+    root = tmp_path / "data"
+    shutil.copytree(PACKAGE_DATA, root)
+    return root
+
+
+def _fresh(root: Path) -> Catalog:
+    """load_catalog as a new process would run it (the in-memory cache forgotten)."""
+    clear_cache()
+    return load_catalog(root)
+
+
+def _assert_same(a: Catalog, b: Catalog) -> None:
+    assert a.gpus == b.gpus and a.models == b.models
+    assert a.sources == b.sources and list(a.sources) == list(b.sources)
+    assert a._gpu_index == b._gpu_index and a._model_index == b._model_index
+
+
+def _forbid_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*_: object, **__: object) -> None:
+        raise AssertionError("a YAML file was parsed although a fresh snapshot exists")
+
+    monkeypatch.setattr(catalog, "read_yaml", fail)
+
+
+def _snapshot_file(cache: Path) -> Path:
+    files = list(cache.glob("catalog-*.json"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+# --- the snapshot cache ----------------------------------------------------------------------------------------
+
+def test_warm_load_reads_the_snapshot_and_equals_the_validated_load(data, cache, monkeypatch):
+    reference = build_catalog(data)
+    cold = _fresh(data)
+    _assert_same(cold, reference)
+    stored = json.loads(_snapshot_file(cache).read_text(encoding="utf-8"))
+    assert stored["format"] == snapshot.FORMAT and len(stored["key"]) == 64
+    _forbid_yaml(monkeypatch)
+    warm = _fresh(data)
+    _assert_same(warm, reference)
+    assert warm.gpu("NVIDIA GeForce RTX 4090").memory_bytes == 24 * GiB
+    assert warm.model("Qwen/Qwen2.5-72B-Instruct").id == "qwen2.5-72b"
+
+
+def test_changed_data_file_invalidates_the_snapshot(data, cache):
+    _fresh(data)
+    path = data / "gpus" / "rtx-4090.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "memory_bytes: 25769803776\n" in text
+    before = path.stat()
+    # same size and, restored below, same mtime: only the contents tell the snapshot is stale
+    path.write_text(text.replace("memory_bytes: 25769803776\n", "memory_bytes: 25769803777\n"), encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert _fresh(data).gpu("rtx-4090").memory_bytes == 25769803777
+    # a bad value with a warm but stale snapshot: the same one-line error as without a cache
+    path.write_text(text.replace("memory_bytes: 25769803776\n", "memory_bytes: -1\n"), encoding="utf-8")
+    with pytest.raises(CatalogError) as info:
+        _fresh(data)
+    msg = str(info.value)
+    assert "gpus/rtx-4090.yaml" in msg and "memory_bytes" in msg and "\n" not in msg
+    # a removed file is seen too
+    path.write_text(text, encoding="utf-8")
+    assert _fresh(data).find_model("gpt2") is not None
+    (data / "models" / "gpt2.yaml").unlink()
+    assert _fresh(data).find_model("gpt2") is None
+
+
+@pytest.mark.parametrize("garbage", [b"", b"{not json", b"[]", b'{"format": 1, "key": "0", "payload": {}}',
+                                     b"\xff\xfe\x00"])
+def test_corrupted_snapshot_is_ignored_and_rewritten(data, cache, garbage):
+    reference = _fresh(data)
+    file = _snapshot_file(cache)
+    good = json.loads(file.read_text(encoding="utf-8"))
+    file.write_bytes(garbage)
+    _assert_same(_fresh(data), reference)
+    assert json.loads(file.read_text(encoding="utf-8"))["key"] == good["key"]
+
+
+def test_snapshot_that_fails_validation_is_ignored(data, cache):
+    """A snapshot with the right key but content the schemas or cross-checks reject: the YAML is loaded instead."""
+    reference = _fresh(data)
+    file = _snapshot_file(cache)
+    stored = json.loads(file.read_text(encoding="utf-8"))
+    for tamper in (lambda gpu: gpu.update(memory_bytes=-5),
+                   lambda gpu: gpu["cite"].update(tdp_w=["no-such-source"]),
+                   lambda gpu: gpu.update(unknown_field=1)):
+        bad = json.loads(json.dumps(stored))
+        tamper(bad["payload"]["gpus"][0][1])
+        file.write_text(json.dumps(bad), encoding="utf-8")
+        _assert_same(_fresh(data), reference)
+
+
+def test_no_cache_variable_turns_the_snapshot_off(data, cache, monkeypatch):
+    monkeypatch.setenv(snapshot.NO_CACHE_ENV, "1")
+    _assert_same(_fresh(data), build_catalog(data))
+    assert not cache.exists()
+    monkeypatch.setenv(snapshot.NO_CACHE_ENV, "0")
+    _fresh(data)
+    _snapshot_file(cache)
+
+
+def test_unwritable_cache_directory_is_skipped(data, tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("x")
+    monkeypatch.setenv(snapshot.CACHE_ENV, str(blocker / "cache"))
+    _assert_same(_fresh(data), build_catalog(data))
+    clear_cache()
+
+
+def test_default_cache_directory_is_the_users_cache_not_the_repository(tmp_path, monkeypatch):
+    monkeypatch.delenv(snapshot.CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert snapshot.cache_dir() == tmp_path / "xdg" / "gpu-advisor"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert snapshot.cache_dir() == tmp_path / "home" / ".cache" / "gpu-advisor"
+
+
+# --- CLI processes: imports, warm start, errors ---------------------------------------------------------------
+
+PROBE = ("import json, sys\n"
+         "from ui.cli import main\n"
+         "code = main(sys.argv[2:])\n"
+         "with open(sys.argv[1], 'w') as f:\n"
+         "    json.dump(sorted(sys.modules), f)\n"
+         "sys.exit(code)\n")
+
+
+def _probe(tmp_path: Path, *argv: str, env: dict[str, str] | None = None) -> tuple[str, set[str]]:
+    """Run one CLI command in a fresh interpreter; its stdout and the top-level packages it imported."""
+    out = tmp_path / f"modules-{len(list(tmp_path.glob('modules-*')))}.json"
+    full_env = {k: v for k, v in os.environ.items() if k not in OFFLINE_DROP}
+    full_env.update(env or {})
+    result = subprocess.run([sys.executable, "-c", PROBE, str(out), *argv], cwd=ROOT, env=full_env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout, {m.split(".")[0] for m in json.loads(out.read_text())}
+
+
+COMMANDS = {
+    "gpus": ["gpus", "--json"],
+    "models": ["models", "show", "llama-3-8b"],
+    "estimate": ["estimate", "--model", "llama-3-70b", "--tp", "2", "--gpus", "2", "--gpu", "h100-sxm", "--json"],
+    "throughput": ["throughput", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--concurrency", "8", "--json"],
+    "train-time": ["train-time", "--model", "llama-3-8b", "--tokens", "1B", "--gpu", "h100-sxm", "--count", "8"],
+    "tco": ["tco", "--gpu", "rtx-4090", "--count", "8", "--currency", "CNY", "--json"],
+    "recommend": ["recommend", "--model", "qwen2.5-32b", "--concurrency", "30", "--region", "cn", "--json"],
+    "ask": ["ask", "--driver", "deterministic", "--json", "Qwen2.5-32B 推理，30 个并发，要几张 4090？"],
+}
+MAY_USE_RULES = {"recommend", "ask"}  # the rules engine (durable) runs there, nowhere else on these paths
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_deterministic_commands_import_no_chat_web_or_slack_stack(name, tmp_path):
+    out, packages = _probe(tmp_path, *COMMANDS[name])
+    assert out.strip()
+    forbidden = set(HEAVY) | (set() if name in MAY_USE_RULES else {"durable", "durable_rules_engine"})
+    assert not packages & forbidden, f"`gpu-advisor {name}` imported {sorted(packages & forbidden)}"
+
+
+@pytest.mark.parametrize("name", ["gpus", "models"])  # commands that read no YAML but the catalog
+def test_warm_start_parses_no_yaml(name, tmp_path):
+    env = {snapshot.CACHE_ENV: str(tmp_path / "cache")}
+    first, cold = _probe(tmp_path, *COMMANDS[name], env=env)
+    second, warm = _probe(tmp_path, *COMMANDS[name], env=env)
+    assert "yaml" in cold, "the cold start should have parsed the catalog's YAML"
+    assert "yaml" not in warm, "the warm start should have read the catalog snapshot, not the YAML files"
+    assert first == second
+
+
+def test_bad_data_file_after_a_warm_start_is_one_line_exit_2(data, tmp_path):
+    env = {**os.environ, "GPU_ADVISOR_DATA": str(data), snapshot.CACHE_ENV: str(tmp_path / "cache")}
+    cmd = [sys.executable, "-m", "ui.cli", "gpus", "--json"]
+    ok = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and json.loads(ok.stdout)
+    path = data / "gpus" / "h20.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("memory_bytes: 103079215104\n", "memory_bytes: lots\n"),
+                    encoding="utf-8")
+    bad = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+    assert "gpus/h20.yaml" in bad.stderr and "memory_bytes" in bad.stderr
