@@ -99,3 +99,29 @@ def test_throughput_default_weights_follow_the_checkpoint():
     # a BF16 checkpoint keeps BF16
     llama = estimate_throughput(CAT.model("llama-3.1-8b"), gpu, 1, Workload(model="llama-3.1-8b"), calib)
     assert llama.weights == "bf16"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# dialog answers (deterministic driver, whole turns)
+# --------------------------------------------------------------------------------------------------------------
+def ask(*texts: str, lang: str | None = None):
+    """Run one conversation through the deterministic dialog; the last Turn."""
+    from advisor.conversation.session import Conversation
+
+    conv = Conversation(driver="deterministic", lang=lang) if lang else Conversation(driver="deterministic")
+    turn = None
+    for text in texts:
+        turn = conv.respond(text)
+    return turn
+
+
+def job_line(answer: str) -> str:
+    return next(line for line in answer.splitlines() if line.startswith(("**Job:**", "**任务：**")))
+
+
+def test_job_line_names_the_checkpoint_precision():
+    # R13: DeepSeek-V3 sized in FP8 (its checkpoint) but the job line said "BF16"
+    turn = ask("Serve DeepSeek-V3 with 64 concurrent users at 8k context on H200s. How many do I need?")
+    line = job_line(turn.answer)
+    assert "FP8" in line and "BF16" not in line
+    assert "BF16" in job_line(ask("Serve Llama-3.1-8B for 8 users at 4k context").answer)

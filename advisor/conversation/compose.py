@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from advisor.conversation.dialog import (
-    DEFAULT_CONTEXT, DEFAULT_MODEL, Assumption, Change, ConfigResult, DialogState, Evaluation,
+    DEFAULT_CONTEXT, DEFAULT_MODEL, Assumption, Change, ConfigResult, DialogState, Evaluation, default_weights,
     workload_summary_dict,
 )
 from advisor.conversation.extract import Slots
@@ -516,7 +516,7 @@ def _job_line(ev: Evaluation, book: Book, lang: str) -> str:
                       suffix="B 参数" if zh else "B parameters")
     bits = [f"{ev.model.name}（{params}）" if zh else f"{ev.model.name} ({params})", _task(w.task, lang)]
     if w.task == "inference" or w.weights:
-        bits.append(_fmt(w.weights or "bf16", lang))
+        bits.append(_fmt(w.weights or default_weights(w.model), lang))  # unset: the checkpoint's own precision
     ctx = book.tokens("context", w.context, SRC_USER if ev.constraints else SRC_DEFAULT, lang)
     if w.task == "inference":
         conc = book.num("concurrency", w.concurrency, "sequences", SRC_USER, suffix="")
