@@ -895,6 +895,11 @@ def _money(amount: float | None, currency: str) -> str:
 # ------------------------------------------------------------------------------------------------------------
 # evaluating named configurations ("compare 8×H20, 8×A800 and 8×RTX 4090")
 
+def _owned(c: Constraints, catalog: Catalog, gpu: GpuSpec, count: int) -> tuple[str, ...]:
+    """("existing",) when (gpu, count) is the hardware the user owns: rules see it as owned, not bought."""
+    return ("existing",) if c.existing and catalog.gpu(c.existing.gpu).id == gpu.id and c.existing.count == count else ()
+
+
 def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], constraints: Constraints | None = None,
                      *, catalog: Catalog | None = None, model: ModelSpec | None = None) -> list[Option]:
     """Each (gpu, count) as the user named it: memory, speed, price and findings, fitting or not.
@@ -911,7 +916,7 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
                              f", got {count}", field="count")
         gpu = catalog.gpu(name)
         nodes = max(1, math.ceil(count / constraints.max_gpus_per_node))
-        opt = _existing_option(ctx, gpu, count, nodes, labels=())
+        opt = _existing_option(ctx, gpu, count, nodes, labels=_owned(constraints, catalog, gpu, count))
         if opt is None:
             raise InputError(f"{count}× {gpu.name} has no valid layout for {model.name} (tensor parallelism must "
                              f"divide the {model.num_attention_heads} attention heads)", field="count")

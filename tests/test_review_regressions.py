@@ -125,3 +125,20 @@ def test_job_line_names_the_checkpoint_precision():
     line = job_line(turn.answer)
     assert "FP8" in line and "BF16" not in line
     assert "BF16" in job_line(ask("Serve Llama-3.1-8B for 8 users at 4k context").answer)
+
+
+def test_owned_card_in_china_is_not_ruled_out_by_a_purchase_rule():
+    # R14: "我在国内，只有一张 4090" — the user's own 4090 was "ruled out by a rule" (market-cn-4090-restricted
+    # applies to buying one); evaluate_configs did not mark the owned configuration as owned
+    from advisor.recommend import evaluate_configs
+    from advisor.workload import Constraints, ExistingGpus, Workload
+
+    w = Workload(model="qwen2.5-14b", task="qlora", context=4096)
+    owned = Constraints(region="cn", currency="CNY", existing=ExistingGpus(gpu="rtx-4090", count=1))
+    [opt] = evaluate_configs(w, [("rtx-4090", 1)], owned)
+    assert "existing" in opt.labels and "blocked" not in opt.misses
+    assert not any(f.rule_id == "market-cn-4090-restricted" for f in opt.findings)
+    [bought] = evaluate_configs(w, [("rtx-4090", 1)], Constraints(region="cn", currency="CNY"))
+    assert any(f.rule_id == "market-cn-4090-restricted" and f.severity == "block" for f in bought.findings)
+    turn = ask("我在国内，只有一张 4090，想做 14B 的 QLoRA 微调，序列长度 4k，够吗？")
+    assert turn.answer.startswith("**可以：1× GeForce RTX 4090 放得下**（transformers）")
