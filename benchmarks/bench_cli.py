@@ -121,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in COMMANDS if not args.only or n in args.only.split(",")]
     load = os.getloadavg()
     bytecode = not args.no_bytecode
+    pyc = "cached" if bytecode else "as the environment has it"
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} "
-          f"{load[2]:.2f}; {args.repeat} runs per cell; byte-code {'cached' if bytecode else 'as the environment has it'}; "
-          "milliseconds")
+          f"{load[2]:.2f}; {args.repeat} runs per cell; byte-code {pyc}; milliseconds")
     print(f"{'command':16} {'cold p50':>9} {'cold min':>9} {'cold CPU':>9} {'warm p50':>9} {'warm min':>9} "
           f"{'warm CPU':>9}")
     with tempfile.TemporaryDirectory(prefix="gpu-advisor-bench-") as tmp:

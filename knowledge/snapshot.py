@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -70,15 +71,13 @@ def write(kind: str, root: Path, key: str, payload: Any) -> None:
     directory = cache_dir()
     if directory is None:
         return
-    import tempfile
-
     tmp = None
     try:
+        text = json.dumps({"format": FORMAT, "key": key, "root": str(root), "payload": payload},
+                          ensure_ascii=False, separators=(",", ":"))  # dumps: C encoder; dump streams in Python
         directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{kind}-", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"format": FORMAT, "key": key, "root": str(root), "payload": payload}, f,
-                      ensure_ascii=False, separators=(",", ":"))
+        tmp = directory / f".{kind}-{os.getpid()}-{threading.get_ident()}.tmp"  # os.replace: readers never see half
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, _file(directory, kind, root))
         tmp = None
     except (OSError, TypeError, ValueError):  # read-only or full disk, unserialisable payload: stay uncached
