@@ -142,3 +142,16 @@ def test_owned_card_in_china_is_not_ruled_out_by_a_purchase_rule():
     assert any(f.rule_id == "market-cn-4090-restricted" and f.severity == "block" for f in bought.findings)
     turn = ask("我在国内，只有一张 4090，想做 14B 的 QLoRA 微调，序列长度 4k，够吗？")
     assert turn.answer.startswith("**可以：1× GeForce RTX 4090 放得下**（transformers）")
+
+
+def test_chinese_default_region_is_the_one_the_question_promises():
+    # R15: the region question told Chinese users "默认：中国大陆", but the answer was computed for the global
+    # market (H100 and RTX 5090 offered without any China-market finding)
+    zh = ask("Qwen3-235B-A22B 推理，AWQ 4bit，50 并发，8k 上下文，预算 200 万人民币")
+    assert "国内供货" in zh.answer  # the China-market column of region cn
+    assert "未说明部署地区：按中国大陆计算" in zh.answer
+    assert not any(o["gpu"] in ("h100-sxm", "h100-pcie", "rtx-5090", "rtx-4090") and o["role"] == "option"
+                   and o.get("fits") and not any(f["severity"] == "block" for f in o.get("findings", []))
+                   for o in zh.extra.get("options", []) or [])
+    en = ask("Serve Qwen2.5-7B for 20 users at 4k context")
+    assert "China market" not in en.answer and "mainland China assumed" not in en.answer

@@ -693,8 +693,8 @@ def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -
         default = book.count("previous concurrency", 1, "sequences", SRC_DEFAULT)
     elif slot == "task":
         default = _task("inference", lang)
-    else:
-        default = _l(REGION["global"], lang)
+    else:  # the region default build_constraints applies: mainland China for Chinese users
+        default = _l(REGION["cn" if lang == "zh" else "global"], lang)
     return f"{default}（默认）" if lang == "zh" else f"{default} (default)"
 
 

@@ -264,6 +264,11 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["currency"] = "CNY" if lang == "zh" or s.region == "cn" else "USD"  # prices in the user's currency
     if s.region:
         kwargs["region"] = s.region
+    elif lang == "zh":
+        # the region question offers mainland China as the default to Chinese users: apply what it promises
+        kwargs["region"] = "cn"
+        notes.append(Assumption("region not given: mainland China assumed (only cards sold there)",
+                                "未说明部署地区：按中国大陆计算（只考虑国内可买到的卡）"))
     if s.existing:
         kwargs["existing"] = ExistingGpus(gpu=s.existing.gpu, count=s.existing.count or 1)
     if s.candidates:
