@@ -155,3 +155,14 @@ def test_chinese_default_region_is_the_one_the_question_promises():
                    for o in zh.extra.get("options", []) or [])
     en = ask("Serve Qwen2.5-7B for 20 users at 4k context")
     assert "China market" not in en.answer and "mainland China assumed" not in en.answer
+
+
+def test_named_card_that_cannot_do_it_still_gets_working_alternatives():
+    # R16: "一张 5090 就够了吧？" in China — the 5090 is not sold there and one card is too small; the answer listed
+    # no alternative (the search was restricted to the named card) and suggested Q3_K_M on two 5090s, a
+    # configuration the market rule rules out
+    turn = ask("文章说 70B 模型 4bit 量化只要 28GB 显存，那一张 5090 就够了吧？")
+    answer = turn.answer
+    assert "目录中的其他可行方案" in answer
+    assert "GeForce RTX 5090 D" in answer.split("目录中的其他可行方案", 1)[1].split("每卡显存明细", 1)[0]
+    assert "q3_k_m" not in answer

@@ -1144,6 +1144,7 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     lines.append(_job_line(ev, book, lang))
     shown = list(ev.user_options)
     others = [o for o in rec.options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
+    others = others or list(ev.alternatives)  # the named cards cannot do it: the catalog's options
     region = ev.constraints.region
     if shown:
         lines.append(_options_table(shown, book, lang, w, region))
@@ -1164,7 +1165,8 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
         if lead.launch_hint and lead.fits:
             hint = book.text(lead.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
             lines.append(("**启动参考：**" if zh else "**Launch hint:**") + f"\n```\n{hint}\n```")
-    if not (top is not None and top.meets_targets):
+    blocked_named = bool(shown) and all(any(f.severity == "block" for f in u.findings) for u in shown)
+    if not (top is not None and top.meets_targets) and not blocked_named:  # no changes to a card a rule rules out
         ch = _rec_changes(rec, book, lang)
         if ch:
             lines.append(ch)

@@ -567,6 +567,7 @@ class Evaluation:
     claim: ClaimCheck | None = None
     assumptions: list[Assumption] = field(default_factory=list)
     unavailable: list[str] = field(default_factory=list)  # tools not available in this build
+    alternatives: list[Any] = field(default_factory=list)  # options beyond the named cards when none of them works
 
 
 def _timed(steps: list[Step], name: str, arguments: dict[str, Any], fn: Callable[[], Any],
@@ -611,6 +612,11 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
             found = next((o for o in ev.recommendation.options + ev.recommendation.closest if o.gpu == mention.gpu), None)
             if found is not None:
                 ev.user_options.append(found.model_copy(update={"labels": list(found.labels) + ["candidate"]}))
+        if constraints.candidates and not any(o.meets_targets for o in ev.recommendation.options + ev.user_options):
+            # none of the named cards works (too small, blocked in the region): what the whole catalog offers
+            wider = _recommend(workload, constraints.model_copy(update={"candidates": ()}), steps, ev)
+            if wider is not None:
+                ev.alternatives = [o for o in wider.options if o.meets_targets][:3]
     if ev.recommendation is None:
         for mention, role in named:
             gpu = catalog.gpu(mention.gpu)
