@@ -22,7 +22,7 @@ FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv
                "optimizer": "--optimizer", "zero": "--zero", "offload": "--offload", "gpus": "--gpus",
                "nodes": "--nodes", "tp": "--tp", "pp": "--pp", "recompute": "--recompute",
                "lora_rank": "--lora-rank", "lora_targets": "--lora-targets", "engine": "--engine",
-               "flash_attention": "--flash-attention"}
+               "flash_attention": "--flash-attention", "train_tokens": "--tokens", "output_tokens": "--output-tokens"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -103,7 +103,11 @@ def validation_to_input_error(exc: Any) -> Exception:
             return InputError(f"--tp/--pp/--gpus: {msg}", field="tp")
         return InputError(msg, field="workload")
     text = f"{flag}: {msg}" + (f" (got {got!r})" if not isinstance(got, dict) and got is not None else "")
-    return InputError(text, field=field, accepted=accepted or (str(ctx) if ctx else None))
+    if accepted is None and ctx:
+        bounds = [f"{sym} {ctx[k]:g}" for k, sym in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤"))
+                  if isinstance(ctx.get(k), (int, float))]
+        accepted = " and ".join(bounds) or None
+    return InputError(text, field=field, accepted=accepted)
 
 
 def _model(args: argparse.Namespace) -> Any:
