@@ -166,3 +166,21 @@ def test_named_card_that_cannot_do_it_still_gets_working_alternatives():
     assert "目录中的其他可行方案" in answer
     assert "GeForce RTX 5090 D" in answer.split("目录中的其他可行方案", 1)[1].split("每卡显存明细", 1)[0]
     assert "q3_k_m" not in answer
+
+
+def test_count_only_follow_up_changes_label_and_alternatives():
+    # R17: "What if we only have four cards?" — the change line read "GPUs compared  → 4× …" (empty old value),
+    # reported "Memory on one GPU: 235.0 GiB → 235.0 GiB" (the unsharded total, unchanged) and offered 16× of the
+    # same card as the alternative to four cards
+    story = "我们要上线客服机器人，Qwen2.5-32B，平时 30 并发，高峰 100，上下文 8k，国内机房，预算 50 万以内。买卡还是租云？"
+    fp8 = ask(story, "那换成 FP8 呢？").answer
+    assert "总显存需求（不分片）" in fp8 and "单卡显存需求" not in fp8
+    four = ask(story, "What if we only have four cards?").answer
+    changed = next(line for line in four.splitlines() if line.startswith("**What changed:**"))
+    assert "none (whole catalog) → 4× GeForce RTX 3090" in changed and "memory" not in changed.lower()
+    assert "16× GeForce RTX 3090" not in four
+    assert "No configuration of at most 4 GPUs" in four  # 4× H20 is over the ¥500k budget, A800/H800 are blocked
+    four_en = ask("Serve Llama-3.1-70B FP8 at 64 concurrency, 8k context", "what about 4 cards?").answer
+    others = four_en.split("**Other configurations that work:**", 1)[1].split("**Memory per GPU**", 1)[0]
+    rows = [line for line in others.splitlines() if line.startswith("| ") and "×" in line]
+    assert rows and all(int(r.split("|")[1].split("×")[0]) <= 4 for r in rows)

@@ -630,21 +630,24 @@ def _changes_block(changes: list[Change], state: DialogState, ev: Evaluation, bo
         else:
             old = _slot_value(book, ch.slot, ch.old, lang, catalog, "previous")
         new = _slot_value(book, ch.slot, ch.new, lang, catalog, "new")
+        if not old.strip():
+            old = "无（全目录搜索）" if zh else "none (whole catalog)"
         parts.append(f"{_l(SLOT_LABEL[ch.slot], lang)} {old} → {new}")
     if not parts:
         return ""
     text = ("**变化：** " if zh else "**What changed:** ") + ("；".join(parts) if zh else "; ".join(parts))
     before = state.last_numbers.get("need_total")
-    if before is not None and ev.need is not None:
-        old = book.gib("previous memory on one GPU", before, "previous turn: " + SRC_MEMORY)
-        new = book.gib("memory on one GPU", ev.need.per_gpu.total)
+    if before is not None and ev.need is not None and abs(ev.need.per_gpu.total - before) > 0.0005 * before:
+        # ev.need is the job on one unsharded device: the total to spread over the GPUs, not what one GPU holds
+        old = book.gib("previous total memory need (unsharded)", before, "previous turn: " + SRC_MEMORY)
+        new = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
         delta = abs(ev.need.per_gpu.total - before) / before * 100 if before else 0.0
         up = ev.need.per_gpu.total > before
         pct = book.num("increase in memory" if up else "decrease in memory", delta, "%",
                        "computed from the two estimates", 0, suffix="").replace(" ", "") + "%"
         pct = ("+" if up else "−") + pct
-        text += (f"。单卡显存需求 {old} → {new}（{pct}）" if zh else
-                 f". Memory on one GPU: {old} → {new} ({pct})")
+        text += (f"。总显存需求（不分片）{old} → {new}（{pct}）" if zh else
+                 f". Total memory need (unsharded): {old} → {new} ({pct})")
     text += _top_change(state, ev, book, lang)
     text += "。" if zh else "."
     return text
@@ -1144,10 +1147,16 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     lines.append(_job_line(ev, book, lang))
     shown = list(ev.user_options)
     others = [o for o in rec.options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
-    others = others or list(ev.alternatives)  # the named cards cannot do it: the catalog's options
+    others = list(ev.alternatives) or others  # the named cards cannot do it: the catalog's options
+    if ev.alternatives_within is not None and not ev.alternatives:
+        others = []  # "only four cards": more cards of the same kind are no answer
     region = ev.constraints.region
     if shown:
         lines.append(_options_table(shown, book, lang, w, region))
+        if ev.alternatives_within is not None and not others and not any(u.meets_targets for u in shown):
+            n = book.count("GPU count searched", ev.alternatives_within, "GPUs", SRC_RECOMMEND)
+            lines.append(f"目录中没有 {n} 张卡以内、满足全部要求（预算、地区等）的配置。" if zh else
+                         f"No configuration of at most {n} GPUs in the catalog meets every target (budget, region, …).")
         if others and not any(u.fits and u.meets_targets for u in shown):
             lines.append(("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**"))
             lines.append(_options_table(others[:3], book, lang, w, region))

@@ -568,6 +568,7 @@ class Evaluation:
     assumptions: list[Assumption] = field(default_factory=list)
     unavailable: list[str] = field(default_factory=list)  # tools not available in this build
     alternatives: list[Any] = field(default_factory=list)  # options beyond the named cards when none of them works
+    alternatives_within: int | None = None  # the alternatives were searched within this many GPUs (one server)
 
 
 def _timed(steps: list[Step], name: str, arguments: dict[str, Any], fn: Callable[[], Any],
@@ -612,7 +613,17 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
             found = next((o for o in ev.recommendation.options + ev.recommendation.closest if o.gpu == mention.gpu), None)
             if found is not None:
                 ev.user_options.append(found.model_copy(update={"labels": list(found.labels) + ["candidate"]}))
-        if constraints.candidates and not any(o.meets_targets for o in ev.recommendation.options + ev.user_options):
+        count_only = next((m for m, role in named if role == "candidate" and m.count and not m.text), None)
+        if count_only is not None and not any(o.meets_targets for o in ev.user_options):
+            # "what if we only have four cards?": the leading card at that count does not work; what does, in as
+            # many cards of any kind (not more cards of the same one)
+            n = max(1, min(16, count_only.count))
+            fewer = _recommend(workload, constraints.model_copy(update={"candidates": (), "max_gpus_per_node": n,
+                                                                        "max_nodes": 1}), steps, ev)
+            if fewer is not None:
+                ev.alternatives = [o for o in fewer.options if o.meets_targets and o.count <= n][:3]
+                ev.alternatives_within = n
+        elif constraints.candidates and not any(o.meets_targets for o in ev.recommendation.options + ev.user_options):
             # none of the named cards works (too small, blocked in the region): what the whole catalog offers
             wider = _recommend(workload, constraints.model_copy(update={"candidates": ()}), steps, ev)
             if wider is not None:
