@@ -184,3 +184,17 @@ def test_count_only_follow_up_changes_label_and_alternatives():
     others = four_en.split("**Other configurations that work:**", 1)[1].split("**Memory per GPU**", 1)[0]
     rows = [line for line in others.splitlines() if line.startswith("| ") and "×" in line]
     assert rows and all(int(r.split("|")[1].split("×")[0]) <= 4 for r in rows)
+
+
+def test_chinese_answer_has_no_english_assumptions_or_cost_inputs():
+    # R18: Chinese answers showed the recommender's English assumptions ("no deadline given: …"), the engine line
+    # ("weights bf16, KV cache fp16, 100 sequence(s)") and English dated cost inputs ("exchange rate … per card
+    # (launch_msrp, converted from USD)") although Chinese wording exists or is easy
+    story1 = ask("我们要上线客服机器人，Qwen2.5-32B，平时 30 并发，高峰 100，上下文 8k，国内机房，预算 50 万以内。买卡还是租云？")
+    story3 = ask("我只有一张 4090，想做 14B 的 QLoRA 微调，序列长度 4k，够吗？能跑多快？")
+    for answer in (story1.answer, story3.answer):
+        for english in ("no deadline given", "sequence(s)", "micro-batch", "exchange rate", "per card (",
+                        "converted from", "rest of system", "KV cache fp16", "optimizer adamw"):
+            assert english not in answer, english
+    assert "汇率 7.13 元/美元" in story1.answer
+    assert "未给出期限：优先选择 30 天内能完成训练的配置" in story3.answer

@@ -1080,10 +1080,11 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_year
     if dated:
         bits = []
         for x in dated[:6]:
+            name, unit = (_dated_zh(x["name"], x.get("unit", "")) if zh else (x["name"], x.get("unit", "")))
             v = book.num(f"input: {x['name']}", float(x["value"]), x.get("unit", ""), x.get("source", ""),
-                         _digits_for(float(x["value"])), suffix=x.get("unit", ""))
-            bits.append(f"{x['name']} {v} ({x['as_of']})")
-        lines.append(("- 依据（带日期）：" if zh else "- dated inputs: ") + "; ".join(bits))
+                         _digits_for(float(x["value"])), suffix=unit)
+            bits.append(f"{name} {v}（{x['as_of']}）" if zh else f"{name} {v} ({x['as_of']})")
+        lines.append(("- 依据（带日期）：" if zh else "- dated inputs: ") + ("；".join(bits) if zh else "; ".join(bits)))
     return "\n".join(lines)
 
 
@@ -1107,8 +1108,43 @@ _ASSUMPTION_ZH: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^vLLM claims (?P<f>[\d.]+) of GPU memory at start-up = (?P<g>[\d.]+ GiB) of (?P<name>.+?) and .*"),
      "vLLM 启动时占用 {name} 显存的 {f}（{g}），权重与激活之外的部分都用作 KV 缓存；nvidia-smi 显示的就是这部分预留"),
     (re.compile(r"^gradient checkpointing on.*"), "微调时开启梯度检查点（完全重计算）"),
+    (re.compile(r"^engine: (?P<e>[^;]+); weights (?P<w>\S+), KV cache (?P<kv>\S+), (?P<n>\d+) sequence\(s\) × "
+                r"(?P<c>\d+) tokens$"), "框架：{e}；权重 {w}，KV 缓存 {kv}，{n} 路 × {c} tokens"),
+    (re.compile(r"^engine: (?P<e>[^;]+); micro-batch (?P<b>\d+) × (?P<c>\d+) tokens; (?P<n>\d+) GPU\(s\): "
+                r"DP (?P<dp>\d+) × TP (?P<tp>\d+) × PP (?P<pp>\d+); optimizer (?P<o>\S+)$"),
+     "框架：{e}；微批 {b} × {c} tokens；{n} 张卡：DP {dp} × TP {tp} × PP {pp}；优化器 {o}"),
     (re.compile(r"^engine: (?P<rest>.*)"), "框架：{rest}"),
 ]
+
+# Chinese names of the cost model's dated inputs (advisor.estimator.cost DatedValue names and units)
+_PRICE_KIND_ZH = {"street": "零售价", "channel": "渠道价", "launch_msrp": "首发建议零售价", "user input": "用户输入",
+                  "quote": "报价"}
+_DATED_ZH: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^exchange rate$"), "汇率"),
+    (re.compile(r"^(?P<g>.+) per card \((?P<k>[^,)]+)(?:, converted from (?P<c>CNY|USD))?\)$"), "{g} 单卡{k}{conv}"),
+    (re.compile(r"^server tier (?P<t>\S+) \(rest of system\)$"), "服务器档位 {t}（整机其余部分）"),
+    (re.compile(r"^electricity$"), "电价"),
+    (re.compile(r"^cloud (?P<tier>[\w ]+?) \((?P<p>[^)]+)\)$"), "云租用价（{p}，{tier}）"),
+]
+_UNIT_ZH = {"CNY per USD": "元/美元", "CNY/kWh": "元/kWh", "USD/kWh": "美元/kWh", "USD per GPU-hour": "美元/GPU·时",
+            "ratio": "", "CNY": "元", "USD": "美元"}
+_TIER_ZH = {"on demand": "按需", "on_demand": "按需", "spot": "竞价/社区", "serverless": "无服务器"}
+
+
+def _dated_zh(name: str, unit: str) -> tuple[str, str]:
+    """(name, unit) of a dated cost input in Chinese; unknown names stay as written."""
+    for rx, template in _DATED_ZH:
+        m = rx.match(name)
+        if m:
+            d = {k: v or "" for k, v in m.groupdict().items()}
+            if "k" in d:
+                d["k"] = _PRICE_KIND_ZH.get(d["k"], d["k"])
+                d["conv"] = f"（由{'美元' if d['c'] == 'USD' else '人民币'}换算）" if d["c"] else ""
+            if "tier" in d:
+                d["tier"] = _TIER_ZH.get(d["tier"], d["tier"])
+            name = template.format(**d)
+            break
+    return name, _UNIT_ZH.get(unit, unit)
 
 
 def _assumption_zh(text: str) -> str:
@@ -1185,7 +1221,7 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
         lines.append(_rec_findings(ev.findings, book, lang))
     notes_a = list(ev.assumptions)
     assumptions = _assumptions_block(notes_a, book, lang)
-    tool_assumptions = list(rec.assumptions)
+    tool_assumptions = list(rec.assumptions_in(lang))  # the recommender words its own in Chinese too
     if lead is not None:
         tool_assumptions += [a for a in lead.assumptions if a.startswith(("engine:", "gradient checkpointing", "vLLM claims"))][:2]
     if tool_assumptions:
