@@ -198,3 +198,20 @@ def test_chinese_answer_has_no_english_assumptions_or_cost_inputs():
             assert english not in answer, english
     assert "汇率 7.13 元/美元" in story1.answer
     assert "未给出期限：优先选择 30 天内能完成训练的配置" in story3.answer
+
+
+def test_cloud_price_prefers_on_demand_over_serverless_and_names_the_tier():
+    # R19: the newest cloud quote won whatever its tier, so an A100 80GB SXM was "rented" at a per-second
+    # serverless rate (Modal $2.50/h) and labelled "on demand", while a same-card on-demand-like rate existed
+    from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import cloud_price, estimate_tco
+
+    econ = load_economics()
+    a100 = cloud_price(CAT.gpu("a100-80g-sxm"), econ)
+    assert a100.tier == "spot" and a100.usd_per_hour == pytest.approx(1.39)  # not Modal/Replicate serverless
+    h100 = cloud_price(CAT.gpu("h100-sxm"), econ)
+    assert h100.tier == "on_demand" and h100.provider == "RunPod"  # the newest on-demand quote
+    t4 = cloud_price(CAT.gpu("t4"), econ)
+    assert t4.tier == "serverless"  # only serverless quotes: still used, and named as such
+    names = [p.name for p in estimate_tco(CAT.gpu("rtx-3090"), 8, econ, currency="USD").prices]
+    assert "cloud spot (RunPod)" in names and not any("on demand" in n for n in names)

@@ -60,15 +60,23 @@ class CloudQuote:
     date: dt.date | None
     source: str
     origin: str  # "user", "catalog" or "reference" (economics.yaml)
+    tier: str = "on_demand"  # the catalog's CloudPrice.tier
+
+
+# renting the same GPU-hours around the clock compares with an on-demand (or committed) instance; interruptible
+# spot capacity comes next, per-second serverless billing (priced for bursts, not 24/7 use) last
+CLOUD_TIER_ORDER = ("on_demand", "reserved", "spot", "serverless")
 
 
 def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None) -> CloudQuote | None:
-    """On-demand price per GPU-hour: the user's, else the catalog's newest, else economics.yaml's reference."""
+    """Price per GPU-hour: the user's, else the catalog's newest in the most comparable tier (on-demand, reserved,
+    spot, serverless, in that order), else economics.yaml's reference."""
     if override_usd is not None:
         return CloudQuote(override_usd, "user", None, "user input", "user")
     if gpu.cloud:
-        c = max(gpu.cloud, key=lambda q: q.date)
-        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source, "catalog")
+        rank = {t: i for i, t in enumerate(CLOUD_TIER_ORDER)}
+        c = min(gpu.cloud, key=lambda q: (rank.get(q.tier, len(rank)), -q.date.toordinal()))
+        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source, "catalog", c.tier)
     refs = econ.cloud_reference.get(gpu.id)
     if refs:
         c = max(refs, key=lambda q: q.date)
@@ -181,7 +189,7 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
     if cloud is not None:
         cloud_hour = econ.to_currency(cloud.usd_per_hour, "USD", currency)
         cloud_cost = gpu_hours * cloud_hour
-        prices.append(DatedValue(name=f"cloud on demand ({cloud.provider})", value=cloud.usd_per_hour,
+        prices.append(DatedValue(name=f"cloud {cloud.tier.replace('_', ' ')} ({cloud.provider})", value=cloud.usd_per_hour,
                                  unit="USD per GPU-hour", as_of=cloud.date, source=cloud.source))
         denom = count * HOURS_PER_YEAR * years * cloud_hour - years * power_year_full
         if denom > 0:
