@@ -236,7 +236,8 @@ RULES: tuple[RuleMeta, ...] = (
         id="sizing-context-over-model",
         topic="sizing",
         applies_to=CONFIG,
-        when=f.context_ratio > 1.0,
+        # pre-training sets the model's context itself
+        when=(f.context_ratio > 1.0) & ((f.task != "pretrain") | f.task.missing()),
         severity="warn",
         source="rules-vllm-engine-args",
         section="--max-model-len (defaults to the model's configured maximum)",

@@ -215,3 +215,21 @@ def test_cloud_price_prefers_on_demand_over_serverless_and_names_the_tier():
     assert t4.tier == "serverless"  # only serverless quotes: still used, and named as such
     names = [p.name for p in estimate_tco(CAT.gpu("rtx-3090"), 8, econ, currency="USD").prices]
     assert "cloud spot (RunPod)" in names and not any("on demand" in n for n in names)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# rules
+# --------------------------------------------------------------------------------------------------------------
+def _rule_ids(turn) -> set[str]:
+    return {f["rule_id"] if isinstance(f, dict) else f.rule_id for f in turn.findings}
+
+
+def test_context_over_model_is_not_raised_for_pretraining():
+    # R20: "pre-train a 1.3B model" — the dialog picked GPT-2 XL as the stand-in (1,024 positions) and the default
+    # 4,096-token sequence, then warned that the context exceeds the model's maximum: a pre-trained model's
+    # context is the trainer's choice
+    story4 = ask("We want to pre-train a 1.3B model on 100B tokens. We have 8×A100 40GB. How long? "
+                 "Would 8×H100 be worth it?")
+    assert "sizing-context-over-model" not in story4.answer
+    serve = ask("How much memory does Llama-2-70B need for inference at 32k context fp16?")  # 4,096 positions
+    assert "sizing-context-over-model" in serve.answer
