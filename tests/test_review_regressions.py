@@ -233,3 +233,29 @@ def test_context_over_model_is_not_raised_for_pretraining():
     assert "sizing-context-over-model" not in story4.answer
     serve = ask("How much memory does Llama-2-70B need for inference at 32k context fp16?")  # 4,096 positions
     assert "sizing-context-over-model" in serve.answer
+
+
+@pytest.mark.parametrize("model,gpu,count,measured", [
+    # XiongjieDai/GPU-Benchmarks-on-LLM-Inference README (llama.cpp, LLaMA 3, eval tokens/s, batch 1)
+    ("llama-3-70b", "rtx-4090", 2, 19.06),
+    ("llama-3-70b", "rtx-3090", 2, 16.29),
+    ("llama-3-8b", "rtx-4090", 2, 122.56),
+])
+def test_llama_cpp_multi_gpu_is_a_layer_split(model, gpu, count, measured):
+    # R21: llama.cpp on several GPUs was modelled as tensor parallelism (4× RTX 4090 serving Qwen2.5-72B Q4_K_M at
+    # 40 tokens/s); its default layer split runs the GPUs one after another, so one sequence gets no speed-up
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import estimate_throughput
+    from advisor.workload import Workload
+
+    calib = load_calibration()
+    w = Workload(model=model, weights="q4_k_m", context=512, gpus=count, tp=count)
+    est = estimate_throughput(CAT.model(model), CAT.gpu(gpu), count, w, calib)
+    assert est.decode_tokens_per_s == pytest.approx(measured, rel=0.2)
+    one = estimate_throughput(CAT.model("llama-3-8b"), CAT.gpu(gpu), 1,
+                              Workload(model="llama-3-8b", weights="q4_k_m", context=512), calib)
+    if model == "llama-3-8b":
+        assert est.decode_tokens_per_s <= one.decode_tokens_per_s  # more GPUs: not faster for one sequence
+    vllm = estimate_throughput(CAT.model(model), CAT.gpu(gpu), count,
+                               Workload(model=model, weights="awq-int4", context=512, gpus=count, tp=count), calib)
+    assert not any("layer split" in f for f in vllm.formulas)  # vLLM keeps tensor parallelism

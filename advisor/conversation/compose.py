@@ -766,7 +766,10 @@ def _opt_name(o: Any, book: Book) -> str:
 def _opt_layout(o: Any, lang: str, book: Book) -> str:
     lay = o.layout or {}
     parts = []
-    if lay.get("tp", 1) > 1:
+    if lay.get("tp", 1) > 1 and lay.get("engine") == "llama.cpp":  # llama.cpp splits layers, it has no TP
+        n = book.count('layer-split GPUs', lay['tp'], 'GPUs', SRC_RECOMMEND)
+        parts.append(f"按层切分到 {n} 卡" if lang == "zh" else f"layers split over {n} GPUs")
+    elif lay.get("tp", 1) > 1:
         parts.append(f"TP {book.count('tensor parallel degree', lay['tp'], 'GPUs', SRC_RECOMMEND)}")
     if lay.get("pp", 1) > 1:
         parts.append(f"PP {book.count('pipeline parallel degree', lay['pp'], 'GPUs', SRC_RECOMMEND)}")

@@ -26,7 +26,7 @@ physical limits B_dram / bytes-per-step and P_peak / FLOPs-per-step.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -365,10 +365,22 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
     has_lengths = getattr(w, "prompt_tokens", None) is not None or getattr(w, "output_tokens", None) is not None
     decode_ctx = max(1, int(prompt + output / 2)) if has_lengths else context
 
-    prof = speed_profile(model, weights, kv, tp)
+    engine = getattr(w, "engine", None) or ("llama.cpp" if FORMATS[check_format(weights).name].family == "gguf"
+                                            else "vllm")
+    layer_split = engine == "llama.cpp" and tp > 1
+    # llama.cpp spreads the layers over the GPUs (--split-mode layer, its default): a token passes through them one
+    # after another, so a step costs what one GPU holding every layer would need, plus a hand-over per boundary;
+    # the other engines shard every layer (tensor parallelism) and all GPUs work at once
+    prof = speed_profile(model, weights, kv, 1 if layer_split else tp)
     hw = hardware(gpu, prof, calib)
     dstep = decode_step(prof, hw, per_replica, decode_ctx)
     pstep = prefill_step(prof, hw, 1, prompt)
+    hop = None
+    if layer_split:
+        link_bw, alpha, _name = tp_link(gpu, 2, calib)
+        hop = link_bw, alpha
+        dstep = replace(dstep, comm_s=(tp - 1) * (alpha + per_replica * model.hidden_size * ACT_BYTES / link_bw))
+        pstep = replace(pstep, comm_s=(tp - 1) * (alpha + prompt * model.hidden_size * ACT_BYTES / link_bw))
     t_dec = dstep.total_s
     per_seq = 1.0 / t_dec
     total = per_replica * replicas / t_dec
@@ -399,7 +411,11 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
         f"{ttft * 1e3:.1f} ms",
         f"physical ceiling per sequence = bandwidth / bytes per step = {ceiling:.1f} tokens/s",
     ]
-    if tp > 1:
+    if hop is not None:
+        formulas.append(f"llama.cpp layer split over {tp} GPUs: one step = one GPU's time for all {model.num_layers} "
+                        f"layers + ({tp}−1) hand-overs × [tokens × {model.hidden_size} × 2 B / {hop[0] / 1e9:.1f} GB/s "
+                        f"+ {hop[1] * 1e6:.0f} µs]; no speed-up for one sequence")
+    elif tp > 1:
         formulas.append(f"all-reduce = 2 × {model.num_layers} × [2({tp}−1)/{tp} × tokens × {model.hidden_size} × 2 B "
                         f"/ {hw.link_bw / 1e9:.1f} GB/s + {hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
     touched = None
