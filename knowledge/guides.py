@@ -167,6 +167,7 @@ class ClaimSpec(_Strict):
     compare: Literal["approx", "at_least", "at_most", "equal", "positive", "fits", "market", "price_history"] = "approx"
     tolerance: float = Field(0.1, ge=0)
     explanation: str  # str.format template over the check's named results
+    explanation_zh: str | None = None  # the same in Chinese (same placeholders); None: Chinese answers quote the English
     design_error: bool = False  # listed in DESIGN.md "Known errors in the guides"
 
     @model_validator(mode="after")
@@ -206,6 +207,7 @@ class Claim(_Strict):
     explanation: str
     design_error: bool
     check: str
+    explanation_zh: str | None = None
     details: dict[str, Any]
 
     @property
@@ -452,13 +454,14 @@ def evaluate_claim(spec: ClaimSpec, cat: Catalog) -> Claim:
     named.setdefault("value", r.value)
     try:
         text = spec.explanation.format(**named)
+        text_zh = spec.explanation_zh.format(**named) if spec.explanation_zh else None
     except (KeyError, IndexError, ValueError) as exc:
         raise CatalogError(f"guides/claims.yaml: claim '{spec.id}': explanation placeholder {exc} not computed",
                            field=spec.id) from None
     value = round(r.value, 4) if isinstance(r.value, float) else r.value
     return Claim(id=spec.id, guide=spec.guide, section=spec.section, quote=spec.quote, claim=spec.claim,
                  claimed=spec.claimed, computed=Figure(value=value, unit=r.unit), verdict=verdict, explanation=text,
-                 design_error=spec.design_error, check=spec.check, details=_jsonable(r.named))
+                 design_error=spec.design_error, check=spec.check, details=_jsonable(r.named), explanation_zh=text_zh)
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:

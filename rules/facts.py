@@ -329,7 +329,8 @@ class ClaimFacts(_Facts):
             claim_id=claim.id, verdict=claim.verdict, claim_text=claim.quote, claim_en=claim.claim,
             stated_value=stated, unit=claim.claimed.unit if stated is not None else None,
             computed_value=computed, computed_unit=claim.computed.unit if computed is not None else None,
-            correction=claim.explanation or None, claim_source=claim.guide, section=claim.section,
+            correction=claim.explanation or None, correction_zh=getattr(claim, "explanation_zh", None) or None,
+            claim_source=claim.guide, section=claim.section,
         )
 
 

@@ -259,3 +259,22 @@ def test_llama_cpp_multi_gpu_is_a_layer_split(model, gpu, count, measured):
     vllm = estimate_throughput(CAT.model(model), CAT.gpu(gpu), count,
                                Workload(model=model, weights="awq-int4", context=512, gpus=count, tp=count), calib)
     assert not any("layer split" in f for f in vllm.formulas)  # vLLM keeps tensor parallelism
+
+
+def test_guide_claim_corrections_are_worded_in_chinese():
+    # R22: Chinese answers quoting a guide error got the correction in English ("4-bit weights alone of
+    # Llama-2-70B … are 34.5 GB"): the claims had no Chinese explanation
+    from knowledge.guides import load_guides
+    from rules.engine import evaluate as evaluate_rules
+    from rules.facts import ClaimFacts
+
+    claims = {c.id: c for c in load_guides().claims}
+    design = [c for c in claims.values() if c.design_error]
+    assert design and all(c.explanation_zh for c in design)
+    for c in design:
+        [finding] = [f for f in evaluate_rules([ClaimFacts.from_claim(c).to_facts()]) if f.rule_id.startswith("claim-")]
+        zh = finding.text("zh")
+        assert not any(word in zh for word in (" alone ", " is the ", " has no ", "restricted for China")), zh
+    assert "83,000 元" in claims["a800-price-1.7m"].explanation_zh
+    story5 = ask("文章说 70B 模型 4bit 量化只要 28GB 显存，那一张 5090 就够了吧？").answer
+    assert "4-bit weights alone" not in story5 and "仅 4-bit 权重就有 34.5 GB" in story5
