@@ -41,6 +41,15 @@ def significant(value: float, digits: int = 4) -> float:
     return round(value, digits - 1 - int(math.floor(math.log10(abs(value)))))
 
 
+class Figure(float):
+    """A displayed figure: the "g" format without exponents for large values (1,700,000 CNY, not 1.7e+06 CNY)."""
+
+    def __format__(self, spec: str) -> str:
+        if spec.endswith("g") and abs(self) >= 1e5:
+            return float.__format__(self, ",.0f" if "," in spec else ".0f")
+        return float.__format__(self, spec)
+
+
 def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> dict[str, Any]:
     """The fact plus the derived display fields listed in the module docstring."""
     ctx: dict[str, Any] = dict(fact)
@@ -61,8 +70,8 @@ def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> di
     ctx["correction_note"] = f" {fact['correction']}" if fact.get("correction") else ""
     ctx["correction_note_zh"] = fact.get("correction_zh") or fact.get("correction") or ""  # English beats nothing
     for key in ("computed_value", "stated_value"):
-        if isinstance(fact.get(key), float):
-            ctx[key] = significant(fact[key])
+        if isinstance(fact.get(key), (int, float)) and not isinstance(fact.get(key), bool):
+            ctx[key] = Figure(significant(fact[key]))
     unit = fact.get("computed_unit") or fact.get("unit")
     ctx.setdefault("computed_unit", unit)
     if isinstance(fact.get("computed_value"), (int, float)) and unit:

@@ -278,3 +278,16 @@ def test_guide_claim_corrections_are_worded_in_chinese():
     assert "83,000 元" in claims["a800-price-1.7m"].explanation_zh
     story5 = ask("文章说 70B 模型 4bit 量化只要 28GB 显存，那一张 5090 就够了吧？").answer
     assert "4-bit weights alone" not in story5 and "仅 4-bit 权重就有 34.5 GB" in story5
+
+
+def test_large_claim_figures_are_not_printed_with_exponents():
+    # R24: "指南给出 1.7e+06 CNY" — the claim rules' {stated_value:,g} printed large prices in exponent form
+    from knowledge.guides import load_guides
+    from rules.engine import evaluate as evaluate_rules
+    from rules.facts import ClaimFacts
+
+    claim = next(c for c in load_guides().claims if c.id == "a800-price-1.7m")
+    [finding] = evaluate_rules([ClaimFacts.from_claim(claim).to_facts()])
+    assert "1,700,000 CNY" in finding.text("en") and "1,700,000 CNY" in finding.text("zh")
+    assert "e+0" not in finding.text("en")
+
