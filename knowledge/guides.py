@@ -208,6 +208,7 @@ class Claim(_Strict):
     design_error: bool
     check: str
     explanation_zh: str | None = None
+    gpus: tuple[str, ...] = ()  # the catalog cards the claim is about (its check's gpu / also / gpus arguments)
     details: dict[str, Any]
 
     @property
@@ -461,7 +462,9 @@ def evaluate_claim(spec: ClaimSpec, cat: Catalog) -> Claim:
     value = round(r.value, 4) if isinstance(r.value, float) else r.value
     return Claim(id=spec.id, guide=spec.guide, section=spec.section, quote=spec.quote, claim=spec.claim,
                  claimed=spec.claimed, computed=Figure(value=value, unit=r.unit), verdict=verdict, explanation=text,
-                 design_error=spec.design_error, check=spec.check, details=_jsonable(r.named), explanation_zh=text_zh)
+                 design_error=spec.design_error, check=spec.check, details=_jsonable(r.named), explanation_zh=text_zh,
+                 gpus=tuple(g for g in [spec.args.get("gpu"), *(spec.args.get("also") or ()),
+                                        *(spec.args.get("gpus") or ())] if isinstance(g, str)))
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:

@@ -291,3 +291,33 @@ def test_large_claim_figures_are_not_printed_with_exponents():
     assert "1,700,000 CNY" in finding.text("en") and "1,700,000 CNY" in finding.text("zh")
     assert "e+0" not in finding.text("en")
 
+
+
+@pytest.mark.parametrize("text,claim_id,lang", [
+    # R23: a guide figure about a card (no model named) got "which model?" instead of the claim check
+    ("The guide says H100 has 1513 TFLOPS FP16, is that right?", "h100-fp16-1513", "en"),
+    ("指南说 4090 的 FP16 算力是 82.6 TFLOPS，对吗？", "rtx4090-fp16-82.6", "zh"),
+    ("A800 一张卡要 170 万吗？", "a800-price-1.7m", "zh"),
+    ("文章说 RTX 5090 是 Ada Lovelace 架构？", "rtx50-ada-lovelace", "zh"),
+])
+def test_guide_spec_claims_are_checked_without_a_model(text, claim_id, lang):
+    turn = ask(text)
+    assert turn.extra["kind"] == "claim" and turn.extra["claim_id"] == claim_id
+    assert f"[claim-wrong-figure]" in turn.answer or "[claim-wrong-statement]" in turn.answer
+    assert ("指南原文" if lang == "zh" else "The guide (guide-000") in turn.answer
+    assert "e+0" not in turn.answer  # 1,700,000 CNY, not 1.7e+06 CNY
+    if lang == "zh":
+        assert "is the" not in turn.answer
+
+
+def test_spec_claim_turn_keeps_the_conversation():
+    from advisor.conversation.session import Conversation
+
+    conv = Conversation(driver="deterministic")
+    conv.respond("Serve Llama-3.1-8B for 20 users at 4k context")
+    before = conv.state.slots.model_dump()
+    turn = conv.respond("by the way, the guide says the H100 does 1513 TFLOPS FP16 — is that right?")
+    assert turn.extra["kind"] == "claim" and conv.state.slots.model_dump() == before
+    # a budget that happens to equal a claimed price is still a budget, and a model question is a workload
+    assert ask("预算 24 万买 H100 PCIe，跑 Qwen2.5-7B 推理").extra["kind"] != "claim"
+    assert ask("RTX 4090 能跑 70B 吗？").extra["kind"] != "claim"

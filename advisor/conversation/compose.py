@@ -368,6 +368,38 @@ def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | 
                  extra={"kind": kind, "pending": state.pending})
 
 
+def guide_claim_turn(claim: Any, findings: list[Any], state: DialogState, lang: str, catalog: Any) -> Turn:
+    """The answer to a quoted guide statement about a card (knowledge.guides claim): the verdict with the computed
+    figure, the guide's own words and section, and the claims rule's finding. The conversation state is unchanged;
+    a pending question is asked again."""
+    book = Book()
+    zh = lang == "zh"
+    verdict = {"right": ("The guide's statement checks out", "指南的这个说法经核对无误"),
+               "wrong": ("The guide's figure is wrong", "指南的这个说法有误"),
+               "dated": ("The guide's statement is out of date", "指南的这个说法已过时")}.get(
+                   claim.verdict, (claim.verdict, claim.verdict))
+    explanation = (claim.explanation_zh or claim.explanation) if zh else claim.explanation
+    quote = (f"指南原文（{claim.guide}，{claim.section}）：“{book.text(claim.quote, 'guide quote', claim.guide)}”" if zh
+             else f"The guide ({claim.guide}, section {claim.section}) says: “"
+                  f"{book.text(claim.quote, 'guide quote', claim.guide)}”")
+    if findings:  # the claims rule words the correction (guide figure, computed figure, explanation) and cites it
+        lines = [f"**{_l(verdict, lang)}。**" if zh else f"**{_l(verdict, lang)}.**", quote,
+                 _rec_findings(findings, book, lang)]
+    else:
+        lines = [f"**{_l(verdict, lang)}**{'：' if zh else ': '}" + book.text(explanation, f"claim {claim.id}",
+                                                                              f"knowledge.guides claim {claim.id}"), quote]
+    questions: list[str] = []
+    if state.pending:
+        q = question_text(state.pending, state, lang, catalog, book)
+        lines.append(q)
+        questions.append(q)
+    elif state.slots.model is None:
+        lines.append("想算具体配置的话，告诉我模型和任务（推理、微调或训练）。" if zh else
+                     "To size a configuration, tell me the model and the task (serving, fine-tuning or training).")
+    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions, findings=list(findings),
+                 extra={"kind": "claim", "pending": state.pending, "claim_id": claim.id, "claim_verdict": claim.verdict})
+
+
 def question_turn(slot: str, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
                   changes: list[Change]) -> Turn:
     book = Book()
