@@ -321,3 +321,13 @@ def test_spec_claim_turn_keeps_the_conversation():
     # a budget that happens to equal a claimed price is still a budget, and a model question is a workload
     assert ask("预算 24 万买 H100 PCIe，跑 Qwen2.5-7B 推理").extra["kind"] != "claim"
     assert ask("RTX 4090 能跑 70B 吗？").extra["kind"] != "claim"
+
+
+def test_memory_claim_check_names_the_bits_per_weight():
+    # R25: story 5 showed 39.8 GB of "INT4" weights next to the guide finding's 34.5 GB of 4-bit weights without
+    # saying why they differ (which 4-bit format: group scales and 16-bit embeddings)
+    answer = ask("文章说 70B 模型 4bit 量化只要 28GB 显存，那一张 5090 就够了吧？").answer
+    block = next(line for line in answer.splitlines() if line.startswith("**关于引用的说法"))
+    assert "实际平均每权重 4.51 bit" in block and "按整 4 bit 算是 35.3 GB" in block
+    # 70.55e9 parameters × 4 bits / 8 = 35.3 GB (decimal), independent of the estimator
+    assert CAT.model("llama-3.1-70b") is not None

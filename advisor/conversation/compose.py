@@ -603,6 +603,19 @@ def _claim_block(ev: Evaluation, book: Book, lang: str) -> str:
     ctx = book.tokens("claim check context", ck.context, SRC_DEFAULT, lang)
     total = book.gib("total on one GPU (claim check)", ck.total_bytes)
     fmt = _fmt(ck.fmt, lang)
+    params = float(ev.need.params) if ev.need is not None and ev.need.params else 0.0
+    fmt_note = ""
+    if params and ck.fmt not in ("bf16", "fp16", "fp32"):
+        # which format: its real bits per weight, against the plain figure (params × bits / 8) a guide computes
+        bits = book.num("bits per weight (claim check)", ck.weights_bytes * 8 / params, "bits/weight", SRC_MEMORY, 2,
+                        suffix="bit")
+        nominal = {"int4": 4, "awq-int4": 4, "gptq-int4": 4, "nf4": 4, "q4_k_m": 4, "q4_0": 4, "fp8": 8, "int8": 8,
+                   "q8_0": 8, "gptq-int8": 8, "bnb-int8": 8}.get(ck.fmt)
+        if nominal:
+            plain = book.gb("plain weights at nominal bits (claim check)", params * nominal / 8)
+            fmt_note = (f"（{fmt} 实际平均每权重 {bits}：分组缩放因子，嵌入层和输出层保持 16-bit；按整 {nominal} bit 算是 {plain}）"
+                        if zh else f" ({fmt} stores {bits} per weight on average: group scales, and the embedding and "
+                        f"output layers stay 16-bit; at a flat {nominal} bits it would be {plain})")
     gc = ck.guide_claim
     cited = ""
     if gc is not None:
@@ -615,12 +628,12 @@ def _claim_block(ev: Evaluation, book: Book, lang: str) -> str:
                    "weights_only": "这个数字最多只够放权重，没算 KV 缓存和运行开销",
                    "plausible": "这个数字与计算大致相符"}[ck.verdict]
         return (f"**关于引用的说法（“{ck.claim.text}”）：** {verdict}。按 {fmt} 计算，{ev.model.name} 的权重为 "
-                f"{weights}（{weights_gib}），再加上 {ctx} 上下文的 KV 缓存 {kv}，单卡合计 {total}（已计入运行开销）。{cited}")
+                f"{weights}（{weights_gib}）{fmt_note}，再加上 {ctx} 上下文的 KV 缓存 {kv}，单卡合计 {total}（已计入运行开销）。{cited}")
     verdict = {"too_low": "the figure is too low: the weights alone exceed it",
                "weights_only": "the figure covers at most the weights, not the KV cache and runtime overhead",
                "plausible": "the figure is consistent with the computation"}[ck.verdict]
     return (f"**On the quoted claim (\"{ck.claim.text}\"):** {verdict}. In {fmt}, {ev.model.name}'s weights take "
-            f"{weights} ({weights_gib}); with the KV cache for {ctx} of context ({kv}) and runtime overhead, one GPU "
+            f"{weights} ({weights_gib}){fmt_note}; with the KV cache for {ctx} of context ({kv}) and runtime overhead, one GPU "
             f"needs {total}. Quoted: {quoted}.{cited}")
 
 
