@@ -152,7 +152,8 @@ def test_chinese_default_region_is_the_one_the_question_promises():
     assert "未说明部署地区：按中国大陆计算" in zh.answer
     assert not any(o["gpu"] in ("h100-sxm", "h100-pcie", "rtx-5090", "rtx-4090") and o["role"] == "option"
                    and o.get("fits") and not any(f["severity"] == "block" for f in o.get("findings", []))
-                   for o in zh.extra.get("options", []) or [])
+                   for o in zh.options)
+    assert zh.options  # the check above ran over real options
     en = ask("Serve Qwen2.5-7B for 20 users at 4k context")
     assert "China market" not in en.answer and "mainland China assumed" not in en.answer
 
@@ -331,3 +332,21 @@ def test_memory_claim_check_names_the_bits_per_weight():
     assert "实际平均每权重 4.51 bit" in block and "按整 4 bit 算是 35.3 GB" in block
     # 70.55e9 parameters × 4 bits / 8 = 35.3 GB (decimal), independent of the estimator
     assert CAT.model("llama-3.1-70b") is not None
+
+
+def test_speed_at_average_and_peak_concurrency():
+    # R26: story 1 asks for tokens/s per user "平时 30 并发，高峰 100"; only the peak was shown
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import estimate_throughput
+    from advisor.workload import Workload
+
+    turn = ask("我们要上线客服机器人，Qwen2.5-32B，平时 30 并发，高峰 100，上下文 8k，国内机房，预算 50 万以内。买卡还是租云？")
+    line = next(x for x in turn.answer.splitlines() if x.startswith("**平时 30 路并发时**"))
+    top = turn.extra["top"]
+    # independent: the same layout (TP 8 over 8 cards per pipeline stage) at 30 sequences
+    w = Workload(model="qwen2.5-32b", context=8192, concurrency=30, gpus=8, nodes=2, tp=8, pp=2)
+    t = estimate_throughput(CAT.model("qwen2.5-32b"), CAT.gpu(top["gpu"]), 8, w, load_calibration(),
+                            with_capacity=False)
+    assert f"每路 {t.decode_tokens_per_s:.0f} tokens/s" in line and f"合计 {t.decode_tokens_per_s_total:.0f} tokens/s" in line
+    peak = next(o for o in turn.options if o["gpu"] == top["gpu"] and o["count"] == top["count"])
+    assert t.decode_tokens_per_s > peak["throughput"]["decode_tokens_per_s"]  # fewer users: faster per user

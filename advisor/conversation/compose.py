@@ -1250,6 +1250,15 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
         lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")
         lines.append(_options_table(rec.closest[:3], book, lang, w, region))
     lead = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
+    avg = ev.average_speed
+    if avg and lead is not None:
+        n = book.count("average concurrency", avg["concurrency"], "sequences", SRC_USER)
+        per = book.num(f"decode tokens/s per sequence at average concurrency on {_opt_name(lead, book)}",
+                       avg["per_seq"], "tokens/s", SRC_THROUGHPUT, 1 if avg["per_seq"] < 10 else 0)
+        tot = book.num(f"decode tokens/s total at average concurrency on {_opt_name(lead, book)}", avg["total"],
+                       "tokens/s", SRC_THROUGHPUT, 0)
+        lines.append(f"**平时 {n} 路并发时**（{_opt_name(lead, book)}）：每路 {per}，合计 {tot}。" if zh else
+                     f"**At the average {n} concurrent requests** ({_opt_name(lead, book)}): {per} per user, {tot} total.")
     if lead is not None:
         lines.append(_rec_breakdown(lead, book, lang))
         cost = _rec_cost(lead, book, lang, state.slots.buy_or_rent, state.slots.tco_years) if lead.fits else ""

@@ -579,6 +579,7 @@ class Evaluation:
     unavailable: list[str] = field(default_factory=list)  # tools not available in this build
     alternatives: list[Any] = field(default_factory=list)  # options beyond the named cards when none of them works
     alternatives_within: int | None = None  # the alternatives were searched within this many GPUs (one server)
+    average_speed: dict[str, float] | None = None  # the leading option's speed at the user's average concurrency
 
 
 def _timed(steps: list[Step], name: str, arguments: dict[str, Any], fn: Callable[[], Any],
@@ -647,8 +648,30 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
             ev.configs = _search(model, workload, constraints, catalog, steps)
     if s.claim is not None:
         ev.claim = _check_claim(model, workload, s.claim, steps)
+    avg = s.concurrency_avg
+    if ev.recommendation is not None and workload.task == "inference" and avg and avg < workload.concurrency:
+        lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
+        if lead is not None:
+            ev.average_speed = _speed_at(model, catalog.gpu(lead.gpu), lead, avg, steps)
     ev.findings = _rules(ev, steps)
     return ev
+
+
+def _speed_at(model: Any, gpu: Any, option: Any, concurrency: int, steps: list[Step]) -> dict[str, float] | None:
+    """Decode speed of a recommended configuration at another concurrency (the user's average next to the peak it
+    was sized for), with the recommender's layout (advisor.estimator.throughput)."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import estimate_throughput
+
+    sized = getattr(option, "_memory", None)
+    if not sized:
+        return None
+    w = sized[1].model_copy(update={"concurrency": concurrency})
+    count = option.count if w.pp == 1 else w.tp
+    t = _timed(steps, "estimate_throughput", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
+               lambda: estimate_throughput(model, gpu, count, w, load_calibration(), with_capacity=False),
+               lambda r: f"{r.decode_tokens_per_s:.1f} tokens/s per sequence at {concurrency}")
+    return {"concurrency": float(concurrency), "per_seq": t.decode_tokens_per_s, "total": t.decode_tokens_per_s_total}
 
 
 def _evaluate_named(workload: Workload, constraints: Constraints, named: list[tuple[GpuMention, str]],
