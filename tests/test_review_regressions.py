@@ -350,3 +350,11 @@ def test_speed_at_average_and_peak_concurrency():
     assert f"每路 {t.decode_tokens_per_s:.0f} tokens/s" in line and f"合计 {t.decode_tokens_per_s_total:.0f} tokens/s" in line
     peak = next(o for o in turn.options if o["gpu"] == top["gpu"] and o["count"] == top["count"])
     assert t.decode_tokens_per_s > peak["throughput"]["decode_tokens_per_s"]  # fewer users: faster per user
+
+
+def test_named_card_blocked_in_china_is_still_sized():
+    # R27: "H800 集群，两个月内完成，需要多少卡？" in region cn — the H800 is ruled out for purchase, the search
+    # returned nothing for it and the answer said "nothing fits" with no table at all
+    turn = ask("预训练 13B 模型，3000 亿 token，H800 集群，两个月内完成，需要多少卡？")
+    assert turn.answer.startswith("**可以：16× NVIDIA H800 SXM5 80GB 放得下**（但被规则排除）")
+    assert "market-cn-restricted-2023" in turn.answer and "目录中的其他可行方案" in turn.answer

@@ -1246,6 +1246,9 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
             lines.append(_options_table(others[:3], book, lang, w, region))
     elif rec.options:
         lines.append(_options_table(rec.options[:4], book, lang, w, region))
+    elif ev.alternatives:
+        lines.append(("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**"))
+        lines.append(_options_table(ev.alternatives, book, lang, w, region))
     elif rec.closest:
         lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")
         lines.append(_options_table(rec.closest[:3], book, lang, w, region))

@@ -624,6 +624,15 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
             found = next((o for o in ev.recommendation.options + ev.recommendation.closest if o.gpu == mention.gpu), None)
             if found is not None:
                 ev.user_options.append(found.model_copy(update={"labels": list(found.labels) + ["candidate"]}))
+            elif constraints.region == "cn":
+                # a card a China-market rule rules out ("H800 集群") leaves the search empty-handed: size it as if
+                # it could be bought, then show it at that count with the rule's finding, beside what can be bought
+                probe = _recommend(workload, constraints.model_copy(update={"region": "global", "candidates": (mention.gpu,),
+                                                                            "budget": None}), steps, ev)
+                hit = next((o for o in (probe.options + probe.closest if probe else []) if o.gpu == mention.gpu), None)
+                if hit is not None:
+                    ev.user_options += _evaluate_named(workload, constraints, [(mention.model_copy(
+                        update={"count": hit.count}), role)], steps, ev)
         count_only = next((m for m, role in named if role == "candidate" and m.count and not m.text), None)
         if count_only is not None and not any(o.meets_targets for o in ev.user_options):
             # "what if we only have four cards?": the leading card at that count does not work; what does, in as
