@@ -358,3 +358,14 @@ def test_named_card_blocked_in_china_is_still_sized():
     turn = ask("预训练 13B 模型，3000 亿 token，H800 集群，两个月内完成，需要多少卡？")
     assert turn.answer.startswith("**可以：16× NVIDIA H800 SXM5 80GB 放得下**（但被规则排除）")
     assert "market-cn-restricted-2023" in turn.answer and "目录中的其他可行方案" in turn.answer
+
+
+def test_job_line_states_the_total_memory_need():
+    # R28: "How much memory does Llama-2-70B need at 32k?" was answered with per-GPU figures of a recommended
+    # configuration only; the total the question asks for was nowhere
+    line = job_line(ask("How much memory does Llama-2-70B need for inference at 32k context fp16?").answer)
+    # independent: 68.98e9 × 2 B weights = 128.5 GiB, KV 32768 × 80 layers × 8 heads × 128 × 2 × 2 B = 10.0 GiB
+    weights = 68_976_648_192 * 2 / 2**30
+    kv = 32768 * 80 * 8 * 128 * 2 * 2 / 2**30
+    total = float(line.rsplit("total memory need (unsharded) ", 1)[1].split(" GiB")[0])
+    assert weights + kv < total < weights + kv + 4.0  # plus activations and runtime overhead

@@ -555,6 +555,9 @@ def _job_line(ev: Evaluation, book: Book, lang: str) -> str:
         bits.append(f"{conc} 路 × {ctx}" if zh else f"{conc} × {ctx}")
     else:
         bits.append(("序列长度 " if zh else "sequence ") + ctx)
+    if ev.need is not None and ev.need.per_gpu.total:  # "how much memory does it need?": the whole job, unsharded
+        need = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
+        bits.append(f"总显存需求（不分片）{need}" if zh else f"total memory need (unsharded) {need}")
     return ("**任务：** " if zh else "**Job:** ") + ("，".join(bits) if zh else ", ".join(bits))
 
 
