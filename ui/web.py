@@ -260,6 +260,10 @@ class ChatController:
                     yield {"chatbot": [*history, *shown, tail], "state": state}
             if final is None:
                 raise RuntimeError("the conversation returned no answer")
+            if getattr(final, "mode", None) != "llm" and conversation_mode(state.conv)[0] == "llm":
+                # the model's answer was abandoned (error, failed grounding): show the steps of the deterministic
+                # answer given instead, not the model's calls as if they had produced it
+                shown = [R.step_message(step, i) for i, step in enumerate(getattr(final, "steps", []) or [], 1)]
             history.extend(shown)
             history.append(R.assistant_message(R.answer_markdown(final)))
             if R.has_result(final):
