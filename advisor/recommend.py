@@ -102,6 +102,7 @@ class Change(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     kind: str  # "precision", "context", "budget", "gpus", "task"
+    for_existing: bool = False  # checked on the user's own cards only
     message: str
     message_zh: str
     value: Any = None
@@ -598,24 +599,45 @@ def _search_gpu(ctx: _Ctx, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tuple[
     return None, (_option(ctx, gpu, *near) if near else None)
 
 
-def _rank(options: list[Option], training: bool) -> list[Option]:
-    """Label lowest_cost, best_value and best_performance among the options that meet every target."""
+def cost_of(o: Option) -> float:
+    """Money over the horizon: the TCO when it could be computed, else the purchase price (inf when unpriced)."""
+    if o.tco and o.tco.get("tco"):
+        return float(o.tco["tco"]["amount"])
+    return total_price(o) or math.inf
+
+
+def spread_consumer(o: Option, gpus: dict[str, GpuSpec]) -> bool:
+    """Consumer or workstation cards spread over several servers: no NVLink switch, no peer-to-peer, PCIe and
+    Ethernet between machines (rules risk-consumer-multi-node, sizing-pcie-tensor-parallel)."""
+    return o.nodes > 1 and gpus[o.gpu].segment in ("consumer", "workstation")
+
+
+def _rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> list[Option]:
+    """Label lowest_cost, best_value and best_performance among the options that meet every target.
+
+    Cost is the TCO over the horizon (purchase + power + operations), so a cheap card that needs twice the servers
+    and power does not win on its sticker price; consumer cards spread over several servers rank after any option
+    that fits in one server or uses datacenter parts."""
     ok = [o for o in options if o.meets_targets]
     priced = [o for o in ok if total_price(o)]
+    compact = any(not spread_consumer(o, gpus) for o in priced)
 
     def perf(o: Option) -> float:
         return -o.training["wall_s"] if training else o.throughput.get("decode_tokens_per_s_total", 0.0)
 
     def value(o: Option) -> float:
-        money = total_price(o) or math.inf
+        money = cost_of(o)
         return 1.0 / (money * o.training["wall_s"]) if training else perf(o) / money
+
+    def spread(o: Option) -> bool:
+        return compact and spread_consumer(o, gpus)
 
     picks: list[tuple[str, Option]] = []
     if priced:
-        picks.append(("lowest_cost", min(priced, key=lambda o: (total_price(o), -perf(o)))))
-        picks.append(("best_value", max(priced, key=value)))
+        picks.append(("lowest_cost", min(priced, key=lambda o: (spread(o), cost_of(o), -perf(o)))))
+        picks.append(("best_value", max(priced, key=lambda o: (not spread(o), value(o)))))
     if ok:
-        picks.append(("best_performance", max(ok, key=lambda o: (perf(o), -(total_price(o) or math.inf)))))
+        picks.append(("best_performance", max(ok, key=lambda o: (perf(o), -cost_of(o)))))
     for label, o in picks:
         if label not in o.labels:
             o.labels.append(label)
@@ -626,7 +648,7 @@ def _rank(options: list[Option], training: bool) -> list[Option]:
     taken = {id(o) for o in labelled}
     existing = [o for o in options if "existing" in o.labels and id(o) not in taken]
     taken |= {id(o) for o in existing}
-    rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (total_price(o) or math.inf, -perf(o)))
+    rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (spread(o), cost_of(o), -perf(o)))
     return existing + labelled + rest
 
 
@@ -698,7 +720,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         elif closest is not None:
             near.append(closest)
 
-    ranked = _rank(options, workload.is_training)
+    ranked = _rank(options, workload.is_training, gpus)
     shortlist: list[Option] = []
     for opt in ranked:
         _apply_rules(ctx, opt, gpus[opt.gpu])
@@ -712,13 +734,16 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     if any("blocked" in o.misses for o in ranked):  # labels may have gone with a blocked option: rank again
         for o in shortlist:
             o.labels = [lab for lab in o.labels if lab == "existing"]
-        shortlist = _rank(shortlist, workload.is_training)
+        shortlist = _rank(shortlist, workload.is_training, gpus)
 
     closest = sorted(near + [o for o in ranked if not o.meets_targets and "blocked" not in o.misses],
-                     key=lambda o: -o.headroom_ratio)[:3]
+                     key=lambda o: -o.headroom_ratio)
     if not any(o.meets_targets for o in shortlist):
         for o in closest:
-            _apply_rules(ctx, o, gpus[o.gpu])
+            if not o.findings:
+                _apply_rules(ctx, o, gpus[o.gpu])
+        closest.sort(key=_blocked)  # stable: configurations a rule rules out go last
+    closest = closest[:3]
     rec = Recommendation(
         model={"id": model.id, "name": model.name, **_param_fields(model)},
         workload=workload.model_dump(mode="json"), constraints=constraints.model_dump(mode="json"),
@@ -734,6 +759,12 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         rec.assumptions_zh.append(f"未给出期限：优先选择 {days:g} 天内能完成训练的配置（可指定期限）")
     if not any(o.meets_targets for o in rec.options):
         rec.changes = _changes(ctx, options, closest)
+    own = next((o for o in options + near if "existing" in o.labels), None)
+    if own is not None and not own.fits:  # what would make the user's own hardware work
+        scope = constraints.model_copy(update={
+            "candidates": (own.gpu,), "existing": None, "budget": None, "max_nodes": own.nodes,
+            "max_gpus_per_node": max(1, min(16, own.count // own.nodes))})
+        rec.changes += [ch.model_copy(update={"for_existing": True}) for ch in _changes(ctx, [], [own], scope)]
     return rec
 
 
@@ -801,10 +832,11 @@ LIGHTER_TASK = {"full": ("lora", "qlora"), "pretrain": (), "freeze": ("lora", "q
                 "qlora": ()}
 
 
-def _changes(ctx: _Ctx, options: list[Option], closest: list[Option]) -> list[Change]:
+def _changes(ctx: _Ctx, options: list[Option], closest: list[Option], scope: Constraints | None = None
+             ) -> list[Change]:
     """Concrete changes that would produce a configuration meeting every constraint, each checked by re-running
-    the search with that one change."""
-    w, c = ctx.workload, ctx.constraints
+    the search with that one change (within `scope`, e.g. only the user's own cards, when given)."""
+    w, c = ctx.workload, scope or ctx.constraints
     out: list[Change] = []
     fitting = [o for o in options if o.fits]
     if fitting and c.budget is not None and all("budget" in o.misses or "no_price" in o.misses for o in fitting):
@@ -823,7 +855,7 @@ def _changes(ctx: _Ctx, options: list[Option], closest: list[Option]) -> list[Ch
                           message_zh="需要更多或更快的显卡（所有配置都达不到速度目标）"))
     if w.is_training:
         for task in LIGHTER_TASK.get(w.task, ()):
-            alt = _retry(ctx, w.model_copy(update={"task": task, "weights": None}))
+            alt = _retry(ctx, w.model_copy(update={"task": task, "weights": None}), scope)
             if alt is not None:
                 out.append(Change(kind="task", value=task,
                                   message=f"{task} instead of {w.task}: {alt.count}× {alt.gpu_name} fits",
@@ -831,17 +863,21 @@ def _changes(ctx: _Ctx, options: list[Option], closest: list[Option]) -> list[Ch
                 break
     else:
         current = _precision(w, ctx.model)
-        for fmt in LOWER_PRECISION["inference"]:
+        formats = list(LOWER_PRECISION["inference"])
+        if c.candidates and not all(ctx.catalog.gpu(g).supports_fp8 for g in c.candidates):
+            formats.remove("int8")
+            formats.insert(0, "int8")  # no FP8 tensor cores: INT8 runs natively, FP8 only as weight-only upcast
+        for fmt in formats:
             if _bits(fmt) >= _bits(current):
                 continue
-            alt = _retry(ctx, w.model_copy(update={"weights": fmt}))
+            alt = _retry(ctx, w.model_copy(update={"weights": fmt}), scope)
             if alt is not None:
                 out.append(Change(kind="precision", value=fmt,
                                   message=f"{fmt} weights instead of {current}: {alt.count}× {alt.gpu_name} fits",
                                   message_zh=f"权重改用 {fmt}（而不是 {current}）：{alt.count} 张 {alt.gpu_name} 可以装下"))
                 break
-        if closest:
-            best = closest[0]
+        best = next((o for o in closest if not _blocked(o)), None)  # never point to a card a rule rules out
+        if best is not None:
             ctx_len = _max_context(ctx, ctx.catalog.gpu(best.gpu), best)
             if ctx_len and ctx_len < w.context:
                 out.append(Change(kind="context", value=ctx_len,
@@ -852,22 +888,32 @@ def _changes(ctx: _Ctx, options: list[Option], closest: list[Option]) -> list[Ch
     return out
 
 
+def _blocked(o: Option) -> bool:
+    return any(f.severity == "block" for f in o.findings)
+
+
 def _bits(fmt: str) -> float:
     from advisor.estimator.formats import bits_per_weight
 
     return bits_per_weight(fmt)
 
 
-def _retry(ctx: _Ctx, w: Workload) -> Option | None:
-    """The cheapest (else first) option meeting every constraint for a changed workload, without rules."""
-    sub = _Ctx(ctx.model, w, ctx.constraints, ctx.catalog)
-    pairs = _counts(ctx.constraints)
+def _retry(ctx: _Ctx, w: Workload, constraints: Constraints | None = None) -> Option | None:
+    """The cheapest option meeting every constraint for a changed workload that no rule blocks (a change must not
+    point to a card the market rules rule out)."""
+    c = constraints or ctx.constraints
+    sub = _Ctx(ctx.model, w, c, ctx.catalog)
+    pairs = _counts(c)
     found = []
-    for gpu in candidate_gpus(ctx.catalog, ctx.constraints):
+    for gpu in candidate_gpus(ctx.catalog, c):
         opt, _ = _search_gpu(sub, gpu, pairs)
         if opt is not None and opt.meets_targets:
-            found.append(opt)
-    return min(found, key=lambda o: total_price(o) or math.inf, default=None)
+            found.append((opt, gpu))
+    for opt, gpu in sorted(found, key=lambda pair: cost_of(pair[0])):
+        _apply_rules(sub, opt, gpu)
+        if not any(f.severity == "block" for f in opt.findings):
+            return opt
+    return None
 
 
 def _max_context(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> int | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.recommend import MIN_HEADROOM, evaluate_configs, recommend, total_price
+from advisor.recommend import MIN_HEADROOM, cost_of, evaluate_configs, recommend, spread_consumer, total_price
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, UnknownGpu
@@ -60,11 +60,12 @@ def test_china_region_never_offers_restricted_cards() -> None:
         assert cat.gpu(o.gpu).china.status not in ("restricted", "not_sold"), o.gpu
 
 
-def test_lowest_cost_is_the_cheapest_option() -> None:
+def test_lowest_cost_is_the_cheapest_to_own() -> None:
     rec = recommend(Workload(model="llama-3-8b", concurrency=8), Constraints(currency="USD"))
-    priced = [o for o in rec.options if total_price(o)]
     cheapest = next(o for o in rec.options if "lowest_cost" in o.labels)
-    assert total_price(cheapest) == min(total_price(o) for o in priced)
+    assert cost_of(cheapest) == min(cost_of(o) for o in rec.options)
+    tco = cheapest.tco
+    assert tco["tco"]["amount"] >= tco["purchase"]["total"]["amount"] > 0  # purchase + power + operations
     fastest = next(o for o in rec.options if "best_performance" in o.labels)
     assert fastest.throughput["decode_tokens_per_s_total"] == max(
         o.throughput["decode_tokens_per_s_total"] for o in rec.options)
@@ -157,3 +158,40 @@ def test_contract_keys() -> None:
     assert set(opt["price"]) >= {"amount", "currency"}
     for f in opt["findings"]:
         assert {"rule_id", "severity", "message", "source"} <= set(f)
+
+
+def test_one_server_before_consumer_cards_spread_over_several() -> None:
+    """User story 1 (Qwen2.5-32B, 100 × 8k, China, ¥500k): 16 RTX 3090s in two servers are cheaper to buy than one
+    8× RTX A6000 server but dearer to own (a second server, twice the power): the lowest-cost pick is one server."""
+    cat = load_catalog()
+    gpus = {g.id: g for g in cat.gpus}
+    rec = recommend(Workload(model="qwen2.5-32b", concurrency=100, context=8192),
+                    Constraints(region="cn", currency="CNY", budget=500_000))
+    lead = next(o for o in rec.options if "lowest_cost" in o.labels)
+    assert lead.nodes == 1
+    spread = [o for o in rec.options if spread_consumer(o, gpus)]
+    assert spread and all(cost_of(lead) <= cost_of(o) for o in spread)
+    assert rec.options.index(lead) < min(rec.options.index(o) for o in spread)
+
+
+def test_changes_for_the_users_own_card() -> None:
+    """ChatGLM3-6B for 10 users does not fit one RTX 3060 12GB at FP16; INT8 weights do (the card has no FP8
+    tensor cores, so INT8 is proposed first), and the change says it was checked on the user's own card."""
+    rec = recommend(Workload(model="chatglm3-6b", concurrency=10, context=4096),
+                    Constraints(existing=ExistingGpus(gpu="rtx-3060", count=1)))
+    own = [c for c in rec.changes if c.for_existing]
+    assert own and own[0].kind == "precision" and own[0].value == "int8"
+    check = recommend(Workload(model="chatglm3-6b", concurrency=10, context=4096, weights="int8"),
+                      Constraints(candidates=("rtx-3060",), max_gpus_per_node=1, max_nodes=1))
+    assert check.options and check.options[0].count == 1
+
+
+def test_changes_never_point_to_a_blocked_card() -> None:
+    """In China, a change must not propose buying a card the market rules block (A800/H800/H100/A100/4090/5090)."""
+    cat = load_catalog()
+    rec = recommend(Workload(model="qwen2.5-72b", concurrency=100, context=32768),
+                    Constraints(region="cn", currency="CNY", budget=300_000, max_gpus_per_node=4, max_nodes=1))
+    for change in rec.changes:
+        for gpu in cat.gpus:
+            if gpu.china.status in ("restricted", "not_sold") and gpu.name in change.message:
+                raise AssertionError(change.message)

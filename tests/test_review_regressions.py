@@ -178,7 +178,8 @@ def test_count_only_follow_up_changes_label_and_alternatives():
     assert "总显存需求（不分片）" in fp8 and "单卡显存需求" not in fp8
     four = ask(story, "What if we only have four cards?").answer
     changed = next(line for line in four.splitlines() if line.startswith("**What changed:**"))
-    assert "none (whole catalog) → 4× GeForce RTX 3090" in changed and "memory" not in changed.lower()
+    # the leading option is one 8-GPU A6000 server (lowest TCO, R01), so four of its cards are compared
+    assert "none (whole catalog) → 4× NVIDIA RTX A6000" in changed and "memory" not in changed.lower()
     assert "16× GeForce RTX 3090" not in four
     assert "No configuration of at most 4 GPUs" in four  # 4× H20 is over the ¥500k budget, A800/H800 are blocked
     four_en = ask("Serve Llama-3.1-70B FP8 at 64 concurrency, 8k context", "what about 4 cards?").answer
