@@ -370,3 +370,16 @@ def test_job_line_states_the_total_memory_need():
     kv = 32768 * 80 * 8 * 128 * 2 * 2 / 2**30
     total = float(line.rsplit("total memory need (unsharded) ", 1)[1].split(" GiB")[0])
     assert weights + kv < total < weights + kv + 4.0  # plus activations and runtime overhead
+
+
+def test_people_count_is_concurrency_and_own_card_gets_its_changes():
+    """'给 10 个人部署' / 'for 20 people' are concurrency; when the user's own card cannot do it, the answer says what
+    would make it work on that card (checked by the recommender on the user's hardware)."""
+    from advisor.conversation.extract import extract
+
+    assert extract("想给 10 个人部署 ChatGLM3-6B").concurrency == 10
+    assert extract("serve Llama-3-8B for 20 people").concurrency == 20
+    assert extract("个人学习用 7B").concurrency is None
+    answer = ask("我们有一张 RTX 3060，想给 10 个人部署 ChatGLM3-6B，4k 上下文，够吗？").answer
+    changes = answer.split("**要让它可行，可以：**", 1)[1].split("**", 1)[0]
+    assert "在您现有的卡上" in changes and "int8" in changes and "RTX 3060" in changes

@@ -1206,13 +1206,17 @@ def _assumption_zh(text: str) -> str:
     return text
 
 
-def _rec_changes(rec: Any, book: Book, lang: str) -> str:
-    if not rec.changes:
+def _rec_changes(rec: Any, book: Book, lang: str, own_only: bool = False) -> str:
+    """The recommender's checked changes; `own_only` keeps those checked on the user's own hardware."""
+    changes = [ch for ch in rec.changes if getattr(ch, "for_existing", False) or not own_only]
+    if not changes:
         return ""
     zh = lang == "zh"
     lines = ["**要让它可行，可以：**" if zh else "**What would make it work:**"]
-    for ch in rec.changes:
+    for ch in changes:
         text = ch.message_zh if zh and ch.message_zh else ch.message
+        if getattr(ch, "for_existing", False):
+            text = ("在您现有的卡上：" if zh else "on your own hardware: ") + text
         lines.append("- " + book.text(text, f"change ({ch.kind})", SRC_RECOMMEND))
     return "\n".join(lines)
 
@@ -1274,8 +1278,8 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
             hint = book.text(lead.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
             lines.append(("**启动参考：**" if zh else "**Launch hint:**") + f"\n```\n{hint}\n```")
     blocked_named = bool(shown) and all(any(f.severity == "block" for f in u.findings) for u in shown)
-    if not (top is not None and top.meets_targets) and not blocked_named:  # no changes to a card a rule rules out
-        ch = _rec_changes(rec, book, lang)
+    if not (top is not None and top.meets_targets):  # no changes to a card a rule rules out, but own hardware's
+        ch = _rec_changes(rec, book, lang, own_only=blocked_named)
         if ch:
             lines.append(ch)
     if ev.claim is not None:
