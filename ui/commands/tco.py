@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cloud-price", type=float, default=None, metavar="USD", help="USD per GPU-hour on demand")
     parser.add_argument("--tokens-per-s", type=float, default=None, help="throughput at full load (all GPUs)")
     parser.add_argument("--model", metavar="ID", default=None, help="compute tokens/s for this model")
-    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default="bf16")
+    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
+                        help="weight format for --model (default: the checkpoint's own precision)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
     parser.add_argument("--context", type=int, default=4096)
     parser.add_argument("--concurrency", type=int, default=None,
@@ -64,6 +65,10 @@ def _tokens_per_s(args: argparse.Namespace, gpu: Any) -> tuple[float | None, str
 
     model = load_catalog().model(args.model)
     calib = load_calibration()
+    if args.weights is None:  # the same default as estimate/recommend/ask
+        from advisor.estimator.memory import default_inference_format
+
+        args.weights = default_inference_format(model)
     w = Workload(task="inference", weights=args.weights, kv=args.kv, context=args.context,
                  concurrency=args.concurrency or 1, gpus=args.count, tp=args.count)
     est = estimate_throughput(model, gpu, args.count, w, calib)

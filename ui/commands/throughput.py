@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", type=int, default=1, help="number of GPUs (default 1)")
     parser.add_argument("--tp", type=int, default=None,
                         help="tensor-parallel degree (default: all --count GPUs; a divisor makes replicas)")
-    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default="bf16", help="weight format")
+    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
+                        help="weight format (default: the checkpoint's own precision, e.g. fp8 for DeepSeek-V3)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
     parser.add_argument("--context", type=int, default=4096, help="tokens per sequence (prompt + output)")
     parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default: half the context)")
@@ -69,6 +70,10 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
         raise InputError(f"--count must be at least 1, got {args.count}", field="count", accepted="1 … 1024")
     gpu = load_catalog().gpu(args.gpu)
     model = _model(args)
+    if args.weights is None:  # the same default as estimate/recommend/ask
+        from advisor.estimator.memory import default_inference_format
+
+        args.weights = default_inference_format(model)
     workload = _workload(args)
     if (args.prompt_tokens or 0) + (args.output_tokens or 0) > args.context:
         raise InputError(f"--prompt-tokens + --output-tokens ({(args.prompt_tokens or 0) + (args.output_tokens or 0)})"
