@@ -57,14 +57,26 @@ class Price(Strict):
 
 
 class CloudPrice(Strict):
-    """An hourly rental price per GPU, as a dated source listed it."""
+    """An hourly rental price per GPU, as a dated source listed it.
+
+    A quote from a mainland-China provider (`region: cn`) keeps the figure it was listed in as `cny_per_hour`;
+    `usd_per_hour` then holds it converted at economics.yaml's exchange rate (a test checks the two agree), so every
+    reader of `usd_per_hour` keeps working and a CNY cost uses the listed yuan figure."""
 
     usd_per_hour: PositiveFloat
     provider: str
     tier: Literal["on_demand", "spot", "serverless", "reserved"] = "on_demand"
+    region: Literal["cn", "global"] = "global"  # cn: capacity sold in mainland China, billed in CNY
+    cny_per_hour: PositiveFloat | None = None  # the quote as listed, when the source gives it in CNY
     date: dt.date
     note: str = ""
     source: str
+
+    @model_validator(mode="after")
+    def _china_quote_keeps_its_yuan(self) -> CloudPrice:
+        if self.region == "cn" and self.cny_per_hour is None:
+            raise ValueError("a China (region cn) cloud quote needs cny_per_hour, the figure as listed")
+        return self
 
 
 class ChinaMarket(Strict):
