@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from advisor.conversation.dialog import (
-    DEFAULT_CONTEXT, DEFAULT_MODEL, Assumption, Change, ConfigResult, DialogState, Evaluation, default_weights,
+    CONTEXT_STEP, DEFAULT_CONTEXT, DEFAULT_MODEL, Assumption, Change, ConfigResult, DialogState, Evaluation, default_weights,
     workload_summary_dict,
 )
 from advisor.conversation.extract import Slots
@@ -1020,6 +1020,68 @@ def _own_versus_others(own: Any, others: list[Any], ev: Evaluation, book: Book, 
     return "\n".join(lines)
 
 
+def _limits_block(lim: Any, book: Book, lang: str) -> str:
+    """How far the user's configuration stretches (dialog.Limits): the longest context at the asked micro-batch or
+    concurrency, the largest micro-batch or concurrency at the asked context, and the speed."""
+    zh = lang == "zh"
+    o = lim.option
+    name = _opt_name(o, book)
+    step = book.tokens("context search step", CONTEXT_STEP, "dialog: bisection grain", lang)
+    asked_ctx = book.tokens("context", lim.context, SRC_USER, lang)
+    src = f"{SRC_MEMORY} (bisection in steps of {CONTEXT_STEP} tokens)"
+    if lim.training:
+        load = book.count("micro-batch asked", lim.load, "sequences", SRC_USER)
+        what, what_zh = f"micro-batch {load}", f"微批 {load} 时"
+    else:
+        load = book.count("concurrency asked", lim.load, "sequences", SRC_USER)
+        what, what_zh = f"{load} concurrent request{'s' if lim.load != 1 else ''}", f"{load} 路并发时"
+    parts: list[str] = []
+    if lim.max_context:
+        longest = book.tokens(f"longest context that fits on {o.count}× {o.gpu_name}", lim.max_context, src, lang)
+        capped = lim.max_context >= lim.context_cap
+        if zh:
+            parts.append(f"{what_zh}最长可放下 {longest} 的序列" + ("（已到模型的最大上下文）" if capped else "")
+                         + f"（您要的是 {asked_ctx}）")
+        else:
+            parts.append(f"at {what} the longest sequence that fits is {longest}"
+                         + (" (the model's maximum context)" if capped else "") + f" (you asked for {asked_ctx})")
+    else:
+        parts.append(f"{what_zh}任何序列长度都放不下（{step} 也不行）" if zh else
+                     f"at {what} no sequence length fits (not even {step})")
+        weights = o.per_gpu_bytes.get("weights", 0)
+        if weights > o.usable_bytes:
+            w_gib = book.gib("weights per GPU", weights)
+            parts[-1] += f"：每卡仅权重就要 {w_gib}" if zh else f": the weights alone take {w_gib} per GPU"
+        if lim.single_context:  # the asked load is the problem: what one sequence (micro-batch 1) can have
+            one = book.tokens(f"longest context of one sequence on {o.count}× {o.gpu_name}", lim.single_context, src, lang)
+            parts.append((f"微批 1 时最长 {one}" if lim.training else f"单路请求时最长 {one}") if zh else
+                         (f"at micro-batch 1 up to {one}" if lim.training else f"one request at a time can have up to {one}"))
+    if lim.training:
+        if lim.max_load:
+            b = book.count(f"largest micro-batch on {o.count}× {o.gpu_name}", lim.max_load, "sequences", src)
+            parts.append(f"序列长度 {asked_ctx} 时最大微批为 {b}" if zh else f"at {asked_ctx} the largest micro-batch is {b}")
+        if lim.tokens_per_s:
+            tps = book.num(f"training tokens/s on {o.count}× {o.gpu_name}", lim.tokens_per_s, "tokens/s", SRC_TRAINING,
+                           0 if lim.tokens_per_s >= 10 else 1)
+            parts.append(f"训练速度约 {tps}" if zh else f"training speed about {tps}")
+    elif lim.max_load:
+        n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", lim.max_load, "sequences",
+                       "advisor.recommend max_concurrency (KV cache next to the weights)")
+        text = f"上下文 {asked_ctx} 时最多 {n} 路并发" if zh else f"at {asked_ctx} it holds {n} concurrent sequences"
+        at = lim.at_max
+        if at:
+            tot = book.num(f"decode tokens/s total at capacity on {o.count}× {o.gpu_name}", at["total"], "tokens/s",
+                           SRC_THROUGHPUT, 0)
+            per = book.num(f"decode tokens/s per sequence at capacity on {o.count}× {o.gpu_name}", at["per_seq"],
+                           "tokens/s", SRC_THROUGHPUT, 1 if at["per_seq"] < 10 else 0)
+            text += f"，此时合计 {tot}（每路 {per}）" if zh else f", {tot} in total at that load ({per} per sequence)"
+        parts.append(text)
+    elif lim.max_context:
+        parts.append(f"上下文 {asked_ctx} 时连 1 路都放不下" if zh else f"at {asked_ctx} not even one sequence fits")
+    head = f"**{name} 上能放下多少：**" if zh else f"**What fits on {name}:**"
+    return head + " " + ("；".join(parts) + "。" if zh else "; ".join(parts) + ".")
+
+
 def _rec_breakdown(top: Any, book: Book, lang: str) -> str:
     zh = lang == "zh"
     lines = [(f"**每卡显存明细**（{_opt_name(top, book)}）：" if zh else f"**Memory per GPU** ({_opt_name(top, book)}):")]
@@ -1269,6 +1331,8 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
                        "tokens/s", SRC_THROUGHPUT, 0)
         lines.append(f"**平时 {n} 路并发时**（{_opt_name(lead, book)}）：每路 {per}，合计 {tot}。" if zh else
                      f"**At the average {n} concurrent requests** ({_opt_name(lead, book)}): {per} per user, {tot} total.")
+    if ev.limits is not None:
+        lines.append(_limits_block(ev.limits, book, lang))
     if lead is not None:
         lines.append(_rec_breakdown(lead, book, lang))
         cost = _rec_cost(lead, book, lang, state.slots.buy_or_rent, state.slots.tco_years) if lead.fits else ""

@@ -580,6 +580,26 @@ class Evaluation:
     alternatives: list[Any] = field(default_factory=list)  # options beyond the named cards when none of them works
     alternatives_within: int | None = None  # the alternatives were searched within this many GPUs (one server)
     average_speed: dict[str, float] | None = None  # the leading option's speed at the user's average concurrency
+    limits: Limits | None = None  # how far the user's own (or one named) configuration stretches
+
+
+@dataclass
+class Limits:
+    """How far one configuration the user named stretches, from advisor.estimator.memory.estimate_memory with the
+    configuration's own layout: the longest context (multiples of CONTEXT_STEP, by bisection) at the asked
+    micro-batch or concurrency, and the largest micro-batch (training) or concurrency (inference) at the asked
+    context, with the speed there."""
+
+    option: Any  # advisor.recommend.Option of that configuration
+    training: bool
+    context: int  # tokens per sequence as asked
+    load: int  # micro-batch per GPU (training) or concurrent sequences (inference) as asked
+    max_context: int  # longest context that fits at `load`; 0: none, not even CONTEXT_STEP tokens
+    context_cap: int  # the search stopped here (the model's maximum context)
+    max_load: int  # largest micro-batch / concurrency at `context`; 0: none
+    single_context: int = 0  # when nothing fits at `load` > 1: the longest context of one sequence (micro-batch 1)
+    tokens_per_s: float | None = None  # training tokens/s of the configuration as asked
+    at_max: dict[str, float] | None = None  # inference at max_load: per-sequence and total decode tokens/s
 
 
 def _timed(steps: list[Step], name: str, arguments: dict[str, Any], fn: Callable[[], Any],
@@ -662,6 +682,11 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
         lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
         if lead is not None:
             ev.average_speed = _speed_at(model, catalog.gpu(lead.gpu), lead, avg, steps)
+    if ev.recommendation is not None:
+        own = next((o for o in ev.user_options if "existing" in o.labels), None)
+        one = own or (ev.user_options[0] if len(ev.user_options) == 1 else None)
+        if one is not None:
+            ev.limits = _limits(model, catalog.gpu(one.gpu), one, workload, steps)
     ev.findings = _rules(ev, steps)
     return ev
 
@@ -681,6 +706,91 @@ def _speed_at(model: Any, gpu: Any, option: Any, concurrency: int, steps: list[S
                lambda: estimate_throughput(model, gpu, count, w, load_calibration(), with_capacity=False),
                lambda r: f"{r.decode_tokens_per_s:.1f} tokens/s per sequence at {concurrency}")
     return {"concurrency": float(concurrency), "per_seq": t.decode_tokens_per_s, "total": t.decode_tokens_per_s_total}
+
+
+CONTEXT_STEP = 256  # tokens: the grain of the "longest context that fits" search
+MAX_BATCH_SEARCH = 4096  # micro-batches searched up to this
+
+
+def _largest(fits: Callable[[int], bool], hi: int) -> int:
+    """The largest n in 1..hi with fits(n), for a `fits` that holds up to some n and fails above (0: none)."""
+    if hi < 1 or not fits(1):
+        return 0
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _most_sequences(model: Any, gpu: Any, option: Any, fits: Callable[..., bool]) -> int:
+    """Most concurrent sequences at the option's context, over all its replicas: bisection on one replica's
+    concurrency with the full memory estimate (`fits`). The recommender's `max_concurrency` (the KV cache that fits
+    next to the weights and the activations of the asked load) only bounds the search: the activations (prefill
+    chunk, logits of every sequence) grow with the load too."""
+    est, w = option._memory
+    replicas = max(1, int((option.layout or {}).get("dp", 1)))
+    per_seq = est.kv_bytes_per_token * w.context
+    free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
+    bound = max(int(free // per_seq) if per_seq else 0, w.concurrency)
+    return replicas * _largest(lambda c: fits(concurrency=c), min(100_000, 2 * bound + 16))
+
+
+def _limits(model: Any, gpu: Any, option: Any, workload: Workload, steps: list[Step]) -> Limits | None:
+    """The longest context and the largest micro-batch / concurrency that fit on `option` (the user's own or one
+    named configuration), each at the other as asked, with its own layout (advisor.estimator.memory.estimate_memory,
+    bisection; contexts in steps of CONTEXT_STEP tokens up to the model's maximum). Inference also gets the decode
+    speed at the largest concurrency (advisor.estimator.throughput.estimate_throughput)."""
+    from advisor.estimator.memory import estimate_memory
+
+    sized = getattr(option, "_memory", None)
+    if not sized:
+        return None
+    est, w = sized
+    training = w.is_training
+
+    def fits(**update: Any) -> bool:
+        ctx = update.get("context", w.context)
+        for name in ("prompt_tokens", "output_tokens"):  # lengths inside the context shrink with it
+            if getattr(w, name) is not None:
+                update[name] = min(getattr(w, name), ctx)
+        try:
+            trial = Workload.model_validate({**w.model_dump(), **update})
+            return bool(estimate_memory(model, trial, gpu).fits(gpu))
+        except (AdvisorError, ValidationError):
+            return False
+
+    # pre-training sets the new model's context itself (the catalog model only stands in for its size)
+    cap = max(w.context, 131072 if w.task == "pretrain" else model.max_context)
+    cap -= cap % CONTEXT_STEP
+    start = time.perf_counter()
+    longest = CONTEXT_STEP * _largest(lambda k: fits(context=k * CONTEXT_STEP), cap // CONTEXT_STEP)
+    single = 0
+    if not longest and (w.batch if training else w.concurrency) > 1:
+        one = {"batch": 1} if training else {"concurrency": 1, "batch": 1}
+        single = CONTEXT_STEP * _largest(lambda k: fits(context=k * CONTEXT_STEP, **one), cap // CONTEXT_STEP)
+    at_max = None
+    tokens_per_s = None
+    if training:
+        load = w.batch
+        max_load = _largest(lambda b: fits(batch=b), MAX_BATCH_SEARCH)
+        tokens_per_s = (option.training or {}).get("tokens_per_s")
+    else:
+        load = workload.concurrency  # all replicas (the sized workload holds one replica's share)
+        max_load = _most_sequences(model, gpu, option, fits)
+    steps.append(Step(name="largest_fit", arguments={"gpu": gpu.id, "count": option.count, "context": w.context,
+                                                      "step_tokens": CONTEXT_STEP},
+                      duration_s=time.perf_counter() - start,
+                      summary=f"longest context {longest} tokens; largest {'micro-batch' if training else 'concurrency'} "
+                              f"{max_load}"))
+    if not training and max_load:
+        at_max = _speed_at(model, gpu, option, min(int(max_load), 100_000), steps)
+    return Limits(option=option, training=training, context=w.context, load=int(load), max_context=longest,
+                  context_cap=cap, max_load=int(max_load), single_context=single, tokens_per_s=tokens_per_s,
+                  at_max=at_max)
 
 
 def _evaluate_named(workload: Workload, constraints: Constraints, named: list[tuple[GpuMention, str]],

@@ -1,0 +1,157 @@
+"""Answers the pre-release review found missing (docs/review.md R30, R34, R35, R37), through the deterministic
+dialog on the real catalog, estimator, recommender and rules. Limits are checked against the estimator at the
+boundary (the reported value fits, one step more does not) and against hand formulas where one exists.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from advisor.conversation import grounding
+from advisor.conversation.dialog import CONTEXT_STEP, _largest
+from advisor.conversation.session import Conversation
+from advisor.estimator.memory import estimate_memory
+from advisor.workload import Workload
+from knowledge.catalog import load_catalog
+
+CAT = load_catalog()
+GIB = 2**30
+
+
+def ask(*texts: str):
+    c = Conversation(driver="deterministic")
+    turn = None
+    for t in texts:
+        turn = c.respond(t)
+    return c, turn
+
+
+def number(turn, prefix: str):
+    hits = [n for n in turn.numbers if n.name.startswith(prefix)]
+    assert hits, f"no number named {prefix!r} in {[n.name for n in turn.numbers]}"
+    return hits[0]
+
+
+def grounded(turn, said: str) -> None:
+    pool = grounding.Pool.of([{"numbers": [n.model_dump() for n in turn.numbers]}], texts=[said])
+    for n in turn.numbers:
+        pool.add_text(f"{n.value!r} {n.unit}")
+        pool.add_text(f"{n.value!r}{n.unit}")
+    report = grounding.check(turn.answer, pool)
+    assert report.ok, [m.text for m in report.ungrounded]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# the bisection itself
+# --------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("limit,hi", [(0, 10), (1, 10), (7, 10), (10, 10), (37, 64), (64, 64), (1, 1)])
+def test_largest_finds_the_last_true(limit, hi):
+    calls = []
+
+    def fits(n: int) -> bool:
+        calls.append(n)
+        return n <= limit
+
+    assert _largest(fits, hi) == min(limit, hi)
+    assert len(calls) <= 2 + math.ceil(math.log2(hi + 1))  # bisection, not a scan
+
+
+# --------------------------------------------------------------------------------------------------------------
+# R34: the longest sequence / largest micro-batch on the user's own card
+# --------------------------------------------------------------------------------------------------------------
+STORY3 = "我只有一张 4090，想做 14B 的 QLoRA 微调，序列长度 4k，够吗？能跑多快？"
+
+
+def _qlora_fits(context: int, batch: int = 1) -> bool:
+    model, gpu = CAT.model("qwen2.5-14b"), CAT.gpu("rtx-4090")
+    w = Workload(model=model.id, task="qlora", weights="nf4", context=context, batch=batch)
+    return estimate_memory(model, w, gpu).fits(gpu)
+
+
+def test_r34_story3_gives_the_longest_sequence_batch_and_speed():
+    _, turn = ask(STORY3)
+    assert turn.extra["verdict"] == "fits"
+    longest = number(turn, "longest context that fits on 1× GeForce RTX 4090")
+    assert longest.unit == "tokens" and "bisection" in longest.source
+    n = int(longest.value)
+    assert n % CONTEXT_STEP == 0 and n >= 4096
+    assert _qlora_fits(n) and not _qlora_fits(n + CONTEXT_STEP)  # the boundary, from the estimator directly
+    batch = number(turn, "largest micro-batch on 1× GeForce RTX 4090")
+    assert _qlora_fits(4096, int(batch.value)) and not _qlora_fits(4096, int(batch.value) + 1)
+    speed = number(turn, "training tokens/s on 1× GeForce RTX 4090")
+    assert speed.unit == "tokens/s" and speed.source.startswith("advisor.estimator.training")
+    # 8·N·D with full recomputation at a plausible MFU (0.2–0.6) of the 4090's 165 dense BF16 TFLOPS
+    assert 165e12 * 0.2 / (8 * 14.8e9) < speed.value < 165e12 * 0.6 / (6 * 14.8e9)
+    assert f"{n} tokens" in turn.answer and "上能放下多少" in turn.answer
+    grounded(turn, STORY3)
+
+
+def test_r34_does_not_fit_gives_the_longest_that_does():
+    said = "I have one RTX 4090. QLoRA fine-tune Qwen2.5-14B at 16k sequence length, is it enough?"
+    _, turn = ask(said)
+    assert turn.extra["verdict"] == "does_not_fit"
+    n = int(number(turn, "longest context that fits on 1× GeForce RTX 4090").value)
+    assert 4096 <= n < 16384 and _qlora_fits(n) and not _qlora_fits(n + CONTEXT_STEP)
+    assert "What fits on 1× GeForce RTX 4090" in turn.answer and "you asked for 16384 tokens" in turn.answer
+    grounded(turn, said)
+
+
+def test_r34_nothing_fits_at_any_length_says_so():
+    said = "我有一张 4090，部署 Llama-3-70B，能跑吗"
+    _, turn = ask(said)
+    assert "任何序列长度都放不下" in turn.answer and "仅权重就要" in turn.answer
+    assert not any(n.name.startswith("longest context that fits") for n in turn.numbers)
+    grounded(turn, said)
+
+
+def test_r34_serving_on_own_card_gives_context_and_concurrency_limits():
+    said = "I have one RTX 4090, serve Qwen2.5-7B at 4k context"
+    _, turn = ask(said)
+    model, gpu = CAT.model("qwen2.5-7b"), CAT.gpu("rtx-4090")
+    conc = int(number(turn, "most concurrent sequences on 1× GeForce RTX 4090").value)
+    # hand KV per token: 2 (K and V) × 28 layers × 4 KV heads × 128 × 2 bytes = 57,344 B
+    kv_token = 2 * model.num_layers * model.num_kv_heads * model.head_dim * 2
+    assert kv_token == 57_344
+    est = estimate_memory(model, Workload(model=model.id, context=4096), gpu)
+    assert est.kv_bytes_per_token == kv_token
+    free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
+    # at most what the KV cache alone allows next to one sequence's weights and activations (these grow with
+    # the load: the prefill chunk and the logits of every sequence), and the estimator's own boundary
+    assert 0.8 * free / (kv_token * 4096) <= conc <= free / (kv_token * 4096)
+
+    def fits(n: int) -> bool:
+        return estimate_memory(model, Workload(model=model.id, context=4096, concurrency=n), gpu).fits(gpu)
+
+    assert fits(conc) and not fits(conc + 1)
+    total = number(turn, "decode tokens/s total at capacity on 1× GeForce RTX 4090")
+    single = number(turn, "decode tokens/s total on 1× GeForce RTX 4090")
+    assert conc * 1 > 1 and single.value < total.value < conc * single.value  # batching helps, sub-linearly
+    n = int(number(turn, "longest context that fits on 1× GeForce RTX 4090").value)
+    assert n <= model.max_context
+    w = Workload(model=model.id, context=n)
+    assert estimate_memory(model, w, gpu).fits(gpu)
+    if n + CONTEXT_STEP <= model.max_context:
+        assert not estimate_memory(model, Workload(model=model.id, context=n + CONTEXT_STEP), gpu).fits(gpu)
+    grounded(turn, said)
+
+
+def test_r34_too_many_users_falls_back_to_one_request():
+    said = "We own 2x RTX 4090, serve Llama-3-70B AWQ at 20 users 8k context"
+    _, turn = ask(said)
+    assert "no sequence length fits" in turn.answer
+    one = int(number(turn, "longest context of one sequence on 2× GeForce RTX 4090").value)
+    model, gpu = CAT.model("llama-3-70b"), CAT.gpu("rtx-4090")
+
+    def fits(ctx: int) -> bool:
+        w = Workload(model=model.id, weights="awq-int4", context=ctx, gpus=2, tp=2)
+        return estimate_memory(model, w, gpu).fits(gpu)
+
+    assert 0 < one < 8192 and fits(one) and not fits(one + CONTEXT_STEP)
+    grounded(turn, said)
+
+
+def test_r34_no_limits_for_a_catalog_search():
+    _, turn = ask("Serve Qwen2.5-7B for 10 users")
+    assert "What fits on" not in turn.answer
