@@ -398,7 +398,7 @@ def _tco(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> dict[str, Any] | None:
     tps = opt.throughput.get("decode_tokens_per_s_total") or opt.training.get("tokens_per_s")
     try:
         t = estimate_tco(gpu, opt.count, load_economics(), currency=ctx.constraints.currency,
-                         years=ctx.constraints.tco_years, tokens_per_s=tps or None)
+                         years=ctx.constraints.tco_years, tokens_per_s=tps or None, region=ctx.constraints.region)
     except InputError:
         return None
     return t.to_contract()

@@ -61,22 +61,30 @@ class CloudQuote:
     source: str
     origin: str  # "user", "catalog" or "reference" (economics.yaml)
     tier: str = "on_demand"  # the catalog's CloudPrice.tier
+    region: str = "global"  # the catalog's CloudPrice.region: "cn" for a mainland-China provider
+    cny_per_hour: float | None = None  # the quote as listed, when the provider bills in CNY
 
 
 # renting the same GPU-hours around the clock compares with an on-demand (or committed) instance; interruptible
 # spot capacity comes next, per-second serverless billing (priced for bursts, not 24/7 use) last
 CLOUD_TIER_ORDER = ("on_demand", "reserved", "spot", "serverless")
+REGIONS = ("global", "cn")
 
 
-def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None) -> CloudQuote | None:
-    """Price per GPU-hour: the user's, else the catalog's newest in the most comparable tier (on-demand, reserved,
-    spot, serverless, in that order), else economics.yaml's reference."""
+def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None,
+                region: str = "global") -> CloudQuote | None:
+    """Price per GPU-hour: the user's, else the catalog's quotes from providers in `region` ("cn": mainland-China
+    clouds billing in CNY; "global": the rest), else the catalog's other quotes, else economics.yaml's reference.
+    Among the catalog's, the most comparable tier wins (on-demand, reserved, spot, serverless), then the newest
+    quote, then the cheapest."""
     if override_usd is not None:
         return CloudQuote(override_usd, "user", None, "user input", "user")
     if gpu.cloud:
+        local = [q for q in gpu.cloud if q.region == region]
         rank = {t: i for i, t in enumerate(CLOUD_TIER_ORDER)}
-        c = min(gpu.cloud, key=lambda q: (rank.get(q.tier, len(rank)), -q.date.toordinal()))
-        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source, "catalog", c.tier)
+        c = min(local or gpu.cloud,
+                key=lambda q: (rank.get(q.tier, len(rank)), -q.date.toordinal(), q.usd_per_hour))
+        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source, "catalog", c.tier, c.region, c.cny_per_hour)
     refs = econ.cloud_reference.get(gpu.id)
     if refs:
         c = max(refs, key=lambda q: q.date)
@@ -85,8 +93,10 @@ def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None
 
 
 def gpu_unit_price(gpu: GpuSpec, currency: str, econ: Economics) -> tuple[float, dt.date, str, str]:
-    """(price per card in `currency`, its date, its kind, its source): the catalog's newest price in that currency
-    (street before channel before launch MSRP), else the other currency's converted at the dated exchange rate."""
+    """(price per card in `currency`, its date, its kind, its source): the catalog's newest market price (street,
+    channel or used) in that currency, else its newest launch MSRP in that currency (GpuSpec.price), else the other
+    currency's price chosen the same way and converted at the dated exchange rate. A currency stands for its market:
+    a CNY price is a China price and is not replaced by a newer USD one (server shares are never a card price)."""
     p = gpu.price(currency)
     if p is not None:
         return p.amount, p.date, p.kind, p.source
@@ -129,11 +139,16 @@ def _check(count: int, years: float, utilization: float, electricity: float | No
 def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | None = None, currency: str = "CNY",
                  electricity: float | None = None, utilization: float = 1.0, pue: float | None = None,
                  gpu_price: float | None = None, cloud_usd_per_hour: float | None = None,
-                 tokens_per_s: float | None = None, operations_fraction: float | None = None) -> TcoEstimate:
+                 tokens_per_s: float | None = None, operations_fraction: float | None = None,
+                 region: str = "global") -> TcoEstimate:
     """Owning `count` × `gpu` for `years` at `utilization` against renting the same GPU-hours; see the module
-    docstring for every formula. `tokens_per_s` (the whole configuration at full load) adds cost per 1M tokens."""
+    docstring for every formula. `tokens_per_s` (the whole configuration at full load) adds cost per 1M tokens.
+    `region` ("cn" or "global") picks the cloud quote: a mainland-China provider's, in CNY as listed, for "cn"."""
     years = float(years if years is not None else econ.default_years.value)
     _check(count, years, utilization, electricity, currency, gpu_price, cloud_usd_per_hour, pue)
+    if region not in REGIONS:
+        raise InputError(f"unknown region '{region}'", field="region", accepted="cn, global",
+                         message_zh=f"未知地区 '{region}'（可选：cn、global）")
     if tokens_per_s is not None and tokens_per_s <= 0:
         raise InputError("tokens/s must be positive", field="tokens_per_s", accepted="> 0")
     rate = econ.exchange_rate_cny_per_usd
@@ -183,14 +198,19 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
     tco = purchase + years * (power_year + ops_year)
     gpu_hours = count * HOURS_PER_YEAR * years * utilization
 
-    cloud = cloud_price(gpu, econ, cloud_usd_per_hour)
+    cloud = cloud_price(gpu, econ, cloud_usd_per_hour, region=region)
     cloud_cost = break_even = None
     cloud_hour = None
     if cloud is not None:
-        cloud_hour = econ.to_currency(cloud.usd_per_hour, "USD", currency)
+        if cloud.cny_per_hour is not None:  # a China quote: the yuan figure as listed, converted only for USD
+            cloud_hour = econ.to_currency(cloud.cny_per_hour, "CNY", currency)
+            listed, listed_unit = cloud.cny_per_hour, "CNY per GPU-hour"
+        else:
+            cloud_hour = econ.to_currency(cloud.usd_per_hour, "USD", currency)
+            listed, listed_unit = cloud.usd_per_hour, "USD per GPU-hour"
         cloud_cost = gpu_hours * cloud_hour
-        prices.append(DatedValue(name=f"cloud {cloud.tier.replace('_', ' ')} ({cloud.provider})", value=cloud.usd_per_hour,
-                                 unit="USD per GPU-hour", as_of=cloud.date, source=cloud.source))
+        prices.append(DatedValue(name=f"cloud {cloud.tier.replace('_', ' ')} ({cloud.provider})", value=listed,
+                                 unit=listed_unit, as_of=cloud.date, source=cloud.source))
         denom = count * HOURS_PER_YEAR * years * cloud_hour - years * power_year_full
         if denom > 0:
             break_even = (purchase + years * ops_year) / denom
@@ -216,7 +236,9 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
         f"GPU-hours used = {count} × 8760 × {years:g} × {utilization:g} = {gpu_hours:,.0f}",
     ]
     if cloud_cost is not None and cloud_hour is not None:
-        formulas.append(f"cloud = {gpu_hours:,.0f} GPU-hours × {cloud_hour:,.2f} {sym} (${cloud.usd_per_hour:g}) = "  # type: ignore[union-attr]
+        listed = (f"¥{cloud.cny_per_hour:g}" if cloud.cny_per_hour is not None  # type: ignore[union-attr]
+                  else f"${cloud.usd_per_hour:g}")  # type: ignore[union-attr]
+        formulas.append(f"cloud = {gpu_hours:,.0f} GPU-hours × {cloud_hour:,.2f} {sym} ({listed}, {cloud.provider}) = "  # type: ignore[union-attr]
                         f"{cloud_cost:,.0f} {sym}")
         if break_even is not None:
             formulas.append(f"break-even utilisation = (purchase + {years:g}·operations) / ({count}·8760·{years:g}·"
@@ -230,6 +252,9 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
         "GPUs and platform draw their rated power × utilisation (idle power not modelled)",
         "TCO excludes financing, rack space, networking beyond the server, and resale (shown as residual value)",
     ]
+    if cloud is not None and cloud.origin == "catalog" and cloud.region != region:
+        assumptions.append(f"no {'mainland-China' if region == 'cn' else 'non-China'} cloud quote for {gpu.name} in "
+                           f"the catalog: renting is priced at {cloud.provider}'s rate")
     if cloud is None:
         assumptions.append(f"no cloud price for {gpu.name} in the catalog: pass --cloud-price USD_PER_GPU_HOUR")
     elif break_even is None:
