@@ -1230,7 +1230,8 @@ _ASSUMPTION_ZH: list[tuple[re.Pattern[str], str]] = [
 ]
 
 # Chinese names of the cost model's dated inputs (advisor.estimator.cost DatedValue names and units)
-_PRICE_KIND_ZH = {"street": "零售价", "channel": "渠道价", "launch_msrp": "首发建议零售价", "user input": "用户输入",
+_PRICE_KIND_ZH = {"street": "零售价", "channel": "渠道价", "used": "二手价", "launch_msrp": "首发建议零售价",
+                  "user input": "用户输入",
                   "quote": "报价"}
 _DATED_ZH: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^exchange rate$"), "汇率"),
@@ -1240,6 +1241,7 @@ _DATED_ZH: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^cloud (?P<tier>[\w ]+?) \((?P<p>[^)]+)\)$"), "云租用价（{p}，{tier}）"),
 ]
 _UNIT_ZH = {"CNY per USD": "元/美元", "CNY/kWh": "元/kWh", "USD/kWh": "美元/kWh", "USD per GPU-hour": "美元/GPU·时",
+            "CNY per GPU-hour": "元/GPU·时",
             "ratio": "", "CNY": "元", "USD": "美元"}
 _TIER_ZH = {"on demand": "按需", "on_demand": "按需", "spot": "竞价/社区", "serverless": "无服务器"}
 
