@@ -89,7 +89,9 @@ class TrainingCalibration(_Strict):
     qlora_mfu_factor: Constant  # QLoRA: dequantising the 4-bit base in every matmul slows it down
     tokens_per_gpu_step: Constant  # tokens each GPU processes per optimizer step (sets comm/compute ratio)
     comm_overlap: Constant  # share of gradient/parameter communication hidden behind compute
-    inter_node_bytes_per_s: Constant  # per GPU, one direction (one 400 Gb/s NIC per GPU)
+    nic_bytes_per_s_per_gpu: dict[int, Constant]  # HGX/OAM baseboard servers: one NIC per GPU, by PCIe generation
+    pcie_server_network_bytes_per_s: Constant  # PCIe-card servers: the whole server's network, one direction
+    network_efficiency: Constant  # achieved share of the NICs' line rate in NCCL all-gather/reduce-scatter
     gpus_per_node: Constant  # GPUs sharing NVLink/PCIe inside one server
     consumer_pcie_efficiency: Constant  # consumer cards without P2P: fraction of PCIe bandwidth collectives get
 
@@ -106,6 +108,7 @@ class Calibration(_Strict):
         fractions = [inf.kv_bandwidth_efficiency, inf.compute_efficiency, inf.fp8_compute_efficiency, inf.attention_efficiency, inf.allreduce.nvlink_efficiency,
                      inf.allreduce.pcie_efficiency, self.training.fp8_mfu, self.training.qlora_mfu_factor,
                      self.training.comm_overlap, self.training.consumer_pcie_efficiency,
+                     self.training.network_efficiency,
                      *self.training.mfu_by_class.values(),
                      *(getattr(inf.bandwidth_efficiency, f) for f in type(inf.bandwidth_efficiency).model_fields)]
         for c in fractions:

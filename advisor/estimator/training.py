@@ -11,8 +11,10 @@ Speed: compute time per GPU step = tokens_per_gpu_step × hardware FLOPs / (peak
 calibrated compute-only utilisation of the GPU class (MosaicML/Megatron measurements; see calibration.yaml).
 Data-parallel communication (FSDP/ZeRO-3: all-gather forward, all-gather backward, reduce-scatter gradients,
 V = 3·2·N bytes per GPU per step) is hierarchical: (m−1)/m·V over NVLink/PCIe among the m GPUs of a server and
-(k−1)/k·V over one NIC per GPU among k servers, the slower part setting the time. It hides behind the step's
-compute up to its length; the rest is exposed. Achieved MFU = model FLOPs/s ÷ (n × peak).
+(k−1)/k·V over the GPU's network share among k servers — its own NIC on HGX/OAM baseboard servers (50/200/400 Gb/s
+by the host's PCIe generation 3/4/5), 1/m of the server's one 200 Gb/s on servers of PCIe cards — at the NICs'
+measured NCCL efficiency; the slower part sets the time. It hides behind the step's compute up to its length; the
+rest is exposed. Achieved MFU = model FLOPs/s ÷ (n × peak).
 """
 
 from __future__ import annotations
@@ -69,10 +71,34 @@ def data_parallel_link(gpu: GpuSpec, per_node: int, calib: Calibration) -> tuple
     return bw, f"PCIe {gpu.pcie_gen}.0 x16"
 
 
+def server_class(gpu: GpuSpec) -> str:
+    """'baseboard' for SXM/OAM modules on an NVSwitch/Infinity Fabric baseboard (HGX, DGX, MI300X UBB), which
+    carry one NIC per GPU; 'pcie' for servers of PCIe cards (GeForce, workstation, L20/L40S/A10, PCIe A100/H100),
+    which share a few NICs per server."""
+    if gpu.interface in ("sxm", "oam") or gpu.link_kind in ("nvlink-switch", "infinity-fabric"):
+        return "baseboard"
+    return "pcie"
+
+
+def inter_node_bytes_per_s(gpu: GpuSpec, per_node: int, calib: Calibration) -> tuple[float, str]:
+    """Network bytes/s (one direction, line rate) one GPU gets to other servers, and a description: on baseboard
+    servers its own NIC at the rate of the host's PCIe generation (DGX-1 50 Gb/s, DGX A100 200 Gb/s, DGX H100/B200
+    400 Gb/s), on PCIe servers its share of the server's one figure among the `per_node` GPUs of the job."""
+    tr = calib.training
+    if server_class(gpu) == "baseboard":
+        table = tr.nic_bytes_per_s_per_gpu
+        gen = gpu.pcie_gen if gpu.pcie_gen in table else (max(table) if gpu.pcie_gen > max(table) else min(table))
+        nic = table[gen].value
+        return nic, f"one {nic * 8 / 1e9:.0f} Gb/s NIC per GPU ({gpu.form_factor})"
+    server = tr.pcie_server_network_bytes_per_s.value
+    return server / per_node, f"{server * 8 / 1e9:.0f} Gb/s per server shared by its {per_node} PCIe GPUs"
+
+
 def data_parallel_seconds(gpu: GpuSpec, count: int, volume_bytes: float, calib: Calibration) -> tuple[float, str]:
     """Time one GPU spends moving `volume_bytes` of collective traffic (all-gather/reduce-scatter) across `count`
-    GPUs: hierarchical, inside each server over NVLink/PCIe and between servers over one NIC per GPU, each part
-    carrying its (m−1)/m share; the slower part sets the time. Returns (seconds, description)."""
+    GPUs: hierarchical, inside each server over NVLink/PCIe and between servers over the GPU's network share
+    (`inter_node_bytes_per_s` at the NICs' NCCL efficiency), each part carrying its (m−1)/m share; the slower part
+    sets the time. Returns (seconds, description)."""
     tr = calib.training
     per_server = int(tr.gpus_per_node.value)
     nodes = -(-count // per_server)
@@ -84,8 +110,9 @@ def data_parallel_seconds(gpu: GpuSpec, count: int, volume_bytes: float, calib: 
         t_intra = volume_bytes * (per_node - 1) / per_node / bw
         desc.append(f"{per_node} GPUs per server over {path}")
     if nodes > 1:
-        t_inter = volume_bytes * (nodes - 1) / nodes / tr.inter_node_bytes_per_s.value
-        desc.append(f"{nodes} servers over {tr.inter_node_bytes_per_s.value * 8 / 1e9:.0f} Gb/s per GPU")
+        net, what = inter_node_bytes_per_s(gpu, per_node, calib)
+        t_inter = volume_bytes * (nodes - 1) / nodes / (net * tr.network_efficiency.value)
+        desc.append(f"{nodes} servers, {what}")
     return max(t_intra, t_inter), "; ".join(desc) or "none (one GPU)"
 
 
@@ -219,8 +246,16 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
         "the model fits the chosen GPUs (check `gpu-advisor estimate --task ...`)",
     ]
     if count > int(tr.gpus_per_node.value):
-        assumptions.append(f"more than {int(tr.gpus_per_node.value)} GPUs: several servers joined by a "
-                           f"{tr.inter_node_bytes_per_s.value * 8 / 1e9:.0f} Gb/s network per GPU")
+        per_node = -(-count // -(-count // int(tr.gpus_per_node.value)))
+        net, what = inter_node_bytes_per_s(gpu, per_node, calib)
+        if server_class(gpu) == "baseboard":
+            assumptions.append(f"more than {int(tr.gpus_per_node.value)} GPUs: several HGX/OAM baseboard servers "
+                               f"with {what}, at {tr.network_efficiency.value:.0%} of line rate")
+        else:
+            assumptions.append(f"more than {int(tr.gpus_per_node.value)} GPUs: several PCIe servers, each with one "
+                               f"{net * per_node * 8 / 1e9:.0f} Gb/s network shared by its GPUs (a typical 8-GPU PCIe "
+                               f"server with one InfiniBand/RoCE NIC, as DeepSeek's Fire-Flyer 2 nodes), at "
+                               f"{tr.network_efficiency.value:.0%} of line rate")
     return TrainTimeEstimate(
         model=model.id, gpu=gpu.id, count=count, task=task, precision=precision, recompute=recompute,
         tokens=float(tokens), seq_len=seq_len, params_matmul=mf.matmul_active, flops_per_token=model_f,
