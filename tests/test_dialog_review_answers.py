@@ -155,3 +155,67 @@ def test_r34_too_many_users_falls_back_to_one_request():
 def test_r34_no_limits_for_a_catalog_search():
     _, turn = ask("Serve Qwen2.5-7B for 10 users")
     assert "What fits on" not in turn.answer
+
+
+# --------------------------------------------------------------------------------------------------------------
+# R35: serving comparisons with no concurrency: capacity and speed at capacity, not one user on eight GPUs
+# --------------------------------------------------------------------------------------------------------------
+STORY6 = "Compare 8×H20, 8×A800 and 8×RTX 4090 for serving Llama-3-70B, 3-year TCO, in China"
+
+
+def test_r35_story6_shows_capacity_speed_and_cost_at_capacity():
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import estimate_throughput
+
+    _, turn = ask(STORY6)
+    assert "**Capacity** (no concurrency was given, so the speeds above are for 1 user at a time" in turn.answer
+    model = CAT.model("llama-3-70b")
+    # hand KV per token on one of 8 tensor-parallel GPUs: 2 × 80 layers × (8 KV heads / 8) × 128 × 2 bytes
+    kv_gpu = 2 * 80 * 1 * 128 * 2
+    per_user_cost = {}
+    for gpu_id in ("h20", "a800-80g-sxm", "rtx-4090"):
+        gpu = CAT.gpu(gpu_id)
+        label = f"8× {gpu.name}"
+        n = int(number(turn, f"most concurrent sequences on {label}").value)
+
+        def fits(c: int, gpu=gpu) -> bool:
+            w = Workload(model=model.id, context=4096, concurrency=c, gpus=8, tp=8)
+            return estimate_memory(model, w, gpu).fits(gpu)
+
+        assert fits(n) and not fits(n + 1), gpu_id
+        one = estimate_memory(model, Workload(model=model.id, context=4096, gpus=8, tp=8), gpu)
+        free = one.usable_bytes(gpu) - (one.per_gpu.total - one.per_gpu.kv_cache)
+        assert n <= free / (kv_gpu * 4096)
+        total = number(turn, f"decode tokens/s total at capacity on {label}")
+        ref = estimate_throughput(model, gpu, 8, Workload(model=model.id, context=4096, concurrency=n, gpus=8, tp=8),
+                                  load_calibration(), with_capacity=False)
+        assert total.value == pytest.approx(ref.decode_tokens_per_s_total, rel=1e-9)
+        single = number(turn, f"decode tokens/s total on {label}")
+        assert total.value > 5 * single.value  # a server full of users, not one
+        cpm = number(turn, f"cost per million tokens at capacity on {label} (owned)")
+        assert cpm.unit == "CNY"
+        per_user_cost[gpu_id] = (cpm.value, total.value)
+    # cost per million tokens = TCO / tokens over the years: × tokens/s is the same money per second for a server
+    lead = number(turn, "cost per million tokens (owned)")  # the leading option's figure at one user
+    h20_cpm, h20_tps = per_user_cost["h20"]
+    single = number(turn, "decode tokens/s total on 8× NVIDIA H20 96GB").value
+    assert h20_cpm * h20_tps == pytest.approx(lead.value * single, rel=0.01)
+    assert "one user at a time" in turn.answer and "at the full load of" in turn.answer
+    assert turn.extra["pending"] == "concurrency"  # and the next question asks for it
+    grounded(turn, STORY6)
+
+
+def test_r35_no_capacity_block_when_concurrency_is_given():
+    _, turn = ask("Compare 8×H20 and 8×A800 for serving Llama-3-70B to 64 concurrent users, in China")
+    assert "**Capacity**" not in turn.answer
+    assert not any(n.name.startswith("most concurrent sequences") for n in turn.numbers)
+
+
+def test_r35_chinese_catalog_search_lists_capacity_per_option():
+    said = "部署 Qwen2.5-32B，上下文 8k"
+    _, turn = ask(said)
+    assert "**满载容量**（未给出并发数，上表速度按 1 路请求计算" in turn.answer
+    caps = [n for n in turn.numbers if n.name.startswith("most concurrent sequences on")]
+    assert len(caps) >= 2 and all(n.value >= 1 and n.unit == "sequences" for n in caps)
+    assert "满载" in turn.answer and "路时自有" in turn.answer
+    grounded(turn, said)

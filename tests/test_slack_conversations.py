@@ -63,7 +63,7 @@ def _dialog_cases() -> list[tuple[str, list[str]]]:
         items = data.get("conversations") or data.get("cases") or [data] if isinstance(data, dict) else data or []
         for i, case in enumerate(items):
             texts = _user_texts(case)
-            if texts:
+            if texts and all(t.strip() for t in texts):  # an empty mention gets the bot's own help, by design
                 name = case.get("id") or case.get("name") if isinstance(case, dict) else None
                 cases.append((f"{path.stem}:{name or i}", texts))
     step = max(1, len(cases) // SUBSET)

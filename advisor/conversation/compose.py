@@ -1130,7 +1130,46 @@ def _money_of(book: Book, name: str, m: Any, source: str) -> str:
     return book.money(name, float(m["amount"]), m["currency"], source)
 
 
-def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_years: int | None = None) -> str:
+def _capacity_block(opts: list[Any], ev: Evaluation, book: Book, lang: str) -> str:
+    """No concurrency given: the tables' speeds are for one user at a time, so for each option shown, its capacity
+    (most concurrent sequences at the context) and its total speed and owned cost per million tokens at that load."""
+    zh = lang == "zh"
+    rows: list[str] = []
+    seen: set[tuple[str, int]] = set()
+    for o in opts:
+        key = (o.gpu, o.count)
+        cap = ev.capacity.get(key)
+        if cap is None or key in seen:
+            continue
+        seen.add(key)
+        name = _opt_name(o, book)
+        n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", cap["max_concurrency"], "sequences",
+                       f"{SRC_MEMORY} (largest concurrency that fits, bisection)")
+        tot = book.num(f"decode tokens/s total at capacity on {o.count}× {o.gpu_name}", cap["total"], "tokens/s",
+                       SRC_THROUGHPUT, 0)
+        per = book.num(f"decode tokens/s per sequence at capacity on {o.count}× {o.gpu_name}", cap["per_seq"],
+                       "tokens/s", SRC_THROUGHPUT, 1 if cap["per_seq"] < 10 else 0)
+        cpm = cap.get("cost_per_million")
+        money = _money_of(book, f"cost per million tokens at capacity on {o.count}× {o.gpu_name} (owned)", cpm,
+                          "advisor.estimator.cost.estimate_tco at the capacity speed") if cpm else ""
+        if zh:
+            rows.append(f"- {name}：最多 {n} 路，合计 {tot}（每路 {per}）" + (f"；自有每百万 token {money}" if money else ""))
+        else:
+            rows.append(f"- {name}: {n} sequences, {tot} in total ({per} per sequence)"
+                        + (f"; {money} per million tokens owned" if money else ""))
+    if not rows:
+        return ""
+    ctx = book.tokens("context", ev.workload.context, SRC_USER, lang)
+    one = book.count("default concurrency", 1, "sequences", SRC_DEFAULT)
+    head = (f"**满载容量**（未给出并发数，上表速度按 {one} 路请求计算；下面是每种配置在 {ctx} 上下文下最多能同时服务的序列数，"
+            "以及此时的速度和成本）：" if zh else
+            f"**Capacity** (no concurrency was given, so the speeds above are for {one} user at a time; here is the most "
+            f"sequences of {ctx} each configuration holds at once, and its speed and cost at that load):")
+    return head + "\n" + "\n".join(rows)
+
+
+def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_years: int | None = None,
+              capacity: dict[str, Any] | None = None) -> str:
     """Purchase, power, TCO over the years, renting the same GPU-hours, break-even utilisation and cost per
     million tokens of one option (advisor.estimator.cost via the recommender), with the dated inputs."""
     t = o.tco
@@ -1187,8 +1226,17 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_year
     if cpm.get("owned"):
         owned = _money_of(book, "cost per million tokens (owned)", cpm["owned"], src)
         cl = _money_of(book, "cost per million tokens (cloud)", cpm["cloud"], src) if cpm.get("cloud") else ""
-        lines.append((f"- 每百万 token 成本：自有 {owned}" + (f"，租用 {cl}" if cl else "")) if zh else
-                     (f"- cost per million tokens: {owned} owned" + (f", {cl} rented" if cl else "")))
+        full = ""
+        if capacity and capacity.get("cost_per_million"):
+            # the figure above is at the asked load; with no concurrency given that is one user on the whole server
+            n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", capacity["max_concurrency"],
+                           "sequences", f"{SRC_MEMORY} (largest concurrency that fits, bisection)")
+            at = _money_of(book, f"cost per million tokens at capacity on {o.count}× {o.gpu_name} (owned)",
+                           capacity["cost_per_million"], "advisor.estimator.cost.estimate_tco at the capacity speed")
+            full = (f"（按单路请求；满载 {n} 路时自有 {at}）" if zh else f" (one user at a time; {at} owned at the full "
+                    f"load of {n} sequences)")
+        lines.append((f"- 每百万 token 成本：自有 {owned}" + (f"，租用 {cl}" if cl else "") + full) if zh else
+                     (f"- cost per million tokens: {owned} owned" + (f", {cl} rented" if cl else "") + full))
     dated = [x for x in t.get("prices", []) if x.get("as_of")]
     if dated:
         bits = []
@@ -1306,23 +1354,32 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     if ev.alternatives_within is not None and not ev.alternatives:
         others = []  # "only four cards": more cards of the same kind are no answer
     region = ev.constraints.region
+    displayed: list[Any] = []  # options in the tables, in order (for the capacity lines)
+
+    def table(opts: list[Any]) -> str:
+        displayed.extend(opts)
+        return _options_table(opts, book, lang, w, region)
+
     if shown:
-        lines.append(_options_table(shown, book, lang, w, region))
+        lines.append(table(shown))
         if ev.alternatives_within is not None and not others and not any(u.meets_targets for u in shown):
             n = book.count("GPU count searched", ev.alternatives_within, "GPUs", SRC_RECOMMEND)
             lines.append(f"目录中没有 {n} 张卡以内、满足全部要求（预算、地区等）的配置。" if zh else
                          f"No configuration of at most {n} GPUs in the catalog meets every target (budget, region, …).")
         if others and not any(u.fits and u.meets_targets for u in shown):
             lines.append(("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**"))
-            lines.append(_options_table(others[:3], book, lang, w, region))
+            lines.append(table(others[:3]))
     elif rec.options:
-        lines.append(_options_table(rec.options[:4], book, lang, w, region))
+        lines.append(table(rec.options[:4]))
     elif ev.alternatives:
         lines.append(("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**"))
-        lines.append(_options_table(ev.alternatives, book, lang, w, region))
+        lines.append(table(ev.alternatives))
     elif rec.closest:
         lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")
-        lines.append(_options_table(rec.closest[:3], book, lang, w, region))
+        lines.append(table(rec.closest[:3]))
+    capacity = _capacity_block(displayed, ev, book, lang)
+    if capacity:
+        lines.append(capacity)
     lead = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
     avg = ev.average_speed
     if avg and lead is not None:
@@ -1337,7 +1394,8 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
         lines.append(_limits_block(ev.limits, book, lang))
     if lead is not None:
         lines.append(_rec_breakdown(lead, book, lang))
-        cost = _rec_cost(lead, book, lang, state.slots.buy_or_rent, state.slots.tco_years) if lead.fits else ""
+        cost = _rec_cost(lead, book, lang, state.slots.buy_or_rent, state.slots.tco_years,
+                         ev.capacity.get((lead.gpu, lead.count))) if lead.fits else ""
         if cost:
             lines.append(cost)
         if lead.launch_hint and lead.fits:

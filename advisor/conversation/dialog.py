@@ -581,6 +581,7 @@ class Evaluation:
     alternatives_within: int | None = None  # the alternatives were searched within this many GPUs (one server)
     average_speed: dict[str, float] | None = None  # the leading option's speed at the user's average concurrency
     limits: Limits | None = None  # how far the user's own (or one named) configuration stretches
+    capacity: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (gpu, count) -> at full load
 
 
 @dataclass
@@ -687,6 +688,17 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
         one = own or (ev.user_options[0] if len(ev.user_options) == 1 else None)
         if one is not None:
             ev.limits = _limits(model, catalog.gpu(one.gpu), one, workload, steps)
+    if (ev.recommendation is not None and workload.task == "inference" and s.concurrency is None
+            and s.qps is None):
+        # no concurrency given: the tables' speeds are for one user; each option's capacity and speed at it
+        mine = ev.limits.option if ev.limits is not None else None
+        for o in ev.user_options + ev.alternatives + ev.recommendation.options[:4]:
+            key = (o.gpu, o.count)
+            if o is mine or key in ev.capacity or not o.fits:
+                continue
+            cap = _capacity(model, catalog.gpu(o.gpu), o, steps)
+            if cap is not None:
+                ev.capacity[key] = cap
     ev.findings = _rules(ev, steps)
     return ev
 
@@ -726,6 +738,57 @@ def _largest(fits: Callable[[int], bool], hi: int) -> int:
     return lo
 
 
+def _fits_with(model: Any, gpu: Any, w: Workload) -> Callable[..., bool]:
+    """fits(**changes): does `w` with these changes fit on `gpu` (advisor.estimator.memory.estimate_memory)?
+    Prompt and output lengths shrink with a shorter context; an invalid combination does not fit."""
+    from advisor.estimator.memory import estimate_memory
+
+    def fits(**update: Any) -> bool:
+        ctx = update.get("context", w.context)
+        for name in ("prompt_tokens", "output_tokens"):
+            if getattr(w, name) is not None:
+                update[name] = min(getattr(w, name), ctx)
+        try:
+            trial = Workload.model_validate({**w.model_dump(), **update})
+            return bool(estimate_memory(model, trial, gpu).fits(gpu))
+        except (AdvisorError, ValidationError):
+            return False
+
+    return fits
+
+
+def _capacity(model: Any, gpu: Any, option: Any, steps: list[Step]) -> dict[str, Any] | None:
+    """A serving option at full load: the most concurrent sequences at its context (`_most_sequences`), the decode
+    speed there (advisor.estimator.throughput.estimate_throughput) and the owned cost per million tokens at that
+    speed (advisor.estimator.cost.estimate_tco, the option's own currency and years). None when it does not fit."""
+    sized = getattr(option, "_memory", None)
+    if not sized or not option.fits:
+        return None
+    start = time.perf_counter()
+    n = _most_sequences(model, gpu, option, _fits_with(model, gpu, sized[1]))
+    steps.append(Step(name="capacity", arguments={"gpu": gpu.id, "count": option.count, "context": sized[1].context},
+                      duration_s=time.perf_counter() - start, summary=f"{n} sequences fit"))
+    if n < 1:
+        return None
+    speed = _speed_at(model, gpu, option, min(n, 100_000), steps)
+    if speed is None:
+        return None
+    out: dict[str, Any] = {"max_concurrency": n, "per_seq": speed["per_seq"], "total": speed["total"]}
+    tco = option.tco or {}
+    if tco.get("tco"):
+        from advisor.estimator.calibration import load_economics
+        from advisor.estimator.cost import estimate_tco
+
+        try:
+            t = estimate_tco(gpu, option.count, load_economics(), years=tco.get("years"),
+                             currency=tco["tco"]["currency"], tokens_per_s=speed["total"])
+            cpm = t.to_contract().get("cost_per_million_tokens") or {}
+            out["cost_per_million"] = cpm.get("owned")
+        except AdvisorError:
+            pass
+    return out
+
+
 def _most_sequences(model: Any, gpu: Any, option: Any, fits: Callable[..., bool]) -> int:
     """Most concurrent sequences at the option's context, over all its replicas: bisection on one replica's
     concurrency with the full memory estimate (`fits`). The recommender's `max_concurrency` (the KV cache that fits
@@ -744,25 +807,12 @@ def _limits(model: Any, gpu: Any, option: Any, workload: Workload, steps: list[S
     named configuration), each at the other as asked, with its own layout (advisor.estimator.memory.estimate_memory,
     bisection; contexts in steps of CONTEXT_STEP tokens up to the model's maximum). Inference also gets the decode
     speed at the largest concurrency (advisor.estimator.throughput.estimate_throughput)."""
-    from advisor.estimator.memory import estimate_memory
-
     sized = getattr(option, "_memory", None)
     if not sized:
         return None
-    est, w = sized
+    w = sized[1]
     training = w.is_training
-
-    def fits(**update: Any) -> bool:
-        ctx = update.get("context", w.context)
-        for name in ("prompt_tokens", "output_tokens"):  # lengths inside the context shrink with it
-            if getattr(w, name) is not None:
-                update[name] = min(getattr(w, name), ctx)
-        try:
-            trial = Workload.model_validate({**w.model_dump(), **update})
-            return bool(estimate_memory(model, trial, gpu).fits(gpu))
-        except (AdvisorError, ValidationError):
-            return False
-
+    fits = _fits_with(model, gpu, w)
     # pre-training sets the new model's context itself (the catalog model only stands in for its size)
     cap = max(w.context, 131072 if w.task == "pretrain" else model.max_context)
     cap -= cap % CONTEXT_STEP
