@@ -352,7 +352,8 @@ def _speed(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: La
 
     tokens = w.train_tokens or _default_train_tokens(ctx.model, w)
     r = estimate_train_time(ctx.model, gpu, layout.count, tokens, calib, seq_len=w.context, task=w.task,
-                            recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0)
+                            recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0,
+                            micro_batch=w.batch)
     return ({}, {"tokens": tokens, "tokens_per_s": r.tokens_per_s, "wall_s": r.wall_s, "gpu_hours": r.gpu_hours,
                  "mfu": r.mfu}, r.formulas[:1])
 

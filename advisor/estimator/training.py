@@ -7,14 +7,17 @@ Model FLOPs per token (the MFU numerator, PaLM App. B / MosaicML llm-foundry, wi
 Hardware FLOPs (what the GPU executes) add the recomputed forward pass: +2·N + A(s) with full recomputation
 (→ 8·N·D), +A(s) with selective recomputation (attention core only; Korthikanti et al. 2022).
 
-Speed: compute time per GPU step = tokens_per_gpu_step × hardware FLOPs / (peak × HFU), where HFU is the
-calibrated compute-only utilisation of the GPU class (MosaicML/Megatron measurements; see calibration.yaml).
-Data-parallel communication (FSDP/ZeRO-3: all-gather forward, all-gather backward, reduce-scatter gradients,
-V = 3·2·N bytes per GPU per step) is hierarchical: (m−1)/m·V over NVLink/PCIe among the m GPUs of a server and
-(k−1)/k·V over the GPU's network share among k servers — its own NIC on HGX/OAM baseboard servers (50/200/400 Gb/s
-by the host's PCIe generation 3/4/5), 1/m of the server's one 200 Gb/s on servers of PCIe cards — at the NICs'
-measured NCCL efficiency; the slower part sets the time. It hides behind the step's compute up to its length; the
-rest is exposed. Achieved MFU = model FLOPs/s ÷ (n × peak).
+Speed: an optimizer step accumulates micro-batches of b × s tokens up to `tokens_per_gpu_step` tokens per GPU;
+compute time per step = step tokens × hardware FLOPs / (peak × HFU), where HFU is the calibrated compute-only
+utilisation of the GPU class (MosaicML/Megatron measurements; see calibration.yaml). Data-parallel communication
+(`collective_bytes`): DeepSpeed ZeRO-3 all-gathers the 16-bit parameters (2·P bytes) for the forward, the backward
+and the recomputed forward (full checkpointing) and reduce-scatters the gradients in EVERY micro-batch, so its
+traffic grows with step tokens / (b × s); ZeRO-2 reduce-scatters per micro-batch and gathers once per step;
+ZeRO-0/1 all-reduce once per step. The collectives run as NCCL rings over all n GPUs: each GPU receives (n−1)/n of
+the buffers over NVLink/PCIe and each server receives (n−1)/n through its network — one NIC per GPU on HGX/OAM
+baseboard servers (50/200/400 Gb/s by the host's PCIe generation 3/4/5), one shared 200 Gb/s on servers of PCIe
+cards — at the NICs' measured NCCL efficiency; the slower part sets the time. Communication hides behind the step's
+compute up to its length; the rest is exposed. Achieved MFU = model FLOPs/s ÷ (n × peak).
 """
 
 from __future__ import annotations
@@ -81,39 +84,60 @@ def server_class(gpu: GpuSpec) -> str:
 
 
 def inter_node_bytes_per_s(gpu: GpuSpec, per_node: int, calib: Calibration) -> tuple[float, str]:
-    """Network bytes/s (one direction, line rate) one GPU gets to other servers, and a description: on baseboard
-    servers its own NIC at the rate of the host's PCIe generation (DGX-1 50 Gb/s, DGX A100 200 Gb/s, DGX H100/B200
-    400 Gb/s), on PCIe servers its share of the server's one figure among the `per_node` GPUs of the job."""
+    """Network bytes/s (one direction, line rate) of one server holding `per_node` GPUs of the job, and a
+    description: on baseboard servers one NIC per GPU at the rate of the host's PCIe generation (DGX-1 50 Gb/s,
+    DGX A100 200 Gb/s, DGX H100/B200 400 Gb/s), on PCIe servers the server's one figure, shared by its GPUs."""
     tr = calib.training
     if server_class(gpu) == "baseboard":
         table = tr.nic_bytes_per_s_per_gpu
         gen = gpu.pcie_gen if gpu.pcie_gen in table else (max(table) if gpu.pcie_gen > max(table) else min(table))
         nic = table[gen].value
-        return nic, f"one {nic * 8 / 1e9:.0f} Gb/s NIC per GPU ({gpu.form_factor})"
+        return nic * per_node, f"{per_node} × {nic * 8 / 1e9:.0f} Gb/s NICs, one per GPU ({gpu.form_factor})"
     server = tr.pcie_server_network_bytes_per_s.value
-    return server / per_node, f"{server * 8 / 1e9:.0f} Gb/s per server shared by its {per_node} PCIe GPUs"
+    return server, f"{server * 8 / 1e9:.0f} Gb/s per server shared by its {per_node} PCIe GPUs"
 
 
 def data_parallel_seconds(gpu: GpuSpec, count: int, volume_bytes: float, calib: Calibration) -> tuple[float, str]:
-    """Time one GPU spends moving `volume_bytes` of collective traffic (all-gather/reduce-scatter) across `count`
-    GPUs: hierarchical, inside each server over NVLink/PCIe and between servers over the GPU's network share
-    (`inter_node_bytes_per_s` at the NICs' NCCL efficiency), each part carrying its (m−1)/m share; the slower part
-    sets the time. Returns (seconds, description)."""
+    """Time one GPU spends in ring all-gathers/reduce-scatters (NCCL) over `count` GPUs whose buffers total
+    `volume_bytes`: every GPU receives (n−1)/n·V over its NVLink/PCIe link, and every server receives (n−1)/n·V
+    through its network (each ring channel crosses each server boundary once; the channels spread over the
+    server's NICs, so NCCL's bus bandwidth across servers is the server's NIC total: 46–48 GB/s per 400G NIC,
+    85–96 GB/s on 4 × HDR). The slower part sets the time. Returns (seconds, description)."""
     tr = calib.training
     per_server = int(tr.gpus_per_node.value)
     nodes = -(-count // per_server)
     per_node = -(-count // nodes)
+    ring = (count - 1) / count
     t_intra = t_inter = 0.0
     desc = []
     if per_node > 1:
         bw, path = data_parallel_link(gpu, per_node, calib)
-        t_intra = volume_bytes * (per_node - 1) / per_node / bw
+        t_intra = volume_bytes * ring / bw
         desc.append(f"{per_node} GPUs per server over {path}")
     if nodes > 1:
         net, what = inter_node_bytes_per_s(gpu, per_node, calib)
-        t_inter = volume_bytes * (nodes - 1) / nodes / (net * tr.network_efficiency.value)
-        desc.append(f"{nodes} servers, {what}")
+        t_inter = volume_bytes * ring / (net * tr.network_efficiency.value)
+        desc.append(f"{nodes} servers, each with {what}")
     return max(t_intra, t_inter), "; ".join(desc) or "none (one GPU)"
+
+
+def collective_bytes(total_params: float, task: str, zero: int, recompute: str) -> tuple[float, float, int]:
+    """(bytes per micro-batch, bytes per optimizer step, all-gathers per micro-batch) of data-parallel collectives,
+    as buffer sizes of 16-bit tensors (2·P bytes for P parameters). DeepSpeed ZeRO-3 gathers the parameters for the
+    forward, again for the backward and again for the recomputed forward under full checkpointing, and
+    reduce-scatters the gradients, in every micro-batch; ZeRO-2 reduce-scatters gradients every micro-batch and
+    gathers the updated parameters once per step; ZeRO-0/1 all-reduce gradients (2·2P) once per step. LoRA/QLoRA/
+    freeze: only the frozen base's gathers (ZeRO-3), the adapters' gradients are negligible."""
+    p2 = 2.0 * total_params
+    lora = task in LORA_TASKS
+    if zero >= 3:
+        gathers = 3 if recompute == "full" else 2
+        return gathers * p2 + (0.0 if lora else p2), 0.0, gathers
+    if lora:
+        return 0.0, 0.0, 0
+    if zero == 2:
+        return p2, p2, 0
+    return 0.0, 2.0 * p2, 0
 
 
 def train_flops_per_token(model: ModelSpec, seq_len: int, task: str, recompute: str) -> tuple[float, float]:
@@ -155,16 +179,22 @@ def _check(tokens: float, count: int, seq_len: int, mfu: float | None, task: str
 
 def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
                         seq_len: int | None = None, task: str = "pretrain", recompute: str | None = None,
-                        precision: str = "bf16", mfu: float | None = None, zero: int = 3) -> TrainTimeEstimate:
+                        precision: str = "bf16", mfu: float | None = None, zero: int = 3,
+                        micro_batch: int = 1) -> TrainTimeEstimate:
     """Tokens/s, wall-clock seconds and GPU-hours to train `model` on `tokens` tokens with `count` GPUs.
 
     `mfu` sets the achieved MFU directly (model FLOPs/s over the dense peak), replacing the calibrated model.
     `recompute` defaults to full for fine-tuning and selective for pre-training (Workload's convention).
+    `micro_batch` × `seq_len` tokens run between ZeRO-3 parameter gathers; an optimizer step accumulates micro-batches
+    up to `tokens_per_gpu_step` tokens per GPU.
     """
     seq_len = int(seq_len or min(model.max_context, 4096))
     if recompute is None:
         recompute = "selective" if task == "pretrain" else "full"
     _check(tokens, count, seq_len, mfu, task, recompute)
+    if not 1 <= micro_batch <= 100_000:
+        raise InputError(f"micro-batch must be between 1 and 100000 sequences, got {micro_batch}",
+                         field="micro_batch", accepted="1 … 100000")
     tr = calib.training
     if precision == "fp8":
         if not gpu.fp8_dense_flops or not gpu.supports_fp8:
@@ -194,18 +224,18 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
     mf = model_flops(model)
     # compute-only: the calibrated MFU counts model FLOPs without recomputation; recomputed FLOPs run at the
     # same hardware utilisation, so the step takes hw/model longer.
-    step_tokens = tr.tokens_per_gpu_step.value
+    # an optimizer step: tokens_per_gpu_step tokens per GPU (one micro-batch when that is larger), i.e. `accum`
+    # micro-batches on average; per-token costs then never grow with the micro-batch
+    micro_tokens = micro_batch * seq_len
+    step_tokens = max(tr.tokens_per_gpu_step.value, micro_tokens)
+    accum = step_tokens / micro_tokens
     compute_s = step_tokens * hw_f / (peak * base)
 
     comm_s = 0.0
     link_desc = "none (one GPU)"
+    per_micro, per_step, gathers = collective_bytes(mf.total_params, task, zero, recompute)
     if count > 1:
-        if task in LORA_TASKS:
-            # only the adapters' gradients are reduced; with ZeRO-3 the frozen base is still gathered twice
-            volume = 2.0 * 2.0 * mf.total_params if zero >= 3 else 0.0
-        else:
-            volume = (3.0 if zero >= 3 else 2.0) * 2.0 * mf.total_params
-        comm_s, link_desc = data_parallel_seconds(gpu, count, volume, calib)
+        comm_s, link_desc = data_parallel_seconds(gpu, count, per_micro * accum + per_step, calib)
     exposed_s = max(0.0, comm_s - tr.comm_overlap.value * compute_s)
     step_s = compute_s + exposed_s
     if mfu is not None:  # the user's MFU is the achieved one: no recompute or communication on top
@@ -230,6 +260,11 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
         f"(peak × {base:.3f}) = {compute_s:.3f} s",
     ]
     if count > 1 and mfu is None:
+        if gathers:
+            rs = "" if task in LORA_TASKS else " + 1 reduce-scatter of the gradients"
+            formulas.append(f"ZeRO-3 per micro-batch of {micro_batch} × {seq_len} tokens: {gathers} all-gathers of "
+                            f"the 16-bit parameters{rs} ({per_micro / 1e9:,.1f} GB); {accum:.3g} micro-batch(es) "
+                            f"per {step_tokens:,.0f}-token step")
         formulas.append(f"data-parallel traffic = {comm_s:.3f} s per step over {link_desc}; "
                         f"exposed = max(0, comm − {tr.comm_overlap.value:.2f} × compute) = {exposed_s:.3f} s")
     formulas += [
@@ -242,18 +277,21 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
         f"MFU source: {mfu_source}",
         "MFU definition: model FLOPs (6·N + attention, causal) per second over the dense tensor peak, as in "
         "MosaicML llm-foundry and PaLM; recomputation is not counted as useful work",
-        f"{tr.tokens_per_gpu_step.value:,.0f} tokens per GPU per step; data-parallel FSDP/ZeRO-{min(zero, 3)} traffic",
+        f"{step_tokens:,.0f} tokens per GPU per optimizer step = {accum:.3g} micro-batch(es) of {micro_batch} × "
+        f"{seq_len} tokens; data-parallel FSDP/ZeRO-{min(zero, 3)} traffic"
+        + (f", the parameters gathered {gathers}× in every micro-batch (forward, backward"
+           f"{', recomputed forward' if gathers == 3 else ''})" if gathers else ""),
         "the model fits the chosen GPUs (check `gpu-advisor estimate --task ...`)",
     ]
     if count > int(tr.gpus_per_node.value):
         per_node = -(-count // -(-count // int(tr.gpus_per_node.value)))
         net, what = inter_node_bytes_per_s(gpu, per_node, calib)
         if server_class(gpu) == "baseboard":
-            assumptions.append(f"more than {int(tr.gpus_per_node.value)} GPUs: several HGX/OAM baseboard servers "
-                               f"with {what}, at {tr.network_efficiency.value:.0%} of line rate")
+            assumptions.append(f"more than {int(tr.gpus_per_node.value)} GPUs: several HGX/OAM baseboard servers, "
+                               f"each with {what}, at {tr.network_efficiency.value:.0%} of line rate")
         else:
             assumptions.append(f"more than {int(tr.gpus_per_node.value)} GPUs: several PCIe servers, each with one "
-                               f"{net * per_node * 8 / 1e9:.0f} Gb/s network shared by its GPUs (a typical 8-GPU PCIe "
+                               f"{net * 8 / 1e9:.0f} Gb/s network shared by its GPUs (a typical 8-GPU PCIe "
                                f"server with one InfiniBand/RoCE NIC, as DeepSeek's Fire-Flyer 2 nodes), at "
                                f"{tr.network_efficiency.value:.0%} of line rate")
     return TrainTimeEstimate(
