@@ -118,10 +118,12 @@ RULES: tuple[RuleMeta, ...] = (
         source=GUIDE_000,
         section=_TABLE + ", 7B row; 十亿级模型(1B-10B)",
         summary="Guide-000 7B row: train 2× RTX 4090, fine-tune 1× 4090, infer 1× RTX 4080, production A6000 or 2× 4090.",
-        en="Guide-000's size table, 7B row: training from 2× RTX 4090, fine-tuning from 1× RTX 4090, inference from "
+        en="Guide-000's size table, row nearest to {params_b:.3g}B (the 7B row): "
+           "training from 2× RTX 4090, fine-tuning from 1× RTX 4090, inference from "
            "1× RTX 4080, production 1× A6000 or 2× RTX 4090. Its 1B–10B section adds one RTX 4090 or 3090 for "
            "low-cost research and two 4090s 'over NVLink' or one A6000 for team development (the 4090 has no NVLink).",
-        zh="指南（000）模型规模表 7B 行：训练最低 2× RTX 4090，微调最低 1× RTX 4090，推理最低 1× RTX 4080，生产级 1× "
+        zh="指南（000）模型规模表中与 {params_b:.3g}B 最接近的一行（7B 行）："
+           "训练最低 2× RTX 4090，微调最低 1× RTX 4090，推理最低 1× RTX 4080，生产级 1× "
            "A6000 或 2× RTX 4090。十亿级部分另建议：低成本研究用单张 4090 或 3090，团队开发用双 4090“NVLink”或单张 "
            "A6000（4090 并不支持 NVLink）。",
     ),
@@ -134,11 +136,13 @@ RULES: tuple[RuleMeta, ...] = (
         source=GUIDE_000,
         section=_TABLE + ", 13B row; 百亿级模型(10B-100B)",
         summary="Guide-000 13B row: train 4× RTX 4090, fine-tune 2×, infer 1× 4090 (8-bit), production A100 40GB or 2× 5090 D.",
-        en="Guide-000's size table, 13B row: training from 4× RTX 4090, fine-tuning from 2× RTX 4090, inference from "
+        en="Guide-000's size table, row nearest to {params_b:.3g}B (the 13B row): "
+           "training from 4× RTX 4090, fine-tuning from 2× RTX 4090, inference from "
            "1× RTX 4090 at 8-bit, production 1× A100 40GB or 2× RTX 5090 D. Its 10B–100B section: 4–8× RTX 4090 or "
            "2–4× RTX 5090 D for academic research, 8× A100/A800 or 4× H100 for enterprise training, A100 80GB or "
            "L40S for production inference.",
-        zh="指南（000）模型规模表 13B 行：训练最低 4× RTX 4090，微调最低 2× RTX 4090，推理最低 1× RTX 4090（8-bit），"
+        zh="指南（000）模型规模表中与 {params_b:.3g}B 最接近的一行（13B 行）："
+           "训练最低 4× RTX 4090，微调最低 2× RTX 4090，推理最低 1× RTX 4090（8-bit），"
            "生产级 1× A100 40GB 或 2× RTX 5090 D。百亿级部分：学术研究用 4–8× RTX 4090 或 2–4× RTX 5090 D，企业训练用 "
            "8× A100/A800 或 4× H100，生产推理用 A100 80GB 或 L40S。",
     ),
@@ -151,10 +155,12 @@ RULES: tuple[RuleMeta, ...] = (
         source=GUIDE_000,
         section=_TABLE + ", 70B row; 百亿级模型(10B-100B)",
         summary="Guide-000 70B row: train 8× A100 80GB, fine-tune 4×, infer 1× A100 80GB (4-bit), production 8× A100/H100.",
-        en="Guide-000's size table, 70B row: training from 8× A100 80GB, fine-tuning from 4× A100 80GB, inference "
+        en="Guide-000's size table, row nearest to {params_b:.3g}B (the 70B row): "
+           "training from 8× A100 80GB, fine-tuning from 4× A100 80GB, inference "
            "from 1× A100 80GB at 4-bit, production an 8× A100/H100 cluster. The section's '70B FP16 inference ≈ 70 GB' "
            "and '4-bit ≈ 28 GB' understate the weights (about 140 GB and 35 GB, before the KV cache).",
-        zh="指南（000）模型规模表 70B 行：训练最低 8× A100 80GB，微调最低 4× A100 80GB，推理最低 1× A100 80GB（4-bit），"
+        zh="指南（000）模型规模表中与 {params_b:.3g}B 最接近的一行（70B 行）："
+           "训练最低 8× A100 80GB，微调最低 4× A100 80GB，推理最低 1× A100 80GB（4-bit），"
            "生产级 8× A100/H100 集群。该部分“70B FP16 推理约 70 GB”“4-bit 约 28 GB”低估了权重（约 140 GB 与 35 GB，"
            "尚未计入 KV 缓存）。",
     ),
@@ -167,10 +173,12 @@ RULES: tuple[RuleMeta, ...] = (
         source=GUIDE_000,
         section=_TABLE + ", 130B row; 千亿级模型(100B+)",
         summary="Guide-000 130B row: train 16× A100 80GB, fine-tune 8×, infer 2× A100 80GB (4-bit), production 16× H100.",
-        en="Guide-000's size table, 130B row: training from 16× A100 80GB, fine-tuning from 8× A100 80GB, inference "
+        en="Guide-000's size table, row nearest to {params_b:.3g}B (the 130B row): "
+           "training from 16× A100 80GB, fine-tuning from 8× A100 80GB, inference "
            "from 2× A100 80GB at 4-bit, production a 16× H100 NVLink cluster. Its 100B+ section: 3D parallelism "
            "(tensor, pipeline, data) and 8–16 H100 inference servers or elastic cloud.",
-        zh="指南（000）模型规模表 130B 行：训练最低 16× A100 80GB，微调最低 8× A100 80GB，推理最低 2× A100 80GB"
+        zh="指南（000）模型规模表中与 {params_b:.3g}B 最接近的一行（130B 行）："
+           "训练最低 16× A100 80GB，微调最低 8× A100 80GB，推理最低 2× A100 80GB"
            "（4-bit），生产级 16× H100 NVLink 集群。千亿级部分：采用张量、流水线与数据并行结合的 3D 并行，推理用 8–16 "
            "张 H100 的服务器或弹性云服务。",
     ),
@@ -183,10 +191,12 @@ RULES: tuple[RuleMeta, ...] = (
         source=GUIDE_000,
         section=_TABLE + ", 300B+ row; 千亿级模型(100B+)",
         summary="Guide-000 300B+ row: train 32× H100, fine-tune 16×, infer 8× H100 (quantised), production 256× H100 + IB.",
-        en="Guide-000's size table, 300B+ row: training from 32× H100, fine-tuning from 16× H100, inference from 8× "
+        en="Guide-000's size table, row nearest to {params_b:.3g}B (the 300B+ row): "
+           "training from 32× H100, fine-tuning from 16× H100, inference from 8× "
            "H100 quantised, production 256× H100 with InfiniBand. Its 100B+ section notes that very large models "
            "may span nodes for inference, adding communication latency.",
-        zh="指南（000）模型规模表 300B+ 行：训练最低 32× H100，微调最低 16× H100，推理最低 8× H100（量化），生产级 "
+        zh="指南（000）模型规模表中与 {params_b:.3g}B 最接近的一行（300B+ 行）："
+           "训练最低 32× H100，微调最低 16× H100，推理最低 8× H100（量化），生产级 "
            "256× H100 + InfiniBand。千亿级部分提示：超大模型推理可能需要跨节点部署，会引入明显的通信延迟。",
     ),
 )

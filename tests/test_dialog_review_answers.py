@@ -219,3 +219,30 @@ def test_r35_chinese_catalog_search_lists_capacity_per_option():
     assert len(caps) >= 2 and all(n.value >= 1 and n.unit == "sequences" for n in caps)
     assert "满载" in turn.answer and "路时自有" in turn.answer
     grounded(turn, said)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# R30: a 32B model gets the size table's nearest row, and says so
+# --------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("params,row", [(1.56e9, "7B"), (14.8e9, "13B"), (32.8e9, "70B"), (70.6e9, "70B"),
+                                        (176e9, "130B"), (671e9, "300B+")])
+def test_r30_size_table_names_the_nearest_row(params, row):
+    from rules.engine import evaluate
+    from rules.facts import WorkloadFacts
+
+    found = [f for f in evaluate([WorkloadFacts(task="inference", params=params).to_facts()])
+             if f.rule_id.startswith("size-table-")]
+    assert len(found) == 1
+    shown = f"{params / 1e9:.3g}B"
+    assert f"row nearest to {shown} (the {row} row)" in found[0].message
+    assert f"与 {shown} 最接近的一行（{row} 行）" in found[0].message_zh
+    # the bands meet at the geometric midpoints of the rows, so "nearest" holds on a log scale
+    rows = {"7B": 7e9, "13B": 13e9, "70B": 70e9, "130B": 130e9, "300B+": 300e9}
+    assert min(rows, key=lambda r: abs(math.log(params / rows[r]))) == row
+
+
+def test_r30_dialog_answer_for_a_32b_model():
+    said = "Serve Qwen2.5-32B at 8k context for 20 users"
+    _, turn = ask(said)
+    assert "row nearest to 32.8B (the 70B row)" in turn.answer and "70B row:" not in turn.answer
+    grounded(turn, said)
