@@ -353,7 +353,7 @@ def _speed(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: La
     tokens = w.train_tokens or _default_train_tokens(ctx.model, w)
     r = estimate_train_time(ctx.model, gpu, layout.count, tokens, calib, seq_len=w.context, task=w.task,
                             recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0,
-                            micro_batch=w.batch)
+                            micro_batch=w.batch, offload=layout.offload)
     return ({}, {"tokens": tokens, "tokens_per_s": r.tokens_per_s, "wall_s": r.wall_s, "gpu_hours": r.gpu_hours,
                  "mfu": r.mfu}, r.formulas[:1])
 
@@ -591,7 +591,9 @@ def _search_gpu(ctx: _Ctx, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tuple[
         if not any(m in SPEED_MISSES for m in opt.misses):
             return opt, None
         needed = layout.count + 1
-        if "deadline" in opt.misses:  # wall-clock time scales at best as 1/GPUs: skip counts that cannot meet it
+        # wall-clock time scales at best as 1/GPUs: skip counts that cannot meet it (not from an offloaded layout,
+        # whose host-side optimizer step more GPUs may drop altogether)
+        if "deadline" in opt.misses and layout.offload == "none":
             needed = max(needed, math.ceil(layout.count * opt.training["wall_s"] / ctx.constraints.deadline_s))
         remaining = [(n, k) for n, k in remaining if n >= needed]  # more GPUs for speed
     if best is not None:

@@ -232,3 +232,70 @@ def test_validation_rows_hold_at_their_published_micro_batches():
                                   micro_batch=PUBLISHED_MICRO_BATCH[row["id"]])
         err = est.tokens_per_s_per_gpu / row["measured_tps_per_gpu"] - 1
         assert abs(err) <= 0.25, f"{row['id']}: {err:+.1%}"
+
+
+# ------------------------------------------------------------------------------------------------------------
+# R41: optimizer offload costs host time
+
+
+def test_offload_time_from_first_principles():
+    """Full fine-tune of Llama-2-7B on one RTX 4090 with the optimizer offloaded: per 16,384-token step the host
+    updates all 6.74 B parameters at 1.8 B/s (DeepSpeedCPUAdam, measured) and PCIe 4.0 x16 carries 2 B of gradient
+    down and 2 B of parameter up per parameter at 70 % of 31.5 GB/s; nothing of it hides behind compute."""
+    from knowledge.params import param_counts
+
+    m, g = CAT.model("llama-2-7b"), CAT.gpu("rtx-4090")
+    base = estimate_train_time(m, g, 1, 1e9, CAL, task="full", seq_len=4096, zero=0)
+    off = estimate_train_time(m, g, 1, 1e9, CAL, task="full", seq_len=4096, zero=2, offload="optimizer")
+    p = param_counts(m).total
+    expected = p / 1.8e9 + 4 * p / (31.5e9 * 0.7)
+    assert off.offload_s_per_step == pytest.approx(expected, rel=1e-9)
+    assert base.offload_s_per_step == 0
+    assert off.tokens_per_s_per_gpu == pytest.approx(16384 / (base.compute_s_per_step + expected), rel=1e-9)
+    assert any(f.startswith("offload (optimizer)") for f in off.formulas)
+    assert not any(f.startswith("offload") for f in base.formulas)
+    assert any("CPU Adam" in a for a in off.assumptions) and not any("CPU Adam" in a for a in base.assumptions)
+
+
+def test_offload_is_shared_by_the_gpus_of_a_server():
+    """2 × RTX 4090 (review q08, ZeRO-3 + optimizer offload): each GPU moves its half of the gradients and
+    parameters over its own link, but both halves are updated by the same host CPUs."""
+    from knowledge.params import param_counts
+
+    m, g = CAT.model("llama-2-7b"), CAT.gpu("rtx-4090")
+    off = estimate_train_time(m, g, 2, 1e9, CAL, task="full", seq_len=4096, zero=3, offload="optimizer")
+    p = param_counts(m).total
+    assert off.offload_s_per_step == pytest.approx(p / 1.8e9 + 4 * p / 2 / (31.5e9 * 0.7), rel=1e-9)
+    # over two servers each host updates half
+    off16 = estimate_train_time(m, g, 16, 1e9, CAL, task="full", seq_len=4096, zero=3, offload="optimizer")
+    assert off16.offload_s_per_step == pytest.approx(p / 2 / 1.8e9 + 4 * p / 16 / (31.5e9 * 0.7), rel=1e-9)
+
+
+def test_lora_offloads_only_the_adapters():
+    from advisor.estimator.training_memory import lora_params
+
+    m, g = CAT.model("llama-3.1-70b"), CAT.gpu("rtx-4090")
+    off = estimate_train_time(m, g, 8, 2e9, CAL, task="lora", seq_len=4096, offload="optimizer")
+    a = lora_params(m, 16, "all-linear")
+    assert off.offload_s_per_step == pytest.approx(a / 1.8e9 + 4 * a / 8 / (31.5e9 * 0.7), rel=1e-9)
+    assert off.offload_s_per_step < 0.05 * off.compute_s_per_step
+
+
+@PROPS
+@given(gid=st.sampled_from([g.id for g in CAT.gpus]), mid=st.sampled_from(["llama-3-8b", "qwen2.5-72b", "gpt2"]),
+       task=st.sampled_from(["pretrain", "full", "lora", "qlora"]), zero=st.sampled_from([0, 1, 2, 3]),
+       n=st.integers(1, 64), b=st.integers(1, 8))
+def test_offload_is_never_faster(gid, mid, task, zero, n, b):
+    m, g = CAT.model(mid), CAT.gpu(gid)
+    runs = [estimate_train_time(m, g, n, 1e10, CAL, task=task, seq_len=2048, zero=zero, micro_batch=b, offload=o)
+            for o in ("none", "optimizer", "all")]
+    assert runs[0].tokens_per_s >= runs[1].tokens_per_s * (1 - 1e-12)
+    assert runs[1].tokens_per_s >= runs[2].tokens_per_s * (1 - 1e-12)
+
+
+def test_bad_offload_is_refused():
+    from knowledge.errors import InputError
+
+    with pytest.raises(InputError) as err:
+        estimate_train_time(CAT.model("llama-3-8b"), CAT.gpu("h100-sxm"), 8, 1e9, CAL, offload="nvme")
+    assert err.value.field == "offload" and "optimizer" in err.value.accepted

@@ -93,6 +93,7 @@ class TrainingCalibration(_Strict):
     pcie_server_network_bytes_per_s: Constant  # PCIe-card servers: the whole server's network, one direction
     network_efficiency: Constant  # achieved share of the NICs' line rate in NCCL all-gather/reduce-scatter
     gpus_per_node: Constant  # GPUs sharing NVLink/PCIe inside one server
+    cpu_adam_params_per_s: Constant  # ZeRO-Offload: parameters one server's CPUs update per second (CPU Adam)
     consumer_pcie_efficiency: Constant  # consumer cards without P2P: fraction of PCIe bandwidth collectives get
 
 

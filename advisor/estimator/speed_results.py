@@ -137,6 +137,7 @@ class TrainTimeEstimate(_Result):
     mfu_source: str  # "calibrated (class …)" or "user override"
     communication_s_per_step: NonNegativeFloat
     compute_s_per_step: PositiveFloat
+    offload_s_per_step: NonNegativeFloat = 0.0  # ZeRO-Offload: CPU Adam + PCIe transfers, not hidden
     tokens_per_step: PositiveFloat
     tokens_per_s: PositiveFloat  # all GPUs
     tokens_per_s_per_gpu: PositiveFloat

@@ -34,6 +34,8 @@ from .speed_results import TrainTimeEstimate
 MAX_TOKENS = 1e15  # 1,000 trillion tokens: far beyond any published training run (Llama 3: 15.6T)
 LORA_TASKS = ("lora", "qlora", "freeze")
 TASKS = ("pretrain", "full", *LORA_TASKS)
+OFFLOADS = ("none", "optimizer", "all")
+DEFAULT_LORA_RANK = 16  # Workload's default rank, all linear layers adapted (the optimizer's share under LoRA)
 GIB = 2**30
 
 
@@ -140,6 +142,39 @@ def collective_bytes(total_params: float, task: str, zero: int, recompute: str) 
     return 0.0, 2.0 * p2, 0
 
 
+def trainable_params(model: ModelSpec, task: str) -> float:
+    """Parameters the optimizer updates: all of them for pre-training and full fine-tuning; the adapters for
+    LoRA/QLoRA (rank 16 on every linear layer, Workload's default); the last two blocks for freeze."""
+    from .training_memory import FREEZE_TRAINABLE_LAYERS, lora_params
+
+    total = float(model_flops(model).total_params)
+    if task in ("lora", "qlora"):
+        return float(lora_params(model, min(DEFAULT_LORA_RANK, model.hidden_size)))
+    if task == "freeze":
+        return total * min(FREEZE_TRAINABLE_LAYERS, model.num_layers) / model.num_layers
+    return total
+
+
+def offload_seconds(gpu: GpuSpec, count: int, trainable: float, total: float, calib: Calibration, *,
+                    offload: str, fetches_per_step: float = 0.0) -> tuple[float, float, str]:
+    """ZeRO-Offload per optimizer step (Ren et al. 2021; DeepSpeed's default schedule, no delayed update):
+    each GPU sends its shard of 16-bit gradients to the host and receives the updated 16-bit parameters,
+    2·2·T/n bytes over its PCIe link; each server's CPUs run Adam over the T·m/n parameters its m GPUs own at
+    `cpu_adam_params_per_s`. With the parameters offloaded too ("all"), each GPU copies its 16-bit shard (2·P/n)
+    from host memory before every ZeRO-3 gather. Returns (offload seconds, parameter-fetch seconds, description)."""
+    tr, ar = calib.training, calib.inference.allreduce
+    per_node = -(-count // -(-count // int(tr.gpus_per_node.value)))
+    pcie = pcie_bytes_per_s(gpu, calib) * ar.pcie_efficiency.value
+    t_pcie = 2.0 * 2.0 * trainable / count / pcie
+    per_server = trainable * per_node / count
+    t_adam = per_server / tr.cpu_adam_params_per_s.value
+    t_fetch = fetches_per_step * 2.0 * total / count / pcie if offload == "all" else 0.0
+    desc = (f"CPU Adam {per_server / 1e9:,.2f} B parameters per server / "
+            f"{tr.cpu_adam_params_per_s.value / 1e9:.1f} B/s = {t_adam:.3f} s + PCIe {gpu.pcie_gen}.0 gradients "
+            f"down and parameters up 4 B × {trainable / count / 1e9:,.2f} B / {pcie / 1e9:.1f} GB/s = {t_pcie:.3f} s")
+    return t_adam + t_pcie, t_fetch, desc
+
+
 def train_flops_per_token(model: ModelSpec, seq_len: int, task: str, recompute: str) -> tuple[float, float]:
     """(model FLOPs, hardware FLOPs) per trained token; see the module docstring for the formulas."""
     mf = model_flops(model)
@@ -180,13 +215,14 @@ def _check(tokens: float, count: int, seq_len: int, mfu: float | None, task: str
 def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
                         seq_len: int | None = None, task: str = "pretrain", recompute: str | None = None,
                         precision: str = "bf16", mfu: float | None = None, zero: int = 3,
-                        micro_batch: int = 1) -> TrainTimeEstimate:
+                        micro_batch: int = 1, offload: str = "none") -> TrainTimeEstimate:
     """Tokens/s, wall-clock seconds and GPU-hours to train `model` on `tokens` tokens with `count` GPUs.
 
     `mfu` sets the achieved MFU directly (model FLOPs/s over the dense peak), replacing the calibrated model.
     `recompute` defaults to full for fine-tuning and selective for pre-training (Workload's convention).
     `micro_batch` × `seq_len` tokens run between ZeRO-3 parameter gathers; an optimizer step accumulates micro-batches
-    up to `tokens_per_gpu_step` tokens per GPU.
+    up to `tokens_per_gpu_step` tokens per GPU. `offload` ("none", "optimizer", "all") adds ZeRO-Offload's host work
+    (`offload_seconds`).
     """
     seq_len = int(seq_len or min(model.max_context, 4096))
     if recompute is None:
@@ -195,6 +231,8 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
     if not 1 <= micro_batch <= 100_000:
         raise InputError(f"micro-batch must be between 1 and 100000 sequences, got {micro_batch}",
                          field="micro_batch", accepted="1 … 100000")
+    if offload not in OFFLOADS:
+        raise InputError(f"unknown offload '{offload}'", field="offload", accepted=", ".join(OFFLOADS))
     tr = calib.training
     if precision == "fp8":
         if not gpu.fp8_dense_flops or not gpu.supports_fp8:
@@ -236,11 +274,17 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
     per_micro, per_step, gathers = collective_bytes(mf.total_params, task, zero, recompute)
     if count > 1:
         comm_s, link_desc = data_parallel_seconds(gpu, count, per_micro * accum + per_step, calib)
+    offload_s, fetch_s, offload_desc = 0.0, 0.0, ""
+    if offload != "none":
+        offload_s, fetch_s, offload_desc = offload_seconds(
+            gpu, count, trainable_params(model, task), mf.total_params, calib, offload=offload,
+            fetches_per_step=gathers * accum if zero >= 3 else 0.0)
+        comm_s += fetch_s  # parameter shards fetched from host memory ahead of each gather (prefetched, overlapped)
     exposed_s = max(0.0, comm_s - tr.comm_overlap.value * compute_s)
-    step_s = compute_s + exposed_s
-    if mfu is not None:  # the user's MFU is the achieved one: no recompute or communication on top
+    step_s = compute_s + exposed_s + offload_s
+    if mfu is not None:  # the user's MFU is the achieved one: no recompute, communication or offload on top
         compute_s = step_tokens * model_f / (peak * mfu)
-        exposed_s = 0.0
+        exposed_s = offload_s = 0.0
         step_s = compute_s
 
     tokens_per_s_gpu = step_tokens / step_s
@@ -267,6 +311,9 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
                             f"per {step_tokens:,.0f}-token step")
         formulas.append(f"data-parallel traffic = {comm_s:.3f} s per step over {link_desc}; "
                         f"exposed = max(0, comm − {tr.comm_overlap.value:.2f} × compute) = {exposed_s:.3f} s")
+    if offload != "none" and mfu is None:
+        formulas.append(f"offload ({offload}) per step = {offload_desc} = {offload_s:.3f} s, not hidden"
+                        + (f"; parameter fetches {fetch_s:.3f} s counted with the traffic" if fetch_s else ""))
     formulas += [
         f"tokens/s = {count} × {step_tokens:,.0f} / {step_s:.3f} s = {tokens_per_s:,.0f}",
         f"MFU = tokens/s per GPU × model FLOPs/token / peak = {achieved_mfu:.3f}",
@@ -283,6 +330,13 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
            f"{', recomputed forward' if gathers == 3 else ''})" if gathers else ""),
         "the model fits the chosen GPUs (check `gpu-advisor estimate --task ...`)",
     ]
+    if offload != "none":
+        assumptions.append(
+            f"ZeRO-Offload ({offload}): the CPU Adam step runs after the backward with the GPUs idle "
+            f"({tr.cpu_adam_params_per_s.value / 1e9:.1f} B parameters per second per server, measured with "
+            f"DeepSpeedCPUAdam on A100 servers; weaker hosts are slower), plus 16-bit gradients down and parameters "
+            f"up over each GPU's PCIe link" + (", and each parameter shard fetched from host memory before every "
+                                               "gather" if offload == "all" else ""))
     if count > int(tr.gpus_per_node.value):
         per_node = -(-count // -(-count // int(tr.gpus_per_node.value)))
         net, what = inter_node_bytes_per_s(gpu, per_node, calib)
@@ -299,6 +353,7 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
         tokens=float(tokens), seq_len=seq_len, params_matmul=mf.matmul_active, flops_per_token=model_f,
         hardware_flops_per_token=hw_f, peak_flops_per_gpu=peak, mfu=achieved_mfu, mfu_compute=base,
         mfu_source=mfu_source, communication_s_per_step=exposed_s, compute_s_per_step=compute_s,
+        offload_s_per_step=offload_s,
         tokens_per_step=step_tokens * count, tokens_per_s=tokens_per_s, tokens_per_s_per_gpu=tokens_per_s_gpu,
         wall_s=wall_s, gpu_hours=gpu_hours, formulas=formulas, assumptions=assumptions,
     )
