@@ -246,3 +246,48 @@ def test_r30_dialog_answer_for_a_32b_model():
     _, turn = ask(said)
     assert "row nearest to 32.8B (the 70B row)" in turn.answer and "70B row:" not in turn.answer
     grounded(turn, said)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# R37: "two 4090s with NVLink": the premise is corrected in the first reply, whatever it asks or answers
+# --------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,wants", [
+    ("two 4090s with NVLink to train a 13B model", True),
+    ("两张 4090 用 NVLink 桥接，训练 13B 模型", True),
+    ("两张4090桥接跑 Qwen2.5-7B", True),
+    ("2x RTX 3090 without NVLink, LoRA Qwen2.5-7B", False),
+    ("两张 3090 不用 NVLink", False),
+    ("serve Llama-3-8B on one H100 NVL", None),  # a card's name, not a link
+    ("serve Llama-3-8B on two 4090s", None),
+])
+def test_r37_nvlink_premise_is_read(text, wants):
+    from advisor.conversation.extract import extract
+
+    assert extract(text, CAT).wants_nvlink is wants
+
+
+def test_r37_first_turn_question_corrects_nvlink():
+    said = "two 4090s with NVLink to train a 13B model"
+    c, turn = ask(said)
+    assert turn.extra["kind"] == "question" and turn.extra["pending"] == "task"  # still asks which training
+    assert [f.rule_id for f in turn.findings] == ["cap-no-nvlink"]
+    assert "**First, a correction:**" in turn.answer and "GeForce RTX 4090 has none" in turn.answer
+    assert turn.answer.index("First, a correction") < turn.answer.index("Which kind of training")
+    grounded(turn, said)
+    turn = c.respond("LoRA")  # the answer keeps the correction, near the top and once
+    assert turn.extra["kind"] == "answer"
+    assert turn.answer.count("[cap-no-nvlink]") == 1
+    assert turn.answer.index("First, a correction") < turn.answer.index("**Job:**")
+    assert any(f.rule_id == "cap-no-nvlink" for f in turn.findings)
+    grounded(turn, "LoRA")
+
+
+def test_r37_chinese_answer_and_no_correction_for_cards_with_nvlink():
+    said = "两张 4090 用 NVLink 桥接，LoRA 微调 Llama-2-13B"
+    _, turn = ask(said)
+    assert "**先更正一点：**" in turn.answer and "GeForce RTX 4090 不支持" in turn.answer
+    grounded(turn, said)
+    for ok in ("我有两张 3090 用 NVLink 桥接，LoRA 微调 Qwen2.5-7B", "8x H100 SXM with NVLink, serve Llama-3-70B",
+               "two 4090s without NVLink, LoRA Qwen2.5-7B"):
+        _, turn = ask(ok)
+        assert "cap-no-nvlink" not in turn.answer and not any(f.rule_id == "cap-no-nvlink" for f in turn.findings), ok

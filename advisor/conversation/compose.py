@@ -401,15 +401,18 @@ def guide_claim_turn(claim: Any, findings: list[Any], state: DialogState, lang: 
 
 
 def question_turn(slot: str, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
-                  changes: list[Change]) -> Turn:
+                  changes: list[Change], findings: list[Any] | None = None) -> Turn:
+    """A blocking question; `findings` that correct the user's premise (NVLink on a card without it) come first."""
     book = Book()
     lines = [_notes_block(notes, book, lang)] + _unknown_lines(slots, lang, catalog)
     known = summary(state, lang, catalog, book)
     if known:
         lines.append(("已了解：" if lang == "zh" else "So far: ") + known + ("。" if lang == "zh" else "."))
+    if findings:
+        lines.append(_rec_findings(list(findings), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
     q = question_text(slot, state, lang, catalog, book)
     lines.append(q)
-    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=[q],
+    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=[q], findings=list(findings or []),
                  extra={"kind": "question", "pending": slot, "blocking": True})
 
 
@@ -1040,11 +1043,11 @@ def _limits_block(lim: Any, book: Book, lang: str) -> str:
         longest = book.tokens(f"longest context that fits on {o.count}× {o.gpu_name}", lim.max_context, src, lang)
         capped = lim.max_context >= lim.context_cap
         if zh:
-            parts.append(f"{what_zh}最长可放下 {longest} 的序列" + ("（已到模型的最大上下文）" if capped else "")
+            parts.append(f"{what_zh}最长可放下 {longest} 的序列" + ("，即模型的最大上下文" if capped else "")
                          + f"（您要的是 {asked_ctx}）")
         else:
             parts.append(f"at {what} the longest sequence that fits is {longest}"
-                         + (" (the model's maximum context)" if capped else "") + f" (you asked for {asked_ctx})")
+                         + (", the model's maximum context" if capped else "") + f" (you asked for {asked_ctx})")
     else:
         parts.append(f"{what_zh}任何序列长度都放不下（{step} 也不行）" if zh else
                      f"at {what} no sequence length fits (not even {step})")
@@ -1096,11 +1099,11 @@ def _rec_breakdown(top: Any, book: Book, lang: str) -> str:
     return "\n".join(lines)
 
 
-def _rec_findings(findings: list[Any], book: Book, lang: str, limit: int = 8) -> str:
+def _rec_findings(findings: list[Any], book: Book, lang: str, limit: int = 8, title: tuple[str, str] | None = None) -> str:
     if not findings:
         return ""
     zh = lang == "zh"
-    lines = ["**规则检查：**" if zh else "**Findings:**"]
+    lines = [_l(title or ("**Findings:**", "**规则检查：**"), lang)]
     for f in findings[:limit]:
         src = _short_source(f.source or "", lang)
         msg = book.text(f.text(lang), f"finding {f.rule_id}", f"rule {f.rule_id}: {f.source}")
@@ -1343,6 +1346,8 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     w = ev.workload
     top = top_option(ev)
     lines: list[str] = [_notes_block(notes, book, lang), _rec_headline(ev, top, book, lang)]
+    if ev.premise:  # what the user takes for granted and is not so ("two 4090s over NVLink"): said at once
+        lines.append(_rec_findings(list(ev.premise), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
     lines += _unknown_lines(slots, lang, catalog)
     changed = _changes_block(changes, state, ev, book, lang, catalog)
     if changed:
@@ -1409,7 +1414,9 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     if ev.claim is not None:
         lines.append(_claim_block(ev, book, lang))
     if ev.findings:
-        lines.append(_rec_findings(ev.findings, book, lang))
+        rest = [f for f in ev.findings if not any(f is p for p in ev.premise)]
+        if rest:
+            lines.append(_rec_findings(rest, book, lang))
     notes_a = list(ev.assumptions)
     assumptions = _assumptions_block(notes_a, book, lang)
     tool_assumptions = list(rec.assumptions_in(lang))  # the recommender words its own in Chinese too

@@ -101,7 +101,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                 put("task", None)
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "buy_or_rent"):
+                 "zero", "buy_or_rent", "wants_nvlink"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -481,7 +481,12 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         working.pending = blocking
         if blocking not in working.asked:
             working.asked.append(blocking)
-        turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes)
+        q_steps: list[Step] = []
+        premise = premise_findings(working.slots, catalog, q_steps)  # "4090 over NVLink": corrected at once
+        for step in q_steps:
+            yield step
+        turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes,
+                                     findings=premise)
         _commit(state, working)
         yield turn
         return
@@ -582,6 +587,7 @@ class Evaluation:
     average_speed: dict[str, float] | None = None  # the leading option's speed at the user's average concurrency
     limits: Limits | None = None  # how far the user's own (or one named) configuration stretches
     capacity: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (gpu, count) -> at full load
+    premise: list[Any] = field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
 
 
 @dataclass
@@ -678,6 +684,7 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
             ev.configs = _search(model, workload, constraints, catalog, steps)
     if s.claim is not None:
         ev.claim = _check_claim(model, workload, s.claim, steps)
+    ev.premise = premise_findings(s, catalog, steps)
     avg = s.concurrency_avg
     if ev.recommendation is not None and workload.task == "inference" and avg and avg < workload.concurrency:
         lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
@@ -968,9 +975,9 @@ def _rules(ev: Evaluation, steps: list[Step]) -> list[Any]:
     if ev.recommendation is None:
         if "rules" not in ev.unavailable:
             ev.unavailable.append("rules")
-        return list(ev.claim.findings) if ev.claim is not None else []
+        return list(ev.premise) + (list(ev.claim.findings) if ev.claim is not None else [])
     top = top_option(ev)
-    found = list(ev.claim.findings if ev.claim is not None else [])
+    found = list(ev.premise) + list(ev.claim.findings if ev.claim is not None else [])
     found += list(top.findings if top is not None else []) + list(ev.recommendation.findings)
     seen: set[str] = set()
     out = []
@@ -1092,6 +1099,30 @@ def match_spec_claim(text: str, slots: Slots) -> Any:
         if hit and (best is None or (c.design_error and not best.design_error)):
             best = c
     return best
+
+
+def premise_findings(slots: Slots, catalog: Any, steps: list[Step]) -> list[Any]:
+    """Rule findings on what the user's plan takes for granted: the cards joined over NVLink (`wants_nvlink`) when
+    a card named has none ("two 4090s with NVLink"). The rules engine decides, on ConfigFacts with and without
+    `wants_nvlink`; only what the premise adds is kept (cap-no-nvlink), one finding per rule."""
+    if not slots.wants_nvlink:
+        return []
+    from rules.engine import evaluate as evaluate_rules
+    from rules.facts import ConfigFacts
+
+    out: list[Any] = []
+    for mention in ([slots.existing] if slots.existing else []) + list(slots.candidates):
+        gpu = catalog.find_gpu(mention.gpu) if hasattr(catalog, "find_gpu") else catalog.gpu(mention.gpu)
+        if gpu is None or gpu.nvlink_bytes_per_s > 0:
+            continue
+        count = max(2, mention.count or 2)  # NVLink joins at least two cards
+        base = {f.rule_id for f in evaluate_rules([ConfigFacts.from_gpu(gpu, count=count).to_facts()])}
+        added = _timed(steps, "check_premise", {"gpu": gpu.id, "count": count, "wants_nvlink": True},
+                       lambda gpu=gpu, count=count: evaluate_rules(
+                           [ConfigFacts.from_gpu(gpu, count=count, wants_nvlink=True).to_facts()]),
+                       lambda r: ", ".join(f.rule_id for f in r) or "no finding")
+        out += [f for f in added if f.rule_id not in base and all(f.rule_id != o.rule_id for o in out)]
+    return out
 
 
 def _claim_findings(claim: Any, steps: list[Step]) -> list[Any]:
