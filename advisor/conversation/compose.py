@@ -1069,7 +1069,7 @@ def _limits_block(lim: Any, book: Book, lang: str) -> str:
             parts.append(f"训练速度约 {tps}" if zh else f"training speed about {tps}")
     elif lim.max_load:
         n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", lim.max_load, "sequences",
-                       "advisor.recommend max_concurrency (KV cache next to the weights)")
+                       f"{SRC_MEMORY} (largest concurrency that fits, bisection)")
         text = f"上下文 {asked_ctx} 时最多 {n} 路并发" if zh else f"at {asked_ctx} it holds {n} concurrent sequences"
         at = lim.at_max
         if at:
