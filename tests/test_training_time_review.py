@@ -299,3 +299,48 @@ def test_bad_offload_is_refused():
     with pytest.raises(InputError) as err:
         estimate_train_time(CAT.model("llama-3-8b"), CAT.gpu("h100-sxm"), 8, 1e9, CAL, offload="nvme")
     assert err.value.field == "offload" and "optimizer" in err.value.accepted
+
+
+# ------------------------------------------------------------------------------------------------------------
+# R04: the calibrated MFU is a best case, and says so; cross-check against a published large run
+
+# Touvron et al. 2023 (Llama 2), Table 2: A100-80GB GPU-hours of pre-training on 2.0T tokens, 4k context, 4M-token
+# global batches, on Meta's RSC (InfiniBand) and production (RoCE) clusters, 200 Gb/s per GPU, 400 W / 350 W caps
+LLAMA2_GPU_HOURS = {"llama-2-7b": 184_320, "llama-2-13b": 368_640, "llama-2-70b": 1_720_320}
+
+
+@pytest.mark.parametrize("mid", sorted(LLAMA2_GPU_HOURS))
+def test_prediction_is_a_best_case_against_llama2(mid):
+    """Documented bound: the prediction lies below Meta's published GPU-hours and within 2× of them. The gap
+    (1.47–1.63×; Meta's implied MFU 0.40–0.44 against our 0.64–0.65) is the distance between tuned single-job
+    benchmark rows (llm-foundry MPT-7B on 8 A100: 64 % MFU) and a months-long production run: restarts after
+    failures, checkpointing, evaluation, a 350 W power cap on part of the fleet (A100 SXM: 400 W), one 4,096-token
+    sequence per GPU per step on ~1,000 GPUs, 2023 software. The assumptions state the 1.5–1.6× figure."""
+    m = CAT.model(mid)
+    est = estimate_train_time(m, CAT.gpu("a100-80g-sxm"), 1024, 2e12, CAL, seq_len=4096, task="pretrain")
+    ratio = LLAMA2_GPU_HOURS[mid] / est.gpu_hours
+    assert 1.0 < ratio <= 2.0, f"{mid}: published {LLAMA2_GPU_HOURS[mid]:,} vs predicted {est.gpu_hours:,.0f}"
+    assert round(ratio, 1) in (1.5, 1.6)  # the range the assumption text quotes
+    assert any("1.5–1.6×" in a and "Llama 2" in a for a in est.assumptions)
+    # the published figure implies an MFU of 6·N·D / (GPU-hours × peak) ≈ 0.4: below what llm-foundry's tuned
+    # single-node A100 rows reach (0.51–0.64) — so the calibration is the upper end
+    implied = est.flops_per_token * 2e12 / (LLAMA2_GPU_HOURS[mid] * 3600 * CAT.gpu("a100-80g-sxm").bf16_dense_flops)
+    assert 0.35 < implied < est.mfu
+
+
+@pytest.mark.parametrize("gid,precision,phrase", [("a100-80g-sxm", "bf16", "a best case"),
+                                                  ("h100-sxm", "bf16", "a best case"),
+                                                  ("h100-sxm", "fp8", "a best case"),
+                                                  ("rtx-4090", "bf16", "stated prior"),
+                                                  ("l20", "bf16", "stated prior")])
+def test_mfu_source_says_where_the_mfu_comes_from(gid, precision, phrase):
+    est = estimate_train_time(CAT.model("llama-3-8b"), CAT.gpu(gid), 8, 1e9, CAL, precision=precision)
+    assert phrase in est.mfu_source
+    if phrase == "a best case":
+        assert "llm-foundry/Megatron" in est.mfu_source and "multi-node runs reach less" in est.mfu_source
+
+
+def test_a_user_mfu_carries_no_best_case_caveat():
+    est = estimate_train_time(CAT.model("llama-3-8b"), CAT.gpu("h100-sxm"), 8, 1e9, CAL, mfu=0.35)
+    assert est.mfu_source == "user override"
+    assert not any("best case" in a for a in est.assumptions)
