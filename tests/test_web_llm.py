@@ -91,8 +91,9 @@ def _memory_answer() -> str:
 
 def _recommend_answer() -> str:
     s = _shown(RECOMMEND_ARGS, "recommend")
-    first = "option 1 (1× GeForce RTX 5090): "
-    return (f"Take 1× GeForce RTX 5090: {s[first + 'memory per GPU']} per GPU of {s[first + 'GPU memory']}, "
+    first = next(k for k in s if k.startswith("option 1 (")).split("): ")[0] + "): "  # whatever the tool ranked first
+    name = first[len("option 1 ("):-3]
+    return (f"Take {name}: {s[first + 'memory per GPU']} per GPU of {s[first + 'GPU memory']}, "
             f"{s[first + 'decode speed, all sequences']} for all 10 users at 8k context.")
 
 
