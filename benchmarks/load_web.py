@@ -118,6 +118,7 @@ async def _scenario(url: str, conversations: int, turns: int, think: tuple[float
 
     rng = random.Random(seed)
     latencies: list[float] = []
+    by_turn: dict[int, list[float]] = {}
     errors: list[str] = []
     limits = httpx.Limits(max_connections=conversations * 2, max_keepalive_connections=conversations * 2)
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
@@ -137,6 +138,7 @@ async def _scenario(url: str, conversations: int, turns: int, think: tuple[float
                     if raw.get("note") == "error":
                         raise RuntimeError(f"error reply: {raw['answer'][:200]}")
                     latencies.append(elapsed)
+                    by_turn.setdefault(t, []).append(elapsed)
                 except Exception as exc:  # noqa: BLE001 - counted and reported
                     errors.append(f"conversation {i} turn {t}: {type(exc).__name__}: {exc}"[:300])
 
@@ -149,7 +151,7 @@ async def _scenario(url: str, conversations: int, turns: int, think: tuple[float
         gate.set()
         await asyncio.gather(*tasks)
         wall = time.perf_counter() - wall
-    return {"latencies": latencies, "errors": errors, "wall_s": wall}
+    return {"latencies": latencies, "by_turn": by_turn, "errors": errors, "wall_s": wall}
 
 
 def run(url: str, conversations: int, turns: int, think: tuple[float, float] = (0.0, 0.0),
@@ -204,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
             if lat:
                 print(f"    latency per turn (s): p50 {percentile(lat, 50):.3f}  p95 {percentile(lat, 95):.3f}  "
                       f"max {max(lat):.3f}  mean {statistics.fmean(lat):.3f}")
+                print("    by turn (s): " + "   ".join(
+                    f"#{t + 1} p50 {percentile(v, 50):.3f} p95 {percentile(v, 95):.3f}"
+                    for t, v in sorted(result["by_turn"].items())))
             line = (f"    turns ok {len(lat)}/{n}, errors {len(errors)}, wall {result['wall_s']:.2f} s, "
                     f"{len(lat) / result['wall_s']:.1f} turns/s")
             if cpu0 is not None and cpu1 is not None and lat:

@@ -391,9 +391,17 @@ def _load_cached(root: str) -> Catalog:
 
 def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     """The validated catalog of `path` (default: $GPU_ADVISOR_DATA or the package data), cached per process."""
-    return _load_cached(str(data_dir(path).resolve()))
+    return _load_cached(_resolved(str(data_dir(path))))
+
+
+@lru_cache(maxsize=64)
+def _resolved(root: str) -> str:
+    """`root` as an absolute path with links resolved (memoised: `Path.resolve` stats every component, and the
+    recommender asks for the catalog on every call)."""
+    return str(Path(root).resolve())
 
 
 def clear_cache() -> None:
     """Forget cached catalogs (tests that edit data files)."""
     _load_cached.cache_clear()
+    _resolved.cache_clear()

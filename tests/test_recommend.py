@@ -195,3 +195,20 @@ def test_changes_never_point_to_a_blocked_card() -> None:
         for gpu in cat.gpus:
             if gpu.china.status in ("restricted", "not_sold") and gpu.name in change.message:
                 raise AssertionError(change.message)
+
+
+def test_memoised_result_is_each_callers_own_copy():
+    """`recommend` hands out copies of its memoised result: what one caller changes (labels, option order, dict
+    entries) never reaches the next caller, and the copy equals the original field for field."""
+    w = Workload(model="llama-3-8b", context=4096, concurrency=4)
+    first = recommend(w, Constraints())
+    pristine = first.model_dump_json()
+    first.options[0].labels.append("tampered")
+    first.options[0].throughput["tampered"] = 1
+    first.options[0].per_gpu_bytes["total"] = 0
+    first.options.reverse()
+    first.assumptions.append("tampered")
+    second = recommend(w, Constraints())
+    assert second.model_dump_json() == pristine
+    assert second is not first and second.options[0] is not first.options[-1]
+    assert second.options[0]._memory is not None  # the estimate behind the numbers travels with the copy

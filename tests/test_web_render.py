@@ -220,3 +220,15 @@ def test_compact_option_keeps_contract_and_totals():
     assert c["tco"] == {"amount": 95000.0, "currency": "USD", "years": 3.0}
     assert c["finding_ids"] == ["sanity.headroom"] and "formulas" not in c["throughput"]
     assert R.compact_option(OPTIONS[1])["purchase"] == {"amount": 36000.0, "currency": "USD"}
+
+
+def test_pretty_json_matches_the_standard_library():
+    """The export's JSON text (orjson when installed) parses to what `json.dumps(..., default=str)` gives,
+    non-ASCII kept as text, dates and paths as strings, integer keys as strings, and big integers kept exact."""
+    from pathlib import Path
+
+    doc = {"名称": "显存 80 GB", "when": datetime(2025, 7, 1, tzinfo=timezone.utc), "path": Path("/a/b"),
+           "n": [1, 2.5, None, True], "bytes": 2**40, 3: "int key", "huge": 2**70}
+    text = R.pretty_json(doc)
+    assert "显存" in text and "\n  " in text
+    assert json.loads(text) == json.loads(json.dumps(doc, default=str))

@@ -56,7 +56,7 @@ class WebSettings:
     queue_size: int = 100
     concurrency: int = 8
     max_body_bytes: int = 1_000_000  # whole HTTP request; a 100 KB message still gets a clear reply
-    export_dir: str | None = None  # where export files are written (default: a fresh temp dir)
+    export_dir: str | None = None  # where export files are written (default: inside Gradio's file cache)
 
     def validated(self) -> WebSettings:
         """Self, after range checks; InputError names the field and the accepted values."""
@@ -127,7 +127,8 @@ def settings_from(
 
 class ExportStore:
     """Writes each session's export files into its own sub-folder of one temp folder; prunes folders older
-    than `max_age_s`. Gradio copies returned files into its cache, from where the download buttons serve them."""
+    than `max_age_s`. The download buttons serve them from Gradio's cache: a file outside it is hashed and copied
+    there on every turn, so the app writes straight into it (`_gradio_export_dir`)."""
 
     def __init__(self, root: str | None = None, max_age_s: float = 3600.0) -> None:
         self.root = Path(root or tempfile.mkdtemp(prefix="gpu-advisor-export-"))
@@ -158,6 +159,19 @@ class ExportStore:
                     shutil.rmtree(child, ignore_errors=True)
             except OSError:
                 pass
+
+
+def _gradio_export_dir() -> str:
+    """A folder inside Gradio's file cache ($GRADIO_TEMP_DIR, else <tmp>/gradio, as `gradio.utils` resolves it):
+    files returned from there are served as they are, without Gradio hashing and copying each one (measured:
+    8 ms of CPU per turn for the two export files, a third of a deterministic turn)."""
+    try:
+        from gradio.utils import get_upload_folder
+
+        base = Path(get_upload_folder())
+    except ImportError:  # the structure of gradio.utils changed: the files are copied, as for any other folder
+        base = Path(os.environ.get("GRADIO_TEMP_DIR") or Path(tempfile.gettempdir()) / "gradio").resolve()
+    return str(base / "gpu-advisor-exports")
 
 
 # -------------------------------------------------------------------------------------------------------------
@@ -197,6 +211,11 @@ class SessionState:
 
 # Intermediate chat updates (tool steps, streamed text) are sent at most this often, in seconds.
 STREAM_INTERVAL_S = 0.1
+# Gradio's queue keeps timings of its last GRADIO_ANALYTICS_MAX_EVENTS events (default 10,000) for its monitoring
+# page and, by default, rebuilds a pandas summary of all of them after every event: measured 2.5 ms per turn on a
+# fresh server, and it grows with the history kept. This app has no monitoring page; the summary is refreshed every
+# 100 events over the last 1,000 (both can still be set in the environment).
+GRADIO_QUEUE_ENV = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": "100", "GRADIO_ANALYTICS_MAX_EVENTS": "1000"}
 # A session's state is dropped this long after its last turn (seconds); at most this many sessions are kept,
 # and a session shows at most this many chat messages (the conversation itself keeps its own bounded history).
 SESSION_TTL_S = 4 * 3600
@@ -511,17 +530,19 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
               controller: ChatController | None = None) -> Any:
     """The Gradio Blocks of the web chat, with its queue configured from `settings` (not launched).
 
-    Events: Enter/Send shows the user's message at once (outside the queue), then `/chat` (queued, streaming)
+    Events: Enter/Send shows the user's message at once (outside the queue), then `/chat` (queued; streaming in LLM mode, one update in deterministic mode)
     answers and updates the mode, exports and turn JSON, then a private refresh redraws the chart, table,
     findings and plots from the session's latest recommendation. The language toggle relabels the page.
     """
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    for name, value in GRADIO_QUEUE_ENV.items():  # read when the queue is created, below
+        os.environ.setdefault(name, value)
     import gradio as gr
     import pandas as pd
 
     settings = (settings or WebSettings()).validated()
     ctl = controller or ChatController(conversation_factory,
-                                       exports=ExportStore(settings.export_dir) if settings.export_dir else None)
+                                       exports=ExportStore(settings.export_dir or _gradio_export_dir()))
     L = R.label
 
     def frame(rows: list[dict[str, Any]], columns: list[str]) -> Any:
@@ -576,6 +597,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                     raw = gr.JSON(label="turn", elem_id="raw-json")
 
         chat_outputs = [chatbot, session, mode_md, export_md, export_json, raw]
+        streaming = ctl.startup_mode()[0] == "llm"  # model turns take seconds: show their steps as they come
         panel_outputs = [memory, table, findings, context, cost]
 
         def take(text: str, state: Any, ui_lang: str) -> tuple[Any, ...]:
@@ -593,6 +615,14 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 current.update(update)
                 current.setdefault("state", st)
                 yield tuple(current[k] for k in CHAT_KEYS)
+
+        def chat_once(message: str, ui_lang: str, state: Any = None) -> tuple[Any, ...]:
+            """`chat` without streaming: a deterministic turn takes milliseconds and updates the page once, and a
+            plain function saves Gradio a second copy of the outputs (its "generating" event, then "complete")."""
+            last: tuple[Any, ...] = ()
+            for last in chat(message, ui_lang, state):
+                pass
+            return last
 
         def panel_values(st: SessionState, ui_lang: str) -> tuple[Any, ...]:
             p = ctl.panels(st, ui_lang)
@@ -636,7 +666,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
 
         gr.on([box.submit, send.click], take, inputs=[box, session, lang], outputs=[box, pending, chatbot],
               queue=False, api_visibility="private", show_progress="hidden").then(
-            chat, inputs=[pending, lang, session], outputs=chat_outputs, api_name="chat",
+            chat if streaming else chat_once, inputs=[pending, lang, session], outputs=chat_outputs, api_name="chat",
             show_progress="hidden", concurrency_limit=settings.concurrency, concurrency_id="chat").then(
             refresh, inputs=[lang, session], outputs=panel_outputs, api_visibility="private", queue=False,
             show_progress="hidden")
