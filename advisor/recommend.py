@@ -663,6 +663,7 @@ def _apply_rules(ctx: _Ctx, opt: Option, gpu: GpuSpec) -> None:
 
 
 _CACHE: dict[tuple[Any, ...], Recommendation] = {}
+_PENDING: dict[tuple[Any, ...], threading.Event] = {}  # keys being computed now, set when their result is cached
 _CACHE_LOCK = threading.Lock()
 CACHE_SIZE = 256
 
@@ -673,19 +674,34 @@ def recommend(workload: Workload, constraints: Constraints | None = None, *, cat
 
     `model` overrides the catalog lookup of `workload.model` (a spec read from a user's config.json).
     Results are memoised per (workload, constraints, catalog, model, limit) — many users ask the same question —
-    and every caller gets its own copy of the result, its options and their lists and dicts (`_copy_result`)."""
+    and every caller gets its own copy of the result, its options and their lists and dicts (`_copy_result`).
+    Concurrent callers with the same key wait for one search instead of each running it (the web chat runs
+    several turns at once, and people in a room ask the same refinement)."""
     constraints = constraints or Constraints()
     catalog = catalog or load_catalog()
     key = (workload.model_dump_json(), constraints.model_dump_json(), id(catalog),
            None if model is None else model.model_dump_json(), limit)
-    with _CACHE_LOCK:
-        hit = _CACHE.get(key)
-    if hit is None:
+    while True:
+        with _CACHE_LOCK:
+            hit = _CACHE.get(key)
+            running = None if hit is not None else _PENDING.get(key)
+            if hit is None and running is None:
+                _PENDING[key] = done = threading.Event()
+        if hit is not None:
+            return _copy_result(hit)
+        if running is None:
+            break
+        running.wait()  # then read the cache again; if that search failed, this caller runs its own
+    try:
         hit = _recommend(workload, constraints, catalog=catalog, model=model, limit=limit)
         with _CACHE_LOCK:
             if len(_CACHE) >= CACHE_SIZE:
                 _CACHE.pop(next(iter(_CACHE)))
             _CACHE[key] = hit
+    finally:
+        with _CACHE_LOCK:
+            _PENDING.pop(key, None)
+        done.set()
     return _copy_result(hit)
 
 

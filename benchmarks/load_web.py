@@ -55,12 +55,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int) -> subprocess.Popen[bytes]:
+def _server_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ADVISOR_MODEL", "ADVISOR_API_KEY", "ADVISOR_SETTINGS")}
     env["GRADIO_ANALYTICS_ENABLED"] = "False"
-    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "web", "--port", str(port)], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return env
+
+
+def start_server(port: int, *, baseline: bool = False) -> subprocess.Popen[bytes]:
+    """`gpu-advisor web` (or, with `baseline`, the do-nothing app of `serve_baseline`) on `port`, once it answers."""
+    cmd = ([sys.executable, __file__, "--serve-baseline", str(port)] if baseline
+           else [sys.executable, "-m", "ui.cli", "web", "--port", str(port)])
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=_server_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -72,6 +78,31 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
             time.sleep(0.3)
     proc.terminate()
     raise SystemExit("server did not start within 90 s")
+
+
+def serve_baseline(port: int) -> None:
+    """The framework's floor: a Gradio app with the same `/chat` signature, queue settings and output components as
+    the web chat, whose function returns a canned two-message reply at once (no advisor, no panels, no exports).
+    Its latency under the same load is what Gradio and uvicorn cost on this machine before the app does anything."""
+    import gradio as gr
+
+    from ui.web import GRADIO_QUEUE_ENV, WebSettings
+
+    for name, value in GRADIO_QUEUE_ENV.items():
+        os.environ.setdefault(name, value)
+    settings = WebSettings()
+
+    def chat(message: str, ui_lang: str, state: Any = None) -> tuple[Any, ...]:
+        reply = [{"role": "user", "content": message}, {"role": "assistant", "content": "ok"}]
+        return reply, state, "baseline", None, None, {"answer": "ok", "mode": "baseline"}
+
+    with gr.Blocks(analytics_enabled=False) as demo:
+        state = gr.State(None)
+        box, lang = gr.Textbox(), gr.Textbox()
+        outputs = [gr.Chatbot(), state, gr.Markdown(), gr.DownloadButton(), gr.DownloadButton(), gr.JSON()]
+        box.submit(chat, [box, lang, state], outputs, api_name="chat", concurrency_limit=settings.concurrency)
+    demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
+    demo.launch(server_name="127.0.0.1", server_port=port, share=False, show_error=False)
 
 
 def cpu_seconds(pid: int | None) -> float | None:
@@ -160,15 +191,62 @@ def run(url: str, conversations: int, turns: int, think: tuple[float, float] = (
     return asyncio.run(_scenario(url, conversations, turns, think, seed))
 
 
+# Warm-up questions: imports, catalog, rules engine and the Gradio routes, not the scripts' own answers (each
+# scenario pays for its first searches; the recommender's memo then serves the conversations that repeat them).
+WARM_UP = ["Serve Qwen2.5-32B with 4k context for 5 users", "Llama 3.1 405B 推理，FP8，8k 上下文"]
+
+
 def _warm_up(url: str) -> None:
     async def go() -> None:
         import httpx
 
         async with httpx.AsyncClient(timeout=120) as client:
-            for script in CONVERSATIONS:  # imports, catalog and first recommendations
-                await _turn(client, url, uuid.uuid4().hex, script[0])
+            for text in WARM_UP:
+                await _turn(client, url, uuid.uuid4().hex, text)
 
     asyncio.run(go())
+
+
+def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, target: float) -> bool:
+    """Print one scenario's figures; True when it met the target (0 errors, p95 < target)."""
+    lat, errors = result["latencies"], result["errors"]
+    print(f"  {label}:")
+    if lat:
+        print(f"    latency per turn (s): p50 {percentile(lat, 50):.3f}  p95 {percentile(lat, 95):.3f}  "
+              f"max {max(lat):.3f}  mean {statistics.fmean(lat):.3f}")
+        print("    by turn (s): " + "   ".join(
+            f"#{t + 1} p50 {percentile(v, 50):.3f} p95 {percentile(v, 95):.3f}"
+            for t, v in sorted(result["by_turn"].items())))
+    line = (f"    turns ok {len(lat)}/{n}, errors {len(errors)}, wall {result['wall_s']:.2f} s, "
+            f"{len(lat) / result['wall_s']:.1f} turns/s")
+    if cpu is not None and lat:
+        line += f", server CPU {1000 * cpu / max(1, len(lat) + len(errors)):.0f} ms/turn"
+    print(line)
+    for err in errors[:10]:
+        print("    error:", err)
+    met = bool(lat) and not errors and percentile(lat, 95) < target
+    print(f"    0 errors and p95 < {target:g} s: {'met' if met else 'MISSED'}")
+    return met
+
+
+def _measure(url: str, proc: subprocess.Popen[bytes] | None, args: argparse.Namespace, scenarios: list[str],
+             title: str) -> tuple[bool, bool]:
+    """Run the scenarios against one server; returns (any errors, every target met)."""
+    _warm_up(url)
+    print(f"{title}: {args.conversations} concurrent conversations × {args.turns} turns, {os.cpu_count()} CPUs, "
+          f"{url}")
+    errors, all_met = False, True
+    for name in scenarios:
+        think = (0.0, 0.0) if name == "burst" else (args.think_min, args.think_max)
+        cpu0 = cpu_seconds(proc.pid if proc else None)
+        result = run(url, args.conversations, args.turns, think)
+        cpu1 = cpu_seconds(proc.pid if proc else None)
+        label = ("burst (no think time; a stress test)" if name == "burst"
+                 else f"paced (think {think[0]:g}-{think[1]:g} s; people)")
+        cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+        all_met &= _report(label, result, args.conversations * args.turns, cpu, args.p95_target)
+        errors |= bool(result["errors"])
+    return errors, all_met
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,49 +258,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think-min", type=float, default=2.0, help="paced: seconds between answer and question")
     parser.add_argument("--think-max", type=float, default=8.0)
     parser.add_argument("--p95-target", type=float, default=1.0, help="seconds")
+    parser.add_argument("--baseline", action="store_true",
+                        help="also measure a do-nothing Gradio app of the same shape (the framework's floor)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a latency target is missed")
+    parser.add_argument("--serve-baseline", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    proc = None
-    url = args.url
-    if not url:
-        port = _free_port()
-        proc = start_server(port)
-        url = f"http://127.0.0.1:{port}/"
+    if args.serve_baseline:
+        serve_baseline(args.serve_baseline)
+        return 0
     scenarios = ["burst", "paced"] if args.scenario == "both" else [args.scenario]
+    runs = [("web chat (deterministic mode)", False)] + ([("baseline: do-nothing Gradio app", True)]
+                                                         if args.baseline else [])
     failed = False
-    try:
-        _warm_up(url)
-        print(f"web chat load: {args.conversations} concurrent conversations × {args.turns} turns, deterministic "
-              f"mode, {os.cpu_count()} CPUs, {url}")
-        for name in scenarios:
-            think = (0.0, 0.0) if name == "burst" else (args.think_min, args.think_max)
-            cpu0 = cpu_seconds(proc.pid if proc else None)
-            result = run(url, args.conversations, args.turns, think)
-            cpu1 = cpu_seconds(proc.pid if proc else None)
-            lat, errors = result["latencies"], result["errors"]
-            n = args.conversations * args.turns
-            label = "burst (no think time)" if name == "burst" else f"paced (think {think[0]:g}-{think[1]:g} s)"
-            print(f"  {label}:")
-            if lat:
-                print(f"    latency per turn (s): p50 {percentile(lat, 50):.3f}  p95 {percentile(lat, 95):.3f}  "
-                      f"max {max(lat):.3f}  mean {statistics.fmean(lat):.3f}")
-                print("    by turn (s): " + "   ".join(
-                    f"#{t + 1} p50 {percentile(v, 50):.3f} p95 {percentile(v, 95):.3f}"
-                    for t, v in sorted(result["by_turn"].items())))
-            line = (f"    turns ok {len(lat)}/{n}, errors {len(errors)}, wall {result['wall_s']:.2f} s, "
-                    f"{len(lat) / result['wall_s']:.1f} turns/s")
-            if cpu0 is not None and cpu1 is not None and lat:
-                line += f", server CPU {1000 * (cpu1 - cpu0) / max(1, len(lat) + len(errors)):.0f} ms/turn"
-            print(line)
-            for err in errors[:10]:
-                print("    error:", err)
-            met = bool(lat) and not errors and percentile(lat, 95) < args.p95_target
-            print(f"    target (0 errors, p95 < {args.p95_target:g} s): {'met' if met else 'MISSED'}")
-            failed |= bool(errors) or (args.strict and not met)
-    finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=10)
+    for title, baseline in runs:
+        proc = None
+        url = None if baseline else args.url
+        if not url:
+            port = _free_port()
+            proc = start_server(port, baseline=baseline)
+            url = f"http://127.0.0.1:{port}/"
+        try:
+            errors, met = _measure(url, proc, args, scenarios, title)
+            if not baseline:
+                failed |= errors or (args.strict and not met)
+        finally:
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=10)
     return 1 if failed else 0
 
 

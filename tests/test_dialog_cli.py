@@ -25,6 +25,9 @@ def test_ask_json_follows_the_contract(capsys):
     assert out["mode"] == "deterministic"
     assert "RTX 4090" in out["answer"]
     assert out["numbers"] and all(set(n) == {"name", "value", "unit", "source"} for n in out["numbers"])
+    from advisor.conversation.turn import Number  # Turn.to_contract writes these fields out by name
+
+    assert set(Number.model_fields) == {"name", "value", "unit", "source"}
     assert all(n["unit"] and n["source"] for n in out["numbers"])
     for f in out["findings"]:
         assert set(f) == {"rule_id", "severity", "message", "source"} and f["rule_id"] and f["source"]

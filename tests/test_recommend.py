@@ -212,3 +212,61 @@ def test_memoised_result_is_each_callers_own_copy():
     assert second.model_dump_json() == pristine
     assert second is not first and second.options[0] is not first.options[-1]
     assert second.options[0]._memory is not None  # the estimate behind the numbers travels with the copy
+
+
+def test_concurrent_identical_requests_run_one_search(monkeypatch):
+    """Eight threads asking the same new question at once: one search runs, the others wait for its result and
+    each gets an equal, separate copy. A failing search is not cached: every waiter then runs (and fails) its own."""
+    import threading
+    import time
+
+    import advisor.recommend as rec_mod
+
+    rec_mod.clear_cache()
+    real = rec_mod._recommend
+    calls = []
+
+    def slow(*args, **kwargs):
+        calls.append(1)
+        time.sleep(0.2)  # long enough for every thread to arrive while the first search runs
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rec_mod, "_recommend", slow)
+    w = Workload(model="qwen2.5-7b", context=8192, concurrency=8)
+    barrier = threading.Barrier(8)
+    results = []
+
+    def ask():
+        barrier.wait()
+        results.append(recommend(w, Constraints()))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and len(results) == 8
+    assert len({r.model_dump_json() for r in results}) == 1 and len({id(r) for r in results}) == 8
+
+    def broken(*args, **kwargs):
+        calls.append(1)
+        time.sleep(0.1)
+        raise RuntimeError("search failed")
+
+    monkeypatch.setattr(rec_mod, "_recommend", broken)
+    calls.clear()
+    errors = []
+
+    def ask_broken():
+        barrier.wait()
+        try:
+            recommend(Workload(model="qwen2.5-7b", context=2048), Constraints())
+        except RuntimeError as exc:
+            errors.append(str(exc))
+
+    threads = [threading.Thread(target=ask_broken) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == ["search failed"] * 8 and len(calls) == 8 and not rec_mod._PENDING

@@ -712,6 +712,9 @@ class _BodyLimit:
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
             await _refuse(send, 413, f"request body too large (limit {self.max_bytes} bytes)")
             return
+        if scope.get("method") in ("GET", "HEAD"):  # no body to count: Gradio's event streams poll receive()
+            await self.app(scope, receive, send)
+            return
         seen = 0
         refused = False
 

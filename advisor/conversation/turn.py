@@ -56,7 +56,7 @@ class Turn(BaseModel):
         return {
             "answer": self.answer,
             "questions": self.questions,
-            "numbers": [n.model_dump() for n in self.numbers],
+            "numbers": [{"name": n.name, "value": n.value, "unit": n.unit, "source": n.source} for n in self.numbers],
             "findings": [
                 {"rule_id": f.rule_id, "severity": f.severity, "message": f.text(self.lang), "source": f.source}
                 for f in self.findings
