@@ -6,18 +6,21 @@ session hash, then the event stream), all from one asyncio client so the load ge
 shared CPUs. Each conversation is a question and its refinements (English and Chinese).
 
 Two scenarios, both with all N conversations open at once:
-  burst  every conversation sends its first turn at the same instant and the next one as soon as an answer
-         arrives (no reading or typing time): a stress test whose latency is N × the server's CPU per turn.
   paced  people: conversations open over the first `--think-max` seconds and wait `--think-min`..`--think-max`
          seconds (uniform, seeded) between an answer and the next question.
-Reported per scenario: per-turn latency (request to final answer; p50/p95/max, seconds), errors, turns/s, and
-the server's CPU time per turn (from /proc, when the script started the server).
+  burst  every conversation sends its first turn at the same instant and the next one as soon as an answer
+         arrives (no reading or typing time): a stress test whose latency is N × the server's CPU per turn.
+Reported per scenario: per-turn latency (request to final answer; p50/p95/max, seconds, also by turn number),
+errors, turns/s, and the server's CPU time per turn (from /proc, when the script started the server).
+`--baseline` repeats both against a do-nothing Gradio app of the same shape: the framework's floor, measured on the
+same machine at the same time (this machine's speed varies between runs; compare within one run).
 
-    .venv/bin/python benchmarks/load_web.py                         # 50 conversations × 3 turns, both scenarios
+    .venv/bin/python benchmarks/load_web.py --baseline              # 50 conversations × 3 turns, both scenarios
     .venv/bin/python benchmarks/load_web.py --scenario burst --conversations 20 --url http://127.0.0.1:7860/
 
-Targets (issue 7): 0 errors and p95 under 1 s on a 2-core machine. Exit status 1 on any error; with --strict
-also when a latency target is missed.
+Target (issue 7): 0 errors and p95 under 1 s on a 2-core machine; docs/performance.md has the figures and why the
+burst misses it (so does the do-nothing app). Exit status 1 on any error; with --strict also when a latency target
+is missed.
 """
 
 from __future__ import annotations
@@ -266,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve_baseline:
         serve_baseline(args.serve_baseline)
         return 0
-    scenarios = ["burst", "paced"] if args.scenario == "both" else [args.scenario]
+    scenarios = ["paced", "burst"] if args.scenario == "both" else [args.scenario]
     runs = [("web chat (deterministic mode)", False)] + ([("baseline: do-nothing Gradio app", True)]
                                                          if args.baseline else [])
     failed = False
