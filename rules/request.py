@@ -7,6 +7,7 @@ index, then severity (block, warn, info), then rule id. Same facts, same finding
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -31,7 +32,26 @@ def prepare(facts: Mapping[str, Any] | Sequence[Mapping[str, Any]] | Any) -> lis
     if len(items) > MAX_FACTS:
         raise InputError(f"{len(items)} facts in one request is too many", field="facts",
                          accepted=f"at most {MAX_FACTS}")
-    return [validate_facts(item) for item in items]
+    return [{k: _engine_number(v) for k, v in validate_facts(item).items()} for item in items]
+
+
+def _engine_number(value: Any) -> Any:
+    """`value`, unless it is a float whose JSON text durable's parser rejects (error 204): an exponent without a
+    decimal point, as Python writes 1e+16, 1e-07 or 5e-324. An integral one becomes the equal int (exact); any
+    other moves away from zero by the fewest ulps that give a written decimal point (relative change ~1e-16, more
+    only for subnormals). Both evaluators see the prepared value, so they agree."""
+    if type(value) is not float or not math.isfinite(value):
+        return value
+    text = repr(value)
+    if "e" not in text or "." in text:
+        return value
+    if value.is_integer():
+        return int(value)
+    away = math.copysign(math.inf, value)
+    while "e" in text and "." not in text:
+        value = math.nextafter(value, away)
+        text = repr(value)
+    return value
 
 
 def collect(hits: Iterable[tuple[str, int]], facts: Sequence[Mapping[str, Any]]) -> list[Finding]:

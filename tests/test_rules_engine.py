@@ -230,3 +230,18 @@ def test_extreme_facts_stay_within_engine_limits(extreme: str) -> None:
     found = evaluate(fact)
     assert found == evaluate_pure(fact)
     assert len(found) >= (25 if big else 8)
+
+
+@pytest.mark.parametrize("value", [1e16, 1e-07, 1e-300, 5e-324, 1e22, 2.5e-05])
+def test_numbers_durable_cannot_parse_are_prepared(value: float) -> None:
+    """durable's JSON parser rejects an exponent without a decimal point (1e+16, 1e-07; error 204), which is how
+    Python writes such floats. `prepare` rewrites them (integral → equal int, else a neighbouring float) and the
+    engine then agrees with the reference evaluator."""
+    import math
+
+    from rules.request import prepare
+
+    fact = {**bases()["rtx-4090"], "train_wall_s": value}
+    prepared = prepare(fact)[0]["train_wall_s"]
+    assert prepared == value or math.isclose(prepared, value, rel_tol=1e-15) or abs(prepared - value) < 1e-320
+    assert evaluate(fact) == evaluate_pure(fact)
