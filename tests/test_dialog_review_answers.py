@@ -1,6 +1,6 @@
-"""Answers the pre-release review found missing (docs/review.md R30, R34, R35, R37), through the deterministic
-dialog on the real catalog, estimator, recommender and rules. Limits are checked against the estimator at the
-boundary (the reported value fits, one step more does not) and against hand formulas where one exists.
+"""Answers the pre-release review found missing or misleading (docs/review.md R30, R34, R35, R37, R39, R40), through
+the deterministic dialog on the real catalog, estimator, recommender and rules. Limits are checked against the
+estimator at the boundary (the reported value fits, one step more does not) and against hand formulas where one exists.
 """
 
 from __future__ import annotations
@@ -291,3 +291,109 @@ def test_r37_chinese_answer_and_no_correction_for_cards_with_nvlink():
                "two 4090s without NVLink, LoRA Qwen2.5-7B"):
         _, turn = ask(ok)
         assert "cap-no-nvlink" not in turn.answer and not any(f.rule_id == "cap-no-nvlink" for f in turn.findings), ok
+
+
+# --------------------------------------------------------------------------------------------------------------
+# R39: a missed deadline is said once — the blocking rule behind it is the deadline itself, not a second reason
+# --------------------------------------------------------------------------------------------------------------
+STORY2 = ("Customer wants LoRA fine-tuning of Llama-3.1-70B on 2B tokens of their data, done within two weeks. We "
+          "sell 8×H20, 8×L20 and 8×RTX 4090 servers. Which do we quote, and why?")
+
+
+def _row(answer: str, config: str) -> str:
+    rows = [line for line in answer.splitlines() if line.startswith(f"| {config} |")]
+    assert rows, f"no table row for {config}"
+    return rows[0]
+
+
+def test_r39_story2_deadline_is_said_once():
+    _, turn = ask(STORY2)
+    head = turn.answer.split("\n", 1)[0]
+    assert "misses the deadline" in head and "ruled out by a rule" not in head
+    for name in ("NVIDIA H20 96GB", "NVIDIA L20"):
+        notes = _row(turn.answer, f"8× {name}").rsplit("|", 2)[1]
+        assert notes.count("misses the deadline") == 1, notes
+        assert "ruled out by a rule" not in notes and "sizing-deadline-missed" not in notes, notes
+    notes = _row(turn.answer, "8× GeForce RTX 4090").rsplit("|", 2)[1]  # "does not fit" and its rule: once too
+    assert "does not fit" in notes and "sizing-does-not-fit" not in notes and "risk-workstation-power" in notes
+    # the finding itself is still listed, with its figures
+    assert "[sizing-deadline-missed] (block)" in turn.answer and any(
+        f.rule_id == "sizing-deadline-missed" for f in turn.findings)
+    grounded(turn, STORY2)
+
+
+def test_r39_a_rule_that_rules_a_card_out_is_still_named():
+    _, turn = ask(STORY6)  # the A800 is restricted in China: a reason of its own, beside any miss
+    notes = _row(turn.answer, "8× NVIDIA A800 80GB SXM4").rsplit("|", 2)[1]
+    assert "ruled out by a rule" in notes and "market-cn-restricted-2023" in notes
+
+
+def test_r39_misses_keep_blocked_only_for_a_rule_that_says_more():
+    from types import SimpleNamespace
+
+    from advisor.conversation.compose import _misses, _restates
+
+    deadline = SimpleNamespace(rule_id="sizing-deadline-missed", severity="block")
+    market = SimpleNamespace(rule_id="market-cn-restricted-2023", severity="block")
+    o = SimpleNamespace(fits=True, misses=["deadline", "blocked"], findings=[deadline])
+    assert _misses(o, "en") == ["misses the deadline"] and _misses(o, "zh") == ["赶不上期限"]
+    o.findings = [deadline, market]
+    assert _misses(o, "en") == ["misses the deadline", "ruled out by a rule"]
+    assert _restates(deadline, o) and not _restates(market, o)
+    # the deadline rule with no deadline miss listed (it fired on its own) is a reason worth naming
+    o = SimpleNamespace(fits=True, misses=["blocked"], findings=[deadline])
+    assert _misses(o, "en") == ["ruled out by a rule"] and not _restates(deadline, o)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# R40: a price from a source the registry marks low-reliability says so where it is shown (table, TCO, inputs)
+# --------------------------------------------------------------------------------------------------------------
+def test_r40_low_reliability_follows_the_sources_registry():
+    from advisor.conversation.compose import _low_reliability
+
+    assert CAT.source("expert-2024").kind == "press-low"  # AI-server expert-call minutes, 2024-03-25
+    assert _low_reliability("expert-2024") and _low_reliability("boke-2023, expert-2024")
+    assert not _low_reliability("boke-2023") and not _low_reliability("no-such-source") and not _low_reliability("")
+    for g in CAT.gpus:
+        for p in g.prices:
+            assert _low_reliability(p.source) == CAT.source(p.source).kind.endswith("-low"), (g.id, p.source)
+    # every price whose own note says "low reliability" comes from a source the registry marks so
+    for g in CAT.gpus:
+        for p in g.prices:
+            if "low reliability" in p.note.lower():
+                assert _low_reliability(p.source), (g.id, p.note)
+
+
+def test_r40_story2_prices_from_expert_call_minutes_say_so():
+    _, turn = ask(STORY2)
+    for name in ("NVIDIA H20 96GB", "NVIDIA L20"):
+        assert "(as of 2024-03-25, low-reliability source)" in _row(turn.answer, f"8× {name}"), name
+    # the RTX 4090's 2026 US street price is from an ordinary secondary source: no note
+    assert "(as of 2026-05-01) |" in _row(turn.answer, "8× GeForce RTX 4090")
+    cost = turn.answer.split("**Cost (8× NVIDIA H20 96GB", 1)[1].split("**Launch", 1)[0]
+    assert "- TCO: $" in cost and "(the card price comes from a low-reliability source)" in cost
+    inputs = cost.split("dated inputs: ", 1)[1]
+    assert "(2024-03-25, low-reliability source)" in inputs and inputs.count("low-reliability") == 1
+    # the numbers are still the catalog's: 8 × ¥140,000 at the dated exchange rate
+    from advisor.estimator.calibration import load_economics
+
+    rate = load_economics().exchange_rate_cny_per_usd.value
+    price = number(turn, "purchase price of 8× NVIDIA H20 96GB (GPUs only)")
+    assert price.value == pytest.approx(8 * 140_000 / rate, rel=1e-9) and price.unit == "USD"
+    grounded(turn, STORY2)
+
+
+def test_r40_chinese_answer_says_it_in_chinese_and_keeps_the_catalog_price():
+    said = "比较 8×H20 和 8×L20 部署 Qwen2.5-32B，100 并发，8k，国内机房，3 年 TCO"
+    _, turn = ask(said)
+    assert "¥600,000（2024-03-25，来源可靠性低）" in _row(turn.answer, "8× NVIDIA L20")  # 8 × ¥75,000
+    assert "¥1,120,000（2024-03-25，来源可靠性低）" in _row(turn.answer, "8× NVIDIA H20 96GB")  # 8 × ¥140,000
+    assert "（显卡单价来源可靠性低）" in turn.answer and "单卡渠道价 75000 元（2024-03-25，来源可靠性低）" in turn.answer
+    assert "low-reliability" not in turn.answer
+    grounded(turn, said)
+
+
+def test_r40_ordinary_prices_carry_no_note():
+    said = "We want to pre-train a 1.3B model on 100B tokens. We have 8×A100 40GB. How long? Would 8×H100 be worth it?"
+    _, turn = ask(said)
+    assert "low-reliability" not in turn.answer and "可靠性" not in turn.answer

@@ -811,6 +811,49 @@ MISS = {
 }
 
 
+# sizing rules whose block restates a miss the answer already names (rules/sizing.py): the deadline rule is the
+# missed deadline itself, not a second reason, so "ruled out by a rule" and its ⚠ tag are not added for it (review R39)
+RESTATES = {"sizing-deadline-missed": "deadline", "sizing-over-budget": "budget", "sizing-over-power": "power",
+            "sizing-throughput-short": "throughput", "sizing-latency-short": "latency", "sizing-does-not-fit": "fit"}
+
+
+def _restates(f: Any, o: Any) -> bool:
+    """Whether finding `f` only repeats a miss of option `o` that is shown anyway ("misses the deadline", "does not
+    fit")."""
+    miss = RESTATES.get(f.rule_id)
+    return (not o.fits) if miss == "fit" else (miss is not None and miss in o.misses)
+
+
+def _misses(o: Any, lang: str) -> list[str]:
+    """What `o` misses, in words, each once: "ruled out by a rule" only when a block finding says more than a miss
+    already listed (a market or capability rule), not when the blocking rule is the missed deadline itself."""
+    blocks = [f for f in o.findings if f.severity == "block"]
+    keep = [m for m in o.misses if m != "blocked" or not blocks or any(not _restates(f, o) for f in blocks)]
+    return [_l(MISS.get(m, (m, m)), lang) for m in keep]
+
+
+def _low_reliability(source: Any) -> bool:
+    """Whether a catalog figure rests on a source the registry marks as low reliability: its kind ends in '-low'
+    (press-low: the expert-call minutes behind the 2024 China channel prices; secondary-low: unverified price
+    compilations). `source` is one id or several joined by commas; ids the catalog does not know count as not low."""
+    if not source:
+        return False
+    from advisor.conversation.dialog import _catalog
+    from knowledge.errors import CatalogError
+
+    cat = _catalog()
+    for sid in str(source).split(","):
+        try:
+            if cat.source(sid.strip()).kind.endswith("-low"):
+                return True
+        except CatalogError:
+            continue
+    return False
+
+
+LOW_RELIABILITY = ("low-reliability source", "来源可靠性低")
+
+
 def _opt_name(o: Any, book: Book) -> str:
     n = book.count(f"GPUs ({o.gpu_name})", o.count, "GPUs", "configuration evaluated")
     return f"{n}× {o.gpu_name}"
@@ -870,6 +913,8 @@ def _opt_price(o: Any, book: Book, lang: str) -> str:
                        f"catalog price {p.get('source', '')} as of {p.get('as_of', '')}" +
                        (" (converted at the dated exchange rate)" if p.get("converted") else ""))
     when = p.get("as_of") or ""
+    if _low_reliability(p.get("source")):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
+        when += ("，" if lang == "zh" else ", ") + _l(LOW_RELIABILITY, lang)
     return f"{total}（{when}）" if lang == "zh" else f"{total} (as of {when})"
 
 
@@ -877,8 +922,8 @@ def _opt_notes(o: Any, lang: str) -> str:
     bits = [_l(LABEL[lab], lang) for lab in o.labels if lab in LABEL]
     if not o.fits:
         bits.append("放不下" if lang == "zh" else "does not fit")
-    bits += [_l(MISS.get(m, (m, m)), lang) for m in o.misses if o.fits]
-    flagged = [f for f in o.findings if f.severity in ("block", "warn")]
+    bits += _misses(o, lang) if o.fits else []
+    flagged = [f for f in o.findings if f.severity in ("block", "warn") and not _restates(f, o)]
     flagged.sort(key=lambda f: f.severity != "block")
     bits += [f"⚠ {f.rule_id}" for f in flagged[:2]]
     return "，".join(bits) if lang == "zh" else ", ".join(bits)
@@ -946,7 +991,7 @@ def _rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
         if o.fits:
             speed = _opt_speed(o, book, lang, ev.workload)
             tail = "" if speed == "—" else (f"；速度：{speed}" if zh else f"; speed: {speed}")
-            missing = [_l(MISS.get(m, (m, m)), lang) for m in o.misses]
+            missing = _misses(o, lang)
             warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
             return (f"**可以：{_opt_name(o, book)} 放得下**{warn}（{_opt_layout(o, lang, book)}），每卡需要 {need}，可用 {usable}{tail}。"
                     if zh else f"**Yes: {_opt_name(o, book)} fits**{warn} ({_opt_layout(o, lang, book)}): {need} needed per GPU "
@@ -970,7 +1015,7 @@ def _rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
                     if zh else f"**Recommendation: {_opt_name(top, book)}** ({_opt_layout(top, lang, book)}), the best fit among the "
                     "configurations you named; the comparison is below.")
         if top is not None:
-            missing = [_l(MISS.get(m, (m, m)), lang) for m in top.misses]
+            missing = _misses(top, lang)
             return ((f"**您列出的配置都达不到全部要求。** 最接近的是 {_opt_name(top, book)}：放得下，但{'、'.join(missing)}"
                      f"（{_opt_speed(top, book, lang, ev.workload)}）。" + alt_text) if zh else
                     (f"**None of the configurations you named meets every target.** The closest is {_opt_name(top, book)}: it "
@@ -1197,6 +1242,9 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_year
         kwh = book.num("energy per year", float(t.get("energy_kwh_per_year", 0)), "kWh", src, 0)
         lines.append(f"- {'电费' if zh else 'power'}: {power}{'/年' if zh else '/year'} ({kwh}{'/年' if zh else '/year'})")
     tco = _money_of(book, "total cost of ownership", t["tco"], src)
+    shaky = _low_reliability((o.price or {}).get("source"))  # the card price it rests on (review R40)
+    if shaky:
+        tco += "（显卡单价来源可靠性低）" if zh else " (the card price comes from a low-reliability source)"
     lines.append(f"- TCO: {tco}")
     asked = asked_years
     if asked and abs(float(asked) - float(t.get("years", 3))) > 1e-9:
@@ -1249,7 +1297,10 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_year
             name, unit = (_dated_zh(x["name"], x.get("unit", "")) if zh else (x["name"], x.get("unit", "")))
             v = book.num(f"input: {x['name']}", float(x["value"]), x.get("unit", ""), x.get("source", ""),
                          _digits_for(float(x["value"])), suffix=unit)
-            bits.append(f"{name} {v}（{x['as_of']}）" if zh else f"{name} {v} ({x['as_of']})")
+            when = str(x["as_of"])
+            if _low_reliability(x.get("source")):
+                when += ("，" if zh else ", ") + _l(LOW_RELIABILITY, lang)
+            bits.append(f"{name} {v}（{when}）" if zh else f"{name} {v} ({when})")
         lines.append(("- 依据（带日期）：" if zh else "- dated inputs: ") + ("；".join(bits) if zh else "; ".join(bits)))
     return "\n".join(lines)
 
