@@ -410,6 +410,7 @@ def _launch_hint(ctx: _Ctx, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
     m = ctx.model
     repo = m.hf_repo or m.id
     if not w.is_training:
+        repo = m.hf_repo_chat or repo  # a chat service serves the instruction-tuned checkpoint
         quant = {"awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq", "fp8": "fp8",
                  "bnb-int8": "bitsandbytes", "nf4": "bitsandbytes"}.get(w.weights or "", "")
         if (w.weights or "").startswith("q") and w.weights not in ("",):

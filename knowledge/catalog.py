@@ -289,9 +289,9 @@ def _index(entries: list[tuple[Any, str]], extra: Any = None) -> dict[str, str]:
 
 
 def _model_extra_names(m: ModelSpec) -> list[str]:
-    if not m.hf_repo or " " in m.hf_repo:
-        return []
-    return [m.hf_repo, m.hf_repo.rsplit("/", 1)[-1]]
+    """The Hugging Face repo ids of the entry (base and chat checkpoint) and their last parts, as names."""
+    return [name for repo in (m.hf_repo, m.hf_repo_chat) if repo and " " not in repo
+            for name in (repo, repo.rsplit("/", 1)[-1])]
 
 
 def build_catalog(root: Path) -> Catalog:

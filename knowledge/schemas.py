@@ -187,6 +187,9 @@ class ModelSpec(Strict):
     aliases: tuple[str, ...] = ()
     family: str
     hf_repo: str | None = None
+    # the instruction-tuned checkpoint of the same architecture, when `hf_repo` is a base model: what a chat
+    # service serves (launch hints); its memory and speed are those of `hf_repo`
+    hf_repo_chat: str | None = None
     model_type: str
     block: Literal["llama", "gpt", "bloom", "opt", "chatglm", "deepseek", "gemma2", "phi3"] = "llama"
     hidden_size: PositiveInt

@@ -17,7 +17,7 @@ VERBATIM = {"llama-2-7b", "llama-2-13b", "llama-2-70b", "qwen2.5-7b", "qwen2.5-3
             "llama-3.1-70b", "llama-3.1-405b", "qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b",
             "deepseek-v3", "deepseek-r1", "mixtral-8x7b", "mixtral-8x22b", "deepseek-r1-distill-qwen-32b", "qwen2.5-14b"}
 # fields that describe the catalog entry rather than the architecture
-NOT_ARCH = {"id", "name", "aliases", "family", "hf_repo", "published_params", "published_params_exact",
+NOT_ARCH = {"id", "name", "aliases", "family", "hf_repo", "hf_repo_chat", "published_params", "published_params_exact",
             "published_params_buffers", "published_non_embedding_params", "published_active_params",
             "published_params_text", "config_verbatim", "notes", "cite"}
 

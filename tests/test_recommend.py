@@ -270,3 +270,20 @@ def test_concurrent_identical_requests_run_one_search(monkeypatch):
     for t in threads:
         t.join()
     assert errors == ["search failed"] * 8 and len(calls) == 8 and not rec_mod._PENDING
+
+
+def test_launch_hint_serves_the_chat_checkpoint_and_trains_the_base():
+    """Review R42: a chat service is launched on the instruction-tuned checkpoint (`hf_repo_chat`, same
+    architecture, so the same memory and speed); fine-tuning starts from the base checkpoint (`hf_repo`). Both
+    repo ids are names the catalog resolves."""
+    catalog = load_catalog()
+    serve = recommend(Workload(model="qwen2.5-72b", context=8192, concurrency=8), Constraints())
+    assert serve.options and all(o.launch_hint.startswith("vllm serve Qwen/Qwen2.5-72B-Instruct ")
+                                 for o in serve.options if o.launch_hint.startswith("vllm"))
+    tune = recommend(Workload(model="llama-3.1-8b", task="lora", context=4096), Constraints())
+    assert tune.options and "model_name_or_path=meta-llama/Llama-3.1-8B " in tune.options[0].launch_hint
+    assert catalog.model("Qwen/Qwen2.5-72B-Instruct").id == "qwen2.5-72b"
+    assert catalog.model("meta-llama/Llama-3.1-70B-Instruct").id == "llama-3.1-70b"
+    for m in catalog.models.values() if isinstance(catalog.models, dict) else catalog.models:
+        if m.hf_repo_chat:  # a chat checkpoint of the same publisher as the base
+            assert m.hf_repo and m.hf_repo_chat.split("/")[0] == m.hf_repo.split("/")[0] and m.hf_repo_chat != m.hf_repo

@@ -817,7 +817,7 @@ def lookup_model_tool(args: LookupModelArgs) -> ToolOutput:
         arch.update(kv_lora_rank=m.kv_lora_rank, qk_rope_head_dim=m.qk_rope_head_dim)
     if m.sliding_window:
         arch.update(sliding_window=m.sliding_window, sliding_window_layers=m.sliding_window_layers)
-    data = {"model": m.name, "id": m.id, "hf_repo": m.hf_repo, "architecture": arch, "numbers": numbers,
+    data = {"model": m.name, "id": m.id, "hf_repo": m.hf_repo, "hf_repo_chat": m.hf_repo_chat, "architecture": arch, "numbers": numbers,
             "sources": _sources(cat, sorted({s for ids in m.cite.values() for s in ids}))}
     summary = f"{m.name}: {fmt_count(pc.total, 'params')}" + (
         f" ({fmt_count(pc.active, 'active')})" if pc.active != pc.total else "")

@@ -217,6 +217,7 @@ def _model_row(m: Any) -> dict[str, Any]:
     counts = param_counts(m)
     return {
         "id": m.id, "name": m.name, "aliases": list(m.aliases), "family": m.family, "hf_repo": m.hf_repo,
+        "hf_repo_chat": m.hf_repo_chat,
         "params": counts.total, "active_params": counts.active, "hidden_size": m.hidden_size,
         "num_layers": m.num_layers, "num_attention_heads": m.num_attention_heads, "num_kv_heads": m.num_kv_heads,
         "head_dim": m.head_dim, "intermediate_size": m.intermediate_size, "vocab_size": m.vocab_size,
@@ -267,7 +268,8 @@ def _model_show_text(m: Any, catalog: Any) -> str:
 
     c = param_counts(m)
     arch_src = ", ".join(m.cite.get("architecture", []))
-    lines = [f"{m.name}  [{m.id}]", f"aliases: {', '.join(m.aliases) or '-'}", f"hf_repo: {m.hf_repo or '-'}", "",
+    lines = [f"{m.name}  [{m.id}]", f"aliases: {', '.join(m.aliases) or '-'}", f"hf_repo: {m.hf_repo or '-'}"
+             + (f" (chat: {m.hf_repo_chat})" if m.hf_repo_chat else ""), "",
              f"parameters (computed): {c.total:,} ({_billions(c.total)})"
              + (f", active per token {c.active:,} ({_billions(c.active)})" if m.is_moe else "")]
     if m.published_params:
@@ -276,7 +278,7 @@ def _model_show_text(m: Any, catalog: Any) -> str:
                      f"   [{', '.join(m.cite.get('published_params', []))}]")
     lines.append("by group: " + ", ".join(f"{k} {_billions(v)}" for k, v in c.by_group.items()))
     lines += ["", f"architecture   [{arch_src}]"]
-    skip = {"id", "name", "aliases", "hf_repo", "cite", "notes", "published_params", "published_params_exact",
+    skip = {"id", "name", "aliases", "hf_repo", "hf_repo_chat", "cite", "notes", "published_params", "published_params_exact",
             "published_params_nominal", "published_params_text", "published_params_buffers",
             "published_non_embedding_params", "published_active_params"}
     for name in type(m).model_fields:
