@@ -36,6 +36,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
@@ -126,47 +127,104 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-async def _turn(client: Any, url: str, session: str, text: str) -> tuple[float, dict[str, Any]]:
-    """One /chat turn over Gradio's HTTP API (`POST /gradio_api/call/chat`, then its event stream); the session
-    hash keeps the conversation, as a browser tab or a `gradio_client.Client` does. Returns (seconds, turn JSON)."""
+class _Connection:
+    """One keep-alive HTTP/1.1 connection, as a browser tab holds: a request writes its bytes and reads the whole
+    response (Content-Length or chunked). Hand-written on asyncio streams so the load generator spends little of
+    the CPUs it shares with the server (httpx cost ~5 ms of client CPU per turn; this ~1 ms)."""
+
+    def __init__(self, url: str) -> None:
+        parts = urllib.parse.urlsplit(url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.prefix = parts.path.rstrip("/")
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+        for attempt in (0, 1):  # the server may have closed an idle keep-alive connection: reconnect once
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            head = (f"{method} {self.prefix}{path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                    f"Content-Length: {len(body)}\r\nContent-Type: application/json\r\n\r\n")
+            try:
+                self.writer.write(head.encode() + body)
+                await self.writer.drain()
+                return await self._response()
+            except (ConnectionError, asyncio.IncompleteReadError):
+                await self.close()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _response(self) -> tuple[int, bytes]:
+        assert self.reader is not None
+        status_line = await self.reader.readuntil(b"\r\n")
+        status = int(status_line.split()[1])
+        headers: dict[str, str] = {}
+        while (line := await self.reader.readuntil(b"\r\n")) != b"\r\n":
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            chunks = []
+            while (size := int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)):
+                chunks.append(await self.reader.readexactly(size + 2))
+            while await self.reader.readuntil(b"\r\n") != b"\r\n":  # trailers
+                pass
+            body = b"".join(c[:-2] for c in chunks)
+        else:
+            body = await self.reader.readexactly(int(headers.get("content-length", "0")))
+        if headers.get("connection", "").lower() == "close":
+            await self.close()
+        return status, body
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.reader = self.writer = None
+
+
+async def _turn(conn: _Connection, session: str, text: str) -> tuple[float, dict[str, Any]]:
+    """One /chat turn over Gradio's HTTP API (`POST /gradio_api/call/chat`, then its event stream, which the server
+    ends after the "complete" event); the session hash keeps the conversation, as a browser tab or a
+    `gradio_client.Client` does. Returns (seconds, turn JSON)."""
     start = time.perf_counter()
-    r = await client.post(f"{url}gradio_api/call/chat", json={"data": [text, "en"], "session_hash": session})
-    r.raise_for_status()
-    event_id = r.json()["event_id"]
+    body = json.dumps({"data": [text, "en"], "session_hash": session}, ensure_ascii=False).encode()
+    status, reply = await conn.request("POST", "/gradio_api/call/chat", body)
+    if status != 200:
+        raise RuntimeError(f"POST /call/chat: HTTP {status}: {reply[:200]!r}")
+    event_id = json.loads(reply)["event_id"]
+    status, stream = await conn.request("GET", f"/gradio_api/call/chat/{event_id}")
+    if status != 200:
+        raise RuntimeError(f"GET /call/chat: HTTP {status}: {stream[:200]!r}")
     event = None
-    async with client.stream("GET", f"{url}gradio_api/call/chat/{event_id}") as resp:
-        resp.raise_for_status()
-        async for line in resp.aiter_lines():
-            if line.startswith("event:"):
-                event = line.split(":", 1)[1].strip()
-            elif line.startswith("data:") and event in ("complete", "error"):
-                payload = json.loads(line[5:])
-                if event == "error":
-                    raise RuntimeError(f"server error event: {str(payload)[:200]}")
-                return time.perf_counter() - start, payload[-1]
+    for line in stream.decode().splitlines():
+        if line.startswith("event:"):
+            event = line.split(":", 1)[1].strip()
+        elif line.startswith("data:") and event in ("complete", "error"):
+            payload = json.loads(line[5:])
+            if event == "error":
+                raise RuntimeError(f"server error event: {str(payload)[:200]}")
+            return time.perf_counter() - start, payload[-1]
     raise RuntimeError("stream ended without a result")
 
 
 async def _scenario(url: str, conversations: int, turns: int, think: tuple[float, float], seed: int) -> dict[str, Any]:
-    import httpx
-
     rng = random.Random(seed)
     latencies: list[float] = []
     by_turn: dict[int, list[float]] = {}
     errors: list[str] = []
-    limits = httpx.Limits(max_connections=conversations * 2, max_keepalive_connections=conversations * 2)
-    async with httpx.AsyncClient(timeout=120, limits=limits) as client:
-        gate = asyncio.Event()
+    gate = asyncio.Event()
 
-        async def converse(i: int, delays: list[float]) -> None:
-            session = uuid.uuid4().hex
-            script = CONVERSATIONS[i % len(CONVERSATIONS)]
-            await gate.wait()
+    async def converse(i: int, delays: list[float]) -> None:
+        session = uuid.uuid4().hex
+        script = CONVERSATIONS[i % len(CONVERSATIONS)]
+        conn = _Connection(url)
+        await gate.wait()
+        try:
             for t in range(turns):
                 if delays[t]:
                     await asyncio.sleep(delays[t])
                 try:
-                    elapsed, raw = await _turn(client, url, session, script[t % len(script)])
+                    elapsed, raw = await asyncio.wait_for(_turn(conn, session, script[t % len(script)]), 120)
                     if not isinstance(raw, dict) or not raw.get("answer"):
                         raise RuntimeError(f"no answer in the reply: {str(raw)[:200]}")
                     if raw.get("note") == "error":
@@ -175,16 +233,19 @@ async def _scenario(url: str, conversations: int, turns: int, think: tuple[float
                     by_turn.setdefault(t, []).append(elapsed)
                 except Exception as exc:  # noqa: BLE001 - counted and reported
                     errors.append(f"conversation {i} turn {t}: {type(exc).__name__}: {exc}"[:300])
+                    await conn.close()
+        finally:
+            await conn.close()
 
-        lo, hi = think
-        plans = [[rng.uniform(0, hi) if hi else 0.0] + [rng.uniform(lo, hi) for _ in range(turns - 1)]
-                 for _ in range(conversations)]
-        tasks = [asyncio.create_task(converse(i, plans[i])) for i in range(conversations)]
-        await asyncio.sleep(0)
-        wall = time.perf_counter()
-        gate.set()
-        await asyncio.gather(*tasks)
-        wall = time.perf_counter() - wall
+    lo, hi = think
+    plans = [[rng.uniform(0, hi) if hi else 0.0] + [rng.uniform(lo, hi) for _ in range(turns - 1)]
+             for _ in range(conversations)]
+    tasks = [asyncio.create_task(converse(i, plans[i])) for i in range(conversations)]
+    await asyncio.sleep(0)
+    wall = time.perf_counter()
+    gate.set()
+    await asyncio.gather(*tasks)
+    wall = time.perf_counter() - wall
     return {"latencies": latencies, "by_turn": by_turn, "errors": errors, "wall_s": wall}
 
 
@@ -201,11 +262,10 @@ WARM_UP = ["Serve Qwen2.5-32B with 4k context for 5 users", "Llama 3.1 405B æŽ¨ç
 
 def _warm_up(url: str) -> None:
     async def go() -> None:
-        import httpx
-
-        async with httpx.AsyncClient(timeout=120) as client:
-            for text in WARM_UP:
-                await _turn(client, url, uuid.uuid4().hex, text)
+        for text in WARM_UP:
+            conn = _Connection(url)
+            await _turn(conn, uuid.uuid4().hex, text)
+            await conn.close()
 
     asyncio.run(go())
 
