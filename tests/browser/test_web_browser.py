@@ -53,6 +53,9 @@ def test_chinese_and_english_turns_chart_table_refinement_export(page):
         page.locator("#export-json").click()
     doc = json.loads(open(dl.value.path(), encoding="utf-8").read())
     assert doc["options"] and doc["units"]["memory"] == "bytes"
+    # the turn's JSON (its own gr.JSON subclass) is drawn by Gradio's JSON viewer when the accordion opens
+    page.get_by_text("Raw result (JSON)", exact=True).first.click()
+    expect(page.locator("#raw-json")).to_contain_text("per_gpu_bytes")
     # interface in Chinese, then a Chinese question
     page.get_by_text("中文", exact=True).click()
     expect(page.locator("#options-table")).to_contain_text("方案")
