@@ -331,3 +331,25 @@ def test_prefill_question_from_the_slack_link() -> None:
     assert prefill_question({"q": "a\x00b\x1b[31mc"}) == "ab[31mc"
     assert len(prefill_question({"q": "x" * 10_000})) == PREFILL_MAX_CHARS
     assert prefill_question({}) == "" and prefill_question({"q": ["list"]}) == ""
+
+
+def test_turn_json_panel_sends_what_gradio_would_and_writes_no_files(tmp_path):
+    """The turn-JSON component skips Gradio's re-validation but sends the same data as a plain `gr.JSON` (dates
+    as strings, nested lists and numbers intact); building the app writes nothing beside the code (a Gradio
+    component subclass would write a .pyi stub there)."""
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    import gradio as gr
+
+    import ui.web as web
+
+    package = Path(web.__file__).parent
+    before = sorted(p.name for p in package.iterdir())
+    demo = web.build_app(WebSettings(export_dir=str(tmp_path)), conversation_factory=FakeConversation)
+    assert sorted(p.name for p in package.iterdir()) == before
+    raw = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "raw-json")
+    doc = {"answer": "x", "numbers": [{"name": "n", "value": 1.5, "unit": "GiB", "source": "s"}],
+           "when": datetime(2026, 1, 2, tzinfo=timezone.utc), "nested": {"a": [1, None, True, "二"]}}
+    assert raw.postprocess(doc).model_dump() == gr.JSON().postprocess(doc).model_dump()
+    assert raw.postprocess(None) is None and raw.postprocess([1, 2]).model_dump() == [1, 2]

@@ -526,25 +526,25 @@ def _color_map() -> dict[str, str]:
     return {R.PART_LABELS[p][lang]: c for p, c in colors.items() for lang in R.LANGS}
 
 
-def _turn_json_component() -> Any:
-    """`gr.JSON` for the turn's JSON, without Gradio re-validating every value of it: `gr.JSON.postprocess` builds a
-    pydantic `JsonData` whose recursive `JsonValue` check costs ~1.9 ms for a 40 KB turn (py-spy, under load), and
-    the value is ours, already JSON-shaped. The orjson round trip (dates and paths to strings) is kept; the browser
-    and the API see the same component ("json") and the same data."""
-    import gradio as gr
+def _skip_json_revalidation(component: Any) -> Any:
+    """Make this `gr.JSON` send our turn's JSON without Gradio re-validating every value of it: `gr.JSON.postprocess`
+    builds a pydantic `JsonData` whose recursive `JsonValue` check costs ~1.9 ms for a 40 KB turn (py-spy, under
+    load), and the value is ours, already JSON-shaped. The orjson round trip (dates and paths to strings) is kept;
+    the browser and the API see the same component and data. (An instance override, not a subclass: Gradio's
+    component metaclass writes a `.pyi` stub beside the module that defines a subclass.)"""
     import orjson
     from gradio.data_classes import JsonData
 
-    class TurnJSON(gr.JSON):
-        def get_block_name(self) -> str:  # Gradio's documented hook: draw it with the JSON component
-            return "json"
+    general = component.postprocess
 
-        def postprocess(self, value: Any) -> Any:
-            if not isinstance(value, dict):
-                return super().postprocess(value)
-            return JsonData.model_construct(root=orjson.loads(orjson.dumps(value, default=str)))
+    def postprocess(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return general(value)
+        text = orjson.dumps(value, default=str, option=orjson.OPT_PASSTHROUGH_DATETIME)  # dates as Gradio writes them
+        return JsonData.model_construct(root=orjson.loads(text))
 
-    return TurnJSON
+    component.postprocess = postprocess
+    return component
 
 
 def build_app(settings: WebSettings | None = None, *, conversation_factory: Callable[[], Any] | None = None,
@@ -615,7 +615,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                                               label=L("cost_plot"), x_title=AXIS["price"]["en"], y_title="tokens/s",
                                               color_title=AXIS["option"]["en"], elem_id="cost-plot")
                 with gr.Accordion(L("raw"), open=False) as raw_acc:
-                    raw = _turn_json_component()(label="turn", elem_id="raw-json")
+                    raw = _skip_json_revalidation(gr.JSON(label="turn", elem_id="raw-json"))
 
         chat_outputs = [chatbot, session, mode_md, export_md, export_json, raw]
         streaming = ctl.startup_mode()[0] == "llm"  # model turns take seconds: show their steps as they come
