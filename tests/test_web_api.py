@@ -83,8 +83,12 @@ def test_english_question_refinement_and_export(url):
     new = second["raw"]["options"][0]
     # 8-bit weights take more memory than 4-bit in all (per-GPU share × GPUs, whatever the new layout)
     assert new["per_gpu_bytes"]["weights"] * new["count"] > top["per_gpu_bytes"]["weights"] * top["count"]
-    # written straight into Gradio's file cache, so Gradio serves it without hashing and copying it each turn
+    # reserved inside Gradio's file cache (served without Gradio hashing and copying it each turn) and written
+    # only when first requested
     assert "/gpu-advisor-exports/" in second["export_md"]["path"]
+    from pathlib import Path
+
+    assert not Path(second["export_md"]["path"]).exists() and not Path(second["export_json"]["path"]).exists()
     md = _fetch(url, second["export_md"])
     assert md.startswith("# GPU recommendation") and "what about 8-bit" in md and "GiB" in md
     doc = json.loads(_fetch(url, second["export_json"]))

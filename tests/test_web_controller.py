@@ -353,3 +353,44 @@ def test_turn_json_panel_sends_what_gradio_would_and_writes_no_files(tmp_path):
            "when": datetime(2026, 1, 2, tzinfo=timezone.utc), "nested": {"a": [1, None, True, "二"]}}
     assert raw.postprocess(doc).model_dump() == gr.JSON().postprocess(doc).model_dump()
     assert raw.postprocess(None) is None and raw.postprocess([1, 2]).model_dump() == [1, 2]
+
+
+def test_lazy_export_store_writes_on_first_request_only(tmp_path):
+    """A lazy store reserves paths without writing; the first request for either file renders and writes both
+    (once, even with two requests at the same time); paths outside the store, or not reserved, are left alone."""
+    import threading
+
+    from ui.web import materialize_export
+
+    calls = []
+
+    def render():
+        calls.append(1)
+        return "# quote", '{"a": 1}'
+
+    store = ExportStore(str(tmp_path), lazy=True)
+    md, js = store.reserve(render)
+    assert Path(md).parent == Path(js).parent and Path(md).parent.parent == Path(tmp_path).resolve()
+    assert not Path(md).exists() and not Path(js).exists() and calls == []
+    assert not materialize_export(str(tmp_path / "elsewhere" / "x.md"))
+    results = []
+    threads = [threading.Thread(target=lambda p=p: results.append(materialize_export(p))) for p in (md, js, md)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [False, False, True] and calls == [1]
+    assert Path(md).read_text() == "# quote" and Path(js).read_text() == '{"a": 1}'
+    eager = ExportStore(str(tmp_path / "eager"))
+    md2, _ = eager.reserve(render)
+    assert Path(md2).read_text() == "# quote" and not eager.materialize(md2)
+
+
+def test_lazy_exports_are_forgotten_with_their_folders(tmp_path):
+    store = ExportStore(str(tmp_path), max_age_s=10, lazy=True)
+    md, _ = store.reserve(lambda: ("a", "b"))
+    store._last_prune = 0.0
+    made, render, stem = store._pending[Path(md).parent.name]
+    store._pending[Path(md).parent.name] = (made - 11, render, stem)
+    store._prune()
+    assert not store.materialize(md) and not Path(md).exists()

@@ -24,6 +24,8 @@ import tempfile
 import threading
 import time
 import uuid
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -126,21 +128,65 @@ def settings_from(
 
 
 class ExportStore:
-    """Writes each session's export files into its own sub-folder of one temp folder; prunes folders older
-    than `max_age_s`. The download buttons serve them from Gradio's cache: a file outside it is hashed and copied
-    there on every turn, so the app writes straight into it (`_gradio_export_dir`)."""
+    """Each recommendation's export files (Markdown and JSON) in their own sub-folder of one folder; folders older
+    than `max_age_s` are pruned.
 
-    def __init__(self, root: str | None = None, max_age_s: float = 3600.0) -> None:
-        self.root = Path(root or tempfile.mkdtemp(prefix="gpu-advisor-export-"))
+    The download buttons serve the files from Gradio's cache: a file outside it is hashed and copied there on every
+    turn, so the app keeps this folder inside it (`_gradio_export_dir`). There the store can also be `lazy`: a turn
+    only reserves the two paths (`reserve`) and the files are rendered and written when one of them is first
+    requested (`materialize`, called by the `_LazyExports` middleware before Gradio serves the file) — most turns
+    are never exported, and rendering and writing them cost ~1 ms of a ~5 ms deterministic turn."""
+
+    MAX_PENDING = 4096  # reserved exports kept (each holds its turn); the oldest are dropped first
+
+    def __init__(self, root: str | None = None, max_age_s: float = 3600.0, *, lazy: bool = False) -> None:
+        self.root = Path(root or tempfile.mkdtemp(prefix="gpu-advisor-export-")).resolve()
         self.root.mkdir(parents=True, exist_ok=True)
         self.max_age_s = max_age_s
+        self.lazy = lazy
         self._last_prune = 0.0
         self._lock = threading.Lock()
+        self._pending: OrderedDict[str, tuple[float, Callable[[], tuple[str, str]], str]] = OrderedDict()
+        if lazy:
+            _LAZY_STORES.add(self)
 
     def write(self, markdown: str, json_text: str, stem: str = "gpu-advisor-quote") -> tuple[str, str]:
         self._prune()
-        folder = self.root / uuid.uuid4().hex
-        folder.mkdir()
+        return self._write(self.root / uuid.uuid4().hex, stem, markdown, json_text)
+
+    def reserve(self, render: Callable[[], tuple[str, str]], stem: str = "gpu-advisor-quote") -> tuple[str, str]:
+        """Paths for the export `render()` will produce as (Markdown, JSON) texts: written now unless `lazy`, else
+        on the first request for either file."""
+        if not self.lazy:
+            return self.write(*render(), stem=stem)
+        self._prune()
+        token = uuid.uuid4().hex
+        with self._lock:
+            self._pending[token] = (time.time(), render, stem)
+            while len(self._pending) > self.MAX_PENDING:
+                self._pending.popitem(last=False)
+        folder = self.root / token
+        return str(folder / f"{stem}.md"), str(folder / f"{stem}.json")
+
+    def materialize(self, path: str) -> bool:
+        """Write the reserved export that `path` names, if it is still pending; True when it was written now."""
+        target = Path(path)
+        if target.parent.parent != self.root:
+            return False
+        with self._lock:  # one writer per export; a second request waits here until the files exist
+            entry = self._pending.get(target.parent.name)
+            if entry is None:
+                return False
+            _, render, stem = entry
+            try:
+                self._write(target.parent, stem, *render())
+            finally:
+                self._pending.pop(target.parent.name, None)
+        return True
+
+    @staticmethod
+    def _write(folder: Path, stem: str, markdown: str, json_text: str) -> tuple[str, str]:
+        folder.mkdir(exist_ok=True)
         md = folder / f"{stem}.md"
         js = folder / f"{stem}.json"
         md.write_text(markdown, encoding="utf-8")
@@ -153,6 +199,8 @@ class ExportStore:
             if now - self._last_prune < 60:
                 return
             self._last_prune = now
+            for token in [t for t, (made, _, _) in self._pending.items() if now - made > self.max_age_s]:
+                del self._pending[token]
         for child in self.root.iterdir():
             try:
                 if now - child.stat().st_mtime > self.max_age_s:
@@ -161,17 +209,26 @@ class ExportStore:
                 pass
 
 
-def _gradio_export_dir() -> str:
-    """A folder inside Gradio's file cache ($GRADIO_TEMP_DIR, else <tmp>/gradio, as `gradio.utils` resolves it):
-    files returned from there are served as they are, without Gradio hashing and copying each one (measured:
-    8 ms of CPU per turn for the two export files, a third of a deterministic turn)."""
+_LAZY_STORES: weakref.WeakSet[ExportStore] = weakref.WeakSet()
+
+
+def materialize_export(path: str) -> bool:
+    """Write the pending lazy export that `path` names (any store of this process); True when written now."""
+    return any(store.materialize(path) for store in list(_LAZY_STORES))
+
+
+def _gradio_export_dir() -> tuple[str, bool]:
+    """A folder inside Gradio's file cache ($GRADIO_TEMP_DIR, else <tmp>/gradio, as `gradio.utils` resolves it),
+    and whether it is known to be inside it: files returned from there are served as they are, without Gradio
+    hashing and copying each one (measured: 8 ms of CPU per turn for the two export files), which is also what lets
+    them be written lazily."""
     try:
         from gradio.utils import get_upload_folder
 
-        base = Path(get_upload_folder())
+        return str(Path(get_upload_folder()) / "gpu-advisor-exports"), True
     except ImportError:  # the structure of gradio.utils changed: the files are copied, as for any other folder
         base = Path(os.environ.get("GRADIO_TEMP_DIR") or Path(tempfile.gettempdir()) / "gradio").resolve()
-    return str(base / "gpu-advisor-exports")
+        return str(base / "gpu-advisor-exports"), False
 
 
 # -------------------------------------------------------------------------------------------------------------
@@ -317,15 +374,19 @@ class ChatController:
         }
 
     def export_files(self, state: SessionState, lang: str) -> tuple[str | None, str | None]:
-        """(Markdown, JSON) export files of the latest recommendation in `lang`, written once per result."""
+        """(Markdown, JSON) export files of the latest recommendation in `lang`, reserved once per result (written
+        then, or on the first download when the store is lazy)."""
         turn = state.last_result
         if turn is None:
             return None, None
         if state.exports is None or state.exports_lang != lang:
+            question = state.last_question
+
+            def render() -> tuple[str, str]:
+                return R.export_markdown(turn, question=question, lang=lang), R.export_json(turn, question=question)
+
             try:
-                state.exports = self.exports.write(
-                    R.export_markdown(turn, question=state.last_question, lang=lang),
-                    R.export_json(turn, question=state.last_question))
+                state.exports = self.exports.reserve(render)
                 state.exports_lang = lang
             except OSError:
                 log.exception("could not write export files")
@@ -562,8 +623,12 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
     import pandas as pd
 
     settings = (settings or WebSettings()).validated()
-    ctl = controller or ChatController(conversation_factory,
-                                       exports=ExportStore(settings.export_dir or _gradio_export_dir()))
+    if settings.export_dir:
+        exports = ExportStore(settings.export_dir)
+    else:
+        root, in_cache = _gradio_export_dir()
+        exports = ExportStore(root, lazy=in_cache)
+    ctl = controller or ChatController(conversation_factory, exports=exports)
     L = R.label
 
     def frame(rows: list[dict[str, Any]], columns: list[str]) -> Any:
@@ -714,6 +779,24 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
     return demo
 
 
+class _LazyExports:
+    """ASGI middleware: before Gradio serves a file (`GET …/file=<path>`), write it if it is a lazy export still
+    pending (`ExportStore.materialize`); every other request passes untouched."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") == "http" and scope.get("method") in ("GET", "HEAD") and _LAZY_STORES:
+            path = str(scope.get("path", ""))
+            if "/file=" in path:
+                try:
+                    materialize_export(path.split("/file=", 1)[1])
+                except OSError:
+                    log.exception("could not write an export file")  # Gradio then answers 404
+        await self.app(scope, receive, send)
+
+
 class _BodyLimit:
     """ASGI middleware: refuse HTTP requests whose body exceeds `max_bytes` with 413 (declared or streamed), and
     file uploads altogether with 403 (the app has no file inputs, so nothing legitimate uploads)."""
@@ -786,7 +869,8 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
         "state_session_capacity": MAX_SESSIONS,
         "footer_links": ["api"],
         "css": CSS,
-        "app_kwargs": {"middleware": [Middleware(_BodyLimit, max_bytes=settings.max_body_bytes)]},
+        "app_kwargs": {"middleware": [Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
+                                      Middleware(_LazyExports)]},
     }
 
 
