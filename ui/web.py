@@ -46,6 +46,7 @@ ENV_AUTH = "GPU_ADVISOR_WEB_AUTH"  # "user:password"; preferred over --auth, whi
 ENV_QUEUE = "GPU_ADVISOR_WEB_QUEUE_SIZE"
 ENV_CONCURRENCY = "GPU_ADVISOR_WEB_CONCURRENCY"
 ENV_MAX_BODY = "GPU_ADVISOR_WEB_MAX_BODY_BYTES"
+ENV_WORKERS = "GPU_ADVISOR_WEB_WORKERS"
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class WebSettings:
     concurrency: int = 8
     max_body_bytes: int = 1_000_000  # whole HTTP request; a 100 KB message still gets a clear reply
     export_dir: str | None = None  # where export files are written (default: inside Gradio's file cache)
+    workers: int | None = None  # processes answering deterministic turns (None: ui.web_pool.default_workers())
 
     def validated(self) -> WebSettings:
         """Self, after range checks; InputError names the field and the accepted values."""
@@ -68,6 +70,8 @@ class WebSettings:
         _check_int("queue-size", self.queue_size, 1, 100_000)
         _check_int("concurrency", self.concurrency, 1, 1024)
         _check_int("max-body-bytes", self.max_body_bytes, 64_000, 100_000_000)
+        if self.workers is not None:
+            _check_int("workers", self.workers, 0, 64)
         if self.auth is not None and (len(self.auth) != 2 or not self.auth[0] or not self.auth[1]):
             raise InputError("auth needs a user and a password", field="auth", accepted="USER:PASSWORD")
         return self
@@ -75,7 +79,13 @@ class WebSettings:
     def public(self) -> dict[str, Any]:
         """For logs: everything but the password."""
         return {"host": self.host, "port": self.port, "auth": bool(self.auth), "queue_size": self.queue_size,
-                "concurrency": self.concurrency, "max_body_bytes": self.max_body_bytes}
+                "concurrency": self.concurrency, "max_body_bytes": self.max_body_bytes, "workers": self.workers}
+
+    def worker_count(self) -> int:
+        """Processes for deterministic turns: `workers`, else one per core but one (ui.web_pool)."""
+        from ui.web_pool import default_workers
+
+        return default_workers() if self.workers is None else self.workers
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int) -> None:
@@ -108,6 +118,7 @@ def _env_int(env: Mapping[str, str], *names: str) -> int | None:
 def settings_from(
     env: Mapping[str, str] | None = None, *, host: str | None = None, port: int | None = None,
     auth: str | None = None, queue_size: int | None = None, concurrency: int | None = None,
+    workers: int | None = None,
 ) -> WebSettings:
     """Defaults < environment (see the ENV_* names) < explicit arguments (the command-line flags)."""
     env = os.environ if env is None else env
@@ -119,6 +130,7 @@ def settings_from(
         "queue_size": queue_size if queue_size is not None else (_env_int(env, ENV_QUEUE) or base.queue_size),
         "concurrency": concurrency if concurrency is not None else (_env_int(env, ENV_CONCURRENCY) or base.concurrency),
         "max_body_bytes": _env_int(env, ENV_MAX_BODY) or base.max_body_bytes,
+        "workers": workers if workers is not None else _env_int(env, ENV_WORKERS),
     }
     return replace(base, **values).validated()
 
@@ -623,6 +635,12 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
     import pandas as pd
 
     settings = (settings or WebSettings()).validated()
+    pool = None
+    if controller is None and conversation_factory is None and settings.worker_count() > 0:
+        from ui.web_pool import TurnPool, remote_factory
+
+        pool = TurnPool(settings.worker_count())
+        conversation_factory = remote_factory(pool)
     if settings.export_dir:
         exports = ExportStore(settings.export_dir)
     else:
@@ -776,6 +794,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
 
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     demo._advisor_controller = ctl  # for serve()'s start-up line and for tests
+    demo._advisor_pool = pool  # started by serve(); None when turns run in this process
     return demo
 
 
@@ -909,16 +928,24 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
         log.warning("serving on %s without authentication; put it behind a proxy with TLS and auth, or pass --auth",
                     settings.host)
     demo = build_app(settings, conversation_factory=conversation_factory)
+    controller = getattr(demo, "_advisor_controller", None)
+    mode, model = controller.startup_mode() if controller else ("deterministic", None)
+    pool = getattr(demo, "_advisor_pool", None)
+    workers = 0
+    if pool is not None and mode == "deterministic":
+        try:
+            workers = len(pool.start())
+        except Exception:  # noqa: BLE001 - turns are then answered in this process, as without workers
+            log.exception("could not start the turn workers; answering in the server process")
     if block:
         settle_process()
-        controller = getattr(demo, "_advisor_controller", None)
-        mode, model = controller.startup_mode() if controller else ("deterministic", None)
         if mode == "llm":  # import LangChain now, not during the first user's turn
             from advisor.conversation.agent import prewarm
 
             prewarm()
         print(f"GPU Advisor web chat: http://{settings.host}:{settings.port}/ — mode: "
               + (f"LLM ({model})" if mode == "llm" else "deterministic (no OPENAI_API_KEY / ADVISOR_MODEL set)")
+              + (f", {workers} turn worker process{'es' if workers != 1 else ''}" if workers else "")
               + (", login required" if settings.auth else ""), flush=True)
     try:
         demo.launch(prevent_thread_lock=not block, quiet=not block, **launch_kwargs(settings))

@@ -6,6 +6,8 @@ Flags win over environment variables, which win over the defaults:
   --auth        GPU_ADVISOR_WEB_AUTH = USER:PASSWORD           default none (prefer the variable: flags show in `ps`)
   --queue-size  GPU_ADVISOR_WEB_QUEUE_SIZE                     default 100 waiting turns
   --concurrency GPU_ADVISOR_WEB_CONCURRENCY                    default 8 turns at once
+  --workers     GPU_ADVISOR_WEB_WORKERS                        default cores − 1 (at most 4) processes answering
+                                                               deterministic turns; 0 answers them in the server
                 GPU_ADVISOR_WEB_MAX_BODY_BYTES                 default 1000000 (larger requests get HTTP 413)
 The LLM is configured by OPENAI_API_KEY / OPENAI_BASE_URL / ADVISOR_MODEL; with no key it runs deterministic.
 """
@@ -25,12 +27,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--auth", default=None, metavar="USER:PASSWORD", help="require this login")
     parser.add_argument("--queue-size", type=int, default=None, help="turns that may wait (default 100)")
     parser.add_argument("--concurrency", type=int, default=None, help="turns answered at once (default 8)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="processes for deterministic turns (default: cores - 1, at most 4; 0: none)")
 
 
 def run(args: argparse.Namespace) -> int:
     from ui.web import serve, settings_from
 
     settings = settings_from(host=args.host, port=args.port, auth=args.auth, queue_size=args.queue_size,
-                             concurrency=args.concurrency)
+                             concurrency=args.concurrency, workers=args.workers)
     serve(settings, block=True)
     return 0
