@@ -110,14 +110,25 @@ def serve_baseline(port: int) -> None:
 
 
 def cpu_seconds(pid: int | None) -> float | None:
-    """User + system CPU time of a process (Linux /proc), or None."""
+    """User + system CPU time of a process and its live child processes (the web chat's turn workers; Linux
+    /proc), or None."""
     if pid is None:
         return None
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, IndexError, ValueError):
+            if p == pid:
+                return None
+    return total
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -283,7 +294,7 @@ def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, targe
     line = (f"    turns ok {len(lat)}/{n}, errors {len(errors)}, wall {result['wall_s']:.2f} s, "
             f"{len(lat) / result['wall_s']:.1f} turns/s")
     if cpu is not None and lat:
-        line += f", server CPU {1000 * cpu / max(1, len(lat) + len(errors)):.0f} ms/turn"
+        line += f", server CPU {1000 * cpu / max(1, len(lat) + len(errors)):.0f} ms/turn (with its turn workers)"
     print(line)
     for err in errors[:10]:
         print("    error:", err)
