@@ -83,6 +83,12 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
         mount_kwargs = {k: v for k, v in launch.items() if k in accepted and v is not None}
         if web_app is None:
             web_app = build_app(web_settings)
+            pool = getattr(web_app, "_advisor_pool", None)
+            if pool is not None:  # spawn the turn workers now, not during the first user's turn
+                try:
+                    pool.start()
+                except Exception:  # noqa: BLE001 - turns are then answered in this process
+                    log.exception("could not start the turn workers; answering in the server process")
 
     api = FastAPI(title="GPU Advisor", docs_url=None, redoc_url=None, openapi_url=None, middleware=middleware)
 
@@ -101,4 +107,7 @@ def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
     """Run `api` with uvicorn until interrupted."""
     import uvicorn
 
+    from ui.web import settle_process
+
+    settle_process()  # long-running server: load what turns use, then keep it out of the collector's scans
     uvicorn.run(api, host=host, port=port, log_level="info", access_log=False)
