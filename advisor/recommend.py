@@ -596,6 +596,13 @@ def _search_gpu(ctx: _Ctx, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tuple[
         # whose host-side optimizer step more GPUs may drop altogether)
         if "deadline" in opt.misses and layout.offload == "none":
             needed = max(needed, math.ceil(layout.count * opt.training["wall_s"] / ctx.constraints.deadline_s))
+            # full servers between the doublings (review R46): 64 GPUs at 34 days for a 30-day deadline need 73,
+            # i.e. 10 servers of 8, not the next doubling's 16
+            per_node = ctx.constraints.max_gpus_per_node
+            nodes = math.ceil(needed / per_node)
+            if needed > per_node and nodes <= ctx.constraints.max_nodes and (nodes * per_node, nodes) not in pairs:
+                remaining.append((nodes * per_node, nodes))
+                remaining.sort()
         remaining = [(n, k) for n, k in remaining if n >= needed]  # more GPUs for speed
     if best is not None:
         return best, None

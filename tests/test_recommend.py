@@ -117,6 +117,19 @@ def test_training_deadline_adds_gpus() -> None:
     assert tight.options[0].training["wall_s"] <= 2 * 86400
 
 
+def test_deadline_is_met_with_whole_servers_between_doublings() -> None:
+    """Review R46: pre-training Llama-2-7B on 2T tokens in 30 days. 64 H100s take ~34 days, so the time needs
+    ceil(64 × 34 / 30) GPUs: the answer is that many whole 8-GPU servers (80 GPUs), not the next doubling (128),
+    and one server fewer would miss the deadline."""
+    w = Workload(model="llama-2-7b", task="pretrain", train_tokens=2e12, context=4096)
+    c = Constraints(candidates=("h100-sxm",), deadline_s=30 * 86400)
+    best = recommend(w, c).options[0]
+    assert 64 < best.count < 128 and best.count % 8 == 0 and best.nodes == best.count // 8
+    assert best.training["wall_s"] <= 30 * 86400 and "deadline" not in best.misses
+    [fewer] = evaluate_configs(w, [("h100-sxm", best.count - 8)], c)
+    assert fewer.training["wall_s"] > 30 * 86400
+
+
 def test_compare_named_configurations_user_story_6() -> None:
     w = Workload(model="llama-3-70b", concurrency=32, context=4096)
     opts = evaluate_configs(w, [("h20", 8), ("a800-80g-sxm", 8), ("rtx-4090", 8)],
