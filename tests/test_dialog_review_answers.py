@@ -397,3 +397,30 @@ def test_r40_ordinary_prices_carry_no_note():
     said = "We want to pre-train a 1.3B model on 100B tokens. We have 8×A100 40GB. How long? Would 8×H100 be worth it?"
     _, turn = ask(said)
     assert "low-reliability" not in turn.answer and "可靠性" not in turn.answer
+
+
+def test_r45_r38_a_cloud_quote_from_the_other_market_says_so():
+    """A global user whose card has only a mainland-China cloud quote (A100 40GB PCIe: AutoDL), and a China
+    deployment whose card has only overseas quotes (H100 SXM: RunPod …), are told the rent is the other market's
+    rate; a quote from the user's own market carries no such note. The estimator flags it in its contract."""
+    from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import estimate_tco
+
+    econ = load_economics()
+    a100 = estimate_tco(CAT.gpu("a100-40g-pcie"), 8, econ, currency="USD", region="global").to_contract()["cloud"]
+    assert a100["region"] == "cn" and a100["other_region"] is True
+    assert estimate_tco(CAT.gpu("a100-40g-pcie"), 8, econ, currency="CNY", region="cn").to_contract()["cloud"][
+        "other_region"] is False
+    h100 = estimate_tco(CAT.gpu("h100-sxm"), 8, econ, currency="USD", region="global").to_contract()["cloud"]
+    assert h100["region"] == "global" and h100["other_region"] is False
+    said = "Pre-train a 7B model on 100B tokens with 8x A100 40GB PCIe"
+    _, turn = ask(said)
+    rent = next(line for line in turn.answer.splitlines() if line.startswith("- renting the same GPU-hours"))
+    assert "AutoDL" in rent and "no non-China cloud quote for this card" in rent and "mainland-China provider" in rent
+    grounded(turn, said)
+    said = "国内租用 8 张 H100 跑 Llama 3 70B 推理，FP8，8k 上下文，50 并发"
+    _, turn = ask(said)
+    rent = next(line for line in turn.answer.splitlines() if line.startswith("- 租用同样的 GPU 时数"))
+    assert "目录中没有该卡的国内云报价，这是海外云厂商的价格" in rent
+    _, turn = ask("Serve Llama 3 70B FP8 on 8 H100, 8k context, 50 users")
+    assert "cloud quote for this card" not in turn.answer

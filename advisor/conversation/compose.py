@@ -1260,6 +1260,13 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_year
         lines.append((f"- 租用同样的 GPU 时数：{rent}（{cloud.get('provider', '')} ${rate}/GPU·时，{cloud.get('as_of', '')}）" if zh else
                       f"- renting the same GPU-hours: {rent} ({cloud.get('provider', '')} at ${rate} per GPU-hour, as of "
                       f"{cloud.get('as_of', '')})"))
+        if cloud.get("other_region"):  # review R38/R45: the only quote is from the other market
+            china = cloud.get("region") == "cn"
+            lines[-1] += (f"；目录中没有该卡的{'海外' if china else '国内'}云报价，这是{'国内' if china else '海外'}云厂商的价格，"
+                          "仅供参考" if zh else
+                          f"; the catalog has no {'non-China' if china else 'mainland-China'} cloud quote for this "
+                          f"card, so this is {'a mainland-China' if china else 'an overseas'} provider's rate, for "
+                          "reference only")
     else:  # say so rather than leave the buy-or-rent question unanswered
         gpu_name = o.gpu_name
         lines.append(f"- 租用同样的 GPU 时数：目录中没有 {gpu_name} 的按需云价格，买还是租无法比较" if zh else

@@ -275,6 +275,8 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
         cost_per_gpu_hour_used=_m(tco / gpu_hours, currency) if gpu_hours > 0 else None,
         cloud_usd_per_gpu_hour=cloud.usd_per_hour if cloud else None, cloud_provider=cloud.provider if cloud else None,
         cloud_price_date=cloud.date if cloud else None,
+        cloud_region=cloud.region if cloud else None,
+        cloud_other_region=bool(cloud and cloud.origin != "user" and cloud.region != region),
         cloud_cost=_m(cloud_cost, currency) if cloud_cost is not None else None, break_even_utilization=break_even,
         tokens_per_s=tokens_per_s, cost_per_million_tokens_owned=per_m_owned,
         cost_per_million_tokens_cloud=per_m_cloud, prices=prices, formulas=formulas, assumptions=assumptions,

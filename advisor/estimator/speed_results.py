@@ -218,6 +218,8 @@ class TcoEstimate(_Result):
     cloud_usd_per_gpu_hour: float | None = None
     cloud_provider: str | None = None
     cloud_price_date: dt.date | None = None
+    cloud_region: str | None = None  # the quote's market: "cn" (a mainland-China provider) or "global"
+    cloud_other_region: bool = False  # the quote is from the other market than the one asked (no local quote)
     cloud_cost: Money | None = None  # renting the same GPU-hours
     break_even_utilization: float | None = None  # utilisation above which buying is cheaper than renting
     tokens_per_s: float | None = None
@@ -253,7 +255,8 @@ class TcoEstimate(_Result):
             "cloud": None if self.cloud_cost is None else {
                 "usd_per_gpu_hour": self.cloud_usd_per_gpu_hour, "provider": self.cloud_provider,
                 "as_of": self.cloud_price_date.isoformat() if self.cloud_price_date else None,
-                "cost": m(self.cloud_cost)},
+                "cost": m(self.cloud_cost), "region": self.cloud_region,
+                "other_region": self.cloud_other_region},
             "break_even_utilization": self.break_even_utilization,
             "cost_per_million_tokens": None if self.cost_per_million_tokens_owned is None else {
                 "owned": m(self.cost_per_million_tokens_owned),
