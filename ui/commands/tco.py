@@ -15,7 +15,7 @@ Options (all money in --currency; every default is dated and cited in knowledge/
   --tokens-per-s T    throughput of the whole configuration at full load → cost per 1M tokens; or
   --model M [--weights --kv --context --concurrency]  compute it with the throughput estimator
 `--json` keys: currency, years, utilization, purchase{gpus,rest_of_system,total}, power_per_year,
-operations_per_year, depreciation_per_year, residual_value, tco, cloud{usd_per_gpu_hour,provider,as_of,cost},
+operations_per_year, depreciation_per_year, residual_value, tco, cloud{usd_per_gpu_hour,provider,as_of,cost,region,other_region},
 break_even_utilization, cost_per_million_tokens{owned,cloud}, exchange_rate, prices[], formulas, assumptions
 (money as {amount, currency}).
 """
