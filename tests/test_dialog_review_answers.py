@@ -424,3 +424,26 @@ def test_r45_r38_a_cloud_quote_from_the_other_market_says_so():
     assert "目录中没有该卡的国内云报价，这是海外云厂商的价格" in rent
     _, turn = ask("Serve Llama 3 70B FP8 on 8 H100, 8k context, 50 users")
     assert "cloud quote for this card" not in turn.answer
+
+
+def test_r47_lowest_cost_says_what_it_is_lowest_among():
+    """Story 2: 16× L20 ranks as the lowest cost although 32× RTX 4090 in four servers has a lower TCO — the
+    recommender ranks consumer cards spread over servers after the rest (R01) — so the label says so; where the
+    labelled option is the cheapest of all, it stays "lowest cost"."""
+    from types import SimpleNamespace
+
+    from advisor.conversation.compose import _label_words
+
+    row = _row(ask(STORY2)[1].answer, "16× NVIDIA L20")
+    assert "lowest cost without consumer cards spread over servers" in row
+    _, plain = ask("Serve Qwen2.5-7B to 10 users with 4k context")
+    assert "lowest cost" in plain.answer and "without consumer cards" not in plain.answer
+
+    def opt(amount, nodes, labels=(), meets=True):
+        return SimpleNamespace(labels=list(labels), meets_targets=meets, nodes=nodes, price={"amount": 1},
+                               count=8 * nodes, tco={"tco": {"amount": amount}})
+
+    labelled, spread = opt(230_000, 2, ["lowest_cost", "best_value"]), opt(180_000, 4)
+    assert _label_words(labelled, "zh", [labelled, spread]) == ["最低成本（不计跨服务器的消费级卡方案）", "最佳性价比"]
+    assert _label_words(labelled, "zh", [labelled, opt(180_000, 4, meets=False)]) == ["最低成本", "最佳性价比"]
+    assert _label_words(labelled, "en", [labelled, opt(250_000, 4)]) == ["lowest cost", "best value"]

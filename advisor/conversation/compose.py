@@ -803,6 +803,28 @@ LABEL = {
     "best_performance": ("best performance", "最佳性能"), "existing": ("your hardware", "现有硬件"),
     "candidate": ("named by you", "您提到的"),
 }
+# "lowest cost" when a cheaper option exists but spreads consumer cards over several servers, which the recommender
+# ranks after single-server and datacenter options (advisor.recommend._rank; review R01, R47)
+LOWEST_COST_COMPACT = ("lowest cost without consumer cards spread over servers", "最低成本（不计跨服务器的消费级卡方案）")
+
+
+def _label_words(o: Any, lang: str, options: Any = ()) -> list[str]:
+    """The option's labels in words; "lowest cost" says what it is lowest among when `options` holds a cheaper one
+    that meets the targets (ranked after it for spreading consumer cards over servers)."""
+    from advisor.recommend import cost_of
+
+    words = []
+    for lab in o.labels:
+        if lab not in LABEL:
+            continue
+        if lab == "lowest_cost" and any(p is not o and p.meets_targets and p.nodes > 1 and cost_of(p) < cost_of(o)
+                                        for p in options or ()):
+            words.append(_l(LOWEST_COST_COMPACT, lang))
+        else:
+            words.append(_l(LABEL[lab], lang))
+    return words
+
+
 MISS = {
     "budget": ("over budget", "超出预算"), "no_price": ("no dated price in the catalog", "目录中没有带日期的价格"),
     "power": ("over the power limit", "超出功耗限制"), "latency": ("too slow per token", "单 token 延迟超标"),
@@ -918,8 +940,8 @@ def _opt_price(o: Any, book: Book, lang: str) -> str:
     return f"{total}（{when}）" if lang == "zh" else f"{total} (as of {when})"
 
 
-def _opt_notes(o: Any, lang: str) -> str:
-    bits = [_l(LABEL[lab], lang) for lab in o.labels if lab in LABEL]
+def _opt_notes(o: Any, lang: str, options: Any = ()) -> str:
+    bits = _label_words(o, lang, options)
     if not o.fits:
         bits.append("放不下" if lang == "zh" else "does not fit")
     bits += _misses(o, lang) if o.fits else []
@@ -974,7 +996,7 @@ def _options_table(opts: list[Any], book: Book, lang: str, w: Any, region: str |
             cells.append(_opt_tco(o, book, lang))
         if region == "cn":
             cells.append(_china(o, lang))
-        cells.append(_opt_notes(o, lang))
+        cells.append(_opt_notes(o, lang, opts))
         rows.append("| " + " | ".join(cells) + " |")
     return head + "\n" + "\n".join(rows)
 
@@ -1023,7 +1045,7 @@ def _rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
         return (("**您列出的配置都放不下**，见下表与可行的改动。" + alt_text) if zh else
                 "**None of the configurations you named fits**; see the table and what would have to change." + alt_text)
     if top is not None:
-        labels = [_l(LABEL[lab], lang) for lab in top.labels if lab in LABEL]
+        labels = _label_words(top, lang, ev.recommendation.options if ev.recommendation else ())
         why = ("、".join(labels) if zh else ", ".join(labels)) if labels else ""
         price = _opt_price(top, book, lang) if top.price else ""
         speed = _opt_speed(top, book, lang, ev.workload)
