@@ -1418,6 +1418,16 @@ def _rec_changes(rec: Any, book: Book, lang: str, own_only: bool = False) -> str
     return "\n".join(lines)
 
 
+def _named_changes(ev: Evaluation, book: Book, lang: str) -> str:
+    """What would make the one configuration the user named work (the recommender's changes checked on it)."""
+    name = _opt_name(ev.named_config, book)
+    lines = [f"**要让 {name} 可行，可以：**" if lang == "zh" else f"**What would make {name} work:**"]
+    for ch in ev.named_changes:
+        text = ch.message_zh if lang == "zh" and ch.message_zh else ch.message
+        lines.append("- " + book.text(text, f"change ({ch.kind}) for {name}", SRC_RECOMMEND))
+    return "\n".join(lines)
+
+
 def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str],
                         slots: Slots, changes: list[Change], question: str | None) -> Turn:
     from advisor.conversation.dialog import top_option
@@ -1488,6 +1498,8 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
         if lead.launch_hint and lead.fits:
             hint = book.text(lead.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
             lines.append(("**启动参考：**" if zh else "**Launch hint:**") + f"\n```\n{hint}\n```")
+    if ev.named_changes and ev.named_config is not None:
+        lines.append(_named_changes(ev, book, lang))
     blocked_named = bool(shown) and all(any(f.severity == "block" for f in u.findings) for u in shown)
     if not (top is not None and top.meets_targets):  # no changes to a card a rule rules out, but own hardware's
         ch = _rec_changes(rec, book, lang, own_only=blocked_named)

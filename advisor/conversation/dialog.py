@@ -588,6 +588,8 @@ class Evaluation:
     limits: Limits | None = None  # how far the user's own (or one named) configuration stretches
     capacity: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (gpu, count) -> at full load
     premise: list[Any] = field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
+    named_changes: list[Any] = field(default_factory=list)  # what would make the one configuration named work
+    named_config: Any = None  # that configuration (recommend.Option)
 
 
 @dataclass
@@ -660,6 +662,17 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
                 if hit is not None:
                     ev.user_options += _evaluate_named(workload, constraints, [(mention.model_copy(
                         update={"count": hit.count}), role)], steps, ev)
+        lone = [m for m, role in named if role == "candidate" and m.count]
+        if not s.existing and len(lone) == 1:
+            # "one RTX 3060 12GB, does it work?": what would make that configuration work, checked on it as the
+            # recommender checks the user's own cards (review R33), even when other configurations work
+            shown = next((o for o in ev.user_options if o.gpu == lone[0].gpu and o.count == lone[0].count), None)
+            if shown is not None and not shown.fits:
+                probe = _recommend(workload, constraints.model_copy(update={
+                    "existing": ExistingGpus(gpu=lone[0].gpu, count=lone[0].count), "candidates": ()}), steps, ev)
+                if probe is not None:
+                    ev.named_changes = [ch for ch in probe.changes if ch.for_existing]
+                    ev.named_config = shown
         count_only = next((m for m, role in named if role == "candidate" and m.count and not m.text), None)
         if count_only is not None and not any(o.meets_targets for o in ev.user_options):
             # "what if we only have four cards?": the leading card at that count does not work; what does, in as
