@@ -354,8 +354,11 @@ def _speed(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: La
     r = estimate_train_time(ctx.model, gpu, layout.count, tokens, calib, seq_len=w.context, task=w.task,
                             recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0,
                             micro_batch=w.batch, offload=layout.offload)
+    from advisor.estimator.training import BEST_CASE, PRIOR_CASE
+
+    basis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
     return ({}, {"tokens": tokens, "tokens_per_s": r.tokens_per_s, "wall_s": r.wall_s, "gpu_hours": r.gpu_hours,
-                 "mfu": r.mfu}, r.formulas[:1])
+                 "mfu": r.mfu, "mfu_basis": basis}, r.formulas[:1])
 
 
 def _default_train_tokens(model: ModelSpec, w: Workload) -> float:

@@ -465,3 +465,19 @@ def test_r33_a_named_card_that_does_not_fit_gets_what_would_make_it_work():
     assert "**要让 1× GeForce RTX 3060 12GB 可行，可以：**\n- 权重改用 int8（而不是 fp16）" in zh.answer
     _, fits = ask("Qwen2.5-7B for 2 users on one RTX 4090, does it work?")
     assert "What would make" not in fits.answer  # nothing to change when the named card fits
+
+
+def test_r04_training_answers_say_the_mfu_is_a_best_case():
+    """Review R04: a training answer states the MFU its time rests on and that it is a best case (the Llama 2
+    cross-check of advisor.estimator.training), in the user's language; the MFU is the estimator's."""
+    said = "Pre-train Llama-2-7B on 2T tokens with 64 A100 80GB, how long?"
+    _, turn = ask(said)
+    line = next(x for x in turn.answer.splitlines() if x.startswith("- training time at MFU"))
+    assert "a best case" in line and "1.5–1.6×" in line
+    mfu = number(turn, "MFU of the training time").value
+    assert 30 <= mfu <= 70 and f"MFU {mfu:.0f}%" in line
+    grounded(turn, said)
+    _, zh = ask("用 64 张 A100 80GB 预训练 Llama-2-7B，2T tokens，要多久？")
+    assert any(x.startswith("- 训练时间按 MFU") and "最好情况" in x for x in zh.answer.splitlines())
+    _, serve = ask("Serve Qwen2.5-7B to 10 users with 4k context")
+    assert "MFU" not in serve.answer

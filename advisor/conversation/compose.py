@@ -1418,6 +1418,27 @@ def _rec_changes(rec: Any, book: Book, lang: str, own_only: bool = False) -> str
     return "\n".join(lines)
 
 
+MFU_BASIS = {
+    "fitted": ("a best case: calibrated on tuned llm-foundry/Megatron runs; long multi-node runs reach less (Meta's "
+               "Llama 2 runs took 1.5–1.6× the A100-hours this calibration predicts for them)",
+               "属于最好情况：按调优过的 llm-foundry/Megatron 基准校准；长时间的多节点训练达不到（Meta 训练 Llama 2 实际用的 A100 "
+               "时数是本校准预测值的 1.5–1.6 倍）"),
+    "prior": ("a stated prior with no measured run of this class: treat it as a best case",
+              "这是没有同类实测的先验值：请按最好情况看待"),
+}
+
+
+def _mfu_assumption(o: Any, book: Book, lang: str) -> str:
+    """The training time's MFU and what it rests on (advisor.estimator.training), for a training option."""
+    t = o.training or {}
+    basis = MFU_BASIS.get(t.get("mfu_basis", ""))
+    if not t.get("mfu") or basis is None:
+        return ""
+    pct = book.num("MFU of the training time", float(t["mfu"]) * 100, "%", SRC_TRAINING, 0, suffix="").strip() + "%"
+    return (f"训练时间按 MFU {pct} 计算，{basis[1]}" if lang == "zh" else
+            f"training time at MFU {pct}, {basis[0]}")
+
+
 def _named_changes(ev: Evaluation, book: Book, lang: str) -> str:
     """What would make the one configuration the user named work (the recommender's changes checked on it)."""
     name = _opt_name(ev.named_config, book)
@@ -1516,6 +1537,9 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     tool_assumptions = list(rec.assumptions_in(lang))  # the recommender words its own in Chinese too
     if lead is not None:
         tool_assumptions += [a for a in lead.assumptions if a.startswith(("engine:", "gradient checkpointing", "vLLM claims"))][:2]
+        mfu_line = _mfu_assumption(lead, book, lang)  # review R04: where the training speed comes from
+        if mfu_line:
+            tool_assumptions.append(mfu_line)
     if tool_assumptions:
         extra = "\n".join("- " + book.text(_assumption_zh(a) if zh else a, "assumption", SRC_RECOMMEND)
                           for a in tool_assumptions)
