@@ -149,3 +149,24 @@ def test_eager_attention_costs_more_on_long_prompts(cat):
     v100 = cat.gpu("v100-32g-sxm2")  # no FlashAttention-2 on Volta
     on_v100 = estimate_memory(m, Workload(engine="transformers", context=8192), v100)
     assert on_v100.per_gpu.activations == eager.per_gpu.activations
+
+
+def test_engine_line_names_the_kv_type_of_a_bf16_checkpoint():
+    """Review R42: a 16-bit KV cache is stored in the checkpoint's own 16-bit type (vLLM kv-cache-dtype "auto"), so a
+    bf16 model's engine line says bf16; an fp16 checkpoint and an 8-bit KV cache keep their names; bytes are equal."""
+    from advisor.estimator.memory import estimate_memory
+    from advisor.workload import Workload
+    from knowledge.catalog import load_catalog
+
+    cat = load_catalog()
+    qwen, gpt2 = cat.model("qwen2.5-32b"), cat.model("gpt2-xl")
+    assert qwen.native_dtype == "bfloat16" and gpt2.native_dtype != "bfloat16"
+
+    def line(m, **kw):
+        est = estimate_memory(m, Workload(context=4096, **kw))
+        return next(a for a in est.assumptions if a.startswith("engine:")), est.per_gpu.kv_cache
+
+    (q16, kv16), (qbf, kvbf) = line(qwen), line(qwen, kv="bf16")
+    assert "KV cache bf16" in q16 and kv16 == kvbf
+    assert "KV cache fp8" in line(qwen, kv="fp8")[0]
+    assert "KV cache fp16" in line(gpt2)[0]

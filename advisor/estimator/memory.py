@@ -243,7 +243,10 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
                            "weights and activations leave with KV cache; nvidia-smi shows that reservation")
     per_gpu = Breakdown(weights=weights, activations=activations, kv_cache=kv, overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
-    assumptions.append(f"engine: {engine.name}; weights {fmt}, KV cache {w.kv}, {sequences} sequence(s) × "
+    # a 16-bit KV cache is stored in the model's own 16-bit type (vLLM's kv-cache-dtype "auto"): bf16 for a bf16
+    # checkpoint; the bytes are the same (review R42)
+    kv_shown = "bf16" if w.kv == "fp16" and model.native_dtype == "bfloat16" else w.kv
+    assumptions.append(f"engine: {engine.name}; weights {fmt}, KV cache {kv_shown}, {sequences} sequence(s) × "
                        f"{context} tokens")
     return MemoryEstimate(
         model=model.id, task=w.task, params=counts.total, active_params=counts.active, gpus=w.world_size,
