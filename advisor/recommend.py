@@ -464,8 +464,13 @@ def _config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: 
 
     c = ctx.constraints
     price = opt.price
+    tp, pp = opt.layout["tp"], opt.layout["pp"]
+    if opt.layout.get("engine") == "llama.cpp":
+        # llama.cpp's default split (--split-mode layer) gives each GPU whole layers: a pipeline, with no per-layer
+        # all-reduce, so the tensor-parallel rules do not apply (the layout's tp only shards the weights; review R31)
+        tp, pp = 1, max(pp, opt.count)
     facts: dict[str, Any] = dict(
-        count=opt.count, nodes=opt.nodes, tp=opt.layout["tp"], pp=opt.layout["pp"], region=c.region,
+        count=opt.count, nodes=opt.nodes, tp=tp, pp=pp, region=c.region,
         acquisition="owned" if "existing" in opt.labels else ("rent" if c.buy_or_rent == "rent" else "buy"),
         task=w.task, precision=_precision(w, ctx.model), context=w.context, max_context=ctx.model.max_context,
         concurrency=w.concurrency if not w.is_training else None,
@@ -475,7 +480,7 @@ def _config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: 
         power_limit_w=c.power_limit_w,
         params=float(_param_fields(ctx.model)["params"]),
         tco_years=opt.tco["years"] if opt.tco else None,
-        tp_divides_heads=_valid_tp(ctx.model, opt.layout["tp"]),
+        tp_divides_heads=_valid_tp(ctx.model, tp),
     )
     if est.cpu.total:
         facts.update(offload_cpu_bytes=est.cpu.total, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)

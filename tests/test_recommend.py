@@ -300,3 +300,14 @@ def test_launch_hint_serves_the_chat_checkpoint_and_trains_the_base():
     for m in catalog.models.values() if isinstance(catalog.models, dict) else catalog.models:
         if m.hf_repo_chat:  # a chat checkpoint of the same publisher as the base
             assert m.hf_repo and m.hf_repo_chat.split("/")[0] == m.hf_repo.split("/")[0] and m.hf_repo_chat != m.hf_repo
+
+
+def test_llama_cpp_layer_split_is_not_tensor_parallel() -> None:
+    """Review R31: llama.cpp splits whole layers over the GPUs (no per-layer all-reduce), so the PCIe
+    tensor-parallel warning is not attached to a GGUF configuration; the same four cards under vLLM TP 4 keep it."""
+    w = dict(model="qwen2.5-72b", context=4096)
+    [gguf] = evaluate_configs(Workload(weights="q4_k_m", **w), [("rtx-4090", 4)], Constraints())
+    [awq] = evaluate_configs(Workload(weights="awq-int4", **w), [("rtx-4090", 4)], Constraints())
+    assert gguf.layout["engine"] == "llama.cpp" and awq.layout["engine"] == "vllm"
+    assert "sizing-pcie-tensor-parallel" not in {f.rule_id for f in gguf.findings}
+    assert "sizing-pcie-tensor-parallel" in {f.rule_id for f in awq.findings}
