@@ -39,7 +39,7 @@ def default_workers(cpus: int | None = None) -> int:
 
 def _warm_worker() -> None:
     """Initializer of each worker: exit with the server (`_exit_with_parent`), load what every turn uses, then keep
-    it out of the garbage collector's scans."""
+    it out of the garbage collector's scans and collect as rarely as the server does."""
     import gc
 
     _exit_with_parent()
@@ -52,6 +52,9 @@ def _warm_worker() -> None:
     engine()
     gc.collect()
     gc.freeze()
+    from ui.web import GC_THRESHOLDS  # the server process's setting (ui.web.settle_process)
+
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _exit_with_parent(poll_s: float = 1.0) -> None:
