@@ -73,7 +73,7 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
 
         import gradio as gr
 
-        from ui.web import WebSettings, build_app, launch_kwargs
+        from ui.web import WebSettings, build_app, launch_kwargs, start_turn_workers
 
         web_settings = (web_settings or WebSettings()).validated()
         launch = launch_kwargs(web_settings)
@@ -83,12 +83,7 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
         mount_kwargs = {k: v for k, v in launch.items() if k in accepted and v is not None}
         if web_app is None:
             web_app = build_app(web_settings)
-            pool = getattr(web_app, "_advisor_pool", None)
-            if pool is not None:  # spawn the turn workers now, not during the first user's turn
-                try:
-                    pool.start()
-                except Exception:  # noqa: BLE001 - turns are then answered in this process
-                    log.exception("could not start the turn workers; answering in the server process")
+            start_turn_workers(web_app)
 
     api = FastAPI(title="GPU Advisor", docs_url=None, redoc_url=None, openapi_url=None, middleware=middleware)
 

@@ -920,6 +920,20 @@ def settle_process() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def start_turn_workers(demo: Any) -> int:
+    """Spawn the app's turn workers now rather than during the first user's turn, when its conversations are
+    deterministic (LLM turns stay in process); returns how many run. On failure turns are answered in this process."""
+    pool = getattr(demo, "_advisor_pool", None)
+    controller = getattr(demo, "_advisor_controller", None)
+    if pool is None or (controller is not None and controller.startup_mode()[0] != "deterministic"):
+        return 0
+    try:
+        return len(pool.start())
+    except Exception:  # noqa: BLE001 - turns are then answered in this process, as without workers
+        log.exception("could not start the turn workers; answering in the server process")
+        return 0
+
+
 def serve(settings: WebSettings | None = None, *, block: bool = True,
           conversation_factory: Callable[[], Any] | None = None) -> Any:
     """Build and launch the app; with `block=False` return the running Blocks (call `.close()` to stop)."""
@@ -930,13 +944,7 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
     demo = build_app(settings, conversation_factory=conversation_factory)
     controller = getattr(demo, "_advisor_controller", None)
     mode, model = controller.startup_mode() if controller else ("deterministic", None)
-    pool = getattr(demo, "_advisor_pool", None)
-    workers = 0
-    if pool is not None and mode == "deterministic":
-        try:
-            workers = len(pool.start())
-        except Exception:  # noqa: BLE001 - turns are then answered in this process, as without workers
-            log.exception("could not start the turn workers; answering in the server process")
+    workers = start_turn_workers(demo)
     if block:
         settle_process()
         if mode == "llm":  # import LangChain now, not during the first user's turn
