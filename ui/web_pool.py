@@ -38,23 +38,12 @@ def default_workers(cpus: int | None = None) -> int:
 
 
 def _warm_worker() -> None:
-    """Initializer of each worker: exit with the server (`_exit_with_parent`), load what every turn uses, then keep
-    it out of the garbage collector's scans and collect as rarely as the server does."""
-    import gc
+    """Initializer of each worker: exit with the server (`_exit_with_parent`), then load what every turn uses and
+    set the garbage collector as the server process does (`ui.web.settle_process`)."""
+    from ui.web import settle_process
 
     _exit_with_parent()
-
-    from advisor.conversation import dialog  # noqa: F401
-    from knowledge.catalog import load_catalog
-    from rules.engine import engine
-
-    load_catalog()
-    engine()
-    gc.collect()
-    gc.freeze()
-    from ui.web import GC_THRESHOLDS  # the server process's setting (ui.web.settle_process)
-
-    gc.set_threshold(*GC_THRESHOLDS)
+    settle_process()
 
 
 def _exit_with_parent(poll_s: float = 1.0) -> None:
