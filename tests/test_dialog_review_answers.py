@@ -439,14 +439,16 @@ def test_r47_lowest_cost_says_what_it_is_lowest_among():
     _, plain = ask("Serve Qwen2.5-7B to 10 users with 4k context")
     assert "lowest cost" in plain.answer and "without consumer cards" not in plain.answer
 
-    def opt(amount, nodes, labels=(), meets=True):
+    def opt(amount, nodes, labels=(), meets=True, gpu="rtx-4090"):
         return SimpleNamespace(labels=list(labels), meets_targets=meets, nodes=nodes, price={"amount": 1},
-                               count=8 * nodes, tco={"tco": {"amount": amount}})
+                               count=8 * nodes, tco={"tco": {"amount": amount}}, gpu=gpu)
 
-    labelled, spread = opt(230_000, 2, ["lowest_cost", "best_value"]), opt(180_000, 4)
+    labelled, spread = opt(230_000, 2, ["lowest_cost", "best_value"], gpu="l20"), opt(180_000, 4)
     assert _label_words(labelled, "zh", [labelled, spread]) == ["最低成本（不计跨服务器的消费级卡方案）", "最佳性价比"]
     assert _label_words(labelled, "zh", [labelled, opt(180_000, 4, meets=False)]) == ["最低成本", "最佳性价比"]
     assert _label_words(labelled, "en", [labelled, opt(250_000, 4)]) == ["lowest cost", "best value"]
+    # a cheaper option that is not consumer cards over several servers is not what the label's words are about
+    assert _label_words(labelled, "en", [labelled, opt(180_000, 4, gpu="h100-sxm")]) == ["lowest cost", "best value"]
 
 
 def test_r33_a_named_card_that_does_not_fit_gets_what_would_make_it_work():

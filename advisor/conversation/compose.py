@@ -810,15 +810,21 @@ LOWEST_COST_COMPACT = ("lowest cost without consumer cards spread over servers",
 
 def _label_words(o: Any, lang: str, options: Any = ()) -> list[str]:
     """The option's labels in words; "lowest cost" says what it is lowest among when `options` holds a cheaper one
-    that meets the targets (ranked after it for spreading consumer cards over servers)."""
-    from advisor.recommend import cost_of
+    that meets the targets but spreads consumer cards over servers (`advisor.recommend.spread_consumer`, the
+    criterion the ranking puts after it)."""
+    from advisor.recommend import cost_of, spread_consumer
+    from knowledge.catalog import load_catalog
+
+    def spread_and_cheaper(p: Any) -> bool:
+        if p is o or not p.meets_targets or cost_of(p) >= cost_of(o):
+            return False
+        return spread_consumer(p, {p.gpu: load_catalog().gpu(p.gpu)})
 
     words = []
     for lab in o.labels:
         if lab not in LABEL:
             continue
-        if lab == "lowest_cost" and any(p is not o and p.meets_targets and p.nodes > 1 and cost_of(p) < cost_of(o)
-                                        for p in options or ()):
+        if lab == "lowest_cost" and any(spread_and_cheaper(p) for p in options or ()):
             words.append(_l(LOWEST_COST_COMPACT, lang))
         else:
             words.append(_l(LABEL[lab], lang))
@@ -1408,13 +1414,20 @@ def _rec_changes(rec: Any, book: Book, lang: str, own_only: bool = False) -> str
     changes = [ch for ch in rec.changes if getattr(ch, "for_existing", False) or not own_only]
     if not changes:
         return ""
+    return _checked_changes("**要让它可行，可以：**" if lang == "zh" else "**What would make it work:**", changes,
+                            book, lang)
+
+
+def _checked_changes(title: str, changes: list[Any], book: Book, lang: str, of: str = "") -> str:
+    """`title` and one line per checked change, in the user's language. Changes checked on the user's own cards
+    say so, unless they are all about `of` (one configuration the user named)."""
     zh = lang == "zh"
-    lines = ["**要让它可行，可以：**" if zh else "**What would make it work:**"]
+    lines = [title]
     for ch in changes:
         text = ch.message_zh if zh and ch.message_zh else ch.message
-        if getattr(ch, "for_existing", False):
+        if getattr(ch, "for_existing", False) and not of:
             text = ("在您现有的卡上：" if zh else "on your own hardware: ") + text
-        lines.append("- " + book.text(text, f"change ({ch.kind})", SRC_RECOMMEND))
+        lines.append("- " + book.text(text, f"change ({ch.kind})" + (f" for {of}" if of else ""), SRC_RECOMMEND))
     return "\n".join(lines)
 
 
@@ -1442,11 +1455,8 @@ def _mfu_assumption(o: Any, book: Book, lang: str) -> str:
 def _named_changes(ev: Evaluation, book: Book, lang: str) -> str:
     """What would make the one configuration the user named work (the recommender's changes checked on it)."""
     name = _opt_name(ev.named_config, book)
-    lines = [f"**要让 {name} 可行，可以：**" if lang == "zh" else f"**What would make {name} work:**"]
-    for ch in ev.named_changes:
-        text = ch.message_zh if lang == "zh" and ch.message_zh else ch.message
-        lines.append("- " + book.text(text, f"change ({ch.kind}) for {name}", SRC_RECOMMEND))
-    return "\n".join(lines)
+    return _checked_changes(f"**要让 {name} 可行，可以：**" if lang == "zh" else f"**What would make {name} work:**",
+                            ev.named_changes, book, lang, of=name)
 
 
 def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str],
