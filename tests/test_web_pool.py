@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from advisor.conversation.session import Conversation
 from ui.web import WebSettings, settings_from
 from ui.web_pool import RemoteConversation, TurnPool, default_workers, remote_factory
 
+ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ["Serve Llama 3 70B in INT4 with 8k context for 50 users", "what about 8-bit weights?", "部署改成 16k 上下文"]
 
 
@@ -77,7 +79,7 @@ def test_workers_end_with_their_server(tmp_path):
     script = tmp_path / "server.py"
     script.write_text(textwrap.dedent(f"""
         import os, sys
-        sys.path.insert(0, {str(os.getcwd())!r})
+        sys.path.insert(0, {str(ROOT)!r})
         from ui.web_pool import TurnPool
         if __name__ == "__main__":
             print(*TurnPool(2).start(), flush=True)
