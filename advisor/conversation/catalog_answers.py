@@ -1,0 +1,134 @@
+"""Questions the catalog, the rules and the claims data answer without a model: can I still buy this card in
+China and what does a server cost (market, how_much), how do these cards compare (compare), is what the guide says
+about them right (claim). Every figure comes from the GPU catalog (dated prices, China-market status with its date)
+or from advisor.estimator.cost (server purchase = cards + the guides' rest-of-system tier); the conversation's
+workload is left unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from advisor.conversation.turn import Step, Turn
+
+SRC_CATALOG = "knowledge catalog"
+SRC_COST = "advisor.estimator.cost.estimate_tco"
+
+
+def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: Any) -> Iterator[Step | Turn]:
+    from advisor.conversation import compose
+    from advisor.conversation import firstscreen as fs
+
+    book = compose.Book()
+    mentions = ([slots.existing] if slots.existing else []) + list(slots.candidates)
+    gpus = [catalog.gpu(m.gpu) for m in mentions]
+    count = next((m.count for m in mentions if m.count), None) or slots.gpu_count or 1
+    region = slots.region or ("cn" if lang == "zh" else "global")
+    currency = slots.currency or ("CNY" if region == "cn" or lang == "zh" else "USD")
+    if intent == "claim" and len(gpus) >= 2:
+        lead, rest = _compare(gpus, book, lang, claim=True)
+    elif intent == "compare" and len(gpus) >= 2:
+        lead, rest = _compare(gpus, book, lang, claim=False)
+    else:
+        lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"))
+    zh = lang == "zh"
+    question = ("想算具体配置的话，告诉我模型和任务（推理、微调或训练）。" if zh else
+                "To size a configuration, tell me the model and the task (serving, fine-tuning or training).")
+    body = "\n\n".join(x for x in [lead, question, fs.details("详情" if zh else "Details", rest)] if x)
+    step = Step(name="lookup_gpu", arguments={"gpus": [g.id for g in gpus]}, summary=", ".join(g.name for g in gpus))
+    yield step
+    yield compose._turn(body, lang, state, book, questions=[question], steps=[step],
+                        extra={"kind": "catalog", "intent": intent, "pending": state.pending, "answer_verdict": None,
+                               "deciding": ""})
+
+
+def _market(gpu: Any, count: int, currency: str, region: str, book: Any, lang: str, with_price: bool) -> tuple[str, str]:
+    """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
+    from advisor.conversation.compose import CHINA_STATUS, _l
+
+    zh = lang == "zh"
+    ch = gpu.china
+    status = _l(CHINA_STATUS.get(ch.status, (ch.status, ch.status)), lang)
+    when = ch.as_of.isoformat()
+    buyable = ch.status in ("available", "china_variant")
+    if zh:
+        verdict = "可以" if buyable else ("需要出口许可，难以正常采购" if ch.status == "licence_required" else "不能正常采购")
+        lead = f"**{verdict}**：{gpu.name} 在中国大陆的状态是“{status}”（截至 {when}）。"
+    else:
+        verdict = "Yes" if buyable else ("Only with an export licence" if ch.status == "licence_required" else "No")
+        lead = f"**{verdict}** — the {gpu.name} is “{status}” in mainland China (as of {when})."
+    rest = [book.text(ch.note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
+    if with_price:
+        price_line = _server_price(gpu, count, currency, book, lang)
+        if price_line:
+            lead += (" " if not zh else "") + price_line[0]
+            rest.append(price_line[1])
+    return lead, "\n\n".join(rest)
+
+
+def _server_price(gpu: Any, count: int, currency: str, book: Any, lang: str) -> tuple[str, str] | None:
+    from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import estimate_tco, gpu_unit_price
+    from knowledge.errors import AdvisorError
+
+    zh = lang == "zh"
+    econ = load_economics()
+    try:
+        unit, date, kind, source = gpu_unit_price(gpu, currency, econ)
+        t = estimate_tco(gpu, count, econ, currency=currency).to_contract()
+    except AdvisorError:
+        return None
+    n = book.count(f"GPUs ({gpu.name})", count, "GPUs", "user input")
+    per = book.money(f"price per card of {gpu.name}", unit, currency, f"{SRC_CATALOG}: {gpu.id} price {source} as of {date}")
+    gpus = book.money(f"purchase price of {count}× {gpu.name} (GPUs only)", unit * count, currency,
+                      f"{SRC_CATALOG}: {gpu.id} price × count")
+    total = book.money(f"server purchase of {count}× {gpu.name}", t["purchase"]["total"]["amount"], currency, SRC_COST)
+    rest = book.money(f"rest of the server for {count}× {gpu.name}", t["purchase"]["rest_of_system"]["amount"], currency,
+                      SRC_COST)
+    tco = book.money(f"TCO of {count}× {gpu.name}", t["tco"]["amount"], currency, SRC_COST)
+    years = book.num("TCO years", float(t["years"]), "years", SRC_COST, 0, suffix="")
+    head = (f"一台 {n} 卡服务器约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余整机 {rest}。" if zh else
+            f"A {n}-GPU server is about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for "
+            "the rest of the server.")
+    more = (f"{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。" if zh else
+            f"{years}-year total cost of ownership (server, power, operations, full utilisation): about {tco}.")
+    dated = "; ".join(f"{p['name']} {p['value']:g} {p['unit']} ({p['as_of']})" for p in t.get("prices", []))
+    return head, more + "\n\n" + book.text(("带日期的输入：" if zh else "Dated inputs: ") + dated, "dated inputs", SRC_COST)
+
+
+def _compare(gpus: list[Any], book: Any, lang: str, claim: bool) -> tuple[str, str]:
+    """Two or more cards side by side: memory, bandwidth (decode speed follows it), dense BF16 tensor compute
+    (prefill and training follow it), TDP; the lead says how far apart the first two are on each."""
+    zh = lang == "zh"
+    a, b = gpus[0], gpus[1]
+    bw = a.bandwidth_bytes_per_s / b.bandwidth_bytes_per_s
+    fl = a.bf16_dense_flops / b.bf16_dense_flops
+    bw_a = book.num(f"bandwidth of {a.name}", a.bandwidth_bytes_per_s / 1e9, "GB/s", f"{SRC_CATALOG}: {a.id}", 0)
+    bw_b = book.num(f"bandwidth of {b.name}", b.bandwidth_bytes_per_s / 1e9, "GB/s", f"{SRC_CATALOG}: {b.id}", 0)
+    fl_a = book.num(f"dense BF16 of {a.name}", a.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {a.id}", 0)
+    fl_b = book.num(f"dense BF16 of {b.name}", b.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {b.id}", 0)
+    r_bw = book.num(f"bandwidth ratio {a.name}/{b.name}", bw, "×", "computed from the catalog", 2, suffix="×")
+    r_fl = book.num(f"compute ratio {a.name}/{b.name}", fl, "×", "computed from the catalog", 1, suffix="×")
+    close_bw, close_fl = abs(bw - 1) <= 0.15, abs(fl - 1) <= 0.15
+    if claim:
+        verdict = (("对" if close_fl else "只对一半") if close_bw else "不对") if zh else \
+            (("Right" if close_fl else "Half right") if close_bw else "Not right")
+    else:
+        verdict = ""
+    if zh:
+        lead = (f"{'**' + verdict + '**：' if verdict else ''}生成（decode）速度取决于显存带宽：{a.name} {bw_a} 对 {b.name} {bw_b}（{r_bw}）；"
+                f"预填充和训练取决于算力：稠密 BF16 {fl_a} 对 {fl_b}（{r_fl}）。")
+    else:
+        lead = (f"{'**' + verdict + '** — ' if verdict else ''}decode speed follows memory bandwidth: {a.name} {bw_a} vs "
+                f"{b.name} {bw_b} ({r_bw}); prefill and training follow compute: dense BF16 {fl_a} vs {fl_b} ({r_fl}).")
+    head = ("| 显卡 | 显存 | 带宽 | 稠密 BF16 | 功耗 | NVLink |" if zh else
+            "| GPU | memory | bandwidth | dense BF16 | TDP | NVLink |") + "\n|---|---|---|---|---|---|"
+    rows = []
+    for g in gpus:
+        mem = book.num(f"memory of {g.name}", g.memory_bytes / 2**30, "GiB", f"{SRC_CATALOG}: {g.id}", 0)
+        bw_g = book.num(f"bandwidth of {g.name}", g.bandwidth_bytes_per_s / 1e9, "GB/s", f"{SRC_CATALOG}: {g.id}", 0)
+        fl_g = book.num(f"dense BF16 of {g.name}", g.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {g.id}", 0)
+        tdp = book.num(f"TDP of {g.name}", g.tdp_w, "W", f"{SRC_CATALOG}: {g.id}", 0)
+        rows.append(f"| {g.name} | {mem} | {bw_g} | {fl_g} | {tdp} | {g.nvlink} |")
+    return lead, head + "\n" + "\n".join(rows)
