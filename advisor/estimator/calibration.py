@@ -102,6 +102,7 @@ class PlannerCalibration(_Strict):
 
     hfu_by_class: dict[str, Constant]  # compute-only hardware-FLOPs utilisation at scale (bf16 peak), per GPU class
     fp8_hfu: Constant  # the same against the FP8 peak (Transformer Engine / DeepSeek FP8 GEMMs)
+    elementwise_hidden: Constant  # h₀ of the memory-bound share: HFU × 1/(1 + h₀/h) (norms, rotary, softmax)
     moe_compute_factor: Constant  # grouped expert GEMMs, routing and permutation run below dense GEMM efficiency
     tp_overlap: Constant  # share of TP/SP collectives hidden behind GEMMs
     ep_overlap: Constant  # share of the MoE all-to-all hidden behind compute

@@ -79,7 +79,10 @@ def megatron_args(p: Plan) -> str:
         args.append("--sequence-parallel")
     args += [f"--micro-batch-size {lay.micro_batch}", f"--global-batch-size {lay.global_batch_seqs}",
              f"--seq-length {p.seq_len}"]
-    if lay.recompute != "none":
+    if lay.partial_recompute:
+        args += ["--recompute-granularity full", "--recompute-method block",
+                 f"--recompute-num-layers {lay.recompute_layers}"]
+    elif lay.recompute != "none":
         args.append(f"--recompute-granularity {lay.recompute}")
         if lay.recompute == "full":
             args += ["--recompute-method uniform", "--recompute-num-layers 1"]

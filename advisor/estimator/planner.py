@@ -68,10 +68,17 @@ class Plan:
     num_layers: int
     formulas: list[str] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
+    mfu_override: float | None = None  # the user's achieved MFU replaces the step-time model's
 
     @property
     def tokens_per_s(self) -> float:
+        if self.mfu_override is not None:
+            return self.count * self.step.peak_flops * self.mfu_override / self.step.model_flops_per_token
         return self.step.tokens_per_step / self.step.step_s
+
+    @property
+    def mfu(self) -> float:
+        return self.step.mfu if self.mfu_override is None else self.mfu_override
 
     @property
     def wall_s(self) -> float:
@@ -106,6 +113,26 @@ class Plan:
                 "exposed_comm_s": s.exposed_comm_s, "bubble_fraction": s.bubble_fraction,
                 "exposed": {"tp_s": s.tp_s, "cp_s": s.cp_s, "pp_s": s.pp_s, "dp_s": s.dp_s, "ep_s": s.ep_s},
                 "hfu": s.hfu, "mfu": s.mfu}
+
+    def to_contract(self, task: str = "pretrain") -> dict[str, Any]:
+        """DESIGN.md `train-time --json` keys (gpu_hours, wall_s, mfu, tokens_per_s, formulas, layout, step, run),
+        then extras (docs/training-planner.md)."""
+        from .plan_text import launch_settings
+
+        flops = self.step.model_flops_per_token
+        return {
+            "gpu_hours": self.gpu_hours, "wall_s": self.wall_s, "mfu": self.mfu, "tokens_per_s": self.tokens_per_s,
+            "formulas": list(self.formulas), "layout": self.layout_dict(), "step": self.step_dict(),
+            "run": {"goodput": self.goodput, "gpu_hours": self.run_gpu_hours, "wall_s": self.run_wall_s,
+                    "wall_days": self.run_wall_s / 86400, "source": self.goodput_source},
+            "tokens_per_s_per_gpu": self.tokens_per_s / self.count, "wall_days": self.wall_s / 86400,
+            "flops_per_token": flops, "total_flops": flops * self.tokens,
+            "mfu_source": "user override" if self.mfu_override is not None else self.step.hfu_note,
+            "memory_per_gpu_bytes": self.memory_dict(), "launch": launch_settings(self),
+            "workload": {"model": self.model, "task": task, "tokens": self.tokens, "seq_len": self.seq_len,
+                         "precision": self.precision, "recompute": self.layout.recompute},
+            "assumptions": list(self.assumptions),
+        }
 
     def memory_dict(self) -> dict[str, Any]:
         m = self.memory
@@ -165,13 +192,14 @@ def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides):
 
 def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Calibration, *,
            ov: Overrides = Overrides(), precision: str = "bf16", global_seqs: int,
-           memory_only: bool = False) -> tuple[ParallelLayout, LayoutMemory, StepBreakdown | None, int] | None:
+           memory_only: bool = False, ignore_memory: bool = False
+           ) -> tuple[ParallelLayout, LayoutMemory, StepBreakdown | None, int] | None:
     """The fastest fitting layout (or, with `memory_only`, the first that fits), or None.
 
     Branch and bound: every layout gets a lower bound of its time per token (compute without recomputation, the
     bubble, and the TP/CP/PP/EP terms, which do not depend on memory); layouts are evaluated in the order of their
     bounds, and the search stops at the first bound above the best time found."""
-    limit = (1 - calib.planner.memory_headroom.value) * gpu.memory_bytes
+    limit = math.inf if ignore_memory else (1 - calib.planner.memory_headroom.value) * gpu.memory_bytes
     memo: dict = {}
     smemo: dict = {}
     order = (ov.recompute,) if ov.recompute else ("none", "selective", "block", "full")
@@ -273,14 +301,20 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, seq_
 
 
 def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
-                  seq_len: int | None = None, precision: str = "bf16", ov: Overrides = Overrides()) -> Plan:
-    """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals."""
+                  seq_len: int | None = None, precision: str = "bf16", ov: Overrides = Overrides(),
+                  mfu: float | None = None, ignore_memory: bool = False) -> Plan:
+    """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals.
+    `mfu`: the user's achieved MFU replaces the step-time model for the totals; `ignore_memory`: search every
+    layout, fitting or not (the user skipped the memory check)."""
     seq_len = int(seq_len or min(model.max_context, 4096))
     check_inputs(model, gpu, count, tokens, seq_len, ov, precision, calib)
+    if mfu is not None and not 0 < mfu <= 1:
+        raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
     gbt, gb_src = ((ov.global_batch_tokens, "as given") if ov.global_batch_tokens
                    else global_batch_tokens(model, calib))
     global_seqs = max(1, round(gbt / seq_len))
-    found = search(model, gpu, count, seq_len, calib, ov=ov, precision=precision, global_seqs=global_seqs)
+    found = search(model, gpu, count, seq_len, calib, ov=ov, precision=precision, global_seqs=global_seqs,
+                   ignore_memory=ignore_memory)
     if found is None:
         raise _no_fit(model, gpu, count, seq_len, calib, ov, global_seqs)
     lay, mem, st, n = found
@@ -289,7 +323,7 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     plan = Plan(model=model.id, gpu=gpu.id, count=count, tokens=float(tokens), seq_len=seq_len, precision=precision,
                 layout=lay, memory=mem, step=st, capacity_bytes=float(gpu.memory_bytes), goodput=pl.goodput.value,
                 goodput_source=", ".join(pl.goodput.source), searched=n,
-                num_layers=model.num_layers)
+                num_layers=model.num_layers, mfu_override=mfu)
     from .plan_text import plan_assumptions, plan_formulas
 
     return replace(plan, formulas=plan_formulas(plan, model), assumptions=plan_assumptions(plan, model, gb_src, calib))
@@ -298,6 +332,17 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
 def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Calibration, ov: Overrides,
             global_seqs: int) -> InputError:
     need = smallest_fitting_count(model, gpu, count, seq_len, calib, ov, global_seqs)
+    lean = None
+    for base in _candidates(model, gpu, count, seq_len, ov, calib):
+        zero = ov.zero if ov.zero is not None else (3 if base.pp == 1 else 1)
+        lay = replace(base, zero=zero, recompute=ov.recompute or "full", micro_batch=ov.micro_batch or 1,
+                      grad_accum=max(1, global_seqs // max(1, base.dp)))
+        mem = layout_memory(model, lay, seq_len)
+        if lean is None or mem.total < lean[0].total:
+            lean = (mem, lay)
+    usable = (1 - calib.planner.memory_headroom.value) * gpu.memory_bytes
+    needs = (f": the leanest layout ({lean[1].describe()}) needs {lean[0].total / GIB:.2f} GiB per GPU, "
+             f"{usable / GIB:.2f} GiB usable" if lean else ": no layout satisfies the parallelism rules")
     pinned = [f"{k} {v}" for k, v in (("TP", ov.tp), ("PP", ov.pp), ("CP", ov.cp), ("EP", ov.ep),
                                       ("ZeRO", ov.zero), ("recompute", ov.recompute),
                                       ("micro-batch", ov.micro_batch)) if v is not None]
@@ -305,7 +350,25 @@ def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Cal
     tail = (f"; the smallest count that fits is {need} GPUs" if need else
             f"; no count up to {MAX_COUNT} fits")
     return InputError(f"no layout of {model.name} fits {count} × {gpu.name}{with_pins} with "
-                      f"{calib.planner.memory_headroom.value:.0%} memory headroom{tail}",
+                      f"{calib.planner.memory_headroom.value:.0%} memory headroom{needs}{tail}",
                       field="count", accepted=f"≥ {need} GPUs" if need else "a GPU with more memory",
                       message_zh=(f"{count} 张 {gpu.name} 放不下 {model.name} 的任何并行布局"
                                   + (f"；至少需要 {need} 张" if need else "")))
+
+
+def plan_memory_estimate(plan: Plan, model: ModelSpec, task: str = "pretrain") -> Any:
+    """The plan's per-GPU memory as a MemoryEstimate (what `estimate --task pretrain --gpu` reports), so that
+    `estimate` and `train-time` agree by construction."""
+    from knowledge.params import param_counts
+
+    from .results import Breakdown, MemoryEstimate
+
+    m, counts = plan.memory, param_counts(model)
+    lines = [f for f in plan.formulas if f.startswith(("layout", "memory per GPU", "global batch"))]
+    return MemoryEstimate(
+        model=model.id, task=task, params=counts.total, active_params=counts.active, trainable_params=counts.total,
+        gpus=plan.count, per_gpu=Breakdown(weights=m.weights, gradients=m.gradients, optimizer_states=m.optimizer,
+                                           activations=m.activations, overhead=m.overhead),
+        formulas=lines, engine="megatron",
+        assumptions=[f"layout chosen by the parallelism planner (the same as `gpu-advisor train-time`): "
+                     f"{plan.layout.describe()}"] + [a for a in plan.assumptions if a.startswith("model states")])

@@ -1,7 +1,8 @@
 """Time of one optimizer step of a parallel training layout, by cause (seconds, one GPU's view).
 
 * compute = (global tokens / world) × hardware FLOPs per token / (peak × HFU); HFU is the calibrated compute-only
-  utilisation of the GPU class at scale (× `moe_compute_factor` for MoE models); FP8 against the FP8 peak.
+  utilisation of the GPU class at scale × 1/(1 + h₀/h) (memory-bound elementwise work grows as s·b·h against the
+  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models; FP8 against the FP8 peak.
 * pipeline bubble (1F1B, m micro-batches, v interleaved stages; Narayanan et al. 2021 §2.2): the step is
   compute × (1 + (PP−1)/(v·m)); bubble fraction of the step (PP−1)/(v·m + PP−1).
 * TP with sequence parallelism: per layer and micro-batch 4 all-gather/reduce-scatter pairs (2 forward, 2 backward;
@@ -88,6 +89,9 @@ def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: C
         const = pl.hfu_by_class.get(cls) or pl.hfu_by_class["default"]
         peak, hfu = float(gpu.bf16_dense_flops), const.value
         note = f"class '{cls}' HFU {hfu:.2f} at scale ({const.basis}; sources {', '.join(const.source)})"
+    h0 = pl.elementwise_hidden.value
+    hfu /= 1 + h0 / model.hidden_size
+    note += f" × 1/(1 + {h0:g}/h) = {1 / (1 + h0 / model.hidden_size):.3f} for memory-bound elementwise work"
     if model.is_moe:
         hfu *= pl.moe_compute_factor.value
         note += f" × {pl.moe_compute_factor.value:.2f} for MoE expert GEMMs and routing"
