@@ -27,7 +27,7 @@ from knowledge.schemas import ModelSpec
 from . import activations as act
 from .engines import default_engines
 from .parallel_layout import ParallelLayout
-from .training_memory import largest_layer_params
+from .training_memory import deepspeed_model_states, largest_layer_params
 
 GIB = 2**30
 BODY_GROUPS = ("attention", "mlp", "norm", "shared_experts", "router")
@@ -70,10 +70,9 @@ def model_state_bytes(psi: float, zero: int, shards: int, largest: float = 0.0) 
         return 2 * psi, 4 * psi, 12 * psi, "Megatron DDP 18Ψ"
     if zero == 1:
         return 2 * psi, 4 * psi, 12 * psi / shards, "Megatron distributed optimizer 6Ψ + 12Ψ/N"
-    if zero == 2:
-        return 2 * psi, 2 * psi + 4 * psi / shards, 12 * psi / shards, "DeepSpeed ZeRO-2 estimator 4Ψ + 16Ψ/N"
-    return (2 * psi / shards + 2 * largest, 4 * psi / shards + 2 * largest, 12 * psi / shards,
-            "DeepSpeed ZeRO-3 estimator 18Ψ/N + 4·largest layer")
+    ds = deepspeed_model_states(psi, zero, shards, largest)
+    how = "DeepSpeed ZeRO-2 estimator 4Ψ + 16Ψ/N" if zero == 2 else "DeepSpeed ZeRO-3 estimator 18Ψ/N + 4·largest layer"
+    return ds.weights, ds.gradients, ds.optimizer, how
 
 
 def _parts(model: ModelSpec, lay: ParallelLayout, seq_len: int, rec: str, memo: dict | None) -> tuple[float, ...]:
