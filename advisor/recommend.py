@@ -301,17 +301,25 @@ def _planned_fit(ctx: _Ctx, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]
     """Pre-training / full fine-tuning: the smallest count at which the parallelism planner finds a layout, or
     where ZeRO-Offload (which the planner does not search) holds the model states in host RAM."""
     w = ctx.workload
-    tokens = w.train_tokens or _default_train_tokens(ctx.model, w)
     for count, nodes in pairs:
-        plan = training_advice.plan_for(ctx.model, gpu, count, w, tokens)
-        if plan is not None:
-            layout = Layout(count, nodes, plan.layout.tp, plan.layout.pp, plan.layout.zero, plan=plan)
-            return training_advice.plan_memory(plan, ctx.model, w), _sized_workload(w, layout), layout
+        found = _planned(ctx, gpu, count, nodes)
+        if found is not None:
+            return found
         for layout in (lay for lay in _training_layouts(w, count, nodes) if lay.offload != "none"):
             found = _memory(ctx, gpu, layout)
             if found is not None and _sized(found[0], gpu):
                 return found[0], found[1], layout
     return None
+
+
+def _planned(ctx: _Ctx, gpu: GpuSpec, count: int, nodes: int) -> tuple[MemoryEstimate, Workload, Layout] | None:
+    """The planner's layout of `count` × `gpu` as (memory, sized workload, layout), or None when none fits."""
+    w = ctx.workload
+    plan = training_advice.plan_for(ctx.model, gpu, count, w, w.train_tokens or _default_train_tokens(ctx.model, w))
+    if plan is None:
+        return None
+    layout = Layout(count, nodes, plan.layout.tp, plan.layout.pp, plan.layout.zero, plan=plan)
+    return training_advice.plan_memory(plan, ctx.model, w), _sized_workload(w, layout), layout
 
 
 def _unshardable_exceeds(est: MemoryEstimate, gpu: GpuSpec) -> bool:
@@ -858,6 +866,9 @@ def _existing_option(ctx: _Ctx, gpu: GpuSpec, count: int, nodes: int,
                      labels: tuple[str, ...] = ("existing",)) -> Option | None:
     """The given count of `gpu` with the lightest layout that fits with headroom (else the lightest that fits at
     all, else the last tried), fitting or not."""
+    planned = _planned(ctx, gpu, count, nodes) if training_advice.planned(ctx.workload) else None
+    if planned is not None:
+        return _option(ctx, gpu, *planned, labels=list(labels))
     if ctx.workload.is_training:
         layouts = _training_layouts(ctx.workload, count, nodes)
     else:

@@ -45,10 +45,11 @@ def layout_fields(plan: Plan) -> dict[str, Any]:
 
 
 def training_figures(plan: Plan) -> dict[str, Any]:
-    """An option's `training` dict: step-time totals and the run totals with goodput, both labelled."""
-    return {"tokens": plan.tokens, "tokens_per_s": plan.tokens_per_s, "wall_s": plan.wall_s,
-            "gpu_hours": plan.gpu_hours, "mfu": plan.mfu, "mfu_basis": "fitted",
-            "run_wall_s": plan.run_wall_s, "run_gpu_hours": plan.run_gpu_hours, "goodput": plan.goodput,
+    """An option's `training` dict: `wall_s`/`gpu_hours` are the run totals with goodput (what a budget or a deadline
+    needs); `step_wall_s`/`step_gpu_hours` the same at the step-time MFU."""
+    return {"tokens": plan.tokens, "tokens_per_s": plan.tokens_per_s, "wall_s": plan.run_wall_s,
+            "gpu_hours": plan.run_gpu_hours, "mfu": plan.mfu, "mfu_basis": "fitted",
+            "step_wall_s": plan.wall_s, "step_gpu_hours": plan.gpu_hours, "goodput": plan.goodput,
             "bubble_fraction": plan.step.bubble_fraction, "layout": plan.layout.describe()}
 
 

@@ -86,10 +86,12 @@ def megatron_args(p: Plan) -> str:
         args.append(f"--recompute-granularity {lay.recompute}")
         if lay.recompute == "full":
             args += ["--recompute-method uniform", "--recompute-num-layers 1"]
-    if lay.zero >= 1:
-        args.append("--use-distributed-optimizer")
+    if lay.zero == 3:
+        args.append("--use-torch-fsdp2")  # Megatron-Core's fully sharded data parallel (ZeRO-3 equivalent)
+    elif lay.zero >= 1:
+        args.append("--use-distributed-optimizer")  # ZeRO-1 (ZeRO-2: the DeepSpeed config)
     args.append("--fp8-format hybrid" if p.precision == "fp8" else "--bf16")
-    args += ["--overlap-grad-reduce", "--overlap-param-gather"] if lay.zero >= 1 else []
+    args += ["--overlap-grad-reduce", "--overlap-param-gather"] if lay.zero in (1, 2) else []
     return " ".join(args)
 
 
