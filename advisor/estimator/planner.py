@@ -210,12 +210,16 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Cali
     bases = list(_candidates(model, gpu, count, seq_len, ov, calib))
     if any(b.dp <= global_seqs for b in bases):  # no data-parallel rank without a sequence of the global batch
         bases = [b for b in bases if b.dp <= global_seqs]
+    fp8 = precision == "fp8"
     for base in bases:
+        bound: dict[int, float] = {}  # by micro-batch: the bound does not depend on the ZeRO stage
         for lay in _batchings(base, global_seqs, ov):
-            tokens = lay.global_batch_seqs * seq_len
-            compute = tokens / count * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum))
-            comm = sum(comm_terms(model, lay, seq_len, calib, intra, nic, 4, precision == "fp8"))
-            bounded.append(((compute + comm) / tokens, len(bounded), lay))
+            if lay.micro_batch not in bound:
+                tokens = lay.global_batch_seqs * seq_len
+                compute = tokens / count * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum))
+                bound[lay.micro_batch] = (compute + sum(comm_terms(model, lay, seq_len, calib, intra, nic, 4,
+                                                                   fp8))) / tokens
+            bounded.append((bound[lay.micro_batch], len(bounded), lay))
     bounded.sort(key=lambda x: x[:2])
     best: tuple[Any, ...] | None = None
     for lb, _, lay in bounded:
