@@ -21,13 +21,26 @@ def planned(w: Workload) -> bool:
     return w.task in PLANNED_TASKS and w.offload == "none"
 
 
+_PLANS: dict[tuple, Plan | None] = {}
+
+
 def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: float) -> Plan | None:
-    """The planner's fastest fitting layout of `count` × `gpu` for `w`, or None when no layout fits."""
+    """The planner's fastest fitting layout of `count` × `gpu` for `w`, or None when no layout fits (memoised: the
+    recommender's count search and its deadline pass ask for the same configurations; plans are immutable)."""
+    key = (model.id, model.hidden_size, model.num_layers, model.vocab_size, gpu.id, gpu.memory_bytes, count, tokens,
+           w.context, w.recompute, w.batch)
+    if key in _PLANS:
+        return _PLANS[key]
     ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None)
     try:
-        return plan_training(model, gpu, count, tokens, load_calibration(), seq_len=w.context, ov=ov)
+        plan = plan_training(model, gpu, count, tokens, load_calibration(), seq_len=w.context, ov=ov,
+                             explain=False)
     except InputError:
-        return None
+        plan = None
+    if len(_PLANS) > 4096:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
 
 
 def plan_memory(plan: Plan, model: ModelSpec, w: Workload) -> Any:

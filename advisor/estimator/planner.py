@@ -20,10 +20,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from knowledge.errors import InputError
+from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
-from .layout_memory import LayoutMemory, layout_memory, lightest_recompute
+from .layout_memory import LayoutMemory, layout_memory, lightest_recompute, runtime_overhead
 from .parallel_layout import ParallelLayout, check_layout, divisors, max_tp, stages_ok, tp_ok
 from .step_time import (StepBreakdown, comm_terms, compute_utilisation, intra_bytes_per_s, nic_bytes_per_gpu,
                         step_time)
@@ -190,6 +191,25 @@ def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides):
                                  micro_batch=b, grad_accum=accum, vpp=base.vpp)
 
 
+_MEMOS: dict[tuple, dict] = {}
+
+
+def shared_memo(model: ModelSpec) -> dict:
+    """Activation and model-state terms of `model` by layout, kept across searches (they depend on the model and
+    the layout, not on the GPU): the recommender asks the planner about many GPUs and counts for one model."""
+    key = (model.id, model.hidden_size, model.num_layers, model.intermediate_size, model.vocab_size,
+           model.num_attention_heads, model.num_kv_heads, model.n_routed_experts, model.moe_intermediate_size,
+           model.max_context)
+    if key not in _MEMOS:
+        if len(_MEMOS) > 64:
+            _MEMOS.clear()
+        _MEMOS[key] = {}
+    memo = _MEMOS[key]
+    if len(memo) > 200_000:
+        memo.clear()
+    return memo
+
+
 def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Calibration, *,
            ov: Overrides = Overrides(), precision: str = "bf16", global_seqs: int,
            memory_only: bool = False, ignore_memory: bool = False
@@ -200,7 +220,11 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Cali
     bubble, and the TP/CP/PP/EP terms, which do not depend on memory); layouts are evaluated in the order of their
     bounds, and the search stops at the first bound above the best time found."""
     limit = math.inf if ignore_memory else (1 - calib.planner.memory_headroom.value) * gpu.memory_bytes
-    memo: dict = {}
+    # every layout holds at least 18 bytes per parameter spread over all GPUs (ZeRO-3: 18Ψ/N; ZeRO-1:
+    # 6Ψ/(TP·PP) + 12Ψ/N ≥ 18Ψ/N; ZeRO-2 more) plus the runtime: below that nothing fits
+    if 18 * param_counts(model).total / count + runtime_overhead() > limit:
+        return None
+    memo = shared_memo(model)
     smemo: dict = {}
     order = (ov.recompute,) if ov.recompute else ("none", "selective", "block", "full")
     peak, hfu, _ = compute_utilisation(model, gpu, precision, calib)
@@ -306,10 +330,11 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, seq_
 
 def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
                   seq_len: int | None = None, precision: str = "bf16", ov: Overrides = Overrides(),
-                  mfu: float | None = None, ignore_memory: bool = False) -> Plan:
+                  mfu: float | None = None, ignore_memory: bool = False, explain: bool = True) -> Plan:
     """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals.
     `mfu`: the user's achieved MFU replaces the step-time model for the totals; `ignore_memory`: search every
-    layout, fitting or not (the user skipped the memory check)."""
+    layout, fitting or not (the user skipped the memory check); `explain=False`: refuse without searching for the
+    smallest count that would fit."""
     seq_len = int(seq_len or min(model.max_context, 4096))
     check_inputs(model, gpu, count, tokens, seq_len, ov, precision, calib)
     if mfu is not None and not 0 < mfu <= 1:
@@ -320,6 +345,8 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     found = search(model, gpu, count, seq_len, calib, ov=ov, precision=precision, global_seqs=global_seqs,
                    ignore_memory=ignore_memory)
     if found is None:
+        if not explain:  # the caller only asks whether it fits (the recommender's count search)
+            raise InputError(f"no layout of {model.name} fits {count} × {gpu.name}", field="count")
         raise _no_fit(model, gpu, count, seq_len, calib, ov, global_seqs)
     lay, mem, st, n = found
     assert st is not None
