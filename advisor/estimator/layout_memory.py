@@ -19,7 +19,7 @@ the sequence share s/CP; under 1F1B the first stage holds min(PP, m) micro-batch
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from knowledge.params import param_counts
 from knowledge.schemas import ModelSpec

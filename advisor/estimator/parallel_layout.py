@@ -18,7 +18,7 @@ b × grad_accum × DP sequences.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -153,8 +153,3 @@ def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout
     if lay.recompute not in RECOMPUTES:
         raise InputError(f"unknown recompute '{lay.recompute}'", field="recompute", accepted=", ".join(RECOMPUTES))
 
-
-def with_batch(lay: ParallelLayout, micro_batch: int, global_seqs: int) -> ParallelLayout:
-    """`lay` with micro-batch b and the accumulation that reaches `global_seqs` sequences (rounded up)."""
-    accum = max(1, -(-global_seqs // (micro_batch * lay.dp)))
-    return replace(lay, micro_batch=micro_batch, grad_accum=accum)
