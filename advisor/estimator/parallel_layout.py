@@ -122,24 +122,28 @@ def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout
         where = ("one server's NVLink domain" if nvlink_domain(gpu, gpus_per_node) > 1
                  else f"{pcie_tp_max} PCIe cards without NVLink")
         raise InputError(f"tensor parallelism {lay.tp} exceeds {where} ({limit} GPUs on {gpu.name})", field="tp",
-                         accepted=f"1 … {limit}")
+                         accepted=f"1 … {limit}", message_zh=f"张量并行度 {lay.tp} 超出 {gpu.name} 的 NVLink 域（最多 {limit}）")
     if not stages_ok(model.num_layers, lay.pp):
         raise InputError(f"pipeline parallelism {lay.pp} cannot split the {model.num_layers} layers of {model.name} "
                          f"into {lay.pp} non-empty stages", field="pp",
-                         accepted=f"a stage count ≤ {model.num_layers} (a divisor of {model.num_layers} is balanced)")
+                         accepted=f"a stage count ≤ {model.num_layers} (a divisor of {model.num_layers} is balanced)",
+                         message_zh=f"流水线并行度 {lay.pp} 超过 {model.name} 的 {model.num_layers} 层")
     if lay.vpp > 1 and (lay.pp == 1 or not stages_ok(model.num_layers, lay.pp * lay.vpp)):
         raise InputError(f"{lay.vpp} interleaved stages per GPU need PP > 1 and {lay.pp * lay.vpp} ≤ "
                          f"{model.num_layers} layers", field="vpp", accepted="1, or PP × vpp ≤ layers")
     if lay.cp > 1 and seq_len % (2 * lay.cp):
         raise InputError(f"context parallelism {lay.cp} needs a sequence length divisible by 2 × CP = {2 * lay.cp}, "
-                         f"got {seq_len}", field="cp", accepted=f"CP with {seq_len} % (2·CP) = 0")
+                         f"got {seq_len}", field="cp", accepted=f"CP with {seq_len} % (2·CP) = 0",
+                         message_zh=f"上下文并行度 {lay.cp} 要求序列长度能被 {2 * lay.cp} 整除")
     experts = model.n_routed_experts if model.is_moe else 0
     if lay.ep > 1 and not experts:
         raise InputError(f"expert parallelism {lay.ep} needs a mixture-of-experts model; {model.name} is dense",
-                         field="ep", accepted="1 for dense models")
+                         field="ep", accepted="1 for dense models",
+                         message_zh=f"专家并行（EP {lay.ep}）只适用于 MoE 模型；{model.name} 是稠密模型")
     if experts and (lay.ep > experts or experts % lay.ep):
         raise InputError(f"expert parallelism {lay.ep} must divide the {experts} routed experts of {model.name}",
-                         field="ep", accepted=", ".join(str(d) for d in divisors(experts) if d <= count))
+                         field="ep", accepted=", ".join(str(d) for d in divisors(experts) if d <= count),
+                         message_zh=f"专家并行度 {lay.ep} 必须整除 {model.name} 的 {experts} 个路由专家")
     if lay.ep > 1 and (lay.dp * lay.cp) % lay.ep:
         raise InputError(f"expert parallelism {lay.ep} must divide DP × CP = {lay.dp * lay.cp} (experts are spread "
                          "over the data-parallel ranks)", field="ep",
@@ -149,7 +153,7 @@ def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout
     if lay.zero == 3 and lay.pp > 1:
         raise InputError("ZeRO-3 shards every parameter over the data-parallel ranks and does not combine with "
                          "pipeline parallelism (DeepSpeed and Megatron refuse it)", field="zero",
-                         accepted="--zero 0, 1 or 2 with --pp > 1")
+                         accepted="--zero 0, 1 or 2 with --pp > 1", message_zh="ZeRO-3 不能与流水线并行同时使用")
     if lay.recompute not in RECOMPUTES:
         raise InputError(f"unknown recompute '{lay.recompute}'", field="recompute", accepted=", ".join(RECOMPUTES))
 
