@@ -1646,7 +1646,7 @@ def _lead(ev: Evaluation, top: Any, state: DialogState, book: Book, lang: str) -
     cap = state.slots.capacity
     if intent in ("feasibility", "claim") and cap is not None and not users:
         return fs.memory_lead(ev, cap, top, book, lang, me)
-    if intent in ("feasibility", "claim", "what_if") and len(users) == 1:
+    if intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1:
         return fs.option_lead(users[0], ev, book, lang, me, one_card=True)
     if intent == "compare" and len(users) >= 2 or (intent in ("feasibility",) and len(users) >= 2):
         led = fs.compare_lead(users, ev, book, lang, me)

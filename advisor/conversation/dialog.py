@@ -454,13 +454,13 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
                                   text=compose.negative_line(slots.negative, lang))
         return
     if slots.model is None and slots.size_params is None and slots.claim is None:
-        if state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
+        quoted = match_spec_claim(text, slots)
+        if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
                 slots.candidates or slots.existing):
             from advisor.conversation import catalog_answers
 
             yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
             return
-        quoted = match_spec_claim(text, slots)
         if quoted is not None:  # "指南说 4090 的 FP16 是 82.6 TFLOPS，对吗？": check it; the workload is untouched
             steps: list[Step] = []
             findings = _claim_findings(quoted, steps)

@@ -116,8 +116,11 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
     if o.fits:
         speed = c._opt_speed(o, book, lang, ev.workload)
         tail = "" if speed == "—" else (f"；速度 {speed}" if zh else f"; {speed}")
-        return Lead((f"**可以**：{name} 放得下，每卡需要 {need}，可用 {usable}{tail}。" if zh else
-                     f"**Yes** — {name} holds it: {need} needed per GPU of {usable} usable{tail}."),
+        missing = c._misses(o, lang)
+        warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
+        lay = c._opt_layout(o, lang, book)
+        return Lead((f"**可以：{name} 放得下**{warn}（{lay}），每卡需要 {need}，可用 {usable}{tail}。" if zh else
+                     f"**Yes: {name} fits**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}."),
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
     short = book.gib(f"shortfall per GPU on {o.count}× {o.gpu_name}",
                      o.per_gpu_bytes.get("total", 0) - o.usable_bytes, "computed: need − usable")
