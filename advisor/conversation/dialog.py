@@ -26,7 +26,7 @@ from advisor.conversation.extract import GpuMention, Slots, extract
 from advisor.conversation.lang import say
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import Constraints, ExistingGpus, Workload
-from knowledge.errors import AdvisorError, InputError
+from knowledge.errors import AdvisorError, InputError, NotValidated
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -974,7 +974,7 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
         return _timed(steps, "recommend", {"model": workload.model, "task": workload.task,
                                            "region": constraints.region},
                       lambda: recommend(workload, constraints))
-    except InputError:
+    except (InputError, NotValidated):  # the rules could not be checked: say so, never answer unchecked
         raise
     except Exception as exc:  # noqa: BLE001 - a broken tool must not cost the user the answer
         log.warning("recommend failed; answering from the memory estimator: %s", exc)
