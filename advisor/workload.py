@@ -103,3 +103,20 @@ class Constraints(_Strict):
     tco_years: float | None = Field(None, gt=0, le=15, allow_inf_nan=False,
                                      description="TCO horizon; None: the economics default")
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
+
+
+def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None, bool, bool]:
+    """(lo, hi, lo_open, hi_open) of a model field's ge/gt/le/lt constraints: one place for each limit, read
+    by the CLI's option types and the chat's range check."""
+    lo = hi = None
+    lo_open = hi_open = False
+    for meta in model.model_fields[name].metadata:
+        if getattr(meta, "ge", None) is not None:
+            lo, lo_open = meta.ge, False
+        if getattr(meta, "gt", None) is not None:
+            lo, lo_open = meta.gt, True
+        if getattr(meta, "le", None) is not None:
+            hi, hi_open = meta.le, False
+        if getattr(meta, "lt", None) is not None:
+            hi, hi_open = meta.lt, True
+    return lo, hi, lo_open, hi_open

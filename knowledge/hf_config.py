@@ -301,9 +301,9 @@ def load_hf_config(path: str | Path, id: str | None = None) -> ModelSpec:
     The read is bounded (`MAX_CONFIG_BYTES`: a device such as /dev/zero is refused, not read forever) and so is
     the JSON (`parse_config_json`)."""
     p = Path(path)
-    if p.is_dir():
-        p = p / "config.json"
     try:
+        if p.is_dir():
+            p = p / "config.json"
         with p.open("rb") as fh:
             raw = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:

@@ -16,6 +16,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from advisor.workload import field_bounds
+
 MAX_DIGITS = 18  # no count or size the advisor takes has more digits
 
 
@@ -78,22 +80,6 @@ def number(lo: float | None = None, hi: float | None = None, *, integer: bool = 
 
     convert.__name__ = "integer" if integer else "number"  # argparse names the type in its own messages
     return convert
-
-
-def field_bounds(model: Any, name: str) -> tuple[float | None, float | None, bool, bool]:
-    """(lo, hi, lo_open, hi_open) from a pydantic model field's ge/gt/le/lt constraints."""
-    lo = hi = None
-    lo_open = hi_open = False
-    for meta in model.model_fields[name].metadata:
-        if getattr(meta, "ge", None) is not None:
-            lo, lo_open = meta.ge, False
-        if getattr(meta, "gt", None) is not None:
-            lo, lo_open = meta.gt, True
-        if getattr(meta, "le", None) is not None:
-            hi, hi_open = meta.le, False
-        if getattr(meta, "lt", None) is not None:
-            hi, hi_open = meta.lt, True
-    return lo, hi, lo_open, hi_open
 
 
 def field_number(model: Any, name: str, *, integer: bool | None = None, scale: float = 1.0

@@ -449,6 +449,12 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         reset(state)
         yield compose.simple_turn("reset", lang, state)
         return
+    if slots.out_of_range:  # say what was read and the limit; nothing else of this message is taken
+        from advisor.conversation.ranges import reply
+
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, kind="input_error",
+                                  text=reply(slots.out_of_range, lang))
+        return
 
     working = state.model_copy(deep=True)
     if slots.default and working.pending:

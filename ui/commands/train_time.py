@@ -33,8 +33,8 @@ def parse_tokens(text: str) -> float:
         raise InputError(f"--tokens: '{text}' is not a token count", field="tokens",
                          accepted="a positive number such as 2000000000, 2e9, 2B or 1.5T",
                          message_zh=f"--tokens：“{text}”不是有效的 token 数量（例如 2e9、2B、1.5T）")
-    from advisor.workload import Workload
-    from ui.args import describe, field_bounds
+    from advisor.workload import Workload, field_bounds
+    from ui.args import describe
 
     value = float(m.group(1)) * _SUFFIX[m.group(2).lower()]
     lo, hi, _, _ = field_bounds(Workload, "train_tokens")  # the range the estimator accepts
