@@ -44,6 +44,9 @@ def mount_slack(api: FastAPI, bolt_app: App, path: str = SLACK_PATH) -> FastAPI:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             return Response(status_code=400, content=b"body is not UTF-8")
+        stamp = request.headers.get("x-slack-request-timestamp")
+        if stamp is not None and not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 12):
+            return Response(status_code=401, content=b"invalid request")  # bolt's int() would raise (500)
         bolt_req = BoltRequest(body=text, query=request.url.query, headers=dict(request.headers))
         bolt_resp = await run_in_threadpool(bolt_app.dispatch, bolt_req)
         return Response(status_code=bolt_resp.status, content=bolt_resp.body,
@@ -105,4 +108,6 @@ def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
     from ui.web import settle_process
 
     settle_process()  # long-running server: load what turns use, then keep it out of the collector's scans
-    uvicorn.run(api, host=host, port=port, log_level="info", access_log=False)
+    from ui.web_security import GuardedHttp
+
+    uvicorn.run(api, host=host, port=port, log_level="info", access_log=False, http=GuardedHttp)  # slowloris guard

@@ -15,13 +15,12 @@ HELP = "start the Slack bot (Socket Mode or HTTP Events API)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ui.args import number
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--socket", action="store_true", help="Socket Mode (needs SLACK_APP_TOKEN; no public URL)")
     mode.add_argument("--http", action="store_true",
                       help="HTTP Events API at /slack/events (needs SLACK_SIGNING_SECRET)")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP mode: address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=number(1, 65535, integer=True), default=3000,
+    parser.add_argument("--port", type=int, default=3000,
                         help="HTTP mode: port (default 3000)")
     parser.add_argument("--with-web", action="store_true",
                         help="HTTP mode: also serve the web chat at / in the same process")
