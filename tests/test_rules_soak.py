@@ -98,3 +98,16 @@ def test_dialog_shows_the_failure_instead_of_an_unchecked_answer(monkeypatch: py
         reply = Conversation(driver="deterministic").respond(text)
         assert expected in reply.answer, reply.answer
         assert "B200" not in reply.answer and "A6000" not in reply.answer and not reply.options
+
+
+def test_readiness_fails_when_the_rules_cannot_evaluate(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ui.combined import readiness
+
+    assert readiness()[0] == 200 and readiness()[1]["ready"] is True
+
+    def broken(self, facts):  # noqa: ANN001, ANN202
+        raise RuleEngineError("rule evaluation failed: MemoryError()")
+
+    monkeypatch.setattr(engine_module.RuleEngine, "hits", broken)
+    status, body = readiness()
+    assert status == 503 and body["ready"] is False and "not validated" in body["error"]
