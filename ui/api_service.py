@@ -79,40 +79,74 @@ class AskTurnArgs(_Args):
 
 def input_error(exc: ValidationError, model: type[BaseModel], op: str) -> InputError:
     """A pydantic error as one InputError: the field, the CLI-style one-line message and what is accepted."""
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err.get("loc", ()))
+    return errors_to_input_error(exc.errors(), model, op)
+
+
+def errors_to_input_error(errors: list[Any], model: type[BaseModel] | None, op: str,
+                          skip: tuple[str, ...] = ()) -> InputError:
+    """pydantic/FastAPI error dicts as one InputError; `skip`: leading loc parts to drop ("body", "query")."""
+    parts = []
+    for err in errors[:6]:
+        loc = [str(p) for p in err.get("loc", ())]
+        while loc and loc[0] in skip:
+            loc = loc[1:]
+        where = ".".join(loc) or "arguments"
+        if err.get("type") == "extra_forbidden":
+            parts.append(f"{where}: unknown field")
+            continue
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        got = err.get("input")
+        shown = repr(got) if len(repr(got)) <= 60 else repr(got)[:57] + "..."
+        parts.append(f"{where}: {msg}" + (f" (got {shown})" if "input" in err and not isinstance(got, (dict, list))
+                                          and err.get("type") != "missing" else ""))
+    first = errors[0] if errors else {}
+    loc = [str(p) for p in first.get("loc", ())]
+    while loc and loc[0] in skip:
+        loc = loc[1:]
+    if first.get("type") == "json_invalid":  # loc is the character position
+        return InputError(f"invalid arguments for {op}: the body is not valid JSON ({first.get('msg', '')})",
+                          field="body", accepted="a JSON object")
+    text = " ".join("; ".join(parts).split())
+    return InputError(f"invalid arguments for {op}: {text}", field=".".join(loc) or "body",
+                      accepted=_accepted(first, model))
+
+
+def _accepted(err: Mapping[str, Any], model: type[BaseModel] | None) -> str | None:
+    """What the field accepts, from the error's context: the choices, the bounds, or the known fields."""
     ctx = err.get("ctx") or {}
     kind = err.get("type", "")
     if kind == "extra_forbidden":
-        accepted: str | None = ", ".join(model.model_fields)
-    elif "expected" in ctx:
-        accepted = str(ctx["expected"])
-    elif kind == "missing":
-        accepted = "a value (required)"
-    else:
-        bounds = [f"{sym} {ctx[k]:g}" for k, sym in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤"))
-                  if isinstance(ctx.get(k), (int, float))]
-        if "max_length" in ctx:
-            bounds.append(f"at most {ctx['max_length']} characters or items")
-        if "pattern" in ctx:
-            bounds.append(f"matching {ctx['pattern']}")
-        accepted = " and ".join(bounds) or None
-    text = " ".join(T.validation_text(exc).split())
-    return InputError(f"invalid arguments for {op}: {text}", field=loc or None, accepted=accepted)
+        return ", ".join(model.model_fields) if model is not None else None
+    if kind == "json_invalid":
+        return "a JSON object"
+    if "expected" in ctx:
+        return str(ctx["expected"])
+    if kind == "missing":
+        return "a value (required)"
+    bounds = [f"{sym} {ctx[k]:g}" for k, sym in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤"))
+              if isinstance(ctx.get(k), (int, float))]
+    if "max_length" in ctx:
+        bounds.append(f"at most {ctx['max_length']} characters or items")
+    if "min_length" in ctx:
+        bounds.append(f"at least {ctx['min_length']} characters or items")
+    if "pattern" in ctx:
+        bounds.append(f"matching {ctx['pattern']}")
+    return " and ".join(bounds) or None
 
 
-def _first_loc(exc: ValidationError) -> str | None:
-    errors = exc.errors()
-    return ".".join(str(p) for p in errors[0].get("loc", ())) or None if errors else None
+class ErrorBody(BaseModel):
+    """The error contract of the HTTP API (status 422, 413, 401) and of MCP tool errors (`structuredContent`)."""
+
+    error: str = Field(description="one line naming what was wrong and what is accepted")
+    field: str | None = Field(None, description="the argument at fault")
+    accepted: str | None = Field(None, description="what that argument accepts")
+    suggestions: list[str] | None = Field(None, description="close matches, for an unknown GPU or model id")
 
 
 def error_body(exc: AdvisorError) -> dict[str, Any]:
-    """The error contract of the HTTP API and of MCP tool errors (`structuredContent`)."""
-    body: dict[str, Any] = {"error": " ".join(str(exc).split()), "field": exc.field, "accepted": exc.accepted}
-    suggestions = getattr(exc, "suggestions", None)
-    if suggestions is not None:
-        body["suggestions"] = list(suggestions)
-    return body
+    body = ErrorBody(error=" ".join(str(exc).split()), field=exc.field, accepted=exc.accepted,
+                     suggestions=getattr(exc, "suggestions", None))
+    return body.model_dump(exclude_none=True)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -374,7 +408,7 @@ def run(name: str, args: BaseModel) -> dict[str, Any]:
     except AdvisorError:
         raise
     except ValidationError as exc:  # valid arguments made an invalid internal object (an impossible combination)
-        raise InputError(f"{name}: {' '.join(T.validation_text(exc).split())}", field=_first_loc(exc)) from None
+        raise errors_to_input_error(exc.errors(), None, name) from None
     except Exception as exc:  # noqa: BLE001 - a bug must not reach the client as a traceback
         import logging
 
