@@ -159,12 +159,9 @@ class Credentials:
         await self.app(scope, receive, send)
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class BodyLimit:
-    """ASGI middleware: 413 for a request body over `max_bytes`, declared (Content-Length) or streamed."""
+    """ASGI middleware: 413 for a request body over `max_bytes`, declared (Content-Length) or streamed. The body
+    (at most `max_bytes`) is read before the app runs, so the refusal never races a response."""
 
     def __init__(self, app: Any, max_bytes: int) -> None:
         self.app = app
@@ -182,28 +179,30 @@ class BodyLimit:
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
             await _send_json(send, 413, self._refusal())
             return
-        seen = 0
-        started = False
-
-        async def limited_receive() -> dict[str, Any]:
-            nonlocal seen
+        chunks: list[bytes] = []
+        size = 0
+        while True:
             message = await receive()
-            if message.get("type") == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge()
-            return message
-
-        async def tracking_send(message: dict[str, Any]) -> None:
-            nonlocal started
-            started = started or message.get("type") == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
-            if not started:
+            if message.get("type") != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
                 await _send_json(send, 413, self._refusal())
+                return
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        replayed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
 class ApiMount:
