@@ -413,6 +413,7 @@ def estimate_memory_tool(args: EstimateMemoryArgs) -> ToolOutput:
         ]
         data.update(gpu=gpu.name, fits=fit["fits"])
         artifact["memory"].update(capacity=gpu.memory_bytes, usable=fit["usable_bytes"], gpu=gpu.id)
+        artifact["fit"] = fit  # the `fit` object of `gpu-advisor estimate --gpu ... --json`
         summary += f"; {'fits' if fit['fits'] else 'does not fit'} on {gpu.name}"
         findings = _evaluate_rules(_memory_facts(est, gpu, args))
     data.update(numbers=numbers, formulas=_cap(est.formulas, MAX_FORMULAS),
