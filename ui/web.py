@@ -890,10 +890,22 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
         "state_session_capacity": MAX_SESSIONS,
         "footer_links": ["api"],
         "css": CSS,
+<<<<<<< HEAD
         "app_kwargs": {"middleware": [Middleware(SecurityGuard),  # headers, login throttle, API login, fn_index
                                       Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
                                       Middleware(_LazyExports)]},
+=======
+        "app_kwargs": {"middleware": [Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
+                                      _api_middleware(settings), Middleware(_LazyExports)]},
+>>>>>>> main
     }
+
+
+def _api_middleware(settings: WebSettings) -> Any:
+    """The JSON API (/api/v1, ui/api_http.py) in this server, behind the same login."""
+    from ui.api_http import web_middleware
+
+    return web_middleware(settings.auth)
 
 
 # Garbage-collector thresholds of the server process (CPython's default is (700, 10, 10)); see settle_process.
