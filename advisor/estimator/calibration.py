@@ -69,6 +69,18 @@ class AllReduce(_Strict):
     pcie_source: list[str]
 
 
+class EngineFixedCost(_Strict):
+    """Per-step fixed cost of one engine at batch 1: c_step + L · c_layer[memory class] (launches, syncs, sampling).
+
+    Memory class: "hbm" (A100/H100/H200/B200/MI300-class parts) or "gddr" (GeForce, RTX workstation, L40S, A40, L4).
+    `float_bandwidth_efficiency` replaces η_w for 16/32-bit weights where the engine's kernels differ (llama.cpp).
+    """
+
+    step_s: Constant
+    layer_s: dict[Literal["hbm", "gddr"], Constant]
+    float_bandwidth_efficiency: Constant | None = None
+
+
 class InferenceCalibration(_Strict):
     bandwidth_efficiency: Efficiency  # weight streaming: bytes / (datasheet bandwidth × this)
     kv_bandwidth_efficiency: Constant  # attention kernels reading the KV cache
@@ -79,6 +91,8 @@ class InferenceCalibration(_Strict):
     step_overhead_s: Constant  # fixed cost per forward step (launch, scheduling, sampling)
     layer_overhead_s: Constant  # extra fixed cost per transformer layer per forward step
     request_overhead_s: Constant  # fixed cost of starting one request (counts in time to first token)
+    # engines whose batch-1 fixed costs differ from the serving engines' step/layer overheads above (llama.cpp)
+    engine_fixed_costs: dict[str, EngineFixedCost] = Field(default_factory=dict)
     allreduce: AllReduce
     activation_bytes: Constant  # bytes per activation element sent in TP all-reduces (16-bit)
 
@@ -117,7 +131,13 @@ class Calibration(_Strict):
                 raise ValueError(f"an efficiency must lie in (0, 1], got {c.value} (sources {c.source})")
         if inf.roofline_sharpness.value < 1:
             raise ValueError("roofline_sharpness must be ≥ 1 (1 = sum, ∞ = max)")
-        for c in (inf.step_overhead_s, inf.layer_overhead_s, inf.request_overhead_s):
+        engine_costs = [c for e in inf.engine_fixed_costs.values() for c in (e.step_s, *e.layer_s.values())]
+        for e in inf.engine_fixed_costs.values():
+            if e.float_bandwidth_efficiency is not None and not 0 < e.float_bandwidth_efficiency.value <= 1:
+                raise ValueError("an engine's float_bandwidth_efficiency must lie in (0, 1]")
+            if set(e.layer_s) != {"hbm", "gddr"}:
+                raise ValueError("engine_fixed_costs.*.layer_s needs both 'hbm' and 'gddr'")
+        for c in (inf.step_overhead_s, inf.layer_overhead_s, inf.request_overhead_s, *engine_costs):
             if c.value < 0:
                 raise ValueError(f"overheads are never negative, got {c.value}")
         if "default" not in self.training.mfu_by_class:
