@@ -134,11 +134,29 @@ class TrainingCalibration(_Strict):
     consumer_pcie_efficiency: Constant  # consumer cards without P2P: fraction of PCIe bandwidth collectives get
 
 
+class PlannerCalibration(_Strict):
+    """Constants of the parallelism planner (advisor/estimator/planner.py, step_time.py): one set for every model."""
+
+    hfu_by_class: dict[str, Constant]  # compute-only hardware-FLOPs utilisation at scale (bf16 peak), per GPU class
+    fp8_hfu: Constant  # the same against the FP8 peak (Transformer Engine / DeepSeek FP8 GEMMs)
+    elementwise_hidden: Constant  # h₀ of the memory-bound share: HFU × 1/(1 + h₀/h) (norms, rotary, softmax)
+    moe_compute_factor: Constant  # grouped expert GEMMs, routing and permutation run below dense GEMM efficiency
+    tp_overlap: Constant  # share of TP/SP collectives hidden behind GEMMs
+    ep_overlap: Constant  # share of the MoE all-to-all hidden behind compute
+    ring_hop_latency_s: Constant  # one step of an NCCL ring collective across servers
+    pcie_tp_max: Constant  # largest TP degree over PCIe without NVLink, unless asked for
+    goodput: Constant  # productive share of a long run's GPU time (restarts, checkpoints, evaluation, stragglers)
+    memory_headroom: Constant  # share of GPU memory the chosen layout leaves free
+    default_global_batch_tokens: Constant
+    family_global_batch_tokens: dict[str, Constant]  # published global batch (tokens) by model family
+
+
 class Calibration(_Strict):
     version: str
     fitted_on: str
     inference: InferenceCalibration
     training: TrainingCalibration
+    planner: PlannerCalibration
 
     @model_validator(mode="after")
     def _sane(self) -> Calibration:
@@ -147,7 +165,9 @@ class Calibration(_Strict):
                      inf.allreduce.pcie_efficiency, self.training.fp8_mfu, self.training.qlora_mfu_factor,
                      self.training.comm_overlap, self.training.consumer_pcie_efficiency,
                      self.training.network_efficiency,
-                     *self.training.mfu_by_class.values(),
+                     *self.training.mfu_by_class.values(), *self.planner.hfu_by_class.values(),
+                     self.planner.fp8_hfu, self.planner.moe_compute_factor, self.planner.tp_overlap,
+                     self.planner.ep_overlap, self.planner.goodput, self.planner.memory_headroom,
                      *(getattr(inf.bandwidth_efficiency, f) for f in type(inf.bandwidth_efficiency).model_fields)]
         for c in fractions:
             if not 0 < c.value <= 1:
