@@ -472,6 +472,7 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
 def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
     """Training wall-clock time and GPU-hours for a token budget (6·N·D at a calibrated MFU)."""
     from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.plan_text import data_parallel_contract
     from advisor.estimator.training import estimate_train_time
 
     cat = _catalog()
@@ -501,7 +502,9 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
             "inputs": args.model_dump(exclude_unset=True, mode="json")}
     summary = (f"{model.name} {est.task} on {est.count}× {gpu.name}: {fmt_seconds(est.wall_s)}, "
                f"{est.gpu_hours:,.0f} GPU-hours at MFU {fmt_pct(est.mfu)}")
-    return ToolOutput(summary, data, numbers, [], {"train_time": est.to_contract()})
+    contract = data_parallel_contract(est, 3 if args.zero is None else args.zero, 1,
+                                      load_calibration().planner.goodput.value)
+    return ToolOutput(summary, data, numbers, [], {"train_time": contract})
 
 
 def _planned_train_time(args: TrainTimeArgs, model: Any, gpu: Any) -> ToolOutput:

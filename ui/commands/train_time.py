@@ -171,25 +171,11 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     return est, model, gpu
 
 
-def data_parallel_contract(est: Any, zero: int, micro_batch: int, goodput: float) -> dict[str, Any]:
-    """The data-parallel estimate's contract with the layout/step/run keys of the planner's."""
-    out = est.to_contract()
-    seqs = est.tokens_per_step / est.seq_len
-    out["layout"].update({"tp": 1, "pp": 1, "dp": est.count, "ep": 1, "cp": 1, "zero": zero,
-                          "recompute": est.recompute, "micro_batch": micro_batch,
-                          "grad_accum": max(1, round(seqs / (est.count * micro_batch))),
-                          "global_batch_tokens": est.tokens_per_step})
-    step_s = est.tokens_per_step / est.tokens_per_s
-    out["step"] = {"step_s": step_s, "compute_s": est.compute_s_per_step,
-                   "exposed_comm_s": est.communication_s_per_step, "bubble_fraction": 0.0}
-    out["run"] = {"goodput": goodput, "gpu_hours": est.gpu_hours / goodput, "wall_s": est.wall_s / goodput,
-                  "wall_days": est.wall_s / goodput / 86400}
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     from advisor.estimator.calibration import load_calibration
     from advisor.estimator.planner import Plan
+
+    from advisor.estimator.plan_text import data_parallel_contract
 
     est, model, gpu = compute(args)
     planned = isinstance(est, Plan)
