@@ -14,6 +14,7 @@ import io
 import json
 import math
 import os
+import tempfile
 from typing import Any
 
 import pytest
@@ -99,7 +100,9 @@ def _strict(text: str) -> Any:
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    # in a scratch directory: hostile values of path options (--state 1e3) would otherwise create files in the checkout
+    with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = cli.main(argv)
         except SystemExit as exc:  # argparse refusals (ui.cli._Parser.error) exit 2

@@ -890,14 +890,9 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
         "state_session_capacity": MAX_SESSIONS,
         "footer_links": ["api"],
         "css": CSS,
-<<<<<<< HEAD
         "app_kwargs": {"middleware": [Middleware(SecurityGuard),  # headers, login throttle, API login, fn_index
                                       Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
-                                      Middleware(_LazyExports)]},
-=======
-        "app_kwargs": {"middleware": [Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
                                       _api_middleware(settings), Middleware(_LazyExports)]},
->>>>>>> main
     }
 
 

@@ -49,19 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--optimizer", choices=get_args(wl.Optimizer), default="adamw")
     parser.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=0, help="DeepSpeed ZeRO stage")
     parser.add_argument("--offload", choices=get_args(wl.Offload), default="none")
-<<<<<<< HEAD
     parser.add_argument("--gpus", type=field_number(wl.Workload, "gpus"), default=1, help="GPUs per node")
     parser.add_argument("--nodes", type=field_number(wl.Workload, "nodes"), default=1)
-    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=1, help="tensor-parallel degree")
-    parser.add_argument("--pp", type=field_number(wl.Workload, "pp"), default=1, help="pipeline-parallel degree")
-=======
-    parser.add_argument("--gpus", type=int, default=1, help="GPUs per node")
-    parser.add_argument("--nodes", type=int, default=1)
-    parser.add_argument("--tp", type=int, default=None,
+    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=None,
                         help="tensor-parallel degree (default 1; pretrain with --gpu: the planner's)")
-    parser.add_argument("--pp", type=int, default=None,
+    parser.add_argument("--pp", type=field_number(wl.Workload, "pp"), default=None,
                         help="pipeline-parallel degree (default 1; pretrain with --gpu: the planner's)")
->>>>>>> main
     parser.add_argument("--recompute", choices=get_args(wl.Recompute), default=None,
                         help="activation recomputation (default: full for fine-tuning, selective for pre-training)")
     parser.add_argument("--lora-rank", type=field_number(wl.Workload, "lora_rank"), default=16)

@@ -67,13 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recompute", choices=["none", "selective", "full"], default=None,
                         help="activation recomputation (default: selective for pretrain, full for fine-tuning)")
     parser.add_argument("--precision", choices=["bf16", "fp8"], default="bf16", help="tensor-core precision")
-<<<<<<< HEAD
     parser.add_argument("--mfu", type=number(0.01, 1), default=None, help="override the achieved MFU (0.01 … 1)")
-    parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
-                        help="micro-batch per GPU for the memory check")
-=======
-    parser.add_argument("--mfu", type=float, default=None, help="override the achieved MFU (0 < MFU ≤ 1)")
-    parser.add_argument("--micro-batch", "--batch", dest="micro_batch", type=int, default=None,
+    parser.add_argument("--micro-batch", "--batch", dest="micro_batch", type=field_number(wl.Workload, "batch"),
+                        default=None,
                         help="sequences per GPU per micro-batch (default: chosen by the planner; 1 for LoRA)")
     parser.add_argument("--tp", type=int, default=None, help="tensor-parallel degree (default: planner)")
     parser.add_argument("--pp", type=int, default=None, help="pipeline-parallel stages (default: planner)")
@@ -82,7 +78,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--zero", type=int, default=None, help="ZeRO stage 0-3 (default: planner)")
     parser.add_argument("--global-batch", default=None, metavar="TOKENS",
                         help="global batch in tokens, e.g. 4M (default: the family's published batch, else 4M)")
->>>>>>> main
     parser.add_argument("--no-memory-check", action="store_true", help="skip the fit check")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -180,14 +175,10 @@ def run(args: argparse.Namespace) -> int:
     est, model, gpu = compute(args)
     planned = isinstance(est, Plan)
     if args.json:
-<<<<<<< HEAD
-        jsonout.write(est.to_contract())
-=======
         data = (est.to_contract(args.task) if planned else
                 data_parallel_contract(est, 3 if args.zero is None else args.zero, args.batch,
                                        load_calibration().planner.goodput.value))
-        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
->>>>>>> main
+        jsonout.write(data)
         sys.stdout.write("\n")
         return 0
     sys.stdout.write(render_plan(est, model, gpu, args.task) if planned else render(est, model, gpu))
