@@ -27,7 +27,7 @@ from advisor.conversation.ranges import limits
 
 CLI_EXAMPLES = int(os.environ.get("FUZZ_CLI_EXAMPLES", "60"))
 CHAT_EXAMPLES = int(os.environ.get("FUZZ_CHAT_EXAMPLES", "300"))
-SERVERS = {"web", "slack", "chat"}  # long-running or interactive: probed by their own tests
+SERVERS = {"web", "slack", "chat", "api", "mcp"}  # long-running or interactive: probed by their own tests
 COMMANDS = sorted({name for name in cli.COMMANDS if name not in SERVERS})
 
 HOSTILE_NUMBERS = ["nan", "NaN", "inf", "-inf", "Infinity", "1e-320", "5e-324", "1e308", "1e400", "-1", "0", "-0",
