@@ -1295,7 +1295,7 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_year
                           f"; the catalog has no {'non-China' if china else 'mainland-China'} cloud quote for this "
                           f"card, so this is {'a mainland-China' if china else 'an overseas'} provider's rate, for "
                           "reference only")
-    else:  # say so rather than leave the buy-or-rent question unanswered
+    elif t.get("basis") != "owned":  # say so rather than leave the buy-or-rent question unanswered (owned: nothing to buy)
         gpu_name = o.gpu_name
         lines.append(f"- 租用同样的 GPU 时数：目录中没有 {gpu_name} 的按需云价格，买还是租无法比较" if zh else
                      f"- renting the same GPU-hours: the catalog has no on-demand cloud price for the {gpu_name}, so buy "
