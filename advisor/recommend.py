@@ -105,9 +105,26 @@ class Option(BaseModel):
 
     @property
     def quantised(self) -> bool:
-        from advisor.estimator.formats import bits_per_weight
+        """Served from an integer-quantised checkpoint (AWQ, GPTQ, GGUF, bitsandbytes); 16-bit and FP8 are not."""
+        return str(self.layout.get("weights") or "bf16") not in ("bf16", "fp16", "fp32", "fp8")
 
-        return bits_per_weight(str(self.layout.get("weights") or "bf16")) < 16
+    @property
+    def near_capacity(self) -> bool:
+        return bool(self.margin.get("near_capacity"))
+
+
+def option_tags(o: Any, lang: str = "en") -> list[str]:
+    """Words an answer's headline and layout cell must carry about an option: its 4-bit format when quantised
+    ("AWQ-INT4"), and "used" / "二手" when it is priced from used cards."""
+    tags = []
+    serving = not getattr(o, "training", None) and not (o.layout or {}).get("recompute")
+    if serving and getattr(o, "quantised", False):
+        tags.append(str((o.layout or {}).get("weights", "")).upper())
+    if (o.price or {}).get("condition") == "used":
+        tags.append("二手卡价" if lang == "zh" else "used-card price")
+    if getattr(o, "near_capacity", False):
+        tags.append("接近显存上限" if lang == "zh" else "near its memory limit")
+    return tags
 
 
 def price_contract(price: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -787,7 +804,8 @@ def _rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> li
 
     Cost is the TCO over the horizon (purchase + power + operations), so a cheap card that needs twice the servers
     and power does not win on its sticker price; consumer cards spread over several servers rank after any option
-    that fits in one server or uses datacenter parts."""
+    that fits in one server or uses datacenter parts; an option near its memory limit (`NEAR_CAPACITY`) is not the
+    lowest-cost or best-value pick while another has room."""
     ok = [o for o in options if o.meets_targets]
     priced = [o for o in ok if total_price(o)]
     compact = any(not spread_consumer(o, gpus) for o in priced)
@@ -802,10 +820,15 @@ def _rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> li
     def spread(o: Option) -> bool:
         return compact and spread_consumer(o, gpus)
 
+    roomy = any(not o.near_capacity for o in priced)
+
+    def tight(o: Option) -> bool:  # near its memory limit while another option has room: not the cheap pick
+        return roomy and o.near_capacity
+
     picks: list[tuple[str, Option]] = []
     if priced:
-        picks.append(("lowest_cost", min(priced, key=lambda o: (spread(o), cost_of(o), -perf(o)))))
-        picks.append(("best_value", max(priced, key=lambda o: (not spread(o), value(o)))))
+        picks.append(("lowest_cost", min(priced, key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))))
+        picks.append(("best_value", max(priced, key=lambda o: (not spread(o), not tight(o), value(o)))))
     if ok:
         picks.append(("best_performance", max(ok, key=lambda o: (perf(o), -cost_of(o)))))
     for label, o in picks:
@@ -818,7 +841,7 @@ def _rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> li
     taken = {id(o) for o in labelled}
     existing = [o for o in options if "existing" in o.labels and id(o) not in taken]
     taken |= {id(o) for o in existing}
-    rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (spread(o), cost_of(o), -perf(o)))
+    rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))
     return existing + labelled + rest
 
 
@@ -931,9 +954,9 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
 
     for gpu in gpus.values():
         fit, closest = _search_gpu(ctx, gpu, pairs)
-        if fit is not None and not any(_same_config(o, fit) for o in options):
+        if fit is not None and not any(same_config(o, fit) for o in options):
             options.append(fit)
-        elif closest is not None and not any(_same_config(o, closest) for o in options + near):
+        elif closest is not None and not any(same_config(o, closest) for o in options + near):
             near.append(closest)
 
     ranked = _rank(options, workload.is_training, gpus)
@@ -962,7 +985,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     closest = closest[:3]
     lead = _quantised_lead(ctx, gpus, shortlist)
     if lead:
-        shortlist = lead + [o for o in shortlist if not any(_same_config(o, q) for q in lead)]
+        shortlist = lead + [o for o in shortlist if not any(same_config(o, q) for q in lead)]
         closest = [o for o in closest if not any(o.gpu == q.gpu for q in lead)]
     rec = Recommendation(
         model={"id": model.id, "name": model.name, **_param_fields(model)},
@@ -992,7 +1015,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     return rec
 
 
-def _same_config(a: Option, b: Option) -> bool:
+def same_config(a: Option, b: Option) -> bool:
     """The same configuration (GPU, count, nodes and weight format): one row in any table."""
     return (a.gpu, a.count, a.nodes, a.layout.get("weights")) == (b.gpu, b.count, b.nodes, b.layout.get("weights"))
 
@@ -1054,7 +1077,7 @@ def _advice_assumptions(ctx: _Ctx, rec: Recommendation, quantised: bool) -> list
                     if eol else ""),
                     "按新卡价格计算（企业采购）" + (f"；{'、'.join(eol)} 已停产（目录中最新价格为二手价），按二手价计算"
                                            if eol else "")))
-    if not w.is_training and "context" not in w.model_fields_set and ctx.model.default_context:
+    if not w.is_training and ctx.model.default_context and w.context == ctx.model.default_context:
         out.append((f"context {w.context} tokens per sequence: {ctx.model.name} is a reasoning model whose answers run "
                     f"long (its own default, instead of {DEFAULT_CONTEXT})",
                     f"每条序列上下文按 {w.context} tokens：{ctx.model.name} 是推理模型，回答很长（采用该模型的默认值，"

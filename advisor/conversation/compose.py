@@ -905,6 +905,9 @@ def _opt_layout(o: Any, lang: str, book: Book) -> str:
         parts.append(("卸载 " if lang == "zh" else "offload ") + str(lay["offload"]))
     if lay.get("engine"):
         parts.append(str(lay["engine"]))
+    from advisor.recommend import option_tags  # issue 15: 4-bit format, used-card price, near the memory limit
+
+    parts += option_tags(o, lang)
     return ", ".join(parts) or ("单卡" if lang == "zh" else "1 GPU")
 
 
@@ -1579,8 +1582,10 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     if users:
         verdict = ("fits" if users[0].fits else "does_not_fit") if len(users) == 1 else (
             "some_fit" if any(u.fits for u in users) else "none_fit")
+    from advisor.recommend import same_config  # one row per configuration (issue 15)
+
     options = [o.to_contract() | {"role": next((lab for lab in o.labels if lab in ("existing", "candidate")), "option")}
-               for o in (shown + [o for o in rec.options if o not in shown])]
+               for o in (shown + [o for o in rec.options if not any(same_config(o, s) for s in shown)])]
     memory = None
     if lead is not None:
         memory = {k: int(v) for k, v in lead.per_gpu_bytes.items()}
