@@ -63,7 +63,8 @@ class Workload(_Strict):
     lora_rank: int = Field(16, ge=1, le=4096)
     lora_targets: Literal["attention", "all-linear"] = "all-linear"
     engine: Engine | None = None  # None: vllm for serving, transformers for training
-    train_tokens: float | None = Field(None, gt=0, le=1e15, description="token budget for training")
+    train_tokens: float | None = Field(None, ge=1, le=1e15, allow_inf_nan=False,
+                                       description="token budget for training")
     flash_attention: bool | None = None  # None: on where the GPU supports it
 
     @model_validator(mode="after")
@@ -94,17 +95,38 @@ class ExistingGpus(_Strict):
 class Constraints(_Strict):
     """Limits on the hardware that may be recommended."""
 
-    budget: float | None = Field(None, gt=0, description="upper limit on purchase price")
+    budget: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False, description="upper limit on purchase price")
     currency: Currency = "USD"
     region: Region = "global"
     existing: ExistingGpus | None = None  # hardware the user already owns: recommend how to use it
     candidates: tuple[str, ...] = ()  # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
     max_gpus_per_node: int = Field(8, ge=1, le=16)
     max_nodes: int = Field(64, ge=1, le=4096)
-    power_limit_w: float | None = Field(None, gt=0)
-    max_ms_per_token: float | None = Field(None, gt=0, description="per-sequence decode latency target")
-    min_tokens_per_s: float | None = Field(None, gt=0, description="total throughput target")
-    deadline_s: float | None = Field(None, gt=0, description="training must finish within this wall time")
-    tco_years: float | None = Field(None, gt=0, le=15, description="TCO horizon; None: the economics default")
+    power_limit_w: float | None = Field(None, gt=0, le=1e9, allow_inf_nan=False)
+    max_ms_per_token: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False,
+                                            description="per-sequence decode latency target")
+    min_tokens_per_s: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False,
+                                           description="total throughput target")
+    deadline_s: float | None = Field(None, gt=0, le=3.2e9, allow_inf_nan=False,  # ~100 years
+                                      description="training must finish within this wall time")
+    tco_years: float | None = Field(None, gt=0, le=15, allow_inf_nan=False,
+                                     description="TCO horizon; None: the economics default")
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
     condition: Literal["new", "used"] = "new"  # a company purchase is priced new unless used cards are asked for
+
+
+def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None, bool, bool]:
+    """(lo, hi, lo_open, hi_open) of a model field's ge/gt/le/lt constraints: one place for each limit, read
+    by the CLI's option types and the chat's range check."""
+    lo = hi = None
+    lo_open = hi_open = False
+    for meta in model.model_fields[name].metadata:
+        if getattr(meta, "ge", None) is not None:
+            lo, lo_open = meta.ge, False
+        if getattr(meta, "gt", None) is not None:
+            lo, lo_open = meta.gt, True
+        if getattr(meta, "le", None) is not None:
+            hi, hi_open = meta.le, False
+        if getattr(meta, "lt", None) is not None:
+            hi, hi_open = meta.lt, True
+    return lo, hi, lo_open, hi_open

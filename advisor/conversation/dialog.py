@@ -26,7 +26,7 @@ from advisor.conversation.extract import GpuMention, Slots, extract
 from advisor.conversation.lang import say
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import Constraints, ExistingGpus, Workload
-from knowledge.errors import AdvisorError, InputError
+from knowledge.errors import AdvisorError, InputError, NotValidated
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -450,6 +450,12 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
     if slots.reset:
         reset(state)
         yield compose.simple_turn("reset", lang, state)
+        return
+    if slots.out_of_range:  # say what was read and the limit; nothing else of this message is taken
+        from advisor.conversation.ranges import reply
+
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, kind="input_error",
+                                  text=reply(slots.out_of_range, lang))
         return
 
     working = state.model_copy(deep=True)
@@ -976,7 +982,7 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
         return _timed(steps, "recommend", {"model": workload.model, "task": workload.task,
                                            "region": constraints.region},
                       lambda: recommend(workload, constraints))
-    except InputError:
+    except (InputError, NotValidated):  # the rules could not be checked: say so, never answer unchecked
         raise
     except Exception as exc:  # noqa: BLE001 - a broken tool must not cost the user the answer
         log.warning("recommend failed; answering from the memory estimator: %s", exc)
