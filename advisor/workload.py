@@ -25,6 +25,15 @@ Region = Literal["cn", "global"]
 Currency = Literal["CNY", "USD"]
 
 TRAINING_TASKS: frozenset[str] = frozenset({"full", "lora", "qlora", "freeze", "pretrain"})
+DEFAULT_CONTEXT = 4096  # tokens per sequence when neither the user nor the model's data gives one
+
+
+def default_context(model: object | None) -> int:
+    """Tokens per sequence to size for when the user gave none: the model's own `default_context` (reasoning
+    models such as DeepSeek-R1 write 16–32k-token answers; cited in knowledge/data/models), else DEFAULT_CONTEXT.
+    The one place this default is decided (recommender, dialog and CLI ask here)."""
+    own = getattr(model, "default_context", None)
+    return int(own) if own else DEFAULT_CONTEXT
 
 
 class _Strict(BaseModel):
@@ -38,7 +47,7 @@ class Workload(_Strict):
     task: Task = "inference"
     weights: WeightFormat | None = None  # None: the task's default (bf16 inference, nf4 for qlora, …)
     kv: KvFormat = "fp16"
-    context: int = Field(4096, ge=1, le=10_000_000, description="tokens per sequence (prompt + output)")
+    context: int = Field(DEFAULT_CONTEXT, ge=1, le=10_000_000, description="tokens per sequence (prompt + output)")
     batch: int = Field(1, ge=1, le=100_000, description="micro-batch per GPU for training; sequences for inference")
     concurrency: int = Field(1, ge=1, le=100_000, description="concurrent sequences served")
     prompt_tokens: int | None = Field(None, ge=1, le=10_000_000)
@@ -103,6 +112,7 @@ class Constraints(_Strict):
     tco_years: float | None = Field(None, gt=0, le=15, allow_inf_nan=False,
                                      description="TCO horizon; None: the economics default")
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
+    condition: Literal["new", "used"] = "new"  # a company purchase is priced new unless used cards are asked for
 
 
 def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None, bool, bool]:

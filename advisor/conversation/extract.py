@@ -140,6 +140,7 @@ class Slots(BaseModel):
     lora_rank: int | None = None
     zero: int | None = None
     buy_or_rent: str | None = None
+    condition: str | None = None  # "used" when second-hand cards are asked for
     wants_nvlink: bool | None = None  # the plan joins the cards over NVLink ("两张 4090 用 NVLink 桥接"); False: "no NVLink"
     # intents
     default: bool = False
@@ -955,6 +956,7 @@ def _task(t: _Text, slots: Slots) -> None:
         slots.task = "inference"
 
 
+_USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?)|second[- ]hand|refurbished|翻新")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")
@@ -966,6 +968,8 @@ def _misc(t: _Text, slots: Slots) -> None:
         slots.wants_nvlink = False
     elif _NVLINK.search(s):
         slots.wants_nvlink = True
+    if _USED.search(s):
+        slots.condition = "used"
     if _REGION_CN.search(s):
         slots.region = "cn"
     elif _REGION_GLOBAL.search(s):

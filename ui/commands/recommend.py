@@ -29,8 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", choices=get_args(wl.Task), default="inference")
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None)
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096,
-                        help="tokens per sequence")
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=None,
+                        help="tokens per sequence (default: the model's own, e.g. 32768 for DeepSeek-R1, else 4096)")
     parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
                         help="micro-batch per GPU (training)")
     parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="purchase budget in --currency")
     parser.add_argument("--currency", choices=get_args(wl.Currency), default="USD")
     parser.add_argument("--region", choices=get_args(wl.Region), default="global")
+    parser.add_argument("--condition", choices=("new", "used"), default="new",
+                        help="price cards new (default, a company purchase) or used (second-hand)")
     parser.add_argument("--candidates", default="", help="comma-separated GPU ids to choose from")
     parser.add_argument("--existing", metavar="N×GPU", default=None, help="GPUs you already own, e.g. 2x3090")
     parser.add_argument("--max-gpus-per-node", type=field_number(wl.Constraints, "max_gpus_per_node"), default=8)
@@ -80,7 +82,8 @@ def build_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     from ui.commands.estimate import validation_to_input_error
 
     try:
-        workload = Workload(model=args.model, task=args.task, weights=args.weights, kv=args.kv, context=args.context,
+        sized = {} if args.context is None else {"context": args.context}
+        workload = Workload(model=args.model, task=args.task, weights=args.weights, kv=args.kv, **sized,
                             batch=args.batch, concurrency=args.concurrency, prompt_tokens=args.prompt_tokens,
                             output_tokens=args.output_tokens, train_tokens=args.tokens, engine=args.engine,
                             lora_rank=args.lora_rank)
@@ -93,7 +96,7 @@ def build_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
             existing=_existing(args.existing), max_gpus_per_node=args.max_gpus_per_node,
             max_ms_per_token=args.max_ms_per_token, min_tokens_per_s=args.min_tokens_per_s,
             deadline_s=None if args.deadline_days is None else args.deadline_days * 86400,
-            power_limit_w=args.power_limit_w)
+            power_limit_w=args.power_limit_w, condition=args.condition)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err.get("loc") else "constraints"
