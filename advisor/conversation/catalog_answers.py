@@ -7,6 +7,7 @@ workload is left unchanged.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,7 +27,9 @@ def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: 
     count = next((m.count for m in mentions if m.count), None) or slots.gpu_count or 1
     region = slots.region or ("cn" if lang == "zh" else "global")
     currency = slots.currency or ("CNY" if region == "cn" or lang == "zh" else "USD")
-    if intent == "claim" and len(gpus) >= 2:
+    if intent == "claim" and len(gpus) == 1 and slots.claim is not None:
+        lead, rest = _spec_claim(gpus[0], slots.claim, text, book, lang)
+    elif intent == "claim" and len(gpus) >= 2:
         lead, rest = _compare(gpus, book, lang, claim=True)
     elif intent == "compare" and len(gpus) >= 2:
         lead, rest = _compare(gpus, book, lang, claim=False)
@@ -55,6 +58,9 @@ def _market(gpu: Any, count: int, currency: str, region: str, book: Any, lang: s
     if zh:
         verdict = "可以" if buyable else ("需要出口许可，难以正常采购" if ch.status == "licence_required" else "不能正常采购")
         lead = f"**{verdict}**：{gpu.name} 在中国大陆的状态是“{status}”（截至 {when}）。"
+    elif region != "cn":  # the catalog's market status is mainland China's export-control status
+        lead = (f"**Outside mainland China, yes**: the export-control status the catalog tracks is China's, where the "
+                f"{gpu.name} is “{status}” (as of {when}).")
     else:
         verdict = "Yes" if buyable else ("Only with an export licence" if ch.status == "licence_required" else "No")
         lead = f"**{verdict}** — the {gpu.name} is “{status}” in mainland China (as of {when})."
@@ -132,3 +138,63 @@ def _compare(gpus: list[Any], book: Any, lang: str, claim: bool) -> tuple[str, s
         tdp = book.num(f"TDP of {g.name}", g.tdp_w, "W", f"{SRC_CATALOG}: {g.id}", 0)
         rows.append(f"| {g.name} | {mem} | {bw_g} | {fl_g} | {tdp} | {g.nvlink} |")
     return lead, head + "\n" + "\n".join(rows)
+
+
+_BANDWIDTH = re.compile(r"带宽|bandwidth")
+
+
+def _spec_claim(gpu: Any, claim: Any, text: str, book: Any, lang: str) -> tuple[str, str]:
+    """A stated memory size or bandwidth of one card against the catalog. A card sold as "N GB" has N GiB
+    (N·2^30 bytes), so "24 GB" for a 24 GiB card is right; bandwidth is decimal (TB/s = 1000 GB/s), within 10 %."""
+    zh = lang == "zh"
+    src = f"{SRC_CATALOG}: {gpu.id}"
+    bandwidth = bool(_BANDWIDTH.search(text.lower()))
+    unit = claim.unit + ("/s" if bandwidth and claim.unit.upper() in ("TB", "GB") else "")
+    said = book.num("value in the claim", claim.value, unit, "user input", 0 if claim.value >= 10 else 1)
+    if bandwidth:
+        stated = claim.value * (1000.0 if claim.unit.upper().startswith("T") else 1.0)  # GB/s
+        real = gpu.bandwidth_bytes_per_s / 1e9
+        right = abs(stated - real) <= 0.10 * real
+        shown = book.num(f"bandwidth of {gpu.name}", real, "GB/s", src, 0)
+        what = ("显存带宽" if zh else "memory bandwidth")
+    else:
+        stated = claim.value * (1024.0 if claim.unit.upper().startswith("T") else 1.0)  # GiB, as cards are sold
+        real = gpu.memory_bytes / 2**30
+        right = abs(stated - real) <= 0.5
+        shown = book.num(f"memory of {gpu.name}", real, "GiB", src, 0)
+        what = ("显存" if zh else "memory")
+    if zh:
+        lead = (f"**{'对' if right else '不对'}**：按目录，{gpu.name} 的{what}是 {shown}"
+                f"{'，与说法一致' if right else f'，不是 {said}'}。")
+    else:
+        lead = (f"**{'Right' if right else 'Not right'}** — the {gpu.name} has {shown} of {what} in the catalog"
+                f"{', as stated' if right else f', not {said}'}.")
+    sources = ", ".join(getattr(gpu, "sources", []) or [])
+    rest = (f"出处：{sources}" if zh else f"Sources: {sources}") if sources else ""
+    return lead, book.text(rest, f"sources {gpu.id}", src) if rest else ""
+
+
+def capabilities_turn(state: Any, lang: str) -> Turn:
+    """"What can you do?": what the advisor does and three example questions, in the user's language."""
+    from advisor.conversation import compose
+
+    zh = lang == "zh"
+    if zh:
+        body = ("我帮您为大模型任务选 GPU 并算清楚：**用哪种卡、要几张、放不放得下、跑多快、训练要多久、花多少钱**。"
+                "每个数字都来自显存/速度/成本公式或带日期、有出处的目录，国内可采购的卡和价格单独标出。\n\n"
+                "可以这样问：\n"
+                "- Qwen2.5-14B 用 INT4 量化，一张 16GB 的 4060 Ti 能跑 8k 上下文吗？\n"
+                "- 给 30 个人部署 Llama-3.1-70B，需要几张 L20？大概多少钱？\n"
+                "- 用 8 张 A800 全参微调 Qwen2.5-7B，训练 5B tokens 要多久？")
+    else:
+        body = ("I size GPUs for LLM jobs: **which card, how many, whether it fits, how fast it runs, how long training "
+                "takes and what it costs**. Every number comes from the memory, speed and cost formulas or from the "
+                "dated, cited catalog; China-market availability and prices are shown where they matter.\n\n"
+                "Try for example:\n"
+                "- Will Qwen2.5-32B in 4-bit fit on one RTX 4090 with 8k context?\n"
+                "- How many H100s do I need to serve Llama-3.1-70B to 50 users?\n"
+                "- How long does a LoRA fine-tune of Mistral-7B on 500M tokens take on one A100?")
+    book = compose.Book()
+    return compose._turn(body, lang, state, book, extra={"kind": "capabilities", "intent": "capabilities",
+                                                         "pending": state.pending, "answer_verdict": None,
+                                                         "deciding": ""})

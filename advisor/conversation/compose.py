@@ -1651,8 +1651,16 @@ def _lead(ev: Evaluation, top: Any, state: DialogState, book: Book, lang: str) -
     cap = state.slots.capacity
     if intent in ("feasibility", "claim") and cap is not None and not users:
         return fs.memory_lead(ev, cap, top, book, lang, me)
+    if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
+        led = fs.users_lead(users[0] if users else top, ev, book, lang, me)
+        if led is not None:
+            return led
+    if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
+        return fs.count_lead(users[0], ev, book, lang, me)
     if intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1:
-        return fs.option_lead(users[0], ev, book, lang, me, one_card=True)
+        led = fs.option_lead(users[0], ev, book, lang, me, one_card=True)
+        led.verdict = led.verdict if intent == "feasibility" else None  # a verdict answers a feasibility question
+        return led
     if intent == "compare" and len(users) >= 2 or (intent in ("feasibility",) and len(users) >= 2):
         led = fs.compare_lead(users, ev, book, lang, me)
         if intent == "feasibility":

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from advisor.conversation.extract import GpuMention, Slots, extract
-from advisor.conversation.intent import classify, implies_inference
+from advisor.conversation.intent import asks_users, classify, implies_inference
 from advisor.conversation.lang import say
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import Constraints, ExistingGpus, Workload
@@ -455,6 +455,17 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
                                   text=compose.negative_line(slots.negative, lang))
         return
+    if intent == "capabilities":  # "what can you do?": said with three examples; nothing is changed
+        from advisor.conversation.catalog_answers import capabilities_turn
+
+        yield capabilities_turn(state, lang)
+        return
+    if slots.model is None and slots.size_params is None and slots.claim is not None and intent == "claim" and (
+            slots.candidates or slots.existing) and state.slots.model is None:
+        from advisor.conversation import catalog_answers  # "someone said the 4090 has 48 GB": the catalog answers
+
+        yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+        return
     if slots.model is None and slots.size_params is None and slots.claim is None:
         quoted = match_spec_claim(text, slots)
         if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
@@ -493,7 +504,11 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
     elif slots.default and working.slots.model is None:
         accept_default(working, "model", lang)
 
-    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None):
+    # a question about the previous answer with nothing new in it ("why that much?", "这个配置要多少钱？", "how many
+    # users can that setup serve?"): the last workload answered again for this question
+    about_previous = state.answered > 0 and (intent == "explain" or (
+        intent in ("how_much", "how_long", "how_many", "feasibility", "which") and (slots.refers_previous or slots.question_words)))
+    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None) and not about_previous:
         if slots.greeting:
             body = "greeting"
         elif slots.thanks:
@@ -551,6 +566,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         yield step
     evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
     evaluation.intent = intent
+    evaluation.asks_users = intent == "how_many" and asks_users(text)
     follow = next_question(working)
     working.pending = follow
     if follow and follow not in working.asked:
@@ -655,6 +671,7 @@ class Evaluation:
     named_changes: list[Any] = field(default_factory=list)  # what would make the one configuration named work
     named_config: Any = None  # that configuration (recommend.Option)
     intent: str = "other"  # what the question asks (advisor.conversation.intent)
+    asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
 
 
 @dataclass

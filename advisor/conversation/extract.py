@@ -625,6 +625,8 @@ def _claims(t: _Text, slots: Slots) -> None:
     for m in _MEM_AMOUNT.finditer(t.s, marker.start()):
         value = float(m.group(1).replace(",", ""))
         unit = m.group(2)
+        if re.search(r"(?:(?<![a-z])[a-z]{1,3}\d{2,4}|\d{4}\s*(?:ti|super|d)?)\s*$", t.s[max(0, m.start() - 12):m.start()]):
+            continue  # part of a card's name ("A100 40GB PCIe 的带宽…"), not the stated figure
         factor = 1e3 if unit == "tb" else 1.0
         slots.claim = Claim(text=t.original[max(0, marker.start()):m.end()].strip(), value=value,
                             unit={"gib": "GiB", "gb": "GB", "g": "GB", "tb": "TB"}[unit],
@@ -633,8 +635,10 @@ def _claims(t: _Text, slots: Slots) -> None:
         return
 
 
-_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory)")
-_CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|has|have|with|是|为|of)\s*(?:only\s*)?$")
+_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|"
+                             r"(?:gpu|graphics )?cards?(?![a-z])|gpus?(?![a-z])|显卡|的卡|卡(?!\s*[x×]))")
+_CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|标的|标称|标着|写着|has|have|with|是|为|of)"
+                              r"\s*(?:only\s*)?$")
 _NOT_CAPACITY = re.compile(r"\s*(?:的)?\s*(?:ram|内存|system memory|cpu memory|disk|硬盘|ssd|nvme|data|数据|file|文件|download|下载)")
 
 

@@ -115,7 +115,8 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
                       f"catalog: {o.gpu} memory_bytes × engine usable fraction")
     if o.fits:
         speed = c._opt_speed(o, book, lang, ev.workload)
-        tail = "" if speed == "—" else (f"；速度 {speed}" if zh else f"; {speed}")
+        label = ("训练时间" if ev.workload.is_training else "速度") if zh else ""
+        tail = "" if speed == "—" else (f"；{label} {speed}" if zh else f"; {speed}")
         missing = c._misses(o, lang)
         warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
         lay = c._opt_layout(o, lang, book)
@@ -154,9 +155,37 @@ def count_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
     usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
                       f"catalog: {top.gpu} memory_bytes × engine usable fraction")
     name = c._opt_name(top, book)
-    return Lead((f"需要 {name}：每卡 {need}，可用 {usable}（{c._opt_layout(top, lang, book)}）。" if zh else
-                 f"You need {name}: {need} per GPU of {usable} usable ({c._opt_layout(top, lang, book)})."),
+    missing = c._misses(top, lang)  # a rule's exclusion stays in the first sentence
+    warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
+    return Lead((f"需要 {name}{warn}：每卡 {need}，可用 {usable}（{c._opt_layout(top, lang, book)}）。" if zh else
+                 f"You need {name}{warn}: {need} per GPU of {usable} usable ({c._opt_layout(top, lang, book)})."),
                 None, f"GPUs ({top.gpu_name})")
+
+
+def users_lead(o: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
+    """"How many users can it serve?": the most concurrent sequences of the asked context that fit on `o` (the
+    configuration's limits when the user named it, else its full-load capacity), with the decode speed there."""
+    zh = lang == "zh"
+    lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
+        else None
+    cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
+    n = (lim.max_load if lim is not None and not lim.training else 0) or cap.get("max_concurrency") or 0
+    speed = (lim.at_max if lim is not None and lim.at_max else None) or cap
+    if not n:
+        return None
+    name = c._opt_name(o, book)
+    most = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", int(n), "sequences", c.SRC_MEMORY)
+    ctx = book.tokens("context", ev.workload.context, c.SRC_DEFAULT, lang)
+    tail = ""
+    if speed and speed.get("total"):
+        tot = book.num(f"decode tokens/s total at {int(n)} sequences on {o.count}× {o.gpu_name}", speed["total"],
+                       "tokens/s", c.SRC_THROUGHPUT, 0)
+        per = book.num(f"decode tokens/s per sequence at {int(n)} sequences on {o.count}× {o.gpu_name}",
+                       speed["per_seq"], "tokens/s", c.SRC_THROUGHPUT, 1 if speed["per_seq"] < 10 else 0)
+        tail = (f"，此时合计 {tot}（每路 {per}）" if zh else f", {tot} in total ({per} per user) at that load")
+    return Lead((f"{name} 最多可同时服务 {most} 路 {ctx} 的请求{tail}。" if zh else
+                 f"{name} serves at most {most} concurrent requests of {ctx}{tail}."), None,
+                f"most concurrent sequences on {o.count}× {o.gpu_name}")
 
 
 def time_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
@@ -170,16 +199,17 @@ def time_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
     hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr["gpu_hours"], "GPU-hours", c.SRC_TRAINING, 0,
                      suffix="" if zh else "GPU-hours")
     tokens = book.tokens("training tokens", ev.workload.train_tokens, c.SRC_USER, lang) if ev.workload.train_tokens else ""
-    return Lead((f"在 {name} 上{('训练 ' + tokens) if tokens else ''}约需 {days}（GPU 时数 {hours}）。" if zh else
+    return Lead((f"在 {name} 上{('训练 ' + tokens + ' ') if tokens else ''}约需 {days}（GPU 时数 {hours}）。" if zh else
                  f"About {days} on {name}{(' for ' + tokens) if tokens else ''} ({hours})."),
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
 
 def price_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
     zh = lang == "zh"
-    if not top.price:
-        return None
     name = c._opt_name(top, book)
+    if not top.price:  # asked for a price the catalog does not have: said, not replaced by another answer
+        return Lead((f"目录中没有 {top.gpu_name} 的带日期价格，所以 {name} 无法报价。" if zh else
+                     f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced."), None, "")
     price = c._opt_price(top, book, lang)
     tco = c._opt_tco(top, book, lang)
     years = (top.tco or {}).get("years")
@@ -230,13 +260,14 @@ def explain_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
                                                         ("weights", "kv_cache", "activations", "overhead", "total")}
     where = f" on {top.count}× {top.gpu_name}" if top is not None else " (unsharded)"
     total = book.gib(f"total memory per GPU{where}", parts.get("total", 0))
+    on = (f"在 {c._opt_name(top, book)} 上，" if zh else f"On {c._opt_name(top, book)}, ") if top is not None else ""
     names = {"weights": ("权重", "weights"), "gradients": ("梯度", "gradients"),
              "optimizer_states": ("优化器状态", "optimizer states"), "kv_cache": ("KV 缓存", "KV cache"),
              "activations": ("激活", "activations"), "overhead": ("运行时开销", "runtime overhead")}
     terms = [f"{names[k][0 if zh else 1]} {book.gib(f'{k} per GPU{where}', v)}" for k, v in parts.items()
              if k in names and v > 0]
-    return Lead((f"每卡 {total} = " + " + ".join(terms) + "。" if zh else
-                 f"{total} per GPU = " + " + ".join(terms) + "."), None, f"total memory per GPU{where}")
+    return Lead((f"{on}每卡 {total} = " + " + ".join(terms) + "。" if zh else
+                 f"{on}{total} per GPU = " + " + ".join(terms) + "."), None, f"total memory per GPU{where}")
 
 
 def gib_note(book: Any, lang: str, value: float | None) -> str:
