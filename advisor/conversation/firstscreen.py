@@ -248,8 +248,9 @@ def which_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
                       f"catalog: {top.gpu} memory_bytes × engine usable fraction")
     extra = [x for x in (c._opt_speed(top, book, lang, ev.workload), c._opt_price(top, book, lang) if top.price else "")
              if x and x != "—"]
-    return Lead((f"建议 {name}：每卡 {need}，可用 {usable}；{'；'.join(extra)}。" if zh else
-                 f"{name}: {need} per GPU of {usable} usable; {'; '.join(extra)}."), None,
+    lay = c._opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
+    return Lead((f"建议 {name}（{lay}）：每卡 {need}，可用 {usable}；{'；'.join(extra)}。" if zh else
+                 f"{name} ({lay}): {need} per GPU of {usable} usable; {'; '.join(extra)}."), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
 
 

@@ -71,7 +71,7 @@ _FEASIBLE = re.compile(r"够不够|够吗|够用|够了|能[^，。；？?！!]{
                        r"is (?:it|this|that|one) (?:enough|possible|feasible)|possible|feasible|able to|run on|"
                        r"handle)(?![a-z])")
 _WHICH = re.compile(r"什么卡|什么显卡|什么gpu|哪种|哪张|哪块|哪些卡|选什么|买什么|用什么|推荐|选卡|配置什么|怎么配|"
-                    r"(?<![a-z])(?:which|what) (?:gpus?|cards?|hardware|setup|server|configuration)|recommend|"
+                    r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration)|what else|recommend|"
                     r"what (?:do|should) (?:i|we) (?:buy|get|use)|what (?:gpu|hardware)")
 _PICK = re.compile(r"(?<![a-z])which(?![a-z])|哪个|哪款|哪种|哪一|选哪|报哪")
 _CAPABILITIES = re.compile(r"你能做什么|你会做什么|你会什么|你能干什么|你可以做什么|你能帮我做什么|你能帮我什么|你有什么功能|"

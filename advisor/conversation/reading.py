@@ -87,7 +87,8 @@ def region_from_places(s: str) -> str | None:
 
 
 # --- memory amounts, GB vs GiB ------------------------------------------------------------------------------------
-_GIB_QUESTION = re.compile(r"(?:gb|g)\s*(?:or|还是|和|与|vs\.?|versus|/)\s*gib|gib\s*(?:or|还是|和|与|vs\.?|versus|/)\s*gb|"
+_GIB_QUESTION = re.compile(r"(?:gb|g)\s*(?:or|还是|和|与|vs\.?|versus|/)\s*(?:\d+(?:\.\d+)?\s*)?gib|"
+                           r"gib\s*(?:or|还是|和|与|vs\.?|versus|/)\s*(?:\d+(?:\.\d+)?\s*)?gb|"
                            r"(?<![a-z])gib(?![a-z]).{0,20}(?:difference|区别|不同)|gb.{0,12}gib.{0,12}(?:\?|？|吗)")
 
 
