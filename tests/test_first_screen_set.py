@@ -262,6 +262,7 @@ def test_the_set_covers_what_the_issue_asks():
     assert sum(1 for _, t in turns if t.get("excluded") or t.get("excluded_vendor")) >= 4
     assert sum(1 for _, t in turns for c in t.get("checks", []) if c["kind"] == "gb_of_gib") >= 3
     assert len({conv["id"] for _, _, conv in CASES}) == len(CASES)
+    assert all("intent" in t for _, t in turns), "every turn states its intent (null: no question answered)"
 
 
 @pytest.mark.parametrize("stem, lang, conv", CASES, ids=[c[2]["id"] for c in CASES])

@@ -27,12 +27,14 @@ def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: 
     count = next((m.count for m in mentions if m.count), None) or slots.gpu_count or 1
     region = slots.region or ("cn" if lang == "zh" else "global")
     currency = slots.currency or ("CNY" if region == "cn" or lang == "zh" else "USD")
+    deciding = ""  # the Number the lead turns on (benchmarks/bench_first_screen.py)
     if intent == "claim" and len(gpus) == 1 and slots.claim is not None:
         lead, rest = _spec_claim(gpus[0], slots.claim, text, book, lang)
-    elif intent == "claim" and len(gpus) >= 2:
-        lead, rest = _compare(gpus, book, lang, claim=True)
-    elif intent == "compare" and len(gpus) >= 2:
-        lead, rest = _compare(gpus, book, lang, claim=False)
+        what = "bandwidth" if _BANDWIDTH.search(text.lower()) else "memory"
+        deciding = f"{what} of {gpus[0].name}"
+    elif intent in ("claim", "compare") and len(gpus) >= 2:
+        lead, rest = _compare(gpus, book, lang, claim=intent == "claim")
+        deciding = f"bandwidth ratio {gpus[0].name}/{gpus[1].name}"
     else:
         lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"))
     zh = lang == "zh"
@@ -43,7 +45,7 @@ def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: 
     yield step
     yield compose._turn(body, lang, state, book, questions=[question], steps=[step],
                         extra={"kind": "catalog", "intent": intent, "pending": state.pending, "answer_verdict": None,
-                               "deciding": ""})
+                               "deciding": deciding})
 
 
 def _market(gpu: Any, count: int, currency: str, region: str, book: Any, lang: str, with_price: bool) -> tuple[str, str]:
