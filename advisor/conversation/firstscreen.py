@@ -128,7 +128,8 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
     who = ("一张卡" if zh else "one card") if one_card and o.count == 1 else name
     changes = list(ev.named_changes or [])
     verdict = "with_changes" if changes else "no"
-    head = (f"{_yes_no(verdict, zh)}：{who}每卡差 {short}——需要 {need}，{o.gpu_name} 可用 {usable}。" if zh else
+    per = "" if one_card and o.count == 1 else "每卡"
+    head = (f"{_yes_no(verdict, zh)}：{who}{per}差 {short}——需要 {need}，{o.gpu_name} 可用 {usable}。" if zh else
             f"{_yes_no(verdict, zh)} — {who} is short by {short}: it needs {need} per GPU and the {o.gpu_name} has "
             f"{usable} usable.")
     if changes:
@@ -283,19 +284,34 @@ def gib_note(book: Any, lang: str, value: float | None) -> str:
 
 
 def compact_table(opts: list[Any], book: Any, lang: str, w: Any, c: Any) -> str:
-    """≤ 3 rows: configuration, memory per GPU / usable (fits), speed or training time, GPU price."""
+    """≤ 3 rows, 4 narrow columns (the chat column is ~460 px wide): configuration, memory per GPU / usable with the
+    fit mark, decode speed per user (serving) or training time, GPU price. Labels and rule notes are in the full
+    table of the details."""
     if not opts:
         return ""
     zh = lang == "zh"
-    speed = ("训练时间" if zh else "training time") if w.is_training else ("速度" if zh else "speed")
-    head = (f"| 配置 | 每卡显存 / 可用 | {speed} | 显卡价格 | 说明 |" if zh else
-            f"| configuration | memory per GPU / usable | {speed} | GPU price | notes |") + "\n|---|---|---|---|---|"
+    speed = ("训练时间" if zh else "training time") if w.is_training else ("每路速度" if zh else "speed per user")
+    head = (f"| 配置 | 每卡显存 / 可用 | {speed} | 显卡价格 |" if zh else
+            f"| configuration | memory per GPU / usable | {speed} | GPU price |") + "\n|---|---|---|---|"
     rows = []
     for o in opts[:3]:
         mark = "✓" if o.fits else "✗"
-        rows.append(f"| {c._opt_name(o, book)} | {mark} {c._opt_memory(o, book, lang)} | "
-                    f"{c._opt_speed(o, book, lang, w)} | {c._opt_price(o, book, lang)} | {c._opt_notes(o, lang, opts)} |")
+        rows.append(f"| {c._opt_name(o, book)} | {mark} {c._opt_memory(o, book, lang)} | {_short_speed(o, book, lang, c)} | "
+                    f"{c._opt_price(o, book, lang)} |")
     return head + "\n" + "\n".join(rows)
+
+
+def _short_speed(o: Any, book: Any, lang: str, c: Any) -> str:
+    """Decode tokens/s per user, or the training wall-clock in days (the same Numbers as the full table's)."""
+    t = o.throughput or {}
+    if t.get("decode_tokens_per_s"):
+        return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
+                        c.SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
+    tr = o.training or {}
+    if tr.get("wall_s"):
+        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", c.SRC_TRAINING,
+                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if lang == "zh" else "days")
+    return "—"
 
 
 def assumed_line(ev: Any, book: Any, lang: str, c: Any) -> str:
