@@ -96,7 +96,7 @@ def _server_price(gpu: Any, count: int, currency: str, book: Any, lang: str) -> 
                       SRC_COST)
     tco = book.money(f"TCO of {count}× {gpu.name}", t["tco"]["amount"], currency, SRC_COST)
     years = book.num("TCO years", float(t["years"]), "years", SRC_COST, 0, suffix="")
-    head = (f"一台 {n} 卡服务器约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余整机 {rest}。" if zh else
+    head = (f"{n} 卡整机约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余整机 {rest}。" if zh else
             f"A {n}-GPU server is about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for "
             "the rest of the server.")
     more = (f"{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。" if zh else
@@ -197,6 +197,7 @@ def capabilities_turn(state: Any, lang: str) -> Turn:
                 "- How many H100s do I need to serve Llama-3.1-70B to 50 users?\n"
                 "- How long does a LoRA fine-tune of Mistral-7B on 500M tokens take on one A100?")
     book = compose.Book()
+    book.text(body, "example question", "fixed example questions (advisor.conversation.catalog_answers)")
     return compose._turn(body, lang, state, book, extra={"kind": "capabilities", "intent": "capabilities",
                                                          "pending": state.pending, "answer_verdict": None,
                                                          "deciding": ""})

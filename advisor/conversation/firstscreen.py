@@ -128,7 +128,7 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
     who = ("一张卡" if zh else "one card") if one_card and o.count == 1 else name
     changes = list(ev.named_changes or [])
     verdict = "with_changes" if changes else "no"
-    per = "" if one_card and o.count == 1 else "每卡"
+    per = "" if one_card and o.count == 1 else " 每卡"
     head = (f"{_yes_no(verdict, zh)}：{who}{per}差 {short}——需要 {need}，{o.gpu_name} 可用 {usable}。" if zh else
             f"{_yes_no(verdict, zh)} — {who} is short by {short}: it needs {need} per GPU and the {o.gpu_name} has "
             f"{usable} usable.")

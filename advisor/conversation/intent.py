@@ -65,6 +65,8 @@ _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多
                              r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
 _HOW_MUCH = re.compile(r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够|(?<![a-z])(?:how much (?:does|would|will|is|money|"
                        r"to)|price|cost|costs|quote|tco|budget)(?![a-z])")
+_PRICE_ASKED = re.compile(r"多少钱|报价|报个价|什么价|(?<![a-z])(?:how much (?:would|will|does|do|is|money)|"
+                          r"what(?:'s| is| would be| will be) the (?:price|cost)|price of|cost of)(?![a-z])")
 _FEASIBLE = re.compile(r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,40}吗|能跑|跑得动|跑得起|能不能|能否|可不可以|可以吗|行吗|行不行|放得下|装得下|装下|"
                        r"放下|塞得下|能装|能放|能开|能用|吃得下|撑得住|(?<![a-z])(?:fits?|fitting|enough|can (?:i|we|it|"
                        r"this|that|one|a|my|our|they)|could (?:i|we|it)|will (?:it|this|that)|would (?:it|this|that)|"
@@ -105,7 +107,7 @@ def classify(text: str, slots: Any, *, follow_up: bool = False) -> str:
         return "how_long"
     if _HOW_MANY.search(s) or _HOW_MANY_USERS.search(s):
         return "how_many"
-    if _HOW_MUCH.search(s) and not _FEASIBLE.search(s):
+    if _HOW_MUCH.search(s) and (not _FEASIBLE.search(s) or _PRICE_ASKED.search(s)):
         return "how_much"
     if _WHICH.search(s) and not gpus and not getattr(slots, "capacity", None):
         return "which"  # "除了 4090，还有什么卡能跑…？": no card named, so the question is which card

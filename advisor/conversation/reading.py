@@ -113,7 +113,8 @@ def negative_amount(s: str) -> str | None:
 _PREVIOUS = re.compile(r"这个配置|这套配置|这套|那套|该配置|上面的配置|上述配置|刚才那个|刚才的|刚刚那个|前面那个|这个方案|那个方案|"
                        r"这台|那台|这些卡|那些卡|(?<![a-z])(?:that|this|the same|the above|your|the recommended|"
                        r"the previous) (?:setup|configuration|config|server|option|box|cluster|machine|hardware|"
-                       r"cards|gpus|one)(?![a-z])|(?<![a-z])on it(?![a-z])")
+                       r"cards|gpus|one)(?![a-z])|(?<![a-z])on it(?![a-z])|还够|还能跑|还放得下|还装得下|还行吗|"
+                       r"(?<![a-z])still (?:fit|enough|work|run|ok)")
 
 
 def refers_to_previous(s: str) -> bool:
