@@ -14,9 +14,9 @@ Number the lead names in Turn.extra["deciding"]) in its first two sentences, and
 20 lines (benchmarks/bench_first_screen.py prints the distribution).
 
 Independent references used by the checks:
-- weights = published parameter count x bits / 8 (model cards); 4-bit group-quantised formats (AWQ/GPTQ, group
-  128) carry a 16-bit scale and zero per group (+0.25 bit) and keep embeddings in 16 bits, so 4.0-4.8 bits are
-  accepted; 8-bit formats 7.95-8.8 bits; 16-bit 15.9-16.6 bits.
+- weights = published parameter count x bits / 8 (model cards); quantised formats (AWQ/GPTQ group 128, INT8/FP8)
+  add up to a 16-bit scale and zero per group of 128 (+0.25 bit) and may keep the embeddings (vocab x hidden,
+  twice when untied, from config.json) in 16 bits: the band runs from all-quantised to that.
 - KV cache = 2 (K and V) x layers x KV heads x head size x 2 bytes (BF16) per token (MLA models: layers x
   (kv_lora_rank + rope head size) x 2 bytes), from the model's config.json facts in the catalog.
 - need per GPU in [ (weights + KV) / n , (weights + KV) / n x 1.04 + 2.6 GiB ]: the upper allowance is activations,
@@ -82,13 +82,24 @@ def _kv_per_token(m: Any, ctx: int = 0) -> float:
     return cached * per_layer
 
 
+def _weights(m: Any, bits: int) -> tuple[float, float]:
+    """(low, high) weight bytes: every parameter at `bits`, up to the quantised layers at `bits` + a 16-bit scale
+    and zero per group of 128 (+0.25 bit) with the embeddings (vocab x hidden, twice when untied) kept in 16 bits."""
+    lo_bits, hi_bits = BITS[bits]
+    p = m.published_params
+    if bits == 16:
+        return p * lo_bits / 8, p * hi_bits / 8
+    emb = m.vocab_size * m.hidden_size * (1 if m.tie_word_embeddings else 2)
+    return p * lo_bits / 8, max(p * hi_bits / 8, (p - emb) * (bits + 0.25) / 8 + emb * 2)
+
+
 def _job(c: dict[str, Any]) -> tuple[float, float, float]:
     """(weights low, weights high, KV) in GiB for the case's model, bits, context and users."""
     m = CAT.model(c["model"])
-    lo_bits, hi_bits = BITS[c["bits"]]
     ctx = c.get("ctx") or m.default_context or 4096
     kv = _kv_per_token(m, ctx) * ctx * c.get("users", 1) / GIB
-    return m.published_params * lo_bits / 8 / GIB, m.published_params * hi_bits / 8 / GIB, kv
+    w_lo, w_hi = _weights(m, c["bits"])
+    return w_lo / GIB, w_hi / GIB, kv
 
 
 def _need(c: dict[str, Any], n: int | None = None) -> tuple[float, float]:
@@ -106,7 +117,7 @@ _NUM = r"(\d[\d,]*(?:\.\d+)?)"
 _UNITS = {
     "GiB": _NUM + r"\s*GiB", "GB": _NUM + r"\s*GB(?!/)", "GB/s": _NUM + r"\s*GB/s", "days": _NUM + r"\s*(?:days|天)",
     "per_user": _NUM + r"\s*tokens/s per user|每路\s*" + _NUM + r"\s*tokens/s",
-    "money": r"[$¥]" + _NUM, "count": r"(\d+)×", "most": r"at most (\d+)|最多可同时服务 (\d+)",
+    "money": r"[$¥]" + _NUM, "TFLOPS": _NUM + r"\s*TFLOPS", "count": r"(\d+)×", "most": r"at most (\d+)|最多可同时服务 (\d+)",
 }
 _GPU_NAMES = sorted(((g.name, g.id) for g in CAT.gpus), key=lambda x: -len(x[0]))
 
@@ -186,8 +197,8 @@ def _band(c: dict[str, Any], text: str) -> tuple[str, float, float]:
         return "most", math.floor((total - c["count"] * RUNTIME_GIB - w_hi * 1.04) / seq), math.floor((total - w_lo) / seq)
     if kind == "catalog":
         g = CAT.gpu(c["gpu"])
-        value, unit = ((g.memory_bytes / GIB, "GiB") if c["field"] == "memory_gib" else
-                       (g.bandwidth_bytes_per_s / 1e9, "GB/s"))
+        value, unit = {"memory_gib": (g.memory_bytes / GIB, "GiB"), "bandwidth_gbs": (g.bandwidth_bytes_per_s / 1e9, "GB/s"),
+                       "bf16_tflops": (g.bf16_dense_flops / 1e12, "TFLOPS")}[c["field"]]
         return unit, value * 0.995 - 0.5, value * 1.005 + 0.5
     raise AssertionError(f"unknown check kind {kind}")
 

@@ -7,6 +7,7 @@ workload is left unchanged.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +24,8 @@ def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: 
 
     book = compose.Book()
     mentions = ([slots.existing] if slots.existing else []) + list(slots.candidates)
+    low = (text or "").lower()  # in the order the user named them ("H20 … H100 的六分之一": H20 / H100)
+    mentions.sort(key=lambda m: low.find((m.text or "").lower()) if (m.text or "").lower() in low else len(low))
     gpus = [catalog.gpu(m.gpu) for m in mentions]
     count = next((m.count for m in mentions if m.count), None) or slots.gpu_count or 1
     region = slots.region or ("cn" if lang == "zh" else "global")
@@ -33,10 +36,15 @@ def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: 
         what = "bandwidth" if _BANDWIDTH.search(text.lower()) else "memory"
         deciding = f"{what} of {gpus[0].name}"
     elif intent in ("claim", "compare") and len(gpus) >= 2:
-        lead, rest = _compare(gpus, book, lang, claim=intent == "claim")
-        deciding = f"bandwidth ratio {gpus[0].name}/{gpus[1].name}"
+        lead, rest = _compare(gpus, book, lang, claim=intent == "claim", text=text)
+        stated = ratio_claim(text) if intent == "claim" else None
+        deciding = f"{'compute' if stated and stated[0] == 'compute' else 'bandwidth'} ratio {gpus[0].name}/{gpus[1].name}"
     else:
-        lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"))
+        lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"),
+                             price_first=intent == "how_much")
+    if intent == "how_much" and not deciding:
+        priced = f"purchase price of {count}× {gpus[0].name} (GPUs only)"
+        deciding = priced if any(n.name == priced for n in book.numbers) else ""
     zh = lang == "zh"
     question = ("想算具体配置的话，告诉我模型和任务（推理、微调或训练）。" if zh else
                 "To size a configuration, tell me the model and the task (serving, fine-tuning or training).")
@@ -48,7 +56,8 @@ def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: 
                                "deciding": deciding})
 
 
-def _market(gpu: Any, count: int, currency: str, region: str, book: Any, lang: str, with_price: bool) -> tuple[str, str]:
+def _market(gpu: Any, count: int, currency: str, region: str, book: Any, lang: str, with_price: bool,
+            price_first: bool = False) -> tuple[str, str]:
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
     from advisor.conversation.compose import CHINA_STATUS, _l
 
@@ -69,7 +78,11 @@ def _market(gpu: Any, count: int, currency: str, region: str, book: Any, lang: s
     rest = [book.text(ch.note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
     if with_price:
         price_line = _server_price(gpu, count, currency, book, lang)
-        if price_line:
+        if price_line and price_first:  # "what does a server with 8 H20 cost?": the price is the answer
+            status_line = lead if zh or region == "cn" else f"In mainland China it is “{status}” (as of {when})."
+            lead = price_line[0] + (" " if not zh else "") + status_line.replace("**", "")
+            rest.append(price_line[1])
+        elif price_line:
             lead += (" " if not zh else "") + price_line[0]
             rest.append(price_line[1])
     return lead, "\n\n".join(rest)
@@ -97,7 +110,7 @@ def _server_price(gpu: Any, count: int, currency: str, book: Any, lang: str) -> 
     tco = book.money(f"TCO of {count}× {gpu.name}", t["tco"]["amount"], currency, SRC_COST)
     years = book.num("TCO years", float(t["years"]), "years", SRC_COST, 0, suffix="")
     head = (f"{n} 卡整机约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余整机 {rest}。" if zh else
-            f"A {n}-GPU server is about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for "
+            f"A server with {n} GPU{'s' if count != 1 else ''} is about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for "
             "the rest of the server.")
     more = (f"{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。" if zh else
             f"{years}-year total cost of ownership (server, power, operations, full utilisation): about {tco}.")
@@ -105,7 +118,7 @@ def _server_price(gpu: Any, count: int, currency: str, book: Any, lang: str) -> 
     return head, more + "\n\n" + book.text(("带日期的输入：" if zh else "Dated inputs: ") + dated, "dated inputs", SRC_COST)
 
 
-def _compare(gpus: list[Any], book: Any, lang: str, claim: bool) -> tuple[str, str]:
+def _compare(gpus: list[Any], book: Any, lang: str, claim: bool, text: str = "") -> tuple[str, str]:
     """Two or more cards side by side: memory, bandwidth (decode speed follows it), dense BF16 tensor compute
     (prefill and training follow it), TDP; the lead says how far apart the first two are on each."""
     zh = lang == "zh"
@@ -117,9 +130,15 @@ def _compare(gpus: list[Any], book: Any, lang: str, claim: bool) -> tuple[str, s
     fl_a = book.num(f"dense BF16 of {a.name}", a.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {a.id}", 0)
     fl_b = book.num(f"dense BF16 of {b.name}", b.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {b.id}", 0)
     r_bw = book.num(f"bandwidth ratio {a.name}/{b.name}", bw, "×", "computed from the catalog", 2, suffix="×")
-    r_fl = book.num(f"compute ratio {a.name}/{b.name}", fl, "×", "computed from the catalog", 1, suffix="×")
+    r_fl = book.num(f"compute ratio {a.name}/{b.name}", fl, "×", "computed from the catalog", 2 if fl < 1 else 1, suffix="×")
     close_bw, close_fl = abs(bw - 1) <= 0.15, abs(fl - 1) <= 0.15
-    if claim:
+    stated = ratio_claim(text) if claim else None
+    if stated is not None:  # "H20 的算力只有 H100 的六分之一": the stated ratio against the catalog's, within 20 %
+        metric, said = stated
+        real = fl if metric == "compute" else bw
+        right = abs(math.log(said / real)) <= math.log(1.2)
+        verdict = ("基本对" if right else "不对") if zh else ("Roughly right" if right else "Not right")
+    elif claim:
         verdict = (("对" if close_fl else "只对一半") if close_bw else "不对") if zh else \
             (("Right" if close_fl else "Half right") if close_bw else "Not right")
     else:
@@ -143,6 +162,35 @@ def _compare(gpus: list[Any], book: Any, lang: str, claim: bool) -> tuple[str, s
 
 
 _BANDWIDTH = re.compile(r"带宽|bandwidth")
+_FRACTION_ZH = re.compile(r"(?P<den>[一二两三四五六七八九十\d]+)\s*分之\s*(?P<num>[一二两三四五六七八九十\d]+)")
+_FRACTION = re.compile(r"(?<![\d.])(?P<num>\d+)\s*/\s*(?P<den>\d+)(?![\d.])")
+_FRACTION_EN = re.compile(r"(?<![a-z])(?:a|one)\s+(?P<den>half|third|quarter|fourth|fifth|sixth|seventh|eighth|tenth)(?![a-z])")
+_TIMES = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?:倍|x(?![a-z\d])|×|times)")
+_EN_FRACTIONS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+                 "tenth": 10}
+
+
+def ratio_claim(text: str) -> tuple[str, float] | None:
+    """("compute" or "bandwidth", first card / second card) of a stated ratio ("H20 的算力只有 H100 的六分之一",
+    "the H100 is 3x faster than the A100 at training"); None when no ratio or no metric is named."""
+    from advisor.conversation.extract import to_number
+
+    s = (text or "").lower()
+    metric = ("bandwidth" if re.search(r"带宽|bandwidth|decode|生成速度|推理速度", s) else
+              "compute" if re.search(r"算力|tflops|flops|compute|训练|training|prefill", s) else None)
+    if metric is None:
+        return None
+    m = _FRACTION_ZH.search(s) or _FRACTION.search(s)
+    if m:
+        num, den = to_number(m.group("num")), to_number(m.group("den"))
+        return (metric, num / den) if num and den else None
+    m = _FRACTION_EN.search(s)
+    if m:
+        return metric, 1.0 / _EN_FRACTIONS[m.group("den")]
+    if re.search(r"(?<![a-z])half(?![a-z])|一半", s):
+        return metric, 0.5
+    m = _TIMES.search(s)
+    return (metric, float(m.group("n"))) if m and float(m.group("n")) > 0 else None
 
 
 def _spec_claim(gpu: Any, claim: Any, text: str, book: Any, lang: str) -> tuple[str, str]:

@@ -172,11 +172,16 @@ class Assumption:
     numbers: dict[str, tuple[float, str, str]] = field(default_factory=dict)  # name -> (value, unit, source)
 
 
+PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training reads that many tokens (fine-tuning sets are far smaller)
+
+
 def _task_of(slots: Slots) -> str | None:
     if slots.task:
         return slots.task
     if slots.task_generic == "finetune":
         return "lora"
+    if slots.task_generic == "train" and (slots.train_tokens or 0) >= PRETRAIN_TOKENS:
+        return "pretrain"
     return None
 
 
@@ -364,7 +369,7 @@ def missing_blocking(state: DialogState, implied_inference: bool = False) -> str
     s = state.slots
     if s.model is None:
         return "model"
-    if (s.task is None and s.task_generic != "finetune" and "task" not in state.defaulted
+    if (_task_of(s) is None and "task" not in state.defaulted
             and not (implied_inference and s.task_generic is None)):
         return "task"
     return None

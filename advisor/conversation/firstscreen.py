@@ -86,6 +86,11 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Any, lang: str, c: Any) -> Le
         text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，{typed} 的卡可用 {usable}，放得下。" if zh
                 else f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, which "
                 f"fits in a {typed} card ({usable} usable).")
+    elif need.per_gpu.total <= cap_bytes:  # below the card's size but above what the engine may fill
+        text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，超过 {typed} 显卡的可用 {usable}"
+                f"（引擎预留 10%）；光权重就约 {weights}。" if zh else
+                f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, more than the "
+                f"{usable} a {typed} card leaves usable (the engine keeps 10 %); the weights alone are about {weights}.")
     else:
         text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，不是 {typed}：光权重就约 {weights}。" if zh
                 else f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, not "
@@ -228,6 +233,7 @@ def compare_lead(users: list[Any], ev: Any, book: Any, lang: str, c: Any) -> Lea
     parts = []
     for o in users[:4]:
         bits = [("放得下" if zh else "fits") if o.fits else ("放不下" if zh else "does not fit")]
+        bits.append(c._opt_layout(o, lang, book))  # engine and format: a card sized on a quantised path says so
         if o.fits:
             bits += c._misses(o, lang)
             speed = c._opt_speed(o, book, lang, ev.workload)

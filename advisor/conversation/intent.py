@@ -27,7 +27,8 @@ THE ASK-VERSUS-DEFAULT RULE (`question_first`), decided by the conversation test
     - a job with no task words at all and no question shape that implies serving: "What hardware for Llama-3.1-8B?"
       names a model and nothing else, so the task is asked. A feasibility, how-many, how-much, compare or what-if
       question, a quantised format, a context length or a concurrency implies serving and is answered as inference.
-    - "train" without a method ("how many GPUs to train a 13B model?"): LoRA, full or pre-training differ ten-fold.
+    - "train" without a method ("how many GPUs to train a 13B model?"): LoRA, full or pre-training differ ten-fold
+      (unless the token count is 10B or more: only pre-training reads that many).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多
                              r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
 _HOW_MUCH = re.compile(r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够|(?<![a-z])(?:how much (?:does|would|will|is|money|"
                        r"to)|price|cost|costs|quote|tco|budget)(?![a-z])")
+_YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
 _PRICE_ASKED = re.compile(r"多少钱|报价|报个价|什么价|(?<![a-z])(?:how much (?:would|will|does|do|is|money)|"
                           r"what(?:'s| is| would be| will be) the (?:price|cost)|price of|cost of)(?![a-z])")
 _FEASIBLE = re.compile(r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,40}吗|能跑|跑得动|跑得起|能不能|能否|可不可以|可以吗|行吗|行不行|放得下|装得下|装下|"
@@ -109,6 +111,8 @@ def classify(text: str, slots: Any, *, follow_up: bool = False) -> str:
         return "how_many"
     if _HOW_MUCH.search(s) and (not _FEASIBLE.search(s) or _PRICE_ASKED.search(s)):
         return "how_much"
+    if (gpus or getattr(slots, "capacity", None)) and _YES_NO.match(s) and (has_model or getattr(slots, "size_params", None)):
+        return "feasibility"  # "Can Mixtral-8x22B run in INT4 on 4x RTX 4090?": a yes/no question about the hardware
     if _WHICH.search(s) and not gpus and not getattr(slots, "capacity", None):
         return "which"  # "除了 4090，还有什么卡能跑…？": no card named, so the question is which card
     if _FEASIBLE.search(s) or _MEMORY_QUESTION.search(s):
@@ -144,6 +148,7 @@ def question_first(intent: str, slots: Any, *, model_known: bool) -> str | None:
     """The slot to ask about before answering ("model" or "task"), or None: answer now with stated defaults."""
     if not model_known and getattr(slots, "size_params", None) is None:
         return "model"
-    if getattr(slots, "task", None) is None and getattr(slots, "task_generic", None) == "train":
+    if getattr(slots, "task", None) is None and getattr(slots, "task_generic", None) == "train" and (
+            getattr(slots, "train_tokens", None) or 0) < 1e10:  # 10B+ tokens: pre-training (dialog.PRETRAIN_TOKENS)
         return "task"
     return None

@@ -46,10 +46,17 @@ _EXCLUDE_AFTER = re.compile(
 _VENDORS = {"nvidia": r"nvidia|英伟达|n卡|n 卡", "amd": r"(?<![a-z])amd(?![a-z])|a卡", "huawei": r"huawei|华为|昇腾|ascend"}
 
 
+_LIST_BEFORE = re.compile(r"[\w.\- ]{1,20}?\s*(?:和|与|及|、|或者?|/|,|，|(?<![a-z])(?:or|and|nor)(?![a-z]))\s*$")
+
+
 def excluded_here(s: str, start: int, end: int) -> bool:
-    """Is the card mentioned at s[start:end] ruled out by the words just before or after it (same clause)?"""
-    before = s[max(0, start - 24):start]
-    before = re.split(r"[,，。;；!！?？]|(?<![a-z])(?:and|but)(?![a-z])|但|可是", before)[-1]
+    """Is the card mentioned at s[start:end] ruled out by the words just before or after it (same clause)? The
+    second card of a list is ruled out with the first ("不要 4090 和 3090", "no 4090 or 3090")."""
+    raw = s[max(0, start - 40):start]
+    listed = _LIST_BEFORE.search(raw)
+    if listed and excluded_here(s, max(0, start - 40) + listed.start(), max(0, start - 40) + listed.start()):
+        return True
+    before = re.split(r"[,，。;；!！?？]|(?<![a-z])(?:and|but)(?![a-z])|但|可是", raw[-24:])[-1]
     return bool(_EXCLUDE_BEFORE.search(before) or _EXCLUDE_AFTER.match(s[end:end + 24]))
 
 
