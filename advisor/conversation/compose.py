@@ -1651,6 +1651,8 @@ def _lead(ev: Evaluation, top: Any, state: DialogState, book: Book, lang: str) -
     cap = state.slots.capacity
     if intent in ("feasibility", "claim") and cap is not None and not users:
         return fs.memory_lead(ev, cap, top, book, lang, me)
+    if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
+        return fs.need_lead(ev, top, book, lang, me)
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
         led = fs.users_lead(users[0] if users else top, ev, book, lang, me)
         if led is not None:

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from advisor.conversation.extract import GpuMention, Slots, extract
-from advisor.conversation.intent import asks_users, classify, implies_inference
+from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
 from advisor.conversation.lang import say
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import Constraints, ExistingGpus, Workload
@@ -572,6 +572,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
     evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
     evaluation.intent = intent
     evaluation.asks_users = intent == "how_many" and asks_users(text)
+    evaluation.asks_need = intent == "explain" and asks_memory(text)
     follow = next_question(working)
     working.pending = follow
     if follow and follow not in working.asked:
@@ -677,6 +678,7 @@ class Evaluation:
     named_config: Any = None  # that configuration (recommend.Option)
     intent: str = "other"  # what the question asks (advisor.conversation.intent)
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
+    asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
 
 
 @dataclass

@@ -261,6 +261,27 @@ def which_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
                 f"memory per GPU on {top.count}× {top.gpu_name}")
 
 
+def need_lead(ev: Any, top: Any, book: Any, lang: str, c: Any) -> Lead:
+    """"How much memory does it need?": the job's total need on one device (unsharded) as the sum of its parts,
+    then the configuration that holds it."""
+    zh = lang == "zh"
+    per = ev.need.per_gpu
+    total = book.gib("total memory need (unsharded)", per.total)
+    names = {"weights": ("权重", "weights"), "gradients": ("梯度", "gradients"),
+             "optimizer_states": ("优化器状态", "optimizer states"), "kv_cache": ("KV 缓存", "KV cache"),
+             "activations": ("激活", "activations"), "overhead": ("运行时开销", "runtime overhead")}
+    terms = [f"{names[k][0 if zh else 1]} {book.gib(f'{k} (unsharded)', getattr(per, k))}" for k in names
+             if getattr(per, k, 0) > 0]
+    fmt = c._fmt(need_format(ev), lang)
+    fits = (f"{c._opt_name(top, book)} 放得下（每卡 {book.gib(f'memory per GPU on {top.count}× {top.gpu_name}', top.per_gpu_bytes.get('total', 0))}）。"
+            if zh else f" {c._opt_name(top, book)} holds it ("
+            f"{book.gib(f'memory per GPU on {top.count}× {top.gpu_name}', top.per_gpu_bytes.get('total', 0))} per GPU).") \
+        if top is not None and top.fits else ""
+    return Lead((f"{ev.model.name}（{fmt}）约需 {total} 显存 = " + " + ".join(terms) + "。" + fits if zh else
+                 f"{ev.model.name} at {fmt} needs about {total} of GPU memory = " + " + ".join(terms) + "." + fits),
+                None, "total memory need (unsharded)")
+
+
 def explain_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
     """Where the per-GPU memory comes from: total = weights + KV cache + activations + runtime (+ training states)."""
     zh = lang == "zh"

@@ -115,6 +115,8 @@ def classify(text: str, slots: Any, *, follow_up: bool = False) -> str:
         return "feasibility"  # "Can Mixtral-8x22B run in INT4 on 4x RTX 4090?": a yes/no question about the hardware
     if _WHICH.search(s) and not gpus and not getattr(slots, "capacity", None):
         return "which"  # "除了 4090，还有什么卡能跑…？": no card named, so the question is which card
+    if _MEMORY_QUESTION.search(s) and not _FEASIBLE.search(s) and not gpus and not getattr(slots, "capacity", None):
+        return "explain"  # "Qwen2.5-72B 推理需要多少显存？": the memory need and where it comes from (no hardware to judge)
     if _FEASIBLE.search(s) or _MEMORY_QUESTION.search(s):
         return "feasibility"
     if follow_up and (_WHAT_IF.search(s) or not has_model):
@@ -124,6 +126,11 @@ def classify(text: str, slots: Any, *, follow_up: bool = False) -> str:
     if _MARKET.search(s) and gpus:
         return "market"
     return "other"
+
+
+def asks_memory(text: str) -> bool:
+    """"How much memory does it need?": the answer is the job's total memory need, then what fits it."""
+    return bool(_MEMORY_QUESTION.search((text or "").lower()))
 
 
 def asks_users(text: str) -> bool:
