@@ -45,6 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="sequences decoding together")
     parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
                         help="serving engine for the memory check (default vllm)")
+    parser.add_argument("--offload", choices=["none", "layers"], default="none",
+                        help="layers: llama.cpp partial offload to system RAM (-ngl, RAM needed, speed)")
+    from ui.commands.offload_cli import add_host_arguments
+
+    add_host_arguments(parser)
     parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
                         metavar="MS",
                         help="also report how many concurrent users get ≤ MS milliseconds per token")
@@ -104,7 +109,36 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
     return est, model, gpu, users
 
 
+def run_offload(args: argparse.Namespace) -> int:
+    """`--offload layers`: the llama.cpp layer split for --count GPUs plus system RAM, at batch 1."""
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import InputError
+    from ui.commands import offload_cli
+    from ui.commands.estimate import _model
+
+    gpu = load_catalog().gpu(args.gpu)
+    model = _model(args)
+    if args.weights is None:
+        from advisor.estimator.memory import default_inference_format
+
+        args.weights = default_inference_format(model)
+    if (args.prompt_tokens or 0) + (args.output_tokens or 0) > args.context:
+        raise InputError(f"--prompt-tokens + --output-tokens exceed --context {args.context}", field="context",
+                         accepted="prompt + output ≤ context")
+    p = offload_cli.plan(args, model, gpu, args.count, _workload(args))
+    if args.json:
+        jsonout.write(offload_cli.throughput_contract(p))
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(offload_cli.render(p, model, gpu, args.count))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    from ui.commands.offload_cli import wants_offload
+
+    if wants_offload(args):
+        return run_offload(args)
     est, model, gpu, users = compute(args)
     if args.json:
         out = est.to_contract()
