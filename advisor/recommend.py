@@ -1047,6 +1047,9 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
             "candidates": (own.gpu,), "existing": None, "budget": None, "max_nodes": own.nodes,
             "max_gpus_per_node": max(1, min(16, own.count // own.nodes))})
         rec.changes += [ch.model_copy(update={"for_existing": True}) for ch in _changes(ctx, [], [own], scope)]
+    from advisor.recommend_offload import offer
+
+    offer(ctx, rec)  # one named card that cannot hold the model: llama.cpp layer offload, after the quantised ones
     return rec
 
 

@@ -72,6 +72,12 @@ class OffloadPlan:
     prefill_tokens_per_s: float
     ttft_s: float
     fits: bool  # the chosen -ngl fits in GPU memory and the host has the RAM (when its size is known)
+    gpu_weights_bytes: int = 0  # all GPUs together: layer weights (+ output matrix when offloaded)
+    gpu_kv_bytes: int = 0
+    cpu_weights_bytes: int = 0  # system RAM: CPU layers, token embedding, output matrix unless offloaded
+    cpu_kv_bytes: int = 0
+    cuda_context_bytes: int = 0  # per GPU
+    compute_buffer_bytes: int = 0
     formulas: list[str] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
 
@@ -231,8 +237,12 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
         ngl=chosen, layers=L, gpu_layers=g_layers, cpu_layers=c_layers, output_on_gpu=out_gpu,
         gpu_bytes_per_gpu=int(gpu_bytes / count) + cuda_context_bytes, gpu_budget_bytes=int(budget),
         system_ram_bytes=int(ram), host=host, decode_tokens_per_s=1.0 / t_tok, gpu_part_s=t_gpu, cpu_part_s=t_cpu,
-        prefill_tokens_per_s=prompt_tokens / t_pre, ttft_s=ttft, fits=fits_gpu and fits_ram, formulas=formulas,
-        assumptions=assumptions,
+        prefill_tokens_per_s=prompt_tokens / t_pre, ttft_s=ttft, fits=fits_gpu and fits_ram,
+        gpu_weights_bytes=int(g_layers * sp.layer_w + (sp.output_w if out_gpu else 0.0)),
+        gpu_kv_bytes=int(g_layers * sp.layer_kv),
+        cpu_weights_bytes=int(c_layers * sp.layer_w + sp.embed_w + (0.0 if out_gpu else sp.output_w)),
+        cpu_kv_bytes=int(c_layers * sp.layer_kv), cuda_context_bytes=int(cuda_context_bytes),
+        compute_buffer_bytes=int(compute_buffer_bytes), formulas=formulas, assumptions=assumptions,
     )
 
 
