@@ -98,3 +98,64 @@ def test_bad_engine_arguments(kwargs):
     with pytest.raises(InputError) as err:
         _llama8b(**kwargs)
     assert err.value.accepted
+
+
+# ---------------------------------------------------------------- throughput and recommend report the engine figure
+
+
+def _cli(capsys, *argv):
+    import json
+
+    from ui.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out.startswith("{") else out), err
+
+
+def test_throughput_json_reports_vllms_maximum_concurrency(capsys):
+    code, data, err = _cli(capsys, "throughput", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--context", "8192",
+                           "--json")
+    assert code == 0, err
+    em = data["engine_memory"]
+    ref = vllm_kv_budget(CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm"), max_model_len=8192)
+    assert em["engine"] == "vllm" and em["fraction"] == 0.92 and em["num_blocks"] == ref.num_blocks
+    assert em["max_concurrency"] == round(ref.max_concurrency, 2) and em["instances"] == 1
+    assert em["log_line"] == f"Maximum concurrency for 8,192 tokens per request: {ref.max_concurrency:.2f}x"
+    for key in ("decode_tokens_per_s", "decode_tokens_per_s_total", "prefill_tokens_per_s", "ttft_s", "bound"):
+        assert key in data  # the DESIGN.md keys stay
+
+
+def test_throughput_flags_follow_vllm_semantics(capsys):
+    base = ("throughput", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--context", "8192", "--json")
+    _, low, _ = _cli(capsys, *base, "--gpu-memory-utilization", "0.5")
+    _, fixed, _ = _cli(capsys, *base, "--kv-cache-memory-bytes", str(10 * GIB), "--gpu-memory-utilization", "0.5")
+    assert low["engine_memory"]["fraction"] == 0.5
+    assert fixed["engine_memory"]["num_blocks"] == 5120 and fixed["engine_memory"]["max_concurrency"] == 10.0
+    code, _, err = _cli(capsys, *base, "--gpu-memory-utilization", "1.5")
+    assert code == 2 and "--gpu-memory-utilization" in err and "≤ 1" in err
+    code, out, _ = _cli(capsys, "throughput", "--model", "llama-3.1-8b", "--gpu", "h100-sxm")
+    assert code == 0 and "vLLM at start-up: Maximum concurrency for 4,096 tokens per request" in out
+
+
+def test_sglang_and_llama_cpp(capsys):
+    _, sg, _ = _cli(capsys, "throughput", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--engine", "sglang",
+                    "--json")
+    assert sg["engine_memory"]["engine"] == "sglang" and sg["engine_memory"]["fraction"] < 0.9
+    _, gg, _ = _cli(capsys, "throughput", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--weights", "q4_k_m",
+                    "--json")
+    assert "engine_memory" not in gg  # llama.cpp reserves no KV pool at start-up
+
+
+def test_recommend_options_carry_the_engine_figure():
+    from advisor.recommend import recommend
+    from advisor.workload import Constraints, Workload
+
+    rec = recommend(Workload(model="llama-3.1-8b", context=8192), Constraints(candidates=("h100-sxm",)))
+    opt = rec.options[0]
+    ref = vllm_kv_budget(CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm"), tp=opt.layout["tp"], max_model_len=8192)
+    assert opt.throughput["engine_max_concurrency"] == round(ref.max_concurrency, 2)
+    assert opt.to_contract()["throughput"]["engine_log_line"].startswith("Maximum concurrency for 8,192 tokens")

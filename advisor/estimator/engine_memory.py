@@ -255,3 +255,13 @@ def engine_kv_budget(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, we
     if engine == "sglang":
         return sglang_kv_budget(model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=max_model_len)
     return None
+
+
+def budget_for_estimate(est: object, model: ModelSpec, gpu: GpuSpec, engine: str | None = None) -> EngineKvBudget | None:
+    """The engine budget matching a ThroughputEstimate (its TP group, formats and context) for `engine` (default:
+    the one its weight format implies); the `engine_memory` key of the throughput JSON adds `instances`."""
+    from .throughput import default_engine
+
+    weights, kv, tp, context = (getattr(est, k) for k in ("weights", "kv", "tp", "context"))
+    return engine_kv_budget(engine or default_engine(weights), model, gpu, tp=tp, weights=weights, kv=kv,
+                            max_model_len=context)

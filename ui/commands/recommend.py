@@ -156,6 +156,8 @@ def render(rec: Any) -> str:
                          + (f", offload {o.layout['offload']}" if o.layout['offload'] != 'none' else "")
                          + (f" (llama.cpp -ngl {o.layout['ngl']}: {o.layout['cpu_layers']} layers and "
                             f"{o.layout['system_ram_bytes'] / GiB:.1f} GiB in system RAM)" if "ngl" in o.layout else ""))
+            if o.throughput.get("engine_log_line"):
+                lines.append(f"   {o.layout.get('engine', 'engine')} at start-up: {o.throughput['engine_log_line']}")
             lines.append(f"   launch: {o.launch_hint}")
             for f in o.findings:
                 lines.append(f"   [{f.severity}] {f.rule_id}: {f.message} ({f.source})")
