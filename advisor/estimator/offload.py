@@ -5,8 +5,10 @@ on the GPU; the output matrix joins them only when N exceeds the layer count; th
 stays in RAM):
 
     per layer on the GPU = layer weights + its KV cache (context × KV bytes per token per layer)
-    GPU budget           = count × GPU memory − count × CUDA context − one compute buffer (n_ubatch tokens)
-    -ngl                 = ⌊budget / per layer⌋ (L + 1 when every layer and the output matrix fit)
+    GPU budget           = count × (GPU memory − CUDA context − 1 GiB) − one compute buffer (n_ubatch tokens)
+                           (1 GiB: the free margin llama.cpp's --fit keeps per device, -fitt default 1024 MiB)
+    -ngl                 = ⌊budget / per layer⌋ (L + 1 when every layer and the output matrix fit): the value
+                           `llama-server --fit on` picks; a GPU without layers holds no compute buffer
     system RAM           = CPU layers (weights + KV) + token embedding + output matrix unless offloaded + compute buffer
 
 Decode (one token passes through the GPU layers, then the CPU layers; nothing overlaps at batch 1; a MoE layer reads
@@ -62,7 +64,7 @@ class OffloadPlan:
     gpu_layers: int  # repeating layers on the GPU(s)
     cpu_layers: int
     output_on_gpu: bool
-    gpu_bytes_per_gpu: int  # what each GPU holds (layers split evenly by llama.cpp's -ts default), CUDA context included
+    gpu_bytes_per_gpu: int  # what each GPU holds: layers (split evenly, -ts default), CUDA context, compute buffer
     gpu_budget_bytes: int  # all GPUs together, for layers
     system_ram_bytes: int  # host RAM the model needs (weights, KV of CPU layers, buffers)
     host: Host
@@ -115,6 +117,12 @@ def default_host(gpu: GpuSpec, calib: Calibration, *, bandwidth_bytes_per_s: flo
         return Host(f"stated {bandwidth_bytes_per_s / 1e9:g} GB/s", bandwidth_bytes_per_s, ram_bytes, stated=True)
     cls = hm.classes[hm.default_class[gpu.segment]]
     return Host(f"{cls.label} = {cls.bytes_per_s / 1e9:.1f} GB/s (assumed)", cls.bytes_per_s, ram_bytes)
+
+
+def _fit_margin(calib: Calibration) -> int:
+    """Bytes llama.cpp's --fit leaves free per GPU when it chooses -ngl (0 when the calibration has none)."""
+    c = _host_memory(calib).gpu_fit_margin_bytes
+    return int(c.value) if c is not None else 0
 
 
 def _host_memory(calib: Calibration) -> HostMemory:
@@ -170,13 +178,15 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
     check_ngl(model, ngl)
     sp = _split(model, weights, kv, context)
     per_layer = sp.layer_w + sp.layer_kv
-    budget = count * gpu.memory_bytes - count * cuda_context_bytes - compute_buffer_bytes
+    margin = _fit_margin(calib)
+    budget = count * (gpu.memory_bytes - cuda_context_bytes - margin) - compute_buffer_bytes
     fit_layers = max(0, min(L, int(budget // per_layer))) if per_layer > 0 else L
     fit_ngl = L + 1 if fit_layers == L and budget - L * per_layer >= sp.output_w else fit_layers
     chosen = fit_ngl if ngl is None else ngl
     g_layers = min(chosen, L)
     out_gpu = chosen > L
     c_layers = L - g_layers
+    gpu_buffer = compute_buffer_bytes if (g_layers or out_gpu) else 0  # no layer on the GPU: no GPU compute graph
     gpu_bytes = g_layers * per_layer + (sp.output_w if out_gpu else 0.0)
     ram = c_layers * per_layer + sp.embed_w + (0.0 if out_gpu else sp.output_w) + compute_buffer_bytes
     fits_gpu = gpu_bytes <= budget
@@ -208,8 +218,9 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
     ttft = t_pre + hw.request_overhead
     formulas = [
         f"per layer = {sp.layer_w / GIB:.3f} GiB weights + {sp.layer_kv / GIB:.3f} GiB KV ({context} tokens); "
-        f"budget = {count} × {gpu.memory_bytes / GIB:.1f} GiB − {count} × {cuda_context_bytes / GIB:.2f} GiB CUDA "
-        f"context − {compute_buffer_bytes / GIB:.2f} GiB compute buffer = {budget / GIB:.2f} GiB → {min(fit_ngl, L)} "
+        f"budget = {count} × ({gpu.memory_bytes / GIB:.1f} GiB − {cuda_context_bytes / GIB:.2f} GiB CUDA context − "
+        f"{margin / GIB:.2f} GiB --fit margin) − {compute_buffer_bytes / GIB:.2f} GiB compute buffer = "
+        f"{budget / GIB:.2f} GiB → {min(fit_ngl, L)} "
         f"of {L} layers fit" + (" (+ output matrix)" if fit_ngl > L else ""),
         f"-ngl {chosen}: {g_layers} layers{' + output' if out_gpu else ''} on GPU ({gpu_bytes / GIB:.2f} GiB), "
         f"{c_layers} in RAM; system RAM = CPU layers + embedding {sp.embed_w / GIB:.2f} GiB"
@@ -235,14 +246,14 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
         assumptions.append(f"{count} GPUs hold the GPU layers split by layer (pipeline): no decode speed-up")
     return OffloadPlan(
         ngl=chosen, layers=L, gpu_layers=g_layers, cpu_layers=c_layers, output_on_gpu=out_gpu,
-        gpu_bytes_per_gpu=int(gpu_bytes / count) + cuda_context_bytes, gpu_budget_bytes=int(budget),
+        gpu_bytes_per_gpu=int(gpu_bytes / count + cuda_context_bytes + gpu_buffer), gpu_budget_bytes=int(budget),
         system_ram_bytes=int(ram), host=host, decode_tokens_per_s=1.0 / t_tok, gpu_part_s=t_gpu, cpu_part_s=t_cpu,
         prefill_tokens_per_s=prompt_tokens / t_pre, ttft_s=ttft, fits=fits_gpu and fits_ram,
         gpu_weights_bytes=int(g_layers * sp.layer_w + (sp.output_w if out_gpu else 0.0)),
         gpu_kv_bytes=int(g_layers * sp.layer_kv),
         cpu_weights_bytes=int(c_layers * sp.layer_w + sp.embed_w + (0.0 if out_gpu else sp.output_w)),
         cpu_kv_bytes=int(c_layers * sp.layer_kv), cuda_context_bytes=int(cuda_context_bytes),
-        compute_buffer_bytes=int(compute_buffer_bytes), formulas=formulas, assumptions=assumptions,
+        compute_buffer_bytes=int(gpu_buffer), formulas=formulas, assumptions=assumptions,
     )
 
 
