@@ -24,7 +24,8 @@ chosen automatically when not given:
     reserved MiB = 512 + 1.5 × max(chunked_prefill_size, 2048) + 2 × cuda_graph_max_bs + 1024 × tp·pp / 8
                    (at least 10 GiB on cards of more than 60 GiB)
     mem_fraction_static = round((gpu_mem − reserved) / gpu_mem, 3)
-    KV pool = total × mem_fraction_static − weights − CUDA context;  tokens = KV pool / KV bytes per token (page 1)
+    KV pool = total × mem_fraction_static − weights − CUDA context (+ NCCL buffers when tp > 1);
+    tokens = KV pool / KV bytes per token (page size 1)
 
 All sizes are bytes, memory per GPU of one tensor-parallel group.
 """
@@ -226,7 +227,7 @@ def sglang_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: st
     check_fraction(frac, "--mem-fraction-static")
     total = int(total_bytes or visible_bytes(gpu))
     w = weight_bytes(model, check_format(weights).name, tp=tp)
-    context, _, _ = _engine_constants(1)
+    context, _, _ = _engine_constants(tp)  # CUDA context (+ NCCL buffers for TP) exist before the pool is sized
     kv_bytes = max(0, int(total * frac - w - context))
     per_tok = _per_token_kv(model, kv, tp)
     tokens = kv_bytes // per_tok if per_tok else 0
