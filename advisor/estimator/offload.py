@@ -237,7 +237,8 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
         f"host memory {host.label}" + ("" if host.stated else "; override with --host-bandwidth GB/s"),
         "llama.cpp -ngl: the last N layers and their KV cache on the GPU(s), the token embedding in RAM",
         "prefill: llama.cpp copies the CPU layers' weights to the GPU per micro-batch of "
-        f"{ubatch} tokens (PR #6083 behaviour)",
+        f"{ubatch} tokens (PR #6083 behaviour) at {pcie / 1e9:.1f} GB/s; the prefill figure is not validated against "
+        "measurements (decode is)",
     ]
     if model.n_routed_experts:
         assumptions.append(f"MoE: decode reads {model.experts_per_token} of {model.n_routed_experts} routed experts "
