@@ -15,7 +15,8 @@ Intents (the `intent` key of `gpu-advisor ask --json`):
     capabilities "what can you do / 你能做什么" (nothing to size)   -> what the advisor does, three example questions
     other        anything else
 
-THE ASK-VERSUS-DEFAULT RULE (`question_first`), decided by the conversation test set:
+THE ASK-VERSUS-DEFAULT RULE (applied by `dialog.missing_blocking` with `implies_inference` below), decided by the
+conversation test sets:
 
 * Answer at once with stated defaults whenever a reasonable default exists: task = inference (serving), one user,
   4096-token context (or the model's own default), the checkpoint's precision, the region the language implies
@@ -149,13 +150,3 @@ def implies_inference(intent: str, slots: Any, text: str = "") -> bool:
         return True
     weights = getattr(slots, "weights", None)
     return bool(weights and weights not in ("bf16", "fp16", "fp32")) or getattr(slots, "context", None) is not None
-
-
-def question_first(intent: str, slots: Any, *, model_known: bool) -> str | None:
-    """The slot to ask about before answering ("model" or "task"), or None: answer now with stated defaults."""
-    if not model_known and getattr(slots, "size_params", None) is None:
-        return "model"
-    if getattr(slots, "task", None) is None and getattr(slots, "task_generic", None) == "train" and (
-            getattr(slots, "train_tokens", None) or 0) < 1e10:  # 10B+ tokens: pre-training (dialog.PRETRAIN_TOKENS)
-        return "task"
-    return None
