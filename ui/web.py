@@ -33,6 +33,7 @@ from typing import Any
 
 from knowledge.errors import AdvisorError, InputError
 from ui import web_render as R
+from ui.web_page import CSS, SCROLL_TO_ANSWER_JS
 
 log = logging.getLogger(__name__)
 
@@ -331,7 +332,7 @@ class ChatController:
             if conversation_mode(state.conv)[0] == "llm":  # a model turn takes seconds: show it is working
                 yield {"chatbot": [*history, R.pending_message(lang)], "state": state}
             final = None
-            shown: list[dict[str, Any]] = []
+            shown: list[Any] = []  # the tool steps so far
             partial = ""
             for item in state.conv.stream(text):
                 if _is_turn(item):
@@ -341,18 +342,19 @@ class ChatController:
                     partial += item
                     tail = R.assistant_message(partial)
                 else:
-                    shown.append(R.step_message(item, len(shown) + 1))
+                    shown.append(item)
                     tail = R.pending_message(lang)
                 if time.monotonic() - last >= STREAM_INTERVAL_S:
                     last = time.monotonic()
-                    yield {"chatbot": [*history, *shown, tail], "state": state}
+                    steps = R.steps_messages(shown, lang, pending=True, turn_no=len(history))
+                    yield {"chatbot": [*history, *steps, tail], "state": state}
             if final is None:
                 raise RuntimeError("the conversation returned no answer")
             if getattr(final, "mode", None) != "llm" and conversation_mode(state.conv)[0] == "llm":
                 # the model's answer was abandoned (error, failed grounding): show the steps of the deterministic
                 # answer given instead, not the model's calls as if they had produced it
-                shown = [R.step_message(step, i) for i, step in enumerate(getattr(final, "steps", []) or [], 1)]
-            history.extend(shown)
+                shown = list(getattr(final, "steps", []) or [])
+            history.extend(R.steps_messages(shown, lang, turn_no=len(history)))
             history.append(R.assistant_message(R.answer_markdown(final)))
             if R.has_result(final):
                 state.last_result, state.last_question, state.exports = final, text, None
@@ -577,12 +579,6 @@ MEMORY_COLUMNS = ["option", "part", "GiB", "order"]
 CONTEXT_COLUMNS = ["context", "series", "GiB"]
 COST_COLUMNS = ["option", "price", "currency", "tokens_per_s"]
 
-CSS = """
-#mode-badge {font-size: 0.9em; padding: 0.2em 0.6em; border-radius: 6px; background: var(--block-background-fill);}
-#result-col .block {margin-bottom: 0.3em;}
-#findings {max-height: 420px; overflow-y: auto;}
-"""
-
 AXIS = {
     "gib": {"en": "GiB per GPU", "zh": "单卡 GiB"},
     "part": {"en": "part", "zh": "组成"},
@@ -663,11 +659,11 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
             lang = gr.Radio([("English", "en"), ("中文", "zh")], value="en", label="Language · 界面语言", scale=0,
                             min_width=220, elem_id="ui-lang")
         mode_md = gr.Markdown(R.mode_badge(*ctl.startup_mode(), "en"), elem_id="mode-badge")
-        with gr.Row():
+        with gr.Row(elem_id="main-row"):
             with gr.Column(scale=4, min_width=380):
                 chatbot = gr.Chatbot(label=L("chat"), height=600, elem_id="chat", sanitize_html=True,
                                      render_markdown=True, allow_tags=False, latex_delimiters=[],
-                                     feedback_options=None, buttons=["copy"], autoscroll=True)
+                                     feedback_options=None, buttons=["copy"], autoscroll=False)
                 with gr.Row():
                     box = gr.Textbox(show_label=False, placeholder=L("placeholder"), lines=1, max_lines=6,
                                      scale=8, autofocus=True, elem_id="ask", label=L("input"))
@@ -770,8 +766,10 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
 
         gr.on([box.submit, send.click], take, inputs=[box, session, lang], outputs=[box, pending, chatbot],
               queue=False, api_visibility="private", show_progress="hidden").then(
+            None, js=SCROLL_TO_ANSWER_JS, queue=False, api_visibility="private").then(
             chat if streaming else chat_once, inputs=[pending, lang, session], outputs=chat_outputs, api_name="chat",
             show_progress="hidden", concurrency_limit=settings.concurrency, concurrency_id="chat").then(
+            None, js=SCROLL_TO_ANSWER_JS, queue=False, api_visibility="private").then(
             refresh, inputs=[lang, session], outputs=panel_outputs, api_visibility="private", queue=False,
             show_progress="hidden")
         new.click(reset, inputs=[lang], outputs=chat_outputs + panel_outputs, api_visibility="private",

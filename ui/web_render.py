@@ -60,6 +60,7 @@ LABELS: dict[str, dict[str, str]] = {
     },
     "no_findings": {"en": "No findings for this recommendation.", "zh": "本次推荐没有规则提示。"},
     "working": {"en": "Working…", "zh": "计算中……"},
+    "how_computed": {"en": "How this was computed ({n} tool call{s})", "zh": "计算过程（{n} 次工具调用）"},
     "mode_llm": {"en": "Mode: LLM agent · model `{model}`", "zh": "模式：大模型智能体 · 模型 `{model}`"},
     "mode_det": {
         "en": "Mode: deterministic dialog (no language model configured; answers come straight from the estimator)",
@@ -217,9 +218,36 @@ def pending_message(lang: str = "en") -> dict[str, Any]:
     return {"role": "assistant", "content": "", "metadata": {"title": label("working", lang), "status": "pending"}}
 
 
-def step_message(step: Any, index: int) -> dict[str, Any]:
+STEPS_GROUP_ID = "how-computed"
+
+
+def steps_group_message(count: int, lang: str = "en", duration_s: float | None = None,
+                        pending: bool = False) -> dict[str, Any]:
+    """The one collapsed "how this was computed" element the turn's tool steps nest under (Gradio nests a
+    message whose metadata `parent_id` names this one's `id`); its duration is the steps' sum."""
+    meta: dict[str, Any] = {"title": label("how_computed", lang, n=count, s="" if count == 1 else "s"),
+                            "id": STEPS_GROUP_ID, "status": "pending" if pending else "done"}
+    if duration_s is not None and duration_s >= 0 and not pending:
+        meta["duration"] = round(float(duration_s), 4)
+    return {"role": "assistant", "content": "", "metadata": meta}
+
+
+def steps_messages(steps: Sequence[Any], lang: str = "en", pending: bool = False, turn_no: int = 0) -> list[dict[str, Any]]:
+    """The turn's tool steps under one collapsed group (`steps_group_message`); nothing when there are none.
+    Each turn's group has its own id (`turn_no`: several turns in one chat), so nesting never mixes turns."""
+    if not steps:
+        return []
+    durations = [d for s in steps if isinstance(d := _get(s, "duration_s", None), (int, float))]
+    group = steps_group_message(len(steps), lang, sum(durations) if durations else None, pending)
+    gid = f"{STEPS_GROUP_ID}-{turn_no}"
+    group["metadata"]["id"] = gid
+    return [group, *(step_message(s, i, parent=gid) for i, s in enumerate(steps, 1))]
+
+
+def step_message(step: Any, index: int, parent: str | None = None) -> dict[str, Any]:
     """A tool call as a collapsible step: title "🛠️ name", body = arguments (JSON) and the result summary,
-    duration in seconds in the metadata (Gradio shows it next to the title)."""
+    duration in seconds in the metadata (Gradio shows it next to the title); nested under `parent` (the
+    steps group's id) when given."""
     name = str(_get(step, "name", "tool"))
     ok = bool(_get(step, "ok", True))
     args = _get(step, "arguments", {}) or {}
@@ -229,6 +257,9 @@ def step_message(step: Any, index: int) -> dict[str, Any]:
         body += "\n\n" + safe_markdown(summary)
     meta: dict[str, Any] = {"title": f"🛠️ {name}" if ok else f"⚠️ {name} (failed)", "id": f"step-{index}",
                             "status": "done"}
+    if parent:
+        meta["id"] = f"{parent}-{index}"
+        meta["parent_id"] = parent
     duration = _get(step, "duration_s", None)
     if isinstance(duration, (int, float)) and duration >= 0:
         meta["duration"] = round(float(duration), 4)
