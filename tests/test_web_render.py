@@ -151,7 +151,7 @@ def test_cost_throughput_rows_keep_one_currency():
     cny = {**OPTIONS[1], "price": {"amount": 250000, "currency": "CNY"}}
     rows = R.cost_throughput_rows([OPTIONS[0], cny, OPTIONS[1]])
     assert [(r["option"], r["price"], r["tokens_per_s"]) for r in rows] == [
-        ("1. 2× h100-sxm", 75000.0, 2075.0), ("3. 4× l40s", 36000.0, 1000.0)]
+        ("1. 2× H100 SXM", 75000.0, 2075.0), ("3. 4× L40S", 36000.0, 1000.0)]  # display names, not ids
 
 
 def test_context_sweep_uses_the_estimator_values():

@@ -404,9 +404,10 @@ def option_name(option: Mapping[str, Any]) -> str:
 
 
 def option_short(option: Mapping[str, Any]) -> str:
-    """"2× h100-sxm": count and catalog id, short enough for a chart axis."""
+    """"2× H100 SXM": count and the card's display name without the vendor prefix, short enough for a chart
+    axis (the catalog id only when the option has no display name)."""
     count = option.get("count")
-    gpu = str(option.get("gpu") or option.get("gpu_name") or "?")
+    gpu = re.sub(r"^(NVIDIA|AMD)\s+", "", str(option.get("gpu_name") or option.get("gpu") or "?"))
     return f"{count}× {gpu}" if count else gpu
 
 
@@ -604,7 +605,10 @@ def _finding_dicts(turn: Any) -> list[dict[str, Any]]:
 
 
 def findings_markdown(turn: Any, lang: str = "en") -> str:
-    """Findings as a Markdown list: severity, rule id, message in `lang`, source and "as of" date."""
+    """Findings as a Markdown list: severity and the rule's short title in `lang` (rules.titles), the message,
+    then in small print the source, the "as of" date and the rule id (for looking the rule up)."""
+    from rules.titles import rule_title
+
     items = _finding_dicts(turn)
     if not items:
         return label("no_findings", lang)
@@ -612,12 +616,14 @@ def findings_markdown(turn: Any, lang: str = "en") -> str:
     lines = []
     for f in items:
         msg = (f.get("message_zh") if lang == "zh" else None) or f.get("message") or ""
-        line = f"- **{marks.get(f.get('severity'), f.get('severity', ''))}** `{_plain(f.get('rule_id', ''))}` — {msg}"
+        rule_id = _plain(f.get("rule_id", ""))
+        line = f"- **{marks.get(f.get('severity'), f.get('severity', ''))} · {_plain(rule_title(rule_id, lang))}** — {msg}"
         extra = []
         if f.get("source"):
             extra.append(("source: " if lang == "en" else "出处：") + str(f["source"]))
         if f.get("as_of"):
             extra.append(("as of " if lang == "en" else "截至 ") + str(f["as_of"]))
+        extra.append(("rule " if lang == "en" else "规则 ") + f"`{rule_id}`")
         if extra:
             line += "  \n  _" + "; ".join(extra) + "_"
         lines.append(line)
