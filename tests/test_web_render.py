@@ -232,3 +232,26 @@ def test_pretty_json_matches_the_standard_library():
     text = R.pretty_json(doc)
     assert "显存" in text and "\n  " in text
     assert json.loads(text) == json.loads(json.dumps(doc, default=str))
+
+
+def test_context_plot_spans_the_model_and_marks_the_requested_context():
+    assert R.sweep_contexts(32768, 20000) == (1024, 2048, 4096, 8192, 16384, 20000, 32768)
+    assert R.sweep_contexts(131072)[-1] == 131072 and R.sweep_contexts(None)[-1] == 131072
+
+    def estimate(ctx):
+        return {"total": 40 * GIB + ctx * 2**20, "kv_cache": ctx * 2**20}
+
+    rows = R.context_sweep_rows(8192, estimate, 80 * GIB, "zh", contexts=R.sweep_contexts(32768, 8192))
+    marker = [r for r in rows if r["series"].startswith("所需上下文")]
+    assert [(r["context"], r["GiB"]) for r in marker] == [(8192, 0.0), (8192, 80.0)]  # up to the capacity line
+    assert {r["series"] for r in rows} == {"单卡合计", "显存容量", "KV 缓存", "所需上下文 (8,192)"}
+
+
+def test_training_context_plot_has_no_flat_zero_kv_line():
+    rows = R.context_sweep_rows(4096, lambda ctx: {"total": 30 * GIB + ctx * 2**18, "kv_cache": 0}, None, "en")
+    assert {r["series"] for r in rows} == {"total per GPU", "requested context (4,096)"}
+
+
+def test_money_axis_names_the_currency():
+    rows = R.cost_throughput_rows([{**OPTIONS[1], "price": {"amount": 250000, "currency": "CNY"}}])
+    assert R.money_axis_title(rows, "en") == "purchase price (CNY)" and R.money_axis_title([], "zh") == "采购价"

@@ -413,9 +413,9 @@ class ChatController:
             if estimate is None:
                 return []
             job, _ = R.workload_view(getattr(turn, "workload", None))
-            context = job.get("context")
-            capacity = _first_capacity(turn)
-            return R.context_sweep_rows(int(context) if context else 0, estimate, capacity, lang)
+            context = int(job.get("context") or 0)
+            contexts = R.sweep_contexts(_max_context(job.get("model")), context)
+            return R.context_sweep_rows(context, estimate, _first_capacity(turn), lang, contexts)
         except Exception:  # noqa: BLE001 - a plot that cannot be computed is left out, never invented
             log.debug("memory-vs-context sweep not available", exc_info=True)
             return []
@@ -467,6 +467,16 @@ def _detect(text: str, default: str) -> str:
         return detect(text[:2000]) or (default if default in R.LANGS else "en")
     except ImportError:
         return R.detect_lang(text, default if default in R.LANGS else "en")
+
+
+def _max_context(model_id: Any) -> int | None:
+    """The catalog model's maximum context in tokens (the memory-vs-context plot spans it), None when unknown."""
+    try:
+        from knowledge.catalog import load_catalog
+
+        return int(load_catalog().model(str(model_id)).max_context) if model_id else None
+    except Exception:  # noqa: BLE001 - the plot then spans the default range
+        return None
 
 
 def _first_capacity(turn: Any) -> float | None:
@@ -677,8 +687,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                                     color_map=_color_map(), caption=L("memory_caption"), sort=None,
                                     elem_id="memory-chart")
                 table = gr.Dataframe(R.options_table([], "en"), label=L("options"), interactive=False, wrap=True,
-                                     elem_id="options-table", max_height=360,
-                                     column_widths=["4%", "12%", "22%", "8%", "7%", "9%", "13%", "13%", "12%"])
+                                     elem_id="options-table", max_height=360)  # widths: ui/web_page.CSS
                 findings = gr.Markdown(L("no_result"), label=L("findings"), elem_id="findings",
                                        container=True, show_label=True)
                 with gr.Row():
@@ -724,13 +733,16 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 pass
             return last
 
-        def panel_values(st: SessionState, ui_lang: str) -> tuple[Any, ...]:
+        def panel_values(st: SessionState, ui_lang: str, *, titled: bool = False) -> tuple[Any, ...]:
             p = ctl.panels(st, ui_lang)
+            cost_rows = frame(p["cost"], COST_COLUMNS)
+            if titled:  # the price axis names the plotted currency
+                cost_rows = gr.update(value=cost_rows, x_title=R.money_axis_title(p["cost"], ui_lang))
             return (frame(p["memory"], MEMORY_COLUMNS), p["table"], p["findings"],
-                    frame(p["context"], CONTEXT_COLUMNS), frame(p["cost"], COST_COLUMNS))
+                    frame(p["context"], CONTEXT_COLUMNS), cost_rows)
 
         def refresh(ui_lang: str, state: Any) -> tuple[Any, ...]:
-            return panel_values(session_of(state), ui_lang)
+            return panel_values(session_of(state), ui_lang, titled=True)
 
         def reset(ui_lang: str) -> tuple[Any, ...]:
             fresh = SessionState()
@@ -749,7 +761,8 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 gr.update(value=fin, label=L("findings", ui_lang)),
                 gr.update(value=ctx, label=L("context_plot", ui_lang), x_title=AXIS["context"][ui_lang],
                           y_title=AXIS["gib"][ui_lang], color_title=AXIS["series"][ui_lang]),
-                gr.update(value=cst, label=L("cost_plot", ui_lang), x_title=AXIS["price"][ui_lang],
+                gr.update(value=cst, label=L("cost_plot", ui_lang), x_title=R.money_axis_title(
+                    cst.to_dict("records"), ui_lang),
                           color_title=AXIS["option"][ui_lang]),
                 gr.update(value=md_path, label=L("export_md", ui_lang)),
                 gr.update(value=json_path, label=L("export_json", ui_lang)),

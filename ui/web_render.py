@@ -553,8 +553,20 @@ def cost_throughput_rows(options: Sequence[Mapping[str, Any]]) -> list[dict[str,
     return rows
 
 
-# Context lengths swept for the memory-vs-context plot, in tokens.
-SWEEP_CONTEXTS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+# Context lengths swept for the memory-vs-context plot, in tokens (cut to the model's maximum context).
+SWEEP_CONTEXTS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+SWEEP_NAMES = {"total": {"en": "total per GPU", "zh": "单卡合计"}, "capacity": {"en": "capacity", "zh": "显存容量"},
+               "requested": {"en": "requested context", "zh": "所需上下文"}}
+
+
+def sweep_contexts(max_context: int | None, requested: int | None = None) -> tuple[int, ...]:
+    """The plot's x values: powers of two from 1k up to the model's maximum context (itself included), plus the
+    requested context; all of `SWEEP_CONTEXTS` up to 128k when the maximum is unknown."""
+    top = int(max_context) if max_context else 131072
+    ctxs = {c for c in SWEEP_CONTEXTS if c <= top} | {top}
+    if requested:
+        ctxs.add(int(requested))
+    return tuple(sorted(ctxs))
 
 
 def context_sweep_rows(
@@ -566,22 +578,40 @@ def context_sweep_rows(
 ) -> list[dict[str, Any]]:
     """Line rows {"context", "series", "GiB"} of per-GPU memory against context length. `estimate(ctx)` must return
     the estimator's per-GPU bytes ({"total", "kv_cache", …}) for the same workload at `ctx` tokens; contexts where it
-    returns None are skipped. The capacity line is drawn when known."""
+    returns None are skipped. The capacity line is drawn when known; the KV-cache line only when it is not zero
+    throughout (training has none); the requested context is marked by a vertical line from 0 to the top of the
+    plot (series "requested context")."""
+    lang = lang if lang in LANGS else "en"
     ctxs = sorted({int(c) for c in contexts} | ({int(context)} if context else set()))
-    total_name = "total per GPU" if lang == "en" else "单卡合计"
+    total_name, cap_name = SWEEP_NAMES["total"][lang], SWEEP_NAMES["capacity"][lang]
     kv_name = PART_LABELS["kv_cache"][lang]
-    cap_name = "capacity" if lang == "en" else "显存容量"
     rows: list[dict[str, Any]] = []
+    kv_rows: list[dict[str, Any]] = []
     for ctx in ctxs:
         per_gpu = estimate(ctx)
         if not isinstance(per_gpu, Mapping) or _num(per_gpu.get("total")) is None:
             continue
         rows.append({"context": ctx, "series": total_name, "GiB": round(float(per_gpu["total"]) / GIB, 3)})
         if _num(per_gpu.get("kv_cache")) is not None:
-            rows.append({"context": ctx, "series": kv_name, "GiB": round(float(per_gpu["kv_cache"]) / GIB, 3)})
+            kv_rows.append({"context": ctx, "series": kv_name, "GiB": round(float(per_gpu["kv_cache"]) / GIB, 3)})
         if capacity_bytes:
             rows.append({"context": ctx, "series": cap_name, "GiB": round(capacity_bytes / GIB, 3)})
+    if any(r["GiB"] > 0 for r in kv_rows):
+        rows.extend(kv_rows)
+    if context and rows:
+        top = max(r["GiB"] for r in rows)
+        name = f"{SWEEP_NAMES['requested'][lang]} ({int(context):,})"
+        rows += [{"context": int(context), "series": name, "GiB": 0.0},
+                 {"context": int(context), "series": name, "GiB": top}]
     return rows
+
+
+def money_axis_title(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str:
+    """The price axis title with the currency of the plotted rows ("price (CNY)"); rows are in one currency
+    (`cost_throughput_rows`)."""
+    base = {"en": "purchase price", "zh": "采购价"}[lang if lang in LANGS else "en"]
+    currency = next((str(r.get("currency")) for r in rows if r.get("currency")), "")
+    return f"{base} ({currency})" if currency else base
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -604,6 +634,15 @@ def _finding_dicts(turn: Any) -> list[dict[str, Any]]:
     return found
 
 
+_REPO_PATH = re.compile(r"\s*\((?:\.\./)?(?:shared/)?(?:seeds|reference|knowledge)/[^()]*\)")
+
+
+def source_without_path(citation: str) -> str:
+    """A rendered citation without the repository file it points to ("… (seeds/000_….txt)"): people get the
+    title, section and date; the file stays in the sources registry."""
+    return _REPO_PATH.sub("", citation).strip()
+
+
 def findings_markdown(turn: Any, lang: str = "en") -> str:
     """Findings as a Markdown list: severity and the rule's short title in `lang` (rules.titles), the message,
     then in small print the source, the "as of" date and the rule id (for looking the rule up)."""
@@ -620,7 +659,7 @@ def findings_markdown(turn: Any, lang: str = "en") -> str:
         line = f"- **{marks.get(f.get('severity'), f.get('severity', ''))} · {_plain(rule_title(rule_id, lang))}** — {msg}"
         extra = []
         if f.get("source"):
-            extra.append(("source: " if lang == "en" else "出处：") + str(f["source"]))
+            extra.append(("source: " if lang == "en" else "出处：") + source_without_path(str(f["source"])))
         if f.get("as_of"):
             extra.append(("as of " if lang == "en" else "截至 ") + str(f["as_of"]))
         extra.append(("rule " if lang == "en" else "规则 ") + f"`{rule_id}`")
