@@ -186,12 +186,14 @@ def test_export_markdown_is_a_pasteable_quote():
     when = datetime(2025, 7, 1, 12, 0, tzinfo=timezone.utc)
     md = R.export_markdown(_turn(), question="70B for <50> users", lang="en", generated_at=when)
     assert md.startswith("# GPU recommendation\n") and "2025-07-01 12:00 UTC" in md
-    assert "> 70B for &lt;50&gt; users" in md
+    assert "Valid until 2025-07-31" in md  # ui.quote.QUOTE_VALID_DAYS after it was made
+    assert "1. 70B for &lt;50&gt; users" in md
     assert "| 1 | best value | 2× NVIDIA H100 SXM (TP 2) | 60.0 |" in md
     assert "`vllm serve meta-llama/Meta-Llama-3-70B --tensor-parallel-size 2`" in md
     assert "| weights | 35.00 |" in md and "| free (to capacity) | 20.00 |" in md and "2^30" in md
-    assert "- model: llama-3-70b" in md and "- budget" not in md  # empty workload fields are left out
-    assert "source: NVIDIA RTX 4090 spec sheet" in md
+    assert "- model llama-3-70b" in md and "budget" not in md  # in words; empty workload fields are left out
+    assert "- 8,192 tokens of context" in md and "- inference (serving)" in md
+    assert "NVIDIA RTX 4090 spec sheet" in md and md.count("capability.nvlink.4090") == 1  # each finding once
     zh = R.export_markdown(_turn(), lang="zh", generated_at=when)
     assert zh.startswith("# GPU 配置建议") and "| 权重 | 35.00 |" in zh
 

@@ -159,17 +159,18 @@ class ExportStore:
         self.lazy = lazy
         self._last_prune = 0.0
         self._lock = threading.Lock()
-        self._pending: OrderedDict[str, tuple[float, Callable[[], tuple[str, str]], str]] = OrderedDict()
+        self._pending: OrderedDict[str, tuple[float, Callable[[], tuple[str, ...]], str]] = OrderedDict()
         if lazy:
             _LAZY_STORES.add(self)
 
-    def write(self, markdown: str, json_text: str, stem: str = "gpu-advisor-quote") -> tuple[str, str]:
+    def write(self, markdown: str, json_text: str, html_text: str | None = None,
+              stem: str = "gpu-advisor-quote") -> tuple[str, str]:
         self._prune()
-        return self._write(self.root / uuid.uuid4().hex, stem, markdown, json_text)
+        return self._write(self.root / uuid.uuid4().hex, stem, markdown, json_text, html_text)
 
-    def reserve(self, render: Callable[[], tuple[str, str]], stem: str = "gpu-advisor-quote") -> tuple[str, str]:
-        """Paths for the export `render()` will produce as (Markdown, JSON) texts: written now unless `lazy`, else
-        on the first request for either file."""
+    def reserve(self, render: Callable[[], tuple[str, ...]], stem: str = "gpu-advisor-quote") -> tuple[str, str]:
+        """Paths for the export `render()` will produce as (Markdown, JSON[, HTML]) texts: written now unless
+        `lazy`, else on the first request for any of its files."""
         if not self.lazy:
             return self.write(*render(), stem=stem)
         self._prune()
@@ -182,29 +183,50 @@ class ExportStore:
         return str(folder / f"{stem}.md"), str(folder / f"{stem}.json")
 
     def materialize(self, path: str) -> bool:
-        """Write the reserved export that `path` names, if it is still pending; True when it was written now."""
+        """Write the reserved export that `path` names, if it is still pending; True when it was written now. A
+        requested PDF is printed from the export's HTML (`ui.quote_pdf`, seconds) on its first request only."""
         target = Path(path)
         if target.parent.parent != self.root:
             return False
         with self._lock:  # one writer per export; a second request waits here until the files exist
             entry = self._pending.get(target.parent.name)
-            if entry is None:
-                return False
-            _, render, stem = entry
-            try:
-                self._write(target.parent, stem, *render())
-            finally:
-                self._pending.pop(target.parent.name, None)
-        return True
+            written = entry is not None
+            if entry is not None:
+                _, render, stem = entry
+                try:
+                    self._write(target.parent, stem, *render())
+                finally:
+                    self._pending.pop(target.parent.name, None)
+            page = target.with_suffix(".html")
+            if target.suffix == ".pdf" and not target.exists() and page.exists():
+                from ui.quote_pdf import html_to_pdf
+
+                try:
+                    html_to_pdf(page.read_text(encoding="utf-8"), target)
+                    written = True
+                except AdvisorError:  # no Chromium here: Gradio answers 404, the HTML is still there to print
+                    log.exception("could not print the quote to PDF")
+        return written
 
     @staticmethod
-    def _write(folder: Path, stem: str, markdown: str, json_text: str) -> tuple[str, str]:
+    def _write(folder: Path, stem: str, markdown: str, json_text: str, html_text: str | None = None) -> tuple[str, str]:
+        """Write the export's files; the print-ready HTML (when rendered) beside the Markdown (`extra_paths`)."""
         folder.mkdir(exist_ok=True)
         md = folder / f"{stem}.md"
         js = folder / f"{stem}.json"
         md.write_text(markdown, encoding="utf-8")
         js.write_text(json_text, encoding="utf-8")
+        if html_text is not None:
+            (folder / f"{stem}.html").write_text(html_text, encoding="utf-8")
         return str(md), str(js)
+
+    def extra_paths(self, md_path: str | None) -> tuple[str | None, str | None]:
+        """(print-ready HTML, PDF) of the export whose Markdown is `md_path`; the PDF only from a lazy store (it is
+        printed when first requested), so none is offered where files must exist before they are linked."""
+        if not md_path:
+            return None, None
+        md = Path(md_path)
+        return str(md.with_suffix(".html")), (str(md.with_suffix(".pdf")) if self.lazy else None)
 
     def _prune(self) -> None:
         now = time.time()
@@ -273,6 +295,8 @@ class SessionState:
     history: list[dict[str, Any]] = field(default_factory=list)
     last_result: Any = None  # the latest Turn that carried a recommendation or memory breakdown
     last_question: str = ""
+    questions: list[str] = field(default_factory=list)  # every message of this conversation the advisor read
+    result_questions: tuple[str, ...] = ()  # those that led to `last_result` (the quote's whole request)
     exports: tuple[str, str] | None = None
     exports_lang: str | None = None
     last_turn: Any = None  # the latest Turn, whatever it carried
@@ -291,6 +315,7 @@ GRADIO_QUEUE_ENV = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": "100", "GRADIO_ANALYTICS
 SESSION_TTL_S = 4 * 3600
 MAX_SESSIONS = 2000
 MAX_SHOWN_MESSAGES = 300
+MAX_QUOTED_MESSAGES = 50  # the quote's request lists at most this many of the conversation's last messages
 
 
 class ChatController:
@@ -325,6 +350,8 @@ class ChatController:
             history.append(R.assistant_message(problem))
             yield {"chatbot": list(history), "state": state}
             return
+        state.questions.append(text)
+        del state.questions[:-MAX_QUOTED_MESSAGES]
         try:
             if state.conv is None:
                 state.conv = self.factory()
@@ -358,6 +385,7 @@ class ChatController:
             history.append(R.assistant_message(R.answer_markdown(final)))
             if R.has_result(final):
                 state.last_result, state.last_question, state.exports = final, text, None
+                state.result_questions = tuple(state.questions)
             state.last_turn, state.last_raw = final, turn_json(final)
             out: dict[str, Any] = {"chatbot": list(history), "state": state, "raw": state.last_raw,
                                    "mode": self.mode_text(state, ui_lang, final)}
@@ -394,10 +422,12 @@ class ChatController:
         if turn is None:
             return None, None
         if state.exports is None or state.exports_lang != lang:
-            question = state.last_question
+            question, asked = state.last_question, list(state.result_questions) or [state.last_question]
 
-            def render() -> tuple[str, str]:
-                return R.export_markdown(turn, question=question, lang=lang), R.export_json(turn, question=question)
+            def render() -> tuple[str, str, str]:
+                return (R.export_markdown(turn, questions=asked, lang=lang),
+                        R.export_json(turn, question=question, questions=asked, lang=lang),
+                        R.export_html(turn, questions=asked, lang=lang))
 
             try:
                 state.exports = self.exports.reserve(render)
@@ -693,6 +723,9 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 with gr.Row():
                     export_md = gr.DownloadButton(L("export_md"), value=None, size="sm", elem_id="export-md")
                     export_json = gr.DownloadButton(L("export_json"), value=None, size="sm", elem_id="export-json")
+                with gr.Row():
+                    export_html = gr.DownloadButton(L("export_html"), value=None, size="sm", elem_id="export-html")
+                    export_pdf = gr.DownloadButton(L("export_pdf"), value=None, size="sm", elem_id="export-pdf")
                 with gr.Tabs():
                     with gr.Tab(L("context_plot"), id="ctx") as ctx_tab:
                         context = gr.LinePlot(None, x="context", y="GiB", color="series", label=L("context_plot"),
@@ -707,7 +740,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
 
         chat_outputs = [chatbot, session, mode_md, export_md, export_json, raw]
         streaming = ctl.startup_mode()[0] == "llm"  # model turns take seconds: show their steps as they come
-        panel_outputs = [memory, table, findings, context, cost]
+        panel_outputs = [memory, table, findings, context, cost, export_html, export_pdf]
 
         def take(text: str, state: Any, ui_lang: str) -> tuple[Any, ...]:
             """Clear the box and show the question at once, with a "working" line, while the turn waits/runs."""
@@ -738,8 +771,9 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
             cost_rows = frame(p["cost"], COST_COLUMNS)
             if titled:  # the price axis names the plotted currency
                 cost_rows = gr.update(value=cost_rows, x_title=R.money_axis_title(p["cost"], ui_lang))
+            extra = ctl.exports.extra_paths(ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
             return (frame(p["memory"], MEMORY_COLUMNS), p["table"], p["findings"],
-                    frame(p["context"], CONTEXT_COLUMNS), cost_rows)
+                    frame(p["context"], CONTEXT_COLUMNS), cost_rows, *extra)
 
         def refresh(ui_lang: str, state: Any) -> tuple[Any, ...]:
             return panel_values(session_of(state), ui_lang, titled=True)
@@ -751,7 +785,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
         def relabel(ui_lang: str, state: Any) -> tuple[Any, ...]:
             ui_lang = ui_lang if ui_lang in R.LANGS else "en"
             st = session_of(state)
-            mem, tab, fin, ctx, cst = panel_values(st, ui_lang)
+            mem, tab, fin, ctx, cst, html_path, pdf_path = panel_values(st, ui_lang)
             md_path, json_path = ctl.export_files(st, ui_lang)
             return (
                 ctl.mode_text(st, ui_lang, st.last_turn),
@@ -766,6 +800,8 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                           color_title=AXIS["option"][ui_lang]),
                 gr.update(value=md_path, label=L("export_md", ui_lang)),
                 gr.update(value=json_path, label=L("export_json", ui_lang)),
+                gr.update(value=html_path, label=L("export_html", ui_lang)),
+                gr.update(value=pdf_path, label=L("export_pdf", ui_lang)),
                 gr.update(value=f"## {L('title', ui_lang)}\n{L('subtitle', ui_lang)}"),
                 gr.update(label=L("chat", ui_lang)),
                 gr.update(placeholder=L("placeholder", ui_lang), label=L("input", ui_lang)),
@@ -788,7 +824,8 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
         new.click(reset, inputs=[lang], outputs=chat_outputs + panel_outputs, api_visibility="private",
                   queue=False, show_progress="hidden")
         lang.change(relabel, inputs=[lang, session],
-                    outputs=[mode_md, memory, table, findings, context, cost, export_md, export_json,
+                    outputs=[mode_md, memory, table, findings, context, cost, export_md, export_json, export_html,
+                             export_pdf,
                              header, chatbot, box, send, new, examples.dataset, ctx_tab, cost_tab, raw_acc],
                     api_visibility="private", queue=False, show_progress="hidden")
 

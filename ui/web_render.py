@@ -53,6 +53,8 @@ LABELS: dict[str, dict[str, str]] = {
     "cost_plot": {"en": "Price vs throughput across options", "zh": "各方案价格与吞吐"},
     "export_md": {"en": "Download quote (Markdown)", "zh": "下载报价单（Markdown）"},
     "export_json": {"en": "Download result (JSON)", "zh": "下载结果（JSON）"},
+    "export_html": {"en": "Print-ready quote (HTML)", "zh": "打印版报价单（HTML）"},
+    "export_pdf": {"en": "Quote as PDF", "zh": "报价单 PDF"},
     "raw": {"en": "Raw result (JSON)", "zh": "原始结果（JSON）"},
     "no_result": {
         "en": "No recommendation yet: ask a question and the memory chart, options and findings appear here.",
@@ -687,64 +689,25 @@ def workload_view(workload: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     return dict(workload), {}
 
 
-def _workload_lines(workload: Mapping[str, Any], lang: str) -> list[str]:
-    lines = []
-    for key, value in (workload or {}).items():
-        if value in (None, "", [], {}):
-            continue
-        if isinstance(value, Mapping):
-            value = ", ".join(f"{k}={v}" for k, v in value.items() if v not in (None, "", [], {}))
-            if not value:
-                continue
-        lines.append(f"- {key}: {value}")
-    return lines
+def export_markdown(turn: Any, *, question: str = "", questions: Sequence[str] = (), lang: str = "en",
+                    generated_at: datetime | None = None) -> str:
+    """The quote a sales engineer can paste (ui.quote): the whole request (`questions`, else `question`), job and
+    constraints in words, ranked options, memory of the first option, dated prices with their condition, findings
+    once each with sources by title and date, assumptions and the validity date. Memory in GiB (2^30 bytes)."""
+    from ui.quote import build_quote
+    from ui.quote_render import quote_markdown
+
+    asked = list(questions) or ([question] if question else [])
+    return quote_markdown(build_quote(turn, questions=asked, lang=lang, generated_at=generated_at))
 
 
-def export_markdown(turn: Any, *, question: str = "", lang: str = "en", generated_at: datetime | None = None) -> str:
-    """A quote a sales engineer can paste: request, ranked options, memory of the first option, findings with
-    sources, and the advisor's full answer. Memory in GiB (2^30 bytes), money with currency and as-of date."""
-    when = (generated_at or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
-    zh = lang == "zh"
-    mode = _get(turn, "mode", "deterministic")
-    model_name = _get(turn, "model_name", None)
-    out = [
-        "# GPU 配置建议" if zh else "# GPU recommendation",
-        "",
-        (f"生成时间 {when}，GPU Advisor（{'大模型 ' + str(model_name) if mode == 'llm' else '确定性模式'}）。"
-         if zh else f"Generated {when} by GPU Advisor ({'LLM ' + str(model_name) if mode == 'llm' else 'deterministic mode'})."),
-        "",
-    ]
-    if question:
-        out += ["## 需求" if zh else "## Request", "", "> " + escape_html(question).replace("\n", "\n> "), ""]
-    job, limits = workload_view(_get(turn, "workload", {}))
-    wl = _workload_lines(job, lang) + _workload_lines(limits, lang)
-    if wl:
-        out += ["## 工作负载与约束" if zh else "## Workload and constraints", "", *wl, ""]
-    table = options_table(_get(turn, "options", []) or [], lang)
-    if table["data"]:
-        out += ["## 候选方案" if zh else "## Ranked options", ""]
-        out.append("| " + " | ".join(table["headers"]) + " |")
-        out.append("|" + "---|" * len(table["headers"]))
-        for row in table["data"]:
-            out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
-        out.append("")
-    hints = [(option_name(o), o["launch_hint"]) for o in (_get(turn, "options", []) or [])[:3]
-             if isinstance(o, Mapping) and o.get("launch_hint")]
-    if hints:
-        out += ["## 启动参考" if zh else "## Launch hints", ""]
-        out += [f"- {name}: `{hint.replace('`', '')}`" for name, hint in hints] + [""]
-    rows = memory_chart_rows(turn, lang, limit=1)
-    if rows:
-        out += ["## 首选方案的单卡显存" if zh else "## Memory per GPU, first option", ""]
-        out += ["| " + ("组成 | GiB" if zh else "part | GiB") + " |", "|---|---|"]
-        out += [f"| {r['part']} | {r['GiB']:,.2f} |" for r in reversed(rows)]
-        out += ["", "1 GiB = 2^30 字节。" if zh else "1 GiB = 2^30 bytes.", ""]
-    if _finding_dicts(turn):
-        out += ["## 规则提示与出处" if zh else "## Findings and sources", "", findings_markdown(turn, lang), ""]
-    answer = answer_markdown(turn)
-    if answer:
-        out += ["## 顾问的回答" if zh else "## Advisor's answer", "", answer, ""]
-    return "\n".join(out).rstrip() + "\n"
+def export_html(turn: Any, *, questions: Sequence[str] = (), lang: str = "en",
+                generated_at: datetime | None = None) -> str:
+    """The same quote as print-ready HTML (A4; `ui.quote_pdf.html_to_pdf` prints it to PDF)."""
+    from ui.quote import build_quote
+    from ui.quote_render import quote_html
+
+    return quote_html(build_quote(turn, questions=list(questions), lang=lang, generated_at=generated_at))
 
 
 COMPACT_OPTION_KEYS = ("gpu", "gpu_name", "count", "nodes", "layout", "per_gpu_bytes", "capacity_bytes", "fits",
@@ -767,10 +730,17 @@ def compact_option(option: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def export_json(turn: Any, *, question: str = "", generated_at: datetime | None = None) -> str:
-    """The current recommendation as JSON: the `ask --json` contract plus options, memory, workload, steps.
+def export_json(turn: Any, *, question: str = "", questions: Sequence[str] = (), lang: str | None = None,
+                generated_at: datetime | None = None) -> str:
+    """The current recommendation as JSON: the `ask --json` contract plus options, memory, workload, steps, and
+    `quote` (ui.quote: the whole request, constraints in words, dated prices with condition, validity date).
     Memory in bytes, throughput in tokens/s, money with an explicit currency (DESIGN.md contract units)."""
-    when = (generated_at or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    from ui.quote import build_quote
+
+    stamp = generated_at or datetime.now(timezone.utc)
+    when = stamp.isoformat(timespec="seconds")
+    asked = list(questions) or ([question] if question else [])
+    quote = build_quote(turn, questions=asked, lang=lang or _get(turn, "lang", None) or "en", generated_at=stamp)
     contract = turn.to_contract() if hasattr(turn, "to_contract") else {}
     doc = {
         "generated_at": when,
@@ -786,6 +756,8 @@ def export_json(turn: Any, *, question: str = "", generated_at: datetime | None 
         "workload": _get(turn, "workload", {}) or {},
         "steps": [s.model_dump() if hasattr(s, "model_dump") else dict(s) for s in _get(turn, "steps", []) or []],
         "units": {"memory": "bytes", "throughput": "tokens/s", "time": "seconds", "money": "see currency fields"},
+        "questions": asked,
+        "quote": quote.to_json(),
     }
     return pretty_json(doc)
 
