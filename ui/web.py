@@ -694,7 +694,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
     with gr.Blocks(title="GPU Advisor · GPU 选型顾问", analytics_enabled=False, delete_cache=(1800, 7200),
                    fill_width=True) as demo:
         session = gr.State(None, time_to_live=SESSION_TTL_S)
-        with gr.Row(equal_height=True):
+        with gr.Row(equal_height=True, elem_id="header-row"):
             header = gr.Markdown(f"## {L('title')}\n{L('subtitle')}", elem_id="header")
             lang = gr.Radio([("English", "en"), ("中文", "zh")], value="en", label="Language · 界面语言", scale=0,
                             min_width=220, elem_id="ui-lang")
@@ -714,7 +714,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
             with gr.Column(scale=5, min_width=360, elem_id="result-col"):
                 memory = gr.BarPlot(None, x="option", y="GiB", color="part", label=L("memory_chart"),
                                     y_title=AXIS["gib"]["en"], x_title=" ", color_title=AXIS["part"]["en"],
-                                    color_map=_color_map(), caption=L("memory_caption"), sort=None,
+                                    color_map=_color_map(), caption=L("memory_caption"), sort=None, x_label_angle=-20,
                                     elem_id="memory-chart")
                 table = gr.Dataframe(R.options_table([], "en"), label=L("options"), interactive=False, wrap=True,
                                      elem_id="options-table", max_height=360)  # widths: ui/web_page.CSS

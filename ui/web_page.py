@@ -1,7 +1,8 @@
 """The page's own CSS and browser-side script for the web chat (no Gradio import here).
 
 * `CSS`: readable tables at any width — chat tables scroll sideways inside their bubble instead of squeezing
-  their columns to one character each, cells keep a minimum width and break only between words; the side-panel
+  their columns to one character each, cells keep a minimum width of four
+  characters (Chinese ones included: 5em less 12 px of padding) and break only between words; the side-panel
   table likewise; below 700 px the two columns stack (Gradio's rows wrap) and the chat gets the full width.
   `scroll-padding-top` keeps a scrolled-to line clear of the chat's floating "Conversation" label.
 * `SCROLL_TO_ANSWER_JS`: run after each turn; scrolls the chat (and, on a phone, the page) so that the top of
@@ -21,17 +22,19 @@ CSS = f"""
 html {{scroll-padding-top: 8px;}}
 #chat .message-content table, #chat .prose table {{display: block; max-width: 100%; overflow-x: auto;
   width: max-content; border-collapse: collapse;}}
-#chat .prose th, #chat .prose td {{min-width: 5ch; max-width: 30ch; word-break: normal; overflow-wrap: normal;
+#chat .prose th, #chat .prose td {{min-width: 5em; padding: 4px 6px !important; word-break: normal; overflow-wrap: normal;
   hyphens: none; vertical-align: top;}}
 #chat .prose th {{white-space: nowrap;}}
 #options-table table {{table-layout: auto;}}
-#options-table th, #options-table td {{min-width: 6ch; word-break: normal !important;
+#options-table th, #options-table td {{min-width: 5em; padding: 4px 6px !important; word-break: normal !important;
   overflow-wrap: normal !important;}}
 #options-table th span, #options-table td span {{word-break: normal !important; overflow-wrap: normal !important;}}
 @media (max-width: 700px) {{
   #main-row {{flex-direction: column;}}
   #main-row > div {{min-width: 100% !important; width: 100%;}}
   #header h2 {{font-size: 1.2em;}}
+  #header-row {{flex-direction: column; align-items: stretch;}}
+  #header-row > div {{min-width: 100% !important;}}
 }}
 """
 
@@ -49,7 +52,7 @@ SCROLL_TO_ANSWER_JS = """
     const log = chat.querySelector('.bubble-wrap');
     if (log) log.scrollTop += target.getBoundingClientRect().top - log.getBoundingClientRect().top - clearance;
     const top = target.getBoundingClientRect().top;
-    if (top < 0 || top > window.innerHeight * 0.6) window.scrollBy(0, top - clearance);
+    if (top < 0 || top > window.innerHeight - 4 * clearance) window.scrollBy(0, top - clearance);
     return true;
   };
   requestAnimationFrame(() => { go(); setTimeout(go, 120); });

@@ -63,6 +63,8 @@ LABELS: dict[str, dict[str, str]] = {
     "no_findings": {"en": "No findings for this recommendation.", "zh": "本次推荐没有规则提示。"},
     "working": {"en": "Working…", "zh": "计算中……"},
     "how_computed": {"en": "How this was computed ({n} tool call{s})", "zh": "计算过程（{n} 次工具调用）"},
+    "how_computed_body": {"en": "The estimator and recommender calls behind this answer; open one for its arguments "
+                          "and result.", "zh": "这个回答背后的估算与推荐调用；展开可查看参数和结果。"},
     "mode_llm": {"en": "Mode: LLM agent · model `{model}`", "zh": "模式：大模型智能体 · 模型 `{model}`"},
     "mode_det": {
         "en": "Mode: deterministic dialog (no language model configured; answers come straight from the estimator)",
@@ -231,7 +233,7 @@ def steps_group_message(count: int, lang: str = "en", duration_s: float | None =
                             "id": STEPS_GROUP_ID, "status": "pending" if pending else "done"}
     if duration_s is not None and duration_s >= 0 and not pending:
         meta["duration"] = round(float(duration_s), 4)
-    return {"role": "assistant", "content": "", "metadata": meta}
+    return {"role": "assistant", "content": label("how_computed_body", lang), "metadata": meta}
 
 
 def steps_messages(steps: Sequence[Any], lang: str = "en", pending: bool = False, turn_no: int = 0) -> list[dict[str, Any]]:
@@ -409,7 +411,7 @@ def option_short(option: Mapping[str, Any]) -> str:
     """"2× H100 SXM": count and the card's display name without the vendor prefix, short enough for a chart
     axis (the catalog id only when the option has no display name)."""
     count = option.get("count")
-    gpu = re.sub(r"^(NVIDIA|AMD)\s+", "", str(option.get("gpu_name") or option.get("gpu") or "?"))
+    gpu = re.sub(r"^(NVIDIA|AMD|GeForce)\s+", "", str(option.get("gpu_name") or option.get("gpu") or "?"))
     return f"{count}× {gpu}" if count else gpu
 
 
