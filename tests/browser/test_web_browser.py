@@ -34,7 +34,11 @@ def test_chinese_and_english_turns_chart_table_refinement_export(page):
     _ask(page, "Serve Llama 3 70B in INT4 with 8k context for 50 users")
     chat = page.locator("#chat")
     expect(chat).to_contain_text(re.compile(r"\d+(\.\d+)? GiB"))
-    expect(chat).to_contain_text("estimate_memory")  # a collapsible tool step
+    group = chat.locator(".thought-group").filter(has_text="How this was computed").last
+    expect(group).to_be_visible()  # the tool steps, folded under one element
+    expect(chat).not_to_contain_text("estimate_memory")
+    group.locator("[role=button]").first.click()
+    expect(chat).to_contain_text("estimate_memory")  # unfolded: the steps, each collapsible
     table = page.locator("#options-table")
     expect(table).to_contain_text(re.compile(r"\d+× "))
     expect(page.locator("#memory-chart canvas, #memory-chart svg").first).to_be_visible()
