@@ -25,6 +25,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "sizing-throughput-short": ("Below the throughput target", "吞吐达不到目标"),
     "sizing-latency-short": ("Above the latency target", "延迟超出目标"),
     "sizing-context-over-model": ("Context beyond the model's limit", "上下文超出模型上限"),
+    "sizing-layer-offload-slow": ("Layers in system RAM slow decoding", "部分层放在内存，生成变慢"),
     "sizing-guide-config-short": ("Guide's configuration does not fit", "指南推荐的配置放不下"),
     "sizing-guide-config-tight": ("Guide's configuration is tight", "指南推荐的配置很紧"),
     "market-cn-restricted-2022": ("Export-restricted in China (A100/H100)", "对华出口受限（A100/H100）"),
@@ -123,5 +124,5 @@ def rule_title(rule_id: str, lang: str = "en") -> str:
         summary = get_rule(rule_id).summary
     except Exception:  # noqa: BLE001 - an unknown id (e.g. a test's) still gets words, not a slug
         return re.sub(r"[-_.]+", " ", str(rule_id)).strip().capitalize() or "?"
-    head = re.split(r"[:;.(]", summary, maxsplit=1)[0].strip()
+    head = re.split(r":\s|;\s|\.\s|\.$|\s\(", summary, maxsplit=1)[0].strip()
     return head[:60] or summary[:60]

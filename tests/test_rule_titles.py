@@ -24,3 +24,10 @@ def test_every_rule_has_a_short_title_in_both_languages():
 def test_a_rule_without_a_title_gets_words_not_its_id():
     assert rule_title("no-such-rule-id") == "No such rule id"
     assert rule_title("risk-used-card", "zh") == "二手卡风险" and rule_title("risk-used-card") == "Used card risk"
+
+
+def test_the_fallback_title_is_the_summary_s_first_clause(monkeypatch):
+    import rules.titles as T
+
+    monkeypatch.delitem(T.TITLES, "sizing-layer-offload-slow")
+    assert rule_title("sizing-layer-offload-slow") == "llama.cpp layer offload"  # not cut at the dot in "llama.cpp"
