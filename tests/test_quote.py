@@ -72,7 +72,8 @@ def test_prices_carry_condition_date_and_reliability(zh_turn, en_turn):
     en = build_quote(en_turn, questions=EN, lang="en", generated_at=WHEN)
     assert all(p.condition in ("new", "used", "street estimate") and p.reliability for p in en.prices
                if p.item.endswith("per card"))
-    assert any(p.item == "exchange rate" or "server tier" in p.item for p in zh.prices)  # the other dated inputs
+    assert any(p.item.startswith("整机其余部分") for p in zh.prices)  # the other dated inputs, in Chinese too
+    assert any("server tier" in p.item for p in en.prices)
 
 
 def test_validity_assumptions_and_headline(zh_turn):

@@ -13,7 +13,6 @@ What it holds, all read from the turn (nothing computed here but unit conversion
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -202,10 +201,21 @@ def _prices(options: Sequence[Mapping[str, Any]], lang: str) -> list[PriceLine]:
         name = str(entry.get("name", ""))
         if "per card" in name or R._num(entry.get("value")) is None:
             continue  # the card's own price is listed above, with its condition
-        out.append(PriceLine(item=name, amount=float(entry["value"]), currency=str(entry.get("unit") or ""),
+        out.append(PriceLine(item=_input_name(name, lang), amount=float(entry["value"]), currency=str(entry.get("unit") or ""),
                              condition="–", as_of=entry.get("as_of"), reliability=None,
                              source="; ".join(source_words(s) for s in _source_ids(entry.get("source")))))
     return out
+
+
+INPUT_NAMES_ZH = {"exchange rate": "汇率", "electricity": "电价", "PUE": "数据中心 PUE"}
+
+
+def _input_name(name: str, lang: str) -> str:
+    """A cost input's name (advisor.estimator.cost's English) in the quote's language."""
+    if lang != "zh":
+        return name
+    m = re.fullmatch(r"server tier (\S+) \(rest of system\)", name)
+    return f"整机其余部分（{m.group(1)}）" if m else INPUT_NAMES_ZH.get(name, name)
 
 
 def _findings(turn: Any, lang: str) -> list[FindingLine]:

@@ -130,10 +130,16 @@ def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+# column widths (% of the page) of the quote's tables, by column count: ranked options (9), prices (6), memory (2)
+WIDTHS = {9: (4, 11, 19, 8, 8, 9, 13, 14, 14), 6: (18, 11, 9, 11, 9, 42), 2: (60, 40)}
+
+
 def _table(headers: list[str], rows: list[list[Any]]) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    widths = WIDTHS.get(len(headers))
+    cols = ("<colgroup>" + "".join(f'<col style="width:{w}%">' for w in widths) + "</colgroup>") if widths else ""
+    head = cols + "".join(f"<th>{_e(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<table>{cols}<thead><tr>{head[len(cols):]}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def quote_html(q: Quote) -> str:
