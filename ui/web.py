@@ -33,7 +33,7 @@ from typing import Any
 
 from knowledge.errors import AdvisorError, InputError
 from ui import web_render as R
-from ui.web_page import CSS, SCROLL_TO_ANSWER_JS
+from ui.web_page import CHAT_HEIGHT, CSS, SCROLL_TO_ANSWER_JS
 
 log = logging.getLogger(__name__)
 
@@ -701,7 +701,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
         mode_md = gr.Markdown(R.mode_badge(*ctl.startup_mode(), "en"), elem_id="mode-badge")
         with gr.Row(elem_id="main-row"):
             with gr.Column(scale=4, min_width=380):
-                chatbot = gr.Chatbot(label=L("chat"), height=600, elem_id="chat", sanitize_html=True,
+                chatbot = gr.Chatbot(label=L("chat"), height=CHAT_HEIGHT, elem_id="chat", sanitize_html=True,
                                      render_markdown=True, allow_tags=False, latex_delimiters=[],
                                      feedback_options=None, buttons=["copy"], autoscroll=False)
                 with gr.Row():

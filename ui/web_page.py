@@ -11,6 +11,10 @@
 
 from __future__ import annotations
 
+# The chat's height: 600 px, less on a short screen so that the input box below it is on screen at load (the box
+# has autofocus, and a focused box out of view makes the browser scroll the page past the header).
+CHAT_HEIGHT = "min(600px, calc(100vh - 260px))"
+
 # Offset of a scrolled-to line below the top of the chat's scroll area: the floating label is ~30 px tall.
 LABEL_CLEARANCE_PX = 40
 
