@@ -6,7 +6,8 @@ key it was written for, the SHA-256 of every input file's path and contents (:fu
 adding or removing a file makes it stale. A stale, unreadable or corrupted snapshot reads as None and an
 unwritable cache directory is skipped: the caller then does the full load, silently. The caller validates what
 it reads again (cheap from JSON), so a snapshot can make loading faster but never more lenient.
-``GPU_ADVISOR_NO_CACHE=1`` turns the cache off.
+``GPU_ADVISOR_NO_CACHE=1`` turns the cache off. :func:`cached` wraps the pattern for one table (the engine,
+calibration and economics tables: a warm start imports and parses no YAML).
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 CACHE_ENV = "GPU_ADVISOR_CACHE_DIR"
 NO_CACHE_ENV = "GPU_ADVISOR_NO_CACHE"
 FORMAT = 1  # bump when the layout of snapshot files changes
+
+T = TypeVar("T")
 
 
 def cache_dir() -> Path | None:
@@ -88,3 +91,30 @@ def write(kind: str, root: Path, key: str, payload: Any) -> None:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def cached(kind: str, files: list[Path], build: Callable[[], T], dump: Callable[[T], Any],
+           restore: Callable[[Any], T]) -> T:
+    """`build()` once per content of `files`: later starts `restore` what `dump` stored in the snapshot.
+
+    The key is :func:`fingerprint` of `files` (list the data files and the modules that validate them); the
+    snapshot is named after the first. A snapshot that is stale, unreadable or that `restore` rejects (any
+    exception) is ignored and `build()` runs, its result stored again; errors of `build()` propagate."""
+    root = files[0]
+    key = None
+    if cache_dir() is not None:
+        try:
+            key = fingerprint(files)
+        except OSError:  # a missing or unreadable file: build() reports it
+            key = None
+    if key is not None:
+        data = read(kind, root, key)
+        if data is not None:
+            try:
+                return restore(data)
+            except Exception:  # noqa: BLE001 - a snapshot that does not load is ignored: full build below
+                pass
+    value = build()
+    if key is not None:
+        write(kind, root, key, dump(value))
+    return value

@@ -156,6 +156,56 @@ def test_default_cache_directory_is_the_users_cache_not_the_repository(tmp_path,
     assert snapshot.cache_dir() == tmp_path / "home" / ".cache" / "gpu-advisor"
 
 
+# --- the engine, calibration and economics tables ------------------------------------------------------------
+
+def _tables(root: Path) -> dict[str, tuple[Path, object]]:
+    """name -> (copied YAML file, a loader of it that goes through the snapshot cache)."""
+    from advisor.estimator import calibration as cal
+
+    return {"calibration": (root / "calibration.yaml", lambda p: cal._load(p, cal.Calibration)),
+            "economics": (root / "economics.yaml", lambda p: cal._load(p, cal.Economics))}
+
+
+@pytest.mark.parametrize("name", ["calibration", "economics"])
+def test_table_snapshot_equals_the_validated_yaml_and_follows_edits(name, data, cache, monkeypatch):
+    from advisor.estimator import calibration as cal
+
+    path, load = _tables(data)[name]
+    schema = cal.Calibration if name == "calibration" else cal.Economics
+    reference = cal._parse(path, schema)
+    assert load(path) == reference  # cold: parsed, then stored
+    assert [f.name for f in cache.glob(f"table-{name}-*.json")]
+    monkeypatch.setattr(cal, "_parse", lambda *_: pytest.fail("YAML parsed although a fresh snapshot exists"))
+    warm = load(path)
+    assert warm == reference and warm.model_dump() == reference.model_dump()
+    monkeypatch.undo()
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "\nbogus_key: 1\n", encoding="utf-8")  # an edit makes the snapshot stale
+    with pytest.raises(CatalogError):
+        load(path)
+    path.write_text(text, encoding="utf-8")
+    file = next(cache.glob(f"table-{name}-*.json"))
+    stored = json.loads(file.read_text(encoding="utf-8"))
+    stored["payload"]["bogus_key"] = 1  # right key, content the schema rejects: ignored, the YAML is parsed
+    file.write_text(json.dumps(stored), encoding="utf-8")
+    assert load(path) == reference
+
+
+def test_engine_table_snapshot_equals_the_validated_yaml(cache, monkeypatch):
+    from advisor.estimator import engines
+
+    path = PACKAGE_DATA / "engines.yaml"
+    reference = engines._parse_file(path)
+    engines.default_engines.cache_clear()
+    try:
+        assert engines.default_engines() == reference
+        monkeypatch.setattr(engines, "_parse_file", lambda *_: pytest.fail("YAML parsed although a fresh snapshot exists"))
+        engines.default_engines.cache_clear()
+        assert engines.default_engines() == reference
+    finally:
+        engines.default_engines.cache_clear()
+
+
 # --- CLI processes: imports, warm start, errors ---------------------------------------------------------------
 
 PROBE = ("import json, sys\n"
@@ -198,7 +248,7 @@ def test_deterministic_commands_import_no_chat_web_or_slack_stack(name, tmp_path
     assert not packages & forbidden, f"`gpu-advisor {name}` imported {sorted(packages & forbidden)}"
 
 
-@pytest.mark.parametrize("name", ["gpus", "models"])  # commands that read no YAML but the catalog
+@pytest.mark.parametrize("name", ["gpus", "models", "estimate", "throughput", "tco"])
 def test_warm_start_parses_no_yaml(name, tmp_path):
     env = {snapshot.CACHE_ENV: str(tmp_path / "cache")}
     first, cold = _probe(tmp_path, *COMMANDS[name], env=env)

@@ -14,7 +14,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, ValidationError, model_validator
 
 from knowledge.errors import CatalogError
@@ -273,6 +272,17 @@ def _collect_sources(obj: object) -> set[str]:
 
 
 def _load(path: Path, model: type[BaseModel]) -> BaseModel:
+    """The validated table of `path`; a warm start validates the JSON snapshot of the last load instead of
+    parsing the YAML again (knowledge.snapshot, keyed by the file and this module)."""
+    from knowledge import snapshot
+
+    return snapshot.cached(f"table-{path.stem}", [path, Path(__file__)], lambda: _parse(path, model),
+                           lambda table: table.model_dump(mode="json"), model.model_validate)
+
+
+def _parse(path: Path, model: type[BaseModel]) -> BaseModel:
+    import yaml  # here: a warm start reads the snapshot and parses no YAML
+
     try:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10× faster than the Python parser
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader

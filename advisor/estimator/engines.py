@@ -72,11 +72,20 @@ def parse_engines(data: dict[str, Any]) -> EngineTable:
 
 @lru_cache(maxsize=1)
 def default_engines() -> EngineTable:
-    """The packaged engine table (knowledge/data/engines.yaml)."""
-    from importlib import resources
+    """The packaged engine table (knowledge/data/engines.yaml); a warm start validates the JSON snapshot of the
+    last load instead of parsing the YAML (knowledge.snapshot, keyed by the file and this module)."""
+    from pathlib import Path
 
-    import yaml
+    from knowledge import snapshot
 
-    text = resources.files("knowledge").joinpath("data/engines.yaml").read_text(encoding="utf-8")
+    path = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "engines.yaml"
+    return snapshot.cached("table-engines", [path, Path(__file__)], lambda: _parse_file(path),
+                           lambda table: table.model_dump(mode="json"), EngineTable.model_validate)
+
+
+def _parse_file(path: Any) -> EngineTable:
+    import yaml  # here: a warm start reads the snapshot and parses no YAML
+
+    text = path.read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10× faster than the Python parser
     return parse_engines(yaml.load(text, Loader=loader))  # noqa: S506 - a safe loader
