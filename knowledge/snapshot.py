@@ -5,7 +5,8 @@ A snapshot lives outside the repository: in $GPU_ADVISOR_CACHE_DIR, else $XDG_CA
 key it was written for, the SHA-256 of every input file's path and contents (:func:`fingerprint`), so editing,
 adding or removing a file makes it stale. A stale, unreadable or corrupted snapshot reads as None and an
 unwritable cache directory is skipped: the caller then does the full load, silently. The caller validates what
-it reads again (cheap from JSON), so a snapshot can make loading faster but never more lenient.
+it reads again (cheap from JSON) or, where even that is too slow (the catalog), relies on the digest of the payload
+stored with it: the payload is then exactly what this program wrote after validating the inputs of that key.
 ``GPU_ADVISOR_NO_CACHE=1`` turns the cache off. :func:`cached` wraps the pattern for one table (the engine,
 calibration and economics tables: a warm start imports and parses no YAML).
 """
@@ -22,7 +23,8 @@ from typing import Any, TypeVar
 
 CACHE_ENV = "GPU_ADVISOR_CACHE_DIR"
 NO_CACHE_ENV = "GPU_ADVISOR_NO_CACHE"
-FORMAT = 1  # bump when the layout of snapshot files changes
+FORMAT = 2  # bump when the layout of snapshot files changes
+_PAYLOAD = b'"payload":'  # the last member of a snapshot file; the digest covers the bytes after it
 
 T = TypeVar("T")
 
@@ -55,16 +57,21 @@ def _file(directory: Path, kind: str, root: Path) -> Path:
 
 
 def read(kind: str, root: Path, key: str) -> Any | None:
-    """The payload stored for (`kind`, `root`) under `key`; None when off, missing, stale or unreadable."""
+    """The payload stored for (`kind`, `root`) under `key`; None when off, missing, stale, unreadable or when the
+    payload's bytes do not match the digest stored with them (a snapshot edited or cut short after writing)."""
     directory = cache_dir()
     if directory is None:
         return None
     try:
         with open(_file(directory, kind, root), "rb") as f:
-            stored = json.load(f)
+            raw = f.read()
+        stored = json.loads(raw)
     except (OSError, ValueError):  # missing, unreadable, not JSON (ValueError covers decode errors)
         return None
     if not isinstance(stored, dict) or stored.get("format") != FORMAT or stored.get("key") != key:
+        return None
+    start = raw.find(_PAYLOAD)  # the payload is the last member (see write): its bytes run to the closing brace
+    if start < 0 or hashlib.sha256(raw[start + len(_PAYLOAD):-1]).hexdigest() != stored.get("digest"):
         return None
     return stored.get("payload")
 
@@ -76,8 +83,11 @@ def write(kind: str, root: Path, key: str, payload: Any) -> None:
         return
     tmp = None
     try:
-        text = json.dumps({"format": FORMAT, "key": key, "root": str(root), "payload": payload},
-                          ensure_ascii=False, separators=(",", ":"))  # dumps: C encoder; dump streams in Python
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))  # dumps: C encoder; dump is Python
+        head = json.dumps({"format": FORMAT, "key": key, "root": str(root),
+                           "digest": hashlib.sha256(body.encode("utf-8")).hexdigest()},
+                          ensure_ascii=False, separators=(",", ":"))
+        text = f"{head[:-1]},{_PAYLOAD.decode()}{body}}}"
         directory.mkdir(parents=True, exist_ok=True)
         tmp = directory / f".{kind}-{os.getpid()}-{threading.get_ident()}.tmp"  # os.replace: readers never see half
         tmp.write_text(text, encoding="utf-8")

@@ -82,6 +82,36 @@ def test_warm_load_reads_the_snapshot_and_equals_the_validated_load(data, cache,
     assert warm.model("Qwen/Qwen2.5-72B-Instruct").id == "qwen2.5-72b"
 
 
+def _tree(value: object) -> object:
+    """A value with the type of every part spelled out: 1 and 1.0, a tuple and a list, differ here."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return (type(value).__name__, sorted(value.model_fields_set),
+                {name: _tree(getattr(value, name)) for name in type(value).model_fields})
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_tree(v) for v in value])
+    if isinstance(value, dict):
+        return ("dict", [(k, _tree(v)) for k, v in value.items()])
+    return (type(value).__name__, value)
+
+
+def test_snapshot_of_the_packaged_catalog_equals_the_validated_yaml_in_every_field_and_type(cache, monkeypatch):
+    """The warm start constructs the entries from the snapshot without validating them (knowledge.trusted):
+    every GPU, model and source must be what validating the cited YAML gives, down to the type of each value
+    (an int where the YAML gave 24 and the schema a float would print differently in --json)."""
+    reference = build_catalog(PACKAGE_DATA)
+    _fresh(PACKAGE_DATA)  # cold: writes the snapshot
+    _forbid_yaml(monkeypatch)
+    warm = _fresh(PACKAGE_DATA)
+    _assert_same(warm, reference)
+    assert len(warm.gpus) >= 40 and len(warm.models) >= 30 and len(warm.sources) >= 200
+    for got, want in [*zip(warm.gpus, reference.gpus), *zip(warm.models, reference.models),
+                      *zip(warm.sources.values(), reference.sources.values())]:
+        assert _tree(got) == _tree(want), want.id
+        assert got.model_dump_json() == want.model_dump_json()
+
+
 def test_changed_data_file_invalidates_the_snapshot(data, cache):
     _fresh(data)
     path = data / "gpus" / "rtx-4090.yaml"

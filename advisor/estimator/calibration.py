@@ -24,7 +24,7 @@ ECONOMICS_FILE = DATA / "economics.yaml"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Constant(_Strict):

@@ -15,7 +15,7 @@ from knowledge.errors import CatalogError, InputError
 
 
 class EngineConstant(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     value: float
     unit: str
@@ -26,7 +26,7 @@ class EngineConstant(BaseModel):
 class EngineProfile(BaseModel):
     """How one engine spends GPU memory besides weights and KV cache."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     id: str
     name: str
@@ -50,7 +50,7 @@ class EngineProfile(BaseModel):
 
 
 class EngineTable(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     engines: dict[str, EngineProfile]
 
