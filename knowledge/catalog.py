@@ -357,11 +357,9 @@ def _snapshot_key(root: Path) -> str | None:
 def _to_snapshot(catalog: Catalog) -> dict[str, Any]:
     """The validated entries as JSON data (the fields they were given), each GPU and model with the file name
     shown in messages."""
+    from knowledge.trusted import dump
+
     root = catalog.path
-
-    def dump(entry: BaseModel) -> dict[str, Any]:
-        return entry.model_dump(mode="json", exclude_unset=True)
-
     def entries(folder: str, items: tuple[Any, ...]) -> list[list[Any]]:
         return [[_rel(root / folder / f"{e.id}.yaml", root), dump(e)] for e in items]
 

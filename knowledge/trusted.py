@@ -4,7 +4,8 @@
     specs = [construct(GpuSpec, d) for d in data]                                     # a later start
 
 `construct` follows each field's annotation: nested models are constructed the same way, JSON arrays become the
-field's tuple or list, ISO strings become `datetime.date`, the rest is taken as it is; the fields set are those of
+field's tuple or list, ISO strings become `datetime.date`, string keys of a `dict[int, …]` become ints, the rest
+is taken as it is; the fields set are those of
 the dump, so `model_fields_set` and `==` match the validated object. It is only for data this program dumped from
 objects it validated itself (the snapshot of :mod:`knowledge.catalog`, whose key is the hash of the data files and
 whose payload carries its own digest): it never checks a value, and no schema is built (``defer_build``), which
@@ -32,6 +33,11 @@ def construct(schema: type[T], data: dict[str, Any]) -> T:
     return schema.model_construct(_fields_set=set(values), **values)
 
 
+def dump(model: BaseModel) -> dict[str, Any]:
+    """What :func:`construct` takes back: the fields set on `model`, as JSON data."""
+    return model.model_dump(mode="json", exclude_unset=True)
+
+
 _PLANS: dict[type, dict[str, Any]] = {}
 
 
@@ -45,44 +51,60 @@ def _plan(schema: type[BaseModel]) -> dict[str, Any]:
 
 
 def _converter(annotation: Any) -> Any:
-    if _is_plain(annotation):
-        return None
-    return lambda raw: _value(annotation, raw)
+    return None if _is_plain(annotation) else (lambda raw: _value(annotation, raw))
+
+
+_PLAIN = (str, int, float, bool, type(None))
 
 
 def _is_plain(annotation: Any) -> bool:
-    """True when no part of `annotation` is a model, a date or a tuple (the JSON value is already right)."""
+    """True when the JSON value is already the field's value: str, int, float, bool, Literal and Any, and lists,
+    string-keyed dicts, unions and Annotated of those."""
     if isinstance(annotation, type):
-        return not (issubclass(annotation, BaseModel) or issubclass(annotation, (dt.date, tuple)))
+        return annotation in _PLAIN
     origin = typing.get_origin(annotation)
-    if origin is tuple:
-        return False
-    if origin in (*_UNION, list, dict, typing.Annotated):
-        return all(_is_plain(a) for a in typing.get_args(annotation)[:1 if origin is typing.Annotated else None])
-    return True  # Literal, Any
+    args = typing.get_args(annotation)
+    if origin is typing.Literal or annotation is Any:
+        return True
+    if origin is dict:
+        return args[:1] in ((), (str,)) and all(map(_is_plain, args[1:]))
+    if origin in (*_UNION, list):
+        return all(map(_is_plain, args))
+    if origin is typing.Annotated:
+        return _is_plain(args[0])
+    return False
 
 
 def _value(annotation: Any, raw: Any) -> Any:
-    if raw is None:
-        return None
+    """The field value of JSON `raw` for `annotation`; TypeError for a type this module does not handle (the
+    caller then loads the data the validating way)."""
+    if raw is None or _is_plain(annotation):
+        return raw
     if isinstance(annotation, type):
         if issubclass(annotation, BaseModel):
             return construct(annotation, raw)
-        if annotation is dt.date:
-            return dt.date.fromisoformat(raw)
-        if annotation is dt.datetime:
-            return dt.datetime.fromisoformat(raw)
-        return raw
+        if annotation in (dt.date, dt.datetime):
+            return annotation.fromisoformat(raw)
+        raise TypeError(f"no JSON reading for {annotation}")
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin in _UNION:
         options = [a for a in args if a is not type(None)]
-        return _value(options[0], raw) if len(options) == 1 else raw  # no model or date among the catalog's unions
+        if len(options) != 1:
+            raise TypeError(f"cannot tell which member of {annotation} a JSON value is")
+        return _value(options[0], raw)
+    if origin is typing.Annotated:
+        return _value(args[0], raw)
     if origin is tuple:
-        item = args[0] if args else Any
-        return tuple(_value(item, v) for v in raw)
-    if origin is list:
-        return [_value(args[0] if args else Any, v) for v in raw]
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_value(args[0], v) for v in raw)
+        return tuple(_value(a, v) for a, v in zip(args, raw, strict=True))
+    if origin in (list, set, frozenset):
+        return origin(_value(args[0] if args else Any, v) for v in raw)
     if origin is dict:
-        return {k: _value(args[1] if args else Any, v) for k, v in raw.items()}
-    return raw  # Literal, Any, an Annotated str or number
+        key = args[0] if args else str
+        keys = key if key in (int, float) else (lambda k: k)  # JSON keys are strings
+        if not (key in (int, float, str, Any) or typing.get_origin(key) is typing.Literal):
+            raise TypeError(f"no JSON reading for keys of {annotation}")
+        return {keys(k): _value(args[1] if args else Any, v) for k, v in raw.items()}
+    raise TypeError(f"no JSON reading for {annotation}")

@@ -186,6 +186,61 @@ def test_default_cache_directory_is_the_users_cache_not_the_repository(tmp_path,
     assert snapshot.cache_dir() == tmp_path / "home" / ".cache" / "gpu-advisor"
 
 
+# --- knowledge.trusted: a validated model back from its JSON dump -------------------------------------------
+
+def test_trusted_construct_gives_back_what_validation_gave_for_every_handled_type():
+    import datetime as dt
+    from typing import Literal
+
+    from pydantic import BaseModel
+
+    from knowledge.trusted import construct, dump
+
+    class Inner(BaseModel):
+        when: dt.date
+        kind: Literal["a", "b"] = "a"
+
+    class Outer(BaseModel):
+        pair: tuple[int, str]
+        names: tuple[str, ...] = ()
+        tags: frozenset[str] = frozenset()
+        by_gen: dict[int, float] = {}
+        inner: Inner
+        inners: list[Inner] = []
+        maybe: Inner | None = None
+        ratio: float = 1.0
+        note: str | None = None
+
+    full = Outer.model_validate({"pair": [3, "x"], "names": ["p", "q"], "tags": ["t"], "by_gen": {"4": 32},
+                                 "inner": {"when": "2025-01-02"}, "inners": [{"when": "2024-05-06", "kind": "b"}],
+                                 "maybe": {"when": "2023-01-01"}, "ratio": 2})
+    sparse = Outer.model_validate({"pair": (1, "y"), "inner": {"when": dt.date(2020, 1, 1)}})
+    for original in (full, sparse):
+        back = construct(Outer, dump(original))
+        assert back == original and _tree(back) == _tree(original)
+        assert back.model_dump_json() == original.model_dump_json()
+    assert isinstance(construct(Outer, dump(full)).ratio, float) and construct(Outer, dump(full)).by_gen == {4: 32.0}
+
+
+def test_trusted_construct_refuses_types_it_cannot_read_back():
+    from pathlib import PurePosixPath
+
+    from pydantic import BaseModel
+
+    from knowledge.trusted import construct, dump
+
+    class WithPath(BaseModel):
+        where: PurePosixPath
+
+    class Ambiguous(BaseModel):
+        value: tuple[int, ...] | list[str]
+
+    with pytest.raises(TypeError):
+        construct(WithPath, dump(WithPath(where="/tmp")))
+    with pytest.raises(TypeError):
+        construct(Ambiguous, dump(Ambiguous(value=(1, 2))))
+
+
 # --- the engine, calibration and economics tables ------------------------------------------------------------
 
 def _tables(root: Path) -> dict[str, tuple[Path, object]]:
@@ -206,8 +261,9 @@ def test_table_snapshot_equals_the_validated_yaml_and_follows_edits(name, data, 
     assert load(path) == reference  # cold: parsed, then stored
     assert [f.name for f in cache.glob(f"table-{name}-*.json")]
     monkeypatch.setattr(cal, "_parse", lambda *_: pytest.fail("YAML parsed although a fresh snapshot exists"))
-    warm = load(path)
-    assert warm == reference and warm.model_dump() == reference.model_dump()
+    warm = load(path)  # constructed from the snapshot without validating (knowledge.trusted)
+    assert warm == reference and _tree(warm) == _tree(reference)
+    assert warm.model_dump_json() == reference.model_dump_json()
     monkeypatch.undo()
     text = path.read_text(encoding="utf-8")
     path.write_text(text + "\nbogus_key: 1\n", encoding="utf-8")  # an edit makes the snapshot stale
@@ -216,7 +272,7 @@ def test_table_snapshot_equals_the_validated_yaml_and_follows_edits(name, data, 
     path.write_text(text, encoding="utf-8")
     file = next(cache.glob(f"table-{name}-*.json"))
     stored = json.loads(file.read_text(encoding="utf-8"))
-    stored["payload"]["bogus_key"] = 1  # right key, content the schema rejects: ignored, the YAML is parsed
+    stored["payload"]["bogus_key"] = 1  # right key, payload edited after writing (digest differs): the YAML is parsed
     file.write_text(json.dumps(stored), encoding="utf-8")
     assert load(path) == reference
 
@@ -231,7 +287,8 @@ def test_engine_table_snapshot_equals_the_validated_yaml(cache, monkeypatch):
         assert engines.default_engines() == reference
         monkeypatch.setattr(engines, "_parse_file", lambda *_: pytest.fail("YAML parsed although a fresh snapshot exists"))
         engines.default_engines.cache_clear()
-        assert engines.default_engines() == reference
+        warm = engines.default_engines()
+        assert warm == reference and _tree(warm) == _tree(reference)
     finally:
         engines.default_engines.cache_clear()
 

@@ -272,12 +272,12 @@ def _collect_sources(obj: object) -> set[str]:
 
 
 def _load(path: Path, model: type[BaseModel]) -> BaseModel:
-    """The validated table of `path`; a warm start validates the JSON snapshot of the last load instead of
-    parsing the YAML again (knowledge.snapshot, keyed by the file and this module)."""
-    from knowledge import snapshot
+    """The validated table of `path`; a warm start reads back the JSON snapshot of the last load instead of
+    parsing and validating the YAML again (knowledge.snapshot keyed by the file and this module; knowledge.trusted)."""
+    from knowledge import snapshot, trusted
 
-    return snapshot.cached(f"table-{path.stem}", [path, Path(__file__)], lambda: _parse(path, model),
-                           lambda table: table.model_dump(mode="json"), model.model_validate)
+    return snapshot.cached(f"table-{path.stem}", [path, Path(__file__), Path(trusted.__file__)],
+                           lambda: _parse(path, model), trusted.dump, lambda data: trusted.construct(model, data))
 
 
 def _parse(path: Path, model: type[BaseModel]) -> BaseModel:

@@ -72,15 +72,16 @@ def parse_engines(data: dict[str, Any]) -> EngineTable:
 
 @lru_cache(maxsize=1)
 def default_engines() -> EngineTable:
-    """The packaged engine table (knowledge/data/engines.yaml); a warm start validates the JSON snapshot of the
-    last load instead of parsing the YAML (knowledge.snapshot, keyed by the file and this module)."""
+    """The packaged engine table (knowledge/data/engines.yaml); a warm start reads back the JSON snapshot of the
+    last load instead of parsing and validating the YAML (knowledge.snapshot keyed by the file and this module;
+    knowledge.trusted)."""
     from pathlib import Path
 
-    from knowledge import snapshot
+    from knowledge import snapshot, trusted
 
     path = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "engines.yaml"
-    return snapshot.cached("table-engines", [path, Path(__file__)], lambda: _parse_file(path),
-                           lambda table: table.model_dump(mode="json"), EngineTable.model_validate)
+    return snapshot.cached("table-engines", [path, Path(__file__), Path(trusted.__file__)], lambda: _parse_file(path),
+                           trusted.dump, lambda data: trusted.construct(EngineTable, data))
 
 
 def _parse_file(path: Any) -> EngineTable:
