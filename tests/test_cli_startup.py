@@ -303,15 +303,18 @@ PROBE = ("import json, sys\n"
          "sys.exit(code)\n")
 
 
-def _probe(tmp_path: Path, *argv: str, env: dict[str, str] | None = None) -> tuple[str, set[str]]:
-    """Run one CLI command in a fresh interpreter; its stdout and the top-level packages it imported."""
+def _probe(tmp_path: Path, *argv: str, env: dict[str, str] | None = None, full: bool = False
+           ) -> tuple[str, set[str]]:
+    """Run one CLI command in a fresh interpreter; its stdout and the top-level packages it imported (`full`:
+    every module name)."""
     out = tmp_path / f"modules-{len(list(tmp_path.glob('modules-*')))}.json"
     full_env = {k: v for k, v in os.environ.items() if k not in OFFLINE_DROP}
     full_env.update(env or {})
     result = subprocess.run([sys.executable, "-c", PROBE, str(out), *argv], cwd=ROOT, env=full_env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    return result.stdout, {m.split(".")[0] for m in json.loads(out.read_text())}
+    modules = json.loads(out.read_text())
+    return result.stdout, set(modules) if full else {m.split(".")[0] for m in modules}
 
 
 COMMANDS = {
@@ -357,3 +360,44 @@ def test_bad_data_file_after_a_warm_start_is_one_line_exit_2(data, tmp_path):
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
     assert "gpus/h20.yaml" in bad.stderr and "memory_bytes" in bad.stderr
+
+
+# what a warm start of each scriptable command may not import: the YAML parser, the rules engine, the servers,
+# the chat stack, and the parts of the advisor that other commands use
+NOT_ON_WARM_PATH = {"yaml", "durable", "durable_rules_engine", "gradio", "langchain", "langchain_core",
+                    "langchain_openai", "openai", "slack_bolt", "slack_sdk", "mcp", "fastapi", "uvicorn",
+                    "starlette", "httpx", "knowledge.guides", "advisor.recommend", "advisor.conversation",
+                    "rules", "advisor.estimator.planner", "advisor.training_advice"}
+WARM_PATH = {
+    "estimate": (COMMANDS["estimate"], set()),
+    "throughput": (COMMANDS["throughput"], set()),
+    "gpus": (COMMANDS["gpus"], set()),
+    "tco": (COMMANDS["tco"], set()),
+    # an inference recommendation runs the rules (durable) but never the parallelism planner
+    "recommend": (COMMANDS["recommend"], {"durable", "durable_rules_engine", "rules", "advisor.recommend",
+                                          "advisor.training_advice"}),
+}
+
+
+@pytest.mark.parametrize("name", list(WARM_PATH))
+def test_import_graph_of_a_warm_start(name, tmp_path):
+    """The modules a warm start imports (sys.modules in a fresh interpreter: deterministic, unlike a timing)."""
+    argv, allowed = WARM_PATH[name]
+    env = {snapshot.CACHE_ENV: str(tmp_path / "cache")}
+    cold_out, _ = _probe(tmp_path, *argv, env=env, full=True)
+    warm_out, modules = _probe(tmp_path, *argv, env=env, full=True)
+    assert warm_out == cold_out and warm_out.strip()
+    banned = NOT_ON_WARM_PATH - allowed
+    hit = sorted(m for m in modules if m in banned or any(m.startswith(b + ".") for b in banned))
+    assert not hit, f"a warm `gpu-advisor {name}` imported {hit}"
+
+
+def test_cli_tells_which_commands_take_their_name_without_inspect():
+    import importlib
+
+    from ui import cli
+
+    takes = {name: cli._takes_name(importlib.import_module(mod)) for name, mod in cli.COMMANDS.items()
+             if name in ("gpus", "models", "estimate", "throughput", "tco")}
+    assert takes == {"gpus": True, "models": True, "estimate": False, "throughput": False, "tco": False}
+
