@@ -38,6 +38,35 @@ def dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json", exclude_unset=True)
 
 
+def json_data(model: BaseModel, *, exclude: frozenset[str] | set[str] = frozenset(), exclude_none: bool = False
+              ) -> dict[str, Any]:
+    """`model.model_dump(mode="json", exclude=…, exclude_none=…)` for the types :func:`construct` reads back,
+    without pydantic's serializer (whose schema a warm start would otherwise build just to list the GPUs)."""
+    out: dict[str, Any] = {}
+    for name in type(model).__pydantic_fields__:
+        if name in exclude:
+            continue
+        value = _json(getattr(model, name), exclude_none)
+        if value is None and exclude_none:
+            continue
+        out[name] = value
+    return out
+
+
+def _json(value: Any, exclude_none: bool) -> Any:
+    if value is None or isinstance(value, (str, int, float)):  # bool is an int
+        return value
+    if isinstance(value, BaseModel):
+        return json_data(value, exclude_none=exclude_none)
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json(v, exclude_none) for v in value]
+    if isinstance(value, dict):
+        return {str(k) if isinstance(k, (int, float)) else k: _json(v, exclude_none) for k, v in value.items()}
+    raise TypeError(f"no JSON form for {type(value).__name__}")
+
+
 _PLANS: dict[type, dict[str, Any]] = {}
 
 
