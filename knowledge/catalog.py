@@ -17,7 +17,8 @@ entries (:mod:`knowledge.snapshot`, outside the repository, keyed by the SHA-256
 code that validates them) saves parsing and validating the YAML on the next start: its entries were validated
 when it was written, and a digest of its payload shows it unchanged since, so they are constructed without
 validating again (:mod:`knowledge.trusted`); citations, cross-references and names are checked again. A stale,
-corrupted or failing snapshot is ignored and the YAML files are loaded as without one. ``GPU_ADVISOR_NO_CACHE=1`` turns the snapshot off.
+corrupted or failing snapshot is ignored and the YAML files are loaded as without one. ``GPU_ADVISOR_NO_CACHE=1``
+turns the snapshot off.
 """
 
 from __future__ import annotations
@@ -360,6 +361,7 @@ def _to_snapshot(catalog: Catalog) -> dict[str, Any]:
     from knowledge.trusted import dump
 
     root = catalog.path
+
     def entries(folder: str, items: tuple[Any, ...]) -> list[list[Any]]:
         return [[_rel(root / folder / f"{e.id}.yaml", root), dump(e)] for e in items]
 

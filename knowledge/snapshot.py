@@ -4,11 +4,12 @@ A snapshot lives outside the repository: in $GPU_ADVISOR_CACHE_DIR, else $XDG_CA
 ~/.cache/gpu-advisor; one file per kind and data directory, ``<kind>-<sha256(directory)[:16]>.json``. It records the
 key it was written for, the SHA-256 of every input file's path and contents (:func:`fingerprint`), so editing,
 adding or removing a file makes it stale. A stale, unreadable or corrupted snapshot reads as None and an
-unwritable cache directory is skipped: the caller then does the full load, silently. The caller validates what
-it reads again (cheap from JSON) or, where even that is too slow (the catalog), relies on the digest of the payload
-stored with it: the payload is then exactly what this program wrote after validating the inputs of that key.
-``GPU_ADVISOR_NO_CACHE=1`` turns the cache off. :func:`cached` wraps the pattern for one table (the engine,
-calibration and economics tables: a warm start imports and parses no YAML).
+unwritable cache directory is skipped: the caller then does the full load, silently. Each file also stores the
+SHA-256 of its payload's bytes, and a payload that does not match is ignored too: what :func:`read` returns is
+exactly what :func:`write` was given, which the callers (the catalog, the engine, calibration and economics tables)
+wrote after validating the inputs of that key, so they rebuild their objects without validating again
+(:mod:`knowledge.trusted`) and a snapshot makes loading faster but never more lenient. :func:`cached` wraps the
+pattern for one table. ``GPU_ADVISOR_NO_CACHE=1`` turns the cache off.
 """
 
 from __future__ import annotations

@@ -303,7 +303,8 @@ def test_engine_table_snapshot_equals_the_validated_yaml(cache, monkeypatch):
     engines.default_engines.cache_clear()
     try:
         assert engines.default_engines() == reference
-        monkeypatch.setattr(engines, "_parse_file", lambda *_: pytest.fail("YAML parsed although a fresh snapshot exists"))
+        monkeypatch.setattr(engines, "_parse_file",
+                            lambda *_: pytest.fail("YAML parsed although a fresh snapshot exists"))
         engines.default_engines.cache_clear()
         warm = engines.default_engines()
         assert warm == reference and _tree(warm) == _tree(reference)
