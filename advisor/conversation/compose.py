@@ -902,7 +902,12 @@ def _opt_layout(o: Any, lang: str, book: Book) -> str:
         parts.append(f"DP {book.count('data parallel degree', lay['dp'], 'GPUs', SRC_RECOMMEND)}")
     if lay.get("zero"):
         parts.append(f"ZeRO-{book.count('ZeRO stage', lay['zero'], '', SRC_RECOMMEND)}")
-    if lay.get("offload") not in (None, "none"):
+    if lay.get("offload") == "layers":  # llama.cpp layer offload: -ngl layers on the card, the rest in system RAM
+        ngl = book.count(f"GPU layers (-ngl) on 1× {o.gpu_name} with layer offload", lay["ngl"], "layers", SRC_RECOMMEND)
+        rest = book.count(f"layers in system RAM on 1× {o.gpu_name} with layer offload", lay["cpu_layers"], "layers",
+                          SRC_RECOMMEND)
+        parts.append(f"-ngl {ngl}，{rest} 层在系统内存" if lang == "zh" else f"-ngl {ngl}, {rest} layers in system RAM")
+    elif lay.get("offload") not in (None, "none"):
         parts.append(("卸载 " if lang == "zh" else "offload ") + str(lay["offload"]))
     if lay.get("engine"):
         parts.append(str(lay["engine"]))
@@ -1521,7 +1526,10 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     elif rec.closest:
         lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")
         lines.append(table(rec.closest[:3]))
-    first.append(fs.compact_table(_compact_rows(shown, others, rec), book, lang, w, _this()))
+    compact = _compact_rows(shown, others, rec)
+    if ev.offload is not None and not any("offload" in o.labels for o in compact):  # one card + RAM: a real option
+        compact = compact[:2] + [ev.offload]
+    first.append(fs.compact_table(compact, book, lang, w, _this()))
     capacity = _capacity_block(displayed, ev, book, lang)
     if capacity:
         lines.append(capacity)
@@ -1603,6 +1611,8 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
 
     options = [o.to_contract() | {"role": next((lab for lab in o.labels if lab in ("existing", "candidate")), "option")}
                for o in (shown + [o for o in rec.options if not any(same_config(o, s) for s in shown)])]
+    if ev.offload is not None and not any("offload" in o["labels"] for o in options):  # shown on the first screen
+        options.append(ev.offload.to_contract() | {"role": "option"})
     memory = None
     if lead_opt is not None:
         memory = {k: int(v) for k, v in lead_opt.per_gpu_bytes.items()}

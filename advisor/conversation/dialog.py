@@ -35,6 +35,8 @@ log.addHandler(logging.NullHandler())
 DEFAULT_MODEL = "qwen2.5-7b"
 from advisor.workload import DEFAULT_CONTEXT, default_context  # noqa: E402  (one place for the default)
 SERVE_COUNTS = (1, 2, 4, 8)
+from advisor.recommend_offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
+
 QPS_SECONDS_PER_REQUEST = 1.0  # Little's law L = λ·W with W = 1 s when only QPS is known (stated as an assumption)
 
 BLOCKING = ("model", "task")
@@ -103,7 +105,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                 put("task", None)
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "buy_or_rent", "wants_nvlink", "condition"):
+                 "zero", "buy_or_rent", "wants_nvlink", "condition", "offload"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -204,6 +206,10 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
                                 "is a serving format here (FP8 training is not modelled)",
                                 f"全参训练的权重按 BF16 混合精度计算；{weights.upper()} 在这里按部署格式处理（不估算 FP8 训练）"))
         weights = None
+    if s.offload and task == "inference" and weights in (None, "int4"):
+        weights = OFFLOAD_WEIGHTS  # layer offload is llama.cpp's: a GGUF file, the 4-bit one people run
+        notes.append(Assumption(f"layer offload is llama.cpp's: GGUF {weights.upper()} weights assumed",
+                                f"按层卸载是 llama.cpp 的功能：按 GGUF {weights.upper()} 权重计算"))
     if weights is None and task == "inference":
         native = default_weights(s.model)
         notes.append(Assumption(f"weights in {native.upper()}, the checkpoint's own precision",
@@ -245,6 +251,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["train_tokens"] = s.train_tokens
     if s.engine:
         kwargs["engine"] = s.engine
+    elif s.offload and task == "inference":
+        kwargs["engine"] = "llama.cpp"
     if s.lora_rank and task in ("lora", "qlora"):
         kwargs["lora_rank"] = s.lora_rank
     if s.zero is not None and task != "inference":
@@ -679,6 +687,8 @@ class Evaluation:
     intent: str = "other"  # what the question asks (advisor.conversation.intent)
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
+    offload: Any = None  # the llama.cpp layer-offload option on the one card named (advisor.recommend_offload)
+    offload_asked: bool = False  # the user asked about offload: the answer leads with it
 
 
 @dataclass
@@ -762,6 +772,7 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
                 if probe is not None:
                     ev.named_changes = [ch for ch in probe.changes if ch.for_existing]
                     ev.named_config = shown
+                    ev.offload = _offload_of(probe)
         count_only = next((m for m, role in named if role == "candidate" and m.count and not m.text), None)
         if count_only is not None and not any(o.meets_targets for o in ev.user_options):
             # "what if we only have four cards?": the leading card at that count does not work; what does, in as
@@ -777,6 +788,8 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
             wider = _recommend(workload, constraints.model_copy(update={"candidates": ()}), steps, ev)
             if wider is not None:
                 ev.alternatives = [o for o in wider.options if o.meets_targets][:3]
+        ev.offload = ev.offload or _offload_of(ev.recommendation)
+        ev.offload_asked = bool(s.offload) and ev.offload is not None
     if ev.recommendation is None:
         for mention, role in named:
             gpu = catalog.gpu(mention.gpu)
@@ -950,6 +963,11 @@ def _limits(model: Any, gpu: Any, option: Any, workload: Workload, steps: list[S
     return Limits(option=option, training=training, context=w.context, load=int(load), max_context=longest,
                   context_cap=cap, max_load=int(max_load), single_context=single, tokens_per_s=tokens_per_s,
                   at_max=at_max)
+
+
+def _offload_of(rec: Any) -> Any:
+    """The recommender's llama.cpp layer-offload option (one named card that cannot hold the model), or None."""
+    return next((o for o in list(rec.options) + list(rec.closest) if "offload" in o.labels), None)
 
 
 def _evaluate_named(workload: Workload, constraints: Constraints, named: list[tuple[GpuMention, str]],

@@ -142,6 +142,7 @@ class Slots(BaseModel):
     zero: int | None = None
     buy_or_rent: str | None = None
     condition: str | None = None  # "used" when second-hand cards are asked for
+    offload: bool | None = None  # llama.cpp layer offload asked for ("加内存卸载", "offload to RAM", "-ngl")
     wants_nvlink: bool | None = None  # the plan joins the cards over NVLink ("两张 4090 用 NVLink 桥接"); False: "no NVLink"
     excluded: list[str] = []  # cards ruled out ("国内买不到 A100", "not H20", "除了 4090"): never candidates
     excluded_vendors: list[str] = []  # "no NVIDIA" / "不要英伟达": every card of that vendor ruled out
@@ -1012,6 +1013,11 @@ def _task(t: _Text, slots: Slots) -> None:
 
 
 _USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?)|second[- ]hand|refurbished|翻新")
+# llama.cpp layer offload to system RAM (not a trainer's optimizer/ZeRO offload, which the task words carry)
+_OFFLOAD = re.compile(r"(?<!优化器)(?<!optimizer )(?<!zero-)(?<!zero )(?:内存卸载|卸载到(?:系统)?内存|(?<!不)卸载|(?:放|挪|分)(?:一部分|部分)?(?:层)?"
+                      r"(?:到|进|在)(?:系统|cpu\s*)?内存|(?:cpu|partial|layer|ram)\s*offload(?:ing)?|offload(?:ing)?\s+"
+                      r"(?:(?:some |the )?layers|to (?:the )?(?:cpu|ram|system (?:memory|ram)))|(?<![a-z])-?ngl(?![a-z])|"
+                      r"n_gpu_layers|gpu[- ]layers)")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")
@@ -1025,6 +1031,8 @@ def _misc(t: _Text, slots: Slots) -> None:
         slots.wants_nvlink = True
     if _USED.search(s):
         slots.condition = "used"
+    if _OFFLOAD.search(s):
+        slots.offload = True
     place = reading.region_from_places(s)
     if place:
         slots.region = place

@@ -130,6 +130,9 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
     short = book.gib(f"shortfall per GPU on {o.count}× {o.gpu_name}",
                      o.per_gpu_bytes.get("total", 0) - o.usable_bytes, "computed: need − usable")
+    off = ev.offload
+    if ev.offload_asked and off is not None and off.gpu == o.gpu and o.count == 1:
+        return offload_lead(off, ev, book, lang, c, short)
     who = ("一张卡" if zh else "one card") if one_card and o.count == 1 else name
     changes = list(ev.named_changes or [])
     verdict = "with_changes" if changes else "no"
@@ -148,6 +151,26 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
         if alt is not None:
             head += (f"{c._opt_name(alt, book)} 放得下。" if zh else f" {c._opt_name(alt, book)} fits it.")
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
+
+
+def offload_lead(off: Any, ev: Any, book: Any, lang: str, c: Any, short: str) -> Lead:
+    """"One card plus RAM offload?": yes, slowly — llama.cpp keeps `-ngl` layers on the card and the rest in system
+    RAM; decode is bound by the host's memory bandwidth (advisor.estimator.offload, rule sizing-layer-offload-slow)."""
+    zh = lang == "zh"
+    lay, t = off.layout, off.throughput
+    where = f"on 1× {off.gpu_name} with layer offload"
+    ngl = book.count(f"GPU layers (-ngl) {where}", lay["ngl"], "layers", c.SRC_RECOMMEND)
+    rest = book.count(f"layers in system RAM {where}", lay["cpu_layers"], "layers", c.SRC_RECOMMEND)
+    ram = book.gib(f"system RAM for the offloaded layers {where}", lay["system_ram_bytes"])
+    tps = t["decode_tokens_per_s"]
+    speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", c.SRC_THROUGHPUT, 1 if tps < 10 else 0)
+    fmt = c._fmt(lay["weights"], lang)
+    return Lead((f"**可以，但很慢**：用 llama.cpp 按层卸载（{fmt}），`-ngl {ngl}` 层放在 {off.gpu_name} 上，其余 {rest} 层放进"
+                 f"系统内存（需 {ram}），生成约 {speed}。不卸载的话一张卡差 {short}。" if zh else
+                 f"**Yes, slowly** — with llama.cpp layer offload ({fmt}), `-ngl {ngl}` layers stay on the "
+                 f"{off.gpu_name} and the other {rest} go to system RAM ({ram} needed), at about {speed}. Without "
+                 f"offload one card is short by {short}."),
+                "with_changes", f"decode tokens/s {where}")
 
 
 def _best_other(ev: Any, o: Any) -> Any:
@@ -323,7 +346,11 @@ def compact_table(opts: list[Any], book: Any, lang: str, w: Any, c: Any) -> str:
     rows = []
     for o in opts[:3]:
         mark = "✓" if o.fits else "✗"
-        rows.append(f"| {c._opt_name(o, book)} | {mark} {c._opt_memory(o, book, lang)} | {_short_speed(o, book, lang, c)} | "
+        name = c._opt_name(o, book)
+        if "offload" in o.labels:  # the same card again, with llama.cpp layer offload to system RAM
+            name += f" + 内存卸载（{c._fmt(o.layout['weights'], lang)}）" if zh else \
+                f" + RAM offload ({c._fmt(o.layout['weights'], lang)})"
+        rows.append(f"| {name} | {mark} {c._opt_memory(o, book, lang)} | {_short_speed(o, book, lang, c)} | "
                     f"{c._opt_price(o, book, lang)} |")
     return head + "\n" + "\n".join(rows)
 
