@@ -21,8 +21,8 @@ def _no_model(monkeypatch):
 def test_ask_json_follows_the_contract(capsys):
     assert main(["ask", "--json", "我只有一张 4090，想做 14B 的 QLoRA 微调，序列长度 4k，够吗？"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"answer", "questions", "numbers", "findings", "mode"}
-    assert out["mode"] == "deterministic"
+    assert set(out) == {"answer", "questions", "numbers", "findings", "mode", "fallback", "note"}
+    assert out["mode"] == "deterministic" and out["fallback"] is None  # no model configured: nothing fell back
     assert "RTX 4090" in out["answer"]
     assert out["numbers"] and all(set(n) == {"name", "value", "unit", "source"} for n in out["numbers"])
     from advisor.conversation.turn import Number  # Turn.to_contract writes these fields out by name

@@ -181,8 +181,8 @@ def _classify(exc: BaseException) -> tuple[str, bool, float | None]:
     if openai is not None:
         if isinstance(exc, openai.RateLimitError):
             return "rate_limited", True, _retry_after(getattr(exc, "response", None))
-        if isinstance(exc, openai.APITimeoutError):
-            return "timeout", True, None
+        if isinstance(exc, openai.APITimeoutError):  # the wait it had was the wait it gets: no retry
+            return "timeout", False, None
         if isinstance(exc, openai.APIConnectionError):
             return "unreachable", True, None
         if isinstance(exc, openai.APIStatusError):
@@ -191,7 +191,7 @@ def _classify(exc: BaseException) -> tuple[str, bool, float | None]:
                 return "server_error", True, _retry_after(getattr(exc, "response", None))
             return "rejected", False, None
     if isinstance(exc, TimeoutError):
-        return "timeout", True, None
+        return "timeout", False, None
     if isinstance(exc, ConnectionError):
         return "unreachable", True, None
     return "error", False, None
@@ -305,15 +305,35 @@ def _build_middleware() -> Any:
     return Guard()
 
 
+def _read_timeout_s(settings: Settings) -> float:
+    """Longest wait for one read: the first byte (and, streaming, each next chunk) or a whole unstreamed reply."""
+    return settings.first_token_timeout_s if settings.stream else settings.request_timeout_s
+
+
 def _timeout(st: TurnState) -> Any:
     left = max(0.05, st.remaining())
-    read = min(st.settings.request_timeout_s, left)
+    read = min(_read_timeout_s(st.settings), left)
     try:
         from openai import Timeout
 
         return Timeout(read, connect=min(st.settings.connect_timeout_s, read))
     except ImportError:  # pragma: no cover
         return read
+
+
+def _StreamCancel(cancel: threading.Event) -> Any:  # noqa: N802 - builds a callback handler instance
+    """A callback that aborts a streamed reply once the turn is over (a dripping model's connection is closed
+    at the deadline instead of being read to its end by the abandoned worker)."""
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class StreamCancel(BaseCallbackHandler):
+        raise_error = True
+
+        def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
+            if cancel.is_set():
+                raise _Stop(AgentUnavailable("timeout", "turn deadline (stream closed)"))
+
+    return StreamCancel()
 
 
 def _ai_of(response: Any) -> Any:
@@ -381,7 +401,7 @@ class AgentDriver:
             kwargs["max_tokens"] = s.max_tokens
         return ChatOpenAI(model=s.model, base_url=s.base_url, api_key=s.api_key.get_secret_value() if s.api_key else None,
                           temperature=s.temperature, max_retries=0, streaming=s.stream, stream_usage=True,
-                          timeout=Timeout(s.request_timeout_s, connect=s.connect_timeout_s), **kwargs)
+                          timeout=Timeout(_read_timeout_s(s), connect=s.connect_timeout_s), **kwargs)
 
     def _graph_tools(self) -> list[Any]:
         return langchain_tools()
@@ -465,8 +485,9 @@ class AgentDriver:
 
         def work() -> None:
             try:
-                out = graph.invoke({"messages": messages}, config={"recursion_limit": 4 * st.settings.max_steps + 10},
-                                   context=st)
+                out = graph.invoke({"messages": messages}, context=st,
+                                   config={"recursion_limit": 4 * st.settings.max_steps + 10,
+                                           "callbacks": [_StreamCancel(st.cancel)]})
                 box["messages"] = out["messages"]
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
                 box["error"] = exc

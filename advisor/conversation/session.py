@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from advisor.conversation.lang import detect
-from advisor.conversation.turn import Step, Turn
+from advisor.conversation.turn import Fallback, Step, Turn, fallback_of
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
 
@@ -154,10 +154,11 @@ class Conversation:
             self._dialog = DialogDriver()
         return self._dialog
 
-    def _stream_dialog(self, text: str, note: str = "") -> Iterator[Step | Turn]:
+    def _stream_dialog(self, text: str, note: str = "", fallback: Fallback | None = None) -> Iterator[Step | Turn]:
         for item in self._dialog_driver().run(self, text):
             if isinstance(item, Turn) and note:
-                item = item.model_copy(update={"note": (note + (" " + item.note if item.note else "")).strip()})
+                item = item.model_copy(update={"note": (note + (" " + item.note if item.note else "")).strip(),
+                                               "fallback": fallback})
             yield item
 
     def _stream_llm(self, text: str, snapshot: Any) -> Iterator[Step | Turn]:
@@ -181,7 +182,7 @@ class Conversation:
             if final is None:
                 raise RuntimeError("the agent returned no answer")
             if final.extra.get("grounding_failed"):
-                raise RuntimeError("its numbers did not match the tools' results")
+                raise _Ungrounded("its numbers did not match the tools' results")
             yield final.model_copy(update={"mode": "llm"}) if final.mode != "llm" else final
             return
         except Exception as exc:  # noqa: BLE001 - any agent failure falls back
@@ -191,7 +192,8 @@ class Conversation:
             note_of = getattr(exc, "note", None)  # the agent's AgentUnavailable words its own reason
             note = note_of(self.lang) if callable(note_of) else (
                 _FALLBACK_NOTE.get(self.lang, _FALLBACK_NOTE["en"]).format(why=why))
-        yield from self._stream_dialog(text, note=note)
+            fallback = fallback_of(exc, why)
+        yield from self._stream_dialog(text, note=note, fallback=fallback)
 
     def _error_turn(self, exc: BaseException) -> Turn:
         if isinstance(exc, AdvisorError):
@@ -244,6 +246,10 @@ class Conversation:
         except (ValidationError, TypeError, ValueError) as exc:
             raise InputError(f"conversation state is malformed: {exc}", field="state") from exc
         return conv
+
+
+class _Ungrounded(RuntimeError):
+    reason = "ungrounded"
 
 
 def _short_reason(exc: BaseException) -> str:

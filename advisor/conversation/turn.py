@@ -34,6 +34,16 @@ class Step(BaseModel):
     summary: str = ""
 
 
+class Fallback(BaseModel):
+    """Why the model's answer was replaced by the deterministic one. `reason` is a stable code (the agent's
+    `AgentUnavailable.reason`: timeout, unreachable, rate_limited, server_error, tools_failed, ungrounded,
+    unsafe_text, not_configured, circuit_open, …, or "error" for an unexpected failure)."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: str
+    detail: str = ""  # short technical detail (no secrets: exception text cut to 160 characters)
+
+
 class Turn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -49,6 +59,7 @@ class Turn(BaseModel):
     workload: dict[str, Any] = {}  # the workload and constraints as understood after this turn
     note: str = ""  # e.g. "the model was unreachable; this is the deterministic answer"
     model_name: str | None = None  # LLM model name in llm mode
+    fallback: Fallback | None = None  # set when the LLM driver was asked and its answer was replaced
     extra: dict[str, Any] = Field(default_factory=dict)
 
     def to_contract(self) -> dict[str, Any]:
@@ -62,4 +73,12 @@ class Turn(BaseModel):
                 for f in self.findings
             ],
             "mode": self.mode,
+            "fallback": self.fallback.model_dump() if self.fallback else None,
+            "note": self.note,
         }
+
+
+def fallback_of(exc: BaseException, detail: str = "") -> Fallback:
+    """The Fallback for an LLM driver failure: the agent's own reason code when it gave one, else "error"."""
+    reason = getattr(exc, "reason", None)
+    return Fallback(reason=reason if isinstance(reason, str) and reason else "error", detail=detail[:160])
