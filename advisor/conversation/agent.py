@@ -19,6 +19,7 @@ gives the deterministic answer.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import re
@@ -298,7 +299,8 @@ def _build_middleware() -> Any:
             with st.lock:
                 st.results.append(result)
             st.events.put(("step", result.step()))
-            return ToolMessage(content=result.content(), name=result.name if result.name in ALLOWED else "unknown",
+            content = json.dumps(safety.scrub(result.data), ensure_ascii=False, separators=(",", ":"), default=str)
+            return ToolMessage(content=content, name=result.name if result.name in ALLOWED else "unknown",
                                tool_call_id=call.get("id") or f"call_{len(st.results)}",
                                status="success" if result.ok else "error", artifact=result)
 
