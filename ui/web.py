@@ -873,6 +873,7 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
     """Arguments for `Blocks.launch`: no share link, no error details, no SSR, uploads refused, body limit."""
     from starlette.middleware import Middleware
 
+    from ui.metrics import OpsEndpoints
     from ui.web_security import SecurityGuard
 
     return {
@@ -891,6 +892,7 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
         "footer_links": ["api"],
         "css": CSS,
         "app_kwargs": {"middleware": [Middleware(SecurityGuard),  # headers, login throttle, API login, fn_index
+                                      Middleware(OpsEndpoints, web=True),  # /healthz, /readyz, /metrics
                                       Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
                                       _api_middleware(settings), Middleware(_LazyExports)]},
     }
@@ -951,6 +953,13 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
     if settings.host not in ("127.0.0.1", "localhost", "::1") and not settings.auth:
         log.warning("serving on %s without authentication; put it behind a proxy with TLS and auth, or pass --auth",
                     settings.host)
+    from ui import metrics
+
+    metrics.prepare()  # before the turn workers spawn: they inherit the multi-process metrics directory
+    if block:
+        from ui import logs
+
+        logs.configure()  # JSON lines with the conversation id (GPU_ADVISOR_LOG_FORMAT=text for plain)
     demo = build_app(settings, conversation_factory=conversation_factory)
     controller = getattr(demo, "_advisor_controller", None)
     mode, model = controller.startup_mode() if controller else ("deterministic", None)

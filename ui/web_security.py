@@ -96,6 +96,13 @@ class SessionCap:
         self._lock = threading.Lock()
         self._seen: dict[str, OrderedDict[str, float]] = {}
 
+    def live(self) -> int:
+        """Sessions seen within SESSION_IDLE_S, all addresses together."""
+        now = self.clock()
+        with self._lock:
+            return sum(1 for sessions in self._seen.values() for seen in sessions.values()
+                       if now - seen <= SESSION_IDLE_S)
+
     def admit(self, client: str, session: str) -> bool:
         now = self.clock()
         with self._lock:
@@ -188,6 +195,9 @@ class SecurityGuard:
         self.app = app
         self.throttle = throttle or LoginThrottle()
         self.sessions = sessions or SessionCap()
+        from ui.metrics import watch_sessions
+
+        watch_sessions("web", self.sessions.live)  # gpu_advisor_active_sessions{interface="web"}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") != "http":

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
+from advisor import observe
 from advisor.conversation.lang import detect
 from advisor.conversation.turn import Fallback, Step, Turn, fallback_of
 from advisor.workload import Constraints, Workload
@@ -119,6 +121,8 @@ class Conversation:
     def stream(self, text: str) -> Iterator[Step | Turn]:
         """Yield a Step for each tool call as it finishes, then the Turn. Never raises for user input."""
         text = "" if text is None else str(text)
+        started = time.monotonic()
+        observe.turn_started(self)  # metrics and the conversation id of log lines (advisor/observe.py)
         self._update_lang(text)
         snapshot = self.state.model_copy(deep=True)
         turn: Turn | None = None
@@ -137,6 +141,7 @@ class Conversation:
             self.state = snapshot
             turn = self._error_turn(RuntimeError("the driver returned no answer"))
         self.history.append((text, turn))
+        observe.turn_finished(self, turn, time.monotonic() - started)
         yield turn
 
     def _update_lang(self, text: str) -> None:
