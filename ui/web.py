@@ -290,6 +290,9 @@ GRADIO_QUEUE_ENV = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": "100", "GRADIO_ANALYTICS
 SESSION_TTL_S = 4 * 3600
 MAX_SESSIONS = 2000
 MAX_SHOWN_MESSAGES = 300
+TRIMMED_NOTE = {"en": "_(Older messages of this session are no longer shown, to keep it small; the workload you "
+                      "described so far is kept.)_",
+                "zh": "_（为控制会话大小，较早的消息已不再显示；你之前描述的工作负载仍然保留。）_"}
 
 
 class ChatController:
@@ -317,7 +320,9 @@ class ChatController:
         text = message if isinstance(message, str) else ""
         lang = _detect(text, getattr(state.conv, "lang", None) or ui_lang)
         history = state.history
-        del history[:-MAX_SHOWN_MESSAGES]
+        if len(history) >= MAX_SHOWN_MESSAGES:  # bounded memory per session, and the user is told
+            del history[:len(history) - MAX_SHOWN_MESSAGES + 2]
+            history[0] = R.assistant_message(TRIMMED_NOTE["zh" if lang == "zh" else "en"])
         history.append(R.user_message(text, lang))
         problem = R.check_message(text, lang)
         if problem:

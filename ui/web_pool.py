@@ -173,6 +173,9 @@ class RemoteConversation:
             return
         conv.state, conv.lang = state, lang
         conv.history.append((text, items[-1]))
+        from advisor.conversation.session import HISTORY_KEPT
+
+        del conv.history[:-HISTORY_KEPT]  # as Conversation.stream does: bounded memory per session
         yield from items
 
 

@@ -11,7 +11,9 @@ SecurityGuard, outermost around the Gradio app:
   heartbeat, token, user, runs … open), else 401;
 * a queue/join or run/predict body with a malformed `fn_index` or `session_hash` is answered 400 (Gradio: 500),
   and one client address may hold at most `MAX_SESSIONS_PER_CLIENT` live sessions (new ones: 429), so a flood
-  of anonymous sessions from one address cannot push real users' conversations out of Gradio's session store.
+  of anonymous sessions from one address cannot push real users' conversations out of Gradio's session store;
+  nor can many addresses: past `MAX_LIVE_SESSIONS` live sessions in all, new ones are refused, never old ones
+  evicted.
 
 GuardedHttp: uvicorn's httptools protocol with a deadline for the request line and headers
 (`HEADER_TIMEOUT_S`): a half-sent request (slowloris) is closed instead of held forever (uvicorn has no header
@@ -46,6 +48,10 @@ MAX_KEYS = 10_000  # addresses and user names remembered (oldest dropped first)
 # live Gradio sessions one client address may hold (the 50-conversation load test runs from one address)
 MAX_SESSIONS_PER_CLIENT = int(os.environ.get("GPU_ADVISOR_WEB_SESSIONS_PER_CLIENT", "100"))
 SESSION_IDLE_S = 3600.0  # a session unseen this long no longer counts against its address
+# live sessions of all addresses together: below Gradio's session store (ui.web.MAX_SESSIONS = 2000), so the
+# store's least-recently-used eviction never reaches a session active in the last SESSION_IDLE_S; new sessions
+# past it are refused (429) instead
+MAX_LIVE_SESSIONS = int(os.environ.get("GPU_ADVISOR_WEB_LIVE_SESSIONS", "1900"))
 HEADER_TIMEOUT_S = 10.0  # request line + headers must arrive within this
 # Gradio routes under /gradio_api that are needed before anyone has logged in
 OPEN_API_PATHS = ("/gradio_api/login_check", "/gradio_api/theme.css", "/gradio_api/app_id",
@@ -90,11 +96,14 @@ class LoginThrottle:
 class SessionCap:
     """Live Gradio session hashes per client address; refuses a new one past `MAX_SESSIONS_PER_CLIENT`."""
 
-    def __init__(self, limit: int = MAX_SESSIONS_PER_CLIENT, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, limit: int = MAX_SESSIONS_PER_CLIENT, clock: Callable[[], float] = time.monotonic,
+                 total_limit: int = MAX_LIVE_SESSIONS) -> None:
         self.limit = limit
+        self.total_limit = total_limit
         self.clock = clock
         self._lock = threading.Lock()
         self._seen: dict[str, OrderedDict[str, float]] = {}
+        self._total = 0  # sessions held in _seen (some may have gone idle since: _prune_all recounts)
 
     def live(self) -> int:
         """Sessions seen within SESSION_IDLE_S, all addresses together."""
@@ -109,16 +118,33 @@ class SessionCap:
             sessions = self._seen.setdefault(client, OrderedDict())
             while sessions and now - next(iter(sessions.values())) > SESSION_IDLE_S:
                 sessions.popitem(last=False)
+                self._total -= 1
             if session in sessions:
                 sessions.move_to_end(session)
                 sessions[session] = now
                 return True
             if len(sessions) >= self.limit:
                 return False
+            if self._total >= self.total_limit:
+                if self._prune_all(now) >= self.total_limit:
+                    return False
+                sessions = self._seen.setdefault(client, sessions)  # (the prune drops empty addresses)
             sessions[session] = now
+            self._total += 1
             if len(self._seen) > MAX_KEYS:
-                self._seen.pop(next(iter(self._seen)))
+                self._total -= len(self._seen.pop(next(iter(self._seen))))
             return True
+
+    def _prune_all(self, now: float) -> int:
+        """Drop idle sessions of every address; the live total (called with the lock held)."""
+        for client in list(self._seen):
+            sessions = self._seen[client]
+            while sessions and now - next(iter(sessions.values())) > SESSION_IDLE_S:
+                sessions.popitem(last=False)
+            if not sessions:
+                del self._seen[client]
+        self._total = sum(len(s) for s in self._seen.values())
+        return self._total
 
 
 def _client(scope: dict[str, Any]) -> str:

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())  # the application decides where logs go (no stderr traceback in the CLI)
 
 DRIVERS = ("deterministic", "llm")
-HISTORY_KEPT = 50  # turns kept in to_dict(); older ones are dropped (the slot state keeps what they said)
+HISTORY_KEPT = 50  # turns kept (in memory and in to_dict()); older ones are dropped (the slot state keeps what they said)
 STATE_VERSION = 1
 
 _FALLBACK_NOTE = {
@@ -141,6 +141,7 @@ class Conversation:
             self.state = snapshot
             turn = self._error_turn(RuntimeError("the driver returned no answer"))
         self.history.append((text, turn))
+        del self.history[:-HISTORY_KEPT]  # bounded memory per conversation; the slot state keeps what was said
         observe.turn_finished(self, turn, time.monotonic() - started)
         yield turn
 
