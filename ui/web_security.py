@@ -9,6 +9,9 @@ SecurityGuard, outermost around the Gradio app:
   at most `MAX_LOCK_S`; a locked request is answered 429 with Retry-After, without checking the password;
 * with a login configured, every /gradio_api/* route needs the login cookie (Gradio leaves cancel, reset,
   heartbeat, token, user, runs … open), else 401;
+* only public functions (the /chat endpoint) are callable by name (`/gradio_api/call/NAME`, `/run/NAME`), and
+  the page's own handlers (private or undocumented) through queue/join or run/predict only with the page's
+  trigger (`page_event`); else 403. Gradio itself let a raw client start `take`, `reset`, `relabel` … by name;
 * a queue/join or run/predict body with a malformed `fn_index` or `session_hash` is answered 400 (Gradio: 500),
   and one client address may hold at most `MAX_SESSIONS_PER_CLIENT` live sessions (new ones: 429), so a flood
   of anonymous sessions from one address cannot push real users' conversations out of Gradio's session store;
@@ -26,6 +29,7 @@ import asyncio
 import json
 import math
 import os
+import re
 import threading
 import time
 import urllib.parse
@@ -214,6 +218,35 @@ def valid_event(body: bytes, fn_count: int) -> str | None:
     return None
 
 
+_NAMED_CALL = re.compile(r"^/gradio_api/(?:call|run|api)/([^/]+)/?$")
+
+
+def public_names(blocks: Any) -> set[str]:
+    """api_name of every public function (what /gradio_api/call/NAME and /run/NAME may start)."""
+    fns = getattr(blocks, "fns", None) or {}
+    return {str(fn.api_name) for fn in fns.values() if getattr(fn, "api_visibility", "public") == "public"
+            and getattr(fn, "api_name", None)}
+
+
+def page_event(fns: Any, event: dict[str, Any]) -> bool:
+    """False when `event` calls a function that is not public (api_visibility "private" or "undocumented": the
+    page's own handlers) other than as the page does: the page names, as `trigger_id`, a component whose event starts that function's
+    chain (Gradio resolves `.then` steps the same way, `gradio.route_utils._is_automatic_run`). Public
+    functions (the /chat endpoint) are always callable."""
+    fn = fns.get(event.get("fn_index")) if isinstance(fns, dict) else None
+    if fn is None or getattr(fn, "api_visibility", "public") == "public":
+        return True
+    original = fn
+    for _ in range(100):  # walk `.then` steps back to the event that started them
+        after = getattr(original, "trigger_after", None)
+        if after is None or after not in fns:
+            break
+        original = fns[after]
+    trigger = event.get("trigger_id")
+    return isinstance(trigger, int) and not isinstance(trigger, bool) and \
+        any(block_id == trigger for block_id, _ in getattr(original, "targets", []) or [])
+
+
 class SecurityGuard:
     """ASGI middleware; see the module docstring. `throttle`/`sessions` are injectable for tests."""
 
@@ -240,6 +273,11 @@ class SecurityGuard:
                 and not _logged_in(scope, gradio):
             await _answer(send, 401, "Not authenticated")
             return
+        named = _NAMED_CALL.match(path) if scope.get("method") == "POST" else None
+        if named and named.group(1) != "predict" and gradio is not None \
+                and named.group(1) not in public_names(getattr(gradio, "get_blocks", lambda: None)()):
+            await _answer(send, 403, "this function is not part of the API; the public endpoint is /chat")
+            return
         if scope.get("method") == "POST" and (path.endswith("/queue/join") or "/run/predict" in path):
             body, receive = await _read_body(receive)
             if body is None:  # too long to check here: the body-size limit answers 413
@@ -249,6 +287,9 @@ class SecurityGuard:
             why = valid_event(body, len(fns) if fns else 1 << 30)
             if why:
                 await _answer(send, 400, why)
+                return
+            if fns and not page_event(fns, json.loads(body or b"{}")):
+                await _answer(send, 403, "this function is not part of the API; the public endpoint is /chat")
                 return
             session = json.loads(body or b"{}").get("session_hash")
             if isinstance(session, str) and not self.sessions.admit(_client(scope), session):
