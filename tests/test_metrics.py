@@ -164,3 +164,18 @@ def test_plain_web_server_has_health_readiness_and_metrics() -> None:
     assert "gpu_advisor_turn_seconds_bucket" in text and "gpu_advisor_active_sessions" in text
     json_lines = [json.loads(line) for line in log_lines if line.startswith("{")]
     assert json_lines and all({"ts", "level", "logger", "message", "conversation_id"} <= set(d) for d in json_lines)
+
+
+def test_api_server_has_health_readiness_and_metrics() -> None:
+    from tests.test_api_http import api_server
+
+    with api_server() as base:
+        root = base.removesuffix("/api/v1") + "/"
+        assert _get(root + "healthz")[0] == 200 and json.loads(_get(root + "readyz")[2])["ready"] is True
+        req = urllib.request.Request(base + "/ask", data=json.dumps({"text": "Qwen2.5-7B 推理，10 个用户"}).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=60) as resp:  # noqa: S310
+            assert json.loads(resp.read())["conversation_id"]
+        status, _, text = _get(root + "metrics")
+    assert status == 200
+    assert 'gpu_advisor_turns_total{driver="deterministic",lang="zh",mode="deterministic"} 1.0' in text
