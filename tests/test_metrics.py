@@ -179,3 +179,4 @@ def test_api_server_has_health_readiness_and_metrics() -> None:
         status, _, text = _get(root + "metrics")
     assert status == 200
     assert 'gpu_advisor_turns_total{driver="deterministic",lang="zh",mode="deterministic"} 1.0' in text
+    assert 'gpu_advisor_active_sessions{interface="api"} 1.0' in text

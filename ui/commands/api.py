@@ -64,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
                                             args.host, ENV_AUTH, ENV_TOKEN)
     from ui import logs, metrics
 
+    from ui.api_service import CONVERSATIONS
+
     metrics.prepare()
+    metrics.watch_sessions("api", CONVERSATIONS.__len__)  # conversations `ask` holds
     logs.configure()  # JSON lines with the conversation id
     app = metrics.OpsEndpoints(build_api(auth, token=token), api=True)  # /healthz, /readyz, /metrics
     serve_uvicorn(app, args.host, args.port,
