@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.conversation import grounding, prompts, safety
+from advisor.conversation import agent_tracing, grounding, prompts, safety
 from advisor.conversation.settings import Settings
 from advisor.conversation.tools import ALLOWED, TOOLS, ToolResult, call_tool, langchain_tools, to_number
 from advisor.conversation.turn import Number, Step, Turn
@@ -148,6 +148,8 @@ class TurnState:
     tokens: int = 0
     malformed_reasks: int = 0
     results: list[ToolResult] = field(default_factory=list)
+    span: Any = None  # the turn's OpenTelemetry span (agent_tracing), None without opentelemetry
+    error_type: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # tool calls of one step may run in parallel
 
     def reserve_tool_call(self) -> bool:
@@ -232,6 +234,7 @@ def _build_middleware() -> Any:
             st.check()
             request = request.override(system_message=SystemMessage(content=st.system_prompt))
             messages = list(request.messages)
+            handler = agent_tracing.traced_chat(handler, st.settings, _ai_of)  # a `chat` span per call
             attempt = 0
             while True:
                 settings = {**request.model_settings}
@@ -289,7 +292,7 @@ def _build_middleware() -> Any:
             if st.cancel.is_set():
                 raise _Stop(AgentUnavailable("timeout", "cancelled"))
             if st.reserve_tool_call():
-                result = call_tool(call.get("name"), call.get("args"))
+                result = agent_tracing.traced_tool(call_tool, call.get("id"))(call.get("name"), call.get("args"))
             else:
                 args = call.get("args") if isinstance(call.get("args"), dict) else {}
                 result = ToolResult(str(call.get("name"))[:80], False, dict(args),
@@ -441,6 +444,7 @@ class AgentDriver:
         st = TurnState(settings=s, deadline=self._clock() + s.turn_timeout_s, clock=self._clock, lang=lang,
                        system_prompt=_system_prompt(conversation, lang), http_timeouts=self._chat_model is None)
         messages = _history(conversation, s) + [_human(text)]
+        st.span = agent_tracing.start_agent_span(s)  # ended in `finally`, with error.type on a fallback
         report: grounding.Report | None = None
         reasked = False
         try:
@@ -475,11 +479,13 @@ class AgentDriver:
             raise AgentUnavailable("ungrounded", ", ".join(m.text for m in (report.ungrounded if report else [])[:8]))
         except AgentUnavailable as exc:
             exc.lang = lang
+            st.error_type = exc.reason
             if exc.reason in ("rate_limited", "server_error", "timeout", "unreachable"):
                 _breaker_record(key, False, self._clock())
             raise
         finally:
             st.cancel.set()
+            agent_tracing.end(st.span, st.error_type)
 
     def _run_graph(self, graph: Any, st: TurnState, messages: list[Any]) -> Iterator[Step]:
         """Run the agent in a worker thread; yield Steps as they come; return the final messages."""
@@ -496,7 +502,7 @@ class AgentDriver:
             finally:
                 st.events.put(("done", None))
 
-        worker = threading.Thread(target=work, name="advisor-agent", daemon=True)
+        worker = threading.Thread(target=agent_tracing.in_context(st.span, work), name="advisor-agent", daemon=True)
         worker.start()
         while True:
             left = st.remaining()
