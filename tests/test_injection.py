@@ -160,7 +160,9 @@ def test_clean_tool_results_are_not_scrubbed() -> None:
     for name, args in [("lookup_gpu", LOOKUP), ("estimate_memory", {"model": "llama-3-70b", "gpu": "h100"}),
                        ("recommend", {"model": "qwen2.5-7b", "concurrency": 10}), ("tco", {"gpu": "h20", "count": 8}),
                        ("explain_rule_or_claim", {"query": "H100 30x faster than A100"}),
-                       ("lookup_model", {"model": "deepseek-r1"})]:
+                       ("lookup_model", {"model": "deepseek-r1"}), ("compare_gpus", {"gpus": ["h100", "a100"]}),
+                       ("estimate_throughput", {"model": "qwen2.5-72b", "gpu": "h100", "count": 4, "concurrency": 32}),
+                       ("train_time", {"model": "llama-3-8b", "gpu": "h100", "count": 8, "tokens": 1e10})]:
         result = call_tool(name, args)
         assert result.ok and safety.scrub(result.data) == result.data, name
 
