@@ -326,7 +326,7 @@ def _timeout(st: TurnState) -> Any:
         return read
 
 
-def _StreamCancel(cancel: threading.Event) -> Any:  # noqa: N802 - builds a callback handler instance
+def _stream_cancel(cancel: threading.Event) -> Any:
     """A callback that aborts a streamed reply once the turn is over (a dripping model's connection is closed
     at the deadline instead of being read to its end by the abandoned worker)."""
     from langchain_core.callbacks import BaseCallbackHandler
@@ -495,7 +495,7 @@ class AgentDriver:
             try:
                 out = graph.invoke({"messages": messages}, context=st,
                                    config={"recursion_limit": 4 * st.settings.max_steps + 10,
-                                           "callbacks": [_StreamCancel(st.cancel)]})
+                                           "callbacks": [_stream_cancel(st.cancel)]})
                 box["messages"] = out["messages"]
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
                 box["error"] = exc
