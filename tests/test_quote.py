@@ -82,7 +82,7 @@ def test_validity_assumptions_and_headline(zh_turn):
     md = quote_markdown(q)
     assert "有效期至 2027-01-02" in md and "生成于 2026-12-03 09:30 UTC" in md
     assert q.assumptions and any("10%" in a for a in q.assumptions)
-    assert q.headline.startswith("建议：") and "**" not in q.headline and q.headline in md
+    assert q.headline.startswith("建议") and "**" not in q.headline and q.headline in md
 
 
 def test_json_export_carries_the_quote(zh_turn):
