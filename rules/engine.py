@@ -211,6 +211,7 @@ def rebuild(failed: RuleEngine | None = None) -> RuleEngine:
             if old is not None:
                 old.discard()
             HEALTH.rebuilds += 1
+            _observe("rebuild")
             HEALTH.last_error = failed.broken if failed is not None and failed.broken else HEALTH.last_error
         return _ENGINE
 
@@ -222,6 +223,13 @@ def _discard_current() -> None:
         old, _ENGINE = _ENGINE, None
     if old is not None:
         old.discard()
+
+
+def _observe(kind: str) -> None:
+    """Count a rebuild or a failure for the servers' metrics (advisor.observe; a no-op without a listener)."""
+    from advisor import observe
+
+    observe.rule_engine_error(kind)
 
 
 class EngineHealth:
@@ -265,6 +273,7 @@ def evaluate(facts: Mapping[str, Any] | Sequence[Mapping[str, Any]] | Any) -> li
         except RuleEngineError as again:
             log.error("rule engine failed again after a rebuild: %s", again)
             HEALTH.failures += 1
+            _observe("failure")
             HEALTH.last_error = str(again)
             _discard_current()
             raise not_validated(str(again)) from again

@@ -9,7 +9,9 @@ Items (plain dicts, built with the helpers below):
 - `message(text)`: an assistant reply (`finish_reason="stop"`); `finish_reason="length"` for a truncated one;
 - `tool_calls((name, args), ...)`: assistant tool calls; `args` may be a dict or a raw (even malformed) string;
 - `status(code, body=None, headers=None)`: an error response (429 with `Retry-After`, 500, 503, …);
-- `hang(seconds)`: wait, then close the connection without answering (a client timeout fires first).
+- `hang(seconds)`: wait, then close the connection without answering (a client timeout fires first);
+- `drip(seconds, every_s)`: answer at once, then send one small piece every `every_s` seconds for `seconds`
+  (an SSE content delta when streaming, one byte of the JSON body otherwise), so no read ever times out.
 
 Requests with `"stream": true` get Server-Sent Events: content split into several deltas, tool-call
 arguments split across chunks, a usage chunk when `stream_options.include_usage` is set, then `[DONE]`.
@@ -47,6 +49,10 @@ def status(code: int, body: Any = None, headers: dict[str, str] | None = None) -
 
 def hang(seconds: float) -> Item:
     return {"kind": "hang", "seconds": seconds}
+
+
+def drip(seconds: float, every_s: float = 0.5) -> Item:
+    return {"kind": "drip", "seconds": seconds, "every_s": every_s}
 
 
 class MockOpenAI:
@@ -153,6 +159,13 @@ class _Handler(BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
+        if kind == "drip":
+            try:
+                self._drip(item, bool(body.get("stream")))
+            except OSError:  # the client gave up and closed the connection
+                pass
+            self.close_connection = True
+            return
         if kind == "status":
             self._json(item["status"], item["body"], item.get("headers"))
             return
@@ -173,6 +186,22 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def _drip(self, item: Item, stream: bool) -> None:
+        end = time.monotonic() + item["seconds"]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream" if stream else "application/json")
+        if not stream:
+            self.send_header("Content-Length", str(10**6))  # never completed
+        self.end_headers()
+        self.wfile.flush()
+        chunk = {"id": "chatcmpl-drip", "object": "chat.completion.chunk", "created": int(time.time()), "model": "m",
+                 "choices": [{"index": 0, "delta": {"content": "."}, "finish_reason": None}]}
+        piece = f"data: {json.dumps(chunk)}\n\n".encode() if stream else b" "
+        while time.monotonic() < end:
+            self.wfile.write(piece)
+            self.wfile.flush()
+            time.sleep(item["every_s"])
 
     def _calls(self, item: Item) -> list[dict[str, Any]]:
         out = []

@@ -13,7 +13,8 @@ from knowledge.errors import InputError
 def test_defaults_mean_no_model() -> None:
     s = Settings.from_env({})
     assert not s.llm_configured and s.model == DEFAULT_MODEL and s.base_url is None
-    assert s.max_retries == 1 and s.request_timeout_s == 20 and s.turn_timeout_s == 30 and s.max_steps == 6
+    assert s.max_retries == 1 and s.request_timeout_s == 20 and s.turn_timeout_s == 15 and s.max_steps == 6
+    assert s.first_token_timeout_s == 5 and s.stream is True
 
 
 def test_environment_variables() -> None:

@@ -22,8 +22,9 @@ def test_ask_json_follows_the_contract(capsys):
     assert main(["ask", "--json", "我只有一张 4090，想做 14B 的 QLoRA 微调，序列长度 4k，够吗？"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"answer", "questions", "numbers", "findings", "mode",  # issue 13 adds the answer's parts:
-                        "intent", "verdict", "options", "breakdown", "assumptions"}
-    assert out["mode"] == "deterministic"
+                        "intent", "verdict", "options", "breakdown", "assumptions",
+                        "fallback", "note"}  # issue 19: why a model's answer was replaced
+    assert out["mode"] == "deterministic" and out["fallback"] is None  # no model configured: nothing fell back
     assert out["intent"] == "feasibility" and out["verdict"] in ("yes", "no", "with_changes")
     b = out["breakdown"]
     assert b["gpu"] == "rtx-4090" and b["count"] == 1 and b["total"] == sum(

@@ -13,7 +13,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE_DROP = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "ADVISOR_MODEL", "ADVISOR_API_KEY",
-                "ADVISOR_SETTINGS", "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2")
+                "ADVISOR_SETTINGS", "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2",
+                "PROMETHEUS_MULTIPROC_DIR")  # each server its own metrics (an in-process test server sets one)
 
 
 def free_port() -> int:

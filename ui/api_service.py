@@ -303,6 +303,7 @@ class ConversationStore:
             item = self._items.get(cid)
             if item is None:
                 item = (new_conversation(lang=lang), threading.Lock())
+                item[0].conversation_id = cid  # log lines of its turns carry the id the caller holds
                 self._items[cid] = item
                 while len(self._items) > self.capacity:
                     self._items.popitem(last=False)

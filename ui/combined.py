@@ -66,7 +66,12 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
     are authenticated by their signatures.
     """
     from fastapi import FastAPI
-    from fastapi.responses import JSONResponse
+    from fastapi.responses import JSONResponse, Response
+
+    from ui import metrics
+    from ui.metrics import OpsEndpoints
+
+    metrics.prepare()  # before turn workers spawn (multi-process metrics)
 
     web = with_web or web_app is not None
     middleware: list[Any] = []
@@ -80,7 +85,8 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
 
         web_settings = (web_settings or WebSettings()).validated()
         launch = launch_kwargs(web_settings)
-        middleware = list((launch.get("app_kwargs") or {}).get("middleware") or [])
+        middleware = [m for m in (launch.get("app_kwargs") or {}).get("middleware") or []
+                      if getattr(m, "cls", None) is not OpsEndpoints]  # this app has its own /healthz, /readyz
         accepted = set(inspect.signature(gr.mount_gradio_app).parameters) - {"app", "blocks", "path", "app_kwargs",
                                                                              "server_name", "server_port"}
         mount_kwargs = {k: v for k, v in launch.items() if k in accepted and v is not None}
@@ -99,8 +105,17 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
         status, body = await run_in_threadpool(readiness)
         return JSONResponse(body, status_code=status)
 
+    async def metrics_route(request: Any) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        from ui.metrics import metrics_response
+
+        status, body, ctype = await run_in_threadpool(metrics_response, {k.lower(): v for k, v in request.headers.items()})
+        return Response(body, status_code=status, media_type=ctype.split(";")[0], headers={"cache-control": "no-store"})
+
     api.add_route("/healthz", healthz, methods=["GET"], include_in_schema=False)
     api.add_route("/readyz", readyz, methods=["GET"], include_in_schema=False)
+    api.add_route("/metrics", metrics_route, methods=["GET"], include_in_schema=False)
     if bolt_app is not None:
         mount_slack(api, bolt_app, slack_path)
     if web:
@@ -111,14 +126,9 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
 def readiness() -> tuple[int, dict[str, Any]]:
     """(HTTP status, body) of the readiness check: 200 when the rules engine evaluates its self-check request to
     the known findings, else 503 — a server whose answers would not be validated is not ready."""
-    from rules.engine import HEALTH, check
+    from ui.metrics import readiness as check_rules
 
-    body: dict[str, Any] = {"rules": {"rebuilds": HEALTH.rebuilds, "failures": HEALTH.failures}}
-    try:
-        check()
-    except Exception as exc:  # noqa: BLE001 - any failure means not ready
-        return 503, {"ready": False, "error": str(exc)[:300], **body}
-    return 200, {"ready": True, **body}
+    return check_rules()
 
 
 def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
@@ -128,6 +138,9 @@ def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
     from ui.web import settle_process
 
     settle_process()  # long-running server: load what turns use, then keep it out of the collector's scans
+    from ui import logs
     from ui.web_security import GuardedHttp
+
+    logs.configure()  # JSON lines with the conversation id
 
     uvicorn.run(api, host=host, port=port, log_level="info", access_log=False, http=GuardedHttp)  # slowloris guard

@@ -315,6 +315,9 @@ GRADIO_QUEUE_ENV = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": "100", "GRADIO_ANALYTICS
 SESSION_TTL_S = 4 * 3600
 MAX_SESSIONS = 2000
 MAX_SHOWN_MESSAGES = 300
+TRIMMED_NOTE = {"en": "_(Older messages of this session are no longer shown, to keep it small; the workload you "
+                      "described so far is kept.)_",
+                "zh": "_（为控制会话大小，较早的消息已不再显示；你之前描述的工作负载仍然保留。）_"}
 MAX_QUOTED_MESSAGES = 50  # the quote's request lists at most this many of the conversation's last messages
 
 
@@ -343,7 +346,9 @@ class ChatController:
         text = message if isinstance(message, str) else ""
         lang = _detect(text, getattr(state.conv, "lang", None) or ui_lang)
         history = state.history
-        del history[:-MAX_SHOWN_MESSAGES]
+        if len(history) >= MAX_SHOWN_MESSAGES:  # bounded memory per session, and the user is told
+            del history[:len(history) - MAX_SHOWN_MESSAGES + 2]
+            history[0] = R.assistant_message(TRIMMED_NOTE["zh" if lang == "zh" else "en"])
         history.append(R.user_message(text, lang))
         problem = R.check_message(text, lang)
         if problem:
@@ -921,6 +926,7 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
     """Arguments for `Blocks.launch`: no share link, no error details, no SSR, uploads refused, body limit."""
     from starlette.middleware import Middleware
 
+    from ui.metrics import OpsEndpoints
     from ui.web_security import SecurityGuard
 
     return {
@@ -939,6 +945,7 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
         "footer_links": ["api"],
         "css": CSS,
         "app_kwargs": {"middleware": [Middleware(SecurityGuard),  # headers, login throttle, API login, fn_index
+                                      Middleware(OpsEndpoints, web=True),  # /healthz, /readyz, /metrics
                                       Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
                                       _api_middleware(settings), Middleware(_LazyExports)]},
     }
@@ -999,6 +1006,13 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
     if settings.host not in ("127.0.0.1", "localhost", "::1") and not settings.auth:
         log.warning("serving on %s without authentication; put it behind a proxy with TLS and auth, or pass --auth",
                     settings.host)
+    from ui import metrics
+
+    metrics.prepare()  # before the turn workers spawn: they inherit the multi-process metrics directory
+    if block:
+        from ui import logs
+
+        logs.configure()  # JSON lines with the conversation id (GPU_ADVISOR_LOG_FORMAT=text for plain)
     demo = build_app(settings, conversation_factory=conversation_factory)
     controller = getattr(demo, "_advisor_controller", None)
     mode, model = controller.startup_mode() if controller else ("deterministic", None)

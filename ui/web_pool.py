@@ -40,9 +40,11 @@ def default_workers(cpus: int | None = None) -> int:
 def _warm_worker() -> None:
     """Initializer of each worker: exit with the server (`_exit_with_parent`), then load what every turn uses and
     set the garbage collector as the server process does (`ui.web.settle_process`)."""
+    from ui.metrics import prepare_worker
     from ui.web import settle_process
 
     _exit_with_parent()
+    prepare_worker()  # count this worker's turns into the server's /metrics
     settle_process()
 
 
@@ -171,6 +173,9 @@ class RemoteConversation:
             return
         conv.state, conv.lang = state, lang
         conv.history.append((text, items[-1]))
+        from advisor.conversation.session import HISTORY_KEPT
+
+        del conv.history[:-HISTORY_KEPT]  # as Conversation.stream does: bounded memory per session
         yield from items
 
 

@@ -9,9 +9,14 @@ SecurityGuard, outermost around the Gradio app:
   at most `MAX_LOCK_S`; a locked request is answered 429 with Retry-After, without checking the password;
 * with a login configured, every /gradio_api/* route needs the login cookie (Gradio leaves cancel, reset,
   heartbeat, token, user, runs … open), else 401;
+* only public functions (the /chat endpoint) are callable by name (`/gradio_api/call/NAME`, `/run/NAME`), and
+  the page's own handlers (private or undocumented) through queue/join or run/predict only with the page's
+  trigger (`page_event`); else 403. Gradio itself let a raw client start `take`, `reset`, `relabel` … by name;
 * a queue/join or run/predict body with a malformed `fn_index` or `session_hash` is answered 400 (Gradio: 500),
   and one client address may hold at most `MAX_SESSIONS_PER_CLIENT` live sessions (new ones: 429), so a flood
-  of anonymous sessions from one address cannot push real users' conversations out of Gradio's session store.
+  of anonymous sessions from one address cannot push real users' conversations out of Gradio's session store;
+  nor can many addresses: past `MAX_LIVE_SESSIONS` live sessions in all, new ones are refused, never old ones
+  evicted.
 
 GuardedHttp: uvicorn's httptools protocol with a deadline for the request line and headers
 (`HEADER_TIMEOUT_S`): a half-sent request (slowloris) is closed instead of held forever (uvicorn has no header
@@ -24,6 +29,7 @@ import asyncio
 import json
 import math
 import os
+import re
 import threading
 import time
 import urllib.parse
@@ -46,6 +52,10 @@ MAX_KEYS = 10_000  # addresses and user names remembered (oldest dropped first)
 # live Gradio sessions one client address may hold (the 50-conversation load test runs from one address)
 MAX_SESSIONS_PER_CLIENT = int(os.environ.get("GPU_ADVISOR_WEB_SESSIONS_PER_CLIENT", "100"))
 SESSION_IDLE_S = 3600.0  # a session unseen this long no longer counts against its address
+# live sessions of all addresses together: below Gradio's session store (ui.web.MAX_SESSIONS = 2000), so the
+# store's least-recently-used eviction never reaches a session active in the last SESSION_IDLE_S; new sessions
+# past it are refused (429) instead
+MAX_LIVE_SESSIONS = int(os.environ.get("GPU_ADVISOR_WEB_LIVE_SESSIONS", "1900"))
 HEADER_TIMEOUT_S = 10.0  # request line + headers must arrive within this
 # Gradio routes under /gradio_api that are needed before anyone has logged in
 OPEN_API_PATHS = ("/gradio_api/login_check", "/gradio_api/theme.css", "/gradio_api/app_id",
@@ -90,11 +100,21 @@ class LoginThrottle:
 class SessionCap:
     """Live Gradio session hashes per client address; refuses a new one past `MAX_SESSIONS_PER_CLIENT`."""
 
-    def __init__(self, limit: int = MAX_SESSIONS_PER_CLIENT, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, limit: int = MAX_SESSIONS_PER_CLIENT, clock: Callable[[], float] = time.monotonic,
+                 total_limit: int = MAX_LIVE_SESSIONS) -> None:
         self.limit = limit
+        self.total_limit = total_limit
         self.clock = clock
         self._lock = threading.Lock()
         self._seen: dict[str, OrderedDict[str, float]] = {}
+        self._total = 0  # sessions held in _seen (some may have gone idle since: _prune_all recounts)
+
+    def live(self) -> int:
+        """Sessions seen within SESSION_IDLE_S, all addresses together."""
+        now = self.clock()
+        with self._lock:
+            return sum(1 for sessions in self._seen.values() for seen in sessions.values()
+                       if now - seen <= SESSION_IDLE_S)
 
     def admit(self, client: str, session: str) -> bool:
         now = self.clock()
@@ -102,16 +122,33 @@ class SessionCap:
             sessions = self._seen.setdefault(client, OrderedDict())
             while sessions and now - next(iter(sessions.values())) > SESSION_IDLE_S:
                 sessions.popitem(last=False)
+                self._total -= 1
             if session in sessions:
                 sessions.move_to_end(session)
                 sessions[session] = now
                 return True
             if len(sessions) >= self.limit:
                 return False
+            if self._total >= self.total_limit:
+                if self._prune_all(now) >= self.total_limit:
+                    return False
+                sessions = self._seen.setdefault(client, sessions)  # (the prune drops empty addresses)
             sessions[session] = now
+            self._total += 1
             if len(self._seen) > MAX_KEYS:
-                self._seen.pop(next(iter(self._seen)))
+                self._total -= len(self._seen.pop(next(iter(self._seen))))
             return True
+
+    def _prune_all(self, now: float) -> int:
+        """Drop idle sessions of every address; the live total (called with the lock held)."""
+        for client in list(self._seen):
+            sessions = self._seen[client]
+            while sessions and now - next(iter(sessions.values())) > SESSION_IDLE_S:
+                sessions.popitem(last=False)
+            if not sessions:
+                del self._seen[client]
+        self._total = sum(len(s) for s in self._seen.values())
+        return self._total
 
 
 def _client(scope: dict[str, Any]) -> str:
@@ -181,6 +218,35 @@ def valid_event(body: bytes, fn_count: int) -> str | None:
     return None
 
 
+_NAMED_CALL = re.compile(r"^/gradio_api/(?:call|run|api)/([^/]+)/?$")
+
+
+def public_names(blocks: Any) -> set[str]:
+    """api_name of every public function (what /gradio_api/call/NAME and /run/NAME may start)."""
+    fns = getattr(blocks, "fns", None) or {}
+    return {str(fn.api_name) for fn in fns.values() if getattr(fn, "api_visibility", "public") == "public"
+            and getattr(fn, "api_name", None)}
+
+
+def page_event(fns: Any, event: dict[str, Any]) -> bool:
+    """False when `event` calls a function that is not public (api_visibility "private" or "undocumented": the
+    page's own handlers) other than as the page does: the page names, as `trigger_id`, a component whose event starts that function's
+    chain (Gradio resolves `.then` steps the same way, `gradio.route_utils._is_automatic_run`). Public
+    functions (the /chat endpoint) are always callable."""
+    fn = fns.get(event.get("fn_index")) if isinstance(fns, dict) else None
+    if fn is None or getattr(fn, "api_visibility", "public") == "public":
+        return True
+    original = fn
+    for _ in range(100):  # walk `.then` steps back to the event that started them
+        after = getattr(original, "trigger_after", None)
+        if after is None or after not in fns:
+            break
+        original = fns[after]
+    trigger = event.get("trigger_id")
+    return isinstance(trigger, int) and not isinstance(trigger, bool) and \
+        any(block_id == trigger for block_id, _ in getattr(original, "targets", []) or [])
+
+
 class SecurityGuard:
     """ASGI middleware; see the module docstring. `throttle`/`sessions` are injectable for tests."""
 
@@ -188,6 +254,9 @@ class SecurityGuard:
         self.app = app
         self.throttle = throttle or LoginThrottle()
         self.sessions = sessions or SessionCap()
+        from ui.metrics import watch_sessions
+
+        watch_sessions("web", self.sessions.live)  # gpu_advisor_active_sessions{interface="web"}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
@@ -204,6 +273,11 @@ class SecurityGuard:
                 and not _logged_in(scope, gradio):
             await _answer(send, 401, "Not authenticated")
             return
+        named = _NAMED_CALL.match(path) if scope.get("method") == "POST" else None
+        if named and named.group(1) != "predict" and gradio is not None \
+                and named.group(1) not in public_names(getattr(gradio, "get_blocks", lambda: None)()):
+            await _answer(send, 403, "this function is not part of the API; the public endpoint is /chat")
+            return
         if scope.get("method") == "POST" and (path.endswith("/queue/join") or "/run/predict" in path):
             body, receive = await _read_body(receive)
             if body is None:  # too long to check here: the body-size limit answers 413
@@ -213,6 +287,9 @@ class SecurityGuard:
             why = valid_event(body, len(fns) if fns else 1 << 30)
             if why:
                 await _answer(send, 400, why)
+                return
+            if fns and not page_event(fns, json.loads(body or b"{}")):
+                await _answer(send, 403, "this function is not part of the API; the public endpoint is /chat")
                 return
             session = json.loads(body or b"{}").get("session_hash")
             if isinstance(session, str) and not self.sessions.admit(_client(scope), session):

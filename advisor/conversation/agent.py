@@ -19,6 +19,7 @@ gives the deterministic answer.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import re
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.conversation import grounding, prompts, safety
+from advisor.conversation import agent_tracing, grounding, prompts, safety
 from advisor.conversation.settings import Settings
 from advisor.conversation.tools import ALLOWED, TOOLS, ToolResult, call_tool, langchain_tools, to_number
 from advisor.conversation.turn import Number, Step, Turn
@@ -147,6 +148,8 @@ class TurnState:
     tokens: int = 0
     malformed_reasks: int = 0
     results: list[ToolResult] = field(default_factory=list)
+    span: Any = None  # the turn's OpenTelemetry span (agent_tracing), None without opentelemetry
+    error_type: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # tool calls of one step may run in parallel
 
     def reserve_tool_call(self) -> bool:
@@ -181,8 +184,8 @@ def _classify(exc: BaseException) -> tuple[str, bool, float | None]:
     if openai is not None:
         if isinstance(exc, openai.RateLimitError):
             return "rate_limited", True, _retry_after(getattr(exc, "response", None))
-        if isinstance(exc, openai.APITimeoutError):
-            return "timeout", True, None
+        if isinstance(exc, openai.APITimeoutError):  # the wait it had was the wait it gets: no retry
+            return "timeout", False, None
         if isinstance(exc, openai.APIConnectionError):
             return "unreachable", True, None
         if isinstance(exc, openai.APIStatusError):
@@ -191,7 +194,7 @@ def _classify(exc: BaseException) -> tuple[str, bool, float | None]:
                 return "server_error", True, _retry_after(getattr(exc, "response", None))
             return "rejected", False, None
     if isinstance(exc, TimeoutError):
-        return "timeout", True, None
+        return "timeout", False, None
     if isinstance(exc, ConnectionError):
         return "unreachable", True, None
     return "error", False, None
@@ -231,6 +234,7 @@ def _build_middleware() -> Any:
             st.check()
             request = request.override(system_message=SystemMessage(content=st.system_prompt))
             messages = list(request.messages)
+            handler = agent_tracing.traced_chat(handler, st.settings, _ai_of)  # a `chat` span per call
             attempt = 0
             while True:
                 settings = {**request.model_settings}
@@ -288,7 +292,7 @@ def _build_middleware() -> Any:
             if st.cancel.is_set():
                 raise _Stop(AgentUnavailable("timeout", "cancelled"))
             if st.reserve_tool_call():
-                result = call_tool(call.get("name"), call.get("args"))
+                result = agent_tracing.traced_tool(call_tool, call.get("id"))(call.get("name"), call.get("args"))
             else:
                 args = call.get("args") if isinstance(call.get("args"), dict) else {}
                 result = ToolResult(str(call.get("name"))[:80], False, dict(args),
@@ -298,22 +302,43 @@ def _build_middleware() -> Any:
             with st.lock:
                 st.results.append(result)
             st.events.put(("step", result.step()))
-            return ToolMessage(content=result.content(), name=result.name if result.name in ALLOWED else "unknown",
+            content = json.dumps(safety.scrub(result.data), ensure_ascii=False, separators=(",", ":"), default=str)
+            return ToolMessage(content=content, name=result.name if result.name in ALLOWED else "unknown",
                                tool_call_id=call.get("id") or f"call_{len(st.results)}",
                                status="success" if result.ok else "error", artifact=result)
 
     return Guard()
 
 
+def _read_timeout_s(settings: Settings) -> float:
+    """Longest wait for one read: the first byte (and, streaming, each next chunk) or a whole unstreamed reply."""
+    return settings.first_token_timeout_s if settings.stream else settings.request_timeout_s
+
+
 def _timeout(st: TurnState) -> Any:
     left = max(0.05, st.remaining())
-    read = min(st.settings.request_timeout_s, left)
+    read = min(_read_timeout_s(st.settings), left)
     try:
         from openai import Timeout
 
         return Timeout(read, connect=min(st.settings.connect_timeout_s, read))
     except ImportError:  # pragma: no cover
         return read
+
+
+def _stream_cancel(cancel: threading.Event) -> Any:
+    """A callback that aborts a streamed reply once the turn is over (a dripping model's connection is closed
+    at the deadline instead of being read to its end by the abandoned worker)."""
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class StreamCancel(BaseCallbackHandler):
+        raise_error = True
+
+        def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
+            if cancel.is_set():
+                raise _Stop(AgentUnavailable("timeout", "turn deadline (stream closed)"))
+
+    return StreamCancel()
 
 
 def _ai_of(response: Any) -> Any:
@@ -381,7 +406,7 @@ class AgentDriver:
             kwargs["max_tokens"] = s.max_tokens
         return ChatOpenAI(model=s.model, base_url=s.base_url, api_key=s.api_key.get_secret_value() if s.api_key else None,
                           temperature=s.temperature, max_retries=0, streaming=s.stream, stream_usage=True,
-                          timeout=Timeout(s.request_timeout_s, connect=s.connect_timeout_s), **kwargs)
+                          timeout=Timeout(_read_timeout_s(s), connect=s.connect_timeout_s), **kwargs)
 
     def _graph_tools(self) -> list[Any]:
         return langchain_tools()
@@ -419,6 +444,7 @@ class AgentDriver:
         st = TurnState(settings=s, deadline=self._clock() + s.turn_timeout_s, clock=self._clock, lang=lang,
                        system_prompt=_system_prompt(conversation, lang), http_timeouts=self._chat_model is None)
         messages = _history(conversation, s) + [_human(text)]
+        st.span = agent_tracing.start_agent_span(s)  # ended in `finally`, with error.type on a fallback
         report: grounding.Report | None = None
         reasked = False
         try:
@@ -453,11 +479,13 @@ class AgentDriver:
             raise AgentUnavailable("ungrounded", ", ".join(m.text for m in (report.ungrounded if report else [])[:8]))
         except AgentUnavailable as exc:
             exc.lang = lang
+            st.error_type = exc.reason
             if exc.reason in ("rate_limited", "server_error", "timeout", "unreachable"):
                 _breaker_record(key, False, self._clock())
             raise
         finally:
             st.cancel.set()
+            agent_tracing.end(st.span, st.error_type)
 
     def _run_graph(self, graph: Any, st: TurnState, messages: list[Any]) -> Iterator[Step]:
         """Run the agent in a worker thread; yield Steps as they come; return the final messages."""
@@ -465,15 +493,16 @@ class AgentDriver:
 
         def work() -> None:
             try:
-                out = graph.invoke({"messages": messages}, config={"recursion_limit": 4 * st.settings.max_steps + 10},
-                                   context=st)
+                out = graph.invoke({"messages": messages}, context=st,
+                                   config={"recursion_limit": 4 * st.settings.max_steps + 10,
+                                           "callbacks": [_stream_cancel(st.cancel)]})
                 box["messages"] = out["messages"]
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
                 box["error"] = exc
             finally:
                 st.events.put(("done", None))
 
-        worker = threading.Thread(target=work, name="advisor-agent", daemon=True)
+        worker = threading.Thread(target=agent_tracing.in_context(st.span, work), name="advisor-agent", daemon=True)
         worker.start()
         while True:
             left = st.remaining()

@@ -21,6 +21,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from advisor.conversation import reading
+from advisor.conversation.numbers import BIG_SCALE, names_other_slot, with_scale
+from advisor.conversation.numbers import read as read_number
 from advisor.conversation.ranges import OutOfRange, check
 
 MAX_CHARS = 4000  # longer messages are cut (the dialog says so)
@@ -441,7 +443,7 @@ _TOKENS_AMOUNT = re.compile(
 _PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文)[^,.;，。；]{0,12}$")
 _OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|completion|response)[^,.;，。；]{0,12}$")
 _CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?(?![a-z])|context(?:\s*(?:length|window|len))?|ctx|max[\s_-]*model[\s_-]*len|窗口)"
-_CTX_VALUE = rf"(?P<num>{DIGITS})\s*(?P<k>k|千|m)?(?:\s*tokens?)?"
+_CTX_VALUE = rf"(?P<num>{with_scale(DIGITS, BIG_SCALE)}|{with_scale(CN_NUM, BIG_SCALE)})\s*(?P<k>k|千|m)?(?:\s*tokens?)?"
 _CONTEXT_AFTER = re.compile(_CONTEXT_WORDS + r"\s*(?:改成|改为|换成|设为|设成|调到|是|为|of|is|=|:|to|at|达到|要|需要|到)?\s*(?:about\s*|约\s*)?" + _CTX_VALUE + r"(?![a-z0-9])")
 _CONTEXT_BEFORE = re.compile(_CTX_VALUE + r"\s*(?:的|tokens?\s*(?:of\s*)?)?\s*" + _CONTEXT_WORDS)
 _BARE_K = re.compile(r"(?<![\d.$¥￥a-z])(1|2|4|8|16|32|64|128|256|512)\s*k(?![a-z0-9])(?!\s*(?:usd|rmb|cny|元|美元|dollars|\$))")
@@ -456,10 +458,10 @@ _BUDGET_BARE = re.compile(
 )
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
 _CONCURRENCY = [
-    re.compile(rf"(?P<num>{NUM})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
-    re.compile(rf"(?P<num>{NUM})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名用户|名员工|位同事|人使用|人用)"),
-    re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{NUM})"),
-    re.compile(rf"(?P<num>{DIGITS}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|concurrent|simultaneous|people)"),
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名用户|名员工|位同事|人使用|人用)"),
+    re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|concurrent|simultaneous|people)"),
     re.compile(rf"(?P<num>{DIGITS})\s*(?:concurrency|concurrent requests)(?![a-z])"),  # "at 64 concurrency"
     re.compile(rf"(?:concurrency|concurrent users|parallel requests|batch size)\s*(?:of|is|=|:|to|at|around|about)?\s*(?P<num>{DIGITS})"),
 ]
@@ -844,7 +846,10 @@ def _money(t: _Text, slots: Slots, lang: str) -> None:
             currency = "CNY" if unit in ("万", "千万", "百万", "十万", "w") or lang == "zh" else "USD"
             found.append((value, currency))
     if not found:
-        for m in t.take(_WAN_AMOUNT):
+        for m in t.finditer(_WAN_AMOUNT):
+            if names_other_slot(t.s, m.start()):  # "上下文 2000万", "并发 20万": read by their own slots
+                continue
+            t.consume(m.start(), m.end())
             value = scaled(m.group("num"), m.group("unit"))
             if value:
                 found.append((value, "CNY"))
@@ -861,7 +866,7 @@ def _context(t: _Text, slots: Slots) -> None:
     for rx in (_CONTEXT_AFTER, _CONTEXT_BEFORE):
         m = rx.search(t.s)
         if m:
-            value = float(m.group("num").replace(",", ""))
+            value = read_number(m.group("num")) or 0.0
             k = m.group("k")
             value *= 1024 if k in ("k", "千") else (1024 * 1024 if k == "m" else 1)
             wrong = check("context", value)
@@ -891,7 +896,7 @@ def _concurrency(t: _Text, slots: Slots) -> None:
     values: list[int] = []
     for rx in _CONCURRENCY:
         for m in t.take(rx):
-            value = to_number(m.group("num"))
+            value = read_number(m.group("num"))
             wrong = check("concurrency", value) if value else None
             if value and wrong is None:
                 values.append(int(value))

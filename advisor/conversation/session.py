@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
+from advisor import observe
 from advisor.conversation.lang import detect
-from advisor.conversation.turn import Step, Turn
+from advisor.conversation.turn import Fallback, Step, Turn, fallback_of
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
 
@@ -30,7 +32,7 @@ log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())  # the application decides where logs go (no stderr traceback in the CLI)
 
 DRIVERS = ("deterministic", "llm")
-HISTORY_KEPT = 50  # turns kept in to_dict(); older ones are dropped (the slot state keeps what they said)
+HISTORY_KEPT = 50  # turns kept (in memory and in to_dict()); older ones are dropped (the slot state keeps what they said)
 STATE_VERSION = 1
 
 _FALLBACK_NOTE = {
@@ -119,6 +121,8 @@ class Conversation:
     def stream(self, text: str) -> Iterator[Step | Turn]:
         """Yield a Step for each tool call as it finishes, then the Turn. Never raises for user input."""
         text = "" if text is None else str(text)
+        started = time.monotonic()
+        observe.turn_started(self)  # metrics and the conversation id of log lines (advisor/observe.py)
         self._update_lang(text)
         snapshot = self.state.model_copy(deep=True)
         turn: Turn | None = None
@@ -137,6 +141,8 @@ class Conversation:
             self.state = snapshot
             turn = self._error_turn(RuntimeError("the driver returned no answer"))
         self.history.append((text, turn))
+        del self.history[:-HISTORY_KEPT]  # bounded memory per conversation; the slot state keeps what was said
+        observe.turn_finished(self, turn, time.monotonic() - started)
         yield turn
 
     def _update_lang(self, text: str) -> None:
@@ -154,10 +160,11 @@ class Conversation:
             self._dialog = DialogDriver()
         return self._dialog
 
-    def _stream_dialog(self, text: str, note: str = "") -> Iterator[Step | Turn]:
+    def _stream_dialog(self, text: str, note: str = "", fallback: Fallback | None = None) -> Iterator[Step | Turn]:
         for item in self._dialog_driver().run(self, text):
             if isinstance(item, Turn) and note:
-                item = item.model_copy(update={"note": (note + (" " + item.note if item.note else "")).strip()})
+                item = item.model_copy(update={"note": (note + (" " + item.note if item.note else "")).strip(),
+                                               "fallback": fallback})
             yield item
 
     def _stream_llm(self, text: str, snapshot: Any) -> Iterator[Step | Turn]:
@@ -181,7 +188,7 @@ class Conversation:
             if final is None:
                 raise RuntimeError("the agent returned no answer")
             if final.extra.get("grounding_failed"):
-                raise RuntimeError("its numbers did not match the tools' results")
+                raise _Ungrounded("its numbers did not match the tools' results")
             yield final.model_copy(update={"mode": "llm"}) if final.mode != "llm" else final
             return
         except Exception as exc:  # noqa: BLE001 - any agent failure falls back
@@ -191,7 +198,8 @@ class Conversation:
             note_of = getattr(exc, "note", None)  # the agent's AgentUnavailable words its own reason
             note = note_of(self.lang) if callable(note_of) else (
                 _FALLBACK_NOTE.get(self.lang, _FALLBACK_NOTE["en"]).format(why=why))
-        yield from self._stream_dialog(text, note=note)
+            fallback = fallback_of(exc, why)
+        yield from self._stream_dialog(text, note=note, fallback=fallback)
 
     def _error_turn(self, exc: BaseException) -> Turn:
         if isinstance(exc, AdvisorError):
@@ -244,6 +252,10 @@ class Conversation:
         except (ValidationError, TypeError, ValueError) as exc:
             raise InputError(f"conversation state is malformed: {exc}", field="state") from exc
         return conv
+
+
+class _Ungrounded(RuntimeError):
+    reason = "ungrounded"
 
 
 def _short_reason(exc: BaseException) -> str:

@@ -38,9 +38,13 @@ class Settings(BaseModel):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://host:8000/v1")
     model: str = Field(DEFAULT_MODEL, min_length=1, description="model name the server knows")
     temperature: float = Field(0.0, ge=0, le=2)
-    request_timeout_s: float = Field(20.0, gt=0, le=600, description="read timeout of one HTTP request")
+    first_token_timeout_s: float = Field(5.0, gt=0, le=120, description="streaming: longest wait for the first "
+                                         "byte of a response and between two chunks (a hanging model)")
+    request_timeout_s: float = Field(20.0, gt=0, le=600, description="without streaming: longest wait for a "
+                                     "whole completion (its first byte)")
     connect_timeout_s: float = Field(5.0, gt=0, le=60)
-    turn_timeout_s: float = Field(30.0, gt=0, le=600, description="hard limit on one whole turn")
+    turn_timeout_s: float = Field(15.0, gt=0, le=600, description="total deadline of one whole turn (a dripping "
+                                  "model); the fallback answer follows it")
     max_retries: int = Field(1, ge=0, le=5, description="retries of one model call on 429/5xx/timeout")
     backoff_initial_s: float = Field(0.5, ge=0, le=30, description="first retry delay; doubles per retry")
     backoff_max_s: float = Field(4.0, ge=0, le=60)
@@ -50,7 +54,7 @@ class Settings(BaseModel):
     max_tokens: int = Field(1500, ge=16, le=65536, description="completion tokens per model call")
     max_turn_tokens: int = Field(60000, ge=256, le=2_000_000, description="prompt + completion tokens per turn")
     max_input_chars: int = Field(4000, ge=16, le=200_000, description="longest user message sent to a model")
-    stream: bool = Field(False, description="ask the server for SSE streaming")
+    stream: bool = Field(True, description="ask the server for SSE streaming (first_token_timeout_s applies)")
     legacy_max_tokens: bool = Field(False, description="send `max_tokens` instead of `max_completion_tokens`")
 
     @property

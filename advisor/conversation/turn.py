@@ -34,6 +34,16 @@ class Step(BaseModel):
     summary: str = ""
 
 
+class Fallback(BaseModel):
+    """Why the model's answer was replaced by the deterministic one. `reason` is a stable code (the agent's
+    `AgentUnavailable.reason`: timeout, unreachable, rate_limited, server_error, tools_failed, ungrounded,
+    unsafe_text, not_configured, circuit_open, …, or "error" for an unexpected failure)."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: str
+    detail: str = ""  # short technical detail (no secrets: exception text cut to 160 characters)
+
+
 Verdict = Literal["yes", "no", "with_changes"]
 
 
@@ -78,6 +88,8 @@ class AskContract(BaseModel):
     findings: list[ContractFinding]
     assumptions: list[str]
     mode: Literal["llm", "deterministic"]
+    fallback: Fallback | None = None  # null unless the LLM driver was asked and its answer replaced (issue 19)
+    note: str = ""  # the sentence the user sees about it ("" when none)
 
 
 class Turn(BaseModel):
@@ -95,6 +107,7 @@ class Turn(BaseModel):
     workload: dict[str, Any] = {}  # the workload and constraints as understood after this turn
     note: str = ""  # e.g. "the model was unreachable; this is the deterministic answer"
     model_name: str | None = None  # LLM model name in llm mode
+    fallback: Fallback | None = None  # set when the LLM driver was asked and its answer was replaced
     extra: dict[str, Any] = Field(default_factory=dict)
 
     def contract(self) -> AskContract:
@@ -110,9 +123,16 @@ class Turn(BaseModel):
             questions=self.questions, numbers=self.numbers, options=self.options, breakdown=breakdown,
             findings=[ContractFinding(rule_id=f.rule_id, severity=f.severity, message=f.text(self.lang),
                                       source=f.source) for f in self.findings],
-            assumptions=[str(a) for a in self.extra.get("assumptions", [])], mode=self.mode)
+            assumptions=[str(a) for a in self.extra.get("assumptions", [])], mode=self.mode,
+            fallback=self.fallback, note=self.note)
 
     def to_contract(self) -> dict[str, Any]:
         """The `gpu-advisor ask --json` shape from DESIGN.md (the existing keys answer, questions, numbers,
-        findings, mode, and intent, verdict, options, breakdown, assumptions)."""
+        findings, mode, and intent, verdict, options, breakdown, assumptions, fallback, note)."""
         return self.contract().model_dump(mode="json")
+
+
+def fallback_of(exc: BaseException, detail: str = "") -> Fallback:
+    """The Fallback for an LLM driver failure: the agent's own reason code when it gave one, else "error"."""
+    reason = getattr(exc, "reason", None)
+    return Fallback(reason=reason if isinstance(reason, str) and reason else "error", detail=detail[:160])

@@ -62,7 +62,15 @@ def run(args: argparse.Namespace) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1") and not (auth or token):
         logging.getLogger(__name__).warning("serving the API on %s without authentication; set %s or %s",
                                             args.host, ENV_AUTH, ENV_TOKEN)
-    serve_uvicorn(build_api(auth, token=token), args.host, args.port,
+    from ui import logs, metrics
+
+    from ui.api_service import CONVERSATIONS
+
+    metrics.prepare()
+    metrics.watch_sessions("api", CONVERSATIONS.__len__)  # conversations `ask` holds
+    logs.configure()  # JSON lines with the conversation id
+    app = metrics.OpsEndpoints(build_api(auth, token=token), api=True)  # /healthz, /readyz, /metrics
+    serve_uvicorn(app, args.host, args.port,
                   f"GPU Advisor API: http://{args.host}:{args.port}/api/v1/ (OpenAPI: /api/v1/openapi.json)"
                   + (", login required" if auth or token else ""))
     return 0

@@ -1,0 +1,53 @@
+"""Chinese scaled numbers read whole: "20万" = 200,000, "2000万" = 20,000,000, "1.5亿" = 150,000,000,
+"3千" = 3,000, "两千" = 2,000, "一千五百万" = 15,000,000.
+
+The extractor's patterns take a number followed by an optional scale character (`with_scale`) and read the
+match with `read`; the value then goes through `ranges.check`, so a number too large for its slot gets the
+out-of-range reply instead of being cut to its digits ("20万个用户" read as 20) or dropped.
+Scales (decimal): 十 10, 百 10², 千 10³, 万 10⁴, 亿 10⁸; 万亿 = 10⁴ · 10⁸ = 10¹².
+"""
+
+from __future__ import annotations
+
+import re
+
+_BIG = {"万": 1e4, "亿": 1e8}  # the scales that multiply whatever comes before them (一千五百 万)
+_SMALL = {"十": 10.0, "百": 100.0, "千": 1e3}  # after Arabic digits only ("3千", "1.5百"); 两千 is a numeral
+
+SCALE = r"(?:万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千)"
+BIG_SCALE = r"(?:万亿|千亿|百亿|十亿|亿|千万|百万|十万|万)"  # without 千 (context: "8千" is 8k = 8192)
+
+# a context or concurrency word just before a number: "上下文 2000万", "并发 20万" name that slot, not money
+_SLOT_BEFORE = re.compile(
+    r"(?:上下文(?:长度|窗口)?|序列长度|context(?:\s*(?:length|window|len))?|ctx|并发(?:数|量)?|同时在线|用户数?|users?)"
+    r"\s*(?:改成|改为|换成|设为|是|为|要|达到|到|约|大概|of|is|=|:)?\s*$"
+)
+
+
+def with_scale(num_pattern: str, scale: str = SCALE) -> str:
+    """`num_pattern` followed by an optional scale ("20 万", "1.5亿", "3千")."""
+    return rf"(?:{num_pattern})(?:\s*{scale})?"
+
+
+def read(text: str) -> float | None:
+    """The value of a number with optional Chinese scales; None when `text` is not one.
+
+    read("20万") = 2e5, read("两千万") = 2e7, read("1万亿") = 1e12, read("十万") = 1e5, read("1e3") = 1e3."""
+    from advisor.conversation.extract import to_number  # digits, numerals ("两千"), English words
+
+    s = re.sub(r"\s+", "", text or "")
+    if not s:
+        return None
+    if s[-1] in _BIG:
+        base = s[:-1]
+        head = read(base) if base else 1.0
+        return None if head is None else head * _BIG[s[-1]]
+    if s[-1] in _SMALL and len(s) > 1 and re.fullmatch(r"[\d.,e+]+", s[:-1]):
+        head = to_number(s[:-1])
+        return None if head is None else head * _SMALL[s[-1]]
+    return to_number(s)
+
+
+def names_other_slot(text: str, start: int) -> bool:
+    """True when the words just before `start` name the context or the concurrency (so not an amount of money)."""
+    return bool(_SLOT_BEFORE.search(text[max(0, start - 24):start]))
