@@ -143,12 +143,15 @@ class SqlStore:
         return [_conversation(r) for r in rows]
 
     def acquire(self, cid: str, holder: str, ttl_s: float) -> bool:
-        """Take (or renew) the conversation's lease for `ttl_s` seconds; False while another holder has it."""
+        """Take (or renew) the conversation's lease for `ttl_s` seconds; False while another holder has it. A
+        conversation with no row yet needs no lease (its first commit creates the row, and only one can)."""
         now = self.clock()
         with self._tx() as x:
             cur = x("UPDATE conversations SET lease_holder = ?, lease_until = ? "
                     "WHERE id = ? AND (lease_until < ? OR lease_holder = ?)", (holder, now + ttl_s, cid, now, holder))
-            return cur.rowcount == 1
+            if cur.rowcount == 1:
+                return True
+            return x("SELECT 1 FROM conversations WHERE id = ?", (cid,)).fetchone() is None
 
     def release(self, cid: str, holder: str) -> None:
         with self._tx() as x:

@@ -1,0 +1,56 @@
+"""Retention: conversations idle longer than `GPU_ADVISOR_RETENTION_DAYS` (default 90) are deleted with their turns
+and quotes — by servers at start and then daily (`start_retention`), or by `gpu-advisor history purge`."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Mapping
+
+from advisor.store.errors import StoreUnavailable
+from advisor.store.sql import SqlStore
+from knowledge.errors import InputError
+
+log = logging.getLogger("gpu_advisor.store")
+
+PURGE_EVERY_S = 24 * 3600.0
+_UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+
+
+def parse_age(text: str) -> float:
+    """"30d", "12h", "45m", "90s" (or a bare number of days) -> seconds; InputError otherwise."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([dhms]?)\s*", text or "", re.IGNORECASE)
+    if not m or float(m.group(1)) <= 0:
+        raise InputError(f"invalid age {text!r}", field="--older-than", accepted="a positive age like 30d, 12h, 45m")
+    return float(m.group(1)) * _UNITS[(m.group(2) or "d").lower()]
+
+
+def purge_now(store: SqlStore, days: float) -> dict[str, int]:
+    counts = store.purge(days * 86400.0)
+    if any(counts.values()):
+        log.info("retention (%g days): deleted %s", days, counts)
+    return counts
+
+
+def start_retention(store: SqlStore, env: Mapping[str, str] | None = None) -> threading.Thread:
+    """Purge now, then every PURGE_EVERY_S in a daemon thread; a database that is away is retried next time."""
+    from advisor.store import retention_days
+
+    days = retention_days(env)
+
+    def loop() -> None:
+        while True:
+            try:
+                purge_now(store, days)
+            except StoreUnavailable as exc:
+                log.warning("retention purge skipped: %s", exc)
+            except Exception:  # noqa: BLE001 - a closed store at shutdown
+                return
+            threading.Event().wait(PURGE_EVERY_S)
+
+    purge_now(store, days)  # at start: a failure here is the start-up's failure
+    thread = threading.Thread(target=lambda: (threading.Event().wait(PURGE_EVERY_S), loop()), name="retention",
+                              daemon=True)
+    thread.start()
+    return thread
