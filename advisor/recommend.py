@@ -19,11 +19,12 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
+from advisor import training_advice
 from advisor.estimator.memory import estimate_memory
 from advisor.estimator.results import MemoryEstimate
 from advisor.workload import Constraints, Workload
@@ -151,6 +152,7 @@ class Layout:
     pp: int
     zero: int = 0
     offload: str = "none"
+    plan: Any = field(default=None, compare=False)  # the parallelism planner's plan (pre-training, full FT)
 
     @property
     def per_node(self) -> int:
@@ -275,6 +277,8 @@ def resolve_inputs(workload: Workload, constraints: Constraints, catalog: Catalo
 def _first_fit(ctx: _Ctx, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]
                ) -> tuple[MemoryEstimate, Workload, Layout] | None:
     """The smallest layout on `gpu` whose memory fits with headroom, or None."""
+    if training_advice.planned(ctx.workload):
+        return _planned_fit(ctx, gpu, pairs)
     for count, nodes in pairs:
         layouts = ([_inference_layout(ctx.model, count, nodes)] if not ctx.workload.is_training
                    else _training_layouts(ctx.workload, count, nodes))
@@ -290,6 +294,32 @@ def _first_fit(ctx: _Ctx, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]
             if w.is_training and _unshardable_exceeds(est, gpu):
                 return None  # activations and runtime overhead do not shrink with more data-parallel GPUs
     return None
+
+
+def _planned_fit(ctx: _Ctx, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]
+                 ) -> tuple[MemoryEstimate, Workload, Layout] | None:
+    """Pre-training / full fine-tuning: the smallest count at which the parallelism planner finds a layout, or
+    where ZeRO-Offload (which the planner does not search) holds the model states in host RAM."""
+    w = ctx.workload
+    for count, nodes in pairs:
+        found = _planned(ctx, gpu, count, nodes)
+        if found is not None:
+            return found
+        for layout in (lay for lay in _training_layouts(w, count, nodes) if lay.offload != "none"):
+            found = _memory(ctx, gpu, layout)
+            if found is not None and _sized(found[0], gpu):
+                return found[0], found[1], layout
+    return None
+
+
+def _planned(ctx: _Ctx, gpu: GpuSpec, count: int, nodes: int) -> tuple[MemoryEstimate, Workload, Layout] | None:
+    """The planner's layout of `count` × `gpu` as (memory, sized workload, layout), or None when none fits."""
+    w = ctx.workload
+    plan = training_advice.plan_for(ctx.model, gpu, count, w, w.train_tokens or _default_train_tokens(ctx.model, w))
+    if plan is None:
+        return None
+    layout = Layout(count, nodes, plan.layout.tp, plan.layout.pp, plan.layout.zero, plan=plan)
+    return training_advice.plan_memory(plan, ctx.model, w), _sized_workload(w, layout), layout
 
 
 def _unshardable_exceeds(est: MemoryEstimate, gpu: GpuSpec) -> bool:
@@ -348,6 +378,8 @@ def _speed(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: La
                  "ttft_s": t.ttft_s, "bound": t.bound, "concurrency": w.concurrency,
                  "max_concurrency": _max_concurrency(est, gpu, layout, w)},
                 {}, t.formulas[:1])
+    if layout.plan is not None:
+        return {}, training_advice.training_figures(layout.plan), layout.plan.formulas[:1]
     from advisor.estimator.training import estimate_train_time
 
     tokens = w.train_tokens or _default_train_tokens(ctx.model, w)
@@ -409,7 +441,9 @@ def _tco(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> dict[str, Any] | None:
 
 
 def _launch_hint(ctx: _Ctx, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
-    """A ready-to-use command or config line for the layout (vLLM, DeepSpeed, LLaMA-Factory)."""
+    """A ready-to-use command or config line for the layout (vLLM, DeepSpeed, LLaMA-Factory, Megatron-LM)."""
+    if layout.plan is not None:
+        return training_advice.launch_hint(layout.plan)
     m = ctx.model
     repo = m.hf_repo or m.id
     if not w.is_training:
@@ -530,7 +564,8 @@ def _option(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: L
         gpu=gpu.id, gpu_name=gpu.name, count=layout.count, nodes=layout.nodes,
         layout={"tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "zero": layout.zero, "offload": layout.offload,
                 "engine": est.engine, "weights": _precision(w, ctx.model), "kv": w.kv,
-                "recompute": w.recompute if w.is_training else None},
+                "recompute": w.recompute if w.is_training else None,
+                **(training_advice.layout_fields(layout.plan) if layout.plan is not None else {})},
         per_gpu_bytes=est.per_gpu.to_contract(), cpu_bytes=est.cpu.to_contract(),
         capacity_bytes=gpu.memory_bytes, usable_bytes=est.usable_bytes(gpu),
         headroom_ratio=(gpu.memory_bytes - est.per_gpu.total) / gpu.memory_bytes, fits=fits,
@@ -831,6 +866,9 @@ def _existing_option(ctx: _Ctx, gpu: GpuSpec, count: int, nodes: int,
                      labels: tuple[str, ...] = ("existing",)) -> Option | None:
     """The given count of `gpu` with the lightest layout that fits with headroom (else the lightest that fits at
     all, else the last tried), fitting or not."""
+    planned = _planned(ctx, gpu, count, nodes) if training_advice.planned(ctx.workload) else None
+    if planned is not None:
+        return _option(ctx, gpu, *planned, labels=list(labels))
     if ctx.workload.is_training:
         layouts = _training_layouts(ctx.workload, count, nodes)
     else:

@@ -176,9 +176,11 @@ SIZE_CASES: tuple[Case, ...] = (
     _size("13B参数", "production", "2×RTX 5090D", "rtx-5090d", 2, "llama-2-13b", infer(concurrency=8), "fits", (),
           2, "agrees", "g000-13b-production-2x5090d"),
     # --- 70B -------------------------------------------------------------------------------------------------
-    _size("70B参数", "training_min", "8×A100 80GB", "a100-80g-sxm", 8, "llama-2-70b", train(), "short", RAM, 16,
+    _size("70B参数", "training_min", "8×A100 80GB", "a100-80g-sxm", 8, "llama-2-70b", train(), "short", RAM, 32,
           "1.1 TB of model states exceed 8 × 80 GiB; offloading the optimizer needs more host RAM than one node has "
-          "(DeepSpeed's estimate against 512 GiB); 16 cards hold ZeRO-3 in GPU memory", "g000-70b-training"),
+          "(DeepSpeed's estimate against 512 GiB); in GPU memory the planner needs 32 cards, since DeepSpeed's "
+          "estimator counts 18 B/param (fp32 gradient partitions) where the ZeRO paper's 16 B/param would fit 16",
+          "g000-70b-training"),
     _size("70B参数", "finetune_min", "4×A100 80GB", "a100-80g-sxm", 4, "llama-2-70b", lora(), "fits", (), 4,
           "agrees (ZeRO-3 shards the 16-bit base four ways)", "g000-70b-finetune"),
     _size("70B参数", "inference_min", "1×A100 80GB(4-bit)", "a100-80g-sxm", 1, "llama-2-70b", infer("awq-int4"),

@@ -23,6 +23,8 @@ COMMANDS: dict[str, str] = {
     "chat": "ui.commands.chat",
     "web": "ui.commands.web",
     "slack": "ui.commands.slack",
+    "mcp": "ui.commands.mcp",
+    "api": "ui.commands.api",
 }
 
 SUMMARY = {
@@ -37,6 +39,8 @@ SUMMARY = {
     "chat": "interactive conversation in the terminal",
     "web": "start the browser chat (Gradio)",
     "slack": "start the Slack bot",
+    "mcp": "serve the advisor over the Model Context Protocol (stdio, or --http)",
+    "api": "serve the JSON API (/api/v1) without the browser chat",
 }
 
 

@@ -920,8 +920,15 @@ def launch_kwargs(settings: WebSettings, demo: Any = None) -> dict[str, Any]:
         "footer_links": ["api"],
         "css": CSS,
         "app_kwargs": {"middleware": [Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
-                                      Middleware(_LazyExports), *stored]},
+                                      _api_middleware(settings), Middleware(_LazyExports), *stored]},
     }
+
+
+def _api_middleware(settings: WebSettings) -> Any:
+    """The JSON API (/api/v1, ui/api_http.py) in this server, behind the same login."""
+    from ui.api_http import web_middleware
+
+    return web_middleware(settings.auth)
 
 
 # Garbage-collector thresholds of the server process (CPython's default is (700, 10, 10)); see settle_process.

@@ -929,6 +929,10 @@ def _opt_speed(o: Any, book: Book, lang: str, w: Any) -> str:
                         1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
         hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
                          suffix="" if zh else "GPU-hours")
+        if tr.get("goodput"):  # the planner's run total (advisor.training_advice.training_figures)
+            g = book.num("goodput of the run total", tr["goodput"] * 100, "%", "advisor.estimator.planner", 0)
+            return (f"{days}（GPU 时数 {hours}，整体运行按 {g} 有效训练时间计）" if zh
+                    else f"{days} ({hours}; run total at {g} goodput)")
         return f"{days}（GPU 时数 {hours}）" if zh else f"{days} ({hours})"
     return "—"
 

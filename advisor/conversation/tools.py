@@ -413,6 +413,7 @@ def estimate_memory_tool(args: EstimateMemoryArgs) -> ToolOutput:
         ]
         data.update(gpu=gpu.name, fits=fit["fits"])
         artifact["memory"].update(capacity=gpu.memory_bytes, usable=fit["usable_bytes"], gpu=gpu.id)
+        artifact["fit"] = fit  # the `fit` object of `gpu-advisor estimate --gpu ... --json`
         summary += f"; {'fits' if fit['fits'] else 'does not fit'} on {gpu.name}"
         findings = _evaluate_rules(_memory_facts(est, gpu, args))
     data.update(numbers=numbers, formulas=_cap(est.formulas, MAX_FORMULAS),
@@ -469,10 +470,13 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
 def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
     """Training wall-clock time and GPU-hours for a token budget (6·N·D at a calibrated MFU)."""
     from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.plan_text import data_parallel_contract
     from advisor.estimator.training import estimate_train_time
 
     cat = _catalog()
     model, gpu = cat.model(args.model), cat.gpu(args.gpu)
+    if args.task in ("pretrain", "full"):
+        return _planned_train_time(args, model, gpu)
     est = estimate_train_time(model, gpu, args.count, args.tokens, load_calibration(), seq_len=args.seq_len,
                               task=args.task, recompute=args.recompute, precision=args.precision, mfu=args.mfu,
                               zero=args.zero)
@@ -496,7 +500,44 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
             "inputs": args.model_dump(exclude_unset=True, mode="json")}
     summary = (f"{model.name} {est.task} on {est.count}× {gpu.name}: {fmt_seconds(est.wall_s)}, "
                f"{est.gpu_hours:,.0f} GPU-hours at MFU {fmt_pct(est.mfu)}")
-    return ToolOutput(summary, data, numbers, [], {"train_time": est.to_contract()})
+    contract = data_parallel_contract(est, 3 if args.zero is None else args.zero, 1,
+                                      load_calibration().planner.goodput.value)
+    return ToolOutput(summary, data, numbers, [], {"train_time": contract})
+
+
+def _planned_train_time(args: TrainTimeArgs, model: Any, gpu: Any) -> ToolOutput:
+    """Pre-training / full fine-tuning through the parallelism planner: the layout, both totals, launch settings."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.plan_text import launch_settings
+    from advisor.estimator.planner import Overrides, plan_training
+
+    ov = Overrides(recompute=args.recompute, zero=args.zero if "zero" in args.model_fields_set else None)
+    p = plan_training(model, gpu, args.count, args.tokens, load_calibration(), seq_len=args.seq_len,
+                      precision=args.precision, ov=ov, mfu=args.mfu)
+    src = "plan_training (advisor.estimator.planner)"
+    days = f"{p.wall_s / 86400:,.1f} days" if p.wall_s >= 86400 else fmt_seconds(p.wall_s)
+    numbers = [
+        num("training tokens", p.tokens, "tokens", src, fmt_count(p.tokens, "tokens")),
+        num("throughput, all GPUs", p.tokens_per_s, "tokens/s", src),
+        num("throughput per GPU", p.tokens_per_s / p.count, "tokens/s", src),
+        num("wall-clock time", p.wall_s, "s", f"{src}; at the step-time MFU", days),
+        num("GPU-hours", p.gpu_hours, "GPU-hours", f"{src}; at the step-time MFU"),
+        num("run total wall-clock (with goodput)", p.run_wall_s, "s", f"{src}; goodput {p.goodput_source}",
+            f"{p.run_wall_s / 86400:,.1f} days"),
+        num("run total GPU-hours (with goodput)", p.run_gpu_hours, "GPU-hours", f"{src}; goodput {p.goodput_source}"),
+        num("MFU", p.mfu, "ratio", src),
+        num("pipeline bubble", p.step.bubble_fraction, "ratio", src),
+        num("memory per GPU", p.memory.total, "bytes", src),
+    ]
+    data = {"model": model.name, "gpu": gpu.name, "count": p.count, "task": args.task, "precision": p.precision,
+            "layout": p.layout_dict(), "layout_summary": p.layout.describe(), "launch": launch_settings(p),
+            "seq_len": p.seq_len, "numbers": numbers, "formulas": _cap(p.formulas, MAX_FORMULAS),
+            "assumptions": _cap(p.assumptions, MAX_ASSUMPTIONS),
+            "inputs": args.model_dump(exclude_unset=True, mode="json")}
+    summary = (f"{model.name} {args.task} on {p.count}× {gpu.name} as {p.layout.describe()}: "
+               f"{p.run_wall_s / 86400:,.1f} days and {p.run_gpu_hours:,.0f} GPU-hours as a run total "
+               f"({p.gpu_hours:,.0f} at the step time, MFU {fmt_pct(p.mfu)})")
+    return ToolOutput(summary, data, numbers, [], {"train_time": p.to_contract(args.task)})
 
 
 def recommend_tool(args: RecommendArgs) -> ToolOutput:

@@ -69,6 +69,40 @@ class AllReduce(_Strict):
     pcie_source: list[str]
 
 
+class EngineFixedCost(_Strict):
+    """Per-step fixed cost of one engine at batch 1: c_step + L · c_layer[memory class] (launches, syncs, sampling).
+
+    Memory class: "hbm" (A100/H100/H200/B200/MI300-class parts) or "gddr" (GeForce, RTX workstation, L40S, A40, L4).
+    `float_bandwidth_efficiency` replaces η_w for 16/32-bit weights where the engine's kernels differ (llama.cpp).
+    """
+
+    step_s: Constant
+    layer_s: dict[Literal["hbm", "gddr"], Constant]
+    float_bandwidth_efficiency: Constant | None = None
+
+
+class HostClass(_Strict):
+    """A host's DRAM: channels × MT/s × 8 bytes per transfer (64-bit channel) = theoretical bytes/s."""
+
+    label: str
+    channels: int = Field(ge=1, le=24)
+    mt_per_s: float = Field(gt=0)
+    source: list[str] = Field(min_length=1)
+
+    @property
+    def bytes_per_s(self) -> float:
+        return self.channels * self.mt_per_s * 1e6 * 8
+
+
+class HostMemory(_Strict):
+    """System RAM for llama.cpp layer offload: the host classes, the share of their bandwidth CPU matmul-vector
+    kernels stream at batch 1, and the default class per GPU market segment (a stated assumption)."""
+
+    efficiency: Constant
+    classes: dict[str, HostClass]
+    default_class: dict[Literal["consumer", "workstation", "datacenter"], str]
+
+
 class InferenceCalibration(_Strict):
     bandwidth_efficiency: Efficiency  # weight streaming: bytes / (datasheet bandwidth × this)
     kv_bandwidth_efficiency: Constant  # attention kernels reading the KV cache
@@ -79,6 +113,9 @@ class InferenceCalibration(_Strict):
     step_overhead_s: Constant  # fixed cost per forward step (launch, scheduling, sampling)
     layer_overhead_s: Constant  # extra fixed cost per transformer layer per forward step
     request_overhead_s: Constant  # fixed cost of starting one request (counts in time to first token)
+    # engines whose batch-1 fixed costs differ from the serving engines' step/layer overheads above (llama.cpp)
+    engine_fixed_costs: dict[str, EngineFixedCost] = Field(default_factory=dict)
+    host_memory: HostMemory | None = None  # llama.cpp partial offload (advisor/estimator/offload.py)
     allreduce: AllReduce
     activation_bytes: Constant  # bytes per activation element sent in TP all-reduces (16-bit)
 
@@ -97,11 +134,29 @@ class TrainingCalibration(_Strict):
     consumer_pcie_efficiency: Constant  # consumer cards without P2P: fraction of PCIe bandwidth collectives get
 
 
+class PlannerCalibration(_Strict):
+    """Constants of the parallelism planner (advisor/estimator/planner.py, step_time.py): one set for every model."""
+
+    hfu_by_class: dict[str, Constant]  # compute-only hardware-FLOPs utilisation at scale (bf16 peak), per GPU class
+    fp8_hfu: Constant  # the same against the FP8 peak (Transformer Engine / DeepSeek FP8 GEMMs)
+    elementwise_hidden: Constant  # h₀ of the memory-bound share: HFU × 1/(1 + h₀/h) (norms, rotary, softmax)
+    moe_compute_factor: Constant  # grouped expert GEMMs, routing and permutation run below dense GEMM efficiency
+    tp_overlap: Constant  # share of TP/SP collectives hidden behind GEMMs
+    ep_overlap: Constant  # share of the MoE all-to-all hidden behind compute
+    ring_hop_latency_s: Constant  # one step of an NCCL ring collective across servers
+    pcie_tp_max: Constant  # largest TP degree over PCIe without NVLink, unless asked for
+    goodput: Constant  # productive share of a long run's GPU time (restarts, checkpoints, evaluation, stragglers)
+    memory_headroom: Constant  # share of GPU memory the chosen layout leaves free
+    default_global_batch_tokens: Constant
+    family_global_batch_tokens: dict[str, Constant]  # published global batch (tokens) by model family
+
+
 class Calibration(_Strict):
     version: str
     fitted_on: str
     inference: InferenceCalibration
     training: TrainingCalibration
+    planner: PlannerCalibration
 
     @model_validator(mode="after")
     def _sane(self) -> Calibration:
@@ -110,14 +165,29 @@ class Calibration(_Strict):
                      inf.allreduce.pcie_efficiency, self.training.fp8_mfu, self.training.qlora_mfu_factor,
                      self.training.comm_overlap, self.training.consumer_pcie_efficiency,
                      self.training.network_efficiency,
-                     *self.training.mfu_by_class.values(),
+                     *self.training.mfu_by_class.values(), *self.planner.hfu_by_class.values(),
+                     self.planner.fp8_hfu, self.planner.moe_compute_factor, self.planner.tp_overlap,
+                     self.planner.ep_overlap, self.planner.goodput, self.planner.memory_headroom,
                      *(getattr(inf.bandwidth_efficiency, f) for f in type(inf.bandwidth_efficiency).model_fields)]
         for c in fractions:
             if not 0 < c.value <= 1:
                 raise ValueError(f"an efficiency must lie in (0, 1], got {c.value} (sources {c.source})")
         if inf.roofline_sharpness.value < 1:
             raise ValueError("roofline_sharpness must be ≥ 1 (1 = sum, ∞ = max)")
-        for c in (inf.step_overhead_s, inf.layer_overhead_s, inf.request_overhead_s):
+        engine_costs = [c for e in inf.engine_fixed_costs.values() for c in (e.step_s, *e.layer_s.values())]
+        for e in inf.engine_fixed_costs.values():
+            if e.float_bandwidth_efficiency is not None and not 0 < e.float_bandwidth_efficiency.value <= 1:
+                raise ValueError("an engine's float_bandwidth_efficiency must lie in (0, 1]")
+            if set(e.layer_s) != {"hbm", "gddr"}:
+                raise ValueError("engine_fixed_costs.*.layer_s needs both 'hbm' and 'gddr'")
+        if inf.host_memory is not None:
+            hm = inf.host_memory
+            if not 0 < hm.efficiency.value <= 1:
+                raise ValueError("host_memory.efficiency must lie in (0, 1]")
+            missing = set(hm.default_class.values()) - set(hm.classes)
+            if missing:
+                raise ValueError(f"host_memory.default_class names unknown classes {sorted(missing)}")
+        for c in (inf.step_overhead_s, inf.layer_overhead_s, inf.request_overhead_s, *engine_costs):
             if c.value < 0:
                 raise ValueError(f"overheads are never negative, got {c.value}")
         if "default" not in self.training.mfu_by_class:

@@ -306,8 +306,19 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         else:
             assumptions.append("mixed precision: 16-bit weights and gradients, fp32 master weights in the optimizer"
                                if not fp32 else "fp32 weights, gradients and optimizer states")
-        states = tm.zero_model_states(shard, w.zero, dp, weight_bytes=wb, grad_bytes=gb, k=k,
-                                      largest_layer=largest)
+        deepspeed = (w.engine == "deepspeed" and w.zero >= 1 and w.offload == "none" and not fp32
+                     and w.optimizer == "adamw")
+        if deepspeed:  # DeepSpeed's own estimator accounting (fp32 gradient partitions counted)
+            states = tm.deepspeed_model_states(shard, w.zero, dp, largest)
+            assumptions.append("model states as DeepSpeed's estimate_zero2/zero3_model_states_mem_needs count them "
+                               "(--engine deepspeed)")
+        else:
+            states = tm.zero_model_states(shard, w.zero, dp, weight_bytes=wb, grad_bytes=gb, k=k,
+                                          largest_layer=largest)
+            if w.zero:
+                assumptions.append("model states in the ZeRO paper's accounting (16 B/param before sharding); "
+                                   "--engine deepspeed gives DeepSpeed's estimator, which also counts fp32 gradient "
+                                   "partitions")
         weights_b, grads_b, opt_b = states.weights, states.gradients, states.optimizer
         formulas.append(states.formula)
         if w.offload != "none":
@@ -388,7 +399,7 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
     per_gpu = Breakdown(weights=weights_b, gradients=grads_b, optimizer_states=opt_b, activations=a.total,
                         overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
-    if task in ("full", "pretrain") and w.zero in (2, 3) and w.offload == "none":
+    if task in ("full", "pretrain") and w.zero in (2, 3) and w.offload == "none" and w.engine != "deepspeed":
         g, c = (tm.deepspeed_zero2(counts.total, w.gpus, w.nodes) if w.zero == 2 else
                 tm.deepspeed_zero3(counts.total, tm.largest_layer_params(model), w.gpus, w.nodes))
         formulas.append(f"cross-check: DeepSpeed's estimator gives {_gib(g)} per GPU for model states "

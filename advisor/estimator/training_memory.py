@@ -61,6 +61,24 @@ def zero_model_states(psi: float, stage: int, dp: int, *, weight_bytes: float = 
 
 # --- DeepSpeed's estimator (deepspeed/runtime/zero/stage_1_and_2.py and stage3.py), reproduced ------------------
 
+def deepspeed_model_states(psi: float, stage: int, dp: int, largest_layer: float = 0) -> ModelStates:
+    """Per-GPU model states as DeepSpeed's estimator counts them without offload, split by kind:
+    stages 1–2 (`estimate_zero2_model_states_mem_needs`, stage_1_and_2.py): 4Ψ + 16Ψ/N = 2Ψ 16-bit weights +
+    2Ψ 16-bit gradients + 4Ψ/N fp32 gradient partition + 12Ψ/N Adam states; stage 3
+    (`estimate_zero3_model_states_mem_needs`): 18Ψ/N + 4·largest layer = (2 + 4 + 12)Ψ/N + the gathered layer's
+    16-bit weights and gradients. Equal to :func:`deepspeed_zero2`/:func:`deepspeed_zero3`'s GPU figure."""
+    if stage not in (1, 2, 3):
+        raise InputError(f"DeepSpeed's estimator covers ZeRO stages 1–3, not {stage}", field="zero",
+                         accepted="1, 2 or 3")
+    if stage == 3:
+        w, g = 2 * psi / dp + 2 * largest_layer, 4 * psi / dp + 2 * largest_layer
+        formula = "model states (DeepSpeed ZeRO-3 estimator) = 18Ψ/N + 4·largest layer"
+    else:
+        w, g = 2 * psi, 2 * psi + 4 * psi / dp
+        formula = f"model states (DeepSpeed ZeRO-{stage} estimator) = 4Ψ + 16Ψ/N"
+    return ModelStates(w, g, 12 * psi / dp, formula + f", Ψ = {psi / 1e9:.4g}e9, N = {dp}")
+
+
 def deepspeed_zero2(total_params: float, gpus_per_node: int, nodes: int = 1, *, offload_optimizer: bool = False,
                     buffer_factor: float = DS_BUFFER_FACTOR) -> tuple[int, int]:
     """(GPU bytes, CPU bytes per node) of `estimate_zero2_model_states_mem_needs`.

@@ -292,3 +292,10 @@ def _model_show_text(m: Any, catalog: Any) -> str:
     for sid, body in _model_detail(m, catalog)["sources"].items():
         lines.append(f"  [{sid}] {body['title']}  {body.get('url') or body.get('document', '')}")
     return "\n".join(lines)
+
+
+# Public names for the MCP server and the HTTP API (ui/api_service.py), which return these same rows.
+gpu_row = _gpu_row
+gpu_detail = _gpu_detail
+model_row = _model_row
+model_detail = _model_detail

@@ -45,8 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offload", choices=get_args(wl.Offload), default="none")
     parser.add_argument("--gpus", type=int, default=1, help="GPUs per node")
     parser.add_argument("--nodes", type=int, default=1)
-    parser.add_argument("--tp", type=int, default=1, help="tensor-parallel degree")
-    parser.add_argument("--pp", type=int, default=1, help="pipeline-parallel degree")
+    parser.add_argument("--tp", type=int, default=None,
+                        help="tensor-parallel degree (default 1; pretrain with --gpu: the planner's)")
+    parser.add_argument("--pp", type=int, default=None,
+                        help="pipeline-parallel degree (default 1; pretrain with --gpu: the planner's)")
     parser.add_argument("--recompute", choices=get_args(wl.Recompute), default=None,
                         help="activation recomputation (default: full for fine-tuning, selective for pre-training)")
     parser.add_argument("--lora-rank", type=int, default=16)
@@ -67,8 +69,8 @@ def _workload(args: argparse.Namespace) -> Any:
     values = {
         "task": args.task, "weights": args.weights, "kv": args.kv, "context": args.context, "batch": args.batch,
         "concurrency": args.concurrency, "prompt_tokens": args.prompt_tokens, "optimizer": args.optimizer,
-        "zero": args.zero, "offload": args.offload, "gpus": args.gpus, "nodes": args.nodes, "tp": args.tp,
-        "pp": args.pp, "recompute": args.recompute, "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
+        "zero": args.zero, "offload": args.offload, "gpus": args.gpus, "nodes": args.nodes, "tp": args.tp or 1,
+        "pp": args.pp or 1, "recompute": args.recompute, "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
         "engine": args.engine,
         "flash_attention": None if args.flash_attention is None else args.flash_attention == "on",
     }
@@ -130,9 +132,15 @@ def run(args: argparse.Namespace) -> int:
         from knowledge.catalog import load_catalog
 
         gpu = load_catalog().gpu(args.gpu)
-    est = estimate_memory(model, workload, gpu)
+    layout = None
+    if gpu is not None and args.task == "pretrain" and args.tp is None and args.pp is None:
+        est, layout = _planned(args, model, gpu, workload)  # the same planner as `train-time`
+    else:
+        est = estimate_memory(model, workload, gpu)
     if args.json:
         out = est.to_contract()
+        if layout is not None:
+            out["layout"] = layout
         if gpu is not None:
             out["fit"] = _fit(est, gpu)
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
@@ -140,6 +148,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write(render(est, model, gpu))
     return 0
+
+
+def _planned(args: argparse.Namespace, model: Any, gpu: Any, workload: Any) -> tuple[Any, dict[str, Any]]:
+    """Pre-training memory at the planner's layout for gpus × nodes GPUs (what `train-time` would run)."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.planner import Overrides, plan_memory_estimate, plan_training
+
+    ov = Overrides(zero=args.zero or None, recompute=args.recompute,
+                   micro_batch=args.batch if args.batch > 1 else None)
+    plan = plan_training(model, gpu, workload.world_size, 1e9, load_calibration(), seq_len=args.context, ov=ov)
+    return plan_memory_estimate(plan, model), plan.layout_dict()
 
 
 def _fit(est: Any, gpu: Any) -> dict[str, Any]:

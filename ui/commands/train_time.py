@@ -3,10 +3,16 @@
     gpu-advisor train-time --model llama-3-8b --tokens 100B --gpu h100-sxm --count 64
     gpu-advisor train-time --model qwen2.5-14b --task qlora --tokens 2e8 --gpu rtx-4090 --count 1 --json
 
-Token budgets accept plain numbers, exponents (2e9) and K/M/B/T suffixes (2B = 2·10⁹). The MFU comes from the
-calibrated GPU class unless --mfu overrides it. Before timing, the memory estimator checks that the job fits the
-GPUs (ZeRO-3 across several GPUs); a job that does not fit is an error (exit 2) naming the shortfall in GiB.
-`--json`: the DESIGN.md keys (`gpu_hours`, `wall_s`, `mfu`, `tokens_per_s`, `formulas`) then extras.
+    gpu-advisor train-time --model llama-2-70b --tokens 2T --gpu a100-80g-sxm --count 2048
+    gpu-advisor train-time --model llama-3.1-405b --tokens 15.6T --gpu h100-sxm --count 16384 --tp 8 --pp 16
+
+Token budgets and --global-batch accept plain numbers, exponents (2e9) and K/M/B/T suffixes (2B = 2·10⁹).
+Pre-training and full fine-tuning go through the parallelism planner (advisor/estimator/planner.py): it picks the
+fastest TP × CP × PP × DP (× EP) layout with ZeRO, recomputation and micro-batching that fits with 10 % memory
+headroom, unless --tp/--pp/--ep/--cp/--zero/--micro-batch/--global-batch/--recompute pin parts of it; it refuses
+only when no layout fits, naming the smallest GPU count that would. LoRA/QLoRA/freeze keep the data-parallel model
+(advisor/estimator/training.py) and its memory check. `--json`: the DESIGN.md keys (`gpu_hours`, `wall_s`, `mfu`,
+`tokens_per_s`, `formulas`, `layout`, `step`, `run`) then extras (docs/training-planner.md).
 """
 
 from __future__ import annotations
@@ -46,7 +52,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="activation recomputation (default: selective for pretrain, full for fine-tuning)")
     parser.add_argument("--precision", choices=["bf16", "fp8"], default="bf16", help="tensor-core precision")
     parser.add_argument("--mfu", type=float, default=None, help="override the achieved MFU (0 < MFU ≤ 1)")
-    parser.add_argument("--batch", type=int, default=1, help="micro-batch per GPU for the memory check")
+    parser.add_argument("--micro-batch", "--batch", dest="micro_batch", type=int, default=None,
+                        help="sequences per GPU per micro-batch (default: chosen by the planner; 1 for LoRA)")
+    parser.add_argument("--tp", type=int, default=None, help="tensor-parallel degree (default: planner)")
+    parser.add_argument("--pp", type=int, default=None, help="pipeline-parallel stages (default: planner)")
+    parser.add_argument("--cp", type=int, default=None, help="context-parallel degree (default: planner)")
+    parser.add_argument("--ep", type=int, default=None, help="expert-parallel degree, MoE only (default: planner)")
+    parser.add_argument("--zero", type=int, default=None, help="ZeRO stage 0-3 (default: planner)")
+    parser.add_argument("--global-batch", default=None, metavar="TOKENS",
+                        help="global batch in tokens, e.g. 4M (default: the family's published batch, else 4M)")
     parser.add_argument("--no-memory-check", action="store_true", help="skip the fit check")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -65,8 +79,9 @@ def _memory_check(model: Any, gpu: Any, args: argparse.Namespace, seq_len: int, 
         raise InputError(f"--count {args.count}: more than 8 GPUs must fill whole 8-GPU servers", field="count",
                          accepted="1 … 8, or a multiple of 8")
     try:
+        zero = (3 if args.count > 1 else 0) if args.zero is None else args.zero
         w = Workload(model=model.id, task=args.task, context=seq_len, batch=args.batch, gpus=per_node, nodes=nodes,
-                     zero=3 if args.count > 1 else 0, recompute=recompute)
+                     zero=zero, recompute=recompute)
     except ValidationError as exc:
         raise validation_to_input_error(exc) from None
     est = estimate_memory(model, w, gpu)
@@ -79,32 +94,105 @@ def _memory_check(model: Any, gpu: Any, args: argparse.Namespace, seq_len: int, 
             message_zh=f"{model.name} 的 {args.task} 训练放不下 {args.count} 张 {gpu.name}：每卡还差 {short:.2f} GiB")
 
 
+PLANNED_TASKS = ("pretrain", "full")
+
+
+def overrides(args: argparse.Namespace) -> Any:
+    from advisor.estimator.planner import Overrides
+    from knowledge.errors import InputError
+
+    gb = None
+    if args.global_batch is not None:
+        gb = parse_tokens(args.global_batch)
+        if gb <= 0:
+            raise InputError(f"--global-batch must be positive, got {args.global_batch}", field="global_batch",
+                             accepted="a token count such as 4M or 16M")
+    for flag, value in (("--tp", args.tp), ("--pp", args.pp), ("--cp", args.cp), ("--ep", args.ep)):
+        if value is not None and not 1 <= value <= 100_000:
+            raise InputError(f"{flag} must be between 1 and 100000, got {value}", field=flag.lstrip("-"),
+                             accepted="1 … 100000")
+    if args.zero is not None and args.zero not in (0, 1, 2, 3):
+        raise InputError(f"--zero {args.zero} is not a ZeRO stage", field="zero", accepted="0, 1, 2 or 3")
+    return Overrides(tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, zero=args.zero, recompute=args.recompute,
+                     micro_batch=args.micro_batch, global_batch_tokens=gb)
+
+
 def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.planner import plan_training
     from advisor.estimator.training import estimate_train_time
     from knowledge.catalog import load_catalog
+    from knowledge.errors import InputError
     from ui.commands.estimate import _model
 
     tokens = parse_tokens(args.tokens)
     gpu = load_catalog().gpu(args.gpu)
     model = _model(args)
     seq_len = args.seq_len or min(model.max_context, 4096)
-    recompute = args.recompute or ("selective" if args.task == "pretrain" else "full")
+    if args.task in PLANNED_TASKS:
+        plan = plan_training(model, gpu, args.count, tokens, load_calibration(), seq_len=seq_len,
+                             precision=args.precision, ov=overrides(args), mfu=args.mfu,
+                             ignore_memory=args.no_memory_check)
+        return plan, model, gpu
+    pinned = [f for f, v in (("--tp", args.tp), ("--pp", args.pp), ("--cp", args.cp), ("--ep", args.ep),
+                             ("--global-batch", args.global_batch)) if v is not None]
+    if pinned:
+        raise InputError(f"{', '.join(pinned)}: {args.task} runs data parallel (the planner serves pretrain and full)",
+                         field=pinned[0].lstrip("-"), accepted="--task pretrain or full, or drop the flag")
+    recompute = args.recompute or "full"
+    args.batch = args.micro_batch or 1
     est = estimate_train_time(model, gpu, args.count, tokens, load_calibration(), seq_len=seq_len, task=args.task,
-                              recompute=recompute, precision=args.precision, mfu=args.mfu)
+                              recompute=recompute, precision=args.precision, mfu=args.mfu,
+                              zero=3 if args.zero is None else args.zero, micro_batch=args.batch)
     if not args.no_memory_check:
         _memory_check(model, gpu, args, seq_len, recompute)
     return est, model, gpu
 
 
 def run(args: argparse.Namespace) -> int:
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.planner import Plan
+
+    from advisor.estimator.plan_text import data_parallel_contract
+
     est, model, gpu = compute(args)
+    planned = isinstance(est, Plan)
     if args.json:
-        json.dump(est.to_contract(), sys.stdout, indent=2, ensure_ascii=False)
+        data = (est.to_contract(args.task) if planned else
+                data_parallel_contract(est, 3 if args.zero is None else args.zero, args.batch,
+                                       load_calibration().planner.goodput.value))
+        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
-    sys.stdout.write(render(est, model, gpu))
+    sys.stdout.write(render_plan(est, model, gpu, args.task) if planned else render(est, model, gpu))
     return 0
+
+
+def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
+    """Human report of a planned run: the layout, the step breakdown, both totals (labelled), launch settings."""
+    from advisor.estimator.plan_text import launch_settings
+
+    lay, st, mem = plan.layout, plan.step, plan.memory
+    lines = [
+        f"{task} of {model.name} on {plan.count} × {gpu.name} ({plan.precision}, sequence {plan.seq_len})",
+        f"  layout        {lay.describe()}",
+        f"                tp {lay.tp}, pp {lay.pp}, dp {lay.dp}, ep {lay.ep}, cp {lay.cp}, zero {lay.zero}, "
+        f"recompute {lay.recompute}, micro-batch {lay.micro_batch}, accumulation {lay.grad_accum}, "
+        f"global batch {plan.global_batch_tokens:,} tokens",
+        f"  memory/GPU    {mem.total / GiB:.1f} GiB of {plan.capacity_bytes / GiB:.0f} GiB ({mem.accounting})",
+        f"  step          {st.step_s:.3f} s = compute {st.compute_s:.3f} + bubble {st.bubble_s:.3f} "
+        f"({st.bubble_fraction:.1%}) + exposed communication {st.exposed_comm_s:.3f}",
+        f"  throughput    {plan.tokens_per_s:,.0f} tokens/s ({plan.tokens_per_s / plan.count:,.0f} per GPU)",
+        f"  MFU           {plan.mfu:.1%}" + ("  (user override)" if plan.mfu_override is not None else ""),
+        f"  at step time  {plan.wall_s / 86400:,.2f} days, {plan.gpu_hours:,.0f} GPU-hours",
+        f"  run total     {plan.run_wall_s / 86400:,.2f} days, {plan.run_gpu_hours:,.0f} GPU-hours "
+        f"(goodput {plan.goodput:.0%}: restarts, checkpoints, evaluation — read this one for a budget)",
+        "", "launch settings:",
+    ]
+    lines += [f"  {name}: {value}" for name, value in launch_settings(plan).items()]
+    lines += ["", "formulas:"] + [f"  - {f}" for f in plan.formulas]
+    lines += ["", "assumptions:"] + [f"  - {a}" for a in plan.assumptions]
+    return "\n".join(lines) + "\n"
 
 
 def render(est: Any, model: Any, gpu: Any) -> str:

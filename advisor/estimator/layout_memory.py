@@ -1,0 +1,167 @@
+"""Memory per GPU of a training layout (TP × CP × PP × DP, EP for experts, ZeRO, recomputation).
+
+Parameters on the most loaded GPU: the dense body of one pipeline stage (⌈L/PP⌉ layers) split by TP, the
+embedding (first stage) or the output layer (last stage; a tied embedding keeps a copy there when PP > 1) split by
+TP, and the stage's routed experts split by EP × TP (Megatron-Core's expert tensor parallelism defaults to TP).
+
+Model states (bytes per parameter Ψ on the GPU; N = DP × CP ranks share the dense states, DP × CP / EP the expert
+states):
+* ZeRO-0/1 as Megatron-LM's DDP / distributed optimizer: 2Ψ bf16 weights + 4Ψ fp32 gradient buffers + 12Ψ Adam
+  states (fp32 master, m, v), the optimizer part divided by N under ZeRO-1: 18Ψ and 6Ψ + 12Ψ/N
+  (Megatron `theoretical_memory_usage.py`).
+* ZeRO-2/3 as DeepSpeed's estimator (`estimate_zero2_model_states_mem_needs`: 4Ψ + 16Ψ/N;
+  `estimate_zero3_model_states_mem_needs`: 18Ψ/N + 4·largest layer), see training_memory.deepspeed_zero2/3.
+Activations per Korthikanti et al. 2022 with TP + sequence parallelism (advisor/estimator/activations.py) at
+the sequence share s/CP; under 1F1B the first stage holds min(PP, m) micro-batches in flight, × (1 + (PP−1)/
+(PP·v)) with v interleaved stages (Narayanan et al. 2021 §2.2.2); the last stage holds the logits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from knowledge.params import param_counts
+from knowledge.schemas import ModelSpec
+
+from . import activations as act
+from .engines import default_engines
+from .parallel_layout import ParallelLayout
+from .training_memory import deepspeed_model_states, largest_layer_params
+
+GIB = 2**30
+BODY_GROUPS = ("attention", "mlp", "norm", "shared_experts", "router")
+
+
+@dataclass(frozen=True)
+class LayoutMemory:
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float
+    overhead: float
+    params_per_gpu: float  # dense + expert parameters held on the most loaded GPU
+    accounting: str
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.gradients + self.optimizer + self.activations + self.overhead
+
+
+def stage_params(model: ModelSpec, lay: ParallelLayout) -> tuple[float, float]:
+    """(dense, expert) parameters on one GPU of the most loaded pipeline stage."""
+    g = param_counts(model).by_group
+    L = model.num_layers
+    stage_layers = -(-L // lay.pp)
+    body = sum(g.get(k, 0) for k in BODY_GROUPS) * stage_layers / L
+    first = g.get("embedding", 0) + g.get("position", 0)
+    last = g.get("lm_head", 0) or (g.get("embedding", 0) if lay.pp > 1 else 0)
+    ends = first + last if lay.pp == 1 else max(first, last)
+    dense = (body + ends) / lay.tp
+    experts = 0.0
+    if model.is_moe and model.moe_layers:
+        experts = g.get("experts", 0) * min(stage_layers, model.moe_layers) / model.moe_layers / (lay.ep * lay.tp)
+    return dense, experts
+
+
+def model_state_bytes(psi: float, zero: int, shards: int, largest: float = 0.0) -> tuple[float, float, float, str]:
+    """(weights, gradients, optimizer) bytes of ψ parameters sharded over `shards` ranks (module doc)."""
+    if zero == 0:
+        return 2 * psi, 4 * psi, 12 * psi, "Megatron DDP 18Ψ"
+    if zero == 1:
+        return 2 * psi, 4 * psi, 12 * psi / shards, "Megatron distributed optimizer 6Ψ + 12Ψ/N"
+    ds = deepspeed_model_states(psi, zero, shards, largest)
+    how = "DeepSpeed ZeRO-2 estimator 4Ψ + 16Ψ/N" if zero == 2 else "DeepSpeed ZeRO-3 estimator 18Ψ/N + 4·largest layer"
+    return ds.weights, ds.gradients, ds.optimizer, how
+
+
+def _parts(model: ModelSpec, lay: ParallelLayout, seq_len: int, rec: str, memo: dict | None) -> tuple[float, ...]:
+    """(stored, working, logits) activation bytes of `rec` recomputation, memoised per search."""
+    key = ("act", seq_len, lay.cp, lay.micro_batch, lay.tp, lay.pp, rec)
+    if memo is not None and key in memo:
+        return memo[key]
+    a = act.training_activations(model, max(1, seq_len // lay.cp), lay.micro_batch, tp=lay.tp, pp=lay.pp,
+                                 recompute=rec)
+    out = (float(a.stored), float(a.working), float(a.logits))
+    if memo is not None:
+        memo[key] = out
+    return out
+
+
+def in_flight_scale(lay: ParallelLayout) -> float:
+    """Stored activations relative to PP micro-batches in flight: min(PP, m)/PP, × (1 + (PP−1)/(PP·v)) interleaved."""
+    if lay.pp == 1:
+        return 1.0
+    scale = min(lay.pp, lay.grad_accum) / lay.pp
+    return scale * (1 + (lay.pp - 1) / (lay.pp * lay.vpp)) if lay.vpp > 1 else scale
+
+
+def activation_bytes(model: ModelSpec, lay: ParallelLayout, seq_len: int, memo: dict | None = None,
+                     recompute: str | None = None, full_layers: int | None = None) -> float:
+    """Activations on the most loaded GPU. Block recompute (Megatron --recompute-method block
+    --recompute-num-layers k) interpolates between selective and full by the share k/n of each stage's n layers."""
+    rec = recompute or lay.recompute
+    k = lay.recompute_layers if full_layers is None else full_layers
+    scale = in_flight_scale(lay)
+    if rec == "full" and k > 0:
+        f = min(1.0, k / -(-model.num_layers // lay.pp))
+        sel, full = _parts(model, lay, seq_len, "selective", memo), _parts(model, lay, seq_len, "full", memo)
+        return (sel[0] * (1 - f) + full[0] * f) * scale + full[1] + sel[2]
+    a = _parts(model, lay, seq_len, rec, memo)
+    return a[0] * scale + a[1] + a[2]
+
+
+def states_bytes(model: ModelSpec, lay: ParallelLayout, memo: dict | None = None) -> tuple[float, float, float, float, str]:
+    """(weights, gradients, optimizer, parameters on the GPU, accounting) of the most loaded GPU."""
+    key = ("states", lay.tp, lay.pp, lay.ep, lay.dp, lay.cp, lay.zero)
+    if memo is not None and key in memo:
+        return memo[key]
+    dense, experts = stage_params(model, lay)
+    shards = lay.dp * lay.cp
+    largest = largest_layer_params(model) / lay.tp if lay.zero == 3 else 0.0
+    w, g, o, how = model_state_bytes(dense, lay.zero, shards, largest)
+    if experts:
+        we, ge, oe, _ = model_state_bytes(experts, lay.zero, max(1, shards // lay.ep))
+        w, g, o = w + we, g + ge, o + oe
+    out = (w, g, o, dense + experts, how)
+    if memo is not None:
+        memo[key] = out
+    return out
+
+
+def runtime_overhead() -> float:
+    eng = default_engines().get("megatron")
+    return eng.cuda_context_bytes.value + (eng.nccl_bytes.value if eng.nccl_bytes else 0.0)
+
+
+def layout_memory(model: ModelSpec, lay: ParallelLayout, seq_len: int, memo: dict | None = None) -> LayoutMemory:
+    """Per-GPU bytes of `lay` training `model` at `seq_len` tokens per sequence (module doc)."""
+    w, g, o, params, how = states_bytes(model, lay, memo)
+    return LayoutMemory(weights=w, gradients=g, optimizer=o, activations=activation_bytes(model, lay, seq_len, memo),
+                        overhead=runtime_overhead(), params_per_gpu=params, accounting=how)
+
+
+def lightest_recompute(model: ModelSpec, lay: ParallelLayout, seq_len: int, limit: float,
+                       order: tuple[str, ...] = ("none", "selective", "block", "full"),
+                       memo: dict | None = None) -> tuple[str, int] | None:
+    """The cheapest recomputation under which `lay` fits `limit` bytes, as (recompute, full layers per stage):
+    none, selective, full on the fewest layers k per stage (block), full. Each costs more FLOPs than the one before,
+    so the first that fits is the fastest. None when nothing fits."""
+    fixed = sum(states_bytes(model, lay, memo)[:3]) + runtime_overhead()
+    n = -(-model.num_layers // lay.pp)
+    if fixed + activation_bytes(model, lay, seq_len, memo, "full", 0) > limit:
+        return None
+    for rec in order:
+        if rec == "block":
+            if n <= 1:
+                continue
+            a1 = activation_bytes(model, lay, seq_len, memo, "full", 1)
+            an = activation_bytes(model, lay, seq_len, memo, "full", n)
+            per_layer = (a1 - an) / (n - 1)  # activations fall linearly with k
+            k = 1 if fixed + a1 <= limit else 1 + math.ceil((fixed + a1 - limit) / per_layer) if per_layer > 0 else n
+            if k < n:
+                return "full", k
+            continue
+        if fixed + activation_bytes(model, lay, seq_len, memo, rec, 0) <= limit:
+            return rec, 0
+    return None

@@ -1,0 +1,405 @@
+"""The parallelism planner: the fastest training layout that fits, and the run totals it implies.
+
+Search (pre-training and full fine-tuning): every TP × CP × PP × DP factorisation of the GPU count that
+:func:`parallel_layout.check_layout` accepts (TP inside the NVLink domain, ≤ 2 over PCIe; CP only for sequences
+≥ 16K tokens; EP over the divisors of the routed experts that divide DP × CP), ZeRO 1/2/3 (ZeRO-3 only without
+PP), recomputation none/selective/full, micro-batches 1/2/4/8 with the accumulation that reaches the global batch
+(the family's published batch in tokens, else 4M), interleaved stages v ∈ {1, 2, 4} where the layers allow. A layout
+fits when its per-GPU memory (:mod:`layout_memory`) leaves `memory_headroom` (10 %) of the card free; the planner
+keeps the one with the least step time per token (:mod:`step_time`), preferring fewer pipeline stages and smaller
+TP on ties. User overrides pin any field.
+
+Run totals: wall = tokens / (tokens per step / step time); GPU-hours = wall × GPUs / 3600 at the step-time MFU; the
+run total divides both by the goodput factor (Llama 3: > 90 % effective training time), labelled separately.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from knowledge.errors import InputError
+from knowledge.params import param_counts
+from knowledge.schemas import GpuSpec, ModelSpec
+
+from .calibration import Calibration
+from .layout_memory import LayoutMemory, layout_memory, lightest_recompute, runtime_overhead
+from .parallel_layout import ParallelLayout, check_layout, divisors, max_tp, stages_ok, tp_ok
+from .step_time import (StepBreakdown, comm_terms, compute_utilisation, intra_bytes_per_s, nic_bytes_per_gpu,
+                        step_time)
+from .training import MAX_TOKENS, train_flops_per_token
+
+GIB = 2**30
+MICRO_BATCHES = (1, 2, 4, 8)
+LONG_SEQUENCE = 16384  # context parallelism is searched from this sequence length on
+MAX_COUNT = 100_000
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Layout fields the user pinned (None = the planner chooses)."""
+
+    tp: int | None = None
+    pp: int | None = None
+    cp: int | None = None
+    ep: int | None = None
+    zero: int | None = None
+    recompute: str | None = None
+    micro_batch: int | None = None
+    global_batch_tokens: float | None = None
+    vpp: int | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    model: str
+    gpu: str
+    count: int
+    tokens: float
+    seq_len: int
+    precision: str
+    layout: ParallelLayout
+    memory: LayoutMemory
+    step: StepBreakdown
+    capacity_bytes: float
+    goodput: float
+    goodput_source: str
+    searched: int
+    num_layers: int
+    formulas: list[str] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    mfu_override: float | None = None  # the user's achieved MFU replaces the step-time model's
+
+    @property
+    def tokens_per_s(self) -> float:
+        if self.mfu_override is not None:
+            return self.count * self.step.peak_flops * self.mfu_override / self.step.model_flops_per_token
+        return self.step.tokens_per_step / self.step.step_s
+
+    @property
+    def mfu(self) -> float:
+        return self.step.mfu if self.mfu_override is None else self.mfu_override
+
+    @property
+    def wall_s(self) -> float:
+        return self.tokens / self.tokens_per_s
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.wall_s * self.count / 3600.0
+
+    @property
+    def run_wall_s(self) -> float:
+        return self.wall_s / self.goodput
+
+    @property
+    def run_gpu_hours(self) -> float:
+        return self.gpu_hours / self.goodput
+
+    @property
+    def global_batch_tokens(self) -> int:
+        return self.layout.global_batch_seqs * self.seq_len
+
+    def layout_dict(self) -> dict[str, Any]:
+        lay = self.layout
+        return {"tp": lay.tp, "pp": lay.pp, "dp": lay.dp, "ep": lay.ep, "cp": lay.cp, "zero": lay.zero,
+                "recompute": lay.recompute, "micro_batch": lay.micro_batch, "grad_accum": lay.grad_accum,
+                "global_batch_tokens": self.global_batch_tokens, "vpp": lay.vpp, "sequence_parallel": lay.tp > 1,
+                "gpu": self.gpu, "count": self.count}
+
+    def step_dict(self) -> dict[str, Any]:
+        s = self.step
+        return {"step_s": s.step_s, "compute_s": s.compute_s, "bubble_s": s.bubble_s,
+                "exposed_comm_s": s.exposed_comm_s, "bubble_fraction": s.bubble_fraction,
+                "exposed": {"tp_s": s.tp_s, "cp_s": s.cp_s, "pp_s": s.pp_s, "dp_s": s.dp_s, "ep_s": s.ep_s},
+                "hfu": s.hfu, "mfu": s.mfu}
+
+    def to_contract(self, task: str = "pretrain") -> dict[str, Any]:
+        """DESIGN.md `train-time --json` keys (gpu_hours, wall_s, mfu, tokens_per_s, formulas, layout, step, run),
+        then extras (docs/training-planner.md)."""
+        from .plan_text import launch_settings
+
+        flops = self.step.model_flops_per_token
+        return {
+            "gpu_hours": self.gpu_hours, "wall_s": self.wall_s, "mfu": self.mfu, "tokens_per_s": self.tokens_per_s,
+            "formulas": list(self.formulas), "layout": self.layout_dict(), "step": self.step_dict(),
+            "run": {"goodput": self.goodput, "gpu_hours": self.run_gpu_hours, "wall_s": self.run_wall_s,
+                    "wall_days": self.run_wall_s / 86400, "source": self.goodput_source},
+            "tokens_per_s_per_gpu": self.tokens_per_s / self.count, "wall_days": self.wall_s / 86400,
+            "flops_per_token": flops, "total_flops": flops * self.tokens,
+            "mfu_source": "user override" if self.mfu_override is not None else self.step.hfu_note,
+            "memory_per_gpu_bytes": self.memory_dict(), "launch": launch_settings(self),
+            "workload": {"model": self.model, "task": task, "tokens": self.tokens, "seq_len": self.seq_len,
+                         "precision": self.precision, "recompute": self.layout.recompute},
+            "assumptions": list(self.assumptions),
+        }
+
+    def memory_dict(self) -> dict[str, Any]:
+        m = self.memory
+        return {"weights": m.weights, "gradients": m.gradients, "optimizer_states": m.optimizer,
+                "activations": m.activations, "overhead": m.overhead, "total": m.total,
+                "capacity": self.capacity_bytes, "accounting": m.accounting}
+
+
+def global_batch_tokens(model: ModelSpec, calib: Calibration) -> tuple[float, str]:
+    """The family's published global batch in tokens, else the default (4M)."""
+    pl = calib.planner
+    const = pl.family_global_batch_tokens.get(model.family)
+    if const is not None:
+        return const.value, f"{model.family} family's published global batch ({', '.join(const.source)})"
+    return pl.default_global_batch_tokens.value, "default 4M tokens (no published batch for this family)"
+
+
+def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, ov: Overrides, calib: Calibration):
+    """Every (tp, cp, pp, ep, vpp) the rules and the overrides allow."""
+    per_node = int(calib.training.gpus_per_node.value)
+    tp_cap = per_node if ov.tp else max_tp(gpu, per_node, int(calib.planner.pcie_tp_max.value))
+    tps = [ov.tp] if ov.tp else [t for t in divisors(count) if t <= tp_cap and tp_ok(model, t) is None]
+    cps = [ov.cp] if ov.cp else ([c for c in (1, 2, 4, 8, 16, 32) if seq_len % (2 * c) == 0 or c == 1]
+                                 if seq_len >= LONG_SEQUENCE else [1])
+    experts = model.n_routed_experts if model.is_moe else 0
+    for tp in tps:
+        for cp in cps:
+            if count % (tp * cp):
+                continue
+            rest = count // (tp * cp)
+            pps = [ov.pp] if ov.pp else [p for p in divisors(rest) if stages_ok(model.num_layers, p)]
+            for pp in pps:
+                if rest % pp:
+                    continue
+                dp = rest // pp
+                eps = [ov.ep] if ov.ep else ([e for e in divisors(experts) if (dp * cp) % e == 0] if experts else [1])
+                vpps = [ov.vpp] if ov.vpp else [1] + [v for v in (8, 4, 2) if pp > 1 and
+                                                      stages_ok(model.num_layers, pp * v)][:1]
+                for ep in eps:
+                    for v in vpps:
+                        yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vpp=v)
+
+
+def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides):
+    """(ZeRO stage, micro-batch) variants of a split, with the accumulation that reaches the global batch."""
+    zeros = [ov.zero] if ov.zero is not None else ([1, 2, 3] if base.pp == 1 else [1])
+    sizes = MICRO_BATCHES if base.pp == 1 else MICRO_BATCHES[:2]  # with PP, larger micro-batches only grow the bubble
+    mbs = [ov.micro_batch] if ov.micro_batch else [b for b in sizes if b == 1 or b * base.dp <= global_seqs]
+    for zero in zeros:
+        for b in mbs:
+            accum = max(1, -(-global_seqs // (b * base.dp)))
+            if base.vpp > 1 and accum % base.pp:
+                continue  # Megatron's interleaved schedule needs micro-batches in multiples of PP
+            yield ParallelLayout(tp=base.tp, pp=base.pp, dp=base.dp, cp=base.cp, ep=base.ep, zero=zero,
+                                 micro_batch=b, grad_accum=accum, vpp=base.vpp)
+
+
+_MEMOS: dict[tuple, dict] = {}
+
+
+def shared_memo(model: ModelSpec) -> dict:
+    """Activation and model-state terms of `model` by layout, kept across searches (they depend on the model and
+    the layout, not on the GPU): the recommender asks the planner about many GPUs and counts for one model."""
+    key = (model.id, model.hidden_size, model.num_layers, model.intermediate_size, model.vocab_size,
+           model.num_attention_heads, model.num_kv_heads, model.n_routed_experts, model.moe_intermediate_size,
+           model.max_context)
+    if key not in _MEMOS:
+        if len(_MEMOS) > 64:
+            _MEMOS.clear()
+        _MEMOS[key] = {}
+    memo = _MEMOS[key]
+    if len(memo) > 200_000:
+        memo.clear()
+    return memo
+
+
+def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Calibration, *,
+           ov: Overrides = Overrides(), precision: str = "bf16", global_seqs: int,
+           memory_only: bool = False, ignore_memory: bool = False
+           ) -> tuple[ParallelLayout, LayoutMemory, StepBreakdown | None, int] | None:
+    """The fastest fitting layout (or, with `memory_only`, the first that fits), or None.
+
+    Branch and bound: every layout gets a lower bound of its time per token (compute without recomputation, the
+    bubble, and the TP/CP/PP/EP terms, which do not depend on memory); layouts are evaluated in the order of their
+    bounds, and the search stops at the first bound above the best time found."""
+    limit = math.inf if ignore_memory else (1 - calib.planner.memory_headroom.value) * gpu.memory_bytes
+    # every layout holds at least 18 bytes per parameter spread over all GPUs (ZeRO-3: 18Ψ/N; ZeRO-1:
+    # 6Ψ/(TP·PP) + 12Ψ/N ≥ 18Ψ/N; ZeRO-2 more) plus the runtime: below that nothing fits
+    if 18 * param_counts(model).total / count + runtime_overhead() > limit:
+        return None
+    memo = shared_memo(model)
+    smemo: dict = {}
+    order = (ov.recompute,) if ov.recompute else ("none", "selective", "block", "full")
+    peak, hfu, _ = compute_utilisation(model, gpu, precision, calib)
+    floor = train_flops_per_token(model, seq_len, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
+    intra, nic = intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)
+    bounded = []
+    bases = list(_candidates(model, gpu, count, seq_len, ov, calib))
+    if any(b.dp <= global_seqs for b in bases):  # no data-parallel rank without a sequence of the global batch
+        bases = [b for b in bases if b.dp <= global_seqs]
+    fp8 = precision == "fp8"
+    for base in bases:
+        bound: dict[int, float] = {}  # by micro-batch: the bound does not depend on the ZeRO stage
+        for lay in _batchings(base, global_seqs, ov):
+            if lay.micro_batch not in bound:
+                tokens = lay.global_batch_seqs * seq_len
+                compute = tokens / count * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum))
+                bound[lay.micro_batch] = (compute + sum(comm_terms(model, lay, seq_len, calib, intra, nic, 4,
+                                                                   fp8))) / tokens
+            bounded.append((bound[lay.micro_batch], len(bounded), lay))
+    bounded.sort(key=lambda x: x[:2])
+    best: tuple[Any, ...] | None = None
+    for lb, _, lay in bounded:
+        if best is not None and lb >= best[0][0]:
+            break
+        found = lightest_recompute(model, lay, seq_len, limit, order, memo)
+        if found is None:
+            continue
+        lay = replace(lay, recompute=found[0], recompute_layers=found[1])
+        if memory_only:
+            return lay, layout_memory(model, lay, seq_len, memo), None, len(bounded)
+        st = step_time(model, gpu, lay, seq_len, calib, precision=precision, memo=smemo)
+        key = (st.step_s / st.tokens_per_step, lay.pp, lay.tp, lay.cp, lay.vpp, lay.zero)
+        if best is None or key < best[0]:
+            best = (key, lay, st)
+    if best is None:
+        return None
+    return best[1], layout_memory(model, best[1], seq_len, memo), best[2], len(bounded)
+
+
+def smallest_fitting_count(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Calibration,
+                           ov: Overrides, global_seqs: int) -> int | None:
+    """The smallest GPU count above `count` at which some layout fits: doubling, then whole servers in between."""
+    per_node = int(calib.training.gpus_per_node.value)
+    ov = replace(ov, tp=None, pp=None, cp=None, ep=None)  # a larger count may need another split
+    prev, n = count, max(count + 1, 2)
+    while n <= MAX_COUNT:
+        n = -(-n // per_node) * per_node if n > per_node else n
+        if search(model, gpu, n, seq_len, calib, ov=ov, global_seqs=global_seqs, memory_only=True):
+            break
+        prev, n = n, n * 2
+    else:
+        return None
+    lo, hi = prev, n
+    step = per_node if hi > per_node else 1
+    while hi - lo > step:
+        mid = (lo + hi) // 2 // step * step
+        if mid <= lo:
+            break
+        if search(model, gpu, mid, seq_len, calib, ov=ov, global_seqs=global_seqs, memory_only=True):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, seq_len: int, ov: Overrides,
+                 precision: str, calib: Calibration) -> None:
+    """Bad input: one InputError naming the field and what is accepted."""
+    if not math.isfinite(tokens) or tokens <= 0:
+        raise InputError(f"token budget must be positive, got {tokens:g}", field="tokens",
+                         accepted=f"1 … {MAX_TOKENS:.0e} tokens", message_zh="训练 token 数必须为正数")
+    if tokens > MAX_TOKENS:
+        raise InputError(f"token budget {tokens:.3g} is absurd (more than {MAX_TOKENS:.0e} tokens)", field="tokens",
+                         accepted=f"1 … {MAX_TOKENS:.0e} tokens", message_zh="训练 token 数大得离谱")
+    if not 1 <= count <= MAX_COUNT:
+        raise InputError(f"GPU count must be between 1 and {MAX_COUNT}, got {count}", field="count",
+                         accepted=f"1 … {MAX_COUNT}")
+    if not 1 <= seq_len <= 10_000_000:
+        raise InputError(f"sequence length must be between 1 and 10,000,000, got {seq_len}", field="seq_len")
+    if precision == "fp8" and not (gpu.fp8_dense_flops and gpu.supports_fp8):
+        raise InputError(f"{gpu.name} has no FP8 tensor cores; FP8 training needs Hopper, Ada or newer",
+                         field="precision", accepted="bf16 on this GPU")
+    if precision not in ("bf16", "fp16", "fp8"):
+        raise InputError(f"unknown training precision '{precision}'", field="precision", accepted="bf16, fp8")
+    if ov.global_batch_tokens is not None and not seq_len <= ov.global_batch_tokens <= 1e10:
+        raise InputError(f"global batch {ov.global_batch_tokens:g} tokens is outside one sequence ({seq_len}) … 1e10",
+                         field="global_batch", accepted=f"{seq_len} … 1e10 tokens (e.g. 4M)")
+    split = (ov.tp or 1) * (ov.pp or 1) * (ov.cp or 1)
+    if count % split:
+        raise InputError(f"{count} GPUs do not factor as TP {ov.tp or 1} × CP {ov.cp or 1} × PP {ov.pp or 1} × DP",
+                         field="count", accepted=f"a GPU count that is a multiple of {split} (world = TP×CP×PP×DP)",
+                         message_zh=f"{count} 张卡无法分解为 TP × CP × PP × DP（需为 {split} 的倍数）")
+    if ov.micro_batch is not None and not 1 <= ov.micro_batch <= 4096:
+        raise InputError(f"micro-batch must be 1 … 4096 sequences, got {ov.micro_batch}", field="micro_batch",
+                         accepted="1 … 4096")
+    per_node = int(calib.training.gpus_per_node.value)
+    probe = ParallelLayout(tp=ov.tp or 1, pp=ov.pp or 1, cp=ov.cp or 1, ep=ov.ep or 1,
+                           dp=count // split, zero=1 if ov.zero is None else ov.zero,
+                           recompute=ov.recompute or "selective", micro_batch=ov.micro_batch or 1, vpp=ov.vpp or 1)
+    check_layout(model, gpu, count, probe, seq_len, gpus_per_node=per_node,
+                 pcie_tp_max=int(calib.planner.pcie_tp_max.value), allow_pcie_tp=ov.tp is not None)
+
+
+def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
+                  seq_len: int | None = None, precision: str = "bf16", ov: Overrides = Overrides(),
+                  mfu: float | None = None, ignore_memory: bool = False, explain: bool = True) -> Plan:
+    """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals.
+    `mfu`: the user's achieved MFU replaces the step-time model for the totals; `ignore_memory`: search every
+    layout, fitting or not (the user skipped the memory check); `explain=False`: refuse without searching for the
+    smallest count that would fit."""
+    seq_len = int(seq_len or min(model.max_context, 4096))
+    check_inputs(model, gpu, count, tokens, seq_len, ov, precision, calib)
+    if mfu is not None and not 0 < mfu <= 1:
+        raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
+    gbt, gb_src = ((ov.global_batch_tokens, "as given") if ov.global_batch_tokens
+                   else global_batch_tokens(model, calib))
+    global_seqs = max(1, round(gbt / seq_len))
+    found = search(model, gpu, count, seq_len, calib, ov=ov, precision=precision, global_seqs=global_seqs,
+                   ignore_memory=ignore_memory)
+    if found is None:
+        if not explain:  # the caller only asks whether it fits (the recommender's count search)
+            raise InputError(f"no layout of {model.name} fits {count} × {gpu.name}", field="count")
+        raise _no_fit(model, gpu, count, seq_len, calib, ov, global_seqs)
+    lay, mem, st, n = found
+    assert st is not None
+    pl = calib.planner
+    plan = Plan(model=model.id, gpu=gpu.id, count=count, tokens=float(tokens), seq_len=seq_len, precision=precision,
+                layout=lay, memory=mem, step=st, capacity_bytes=float(gpu.memory_bytes), goodput=pl.goodput.value,
+                goodput_source=", ".join(pl.goodput.source), searched=n,
+                num_layers=model.num_layers, mfu_override=mfu)
+    from .plan_text import plan_assumptions, plan_formulas
+
+    return replace(plan, formulas=plan_formulas(plan, model), assumptions=plan_assumptions(plan, model, gb_src, calib))
+
+
+def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Calibration, ov: Overrides,
+            global_seqs: int) -> InputError:
+    need = smallest_fitting_count(model, gpu, count, seq_len, calib, ov, global_seqs)
+    lean = None
+    for base in _candidates(model, gpu, count, seq_len, ov, calib):
+        zero = ov.zero if ov.zero is not None else (3 if base.pp == 1 else 1)
+        lay = replace(base, zero=zero, recompute=ov.recompute or "full", micro_batch=ov.micro_batch or 1,
+                      grad_accum=max(1, global_seqs // max(1, base.dp)))
+        mem = layout_memory(model, lay, seq_len)
+        if lean is None or mem.total < lean[0].total:
+            lean = (mem, lay)
+    usable = (1 - calib.planner.memory_headroom.value) * gpu.memory_bytes
+    needs = (f": the leanest layout ({lean[1].describe()}) needs {lean[0].total / GIB:.2f} GiB per GPU, "
+             f"{usable / GIB:.2f} GiB usable" if lean else ": no layout satisfies the parallelism rules")
+    pinned = [f"{k} {v}" for k, v in (("TP", ov.tp), ("PP", ov.pp), ("CP", ov.cp), ("EP", ov.ep),
+                                      ("ZeRO", ov.zero), ("recompute", ov.recompute),
+                                      ("micro-batch", ov.micro_batch)) if v is not None]
+    with_pins = f" with {', '.join(pinned)}" if pinned else ""
+    tail = (f"; the smallest count that fits is {need} GPUs" if need else
+            f"; no count up to {MAX_COUNT} fits")
+    return InputError(f"no layout of {model.name} fits {count} × {gpu.name}{with_pins} with "
+                      f"{calib.planner.memory_headroom.value:.0%} memory headroom{needs}{tail}",
+                      field="count", accepted=f"≥ {need} GPUs" if need else "a GPU with more memory",
+                      message_zh=(f"{count} 张 {gpu.name} 放不下 {model.name} 的任何并行布局"
+                                  + (f"；至少需要 {need} 张" if need else "")))
+
+
+def plan_memory_estimate(plan: Plan, model: ModelSpec, task: str = "pretrain") -> Any:
+    """The plan's per-GPU memory as a MemoryEstimate (what `estimate --task pretrain --gpu` reports), so that
+    `estimate` and `train-time` agree by construction."""
+    from knowledge.params import param_counts
+
+    from .results import Breakdown, MemoryEstimate
+
+    m, counts = plan.memory, param_counts(model)
+    lines = [f for f in plan.formulas if f.startswith(("layout", "memory per GPU", "global batch"))]
+    return MemoryEstimate(
+        model=model.id, task=task, params=counts.total, active_params=counts.active, trainable_params=counts.total,
+        gpus=plan.count, per_gpu=Breakdown(weights=m.weights, gradients=m.gradients, optimizer_states=m.optimizer,
+                                           activations=m.activations, overhead=m.overhead),
+        formulas=lines, engine="megatron",
+        assumptions=[f"layout chosen by the parallelism planner (the same as `gpu-advisor train-time`): "
+                     f"{plan.layout.describe()}"] + [a for a in plan.assumptions if a.startswith("model states")])

@@ -1,0 +1,200 @@
+"""Time of one optimizer step of a parallel training layout, by cause (seconds, one GPU's view).
+
+* compute = (global tokens / world) × hardware FLOPs per token / (peak × HFU); HFU is the calibrated compute-only
+  utilisation of the GPU class at scale × 1/(1 + h₀/h) (memory-bound elementwise work grows as s·b·h against the
+  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models; FP8 against the FP8 peak.
+* pipeline bubble (1F1B, m micro-batches, v interleaved stages; Narayanan et al. 2021 §2.2): the step is
+  compute × (1 + (PP−1)/(v·m)); bubble fraction of the step (PP−1)/(v·m + PP−1).
+* TP with sequence parallelism: per layer and micro-batch 4 all-gather/reduce-scatter pairs (2 forward, 2 backward;
+  2 more with full recompute) of b·(s/CP)·h 16-bit values, each moving 2(t−1)/t of the buffer over NVLink (PCIe
+  without it); `tp_overlap` of it hidden behind the GEMMs.
+* CP (ring attention): each layer passes the K and V chunks around the CP ring, (CP−1)/CP of b·s·kv_width·2·2 B
+  forward and twice that backward; hidden behind attention up to `tp_overlap`.
+* PP point-to-point: activations b·(s/CP)·h·2 B /TP (scatter-gather) per micro-batch forward and backward, on the
+  critical path once per stage boundary crossing of the first micro-batch's ramp (2·(PP−1) transfers).
+* DP: ZeRO-0/1/2 reduce-scatter the 16-bit gradients and all-gather the updated 16-bit parameters once per step
+  (2 × 2Ψ bytes on each GPU, ring over DP × CP ranks), hidden behind the last micro-batch's backward and the first
+  one's forward (Megatron --overlap-grad-reduce / --overlap-param-gather), i.e. up to one micro-batch's compute;
+  ZeRO-3 gathers the parameters for the forward and the backward (and the recomputed forward) in every micro-batch,
+  prefetched behind the whole step's compute. The ring runs over NVLink when the DP group fits in one server,
+  otherwise over each GPU's share of its server's NICs at the measured NCCL efficiency; every ring collective
+  also pays (ranks − 1) hops of latency, which makes ZeRO-3 over thousands of ranks latency-bound.
+* EP: per MoE layer and micro-batch, dispatch and combine all-to-alls forward and backward (4; 6 with full
+  recompute) of the tokens' top-k copies, b·(s/CP)/TP·k·h values (1 B FP8 dispatch as DeepSeek-V3, else 2 B); the
+  share (1 − in-server ranks/EP) crosses the network; `ep_overlap` hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from knowledge.schemas import GpuSpec, ModelSpec
+
+from .calibration import Calibration
+from .layout_memory import stage_params
+from .parallel_layout import ParallelLayout
+from .training import gpu_class, inter_node_bytes_per_s, pcie_bytes_per_s, train_flops_per_token
+
+
+@dataclass(frozen=True)
+class StepBreakdown:
+    compute_s: float
+    bubble_s: float
+    tp_s: float  # exposed
+    cp_s: float
+    pp_s: float
+    dp_s: float
+    ep_s: float
+    step_s: float
+    bubble_fraction: float
+    hfu: float
+    peak_flops: float
+    model_flops_per_token: float
+    hardware_flops_per_token: float
+    mfu: float
+    tokens_per_step: float
+    hfu_note: str
+
+    @property
+    def exposed_comm_s(self) -> float:
+        return self.tp_s + self.cp_s + self.pp_s + self.dp_s + self.ep_s
+
+
+def intra_bytes_per_s(gpu: GpuSpec, calib: Calibration) -> float:
+    """One direction of a GPU's link to its server peers: NVLink/Infinity Fabric, else its PCIe link."""
+    ar = calib.inference.allreduce
+    if gpu.link_kind in ("nvlink-switch", "infinity-fabric", "nvlink-bridge") and gpu.nvlink_bytes_per_s:
+        return gpu.nvlink_bytes_per_s / 2 * ar.nvlink_efficiency.value
+    bw = pcie_bytes_per_s(gpu, calib) * ar.pcie_efficiency.value
+    if gpu.segment == "consumer":
+        bw *= calib.training.consumer_pcie_efficiency.value
+    return bw
+
+
+def nic_bytes_per_gpu(gpu: GpuSpec, calib: Calibration) -> float:
+    """Each GPU's share of its server's network, one direction, at NCCL's efficiency."""
+    per_node = int(calib.training.gpus_per_node.value)
+    net, _ = inter_node_bytes_per_s(gpu, per_node, calib)
+    return net / per_node * calib.training.network_efficiency.value
+
+
+def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: Calibration) -> tuple[float, float, str]:
+    """(peak FLOP/s, HFU, description) for the GPU class and precision."""
+    pl = calib.planner
+    if precision == "fp8":
+        peak, hfu = float(gpu.fp8_dense_flops or 0.0), pl.fp8_hfu.value
+        note = f"FP8 HFU {hfu:.2f} of the FP8 peak (sources {', '.join(pl.fp8_hfu.source)})"
+    else:
+        cls = gpu_class(gpu)
+        const = pl.hfu_by_class.get(cls) or pl.hfu_by_class["default"]
+        peak, hfu = float(gpu.bf16_dense_flops), const.value
+        note = f"class '{cls}' HFU {hfu:.2f} at scale ({const.basis}; sources {', '.join(const.source)})"
+    h0 = pl.elementwise_hidden.value
+    hfu /= 1 + h0 / model.hidden_size
+    note += f" × 1/(1 + {h0:g}/h) = {1 / (1 + h0 / model.hidden_size):.3f} for memory-bound elementwise work"
+    if model.is_moe:
+        hfu *= pl.moe_compute_factor.value
+        note += f" × {pl.moe_compute_factor.value:.2f} for MoE expert GEMMs and routing"
+    return peak, hfu, note
+
+
+def _ring(volume: float, ranks: int, bw: float) -> float:
+    return volume * (ranks - 1) / ranks / bw if ranks > 1 else 0.0
+
+
+def _memo(memo: dict | None, key: tuple, make):
+    if memo is None:
+        return make()
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
+
+
+def comm_terms(model: ModelSpec, lay: ParallelLayout, seq_len: int, calib: Calibration, intra: float, nic: float,
+               passes: float, fp8: bool) -> tuple[float, float, float, float]:
+    """Exposed (TP, CP, PP point-to-point, EP) seconds per step; they do not depend on the ZeRO stage, and depend
+    on recomputation only through `passes` (4 + 2 × the share of layers recomputed in full)."""
+    pl = calib.planner
+    per_node = int(calib.training.gpus_per_node.value)
+    m = lay.grad_accum
+    s_local = seq_len // lay.cp
+    stage_layers = -(-model.num_layers // lay.pp)
+    act_bytes = lay.micro_batch * s_local * model.hidden_size * 2.0
+    tp_s = (1 - pl.tp_overlap.value) * stage_layers * m * passes * 2 * _ring(act_bytes, lay.tp, intra)
+    cp_s = 0.0
+    if lay.cp > 1:
+        kv_width = (2 * model.num_attention_heads * ((model.qk_nope_head_dim or 0) + (model.qk_rope_head_dim or 0))
+                    if model.is_mla else 2 * model.num_kv_heads * model.head_dim)
+        kv_bytes = lay.micro_batch * s_local * kv_width * 2.0 / lay.tp
+        link = intra if lay.tp * lay.cp <= per_node else nic
+        cp_s = (1 - pl.tp_overlap.value) * stage_layers * m * 3 * kv_bytes * (lay.cp - 1) / link
+    pp_s = 2 * (lay.pp - 1) * act_bytes / lay.tp / nic if lay.pp > 1 else 0.0
+    ep_s = 0.0
+    if lay.ep > 1 and model.moe_layers:
+        tok = lay.micro_batch * s_local / lay.tp
+        per_pass = tok * model.experts_per_token * model.hidden_size * (1.0 if fp8 else 2.0) * (lay.ep - 1) / lay.ep
+        in_node = max(1, min(lay.ep, per_node // lay.tp))
+        cross = 1 - in_node / lay.ep
+        t_pass = per_pass * cross / nic + per_pass * (1 - cross) / intra
+        ep_s = (1 - pl.ep_overlap.value) * min(stage_layers, model.moe_layers) * m * passes * t_pass
+    return tp_s, cp_s, pp_s, ep_s
+
+
+def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float, calib: Calibration,
+               intra: float, nic: float, layers: int) -> float:
+    """Exposed data-parallel seconds per step (module doc), with NCCL's ring latency: every collective takes
+    (ranks − 1) hops of `ring_hop_latency_s`; one reduce-scatter and one all-gather per layer bucket per step
+    (ZeRO-1/2), per-layer gathers in every micro-batch (ZeRO-3)."""
+    per_node = int(calib.training.gpus_per_node.value)
+    hop = calib.planner.ring_hop_latency_s.value
+    m = lay.grad_accum
+    shards = lay.dp * lay.cp
+    link = intra if lay.world <= per_node else nic
+    stage_layers = -(-layers // lay.pp)
+    if lay.zero >= 3:
+        gathers = 3 if lay.recompute == "full" else 2
+        raw = _ring((gathers + 1) * 2 * dense * m, shards, link)
+        calls = (gathers + 1) * stage_layers * m
+        window = compute
+    else:
+        raw = _ring(2 * 2 * dense, shards, link)
+        calls = 2 * stage_layers
+        window = compute / m
+    raw += calls * (shards - 1) * hop if shards > 1 else 0.0
+    if experts and shards // lay.ep > 1:
+        edp = shards // lay.ep
+        raw += _ring((2 * 2 if lay.zero < 3 else 2 * 3 * m) * experts, edp, nic if lay.world > per_node else intra)
+    return max(0.0, raw - calib.training.comm_overlap.value * window)
+
+
+def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, seq_len: int, calib: Calibration, *,
+              precision: str = "bf16", fp8_dispatch: bool | None = None, memo: dict | None = None) -> StepBreakdown:
+    """One optimizer step of `lay` (module doc for every term). `memo`: a dict shared by the calls of one search
+    (same model, GPU, sequence and precision)."""
+    peak, hfu, note = _memo(memo, ("util",), lambda: compute_utilisation(model, gpu, precision, calib))
+
+    def flops(rec: str) -> tuple[float, float]:
+        return _memo(memo, ("flops", rec), lambda: train_flops_per_token(model, seq_len, "pretrain", rec))
+
+    model_f, hw_f = flops(lay.recompute)
+    stage_layers = -(-model.num_layers // lay.pp)
+    share = 1.0 if lay.recompute == "full" else 0.0
+    if lay.partial_recompute:  # block recompute: k of a stage's layers in full, the others selective
+        share = min(1.0, lay.recompute_layers / stage_layers)
+        hw_f = flops("selective")[1] * (1 - share) + hw_f * share
+    m = lay.grad_accum
+    tokens = float(lay.global_batch_seqs * seq_len)
+    compute = tokens / lay.world * hw_f / (peak * hfu)
+    bubble = compute * (lay.pp - 1) / (lay.vpp * m)
+    bubble_fraction = (lay.pp - 1) / (lay.vpp * m + lay.pp - 1)
+    intra, nic = _memo(memo, ("links",), lambda: (intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)))
+    fp8 = precision == "fp8" if fp8_dispatch is None else fp8_dispatch
+    tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, seq_len, calib, intra, nic, 4 + 2 * share, fp8)
+    dense, experts = _memo(memo, ("stage", lay.tp, lay.pp, lay.ep), lambda: stage_params(model, lay))
+    dp_s = dp_seconds(lay, dense, experts, compute, calib, intra, nic, model.num_layers)
+    step = compute + bubble + tp_s + cp_s + pp_s + dp_s + ep_s
+    mfu = tokens * model_f / (lay.world * peak * step)
+    return StepBreakdown(compute_s=compute, bubble_s=bubble, tp_s=tp_s, cp_s=cp_s, pp_s=pp_s, dp_s=dp_s, ep_s=ep_s,
+                         step_s=step, bubble_fraction=bubble_fraction, hfu=hfu, peak_flops=peak,
+                         model_flops_per_token=model_f, hardware_flops_per_token=hw_f, mfu=mfu,
+                         tokens_per_step=tokens, hfu_note=note)

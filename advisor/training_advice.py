@@ -1,0 +1,75 @@
+"""The parallelism planner as the recommender and the conversation use it for pre-training and full fine-tuning:
+the plan for one option, its figures, and ready-to-use launch settings (Megatron-LM arguments; a DeepSpeed JSON
+for ZeRO-2/3 layouts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.estimator.calibration import load_calibration
+from advisor.estimator.plan_text import launch_settings
+from advisor.estimator.planner import Overrides, Plan, plan_memory_estimate, plan_training
+from advisor.workload import Workload
+from knowledge.errors import InputError
+from knowledge.schemas import GpuSpec, ModelSpec
+
+PLANNED_TASKS = ("pretrain", "full")
+
+
+def planned(w: Workload) -> bool:
+    """Whether the workload goes through the planner (pre-training and full fine-tuning without CPU offload)."""
+    return w.task in PLANNED_TASKS and w.offload == "none"
+
+
+_PLANS: dict[tuple, Plan | None] = {}
+
+
+def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: float) -> Plan | None:
+    """The planner's fastest fitting layout of `count` × `gpu` for `w`, or None when no layout fits (memoised: the
+    recommender's count search and its deadline pass ask for the same configurations; plans are immutable)."""
+    key = (model.id, model.hidden_size, model.num_layers, model.vocab_size, gpu.id, gpu.memory_bytes, count, tokens,
+           w.context, w.recompute, w.batch)
+    if key in _PLANS:
+        return _PLANS[key]
+    ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None)
+    try:
+        plan = plan_training(model, gpu, count, tokens, load_calibration(), seq_len=w.context, ov=ov,
+                             explain=False)
+    except InputError:
+        plan = None
+    if len(_PLANS) > 4096:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
+def plan_memory(plan: Plan, model: ModelSpec, w: Workload) -> Any:
+    """The plan's memory as the MemoryEstimate the recommender reports."""
+    return plan_memory_estimate(plan, model, w.task)
+
+
+def layout_fields(plan: Plan) -> dict[str, Any]:
+    """The planner's layout for an option's `layout` dict."""
+    lay = plan.layout
+    return {"tp": lay.tp, "pp": lay.pp, "dp": lay.dp, "ep": lay.ep, "cp": lay.cp, "zero": lay.zero,
+            "recompute": lay.recompute, "recompute_layers": lay.recompute_layers, "micro_batch": lay.micro_batch,
+            "grad_accum": lay.grad_accum, "global_batch_tokens": plan.global_batch_tokens, "vpp": lay.vpp,
+            "engine": "megatron", "summary": lay.describe()}
+
+
+def training_figures(plan: Plan) -> dict[str, Any]:
+    """An option's `training` dict: `wall_s`/`gpu_hours` are the run totals with goodput (what a budget or a deadline
+    needs); `step_wall_s`/`step_gpu_hours` the same at the step-time MFU."""
+    return {"tokens": plan.tokens, "tokens_per_s": plan.tokens_per_s, "wall_s": plan.run_wall_s,
+            "gpu_hours": plan.run_gpu_hours, "mfu": plan.mfu, "mfu_basis": "fitted",
+            "step_wall_s": plan.wall_s, "step_gpu_hours": plan.gpu_hours, "goodput": plan.goodput,
+            "bubble_fraction": plan.step.bubble_fraction, "layout": plan.layout.describe()}
+
+
+def launch_hint(plan: Plan) -> str:
+    """One line: the layout, then Megatron-LM arguments, then the DeepSpeed JSON for ZeRO-2/3 layouts."""
+    s = launch_settings(plan)
+    text = f"{plan.layout.describe()} — Megatron-LM: pretrain_gpt.py {s['megatron']}"
+    if "deepspeed" in s:
+        text += f" — DeepSpeed config: {s['deepspeed']}"
+    return text
