@@ -143,6 +143,7 @@ class ConfigFacts(_Facts):
     task: Task | None = None
     params: float | None = Field(None, gt=0, le=1e14, description="model parameters, total")
     precision: Precision | None = Field(None, description="weight/compute precision family; weight formats accepted")
+    weight_format: str | None = Field(None, description="the weight format as served (awq-int4, gptq-int4, q4_k_m…)")
     flash_attention: bool | None = Field(None, description="the job expects FlashAttention-2; None = default on")
     context: int | None = Field(None, ge=1)
     max_context: int | None = Field(None, ge=1, description="the model's maximum context")

@@ -72,6 +72,17 @@ class PgCluster:
         self._run(str(self.bin / "createdb"), "-h", str(self.root), "-p", str(self.port), "-U", "postgres", "advisor")
         return self.url
 
+    def new_database(self) -> str:
+        """A fresh, empty database on this server (one per test keeps tests independent); its URL."""
+        import secrets
+
+        import psycopg
+
+        name = "t_" + secrets.token_hex(6)
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return self.url.replace("/advisor?", f"/{name}?")
+
     def start(self) -> None:
         opts = f"-c listen_addresses='' -c unix_socket_directories='{self.root}' -p {self.port} -c fsync=off"
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"),

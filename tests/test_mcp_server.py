@@ -5,6 +5,7 @@ same inputs (computed in this process by `ui.cli.main`, the CLI's own code path)
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import io
 import json
@@ -25,6 +26,13 @@ from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 from tests.web_server import ROOT, free_port, offline_env  # noqa: E402
+
+
+def _run_async(fn: Any, *args: Any) -> Any:
+    """anyio.run in a thread of its own: the browser tests' Playwright (sync API) keeps an event loop running in the
+    main thread for the whole session, and a second loop cannot start there."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, fn, *args).result()
 
 # one valid call per tool; each result's summary must contain the given text
 VALID: dict[str, tuple[dict[str, Any], str]] = {
@@ -151,7 +159,7 @@ def stdio() -> dict[str, Any]:
         out["info"] = info
         return out
 
-    return anyio.run(main)
+    return _run_async(main)
 
 
 def test_lists_every_tool_with_the_argument_models_schemas(stdio):
@@ -300,7 +308,7 @@ def test_streamable_http_on_loopback_with_a_bearer_token(stdio):
                         await session.call_tool("show_gpu", {"gpu": "h10"})
 
     with mcp_http(GPU_ADVISOR_MCP_TOKEN=TOKEN) as url:
-        names, ok, bad = anyio.run(call, url)
+        names, ok, bad = _run_async(call, url)
         anon = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10)
         wrong = httpx.post(url, json={}, headers={"Authorization": "Bearer nope"}, timeout=10)
     assert names == [t.name for t in stdio["tools"]]

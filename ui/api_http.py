@@ -42,22 +42,13 @@ def _json(body: dict[str, Any], status: int = 200) -> JSONResponse:
     return JSONResponse(body, status_code=status)
 
 
-def _post_route(op: S.Operation) -> Any:
+def _route(op: S.Operation, source: Any) -> Any:
+    """A handler for `op` whose one argument model FastAPI reads from `source` (Body() or Query())."""
     def handler(args: Any) -> JSONResponse:
         return _json(S.run(op.name, args))
 
     handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter("args", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[op.args, Body()])])
-    handler.__name__ = op.name
-    return handler
-
-
-def _query_route(op: S.Operation) -> Any:
-    def handler(args: Any) -> JSONResponse:
-        return _json(S.run(op.name, args))
-
-    handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter("args", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[op.args, Query()])])
+        [inspect.Parameter("args", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[op.args, source])])
     handler.__name__ = op.name
     return handler
 
@@ -88,11 +79,11 @@ def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
     for name in ("estimate_memory", "estimate_throughput", "train_time", "tco", "recommend", "check_claim", "ask"):
         op = ops[name]
         app.post(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
-                 tags=["advisor"])(_post_route(op))
+                 tags=["advisor"])(_route(op, Body()))
     for name in ("list_gpus", "list_models"):
         op = ops[name]
         app.get(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
-                tags=["catalog"])(_query_route(op))
+                tags=["catalog"])(_route(op, Query()))
     for name, key in (("show_gpu", "gpu"), ("show_model", "model")):
         op = ops[name]
         app.get(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,

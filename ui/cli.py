@@ -82,10 +82,23 @@ def main(argv: list[str] | None = None) -> int:
     except AdvisorError as exc:
         sys.stderr.write(f"gpu-advisor: error: {exc}\n")
         return 2
+    except ValueError as exc:  # pydantic's ValidationError is one: a value outside a model's range
+        sys.stderr.write(f"gpu-advisor: error: {_one_line(exc)}\n")
+        return 2
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
+
+
+def _one_line(exc: ValueError) -> str:
+    """A validation error as one line: the field, what is wrong and the value given."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        field = ".".join(str(p) for p in first.get("loc", ())) or "input"
+        return f"{field}: {first.get('msg', 'invalid value')} (got {first.get('input')!r})"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _takes_name(module: object) -> bool:

@@ -621,6 +621,17 @@ def check_settings(settings: SlackSettings, mode: str) -> None:
         raise InputError(f"unknown Slack mode {mode!r}", field="mode", accepted="http, socket")
 
 
+def delivery_key(body: Any, headers: Mapping[str, Any]) -> str | None:
+    """What identifies one delivery, for deduplication: an Events API callback's `event_id` (Slack's retries
+    share it); for a slash command or an interactive payload, which Slack does not retry, the request signature,
+    which a replayed copy shares (a replay within the 5-minute window would otherwise be answered again).
+    None: nothing to deduplicate (Socket Mode requests carry no signature; their events carry an event_id)."""
+    if isinstance(body, dict) and body.get("event_id"):
+        return f"event:{body['event_id']}"
+    signature = (headers.get("x-slack-signature") or [None])[0] if headers else None
+    return f"signature:{signature}" if signature else None
+
+
 def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http",
                     client: WebClient | None = None,
                     conversation_factory: Callable[..., Any] | None = None,
@@ -662,11 +673,10 @@ def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http"
     @app.middleware
     def deduplicate(req: Any, resp: Any, next: Callable[[], Any]) -> Any:  # noqa: A002 (bolt's argument name)
         """Answer each event once: a redelivery (X-Slack-Retry-Num) of an event already seen is acknowledged only."""
-        body = req.body or {}
-        event_id = body.get("event_id") if isinstance(body, dict) else None
-        if event_id and not bot.seen_events.add(event_id):
+        key = delivery_key(req.body, req.headers)
+        if key and not bot.seen_events.add(key):
             retry = (req.headers.get("x-slack-retry-num") or ["?"])[0]
-            log.info("duplicate delivery of %s (retry %s) acknowledged and skipped", event_id, retry)
+            log.info("duplicate delivery of %s (retry %s) acknowledged and skipped", key[:40], retry)
             return BoltResponse(status=200, body="")
         return next()
 

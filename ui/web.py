@@ -897,6 +897,8 @@ def launch_kwargs(settings: WebSettings, demo: Any = None) -> dict[str, Any]:
     the stored quotes' permanent links when `demo` keeps its conversations in a store)."""
     from starlette.middleware import Middleware
 
+    from ui.web_security import SecurityGuard
+
     stored: list[Any] = []
     keeper = getattr(demo, "_advisor_keeper", None)
     if keeper is not None:
@@ -919,7 +921,8 @@ def launch_kwargs(settings: WebSettings, demo: Any = None) -> dict[str, Any]:
         "state_session_capacity": MAX_SESSIONS,
         "footer_links": ["api"],
         "css": CSS,
-        "app_kwargs": {"middleware": [Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
+        "app_kwargs": {"middleware": [Middleware(SecurityGuard),  # headers, login throttle, API login, fn_index
+                                      Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
                                       _api_middleware(settings), Middleware(_LazyExports), *stored]},
     }
 
@@ -997,6 +1000,9 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
               + (", login required" if settings.auth else "")
               + (f", conversations stored in {demo._advisor_keeper.store.url}" if demo._advisor_keeper else
                  ", conversations in memory only"), flush=True)
+    from ui.web_security import install_protocol
+
+    install_protocol()  # half-sent requests time out (slowloris)
     try:
         demo.launch(prevent_thread_lock=not block, quiet=not block, **launch_kwargs(settings, demo))
     except OSError as exc:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.conversation import grounding, prompts
+from advisor.conversation import grounding, prompts, safety
 from advisor.conversation.settings import Settings
 from advisor.conversation.tools import ALLOWED, TOOLS, ToolResult, call_tool, langchain_tools, to_number
 from advisor.conversation.turn import Number, Step, Turn
@@ -59,6 +59,8 @@ _REASONS: dict[str, tuple[str, str]] = {
     "truncated": ("the model's answer was cut off", "模型回答被截断"),
     "empty": ("the model returned an empty answer", "模型返回了空回答"),
     "ungrounded": ("its numbers did not match the tools' results", "回答中的数字与工具结果不符"),
+    "tools_failed": ("it named hardware without a successful tool result", "没有成功的工具结果却给出了硬件建议"),
+    "unsafe_text": ("it asked for a secret or pointed to an outside address", "回答索要密钥或指向外部网址"),
     "circuit_open": ("the model server failed repeatedly; paused for a moment", "模型服务连续失败，暂停调用"),
     "dependency": ("the LLM libraries are not installed (pip install 'gpu-advisor[llm]')",
                    "未安装 LLM 依赖（pip install 'gpu-advisor[llm]'）"),
@@ -434,6 +436,9 @@ class AgentDriver:
                         yield self._plain_question_turn(answer, st, lang)
                         return
                 report = grounding.check(answer, grounding.Pool.of(r.data for r in st.results if r.ok))
+                refused = safety.refusal(answer, st.results) if report.ok else None  # number-free text passes
+                if refused:  # grounding, so these checks follow it
+                    raise AgentUnavailable(refused, answer[:80])
                 if report.ok:
                     yield self._answer_turn(answer, report, st, lang, reasked)
                     _breaker_record(key, True, self._clock())

@@ -26,13 +26,13 @@ from advisor.conversation.extract import GpuMention, Slots, extract
 from advisor.conversation.lang import say
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import Constraints, ExistingGpus, Workload
-from knowledge.errors import AdvisorError, InputError
+from knowledge.errors import AdvisorError, InputError, NotValidated
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 DEFAULT_MODEL = "qwen2.5-7b"
-DEFAULT_CONTEXT = 4096
+from advisor.workload import DEFAULT_CONTEXT, default_context  # noqa: E402  (one place for the default)
 SERVE_COUNTS = (1, 2, 4, 8)
 QPS_SECONDS_PER_REQUEST = 1.0  # Little's law L = λ·W with W = 1 s when only QPS is known (stated as an assumption)
 
@@ -101,7 +101,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                 put("task", None)
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "buy_or_rent", "wants_nvlink"):
+                 "zero", "buy_or_rent", "wants_nvlink", "condition"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -197,9 +197,9 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
                                 f"权重按 {native.upper()} 计算（模型发布时的精度）"))
     context = s.context
     if context is None:
-        context = DEFAULT_CONTEXT
+        context = default_context(_catalog().find_model(s.model or "") if task == "inference" else None)
         notes.append(Assumption("context {ctx} per sequence", "每条序列上下文 {ctx}",
-                                {"ctx": (DEFAULT_CONTEXT, "tokens", "dialog default")}))
+                                {"ctx": (context, "tokens", "advisor.workload.default_context")}))
     concurrency = s.concurrency
     if concurrency is None and s.qps:
         concurrency = max(1, math.ceil(s.qps * QPS_SECONDS_PER_REQUEST))
@@ -283,6 +283,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["buy_or_rent"] = s.buy_or_rent
     if s.tco_years:
         kwargs["tco_years"] = s.tco_years
+    if s.condition:
+        kwargs["condition"] = s.condition
     try:
         return Constraints(**kwargs), notes
     except ValidationError as exc:
@@ -448,6 +450,12 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
     if slots.reset:
         reset(state)
         yield compose.simple_turn("reset", lang, state)
+        return
+    if slots.out_of_range:  # say what was read and the limit; nothing else of this message is taken
+        from advisor.conversation.ranges import reply
+
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, kind="input_error",
+                                  text=reply(slots.out_of_range, lang))
         return
 
     working = state.model_copy(deep=True)
@@ -974,7 +982,7 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
         return _timed(steps, "recommend", {"model": workload.model, "task": workload.task,
                                            "region": constraints.region},
                       lambda: recommend(workload, constraints))
-    except InputError:
+    except (InputError, NotValidated):  # the rules could not be checked: say so, never answer unchecked
         raise
     except Exception as exc:  # noqa: BLE001 - a broken tool must not cost the user the answer
         log.warning("recommend failed; answering from the memory estimator: %s", exc)

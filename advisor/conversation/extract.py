@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from advisor.conversation.ranges import OutOfRange, check
+
 MAX_CHARS = 4000  # longer messages are cut (the dialog says so)
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -35,7 +37,7 @@ _EN_NUM = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair of
 # each number pattern starts with a look-behind, so a long run of digits is tried from one position only
 # (without it, "9" * 4000 backtracks quadratically in every pattern that begins with a number)
 CN_NUM = r"(?<![零〇一二两俩三四五六七八九十百千])[零〇一二两俩三四五六七八九十百千]+"
-DIGITS = r"(?<!\d)\d+(?:,\d{3})*(?:\.\d+)?"
+DIGITS = r"(?<!\d)\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d{1,3}(?![a-z\d]))?"  # 1e3 read whole (not "fp8e4m3")
 NUM = rf"(?:{DIGITS}|{CN_NUM})"
 EN_WORD_NUM = r"(?:a couple of|pair of|an|a|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty|thirty|forty|fifty)"
 
@@ -60,7 +62,7 @@ def to_number(text: str) -> float | None:
     if not text:
         return None
     if re.fullmatch(DIGITS, text):
-        return float(text.replace(",", ""))
+        return float(text.replace(",", ""))  # 1e400 is inf: out of every range (ranges.check)
     if text in _EN_NUM:
         return float(_EN_NUM[text])
     value = cn_int(text)
@@ -138,6 +140,7 @@ class Slots(BaseModel):
     lora_rank: int | None = None
     zero: int | None = None
     buy_or_rent: str | None = None
+    condition: str | None = None  # "used" when second-hand cards are asked for
     wants_nvlink: bool | None = None  # the plan joins the cards over NVLink ("两张 4090 用 NVLink 桥接"); False: "no NVLink"
     # intents
     default: bool = False
@@ -148,10 +151,12 @@ class Slots(BaseModel):
     question_words: bool = False  # the message asks something ("?", "吗", "how", ...)
     advice: bool = False  # asks for hardware advice without saying for what ("帮我推荐显卡", "which GPU should I buy")
     truncated: bool = False
+    out_of_range: list[OutOfRange] = []  # numbers read but outside what can be sized (ranges.reply answers)
 
     def workload_fields(self) -> dict[str, Any]:
         """The non-empty workload slots (everything except intents), for merging and for tests."""
-        intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice"}
+        intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice",
+                   "out_of_range"}
         out: dict[str, Any] = {}
         for name in type(self).model_fields:
             if name in intents:
@@ -746,16 +751,21 @@ def _token_amounts(t: _Text, slots: Slots) -> None:
         if value is None or value <= 0:
             continue
         before = t.s[max(0, m.start() - 24):m.start()]
-        if _OUTPUT_WORDS.search(before):
-            slots.output_tokens = _int(value)
-        elif _PROMPT_WORDS.search(before):
-            slots.prompt_tokens = _int(value)
-        elif re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before):
+        slot = ("output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
+                else None)
+        if slot is None and (re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before)
+                             or re.match(r"\s*(?:of\s*)?" + _CONTEXT_WORDS, t.s[m.end():])):
             continue  # "context of 8192 tokens": the context pattern reads it
-        elif value >= 1e6:
+        if slot is None and value < 1e6:
+            continue
+        slot = slot or "train_tokens"
+        wrong = check(slot, value)
+        if wrong is not None:
+            slots.out_of_range.append(wrong)
+        elif slot == "train_tokens":
             slots.train_tokens = value
         else:
-            continue
+            setattr(slots, slot, _int(value))
         t.consume(m.start(), m.end())
 
 
@@ -783,7 +793,12 @@ def _money(t: _Text, slots: Slots, lang: str) -> None:
             if value:
                 found.append((value, "CNY"))
     if found:
-        slots.budget, slots.currency = max(found)  # "50 万以内" with a second figure: the cap is the largest
+        budget, currency = max(found)  # "50 万以内" with a second figure: the cap is the largest
+        wrong = check("budget", budget)
+        if wrong is None:
+            slots.budget, slots.currency = budget, currency
+        else:
+            slots.out_of_range.append(wrong)
 
 
 def _context(t: _Text, slots: Slots) -> None:
@@ -793,8 +808,11 @@ def _context(t: _Text, slots: Slots) -> None:
             value = float(m.group("num").replace(",", ""))
             k = m.group("k")
             value *= 1024 if k in ("k", "千") else (1024 * 1024 if k == "m" else 1)
-            if 16 <= value <= 10_000_000:
+            wrong = check("context", value)
+            if wrong is None:
                 slots.context = int(value)
+            if wrong is None or value > wrong.hi:  # a small number beside "context" may be something else
+                slots.out_of_range += [wrong] if wrong else []
                 t.consume(m.start(), m.end())
                 return
     m = _BARE_K.search(t.s)
@@ -818,8 +836,11 @@ def _concurrency(t: _Text, slots: Slots) -> None:
     for rx in _CONCURRENCY:
         for m in t.take(rx):
             value = to_number(m.group("num"))
-            if value and 1 <= value <= 100_000:
+            wrong = check("concurrency", value) if value else None
+            if value and wrong is None:
                 values.append(int(value))
+            elif wrong is not None:
+                slots.out_of_range.append(wrong)
     if peak and (values or re.search(r"并发|concurren|users|用户", t.original.lower())):
         v = to_number(peak.group("num"))
         if v and 1 <= v <= 100_000:
@@ -935,6 +956,7 @@ def _task(t: _Text, slots: Slots) -> None:
         slots.task = "inference"
 
 
+_USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?)|second[- ]hand|refurbished|翻新")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")
@@ -946,6 +968,8 @@ def _misc(t: _Text, slots: Slots) -> None:
         slots.wants_nvlink = False
     elif _NVLINK.search(s):
         slots.wants_nvlink = True
+    if _USED.search(s):
+        slots.condition = "used"
     if _REGION_CN.search(s):
         slots.region = "cn"
     elif _REGION_GLOBAL.search(s):
@@ -975,6 +999,7 @@ def _misc(t: _Text, slots: Slots) -> None:
         slots.buy_or_rent = "rent"
 
 
+_COUNTED = ("context", "concurrency", "output_tokens")  # bare answers read as counts, range-checked
 _PENDING_NUMBER = re.compile(rf"^\s*(?:about|around|约|大概|大约)?\s*(?P<num>{NUM})\s*(?P<unit>k|千|万|w|m)?\s*(?:个|人|路|tokens?)?\s*[.。!！]?\s*$")
 
 
@@ -984,26 +1009,27 @@ def _bare_answer(t: _Text, slots: Slots, pending: str, lang: str) -> None:
     if not m:
         return
     num, unit = m.group("num"), m.group("unit")
-    if pending == "context" and slots.context is None:
-        value = to_number(num)
-        if value:
-            slots.context = int(value * (1024 if unit in ("k", "千") else 1))
-    elif pending == "concurrency" and slots.concurrency is None:
-        value = to_number(num)
-        if value and unit is None:
-            slots.concurrency = int(value)
-    elif pending == "budget" and slots.budget is None:
+    value = to_number(num)
+    if pending in _COUNTED and value and (unit is None or pending != "concurrency"):
+        value *= 1024 if unit in ("k", "千") and pending != "concurrency" else 1
+        wrong = check(pending, value)  # 1e400 reads as inf: out of range, never int(inf)
+        if wrong is not None:
+            slots.out_of_range.append(wrong)
+        elif getattr(slots, pending) is None:
+            setattr(slots, pending, int(value))
+        return
+    if value is not None and not math.isfinite(value):
+        return
+    if pending == "budget" and slots.budget is None:
         value = scaled(num, unit)
-        if value:
+        if value and check("budget", value) is not None:
+            slots.out_of_range.append(check("budget", value))
+        elif value:
             slots.budget = value
             slots.currency = slots.currency or ("CNY" if lang == "zh" or unit in ("万", "w") else "USD")
     elif pending == "gpu_count" and slots.gpu_count is None:
         value = to_number(num)
         if value and unit is None:
             slots.gpu_count = int(value)
-    elif pending == "output_tokens" and slots.output_tokens is None:
-        value = to_number(num)
-        if value:
-            slots.output_tokens = int(value * (1024 if unit in ("k", "千") else 1))
     elif pending == "model" and slots.model is None:
         pass

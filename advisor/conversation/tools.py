@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from advisor.conversation.prompts import SLOTS
 from advisor.conversation.turn import Number, Step
 from advisor.workload import Currency, KvFormat, Optimizer, Recompute, Region, Task, WeightFormat, Workload
-from knowledge.errors import AdvisorError
+from knowledge.errors import AdvisorError, NotValidated
 from rules.findings import Finding
 
 log = logging.getLogger(__name__)
@@ -356,6 +356,8 @@ def _evaluate_rules(facts: list[Any]) -> list[Finding]:
         return []
     try:
         return list(evaluate(facts))
+    except NotValidated:
+        raise  # the rules could not be checked: the tool fails rather than answer without findings
     except Exception:  # noqa: BLE001 - the engine's failure must not hide the estimate
         log.exception("rules engine failed")
         return []

@@ -21,8 +21,9 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 from advisor.store.errors import Conflict, StoreError, StoreUnavailable
+from advisor.store.privacy import scrub
 from advisor.store.records import Commit, ConversationRecord, NewTurn, QuoteRecord, TurnRecord
-from advisor.store.schema import MIGRATIONS, SCHEMA_VERSION
+from advisor.store.schema import MIGRATIONS
 
 STATE_VERSION = 1  # version of the stored `state` JSON layout (Conversation.to_dict's own "version" inside it)
 
@@ -72,23 +73,25 @@ class SqlStore:
             raise StoreUnavailable(_why(self, exc)) from exc
 
     # --- schema ---------------------------------------------------------------------------------------------
-    def migrate(self) -> int:
-        """Create or upgrade the schema to SCHEMA_VERSION; refuse a newer one. Returns the version now in place."""
+    def migrate(self, migrations: list[list[str]] = MIGRATIONS) -> int:
+        """Create or upgrade the schema to `len(migrations)` (SCHEMA_VERSION); refuse a newer one. Returns the
+        version now in place. Each run is one transaction: a failing migration leaves the previous version."""
+        target = len(migrations)
         with self._tx() as x:
             self._lock_migrations(x)
             x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = x("SELECT MAX(version) FROM schema_version").fetchone()
             current = int(row[0]) if row and row[0] is not None else 0
-            if current > SCHEMA_VERSION:
+            if current > target:
                 raise StoreError(
                     f"the database at {self.url} has schema version {current}, newer than this program knows "
-                    f"({SCHEMA_VERSION}); upgrade gpu-advisor or point GPU_ADVISOR_DATABASE_URL at another database",
+                    f"({target}); upgrade gpu-advisor or point GPU_ADVISOR_DATABASE_URL at another database",
                     field="GPU_ADVISOR_DATABASE_URL")
-            for version in range(current, SCHEMA_VERSION):
-                for statement in MIGRATIONS[version]:
+            for version in range(current, target):
+                for statement in migrations[version]:
                     x(statement)
                 x("INSERT INTO schema_version (version) VALUES (?)", (version + 1,))
-        return SCHEMA_VERSION
+        return max(current, target)
 
     def schema_version(self) -> int:
         with self._tx() as x:
@@ -102,7 +105,7 @@ class SqlStore:
         cid = new_id()
         with self._tx() as x:
             x("INSERT INTO conversations (id, owner, source, title, external_key, created_at, updated_at) "
-              "VALUES (?, ?, ?, ?, ?, ?, ?)", (cid, owner, source, title[:200], external_key, now, now))
+              "VALUES (?, ?, ?, ?, ?, ?, ?)", (cid, owner, source, (scrub(title) or "")[:200], external_key, now, now))
         return ConversationRecord(cid, owner, source, title[:200], None, STATE_VERSION, 0, now, now, external_key)
 
     def conversation_for_key(self, external_key: str, owner: str, source: str) -> ConversationRecord:
@@ -165,9 +168,11 @@ class SqlStore:
         `expected_revision` (else `Conflict`); a `request_id` recorded before is not recorded again. With `owner`,
         a conversation at revision 0 that has no row yet (ids are made by the caller, `new_id`) gets one."""
         now = self.clock()
-        state_text = None if state is None else json.dumps(state, ensure_ascii=False, separators=(",", ":"))
-        result_text = None if turn.result is None else json.dumps(turn.result, ensure_ascii=False,
-                                                                  separators=(",", ":"))
+        state_text = None if state is None else scrub(json.dumps(state, ensure_ascii=False, separators=(",", ":")))
+        result_text = None if turn.result is None else scrub(json.dumps(turn.result, ensure_ascii=False,
+                                                                        separators=(",", ":")))
+        question, answer, error, title = (scrub(turn.question), scrub(turn.answer), scrub(turn.error),
+                                          scrub(title) or "")
         quote_id = new_id() if turn.has_quote else None
         try:
             with self._tx() as x:
@@ -188,8 +193,8 @@ class SqlStore:
                 if cur.rowcount != 1:
                     raise Conflict(f"conversation {cid} moved past revision {expected_revision}")
                 x(f"INSERT INTO turns ({_TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                  (cid, expected_revision + 1, turn.request_id, turn.question, turn.answer, result_text, turn.driver,
-                   float(turn.duration_s), turn.error, quote_id, now))
+                  (cid, expected_revision + 1, turn.request_id, question, answer, result_text, turn.driver,
+                   float(turn.duration_s), error, quote_id, now))
         except self._integrity:  # the same request committed concurrently by another replica
             raise Conflict(f"conversation {cid}: request {turn.request_id} was recorded concurrently") from None
         return Commit(expected_revision + 1, expected_revision + 1, quote_id)
@@ -213,8 +218,8 @@ class SqlStore:
         """Store `quote` unless one with its id exists; returns the stored one (the first export wins)."""
         with self._tx() as x:
             x(f"INSERT INTO quotes ({_QUOTE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-              (quote.id, quote.conversation_id, quote.owner, quote.lang, quote.question, quote.markdown, quote.json,
-               quote.computed_at, quote.created_at))
+              (quote.id, quote.conversation_id, quote.owner, quote.lang, scrub(quote.question),
+               scrub(quote.markdown), scrub(quote.json), quote.computed_at, quote.created_at))
         return self.get_quote(quote.id) or quote
 
     def get_quote(self, quote_id: str) -> QuoteRecord | None:

@@ -7,9 +7,11 @@ turn's JSON contract), /quit. End of input (Ctrl-D) or Ctrl-C ends the session c
 from __future__ import annotations
 
 import argparse
-import json
+
 import sys
 from typing import TextIO
+
+from ui import jsonout
 
 HELP = "interactive conversation in the terminal"
 
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
                 out.write("(conversation reset)\n")
                 continue
             if text == "/json":
-                out.write(json.dumps(last.to_contract() if last else {}, ensure_ascii=False, indent=2) + "\n")
+                out.write(jsonout.dumps(last.to_contract() if last else {}) + "\n")
                 continue
             if not interactive:
                 out.write(f"\n> {text}\n")

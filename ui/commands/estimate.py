@@ -11,9 +11,11 @@ Imports only the estimator and the knowledge package (no Gradio, LangChain or Sl
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, get_args
+
+from ui import jsonout
+
 
 GiB = 2**30
 
@@ -26,6 +28,7 @@ FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ui.args import field_number
     from advisor import workload as wl
 
     src = parser.add_mutually_exclusive_group(required=True)
@@ -35,23 +38,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format (default: the checkpoint's precision; nf4 for qlora)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
-    parser.add_argument("--context", type=int, default=4096, help="tokens per sequence (prompt + output)")
-    parser.add_argument("--batch", type=int, default=1,
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096,
+                        help="tokens per sequence (prompt + output)")
+    parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
                         help="sequences served together (inference) or micro-batch per GPU (training)")
-    parser.add_argument("--concurrency", type=int, default=1, help="concurrent sequences served (inference)")
-    parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length for the prefill workspace")
+    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
+                        help="concurrent sequences served (inference)")
+    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None,
+                        help="prompt length for the prefill workspace")
     parser.add_argument("--optimizer", choices=get_args(wl.Optimizer), default="adamw")
     parser.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=0, help="DeepSpeed ZeRO stage")
     parser.add_argument("--offload", choices=get_args(wl.Offload), default="none")
-    parser.add_argument("--gpus", type=int, default=1, help="GPUs per node")
-    parser.add_argument("--nodes", type=int, default=1)
-    parser.add_argument("--tp", type=int, default=None,
+    parser.add_argument("--gpus", type=field_number(wl.Workload, "gpus"), default=1, help="GPUs per node")
+    parser.add_argument("--nodes", type=field_number(wl.Workload, "nodes"), default=1)
+    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=None,
                         help="tensor-parallel degree (default 1; pretrain with --gpu: the planner's)")
-    parser.add_argument("--pp", type=int, default=None,
+    parser.add_argument("--pp", type=field_number(wl.Workload, "pp"), default=None,
                         help="pipeline-parallel degree (default 1; pretrain with --gpu: the planner's)")
     parser.add_argument("--recompute", choices=get_args(wl.Recompute), default=None,
                         help="activation recomputation (default: full for fine-tuning, selective for pre-training)")
-    parser.add_argument("--lora-rank", type=int, default=16)
+    parser.add_argument("--lora-rank", type=field_number(wl.Workload, "lora_rank"), default=16)
     parser.add_argument("--lora-targets", choices=["attention", "all-linear"], default="all-linear")
     parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
                         help="runtime (default: vllm for inference, transformers/deepspeed for training)")
@@ -143,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             out["layout"] = layout
         if gpu is not None:
             out["fit"] = _fit(est, gpu)
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        jsonout.write(out)
         sys.stdout.write("\n")
         return 0
     sys.stdout.write(render(est, model, gpu))

@@ -12,34 +12,41 @@ the largest concurrency that fits and (with --max-ms-per-token) how many users t
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, get_args
+
+from ui import jsonout
+
 
 GiB = 2**30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ui.args import field_number, number
     from advisor import workload as wl
 
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
     parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias (see `gpu-advisor gpus`)")
-    parser.add_argument("--count", type=int, default=1, help="number of GPUs (default 1)")
-    parser.add_argument("--tp", type=int, default=None,
+    parser.add_argument("--count", type=number(1, 4096, integer=True), default=1, help="number of GPUs (default 1)")
+    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=None,
                         help="tensor-parallel degree (default: all --count GPUs; a divisor makes replicas)")
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format (default: the checkpoint's own precision, e.g. fp8 for DeepSeek-V3)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
-    parser.add_argument("--context", type=int, default=4096, help="tokens per sequence (prompt + output)")
-    parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default: half the context)")
-    parser.add_argument("--output-tokens", type=int, default=None,
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096,
+                        help="tokens per sequence (prompt + output)")
+    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None,
+                        help="prompt length (default: half the context)")
+    parser.add_argument("--output-tokens", type=field_number(wl.Workload, "output_tokens"), default=None,
                         help="generated tokens (default: the rest of the context)")
-    parser.add_argument("--concurrency", type=int, default=1, help="sequences decoding together")
+    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
+                        help="sequences decoding together")
     parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
                         help="serving engine for the memory check (default vllm)")
-    parser.add_argument("--max-ms-per-token", type=float, default=None, metavar="MS",
+    parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
+                        metavar="MS",
                         help="also report how many concurrent users get ≤ MS milliseconds per token")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -103,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         out = est.to_contract()
         if users is not None:
             out["users_at_latency"] = {"max_ms_per_token": args.max_ms_per_token, "concurrency": users}
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        jsonout.write(out)
         sys.stdout.write("\n")
         return 0
     sys.stdout.write(render(est, model, gpu, users, args.max_ms_per_token))
