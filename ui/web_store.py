@@ -16,7 +16,6 @@ quotes at permanent links.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Iterator, Mapping
@@ -28,6 +27,7 @@ from advisor.store.keeper import CorruptState, Keeper, request_key
 from advisor.store.records import ConversationRecord, NewTurn
 from advisor.store.sql import _plausible_id, new_id
 from ui import web_render as R
+from ui.quotes import freeze_quote
 from ui.web import MAX_SHOWN_MESSAGES, ChatController, SessionState, _detect, turn_json
 
 log = logging.getLogger("gpu_advisor.web")
@@ -268,25 +268,7 @@ def _when(ts: float) -> str:
 
 
 def quote_for(keeper: Keeper, quote_id: str) -> QuoteRecord | None:
-    """The frozen quote `quote_id`, frozen now from its turn when it is exported the first time."""
-    from advisor.conversation.turn import Turn
-
-    found = keeper.store.get_quote(quote_id)
-    if found is not None:
-        return found
-    row = keeper.store.turn_for_quote(quote_id)
-    if row is None or not row.result:
-        return None
-    record = keeper.get(row.conversation_id)
-    turn = Turn.model_validate_json(row.result)
-    when = datetime.fromtimestamp(row.created_at, timezone.utc)
-    doc = json.loads(R.export_json(turn, question=row.question, generated_at=when))
-    doc.update({"quote_id": quote_id, "conversation_id": row.conversation_id})
-    quote = QuoteRecord(id=quote_id, conversation_id=row.conversation_id, owner=record.owner if record else "",
-                        lang=turn.lang, question=row.question,
-                        markdown=R.export_markdown(turn, question=row.question, lang=turn.lang, generated_at=when),
-                        json=R.pretty_json(doc), computed_at=row.created_at, created_at=keeper.store.clock())
-    return keeper.store.save_quote(quote)
+    return freeze_quote(keeper.store, quote_id)
 
 
 class StoredQuotes:

@@ -8,13 +8,14 @@ Migrations run under a transaction-level advisory lock, so replicas starting tog
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from advisor.store.errors import StoreError
-from advisor.store.sql import Execute, SqlStore
+from advisor.store.errors import StoreError, StoreUnavailable
+from advisor.store.sql import Execute, SqlStore, _why
 
 MIGRATION_LOCK = 0x6770_7561  # pg_advisory_xact_lock key of the schema migration ("gpua")
 
@@ -43,6 +44,12 @@ class PostgresStore(SqlStore):
             raise StoreError(f"PostgreSQL needs the store extra ({exc.name} is missing): "
                              "pip install 'gpu-advisor[store]'", field="GPU_ADVISOR_DATABASE_URL") from None
         self.url = _redact(url)
+        # the pool retries in the background and logs each failed attempt; this store reports outages itself
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+        try:  # one direct attempt first: an unreachable server is reported with libpq's reason, at once
+            psycopg.connect(url, connect_timeout=max(1, int(timeout_s))).close()
+        except psycopg.Error as exc:
+            raise StoreUnavailable(_why(self, exc), field="GPU_ADVISOR_DATABASE_URL") from None
         self._unavailable = (psycopg.OperationalError, psycopg_pool.PoolTimeout, psycopg.InterfaceError)
         self._integrity = (psycopg.errors.UniqueViolation,)
         self.pool = psycopg_pool.ConnectionPool(url, min_size=min_size, max_size=max_size, timeout=timeout_s,
