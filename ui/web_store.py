@@ -337,13 +337,9 @@ def _gradio_user(scope: Mapping[str, Any]) -> str:
 def open_web_store(env: Mapping[str, str] | None = None) -> Any:
     """The configured store (`advisor.store.open_store`), retention applied; None when set to `memory`. Raises
     StoreError / StoreUnavailable (the CLI prints one line and exits 2) when it cannot be used."""
-    from advisor.store import open_store
-    from advisor.store.retention import start_retention
+    from advisor.store.retention import open_server_store
 
-    store = open_store(env=env)
-    if store is not None:
-        start_retention(store, env=env)
-    return store
+    return open_server_store(env)
 
 
 def attach_history(gr: Any, demo: Any, ctl: StoredChatController, *, session: Any, lang: Any, chat_event: Any,

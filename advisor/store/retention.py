@@ -58,3 +58,14 @@ def start_retention(store: SqlStore, env: Mapping[str, str] | None = None) -> th
                               daemon=True)
     thread.start()
     return thread
+
+
+def open_server_store(env: Mapping[str, str] | None = None) -> SqlStore | None:
+    """The configured store for a server (`advisor.store.open_store`), retention started; None for `memory`.
+    Raises StoreError / StoreUnavailable (the CLI prints one line and exits 2) when it cannot be used."""
+    from advisor.store import open_store
+
+    store = open_store(env=env)
+    if store is not None:
+        start_retention(store, env=env)
+    return store
