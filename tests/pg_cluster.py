@@ -48,7 +48,8 @@ def _uid(name: str) -> int | None:
 class PgCluster:
     """`with PgCluster() as url:` — a running server; `url` is a libpq URL for database `advisor`."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False) -> None:
+        self.durable = durable  # fsync on (as a real server runs); tests turn it off: the cluster is thrown away
         self.bin = pg_bin()
         self.port = free_port()  # names the socket file only (listen_addresses is empty)
         self.root = Path(tempfile.mkdtemp(prefix="gpu-advisor-pg-"))
@@ -84,7 +85,8 @@ class PgCluster:
         return self.url.replace("/advisor?", f"/{name}?")
 
     def start(self) -> None:
-        opts = f"-c listen_addresses='' -c unix_socket_directories='{self.root}' -p {self.port} -c fsync=off"
+        opts = (f"-c listen_addresses='' -c unix_socket_directories='{self.root}' -p {self.port}"
+                + ("" if self.durable else " -c fsync=off"))
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"),
                   "-w", "-t", "60", "start")
 
