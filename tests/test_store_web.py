@@ -177,11 +177,10 @@ def test_full_disk_on_sqlite(tmp_path) -> None:
         cid = ask(ctl, st, Q1)["raw"]["conversation_id"]
         filler = mount / "filler.bin"
         if mounted:  # take what is left of the disk
-            with open(filler, "wb") as fh:
+            with open(filler, "wb", buffering=0) as fh:
                 try:
                     while True:
                         fh.write(b"\0" * 65536)
-                        fh.flush()
                 except OSError:
                     pass
         else:  # take what is left of the page budget

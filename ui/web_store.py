@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from advisor.store import Conflict, QuoteRecord, StoreUnavailable
-from advisor.store.keeper import CorruptState, Keeper, request_key
+from advisor.store.keeper import CorruptState, Keeper, request_key, slim_history
 from advisor.store.records import ConversationRecord, NewTurn
 from advisor.store.sql import _plausible_id, new_id
 from ui import web_render as R
@@ -174,7 +174,7 @@ class StoredChatController(ChatController):
         for attempt in range(MAX_RERUNS):
             with self.keeper.turn_lock(cid) as lease:
                 if lease.held:
-                    self._sync(state, ui_lang)
+                    self._sync(state, ui_lang, lease.revision)
                 revision, started = state.revision, time.monotonic()
                 final: dict[str, Any] | None = None
                 for update in super().turn(message, state, ui_lang):
@@ -192,6 +192,7 @@ class StoredChatController(ChatController):
                                  error=(turn.answer if getattr(turn, "note", "") == "error" else None),
                                  has_quote=R.has_result(turn))
                 local = getattr(state.conv, "local", state.conv)
+                slim_history(local.history)  # what the store keeps (and the agent replays) of it
                 try:
                     done = self.keeper.commit(lease, revision, local.to_dict(), record, owner=state.owner or "",
                                               title=text[:120])
@@ -212,11 +213,12 @@ class StoredChatController(ChatController):
             return
         log.error("conversation %s: turn not recorded after %d attempts (concurrent turns)", cid, MAX_RERUNS)
 
-    def _sync(self, state: SessionState, lang: str) -> None:
-        """Reload the session when the stored conversation moved on (a turn answered by another replica)."""
+    def _sync(self, state: SessionState, lang: str, stored: int | None) -> None:
+        """Reload the session when the stored conversation (at revision `stored`, read with the lease) moved on:
+        a turn answered by another replica, or one of this process's written late."""
         try:
-            self.keeper.flush(state.conversation_id)
-            stored = self.keeper.store.revision(state.conversation_id or "")
+            if self.keeper.flush(state.conversation_id):
+                stored = self.keeper.store.revision(state.conversation_id or "")
         except StoreUnavailable:
             return
         if stored is not None and stored != state.revision:

@@ -38,6 +38,9 @@ LEASE_POLL_S = 0.05
 MAX_PENDING_AGE_S = 24 * 3600.0
 STATE_HISTORY_KEPT = 6  # turns kept inside the stored state: the LLM agent sends the last 6 (agent.HISTORY_TURNS);
 #                         the full record of every turn is the `turns` table
+# What a history turn keeps inside the stored state: what the agent replays (the answer) and the turn's own
+# context; the options, numbers, findings and steps (~100 kB a turn) are in the turn's `result` row already.
+HISTORY_TURN_KEYS = ("answer", "lang", "mode", "questions", "workload", "note", "model_name")
 
 
 class CorruptState(Exception):
@@ -49,6 +52,7 @@ class Lease:
     cid: str
     held: bool = False
     released: bool = False
+    revision: int | None = None  # the conversation's revision when the lease was taken (None: no row, or unknown)
 
 
 @dataclass
@@ -68,11 +72,31 @@ def request_key(cid: str, revision: int, text: str) -> str:
     return hashlib.sha256(f"{cid}\x00{revision}\x00{text}".encode()).hexdigest()[:32]
 
 
+def slim_history(history: list[Any]) -> None:
+    """Reduce a live `Conversation.history` in place to what `compact_state` keeps of it, so that `to_dict()`
+    does not serialise ~100 kB a turn only for it to be dropped (the Turn objects themselves are not changed)."""
+    keep = set(HISTORY_TURN_KEYS)
+    del history[:-STATE_HISTORY_KEPT]
+    for i, item in enumerate(history):
+        text, turn = item
+        fields = getattr(type(turn), "model_fields", None)
+        if fields is not None:
+            empty = {name: f.get_default(call_default_factory=True) for name, f in fields.items() if name not in keep}
+            history[i] = (text, turn.model_copy(update=empty))
+
+
 def compact_state(state: dict[str, Any]) -> dict[str, Any]:
+    """`Conversation.to_dict()` as stored: its last STATE_HISTORY_KEPT history turns, each reduced to
+    HISTORY_TURN_KEYS (still a valid Turn for `Conversation.from_dict`)."""
     history = state.get("history")
-    if isinstance(history, list) and len(history) > STATE_HISTORY_KEPT:
-        state = {**state, "history": history[-STATE_HISTORY_KEPT:]}
-    return state
+    if not isinstance(history, list):
+        return state
+    slim = []
+    for item in history[-STATE_HISTORY_KEPT:]:
+        if isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[1], dict):
+            item = [item[0], {k: item[1][k] for k in HISTORY_TURN_KEYS if k in item[1]}]
+        slim.append(item)
+    return {**state, "history": slim}
 
 
 class Keeper:
@@ -110,7 +134,7 @@ class Keeper:
             try:
                 deadline = time.monotonic() + self.lease_wait_s
                 while True:
-                    lease.held = self.store.acquire(cid, self.holder, self.lease_ttl_s)
+                    lease.held, lease.revision = self.store.acquire_at(cid, self.holder, self.lease_ttl_s)
                     if lease.held:
                         break
                     if time.monotonic() > deadline:

@@ -148,13 +148,18 @@ class SqlStore:
     def acquire(self, cid: str, holder: str, ttl_s: float) -> bool:
         """Take (or renew) the conversation's lease for `ttl_s` seconds; False while another holder has it. A
         conversation with no row yet needs no lease (its first commit creates the row, and only one can)."""
+        return self.acquire_at(cid, holder, ttl_s)[0]
+
+    def acquire_at(self, cid: str, holder: str, ttl_s: float) -> tuple[bool, int | None]:
+        """`acquire`, and the conversation's revision read in the same transaction (None when it has no row)."""
         now = self.clock()
         with self._tx() as x:
-            cur = x("UPDATE conversations SET lease_holder = ?, lease_until = ? "
-                    "WHERE id = ? AND (lease_until < ? OR lease_holder = ?)", (holder, now + ttl_s, cid, now, holder))
-            if cur.rowcount == 1:
-                return True
-            return x("SELECT 1 FROM conversations WHERE id = ?", (cid,)).fetchone() is None
+            held = x("UPDATE conversations SET lease_holder = ?, lease_until = ? WHERE id = ? AND "
+                     "(lease_until < ? OR lease_holder = ?)", (holder, now + ttl_s, cid, now, holder)).rowcount == 1
+            row = x("SELECT revision FROM conversations WHERE id = ?", (cid,)).fetchone()  # (the same cursor, on PG)
+        if row is None:
+            return True, None
+        return held, int(row[0])
 
     def release(self, cid: str, holder: str) -> None:
         with self._tx() as x:
