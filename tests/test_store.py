@@ -251,6 +251,8 @@ def test_quote_ids_are_stable_and_unguessable(store) -> None:
     assert store.get_quote(qid).markdown == "# quote v1"
     assert [q.id for q in store.list_quotes("user:ann")] == [qid]
     assert store.list_quotes("user:bob") == []
+    assert [t.quote_id for t in store.list_recommendations("user:ann")] == [qid]
+    assert store.list_recommendations("user:bob") == []
     ids = {new_id() for _ in range(5000)}
     assert len(ids) == 5000 and all(len(i) == 22 for i in ids)
 

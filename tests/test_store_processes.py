@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import gradio_client
@@ -60,6 +61,13 @@ def test_web_restart_after_sigkill_continues_the_conversation(tmp_path) -> None:
         history, raw = open_conversation(client, cid)
         assert raw["conversation_id"] == cid and len(history) == 6
         fourth = chat(client, Q[3])
+        # the first turn's quote, at its permanent link after the restart, with that turn's numbers
+        quote_md = urllib.request.urlopen(url2 + f"quote/{raws[0]['quote_id']}.md", timeout=10).read().decode()
+        total = raws[0]["options"][0]["per_gpu_bytes"]["total"]
+        assert f"{total / 2**30:,.1f} GiB" in quote_md
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(url2 + "quote/" + "A" * 22 + ".md", timeout=10)
+        assert missing.value.code == 404 and missing.value.read() == b"quote not found"
     assert fourth["conversation_id"] == cid and fourth["saved"]
     assert (job(fourth)["model"], job(fourth)["weights"], job(fourth)["context"], job(fourth)["concurrency"]) == \
         ("llama-3-70b", job(raws[1])["weights"], 16384, 100)

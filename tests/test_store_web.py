@@ -102,6 +102,9 @@ def test_quotes_are_frozen_with_the_turns_numbers_and_date(sqlite_store) -> None
     st = SessionState(owner="browser:" + "a" * 32)
     raw = ask(ctl, st, Q1)["raw"]
     assert st.quote_id and f"quote/{st.quote_id}.md" in ctl.sidebar(st, "en")
+    # listed under the owner's quotes in another tab of the same browser, not in another browser
+    assert f"quote/{st.quote_id}.json" in ctl.sidebar(SessionState(owner=st.owner), "zh")
+    assert st.quote_id not in ctl.sidebar(SessionState(owner="browser:" + "z" * 32), "en")
     quote = quote_for(ctl.keeper, st.quote_id)
     total = raw["options"][0]["per_gpu_bytes"]["total"]
     assert str(total) in quote.json and f"{total / 2**30:,.1f} GiB" in quote.markdown

@@ -45,6 +45,7 @@ TEXT = {
     "corrupt": {"en": "_The saved state of this conversation could not be read; it starts fresh from here (earlier "
                       "messages are shown as they were)._",
                 "zh": "_此对话保存的状态无法读取，将从这里重新开始（之前的消息仍按原样显示）。_"},
+    "history": {"en": "History", "zh": "历史记录"},
     "recent": {"en": "Recent conversations", "zh": "最近的对话"},
     "quotes": {"en": "Saved quotes", "zh": "已保存的报价"},
     "this_quote": {"en": "Permanent link to this recommendation", "zh": "本次建议的永久链接"},
@@ -208,7 +209,8 @@ class StoredChatController(ChatController):
                 lang = getattr(turn, "lang", "en")
                 state.history[-1] = R.assistant_message(R.answer_markdown(turn) + "\n\n" + t("not_saved", lang))
                 final["chatbot"] = list(state.history)
-            state.last_raw = final["raw"] = {**final["raw"], "conversation_id": cid, "saved": saved}
+            quote = state.quote_id if saved and record.has_quote else None
+            state.last_raw = final["raw"] = {**final["raw"], "conversation_id": cid, "saved": saved, "quote_id": quote}
             yield final
             return
         log.error("conversation %s: turn not recorded after %d attempts (concurrent turns)", cid, MAX_RERUNS)
@@ -237,7 +239,7 @@ class StoredChatController(ChatController):
         """Markdown: this recommendation's permanent links, the owner's recent conversations and quotes."""
         lang = "zh" if lang == "zh" else "en"
         state = state if isinstance(state, SessionState) else SessionState()
-        out: list[str] = []
+        out: list[str] = [f"### {t('history', lang)}", ""]
         if state.quote_id:
             q = state.quote_id
             out += [f"**{t('this_quote', lang)}**", "", f"[Markdown](quote/{q}.md) · [JSON](quote/{q}.json)", ""]
@@ -245,14 +247,14 @@ class StoredChatController(ChatController):
             return "\n".join(out)
         try:
             convs = self.keeper.store.list_conversations(state.owner, SIDEBAR_ITEMS)
-            quotes = self.keeper.store.list_quotes(state.owner, SIDEBAR_ITEMS)
+            quotes = self.keeper.store.list_recommendations(state.owner, SIDEBAR_ITEMS)
         except StoreUnavailable:
             return "\n".join(out)
         out += [f"**{t('recent', lang)}**", ""]
         out += [f"- [{_link_text(c.title)}](?c={c.id}) · {_when(c.updated_at)}" for c in convs] or [t("none", lang)]
         out += ["", f"**{t('quotes', lang)}**", ""]
-        out += [f"- [{_link_text(q.question)}](quote/{q.id}.md) · [JSON](quote/{q.id}.json) · {_when(q.computed_at)}"
-                for q in quotes] or [t("none", lang)]
+        out += [f"- [{_link_text(q.question)}](quote/{q.quote_id}.md) · [JSON](quote/{q.quote_id}.json) · "
+                f"{_when(q.created_at)}" for q in quotes] or [t("none", lang)]
         return "\n".join(out)
 
 

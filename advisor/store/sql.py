@@ -218,6 +218,16 @@ class SqlStore:
             row = x(f"SELECT {_TURN_COLUMNS} FROM turns WHERE quote_id = ?", (quote_id,)).fetchone()
         return TurnRecord(*row) if row else None
 
+    def list_recommendations(self, owner: str, limit: int = 20) -> list[TurnRecord]:
+        """The owner's turns that have a quote id (a recommendation), newest first; without answer and result
+        (for lists: the quote id, question and time)."""
+        with self._tx() as x:
+            rows = x("SELECT t.conversation_id, t.seq, t.request_id, t.question, '', NULL, t.driver, t.duration_s, "
+                     "t.error, t.quote_id, t.created_at FROM turns t JOIN conversations c ON c.id = t.conversation_id "
+                     "WHERE c.owner = ? AND t.quote_id IS NOT NULL ORDER BY t.created_at DESC LIMIT ?",
+                     (owner, int(limit))).fetchall()
+        return [TurnRecord(*r) for r in rows]
+
     # --- quotes ---------------------------------------------------------------------------------------------
     def save_quote(self, quote: QuoteRecord) -> QuoteRecord:
         """Store `quote` unless one with its id exists; returns the stored one (the first export wins)."""
