@@ -274,6 +274,28 @@ def test_slack_corrupt_thread_starts_fresh_with_a_note(sqlite_store) -> None:
     json.loads(sqlite_store.get_conversation(record.id).state)  # written afresh
 
 
+def test_slack_database_away_answers_marked_not_saved_then_saved(pg_cluster) -> None:
+    store = open_store(pg_cluster.new_database())
+    bot = slack_bot(store)
+    bot.store.keeper.retry_s = 0.3
+    key = ("T1", "C3", "1700000000.000300")
+    bot.answer(key, Q1)
+    cid = store.conversation_for_key("slack:T1:C3:1700000000.000300", "slack:T1", "slack").id
+    pg_cluster.stop("fast")
+    try:
+        reply = bot.answer(key, Q2)  # answered from this process's copy of the thread
+        assert "Not saved yet" in json.dumps(reply.blocks) and "8" in reply.text
+    finally:
+        pg_cluster.start()
+    assert wait_for(lambda: bot.store.keeper.pending(cid) == 0, timeout_s=20)
+    reply = slack_bot(store).answer(key, Q3)  # a new bot: the turn written late is part of the thread
+    assert "Not saved yet" not in json.dumps(reply.blocks)
+    last = json.loads(store.turns(cid)[-1].result)
+    assert [t.question for t in store.turns(cid)] == [Q1, Q2, Q3]
+    assert (job(last)["context"], job(last)["weights"]) == (16384, job(json.loads(store.turns(cid)[1].result))["weights"])
+    store.close()
+
+
 def test_slack_event_claims_are_shared_between_bots(sqlite_store) -> None:
     from ui.slack_app import TTLCache
     from ui.slack_store import StoredClaims

@@ -29,7 +29,7 @@ from typing import Any
 
 from advisor.store.errors import Conflict, StoreUnavailable
 from advisor.store.records import Commit, ConversationRecord, NewTurn
-from advisor.store.sql import SqlStore, new_id
+from advisor.store.sql import STATE_VERSION, SqlStore, new_id
 
 log = logging.getLogger("gpu_advisor.store")
 
@@ -162,6 +162,9 @@ class Keeper:
         """The stored `Conversation.to_dict()`, None for a conversation without a turn yet."""
         if record.state is None:
             return None
+        if record.state_version > STATE_VERSION:
+            raise CorruptState(f"conversation {record.id}: stored state version {record.state_version} is newer than "
+                               f"this program reads ({STATE_VERSION})")
         try:
             state = json.loads(record.state)
         except ValueError as exc:
@@ -217,7 +220,8 @@ class Keeper:
                 log.error("conversation %s: turn %d (%r) dropped unsaved after %.0f h", item.cid, item.revision + 1,
                           item.turn.question[:80], MAX_PENDING_AGE_S / 3600)
             with self._pending_lock:
-                self._pending.remove(item)
+                if item in self._pending:  # the retry thread and a turn may flush the same item at once
+                    self._pending.remove(item)
 
     def _start_retrier(self) -> None:
         with self._pending_lock:
