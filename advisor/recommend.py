@@ -434,7 +434,7 @@ def _speed(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: La
                  "decode_tokens_per_s_total": t.decode_tokens_per_s_total,
                  "ms_per_token": t.ms_per_token, "prefill_tokens_per_s": t.prefill_tokens_per_s,
                  "ttft_s": t.ttft_s, "bound": t.bound, "concurrency": w.concurrency,
-                 "max_concurrency": _max_concurrency(est, gpu, layout, w)},
+                 "max_concurrency": _max_concurrency(est, gpu, layout, w), **_engine_concurrency(ctx, gpu, est, t)},
                 {}, t.formulas[:1])
     if layout.plan is not None:
         return {}, training_advice.training_figures(layout.plan), layout.plan.formulas[:1]
@@ -449,6 +449,17 @@ def _speed(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: La
     basis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
     return ({}, {"tokens": tokens, "tokens_per_s": r.tokens_per_s, "wall_s": r.wall_s, "gpu_hours": r.gpu_hours,
                  "mfu": r.mfu, "mfu_basis": basis}, r.formulas[:1])
+
+
+def _engine_concurrency(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, t: Any) -> dict[str, Any]:
+    """The serving engine's own start-up figure for one instance (vLLM: "Maximum concurrency for N tokens per
+    request: X x"; advisor/estimator/engine_memory.py), or nothing for engines without a KV reservation."""
+    from advisor.estimator.engine_memory import engine_kv_budget
+
+    b = engine_kv_budget(est.engine, ctx.model, gpu, tp=t.tp, weights=t.weights, kv=t.kv, max_model_len=t.context)
+    if b is None:
+        return {}
+    return {"engine_max_concurrency": round(b.max_concurrency, 2), "engine_log_line": b.log_line}
 
 
 def _default_train_tokens(model: ModelSpec, w: Workload) -> float:
@@ -1047,6 +1058,9 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
             "candidates": (own.gpu,), "existing": None, "budget": None, "max_nodes": own.nodes,
             "max_gpus_per_node": max(1, min(16, own.count // own.nodes))})
         rec.changes += [ch.model_copy(update={"for_existing": True}) for ch in _changes(ctx, [], [own], scope)]
+    from advisor.recommend_offload import offer
+
+    offer(ctx, rec)  # one named card that cannot hold the model: llama.cpp layer offload, after the quantised ones
     return rec
 
 

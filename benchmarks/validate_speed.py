@@ -28,10 +28,10 @@ from advisor.estimator.throughput import (decode_step, estimate_serving, hardwar
                                           speed_profile)
 from advisor.estimator.training import estimate_train_time  # noqa: E402
 from knowledge.catalog import load_catalog  # noqa: E402
-from knowledge.schemas import ModelSpec  # noqa: E402
+from knowledge.schemas import GpuSpec, ModelSpec  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "speed_validation.yaml"
-TOLERANCE = {"decode": 0.25, "ttft": 0.35, "serving": 0.35, "training": 0.25}
+TOLERANCE = {"decode": 0.25, "ttft": 0.35, "serving": 0.35, "training": 0.25, "offload": 0.30}
 DECODE_MEDIAN_TARGET = 0.12  # issue 18: median |error| of the batch-1 decode rows
 
 
@@ -76,6 +76,33 @@ def model(name: str) -> ModelSpec:
     return extra_models().get(name) or load_catalog().model(name)
 
 
+@lru_cache(maxsize=1)
+def extra_gpus() -> dict[str, GpuSpec]:
+    return {k: GpuSpec(**v) for k, v in load_rows().get("gpus", {}).items()}
+
+
+def gpu(name: str) -> GpuSpec:
+    return extra_gpus().get(name) or load_catalog().gpu(name)
+
+
+def predict_offload(r: dict, calib: Calibration) -> Row:
+    """One llama.cpp partial-offload row: decode tokens/s at the row's -ngl and host bandwidth."""
+    from advisor.estimator.memory import estimate_memory
+    from advisor.estimator.offload import Host, plan_offload
+    from advisor.workload import Workload
+
+    m, g = model(r["model"]), gpu(r["gpu"])
+    mem = estimate_memory(m, Workload(task="inference", weights=r["weights"], context=r["context"],
+                                      engine="llama.cpp"), g)
+    host = Host(f"{r['host_gbs']:g} GB/s", r["host_gbs"] * 1e9, stated=True)
+    plan = plan_offload(m, g, 1, calib, host, weights=r["weights"], context=r["context"], ngl=r["ngl"],
+                        cuda_context_bytes=mem.per_gpu.overhead, compute_buffer_bytes=mem.per_gpu.activations,
+                        decode_context=r.get("decode_context"))
+    return Row("offload", r["id"], g.id, m.id,
+               f"{r['weights']} -ngl {r['ngl']}/{m.num_layers}, host {r['host_gbs']:g} GB/s",
+               plan.decode_tokens_per_s, r["measured"], "tok/s", r["source"], r.get("check", True), "consumer")
+
+
 def predict_all(calib: Calibration | None = None, kinds: tuple[str, ...] = tuple(TOLERANCE)) -> list[Row]:
     """Every validation row of `kinds` predicted with `calib` (the shipped calibration by default)."""
     calib = calib or load_calibration()
@@ -111,6 +138,8 @@ def predict_all(calib: Calibration | None = None, kinds: tuple[str, ...] = tuple
         out.append(Row("training", r["id"], g.id, m.id,
                        f"{r['precision']} ×{r['count']} s{r['seq']} {r['recompute']} recompute",
                        est.tokens_per_s_per_gpu, r["measured_tps_per_gpu"], "tok/s/GPU", r["source"]))
+    for r in data.get("offload", []) if "offload" in kinds else []:
+        out.append(predict_offload(r, calib))
     return out
 
 
@@ -167,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     groups = [("decode, datacenter GPUs", [r for r in rows if r.kind == "decode" and r.segment == "datacenter"]),
               ("decode, consumer and workstation GPUs",
                [r for r in rows if r.kind == "decode" and r.segment == "consumer"]),
-              ("other kinds", [r for r in rows if r.kind != "decode"])]
+              ("llama.cpp partial offload (-ngl below the layer count), batch 1",
+               [r for r in rows if r.kind == "offload"]),
+              ("other kinds", [r for r in rows if r.kind not in ("decode", "offload")])]
     for title, group in groups:
         print(f"-- {title}")
         for r in group:
@@ -175,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{r.kind:8} {r.id:36} {r.setting:34} {r.predicted:11.1f} {r.measured:11.1f} {r.unit:9} "
                   f"{r.error:+7.1%}  {r.source}{flag}")
     print()
-    for title, group in groups[:2]:
+    for title, group in groups[:3]:
         errs = [abs(r.error) for r in group if r.checked]
         print(f"{title}: {len(errs)} rows, median |error| {statistics.median(errs):.1%}, max {max(errs):.1%}")
     for kind, s in summary(rows).items():

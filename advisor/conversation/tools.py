@@ -466,7 +466,13 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
         numbers.append(num("memory shortfall", est.memory_shortfall_bytes, "bytes", src))
     summary = (f"{model.name} on {est.count}× {gpu.name}: {fmt_tokens_s(est.decode_tokens_per_s)} per sequence, "
                f"TTFT {fmt_seconds(est.ttft_s)} ({est.bound}-bound)")
-    return ToolOutput(summary, data, numbers, [], {"throughput": est.to_contract()})
+    contract = est.to_contract()
+    from advisor.estimator.engine_memory import budget_for_estimate
+
+    budget = budget_for_estimate(est, model, gpu, getattr(args.to_workload(), "engine", None))
+    if budget is not None:  # the engine's own start-up figure, as `gpu-advisor throughput --json` reports it
+        contract["engine_memory"] = budget.to_contract() | {"instances": est.replicas}
+    return ToolOutput(summary, data, numbers, [], {"throughput": contract})
 
 
 def train_time_tool(args: TrainTimeArgs) -> ToolOutput:

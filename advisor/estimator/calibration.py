@@ -101,6 +101,7 @@ class HostMemory(_Strict):
     efficiency: Constant
     classes: dict[str, HostClass]
     default_class: dict[Literal["consumer", "workstation", "datacenter"], str]
+    gpu_fit_margin_bytes: Constant | None = None  # memory llama.cpp's --fit leaves free on each GPU (-fitt)
 
 
 class InferenceCalibration(_Strict):

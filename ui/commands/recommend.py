@@ -153,7 +153,11 @@ def render(rec: Any) -> str:
                          f"{o.capacity_bytes / GiB:.0f} GiB per GPU; {_speed(o)}; {_money(o.price, o.count)}")
             lines.append(f"   layout TP {o.layout['tp']} × PP {o.layout['pp']} × DP {o.layout['dp']}"
                          + (f", ZeRO-{o.layout['zero']}" if o.layout['zero'] else "")
-                         + (f", offload {o.layout['offload']}" if o.layout['offload'] != 'none' else ""))
+                         + (f", offload {o.layout['offload']}" if o.layout['offload'] != 'none' else "")
+                         + (f" (llama.cpp -ngl {o.layout['ngl']}: {o.layout['cpu_layers']} layers and "
+                            f"{o.layout['system_ram_bytes'] / GiB:.1f} GiB in system RAM)" if "ngl" in o.layout else ""))
+            if o.throughput.get("engine_log_line"):
+                lines.append(f"   {o.layout.get('engine', 'engine')} at start-up: {o.throughput['engine_log_line']}")
             lines.append(f"   launch: {o.launch_hint}")
             for f in o.findings:
                 lines.append(f"   [{f.severity}] {f.rule_id}: {f.message} ({f.source})")
