@@ -120,3 +120,21 @@ def test_default_retention_is_90_days(monkeypatch) -> None:
 
     monkeypatch.delenv("GPU_ADVISOR_RETENTION_DAYS", raising=False)
     assert retention_days() == 90.0
+
+
+def test_ask_in_a_stored_conversation(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("GPU_ADVISOR_DATABASE_URL", f"sqlite:///{tmp_path / 'ask.db'}")
+    assert main(["ask", "--conversation", "new", "--json", QUESTION]) == 0
+    first = json.loads(capsys.readouterr().out)
+    cid = first["conversation_id"]
+    assert first["saved"] is True and len(cid) >= 22
+    assert main(["ask", "--conversation", cid, "--json", "what about 8-bit weights instead?"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["conversation_id"] == cid and second["numbers"]  # the model and context carried over
+    code, out, _ = cli(capsys, "show", cid, "--json")
+    doc = json.loads(out)
+    assert doc["source"] == "cli" and [t["seq"] for t in doc["turns"]] == [1, 2]
+    assert doc["turns"][1]["result"]["workload"]["workload"]["context"] == 8192
+    assert main(["ask", "--conversation", "A" * 22, "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not found" in err

@@ -333,7 +333,7 @@ def test_no_api_key_or_slack_token_is_ever_stored(store, monkeypatch: pytest.Mon
     assert "[redacted]" in dump and "7B inference" in dump
 
 
-def test_postgres_messages_hide_the_password(pg_cluster) -> None:
+def test_postgres_messages_hide_the_password() -> None:
     from advisor.store.errors import StoreUnavailable
 
     url = "postgresql://advisor:hunter2secret@127.0.0.1:1/advisor?connect_timeout=1"
