@@ -96,6 +96,30 @@ def test_two_web_replicas_on_postgres_alternate_turns_of_one_conversation(pg_clu
     store.close()
 
 
+def test_database_away_during_a_turn_of_a_running_web_process(pg_cluster) -> None:
+    """PostgreSQL stopped under a running `gpu-advisor web`: the turn is answered and marked not saved; once the
+    server is back the process writes it (its retry every 5 s), and the next turn follows it."""
+    from tests.pg_cluster import wait_for
+
+    db = pg_cluster.new_database()
+    with WebServer("--workers", "0", name="web-store-outage", GPU_ADVISOR_DATABASE_URL=db) as url:
+        client = client_of(url)
+        cid = chat(client, Q[0])["conversation_id"]
+        pg_cluster.stop("fast")
+        try:
+            out = client.predict(message=Q[1], ui_lang="en", api_name="/chat")
+        finally:
+            pg_cluster.start()
+        raw, last = out[-1], out[0][-1]
+        assert raw["saved"] is False and raw["conversation_id"] == cid and raw["options"]
+        assert "Not saved yet" in json.dumps(last, ensure_ascii=False)
+        store = open_store(db)
+        assert wait_for(lambda: len(store.turns(cid)) == 2, timeout_s=30)
+        third = chat(client, Q[2])
+        assert third["saved"] and [t.question for t in store.turns(cid)] == Q[:3]
+        store.close()
+
+
 def test_unreachable_database_at_start_is_one_line_and_exit_2() -> None:
     env = offline_env(GPU_ADVISOR_DATABASE_URL="postgresql://advisor:pw@127.0.0.1:1/advisor")
     for argv in (["web", "--port", str(free_port())], ["slack", "--http", "--port", str(free_port())]):
