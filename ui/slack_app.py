@@ -262,6 +262,7 @@ class Reply:
     alt_blocks: list[dict[str, Any]] | None = None
     lang: str = "en"
     turn: Any = None  # the Turn, when the advisor answered
+    details: tuple[str, list[dict[str, Any]]] | None = None  # the answer's sections: (text, blocks) of a thread reply
 
 
 _MESSAGES = {
@@ -408,7 +409,9 @@ class SlackBot:
                 if shown is not None and len(shown) < render.MAX_BLOCKS:
                     shown.append(render.context(render.escape(note)))
         lang = "zh" if getattr(turn, "lang", "en") == "zh" else "en"
-        return Reply(text=text, blocks=blocks, alt_blocks=alt, lang=lang, turn=turn)
+        from ui.slack_details import details_reply
+
+        return Reply(text=text, blocks=blocks, alt_blocks=alt, lang=lang, turn=turn, details=details_reply(turn))
 
     def _conversation(self, thread: ThreadState) -> Any:
         if thread.state is not None:
@@ -493,7 +496,16 @@ class SlackBot:
 
     def post(self, client: WebClient, channel: str, thread_ts: str | None, reply: Reply,
              update_ts: str | None = None) -> str | None:
-        """Post (or edit `update_ts` into) the reply; if Slack refuses the blocks, retry simpler ones, then text."""
+        """Post (or edit `update_ts` into) the reply, then its details sections as a reply in its thread."""
+        ts = self._post_one(client, channel, thread_ts, reply, update_ts)
+        if ts and reply.details:
+            text, blocks = reply.details
+            self._post_one(client, channel, thread_ts or ts, Reply(text=text, blocks=blocks, lang=reply.lang))
+        return ts
+
+    def _post_one(self, client: WebClient, channel: str, thread_ts: str | None, reply: Reply,
+                  update_ts: str | None = None) -> str | None:
+        """Post (or edit `update_ts` into) one message; if Slack refuses the blocks, retry simpler ones, then text."""
         from slack_sdk.errors import SlackApiError
 
         attempts = [reply.blocks] + ([reply.alt_blocks] if reply.alt_blocks else []) + [None]
@@ -769,7 +781,10 @@ def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http"
         ack(text=render.escape(message("ack", lang, q=render.truncate(text, 200))), response_type="ephemeral")
 
         def work() -> None:
-            bot.respond_url(response_url, bot.answer(key, text), settings.command_response)
+            reply = bot.answer(key, text)
+            if bot.respond_url(response_url, reply, settings.command_response) and reply.details:
+                bot.respond_url(response_url, Reply(text=reply.details[0], blocks=reply.details[1], lang=reply.lang),
+                                settings.command_response)  # a response_url has no thread: the details follow
 
         if not bot.submit(work):
             bot.respond_url(response_url, text_reply(message("busy", lang), lang), "ephemeral")

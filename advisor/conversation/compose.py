@@ -19,6 +19,7 @@ from advisor.conversation.dialog import (
     CONTEXT_STEP, DEFAULT_CONTEXT, DEFAULT_MODEL, Assumption, Change, ConfigResult, DialogState, Evaluation, default_weights,
     workload_summary_dict,
 )
+from advisor.conversation import firstscreen as fs
 from advisor.conversation.extract import Slots
 from advisor.conversation.lang import say
 from advisor.conversation.turn import Number, Turn
@@ -954,13 +955,14 @@ def _opt_price(o: Any, book: Book, lang: str) -> str:
 
 
 def _opt_notes(o: Any, lang: str, options: Any = ()) -> str:
+    from rules.titles import rule_title
     bits = _label_words(o, lang, options)
     if not o.fits:
         bits.append("放不下" if lang == "zh" else "does not fit")
     bits += _misses(o, lang) if o.fits else []
     flagged = [f for f in o.findings if f.severity in ("block", "warn") and not _restates(f, o)]
     flagged.sort(key=lambda f: f.severity != "block")
-    bits += [f"⚠ {f.rule_id}" for f in flagged[:2]]
+    bits += [f"⚠ {rule_title(f.rule_id, lang)}" for f in flagged[:2]]  # the id stays in the findings section
     return "，".join(bits) if lang == "zh" else ", ".join(bits)
 
 
@@ -1468,6 +1470,9 @@ def _named_changes(ev: Evaluation, book: Book, lang: str) -> str:
 
 def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str],
                         slots: Slots, changes: list[Change], question: str | None) -> Turn:
+    """The answer in layers (advisor.conversation.firstscreen): the first screen answers the question asked, then
+    collapsible details carry the full table, capacity, breakdown, cost, launch hint, changes, findings and
+    assumptions."""
     from advisor.conversation.dialog import top_option
 
     book = Book()
@@ -1475,14 +1480,18 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     rec = ev.recommendation
     w = ev.workload
     top = top_option(ev)
-    lines: list[str] = [_notes_block(notes, book, lang), _rec_headline(ev, top, book, lang)]
+    lead = _lead(ev, top, state, book, lang)
+    first: list[str] = [_notes_block(notes, book, lang), lead.text]
+    if slots.gib_question:
+        first.append(fs.gib_note(book, lang, state.slots.capacity.value if state.slots.capacity else None))
     if ev.premise:  # what the user takes for granted and is not so ("two 4090s over NVLink"): said at once
-        lines.append(_rec_findings(list(ev.premise), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
-    lines += _unknown_lines(slots, lang, catalog)
+        first.append(_rec_findings(list(ev.premise), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
+    first += _unknown_lines(slots, lang, catalog)
     changed = _changes_block(changes, state, ev, book, lang, catalog)
     if changed:
-        lines.append(changed)
-    lines.append(_job_line(ev, book, lang))
+        first.append(changed)
+    first.append(fs.assumed_line(ev, book, lang, _this()))
+    lines: list[str] = [_rec_headline(ev, top, book, lang), _job_line(ev, book, lang)]
     shown = list(ev.user_options)
     others = [o for o in rec.options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
     others = list(ev.alternatives) or others  # the named cards cannot do it: the catalog's options
@@ -1512,49 +1521,52 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     elif rec.closest:
         lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")
         lines.append(table(rec.closest[:3]))
+    first.append(fs.compact_table(_compact_rows(shown, others, rec), book, lang, w, _this()))
     capacity = _capacity_block(displayed, ev, book, lang)
     if capacity:
         lines.append(capacity)
-    lead = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
+    lead_opt = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
     avg = ev.average_speed
-    if avg and lead is not None:
+    if avg and lead_opt is not None:
         n = book.count("average concurrency", avg["concurrency"], "sequences", SRC_USER)
-        per = book.num(f"decode tokens/s per sequence at average concurrency on {_opt_name(lead, book)}",
+        per = book.num(f"decode tokens/s per sequence at average concurrency on {_opt_name(lead_opt, book)}",
                        avg["per_seq"], "tokens/s", SRC_THROUGHPUT, 1 if avg["per_seq"] < 10 else 0)
-        tot = book.num(f"decode tokens/s total at average concurrency on {_opt_name(lead, book)}", avg["total"],
+        tot = book.num(f"decode tokens/s total at average concurrency on {_opt_name(lead_opt, book)}", avg["total"],
                        "tokens/s", SRC_THROUGHPUT, 0)
-        lines.append(f"**平时 {n} 路并发时**（{_opt_name(lead, book)}）：每路 {per}，合计 {tot}。" if zh else
-                     f"**At the average {n} concurrent requests** ({_opt_name(lead, book)}): {per} per user, {tot} total.")
+        lines.append(f"**平时 {n} 路并发时**（{_opt_name(lead_opt, book)}）：每路 {per}，合计 {tot}。" if zh else
+                     f"**At the average {n} concurrent requests** ({_opt_name(lead_opt, book)}): {per} per user, {tot} total.")
     if ev.limits is not None:
         lines.append(_limits_block(ev.limits, book, lang))
-    if lead is not None:
-        lines.append(_rec_breakdown(lead, book, lang))
-        cost = _rec_cost(lead, book, lang, state.slots.buy_or_rent, state.slots.tco_years,
-                         ev.capacity.get((lead.gpu, lead.count))) if lead.fits else ""
-        if cost:
-            lines.append(cost)
-        if lead.launch_hint and lead.fits:
-            hint = book.text(lead.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
-            lines.append(("**启动参考：**" if zh else "**Launch hint:**") + f"\n```\n{hint}\n```")
+    sections: list[str] = [fs.details("完整方案与容量" if zh else "All options and capacity", "\n\n".join(x for x in lines if x))]
+    if lead_opt is not None:
+        sections.append(fs.details("显存明细" if zh else "Memory breakdown", _rec_breakdown(lead_opt, book, lang)))
+        cost = _rec_cost(lead_opt, book, lang, state.slots.buy_or_rent, state.slots.tco_years,
+                         ev.capacity.get((lead_opt.gpu, lead_opt.count))) if lead_opt.fits else ""
+        sections.append(fs.details("成本" if zh else "Cost", cost))
+        if lead_opt.launch_hint and lead_opt.fits:
+            hint = book.text(lead_opt.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
+            sections.append(fs.details("启动参考" if zh else "Launch hint", f"```\n{hint}\n```"))
+    fixes: list[str] = []
     if ev.named_changes and ev.named_config is not None:
-        lines.append(_named_changes(ev, book, lang))
+        fixes.append(_named_changes(ev, book, lang))
     blocked_named = bool(shown) and all(any(f.severity == "block" for f in u.findings) for u in shown)
     if not (top is not None and top.meets_targets):  # no changes to a card a rule rules out, but own hardware's
         ch = _rec_changes(rec, book, lang, own_only=blocked_named)
         if ch:
-            lines.append(ch)
+            fixes.append(ch)
+    sections.append(fs.details("怎样才可行" if zh else "What would make it work", "\n\n".join(fixes)))
     if ev.claim is not None:
-        lines.append(_claim_block(ev, book, lang))
+        sections.append(fs.details("说法核对" if zh else "Claim check", _claim_block(ev, book, lang)))
     if ev.findings:
         rest = [f for f in ev.findings if not any(f is p for p in ev.premise)]
         if rest:
-            lines.append(_rec_findings(rest, book, lang))
+            sections.append(fs.details("规则提示" if zh else "Findings", _rec_findings(rest, book, lang)))
     notes_a = list(ev.assumptions)
     assumptions = _assumptions_block(notes_a, book, lang)
     tool_assumptions = list(rec.assumptions_in(lang))  # the recommender words its own in Chinese too
-    if lead is not None:
-        tool_assumptions += [a for a in lead.assumptions if a.startswith(("engine:", "gradient checkpointing", "vLLM claims"))][:2]
-        mfu_line = _mfu_assumption(lead, book, lang)  # review R04: where the training speed comes from
+    if lead_opt is not None:
+        tool_assumptions += [a for a in lead_opt.assumptions if a.startswith(("engine:", "gradient checkpointing", "vLLM claims"))][:2]
+        mfu_line = _mfu_assumption(lead_opt, book, lang)  # review R04: where the training speed comes from
         if mfu_line:
             tool_assumptions.append(mfu_line)
     if tool_assumptions:
@@ -1562,7 +1574,8 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
                           for a in tool_assumptions)
         assumptions = (assumptions + "\n" + extra) if assumptions else (("**假设：**" if zh else "**Assumptions:**") + "\n" + extra)
     if assumptions:
-        lines.append(assumptions)
+        sections.append(fs.details("全部假设" if zh else "All assumptions", assumptions))
+    lines = first
     questions: list[str] = []
     if question:
         q = question_text(question, state, lang, catalog, book)
@@ -1591,11 +1604,96 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     options = [o.to_contract() | {"role": next((lab for lab in o.labels if lab in ("existing", "candidate")), "option")}
                for o in (shown + [o for o in rec.options if not any(same_config(o, s) for s in shown)])]
     memory = None
-    if lead is not None:
-        memory = {k: int(v) for k, v in lead.per_gpu_bytes.items()}
-        memory.update(capacity=int(lead.capacity_bytes), usable=int(lead.usable_bytes), gpu=lead.gpu, count=lead.count)
+    if lead_opt is not None:
+        memory = {k: int(v) for k, v in lead_opt.per_gpu_bytes.items()}
+        memory.update(capacity=int(lead_opt.capacity_bytes), usable=int(lead_opt.usable_bytes), gpu=lead_opt.gpu,
+                      count=lead_opt.count)
     extra = {"kind": "answer", "pending": question, "changed": [c.slot for c in changes], "verdict": verdict,
              "top": {"gpu": top.gpu, "count": top.count} if top is not None else None,
-             "claim_verdict": ev.claim.verdict if ev.claim is not None else None, "unavailable": list(ev.unavailable)}
+             "claim_verdict": ev.claim.verdict if ev.claim is not None else None, "unavailable": list(ev.unavailable),
+             "intent": ev.intent, "answer_verdict": lead.verdict, "deciding": lead.deciding,
+             "breakdown": {k: int(v) for k, v in (lead_opt.per_gpu_bytes.items() if lead_opt is not None else [])},
+             "assumptions": [_assumption_text(a, lang) for a in notes_a] + list(tool_assumptions)}
+    lines += sections
     return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
                  findings=list(ev.findings), options=options, memory=memory, extra=extra)
+
+
+# -- the first screen (advisor.conversation.firstscreen) -------------------------------------------------------------
+def _this() -> Any:
+    """This module, for the first-screen helpers that print with its formatters."""
+    import sys
+
+    return sys.modules[__name__]
+
+
+def _assumption_text(a: Assumption, lang: str) -> str:
+    values = {k: (f"{v[0]:g} {v[1]}" if v[1] != "sequences" else f"{v[0]:g}") for k, v in a.numbers.items()}
+    return (a.zh if lang == "zh" else a.en).format(**values)
+
+
+def _compact_rows(shown: list[Any], others: list[Any], rec: Any) -> list[Any]:
+    """The configurations the first screen shows: the user's own, then what works, at most three."""
+    rows = list(shown[:3])
+    pool = [o for o in others if o.fits] or (list(rec.closest) if not shown and not others else [])
+    for o in pool:
+        if len(rows) >= 3 or (len(rows) >= 2 and shown):
+            break
+        if not any((o.gpu, o.count) == (r.gpu, r.count) for r in rows):
+            rows.append(o)
+    return rows
+
+
+def _lead(ev: Evaluation, top: Any, state: DialogState, book: Book, lang: str) -> fs.Lead:
+    """The opening sentences for the question asked (ev.intent); see advisor.conversation.intent."""
+    intent = ev.intent
+    me = _this()
+    users = ev.user_options
+    cap = state.slots.capacity
+    if intent in ("feasibility", "claim") and cap is not None and not users:
+        return fs.memory_lead(ev, cap, top, book, lang, me)
+    if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
+        return fs.need_lead(ev, top, book, lang, me)
+    if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
+        led = fs.users_lead(users[0] if users else top, ev, book, lang, me)
+        if led is not None:
+            return led
+    if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
+        return fs.count_lead(users[0], ev, book, lang, me)
+    if intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1:
+        led = fs.option_lead(users[0], ev, book, lang, me, one_card=True)
+        led.verdict = led.verdict if intent == "feasibility" else None  # a verdict answers a feasibility question
+        return led
+    if intent == "compare" and len(users) >= 2 or (intent in ("feasibility",) and len(users) >= 2):
+        led = fs.compare_lead(users, ev, book, lang, me)
+        if intent == "feasibility":
+            led.verdict = "yes" if any(u.fits for u in users) else "no"
+        return led
+    pick = top or (users[0] if users else None)
+    if pick is None:
+        text = ("**在当前约束下没有能放下的配置。**" if lang == "zh" else "**Nothing in the catalog fits under these constraints.**")
+        return fs.Lead(text, "no" if intent == "feasibility" else None)
+    if intent == "how_long":
+        led = fs.time_lead(pick, ev, book, lang, me)
+        if led is not None:
+            return led
+    if intent == "how_much":
+        led = fs.price_lead(pick, ev, book, lang, me)
+        if led is not None:
+            return led
+    if intent == "explain":
+        return fs.explain_lead(pick, ev, book, lang, me)
+    if intent == "how_many":
+        return fs.count_lead(pick, ev, book, lang, me)
+    if intent == "feasibility":
+        led = fs.count_lead(pick, ev, book, lang, me)
+        led.text = (("**可以**：" if lang == "zh" else "**Yes** — ") + led.text) if pick.fits else led.text
+        led.verdict = "yes" if pick.fits else "no"
+        return led
+    return fs.which_lead(pick, ev, book, lang, me)
+
+
+def negative_line(typed: str, lang: str) -> str:
+    """One line for a count or amount typed with a minus sign (bad input, not read as its absolute value)."""
+    return (f"“{typed}”不是有效的数量：卡数、金额和 token 数都必须是正数（例如“4 张 H100”）。" if lang == "zh" else
+            f"'{typed}' is not a valid amount: GPU counts, budgets and token counts must be positive (e.g. '4× H100').")

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from advisor.conversation.extract import GpuMention, Slots, extract
+from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
 from advisor.conversation.lang import say
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import Constraints, ExistingGpus, Workload
@@ -53,6 +54,7 @@ class DialogState(BaseModel):
     last_numbers: dict[str, float] = {}  # key results of the last answer, for "what changed and how much"
     last_workload: dict[str, Any] = {}
     answered: int = 0
+    intent: str = "other"  # the intent of the last turn (advisor.conversation.intent)
 
 
 @dataclass
@@ -114,6 +116,12 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         put("weights", None)  # an earlier turn's serving precision does not carry over to full training
     if new.weights is None and merged.task == "qlora" and merged.weights not in (None, "nf4", "int4"):
         put("weights", None)
+    if new.excluded or new.excluded_vendors:
+        put("excluded", sorted(set(old.excluded) | set(new.excluded)))
+        put("excluded_vendors", sorted(set(old.excluded_vendors) | set(new.excluded_vendors)))
+        merged.candidates = [c for c in merged.candidates if c.gpu not in merged.excluded]
+    if new.capacity is not None:
+        put("capacity", new.capacity)
     if new.existing is not None:
         put("existing", new.existing)
     if new.candidates:
@@ -164,11 +172,16 @@ class Assumption:
     numbers: dict[str, tuple[float, str, str]] = field(default_factory=dict)  # name -> (value, unit, source)
 
 
+PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training reads that many tokens (fine-tuning sets are far smaller)
+
+
 def _task_of(slots: Slots) -> str | None:
     if slots.task:
         return slots.task
     if slots.task_generic == "finetune":
         return "lora"
+    if slots.task_generic == "train" and (slots.train_tokens or 0) >= PRETRAIN_TOKENS:
+        return "pretrain"
     return None
 
 
@@ -274,6 +287,12 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["existing"] = ExistingGpus(gpu=s.existing.gpu, count=s.existing.count or 1)
     if s.candidates:
         kwargs["candidates"] = tuple(c.gpu for c in s.candidates)
+    elif s.excluded or s.excluded_vendors:  # "国内买不到 A100", "no NVIDIA": search every other card
+        vendors = {v.lower() for v in s.excluded_vendors}
+        kwargs["candidates"] = tuple(g.id for g in _catalog().gpus
+                                     if g.id not in s.excluded and g.vendor.lower() not in vendors)
+        notes.append(Assumption("left out as you asked: " + ", ".join(s.excluded + [v.upper() for v in vendors]),
+                                "按您的要求不考虑：" + "、".join(s.excluded + [v.upper() for v in vendors])))
     if s.gpu_count and not s.existing and not s.candidates:
         kwargs["max_gpus_per_node"] = max(1, min(16, s.gpu_count))
         kwargs["max_nodes"] = 1
@@ -344,11 +363,14 @@ def workload_summary_dict(state: DialogState) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------------------------
 # questions
 # ----------------------------------------------------------------------------------------------------------------
-def missing_blocking(state: DialogState) -> str | None:
+def missing_blocking(state: DialogState, implied_inference: bool = False) -> str | None:
+    """The slot that blocks an answer (see the ask-versus-default rule in advisor.conversation.intent):
+    `implied_inference` when this turn's question implies serving (feasibility, how many, a quantised format…)."""
     s = state.slots
     if s.model is None:
         return "model"
-    if s.task is None and s.task_generic != "finetune" and "task" not in state.defaulted:
+    if (_task_of(s) is None and "task" not in state.defaulted
+            and not (implied_inference and s.task_generic is None)):
         return "task"
     return None
 
@@ -433,8 +455,30 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         yield compose.simple_turn("empty", lang, state, pending_question=True)
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
+    intent = _intent(text, slots, state)
+    if slots.negative:  # "-5 张 H100": bad input, said in one line; the conversation goes on unchanged
+        yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
+                                  text=compose.negative_line(slots.negative, lang))
+        return
+    if intent == "capabilities":  # "what can you do?": said with three examples; nothing is changed
+        from advisor.conversation.catalog_answers import capabilities_turn
+
+        yield capabilities_turn(state, lang)
+        return
+    if slots.model is None and slots.size_params is None and slots.claim is not None and intent == "claim" and (
+            slots.candidates or slots.existing) and state.slots.model is None:
+        from advisor.conversation import catalog_answers  # "someone said the 4090 has 48 GB": the catalog answers
+
+        yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+        return
     if slots.model is None and slots.size_params is None and slots.claim is None:
         quoted = match_spec_claim(text, slots)
+        if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
+                slots.candidates or slots.existing):
+            from advisor.conversation import catalog_answers
+
+            yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+            return
         if quoted is not None:  # "指南说 4090 的 FP16 是 82.6 TFLOPS，对吗？": check it; the workload is untouched
             steps: list[Step] = []
             findings = _claim_findings(quoted, steps)
@@ -465,7 +509,11 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
     elif slots.default and working.slots.model is None:
         accept_default(working, "model", lang)
 
-    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None):
+    # a question about the previous answer with nothing new in it ("why that much?", "这个配置要多少钱？", "how many
+    # users can that setup serve?"): the last workload answered again for this question
+    about_previous = state.answered > 0 and (intent == "explain" or (
+        intent in ("how_much", "how_long", "how_many", "feasibility", "which") and (slots.refers_previous or slots.question_words)))
+    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None) and not about_previous:
         if slots.greeting:
             body = "greeting"
         elif slots.thanks:
@@ -477,14 +525,16 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
         return
 
+    _read_references(working, slots, intent)
     changes = merge(working, slots)
+    working.intent = intent
     if working.pending and working.pending not in BLOCKING:
         answered_pending = _slot_known(working.slots, working.pending)
         if not answered_pending and working.pending not in working.asked:
             working.asked.append(working.pending)
     working.pending = None
 
-    blocking = missing_blocking(working)
+    blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
     if blocking:
         working.pending = blocking
         if blocking not in working.asked:
@@ -520,6 +570,9 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
     for step in steps:
         yield step
     evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
+    evaluation.intent = intent
+    evaluation.asks_users = intent == "how_many" and asks_users(text)
+    evaluation.asks_need = intent == "explain" and asks_memory(text)
     follow = next_question(working)
     working.pending = follow
     if follow and follow not in working.asked:
@@ -530,6 +583,31 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
     working.answered += 1
     _commit(state, working)
     yield turn
+
+
+def _intent(text: str, slots: Slots, state: DialogState) -> str:
+    """The question's intent, read from what precedes any injection attempt."""
+    from advisor.conversation.extract import _INJECTION
+    from advisor.conversation.reading import cut_at_injection
+
+    low = (text or "").lower()
+    hit = _INJECTION.search(low)
+    return classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
+
+
+def _read_references(state: DialogState, slots: Slots, intent: str) -> None:
+    """What a turn means beyond its slots: "that setup / 这个配置" pins the previous answer's configuration; a
+    feasibility question about one card named without a count is about one card ("can the 4060 Ti do 32k?")."""
+    named = bool(slots.candidates or slots.existing)
+    last = state.last_workload or {}
+    if slots.refers_previous and not named and last.get("top_gpu"):
+        slots.candidates = [GpuMention(gpu=last["top_gpu"], count=int(last.get("top_count") or 1),
+                                       text="previous answer")]
+    elif (intent == "feasibility" and len(slots.candidates) == 1 and slots.candidates[0].count is None
+          and slots.gpu_count is None and slots.existing is None):
+        slots.candidates[0].count = 1
+    elif intent == "feasibility" and slots.existing is not None and slots.existing.count is None and slots.gpu_count is None:
+        slots.existing.count = 1
 
 
 def _slot_known(s: Slots, slot: str) -> bool:
@@ -598,6 +676,9 @@ class Evaluation:
     premise: list[Any] = field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
     named_changes: list[Any] = field(default_factory=list)  # what would make the one configuration named work
     named_config: Any = None  # that configuration (recommend.Option)
+    intent: str = "other"  # what the question asks (advisor.conversation.intent)
+    asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
+    asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
 
 
 @dataclass
@@ -691,7 +772,7 @@ def evaluate(workload: Workload, constraints: Constraints, state: DialogState, c
             if fewer is not None:
                 ev.alternatives = [o for o in fewer.options if o.meets_targets and o.count <= n][:3]
                 ev.alternatives_within = n
-        elif constraints.candidates and not any(o.meets_targets for o in ev.recommendation.options + ev.user_options):
+        elif s.candidates and constraints.candidates and not any(o.meets_targets for o in ev.recommendation.options + ev.user_options):
             # none of the named cards works (too small, blocked in the region): what the whole catalog offers
             wider = _recommend(workload, constraints.model_copy(update={"candidates": ()}), steps, ev)
             if wider is not None:

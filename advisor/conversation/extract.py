@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from advisor.conversation import reading
 from advisor.conversation.ranges import OutOfRange, check
 
 MAX_CHARS = 4000  # longer messages are cut (the dialog says so)
@@ -142,6 +143,10 @@ class Slots(BaseModel):
     buy_or_rent: str | None = None
     condition: str | None = None  # "used" when second-hand cards are asked for
     wants_nvlink: bool | None = None  # the plan joins the cards over NVLink ("两张 4090 用 NVLink 桥接"); False: "no NVLink"
+    excluded: list[str] = []  # cards ruled out ("国内买不到 A100", "not H20", "除了 4090"): never candidates
+    excluded_vendors: list[str] = []  # "no NVIDIA" / "不要英伟达": every card of that vendor ruled out
+    capacity: Claim | None = None  # a card's memory typed without a card name ("28GB 显存够吗", "my card has 24 GB")
+    negative: str | None = None  # a count or amount typed with a minus sign ("-5 张 H100"): bad input, not 5
     # intents
     default: bool = False
     reset: bool = False
@@ -151,12 +156,14 @@ class Slots(BaseModel):
     question_words: bool = False  # the message asks something ("?", "吗", "how", ...)
     advice: bool = False  # asks for hardware advice without saying for what ("帮我推荐显卡", "which GPU should I buy")
     truncated: bool = False
+    gib_question: bool = False  # asks whether a card's "GB" is GB or GiB
+    refers_previous: bool = False  # "that setup / 这个配置 / 刚才那个": the configuration of the previous answer
     out_of_range: list[OutOfRange] = []  # numbers read but outside what can be sized (ranges.reply answers)
 
     def workload_fields(self) -> dict[str, Any]:
         """The non-empty workload slots (everything except intents), for merging and for tests."""
         intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice",
-                   "out_of_range"}
+                   "gib_question", "refers_previous", "negative", "out_of_range"}
         out: dict[str, Any] = {}
         for name in type(self).model_fields:
             if name in intents:
@@ -448,7 +455,7 @@ _BUDGET_BARE = re.compile(
 )
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
 _CONCURRENCY = [
-    re.compile(rf"(?P<num>{NUM})\s*(?:个|路)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
+    re.compile(rf"(?P<num>{NUM})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
     re.compile(rf"(?P<num>{NUM})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名用户|名员工|位同事|人使用|人用)"),
     re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{NUM})"),
     re.compile(rf"(?P<num>{DIGITS}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|concurrent|simultaneous|people)"),
@@ -569,7 +576,12 @@ def extract(text: str, catalog: Any = None, *, pending: str | None = None, lang:
         raw, slots.truncated = raw[:MAX_CHARS], True
     t = _Text(raw)
     s0 = t.s
-    slots.injection = bool(_INJECTION.search(s0))
+    injected = _INJECTION.search(s0)
+    slots.injection = bool(injected)
+    if injected:  # nothing from the injected sentence onwards feeds a slot
+        for hit in list(_INJECTION.finditer(s0)):
+            t.consume(*reading.injected_span(t.s, hit.start()))
+        s0 = t.s
     slots.reset = bool(_RESET.match(s0))
     slots.default = bool(_DEFAULT.match(s0)) or bool(re.search(r"(?:用|按|都|全部|就)默认|默认(?:就|即可|吧)|use (?:the )?defaults?|defaults? (?:for|is|are) fine|go with (?:the )?defaults?", s0))
     slots.greeting = bool(_GREETING.match(s0))
@@ -577,12 +589,20 @@ def extract(text: str, catalog: Any = None, *, pending: str | None = None, lang:
     slots.question_words = bool(_QUESTION.search(s0))
     slots.advice = bool(_ADVICE.search(s0))
 
+    slots.gib_question = reading.asks_gb_or_gib(s0)
+    slots.refers_previous = reading.refers_to_previous(s0)
+    slots.negative = reading.negative_amount(s0)
+    if slots.negative:  # "-5 张 H100" is bad input, not five cards: the number is not read as a count
+        at = t.s.find(slots.negative)
+        t.consume(at, at + len(slots.negative))
+    slots.excluded_vendors = reading.excluded_vendors(s0)
     if catalog is not None:
         _claims(t, slots)
         _models(t, slots, catalog)
         _gpus(t, slots, catalog)
     else:
         _claims(t, slots)
+    _capacity(t, slots)
     _token_amounts(t, slots)
     _money(t, slots, lang)
     _context(t, slots)
@@ -605,10 +625,40 @@ def _claims(t: _Text, slots: Slots) -> None:
     for m in _MEM_AMOUNT.finditer(t.s, marker.start()):
         value = float(m.group(1).replace(",", ""))
         unit = m.group(2)
+        if re.search(r"(?:(?<![a-z])[a-z]{1,3}\d{2,4}|\d{4}\s*(?:ti|super|d)?)\s*$", t.s[max(0, m.start() - 12):m.start()]):
+            continue  # part of a card's name ("A100 40GB PCIe 的带宽…"), not the stated figure
         factor = 1e3 if unit == "tb" else 1.0
         slots.claim = Claim(text=t.original[max(0, marker.start()):m.end()].strip(), value=value,
                             unit={"gib": "GiB", "gb": "GB", "g": "GB", "tb": "TB"}[unit],
                             bytes_if_gb=value * factor * 1e9, bytes_if_gib=value * factor * 2**30)
+        t.consume(m.start(), m.end())
+        return
+
+
+_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|"
+                             r"(?:gpu|graphics )?cards?(?![a-z])|gpus?(?![a-z])|显卡|的卡|卡(?!\s*[x×]))")
+_CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|标的|标称|标着|写着|has|have|with|是|为|of)"
+                              r"\s*(?:only\s*)?$")
+_NOT_CAPACITY = re.compile(r"\s*(?:的)?\s*(?:ram|内存|system memory|cpu memory|disk|硬盘|ssd|nvme|data|数据|file|文件|download|下载)")
+
+
+def _capacity(t: _Text, slots: Slots) -> None:
+    """A GPU's memory typed without a card ("28GB 显存够吗", "my card has 24 GB"): the capacity to check against.
+    Amounts of system RAM, disk or data are not capacities; a quoted claim is read by `_claims` first."""
+    if slots.claim is not None or slots.candidates or slots.existing:
+        return  # a card named in the message has its memory in the catalog
+    for m in _MEM_AMOUNT.finditer(t.s):
+        value = float(m.group(1).replace(",", ""))
+        unit = m.group(2)
+        after = t.s[m.end():m.end() + 24]
+        if unit == "tb" or not 1 <= value <= 1024 or _NOT_CAPACITY.match(after):
+            continue
+        if not (_CAPACITY_AFTER.match(t.s[m.start(2) + len(unit):]) or "显存" in m.group(0) or "vram" in m.group(0)
+                or "memory" in m.group(0) or _CAPACITY_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])):
+            continue
+        slots.capacity = Claim(text=t.original[m.start():m.end()].strip(), value=value,
+                               unit={"gib": "GiB", "gb": "GB", "g": "GB"}[unit],
+                               bytes_if_gb=value * 1e9, bytes_if_gib=value * 2**30)
         t.consume(m.start(), m.end())
         return
 
@@ -689,6 +739,11 @@ def _gpus(t: _Text, slots: Slots, catalog: Any) -> None:
             gpu_id, assumed = _resolve_ambiguous(catalog, key, owners)
         count, c_start, c_end = _count_near(t.s, start, end)
         span_start, span_end = min(start, c_start), max(end, c_end)
+        if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out
+            if gpu_id not in slots.excluded:
+                slots.excluded.append(gpu_id)
+            t.consume(span_start, span_end)
+            continue
         clause = _clause_before(t.s, start)
         owned = bool(_OWN.search(clause)) and not _NOT_OWN.search(clause)
         mentions.append((GpuMention(gpu=gpu_id, count=count, text=t.original[span_start:span_end].strip(),
@@ -970,7 +1025,10 @@ def _misc(t: _Text, slots: Slots) -> None:
         slots.wants_nvlink = True
     if _USED.search(s):
         slots.condition = "used"
-    if _REGION_CN.search(s):
+    place = reading.region_from_places(s)
+    if place:
+        slots.region = place
+    elif _REGION_CN.search(s):
         slots.region = "cn"
     elif _REGION_GLOBAL.search(s):
         slots.region = "global"

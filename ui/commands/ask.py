@@ -84,7 +84,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if turn.note and turn.note != "error":
         print(f"({turn.note})\n")
-    print(turn.answer)
+    from advisor.conversation.firstscreen import plain_details
+
+    print(plain_details(turn.answer))  # the answer's collapsible sections as headed plain sections
     return 0
 
 

@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     from advisor.conversation.session import Conversation, new_conversation
     from advisor.conversation.turn import Turn
+    from advisor.conversation.firstscreen import plain_details
 
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
             assert last is not None
             if last.note and last.note != "error":
                 out.write(f"({last.note})\n")
-            out.write(last.answer + "\n")
+            out.write(plain_details(last.answer) + "\n")  # collapsible sections as headed plain sections
             out.flush()
     except KeyboardInterrupt:
         pass

@@ -1,0 +1,356 @@
+"""The first screen of an answer: one or two sentences that answer exactly the question asked (intent), with the
+deciding number and its unit, the defaults assumed, a compact table of the recommended configuration(s), and
+the question; everything else goes into collapsible details sections.
+
+Numbers come from the evaluation (estimator, recommender, catalog) and are recorded in the `Book` as they are
+printed, so the grounding gate and the tests can trace them. Layout rules:
+
+    first screen = lead (≤ 2 sentences) + assumed defaults (1 line) + compact table (≤ 3 rows) + question
+    details      = `<details><summary>title</summary> … </details>` blocks (HTML that Gradio's Markdown renders;
+                   Slack shows them in a thread reply; the CLI prints them with their titles)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+GIB = 2**30
+DETAILS_OPEN = "<details>"
+_DETAILS = re.compile(r"<details><summary>(?P<title>.*?)</summary>\n\n(?P<body>.*?)\n\n</details>", re.S)
+
+
+@dataclass
+class Lead:
+    """The answer's opening: its text, the verdict for feasibility questions and what the deciding number is."""
+
+    text: str
+    verdict: str | None = None  # "yes", "no", "with_changes" (feasibility questions), else None
+    deciding: str = ""  # name of the deciding number (a Number.name in the turn)
+
+
+def details(title: str, body: str) -> str:
+    """One collapsible section (blank lines around the body so the Markdown inside renders)."""
+    body = body.strip()
+    return f"<details><summary>{title}</summary>\n\n{body}\n\n</details>" if body else ""
+
+
+def split_details(answer: str) -> tuple[str, list[tuple[str, str]]]:
+    """(first screen, [(title, body), …]) of an answer built with `details`."""
+    at = answer.find(DETAILS_OPEN)
+    if at < 0:
+        return answer, []
+    return answer[:at].rstrip(), [(m.group("title"), m.group("body")) for m in _DETAILS.finditer(answer[at:])]
+
+
+def plain_details(answer: str) -> str:
+    """The answer for a terminal: each details section as a heading line and its body."""
+    return _DETAILS.sub(lambda m: f"▸ {m.group('title')}\n\n{m.group('body')}", answer)
+
+
+def first_screen_lines(answer: str) -> int:
+    """Non-empty lines before the first details section (benchmarks/bench_first_screen.py)."""
+    head, _ = split_details(answer)
+    return sum(1 for line in head.splitlines() if line.strip())
+
+
+def first_sentences(answer: str, n: int = 2) -> str:
+    """The first `n` sentences of the answer (markdown emphasis dropped)."""
+    text = re.sub(r"\*\*|__|`", "", split_details(answer)[0])
+    parts = re.split(r"(?<=[.!?。！？])\s+|(?<=[。！？])", text.strip())
+    return " ".join(p for p in parts[:n] if p)
+
+
+# -- pieces ----------------------------------------------------------------------------------------------------------
+def _yes_no(verdict: str | None, zh: bool) -> str:
+    return {"yes": ("**可以**", "**Yes**"), "no": ("**不够**", "**No**"),
+            "with_changes": ("**按原样不行**", "**Not as asked**")}.get(verdict or "", ("", ""))[0 if zh else 1]
+
+
+def memory_lead(ev: Any, cap: Any, top: Any, book: Any, lang: str, c: Any) -> Lead:
+    """A bare capacity ("28GB 显存够吗"): the job's memory need on one device against it. A card sold as "N GB"
+    has N GiB (N·2^30 bytes); the need includes KV cache, activations and the engine's runtime."""
+    zh = lang == "zh"
+    need = ev.need
+    cap_bytes = int(cap.value * GIB)
+    fits = bool(need.fits(cap_bytes))
+    model = ev.model.name
+    fmt = c._fmt(need_format(ev), lang)
+    total = book.gib("total memory need (unsharded)", need.per_gpu.total)
+    weights = book.gib("weights (unsharded)", need.per_gpu.weights)
+    usable = book.gib(f"usable memory of a {cap.value:g} GiB card", need.usable_bytes(cap_bytes))
+    typed = book.num("capacity you named", cap.value, cap.unit, c.SRC_USER, c._digits(cap.value))
+    verdict = "yes" if fits else "no"
+    if fits:
+        text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，{typed} 的卡可用 {usable}，放得下。" if zh
+                else f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, which "
+                f"fits in a {typed} card ({usable} usable).")
+    elif need.per_gpu.total <= cap_bytes:  # below the card's size but above what the engine may fill
+        text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，超过 {typed} 显卡的可用 {usable}"
+                f"（引擎预留 10%）；光权重就约 {weights}。" if zh else
+                f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, more than the "
+                f"{usable} a {typed} card leaves usable (the engine keeps 10 %); the weights alone are about {weights}.")
+    else:
+        text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，不是 {typed}：光权重就约 {weights}。" if zh
+                else f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, not "
+                f"{typed}: the weights alone are about {weights}.")
+        if top is not None and top.fits:
+            text += (f"{c._opt_name(top, book)} 放得下。" if zh else f" {c._opt_name(top, book)} fits it.")
+    return Lead(text, verdict, "total memory need (unsharded)")
+
+
+def need_format(ev: Any) -> str:
+    return ev.workload.weights or c_default_weights(ev)
+
+
+def c_default_weights(ev: Any) -> str:
+    from advisor.conversation.dialog import default_weights
+
+    return default_weights(ev.workload.model) if ev.workload.task == "inference" else "bf16"
+
+
+def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -> Lead:
+    """One configuration the user named: yes with the need and speed, or no with the shortfall and what would make
+    it work (the recommender's changes checked on it, else the best configuration that fits)."""
+    zh = lang == "zh"
+    name = c._opt_name(o, book)
+    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
+    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes,
+                      f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+    if o.fits:
+        speed = c._opt_speed(o, book, lang, ev.workload)
+        label = ("训练时间" if ev.workload.is_training else "速度") if zh else ""
+        tail = "" if speed == "—" else (f"；{label} {speed}" if zh else f"; {speed}")
+        missing = c._misses(o, lang)
+        warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
+        lay = c._opt_layout(o, lang, book)
+        return Lead((f"**可以：{name} 放得下**{warn}（{lay}），每卡需要 {need}，可用 {usable}{tail}。" if zh else
+                     f"**Yes: {name} fits**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}."),
+                    "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
+    short = book.gib(f"shortfall per GPU on {o.count}× {o.gpu_name}",
+                     o.per_gpu_bytes.get("total", 0) - o.usable_bytes, "computed: need − usable")
+    who = ("一张卡" if zh else "one card") if one_card and o.count == 1 else name
+    changes = list(ev.named_changes or [])
+    verdict = "with_changes" if changes else "no"
+    per = "" if one_card and o.count == 1 else " 每卡"
+    head = (f"{_yes_no(verdict, zh)}：{who}{per}差 {short}——需要 {need}，{o.gpu_name} 可用 {usable}。" if zh else
+            f"{_yes_no(verdict, zh)} — {who} is short by {short}: it needs {need} per GPU and the {o.gpu_name} has "
+            f"{usable} usable.")
+    if changes:
+        ch = changes[0]
+        msg = book.text(ch.message_zh if zh and ch.message_zh else ch.message, f"change ({ch.kind}) for {name}",
+                        c.SRC_RECOMMEND)
+        head += (f"可行的改法：{msg}" if zh else f" What would make it work: {msg}")
+        head = head.rstrip("。.") + ("。" if zh else ".")
+    else:
+        alt = _best_other(ev, o)
+        if alt is not None:
+            head += (f"{c._opt_name(alt, book)} 放得下。" if zh else f" {c._opt_name(alt, book)} fits it.")
+    return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
+
+
+def _best_other(ev: Any, o: Any) -> Any:
+    pool = list(ev.alternatives) + (list(ev.recommendation.options) if ev.recommendation else [])
+    return next((x for x in pool if x.fits and x.meets_targets and (x.gpu, x.count) != (o.gpu, o.count)), None)
+
+
+def count_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
+    zh = lang == "zh"
+    need = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))
+    usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
+                      f"catalog: {top.gpu} memory_bytes × engine usable fraction")
+    name = c._opt_name(top, book)
+    missing = c._misses(top, lang)  # a rule's exclusion stays in the first sentence
+    warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
+    return Lead((f"需要 {name}{warn}：每卡 {need}，可用 {usable}（{c._opt_layout(top, lang, book)}）。" if zh else
+                 f"You need {name}{warn}: {need} per GPU of {usable} usable ({c._opt_layout(top, lang, book)})."),
+                None, f"GPUs ({top.gpu_name})")
+
+
+def users_lead(o: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
+    """"How many users can it serve?": the most concurrent sequences of the asked context that fit on `o` (the
+    configuration's limits when the user named it, else its full-load capacity), with the decode speed there."""
+    zh = lang == "zh"
+    lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
+        else None
+    cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
+    n = (lim.max_load if lim is not None and not lim.training else 0) or cap.get("max_concurrency") or 0
+    speed = (lim.at_max if lim is not None and lim.at_max else None) or cap
+    if not n:
+        return None
+    name = c._opt_name(o, book)
+    most = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", int(n), "sequences", c.SRC_MEMORY)
+    ctx = book.tokens("context", ev.workload.context, c.SRC_DEFAULT, lang)
+    tail = ""
+    if speed and speed.get("total"):
+        tot = book.num(f"decode tokens/s total at {int(n)} sequences on {o.count}× {o.gpu_name}", speed["total"],
+                       "tokens/s", c.SRC_THROUGHPUT, 0)
+        per = book.num(f"decode tokens/s per sequence at {int(n)} sequences on {o.count}× {o.gpu_name}",
+                       speed["per_seq"], "tokens/s", c.SRC_THROUGHPUT, 1 if speed["per_seq"] < 10 else 0)
+        tail = (f"，此时合计 {tot}（每路 {per}）" if zh else f", {tot} in total ({per} per user) at that load")
+    return Lead((f"{name} 最多可同时服务 {most} 路 {ctx} 的请求{tail}。" if zh else
+                 f"{name} serves at most {most} concurrent requests of {ctx}{tail}."), None,
+                f"most concurrent sequences on {o.count}× {o.gpu_name}")
+
+
+def time_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
+    zh = lang == "zh"
+    tr = top.training or {}
+    if not tr.get("wall_s"):
+        return None
+    name = c._opt_name(top, book)
+    days = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", tr["wall_s"] / 86400, "days", c.SRC_TRAINING,
+                    1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
+    hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr["gpu_hours"], "GPU-hours", c.SRC_TRAINING, 0,
+                     suffix="" if zh else "GPU-hours")
+    tokens = book.tokens("training tokens", ev.workload.train_tokens, c.SRC_USER, lang) if ev.workload.train_tokens else ""
+    return Lead((f"在 {name} 上{('训练 ' + tokens + ' ') if tokens else ''}约需 {days}（GPU 时数 {hours}）。" if zh else
+                 f"About {days} on {name}{(' for ' + tokens) if tokens else ''} ({hours})."),
+                None, f"training wall-clock on {top.count}× {top.gpu_name}")
+
+
+def price_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
+    zh = lang == "zh"
+    name = c._opt_name(top, book)
+    if not top.price:  # asked for a price the catalog does not have: said, not replaced by another answer
+        return Lead((f"目录中没有 {top.gpu_name} 的带日期价格，所以 {name} 无法报价。" if zh else
+                     f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced."), None, "")
+    price = c._opt_price(top, book, lang)
+    tco = c._opt_tco(top, book, lang)
+    years = (top.tco or {}).get("years")
+    tail = ""
+    if tco != "—" and years:
+        y = book.num("TCO years", float(years), "years", "advisor.estimator.cost.estimate_tco", 0, suffix="")
+        tail = (f"；{y} 年总拥有成本 {tco}（含整机与电费）" if zh else f"; {tco} total cost of ownership over {y} years "
+                "(server and power included)")
+    return Lead((f"{name} 的显卡约 {price}{tail}。" if zh else f"About {price} for the GPUs of {name}{tail}."),
+                None, f"purchase price of {top.count}× {top.gpu_name} (GPUs only)")
+
+
+def compare_lead(users: list[Any], ev: Any, book: Any, lang: str, c: Any) -> Lead:
+    zh = lang == "zh"
+    parts = []
+    for o in users[:4]:
+        bits = [("放得下" if zh else "fits") if o.fits else ("放不下" if zh else "does not fit")]
+        bits.append(c._opt_layout(o, lang, book))  # engine and format: a card sized on a quantised path says so
+        if o.fits:
+            bits += c._misses(o, lang)
+            speed = c._opt_speed(o, book, lang, ev.workload)
+            if speed != "—":
+                bits.append(speed)
+            if o.price:
+                bits.append(c._opt_price(o, book, lang))
+        else:
+            bits.append(c._opt_memory(o, book, lang))
+        parts.append(f"{c._opt_name(o, book)}：{'，'.join(bits)}" if zh else f"{c._opt_name(o, book)}: {', '.join(bits)}")
+    return Lead(("；".join(parts) + "。") if zh else ("; ".join(parts) + "."), None, "")
+
+
+def which_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
+    zh = lang == "zh"
+    name = c._opt_name(top, book)
+    need = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))
+    usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
+                      f"catalog: {top.gpu} memory_bytes × engine usable fraction")
+    extra = [x for x in (c._opt_speed(top, book, lang, ev.workload), c._opt_price(top, book, lang) if top.price else "")
+             if x and x != "—"]
+    lay = c._opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
+    return Lead((f"建议 {name}（{lay}）：每卡 {need}，可用 {usable}；{'；'.join(extra)}。" if zh else
+                 f"{name} ({lay}): {need} per GPU of {usable} usable; {'; '.join(extra)}."), None,
+                f"memory per GPU on {top.count}× {top.gpu_name}")
+
+
+def need_lead(ev: Any, top: Any, book: Any, lang: str, c: Any) -> Lead:
+    """"How much memory does it need?": the job's total need on one device (unsharded) as the sum of its parts,
+    then the configuration that holds it."""
+    zh = lang == "zh"
+    per = ev.need.per_gpu
+    total = book.gib("total memory need (unsharded)", per.total)
+    names = {"weights": ("权重", "weights"), "gradients": ("梯度", "gradients"),
+             "optimizer_states": ("优化器状态", "optimizer states"), "kv_cache": ("KV 缓存", "KV cache"),
+             "activations": ("激活", "activations"), "overhead": ("运行时开销", "runtime overhead")}
+    terms = [f"{names[k][0 if zh else 1]} {book.gib(f'{k} (unsharded)', getattr(per, k))}" for k in names
+             if getattr(per, k, 0) > 0]
+    fmt = c._fmt(need_format(ev), lang)
+    fits = (f"{c._opt_name(top, book)} 放得下（每卡 {book.gib(f'memory per GPU on {top.count}× {top.gpu_name}', top.per_gpu_bytes.get('total', 0))}）。"
+            if zh else f" {c._opt_name(top, book)} holds it ("
+            f"{book.gib(f'memory per GPU on {top.count}× {top.gpu_name}', top.per_gpu_bytes.get('total', 0))} per GPU).") \
+        if top is not None and top.fits else ""
+    return Lead((f"{ev.model.name}（{fmt}）约需 {total} 显存 = " + " + ".join(terms) + "。" + fits if zh else
+                 f"{ev.model.name} at {fmt} needs about {total} of GPU memory = " + " + ".join(terms) + "." + fits),
+                None, "total memory need (unsharded)")
+
+
+def explain_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
+    """Where the per-GPU memory comes from: total = weights + KV cache + activations + runtime (+ training states)."""
+    zh = lang == "zh"
+    parts = top.per_gpu_bytes if top is not None else {k: getattr(ev.need.per_gpu, k) for k in
+                                                        ("weights", "kv_cache", "activations", "overhead", "total")}
+    where = f" on {top.count}× {top.gpu_name}" if top is not None else " (unsharded)"
+    total = book.gib(f"total memory per GPU{where}", parts.get("total", 0))
+    on = (f"在 {c._opt_name(top, book)} 上，" if zh else f"On {c._opt_name(top, book)}, ") if top is not None else ""
+    names = {"weights": ("权重", "weights"), "gradients": ("梯度", "gradients"),
+             "optimizer_states": ("优化器状态", "optimizer states"), "kv_cache": ("KV 缓存", "KV cache"),
+             "activations": ("激活", "activations"), "overhead": ("运行时开销", "runtime overhead")}
+    terms = [f"{names[k][0 if zh else 1]} {book.gib(f'{k} per GPU{where}', v)}" for k, v in parts.items()
+             if k in names and v > 0]
+    return Lead((f"{on}每卡 {total} = " + " + ".join(terms) + "。" if zh else
+                 f"{on}{total} per GPU = " + " + ".join(terms) + "."), None, f"total memory per GPU{where}")
+
+
+def gib_note(book: Any, lang: str, value: float | None) -> str:
+    """A "GB or GiB?" question answered: a card's "N GB" is N GiB of memory; files and downloads are GB (10^9)."""
+    n = value if value else 24.0
+    shown = book.num("card memory as sold", n, "GB", "vendor convention", 0)
+    gib = book.num("card memory in GiB", n, "GiB", "vendor convention: memory chips come in powers of two", 0)
+    gb = book.num("card memory in GB", n * GIB / 1e9, "GB", "computed: N × 2^30 bytes / 1e9", 1)
+    return (f"GB 还是 GiB：显卡标的“{shown}”其实是 {gib}（即 {gb}）显存；模型文件大小按十进制 GB 标。本回答的显存都用 GiB。"
+            if lang == "zh" else f"GB or GiB: a card sold as “{shown}” has {gib} ({gb}) of memory; file sizes are in "
+            "decimal GB. Memory here is in GiB.")
+
+
+def compact_table(opts: list[Any], book: Any, lang: str, w: Any, c: Any) -> str:
+    """≤ 3 rows, 4 narrow columns (the chat column is ~460 px wide): configuration, memory per GPU / usable with the
+    fit mark, decode speed per user (serving) or training time, GPU price. Labels and rule notes are in the full
+    table of the details."""
+    if not opts:
+        return ""
+    zh = lang == "zh"
+    speed = ("训练时间" if zh else "training time") if w.is_training else ("每路速度" if zh else "speed per user")
+    head = (f"| 配置 | 每卡显存 / 可用 | {speed} | 显卡价格 |" if zh else
+            f"| configuration | memory per GPU / usable | {speed} | GPU price |") + "\n|---|---|---|---|"
+    rows = []
+    for o in opts[:3]:
+        mark = "✓" if o.fits else "✗"
+        rows.append(f"| {c._opt_name(o, book)} | {mark} {c._opt_memory(o, book, lang)} | {_short_speed(o, book, lang, c)} | "
+                    f"{c._opt_price(o, book, lang)} |")
+    return head + "\n" + "\n".join(rows)
+
+
+def _short_speed(o: Any, book: Any, lang: str, c: Any) -> str:
+    """Decode tokens/s per user, or the training wall-clock in days (the same Numbers as the full table's)."""
+    t = o.throughput or {}
+    if t.get("decode_tokens_per_s"):
+        return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
+                        c.SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
+    tr = o.training or {}
+    if tr.get("wall_s"):
+        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", c.SRC_TRAINING,
+                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if lang == "zh" else "days")
+    return "—"
+
+
+def assumed_line(ev: Any, book: Any, lang: str, c: Any) -> str:
+    """The defaults this answer rests on, in one line (all assumptions are in the details)."""
+    zh = lang == "zh"
+    w = ev.workload
+    bits = [c._task(w.task, lang)]
+    if w.task == "inference":
+        n = book.count("concurrency", w.concurrency, "sequences", c.SRC_DEFAULT)
+        bits.append(f"{n} 路并发" if zh else (f"{n} user" + ("s" if w.concurrency != 1 else "")))
+    bits.append(book.tokens("context", w.context, c.SRC_DEFAULT, lang) + (" 上下文" if zh else " context"))
+    bits.append(c._fmt(need_format(ev), lang))
+    region = ev.constraints.region
+    bits.append(c._l(c.REGION.get(region, (region, region)), lang))
+    return ("_按以下条件计算：" + "，".join(bits) + "。_") if zh else ("_Assumed: " + ", ".join(bits) + "._")

@@ -1,0 +1,128 @@
+"""Reading the user beyond the workload slots: exclusions, region from places and clouds, a bare memory amount,
+minus signs, GB-vs-GiB questions, references to the previous answer, and the part of a message an injection
+attempt must not feed.
+
+Each function takes the lower-cased, normalised text `extract` works on and returns what it found; `extract`
+puts the results into `Slots`.
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- injection: the injected instruction never feeds a slot ------------------------------------------------------
+_SENTENCE_END = re.compile(r"[.!?。！？\n;；]|,?\s*(?<![a-z])then(?![a-z])|，?\s*然后|，\s*再")
+
+
+def injected_span(text: str, match_start: int) -> tuple[int, int]:
+    """(start, end) of the sentence holding the injection attempt: an injected "$10,000 … 8× H100" in it never
+    becomes a budget or a candidate; what the user says in other sentences still counts."""
+    start = 0
+    for m in _SENTENCE_END.finditer(text, 0, match_start):
+        start = m.end()
+    nxt = _SENTENCE_END.search(text, match_start)
+    return start, (nxt.start() if nxt else len(text))
+
+
+def cut_at_injection(text: str, match_start: int | None) -> str:
+    """`text` with the injected sentence blanked out (same length)."""
+    if match_start is None:
+        return text
+    a, b = injected_span(text, match_start)
+    return text[:a] + " " * (b - a) + text[b:]
+
+
+# --- exclusions ---------------------------------------------------------------------------------------------------
+_EXCLUDE_BEFORE = re.compile(
+    r"(?:除了|除去|不要|不用|不考虑|不含|排除|不能用|用不了|买不到|买不着|拿不到|搞不到|禁用|别用|别选|非|"
+    r"(?<![a-z])(?:no|not|except|excluding|without|other than|rather than|instead of|avoid|can'?t (?:get|buy|use)|"
+    r"cannot (?:get|buy|use)|unable to (?:get|buy)|no access to|besides|apart from|anything but)(?![a-z]))"
+    r"\s*(?:an?\s+|the\s+|any\s+)?(?:\d+\s*(?:x|张|块)?\s*)?$")
+_EXCLUDE_AFTER = re.compile(
+    r"^\s*(?:s|卡|显卡)?\s*(?:都|也|根本|现在|目前|已经)?\s*(?:买不到|买不着|拿不到|搞不到|用不了|不能用|不考虑|不行|禁售|缺货|断货|"
+    r"被禁|受限|不要|不用|以外|之外|除外|"
+    r"(?:is|are)\s+(?:not available|unavailable|out of (?:stock|the question)|banned|not an option|off the table)|"
+    r"(?:isn't|aren't) (?:available|an option)|not available)")
+_VENDORS = {"nvidia": r"nvidia|英伟达|n卡|n 卡", "amd": r"(?<![a-z])amd(?![a-z])|a卡", "huawei": r"huawei|华为|昇腾|ascend"}
+
+
+_LIST_BEFORE = re.compile(r"[\w.\- ]{1,20}?\s*(?:和|与|及|、|或者?|/|,|，|(?<![a-z])(?:or|and|nor)(?![a-z]))\s*$")
+
+
+def excluded_here(s: str, start: int, end: int) -> bool:
+    """Is the card mentioned at s[start:end] ruled out by the words just before or after it (same clause)? The
+    second card of a list is ruled out with the first ("不要 4090 和 3090", "no 4090 or 3090")."""
+    raw = s[max(0, start - 40):start]
+    listed = _LIST_BEFORE.search(raw)
+    if listed and excluded_here(s, max(0, start - 40) + listed.start(), max(0, start - 40) + listed.start()):
+        return True
+    before = re.split(r"[,，。;；!！?？]|(?<![a-z])(?:and|but)(?![a-z])|但|可是", raw[-24:])[-1]
+    return bool(_EXCLUDE_BEFORE.search(before) or _EXCLUDE_AFTER.match(s[end:end + 24]))
+
+
+def excluded_vendors(s: str) -> list[str]:
+    """Vendors ruled out as a whole: "no NVIDIA", "不要英伟达的卡", "除了 NVIDIA 以外"."""
+    out = []
+    for vendor, words in _VENDORS.items():
+        if re.search(rf"(?:(?<![a-z])(?:no|not|non|without|except|avoid|excluding)[\s-]+(?:{words})|(?:不要|不用|除了|排除|非)\s*(?:{words}))", s) \
+                or re.search(rf"(?:{words})\s*(?:的卡)?\s*(?:买不到|用不了|不能用|以外|之外|不考虑)", s):
+            out.append(vendor)
+    return out
+
+
+# --- region from places and clouds ---------------------------------------------------------------------------------
+CN_PLACES = (
+    "北京|上海|深圳|杭州|广州|成都|重庆|天津|南京|武汉|西安|苏州|长沙|郑州|青岛|合肥|厦门|宁波|济南|沈阳|大连|福州|昆明|贵阳|"
+    "贵州|内蒙古|乌兰察布|宁夏|中卫|庆阳|甘肃|广东|浙江|江苏|四川|湖北|湖南|山东|河南|河北|福建|安徽|陕西|辽宁|吉林|黑龙江|"
+    "江西|广西|云南|海南|山西|新疆|西藏|青海|雄安|国内机房|国内数据中心|阿里云|腾讯云|华为云|百度智能云|百度云|火山引擎|"
+    "天翼云|移动云|联通云|金山云|京东云|ucloud|智算中心"
+)
+CN_PLACES_EN = (
+    r"beijing|shanghai|shenzhen|hangzhou|guangzhou|chengdu|chongqing|tianjin|nanjing|wuhan|xi'?an|suzhou|"
+    r"changsha|zhengzhou|qingdao|hefei|xiamen|ningbo|guangdong|zhejiang|jiangsu|sichuan|guizhou|inner mongolia|"
+    r"alibaba cloud|aliyun|tencent cloud|huawei cloud|baidu (?:ai )?cloud|volcano engine|volcengine"
+)
+_CN_PLACE = re.compile(rf"{CN_PLACES}|(?<![a-z])(?:{CN_PLACES_EN})(?![a-z])")
+_OUTSIDE = re.compile(r"outside (?:of )?(?:mainland )?china|out of china|non-china|中国以外|国外|海外|境外")
+
+
+def region_from_places(s: str) -> str | None:
+    """'cn' for a mainland city, province, data-centre phrase or Chinese cloud; 'global' for "outside China"."""
+    if _OUTSIDE.search(s):
+        return "global"
+    return "cn" if _CN_PLACE.search(s) else None
+
+
+# --- memory amounts, GB vs GiB ------------------------------------------------------------------------------------
+_GIB_QUESTION = re.compile(r"(?:gb|g)\s*(?:or|还是|和|与|vs\.?|versus|/)\s*(?:\d+(?:\.\d+)?\s*)?gib|"
+                           r"gib\s*(?:or|还是|和|与|vs\.?|versus|/)\s*(?:\d+(?:\.\d+)?\s*)?gb|"
+                           r"(?<![a-z])gib(?![a-z]).{0,20}(?:difference|区别|不同)|gb.{0,12}gib.{0,12}(?:\?|？|吗)")
+
+
+def asks_gb_or_gib(s: str) -> bool:
+    return bool(_GIB_QUESTION.search(s))
+
+
+# --- minus signs --------------------------------------------------------------------------------------------------
+_NEGATIVE = re.compile(r"(?<![\w.\-])[-−–]\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>x|张|块|台|片|卡|个|cards?|gpus?|nodes?|"
+                       r"servers?|[kmb]\b|万|元|usd|\$|tokens?|users?|路|并发|人)?")
+
+
+def negative_amount(s: str) -> str | None:
+    """The first number typed with a minus sign in front of a count or amount ("-5 张 H100", "-3 GPUs")."""
+    for m in _NEGATIVE.finditer(s):
+        if m.group("unit") or re.match(r"\s*(?:[a-z]\d|rtx|h\d|a\d|l\d)", s[m.end():m.end() + 6]):
+            return m.group(0).strip()
+    return None
+
+
+# --- the previous answer ------------------------------------------------------------------------------------------
+_PREVIOUS = re.compile(r"这个配置|这套配置|这套|那套|该配置|上面的配置|上述配置|刚才那个|刚才的|刚刚那个|前面那个|这个方案|那个方案|"
+                       r"这台|那台|这些卡|那些卡|(?<![a-z])(?:that|this|the same|the above|your|the recommended|"
+                       r"the previous) (?:setup|configuration|config|server|option|box|cluster|machine|hardware|"
+                       r"cards|gpus|one)(?![a-z])|(?<![a-z])on it(?![a-z])|还够|还能跑|还放得下|还装得下|还行吗|"
+                       r"(?<![a-z])still (?:fit|enough|work|run|ok)")
+
+
+def refers_to_previous(s: str) -> bool:
+    return bool(_PREVIOUS.search(s))
