@@ -167,11 +167,11 @@ class SlackServer:
 
 
 def posts_in(calls, thread: str) -> list[dict]:
-    """The answers posted in `thread` (`calls`: the mock's calls; inside `wait_for`, the list it passes): new
-    messages, or a "working on it" placeholder edited into the answer (each test has one thread)."""
-    return [c.body for c in calls if c.ok and (c.method == "chat.update" or (
-        c.method == "chat.postMessage" and c.body.get("thread_ts") == thread
-        and "Working on it" not in c.body.get("text", "")))]
+    """The answers posted in `thread` (`calls`: the mock's calls; inside `wait_for`, the list it passes): messages
+    with the "open in the web app" button, posted or edited into a "working on it" placeholder — not the details
+    reply that follows each answer, nor the placeholder (each test has one thread)."""
+    return [c.body for c in calls if c.ok and button_url(c.body) and (
+        c.method == "chat.update" or (c.method == "chat.postMessage" and c.body.get("thread_ts") == thread))]
 
 
 def button_url(body: dict) -> str:
