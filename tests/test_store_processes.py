@@ -120,6 +120,32 @@ def test_database_away_during_a_turn_of_a_running_web_process(pg_cluster) -> Non
         store.close()
 
 
+def test_behind_a_login_quotes_and_conversations_are_the_users_only(tmp_path) -> None:
+    """GPU_ADVISOR_WEB_AUTH set: the logged-in user gets the quote and reopens the conversation; without the
+    login the quote is refused (401); an unknown id is "not found" either way."""
+    import httpx
+
+    db = f"sqlite:///{tmp_path / 'auth.db'}"
+    login = ("ann", "pw-ann-12345")
+    with WebServer("--workers", "0", name="web-store-auth", GPU_ADVISOR_DATABASE_URL=db,
+                   GPU_ADVISOR_WEB_AUTH=":".join(login)) as url:
+        client = gradio_client.Client(url, auth=login, verbose=False, download_files=False)
+        raw = chat(client, Q[0])
+        quote = f"quote/{raw['quote_id']}.md"
+        with httpx.Client(base_url=url, timeout=10) as web:
+            assert web.post("login", data={"username": login[0], "password": login[1]}).status_code == 200
+            mine = web.get(quote)
+            assert mine.status_code == 200 and "GiB" in mine.text
+            assert web.get("quote/" + "B" * 22 + ".md").status_code == 404
+        anonymous = httpx.get(url + quote, timeout=10)
+        assert anonymous.status_code == 401 and raw["quote_id"] not in anonymous.text
+        _, reopened = open_conversation(gradio_client.Client(url, auth=login, verbose=False), raw["conversation_id"])
+        assert reopened["conversation_id"] == raw["conversation_id"]
+        history, missing = open_conversation(client, "C" * 22)
+        assert missing == {"error": "not found", "conversation_id": None}
+        assert "not found" in json.dumps(history[-1]).lower()
+
+
 def test_unreachable_database_at_start_is_one_line_and_exit_2() -> None:
     env = offline_env(GPU_ADVISOR_DATABASE_URL="postgresql://advisor:pw@127.0.0.1:1/advisor")
     for argv in (["web", "--port", str(free_port())], ["slack", "--http", "--port", str(free_port())]):
