@@ -17,6 +17,11 @@ same machine at the same time (this machine's speed varies between runs; compare
 
     .venv/bin/python benchmarks/load_web.py --baseline              # 50 conversations × 3 turns, both scenarios
     .venv/bin/python benchmarks/load_web.py --scenario burst --conversations 20 --url http://127.0.0.1:7860/
+    .venv/bin/python benchmarks/load_web.py --store all      # in memory, then SQLite, then PostgreSQL (issue 16)
+
+`--store` picks where the started server keeps conversations (GPU_ADVISOR_DATABASE_URL): `memory` (none),
+`sqlite` (a fresh file in a temporary data directory) or `postgresql` (`--database-url`, else a throwaway cluster
+started with tests/pg_cluster.py from Debian's postgresql binaries); `all` runs the three one after another.
 
 Target (issue 7): 0 errors and p95 under 1 s on a 2-core machine; docs/performance.md has the figures and why the
 burst misses it (so does the do-nothing app). Exit status 1 on any error; with --strict also when a latency target
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -34,11 +40,13 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +74,13 @@ def _server_env() -> dict[str, str]:
     return env
 
 
-def start_server(port: int, *, baseline: bool = False) -> subprocess.Popen[bytes]:
-    """`gpu-advisor web` (or, with `baseline`, the do-nothing app of `serve_baseline`) on `port`, once it answers."""
+def start_server(port: int, *, baseline: bool = False, database_url: str = "memory") -> subprocess.Popen[bytes]:
+    """`gpu-advisor web` (or, with `baseline`, the do-nothing app of `serve_baseline`) on `port`, once it answers;
+    its conversations kept as `database_url` says (GPU_ADVISOR_DATABASE_URL)."""
     cmd = ([sys.executable, __file__, "--serve-baseline", str(port)] if baseline
            else [sys.executable, "-m", "ui.cli", "web", "--port", str(port)])
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=_server_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {**_server_env(), "GPU_ADVISOR_DATABASE_URL": database_url}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -335,31 +345,58 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", action="store_true",
                         help="also measure a do-nothing Gradio app of the same shape (the framework's floor)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a latency target is missed")
+    parser.add_argument("--store", choices=(*STORES, "all"), default="memory",
+                        help="where the started server keeps conversations (default memory; all: each in turn)")
+    parser.add_argument("--database-url", help="--store postgresql: this server (default: a throwaway cluster)")
     parser.add_argument("--serve-baseline", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_baseline:
         serve_baseline(args.serve_baseline)
         return 0
     scenarios = ["paced", "burst"] if args.scenario == "both" else [args.scenario]
-    runs = [("web chat (deterministic mode)", False)] + ([("baseline: do-nothing Gradio app", True)]
-                                                         if args.baseline else [])
+    stores = list(STORES) if args.store == "all" else [args.store]
+    runs = [(f"web chat (deterministic mode), store: {s}", False, s) for s in stores]
+    runs += [("baseline: do-nothing Gradio app", True, "memory")] if args.baseline else []
     failed = False
-    for title, baseline in runs:
-        proc = None
-        url = None if baseline else args.url
-        if not url:
-            port = _free_port()
-            proc = start_server(port, baseline=baseline)
-            url = f"http://127.0.0.1:{port}/"
-        try:
-            errors, met = _measure(url, proc, args, scenarios, title)
-            if not baseline:
-                failed |= errors or (args.strict and not met)
-        finally:
-            if proc is not None:
-                proc.terminate()
-                proc.wait(timeout=10)
+    with _databases(stores, args.database_url) as urls:
+        for title, baseline, store in runs:
+            proc = None
+            url = None if baseline else args.url
+            if not url:
+                port = _free_port()
+                proc = start_server(port, baseline=baseline, database_url=urls[store])
+                url = f"http://127.0.0.1:{port}/"
+            try:
+                errors, met = _measure(url, proc, args, scenarios, title)
+                if not baseline:
+                    failed |= errors or (args.strict and not met)
+            finally:
+                if proc is not None:
+                    proc.terminate()
+                    proc.wait(timeout=10)
     return 1 if failed else 0
+
+
+STORES = ("memory", "sqlite", "postgresql")
+
+
+@contextlib.contextmanager
+def _databases(stores: list[str], database_url: str | None) -> Iterator[dict[str, str]]:
+    """GPU_ADVISOR_DATABASE_URL for each store: a fresh SQLite file, the given or a throwaway PostgreSQL."""
+    with tempfile.TemporaryDirectory(prefix="load-web-") as tmp, contextlib.ExitStack() as stack:
+        urls = {"memory": "memory", "sqlite": f"sqlite:///{Path(tmp) / 'advisor.db'}"}
+        if "postgresql" in stores:
+            if database_url:
+                urls["postgresql"] = database_url
+            else:
+                sys.path.insert(0, str(ROOT))
+                from tests.pg_cluster import PgCluster, missing_reason
+
+                reason = missing_reason()
+                if reason:
+                    raise SystemExit(f"--store postgresql: {reason} (or pass --database-url)")
+                urls["postgresql"] = stack.enter_context(PgCluster(durable=True))  # fsync on
+        yield urls
 
 
 if __name__ == "__main__":

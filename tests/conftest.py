@@ -25,3 +25,27 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
     conversation to LLM mode. Tests that want LLM mode set these variables themselves (to a local mock)."""
     for key in LLM_ENV:
         monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _data_dir_in_tmp(tmp_path_factory: pytest.TempPathFactory):
+    """The conversation store's default SQLite file (advisor/store) goes to a per-session temporary directory,
+    never the user's ~/.local/share; servers started as subprocesses inherit the variable."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GPU_ADVISOR_DATA_DIR", str(tmp_path_factory.mktemp("gpu-advisor-data")))
+        mp.delenv("GPU_ADVISOR_DATABASE_URL", raising=False)
+        yield
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """One throwaway PostgreSQL server for the whole test session (tests/pg_cluster.py), started on first use;
+    tests take a fresh database each with `pg_cluster.new_database()`. Skips when the binaries are missing."""
+    from tests.pg_cluster import PgCluster, missing_reason
+
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    cluster = PgCluster()
+    with cluster:
+        yield cluster

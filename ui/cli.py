@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "slack": "ui.commands.slack",
     "mcp": "ui.commands.mcp",
     "api": "ui.commands.api",
+    "history": "ui.commands.history",
 }
 
 SUMMARY = {
@@ -41,6 +42,7 @@ SUMMARY = {
     "slack": "start the Slack bot",
     "mcp": "serve the advisor over the Model Context Protocol (stdio, or --http)",
     "api": "serve the JSON API (/api/v1) without the browser chat",
+    "history": "stored conversations and quotes: list, show ID, export ID, purge --older-than 30d",
 }
 
 

@@ -57,7 +57,7 @@ def mount_slack(api: FastAPI, bolt_app: App, path: str = SLACK_PATH) -> FastAPI:
 
 
 def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web_app: Any = None,
-                     web_settings: Any = None, slack_path: str = SLACK_PATH) -> FastAPI:
+                     web_settings: Any = None, slack_path: str = SLACK_PATH, store: Any = None) -> FastAPI:
     """One FastAPI app: the Slack endpoint (when `bolt_app` is given), `/healthz`, and the web app at `/`.
 
     The web app is `web_app` (a Gradio Blocks) or, when `with_web` is set, `ui.web.build_app(web_settings)`; it is
@@ -84,15 +84,15 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
         from ui.web import WebSettings, build_app, launch_kwargs, start_turn_workers
 
         web_settings = (web_settings or WebSettings()).validated()
-        launch = launch_kwargs(web_settings)
+        if web_app is None:
+            web_app = build_app(web_settings, store=store)  # `store`: conversations kept as the bot's are
+            start_turn_workers(web_app)
+        launch = launch_kwargs(web_settings, web_app)
         middleware = [m for m in (launch.get("app_kwargs") or {}).get("middleware") or []
                       if getattr(m, "cls", None) is not OpsEndpoints]  # this app has its own /healthz, /readyz
         accepted = set(inspect.signature(gr.mount_gradio_app).parameters) - {"app", "blocks", "path", "app_kwargs",
                                                                              "server_name", "server_port"}
         mount_kwargs = {k: v for k, v in launch.items() if k in accepted and v is not None}
-        if web_app is None:
-            web_app = build_app(web_settings)
-            start_turn_workers(web_app)
 
     api = FastAPI(title="GPU Advisor", docs_url=None, redoc_url=None, openapi_url=None, middleware=middleware)
 

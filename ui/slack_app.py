@@ -177,6 +177,14 @@ class ThreadState:
     texts: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     dropped: bool = False
+    # in the conversation store (ui/slack_store.py): its id and revision, the turn to record, how it went
+    conversation_id: str | None = None
+    revision: int = 0
+    turn: Any = None
+    question: str = ""
+    error: str | None = None
+    saved: bool = True
+    corrupt: bool = False
 
 
 class ConversationStore:
@@ -287,6 +295,10 @@ _MESSAGES = {
         "zh": "抱歉，计算时出错了。对话内容已保留，请再试一次。",
     },
     "working": {"en": ":hourglass_flowing_sand: Working on it…", "zh": ":hourglass_flowing_sand: 正在计算…"},
+    "not_saved": {"en": "Not saved yet: the conversation store is unavailable; it is saved when it is back.",
+                  "zh": "尚未保存：对话存储暂时不可用，恢复后会保存。"},
+    "corrupt": {"en": "The saved state of this thread could not be read; it starts fresh from this question.",
+                "zh": "此帖子保存的状态无法读取，从这个问题重新开始。"},
     "ack": {"en": "Working on: {q}", "zh": "正在计算：{q}"},
 }
 
@@ -373,21 +385,29 @@ class SlackBot:
                 turn = conversation.respond(text)
                 thread.state = _compact(conversation.to_dict())
                 thread.texts = [] if _RESET.match(text) else (thread.texts + [text])[-20:]
+                thread.turn, thread.question = turn, text  # recorded by a stored ConversationStore
             except AdvisorError as exc:  # a user error: say what was wrong, keep the conversation as it was
                 return text_reply(exc.localized(lang), lang)
             except Exception:  # a bug: log it, tell the user briefly, keep the conversation
                 log.exception("advisor failed on a Slack message (thread %s)", key[2])
                 return text_reply(message("error", lang), lang)
             query = " ".join(thread.texts)
-        return self.render(turn, query)
+        notes = [message(n, lang) for n, on in (("corrupt", thread.corrupt), ("not_saved", not thread.saved)) if on]
+        return self.render(turn, query, conversation_id=thread.conversation_id, notes=notes)
 
-    def render(self, turn: Any, query: str = "") -> Reply:
+    def render(self, turn: Any, query: str = "", *, conversation_id: str | None = None,
+               notes: list[str] | None = None) -> Reply:
         turn = _with_gpu_names(turn)
         style = self.settings.table_style
-        text, blocks = render.render_turn(turn, web_url=self.settings.web_url, query=query, style=style)
+        web = {"web_url": self.settings.web_url, "query": query, "conversation_id": conversation_id}
+        text, blocks = render.render_turn(turn, style=style, **web)
         alt = None
         if style == "table":
-            _, alt = render.render_turn(turn, web_url=self.settings.web_url, query=query, style="fields")
+            _, alt = render.render_turn(turn, style="fields", **web)
+        for note in notes or []:  # the store's notes (state unreadable, answer not saved), after the answer
+            for shown in (blocks, alt):
+                if shown is not None and len(shown) < render.MAX_BLOCKS:
+                    shown.append(render.context(render.escape(note)))
         lang = "zh" if getattr(turn, "lang", "en") == "zh" else "en"
         from ui.slack_details import details_reply
 
@@ -649,12 +669,14 @@ def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http"
                     conversation_factory: Callable[..., Any] | None = None,
                     conversation_loader: Callable[[dict[str, Any]], Any] | None = None,
                     store: ConversationStore | None = None,
+                    database: Any = None,
                     clock: Callable[[], float] = time.monotonic) -> App:
     """The slack-bolt App with the bot's listeners. The SlackBot is reachable as `app.advisor_bot`.
 
     `mode` "http" verifies request signatures with SLACK_SIGNING_SECRET; "socket" (Socket Mode) has no signatures.
     `client` replaces the WebClient built from the settings (tests pass one pointed at a mock). Bolt calls
-    `auth.test` once here to validate the token and learn the bot's user id.
+    `auth.test` once here to validate the token and learn the bot's user id. With `database` (an
+    `advisor.store` store) threads and delivery dedupe live there (`ui/slack_store.py`), else in this process.
     """
     from slack_bolt import App, BoltResponse
     from slack_bolt.error import BoltError
@@ -678,8 +700,18 @@ def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http"
         raise AdvisorError(f"cannot reach the Slack Web API ({settings.api_url or 'https://slack.com/api/'}): "
                            f"{exc}", field="SLACK_API_URL") from None
 
+    if database is not None and store is None:
+        from advisor.store.keeper import Keeper
+        from ui.slack_store import StoredThreads
+
+        store = StoredThreads(Keeper(database, source="slack"))  # type: ignore[assignment]
     bot = SlackBot(settings, conversation_factory=conversation_factory, conversation_loader=conversation_loader,
                    store=store, clock=clock)
+    if database is not None:
+        from ui.slack_store import StoredClaims
+
+        bot.seen_events = StoredClaims(database, settings.dedupe_ttl_s, bot.seen_events)  # type: ignore[assignment]
+        bot.seen_messages = StoredClaims(database, settings.dedupe_ttl_s, bot.seen_messages)  # type: ignore[assignment]
     app.advisor_bot = bot  # type: ignore[attr-defined]
 
     @app.middleware

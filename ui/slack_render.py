@@ -459,15 +459,19 @@ def findings_blocks(findings: Sequence[Any], lang: str = "en") -> list[dict[str,
     return text_blocks(f"*{escape(w['findings'])}*\n" + "\n".join(lines), max_blocks=4)
 
 
-def web_url_for(base_url: str, query: str = "", workload: Mapping[str, Any] | None = None) -> str | None:
+def web_url_for(base_url: str, query: str = "", workload: Mapping[str, Any] | None = None,
+                conversation_id: str | None = None) -> str | None:
     """Link to the web app showing the same question; None when `base_url` is not an http(s) URL.
 
-    The query string carries `q` (the question) so the web app can pre-fill it; the URL is cut to Slack's
+    With `conversation_id` (the thread's stored conversation) the link opens that conversation (`c`); otherwise
+    the query string carries `q` (the question) so the web app can pre-fill it; the URL is cut to Slack's
     3000-character button limit by shortening `q`.
     """
     if not base_url or not re.match(r"^https?://[^\s<>|]+$", base_url.strip(), re.IGNORECASE):
         return None
     base = base_url.strip()
+    if conversation_id:
+        return base + ("&" if "?" in base else "?") + urllib.parse.urlencode({"c": conversation_id})
     if not query:
         return base[:MAX_BUTTON_URL]
     sep = "&" if "?" in base else "?"
@@ -489,7 +493,7 @@ def web_button(url: str, lang: str = "en") -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------------- a Turn
 
 def render_turn(turn: Any, *, web_url: str | None = None, query: str = "", style: TableStyle = "table",
-                ) -> tuple[str, list[dict[str, Any]]]:
+                conversation_id: str | None = None) -> tuple[str, list[dict[str, Any]]]:
     """(fallback text, blocks) for one Turn: summary, clarifying questions, ranked options, findings, note, mode, link.
 
     `turn` is an `advisor.conversation.turn.Turn` (or anything with the same attributes/keys).
@@ -538,7 +542,7 @@ def render_turn(turn: Any, *, web_url: str | None = None, query: str = "", style
         notes.append(escape(w["truncated"]))
     blocks.append(context("  ·  ".join(notes)))
 
-    url = web_url_for(web_url or "", query)
+    url = web_url_for(web_url or "", query, conversation_id=conversation_id)
     if url:
         blocks.append(web_button(url, lang))
 

@@ -301,6 +301,11 @@ class SessionState:
     exports_lang: str | None = None
     last_turn: Any = None  # the latest Turn, whatever it carried
     last_raw: dict[str, Any] | None = None  # its JSON (API output)
+    # in the conversation store (ui/web_store.py), when one is configured:
+    conversation_id: str | None = None
+    revision: int = 0  # turns of it the store had when this session last read or wrote it
+    owner: str = ""  # "user:NAME", "browser:ID" or "" (ui.web_store.owner_of)
+    quote_id: str | None = None  # permanent link of the latest recommendation
 
 
 # Intermediate chat updates (tool steps, streamed text) are sent at most this often, in seconds.
@@ -662,7 +667,7 @@ def _skip_json_revalidation(component: Any) -> Any:
 
 
 def build_app(settings: WebSettings | None = None, *, conversation_factory: Callable[[], Any] | None = None,
-              controller: ChatController | None = None) -> Any:
+              controller: ChatController | None = None, store: Any = None) -> Any:
     """The Gradio Blocks of the web chat, with its queue configured from `settings` (not launched).
 
     Events: Enter/Send shows the user's message at once (outside the queue), then `/chat` (queued; streaming in LLM mode, one update in deterministic mode)
@@ -687,6 +692,14 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
     else:
         root, in_cache = _gradio_export_dir()
         exports = ExportStore(root, lazy=in_cache)
+    keeper = None
+    if store is not None and controller is None:  # conversations in the store: ui/web_store.py
+        from advisor.store.keeper import Keeper
+        from ui.web_store import StoredChatController
+
+        keeper = Keeper(store, source="web")
+        controller = StoredChatController(conversation_factory, exports=exports, keeper=keeper,
+                                          auth=bool(settings.auth))
     ctl = controller or ChatController(conversation_factory, exports=exports)
     L = R.label
 
@@ -754,8 +767,10 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
             shown = [*st.history, R.user_message(text, _detect(text, ui_lang)), R.pending_message(ui_lang)]
             return "", text, shown
 
-        def chat(message: str, ui_lang: str, state: Any = None) -> Iterator[tuple[Any, ...]]:
+        def chat(message: str, ui_lang: str, state: Any = None, request: Any = None) -> Iterator[tuple[Any, ...]]:
             st = session_of(state)
+            if hasattr(ctl, "identify"):
+                ctl.identify(st, request)
             current = {"mode": ctl.mode_text(st, ui_lang, st.last_turn), "raw": st.last_raw,
                        "export_md": (st.exports or (None, None))[0], "export_json": (st.exports or (None, None))[1]}
             for update in ctl.turn(message, st, ui_lang):
@@ -763,13 +778,15 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 current.setdefault("state", st)
                 yield tuple(current[k] for k in CHAT_KEYS)
 
-        def chat_once(message: str, ui_lang: str, state: Any = None) -> tuple[Any, ...]:
+        def chat_once(message: str, ui_lang: str, state: Any = None, request: Any = None) -> tuple[Any, ...]:
             """`chat` without streaming: a deterministic turn takes milliseconds and updates the page once, and a
             plain function saves Gradio a second copy of the outputs (its "generating" event, then "complete")."""
             last: tuple[Any, ...] = ()
-            for last in chat(message, ui_lang, state):
+            for last in chat(message, ui_lang, state, request):
                 pass
             return last
+
+        chat.__annotations__["request"] = chat_once.__annotations__["request"] = gr.Request
 
         def panel_values(st: SessionState, ui_lang: str, *, titled: bool = False) -> tuple[Any, ...]:
             p = ctl.panels(st, ui_lang)
@@ -818,7 +835,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 gr.update(label=L("raw", ui_lang)),
             )
 
-        gr.on([box.submit, send.click], take, inputs=[box, session, lang], outputs=[box, pending, chatbot],
+        chat_event = gr.on([box.submit, send.click], take, inputs=[box, session, lang], outputs=[box, pending, chatbot],
               queue=False, api_visibility="private", show_progress="hidden").then(
             None, js=SCROLL_TO_ANSWER_JS, queue=False, api_visibility="private").then(
             chat if streaming else chat_once, inputs=[pending, lang, session], outputs=chat_outputs, api_name="chat",
@@ -844,10 +861,16 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
         prefill.__annotations__["request"] = gr.Request  # resolved here: this module postpones annotations
         demo.load(prefill, inputs=None, outputs=[box, lang], api_visibility="private", queue=False,
                   show_progress="hidden")
+        if keeper is not None:
+            from ui.web_store import attach_history
+
+            attach_history(gr, demo, ctl, session=session, lang=lang, chat_event=chat_event, new=new,
+                           chat_outputs=chat_outputs, panel_outputs=panel_outputs, panel_values=panel_values)
 
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     demo._advisor_controller = ctl  # for serve()'s start-up line and for tests
     demo._advisor_pool = pool  # started by serve(); None when turns run in this process
+    demo._advisor_keeper = keeper  # the conversation store's keeper (None: conversations in memory only)
     return demo
 
 
@@ -922,12 +945,20 @@ async def _refuse(send: Any, status: int, text: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
-    """Arguments for `Blocks.launch`: no share link, no error details, no SSR, uploads refused, body limit."""
+def launch_kwargs(settings: WebSettings, demo: Any = None) -> dict[str, Any]:
+    """Arguments for `Blocks.launch`: no share link, no error details, no SSR, uploads refused, body limit (and
+    the stored quotes' permanent links when `demo` keeps its conversations in a store)."""
     from starlette.middleware import Middleware
 
     from ui.metrics import OpsEndpoints
     from ui.web_security import SecurityGuard
+
+    stored: list[Any] = []
+    keeper = getattr(demo, "_advisor_keeper", None)
+    if keeper is not None:
+        from ui.web_store import StoredQuotes
+
+        stored = [Middleware(StoredQuotes, keeper=keeper, auth=bool(settings.auth))]
 
     return {
         "server_name": settings.host,
@@ -947,7 +978,7 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
         "app_kwargs": {"middleware": [Middleware(SecurityGuard),  # headers, login throttle, API login, fn_index
                                       Middleware(OpsEndpoints, web=True),  # /healthz, /readyz, /metrics
                                       Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
-                                      _api_middleware(settings), Middleware(_LazyExports)]},
+                                      _api_middleware(settings), Middleware(_LazyExports), *stored]},
     }
 
 
@@ -1013,7 +1044,9 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
         from ui import logs
 
         logs.configure()  # JSON lines with the conversation id (GPU_ADVISOR_LOG_FORMAT=text for plain)
-    demo = build_app(settings, conversation_factory=conversation_factory)
+    from ui.web_store import open_web_store
+
+    demo = build_app(settings, conversation_factory=conversation_factory, store=open_web_store())
     controller = getattr(demo, "_advisor_controller", None)
     mode, model = controller.startup_mode() if controller else ("deterministic", None)
     workers = start_turn_workers(demo)
@@ -1026,12 +1059,14 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
         print(f"GPU Advisor web chat: http://{settings.host}:{settings.port}/ — mode: "
               + (f"LLM ({model})" if mode == "llm" else "deterministic (no OPENAI_API_KEY / ADVISOR_MODEL set)")
               + (f", {workers} turn worker process{'es' if workers != 1 else ''}" if workers else "")
-              + (", login required" if settings.auth else ""), flush=True)
+              + (", login required" if settings.auth else "")
+              + (f", conversations stored in {demo._advisor_keeper.store.url}" if demo._advisor_keeper else
+                 ", conversations in memory only"), flush=True)
     from ui.web_security import install_protocol
 
     install_protocol()  # half-sent requests time out (slowloris)
     try:
-        demo.launch(prevent_thread_lock=not block, quiet=not block, **launch_kwargs(settings))
+        demo.launch(prevent_thread_lock=not block, quiet=not block, **launch_kwargs(settings, demo))
     except OSError as exc:
         raise InputError(f"cannot serve on {settings.host}:{settings.port}: {exc}", field="port",
                          accepted="a free port (see --port)") from None

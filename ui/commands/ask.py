@@ -28,6 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--driver", choices=("deterministic", "llm"),
                         help="force a driver (default: llm when a model is configured, else deterministic)")
     parser.add_argument("--state", metavar="FILE", help="conversation state file to continue and update")
+    parser.add_argument("--conversation", metavar="new|ID",
+                        help="a stored conversation to continue ('new' starts one; see `gpu-advisor history`)")
 
 
 def _load(path: Path, args: argparse.Namespace):  # -> Conversation
@@ -61,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
     text = " ".join(args.text)
     if text.strip() == "-":
         text = sys.stdin.read()
+    if args.state and args.conversation:
+        raise InputError("--state and --conversation both keep the conversation; give one", field="--conversation")
+    if args.conversation:
+        return _run_stored(args, text)
     if args.state:
         conv = _load(Path(args.state), args)
     else:
@@ -81,4 +87,20 @@ def run(args: argparse.Namespace) -> int:
     from advisor.conversation.firstscreen import plain_details
 
     print(plain_details(turn.answer))  # the answer's collapsible sections as headed plain sections
+    return 0
+
+
+def _run_stored(args: argparse.Namespace, text: str) -> int:
+    from advisor.conversation.session import Conversation, new_conversation
+    from ui.commands.ask_store import stored_turn
+
+    def make():  # -> Conversation
+        return Conversation(driver=args.driver, lang=args.lang) if args.driver else new_conversation(lang=args.lang)
+
+    turn, cid, saved = stored_turn(args.conversation, text, make, Conversation.from_dict)
+    if args.json:
+        print(jsonout.dumps({**turn.to_contract(), "conversation_id": cid, "saved": saved}))
+        return 0
+    print(turn.answer)
+    sys.stderr.write(f"conversation: {cid}" + ("" if saved else " (not saved: the store is unavailable)") + "\n")
     return 0

@@ -38,7 +38,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--with-web needs HTTP mode (--http)", field="--with-web")
     check_settings(settings, mode)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    app = build_slack_app(settings, mode=mode)
+    from advisor.store.retention import open_server_store
+
+    database = open_server_store()  # threads and event dedupe (GPU_ADVISOR_DATABASE_URL; default SQLite file)
+    app = build_slack_app(settings, mode=mode, database=database)
 
     if mode == "socket":
         from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -55,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             from ui.web import settings_from  # login, queue and size limits from GPU_ADVISOR_WEB_* as for `web`
 
             web_settings = settings_from(host=args.host, port=args.port)
-        api = build_server_app(app, with_web=args.with_web, web_settings=web_settings)
+        api = build_server_app(app, with_web=args.with_web, web_settings=web_settings, store=database)
     except ImportError as exc:
         if args.with_web:
             raise InputError(f"--with-web needs the web extra ({exc.name} is missing): "
@@ -67,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     where = f"http://{args.host}:{args.port}"
     print(f"GPU Advisor Slack bot: HTTP events at {where}/slack/events"
-          + (f", web chat at {where}/" if args.with_web else ""), flush=True)
+          + (f", web chat at {where}/" if args.with_web else "")
+          + (f", conversations stored in {database.url}" if database is not None else ", conversations in memory"),
+          flush=True)
     serve(api, host=args.host, port=args.port)
     return 0

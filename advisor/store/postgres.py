@@ -1,0 +1,73 @@
+"""The server back end for several replicas: PostgreSQL through psycopg 3 and a `psycopg_pool.ConnectionPool`.
+
+Statements are the shared ones of `advisor.store.sql` with `?` turned into psycopg's `%s`. Each transaction takes a
+pooled connection for its duration only (READ COMMITTED): the compare-and-set UPDATE of `commit_turn` waits on a
+concurrent writer's row lock and then sees its new revision, so the later turn gets `Conflict`, never a lost update.
+Migrations run under a transaction-level advisory lock, so replicas starting together migrate once.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from advisor.store.errors import StoreError, StoreUnavailable
+from advisor.store.sql import Execute, SqlStore, _why
+
+MIGRATION_LOCK = 0x6770_7561  # pg_advisory_xact_lock key of the schema migration ("gpua")
+
+
+def _redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(":" + parts.password + "@", ":***@")
+        parts = parts._replace(netloc=netloc)
+    return urllib.parse.urlunsplit(parts)
+
+
+class PostgresStore(SqlStore):
+    kind = "PostgreSQL"
+
+    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout_s: float = 5.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        super().__init__(clock)
+        try:
+            import psycopg
+            import psycopg_pool
+        except ImportError as exc:
+            raise StoreError(f"PostgreSQL needs the store extra ({exc.name} is missing): "
+                             "pip install 'gpu-advisor[store]'", field="GPU_ADVISOR_DATABASE_URL") from None
+        self.url = _redact(url)
+        # the pool retries in the background and logs each failed attempt; this store reports outages itself
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+        try:  # one direct attempt first: an unreachable server is reported with libpq's reason, at once
+            psycopg.connect(url, connect_timeout=max(1, int(timeout_s))).close()
+        except psycopg.Error as exc:
+            raise StoreUnavailable(_why(self, exc), field="GPU_ADVISOR_DATABASE_URL") from None
+        self._unavailable = (psycopg.OperationalError, psycopg_pool.PoolTimeout, psycopg.InterfaceError)
+        self._integrity = (psycopg.errors.UniqueViolation,)
+        self.pool = psycopg_pool.ConnectionPool(url, min_size=min_size, max_size=max_size, timeout=timeout_s,
+                                                open=False, kwargs={"connect_timeout": max(1, int(timeout_s))},
+                                                check=psycopg_pool.ConnectionPool.check_connection)
+        self.pool.open(wait=False)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Execute]:
+        with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            def execute(sql: str, params: tuple[Any, ...] = ()) -> Any:
+                cur.execute(sql.replace("?", "%s"), params)
+                return cur
+
+            yield execute
+
+    def _lock_migrations(self, x: Execute) -> None:
+        x("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
+
+    def close(self) -> None:
+        self.pool.close()

@@ -1,0 +1,56 @@
+"""The store's schema as a versioned list of migrations; `MIGRATIONS[i]` takes a database from version i to i + 1.
+
+Both back ends run the same statements (portable SQL: TEXT, INTEGER, DOUBLE PRECISION, ON DELETE CASCADE);
+times are Unix seconds. A database whose version is above `len(MIGRATIONS)` was written by a newer program and
+is refused (`advisor.store.sql.SqlStore.migrate`)."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[list[str]] = [
+    [  # 1: conversations, turns, quotes, events
+        """CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            source TEXT NOT NULL,
+            external_key TEXT UNIQUE,
+            title TEXT NOT NULL DEFAULT '',
+            state TEXT,
+            state_version INTEGER NOT NULL DEFAULT 1,
+            revision INTEGER NOT NULL DEFAULT 0,
+            lease_holder TEXT,
+            lease_until DOUBLE PRECISION NOT NULL DEFAULT 0,
+            created_at DOUBLE PRECISION NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL)""",
+        "CREATE INDEX conversations_owner ON conversations (owner, updated_at)",
+        "CREATE INDEX conversations_updated ON conversations (updated_at)",
+        """CREATE TABLE turns (
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            request_id TEXT NOT NULL,
+            question TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            result TEXT,
+            driver TEXT NOT NULL,
+            duration_s DOUBLE PRECISION NOT NULL,
+            error TEXT,
+            quote_id TEXT UNIQUE,
+            created_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (conversation_id, seq),
+            UNIQUE (conversation_id, request_id))""",
+        """CREATE TABLE quotes (
+            id TEXT PRIMARY KEY,
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            owner TEXT NOT NULL,
+            lang TEXT NOT NULL,
+            question TEXT NOT NULL,
+            markdown TEXT NOT NULL,
+            json TEXT NOT NULL,
+            computed_at DOUBLE PRECISION NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL)""",
+        "CREATE INDEX quotes_owner ON quotes (owner, created_at)",
+        "CREATE TABLE events (id TEXT PRIMARY KEY, expires_at DOUBLE PRECISION NOT NULL)",
+        "CREATE INDEX events_expiry ON events (expires_at)",
+    ],
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
