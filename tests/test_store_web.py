@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from advisor import observe
 from advisor.store import NewTurn, QuoteRecord, StoreUnavailable, open_store
 from advisor.store.keeper import Keeper, _Pending
 from advisor.store.sql import new_id
@@ -125,13 +126,25 @@ def test_database_away_during_a_turn_answer_shown_then_saved(pg_cluster, caplog)
     ctl = controller(store, retry_s=0.3)
     st = SessionState(owner="browser:" + "d" * 32)
     cid = ask(ctl, st, Q1)["raw"]["conversation_id"]
+    errors: list[tuple[str, str]] = []
+
+    class Errors:  # what /metrics counts as gpu_advisor_store_errors_total{store, operation}
+        def turn_finished(self, *a: object) -> None: ...
+        def rule_engine_error(self, kind: str) -> None: ...
+        def store_error(self, store_kind: str, operation: str) -> None:
+            errors.append((store_kind, operation))
+
+    listener = Errors()
+    observe.add_listener(listener)
     pg_cluster.stop("fast")
     try:
         out = ask(ctl, st, Q2)
         assert out["raw"]["saved"] is False and out["raw"]["options"]
         assert "Not saved yet" in shown(out["chatbot"][-1:])
         assert ctl.keeper.pending(cid) == 1
+        assert ("postgresql", "commit_turn") in errors or ("postgresql", "lease") in errors, errors
     finally:
+        observe.remove_listener(listener)
         pg_cluster.start()
     assert wait_for(lambda: ctl.keeper.pending(cid) == 0, timeout_s=20)
     assert [t.question for t in store.turns(cid)] == [Q1, Q2]

@@ -102,6 +102,12 @@ def compact_state(state: dict[str, Any]) -> dict[str, Any]:
 class Keeper:
     """The store as one server process uses it (`source`: "web" or "slack")."""
 
+    def _store_error(self, operation: str) -> None:
+        """Count a failed store operation (gpu_advisor_store_errors_total{store, operation} on /metrics)."""
+        from advisor import observe
+
+        observe.store_error((getattr(self.store, "kind", "") or type(self.store).__name__).lower(), operation)
+
     def __init__(self, store: SqlStore, *, source: str, lease_ttl_s: float = LEASE_TTL_S,
                  lease_wait_s: float = 30.0, retry_s: float = 5.0) -> None:
         self.store = store
@@ -144,6 +150,7 @@ class Keeper:
                     time.sleep(LEASE_POLL_S)
             except StoreUnavailable as exc:
                 log.warning("conversation %s: %s", cid, exc)
+                self._store_error("lease")
             try:
                 yield lease
             finally:
@@ -186,6 +193,7 @@ class Keeper:
             lease.released = True
             return done
         except StoreUnavailable as exc:
+            self._store_error("commit_turn")
             log.warning("conversation %s: turn %d not saved yet (%s); retrying every %.0f s",
                         lease.cid, revision + 1, exc, self.retry_s)
             with self._pending_lock:
