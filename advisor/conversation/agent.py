@@ -11,8 +11,10 @@ What code (not the prompt) guarantees, per turn:
 - Faults: 429/5xx/timeouts/connection errors are retried `max_retries` times with exponential backoff (or the
   server's Retry-After when it fits in the time left); malformed tool-call JSON gets one re-ask; a truncated or
   empty completion is a failure. A circuit breaker skips a model that keeps failing.
-- Grounding: every number in the final text must match this turn's tool results (`grounding.check`); one
-  re-ask, then failure. Findings and their citations are appended from rule metadata, never written by the model.
+- Grounding: every number in the final text must match this turn's tool results (`grounding.check`), and its
+  first sentence must answer the question asked, with the deciding number and its unit for feasibility, how-many,
+  how-long and how-much questions (`agent_lead.check_lead`, intent from `intent.classify`); one re-ask, then
+  failure. Findings and their citations are appended from rule metadata, never written by the model.
 Any failure raises :class:`AgentUnavailable` (with a short note in the user's language); the session then
 gives the deterministic answer.
 """
@@ -28,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.conversation import grounding, prompts
+from advisor.conversation import agent_lead, grounding, prompts
 from advisor.conversation.settings import Settings
 from advisor.conversation.tools import ALLOWED, TOOLS, ToolResult, call_tool, langchain_tools, to_number
 from advisor.conversation.turn import Number, Step, Turn
@@ -59,6 +61,7 @@ _REASONS: dict[str, tuple[str, str]] = {
     "truncated": ("the model's answer was cut off", "模型回答被截断"),
     "empty": ("the model returned an empty answer", "模型返回了空回答"),
     "ungrounded": ("its numbers did not match the tools' results", "回答中的数字与工具结果不符"),
+    "unanswered": ("its first sentence did not answer the question", "回答的第一句没有直接回答问题"),
     "circuit_open": ("the model server failed repeatedly; paused for a moment", "模型服务连续失败，暂停调用"),
     "dependency": ("the LLM libraries are not installed (pip install 'gpu-advisor[llm]')",
                    "未安装 LLM 依赖（pip install 'gpu-advisor[llm]'）"),
@@ -227,7 +230,8 @@ def _build_middleware() -> Any:
         def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
             st: TurnState = request.runtime.context
             st.check()
-            request = request.override(system_message=SystemMessage(content=st.system_prompt))
+            request = request.override(system_message=SystemMessage(content=st.system_prompt),
+                                       **({"tool_choice": st.settings.tool_choice} if st.settings.tool_choice else {}))
             messages = list(request.messages)
             attempt = 0
             while True:
@@ -417,7 +421,9 @@ class AgentDriver:
         st = TurnState(settings=s, deadline=self._clock() + s.turn_timeout_s, clock=self._clock, lang=lang,
                        system_prompt=_system_prompt(conversation, lang), http_timeouts=self._chat_model is None)
         messages = _history(conversation, s) + [_human(text)]
+        intent = ""  # read when a final answer is checked (it loads the catalog; a failed call never needs it)
         report: grounding.Report | None = None
+        lead: agent_lead.LeadCheck | None = None
         reasked = False
         try:
             for round_ in (0, 1):
@@ -433,18 +439,26 @@ class AgentDriver:
                     if grounding.check(answer, grounding.Pool.of((), prompts.slot_texts())).ok:
                         yield self._plain_question_turn(answer, st, lang)
                         return
-                report = grounding.check(answer, grounding.Pool.of(r.data for r in st.results if r.ok))
-                if report.ok:
-                    yield self._answer_turn(answer, report, st, lang, reasked)
+                pool = grounding.Pool.of(r.data for r in st.results if r.ok)
+                report = grounding.check(answer, pool)
+                intent = intent or (_question_intent(conversation, text, lang) if report.ok else "")
+                lead = agent_lead.check_lead(answer, intent, pool, yes_no=agent_lead.asks_yes_no(text)) if report.ok \
+                    else None
+                if report.ok and lead is not None and lead.ok:
+                    yield self._answer_turn(answer, report, st, lang, reasked, intent, lead)
                     _breaker_record(key, True, self._clock())
                     return
-                log.info("grounding failed (round %d): %s", round_, [m.text for m in report.ungrounded])
+                log.info("grounding failed (round %d): %s; lead %s", round_, [m.text for m in report.ungrounded],
+                         lead.reason if lead is not None else "-")
                 if round_ == 0:
                     reasked = True
                     from langchain_core.messages import HumanMessage
 
-                    messages = [*final_messages, HumanMessage(content=prompts.reask_message(
-                        [m.text for m in report.ungrounded[:12]], lang))]
+                    reask = (prompts.reask_message([m.text for m in report.ungrounded[:12]], lang) if not report.ok
+                             else prompts.lead_reask_message(intent, lang))
+                    messages = [*final_messages, HumanMessage(content=reask)]
+            if report is not None and report.ok and lead is not None:
+                raise AgentUnavailable("unanswered", f"{intent}: {lead.reason}: {lead.sentence[:120]}")
             raise AgentUnavailable("ungrounded", ", ".join(m.text for m in (report.ungrounded if report else [])[:8]))
         except AgentUnavailable as exc:
             exc.lang = lang
@@ -489,7 +503,8 @@ class AgentDriver:
         return box["messages"]
 
     # --- turns --------------------------------------------------------------------------------------------
-    def _answer_turn(self, answer: str, report: grounding.Report, st: TurnState, lang: str, reasked: bool) -> Turn:
+    def _answer_turn(self, answer: str, report: grounding.Report, st: TurnState, lang: str, reasked: bool,
+                     intent: str = "other", lead: agent_lead.LeadCheck | None = None) -> Turn:
         ok_results = [r for r in st.results if r.ok]
         findings = _findings(ok_results)
         numbers = [to_number(ref) for ref in report.refs if {"name", "value", "unit"} <= set(ref)]
@@ -502,7 +517,8 @@ class AgentDriver:
                     findings=findings, options=_options(ok_results), memory=_memory(ok_results),
                     steps=[r.step() for r in st.results], workload=_workload(ok_results), model_name=self.model_name,
                     extra={"grounding": {"checked": len(report.matched), "reasked": reasked},
-                           "model_calls": st.model_calls, "tool_calls": st.tool_calls, "tokens": st.tokens})
+                           "model_calls": st.model_calls, "tool_calls": st.tool_calls, "tokens": st.tokens,
+                           "intent": intent, "answer_verdict": lead.verdict if lead is not None else None})
 
     def _question_turn(self, result: ToolResult, st: TurnState, lang: str) -> Turn:
         slot = prompts.SLOTS[result.data["slot"]]
@@ -554,6 +570,23 @@ def _as_unavailable(exc: BaseException) -> AgentUnavailable:
     reason, _, _ = _classify(exc)
     log.warning("agent run failed: %s: %s", type(exc).__name__, exc)
     return AgentUnavailable(reason, f"{type(exc).__name__}: {exc}"[:200])
+
+
+def _question_intent(conversation: Any, text: str, lang: str) -> str:
+    """The intent of the user's message, read as the deterministic dialog reads it (advisor.conversation.intent);
+    "other" (no deciding number required) when it cannot be read."""
+    try:
+        from advisor.conversation.dialog import DialogState, _catalog, _intent
+        from advisor.conversation.extract import extract
+
+        state = getattr(conversation, "state", None)
+        if not isinstance(state, DialogState):
+            state = DialogState()
+        slots = extract(text, _catalog(), pending=state.pending, lang=lang)
+        return _intent(text, slots, state)
+    except Exception:  # noqa: BLE001 - the intent only tightens the check; never fail the turn over it
+        log.warning("could not read the question's intent", exc_info=True)
+        return "other"
 
 
 def _lang_of(conversation: Any, text: str) -> str:
