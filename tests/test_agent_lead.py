@@ -189,3 +189,33 @@ def test_the_session_falls_back_to_the_deterministic_first_screen(monkeypatch, q
     lead = first_sentences(turn.answer, 1)
     assert verdict in lead and "GiB" in lead  # the verdict and the deciding memory, in the first sentence
     assert buried not in turn.answer
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Asking first only when no default exists (intent.question_first)
+# --------------------------------------------------------------------------------------------------------------
+
+def test_a_question_when_the_defaults_suffice_is_reasked_for_an_answer() -> None:
+    total = shown("estimate_memory", MEMORY_ARGS, "total per GPU")
+    usable = shown("estimate_memory", MEMORY_ARGS, "usable on NVIDIA H100 SXM5 80GB")
+    ask = tool_call("ask_clarifying_question", {"slot": "context", "question": "What context length do you need?"})
+    answer = f"No — Llama-3-70B needs {total} per GPU; one H100 has {usable} usable."
+    driver, model = _driver([AIMessage("", tool_calls=[ask]),
+                             AIMessage("", tool_calls=[tool_call("estimate_memory", MEMORY_ARGS)]), answer])
+    turn = list(driver.run(None, FIT_QUESTION))[-1]
+    assert turn.questions == [] and turn.answer.startswith(answer) and turn.extra["grounding"]["reasked"]
+    assert "first sentence" in model.calls[1][-1].content  # the re-ask after the refused question
+
+
+def test_a_plain_question_when_the_defaults_suffice_ends_unanswered() -> None:
+    driver, _ = _driver(["What context length do you need?", "How many users?"])
+    with pytest.raises(AgentUnavailable) as info:
+        list(driver.run(None, FIT_QUESTION))
+    assert info.value.reason == "unanswered" and "asked" in info.value.detail
+
+
+def test_asking_first_stays_allowed_without_a_model() -> None:
+    ask = tool_call("ask_clarifying_question", {"slot": "model", "question": "Which model do you want to serve?"})
+    driver, _ = _driver([AIMessage("", tool_calls=[ask])])
+    turn = list(driver.run(None, "How many GPUs do we need for our chatbot?"))[-1]
+    assert turn.questions == ["Which model do you want to serve?"]

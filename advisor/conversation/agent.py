@@ -421,7 +421,7 @@ class AgentDriver:
         st = TurnState(settings=s, deadline=self._clock() + s.turn_timeout_s, clock=self._clock, lang=lang,
                        system_prompt=_system_prompt(conversation, lang), http_timeouts=self._chat_model is None)
         messages = _history(conversation, s) + [_human(text)]
-        intent = ""  # read when a final answer is checked (it loads the catalog; a failed call never needs it)
+        reading: tuple[str, str | None] | None = None  # (intent, slot to ask first): read when an answer arrives
         report: grounding.Report | None = None
         lead: agent_lead.LeadCheck | None = None
         reasked = False
@@ -430,35 +430,47 @@ class AgentDriver:
                 final_messages = yield from self._run_graph(graph, st, messages)
                 final = final_messages[-1] if final_messages else None
                 question = _question_of(final, st)
-                if question is not None:
+                answer = _text_of(final) if question is None else ""
+                asked = question is not None or (not st.results and _is_question(answer))
+                if asked and reading is None:
+                    reading = _reading(conversation, text, lang)
+                if asked and reading is not None and reading[1] is None:
+                    # a default exists for everything this question needs: answer first (intent.question_first)
+                    lead = agent_lead.LeadCheck(False, answer or str(question.data.get("question", "")), "asked")
+                    report = None
+                elif question is not None:
                     yield self._question_turn(question, st, lang)
                     return
-                answer = _text_of(final)
-                if not st.results and _is_question(answer):
+                elif asked and grounding.check(answer, grounding.Pool.of((), prompts.slot_texts())).ok:
                     # a question in plain text (no tool): its numbers may only be the slots' defaults and examples
-                    if grounding.check(answer, grounding.Pool.of((), prompts.slot_texts())).ok:
-                        yield self._plain_question_turn(answer, st, lang)
-                        return
-                pool = grounding.Pool.of(r.data for r in st.results if r.ok)
-                report = grounding.check(answer, pool)
-                intent = intent or (_question_intent(conversation, text, lang) if report.ok else "")
-                lead = agent_lead.check_lead(answer, intent, pool, yes_no=agent_lead.asks_yes_no(text)) if report.ok \
-                    else None
-                if report.ok and lead is not None and lead.ok:
-                    yield self._answer_turn(answer, report, st, lang, reasked, intent, lead)
-                    _breaker_record(key, True, self._clock())
+                    yield self._plain_question_turn(answer, st, lang)
                     return
-                log.info("grounding failed (round %d): %s; lead %s", round_, [m.text for m in report.ungrounded],
+                else:
+                    pool = grounding.Pool.of(r.data for r in st.results if r.ok)
+                    report = grounding.check(answer, pool)
+                    if report.ok and reading is None:
+                        reading = _reading(conversation, text, lang)
+                    intent = reading[0] if reading is not None else "other"
+                    lead = agent_lead.check_lead(answer, intent, pool, yes_no=agent_lead.asks_yes_no(text)) \
+                        if report.ok else None
+                    if report.ok and lead is not None and lead.ok:
+                        yield self._answer_turn(answer, report, st, lang, reasked, intent, lead)
+                        _breaker_record(key, True, self._clock())
+                        return
+                log.info("answer refused (round %d): ungrounded %s; lead %s", round_,
+                         [m.text for m in report.ungrounded] if report is not None else [],
                          lead.reason if lead is not None else "-")
                 if round_ == 0:
                     reasked = True
                     from langchain_core.messages import HumanMessage
 
-                    reask = (prompts.reask_message([m.text for m in report.ungrounded[:12]], lang) if not report.ok
-                             else prompts.lead_reask_message(intent, lang))
+                    reask = (prompts.reask_message([m.text for m in report.ungrounded[:12]], lang)
+                             if report is not None and not report.ok
+                             else prompts.lead_reask_message(reading[0] if reading else "other", lang))
                     messages = [*final_messages, HumanMessage(content=reask)]
-            if report is not None and report.ok and lead is not None:
-                raise AgentUnavailable("unanswered", f"{intent}: {lead.reason}: {lead.sentence[:120]}")
+            if lead is not None and not lead.ok:
+                raise AgentUnavailable("unanswered", f"{reading[0] if reading else 'other'}: {lead.reason}: "
+                                                     f"{lead.sentence[:120]}")
             raise AgentUnavailable("ungrounded", ", ".join(m.text for m in (report.ungrounded if report else [])[:8]))
         except AgentUnavailable as exc:
             exc.lang = lang
@@ -572,21 +584,26 @@ def _as_unavailable(exc: BaseException) -> AgentUnavailable:
     return AgentUnavailable(reason, f"{type(exc).__name__}: {exc}"[:200])
 
 
-def _question_intent(conversation: Any, text: str, lang: str) -> str:
-    """The intent of the user's message, read as the deterministic dialog reads it (advisor.conversation.intent);
-    "other" (no deciding number required) when it cannot be read."""
+def _reading(conversation: Any, text: str, lang: str) -> tuple[str, str | None]:
+    """(intent, the slot to ask before answering or None) of the user's message, read as the deterministic dialog
+    reads it (advisor.conversation.intent: classify and the ask-versus-default rule `question_first`). When it cannot
+    be read: ("other", "model"), which requires no deciding number and lets the model ask."""
     try:
         from advisor.conversation.dialog import DialogState, _catalog, _intent
         from advisor.conversation.extract import extract
+        from advisor.conversation.intent import question_first
 
         state = getattr(conversation, "state", None)
         if not isinstance(state, DialogState):
             state = DialogState()
         slots = extract(text, _catalog(), pending=state.pending, lang=lang)
-        return _intent(text, slots, state)
-    except Exception:  # noqa: BLE001 - the intent only tightens the check; never fail the turn over it
+        intent = _intent(text, slots, state)
+        known = state.slots.model is not None or slots.model is not None
+        merged = state.slots if state.slots.model is not None or state.slots.size_params is not None else slots
+        return intent, question_first(intent, merged, model_known=known)
+    except Exception:  # noqa: BLE001 - the reading only tightens the checks; never fail the turn over it
         log.warning("could not read the question's intent", exc_info=True)
-        return "other"
+        return "other", "model"
 
 
 def _lang_of(conversation: Any, text: str) -> str:
