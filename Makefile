@@ -23,11 +23,15 @@ install: $(STAMP)
 web: $(STAMP)
 	$(BIN)/gpu-advisor web $(ARGS)
 
-# Headless Chromium for the browser tests comes from Debian, never from a browser download.
+# What the tests need from Debian, never from a download: headless Chromium for the browser tests, a CJK font so it
+# renders Chinese, and PostgreSQL's server binaries for the store tests (each test starts its own throwaway cluster).
+DEBS := chromium fonts-noto-cjk postgresql
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
+	@missing=$$(for d in $(DEBS); do dpkg -s $$d >/dev/null 2>&1 || echo $$d; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 # The real-model test (tests/test_agent_llamacpp.py, marker `llamacpp`): llama.cpp's OpenAI-compatible server, built
 # from the PyPI sdist (cmake and a C++ compiler, from the `browser` step; several minutes, once per venv), and the

@@ -33,6 +33,8 @@ from knowledge.errors import AdvisorError, InputError
 from knowledge.schemas import GpuSpec, ModelSpec
 from rules.findings import Finding
 
+NEAR_CAPACITY = 0.95  # a pick whose per-GPU memory is above 95 % of what the engine may use is "near capacity"
+CN_UNAVAILABLE = ("restricted", "licence_required", "not_sold")  # knowledge ChinaMarket.status: no new purchase in cn
 MIN_HEADROOM = 0.10  # rules' sizing threshold: below 10 % free memory a serving engine has no room to grow
 GIB = 2**30
 NODE_COUNTS = (1, 2, 4, 8)
@@ -58,7 +60,7 @@ class Option(BaseModel):
     fits: bool
     throughput: dict[str, Any] = {}
     training: dict[str, Any] = {}
-    price: dict[str, Any] | None = None  # {amount, currency, as_of, source, kind}
+    price: dict[str, Any] | None = None  # {amount, currency, as_of, source, kind, condition, reliability}
     tco: dict[str, Any] | None = None
     findings: list[Finding] = []
     substitutes: list[str] = []
@@ -68,6 +70,7 @@ class Option(BaseModel):
     misses: list[str] = []  # which target or constraint it misses ("budget", "latency", "deadline", …)
     formulas: list[str] = []
     assumptions: list[str] = []
+    margin: dict[str, Any] = {}  # how close to the memory limit, and where it stops (near_capacity picks)
     _memory: Any = PrivateAttr(default=None)  # (MemoryEstimate, sized Workload) behind the numbers
 
     def to_contract(self) -> dict[str, Any]:
@@ -79,9 +82,7 @@ class Option(BaseModel):
             "per_gpu_bytes": self.per_gpu_bytes,
             "fits": self.fits,
             "throughput": self.throughput or self.training,
-            "price": None if self.price is None else {"amount": self.price["amount"],
-                                                      "currency": self.price["currency"],
-                                                      "as_of": self.price.get("as_of")},
+            "price": price_contract(self.price),
             "findings": [{"rule_id": f.rule_id, "severity": f.severity, "message": f.message,
                           "message_zh": f.message_zh, "source": f.source, "as_of": f.as_of}
                          for f in self.findings],
@@ -95,7 +96,45 @@ class Option(BaseModel):
             "launch_hint": self.launch_hint,
             "meets_targets": self.meets_targets,
             "misses": self.misses,
+            "margin": self.margin,
         }
+
+    @property
+    def used_price(self) -> bool:
+        """Priced from a used-card price (the headline must say "used" / "二手")."""
+        return bool(self.price) and self.price.get("condition") == "used"
+
+    @property
+    def quantised(self) -> bool:
+        """Served from an integer-quantised checkpoint (AWQ, GPTQ, GGUF, bitsandbytes); 16-bit and FP8 are not."""
+        return str(self.layout.get("weights") or "bf16") not in ("bf16", "fp16", "fp32", "fp8")
+
+    @property
+    def near_capacity(self) -> bool:
+        return bool(self.margin.get("near_capacity"))
+
+
+def option_tags(o: Any, lang: str = "en") -> list[str]:
+    """Words an answer's headline and layout cell must carry about an option: its 4-bit format when quantised
+    ("AWQ-INT4"), and "used" / "二手" when it is priced from used cards."""
+    tags = []
+    serving = not getattr(o, "training", None) and not (o.layout or {}).get("recompute")
+    if serving and getattr(o, "quantised", False):
+        tags.append(str((o.layout or {}).get("weights", "")).upper())
+    if (o.price or {}).get("condition") == "used":
+        tags.append("二手卡价" if lang == "zh" else "used-card price")
+    if getattr(o, "near_capacity", False):
+        tags.append("接近显存上限" if lang == "zh" else "near its memory limit")
+    return tags
+
+
+def price_contract(price: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A price as the JSON contract shows it: amount, currency, `as_of`, `condition` (new / used / street) and the
+    source's `reliability` beside the date."""
+    if price is None:
+        return None
+    return {k: price.get(k) for k in ("amount", "currency", "as_of", "condition", "reliability", "kind", "source",
+                                      "end_of_life")}
 
 
 class Change(BaseModel):
@@ -122,6 +161,7 @@ class Recommendation(BaseModel):
     assumptions: list[str] = []
     assumptions_zh: list[str] = []  # the same, in Chinese
     considered: int = 0  # configurations evaluated
+    market_excluded: list[str] = []  # card names left out of the search for the region's market (stated)
 
     def assumptions_in(self, lang: str) -> list[str]:
         return self.assumptions_zh if lang == "zh" and self.assumptions_zh else self.assumptions
@@ -138,7 +178,15 @@ class Recommendation(BaseModel):
                           "message_zh": f.message_zh, "source": f.source, "as_of": f.as_of}
                          for f in self.findings],
             "assumptions": self.assumptions,
+            "market_excluded": self.market_excluded,
         }
+
+    def headline_condition(self, lang: str = "en") -> str:
+        """"used" / "二手" when the leading option is priced from a used card, else "" (for the answer's headline)."""
+        lead = self.options[0] if self.options else None
+        if lead is None or not lead.used_price:
+            return ""
+        return "二手" if lang == "zh" else "used"
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -253,10 +301,20 @@ def _sized(est: MemoryEstimate, gpu: GpuSpec) -> bool:
 
 
 def candidate_gpus(catalog: Catalog, c: Constraints) -> list[GpuSpec]:
-    """The GPUs to search: the user's candidates, else the whole catalog."""
+    """The GPUs to search: the user's candidates (named cards are checked whatever their market; the market rules
+    say what applies), else the catalog's cards sold in the region's market (`sold_in`)."""
     if c.candidates:
         return [catalog.gpu(name) for name in c.candidates]
-    return list(catalog.gpus)
+    return [g for g in catalog.gpus if sold_in(g, c.region)]
+
+
+def sold_in(gpu: GpuSpec, region: str) -> bool:
+    """Whether a company can buy the card new in `region` (knowledge ChinaMarket, dated): outside China, not a
+    card built for the China market (H20, A800, H800, L20, RTX 4090 D, 5090 D); in mainland China, not one whose
+    status is restricted, licence-required or not sold there (A100/H100/H200/B200, RTX 4090, 5090 …)."""
+    if region == "cn":
+        return gpu.china.status not in CN_UNAVAILABLE
+    return not gpu.china.built_for_china
 
 
 def resolve_inputs(workload: Workload, constraints: Constraints, catalog: Catalog | None = None,
@@ -376,7 +434,7 @@ def _speed(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: La
                  "decode_tokens_per_s_total": t.decode_tokens_per_s_total,
                  "ms_per_token": t.ms_per_token, "prefill_tokens_per_s": t.prefill_tokens_per_s,
                  "ttft_s": t.ttft_s, "bound": t.bound, "concurrency": w.concurrency,
-                 "max_concurrency": _max_concurrency(est, gpu, layout, w)},
+                 "max_concurrency": _max_concurrency(est, gpu, layout, w), **_engine_concurrency(ctx, gpu, est, t)},
                 {}, t.formulas[:1])
     if layout.plan is not None:
         return {}, training_advice.training_figures(layout.plan), layout.plan.formulas[:1]
@@ -391,6 +449,17 @@ def _speed(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: La
     basis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
     return ({}, {"tokens": tokens, "tokens_per_s": r.tokens_per_s, "wall_s": r.wall_s, "gpu_hours": r.gpu_hours,
                  "mfu": r.mfu, "mfu_basis": basis}, r.formulas[:1])
+
+
+def _engine_concurrency(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, t: Any) -> dict[str, Any]:
+    """The serving engine's own start-up figure for one instance (vLLM: "Maximum concurrency for N tokens per
+    request: X x"; advisor/estimator/engine_memory.py), or nothing for engines without a KV reservation."""
+    from advisor.estimator.engine_memory import engine_kv_budget
+
+    b = engine_kv_budget(est.engine, ctx.model, gpu, tp=t.tp, weights=t.weights, kv=t.kv, max_model_len=t.context)
+    if b is None:
+        return {}
+    return {"engine_max_concurrency": round(b.max_concurrency, 2), "engine_log_line": b.log_line}
 
 
 def _default_train_tokens(model: ModelSpec, w: Workload) -> float:
@@ -410,34 +479,95 @@ def _max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Workl
     return max(0, int(free // per_seq)) * max(1, layout.dp)
 
 
-def unit_price(gpu: GpuSpec, currency: str) -> dict[str, Any] | None:
-    """Price of one card in `currency` with its date, kind and source (advisor.estimator.cost.gpu_unit_price:
-    the newest catalog price, else the other currency's at the dated exchange rate); None when there is none."""
+def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> dict[str, Any] | None:
+    """Price of one card in `currency` with its date, kind, source, `condition` (new / used / street) and the
+    source's reliability (advisor.estimator.cost.gpu_unit_price: the newest catalog price of that condition, else
+    the other currency's at the dated exchange rate; a card with no new price is end-of-life and priced used,
+    `end_of_life` true); None when there is none."""
     from advisor.estimator.calibration import load_economics
-    from advisor.estimator.cost import gpu_unit_price
+    from advisor.estimator.cost import end_of_life, gpu_unit_price
+    from knowledge.schemas import Price, source_reliability
 
     try:
-        amount, date, kind, source = gpu_unit_price(gpu, currency, load_economics())
+        amount, date, kind, source = gpu_unit_price(gpu, currency, load_economics(), condition)
     except InputError:
         return None
-    return {"amount": amount, "currency": currency, "as_of": date.isoformat(), "kind": kind, "source": source}
+    base = kind.split(",")[0]
+    cond = Price(amount=1, currency="USD", date=date, kind=base, source=source).condition  # type: ignore[arg-type]
+    try:
+        reliability = source_reliability(load_catalog().source(source).kind)
+    except AdvisorError:
+        reliability = "low"
+    return {"amount": amount, "currency": currency, "as_of": date.isoformat(), "kind": kind, "source": source,
+            "condition": cond, "reliability": reliability, "end_of_life": end_of_life(gpu)}
 
 
 def _tco(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> dict[str, Any] | None:
-    """Purchase, power, operations and cloud rental over the default years (advisor.estimator.cost.estimate_tco),
-    at full utilisation for always-on serving and training."""
+    """Money for the job (advisor.estimator.cost.estimate_tco), three cases:
+
+    * owned cards: running cost only (power and operations over the years; nothing is bought, no rent compared);
+    * training: purchase and running cost against renting the job's own GPU-hours (count × wall-clock), not
+      years of round-the-clock rent;
+    * serving: purchase + power + operations over the horizon against renting over the same horizon at the stated
+      utilisation (always-on: 100 %)."""
     from advisor.estimator.calibration import load_economics
     from advisor.estimator.cost import estimate_tco
 
-    if opt.price is None:
+    owned = "existing" in opt.labels
+    if opt.price is None and not owned:
         return None
     tps = opt.throughput.get("decode_tokens_per_s_total") or opt.training.get("tokens_per_s")
     try:
         t = estimate_tco(gpu, opt.count, load_economics(), currency=ctx.constraints.currency,
-                         years=ctx.constraints.tco_years, tokens_per_s=tps or None, region=ctx.constraints.region)
+                         years=ctx.constraints.tco_years, tokens_per_s=tps or None, region=ctx.constraints.region,
+                         condition=ctx.constraints.condition,
+                         gpu_price=None if opt.price is not None else 1.0)
     except InputError:
         return None
-    return t.to_contract()
+    out = t.to_contract()
+    out["basis"] = "owned" if owned else "training_job" if opt.training else "serving_horizon"
+    if opt.training and out.get("cloud"):
+        _rent_the_job(out, opt.training["gpu_hours"])
+    if owned:
+        return _running_cost_only(out, opt.training["wall_s"] / 3600 if opt.training else None)
+    return out
+
+
+def _running_cost_only(t: dict[str, Any], job_hours: float | None) -> dict[str, Any]:
+    """Owned hardware: the running cost (power) only — over the years for serving, over the job's wall-clock
+    hours for a training job (power per year × hours / 8760); no purchase and no break-even. A training job keeps
+    its rent comparison (the job's own GPU-hours)."""
+    cur, years = t["currency"], float(t["years"])
+    power = float((t.get("power_per_year") or {}).get("amount", 0.0))
+    cloud = t.get("cloud") if job_hours is not None else None
+    t["purchase"] = {"gpus": None, "rest_of_system": None, "total": None}
+    t["operations_per_year"] = None
+    t["depreciation_per_year"] = t["residual_value"] = None
+    t["tco_per_year"] = {"amount": power, "currency": cur}
+    t["cloud"] = cloud
+    t["break_even_utilization"] = None
+    t["cost_per_million_tokens"] = None
+    t["prices"] = [p for p in t.get("prices", []) if "per card" not in p.get("name", "")]
+    if job_hours is None:
+        t["tco"] = {"amount": power * years, "currency": cur}
+        t["formulas"] = [f"running cost = {years:g} years × power {power:,.0f} {cur}/year (cards already owned)"]
+    else:
+        t["tco"] = {"amount": power * job_hours / 8760.0, "currency": cur}
+        t["job_hours"] = job_hours
+        t["formulas"] = [f"running cost of the job = power {power:,.0f} {cur}/year × {job_hours:,.1f} h / 8760 h "
+                         "(cards already owned)"]
+    return t
+
+
+def _rent_the_job(t: dict[str, Any], gpu_hours: float) -> None:
+    """Training: the rent to compare is the job's own GPU-hours at the quoted hourly rate."""
+    cloud = t["cloud"]
+    hourly = float(cloud["cost"]["amount"]) / max(float(t.get("gpu_hours_used") or 0.0), 1e-9)
+    cloud["cost"] = {"amount": hourly * gpu_hours, "currency": cloud["cost"]["currency"]}
+    cloud["gpu_hours"] = gpu_hours
+    t["break_even_utilization"] = None  # a one-off job has no utilisation to break even at
+    t["formulas"] = list(t.get("formulas", [])) + [
+        f"renting the job = {gpu_hours:,.0f} GPU-hours × {hourly:,.2f} {cloud['cost']['currency']}/GPU-hour"]
 
 
 def _launch_hint(ctx: _Ctx, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
@@ -448,18 +578,25 @@ def _launch_hint(ctx: _Ctx, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
     repo = m.hf_repo or m.id
     if not w.is_training:
         repo = m.hf_repo_chat or repo  # a chat service serves the instruction-tuned checkpoint
+        fmt = "awq-int4" if w.weights == "int4" else w.weights or ""  # generic 4-bit: the AWQ checkpoint
         quant = {"awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq", "fp8": "fp8",
-                 "bnb-int8": "bitsandbytes", "nf4": "bitsandbytes"}.get(w.weights or "", "")
-        if (w.weights or "").startswith("q") and w.weights not in ("",):
-            return (f"llama-server -m {m.id}-{w.weights.upper()}.gguf -c {w.context} -ngl 999 "
-                    f"--parallel {w.concurrency}" + (f" --tensor-split {','.join(['1'] * layout.count)}"
-                                                    if layout.count > 1 else ""))
+                 "bnb-int8": "bitsandbytes", "nf4": "bitsandbytes"}.get(fmt, "")
+        ckpt = quantized_checkpoint(m, fmt)
+        if fmt.startswith("q"):
+            split = f" --tensor-split {','.join(['1'] * layout.count)}" if layout.count > 1 else ""
+            model_arg = (f"-hf {ckpt.repo}:{fmt.upper()}" if ckpt else
+                         f"-m <{fmt.upper()} GGUF of {repo}>")
+            return f"llama-server {model_arg} -c {w.context} -ngl 999 --parallel {w.concurrency}{split}"
+        if quant in ("awq", "gptq"):
+            repo = ckpt.repo if ckpt else f"<{fmt.upper()} checkpoint of {repo}>"
         parts = [f"vllm serve {repo}", f"--tensor-parallel-size {layout.tp}"]
         if layout.pp > 1:
             parts.append(f"--pipeline-parallel-size {layout.pp}")
         parts += [f"--max-model-len {w.context}", f"--max-num-seqs {max(1, math.ceil(w.concurrency / layout.dp))}"]
         if quant:
             parts.append(f"--quantization {quant}")
+        elif not gpu.supports_bf16 and _precision(w, m) == "fp16":
+            parts.append("--dtype half")
         if w.kv in ("fp8", "int8"):
             parts.append("--kv-cache-dtype fp8")
         if layout.dp > 1:
@@ -476,6 +613,12 @@ def _launch_hint(ctx: _Ctx, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
     return (f"{launcher}llamafactory-cli train stage={stage} model_name_or_path={repo} finetuning_type={method}"
             f"{bits}{ds} cutoff_len={w.context} per_device_train_batch_size={w.batch} bf16="
             f"{'true' if gpu.supports_bf16 else 'false'} gradient_checkpointing=true")
+
+
+def quantized_checkpoint(model: ModelSpec, fmt: str) -> Any:
+    """The catalog's published checkpoint of `model` in weight format `fmt` (knowledge ModelSpec.quantized, cited),
+    or None."""
+    return next((q for q in model.quantized if q.format == fmt), None)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -507,6 +650,7 @@ def _config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: 
         count=opt.count, nodes=opt.nodes, tp=tp, pp=pp, region=c.region,
         acquisition="owned" if "existing" in opt.labels else ("rent" if c.buy_or_rent == "rent" else "buy"),
         task=w.task, precision=_precision(w, ctx.model), context=w.context, max_context=ctx.model.max_context,
+        weight_format=_precision(w, ctx.model), used=bool(price and price.get("condition") == "used"),
         concurrency=w.concurrency if not w.is_training else None,
         per_gpu_bytes=est.per_gpu.total, kv_cache_bytes=est.per_gpu.kv_cache or None,
         fits=opt.fits, headroom_ratio=min(1.0, opt.headroom_ratio),
@@ -581,17 +725,52 @@ def _option(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: L
         opt.tco = _tco(ctx, gpu, opt)
     opt.misses = _misses(ctx, gpu, opt)
     opt.meets_targets = fits and not opt.misses
+    if fits and not w.is_training:
+        opt.margin = _margin(ctx, gpu, est, opt)
     return opt
 
 
+def _margin(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> dict[str, Any]:
+    """Share of the engine's usable memory the pick takes: near_capacity above NEAR_CAPACITY, with the longest
+    context (one sequence per replica) and the most sequences at the asked context before it stops fitting."""
+    usable = est.usable_bytes(gpu)
+    share = est.per_gpu.total / usable if usable else 1.0
+    out: dict[str, Any] = {"used_bytes": est.per_gpu.total, "usable_bytes": usable, "share": round(share, 4),
+                           "near_capacity": share > NEAR_CAPACITY}
+    if out["near_capacity"]:
+        w = ctx.workload
+        sub = _Ctx(ctx.model, w.model_copy(update={"concurrency": 1}), ctx.constraints, ctx.catalog)
+        out["max_context"] = _longest_context(sub, gpu, opt)
+        out["max_concurrency"] = opt.throughput.get("max_concurrency") if opt.throughput else None
+        out["context"], out["concurrency"] = w.context, w.concurrency
+    return out
+
+
+def _longest_context(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> int:
+    """Longest context (multiple of 256, up to the model's maximum) that still fits on the option's layout."""
+    layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"])
+    lo, hi = 0, ctx.model.max_context // 256
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        sub = _Ctx(ctx.model, ctx.workload.model_copy(update={"context": mid * 256}), ctx.constraints, ctx.catalog)
+        found = _memory(sub, gpu, layout)
+        if found is not None and found[0].fits(gpu):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo * 256
+
+
 def _price(ctx: _Ctx, gpu: GpuSpec) -> dict[str, Any] | None:
-    return unit_price(gpu, ctx.constraints.currency)
+    return unit_price(gpu, ctx.constraints.currency, ctx.constraints.condition)
 
 
 def total_price(opt: Option) -> float | None:
     """Purchase price of the whole configuration: GPUs plus the rest of the server(s) as the guides' tiers price
     it (advisor.estimator.cost), else the GPUs alone when no TCO could be computed."""
     if opt.tco is not None:
+        if opt.tco.get("basis") == "owned":
+            return 0.0  # nothing to buy
         return float(opt.tco["purchase"]["total"]["amount"])
     return None if opt.price is None else opt.price["amount"] * opt.count
 
@@ -671,7 +850,8 @@ def _rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> li
 
     Cost is the TCO over the horizon (purchase + power + operations), so a cheap card that needs twice the servers
     and power does not win on its sticker price; consumer cards spread over several servers rank after any option
-    that fits in one server or uses datacenter parts."""
+    that fits in one server or uses datacenter parts; an option near its memory limit (`NEAR_CAPACITY`) is not the
+    lowest-cost or best-value pick while another has room."""
     ok = [o for o in options if o.meets_targets]
     priced = [o for o in ok if total_price(o)]
     compact = any(not spread_consumer(o, gpus) for o in priced)
@@ -686,10 +866,15 @@ def _rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> li
     def spread(o: Option) -> bool:
         return compact and spread_consumer(o, gpus)
 
+    roomy = any(not o.near_capacity for o in priced)
+
+    def tight(o: Option) -> bool:  # near its memory limit while another option has room: not the cheap pick
+        return roomy and o.near_capacity
+
     picks: list[tuple[str, Option]] = []
     if priced:
-        picks.append(("lowest_cost", min(priced, key=lambda o: (spread(o), cost_of(o), -perf(o)))))
-        picks.append(("best_value", max(priced, key=lambda o: (not spread(o), value(o)))))
+        picks.append(("lowest_cost", min(priced, key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))))
+        picks.append(("best_value", max(priced, key=lambda o: (not spread(o), not tight(o), value(o)))))
     if ok:
         picks.append(("best_performance", max(ok, key=lambda o: (perf(o), -cost_of(o)))))
     for label, o in picks:
@@ -702,7 +887,7 @@ def _rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> li
     taken = {id(o) for o in labelled}
     existing = [o for o in options if "existing" in o.labels and id(o) not in taken]
     taken |= {id(o) for o in existing}
-    rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (spread(o), cost_of(o), -perf(o)))
+    rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))
     return existing + labelled + rest
 
 
@@ -730,6 +915,7 @@ def recommend(workload: Workload, constraints: Constraints | None = None, *, cat
     several turns at once, and people in a room ask the same refinement)."""
     constraints = constraints or Constraints()
     catalog = catalog or load_catalog()
+    workload = with_default_context(workload, catalog, model)
     key = (workload.model_dump_json(), constraints.model_dump_json(), id(catalog),
            None if model is None else model.model_dump_json(), limit)
     while True:
@@ -754,6 +940,18 @@ def recommend(workload: Workload, constraints: Constraints | None = None, *, cat
             _PENDING.pop(key, None)
         done.set()
     return _copy_result(hit)
+
+
+def with_default_context(workload: Workload, catalog: Catalog, model: ModelSpec | None = None) -> Workload:
+    """The workload with the model's default context (advisor.workload.default_context) when the caller gave none
+    (`context` not set explicitly); unchanged otherwise."""
+    from advisor.workload import default_context
+
+    if "context" in workload.model_fields_set or workload.is_training:
+        return workload
+    spec = model or (catalog.find_model(workload.model) if workload.model else None)
+    ctx = default_context(spec)
+    return workload if ctx == workload.context else workload.model_copy(update={"context": ctx})
 
 
 def _copy_containers(model: BaseModel, **update: Any) -> Any:
@@ -802,9 +1000,9 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
 
     for gpu in gpus.values():
         fit, closest = _search_gpu(ctx, gpu, pairs)
-        if fit is not None and not any(o.gpu == fit.gpu and o.count == fit.count for o in options):
+        if fit is not None and not any(same_config(o, fit) for o in options):
             options.append(fit)
-        elif closest is not None:
+        elif closest is not None and not any(same_config(o, closest) for o in options + near):
             near.append(closest)
 
     ranked = _rank(options, workload.is_training, gpus)
@@ -831,14 +1029,22 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
                 _apply_rules(ctx, o, gpus[o.gpu])
         closest.sort(key=_blocked)  # stable: configurations a rule rules out go last
     closest = closest[:3]
+    lead = _quantised_lead(ctx, gpus, shortlist)
+    if lead:
+        shortlist = lead + [o for o in shortlist if not any(same_config(o, q) for q in lead)]
+        closest = [o for o in closest if not any(o.gpu == q.gpu for q in lead)]
     rec = Recommendation(
         model={"id": model.id, "name": model.name, **_param_fields(model)},
         workload=workload.model_dump(mode="json"), constraints=constraints.model_dump(mode="json"),
         options=[o for o in shortlist if o.meets_targets or "existing" in o.labels], closest=closest,
         findings=_evaluate([_workload_facts(ctx)]),
         considered=len(options) + len(near),
+        market_excluded=[] if constraints.candidates else [g.name for g in catalog.gpus if not sold_in(g, constraints.region)],
     )
     rec.assumptions, rec.assumptions_zh = _assumptions(ctx)
+    for en, zh in _advice_assumptions(ctx, rec, bool(lead)):
+        rec.assumptions.append(en)
+        rec.assumptions_zh.append(zh)
     if default_deadline:
         days = DEFAULT_TRAINING_DEADLINE_S / 86400
         rec.assumptions.append(f"no deadline given: configurations that finish within {days:g} days are preferred "
@@ -852,7 +1058,83 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
             "candidates": (own.gpu,), "existing": None, "budget": None, "max_nodes": own.nodes,
             "max_gpus_per_node": max(1, min(16, own.count // own.nodes))})
         rec.changes += [ch.model_copy(update={"for_existing": True}) for ch in _changes(ctx, [], [own], scope)]
+    from advisor.recommend_offload import offer
+
+    offer(ctx, rec)  # one named card that cannot hold the model: llama.cpp layer offload, after the quantised ones
     return rec
+
+
+def same_config(a: Option, b: Option) -> bool:
+    """The same configuration (GPU, count, nodes and weight format): one row in any table."""
+    return (a.gpu, a.count, a.nodes, a.layout.get("weights")) == (b.gpu, b.count, b.nodes, b.layout.get("weights"))
+
+
+QUANTISED_FORMATS = ("awq-int4", "gptq-int4", "q4_k_m")  # tried in this order for a named card (vLLM, then GGUF)
+
+
+def _quantised_lead(ctx: _Ctx, gpus: dict[str, GpuSpec], shortlist: list[Option]) -> list[Option]:
+    """For cards the user named, serving a model at its own precision: when a named card has no option that meets
+    the targets at that precision (it does not fit, or a capability rule such as BF16 on Turing blocks it), the
+    4-bit configuration on that card (the first format of
+    QUANTISED_FORMATS that no rule blocks; AWQ needs Turing or newer) — to lead the answer."""
+    w, c = ctx.workload, ctx.constraints
+    if w.is_training or w.weights is not None or not c.candidates:
+        return []
+    out: list[Option] = []
+    pairs = _counts(c)
+    for gid in dict.fromkeys(ctx.catalog.gpu(n).id for n in c.candidates):
+        gpu = gpus[gid]
+        native = next((o for o in shortlist if o.gpu == gid and o.meets_targets), None)
+        if native is not None:
+            continue
+        for fmt in QUANTISED_FORMATS:
+            sub = _Ctx(ctx.model, w.model_copy(update={"weights": fmt}), c, ctx.catalog)
+            opt, _ = _search_gpu(sub, gpu, pairs)
+            if opt is None or not opt.meets_targets:
+                continue
+            _apply_rules(sub, opt, gpu)
+            if _blocked(opt):
+                continue
+            if native is None:
+                opt.labels.append("quantised")
+                out.append(opt)
+            break
+    return out
+
+
+def _advice_assumptions(ctx: _Ctx, rec: Recommendation, quantised: bool) -> list[tuple[str, str]]:
+    """What the answer must state: the market the search kept to, the price condition, the default context."""
+    from advisor.workload import DEFAULT_CONTEXT
+
+    w, c = ctx.workload, ctx.constraints
+    out: list[tuple[str, str]] = []
+    if rec.market_excluded:
+        names = ", ".join(rec.market_excluded)
+        out.append((f"region {c.region}: only cards sold new there are offered (left out: {names})"
+                    if c.region == "cn" else
+                    f"region {c.region} (outside mainland China): cards sold only in mainland China are not offered "
+                    f"(left out: {names})",
+                    f"地区 {c.region}：只推荐国内可买到新卡的型号（未纳入：{names}）" if c.region == "cn" else
+                    f"地区 {c.region}（中国大陆以外）：不推荐专供中国市场的型号（未纳入：{names}）"))
+    if c.condition == "used":
+        out.append(("used cards asked for: priced at dated used-card prices where the catalog has them",
+                    "按要求使用二手卡：有二手价的按带日期的二手价计算"))
+    else:
+        eol = sorted({o.gpu_name for o in rec.options if o.price and o.price.get("end_of_life")})
+        out.append(("new-card prices (a company purchase)" + (
+                    f"; {', '.join(eol)}: end of life (the catalog's newest price is a used one), so priced used"
+                    if eol else ""),
+                    "按新卡价格计算（企业采购）" + (f"；{'、'.join(eol)} 已停产（目录中最新价格为二手价），按二手价计算"
+                                           if eol else "")))
+    if not w.is_training and ctx.model.default_context and w.context == ctx.model.default_context:
+        out.append((f"context {w.context} tokens per sequence: {ctx.model.name} is a reasoning model whose answers run "
+                    f"long (its own default, instead of {DEFAULT_CONTEXT})",
+                    f"每条序列上下文按 {w.context} tokens：{ctx.model.name} 是推理模型，回答很长（采用该模型的默认值，"
+                    f"而不是 {DEFAULT_CONTEXT}）"))
+    if quantised:
+        out.append(("the named card does not run the model at its own precision on fewer cards, so the 4-bit "
+                    "configuration leads", "所选显卡无法以原精度用更少的卡运行该模型，因此首选 4-bit 量化配置"))
+    return out
 
 
 def _param_fields(model: ModelSpec) -> dict[str, int]:

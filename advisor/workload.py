@@ -25,6 +25,15 @@ Region = Literal["cn", "global"]
 Currency = Literal["CNY", "USD"]
 
 TRAINING_TASKS: frozenset[str] = frozenset({"full", "lora", "qlora", "freeze", "pretrain"})
+DEFAULT_CONTEXT = 4096  # tokens per sequence when neither the user nor the model's data gives one
+
+
+def default_context(model: object | None) -> int:
+    """Tokens per sequence to size for when the user gave none: the model's own `default_context` (reasoning
+    models such as DeepSeek-R1 write 16–32k-token answers; cited in knowledge/data/models), else DEFAULT_CONTEXT.
+    The one place this default is decided (recommender, dialog and CLI ask here)."""
+    own = getattr(model, "default_context", None)
+    return int(own) if own else DEFAULT_CONTEXT
 
 
 class _Strict(BaseModel):
@@ -38,7 +47,7 @@ class Workload(_Strict):
     task: Task = "inference"
     weights: WeightFormat | None = None  # None: the task's default (bf16 inference, nf4 for qlora, …)
     kv: KvFormat = "fp16"
-    context: int = Field(4096, ge=1, le=10_000_000, description="tokens per sequence (prompt + output)")
+    context: int = Field(DEFAULT_CONTEXT, ge=1, le=10_000_000, description="tokens per sequence (prompt + output)")
     batch: int = Field(1, ge=1, le=100_000, description="micro-batch per GPU for training; sequences for inference")
     concurrency: int = Field(1, ge=1, le=100_000, description="concurrent sequences served")
     prompt_tokens: int | None = Field(None, ge=1, le=10_000_000)
@@ -54,7 +63,8 @@ class Workload(_Strict):
     lora_rank: int = Field(16, ge=1, le=4096)
     lora_targets: Literal["attention", "all-linear"] = "all-linear"
     engine: Engine | None = None  # None: vllm for serving, transformers for training
-    train_tokens: float | None = Field(None, gt=0, le=1e15, description="token budget for training")
+    train_tokens: float | None = Field(None, ge=1, le=1e15, allow_inf_nan=False,
+                                       description="token budget for training")
     flash_attention: bool | None = None  # None: on where the GPU supports it
 
     @model_validator(mode="after")
@@ -85,16 +95,38 @@ class ExistingGpus(_Strict):
 class Constraints(_Strict):
     """Limits on the hardware that may be recommended."""
 
-    budget: float | None = Field(None, gt=0, description="upper limit on purchase price")
+    budget: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False, description="upper limit on purchase price")
     currency: Currency = "USD"
     region: Region = "global"
     existing: ExistingGpus | None = None  # hardware the user already owns: recommend how to use it
     candidates: tuple[str, ...] = ()  # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
     max_gpus_per_node: int = Field(8, ge=1, le=16)
     max_nodes: int = Field(64, ge=1, le=4096)
-    power_limit_w: float | None = Field(None, gt=0)
-    max_ms_per_token: float | None = Field(None, gt=0, description="per-sequence decode latency target")
-    min_tokens_per_s: float | None = Field(None, gt=0, description="total throughput target")
-    deadline_s: float | None = Field(None, gt=0, description="training must finish within this wall time")
-    tco_years: float | None = Field(None, gt=0, le=15, description="TCO horizon; None: the economics default")
+    power_limit_w: float | None = Field(None, gt=0, le=1e9, allow_inf_nan=False)
+    max_ms_per_token: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False,
+                                            description="per-sequence decode latency target")
+    min_tokens_per_s: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False,
+                                           description="total throughput target")
+    deadline_s: float | None = Field(None, gt=0, le=3.2e9, allow_inf_nan=False,  # ~100 years
+                                      description="training must finish within this wall time")
+    tco_years: float | None = Field(None, gt=0, le=15, allow_inf_nan=False,
+                                     description="TCO horizon; None: the economics default")
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
+    condition: Literal["new", "used"] = "new"  # a company purchase is priced new unless used cards are asked for
+
+
+def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None, bool, bool]:
+    """(lo, hi, lo_open, hi_open) of a model field's ge/gt/le/lt constraints: one place for each limit, read
+    by the CLI's option types and the chat's range check."""
+    lo = hi = None
+    lo_open = hi_open = False
+    for meta in model.model_fields[name].metadata:
+        if getattr(meta, "ge", None) is not None:
+            lo, lo_open = meta.ge, False
+        if getattr(meta, "gt", None) is not None:
+            lo, lo_open = meta.gt, True
+        if getattr(meta, "le", None) is not None:
+            hi, hi_open = meta.le, False
+        if getattr(meta, "lt", None) is not None:
+            hi, hi_open = meta.lt, True
+    return lo, hi, lo_open, hi_open

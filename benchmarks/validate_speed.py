@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -27,10 +28,11 @@ from advisor.estimator.throughput import (decode_step, estimate_serving, hardwar
                                           speed_profile)
 from advisor.estimator.training import estimate_train_time  # noqa: E402
 from knowledge.catalog import load_catalog  # noqa: E402
-from knowledge.schemas import ModelSpec  # noqa: E402
+from knowledge.schemas import GpuSpec, ModelSpec  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "speed_validation.yaml"
-TOLERANCE = {"decode": 0.30, "ttft": 0.35, "serving": 0.35, "training": 0.25}
+TOLERANCE = {"decode": 0.25, "ttft": 0.35, "serving": 0.35, "training": 0.25, "offload": 0.30}
+DECODE_MEDIAN_TARGET = 0.12  # issue 18: median |error| of the batch-1 decode rows
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Row:
     unit: str
     source: str
     checked: bool = True  # asserted against the tolerance (False: shown for information, see the YAML comments)
+    segment: str = "datacenter"  # "datacenter" or "consumer" (GeForce and RTX workstation cards)
 
     @property
     def error(self) -> float:
@@ -73,6 +76,33 @@ def model(name: str) -> ModelSpec:
     return extra_models().get(name) or load_catalog().model(name)
 
 
+@lru_cache(maxsize=1)
+def extra_gpus() -> dict[str, GpuSpec]:
+    return {k: GpuSpec(**v) for k, v in load_rows().get("gpus", {}).items()}
+
+
+def gpu(name: str) -> GpuSpec:
+    return extra_gpus().get(name) or load_catalog().gpu(name)
+
+
+def predict_offload(r: dict, calib: Calibration) -> Row:
+    """One llama.cpp partial-offload row: decode tokens/s at the row's -ngl and host bandwidth."""
+    from advisor.estimator.memory import estimate_memory
+    from advisor.estimator.offload import Host, plan_offload
+    from advisor.workload import Workload
+
+    m, g = model(r["model"]), gpu(r["gpu"])
+    mem = estimate_memory(m, Workload(task="inference", weights=r["weights"], context=r["context"],
+                                      engine="llama.cpp"), g)
+    host = Host(f"{r['host_gbs']:g} GB/s", r["host_gbs"] * 1e9, stated=True)
+    plan = plan_offload(m, g, 1, calib, host, weights=r["weights"], context=r["context"], ngl=r["ngl"],
+                        cuda_context_bytes=mem.per_gpu.overhead, compute_buffer_bytes=mem.per_gpu.activations,
+                        decode_context=r.get("decode_context"))
+    return Row("offload", r["id"], g.id, m.id,
+               f"{r['weights']} -ngl {r['ngl']}/{m.num_layers}, host {r['host_gbs']:g} GB/s",
+               plan.decode_tokens_per_s, r["measured"], "tok/s", r["source"], r.get("check", True), "consumer")
+
+
 def predict_all(calib: Calibration | None = None, kinds: tuple[str, ...] = tuple(TOLERANCE)) -> list[Row]:
     """Every validation row of `kinds` predicted with `calib` (the shipped calibration by default)."""
     calib = calib or load_calibration()
@@ -82,13 +112,14 @@ def predict_all(calib: Calibration | None = None, kinds: tuple[str, ...] = tuple
     for r in data["decode"] if "decode" in kinds else []:
         m, g = model(r["model"]), cat.gpu(r["gpu"])
         prof = speed_profile(m, r["weights"], r.get("kv", "fp16"), r.get("tp", 1))
-        step = decode_step(prof, hardware(g, prof, calib), 1, r["context"])
+        step = decode_step(prof, hardware(g, prof, calib, r.get("engine")), 1, r["context"])
         out.append(Row("decode", r["id"], g.id, m.id, f"{r['weights']} batch 1 ctx {r['context']}",
-                       1.0 / step.total_s, r["measured"], "tok/s", r["source"], r.get("check", True)))
+                       1.0 / step.total_s, r["measured"], "tok/s", r["source"], r.get("check", True),
+                       "datacenter" if g.segment == "datacenter" else "consumer"))
     for r in [*data["ttft"], *data["ttft_v09"]] if "ttft" in kinds else []:
         m, g = model(r["model"]), cat.gpu(r["gpu"])
         prof = speed_profile(m, r["weights"], r["kv"], r["tp"])
-        hw = hardware(g, prof, calib)
+        hw = hardware(g, prof, calib, "trtllm")
         t = prefill_step(prof, hw, 1, r["prompt"]).total_s + hw.request_overhead
         out.append(Row("ttft", r["id"], g.id, m.id, f"{r['weights']} TP{r['tp']} ISL {r['prompt']}", t * 1e3,
                        r["measured_ms"], "ms", r["source"], r.get("check", True)))
@@ -107,6 +138,8 @@ def predict_all(calib: Calibration | None = None, kinds: tuple[str, ...] = tuple
         out.append(Row("training", r["id"], g.id, m.id,
                        f"{r['precision']} ×{r['count']} s{r['seq']} {r['recompute']} recompute",
                        est.tokens_per_s_per_gpu, r["measured_tps_per_gpu"], "tok/s/GPU", r["source"]))
+    for r in data.get("offload", []) if "offload" in kinds else []:
+        out.append(predict_offload(r, calib))
     return out
 
 
@@ -116,6 +149,7 @@ def summary(rows: list[Row]) -> dict[str, dict[str, float]]:
         errs = [abs(r.error) for r in rows if r.kind == kind and r.checked]
         if errs:
             out[kind] = {"rows": len(errs), "mean_abs_error": sum(errs) / len(errs), "max_abs_error": max(errs),
+                         "median_abs_error": statistics.median(errs),
                          "tolerance": TOLERANCE[kind],
                          "within": sum(1 for r in rows if r.kind == kind and r.checked and r.ok),
                          "shown_not_checked": sum(1 for r in rows if r.kind == kind and not r.checked)}
@@ -159,15 +193,26 @@ def main(argv: list[str] | None = None) -> int:
     head = f"{'kind':8} {'row':36} {'setting':34} {'predicted':>11} {'measured':>11} {'unit':9} {'error':>7}  source"
     print(head)
     print("-" * len(head))
-    for r in rows:
-        flag = "  (shown, not asserted)" if not r.checked else ("" if r.ok else "  <-- outside tolerance")
-        print(f"{r.kind:8} {r.id:36} {r.setting:34} {r.predicted:11.1f} {r.measured:11.1f} {r.unit:9} "
-              f"{r.error:+7.1%}  {r.source}{flag}")
+    groups = [("decode, datacenter GPUs", [r for r in rows if r.kind == "decode" and r.segment == "datacenter"]),
+              ("decode, consumer and workstation GPUs",
+               [r for r in rows if r.kind == "decode" and r.segment == "consumer"]),
+              ("llama.cpp partial offload (-ngl below the layer count), batch 1",
+               [r for r in rows if r.kind == "offload"]),
+              ("other kinds", [r for r in rows if r.kind not in ("decode", "offload")])]
+    for title, group in groups:
+        print(f"-- {title}")
+        for r in group:
+            flag = "  (shown, not asserted)" if not r.checked else ("" if r.ok else "  <-- outside tolerance")
+            print(f"{r.kind:8} {r.id:36} {r.setting:34} {r.predicted:11.1f} {r.measured:11.1f} {r.unit:9} "
+                  f"{r.error:+7.1%}  {r.source}{flag}")
     print()
+    for title, group in groups[:3]:
+        errs = [abs(r.error) for r in group if r.checked]
+        print(f"{title}: {len(errs)} rows, median |error| {statistics.median(errs):.1%}, max {max(errs):.1%}")
     for kind, s in summary(rows).items():
         extra = f" (+{s['shown_not_checked']:.0f} shown, not asserted)" if s["shown_not_checked"] else ""
         print(f"{kind:8} {s['within']:.0f}/{s['rows']:.0f} within ±{s['tolerance']:.0%}; mean |error| "
-              f"{s['mean_abs_error']:.1%}, max {s['max_abs_error']:.1%}{extra}")
+              f"{s['mean_abs_error']:.1%}, median {s['median_abs_error']:.1%}, max {s['max_abs_error']:.1%}{extra}")
     print()
     print("\n".join(guide_tco_lines()))
     return 0

@@ -321,6 +321,8 @@ def _assemble(root: Path, sources: dict[str, Source], gpus: list[tuple[GpuSpec, 
                 raise CatalogError(f"{shown}: field '{loc}': '{ref}' is not a GPU id", field=loc)
     for m, shown in models:
         check_cites(m.cite, sources, shown)
+        for i, q in enumerate(m.quantized):
+            _check_source(q.source, sources, shown, f"quantized.{i}.source")
     gpu_index = _index(gpus)
     model_index = _index(models, _model_extra_names)
     return Catalog(

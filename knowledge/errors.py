@@ -32,6 +32,11 @@ class AdvisorError(Exception):
         return self.message_zh if lang == "zh" and self.message_zh else self.message
 
 
+class NotValidated(AdvisorError):
+    """The rules could not be checked, so an answer would not be validated: shown to the user as an error,
+    never replaced by an answer without its findings (raised by rules.engine)."""
+
+
 class CatalogError(AdvisorError):
     """A data file is invalid: the message names the file and the field."""
 

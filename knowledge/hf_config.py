@@ -22,6 +22,7 @@ count); each default that was used is listed in the spec's `notes`.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -290,18 +291,90 @@ def spec_from_hf_config(config: dict[str, Any], id: str | None = None, name: str
         raise InputError(f"config.json ({t}): inconsistent architecture: {loc}: {err['msg']}", field=loc) from None
 
 
+MAX_CONFIG_BYTES = 4 * 2**20  # real config.json files are a few KB (DeepSeek-V3's is 1.7 KB)
+MAX_JSON_DEPTH = 32  # nesting of arrays/objects; configs nest 2-3 levels (quantization_config, rope_scaling)
+MAX_INT_DIGITS = 18  # config integers are sizes and counts; 10^18 is far above any
+
+
 def load_hf_config(path: str | Path, id: str | None = None) -> ModelSpec:
-    """Read `path` (a config.json file, or a directory holding one) and parse it with :func:`spec_from_hf_config`."""
+    """Read `path` (a config.json file, or a directory holding one) and parse it with :func:`spec_from_hf_config`.
+    The read is bounded (`MAX_CONFIG_BYTES`: a device such as /dev/zero is refused, not read forever) and so is
+    the JSON (`parse_config_json`)."""
     p = Path(path)
-    if p.is_dir():
-        p = p / "config.json"
     try:
-        text = p.read_text(encoding="utf-8")
+        if p.is_dir():
+            p = p / "config.json"
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise InputError(f"cannot read config file '{p}': {exc.strerror}", field="config") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise InputError(f"config file '{p}' is larger than {MAX_CONFIG_BYTES // 2**20} MiB", field="config",
+                         accepted=f"a config.json of at most {MAX_CONFIG_BYTES // 2**20} MiB")
     try:
-        data = json.loads(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"'{p}' is not UTF-8 text (byte {exc.start})", field="config",
+                         accepted="a UTF-8 JSON file") from None
+    return spec_from_hf_config(parse_config_json(text, str(p)), id=id)
+
+
+def parse_config_json(text: str, name: str = "config.json") -> Any:
+    """Strict JSON for a config file: nesting at most `MAX_JSON_DEPTH` deep (checked before parsing, so
+    no RecursionError), no NaN/Infinity (neither the literals nor overflowing numbers such as 1e400), integers
+    of at most `MAX_INT_DIGITS` digits. Every refusal is an InputError naming the file."""
+    depth = _json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise InputError(f"'{name}' nests arrays/objects more than {MAX_JSON_DEPTH} levels deep", field="config",
+                         accepted=f"JSON nested at most {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(text, parse_constant=lambda c: _not_finite(name, c),
+                          parse_float=lambda t: _finite_float(name, t), parse_int=lambda t: _bounded_int(name, t))
     except json.JSONDecodeError as exc:
-        raise InputError(f"'{p}' is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+        raise InputError(f"'{name}' is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
                          field="config") from None
-    return spec_from_hf_config(data, id=id)
+
+
+def _json_depth(text: str) -> int:
+    """Deepest bracket nesting outside strings (a linear scan; stops counting once past the limit)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _not_finite(name: str, constant: str) -> Any:
+    raise InputError(f"'{name}' contains {constant}", field="config", accepted="finite numbers only")
+
+
+def _finite_float(name: str, text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise InputError(f"'{name}': the number {text[:40]} is out of range", field="config",
+                         accepted="finite numbers (below 1.8e308)")
+    return value
+
+
+def _bounded_int(name: str, text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise InputError(f"'{name}': an integer with {digits} digits is out of range", field="config",
+                         accepted=f"integers of at most {MAX_INT_DIGITS} digits")
+    return int(text)

@@ -55,6 +55,26 @@ class Price(Strict):
     note: str = ""
     source: str
 
+    @property
+    def condition(self) -> Literal["new", "used", "street"]:
+        """What the figure prices: a new card at list price (launch MSRP), a used card, or a new card at a street
+        or channel price (a market estimate that moves with supply)."""
+        return "used" if self.kind == "used" else "new" if self.kind == "launch_msrp" else "street"
+
+
+# source kinds -> how far a price or market fact resting on them can be trusted (DESIGN.md's `reliability`)
+_HIGH_RELIABILITY = frozenset({"datasheet", "whitepaper", "documentation", "docs", "specification", "filing",
+                               "vendor", "database", "config", "model-card", "paper", "measurement"})
+
+
+def source_reliability(kind: str) -> Literal["high", "medium", "low"]:
+    """"low" for kinds the registry marks '-low' (expert-call minutes, unverified compilations) and for blogs,
+    guides and assumptions; "high" for vendor documents, filings, databases and papers; "medium" otherwise
+    (press, secondary compilations, quotes)."""
+    if kind.endswith("-low") or kind in ("blog", "guide", "assumption", "user-input"):
+        return "low"
+    return "high" if kind in _HIGH_RELIABILITY else "medium"
+
 
 class CloudPrice(Strict):
     """An hourly rental price per GPU, as a dated source listed it.
@@ -150,13 +170,19 @@ class GpuSpec(Strict):
             raise ValueError(f"estimated names unknown fields {sorted(unknown)}")
         return self
 
-    def price(self, currency: str) -> Price | None:
-        """The newest per-card market price in `currency` (street, channel or used); the launch MSRP when there
-        is none. Server shares are never returned."""
-        market = [p for p in self.prices if p.currency == currency and p.kind in ("street", "channel", "used")]
+    def price(self, currency: str, condition: Literal["new", "used", "any"] = "any") -> Price | None:
+        """The newest per-card price in `currency` for `condition`: "new" — the newest street or channel price,
+        else the launch MSRP; "used" — the newest used-card price; "any" — the newest street, channel or used
+        price, else the launch MSRP. Server shares are never returned."""
+        mine = [p for p in self.prices if p.currency == currency]
+        if condition == "used":
+            used = [p for p in mine if p.kind == "used"]
+            return max(used, key=lambda p: p.date) if used else None
+        kinds = ("street", "channel") if condition == "new" else ("street", "channel", "used")
+        market = [p for p in mine if p.kind in kinds]
         if market:
             return max(market, key=lambda p: p.date)
-        launch = [p for p in self.prices if p.currency == currency and p.kind == "launch_msrp"]
+        launch = [p for p in mine if p.kind == "launch_msrp"]
         return max(launch, key=lambda p: p.date) if launch else None
 
     @model_validator(mode="after")
@@ -173,6 +199,15 @@ class GpuSpec(Strict):
         if missing:
             raise ValueError(f"no citation for {sorted(missing)}")
         return self
+
+
+class QuantCheckpoint(Strict):
+    """A published quantised checkpoint of a model: what a 4-bit/8-bit answer serves (launch hints)."""
+
+    format: Literal["awq-int4", "gptq-int4", "gptq-int8", "fp8", "q4_k_m", "q5_k_m", "q8_0"]
+    repo: str  # Hugging Face repository id
+    file: str | None = None  # GGUF: the file (or first shard) inside the repository
+    source: str
 
 
 class ModelSpec(Strict):
@@ -201,6 +236,10 @@ class ModelSpec(Strict):
     vocab_size: PositiveInt
     tie_word_embeddings: bool = False
     max_context: PositiveInt
+    # tokens per sequence to size for when the user gives none (reasoning models write long answers); None: the
+    # workload default (advisor.workload.DEFAULT_CONTEXT). Cited under cite.default_context.
+    default_context: PositiveInt | None = None
+    quantized: tuple[QuantCheckpoint, ...] = ()  # published quantised checkpoints (cited per entry)
     hidden_act: str = "silu"
     gated_mlp: bool = True  # SwiGLU/GeGLU: three matrices; GPT-style MLP: two
     attention_bias: bool = False
@@ -240,6 +279,10 @@ class ModelSpec(Strict):
     def _consistent(self) -> ModelSpec:
         if "architecture" not in self.cite:
             raise ValueError("cite needs an 'architecture' entry")
+        if self.default_context is not None and "default_context" not in self.cite:
+            raise ValueError("no citation for default_context")
+        if self.default_context is not None and self.default_context > self.max_context:
+            raise ValueError("default_context exceeds max_context")
         for name in ("published_params", "published_active_params", "published_non_embedding_params"):
             if getattr(self, name) is not None and name not in self.cite:
                 raise ValueError(f"no citation for {name}")

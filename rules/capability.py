@@ -82,6 +82,37 @@ RULES: tuple[RuleMeta, ...] = (
         alternative="precision=fp16",
     ),
     RuleMeta(
+        id="cap-bf16-serving-pre-ampere",
+        topic="capability",
+        applies_to=CONFIG,
+        when=(f.precision == "bf16") & INFERENCE & PRE_AMPERE,
+        severity="block",
+        source="a100-wp",
+        section="third-generation Tensor Cores: BF16",
+        refs=("turing-wp", "rules-vllm-quant-hw"),
+        summary="Serving a BF16 checkpoint as BF16 is not offered on Turing/Volta: no BF16 kernels.",
+        en="The {gpu} ({arch}) has no BF16 tensor cores, so a BF16 configuration is not offered on it: serve it "
+           "quantised (GPTQ/AWQ/GGUF, which these cards run) or cast to FP16 (`--dtype half`, validate outputs: "
+           "BF16-trained models can overflow in FP16).",
+        zh="{gpu}（{arch}）没有 BF16 张量核心，因此不提供 BF16 配置：请改用量化版本（GPTQ/AWQ/GGUF，这类卡可运行）"
+           "或转为 FP16（`--dtype half`，需验证输出：以 BF16 训练的模型在 FP16 下可能溢出）。",
+        alternative="precision=int4",
+    ),
+    RuleMeta(
+        id="cap-awq-needs-turing",
+        topic="capability",
+        applies_to=CONFIG,
+        when=(f.weight_format == "awq-int4") & (f.gpu_arch == "volta"),
+        severity="block",
+        source="rules-vllm-quant-hw",
+        section="supported hardware table: AWQ",
+        summary="AWQ kernels need compute capability 7.5+ (Turing or newer): not offered on Volta (V100).",
+        en="The {gpu} (Volta, compute capability 7.0) has no AWQ kernels in vLLM (AWQ needs 7.5 or newer): use a "
+           "GPTQ or GGUF checkpoint on it instead.",
+        zh="{gpu}（Volta，计算能力 7.0）在 vLLM 中没有 AWQ 内核（AWQ 需要计算能力 7.5 及以上）：请改用 GPTQ 或 GGUF 量化版本。",
+        alternative="precision=gptq-int4",
+    ),
+    RuleMeta(
         id="cap-fa2-training",
         topic="capability",
         applies_to=CONFIG,

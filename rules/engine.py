@@ -9,8 +9,15 @@ crash the process; see ../shared/reference/ecosystem_notes.md §2.4), so this wr
   private host whose background dispatch threads are disabled (actions run inside `assert_fact`);
 * serialises every durable call behind one process-wide lock, so Gradio worker threads and Slack
   listener threads may call `evaluate` concurrently;
-* evaluates each request in a fresh session id: asserts the facts one by one (a fact no rule matches is
-  fine), reads back the finding facts the actions asserted, and always deletes the session state;
+* evaluates each request in a fresh session id: opens it with a session fact that a no-op rule consumes,
+  asserts the facts one by one (a fact no rule matches is fine), records what fired, and always deletes the
+  session state. The opening fact matters: durable creates a session's state for any fact, even one no rule
+  reads, but fills the state's action context only when an action runs, and `delete_state` frees that context.
+  Without it a request whose facts all go unread left a state behind that could not be deleted (deleting it
+  aborts the process); each kept ~0.4 MB and the ruleset holds at most 1,024 states, so after ~1,000 such
+  requests every evaluation failed with MemoryError;
+* rebuilds the engine once when an evaluation fails and retries the request on the new one; a request that
+  fails twice raises `RuleEngineError`, whose message says the answer is not validated;
 * turns durable's errors (bare `Exception`s, error codes, exceptions swallowed into the session state)
   into `RuleEngineError`, an `AdvisorError` with a clear message;
 * renders and sorts the findings outside the lock (`rules.request.collect`): deterministic results.
@@ -22,6 +29,7 @@ Rules compile to durable conditions: `Cmp` → `{field: v}` / `{"$lt": {field: v
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -29,19 +37,34 @@ from typing import Any
 from durable import engine as _durable
 from durable.engine import MessageNotHandledException
 
-from knowledge.errors import AdvisorError
+from knowledge.errors import AdvisorError, NotValidated
 from rules.conditions import All, AnyOf, Cmp, Cond, Exists
 from rules.findings import Finding
 from rules.meta import RuleMeta, all_rules
 from rules.request import collect, prepare
 
 RULESET = "gpu_advisor"
+SESSION_KIND = "_session"  # the fact that opens every evaluation session (see the module docstring)
 _LOCK = threading.Lock()  # one lock for every durable_rules call in the process
 _OPS = {"!=": "$neq", "<": "$lt", "<=": "$lte", ">": "$gt", ">=": "$gte"}
 
 
 class RuleEngineError(AdvisorError):
     """The rule engine failed on a request (a bug or an engine limit, not the user's input)."""
+
+
+NOT_VALIDATED = "the rules could not be checked; this answer is not validated"
+NOT_VALIDATED_ZH = "规则无法检查；这个答案未经验证"
+
+
+class RulesNotChecked(RuleEngineError, NotValidated):
+    """The engine failed on a request twice (before and after a rebuild): the answer cannot be validated."""
+
+
+def not_validated(detail: str) -> RulesNotChecked:
+    """The error a user sees when the rules could not be evaluated (never an answer without its findings)."""
+    return RulesNotChecked(f"{NOT_VALIDATED} ({detail}); please try again",
+                           message_zh=f"{NOT_VALIDATED_ZH}（{detail}），请重试")
 
 
 class _SyncHost(_durable.Host):
@@ -82,8 +105,12 @@ def _emit(rule_id: str) -> Any:
     return action
 
 
+def _open_session(c: Any) -> None:
+    """The session rule's action: nothing to record; running it is what readies the state for deletion."""
+
+
 def ruleset_definition(rules: Sequence[RuleMeta]) -> dict[str, Any]:
-    definition: dict[str, Any] = {}
+    definition: dict[str, Any] = {SESSION_KIND: {"all": [{"m": {"kind": SESSION_KIND}}], "run": _open_session}}
     for r in rules:
         expr = {"$and": [{"kind": r.applies_to}, compile_condition(r.when)]}
         definition[r.id] = {"all": [{"m": expr}], "run": _emit(r.id)}
@@ -96,6 +123,7 @@ class RuleEngine:
     def __init__(self, rules: Sequence[RuleMeta]) -> None:
         self.rules = tuple(rules)
         self._sids = itertools.count(1)
+        self.broken: str | None = None  # why this engine must be rebuilt, once a session could not be deleted
         definition = ruleset_definition(self.rules)
         with _LOCK:
             try:
@@ -108,32 +136,51 @@ class RuleEngine:
         """(rule id, fact index) for every rule that fires on the validated `facts` of one request."""
         with _LOCK:
             sid = f"r{next(self._sids)}"
-            touched = False
             found: list[tuple[str, int]] = []
             _Hits.current = found
             try:
+                self._host.assert_fact(RULESET, {"kind": SESSION_KIND, "sid": sid})
+            except Exception as exc:  # no session, nothing to delete
+                _Hits.current = []
+                raise RuleEngineError(f"could not open a rule session: {exc!r}") from exc
+            try:
                 for index, fact in enumerate(facts):
-                    try:
-                        state = self._host.assert_fact(RULESET, {**fact, "sid": sid, "_i": index})
-                    except MessageNotHandledException:
-                        continue  # no rule reads this fact: nothing to find
-                    touched = True
-                    if isinstance(state, dict) and "exception" in state:
-                        # durable swallows action errors into the state: "exception caught X, traceback [...]"
-                        text = str(state["exception"]).split(", traceback", 1)[0].removeprefix("exception caught ")
-                        raise RuleEngineError(f"a rule action failed: {text}")
+                    self._assert(sid, index, fact)
             except AdvisorError:
                 raise
             except Exception as exc:  # durable raises bare Exceptions carrying an error code
-                raise RuleEngineError(f"rule evaluation failed: {exc}") from exc
+                raise RuleEngineError(f"rule evaluation failed: {exc!r}") from exc
             finally:
                 _Hits.current = []
-                if touched:
-                    try:
-                        self._host.delete_state(RULESET, sid)
-                    except Exception:  # noqa: S110 - a session that is already gone needs no cleanup
-                        pass
+                self._close(sid)
         return found
+
+    def _assert(self, sid: str, index: int, fact: Mapping[str, Any]) -> None:
+        try:
+            state = self._host.assert_fact(RULESET, {**fact, "sid": sid, "_i": index})
+        except MessageNotHandledException:
+            return  # no rule reads this fact: nothing to find
+        if isinstance(state, dict) and "exception" in state:
+            # durable swallows action errors into the state: "exception caught X, traceback [...]"
+            text = str(state["exception"]).split(", traceback", 1)[0].removeprefix("exception caught ")
+            raise RuleEngineError(f"a rule action failed: {text}")
+
+    def _close(self, sid: str) -> None:
+        """Delete the session's state; an engine that cannot is marked broken (rebuilt by `evaluate`)."""
+        try:
+            self._host.delete_state(RULESET, sid)
+        except Exception as exc:
+            self.broken = f"could not delete rule session {sid}: {exc!r}"
+
+    def discard(self) -> None:
+        """Free the ruleset's engine memory (the engine must not be used afterwards)."""
+        with _LOCK:
+            for ruleset in getattr(self._host, "_ruleset_list", []):
+                try:
+                    _durable.durable_rules_engine.delete_ruleset(ruleset._handle)
+                except Exception:  # noqa: S110 - a handle already gone needs no freeing
+                    pass
+            self._host = None
 
     def evaluate(self, facts: Any) -> list[Finding]:
         prepared = prepare(facts)
@@ -142,6 +189,7 @@ class RuleEngine:
 
 _ENGINE: RuleEngine | None = None
 _BUILD_LOCK = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 def engine() -> RuleEngine:
@@ -154,10 +202,73 @@ def engine() -> RuleEngine:
     return _ENGINE
 
 
+def rebuild(failed: RuleEngine | None = None) -> RuleEngine:
+    """A new process engine in place of `failed` (when another thread already replaced it, that one)."""
+    global _ENGINE
+    with _BUILD_LOCK:
+        if _ENGINE is failed or _ENGINE is None:
+            old, _ENGINE = _ENGINE, RuleEngine(all_rules())
+            if old is not None:
+                old.discard()
+            HEALTH.rebuilds += 1
+            HEALTH.last_error = failed.broken if failed is not None and failed.broken else HEALTH.last_error
+        return _ENGINE
+
+
+def _discard_current() -> None:
+    """Drop the process engine so the next request builds a new one."""
+    global _ENGINE
+    with _BUILD_LOCK:
+        old, _ENGINE = _ENGINE, None
+    if old is not None:
+        old.discard()
+
+
+class EngineHealth:
+    """Counters for health checks and metrics: engine rebuilds, requests refused as not validated, last error."""
+
+    def __init__(self) -> None:
+        self.rebuilds = 0
+        self.failures = 0
+        self.last_error: str | None = None
+
+
+HEALTH = EngineHealth()
+CANARY = ({"kind": "workload", "task": "pretrain", "params": 1.2e11}, ("size-table-130b", "tier-beyond"))
+
+
+def check() -> None:
+    """Readiness: the engine evaluates a known request to its known findings, else RuleEngineError."""
+    facts, expected = CANARY
+    got = tuple(f.rule_id for f in evaluate(facts))
+    if got != expected:
+        raise RuleEngineError(f"the rule engine's self-check gave {got}, expected {expected}")
+
+
 def evaluate(facts: Mapping[str, Any] | Sequence[Mapping[str, Any]] | Any) -> list[Finding]:
     """Findings for one request: a fact or a list of facts (mappings with `kind`, or `rules.facts` models).
 
     Raises InputError/UnknownGpu for bad facts (naming the field and accepted values) and RuleEngineError
-    when the engine itself fails. Safe to call from any thread.
+    (`not_validated`) when the engine fails twice: once on the process engine, which is then rebuilt, and
+    once on the new one. Safe to call from any thread.
     """
-    return engine().evaluate(facts)
+    prepared = prepare(facts)
+    try:
+        current = engine()
+        hits = current.hits(prepared)
+    except RuleEngineError as exc:
+        log.error("rule engine failed, rebuilding it: %s", exc)
+        HEALTH.last_error = str(exc)
+        try:
+            current = rebuild(_ENGINE)
+            hits = current.hits(prepared)
+        except RuleEngineError as again:
+            log.error("rule engine failed again after a rebuild: %s", again)
+            HEALTH.failures += 1
+            HEALTH.last_error = str(again)
+            _discard_current()
+            raise not_validated(str(again)) from again
+    if current.broken:
+        log.error("rule engine needs rebuilding: %s", current.broken)
+        rebuild(current)
+    return collect(hits, prepared)

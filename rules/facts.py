@@ -143,6 +143,7 @@ class ConfigFacts(_Facts):
     task: Task | None = None
     params: float | None = Field(None, gt=0, le=1e14, description="model parameters, total")
     precision: Precision | None = Field(None, description="weight/compute precision family; weight formats accepted")
+    weight_format: str | None = Field(None, description="the weight format as served (awq-int4, gptq-int4, q4_k_m…)")
     flash_attention: bool | None = Field(None, description="the job expects FlashAttention-2; None = default on")
     context: int | None = Field(None, ge=1)
     max_context: int | None = Field(None, ge=1, description="the model's maximum context")
@@ -167,6 +168,9 @@ class ConfigFacts(_Facts):
     cpu_ram_bytes: int | None = Field(None, gt=0, description="host RAM per node")
     offload_cpu_bytes: int | None = Field(None, ge=0, description="host memory the job needs per node")
     offload_ram_ratio: float | None = Field(None, ge=0)
+    offload_gpu_layers: int | None = Field(None, ge=0, description="llama.cpp layer offload: -ngl, layers on the GPU")
+    offload_cpu_layers: int | None = Field(None, ge=0, description="llama.cpp layer offload: layers in system RAM")
+    offload_tokens_per_s: float | None = Field(None, gt=0, description="decode speed with those layers in RAM")
     train_wall_s: float | None = Field(None, ge=0)
     deadline_s: float | None = Field(None, gt=0)
     deadline_ratio: float | None = Field(None, ge=0)

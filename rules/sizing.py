@@ -149,6 +149,27 @@ RULES: tuple[RuleMeta, ...] = (
            "数据加载、锁页缓冲和操作系统也需要内存，请增加内存。",
     ),
     RuleMeta(
+        id="sizing-layer-offload-slow",
+        topic="sizing",
+        applies_to=CONFIG,
+        when=f.offload_cpu_layers > 0,
+        severity="warn",
+        source="inventivehq-vram-cliff",
+        section="-ngl sweep, Qwen2.5-Coder-14B Q4_K_M on one RTX 5060 Ti: 43.18 tok/s at -ngl 99, 12.5 at -ngl 40, "
+                "2.89 at -ngl 0",
+        refs=("llmfit-rtx2080-offload", "rules-estimator"),
+        summary="llama.cpp layer offload: the layers in system RAM bound decode speed by host memory bandwidth.",
+        en="{offload_cpu_layers} layers run from system RAM (llama.cpp -ngl {offload_gpu_layers}): every token reads "
+           "them at host memory speed, so decode drops to about {offload_tokens_per_s:.1f} tokens/s. Measured on one "
+           "card, a 14B Q4_K_M model falls from 43 tokens/s with every layer on the GPU to 12.5 with 8 of its 48 "
+           "layers in RAM. Good for trying a model or batch jobs, not for interactive serving: a smaller format "
+           "that fits, or a second card, keeps every layer on the GPU.",
+        zh="有 {offload_cpu_layers} 层放在系统内存（llama.cpp -ngl {offload_gpu_layers}）：每生成一个 token 都要按内存带宽"
+           "读取这些层，解码速度降到约 {offload_tokens_per_s:.1f} tokens/s。实测单卡上 14B Q4_K_M 模型全部层在 GPU "
+           "时 43 tokens/s，48 层中有 8 层在内存时只有 12.5。适合试用模型或离线批处理，不适合交互式服务：换更小的能放下"
+           "的量化格式，或加一张卡，让所有层都在 GPU 上。",
+    ),
+    RuleMeta(
         id="sizing-deadline-missed",
         topic="sizing",
         applies_to=CONFIG,

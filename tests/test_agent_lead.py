@@ -192,7 +192,7 @@ def test_the_session_falls_back_to_the_deterministic_first_screen(monkeypatch, q
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Asking first only when no default exists (intent.question_first)
+# Asking first only when no default exists (dialog.missing_blocking)
 # --------------------------------------------------------------------------------------------------------------
 
 def test_a_question_when_the_defaults_suffice_is_reasked_for_an_answer() -> None:

@@ -17,6 +17,7 @@ Skips with the reason when llama-cpp-python[server] or the GGUF is missing; `mak
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -57,8 +58,14 @@ RESULTS: list[dict] = []  # one row per turn, printed by the module fixture's te
 def _report(request):
     yield
     tr = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
     if tr is None or not RESULTS:
         return
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        _print_results(tr)
+
+
+def _print_results(tr) -> None:
     tr.write_line("")
     tr.write_line("llama.cpp (SmolLM2-135M-Instruct Q4_1) turns: path, question, outcome, seconds, model calls, why")
     for r in RESULTS:

@@ -21,8 +21,14 @@ def _no_model(monkeypatch):
 def test_ask_json_follows_the_contract(capsys):
     assert main(["ask", "--json", "我只有一张 4090，想做 14B 的 QLoRA 微调，序列长度 4k，够吗？"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"answer", "questions", "numbers", "findings", "mode"}
+    assert set(out) == {"answer", "questions", "numbers", "findings", "mode",  # issue 13 adds the answer's parts:
+                        "intent", "verdict", "options", "breakdown", "assumptions"}
     assert out["mode"] == "deterministic"
+    assert out["intent"] == "feasibility" and out["verdict"] in ("yes", "no", "with_changes")
+    b = out["breakdown"]
+    assert b["gpu"] == "rtx-4090" and b["count"] == 1 and b["total"] == sum(
+        b[k] for k in ("weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead"))
+    assert out["options"] and out["assumptions"] and all(isinstance(a, str) for a in out["assumptions"])
     assert "RTX 4090" in out["answer"]
     assert out["numbers"] and all(set(n) == {"name", "value", "unit", "source"} for n in out["numbers"])
     from advisor.conversation.turn import Number  # Turn.to_contract writes these fields out by name

@@ -357,7 +357,8 @@ def test_named_card_blocked_in_china_is_still_sized():
     # R27: "H800 集群，两个月内完成，需要多少卡？" in region cn — the H800 is ruled out for purchase, the search
     # returned nothing for it and the answer said "nothing fits" with no table at all
     turn = ask("预训练 13B 模型，3000 亿 token，H800 集群，两个月内完成，需要多少卡？")
-    assert turn.answer.startswith("**可以：16× NVIDIA H800 SXM5 80GB 放得下**（但被规则排除）")
+    # issue 13: a how-many question opens with the count ("需要 16× …"), the rule's exclusion still in that sentence
+    assert turn.answer.startswith("需要 16× NVIDIA H800 SXM5 80GB（但被规则排除）")
     assert "market-cn-restricted-2023" in turn.answer and "目录中的其他可行方案" in turn.answer
 
 

@@ -399,3 +399,44 @@ def test_unfixable_error_is_not_retried(server, mock, make_app):
     mock.wait_calls("chat.postMessage", 1, ok_only=False)  # bolt acks first: the job may not be queued yet
     assert app.advisor_bot.wait_idle(5)  # the job that made the call is done: no retry followed
     assert [c.ok for c in mock.calls_to("chat.postMessage")] == [False]
+
+
+# ------------------------------------------------------------------------------------------------ hardening
+
+@pytest.mark.parametrize("stamp", ["abc", "1e9", "", "-5", "9" * 40])
+def test_non_numeric_timestamp_is_401_not_500(server, mock, make_app, stamp):
+    make_app()
+    body = event_body(mention("70B", ts="1700000090.000100"), event_id="Ev090")
+    r = post(events_url(server), body, "application/json", headers={"X-Slack-Request-Timestamp": stamp})
+    assert r.status == 401  # was 500 with a traceback (int() of the header inside bolt)
+
+
+def test_replayed_slash_command_is_answered_once(server, mock, make_app):
+    make_app()
+    body = command_body("Llama 70B inference, 50 users", mock.response_url("replay"))
+    now = int(time.time())
+    first = post(events_url(server), body, "application/x-www-form-urlencoded", timestamp=now)
+    assert first.status == 200 and "Working on" in first.json()["text"]
+    for _ in range(2):  # the same signed request again, within the 5-minute window
+        again = post(events_url(server), body, "application/x-www-form-urlencoded", timestamp=now)
+        assert again.status == 200 and again.body == b""
+    mock.wait_calls("response_url", 1)
+    time.sleep(0.5)
+    assert len(mock.calls_to("response_url")) == 1  # was answered 3×
+
+
+def test_replayed_interactive_payload_is_acknowledged_once(server, mock, make_app):
+    from urllib.parse import urlencode
+
+    from ui.slack_app import delivery_key
+
+    make_app()
+    payload = {"type": "block_actions", "team": {"id": "T0000001"}, "user": {"id": "U0000001"},
+               "actions": [{"action_id": "open_web_app", "type": "button"}], "trigger_id": "9.9.9"}
+    body = urlencode({"payload": json.dumps(payload)})
+    now = int(time.time())
+    assert post(events_url(server), body, "application/x-www-form-urlencoded", timestamp=now).status == 200
+    assert post(events_url(server), body, "application/x-www-form-urlencoded", timestamp=now).status == 200
+    assert delivery_key({"event_id": "Ev1"}, {}) == "event:Ev1"
+    assert delivery_key({}, {"x-slack-signature": ["v0=ab"]}) == "signature:v0=ab"
+    assert delivery_key({}, {}) is None

@@ -103,9 +103,12 @@ def _slack_rows(body: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _opening(turn: Any) -> str:
+    from ui.slack_details import first_screen  # the message holds the first screen; the sections go to the thread
+
+    answer = first_screen(turn.answer)
     if turn.options:
-        return R.md_to_mrkdwn(R.split_summary(turn.answer)[0])
-    return R.split_mrkdwn(R.md_to_mrkdwn(turn.answer))[0]
+        return R.md_to_mrkdwn(R.split_summary(answer)[0])
+    return R.split_mrkdwn(R.md_to_mrkdwn(answer))[0]
 
 
 @pytest.mark.parametrize("name, texts", CASES, ids=[c[0] for c in CASES])
@@ -121,9 +124,15 @@ def test_slack_gives_the_same_recommendations_as_the_conversation(harness, name,
         ts = root if i == 0 else f"1700001000.{100 + i:06d}"
         r = harness.send(mention(text, ts=ts, thread_ts=None if i == 0 else root), f"EvConv{i}")
         assert r.status == 200
-        harness.mock.wait_calls("chat.postMessage", i + 1, timeout=20)
-    posts = harness.mock.calls_to("chat.postMessage")
+        with_details = sum(1 for t in expected[: i + 1] if "<details>" in t.answer)
+        harness.mock.wait_calls("chat.postMessage", i + 1 + with_details, timeout=20)
+    calls = harness.mock.calls_to("chat.postMessage")
+    # issue 13: an answer's collapsible sections follow the answer as a reply in the same thread
+    details = [c for c in calls if str(c.body.get("text", "")).startswith(("Details:", "详情:"))]
+    posts = [c for c in calls if c not in details]
     assert len(posts) == len(texts)
+    assert len(details) == sum(1 for t in expected if "<details>" in t.answer)
+    assert all(c.body["thread_ts"] == root and "<details>" not in message_text(c.body) for c in details)
     for i, (turn, call) in enumerate(zip(expected, posts, strict=True)):
         body = call.body
         assert body["thread_ts"] == root

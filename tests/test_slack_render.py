@@ -229,3 +229,22 @@ def test_missing_values_are_dashes_never_empty_cells():
     row = next(b for b in blocks if b["type"] == "table")["rows"][1]
     assert all(c["text"] for c in row) and "None" not in [c["text"] for c in row]
     assert [c["text"] for c in row][1:4] == ["?", "–", "–"]
+
+
+def test_answer_sections_go_to_a_thread_reply_not_the_message():
+    from advisor.conversation.session import new_conversation
+    from ui.slack_details import details_reply
+
+    turn = new_conversation().respond("Can Qwen2.5-7B in FP16 fit on one RTX 4090 with 8k context?")
+    assert "<details>" in turn.answer
+    _, blocks = R.render_turn(turn)
+    shown = "\n".join(str(b) for b in blocks)
+    assert "details" not in shown.lower() and "Assumptions:" not in shown  # the first screen only
+    assert blocks[0]["text"]["text"].startswith("*Yes")
+    text, thread = details_reply(turn)
+    body = "\n".join(str(b) for b in thread)
+    assert text.startswith("Details:") and "*Memory breakdown*" in body and "*All assumptions*" in body
+    assert "&lt;details" not in body and "<details>" not in body and R.check_limits(thread) == []
+    from advisor.conversation.turn import Turn
+
+    assert details_reply(Turn(answer="No sections here.")) is None

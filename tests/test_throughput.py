@@ -32,6 +32,7 @@ def ideal_calibration() -> Calibration:
     for k in ("step_overhead_s", "layer_overhead_s", "request_overhead_s"):
         inf[k]["value"] = 0.0
     inf["roofline_sharpness"]["value"] = 200.0
+    inf["engine_fixed_costs"] = {}
     return Calibration.model_validate(d)
 
 
@@ -271,3 +272,38 @@ def test_calibration_constants_are_cited_and_validated(tmp_path):
     bad.write_text(json.dumps(data))
     with pytest.raises(CatalogError, match="compute_efficiency"):
         load(bad)
+
+
+def test_llamacpp_batch1_fixed_cost_depends_on_engine_layers_and_memory_class():
+    """Issue 18: llama.cpp's per-token cost is c_step + L · c_layer[HBM or GDDR]; the serving engines keep theirs.
+    Measured (xiongjiedai-llama1), an H100 PCIe decodes LLaMA-7B Q4_0 at 132.7 tok/s, an RTX 4090 at 149.4."""
+    m = CAT.model("llama-2-7b")
+    prof = speed_profile(m, "q4_0", "fp16", 1)
+    h100, g4090 = CAT.gpu("h100-pcie"), CAT.gpu("rtx-4090")
+    fc = CAL.inference.engine_fixed_costs["llama.cpp"]
+    hw_h = hardware(h100, prof, CAL)  # GGUF: llama.cpp by default
+    assert hw_h.layer_overhead == fc.layer_s["hbm"].value and hw_h.step_overhead == fc.step_s.value
+    assert hardware(g4090, prof, CAL).layer_overhead == fc.layer_s["gddr"].value
+    t_h = decode_step(prof, hw_h, 1, 384).total_s
+    t_4090 = decode_step(prof, hardware(g4090, prof, CAL), 1, 384).total_s
+    assert t_h > t_4090  # the H100 PCIe is the slower one at batch 1, as measured
+    assert t_h == pytest.approx(1 / 132.7, rel=0.25) and t_4090 == pytest.approx(1 / 149.4, rel=0.25)
+    # the overhead grows with the layer count: 65B (80 layers) pays 2.5× the 7B's (32 layers) per-layer share
+    step7 = decode_step(prof, hw_h, 1, 384)
+    assert step7.overhead_s == pytest.approx(fc.step_s.value + 32 * fc.layer_s["hbm"].value)
+    # vLLM on the same card: the serving engines' constants, not llama.cpp's
+    bf = speed_profile(m, "bf16", "fp16", 1)
+    hw_v = hardware(h100, bf, CAL, "vllm")
+    assert hw_v.layer_overhead == CAL.inference.layer_overhead_s.value
+    assert hw_v.eta_w == CAL.inference.bandwidth_efficiency.float.value
+    assert hardware(h100, bf, CAL, "llama.cpp").eta_w == fc.float_bandwidth_efficiency.value
+
+
+@pytest.mark.parametrize("gpu", ["h100-pcie", "a100-80g-pcie", "rtx-4090", "l40s", "h200-sxm"])
+@pytest.mark.parametrize("engine", ["llama.cpp", "vllm"])
+def test_roofline_stays_a_hard_ceiling_with_engine_fixed_costs(gpu, engine):
+    g = CAT.gpu(gpu)
+    for weights in ("q4_0", "q4_k_m", "fp16"):
+        prof = speed_profile(CAT.model("llama-3-8b"), weights, "fp16", 1)
+        step = decode_step(prof, hardware(g, prof, CAL, engine), 1, 512)
+        assert 1 / step.total_s < g.bandwidth_bytes_per_s / step.bytes_read

@@ -61,6 +61,16 @@ def test_model_markdown_loses_tags_and_images_but_keeps_code():
     assert "**bold**" in out
 
 
+def test_answer_sections_keep_exactly_the_bare_details_and_summary_tags():
+    text = ("Yes.\n\n<details><summary>Cost</summary>\n\nbody <b>x</b>\n\n</details>\n"
+            "<details open><summary onclick=alert(1)>x</summary><script>y()</script><DETAILS>")
+    out = R.safe_markdown(text)
+    assert out.startswith("Yes.\n\n<details><summary>Cost</summary>\n\nbody &lt;b>x&lt;/b>\n\n</details>")
+    assert "<details open" not in out and "&lt;details open>" in out  # attributes: the tag stays text
+    assert "<summary onclick" not in out and "<script" not in out and "&lt;/summary>" not in out
+    assert "<DETAILS>" not in out and out.count("<details>") == 1 and out.count("</details>") == 1
+
+
 def test_long_user_message_echo_is_cut():
     shown = R.echo_user_text("a" * 50_000, "en")
     assert len(shown) < 400 and "50,000" in shown

@@ -23,6 +23,8 @@ COMMANDS: dict[str, str] = {
     "chat": "ui.commands.chat",
     "web": "ui.commands.web",
     "slack": "ui.commands.slack",
+    "mcp": "ui.commands.mcp",
+    "api": "ui.commands.api",
 }
 
 SUMMARY = {
@@ -37,6 +39,8 @@ SUMMARY = {
     "chat": "interactive conversation in the terminal",
     "web": "start the browser chat (Gradio)",
     "slack": "start the Slack bot",
+    "mcp": "serve the advisor over the Model Context Protocol (stdio, or --http)",
+    "api": "serve the JSON API (/api/v1) without the browser chat",
 }
 
 
@@ -78,10 +82,23 @@ def main(argv: list[str] | None = None) -> int:
     except AdvisorError as exc:
         sys.stderr.write(f"gpu-advisor: error: {exc}\n")
         return 2
+    except ValueError as exc:  # pydantic's ValidationError is one: a value outside a model's range
+        sys.stderr.write(f"gpu-advisor: error: {_one_line(exc)}\n")
+        return 2
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
+
+
+def _one_line(exc: ValueError) -> str:
+    """A validation error as one line: the field, what is wrong and the value given."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        field = ".".join(str(p) for p in first.get("loc", ())) or "input"
+        return f"{field}: {first.get('msg', 'invalid value')} (got {first.get('input')!r})"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _takes_name(module: object) -> bool:

@@ -44,6 +44,9 @@ def mount_slack(api: FastAPI, bolt_app: App, path: str = SLACK_PATH) -> FastAPI:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             return Response(status_code=400, content=b"body is not UTF-8")
+        stamp = request.headers.get("x-slack-request-timestamp")
+        if stamp is not None and not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 12):
+            return Response(status_code=401, content=b"invalid request")  # bolt's int() would raise (500)
         bolt_req = BoltRequest(body=text, query=request.url.query, headers=dict(request.headers))
         bolt_resp = await run_in_threadpool(bolt_app.dispatch, bolt_req)
         return Response(status_code=bolt_resp.status, content=bolt_resp.body,
@@ -90,12 +93,32 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
     async def healthz(request: Any) -> JSONResponse:
         return JSONResponse({"ok": True, "slack": bolt_app is not None, "web": web})
 
+    async def readyz(request: Any) -> JSONResponse:
+        from starlette.concurrency import run_in_threadpool
+
+        status, body = await run_in_threadpool(readiness)
+        return JSONResponse(body, status_code=status)
+
     api.add_route("/healthz", healthz, methods=["GET"], include_in_schema=False)
+    api.add_route("/readyz", readyz, methods=["GET"], include_in_schema=False)
     if bolt_app is not None:
         mount_slack(api, bolt_app, slack_path)
     if web:
         api = gr.mount_gradio_app(api, web_app, path="/", **mount_kwargs)
     return api
+
+
+def readiness() -> tuple[int, dict[str, Any]]:
+    """(HTTP status, body) of the readiness check: 200 when the rules engine evaluates its self-check request to
+    the known findings, else 503 — a server whose answers would not be validated is not ready."""
+    from rules.engine import HEALTH, check
+
+    body: dict[str, Any] = {"rules": {"rebuilds": HEALTH.rebuilds, "failures": HEALTH.failures}}
+    try:
+        check()
+    except Exception as exc:  # noqa: BLE001 - any failure means not ready
+        return 503, {"ready": False, "error": str(exc)[:300], **body}
+    return 200, {"ready": True, **body}
 
 
 def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
@@ -105,4 +128,6 @@ def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
     from ui.web import settle_process
 
     settle_process()  # long-running server: load what turns use, then keep it out of the collector's scans
-    uvicorn.run(api, host=host, port=port, log_level="info", access_log=False)
+    from ui.web_security import GuardedHttp
+
+    uvicorn.run(api, host=host, port=port, log_level="info", access_log=False, http=GuardedHttp)  # slowloris guard

@@ -254,6 +254,7 @@ class Reply:
     alt_blocks: list[dict[str, Any]] | None = None
     lang: str = "en"
     turn: Any = None  # the Turn, when the advisor answered
+    details: tuple[str, list[dict[str, Any]]] | None = None  # the answer's sections: (text, blocks) of a thread reply
 
 
 _MESSAGES = {
@@ -388,7 +389,9 @@ class SlackBot:
         if style == "table":
             _, alt = render.render_turn(turn, web_url=self.settings.web_url, query=query, style="fields")
         lang = "zh" if getattr(turn, "lang", "en") == "zh" else "en"
-        return Reply(text=text, blocks=blocks, alt_blocks=alt, lang=lang, turn=turn)
+        from ui.slack_details import details_reply
+
+        return Reply(text=text, blocks=blocks, alt_blocks=alt, lang=lang, turn=turn, details=details_reply(turn))
 
     def _conversation(self, thread: ThreadState) -> Any:
         if thread.state is not None:
@@ -473,7 +476,16 @@ class SlackBot:
 
     def post(self, client: WebClient, channel: str, thread_ts: str | None, reply: Reply,
              update_ts: str | None = None) -> str | None:
-        """Post (or edit `update_ts` into) the reply; if Slack refuses the blocks, retry simpler ones, then text."""
+        """Post (or edit `update_ts` into) the reply, then its details sections as a reply in its thread."""
+        ts = self._post_one(client, channel, thread_ts, reply, update_ts)
+        if ts and reply.details:
+            text, blocks = reply.details
+            self._post_one(client, channel, thread_ts or ts, Reply(text=text, blocks=blocks, lang=reply.lang))
+        return ts
+
+    def _post_one(self, client: WebClient, channel: str, thread_ts: str | None, reply: Reply,
+                  update_ts: str | None = None) -> str | None:
+        """Post (or edit `update_ts` into) one message; if Slack refuses the blocks, retry simpler ones, then text."""
         from slack_sdk.errors import SlackApiError
 
         attempts = [reply.blocks] + ([reply.alt_blocks] if reply.alt_blocks else []) + [None]
@@ -621,6 +633,17 @@ def check_settings(settings: SlackSettings, mode: str) -> None:
         raise InputError(f"unknown Slack mode {mode!r}", field="mode", accepted="http, socket")
 
 
+def delivery_key(body: Any, headers: Mapping[str, Any]) -> str | None:
+    """What identifies one delivery, for deduplication: an Events API callback's `event_id` (Slack's retries
+    share it); for a slash command or an interactive payload, which Slack does not retry, the request signature,
+    which a replayed copy shares (a replay within the 5-minute window would otherwise be answered again).
+    None: nothing to deduplicate (Socket Mode requests carry no signature; their events carry an event_id)."""
+    if isinstance(body, dict) and body.get("event_id"):
+        return f"event:{body['event_id']}"
+    signature = (headers.get("x-slack-signature") or [None])[0] if headers else None
+    return f"signature:{signature}" if signature else None
+
+
 def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http",
                     client: WebClient | None = None,
                     conversation_factory: Callable[..., Any] | None = None,
@@ -662,11 +685,10 @@ def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http"
     @app.middleware
     def deduplicate(req: Any, resp: Any, next: Callable[[], Any]) -> Any:  # noqa: A002 (bolt's argument name)
         """Answer each event once: a redelivery (X-Slack-Retry-Num) of an event already seen is acknowledged only."""
-        body = req.body or {}
-        event_id = body.get("event_id") if isinstance(body, dict) else None
-        if event_id and not bot.seen_events.add(event_id):
+        key = delivery_key(req.body, req.headers)
+        if key and not bot.seen_events.add(key):
             retry = (req.headers.get("x-slack-retry-num") or ["?"])[0]
-            log.info("duplicate delivery of %s (retry %s) acknowledged and skipped", event_id, retry)
+            log.info("duplicate delivery of %s (retry %s) acknowledged and skipped", key[:40], retry)
             return BoltResponse(status=200, body="")
         return next()
 
@@ -727,7 +749,10 @@ def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http"
         ack(text=render.escape(message("ack", lang, q=render.truncate(text, 200))), response_type="ephemeral")
 
         def work() -> None:
-            bot.respond_url(response_url, bot.answer(key, text), settings.command_response)
+            reply = bot.answer(key, text)
+            if bot.respond_url(response_url, reply, settings.command_response) and reply.details:
+                bot.respond_url(response_url, Reply(text=reply.details[0], blocks=reply.details[1], lang=reply.lang),
+                                settings.command_response)  # a response_url has no thread: the details follow
 
         if not bot.submit(work):
             bot.respond_url(response_url, text_reply(message("busy", lang), lang), "ephemeral")

@@ -496,10 +496,14 @@ def render_turn(turn: Any, *, web_url: str | None = None, query: str = "", style
     """
     lang = "zh" if _get(turn, "lang", "en") == "zh" else "en"
     w = words(lang)
+    from ui.slack_details import first_screen, has_details
+
     answer = str(_get(turn, "answer", "") or "")
     options = list(_get(turn, "options", []) or [])
     questions = [str(q) for q in (_get(turn, "questions", []) or []) if str(q).strip()]
     findings = list(_get(turn, "findings", []) or [])
+    if has_details(answer):  # the first screen here; the sections (findings among them) go to the thread reply
+        answer, findings = first_screen(answer), []
 
     shortened = False
     if options:  # summary, then the options table, then the rest of the answer without its tables

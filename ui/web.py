@@ -873,6 +873,8 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
     """Arguments for `Blocks.launch`: no share link, no error details, no SSR, uploads refused, body limit."""
     from starlette.middleware import Middleware
 
+    from ui.web_security import SecurityGuard
+
     return {
         "server_name": settings.host,
         "server_port": settings.port,
@@ -888,9 +890,17 @@ def launch_kwargs(settings: WebSettings) -> dict[str, Any]:
         "state_session_capacity": MAX_SESSIONS,
         "footer_links": ["api"],
         "css": CSS,
-        "app_kwargs": {"middleware": [Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
-                                      Middleware(_LazyExports)]},
+        "app_kwargs": {"middleware": [Middleware(SecurityGuard),  # headers, login throttle, API login, fn_index
+                                      Middleware(_BodyLimit, max_bytes=settings.max_body_bytes),
+                                      _api_middleware(settings), Middleware(_LazyExports)]},
     }
+
+
+def _api_middleware(settings: WebSettings) -> Any:
+    """The JSON API (/api/v1, ui/api_http.py) in this server, behind the same login."""
+    from ui.api_http import web_middleware
+
+    return web_middleware(settings.auth)
 
 
 # Garbage-collector thresholds of the server process (CPython's default is (700, 10, 10)); see settle_process.
@@ -955,6 +965,9 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
               + (f"LLM ({model})" if mode == "llm" else "deterministic (no OPENAI_API_KEY / ADVISOR_MODEL set)")
               + (f", {workers} turn worker process{'es' if workers != 1 else ''}" if workers else "")
               + (", login required" if settings.auth else ""), flush=True)
+    from ui.web_security import install_protocol
+
+    install_protocol()  # half-sent requests time out (slowloris)
     try:
         demo.launch(prevent_thread_lock=not block, quiet=not block, **launch_kwargs(settings))
     except OSError as exc:

@@ -175,15 +175,20 @@ def escape_html(text: str) -> str:
 def safe_markdown(text: str) -> str:
     """Markdown from a model or a tool with raw HTML disarmed: outside code spans/blocks every `<` becomes `&lt;`
     (so no tag, script or event handler survives) and images are reduced to their alt text (no fetches to outside
-    hosts). Code spans keep their text, which Markdown already shows literally."""
+    hosts). Code spans keep their text, which Markdown already shows literally. The one exception: the bare tags
+    `<details>`, `</details>`, `<summary>`, `</summary>` (no attributes) stay, so an answer's sections collapse."""
     parts = _FENCE.split(text or "")
     out = []
     for i, part in enumerate(parts):
         if i % 2:  # a code span or block
             out.append(part)
         else:
-            out.append(_IMAGE.sub(lambda m: m.group(1), part).replace("<", "&lt;"))
+            out.append(_DISARMED_SECTION.sub(r"<\1>", _IMAGE.sub(lambda m: m.group(1), part).replace("<", "&lt;")))
     return "".join(out)
+
+
+# the answer's collapsible sections (advisor.conversation.firstscreen.details): exactly these four tags, no attributes
+_DISARMED_SECTION = re.compile(r"&lt;(/?(?:details|summary))>")
 
 
 def echo_user_text(text: str, lang: str = "en") -> str:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.conversation import agent_lead, grounding, prompts
+from advisor.conversation import agent_lead, grounding, prompts, safety
 from advisor.conversation.settings import Settings
 from advisor.conversation.tools import ALLOWED, TOOLS, ToolResult, call_tool, langchain_tools, to_number
 from advisor.conversation.turn import Number, Step, Turn
@@ -62,6 +62,8 @@ _REASONS: dict[str, tuple[str, str]] = {
     "empty": ("the model returned an empty answer", "模型返回了空回答"),
     "ungrounded": ("its numbers did not match the tools' results", "回答中的数字与工具结果不符"),
     "unanswered": ("its first sentence did not answer the question", "回答的第一句没有直接回答问题"),
+    "tools_failed": ("it named hardware without a successful tool result", "没有成功的工具结果却给出了硬件建议"),
+    "unsafe_text": ("it asked for a secret or pointed to an outside address", "回答索要密钥或指向外部网址"),
     "circuit_open": ("the model server failed repeatedly; paused for a moment", "模型服务连续失败，暂停调用"),
     "dependency": ("the LLM libraries are not installed (pip install 'gpu-advisor[llm]')",
                    "未安装 LLM 依赖（pip install 'gpu-advisor[llm]'）"),
@@ -435,7 +437,7 @@ class AgentDriver:
                 if asked and reading is None:
                     reading = _reading(conversation, text, lang)
                 if asked and reading is not None and reading[1] is None:
-                    # a default exists for everything this question needs: answer first (intent.question_first)
+                    # a default exists for everything this question needs: answer first (dialog.missing_blocking)
                     lead = agent_lead.LeadCheck(False, answer or str(question.data.get("question", "")), "asked")
                     report = None
                 elif question is not None:
@@ -448,6 +450,9 @@ class AgentDriver:
                 else:
                     pool = grounding.Pool.of(r.data for r in st.results if r.ok)
                     report = grounding.check(answer, pool)
+                    refused = safety.refusal(answer, st.results) if report.ok else None  # number-free text passes
+                    if refused:  # grounding, so these checks follow it
+                        raise AgentUnavailable(refused, answer[:80])
                     if report.ok and reading is None:
                         reading = _reading(conversation, text, lang)
                     intent = reading[0] if reading is not None else "other"
@@ -586,21 +591,22 @@ def _as_unavailable(exc: BaseException) -> AgentUnavailable:
 
 def _reading(conversation: Any, text: str, lang: str) -> tuple[str, str | None]:
     """(intent, the slot to ask before answering or None) of the user's message, read as the deterministic dialog
-    reads it (advisor.conversation.intent: classify and the ask-versus-default rule `question_first`). When it cannot
-    be read: ("other", "model"), which requires no deciding number and lets the model ask."""
+    reads it: `intent.classify` and the ask-versus-default rule (`dialog.missing_blocking` with
+    `intent.implies_inference`). When it cannot be read: ("other", "model"), which requires no deciding number and
+    lets the model ask."""
     try:
-        from advisor.conversation.dialog import DialogState, _catalog, _intent
+        from advisor.conversation.dialog import DialogState, _catalog, _intent, merge, missing_blocking
         from advisor.conversation.extract import extract
-        from advisor.conversation.intent import question_first
+        from advisor.conversation.intent import implies_inference
 
         state = getattr(conversation, "state", None)
-        if not isinstance(state, DialogState):
-            state = DialogState()
+        fresh = not isinstance(state, DialogState)  # the session merges this turn's slots before the agent runs
+        state = DialogState() if fresh else state.model_copy(deep=True)
         slots = extract(text, _catalog(), pending=state.pending, lang=lang)
+        if fresh and not slots.empty:
+            merge(state, slots)
         intent = _intent(text, slots, state)
-        known = state.slots.model is not None or slots.model is not None
-        merged = state.slots if state.slots.model is not None or state.slots.size_params is not None else slots
-        return intent, question_first(intent, merged, model_known=known)
+        return intent, missing_blocking(state, implies_inference(intent, state.slots, text))
     except Exception:  # noqa: BLE001 - the reading only tightens the checks; never fail the turn over it
         log.warning("could not read the question's intent", exc_info=True)
         return "other", "model"

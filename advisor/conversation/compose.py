@@ -906,6 +906,9 @@ def _opt_layout(o: Any, lang: str, book: Book) -> str:
         parts.append(("卸载 " if lang == "zh" else "offload ") + str(lay["offload"]))
     if lay.get("engine"):
         parts.append(str(lay["engine"]))
+    from advisor.recommend import option_tags  # issue 15: 4-bit format, used-card price, near the memory limit
+
+    parts += option_tags(o, lang)
     return ", ".join(parts) or ("单卡" if lang == "zh" else "1 GPU")
 
 
@@ -1300,7 +1303,7 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_year
                           f"; the catalog has no {'non-China' if china else 'mainland-China'} cloud quote for this "
                           f"card, so this is {'a mainland-China' if china else 'an overseas'} provider's rate, for "
                           "reference only")
-    else:  # say so rather than leave the buy-or-rent question unanswered
+    elif t.get("basis") != "owned":  # say so rather than leave the buy-or-rent question unanswered (owned: nothing to buy)
         gpu_name = o.gpu_name
         lines.append(f"- 租用同样的 GPU 时数：目录中没有 {gpu_name} 的按需云价格，买还是租无法比较" if zh else
                      f"- renting the same GPU-hours: the catalog has no on-demand cloud price for the {gpu_name}, so buy "
@@ -1595,8 +1598,10 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     if users:
         verdict = ("fits" if users[0].fits else "does_not_fit") if len(users) == 1 else (
             "some_fit" if any(u.fits for u in users) else "none_fit")
+    from advisor.recommend import same_config  # one row per configuration (issue 15)
+
     options = [o.to_contract() | {"role": next((lab for lab in o.labels if lab in ("existing", "candidate")), "option")}
-               for o in (shown + [o for o in rec.options if o not in shown])]
+               for o in (shown + [o for o in rec.options if not any(same_config(o, s) for s in shown)])]
     memory = None
     if lead_opt is not None:
         memory = {k: int(v) for k, v in lead_opt.per_gpu_bytes.items()}
@@ -1646,8 +1651,18 @@ def _lead(ev: Evaluation, top: Any, state: DialogState, book: Book, lang: str) -
     cap = state.slots.capacity
     if intent in ("feasibility", "claim") and cap is not None and not users:
         return fs.memory_lead(ev, cap, top, book, lang, me)
+    if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
+        return fs.need_lead(ev, top, book, lang, me)
+    if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
+        led = fs.users_lead(users[0] if users else top, ev, book, lang, me)
+        if led is not None:
+            return led
+    if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
+        return fs.count_lead(users[0], ev, book, lang, me)
     if intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1:
-        return fs.option_lead(users[0], ev, book, lang, me, one_card=True)
+        led = fs.option_lead(users[0], ev, book, lang, me, one_card=True)
+        led.verdict = led.verdict if intent == "feasibility" else None  # a verdict answers a feasibility question
+        return led
     if intent == "compare" and len(users) >= 2 or (intent in ("feasibility",) and len(users) >= 2):
         led = fs.compare_lead(users, ev, book, lang, me)
         if intent == "feasibility":

@@ -23,17 +23,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from advisor.conversation.extract import GpuMention, Slots, extract
-from advisor.conversation.intent import classify, implies_inference
+from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
 from advisor.conversation.lang import say
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import Constraints, ExistingGpus, Workload
-from knowledge.errors import AdvisorError, InputError
+from knowledge.errors import AdvisorError, InputError, NotValidated
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 DEFAULT_MODEL = "qwen2.5-7b"
-DEFAULT_CONTEXT = 4096
+from advisor.workload import DEFAULT_CONTEXT, default_context  # noqa: E402  (one place for the default)
 SERVE_COUNTS = (1, 2, 4, 8)
 QPS_SECONDS_PER_REQUEST = 1.0  # Little's law L = λ·W with W = 1 s when only QPS is known (stated as an assumption)
 
@@ -103,7 +103,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                 put("task", None)
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "buy_or_rent", "wants_nvlink"):
+                 "zero", "buy_or_rent", "wants_nvlink", "condition"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -172,11 +172,16 @@ class Assumption:
     numbers: dict[str, tuple[float, str, str]] = field(default_factory=dict)  # name -> (value, unit, source)
 
 
+PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training reads that many tokens (fine-tuning sets are far smaller)
+
+
 def _task_of(slots: Slots) -> str | None:
     if slots.task:
         return slots.task
     if slots.task_generic == "finetune":
         return "lora"
+    if slots.task_generic == "train" and (slots.train_tokens or 0) >= PRETRAIN_TOKENS:
+        return "pretrain"
     return None
 
 
@@ -205,9 +210,9 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
                                 f"权重按 {native.upper()} 计算（模型发布时的精度）"))
     context = s.context
     if context is None:
-        context = DEFAULT_CONTEXT
+        context = default_context(_catalog().find_model(s.model or "") if task == "inference" else None)
         notes.append(Assumption("context {ctx} per sequence", "每条序列上下文 {ctx}",
-                                {"ctx": (DEFAULT_CONTEXT, "tokens", "dialog default")}))
+                                {"ctx": (context, "tokens", "advisor.workload.default_context")}))
     concurrency = s.concurrency
     if concurrency is None and s.qps:
         concurrency = max(1, math.ceil(s.qps * QPS_SECONDS_PER_REQUEST))
@@ -297,6 +302,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["buy_or_rent"] = s.buy_or_rent
     if s.tco_years:
         kwargs["tco_years"] = s.tco_years
+    if s.condition:
+        kwargs["condition"] = s.condition
     try:
         return Constraints(**kwargs), notes
     except ValidationError as exc:
@@ -362,7 +369,7 @@ def missing_blocking(state: DialogState, implied_inference: bool = False) -> str
     s = state.slots
     if s.model is None:
         return "model"
-    if (s.task is None and s.task_generic != "finetune" and "task" not in state.defaulted
+    if (_task_of(s) is None and "task" not in state.defaulted
             and not (implied_inference and s.task_generic is None)):
         return "task"
     return None
@@ -453,6 +460,17 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
                                   text=compose.negative_line(slots.negative, lang))
         return
+    if intent == "capabilities":  # "what can you do?": said with three examples; nothing is changed
+        from advisor.conversation.catalog_answers import capabilities_turn
+
+        yield capabilities_turn(state, lang)
+        return
+    if slots.model is None and slots.size_params is None and slots.claim is not None and intent == "claim" and (
+            slots.candidates or slots.existing) and state.slots.model is None:
+        from advisor.conversation import catalog_answers  # "someone said the 4090 has 48 GB": the catalog answers
+
+        yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+        return
     if slots.model is None and slots.size_params is None and slots.claim is None:
         quoted = match_spec_claim(text, slots)
         if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
@@ -477,6 +495,12 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         reset(state)
         yield compose.simple_turn("reset", lang, state)
         return
+    if slots.out_of_range:  # say what was read and the limit; nothing else of this message is taken
+        from advisor.conversation.ranges import reply
+
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, kind="input_error",
+                                  text=reply(slots.out_of_range, lang))
+        return
 
     working = state.model_copy(deep=True)
     if slots.default and working.pending:
@@ -485,7 +509,11 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
     elif slots.default and working.slots.model is None:
         accept_default(working, "model", lang)
 
-    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None):
+    # a question about the previous answer with nothing new in it ("why that much?", "这个配置要多少钱？", "how many
+    # users can that setup serve?"): the last workload answered again for this question
+    about_previous = state.answered > 0 and (intent == "explain" or (
+        intent in ("how_much", "how_long", "how_many", "feasibility", "which") and (slots.refers_previous or slots.question_words)))
+    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None) and not about_previous:
         if slots.greeting:
             body = "greeting"
         elif slots.thanks:
@@ -543,6 +571,8 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         yield step
     evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
     evaluation.intent = intent
+    evaluation.asks_users = intent == "how_many" and asks_users(text)
+    evaluation.asks_need = intent == "explain" and asks_memory(text)
     follow = next_question(working)
     working.pending = follow
     if follow and follow not in working.asked:
@@ -647,6 +677,8 @@ class Evaluation:
     named_changes: list[Any] = field(default_factory=list)  # what would make the one configuration named work
     named_config: Any = None  # that configuration (recommend.Option)
     intent: str = "other"  # what the question asks (advisor.conversation.intent)
+    asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
+    asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
 
 
 @dataclass
@@ -1031,7 +1063,7 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
         return _timed(steps, "recommend", {"model": workload.model, "task": workload.task,
                                            "region": constraints.region},
                       lambda: recommend(workload, constraints))
-    except InputError:
+    except (InputError, NotValidated):  # the rules could not be checked: say so, never answer unchecked
         raise
     except Exception as exc:  # noqa: BLE001 - a broken tool must not cost the user the answer
         log.warning("recommend failed; answering from the memory estimator: %s", exc)

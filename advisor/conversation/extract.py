@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from advisor.conversation import reading
+from advisor.conversation.ranges import OutOfRange, check
 
 MAX_CHARS = 4000  # longer messages are cut (the dialog says so)
 
@@ -37,7 +38,7 @@ _EN_NUM = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair of
 # each number pattern starts with a look-behind, so a long run of digits is tried from one position only
 # (without it, "9" * 4000 backtracks quadratically in every pattern that begins with a number)
 CN_NUM = r"(?<![零〇一二两俩三四五六七八九十百千])[零〇一二两俩三四五六七八九十百千]+"
-DIGITS = r"(?<!\d)\d+(?:,\d{3})*(?:\.\d+)?"
+DIGITS = r"(?<!\d)\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d{1,3}(?![a-z\d]))?"  # 1e3 read whole (not "fp8e4m3")
 NUM = rf"(?:{DIGITS}|{CN_NUM})"
 EN_WORD_NUM = r"(?:a couple of|pair of|an|a|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty|thirty|forty|fifty)"
 
@@ -62,7 +63,7 @@ def to_number(text: str) -> float | None:
     if not text:
         return None
     if re.fullmatch(DIGITS, text):
-        return float(text.replace(",", ""))
+        return float(text.replace(",", ""))  # 1e400 is inf: out of every range (ranges.check)
     if text in _EN_NUM:
         return float(_EN_NUM[text])
     value = cn_int(text)
@@ -140,6 +141,7 @@ class Slots(BaseModel):
     lora_rank: int | None = None
     zero: int | None = None
     buy_or_rent: str | None = None
+    condition: str | None = None  # "used" when second-hand cards are asked for
     wants_nvlink: bool | None = None  # the plan joins the cards over NVLink ("两张 4090 用 NVLink 桥接"); False: "no NVLink"
     excluded: list[str] = []  # cards ruled out ("国内买不到 A100", "not H20", "除了 4090"): never candidates
     excluded_vendors: list[str] = []  # "no NVIDIA" / "不要英伟达": every card of that vendor ruled out
@@ -156,11 +158,12 @@ class Slots(BaseModel):
     truncated: bool = False
     gib_question: bool = False  # asks whether a card's "GB" is GB or GiB
     refers_previous: bool = False  # "that setup / 这个配置 / 刚才那个": the configuration of the previous answer
+    out_of_range: list[OutOfRange] = []  # numbers read but outside what can be sized (ranges.reply answers)
 
     def workload_fields(self) -> dict[str, Any]:
         """The non-empty workload slots (everything except intents), for merging and for tests."""
         intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice",
-                   "gib_question", "refers_previous", "negative"}
+                   "gib_question", "refers_previous", "negative", "out_of_range"}
         out: dict[str, Any] = {}
         for name in type(self).model_fields:
             if name in intents:
@@ -452,7 +455,7 @@ _BUDGET_BARE = re.compile(
 )
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
 _CONCURRENCY = [
-    re.compile(rf"(?P<num>{NUM})\s*(?:个|路)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
+    re.compile(rf"(?P<num>{NUM})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
     re.compile(rf"(?P<num>{NUM})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名用户|名员工|位同事|人使用|人用)"),
     re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{NUM})"),
     re.compile(rf"(?P<num>{DIGITS}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|concurrent|simultaneous|people)"),
@@ -622,6 +625,8 @@ def _claims(t: _Text, slots: Slots) -> None:
     for m in _MEM_AMOUNT.finditer(t.s, marker.start()):
         value = float(m.group(1).replace(",", ""))
         unit = m.group(2)
+        if re.search(r"(?:(?<![a-z])[a-z]{1,3}\d{2,4}|\d{4}\s*(?:ti|super|d)?)\s*$", t.s[max(0, m.start() - 12):m.start()]):
+            continue  # part of a card's name ("A100 40GB PCIe 的带宽…"), not the stated figure
         factor = 1e3 if unit == "tb" else 1.0
         slots.claim = Claim(text=t.original[max(0, marker.start()):m.end()].strip(), value=value,
                             unit={"gib": "GiB", "gb": "GB", "g": "GB", "tb": "TB"}[unit],
@@ -630,8 +635,10 @@ def _claims(t: _Text, slots: Slots) -> None:
         return
 
 
-_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory)")
-_CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|has|have|with|是|为|of)\s*(?:only\s*)?$")
+_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|"
+                             r"(?:gpu|graphics )?cards?(?![a-z])|gpus?(?![a-z])|显卡|的卡|卡(?!\s*[x×]))")
+_CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|标的|标称|标着|写着|has|have|with|是|为|of)"
+                              r"\s*(?:only\s*)?$")
 _NOT_CAPACITY = re.compile(r"\s*(?:的)?\s*(?:ram|内存|system memory|cpu memory|disk|硬盘|ssd|nvme|data|数据|file|文件|download|下载)")
 
 
@@ -799,16 +806,21 @@ def _token_amounts(t: _Text, slots: Slots) -> None:
         if value is None or value <= 0:
             continue
         before = t.s[max(0, m.start() - 24):m.start()]
-        if _OUTPUT_WORDS.search(before):
-            slots.output_tokens = _int(value)
-        elif _PROMPT_WORDS.search(before):
-            slots.prompt_tokens = _int(value)
-        elif re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before):
+        slot = ("output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
+                else None)
+        if slot is None and (re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before)
+                             or re.match(r"\s*(?:of\s*)?" + _CONTEXT_WORDS, t.s[m.end():])):
             continue  # "context of 8192 tokens": the context pattern reads it
-        elif value >= 1e6:
+        if slot is None and value < 1e6:
+            continue
+        slot = slot or "train_tokens"
+        wrong = check(slot, value)
+        if wrong is not None:
+            slots.out_of_range.append(wrong)
+        elif slot == "train_tokens":
             slots.train_tokens = value
         else:
-            continue
+            setattr(slots, slot, _int(value))
         t.consume(m.start(), m.end())
 
 
@@ -836,7 +848,12 @@ def _money(t: _Text, slots: Slots, lang: str) -> None:
             if value:
                 found.append((value, "CNY"))
     if found:
-        slots.budget, slots.currency = max(found)  # "50 万以内" with a second figure: the cap is the largest
+        budget, currency = max(found)  # "50 万以内" with a second figure: the cap is the largest
+        wrong = check("budget", budget)
+        if wrong is None:
+            slots.budget, slots.currency = budget, currency
+        else:
+            slots.out_of_range.append(wrong)
 
 
 def _context(t: _Text, slots: Slots) -> None:
@@ -846,8 +863,11 @@ def _context(t: _Text, slots: Slots) -> None:
             value = float(m.group("num").replace(",", ""))
             k = m.group("k")
             value *= 1024 if k in ("k", "千") else (1024 * 1024 if k == "m" else 1)
-            if 16 <= value <= 10_000_000:
+            wrong = check("context", value)
+            if wrong is None:
                 slots.context = int(value)
+            if wrong is None or value > wrong.hi:  # a small number beside "context" may be something else
+                slots.out_of_range += [wrong] if wrong else []
                 t.consume(m.start(), m.end())
                 return
     m = _BARE_K.search(t.s)
@@ -871,8 +891,11 @@ def _concurrency(t: _Text, slots: Slots) -> None:
     for rx in _CONCURRENCY:
         for m in t.take(rx):
             value = to_number(m.group("num"))
-            if value and 1 <= value <= 100_000:
+            wrong = check("concurrency", value) if value else None
+            if value and wrong is None:
                 values.append(int(value))
+            elif wrong is not None:
+                slots.out_of_range.append(wrong)
     if peak and (values or re.search(r"并发|concurren|users|用户", t.original.lower())):
         v = to_number(peak.group("num"))
         if v and 1 <= v <= 100_000:
@@ -988,6 +1011,7 @@ def _task(t: _Text, slots: Slots) -> None:
         slots.task = "inference"
 
 
+_USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?)|second[- ]hand|refurbished|翻新")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")
@@ -999,6 +1023,8 @@ def _misc(t: _Text, slots: Slots) -> None:
         slots.wants_nvlink = False
     elif _NVLINK.search(s):
         slots.wants_nvlink = True
+    if _USED.search(s):
+        slots.condition = "used"
     place = reading.region_from_places(s)
     if place:
         slots.region = place
@@ -1031,6 +1057,7 @@ def _misc(t: _Text, slots: Slots) -> None:
         slots.buy_or_rent = "rent"
 
 
+_COUNTED = ("context", "concurrency", "output_tokens")  # bare answers read as counts, range-checked
 _PENDING_NUMBER = re.compile(rf"^\s*(?:about|around|约|大概|大约)?\s*(?P<num>{NUM})\s*(?P<unit>k|千|万|w|m)?\s*(?:个|人|路|tokens?)?\s*[.。!！]?\s*$")
 
 
@@ -1040,26 +1067,27 @@ def _bare_answer(t: _Text, slots: Slots, pending: str, lang: str) -> None:
     if not m:
         return
     num, unit = m.group("num"), m.group("unit")
-    if pending == "context" and slots.context is None:
-        value = to_number(num)
-        if value:
-            slots.context = int(value * (1024 if unit in ("k", "千") else 1))
-    elif pending == "concurrency" and slots.concurrency is None:
-        value = to_number(num)
-        if value and unit is None:
-            slots.concurrency = int(value)
-    elif pending == "budget" and slots.budget is None:
+    value = to_number(num)
+    if pending in _COUNTED and value and (unit is None or pending != "concurrency"):
+        value *= 1024 if unit in ("k", "千") and pending != "concurrency" else 1
+        wrong = check(pending, value)  # 1e400 reads as inf: out of range, never int(inf)
+        if wrong is not None:
+            slots.out_of_range.append(wrong)
+        elif getattr(slots, pending) is None:
+            setattr(slots, pending, int(value))
+        return
+    if value is not None and not math.isfinite(value):
+        return
+    if pending == "budget" and slots.budget is None:
         value = scaled(num, unit)
-        if value:
+        if value and check("budget", value) is not None:
+            slots.out_of_range.append(check("budget", value))
+        elif value:
             slots.budget = value
             slots.currency = slots.currency or ("CNY" if lang == "zh" or unit in ("万", "w") else "USD")
     elif pending == "gpu_count" and slots.gpu_count is None:
         value = to_number(num)
         if value and unit is None:
             slots.gpu_count = int(value)
-    elif pending == "output_tokens" and slots.output_tokens is None:
-        value = to_number(num)
-        if value:
-            slots.output_tokens = int(value * (1024 if unit in ("k", "千") else 1))
     elif pending == "model" and slots.model is None:
         pass

@@ -86,6 +86,11 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Any, lang: str, c: Any) -> Le
         text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，{typed} 的卡可用 {usable}，放得下。" if zh
                 else f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, which "
                 f"fits in a {typed} card ({usable} usable).")
+    elif need.per_gpu.total <= cap_bytes:  # below the card's size but above what the engine may fill
+        text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，超过 {typed} 显卡的可用 {usable}"
+                f"（引擎预留 10%）；光权重就约 {weights}。" if zh else
+                f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, more than the "
+                f"{usable} a {typed} card leaves usable (the engine keeps 10 %); the weights alone are about {weights}.")
     else:
         text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，不是 {typed}：光权重就约 {weights}。" if zh
                 else f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, not "
@@ -115,7 +120,8 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
                       f"catalog: {o.gpu} memory_bytes × engine usable fraction")
     if o.fits:
         speed = c._opt_speed(o, book, lang, ev.workload)
-        tail = "" if speed == "—" else (f"；速度 {speed}" if zh else f"; {speed}")
+        label = ("训练时间" if ev.workload.is_training else "速度") if zh else ""
+        tail = "" if speed == "—" else (f"；{label} {speed}" if zh else f"; {speed}")
         missing = c._misses(o, lang)
         warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
         lay = c._opt_layout(o, lang, book)
@@ -127,7 +133,8 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
     who = ("一张卡" if zh else "one card") if one_card and o.count == 1 else name
     changes = list(ev.named_changes or [])
     verdict = "with_changes" if changes else "no"
-    head = (f"{_yes_no(verdict, zh)}：{who}每卡差 {short}——需要 {need}，{o.gpu_name} 可用 {usable}。" if zh else
+    per = "" if one_card and o.count == 1 else " 每卡"
+    head = (f"{_yes_no(verdict, zh)}：{who}{per}差 {short}——需要 {need}，{o.gpu_name} 可用 {usable}。" if zh else
             f"{_yes_no(verdict, zh)} — {who} is short by {short}: it needs {need} per GPU and the {o.gpu_name} has "
             f"{usable} usable.")
     if changes:
@@ -154,9 +161,37 @@ def count_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
     usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
                       f"catalog: {top.gpu} memory_bytes × engine usable fraction")
     name = c._opt_name(top, book)
-    return Lead((f"需要 {name}：每卡 {need}，可用 {usable}（{c._opt_layout(top, lang, book)}）。" if zh else
-                 f"You need {name}: {need} per GPU of {usable} usable ({c._opt_layout(top, lang, book)})."),
+    missing = c._misses(top, lang)  # a rule's exclusion stays in the first sentence
+    warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
+    return Lead((f"需要 {name}{warn}：每卡 {need}，可用 {usable}（{c._opt_layout(top, lang, book)}）。" if zh else
+                 f"You need {name}{warn}: {need} per GPU of {usable} usable ({c._opt_layout(top, lang, book)})."),
                 None, f"GPUs ({top.gpu_name})")
+
+
+def users_lead(o: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
+    """"How many users can it serve?": the most concurrent sequences of the asked context that fit on `o` (the
+    configuration's limits when the user named it, else its full-load capacity), with the decode speed there."""
+    zh = lang == "zh"
+    lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
+        else None
+    cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
+    n = (lim.max_load if lim is not None and not lim.training else 0) or cap.get("max_concurrency") or 0
+    speed = (lim.at_max if lim is not None and lim.at_max else None) or cap
+    if not n:
+        return None
+    name = c._opt_name(o, book)
+    most = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", int(n), "sequences", c.SRC_MEMORY)
+    ctx = book.tokens("context", ev.workload.context, c.SRC_DEFAULT, lang)
+    tail = ""
+    if speed and speed.get("total"):
+        tot = book.num(f"decode tokens/s total at {int(n)} sequences on {o.count}× {o.gpu_name}", speed["total"],
+                       "tokens/s", c.SRC_THROUGHPUT, 0)
+        per = book.num(f"decode tokens/s per sequence at {int(n)} sequences on {o.count}× {o.gpu_name}",
+                       speed["per_seq"], "tokens/s", c.SRC_THROUGHPUT, 1 if speed["per_seq"] < 10 else 0)
+        tail = (f"，此时合计 {tot}（每路 {per}）" if zh else f", {tot} in total ({per} per user) at that load")
+    return Lead((f"{name} 最多可同时服务 {most} 路 {ctx} 的请求{tail}。" if zh else
+                 f"{name} serves at most {most} concurrent requests of {ctx}{tail}."), None,
+                f"most concurrent sequences on {o.count}× {o.gpu_name}")
 
 
 def time_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
@@ -170,16 +205,17 @@ def time_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
     hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr["gpu_hours"], "GPU-hours", c.SRC_TRAINING, 0,
                      suffix="" if zh else "GPU-hours")
     tokens = book.tokens("training tokens", ev.workload.train_tokens, c.SRC_USER, lang) if ev.workload.train_tokens else ""
-    return Lead((f"在 {name} 上{('训练 ' + tokens) if tokens else ''}约需 {days}（GPU 时数 {hours}）。" if zh else
+    return Lead((f"在 {name} 上{('训练 ' + tokens + ' ') if tokens else ''}约需 {days}（GPU 时数 {hours}）。" if zh else
                  f"About {days} on {name}{(' for ' + tokens) if tokens else ''} ({hours})."),
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
 
 def price_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
     zh = lang == "zh"
-    if not top.price:
-        return None
     name = c._opt_name(top, book)
+    if not top.price:  # asked for a price the catalog does not have: said, not replaced by another answer
+        return Lead((f"目录中没有 {top.gpu_name} 的带日期价格，所以 {name} 无法报价。" if zh else
+                     f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced."), None, "")
     price = c._opt_price(top, book, lang)
     tco = c._opt_tco(top, book, lang)
     years = (top.tco or {}).get("years")
@@ -197,6 +233,7 @@ def compare_lead(users: list[Any], ev: Any, book: Any, lang: str, c: Any) -> Lea
     parts = []
     for o in users[:4]:
         bits = [("放得下" if zh else "fits") if o.fits else ("放不下" if zh else "does not fit")]
+        bits.append(c._opt_layout(o, lang, book))  # engine and format: a card sized on a quantised path says so
         if o.fits:
             bits += c._misses(o, lang)
             speed = c._opt_speed(o, book, lang, ev.workload)
@@ -218,9 +255,31 @@ def which_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
                       f"catalog: {top.gpu} memory_bytes × engine usable fraction")
     extra = [x for x in (c._opt_speed(top, book, lang, ev.workload), c._opt_price(top, book, lang) if top.price else "")
              if x and x != "—"]
-    return Lead((f"建议 {name}：每卡 {need}，可用 {usable}；{'；'.join(extra)}。" if zh else
-                 f"{name}: {need} per GPU of {usable} usable; {'; '.join(extra)}."), None,
+    lay = c._opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
+    return Lead((f"建议 {name}（{lay}）：每卡 {need}，可用 {usable}；{'；'.join(extra)}。" if zh else
+                 f"{name} ({lay}): {need} per GPU of {usable} usable; {'; '.join(extra)}."), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
+
+
+def need_lead(ev: Any, top: Any, book: Any, lang: str, c: Any) -> Lead:
+    """"How much memory does it need?": the job's total need on one device (unsharded) as the sum of its parts,
+    then the configuration that holds it."""
+    zh = lang == "zh"
+    per = ev.need.per_gpu
+    total = book.gib("total memory need (unsharded)", per.total)
+    names = {"weights": ("权重", "weights"), "gradients": ("梯度", "gradients"),
+             "optimizer_states": ("优化器状态", "optimizer states"), "kv_cache": ("KV 缓存", "KV cache"),
+             "activations": ("激活", "activations"), "overhead": ("运行时开销", "runtime overhead")}
+    terms = [f"{names[k][0 if zh else 1]} {book.gib(f'{k} (unsharded)', getattr(per, k))}" for k in names
+             if getattr(per, k, 0) > 0]
+    fmt = c._fmt(need_format(ev), lang)
+    fits = (f"{c._opt_name(top, book)} 放得下（每卡 {book.gib(f'memory per GPU on {top.count}× {top.gpu_name}', top.per_gpu_bytes.get('total', 0))}）。"
+            if zh else f" {c._opt_name(top, book)} holds it ("
+            f"{book.gib(f'memory per GPU on {top.count}× {top.gpu_name}', top.per_gpu_bytes.get('total', 0))} per GPU).") \
+        if top is not None and top.fits else ""
+    return Lead((f"{ev.model.name}（{fmt}）约需 {total} 显存 = " + " + ".join(terms) + "。" + fits if zh else
+                 f"{ev.model.name} at {fmt} needs about {total} of GPU memory = " + " + ".join(terms) + "." + fits),
+                None, "total memory need (unsharded)")
 
 
 def explain_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
@@ -230,13 +289,14 @@ def explain_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
                                                         ("weights", "kv_cache", "activations", "overhead", "total")}
     where = f" on {top.count}× {top.gpu_name}" if top is not None else " (unsharded)"
     total = book.gib(f"total memory per GPU{where}", parts.get("total", 0))
+    on = (f"在 {c._opt_name(top, book)} 上，" if zh else f"On {c._opt_name(top, book)}, ") if top is not None else ""
     names = {"weights": ("权重", "weights"), "gradients": ("梯度", "gradients"),
              "optimizer_states": ("优化器状态", "optimizer states"), "kv_cache": ("KV 缓存", "KV cache"),
              "activations": ("激活", "activations"), "overhead": ("运行时开销", "runtime overhead")}
     terms = [f"{names[k][0 if zh else 1]} {book.gib(f'{k} per GPU{where}', v)}" for k, v in parts.items()
              if k in names and v > 0]
-    return Lead((f"每卡 {total} = " + " + ".join(terms) + "。" if zh else
-                 f"{total} per GPU = " + " + ".join(terms) + "."), None, f"total memory per GPU{where}")
+    return Lead((f"{on}每卡 {total} = " + " + ".join(terms) + "。" if zh else
+                 f"{on}{total} per GPU = " + " + ".join(terms) + "."), None, f"total memory per GPU{where}")
 
 
 def gib_note(book: Any, lang: str, value: float | None) -> str:
@@ -251,19 +311,34 @@ def gib_note(book: Any, lang: str, value: float | None) -> str:
 
 
 def compact_table(opts: list[Any], book: Any, lang: str, w: Any, c: Any) -> str:
-    """≤ 3 rows: configuration, memory per GPU / usable (fits), speed or training time, GPU price."""
+    """≤ 3 rows, 4 narrow columns (the chat column is ~460 px wide): configuration, memory per GPU / usable with the
+    fit mark, decode speed per user (serving) or training time, GPU price. Labels and rule notes are in the full
+    table of the details."""
     if not opts:
         return ""
     zh = lang == "zh"
-    speed = ("训练时间" if zh else "training time") if w.is_training else ("速度" if zh else "speed")
-    head = (f"| 配置 | 每卡显存 / 可用 | {speed} | 显卡价格 | 说明 |" if zh else
-            f"| configuration | memory per GPU / usable | {speed} | GPU price | notes |") + "\n|---|---|---|---|---|"
+    speed = ("训练时间" if zh else "training time") if w.is_training else ("每路速度" if zh else "speed per user")
+    head = (f"| 配置 | 每卡显存 / 可用 | {speed} | 显卡价格 |" if zh else
+            f"| configuration | memory per GPU / usable | {speed} | GPU price |") + "\n|---|---|---|---|"
     rows = []
     for o in opts[:3]:
         mark = "✓" if o.fits else "✗"
-        rows.append(f"| {c._opt_name(o, book)} | {mark} {c._opt_memory(o, book, lang)} | "
-                    f"{c._opt_speed(o, book, lang, w)} | {c._opt_price(o, book, lang)} | {c._opt_notes(o, lang, opts)} |")
+        rows.append(f"| {c._opt_name(o, book)} | {mark} {c._opt_memory(o, book, lang)} | {_short_speed(o, book, lang, c)} | "
+                    f"{c._opt_price(o, book, lang)} |")
     return head + "\n" + "\n".join(rows)
+
+
+def _short_speed(o: Any, book: Any, lang: str, c: Any) -> str:
+    """Decode tokens/s per user, or the training wall-clock in days (the same Numbers as the full table's)."""
+    t = o.throughput or {}
+    if t.get("decode_tokens_per_s"):
+        return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
+                        c.SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
+    tr = o.training or {}
+    if tr.get("wall_s"):
+        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", c.SRC_TRAINING,
+                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if lang == "zh" else "days")
+    return "—"
 
 
 def assumed_line(ev: Any, book: Any, lang: str, c: Any) -> str:

@@ -46,10 +46,17 @@ _EXCLUDE_AFTER = re.compile(
 _VENDORS = {"nvidia": r"nvidia|英伟达|n卡|n 卡", "amd": r"(?<![a-z])amd(?![a-z])|a卡", "huawei": r"huawei|华为|昇腾|ascend"}
 
 
+_LIST_BEFORE = re.compile(r"[\w.\- ]{1,20}?\s*(?:和|与|及|、|或者?|/|,|，|(?<![a-z])(?:or|and|nor)(?![a-z]))\s*$")
+
+
 def excluded_here(s: str, start: int, end: int) -> bool:
-    """Is the card mentioned at s[start:end] ruled out by the words just before or after it (same clause)?"""
-    before = s[max(0, start - 24):start]
-    before = re.split(r"[,，。;；!！?？]|(?<![a-z])(?:and|but)(?![a-z])|但|可是", before)[-1]
+    """Is the card mentioned at s[start:end] ruled out by the words just before or after it (same clause)? The
+    second card of a list is ruled out with the first ("不要 4090 和 3090", "no 4090 or 3090")."""
+    raw = s[max(0, start - 40):start]
+    listed = _LIST_BEFORE.search(raw)
+    if listed and excluded_here(s, max(0, start - 40) + listed.start(), max(0, start - 40) + listed.start()):
+        return True
+    before = re.split(r"[,，。;；!！?？]|(?<![a-z])(?:and|but)(?![a-z])|但|可是", raw[-24:])[-1]
     return bool(_EXCLUDE_BEFORE.search(before) or _EXCLUDE_AFTER.match(s[end:end + 24]))
 
 
@@ -87,7 +94,8 @@ def region_from_places(s: str) -> str | None:
 
 
 # --- memory amounts, GB vs GiB ------------------------------------------------------------------------------------
-_GIB_QUESTION = re.compile(r"(?:gb|g)\s*(?:or|还是|和|与|vs\.?|versus|/)\s*gib|gib\s*(?:or|还是|和|与|vs\.?|versus|/)\s*gb|"
+_GIB_QUESTION = re.compile(r"(?:gb|g)\s*(?:or|还是|和|与|vs\.?|versus|/)\s*(?:\d+(?:\.\d+)?\s*)?gib|"
+                           r"gib\s*(?:or|还是|和|与|vs\.?|versus|/)\s*(?:\d+(?:\.\d+)?\s*)?gb|"
                            r"(?<![a-z])gib(?![a-z]).{0,20}(?:difference|区别|不同)|gb.{0,12}gib.{0,12}(?:\?|？|吗)")
 
 
@@ -112,7 +120,8 @@ def negative_amount(s: str) -> str | None:
 _PREVIOUS = re.compile(r"这个配置|这套配置|这套|那套|该配置|上面的配置|上述配置|刚才那个|刚才的|刚刚那个|前面那个|这个方案|那个方案|"
                        r"这台|那台|这些卡|那些卡|(?<![a-z])(?:that|this|the same|the above|your|the recommended|"
                        r"the previous) (?:setup|configuration|config|server|option|box|cluster|machine|hardware|"
-                       r"cards|gpus|one)(?![a-z])|(?<![a-z])on it(?![a-z])")
+                       r"cards|gpus|one)(?![a-z])|(?<![a-z])on it(?![a-z])|还够|还能跑|还放得下|还装得下|还行吗|"
+                       r"(?<![a-z])still (?:fit|enough|work|run|ok)")
 
 
 def refers_to_previous(s: str) -> bool:

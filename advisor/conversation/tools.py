@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from advisor.conversation.prompts import SLOTS
 from advisor.conversation.turn import Number, Step
 from advisor.workload import Currency, KvFormat, Optimizer, Recompute, Region, Task, WeightFormat, Workload
-from knowledge.errors import AdvisorError
+from knowledge.errors import AdvisorError, NotValidated
 from rules.findings import Finding
 
 log = logging.getLogger(__name__)
@@ -356,6 +356,8 @@ def _evaluate_rules(facts: list[Any]) -> list[Finding]:
         return []
     try:
         return list(evaluate(facts))
+    except NotValidated:
+        raise  # the rules could not be checked: the tool fails rather than answer without findings
     except Exception:  # noqa: BLE001 - the engine's failure must not hide the estimate
         log.exception("rules engine failed")
         return []
@@ -413,6 +415,7 @@ def estimate_memory_tool(args: EstimateMemoryArgs) -> ToolOutput:
         ]
         data.update(gpu=gpu.name, fits=fit["fits"])
         artifact["memory"].update(capacity=gpu.memory_bytes, usable=fit["usable_bytes"], gpu=gpu.id)
+        artifact["fit"] = fit  # the `fit` object of `gpu-advisor estimate --gpu ... --json`
         summary += f"; {'fits' if fit['fits'] else 'does not fit'} on {gpu.name}"
         findings = _evaluate_rules(_memory_facts(est, gpu, args))
     data.update(numbers=numbers, formulas=_cap(est.formulas, MAX_FORMULAS),
@@ -463,12 +466,19 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
         numbers.append(num("memory shortfall", est.memory_shortfall_bytes, "bytes", src))
     summary = (f"{model.name} on {est.count}× {gpu.name}: {fmt_tokens_s(est.decode_tokens_per_s)} per sequence, "
                f"TTFT {fmt_seconds(est.ttft_s)} ({est.bound}-bound)")
-    return ToolOutput(summary, data, numbers, [], {"throughput": est.to_contract()})
+    contract = est.to_contract()
+    from advisor.estimator.engine_memory import budget_for_estimate
+
+    budget = budget_for_estimate(est, model, gpu, getattr(args.to_workload(), "engine", None))
+    if budget is not None:  # the engine's own start-up figure, as `gpu-advisor throughput --json` reports it
+        contract["engine_memory"] = budget.to_contract() | {"instances": est.replicas}
+    return ToolOutput(summary, data, numbers, [], {"throughput": contract})
 
 
 def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
     """Training wall-clock time and GPU-hours for a token budget (6·N·D at a calibrated MFU)."""
     from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.plan_text import data_parallel_contract
     from advisor.estimator.training import estimate_train_time
 
     cat = _catalog()
@@ -498,7 +508,9 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
             "inputs": args.model_dump(exclude_unset=True, mode="json")}
     summary = (f"{model.name} {est.task} on {est.count}× {gpu.name}: {fmt_seconds(est.wall_s)}, "
                f"{est.gpu_hours:,.0f} GPU-hours at MFU {fmt_pct(est.mfu)}")
-    return ToolOutput(summary, data, numbers, [], {"train_time": est.to_contract()})
+    contract = data_parallel_contract(est, 3 if args.zero is None else args.zero, 1,
+                                      load_calibration().planner.goodput.value)
+    return ToolOutput(summary, data, numbers, [], {"train_time": contract})
 
 
 def _planned_train_time(args: TrainTimeArgs, model: Any, gpu: Any) -> ToolOutput:

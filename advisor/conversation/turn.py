@@ -34,6 +34,52 @@ class Step(BaseModel):
     summary: str = ""
 
 
+Verdict = Literal["yes", "no", "with_changes"]
+
+
+class MemoryBreakdown(BaseModel):
+    """Memory per GPU of the answer's lead configuration, in bytes: weights + gradients + optimizer states +
+    activations + KV cache + runtime overhead = total; `capacity` is the card's memory, `usable` what the engine
+    may fill (advisor.estimator.memory)."""
+
+    model_config = ConfigDict(extra="forbid")
+    gpu: str
+    count: int
+    weights: int = 0
+    gradients: int = 0
+    optimizer_states: int = 0
+    activations: int = 0
+    kv_cache: int = 0
+    overhead: int = 0
+    total: int = 0
+    capacity: int = 0
+    usable: int = 0
+
+
+class ContractFinding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rule_id: str
+    severity: str
+    message: str
+    source: str
+
+
+class AskContract(BaseModel):
+    """`gpu-advisor ask --json` (DESIGN.md): the answer, then its parts as structured fields."""
+
+    model_config = ConfigDict(extra="forbid")
+    answer: str
+    intent: str | None  # advisor.conversation.intent.INTENTS; None when no question was answered (greeting, error)
+    verdict: Verdict | None  # feasibility questions only
+    questions: list[str]
+    numbers: list[Number]
+    options: list[dict[str, Any]]  # each as `gpu-advisor recommend --json` gives an option (its own contract)
+    breakdown: MemoryBreakdown | None
+    findings: list[ContractFinding]
+    assumptions: list[str]
+    mode: Literal["llm", "deterministic"]
+
+
 class Turn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -51,15 +97,22 @@ class Turn(BaseModel):
     model_name: str | None = None  # LLM model name in llm mode
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    def contract(self) -> AskContract:
+        """The typed `gpu-advisor ask --json` contract. `intent`, `verdict` and `assumptions` are what the dialog
+        recorded for this turn (`extra`); `breakdown` is the memory chart's configuration."""
+        verdict = self.extra.get("answer_verdict")
+        mem = self.memory or {}
+        breakdown = MemoryBreakdown(**{k: v for k, v in mem.items() if k in MemoryBreakdown.model_fields}) \
+            if mem.get("gpu") and mem.get("count") else None
+        return AskContract(
+            answer=self.answer, intent=self.extra.get("intent"),
+            verdict=verdict if verdict in ("yes", "no", "with_changes") else None,
+            questions=self.questions, numbers=self.numbers, options=self.options, breakdown=breakdown,
+            findings=[ContractFinding(rule_id=f.rule_id, severity=f.severity, message=f.text(self.lang),
+                                      source=f.source) for f in self.findings],
+            assumptions=[str(a) for a in self.extra.get("assumptions", [])], mode=self.mode)
+
     def to_contract(self) -> dict[str, Any]:
-        """The `gpu-advisor ask --json` shape from DESIGN.md."""
-        return {
-            "answer": self.answer,
-            "questions": self.questions,
-            "numbers": [{"name": n.name, "value": n.value, "unit": n.unit, "source": n.source} for n in self.numbers],
-            "findings": [
-                {"rule_id": f.rule_id, "severity": f.severity, "message": f.text(self.lang), "source": f.source}
-                for f in self.findings
-            ],
-            "mode": self.mode,
-        }
+        """The `gpu-advisor ask --json` shape from DESIGN.md (the existing keys answer, questions, numbers,
+        findings, mode, and intent, verdict, options, breakdown, assumptions)."""
+        return self.contract().model_dump(mode="json")

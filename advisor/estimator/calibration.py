@@ -69,6 +69,41 @@ class AllReduce(_Strict):
     pcie_source: list[str]
 
 
+class EngineFixedCost(_Strict):
+    """Per-step fixed cost of one engine at batch 1: c_step + L · c_layer[memory class] (launches, syncs, sampling).
+
+    Memory class: "hbm" (A100/H100/H200/B200/MI300-class parts) or "gddr" (GeForce, RTX workstation, L40S, A40, L4).
+    `float_bandwidth_efficiency` replaces η_w for 16/32-bit weights where the engine's kernels differ (llama.cpp).
+    """
+
+    step_s: Constant
+    layer_s: dict[Literal["hbm", "gddr"], Constant]
+    float_bandwidth_efficiency: Constant | None = None
+
+
+class HostClass(_Strict):
+    """A host's DRAM: channels × MT/s × 8 bytes per transfer (64-bit channel) = theoretical bytes/s."""
+
+    label: str
+    channels: int = Field(ge=1, le=24)
+    mt_per_s: float = Field(gt=0)
+    source: list[str] = Field(min_length=1)
+
+    @property
+    def bytes_per_s(self) -> float:
+        return self.channels * self.mt_per_s * 1e6 * 8
+
+
+class HostMemory(_Strict):
+    """System RAM for llama.cpp layer offload: the host classes, the share of their bandwidth CPU matmul-vector
+    kernels stream at batch 1, and the default class per GPU market segment (a stated assumption)."""
+
+    efficiency: Constant
+    classes: dict[str, HostClass]
+    default_class: dict[Literal["consumer", "workstation", "datacenter"], str]
+    gpu_fit_margin_bytes: Constant | None = None  # memory llama.cpp's --fit leaves free on each GPU (-fitt)
+
+
 class InferenceCalibration(_Strict):
     bandwidth_efficiency: Efficiency  # weight streaming: bytes / (datasheet bandwidth × this)
     kv_bandwidth_efficiency: Constant  # attention kernels reading the KV cache
@@ -79,6 +114,9 @@ class InferenceCalibration(_Strict):
     step_overhead_s: Constant  # fixed cost per forward step (launch, scheduling, sampling)
     layer_overhead_s: Constant  # extra fixed cost per transformer layer per forward step
     request_overhead_s: Constant  # fixed cost of starting one request (counts in time to first token)
+    # engines whose batch-1 fixed costs differ from the serving engines' step/layer overheads above (llama.cpp)
+    engine_fixed_costs: dict[str, EngineFixedCost] = Field(default_factory=dict)
+    host_memory: HostMemory | None = None  # llama.cpp partial offload (advisor/estimator/offload.py)
     allreduce: AllReduce
     activation_bytes: Constant  # bytes per activation element sent in TP all-reduces (16-bit)
 
@@ -137,7 +175,20 @@ class Calibration(_Strict):
                 raise ValueError(f"an efficiency must lie in (0, 1], got {c.value} (sources {c.source})")
         if inf.roofline_sharpness.value < 1:
             raise ValueError("roofline_sharpness must be ≥ 1 (1 = sum, ∞ = max)")
-        for c in (inf.step_overhead_s, inf.layer_overhead_s, inf.request_overhead_s):
+        engine_costs = [c for e in inf.engine_fixed_costs.values() for c in (e.step_s, *e.layer_s.values())]
+        for e in inf.engine_fixed_costs.values():
+            if e.float_bandwidth_efficiency is not None and not 0 < e.float_bandwidth_efficiency.value <= 1:
+                raise ValueError("an engine's float_bandwidth_efficiency must lie in (0, 1]")
+            if set(e.layer_s) != {"hbm", "gddr"}:
+                raise ValueError("engine_fixed_costs.*.layer_s needs both 'hbm' and 'gddr'")
+        if inf.host_memory is not None:
+            hm = inf.host_memory
+            if not 0 < hm.efficiency.value <= 1:
+                raise ValueError("host_memory.efficiency must lie in (0, 1]")
+            missing = set(hm.default_class.values()) - set(hm.classes)
+            if missing:
+                raise ValueError(f"host_memory.default_class names unknown classes {sorted(missing)}")
+        for c in (inf.step_overhead_s, inf.layer_overhead_s, inf.request_overhead_s, *engine_costs):
             if c.value < 0:
                 raise ValueError(f"overheads are never negative, got {c.value}")
         if "default" not in self.training.mfu_by_class:

@@ -92,21 +92,36 @@ def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None
     return None
 
 
-def gpu_unit_price(gpu: GpuSpec, currency: str, econ: Economics) -> tuple[float, dt.date, str, str]:
-    """(price per card in `currency`, its date, its kind, its source): the catalog's newest market price (street,
-    channel or used) in that currency, else its newest launch MSRP in that currency (GpuSpec.price), else the other
-    currency's price chosen the same way and converted at the dated exchange rate. A currency stands for its market:
-    a CNY price is a China price and is not replaced by a newer USD one (server shares are never a card price)."""
-    p = gpu.price(currency)
-    if p is not None:
-        return p.amount, p.date, p.kind, p.source
+def end_of_life(gpu: GpuSpec) -> bool:
+    """A card sold only second-hand now: its newest catalog price (any currency, server shares aside) is a used
+    price — no new-card price is as recent (RTX 3090/3060, RTX A6000, V100: review R02, launch MSRPs of 2020–21)."""
+    cards = [p for p in gpu.prices if p.kind != "server_share"]
+    return bool(cards) and max(cards, key=lambda p: (p.date, p.kind == "used")).kind == "used"
+
+
+def gpu_unit_price(gpu: GpuSpec, currency: str, econ: Economics, condition: str = "new"
+                   ) -> tuple[float, dt.date, str, str]:
+    """(price per card in `currency`, its date, its kind, its source) for a card in `condition` ("new" or "used"):
+    the catalog's newest price of that condition in that currency (GpuSpec.price: street/channel, else launch MSRP
+    for new), else the other currency's chosen the same way and converted at the dated exchange rate. A currency
+    stands for its market: a CNY price is a China price and is not replaced by a newer USD one. An end-of-life card
+    (`end_of_life`) is priced used; a card with no price of the asked condition falls back to the other one; the
+    kind says which was taken (server shares are never a card price)."""
     other = "USD" if currency == "CNY" else "CNY"
-    q = gpu.price(other)
-    if q is None:
-        raise InputError(f"{gpu.name} has no price in the catalog; give one with --gpu-price AMOUNT (per card, "
-                         f"{currency})", field="gpu_price", accepted="a positive amount per card",
-                         message_zh=f"目录中没有 {gpu.name} 的价格；请用 --gpu-price 指定单卡价格（{currency}）")
-    return econ.to_currency(q.amount, other, currency), q.date, f"{q.kind}, converted from {other}", q.source
+    if end_of_life(gpu):
+        condition = "used"
+    fallback = "used" if condition == "new" else "new"
+    for cond in (condition, fallback):
+        for cur in (currency, other):
+            p = gpu.price(cur, cond)  # type: ignore[arg-type]
+            if p is None:
+                continue
+            if cur == currency:
+                return p.amount, p.date, p.kind, p.source
+            return econ.to_currency(p.amount, cur, currency), p.date, f"{p.kind}, converted from {cur}", p.source
+    raise InputError(f"{gpu.name} has no price in the catalog; give one with --gpu-price AMOUNT (per card, "
+                     f"{currency})", field="gpu_price", accepted="a positive amount per card",
+                     message_zh=f"目录中没有 {gpu.name} 的价格；请用 --gpu-price 指定单卡价格（{currency}）")
 
 
 def _check(count: int, years: float, utilization: float, electricity: float | None, currency: str,
@@ -140,7 +155,7 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
                  electricity: float | None = None, utilization: float = 1.0, pue: float | None = None,
                  gpu_price: float | None = None, cloud_usd_per_hour: float | None = None,
                  tokens_per_s: float | None = None, operations_fraction: float | None = None,
-                 region: str = "global") -> TcoEstimate:
+                 region: str = "global", condition: str = "new") -> TcoEstimate:
     """Owning `count` × `gpu` for `years` at `utilization` against renting the same GPU-hours; see the module
     docstring for every formula. `tokens_per_s` (the whole configuration at full load) adds cost per 1M tokens.
     `region` ("cn" or "global") picks the cloud quote: a mainland-China provider's, in CNY as listed, for "cn"."""
@@ -158,7 +173,7 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
     if gpu_price is not None:
         unit, unit_date, unit_kind, unit_src = gpu_price, dt.date.today(), "user input", "user input"
     else:
-        unit, unit_date, unit_kind, unit_src = gpu_unit_price(gpu, currency, econ)
+        unit, unit_date, unit_kind, unit_src = gpu_unit_price(gpu, currency, econ, condition)
     prices.append(DatedValue(name=f"{gpu.name} per card ({unit_kind})", value=unit, unit=currency, as_of=unit_date,
                              source=unit_src))
     tier_key, tier = server_tier(gpu, count, econ)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from knowledge.schemas import ModelSpec
 
@@ -11,6 +11,7 @@ from .calibration import Calibration
 
 if TYPE_CHECKING:
     from .planner import Plan
+    from .speed_results import TrainTimeEstimate
 
 GIB = 2**30
 
@@ -114,4 +115,21 @@ def launch_settings(p: Plan) -> dict[str, str]:
     out = {"megatron": megatron_args(p)}
     if p.layout.zero >= 2:
         out["deepspeed"] = json.dumps(deepspeed_config(p), separators=(",", ":"))
+    return out
+
+
+def data_parallel_contract(est: TrainTimeEstimate, zero: int, micro_batch: int,
+                           goodput: float) -> dict[str, Any]:
+    """The data-parallel estimate's contract with the layout/step/run keys of the planner's."""
+    out = est.to_contract()
+    seqs = est.tokens_per_step / est.seq_len
+    out["layout"].update({"tp": 1, "pp": 1, "dp": est.count, "ep": 1, "cp": 1, "zero": zero,
+                          "recompute": est.recompute, "micro_batch": micro_batch,
+                          "grad_accum": max(1, round(seqs / (est.count * micro_batch))),
+                          "global_batch_tokens": est.tokens_per_step})
+    step_s = est.tokens_per_step / est.tokens_per_s
+    out["step"] = {"step_s": step_s, "compute_s": est.compute_s_per_step,
+                   "exposed_comm_s": est.communication_s_per_step, "bubble_fraction": 0.0}
+    out["run"] = {"goodput": goodput, "gpu_hours": est.gpu_hours / goodput, "wall_s": est.wall_s / goodput,
+                  "wall_days": est.wall_s / goodput / 86400}
     return out

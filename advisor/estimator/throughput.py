@@ -8,7 +8,9 @@ One forward step on one GPU of a tensor-parallel group of `tp` GPUs (every GPU r
     pmax(a, b) = (a^p + b^p)^(1/p) ≥ max(a, b): a smooth roofline (near the ridge point neither limit is reached;
                  matmuls and attention are separate kernels, so their times add)
     t_allreduce= 2 · L · [2(tp−1)/tp · M / (B_link · η_link) + 2(tp−1) · α_link]   M = tokens · hidden · 2 bytes
-    t_overhead = c_step + c_layer · L                                       (kernel launches, scheduling)
+    t_overhead = c_step[engine] + c_layer[engine, memory class] · L        (kernel launches, scheduling)
+                 llama.cpp has its own batch-1 costs (per layer ≈140 µs on HBM parts, ≈16 µs on GDDR cards); the
+                 serving engines share one pair (TensorRT-LLM-fitted)
 
 Decode (one new token for each of the b sequences of the batch, each with c tokens of context):
     W_read  = matmul weights on this GPU, embedding gather excluded; MoE: the routed experts touched by the batch,
@@ -172,9 +174,21 @@ class Hardware:
     sharpness: float
 
 
-def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration) -> Hardware:
+def memory_class(gpu: GpuSpec) -> str:
+    """The key of the per-layer fixed cost: "hbm" for HBM parts (A100/H100/H200/B200/MI300 class), else "gddr"."""
+    return "hbm" if gpu.memory_type.upper().startswith("HBM") else "gddr"
+
+
+def default_engine(weights: str) -> str:
+    """The engine a format implies when none is named: llama.cpp for GGUF, vLLM otherwise."""
+    return "llama.cpp" if FORMATS[check_format(weights).name].family == "gguf" else "vllm"
+
+
+def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str | None = None) -> Hardware:
+    """The GPU's numbers for this profile, with the fixed costs of `engine` (default: by the weight format)."""
     inf = calib.inference
     eff = inf.bandwidth_efficiency
+    fixed = inf.engine_fixed_costs.get(engine or default_engine(prof.weights))
     fp8_cores = prof.fp8_compute and bool(gpu.fp8_dense_flops) and gpu.supports_fp8
     if fp8_cores:
         peak, eta_c = float(gpu.fp8_dense_flops or 0), inf.fp8_compute_efficiency.value
@@ -187,11 +201,17 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration) -> Hardware:
     link_bw, alpha, name = 0.0, 0.0, "none"
     if prof.tp > 1:
         link_bw, alpha, name = tp_link(gpu, prof.tp, calib)
+    eta_w = eff.of(fam)
+    step_c, layer_c = inf.step_overhead_s.value, inf.layer_overhead_s.value
+    if fixed is not None:
+        step_c, layer_c = fixed.step_s.value, fixed.layer_s[memory_class(gpu)].value  # type: ignore[index]
+        if fam == "float" and fixed.float_bandwidth_efficiency is not None:
+            eta_w = fixed.float_bandwidth_efficiency.value
     return Hardware(
-        bandwidth=gpu.bandwidth_bytes_per_s, peak=peak, eta_w=eff.of(fam), eta_kv=inf.kv_bandwidth_efficiency.value, eta_c=eta_c,
+        bandwidth=gpu.bandwidth_bytes_per_s, peak=peak, eta_w=eta_w, eta_kv=inf.kv_bandwidth_efficiency.value, eta_c=eta_c,
         attn_peak=gpu.bf16_dense_flops, eta_attn=inf.attention_efficiency.value,
-        link_bw=link_bw, link_alpha=alpha, link_name=name, step_overhead=inf.step_overhead_s.value,
-        layer_overhead=inf.layer_overhead_s.value, request_overhead=inf.request_overhead_s.value,
+        link_bw=link_bw, link_alpha=alpha, link_name=name, step_overhead=step_c,
+        layer_overhead=layer_c, request_overhead=inf.request_overhead_s.value,
         sharpness=inf.roofline_sharpness.value,
     )
 
@@ -365,14 +385,13 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
     has_lengths = getattr(w, "prompt_tokens", None) is not None or getattr(w, "output_tokens", None) is not None
     decode_ctx = max(1, int(prompt + output / 2)) if has_lengths else context
 
-    engine = getattr(w, "engine", None) or ("llama.cpp" if FORMATS[check_format(weights).name].family == "gguf"
-                                            else "vllm")
+    engine = getattr(w, "engine", None) or default_engine(weights)
     layer_split = engine == "llama.cpp" and tp > 1
     # llama.cpp spreads the layers over the GPUs (--split-mode layer, its default): a token passes through them one
     # after another, so a step costs what one GPU holding every layer would need, plus a hand-over per boundary;
     # the other engines shard every layer (tensor parallelism) and all GPUs work at once
     prof = speed_profile(model, weights, kv, 1 if layer_split else tp)
-    hw = hardware(gpu, prof, calib)
+    hw = hardware(gpu, prof, calib, engine)
     dstep = decode_step(prof, hw, per_replica, decode_ctx)
     pstep = prefill_step(prof, hw, 1, prompt)
     hop = None
@@ -402,7 +421,8 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
         f"matmul = {per_replica} × 2·N_active/tp FLOP / ({hw.peak / 1e12:.0f} TFLOP/s × η {hw.eta_c:.2f}); "
         f"attention = {per_replica} × 2·c·(d_qk+d_v)·L/tp at c = {decode_ctx} / ({hw.attn_peak / 1e12:.0f} TFLOP/s × "
         f"η {hw.eta_attn:.2f})",
-        f"overhead = {hw.step_overhead * 1e3:.3f} ms + {model.num_layers} layers × {hw.layer_overhead * 1e6:.1f} µs",
+        f"overhead ({engine}, {memory_class(gpu).upper()} GPU) = {hw.step_overhead * 1e3:.3f} ms + "
+        f"{model.num_layers} layers × {hw.layer_overhead * 1e6:.1f} µs",
         f"decode tokens/s per sequence = 1 / step = {per_seq:.1f}; total = {per_replica * replicas} sequences / step"
         f" = {total:.1f}",
         f"prefill {prompt} tokens = pmax({pstep.weights_s * 1e3:.3f}, {pstep.matmul_s * 1e3:.3f}) + "

@@ -22,7 +22,7 @@ def _ask(page, text):
     page.wait_for_function(
         """([before]) => { const c = document.querySelector('#chat');
                            return c && c.innerText !== before && !c.querySelector('.pending, [aria-busy=true]')
-                                  && /GiB|\\?|？/.test(c.innerText.slice(before.length - 50)); }""",
+                                  && /GiB|\\?|？/.test(c.innerText.slice(Math.max(0, before.length - 50))); }""",
         arg=[before], timeout=20_000)
     page.wait_for_timeout(300)
     return bots

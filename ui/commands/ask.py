@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+
 import sys
 from pathlib import Path
 
 from knowledge.errors import InputError
+from ui import jsonout
 
+MAX_STATE_BYTES = 16 * 2**20  # a conversation state file (a long conversation is a few hundred KB)
 HELP = "one conversational turn (free text, Chinese or English)"
 
 
@@ -30,10 +33,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _load(path: Path, args: argparse.Namespace):  # -> Conversation
     from advisor.conversation.session import Conversation, new_conversation
 
-    if path.exists():
+    try:
+        exists = path.exists()
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise InputError(f"--state: cannot use this path ({exc.strerror})", field="state") from None
+    if exists:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            with path.open("rb") as fh:
+                raw = fh.read(MAX_STATE_BYTES + 1)
+            if len(raw) > MAX_STATE_BYTES:
+                raise ValueError(f"larger than {MAX_STATE_BYTES // 2**20} MiB")
+            data = json.loads(raw.decode("utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
             raise InputError(f"--state {path}: not a readable conversation state ({exc})", field="state") from None
         conv = Conversation.from_dict(data)
         if args.driver:
@@ -63,9 +74,11 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise InputError(f"--state {args.state}: cannot write ({exc.strerror})", field="state") from None
     if args.json:
-        print(json.dumps(turn.to_contract(), ensure_ascii=False, indent=2))
+        print(jsonout.dumps(turn.to_contract()))
         return 0
     if turn.note and turn.note != "error":
         print(f"({turn.note})\n")
-    print(turn.answer)
+    from advisor.conversation.firstscreen import plain_details
+
+    print(plain_details(turn.answer))  # the answer's collapsible sections as headed plain sections
     return 0

@@ -14,12 +14,13 @@ Imports only the knowledge package: no Gradio, LangChain or Slack.
 from __future__ import annotations
 
 import argparse
-import json
+
 import sys
 import unicodedata
 from typing import Any
 
 from knowledge.errors import InputError
+from ui import jsonout
 
 GiB = 2**30
 # GPU fields shown in `show`, with a unit formatter; others are printed as they are
@@ -42,13 +43,14 @@ _CHINA_STATUS = {"available": "available", "restricted": "restricted", "licence_
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    from ui.args import number
     parser.add_argument("target", nargs="*", metavar="show ID",
                         help=f"`show ID` prints every field of one {name[:-1]} with its sources")
     parser.add_argument("--json", action="store_true", help="machine-readable output (SI units)")
     if name == "gpus":
         parser.add_argument("--region", choices=["cn", "global"], default="global",
                             help="cn: add China-market status (dated) and substitutes")
-        parser.add_argument("--min-memory", type=float, metavar="GB", default=None,
+        parser.add_argument("--min-memory", type=number(), metavar="GB", default=None,
                             help="only GPUs with at least this much memory (GiB, the vendor's nominal GB)")
 
 
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _emit(data: Any, as_json: bool, text: Any) -> None:
-    out = json.dumps(data, ensure_ascii=False, indent=2) if as_json else text(data)
+    out = jsonout.dumps(data) if as_json else text(data)
     sys.stdout.write(out + "\n")
 
 
@@ -292,3 +294,10 @@ def _model_show_text(m: Any, catalog: Any) -> str:
     for sid, body in _model_detail(m, catalog)["sources"].items():
         lines.append(f"  [{sid}] {body['title']}  {body.get('url') or body.get('document', '')}")
     return "\n".join(lines)
+
+
+# Public names for the MCP server and the HTTP API (ui/api_service.py), which return these same rows.
+gpu_row = _gpu_row
+gpu_detail = _gpu_detail
+model_row = _model_row
+model_detail = _model_detail

@@ -7,9 +7,11 @@ turn's JSON contract), /quit. End of input (Ctrl-D) or Ctrl-C ends the session c
 from __future__ import annotations
 
 import argparse
-import json
+
 import sys
 from typing import TextIO
+
+from ui import jsonout
 
 HELP = "interactive conversation in the terminal"
 
@@ -31,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     from advisor.conversation.session import Conversation, new_conversation
     from advisor.conversation.turn import Turn
+    from advisor.conversation.firstscreen import plain_details
 
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
                 out.write("(conversation reset)\n")
                 continue
             if text == "/json":
-                out.write(json.dumps(last.to_contract() if last else {}, ensure_ascii=False, indent=2) + "\n")
+                out.write(jsonout.dumps(last.to_contract() if last else {}) + "\n")
                 continue
             if not interactive:
                 out.write(f"\n> {text}\n")
@@ -71,7 +74,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
             assert last is not None
             if last.note and last.note != "error":
                 out.write(f"({last.note})\n")
-            out.write(last.answer + "\n")
+            out.write(plain_details(last.answer) + "\n")  # collapsible sections as headed plain sections
             out.flush()
     except KeyboardInterrupt:
         pass

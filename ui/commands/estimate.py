@@ -11,9 +11,11 @@ Imports only the estimator and the knowledge package (no Gradio, LangChain or Sl
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, get_args
+
+from ui import jsonout
+
 
 GiB = 2**30
 
@@ -26,6 +28,7 @@ FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ui.args import field_number
     from advisor import workload as wl
 
     src = parser.add_mutually_exclusive_group(required=True)
@@ -35,23 +38,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format (default: the checkpoint's precision; nf4 for qlora)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
-    parser.add_argument("--context", type=int, default=4096, help="tokens per sequence (prompt + output)")
-    parser.add_argument("--batch", type=int, default=1,
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096,
+                        help="tokens per sequence (prompt + output)")
+    parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
                         help="sequences served together (inference) or micro-batch per GPU (training)")
-    parser.add_argument("--concurrency", type=int, default=1, help="concurrent sequences served (inference)")
-    parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length for the prefill workspace")
+    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
+                        help="concurrent sequences served (inference)")
+    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None,
+                        help="prompt length for the prefill workspace")
     parser.add_argument("--optimizer", choices=get_args(wl.Optimizer), default="adamw")
     parser.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=0, help="DeepSpeed ZeRO stage")
-    parser.add_argument("--offload", choices=get_args(wl.Offload), default="none")
-    parser.add_argument("--gpus", type=int, default=1, help="GPUs per node")
-    parser.add_argument("--nodes", type=int, default=1)
-    parser.add_argument("--tp", type=int, default=None,
+    from ui.commands.offload_cli import OFFLOAD_HELP, add_host_arguments
+
+    parser.add_argument("--offload", choices=[*get_args(wl.Offload), "layers"], default="none",
+                        help="training: ZeRO offload of the optimizer state (or all); " + OFFLOAD_HELP)
+    add_host_arguments(parser)
+    parser.add_argument("--gpus", type=field_number(wl.Workload, "gpus"), default=1, help="GPUs per node")
+    parser.add_argument("--nodes", type=field_number(wl.Workload, "nodes"), default=1)
+    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=None,
                         help="tensor-parallel degree (default 1; pretrain with --gpu: the planner's)")
-    parser.add_argument("--pp", type=int, default=None,
+    parser.add_argument("--pp", type=field_number(wl.Workload, "pp"), default=None,
                         help="pipeline-parallel degree (default 1; pretrain with --gpu: the planner's)")
     parser.add_argument("--recompute", choices=get_args(wl.Recompute), default=None,
                         help="activation recomputation (default: full for fine-tuning, selective for pre-training)")
-    parser.add_argument("--lora-rank", type=int, default=16)
+    parser.add_argument("--lora-rank", type=field_number(wl.Workload, "lora_rank"), default=16)
     parser.add_argument("--lora-targets", choices=["attention", "all-linear"], default="all-linear")
     parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
                         help="runtime (default: vllm for inference, transformers/deepspeed for training)")
@@ -69,7 +79,7 @@ def _workload(args: argparse.Namespace) -> Any:
     values = {
         "task": args.task, "weights": args.weights, "kv": args.kv, "context": args.context, "batch": args.batch,
         "concurrency": args.concurrency, "prompt_tokens": args.prompt_tokens, "optimizer": args.optimizer,
-        "zero": args.zero, "offload": args.offload, "gpus": args.gpus, "nodes": args.nodes, "tp": args.tp or 1,
+        "zero": args.zero, "offload": "none" if args.offload == "layers" else args.offload, "gpus": args.gpus, "nodes": args.nodes, "tp": args.tp or 1,
         "pp": args.pp or 1, "recompute": args.recompute, "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
         "engine": args.engine,
         "flash_attention": None if args.flash_attention is None else args.flash_attention == "on",
@@ -124,7 +134,16 @@ def _model(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from advisor.estimator.memory import estimate_memory
+    from ui.commands import offload_cli
 
+    offload = offload_cli.wants_offload(args)
+    if offload and args.engine in (None, "llama.cpp"):
+        args.engine = "llama.cpp"
+    elif offload:
+        from knowledge.errors import InputError
+
+        raise InputError(f"--offload layers is llama.cpp's -ngl; got --engine {args.engine}", field="engine",
+                         accepted="--engine llama.cpp (or none)", message_zh="--offload layers 只适用于 llama.cpp")
     workload = _workload(args)
     model = _model(args)
     gpu = None
@@ -132,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         from knowledge.catalog import load_catalog
 
         gpu = load_catalog().gpu(args.gpu)
+    if offload:
+        return _run_offload(args, model, gpu, workload)
     layout = None
     if gpu is not None and args.task == "pretrain" and args.tp is None and args.pp is None:
         est, layout = _planned(args, model, gpu, workload)  # the same planner as `train-time`
@@ -143,11 +164,38 @@ def run(args: argparse.Namespace) -> int:
             out["layout"] = layout
         if gpu is not None:
             out["fit"] = _fit(est, gpu)
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        jsonout.write(out)
         sys.stdout.write("\n")
         return 0
     sys.stdout.write(render(est, model, gpu))
     return 0
+
+
+def _run_offload(args: argparse.Namespace, model: Any, gpu: Any, workload: Any) -> int:
+    """`--offload layers`: memory on both sides of a llama.cpp layer split (and its speed)."""
+    from knowledge.errors import InputError
+    from ui.commands import offload_cli
+
+    if gpu is None:
+        raise InputError("--offload layers needs --gpu (how many layers fit depends on its memory)", field="gpu",
+                         accepted="a catalog GPU id (see `gpu-advisor gpus`)", message_zh="--offload layers 需要 --gpu")
+    count = workload.gpus * workload.nodes
+    p = offload_cli.plan(args, model, gpu, count, workload)
+    if args.json:
+        out = estimate_memory_contract(model, workload, gpu)
+        out["offload"] = p.to_contract()
+        jsonout.write(out)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(offload_cli.render(p, model, gpu, count))
+    return 0
+
+
+def estimate_memory_contract(model: Any, workload: Any, gpu: Any) -> dict[str, Any]:
+    from advisor.estimator.memory import estimate_memory
+
+    est = estimate_memory(model, workload, gpu)
+    return est.to_contract() | {"fit": _fit(est, gpu)}
 
 
 def _planned(args: argparse.Namespace, model: Any, gpu: Any, workload: Any) -> tuple[Any, dict[str, Any]]:

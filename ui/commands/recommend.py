@@ -10,14 +10,17 @@ their sources, and — when nothing fits — what would have to change. `--json`
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, get_args
+
+from ui import jsonout
+
 
 GiB = 2**30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ui.args import field_number, number
     from advisor import workload as wl
 
     src = parser.add_mutually_exclusive_group(required=True)
@@ -26,25 +29,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", choices=get_args(wl.Task), default="inference")
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None)
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
-    parser.add_argument("--context", type=int, default=4096, help="tokens per sequence")
-    parser.add_argument("--batch", type=int, default=1, help="micro-batch per GPU (training)")
-    parser.add_argument("--concurrency", type=int, default=1, help="concurrent sequences served")
-    parser.add_argument("--prompt-tokens", type=int, default=None)
-    parser.add_argument("--output-tokens", type=int, default=None)
-    parser.add_argument("--tokens", type=float, default=None, help="training token budget, e.g. 2e9")
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=None,
+                        help="tokens per sequence (default: the model's own, e.g. 32768 for DeepSeek-R1, else 4096)")
+    parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
+                        help="micro-batch per GPU (training)")
+    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
+                        help="concurrent sequences served")
+    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None)
+    parser.add_argument("--output-tokens", type=field_number(wl.Workload, "output_tokens"), default=None)
+    parser.add_argument("--tokens", type=field_number(wl.Workload, "train_tokens"), default=None,
+                        help="training token budget, e.g. 2e9")
     parser.add_argument("--engine", choices=get_args(wl.Engine), default=None)
-    parser.add_argument("--lora-rank", type=int, default=16)
-    parser.add_argument("--budget", type=float, default=None, help="purchase budget in --currency")
+    parser.add_argument("--lora-rank", type=field_number(wl.Workload, "lora_rank"), default=16)
+    parser.add_argument("--budget", type=field_number(wl.Constraints, "budget"), default=None,
+                        help="purchase budget in --currency")
     parser.add_argument("--currency", choices=get_args(wl.Currency), default="USD")
     parser.add_argument("--region", choices=get_args(wl.Region), default="global")
+    parser.add_argument("--condition", choices=("new", "used"), default="new",
+                        help="price cards new (default, a company purchase) or used (second-hand)")
     parser.add_argument("--candidates", default="", help="comma-separated GPU ids to choose from")
     parser.add_argument("--existing", metavar="N×GPU", default=None, help="GPUs you already own, e.g. 2x3090")
-    parser.add_argument("--max-gpus-per-node", type=int, default=8)
-    parser.add_argument("--max-ms-per-token", type=float, default=None, help="per-sequence decode latency target")
-    parser.add_argument("--min-tokens-per-s", type=float, default=None, help="total throughput target")
-    parser.add_argument("--deadline-days", type=float, default=None, help="training must finish within this")
-    parser.add_argument("--power-limit-w", type=float, default=None)
-    parser.add_argument("--limit", type=int, default=8, help="options to show")
+    parser.add_argument("--max-gpus-per-node", type=field_number(wl.Constraints, "max_gpus_per_node"), default=8)
+    parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
+                        help="per-sequence decode latency target")
+    parser.add_argument("--min-tokens-per-s", type=field_number(wl.Constraints, "min_tokens_per_s"), default=None,
+                        help="total throughput target")
+    parser.add_argument("--deadline-days", type=field_number(wl.Constraints, "deadline_s", scale=86400),
+                        default=None, help="training must finish within this")
+    parser.add_argument("--power-limit-w", type=field_number(wl.Constraints, "power_limit_w"), default=None)
+    parser.add_argument("--limit", type=number(1, 100, integer=True), default=8, help="options to show")
     parser.add_argument("--json", action="store_true")
 
 
@@ -69,7 +82,8 @@ def build_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     from ui.commands.estimate import validation_to_input_error
 
     try:
-        workload = Workload(model=args.model, task=args.task, weights=args.weights, kv=args.kv, context=args.context,
+        sized = {} if args.context is None else {"context": args.context}
+        workload = Workload(model=args.model, task=args.task, weights=args.weights, kv=args.kv, **sized,
                             batch=args.batch, concurrency=args.concurrency, prompt_tokens=args.prompt_tokens,
                             output_tokens=args.output_tokens, train_tokens=args.tokens, engine=args.engine,
                             lora_rank=args.lora_rank)
@@ -82,7 +96,7 @@ def build_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
             existing=_existing(args.existing), max_gpus_per_node=args.max_gpus_per_node,
             max_ms_per_token=args.max_ms_per_token, min_tokens_per_s=args.min_tokens_per_s,
             deadline_s=None if args.deadline_days is None else args.deadline_days * 86400,
-            power_limit_w=args.power_limit_w)
+            power_limit_w=args.power_limit_w, condition=args.condition)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err.get("loc") else "constraints"
@@ -104,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         workload = workload.model_copy(update={"model": model.id})
     rec = recommend(workload, constraints, model=model, limit=args.limit)
     if args.json:
-        json.dump(rec.to_contract(), sys.stdout, indent=2, ensure_ascii=False)
+        jsonout.write(rec.to_contract())
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render(rec))
@@ -139,7 +153,11 @@ def render(rec: Any) -> str:
                          f"{o.capacity_bytes / GiB:.0f} GiB per GPU; {_speed(o)}; {_money(o.price, o.count)}")
             lines.append(f"   layout TP {o.layout['tp']} × PP {o.layout['pp']} × DP {o.layout['dp']}"
                          + (f", ZeRO-{o.layout['zero']}" if o.layout['zero'] else "")
-                         + (f", offload {o.layout['offload']}" if o.layout['offload'] != 'none' else ""))
+                         + (f", offload {o.layout['offload']}" if o.layout['offload'] != 'none' else "")
+                         + (f" (llama.cpp -ngl {o.layout['ngl']}: {o.layout['cpu_layers']} layers and "
+                            f"{o.layout['system_ram_bytes'] / GiB:.1f} GiB in system RAM)" if "ngl" in o.layout else ""))
+            if o.throughput.get("engine_log_line"):
+                lines.append(f"   {o.layout.get('engine', 'engine')} at start-up: {o.throughput['engine_log_line']}")
             lines.append(f"   launch: {o.launch_hint}")
             for f in o.findings:
                 lines.append(f"   [{f.severity}] {f.rule_id}: {f.message} ({f.source})")

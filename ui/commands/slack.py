@@ -20,7 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mode.add_argument("--http", action="store_true",
                       help="HTTP Events API at /slack/events (needs SLACK_SIGNING_SECRET)")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP mode: address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=3000, help="HTTP mode: port (default 3000)")
+    parser.add_argument("--port", type=int, default=3000,
+                        help="HTTP mode: port (default 3000)")
     parser.add_argument("--with-web", action="store_true",
                         help="HTTP mode: also serve the web chat at / in the same process")
 

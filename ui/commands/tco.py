@@ -23,33 +23,41 @@ break_even_utilization, cost_per_million_tokens{owned,cloud}, exchange_rate, pri
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, get_args
 
+from ui import jsonout
+
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ui.args import field_number, number
     from advisor import workload as wl
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__
     parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias")
-    parser.add_argument("--count", type=int, default=1, help="number of GPUs")
-    parser.add_argument("--years", type=float, default=None, help="horizon in years (default 3)")
+    parser.add_argument("--count", type=number(1, 4096 * 16, integer=True), default=1, help="number of GPUs")
+    parser.add_argument("--years", type=field_number(wl.Constraints, "tco_years"), default=None,
+                        help="horizon in years (default 3)")
     parser.add_argument("--currency", choices=["CNY", "USD"], default="CNY", help="output currency")
-    parser.add_argument("--electricity", type=float, default=None, metavar="PRICE",
+    parser.add_argument("--electricity", type=number(None, 100), default=None, metavar="PRICE",
                         help="electricity price per kWh in --currency")
-    parser.add_argument("--utilization", type=float, default=1.0, metavar="U", help="fraction of hours busy, 0 … 1")
-    parser.add_argument("--pue", type=float, default=None, help="power usage effectiveness (default 1.58)")
-    parser.add_argument("--gpu-price", type=float, default=None, metavar="AMOUNT", help="per card, in --currency")
-    parser.add_argument("--cloud-price", type=float, default=None, metavar="USD", help="USD per GPU-hour on demand")
-    parser.add_argument("--tokens-per-s", type=float, default=None, help="throughput at full load (all GPUs)")
+    parser.add_argument("--utilization", type=number(0, 1), default=1.0, metavar="U",
+                        help="fraction of hours busy, 0 … 1")
+    parser.add_argument("--pue", type=number(1, 5), default=None, help="power usage effectiveness (default 1.58)")
+    parser.add_argument("--gpu-price", type=number(0, 1e9), default=None, metavar="AMOUNT",
+                        help="per card, in --currency")
+    parser.add_argument("--cloud-price", type=number(0, 10_000), default=None, metavar="USD",
+                        help="USD per GPU-hour on demand")
+    parser.add_argument("--tokens-per-s", type=number(0, 1e12, lo_open=True), default=None,
+                        help="throughput at full load (all GPUs)")
     parser.add_argument("--model", metavar="ID", default=None, help="compute tokens/s for this model")
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format for --model (default: the checkpoint's own precision)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
-    parser.add_argument("--context", type=int, default=4096)
-    parser.add_argument("--concurrency", type=int, default=None,
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096)
+    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=None,
                         help="sequences served (default: as many as fit in memory)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -106,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         out = est.to_contract()
         if note:
             out["throughput"] = note
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        jsonout.write(out)
         sys.stdout.write("\n")
         return 0
     sys.stdout.write(render(est, gpu, note))

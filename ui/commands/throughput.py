@@ -12,34 +12,50 @@ the largest concurrency that fits and (with --max-ms-per-token) how many users t
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, get_args
+
+from ui import jsonout
+
 
 GiB = 2**30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ui.args import field_number, number
     from advisor import workload as wl
 
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
     parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias (see `gpu-advisor gpus`)")
-    parser.add_argument("--count", type=int, default=1, help="number of GPUs (default 1)")
-    parser.add_argument("--tp", type=int, default=None,
+    parser.add_argument("--count", type=number(1, 4096, integer=True), default=1, help="number of GPUs (default 1)")
+    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=None,
                         help="tensor-parallel degree (default: all --count GPUs; a divisor makes replicas)")
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format (default: the checkpoint's own precision, e.g. fp8 for DeepSeek-V3)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
-    parser.add_argument("--context", type=int, default=4096, help="tokens per sequence (prompt + output)")
-    parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default: half the context)")
-    parser.add_argument("--output-tokens", type=int, default=None,
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096,
+                        help="tokens per sequence (prompt + output)")
+    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None,
+                        help="prompt length (default: half the context)")
+    parser.add_argument("--output-tokens", type=field_number(wl.Workload, "output_tokens"), default=None,
                         help="generated tokens (default: the rest of the context)")
-    parser.add_argument("--concurrency", type=int, default=1, help="sequences decoding together")
+    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
+                        help="sequences decoding together")
     parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
                         help="serving engine for the memory check (default vllm)")
-    parser.add_argument("--max-ms-per-token", type=float, default=None, metavar="MS",
+    parser.add_argument("--gpu-memory-utilization", type=number(0, 1, lo_open=True), default=None, metavar="F",
+                        help="vLLM: fraction of the WHOLE GPU per instance (default 0.92, current vLLM)")
+    parser.add_argument("--kv-cache-memory-bytes", type=number(1, 1e15, integer=True), default=None, metavar="B",
+                        help="vLLM: KV cache bytes per GPU, replacing --gpu-memory-utilization")
+    parser.add_argument("--offload", choices=["none", "layers"], default="none",
+                        help="layers: llama.cpp partial offload to system RAM (-ngl, RAM needed, speed)")
+    from ui.commands.offload_cli import add_host_arguments
+
+    add_host_arguments(parser)
+    parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
+                        metavar="MS",
                         help="also report how many concurrent users get ≤ MS milliseconds per token")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -97,17 +113,74 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
     return est, model, gpu, users
 
 
+def run_offload(args: argparse.Namespace) -> int:
+    """`--offload layers`: the llama.cpp layer split for --count GPUs plus system RAM, at batch 1."""
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import InputError
+    from ui.commands import offload_cli
+    from ui.commands.estimate import _model
+
+    gpu = load_catalog().gpu(args.gpu)
+    model = _model(args)
+    if args.weights is None:
+        from advisor.estimator.memory import default_inference_format
+
+        args.weights = default_inference_format(model)
+    if (args.prompt_tokens or 0) + (args.output_tokens or 0) > args.context:
+        raise InputError(f"--prompt-tokens + --output-tokens exceed --context {args.context}", field="context",
+                         accepted="prompt + output ≤ context")
+    p = offload_cli.plan(args, model, gpu, args.count, _workload(args))
+    if args.json:
+        jsonout.write(offload_cli.throughput_contract(p))
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(offload_cli.render(p, model, gpu, args.count))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    from ui.commands.offload_cli import wants_offload
+
+    if wants_offload(args):
+        return run_offload(args)
     est, model, gpu, users = compute(args)
+    budget = engine_budget(args, est, model, gpu)
     if args.json:
         out = est.to_contract()
         if users is not None:
             out["users_at_latency"] = {"max_ms_per_token": args.max_ms_per_token, "concurrency": users}
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        if budget is not None:
+            out["engine_memory"] = budget.to_contract() | {"instances": est.replicas}
+        jsonout.write(out)
         sys.stdout.write("\n")
         return 0
-    sys.stdout.write(render(est, model, gpu, users, args.max_ms_per_token))
+    text = render(est, model, gpu, users, args.max_ms_per_token)
+    if budget is not None:
+        head, sep, rest = text.partition("\nformulas:")
+        text = head + engine_line(budget, est.replicas) + sep + rest
+    sys.stdout.write(text)
     return 0
+
+
+def engine_budget(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
+    """The serving engine's own KV budget for one instance (TP group) at --context tokens per request, or None for
+    engines without a start-up reservation (llama.cpp)."""
+    from advisor.estimator.engine_memory import budget_for_estimate, vllm_kv_budget
+    from advisor.estimator.throughput import default_engine
+
+    engine = args.engine or default_engine(est.weights)
+    if engine == "vllm" and (args.gpu_memory_utilization is not None or args.kv_cache_memory_bytes is not None):
+        return vllm_kv_budget(model, gpu, tp=est.tp, weights=est.weights, kv=est.kv, max_model_len=est.context,
+                              gpu_memory_utilization=args.gpu_memory_utilization,
+                              kv_cache_memory_bytes=args.kv_cache_memory_bytes)
+    return budget_for_estimate(est, model, gpu, engine)
+
+
+def engine_line(b: Any, instances: int) -> str:
+    per = f" per instance, {instances} instances" if instances > 1 else ""
+    name = "vLLM" if b.engine == "vllm" else "SGLang"
+    return (f"  engine        {name} at start-up: {b.log_line}{per} (KV {b.kv_cache_bytes / GiB:.2f} GiB, "
+            f"{b.kv_tokens:,} tokens; fraction {b.fraction:g} of {b.total_bytes / GiB:.2f} GiB)\n")
 
 
 def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: float | None = None) -> str:

@@ -18,10 +18,13 @@ only when no layout fits, naming the smallest GPU count that would. LoRA/QLoRA/f
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import re
 import sys
 from typing import Any
+
+from ui import jsonout
+
 
 GiB = 2**30
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
@@ -36,23 +39,37 @@ def parse_tokens(text: str) -> float:
         raise InputError(f"--tokens: '{text}' is not a token count", field="tokens",
                          accepted="a positive number such as 2000000000, 2e9, 2B or 1.5T",
                          message_zh=f"--tokens：“{text}”不是有效的 token 数量（例如 2e9、2B、1.5T）")
-    return float(m.group(1)) * _SUFFIX[m.group(2).lower()]
+    from advisor.workload import Workload, field_bounds
+    from ui.args import describe
+
+    value = float(m.group(1)) * _SUFFIX[m.group(2).lower()]
+    lo, hi, _, _ = field_bounds(Workload, "train_tokens")  # the range the estimator accepts
+    if not math.isfinite(value) or 0 < value < lo:  # ≤ 0 and > hi: the estimator's own messages
+        accepted = describe(lo, hi)
+        raise InputError(f"--tokens: {text} is out of range", field="tokens", accepted=accepted,
+                         message_zh=f"--tokens：{text} 超出范围（可接受：{accepted}）")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from advisor import workload as wl
+    from ui.args import field_number, number
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
     parser.add_argument("--tokens", required=True, metavar="N", help="training tokens (e.g. 2e9, 2B, 1.5T)")
     parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias")
-    parser.add_argument("--count", type=int, default=1, help="number of GPUs (8 per server beyond 8)")
+    parser.add_argument("--count", type=number(1, 4096 * 8, integer=True), default=1,
+                        help="number of GPUs (8 per server beyond 8)")
     parser.add_argument("--task", choices=["pretrain", "full", "lora", "qlora", "freeze"], default="pretrain")
-    parser.add_argument("--seq-len", type=int, default=None, help="training sequence length (default 4096 or less)")
+    parser.add_argument("--seq-len", type=field_number(wl.Workload, "context"), default=None,
+                        help="training sequence length (default 4096 or less)")
     parser.add_argument("--recompute", choices=["none", "selective", "full"], default=None,
                         help="activation recomputation (default: selective for pretrain, full for fine-tuning)")
     parser.add_argument("--precision", choices=["bf16", "fp8"], default="bf16", help="tensor-core precision")
-    parser.add_argument("--mfu", type=float, default=None, help="override the achieved MFU (0 < MFU ≤ 1)")
-    parser.add_argument("--micro-batch", "--batch", dest="micro_batch", type=int, default=None,
+    parser.add_argument("--mfu", type=number(0.01, 1), default=None, help="override the achieved MFU (0.01 … 1)")
+    parser.add_argument("--micro-batch", "--batch", dest="micro_batch", type=field_number(wl.Workload, "batch"),
+                        default=None,
                         help="sequences per GPU per micro-batch (default: chosen by the planner; 1 for LoRA)")
     parser.add_argument("--tp", type=int, default=None, help="tensor-parallel degree (default: planner)")
     parser.add_argument("--pp", type=int, default=None, help="pipeline-parallel stages (default: planner)")
@@ -149,25 +166,11 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     return est, model, gpu
 
 
-def data_parallel_contract(est: Any, zero: int, micro_batch: int, goodput: float) -> dict[str, Any]:
-    """The data-parallel estimate's contract with the layout/step/run keys of the planner's."""
-    out = est.to_contract()
-    seqs = est.tokens_per_step / est.seq_len
-    out["layout"].update({"tp": 1, "pp": 1, "dp": est.count, "ep": 1, "cp": 1, "zero": zero,
-                          "recompute": est.recompute, "micro_batch": micro_batch,
-                          "grad_accum": max(1, round(seqs / (est.count * micro_batch))),
-                          "global_batch_tokens": est.tokens_per_step})
-    step_s = est.tokens_per_step / est.tokens_per_s
-    out["step"] = {"step_s": step_s, "compute_s": est.compute_s_per_step,
-                   "exposed_comm_s": est.communication_s_per_step, "bubble_fraction": 0.0}
-    out["run"] = {"goodput": goodput, "gpu_hours": est.gpu_hours / goodput, "wall_s": est.wall_s / goodput,
-                  "wall_days": est.wall_s / goodput / 86400}
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     from advisor.estimator.calibration import load_calibration
     from advisor.estimator.planner import Plan
+
+    from advisor.estimator.plan_text import data_parallel_contract
 
     est, model, gpu = compute(args)
     planned = isinstance(est, Plan)
@@ -175,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         data = (est.to_contract(args.task) if planned else
                 data_parallel_contract(est, 3 if args.zero is None else args.zero, args.batch,
                                        load_calibration().planner.goodput.value))
-        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+        jsonout.write(data)
         sys.stdout.write("\n")
         return 0
     sys.stdout.write(render_plan(est, model, gpu, args.task) if planned else render(est, model, gpu))

@@ -25,8 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=None, help="port (default 7860)")
     parser.add_argument("--auth", default=None, metavar="USER:PASSWORD", help="require this login")
-    parser.add_argument("--queue-size", type=int, default=None, help="turns that may wait (default 100)")
-    parser.add_argument("--concurrency", type=int, default=None, help="turns answered at once (default 8)")
+    parser.add_argument("--queue-size", type=int, default=None,
+                        help="turns that may wait (default 100)")
+    parser.add_argument("--concurrency", type=int, default=None,
+                        help="turns answered at once (default 8)")
     parser.add_argument("--workers", type=int, default=None,
                         help="processes for deterministic turns (default: cores - 1, at most 4; 0: none)")
 

@@ -1,0 +1,79 @@
+"""Numbers read from a chat message that are outside what the advisor can size, and the reply that says so.
+
+The extractor records such a number (`OutOfRange`: which slot, the value as read, the accepted range) instead
+of dropping it, and the dialog answers with `reply(items, lang)`: what was understood, why it is out of range,
+and the limit — never a silent default in its place. The limits are the Workload's own field bounds, except
+the context's lower end (16 tokens), below which a number next to "context" is not read as a context; the
+budget's are the Constraints' (a budget is > 0 and at most 10^12 in its currency).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+from pydantic import BaseModel
+
+from advisor.workload import Constraints, Workload, field_bounds
+
+MIN_CONTEXT = 16  # tokens; a smaller number beside "context" is not a context length
+
+# slot -> (English label, Chinese label, unit en, unit zh)
+_LABELS = {
+    "concurrency": ("number of concurrent users", "并发数", "", ""),
+    "context": ("context length", "上下文长度", " tokens", " tokens"),
+    "train_tokens": ("training token budget", "训练 token 数", " tokens", " tokens"),
+    "prompt_tokens": ("prompt length", "提示长度", " tokens", " tokens"),
+    "output_tokens": ("output length", "输出长度", " tokens", " tokens"),
+    "budget": ("budget", "预算", "", ""),
+}
+
+
+class OutOfRange(BaseModel):
+    """One number the user gave for `slot` that lies outside [lo, hi]."""
+
+    slot: str
+    value: float  # as read; a number past the float range (1e400) is stored as the largest float (JSON-safe)
+    lo: float
+    hi: float
+
+
+def limits(slot: str) -> tuple[float, float]:
+    """The accepted range of a chat slot: the Workload field's bounds (context: from MIN_CONTEXT)."""
+    lo, hi, _, _ = field_bounds(Constraints if slot == "budget" else Workload, slot)
+    if slot == "context":
+        lo = MIN_CONTEXT
+    return float(lo), float(hi)
+
+
+def check(slot: str, value: float | None) -> OutOfRange | None:
+    """None when `value` is within the slot's range (or absent), else the OutOfRange to report."""
+    if value is None:
+        return None
+    lo, hi = limits(slot)
+    if math.isfinite(value) and lo <= value <= hi:
+        return None
+    return OutOfRange(slot=slot, value=value if math.isfinite(value) else sys.float_info.max, lo=lo, hi=hi)
+
+
+def _num(x: float) -> str:
+    if not math.isfinite(x) or x >= sys.float_info.max:
+        return "∞"
+    return f"{int(x):,}" if x.is_integer() and abs(x) < 1e16 else f"{x:.3g}"
+
+
+def reply(items: list[OutOfRange], lang: str) -> str:
+    """One sentence per number: what was read, that it is out of range, and the accepted range."""
+    lines = []
+    for it in items:
+        en, zh, unit_en, unit_zh = _LABELS.get(it.slot, (it.slot, it.slot, "", ""))
+        side_en = "more than" if it.value > it.hi else "less than"
+        side_zh = "超过了上限" if it.value > it.hi else "低于下限"
+        if lang == "zh":
+            lines.append(f"我读到的{zh}是 {_num(it.value)}{unit_zh}，{side_zh}：可接受 {_num(it.lo)} 到 "
+                         f"{_num(it.hi)}{unit_zh}。请给出这个范围内的数值，我没有用别的数代替它。")
+        else:
+            lines.append(f"I read {_num(it.value)}{unit_en} for the {en}, which is {side_en} I can size "
+                         f"(accepted: {_num(it.lo)} to {_num(it.hi)}{unit_en}). Please give a value in that range; "
+                         "I have not put another number in its place.")
+    return "\n\n".join(lines)

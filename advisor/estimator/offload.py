@@ -1,0 +1,283 @@
+"""llama.cpp partial offload: as many layers as fit on the GPU(s), the rest in system RAM (`-ngl N`).
+
+Memory (llama.cpp's placement, src/llama-model.cpp: `-ngl N` puts the last N repeating layers, with their KV cache,
+on the GPU; the output matrix joins them only when N exceeds the layer count; the token embedding is a row gather and
+stays in RAM):
+
+    per layer on the GPU = layer weights + its KV cache (context × KV bytes per token per layer)
+    GPU budget           = count × (GPU memory − CUDA context − 1 GiB) − one compute buffer (n_ubatch tokens)
+                           (1 GiB: the free margin llama.cpp's --fit keeps per device, -fitt default 1024 MiB)
+    -ngl                 = ⌊budget / per layer⌋ (L + 1 when every layer and the output matrix fit): the value
+                           `llama-server --fit on` picks; a GPU without layers holds no compute buffer
+    system RAM           = CPU layers (weights + KV) + token embedding + output matrix unless offloaded + compute buffer
+
+Decode (one token passes through the GPU layers, then the CPU layers; nothing overlaps at batch 1; a MoE layer reads
+its k of E routed experts, W_layer = dense + experts · k/E):
+
+    t_token = [W_gpu / (B_gpu · η_w) + KV_gpu / (B_gpu · η_kv) + c_step + N_gpu · c_layer]      GPU part
+            + (W_cpu + KV_cpu) / (B_host · η_host)                                           CPU part
+
+Prefill (llama.cpp ≥ b2400, PR #6083: batches of ≥ 32 tokens run the CPU-resident layers on the GPU too, copying their
+weights over PCIe once per micro-batch of n_ubatch tokens):
+
+    t_prefill = ⌈p / n_ubatch⌉ · [t_prefill_all_layers_on_gpu(n_ubatch) + W_cpu / (B_pcie · η_pcie)]
+
+B_host is a host class (channels × MT/s × 8 B, JEDEC) from the calibration, or the user's `--host-bandwidth`; η_host is
+fitted on measured partial-offload rows (benchmarks/speed_validation.yaml, `offload:`). All sizes in bytes, times in
+seconds, bandwidths in bytes/s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from knowledge.errors import InputError
+from knowledge.schemas import GpuSpec, ModelSpec
+
+from .calibration import Calibration, HostMemory
+from .formats import weight_bytes_by_group
+from .memory import kv_bytes_per_token_layer
+from .throughput import hardware, memory_class, prefill_step, speed_profile
+from .training import pcie_bytes_per_s
+
+GIB = 2**30
+DENSE_GROUPS = ("attention", "mlp", "shared_experts", "router", "norm")  # read in full by every token
+
+
+@dataclass(frozen=True)
+class Host:
+    """The host side of an offload: DRAM bandwidth (bytes/s, theoretical) and RAM size when known."""
+
+    label: str
+    bandwidth_bytes_per_s: float
+    ram_bytes: int | None = None
+    stated: bool = False  # True: the user gave the bandwidth; False: a host class assumed
+
+
+@dataclass(frozen=True)
+class OffloadPlan:
+    """Where the layers go and how fast decode and prefill run (SI units: bytes, seconds, tokens/s)."""
+
+    ngl: int  # the -ngl value (layer_count + 1 when the output matrix is on the GPU too)
+    layers: int
+    gpu_layers: int  # repeating layers on the GPU(s)
+    cpu_layers: int
+    output_on_gpu: bool
+    gpu_bytes_per_gpu: int  # what each GPU holds: layers (split evenly, -ts default), CUDA context, compute buffer
+    gpu_budget_bytes: int  # all GPUs together, for layers
+    system_ram_bytes: int  # host RAM the model needs (weights, KV of CPU layers, buffers)
+    host: Host
+    decode_tokens_per_s: float
+    gpu_part_s: float
+    cpu_part_s: float
+    prefill_tokens_per_s: float
+    ttft_s: float
+    fits: bool  # the chosen -ngl fits in GPU memory and the host has the RAM (when its size is known)
+    gpu_weights_bytes: int = 0  # all GPUs together: layer weights (+ output matrix when offloaded)
+    gpu_kv_bytes: int = 0
+    cpu_weights_bytes: int = 0  # system RAM: CPU layers, token embedding, output matrix unless offloaded
+    cpu_kv_bytes: int = 0
+    cuda_context_bytes: int = 0  # per GPU
+    compute_buffer_bytes: int = 0
+    formulas: list[str] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+
+    @property
+    def full_offload(self) -> bool:
+        """Every layer and the output matrix on the GPU(s): no offload needed."""
+        return self.cpu_layers == 0 and self.output_on_gpu
+
+    def to_contract(self) -> dict[str, object]:
+        return {
+            "ngl": self.ngl, "layers": self.layers, "gpu_layers": self.gpu_layers, "cpu_layers": self.cpu_layers,
+            "output_on_gpu": self.output_on_gpu, "gpu_bytes_per_gpu": self.gpu_bytes_per_gpu,
+            "system_ram_bytes": self.system_ram_bytes, "host_bandwidth_bytes_per_s": self.host.bandwidth_bytes_per_s,
+            "host": self.host.label, "host_bandwidth_stated": self.host.stated,
+            "decode_tokens_per_s": self.decode_tokens_per_s,
+            "decode_gpu_s": self.gpu_part_s, "decode_cpu_s": self.cpu_part_s,
+            "prefill_tokens_per_s": self.prefill_tokens_per_s, "ttft_s": self.ttft_s, "fits": self.fits,
+            "formulas": list(self.formulas), "assumptions": list(self.assumptions),
+        }
+
+
+def default_host(gpu: GpuSpec, calib: Calibration, *, bandwidth_bytes_per_s: float | None = None,
+                 ram_bytes: int | None = None) -> Host:
+    """The host class assumed for `gpu`'s market segment, or the user's stated bandwidth; validates both inputs."""
+    hm = _host_memory(calib)
+    if bandwidth_bytes_per_s is not None and not (math.isfinite(bandwidth_bytes_per_s) and bandwidth_bytes_per_s > 0):
+        raise InputError(f"--host-bandwidth must be positive, got {bandwidth_bytes_per_s / 1e9:g} GB/s",
+                         field="host_bandwidth", accepted="> 0 GB/s (e.g. 89.6 for 2 × DDR5-5600)",
+                         message_zh=f"内存带宽 --host-bandwidth 必须大于 0 GB/s（例如 2 × DDR5-5600 为 89.6），"
+                                    f"收到 {bandwidth_bytes_per_s / 1e9:g}")
+    if ram_bytes is not None and ram_bytes <= 0:
+        raise InputError(f"--host-ram must be positive, got {ram_bytes / GIB:g} GiB", field="host_ram",
+                         accepted="> 0 GiB", message_zh=f"系统内存 --host-ram 必须大于 0 GiB，收到 {ram_bytes / GIB:g}")
+    if bandwidth_bytes_per_s is not None:
+        return Host(f"stated {bandwidth_bytes_per_s / 1e9:g} GB/s", bandwidth_bytes_per_s, ram_bytes, stated=True)
+    cls = hm.classes[hm.default_class[gpu.segment]]
+    return Host(f"{cls.label} = {cls.bytes_per_s / 1e9:.1f} GB/s (assumed)", cls.bytes_per_s, ram_bytes)
+
+
+def _fit_margin(calib: Calibration) -> int:
+    """Bytes llama.cpp's --fit leaves free per GPU when it chooses -ngl (0 when the calibration has none)."""
+    c = _host_memory(calib).gpu_fit_margin_bytes
+    return int(c.value) if c is not None else 0
+
+
+def _host_memory(calib: Calibration) -> HostMemory:
+    hm = calib.inference.host_memory
+    if hm is None:
+        raise InputError("this calibration has no host-memory constants for offload", field="offload",
+                         accepted="a calibration with inference.host_memory")
+    return hm
+
+
+@dataclass(frozen=True)
+class _Split:
+    layer_w: float  # bytes of one repeating layer (what it holds)
+    layer_read: float  # bytes one decode token reads from it (MoE: the k of E routed experts)
+    layer_kv: float  # KV bytes of one layer at the context
+    output_w: float  # output matrix (lm_head; the embedding when tied)
+    embed_w: float  # token embedding (RAM; a gather)
+
+
+def _split(model: ModelSpec, weights: str, kv: str, context: int) -> _Split:
+    groups = weight_bytes_by_group(model, weights)
+    L = model.num_layers
+    dense = sum(groups.get(g, 0) for g in DENSE_GROUPS)
+    experts = float(groups.get("experts", 0))
+    share = model.experts_per_token / model.n_routed_experts if model.n_routed_experts else 1.0
+    embed = float(groups.get("embedding", 0))
+    out = float(groups.get("lm_head", 0)) or embed
+    kv_layer = float(kv_bytes_per_token_layer(model, kv, 1)) * context
+    return _Split((dense + experts) / L, (dense + experts * share) / L, kv_layer, out, embed)
+
+
+def check_ngl(model: ModelSpec, ngl: int | None) -> None:
+    """-ngl must lie in 0 … L + 1 (L repeating layers, then the output matrix)."""
+    L = model.num_layers
+    if ngl is not None and not 0 <= ngl <= L + 1:
+        raise InputError(f"--ngl {ngl} is beyond {model.name}'s {L} layers", field="ngl",
+                         accepted=f"0 … {L + 1} ({L} layers + the output matrix)",
+                         message_zh=f"--ngl {ngl} 超出 {model.name} 的 {L} 层（可选 0 … {L + 1}，"
+                                    f"{L + 1} 表示含输出层全部上 GPU）")
+
+
+def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration, host: Host, *, weights: str,
+                 kv: str = "fp16", context: int = 4096, prompt_tokens: int = 512, ngl: int | None = None,
+                 cuda_context_bytes: int, compute_buffer_bytes: int, ubatch: int = 512,
+                 decode_context: int | None = None) -> OffloadPlan:
+    """Layer placement, memory and speed of `model` on `count` × `gpu` plus host RAM (see the module docstring).
+
+    `ngl` None: as many layers as fit. `cuda_context_bytes` and `compute_buffer_bytes` come from the memory
+    estimator (llama.cpp's engine profile and its one-micro-batch compute buffer). The KV cache is allocated for
+    `context` tokens; decode reads it at `decode_context` (default `context`).
+    """
+    L = model.num_layers
+    check_ngl(model, ngl)
+    sp = _split(model, weights, kv, context)
+    per_layer = sp.layer_w + sp.layer_kv
+    margin = _fit_margin(calib)
+    budget = count * (gpu.memory_bytes - cuda_context_bytes - margin) - compute_buffer_bytes
+    fit_layers = max(0, min(L, int(budget // per_layer))) if per_layer > 0 else L
+    fit_ngl = L + 1 if fit_layers == L and budget - L * per_layer >= sp.output_w else fit_layers
+    chosen = fit_ngl if ngl is None else ngl
+    g_layers = min(chosen, L)
+    out_gpu = chosen > L
+    c_layers = L - g_layers
+    gpu_buffer = compute_buffer_bytes if (g_layers or out_gpu) else 0  # no layer on the GPU: no GPU compute graph
+    gpu_bytes = g_layers * per_layer + (sp.output_w if out_gpu else 0.0)
+    ram = c_layers * per_layer + sp.embed_w + (0.0 if out_gpu else sp.output_w) + compute_buffer_bytes
+    fits_gpu = gpu_bytes <= budget
+    fits_ram = host.ram_bytes is None or ram <= host.ram_bytes
+    if not fits_ram and c_layers:
+        raise InputError(f"--host-ram: the offload needs {ram / GIB:.1f} GiB of system RAM for {c_layers} CPU layers, "
+                         f"the host has {host.ram_bytes / GIB:.1f} GiB: no host memory to spare", field="host_ram",
+                         accepted=f"≥ {ram / GIB:.1f} GiB (or more GPUs, or a smaller --weights format)",
+                         message_zh=f"--host-ram：卸载 {c_layers} 层需要 {ram / GIB:.1f} GiB 系统内存，主机只有 "
+                                    f"{host.ram_bytes / GIB:.1f} GiB（需 ≥ {ram / GIB:.1f} GiB，或加卡、换更小的量化）")
+
+    prof = speed_profile(model, weights, kv, 1)
+    hw = hardware(gpu, prof, calib, "llama.cpp")
+    eta_host = _host_memory(calib).efficiency.value
+    w_gpu = g_layers * sp.layer_read + (sp.output_w if out_gpu else 0.0)
+    w_cpu = c_layers * sp.layer_read + (0.0 if out_gpu else sp.output_w)
+    kv_read = sp.layer_kv * min(1.0, (decode_context or context) / context)  # one layer's KV read per token
+    t_gpu = (w_gpu / (hw.bandwidth * hw.eta_w) + g_layers * kv_read / (hw.bandwidth * hw.eta_kv)
+             + hw.step_overhead + g_layers * hw.layer_overhead)
+    t_cpu = (w_cpu + c_layers * kv_read) / (host.bandwidth_bytes_per_s * eta_host)
+    t_tok = t_gpu + t_cpu
+
+    pcie = pcie_bytes_per_s(gpu, calib) * calib.inference.allreduce.pcie_efficiency.value
+    chunks = math.ceil(prompt_tokens / ubatch)
+    chunk = min(ubatch, prompt_tokens)
+    t_chunk_gpu = prefill_step(prof, hw, 1, chunk).total_s
+    w_copy = c_layers * sp.layer_w + (0.0 if out_gpu else sp.output_w)  # a micro-batch touches every expert
+    t_pre = chunks * (t_chunk_gpu + w_copy / pcie)
+    ttft = t_pre + hw.request_overhead
+    formulas = [
+        f"per layer = {sp.layer_w / GIB:.3f} GiB weights + {sp.layer_kv / GIB:.3f} GiB KV ({context} tokens); "
+        f"budget = {count} × ({gpu.memory_bytes / GIB:.1f} GiB − {cuda_context_bytes / GIB:.2f} GiB CUDA context − "
+        f"{margin / GIB:.2f} GiB --fit margin) − {compute_buffer_bytes / GIB:.2f} GiB compute buffer = "
+        f"{budget / GIB:.2f} GiB → {min(fit_ngl, L)} "
+        f"of {L} layers fit" + (" (+ output matrix)" if fit_ngl > L else ""),
+        f"-ngl {chosen}: {g_layers} layers{' + output' if out_gpu else ''} on GPU ({gpu_bytes / GIB:.2f} GiB), "
+        f"{c_layers} in RAM; system RAM = CPU layers + embedding {sp.embed_w / GIB:.2f} GiB"
+        + ("" if out_gpu else f" + output {sp.output_w / GIB:.2f} GiB") + f" + buffer = {ram / GIB:.2f} GiB",
+        f"decode = GPU {w_gpu / GIB:.2f} GiB / ({hw.bandwidth / 1e9:.0f} GB/s × η {hw.eta_w:.2f}) + KV + "
+        f"{hw.step_overhead * 1e3:.2f} ms + {g_layers} × {hw.layer_overhead * 1e6:.0f} µs ({memory_class(gpu).upper()})"
+        f" = {t_gpu * 1e3:.2f} ms; CPU {(w_cpu + c_layers * kv_read) / GIB:.2f} GiB / "
+        f"({host.bandwidth_bytes_per_s / 1e9:.1f} GB/s × η_host {eta_host:.2f}) = {t_cpu * 1e3:.2f} ms; "
+        f"{1 / t_tok:.1f} tokens/s",
+        f"prefill {prompt_tokens} tokens = {chunks} × [{t_chunk_gpu * 1e3:.1f} ms on GPU + {w_copy / GIB:.2f} GiB of "
+        f"CPU layers over PCIe {pcie / 1e9:.1f} GB/s] = {t_pre * 1e3:.0f} ms",
+    ]
+    assumptions = [
+        f"host memory {host.label}" + ("" if host.stated else "; override with --host-bandwidth GB/s"),
+        "llama.cpp -ngl: the last N layers and their KV cache on the GPU(s), the token embedding in RAM",
+        "prefill: llama.cpp copies the CPU layers' weights to the GPU per micro-batch of "
+        f"{ubatch} tokens (PR #6083 behaviour) at {pcie / 1e9:.1f} GB/s; the prefill figure is not validated against "
+        "measurements (decode is)",
+    ]
+    if model.n_routed_experts:
+        assumptions.append(f"MoE: decode reads {model.experts_per_token} of {model.n_routed_experts} routed experts "
+                           "per layer; the whole layer is held in memory")
+    if count > 1:
+        assumptions.append(f"{count} GPUs hold the GPU layers split by layer (pipeline): no decode speed-up")
+    return OffloadPlan(
+        ngl=chosen, layers=L, gpu_layers=g_layers, cpu_layers=c_layers, output_on_gpu=out_gpu,
+        gpu_bytes_per_gpu=int(gpu_bytes / count + cuda_context_bytes + gpu_buffer), gpu_budget_bytes=int(budget),
+        system_ram_bytes=int(ram), host=host, decode_tokens_per_s=1.0 / t_tok, gpu_part_s=t_gpu, cpu_part_s=t_cpu,
+        prefill_tokens_per_s=prompt_tokens / t_pre, ttft_s=ttft, fits=fits_gpu and fits_ram,
+        gpu_weights_bytes=int(g_layers * sp.layer_w + (sp.output_w if out_gpu else 0.0)),
+        gpu_kv_bytes=int(g_layers * sp.layer_kv),
+        cpu_weights_bytes=int(c_layers * sp.layer_w + sp.embed_w + (0.0 if out_gpu else sp.output_w)),
+        cpu_kv_bytes=int(c_layers * sp.layer_kv), cuda_context_bytes=int(cuda_context_bytes),
+        compute_buffer_bytes=int(gpu_buffer), formulas=formulas, assumptions=assumptions,
+    )
+
+
+def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: object, calib: Calibration, host: Host, *,
+                ngl: int | None = None) -> OffloadPlan:
+    """plan_offload with llama.cpp's CUDA context and compute buffer from the memory estimator for `workload`
+    (an advisor.workload.Workload: weights, kv, context, prompt/output tokens). Decode reads the KV at the mean length
+    prompt + output/2 when lengths are given, else at `context` (as estimate_throughput does)."""
+    from advisor.workload import Workload
+
+    from .memory import default_inference_format, estimate_memory
+
+    w = workload
+    weights = getattr(w, "weights", None) or default_inference_format(model)
+    kv = getattr(w, "kv", "fp16") or "fp16"
+    context = int(getattr(w, "context", 4096))
+    given_prompt, given_output = getattr(w, "prompt_tokens", None), getattr(w, "output_tokens", None)
+    prompt = int(given_prompt or max(1, context // 2))
+    output = int(given_output or max(1, context - prompt))
+    decode_ctx = int(prompt + output / 2) if (given_prompt or given_output) else context
+    one = Workload(task="inference", weights=weights, kv=kv, context=context, prompt_tokens=prompt,
+                   engine="llama.cpp")
+    est = estimate_memory(model, one, gpu)
+    return plan_offload(model, gpu, count, calib, host, weights=weights, kv=kv, context=context,
+                        prompt_tokens=prompt, ngl=ngl, cuda_context_bytes=est.per_gpu.overhead,
+                        compute_buffer_bytes=est.per_gpu.activations, decode_context=max(1, decode_ctx))

@@ -1,0 +1,220 @@
+"""The versioned HTTP API, `/api/v1/...`: the operations of `ui/api_service.py` as JSON over FastAPI.
+
+    POST /api/v1/estimate | /throughput | /train-time | /tco | /recommend | /check-claim | /ask   (JSON body)
+    GET  /api/v1/gpus[?min_memory_gib=80&vendor=nvidia…] | /gpus/{id} | /models[?moe=true…] | /models/{id}
+    GET  /api/v1/openapi.json
+
+Request bodies are the conversation layer's argument models, so the OpenAPI document is generated from the same
+models the LLM agent and the MCP server use. Errors: HTTP 422 with `{error, field, accepted[, suggestions]}` for
+bad input (malformed JSON included), 413 for a body over the limit, 401 without the credentials.
+
+Served by the web process (`web_middleware`, mounted in front of Gradio) and on its own (`gpu-advisor api`).
+Auth: when `GPU_ADVISOR_WEB_AUTH=user:password` is set, every request needs HTTP Basic with those credentials
+(or `Authorization: Bearer $GPU_ADVISOR_API_TOKEN` when that is set).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import inspect
+import json
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from knowledge.errors import AdvisorError
+from ui import api_service as S
+
+PREFIX = "/api/v1"
+ENV_TOKEN = "GPU_ADVISOR_API_TOKEN"
+MAX_BODY_BYTES = 64_000  # the largest valid request is a few KB (an `ask` of 4000 characters is ≤ 16 KB)
+
+_ERRORS = {422: {"model": S.ErrorBody, "description": "invalid input: the field and what it accepts"},
+           413: {"model": S.ErrorBody, "description": "request body over the limit"},
+           401: {"model": S.ErrorBody, "description": "credentials required"}}
+
+
+def _json(body: dict[str, Any], status: int = 200) -> JSONResponse:
+    return JSONResponse(body, status_code=status)
+
+
+def _route(op: S.Operation, source: Any) -> Any:
+    """A handler for `op` whose one argument model FastAPI reads from `source` (Body() or Query())."""
+    def handler(args: Any) -> JSONResponse:
+        return _json(S.run(op.name, args))
+
+    handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("args", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[op.args, source])])
+    handler.__name__ = op.name
+    return handler
+
+
+def _path_route(op: S.Operation, key: str) -> Any:
+    def handler(ident: str) -> JSONResponse:
+        return _json(S.execute(op.name, {key: ident}))
+
+    handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("ident", inspect.Parameter.KEYWORD_ONLY,
+                           annotation=Annotated[str, Path(alias=key, min_length=1, max_length=300)])])
+    handler.__name__ = op.name
+    return handler
+
+
+def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
+              max_body_bytes: int = MAX_BODY_BYTES) -> Any:
+    """The API as an ASGI app: FastAPI routes inside the auth and body-limit middlewares."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("gpu-advisor")
+    except PackageNotFoundError:
+        ver = "0"
+    app = FastAPI(title="GPU Advisor API", version=ver, openapi_url=f"{PREFIX}/openapi.json", docs_url=None,
+                  redoc_url=None, description=__doc__.split("\n\n", 2)[2].strip())
+    ops = S.OPERATIONS
+    for name in ("estimate_memory", "estimate_throughput", "train_time", "tco", "recommend", "check_claim", "ask"):
+        op = ops[name]
+        app.post(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
+                 tags=["advisor"])(_route(op, Body()))
+    for name in ("list_gpus", "list_models"):
+        op = ops[name]
+        app.get(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
+                tags=["catalog"])(_route(op, Query()))
+    for name, key in (("show_gpu", "gpu"), ("show_model", "model")):
+        op = ops[name]
+        app.get(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
+                tags=["catalog"])(_path_route(op, key))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        op = _operation_of(request)
+        model = ops[op].args if op in ops else None
+        err = S.errors_to_input_error(list(exc.errors()), model, op, skip=("body", "query", "path"))
+        return _json(S.error_body(err), 422)
+
+    @app.exception_handler(AdvisorError)
+    async def _advisor_error(request: Request, exc: AdvisorError) -> JSONResponse:
+        return _json(S.error_body(exc), 422)
+
+    return BodyLimit(Credentials(app, auth, token), max_body_bytes)
+
+
+def _operation_of(request: Request) -> str:
+    endpoint = request.scope.get("endpoint")
+    return getattr(endpoint, "__name__", "request")
+
+
+async def _send_json(send: Any, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]] = ()) -> None:
+    data = json.dumps(body, ensure_ascii=False).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+                            *extra]})
+    await send({"type": "http.response.body", "body": data})
+
+
+class Credentials:
+    """ASGI middleware: with `auth` (user, password) every request needs HTTP Basic with them, or the bearer
+    `token`; compared in constant time. Without either, requests pass (the web's own setting: no login)."""
+
+    def __init__(self, app: Any, auth: tuple[str, str] | None, token: str | None) -> None:
+        self.app = app
+        self.basic = None if auth is None else f"{auth[0]}:{auth[1]}".encode()
+        self.token = token.encode() if token else None
+
+    def _allowed(self, header: bytes) -> bool:
+        scheme, _, value = header.partition(b" ")
+        value = value.strip()
+        if scheme.lower() == b"bearer" and self.token is not None:
+            return hmac.compare_digest(value, self.token)
+        if scheme.lower() == b"basic" and self.basic is not None:
+            try:
+                decoded = base64.b64decode(value, validate=True)
+            except (binascii.Error, ValueError):
+                return False
+            return hmac.compare_digest(decoded, self.basic)
+        return False
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") == "http" and (self.basic is not None or self.token is not None):
+            header = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not self._allowed(header):
+                await _send_json(send, 401, {"error": "authentication required", "field": "authorization",
+                                             "accepted": "HTTP Basic with the web login (GPU_ADVISOR_WEB_AUTH)"
+                                                         + (f" or Bearer {ENV_TOKEN}" if self.token else "")},
+                                 [(b"www-authenticate", b'Basic realm="gpu-advisor"')])
+                return
+        await self.app(scope, receive, send)
+
+
+class BodyLimit:
+    """ASGI middleware: 413 for a request body over `max_bytes`, declared (Content-Length) or streamed. The body
+    (at most `max_bytes`) is read before the app runs, so the refusal never races a response."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    def _refusal(self) -> dict[str, Any]:
+        return {"error": f"request body too large (limit {self.max_bytes} bytes)", "field": "body",
+                "accepted": f"at most {self.max_bytes} bytes"}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await _send_json(send, 413, self._refusal())
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message.get("type") != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await _send_json(send, 413, self._refusal())
+                return
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        replayed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+class ApiMount:
+    """ASGI middleware for the web process: `/api/v1/...` goes to the API, everything else to the wrapped app."""
+
+    def __init__(self, app: Any, api: Any) -> None:
+        self.app = app
+        self.api = api
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = str(scope.get("path", ""))
+        if scope.get("type") == "http" and (path == PREFIX or path.startswith(PREFIX + "/")):
+            await self.api(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def web_middleware(auth: tuple[str, str] | None) -> Any:
+    """The Starlette `Middleware` that serves the API inside the web chat's server, with the web's login."""
+    import os
+
+    from starlette.middleware import Middleware
+
+    return Middleware(ApiMount, api=build_api(auth, token=os.environ.get(ENV_TOKEN, "").strip() or None))

@@ -1,0 +1,309 @@
+"""The web server's guards, as one ASGI middleware (`SecurityGuard`) and one HTTP protocol (`GuardedHttp`).
+
+SecurityGuard, outermost around the Gradio app:
+* security headers on every HTTP response (page, API, files): a Content-Security-Policy that fits Gradio's
+  page (inline scripts/styles and eval are Gradio's own; everything from this origin, no framing),
+  X-Frame-Options DENY, X-Content-Type-Options nosniff, Referrer-Policy no-referrer;
+* login throttling (`LoginThrottle`) per client address and per user name on POST /login: after
+  `FREE_FAILURES` wrong passwords, each further one locks that address and that user for 1, 2, 4 … s,
+  at most `MAX_LOCK_S`; a locked request is answered 429 with Retry-After, without checking the password;
+* with a login configured, every /gradio_api/* route needs the login cookie (Gradio leaves cancel, reset,
+  heartbeat, token, user, runs … open), else 401;
+* a queue/join or run/predict body with a malformed `fn_index` or `session_hash` is answered 400 (Gradio: 500),
+  and one client address may hold at most `MAX_SESSIONS_PER_CLIENT` live sessions (new ones: 429), so a flood
+  of anonymous sessions from one address cannot push real users' conversations out of Gradio's session store.
+
+GuardedHttp: uvicorn's httptools protocol with a deadline for the request line and headers
+(`HEADER_TIMEOUT_S`): a half-sent request (slowloris) is closed instead of held forever (uvicorn has no header
+timeout of its own; `timeout_keep_alive` only covers idle time between requests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import threading
+import time
+import urllib.parse
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self' ws: wss:; media-src 'self' blob:; "
+       "worker-src 'self' blob:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
+HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-frame-options", b"DENY"),
+           (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+
+FREE_FAILURES = 3  # wrong passwords before the back-off starts
+MAX_LOCK_S = 300.0  # longest lockout after one more failure
+FORGET_S = 900.0  # failures older than this (no new one since) are forgotten
+MAX_KEYS = 10_000  # addresses and user names remembered (oldest dropped first)
+# live Gradio sessions one client address may hold (the 50-conversation load test runs from one address)
+MAX_SESSIONS_PER_CLIENT = int(os.environ.get("GPU_ADVISOR_WEB_SESSIONS_PER_CLIENT", "100"))
+SESSION_IDLE_S = 3600.0  # a session unseen this long no longer counts against its address
+HEADER_TIMEOUT_S = 10.0  # request line + headers must arrive within this
+# Gradio routes under /gradio_api that are needed before anyone has logged in
+OPEN_API_PATHS = ("/gradio_api/login_check", "/gradio_api/theme.css", "/gradio_api/app_id",
+                  "/gradio_api/startup-events")  # startup-events: Gradio calls it itself at launch
+
+
+class LoginThrottle:
+    """Exponential back-off on failed logins per key ("ip:…", "user:…"). Thread-safe; `clock` for tests."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._state: OrderedDict[str, tuple[int, float, float]] = OrderedDict()  # failures, locked until, last
+
+    def retry_after(self, keys: list[str]) -> float:
+        """Seconds until every key may try again (0: now)."""
+        now = self.clock()
+        with self._lock:
+            return max([0.0] + [self._state[k][1] - now for k in keys if k in self._state])
+
+    def failure(self, keys: list[str]) -> float:
+        """Record a wrong password; the lockout it starts (s)."""
+        now = self.clock()
+        lock = 0.0
+        with self._lock:
+            for key in keys:
+                count, _, last = self._state.pop(key, (0, 0.0, now))
+                count = 1 if now - last > FORGET_S else count + 1
+                wait = 0.0 if count <= FREE_FAILURES else min(MAX_LOCK_S, 2.0 ** (count - FREE_FAILURES - 1))
+                self._state[key] = (count, now + wait, now)
+                lock = max(lock, wait)
+            while len(self._state) > MAX_KEYS:
+                self._state.popitem(last=False)
+        return lock
+
+    def success(self, keys: list[str]) -> None:
+        with self._lock:
+            for key in keys:
+                self._state.pop(key, None)
+
+
+class SessionCap:
+    """Live Gradio session hashes per client address; refuses a new one past `MAX_SESSIONS_PER_CLIENT`."""
+
+    def __init__(self, limit: int = MAX_SESSIONS_PER_CLIENT, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit = limit
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._seen: dict[str, OrderedDict[str, float]] = {}
+
+    def admit(self, client: str, session: str) -> bool:
+        now = self.clock()
+        with self._lock:
+            sessions = self._seen.setdefault(client, OrderedDict())
+            while sessions and now - next(iter(sessions.values())) > SESSION_IDLE_S:
+                sessions.popitem(last=False)
+            if session in sessions:
+                sessions.move_to_end(session)
+                sessions[session] = now
+                return True
+            if len(sessions) >= self.limit:
+                return False
+            sessions[session] = now
+            if len(self._seen) > MAX_KEYS:
+                self._seen.pop(next(iter(self._seen)))
+            return True
+
+
+def _client(scope: dict[str, Any]) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def _with_headers(send: Any) -> Any:
+    async def wrapped(message: dict[str, Any]) -> None:
+        if message.get("type") == "http.response.start":
+            names = {k.lower() for k, _ in message.get("headers", [])}
+            message = {**message, "headers": [*message.get("headers", []),
+                                              *[(k, v) for k, v in HEADERS if k not in names]]}
+        await send(message)
+
+    return wrapped
+
+
+async def _answer(send: Any, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps({"detail": text}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *(extra or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _read_body(receive: Any, limit: int = 1 << 20) -> tuple[bytes | None, Any]:
+    """The whole request body (None when it is longer than `limit`) and a `receive` that replays what was read
+    to the app, then reads on (a longer body reaches the body-size limit behind this middleware)."""
+    chunks, size, more = [], 0, True
+    while more and size <= limit:
+        message = await receive()
+        if message.get("type") != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
+        more = bool(message.get("more_body", False))
+    body = b"".join(chunks)
+    sent = False
+
+    async def replay() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": more}
+        return await receive()
+
+    return (None if more or size > limit else body), replay
+
+
+def valid_event(body: bytes, fn_count: int) -> str | None:
+    """Why a queue/join or run/predict body is malformed (None: well-formed enough for Gradio)."""
+    try:
+        data = json.loads(body or b"{}")
+    except ValueError:
+        return "the body is not JSON"
+    if not isinstance(data, dict):
+        return "the body must be a JSON object"
+    fn = data.get("fn_index")
+    if fn is not None and (not isinstance(fn, int) or isinstance(fn, bool) or not 0 <= fn < max(fn_count, 1)):
+        return f"fn_index must be an integer 0 … {max(fn_count - 1, 0)}"
+    session = data.get("session_hash")
+    if session is not None and (not isinstance(session, str) or not 0 < len(session) <= 64):
+        return "session_hash must be a string of 1 … 64 characters"
+    if "data" in data and not isinstance(data["data"], list):
+        return "data must be a list"
+    return None
+
+
+class SecurityGuard:
+    """ASGI middleware; see the module docstring. `throttle`/`sessions` are injectable for tests."""
+
+    def __init__(self, app: Any, throttle: LoginThrottle | None = None, sessions: SessionCap | None = None) -> None:
+        self.app = app
+        self.throttle = throttle or LoginThrottle()
+        self.sessions = sessions or SessionCap()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        send = _with_headers(send)
+        path = str(scope.get("path", ""))
+        gradio = scope.get("app")
+        auth_on = getattr(gradio, "auth", None) is not None
+        if path.rstrip("/") == "/login" and scope.get("method") == "POST" and auth_on:
+            await self._login(scope, receive, send)
+            return
+        if auth_on and path.startswith("/gradio_api/") and not path.startswith(OPEN_API_PATHS) \
+                and not _logged_in(scope, gradio):
+            await _answer(send, 401, "Not authenticated")
+            return
+        if scope.get("method") == "POST" and (path.endswith("/queue/join") or "/run/predict" in path):
+            body, receive = await _read_body(receive)
+            if body is None:  # too long to check here: the body-size limit answers 413
+                await self.app(scope, receive, send)
+                return
+            fns = getattr(getattr(gradio, "get_blocks", lambda: None)(), "fns", {}) if gradio else {}
+            why = valid_event(body, len(fns) if fns else 1 << 30)
+            if why:
+                await _answer(send, 400, why)
+                return
+            session = json.loads(body or b"{}").get("session_hash")
+            if isinstance(session, str) and not self.sessions.admit(_client(scope), session):
+                await _answer(send, 429, "too many sessions from this address; close some tabs or wait",
+                              [(b"retry-after", b"60")])
+                return
+        await self.app(scope, receive, send)
+
+    async def _login(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        body, replay = await _read_body(receive, limit=16 << 10)
+        body = body or b""
+        user = (urllib.parse.parse_qs(body.decode("utf-8", "replace")).get("username") or [""])[0].strip()
+        keys = [f"ip:{_client(scope)}"] + ([f"user:{user[:200]}"] if user else [])
+        wait = self.throttle.retry_after(keys)
+        if wait > 0:
+            await _answer(send, 429, f"too many failed logins; try again in {math.ceil(wait)} s",
+                          [(b"retry-after", str(math.ceil(wait)).encode())])
+            return
+        status = 0
+
+        async def watch(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message.get("type") == "http.response.start":
+                status = int(message.get("status", 0))
+            await send(message)
+
+        await self.app(scope, replay, watch)
+        if status == 200:
+            self.throttle.success(keys)
+        elif 400 <= status < 500:
+            self.throttle.failure(keys)
+
+
+def _logged_in(scope: dict[str, Any], gradio: Any) -> bool:
+    cookie_id = getattr(gradio, "cookie_id", "")
+    tokens = getattr(gradio, "tokens", {}) or {}
+    cookies: dict[str, str] = {}
+    for name, value in scope.get("headers") or []:
+        if name == b"cookie":
+            for part in value.decode("latin-1").split(";"):
+                key, _, val = part.strip().partition("=")
+                cookies[key] = val
+    for key in (f"access-token-{cookie_id}", f"access-token-unsecure-{cookie_id}"):
+        if cookies.get(key) in tokens:
+            return True
+    return False
+
+
+class GuardedHttp(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a deadline for each request's line and headers (see module docstring)."""
+
+    header_timeout_s = HEADER_TIMEOUT_S
+
+    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._header_deadline: asyncio.TimerHandle | None = None
+        self._arm()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._header_deadline = self.loop.call_later(self.header_timeout_s, self._too_slow)
+
+    def _disarm(self) -> None:
+        handle = getattr(self, "_header_deadline", None)
+        if handle is not None:
+            handle.cancel()
+            self._header_deadline = None
+
+    def _too_slow(self) -> None:
+        self._header_deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if getattr(self, "_header_deadline", None) is None:
+            self._arm()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+def install_protocol() -> None:
+    """Make uvicorn's default HTTP protocol `GuardedHttp` in this process (Gradio builds the uvicorn Config
+    itself and passes no protocol; the server process is ours, so the default is ours to set)."""
+    from uvicorn import config
+
+    config.HTTP_PROTOCOLS["auto"] = "ui.web_security:GuardedHttp"
+    config.HTTP_PROTOCOLS["httptools"] = "ui.web_security:GuardedHttp"
