@@ -4,14 +4,14 @@ for ZeRO-2/3 layouts)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from advisor.estimator.calibration import load_calibration
-from advisor.estimator.plan_text import launch_settings
-from advisor.estimator.planner import Overrides, Plan, plan_memory_estimate, plan_training
-from advisor.workload import Workload
 from knowledge.errors import InputError
-from knowledge.schemas import GpuSpec, ModelSpec
+
+if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
+    from advisor.estimator.planner import Plan
+    from advisor.workload import Workload
+    from knowledge.schemas import GpuSpec, ModelSpec
 
 PLANNED_TASKS = ("pretrain", "full")
 
@@ -31,6 +31,9 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
            w.context, w.recompute, w.batch)
     if key in _PLANS:
         return _PLANS[key]
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.planner import Overrides, plan_training
+
     ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None)
     try:
         plan = plan_training(model, gpu, count, tokens, load_calibration(), seq_len=w.context, ov=ov,
@@ -45,6 +48,8 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
 
 def plan_memory(plan: Plan, model: ModelSpec, w: Workload) -> Any:
     """The plan's memory as the MemoryEstimate the recommender reports."""
+    from advisor.estimator.planner import plan_memory_estimate
+
     return plan_memory_estimate(plan, model, w.task)
 
 
@@ -68,6 +73,8 @@ def training_figures(plan: Plan) -> dict[str, Any]:
 
 def launch_hint(plan: Plan) -> str:
     """One line: the layout, then Megatron-LM arguments, then the DeepSpeed JSON for ZeRO-2/3 layouts."""
+    from advisor.estimator.plan_text import launch_settings
+
     s = launch_settings(plan)
     text = f"{plan.layout.describe()} — Megatron-LM: pretrain_gpt.py {s['megatron']}"
     if "deepspeed" in s:

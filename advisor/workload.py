@@ -37,7 +37,7 @@ def default_context(model: object | None) -> int:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Workload(_Strict):

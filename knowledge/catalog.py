@@ -14,9 +14,11 @@ and field.
 
 Caching: in memory once per process and data directory; across processes, a JSON snapshot of the validated
 entries (:mod:`knowledge.snapshot`, outside the repository, keyed by the SHA-256 of the data files and of the
-code that validates them) saves parsing the YAML on the next start. What a snapshot holds is validated again
-(schemas and cross-references, a few milliseconds); a stale, corrupted or failing snapshot is ignored and the
-YAML files are loaded as without one. ``GPU_ADVISOR_NO_CACHE=1`` turns the snapshot off.
+code that validates them) saves parsing and validating the YAML on the next start: its entries were validated
+when it was written, and a digest of its payload shows it unchanged since, so they are constructed without
+validating again (:mod:`knowledge.trusted`); citations, cross-references and names are checked again. A stale,
+corrupted or failing snapshot is ignored and the YAML files are loaded as without one. ``GPU_ADVISOR_NO_CACHE=1``
+turns the snapshot off.
 """
 
 from __future__ import annotations
@@ -340,6 +342,7 @@ def _assemble(root: Path, sources: dict[str, Source], gpus: list[tuple[GpuSpec, 
 # --- snapshot (see knowledge/snapshot.py) -----------------------------------------------------------------------
 
 _SNAPSHOT_KIND = "catalog"
+_TRUSTED = Path(__file__).resolve().parent / "trusted.py"  # how a snapshot is read back: part of its key
 _FOLDERS = ("sources", "gpus", "models")
 
 
@@ -347,30 +350,37 @@ def _snapshot_key(root: Path) -> str | None:
     """SHA-256 of the data files and of the modules that validate them; None when a file cannot be read."""
     try:
         files = [p for folder in _FOLDERS for p in sorted((root / folder).glob("*.yaml"))]
-        return snapshot.fingerprint([*files, Path(__file__), Path(schemas.__file__)])
+        return snapshot.fingerprint([*files, Path(__file__), Path(schemas.__file__), _TRUSTED])
     except OSError:
         return None
 
 
 def _to_snapshot(catalog: Catalog) -> dict[str, Any]:
-    """The validated entries as JSON data, each GPU and model with the file name shown in messages."""
+    """The validated entries as JSON data (the fields they were given), each GPU and model with the file name
+    shown in messages."""
+    from knowledge.trusted import dump
+
     root = catalog.path
 
     def entries(folder: str, items: tuple[Any, ...]) -> list[list[Any]]:
-        return [[_rel(root / folder / f"{e.id}.yaml", root), e.model_dump(mode="json")] for e in items]
+        return [[_rel(root / folder / f"{e.id}.yaml", root), dump(e)] for e in items]
 
     return {
-        "sources": {sid: s.model_dump(mode="json") for sid, s in catalog.sources.items()},
+        "sources": {sid: dump(s) for sid, s in catalog.sources.items()},
         "gpus": entries("gpus", catalog.gpus),
         "models": entries("models", catalog.models),
     }
 
 
 def _from_snapshot(root: Path, data: dict[str, Any]) -> Catalog:
-    """Validate a snapshot's entries again (schemas, citations, cross-references); raises on any mismatch."""
-    sources = {sid: Source.model_validate(body) for sid, body in data["sources"].items()}
-    gpus = [(GpuSpec.model_validate(body), shown) for shown, body in data["gpus"]]
-    models = [(ModelSpec.model_validate(body), shown) for shown, body in data["models"]]
+    """The entries of a snapshot this program wrote after validating the YAML of its key (snapshot.read checks
+    the payload's digest), constructed without validating again (knowledge.trusted: no pydantic schema is
+    built); citations, cross-references and names are checked again. Raises on any mismatch."""
+    from knowledge.trusted import construct
+
+    sources = {sid: construct(Source, body) for sid, body in data["sources"].items()}
+    gpus = [(construct(GpuSpec, body), shown) for shown, body in data["gpus"]]
+    models = [(construct(ModelSpec, body), shown) for shown, body in data["models"]]
     return _assemble(root, sources, gpus, models)
 
 

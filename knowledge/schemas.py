@@ -19,7 +19,7 @@ Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Source(Strict):

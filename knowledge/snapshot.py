@@ -4,9 +4,12 @@ A snapshot lives outside the repository: in $GPU_ADVISOR_CACHE_DIR, else $XDG_CA
 ~/.cache/gpu-advisor; one file per kind and data directory, ``<kind>-<sha256(directory)[:16]>.json``. It records the
 key it was written for, the SHA-256 of every input file's path and contents (:func:`fingerprint`), so editing,
 adding or removing a file makes it stale. A stale, unreadable or corrupted snapshot reads as None and an
-unwritable cache directory is skipped: the caller then does the full load, silently. The caller validates what
-it reads again (cheap from JSON), so a snapshot can make loading faster but never more lenient.
-``GPU_ADVISOR_NO_CACHE=1`` turns the cache off.
+unwritable cache directory is skipped: the caller then does the full load, silently. Each file also stores the
+SHA-256 of its payload's bytes, and a payload that does not match is ignored too: what :func:`read` returns is
+exactly what :func:`write` was given, which the callers (the catalog, the engine, calibration and economics tables)
+wrote after validating the inputs of that key, so they rebuild their objects without validating again
+(:mod:`knowledge.trusted`) and a snapshot makes loading faster but never more lenient. :func:`cached` wraps the
+pattern for one table. ``GPU_ADVISOR_NO_CACHE=1`` turns the cache off.
 """
 
 from __future__ import annotations
@@ -15,13 +18,16 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 CACHE_ENV = "GPU_ADVISOR_CACHE_DIR"
 NO_CACHE_ENV = "GPU_ADVISOR_NO_CACHE"
-FORMAT = 1  # bump when the layout of snapshot files changes
+FORMAT = 2  # bump when the layout of snapshot files changes
+_PAYLOAD = b'"payload":'  # the last member of a snapshot file; the digest covers the bytes after it
+
+T = TypeVar("T")
 
 
 def cache_dir() -> Path | None:
@@ -52,16 +58,21 @@ def _file(directory: Path, kind: str, root: Path) -> Path:
 
 
 def read(kind: str, root: Path, key: str) -> Any | None:
-    """The payload stored for (`kind`, `root`) under `key`; None when off, missing, stale or unreadable."""
+    """The payload stored for (`kind`, `root`) under `key`; None when off, missing, stale, unreadable or when the
+    payload's bytes do not match the digest stored with them (a snapshot edited or cut short after writing)."""
     directory = cache_dir()
     if directory is None:
         return None
     try:
         with open(_file(directory, kind, root), "rb") as f:
-            stored = json.load(f)
+            raw = f.read()
+        stored = json.loads(raw)
     except (OSError, ValueError):  # missing, unreadable, not JSON (ValueError covers decode errors)
         return None
     if not isinstance(stored, dict) or stored.get("format") != FORMAT or stored.get("key") != key:
+        return None
+    start = raw.find(_PAYLOAD)  # the payload is the last member (see write): its bytes run to the closing brace
+    if start < 0 or hashlib.sha256(raw[start + len(_PAYLOAD):-1]).hexdigest() != stored.get("digest"):
         return None
     return stored.get("payload")
 
@@ -73,8 +84,11 @@ def write(kind: str, root: Path, key: str, payload: Any) -> None:
         return
     tmp = None
     try:
-        text = json.dumps({"format": FORMAT, "key": key, "root": str(root), "payload": payload},
-                          ensure_ascii=False, separators=(",", ":"))  # dumps: C encoder; dump streams in Python
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))  # dumps: C encoder; dump is Python
+        head = json.dumps({"format": FORMAT, "key": key, "root": str(root),
+                           "digest": hashlib.sha256(body.encode("utf-8")).hexdigest()},
+                          ensure_ascii=False, separators=(",", ":"))
+        text = f"{head[:-1]},{_PAYLOAD.decode()}{body}}}"
         directory.mkdir(parents=True, exist_ok=True)
         tmp = directory / f".{kind}-{os.getpid()}-{threading.get_ident()}.tmp"  # os.replace: readers never see half
         tmp.write_text(text, encoding="utf-8")
@@ -88,3 +102,30 @@ def write(kind: str, root: Path, key: str, payload: Any) -> None:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def cached(kind: str, files: list[Path], build: Callable[[], T], dump: Callable[[T], Any],
+           restore: Callable[[Any], T]) -> T:
+    """`build()` once per content of `files`: later starts `restore` what `dump` stored in the snapshot.
+
+    The key is :func:`fingerprint` of `files` (list the data files and the modules that validate them); the
+    snapshot is named after the first. A snapshot that is stale, unreadable or that `restore` rejects (any
+    exception) is ignored and `build()` runs, its result stored again; errors of `build()` propagate."""
+    root = files[0]
+    key = None
+    if cache_dir() is not None:
+        try:
+            key = fingerprint(files)
+        except OSError:  # a missing or unreadable file: build() reports it
+            key = None
+    if key is not None:
+        data = read(kind, root, key)
+        if data is not None:
+            try:
+                return restore(data)
+            except Exception:  # noqa: BLE001 - a snapshot that does not load is ignored: full build below
+                pass
+    value = build()
+    if key is not None:
+        write(kind, root, key, dump(value))
+    return value

@@ -82,6 +82,36 @@ def test_warm_load_reads_the_snapshot_and_equals_the_validated_load(data, cache,
     assert warm.model("Qwen/Qwen2.5-72B-Instruct").id == "qwen2.5-72b"
 
 
+def _tree(value: object) -> object:
+    """A value with the type of every part spelled out: 1 and 1.0, a tuple and a list, differ here."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return (type(value).__name__, sorted(value.model_fields_set),
+                {name: _tree(getattr(value, name)) for name in type(value).model_fields})
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_tree(v) for v in value])
+    if isinstance(value, dict):
+        return ("dict", [(k, _tree(v)) for k, v in value.items()])
+    return (type(value).__name__, value)
+
+
+def test_snapshot_of_the_packaged_catalog_equals_the_validated_yaml_in_every_field_and_type(cache, monkeypatch):
+    """The warm start constructs the entries from the snapshot without validating them (knowledge.trusted):
+    every GPU, model and source must be what validating the cited YAML gives, down to the type of each value
+    (an int where the YAML gave 24 and the schema a float would print differently in --json)."""
+    reference = build_catalog(PACKAGE_DATA)
+    _fresh(PACKAGE_DATA)  # cold: writes the snapshot
+    _forbid_yaml(monkeypatch)
+    warm = _fresh(PACKAGE_DATA)
+    _assert_same(warm, reference)
+    assert len(warm.gpus) >= 40 and len(warm.models) >= 30 and len(warm.sources) >= 200
+    for got, want in [*zip(warm.gpus, reference.gpus), *zip(warm.models, reference.models),
+                      *zip(warm.sources.values(), reference.sources.values())]:
+        assert _tree(got) == _tree(want), want.id
+        assert got.model_dump_json() == want.model_dump_json()
+
+
 def test_changed_data_file_invalidates_the_snapshot(data, cache):
     _fresh(data)
     path = data / "gpus" / "rtx-4090.yaml"
@@ -156,6 +186,132 @@ def test_default_cache_directory_is_the_users_cache_not_the_repository(tmp_path,
     assert snapshot.cache_dir() == tmp_path / "home" / ".cache" / "gpu-advisor"
 
 
+# --- knowledge.trusted: a validated model back from its JSON dump -------------------------------------------
+
+def test_trusted_construct_gives_back_what_validation_gave_for_every_handled_type():
+    import datetime as dt
+    from typing import Literal
+
+    from pydantic import BaseModel
+
+    from knowledge.trusted import construct, dump
+
+    class Inner(BaseModel):
+        when: dt.date
+        kind: Literal["a", "b"] = "a"
+
+    class Outer(BaseModel):
+        pair: tuple[int, str]
+        names: tuple[str, ...] = ()
+        tags: frozenset[str] = frozenset()
+        by_gen: dict[int, float] = {}
+        inner: Inner
+        inners: list[Inner] = []
+        maybe: Inner | None = None
+        ratio: float = 1.0
+        note: str | None = None
+
+    full = Outer.model_validate({"pair": [3, "x"], "names": ["p", "q"], "tags": ["t"], "by_gen": {"4": 32},
+                                 "inner": {"when": "2025-01-02"}, "inners": [{"when": "2024-05-06", "kind": "b"}],
+                                 "maybe": {"when": "2023-01-01"}, "ratio": 2})
+    sparse = Outer.model_validate({"pair": (1, "y"), "inner": {"when": dt.date(2020, 1, 1)}})
+    for original in (full, sparse):
+        back = construct(Outer, dump(original))
+        assert back == original and _tree(back) == _tree(original)
+        assert back.model_dump_json() == original.model_dump_json()
+    assert isinstance(construct(Outer, dump(full)).ratio, float) and construct(Outer, dump(full)).by_gen == {4: 32.0}
+
+
+def test_trusted_json_data_is_model_dump_json_for_the_catalog_and_tables():
+    """`gpus --json` lists prices and China-market facts with knowledge.trusted.json_data instead of pydantic's
+    serializer; it must give exactly model_dump(mode="json") (same keys, order, values and types)."""
+    from advisor.estimator.calibration import load_calibration, load_economics
+    from advisor.estimator.engines import default_engines
+    from knowledge.trusted import json_data
+
+    catalog = build_catalog(PACKAGE_DATA)
+    items = [*catalog.gpus, *catalog.models, *catalog.sources.values(), load_calibration(), load_economics(),
+             default_engines()]
+    for item in items:
+        for options in ({}, {"exclude_none": True}):
+            got, want = json_data(item, **options), item.model_dump(mode="json", **options)
+            assert json.dumps(got) == json.dumps(want) and _tree(got) == _tree(want)
+    for g in catalog.gpus:
+        assert json_data(g.china, exclude={"source"}) == g.china.model_dump(mode="json", exclude={"source"})
+
+
+def test_trusted_construct_refuses_types_it_cannot_read_back():
+    from pathlib import PurePosixPath
+
+    from pydantic import BaseModel
+
+    from knowledge.trusted import construct, dump
+
+    class WithPath(BaseModel):
+        where: PurePosixPath
+
+    class Ambiguous(BaseModel):
+        value: tuple[int, ...] | list[str]
+
+    with pytest.raises(TypeError):
+        construct(WithPath, dump(WithPath(where="/tmp")))
+    with pytest.raises(TypeError):
+        construct(Ambiguous, dump(Ambiguous(value=(1, 2))))
+
+
+# --- the engine, calibration and economics tables ------------------------------------------------------------
+
+def _tables(root: Path) -> dict[str, tuple[Path, object]]:
+    """name -> (copied YAML file, a loader of it that goes through the snapshot cache)."""
+    from advisor.estimator import calibration as cal
+
+    return {"calibration": (root / "calibration.yaml", lambda p: cal._load(p, cal.Calibration)),
+            "economics": (root / "economics.yaml", lambda p: cal._load(p, cal.Economics))}
+
+
+@pytest.mark.parametrize("name", ["calibration", "economics"])
+def test_table_snapshot_equals_the_validated_yaml_and_follows_edits(name, data, cache, monkeypatch):
+    from advisor.estimator import calibration as cal
+
+    path, load = _tables(data)[name]
+    schema = cal.Calibration if name == "calibration" else cal.Economics
+    reference = cal._parse(path, schema)
+    assert load(path) == reference  # cold: parsed, then stored
+    assert [f.name for f in cache.glob(f"table-{name}-*.json")]
+    monkeypatch.setattr(cal, "_parse", lambda *_: pytest.fail("YAML parsed although a fresh snapshot exists"))
+    warm = load(path)  # constructed from the snapshot without validating (knowledge.trusted)
+    assert warm == reference and _tree(warm) == _tree(reference)
+    assert warm.model_dump_json() == reference.model_dump_json()
+    monkeypatch.undo()
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "\nbogus_key: 1\n", encoding="utf-8")  # an edit makes the snapshot stale
+    with pytest.raises(CatalogError):
+        load(path)
+    path.write_text(text, encoding="utf-8")
+    file = next(cache.glob(f"table-{name}-*.json"))
+    stored = json.loads(file.read_text(encoding="utf-8"))
+    stored["payload"]["bogus_key"] = 1  # right key, payload edited after writing (digest differs): the YAML is parsed
+    file.write_text(json.dumps(stored), encoding="utf-8")
+    assert load(path) == reference
+
+
+def test_engine_table_snapshot_equals_the_validated_yaml(cache, monkeypatch):
+    from advisor.estimator import engines
+
+    path = PACKAGE_DATA / "engines.yaml"
+    reference = engines._parse_file(path)
+    engines.default_engines.cache_clear()
+    try:
+        assert engines.default_engines() == reference
+        monkeypatch.setattr(engines, "_parse_file",
+                            lambda *_: pytest.fail("YAML parsed although a fresh snapshot exists"))
+        engines.default_engines.cache_clear()
+        warm = engines.default_engines()
+        assert warm == reference and _tree(warm) == _tree(reference)
+    finally:
+        engines.default_engines.cache_clear()
+
+
 # --- CLI processes: imports, warm start, errors ---------------------------------------------------------------
 
 PROBE = ("import json, sys\n"
@@ -166,15 +322,18 @@ PROBE = ("import json, sys\n"
          "sys.exit(code)\n")
 
 
-def _probe(tmp_path: Path, *argv: str, env: dict[str, str] | None = None) -> tuple[str, set[str]]:
-    """Run one CLI command in a fresh interpreter; its stdout and the top-level packages it imported."""
+def _probe(tmp_path: Path, *argv: str, env: dict[str, str] | None = None, full: bool = False
+           ) -> tuple[str, set[str]]:
+    """Run one CLI command in a fresh interpreter; its stdout and the top-level packages it imported (`full`:
+    every module name)."""
     out = tmp_path / f"modules-{len(list(tmp_path.glob('modules-*')))}.json"
     full_env = {k: v for k, v in os.environ.items() if k not in OFFLINE_DROP}
     full_env.update(env or {})
     result = subprocess.run([sys.executable, "-c", PROBE, str(out), *argv], cwd=ROOT, env=full_env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    return result.stdout, {m.split(".")[0] for m in json.loads(out.read_text())}
+    modules = json.loads(out.read_text())
+    return result.stdout, set(modules) if full else {m.split(".")[0] for m in modules}
 
 
 COMMANDS = {
@@ -198,7 +357,7 @@ def test_deterministic_commands_import_no_chat_web_or_slack_stack(name, tmp_path
     assert not packages & forbidden, f"`gpu-advisor {name}` imported {sorted(packages & forbidden)}"
 
 
-@pytest.mark.parametrize("name", ["gpus", "models"])  # commands that read no YAML but the catalog
+@pytest.mark.parametrize("name", ["gpus", "models", "estimate", "throughput", "tco"])
 def test_warm_start_parses_no_yaml(name, tmp_path):
     env = {snapshot.CACHE_ENV: str(tmp_path / "cache")}
     first, cold = _probe(tmp_path, *COMMANDS[name], env=env)
@@ -220,3 +379,46 @@ def test_bad_data_file_after_a_warm_start_is_one_line_exit_2(data, tmp_path):
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
     assert "gpus/h20.yaml" in bad.stderr and "memory_bytes" in bad.stderr
+
+
+# what a warm start of each scriptable command may not import: the YAML parser, the rules engine, the servers,
+# the chat stack, and the parts of the advisor that other commands use
+NOT_ON_WARM_PATH = {"yaml", "durable", "durable_rules_engine", "gradio", "langchain", "langchain_core",
+                    "langchain_openai", "openai", "slack_bolt", "slack_sdk", "mcp", "fastapi", "uvicorn",
+                    "starlette", "httpx", "knowledge.guides", "advisor.recommend", "advisor.conversation",
+                    "rules", "advisor.estimator.planner", "advisor.training_advice"}
+NO_SCHEMA_BUILT = {"pydantic.plugin._loader", "importlib.metadata"}  # imported when pydantic first builds a schema
+WARM_PATH = {  # command -> (argv, allowed from NOT_ON_WARM_PATH, also banned)
+    "estimate": (COMMANDS["estimate"], set(), set()),
+    "throughput": (COMMANDS["throughput"], set(), set()),
+    # the list is read from the snapshot and written without pydantic's serializer: no schema is built at all
+    "gpus": (["gpus", "--json", "--region", "cn"], set(), NO_SCHEMA_BUILT),
+    "tco": (COMMANDS["tco"], set(), set()),
+    # an inference recommendation runs the rules (durable) but never the parallelism planner
+    "recommend": (COMMANDS["recommend"], {"durable", "durable_rules_engine", "rules", "advisor.recommend",
+                                          "advisor.training_advice"}, set()),
+}
+
+
+@pytest.mark.parametrize("name", list(WARM_PATH))
+def test_import_graph_of_a_warm_start(name, tmp_path):
+    """The modules a warm start imports (sys.modules in a fresh interpreter: deterministic, unlike a timing)."""
+    argv, allowed, also = WARM_PATH[name]
+    env = {snapshot.CACHE_ENV: str(tmp_path / "cache")}
+    cold_out, _ = _probe(tmp_path, *argv, env=env, full=True)
+    warm_out, modules = _probe(tmp_path, *argv, env=env, full=True)
+    assert warm_out == cold_out and warm_out.strip()
+    banned = (NOT_ON_WARM_PATH - allowed) | also
+    hit = sorted(m for m in modules if m in banned or any(m.startswith(b + ".") for b in banned))
+    assert not hit, f"a warm `gpu-advisor {name}` imported {hit}"
+
+
+def test_cli_tells_which_commands_take_their_name_without_inspect():
+    import importlib
+
+    from ui import cli
+
+    takes = {name: cli._takes_name(importlib.import_module(mod)) for name, mod in cli.COMMANDS.items()
+             if name in ("gpus", "models", "estimate", "throughput", "tco")}
+    assert takes == {"gpus": True, "models": True, "estimate": False, "throughput": False, "tco": False}
+

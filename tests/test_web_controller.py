@@ -40,8 +40,10 @@ def test_fast_turn_is_one_update_with_answer_exports_and_panels(ctl):
     updates, final = _run(ctl, "Llama 70B for 50 users", state)
     assert len(updates) == 1  # deterministic turns take milliseconds: no intermediate updates to pay for
     history = final["chatbot"]
-    assert [m["role"] for m in history] == ["user", "assistant", "assistant"]
-    assert history[1]["metadata"]["title"] == "🛠️ recommend" and history[1]["metadata"]["status"] == "done"
+    assert [m["role"] for m in history] == ["user", "assistant", "assistant", "assistant"]
+    group, step = history[1]["metadata"], history[2]["metadata"]  # the steps, collapsed under one element
+    assert group["title"].startswith("How this was computed (1 tool call)") and group["status"] == "done"
+    assert step["title"] == "🛠️ recommend" and step["status"] == "done" and step["parent_id"] == group["id"]
     assert history[-1]["content"].startswith("Turn 1: **2× H100-SXM**")
     panels = ctl.panels(state, "en")
     assert panels["table"]["data"][0][2] == "2× NVIDIA H100 SXM (TP 2)"
@@ -66,6 +68,7 @@ def test_slow_llm_turn_shows_pending_and_steps_as_they_come(tmp_path, monkeypatc
     updates, final = _run(ctl, "Llama 70B")
     assert updates[0]["chatbot"][-1]["metadata"]["status"] == "pending"
     assert updates[1]["chatbot"][-2]["metadata"]["title"] == "🛠️ recommend"  # shown while still working
+    assert updates[1]["chatbot"][-3]["metadata"]["status"] == "pending"  # under a group still working
     assert updates[1]["chatbot"][-1]["metadata"]["status"] == "pending"
     assert "`qwen-test`" in final["mode"] or "qwen-test" in final["mode"]
 
@@ -76,7 +79,7 @@ def test_follow_up_keeps_history_and_the_same_conversation(ctl):
     conv = state.conv
     _, final = _run(ctl, "what about 8 bit?", state)
     assert state.conv is conv and conv.turns == ["Llama 70B", "what about 8 bit?"]
-    assert _texts(final["chatbot"])[-1].startswith("Turn 2:") and len(final["chatbot"]) == 6
+    assert _texts(final["chatbot"])[-1].startswith("Turn 2:") and len(final["chatbot"]) == 8  # 2 × (question, steps group, step, answer)
 
 
 def test_clarifying_turn_keeps_the_last_recommendation_for_export(ctl):

@@ -131,6 +131,17 @@ def _this_turn(chat: list[dict]) -> list[dict]:
     return chat[last_user + 1:]
 
 
+def _is_group(msg) -> bool:
+    """The one collapsed "how this was computed" element the turn's tool steps are nested under."""
+    meta = msg.get("metadata") or {}
+    return str(meta.get("id", "")).startswith(R.STEPS_GROUP_ID) and not meta.get("parent_id")
+
+
+def _step_titles(msgs: list[dict]) -> list[str | None]:
+    """Titles of the messages, the steps group left out (the steps themselves are nested under it)."""
+    return [_title(m) for m in msgs if not _is_group(m)]
+
+
 def _step_args(msg) -> dict:
     block = re.search(r"```json\n(.*?)\n```", _text(msg), re.S)
     assert block, _text(msg)
@@ -155,8 +166,10 @@ def test_llm_turn_streams_the_tool_step_then_the_grounded_answer(url, mock, scri
     assert raw["memory"] and raw["memory"]["total"] == ref["total per GPU"]
 
     # the chat: the step as a collapsible thought (title, status, duration; arguments in its body), then the answer
-    step, final = _this_turn(out["chat"])
+    group, step, final = _this_turn(out["chat"])
+    assert _is_group(group) and group["metadata"]["title"].startswith("How this was computed (1 tool call)")
     meta = step["metadata"]
+    assert meta["parent_id"] == group["metadata"]["id"]
     assert meta["title"] == "🛠️ estimate_memory" and meta["status"] == "done"
     assert meta["duration"] == round(raw["steps"][0]["duration_s"], 4)
     assert _step_args(step) == MEMORY_ARGS
@@ -166,7 +179,7 @@ def test_llm_turn_streams_the_tool_step_then_the_grounded_answer(url, mock, scri
     # streamed: "working" first, then the finished step while the model was still writing, then the answer
     turns = [_this_turn(u[0]) for u in updates]
     assert [_title(m) for m in turns[0]] == [R.label("working", "en")]
-    assert any([_title(m) for m in t] == ["🛠️ estimate_memory", R.label("working", "en")] for t in turns)
+    assert any(_step_titles(t) == ["🛠️ estimate_memory", R.label("working", "en")] for t in turns)
     assert elapsed < 15
 
     # what the model saw: our key, the tools, then the tool's result
@@ -193,8 +206,10 @@ def test_follow_up_sends_the_history_and_fills_the_options(url, mock, script):
     ref = call_tool("recommend", RECOMMEND_ARGS).artifact["options"]
     assert [(o["gpu"], o["count"]) for o in raw["options"]] == [(o["gpu"], o["count"]) for o in ref]
     chat = out["chat"]
-    assert [m["role"] for m in chat] == ["user", "assistant", "assistant", "user", "assistant", "assistant"]
-    assert [_title(m) for m in chat] == [None, "🛠️ estimate_memory", None, None, "🛠️ recommend", None]
+    assert [m["role"] for m in chat if not _is_group(m)] == ["user", "assistant", "assistant", "user", "assistant",
+                                                             "assistant"]
+    assert _step_titles(chat) == [None, "🛠️ estimate_memory", None, None, "🛠️ recommend", None]
+    assert sum(map(_is_group, chat)) == 2  # one steps group per turn
     assert _text(chat[-1]).startswith(second_answer) and out["export_md"]  # a recommendation: export offered
 
 
@@ -217,7 +232,7 @@ def test_server_errors_fall_back_to_the_deterministic_answer_in_chinese(url, moc
     assert raw["answer"] == ref.answer and ref.options  # the page shows what the deterministic dialog answers
     final = _this_turn(out["chat"])[-1]
     assert _text(final).startswith(R.safe_markdown(ref.answer)) and _text(final).endswith("> " + note)
-    steps = [m for m in _this_turn(out["chat"]) if _title(m)]
+    steps = [m for m in _this_turn(out["chat"]) if _title(m) and not _is_group(m)]
     assert [_title(m) for m in steps] == [f"🛠️ {s['name']}" for s in raw["steps"]] and steps
 
 
@@ -236,4 +251,4 @@ def test_an_invented_number_twice_falls_back_without_the_models_steps(url, mock,
     shown = _this_turn(out["chat"])
     assert not any("123.4" in _text(m) for m in shown)
     # the steps above the answer are the ones that produced it (the model's abandoned call is not among them)
-    assert [_title(m) for m in shown if _title(m)] == [f"🛠️ {s['name']}" for s in raw["steps"]]
+    assert [t for t in _step_titles(shown) if t] == [f"🛠️ {s['name']}" for s in raw["steps"]]

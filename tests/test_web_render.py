@@ -161,7 +161,7 @@ def test_cost_throughput_rows_keep_one_currency():
     cny = {**OPTIONS[1], "price": {"amount": 250000, "currency": "CNY"}}
     rows = R.cost_throughput_rows([OPTIONS[0], cny, OPTIONS[1]])
     assert [(r["option"], r["price"], r["tokens_per_s"]) for r in rows] == [
-        ("1. 2× h100-sxm", 75000.0, 2075.0), ("3. 4× l40s", 36000.0, 1000.0)]
+        ("1. 2× H100 SXM", 75000.0, 2075.0), ("3. 4× L40S", 36000.0, 1000.0)]  # display names, not ids
 
 
 def test_context_sweep_uses_the_estimator_values():
@@ -196,12 +196,14 @@ def test_export_markdown_is_a_pasteable_quote():
     when = datetime(2025, 7, 1, 12, 0, tzinfo=timezone.utc)
     md = R.export_markdown(_turn(), question="70B for <50> users", lang="en", generated_at=when)
     assert md.startswith("# GPU recommendation\n") and "2025-07-01 12:00 UTC" in md
-    assert "> 70B for &lt;50&gt; users" in md
+    assert "Valid until 2025-07-31" in md  # ui.quote.QUOTE_VALID_DAYS after it was made
+    assert "1. 70B for &lt;50&gt; users" in md
     assert "| 1 | best value | 2× NVIDIA H100 SXM (TP 2) | 60.0 |" in md
     assert "`vllm serve meta-llama/Meta-Llama-3-70B --tensor-parallel-size 2`" in md
     assert "| weights | 35.00 |" in md and "| free (to capacity) | 20.00 |" in md and "2^30" in md
-    assert "- model: llama-3-70b" in md and "- budget" not in md  # empty workload fields are left out
-    assert "source: NVIDIA RTX 4090 spec sheet" in md
+    assert "- model llama-3-70b" in md and "budget" not in md  # in words; empty workload fields are left out
+    assert "- 8,192 tokens of context" in md and "- inference (serving)" in md
+    assert "NVIDIA RTX 4090 spec sheet" in md and md.count("capability.nvlink.4090") == 1  # each finding once
     zh = R.export_markdown(_turn(), lang="zh", generated_at=when)
     assert zh.startswith("# GPU 配置建议") and "| 权重 | 35.00 |" in zh
 
@@ -242,3 +244,26 @@ def test_pretty_json_matches_the_standard_library():
     text = R.pretty_json(doc)
     assert "显存" in text and "\n  " in text
     assert json.loads(text) == json.loads(json.dumps(doc, default=str))
+
+
+def test_context_plot_spans_the_model_and_marks_the_requested_context():
+    assert R.sweep_contexts(32768, 20000) == (1024, 2048, 4096, 8192, 16384, 20000, 32768)
+    assert R.sweep_contexts(131072)[-1] == 131072 and R.sweep_contexts(None)[-1] == 131072
+
+    def estimate(ctx):
+        return {"total": 40 * GIB + ctx * 2**20, "kv_cache": ctx * 2**20}
+
+    rows = R.context_sweep_rows(8192, estimate, 80 * GIB, "zh", contexts=R.sweep_contexts(32768, 8192))
+    marker = [r for r in rows if r["series"].startswith("所需上下文")]
+    assert [(r["context"], r["GiB"]) for r in marker] == [(8192, 0.0), (8192, 80.0)]  # up to the capacity line
+    assert {r["series"] for r in rows} == {"单卡合计", "显存容量", "KV 缓存", "所需上下文 (8,192)"}
+
+
+def test_training_context_plot_has_no_flat_zero_kv_line():
+    rows = R.context_sweep_rows(4096, lambda ctx: {"total": 30 * GIB + ctx * 2**18, "kv_cache": 0}, None, "en")
+    assert {r["series"] for r in rows} == {"total per GPU", "requested context (4,096)"}
+
+
+def test_money_axis_names_the_currency():
+    rows = R.cost_throughput_rows([{**OPTIONS[1], "price": {"amount": 250000, "currency": "CNY"}}])
+    assert R.money_axis_title(rows, "en") == "purchase price (CNY)" and R.money_axis_title([], "zh") == "采购价"

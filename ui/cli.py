@@ -102,9 +102,9 @@ def _one_line(exc: ValueError) -> str:
 
 
 def _takes_name(module: object) -> bool:
-    import inspect
-
-    return len(inspect.signature(module.add_arguments).parameters) == 2  # type: ignore[attr-defined]
+    """Whether `add_arguments` takes the command name too (positional parameters counted from its code object:
+    `inspect.signature` would import `inspect`, ≈ 8 ms of a start-up)."""
+    return module.add_arguments.__code__.co_argcount == 2  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from typing import Any
 
 from knowledge.errors import AdvisorError, InputError
 from ui import web_render as R
+from ui.web_page import CHAT_HEIGHT, CSS, SCROLL_TO_ANSWER_JS
 
 log = logging.getLogger(__name__)
 
@@ -158,17 +159,18 @@ class ExportStore:
         self.lazy = lazy
         self._last_prune = 0.0
         self._lock = threading.Lock()
-        self._pending: OrderedDict[str, tuple[float, Callable[[], tuple[str, str]], str]] = OrderedDict()
+        self._pending: OrderedDict[str, tuple[float, Callable[[], tuple[str, ...]], str]] = OrderedDict()
         if lazy:
             _LAZY_STORES.add(self)
 
-    def write(self, markdown: str, json_text: str, stem: str = "gpu-advisor-quote") -> tuple[str, str]:
+    def write(self, markdown: str, json_text: str, html_text: str | None = None,
+              stem: str = "gpu-advisor-quote") -> tuple[str, str]:
         self._prune()
-        return self._write(self.root / uuid.uuid4().hex, stem, markdown, json_text)
+        return self._write(self.root / uuid.uuid4().hex, stem, markdown, json_text, html_text)
 
-    def reserve(self, render: Callable[[], tuple[str, str]], stem: str = "gpu-advisor-quote") -> tuple[str, str]:
-        """Paths for the export `render()` will produce as (Markdown, JSON) texts: written now unless `lazy`, else
-        on the first request for either file."""
+    def reserve(self, render: Callable[[], tuple[str, ...]], stem: str = "gpu-advisor-quote") -> tuple[str, str]:
+        """Paths for the export `render()` will produce as (Markdown, JSON[, HTML]) texts: written now unless
+        `lazy`, else on the first request for any of its files."""
         if not self.lazy:
             return self.write(*render(), stem=stem)
         self._prune()
@@ -181,29 +183,50 @@ class ExportStore:
         return str(folder / f"{stem}.md"), str(folder / f"{stem}.json")
 
     def materialize(self, path: str) -> bool:
-        """Write the reserved export that `path` names, if it is still pending; True when it was written now."""
+        """Write the reserved export that `path` names, if it is still pending; True when it was written now. A
+        requested PDF is printed from the export's HTML (`ui.quote_pdf`, seconds) on its first request only."""
         target = Path(path)
         if target.parent.parent != self.root:
             return False
         with self._lock:  # one writer per export; a second request waits here until the files exist
             entry = self._pending.get(target.parent.name)
-            if entry is None:
-                return False
-            _, render, stem = entry
-            try:
-                self._write(target.parent, stem, *render())
-            finally:
-                self._pending.pop(target.parent.name, None)
-        return True
+            written = entry is not None
+            if entry is not None:
+                _, render, stem = entry
+                try:
+                    self._write(target.parent, stem, *render())
+                finally:
+                    self._pending.pop(target.parent.name, None)
+            page = target.with_suffix(".html")
+            if target.suffix == ".pdf" and not target.exists() and page.exists():
+                from ui.quote_pdf import html_to_pdf
+
+                try:
+                    html_to_pdf(page.read_text(encoding="utf-8"), target)
+                    written = True
+                except AdvisorError:  # no Chromium here: Gradio answers 404, the HTML is still there to print
+                    log.exception("could not print the quote to PDF")
+        return written
 
     @staticmethod
-    def _write(folder: Path, stem: str, markdown: str, json_text: str) -> tuple[str, str]:
+    def _write(folder: Path, stem: str, markdown: str, json_text: str, html_text: str | None = None) -> tuple[str, str]:
+        """Write the export's files; the print-ready HTML (when rendered) beside the Markdown (`extra_paths`)."""
         folder.mkdir(exist_ok=True)
         md = folder / f"{stem}.md"
         js = folder / f"{stem}.json"
         md.write_text(markdown, encoding="utf-8")
         js.write_text(json_text, encoding="utf-8")
+        if html_text is not None:
+            (folder / f"{stem}.html").write_text(html_text, encoding="utf-8")
         return str(md), str(js)
+
+    def extra_paths(self, md_path: str | None) -> tuple[str | None, str | None]:
+        """(print-ready HTML, PDF) of the export whose Markdown is `md_path`; the PDF only from a lazy store (it is
+        printed when first requested), so none is offered where files must exist before they are linked."""
+        if not md_path:
+            return None, None
+        md = Path(md_path)
+        return str(md.with_suffix(".html")), (str(md.with_suffix(".pdf")) if self.lazy else None)
 
     def _prune(self) -> None:
         now = time.time()
@@ -272,6 +295,8 @@ class SessionState:
     history: list[dict[str, Any]] = field(default_factory=list)
     last_result: Any = None  # the latest Turn that carried a recommendation or memory breakdown
     last_question: str = ""
+    questions: list[str] = field(default_factory=list)  # every message of this conversation the advisor read
+    result_questions: tuple[str, ...] = ()  # those that led to `last_result` (the quote's whole request)
     exports: tuple[str, str] | None = None
     exports_lang: str | None = None
     last_turn: Any = None  # the latest Turn, whatever it carried
@@ -290,6 +315,7 @@ GRADIO_QUEUE_ENV = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": "100", "GRADIO_ANALYTICS
 SESSION_TTL_S = 4 * 3600
 MAX_SESSIONS = 2000
 MAX_SHOWN_MESSAGES = 300
+MAX_QUOTED_MESSAGES = 50  # the quote's request lists at most this many of the conversation's last messages
 
 
 class ChatController:
@@ -324,6 +350,8 @@ class ChatController:
             history.append(R.assistant_message(problem))
             yield {"chatbot": list(history), "state": state}
             return
+        state.questions.append(text)
+        del state.questions[:-MAX_QUOTED_MESSAGES]
         try:
             if state.conv is None:
                 state.conv = self.factory()
@@ -331,7 +359,7 @@ class ChatController:
             if conversation_mode(state.conv)[0] == "llm":  # a model turn takes seconds: show it is working
                 yield {"chatbot": [*history, R.pending_message(lang)], "state": state}
             final = None
-            shown: list[dict[str, Any]] = []
+            shown: list[Any] = []  # the tool steps so far
             partial = ""
             for item in state.conv.stream(text):
                 if _is_turn(item):
@@ -341,21 +369,23 @@ class ChatController:
                     partial += item
                     tail = R.assistant_message(partial)
                 else:
-                    shown.append(R.step_message(item, len(shown) + 1))
+                    shown.append(item)
                     tail = R.pending_message(lang)
                 if time.monotonic() - last >= STREAM_INTERVAL_S:
                     last = time.monotonic()
-                    yield {"chatbot": [*history, *shown, tail], "state": state}
+                    steps = R.steps_messages(shown, lang, pending=True, turn_no=len(history))
+                    yield {"chatbot": [*history, *steps, tail], "state": state}
             if final is None:
                 raise RuntimeError("the conversation returned no answer")
             if getattr(final, "mode", None) != "llm" and conversation_mode(state.conv)[0] == "llm":
                 # the model's answer was abandoned (error, failed grounding): show the steps of the deterministic
                 # answer given instead, not the model's calls as if they had produced it
-                shown = [R.step_message(step, i) for i, step in enumerate(getattr(final, "steps", []) or [], 1)]
-            history.extend(shown)
+                shown = list(getattr(final, "steps", []) or [])
+            history.extend(R.steps_messages(shown, lang, turn_no=len(history)))
             history.append(R.assistant_message(R.answer_markdown(final)))
             if R.has_result(final):
                 state.last_result, state.last_question, state.exports = final, text, None
+                state.result_questions = tuple(state.questions)
             state.last_turn, state.last_raw = final, turn_json(final)
             out: dict[str, Any] = {"chatbot": list(history), "state": state, "raw": state.last_raw,
                                    "mode": self.mode_text(state, ui_lang, final)}
@@ -392,10 +422,12 @@ class ChatController:
         if turn is None:
             return None, None
         if state.exports is None or state.exports_lang != lang:
-            question = state.last_question
+            question, asked = state.last_question, list(state.result_questions) or [state.last_question]
 
-            def render() -> tuple[str, str]:
-                return R.export_markdown(turn, question=question, lang=lang), R.export_json(turn, question=question)
+            def render() -> tuple[str, str, str]:
+                return (R.export_markdown(turn, questions=asked, lang=lang),
+                        R.export_json(turn, question=question, questions=asked, lang=lang),
+                        R.export_html(turn, questions=asked, lang=lang))
 
             try:
                 state.exports = self.exports.reserve(render)
@@ -411,9 +443,9 @@ class ChatController:
             if estimate is None:
                 return []
             job, _ = R.workload_view(getattr(turn, "workload", None))
-            context = job.get("context")
-            capacity = _first_capacity(turn)
-            return R.context_sweep_rows(int(context) if context else 0, estimate, capacity, lang)
+            context = int(job.get("context") or 0)
+            contexts = R.sweep_contexts(_max_context(job.get("model")), context)
+            return R.context_sweep_rows(context, estimate, _first_capacity(turn), lang, contexts)
         except Exception:  # noqa: BLE001 - a plot that cannot be computed is left out, never invented
             log.debug("memory-vs-context sweep not available", exc_info=True)
             return []
@@ -465,6 +497,16 @@ def _detect(text: str, default: str) -> str:
         return detect(text[:2000]) or (default if default in R.LANGS else "en")
     except ImportError:
         return R.detect_lang(text, default if default in R.LANGS else "en")
+
+
+def _max_context(model_id: Any) -> int | None:
+    """The catalog model's maximum context in tokens (the memory-vs-context plot spans it), None when unknown."""
+    try:
+        from knowledge.catalog import load_catalog
+
+        return int(load_catalog().model(str(model_id)).max_context) if model_id else None
+    except Exception:  # noqa: BLE001 - the plot then spans the default range
+        return None
 
 
 def _first_capacity(turn: Any) -> float | None:
@@ -577,12 +619,6 @@ MEMORY_COLUMNS = ["option", "part", "GiB", "order"]
 CONTEXT_COLUMNS = ["context", "series", "GiB"]
 COST_COLUMNS = ["option", "price", "currency", "tokens_per_s"]
 
-CSS = """
-#mode-badge {font-size: 0.9em; padding: 0.2em 0.6em; border-radius: 6px; background: var(--block-background-fill);}
-#result-col .block {margin-bottom: 0.3em;}
-#findings {max-height: 420px; overflow-y: auto;}
-"""
-
 AXIS = {
     "gib": {"en": "GiB per GPU", "zh": "单卡 GiB"},
     "part": {"en": "part", "zh": "组成"},
@@ -658,16 +694,16 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
     with gr.Blocks(title="GPU Advisor · GPU 选型顾问", analytics_enabled=False, delete_cache=(1800, 7200),
                    fill_width=True) as demo:
         session = gr.State(None, time_to_live=SESSION_TTL_S)
-        with gr.Row(equal_height=True):
+        with gr.Row(equal_height=True, elem_id="header-row"):
             header = gr.Markdown(f"## {L('title')}\n{L('subtitle')}", elem_id="header")
             lang = gr.Radio([("English", "en"), ("中文", "zh")], value="en", label="Language · 界面语言", scale=0,
                             min_width=220, elem_id="ui-lang")
         mode_md = gr.Markdown(R.mode_badge(*ctl.startup_mode(), "en"), elem_id="mode-badge")
-        with gr.Row():
+        with gr.Row(elem_id="main-row"):
             with gr.Column(scale=4, min_width=380):
-                chatbot = gr.Chatbot(label=L("chat"), height=600, elem_id="chat", sanitize_html=True,
+                chatbot = gr.Chatbot(label=L("chat"), height=CHAT_HEIGHT, elem_id="chat", sanitize_html=True,
                                      render_markdown=True, allow_tags=False, latex_delimiters=[],
-                                     feedback_options=None, buttons=["copy"], autoscroll=True)
+                                     feedback_options=None, buttons=["copy"], autoscroll=False)
                 with gr.Row():
                     box = gr.Textbox(show_label=False, placeholder=L("placeholder"), lines=1, max_lines=6,
                                      scale=8, autofocus=True, elem_id="ask", label=L("input"))
@@ -678,16 +714,18 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
             with gr.Column(scale=5, min_width=360, elem_id="result-col"):
                 memory = gr.BarPlot(None, x="option", y="GiB", color="part", label=L("memory_chart"),
                                     y_title=AXIS["gib"]["en"], x_title=" ", color_title=AXIS["part"]["en"],
-                                    color_map=_color_map(), caption=L("memory_caption"), sort=None,
+                                    color_map=_color_map(), caption=L("memory_caption"), sort=None, x_label_angle=-20,
                                     elem_id="memory-chart")
                 table = gr.Dataframe(R.options_table([], "en"), label=L("options"), interactive=False, wrap=True,
-                                     elem_id="options-table", max_height=360,
-                                     column_widths=["4%", "12%", "22%", "8%", "7%", "9%", "13%", "13%", "12%"])
+                                     elem_id="options-table", max_height=360)  # widths: ui/web_page.CSS
                 findings = gr.Markdown(L("no_result"), label=L("findings"), elem_id="findings",
                                        container=True, show_label=True)
                 with gr.Row():
                     export_md = gr.DownloadButton(L("export_md"), value=None, size="sm", elem_id="export-md")
                     export_json = gr.DownloadButton(L("export_json"), value=None, size="sm", elem_id="export-json")
+                with gr.Row():
+                    export_html = gr.DownloadButton(L("export_html"), value=None, size="sm", elem_id="export-html")
+                    export_pdf = gr.DownloadButton(L("export_pdf"), value=None, size="sm", elem_id="export-pdf")
                 with gr.Tabs():
                     with gr.Tab(L("context_plot"), id="ctx") as ctx_tab:
                         context = gr.LinePlot(None, x="context", y="GiB", color="series", label=L("context_plot"),
@@ -702,7 +740,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
 
         chat_outputs = [chatbot, session, mode_md, export_md, export_json, raw]
         streaming = ctl.startup_mode()[0] == "llm"  # model turns take seconds: show their steps as they come
-        panel_outputs = [memory, table, findings, context, cost]
+        panel_outputs = [memory, table, findings, context, cost, export_html, export_pdf]
 
         def take(text: str, state: Any, ui_lang: str) -> tuple[Any, ...]:
             """Clear the box and show the question at once, with a "working" line, while the turn waits/runs."""
@@ -728,13 +766,17 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 pass
             return last
 
-        def panel_values(st: SessionState, ui_lang: str) -> tuple[Any, ...]:
+        def panel_values(st: SessionState, ui_lang: str, *, titled: bool = False) -> tuple[Any, ...]:
             p = ctl.panels(st, ui_lang)
+            cost_rows = frame(p["cost"], COST_COLUMNS)
+            if titled:  # the price axis names the plotted currency
+                cost_rows = gr.update(value=cost_rows, x_title=R.money_axis_title(p["cost"], ui_lang))
+            extra = ctl.exports.extra_paths(ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
             return (frame(p["memory"], MEMORY_COLUMNS), p["table"], p["findings"],
-                    frame(p["context"], CONTEXT_COLUMNS), frame(p["cost"], COST_COLUMNS))
+                    frame(p["context"], CONTEXT_COLUMNS), cost_rows, *extra)
 
         def refresh(ui_lang: str, state: Any) -> tuple[Any, ...]:
-            return panel_values(session_of(state), ui_lang)
+            return panel_values(session_of(state), ui_lang, titled=True)
 
         def reset(ui_lang: str) -> tuple[Any, ...]:
             fresh = SessionState()
@@ -743,7 +785,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
         def relabel(ui_lang: str, state: Any) -> tuple[Any, ...]:
             ui_lang = ui_lang if ui_lang in R.LANGS else "en"
             st = session_of(state)
-            mem, tab, fin, ctx, cst = panel_values(st, ui_lang)
+            mem, tab, fin, ctx, cst, html_path, pdf_path = panel_values(st, ui_lang)
             md_path, json_path = ctl.export_files(st, ui_lang)
             return (
                 ctl.mode_text(st, ui_lang, st.last_turn),
@@ -753,10 +795,13 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
                 gr.update(value=fin, label=L("findings", ui_lang)),
                 gr.update(value=ctx, label=L("context_plot", ui_lang), x_title=AXIS["context"][ui_lang],
                           y_title=AXIS["gib"][ui_lang], color_title=AXIS["series"][ui_lang]),
-                gr.update(value=cst, label=L("cost_plot", ui_lang), x_title=AXIS["price"][ui_lang],
+                gr.update(value=cst, label=L("cost_plot", ui_lang), x_title=R.money_axis_title(
+                    cst.to_dict("records"), ui_lang),
                           color_title=AXIS["option"][ui_lang]),
                 gr.update(value=md_path, label=L("export_md", ui_lang)),
                 gr.update(value=json_path, label=L("export_json", ui_lang)),
+                gr.update(value=html_path, label=L("export_html", ui_lang)),
+                gr.update(value=pdf_path, label=L("export_pdf", ui_lang)),
                 gr.update(value=f"## {L('title', ui_lang)}\n{L('subtitle', ui_lang)}"),
                 gr.update(label=L("chat", ui_lang)),
                 gr.update(placeholder=L("placeholder", ui_lang), label=L("input", ui_lang)),
@@ -770,14 +815,17 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
 
         gr.on([box.submit, send.click], take, inputs=[box, session, lang], outputs=[box, pending, chatbot],
               queue=False, api_visibility="private", show_progress="hidden").then(
+            None, js=SCROLL_TO_ANSWER_JS, queue=False, api_visibility="private").then(
             chat if streaming else chat_once, inputs=[pending, lang, session], outputs=chat_outputs, api_name="chat",
             show_progress="hidden", concurrency_limit=settings.concurrency, concurrency_id="chat").then(
+            None, js=SCROLL_TO_ANSWER_JS, queue=False, api_visibility="private").then(
             refresh, inputs=[lang, session], outputs=panel_outputs, api_visibility="private", queue=False,
             show_progress="hidden")
         new.click(reset, inputs=[lang], outputs=chat_outputs + panel_outputs, api_visibility="private",
                   queue=False, show_progress="hidden")
         lang.change(relabel, inputs=[lang, session],
-                    outputs=[mode_md, memory, table, findings, context, cost, export_md, export_json,
+                    outputs=[mode_md, memory, table, findings, context, cost, export_md, export_json, export_html,
+                             export_pdf,
                              header, chatbot, box, send, new, examples.dataset, ctx_tab, cost_tab, raw_acc],
                     api_visibility="private", queue=False, show_progress="hidden")
 

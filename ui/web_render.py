@@ -53,6 +53,8 @@ LABELS: dict[str, dict[str, str]] = {
     "cost_plot": {"en": "Price vs throughput across options", "zh": "各方案价格与吞吐"},
     "export_md": {"en": "Download quote (Markdown)", "zh": "下载报价单（Markdown）"},
     "export_json": {"en": "Download result (JSON)", "zh": "下载结果（JSON）"},
+    "export_html": {"en": "Print-ready quote (HTML)", "zh": "打印版报价单（HTML）"},
+    "export_pdf": {"en": "Quote as PDF", "zh": "报价单 PDF"},
     "raw": {"en": "Raw result (JSON)", "zh": "原始结果（JSON）"},
     "no_result": {
         "en": "No recommendation yet: ask a question and the memory chart, options and findings appear here.",
@@ -60,6 +62,9 @@ LABELS: dict[str, dict[str, str]] = {
     },
     "no_findings": {"en": "No findings for this recommendation.", "zh": "本次推荐没有规则提示。"},
     "working": {"en": "Working…", "zh": "计算中……"},
+    "how_computed": {"en": "How this was computed ({n} tool call{s})", "zh": "计算过程（{n} 次工具调用）"},
+    "how_computed_body": {"en": "The estimator and recommender calls behind this answer; open one for its arguments "
+                          "and result.", "zh": "这个回答背后的估算与推荐调用；展开可查看参数和结果。"},
     "mode_llm": {"en": "Mode: LLM agent · model `{model}`", "zh": "模式：大模型智能体 · 模型 `{model}`"},
     "mode_det": {
         "en": "Mode: deterministic dialog (no language model configured; answers come straight from the estimator)",
@@ -222,9 +227,36 @@ def pending_message(lang: str = "en") -> dict[str, Any]:
     return {"role": "assistant", "content": "", "metadata": {"title": label("working", lang), "status": "pending"}}
 
 
-def step_message(step: Any, index: int) -> dict[str, Any]:
+STEPS_GROUP_ID = "how-computed"
+
+
+def steps_group_message(count: int, lang: str = "en", duration_s: float | None = None,
+                        pending: bool = False) -> dict[str, Any]:
+    """The one collapsed "how this was computed" element the turn's tool steps nest under (Gradio nests a
+    message whose metadata `parent_id` names this one's `id`); its duration is the steps' sum."""
+    meta: dict[str, Any] = {"title": label("how_computed", lang, n=count, s="" if count == 1 else "s"),
+                            "id": STEPS_GROUP_ID, "status": "pending" if pending else "done"}
+    if duration_s is not None and duration_s >= 0 and not pending:
+        meta["duration"] = round(float(duration_s), 4)
+    return {"role": "assistant", "content": label("how_computed_body", lang), "metadata": meta}
+
+
+def steps_messages(steps: Sequence[Any], lang: str = "en", pending: bool = False, turn_no: int = 0) -> list[dict[str, Any]]:
+    """The turn's tool steps under one collapsed group (`steps_group_message`); nothing when there are none.
+    Each turn's group has its own id (`turn_no`: several turns in one chat), so nesting never mixes turns."""
+    if not steps:
+        return []
+    durations = [d for s in steps if isinstance(d := _get(s, "duration_s", None), (int, float))]
+    group = steps_group_message(len(steps), lang, sum(durations) if durations else None, pending)
+    gid = f"{STEPS_GROUP_ID}-{turn_no}"
+    group["metadata"]["id"] = gid
+    return [group, *(step_message(s, i, parent=gid) for i, s in enumerate(steps, 1))]
+
+
+def step_message(step: Any, index: int, parent: str | None = None) -> dict[str, Any]:
     """A tool call as a collapsible step: title "🛠️ name", body = arguments (JSON) and the result summary,
-    duration in seconds in the metadata (Gradio shows it next to the title)."""
+    duration in seconds in the metadata (Gradio shows it next to the title); nested under `parent` (the
+    steps group's id) when given."""
     name = str(_get(step, "name", "tool"))
     ok = bool(_get(step, "ok", True))
     args = _get(step, "arguments", {}) or {}
@@ -234,6 +266,9 @@ def step_message(step: Any, index: int) -> dict[str, Any]:
         body += "\n\n" + safe_markdown(summary)
     meta: dict[str, Any] = {"title": f"🛠️ {name}" if ok else f"⚠️ {name} (failed)", "id": f"step-{index}",
                             "status": "done"}
+    if parent:
+        meta["id"] = f"{parent}-{index}"
+        meta["parent_id"] = parent
     duration = _get(step, "duration_s", None)
     if isinstance(duration, (int, float)) and duration >= 0:
         meta["duration"] = round(float(duration), 4)
@@ -378,9 +413,10 @@ def option_name(option: Mapping[str, Any]) -> str:
 
 
 def option_short(option: Mapping[str, Any]) -> str:
-    """"2× h100-sxm": count and catalog id, short enough for a chart axis."""
+    """"2× H100 SXM": count and the card's display name without the vendor prefix, short enough for a chart
+    axis (the catalog id only when the option has no display name)."""
     count = option.get("count")
-    gpu = str(option.get("gpu") or option.get("gpu_name") or "?")
+    gpu = re.sub(r"^(NVIDIA|AMD|GeForce)\s+", "", str(option.get("gpu_name") or option.get("gpu") or "?"))
     return f"{count}× {gpu}" if count else gpu
 
 
@@ -526,8 +562,20 @@ def cost_throughput_rows(options: Sequence[Mapping[str, Any]]) -> list[dict[str,
     return rows
 
 
-# Context lengths swept for the memory-vs-context plot, in tokens.
-SWEEP_CONTEXTS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+# Context lengths swept for the memory-vs-context plot, in tokens (cut to the model's maximum context).
+SWEEP_CONTEXTS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+SWEEP_NAMES = {"total": {"en": "total per GPU", "zh": "单卡合计"}, "capacity": {"en": "capacity", "zh": "显存容量"},
+               "requested": {"en": "requested context", "zh": "所需上下文"}}
+
+
+def sweep_contexts(max_context: int | None, requested: int | None = None) -> tuple[int, ...]:
+    """The plot's x values: powers of two from 1k up to the model's maximum context (itself included), plus the
+    requested context; all of `SWEEP_CONTEXTS` up to 128k when the maximum is unknown."""
+    top = int(max_context) if max_context else 131072
+    ctxs = {c for c in SWEEP_CONTEXTS if c <= top} | {top}
+    if requested:
+        ctxs.add(int(requested))
+    return tuple(sorted(ctxs))
 
 
 def context_sweep_rows(
@@ -539,22 +587,40 @@ def context_sweep_rows(
 ) -> list[dict[str, Any]]:
     """Line rows {"context", "series", "GiB"} of per-GPU memory against context length. `estimate(ctx)` must return
     the estimator's per-GPU bytes ({"total", "kv_cache", …}) for the same workload at `ctx` tokens; contexts where it
-    returns None are skipped. The capacity line is drawn when known."""
+    returns None are skipped. The capacity line is drawn when known; the KV-cache line only when it is not zero
+    throughout (training has none); the requested context is marked by a vertical line from 0 to the top of the
+    plot (series "requested context")."""
+    lang = lang if lang in LANGS else "en"
     ctxs = sorted({int(c) for c in contexts} | ({int(context)} if context else set()))
-    total_name = "total per GPU" if lang == "en" else "单卡合计"
+    total_name, cap_name = SWEEP_NAMES["total"][lang], SWEEP_NAMES["capacity"][lang]
     kv_name = PART_LABELS["kv_cache"][lang]
-    cap_name = "capacity" if lang == "en" else "显存容量"
     rows: list[dict[str, Any]] = []
+    kv_rows: list[dict[str, Any]] = []
     for ctx in ctxs:
         per_gpu = estimate(ctx)
         if not isinstance(per_gpu, Mapping) or _num(per_gpu.get("total")) is None:
             continue
         rows.append({"context": ctx, "series": total_name, "GiB": round(float(per_gpu["total"]) / GIB, 3)})
         if _num(per_gpu.get("kv_cache")) is not None:
-            rows.append({"context": ctx, "series": kv_name, "GiB": round(float(per_gpu["kv_cache"]) / GIB, 3)})
+            kv_rows.append({"context": ctx, "series": kv_name, "GiB": round(float(per_gpu["kv_cache"]) / GIB, 3)})
         if capacity_bytes:
             rows.append({"context": ctx, "series": cap_name, "GiB": round(capacity_bytes / GIB, 3)})
+    if any(r["GiB"] > 0 for r in kv_rows):
+        rows.extend(kv_rows)
+    if context and rows:
+        top = max(r["GiB"] for r in rows)
+        name = f"{SWEEP_NAMES['requested'][lang]} ({int(context):,})"
+        rows += [{"context": int(context), "series": name, "GiB": 0.0},
+                 {"context": int(context), "series": name, "GiB": top}]
     return rows
+
+
+def money_axis_title(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str:
+    """The price axis title with the currency of the plotted rows ("price (CNY)"); rows are in one currency
+    (`cost_throughput_rows`)."""
+    base = {"en": "purchase price", "zh": "采购价"}[lang if lang in LANGS else "en"]
+    currency = next((str(r.get("currency")) for r in rows if r.get("currency")), "")
+    return f"{base} ({currency})" if currency else base
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -577,8 +643,20 @@ def _finding_dicts(turn: Any) -> list[dict[str, Any]]:
     return found
 
 
+_REPO_PATH = re.compile(r"\s*\((?:\.\./)?(?:shared/)?(?:seeds|reference|knowledge)/[^()]*\)")
+
+
+def source_without_path(citation: str) -> str:
+    """A rendered citation without the repository file it points to ("… (seeds/000_….txt)"): people get the
+    title, section and date; the file stays in the sources registry."""
+    return _REPO_PATH.sub("", citation).strip()
+
+
 def findings_markdown(turn: Any, lang: str = "en") -> str:
-    """Findings as a Markdown list: severity, rule id, message in `lang`, source and "as of" date."""
+    """Findings as a Markdown list: severity and the rule's short title in `lang` (rules.titles), the message,
+    then in small print the source, the "as of" date and the rule id (for looking the rule up)."""
+    from rules.titles import rule_title
+
     items = _finding_dicts(turn)
     if not items:
         return label("no_findings", lang)
@@ -586,12 +664,14 @@ def findings_markdown(turn: Any, lang: str = "en") -> str:
     lines = []
     for f in items:
         msg = (f.get("message_zh") if lang == "zh" else None) or f.get("message") or ""
-        line = f"- **{marks.get(f.get('severity'), f.get('severity', ''))}** `{_plain(f.get('rule_id', ''))}` — {msg}"
+        rule_id = _plain(f.get("rule_id", ""))
+        line = f"- **{marks.get(f.get('severity'), f.get('severity', ''))} · {_plain(rule_title(rule_id, lang))}** — {msg}"
         extra = []
         if f.get("source"):
-            extra.append(("source: " if lang == "en" else "出处：") + str(f["source"]))
+            extra.append(("source: " if lang == "en" else "出处：") + source_without_path(str(f["source"])))
         if f.get("as_of"):
             extra.append(("as of " if lang == "en" else "截至 ") + str(f["as_of"]))
+        extra.append(("rule " if lang == "en" else "规则 ") + f"`{rule_id}`")
         if extra:
             line += "  \n  _" + "; ".join(extra) + "_"
         lines.append(line)
@@ -616,64 +696,25 @@ def workload_view(workload: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     return dict(workload), {}
 
 
-def _workload_lines(workload: Mapping[str, Any], lang: str) -> list[str]:
-    lines = []
-    for key, value in (workload or {}).items():
-        if value in (None, "", [], {}):
-            continue
-        if isinstance(value, Mapping):
-            value = ", ".join(f"{k}={v}" for k, v in value.items() if v not in (None, "", [], {}))
-            if not value:
-                continue
-        lines.append(f"- {key}: {value}")
-    return lines
+def export_markdown(turn: Any, *, question: str = "", questions: Sequence[str] = (), lang: str = "en",
+                    generated_at: datetime | None = None) -> str:
+    """The quote a sales engineer can paste (ui.quote): the whole request (`questions`, else `question`), job and
+    constraints in words, ranked options, memory of the first option, dated prices with their condition, findings
+    once each with sources by title and date, assumptions and the validity date. Memory in GiB (2^30 bytes)."""
+    from ui.quote import build_quote
+    from ui.quote_render import quote_markdown
+
+    asked = list(questions) or ([question] if question else [])
+    return quote_markdown(build_quote(turn, questions=asked, lang=lang, generated_at=generated_at))
 
 
-def export_markdown(turn: Any, *, question: str = "", lang: str = "en", generated_at: datetime | None = None) -> str:
-    """A quote a sales engineer can paste: request, ranked options, memory of the first option, findings with
-    sources, and the advisor's full answer. Memory in GiB (2^30 bytes), money with currency and as-of date."""
-    when = (generated_at or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
-    zh = lang == "zh"
-    mode = _get(turn, "mode", "deterministic")
-    model_name = _get(turn, "model_name", None)
-    out = [
-        "# GPU 配置建议" if zh else "# GPU recommendation",
-        "",
-        (f"生成时间 {when}，GPU Advisor（{'大模型 ' + str(model_name) if mode == 'llm' else '确定性模式'}）。"
-         if zh else f"Generated {when} by GPU Advisor ({'LLM ' + str(model_name) if mode == 'llm' else 'deterministic mode'})."),
-        "",
-    ]
-    if question:
-        out += ["## 需求" if zh else "## Request", "", "> " + escape_html(question).replace("\n", "\n> "), ""]
-    job, limits = workload_view(_get(turn, "workload", {}))
-    wl = _workload_lines(job, lang) + _workload_lines(limits, lang)
-    if wl:
-        out += ["## 工作负载与约束" if zh else "## Workload and constraints", "", *wl, ""]
-    table = options_table(_get(turn, "options", []) or [], lang)
-    if table["data"]:
-        out += ["## 候选方案" if zh else "## Ranked options", ""]
-        out.append("| " + " | ".join(table["headers"]) + " |")
-        out.append("|" + "---|" * len(table["headers"]))
-        for row in table["data"]:
-            out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
-        out.append("")
-    hints = [(option_name(o), o["launch_hint"]) for o in (_get(turn, "options", []) or [])[:3]
-             if isinstance(o, Mapping) and o.get("launch_hint")]
-    if hints:
-        out += ["## 启动参考" if zh else "## Launch hints", ""]
-        out += [f"- {name}: `{hint.replace('`', '')}`" for name, hint in hints] + [""]
-    rows = memory_chart_rows(turn, lang, limit=1)
-    if rows:
-        out += ["## 首选方案的单卡显存" if zh else "## Memory per GPU, first option", ""]
-        out += ["| " + ("组成 | GiB" if zh else "part | GiB") + " |", "|---|---|"]
-        out += [f"| {r['part']} | {r['GiB']:,.2f} |" for r in reversed(rows)]
-        out += ["", "1 GiB = 2^30 字节。" if zh else "1 GiB = 2^30 bytes.", ""]
-    if _finding_dicts(turn):
-        out += ["## 规则提示与出处" if zh else "## Findings and sources", "", findings_markdown(turn, lang), ""]
-    answer = answer_markdown(turn)
-    if answer:
-        out += ["## 顾问的回答" if zh else "## Advisor's answer", "", answer, ""]
-    return "\n".join(out).rstrip() + "\n"
+def export_html(turn: Any, *, questions: Sequence[str] = (), lang: str = "en",
+                generated_at: datetime | None = None) -> str:
+    """The same quote as print-ready HTML (A4; `ui.quote_pdf.html_to_pdf` prints it to PDF)."""
+    from ui.quote import build_quote
+    from ui.quote_render import quote_html
+
+    return quote_html(build_quote(turn, questions=list(questions), lang=lang, generated_at=generated_at))
 
 
 COMPACT_OPTION_KEYS = ("gpu", "gpu_name", "count", "nodes", "layout", "per_gpu_bytes", "capacity_bytes", "fits",
@@ -696,10 +737,17 @@ def compact_option(option: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def export_json(turn: Any, *, question: str = "", generated_at: datetime | None = None) -> str:
-    """The current recommendation as JSON: the `ask --json` contract plus options, memory, workload, steps.
+def export_json(turn: Any, *, question: str = "", questions: Sequence[str] = (), lang: str | None = None,
+                generated_at: datetime | None = None) -> str:
+    """The current recommendation as JSON: the `ask --json` contract plus options, memory, workload, steps, and
+    `quote` (ui.quote: the whole request, constraints in words, dated prices with condition, validity date).
     Memory in bytes, throughput in tokens/s, money with an explicit currency (DESIGN.md contract units)."""
-    when = (generated_at or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    from ui.quote import build_quote
+
+    stamp = generated_at or datetime.now(timezone.utc)
+    when = stamp.isoformat(timespec="seconds")
+    asked = list(questions) or ([question] if question else [])
+    quote = build_quote(turn, questions=asked, lang=lang or _get(turn, "lang", None) or "en", generated_at=stamp)
     contract = turn.to_contract() if hasattr(turn, "to_contract") else {}
     doc = {
         "generated_at": when,
@@ -715,6 +763,8 @@ def export_json(turn: Any, *, question: str = "", generated_at: datetime | None 
         "workload": _get(turn, "workload", {}) or {},
         "steps": [s.model_dump() if hasattr(s, "model_dump") else dict(s) for s in _get(turn, "steps", []) or []],
         "units": {"memory": "bytes", "throughput": "tokens/s", "time": "seconds", "money": "see currency fields"},
+        "questions": asked,
+        "quote": quote.to_json(),
     }
     return pretty_json(doc)
 

@@ -955,13 +955,14 @@ def _opt_price(o: Any, book: Book, lang: str) -> str:
 
 
 def _opt_notes(o: Any, lang: str, options: Any = ()) -> str:
+    from rules.titles import rule_title
     bits = _label_words(o, lang, options)
     if not o.fits:
         bits.append("放不下" if lang == "zh" else "does not fit")
     bits += _misses(o, lang) if o.fits else []
     flagged = [f for f in o.findings if f.severity in ("block", "warn") and not _restates(f, o)]
     flagged.sort(key=lambda f: f.severity != "block")
-    bits += [f"⚠ {f.rule_id}" for f in flagged[:2]]
+    bits += [f"⚠ {rule_title(f.rule_id, lang)}" for f in flagged[:2]]  # the id stays in the findings section
     return "，".join(bits) if lang == "zh" else ", ".join(bits)
 
 

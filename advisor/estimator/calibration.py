@@ -14,7 +14,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, ValidationError, model_validator
 
 from knowledge.errors import CatalogError
@@ -25,7 +24,7 @@ ECONOMICS_FILE = DATA / "economics.yaml"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Constant(_Strict):
@@ -274,6 +273,17 @@ def _collect_sources(obj: object) -> set[str]:
 
 
 def _load(path: Path, model: type[BaseModel]) -> BaseModel:
+    """The validated table of `path`; a warm start reads back the JSON snapshot of the last load instead of
+    parsing and validating the YAML again (knowledge.snapshot keyed by the file and this module; knowledge.trusted)."""
+    from knowledge import snapshot, trusted
+
+    return snapshot.cached(f"table-{path.stem}", [path, Path(__file__), Path(trusted.__file__)],
+                           lambda: _parse(path, model), trusted.dump, lambda data: trusted.construct(model, data))
+
+
+def _parse(path: Path, model: type[BaseModel]) -> BaseModel:
+    import yaml  # here: a warm start reads the snapshot and parses no YAML
+
     try:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10× faster than the Python parser
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader

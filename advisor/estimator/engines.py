@@ -15,7 +15,7 @@ from knowledge.errors import CatalogError, InputError
 
 
 class EngineConstant(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     value: float
     unit: str
@@ -26,7 +26,7 @@ class EngineConstant(BaseModel):
 class EngineProfile(BaseModel):
     """How one engine spends GPU memory besides weights and KV cache."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     id: str
     name: str
@@ -50,7 +50,7 @@ class EngineProfile(BaseModel):
 
 
 class EngineTable(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     engines: dict[str, EngineProfile]
 
@@ -72,11 +72,21 @@ def parse_engines(data: dict[str, Any]) -> EngineTable:
 
 @lru_cache(maxsize=1)
 def default_engines() -> EngineTable:
-    """The packaged engine table (knowledge/data/engines.yaml)."""
-    from importlib import resources
+    """The packaged engine table (knowledge/data/engines.yaml); a warm start reads back the JSON snapshot of the
+    last load instead of parsing and validating the YAML (knowledge.snapshot keyed by the file and this module;
+    knowledge.trusted)."""
+    from pathlib import Path
 
-    import yaml
+    from knowledge import snapshot, trusted
 
-    text = resources.files("knowledge").joinpath("data/engines.yaml").read_text(encoding="utf-8")
+    path = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "engines.yaml"
+    return snapshot.cached("table-engines", [path, Path(__file__), Path(trusted.__file__)], lambda: _parse_file(path),
+                           trusted.dump, lambda data: trusted.construct(EngineTable, data))
+
+
+def _parse_file(path: Any) -> EngineTable:
+    import yaml  # here: a warm start reads the snapshot and parses no YAML
+
+    text = path.read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10× faster than the Python parser
     return parse_engines(yaml.load(text, Loader=loader))  # noqa: S506 - a safe loader

@@ -18,7 +18,7 @@ BREAKDOWN_KEYS = ("weights", "gradients", "optimizer_states", "activations", "kv
 class Breakdown(BaseModel):
     """Bytes by purpose; `total` is their sum (filled in when omitted)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     weights: NonNegativeInt = 0
     gradients: NonNegativeInt = 0
@@ -53,7 +53,7 @@ class MemoryEstimate(BaseModel):
     `gpu_memory_utilization`, 1.0 otherwise); `fits`/`headroom_bytes` compare against it.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     model: str
     task: str

@@ -16,7 +16,7 @@ Bound = Literal["memory", "compute"]
 
 
 class _Result(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class StepTime(_Result):

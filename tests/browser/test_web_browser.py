@@ -34,7 +34,11 @@ def test_chinese_and_english_turns_chart_table_refinement_export(page):
     _ask(page, "Serve Llama 3 70B in INT4 with 8k context for 50 users")
     chat = page.locator("#chat")
     expect(chat).to_contain_text(re.compile(r"\d+(\.\d+)? GiB"))
-    expect(chat).to_contain_text("estimate_memory")  # a collapsible tool step
+    group = chat.locator(".thought-group").filter(has_text="How this was computed").last
+    expect(group).to_be_visible()  # the tool steps, folded under one element
+    expect(chat).not_to_contain_text("estimate_memory")
+    group.locator("[role=button]").first.click()
+    expect(chat).to_contain_text("estimate_memory")  # unfolded: the steps, each collapsible
     table = page.locator("#options-table")
     expect(table).to_contain_text(re.compile(r"\d+× "))
     expect(page.locator("#memory-chart canvas, #memory-chart svg").first).to_be_visible()
@@ -53,6 +57,15 @@ def test_chinese_and_english_turns_chart_table_refinement_export(page):
         page.locator("#export-json").click()
     doc = json.loads(open(dl.value.path(), encoding="utf-8").read())
     assert doc["options"] and doc["units"]["memory"] == "bytes"
+    assert doc["quote"]["request"][-2:] == ["Serve Llama 3 70B in INT4 with 8k context for 50 users",
+                                            "what about 8-bit weights instead?"]  # the whole request
+    # the print-ready quote and its PDF (printed by Chromium on the server when first asked for)
+    with page.expect_download() as dl:
+        page.locator("#export-html").click()
+    assert open(dl.value.path(), encoding="utf-8").read().startswith("<!doctype html>")
+    with page.expect_download(timeout=60_000) as dl:
+        page.locator("#export-pdf").click()
+    assert open(dl.value.path(), "rb").read(5) == b"%PDF-"
     # the turn's JSON (its own gr.JSON subclass) is drawn by Gradio's JSON viewer when the accordion opens
     page.get_by_text("Raw result (JSON)", exact=True).first.click()
     expect(page.locator("#raw-json")).to_contain_text("per_gpu_bytes")

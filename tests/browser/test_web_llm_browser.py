@@ -62,7 +62,10 @@ def test_llm_step_is_collapsed_and_expands_on_click(llm_page):
     expect(chat).to_contain_text(answer)
     assert all(r["body"]["stream"] is True for r in srv.completions) and len(srv.completions) == 2
 
-    step = chat.locator(".thought-group").filter(has_text="recommend")
+    group = chat.locator(".thought-group").filter(has_text="How this was computed (1 tool call)")
+    expect(group).to_have_count(1)  # the steps are folded under one element; open it
+    group.locator("[role=button]").first.click()
+    step = group.locator(".thought-group").filter(has_text="recommend")
     expect(step).to_have_count(1)
     title = step.locator("[role=button]")
     expect(title).to_contain_text(re.compile(r"recommend\s*\(\d+(\.\d+)?m?s\)"))  # name and duration
