@@ -24,8 +24,9 @@ web: $(STAMP)
 	$(BIN)/gpu-advisor web $(ARGS)
 
 # What the tests need from Debian, never from a download: headless Chromium for the browser tests, a CJK font so it
-# renders Chinese, and PostgreSQL's server binaries for the store tests (each test starts its own throwaway cluster).
-DEBS := chromium fonts-noto-cjk postgresql
+# renders Chinese, and PostgreSQL's server binaries for the store tests (each test starts its own throwaway cluster);
+# a C++ compiler and cmake to build llama.cpp for the real-model test (the `llamacpp` step below).
+DEBS := chromium fonts-noto-cjk postgresql build-essential cmake
 browser:
 	@missing=$$(for d in $(DEBS); do dpkg -s $$d >/dev/null 2>&1 || echo $$d; done); \
 	if [ -n "$$missing" ]; then \
