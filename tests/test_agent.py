@@ -125,13 +125,13 @@ def test_clarifying_question_ends_the_turn() -> None:
 
 def test_clarifying_question_offers_the_default_in_the_users_language() -> None:
     ask = tool_call("ask_clarifying_question", {"slot": "context", "question": "上下文需要多长？"})
-    turn = drive([AIMessage("", tool_calls=[ask])], text="部署 Qwen2.5-32B 需要什么卡？")[0][-1]
+    turn = drive([AIMessage("", tool_calls=[ask])], text="要部署一个大模型，用什么卡？")[0][-1]
     assert turn.lang == "zh" and turn.questions == ["上下文需要多长？（默认：4k tokens）"]
 
 
 def test_clarifying_question_with_an_invented_number_is_replaced() -> None:
     ask = tool_call("ask_clarifying_question", {"slot": "concurrency", "question": "Is 37 concurrent users right?"})
-    turn = drive([AIMessage("", tool_calls=[ask])], text="Serve Qwen2.5-32B")[0][-1]
+    turn = drive([AIMessage("", tool_calls=[ask])], text="Serve a chatbot for us")[0][-1]
     assert turn.questions == [prompts.SLOTS["concurrency"].question("en")]
 
 

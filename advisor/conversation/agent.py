@@ -11,8 +11,10 @@ What code (not the prompt) guarantees, per turn:
 - Faults: 429/5xx/timeouts/connection errors are retried `max_retries` times with exponential backoff (or the
   server's Retry-After when it fits in the time left); malformed tool-call JSON gets one re-ask; a truncated or
   empty completion is a failure. A circuit breaker skips a model that keeps failing.
-- Grounding: every number in the final text must match this turn's tool results (`grounding.check`); one
-  re-ask, then failure. Findings and their citations are appended from rule metadata, never written by the model.
+- Grounding: every number in the final text must match this turn's tool results (`grounding.check`), and its
+  first sentence must answer the question asked, with the deciding number and its unit for feasibility, how-many,
+  how-long and how-much questions (`agent_lead.check_lead`, intent from `intent.classify`); one re-ask, then
+  failure. Findings and their citations are appended from rule metadata, never written by the model.
 Any failure raises :class:`AgentUnavailable` (with a short note in the user's language); the session then
 gives the deterministic answer.
 """
@@ -29,7 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.conversation import agent_tracing, grounding, prompts, safety
+from advisor.conversation import agent_lead, agent_tracing, grounding, prompts, safety
 from advisor.conversation.settings import Settings
 from advisor.conversation.tools import ALLOWED, TOOLS, ToolResult, call_tool, langchain_tools, to_number
 from advisor.conversation.turn import Number, Step, Turn
@@ -60,6 +62,7 @@ _REASONS: dict[str, tuple[str, str]] = {
     "truncated": ("the model's answer was cut off", "模型回答被截断"),
     "empty": ("the model returned an empty answer", "模型返回了空回答"),
     "ungrounded": ("its numbers did not match the tools' results", "回答中的数字与工具结果不符"),
+    "unanswered": ("its first sentence did not answer the question", "回答的第一句没有直接回答问题"),
     "tools_failed": ("it named hardware without a successful tool result", "没有成功的工具结果却给出了硬件建议"),
     "unsafe_text": ("it asked for a secret or pointed to an outside address", "回答索要密钥或指向外部网址"),
     "circuit_open": ("the model server failed repeatedly; paused for a moment", "模型服务连续失败，暂停调用"),
@@ -232,7 +235,8 @@ def _build_middleware() -> Any:
         def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
             st: TurnState = request.runtime.context
             st.check()
-            request = request.override(system_message=SystemMessage(content=st.system_prompt))
+            request = request.override(system_message=SystemMessage(content=st.system_prompt),
+                                       **({"tool_choice": st.settings.tool_choice} if st.settings.tool_choice else {}))
             messages = list(request.messages)
             handler = agent_tracing.traced_chat(handler, st.settings, _ai_of)  # a `chat` span per call
             attempt = 0
@@ -445,37 +449,59 @@ class AgentDriver:
                        system_prompt=_system_prompt(conversation, lang), http_timeouts=self._chat_model is None)
         messages = _history(conversation, s) + [_human(text)]
         st.span = agent_tracing.start_agent_span(s)  # ended in `finally`, with error.type on a fallback
+        reading: tuple[str, str | None] | None = None  # (intent, slot to ask first): read when an answer arrives
         report: grounding.Report | None = None
+        lead: agent_lead.LeadCheck | None = None
         reasked = False
         try:
             for round_ in (0, 1):
                 final_messages = yield from self._run_graph(graph, st, messages)
                 final = final_messages[-1] if final_messages else None
                 question = _question_of(final, st)
-                if question is not None:
+                answer = _text_of(final) if question is None else ""
+                asked = question is not None or (not st.results and _is_question(answer))
+                if asked and reading is None:
+                    reading = _reading(conversation, text, lang)
+                if asked and reading is not None and reading[1] is None:
+                    # a default exists for everything this question needs: answer first (dialog.missing_blocking)
+                    lead = agent_lead.LeadCheck(False, answer or str(question.data.get("question", "")), "asked")
+                    report = None
+                elif question is not None:
                     yield self._question_turn(question, st, lang)
                     return
-                answer = _text_of(final)
-                if not st.results and _is_question(answer):
+                elif asked and grounding.check(answer, grounding.Pool.of((), prompts.slot_texts())).ok:
                     # a question in plain text (no tool): its numbers may only be the slots' defaults and examples
-                    if grounding.check(answer, grounding.Pool.of((), prompts.slot_texts())).ok:
-                        yield self._plain_question_turn(answer, st, lang)
-                        return
-                report = grounding.check(answer, grounding.Pool.of(r.data for r in st.results if r.ok))
-                refused = safety.refusal(answer, st.results) if report.ok else None  # number-free text passes
-                if refused:  # grounding, so these checks follow it
-                    raise AgentUnavailable(refused, answer[:80])
-                if report.ok:
-                    yield self._answer_turn(answer, report, st, lang, reasked)
-                    _breaker_record(key, True, self._clock())
+                    yield self._plain_question_turn(answer, st, lang)
                     return
-                log.info("grounding failed (round %d): %s", round_, [m.text for m in report.ungrounded])
+                else:
+                    pool = grounding.Pool.of(r.data for r in st.results if r.ok)
+                    report = grounding.check(answer, pool)
+                    refused = safety.refusal(answer, st.results) if report.ok else None  # number-free text passes
+                    if refused:  # grounding, so these checks follow it
+                        raise AgentUnavailable(refused, answer[:80])
+                    if report.ok and reading is None:
+                        reading = _reading(conversation, text, lang)
+                    intent = reading[0] if reading is not None else "other"
+                    lead = agent_lead.check_lead(answer, intent, pool, yes_no=agent_lead.asks_yes_no(text)) \
+                        if report.ok else None
+                    if report.ok and lead is not None and lead.ok:
+                        yield self._answer_turn(answer, report, st, lang, reasked, intent, lead)
+                        _breaker_record(key, True, self._clock())
+                        return
+                log.info("answer refused (round %d): ungrounded %s; lead %s", round_,
+                         [m.text for m in report.ungrounded] if report is not None else [],
+                         lead.reason if lead is not None else "-")
                 if round_ == 0:
                     reasked = True
                     from langchain_core.messages import HumanMessage
 
-                    messages = [*final_messages, HumanMessage(content=prompts.reask_message(
-                        [m.text for m in report.ungrounded[:12]], lang))]
+                    reask = (prompts.reask_message([m.text for m in report.ungrounded[:12]], lang)
+                             if report is not None and not report.ok
+                             else prompts.lead_reask_message(reading[0] if reading else "other", lang))
+                    messages = [*final_messages, HumanMessage(content=reask)]
+            if lead is not None and not lead.ok:
+                raise AgentUnavailable("unanswered", f"{reading[0] if reading else 'other'}: {lead.reason}: "
+                                                     f"{lead.sentence[:120]}")
             raise AgentUnavailable("ungrounded", ", ".join(m.text for m in (report.ungrounded if report else [])[:8]))
         except AgentUnavailable as exc:
             exc.lang = lang
@@ -523,7 +549,8 @@ class AgentDriver:
         return box["messages"]
 
     # --- turns --------------------------------------------------------------------------------------------
-    def _answer_turn(self, answer: str, report: grounding.Report, st: TurnState, lang: str, reasked: bool) -> Turn:
+    def _answer_turn(self, answer: str, report: grounding.Report, st: TurnState, lang: str, reasked: bool,
+                     intent: str = "other", lead: agent_lead.LeadCheck | None = None) -> Turn:
         ok_results = [r for r in st.results if r.ok]
         findings = _findings(ok_results)
         numbers = [to_number(ref) for ref in report.refs if {"name", "value", "unit"} <= set(ref)]
@@ -536,7 +563,8 @@ class AgentDriver:
                     findings=findings, options=_options(ok_results), memory=_memory(ok_results),
                     steps=[r.step() for r in st.results], workload=_workload(ok_results), model_name=self.model_name,
                     extra={"grounding": {"checked": len(report.matched), "reasked": reasked},
-                           "model_calls": st.model_calls, "tool_calls": st.tool_calls, "tokens": st.tokens})
+                           "model_calls": st.model_calls, "tool_calls": st.tool_calls, "tokens": st.tokens,
+                           "intent": intent, "answer_verdict": lead.verdict if lead is not None else None})
 
     def _question_turn(self, result: ToolResult, st: TurnState, lang: str) -> Turn:
         slot = prompts.SLOTS[result.data["slot"]]
@@ -588,6 +616,29 @@ def _as_unavailable(exc: BaseException) -> AgentUnavailable:
     reason, _, _ = _classify(exc)
     log.warning("agent run failed: %s: %s", type(exc).__name__, exc)
     return AgentUnavailable(reason, f"{type(exc).__name__}: {exc}"[:200])
+
+
+def _reading(conversation: Any, text: str, lang: str) -> tuple[str, str | None]:
+    """(intent, the slot to ask before answering or None) of the user's message, read as the deterministic dialog
+    reads it: `intent.classify` and the ask-versus-default rule (`dialog.missing_blocking` with
+    `intent.implies_inference`). When it cannot be read: ("other", "model"), which requires no deciding number and
+    lets the model ask."""
+    try:
+        from advisor.conversation.dialog import DialogState, _catalog, _intent, merge, missing_blocking
+        from advisor.conversation.extract import extract
+        from advisor.conversation.intent import implies_inference
+
+        state = getattr(conversation, "state", None)
+        fresh = not isinstance(state, DialogState)  # the session merges this turn's slots before the agent runs
+        state = DialogState() if fresh else state.model_copy(deep=True)
+        slots = extract(text, _catalog(), pending=state.pending, lang=lang)
+        if fresh and not slots.empty:
+            merge(state, slots)
+        intent = _intent(text, slots, state)
+        return intent, missing_blocking(state, implies_inference(intent, state.slots, text))
+    except Exception:  # noqa: BLE001 - the reading only tightens the checks; never fail the turn over it
+        log.warning("could not read the question's intent", exc_info=True)
+        return "other", "model"
 
 
 def _lang_of(conversation: Any, text: str) -> str:

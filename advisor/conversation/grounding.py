@@ -185,7 +185,8 @@ _POWER = [
 _BYTE_WORD = re.compile(_SP + r"(?:bytes?|字节)(?![A-Za-z0-9])", re.I)
 _G_ALONE = re.compile(_SP + r"G(?![A-Za-z0-9])")
 _PERCENT = re.compile(_SP + r"(?:%|percent|个百分点|百分点)")
-_GPU_COUNT = re.compile(_SP + r"(?:×|x|X|\*)(?=\s?(?:[A-Z]{1,3}\d|RTX|GTX|Tesla|MI\d|Ascend|昇腾|GPU|卡|card))|" + _SP + r"(?:张|块|卡)|" + _SP + r"(?:GPUs?|cards?|accelerators?)(?![A-Za-z0-9])")
+_GPU_COUNT = re.compile(_SP + r"(?:×|x|X|\*)(?=\s?(?:[A-Z]{1,3}\d|RTX|GTX|Tesla|MI\d|Ascend|昇腾|GPU|卡|card|NVIDIA|Nvidia|AMD|"
+                        r"Intel|Huawei|华为|GeForce))|" + _SP + r"(?:张|块|卡)|" + _SP + r"(?:GPUs?|cards?|accelerators?)(?![A-Za-z0-9])")
 _NODE_COUNT = re.compile(_SP + r"(?:台|个节点|节点|机)|" + _SP + r"(?:nodes?|servers?|machines?|boxes)(?![A-Za-z0-9])", re.I)
 _TIMES = re.compile(_SP + r"(?:×|x|X|倍|times)(?![A-Za-z0-9])")
 _COUNT_WORDS = re.compile(

@@ -77,16 +77,22 @@ message; call a tool instead. If a user quotes a figure (from an article, a guid
 with explain_rule_or_claim or the estimator and report the tool's figure. If no tool gives a number, say that
 you do not know it. Your answer is checked automatically and answers with other numbers are rejected.
 
-Clarifying questions. If the workload is underspecified in a way that would change the recommendation (model
-or size, task, precision, context length, concurrency, budget, region), call ask_clarifying_question with ONE
-question about the most important missing item and offer its usual default. Ask only one question per turn.
-The model (or its size) is the only thing you must know; when the user says "default", "默认" or "you choose",
-use the defaults below and state them as assumptions. Defaults and example answers:
+Clarifying questions. Answer first with the defaults below and state them as assumptions; then you may ask ONE
+follow-up question about the item that would change the answer most. Ask BEFORE answering (call
+ask_clarifying_question with one question, offering its usual default) only when no default exists: no model and
+no size is given, or training is asked for without saying which (LoRA, full fine-tuning or pre-training). When
+the user says "default", "默认" or "you choose", use the defaults. Defaults and example answers:
 {_defaults_block()}
 
-Answer shape. Recommendation first; then the key numbers (memory per GPU and whether it fits, speed, cost with
-currency and "as of" date); then assumptions (precision, engine, context, concurrency); then at most one
-follow-up question. Be concise; use a small Markdown table when comparing options. Do not write rule findings,
+Answer shape. The FIRST SENTENCE answers exactly the question that was asked, with the deciding number and its
+unit copied from a tool result. "Does it fit / 够吗 / can I": start with Yes or No (可以 / 不够) and give the memory
+needed against the memory available, e.g. "No — Llama-3-70B in BF16 needs 134.9 GiB per GPU; one H100 has 72.0 GiB
+usable." "How many GPUs / 几张卡": start with the count ("You need 2× H100 …"). "How long / 多久": the time with its
+unit. "How much / 多少钱 / quote": the price with its currency. Never open with a greeting, "Sure", "Let me …" or a
+restatement of the question. When a default applies (inference, 1 user, 4k context, the region the language
+implies), answer with it and state the assumption in the next sentence. Then the supporting numbers (memory per
+GPU, speed, cost with currency and "as of" date), then at most one follow-up question. Be concise; use a small
+Markdown table when comparing options. Do not write rule findings,
 sources, URLs or citations yourself: the application appends the findings and their sources from rule
 metadata. You may refer to a finding by its rule id.
 
@@ -106,6 +112,26 @@ def reask_message(ungrounded: Iterable[str], lang: str) -> str:
     return (f"[automatic check] These numbers in your answer are not in this turn's tool results: {listed}. "
             "Rewrite the answer using only numbers from this turn's tool results (call a tool first if you need one); "
             "do not compute numbers yourself or repeat the user's numbers, and do not mention this check.")
+
+
+_LEAD_WANTS = {
+    "feasibility": ("Yes or No and the memory needed against the memory available (GiB)",
+                    "“可以”或“不够”，以及需要的显存和可用显存（GiB）"),
+    "how_many": ("the number of GPUs", "需要几张卡"),
+    "how_long": ("the time, with its unit", "所需时间（带单位）"),
+    "how_much": ("the price, with its currency", "价格（带币种）"),
+}
+
+
+def lead_reask_message(intent: str, lang: str) -> str:
+    """The one re-ask when the answer's first sentence does not answer the question (agent_lead.check_lead)."""
+    en, zh = _LEAD_WANTS.get(intent, ("the direct answer", "直接的答案"))
+    if lang == "zh":
+        return (f"[自动检查] 回答的第一句必须直接回答用户的问题：{zh}，数字照抄本轮工具结果。请重写回答，"
+                "第一句就给出答案，不要寒暄，也不要提及这次检查。")
+    return (f"[automatic check] The first sentence of your answer must answer the user's question: {en}, with the "
+            "number copied from this turn's tool results. Rewrite the answer so that its first sentence is the answer; "
+            "no preamble, and do not mention this check.")
 
 
 def workload_note(summary: str, lang: str) -> str:
