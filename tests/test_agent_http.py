@@ -85,6 +85,8 @@ def test_normal_tool_calling_turn_over_http() -> None:
     assert body["messages"][0]["role"] == "system"
     tool_msg = second["body"]["messages"][-1]
     assert tool_msg["role"] == "tool" and json.loads(tool_msg["content"])["ok"] is True
+    call_msg = second["body"]["messages"][-2]  # llama-cpp-python's server answers 500 to a null content here
+    assert call_msg["role"] == "assistant" and call_msg["tool_calls"] and call_msg["content"] == ""
     assert turn.extra["tokens"] == 140  # usage of the two mock completions (50 + 20 each)
 
 

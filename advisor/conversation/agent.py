@@ -399,7 +399,6 @@ class AgentDriver:
     def _model(self) -> Any:
         if self._chat_model is not None:
             return self._chat_model
-        from langchain_openai import ChatOpenAI
         from openai import Timeout
 
         s = self.settings
@@ -408,7 +407,7 @@ class AgentDriver:
             kwargs["extra_body"] = {"max_tokens": s.max_tokens}
         else:
             kwargs["max_tokens"] = s.max_tokens
-        return ChatOpenAI(model=s.model, base_url=s.base_url, api_key=s.api_key.get_secret_value() if s.api_key else None,
+        return _chat_openai_class()(model=s.model, base_url=s.base_url, api_key=s.api_key.get_secret_value() if s.api_key else None,
                           temperature=s.temperature, max_retries=0, streaming=s.stream, stream_usage=True,
                           timeout=Timeout(_read_timeout_s(s), connect=s.connect_timeout_s), **kwargs)
 
@@ -826,3 +825,27 @@ def prewarm() -> threading.Thread:
 
 
 __all__ = ["AgentDriver", "AgentUnavailable", "TOOLS", "prewarm", "reset_breakers"]
+
+
+_CHAT_OPENAI: Any = None
+
+
+def _chat_openai_class() -> Any:
+    """ChatOpenAI whose assistant tool-call messages carry `content: ""` instead of `null`.
+
+    LangChain sends `null` content beside `tool_calls`; OpenAI accepts both, but llama-cpp-python's server (0.3.x)
+    rejects `null` with HTTP 500, so every tool-calling turn against it failed. An empty string means the same."""
+    global _CHAT_OPENAI
+    if _CHAT_OPENAI is None:
+        from langchain_openai import ChatOpenAI
+
+        class _ChatOpenAI(ChatOpenAI):
+            def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict:
+                payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+                for message in payload.get("messages", []):
+                    if message.get("role") == "assistant" and message.get("content") is None:
+                        message["content"] = ""
+                return payload
+
+        _CHAT_OPENAI = _ChatOpenAI
+    return _CHAT_OPENAI
