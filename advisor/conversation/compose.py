@@ -684,6 +684,10 @@ def _changes_block(changes: list[Change], state: DialogState, ev: Evaluation, bo
         else:
             old = _slot_value(book, ch.slot, ch.old, lang, catalog, "previous")
         new = _slot_value(book, ch.slot, ch.new, lang, catalog, "new")
+        if ch.slot == "budget":  # an amount in the currency it is priced in ("$400,000"), not the bare float
+            cur = ev.constraints.currency
+            old = book.money("previous budget", ch.old, cur, "previous turn") if ch.old else old
+            new = book.money("new budget", ch.new, cur, SRC_USER) if ch.new else new
         if not old.strip():
             old = "无（全目录搜索）" if zh else "none (whole catalog)"
         parts.append(f"{_l(SLOT_LABEL[ch.slot], lang)} {old} → {new}")
@@ -724,7 +728,7 @@ def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> st
         out += f"；首选配置 {old} → {_opt_name(top, book)}" if zh else f"; leading option {old} → {_opt_name(top, book)}"
     last = state.last_numbers
     speed = (top.throughput or {}).get("decode_tokens_per_s_total")
-    if speed and last.get("top_tokens_per_s"):
+    if speed and last.get("top_tokens_per_s") and round(speed) != round(last["top_tokens_per_s"]):
         old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + SRC_THROUGHPUT, 0)
         new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", SRC_THROUGHPUT, 0)
         out += f"；总生成速度 {old} → {new}" if zh else f"; total decode speed {old} → {new}"
