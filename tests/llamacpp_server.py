@@ -110,7 +110,7 @@ def advisor_env(base_url: str, *, stream: bool, tool_choice: str | None, turn_ti
     llama-cpp-python reads `max_tokens`, not `max_completion_tokens` (without it a reply may run to the context's
     end), and needs no key but the client wants one."""
     env = {"OPENAI_API_KEY": "none", "OPENAI_BASE_URL": base_url, "ADVISOR_MODEL": "smollm2-135m",
-           "ADVISOR_LEGACY_MAX_TOKENS": "1", "ADVISOR_MAX_TOKENS": "160", "ADVISOR_MAX_STEPS": "4",
+           "ADVISOR_LEGACY_MAX_TOKENS": "1", "ADVISOR_MAX_TOKENS": "160", "ADVISOR_MAX_STEPS": "2",
            "ADVISOR_MAX_RETRIES": "0", "ADVISOR_REQUEST_TIMEOUT_S": str(turn_timeout_s),
            "ADVISOR_TURN_TIMEOUT_S": str(turn_timeout_s), "ADVISOR_STREAM": "1" if stream else "0"}
     if tool_choice:

@@ -133,7 +133,9 @@ def _ask(base_url: str, key: str, tmp_path, *, stream: bool, tool_choice: str | 
                     "calls": turn["extra"].get("model_calls")})
 
 
-@pytest.mark.parametrize("key", ["fit_en", "fit_zh", "count_en"])
+# one tool-calling turn: each model call evaluates the ~8,400-token prompt with the tools (≈ 40 s on one CPU
+# thread), and the suite must stay within minutes; the streamed and web turns cover the other paths
+@pytest.mark.parametrize("key", ["fit_zh"])
 def test_ask_with_the_servers_tool_calls(server, tmp_path, key):
     """Non-streamed, tool_choice=auto: the model calls tools in the server's function-calling format."""
     _ask(server, key, tmp_path, stream=False, tool_choice="auto", path="ask, tool calls")
