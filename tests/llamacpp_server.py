@@ -25,7 +25,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.web_server import ROOT, free_port
+from tests.web_server import ROOT, free_port, stop_process
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_MODULES = ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
@@ -93,13 +93,7 @@ class LlamaServer:
         raise RuntimeError(f"llama_cpp.server did not answer within {self.start_timeout_s:g} s: {self.log()[-2000:]}")
 
     def __exit__(self, *exc: object) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+        stop_process(self.proc)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

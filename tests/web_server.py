@@ -30,6 +30,17 @@ def offline_env(**extra: str) -> dict[str, str]:
     return env
 
 
+
+def stop_process(proc: subprocess.Popen | None) -> None:
+    """Terminate a server started by a test (SIGTERM, then SIGKILL after 10 s)."""
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
 class WebServer:
     """`with WebServer() as url:` runs the real app; `args` are extra `gpu-advisor web` flags."""
 
@@ -64,13 +75,7 @@ class WebServer:
         raise RuntimeError(f"web server did not answer within {self.timeout_s} s")
 
     def __exit__(self, *exc: object) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+        stop_process(self.proc)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
