@@ -1,11 +1,13 @@
-"""Frozen, validated records on stdlib dataclasses: the typed data of the core without importing pydantic.
+"""Frozen, validated records: the typed data of the core, without importing pydantic.
 
 Every `gpu-advisor` call is a new process, and importing pydantic (~70 ms) and building the schemas of the
 catalog, workload and result classes (~90 ms) was most of a scriptable command's start-up (issue 18). The classes
 the estimator and the catalog share therefore subclass :class:`Record`, which gives them
 
-* dataclass fields, keyword-only and frozen; constraints with :func:`Field` (``ge``/``gt``/``le``/``lt``,
-  ``finite``, ``pattern``) or the ``Annotated`` aliases below (``PositiveInt`` …);
+* fields declared as annotations: keyword-only, frozen, compared by value. No code is generated per class
+  (a dataclass's generated methods cost about a millisecond a class at import). Constraints with :func:`Field`
+  (``ge``/``gt``/``le``/``lt``, ``allow_inf_nan``, ``pattern``, ``min_length``/``max_length``) or the
+  ``Annotated`` aliases below (``PositiveInt`` …);
 * validation on construction that follows pydantic's lax mode for the types used here (int/float/bool/str,
   ``Literal``, optional and other unions, tuples, lists, sets, dicts, dates, nested records), with pydantic's
   error types and wording (``Input should be greater than or equal to 1``) in :class:`RecordError`, a
@@ -23,7 +25,6 @@ record (:mod:`knowledge.record_pydantic`, which the LLM tools and the HTTP API u
 from __future__ import annotations
 
 import copy
-import dataclasses
 import datetime as dt
 import json
 import math
@@ -34,46 +35,76 @@ from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, TypeVar, dataclass_transform
 
 R = TypeVar("R", bound="Record")
-_MISSING: Any = dataclasses.MISSING
+_MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "<required>"})()  # no default
 _UNION = (typing.Union, types.UnionType)
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# constraints
+# constraints (plain classes: a dataclass costs ~1 ms of generated code at import, which is what this module saves)
 
 
-@dataclasses.dataclass(frozen=True)
-class Bounds:
+class _Marker:
+    __slots__: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash((type(self), *(getattr(self, k) for k in self.__slots__)))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__slots__)})"
+
+
+class Bounds(_Marker):
     """Numeric limits of a field (any may be None); read by the CLI's option types through ``metadata``."""
 
-    ge: float | None = None
-    gt: float | None = None
-    le: float | None = None
-    lt: float | None = None
+    __slots__ = ("ge", "gt", "le", "lt")
+
+    def __init__(self, ge: float | None = None, gt: float | None = None, le: float | None = None,
+                 lt: float | None = None) -> None:
+        self.ge, self.gt, self.le, self.lt = ge, gt, le, lt
 
 
-@dataclasses.dataclass(frozen=True)
-class Finite:
+class Finite(_Marker):
     """The value must be a finite number (pydantic's ``allow_inf_nan=False``)."""
 
-
-@dataclasses.dataclass(frozen=True)
-class Pattern:
-    regex: str
+    __slots__ = ()
 
 
-@dataclasses.dataclass(frozen=True)
-class Length:
+class Pattern(_Marker):
+    """A string field must match `regex` (``re.search``, as pydantic)."""
+
+    __slots__ = ("regex",)
+
+    def __init__(self, regex: str) -> None:
+        self.regex = regex
+
+
+class Length(_Marker):
     """Least and most items of a list or characters of a string."""
 
-    min_length: int | None = None
-    max_length: int | None = None
+    __slots__ = ("min_length", "max_length")
+
+    def __init__(self, min_length: int | None = None, max_length: int | None = None) -> None:
+        self.min_length, self.max_length = min_length, max_length
 
 
 PositiveInt = Annotated[int, Bounds(gt=0)]
 NonNegativeInt = Annotated[int, Bounds(ge=0)]
 PositiveFloat = Annotated[float, Bounds(gt=0)]
 NonNegativeFloat = Annotated[float, Bounds(ge=0)]
+
+
+class _FieldDef:
+    """What :func:`Field` returns: replaced by the default (or removed) on the class that declares it."""
+
+    __slots__ = ("default", "default_factory", "constraints", "description")
+
+    def __init__(self, default: Any, default_factory: Callable[[], Any] | None, constraints: tuple[object, ...],
+                 description: str) -> None:
+        self.default, self.default_factory = default, default_factory
+        self.constraints, self.description = constraints, description
 
 
 def Field(default: Any = _MISSING, *, default_factory: Callable[[], Any] | None = None,  # noqa: N802 - like pydantic
@@ -90,10 +121,7 @@ def Field(default: Any = _MISSING, *, default_factory: Callable[[], Any] | None 
         meta.append(Pattern(pattern))
     if (min_length, max_length) != (None, None):
         meta.append(Length(min_length, max_length))
-    info = {"constraints": tuple(meta), "description": description}
-    if default_factory is not None:
-        return dataclasses.field(default_factory=default_factory, metadata=info)
-    return dataclasses.field(default=default, metadata=info)
+    return _FieldDef(default, default_factory, tuple(meta), description)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -436,16 +464,15 @@ def converter(annotation: Any, constraints: tuple[object, ...] = ()) -> Converte
 # per-class plan (built on first use: reading the type hints costs a few µs a field)
 
 
-@dataclasses.dataclass(frozen=True)
 class FieldSpec:
     """What pydantic's ``FieldInfo`` told callers: the type, the default, the limits and the description."""
 
-    name: str
-    annotation: Any
-    default: Any
-    default_factory: Callable[[], Any] | None
-    metadata: tuple[object, ...]
-    description: str
+    __slots__ = ("name", "annotation", "default", "default_factory", "metadata", "description")
+
+    def __init__(self, name: str, annotation: Any, default: Any, default_factory: Callable[[], Any] | None,
+                 metadata: tuple[object, ...], description: str) -> None:
+        self.name, self.annotation, self.default, self.default_factory = name, annotation, default, default_factory
+        self.metadata, self.description = metadata, description
 
     def is_required(self) -> bool:
         return self.default is _MISSING and self.default_factory is None
@@ -453,12 +480,18 @@ class FieldSpec:
     def get_default(self) -> Any:
         return self.default_factory() if self.default_factory is not None else self.default
 
+    def __repr__(self) -> str:
+        return f"FieldSpec({self.name!r}, {self.annotation!r}, default={self.default!r})"
 
-@dataclasses.dataclass(frozen=True)
+
 class _Plan:
-    fields: dict[str, FieldSpec]
-    converters: tuple[tuple[str, Converter], ...]
-    required: frozenset[str]
+    """A record class's fields in order, each with its converter; whether it has its own `prepare`/checks."""
+
+    __slots__ = ("fields", "steps", "prepare", "check")
+
+    def __init__(self, fields: dict[str, FieldSpec], steps: tuple[tuple[str, Converter, FieldSpec], ...],
+                 prepare: bool, check: bool) -> None:
+        self.fields, self.steps, self.prepare, self.check = fields, steps, prepare, check
 
 
 def _plan(cls: type[Record]) -> _Plan:
@@ -466,21 +499,25 @@ def _plan(cls: type[Record]) -> _Plan:
     if plan is None:
         hints = typing.get_type_hints(cls, include_extras=True)  # each class's annotations in its own module
         fields: dict[str, FieldSpec] = {}
-        convs = []
-        for f in dataclasses.fields(cls):
-            hint = hints[f.name]
-            extra = tuple(f.metadata.get("constraints", ()))
+        steps = []
+        for name, fd in cls._record_defs.items():
+            hint = hints[name]
             bare, annotated = hint, ()
             if typing.get_origin(hint) is Annotated:
                 bare, *rest = typing.get_args(hint)
                 annotated = tuple(rest)
-            factory = None if f.default_factory is _MISSING else f.default_factory
-            fields[f.name] = FieldSpec(f.name, bare, f.default, factory, annotated + extra,
-                                       f.metadata.get("description", ""))
-            convs.append((f.name, converter(hint, extra)))
-        plan = _Plan(fields, tuple(convs), frozenset(n for n, s in fields.items() if s.is_required()))
+            spec = FieldSpec(name, bare, fd.default, fd.default_factory, annotated + fd.constraints, fd.description)
+            fields[name] = spec
+            steps.append((name, converter(hint, fd.constraints), spec))
+        plan = _Plan(fields, tuple(steps), cls.prepare.__func__ is not Record.prepare.__func__,  # type: ignore[attr-defined]
+                     cls.check_invariants is not Record.check_invariants)
         type.__setattr__(cls, "_record_plan", plan)
     return plan
+
+
+def _is_classvar(annotation: object) -> bool:
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    return text.startswith(("ClassVar", "typing.ClassVar"))
 
 
 class _ClassProperty:
@@ -497,62 +534,97 @@ class _ClassProperty:
 
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(Field,))
 class Record:
-    """Base of the core's frozen, validated data classes (see the module docstring)."""
+    """Base of the core's frozen, validated data classes (see the module docstring).
+
+    A subclass declares fields as annotations with an optional default or :func:`Field`; nothing is generated per
+    class (no dataclass code), so defining one costs microseconds. Equality, hashing and ``repr`` go by the
+    fields in declaration order (bases first)."""
 
     _record_plan: ClassVar[_Plan | None] = None
+    _record_defs: ClassVar[dict[str, _FieldDef]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "_record_plan" not in cls.__dict__:
-            cls._record_plan = None
-        dataclasses.dataclass(frozen=True, kw_only=True)(cls)
-        generated = cls.__init__
+        defs = dict(cls._record_defs)  # the bases' fields first
+        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+            if _is_classvar(annotation):
+                continue
+            value = cls.__dict__.get(name, _MISSING)
+            if isinstance(value, _FieldDef):
+                fd = value
+            else:
+                fd = _FieldDef(value, None, (), "")
+            defs.pop(name, None)
+            defs[name] = fd
+            if value is not _MISSING:
+                if fd.default is _MISSING:
+                    delattr(cls, name)
+                else:
+                    type.__setattr__(cls, name, fd.default)
+        cls._record_defs = defs
+        cls._record_plan = None
 
-        def __init__(self: Record, *args: Any, **values: Any) -> None:
-            if args:
-                raise TypeError(f"{type(self).__name__} takes keyword arguments only")
-            plan = _plan(type(self))
+    def __init__(self, **values: Any) -> None:
+        cls = type(self)
+        plan = cls._record_plan or _plan(cls)
+        if plan.prepare:
             try:
-                values = type(self).prepare(values)
+                values = cls.prepare(values)
             except RecordError:
                 raise
             except ValueError as exc:
-                raise RecordError(type(self).__name__, [{"type": "value_error", "loc": (), "input": values,
-                                                         "msg": f"Value error, {exc}"}]) from None
-            errors = [{"type": "extra_forbidden", "loc": (k,), "msg": "Extra inputs are not permitted",
-                       "input": values[k]} for k in values if k not in plan.fields]
-            errors += [{"type": "missing", "loc": (k,), "msg": "Field required", "input": values}
-                       for k in plan.fields if k in plan.required and k not in values]
-            if errors:
-                raise RecordError(type(self).__name__, errors)
-            generated(self, **values)
-            object.__setattr__(self, "_fields_set", frozenset(values))
-
-        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-        cls.__init__ = __init__  # type: ignore[method-assign]
-
-    def __post_init__(self) -> None:
-        plan = _plan(type(self))
-        errors = []
-        for name, convert in plan.converters:
-            raw = getattr(self, name)
+                raise RecordError(cls.__name__, [{"type": "value_error", "loc": (), "input": values,
+                                                  "msg": f"Value error, {exc}"}]) from None
+        fields = plan.fields
+        errors = [{"type": "extra_forbidden", "loc": (k,), "msg": "Extra inputs are not permitted",
+                   "input": values[k]} for k in values if k not in fields]
+        own = self.__dict__
+        for name, convert, spec in plan.steps:
+            if name not in values:
+                if spec.default_factory is not None:
+                    own[name] = spec.default_factory()
+                elif spec.default is _MISSING:
+                    errors.append({"type": "missing", "loc": (name,), "msg": "Field required", "input": values})
+                else:
+                    own[name] = spec.default  # defaults are not validated (as in pydantic)
+                continue
             try:
-                value = convert(raw)
+                own[name] = convert(values[name])
             except _Bad as bad:
                 error = {"type": bad.kind, "loc": (name, *bad.loc), "msg": bad.msg, "input": bad.value}
                 errors.append(error if bad.ctx is None else {**error, "ctx": bad.ctx})
-                continue
-            if value is not raw:
-                object.__setattr__(self, name, value)
-        if not errors:
+        if not errors and plan.check:
             try:
                 self.check_invariants()
+            except RecordError:
+                raise
             except ValueError as exc:
-                if isinstance(exc, RecordError):
-                    raise
-                errors.append({"type": "value_error", "loc": (), "msg": f"Value error, {exc}", "input": self})
+                errors.append({"type": "value_error", "loc": (), "msg": f"Value error, {exc}", "input": values})
         if errors:
-            raise RecordError(type(self).__name__, errors)
+            raise RecordError(cls.__name__, errors)
+        own["_fields_set"] = frozenset(values)
+
+    # --- frozen, compared by value --------------------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r} (use model_copy(update=…))")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name!r}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(self.__dict__.get(name) for name in type(self)._record_defs)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._values()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={self.__dict__.get(name)!r}" for name in type(self)._record_defs)
+        return f"{type(self).__name__}({inner})"
 
     # --- hooks -----------------------------------------------------------------------------------------------
     @classmethod
@@ -568,7 +640,7 @@ class Record:
 
     @property
     def model_fields_set(self) -> frozenset[str]:
-        return self.__dict__.get("_fields_set", frozenset(_plan(type(self)).fields))
+        return self.__dict__.get("_fields_set", frozenset(type(self)._record_defs))
 
     @classmethod
     def model_validate(cls: type[R], data: Any) -> R:
@@ -583,38 +655,40 @@ class Record:
     def model_construct(cls: type[R], _fields_set: set[str] | frozenset[str] | None = None, **values: Any) -> R:
         """An instance from trusted values, not validated (pydantic's ``model_construct``)."""
         obj = cls.__new__(cls)
+        own = obj.__dict__
         for name, spec in _plan(cls).fields.items():
-            object.__setattr__(obj, name, values[name] if name in values else spec.get_default())
-        object.__setattr__(obj, "_fields_set", frozenset(values if _fields_set is None else _fields_set))
+            own[name] = values[name] if name in values else spec.get_default()
+        own["_fields_set"] = frozenset(values if _fields_set is None else _fields_set)
         return obj
 
     def model_copy(self: R, *, update: dict[str, Any] | None = None, deep: bool = False) -> R:
         """A copy with `update` applied, not validated (as pydantic's ``model_copy``)."""
         new = copy.deepcopy(self) if deep else copy.copy(self)
         if update:
-            fields = _plan(type(self)).fields
+            defs = type(self)._record_defs
             for name, value in update.items():
-                if name not in fields:
+                if name not in defs:
                     raise AttributeError(f"{type(self).__name__} has no field {name!r}")
-                object.__setattr__(new, name, value)
-            object.__setattr__(new, "_fields_set", self.model_fields_set | set(update))
+                new.__dict__[name] = value
+            new.__dict__["_fields_set"] = self.model_fields_set | set(update)
         return new
 
     def model_dump(self, *, mode: str = "python", include: set[str] | None = None, exclude: set[str] | None = None,
                    exclude_none: bool = False, exclude_unset: bool = False,
                    exclude_defaults: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        fields = _plan(type(self)).fields
-        chosen = self.model_fields_set if exclude_unset else fields
-        for name in fields:
+        defs = type(self)._record_defs
+        chosen = self.model_fields_set if exclude_unset else defs
+        as_json = mode == "json"
+        for name in defs:
             if name not in chosen or (include is not None and name not in include) or (exclude and name in exclude):
                 continue
-            value = getattr(self, name)
+            value = self.__dict__.get(name)
             if value is None and exclude_none:
                 continue
-            if exclude_defaults and value == fields[name].get_default():
+            if exclude_defaults and value == _plan(type(self)).fields[name].get_default():
                 continue
-            out[name] = _dump(value, mode == "json", exclude_none, exclude_unset, exclude_defaults)
+            out[name] = _dump(value, as_json, exclude_none, exclude_unset, exclude_defaults)
         return out
 
     def model_dump_json(self, *, indent: int | None = None, **kwargs: Any) -> str:
