@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import functools
 import json
 import math
 import re
@@ -543,15 +544,22 @@ class Record:
     _record_plan: ClassVar[_Plan | None] = None
     _record_defs: ClassVar[dict[str, _FieldDef]] = {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    _record_frozen: ClassVar[bool] = True
+
+    def __init_subclass__(cls, *, frozen: bool | None = None, **kwargs: Any) -> None:
+        """`frozen=False`: fields may be assigned after construction (not validated, as pydantic's default)."""
         super().__init_subclass__(**kwargs)
+        if frozen is not None:
+            cls._record_frozen = frozen
         defs = dict(cls._record_defs)  # the bases' fields first
         for name, annotation in cls.__dict__.get("__annotations__", {}).items():
-            if _is_classvar(annotation):
+            if _is_classvar(annotation) or name.startswith("_"):  # `_name`: a private attribute, not a field
                 continue
             value = cls.__dict__.get(name, _MISSING)
             if isinstance(value, _FieldDef):
                 fd = value
+            elif isinstance(value, (list, dict, set)):  # a mutable default: each instance gets its own copy
+                fd = _FieldDef(_MISSING, functools.partial(copy.copy, value), (), "")
             else:
                 fd = _FieldDef(value, None, (), "")
             defs.pop(name, None)
@@ -606,10 +614,15 @@ class Record:
 
     # --- frozen, compared by value --------------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_") or not type(self)._record_frozen and name in type(self)._record_defs:
+            self.__dict__[name] = value  # a private attribute, or a field of a mutable record
+            return
+        if name not in type(self)._record_defs:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}")
         raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r} (use model_copy(update=…))")
 
     def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name!r}")
+        raise AttributeError(f"{type(self).__name__}: cannot delete {name!r}")
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(self.__dict__.get(name) for name in type(self)._record_defs)
@@ -620,6 +633,8 @@ class Record:
         return self._values() == other._values()  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
+        if not type(self)._record_frozen:
+            raise TypeError(f"unhashable type: '{type(self).__name__}' (a mutable record)")
         return hash((type(self), self._values()))
 
     def __repr__(self) -> str:
