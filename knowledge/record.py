@@ -239,7 +239,9 @@ def _to_date(v: Any) -> dt.date:
         try:
             return dt.date.fromisoformat(v.strip())
         except ValueError:
-            raise _Bad("date_parsing", "Input should be a valid date in the format YYYY-MM-DD", v) from None
+            detail = "input is too short" if len(v.strip()) < 10 else "invalid date"  # pydantic names the flaw
+            raise _Bad("date_from_datetime_parsing", f"Input should be a valid date or datetime, {detail}",
+                       v) from None
     raise _Bad("date_type", "Input should be a valid date", v)
 
 
@@ -260,7 +262,7 @@ _SCALARS: dict[Any, Converter] = {int: _to_int, float: _to_float, bool: _to_bool
 
 def _constrained(inner: Converter, constraints: tuple[object, ...]) -> Converter:
     checks: list[Callable[[Any], None]] = []
-    for c in constraints:
+    for c in sorted(constraints, key=lambda c: not isinstance(c, Finite)):  # finiteness first, as pydantic
         if isinstance(c, Bounds):
             checks.append(_bounds_check(c))
         elif isinstance(c, Finite):
@@ -287,21 +289,18 @@ def _finite_check(v: Any) -> None:
 
 
 def _bounds_check(b: Bounds) -> Callable[[Any], None]:
+    """pydantic-core's order: le, lt, ge, gt (what a NaN is reported as)."""
     def check(v: Any) -> None:
-        if isinstance(v, float) and math.isnan(v):
-            raise _Bad("finite_number", "Input should be a finite number", v)
-        if b.ge is not None and not v >= b.ge:
-            raise _Bad("greater_than_equal", f"Input should be greater than or equal to {_number(b.ge)}", v,
-                       ctx={"ge": b.ge})
-        if b.gt is not None and not v > b.gt:
-            raise _Bad("greater_than", f"Input should be greater than {_number(b.gt)}", v,
-                       ctx={"gt": b.gt})
         if b.le is not None and not v <= b.le:
             raise _Bad("less_than_equal", f"Input should be less than or equal to {_number(b.le)}", v,
                        ctx={"le": b.le})
         if b.lt is not None and not v < b.lt:
-            raise _Bad("less_than", f"Input should be less than {_number(b.lt)}", v,
-                       ctx={"lt": b.lt})
+            raise _Bad("less_than", f"Input should be less than {_number(b.lt)}", v, ctx={"lt": b.lt})
+        if b.ge is not None and not v >= b.ge:
+            raise _Bad("greater_than_equal", f"Input should be greater than or equal to {_number(b.ge)}", v,
+                       ctx={"ge": b.ge})
+        if b.gt is not None and not v > b.gt:
+            raise _Bad("greater_than", f"Input should be greater than {_number(b.gt)}", v, ctx={"gt": b.gt})
     return check
 
 
@@ -393,9 +392,11 @@ def _fixed_tuple(items: list[Converter]) -> Converter:
     def convert(v: Any) -> Any:
         if not isinstance(v, (list, tuple)):
             raise _Bad("tuple_type", "Input should be a valid tuple", v)
-        if len(v) != len(items):
-            raise _Bad("too_long" if len(v) > len(items) else "too_short",
-                       f"Tuple should have {len(items)} items after validation, not {len(v)}", v)
+        if len(v) > len(items):
+            raise _Bad("too_long", f"Tuple should have at most {len(items)} items after validation, not {len(v)}",
+                       v, ctx={"max_length": len(items)})
+        if len(v) < len(items):
+            raise _Bad("missing", "Field required", v, (len(v),))
         return tuple(conv(x) for conv, x in zip(items, v, strict=True))
     return convert
 
@@ -649,6 +650,13 @@ class Record:
 
     def check_invariants(self) -> None:
         """Raise ValueError when the fields, each valid, do not fit together (pydantic's ``mode="after"``)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """A record as a field of a pydantic model (knowledge.record_pydantic; pydantic is imported already)."""
+        from knowledge.record_pydantic import record_core_schema
+
+        return record_core_schema(cls, handler)
 
     # --- pydantic's BaseModel API, as far as the project uses it -----------------------------------------------
     model_fields = _ClassProperty(lambda cls: _plan(cls).fields)

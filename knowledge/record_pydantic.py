@@ -16,7 +16,8 @@ import typing
 from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, create_model, model_validator
+from pydantic_core import core_schema
 
 from knowledge.record import Bounds, Finite, Length, Pattern, Record
 
@@ -83,3 +84,17 @@ def pydantic_model(record: type[Record], base: type[BaseModel] = _Strict) -> typ
                   "record_invariants": model_validator(mode="after")(after)}
     return create_model(record.__name__, __base__=base, __validators__=validators,  # type: ignore[call-overload, no-any-return]
                         __module__=record.__module__, **fields)
+
+
+def record_core_schema(record: type[Record], handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    """How a pydantic model holds a record field (a Turn's findings, an API body's workload): an instance is kept as
+    it is; other input is validated by the record's pydantic twin and made a record; dumped as the record dumps
+    itself; its JSON Schema is the twin's."""
+    twin = handler.generate_schema(pydantic_model(record))
+    from_input = core_schema.no_info_after_validator_function(lambda m: record(**m.model_dump()), twin)
+    return core_schema.json_or_python_schema(
+        json_schema=from_input,
+        python_schema=core_schema.union_schema([core_schema.is_instance_schema(record), from_input]),
+        serialization=core_schema.plain_serializer_function_ser_schema(
+            lambda value, info: value.model_dump(mode=info.mode) if isinstance(value, Record) else value,
+            info_arg=True))
