@@ -24,12 +24,11 @@ record (:mod:`knowledge.record_pydantic`, which the LLM tools and the HTTP API u
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
-import functools
 import json
 import math
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -499,7 +498,7 @@ class _Plan:
 def _plan(cls: type[Record]) -> _Plan:
     plan = cls.__dict__.get("_record_plan")
     if plan is None:
-        hints = typing.get_type_hints(cls, include_extras=True)  # each class's annotations in its own module
+        hints = _hints(cls)
         fields: dict[str, FieldSpec] = {}
         steps = []
         for name, fd in cls._record_defs.items():
@@ -515,6 +514,33 @@ def _plan(cls: type[Record]) -> _Plan:
                      cls.check_invariants is not Record.check_invariants)
         type.__setattr__(cls, "_record_plan", plan)
     return plan
+
+
+_EVALUATED: dict[tuple[str, str], Any] = {}  # (module, annotation text) -> the type it names
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """The fields' annotations of `cls` and its bases, evaluated in each class's own module. What
+    ``typing.get_type_hints`` gives, with each distinct annotation text of a module evaluated once per process
+    ("str | None" recurs in every schema; compiling each occurrence was most of building the plans)."""
+    out: dict[str, Any] = {}
+    fields = cls._record_defs  # type: ignore[attr-defined]
+    for klass in reversed(cls.__mro__):
+        own = klass.__dict__.get("__annotations__")
+        if not own or klass is Record or not issubclass(klass, Record):
+            continue
+        module = klass.__module__
+        namespace = sys.modules[module].__dict__
+        for name, annotation in own.items():
+            if name not in fields:  # a ClassVar or a private attribute
+                continue
+            if isinstance(annotation, str):
+                key = (module, annotation)
+                if key not in _EVALUATED:
+                    _EVALUATED[key] = eval(annotation, namespace)  # noqa: S307 - the class's own annotation
+                annotation = _EVALUATED[key]
+            out[name] = annotation
+    return out
 
 
 def _is_classvar(annotation: object) -> bool:
@@ -560,7 +586,7 @@ class Record:
             if isinstance(value, _FieldDef):
                 fd = value
             elif isinstance(value, (list, dict, set)):  # a mutable default: each instance gets its own copy
-                fd = _FieldDef(_MISSING, functools.partial(copy.copy, value), (), "")
+                fd = _FieldDef(_MISSING, value.copy, (), "")
             else:
                 fd = _FieldDef(value, None, (), "")
             defs.pop(name, None)
@@ -686,6 +712,8 @@ class Record:
 
     def model_copy(self: R, *, update: dict[str, Any] | None = None, deep: bool = False) -> R:
         """A copy with `update` applied, not validated (as pydantic's ``model_copy``)."""
+        import copy  # here: a scriptable command never copies a record
+
         new = copy.deepcopy(self) if deep else copy.copy(self)
         if update:
             defs = type(self)._record_defs
