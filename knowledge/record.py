@@ -257,6 +257,7 @@ def _to_datetime(v: Any) -> dt.datetime:
 
 _SCALARS: dict[Any, Converter] = {int: _to_int, float: _to_float, bool: _to_bool, str: _to_str,
                                   dt.date: _to_date, dt.datetime: _to_datetime}
+_EXACT: dict[Converter, type] = {_to_int: int, _to_float: float, _to_bool: bool, _to_str: str}  # value kept as is
 
 
 def _constrained(inner: Converter, constraints: tuple[object, ...]) -> Converter:
@@ -272,9 +273,18 @@ def _constrained(inner: Converter, constraints: tuple[object, ...]) -> Converter
             checks.append(_length_check(c))
     if not checks:
         return inner
+    plain = _EXACT.get(inner)
+    if plain is not None and len(checks) == 1:  # the common case: one limit on a plain number
+        check = checks[0]
+
+        def convert_one(v: Any) -> Any:
+            out = v if type(v) is plain else inner(v)
+            check(out)
+            return out
+        return convert_one
 
     def convert(v: Any) -> Any:
-        out = inner(v)
+        out = v if type(v) is plain else inner(v)
         if out is not None:
             for check in checks:
                 check(out)
@@ -374,9 +384,13 @@ def _none_error(annotation: Any) -> tuple[str, str]:
 
 
 def _sequence(kind: type, item: Converter, name: str) -> Converter:
+    plain = _EXACT.get(item)  # items of a plain type: taken as they are when every one has it
+
     def convert(v: Any) -> Any:
         if isinstance(v, (str, bytes, dict)) or not isinstance(v, (list, tuple, set, frozenset)):
             raise _Bad(f"{name}_type", f"Input should be a valid {name}", v)
+        if plain is not None and all(type(x) is plain for x in v):
+            return kind(v)
         out = []
         for i, x in enumerate(v):
             try:
@@ -490,8 +504,9 @@ class _Plan:
 
     __slots__ = ("fields", "steps", "prepare", "check")
 
-    def __init__(self, fields: dict[str, FieldSpec], steps: tuple[tuple[str, Converter, FieldSpec], ...],
-                 prepare: bool, check: bool) -> None:
+    def __init__(self, fields: dict[str, FieldSpec],
+                 steps: tuple[tuple[str, Converter, FieldSpec, frozenset[type]], ...], prepare: bool,
+                 check: bool) -> None:
         self.fields, self.steps, self.prepare, self.check = fields, steps, prepare, check
 
 
@@ -509,11 +524,21 @@ def _plan(cls: type[Record]) -> _Plan:
                 annotated = tuple(rest)
             spec = FieldSpec(name, bare, fd.default, fd.default_factory, annotated + fd.constraints, fd.description)
             fields[name] = spec
-            steps.append((name, converter(hint, fd.constraints), spec))
+            steps.append((name, converter(hint, fd.constraints), spec, _exact_types(hint, fd.constraints)))
         plan = _Plan(fields, tuple(steps), cls.prepare.__func__ is not Record.prepare.__func__,  # type: ignore[attr-defined]
                      cls.check_invariants is not Record.check_invariants)
         type.__setattr__(cls, "_record_plan", plan)
     return plan
+
+
+def _exact_types(hint: Any, constraints: tuple[object, ...]) -> frozenset[type]:
+    """Types whose values a field takes as they are, with no conversion or check: `str`, `int | None` … without
+    limits (the common case; a value of any other type goes through the converter)."""
+    if constraints:
+        return frozenset()
+    members = typing.get_args(hint) if typing.get_origin(hint) in _UNION else (hint,)
+    simple = {m for m in members if m in (str, int, float, bool, type(None))}
+    return frozenset(simple) if len(simple) == len(members) else frozenset()
 
 
 _EVALUATED: dict[tuple[str, str], Any] = {}  # (module, annotation text) -> the type it names
@@ -611,10 +636,11 @@ class Record:
                 raise RecordError(cls.__name__, [{"type": "value_error", "loc": (), "input": values,
                                                   "msg": f"Value error, {exc}"}]) from None
         fields = plan.fields
-        errors = [{"type": "extra_forbidden", "loc": (k,), "msg": "Extra inputs are not permitted",
-                   "input": values[k]} for k in values if k not in fields]
+        errors = [] if values.keys() <= fields.keys() else [
+            {"type": "extra_forbidden", "loc": (k,), "msg": "Extra inputs are not permitted", "input": values[k]}
+            for k in values if k not in fields]
         own = self.__dict__
-        for name, convert, spec in plan.steps:
+        for name, convert, spec, exact in plan.steps:
             if name not in values:
                 if spec.default_factory is not None:
                     own[name] = spec.default_factory()
@@ -623,8 +649,12 @@ class Record:
                 else:
                     own[name] = spec.default  # defaults are not validated (as in pydantic)
                 continue
+            value = values[name]
+            if type(value) in exact:  # a plain value of the field's own type: nothing to convert or check
+                own[name] = value
+                continue
             try:
-                own[name] = convert(values[name])
+                own[name] = convert(value)
             except _Bad as bad:
                 error = {"type": bad.kind, "loc": (name, *bad.loc), "msg": bad.msg, "input": bad.value}
                 errors.append(error if bad.ctx is None else {**error, "ctx": bad.ctx})
