@@ -502,12 +502,15 @@ class FieldSpec:
 class _Plan:
     """A record class's fields in order, each with its converter; whether it has its own `prepare`/checks."""
 
-    __slots__ = ("fields", "steps", "prepare", "check")
+    __slots__ = ("fields", "steps", "prepare", "check", "floats")
 
     def __init__(self, fields: dict[str, FieldSpec],
                  steps: tuple[tuple[str, Converter, FieldSpec, frozenset[type]], ...], prepare: bool,
                  check: bool) -> None:
         self.fields, self.steps, self.prepare, self.check = fields, steps, prepare, check
+        # fields that hold a float (alone or with None): an int put there unvalidated (a default, model_copy) is
+        # stored as a float, as pydantic would serialise it
+        self.floats = frozenset(name for name, spec in fields.items() if _float_field(spec))
 
 
 def _plan(cls: type[Record]) -> _Plan:
@@ -523,12 +526,20 @@ def _plan(cls: type[Record]) -> _Plan:
                 bare, *rest = typing.get_args(hint)
                 annotated = tuple(rest)
             spec = FieldSpec(name, bare, fd.default, fd.default_factory, annotated + fd.constraints, fd.description)
+            if type(fd.default) is int and _float_field(spec):  # `x: float = 0` holds 0.0
+                spec.default = float(fd.default)
             fields[name] = spec
             steps.append((name, converter(hint, fd.constraints), spec, _exact_types(hint, fd.constraints)))
         plan = _Plan(fields, tuple(steps), cls.prepare.__func__ is not Record.prepare.__func__,  # type: ignore[attr-defined]
                      cls.check_invariants is not Record.check_invariants)
         type.__setattr__(cls, "_record_plan", plan)
     return plan
+
+
+def _float_field(spec: FieldSpec) -> bool:
+    members = typing.get_args(spec.annotation) if typing.get_origin(spec.annotation) in _UNION else (spec.annotation,)
+    bare = {typing.get_args(m)[0] if typing.get_origin(m) is Annotated else m for m in members} - {type(None)}
+    return bare == {float}
 
 
 def _exact_types(hint: Any, constraints: tuple[object, ...]) -> frozenset[type]:
@@ -750,6 +761,8 @@ class Record:
             for name, value in update.items():
                 if name not in defs:
                     raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+                if type(value) is int and name in _plan(type(self)).floats:
+                    value = float(value)
                 new.__dict__[name] = value
             new.__dict__["_fields_set"] = self.model_fields_set | set(update)
         return new

@@ -183,3 +183,11 @@ def test_errors_read_as_pydantic_errors_do():
     assert text.startswith("2 validation errors for Workload\nweights\n  Input should be 'fp32', 'bf16'")  # field order
     assert "context\n  Input should be greater than or equal to 1 [type=greater_than_equal" in text
     assert err.value.errors()[1]["ctx"] == {"ge": 1}
+
+
+def test_an_int_put_in_a_float_field_unvalidated_is_stored_as_pydantic_would_dump_it():
+    """model_copy does not validate, but pydantic serialises a float field as a float: `recommend --json` printed
+    "deadline_s": 2592000.0 for a default deadline set by model_copy, and still must."""
+    c = Constraints().model_copy(update={"deadline_s": 30 * 86400})
+    twin = pydantic_model(Constraints)().model_copy(update={"deadline_s": 30 * 86400})
+    assert c.model_dump_json() == twin.model_dump_json() and isinstance(c.deadline_s, float)
