@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Any
 
 from advisor.conversation.dialog import (
-    CONTEXT_STEP, DEFAULT_CONTEXT, DEFAULT_MODEL, Assumption, Change, ConfigResult, DialogState, Evaluation, default_weights,
-    workload_summary_dict,
+    CONTEXT_STEP, DEFAULT_CONTEXT, DEFAULT_MODEL, Assumption, Change, ConfigResult, DialogState, Evaluation, default_catalog,
+    default_weights, top_option, workload_summary_dict,
 )
 from advisor.conversation import firstscreen as fs
 from advisor.conversation.extract import Slots
@@ -149,12 +149,13 @@ REGION = {"cn": ("mainland China", "中国大陆"), "global": ("outside China", 
 ROLE = {"existing": ("your", "现有"), "candidate": ("", ""), "fit": ("", ""), "recommended": ("", "")}
 
 
-def _l(pair: tuple[str, str], lang: str) -> str:
+def pick(pair: tuple[str, str], lang: str) -> str:
+    """The English or the Chinese half of an (en, zh) pair."""
     return pair[1] if lang == "zh" else pair[0]
 
 
 def _task(task: str | None, lang: str) -> str:
-    return _l(TASK.get(task or "inference", (task or "", task or "")), lang)
+    return pick(TASK.get(task or "inference", (task or "", task or "")), lang)
 
 
 def _fmt(fmt: str | None, lang: str) -> str:
@@ -195,7 +196,7 @@ def _slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Any, pref
     if slot == "budget":
         return str(value)
     if slot == "region":
-        return _l(REGION.get(value, (value, value)), lang)
+        return pick(REGION.get(value, (value, value)), lang)
     if slot == "existing":
         return _mention(book, value, lang, catalog, name)
     if slot == "candidates":
@@ -237,7 +238,7 @@ def summary(state: DialogState, lang: str, catalog: Any, book: Book) -> str:
     if s.budget:
         parts.append(("预算 " if lang == "zh" else "budget ") + book.money("budget", s.budget, s.currency or "USD", SRC_USER))
     if s.region:
-        parts.append(_l(REGION[s.region], lang))
+        parts.append(pick(REGION[s.region], lang))
     if s.existing:
         parts.append(("现有 " if lang == "zh" else "you have ") + _mention(book, s.existing, lang, catalog, "your GPUs"))
     if s.candidates:
@@ -280,8 +281,6 @@ def question_text(slot: str | None, state: DialogState, lang: str, catalog: Any 
         return (f"每个请求的上下文长度（输入 + 输出）是多少？默认 {ctx}。" if zh else
                 f"What context length per request (prompt + output)? Default: {ctx}.")
     if slot == "weights":
-        from advisor.conversation.dialog import default_weights
-
         native = default_weights(s.model).upper()
         options = [f for f in ("BF16", "FP8", "INT8") if f != native]
         return (f"权重用什么精度：{native}（默认，模型发布时的精度）、{'、'.join(options)}，还是 4-bit 量化（AWQ/GPTQ、GGUF Q4_K_M）？" if zh else
@@ -335,15 +334,14 @@ def _notes_block(notes: list[str], book: Book, lang: str) -> str:
 
 def _catalog_names(answer: str, book: Book) -> None:
     """Numbers inside catalog names shown in the answer ("GPT-2 XL (1.5B)", "H20 96GB") are the catalog's."""
-    from advisor.conversation.dialog import _catalog
-
-    catalog = _catalog()
+    catalog = default_catalog()
     for spec in list(catalog.models) + list(catalog.gpus):
         if spec.name in answer and any(ch.isdigit() for ch in spec.name):
             book.text(spec.name, f"name {spec.id}", f"knowledge catalog: {spec.id}")
 
 
-def _turn(answer: str, lang: str, state: DialogState, book: Book, **kw: Any) -> Turn:
+def finish_turn(answer: str, lang: str, state: DialogState, book: Book, **kw: Any) -> Turn:
+    """The deterministic Turn of `answer`, with the numbers `book` recorded and the workload as understood."""
     _catalog_names(answer, book)
     return Turn(answer=answer.strip(), lang=lang if lang in ("zh", "en") else "en", mode="deterministic",  # type: ignore[arg-type]
                 numbers=book.numbers, workload=workload_summary_dict(state), **kw)
@@ -354,9 +352,7 @@ def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | 
                 kind: str = "no_change") -> Turn:
     """A reply that changes nothing: empty, nonsense, greeting, injection, an error (`text`). `body` and `notes` are
     keys of fixed sentences; the pending question, if any, is asked again."""
-    from advisor.conversation.dialog import _catalog
-
-    catalog = catalog if catalog is not None else _catalog()
+    catalog = catalog if catalog is not None else default_catalog()
     book = Book()
     lines = [_notes_block(notes or [], book, lang), render_note(body, book, lang), text]
     question = question_text(state.pending, state, lang, catalog, book) if pending_question and state.pending else None
@@ -367,7 +363,7 @@ def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | 
     if question:
         lines.append(question)
         questions.append(question)
-    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
+    return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
                  extra={"kind": kind, "pending": state.pending})
 
 
@@ -386,10 +382,10 @@ def guide_claim_turn(claim: Any, findings: list[Any], state: DialogState, lang: 
              else f"The guide ({claim.guide}, section {claim.section}) says: “"
                   f"{book.text(claim.quote, 'guide quote', claim.guide)}”")
     if findings:  # the claims rule words the correction (guide figure, computed figure, explanation) and cites it
-        lines = [f"**{_l(verdict, lang)}。**" if zh else f"**{_l(verdict, lang)}.**", quote,
+        lines = [f"**{pick(verdict, lang)}。**" if zh else f"**{pick(verdict, lang)}.**", quote,
                  _rec_findings(findings, book, lang)]
     else:
-        lines = [f"**{_l(verdict, lang)}**{'：' if zh else ': '}" + book.text(explanation, f"claim {claim.id}",
+        lines = [f"**{pick(verdict, lang)}**{'：' if zh else ': '}" + book.text(explanation, f"claim {claim.id}",
                                                                               f"knowledge.guides claim {claim.id}"), quote]
     questions: list[str] = []
     if state.pending:
@@ -399,7 +395,7 @@ def guide_claim_turn(claim: Any, findings: list[Any], state: DialogState, lang: 
     elif state.slots.model is None:
         lines.append("想算具体配置的话，告诉我模型和任务（推理、微调或训练）。" if zh else
                      "To size a configuration, tell me the model and the task (serving, fine-tuning or training).")
-    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions, findings=list(findings),
+    return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions, findings=list(findings),
                  extra={"kind": "claim", "pending": state.pending, "claim_id": claim.id, "claim_verdict": claim.verdict})
 
 
@@ -415,7 +411,7 @@ def question_turn(slot: str, state: DialogState, lang: str, catalog: Any, *, not
         lines.append(_rec_findings(list(findings), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
     q = question_text(slot, state, lang, catalog, book)
     lines.append(q)
-    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=[q], findings=list(findings or []),
+    return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=[q], findings=list(findings or []),
                  extra={"kind": "question", "pending": slot, "blocking": True})
 
 
@@ -486,7 +482,7 @@ def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, 
                              "verdict": _verdict(ev), "top": {"gpu": top.gpu.id, "count": top.count} if top else None,
                              "claim_verdict": ev.claim.verdict if ev.claim is not None else None,
                              "unavailable": list(ev.unavailable)}
-    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
+    return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
                  findings=list(ev.findings), options=_options(ev), memory=memory_chart, extra=extra)
 
 
@@ -594,7 +590,7 @@ def _breakdown(ev: Evaluation, book: Book, lang: str) -> str:
     for part, label in PART.items():
         value = getattr(mem.per_gpu, part)
         if value:
-            lines.append(f"- {_l(label, lang)}: {book.gib(f'{part} per GPU', value)}")
+            lines.append(f"- {pick(label, lang)}: {book.gib(f'{part} per GPU', value)}")
     lines.append(f"- {'合计' if zh else 'total'}: {book.gib('total per GPU', mem.per_gpu.total)}")
     if mem.cpu.total:
         lines.append(f"- {'CPU 内存（卸载）' if zh else 'CPU RAM (offload)'}: {book.gib('CPU memory', mem.cpu.total)}")
@@ -690,7 +686,7 @@ def _changes_block(changes: list[Change], state: DialogState, ev: Evaluation, bo
             new = book.money("new budget", ch.new, cur, SRC_USER) if ch.new else new
         if not old.strip():
             old = "无（全目录搜索）" if zh else "none (whole catalog)"
-        parts.append(f"{_l(SLOT_LABEL[ch.slot], lang)} {old} → {new}")
+        parts.append(f"{pick(SLOT_LABEL[ch.slot], lang)} {old} → {new}")
     if not parts:
         return ""
     text = ("**变化：** " if zh else "**What changed:** ") + ("；".join(parts) if zh else "; ".join(parts))
@@ -713,8 +709,6 @@ def _changes_block(changes: list[Change], state: DialogState, ev: Evaluation, bo
 
 def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> str:
     """How the leading option moved since the last answer: configuration and speed (recommender answers)."""
-    from advisor.conversation.dialog import top_option
-
     before = state.last_workload or {}
     if ev.recommendation is None or not before.get("top_gpu"):
         return ""
@@ -745,8 +739,6 @@ def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> st
 def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
     """The default a slot had before the user set it ("BF16 (default)")."""
     if slot == "weights":
-        from advisor.conversation.dialog import default_weights
-
         default = default_weights(ev.workload.model).upper() if ev.workload.task == "inference" else "BF16"
     elif slot == "context":
         default = book.tokens("previous context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
@@ -755,7 +747,7 @@ def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -
     elif slot == "task":
         default = _task("inference", lang)
     else:  # the region default build_constraints applies: mainland China for Chinese users
-        default = _l(REGION["cn" if lang == "zh" else "global"], lang)
+        default = pick(REGION["cn" if lang == "zh" else "global"], lang)
     return f"{default}（默认）" if lang == "zh" else f"{default} (default)"
 
 
@@ -830,9 +822,9 @@ def _label_words(o: Any, lang: str, options: Any = ()) -> list[str]:
         if lab not in LABEL:
             continue
         if lab == "lowest_cost" and any(spread_and_cheaper(p) for p in options or ()):
-            words.append(_l(LOWEST_COST_COMPACT, lang))
+            words.append(pick(LOWEST_COST_COMPACT, lang))
         else:
-            words.append(_l(LABEL[lab], lang))
+            words.append(pick(LABEL[lab], lang))
     return words
 
 
@@ -862,7 +854,7 @@ def _misses(o: Any, lang: str) -> list[str]:
     already listed (a market or capability rule), not when the blocking rule is the missed deadline itself."""
     blocks = [f for f in o.findings if f.severity == "block"]
     keep = [m for m in o.misses if m != "blocked" or not blocks or any(not _restates(f, o) for f in blocks)]
-    return [_l(MISS.get(m, (m, m)), lang) for m in keep]
+    return [pick(MISS.get(m, (m, m)), lang) for m in keep]
 
 
 def _low_reliability(source: Any) -> bool:
@@ -871,10 +863,9 @@ def _low_reliability(source: Any) -> bool:
     compilations). `source` is one id or several joined by commas; ids the catalog does not know count as not low."""
     if not source:
         return False
-    from advisor.conversation.dialog import _catalog
     from knowledge.errors import CatalogError
 
-    cat = _catalog()
+    cat = default_catalog()
     for sid in str(source).split(","):
         try:
             if cat.source(sid.strip()).kind.endswith("-low"):
@@ -959,7 +950,7 @@ def _opt_price(o: Any, book: Book, lang: str) -> str:
                        (" (converted at the dated exchange rate)" if p.get("converted") else ""))
     when = p.get("as_of") or ""
     if _low_reliability(p.get("source")):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
-        when += ("，" if lang == "zh" else ", ") + _l(LOW_RELIABILITY, lang)
+        when += ("，" if lang == "zh" else ", ") + pick(LOW_RELIABILITY, lang)
     return f"{total}（{when}）" if lang == "zh" else f"{total} (as of {when})"
 
 
@@ -981,12 +972,10 @@ CHINA_STATUS = {"available": ("available", "可购买"), "restricted": ("restric
 
 
 def _china(o: Any, lang: str) -> str:
-    from advisor.conversation.dialog import _catalog
-
-    spec = _catalog().find_gpu(o.gpu)
+    spec = default_catalog().find_gpu(o.gpu)
     if spec is None:
         return "—"
-    status = _l(CHINA_STATUS.get(spec.china.status, (spec.china.status, spec.china.status)), lang)
+    status = pick(CHINA_STATUS.get(spec.china.status, (spec.china.status, spec.china.status)), lang)
     when = spec.china.as_of.isoformat()
     return f"{status}（截至 {when}）" if lang == "zh" else f"{status} (as of {when})"
 
@@ -1026,7 +1015,6 @@ def _options_table(opts: list[Any], book: Book, lang: str, w: Any, region: str |
 
 
 def _rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
-    from advisor.conversation.dialog import top_option  # noqa: F401 (documented origin of `top`)
 
     zh = lang == "zh"
     users = ev.user_options
@@ -1184,7 +1172,7 @@ def _rec_breakdown(top: Any, book: Book, lang: str) -> str:
     for part, label in PART.items():
         value = top.per_gpu_bytes.get(part, 0)
         if value:
-            lines.append(f"- {_l(label, lang)}: {book.gib(f'{part} per GPU', value)}")
+            lines.append(f"- {pick(label, lang)}: {book.gib(f'{part} per GPU', value)}")
     lines.append(f"- {'合计' if zh else 'total'}: {book.gib('total per GPU', top.per_gpu_bytes.get('total', 0))}")
     cpu = (top.cpu_bytes or {}).get("total", 0)
     if cpu:
@@ -1196,7 +1184,7 @@ def _rec_findings(findings: list[Any], book: Book, lang: str, limit: int = 8, ti
     if not findings:
         return ""
     zh = lang == "zh"
-    lines = [_l(title or ("**Findings:**", "**规则检查：**"), lang)]
+    lines = [pick(title or ("**Findings:**", "**规则检查：**"), lang)]
     for f in findings[:limit]:
         src = _short_source(f.source or "", lang)
         msg = book.text(f.text(lang), f"finding {f.rule_id}", f"rule {f.rule_id}: {f.source}")
@@ -1352,7 +1340,7 @@ def _rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_year
                          _digits_for(float(x["value"])), suffix=unit)
             when = str(x["as_of"])
             if _low_reliability(x.get("source")):
-                when += ("，" if zh else ", ") + _l(LOW_RELIABILITY, lang)
+                when += ("，" if zh else ", ") + pick(LOW_RELIABILITY, lang)
             bits.append(f"{name} {v}（{when}）" if zh else f"{name} {v} ({when})")
         lines.append(("- 依据（带日期）：" if zh else "- dated inputs: ") + ("；".join(bits) if zh else "; ".join(bits)))
     return "\n".join(lines)
@@ -1482,8 +1470,6 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
     """The answer in layers (advisor.conversation.firstscreen): the first screen answers the question asked, then
     collapsible details carry the full table, capacity, breakdown, cost, launch hint, changes, findings and
     assumptions."""
-    from advisor.conversation.dialog import top_option
-
     book = Book()
     zh = lang == "zh"
     rec = ev.recommendation
@@ -1629,7 +1615,7 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
              "breakdown": {k: int(v) for k, v in (lead_opt.per_gpu_bytes.items() if lead_opt is not None else [])},
              "assumptions": [_assumption_text(a, lang) for a in notes_a] + list(tool_assumptions)}
     lines += sections
-    return _turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
+    return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
                  findings=list(ev.findings), options=options, memory=memory, extra=extra)
 
 

@@ -421,7 +421,7 @@ def normalise(text: str) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 # patterns
 # ---------------------------------------------------------------------------------------------------------------
-_INJECTION = re.compile(
+INJECTION = re.compile(
     r"ignore (?:all |any |the )?(?:your |previous |prior |above |earlier )*(?:instructions|rules|prompts?|directions)"
     r"|disregard (?:all |your |previous |the )*(?:instructions|rules)|system prompt|developer mode|jailbreak"
     r"|you are now|act as (?:an? )?(?:unrestricted|evil|different)|reveal (?:your|the) (?:prompt|instructions)"
@@ -579,10 +579,10 @@ def extract(text: str, catalog: Any = None, *, pending: str | None = None, lang:
         raw, slots.truncated = raw[:MAX_CHARS], True
     t = _Text(raw)
     s0 = t.s
-    injected = _INJECTION.search(s0)
+    injected = INJECTION.search(s0)
     slots.injection = bool(injected)
     if injected:  # nothing from the injected sentence onwards feeds a slot
-        for hit in list(_INJECTION.finditer(s0)):
+        for hit in list(INJECTION.finditer(s0)):
             t.consume(*reading.injected_span(t.s, hit.start()))
         s0 = t.s
     slots.reset = bool(_RESET.match(s0))

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.conversation.dialog import default_weights
+
 GIB = 2**30
 DETAILS_OPEN = "<details>"
 _DETAILS = re.compile(r"<details><summary>(?P<title>.*?)</summary>\n\n(?P<body>.*?)\n\n</details>", re.S)
@@ -105,8 +107,6 @@ def need_format(ev: Any) -> str:
 
 
 def c_default_weights(ev: Any) -> str:
-    from advisor.conversation.dialog import default_weights
-
     return default_weights(ev.workload.model) if ev.workload.task == "inference" else "bf16"
 
 
@@ -379,5 +379,5 @@ def assumed_line(ev: Any, book: Any, lang: str, c: Any) -> str:
     bits.append(book.tokens("context", w.context, c.SRC_DEFAULT, lang) + (" 上下文" if zh else " context"))
     bits.append(c._fmt(need_format(ev), lang))
     region = ev.constraints.region
-    bits.append(c._l(c.REGION.get(region, (region, region)), lang))
+    bits.append(c.pick(c.REGION.get(region, (region, region)), lang))
     return ("_按以下条件计算：" + "，".join(bits) + "。_") if zh else ("_Assumed: " + ", ".join(bits) + "._")

@@ -122,7 +122,8 @@ def validation_to_input_error(exc: Any) -> Exception:
     return InputError(text, field=field, accepted=accepted)
 
 
-def _model(args: argparse.Namespace) -> Any:
+def model_of_args(args: argparse.Namespace) -> Any:
+    """The ModelSpec the command names: from `--config` (a Hugging Face config.json) or the catalog."""
     if args.config:
         from knowledge.hf_config import load_hf_config
 
@@ -145,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--offload layers is llama.cpp's -ngl; got --engine {args.engine}", field="engine",
                          accepted="--engine llama.cpp (or none)", message_zh="--offload layers 只适用于 llama.cpp")
     workload = _workload(args)
-    model = _model(args)
+    model = model_of_args(args)
     gpu = None
     if args.gpu:
         from knowledge.catalog import load_catalog

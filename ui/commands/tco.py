@@ -97,9 +97,9 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
 
     gpu = load_catalog().gpu(args.gpu)
     econ = load_economics()
-    from advisor.estimator.cost import _check
+    from advisor.estimator.cost import check_tco_inputs
 
-    _check(args.count, args.years if args.years is not None else econ.default_years.value, args.utilization,
+    check_tco_inputs(args.count, args.years if args.years is not None else econ.default_years.value, args.utilization,
            args.electricity, args.currency, args.gpu_price, args.cloud_price, args.pue)
     tps, tps_note = _tokens_per_s(args, gpu)
     est = estimate_tco(gpu, args.count, econ, years=args.years, currency=args.currency, electricity=args.electricity,

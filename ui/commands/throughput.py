@@ -80,12 +80,12 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
     from advisor.estimator.throughput import estimate_throughput, max_concurrency_for_latency
     from knowledge.catalog import load_catalog
     from knowledge.errors import InputError
-    from ui.commands.estimate import _model
+    from ui.commands.estimate import model_of_args
 
     if args.count < 1:
         raise InputError(f"--count must be at least 1, got {args.count}", field="count", accepted="1 … 1024")
     gpu = load_catalog().gpu(args.gpu)
-    model = _model(args)
+    model = model_of_args(args)
     if args.weights is None:  # the same default as estimate/recommend/ask
         from advisor.estimator.memory import default_inference_format
 
@@ -118,10 +118,10 @@ def run_offload(args: argparse.Namespace) -> int:
     from knowledge.catalog import load_catalog
     from knowledge.errors import InputError
     from ui.commands import offload_cli
-    from ui.commands.estimate import _model
+    from ui.commands.estimate import model_of_args
 
     gpu = load_catalog().gpu(args.gpu)
-    model = _model(args)
+    model = model_of_args(args)
     if args.weights is None:
         from advisor.estimator.memory import default_inference_format
 

@@ -140,11 +140,11 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     from advisor.estimator.training import estimate_train_time
     from knowledge.catalog import load_catalog
     from knowledge.errors import InputError
-    from ui.commands.estimate import _model
+    from ui.commands.estimate import model_of_args
 
     tokens = parse_tokens(args.tokens)
     gpu = load_catalog().gpu(args.gpu)
-    model = _model(args)
+    model = model_of_args(args)
     seq_len = args.seq_len or min(model.max_context, 4096)
     if args.task in PLANNED_TASKS:
         plan = plan_training(model, gpu, args.count, tokens, load_calibration(), seq_len=seq_len,
