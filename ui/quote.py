@@ -131,8 +131,8 @@ def _source_ids(value: Any) -> list[str]:
 
 def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str, Any],
            lang: str) -> tuple[list[str], list[str]]:
-    """The job and the constraints as phrases in `lang` (labels from advisor.conversation.compose)."""
-    from advisor.conversation.compose import FORMAT, REGION, SLOT_LABEL, TASK
+    """The job and the constraints as phrases in `lang` (labels from advisor.conversation.render.labels)."""
+    from advisor.conversation.render.labels import FORMAT, REGION, SLOT_LABEL, TASK
 
     zh = lang == "zh"
     job_words: list[str] = []

@@ -14,7 +14,9 @@ from typing import Any
 
 from advisor.conversation import compose
 from advisor.conversation import firstscreen as fs
-from advisor.conversation.compose import CHINA_STATUS, pick
+from advisor.conversation.render.book import Book
+from advisor.conversation.render.labels import pick
+from advisor.conversation.render.options_table import CHINA_STATUS
 from advisor.conversation.turn import Step, Turn
 
 SRC_CATALOG = "knowledge catalog"
@@ -22,7 +24,7 @@ SRC_COST = "advisor.estimator.cost.estimate_tco"
 
 
 def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: Any) -> Iterator[Step | Turn]:
-    book = compose.Book()
+    book = Book()
     mentions = ([slots.existing] if slots.existing else []) + list(slots.candidates)
     low = (text or "").lower()  # in the order the user named them ("H20 … H100 的六分之一": H20 / H100)
     mentions.sort(key=lambda m: low.find((m.text or "").lower()) if (m.text or "").lower() in low else len(low))
@@ -240,7 +242,7 @@ def capabilities_turn(state: Any, lang: str) -> Turn:
                 "- Will Qwen2.5-32B in 4-bit fit on one RTX 4090 with 8k context?\n"
                 "- How many H100s do I need to serve Llama-3.1-70B to 50 users?\n"
                 "- How long does a LoRA fine-tune of Mistral-7B on 500M tokens take on one A100?")
-    book = compose.Book()
+    book = Book()
     book.text(body, "example question", "fixed example questions (advisor.conversation.catalog_answers)")
     return compose.finish_turn(body, lang, state, book, extra={"kind": "capabilities", "intent": "capabilities",
                                                          "pending": state.pending, "answer_verdict": None,

@@ -16,16 +16,14 @@ import logging
 import math
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from advisor.conversation.extract import GpuMention, Slots, extract
-from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
-from advisor.conversation.lang import say
-from advisor.conversation.turn import Step, Turn
+from advisor.conversation.turn import Step
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.errors import AdvisorError, InputError, NotValidated
 
@@ -33,7 +31,7 @@ log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 DEFAULT_MODEL = "qwen2.5-7b"
-from advisor.workload import DEFAULT_CONTEXT, default_context  # noqa: E402  (one place for the default)
+from advisor.workload import default_context  # noqa: E402  (one place for the default)
 SERVE_COUNTS = (1, 2, 4, 8)
 from advisor.recommend_offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
 
