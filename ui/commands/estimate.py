@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format (default: the checkpoint's precision; nf4 for qlora)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096,
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT,
                         help="tokens per sequence (prompt + output)")
     parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
                         help="sequences served together (inference) or micro-batch per GPU (training)")

@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format for --model (default: the checkpoint's own precision)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096)
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT)
     parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=None,
                         help="sequences served (default: as many as fit in memory)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
