@@ -8,7 +8,7 @@ the LLM agent's driver.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from advisor.conversation import catalog_answers, compose, ranges
@@ -46,31 +46,8 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
     intent = read_intent(text, slots, state)
-    if slots.negative:  # "-5 张 H100": bad input, said in one line; the conversation goes on unchanged
-        yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
-                                  text=compose.negative_line(slots.negative, lang))
+    if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
         return
-    if intent == "capabilities":  # "what can you do?": said with three examples; nothing is changed
-        yield catalog_answers.capabilities_turn(state, lang)
-        return
-    if slots.model is None and slots.size_params is None and slots.claim is not None and intent == "claim" and (
-            slots.candidates or slots.existing) and state.slots.model is None:
-        # "someone said the 4090 has 48 GB": the catalog answers
-        yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
-        return
-    if slots.model is None and slots.size_params is None and slots.claim is None:
-        quoted = match_spec_claim(text, slots)
-        if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
-                slots.candidates or slots.existing):
-            yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
-            return
-        if quoted is not None:  # "指南说 4090 的 FP16 是 82.6 TFLOPS，对吗？": check it; the workload is untouched
-            steps: list[Step] = []
-            findings = claim_findings(quoted, steps)
-            for step in steps:
-                yield step
-            yield compose.guide_claim_turn(quoted, findings, state, lang, catalog)
-            return
     notes: list[str] = []  # keys of fixed sentences, rendered by compose
     if slots.truncated:
         notes.append("truncated")
@@ -119,19 +96,62 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
 
     blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
     if blocking:
-        working.pending = blocking
-        if blocking not in working.asked:
-            working.asked.append(blocking)
-        q_steps: list[Step] = []
-        premise = premise_findings(working.slots, catalog, q_steps)  # "4090 over NVLink": corrected at once
-        for step in q_steps:
-            yield step
-        turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes,
-                                     findings=premise)
-        _commit(state, working)
-        yield turn
+        yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
+    yield from _answer(state, working, text, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
 
+
+def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,
+                      catalog: Any) -> Generator[Step | Turn, None, bool]:
+    """The replies that need no workload: a negative amount, "what can you do?", and claims or market questions
+    about cards with no model known. Returns whether it answered the turn."""
+    if slots.negative:  # "-5 张 H100": bad input, said in one line; the conversation goes on unchanged
+        yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
+                                  text=compose.negative_line(slots.negative, lang))
+        return True
+    if intent == "capabilities":  # "what can you do?": said with three examples; nothing is changed
+        yield catalog_answers.capabilities_turn(state, lang)
+        return True
+    if slots.model is None and slots.size_params is None and slots.claim is not None and intent == "claim" and (
+            slots.candidates or slots.existing) and state.slots.model is None:
+        # "someone said the 4090 has 48 GB": the catalog answers
+        yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+        return True
+    if slots.model is None and slots.size_params is None and slots.claim is None:
+        quoted = match_spec_claim(text, slots)
+        if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
+                slots.candidates or slots.existing):
+            yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+            return True
+        if quoted is not None:  # "指南说 4090 的 FP16 是 82.6 TFLOPS，对吗？": check it; the workload is untouched
+            steps: list[Step] = []
+            findings = claim_findings(quoted, steps)
+            for step in steps:
+                yield step
+            yield compose.guide_claim_turn(quoted, findings, state, lang, catalog)
+            return True
+    return False
+
+
+def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, catalog: Any, *, notes: list[str],
+         slots: Slots, changes: list[Any]) -> Iterator[Step | Turn]:
+    """The blocking question, after correcting the premise at once ("4090 over NVLink")."""
+    working.pending = blocking
+    if blocking not in working.asked:
+        working.asked.append(blocking)
+    q_steps: list[Step] = []
+    premise = premise_findings(working.slots, catalog, q_steps)  # "4090 over NVLink": corrected at once
+    for step in q_steps:
+        yield step
+    turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes,
+                                 findings=premise)
+    _commit(state, working)
+    yield turn
+
+
+def _answer(state: DialogState, working: DialogState, text: str, intent: str, lang: str, catalog: Any, *,
+            notes: list[str], slots: Slots, changes: list[Any]) -> Iterator[Step | Turn]:
+    """The workload and constraints the slots describe, evaluated with the tools, answered, then committed."""
     try:
         workload, w_notes = build_workload(working)
         constraints, c_notes = build_constraints(working, lang)
