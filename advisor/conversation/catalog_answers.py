@@ -14,6 +14,7 @@ from typing import Any
 
 from advisor.conversation import compose
 from advisor.conversation import firstscreen as fs
+from advisor.conversation.numbers import to_number
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.labels import pick
 from advisor.conversation.render.options_table import CHINA_STATUS
@@ -173,8 +174,6 @@ _EN_FRACTIONS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "
 def ratio_claim(text: str) -> tuple[str, float] | None:
     """("compute" or "bandwidth", first card / second card) of a stated ratio ("H20 的算力只有 H100 的六分之一",
     "the H100 is 3x faster than the A100 at training"); None when no ratio or no metric is named."""
-    from advisor.conversation.extract import to_number
-
     s = (text or "").lower()
     metric = ("bandwidth" if re.search(r"带宽|bandwidth|decode|生成速度|推理速度", s) else
               "compute" if re.search(r"算力|tflops|flops|compute|训练|training|prefill", s) else None)
