@@ -26,6 +26,7 @@ from advisor.conversation.extract import GpuMention, Slots, extract
 from advisor.conversation.turn import Step
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.errors import AdvisorError, InputError, NotValidated
+from knowledge.record import RecordError
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
