@@ -497,7 +497,7 @@ def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> dict[str,
             "condition": cond, "reliability": reliability, "end_of_life": end_of_life(gpu)}
 
 
-def _tco(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> dict[str, Any] | None:
+def option_tco(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> dict[str, Any] | None:
     """Money for the job (advisor.estimator.cost.estimate_tco), three cases:
 
     * owned cards: running cost only (power and operations over the years; nothing is bought, no rent compared);
@@ -631,7 +631,8 @@ def _precision(w: Workload, model: ModelSpec | None = None) -> str:
     return DEFAULT_WEIGHTS[w.task]
 
 
-def _config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: Workload) -> dict[str, Any]:
+def config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: Workload) -> dict[str, Any]:
+    """The rule facts (rules.facts.ConfigFacts) of one priced, sized option."""
     from rules.facts import ConfigFacts
 
     c = ctx.constraints
@@ -687,7 +688,8 @@ def _workload_facts(ctx: _Ctx) -> dict[str, Any]:
     return WorkloadFacts(**fields).to_facts()
 
 
-def _evaluate(facts: list[dict[str, Any]]) -> list[Finding]:
+def evaluate_rules(facts: list[dict[str, Any]]) -> list[Finding]:
+    """The findings of the rule engine for `facts`."""
     from rules.engine import evaluate
 
     return evaluate(facts)
@@ -708,7 +710,7 @@ def _option(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: L
         per_gpu_bytes=est.per_gpu.to_contract(), cpu_bytes=est.cpu.to_contract(),
         capacity_bytes=gpu.memory_bytes, usable_bytes=est.usable_bytes(gpu),
         headroom_ratio=(gpu.memory_bytes - est.per_gpu.total) / gpu.memory_bytes, fits=fits,
-        price=_price(ctx, gpu), labels=list(labels or []),
+        price=option_price(ctx, gpu), labels=list(labels or []),
         formulas=list(est.formulas), assumptions=list(est.assumptions),
         launch_hint=_launch_hint(ctx, gpu, w, layout),
     )
@@ -717,8 +719,8 @@ def _option(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: L
         throughput, training, formulas = _speed(ctx, gpu, est, w, layout)
         opt.throughput, opt.training = throughput, training
         opt.formulas += formulas
-        opt.tco = _tco(ctx, gpu, opt)
-    opt.misses = _misses(ctx, gpu, opt)
+        opt.tco = option_tco(ctx, gpu, opt)
+    opt.misses = target_misses(ctx, gpu, opt)
     opt.meets_targets = fits and not opt.misses
     if fits and not w.is_training:
         opt.margin = _margin(ctx, gpu, est, opt)
@@ -756,7 +758,8 @@ def _longest_context(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> int:
     return lo * 256
 
 
-def _price(ctx: _Ctx, gpu: GpuSpec) -> dict[str, Any] | None:
+def option_price(ctx: _Ctx, gpu: GpuSpec) -> dict[str, Any] | None:
+    """The dated unit price of `gpu` in the request's currency and condition (None when the catalog has none)."""
     return unit_price(gpu, ctx.constraints.currency, ctx.constraints.condition)
 
 
@@ -770,7 +773,8 @@ def total_price(opt: Option) -> float | None:
     return None if opt.price is None else opt.price["amount"] * opt.count
 
 
-def _misses(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> list[str]:
+def target_misses(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> list[str]:
+    """The request's targets (budget, deadline, power …) that `opt` misses."""
     c = ctx.constraints
     out = []
     if c.budget is not None and "existing" not in opt.labels:
@@ -889,7 +893,7 @@ def _rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> li
 def _apply_rules(ctx: _Ctx, opt: Option, gpu: GpuSpec) -> None:
     """Attach the rule findings for this option (rules see one configuration at a time)."""
     est, w = opt._memory
-    opt.findings = _evaluate([_config_facts(ctx, gpu, opt, est, w)])
+    opt.findings = evaluate_rules([config_facts(ctx, gpu, opt, est, w)])
     opt.substitutes = sorted({f.alternative for f in opt.findings if f.alternative})
 
 
@@ -1032,7 +1036,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         model={"id": model.id, "name": model.name, **_param_fields(model)},
         workload=workload.model_dump(mode="json"), constraints=constraints.model_dump(mode="json"),
         options=[o for o in shortlist if o.meets_targets or "existing" in o.labels], closest=closest,
-        findings=_evaluate([_workload_facts(ctx)]),
+        findings=evaluate_rules([_workload_facts(ctx)]),
         considered=len(options) + len(near),
         market_excluded=[] if constraints.candidates else [g.name for g in catalog.gpus if not sold_in(g, constraints.region)],
     )

@@ -71,7 +71,7 @@ def offload_option(ctx: Any, gpu: GpuSpec, options: list[Any]) -> Any:
                 "system_ram_bytes": plan.system_ram_bytes},
         per_gpu_bytes=gpu_side.to_contract(), cpu_bytes=cpu_side.to_contract(), capacity_bytes=gpu.memory_bytes,
         usable_bytes=gpu.memory_bytes, headroom_ratio=(gpu.memory_bytes - gpu_side.total) / gpu.memory_bytes,
-        fits=True, price=r._price(ctx, gpu), labels=["offload"],
+        fits=True, price=r.option_price(ctx, gpu), labels=["offload"],
         throughput={"decode_tokens_per_s": tps, "decode_tokens_per_s_total": tps, "ms_per_token": 1e3 / tps,
                     "prefill_tokens_per_s": plan.prefill_tokens_per_s, "ttft_s": plan.ttft_s,
                     "bound": "host-memory", "concurrency": 1, "max_concurrency": 1, "offload": plan.to_contract()},
@@ -81,15 +81,15 @@ def offload_option(ctx: Any, gpu: GpuSpec, options: list[Any]) -> Any:
     if ctx.constraints.existing is not None:
         opt.labels.append("existing")
     opt._memory = (est, ow)
-    opt.tco = r._tco(ctx, gpu, opt)
-    opt.misses = r._misses(ctx, gpu, opt)
+    opt.tco = r.option_tco(ctx, gpu, opt)
+    opt.misses = r.target_misses(ctx, gpu, opt)
     opt.meets_targets = not opt.misses
-    facts = r._config_facts(ctx, gpu, opt, est, ow)
+    facts = r.config_facts(ctx, gpu, opt, est, ow)
     facts.pop("offload_cpu_bytes", None)  # the host's RAM is not known here: no server RAM assumed for a desktop
     facts.pop("cpu_ram_bytes", None)
     facts.pop("offload_ram_ratio", None)
     facts.update(offload_gpu_layers=plan.gpu_layers, offload_cpu_layers=plan.cpu_layers, offload_tokens_per_s=tps)
-    opt.findings = r._evaluate([facts])
+    opt.findings = r.evaluate_rules([facts])
     if any(f.severity == "block" for f in opt.findings):
         return None
     return opt

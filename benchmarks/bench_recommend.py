@@ -68,7 +68,7 @@ def _option_facts(workload: Any, constraints: Any) -> dict[str, Any]:
     model = catalog.model(workload.model)
     ctx = rec_mod._Ctx(model, workload, constraints, catalog)
     est, sized = opt._memory
-    return rec_mod._config_facts(ctx, catalog.gpu(opt.gpu), opt, est, sized)
+    return rec_mod.config_facts(ctx, catalog.gpu(opt.gpu), opt, est, sized)
 
 
 def _counting(fn: Any) -> tuple[Any, int, int]:

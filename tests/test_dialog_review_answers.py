@@ -335,7 +335,7 @@ def test_r39_a_rule_that_rules_a_card_out_is_still_named():
 def test_r39_misses_keep_blocked_only_for_a_rule_that_says_more():
     from types import SimpleNamespace
 
-    from advisor.conversation.compose import _misses, _restates
+    from advisor.conversation.render.options_table import misses as _misses, restates as _restates
 
     deadline = SimpleNamespace(rule_id="sizing-deadline-missed", severity="block")
     market = SimpleNamespace(rule_id="market-cn-restricted-2023", severity="block")
@@ -353,7 +353,7 @@ def test_r39_misses_keep_blocked_only_for_a_rule_that_says_more():
 # R40: a price from a source the registry marks low-reliability says so where it is shown (table, TCO, inputs)
 # --------------------------------------------------------------------------------------------------------------
 def test_r40_low_reliability_follows_the_sources_registry():
-    from advisor.conversation.compose import _low_reliability
+    from advisor.conversation.render.options_table import low_reliability as _low_reliability
 
     assert CAT.source("expert-2024").kind == "press-low"  # AI-server expert-call minutes, 2024-03-25
     assert _low_reliability("expert-2024") and _low_reliability("boke-2023, expert-2024")
@@ -436,7 +436,7 @@ def test_r47_lowest_cost_says_what_it_is_lowest_among():
     labelled option is the cheapest of all, it stays "lowest cost"."""
     from types import SimpleNamespace
 
-    from advisor.conversation.compose import _label_words
+    from advisor.conversation.render.options_table import label_words as _label_words
 
     row = _row(ask(STORY2)[1].answer, "16× NVIDIA L20")
     assert "lowest cost without consumer cards spread over servers" in row

@@ -135,7 +135,7 @@ def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
     """Run `api` with uvicorn until interrupted."""
     import uvicorn
 
-    from ui.web import settle_process
+    from ui.server_process import settle_process
 
     settle_process()  # long-running server: load what turns use, then keep it out of the collector's scans
     from ui import logs

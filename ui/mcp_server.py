@@ -31,6 +31,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
 from pydantic import Field
 
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError, InputError
 from ui import api_service as S
 
@@ -120,7 +121,7 @@ def sources_registry() -> dict[str, Any]:
 Short = Annotated[str, Field(max_length=200)]
 
 
-def size_deployment(model: Short, users: Short = "10", context: Short = "4096", region: Short = "global") -> str:
+def size_deployment(model: Short, users: Short = "10", context: Short = str(DEFAULT_CONTEXT), region: Short = "global") -> str:
     """Size an inference deployment: how many of which GPUs, how fast, and whether it fits."""
     return (f"Size a deployment of {model} for {users} concurrent users at {context} tokens of context "
             f"(region: {region}). Call `recommend` (concurrency={users}, context={context}, region={region}), then "

@@ -131,8 +131,8 @@ def _source_ids(value: Any) -> list[str]:
 
 def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str, Any],
            lang: str) -> tuple[list[str], list[str]]:
-    """The job and the constraints as phrases in `lang` (labels from advisor.conversation.compose)."""
-    from advisor.conversation.compose import FORMAT, REGION, SLOT_LABEL, TASK
+    """The job and the constraints as phrases in `lang` (labels from advisor.conversation.render.labels)."""
+    from advisor.conversation.render.labels import FORMAT, REGION, SLOT_LABEL, TASK
 
     zh = lang == "zh"
     job_words: list[str] = []
@@ -187,7 +187,7 @@ def _prices(options: Sequence[Mapping[str, Any]], lang: str) -> list[PriceLine]:
     for opt in options:
         price = opt.get("price")
         gpu = str(opt.get("gpu_name") or opt.get("gpu") or "?")
-        if not isinstance(price, Mapping) or R._num(price.get("amount")) is None or gpu in seen:
+        if not isinstance(price, Mapping) or R.number_or_none(price.get("amount")) is None or gpu in seen:
             continue
         seen.add(gpu)
         cond = str(price.get("condition") or "new")
@@ -199,7 +199,7 @@ def _prices(options: Sequence[Mapping[str, Any]], lang: str) -> list[PriceLine]:
     tco = options[0].get("tco") if options else None
     for entry in (tco.get("prices") or []) if isinstance(tco, Mapping) else []:
         name = str(entry.get("name", ""))
-        if "per card" in name or R._num(entry.get("value")) is None:
+        if "per card" in name or R.number_or_none(entry.get("value")) is None:
             continue  # the card's own price is listed above, with its condition
         out.append(PriceLine(item=_input_name(name, lang), amount=float(entry["value"]), currency=str(entry.get("unit") or ""),
                              condition="–", as_of=entry.get("as_of"), reliability=None,
@@ -224,7 +224,7 @@ def _findings(turn: Any, lang: str) -> list[FindingLine]:
 
     out: list[FindingLine] = []
     seen: set[str] = set()
-    for f in R._finding_dicts(turn):
+    for f in R.finding_dicts(turn):
         rule_id = str(f.get("rule_id", ""))
         if rule_id in seen:
             continue

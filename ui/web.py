@@ -33,7 +33,9 @@ from typing import Any
 
 from knowledge.errors import AdvisorError, InputError
 from ui import web_render as R
+from ui.server_process import settle_process
 from ui.web_page import CHAT_HEIGHT, CSS, SCROLL_TO_ANSWER_JS
+from ui.web_pool import TurnPool, default_workers, remote_factory
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +86,6 @@ class WebSettings:
 
     def worker_count(self) -> int:
         """Processes for deterministic turns: `workers`, else one per core but one (ui.web_pool)."""
-        from ui.web_pool import default_workers
-
         return default_workers() if self.workers is None else self.workers
 
 
@@ -523,7 +523,7 @@ def _first_capacity(turn: Any) -> float | None:
     memory = getattr(turn, "memory", None)
     options = getattr(turn, "options", None) or []
     for source in ([options[0]] if options and isinstance(options[0], Mapping) else []) + [memory]:
-        cap = R._capacity(source) if isinstance(source, Mapping) else None
+        cap = R.capacity_bytes(source) if isinstance(source, Mapping) else None
         if cap:
             return cap
     return None
@@ -683,8 +683,6 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
     settings = (settings or WebSettings()).validated()
     pool = None
     if controller is None and conversation_factory is None and settings.worker_count() > 0:
-        from ui.web_pool import TurnPool, remote_factory
-
         pool = TurnPool(settings.worker_count())
         conversation_factory = remote_factory(pool)
     if settings.export_dir:
@@ -987,33 +985,6 @@ def _api_middleware(settings: WebSettings) -> Any:
     from ui.api_http import web_middleware
 
     return web_middleware(settings.auth)
-
-
-# Garbage-collector thresholds of the server process (CPython's default is (700, 10, 10)); see settle_process.
-GC_THRESHOLDS = (20_000, 20, 20)
-
-
-def settle_process() -> None:
-    """Prepare a long-running server process: load what every deterministic turn uses (the dialog, the catalog,
-    the compiled rules) before the first user, then take it out of the garbage collector's way — `gc.freeze()`
-    moves everything alive now to a generation no collection scans, and `GC_THRESHOLDS` make collections rarer.
-    Measured under the 50-conversation burst (docs/performance.md): the collector was ~7 % of the server's CPU
-    (perf), and these two cut CPU per turn by ~19 % (26.8 → 21.7 ms, same machine, alternating runs). Memory is
-    still freed by reference counting; only cyclic garbage waits longer."""
-    import gc
-
-    try:
-        from advisor.conversation import dialog  # noqa: F401
-        from knowledge.catalog import load_catalog
-        from rules.engine import engine
-
-        load_catalog()
-        engine()
-    except Exception:  # noqa: BLE001 - the first turn reports the problem to its user, in their language
-        log.exception("could not load the catalog or the rules before serving")
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def start_turn_workers(demo: Any) -> int:

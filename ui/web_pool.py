@@ -24,6 +24,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from ui.server_process import settle_process
+
 log = logging.getLogger(__name__)
 
 TURN_TIMEOUT_S = 60.0  # a deterministic turn takes milliseconds; past this the server answers it itself
@@ -39,9 +41,8 @@ def default_workers(cpus: int | None = None) -> int:
 
 def _warm_worker() -> None:
     """Initializer of each worker: exit with the server (`_exit_with_parent`), then load what every turn uses and
-    set the garbage collector as the server process does (`ui.web.settle_process`)."""
+    set the garbage collector as the server process does (`ui.server_process.settle_process`)."""
     from ui.metrics import prepare_worker
-    from ui.web import settle_process
 
     _exit_with_parent()
     prepare_worker()  # count this worker's turns into the server's /metrics

@@ -304,7 +304,8 @@ def _plain(text: str) -> str:
 # Options table, memory chart, plots
 
 
-def _num(value: Any) -> float | None:
+def number_or_none(value: Any) -> float | None:
+    """`value` as a float when it is an int or float (not a bool), else None."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
@@ -313,19 +314,19 @@ def _num(value: Any) -> float | None:
 
 
 def fmt_gib(nbytes: Any) -> str:
-    v = _num(nbytes)
+    v = number_or_none(nbytes)
     return "–" if v is None else f"{v / GIB:,.1f}"
 
 
 def fmt_rate(value: Any) -> str:
-    v = _num(value)
+    v = number_or_none(value)
     if v is None:
         return "–"
     return f"{v:,.0f}" if v >= 100 else f"{v:,.1f}"
 
 
 def fmt_money(amount: Any, currency: str | None, as_of: str | None = None) -> str:
-    v = _num(amount)
+    v = number_or_none(amount)
     if v is None:
         return "–"
     text = f"{v:,.0f} {currency or ''}".strip()
@@ -336,9 +337,9 @@ def option_tokens_per_s(option: Mapping[str, Any]) -> float | None:
     """The option's headline throughput in tokens/s: total decode for serving, training tokens/s for training."""
     tp = option.get("throughput") or {}
     if not isinstance(tp, Mapping):
-        return _num(tp)
+        return number_or_none(tp)
     for key in ("decode_tokens_per_s_total", "tokens_per_s", "decode_tokens_per_s", "tokens_per_s_total"):
-        v = _num(tp.get(key))
+        v = number_or_none(tp.get(key))
         if v is not None:
             return v
     return None
@@ -347,16 +348,16 @@ def option_tokens_per_s(option: Mapping[str, Any]) -> float | None:
 def _money(value: Any) -> tuple[float | None, str | None]:
     """(amount, currency) from a number or an {"amount", "currency"} dict."""
     if isinstance(value, Mapping):
-        return _num(value.get("amount")), value.get("currency")
-    return _num(value), None
+        return number_or_none(value.get("amount")), value.get("currency")
+    return number_or_none(value), None
 
 
 def option_price(option: Mapping[str, Any]) -> tuple[float | None, str | None, str | None]:
     """(amount, currency, as_of) of one GPU of the option, as the recommender gives it (`price` is per card)."""
     price = option.get("price")
     if isinstance(price, Mapping):
-        return _num(price.get("amount")), price.get("currency"), price.get("as_of")
-    return _num(price), None, None
+        return number_or_none(price.get("amount")), price.get("currency"), price.get("as_of")
+    return number_or_none(price), None, None
 
 
 def option_purchase(option: Mapping[str, Any]) -> tuple[float | None, str | None]:
@@ -383,7 +384,7 @@ def option_tco(option: Mapping[str, Any]) -> tuple[float | None, str | None, Any
             if amount is not None:
                 return amount, currency or tco.get("currency"), tco.get("years")
         return None, None, None
-    return _num(tco), None, None
+    return number_or_none(tco), None, None
 
 
 LABEL_NAMES = {
@@ -486,11 +487,12 @@ def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dic
     return {"headers": list(TABLE_HEADERS.get(lang, TABLE_HEADERS["en"])), "data": rows}
 
 
-def _capacity(source: Mapping[str, Any] | None) -> float | None:
+def capacity_bytes(source: Mapping[str, Any] | None) -> float | None:
+    """A card's memory in bytes from the first capacity key a result carries, else None."""
     if not isinstance(source, Mapping):
         return None
     for key in ("capacity_bytes", "capacity", "memory_bytes", "gpu_memory_bytes"):
-        v = _num(source.get(key))
+        v = number_or_none(source.get(key))
         if v is not None and v > 0:
             return v
     return None
@@ -503,7 +505,7 @@ def _parts(source: Mapping[str, Any] | None) -> dict[str, float]:
     for nest in ("per_gpu_bytes", "parts", "breakdown"):
         if isinstance(source.get(nest), Mapping):
             source = {**source, **source[nest]}
-    return {p: float(source[p]) for p in PARTS if _num(source.get(p)) is not None and float(source[p]) > 0}
+    return {p: float(source[p]) for p in PARTS if number_or_none(source.get(p)) is not None and float(source[p]) > 0}
 
 
 def memory_chart_rows(turn: Any, lang: str = "en", limit: int = 5,
@@ -519,16 +521,16 @@ def memory_chart_rows(turn: Any, lang: str = "en", limit: int = 5,
         parts = _parts(opt.get("per_gpu_bytes"))
         if not parts:
             continue
-        cap = _capacity(opt) or (_capacity(memory) if i == 1 else None)
+        cap = capacity_bytes(opt) or (capacity_bytes(memory) if i == 1 else None)
         if cap is None and capacity_of is not None and opt.get("gpu"):
             cap = capacity_of(str(opt["gpu"]))
-        total = _num((opt.get("per_gpu_bytes") or {}).get("total")) or sum(parts.values())
+        total = number_or_none((opt.get("per_gpu_bytes") or {}).get("total")) or sum(parts.values())
         bars.append((f"{i}. {option_short(opt)}", {**parts, "_total": total}, cap))
     if not bars and isinstance(memory, Mapping) and _parts(memory):
         parts = _parts(memory)
-        total = _num(memory.get("total")) or sum(parts.values())
+        total = number_or_none(memory.get("total")) or sum(parts.values())
         bars.append((str(memory.get("label") or memory.get("gpu") or "1."), {**parts, "_total": total},
-                     _capacity(memory)))
+                     capacity_bytes(memory)))
     rows: list[dict[str, Any]] = []
     for name, parts, cap in bars:
         total = parts.pop("_total")
@@ -598,10 +600,10 @@ def context_sweep_rows(
     kv_rows: list[dict[str, Any]] = []
     for ctx in ctxs:
         per_gpu = estimate(ctx)
-        if not isinstance(per_gpu, Mapping) or _num(per_gpu.get("total")) is None:
+        if not isinstance(per_gpu, Mapping) or number_or_none(per_gpu.get("total")) is None:
             continue
         rows.append({"context": ctx, "series": total_name, "GiB": round(float(per_gpu["total"]) / GIB, 3)})
-        if _num(per_gpu.get("kv_cache")) is not None:
+        if number_or_none(per_gpu.get("kv_cache")) is not None:
             kv_rows.append({"context": ctx, "series": kv_name, "GiB": round(float(per_gpu["kv_cache"]) / GIB, 3)})
         if capacity_bytes:
             rows.append({"context": ctx, "series": cap_name, "GiB": round(capacity_bytes / GIB, 3)})
@@ -627,7 +629,7 @@ def money_axis_title(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str
 # Findings
 
 
-def _finding_dicts(turn: Any) -> list[dict[str, Any]]:
+def finding_dicts(turn: Any) -> list[dict[str, Any]]:
     """The turn's findings as dicts; when the turn has none, the options' findings (first occurrence of each id)."""
     found = []
     for f in _get(turn, "findings", []) or []:
@@ -657,7 +659,7 @@ def findings_markdown(turn: Any, lang: str = "en") -> str:
     then in small print the source, the "as of" date and the rule id (for looking the rule up)."""
     from rules.titles import rule_title
 
-    items = _finding_dicts(turn)
+    items = finding_dicts(turn)
     if not items:
         return label("no_findings", lang)
     marks = SEVERITY_MARK_ZH if lang == "zh" else SEVERITY_MARK
@@ -757,7 +759,7 @@ def export_json(turn: Any, *, question: str = "", questions: Sequence[str] = (),
         "model_name": _get(turn, "model_name", None),
         "lang": _get(turn, "lang", None),
         **contract,
-        "findings": _finding_dicts(turn),
+        "findings": finding_dicts(turn),
         "options": list(_get(turn, "options", []) or []),
         "memory": _get(turn, "memory", None),
         "workload": _get(turn, "workload", {}) or {},

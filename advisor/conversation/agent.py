@@ -623,17 +623,18 @@ def _reading(conversation: Any, text: str, lang: str) -> tuple[str, str | None]:
     `intent.implies_inference`). When it cannot be read: ("other", "model"), which requires no deciding number and
     lets the model ask."""
     try:
-        from advisor.conversation.dialog import DialogState, _catalog, _intent, merge, missing_blocking
+        from advisor.conversation.dialog import DialogState, default_catalog, merge, missing_blocking
+        from advisor.conversation.dialog_turn import read_intent
         from advisor.conversation.extract import extract
         from advisor.conversation.intent import implies_inference
 
         state = getattr(conversation, "state", None)
         fresh = not isinstance(state, DialogState)  # the session merges this turn's slots before the agent runs
         state = DialogState() if fresh else state.model_copy(deep=True)
-        slots = extract(text, _catalog(), pending=state.pending, lang=lang)
+        slots = extract(text, default_catalog(), pending=state.pending, lang=lang)
         if fresh and not slots.empty:
             merge(state, slots)
-        intent = _intent(text, slots, state)
+        intent = read_intent(text, slots, state)
         return intent, missing_blocking(state, implies_inference(intent, state.slots, text))
     except Exception:  # noqa: BLE001 - the reading only tightens the checks; never fail the turn over it
         log.warning("could not read the question's intent", exc_info=True)

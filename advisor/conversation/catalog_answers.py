@@ -12,6 +12,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from advisor.conversation import compose
+from advisor.conversation import firstscreen as fs
+from advisor.conversation.numbers import to_number
+from advisor.conversation.render.book import Book
+from advisor.conversation.render.labels import pick
+from advisor.conversation.render.options_table import CHINA_STATUS
 from advisor.conversation.turn import Step, Turn
 
 SRC_CATALOG = "knowledge catalog"
@@ -19,10 +25,7 @@ SRC_COST = "advisor.estimator.cost.estimate_tco"
 
 
 def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: Any) -> Iterator[Step | Turn]:
-    from advisor.conversation import compose
-    from advisor.conversation import firstscreen as fs
-
-    book = compose.Book()
+    book = Book()
     mentions = ([slots.existing] if slots.existing else []) + list(slots.candidates)
     low = (text or "").lower()  # in the order the user named them ("H20 … H100 的六分之一": H20 / H100)
     mentions.sort(key=lambda m: low.find((m.text or "").lower()) if (m.text or "").lower() in low else len(low))
@@ -51,7 +54,7 @@ def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: 
     body = "\n\n".join(x for x in [lead, question, fs.details("详情" if zh else "Details", rest)] if x)
     step = Step(name="lookup_gpu", arguments={"gpus": [g.id for g in gpus]}, summary=", ".join(g.name for g in gpus))
     yield step
-    yield compose._turn(body, lang, state, book, questions=[question], steps=[step],
+    yield compose.finish_turn(body, lang, state, book, questions=[question], steps=[step],
                         extra={"kind": "catalog", "intent": intent, "pending": state.pending, "answer_verdict": None,
                                "deciding": deciding})
 
@@ -59,11 +62,9 @@ def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: 
 def _market(gpu: Any, count: int, currency: str, region: str, book: Any, lang: str, with_price: bool,
             price_first: bool = False) -> tuple[str, str]:
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
-    from advisor.conversation.compose import CHINA_STATUS, _l
-
     zh = lang == "zh"
     ch = gpu.china
-    status = _l(CHINA_STATUS.get(ch.status, (ch.status, ch.status)), lang)
+    status = pick(CHINA_STATUS.get(ch.status, (ch.status, ch.status)), lang)
     when = ch.as_of.isoformat()
     buyable = ch.status in ("available", "china_variant")
     if zh:
@@ -173,8 +174,6 @@ _EN_FRACTIONS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "
 def ratio_claim(text: str) -> tuple[str, float] | None:
     """("compute" or "bandwidth", first card / second card) of a stated ratio ("H20 的算力只有 H100 的六分之一",
     "the H100 is 3x faster than the A100 at training"); None when no ratio or no metric is named."""
-    from advisor.conversation.extract import to_number
-
     s = (text or "").lower()
     metric = ("bandwidth" if re.search(r"带宽|bandwidth|decode|生成速度|推理速度", s) else
               "compute" if re.search(r"算力|tflops|flops|compute|训练|training|prefill", s) else None)
@@ -226,8 +225,6 @@ def _spec_claim(gpu: Any, claim: Any, text: str, book: Any, lang: str) -> tuple[
 
 def capabilities_turn(state: Any, lang: str) -> Turn:
     """"What can you do?": what the advisor does and three example questions, in the user's language."""
-    from advisor.conversation import compose
-
     zh = lang == "zh"
     if zh:
         body = ("我帮您为大模型任务选 GPU 并算清楚：**用哪种卡、要几张、放不放得下、跑多快、训练要多久、花多少钱**。"
@@ -244,8 +241,8 @@ def capabilities_turn(state: Any, lang: str) -> Turn:
                 "- Will Qwen2.5-32B in 4-bit fit on one RTX 4090 with 8k context?\n"
                 "- How many H100s do I need to serve Llama-3.1-70B to 50 users?\n"
                 "- How long does a LoRA fine-tune of Mistral-7B on 500M tokens take on one A100?")
-    book = compose.Book()
+    book = Book()
     book.text(body, "example question", "fixed example questions (advisor.conversation.catalog_answers)")
-    return compose._turn(body, lang, state, book, extra={"kind": "capabilities", "intent": "capabilities",
+    return compose.finish_turn(body, lang, state, book, extra={"kind": "capabilities", "intent": "capabilities",
                                                          "pending": state.pending, "answer_verdict": None,
                                                          "deciding": ""})

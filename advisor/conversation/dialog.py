@@ -16,24 +16,23 @@ import logging
 import math
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from advisor.conversation.extract import GpuMention, Slots, extract
-from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
-from advisor.conversation.lang import say
-from advisor.conversation.turn import Step, Turn
+from advisor.conversation.turn import Step
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.errors import AdvisorError, InputError, NotValidated
+from knowledge.record import RecordError
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 DEFAULT_MODEL = "qwen2.5-7b"
-from advisor.workload import DEFAULT_CONTEXT, default_context  # noqa: E402  (one place for the default)
+from advisor.workload import default_context  # noqa: E402  (one place for the default)
 SERVE_COUNTS = (1, 2, 4, 8)
 from advisor.recommend_offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
 
@@ -148,7 +147,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
 
 def observe(state: DialogState, text: str, lang: str = "en", catalog: Any = None) -> Slots:
     """Extraction and merge only (used in LLM mode so the state follows the conversation)."""
-    slots = extract(text or "", catalog if catalog is not None else _catalog(), pending=state.pending, lang=lang)
+    slots = extract(text or "", catalog if catalog is not None else default_catalog(), pending=state.pending, lang=lang)
     if slots.reset:
         reset(state)
     elif not slots.empty:
@@ -216,7 +215,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
                                 f"权重按 {native.upper()} 计算（模型发布时的精度）"))
     context = s.context
     if context is None:
-        context = default_context(_catalog().find_model(s.model or "") if task == "inference" else None)
+        context = default_context(default_catalog().find_model(s.model or "") if task == "inference" else None)
         notes.append(Assumption("context {ctx} per sequence", "每条序列上下文 {ctx}",
                                 {"ctx": (context, "tokens", "advisor.workload.default_context")}))
     concurrency = s.concurrency
@@ -265,7 +264,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
 
 def default_weights(model_id: str | None) -> str:
     """The serving precision the estimator assumes when none is given: the checkpoint's own (FP8 for DeepSeek-V3)."""
-    spec = _catalog().find_model(model_id) if model_id else None
+    spec = default_catalog().find_model(model_id) if model_id else None
     if spec is None:
         return "bf16"
     from advisor.estimator.memory import default_inference_format
@@ -297,7 +296,7 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["candidates"] = tuple(c.gpu for c in s.candidates)
     elif s.excluded or s.excluded_vendors:  # "国内买不到 A100", "no NVIDIA": search every other card
         vendors = {v.lower() for v in s.excluded_vendors}
-        kwargs["candidates"] = tuple(g.id for g in _catalog().gpus
+        kwargs["candidates"] = tuple(g.id for g in default_catalog().gpus
                                      if g.id not in s.excluded and g.vendor.lower() not in vendors)
         notes.append(Assumption("left out as you asked: " + ", ".join(s.excluded + [v.upper() for v in vendors]),
                                 "按您的要求不考虑：" + "、".join(s.excluded + [v.upper() for v in vendors])))
@@ -425,211 +424,19 @@ def accept_default(state: DialogState, slot: str, lang: str) -> None:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# the driver
+# the catalog every turn reads
 # ----------------------------------------------------------------------------------------------------------------
 _CATALOG: Any = None
 
 
-def _catalog() -> Any:
+def default_catalog() -> Any:
+    """The package catalog, loaded on first use and kept for the process (what a driver without its own uses)."""
     global _CATALOG
     if _CATALOG is None:
         from knowledge.catalog import load_catalog
 
         _CATALOG = load_catalog()
     return _CATALOG
-
-
-class DialogDriver:
-    """Answers a Conversation deterministically; same `run(conversation, text)` shape as the agent driver."""
-
-    def __init__(self, catalog: Any = None) -> None:
-        self._catalog = catalog
-
-    @property
-    def catalog(self) -> Any:
-        return self._catalog if self._catalog is not None else _catalog()
-
-    def run(self, conversation: Any, text: str) -> Iterator[Step | Turn]:
-        lang = conversation.lang if conversation.lang in ("zh", "en") else "en"
-        yield from respond(conversation.state, text, lang, self.catalog)
-
-
-def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[Step | Turn]:
-    """One deterministic turn over `state` (mutated only when the turn succeeds)."""
-    from advisor.conversation import compose
-
-    text = text or ""
-    if not text.strip():
-        yield compose.simple_turn("empty", lang, state, pending_question=True)
-        return
-    slots = extract(text, catalog, pending=state.pending, lang=lang)
-    intent = _intent(text, slots, state)
-    if slots.negative:  # "-5 张 H100": bad input, said in one line; the conversation goes on unchanged
-        yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
-                                  text=compose.negative_line(slots.negative, lang))
-        return
-    if intent == "capabilities":  # "what can you do?": said with three examples; nothing is changed
-        from advisor.conversation.catalog_answers import capabilities_turn
-
-        yield capabilities_turn(state, lang)
-        return
-    if slots.model is None and slots.size_params is None and slots.claim is not None and intent == "claim" and (
-            slots.candidates or slots.existing) and state.slots.model is None:
-        from advisor.conversation import catalog_answers  # "someone said the 4090 has 48 GB": the catalog answers
-
-        yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
-        return
-    if slots.model is None and slots.size_params is None and slots.claim is None:
-        quoted = match_spec_claim(text, slots)
-        if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
-                slots.candidates or slots.existing):
-            from advisor.conversation import catalog_answers
-
-            yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
-            return
-        if quoted is not None:  # "指南说 4090 的 FP16 是 82.6 TFLOPS，对吗？": check it; the workload is untouched
-            steps: list[Step] = []
-            findings = _claim_findings(quoted, steps)
-            for step in steps:
-                yield step
-            yield compose.guide_claim_turn(quoted, findings, state, lang, catalog)
-            return
-    notes: list[str] = []  # keys of fixed sentences, rendered by compose
-    if slots.truncated:
-        notes.append("truncated")
-    if slots.injection:
-        notes.append("injection")
-    if slots.reset:
-        reset(state)
-        yield compose.simple_turn("reset", lang, state)
-        return
-    if slots.out_of_range:  # say what was read and the limit; nothing else of this message is taken
-        from advisor.conversation.ranges import reply
-
-        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, kind="input_error",
-                                  text=reply(slots.out_of_range, lang))
-        return
-
-    working = state.model_copy(deep=True)
-    if slots.default and working.pending:
-        accept_default(working, working.pending, lang)
-        working.pending = None
-    elif slots.default and working.slots.model is None:
-        accept_default(working, "model", lang)
-
-    # a question about the previous answer with nothing new in it ("why that much?", "这个配置要多少钱？", "how many
-    # users can that setup serve?"): the last workload answered again for this question
-    about_previous = state.answered > 0 and (intent == "explain" or (
-        intent in ("how_much", "how_long", "how_many", "feasibility", "which") and (slots.refers_previous or slots.question_words)))
-    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None) and not about_previous:
-        if slots.greeting:
-            body = "greeting"
-        elif slots.thanks:
-            body = "thanks"
-        elif slots.injection:
-            body = ""
-        else:
-            body = "nonsense"
-        yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
-        return
-
-    _read_references(working, slots, intent)
-    changes = merge(working, slots)
-    working.intent = intent
-    if working.pending and working.pending not in BLOCKING:
-        answered_pending = _slot_known(working.slots, working.pending)
-        if not answered_pending and working.pending not in working.asked:
-            working.asked.append(working.pending)
-    working.pending = None
-
-    blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
-    if blocking:
-        working.pending = blocking
-        if blocking not in working.asked:
-            working.asked.append(blocking)
-        q_steps: list[Step] = []
-        premise = premise_findings(working.slots, catalog, q_steps)  # "4090 over NVLink": corrected at once
-        for step in q_steps:
-            yield step
-        turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes,
-                                     findings=premise)
-        _commit(state, working)
-        yield turn
-        return
-
-    try:
-        workload, w_notes = build_workload(working)
-        constraints, c_notes = build_constraints(working, lang)
-    except AdvisorError as exc:
-        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, text=exc.localized(lang))
-        return
-    assert workload is not None
-    steps: list[Step] = []
-    try:
-        evaluation = evaluate(workload, constraints, working, catalog, steps)
-    except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us
-        for step in steps:
-            yield step
-        working.pending = None
-        _commit(state, working)
-        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, text=exc.localized(lang),
-                                  kind="input_error")
-        return
-    for step in steps:
-        yield step
-    evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
-    evaluation.intent = intent
-    evaluation.asks_users = intent == "how_many" and asks_users(text)
-    evaluation.asks_need = intent == "explain" and asks_memory(text)
-    follow = next_question(working)
-    working.pending = follow
-    if follow and follow not in working.asked:
-        working.asked.append(follow)
-    turn = compose.answer_turn(evaluation, working, lang, catalog, notes=notes, slots=slots, changes=changes,
-                               question=follow)
-    turn.steps = list(steps)
-    working.answered += 1
-    _commit(state, working)
-    yield turn
-
-
-def _intent(text: str, slots: Slots, state: DialogState) -> str:
-    """The question's intent, read from what precedes any injection attempt."""
-    from advisor.conversation.extract import _INJECTION
-    from advisor.conversation.reading import cut_at_injection
-
-    low = (text or "").lower()
-    hit = _INJECTION.search(low)
-    return classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
-
-
-def _read_references(state: DialogState, slots: Slots, intent: str) -> None:
-    """What a turn means beyond its slots: "that setup / 这个配置" pins the previous answer's configuration; a
-    feasibility question about one card named without a count is about one card ("can the 4060 Ti do 32k?")."""
-    named = bool(slots.candidates or slots.existing)
-    last = state.last_workload or {}
-    if slots.refers_previous and not named and last.get("top_gpu"):
-        slots.candidates = [GpuMention(gpu=last["top_gpu"], count=int(last.get("top_count") or 1),
-                                       text="previous answer")]
-    elif (intent == "feasibility" and len(slots.candidates) == 1 and slots.candidates[0].count is None
-          and slots.gpu_count is None and slots.existing is None):
-        slots.candidates[0].count = 1
-    elif intent == "feasibility" and slots.existing is not None and slots.existing.count is None and slots.gpu_count is None:
-        slots.existing.count = 1
-
-
-def _slot_known(s: Slots, slot: str) -> bool:
-    return {
-        "concurrency": s.concurrency is not None or s.qps is not None, "context": s.context is not None,
-        "weights": s.weights is not None, "region": s.region is not None, "budget": s.budget is not None,
-        "output_tokens": s.output_tokens is not None, "train_tokens": s.train_tokens is not None,
-        "deadline": s.deadline_s is not None,
-    }.get(slot, False)
-
-
-def _commit(state: DialogState, working: DialogState) -> None:
-    for name in type(state).model_fields:
-        setattr(state, name, getattr(working, name))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1245,7 +1052,7 @@ def premise_findings(slots: Slots, catalog: Any, steps: list[Step]) -> list[Any]
     return out
 
 
-def _claim_findings(claim: Any, steps: list[Step]) -> list[Any]:
+def claim_findings(claim: Any, steps: list[Step]) -> list[Any]:
     """The claims rules' findings for a guide claim (wording and citation from the rule metadata)."""
     from rules.engine import evaluate as evaluate_rules
     from rules.facts import ClaimFacts

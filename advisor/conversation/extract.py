@@ -21,7 +21,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from advisor.conversation import reading
-from advisor.conversation.numbers import BIG_SCALE, names_other_slot, with_scale
+from advisor.conversation.numbers import BIG_SCALE, DIGITS, names_other_slot, to_number, with_scale
+from advisor.conversation.numbers import cn_int  # noqa: F401 (read from here by callers of the extractor)
 from advisor.conversation.numbers import read as read_number
 from advisor.conversation.ranges import OutOfRange, check
 
@@ -30,47 +31,11 @@ MAX_CHARS = 4000  # longer messages are cut (the dialog says so)
 # ---------------------------------------------------------------------------------------------------------------
 # numbers in words and digits
 # ---------------------------------------------------------------------------------------------------------------
-_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-             "八": 8, "九": 9, "单": 1, "双": 2}
-_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
-_EN_NUM = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair of": 2, "three": 3, "four": 4,
-           "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-           "sixteen": 16, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "a couple of": 2}
-
 # each number pattern starts with a look-behind, so a long run of digits is tried from one position only
 # (without it, "9" * 4000 backtracks quadratically in every pattern that begins with a number)
 CN_NUM = r"(?<![零〇一二两俩三四五六七八九十百千])[零〇一二两俩三四五六七八九十百千]+"
-DIGITS = r"(?<!\d)\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d{1,3}(?![a-z\d]))?"  # 1e3 read whole (not "fp8e4m3")
 NUM = rf"(?:{DIGITS}|{CN_NUM})"
 EN_WORD_NUM = r"(?:a couple of|pair of|an|a|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty|thirty|forty|fifty)"
-
-
-def cn_int(text: str) -> int | None:
-    """Chinese numerals up to 9999 ("十二" = 12, "两" = 2, "二十" = 20, "一百" = 100); None when not one."""
-    if not text or any(ch not in _CN_DIGIT and ch not in _CN_UNIT for ch in text):
-        return None
-    total, digit = 0, None
-    for ch in text:
-        if ch in _CN_DIGIT:
-            digit = _CN_DIGIT[ch]
-        else:
-            total += (1 if digit is None else digit) * _CN_UNIT[ch]
-            digit = None
-    return total + (digit or 0)
-
-
-def to_number(text: str) -> float | None:
-    """'1,200' -> 1200.0, '2.5' -> 2.5, '四' -> 4.0, 'two' -> 2.0; None otherwise."""
-    text = text.strip().lower()
-    if not text:
-        return None
-    if re.fullmatch(DIGITS, text):
-        return float(text.replace(",", ""))  # 1e400 is inf: out of every range (ranges.check)
-    if text in _EN_NUM:
-        return float(_EN_NUM[text])
-    value = cn_int(text)
-    return None if value is None else float(value)
-
 
 _SCALE = {"k": 1e3, "thousand": 1e3, "千": 1e3, "w": 1e4, "万": 1e4, "十万": 1e5, "百万": 1e6, "m": 1e6,
           "mn": 1e6, "million": 1e6, "千万": 1e7, "亿": 1e8, "b": 1e9, "bn": 1e9, "billion": 1e9, "十亿": 1e9,
@@ -421,7 +386,7 @@ def normalise(text: str) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 # patterns
 # ---------------------------------------------------------------------------------------------------------------
-_INJECTION = re.compile(
+INJECTION = re.compile(
     r"ignore (?:all |any |the )?(?:your |previous |prior |above |earlier )*(?:instructions|rules|prompts?|directions)"
     r"|disregard (?:all |your |previous |the )*(?:instructions|rules)|system prompt|developer mode|jailbreak"
     r"|you are now|act as (?:an? )?(?:unrestricted|evil|different)|reveal (?:your|the) (?:prompt|instructions)"
@@ -579,10 +544,10 @@ def extract(text: str, catalog: Any = None, *, pending: str | None = None, lang:
         raw, slots.truncated = raw[:MAX_CHARS], True
     t = _Text(raw)
     s0 = t.s
-    injected = _INJECTION.search(s0)
+    injected = INJECTION.search(s0)
     slots.injection = bool(injected)
     if injected:  # nothing from the injected sentence onwards feeds a slot
-        for hit in list(_INJECTION.finditer(s0)):
+        for hit in list(INJECTION.finditer(s0)):
             t.consume(*reading.injected_span(t.s, hit.start()))
         s0 = t.s
     slots.reset = bool(_RESET.match(s0))

@@ -16,6 +16,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.conversation.dialog import default_weights
+from advisor.conversation.render.book import (
+    SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, SRC_USER, decimals_for,
+)
+from advisor.conversation.render.labels import REGION, format_label, pick, task_label
+from advisor.conversation.render.options_table import (
+    misses, opt_layout, opt_memory, opt_name, opt_price, opt_speed, opt_tco,
+)
+
 GIB = 2**30
 DETAILS_OPEN = "<details>"
 _DETAILS = re.compile(r"<details><summary>(?P<title>.*?)</summary>\n\n(?P<body>.*?)\n\n</details>", re.S)
@@ -68,7 +77,7 @@ def _yes_no(verdict: str | None, zh: bool) -> str:
             "with_changes": ("**按原样不行**", "**Not as asked**")}.get(verdict or "", ("", ""))[0 if zh else 1]
 
 
-def memory_lead(ev: Any, cap: Any, top: Any, book: Any, lang: str, c: Any) -> Lead:
+def memory_lead(ev: Any, cap: Any, top: Any, book: Any, lang: str) -> Lead:
     """A bare capacity ("28GB 显存够吗"): the job's memory need on one device against it. A card sold as "N GB"
     has N GiB (N·2^30 bytes); the need includes KV cache, activations and the engine's runtime."""
     zh = lang == "zh"
@@ -76,11 +85,11 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Any, lang: str, c: Any) -> Le
     cap_bytes = int(cap.value * GIB)
     fits = bool(need.fits(cap_bytes))
     model = ev.model.name
-    fmt = c._fmt(need_format(ev), lang)
+    fmt = format_label(need_format(ev), lang)
     total = book.gib("total memory need (unsharded)", need.per_gpu.total)
     weights = book.gib("weights (unsharded)", need.per_gpu.weights)
     usable = book.gib(f"usable memory of a {cap.value:g} GiB card", need.usable_bytes(cap_bytes))
-    typed = book.num("capacity you named", cap.value, cap.unit, c.SRC_USER, c._digits(cap.value))
+    typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value))
     verdict = "yes" if fits else "no"
     if fits:
         text = (f"{_yes_no(verdict, zh)}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，{typed} 的卡可用 {usable}，放得下。" if zh
@@ -96,7 +105,7 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Any, lang: str, c: Any) -> Le
                 else f"{_yes_no(verdict, zh)} — {model} at {fmt} needs about {total} with its KV cache and runtime, not "
                 f"{typed}: the weights alone are about {weights}.")
         if top is not None and top.fits:
-            text += (f"{c._opt_name(top, book)} 放得下。" if zh else f" {c._opt_name(top, book)} fits it.")
+            text += (f"{opt_name(top, book)} 放得下。" if zh else f" {opt_name(top, book)} fits it.")
     return Lead(text, verdict, "total memory need (unsharded)")
 
 
@@ -105,26 +114,24 @@ def need_format(ev: Any) -> str:
 
 
 def c_default_weights(ev: Any) -> str:
-    from advisor.conversation.dialog import default_weights
-
     return default_weights(ev.workload.model) if ev.workload.task == "inference" else "bf16"
 
 
-def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -> Lead:
+def option_lead(o: Any, ev: Any, book: Any, lang: str, one_card: bool) -> Lead:
     """One configuration the user named: yes with the need and speed, or no with the shortfall and what would make
     it work (the recommender's changes checked on it, else the best configuration that fits)."""
     zh = lang == "zh"
-    name = c._opt_name(o, book)
+    name = opt_name(o, book)
     need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
     usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes,
                       f"catalog: {o.gpu} memory_bytes × engine usable fraction")
     if o.fits:
-        speed = c._opt_speed(o, book, lang, ev.workload)
+        speed = opt_speed(o, book, lang, ev.workload)
         label = ("训练时间" if ev.workload.is_training else "速度") if zh else ""
         tail = "" if speed == "—" else (f"；{label} {speed}" if zh else f"; {speed}")
-        missing = c._misses(o, lang)
+        missing = misses(o, lang)
         warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
-        lay = c._opt_layout(o, lang, book)
+        lay = opt_layout(o, lang, book)
         return Lead((f"**可以：{name} 放得下**{warn}（{lay}），每卡需要 {need}，可用 {usable}{tail}。" if zh else
                      f"**Yes: {name} fits**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}."),
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
@@ -132,7 +139,7 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
                      o.per_gpu_bytes.get("total", 0) - o.usable_bytes, "computed: need − usable")
     off = ev.offload
     if ev.offload_asked and off is not None and off.gpu == o.gpu and o.count == 1:
-        return offload_lead(off, ev, book, lang, c, short)
+        return offload_lead(off, ev, book, lang, short)
     who = ("一张卡" if zh else "one card") if one_card and o.count == 1 else name
     changes = list(ev.named_changes or [])
     verdict = "with_changes" if changes else "no"
@@ -143,28 +150,28 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, c: Any, one_card: bool) -
     if changes:
         ch = changes[0]
         msg = book.text(ch.message_zh if zh and ch.message_zh else ch.message, f"change ({ch.kind}) for {name}",
-                        c.SRC_RECOMMEND)
+                        SRC_RECOMMEND)
         head += (f"可行的改法：{msg}" if zh else f" What would make it work: {msg}")
         head = head.rstrip("。.") + ("。" if zh else ".")
     else:
         alt = _best_other(ev, o)
         if alt is not None:
-            head += (f"{c._opt_name(alt, book)} 放得下。" if zh else f" {c._opt_name(alt, book)} fits it.")
+            head += (f"{opt_name(alt, book)} 放得下。" if zh else f" {opt_name(alt, book)} fits it.")
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
 
 
-def offload_lead(off: Any, ev: Any, book: Any, lang: str, c: Any, short: str) -> Lead:
+def offload_lead(off: Any, ev: Any, book: Any, lang: str, short: str) -> Lead:
     """"One card plus RAM offload?": yes, slowly — llama.cpp keeps `-ngl` layers on the card and the rest in system
     RAM; decode is bound by the host's memory bandwidth (advisor.estimator.offload, rule sizing-layer-offload-slow)."""
     zh = lang == "zh"
     lay, t = off.layout, off.throughput
     where = f"on 1× {off.gpu_name} with layer offload"
-    ngl = book.count(f"GPU layers (-ngl) {where}", lay["ngl"], "layers", c.SRC_RECOMMEND)
-    rest = book.count(f"layers in system RAM {where}", lay["cpu_layers"], "layers", c.SRC_RECOMMEND)
+    ngl = book.count(f"GPU layers (-ngl) {where}", lay["ngl"], "layers", SRC_RECOMMEND)
+    rest = book.count(f"layers in system RAM {where}", lay["cpu_layers"], "layers", SRC_RECOMMEND)
     ram = book.gib(f"system RAM for the offloaded layers {where}", lay["system_ram_bytes"])
     tps = t["decode_tokens_per_s"]
-    speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", c.SRC_THROUGHPUT, 1 if tps < 10 else 0)
-    fmt = c._fmt(lay["weights"], lang)
+    speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
+    fmt = format_label(lay["weights"], lang)
     return Lead((f"**可以，但很慢**：用 llama.cpp 按层卸载（{fmt}），`-ngl {ngl}` 层放在 {off.gpu_name} 上，其余 {rest} 层放进"
                  f"系统内存（需 {ram}），生成约 {speed}。不卸载的话一张卡差 {short}。" if zh else
                  f"**Yes, slowly** — with llama.cpp layer offload ({fmt}), `-ngl {ngl}` layers stay on the "
@@ -178,20 +185,20 @@ def _best_other(ev: Any, o: Any) -> Any:
     return next((x for x in pool if x.fits and x.meets_targets and (x.gpu, x.count) != (o.gpu, o.count)), None)
 
 
-def count_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
+def count_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead:
     zh = lang == "zh"
     need = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))
     usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
                       f"catalog: {top.gpu} memory_bytes × engine usable fraction")
-    name = c._opt_name(top, book)
-    missing = c._misses(top, lang)  # a rule's exclusion stays in the first sentence
+    name = opt_name(top, book)
+    missing = misses(top, lang)  # a rule's exclusion stays in the first sentence
     warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
-    return Lead((f"需要 {name}{warn}：每卡 {need}，可用 {usable}（{c._opt_layout(top, lang, book)}）。" if zh else
-                 f"You need {name}{warn}: {need} per GPU of {usable} usable ({c._opt_layout(top, lang, book)})."),
+    return Lead((f"需要 {name}{warn}：每卡 {need}，可用 {usable}（{opt_layout(top, lang, book)}）。" if zh else
+                 f"You need {name}{warn}: {need} per GPU of {usable} usable ({opt_layout(top, lang, book)})."),
                 None, f"GPUs ({top.gpu_name})")
 
 
-def users_lead(o: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
+def users_lead(o: Any, ev: Any, book: Any, lang: str) -> Lead | None:
     """"How many users can it serve?": the most concurrent sequences of the asked context that fit on `o` (the
     configuration's limits when the user named it, else its full-load capacity), with the decode speed there."""
     zh = lang == "zh"
@@ -202,45 +209,45 @@ def users_lead(o: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
     speed = (lim.at_max if lim is not None and lim.at_max else None) or cap
     if not n:
         return None
-    name = c._opt_name(o, book)
-    most = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", int(n), "sequences", c.SRC_MEMORY)
-    ctx = book.tokens("context", ev.workload.context, c.SRC_DEFAULT, lang)
+    name = opt_name(o, book)
+    most = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", int(n), "sequences", SRC_MEMORY)
+    ctx = book.tokens("context", ev.workload.context, SRC_DEFAULT, lang)
     tail = ""
     if speed and speed.get("total"):
         tot = book.num(f"decode tokens/s total at {int(n)} sequences on {o.count}× {o.gpu_name}", speed["total"],
-                       "tokens/s", c.SRC_THROUGHPUT, 0)
+                       "tokens/s", SRC_THROUGHPUT, 0)
         per = book.num(f"decode tokens/s per sequence at {int(n)} sequences on {o.count}× {o.gpu_name}",
-                       speed["per_seq"], "tokens/s", c.SRC_THROUGHPUT, 1 if speed["per_seq"] < 10 else 0)
+                       speed["per_seq"], "tokens/s", SRC_THROUGHPUT, 1 if speed["per_seq"] < 10 else 0)
         tail = (f"，此时合计 {tot}（每路 {per}）" if zh else f", {tot} in total ({per} per user) at that load")
     return Lead((f"{name} 最多可同时服务 {most} 路 {ctx} 的请求{tail}。" if zh else
                  f"{name} serves at most {most} concurrent requests of {ctx}{tail}."), None,
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
 
 
-def time_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
+def time_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead | None:
     zh = lang == "zh"
     tr = top.training or {}
     if not tr.get("wall_s"):
         return None
-    name = c._opt_name(top, book)
-    days = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", tr["wall_s"] / 86400, "days", c.SRC_TRAINING,
+    name = opt_name(top, book)
+    days = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
                     1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
-    hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr["gpu_hours"], "GPU-hours", c.SRC_TRAINING, 0,
+    hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
                      suffix="" if zh else "GPU-hours")
-    tokens = book.tokens("training tokens", ev.workload.train_tokens, c.SRC_USER, lang) if ev.workload.train_tokens else ""
+    tokens = book.tokens("training tokens", ev.workload.train_tokens, SRC_USER, lang) if ev.workload.train_tokens else ""
     return Lead((f"在 {name} 上{('训练 ' + tokens + ' ') if tokens else ''}约需 {days}（GPU 时数 {hours}）。" if zh else
                  f"About {days} on {name}{(' for ' + tokens) if tokens else ''} ({hours})."),
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
 
-def price_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
+def price_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead | None:
     zh = lang == "zh"
-    name = c._opt_name(top, book)
+    name = opt_name(top, book)
     if not top.price:  # asked for a price the catalog does not have: said, not replaced by another answer
         return Lead((f"目录中没有 {top.gpu_name} 的带日期价格，所以 {name} 无法报价。" if zh else
                      f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced."), None, "")
-    price = c._opt_price(top, book, lang)
-    tco = c._opt_tco(top, book, lang)
+    price = opt_price(top, book, lang)
+    tco = opt_tco(top, book, lang)
     years = (top.tco or {}).get("years")
     tail = ""
     if tco != "—" and years:
@@ -251,40 +258,40 @@ def price_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead | None:
                 None, f"purchase price of {top.count}× {top.gpu_name} (GPUs only)")
 
 
-def compare_lead(users: list[Any], ev: Any, book: Any, lang: str, c: Any) -> Lead:
+def compare_lead(users: list[Any], ev: Any, book: Any, lang: str) -> Lead:
     zh = lang == "zh"
     parts = []
     for o in users[:4]:
         bits = [("放得下" if zh else "fits") if o.fits else ("放不下" if zh else "does not fit")]
-        bits.append(c._opt_layout(o, lang, book))  # engine and format: a card sized on a quantised path says so
+        bits.append(opt_layout(o, lang, book))  # engine and format: a card sized on a quantised path says so
         if o.fits:
-            bits += c._misses(o, lang)
-            speed = c._opt_speed(o, book, lang, ev.workload)
+            bits += misses(o, lang)
+            speed = opt_speed(o, book, lang, ev.workload)
             if speed != "—":
                 bits.append(speed)
             if o.price:
-                bits.append(c._opt_price(o, book, lang))
+                bits.append(opt_price(o, book, lang))
         else:
-            bits.append(c._opt_memory(o, book, lang))
-        parts.append(f"{c._opt_name(o, book)}：{'，'.join(bits)}" if zh else f"{c._opt_name(o, book)}: {', '.join(bits)}")
+            bits.append(opt_memory(o, book, lang))
+        parts.append(f"{opt_name(o, book)}：{'，'.join(bits)}" if zh else f"{opt_name(o, book)}: {', '.join(bits)}")
     return Lead(("；".join(parts) + "。") if zh else ("; ".join(parts) + "."), None, "")
 
 
-def which_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
+def which_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead:
     zh = lang == "zh"
-    name = c._opt_name(top, book)
+    name = opt_name(top, book)
     need = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))
     usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
                       f"catalog: {top.gpu} memory_bytes × engine usable fraction")
-    extra = [x for x in (c._opt_speed(top, book, lang, ev.workload), c._opt_price(top, book, lang) if top.price else "")
+    extra = [x for x in (opt_speed(top, book, lang, ev.workload), opt_price(top, book, lang) if top.price else "")
              if x and x != "—"]
-    lay = c._opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
+    lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
     return Lead((f"建议 {name}（{lay}）：每卡 {need}，可用 {usable}；{'；'.join(extra)}。" if zh else
                  f"{name} ({lay}): {need} per GPU of {usable} usable; {'; '.join(extra)}."), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
 
 
-def need_lead(ev: Any, top: Any, book: Any, lang: str, c: Any) -> Lead:
+def need_lead(ev: Any, top: Any, book: Any, lang: str) -> Lead:
     """"How much memory does it need?": the job's total need on one device (unsharded) as the sum of its parts,
     then the configuration that holds it."""
     zh = lang == "zh"
@@ -295,9 +302,9 @@ def need_lead(ev: Any, top: Any, book: Any, lang: str, c: Any) -> Lead:
              "activations": ("激活", "activations"), "overhead": ("运行时开销", "runtime overhead")}
     terms = [f"{names[k][0 if zh else 1]} {book.gib(f'{k} (unsharded)', getattr(per, k))}" for k in names
              if getattr(per, k, 0) > 0]
-    fmt = c._fmt(need_format(ev), lang)
-    fits = (f"{c._opt_name(top, book)} 放得下（每卡 {book.gib(f'memory per GPU on {top.count}× {top.gpu_name}', top.per_gpu_bytes.get('total', 0))}）。"
-            if zh else f" {c._opt_name(top, book)} holds it ("
+    fmt = format_label(need_format(ev), lang)
+    fits = (f"{opt_name(top, book)} 放得下（每卡 {book.gib(f'memory per GPU on {top.count}× {top.gpu_name}', top.per_gpu_bytes.get('total', 0))}）。"
+            if zh else f" {opt_name(top, book)} holds it ("
             f"{book.gib(f'memory per GPU on {top.count}× {top.gpu_name}', top.per_gpu_bytes.get('total', 0))} per GPU).") \
         if top is not None and top.fits else ""
     return Lead((f"{ev.model.name}（{fmt}）约需 {total} 显存 = " + " + ".join(terms) + "。" + fits if zh else
@@ -305,14 +312,14 @@ def need_lead(ev: Any, top: Any, book: Any, lang: str, c: Any) -> Lead:
                 None, "total memory need (unsharded)")
 
 
-def explain_lead(top: Any, ev: Any, book: Any, lang: str, c: Any) -> Lead:
+def explain_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead:
     """Where the per-GPU memory comes from: total = weights + KV cache + activations + runtime (+ training states)."""
     zh = lang == "zh"
     parts = top.per_gpu_bytes if top is not None else {k: getattr(ev.need.per_gpu, k) for k in
                                                         ("weights", "kv_cache", "activations", "overhead", "total")}
     where = f" on {top.count}× {top.gpu_name}" if top is not None else " (unsharded)"
     total = book.gib(f"total memory per GPU{where}", parts.get("total", 0))
-    on = (f"在 {c._opt_name(top, book)} 上，" if zh else f"On {c._opt_name(top, book)}, ") if top is not None else ""
+    on = (f"在 {opt_name(top, book)} 上，" if zh else f"On {opt_name(top, book)}, ") if top is not None else ""
     names = {"weights": ("权重", "weights"), "gradients": ("梯度", "gradients"),
              "optimizer_states": ("优化器状态", "optimizer states"), "kv_cache": ("KV 缓存", "KV cache"),
              "activations": ("激活", "activations"), "overhead": ("运行时开销", "runtime overhead")}
@@ -333,7 +340,7 @@ def gib_note(book: Any, lang: str, value: float | None) -> str:
             "decimal GB. Memory here is in GiB.")
 
 
-def compact_table(opts: list[Any], book: Any, lang: str, w: Any, c: Any) -> str:
+def compact_table(opts: list[Any], book: Any, lang: str, w: Any) -> str:
     """≤ 3 rows, 4 narrow columns (the chat column is ~460 px wide): configuration, memory per GPU / usable with the
     fit mark, decode speed per user (serving) or training time, GPU price. Labels and rule notes are in the full
     table of the details."""
@@ -346,38 +353,38 @@ def compact_table(opts: list[Any], book: Any, lang: str, w: Any, c: Any) -> str:
     rows = []
     for o in opts[:3]:
         mark = "✓" if o.fits else "✗"
-        name = c._opt_name(o, book)
+        name = opt_name(o, book)
         if "offload" in o.labels:  # the same card again, with llama.cpp layer offload to system RAM
-            name += f" + 内存卸载（{c._fmt(o.layout['weights'], lang)}）" if zh else \
-                f" + RAM offload ({c._fmt(o.layout['weights'], lang)})"
-        rows.append(f"| {name} | {mark} {c._opt_memory(o, book, lang)} | {_short_speed(o, book, lang, c)} | "
-                    f"{c._opt_price(o, book, lang)} |")
+            name += f" + 内存卸载（{format_label(o.layout['weights'], lang)}）" if zh else \
+                f" + RAM offload ({format_label(o.layout['weights'], lang)})"
+        rows.append(f"| {name} | {mark} {opt_memory(o, book, lang)} | {_short_speed(o, book, lang)} | "
+                    f"{opt_price(o, book, lang)} |")
     return head + "\n" + "\n".join(rows)
 
 
-def _short_speed(o: Any, book: Any, lang: str, c: Any) -> str:
+def _short_speed(o: Any, book: Any, lang: str) -> str:
     """Decode tokens/s per user, or the training wall-clock in days (the same Numbers as the full table's)."""
     t = o.throughput or {}
     if t.get("decode_tokens_per_s"):
         return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
-                        c.SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
+                        SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
     tr = o.training or {}
     if tr.get("wall_s"):
-        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", c.SRC_TRAINING,
+        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
                         1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if lang == "zh" else "days")
     return "—"
 
 
-def assumed_line(ev: Any, book: Any, lang: str, c: Any) -> str:
+def assumed_line(ev: Any, book: Any, lang: str) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details)."""
     zh = lang == "zh"
     w = ev.workload
-    bits = [c._task(w.task, lang)]
+    bits = [task_label(w.task, lang)]
     if w.task == "inference":
-        n = book.count("concurrency", w.concurrency, "sequences", c.SRC_DEFAULT)
+        n = book.count("concurrency", w.concurrency, "sequences", SRC_DEFAULT)
         bits.append(f"{n} 路并发" if zh else (f"{n} user" + ("s" if w.concurrency != 1 else "")))
-    bits.append(book.tokens("context", w.context, c.SRC_DEFAULT, lang) + (" 上下文" if zh else " context"))
-    bits.append(c._fmt(need_format(ev), lang))
+    bits.append(book.tokens("context", w.context, SRC_DEFAULT, lang) + (" 上下文" if zh else " context"))
+    bits.append(format_label(need_format(ev), lang))
     region = ev.constraints.region
-    bits.append(c._l(c.REGION.get(region, (region, region)), lang))
+    bits.append(pick(REGION.get(region, (region, region)), lang))
     return ("_按以下条件计算：" + "，".join(bits) + "。_") if zh else ("_Assumed: " + ", ".join(bits) + "._")

@@ -24,6 +24,45 @@ _SLOT_BEFORE = re.compile(
 )
 
 
+# numbers in words and digits (the extractor's patterns are built on DIGITS)
+_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+             "八": 8, "九": 9, "单": 1, "双": 2}
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
+_EN_NUM = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair of": 2, "three": 3, "four": 4,
+           "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+           "sixteen": 16, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "a couple of": 2}
+
+# digits with thousands separators, a decimal part and an exponent; the look-behind starts it at one position only
+DIGITS = r"(?<!\d)\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d{1,3}(?![a-z\d]))?"  # 1e3 read whole (not "fp8e4m3")
+
+
+def cn_int(text: str) -> int | None:
+    """Chinese numerals up to 9999 ("十二" = 12, "两" = 2, "二十" = 20, "一百" = 100); None when not one."""
+    if not text or any(ch not in _CN_DIGIT and ch not in _CN_UNIT for ch in text):
+        return None
+    total, digit = 0, None
+    for ch in text:
+        if ch in _CN_DIGIT:
+            digit = _CN_DIGIT[ch]
+        else:
+            total += (1 if digit is None else digit) * _CN_UNIT[ch]
+            digit = None
+    return total + (digit or 0)
+
+
+def to_number(text: str) -> float | None:
+    """'1,200' -> 1200.0, '2.5' -> 2.5, '四' -> 4.0, 'two' -> 2.0; None otherwise."""
+    text = text.strip().lower()
+    if not text:
+        return None
+    if re.fullmatch(DIGITS, text):
+        return float(text.replace(",", ""))  # 1e400 is inf: out of every range (ranges.check)
+    if text in _EN_NUM:
+        return float(_EN_NUM[text])
+    value = cn_int(text)
+    return None if value is None else float(value)
+
+
 def with_scale(num_pattern: str, scale: str = SCALE) -> str:
     """`num_pattern` followed by an optional scale ("20 万", "1.5亿", "3千")."""
     return rf"(?:{num_pattern})(?:\s*{scale})?"
@@ -33,8 +72,6 @@ def read(text: str) -> float | None:
     """The value of a number with optional Chinese scales; None when `text` is not one.
 
     read("20万") = 2e5, read("两千万") = 2e7, read("1万亿") = 1e12, read("十万") = 1e5, read("1e3") = 1e3."""
-    from advisor.conversation.extract import to_number  # digits, numerals ("两千"), English words
-
     s = re.sub(r"\s+", "", text or "")
     if not s:
         return None

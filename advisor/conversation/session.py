@@ -4,7 +4,7 @@ Every interface (CLI, web, Slack) holds a :class:`Conversation` per user or thre
 :meth:`Conversation.respond` (one finished :class:`Turn`) or :meth:`Conversation.stream` (the tool
 steps as they run, then the Turn). Two drivers answer:
 
-- ``"deterministic"`` — :class:`advisor.conversation.dialog.DialogDriver`: slot extraction, clarifying
+- ``"deterministic"`` — :class:`advisor.conversation.dialog_turn.DialogDriver`: slot extraction, clarifying
   questions, answers from the recommender/estimator/rules. Needs no model.
 - ``"llm"`` — ``advisor.conversation.agent.AgentDriver`` (imported lazily). When it raises, cannot be
   built, or reports that its answer failed grounding, the user gets the deterministic answer and a short note.
@@ -155,7 +155,7 @@ class Conversation:
 
     def _dialog_driver(self) -> Any:
         if self._dialog is None:
-            from advisor.conversation.dialog import DialogDriver
+            from advisor.conversation.dialog_turn import DialogDriver
 
             self._dialog = DialogDriver()
         return self._dialog

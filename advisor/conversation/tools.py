@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from advisor.conversation.prompts import SLOTS
 from advisor.conversation.turn import Number, Step
+from advisor.workload import DEFAULT_CONTEXT
 from advisor.workload import Currency, KvFormat, Optimizer, Recompute, Region, Task, WeightFormat, Workload
 from knowledge.errors import AdvisorError, NotValidated
 from knowledge.record import Record, RecordError
@@ -257,7 +258,7 @@ class CompareGpusArgs(_Args):
     task: Task = "inference"
     weights: WeightFormat | None = None
     kv: KvFormat = "fp16"
-    context: int = Field(4096, ge=1, le=10_000_000)
+    context: int = Field(DEFAULT_CONTEXT, ge=1, le=10_000_000)
     concurrency: int = Field(1, ge=1, le=100_000)
     batch: int = Field(1, ge=1, le=100_000)
     optimizer: Optimizer = "adamw"

@@ -124,8 +124,9 @@ def gpu_unit_price(gpu: GpuSpec, currency: str, econ: Economics, condition: str 
                      message_zh=f"目录中没有 {gpu.name} 的价格；请用 --gpu-price 指定单卡价格（{currency}）")
 
 
-def _check(count: int, years: float, utilization: float, electricity: float | None, currency: str,
-           gpu_price: float | None, cloud_usd: float | None, pue: float | None) -> None:
+def check_tco_inputs(count: int, years: float, utilization: float, electricity: float | None, currency: str,
+                     gpu_price: float | None, cloud_usd: float | None, pue: float | None) -> None:
+    """Raise InputError naming the first TCO input out of its accepted range."""
     if currency not in CURRENCIES:
         raise InputError(f"unknown currency '{currency}'", field="currency", accepted="CNY, USD")
     if not 1 <= count <= 100_000:
@@ -160,7 +161,7 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
     docstring for every formula. `tokens_per_s` (the whole configuration at full load) adds cost per 1M tokens.
     `region` ("cn" or "global") picks the cloud quote: a mainland-China provider's, in CNY as listed, for "cn"."""
     years = float(years if years is not None else econ.default_years.value)
-    _check(count, years, utilization, electricity, currency, gpu_price, cloud_usd_per_hour, pue)
+    check_tco_inputs(count, years, utilization, electricity, currency, gpu_price, cloud_usd_per_hour, pue)
     if region not in REGIONS:
         raise InputError(f"unknown region '{region}'", field="region", accepted="cn, global",
                          message_zh=f"未知地区 '{region}'（可选：cn、global）")

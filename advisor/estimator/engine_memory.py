@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
 
@@ -143,7 +144,7 @@ def check_fraction(value: float, flag: str) -> None:
 
 
 def vllm_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: str = "bf16", kv: str = "fp16",
-                   max_model_len: int = 4096, release: str = "current", gpu_memory_utilization: float | None = None,
+                   max_model_len: int = DEFAULT_CONTEXT, release: str = "current", gpu_memory_utilization: float | None = None,
                    kv_cache_memory_bytes: int | None = None, max_num_batched_tokens: int | None = None,
                    max_num_seqs: int | None = None, cuda_graphs_profiled: bool | None = None,
                    total_bytes: int | None = None) -> EngineKvBudget:
@@ -219,7 +220,7 @@ def sglang_mem_fraction_static(gpu: GpuSpec, *, tp: int = 1, pp: int = 1) -> tup
 
 
 def sglang_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: str = "bf16", kv: str = "fp16",
-                     max_model_len: int = 4096, mem_fraction_static: float | None = None,
+                     max_model_len: int = DEFAULT_CONTEXT, mem_fraction_static: float | None = None,
                      total_bytes: int | None = None) -> EngineKvBudget:
     """SGLang's KV pool on each GPU: total × mem_fraction_static − weights − CUDA context (module docstring)."""
     auto, chunk, graph_bs = sglang_mem_fraction_static(gpu, tp=tp)

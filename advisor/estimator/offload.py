@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
 
@@ -165,7 +166,7 @@ def check_ngl(model: ModelSpec, ngl: int | None) -> None:
 
 
 def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration, host: Host, *, weights: str,
-                 kv: str = "fp16", context: int = 4096, prompt_tokens: int = 512, ngl: int | None = None,
+                 kv: str = "fp16", context: int = DEFAULT_CONTEXT, prompt_tokens: int = 512, ngl: int | None = None,
                  cuda_context_bytes: int, compute_buffer_bytes: int, ubatch: int = 512,
                  decode_context: int | None = None) -> OffloadPlan:
     """Layer placement, memory and speed of `model` on `count` × `gpu` plus host RAM (see the module docstring).
@@ -270,7 +271,7 @@ def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: object, ca
     w = workload
     weights = getattr(w, "weights", None) or default_inference_format(model)
     kv = getattr(w, "kv", "fp16") or "fp16"
-    context = int(getattr(w, "context", 4096))
+    context = int(getattr(w, "context", DEFAULT_CONTEXT))
     given_prompt, given_output = getattr(w, "prompt_tokens", None), getattr(w, "output_tokens", None)
     prompt = int(given_prompt or max(1, context // 2))
     output = int(given_output or max(1, context - prompt))

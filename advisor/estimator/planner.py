@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
 from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -335,7 +336,7 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     `mfu`: the user's achieved MFU replaces the step-time model for the totals; `ignore_memory`: search every
     layout, fitting or not (the user skipped the memory check); `explain=False`: refuse without searching for the
     smallest count that would fit."""
-    seq_len = int(seq_len or min(model.max_context, 4096))
+    seq_len = int(seq_len or min(model.max_context, DEFAULT_CONTEXT))
     check_inputs(model, gpu, count, tokens, seq_len, ov, precision, calib)
     if mfu is not None and not 0 < mfu <= 1:
         raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")

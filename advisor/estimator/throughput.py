@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
 
@@ -331,7 +332,7 @@ def prefill_step(prof: SpeedProfile, hw: Hardware, batch: int, prompt: int) -> S
 
 
 def decode_rate(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration, *, weights: str = "bf16",
-                kv: str = "fp16", context: int = 4096, concurrency: int = 1) -> tuple[float, float, str]:
+                kv: str = "fp16", context: int = DEFAULT_CONTEXT, concurrency: int = 1) -> tuple[float, float, str]:
     """The hot path for searches: (tokens/s per sequence, tokens/s in total, bound) with tp = count."""
     prof = speed_profile(model, weights, kv, count)
     hw = hardware(gpu, prof, calib)
@@ -375,7 +376,7 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
     wtp = int(getattr(w, "tp", 1) or 1)
     world = int(getattr(w, "gpus", 1) or 1) * int(getattr(w, "nodes", 1) or 1)
     tp = wtp if (wtp > 1 or world == count) else count
-    context = int(getattr(w, "context", 4096))
+    context = int(getattr(w, "context", DEFAULT_CONTEXT))
     prompt = int(getattr(w, "prompt_tokens", None) or max(1, context // 2))
     output = int(getattr(w, "output_tokens", None) or max(1, context - prompt))
     concurrency = int(getattr(w, "concurrency", 1) or 1)
@@ -508,7 +509,7 @@ def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: object, pr
 
 
 def max_concurrency_for_latency(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration, *,
-                                ms_per_token: float, weights: str = "bf16", kv: str = "fp16", context: int = 4096,
+                                ms_per_token: float, weights: str = "bf16", kv: str = "fp16", context: int = DEFAULT_CONTEXT,
                                 limit: int | None = None) -> int:
     """The most sequences one TP group of `count` GPUs decodes at ≤ `ms_per_token` each (0 if even one is slower).
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
 
@@ -227,7 +228,7 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
     up to `tokens_per_gpu_step` tokens per GPU. `offload` ("none", "optimizer", "all") adds ZeRO-Offload's host work
     (`offload_seconds`).
     """
-    seq_len = int(seq_len or min(model.max_context, 4096))
+    seq_len = int(seq_len or min(model.max_context, DEFAULT_CONTEXT))
     if recompute is None:
         recompute = "selective" if task == "pretrain" else "full"
     _check(tokens, count, seq_len, mfu, task, recompute)

@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format (default: the checkpoint's precision; nf4 for qlora)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096,
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT,
                         help="tokens per sequence (prompt + output)")
     parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
                         help="sequences served together (inference) or micro-batch per GPU (training)")
@@ -120,7 +120,8 @@ def validation_to_input_error(exc: Any) -> Exception:
     return InputError(text, field=field, accepted=accepted)
 
 
-def _model(args: argparse.Namespace) -> Any:
+def model_of_args(args: argparse.Namespace) -> Any:
+    """The ModelSpec the command names: from `--config` (a Hugging Face config.json) or the catalog."""
     if args.config:
         from knowledge.hf_config import load_hf_config
 
@@ -143,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--offload layers is llama.cpp's -ngl; got --engine {args.engine}", field="engine",
                          accepted="--engine llama.cpp (or none)", message_zh="--offload layers 只适用于 llama.cpp")
     workload = _workload(args)
-    model = _model(args)
+    model = model_of_args(args)
     gpu = None
     if args.gpu:
         from knowledge.catalog import load_catalog

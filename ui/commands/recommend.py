@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None)
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
     parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=None,
-                        help="tokens per sequence (default: the model's own, e.g. 32768 for DeepSeek-R1, else 4096)")
+                        help=f"tokens per sequence (default: the model's own, e.g. 32768 for DeepSeek-R1, else {wl.DEFAULT_CONTEXT})")
     parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
                         help="micro-batch per GPU (training)")
     parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,

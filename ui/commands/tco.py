@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format for --model (default: the checkpoint's own precision)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096)
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT)
     parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=None,
                         help="sequences served (default: as many as fit in memory)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
@@ -97,9 +97,9 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
 
     gpu = load_catalog().gpu(args.gpu)
     econ = load_economics()
-    from advisor.estimator.cost import _check
+    from advisor.estimator.cost import check_tco_inputs
 
-    _check(args.count, args.years if args.years is not None else econ.default_years.value, args.utilization,
+    check_tco_inputs(args.count, args.years if args.years is not None else econ.default_years.value, args.utilization,
            args.electricity, args.currency, args.gpu_price, args.cloud_price, args.pue)
     tps, tps_note = _tokens_per_s(args, gpu)
     est = estimate_tco(gpu, args.count, econ, years=args.years, currency=args.currency, electricity=args.electricity,

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format (default: the checkpoint's own precision, e.g. fp8 for DeepSeek-V3)")
     parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=4096,
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT,
                         help="tokens per sequence (prompt + output)")
     parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None,
                         help="prompt length (default: half the context)")
@@ -79,12 +79,12 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
     from advisor.estimator.throughput import estimate_throughput, max_concurrency_for_latency
     from knowledge.catalog import load_catalog
     from knowledge.errors import InputError
-    from ui.commands.estimate import _model
+    from ui.commands.estimate import model_of_args
 
     if args.count < 1:
         raise InputError(f"--count must be at least 1, got {args.count}", field="count", accepted="1 … 1024")
     gpu = load_catalog().gpu(args.gpu)
-    model = _model(args)
+    model = model_of_args(args)
     if args.weights is None:  # the same default as estimate/recommend/ask
         from advisor.estimator.memory import default_inference_format
 
@@ -117,10 +117,10 @@ def run_offload(args: argparse.Namespace) -> int:
     from knowledge.catalog import load_catalog
     from knowledge.errors import InputError
     from ui.commands import offload_cli
-    from ui.commands.estimate import _model
+    from ui.commands.estimate import model_of_args
 
     gpu = load_catalog().gpu(args.gpu)
-    model = _model(args)
+    model = model_of_args(args)
     if args.weights is None:
         from advisor.estimator.memory import default_inference_format
 

@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="number of GPUs (8 per server beyond 8)")
     parser.add_argument("--task", choices=["pretrain", "full", "lora", "qlora", "freeze"], default="pretrain")
     parser.add_argument("--seq-len", type=field_number(wl.Workload, "context"), default=None,
-                        help="training sequence length (default 4096 or less)")
+                        help=f"training sequence length (default {wl.DEFAULT_CONTEXT} or less)")
     parser.add_argument("--recompute", choices=["none", "selective", "full"], default=None,
                         help="activation recomputation (default: selective for pretrain, full for fine-tuning)")
     parser.add_argument("--precision", choices=["bf16", "fp8"], default="bf16", help="tensor-core precision")
@@ -137,14 +137,15 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     from advisor.estimator.calibration import load_calibration
     from advisor.estimator.planner import plan_training
     from advisor.estimator.training import estimate_train_time
+    from advisor.workload import DEFAULT_CONTEXT
     from knowledge.catalog import load_catalog
     from knowledge.errors import InputError
-    from ui.commands.estimate import _model
+    from ui.commands.estimate import model_of_args
 
     tokens = parse_tokens(args.tokens)
     gpu = load_catalog().gpu(args.gpu)
-    model = _model(args)
-    seq_len = args.seq_len or min(model.max_context, 4096)
+    model = model_of_args(args)
+    seq_len = args.seq_len or min(model.max_context, DEFAULT_CONTEXT)
     if args.task in PLANNED_TASKS:
         plan = plan_training(model, gpu, args.count, tokens, load_calibration(), seq_len=seq_len,
                              precision=args.precision, ov=overrides(args), mfu=args.mfu,

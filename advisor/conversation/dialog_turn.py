@@ -1,0 +1,224 @@
+"""One deterministic turn: read the message, then answer, ask the one blocking question, or say what was wrong.
+
+`respond` drives the turn over the slot state of `advisor.conversation.dialog` (merging, defaults, the tools),
+and hands every reply to `advisor.conversation.compose` (or `catalog_answers` for questions that need no model).
+`DialogDriver` is the deterministic driver a `Conversation` runs, with the same `run(conversation, text)` shape as
+the LLM agent's driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from typing import Any
+
+from advisor.conversation import catalog_answers, compose, ranges
+from advisor.conversation.dialog import (
+    BLOCKING, DialogState, accept_default, build_constraints, build_workload, claim_findings,
+    default_catalog, evaluate, match_spec_claim, merge, missing_blocking, next_question, premise_findings, reset,
+)
+from advisor.conversation.extract import INJECTION, GpuMention, Slots, extract
+from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
+from advisor.conversation.reading import cut_at_injection
+from advisor.conversation.turn import Step, Turn
+from knowledge.errors import AdvisorError
+
+
+class DialogDriver:
+    """Answers a Conversation deterministically; same `run(conversation, text)` shape as the agent driver."""
+
+    def __init__(self, catalog: Any = None) -> None:
+        self._catalog = catalog
+
+    @property
+    def catalog(self) -> Any:
+        return self._catalog if self._catalog is not None else default_catalog()
+
+    def run(self, conversation: Any, text: str) -> Iterator[Step | Turn]:
+        lang = conversation.lang if conversation.lang in ("zh", "en") else "en"
+        yield from respond(conversation.state, text, lang, self.catalog)
+
+
+def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[Step | Turn]:
+    """One deterministic turn over `state` (mutated only when the turn succeeds)."""
+    text = text or ""
+    if not text.strip():
+        yield compose.simple_turn("empty", lang, state, pending_question=True)
+        return
+    slots = extract(text, catalog, pending=state.pending, lang=lang)
+    intent = read_intent(text, slots, state)
+    if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
+        return
+    notes: list[str] = []  # keys of fixed sentences, rendered by compose
+    if slots.truncated:
+        notes.append("truncated")
+    if slots.injection:
+        notes.append("injection")
+    if slots.reset:
+        reset(state)
+        yield compose.simple_turn("reset", lang, state)
+        return
+    if slots.out_of_range:  # say what was read and the limit; nothing else of this message is taken
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, kind="input_error",
+                                  text=ranges.reply(slots.out_of_range, lang))
+        return
+
+    working = state.model_copy(deep=True)
+    if slots.default and working.pending:
+        accept_default(working, working.pending, lang)
+        working.pending = None
+    elif slots.default and working.slots.model is None:
+        accept_default(working, "model", lang)
+
+    # a question about the previous answer with nothing new in it ("why that much?", "这个配置要多少钱？", "how many
+    # users can that setup serve?"): the last workload answered again for this question
+    about_previous = state.answered > 0 and (intent == "explain" or (
+        intent in ("how_much", "how_long", "how_many", "feasibility", "which") and (slots.refers_previous or slots.question_words)))
+    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None) and not about_previous:
+        if slots.greeting:
+            body = "greeting"
+        elif slots.thanks:
+            body = "thanks"
+        elif slots.injection:
+            body = ""
+        else:
+            body = "nonsense"
+        yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
+        return
+
+    _read_references(working, slots, intent)
+    changes = merge(working, slots)
+    working.intent = intent
+    if working.pending and working.pending not in BLOCKING:
+        answered_pending = _slot_known(working.slots, working.pending)
+        if not answered_pending and working.pending not in working.asked:
+            working.asked.append(working.pending)
+    working.pending = None
+
+    blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
+    if blocking:
+        yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
+        return
+    yield from _answer(state, working, text, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
+
+
+def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,
+                      catalog: Any) -> Generator[Step | Turn, None, bool]:
+    """The replies that need no workload: a negative amount, "what can you do?", and claims or market questions
+    about cards with no model known. Returns whether it answered the turn."""
+    if slots.negative:  # "-5 张 H100": bad input, said in one line; the conversation goes on unchanged
+        yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
+                                  text=compose.negative_line(slots.negative, lang))
+        return True
+    if intent == "capabilities":  # "what can you do?": said with three examples; nothing is changed
+        yield catalog_answers.capabilities_turn(state, lang)
+        return True
+    if slots.model is None and slots.size_params is None and slots.claim is not None and intent == "claim" and (
+            slots.candidates or slots.existing) and state.slots.model is None:
+        # "someone said the 4090 has 48 GB": the catalog answers
+        yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+        return True
+    if slots.model is None and slots.size_params is None and slots.claim is None:
+        quoted = match_spec_claim(text, slots)
+        if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
+                slots.candidates or slots.existing):
+            yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+            return True
+        if quoted is not None:  # "指南说 4090 的 FP16 是 82.6 TFLOPS，对吗？": check it; the workload is untouched
+            steps: list[Step] = []
+            findings = claim_findings(quoted, steps)
+            for step in steps:
+                yield step
+            yield compose.guide_claim_turn(quoted, findings, state, lang, catalog)
+            return True
+    return False
+
+
+def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, catalog: Any, *, notes: list[str],
+         slots: Slots, changes: list[Any]) -> Iterator[Step | Turn]:
+    """The blocking question, after correcting the premise at once ("4090 over NVLink")."""
+    working.pending = blocking
+    if blocking not in working.asked:
+        working.asked.append(blocking)
+    q_steps: list[Step] = []
+    premise = premise_findings(working.slots, catalog, q_steps)  # "4090 over NVLink": corrected at once
+    for step in q_steps:
+        yield step
+    turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes,
+                                 findings=premise)
+    _commit(state, working)
+    yield turn
+
+
+def _answer(state: DialogState, working: DialogState, text: str, intent: str, lang: str, catalog: Any, *,
+            notes: list[str], slots: Slots, changes: list[Any]) -> Iterator[Step | Turn]:
+    """The workload and constraints the slots describe, evaluated with the tools, answered, then committed."""
+    try:
+        workload, w_notes = build_workload(working)
+        constraints, c_notes = build_constraints(working, lang)
+    except AdvisorError as exc:
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, text=exc.localized(lang))
+        return
+    assert workload is not None
+    steps: list[Step] = []
+    try:
+        evaluation = evaluate(workload, constraints, working, catalog, steps)
+    except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us
+        for step in steps:
+            yield step
+        working.pending = None
+        _commit(state, working)
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, text=exc.localized(lang),
+                                  kind="input_error")
+        return
+    for step in steps:
+        yield step
+    evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
+    evaluation.intent = intent
+    evaluation.asks_users = intent == "how_many" and asks_users(text)
+    evaluation.asks_need = intent == "explain" and asks_memory(text)
+    follow = next_question(working)
+    working.pending = follow
+    if follow and follow not in working.asked:
+        working.asked.append(follow)
+    turn = compose.answer_turn(evaluation, working, lang, catalog, notes=notes, slots=slots, changes=changes,
+                               question=follow)
+    turn.steps = list(steps)
+    working.answered += 1
+    _commit(state, working)
+    yield turn
+
+
+def read_intent(text: str, slots: Slots, state: DialogState) -> str:
+    """The question's intent, read from what precedes any injection attempt."""
+    low = (text or "").lower()
+    hit = INJECTION.search(low)
+    return classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
+
+
+def _read_references(state: DialogState, slots: Slots, intent: str) -> None:
+    """What a turn means beyond its slots: "that setup / 这个配置" pins the previous answer's configuration; a
+    feasibility question about one card named without a count is about one card ("can the 4060 Ti do 32k?")."""
+    named = bool(slots.candidates or slots.existing)
+    last = state.last_workload or {}
+    if slots.refers_previous and not named and last.get("top_gpu"):
+        slots.candidates = [GpuMention(gpu=last["top_gpu"], count=int(last.get("top_count") or 1),
+                                       text="previous answer")]
+    elif (intent == "feasibility" and len(slots.candidates) == 1 and slots.candidates[0].count is None
+          and slots.gpu_count is None and slots.existing is None):
+        slots.candidates[0].count = 1
+    elif intent == "feasibility" and slots.existing is not None and slots.existing.count is None and slots.gpu_count is None:
+        slots.existing.count = 1
+
+
+def _slot_known(s: Slots, slot: str) -> bool:
+    return {
+        "concurrency": s.concurrency is not None or s.qps is not None, "context": s.context is not None,
+        "weights": s.weights is not None, "region": s.region is not None, "budget": s.budget is not None,
+        "output_tokens": s.output_tokens is not None, "train_tokens": s.train_tokens is not None,
+        "deadline": s.deadline_s is not None,
+    }.get(slot, False)
+
+
+def _commit(state: DialogState, working: DialogState) -> None:
+    for name in type(state).model_fields:
+        setattr(state, name, getattr(working, name))

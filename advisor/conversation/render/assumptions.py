@@ -1,0 +1,86 @@
+"""Assumptions: the dialog's defaults with their numbers, the recommender's sentences in Chinese, and
+what the training time's MFU rests on.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from advisor.conversation.dialog import Assumption
+from advisor.conversation.render.book import SRC_TRAINING, Book, decimals_for
+
+
+def assumptions_block(assumptions: list[Assumption], book: Book, lang: str) -> str:
+    if not assumptions:
+        return ""
+    lines = ["**假设：**" if lang == "zh" else "**Assumptions:**"]
+    for a in assumptions:
+        values = {}
+        for key, (value, unit, source) in a.numbers.items():
+            if unit == "tokens":
+                values[key] = book.tokens(f"assumed {key}", value, source, lang)
+            else:
+                values[key] = book.num(f"assumed {key}", value, unit, source, decimals_for(value),
+                                       suffix="" if unit in ("sequences",) else None)
+        lines.append("- " + (a.zh if lang == "zh" else a.en).format(**values))
+    return "\n".join(lines)
+
+
+# Chinese wording of the recommender's and estimator's fixed assumption sentences (they are generated from
+# templates); a sentence that matches none is shown as written.
+_ASSUMPTION_ZH: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^a configuration fits when its per-GPU memory leaves ≥ (?P<p>[\d.]+%) of the card free"),
+     "每卡显存至少留出 {p} 余量才算放得下"),
+    (re.compile(r"^prices in (?P<c>CNY|USD): .*"),
+     "价格以 {c} 计：取目录中每张卡最新的带日期价格（只有另一币种时按带日期汇率换算），服务器其余部分按指南的档位计价；"
+     "TCO 按默认年限、满负荷计算"),
+    (re.compile(r"^at most (?P<n>\d+) GPUs per node$"), "每台服务器最多 {n} 张卡"),
+    (re.compile(r"^tensor parallel inside a node, pipeline parallel across nodes.*"),
+     "机内张量并行、跨机流水线并行；注意力头数不能整除卡数时用多副本"),
+    (re.compile(r"^training time for a default token budget.*"),
+     "训练时间按默认 token 数估算（预训练每参数 20 个 token，微调 1 亿 token）：请提供实际数据量以获得准确估计"),
+    (re.compile(r"^vLLM claims (?P<f>[\d.]+) of GPU memory at start-up = (?P<g>[\d.]+ GiB) of (?P<name>.+?) and .*"),
+     "vLLM 启动时占用 {name} 显存的 {f}（{g}），权重与激活之外的部分都用作 KV 缓存；nvidia-smi 显示的就是这部分预留"),
+    (re.compile(r"^gradient checkpointing on.*"), "微调时开启梯度检查点（完全重计算）"),
+    (re.compile(r"^engine: (?P<e>[^;]+); weights (?P<w>\S+), KV cache (?P<kv>\S+), (?P<n>\d+) sequence\(s\) × "
+                r"(?P<c>\d+) tokens$"), "框架：{e}；权重 {w}，KV 缓存 {kv}，{n} 路 × {c} tokens"),
+    (re.compile(r"^engine: (?P<e>[^;]+); micro-batch (?P<b>\d+) × (?P<c>\d+) tokens; (?P<n>\d+) GPU\(s\): "
+                r"DP (?P<dp>\d+) × TP (?P<tp>\d+) × PP (?P<pp>\d+); optimizer (?P<o>\S+)$"),
+     "框架：{e}；微批 {b} × {c} tokens；{n} 张卡：DP {dp} × TP {tp} × PP {pp}；优化器 {o}"),
+    (re.compile(r"^engine: (?P<rest>.*)"), "框架：{rest}"),
+]
+
+
+def assumption_zh(text: str) -> str:
+    for rx, template in _ASSUMPTION_ZH:
+        m = rx.match(text)
+        if m:
+            return template.format(**m.groupdict())
+    return text
+
+
+MFU_BASIS = {
+    "fitted": ("a best case: calibrated on tuned llm-foundry/Megatron runs; long multi-node runs reach less (Meta's "
+               "Llama 2 runs took 1.5–1.6× the A100-hours this calibration predicts for them)",
+               "属于最好情况：按调优过的 llm-foundry/Megatron 基准校准；长时间的多节点训练达不到（Meta 训练 Llama 2 实际用的 A100 "
+               "时数是本校准预测值的 1.5–1.6 倍）"),
+    "prior": ("a stated prior with no measured run of this class: treat it as a best case",
+              "这是没有同类实测的先验值：请按最好情况看待"),
+}
+
+
+def mfu_assumption(o: Any, book: Book, lang: str) -> str:
+    """The training time's MFU and what it rests on (advisor.estimator.training), for a training option."""
+    t = o.training or {}
+    basis = MFU_BASIS.get(t.get("mfu_basis", ""))
+    if not t.get("mfu") or basis is None:
+        return ""
+    pct = book.num("MFU of the training time", float(t["mfu"]) * 100, "%", SRC_TRAINING, 0, suffix="").strip() + "%"
+    return (f"训练时间按 MFU {pct} 计算，{basis[1]}" if lang == "zh" else
+            f"training time at MFU {pct}, {basis[0]}")
+
+
+def assumption_text(a: Assumption, lang: str) -> str:
+    values = {k: (f"{v[0]:g} {v[1]}" if v[1] != "sequences" else f"{v[0]:g}") for k, v in a.numbers.items()}
+    return (a.zh if lang == "zh" else a.en).format(**values)

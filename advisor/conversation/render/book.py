@@ -1,0 +1,118 @@
+"""Book: prints each number of an answer and records it (name, value, unit, source) as a Turn's Number.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from advisor.conversation.turn import Number
+
+
+GIB = 2**30
+
+
+GB = 10**9
+
+
+SRC_MEMORY = "advisor.estimator.memory.estimate_memory"
+
+
+SRC_USER = "user input"
+
+
+SRC_DEFAULT = "dialog default"
+
+
+class Book:
+    """Formats numbers for the answer and records each one as a Number (deduplicated by name, value and unit)."""
+
+    def __init__(self) -> None:
+        self.numbers: list[Number] = []
+        self._seen: set[tuple[str, float, str]] = set()
+
+    def add(self, name: str, value: float, unit: str, source: str) -> None:
+        unit = unit or "count"  # a dimensionless number (a ZeRO stage, a model number in a citation)
+        key = (name, round(float(value), 9), unit)
+        if key not in self._seen:
+            self._seen.add(key)
+            # fields already of the declared types: construct without validation (an answer records ~130 numbers)
+            self.numbers.append(Number.model_construct(name=str(name), value=float(value), unit=str(unit),
+                                                       source=str(source)))
+
+    def num(self, name: str, value: float, unit: str, source: str, digits: int = 0, suffix: str | None = None) -> str:
+        """`value` in `unit`, printed with `digits` decimals, followed by the unit (or `suffix`)."""
+        self.add(name, value, unit, source)
+        text = f"{value:,.{digits}f}" if abs(value) >= 100_000 else f"{value:.{digits}f}"
+        label = unit if suffix is None else suffix
+        return f"{text} {label}".rstrip() if label else text
+
+    def gib(self, name: str, n_bytes: float, source: str = SRC_MEMORY, digits: int = 1) -> str:
+        return self.num(name, n_bytes / GIB, "GiB", source, digits)
+
+    def gb(self, name: str, n_bytes: float, source: str = SRC_MEMORY, digits: int = 1) -> str:
+        return self.num(name, n_bytes / GB, "GB", source, digits)
+
+    def count(self, name: str, value: int, unit: str, source: str) -> str:
+        self.add(name, value, unit, source)
+        return str(int(value))
+
+    def money(self, name: str, amount: float, currency: str, source: str) -> str:
+        self.add(name, amount, currency, source)
+        symbol = "¥" if currency == "CNY" else "$"
+        return f"{symbol}{amount:,.2f}" if abs(amount) < 100 else f"{symbol}{amount:,.0f}"
+
+    def text(self, text: str, name: str, source: str) -> str:
+        """Tool-provided text (a rule's message, its citation, a launch hint): every number in it is recorded
+        with the unit printed after it, so the text can be shown unchanged."""
+        for shown, number, unit in numbers_in(text):
+            self.add(f"{name}: {shown}", number, unit, source)
+        return text
+
+    def tokens(self, name: str, value: float, source: str, lang: str) -> str:
+        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"."""
+        if value >= 1e9:
+            if lang == "zh":
+                return self.num(name, value / 1e8, "亿 tokens", source, decimals_for(value / 1e8))
+            return self.num(name, value / 1e9, "B tokens", source, decimals_for(value / 1e9))
+        if value >= 1e6:
+            return self.num(name, value / 1e6, "M tokens", source, decimals_for(value / 1e6))
+        return self.num(name, value, "tokens", source)
+
+
+@lru_cache(maxsize=4096)
+def numbers_in(text: str) -> tuple[tuple[str, float, str], ...]:
+    """(as printed, value, unit) of each number in `text`, read by the grounding gate's own parser (memoised:
+    rule messages and citations repeat from turn to turn)."""
+    from advisor.conversation.grounding import extract as find_numbers
+
+    out = []
+    for m in find_numbers(text):
+        unit = text[m.start:m.end]
+        digits = re.match(r"^[^\d]*[\d.,]+", unit)
+        unit = unit[digits.end():].strip() if digits else ""
+        dim = m.candidates[0].dim if m.candidates else ""
+        if dim in ("CNY", "USD") and not unit:
+            unit = dim
+        elif dim == "gpus":
+            unit = "GPUs"  # "4× L20": a GPU count
+        out.append((m.text, float(m.number), unit))
+    return tuple(out)
+
+
+def decimals_for(x: float) -> int:
+    return 0 if abs(x - round(x)) < 1e-9 else (1 if abs(x * 10 - round(x * 10)) < 1e-9 else 2)
+
+
+SRC_RECOMMEND = "advisor.recommend"
+
+
+SRC_THROUGHPUT = "advisor.estimator.throughput.estimate_throughput"
+
+
+SRC_TRAINING = "advisor.estimator.training.estimate_train_time"
+
+
+def money_of(book: Book, name: str, m: Any, source: str) -> str:
+    return book.money(name, float(m["amount"]), m["currency"], source)

@@ -1,0 +1,140 @@
+"""Changes: what changed since the last answer (slots, memory need, the leading option), and what would make
+a configuration work (the recommender's checked changes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.conversation.dialog import Change, DialogState, Evaluation, default_weights, top_option
+from advisor.conversation.render.book import (
+    SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, SRC_USER, Book,
+)
+from advisor.conversation.render.headline import top_config
+from advisor.conversation.render.labels import REGION, SLOT_LABEL, pick, slot_value, task_label
+from advisor.conversation.render.options_table import opt_name
+from advisor.workload import DEFAULT_CONTEXT
+
+
+def changes_block(changes: list[Change], state: DialogState, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
+    if not changes or not state.answered:
+        return ""
+    zh = lang == "zh"
+    parts = []
+    for ch in changes:
+        if ch.slot not in SLOT_LABEL:
+            continue
+        if ch.old is None and ch.slot in ("weights", "context", "concurrency", "task", "region"):
+            old = _effective(ch.slot, ev, book, lang, catalog)
+        else:
+            old = slot_value(book, ch.slot, ch.old, lang, catalog, "previous")
+        new = slot_value(book, ch.slot, ch.new, lang, catalog, "new")
+        if ch.slot == "budget":  # an amount in the currency it is priced in ("$400,000"), not the bare float
+            cur = ev.constraints.currency
+            old = book.money("previous budget", ch.old, cur, "previous turn") if ch.old else old
+            new = book.money("new budget", ch.new, cur, SRC_USER) if ch.new else new
+        if not old.strip():
+            old = "无（全目录搜索）" if zh else "none (whole catalog)"
+        parts.append(f"{pick(SLOT_LABEL[ch.slot], lang)} {old} → {new}")
+    if not parts:
+        return ""
+    text = ("**变化：** " if zh else "**What changed:** ") + ("；".join(parts) if zh else "; ".join(parts))
+    before = state.last_numbers.get("need_total")
+    if before is not None and ev.need is not None and abs(ev.need.per_gpu.total - before) > 0.0005 * before:
+        # ev.need is the job on one unsharded device: the total to spread over the GPUs, not what one GPU holds
+        old = book.gib("previous total memory need (unsharded)", before, "previous turn: " + SRC_MEMORY)
+        new = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
+        delta = abs(ev.need.per_gpu.total - before) / before * 100 if before else 0.0
+        up = ev.need.per_gpu.total > before
+        pct = book.num("increase in memory" if up else "decrease in memory", delta, "%",
+                       "computed from the two estimates", 0, suffix="").replace(" ", "") + "%"
+        pct = ("+" if up else "−") + pct
+        text += (f"。总显存需求（不分片）{old} → {new}（{pct}）" if zh else
+                 f". Total memory need (unsharded): {old} → {new} ({pct})")
+    text += _top_change(state, ev, book, lang)
+    text += "。" if zh else "."
+    return text
+
+
+def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> str:
+    """How the leading option moved since the last answer: configuration and speed (recommender answers)."""
+    before = state.last_workload or {}
+    if ev.recommendation is None or not before.get("top_gpu"):
+        return ""
+    top = top_option(ev)
+    if top is None:
+        return ""
+    zh = lang == "zh"
+    out = ""
+    if (before["top_gpu"], before["top_count"]) != (top.gpu, top.count):
+        old = f"{book.count('previous GPU count', before['top_count'], 'GPUs', 'previous turn')}× {before['top_name']}"
+        out += f"；首选配置 {old} → {opt_name(top, book)}" if zh else f"; leading option {old} → {opt_name(top, book)}"
+    last = state.last_numbers
+    speed = (top.throughput or {}).get("decode_tokens_per_s_total")
+    if speed and last.get("top_tokens_per_s") and round(speed) != round(last["top_tokens_per_s"]):
+        old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + SRC_THROUGHPUT, 0)
+        new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", SRC_THROUGHPUT, 0)
+        out += f"；总生成速度 {old} → {new}" if zh else f"; total decode speed {old} → {new}"
+    wall = (top.training or {}).get("wall_s")
+    if wall and last.get("top_wall_s"):
+        old = book.num("previous training time", last["top_wall_s"] / 86400, "days", "previous turn: " + SRC_TRAINING, 1,
+                       suffix="天" if zh else "days")
+        new = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", wall / 86400, "days", SRC_TRAINING, 1,
+                       suffix="天" if zh else "days")
+        out += f"；训练时间 {old} → {new}" if zh else f"; training time {old} → {new}"
+    return out
+
+
+def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
+    """The default a slot had before the user set it ("BF16 (default)")."""
+    if slot == "weights":
+        default = default_weights(ev.workload.model).upper() if ev.workload.task == "inference" else "BF16"
+    elif slot == "context":
+        default = book.tokens("previous context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
+    elif slot == "concurrency":
+        default = book.count("previous concurrency", 1, "sequences", SRC_DEFAULT)
+    elif slot == "task":
+        default = task_label("inference", lang)
+    else:  # the region default build_constraints applies: mainland China for Chinese users
+        default = pick(REGION["cn" if lang == "zh" else "global"], lang)
+    return f"{default}（默认）" if lang == "zh" else f"{default} (default)"
+
+
+def key_numbers(ev: Evaluation) -> dict[str, float]:
+    out: dict[str, float] = {}
+    if ev.need is not None:
+        out["need_total"] = float(ev.need.per_gpu.total)
+    top = top_config(ev)
+    if top is not None and top.memory is not None:
+        out["top_total"] = float(top.memory.per_gpu.total)
+        out["top_count"] = float(top.count)
+    return out
+
+
+def rec_changes(rec: Any, book: Book, lang: str, own_only: bool = False) -> str:
+    """The recommender's checked changes; `own_only` keeps those checked on the user's own hardware."""
+    changes = [ch for ch in rec.changes if getattr(ch, "for_existing", False) or not own_only]
+    if not changes:
+        return ""
+    return _checked_changes("**要让它可行，可以：**" if lang == "zh" else "**What would make it work:**", changes,
+                            book, lang)
+
+
+def _checked_changes(title: str, changes: list[Any], book: Book, lang: str, of: str = "") -> str:
+    """`title` and one line per checked change, in the user's language. Changes checked on the user's own cards
+    say so, unless they are all about `of` (one configuration the user named)."""
+    zh = lang == "zh"
+    lines = [title]
+    for ch in changes:
+        text = ch.message_zh if zh and ch.message_zh else ch.message
+        if getattr(ch, "for_existing", False) and not of:
+            text = ("在您现有的卡上：" if zh else "on your own hardware: ") + text
+        lines.append("- " + book.text(text, f"change ({ch.kind})" + (f" for {of}" if of else ""), SRC_RECOMMEND))
+    return "\n".join(lines)
+
+
+def named_changes(ev: Evaluation, book: Book, lang: str) -> str:
+    """What would make the one configuration the user named work (the recommender's changes checked on it)."""
+    name = opt_name(ev.named_config, book)
+    return _checked_changes(f"**要让 {name} 可行，可以：**" if lang == "zh" else f"**What would make {name} work:**",
+                            ev.named_changes, book, lang, of=name)

@@ -1,0 +1,166 @@
+"""Cost of one option: purchase, power, TCO over the years, renting the same GPU-hours, break-even utilisation,
+cost per million tokens, and the dated inputs (in Chinese where asked).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from advisor.conversation.render.book import SRC_MEMORY, SRC_USER, Book, money_of
+from advisor.conversation.render.labels import pick
+from advisor.conversation.render.options_table import LOW_RELIABILITY, low_reliability, opt_name
+
+
+def rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_years: int | None = None,
+              capacity: dict[str, Any] | None = None) -> str:
+    """Purchase, power, TCO over the years, renting the same GPU-hours, break-even utilisation and cost per
+    million tokens of one option (advisor.estimator.cost via the recommender), with the dated inputs."""
+    t = o.tco
+    if not t or not t.get("tco"):
+        return ""
+    zh = lang == "zh"
+    src = "advisor.estimator.cost.estimate_tco"
+    years = book.num("TCO years", float(t.get("years", 3)), "years", src, 0, suffix="年" if zh else "years")
+    p = t.get("purchase", {})
+    lines = [(f"**成本（{opt_name(o, book)}，{years}）：**" if zh else f"**Cost ({opt_name(o, book)}, {years}):**")]
+    if p.get("total"):
+        total = money_of(book, "purchase (GPUs and servers)", p["total"], src)
+        gpus = money_of(book, "purchase: GPUs", p["gpus"], src) if p.get("gpus") else ""
+        rest = money_of(book, "purchase: rest of the servers", p["rest_of_system"], src) if p.get("rest_of_system") else ""
+        lines.append(f"- {'购置' if zh else 'purchase'}: {total}" + (
+            f"（显卡 {gpus} + 服务器其余部分 {rest}）" if zh and gpus and rest else
+            f" (GPUs {gpus} + rest of the servers {rest})" if gpus and rest else ""))
+    if t.get("power_per_year"):
+        power = money_of(book, "power per year", t["power_per_year"], src)
+        kwh = book.num("energy per year", float(t.get("energy_kwh_per_year", 0)), "kWh", src, 0)
+        lines.append(f"- {'电费' if zh else 'power'}: {power}{'/年' if zh else '/year'} ({kwh}{'/年' if zh else '/year'})")
+    tco = money_of(book, "total cost of ownership", t["tco"], src)
+    shaky = low_reliability((o.price or {}).get("source"))  # the card price it rests on (review R40)
+    if shaky:
+        tco += "（显卡单价来源可靠性低）" if zh else " (the card price comes from a low-reliability source)"
+    lines.append(f"- TCO: {tco}")
+    asked = asked_years
+    if asked and abs(float(asked) - float(t.get("years", 3))) > 1e-9:
+        lines.append(f"- （您问的是 {book.count('TCO years asked', asked, 'years', SRC_USER)} 年；这里按 {years} 计算，"
+                     "推荐器目前不支持其他年限）" if zh else
+                     f"- (you asked for {book.count('TCO years asked', asked, 'years', SRC_USER)} years; this is over "
+                     f"{years}, the recommender's horizon)")
+    lines += _rent_lines(o, t, book, lang, src)
+    be = t.get("break_even_utilization")
+    if be:
+        pct = book.num("break-even utilisation", be * 100, "%", src, 0, suffix="").replace(" ", "") + "%"
+        if be <= 1:
+            verdict = (f"- 买还是租：利用率高于 {pct} 时买卡更划算，低于则租云。" if zh else
+                       f"- buy or rent: buying is cheaper when the GPUs are busy more than {pct} of the time; below that, rent.")
+        else:
+            verdict = ("- 买还是租：即使满负荷运行，买卡也比租云贵，建议租用。" if zh else
+                       "- buy or rent: even fully busy, owning costs more than renting here; rent.")
+        lines.append(verdict)
+    cpm = t.get("cost_per_million_tokens") or {}
+    if cpm.get("owned"):
+        owned = money_of(book, "cost per million tokens (owned)", cpm["owned"], src)
+        cl = money_of(book, "cost per million tokens (cloud)", cpm["cloud"], src) if cpm.get("cloud") else ""
+        full = ""
+        if capacity and capacity.get("cost_per_million"):
+            # the figure above is at the asked load; with no concurrency given that is one user on the whole server
+            n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", capacity["max_concurrency"],
+                           "sequences", f"{SRC_MEMORY} (largest concurrency that fits, bisection)")
+            at = money_of(book, f"cost per million tokens at capacity on {o.count}× {o.gpu_name} (owned)",
+                           capacity["cost_per_million"], "advisor.estimator.cost.estimate_tco at the capacity speed")
+            full = (f"（按单路请求；满载 {n} 路时自有 {at}）" if zh else f" (one user at a time; {at} owned at the full "
+                    f"load of {n} sequences)")
+        lines.append((f"- 每百万 token 成本：自有 {owned}" + (f"，租用 {cl}" if cl else "") + full) if zh else
+                     (f"- cost per million tokens: {owned} owned" + (f", {cl} rented" if cl else "") + full))
+    lines += _dated_inputs(t, book, lang)
+    return "\n".join(lines)
+
+
+def _rent_lines(o: Any, t: dict[str, Any], book: Book, lang: str, src: str) -> list[str]:
+    """Renting the same GPU-hours: the dated cloud price (from the other market, said so), or why it cannot be
+    compared."""
+    zh = lang == "zh"
+    lines: list[str] = []
+    cloud = t.get("cloud") or {}
+    if cloud.get("cost"):
+        rent = money_of(book, "renting the same GPU-hours", cloud["cost"], f"{src} (cloud {cloud.get('provider', '')})")
+        rate = book.num("cloud price per GPU-hour", float(cloud.get("usd_per_gpu_hour", 0)), "USD/GPU-hour",
+                        f"{cloud.get('provider', '')} as of {cloud.get('as_of', '')}", 2, suffix="")
+        lines.append((f"- 租用同样的 GPU 时数：{rent}（{cloud.get('provider', '')} ${rate}/GPU·时，{cloud.get('as_of', '')}）" if zh else
+                      f"- renting the same GPU-hours: {rent} ({cloud.get('provider', '')} at ${rate} per GPU-hour, as of "
+                      f"{cloud.get('as_of', '')})"))
+        if cloud.get("other_region"):  # review R38/R45: the only quote is from the other market
+            china = cloud.get("region") == "cn"
+            lines[-1] += (f"；目录中没有该卡的{'海外' if china else '国内'}云报价，这是{'国内' if china else '海外'}云厂商的价格，"
+                          "仅供参考" if zh else
+                          f"; the catalog has no {'non-China' if china else 'mainland-China'} cloud quote for this "
+                          f"card, so this is {'a mainland-China' if china else 'an overseas'} provider's rate, for "
+                          "reference only")
+    elif t.get("basis") != "owned":  # say so rather than leave the buy-or-rent question unanswered (owned: nothing to buy)
+        gpu_name = o.gpu_name
+        lines.append(f"- 租用同样的 GPU 时数：目录中没有 {gpu_name} 的按需云价格，买还是租无法比较" if zh else
+                     f"- renting the same GPU-hours: the catalog has no on-demand cloud price for the {gpu_name}, so buy "
+                     "or rent cannot be compared")
+    return lines
+
+
+def _dated_inputs(t: dict[str, Any], book: Book, lang: str) -> list[str]:
+    """The dated inputs of the cost (at most six), each with its date and a low-reliability mark where it applies."""
+    zh = lang == "zh"
+    lines: list[str] = []
+    dated = [x for x in t.get("prices", []) if x.get("as_of")]
+    if dated:
+        bits = []
+        for x in dated[:6]:
+            name, unit = (dated_zh(x["name"], x.get("unit", "")) if zh else (x["name"], x.get("unit", "")))
+            v = book.num(f"input: {x['name']}", float(x["value"]), x.get("unit", ""), x.get("source", ""),
+                         input_decimals(float(x["value"])), suffix=unit)
+            when = str(x["as_of"])
+            if low_reliability(x.get("source")):
+                when += ("，" if zh else ", ") + pick(LOW_RELIABILITY, lang)
+            bits.append(f"{name} {v}（{when}）" if zh else f"{name} {v} ({when})")
+        lines.append(("- 依据（带日期）：" if zh else "- dated inputs: ") + ("；".join(bits) if zh else "; ".join(bits)))
+    return lines
+
+
+def input_decimals(x: float) -> int:
+    return 0 if abs(x) >= 100 else (2 if abs(x) < 10 else 1)
+
+
+# Chinese names of the cost model's dated inputs (advisor.estimator.cost DatedValue names and units)
+_PRICE_KIND_ZH = {"street": "零售价", "channel": "渠道价", "used": "二手价", "launch_msrp": "首发建议零售价",
+                  "user input": "用户输入",
+                  "quote": "报价"}
+
+
+_DATED_ZH: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^exchange rate$"), "汇率"),
+    (re.compile(r"^(?P<g>.+) per card \((?P<k>[^,)]+)(?:, converted from (?P<c>CNY|USD))?\)$"), "{g} 单卡{k}{conv}"),
+    (re.compile(r"^server tier (?P<t>\S+) \(rest of system\)$"), "服务器档位 {t}（整机其余部分）"),
+    (re.compile(r"^electricity$"), "电价"),
+    (re.compile(r"^cloud (?P<tier>[\w ]+?) \((?P<p>[^)]+)\)$"), "云租用价（{p}，{tier}）"),
+]
+
+
+_UNIT_ZH = {"CNY per USD": "元/美元", "CNY/kWh": "元/kWh", "USD/kWh": "美元/kWh", "USD per GPU-hour": "美元/GPU·时",
+            "CNY per GPU-hour": "元/GPU·时",
+            "ratio": "", "CNY": "元", "USD": "美元"}
+
+
+_TIER_ZH = {"on demand": "按需", "on_demand": "按需", "spot": "竞价/社区", "serverless": "无服务器"}
+
+
+def dated_zh(name: str, unit: str) -> tuple[str, str]:
+    """(name, unit) of a dated cost input in Chinese; unknown names stay as written."""
+    for rx, template in _DATED_ZH:
+        m = rx.match(name)
+        if m:
+            d = {k: v or "" for k, v in m.groupdict().items()}
+            if "k" in d:
+                d["k"] = _PRICE_KIND_ZH.get(d["k"], d["k"])
+                d["conv"] = f"（由{'美元' if d['c'] == 'USD' else '人民币'}换算）" if d["c"] else ""
+            if "tier" in d:
+                d["tier"] = _TIER_ZH.get(d["tier"], d["tier"])
+            name = template.format(**d)
+            break
+    return name, _UNIT_ZH.get(unit, unit)

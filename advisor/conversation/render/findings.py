@@ -1,0 +1,94 @@
+"""Findings of the rule engine (rule id, severity, message, citation) and the check of a quoted claim.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.conversation.dialog import Evaluation
+from advisor.conversation.render.book import SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_USER, Book, decimals_for
+from advisor.conversation.render.labels import format_label, pick
+
+
+def claim_block(ev: Evaluation, book: Book, lang: str) -> str:
+    ck = ev.claim
+    assert ck is not None
+    zh = lang == "zh"
+    quoted = book.num("quoted figure", ck.claim.value, ck.claim.unit, SRC_USER, decimals_for(ck.claim.value))
+    weights = book.gb("weights (claim check)", ck.weights_bytes)
+    weights_gib = book.gib("weights (claim check)", ck.weights_bytes)
+    kv = book.gib("KV cache (claim check)", ck.kv_bytes)
+    ctx = book.tokens("claim check context", ck.context, SRC_DEFAULT, lang)
+    total = book.gib("total on one GPU (claim check)", ck.total_bytes)
+    fmt = format_label(ck.fmt, lang)
+    params = float(ev.need.params) if ev.need is not None and ev.need.params else 0.0
+    fmt_note = ""
+    if params and ck.fmt not in ("bf16", "fp16", "fp32"):
+        # which format: its real bits per weight, against the plain figure (params × bits / 8) a guide computes
+        bits = book.num("bits per weight (claim check)", ck.weights_bytes * 8 / params, "bits/weight", SRC_MEMORY, 2,
+                        suffix="bit")
+        nominal = {"int4": 4, "awq-int4": 4, "gptq-int4": 4, "nf4": 4, "q4_k_m": 4, "q4_0": 4, "fp8": 8, "int8": 8,
+                   "q8_0": 8, "gptq-int8": 8, "bnb-int8": 8}.get(ck.fmt)
+        if nominal:
+            plain = book.gb("plain weights at nominal bits (claim check)", params * nominal / 8)
+            fmt_note = (f"（{fmt} 实际平均每权重 {bits}：分组缩放因子，嵌入层和输出层保持 16-bit；按整 {nominal} bit 算是 {plain}）"
+                        if zh else f" ({fmt} stores {bits} per weight on average: group scales, and the embedding and "
+                        f"output layers stay 16-bit; at a flat {nominal} bits it would be {plain})")
+    gc = ck.guide_claim
+    cited = ""
+    if gc is not None:
+        cited = (f" 指南原文（{gc.guide}，{gc.section}）：“{book.text(gc.quote, 'guide quote', gc.guide)}”，核对结论：{ {'right': '正确', 'wrong': '有误', 'dated': '已过时'}.get(gc.verdict, gc.verdict)}，"
+                 f"见规则检查 [{gc.id}]。" if zh else
+                 f" The guide ({gc.guide}, section {gc.section}) says: “{book.text(gc.quote, 'guide quote', gc.guide)}”; "
+                 f"checked verdict: {gc.verdict} (claim {gc.id}, see the findings).")
+    if zh:
+        verdict = {"too_low": "这个说法偏低：仅权重就超过了它",
+                   "weights_only": "这个数字最多只够放权重，没算 KV 缓存和运行开销",
+                   "plausible": "这个数字与计算大致相符"}[ck.verdict]
+        return (f"**关于引用的说法（“{ck.claim.text}”）：** {verdict}。按 {fmt} 计算，{ev.model.name} 的权重为 "
+                f"{weights}（{weights_gib}）{fmt_note}，再加上 {ctx} 上下文的 KV 缓存 {kv}，单卡合计 {total}（已计入运行开销）。{cited}")
+    verdict = {"too_low": "the figure is too low: the weights alone exceed it",
+               "weights_only": "the figure covers at most the weights, not the KV cache and runtime overhead",
+               "plausible": "the figure is consistent with the computation"}[ck.verdict]
+    return (f"**On the quoted claim (\"{ck.claim.text}\"):** {verdict}. In {fmt}, {ev.model.name}'s weights take "
+            f"{weights} ({weights_gib}){fmt_note}; with the KV cache for {ctx} of context ({kv}) and runtime overhead, one GPU "
+            f"needs {total}. Quoted: {quoted}.{cited}")
+
+
+def findings_block(findings: list[Any], lang: str) -> str:
+    zh = lang == "zh"
+    lines = ["**规则检查：**" if zh else "**Findings:**"]
+    for f in findings:
+        src = f" — {f.source}" if getattr(f, "source", "") else ""
+        lines.append(f"- [{f.rule_id}] ({f.severity}) {f.text(lang)}{src}")
+    return "\n".join(lines)
+
+
+def rec_findings(findings: list[Any], book: Book, lang: str, limit: int = 8, title: tuple[str, str] | None = None) -> str:
+    if not findings:
+        return ""
+    zh = lang == "zh"
+    lines = [pick(title or ("**Findings:**", "**规则检查：**"), lang)]
+    for f in findings[:limit]:
+        src = short_source(f.source or "", lang)
+        msg = book.text(f.text(lang), f"finding {f.rule_id}", f"rule {f.rule_id}: {f.source}")
+        if src:
+            book.text(src, f"source of {f.rule_id}", f"citation of rule {f.rule_id}")
+        when = f"，截至 {f.as_of}" if zh and f.as_of else (f", as of {f.as_of}" if f.as_of else "")
+        lines.append(f"- [{f.rule_id}] ({f.severity}) {msg}" + (f"（来源：{src}{when}）" if zh else f" (source: {src}{when})"))
+    if len(findings) > limit:
+        more = book.count("findings not shown", len(findings) - limit, "findings", SRC_RECOMMEND)
+        lines.append(f"- 另有 {more} 条提示见详情。" if zh else f"- {more} more in the details.")
+    return "\n".join(lines)
+
+
+def short_source(source: str, lang: str, width: int = 140) -> str:
+    """The first citation of a rule's source, cut at `width` characters, with a count of the others
+    (the full text stays in Turn.findings)."""
+    parts = [p.strip() for p in source.split("; ") if p.strip()]
+    if not parts:
+        return ""
+    first = parts[0] if len(parts[0]) <= width else parts[0][: width - 1].rstrip() + "…"
+    if len(parts) > 1:
+        first += f"（另有 {len(parts) - 1} 处来源）" if lang == "zh" else f" (+{len(parts) - 1} more)"
+    return first

@@ -1,0 +1,59 @@
+"""The first screen's lead: the opening sentences that answer the question asked (advisor.conversation.intent),
+built by the helpers of advisor.conversation.firstscreen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.conversation import firstscreen as fs
+from advisor.conversation.dialog import DialogState, Evaluation
+from advisor.conversation.render.book import Book
+
+
+def lead_for(ev: Evaluation, top: Any, state: DialogState, book: Book, lang: str) -> fs.Lead:
+    """The opening sentences for the question asked (ev.intent); see advisor.conversation.intent."""
+    intent = ev.intent
+    users = ev.user_options
+    cap = state.slots.capacity
+    if intent in ("feasibility", "claim") and cap is not None and not users:
+        return fs.memory_lead(ev, cap, top, book, lang)
+    if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
+        return fs.need_lead(ev, top, book, lang)
+    if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
+        led = fs.users_lead(users[0] if users else top, ev, book, lang)
+        if led is not None:
+            return led
+    if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
+        return fs.count_lead(users[0], ev, book, lang)
+    if intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1:
+        led = fs.option_lead(users[0], ev, book, lang, one_card=True)
+        led.verdict = led.verdict if intent == "feasibility" else None  # a verdict answers a feasibility question
+        return led
+    if intent == "compare" and len(users) >= 2 or (intent in ("feasibility",) and len(users) >= 2):
+        led = fs.compare_lead(users, ev, book, lang)
+        if intent == "feasibility":
+            led.verdict = "yes" if any(u.fits for u in users) else "no"
+        return led
+    chosen = top or (users[0] if users else None)
+    if chosen is None:
+        text = ("**在当前约束下没有能放下的配置。**" if lang == "zh" else "**Nothing in the catalog fits under these constraints.**")
+        return fs.Lead(text, "no" if intent == "feasibility" else None)
+    if intent == "how_long":
+        led = fs.time_lead(chosen, ev, book, lang)
+        if led is not None:
+            return led
+    if intent == "how_much":
+        led = fs.price_lead(chosen, ev, book, lang)
+        if led is not None:
+            return led
+    if intent == "explain":
+        return fs.explain_lead(chosen, ev, book, lang)
+    if intent == "how_many":
+        return fs.count_lead(chosen, ev, book, lang)
+    if intent == "feasibility":
+        led = fs.count_lead(chosen, ev, book, lang)
+        led.text = (("**可以**：" if lang == "zh" else "**Yes** — ") + led.text) if chosen.fits else led.text
+        led.verdict = "yes" if chosen.fits else "no"
+        return led
+    return fs.which_lead(chosen, ev, book, lang)

@@ -1,0 +1,280 @@
+"""The options table and its cells: name, layout, memory, speed, price, TCO, China market, notes
+(labels, missed targets, flagged rules), the memory-only table of the dialog's own search, and the
+options in the `recommend --json` shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.conversation.dialog import ConfigResult, Evaluation, default_catalog
+from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, Book, money_of
+from advisor.conversation.render.labels import pick
+
+
+def config_name(c: ConfigResult, book: Book, lang: str) -> str:
+    n = book.count(f"GPUs ({c.gpu.name})", c.count, "GPUs", "configuration evaluated")
+    return f"{n}× {c.gpu.name}"
+
+
+def configs_table(ev: Evaluation, book: Book, lang: str) -> str:
+    if len(ev.configs) < 2 and not (ev.configs and ev.configs[0].role == "fit"):
+        return ""
+    zh = lang == "zh"
+    head = ("| 配置 | 并行方式 | 每卡显存 | 可用显存 | 放得下 |\n|---|---|---|---|---|" if zh else
+            "| configuration | layout | memory per GPU | usable | fits |\n|---|---|---|---|---|")
+    rows = []
+    for c in ev.configs:
+        if c.memory is None:
+            rows.append(f"| {config_name(c, book, lang)} | — | — | — | {c.error} |")
+            continue
+        need = book.gib(f"memory per GPU on {c.gpu.name}", c.memory.per_gpu.total)
+        cap = book.gib(f"usable memory of {c.gpu.name}", c.memory.usable_bytes(c.gpu), f"catalog: {c.gpu.id} memory_bytes × engine usable fraction")
+        ok = ("是" if c.fits else "否") if zh else ("yes" if c.fits else "no")
+        rows.append(f"| {config_name(c, book, lang)} | {c.layout} | {need} | {cap} | {ok} |")
+    return head + "\n" + "\n".join(rows)
+
+
+def options_contract(ev: Evaluation) -> list[dict[str, Any]]:
+    """Options in the `gpu-advisor recommend --json` shape."""
+    out = []
+    for c in ev.configs:
+        out.append({
+            "gpu": c.gpu.id, "count": c.count, "layout": c.layout,
+            "per_gpu_bytes": c.memory.per_gpu.to_contract() if c.memory is not None else {},
+            "fits": c.fits, "throughput": None, "price": None, "findings": [], "role": c.role,
+        })
+    return out
+
+
+LABEL = {
+    "lowest_cost": ("lowest cost", "最低成本"), "best_value": ("best value", "最佳性价比"),
+    "best_performance": ("best performance", "最佳性能"), "existing": ("your hardware", "现有硬件"),
+    "candidate": ("named by you", "您提到的"),
+}
+
+
+# "lowest cost" when a cheaper option exists but spreads consumer cards over several servers, which the recommender
+# ranks after single-server and datacenter options (advisor.recommend._rank; review R01, R47)
+LOWEST_COST_COMPACT = ("lowest cost without consumer cards spread over servers", "最低成本（不计跨服务器的消费级卡方案）")
+
+
+def label_words(o: Any, lang: str, options: Any = ()) -> list[str]:
+    """The option's labels in words; "lowest cost" says what it is lowest among when `options` holds a cheaper one
+    that meets the targets but spreads consumer cards over servers (`advisor.recommend.spread_consumer`, the
+    criterion the ranking puts after it)."""
+    from advisor.recommend import cost_of, spread_consumer
+    from knowledge.catalog import load_catalog
+
+    def spread_and_cheaper(p: Any) -> bool:
+        if p is o or not p.meets_targets or cost_of(p) >= cost_of(o):
+            return False
+        return spread_consumer(p, {p.gpu: load_catalog().gpu(p.gpu)})
+
+    words = []
+    for lab in o.labels:
+        if lab not in LABEL:
+            continue
+        if lab == "lowest_cost" and any(spread_and_cheaper(p) for p in options or ()):
+            words.append(pick(LOWEST_COST_COMPACT, lang))
+        else:
+            words.append(pick(LABEL[lab], lang))
+    return words
+
+
+MISS = {
+    "budget": ("over budget", "超出预算"), "no_price": ("no dated price in the catalog", "目录中没有带日期的价格"),
+    "power": ("over the power limit", "超出功耗限制"), "latency": ("too slow per token", "单 token 延迟超标"),
+    "throughput": ("below the throughput target", "吞吐量不达标"), "deadline": ("misses the deadline", "赶不上期限"),
+    "blocked": ("ruled out by a rule", "被规则排除"),
+}
+
+
+# sizing rules whose block restates a miss the answer already names (rules/sizing.py): the deadline rule is the
+# missed deadline itself, not a second reason, so "ruled out by a rule" and its ⚠ tag are not added for it (review R39)
+RESTATES = {"sizing-deadline-missed": "deadline", "sizing-over-budget": "budget", "sizing-over-power": "power",
+            "sizing-throughput-short": "throughput", "sizing-latency-short": "latency", "sizing-does-not-fit": "fit"}
+
+
+def restates(f: Any, o: Any) -> bool:
+    """Whether finding `f` only repeats a miss of option `o` that is shown anyway ("misses the deadline", "does not
+    fit")."""
+    miss = RESTATES.get(f.rule_id)
+    return (not o.fits) if miss == "fit" else (miss is not None and miss in o.misses)
+
+
+def misses(o: Any, lang: str) -> list[str]:
+    """What `o` misses, in words, each once: "ruled out by a rule" only when a block finding says more than a miss
+    already listed (a market or capability rule), not when the blocking rule is the missed deadline itself."""
+    blocks = [f for f in o.findings if f.severity == "block"]
+    keep = [m for m in o.misses if m != "blocked" or not blocks or any(not restates(f, o) for f in blocks)]
+    return [pick(MISS.get(m, (m, m)), lang) for m in keep]
+
+
+def low_reliability(source: Any) -> bool:
+    """Whether a catalog figure rests on a source the registry marks as low reliability: its kind ends in '-low'
+    (press-low: the expert-call minutes behind the 2024 China channel prices; secondary-low: unverified price
+    compilations). `source` is one id or several joined by commas; ids the catalog does not know count as not low."""
+    if not source:
+        return False
+    from knowledge.errors import CatalogError
+
+    cat = default_catalog()
+    for sid in str(source).split(","):
+        try:
+            if cat.source(sid.strip()).kind.endswith("-low"):
+                return True
+        except CatalogError:
+            continue
+    return False
+
+
+LOW_RELIABILITY = ("low-reliability source", "来源可靠性低")
+
+
+def opt_name(o: Any, book: Book) -> str:
+    n = book.count(f"GPUs ({o.gpu_name})", o.count, "GPUs", "configuration evaluated")
+    return f"{n}× {o.gpu_name}"
+
+
+def opt_layout(o: Any, lang: str, book: Book) -> str:
+    lay = o.layout or {}
+    parts = []
+    if lay.get("tp", 1) > 1 and lay.get("engine") == "llama.cpp":  # llama.cpp splits layers, it has no TP
+        n = book.count('layer-split GPUs', lay['tp'], 'GPUs', SRC_RECOMMEND)
+        parts.append(f"按层切分到 {n} 卡" if lang == "zh" else f"layers split over {n} GPUs")
+    elif lay.get("tp", 1) > 1:
+        parts.append(f"TP {book.count('tensor parallel degree', lay['tp'], 'GPUs', SRC_RECOMMEND)}")
+    if lay.get("pp", 1) > 1:
+        parts.append(f"PP {book.count('pipeline parallel degree', lay['pp'], 'GPUs', SRC_RECOMMEND)}")
+    if lay.get("dp", 1) > 1:
+        parts.append(f"DP {book.count('data parallel degree', lay['dp'], 'GPUs', SRC_RECOMMEND)}")
+    if lay.get("zero"):
+        parts.append(f"ZeRO-{book.count('ZeRO stage', lay['zero'], '', SRC_RECOMMEND)}")
+    if lay.get("offload") == "layers":  # llama.cpp layer offload: -ngl layers on the card, the rest in system RAM
+        ngl = book.count(f"GPU layers (-ngl) on 1× {o.gpu_name} with layer offload", lay["ngl"], "layers", SRC_RECOMMEND)
+        rest = book.count(f"layers in system RAM on 1× {o.gpu_name} with layer offload", lay["cpu_layers"], "layers",
+                          SRC_RECOMMEND)
+        parts.append(f"-ngl {ngl}，{rest} 层在系统内存" if lang == "zh" else f"-ngl {ngl}, {rest} layers in system RAM")
+    elif lay.get("offload") not in (None, "none"):
+        parts.append(("卸载 " if lang == "zh" else "offload ") + str(lay["offload"]))
+    if lay.get("engine"):
+        parts.append(str(lay["engine"]))
+    from advisor.recommend import option_tags  # issue 15: 4-bit format, used-card price, near the memory limit
+
+    parts += option_tags(o, lang)
+    return ", ".join(parts) or ("单卡" if lang == "zh" else "1 GPU")
+
+
+def opt_memory(o: Any, book: Book, lang: str) -> str:
+    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
+    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+    return f"{need} / {usable}"
+
+
+def opt_speed(o: Any, book: Book, lang: str, w: Any) -> str:
+    zh = lang == "zh"
+    t = o.throughput or {}
+    if t.get("decode_tokens_per_s"):
+        per = book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
+                       SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
+        total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.get("decode_tokens_per_s_total") or 0,
+                         "tokens/s", SRC_THROUGHPUT, 0)
+        return (f"每路 {per}，合计 {total}" if zh else f"{per} per user, {total} total")
+    tr = o.training or {}
+    if tr.get("wall_s"):
+        days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
+                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
+        hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
+                         suffix="" if zh else "GPU-hours")
+        if tr.get("goodput"):  # the planner's run total (advisor.training_advice.training_figures)
+            g = book.num("goodput of the run total", tr["goodput"] * 100, "%", "advisor.estimator.planner", 0)
+            return (f"{days}（GPU 时数 {hours}，整体运行按 {g} 有效训练时间计）" if zh
+                    else f"{days} ({hours}; run total at {g} goodput)")
+        return f"{days}（GPU 时数 {hours}）" if zh else f"{days} ({hours})"
+    return "—"
+
+
+def opt_price(o: Any, book: Book, lang: str) -> str:
+    p = o.price
+    if not p:
+        return "无报价" if lang == "zh" else "no price"
+    total = book.money(f"purchase price of {o.count}× {o.gpu_name} (GPUs only)", p["amount"] * o.count, p["currency"],
+                       f"catalog price {p.get('source', '')} as of {p.get('as_of', '')}" +
+                       (" (converted at the dated exchange rate)" if p.get("converted") else ""))
+    when = p.get("as_of") or ""
+    if low_reliability(p.get("source")):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
+        when += ("，" if lang == "zh" else ", ") + pick(LOW_RELIABILITY, lang)
+    return f"{total}（{when}）" if lang == "zh" else f"{total} (as of {when})"
+
+
+def opt_notes(o: Any, lang: str, options: Any = ()) -> str:
+    from rules.titles import rule_title
+    bits = label_words(o, lang, options)
+    if not o.fits:
+        bits.append("放不下" if lang == "zh" else "does not fit")
+    bits += misses(o, lang) if o.fits else []
+    flagged = [f for f in o.findings if f.severity in ("block", "warn") and not restates(f, o)]
+    flagged.sort(key=lambda f: f.severity != "block")
+    bits += [f"⚠ {rule_title(f.rule_id, lang)}" for f in flagged[:2]]  # the id stays in the findings section
+    return "，".join(bits) if lang == "zh" else ", ".join(bits)
+
+
+CHINA_STATUS = {"available": ("available", "可购买"), "restricted": ("restricted", "受限"),
+                "licence_required": ("licence required", "需许可"), "china_variant": ("China variant", "中国特供"),
+                "not_sold": ("not sold", "不在售")}
+
+
+def china_cell(o: Any, lang: str) -> str:
+    spec = default_catalog().find_gpu(o.gpu)
+    if spec is None:
+        return "—"
+    status = pick(CHINA_STATUS.get(spec.china.status, (spec.china.status, spec.china.status)), lang)
+    when = spec.china.as_of.isoformat()
+    return f"{status}（截至 {when}）" if lang == "zh" else f"{status} (as of {when})"
+
+
+def opt_tco(o: Any, book: Book, lang: str) -> str:
+    t = o.tco or {}
+    if not t.get("tco"):
+        return "—"
+    return money_of(book, f"TCO of {o.count}× {o.gpu_name}", t["tco"], "advisor.estimator.cost.estimate_tco")
+
+
+def options_table(opts: list[Any], book: Book, lang: str, w: Any, region: str | None = None) -> str:
+    zh = lang == "zh"
+    speed = ("训练时间" if zh else "training time") if w.is_training else ("生成速度" if zh else "decode speed")
+    with_tco = any((o.tco or {}).get("tco") for o in opts)
+    years = next((o.tco.get("years") for o in opts if (o.tco or {}).get("tco")), None)
+    cols = ["配置", "并行", "每卡显存 / 可用", speed, "显卡价格"] if zh else \
+        ["configuration", "layout", "memory per GPU / usable", speed, "GPU price"]
+    if with_tco:
+        y = book.num("TCO years", float(years or 3), "years", "advisor.estimator.cost.estimate_tco", 0, suffix="")
+        cols.append(f"TCO（{y} 年）" if zh else f"TCO ({y} years)")
+    if region == "cn":
+        cols.append("国内供货" if zh else "China market")
+    cols.append("说明" if zh else "notes")
+    head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
+    rows = []
+    for o in opts:
+        cells = [opt_name(o, book), opt_layout(o, lang, book), opt_memory(o, book, lang), opt_speed(o, book, lang, w),
+                 opt_price(o, book, lang)]
+        if with_tco:
+            cells.append(opt_tco(o, book, lang))
+        if region == "cn":
+            cells.append(china_cell(o, lang))
+        cells.append(opt_notes(o, lang, opts))
+        rows.append("| " + " | ".join(cells) + " |")
+    return head + "\n" + "\n".join(rows)
+
+
+def compact_rows(shown: list[Any], others: list[Any], rec: Any) -> list[Any]:
+    """The configurations the first screen shows: the user's own, then what works, at most three."""
+    rows = list(shown[:3])
+    pool = [o for o in others if o.fits] or (list(rec.closest) if not shown and not others else [])
+    for o in pool:
+        if len(rows) >= 3 or (len(rows) >= 2 and shown):
+            break
+        if not any((o.gpu, o.count) == (r.gpu, r.count) for r in rows):
+            rows.append(o)
+    return rows
