@@ -191,3 +191,20 @@ def test_an_int_put_in_a_float_field_unvalidated_is_stored_as_pydantic_would_dum
     c = Constraints().model_copy(update={"deadline_s": 30 * 86400})
     twin = pydantic_model(Constraints)().model_copy(update={"deadline_s": 30 * 86400})
     assert c.model_dump_json() == twin.model_dump_json() and isinstance(c.deadline_s, float)
+
+
+def test_the_dialog_turns_an_invalid_workload_or_budget_into_one_input_error():
+    """The dialog builds Workload/Constraints from its slots: an out-of-range slot is one InputError naming the
+    field (in both languages), never a RecordError or a NameError."""
+    from advisor.conversation.dialog import DialogState, build_constraints, build_workload
+    from advisor.conversation.extract import Slots
+    from knowledge.errors import InputError
+
+    state = DialogState(slots=Slots(model="qwen2.5-7b", context=-5))
+    with pytest.raises(InputError) as err:
+        build_workload(state)
+    assert err.value.field == "context" and "greater than or equal to 1" in str(err.value)
+    state = DialogState(slots=Slots(model="qwen2.5-7b", budget=-1.0))
+    with pytest.raises(InputError) as err:
+        build_constraints(state)
+    assert err.value.field == "budget" and "参数 budget 无效" in err.value.message_zh
