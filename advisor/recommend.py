@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor import training_advice
+from advisor.estimator.limits import largest_context
 from advisor.estimator.memory import estimate_memory
 from advisor.estimator.results import MemoryEstimate
 from advisor.workload import Constraints, Workload
@@ -68,7 +69,7 @@ class Option(Record, frozen=False):
     formulas: list[str] = []
     assumptions: list[str] = []
     margin: dict[str, Any] = {}  # how close to the memory limit, and where it stops (near_capacity picks)
-    _memory: Any = None  # (MemoryEstimate, sized Workload) behind the numbers (private: not a field)
+    _memory: tuple[MemoryEstimate, Workload] | None = None  # behind the numbers: not a field, not in the contract
 
     def to_contract(self) -> dict[str, Any]:
         """The `gpu-advisor recommend --json` option shape of DESIGN.md, plus documented extras."""
@@ -109,6 +110,21 @@ class Option(Record, frozen=False):
     @property
     def near_capacity(self) -> bool:
         return bool(self.margin.get("near_capacity"))
+
+    @property
+    def memory_estimate(self) -> MemoryEstimate | None:
+        """The memory estimate of one GPU behind the numbers (not in the JSON contract nor model_dump)."""
+        return self._memory[0] if self._memory else None
+
+    @property
+    def sized_workload(self) -> Workload | None:
+        """The workload as one GPU of the layout sees it (inference replicas split the concurrency), for which
+        `memory_estimate` was computed."""
+        return self._memory[1] if self._memory else None
+
+    def set_memory(self, est: MemoryEstimate, sized: Workload) -> None:
+        """Attach the estimate behind the numbers and the sized workload it was computed for."""
+        self._memory = (est, sized)
 
 
 def option_tags(o: Any, lang: str = "en") -> list[str]:
@@ -714,7 +730,7 @@ def _option(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: L
         formulas=list(est.formulas), assumptions=list(est.assumptions),
         launch_hint=_launch_hint(ctx, gpu, w, layout),
     )
-    opt._memory = (est, w)
+    opt.set_memory(est, w)
     if fits:
         throughput, training, formulas = _speed(ctx, gpu, est, w, layout)
         opt.throughput, opt.training = throughput, training
@@ -744,18 +760,16 @@ def _margin(ctx: _Ctx, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> dict[s
 
 
 def _longest_context(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> int:
-    """Longest context (multiple of 256, up to the model's maximum) that still fits on the option's layout."""
+    """Longest context (multiple of 256, up to the model's maximum) that still fits on the option's layout
+    (advisor.estimator.limits.largest_context)."""
     layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"])
-    lo, hi = 0, ctx.model.max_context // 256
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        sub = _Ctx(ctx.model, ctx.workload.model_copy(update={"context": mid * 256}), ctx.constraints, ctx.catalog)
+
+    def fits_at(context: int) -> bool:
+        sub = _Ctx(ctx.model, ctx.workload.model_copy(update={"context": context}), ctx.constraints, ctx.catalog)
         found = _memory(sub, gpu, layout)
-        if found is not None and found[0].fits(gpu):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo * 256
+        return found is not None and found[0].fits(gpu)
+
+    return largest_context(fits_at, ctx.model.max_context)
 
 
 def option_price(ctx: _Ctx, gpu: GpuSpec) -> dict[str, Any] | None:
@@ -892,7 +906,7 @@ def _rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> li
 
 def _apply_rules(ctx: _Ctx, opt: Option, gpu: GpuSpec) -> None:
     """Attach the rule findings for this option (rules see one configuration at a time)."""
-    est, w = opt._memory
+    est, w = opt.memory_estimate, opt.sized_workload
     opt.findings = evaluate_rules([config_facts(ctx, gpu, opt, est, w)])
     opt.substitutes = sorted({f.alternative for f in opt.findings if f.alternative})
 
@@ -1288,19 +1302,17 @@ def _retry(ctx: _Ctx, w: Workload, constraints: Constraints | None = None) -> Op
 
 
 def _max_context(ctx: _Ctx, gpu: GpuSpec, opt: Option) -> int | None:
-    """Longest context (multiple of 256 tokens) that fits with headroom on the option's layout, by bisection."""
+    """Longest context (multiple of 256 tokens, up to the asked one) that fits with headroom on the option's
+    layout (advisor.estimator.limits.largest_context)."""
     layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"], opt.layout["zero"],
                     opt.layout["offload"])
-    lo, hi = 0, ctx.workload.context // 256
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        sub = _Ctx(ctx.model, ctx.workload.model_copy(update={"context": mid * 256}), ctx.constraints, ctx.catalog)
+
+    def fits_at(context: int) -> bool:
+        sub = _Ctx(ctx.model, ctx.workload.model_copy(update={"context": context}), ctx.constraints, ctx.catalog)
         found = _memory(sub, gpu, layout)
-        if found is not None and _headroom(found[0], gpu) >= MIN_HEADROOM:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo * 256 or None
+        return found is not None and _headroom(found[0], gpu) >= MIN_HEADROOM
+
+    return largest_context(fits_at, ctx.workload.context) or None
 
 
 def _money(amount: float | None, currency: str) -> str:

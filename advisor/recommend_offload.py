@@ -80,7 +80,7 @@ def offload_option(ctx: Any, gpu: GpuSpec, options: list[Any]) -> Any:
     )
     if ctx.constraints.existing is not None:
         opt.labels.append("existing")
-    opt._memory = (est, ow)
+    opt.set_memory(est, ow)
     opt.tco = r.option_tco(ctx, gpu, opt)
     opt.misses = r.target_misses(ctx, gpu, opt)
     opt.meets_targets = not opt.misses

@@ -10,7 +10,8 @@ import math
 import pytest
 
 from advisor.conversation import grounding
-from advisor.conversation.dialog import CONTEXT_STEP, _largest
+from advisor.conversation.dialog import CONTEXT_STEP
+from advisor.estimator.limits import largest
 from advisor.conversation.session import Conversation
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
@@ -55,7 +56,7 @@ def test_largest_finds_the_last_true(limit, hi):
         calls.append(n)
         return n <= limit
 
-    assert _largest(fits, hi) == min(limit, hi)
+    assert largest(fits, hi) == min(limit, hi)
     assert len(calls) <= 2 + math.ceil(math.log2(hi + 1))  # bisection, not a scan
 
 

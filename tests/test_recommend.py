@@ -224,7 +224,7 @@ def test_memoised_result_is_each_callers_own_copy():
     second = recommend(w, Constraints())
     assert second.model_dump_json() == pristine
     assert second is not first and second.options[0] is not first.options[-1]
-    assert second.options[0]._memory is not None  # the estimate behind the numbers travels with the copy
+    assert second.options[0].memory_estimate is not None  # the estimate behind the numbers travels with the copy
 
 
 def test_concurrent_identical_requests_run_one_search(monkeypatch):

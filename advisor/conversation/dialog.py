@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from advisor.conversation.extract import GpuMention, Slots, extract
 from advisor.conversation.turn import Step
+from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_context, most_sequences
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.errors import AdvisorError, InputError, NotValidated
 from knowledge.record import RecordError
@@ -638,10 +639,10 @@ def _speed_at(model: Any, gpu: Any, option: Any, concurrency: int, steps: list[S
     from advisor.estimator.calibration import load_calibration
     from advisor.estimator.throughput import estimate_throughput
 
-    sized = getattr(option, "_memory", None)
-    if not sized:
+    sized = getattr(option, "sized_workload", None)
+    if sized is None:
         return None
-    w = sized[1].model_copy(update={"concurrency": concurrency})
+    w = sized.model_copy(update={"concurrency": concurrency})
     count = option.count if w.pp == 1 else w.tp
     t = _timed(steps, "estimate_throughput", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
                lambda: estimate_throughput(model, gpu, count, w, load_calibration(), with_capacity=False),
@@ -649,53 +650,19 @@ def _speed_at(model: Any, gpu: Any, option: Any, concurrency: int, steps: list[S
     return {"concurrency": float(concurrency), "per_seq": t.decode_tokens_per_s, "total": t.decode_tokens_per_s_total}
 
 
-CONTEXT_STEP = 256  # tokens: the grain of the "longest context that fits" search
 MAX_BATCH_SEARCH = 4096  # micro-batches searched up to this
-
-
-def _largest(fits: Callable[[int], bool], hi: int) -> int:
-    """The largest n in 1..hi with fits(n), for a `fits` that holds up to some n and fails above (0: none)."""
-    if hi < 1 or not fits(1):
-        return 0
-    lo = 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _fits_with(model: Any, gpu: Any, w: Workload) -> Callable[..., bool]:
-    """fits(**changes): does `w` with these changes fit on `gpu` (advisor.estimator.memory.estimate_memory)?
-    Prompt and output lengths shrink with a shorter context; an invalid combination does not fit."""
-    from advisor.estimator.memory import estimate_memory
-
-    def fits(**update: Any) -> bool:
-        ctx = update.get("context", w.context)
-        for name in ("prompt_tokens", "output_tokens"):
-            if getattr(w, name) is not None:
-                update[name] = min(getattr(w, name), ctx)
-        try:
-            trial = Workload.model_validate({**w.model_dump(), **update})
-            return bool(estimate_memory(model, trial, gpu).fits(gpu))
-        except (AdvisorError, RecordError):
-            return False
-
-    return fits
 
 
 def _capacity(model: Any, gpu: Any, option: Any, steps: list[Step]) -> dict[str, Any] | None:
     """A serving option at full load: the most concurrent sequences at its context (`_most_sequences`), the decode
     speed there (advisor.estimator.throughput.estimate_throughput) and the owned cost per million tokens at that
     speed (advisor.estimator.cost.estimate_tco, the option's own currency and years). None when it does not fit."""
-    sized = getattr(option, "_memory", None)
-    if not sized or not option.fits:
+    sized = getattr(option, "sized_workload", None)
+    if sized is None or not option.fits:
         return None
     start = time.perf_counter()
-    n = _most_sequences(model, gpu, option, _fits_with(model, gpu, sized[1]))
-    steps.append(Step(name="capacity", arguments={"gpu": gpu.id, "count": option.count, "context": sized[1].context},
+    n = _most_sequences(gpu, option, fits_with(model, gpu, sized))
+    steps.append(Step(name="capacity", arguments={"gpu": gpu.id, "count": option.count, "context": sized.context},
                       duration_s=time.perf_counter() - start, summary=f"{n} sequences fit"))
     if n < 1:
         return None
@@ -718,17 +685,10 @@ def _capacity(model: Any, gpu: Any, option: Any, steps: list[Step]) -> dict[str,
     return out
 
 
-def _most_sequences(model: Any, gpu: Any, option: Any, fits: Callable[..., bool]) -> int:
-    """Most concurrent sequences at the option's context, over all its replicas: bisection on one replica's
-    concurrency with the full memory estimate (`fits`). The recommender's `max_concurrency` (the KV cache that fits
-    next to the weights and the activations of the asked load) only bounds the search: the activations (prefill
-    chunk, logits of every sequence) grow with the load too."""
-    est, w = option._memory
-    replicas = max(1, int((option.layout or {}).get("dp", 1)))
-    per_seq = est.kv_bytes_per_token * w.context
-    free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
-    bound = max(int(free // per_seq) if per_seq else 0, w.concurrency)
-    return replicas * _largest(lambda c: fits(concurrency=c), min(100_000, 2 * bound + 16))
+def _most_sequences(gpu: Any, option: Any, fits: Callable[..., bool]) -> int:
+    """Most concurrent sequences at the option's context, over all its replicas (advisor.estimator.limits)."""
+    est, w = option.memory_estimate, option.sized_workload
+    return most_sequences(est, w, gpu, max(1, int((option.layout or {}).get("dp", 1))), fits)
 
 
 def _limits(model: Any, gpu: Any, option: Any, workload: Workload, steps: list[Step]) -> Limits | None:
@@ -736,30 +696,29 @@ def _limits(model: Any, gpu: Any, option: Any, workload: Workload, steps: list[S
     named configuration), each at the other as asked, with its own layout (advisor.estimator.memory.estimate_memory,
     bisection; contexts in steps of CONTEXT_STEP tokens up to the model's maximum). Inference also gets the decode
     speed at the largest concurrency (advisor.estimator.throughput.estimate_throughput)."""
-    sized = getattr(option, "_memory", None)
-    if not sized:
+    w = getattr(option, "sized_workload", None)
+    if w is None:
         return None
-    w = sized[1]
     training = w.is_training
-    fits = _fits_with(model, gpu, w)
+    fits = fits_with(model, gpu, w)
     # pre-training sets the new model's context itself (the catalog model only stands in for its size)
     cap = max(w.context, 131072 if w.task == "pretrain" else model.max_context)
     cap -= cap % CONTEXT_STEP
     start = time.perf_counter()
-    longest = CONTEXT_STEP * _largest(lambda k: fits(context=k * CONTEXT_STEP), cap // CONTEXT_STEP)
+    longest = largest_context(lambda c: fits(context=c), cap)
     single = 0
     if not longest and (w.batch if training else w.concurrency) > 1:
         one = {"batch": 1} if training else {"concurrency": 1, "batch": 1}
-        single = CONTEXT_STEP * _largest(lambda k: fits(context=k * CONTEXT_STEP, **one), cap // CONTEXT_STEP)
+        single = largest_context(lambda c: fits(context=c, **one), cap)
     at_max = None
     tokens_per_s = None
     if training:
         load = w.batch
-        max_load = _largest(lambda b: fits(batch=b), MAX_BATCH_SEARCH)
+        max_load = largest(lambda b: fits(batch=b), MAX_BATCH_SEARCH)
         tokens_per_s = (option.training or {}).get("tokens_per_s")
     else:
         load = workload.concurrency  # all replicas (the sized workload holds one replica's share)
-        max_load = _most_sequences(model, gpu, option, fits)
+        max_load = _most_sequences(gpu, option, fits)
     steps.append(Step(name="largest_fit", arguments={"gpu": gpu.id, "count": option.count, "context": w.context,
                                                       "step_tokens": CONTEXT_STEP},
                       duration_s=time.perf_counter() - start,

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.conversation.dialog import CONTEXT_STEP, Evaluation
+from advisor.conversation.dialog import Evaluation
 from advisor.conversation.render.book import (
     SRC_DEFAULT, SRC_MEMORY, SRC_THROUGHPUT, SRC_TRAINING, SRC_USER, Book, money_of,
 )
 from advisor.conversation.render.headline import top_config
 from advisor.conversation.render.labels import PART, pick
 from advisor.conversation.render.options_table import config_name, opt_name
+from advisor.estimator.limits import CONTEXT_STEP
 
 
 def dialog_breakdown(ev: Evaluation, book: Book, lang: str) -> str:
