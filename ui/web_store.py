@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from advisor.store import Conflict, QuoteRecord, StoreUnavailable
-from advisor.store.keeper import CorruptState, Keeper, request_key, slim_history
+from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
 from advisor.store.records import ConversationRecord, NewTurn
 from advisor.store.sql import _plausible_id, new_id
 from ui import web_render as R
@@ -187,7 +187,7 @@ class StoredChatController(ChatController):
                     return
                 turn = state.last_turn
                 record = NewTurn(request_id=request_key(cid, revision, text), question=text,
-                                 answer=str(getattr(turn, "answer", "")), result=turn.model_dump(mode="json"),
+                                 answer=str(getattr(turn, "answer", "")), result=result_json(turn),
                                  driver=str(getattr(state.conv, "driver", "deterministic")),
                                  duration_s=time.monotonic() - started,
                                  error=(turn.answer if getattr(turn, "note", "") == "error" else None),

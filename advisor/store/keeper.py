@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import socket
 import threading
@@ -70,6 +71,24 @@ def request_key(cid: str, revision: int, text: str) -> str:
     """Idempotency key of a turn: the same question asked of the same revision of a conversation is one turn,
     however often the request is delivered."""
     return hashlib.sha256(f"{cid}\x00{revision}\x00{text}".encode()).hexdigest()[:32]
+
+
+def result_json(turn: Any) -> str | None:
+    """The turn's structured result as stored: `Turn.model_dump_json()` (~0.5 ms for a ~100 kB turn, against ~2 ms
+    for `json.dumps(model_dump(mode="json"))`, and the same text). pydantic writes a non-finite float of a typed
+    field (`Number.value`, `Step.duration_s`) as null, which would not read back; such a turn takes the slow path,
+    which writes `Infinity`/`NaN` as Python's json does. None for an object that is no pydantic model, or that
+    cannot be serialised (the turn is then recorded by its text)."""
+    if not hasattr(turn, "model_dump_json"):
+        return None
+    try:
+        floats = [getattr(n, "value", 0.0) for n in getattr(turn, "numbers", ())]
+        floats += [getattr(s, "duration_s", 0.0) for s in getattr(turn, "steps", ())]
+        if all(math.isfinite(x) for x in floats if isinstance(x, float)):
+            return str(turn.model_dump_json())
+        return json.dumps(turn.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+    except Exception:  # noqa: BLE001 - a turn that cannot be serialised is recorded by its text only
+        return None
 
 
 def slim_history(history: list[Any]) -> None:

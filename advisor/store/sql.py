@@ -173,9 +173,7 @@ class SqlStore:
         `expected_revision` (else `Conflict`); a `request_id` recorded before is not recorded again. With `owner`,
         a conversation at revision 0 that has no row yet (ids are made by the caller, `new_id`) gets one."""
         now = self.clock()
-        state_text = None if state is None else scrub(json.dumps(state, ensure_ascii=False, separators=(",", ":")))
-        result_text = None if turn.result is None else scrub(json.dumps(turn.result, ensure_ascii=False,
-                                                                        separators=(",", ":")))
+        state_text, result_text = scrub(_json_text(state)), scrub(_json_text(turn.result))
         question, answer, error, title = (scrub(turn.question), scrub(turn.answer), scrub(turn.error),
                                           scrub(title) or "")
         quote_id = new_id() if turn.has_quote else None
@@ -273,6 +271,13 @@ class SqlStore:
             convs = x("DELETE FROM conversations WHERE updated_at < ?", (cutoff,)).rowcount
             events = x("DELETE FROM events WHERE expires_at < ?", (self.clock(),)).rowcount
         return {"conversations": convs, "turns": turns, "quotes": quotes, "events": events}
+
+
+def _json_text(value: str | dict[str, Any] | None) -> str | None:
+    """What is stored for a JSON value: a str is taken as JSON text already, anything else is serialised compactly."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _why(store: SqlStore, exc: BaseException) -> str:
