@@ -169,11 +169,12 @@ class StoredChatController(ChatController):
         if R.check_message(text, "en") is not None:
             yield from super().turn(message, state, ui_lang)
             return
-        if not state.conversation_id:
+        fresh = not state.conversation_id
+        if fresh:
             state.conversation_id, state.revision = new_id(), 0
         cid = state.conversation_id
         for attempt in range(MAX_RERUNS):
-            with self.keeper.turn_lock(cid) as lease:
+            with self.keeper.turn_lock(cid, new=fresh and attempt == 0) as lease:
                 if lease.held:
                     self._sync(state, ui_lang, lease.revision)
                 revision, started = state.revision, time.monotonic()

@@ -150,15 +150,17 @@ class Keeper:
             return lock
 
     @contextmanager
-    def turn_lock(self, cid: str) -> Iterator[Lease]:
+    def turn_lock(self, cid: str, *, new: bool = False) -> Iterator[Lease]:
         """Hold the conversation for one turn. `lease.held` is False when the database could not be asked (the
-        turn then runs on what this process has, and its commit is retried later)."""
+        turn then runs on what this process has, and its commit is retried later). `new`: the id was just made
+        for this turn (`new_id`), so no row and no other holder can exist yet and the database is not asked (its
+        first commit creates the row, at revision 0 only: a second process could not commit it twice)."""
         lock = self._local_lock(cid)
         with lock:
-            lease = Lease(cid)
+            lease = Lease(cid, held=new, released=new)  # (nothing to release either)
             try:
                 deadline = time.monotonic() + self.lease_wait_s
-                while True:
+                while not new:
                     lease.held, lease.revision = self.store.acquire_at(cid, self.holder, self.lease_ttl_s)
                     if lease.held:
                         break
