@@ -11,7 +11,8 @@ Two scenarios, both with all N conversations open at once:
   burst  every conversation sends its first turn at the same instant and the next one as soon as an answer
          arrives (no reading or typing time): a stress test whose latency is N × the server's CPU per turn.
 Reported per scenario: per-turn latency (request to final answer; p50/p95/max, seconds, also by turn number),
-errors, turns/s, and the server's CPU time per turn (from /proc, when the script started the server).
+errors, turns/s, and the server's CPU time per turn (from /proc, when the script started the server), and with
+`--store postgresql` on a throwaway cluster the PostgreSQL server's (its postmaster and backends; same 2 cores).
 `--baseline` repeats both against a do-nothing Gradio app of the same shape: the framework's floor, measured on the
 same machine at the same time (this machine's speed varies between runs; compare within one run).
 
@@ -291,7 +292,8 @@ def _warm_up(url: str) -> None:
     asyncio.run(go())
 
 
-def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, target: float) -> bool:
+def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, target: float,
+            db_cpu: float | None = None) -> bool:
     """Print one scenario's figures; True when it met the target (0 errors, p95 < target)."""
     lat, errors = result["latencies"], result["errors"]
     print(f"  {label}:")
@@ -305,6 +307,8 @@ def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, targe
             f"{len(lat) / result['wall_s']:.1f} turns/s")
     if cpu is not None and lat:
         line += f", server CPU {1000 * cpu / max(1, len(lat) + len(errors)):.0f} ms/turn (with its turn workers)"
+    if db_cpu is not None and lat:
+        line += f", PostgreSQL server CPU {1000 * db_cpu / max(1, len(lat) + len(errors)):.1f} ms/turn"
     print(line)
     for err in errors[:10]:
         print("    error:", err)
@@ -314,7 +318,7 @@ def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, targe
 
 
 def _measure(url: str, proc: subprocess.Popen[bytes] | None, args: argparse.Namespace, scenarios: list[str],
-             title: str) -> tuple[bool, bool]:
+             title: str, db_pid: int | None = None) -> tuple[bool, bool]:
     """Run the scenarios against one server; returns (any errors, every target met)."""
     _warm_up(url)
     print(f"{title}: {args.conversations} concurrent conversations × {args.turns} turns, {os.cpu_count()} CPUs, "
@@ -322,13 +326,14 @@ def _measure(url: str, proc: subprocess.Popen[bytes] | None, args: argparse.Name
     errors, all_met = False, True
     for name in scenarios:
         think = (0.0, 0.0) if name == "burst" else (args.think_min, args.think_max)
-        cpu0 = cpu_seconds(proc.pid if proc else None)
+        cpu0, db0 = cpu_seconds(proc.pid if proc else None), cpu_seconds(db_pid)
         result = run(url, args.conversations, args.turns, think)
-        cpu1 = cpu_seconds(proc.pid if proc else None)
+        cpu1, db1 = cpu_seconds(proc.pid if proc else None), cpu_seconds(db_pid)
         label = ("burst (no think time; a stress test)" if name == "burst"
                  else f"paced (think {think[0]:g}-{think[1]:g} s; people)")
         cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
-        all_met &= _report(label, result, args.conversations * args.turns, cpu, args.p95_target)
+        db_cpu = None if db0 is None or db1 is None else db1 - db0
+        all_met &= _report(label, result, args.conversations * args.turns, cpu, args.p95_target, db_cpu)
         errors |= bool(result["errors"])
     return errors, all_met
 
@@ -358,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = [(f"web chat (deterministic mode), store: {s}", False, s) for s in stores]
     runs += [("baseline: do-nothing Gradio app", True, "memory")] if args.baseline else []
     failed = False
-    with _databases(stores, args.database_url) as urls:
+    with _databases(stores, args.database_url) as (urls, db_pid):
         for title, baseline, store in runs:
             proc = None
             url = None if baseline else args.url
@@ -367,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
                 proc = start_server(port, baseline=baseline, database_url=urls[store])
                 url = f"http://127.0.0.1:{port}/"
             try:
-                errors, met = _measure(url, proc, args, scenarios, title)
+                errors, met = _measure(url, proc, args, scenarios, title,
+                                       db_pid if store == "postgresql" and not baseline else None)
                 if not baseline:
                     failed |= errors or (args.strict and not met)
             finally:
@@ -381,10 +387,12 @@ STORES = ("memory", "sqlite", "postgresql")
 
 
 @contextlib.contextmanager
-def _databases(stores: list[str], database_url: str | None) -> Iterator[dict[str, str]]:
-    """GPU_ADVISOR_DATABASE_URL for each store: a fresh SQLite file, the given or a throwaway PostgreSQL."""
+def _databases(stores: list[str], database_url: str | None) -> Iterator[tuple[dict[str, str], int | None]]:
+    """GPU_ADVISOR_DATABASE_URL for each store: a fresh SQLite file, the given or a throwaway PostgreSQL; and the
+    throwaway server's process id (its CPU time, with its backends', is reported; None for --database-url)."""
     with tempfile.TemporaryDirectory(prefix="load-web-") as tmp, contextlib.ExitStack() as stack:
         urls = {"memory": "memory", "sqlite": f"sqlite:///{Path(tmp) / 'advisor.db'}"}
+        pid: int | None = None
         if "postgresql" in stores:
             if database_url:
                 urls["postgresql"] = database_url
@@ -395,8 +403,10 @@ def _databases(stores: list[str], database_url: str | None) -> Iterator[dict[str
                 reason = missing_reason()
                 if reason:
                     raise SystemExit(f"--store postgresql: {reason} (or pass --database-url)")
-                urls["postgresql"] = stack.enter_context(PgCluster(durable=True))  # fsync on
-        yield urls
+                cluster = PgCluster(durable=True)  # fsync on
+                urls["postgresql"] = stack.enter_context(cluster)
+                pid = int((cluster.data / "postmaster.pid").read_text().split()[0])
+        yield urls, pid
 
 
 if __name__ == "__main__":
