@@ -94,13 +94,17 @@ def result_json(turn: Any) -> str | None:
 def slim_history(history: list[Any]) -> None:
     """Reduce a live `Conversation.history` in place to what `compact_state` keeps of it, so that `to_dict()`
     does not serialise ~100 kB a turn only for it to be dropped (the Turn objects themselves are not changed)."""
-    keep = set(HISTORY_TURN_KEYS)
     del history[:-STATE_HISTORY_KEPT]
-    for i, item in enumerate(history):
-        text, turn = item
+    empties: dict[type, dict[str, Any]] = {}
+    for i, (text, turn) in enumerate(history):
         fields = getattr(type(turn), "model_fields", None)
-        if fields is not None:
-            empty = {name: f.get_default(call_default_factory=True) for name, f in fields.items() if name not in keep}
+        if fields is None:
+            continue
+        empty = empties.get(type(turn))
+        if empty is None:
+            empty = empties[type(turn)] = {name: f.get_default(call_default_factory=True) for name, f in fields.items()
+                                           if name not in HISTORY_TURN_KEYS}
+        if any(getattr(turn, name) != value for name, value in empty.items()):  # (else slimmed on an earlier turn)
             history[i] = (text, turn.model_copy(update=empty))
 
 
