@@ -396,3 +396,12 @@ def test_postgres_a_connection_the_server_closed_is_replaced_unseen(pg_cluster) 
     for _ in range(3):
         assert store.revision(cid) == 1
     store.close()
+
+
+def test_ids_never_start_with_a_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gpu-advisor history show ID` would read a leading "-" as an option (it made 1 CLI test in 64 fail)."""
+    import secrets
+
+    made = iter(["-" + "a" * 21, "-" + "b" * 21, "c" * 22])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(made))
+    assert new_id() == "c" * 22

@@ -34,8 +34,12 @@ _QUOTE_COLUMNS = "id, conversation_id, owner, lang, question, markdown, json, co
 
 
 def new_id() -> str:
-    """An unguessable id: 128 random bits, URL-safe (22 characters)."""
-    return secrets.token_urlsafe(16)
+    """An unguessable id: 128 random bits, URL-safe (22 characters), never starting with "-" (which a command line,
+    `gpu-advisor history show ID`, would read as an option: 1 id in 64 did)."""
+    while True:
+        value = secrets.token_urlsafe(16)
+        if not value.startswith("-"):
+            return value
 
 
 class Execute(Protocol):
