@@ -22,14 +22,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
-
 from advisor import training_advice
 from advisor.estimator.memory import estimate_memory
 from advisor.estimator.results import MemoryEstimate
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
+from knowledge.record import Record
 from knowledge.schemas import GpuSpec, ModelSpec
 from rules.findings import Finding
 
@@ -42,10 +41,8 @@ DEFAULT_TRAINING_DEADLINE_S = 30 * 86400  # when none is given; stated as an ass
 DEFAULT_CPU_RAM_BYTES = 512 * GIB  # host RAM assumed per node when checking offload (typical 8-GPU server)
 
 
-class Option(BaseModel):
+class Option(Record, frozen=False):
     """One configuration: a GPU, a count and a layout, with everything computed for it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     gpu: str
     gpu_name: str
@@ -71,7 +68,7 @@ class Option(BaseModel):
     formulas: list[str] = []
     assumptions: list[str] = []
     margin: dict[str, Any] = {}  # how close to the memory limit, and where it stops (near_capacity picks)
-    _memory: Any = PrivateAttr(default=None)  # (MemoryEstimate, sized Workload) behind the numbers
+    _memory: Any = None  # (MemoryEstimate, sized Workload) behind the numbers (private: not a field)
 
     def to_contract(self) -> dict[str, Any]:
         """The `gpu-advisor recommend --json` option shape of DESIGN.md, plus documented extras."""
@@ -137,10 +134,8 @@ def price_contract(price: dict[str, Any] | None) -> dict[str, Any] | None:
                                       "end_of_life")}
 
 
-class Change(BaseModel):
+class Change(Record, frozen=False):
     """Something that would have to change for a configuration to fit or meet the targets."""
-
-    model_config = ConfigDict(extra="forbid")
     kind: str  # "precision", "context", "budget", "gpus", "task"
     for_existing: bool = False  # checked on the user's own cards only
     message: str
@@ -148,8 +143,8 @@ class Change(BaseModel):
     value: Any = None
 
 
-class Recommendation(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Recommendation(Record, frozen=False):
+    """The ranked options for one workload under its constraints, with what would have to change and why."""
 
     model: dict[str, Any]
     workload: dict[str, Any]
@@ -954,7 +949,7 @@ def with_default_context(workload: Workload, catalog: Catalog, model: ModelSpec 
     return workload if ctx == workload.context else workload.model_copy(update={"context": ctx})
 
 
-def _copy_containers(model: BaseModel, **update: Any) -> Any:
+def _copy_containers(model: Record, **update: Any) -> Any:
     """A shallow copy of `model` whose list and dict fields are new containers (one level down): a caller can
     append, reorder or set keys without touching the memoised result. The values inside (findings, nested
     dicts of numbers) are shared and treated as read-only, as everywhere else in the advisor."""

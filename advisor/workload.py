@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from knowledge.record import Field, Record
 
 Task = Literal["inference", "full", "lora", "qlora", "freeze", "pretrain"]
 WeightFormat = Literal[
@@ -36,11 +36,7 @@ def default_context(model: object | None) -> int:
     return int(own) if own else DEFAULT_CONTEXT
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-
-class Workload(_Strict):
+class Workload(Record):
     """One LLM job. `model` is a catalog id or alias; `None` means "not said yet" (the dialog asks)."""
 
     model: str | None = None
@@ -67,8 +63,7 @@ class Workload(_Strict):
                                        description="token budget for training")
     flash_attention: bool | None = None  # None: on where the GPU supports it
 
-    @model_validator(mode="after")
-    def _check_layout(self) -> Workload:
+    def check_invariants(self) -> None:
         world = self.gpus * self.nodes
         if self.tp * self.pp > world:
             raise ValueError(
@@ -76,7 +71,6 @@ class Workload(_Strict):
             )
         if self.task == "qlora" and self.weights not in (None, "nf4", "bnb-4bit", "int4", "gptq-int4", "awq-int4"):
             raise ValueError(f"QLoRA needs a 4-bit base (nf4), not '{self.weights}'; accepted: nf4 or leave unset")
-        return self
 
     @property
     def world_size(self) -> int:
@@ -87,12 +81,12 @@ class Workload(_Strict):
         return self.task in TRAINING_TASKS
 
 
-class ExistingGpus(_Strict):
+class ExistingGpus(Record):
     gpu: str
     count: int = Field(ge=1, le=4096)
 
 
-class Constraints(_Strict):
+class Constraints(Record):
     """Limits on the hardware that may be recommended."""
 
     budget: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False, description="upper limit on purchase price")
@@ -115,7 +109,7 @@ class Constraints(_Strict):
     condition: Literal["new", "used"] = "new"  # a company purchase is priced new unless used cards are asked for
 
 
-def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None, bool, bool]:
+def field_bounds(model: type[Record], name: str) -> tuple[float | None, float | None, bool, bool]:
     """(lo, hi, lo_open, hi_open) of a model field's ge/gt/le/lt constraints: one place for each limit, read
     by the CLI's option types and the chat's range check."""
     lo = hi = None

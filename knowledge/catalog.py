@@ -32,10 +32,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from knowledge import schemas, snapshot
 from knowledge.errors import CatalogError, UnknownGpu, UnknownModel
+from knowledge.record import RecordError
+from knowledge.trusted import READER_FILES, construct, dump
 from knowledge.schemas import GpuSpec, ModelSpec, Source
 
 DATA_ENV = "GPU_ADVISOR_DATA"
@@ -46,7 +46,7 @@ _SEPARATORS = re.compile(r"[\s_\-]+")
 _GPU_PREFIXES = ("nvidia", "geforce", "tesla", "amd", "instinct", "英伟达")
 _MODEL_SUFFIXES = ("instruct", "chat", "hf", "base", "it", "4k", "bf16", "fp16", "fp8")
 
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T")  # a Record (knowledge.record) or a pydantic model: both validate with `model_validate`
 
 
 def normalize(name: str) -> str:
@@ -190,8 +190,9 @@ def read_yaml(path: Path, root: Path | None = None) -> Any:
         raise CatalogError(f"{shown}: cannot read ({exc.strerror})", field=shown) from None
 
 
-def validation_message(exc: ValidationError, shown: str) -> str:
-    """One line naming the file, the field (dotted path) and what was wrong with it."""
+def validation_message(exc: Any, shown: str) -> str:
+    """One line naming the file, the field (dotted path) and what was wrong with it. `exc`: a
+    knowledge.record.RecordError or pydantic's ValidationError (the same `errors()`)."""
     err = exc.errors(include_url=False)[0]
     loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
     msg = err["msg"]
@@ -210,8 +211,10 @@ def validate_file(schema: type[T], data: Any, shown: str) -> T:
     if not isinstance(data, dict):
         raise CatalogError(f"{shown}: expected a mapping of fields, got {type(data).__name__}", field=shown)
     try:
-        return schema.model_validate(data)
-    except ValidationError as exc:
+        return schema.model_validate(data)  # type: ignore[attr-defined, no-any-return]
+    except ValueError as exc:
+        if not hasattr(exc, "errors"):  # not a validation error: a bug in a schema's own check
+            raise
         raise CatalogError(validation_message(exc, shown), field=shown) from None
 
 
@@ -250,7 +253,7 @@ def load_sources(root: Path) -> tuple[dict[str, Source], dict[str, str]]:
                 raise CatalogError(f"{shown}: field '{sid}': expected a mapping {{title, url, ...}}", field=str(sid))
             try:
                 sources[sid] = Source.model_validate({"id": sid, **body})
-            except ValidationError as exc:
+            except RecordError as exc:
                 raise CatalogError(validation_message(exc, f"{shown} [{sid}]"), field=str(sid)) from None
             where[sid] = shown
     return sources, where
@@ -342,7 +345,6 @@ def _assemble(root: Path, sources: dict[str, Source], gpus: list[tuple[GpuSpec, 
 # --- snapshot (see knowledge/snapshot.py) -----------------------------------------------------------------------
 
 _SNAPSHOT_KIND = "catalog"
-_TRUSTED = Path(__file__).resolve().parent / "trusted.py"  # how a snapshot is read back: part of its key
 _FOLDERS = ("sources", "gpus", "models")
 
 
@@ -350,7 +352,7 @@ def _snapshot_key(root: Path) -> str | None:
     """SHA-256 of the data files and of the modules that validate them; None when a file cannot be read."""
     try:
         files = [p for folder in _FOLDERS for p in sorted((root / folder).glob("*.yaml"))]
-        return snapshot.fingerprint([*files, Path(__file__), Path(schemas.__file__), _TRUSTED])
+        return snapshot.fingerprint([*files, Path(__file__), Path(schemas.__file__), *READER_FILES])
     except OSError:
         return None
 
@@ -358,8 +360,6 @@ def _snapshot_key(root: Path) -> str | None:
 def _to_snapshot(catalog: Catalog) -> dict[str, Any]:
     """The validated entries as JSON data (the fields they were given), each GPU and model with the file name
     shown in messages."""
-    from knowledge.trusted import dump
-
     root = catalog.path
 
     def entries(folder: str, items: tuple[Any, ...]) -> list[list[Any]]:
@@ -374,10 +374,8 @@ def _to_snapshot(catalog: Catalog) -> dict[str, Any]:
 
 def _from_snapshot(root: Path, data: dict[str, Any]) -> Catalog:
     """The entries of a snapshot this program wrote after validating the YAML of its key (snapshot.read checks
-    the payload's digest), constructed without validating again (knowledge.trusted: no pydantic schema is
-    built); citations, cross-references and names are checked again. Raises on any mismatch."""
-    from knowledge.trusted import construct
-
+    the payload's digest), constructed without validating again (knowledge.trusted); citations, cross-references
+    and names are checked again. Raises on any mismatch."""
     sources = {sid: construct(Source, body) for sid, body in data["sources"].items()}
     gpus = [(construct(GpuSpec, body), shown) for shown, body in data["gpus"]]
     models = [(construct(ModelSpec, body), shown) for shown, body in data["models"]]

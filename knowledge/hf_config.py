@@ -27,9 +27,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from knowledge.errors import InputError
+from knowledge.record import RecordError
 from knowledge.schemas import ModelSpec
 
 USER_CONFIG_SOURCE = "user-config-json"
@@ -285,7 +284,7 @@ def spec_from_hf_config(config: dict[str, Any], id: str | None = None, name: str
     try:
         return ModelSpec(id=spec_id, name=label, family=t.split("_")[0], model_type=t, block=_BLOCK.get(t, "llama"),
                          notes=notes, cite={"architecture": [USER_CONFIG_SOURCE]}, **fields)
-    except ValidationError as exc:
+    except RecordError as exc:
         err = exc.errors(include_url=False)[0]
         loc = ".".join(str(p) for p in err["loc"])
         raise InputError(f"config.json ({t}): inconsistent architecture: {loc}: {err['msg']}", field=loc) from None

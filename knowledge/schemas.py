@@ -1,4 +1,4 @@
-"""Pydantic schemas for the catalogs. SI units throughout: bytes, bytes/s, FLOP/s, watts.
+"""Schemas of the catalogs (frozen records, knowledge.record). SI units throughout: bytes, bytes/s, FLOP/s, watts.
 
 Every numeric field of a catalog entry must be cited: `cite` maps the field name to one or more
 ids of the sources registry (`data/sources/*.yaml`). The loader (`knowledge.catalog`) checks that every
@@ -12,14 +12,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, PositiveInt, model_validator
+from knowledge.record import Field, NonNegativeFloat, Pattern, PositiveFloat, PositiveInt, Record
 
 # lowercase letters, digits, '.' and '-' (e.g. "rtx-4090", "qwen2.5-72b"); equal to the file stem in the catalog
-Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")]
+Slug = Annotated[str, Pattern(r"^[a-z0-9][a-z0-9.\-]*$")]
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+class Strict(Record):
+    """Base of the catalog's entries: frozen, validated, unknown fields refused."""
 
 
 class Source(Strict):
@@ -35,11 +35,9 @@ class Source(Strict):
     via: str | None = None  # where the citation was found (e.g. reference/gpus_reference.json)
     note: str = ""
 
-    @model_validator(mode="after")
-    def _locatable(self) -> Source:
+    def check_invariants(self) -> None:
         if not (self.url or self.document):
             raise ValueError("a source needs a url or a document")
-        return self
 
 
 Currency = Literal["USD", "CNY"]
@@ -92,11 +90,9 @@ class CloudPrice(Strict):
     note: str = ""
     source: str
 
-    @model_validator(mode="after")
-    def _china_quote_keeps_its_yuan(self) -> CloudPrice:
+    def check_invariants(self) -> None:
         if self.region == "cn" and self.cny_per_hour is None:
             raise ValueError("a China (region cn) cloud quote needs cny_per_hour, the figure as listed")
-        return self
 
 
 class ChinaMarket(Strict):
@@ -160,15 +156,17 @@ class GpuSpec(Strict):
     notes: str = ""
     cite: dict[str, list[str]]
 
-    @model_validator(mode="after")
-    def _cite_names_fields(self) -> GpuSpec:
+    def check_invariants(self) -> None:
+        self._cite_names_fields()
+        self._every_number_is_cited()
+
+    def _cite_names_fields(self) -> None:
         unknown = set(self.cite) - set(type(self).model_fields)
         if unknown:
             raise ValueError(f"cite names unknown fields {sorted(unknown)}")
         unknown = set(self.estimated) - set(type(self).model_fields)
         if unknown:
             raise ValueError(f"estimated names unknown fields {sorted(unknown)}")
-        return self
 
     def price(self, currency: str, condition: Literal["new", "used", "any"] = "any") -> Price | None:
         """The newest per-card price in `currency` for `condition`: "new" — the newest street or channel price,
@@ -185,8 +183,7 @@ class GpuSpec(Strict):
         launch = [p for p in mine if p.kind == "launch_msrp"]
         return max(launch, key=lambda p: p.date) if launch else None
 
-    @model_validator(mode="after")
-    def _every_number_is_cited(self) -> GpuSpec:
+    def _every_number_is_cited(self) -> None:
         numeric = {
             name
             for name, info in type(self).model_fields.items()
@@ -198,7 +195,6 @@ class GpuSpec(Strict):
         missing = numeric - set(self.cite)
         if missing:
             raise ValueError(f"no citation for {sorted(missing)}")
-        return self
 
 
 class QuantCheckpoint(Strict):
@@ -275,8 +271,7 @@ class ModelSpec(Strict):
     notes: str = ""
     cite: dict[str, list[str]]
 
-    @model_validator(mode="after")
-    def _consistent(self) -> ModelSpec:
+    def check_invariants(self) -> None:
         if "architecture" not in self.cite:
             raise ValueError("cite needs an 'architecture' entry")
         if self.default_context is not None and "default_context" not in self.cite:
@@ -292,7 +287,6 @@ class ModelSpec(Strict):
             raise ValueError("first_k_dense must be smaller than num_layers")
         if self.num_attention_heads % self.num_kv_heads:
             raise ValueError("num_attention_heads must be a multiple of num_kv_heads")
-        return self
 
     @property
     def is_moe(self) -> bool:

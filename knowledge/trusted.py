@@ -1,4 +1,4 @@
-"""Rebuild validated pydantic models from their own JSON dump without validating again (a start-up saving).
+"""Rebuild validated records (knowledge.record) from their own JSON dump without validating again (a start-up saving).
 
     data = [spec.model_dump(mode="json", exclude_unset=True) for spec in validated]   # when the YAML was validated
     specs = [construct(GpuSpec, d) for d in data]                                     # a later start
@@ -8,8 +8,7 @@ field's tuple or list, ISO strings become `datetime.date`, string keys of a `dic
 is taken as it is; the fields set are those of
 the dump, so `model_fields_set` and `==` match the validated object. It is only for data this program dumped from
 objects it validated itself (the snapshot of :mod:`knowledge.catalog`, whose key is the hash of the data files and
-whose payload carries its own digest): it never checks a value, and no schema is built (``defer_build``), which
-is what makes it fast.
+whose payload carries its own digest): it never checks a value, which is what makes it fast.
 """
 
 from __future__ import annotations
@@ -17,65 +16,40 @@ from __future__ import annotations
 import datetime as dt
 import types
 import typing
+from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from knowledge.record import Record
 
-T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R", bound=Record)
+
+# how a snapshot is read back: part of every snapshot's key, with the data files and the module validating them
+READER_FILES = (Path(__file__).resolve(), Path(__file__).resolve().parent / "record.py")
 
 _UNION = (typing.Union, types.UnionType)
 
 
-def construct(schema: type[T], data: dict[str, Any]) -> T:
+def construct(schema: type[R], data: dict[str, Any]) -> R:
     """`schema` from `data` (a `model_dump(mode="json", exclude_unset=True)` of a validated instance)."""
     convert = _plan(schema)
     values = {name: (raw if (fn := convert[name]) is None or raw is None else fn(raw)) for name, raw in data.items()}
     return schema.model_construct(_fields_set=set(values), **values)
 
 
-def dump(model: BaseModel) -> dict[str, Any]:
-    """What :func:`construct` takes back: the fields set on `model`, as JSON data."""
-    return model.model_dump(mode="json", exclude_unset=True)
-
-
-def json_data(model: BaseModel, *, exclude: frozenset[str] | set[str] = frozenset(), exclude_none: bool = False
-              ) -> dict[str, Any]:
-    """`model.model_dump(mode="json", exclude=…, exclude_none=…)` for the types :func:`construct` reads back,
-    without pydantic's serializer (whose schema a warm start would otherwise build just to list the GPUs)."""
-    out: dict[str, Any] = {}
-    for name in type(model).__pydantic_fields__:
-        if name in exclude:
-            continue
-        value = _json(getattr(model, name), exclude_none)
-        if value is None and exclude_none:
-            continue
-        out[name] = value
-    return out
-
-
-def _json(value: Any, exclude_none: bool) -> Any:
-    if value is None or isinstance(value, (str, int, float)):  # bool is an int
-        return value
-    if isinstance(value, BaseModel):
-        return json_data(value, exclude_none=exclude_none)
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_json(v, exclude_none) for v in value]
-    if isinstance(value, dict):
-        return {str(k) if isinstance(k, (int, float)) else k: _json(v, exclude_none) for k, v in value.items()}
-    raise TypeError(f"no JSON form for {type(value).__name__}")
+def dump(record: Record) -> dict[str, Any]:
+    """What :func:`construct` takes back: the fields set on `record`, as JSON data."""
+    return record.model_dump(mode="json", exclude_unset=True)
 
 
 _PLANS: dict[type, dict[str, Any]] = {}
 
 
-def _plan(schema: type[BaseModel]) -> dict[str, Any]:
+def _plan(schema: type[Record]) -> dict[str, Any]:
     """field -> a converter of its JSON value, or None where the JSON value is the field's value (cached)."""
     plan = _PLANS.get(schema)
     if plan is None:
         plan = _PLANS[schema] = {name: _converter(info.annotation)
-                                 for name, info in schema.__pydantic_fields__.items()}
+                                 for name, info in schema.model_fields.items()}
     return plan
 
 
@@ -110,7 +84,7 @@ def _value(annotation: Any, raw: Any) -> Any:
     if raw is None or _is_plain(annotation):
         return raw
     if isinstance(annotation, type):
-        if issubclass(annotation, BaseModel):
+        if issubclass(annotation, Record):
             return construct(annotation, raw)
         if annotation in (dt.date, dt.datetime):
             return annotation.fromisoformat(raw)

@@ -47,9 +47,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from knowledge.errors import AdvisorError, InputError
+from knowledge.record import Field, Record, RecordError
 from knowledge.schemas import Architecture, Segment
 
 if TYPE_CHECKING:
@@ -86,12 +86,18 @@ def precision_of(weight_format: str) -> str:
     return _PRECISION_OF_FORMAT[key]
 
 
-class _Facts(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_default=True)
+class _Facts(Record, frozen=False):
+    """Base of the facts: validated on construction; derived fields are filled in by `check_invariants`."""
 
     def to_facts(self) -> dict[str, Any]:
         """The flat dict asserted into the engine: plain values, `None` left out."""
         return self.model_dump(mode="json", exclude_none=True)
+
+
+def _precision_family(values: dict[str, Any]) -> dict[str, Any]:
+    """A weight format given as `precision` read as its family ("awq-int4" → "int4")."""
+    v = values.get("precision")
+    return {**values, "precision": precision_of(v)} if isinstance(v, str) else values
 
 
 # derived fields that may be passed explicitly, and the inputs that must come with them
@@ -190,13 +196,11 @@ class ConfigFacts(_Facts):
     latency_ratio: float | None = Field(None, ge=0)
     context_ratio: float | None = Field(None, gt=0)
 
-    @field_validator("precision", mode="before")
     @classmethod
-    def _precision_family(cls, v: Any) -> Any:
-        return precision_of(v) if isinstance(v, str) else v
+    def prepare(cls, values: dict[str, Any]) -> dict[str, Any]:
+        return _precision_family(values)
 
-    @model_validator(mode="after")
-    def _derive(self) -> ConfigFacts:
+    def check_invariants(self) -> None:
         from rules.gpus import resolve_gpu
 
         for derived, inputs in _DERIVED_FROM.items():
@@ -249,7 +253,6 @@ class ConfigFacts(_Facts):
             self.latency_ratio = self.ms_per_token / self.max_ms_per_token
         if self.context_ratio is None and self.context is not None and self.max_context:
             self.context_ratio = self.context / self.max_context
-        return self
 
     @classmethod
     def from_gpu(cls, gpu: GpuSpec, **fields: Any) -> ConfigFacts:
@@ -282,10 +285,9 @@ class WorkloadFacts(_Facts):
     budget_amount: float | None = Field(None, gt=0)
     currency: Currency | None = None
 
-    @field_validator("precision", mode="before")
     @classmethod
-    def _precision_family(cls, v: Any) -> Any:
-        return precision_of(v) if isinstance(v, str) else v
+    def prepare(cls, values: dict[str, Any]) -> dict[str, Any]:
+        return _precision_family(values)
 
 
 class ClaimFacts(_Facts):
@@ -306,8 +308,7 @@ class ClaimFacts(_Facts):
     claim_source: str = Field(description="source id of the guide making the claim (guide-000, guide-003)")
     section: str | None = None
 
-    @model_validator(mode="after")
-    def _figures(self) -> ClaimFacts:
+    def check_invariants(self) -> None:
         if self.stated_value is not None and self.unit is None:
             raise ValueError("stated_value needs its unit")
         if self.computed_value is not None and self.unit is None and self.computed_unit is None:
@@ -317,7 +318,6 @@ class ClaimFacts(_Facts):
         from rules.sources import source
 
         source(self.claim_source)  # CatalogError naming the id when it does not resolve
-        return self
 
     @classmethod
     def from_claim(cls, claim: Any) -> ClaimFacts:
@@ -370,7 +370,7 @@ def validate_facts(fact: Mapping[str, Any] | _Facts) -> dict[str, Any]:
                          message_zh=f"未知的事实类型 {kind!r}（可用：config、workload、claim）")
     try:
         return model.model_validate(dict(fact)).to_facts()
-    except ValidationError as exc:
+    except RecordError as exc:
         err = exc.errors(include_url=False)[0]
         loc = ".".join(str(p) for p in err["loc"]) or "(fact)"
         msg = err["msg"].removeprefix("Value error, ")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from knowledge.record import Record
 
 Severity = Literal["info", "warn", "block"]
 
 
-class Finding(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class Finding(Record):
+    """A rule's verdict on one fact, with the wording and citation rendered from the rule's metadata."""
 
     rule_id: str
     severity: Severity

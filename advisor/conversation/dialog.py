@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from advisor.conversation.extract import GpuMention, Slots, extract
 from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
@@ -259,7 +259,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["zero"] = s.zero
     try:
         return Workload(**kwargs), notes
-    except ValidationError as exc:
+    except RecordError as exc:
         raise _input_error(exc) from None
 
 
@@ -314,11 +314,11 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["condition"] = s.condition
     try:
         return Constraints(**kwargs), notes
-    except ValidationError as exc:
+    except RecordError as exc:
         raise _input_error(exc) from None
 
 
-def _input_error(exc: ValidationError) -> InputError:
+def _input_error(exc: RecordError) -> InputError:
     err = exc.errors(include_url=False)[0]
     where = ".".join(str(p) for p in err["loc"]) or "workload"
     msg = err["msg"].removeprefix("Value error, ")
@@ -873,7 +873,7 @@ def _fits_with(model: Any, gpu: Any, w: Workload) -> Callable[..., bool]:
         try:
             trial = Workload.model_validate({**w.model_dump(), **update})
             return bool(estimate_memory(model, trial, gpu).fits(gpu))
-        except (AdvisorError, ValidationError):
+        except (AdvisorError, RecordError):
             return False
 
     return fits
@@ -1021,7 +1021,7 @@ def _evaluate_config(model: Any, workload: Workload, gpu: Any, count: int, role:
             mem = _timed(steps, "estimate_memory", {"model": model.id, "gpu": gpu.id, "count": count, **layout},
                          lambda w=w: estimate_memory(model, w, gpu),
                          lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB per GPU")
-        except (AdvisorError, ValidationError) as exc:
+        except (AdvisorError, RecordError) as exc:
             result.error = str(exc)
             continue
         last = (mem, w)
@@ -1043,7 +1043,7 @@ def _smallest_count(model: Any, workload: Workload, gpu: Any) -> int:
                 w = Workload.model_validate({**workload.model_dump(), **layout})
                 if estimate_memory(model, w, gpu).fits(gpu):
                     return count
-            except (AdvisorError, ValidationError):
+            except (AdvisorError, RecordError):
                 continue
     return SERVE_COUNTS[-1]
 

@@ -32,6 +32,8 @@ from advisor.conversation.prompts import SLOTS
 from advisor.conversation.turn import Number, Step
 from advisor.workload import Currency, KvFormat, Optimizer, Recompute, Region, Task, WeightFormat, Workload
 from knowledge.errors import AdvisorError, NotValidated
+from knowledge.record import Record, RecordError
+from knowledge.record_pydantic import pydantic_model
 from rules.findings import Finding
 
 log = logging.getLogger(__name__)
@@ -188,10 +190,9 @@ _MODEL_DESC = "catalog model id or alias, e.g. 'llama-3.1-70b', 'qwen2.5-32b', '
 _GPU_DESC = "catalog GPU id or alias, e.g. 'h100-sxm', 'h20', 'a800-80g-sxm', 'rtx 4090', 'l20'"
 
 
-class WorkloadArgs(Workload):
+class WorkloadArgs(pydantic_model(Workload, _Args)):  # type: ignore[misc]  # Workload's fields, limits, checks
     """A workload (the fields of advisor.workload.Workload) with the model required."""
 
-    model_config = ConfigDict(allow_inf_nan=False, str_max_length=300)
     model: str = Field(min_length=1, description=_MODEL_DESC)
 
     def to_workload(self) -> Workload:
@@ -1067,7 +1068,7 @@ def call_tool(name: Any, arguments: Any) -> ToolResult:
                           out.artifact, time.perf_counter() - start)
     except AdvisorError as exc:
         message = str(exc)
-    except ValidationError as exc:  # a tool built an invalid internal object from valid arguments
+    except (ValidationError, RecordError) as exc:  # a tool built an invalid internal object from valid arguments
         message = f"{shown_name}: {validation_text(exc)}"
     except Exception as exc:  # noqa: BLE001 - a tool bug must not crash the conversation
         log.exception("tool %s failed", shown_name)
@@ -1077,7 +1078,7 @@ def call_tool(name: Any, arguments: Any) -> ToolResult:
                       message)
 
 
-def validation_text(exc: ValidationError) -> str:
+def validation_text(exc: ValidationError | RecordError) -> str:
     """pydantic errors as 'field: message (got value)'; for unknown fields, the accepted ones."""
     parts = []
     for err in exc.errors()[:6]:
@@ -1104,7 +1105,7 @@ def _accepted_fields(title: str) -> str:
     return ""
 
 
-def _first_loc(exc: ValidationError) -> str | None:
+def _first_loc(exc: ValidationError | RecordError) -> str | None:
     errors = exc.errors()
     return ".".join(str(p) for p in errors[0]["loc"]) if errors and errors[0].get("loc") else None
 
@@ -1127,7 +1128,7 @@ def _finite(obj: Any) -> Any:
 
 
 def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, BaseModel):
+    if isinstance(obj, (BaseModel, Record)):
         return _jsonable(obj.model_dump(mode="json"))
     if isinstance(obj, Mapping):
         return {str(k): _jsonable(v) for k, v in obj.items()}

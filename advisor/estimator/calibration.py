@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, ValidationError, model_validator
+from knowledge.record import Field, PositiveFloat, Record, RecordError
 
 from knowledge.errors import CatalogError
 
@@ -23,8 +23,8 @@ CALIBRATION_FILE = DATA / "calibration.yaml"
 ECONOMICS_FILE = DATA / "economics.yaml"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+class _Strict(Record):
+    """Base of the tables' entries: frozen, validated, unknown fields refused."""
 
 
 class Constant(_Strict):
@@ -158,8 +158,7 @@ class Calibration(_Strict):
     training: TrainingCalibration
     planner: PlannerCalibration
 
-    @model_validator(mode="after")
-    def _sane(self) -> Calibration:
+    def check_invariants(self) -> None:
         inf = self.inference
         fractions = [inf.kv_bandwidth_efficiency, inf.compute_efficiency, inf.fp8_compute_efficiency, inf.attention_efficiency, inf.allreduce.nvlink_efficiency,
                      inf.allreduce.pcie_efficiency, self.training.fp8_mfu, self.training.qlora_mfu_factor,
@@ -192,7 +191,6 @@ class Calibration(_Strict):
                 raise ValueError(f"overheads are never negative, got {c.value}")
         if "default" not in self.training.mfu_by_class:
             raise ValueError("training.mfu_by_class needs a 'default' class")
-        return self
 
     def source_ids(self) -> set[str]:
         return _collect_sources(self)
@@ -250,7 +248,7 @@ class Economics(_Strict):
 
 def _collect_sources(obj: object) -> set[str]:
     out: set[str] = set()
-    if isinstance(obj, BaseModel):
+    if isinstance(obj, Record):
         for name in type(obj).model_fields:
             value = getattr(obj, name)
             if name in ("source", "pcie_source") and isinstance(value, list):
@@ -272,16 +270,16 @@ def _collect_sources(obj: object) -> set[str]:
 # loading (the only I/O of this package; callers pass the objects on)
 
 
-def _load(path: Path, model: type[BaseModel]) -> BaseModel:
+def _load(path: Path, model: type[Record]) -> Record:
     """The validated table of `path`; a warm start reads back the JSON snapshot of the last load instead of
     parsing and validating the YAML again (knowledge.snapshot keyed by the file and this module; knowledge.trusted)."""
     from knowledge import snapshot, trusted
 
-    return snapshot.cached(f"table-{path.stem}", [path, Path(__file__), Path(trusted.__file__)],
+    return snapshot.cached(f"table-{path.stem}", [path, Path(__file__), *trusted.READER_FILES],
                            lambda: _parse(path, model), trusted.dump, lambda data: trusted.construct(model, data))
 
 
-def _parse(path: Path, model: type[BaseModel]) -> BaseModel:
+def _parse(path: Path, model: type[Record]) -> Record:
     import yaml  # here: a warm start reads the snapshot and parses no YAML
 
     try:
@@ -293,7 +291,7 @@ def _parse(path: Path, model: type[BaseModel]) -> BaseModel:
         raise CatalogError(f"{path.name}: not valid YAML: {exc}") from None
     try:
         return model.model_validate(data)
-    except ValidationError as exc:
+    except RecordError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CatalogError(f"{path.name}: {where}: {first['msg']}", field=where) from None

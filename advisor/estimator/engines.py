@@ -9,24 +9,20 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+from knowledge.record import Field, NonNegativeInt, Record
 
 from knowledge.errors import CatalogError, InputError
 
 
-class EngineConstant(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
+class EngineConstant(Record):
     value: float
     unit: str
     source: list[str]
     note: str = ""
 
 
-class EngineProfile(BaseModel):
+class EngineProfile(Record):
     """How one engine spends GPU memory besides weights and KV cache."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     id: str
     name: str
@@ -49,9 +45,7 @@ class EngineProfile(BaseModel):
     notes: str = ""
 
 
-class EngineTable(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
+class EngineTable(Record):
     engines: dict[str, EngineProfile]
 
     def get(self, name: str) -> EngineProfile:
@@ -80,7 +74,7 @@ def default_engines() -> EngineTable:
     from knowledge import snapshot, trusted
 
     path = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "engines.yaml"
-    return snapshot.cached("table-engines", [path, Path(__file__), Path(trusted.__file__)], lambda: _parse_file(path),
+    return snapshot.cached("table-engines", [path, Path(__file__), *trusted.READER_FILES], lambda: _parse_file(path),
                            trusted.dump, lambda data: trusted.construct(EngineTable, data))
 
 

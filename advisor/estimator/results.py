@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, model_validator
+from knowledge.record import Field, NonNegativeInt, Record
 
 GIB = 2**30
 GB = 10**9
@@ -15,10 +15,8 @@ GB = 10**9
 BREAKDOWN_KEYS = ("weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead")
 
 
-class Breakdown(BaseModel):
+class Breakdown(Record):
     """Bytes by purpose; `total` is their sum (filled in when omitted)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     weights: NonNegativeInt = 0
     gradients: NonNegativeInt = 0
@@ -28,16 +26,14 @@ class Breakdown(BaseModel):
     overhead: NonNegativeInt = 0
     total: NonNegativeInt = 0
 
-    @model_validator(mode="before")
     @classmethod
-    def _fill_total(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            parts = {k: int(round(data.get(k, 0) or 0)) for k in BREAKDOWN_KEYS}
-            expected = sum(parts.values())
-            if data.get("total") not in (None, 0, expected):
-                raise ValueError(f"total {data['total']} is not the sum of the parts ({expected})")
-            return {**data, **parts, "total": expected}
-        return data
+    def prepare(cls, values: dict[str, Any]) -> dict[str, Any]:
+        """Parts rounded to whole bytes; `total` filled in as their sum, or checked against it."""
+        parts = {k: int(round(values.get(k, 0) or 0)) for k in BREAKDOWN_KEYS}
+        expected = sum(parts.values())
+        if values.get("total") not in (None, 0, expected):
+            raise ValueError(f"total {values['total']} is not the sum of the parts ({expected})")
+        return {**values, **parts, "total": expected}
 
     def parts(self) -> dict[str, int]:
         return {k: getattr(self, k) for k in BREAKDOWN_KEYS}
@@ -46,14 +42,12 @@ class Breakdown(BaseModel):
         return {**self.parts(), "total": self.total}
 
 
-class MemoryEstimate(BaseModel):
+class MemoryEstimate(Record):
     """Memory needed per GPU (the most loaded one) and in host RAM, with the lines that produced it.
 
     `usable_fraction` is the share of a GPU's memory the engine lets the job use (vLLM's
     `gpu_memory_utilization`, 1.0 otherwise); `fits`/`headroom_bytes` compare against it.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     model: str
     task: str

@@ -10,13 +10,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
+from knowledge.record import Field, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, Record
 
 Bound = Literal["memory", "compute"]
 
 
-class _Result(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+class _Result(Record):
+    """Base of the speed, training-time and cost results: frozen, validated, unknown fields refused."""
 
 
 class StepTime(_Result):

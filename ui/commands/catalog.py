@@ -99,8 +99,6 @@ def _emit(data: Any, as_json: bool, text: Any) -> None:
 # --- GPUs ----------------------------------------------------------------------------------------------------
 
 def _gpu_row(g: Any, region: str = "global") -> dict[str, Any]:
-    from knowledge.trusted import json_data
-
     row = {
         "id": g.id, "name": g.name, "aliases": list(g.aliases), "vendor": g.vendor, "architecture": g.architecture,
         "segment": g.segment, "memory_bytes": g.memory_bytes, "bandwidth_bytes_per_s": g.bandwidth_bytes_per_s,
@@ -108,9 +106,9 @@ def _gpu_row(g: Any, region: str = "global") -> dict[str, Any]:
         "fp8_dense_flops": g.fp8_dense_flops, "int8_dense_ops": g.int8_dense_ops, "fp32_flops": g.fp32_flops,
         "tdp_w": g.tdp_w, "nvlink_bytes_per_s": g.nvlink_bytes_per_s, "link_kind": g.link_kind,
         "pcie_gen": g.pcie_gen, "interface": g.interface, "modded": g.modded,
-        "china": json_data(g.china, exclude={"source"}),  # = model_dump(mode="json"), no serializer built
-        "prices": [json_data(p) for p in g.prices],
-        "cloud": [json_data(c) for c in g.cloud],
+        "china": g.china.model_dump(mode="json", exclude={"source"}),
+        "prices": [p.model_dump(mode="json") for p in g.prices],
+        "cloud": [c.model_dump(mode="json") for c in g.cloud],
     }
     return row
 

@@ -72,10 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _workload(args: argparse.Namespace) -> Any:
-    from pydantic import ValidationError
-
     from advisor.workload import Workload
-
+    from knowledge.record import RecordError
     values = {
         "task": args.task, "weights": args.weights, "kv": args.kv, "context": args.context, "batch": args.batch,
         "concurrency": args.concurrency, "prompt_tokens": args.prompt_tokens, "optimizer": args.optimizer,
@@ -86,7 +84,7 @@ def _workload(args: argparse.Namespace) -> Any:
     }
     try:
         return Workload(**values)
-    except ValidationError as exc:
+    except RecordError as exc:
         raise validation_to_input_error(exc) from None
 
 

@@ -75,10 +75,9 @@ def _existing(text: str | None) -> dict[str, Any] | None:
 
 
 def build_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
-    from pydantic import ValidationError
-
     from advisor.workload import Constraints, Workload
     from knowledge.errors import InputError
+    from knowledge.record import RecordError
     from ui.commands.estimate import validation_to_input_error
 
     try:
@@ -87,7 +86,7 @@ def build_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
                             batch=args.batch, concurrency=args.concurrency, prompt_tokens=args.prompt_tokens,
                             output_tokens=args.output_tokens, train_tokens=args.tokens, engine=args.engine,
                             lora_rank=args.lora_rank)
-    except ValidationError as exc:
+    except RecordError as exc:
         raise validation_to_input_error(exc) from None
     try:
         constraints = Constraints(
@@ -97,7 +96,7 @@ def build_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
             max_ms_per_token=args.max_ms_per_token, min_tokens_per_s=args.min_tokens_per_s,
             deadline_s=None if args.deadline_days is None else args.deadline_days * 86400,
             power_limit_w=args.power_limit_w, condition=args.condition)
-    except ValidationError as exc:
+    except RecordError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err.get("loc") else "constraints"
         flag = {"deadline_s": "--deadline-days"}.get(field, "--" + field.replace("_", "-"))

@@ -61,9 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _workload(args: argparse.Namespace) -> Any:
-    from pydantic import ValidationError
-
     from advisor.workload import Workload
+    from knowledge.record import RecordError
     from ui.commands.estimate import validation_to_input_error
 
     tp = args.tp or args.count
@@ -71,7 +70,7 @@ def _workload(args: argparse.Namespace) -> Any:
         return Workload(task="inference", weights=args.weights, kv=args.kv, context=args.context,
                         prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens,
                         concurrency=args.concurrency, gpus=max(1, args.count), tp=max(1, tp), engine=args.engine)
-    except ValidationError as exc:
+    except RecordError as exc:
         raise validation_to_input_error(exc) from None
 
 

@@ -83,11 +83,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _memory_check(model: Any, gpu: Any, args: argparse.Namespace, seq_len: int, recompute: str) -> None:
-    from pydantic import ValidationError
-
     from advisor.estimator.memory import estimate_memory
     from advisor.workload import Workload
     from knowledge.errors import InputError
+    from knowledge.record import RecordError
     from ui.commands.estimate import validation_to_input_error
 
     per_node = min(args.count, 8)
@@ -99,7 +98,7 @@ def _memory_check(model: Any, gpu: Any, args: argparse.Namespace, seq_len: int, 
         zero = (3 if args.count > 1 else 0) if args.zero is None else args.zero
         w = Workload(model=model.id, task=args.task, context=seq_len, batch=args.batch, gpus=per_node, nodes=nodes,
                      zero=zero, recompute=recompute)
-    except ValidationError as exc:
+    except RecordError as exc:
         raise validation_to_input_error(exc) from None
     est = estimate_memory(model, w, gpu)
     if not est.fits(gpu):
