@@ -11,7 +11,8 @@ Two scenarios, both with all N conversations open at once:
   burst  every conversation sends its first turn at the same instant and the next one as soon as an answer
          arrives (no reading or typing time): a stress test whose latency is N × the server's CPU per turn.
 Reported per scenario: per-turn latency (request to final answer; p50/p95/max, seconds, also by turn number),
-errors, turns/s, and the server's CPU time per turn (from /proc, when the script started the server).
+errors, turns/s, and the server's CPU time per turn (from /proc, when the script started the server), and with
+`--store postgresql` on a throwaway cluster the PostgreSQL server's (its postmaster and backends; same 2 cores).
 `--baseline` repeats both against a do-nothing Gradio app of the same shape: the framework's floor, measured on the
 same machine at the same time (this machine's speed varies between runs; compare within one run).
 
@@ -21,7 +22,8 @@ same machine at the same time (this machine's speed varies between runs; compare
 
 `--store` picks where the started server keeps conversations (GPU_ADVISOR_DATABASE_URL): `memory` (none),
 `sqlite` (a fresh file in a temporary data directory) or `postgresql` (`--database-url`, else a throwaway cluster
-started with tests/pg_cluster.py from Debian's postgresql binaries); `all` runs the three one after another.
+started with tests/pg_cluster.py from Debian's postgresql binaries); `all` runs the three one after another;
+`--rounds N` repeats that rotation N times and ends with each round's p95 against memory's.
 
 Target (issue 7): 0 errors and p95 under 1 s on a 2-core machine; docs/performance.md has the figures and why the
 burst misses it (so does the do-nothing app). Exit status 1 on any error; with --strict also when a latency target
@@ -291,7 +293,8 @@ def _warm_up(url: str) -> None:
     asyncio.run(go())
 
 
-def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, target: float) -> bool:
+def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, target: float,
+            db_cpu: float | None = None) -> bool:
     """Print one scenario's figures; True when it met the target (0 errors, p95 < target)."""
     lat, errors = result["latencies"], result["errors"]
     print(f"  {label}:")
@@ -305,7 +308,9 @@ def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, targe
             f"{len(lat) / result['wall_s']:.1f} turns/s")
     if cpu is not None and lat:
         line += f", server CPU {1000 * cpu / max(1, len(lat) + len(errors)):.0f} ms/turn (with its turn workers)"
-    print(line)
+    if db_cpu is not None and lat:
+        line += f", PostgreSQL server CPU {1000 * db_cpu / max(1, len(lat) + len(errors)):.1f} ms/turn"
+    print(line + f", load average {os.getloadavg()[0]:.2f} (1 min, at the end)")
     for err in errors[:10]:
         print("    error:", err)
     met = bool(lat) and not errors and percentile(lat, 95) < target
@@ -314,23 +319,26 @@ def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, targe
 
 
 def _measure(url: str, proc: subprocess.Popen[bytes] | None, args: argparse.Namespace, scenarios: list[str],
-             title: str) -> tuple[bool, bool]:
-    """Run the scenarios against one server; returns (any errors, every target met)."""
+             title: str, db_pid: int | None = None) -> tuple[bool, bool, dict[str, float]]:
+    """Run the scenarios against one server; returns (any errors, every target met, p95 by scenario)."""
     _warm_up(url)
     print(f"{title}: {args.conversations} concurrent conversations × {args.turns} turns, {os.cpu_count()} CPUs, "
           f"{url}")
-    errors, all_met = False, True
+    errors, all_met, p95 = False, True, {}
     for name in scenarios:
         think = (0.0, 0.0) if name == "burst" else (args.think_min, args.think_max)
-        cpu0 = cpu_seconds(proc.pid if proc else None)
+        cpu0, db0 = cpu_seconds(proc.pid if proc else None), cpu_seconds(db_pid)
         result = run(url, args.conversations, args.turns, think)
-        cpu1 = cpu_seconds(proc.pid if proc else None)
+        cpu1, db1 = cpu_seconds(proc.pid if proc else None), cpu_seconds(db_pid)
         label = ("burst (no think time; a stress test)" if name == "burst"
                  else f"paced (think {think[0]:g}-{think[1]:g} s; people)")
         cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
-        all_met &= _report(label, result, args.conversations * args.turns, cpu, args.p95_target)
+        db_cpu = None if db0 is None or db1 is None else db1 - db0
+        all_met &= _report(label, result, args.conversations * args.turns, cpu, args.p95_target, db_cpu)
         errors |= bool(result["errors"])
-    return errors, all_met
+        if result["latencies"]:
+            p95[name] = percentile(result["latencies"], 95)
+    return errors, all_met, p95
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -348,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", choices=(*STORES, "all"), default="memory",
                         help="where the started server keeps conversations (default memory; all: each in turn)")
     parser.add_argument("--database-url", help="--store postgresql: this server (default: a throwaway cluster)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the stores this many times in rotation (memory, SQLite, PostgreSQL, memory, …), so "
+                             "that a busy spell on the shared machine does not fall on one store only; prints each "
+                             "round's p95 against memory's")
     parser.add_argument("--serve-baseline", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_baseline:
@@ -355,11 +367,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     scenarios = ["paced", "burst"] if args.scenario == "both" else [args.scenario]
     stores = list(STORES) if args.store == "all" else [args.store]
-    runs = [(f"web chat (deterministic mode), store: {s}", False, s) for s in stores]
+    runs = [(f"web chat (deterministic mode), store: {s}", False, s) for s in stores] * max(1, args.rounds)
     runs += [("baseline: do-nothing Gradio app", True, "memory")] if args.baseline else []
     failed = False
-    with _databases(stores, args.database_url) as urls:
+    rounds: list[dict[str, dict[str, float]]] = []
+    with _databases(stores, args.database_url) as (urls, db_pid):
         for title, baseline, store in runs:
+            if not baseline and (not rounds or store in rounds[-1]):
+                rounds.append({})
+            if len(runs) > 1 and not baseline:
+                title += f" (round {len(rounds)})"
             proc = None
             url = None if baseline else args.url
             if not url:
@@ -367,24 +384,47 @@ def main(argv: list[str] | None = None) -> int:
                 proc = start_server(port, baseline=baseline, database_url=urls[store])
                 url = f"http://127.0.0.1:{port}/"
             try:
-                errors, met = _measure(url, proc, args, scenarios, title)
+                errors, met, p95 = _measure(url, proc, args, scenarios, title,
+                                            db_pid if store == "postgresql" and not baseline else None)
                 if not baseline:
                     failed |= errors or (args.strict and not met)
+                    rounds[-1][store] = p95
             finally:
                 if proc is not None:
                     proc.terminate()
                     proc.wait(timeout=10)
+    _summary(rounds, scenarios)
     return 1 if failed else 0
+
+
+def _summary(rounds: list[dict[str, dict[str, float]]], scenarios: list[str]) -> None:
+    """Each round's p95 per store and scenario, and its change against memory's in the same round (issue 16's
+    target: within 20 %)."""
+    if not any("memory" in r and len(r) > 1 for r in rounds):
+        return
+    print("p95 (s) against memory's in the same round:")
+    for i, by_store in enumerate(rounds, 1):
+        base = by_store.get("memory", {})
+        cells = []
+        for store, p95 in by_store.items():
+            for name in scenarios:
+                if name not in p95:
+                    continue
+                change = f" ({100 * (p95[name] / base[name] - 1):+.0f} %)" if store != "memory" and base.get(name) else ""
+                cells.append(f"{store} {name} {p95[name]:.3f}{change}")
+        print(f"  round {i}: " + ", ".join(cells))
 
 
 STORES = ("memory", "sqlite", "postgresql")
 
 
 @contextlib.contextmanager
-def _databases(stores: list[str], database_url: str | None) -> Iterator[dict[str, str]]:
-    """GPU_ADVISOR_DATABASE_URL for each store: a fresh SQLite file, the given or a throwaway PostgreSQL."""
+def _databases(stores: list[str], database_url: str | None) -> Iterator[tuple[dict[str, str], int | None]]:
+    """GPU_ADVISOR_DATABASE_URL for each store: a fresh SQLite file, the given or a throwaway PostgreSQL; and the
+    throwaway server's process id (its CPU time, with its backends', is reported; None for --database-url)."""
     with tempfile.TemporaryDirectory(prefix="load-web-") as tmp, contextlib.ExitStack() as stack:
         urls = {"memory": "memory", "sqlite": f"sqlite:///{Path(tmp) / 'advisor.db'}"}
+        pid: int | None = None
         if "postgresql" in stores:
             if database_url:
                 urls["postgresql"] = database_url
@@ -395,8 +435,10 @@ def _databases(stores: list[str], database_url: str | None) -> Iterator[dict[str
                 reason = missing_reason()
                 if reason:
                     raise SystemExit(f"--store postgresql: {reason} (or pass --database-url)")
-                urls["postgresql"] = stack.enter_context(PgCluster(durable=True))  # fsync on
-        yield urls
+                cluster = PgCluster(durable=True)  # fsync on
+                urls["postgresql"] = stack.enter_context(cluster)
+                pid = int((cluster.data / "postmaster.pid").read_text().split()[0])
+        yield urls, pid
 
 
 if __name__ == "__main__":

@@ -9,11 +9,11 @@ ChatGLM); it reproduces the exact safetensors counts of Llama-2-7B (6,738,415,61
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
+from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
 
 # group names: "embedding", "lm_head", "attention", "mlp" (dense MLP), "experts" (routed), "shared_experts",
@@ -48,8 +48,7 @@ def _cached_by_value(fn: Callable[..., _T]) -> Callable[..., _T]:
 cached_per_spec = _cached_by_value  # for other pure functions of a spec (e.g. weight bytes per format)
 
 
-@dataclass(frozen=True)
-class Linear:
+class Linear(Struct):
     """`count` copies of an `d_in x d_out` weight (plus `bias` extra values each), across the whole model."""
 
     name: str
@@ -65,8 +64,7 @@ class Linear:
         return (self.d_in * self.d_out + self.bias) * self.count
 
 
-@dataclass(frozen=True)
-class ParamCounts:
+class ParamCounts(Struct):
     total: int
     active: int  # per token: top-k routed experts instead of all; equals total for dense models
     by_group: dict[str, int]

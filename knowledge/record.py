@@ -811,3 +811,34 @@ def _dump(value: Any, as_json: bool, exclude_none: bool, exclude_unset: bool, ex
 
 def is_record(obj: object) -> bool:
     return isinstance(obj, Record)
+
+
+class Struct(Record):
+    """A frozen value object the code itself computes (an estimator's intermediate result, a format's table row):
+    fields by position or keyword in declaration order, not validated, compared by value — what a frozen dataclass
+    gives, without a dataclass's generated methods (≈ 2 ms a class at import on the CLI path)."""
+
+    def __init__(self, *args: Any, **values: Any) -> None:
+        cls = type(self)
+        defs = cls._record_defs
+        names = tuple(defs)
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__name__} takes {len(names)} fields, got {len(args)} positional values")
+        own = self.__dict__
+        for name, value in zip(names, args):
+            if name in values:
+                raise TypeError(f"{cls.__name__} got field {name!r} twice")
+            own[name] = value
+        for name in names[len(args):]:
+            if name in values:
+                own[name] = values.pop(name)
+                continue
+            fd = defs[name]
+            if fd.default_factory is not None:
+                own[name] = fd.default_factory()
+            elif fd.default is _MISSING:
+                raise TypeError(f"{cls.__name__} is missing field {name!r}")
+            else:
+                own[name] = fd.default
+        if values:
+            raise TypeError(f"{cls.__name__} has no field {', '.join(map(repr, values))}")

@@ -208,3 +208,20 @@ def test_the_dialog_turns_an_invalid_workload_or_budget_into_one_input_error():
     with pytest.raises(InputError) as err:
         build_constraints(state)
     assert err.value.field == "budget" and "参数 budget 无效" in err.value.message_zh
+
+
+def test_structs_behave_as_frozen_dataclasses():
+    from advisor.estimator.formats import FORMATS, FormatInfo
+    from knowledge.params import Linear
+
+    a = Linear("q_proj", 4096, 4096, 32, "attention")
+    b = Linear(name="q_proj", d_in=4096, d_out=4096, count=32, group="attention")
+    assert a == b and hash(a) == hash(b) and a.bias == 0  # positional or keyword, defaults filled in
+    with pytest.raises(AttributeError):
+        a.count = 1  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Linear("q_proj", 4096)  # a field without a default is required
+    with pytest.raises(TypeError):
+        Linear("q_proj", 4096, 4096, 32, "attention", color="red")
+    assert FORMATS["bf16"] == FormatInfo("bf16", 16.0, "float", "BF16")
+    assert a.model_copy(update={"count": 1}).count == 1 and a.count == 32

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from advisor.store import Conflict, StoreUnavailable
-from advisor.store.keeper import CorruptState, Keeper, Lease, request_key
+from advisor.store.keeper import CorruptState, Keeper, Lease, request_key, result_json
 from advisor.store.records import NewTurn
 from advisor.store.sql import SqlStore
 from ui.slack_app import _RESET, ConversationStore, ThreadKey, ThreadState, TTLCache
@@ -117,7 +117,7 @@ class StoredThreads:
     def _record(self, key: ThreadKey, lease: Any, revision: int, thread: ThreadState, duration_s: float) -> None:
         turn, cid = thread.turn, thread.conversation_id or ""
         record = NewTurn(request_id=request_key(cid, revision, thread.question), question=thread.question,
-                         answer=str(getattr(turn, "answer", "") or ""), result=_dump(turn),
+                         answer=str(getattr(turn, "answer", "") or ""), result=result_json(turn),
                          driver=str(getattr(turn, "mode", "deterministic") or "deterministic"),
                          duration_s=duration_s, error=thread.error, has_quote=bool(getattr(turn, "options", None)))
         try:
@@ -141,16 +141,6 @@ class StoredThreads:
 
     def __bool__(self) -> bool:  # an empty store is still a store (`store or default` must keep it)
         return True
-
-
-def _dump(turn: Any) -> dict[str, Any] | None:
-    dump = getattr(turn, "model_dump", None)
-    if dump is None:
-        return None
-    try:
-        return dump(mode="json")
-    except Exception:  # noqa: BLE001 - a turn that cannot be dumped is recorded by its text only
-        return None
 
 
 class StoredClaims:

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from advisor.store import Conflict, QuoteRecord, StoreUnavailable
-from advisor.store.keeper import CorruptState, Keeper, request_key, slim_history
+from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
 from advisor.store.records import ConversationRecord, NewTurn
 from advisor.store.sql import _plausible_id, new_id
 from ui import web_render as R
@@ -169,11 +169,12 @@ class StoredChatController(ChatController):
         if R.check_message(text, "en") is not None:
             yield from super().turn(message, state, ui_lang)
             return
-        if not state.conversation_id:
+        fresh = not state.conversation_id
+        if fresh:
             state.conversation_id, state.revision = new_id(), 0
         cid = state.conversation_id
         for attempt in range(MAX_RERUNS):
-            with self.keeper.turn_lock(cid) as lease:
+            with self.keeper.turn_lock(cid, new=fresh and attempt == 0) as lease:
                 if lease.held:
                     self._sync(state, ui_lang, lease.revision)
                 revision, started = state.revision, time.monotonic()
@@ -187,7 +188,7 @@ class StoredChatController(ChatController):
                     return
                 turn = state.last_turn
                 record = NewTurn(request_id=request_key(cid, revision, text), question=text,
-                                 answer=str(getattr(turn, "answer", "")), result=turn.model_dump(mode="json"),
+                                 answer=str(getattr(turn, "answer", "")), result=result_json(turn),
                                  driver=str(getattr(state.conv, "driver", "deterministic")),
                                  duration_s=time.monotonic() - started,
                                  error=(turn.answer if getattr(turn, "note", "") == "error" else None),

@@ -21,16 +21,14 @@ attention-score terms; full keeps only each layer's input 2sbh (plus one layer's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
 
 ACT_BYTES = 2  # bf16/fp16 activations
 LOGITS_TRAIN_BYTES_PER_VALUE = 2 + 4 + 4  # bf16 logits, fp32 upcast for the loss, fp32 softmax/grad in backward
 
 
-@dataclass(frozen=True)
-class LayerActivations:
+class LayerActivations(Struct):
     """Bytes one layer stores for backward on one GPU, by part (per micro-batch)."""
 
     replicated: float  # not split by TP without sequence parallelism
@@ -85,8 +83,7 @@ def uses_dropout(m: ModelSpec) -> bool:
     return m.block in ("gpt", "opt", "bloom")
 
 
-@dataclass(frozen=True)
-class TrainingActivations:
+class TrainingActivations(Struct):
     stored: int  # layer activations kept for backward on the most loaded GPU
     working: int  # one layer's full activations while it is recomputed / back-propagated (full recompute)
     logits: int

@@ -32,10 +32,9 @@ All sizes are bytes, memory per GPU of one tensor-parallel group.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
+from knowledge.record import Field, Struct
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .activations import prefill_workspace_bytes
@@ -50,8 +49,7 @@ MIB = 2**20
 VISIBLE_FRACTION = {"hbm": 0.990, "gddr": 0.982}
 
 
-@dataclass(frozen=True)
-class VllmRelease:
+class VllmRelease(Struct):
     """Defaults of one vLLM release line that change the KV budget."""
 
     label: str
@@ -73,8 +71,7 @@ VLLM_RELEASES = {
 }
 
 
-@dataclass(frozen=True)
-class EngineKvBudget:
+class EngineKvBudget(Struct):
     """What an engine gives the KV cache on one GPU, and what it prints at start-up."""
 
     engine: str
@@ -91,7 +88,7 @@ class EngineKvBudget:
     num_blocks: int
     kv_tokens: int
     max_model_len: int
-    formulas: list[str] = field(default_factory=list)
+    formulas: list[str] = Field(default_factory=list)
 
     @property
     def max_concurrency(self) -> float:

@@ -19,11 +19,11 @@ weight of each tensor under a format and shards them over tensor/pipeline parall
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from knowledge.errors import InputError
 from knowledge.params import Linear, cached_per_spec, linear_layers, param_counts
+from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
 
 QUANTISED_GROUPS = frozenset({"attention", "mlp", "experts", "shared_experts"})
@@ -52,8 +52,7 @@ NF4_DQ_BLOCK = 256
 FP8_BLOCK = 128
 
 
-@dataclass(frozen=True)
-class FormatInfo:
+class FormatInfo(Struct):
     name: str
     bits: float  # bits per quantised weight, scales/zeros included (GGUF mixes: see bits_per_weight)
     family: str  # "float", "weight-only", "bnb", "gguf"

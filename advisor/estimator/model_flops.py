@@ -13,14 +13,12 @@ alive in the cache so an id is never reused for another spec while its entry exi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from knowledge.params import param_counts
+from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
 
 
-@dataclass(frozen=True)
-class ModelFlops:
+class ModelFlops(Struct):
     total_params: int
     active_params: int
     matmul_params: int  # all matmul weights (MoE: every expert)

@@ -28,10 +28,10 @@ physical limits B_dram / bytes-per-step and P_peak / FLOPs-per-step.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
+from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
@@ -49,8 +49,7 @@ ACT_BYTES = 2  # 16-bit activations in TP all-reduces
 # per-model constants (precomputed once per model × weight format × KV format × tp)
 
 
-@dataclass(frozen=True)
-class SpeedProfile:
+class SpeedProfile(Struct):
     """Everything about one model sharded `tp` ways that a step needs, as plain numbers."""
 
     model_id: str
@@ -157,8 +156,7 @@ def _divisor_text(n: int) -> str:
 # hardware numbers
 
 
-@dataclass(frozen=True)
-class Hardware:
+class Hardware(Struct):
     bandwidth: float  # bytes/s
     peak: float  # FLOP/s for the matmuls of this format
     eta_w: float  # bandwidth efficiency for the weights of this format
@@ -251,8 +249,7 @@ def _pmax(a: float, b: float, p: float) -> float:
     return hi * (1.0 + (lo / hi) ** p) ** (1.0 / p)
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Struct):
     """One forward step on one GPU, by operator class. Matmuls and attention are separate kernels, so each is its
     own roofline and their times add: t = max(W/B, F_mm/P) + max(KV/B, F_attn/P) + comm + overhead."""
 
@@ -399,8 +396,8 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
     if layer_split:
         link_bw, alpha, _name = tp_link(gpu, 2, calib)
         hop = link_bw, alpha
-        dstep = replace(dstep, comm_s=(tp - 1) * (alpha + per_replica * model.hidden_size * ACT_BYTES / link_bw))
-        pstep = replace(pstep, comm_s=(tp - 1) * (alpha + prompt * model.hidden_size * ACT_BYTES / link_bw))
+        dstep = dstep.model_copy(update={"comm_s": (tp - 1) * (alpha + per_replica * model.hidden_size * ACT_BYTES / link_bw)})
+        pstep = pstep.model_copy(update={"comm_s": (tp - 1) * (alpha + prompt * model.hidden_size * ACT_BYTES / link_bw)})
     t_dec = dstep.total_s
     per_seq = 1.0 / t_dec
     total = per_replica * replicas / t_dec

@@ -14,10 +14,9 @@ Offload (ZeRO-Offload / ZeRO-Infinity): DeepSpeed's estimator formulas, reproduc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from knowledge.errors import InputError
 from knowledge.params import Linear, linear_layers, param_counts
+from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
 
 # optimizer-state bytes per trainable parameter when training in mixed precision (fp32 master copy included)
@@ -27,8 +26,7 @@ OPTIMIZER_K_FP32 = {"adamw": 8, "adamw8bit": 2, "sgd": 4, "adamw-bf16": 4}
 DS_BUFFER_FACTOR = 1.5  # DeepSpeed estimator's additional_buffer_factor
 
 
-@dataclass(frozen=True)
-class ModelStates:
+class ModelStates(Struct):
     weights: float
     gradients: float
     optimizer: float

@@ -4,6 +4,11 @@ Statements are the shared ones of `advisor.store.sql` with `?` turned into psyco
 pooled connection for its duration only (READ COMMITTED): the compare-and-set UPDATE of `commit_turn` waits on a
 concurrent writer's row lock and then sees its new revision, so the later turn gets `Conflict`, never a lost update.
 Migrations run under a transaction-level advisory lock, so replicas starting together migrate once.
+
+Round trips: the pooled connections are in autocommit mode, so a one-statement operation (a read, a lease) is one
+round trip, and a transaction is BEGIN, its statements, COMMIT. Lending a connection checks it without a round
+trip (`_check`): only a connection whose socket has something to read (the server closed it, or sent a notice) is
+asked with an empty query, and replaced when that fails — so a restarted server costs no turn its answer.
 """
 
 from __future__ import annotations
@@ -31,6 +36,35 @@ def _redact(url: str) -> str:
     return urllib.parse.urlunsplit(parts)
 
 
+def _executor(cur: Any) -> Execute:
+    def execute(sql: str, params: tuple[Any, ...] = ()) -> Any:
+        cur.execute(sql.replace("?", "%s"), params)
+        return cur
+
+    return execute
+
+
+def _check(conn: Any) -> None:
+    """The pool's check of a connection it is about to lend (raise to have it replaced). An idle connection that
+    works has nothing to read; one the server closed (shut down, restarted, killed the backend) has its error
+    message or end of file waiting, and gets `ConnectionPool.check_connection`'s empty query, which fails."""
+    import select
+
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+    if conn.closed or conn.broken:
+        raise psycopg.OperationalError("the connection is closed")
+    try:
+        poller = select.poll()
+        poller.register(conn.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
+        quiet = not poller.poll(0)
+    except (AttributeError, OSError, ValueError):  # no poll() on this platform, or no socket
+        quiet = False
+    if not quiet:
+        ConnectionPool.check_connection(conn)
+
+
 class PostgresStore(SqlStore):
     kind = "PostgreSQL"
 
@@ -53,18 +87,19 @@ class PostgresStore(SqlStore):
         self._unavailable = (psycopg.OperationalError, psycopg_pool.PoolTimeout, psycopg.InterfaceError)
         self._integrity = (psycopg.errors.UniqueViolation,)
         self.pool = psycopg_pool.ConnectionPool(url, min_size=min_size, max_size=max_size, timeout=timeout_s,
-                                                open=False, kwargs={"connect_timeout": max(1, int(timeout_s))},
-                                                check=psycopg_pool.ConnectionPool.check_connection)
+                                                open=False, check=_check,
+                                                kwargs={"connect_timeout": max(1, int(timeout_s)), "autocommit": True})
         self.pool.open(wait=False)
 
     @contextmanager
     def _transaction(self) -> Iterator[Execute]:
         with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            def execute(sql: str, params: tuple[Any, ...] = ()) -> Any:
-                cur.execute(sql.replace("?", "%s"), params)
-                return cur
+            yield _executor(cur)
 
-            yield execute
+    @contextmanager
+    def _autocommit(self) -> Iterator[Execute]:
+        with self.pool.connection() as conn, conn.cursor() as cur:
+            yield _executor(cur)
 
     def _lock_migrations(self, x: Execute) -> None:
         x("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from advisor.store.errors import Conflict, StoreError, StoreUnavailable
 from advisor.store.privacy import scrub
 from advisor.store.records import Commit, ConversationRecord, NewTurn, QuoteRecord, TurnRecord
-from advisor.store.schema import MIGRATIONS
+from advisor.store.schema import MIGRATIONS, Only
 
 STATE_VERSION = 1  # version of the stored `state` JSON layout (Conversation.to_dict's own "version" inside it)
 
@@ -34,8 +34,12 @@ _QUOTE_COLUMNS = "id, conversation_id, owner, lang, question, markdown, json, co
 
 
 def new_id() -> str:
-    """An unguessable id: 128 random bits, URL-safe (22 characters)."""
-    return secrets.token_urlsafe(16)
+    """An unguessable id: 128 random bits, URL-safe (22 characters), never starting with "-" (which a command line,
+    `gpu-advisor history show ID`, would read as an option: 1 id in 64 did)."""
+    while True:
+        value = secrets.token_urlsafe(16)
+        if not value.startswith("-"):
+            return value
 
 
 class Execute(Protocol):
@@ -57,6 +61,11 @@ class SqlStore:
     def _transaction(self) -> AbstractContextManager[Execute]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _autocommit(self) -> AbstractContextManager[Execute]:  # pragma: no cover - abstract
+        """A connection whose statements each commit on their own (no BEGIN/COMMIT round trips): for operations
+        that are one statement, or whose statements need not be atomic together."""
+        raise NotImplementedError
+
     def _lock_migrations(self, x: Execute) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -64,16 +73,17 @@ class SqlStore:
         pass
 
     @contextmanager
-    def _tx(self) -> Iterator[Execute]:
-        """A back-end transaction whose "cannot use the database now" errors become `StoreUnavailable`."""
+    def _tx(self, single: bool = False) -> Iterator[Execute]:
+        """A back-end transaction (`single`: an autocommit connection, for one statement) whose "cannot use the
+        database now" errors become `StoreUnavailable`."""
         try:
-            with self._transaction() as x:
+            with self._autocommit() if single else self._transaction() as x:
                 yield x
         except self._unavailable as exc:
             raise StoreUnavailable(_why(self, exc)) from exc
 
     # --- schema ---------------------------------------------------------------------------------------------
-    def migrate(self, migrations: list[list[str]] = MIGRATIONS) -> int:
+    def migrate(self, migrations: list[list[str | Only]] = MIGRATIONS) -> int:
         """Create or upgrade the schema to `len(migrations)` (SCHEMA_VERSION); refuse a newer one. Returns the
         version now in place. Each run is one transaction: a failing migration leaves the previous version."""
         target = len(migrations)
@@ -89,12 +99,16 @@ class SqlStore:
                     field="GPU_ADVISOR_DATABASE_URL")
             for version in range(current, target):
                 for statement in migrations[version]:
+                    if isinstance(statement, Only):
+                        if statement.kind != self.kind:
+                            continue
+                        statement = statement.sql
                     x(statement)
                 x("INSERT INTO schema_version (version) VALUES (?)", (version + 1,))
         return max(current, target)
 
     def schema_version(self) -> int:
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             row = x("SELECT MAX(version) FROM schema_version").fetchone()
         return int(row[0] or 0)
 
@@ -103,7 +117,7 @@ class SqlStore:
                             external_key: str | None = None) -> ConversationRecord:
         now = self.clock()
         cid = new_id()
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             x("INSERT INTO conversations (id, owner, source, title, external_key, created_at, updated_at) "
               "VALUES (?, ?, ?, ?, ?, ?, ?)", (cid, owner, source, (scrub(title) or "")[:200], external_key, now, now))
         return ConversationRecord(cid, owner, source, title[:200], None, STATE_VERSION, 0, now, now, external_key)
@@ -115,7 +129,7 @@ class SqlStore:
         if found is not None:
             return found
         now = self.clock()
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             x("INSERT INTO conversations (id, owner, source, external_key, created_at, updated_at) "
               "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (external_key) DO NOTHING",
               (new_id(), owner, source, external_key, now, now))
@@ -128,19 +142,19 @@ class SqlStore:
         return self._conversation_where("id = ?", (cid,)) if _plausible_id(cid) else None
 
     def _conversation_where(self, where: str, params: tuple[Any, ...]) -> ConversationRecord | None:
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             row = x(f"SELECT {_CONV_COLUMNS} FROM conversations WHERE {where}", params).fetchone()
         return _conversation(row) if row else None
 
     def revision(self, cid: str) -> int | None:
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             row = x("SELECT revision FROM conversations WHERE id = ?", (cid,)).fetchone()
         return int(row[0]) if row else None
 
     def list_conversations(self, owner: str | None = None, limit: int = 20) -> list[ConversationRecord]:
         """Most recently updated first; only conversations with at least one turn."""
         where, params = ("owner = ? AND revision > 0", (owner,)) if owner is not None else ("revision > 0", ())
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             rows = x(f"SELECT {_CONV_COLUMNS} FROM conversations WHERE {where} ORDER BY updated_at DESC LIMIT ?",
                      (*params, int(limit))).fetchall()
         return [_conversation(r) for r in rows]
@@ -153,16 +167,19 @@ class SqlStore:
     def acquire_at(self, cid: str, holder: str, ttl_s: float) -> tuple[bool, int | None]:
         """`acquire`, and the conversation's revision read in the same transaction (None when it has no row)."""
         now = self.clock()
-        with self._tx() as x:
-            held = x("UPDATE conversations SET lease_holder = ?, lease_until = ? WHERE id = ? AND "
-                     "(lease_until < ? OR lease_holder = ?)", (holder, now + ttl_s, cid, now, holder)).rowcount == 1
-            row = x("SELECT revision FROM conversations WHERE id = ?", (cid,)).fetchone()  # (the same cursor, on PG)
+        with self._tx(single=True) as x:  # one statement when the lease is free (the usual case), two when not
+            row = x("UPDATE conversations SET lease_holder = ?, lease_until = ? WHERE id = ? AND "
+                    "(lease_until < ? OR lease_holder = ?) RETURNING revision",
+                    (holder, now + ttl_s, cid, now, holder)).fetchall()  # (all: SQLite ends the statement)
+            if row:
+                return True, int(row[0][0])
+            row = x("SELECT revision FROM conversations WHERE id = ?", (cid,)).fetchone()
         if row is None:
             return True, None
-        return held, int(row[0])
+        return False, int(row[0])
 
     def release(self, cid: str, holder: str) -> None:
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             x("UPDATE conversations SET lease_holder = NULL, lease_until = 0 WHERE id = ? AND lease_holder = ?",
               (cid, holder))
 
@@ -171,42 +188,55 @@ class SqlStore:
                     source: str = "web") -> Commit:
         """Record `turn` and the conversation's new `state` in one transaction, if the conversation is still at
         `expected_revision` (else `Conflict`); a `request_id` recorded before is not recorded again. With `owner`,
-        a conversation at revision 0 that has no row yet (ids are made by the caller, `new_id`) gets one."""
+        a conversation at revision 0 that has no row yet (ids are made by the caller, `new_id`) gets one.
+
+        Two statements in the usual case: the compare-and-set (or, for a new conversation, the row's insert) and
+        the turn's insert. Whether the request was recorded before is asked only when the compare-and-set fails
+        (a request key names the revision it was asked at, so a recorded one has moved the conversation past
+        it) or the insert hits the (conversation, request) unique key."""
         now = self.clock()
-        state_text = None if state is None else scrub(json.dumps(state, ensure_ascii=False, separators=(",", ":")))
-        result_text = None if turn.result is None else scrub(json.dumps(turn.result, ensure_ascii=False,
-                                                                        separators=(",", ":")))
+        state_text, result_text = scrub(_json_text(state)), scrub(_json_text(turn.result))
         question, answer, error, title = (scrub(turn.question), scrub(turn.answer), scrub(turn.error),
-                                          scrub(title) or "")
+                                          (scrub(title) or "")[:200])
         quote_id = new_id() if turn.has_quote else None
         try:
             with self._tx() as x:
-                if expected_revision == 0 and owner is not None:  # a new conversation's row comes with its first turn
-                    x("INSERT INTO conversations (id, owner, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
-                      "ON CONFLICT (id) DO NOTHING", (cid, owner, source, now, now))
-                seen = x("SELECT seq, quote_id FROM turns WHERE conversation_id = ? AND request_id = ?",
-                         (cid, turn.request_id)).fetchone()
-                if seen:
-                    rev = x("SELECT revision FROM conversations WHERE id = ?", (cid,)).fetchone()
-                    return Commit(int(rev[0]) if rev else 0, int(seen[0]), seen[1], duplicate=True)
-                cur = x("UPDATE conversations SET state = ?, state_version = ?, revision = revision + 1, "
+                created = expected_revision == 0 and owner is not None and x(
+                    "INSERT INTO conversations (id, owner, source, title, state, state_version, revision, created_at, "
+                    "updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT (id) DO NOTHING",
+                    (cid, owner, source, title, state_text, STATE_VERSION, now, now)).rowcount == 1
+                if not created and x(
+                        "UPDATE conversations SET state = ?, state_version = ?, revision = revision + 1, "
                         "updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END, "
                         "lease_holder = CASE WHEN lease_holder = ? THEN NULL ELSE lease_holder END, "
                         "lease_until = CASE WHEN lease_holder = ? THEN 0 ELSE lease_until END "
                         "WHERE id = ? AND revision = ?",
-                        (state_text, STATE_VERSION, now, title[:200], holder, holder, cid, expected_revision))
-                if cur.rowcount != 1:
+                        (state_text, STATE_VERSION, now, title, holder, holder, cid, expected_revision)).rowcount != 1:
+                    seen = self._recorded(x, cid, turn.request_id)
+                    if seen is not None:
+                        return seen
                     raise Conflict(f"conversation {cid} moved past revision {expected_revision}")
                 x(f"INSERT INTO turns ({_TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                   (cid, expected_revision + 1, turn.request_id, question, answer, result_text, turn.driver,
                    float(turn.duration_s), error, quote_id, now))
-        except self._integrity:  # the same request committed concurrently by another replica
+        except self._integrity:  # the request recorded before, or concurrently by another replica
+            with self._tx(single=True) as x:
+                seen = self._recorded(x, cid, turn.request_id)
+            if seen is not None:
+                return seen
             raise Conflict(f"conversation {cid}: request {turn.request_id} was recorded concurrently") from None
         return Commit(expected_revision + 1, expected_revision + 1, quote_id)
 
+    @staticmethod
+    def _recorded(x: Execute, cid: str, request_id: str) -> Commit | None:
+        """The `duplicate` Commit of a request recorded before (the conversation's revision now), else None."""
+        row = x("SELECT t.seq, t.quote_id, c.revision FROM turns t JOIN conversations c ON c.id = t.conversation_id "
+                "WHERE t.conversation_id = ? AND t.request_id = ?", (cid, request_id)).fetchone()
+        return None if row is None else Commit(int(row[2]), int(row[0]), row[1], duplicate=True)
+
     def turns(self, cid: str, limit: int = 1000) -> list[TurnRecord]:
         """The conversation's turns, oldest first (the last `limit`)."""
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             rows = x(f"SELECT {_TURN_COLUMNS} FROM turns WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?",
                      (cid, int(limit))).fetchall()
         return [TurnRecord(*r) for r in reversed(rows)]
@@ -214,14 +244,14 @@ class SqlStore:
     def turn_for_quote(self, quote_id: str) -> TurnRecord | None:
         if not _plausible_id(quote_id):
             return None
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             row = x(f"SELECT {_TURN_COLUMNS} FROM turns WHERE quote_id = ?", (quote_id,)).fetchone()
         return TurnRecord(*row) if row else None
 
     def list_recommendations(self, owner: str, limit: int = 20) -> list[TurnRecord]:
         """The owner's turns that have a quote id (a recommendation), newest first; without answer and result
         (for lists: the quote id, question and time)."""
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             rows = x("SELECT t.conversation_id, t.seq, t.request_id, t.question, '', NULL, t.driver, t.duration_s, "
                      "t.error, t.quote_id, t.created_at FROM turns t JOIN conversations c ON c.id = t.conversation_id "
                      "WHERE c.owner = ? AND t.quote_id IS NOT NULL ORDER BY t.created_at DESC LIMIT ?",
@@ -231,7 +261,7 @@ class SqlStore:
     # --- quotes ---------------------------------------------------------------------------------------------
     def save_quote(self, quote: QuoteRecord) -> QuoteRecord:
         """Store `quote` unless one with its id exists; returns the stored one (the first export wins)."""
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             x(f"INSERT INTO quotes ({_QUOTE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
               (quote.id, quote.conversation_id, quote.owner, quote.lang, scrub(quote.question),
                scrub(quote.markdown), scrub(quote.json), quote.computed_at, quote.created_at))
@@ -240,13 +270,13 @@ class SqlStore:
     def get_quote(self, quote_id: str) -> QuoteRecord | None:
         if not _plausible_id(quote_id):
             return None
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             row = x(f"SELECT {_QUOTE_COLUMNS} FROM quotes WHERE id = ?", (quote_id,)).fetchone()
         return QuoteRecord(*row) if row else None
 
     def list_quotes(self, owner: str | None = None, limit: int = 20) -> list[QuoteRecord]:
         where, params = ("WHERE owner = ?", (owner,)) if owner is not None else ("", ())
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             rows = x(f"SELECT {_QUOTE_COLUMNS} FROM quotes {where} ORDER BY created_at DESC LIMIT ?",
                      (*params, int(limit))).fetchall()
         return [QuoteRecord(*r) for r in rows]
@@ -255,7 +285,7 @@ class SqlStore:
     def claim_event(self, event_id: str, ttl_s: float) -> bool:
         """True for the first caller (any process) to claim `event_id` within `ttl_s`; False for repeats."""
         now = self.clock()
-        with self._tx() as x:
+        with self._tx(single=True) as x:
             cur = x("INSERT INTO events (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE "
                     "SET expires_at = excluded.expires_at WHERE events.expires_at < ?", (event_id, now + ttl_s, now))
             return cur.rowcount == 1
@@ -273,6 +303,13 @@ class SqlStore:
             convs = x("DELETE FROM conversations WHERE updated_at < ?", (cutoff,)).rowcount
             events = x("DELETE FROM events WHERE expires_at < ?", (self.clock(),)).rowcount
         return {"conversations": convs, "turns": turns, "quotes": quotes, "events": events}
+
+
+def _json_text(value: str | dict[str, Any] | None) -> str | None:
+    """What is stored for a JSON value: a str is taken as JSON text already, anything else is serialised compactly."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _why(store: SqlStore, exc: BaseException) -> str:

@@ -71,6 +71,10 @@ class SqliteStore(SqlStore):
             raise
         conn.execute("COMMIT")
 
+    @contextmanager
+    def _autocommit(self) -> Iterator[Execute]:
+        yield self._connection().execute  # (isolation_level=None: each statement is its own transaction)
+
     def _lock_migrations(self, x: Execute) -> None:
         pass  # BEGIN IMMEDIATE already excludes every other writer
 

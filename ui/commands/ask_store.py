@@ -16,7 +16,7 @@ def stored_turn(ident: str, text: str, make: Any, load: Any) -> tuple[Any, str, 
     """(the Turn, the conversation id, saved) for `text` asked in conversation `ident` ("new" or an id).
     `make()` is a fresh Conversation, `load(dict)` one rebuilt from a stored state."""
     from advisor.store import open_store
-    from advisor.store.keeper import CorruptState, Keeper, request_key, slim_history
+    from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
     from advisor.store.records import NewTurn
     from advisor.store.sql import new_id
 
@@ -47,7 +47,7 @@ def stored_turn(ident: str, text: str, make: Any, load: Any) -> tuple[Any, str, 
             slim_history(conv.history)
             done = keeper.commit(lease, revision, conv.to_dict(), NewTurn(
                 request_id=request_key(cid, revision, text), question=text, answer=turn.answer,
-                result=turn.model_dump(mode="json"), driver=conv.driver, duration_s=time.monotonic() - started,
+                result=result_json(turn), driver=conv.driver, duration_s=time.monotonic() - started,
                 has_quote=bool(turn.options)), owner="cli", title=text[:120])
         return turn, cid, done is not None
     finally:
