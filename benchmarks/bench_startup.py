@@ -65,9 +65,9 @@ def _env(mode: str, tmp: Path, root: Path) -> dict[str, str]:
     if mode == "pyc":
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    else:
+    else:  # no byte-code read or written: an empty prefix hides any __pycache__ that `make` compiled
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-        env.pop("PYTHONPYCACHEPREFIX", None)
+        env["PYTHONPYCACHEPREFIX"] = str(tmp / "no-pycache")
     return env
 
 
