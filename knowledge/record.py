@@ -135,7 +135,7 @@ class RecordError(ValueError):
     def __init__(self, title: str, errors: list[dict[str, Any]]) -> None:
         self.title = title
         self._errors = errors
-        super().__init__(self._text())
+        super().__init__(title)  # the text is built when shown: the recommender rejects many layouts unseen
 
     def errors(self, *, include_url: bool = False, include_context: bool = True,
                include_input: bool = True) -> list[dict[str, Any]]:
@@ -506,11 +506,11 @@ class _Plan:
 
     def __init__(self, fields: dict[str, FieldSpec],
                  steps: tuple[tuple[str, Converter, FieldSpec, frozenset[type]], ...], prepare: bool,
-                 check: bool) -> None:
+                 check: bool, floats: frozenset[str]) -> None:
         self.fields, self.steps, self.prepare, self.check = fields, steps, prepare, check
         # fields that hold a float (alone or with None): an int put there unvalidated (a default, model_copy) is
         # stored as a float, as pydantic would serialise it
-        self.floats = frozenset(name for name, spec in fields.items() if _float_field(spec))
+        self.floats = floats
 
 
 def _plan(cls: type[Record]) -> _Plan:
@@ -519,6 +519,7 @@ def _plan(cls: type[Record]) -> _Plan:
         hints = _hints(cls)
         fields: dict[str, FieldSpec] = {}
         steps = []
+        floats = set()
         for name, fd in cls._record_defs.items():
             hint = hints[name]
             bare, annotated = hint, ()
@@ -526,12 +527,14 @@ def _plan(cls: type[Record]) -> _Plan:
                 bare, *rest = typing.get_args(hint)
                 annotated = tuple(rest)
             spec = FieldSpec(name, bare, fd.default, fd.default_factory, annotated + fd.constraints, fd.description)
-            if type(fd.default) is int and _float_field(spec):  # `x: float = 0` holds 0.0
-                spec.default = float(fd.default)
+            if _float_field(spec):
+                floats.add(name)
+                if type(fd.default) is int:  # `x: float = 0` holds 0.0
+                    spec.default = float(fd.default)
             fields[name] = spec
             steps.append((name, converter(hint, fd.constraints), spec, _exact_types(hint, fd.constraints)))
         plan = _Plan(fields, tuple(steps), cls.prepare.__func__ is not Record.prepare.__func__,  # type: ignore[attr-defined]
-                     cls.check_invariants is not Record.check_invariants)
+                     cls.check_invariants is not Record.check_invariants, frozenset(floats))
         type.__setattr__(cls, "_record_plan", plan)
     return plan
 
@@ -807,10 +810,6 @@ def _dump(value: Any, as_json: bool, exclude_none: bool, exclude_unset: bool, ex
     if hasattr(value, "model_dump"):  # a pydantic model held in a record
         return value.model_dump(mode="json" if as_json else "python")
     return value
-
-
-def is_record(obj: object) -> bool:
-    return isinstance(obj, Record)
 
 
 class Struct(Record):

@@ -335,19 +335,6 @@ def _finding_dict(f: Finding) -> dict[str, Any]:
     return out
 
 
-def _findings_from(objs: Iterable[Any]) -> list[Finding]:
-    out: list[Finding] = []
-    for f in objs or ():
-        if isinstance(f, Finding):
-            out.append(f)
-        elif isinstance(f, Mapping):
-            try:
-                out.append(Finding.model_validate({k: v for k, v in f.items() if k in Finding.model_fields}))
-            except ValidationError:
-                continue
-    return out
-
-
 def _evaluate_rules(facts: list[Any]) -> list[Finding]:
     """Findings of the rules engine for `facts`; none when the engine is not available (logged)."""
     if not facts:
