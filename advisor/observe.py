@@ -58,10 +58,10 @@ def turn_started(conv: Any) -> None:
 
 
 def _emit(method: str, *args: Any) -> None:
-    for listener in list(_LISTENERS):
+    for listener in _LISTENERS:
         try:
             getattr(listener, method)(*args)
-        except Exception:  # noqa: BLE001 - measuring must never break a turn
+        except Exception:
             log.debug("observe listener failed", exc_info=True)
 
 

@@ -239,7 +239,7 @@ def _valid_tp(model: ModelSpec, tp: int) -> bool:
     a, kv = model.num_attention_heads, model.num_kv_heads
     if a % tp:
         return False
-    return model.is_mla or tp <= kv and kv % tp == 0 or tp > kv and tp % kv == 0
+    return model.is_mla or (tp <= kv and kv % tp == 0) or (tp > kv and tp % kv == 0)
 
 
 def _inference_layout(model: ModelSpec, count: int, nodes: int) -> Layout | None:
@@ -402,7 +402,6 @@ def _weights_cannot_fit(ctx: _Ctx, gpu: GpuSpec, layout: Layout) -> bool:
     if ctx.workload.is_training:
         return False
     from advisor.estimator.formats import weight_bytes
-
     from advisor.estimator.memory import kv_cache_bytes
 
     w = ctx.workload
@@ -658,20 +657,20 @@ def config_facts(ctx: _Ctx, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: W
         # llama.cpp's default split (--split-mode layer) gives each GPU whole layers: a pipeline, with no per-layer
         # all-reduce, so the tensor-parallel rules do not apply (the layout's tp only shards the weights; review R31)
         tp, pp = 1, max(pp, opt.count)
-    facts: dict[str, Any] = dict(
-        count=opt.count, nodes=opt.nodes, tp=tp, pp=pp, region=c.region,
-        acquisition="owned" if "existing" in opt.labels else ("rent" if c.buy_or_rent == "rent" else "buy"),
-        task=w.task, precision=_precision(w, ctx.model), context=w.context, max_context=ctx.model.max_context,
-        weight_format=_precision(w, ctx.model), used=bool(price and price.get("condition") == "used"),
-        concurrency=w.concurrency if not w.is_training else None,
-        per_gpu_bytes=est.per_gpu.total, kv_cache_bytes=est.per_gpu.kv_cache or None,
-        fits=opt.fits, headroom_ratio=min(1.0, opt.headroom_ratio),
-        flash_attention=w.flash_attention,
-        power_limit_w=c.power_limit_w,
-        params=float(_param_fields(ctx.model)["params"]),
-        tco_years=opt.tco["years"] if opt.tco else None,
-        tp_divides_heads=_valid_tp(ctx.model, tp),
-    )
+    facts: dict[str, Any] = {
+        "count": opt.count, "nodes": opt.nodes, "tp": tp, "pp": pp, "region": c.region,
+        "acquisition": "owned" if "existing" in opt.labels else ("rent" if c.buy_or_rent == "rent" else "buy"),
+        "task": w.task, "precision": _precision(w, ctx.model), "context": w.context, "max_context": ctx.model.max_context,
+        "weight_format": _precision(w, ctx.model), "used": bool(price and price.get("condition") == "used"),
+        "concurrency": w.concurrency if not w.is_training else None,
+        "per_gpu_bytes": est.per_gpu.total, "kv_cache_bytes": est.per_gpu.kv_cache or None,
+        "fits": opt.fits, "headroom_ratio": min(1.0, opt.headroom_ratio),
+        "flash_attention": w.flash_attention,
+        "power_limit_w": c.power_limit_w,
+        "params": float(_param_fields(ctx.model)["params"]),
+        "tco_years": opt.tco["years"] if opt.tco else None,
+        "tp_divides_heads": _valid_tp(ctx.model, tp),
+    }
     if est.cpu.total:
         facts.update(offload_cpu_bytes=est.cpu.total, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)
     if opt.training:
@@ -696,9 +695,9 @@ def _workload_facts(ctx: _Ctx) -> dict[str, Any]:
 
     w, c = ctx.workload, ctx.constraints
     counts = param_counts(ctx.model)
-    fields: dict[str, Any] = dict(task=w.task, params=counts.total, active_params=counts.active,
-                                  concurrency=w.concurrency, context=w.context, precision=_precision(w, ctx.model),
-                                  region=c.region, model_id=ctx.model.id)
+    fields: dict[str, Any] = {"task": w.task, "params": counts.total, "active_params": counts.active,
+                                  "concurrency": w.concurrency, "context": w.context, "precision": _precision(w, ctx.model),
+                                  "region": c.region, "model_id": ctx.model.id}
     if c.budget is not None:
         fields.update(budget_amount=c.budget, currency=c.currency)
     return WorkloadFacts(**fields).to_facts()

@@ -812,6 +812,7 @@ def _dump(value: Any, as_json: bool, exclude_none: bool, exclude_unset: bool, ex
     return value
 
 
+@dataclass_transform(kw_only_default=False, frozen_default=True)
 class Struct(Record):
     """A frozen value object the code itself computes (an estimator's intermediate result, a format's table row):
     fields by position or keyword in declaration order, not validated, compared by value — what a frozen dataclass

@@ -411,7 +411,7 @@ def run(name: str, args: BaseModel) -> dict[str, Any]:
         raise
     except (ValidationError, RecordError) as exc:  # valid arguments made an invalid internal object (an impossible combination)
         raise errors_to_input_error(exc.errors(), None, name) from None
-    except Exception as exc:  # noqa: BLE001 - a bug must not reach the client as a traceback
+    except Exception as exc:
         import logging
 
         logging.getLogger(__name__).exception("operation %s failed", name)

@@ -25,9 +25,9 @@ log = logging.getLogger("gpu_advisor.slack")
 
 def mount_slack(api: FastAPI, bolt_app: App, path: str = SLACK_PATH) -> FastAPI:
     """Add the Slack endpoint to a FastAPI app (before any catch-all mount such as Gradio's at "/")."""
-    from starlette.responses import Response
     from slack_bolt import BoltRequest
     from starlette.concurrency import run_in_threadpool
+    from starlette.responses import Response
 
     async def slack_events(request: Any) -> Response:  # a plain Starlette route: request is a Request
         length = request.headers.get("content-length")

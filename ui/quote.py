@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from ui import web_render as R
@@ -274,7 +274,7 @@ def build_quote(turn: Any, *, questions: Sequence[str] = (), lang: str = "en",
                 generated_at: datetime | None = None) -> Quote:
     """The quote for `turn` (the latest recommendation) and the messages that led to it, in `lang`."""
     lang = lang if lang in R.LANGS else "en"
-    when = generated_at or datetime.now(timezone.utc)
+    when = generated_at or datetime.now(UTC)
     options = [o for o in (_get(turn, "options", []) or []) if isinstance(o, Mapping)]
     workload = _get(turn, "workload", {}) or {}
     job, limits = R.workload_view(workload)

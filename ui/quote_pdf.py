@@ -44,7 +44,7 @@ def html_to_pdf(html_text: str, out_path: str | Path, *, chromium: str | None = 
                f"--user-data-dir={work / 'profile'}", "--no-pdf-header-footer", "--print-to-pdf-no-header",
                f"--print-to-pdf={out}", page.as_uri()]
         try:
-            done = subprocess.run(cmd, capture_output=True, timeout=timeout_s, check=False)  # noqa: S603
+            done = subprocess.run(cmd, capture_output=True, timeout=timeout_s, check=False)
         except subprocess.TimeoutExpired:
             raise AdvisorError(f"Chromium did not finish printing the quote within {timeout_s:.0f} s",
                                field="chromium", message_zh="Chromium 生成 PDF 超时") from None

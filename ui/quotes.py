@@ -4,7 +4,7 @@ for it ever after (the web app's `/quote/ID.md|json` and `gpu-advisor history ex
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from advisor.store.records import QuoteRecord
 from advisor.store.sql import SqlStore
@@ -23,7 +23,7 @@ def freeze_quote(store: SqlStore, quote_id: str) -> QuoteRecord | None:
         return None
     record = store.get_conversation(row.conversation_id)
     turn = Turn.model_validate_json(row.result)
-    when = datetime.fromtimestamp(row.created_at, timezone.utc)
+    when = datetime.fromtimestamp(row.created_at, UTC)
     doc = json.loads(R.export_json(turn, question=row.question, generated_at=when))
     doc.update({"quote_id": quote_id, "conversation_id": row.conversation_id})
     quote = QuoteRecord(id=quote_id, conversation_id=row.conversation_id, owner=record.owner if record else "",

@@ -27,7 +27,7 @@ def settle_process() -> None:
 
         load_catalog()
         engine()
-    except Exception:  # noqa: BLE001 - the first turn reports the problem to its user, in their language
+    except Exception:
         log.exception("could not load the catalog or the rules before serving")
     gc.collect()
     gc.freeze()

@@ -401,7 +401,7 @@ class ChatController:
                                    "mode": self.mode_text(state, ui_lang, final)}
             out["export_md"], out["export_json"] = self.export_files(state, ui_lang)
             yield out
-        except Exception as exc:  # noqa: BLE001 - the page must get a reply, never a traceback
+        except Exception as exc:
             log.exception("web chat turn failed")
             reply = exc.localized(lang) if isinstance(exc, AdvisorError) else R.label("error", lang,
                                                                                         kind=type(exc).__name__)
@@ -456,7 +456,7 @@ class ChatController:
             context = int(job.get("context") or 0)
             contexts = R.sweep_contexts(_max_context(job.get("model")), context)
             return R.context_sweep_rows(context, estimate, _first_capacity(turn), lang, contexts)
-        except Exception:  # noqa: BLE001 - a plot that cannot be computed is left out, never invented
+        except Exception:
             log.debug("memory-vs-context sweep not available", exc_info=True)
             return []
 
@@ -477,7 +477,7 @@ class ChatController:
         if self._startup is None:
             try:
                 self._startup = conversation_mode(self.factory())
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("could not create a conversation to probe the mode")
                 self._startup = ("deterministic", None)
         return self._startup
@@ -780,7 +780,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Call
             """`chat` without streaming: a deterministic turn takes milliseconds and updates the page once, and a
             plain function saves Gradio a second copy of the outputs (its "generating" event, then "complete")."""
             last: tuple[Any, ...] = ()
-            for last in chat(message, ui_lang, state, request):
+            for last in chat(message, ui_lang, state, request):  # noqa: B007 (the last update is the answer)
                 pass
             return last
 
@@ -996,7 +996,7 @@ def start_turn_workers(demo: Any) -> int:
         return 0
     try:
         return len(pool.start())
-    except Exception:  # noqa: BLE001 - turns are then answered in this process, as without workers
+    except Exception:
         log.exception("could not start the turn workers; answering in the server process")
         return 0
 

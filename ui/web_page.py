@@ -44,7 +44,7 @@ html {{scroll-padding-top: 8px;}}
 
 SCROLL_TO_ANSWER_JS = """
 () => {
-  const clearance = %d;
+  const clearance = LABEL_CLEARANCE;
   const go = () => {
     const chat = document.querySelector('#chat');
     if (!chat) return false;
@@ -61,4 +61,4 @@ SCROLL_TO_ANSWER_JS = """
   };
   requestAnimationFrame(() => { go(); setTimeout(go, 120); });
 }
-""" % LABEL_CLEARANCE_PX
+""".replace("LABEL_CLEARANCE", str(LABEL_CLEARANCE_PX))

@@ -158,7 +158,7 @@ class RemoteConversation:
 
     def respond(self, text: str) -> Any:
         turn = None
-        for turn in self.stream(text):
+        for turn in self.stream(text):  # noqa: B007 (the last update is the turn)
             pass
         return turn
 

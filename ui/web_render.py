@@ -15,7 +15,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 GIB = 2**30  # bytes
@@ -746,7 +746,7 @@ def export_json(turn: Any, *, question: str = "", questions: Sequence[str] = (),
     Memory in bytes, throughput in tokens/s, money with an explicit currency (DESIGN.md contract units)."""
     from ui.quote import build_quote
 
-    stamp = generated_at or datetime.now(timezone.utc)
+    stamp = generated_at or datetime.now(UTC)
     when = stamp.isoformat(timespec="seconds")
     asked = list(questions) or ([question] if question else [])
     quote = build_quote(turn, questions=asked, lang=lang or _get(turn, "lang", None) or "en", generated_at=stamp)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from advisor.store import Conflict, QuoteRecord, StoreUnavailable
@@ -265,7 +265,7 @@ def _link_text(text: str) -> str:
 
 
 def _when(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 # -------------------------------------------------------------------------------------------------------------

@@ -250,7 +250,7 @@ def _build_middleware() -> Any:
                     response = handler(call)
                 except _Stop:
                     raise
-                except Exception as exc:  # noqa: BLE001 - classified below
+                except Exception as exc:
                     reason, retryable, after = _classify(exc)
                     log.info("model call failed (%s): %s", reason, exc)
                     if not retryable or attempt >= st.settings.max_retries:
@@ -636,7 +636,7 @@ def _reading(conversation: Any, text: str, lang: str) -> tuple[str, str | None]:
             merge(state, slots)
         intent = read_intent(text, slots, state)
         return intent, missing_blocking(state, implies_inference(intent, state.slots, text))
-    except Exception:  # noqa: BLE001 - the reading only tightens the checks; never fail the turn over it
+    except Exception:
         log.warning("could not read the question's intent", exc_info=True)
         return "other", "model"
 
@@ -825,7 +825,7 @@ def prewarm() -> threading.Thread:
     return thread
 
 
-__all__ = ["AgentDriver", "AgentUnavailable", "TOOLS", "prewarm", "reset_breakers"]
+__all__ = ["TOOLS", "AgentDriver", "AgentUnavailable", "prewarm", "reset_breakers"]
 
 
 _CHAT_OPENAI: Any = None

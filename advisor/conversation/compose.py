@@ -17,7 +17,12 @@ from typing import Any
 
 from advisor.conversation import firstscreen as fs
 from advisor.conversation.dialog import (
-    Change, DialogState, Evaluation, default_catalog, top_option, workload_summary_dict,
+    Change,
+    DialogState,
+    Evaluation,
+    default_catalog,
+    top_option,
+    workload_summary_dict,
 )
 from advisor.conversation.extract import Slots
 from advisor.conversation.lang import say
@@ -30,10 +35,18 @@ from advisor.conversation.render.headline import headline, job_line, rec_headlin
 from advisor.conversation.render.labels import pick
 from advisor.conversation.render.lead import lead_for
 from advisor.conversation.render.memory import (
-    capacity_block, dialog_breakdown, limits_block, memory_chart_of, rec_breakdown,
+    capacity_block,
+    dialog_breakdown,
+    limits_block,
+    memory_chart_of,
+    rec_breakdown,
 )
 from advisor.conversation.render.options_table import (
-    compact_rows, configs_table, opt_name, options_contract, options_table,
+    compact_rows,
+    configs_table,
+    opt_name,
+    options_contract,
+    options_table,
 )
 from advisor.conversation.render.preamble import notes_block, question_text, render_note, summary, unknown_lines
 from advisor.conversation.turn import Turn
@@ -129,7 +142,6 @@ def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, 
                                    question=question)
     book = Book()
     zh = lang == "zh"
-    w = ev.workload
     lines: list[str] = [notes_block(notes, book, lang)]
     lines += [headline(ev, book, lang)]
     lines += unknown_lines(slots, lang, catalog)
@@ -151,8 +163,8 @@ def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, 
     if assumptions:
         lines.append(assumptions)
     if ev.unavailable:
-        lines.append(("（速度、成本与规则检查模块尚未就绪，本回答只含显存计算。）" if zh else
-                      "(Speed, cost and rule checks are not available in this build; this answer covers memory only.)"))
+        lines.append("（速度、成本与规则检查模块尚未就绪，本回答只含显存计算。）" if zh else
+                      "(Speed, cost and rule checks are not available in this build; this answer covers memory only.)")
     questions: list[str] = []
     if question:
         q = question_text(question, state, lang, catalog, book)
@@ -259,12 +271,12 @@ def _option_tables(ev: Evaluation, shown: list[Any], others: list[Any], displaye
             lines.append(f"目录中没有 {n} 张卡以内、满足全部要求（预算、地区等）的配置。" if zh else
                          f"No configuration of at most {n} GPUs in the catalog meets every target (budget, region, …).")
         if others and not any(u.fits and u.meets_targets for u in shown):
-            lines.append(("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**"))
+            lines.append("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**")
             lines.append(table(others[:3]))
     elif rec.options:
         lines.append(table(rec.options[:4]))
     elif ev.alternatives:
-        lines.append(("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**"))
+        lines.append("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**")
         lines.append(table(ev.alternatives))
     elif rec.closest:
         lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")

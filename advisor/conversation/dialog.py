@@ -34,6 +34,7 @@ log.addHandler(logging.NullHandler())
 
 DEFAULT_MODEL = "qwen2.5-7b"
 from advisor.workload import default_context  # noqa: E402  (one place for the default)
+
 SERVE_COUNTS = (1, 2, 4, 8)
 from advisor.recommend_offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
 
@@ -749,7 +750,7 @@ def _evaluate_named(workload: Workload, constraints: Constraints, named: list[tu
                      lambda: evaluate_configs(workload, configs, c),
                      lambda r: ", ".join(f"{o.count}× {o.gpu}: {'fits' if o.fits else 'does not fit'}" for o in r))
     out = []
-    for opt, (_, role) in zip(options, named):
+    for opt, (_, role) in zip(options, named, strict=True):
         labels = [lab for lab in opt.labels if lab != role] + [role]
         out.append(opt.model_copy(update={"labels": labels}))
     return out
@@ -948,9 +949,8 @@ def match_spec_claim(text: str, slots: Slots) -> Any:
     """The guide claim about a GPU's specification or price that `text` quotes or asks about ("H100 的 FP16 是 1513
     TFLOPS 吗", "A800 一张卡要 170 万吗", "two 4090s over NVLink"): same card family and the same figure (±2 %,
     units converted), or for NVLink/architecture claims the keyword. None when nothing matches."""
-    from knowledge.guides import load_guides
-
     from advisor.conversation.extract import normalise
+    from knowledge.guides import load_guides
 
     mentioned = {_gpu_family(m.gpu) for m in ([slots.existing] if slots.existing else []) + list(slots.candidates)}
     s = normalise(text)

@@ -13,8 +13,20 @@ from typing import Any
 
 from advisor.conversation import catalog_answers, compose, ranges
 from advisor.conversation.dialog import (
-    BLOCKING, DialogState, accept_default, build_constraints, build_workload, claim_findings,
-    default_catalog, evaluate, match_spec_claim, merge, missing_blocking, next_question, premise_findings, reset,
+    BLOCKING,
+    DialogState,
+    accept_default,
+    build_constraints,
+    build_workload,
+    claim_findings,
+    default_catalog,
+    evaluate,
+    match_spec_claim,
+    merge,
+    missing_blocking,
+    next_question,
+    premise_findings,
+    reset,
 )
 from advisor.conversation.extract import INJECTION, GpuMention, Slots, extract
 from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
@@ -126,8 +138,7 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
         if quoted is not None:  # "指南说 4090 的 FP16 是 82.6 TFLOPS，对吗？": check it; the workload is untouched
             steps: list[Step] = []
             findings = claim_findings(quoted, steps)
-            for step in steps:
-                yield step
+            yield from steps
             yield compose.guide_claim_turn(quoted, findings, state, lang, catalog)
             return True
     return False
@@ -141,8 +152,7 @@ def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, cat
         working.asked.append(blocking)
     q_steps: list[Step] = []
     premise = premise_findings(working.slots, catalog, q_steps)  # "4090 over NVLink": corrected at once
-    for step in q_steps:
-        yield step
+    yield from q_steps
     turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes,
                                  findings=premise)
     _commit(state, working)

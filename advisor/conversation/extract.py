@@ -21,8 +21,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from advisor.conversation import reading
-from advisor.conversation.numbers import BIG_SCALE, DIGITS, names_other_slot, to_number, with_scale
-from advisor.conversation.numbers import cn_int  # noqa: F401 (read from here by callers of the extractor)
+from advisor.conversation.numbers import (
+    BIG_SCALE,
+    DIGITS,
+    cn_int,  # noqa: F401 (read from here by callers of the extractor)
+    names_other_slot,
+    to_number,
+    with_scale,
+)
 from advisor.conversation.numbers import read as read_number
 from advisor.conversation.ranges import OutOfRange, check
 
@@ -529,7 +535,7 @@ def _clause_before(s: str, start: int) -> str:
 
 
 def _int(value: float | None) -> int | None:
-    return None if value is None else int(round(value))
+    return None if value is None else round(value)
 
 
 # ---------------------------------------------------------------------------------------------------------------

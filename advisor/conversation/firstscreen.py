@@ -18,11 +18,23 @@ from typing import Any
 
 from advisor.conversation.dialog import default_weights
 from advisor.conversation.render.book import (
-    SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, SRC_USER, decimals_for,
+    SRC_DEFAULT,
+    SRC_MEMORY,
+    SRC_RECOMMEND,
+    SRC_THROUGHPUT,
+    SRC_TRAINING,
+    SRC_USER,
+    decimals_for,
 )
 from advisor.conversation.render.labels import REGION, format_label, pick, task_label
 from advisor.conversation.render.options_table import (
-    misses, opt_layout, opt_memory, opt_name, opt_price, opt_speed, opt_tco,
+    misses,
+    opt_layout,
+    opt_memory,
+    opt_name,
+    opt_price,
+    opt_speed,
+    opt_tco,
 )
 
 GIB = 2**30

@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import binascii
 import html
-import json
 import re
 import unicodedata
 import urllib.parse

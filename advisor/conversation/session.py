@@ -235,8 +235,9 @@ class Conversation:
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, settings: Any = None) -> Conversation:
         """Rebuild a conversation saved by :meth:`to_dict`. A malformed dict raises InputError naming the field."""
-        from advisor.conversation.dialog import DialogState
         from pydantic import ValidationError
+
+        from advisor.conversation.dialog import DialogState
 
         if not isinstance(d, dict):
             raise InputError("conversation state must be a dict from Conversation.to_dict()", field="state")
@@ -285,7 +286,7 @@ def _load_settings() -> Any:
                 return loader()
             except AdvisorError:
                 raise
-            except Exception:  # noqa: BLE001 - a broken settings file means no model, not a crash
+            except Exception:
                 log.warning("could not load LLM settings; using the deterministic dialog", exc_info=True)
                 return None
     return None

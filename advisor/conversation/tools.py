@@ -24,14 +24,24 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from advisor.conversation.prompts import SLOTS
 from advisor.conversation.turn import Number, Step
-from advisor.workload import DEFAULT_CONTEXT
-from advisor.workload import Currency, KvFormat, Optimizer, Recompute, Region, Task, WeightFormat, Workload
+from advisor.workload import (
+    DEFAULT_CONTEXT,
+    Currency,
+    KvFormat,
+    Optimizer,
+    Recompute,
+    Region,
+    Task,
+    WeightFormat,
+    Workload,
+)
 from knowledge.errors import AdvisorError, NotValidated
 from knowledge.record import Record, RecordError
 from knowledge.record_pydantic import pydantic_model
@@ -347,7 +357,7 @@ def _evaluate_rules(facts: list[Any]) -> list[Finding]:
         return list(evaluate(facts))
     except NotValidated:
         raise  # the rules could not be checked: the tool fails rather than answer without findings
-    except Exception:  # noqa: BLE001 - the engine's failure must not hide the estimate
+    except Exception:
         log.exception("rules engine failed")
         return []
 
@@ -806,8 +816,8 @@ def lookup_gpu_tool(args: LookupGpuArgs) -> ToolOutput:
             "china": _china(g), "numbers": numbers, "sources": _sources(cat, source_ids)}
     if g.modded:
         data["modded"] = "community memory mod: no vendor warranty"
-    summary = f"{g.name}: {fmt_bytes(g.memory_bytes)}, {fmt_bandwidth(g.bandwidth_bytes_per_s)}, " \
-              f"{fmt_flops(g.bf16_dense_flops)} dense BF16"
+    summary = (f"{g.name}: {fmt_bytes(g.memory_bytes)}, {fmt_bandwidth(g.bandwidth_bytes_per_s)}, "
+               f"{fmt_flops(g.bf16_dense_flops)} dense BF16")
     return ToolOutput(summary, data, numbers, [], {"gpu": g.model_dump(mode="json")})
 
 
@@ -932,7 +942,7 @@ _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[\u4e00-\u9fff]")
 def _tokens(text: str) -> set[str]:
     words = _WORD.findall(text.lower())
     cjk = [w for w in words if "\u4e00" <= w <= "\u9fff"]
-    return {w for w in words if len(w) > 1 or w.isdigit()} | {a + b for a, b in zip(cjk, cjk[1:])}
+    return {w for w in words if len(w) > 1 or w.isdigit()} | {a + b for a, b in pairwise(cjk)}
 
 
 def _best(items: Iterable[Any], query: str, text_of: Callable[[Any], str], n: int) -> list[Any]:
@@ -1058,7 +1068,7 @@ def call_tool(name: Any, arguments: Any) -> ToolResult:
         message = str(exc)
     except (ValidationError, RecordError) as exc:  # a tool built an invalid internal object from valid arguments
         message = f"{shown_name}: {validation_text(exc)}"
-    except Exception as exc:  # noqa: BLE001 - a tool bug must not crash the conversation
+    except Exception as exc:
         log.exception("tool %s failed", shown_name)
         message = f"internal error in {shown_name} ({type(exc).__name__}); try other arguments"
     data = {"tool": shown_name, "ok": False, "error": message}
@@ -1158,5 +1168,19 @@ def langchain_tools(names: Iterable[str] | None = None) -> list[Any]:
     return tools
 
 
-__all__ = ["ALLOWED", "TOOLS", "ToolResult", "ToolSpec", "call_tool", "langchain_tools", "num",
-           "fmt_bytes", "fmt_money", "fmt_seconds", "fmt_tokens_s", "fmt_flops", "fmt_bandwidth", "fmt_pct"]
+__all__ = [
+    "ALLOWED",
+    "TOOLS",
+    "ToolResult",
+    "ToolSpec",
+    "call_tool",
+    "fmt_bandwidth",
+    "fmt_bytes",
+    "fmt_flops",
+    "fmt_money",
+    "fmt_pct",
+    "fmt_seconds",
+    "fmt_tokens_s",
+    "langchain_tools",
+    "num",
+]

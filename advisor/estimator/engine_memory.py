@@ -117,7 +117,7 @@ def visible_bytes(gpu: GpuSpec) -> int:
 
 
 def _per_token_kv(model: ModelSpec, kv: str, tp: int) -> int:
-    return int(round(kv_bytes_per_token_layer(model, kv, tp) * model.num_layers))
+    return round(kv_bytes_per_token_layer(model, kv, tp) * model.num_layers)
 
 
 def _engine_constants(tp: int) -> tuple[int, int, int]:

@@ -9,9 +9,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal
 
-from knowledge.record import Field, NonNegativeInt, Record
-
 from knowledge.errors import CatalogError, InputError
+from knowledge.record import Field, NonNegativeInt, Record
 
 
 class EngineConstant(Record):
@@ -83,4 +82,4 @@ def _parse_file(path: Any) -> EngineTable:
 
     text = path.read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10× faster than the Python parser
-    return parse_engines(yaml.load(text, Loader=loader))  # noqa: S506 - a safe loader
+    return parse_engines(yaml.load(text, Loader=loader))

@@ -238,7 +238,7 @@ def _weight_bytes_by_group(model: ModelSpec, fmt: str, group_size: int | None) -
     out: dict[str, float] = {}
     for layer in linear_layers(model):
         out[layer.group] = out.get(layer.group, 0.0) + tensor_bits(layer, fmt, model, group_size=group_size)
-    return {g: int(round(b / 8)) for g, b in out.items()}
+    return {g: round(b / 8) for g, b in out.items()}
 
 
 def weight_bytes(model: ModelSpec, fmt: str, *, tp: int = 1, pp: int = 1, group_size: int | None = None) -> int:
@@ -283,7 +283,7 @@ def shard_weight_bytes(model: ModelSpec, groups: dict[str, int], *, tp: int, pp:
         end_bytes = sum(ends) / tp
     else:
         end_bytes = max(ends) / tp
-    return int(round(layer_bytes * stage_layers + end_bytes))
+    return round(layer_bytes * stage_layers + end_bytes)
 
 
 @lru_cache(maxsize=1)

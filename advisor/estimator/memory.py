@@ -13,8 +13,14 @@ from typing import Any
 from advisor.estimator import activations as act
 from advisor.estimator import training_memory as tm
 from advisor.estimator.engines import EngineProfile, EngineTable, default_engines
-from advisor.estimator.formats import (FORMATS, check_format, kv_bits, kv_heads_per_gpu, weight_bytes,
-                                       weight_bytes_by_group)
+from advisor.estimator.formats import (
+    FORMATS,
+    check_format,
+    kv_bits,
+    kv_heads_per_gpu,
+    weight_bytes,
+    weight_bytes_by_group,
+)
 from advisor.estimator.results import Breakdown, MemoryEstimate
 from advisor.workload import Workload
 from knowledge.errors import InputError
@@ -83,7 +89,7 @@ def kv_cache_bytes(model: ModelSpec, tokens: int, sequences: int = 1, kv: str = 
     stage_layers = -(-total_layers // pp)
     scale = stage_layers / total_layers
     value = (n_full * full_tok + n_sliding * slide_tok) * per * sequences * scale
-    return int(round(value))
+    return round(value)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -251,7 +257,7 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     return MemoryEstimate(
         model=model.id, task=w.task, params=counts.total, active_params=counts.active, gpus=w.world_size,
         per_gpu=per_gpu, formulas=formulas, assumptions=assumptions, engine=engine_id, usable_fraction=fraction,
-        kv_tokens_per_gpu=context * sequences, kv_bytes_per_token=int(round(per_tok_layer * stage_layers)),
+        kv_tokens_per_gpu=context * sequences, kv_bytes_per_token=round(per_tok_layer * stage_layers),
     )
 
 
@@ -400,7 +406,7 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
                         overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
     if task in ("full", "pretrain") and w.zero in (2, 3) and w.offload == "none" and w.engine != "deepspeed":
-        g, c = (tm.deepspeed_zero2(counts.total, w.gpus, w.nodes) if w.zero == 2 else
+        g, _c = (tm.deepspeed_zero2(counts.total, w.gpus, w.nodes) if w.zero == 2 else
                 tm.deepspeed_zero3(counts.total, tm.largest_layer_params(model), w.gpus, w.nodes))
         formulas.append(f"cross-check: DeepSpeed's estimator gives {_gib(g)} per GPU for model states "
                         f"(it counts full 16-bit gradients and fp32 gradient partitions: conservative)")

@@ -27,8 +27,7 @@ from knowledge.schemas import GpuSpec, ModelSpec
 from .calibration import Calibration
 from .layout_memory import LayoutMemory, layout_memory, lightest_recompute, runtime_overhead
 from .parallel_layout import ParallelLayout, check_layout, divisors, max_tp, stages_ok, tp_ok
-from .step_time import (StepBreakdown, comm_terms, compute_utilisation, intra_bytes_per_s, nic_bytes_per_gpu,
-                        step_time)
+from .step_time import StepBreakdown, comm_terms, compute_utilisation, intra_bytes_per_s, nic_bytes_per_gpu, step_time
 from .training import MAX_TOKENS, train_flops_per_token
 
 GIB = 2**30

@@ -29,7 +29,7 @@ class Breakdown(Record):
     @classmethod
     def prepare(cls, values: dict[str, Any]) -> dict[str, Any]:
         """Parts rounded to whole bytes; `total` filled in as their sum, or checked against it."""
-        parts = {k: int(round(values.get(k, 0) or 0)) for k in BREAKDOWN_KEYS}
+        parts = {k: round(values.get(k, 0) or 0) for k in BREAKDOWN_KEYS}
         expected = sum(parts.values())
         if values.get("total") not in (None, 0, expected):
             raise ValueError(f"total {values['total']} is not the sum of the parts ({expected})")

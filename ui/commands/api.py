@@ -63,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger(__name__).warning("serving the API on %s without authentication; set %s or %s",
                                             args.host, ENV_AUTH, ENV_TOKEN)
     from ui import logs, metrics
-
     from ui.api_service import CONVERSATIONS
 
     metrics.prepare()

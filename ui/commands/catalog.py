@@ -14,7 +14,6 @@ Imports only the knowledge package: no Gradio, LangChain or Slack.
 from __future__ import annotations
 
 import argparse
-
 import sys
 import unicodedata
 from typing import Any
@@ -144,7 +143,7 @@ def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> str:
     widths = [max(_width(h), *(_width(r[i]) for r in rows)) if rows else _width(h) for i, h in enumerate(headers)]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(_pad(c, w, i in right) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        return "  ".join(_pad(c, w, i in right) for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
@@ -186,10 +185,10 @@ def _gpu_show_text(g: Any, catalog: Any) -> str:
         src = g.cite.get(name)
         lines.append(f"{name:26} {shown}" + (f"   [{', '.join(src)}]" if src else ""))
     c = g.china
-    lines += ["", "China market (as of %s):" % c.as_of,
+    lines += ["", f"China market (as of {c.as_of}):",
               f"  status: {_CHINA_STATUS[c.status]}" + (f" since {c.restricted_since}" if c.restricted_since else "")]
     if c.built_for_china:
-        lines.append(f"  built for the China market" + (f" (variant of {c.china_variant_of})" if c.china_variant_of else ""))
+        lines.append("  built for the China market" + (f" (variant of {c.china_variant_of})" if c.china_variant_of else ""))
     if c.china_substitute:
         lines.append(f"  China substitute: {c.china_substitute}" + (f" (all variants: {', '.join(c.substitutes)})" if c.substitutes else ""))
     lines.append(f"  {c.note}   [{', '.join(c.source)}]")

@@ -7,7 +7,6 @@ turn's JSON contract), /quit. End of input (Ctrl-D) or Ctrl-C ends the session c
 from __future__ import annotations
 
 import argparse
-
 import sys
 from typing import TextIO
 
@@ -31,9 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    from advisor.conversation.firstscreen import plain_details
     from advisor.conversation.session import Conversation, new_conversation
     from advisor.conversation.turn import Turn
-    from advisor.conversation.firstscreen import plain_details
 
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout

@@ -16,7 +16,6 @@ from typing import Any, get_args
 
 from ui import jsonout
 
-
 GiB = 2**30
 
 FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv": "--kv", "context": "--context",
@@ -28,8 +27,8 @@ FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ui.args import field_number
     from advisor import workload as wl
+    from ui.args import field_number
 
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")

@@ -29,10 +29,9 @@ from typing import Any, get_args
 from ui import jsonout
 
 
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ui.args import field_number, number
     from advisor import workload as wl
+    from ui.args import field_number, number
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__

@@ -17,13 +17,12 @@ from typing import Any, get_args
 
 from ui import jsonout
 
-
 GiB = 2**30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ui.args import field_number, number
     from advisor import workload as wl
+    from ui.args import field_number, number
 
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")

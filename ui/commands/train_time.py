@@ -25,7 +25,6 @@ from typing import Any
 
 from ui import jsonout
 
-
 GiB = 2**30
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
@@ -168,9 +167,8 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.planner import Plan
-
     from advisor.estimator.plan_text import data_parallel_contract
+    from advisor.estimator.planner import Plan
 
     est, model, gpu = compute(args)
     planned = isinstance(est, Plan)

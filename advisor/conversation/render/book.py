@@ -9,7 +9,6 @@ from typing import Any
 
 from advisor.conversation.turn import Number
 
-
 GIB = 2**30
 
 

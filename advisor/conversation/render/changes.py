@@ -8,7 +8,13 @@ from typing import Any
 
 from advisor.conversation.dialog import Change, DialogState, Evaluation, default_weights, top_option
 from advisor.conversation.render.book import (
-    SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, SRC_USER, Book,
+    SRC_DEFAULT,
+    SRC_MEMORY,
+    SRC_RECOMMEND,
+    SRC_THROUGHPUT,
+    SRC_TRAINING,
+    SRC_USER,
+    Book,
 )
 from advisor.conversation.render.headline import top_config
 from advisor.conversation.render.labels import REGION, SLOT_LABEL, pick, slot_value, task_label

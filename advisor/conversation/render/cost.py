@@ -86,9 +86,9 @@ def _rent_lines(o: Any, t: dict[str, Any], book: Book, lang: str, src: str) -> l
         rent = money_of(book, "renting the same GPU-hours", cloud["cost"], f"{src} (cloud {cloud.get('provider', '')})")
         rate = book.num("cloud price per GPU-hour", float(cloud.get("usd_per_gpu_hour", 0)), "USD/GPU-hour",
                         f"{cloud.get('provider', '')} as of {cloud.get('as_of', '')}", 2, suffix="")
-        lines.append((f"- 租用同样的 GPU 时数：{rent}（{cloud.get('provider', '')} ${rate}/GPU·时，{cloud.get('as_of', '')}）" if zh else
+        lines.append(f"- 租用同样的 GPU 时数：{rent}（{cloud.get('provider', '')} ${rate}/GPU·时，{cloud.get('as_of', '')}）" if zh else
                       f"- renting the same GPU-hours: {rent} ({cloud.get('provider', '')} at ${rate} per GPU-hour, as of "
-                      f"{cloud.get('as_of', '')})"))
+                      f"{cloud.get('as_of', '')})")
         if cloud.get("other_region"):  # review R38/R45: the only quote is from the other market
             china = cloud.get("region") == "cn"
             lines[-1] += (f"；目录中没有该卡的{'海外' if china else '国内'}云报价，这是{'国内' if china else '海外'}云厂商的价格，"

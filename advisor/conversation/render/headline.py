@@ -10,7 +10,13 @@ from advisor.conversation.dialog import ConfigResult, Evaluation, default_weight
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
-    config_name, label_words, misses, opt_layout, opt_name, opt_price, opt_speed,
+    config_name,
+    label_words,
+    misses,
+    opt_layout,
+    opt_name,
+    opt_price,
+    opt_speed,
 )
 
 
@@ -170,6 +176,6 @@ def own_versus_others(own: Any, others: list[Any], ev: Evaluation, book: Book, l
                          "computed from the two estimates", 1, suffix="").replace(" ", "") + "×"
             ratio_text = (f"，是现有配置的 {r} 速度" if zh else f", {r} the speed of yours")
         price = opt_price(o, book, lang)
-        lines.append((f"- {opt_name(o, book)}：{opt_speed(o, book, lang, w)}{ratio_text}；显卡价格 {price}。" if zh else
-                      f"- {opt_name(o, book)}: {opt_speed(o, book, lang, w)}{ratio_text}; GPUs {price}."))
+        lines.append(f"- {opt_name(o, book)}：{opt_speed(o, book, lang, w)}{ratio_text}；显卡价格 {price}。" if zh else
+                      f"- {opt_name(o, book)}: {opt_speed(o, book, lang, w)}{ratio_text}; GPUs {price}.")
     return "\n".join(lines)

@@ -7,7 +7,6 @@ from typing import Any
 
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
 
-
 TASK = {
     "inference": ("inference (serving)", "推理部署"), "lora": ("LoRA fine-tuning", "LoRA 微调"),
     "qlora": ("QLoRA fine-tuning", "QLoRA 微调"), "full": ("full fine-tuning", "全参微调"),

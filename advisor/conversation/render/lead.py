@@ -30,7 +30,7 @@ def lead_for(ev: Evaluation, top: Any, state: DialogState, book: Book, lang: str
         led = fs.option_lead(users[0], ev, book, lang, one_card=True)
         led.verdict = led.verdict if intent == "feasibility" else None  # a verdict answers a feasibility question
         return led
-    if intent == "compare" and len(users) >= 2 or (intent in ("feasibility",) and len(users) >= 2):
+    if (intent == "compare" and len(users) >= 2) or (intent in ("feasibility",) and len(users) >= 2):
         led = fs.compare_lead(users, ev, book, lang)
         if intent == "feasibility":
             led.verdict = "yes" if any(u.fits for u in users) else "no"

@@ -8,7 +8,13 @@ from typing import Any
 
 from advisor.conversation.dialog import Evaluation
 from advisor.conversation.render.book import (
-    SRC_DEFAULT, SRC_MEMORY, SRC_THROUGHPUT, SRC_TRAINING, SRC_USER, Book, money_of,
+    SRC_DEFAULT,
+    SRC_MEMORY,
+    SRC_THROUGHPUT,
+    SRC_TRAINING,
+    SRC_USER,
+    Book,
+    money_of,
 )
 from advisor.conversation.render.headline import top_config
 from advisor.conversation.render.labels import PART, pick

@@ -11,7 +11,13 @@ from advisor.conversation.extract import Slots
 from advisor.conversation.lang import say
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book
 from advisor.conversation.render.labels import (
-    REGION, format_label, mention_text, model_name, pick, slot_value, task_label,
+    REGION,
+    format_label,
+    mention_text,
+    model_name,
+    pick,
+    slot_value,
+    task_label,
 )
 from advisor.workload import DEFAULT_CONTEXT
 
