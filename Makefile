@@ -56,7 +56,10 @@ $(LLAMACPP_STAMP): $(STAMP) | browser
 
 llamacpp: $(LLAMACPP_STAMP)
 
+# Lint and strict types of advisor/ and ui/ first (config in pyproject.toml), then the tests.
 test: $(STAMP) browser llamacpp
+	$(BIN)/ruff check advisor ui
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
