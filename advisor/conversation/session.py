@@ -97,8 +97,8 @@ class Conversation:
     def constraints(self) -> Constraints:
         from advisor.conversation.dialog import build_constraints
 
-        try:
-            return build_constraints(self.state)[0]
+        try:  # the language decides the default region and currency, as in the dialog's own turns
+            return build_constraints(self.state, self.lang)[0]
         except AdvisorError:
             return Constraints()
 
