@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from advisor.recommend_assumptions import (
     DEFAULT_TRAINING_DEADLINE_S,
@@ -82,7 +82,7 @@ from advisor.recommend_search import (
     sold_in,
 )
 from advisor.recommend_speed import NEAR_CAPACITY
-from advisor.workload import Constraints, Workload
+from advisor.workload import Constraints, Workload, default_context
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import InputError
 from knowledge.record import Record
@@ -99,8 +99,9 @@ __all__ = [
 
 R = TypeVar("R", bound=Record)
 
-_CACHE: dict[tuple[Any, ...], Recommendation] = {}
-_PENDING: dict[tuple[Any, ...], threading.Event] = {}  # keys being computed now, set when their result is cached
+CacheKey = tuple[str, str, int, str | None, int]  # workload, constraints, id(catalog), model (JSON), limit
+_CACHE: dict[CacheKey, Recommendation] = {}
+_PENDING: dict[CacheKey, threading.Event] = {}  # keys being computed now, set when their result is cached
 _CACHE_LOCK = threading.Lock()
 CACHE_SIZE = 256
 
@@ -146,8 +147,6 @@ def recommend(workload: Workload, constraints: Constraints | None = None, *, cat
 def with_default_context(workload: Workload, catalog: Catalog, model: ModelSpec | None = None) -> Workload:
     """The workload with the model's default context (advisor.workload.default_context) when the caller gave none
     (`context` not set explicitly); unchanged otherwise."""
-    from advisor.workload import default_context
-
     if "context" in workload.model_fields_set or workload.is_training:
         return workload
     spec = model or (catalog.find_model(workload.model) if workload.model else None)
@@ -155,7 +154,7 @@ def with_default_context(workload: Workload, catalog: Catalog, model: ModelSpec 
     return workload if context == workload.context else workload.model_copy(update={"context": context})
 
 
-def _copy_containers(model: R, **update: Any) -> R:
+def _copy_containers(model: R, **update: object) -> R:
     """A shallow copy of `model` whose list and dict fields are new containers (one level down): a caller can
     append, reorder or set keys without touching the memoised result. The values inside (findings, nested
     dicts of numbers) are shared and treated as read-only, as everywhere else in the advisor."""
