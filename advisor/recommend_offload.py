@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the recommender's modules are loaded when an offload option is made (the dialog reads the
-    # format at start-up)
+if TYPE_CHECKING:  # the recommender is imported where an offload option is made: the dialog imports this module
     from advisor.estimator.offload import OffloadPlan
     from advisor.estimator.results import MemoryEstimate
     from advisor.recommend_results import Option, Recommendation

@@ -52,8 +52,11 @@ class Option(Record, frozen=False):
 
         `sized_workload`: the Workload the memory estimate was computed for — the layout as one GPU sees it
         (`gpus` per node, `nodes`, `tp`, `pp`, `zero`, `offload`; inference replicas split the `concurrency`) —
-        as `Workload.model_dump(mode="json")`, or None when the option has no estimate attached. Passing it to
-        `estimate_memory` with the option's GPU gives `per_gpu_bytes["total"]` (a plot redrawn from fields)."""
+        as `Workload.model_dump(mode="json")`, or None when the option has no estimate attached. For the layouts
+        the recommender sizes itself, `estimate_memory(model, sized_workload, gpu)` gives `per_gpu_bytes` again
+        (a plot redrawn from fields); the parallelism planner's layouts (`layout["engine"] == "megatron"`) take
+        their memory from the plan, and a llama.cpp layer-offload option (`layout["offload"] == "layers"`) its
+        GPU side from the offload plan."""
         sized = self.sized_workload
         return {
             "gpu": self.gpu,
