@@ -14,7 +14,10 @@ from __future__ import annotations
 import logging
 import uuid
 from contextvars import ContextVar
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from advisor.conversation.turn import Turn
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +25,7 @@ CONVERSATION_ID: ContextVar[str | None] = ContextVar("conversation_id", default=
 
 
 class Listener(Protocol):
-    def turn_finished(self, driver: str, turn: Any, seconds: float) -> None: ...
+    def turn_finished(self, driver: str, turn: Turn, seconds: float) -> None: ...
     def rule_engine_error(self, kind: str) -> None: ...
     def store_error(self, store: str, operation: str) -> None: ...
 
@@ -40,24 +43,25 @@ def remove_listener(listener: Listener) -> None:
         _LISTENERS.remove(listener)
 
 
-def conversation_id(conv: Any) -> str:
-    """A stable id for `conv`: its own `conversation_id` when it has one, else one given on first use."""
+def conversation_id(conv: object) -> str:
+    """A stable id for `conv` (any conversation object): its own `conversation_id` when it has one, else one given
+    on first use."""
     cid = getattr(conv, "conversation_id", None) or getattr(conv, "_observe_id", None)
     if not cid:
         cid = uuid.uuid4().hex[:16]
         try:
-            conv._observe_id = cid
+            setattr(conv, "_observe_id", cid)  # noqa: B010 - a private mark on any object, not one of its fields
         except AttributeError:  # pragma: no cover - an object without a __dict__
             pass
     return str(cid)
 
 
-def turn_started(conv: Any) -> None:
+def turn_started(conv: object) -> None:
     """Mark this thread's turn as belonging to `conv` (its log lines carry the id)."""
     CONVERSATION_ID.set(conversation_id(conv))
 
 
-def _emit(method: str, *args: Any) -> None:
+def _emit(method: str, *args: object) -> None:
     for listener in _LISTENERS:
         try:
             getattr(listener, method)(*args)
@@ -65,7 +69,7 @@ def _emit(method: str, *args: Any) -> None:
             log.debug("observe listener failed", exc_info=True)
 
 
-def turn_finished(conv: Any, turn: Any, seconds: float) -> None:
+def turn_finished(conv: object, turn: Turn, seconds: float) -> None:
     _emit("turn_finished", str(getattr(conv, "driver", "") or "deterministic"), turn, seconds)
 
 

@@ -10,6 +10,7 @@ from knowledge.errors import InputError
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
     from advisor.estimator.planner import Plan
+    from advisor.estimator.results import MemoryEstimate
     from advisor.workload import Workload
     from knowledge.schemas import GpuSpec, ModelSpec
 
@@ -21,7 +22,7 @@ def planned(w: Workload) -> bool:
     return w.task in PLANNED_TASKS and w.offload == "none"
 
 
-_PLANS: dict[tuple, Plan | None] = {}
+_PLANS: dict[tuple[object, ...], Plan | None] = {}
 
 
 def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: float) -> Plan | None:
@@ -46,15 +47,16 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
     return plan
 
 
-def plan_memory(plan: Plan, model: ModelSpec, w: Workload) -> Any:
+def plan_memory(plan: Plan, model: ModelSpec, w: Workload) -> MemoryEstimate:
     """The plan's memory as the MemoryEstimate the recommender reports."""
     from advisor.estimator.planner import plan_memory_estimate
 
-    return plan_memory_estimate(plan, model, w.task)
+    est: MemoryEstimate = plan_memory_estimate(plan, model, w.task)
+    return est
 
 
 def layout_fields(plan: Plan) -> dict[str, Any]:
-    """The planner's layout for an option's `layout` dict."""
+    """The planner's layout for an option's `layout` dict (JSON contract values)."""
     lay = plan.layout
     return {"tp": lay.tp, "pp": lay.pp, "dp": lay.dp, "ep": lay.ep, "cp": lay.cp, "zero": lay.zero,
             "recompute": lay.recompute, "recompute_layers": lay.recompute_layers, "micro_batch": lay.micro_batch,

@@ -43,23 +43,25 @@ class Workload(Record):
     task: Task = "inference"
     weights: WeightFormat | None = None  # None: the task's default (bf16 inference, nf4 for qlora, …)
     kv: KvFormat = "fp16"
-    context: int = Field(DEFAULT_CONTEXT, ge=1, le=10_000_000, description="tokens per sequence (prompt + output)")
-    batch: int = Field(1, ge=1, le=100_000, description="micro-batch per GPU for training; sequences for inference")
-    concurrency: int = Field(1, ge=1, le=100_000, description="concurrent sequences served")
-    prompt_tokens: int | None = Field(None, ge=1, le=10_000_000)
-    output_tokens: int | None = Field(None, ge=1, le=10_000_000)
+    context: int = Field(default=DEFAULT_CONTEXT, ge=1, le=10_000_000,
+                         description="tokens per sequence (prompt + output)")
+    batch: int = Field(default=1, ge=1, le=100_000,
+                       description="micro-batch per GPU for training; sequences for inference")
+    concurrency: int = Field(default=1, ge=1, le=100_000, description="concurrent sequences served")
+    prompt_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    output_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
     optimizer: Optimizer = "adamw"
-    zero: int = Field(0, ge=0, le=3)
+    zero: int = Field(default=0, ge=0, le=3)
     offload: Offload = "none"
-    gpus: int = Field(1, ge=1, le=1024, description="GPUs per node")
-    nodes: int = Field(1, ge=1, le=4096)
-    tp: int = Field(1, ge=1, le=1024)
-    pp: int = Field(1, ge=1, le=1024)
+    gpus: int = Field(default=1, ge=1, le=1024, description="GPUs per node")
+    nodes: int = Field(default=1, ge=1, le=4096)
+    tp: int = Field(default=1, ge=1, le=1024)
+    pp: int = Field(default=1, ge=1, le=1024)
     recompute: Recompute | None = None  # None: full for fine-tuning, selective for pre-training, n/a for inference
-    lora_rank: int = Field(16, ge=1, le=4096)
+    lora_rank: int = Field(default=16, ge=1, le=4096)
     lora_targets: Literal["attention", "all-linear"] = "all-linear"
     engine: Engine | None = None  # None: vllm for serving, transformers for training
-    train_tokens: float | None = Field(None, ge=1, le=1e15, allow_inf_nan=False,
+    train_tokens: float | None = Field(default=None, ge=1, le=1e15, allow_inf_nan=False,
                                        description="token budget for training")
     flash_attention: bool | None = None  # None: on where the GPU supports it
 
@@ -89,22 +91,23 @@ class ExistingGpus(Record):
 class Constraints(Record):
     """Limits on the hardware that may be recommended."""
 
-    budget: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False, description="upper limit on purchase price")
+    budget: float | None = Field(default=None, gt=0, le=1e12, allow_inf_nan=False,
+                                 description="upper limit on purchase price")
     currency: Currency = "USD"
     region: Region = "global"
     existing: ExistingGpus | None = None  # hardware the user already owns: recommend how to use it
     candidates: tuple[str, ...] = ()  # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
-    max_gpus_per_node: int = Field(8, ge=1, le=16)
-    max_nodes: int = Field(64, ge=1, le=4096)
-    power_limit_w: float | None = Field(None, gt=0, le=1e9, allow_inf_nan=False)
-    max_ms_per_token: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False,
-                                            description="per-sequence decode latency target")
-    min_tokens_per_s: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False,
+    max_gpus_per_node: int = Field(default=8, ge=1, le=16)
+    max_nodes: int = Field(default=64, ge=1, le=4096)
+    power_limit_w: float | None = Field(default=None, gt=0, le=1e9, allow_inf_nan=False)
+    max_ms_per_token: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False,
+                                           description="per-sequence decode latency target")
+    min_tokens_per_s: float | None = Field(default=None, gt=0, le=1e12, allow_inf_nan=False,
                                            description="total throughput target")
-    deadline_s: float | None = Field(None, gt=0, le=3.2e9, allow_inf_nan=False,  # ~100 years
+    deadline_s: float | None = Field(default=None, gt=0, le=3.2e9, allow_inf_nan=False,  # ~100 years
                                       description="training must finish within this wall time")
-    tco_years: float | None = Field(None, gt=0, le=15, allow_inf_nan=False,
-                                     description="TCO horizon; None: the economics default")
+    tco_years: float | None = Field(default=None, gt=0, le=15, allow_inf_nan=False,
+                                    description="TCO horizon; None: the economics default")
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
     condition: Literal["new", "used"] = "new"  # a company purchase is priced new unless used cards are asked for
 

@@ -269,7 +269,6 @@ OWNED_ELSEWHERE = {
 # Cycles that close only through imports inside functions (nothing breaks at load time, but the modules still
 # depend on each other). Not yet untangled; the list must match exactly, so it only shrinks.
 DEFERRED_CYCLES = [
-    ["advisor.recommend", "advisor.recommend_offload"],  # the offload option priced by recommend's helpers
     ["knowledge.record", "knowledge.record_pydantic"],  # pydantic loaded only when a model embeds a record
     ["ui.quote", "ui.quote_render", "ui.web_render"],  # web_render's quote exports
     ["ui.slack_app", "ui.slack_store"],  # slack_store: issue 16

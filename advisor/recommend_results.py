@@ -1,0 +1,189 @@
+"""The recommender's typed results and their JSON contracts: `Option` (one configuration with everything computed
+for it), `Change` (what would make a configuration work) and `Recommendation` (the ranked options for one request).
+
+`to_contract()` gives the `gpu-advisor recommend --json` shapes of DESIGN.md (plus the documented extras); the
+findings of an option and of the whole request are rendered by one helper, `findings_contract`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.estimator.results import MemoryEstimate
+from advisor.workload import Workload
+from knowledge.record import Field, Record
+from rules.findings import Finding
+
+ChangeValue = int | float | str | None  # a budget amount, a format or task name, a context length
+
+
+class Option(Record, frozen=False):
+    """One configuration: a GPU, a count and a layout, with everything computed for it. The dict fields are the
+    JSON contract's (`to_contract`), read as such by the answers and the web app."""
+
+    gpu: str
+    gpu_name: str
+    count: int
+    nodes: int = 1
+    layout: dict[str, Any]
+    per_gpu_bytes: dict[str, int]
+    cpu_bytes: dict[str, int] = Field(default_factory=dict)
+    capacity_bytes: int
+    usable_bytes: int
+    headroom_ratio: float
+    fits: bool
+    throughput: dict[str, Any] = Field(default_factory=dict)
+    training: dict[str, Any] = Field(default_factory=dict)
+    price: dict[str, Any] | None = None  # {amount, currency, as_of, source, kind, condition, reliability}
+    tco: dict[str, Any] | None = None
+    findings: list[Finding] = Field(default_factory=list)
+    substitutes: list[str] = Field(default_factory=list)
+    launch_hint: str = ""
+    labels: list[str] = Field(default_factory=list)
+    meets_targets: bool = True
+    misses: list[str] = Field(default_factory=list)  # which target or constraint it misses ("budget", "latency", …)
+    formulas: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    margin: dict[str, Any] = Field(default_factory=dict)  # how close to the memory limit, where it stops
+    _memory: tuple[MemoryEstimate, Workload] | None = None  # behind the numbers: not a field, not in the contract
+
+    def to_contract(self) -> dict[str, Any]:
+        """The `gpu-advisor recommend --json` option shape of DESIGN.md, plus documented extras.
+
+        `sized_workload`: the Workload the memory estimate was computed for — the layout as one GPU sees it
+        (`gpus` per node, `nodes`, `tp`, `pp`, `zero`, `offload`; inference replicas split the `concurrency`) —
+        as `Workload.model_dump(mode="json")`, or None when the option has no estimate attached. For the layouts
+        the recommender sizes itself, `estimate_memory(model, sized_workload, gpu)` gives `per_gpu_bytes` again
+        (a plot redrawn from fields); the parallelism planner's layouts (`layout["engine"] == "megatron"`) take
+        their memory from the plan, and a llama.cpp layer-offload option (`layout["offload"] == "layers"`) its
+        GPU side from the offload plan."""
+        sized = self.sized_workload
+        return {
+            "gpu": self.gpu,
+            "count": self.count,
+            "layout": self.layout,
+            "per_gpu_bytes": self.per_gpu_bytes,
+            "fits": self.fits,
+            "throughput": self.throughput or self.training,
+            "price": price_contract(self.price),
+            "findings": findings_contract(self.findings),
+            "gpu_name": self.gpu_name,
+            "nodes": self.nodes,
+            "labels": self.labels,
+            "capacity_bytes": self.capacity_bytes,
+            "headroom_ratio": round(self.headroom_ratio, 4),
+            "tco": self.tco,
+            "substitutes": self.substitutes,
+            "launch_hint": self.launch_hint,
+            "meets_targets": self.meets_targets,
+            "misses": self.misses,
+            "margin": self.margin,
+            "sized_workload": None if sized is None else sized.model_dump(mode="json"),
+        }
+
+    @property
+    def used_price(self) -> bool:
+        """Priced from a used-card price (the headline must say "used" / "二手")."""
+        return self.price is not None and self.price.get("condition") == "used"
+
+    @property
+    def quantised(self) -> bool:
+        """Served from an integer-quantised checkpoint (AWQ, GPTQ, GGUF, bitsandbytes); 16-bit and FP8 are not."""
+        return str(self.layout.get("weights") or "bf16") not in ("bf16", "fp16", "fp32", "fp8")
+
+    @property
+    def near_capacity(self) -> bool:
+        return bool(self.margin.get("near_capacity"))
+
+    @property
+    def memory_estimate(self) -> MemoryEstimate | None:
+        """The memory estimate of one GPU behind the numbers (not in the JSON contract nor model_dump)."""
+        return self._memory[0] if self._memory else None
+
+    @property
+    def sized_workload(self) -> Workload | None:
+        """The workload as one GPU of the layout sees it (inference replicas split the concurrency), for which
+        `memory_estimate` was computed."""
+        return self._memory[1] if self._memory else None
+
+    def set_memory(self, est: MemoryEstimate, sized: Workload) -> None:
+        """Attach the estimate behind the numbers and the sized workload it was computed for."""
+        self._memory = (est, sized)
+
+
+def option_tags(o: Option, lang: str = "en") -> list[str]:
+    """Words an answer's headline and layout cell must carry about an option: its 4-bit format when quantised
+    ("AWQ-INT4"), and "used" / "二手" when it is priced from used cards."""
+    tags = []
+    serving = not getattr(o, "training", None) and not (o.layout or {}).get("recompute")
+    if serving and getattr(o, "quantised", False):
+        tags.append(str((o.layout or {}).get("weights", "")).upper())
+    if (o.price or {}).get("condition") == "used":
+        tags.append("二手卡价" if lang == "zh" else "used-card price")
+    if getattr(o, "near_capacity", False):
+        tags.append("接近显存上限" if lang == "zh" else "near its memory limit")
+    return tags
+
+
+def price_contract(price: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A price as the JSON contract shows it: amount, currency, `as_of`, `condition` (new / used / street) and the
+    source's `reliability` beside the date."""
+    if price is None:
+        return None
+    return {k: price.get(k) for k in ("amount", "currency", "as_of", "condition", "reliability", "kind", "source",
+                                      "end_of_life")}
+
+
+def findings_contract(findings: list[Finding]) -> list[dict[str, Any]]:
+    """Findings as the JSON contract shows them (an option's and the request's alike)."""
+    return [{"rule_id": f.rule_id, "severity": f.severity, "message": f.message, "message_zh": f.message_zh,
+             "source": f.source, "as_of": f.as_of} for f in findings]
+
+
+class Change(Record, frozen=False):
+    """Something that would have to change for a configuration to fit or meet the targets."""
+
+    kind: str  # "precision", "context", "budget", "gpus", "task"
+    for_existing: bool = False  # checked on the user's own cards only
+    message: str
+    message_zh: str
+    value: ChangeValue = None
+
+
+class Recommendation(Record, frozen=False):
+    """The ranked options for one workload under its constraints, with what would have to change and why."""
+
+    model: dict[str, Any]
+    workload: dict[str, Any]
+    constraints: dict[str, Any]
+    options: list[Option] = Field(default_factory=list)  # ranked: the labelled ones first
+    closest: list[Option] = Field(default_factory=list)  # when nothing meets the constraints
+    changes: list[Change] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)  # about the workload as a whole (scenario tiers, claims)
+    assumptions: list[str] = Field(default_factory=list)
+    assumptions_zh: list[str] = Field(default_factory=list)  # the same, in Chinese
+    considered: int = 0  # configurations evaluated
+    market_excluded: list[str] = Field(default_factory=list)  # cards left out for the region's market (stated)
+
+    def assumptions_in(self, lang: str) -> list[str]:
+        return self.assumptions_zh if lang == "zh" and self.assumptions_zh else self.assumptions
+
+    def to_contract(self) -> dict[str, Any]:
+        return {
+            "options": [o.to_contract() for o in self.options],
+            "closest": [o.to_contract() for o in self.closest],
+            "changes": [c.model_dump() for c in self.changes],
+            "model": self.model,
+            "workload": self.workload,
+            "constraints": self.constraints,
+            "findings": findings_contract(self.findings),
+            "assumptions": self.assumptions,
+            "market_excluded": self.market_excluded,
+        }
+
+    def headline_condition(self, lang: str = "en") -> str:
+        """"used" / "二手" when the leading option is priced from a used card, else "" (for the answer's headline)."""
+        lead = self.options[0] if self.options else None
+        if lead is None or not lead.used_price:
+            return ""
+        return "二手" if lang == "zh" else "used"
