@@ -60,20 +60,22 @@ def _row(name: str, samples: list[float], extra: str = "") -> str:
 def _option_facts(workload: Any, constraints: Any) -> dict[str, Any]:
     """The config fact the recommender asserts for the first option of a request (built the way it builds it)."""
     from advisor import recommend as rec_mod
+    from advisor.recommend_search import Search
     from knowledge.catalog import load_catalog
 
     rec = rec_mod.recommend(workload, constraints)
     opt = rec.options[0]
     catalog = load_catalog()
     model = catalog.model(workload.model)
-    ctx = rec_mod._Ctx(model, workload, constraints, catalog)
+    search = Search(model, workload, constraints, catalog)
     est, sized = opt._memory
-    return rec_mod.config_facts(ctx, catalog.gpu(opt.gpu), opt, est, sized)
+    return rec_mod.config_facts(search, catalog.gpu(opt.gpu), opt, est, sized)
 
 
 def _counting(fn: Any) -> tuple[Any, int, int]:
-    """Run fn() and count the memory estimates and rule-engine requests advisor.recommend makes."""
-    import advisor.recommend as rec_mod
+    """Run fn() and count the memory estimates and rule-engine requests the recommender makes (its search
+    estimates memory in advisor.recommend_search)."""
+    import advisor.recommend_search as rec_mod
     import rules.engine as eng
 
     calls = {"estimates": 0, "rules": 0}
