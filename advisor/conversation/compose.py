@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.analysis.result import Analysis, top_option
 from advisor.conversation import firstscreen as fs
 from advisor.conversation.dialog import (
     Change,
     DialogState,
-    Evaluation,
     default_catalog,
-    top_option,
     workload_summary_dict,
 )
 from advisor.conversation.extract import Slots
@@ -135,7 +134,7 @@ def question_turn(slot: str, state: DialogState, lang: str, catalog: Any, *, not
                  extra={"kind": "question", "pending": slot, "blocking": True})
 
 
-def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
+def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
                 changes: list[Change], question: str | None) -> Turn:
     if ev.recommendation is not None:
         return recommendation_turn(ev, state, lang, catalog, notes=notes, slots=slots, changes=changes,
@@ -182,7 +181,7 @@ def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, 
                  findings=list(ev.findings), options=options_contract(ev), memory=memory_chart, extra=extra)
 
 
-def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str],
+def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Any, *, notes: list[str],
                         slots: Slots, changes: list[Change], question: str | None) -> Turn:
     """The answer in layers (advisor.conversation.firstscreen): the first screen answers the question asked, then
     collapsible details carry the full table, capacity, breakdown, cost, launch hint, changes, findings and
@@ -226,7 +225,7 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
                        extra=extra)
 
 
-def _first_lines(ev: Evaluation, state: DialogState, lead: fs.Lead, book: Book, lang: str, catalog: Any, *,
+def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, lang: str, catalog: Any, *,
                  notes: list[str], slots: Slots, changes: list[Change]) -> list[str]:
     """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
     assumed defaults."""
@@ -243,7 +242,7 @@ def _first_lines(ev: Evaluation, state: DialogState, lead: fs.Lead, book: Book, 
     return first
 
 
-def _other_options(ev: Evaluation, shown: list[Any]) -> list[Any]:
+def _other_options(ev: Analysis, shown: list[Any]) -> list[Any]:
     """The options beside the user's own: the catalog's alternatives when the named cards cannot do it."""
     others = [o for o in ev.recommendation.options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
     others = list(ev.alternatives) or others  # the named cards cannot do it: the catalog's options
@@ -252,7 +251,7 @@ def _other_options(ev: Evaluation, shown: list[Any]) -> list[Any]:
     return others
 
 
-def _option_tables(ev: Evaluation, shown: list[Any], others: list[Any], displayed: list[Any], book: Book,
+def _option_tables(ev: Analysis, shown: list[Any], others: list[Any], displayed: list[Any], book: Book,
                    lang: str) -> list[str]:
     """The options tables of the details (the user's own, then what works, else the closest); every option shown is
     appended to `displayed`."""
@@ -284,7 +283,7 @@ def _option_tables(ev: Evaluation, shown: list[Any], others: list[Any], displaye
     return lines
 
 
-def _load_lines(ev: Evaluation, displayed: list[Any], lead_opt: Any, book: Book, lang: str) -> list[str]:
+def _load_lines(ev: Analysis, displayed: list[Any], lead_opt: Any, book: Book, lang: str) -> list[str]:
     """Capacity at full load of the options shown, the speed at the average concurrency, and the limits of the
     user's configuration."""
     zh = lang == "zh"
@@ -306,7 +305,7 @@ def _load_lines(ev: Evaluation, displayed: list[Any], lead_opt: Any, book: Book,
     return lines
 
 
-def _detail_sections(ev: Evaluation, state: DialogState, top: Any, lead_opt: Any, shown: list[Any], book: Book,
+def _detail_sections(ev: Analysis, state: DialogState, top: Any, lead_opt: Any, shown: list[Any], book: Book,
                      lang: str) -> list[str]:
     """The collapsible sections after the options: memory breakdown, cost, launch hint, what would make it work,
     the claim check and the findings."""
@@ -338,7 +337,7 @@ def _detail_sections(ev: Evaluation, state: DialogState, top: Any, lead_opt: Any
     return sections
 
 
-def _all_assumptions(ev: Evaluation, lead_opt: Any, book: Book, lang: str) -> tuple[str, list[str]]:
+def _all_assumptions(ev: Analysis, lead_opt: Any, book: Book, lang: str) -> tuple[str, list[str]]:
     """(the assumptions section, the tool assumptions in it): the dialog's, then the recommender's own (in Chinese
     too), the leading option's engine and checkpointing lines and where its training speed comes from."""
     zh = lang == "zh"
@@ -356,7 +355,7 @@ def _all_assumptions(ev: Evaluation, lead_opt: Any, book: Book, lang: str) -> tu
     return assumptions, tool_assumptions
 
 
-def _remember(state: DialogState, ev: Evaluation, top: Any) -> None:
+def _remember(state: DialogState, ev: Analysis, top: Any) -> None:
     """The leading option and its key numbers, for "what changed" in the next answer."""
     if top is not None:
         state.focus_gpu = top.gpu
@@ -373,7 +372,7 @@ def _remember(state: DialogState, ev: Evaluation, top: Any) -> None:
         state.last_workload = {"top_gpu": top.gpu, "top_name": top.gpu_name, "top_count": top.count}
 
 
-def _users_verdict(ev: Evaluation) -> str | None:
+def _users_verdict(ev: Analysis) -> str | None:
     """On the user's own configurations: "fits" / "does_not_fit" (one), "some_fit" / "none_fit" (several)."""
     users = ev.user_options
     if not users:
@@ -382,7 +381,7 @@ def _users_verdict(ev: Evaluation) -> str | None:
         "some_fit" if any(u.fits for u in users) else "none_fit")
 
 
-def _contract_options(ev: Evaluation, shown: list[Any]) -> list[dict[str, Any]]:
+def _contract_options(ev: Analysis, shown: list[Any]) -> list[dict[str, Any]]:
     """The options in the `recommend --json` shape with their role: the user's own, then the recommender's (one row
     per configuration, issue 15), and the offload option shown on the first screen."""
     from advisor.recommend import same_config

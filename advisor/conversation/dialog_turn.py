@@ -11,21 +11,21 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 from typing import Any
 
+from advisor.analysis.claims import claim_findings, match_spec_claim, premise_findings
+from advisor.analysis.evaluate import analyse
 from advisor.conversation import catalog_answers, compose, ranges
 from advisor.conversation.dialog import (
     BLOCKING,
     DialogState,
     accept_default,
+    analysis_request,
     build_constraints,
     build_workload,
-    claim_findings,
     default_catalog,
-    evaluate,
-    match_spec_claim,
     merge,
     missing_blocking,
+    named_configs,
     next_question,
-    premise_findings,
     reset,
 )
 from advisor.conversation.extract import INJECTION, GpuMention, Slots, extract
@@ -130,7 +130,7 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
         yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
         return True
     if slots.model is None and slots.size_params is None and slots.claim is None:
-        quoted = match_spec_claim(text, slots)
+        quoted = match_spec_claim(text, [m.gpu for m in named_configs(slots)])
         if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
                 slots.candidates or slots.existing):
             yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
@@ -151,7 +151,8 @@ def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, cat
     if blocking not in working.asked:
         working.asked.append(blocking)
     q_steps: list[Step] = []
-    premise = premise_findings(working.slots, catalog, q_steps)  # "4090 over NVLink": corrected at once
+    premise = premise_findings(named_configs(working.slots), bool(working.slots.wants_nvlink), catalog,
+                               q_steps)  # "4090 over NVLink": corrected at once
     yield from q_steps
     turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes,
                                  findings=premise)
@@ -170,8 +171,11 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
         return
     assert workload is not None
     steps: list[Step] = []
+    request = analysis_request(working, workload, constraints, intent=intent,
+                               asks_users=intent == "how_many" and asks_users(text),
+                               asks_need=intent == "explain" and asks_memory(text))
     try:
-        evaluation = evaluate(workload, constraints, working, catalog, steps)
+        evaluation = analyse(request, catalog, steps)
     except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us
         for step in steps:
             yield step
@@ -183,9 +187,6 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     for step in steps:
         yield step
     evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
-    evaluation.intent = intent
-    evaluation.asks_users = intent == "how_many" and asks_users(text)
-    evaluation.asks_need = intent == "explain" and asks_memory(text)
     follow = next_question(working)
     working.pending = follow
     if follow and follow not in working.asked:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from advisor.conversation.dialog import Assumption
+from advisor.analysis.result import Assumption
 from advisor.conversation.render.book import SRC_TRAINING, Book, decimals_for
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.conversation.dialog import Change, DialogState, Evaluation, default_weights, top_option
+from advisor.analysis.result import Analysis, top_option
+from advisor.conversation.dialog import Change, DialogState, default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -22,7 +23,7 @@ from advisor.conversation.render.options_table import opt_name
 from advisor.workload import DEFAULT_CONTEXT
 
 
-def changes_block(changes: list[Change], state: DialogState, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
+def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book: Book, lang: str, catalog: Any) -> str:
     if not changes or not state.answered:
         return ""
     zh = lang == "zh"
@@ -62,7 +63,7 @@ def changes_block(changes: list[Change], state: DialogState, ev: Evaluation, boo
     return text
 
 
-def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> str:
+def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
     """How the leading option moved since the last answer: configuration and speed (recommender answers)."""
     before = state.last_workload or {}
     if ev.recommendation is None or not before.get("top_gpu"):
@@ -91,7 +92,7 @@ def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> st
     return out
 
 
-def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
+def _effective(slot: str, ev: Analysis, book: Book, lang: str, catalog: Any) -> str:
     """The default a slot had before the user set it ("BF16 (default)")."""
     if slot == "weights":
         default = default_weights(ev.workload.model).upper() if ev.workload.task == "inference" else "BF16"
@@ -106,7 +107,7 @@ def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -
     return f"{default}（默认）" if lang == "zh" else f"{default} (default)"
 
 
-def key_numbers(ev: Evaluation) -> dict[str, float]:
+def key_numbers(ev: Analysis) -> dict[str, float]:
     out: dict[str, float] = {}
     if ev.need is not None:
         out["need_total"] = float(ev.need.per_gpu.total)
@@ -139,7 +140,7 @@ def _checked_changes(title: str, changes: list[Any], book: Book, lang: str, of: 
     return "\n".join(lines)
 
 
-def named_changes(ev: Evaluation, book: Book, lang: str) -> str:
+def named_changes(ev: Analysis, book: Book, lang: str) -> str:
     """What would make the one configuration the user named work (the recommender's changes checked on it)."""
     name = opt_name(ev.named_config, book)
     return _checked_changes(f"**要让 {name} 可行，可以：**" if lang == "zh" else f"**What would make {name} work:**",

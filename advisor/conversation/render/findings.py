@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.conversation.dialog import Evaluation
+from advisor.analysis.result import Analysis
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_USER, Book, decimals_for
 from advisor.conversation.render.labels import format_label, pick
 
 
-def claim_block(ev: Evaluation, book: Book, lang: str) -> str:
+def claim_block(ev: Analysis, book: Book, lang: str) -> str:
     ck = ev.claim
     assert ck is not None
     zh = lang == "zh"

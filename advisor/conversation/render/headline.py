@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.conversation.dialog import ConfigResult, Evaluation, default_weights
+from advisor.analysis.result import Analysis, ConfigResult
+from advisor.conversation.dialog import default_weights
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
@@ -20,7 +21,7 @@ from advisor.conversation.render.options_table import (
 )
 
 
-def verdict_of(ev: Evaluation) -> str | None:
+def verdict_of(ev: Analysis) -> str | None:
     """For the user's own configurations: "fits" / "does_not_fit" (one), "some_fit" / "none_fit" (several)."""
     users = [c for c in ev.configs if c.role in ("existing", "candidate")]
     if not users:
@@ -30,14 +31,14 @@ def verdict_of(ev: Evaluation) -> str | None:
     return "some_fit" if any(c.fits for c in users) else "none_fit"
 
 
-def top_config(ev: Evaluation) -> ConfigResult | None:
+def top_config(ev: Analysis) -> ConfigResult | None:
     fitting = [c for c in ev.configs if c.fits]
     if fitting:
         return fitting[0]
     return ev.configs[0] if ev.configs else None
 
 
-def headline(ev: Evaluation, book: Book, lang: str) -> str:
+def headline(ev: Analysis, book: Book, lang: str) -> str:
     zh = lang == "zh"
     users = [c for c in ev.configs if c.role in ("existing", "candidate")]
     if users:
@@ -71,7 +72,7 @@ def headline(ev: Evaluation, book: Book, lang: str) -> str:
             f"**Recommendation: {config_name(top, book, lang)}** ({top.layout}), {need} needed per GPU.")
 
 
-def job_line(ev: Evaluation, book: Book, lang: str) -> str:
+def job_line(ev: Analysis, book: Book, lang: str) -> str:
     w = ev.workload
     zh = lang == "zh"
     params = book.num(f"parameters of {ev.model.name}", ev.need.params / 1e9, "B params", "knowledge.params.param_counts", 1,
@@ -91,7 +92,7 @@ def job_line(ev: Evaluation, book: Book, lang: str) -> str:
     return ("**任务：** " if zh else "**Job:** ") + ("，".join(bits) if zh else ", ".join(bits))
 
 
-def rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
+def rec_headline(ev: Analysis, top: Any, book: Book, lang: str) -> str:
 
     zh = lang == "zh"
     users = ev.user_options
@@ -151,7 +152,7 @@ def speed_value(o: Any) -> tuple[str, float] | None:
     return ("tokens_per_s", float(total)) if total else None
 
 
-def own_versus_others(own: Any, others: list[Any], ev: Evaluation, book: Book, lang: str) -> str:
+def own_versus_others(own: Any, others: list[Any], ev: Analysis, book: Book, lang: str) -> str:
     """"We have X; would Y be worth it?": the verdict on X, then each Y against it (speed ratio and price)."""
     zh = lang == "zh"
     w = ev.workload

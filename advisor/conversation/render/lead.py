@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.analysis.result import Analysis
 from advisor.conversation import firstscreen as fs
-from advisor.conversation.dialog import DialogState, Evaluation
+from advisor.conversation.dialog import DialogState
 from advisor.conversation.render.book import Book
 
 
-def lead_for(ev: Evaluation, top: Any, state: DialogState, book: Book, lang: str) -> fs.Lead:
+def lead_for(ev: Analysis, top: Any, state: DialogState, book: Book, lang: str) -> fs.Lead:
     """The opening sentences for the question asked (ev.intent); see advisor.conversation.intent."""
     intent = ev.intent
     users = ev.user_options

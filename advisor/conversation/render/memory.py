@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.conversation.dialog import Evaluation
+from advisor.analysis.result import Analysis
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -22,7 +22,7 @@ from advisor.conversation.render.options_table import config_name, opt_name
 from advisor.estimator.limits import CONTEXT_STEP
 
 
-def dialog_breakdown(ev: Evaluation, book: Book, lang: str) -> str:
+def dialog_breakdown(ev: Analysis, book: Book, lang: str) -> str:
     top = top_config(ev)
     mem = top.memory if top is not None and top.memory is not None else ev.need
     where = f"{config_name(top, book, lang)}" if top is not None and top.memory is not None else ("单卡" if lang == "zh" else "one GPU")
@@ -38,7 +38,7 @@ def dialog_breakdown(ev: Evaluation, book: Book, lang: str) -> str:
     return "\n".join(lines)
 
 
-def memory_chart_of(ev: Evaluation) -> dict[str, Any] | None:
+def memory_chart_of(ev: Analysis) -> dict[str, Any] | None:
     top = top_config(ev)
     mem = top.memory if top is not None and top.memory is not None else ev.need
     if mem is None:
@@ -54,7 +54,7 @@ def memory_chart_of(ev: Evaluation) -> dict[str, Any] | None:
 
 
 def limits_block(lim: Any, book: Book, lang: str) -> str:
-    """How far the user's configuration stretches (dialog.Limits): the longest context at the asked micro-batch or
+    """How far the user's configuration stretches (advisor.analysis.result.Limits): the longest context at the asked micro-batch or
     concurrency, the largest micro-batch or concurrency at the asked context, and the speed."""
     zh = lang == "zh"
     o = lim.option
@@ -129,7 +129,7 @@ def rec_breakdown(top: Any, book: Book, lang: str) -> str:
     return "\n".join(lines)
 
 
-def capacity_block(opts: list[Any], ev: Evaluation, book: Book, lang: str) -> str:
+def capacity_block(opts: list[Any], ev: Analysis, book: Book, lang: str) -> str:
     """No concurrency given: the tables' speeds are for one user at a time, so for each option shown, its capacity
     (most concurrent sequences at the context) and its total speed and owned cost per million tokens at that load."""
     zh = lang == "zh"

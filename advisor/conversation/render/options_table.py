@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.conversation.dialog import ConfigResult, Evaluation, default_catalog
+from advisor.analysis.result import Analysis, ConfigResult
+from advisor.conversation.dialog import default_catalog
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, Book, money_of
 from advisor.conversation.render.labels import pick
 
@@ -17,7 +18,7 @@ def config_name(c: ConfigResult, book: Book, lang: str) -> str:
     return f"{n}× {c.gpu.name}"
 
 
-def configs_table(ev: Evaluation, book: Book, lang: str) -> str:
+def configs_table(ev: Analysis, book: Book, lang: str) -> str:
     if len(ev.configs) < 2 and not (ev.configs and ev.configs[0].role == "fit"):
         return ""
     zh = lang == "zh"
@@ -35,7 +36,7 @@ def configs_table(ev: Evaluation, book: Book, lang: str) -> str:
     return head + "\n" + "\n".join(rows)
 
 
-def options_contract(ev: Evaluation) -> list[dict[str, Any]]:
+def options_contract(ev: Analysis) -> list[dict[str, Any]]:
     """Options in the `gpu-advisor recommend --json` shape."""
     out = []
     for c in ev.configs:
