@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -46,6 +46,10 @@ from knowledge.errors import AdvisorError, NotValidated
 from knowledge.record import Record, RecordError
 from knowledge.record_pydantic import pydantic_model
 from rules.findings import Finding
+
+if TYPE_CHECKING:
+    from advisor.analysis.request import AnalysisRequest
+    from knowledge.catalog import Catalog
 
 log = logging.getLogger(__name__)
 
@@ -257,6 +261,22 @@ class RecommendArgs(WorkloadArgs):
         if (self.existing_gpu is None) != (self.existing_count is None):
             raise ValueError("existing_gpu and existing_count go together; accepted: both or neither")
         return self
+
+    def to_request(self, catalog: Catalog) -> AnalysisRequest:
+        """The analysis these arguments ask for: the option list only (no named configurations, claims or
+        limits), with the recommender's failures raised (call_tool reports them)."""
+        from advisor.analysis.request import AnalysisRequest
+        from advisor.workload import Constraints, ExistingGpus
+
+        existing = None
+        if self.existing_gpu is not None and self.existing_count is not None:
+            existing = ExistingGpus(gpu=catalog.gpu(self.existing_gpu).id, count=self.existing_count)
+        constraints = Constraints(
+            budget=self.budget, currency=self.currency, region=self.region, existing=existing,
+            candidates=tuple(catalog.gpu(c).id for c in self.candidates), max_gpus_per_node=self.max_gpus_per_node,
+            max_nodes=self.max_nodes, power_limit_w=self.power_limit_w, max_ms_per_token=self.max_ms_per_token,
+            min_tokens_per_s=self.min_tokens_per_s, deadline_s=self.deadline_s, buy_or_rent=self.buy_or_rent)
+        return AnalysisRequest(workload=self.to_workload(), constraints=constraints, detail="options", strict=True)
 
 
 class CompareGpusArgs(_Args):
@@ -549,18 +569,13 @@ def _planned_train_time(args: TrainTimeArgs, model: Any, gpu: Any) -> ToolOutput
 
 def recommend_tool(args: RecommendArgs) -> ToolOutput:
     """Ranked GPU configurations (GPU × count × layout) that fit the workload and constraints, with findings."""
-    from advisor.recommend import recommend
-    from advisor.workload import Constraints, ExistingGpus
+    from advisor.analysis.evaluate import analyse
 
     cat = _catalog()
     cat.model(args.model)  # a clear UnknownModel error before the search
-    existing = ExistingGpus(gpu=cat.gpu(args.existing_gpu).id, count=args.existing_count) if args.existing_gpu else None
-    constraints = Constraints(
-        budget=args.budget, currency=args.currency, region=args.region, existing=existing,
-        candidates=tuple(cat.gpu(c).id for c in args.candidates), max_gpus_per_node=args.max_gpus_per_node,
-        max_nodes=args.max_nodes, power_limit_w=args.power_limit_w, max_ms_per_token=args.max_ms_per_token,
-        min_tokens_per_s=args.min_tokens_per_s, deadline_s=args.deadline_s, buy_or_rent=args.buy_or_rent)
-    rec = recommend(args.to_workload(), constraints)
+    analysis = analyse(args.to_request(cat), cat)
+    rec = analysis.recommendation
+    assert rec is not None  # a strict request: the recommender raises rather than answer without it
     src = "recommend (advisor.recommend)"
     options = list(rec.options)[: args.top]
     shown = options or list(rec.closest)[: args.top]
