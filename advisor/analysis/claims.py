@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from advisor.analysis.result import ClaimCheck
@@ -124,8 +125,7 @@ def premise_findings(named: Sequence[NamedConfig], wants_nvlink: bool, catalog: 
         count = max(2, mention.count or 2)  # NVLink joins at least two cards
         base = {f.rule_id for f in evaluate_rules([ConfigFacts.from_gpu(gpu, count=count).to_facts()])}
         added = timed(steps, "check_premise", {"gpu": gpu.id, "count": count, "wants_nvlink": True},
-                      lambda gpu=gpu, count=count: evaluate_rules(
-                          [ConfigFacts.from_gpu(gpu, count=count, wants_nvlink=True).to_facts()]),
+                      partial(evaluate_rules, [ConfigFacts.from_gpu(gpu, count=count, wants_nvlink=True).to_facts()]),
                       lambda r: ", ".join(f.rule_id for f in r) or "no finding")
         out += [f for f in added if f.rule_id not in base and all(f.rule_id != o.rule_id for o in out)]
     return out

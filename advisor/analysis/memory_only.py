@@ -4,6 +4,7 @@ of each card that fits when none was named."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.result import ConfigResult
@@ -14,7 +15,7 @@ from knowledge.errors import AdvisorError
 from knowledge.record import RecordError
 
 if TYPE_CHECKING:
-    from advisor.estimator.memory import MemoryEstimate
+    from advisor.estimator.results import MemoryEstimate
     from knowledge.catalog import Catalog
     from knowledge.schemas import GpuSpec, ModelSpec
 
@@ -51,7 +52,7 @@ def evaluate_config(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: i
             w = workload.model_copy(update=layout)
             w = Workload.model_validate(w.model_dump())
             mem = timed(steps, "estimate_memory", {"model": model.id, "gpu": gpu.id, "count": count, **layout},
-                        lambda w=w: estimate_memory(model, w, gpu),
+                        partial(estimate_memory, model, w, gpu),
                         lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB per GPU")
         except (AdvisorError, RecordError) as exc:
             result.error = str(exc)

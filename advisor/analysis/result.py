@@ -12,7 +12,7 @@ from advisor.workload import Constraints, Workload
 
 if TYPE_CHECKING:
     from advisor.analysis.request import QuotedClaim
-    from advisor.estimator.memory import MemoryEstimate
+    from advisor.estimator.results import MemoryEstimate
     from advisor.recommend import Change, Option, Recommendation
     from knowledge.guides import Claim
     from knowledge.schemas import GpuSpec, ModelSpec

@@ -13,7 +13,7 @@ Every number is printed through :class:`~advisor.conversation.render.book.Book`,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.result import Analysis, top_option
 from advisor.conversation import firstscreen as fs
@@ -49,6 +49,9 @@ from advisor.conversation.render.options_table import (
 )
 from advisor.conversation.render.preamble import notes_block, question_text, render_note, summary, unknown_lines
 from advisor.conversation.turn import Turn
+
+if TYPE_CHECKING:
+    from advisor.recommend import Recommendation
 
 
 def _catalog_names(answer: str, book: Book) -> None:
@@ -188,7 +191,7 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: An
     assumptions. The sections are rendered in the order their numbers are recorded."""
     book = Book()
     zh = lang == "zh"
-    rec = ev.recommendation
+    rec = _recommendation(ev)
     top = top_option(ev)
     lead = lead_for(ev, top, state, book, lang)
     first = _first_lines(ev, state, lead, book, lang, catalog, notes=notes, slots=slots, changes=changes)
@@ -225,6 +228,12 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: An
                        extra=extra)
 
 
+def _recommendation(ev: Analysis) -> Recommendation:
+    """The recommendation of an answer that has one (recommendation_turn and its sections)."""
+    assert ev.recommendation is not None  # answer_turn routes only analyses with a recommendation here
+    return ev.recommendation
+
+
 def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, lang: str, catalog: Any, *,
                  notes: list[str], slots: Slots, changes: list[Change]) -> list[str]:
     """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
@@ -244,7 +253,7 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
 
 def _other_options(ev: Analysis, shown: list[Any]) -> list[Any]:
     """The options beside the user's own: the catalog's alternatives when the named cards cannot do it."""
-    others = [o for o in ev.recommendation.options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
+    others = [o for o in _recommendation(ev).options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
     others = list(ev.alternatives) or others  # the named cards cannot do it: the catalog's options
     if ev.alternatives_within is not None and not ev.alternatives:
         others = []  # "only four cards": more cards of the same kind are no answer
@@ -256,7 +265,7 @@ def _option_tables(ev: Analysis, shown: list[Any], others: list[Any], displayed:
     """The options tables of the details (the user's own, then what works, else the closest); every option shown is
     appended to `displayed`."""
     zh = lang == "zh"
-    rec = ev.recommendation
+    rec = _recommendation(ev)
     lines: list[str] = []
 
     def table(opts: list[Any]) -> str:
@@ -342,7 +351,7 @@ def _all_assumptions(ev: Analysis, lead_opt: Any, book: Book, lang: str) -> tupl
     too), the leading option's engine and checkpointing lines and where its training speed comes from."""
     zh = lang == "zh"
     assumptions = assumptions_block(list(ev.assumptions), book, lang)
-    tool_assumptions = list(ev.recommendation.assumptions_in(lang))  # the recommender words its own in Chinese too
+    tool_assumptions = list(_recommendation(ev).assumptions_in(lang))  # the recommender words its own in Chinese too
     if lead_opt is not None:
         tool_assumptions += [a for a in lead_opt.assumptions if a.startswith(("engine:", "gradient checkpointing", "vLLM claims"))][:2]
         mfu_line = mfu_assumption(lead_opt, book, lang)  # review R04: where the training speed comes from
@@ -386,7 +395,7 @@ def _contract_options(ev: Analysis, shown: list[Any]) -> list[dict[str, Any]]:
     per configuration, issue 15), and the offload option shown on the first screen."""
     from advisor.recommend import same_config
 
-    rec = ev.recommendation
+    rec = _recommendation(ev)
     options = [o.to_contract() | {"role": next((lab for lab in o.labels if lab in ("existing", "candidate")), "option")}
                for o in (shown + [o for o in rec.options if not any(same_config(o, s) for s in shown)])]
     if ev.offload is not None and not any("offload" in o["labels"] for o in options):  # shown on the first screen

@@ -43,7 +43,8 @@ class WorkloadArgs(pydantic_model(Workload, _Args)):  # type: ignore[misc]  # Wo
 
     def given(self) -> dict[str, Any]:
         """The fields the caller set (echoed back, so the answer can state them)."""
-        return self.model_dump(exclude_unset=True, mode="json")
+        given: dict[str, Any] = self.model_dump(exclude_unset=True, mode="json")
+        return given
 
 
 class EstimateMemoryArgs(WorkloadArgs):

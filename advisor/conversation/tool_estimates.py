@@ -228,7 +228,7 @@ def tco_tool(args: TcoArgs) -> ToolOutput:
                      tp=min(args.count, 8))
         speed = try_throughput(model, gpu, args.count, w)
         tokens_per_s = speed.decode_tokens_per_s_total if speed is not None else None
-    optional = {k: v for k, v in (("utilization", args.utilization), ("electricity", args.electricity_price),
+    optional: dict[str, Any] = {k: v for k, v in (("utilization", args.utilization), ("electricity", args.electricity_price),
                                   ("gpu_price", args.gpu_price), ("pue", args.pue)) if v is not None}
     est = estimate_tco(gpu, args.count, load_economics(), years=args.years, currency=args.currency,
                        tokens_per_s=tokens_per_s, **optional)

@@ -24,8 +24,8 @@ def explain_rule_or_claim_tool(args: ExplainArgs) -> ToolOutput:
     query = args.query.strip()
     rule = _rule_or_none(query)
     if rule is not None:
-        data = _rule_data(rule)
-        return ToolOutput(f"rule {rule.id}: {rule.summary}", data, [], [], {"rule": data})
+        about = _rule_data(rule)
+        return ToolOutput(f"rule {rule.id}: {rule.summary}", about, [], [], {"rule": about})
     claims = _claims()
     exact = [c for c in claims if c.id == query]
     matches = exact or _best(claims, query, lambda c: f"{c.id} {c.quote} {c.claim} {c.explanation}", 3)

@@ -64,9 +64,11 @@ def headline(ev: Analysis, book: Book, lang: str) -> str:
                 "**None of these configurations fits**; see the memory per GPU below.")
     top = top_config(ev)
     if top is None:
+        assert ev.need is not None  # an answer's analysis always sizes the need
         need = book.gib("memory needed on one GPU", ev.need.per_gpu.total)
         return (f"**目录中没有 8 卡以内能放下的单机配置**；单卡需要 {need}。" if zh else
                 f"**No single-node configuration in the catalog fits**; the job needs {need} on one GPU.")
+    assert top.memory is not None  # the search keeps only configurations it could size
     need = book.gib(f"memory per GPU on {top.gpu.name}", top.memory.per_gpu.total)
     return (f"**建议：{config_name(top, book, lang)}**（{top.layout}），每卡需要 {need}。" if zh else
             f"**Recommendation: {config_name(top, book, lang)}** ({top.layout}), {need} needed per GPU.")
@@ -75,6 +77,7 @@ def headline(ev: Analysis, book: Book, lang: str) -> str:
 def job_line(ev: Analysis, book: Book, lang: str) -> str:
     w = ev.workload
     zh = lang == "zh"
+    assert ev.need is not None  # an answer's analysis always sizes the need
     params = book.num(f"parameters of {ev.model.name}", ev.need.params / 1e9, "B params", "knowledge.params.param_counts", 1,
                       suffix="B 参数" if zh else "B parameters")
     bits = [f"{ev.model.name}（{params}）" if zh else f"{ev.model.name} ({params})", task_label(w.task, lang)]

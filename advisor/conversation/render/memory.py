@@ -25,6 +25,7 @@ from advisor.estimator.limits import CONTEXT_STEP
 def dialog_breakdown(ev: Analysis, book: Book, lang: str) -> str:
     top = top_config(ev)
     mem = top.memory if top is not None and top.memory is not None else ev.need
+    assert mem is not None  # an answer's analysis always sizes the need
     where = f"{config_name(top, book, lang)}" if top is not None and top.memory is not None else ("单卡" if lang == "zh" else "one GPU")
     zh = lang == "zh"
     lines = [(f"**每卡显存明细**（{where}）：" if zh else f"**Memory per GPU** ({where}):")]
