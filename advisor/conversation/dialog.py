@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,6 +33,9 @@ log.addHandler(logging.NullHandler())
 DEFAULT_MODEL = "qwen2.5-7b"
 from advisor.recommend_offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
 from advisor.workload import default_context  # noqa: E402  (one place for the default)
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
 
 QPS_SECONDS_PER_REQUEST = 1.0  # Little's law L = λ·W with W = 1 s when only QPS is known (stated as an assumption)
 
@@ -143,7 +146,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     return changes
 
 
-def observe(state: DialogState, text: str, lang: str = "en", catalog: Any = None) -> Slots:
+def observe(state: DialogState, text: str, lang: str = "en", catalog: Catalog | None = None) -> Slots:
     """Extraction and merge only (used in LLM mode so the state follows the conversation)."""
     slots = extract(text or "", catalog if catalog is not None else default_catalog(), pending=state.pending, lang=lang)
     if slots.reset:
@@ -415,10 +418,10 @@ def accept_default(state: DialogState, slot: str, lang: str) -> None:
 # ----------------------------------------------------------------------------------------------------------------
 # the catalog every turn reads
 # ----------------------------------------------------------------------------------------------------------------
-_CATALOG: Any = None
+_CATALOG: Catalog | None = None
 
 
-def default_catalog() -> Any:
+def default_catalog() -> Catalog:
     """The package catalog, loaded on first use and kept for the process (what a driver without its own uses)."""
     global _CATALOG
     if _CATALOG is None:

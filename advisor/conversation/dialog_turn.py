@@ -9,13 +9,14 @@ the LLM agent's driver.
 from __future__ import annotations
 
 from collections.abc import Generator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import claim_findings, match_spec_claim, premise_findings
 from advisor.analysis.evaluate import analyse
 from advisor.conversation import catalog_answers, compose, ranges
 from advisor.conversation.dialog import (
     BLOCKING,
+    Change,
     DialogState,
     accept_default,
     analysis_request,
@@ -34,23 +35,27 @@ from advisor.conversation.reading import cut_at_injection
 from advisor.conversation.turn import Step, Turn
 from knowledge.errors import AdvisorError
 
+if TYPE_CHECKING:
+    from advisor.conversation.session import Conversation
+    from knowledge.catalog import Catalog
+
 
 class DialogDriver:
     """Answers a Conversation deterministically; same `run(conversation, text)` shape as the agent driver."""
 
-    def __init__(self, catalog: Any = None) -> None:
+    def __init__(self, catalog: Catalog | None = None) -> None:
         self._catalog = catalog
 
     @property
-    def catalog(self) -> Any:
+    def catalog(self) -> Catalog:
         return self._catalog if self._catalog is not None else default_catalog()
 
-    def run(self, conversation: Any, text: str) -> Iterator[Step | Turn]:
+    def run(self, conversation: Conversation, text: str) -> Iterator[Step | Turn]:
         lang = conversation.lang if conversation.lang in ("zh", "en") else "en"
         yield from respond(conversation.state, text, lang, self.catalog)
 
 
-def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[Step | Turn]:
+def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Iterator[Step | Turn]:
     """One deterministic turn over `state` (mutated only when the turn succeeds)."""
     text = text or ""
     if not text.strip():
@@ -114,7 +119,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
 
 
 def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,
-                      catalog: Any) -> Generator[Step | Turn, None, bool]:
+                      catalog: Catalog) -> Generator[Step | Turn, None, bool]:
     """The replies that need no workload: a negative amount, "what can you do?", and claims or market questions
     about cards with no model known. Returns whether it answered the turn."""
     if slots.negative:  # "-5 张 H100": bad input, said in one line; the conversation goes on unchanged
@@ -144,8 +149,8 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
     return False
 
 
-def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, catalog: Any, *, notes: list[str],
-         slots: Slots, changes: list[Any]) -> Iterator[Step | Turn]:
+def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, catalog: Catalog, *, notes: list[str],
+         slots: Slots, changes: list[Change]) -> Iterator[Step | Turn]:
     """The blocking question, after correcting the premise at once ("4090 over NVLink")."""
     working.pending = blocking
     if blocking not in working.asked:
@@ -160,8 +165,8 @@ def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, cat
     yield turn
 
 
-def _answer(state: DialogState, working: DialogState, text: str, intent: str, lang: str, catalog: Any, *,
-            notes: list[str], slots: Slots, changes: list[Any]) -> Iterator[Step | Turn]:
+def _answer(state: DialogState, working: DialogState, text: str, intent: str, lang: str, catalog: Catalog, *,
+            notes: list[str], slots: Slots, changes: list[Change]) -> Iterator[Step | Turn]:
     """The workload and constraints the slots describe, evaluated with the tools, answered, then committed."""
     try:
         workload, w_notes = build_workload(working)

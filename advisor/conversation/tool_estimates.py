@@ -3,9 +3,15 @@ fine-tuning) and the cost of ownership."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from advisor.conversation.tool_args import EstimateMemoryArgs, EstimateThroughputArgs, TcoArgs, TrainTimeArgs
+from advisor.conversation.tool_args import (
+    CompareGpusArgs,
+    EstimateMemoryArgs,
+    EstimateThroughputArgs,
+    TcoArgs,
+    TrainTimeArgs,
+)
 from advisor.conversation.tool_format import fmt_bytes, fmt_count, fmt_money, fmt_pct, fmt_seconds, fmt_tokens_s, num
 from advisor.conversation.tool_results import (
     MAX_ASSUMPTIONS,
@@ -20,6 +26,12 @@ from advisor.workload import Workload
 from knowledge.errors import AdvisorError
 from rules.findings import Finding
 
+if TYPE_CHECKING:
+    from advisor.estimator.results import MemoryEstimate
+    from advisor.estimator.speed_results import ThroughputEstimate
+    from knowledge.schemas import GpuSpec, ModelSpec
+    from rules.facts import ConfigFacts
+
 
 def _memory_numbers(est: Any, src: str, prefix: str = "") -> list[dict[str, Any]]:
     out = []
@@ -32,7 +44,7 @@ def _memory_numbers(est: Any, src: str, prefix: str = "") -> list[dict[str, Any]
     return out
 
 
-def _weights_for(args: Any) -> str:
+def _weights_for(args: Workload) -> str:
     return args.weights or ("nf4" if args.task == "qlora" else "bf16")
 
 
@@ -77,7 +89,7 @@ def estimate_memory_tool(args: EstimateMemoryArgs) -> ToolOutput:
     return ToolOutput(summary, data, numbers, findings, artifact)
 
 
-def memory_facts(est: Any, gpu: Any, args: Any) -> list[Any]:
+def memory_facts(est: MemoryEstimate, gpu: GpuSpec, args: EstimateMemoryArgs | CompareGpusArgs) -> list[ConfigFacts]:
     """Rule facts for one GPU configuration (rules.facts.ConfigFacts) from a memory estimate, as the recommender
     builds them: catalog memory, the estimator's fit against the engine's usable share."""
     try:
@@ -167,7 +179,7 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
     return ToolOutput(summary, data, numbers, [], {"train_time": contract})
 
 
-def _planned_train_time(args: TrainTimeArgs, model: Any, gpu: Any) -> ToolOutput:
+def _planned_train_time(args: TrainTimeArgs, model: ModelSpec, gpu: GpuSpec) -> ToolOutput:
     """Pre-training / full fine-tuning through the parallelism planner: the layout, both totals, launch settings."""
     from advisor.estimator.calibration import load_calibration
     from advisor.estimator.plan_text import launch_settings
@@ -202,7 +214,7 @@ def _planned_train_time(args: TrainTimeArgs, model: Any, gpu: Any) -> ToolOutput
     return ToolOutput(summary, data, numbers, [], {"train_time": p.to_contract(args.task)})
 
 
-def try_throughput(model: Any, gpu: Any, count: int, workload: Workload) -> Any:
+def try_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload) -> ThroughputEstimate | None:
     try:
         from advisor.estimator.calibration import load_calibration
         from advisor.estimator.throughput import estimate_throughput

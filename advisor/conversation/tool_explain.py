@@ -7,7 +7,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from advisor.conversation.prompts import SLOTS
 from advisor.conversation.tool_args import AskArgs, ExplainArgs
@@ -16,7 +16,12 @@ from advisor.conversation.tool_results import ToolOutput, dedupe_findings, evalu
 from knowledge.errors import AdvisorError
 from rules.findings import Finding
 
+if TYPE_CHECKING:
+    from knowledge.guides import Claim
+    from rules.meta import RuleMeta
+
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def explain_rule_or_claim_tool(args: ExplainArgs) -> ToolOutput:
@@ -51,7 +56,7 @@ def explain_rule_or_claim_tool(args: ExplainArgs) -> ToolOutput:
     return ToolOutput(summary, data, numbers, dedupe_findings(findings), {"explanation": data})
 
 
-def _all_rules() -> tuple[Any, ...]:
+def _all_rules() -> tuple[RuleMeta, ...]:
     try:
         from rules.meta import all_rules
     except ImportError:
@@ -59,7 +64,7 @@ def _all_rules() -> tuple[Any, ...]:
     return all_rules()
 
 
-def _rule_or_none(query: str) -> Any:
+def _rule_or_none(query: str) -> RuleMeta | None:
     for r in _all_rules():
         if r.id == query.lower():
             return r
@@ -73,7 +78,7 @@ def _rule_data(rule: Any) -> dict[str, Any]:
             "source": citation(rule.source, rule.section), "as_of": rule.as_of, "alternative": rule.alternative}
 
 
-def _claims() -> tuple[Any, ...]:
+def _claims() -> tuple[Claim, ...]:
     try:
         from knowledge.guides import load_guides
 
@@ -92,7 +97,7 @@ def _tokens(text: str) -> set[str]:
     return {w for w in words if len(w) > 1 or w.isdigit()} | {a + b for a, b in pairwise(cjk)}
 
 
-def _best(items: Iterable[Any], query: str, text_of: Callable[[Any], str], n: int) -> list[Any]:
+def _best(items: Iterable[T], query: str, text_of: Callable[[T], str], n: int) -> list[T]:
     """Items sharing the most words, numbers and Chinese bigrams with `query` (at least two)."""
     q = _tokens(query)
     scored = []

@@ -4,7 +4,7 @@ and the catalog's GPU and model entries."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.tool_args import CompareGpusArgs, LookupGpuArgs, LookupModelArgs, RecommendArgs
 from advisor.conversation.tool_estimates import memory_facts, try_throughput
@@ -21,6 +21,11 @@ from advisor.conversation.tool_results import (
 )
 from knowledge.errors import AdvisorError
 from rules.findings import Finding
+
+if TYPE_CHECKING:
+    from advisor.recommend import Option
+    from knowledge.catalog import Catalog
+    from knowledge.schemas import GpuSpec
 
 
 def recommend_tool(args: RecommendArgs) -> ToolOutput:
@@ -64,7 +69,7 @@ def recommend_tool(args: RecommendArgs) -> ToolOutput:
                        "recommendation": contract, "memory": memory})
 
 
-def _option_row(i: int, opt: Any, src: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[Finding]]:
+def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[Finding]]:
     """One option for the model: label, layout, fit, and its numbers (memory, speed or training time, price)."""
     label = f"{opt.count}× {opt.gpu_name}" + (f" ({opt.nodes} nodes)" if opt.nodes > 1 else "")
     tag = f"option {i} ({label})"
@@ -157,7 +162,7 @@ def compare_gpus_tool(args: CompareGpusArgs) -> ToolOutput:
     return ToolOutput(summary, data, numbers, dedupe_findings(findings), {"rows": rows})
 
 
-def _gpu_numbers(g: Any) -> list[dict[str, Any]]:
+def _gpu_numbers(g: GpuSpec) -> list[dict[str, Any]]:
     n = g.name
     out = [num(f"{n} memory", g.memory_bytes, "bytes", cites(g, "memory_bytes")),
            num(f"{n} memory bandwidth", g.bandwidth_bytes_per_s, "bytes/s", cites(g, "bandwidth_bytes_per_s")),
@@ -178,7 +183,7 @@ def _gpu_numbers(g: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _china(g: Any) -> dict[str, Any]:
+def _china(g: GpuSpec) -> dict[str, Any]:
     c = g.china
     out: dict[str, Any] = {"status": c.status, "as_of": c.as_of.isoformat()}
     if c.restricted_since:
@@ -211,7 +216,7 @@ def lookup_gpu_tool(args: LookupGpuArgs) -> ToolOutput:
     return ToolOutput(summary, data, numbers, [], {"gpu": g.model_dump(mode="json")})
 
 
-def _sources(cat: Any, ids: Iterable[str]) -> list[dict[str, Any]]:
+def _sources(cat: Catalog, ids: Iterable[str]) -> list[dict[str, Any]]:
     out = []
     for sid in ids:
         try:

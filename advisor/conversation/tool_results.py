@@ -7,7 +7,7 @@ import datetime as dt
 import json
 import logging
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,10 @@ from advisor.conversation.turn import Number, Step
 from knowledge.errors import NotValidated
 from knowledge.record import Record
 from rules.findings import Finding
+
+if TYPE_CHECKING:
+    from knowledge.schemas import GpuSpec, ModelSpec
+    from rules.facts import ConfigFacts
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -73,7 +77,7 @@ def catalog() -> Catalog:
     return load_catalog()
 
 
-def cites(spec: Any, field_name: str) -> str:
+def cites(spec: GpuSpec | ModelSpec, field_name: str) -> str:
     ids = (getattr(spec, "cite", {}) or {}).get(field_name) or []
     return "catalog: " + ", ".join(ids) if ids else "catalog"
 
@@ -93,7 +97,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     return out
 
 
-def evaluate_rules(facts: list[Any]) -> list[Finding]:
+def evaluate_rules(facts: Sequence[Mapping[str, Any] | ConfigFacts]) -> list[Finding]:
     """Findings of the rules engine for `facts`; none when the engine is not available (logged)."""
     if not facts:
         return []

@@ -4,7 +4,7 @@ user's hardware against the alternatives, and the job line (model, task, format,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis, ConfigResult
 from advisor.conversation.dialog import default_weights
@@ -19,6 +19,9 @@ from advisor.conversation.render.options_table import (
     opt_price,
     opt_speed,
 )
+
+if TYPE_CHECKING:
+    from advisor.recommend import Option
 
 
 def verdict_of(ev: Analysis) -> str | None:
@@ -95,7 +98,7 @@ def job_line(ev: Analysis, book: Book, lang: str) -> str:
     return ("**任务：** " if zh else "**Job:** ") + ("，".join(bits) if zh else ", ".join(bits))
 
 
-def rec_headline(ev: Analysis, top: Any, book: Book, lang: str) -> str:
+def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str:
 
     zh = lang == "zh"
     users = ev.user_options
@@ -148,14 +151,14 @@ def rec_headline(ev: Analysis, top: Any, book: Book, lang: str) -> str:
     return ("**在当前约束下没有能放下的配置。**" if zh else "**Nothing in the catalog fits under these constraints.**")
 
 
-def speed_value(o: Any) -> tuple[str, float] | None:
+def speed_value(o: Option) -> tuple[str, float] | None:
     if o.training and o.training.get("wall_s"):
         return "wall_s", float(o.training["wall_s"])
     total = (o.throughput or {}).get("decode_tokens_per_s_total")
     return ("tokens_per_s", float(total)) if total else None
 
 
-def own_versus_others(own: Any, others: list[Any], ev: Analysis, book: Book, lang: str) -> str:
+def own_versus_others(own: Option, others: list[Option], ev: Analysis, book: Book, lang: str) -> str:
     """"We have X; would Y be worth it?": the verdict on X, then each Y against it (speed ratio and price)."""
     zh = lang == "zh"
     w = ev.workload
