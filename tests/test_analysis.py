@@ -80,7 +80,7 @@ def test_named_candidate_without_a_count_takes_the_searchs_count(catalog: Any) -
 
 def test_quoted_claim_checked_against_the_estimator(catalog: Any) -> None:
     workload = Workload(model="llama-3.1-70b", weights="int4", context=4096)
-    claim = QuotedClaim(text="70B 4bit 只要 28GB", value=28.0, unit="GB", bytes_if_gb=28e9, bytes_if_gib=28 * 2**30)
+    claim = QuotedClaim(text="70B 4bit 只要 28GB", value=28.0, unit="GB", bytes_if_gib=28 * 2**30)
     ev = _analyse(catalog, workload, claim=claim)
     assert ev.claim is not None and ev.claim.claim == claim
     one = Workload.model_validate({**workload.model_dump(), "gpus": 1, "tp": 1, "pp": 1, "concurrency": 1, "batch": 1})

@@ -27,8 +27,7 @@ class QuotedClaim(Record):
     text: str
     value: float
     unit: str  # as typed: "GB", "G", "GiB", "TB"
-    bytes_if_gb: float  # value read as decimal GB (1e9)
-    bytes_if_gib: float  # value read as GiB (2^30)
+    bytes_if_gib: float  # value read as GiB (2^30): the reading the check holds against the estimate
 
 
 class AnalysisRequest(Record):

@@ -447,7 +447,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
     s = state.slots
     return AnalysisRequest(
         workload=workload, constraints=constraints, named=named_configs(s),
-        claim=QuotedClaim(**s.claim.model_dump()) if s.claim is not None else None,
+        claim=QuotedClaim(text=s.claim.text, value=s.claim.value, unit=s.claim.unit, bytes_if_gib=s.claim.bytes_if_gib)
+        if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg, concurrency_given=s.concurrency is not None or s.qps is not None,
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
         asks_need=asks_need)
