@@ -14,7 +14,7 @@ pytest.importorskip("langchain.agents")
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
 
-from advisor.conversation import prompts, tools  # noqa: E402
+from advisor.conversation import prompts, tool_estimates, tools  # noqa: E402
 from advisor.conversation.agent import AgentDriver, AgentUnavailable  # noqa: E402
 from advisor.conversation.settings import Settings  # noqa: E402
 from advisor.conversation.tools import ALLOWED, call_tool  # noqa: E402
@@ -276,7 +276,7 @@ def test_no_key_means_not_configured() -> None:
 def test_findings_and_citations_come_from_rule_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
     finding = Finding(rule_id="fit-shortfall", severity="block", message="Does not fit: 62.9 GiB short.",
                       message_zh="放不下：差 62.9 GiB。", source="guide-000 §3 (seeds/000_40d9afaaa53413f3.txt)")
-    monkeypatch.setattr(tools, "_evaluate_rules", lambda facts: [finding])
+    monkeypatch.setattr(tool_estimates, "evaluate_rules", lambda facts: [finding])  # the estimate_memory tool's rules
     ref = call_tool("estimate_memory", MEMORY_ARGS)
     answer = (f"It needs {display(ref, 'total per GPU')} per GPU. See [the docs](https://evil.example/x?q=1) "
               "<img src=x onerror=alert(1)> ![chart](https://evil.example/p.png) https://evil.example/y")

@@ -10,7 +10,7 @@ import math
 import pytest
 
 from advisor.conversation import grounding
-from advisor.conversation.dialog import CONTEXT_STEP
+from advisor.estimator.limits import CONTEXT_STEP
 from advisor.estimator.limits import largest
 from advisor.conversation.session import Conversation
 from advisor.estimator.memory import estimate_memory

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from advisor.conversation import grounding
 from advisor.conversation.grounding import Pool, check, extract
-from advisor.conversation.tools import num
+from advisor.conversation.tool_format import num
 
 H100_BYTES = 80 * 2**30  # 85,899,345,920 B
 

@@ -33,7 +33,8 @@ from typing import Any
 
 from advisor.conversation import agent_lead, agent_tracing, grounding, prompts, safety
 from advisor.conversation.settings import Settings
-from advisor.conversation.tools import ALLOWED, TOOLS, ToolResult, call_tool, langchain_tools, to_number
+from advisor.conversation.tool_results import to_number
+from advisor.conversation.tools import ALLOWED, TOOLS, ToolResult, call_tool, langchain_tools
 from advisor.conversation.turn import Number, Step, Turn
 from rules.findings import Finding
 

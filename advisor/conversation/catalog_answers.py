@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from advisor.conversation import compose
 from advisor.conversation import firstscreen as fs
@@ -20,11 +20,17 @@ from advisor.conversation.render.labels import pick
 from advisor.conversation.render.options_table import CHINA_STATUS
 from advisor.conversation.turn import Step, Turn
 
+if TYPE_CHECKING:
+    from advisor.conversation.dialog import DialogState
+    from advisor.conversation.extract import Claim, Slots
+    from knowledge.catalog import Catalog
+    from knowledge.schemas import GpuSpec
+
 SRC_CATALOG = "knowledge catalog"
 SRC_COST = "advisor.estimator.cost.estimate_tco"
 
 
-def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: Any) -> Iterator[Step | Turn]:
+def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str, catalog: Catalog) -> Iterator[Step | Turn]:
     book = Book()
     mentions = ([slots.existing] if slots.existing else []) + list(slots.candidates)
     low = (text or "").lower()  # in the order the user named them ("H20 … H100 的六分之一": H20 / H100)
@@ -59,7 +65,7 @@ def respond(intent: str, text: str, slots: Any, state: Any, lang: str, catalog: 
                                "deciding": deciding})
 
 
-def _market(gpu: Any, count: int, currency: str, region: str, book: Any, lang: str, with_price: bool,
+def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, lang: str, with_price: bool,
             price_first: bool = False) -> tuple[str, str]:
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
     zh = lang == "zh"
@@ -89,7 +95,7 @@ def _market(gpu: Any, count: int, currency: str, region: str, book: Any, lang: s
     return lead, "\n\n".join(rest)
 
 
-def _server_price(gpu: Any, count: int, currency: str, book: Any, lang: str) -> tuple[str, str] | None:
+def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str) -> tuple[str, str] | None:
     from advisor.estimator.calibration import load_economics
     from advisor.estimator.cost import estimate_tco, gpu_unit_price
     from knowledge.errors import AdvisorError
@@ -119,7 +125,7 @@ def _server_price(gpu: Any, count: int, currency: str, book: Any, lang: str) -> 
     return head, more + "\n\n" + book.text(("带日期的输入：" if zh else "Dated inputs: ") + dated, "dated inputs", SRC_COST)
 
 
-def _compare(gpus: list[Any], book: Any, lang: str, claim: bool, text: str = "") -> tuple[str, str]:
+def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str = "") -> tuple[str, str]:
     """Two or more cards side by side: memory, bandwidth (decode speed follows it), dense BF16 tensor compute
     (prefill and training follow it), TDP; the lead says how far apart the first two are on each."""
     zh = lang == "zh"
@@ -192,7 +198,7 @@ def ratio_claim(text: str) -> tuple[str, float] | None:
     return (metric, float(m.group("n"))) if m and float(m.group("n")) > 0 else None
 
 
-def _spec_claim(gpu: Any, claim: Any, text: str, book: Any, lang: str) -> tuple[str, str]:
+def _spec_claim(gpu: GpuSpec, claim: Claim, text: str, book: Book, lang: str) -> tuple[str, str]:
     """A stated memory size or bandwidth of one card against the catalog. A card sold as "N GB" has N GiB
     (N·2^30 bytes), so "24 GB" for a 24 GiB card is right; bandwidth is decimal (TB/s = 1000 GB/s), within 10 %."""
     zh = lang == "zh"
@@ -223,7 +229,7 @@ def _spec_claim(gpu: Any, claim: Any, text: str, book: Any, lang: str) -> tuple[
     return lead, book.text(rest, f"sources {gpu.id}", src) if rest else ""
 
 
-def capabilities_turn(state: Any, lang: str) -> Turn:
+def capabilities_turn(state: DialogState, lang: str) -> Turn:
     """"What can you do?": what the advisor does and three example questions, in the user's language."""
     zh = lang == "zh"
     if zh:

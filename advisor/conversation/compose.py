@@ -13,15 +13,14 @@ Every number is printed through :class:`~advisor.conversation.render.book.Book`,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from advisor.analysis.result import Analysis, top_option
 from advisor.conversation import firstscreen as fs
 from advisor.conversation.dialog import (
     Change,
     DialogState,
-    Evaluation,
     default_catalog,
-    top_option,
     workload_summary_dict,
 )
 from advisor.conversation.extract import Slots
@@ -51,6 +50,15 @@ from advisor.conversation.render.options_table import (
 from advisor.conversation.render.preamble import notes_block, question_text, render_note, summary, unknown_lines
 from advisor.conversation.turn import Turn
 
+if TYPE_CHECKING:
+    from advisor.recommend import Option
+    from knowledge.catalog import Catalog
+    from knowledge.guides import Claim
+    from rules.findings import Finding
+
+if TYPE_CHECKING:
+    from advisor.recommend import Recommendation
+
 
 def _catalog_names(answer: str, book: Book) -> None:
     """Numbers inside catalog names shown in the answer ("GPT-2 XL (1.5B)", "H20 96GB") are the catalog's."""
@@ -68,7 +76,7 @@ def finish_turn(answer: str, lang: str, state: DialogState, book: Book, **kw: An
 
 
 def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | None = None,
-                pending_question: bool = False, show_state: bool = False, catalog: Any = None, text: str = "",
+                pending_question: bool = False, show_state: bool = False, catalog: Catalog | None = None, text: str = "",
                 kind: str = "no_change") -> Turn:
     """A reply that changes nothing: empty, nonsense, greeting, injection, an error (`text`). `body` and `notes` are
     keys of fixed sentences; the pending question, if any, is asked again."""
@@ -87,7 +95,7 @@ def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | 
                  extra={"kind": kind, "pending": state.pending})
 
 
-def guide_claim_turn(claim: Any, findings: list[Any], state: DialogState, lang: str, catalog: Any) -> Turn:
+def guide_claim_turn(claim: Claim, findings: list[Finding], state: DialogState, lang: str, catalog: Catalog) -> Turn:
     """The answer to a quoted guide statement about a card (knowledge.guides claim): the verdict with the computed
     figure, the guide's own words and section, and the claims rule's finding. The conversation state is unchanged;
     a pending question is asked again."""
@@ -119,8 +127,8 @@ def guide_claim_turn(claim: Any, findings: list[Any], state: DialogState, lang: 
                  extra={"kind": "claim", "pending": state.pending, "claim_id": claim.id, "claim_verdict": claim.verdict})
 
 
-def question_turn(slot: str, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
-                  changes: list[Change], findings: list[Any] | None = None) -> Turn:
+def question_turn(slot: str, state: DialogState, lang: str, catalog: Catalog, *, notes: list[str], slots: Slots,
+                  changes: list[Change], findings: list[Finding] | None = None) -> Turn:
     """A blocking question; `findings` that correct the user's premise (NVLink on a card without it) come first."""
     book = Book()
     lines = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog)
@@ -135,7 +143,7 @@ def question_turn(slot: str, state: DialogState, lang: str, catalog: Any, *, not
                  extra={"kind": "question", "pending": slot, "blocking": True})
 
 
-def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str], slots: Slots,
+def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *, notes: list[str], slots: Slots,
                 changes: list[Change], question: str | None) -> Turn:
     if ev.recommendation is not None:
         return recommendation_turn(ev, state, lang, catalog, notes=notes, slots=slots, changes=changes,
@@ -182,20 +190,20 @@ def answer_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, 
                  findings=list(ev.findings), options=options_contract(ev), memory=memory_chart, extra=extra)
 
 
-def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: Any, *, notes: list[str],
+def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *, notes: list[str],
                         slots: Slots, changes: list[Change], question: str | None) -> Turn:
     """The answer in layers (advisor.conversation.firstscreen): the first screen answers the question asked, then
     collapsible details carry the full table, capacity, breakdown, cost, launch hint, changes, findings and
     assumptions. The sections are rendered in the order their numbers are recorded."""
     book = Book()
     zh = lang == "zh"
-    rec = ev.recommendation
+    rec = _recommendation(ev)
     top = top_option(ev)
     lead = lead_for(ev, top, state, book, lang)
     first = _first_lines(ev, state, lead, book, lang, catalog, notes=notes, slots=slots, changes=changes)
     shown = list(ev.user_options)
     others = _other_options(ev, shown)
-    displayed: list[Any] = []  # options in the tables, in order (for the capacity lines)
+    displayed: list[Option] = []  # options in the tables, in order (for the capacity lines)
     lines: list[str] = [rec_headline(ev, top, book, lang), job_line(ev, book, lang)]
     lines += _option_tables(ev, shown, others, displayed, book, lang)
     compact = compact_rows(shown, others, rec)
@@ -226,7 +234,13 @@ def recommendation_turn(ev: Evaluation, state: DialogState, lang: str, catalog: 
                        extra=extra)
 
 
-def _first_lines(ev: Evaluation, state: DialogState, lead: fs.Lead, book: Book, lang: str, catalog: Any, *,
+def _recommendation(ev: Analysis) -> Recommendation:
+    """The recommendation of an answer that has one (recommendation_turn and its sections)."""
+    assert ev.recommendation is not None  # answer_turn routes only analyses with a recommendation here
+    return ev.recommendation
+
+
+def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, lang: str, catalog: Catalog, *,
                  notes: list[str], slots: Slots, changes: list[Change]) -> list[str]:
     """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
     assumed defaults."""
@@ -243,24 +257,24 @@ def _first_lines(ev: Evaluation, state: DialogState, lead: fs.Lead, book: Book, 
     return first
 
 
-def _other_options(ev: Evaluation, shown: list[Any]) -> list[Any]:
+def _other_options(ev: Analysis, shown: list[Option]) -> list[Option]:
     """The options beside the user's own: the catalog's alternatives when the named cards cannot do it."""
-    others = [o for o in ev.recommendation.options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
+    others = [o for o in _recommendation(ev).options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
     others = list(ev.alternatives) or others  # the named cards cannot do it: the catalog's options
     if ev.alternatives_within is not None and not ev.alternatives:
         others = []  # "only four cards": more cards of the same kind are no answer
     return others
 
 
-def _option_tables(ev: Evaluation, shown: list[Any], others: list[Any], displayed: list[Any], book: Book,
+def _option_tables(ev: Analysis, shown: list[Option], others: list[Option], displayed: list[Option], book: Book,
                    lang: str) -> list[str]:
     """The options tables of the details (the user's own, then what works, else the closest); every option shown is
     appended to `displayed`."""
     zh = lang == "zh"
-    rec = ev.recommendation
+    rec = _recommendation(ev)
     lines: list[str] = []
 
-    def table(opts: list[Any]) -> str:
+    def table(opts: list[Option]) -> str:
         displayed.extend(opts)
         return options_table(opts, book, lang, ev.workload, ev.constraints.region)
 
@@ -284,7 +298,7 @@ def _option_tables(ev: Evaluation, shown: list[Any], others: list[Any], displaye
     return lines
 
 
-def _load_lines(ev: Evaluation, displayed: list[Any], lead_opt: Any, book: Book, lang: str) -> list[str]:
+def _load_lines(ev: Analysis, displayed: list[Option], lead_opt: Option | None, book: Book, lang: str) -> list[str]:
     """Capacity at full load of the options shown, the speed at the average concurrency, and the limits of the
     user's configuration."""
     zh = lang == "zh"
@@ -306,7 +320,7 @@ def _load_lines(ev: Evaluation, displayed: list[Any], lead_opt: Any, book: Book,
     return lines
 
 
-def _detail_sections(ev: Evaluation, state: DialogState, top: Any, lead_opt: Any, shown: list[Any], book: Book,
+def _detail_sections(ev: Analysis, state: DialogState, top: Option | None, lead_opt: Option | None, shown: list[Option], book: Book,
                      lang: str) -> list[str]:
     """The collapsible sections after the options: memory breakdown, cost, launch hint, what would make it work,
     the claim check and the findings."""
@@ -325,7 +339,7 @@ def _detail_sections(ev: Evaluation, state: DialogState, top: Any, lead_opt: Any
         fixes.append(named_changes(ev, book, lang))
     blocked_named = bool(shown) and all(any(f.severity == "block" for f in u.findings) for u in shown)
     if not (top is not None and top.meets_targets):  # no changes to a card a rule rules out, but own hardware's
-        ch = rec_changes(ev.recommendation, book, lang, own_only=blocked_named)
+        ch = rec_changes(_recommendation(ev), book, lang, own_only=blocked_named)
         if ch:
             fixes.append(ch)
     sections.append(fs.details("怎样才可行" if zh else "What would make it work", "\n\n".join(fixes)))
@@ -338,12 +352,12 @@ def _detail_sections(ev: Evaluation, state: DialogState, top: Any, lead_opt: Any
     return sections
 
 
-def _all_assumptions(ev: Evaluation, lead_opt: Any, book: Book, lang: str) -> tuple[str, list[str]]:
+def _all_assumptions(ev: Analysis, lead_opt: Option | None, book: Book, lang: str) -> tuple[str, list[str]]:
     """(the assumptions section, the tool assumptions in it): the dialog's, then the recommender's own (in Chinese
     too), the leading option's engine and checkpointing lines and where its training speed comes from."""
     zh = lang == "zh"
     assumptions = assumptions_block(list(ev.assumptions), book, lang)
-    tool_assumptions = list(ev.recommendation.assumptions_in(lang))  # the recommender words its own in Chinese too
+    tool_assumptions = list(_recommendation(ev).assumptions_in(lang))  # the recommender words its own in Chinese too
     if lead_opt is not None:
         tool_assumptions += [a for a in lead_opt.assumptions if a.startswith(("engine:", "gradient checkpointing", "vLLM claims"))][:2]
         mfu_line = mfu_assumption(lead_opt, book, lang)  # review R04: where the training speed comes from
@@ -356,7 +370,7 @@ def _all_assumptions(ev: Evaluation, lead_opt: Any, book: Book, lang: str) -> tu
     return assumptions, tool_assumptions
 
 
-def _remember(state: DialogState, ev: Evaluation, top: Any) -> None:
+def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
     """The leading option and its key numbers, for "what changed" in the next answer."""
     if top is not None:
         state.focus_gpu = top.gpu
@@ -373,7 +387,7 @@ def _remember(state: DialogState, ev: Evaluation, top: Any) -> None:
         state.last_workload = {"top_gpu": top.gpu, "top_name": top.gpu_name, "top_count": top.count}
 
 
-def _users_verdict(ev: Evaluation) -> str | None:
+def _users_verdict(ev: Analysis) -> str | None:
     """On the user's own configurations: "fits" / "does_not_fit" (one), "some_fit" / "none_fit" (several)."""
     users = ev.user_options
     if not users:
@@ -382,12 +396,12 @@ def _users_verdict(ev: Evaluation) -> str | None:
         "some_fit" if any(u.fits for u in users) else "none_fit")
 
 
-def _contract_options(ev: Evaluation, shown: list[Any]) -> list[dict[str, Any]]:
+def _contract_options(ev: Analysis, shown: list[Option]) -> list[dict[str, Any]]:
     """The options in the `recommend --json` shape with their role: the user's own, then the recommender's (one row
     per configuration, issue 15), and the offload option shown on the first screen."""
     from advisor.recommend import same_config
 
-    rec = ev.recommendation
+    rec = _recommendation(ev)
     options = [o.to_contract() | {"role": next((lab for lab in o.labels if lab in ("existing", "candidate")), "option")}
                for o in (shown + [o for o in rec.options if not any(same_config(o, s) for s in shown)])]
     if ev.offload is not None and not any("offload" in o["labels"] for o in options):  # shown on the first screen
@@ -395,7 +409,7 @@ def _contract_options(ev: Evaluation, shown: list[Any]) -> list[dict[str, Any]]:
     return options
 
 
-def _memory_of(lead_opt: Any) -> dict[str, Any] | None:
+def _memory_of(lead_opt: Option | None) -> dict[str, Any] | None:
     """The leading option's memory per GPU, capacity and usable bytes, for the side panel's chart."""
     if lead_opt is None:
         return None

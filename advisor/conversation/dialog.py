@@ -7,36 +7,35 @@ estimator, rules — and ask the most useful next question with its default offe
 accepts the default of the pending question. Nonsense, injection attempts, empty or huge messages get a
 clear reply in the user's language and leave the state as it was.
 
-Answers are rendered by :mod:`advisor.conversation.compose`; this module only decides and computes.
+The answer is computed by :func:`advisor.analysis.evaluate.analyse` from the request this module builds
+(:func:`analysis_request`), and rendered by :mod:`advisor.conversation.compose`; this module only decides.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import re
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
+from advisor.analysis.result import Assumption
 from advisor.conversation.extract import GpuMention, Slots, extract
-from advisor.conversation.turn import Step
-from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_context, most_sequences
 from advisor.workload import Constraints, ExistingGpus, Workload
-from knowledge.errors import AdvisorError, InputError, NotValidated
+from knowledge.errors import AdvisorError, InputError
 from knowledge.record import RecordError
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 DEFAULT_MODEL = "qwen2.5-7b"
+from advisor.recommend_offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
 from advisor.workload import default_context  # noqa: E402  (one place for the default)
 
-SERVE_COUNTS = (1, 2, 4, 8)
-from advisor.recommend_offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
 
 QPS_SECONDS_PER_REQUEST = 1.0  # Little's law L = λ·W with W = 1 s when only QPS is known (stated as an assumption)
 
@@ -147,7 +146,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     return changes
 
 
-def observe(state: DialogState, text: str, lang: str = "en", catalog: Any = None) -> Slots:
+def observe(state: DialogState, text: str, lang: str = "en", catalog: Catalog | None = None) -> Slots:
     """Extraction and merge only (used in LLM mode so the state follows the conversation)."""
     slots = extract(text or "", catalog if catalog is not None else default_catalog(), pending=state.pending, lang=lang)
     if slots.reset:
@@ -166,15 +165,6 @@ def reset(state: DialogState) -> None:
 # ----------------------------------------------------------------------------------------------------------------
 # from slots to Workload / Constraints (defaults applied, each one stated)
 # ----------------------------------------------------------------------------------------------------------------
-@dataclass
-class Assumption:
-    """One assumption, in both languages; `{name}` placeholders are numbers rendered (and recorded) by compose."""
-
-    en: str
-    zh: str
-    numbers: dict[str, tuple[float, str, str]] = field(default_factory=dict)  # name -> (value, unit, source)
-
-
 PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training reads that many tokens (fine-tuning sets are far smaller)
 
 
@@ -428,10 +418,10 @@ def accept_default(state: DialogState, slot: str, lang: str) -> None:
 # ----------------------------------------------------------------------------------------------------------------
 # the catalog every turn reads
 # ----------------------------------------------------------------------------------------------------------------
-_CATALOG: Any = None
+_CATALOG: Catalog | None = None
 
 
-def default_catalog() -> Any:
+def default_catalog() -> Catalog:
     """The package catalog, loaded on first use and kept for the process (what a driver without its own uses)."""
     global _CATALOG
     if _CATALOG is None:
@@ -442,607 +432,23 @@ def default_catalog() -> Any:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# computing the answer (the same tools the agent calls)
+# the analysis request (advisor.analysis computes the answer)
 # ----------------------------------------------------------------------------------------------------------------
-@dataclass
-class ConfigResult:
-    """One hardware configuration evaluated for the workload."""
-
-    gpu: Any  # GpuSpec
-    count: int
-    role: str  # "existing", "candidate", "fit" (found by the search), "recommended"
-    memory: Any = None  # MemoryEstimate
-    fits: bool = False
-    layout: str = ""
-    workload: Workload | None = None
-    error: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+def named_configs(slots: Slots) -> tuple[NamedConfig, ...]:
+    """The configurations the user named: the owned one first, then the candidates, each with the count said."""
+    named = [NamedConfig(gpu=slots.existing.gpu, count=slots.existing.count, role="existing")] if slots.existing else []
+    named += [NamedConfig(gpu=c.gpu, count=c.count, role="candidate", count_only=not c.text) for c in slots.candidates]
+    return tuple(named)
 
 
-@dataclass
-class ClaimCheck:
-    claim: Any  # extract.Claim
-    weights_bytes: int
-    kv_bytes: int
-    total_bytes: int
-    fmt: str
-    context: int
-    verdict: str  # "too_low", "weights_only", "plausible"
-    guide_claim: Any = None  # knowledge.guides.Claim the user is quoting, when one matches
-    findings: list[Any] = field(default_factory=list)  # the claims rules' findings for it
-
-
-@dataclass
-class Evaluation:
-    workload: Workload
-    constraints: Constraints
-    model: Any  # ModelSpec
-    need: Any = None  # MemoryEstimate on one GPU with no card (the job's memory need)
-    configs: list[ConfigResult] = field(default_factory=list)
-    recommendation: Any = None  # advisor.recommend.Recommendation
-    user_options: list[Any] = field(default_factory=list)  # recommend.Option for each configuration the user named
-    findings: list[Any] = field(default_factory=list)
-    claim: ClaimCheck | None = None
-    assumptions: list[Assumption] = field(default_factory=list)
-    unavailable: list[str] = field(default_factory=list)  # tools not available in this build
-    alternatives: list[Any] = field(default_factory=list)  # options beyond the named cards when none of them works
-    alternatives_within: int | None = None  # the alternatives were searched within this many GPUs (one server)
-    average_speed: dict[str, float] | None = None  # the leading option's speed at the user's average concurrency
-    limits: Limits | None = None  # how far the user's own (or one named) configuration stretches
-    capacity: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (gpu, count) -> at full load
-    premise: list[Any] = field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
-    named_changes: list[Any] = field(default_factory=list)  # what would make the one configuration named work
-    named_config: Any = None  # that configuration (recommend.Option)
-    intent: str = "other"  # what the question asks (advisor.conversation.intent)
-    asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
-    asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
-    offload: Any = None  # the llama.cpp layer-offload option on the one card named (advisor.recommend_offload)
-    offload_asked: bool = False  # the user asked about offload: the answer leads with it
-
-
-@dataclass
-class Limits:
-    """How far one configuration the user named stretches, from advisor.estimator.memory.estimate_memory with the
-    configuration's own layout: the longest context (multiples of CONTEXT_STEP, by bisection) at the asked
-    micro-batch or concurrency, and the largest micro-batch (training) or concurrency (inference) at the asked
-    context, with the speed there."""
-
-    option: Any  # advisor.recommend.Option of that configuration
-    training: bool
-    context: int  # tokens per sequence as asked
-    load: int  # micro-batch per GPU (training) or concurrent sequences (inference) as asked
-    max_context: int  # longest context that fits at `load`; 0: none, not even CONTEXT_STEP tokens
-    context_cap: int  # the search stopped here (the model's maximum context)
-    max_load: int  # largest micro-batch / concurrency at `context`; 0: none
-    single_context: int = 0  # when nothing fits at `load` > 1: the longest context of one sequence (micro-batch 1)
-    tokens_per_s: float | None = None  # training tokens/s of the configuration as asked
-    at_max: dict[str, float] | None = None  # inference at max_load: per-sequence and total decode tokens/s
-
-
-def _timed(steps: list[Step], name: str, arguments: dict[str, Any], fn: Callable[[], Any],
-           summary: Callable[[Any], str] = lambda r: "") -> Any:
-    start = time.perf_counter()
-    try:
-        result = fn()
-    except AdvisorError as exc:
-        steps.append(Step(name=name, arguments=arguments, duration_s=time.perf_counter() - start, ok=False,
-                          summary=str(exc)))
-        raise
-    steps.append(Step(name=name, arguments=arguments, duration_s=time.perf_counter() - start, ok=True,
-                      summary=summary(result)))
-    return result
-
-
-def evaluate(workload: Workload, constraints: Constraints, state: DialogState, catalog: Any,
-             steps: list[Step]) -> Evaluation:
-    """Run the tools for this workload: the memory need, the user's own configurations exactly as named
-    (`advisor.recommend.evaluate_configs`), the recommender's search and the rules it applies. When the
-    recommender is missing or broken, the estimator alone answers (memory only) and the answer says so."""
-    from advisor.estimator.memory import estimate_memory
-
-    model = catalog.model(workload.model)
-    ev = Evaluation(workload=workload, constraints=constraints, model=model)
-    ev.need = _timed(steps, "estimate_memory", {"model": model.id, "task": workload.task},
-                     lambda: estimate_memory(model, workload),
-                     lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB on one GPU")
+def analysis_request(state: DialogState, workload: Workload, constraints: Constraints, *, intent: str = "other",
+                     asks_users: bool = False, asks_need: bool = False) -> AnalysisRequest:
+    """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
-    named: list[tuple[GpuMention, str]] = []
-    if s.existing:
-        named.append((s.existing, "existing"))
-    named += [(c, "candidate") for c in s.candidates]
-    ev.recommendation = _recommend(workload, constraints, steps, ev)
-    if ev.recommendation is not None:
-        exact = [(m, role) for m, role in named if m.count or role == "existing"]
-        if exact:
-            ev.user_options = _evaluate_named(workload, constraints, exact, steps, ev)
-        for mention, role in named:  # a card named without a count: the search's smallest fitting count
-            if mention.count or role == "existing":
-                continue
-            found = next((o for o in ev.recommendation.options + ev.recommendation.closest if o.gpu == mention.gpu), None)
-            if found is not None:
-                ev.user_options.append(found.model_copy(update={"labels": list(found.labels) + ["candidate"]}))
-            elif constraints.region == "cn":
-                # a card a China-market rule rules out ("H800 集群") leaves the search empty-handed: size it as if
-                # it could be bought, then show it at that count with the rule's finding, beside what can be bought
-                probe = _recommend(workload, constraints.model_copy(update={"region": "global", "candidates": (mention.gpu,),
-                                                                            "budget": None}), steps, ev)
-                hit = next((o for o in (probe.options + probe.closest if probe else []) if o.gpu == mention.gpu), None)
-                if hit is not None:
-                    ev.user_options += _evaluate_named(workload, constraints, [(mention.model_copy(
-                        update={"count": hit.count}), role)], steps, ev)
-        lone = [m for m, role in named if role == "candidate" and m.count]
-        if not s.existing and len(lone) == 1:
-            # "one RTX 3060 12GB, does it work?": what would make that configuration work, checked on it as the
-            # recommender checks the user's own cards (review R33), even when other configurations work
-            shown = next((o for o in ev.user_options if o.gpu == lone[0].gpu and o.count == lone[0].count), None)
-            if shown is not None and not shown.fits:
-                probe = _recommend(workload, constraints.model_copy(update={
-                    "existing": ExistingGpus(gpu=lone[0].gpu, count=lone[0].count), "candidates": ()}), steps, ev)
-                if probe is not None:
-                    ev.named_changes = [ch for ch in probe.changes if ch.for_existing]
-                    ev.named_config = shown
-                    ev.offload = _offload_of(probe)
-        count_only = next((m for m, role in named if role == "candidate" and m.count and not m.text), None)
-        if count_only is not None and not any(o.meets_targets for o in ev.user_options):
-            # "what if we only have four cards?": the leading card at that count does not work; what does, in as
-            # many cards of any kind (not more cards of the same one)
-            n = max(1, min(16, count_only.count))
-            fewer = _recommend(workload, constraints.model_copy(update={"candidates": (), "max_gpus_per_node": n,
-                                                                        "max_nodes": 1}), steps, ev)
-            if fewer is not None:
-                ev.alternatives = [o for o in fewer.options if o.meets_targets and o.count <= n][:3]
-                ev.alternatives_within = n
-        elif s.candidates and constraints.candidates and not any(o.meets_targets for o in ev.recommendation.options + ev.user_options):
-            # none of the named cards works (too small, blocked in the region): what the whole catalog offers
-            wider = _recommend(workload, constraints.model_copy(update={"candidates": ()}), steps, ev)
-            if wider is not None:
-                ev.alternatives = [o for o in wider.options if o.meets_targets][:3]
-        ev.offload = ev.offload or _offload_of(ev.recommendation)
-        ev.offload_asked = bool(s.offload) and ev.offload is not None
-    if ev.recommendation is None:
-        for mention, role in named:
-            gpu = catalog.gpu(mention.gpu)
-            count = mention.count or (1 if role == "existing" else _smallest_count(model, workload, gpu))
-            ev.configs.append(_evaluate_config(model, workload, gpu, count, role, steps))
-        if not ev.configs:
-            ev.configs = _search(model, workload, constraints, catalog, steps)
-    if s.claim is not None:
-        ev.claim = _check_claim(model, workload, s.claim, steps)
-    ev.premise = premise_findings(s, catalog, steps)
-    avg = s.concurrency_avg
-    if ev.recommendation is not None and workload.task == "inference" and avg and avg < workload.concurrency:
-        lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
-        if lead is not None:
-            ev.average_speed = _speed_at(model, catalog.gpu(lead.gpu), lead, avg, steps)
-    if ev.recommendation is not None:
-        own = next((o for o in ev.user_options if "existing" in o.labels), None)
-        one = own or (ev.user_options[0] if len(ev.user_options) == 1 else None)
-        if one is not None:
-            ev.limits = _limits(model, catalog.gpu(one.gpu), one, workload, steps)
-    if (ev.recommendation is not None and workload.task == "inference" and s.concurrency is None
-            and s.qps is None):
-        # no concurrency given: the tables' speeds are for one user; each option's capacity and speed at it
-        mine = ev.limits.option if ev.limits is not None else None
-        for o in ev.user_options + ev.alternatives + ev.recommendation.options[:4]:
-            key = (o.gpu, o.count)
-            if o is mine or key in ev.capacity or not o.fits:
-                continue
-            cap = _capacity(model, catalog.gpu(o.gpu), o, steps)
-            if cap is not None:
-                ev.capacity[key] = cap
-    ev.findings = _rules(ev, steps)
-    return ev
-
-
-def _speed_at(model: Any, gpu: Any, option: Any, concurrency: int, steps: list[Step]) -> dict[str, float] | None:
-    """Decode speed of a recommended configuration at another concurrency (the user's average next to the peak it
-    was sized for), with the recommender's layout (advisor.estimator.throughput)."""
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.throughput import estimate_throughput
-
-    sized = getattr(option, "sized_workload", None)
-    if sized is None:
-        return None
-    w = sized.model_copy(update={"concurrency": concurrency})
-    count = option.count if w.pp == 1 else w.tp
-    t = _timed(steps, "estimate_throughput", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
-               lambda: estimate_throughput(model, gpu, count, w, load_calibration(), with_capacity=False),
-               lambda r: f"{r.decode_tokens_per_s:.1f} tokens/s per sequence at {concurrency}")
-    return {"concurrency": float(concurrency), "per_seq": t.decode_tokens_per_s, "total": t.decode_tokens_per_s_total}
-
-
-MAX_BATCH_SEARCH = 4096  # micro-batches searched up to this
-
-
-def _capacity(model: Any, gpu: Any, option: Any, steps: list[Step]) -> dict[str, Any] | None:
-    """A serving option at full load: the most concurrent sequences at its context (`_most_sequences`), the decode
-    speed there (advisor.estimator.throughput.estimate_throughput) and the owned cost per million tokens at that
-    speed (advisor.estimator.cost.estimate_tco, the option's own currency and years). None when it does not fit."""
-    sized = getattr(option, "sized_workload", None)
-    if sized is None or not option.fits:
-        return None
-    start = time.perf_counter()
-    n = _most_sequences(gpu, option, fits_with(model, gpu, sized))
-    steps.append(Step(name="capacity", arguments={"gpu": gpu.id, "count": option.count, "context": sized.context},
-                      duration_s=time.perf_counter() - start, summary=f"{n} sequences fit"))
-    if n < 1:
-        return None
-    speed = _speed_at(model, gpu, option, min(n, 100_000), steps)
-    if speed is None:
-        return None
-    out: dict[str, Any] = {"max_concurrency": n, "per_seq": speed["per_seq"], "total": speed["total"]}
-    tco = option.tco or {}
-    if tco.get("tco"):
-        from advisor.estimator.calibration import load_economics
-        from advisor.estimator.cost import estimate_tco
-
-        try:
-            t = estimate_tco(gpu, option.count, load_economics(), years=tco.get("years"),
-                             currency=tco["tco"]["currency"], tokens_per_s=speed["total"])
-            cpm = t.to_contract().get("cost_per_million_tokens") or {}
-            out["cost_per_million"] = cpm.get("owned")
-        except AdvisorError:
-            pass
-    return out
-
-
-def _most_sequences(gpu: Any, option: Any, fits: Callable[..., bool]) -> int:
-    """Most concurrent sequences at the option's context, over all its replicas (advisor.estimator.limits)."""
-    est, w = option.memory_estimate, option.sized_workload
-    return most_sequences(est, w, gpu, max(1, int((option.layout or {}).get("dp", 1))), fits)
-
-
-def _limits(model: Any, gpu: Any, option: Any, workload: Workload, steps: list[Step]) -> Limits | None:
-    """The longest context and the largest micro-batch / concurrency that fit on `option` (the user's own or one
-    named configuration), each at the other as asked, with its own layout (advisor.estimator.memory.estimate_memory,
-    bisection; contexts in steps of CONTEXT_STEP tokens up to the model's maximum). Inference also gets the decode
-    speed at the largest concurrency (advisor.estimator.throughput.estimate_throughput)."""
-    w = getattr(option, "sized_workload", None)
-    if w is None:
-        return None
-    training = w.is_training
-    fits = fits_with(model, gpu, w)
-    # pre-training sets the new model's context itself (the catalog model only stands in for its size)
-    cap = max(w.context, 131072 if w.task == "pretrain" else model.max_context)
-    cap -= cap % CONTEXT_STEP
-    start = time.perf_counter()
-    longest = largest_context(lambda c: fits(context=c), cap)
-    single = 0
-    if not longest and (w.batch if training else w.concurrency) > 1:
-        one = {"batch": 1} if training else {"concurrency": 1, "batch": 1}
-        single = largest_context(lambda c: fits(context=c, **one), cap)
-    at_max = None
-    tokens_per_s = None
-    if training:
-        load = w.batch
-        max_load = largest(lambda b: fits(batch=b), MAX_BATCH_SEARCH)
-        tokens_per_s = (option.training or {}).get("tokens_per_s")
-    else:
-        load = workload.concurrency  # all replicas (the sized workload holds one replica's share)
-        max_load = _most_sequences(gpu, option, fits)
-    steps.append(Step(name="largest_fit", arguments={"gpu": gpu.id, "count": option.count, "context": w.context,
-                                                      "step_tokens": CONTEXT_STEP},
-                      duration_s=time.perf_counter() - start,
-                      summary=f"longest context {longest} tokens; largest {'micro-batch' if training else 'concurrency'} "
-                              f"{max_load}"))
-    if not training and max_load:
-        at_max = _speed_at(model, gpu, option, min(int(max_load), 100_000), steps)
-    return Limits(option=option, training=training, context=w.context, load=int(load), max_context=longest,
-                  context_cap=cap, max_load=int(max_load), single_context=single, tokens_per_s=tokens_per_s,
-                  at_max=at_max)
-
-
-def _offload_of(rec: Any) -> Any:
-    """The recommender's llama.cpp layer-offload option (one named card that cannot hold the model), or None."""
-    return next((o for o in list(rec.options) + list(rec.closest) if "offload" in o.labels), None)
-
-
-def _evaluate_named(workload: Workload, constraints: Constraints, named: list[tuple[GpuMention, str]],
-                    steps: list[Step], ev: Evaluation) -> list[Any]:
-    from advisor.recommend import evaluate_configs
-
-    configs = [(m.gpu, m.count or 1) for m, _ in named]
-    widest = max(n for _, n in configs)
-    c = constraints
-    if widest > c.max_gpus_per_node * c.max_nodes:
-        c = c.model_copy(update={"max_nodes": -(-widest // c.max_gpus_per_node)})
-    options = _timed(steps, "evaluate_configs", {"model": workload.model, "configs": configs},
-                     lambda: evaluate_configs(workload, configs, c),
-                     lambda r: ", ".join(f"{o.count}× {o.gpu}: {'fits' if o.fits else 'does not fit'}" for o in r))
-    out = []
-    for opt, (_, role) in zip(options, named, strict=True):
-        labels = [lab for lab in opt.labels if lab != role] + [role]
-        out.append(opt.model_copy(update={"labels": labels}))
-    return out
-
-
-def _layouts(model: Any, workload: Workload, count: int) -> list[dict[str, Any]]:
-    """Layouts to try for `count` GPUs on one node: inference shards by tensor parallelism (pipeline when the
-    heads do not divide); training tries data parallelism with ZeRO 0→3 (ZeRO-3 first for full/pretrain)."""
-    if count == 1:
-        return [{"gpus": 1}]
-    if workload.task == "inference":
-        heads = model.num_attention_heads
-        tp = max(d for d in range(1, count + 1) if count % d == 0 and heads % d == 0)
-        return [{"gpus": count, "tp": tp, "pp": count // tp}]
-    stages = (workload.zero,) if workload.zero else (1, 2, 3)
-    return [{"gpus": count, "zero": z} for z in stages]
-
-
-def _layout_text(w: Workload) -> str:
-    if w.task == "inference":
-        return f"TP {w.tp}" + (f" × PP {w.pp}" if w.pp > 1 else "") if w.gpus > 1 else "1 GPU"
-    return f"DP {w.gpus}, ZeRO-{w.zero}" if w.gpus > 1 else "1 GPU"
-
-
-def _evaluate_config(model: Any, workload: Workload, gpu: Any, count: int, role: str,
-                     steps: list[Step]) -> ConfigResult:
-    from advisor.estimator.memory import estimate_memory
-
-    result = ConfigResult(gpu=gpu, count=count, role=role)
-    last: tuple[Any, Workload] | None = None
-    for layout in _layouts(model, workload, count):
-        try:
-            w = workload.model_copy(update=layout)
-            w = Workload.model_validate(w.model_dump())
-            mem = _timed(steps, "estimate_memory", {"model": model.id, "gpu": gpu.id, "count": count, **layout},
-                         lambda w=w: estimate_memory(model, w, gpu),
-                         lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB per GPU")
-        except (AdvisorError, RecordError) as exc:
-            result.error = str(exc)
-            continue
-        last = (mem, w)
-        if mem.fits(gpu):
-            break
-    if last is not None:
-        result.memory, result.workload = last
-        result.fits = bool(last[0].fits(gpu))
-        result.layout = _layout_text(last[1])
-    return result
-
-
-def _smallest_count(model: Any, workload: Workload, gpu: Any) -> int:
-    from advisor.estimator.memory import estimate_memory
-
-    for count in SERVE_COUNTS:
-        for layout in _layouts(model, workload, count):
-            try:
-                w = Workload.model_validate({**workload.model_dump(), **layout})
-                if estimate_memory(model, w, gpu).fits(gpu):
-                    return count
-            except (AdvisorError, RecordError):
-                continue
-    return SERVE_COUNTS[-1]
-
-
-def _search(model: Any, workload: Workload, constraints: Constraints, catalog: Any,
-            steps: list[Step]) -> list[ConfigResult]:
-    """Until the recommender is available: the smallest count of each card that fits, fewest GPUs first."""
-    found: list[ConfigResult] = []
-    for gpu in catalog.gpus:
-        if constraints.region == "cn" and gpu.china.status in ("restricted", "not_sold"):
-            continue
-        for count in SERVE_COUNTS:
-            if count > constraints.max_gpus_per_node:
-                break
-            local: list[Step] = []
-            r = _evaluate_config(model, workload, gpu, count, "fit", local)
-            if r.fits:
-                found.append(r)
-                break
-    found.sort(key=lambda r: (r.count, r.gpu.memory_bytes * r.count, r.gpu.tdp_w))
-    steps.append(Step(name="search_configurations", arguments={"model": model.id, "region": constraints.region},
-                      summary=f"{len(found)} cards fit"))
-    return found[:3]
-
-
-def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], ev: Evaluation) -> Any:
-    """The recommender's ranked options; None (and a note) when it is missing or fails on something other
-    than the user's input, so the memory-only answer still comes through."""
-    try:
-        from advisor.recommend import recommend
-    except ImportError:
-        ev.unavailable.append("recommend")
-        return None
-    try:
-        return _timed(steps, "recommend", {"model": workload.model, "task": workload.task,
-                                           "region": constraints.region},
-                      lambda: recommend(workload, constraints))
-    except (InputError, NotValidated):  # the rules could not be checked: say so, never answer unchecked
-        raise
-    except Exception as exc:  # noqa: BLE001 - a broken tool must not cost the user the answer
-        log.warning("recommend failed; answering from the memory estimator: %s", exc)
-        ev.unavailable.append("recommend")
-        return None
-
-
-def _rules(ev: Evaluation, steps: list[Step]) -> list[Any]:
-    """Findings to show: the top configuration's (rule metadata renders wording and citation), then the
-    workload's own (guide tiers, size tables), each rule once; warnings before information."""
-    if ev.recommendation is None:
-        if "rules" not in ev.unavailable:
-            ev.unavailable.append("rules")
-        return list(ev.premise) + (list(ev.claim.findings) if ev.claim is not None else [])
-    top = top_option(ev)
-    found = list(ev.premise) + list(ev.claim.findings if ev.claim is not None else [])
-    found += list(top.findings if top is not None else []) + list(ev.recommendation.findings)
-    seen: set[str] = set()
-    out = []
-    for f in found:
-        if f.rule_id not in seen:
-            seen.add(f.rule_id)
-            out.append(f)
-    order = {"block": 0, "warn": 1, "info": 2}
-    return sorted(out, key=lambda f: order.get(f.severity, 3))
-
-
-def top_option(ev: Evaluation) -> Any:
-    """The option the answer leads with: the best of the user's own configurations that fit, else the
-    recommender's first; None when nothing fits."""
-    if ev.user_options:
-        ok = [o for o in ev.user_options if o.fits and o.meets_targets]
-        pool = ok or [o for o in ev.user_options if o.fits]
-        if pool:
-            def key(o: Any) -> tuple[float, float]:
-                price = o.price["amount"] * o.count if o.price else math.inf
-                speed = -(o.training or {}).get("wall_s", 0.0) if o.training else (o.throughput or {}).get(
-                    "decode_tokens_per_s_total") or 0.0
-                return (price, -speed) if ok else (-speed, price)
-            return min(pool, key=key)
-        return None
-    rec = ev.recommendation
-    if rec is not None and rec.options:
-        return rec.options[0]
-    return None
-
-
-def _check_claim(model: Any, workload: Workload, claim: Any, steps: list[Step]) -> ClaimCheck:
-    """Weights (and KV cache at the stated context) for the quoted configuration, against the quoted figure."""
-    from advisor.estimator.memory import estimate_memory
-
-    w = Workload.model_validate({**workload.model_dump(), "gpus": 1, "tp": 1, "pp": 1, "task": "inference",
-                                 "concurrency": 1, "batch": 1,
-                                 "weights": workload.weights if workload.task == "inference" else None})
-    mem = _timed(steps, "check_claim", {"model": model.id, "weights": w.weights or "bf16", "claim": claim.text},
-                 lambda: estimate_memory(model, w), lambda r: f"weights {r.per_gpu.weights / 1e9:.1f} GB")
-    weights, kv = mem.per_gpu.weights, mem.per_gpu.kv_cache
-    if claim.bytes_if_gib < weights:
-        verdict = "too_low"
-    elif claim.bytes_if_gib < mem.per_gpu.total:
-        verdict = "weights_only"
-    else:
-        verdict = "plausible"
-    check = ClaimCheck(claim=claim, weights_bytes=weights, kv_bytes=kv, total_bytes=mem.per_gpu.total,
-                       fmt=w.weights or "bf16", context=w.context, verdict=verdict)
-    try:
-        check.guide_claim = match_guide_claim(claim.value, claim.unit, w.weights or "bf16", float(mem.params))
-        if check.guide_claim is not None:
-            from rules.engine import evaluate as evaluate_rules
-            from rules.facts import ClaimFacts
-
-            facts = ClaimFacts.from_claim(check.guide_claim).to_facts()
-            check.findings = _timed(steps, "explain_claim", {"claim": check.guide_claim.id},
-                                    lambda: evaluate_rules([facts]),
-                                    lambda r: f"{check.guide_claim.id}: {check.guide_claim.verdict}")
-    except ImportError:
-        pass
-    return check
-
-
-_VERIFY = re.compile(r"文章|教程|指南|攻略|博客|网上|据说|听说|号称|宣称|说|对吗|对不对|是真的|真的吗|正确吗|准确吗|靠谱吗|吗|"
-                     r"\bguide\b|\barticle\b|\bblog\b|\bclaims?\b|\bsays?\b|\bsaid\b|according to|is (?:that|it|this) "
-                     r"(?:right|true|correct|accurate)|\breally\b|\?|？")
-_SPEC_NUMBER = re.compile(r"(?<![\d.])(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)\s*(?P<scale>万|亿|k\b|m\b|million)?\s*"
-                          r"(?P<unit>tflops|tops|tb/s|gb/s|tbps|gbps|元|块|人民币|rmb|cny|瓦|w\b)?", re.I)
-_UNIT_OF = {"tflops": "TFLOPS", "tops": "TOPS", "tb/s": "GB/s", "tbps": "GB/s", "gb/s": "GB/s", "gbps": "GB/s",
-            "元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "瓦": "W", "w": "W"}
-_KEYWORD_CLAIMS = {"nvlink": re.compile(r"nvlink|nv\s*link|桥接"), "architecture": re.compile(r"ada|lovelace|架构")}
-
-
-def _gpu_family(gpu_id: str) -> str:
-    """"h100-pcie" and "h100-sxm" -> "h100"; "rtx-4090" stays (but is not "rtx-4090d")."""
-    parts = gpu_id.split("-")
-    return "-".join(parts[:2]) if parts[0] == "rtx" else parts[0]
-
-
-def match_spec_claim(text: str, slots: Slots) -> Any:
-    """The guide claim about a GPU's specification or price that `text` quotes or asks about ("H100 的 FP16 是 1513
-    TFLOPS 吗", "A800 一张卡要 170 万吗", "two 4090s over NVLink"): same card family and the same figure (±2 %,
-    units converted), or for NVLink/architecture claims the keyword. None when nothing matches."""
-    from advisor.conversation.extract import normalise
-    from knowledge.guides import load_guides
-
-    mentioned = {_gpu_family(m.gpu) for m in ([slots.existing] if slots.existing else []) + list(slots.candidates)}
-    s = normalise(text)
-    if not mentioned or not _VERIFY.search(s):
-        return None
-    figures: list[tuple[float, str | None]] = []
-    for m in _SPEC_NUMBER.finditer(s):
-        value = float(m.group("num").replace(",", ""))
-        scale = (m.group("scale") or "").lower()
-        value *= {"万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6, "million": 1e6}.get(scale, 1.0)
-        unit = _UNIT_OF.get((m.group("unit") or "").lower())
-        if (m.group("unit") or "").lower() in ("tb/s", "tbps"):
-            value *= 1000.0
-        if unit is None and scale in ("万", "亿"):
-            unit = "CNY"
-        figures.append((value, unit))
-    budget = re.search(r"预算|budget|花费|不超过|控制在", s)
-    best = None
-    for c in load_guides().claims:
-        spec_gpus = {_gpu_family(g) for g in c.gpus}
-        if not spec_gpus & mentioned:
-            continue
-        v, unit = c.claimed.value, c.claimed.unit
-        hit = False
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and unit in ("TFLOPS", "TOPS", "GB/s", "CNY", "W"):
-            if unit == "CNY" and budget:
-                continue
-            hit = any(abs(x - float(v)) <= 0.02 * float(v) and (u is None or u == unit or {u, unit} <= {"TFLOPS", "TOPS"})
-                      for x, u in figures)
-        elif c.check in _KEYWORD_CLAIMS:
-            hit = bool(_KEYWORD_CLAIMS[c.check].search(s))
-        if hit and (best is None or (c.design_error and not best.design_error)):
-            best = c
-    return best
-
-
-def premise_findings(slots: Slots, catalog: Any, steps: list[Step]) -> list[Any]:
-    """Rule findings on what the user's plan takes for granted: the cards joined over NVLink (`wants_nvlink`) when
-    a card named has none ("two 4090s with NVLink"). The rules engine decides, on ConfigFacts with and without
-    `wants_nvlink`; only what the premise adds is kept (cap-no-nvlink), one finding per rule."""
-    if not slots.wants_nvlink:
-        return []
-    from rules.engine import evaluate as evaluate_rules
-    from rules.facts import ConfigFacts
-
-    out: list[Any] = []
-    for mention in ([slots.existing] if slots.existing else []) + list(slots.candidates):
-        gpu = catalog.find_gpu(mention.gpu) if hasattr(catalog, "find_gpu") else catalog.gpu(mention.gpu)
-        if gpu is None or gpu.nvlink_bytes_per_s > 0:
-            continue
-        count = max(2, mention.count or 2)  # NVLink joins at least two cards
-        base = {f.rule_id for f in evaluate_rules([ConfigFacts.from_gpu(gpu, count=count).to_facts()])}
-        added = _timed(steps, "check_premise", {"gpu": gpu.id, "count": count, "wants_nvlink": True},
-                       lambda gpu=gpu, count=count: evaluate_rules(
-                           [ConfigFacts.from_gpu(gpu, count=count, wants_nvlink=True).to_facts()]),
-                       lambda r: ", ".join(f.rule_id for f in r) or "no finding")
-        out += [f for f in added if f.rule_id not in base and all(f.rule_id != o.rule_id for o in out)]
-    return out
-
-
-def claim_findings(claim: Any, steps: list[Step]) -> list[Any]:
-    """The claims rules' findings for a guide claim (wording and citation from the rule metadata)."""
-    from rules.engine import evaluate as evaluate_rules
-    from rules.facts import ClaimFacts
-
-    facts = ClaimFacts.from_claim(claim).to_facts()
-    return _timed(steps, "explain_claim", {"claim": claim.id}, lambda: evaluate_rules([facts]),
-                  lambda r: f"{claim.id}: {claim.verdict}")
-
-
-_FORMAT_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "gptq-int8": 8, "bnb-int8": 8, "q8_0": 8,
-                "int4": 4, "gptq-int4": 4, "awq-int4": 4, "nf4": 4, "q4_k_m": 4, "q4_0": 4}
-
-
-def match_guide_claim(value: float, unit: str, weights: str, params: float) -> Any:
-    """The guide claim (knowledge/data/guides/claims.yaml) a user is quoting: same memory figure (±2 %), and,
-    where the claim states them, the same precision bits and a model size within 15 %. None when none matches."""
-    from knowledge.guides import load_guides
-
-    bits = _FORMAT_BITS.get(weights)
-    best = None
-    for c in load_guides().claims:
-        if c.claimed.unit not in ("GB", "GiB") or not isinstance(c.claimed.value, (int, float)):
-            continue
-        if abs(float(c.claimed.value) - value) > 0.02 * value:
-            continue
-        d = c.details or {}
-        if "bits" in d and bits is not None and int(d["bits"]) != bits:
-            continue
-        if "params_b" in d and abs(float(d["params_b"]) * 1e9 / params - 1) > 0.15:
-            continue
-        score = ("bits" in d) + ("params_b" in d)
-        if best is None or score > best[0]:
-            best = (score, c)
-    return best[1] if best else None
+    return AnalysisRequest(
+        workload=workload, constraints=constraints, named=named_configs(s),
+        claim=QuotedClaim(text=s.claim.text, value=s.claim.value, unit=s.claim.unit, bytes_if_gib=s.claim.bytes_if_gib)
+        if s.claim is not None else None,
+        concurrency_avg=s.concurrency_avg, concurrency_given=s.concurrency is not None or s.qps is not None,
+        offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
+        asks_need=asks_need)

@@ -9,23 +9,24 @@ the LLM agent's driver.
 from __future__ import annotations
 
 from collections.abc import Generator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
+from advisor.analysis.claims import claim_findings, match_spec_claim, premise_findings
+from advisor.analysis.evaluate import analyse
 from advisor.conversation import catalog_answers, compose, ranges
 from advisor.conversation.dialog import (
     BLOCKING,
+    Change,
     DialogState,
     accept_default,
+    analysis_request,
     build_constraints,
     build_workload,
-    claim_findings,
     default_catalog,
-    evaluate,
-    match_spec_claim,
     merge,
     missing_blocking,
+    named_configs,
     next_question,
-    premise_findings,
     reset,
 )
 from advisor.conversation.extract import INJECTION, GpuMention, Slots, extract
@@ -34,23 +35,27 @@ from advisor.conversation.reading import cut_at_injection
 from advisor.conversation.turn import Step, Turn
 from knowledge.errors import AdvisorError
 
+if TYPE_CHECKING:
+    from advisor.conversation.session import Conversation
+    from knowledge.catalog import Catalog
+
 
 class DialogDriver:
     """Answers a Conversation deterministically; same `run(conversation, text)` shape as the agent driver."""
 
-    def __init__(self, catalog: Any = None) -> None:
+    def __init__(self, catalog: Catalog | None = None) -> None:
         self._catalog = catalog
 
     @property
-    def catalog(self) -> Any:
+    def catalog(self) -> Catalog:
         return self._catalog if self._catalog is not None else default_catalog()
 
-    def run(self, conversation: Any, text: str) -> Iterator[Step | Turn]:
+    def run(self, conversation: Conversation, text: str) -> Iterator[Step | Turn]:
         lang = conversation.lang if conversation.lang in ("zh", "en") else "en"
         yield from respond(conversation.state, text, lang, self.catalog)
 
 
-def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[Step | Turn]:
+def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Iterator[Step | Turn]:
     """One deterministic turn over `state` (mutated only when the turn succeeds)."""
     text = text or ""
     if not text.strip():
@@ -114,7 +119,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Any) -> Iterator[
 
 
 def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,
-                      catalog: Any) -> Generator[Step | Turn, None, bool]:
+                      catalog: Catalog) -> Generator[Step | Turn, None, bool]:
     """The replies that need no workload: a negative amount, "what can you do?", and claims or market questions
     about cards with no model known. Returns whether it answered the turn."""
     if slots.negative:  # "-5 张 H100": bad input, said in one line; the conversation goes on unchanged
@@ -130,7 +135,7 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
         yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
         return True
     if slots.model is None and slots.size_params is None and slots.claim is None:
-        quoted = match_spec_claim(text, slots)
+        quoted = match_spec_claim(text, [m.gpu for m in named_configs(slots)])
         if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
                 slots.candidates or slots.existing):
             yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
@@ -144,14 +149,15 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
     return False
 
 
-def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, catalog: Any, *, notes: list[str],
-         slots: Slots, changes: list[Any]) -> Iterator[Step | Turn]:
+def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, catalog: Catalog, *, notes: list[str],
+         slots: Slots, changes: list[Change]) -> Iterator[Step | Turn]:
     """The blocking question, after correcting the premise at once ("4090 over NVLink")."""
     working.pending = blocking
     if blocking not in working.asked:
         working.asked.append(blocking)
     q_steps: list[Step] = []
-    premise = premise_findings(working.slots, catalog, q_steps)  # "4090 over NVLink": corrected at once
+    premise = premise_findings(named_configs(working.slots), bool(working.slots.wants_nvlink), catalog,
+                               q_steps)  # "4090 over NVLink": corrected at once
     yield from q_steps
     turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes,
                                  findings=premise)
@@ -159,8 +165,8 @@ def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, cat
     yield turn
 
 
-def _answer(state: DialogState, working: DialogState, text: str, intent: str, lang: str, catalog: Any, *,
-            notes: list[str], slots: Slots, changes: list[Any]) -> Iterator[Step | Turn]:
+def _answer(state: DialogState, working: DialogState, text: str, intent: str, lang: str, catalog: Catalog, *,
+            notes: list[str], slots: Slots, changes: list[Change]) -> Iterator[Step | Turn]:
     """The workload and constraints the slots describe, evaluated with the tools, answered, then committed."""
     try:
         workload, w_notes = build_workload(working)
@@ -170,8 +176,11 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
         return
     assert workload is not None
     steps: list[Step] = []
+    request = analysis_request(working, workload, constraints, intent=intent,
+                               asks_users=intent == "how_many" and asks_users(text),
+                               asks_need=intent == "explain" and asks_memory(text))
     try:
-        evaluation = evaluate(workload, constraints, working, catalog, steps)
+        evaluation = analyse(request, catalog, steps)
     except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us
         for step in steps:
             yield step
@@ -183,9 +192,6 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     for step in steps:
         yield step
     evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
-    evaluation.intent = intent
-    evaluation.asks_users = intent == "how_many" and asks_users(text)
-    evaluation.asks_need = intent == "explain" and asks_memory(text)
     follow = next_question(working)
     working.pending = follow
     if follow and follow not in working.asked:

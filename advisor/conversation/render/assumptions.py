@@ -5,10 +5,13 @@ what the training time's MFU rests on.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
-from advisor.conversation.dialog import Assumption
+from advisor.analysis.result import Assumption
 from advisor.conversation.render.book import SRC_TRAINING, Book, decimals_for
+
+if TYPE_CHECKING:
+    from advisor.recommend import Option
 
 
 def assumptions_block(assumptions: list[Assumption], book: Book, lang: str) -> str:
@@ -70,7 +73,7 @@ MFU_BASIS = {
 }
 
 
-def mfu_assumption(o: Any, book: Book, lang: str) -> str:
+def mfu_assumption(o: Option, book: Book, lang: str) -> str:
     """The training time's MFU and what it rests on (advisor.estimator.training), for a training option."""
     t = o.training or {}
     basis = MFU_BASIS.get(t.get("mfu_basis", ""))

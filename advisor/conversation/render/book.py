@@ -53,7 +53,7 @@ class Book:
     def gb(self, name: str, n_bytes: float, source: str = SRC_MEMORY, digits: int = 1) -> str:
         return self.num(name, n_bytes / GB, "GB", source, digits)
 
-    def count(self, name: str, value: int, unit: str, source: str) -> str:
+    def count(self, name: str, value: float, unit: str, source: str) -> str:
         self.add(name, value, unit, source)
         return str(int(value))
 

@@ -4,9 +4,10 @@ a configuration work (the recommender's checked changes).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from advisor.conversation.dialog import Change, DialogState, Evaluation, default_weights, top_option
+from advisor.analysis.result import Analysis, top_option
+from advisor.conversation.dialog import Change, DialogState, default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -21,8 +22,13 @@ from advisor.conversation.render.labels import REGION, SLOT_LABEL, pick, slot_va
 from advisor.conversation.render.options_table import opt_name
 from advisor.workload import DEFAULT_CONTEXT
 
+if TYPE_CHECKING:
+    from advisor.recommend import Change as RecChange
+    from advisor.recommend import Recommendation
+    from knowledge.catalog import Catalog
 
-def changes_block(changes: list[Change], state: DialogState, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
+
+def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book: Book, lang: str, catalog: Catalog) -> str:
     if not changes or not state.answered:
         return ""
     zh = lang == "zh"
@@ -62,7 +68,7 @@ def changes_block(changes: list[Change], state: DialogState, ev: Evaluation, boo
     return text
 
 
-def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> str:
+def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
     """How the leading option moved since the last answer: configuration and speed (recommender answers)."""
     before = state.last_workload or {}
     if ev.recommendation is None or not before.get("top_gpu"):
@@ -91,7 +97,7 @@ def _top_change(state: DialogState, ev: Evaluation, book: Book, lang: str) -> st
     return out
 
 
-def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -> str:
+def _effective(slot: str, ev: Analysis, book: Book, lang: str, catalog: Catalog) -> str:
     """The default a slot had before the user set it ("BF16 (default)")."""
     if slot == "weights":
         default = default_weights(ev.workload.model).upper() if ev.workload.task == "inference" else "BF16"
@@ -106,7 +112,7 @@ def _effective(slot: str, ev: Evaluation, book: Book, lang: str, catalog: Any) -
     return f"{default}（默认）" if lang == "zh" else f"{default} (default)"
 
 
-def key_numbers(ev: Evaluation) -> dict[str, float]:
+def key_numbers(ev: Analysis) -> dict[str, float]:
     out: dict[str, float] = {}
     if ev.need is not None:
         out["need_total"] = float(ev.need.per_gpu.total)
@@ -117,7 +123,7 @@ def key_numbers(ev: Evaluation) -> dict[str, float]:
     return out
 
 
-def rec_changes(rec: Any, book: Book, lang: str, own_only: bool = False) -> str:
+def rec_changes(rec: Recommendation, book: Book, lang: str, own_only: bool = False) -> str:
     """The recommender's checked changes; `own_only` keeps those checked on the user's own hardware."""
     changes = [ch for ch in rec.changes if getattr(ch, "for_existing", False) or not own_only]
     if not changes:
@@ -126,7 +132,7 @@ def rec_changes(rec: Any, book: Book, lang: str, own_only: bool = False) -> str:
                             book, lang)
 
 
-def _checked_changes(title: str, changes: list[Any], book: Book, lang: str, of: str = "") -> str:
+def _checked_changes(title: str, changes: list[RecChange], book: Book, lang: str, of: str = "") -> str:
     """`title` and one line per checked change, in the user's language. Changes checked on the user's own cards
     say so, unless they are all about `of` (one configuration the user named)."""
     zh = lang == "zh"
@@ -139,8 +145,9 @@ def _checked_changes(title: str, changes: list[Any], book: Book, lang: str, of: 
     return "\n".join(lines)
 
 
-def named_changes(ev: Evaluation, book: Book, lang: str) -> str:
+def named_changes(ev: Analysis, book: Book, lang: str) -> str:
     """What would make the one configuration the user named work (the recommender's changes checked on it)."""
+    assert ev.named_config is not None  # compose shows these changes only with their configuration
     name = opt_name(ev.named_config, book)
     return _checked_changes(f"**要让 {name} 可行，可以：**" if lang == "zh" else f"**What would make {name} work:**",
                             ev.named_changes, book, lang, of=name)

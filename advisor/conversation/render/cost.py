@@ -5,14 +5,17 @@ cost per million tokens, and the dated inputs (in Chinese where asked).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import SRC_MEMORY, SRC_USER, Book, money_of
 from advisor.conversation.render.labels import pick
 from advisor.conversation.render.options_table import LOW_RELIABILITY, low_reliability, opt_name
 
+if TYPE_CHECKING:
+    from advisor.recommend import Option
 
-def rec_cost(o: Any, book: Book, lang: str, buy_or_rent: str | None, asked_years: int | None = None,
+
+def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_years: int | None = None,
               capacity: dict[str, Any] | None = None) -> str:
     """Purchase, power, TCO over the years, renting the same GPU-hours, break-even utilisation and cost per
     million tokens of one option (advisor.estimator.cost via the recommender), with the dated inputs."""

@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from advisor.conversation.dialog import Evaluation
+from advisor.analysis.result import Analysis
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_USER, Book, decimals_for
 from advisor.conversation.render.labels import format_label, pick
 
+if TYPE_CHECKING:
+    from rules.findings import Finding
 
-def claim_block(ev: Evaluation, book: Book, lang: str) -> str:
+
+def claim_block(ev: Analysis, book: Book, lang: str) -> str:
     ck = ev.claim
     assert ck is not None
     zh = lang == "zh"
@@ -55,7 +58,7 @@ def claim_block(ev: Evaluation, book: Book, lang: str) -> str:
             f"needs {total}. Quoted: {quoted}.{cited}")
 
 
-def findings_block(findings: list[Any], lang: str) -> str:
+def findings_block(findings: list[Finding], lang: str) -> str:
     zh = lang == "zh"
     lines = ["**规则检查：**" if zh else "**Findings:**"]
     for f in findings:
@@ -64,7 +67,7 @@ def findings_block(findings: list[Any], lang: str) -> str:
     return "\n".join(lines)
 
 
-def rec_findings(findings: list[Any], book: Book, lang: str, limit: int = 8, title: tuple[str, str] | None = None) -> str:
+def rec_findings(findings: list[Finding], book: Book, lang: str, limit: int = 8, title: tuple[str, str] | None = None) -> str:
     if not findings:
         return ""
     zh = lang == "zh"

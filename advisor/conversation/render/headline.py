@@ -4,9 +4,10 @@ user's hardware against the alternatives, and the job line (model, task, format,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from advisor.conversation.dialog import ConfigResult, Evaluation, default_weights
+from advisor.analysis.result import Analysis, ConfigResult
+from advisor.conversation.dialog import default_weights
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
@@ -19,8 +20,11 @@ from advisor.conversation.render.options_table import (
     opt_speed,
 )
 
+if TYPE_CHECKING:
+    from advisor.recommend import Option
 
-def verdict_of(ev: Evaluation) -> str | None:
+
+def verdict_of(ev: Analysis) -> str | None:
     """For the user's own configurations: "fits" / "does_not_fit" (one), "some_fit" / "none_fit" (several)."""
     users = [c for c in ev.configs if c.role in ("existing", "candidate")]
     if not users:
@@ -30,14 +34,14 @@ def verdict_of(ev: Evaluation) -> str | None:
     return "some_fit" if any(c.fits for c in users) else "none_fit"
 
 
-def top_config(ev: Evaluation) -> ConfigResult | None:
+def top_config(ev: Analysis) -> ConfigResult | None:
     fitting = [c for c in ev.configs if c.fits]
     if fitting:
         return fitting[0]
     return ev.configs[0] if ev.configs else None
 
 
-def headline(ev: Evaluation, book: Book, lang: str) -> str:
+def headline(ev: Analysis, book: Book, lang: str) -> str:
     zh = lang == "zh"
     users = [c for c in ev.configs if c.role in ("existing", "candidate")]
     if users:
@@ -63,17 +67,20 @@ def headline(ev: Evaluation, book: Book, lang: str) -> str:
                 "**None of these configurations fits**; see the memory per GPU below.")
     top = top_config(ev)
     if top is None:
+        assert ev.need is not None  # an answer's analysis always sizes the need
         need = book.gib("memory needed on one GPU", ev.need.per_gpu.total)
         return (f"**目录中没有 8 卡以内能放下的单机配置**；单卡需要 {need}。" if zh else
                 f"**No single-node configuration in the catalog fits**; the job needs {need} on one GPU.")
+    assert top.memory is not None  # the search keeps only configurations it could size
     need = book.gib(f"memory per GPU on {top.gpu.name}", top.memory.per_gpu.total)
     return (f"**建议：{config_name(top, book, lang)}**（{top.layout}），每卡需要 {need}。" if zh else
             f"**Recommendation: {config_name(top, book, lang)}** ({top.layout}), {need} needed per GPU.")
 
 
-def job_line(ev: Evaluation, book: Book, lang: str) -> str:
+def job_line(ev: Analysis, book: Book, lang: str) -> str:
     w = ev.workload
     zh = lang == "zh"
+    assert ev.need is not None  # an answer's analysis always sizes the need
     params = book.num(f"parameters of {ev.model.name}", ev.need.params / 1e9, "B params", "knowledge.params.param_counts", 1,
                       suffix="B 参数" if zh else "B parameters")
     bits = [f"{ev.model.name}（{params}）" if zh else f"{ev.model.name} ({params})", task_label(w.task, lang)]
@@ -91,7 +98,7 @@ def job_line(ev: Evaluation, book: Book, lang: str) -> str:
     return ("**任务：** " if zh else "**Job:** ") + ("，".join(bits) if zh else ", ".join(bits))
 
 
-def rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
+def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str:
 
     zh = lang == "zh"
     users = ev.user_options
@@ -144,14 +151,14 @@ def rec_headline(ev: Evaluation, top: Any, book: Book, lang: str) -> str:
     return ("**在当前约束下没有能放下的配置。**" if zh else "**Nothing in the catalog fits under these constraints.**")
 
 
-def speed_value(o: Any) -> tuple[str, float] | None:
+def speed_value(o: Option) -> tuple[str, float] | None:
     if o.training and o.training.get("wall_s"):
         return "wall_s", float(o.training["wall_s"])
     total = (o.throughput or {}).get("decode_tokens_per_s_total")
     return ("tokens_per_s", float(total)) if total else None
 
 
-def own_versus_others(own: Any, others: list[Any], ev: Evaluation, book: Book, lang: str) -> str:
+def own_versus_others(own: Option, others: list[Option], ev: Analysis, book: Book, lang: str) -> str:
     """"We have X; would Y be worth it?": the verdict on X, then each Y against it (speed ratio and price)."""
     zh = lang == "zh"
     w = ev.workload

@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
+
+if TYPE_CHECKING:
+    from advisor.conversation.extract import GpuMention
+    from knowledge.catalog import Catalog
 
 TASK = {
     "inference": ("inference (serving)", "推理部署"), "lora": ("LoRA fine-tuning", "LoRA 微调"),
@@ -61,19 +65,19 @@ def format_label(fmt: str | None, lang: str) -> str:
     return FORMAT.get(fmt or "bf16", (fmt or "").upper())
 
 
-def gpu_name(catalog: Any, gpu_id: str) -> str:
+def gpu_name(catalog: Catalog, gpu_id: str) -> str:
     spec = catalog.find_gpu(gpu_id) if hasattr(catalog, "find_gpu") else None
     return spec.name if spec is not None else gpu_id
 
 
-def model_name(catalog: Any, model_id: str | None) -> str:
+def model_name(catalog: Catalog, model_id: str | None) -> str:
     if model_id is None:
         return "?"
     spec = catalog.find_model(model_id) if hasattr(catalog, "find_model") else None
     return spec.name if spec is not None else model_id
 
 
-def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Any, prefix: str) -> str:
+def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Catalog, prefix: str) -> str:
     """A slot value in words, with its numbers recorded."""
     if value is None:
         return "—" if lang == "en" else "未定"
@@ -107,7 +111,7 @@ def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Any, prefi
     return str(value)
 
 
-def mention_text(book: Book, mention: Any, lang: str, catalog: Any, name: str) -> str:
+def mention_text(book: Book, mention: GpuMention, lang: str, catalog: Catalog, name: str) -> str:
     gpu = gpu_name(catalog, mention.gpu)
     if mention.count:
         return f"{book.count(name, mention.count, 'GPUs', SRC_USER)}× {gpu}"

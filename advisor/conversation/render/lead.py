@@ -4,14 +4,18 @@ built by the helpers of advisor.conversation.firstscreen.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
+from advisor.analysis.result import Analysis
 from advisor.conversation import firstscreen as fs
-from advisor.conversation.dialog import DialogState, Evaluation
+from advisor.conversation.dialog import DialogState
 from advisor.conversation.render.book import Book
 
+if TYPE_CHECKING:
+    from advisor.recommend import Option
 
-def lead_for(ev: Evaluation, top: Any, state: DialogState, book: Book, lang: str) -> fs.Lead:
+
+def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
     """The opening sentences for the question asked (ev.intent); see advisor.conversation.intent."""
     intent = ev.intent
     users = ev.user_options

@@ -4,9 +4,9 @@ most sequences) and the capacity at full load.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from advisor.conversation.dialog import Evaluation
+from advisor.analysis.result import Analysis
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -21,10 +21,15 @@ from advisor.conversation.render.labels import PART, pick
 from advisor.conversation.render.options_table import config_name, opt_name
 from advisor.estimator.limits import CONTEXT_STEP
 
+if TYPE_CHECKING:
+    from advisor.analysis.result import Limits
+    from advisor.recommend import Option
 
-def dialog_breakdown(ev: Evaluation, book: Book, lang: str) -> str:
+
+def dialog_breakdown(ev: Analysis, book: Book, lang: str) -> str:
     top = top_config(ev)
     mem = top.memory if top is not None and top.memory is not None else ev.need
+    assert mem is not None  # an answer's analysis always sizes the need
     where = f"{config_name(top, book, lang)}" if top is not None and top.memory is not None else ("单卡" if lang == "zh" else "one GPU")
     zh = lang == "zh"
     lines = [(f"**每卡显存明细**（{where}）：" if zh else f"**Memory per GPU** ({where}):")]
@@ -38,7 +43,7 @@ def dialog_breakdown(ev: Evaluation, book: Book, lang: str) -> str:
     return "\n".join(lines)
 
 
-def memory_chart_of(ev: Evaluation) -> dict[str, Any] | None:
+def memory_chart_of(ev: Analysis) -> dict[str, Any] | None:
     top = top_config(ev)
     mem = top.memory if top is not None and top.memory is not None else ev.need
     if mem is None:
@@ -53,8 +58,8 @@ def memory_chart_of(ev: Evaluation) -> dict[str, Any] | None:
     return chart
 
 
-def limits_block(lim: Any, book: Book, lang: str) -> str:
-    """How far the user's configuration stretches (dialog.Limits): the longest context at the asked micro-batch or
+def limits_block(lim: Limits, book: Book, lang: str) -> str:
+    """How far the user's configuration stretches (advisor.analysis.result.Limits): the longest context at the asked micro-batch or
     concurrency, the largest micro-batch or concurrency at the asked context, and the speed."""
     zh = lang == "zh"
     o = lim.option
@@ -115,7 +120,7 @@ def limits_block(lim: Any, book: Book, lang: str) -> str:
     return head + " " + ("；".join(parts) + "。" if zh else "; ".join(parts) + ".")
 
 
-def rec_breakdown(top: Any, book: Book, lang: str) -> str:
+def rec_breakdown(top: Option, book: Book, lang: str) -> str:
     zh = lang == "zh"
     lines = [(f"**每卡显存明细**（{opt_name(top, book)}）：" if zh else f"**Memory per GPU** ({opt_name(top, book)}):")]
     for part, label in PART.items():
@@ -129,7 +134,7 @@ def rec_breakdown(top: Any, book: Book, lang: str) -> str:
     return "\n".join(lines)
 
 
-def capacity_block(opts: list[Any], ev: Evaluation, book: Book, lang: str) -> str:
+def capacity_block(opts: list[Option], ev: Analysis, book: Book, lang: str) -> str:
     """No concurrency given: the tables' speeds are for one user at a time, so for each option shown, its capacity
     (most concurrent sequences at the context) and its total speed and owned cost per million tokens at that load."""
     zh = lang == "zh"

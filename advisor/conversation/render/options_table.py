@@ -5,11 +5,19 @@ options in the `recommend --json` shape.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from advisor.conversation.dialog import ConfigResult, Evaluation, default_catalog
+from advisor.analysis.result import Analysis, ConfigResult
+from advisor.conversation.dialog import default_catalog
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, Book, money_of
 from advisor.conversation.render.labels import pick
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from advisor.recommend import Option, Recommendation
+    from advisor.workload import Workload
+    from rules.findings import Finding
 
 
 def config_name(c: ConfigResult, book: Book, lang: str) -> str:
@@ -17,7 +25,7 @@ def config_name(c: ConfigResult, book: Book, lang: str) -> str:
     return f"{n}× {c.gpu.name}"
 
 
-def configs_table(ev: Evaluation, book: Book, lang: str) -> str:
+def configs_table(ev: Analysis, book: Book, lang: str) -> str:
     if len(ev.configs) < 2 and not (ev.configs and ev.configs[0].role == "fit"):
         return ""
     zh = lang == "zh"
@@ -35,7 +43,7 @@ def configs_table(ev: Evaluation, book: Book, lang: str) -> str:
     return head + "\n" + "\n".join(rows)
 
 
-def options_contract(ev: Evaluation) -> list[dict[str, Any]]:
+def options_contract(ev: Analysis) -> list[dict[str, Any]]:
     """Options in the `gpu-advisor recommend --json` shape."""
     out = []
     for c in ev.configs:
@@ -59,14 +67,14 @@ LABEL = {
 LOWEST_COST_COMPACT = ("lowest cost without consumer cards spread over servers", "最低成本（不计跨服务器的消费级卡方案）")
 
 
-def label_words(o: Any, lang: str, options: Any = ()) -> list[str]:
+def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[str]:
     """The option's labels in words; "lowest cost" says what it is lowest among when `options` holds a cheaper one
     that meets the targets but spreads consumer cards over servers (`advisor.recommend.spread_consumer`, the
     criterion the ranking puts after it)."""
     from advisor.recommend import cost_of, spread_consumer
     from knowledge.catalog import load_catalog
 
-    def spread_and_cheaper(p: Any) -> bool:
+    def spread_and_cheaper(p: Option) -> bool:
         if p is o or not p.meets_targets or cost_of(p) >= cost_of(o):
             return False
         return spread_consumer(p, {p.gpu: load_catalog().gpu(p.gpu)})
@@ -96,14 +104,14 @@ RESTATES = {"sizing-deadline-missed": "deadline", "sizing-over-budget": "budget"
             "sizing-throughput-short": "throughput", "sizing-latency-short": "latency", "sizing-does-not-fit": "fit"}
 
 
-def restates(f: Any, o: Any) -> bool:
+def restates(f: Finding, o: Option) -> bool:
     """Whether finding `f` only repeats a miss of option `o` that is shown anyway ("misses the deadline", "does not
     fit")."""
     miss = RESTATES.get(f.rule_id)
     return (not o.fits) if miss == "fit" else (miss is not None and miss in o.misses)
 
 
-def misses(o: Any, lang: str) -> list[str]:
+def misses(o: Option, lang: str) -> list[str]:
     """What `o` misses, in words, each once: "ruled out by a rule" only when a block finding says more than a miss
     already listed (a market or capability rule), not when the blocking rule is the missed deadline itself."""
     blocks = [f for f in o.findings if f.severity == "block"]
@@ -132,12 +140,12 @@ def low_reliability(source: Any) -> bool:
 LOW_RELIABILITY = ("low-reliability source", "来源可靠性低")
 
 
-def opt_name(o: Any, book: Book) -> str:
+def opt_name(o: Option, book: Book) -> str:
     n = book.count(f"GPUs ({o.gpu_name})", o.count, "GPUs", "configuration evaluated")
     return f"{n}× {o.gpu_name}"
 
 
-def opt_layout(o: Any, lang: str, book: Book) -> str:
+def opt_layout(o: Option, lang: str, book: Book) -> str:
     lay = o.layout or {}
     parts = []
     if lay.get("tp", 1) > 1 and lay.get("engine") == "llama.cpp":  # llama.cpp splits layers, it has no TP
@@ -166,13 +174,13 @@ def opt_layout(o: Any, lang: str, book: Book) -> str:
     return ", ".join(parts) or ("单卡" if lang == "zh" else "1 GPU")
 
 
-def opt_memory(o: Any, book: Book, lang: str) -> str:
+def opt_memory(o: Option, book: Book, lang: str) -> str:
     need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
     usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
     return f"{need} / {usable}"
 
 
-def opt_speed(o: Any, book: Book, lang: str, w: Any) -> str:
+def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
     zh = lang == "zh"
     t = o.throughput or {}
     if t.get("decode_tokens_per_s"):
@@ -195,7 +203,7 @@ def opt_speed(o: Any, book: Book, lang: str, w: Any) -> str:
     return "—"
 
 
-def opt_price(o: Any, book: Book, lang: str) -> str:
+def opt_price(o: Option, book: Book, lang: str) -> str:
     p = o.price
     if not p:
         return "无报价" if lang == "zh" else "no price"
@@ -208,7 +216,7 @@ def opt_price(o: Any, book: Book, lang: str) -> str:
     return f"{total}（{when}）" if lang == "zh" else f"{total} (as of {when})"
 
 
-def opt_notes(o: Any, lang: str, options: Any = ()) -> str:
+def opt_notes(o: Option, lang: str, options: Sequence[Option] = ()) -> str:
     from rules.titles import rule_title
     bits = label_words(o, lang, options)
     if not o.fits:
@@ -225,7 +233,7 @@ CHINA_STATUS = {"available": ("available", "可购买"), "restricted": ("restric
                 "not_sold": ("not sold", "不在售")}
 
 
-def china_cell(o: Any, lang: str) -> str:
+def china_cell(o: Option, lang: str) -> str:
     spec = default_catalog().find_gpu(o.gpu)
     if spec is None:
         return "—"
@@ -234,18 +242,18 @@ def china_cell(o: Any, lang: str) -> str:
     return f"{status}（截至 {when}）" if lang == "zh" else f"{status} (as of {when})"
 
 
-def opt_tco(o: Any, book: Book, lang: str) -> str:
+def opt_tco(o: Option, book: Book, lang: str) -> str:
     t = o.tco or {}
     if not t.get("tco"):
         return "—"
     return money_of(book, f"TCO of {o.count}× {o.gpu_name}", t["tco"], "advisor.estimator.cost.estimate_tco")
 
 
-def options_table(opts: list[Any], book: Book, lang: str, w: Any, region: str | None = None) -> str:
+def options_table(opts: list[Option], book: Book, lang: str, w: Workload, region: str | None = None) -> str:
     zh = lang == "zh"
     speed = ("训练时间" if zh else "training time") if w.is_training else ("生成速度" if zh else "decode speed")
     with_tco = any((o.tco or {}).get("tco") for o in opts)
-    years = next((o.tco.get("years") for o in opts if (o.tco or {}).get("tco")), None)
+    years = next(((o.tco or {}).get("years") for o in opts if (o.tco or {}).get("tco")), None)
     cols = ["配置", "并行", "每卡显存 / 可用", speed, "显卡价格"] if zh else \
         ["configuration", "layout", "memory per GPU / usable", speed, "GPU price"]
     if with_tco:
@@ -268,7 +276,7 @@ def options_table(opts: list[Any], book: Book, lang: str, w: Any, region: str | 
     return head + "\n" + "\n".join(rows)
 
 
-def compact_rows(shown: list[Any], others: list[Any], rec: Any) -> list[Any]:
+def compact_rows(shown: list[Option], others: list[Option], rec: Recommendation) -> list[Option]:
     """The configurations the first screen shows: the user's own, then what works, at most three."""
     rows = list(shown[:3])
     pool = [o for o in others if o.fits] or (list(rec.closest) if not shown and not others else [])

@@ -4,7 +4,7 @@ and the clarifying question for a slot (with the default it would use).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from advisor.conversation.dialog import DEFAULT_MODEL, DialogState, default_weights
 from advisor.conversation.extract import Slots
@@ -21,8 +21,11 @@ from advisor.conversation.render.labels import (
 )
 from advisor.workload import DEFAULT_CONTEXT
 
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
 
-def summary(state: DialogState, lang: str, catalog: Any, book: Book) -> str:
+
+def summary(state: DialogState, lang: str, catalog: Catalog, book: Book) -> str:
     s = state.slots
     parts: list[str] = []
     if s.model:
@@ -54,7 +57,7 @@ def summary(state: DialogState, lang: str, catalog: Any, book: Book) -> str:
     return sep.join(parts)
 
 
-def question_text(slot: str | None, state: DialogState, lang: str, catalog: Any = None, book: Book | None = None) -> str:
+def question_text(slot: str | None, state: DialogState, lang: str, catalog: Catalog | None = None, book: Book | None = None) -> str:
     """The clarifying question for `slot`, with the default it would use."""
     book = book or Book()
     s = state.slots
@@ -133,7 +136,7 @@ def notes_block(notes: list[str], book: Book, lang: str) -> str:
     return "\n".join(f"> {render_note(n, book, lang)}" for n in notes)
 
 
-def unknown_lines(slots: Slots, lang: str, catalog: Any) -> list[str]:
+def unknown_lines(slots: Slots, lang: str, catalog: Catalog) -> list[str]:
     out: list[str] = []
     if slots.unknown_model and slots.model is None:
         from knowledge.errors import UnknownModel

@@ -1,0 +1,229 @@
+"""The analysis of one workload (:func:`analyse`): the memory need, the user's own configurations exactly as named
+(`advisor.recommend.evaluate_configs`), the recommender's search and the rules it applies, then what the question
+needs beyond the options — alternatives, the limits of the user's configuration, capacity at full load, the speed
+at the average load, the quoted claim and the plan's premises. When the recommender is missing or broken, the
+memory estimator alone answers (:mod:`advisor.analysis.memory_only`) and the result says so."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from advisor.analysis.claims import check_claim, premise_findings
+from advisor.analysis.limits import capacity, config_limits, speed_at
+from advisor.analysis.memory_only import evaluate_config, search, smallest_count
+from advisor.analysis.request import AnalysisRequest, NamedConfig
+from advisor.analysis.result import Analysis, top_option
+from advisor.analysis.steps import timed
+from advisor.conversation.turn import Step
+from advisor.workload import Constraints, ExistingGpus, Workload
+from knowledge.errors import InputError, NotValidated
+
+if TYPE_CHECKING:
+    from advisor.recommend import Option, Recommendation
+    from knowledge.catalog import Catalog
+    from knowledge.schemas import ModelSpec
+    from rules.findings import Finding
+
+log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())
+
+
+def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: list[Step] | None = None) -> Analysis:
+    """Run the tools for `request` (each call recorded in `steps`); see the module docstring. Raises the
+    estimator's and recommender's input errors (AdvisorError) as they come."""
+    if catalog is None:
+        from knowledge.catalog import load_catalog
+
+        catalog = load_catalog()
+    steps = [] if steps is None else steps
+    workload, constraints = request.workload, request.constraints
+    model = catalog.model(workload.model or "")
+    ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent,
+                  asks_users=request.asks_users, asks_need=request.asks_need)
+    if request.detail == "options":
+        ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
+        ev.findings = _rules(ev)
+        return ev
+    from advisor.estimator.memory import estimate_memory
+
+    ev.need = timed(steps, "estimate_memory", {"model": model.id, "task": workload.task},
+                    lambda: estimate_memory(model, workload),
+                    lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB on one GPU")
+    ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
+    if ev.recommendation is not None:
+        _named_options(request, ev.recommendation, steps, ev)
+    else:
+        for mention in request.named:
+            gpu = catalog.gpu(mention.gpu)
+            count = mention.count or (1 if mention.role == "existing" else smallest_count(model, workload, gpu))
+            ev.configs.append(evaluate_config(model, workload, gpu, count, mention.role, steps))
+        if not ev.configs:
+            ev.configs = search(model, workload, constraints, catalog, steps)
+    if request.claim is not None:
+        ev.claim = check_claim(model, workload, request.claim, steps)
+    ev.premise = premise_findings(request.named, request.wants_nvlink, catalog, steps)
+    if ev.recommendation is not None:
+        _stretch(request, model, catalog, steps, ev, ev.recommendation)
+    ev.findings = _rules(ev)
+    return ev
+
+
+def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[Step], ev: Analysis) -> None:
+    """The user's own configurations as options: exactly as named where a count was given (or owned), else the
+    search's smallest fitting count; then what would make a lone named configuration work, and alternatives
+    beyond the named cards when none of them works."""
+    workload, constraints = request.workload, request.constraints
+    exact = [m for m in request.named if m.count or m.role == "existing"]
+    if exact:
+        ev.user_options = _evaluate_named(workload, constraints, exact, steps)
+    for mention in request.named:  # a card named without a count: the search's smallest fitting count
+        if mention.count or mention.role == "existing":
+            continue
+        found = next((o for o in rec.options + rec.closest if o.gpu == mention.gpu), None)
+        if found is not None:
+            ev.user_options.append(found.model_copy(update={"labels": list(found.labels) + ["candidate"]}))
+        elif constraints.region == "cn":
+            # a card a China-market rule rules out ("H800 集群") leaves the search empty-handed: size it as if
+            # it could be bought, then show it at that count with the rule's finding, beside what can be bought
+            probe = _recommend(workload, constraints.model_copy(update={"region": "global", "candidates": (mention.gpu,),
+                                                                        "budget": None}), steps, ev)
+            hit = next((o for o in (probe.options + probe.closest if probe else []) if o.gpu == mention.gpu), None)
+            if hit is not None:
+                ev.user_options += _evaluate_named(workload, constraints, [mention.model_copy(
+                    update={"count": hit.count})], steps)
+    candidates = [m for m in request.named if m.role == "candidate"]
+    owned = any(m.role == "existing" for m in request.named)
+    lone = [m for m in candidates if m.count]
+    if not owned and len(lone) == 1:
+        _lone_config(workload, constraints, lone[0], steps, ev)
+    count_only = next((m for m in candidates if m.count and m.count_only), None)
+    if count_only is not None and count_only.count and not any(o.meets_targets for o in ev.user_options):
+        # "what if we only have four cards?": the leading card at that count does not work; what does, in as
+        # many cards of any kind (not more cards of the same one)
+        n = max(1, min(16, count_only.count))
+        fewer = _recommend(workload, constraints.model_copy(update={"candidates": (), "max_gpus_per_node": n,
+                                                                    "max_nodes": 1}), steps, ev)
+        if fewer is not None:
+            ev.alternatives = [o for o in fewer.options if o.meets_targets and o.count <= n][:3]
+            ev.alternatives_within = n
+    elif candidates and constraints.candidates and not any(o.meets_targets for o in rec.options + ev.user_options):
+        # none of the named cards works (too small, blocked in the region): what the whole catalog offers
+        wider = _recommend(workload, constraints.model_copy(update={"candidates": ()}), steps, ev)
+        if wider is not None:
+            ev.alternatives = [o for o in wider.options if o.meets_targets][:3]
+    ev.offload = ev.offload or _offload_of(rec)
+    ev.offload_asked = request.offload_asked and ev.offload is not None
+
+
+def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig, steps: list[Step],
+                 ev: Analysis) -> None:
+    """"one RTX 3060 12GB, does it work?": what would make that configuration work, checked on it as the
+    recommender checks the user's own cards (review R33), even when other configurations work."""
+    shown = next((o for o in ev.user_options if o.gpu == lone.gpu and o.count == lone.count), None)
+    if shown is None or shown.fits or lone.count is None:
+        return
+    probe = _recommend(workload, constraints.model_copy(update={
+        "existing": ExistingGpus(gpu=lone.gpu, count=lone.count), "candidates": ()}), steps, ev)
+    if probe is not None:
+        ev.named_changes = [ch for ch in probe.changes if ch.for_existing]
+        ev.named_config = shown
+        ev.offload = _offload_of(probe)
+
+
+def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+             rec: Recommendation) -> None:
+    """The speed at the user's average load, how far the user's own (or one named) configuration stretches, and
+    each option's capacity at full load when no concurrency was given (the tables' speeds are for one user)."""
+    workload = request.workload
+    avg = request.concurrency_avg
+    if workload.task == "inference" and avg and avg < workload.concurrency:
+        lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
+        if lead is not None:
+            ev.average_speed = speed_at(model, catalog.gpu(lead.gpu), lead, avg, steps)
+    own = next((o for o in ev.user_options if "existing" in o.labels), None)
+    one = own or (ev.user_options[0] if len(ev.user_options) == 1 else None)
+    if one is not None:
+        ev.limits = config_limits(model, catalog.gpu(one.gpu), one, workload, steps)
+    if workload.task != "inference" or request.concurrency_given:
+        return
+    mine = ev.limits.option if ev.limits is not None else None
+    for o in ev.user_options + ev.alternatives + rec.options[:4]:
+        key = (o.gpu, o.count)
+        if o is mine or key in ev.capacity or not o.fits:
+            continue
+        cap = capacity(model, catalog.gpu(o.gpu), o, steps)
+        if cap is not None:
+            ev.capacity[key] = cap
+
+
+def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], ev: Analysis, *,
+               strict: bool = False) -> Recommendation | None:
+    """The recommender's ranked options; None (and a note) when it is missing or fails on something other
+    than the user's input, so the memory-only answer still comes through (`strict`: it raises)."""
+    try:
+        from advisor.recommend import recommend
+    except ImportError:
+        if strict:
+            raise
+        ev.unavailable.append("recommend")
+        return None
+    try:
+        return timed(steps, "recommend", {"model": workload.model, "task": workload.task,
+                                          "region": constraints.region},
+                     lambda: recommend(workload, constraints))
+    except (InputError, NotValidated):  # the rules could not be checked: say so, never answer unchecked
+        raise
+    except Exception as exc:
+        if strict:
+            raise
+        log.warning("recommend failed; answering from the memory estimator: %s", exc)
+        ev.unavailable.append("recommend")
+        return None
+
+
+def _evaluate_named(workload: Workload, constraints: Constraints, named: list[NamedConfig],
+                    steps: list[Step]) -> list[Option]:
+    """The named configurations exactly as named (advisor.recommend.evaluate_configs), labelled with their role;
+    the node limit widened to hold the widest."""
+    from advisor.recommend import evaluate_configs
+
+    configs = [(m.gpu, m.count or 1) for m in named]
+    widest = max(n for _, n in configs)
+    c = constraints
+    if widest > c.max_gpus_per_node * c.max_nodes:
+        c = c.model_copy(update={"max_nodes": -(-widest // c.max_gpus_per_node)})
+    options = timed(steps, "evaluate_configs", {"model": workload.model, "configs": configs},
+                    lambda: evaluate_configs(workload, configs, c),
+                    lambda r: ", ".join(f"{o.count}× {o.gpu}: {'fits' if o.fits else 'does not fit'}" for o in r))
+    out = []
+    for opt, mention in zip(options, named, strict=True):
+        labels = [lab for lab in opt.labels if lab != mention.role] + [mention.role]
+        out.append(opt.model_copy(update={"labels": labels}))
+    return out
+
+
+def _offload_of(rec: Recommendation) -> Option | None:
+    """The recommender's llama.cpp layer-offload option (one named card that cannot hold the model), or None."""
+    return next((o for o in list(rec.options) + list(rec.closest) if "offload" in o.labels), None)
+
+
+def _rules(ev: Analysis) -> list[Finding]:
+    """Findings to show: the top configuration's (rule metadata renders wording and citation), then the
+    workload's own (guide tiers, size tables), each rule once; warnings before information."""
+    claimed = list(ev.claim.findings) if ev.claim is not None else []
+    if ev.recommendation is None:
+        if "rules" not in ev.unavailable:
+            ev.unavailable.append("rules")
+        return list(ev.premise) + claimed
+    top = top_option(ev)
+    found = list(ev.premise) + claimed
+    found += list(top.findings if top is not None else []) + list(ev.recommendation.findings)
+    seen: set[str] = set()
+    out = []
+    for f in found:
+        if f.rule_id not in seen:
+            seen.add(f.rule_id)
+            out.append(f)
+    order = {"block": 0, "warn": 1, "info": 2}
+    return sorted(out, key=lambda f: order.get(f.severity, 3))

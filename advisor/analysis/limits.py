@@ -1,0 +1,122 @@
+"""How far a configuration stretches and what it does at full load: the longest context and the largest
+micro-batch / concurrency that fit (advisor.estimator.limits, bisection over estimate_memory), the decode speed at
+another concurrency, and the cost per million tokens at full load."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from advisor.analysis.result import Limits
+from advisor.analysis.steps import timed
+from advisor.conversation.turn import Step
+from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_context, most_sequences
+from advisor.workload import Workload
+from knowledge.errors import AdvisorError
+
+if TYPE_CHECKING:
+    from advisor.recommend import Option
+    from knowledge.schemas import GpuSpec, ModelSpec
+
+
+def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
+             steps: list[Step]) -> dict[str, float] | None:
+    """Decode speed of a recommended configuration at another concurrency (the user's average next to the peak it
+    was sized for), with the recommender's layout (advisor.estimator.throughput)."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import estimate_throughput
+
+    sized = option.sized_workload
+    if sized is None:
+        return None
+    w = sized.model_copy(update={"concurrency": concurrency})
+    count = option.count if w.pp == 1 else w.tp
+    t = timed(steps, "estimate_throughput", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
+              lambda: estimate_throughput(model, gpu, count, w, load_calibration(), with_capacity=False),
+              lambda r: f"{r.decode_tokens_per_s:.1f} tokens/s per sequence at {concurrency}")
+    return {"concurrency": float(concurrency), "per_seq": t.decode_tokens_per_s, "total": t.decode_tokens_per_s_total}
+
+
+MAX_BATCH_SEARCH = 4096  # micro-batches searched up to this
+
+
+def capacity(model: ModelSpec, gpu: GpuSpec, option: Option, steps: list[Step]) -> dict[str, Any] | None:
+    """A serving option at full load: the most concurrent sequences at its context (`option_sequences`), the decode
+    speed there (advisor.estimator.throughput.estimate_throughput) and the owned cost per million tokens at that
+    speed (advisor.estimator.cost.estimate_tco, the option's own currency and years). None when it does not fit."""
+    sized = option.sized_workload
+    if sized is None or not option.fits:
+        return None
+    start = time.perf_counter()
+    n = option_sequences(gpu, option, fits_with(model, gpu, sized))
+    steps.append(Step(name="capacity", arguments={"gpu": gpu.id, "count": option.count, "context": sized.context},
+                      duration_s=time.perf_counter() - start, summary=f"{n} sequences fit"))
+    if n < 1:
+        return None
+    speed = speed_at(model, gpu, option, min(n, 100_000), steps)
+    if speed is None:
+        return None
+    out: dict[str, Any] = {"max_concurrency": n, "per_seq": speed["per_seq"], "total": speed["total"]}
+    tco = option.tco or {}
+    if tco.get("tco"):
+        from advisor.estimator.calibration import load_economics
+        from advisor.estimator.cost import estimate_tco
+
+        try:
+            t = estimate_tco(gpu, option.count, load_economics(), years=tco.get("years"),
+                             currency=tco["tco"]["currency"], tokens_per_s=speed["total"])
+            cpm = t.to_contract().get("cost_per_million_tokens") or {}
+            out["cost_per_million"] = cpm.get("owned")
+        except AdvisorError:
+            pass
+    return out
+
+
+def option_sequences(gpu: GpuSpec, option: Option, fits: Callable[..., bool]) -> int:
+    """Most concurrent sequences at the option's context, over all its replicas (advisor.estimator.limits)."""
+    est, w = option.memory_estimate, option.sized_workload
+    assert est is not None and w is not None  # the option was sized (its estimate is behind its numbers)
+    return most_sequences(est, w, gpu, max(1, int((option.layout or {}).get("dp", 1))), fits)
+
+
+def config_limits(model: ModelSpec, gpu: GpuSpec, option: Option, workload: Workload,
+                  steps: list[Step]) -> Limits | None:
+    """The longest context and the largest micro-batch / concurrency that fit on `option` (the user's own or one
+    named configuration), each at the other as asked, with its own layout (advisor.estimator.memory.estimate_memory,
+    bisection; contexts in steps of CONTEXT_STEP tokens up to the model's maximum). Inference also gets the decode
+    speed at the largest concurrency (advisor.estimator.throughput.estimate_throughput)."""
+    w = option.sized_workload
+    if w is None:
+        return None
+    training = w.is_training
+    fits = fits_with(model, gpu, w)
+    # pre-training sets the new model's context itself (the catalog model only stands in for its size)
+    cap = max(w.context, 131072 if w.task == "pretrain" else model.max_context)
+    cap -= cap % CONTEXT_STEP
+    start = time.perf_counter()
+    longest = largest_context(lambda c: fits(context=c), cap)
+    single = 0
+    if not longest and (w.batch if training else w.concurrency) > 1:
+        one = {"batch": 1} if training else {"concurrency": 1, "batch": 1}
+        single = largest_context(lambda c: fits(context=c, **one), cap)
+    at_max = None
+    tokens_per_s = None
+    if training:
+        load = w.batch
+        max_load = largest(lambda b: fits(batch=b), MAX_BATCH_SEARCH)
+        tokens_per_s = (option.training or {}).get("tokens_per_s")
+    else:
+        load = workload.concurrency  # all replicas (the sized workload holds one replica's share)
+        max_load = option_sequences(gpu, option, fits)
+    steps.append(Step(name="largest_fit", arguments={"gpu": gpu.id, "count": option.count, "context": w.context,
+                                                      "step_tokens": CONTEXT_STEP},
+                      duration_s=time.perf_counter() - start,
+                      summary=f"longest context {longest} tokens; largest {'micro-batch' if training else 'concurrency'} "
+                              f"{max_load}"))
+    if not training and max_load:
+        at_max = speed_at(model, gpu, option, min(int(max_load), 100_000), steps)
+    return Limits(option=option, training=training, context=w.context, load=int(load), max_context=longest,
+                  context_cap=cap, max_load=int(max_load), single_context=single, tokens_per_s=tokens_per_s,
+                  at_max=at_max)
+

@@ -1,0 +1,52 @@
+"""What an analysis is asked: the workload and constraints, the configurations the user named, the claim quoted,
+and what the question asks (typed records; the dialog builds one from its slots, the agent's tool from its
+arguments)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from advisor.workload import Constraints, Workload
+from knowledge.record import Record
+
+Role = Literal["existing", "candidate"]
+
+
+class NamedConfig(Record):
+    """A configuration the user named: a catalog GPU id and the count they said (None: not said)."""
+
+    gpu: str
+    count: int | None = None
+    role: Role = "candidate"
+    count_only: bool = False  # a count said without a card ("what if we only have four?"): the leading card re-counted
+
+
+class QuotedClaim(Record):
+    """A memory figure quoted from a guide or article ("文章说 70B 4bit 只要 28GB"), as the extractor read it."""
+
+    text: str
+    value: float
+    unit: str  # as typed: "GB", "G", "GiB", "TB"
+    bytes_if_gib: float  # value read as GiB (2^30): the reading the check holds against the estimate
+
+
+class AnalysisRequest(Record):
+    """One analysis: everything :func:`advisor.analysis.evaluate.analyse` reads.
+
+    `detail` "options" computes only what the option list needs (memory need, the recommendation) — the agent's
+    `recommend` tool; "answer" adds the user's configurations, limits, capacity, claims and premises. `strict`
+    lets a failing recommender raise instead of answering from the memory estimator alone."""
+
+    workload: Workload
+    constraints: Constraints
+    named: tuple[NamedConfig, ...] = ()
+    claim: QuotedClaim | None = None
+    concurrency_avg: int | None = None  # the average load next to the peak the workload is sized for
+    concurrency_given: bool = False  # the user said a concurrency or a request rate
+    offload_asked: bool = False  # the user asked about layer offload: the answer leads with it
+    wants_nvlink: bool = False  # the user's plan takes NVLink between the named cards for granted
+    intent: str = "other"  # what the question asks (advisor.conversation.intent)
+    asks_users: bool = False  # "how many users can it serve?"
+    asks_need: bool = False  # "how much memory does it need?"
+    detail: Literal["answer", "options"] = "answer"
+    strict: bool = False

@@ -1,0 +1,127 @@
+"""What an analysis found (dataclasses: the analysis fills them in as it goes): the memory need, each
+configuration evaluated, the recommendation, the limits of the user's own configuration, capacity at full load,
+the claim checked, the rules' findings."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from advisor.workload import Constraints, Workload
+
+if TYPE_CHECKING:
+    from advisor.analysis.request import QuotedClaim
+    from advisor.estimator.results import MemoryEstimate
+    from advisor.recommend import Change, Option, Recommendation
+    from knowledge.guides import Claim
+    from knowledge.schemas import GpuSpec, ModelSpec
+    from rules.findings import Finding
+
+
+@dataclass
+class Assumption:
+    """One assumption, in both languages; `{name}` placeholders are numbers rendered (and recorded) by compose."""
+
+    en: str
+    zh: str
+    numbers: dict[str, tuple[float, str, str]] = field(default_factory=dict)  # name -> (value, unit, source)
+
+
+@dataclass
+class ConfigResult:
+    """One hardware configuration evaluated for the workload by the memory estimator alone (no recommender)."""
+
+    gpu: GpuSpec
+    count: int
+    role: str  # "existing", "candidate", "fit" (found by the search), "recommended"
+    memory: MemoryEstimate | None = None
+    fits: bool = False
+    layout: str = ""
+    workload: Workload | None = None
+    error: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ClaimCheck:
+    """A quoted memory figure against the weights (and KV cache at the stated context) the estimator computes."""
+
+    claim: QuotedClaim
+    weights_bytes: int
+    kv_bytes: int
+    total_bytes: int
+    fmt: str
+    context: int
+    verdict: str  # "too_low", "weights_only", "plausible"
+    guide_claim: Claim | None = None  # the guide claim the user is quoting, when one matches
+    findings: list[Finding] = field(default_factory=list)  # the claims rules' findings for it
+
+
+@dataclass
+class Limits:
+    """How far one configuration the user named stretches, from advisor.estimator.memory.estimate_memory with the
+    configuration's own layout: the longest context (multiples of CONTEXT_STEP, by bisection) at the asked
+    micro-batch or concurrency, and the largest micro-batch (training) or concurrency (inference) at the asked
+    context, with the speed there."""
+
+    option: Option  # the recommender's option of that configuration
+    training: bool
+    context: int  # tokens per sequence as asked
+    load: int  # micro-batch per GPU (training) or concurrent sequences (inference) as asked
+    max_context: int  # longest context that fits at `load`; 0: none, not even CONTEXT_STEP tokens
+    context_cap: int  # the search stopped here (the model's maximum context)
+    max_load: int  # largest micro-batch / concurrency at `context`; 0: none
+    single_context: int = 0  # when nothing fits at `load` > 1: the longest context of one sequence (micro-batch 1)
+    tokens_per_s: float | None = None  # training tokens/s of the configuration as asked
+    at_max: dict[str, float] | None = None  # inference at max_load: per-sequence and total decode tokens/s
+
+
+@dataclass
+class Analysis:
+    """Everything an answer about one workload shows (advisor.analysis.evaluate.analyse)."""
+
+    workload: Workload
+    constraints: Constraints
+    model: ModelSpec
+    need: MemoryEstimate | None = None  # on one GPU with no card (the job's memory need)
+    configs: list[ConfigResult] = field(default_factory=list)  # memory-only answer (no recommender)
+    recommendation: Recommendation | None = None
+    user_options: list[Option] = field(default_factory=list)  # each configuration the user named
+    findings: list[Finding] = field(default_factory=list)
+    claim: ClaimCheck | None = None
+    assumptions: list[Assumption] = field(default_factory=list)
+    unavailable: list[str] = field(default_factory=list)  # tools not available in this build
+    alternatives: list[Option] = field(default_factory=list)  # beyond the named cards when none of them works
+    alternatives_within: int | None = None  # the alternatives were searched within this many GPUs (one server)
+    average_speed: dict[str, float] | None = None  # the leading option's speed at the user's average concurrency
+    limits: Limits | None = None  # how far the user's own (or one named) configuration stretches
+    capacity: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (gpu, count) -> at full load
+    premise: list[Finding] = field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
+    named_changes: list[Change] = field(default_factory=list)  # what would make the one configuration named work
+    named_config: Option | None = None  # that configuration
+    intent: str = "other"  # what the question asks (advisor.conversation.intent)
+    asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
+    asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
+    offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
+    offload_asked: bool = False  # the user asked about offload: the answer leads with it
+
+
+def top_option(ev: Analysis) -> Option | None:
+    """The option the answer leads with: the best of the user's own configurations that fit, else the
+    recommender's first; None when nothing fits."""
+    if ev.user_options:
+        ok = [o for o in ev.user_options if o.fits and o.meets_targets]
+        pool = ok or [o for o in ev.user_options if o.fits]
+        if pool:
+            def key(o: Option) -> tuple[float, float]:
+                price = o.price["amount"] * o.count if o.price else math.inf
+                speed = -(o.training or {}).get("wall_s", 0.0) if o.training else (o.throughput or {}).get(
+                    "decode_tokens_per_s_total") or 0.0
+                return (price, -speed) if ok else (-speed, price)
+            return min(pool, key=key)
+        return None
+    rec = ev.recommendation
+    if rec is not None and rec.options:
+        return rec.options[0]
+    return None

@@ -1,0 +1,27 @@
+"""Each tool call of an analysis recorded as a `Step` (name, arguments, duration, a one-line summary)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from advisor.conversation.turn import Step
+from knowledge.errors import AdvisorError
+
+T = TypeVar("T")
+
+
+def timed(steps: list[Step], name: str, arguments: dict[str, Any], fn: Callable[[], T],
+          summary: Callable[[T], str] = lambda r: "") -> T:
+    """`fn()`, with a Step appended to `steps` (failed when it raises an AdvisorError, which propagates)."""
+    start = time.perf_counter()
+    try:
+        result = fn()
+    except AdvisorError as exc:
+        steps.append(Step(name=name, arguments=arguments, duration_s=time.perf_counter() - start, ok=False,
+                          summary=str(exc)))
+        raise
+    steps.append(Step(name=name, arguments=arguments, duration_s=time.perf_counter() - start, ok=True,
+                      summary=summary(result)))
+    return result

@@ -1,0 +1,97 @@
+"""How the tools show numbers to the model (the only place they are formatted): a number with its unit, display
+string and source (`num`), and bytes, bandwidth, FLOP/s, tokens/s, seconds, money, counts and ratios in words.
+Display strings give GiB and GB side by side (1 GiB = 2^30 B, 1 GB = 1e9 B)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+GIB = 2**30
+
+
+def num(name: str, value: float, unit: str, source: str, display: str | None = None) -> dict[str, Any]:
+    """A number with its unit, a display string and where it came from."""
+    value = float(value)
+    return {"name": name, "value": _round_sig(value), "unit": unit, "display": display or _display(value, unit),
+            "source": source}
+
+
+def _round_sig(x: float, digits: int = 10) -> float:
+    if x == 0 or not math.isfinite(x):
+        return x
+    if abs(x) >= 1e6 and float(x).is_integer():
+        return x
+    return float(f"{x:.{digits}g}")
+
+
+def fmt_bytes(b: float) -> str:
+    """"131.4 GiB (141.1 GB)"; MiB/MB below 1 GiB."""
+    if abs(b) < GIB:
+        return f"{b / 2**20:,.1f} MiB ({b / 1e6:,.1f} MB)"
+    return f"{b / GIB:,.1f} GiB ({b / 1e9:,.1f} GB)"
+
+
+def fmt_bandwidth(bps: float) -> str:
+    return f"{bps / 1e12:,.2f} TB/s" if bps >= 1e12 else f"{bps / 1e9:,.0f} GB/s"
+
+
+def fmt_flops(f: float) -> str:
+    return f"{f / 1e15:,.2f} PFLOPS" if f >= 1e16 else f"{f / 1e12:,.1f} TFLOPS"
+
+
+def fmt_tokens_s(x: float) -> str:
+    return f"{x:,.0f} tokens/s" if x >= 100 else f"{x:,.1f} tokens/s"
+
+
+def fmt_seconds(s: float) -> str:
+    if s < 1:
+        return f"{s * 1000:,.0f} ms" if s >= 0.01 else f"{s * 1000:,.2f} ms"
+    if s < 120:
+        return f"{s:,.1f} s"
+    if s < 7200:
+        return f"{s / 60:,.1f} min"
+    if s < 3 * 86400:
+        return f"{s / 3600:,.1f} hours"
+    return f"{s / 86400:,.1f} days"
+
+
+def fmt_money(amount: float, currency: str) -> str:
+    symbol = "¥" if currency == "CNY" else "$"
+    digits = 2 if abs(amount) < 100 else 0
+    return f"{symbol}{amount:,.{digits}f} {currency}"
+
+
+def fmt_count(n: float, unit: str = "") -> str:
+    tail = f" {unit}" if unit else ""
+    if abs(n) >= 1e9:
+        return f"{n / 1e9:,.2f}B{tail}"
+    if abs(n) >= 1e6:
+        return f"{n / 1e6:,.1f}M{tail}"
+    return f"{n:,.0f}{tail}" if float(n).is_integer() else f"{n:,.3g}{tail}"
+
+
+def fmt_pct(ratio: float) -> str:
+    return f"{ratio * 100:.1f}%"
+
+
+def _display(value: float, unit: str) -> str:
+    if unit == "bytes":
+        return fmt_bytes(value)
+    if unit == "bytes/s":
+        return fmt_bandwidth(value)
+    if unit == "FLOP/s":
+        return fmt_flops(value)
+    if unit == "tokens/s":
+        return fmt_tokens_s(value)
+    if unit == "s":
+        return fmt_seconds(value)
+    if unit in ("USD", "CNY"):
+        return fmt_money(value, unit)
+    if unit == "ratio":
+        return fmt_pct(value)
+    if unit == "W":
+        return f"{value:,.0f} W"
+    if unit == "GPU-hours":
+        return f"{value:,.0f} GPU-hours" if value >= 100 else f"{value:,.3g} GPU-hours"
+    return fmt_count(value, unit)
