@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,9 +244,32 @@ _LETTER_MULT = re.compile(r"([kKMBT])(?![A-Za-z0-9])")
 _LETTER_FACTORS = {"k": (1e3,), "K": (1e3,), "M": (1e6,), "B": (1e9,), "T": (1e12,)}
 
 
-def _readings(text: str, end: int, x: float, currency: str | None) -> tuple[list[Candidate], int, bool]:
-    """Readings of number `x` whose digits end at `end`: (candidates, end of the unit, skip)."""
-    # --- money and multiplier words: "¥20万", "$50k", "50万元", "3.5 million USD", "70亿参数"
+Reading = tuple[list[Candidate], int, bool]  # (candidates, end of the unit, skip the number)
+Reader = Callable[[str, int, float], Reading | None]
+
+
+def _readings(text: str, end: int, x: float, currency: str | None) -> Reading:
+    """Readings of number `x` whose digits end at `end`: (candidates, end of the unit, skip). Money and
+    multiplier words first, then the units in `_UNIT_READERS` order; a number glued to an unknown word or part of
+    a version is skipped, and one without a unit is a bare number ("any")."""
+    found = _money_readings(text, end, x, currency)
+    if found is not None:
+        return found
+    for read in _UNIT_READERS:
+        found = read(text, end, x)
+        if found is not None:
+            return found
+    if _GPU_AFTER.match(text, end):
+        return [Candidate("gpus", x, 1.0)], end, False
+    if _LETTER_AFTER.match(text, end):
+        return [], end, True  # digits glued to an unknown word: an identifier ("4090D", "3090s")
+    if text[end:end + 1] == "." and text[end + 1:end + 2].isdigit():
+        return [], end, True  # a version number
+    return [Candidate("any", x, 1.0)], end, False
+
+
+def _money_readings(text: str, end: int, x: float, currency: str | None) -> Reading | None:
+    """Money and multiplier words: "¥20万", "$50k", "50万元", "3.5 million USD", "70亿参数"."""
     pos = end
     word_mult: tuple[float, ...] | None = None
     for pattern, factors in _MULT:
@@ -256,98 +279,89 @@ def _readings(text: str, end: int, x: float, currency: str | None) -> tuple[list
             break
     letter = _LETTER_MULT.match(text, end) if word_mult is None else None
     suffix_currency = None
-    for pattern, cur in _CURRENCY_SUFFIX:
+    for pattern, suffix in _CURRENCY_SUFFIX:
         m = pattern.match(text, _skip_space(text, letter.end() if letter else pos))
         if m:
-            suffix_currency, pos = cur, m.end()
+            suffix_currency, pos = suffix, m.end()
             break
     cur = currency or suffix_currency
     if cur is not None:
-        factors = word_mult or (_LETTER_FACTORS[letter.group(1)] if letter else (1.0,))
+        mult: tuple[float, ...] = word_mult or (_LETTER_FACTORS[letter.group(1)] if letter else (1.0,))
         if letter and suffix_currency is None:
             pos = letter.end()
-        return [Candidate(cur, x * f, f) for f in factors], pos, False
-    if word_mult is not None:
-        m = _TOKS_PER_S.match(text, pos)
+        return [Candidate(cur, x * f, f) for f in mult], pos, False
+    if word_mult is None:
+        return None
+    for pattern, dims in ((_TOKS_PER_S, ("tokens/s",)), (_COUNT_WORDS, ("count",))):
+        m = pattern.match(text, pos)
         if m:
-            return [Candidate("tokens/s", x * f, f) for f in word_mult], m.end(), False
-        m = _COUNT_WORDS.match(text, pos)
-        if m:
-            return [Candidate("count", x * f, f) for f in word_mult], m.end(), False
-        return [Candidate("money", x * f, f) for f in word_mult] + [Candidate("count", x * f, f) for f in word_mult], pos, False
+            return _scaled(x, dims, word_mult), m.end(), False
+    return _scaled(x, ("money", "count"), word_mult), pos, False
 
-    # --- bytes, bandwidth, FLOP/s, tokens/s
+
+def _scaled(x: float, dims: tuple[str, ...], factors: tuple[float, ...]) -> list[Candidate]:
+    """`x` times each factor, in each dimension (dimension by dimension)."""
+    return [Candidate(dim, x * f, f) for dim in dims for f in factors]
+
+
+def _unit(pattern: re.Pattern[str], *readings: tuple[str, float]) -> Reader:
+    """A reader for a unit with fixed readings: (dimension, SI factor per printed unit) each."""
+    def read(text: str, end: int, x: float) -> Reading | None:
+        m = pattern.match(text, end)
+        return ([Candidate(dim, x * factor, factor) for dim, factor in readings], m.end(), False) if m else None
+
+    return read
+
+
+def _bytes(text: str, end: int, x: float) -> Reading | None:
+    """"80 GB", "3.35 TB/s", "24 GiB" (not "kb": kilobits are no claim here)."""
     m = _BYTES.match(text, end)
-    if m and not (m.group(3) == "b" and m.group(1) in "kK" and not m.group(2)):
-        prefix, binary, _, rate = m.groups()
-        factor = (_BIN_PREFIX if binary else _BYTE_PREFIX)[prefix]
-        return [Candidate("B/s" if rate else "bytes", x * factor, factor)], m.end(), False
-    m = _BYTE_WORD.match(text, end)
-    if m:
-        return [Candidate("bytes", x, 1.0)], m.end(), False
+    if not m or (m.group(3) == "b" and m.group(1) in "kK" and not m.group(2)):
+        return None
+    prefix, binary, _, rate = m.groups()
+    factor = (_BIN_PREFIX if binary else _BYTE_PREFIX)[prefix]
+    return [Candidate("B/s" if rate else "bytes", x * factor, factor)], m.end(), False
+
+
+def _flops(text: str, end: int, x: float) -> Reading | None:
     m = _FLOPS.match(text, end)
-    if m:
-        factor = _FLOP_PREFIX[m.group(1)]
-        return [Candidate("flop/s", x * factor, factor)], m.end(), False
-    m = _FLOPS2.match(text, end)
-    if m:
-        return [Candidate("flop/s", x, 1.0)], m.end(), False
-    m = _TOKS_PER_S.match(text, end)
-    if m:
-        return [Candidate("tokens/s", x, 1.0)], m.end(), False
-    # --- "1.2k tokens/s", "32k tokens", "70B params", "1T"
+    if not m:
+        return None
+    factor = _FLOP_PREFIX[m.group(1)]
+    return [Candidate("flop/s", x * factor, factor)], m.end(), False
+
+
+def _letter_multiplier(text: str, end: int, x: float) -> Reading | None:
+    """"1.2k tokens/s", "32k tokens" (1e3 or 1024), "70B params", "1T" (count or bytes)."""
     m = _LETTER_MULT.match(text, end)
-    if m:
-        letter_ = m.group(1)
-        factors = (1e3, 1024.0) if letter_ in "kK" else _LETTER_FACTORS[letter_]
-        mt = _TOKS_PER_S.match(text, m.end())
-        if mt:
-            return [Candidate("tokens/s", x * f, f) for f in factors], mt.end(), False
-        cands = [Candidate("count", x * f, f) for f in factors]
-        if letter_ == "B":
-            cands.append(Candidate("bytes", x, 1.0))
-        if letter_ == "T":
-            cands += [Candidate("bytes", x * 1e12, 1e12), Candidate("bytes", x * 2**40, 2**40)]
-        cands.append(Candidate("count", x, 1.0))  # the "70" of "Llama 3 70B"
-        mc = _COUNT_WORDS.match(text, m.end())
-        return cands, (mc.end() if mc else m.end()), False
-    m = _G_ALONE.match(text, end)
-    if m:  # "80G" (Chinese usage): GB or GiB
-        return [Candidate("bytes", x * 1e9, 1e9), Candidate("bytes", x * GIB, GIB)], m.end(), False
-    # --- power, percent, counts, time
-    for pattern, dim, factor in _POWER:
-        m = pattern.match(text, end)
-        if m:
-            return [Candidate(dim, x * factor, factor)], m.end(), False
-    m = _PERCENT.match(text, end)
-    if m:
-        return [Candidate("ratio", x / 100, 0.01), Candidate("count", x, 1.0)], m.end(), False
-    m = _TIME_UNITS_RE[0][0].match(text, end)  # "GPU-hours" before "GPUs"
-    if m:
-        return [Candidate("s", x * 3600.0, 3600.0)], m.end(), False
-    m = _GPU_COUNT.match(text, end)
-    if m:
-        return [Candidate("gpus", x, 1.0)], m.end(), False
-    m = _NODE_COUNT.match(text, end)
-    if m:
-        return [Candidate("nodes", x, 1.0)], m.end(), False
-    for pattern, factor in _TIME_UNITS_RE:
-        m = pattern.match(text, end)
-        if m:
-            return [Candidate("s", x * factor, factor)], m.end(), False
-    m = _TIMES.match(text, end)
-    if m:
-        return [Candidate("count", x, 1.0)], m.end(), False
-    m = _COUNT_WORDS.match(text, end)
-    if m:
-        return [Candidate("count", x, 1.0)], m.end(), False
-    if _GPU_AFTER.match(text, end):
-        return [Candidate("gpus", x, 1.0)], end, False
-    if _LETTER_AFTER.match(text, end):
-        return [], end, True  # digits glued to an unknown word: an identifier ("4090D", "3090s")
-    if text[end:end + 1] == "." and text[end + 1:end + 2].isdigit():
-        return [], end, True  # a version number
-    return [Candidate("any", x, 1.0)], end, False
+    if not m:
+        return None
+    letter = m.group(1)
+    factors = (1e3, 1024.0) if letter in "kK" else _LETTER_FACTORS[letter]
+    mt = _TOKS_PER_S.match(text, m.end())
+    if mt:
+        return _scaled(x, ("tokens/s",), factors), mt.end(), False
+    cands = _scaled(x, ("count",), factors)
+    if letter == "B":
+        cands.append(Candidate("bytes", x, 1.0))
+    if letter == "T":
+        cands += [Candidate("bytes", x * 1e12, 1e12), Candidate("bytes", x * 2**40, 2**40)]
+    cands.append(Candidate("count", x, 1.0))  # the "70" of "Llama 3 70B"
+    mc = _COUNT_WORDS.match(text, m.end())
+    return cands, (mc.end() if mc else m.end()), False
+
+
+_UNIT_READERS: tuple[Reader, ...] = (
+    _bytes, _unit(_BYTE_WORD, ("bytes", 1.0)), _flops, _unit(_FLOPS2, ("flop/s", 1.0)),
+    _unit(_TOKS_PER_S, ("tokens/s", 1.0)), _letter_multiplier,
+    _unit(_G_ALONE, ("bytes", 1e9), ("bytes", GIB)),  # "80G" (Chinese usage): GB or GiB
+    *(_unit(pattern, (dim, factor)) for pattern, dim, factor in _POWER),
+    _unit(_PERCENT, ("ratio", 0.01), ("count", 1.0)),
+    _unit(_TIME_UNITS_RE[0][0], ("s", 3600.0)),  # "GPU-hours" before "GPUs"
+    _unit(_GPU_COUNT, ("gpus", 1.0)), _unit(_NODE_COUNT, ("nodes", 1.0)),
+    *(_unit(pattern, ("s", factor)) for pattern, factor in _TIME_UNITS_RE),
+    _unit(_TIMES, ("count", 1.0)), _unit(_COUNT_WORDS, ("count", 1.0)),
+)
 
 
 def extract(text: str) -> list[Mention]:
