@@ -35,7 +35,8 @@ conversation test sets:
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from advisor.conversation.slots import Slots
 
 INTENTS = ("feasibility", "how_many", "how_long", "how_much", "which", "compare", "market", "claim", "explain",
            "what_if", "capabilities", "other")
@@ -87,18 +88,18 @@ _MEMORY_QUESTION = re.compile(r"多少显存|多大显存|显存多少|需要多
                               r"(?![a-z])")
 
 
-def classify(text: str, slots: Any, *, follow_up: bool = False) -> str:
+def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
     """The intent of `text` given what `extract` read from it (`slots`); `follow_up`: an answer came before.
 
     First match wins, in this order: capabilities (nothing named), claim, market (cards, no model), compare (two
     or more cards or an "A or B" question), explain, how_long, how_many, how_much, feasibility, what_if (a follow-up that only changes
     something), which, other."""
     s = (text or "").lower()
-    gpus = len(getattr(slots, "candidates", []) or []) + (1 if getattr(slots, "existing", None) else 0)
-    has_model = getattr(slots, "model", None) is not None
-    if _CAPABILITIES.search(s) and not gpus and not has_model and getattr(slots, "size_params", None) is None:
+    gpus = len(slots.candidates) + (1 if slots.existing else 0)
+    has_model = slots.model is not None
+    if _CAPABILITIES.search(s) and not gpus and not has_model and slots.size_params is None:
         return "capabilities"
-    if getattr(slots, "claim", None) is not None or (_CLAIM.search(s) and re.search(r"\d", s) and not _WHAT_IF.match(s)):
+    if slots.claim is not None or (_CLAIM.search(s) and re.search(r"\d", s) and not _WHAT_IF.match(s)):
         return "claim"
     if _MARKET.search(s) and gpus and not has_model:
         return "market"
@@ -112,11 +113,11 @@ def classify(text: str, slots: Any, *, follow_up: bool = False) -> str:
         return "how_many"
     if _HOW_MUCH.search(s) and (not _FEASIBLE.search(s) or _PRICE_ASKED.search(s)):
         return "how_much"
-    if (gpus or getattr(slots, "capacity", None)) and _YES_NO.match(s) and (has_model or getattr(slots, "size_params", None)):
+    if (gpus or slots.capacity) and _YES_NO.match(s) and (has_model or slots.size_params):
         return "feasibility"  # "Can Mixtral-8x22B run in INT4 on 4x RTX 4090?": a yes/no question about the hardware
-    if _WHICH.search(s) and not gpus and not getattr(slots, "capacity", None):
+    if _WHICH.search(s) and not gpus and not slots.capacity:
         return "which"  # "除了 4090，还有什么卡能跑…？": no card named, so the question is which card
-    if _MEMORY_QUESTION.search(s) and not _FEASIBLE.search(s) and not gpus and not getattr(slots, "capacity", None):
+    if _MEMORY_QUESTION.search(s) and not _FEASIBLE.search(s) and not gpus and not slots.capacity:
         return "explain"  # "Qwen2.5-72B 推理需要多少显存？": the memory need and where it comes from (no hardware to judge)
     if _FEASIBLE.search(s) or _MEMORY_QUESTION.search(s):
         return "feasibility"
@@ -139,14 +140,14 @@ def asks_users(text: str) -> bool:
     return bool(_HOW_MANY_USERS.search((text or "").lower()))
 
 
-def implies_inference(intent: str, slots: Any, text: str = "") -> bool:
+def implies_inference(intent: str, slots: Slots, text: str = "") -> bool:
     """The rule above, second bullet: does this message imply a serving job although it names no task? ("how much
     memory does X need?" alone does not: memory differs ten-fold between serving and training.)"""
-    if getattr(slots, "task", None) is not None or getattr(slots, "task_generic", None) is not None:
+    if slots.task is not None or slots.task_generic is not None:
         return False
     memory_only = intent == "feasibility" and not _FEASIBLE.search((text or "").lower()) and not (
-        getattr(slots, "candidates", None) or getattr(slots, "existing", None) or getattr(slots, "capacity", None))
+        slots.candidates or slots.existing or slots.capacity)
     if intent in IMPLY_INFERENCE and not memory_only:
         return True
-    weights = getattr(slots, "weights", None)
-    return bool(weights and weights not in ("bf16", "fp16", "fp32")) or getattr(slots, "context", None) is not None
+    weights = slots.weights
+    return bool(weights and weights not in ("bf16", "fp16", "fp32")) or slots.context is not None
