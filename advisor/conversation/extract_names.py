@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from advisor.conversation import reading
+from advisor.conversation.cues import words
 from advisor.conversation.extract_text import EN_WORD_NUM, NUM, SIZE, Text, size_of
 from advisor.conversation.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
 from advisor.conversation.numbers import DIGITS, to_number
@@ -150,7 +151,8 @@ _GPU_LIKE = re.compile(r"(?<![a-z0-9])(?:rtx\s*\d{4}\s*(?:ti|super|d)?|[ahlbv]\d
                        r"(?![a-z0-9])")
 _OWN = re.compile(r"(?:只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
-_SELLING = re.compile(r"卖|销售|报价|供货|出售|可提供|能提供|提供|(?<![a-z])(?:sell|sells|selling|quote|quoting|offer|offers|stock|carry|resell)(?![a-z])")
+_SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供",
+                 en=r"sell|sells|selling|quote|quoting|offer|offers|stock|carry|resell")
 _CLAUSE = re.compile(r"[,.;!?，。；！？\n]|(?<![a-z])and(?![a-z])|但是|不过|\bbut\b|想|want|plan")
 
 
