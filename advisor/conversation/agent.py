@@ -17,6 +17,10 @@ What code (not the prompt) guarantees, per turn:
   failure. Findings and their citations are appended from rule metadata, never written by the model.
 Any failure raises :class:`AgentUnavailable` (with a short note in the user's language); the session then
 gives the deterministic answer.
+
+Modules: `agent_state` (reasons, breaker, TurnState), `agent_middleware` (the Guard), `agent_messages` (what the
+model is sent), `agent_turns` (the Turn). The conversation is any object with the session's attributes (read by
+`getattr`, None in tests); the graph, the chat model and the messages are LangChain objects, typed `Any`.
 """
 
 from __future__ import annotations
@@ -118,7 +122,7 @@ class AgentDriver:
             return self._agent
 
     # --- one turn -----------------------------------------------------------------------------------------
-    def run(self, conversation: Any, text: str) -> Iterator[Step | Turn]:
+    def run(self, conversation: object, text: str) -> Iterator[Step | Turn]:
         """Yield a Step per tool call as it finishes, then the Turn; raise AgentUnavailable on any failure."""
         text = "" if text is None else str(text)
         lang = _lang_of(conversation, text)
@@ -161,7 +165,7 @@ class AgentDriver:
         except Exception as exc:  # e.g. a client that cannot be built from these settings
             raise AgentUnavailable("rejected", f"{type(exc).__name__}: {exc}"[:200], lang) from exc
 
-    def _rounds(self, graph: Any, st: TurnState, conversation: Any, text: str,
+    def _rounds(self, graph: Any, st: TurnState, conversation: object, text: str,
                 messages: list[Any]) -> Generator[Step, None, tuple[Turn, bool]]:
         """At most two runs of the graph (the second after one re-ask); (the Turn, whether it is a checked answer).
         A question the model asks is shown unless a default exists for all it needs (then the model must answer);
@@ -241,7 +245,7 @@ class AgentDriver:
         return messages_out
 
 
-def _check_answer(answer: str, st: TurnState, conversation: Any, text: str,
+def _check_answer(answer: str, st: TurnState, conversation: object, text: str,
                   reading: Reading | None) -> tuple[grounding.Report, LeadCheck | None, Reading | None]:
     """Grounding first (every number from this turn's tool results), then what the answer may not show, then its
     lead against the question's intent (read now if not yet)."""
@@ -277,7 +281,7 @@ def _as_unavailable(exc: BaseException) -> AgentUnavailable:
     return AgentUnavailable(reason, f"{type(exc).__name__}: {exc}"[:200])
 
 
-def _reading(conversation: Any, text: str, lang: str) -> Reading:
+def _reading(conversation: object, text: str, lang: str) -> Reading:
     """(intent, the slot to ask before answering or None) of the user's message, read as the deterministic dialog
     reads it: `intent.classify` and the ask-versus-default rule (`dialog.missing_blocking` with
     `intent.implies_inference`). When it cannot be read: ("other", "model"), which requires no deciding number and
@@ -301,7 +305,7 @@ def _reading(conversation: Any, text: str, lang: str) -> Reading:
         return "other", "model"
 
 
-def _lang_of(conversation: Any, text: str) -> Lang:
+def _lang_of(conversation: object, text: str) -> Lang:
     found = detect(text[:2000]) if text else None
     if found:
         return found
