@@ -73,6 +73,8 @@ def _int(value: float | None) -> int | None:
 
 
 def read_tokens(t: Text, slots: Slots) -> None:
+    """Token amounts: a prompt or output length by the word before it ("输入 2k tokens"), else a training token
+    budget of at least 1e6 ("2B tokens"); "context of 8192 tokens" is left to `read_context`."""
     for m in t.finditer(_TOKENS_AMOUNT):
         value = scaled(m.group("num"), m.group("unit"))
         if value is None or value <= 0:
@@ -97,6 +99,8 @@ def read_tokens(t: Text, slots: Slots) -> None:
 
 
 def read_money(t: Text, slots: Slots, lang: str) -> None:
+    """The budget: an amount with its currency ("$50k", "20万元"), else one after a budget word (CNY when the
+    unit is 万 or the message is Chinese), else a bare 万 amount; of several, the largest is the cap."""
     found: list[tuple[float, str]] = []
     for rx in _MONEY:
         for m in t.take(rx):
@@ -132,6 +136,8 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
 
 
 def read_context(t: Text, slots: Slots) -> None:
+    """The context length beside a context word ("上下文 32k", "8192 tokens context"; k = 1024), else a bare
+    power-of-two "32k"."""
     for rx in (_CONTEXT_AFTER, _CONTEXT_BEFORE):
         m = rx.search(t.s)
         if m:
@@ -152,6 +158,8 @@ def read_context(t: Text, slots: Slots) -> None:
 
 
 def read_concurrency(t: Text, slots: Slots) -> None:
+    """QPS, and the concurrency: the largest figure named (peak), and the average when a second, smaller one or
+    an "average/平时" figure is given."""
     for rx in _QPS:
         m = rx.search(t.s)
         if m:
@@ -193,6 +201,8 @@ _UNIT_SECONDS = {"week": 7 * 86400, "weeks": 7 * 86400, "周": 7 * 86400, "星�
 
 
 def read_deadline_and_years(t: Text, slots: Slots) -> None:
+    """The TCO horizon in years ("3 年 TCO") and a deadline with a deadline word ("两周内训完", "within 10 days"),
+    not a rate ("per day")."""
     for m in t.finditer(_TCO_YEARS):
         value = 0.5 if m.group("num") == "半" else to_number(m.group("num"))
         if value and 1 <= value <= 15:
@@ -217,6 +227,7 @@ def read_deadline_and_years(t: Text, slots: Slots) -> None:
 
 
 def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
+    """A bare model size ("70B", "700亿") when no model was named, and the catalog model standing for it."""
     for m in t.finditer(SIZE):
         value = size_of(m)
         if not value or not 5e7 <= value <= 5e12:
@@ -235,6 +246,7 @@ def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
 
 
 def read_gpu_count(t: Text, slots: Slots) -> None:
+    """A GPU count without a card name ("四张卡", "8 GPUs", "单卡"), 1 to 4096."""
     for rx in _GPU_COUNT:
         m = rx.search(t.s)
         if not m:

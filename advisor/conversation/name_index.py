@@ -51,6 +51,8 @@ def _token_pattern(toks: list[str]) -> str:
 
 @dataclass
 class NameIndex:
+    """The compiled spellings of one catalog, longest first, and each model's parameter counts."""
+
     models: list[tuple[re.Pattern[str], str, int]] = field(default_factory=list)  # (pattern, id, alias length)
     gpus: list[tuple[re.Pattern[str], str, int, bool]] = field(default_factory=list)  # (..., bare number)
     gpu_ambiguous: dict[str, list[str]] = field(default_factory=dict)  # form -> ids, for "A100"
