@@ -104,9 +104,10 @@ class AgentDriver:
             kwargs["extra_body"] = {"max_tokens": s.max_tokens}
         else:
             kwargs["max_tokens"] = s.max_tokens
-        return _chat_openai_class()(model=s.model, base_url=s.base_url, api_key=s.api_key.get_secret_value() if s.api_key else None,
-                          temperature=s.temperature, max_retries=0, streaming=s.stream, stream_usage=True,
-                          timeout=Timeout(read_timeout_s(s), connect=s.connect_timeout_s), **kwargs)
+        api_key = s.api_key.get_secret_value() if s.api_key else None
+        return _chat_openai_class()(model=s.model, base_url=s.base_url, api_key=api_key, temperature=s.temperature,
+                                    max_retries=0, streaming=s.stream, stream_usage=True,
+                                    timeout=Timeout(read_timeout_s(s), connect=s.connect_timeout_s), **kwargs)
 
     def _graph_tools(self) -> list[Any]:
         return langchain_tools()
