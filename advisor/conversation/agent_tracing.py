@@ -8,14 +8,21 @@ the API the client speaks), `gen_ai.agent.name`, `gen_ai.conversation.id`, `gen_
 `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type`,
 `server.address`/`server.port`, and `error.type` (the fallback reason) on a failed turn or call. No message
 content is recorded. Without opentelemetry-api, or with no SDK configured, these are no-ops.
+
+Spans are typed `Any`: opentelemetry is optional, so its `Span` type cannot be named where it is not installed
+(and a span is None without it); LangChain's calls and replies are `Any` as in `agent_middleware`.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from advisor.conversation.settings import Settings
+    from advisor.conversation.tools import ToolResult
 
 AGENT_NAME = "gpu-advisor"
 
@@ -28,8 +35,8 @@ def _tracer() -> Any:
     return trace.get_tracer("gpu_advisor.agent")
 
 
-def _server(settings: Any) -> dict[str, Any]:
-    parts = urlsplit(getattr(settings, "base_url", None) or "https://api.openai.com/v1")
+def _server(settings: Settings) -> dict[str, Any]:
+    parts = urlsplit(settings.base_url or "https://api.openai.com/v1")
     out: dict[str, Any] = {"server.address": parts.hostname or ""}
     if parts.port:
         out["server.port"] = parts.port
@@ -49,7 +56,7 @@ def _span(name: str, kind: str, attributes: dict[str, Any]) -> Iterator[Any]:
         yield span
 
 
-def start_agent_span(settings: Any) -> Any:
+def start_agent_span(settings: Settings) -> Any:
     """The turn's span, started but not made current (the turn is a generator; its graph runs in a worker
     thread, which `in_context(span)` enters). End it with `end(span)`. None without opentelemetry."""
     tracer = _tracer()
@@ -60,9 +67,10 @@ def start_agent_span(settings: Any) -> Any:
     from advisor.observe import CONVERSATION_ID
 
     attrs = {"gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "openai",
-             "gen_ai.agent.name": AGENT_NAME, "gen_ai.request.model": str(getattr(settings, "model", ""))}
-    if CONVERSATION_ID.get():
-        attrs["gen_ai.conversation.id"] = CONVERSATION_ID.get()
+             "gen_ai.agent.name": AGENT_NAME, "gen_ai.request.model": settings.model}
+    conversation_id = CONVERSATION_ID.get()
+    if conversation_id:
+        attrs["gen_ai.conversation.id"] = conversation_id
     return tracer.start_span(f"invoke_agent {AGENT_NAME}", kind=SpanKind.INTERNAL, attributes=attrs)
 
 
@@ -74,10 +82,10 @@ def end(span: Any, error_type: str | None = None) -> None:
     span.end()
 
 
-def traced_chat(handler: Callable[[Any], Any], settings: Any, ai_of: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def traced_chat(handler: Callable[[Any], Any], settings: Settings, ai_of: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """`handler` (one model call) inside a `chat {model}` span with the reply's finish reason and usage."""
     def run(call: Any) -> Any:
-        with chat_span(settings, str(getattr(settings, "model", ""))) as span:
+        with chat_span(settings, settings.model) as span:
             try:
                 response = handler(call)
             except BaseException as exc:
@@ -89,22 +97,22 @@ def traced_chat(handler: Callable[[Any], Any], settings: Any, ai_of: Callable[[A
     return run
 
 
-def traced_tool(call_tool: Callable[[Any, Any], Any], call_id: str | None) -> Callable[[Any, Any], Any]:
+def traced_tool(call_tool: Callable[[Any, Any], ToolResult], call_id: str | None) -> Callable[[Any, Any], ToolResult]:
     """`call_tool` inside an `execute_tool {name}` span; a refused or failed call sets error.type."""
-    def run(name: Any, args: Any) -> Any:
+    def run(name: Any, args: Any) -> ToolResult:
         with tool_span(str(name)[:80], call_id) as span:
             result = call_tool(name, args)
-            if not getattr(result, "ok", True):
+            if not result.ok:
                 record_error(span, "tool_error")
             return result
 
     return run
 
 
-def chat_span(settings: Any, model: str) -> contextlib.AbstractContextManager[Any]:
+def chat_span(settings: Settings, model: str) -> contextlib.AbstractContextManager[Any]:
     attrs = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": model,
-             "gen_ai.request.max_tokens": int(getattr(settings, "max_tokens", 0) or 0),
-             "gen_ai.request.temperature": float(getattr(settings, "temperature", 0.0) or 0.0), **_server(settings)}
+             "gen_ai.request.max_tokens": settings.max_tokens,
+             "gen_ai.request.temperature": settings.temperature, **_server(settings)}
     return _span(f"chat {model}", "CLIENT", attrs)
 
 

@@ -8,6 +8,9 @@ printed, so the grounding gate and the tests can trace them. Layout rules:
     first screen = lead (≤ 2 sentences) + assumed defaults (1 line) + compact table (≤ 3 rows) + question
     details      = `<details><summary>title</summary> … </details>` blocks (HTML that Gradio's Markdown renders;
                    Slack shows them in a thread reply; the CLI prints them with their titles)
+
+The evaluation (`ev`) and its options stay `Any` here: they are the dialog's and the recommender's objects, read
+by attribute, and the dialog's are being reshaped; the `Book` every number goes through is typed.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from advisor.conversation.render.book import (
     SRC_THROUGHPUT,
     SRC_TRAINING,
     SRC_USER,
+    Book,
     decimals_for,
 )
 from advisor.conversation.render.labels import REGION, format_label, pick, task_label
@@ -89,7 +93,7 @@ def _yes_no(verdict: str | None, zh: bool) -> str:
             "with_changes": ("**按原样不行**", "**Not as asked**")}.get(verdict or "", ("", ""))[0 if zh else 1]
 
 
-def memory_lead(ev: Any, cap: Any, top: Any, book: Any, lang: str) -> Lead:
+def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str) -> Lead:
     """A bare capacity ("28GB 显存够吗"): the job's memory need on one device against it. A card sold as "N GB"
     has N GiB (N·2^30 bytes); the need includes KV cache, activations and the engine's runtime."""
     zh = lang == "zh"
@@ -129,7 +133,7 @@ def c_default_weights(ev: Any) -> str:
     return default_weights(ev.workload.model) if ev.workload.task == "inference" else "bf16"
 
 
-def option_lead(o: Any, ev: Any, book: Any, lang: str, one_card: bool) -> Lead:
+def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     """One configuration the user named: yes with the need and speed, or no with the shortfall and what would make
     it work (the recommender's changes checked on it, else the best configuration that fits)."""
     zh = lang == "zh"
@@ -172,7 +176,7 @@ def option_lead(o: Any, ev: Any, book: Any, lang: str, one_card: bool) -> Lead:
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
 
 
-def offload_lead(off: Any, ev: Any, book: Any, lang: str, short: str) -> Lead:
+def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
     """"One card plus RAM offload?": yes, slowly — llama.cpp keeps `-ngl` layers on the card and the rest in system
     RAM; decode is bound by the host's memory bandwidth (advisor.estimator.offload, rule sizing-layer-offload-slow)."""
     zh = lang == "zh"
@@ -197,7 +201,7 @@ def _best_other(ev: Any, o: Any) -> Any:
     return next((x for x in pool if x.fits and x.meets_targets and (x.gpu, x.count) != (o.gpu, o.count)), None)
 
 
-def count_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead:
+def count_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     zh = lang == "zh"
     need = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))
     usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
@@ -210,7 +214,7 @@ def count_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead:
                 None, f"GPUs ({top.gpu_name})")
 
 
-def users_lead(o: Any, ev: Any, book: Any, lang: str) -> Lead | None:
+def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     """"How many users can it serve?": the most concurrent sequences of the asked context that fit on `o` (the
     configuration's limits when the user named it, else its full-load capacity), with the decode speed there."""
     zh = lang == "zh"
@@ -236,7 +240,7 @@ def users_lead(o: Any, ev: Any, book: Any, lang: str) -> Lead | None:
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
 
 
-def time_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead | None:
+def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     zh = lang == "zh"
     tr = top.training or {}
     if not tr.get("wall_s"):
@@ -252,7 +256,7 @@ def time_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead | None:
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
 
-def price_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead | None:
+def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     zh = lang == "zh"
     name = opt_name(top, book)
     if not top.price:  # asked for a price the catalog does not have: said, not replaced by another answer
@@ -270,7 +274,7 @@ def price_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead | None:
                 None, f"purchase price of {top.count}× {top.gpu_name} (GPUs only)")
 
 
-def compare_lead(users: list[Any], ev: Any, book: Any, lang: str) -> Lead:
+def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
     zh = lang == "zh"
     parts = []
     for o in users[:4]:
@@ -289,7 +293,7 @@ def compare_lead(users: list[Any], ev: Any, book: Any, lang: str) -> Lead:
     return Lead(("；".join(parts) + "。") if zh else ("; ".join(parts) + "."), None, "")
 
 
-def which_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead:
+def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     zh = lang == "zh"
     name = opt_name(top, book)
     need = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))
@@ -303,7 +307,7 @@ def which_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead:
                 f"memory per GPU on {top.count}× {top.gpu_name}")
 
 
-def need_lead(ev: Any, top: Any, book: Any, lang: str) -> Lead:
+def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:
     """"How much memory does it need?": the job's total need on one device (unsharded) as the sum of its parts,
     then the configuration that holds it."""
     zh = lang == "zh"
@@ -324,7 +328,7 @@ def need_lead(ev: Any, top: Any, book: Any, lang: str) -> Lead:
                 None, "total memory need (unsharded)")
 
 
-def explain_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead:
+def explain_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     """Where the per-GPU memory comes from: total = weights + KV cache + activations + runtime (+ training states)."""
     zh = lang == "zh"
     parts = top.per_gpu_bytes if top is not None else {k: getattr(ev.need.per_gpu, k) for k in
@@ -341,7 +345,7 @@ def explain_lead(top: Any, ev: Any, book: Any, lang: str) -> Lead:
                  f"{on}{total} per GPU = " + " + ".join(terms) + "."), None, f"total memory per GPU{where}")
 
 
-def gib_note(book: Any, lang: str, value: float | None) -> str:
+def gib_note(book: Book, lang: str, value: float | None) -> str:
     """A "GB or GiB?" question answered: a card's "N GB" is N GiB of memory; files and downloads are GB (10^9)."""
     n = value if value else 24.0
     shown = book.num("card memory as sold", n, "GB", "vendor convention", 0)
@@ -352,7 +356,7 @@ def gib_note(book: Any, lang: str, value: float | None) -> str:
             "decimal GB. Memory here is in GiB.")
 
 
-def compact_table(opts: list[Any], book: Any, lang: str, w: Any) -> str:
+def compact_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
     """≤ 3 rows, 4 narrow columns (the chat column is ~460 px wide): configuration, memory per GPU / usable with the
     fit mark, decode speed per user (serving) or training time, GPU price. Labels and rule notes are in the full
     table of the details."""
@@ -374,7 +378,7 @@ def compact_table(opts: list[Any], book: Any, lang: str, w: Any) -> str:
     return head + "\n" + "\n".join(rows)
 
 
-def _short_speed(o: Any, book: Any, lang: str) -> str:
+def _short_speed(o: Any, book: Book, lang: str) -> str:
     """Decode tokens/s per user, or the training wall-clock in days (the same Numbers as the full table's)."""
     t = o.throughput or {}
     if t.get("decode_tokens_per_s"):
@@ -387,7 +391,7 @@ def _short_speed(o: Any, book: Any, lang: str) -> str:
     return "—"
 
 
-def assumed_line(ev: Any, book: Any, lang: str) -> str:
+def assumed_line(ev: Any, book: Book, lang: str) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details)."""
     zh = lang == "zh"
     w = ev.workload

@@ -35,7 +35,9 @@ conversation test sets:
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from advisor.conversation.cues import words
+from advisor.conversation.slots import Slots
 
 INTENTS = ("feasibility", "how_many", "how_long", "how_much", "which", "compare", "market", "claim", "explain",
            "what_if", "capabilities", "other")
@@ -53,11 +55,11 @@ _WHAT_IF = re.compile(r"^\s*(?:那|那么|如果|假如|要是|换成|改成|改
                       r"instead|suppose|with only|only)|(?:呢\s*[?？]?\s*$)|what if|instead of|换成|改成|改为|改用")
 _EXPLAIN = re.compile(r"为什么|为啥|怎么算|如何算|怎么来的|哪来的|解释|依据|\bwhy\b|how (?:is|was|do you|did you) .{0,30}"
                       r"(?:computed|calculated|get|arrive|derive)|where does .{0,30} come from|explain|breakdown")
-_MARKET = re.compile(r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售|"
-                     r"(?<![a-z])(?:available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
-                     r"(?:buy|get|purchase)|still (?:buy|sold|get)|legal to)(?![a-z])")
-_COMPARE = re.compile(r"(?<![a-z])(?:vs\.?|versus|compare[ds]?|comparison|better|faster|or)(?![a-z])|对比|比较|相比|哪个|"
-                      r"哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)")
+_MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售",
+               en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
+                  r"(?:buy|get|purchase)|still (?:buy|sold|get)|legal to")
+_COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)",
+                en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or")
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
                        r"time to (?:train|finish)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock")
 _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几卡|多少卡|多少个\s*gpu|几个\s*gpu|how many (?:gpus?|cards?|"
@@ -65,40 +67,40 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|(?<![a-z])how many (?:users|people|"
                              r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
-_HOW_MUCH = re.compile(r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够|(?<![a-z])(?:how much (?:does|would|will|is|money|"
-                       r"to)|price|cost|costs|quote|tco|budget)(?![a-z])")
+_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够",
+                 en=r"how much (?:does|would|will|is|money|to)|price|cost|costs|quote|tco|budget")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
-_PRICE_ASKED = re.compile(r"多少钱|报价|报个价|什么价|(?<![a-z])(?:how much (?:would|will|does|do|is|money)|"
-                          r"what(?:'s| is| would be| will be) the (?:price|cost)|price of|cost of)(?![a-z])")
-_FEASIBLE = re.compile(r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,40}吗|能跑|跑得动|跑得起|能不能|能否|可不可以|可以吗|行吗|行不行|放得下|装得下|装下|"
-                       r"放下|塞得下|能装|能放|能开|能用|吃得下|撑得住|(?<![a-z])(?:fits?|fitting|enough|can (?:i|we|it|"
-                       r"this|that|one|a|my|our|they)|could (?:i|we|it)|will (?:it|this|that)|would (?:it|this|that)|"
-                       r"is (?:it|this|that|one) (?:enough|possible|feasible)|possible|feasible|able to|run on|"
-                       r"handle)(?![a-z])")
+_PRICE_ASKED = words(zh=r"多少钱|报价|报个价|什么价",
+                    en=r"how much (?:would|will|does|do|is|money)|what(?:'s| is| would be| will be) the (?:price|cost)|"
+                       r"price of|cost of")
+_FEASIBLE = words(zh=r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,40}吗|能跑|跑得动|跑得起|能不能|能否|可不可以|可以吗|行吗|行不行|放得下|"
+                    r"装得下|装下|放下|塞得下|能装|能放|能开|能用|吃得下|撑得住",
+                 en=r"fits?|fitting|enough|can (?:i|we|it|this|that|one|a|my|our|they)|could (?:i|we|it)|"
+                    r"will (?:it|this|that)|would (?:it|this|that)|is (?:it|this|that|one) (?:enough|possible|feasible)|"
+                    r"possible|feasible|able to|run on|handle")
 _WHICH = re.compile(r"什么卡|什么显卡|什么gpu|哪种|哪张|哪块|哪些卡|选什么|买什么|用什么|推荐|选卡|配置什么|怎么配|"
                     r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration)|what else|recommend|"
                     r"what (?:do|should) (?:i|we) (?:buy|get|use)|what (?:gpu|hardware)")
-_PICK = re.compile(r"(?<![a-z])which(?![a-z])|哪个|哪款|哪种|哪一|选哪|报哪")
-_CAPABILITIES = re.compile(r"你能做什么|你会做什么|你会什么|你能干什么|你可以做什么|你能帮我做什么|你能帮我什么|你有什么功能|"
-                           r"你是做什么的|你是干什么的|怎么用你|能帮什么忙|(?<![a-z])(?:what can you do|what do you do|"
-                           r"what are you (?:for|able to do)|what can i ask|how can you help|what are your capabilities|"
-                           r"what is this (?:bot|tool|app) for)(?![a-z])")
-_MEMORY_QUESTION = re.compile(r"多少显存|多大显存|显存多少|需要多少|占多少|(?<![a-z])how much (?:memory|vram|gpu memory)"
-                              r"(?![a-z])")
+_PICK = words(zh=r"哪个|哪款|哪种|哪一|选哪|报哪", en=r"which")
+_CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能干什么|你可以做什么|你能帮我做什么|你能帮我什么|你有什么功能|"
+                        r"你是做什么的|你是干什么的|怎么用你|能帮什么忙",
+                     en=r"what can you do|what do you do|what are you (?:for|able to do)|what can i ask|how can you help|"
+                        r"what are your capabilities|what is this (?:bot|tool|app) for")
+_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
 
-def classify(text: str, slots: Any, *, follow_up: bool = False) -> str:
+def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
     """The intent of `text` given what `extract` read from it (`slots`); `follow_up`: an answer came before.
 
     First match wins, in this order: capabilities (nothing named), claim, market (cards, no model), compare (two
     or more cards or an "A or B" question), explain, how_long, how_many, how_much, feasibility, what_if (a follow-up that only changes
     something), which, other."""
     s = (text or "").lower()
-    gpus = len(getattr(slots, "candidates", []) or []) + (1 if getattr(slots, "existing", None) else 0)
-    has_model = getattr(slots, "model", None) is not None
-    if _CAPABILITIES.search(s) and not gpus and not has_model and getattr(slots, "size_params", None) is None:
+    gpus = len(slots.candidates) + (1 if slots.existing else 0)
+    has_model = slots.model is not None
+    if _CAPABILITIES.search(s) and not gpus and not has_model and slots.size_params is None:
         return "capabilities"
-    if getattr(slots, "claim", None) is not None or (_CLAIM.search(s) and re.search(r"\d", s) and not _WHAT_IF.match(s)):
+    if slots.claim is not None or (_CLAIM.search(s) and re.search(r"\d", s) and not _WHAT_IF.match(s)):
         return "claim"
     if _MARKET.search(s) and gpus and not has_model:
         return "market"
@@ -112,11 +114,11 @@ def classify(text: str, slots: Any, *, follow_up: bool = False) -> str:
         return "how_many"
     if _HOW_MUCH.search(s) and (not _FEASIBLE.search(s) or _PRICE_ASKED.search(s)):
         return "how_much"
-    if (gpus or getattr(slots, "capacity", None)) and _YES_NO.match(s) and (has_model or getattr(slots, "size_params", None)):
+    if (gpus or slots.capacity) and _YES_NO.match(s) and (has_model or slots.size_params):
         return "feasibility"  # "Can Mixtral-8x22B run in INT4 on 4x RTX 4090?": a yes/no question about the hardware
-    if _WHICH.search(s) and not gpus and not getattr(slots, "capacity", None):
+    if _WHICH.search(s) and not gpus and not slots.capacity:
         return "which"  # "除了 4090，还有什么卡能跑…？": no card named, so the question is which card
-    if _MEMORY_QUESTION.search(s) and not _FEASIBLE.search(s) and not gpus and not getattr(slots, "capacity", None):
+    if _MEMORY_QUESTION.search(s) and not _FEASIBLE.search(s) and not gpus and not slots.capacity:
         return "explain"  # "Qwen2.5-72B 推理需要多少显存？": the memory need and where it comes from (no hardware to judge)
     if _FEASIBLE.search(s) or _MEMORY_QUESTION.search(s):
         return "feasibility"
@@ -139,14 +141,14 @@ def asks_users(text: str) -> bool:
     return bool(_HOW_MANY_USERS.search((text or "").lower()))
 
 
-def implies_inference(intent: str, slots: Any, text: str = "") -> bool:
+def implies_inference(intent: str, slots: Slots, text: str = "") -> bool:
     """The rule above, second bullet: does this message imply a serving job although it names no task? ("how much
     memory does X need?" alone does not: memory differs ten-fold between serving and training.)"""
-    if getattr(slots, "task", None) is not None or getattr(slots, "task_generic", None) is not None:
+    if slots.task is not None or slots.task_generic is not None:
         return False
     memory_only = intent == "feasibility" and not _FEASIBLE.search((text or "").lower()) and not (
-        getattr(slots, "candidates", None) or getattr(slots, "existing", None) or getattr(slots, "capacity", None))
+        slots.candidates or slots.existing or slots.capacity)
     if intent in IMPLY_INFERENCE and not memory_only:
         return True
-    weights = getattr(slots, "weights", None)
-    return bool(weights and weights not in ("bf16", "fp16", "fp32")) or getattr(slots, "context", None) is not None
+    weights = slots.weights
+    return bool(weights and weights not in ("bf16", "fp16", "fp32")) or slots.context is not None

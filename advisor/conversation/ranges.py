@@ -43,7 +43,7 @@ def limits(slot: str) -> tuple[float, float]:
     lo, hi, _, _ = field_bounds(Constraints if slot == "budget" else Workload, slot)
     if slot == "context":
         lo = MIN_CONTEXT
-    return float(lo), float(hi)
+    return (-math.inf if lo is None else float(lo)), (math.inf if hi is None else float(hi))  # no bound: open
 
 
 def check(slot: str, value: float | None) -> OutOfRange | None:

@@ -26,7 +26,10 @@ import re
 import unicodedata
 import urllib.parse
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from advisor.conversation.tools import ToolResult
 
 HARDWARE = re.compile(r"(?i)\b(?:rtx\s*\d|geforce|tesla\s*[a-z]?\d|a100|a800|a6000|h100|h200|h800|h20|b200|b100|"
                       r"l40s?|l20|4090|3090|5090|mi300x?|ascend\s*\d|\d+\s*[x×]\s*[a-z]*\d)\b|[张块台]\s*(?:卡|显卡)")
@@ -81,7 +84,7 @@ _SCHEME = re.compile(r"(?i)\b(?:https?|ftp|javascript|data|file):")
 _KEEP = {"source", "sources", "url", "as_of", "id"}  # citation fields: catalog data, shown with every number
 
 
-def scrub(data: Any, _key: str = "") -> Any:
+def scrub(data: object, _key: str = "") -> object:
     """`data` (a tool result) with every string that gives instructions, asks for a secret or names a web
     address replaced by a marker; citation fields are kept. The model reads this, never the raw text."""
     if isinstance(data, dict):
@@ -93,11 +96,11 @@ def scrub(data: Any, _key: str = "") -> Any:
     return data
 
 
-def _sources_text(results: Iterable[Any]) -> str:
+def _sources_text(results: Iterable[ToolResult]) -> str:
     """The citation fields of the results (lower case): the only place an address in an answer may come from."""
     out: list[str] = []
 
-    def walk(node: Any, key: str = "") -> None:
+    def walk(node: object, key: str = "") -> None:
         if isinstance(node, dict):
             for k, v in node.items():
                 walk(v, str(k))
@@ -108,19 +111,19 @@ def _sources_text(results: Iterable[Any]) -> str:
             out.append(node.lower())
 
     for r in results:
-        walk(getattr(r, "data", {}))
+        walk(r.data)
     return " ".join(out)
 
 
-def refusal(answer: str, results: list[Any]) -> str | None:
+def refusal(answer: str, results: list[ToolResult]) -> str | None:
     """The reason key ("tools_failed", "unsafe_text") when `answer` must not be shown, else None."""
     answer = normalise(answer)
     if SECRET.search(answer) or INSTRUCTION.search(answer):
         return "unsafe_text"
-    known = _sources_text(r for r in results if getattr(r, "ok", False))
+    known = _sources_text(r for r in results if r.ok)
     for m in URL.finditer(answer):
         if m.group(0).lower().rstrip(".,;:") not in known:
             return "unsafe_text"
-    if not any(getattr(r, "ok", False) for r in results) and HARDWARE.search(answer):  # a card, not "GPU"
+    if not any(r.ok for r in results) and HARDWARE.search(answer):  # a card, not "GPU"
         return "tools_failed"
     return None

@@ -20,13 +20,18 @@ import logging
 import os
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor import observe
 from advisor.conversation.lang import detect
 from advisor.conversation.turn import Fallback, Step, Turn, fallback_of
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
+
+if TYPE_CHECKING:
+    from advisor.conversation.agent import AgentDriver
+    from advisor.conversation.dialog import DialogState
+    from advisor.conversation.dialog_turn import DialogDriver
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())  # the application decides where logs go (no stderr traceback in the CLI)
@@ -74,8 +79,8 @@ class Conversation:
         self.lang: str = lang or "en"
         self.state = DialogState()
         self.history: list[tuple[str, Turn]] = []
-        self._agent: Any = None
-        self._dialog: Any = None
+        self._agent: AgentDriver | None = None
+        self._dialog: DialogDriver | None = None
 
     # -- the workload as understood so far -------------------------------------------------------------
     @property
@@ -153,7 +158,7 @@ class Conversation:
         if found:
             self.lang = found
 
-    def _dialog_driver(self) -> Any:
+    def _dialog_driver(self) -> DialogDriver:
         if self._dialog is None:
             from advisor.conversation.dialog_turn import DialogDriver
 
@@ -167,7 +172,7 @@ class Conversation:
                                                "fallback": fallback})
             yield item
 
-    def _stream_llm(self, text: str, snapshot: Any) -> Iterator[Step | Turn]:
+    def _stream_llm(self, text: str, snapshot: DialogState) -> Iterator[Step | Turn]:
         """Delegate to the agent; on any failure restore the state and answer deterministically, with a note."""
         steps: list[Step] = []
         try:
@@ -209,7 +214,7 @@ class Conversation:
         else:
             message = (f"Sorry, something went wrong in this turn ({type(exc).__name__}). "
                        "The conversation so far is kept; please rephrase and try again.")
-        return Turn(answer=message, lang=self.lang if self.lang in ("zh", "en") else "en",  # type: ignore[arg-type]
+        return Turn(answer=message, lang="zh" if self.lang == "zh" else "en",
                     mode="deterministic", note="error", workload=self._workload_dict())
 
     def _workload_dict(self) -> dict[str, Any]:
