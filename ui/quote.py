@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from ui import web_render as R
+from ui import web_panels as R
+from ui.web_messages import LANGS
 
 QUOTE_VALID_DAYS = 30  # a GPU quote's prices are good for about a month: the market moves (DESIGN.md prices)
 PRICE_STALE_DAYS = 365  # a price older than this at quote time is flagged as needing a fresh supplier quote
@@ -273,7 +274,7 @@ def headline(turn: Any) -> str:
 def build_quote(turn: Any, *, questions: Sequence[str] = (), lang: str = "en",
                 generated_at: datetime | None = None) -> Quote:
     """The quote for `turn` (the latest recommendation) and the messages that led to it, in `lang`."""
-    lang = lang if lang in R.LANGS else "en"
+    lang = lang if lang in LANGS else "en"
     when = generated_at or datetime.now(UTC)
     options = [o for o in (_get(turn, "options", []) or []) if isinstance(o, Mapping)]
     workload = _get(turn, "workload", {}) or {}
