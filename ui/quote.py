@@ -279,7 +279,8 @@ def build_quote(turn: Any, *, questions: Sequence[str] = (), lang: str = "en",
     options = [o for o in (_get(turn, "options", []) or []) if isinstance(o, Mapping)]
     workload = _get(turn, "workload", {}) or {}
     job, limits = R.workload_view(workload)
-    slots = workload.get("slots") if isinstance(workload.get("slots"), Mapping) else {}
+    slots = workload.get("slots")
+    slots = slots if isinstance(slots, Mapping) else {}
     job_words, limit_words = _words(job, limits, slots, lang)
     prices = _prices(options, lang)
     stale = [p.item for p in prices if p.as_of and _age_days(p.as_of, when) > PRICE_STALE_DAYS]

@@ -98,11 +98,13 @@ class SlackBot:
                notes: list[str] | None = None) -> Reply:
         turn = _with_gpu_names(turn)
         style = self.settings.table_style
-        web = {"web_url": self.settings.web_url, "query": query, "conversation_id": conversation_id}
-        text, blocks = render.render_turn(turn, style=style, **web)
+        web_url = self.settings.web_url
+        text, blocks = render.render_turn(turn, style=style, web_url=web_url, query=query,
+                                          conversation_id=conversation_id)
         alt = None
         if style == "table":
-            _, alt = render.render_turn(turn, style="fields", **web)
+            _, alt = render.render_turn(turn, style="fields", web_url=web_url, query=query,
+                                        conversation_id=conversation_id)
         for note in notes or []:  # the store's notes (state unreadable, answer not saved), after the answer
             for shown in (blocks, alt):
                 if shown is not None and len(shown) < render.MAX_BLOCKS:

@@ -57,7 +57,8 @@ class ExportStore:
         """Paths for the export `render()` will produce as (Markdown, JSON[, HTML]) texts: written now unless
         `lazy`, else on the first request for any of its files."""
         if not self.lazy:
-            return self.write(*render(), stem=stem)
+            markdown, json_text, *html = render()
+            return self.write(markdown, json_text, html[0] if html else None, stem=stem)
         self._prune()
         token = uuid.uuid4().hex
         with self._lock:

@@ -383,7 +383,8 @@ def findings_markdown(turn: Any, lang: str = "en") -> str:
     for f in items:
         msg = (f.get("message_zh") if lang == "zh" else None) or f.get("message") or ""
         rule_id = _plain(f.get("rule_id", ""))
-        line = f"- **{marks.get(f.get('severity'), f.get('severity', ''))} · {_plain(rule_title(rule_id, lang))}** — {msg}"
+        severity = str(f.get("severity", ""))
+        line = f"- **{marks.get(severity, severity)} · {_plain(rule_title(rule_id, lang))}** — {msg}"
         extra = []
         if f.get("source"):
             extra.append(("source: " if lang == "en" else "出处：") + source_without_path(str(f["source"])))
