@@ -20,6 +20,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from ui import web_panels as R
+from ui.turn_like import TurnLike
 from ui.web_messages import LANGS
 
 QUOTE_VALID_DAYS = 30  # a GPU quote's prices are good for about a month: the market moves (DESIGN.md prices)
@@ -219,7 +220,7 @@ def _input_name(name: str, lang: str) -> str:
     return f"整机其余部分（{m.group(1)}）" if m else INPUT_NAMES_ZH.get(name, name)
 
 
-def _findings(turn: Any, lang: str) -> list[FindingLine]:
+def _findings(turn: TurnLike, lang: str) -> list[FindingLine]:
     """Each finding once (by rule id), under its short title, with its sources by title and date."""
     from rules.titles import rule_title
 
@@ -242,7 +243,7 @@ def _findings(turn: Any, lang: str) -> list[FindingLine]:
 _ASSUMPTION_HEAD = re.compile(r"^\*\*(Assumptions|假设)[:：]?\*\*[:：]?\s*$")
 
 
-def _assumptions(turn: Any) -> list[str]:
+def _assumptions(turn: TurnLike) -> list[str]:
     """The turn's assumptions: its `extra["assumptions"]` when the conversation layer lists them, else the
     bullets under the answer's "Assumptions" heading."""
     listed = (_get(turn, "extra", {}) or {}).get("assumptions")
@@ -262,7 +263,7 @@ def _assumptions(turn: Any) -> list[str]:
     return out
 
 
-def headline(turn: Any) -> str:
+def headline(turn: TurnLike) -> str:
     """The answer's first line without Markdown emphasis: what the recommendation says in one sentence."""
     for line in str(_get(turn, "answer", "") or "").splitlines():
         text = re.sub(r"[*_`#>]+", "", line).strip()
@@ -271,7 +272,7 @@ def headline(turn: Any) -> str:
     return ""
 
 
-def build_quote(turn: Any, *, questions: Sequence[str] = (), lang: str = "en",
+def build_quote(turn: TurnLike, *, questions: Sequence[str] = (), lang: str = "en",
                 generated_at: datetime | None = None) -> Quote:
     """The quote for `turn` (the latest recommendation) and the messages that led to it, in `lang`."""
     lang = lang if lang in LANGS else "en"

@@ -41,6 +41,7 @@ from ui.slack_text import (
     summarize,
     truncate,
 )
+from ui.turn_like import TurnLike
 
 __all__ = [
     "DETAILS_CHARS",
@@ -327,7 +328,7 @@ def web_button(url: str, lang: str = "en") -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------------- a Turn
 
-def render_turn(turn: Any, *, web_url: str | None = None, query: str = "", style: TableStyle = "table",
+def render_turn(turn: TurnLike, *, web_url: str | None = None, query: str = "", style: TableStyle = "table",
                 conversation_id: str | None = None) -> tuple[str, list[dict[str, Any]]]:
     """(fallback text, blocks) for one Turn: summary, clarifying questions, ranked options, findings, note, mode, link.
 

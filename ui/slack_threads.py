@@ -7,16 +7,20 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from advisor.conversation.turn import Turn
 
 ThreadKey = tuple[str, str, str]  # (team, channel, thread) where thread is a ts, "dm" or "cmd:<user>"
 
 
 class TTLCache:
     """A bounded, thread-safe mapping: least recently used entries go first; entries expire `ttl_s` after last use.
+    Values are whatever the caller keeps (threads' states, or True for the dedupe sets), hence `Any`.
 
     `clock` is injectable for tests (seconds, monotonic).
     """
@@ -25,7 +29,7 @@ class TTLCache:
         if max_items < 1 or ttl_s <= 0:
             raise ValueError("max_items must be >= 1 and ttl_s > 0")
         self.max_items, self.ttl_s, self._clock = max_items, ttl_s, clock
-        self._data: OrderedDict[Any, tuple[float, Any]] = OrderedDict()
+        self._data: OrderedDict[Hashable, tuple[float, Any]] = OrderedDict()
         self._lock = threading.Lock()
 
     def _purge(self, now: float) -> None:
@@ -35,7 +39,7 @@ class TTLCache:
                 break
             self._data.popitem(last=False)
 
-    def get(self, key: Any, default: Any = None) -> Any:
+    def get(self, key: Hashable, default: Any = None) -> Any:
         with self._lock:
             now = self._clock()
             self._purge(now)
@@ -45,14 +49,14 @@ class TTLCache:
             self._data[key] = (now + self.ttl_s, value)
             return value
 
-    def set(self, key: Any, value: Any) -> None:
+    def set(self, key: Hashable, value: Any) -> None:
         with self._lock:
             now = self._clock()
             self._data.pop(key, None)
             self._data[key] = (now + self.ttl_s, value)
             self._purge(now)
 
-    def add(self, key: Any) -> bool:
+    def add(self, key: Hashable) -> bool:
         """Remember `key`; True when it was not already there (unexpired). The basis of deduplication."""
         with self._lock:
             now = self._clock()
@@ -63,7 +67,7 @@ class TTLCache:
             self._purge(now)
             return True
 
-    def pop(self, key: Any) -> Any:
+    def pop(self, key: Hashable) -> Any:
         with self._lock:
             entry = self._data.pop(key, None)
             return None if entry is None else entry[1]
@@ -73,7 +77,7 @@ class TTLCache:
             self._purge(self._clock())
             return len(self._data)
 
-    def __contains__(self, key: Any) -> bool:
+    def __contains__(self, key: object) -> bool:
         with self._lock:
             self._purge(self._clock())
             return key in self._data
@@ -90,7 +94,7 @@ class ThreadState:
     # in the conversation store (ui/slack_store.py): its id and revision, the turn to record, how it went
     conversation_id: str | None = None
     revision: int = 0
-    turn: Any = None
+    turn: Turn | None = None
     question: str = ""
     error: str | None = None
     saved: bool = True

@@ -119,10 +119,10 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Conv
         pool = TurnPool(settings.worker_count())
         conversation_factory = remote_factory(pool)
     ctl, keeper = _controller(settings, conversation_factory, controller, store)
-    events = PageEvents(gr, ctl)
+    events = PageEvents(ctl)
     with gr.Blocks(title="GPU Advisor · GPU 选型顾问", analytics_enabled=False, delete_cache=(1800, 7200),
                    fill_width=True) as demo:
-        page = build_page(gr, R.mode_badge(*ctl.startup_mode(), "en"), SESSION_TTL_S)
+        page = build_page(R.mode_badge(*ctl.startup_mode(), "en"), SESSION_TTL_S)
         chat_event = events.wire(demo, page, concurrency=settings.concurrency)
         if keeper is not None:
             from ui.web_store import StoredChatController, attach_history

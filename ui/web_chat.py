@@ -52,7 +52,10 @@ def conversation_mode(conv: object) -> tuple[str, str | None]:
 class SessionState:
     """What one browser session keeps between turns."""
 
-    conv: ChatConversation | None = None
+    # `conv` and `last_turn` stay Any while the conversation store's controller (ui/web_store.py) reads them
+    # through the pool's proxy (`RemoteConversation.local`) without a None check; a ChatConversation | None and a
+    # Turn | None.
+    conv: Any = None
     history: list[dict[str, Any]] = field(default_factory=list)  # Gradio chat messages
     last_result: Turn | None = None  # the latest Turn that carried a recommendation or memory breakdown
     last_question: str = ""
@@ -60,7 +63,7 @@ class SessionState:
     result_questions: tuple[str, ...] = ()  # those that led to `last_result` (the quote's whole request)
     exports: tuple[str, str] | None = None
     exports_lang: str | None = None
-    last_turn: Turn | None = None  # the latest Turn, whatever it carried
+    last_turn: Any = None  # the latest Turn, whatever it carried
     last_raw: dict[str, Any] | None = None  # its JSON (API output)
     # in the conversation store (ui/web_store.py), when one is configured:
     conversation_id: str | None = None

@@ -5,19 +5,23 @@ language toggle relabels the page; `/?q=…` pre-fills the question box.
 
 Gradio reads each handler's annotations at run time (`typing.get_type_hints`) to find its `gr.Request` parameter,
 so the handlers' annotations name only what this module imports at run time; `request` is annotated with
-`gr.Request` once gradio is imported (`PageEvents.__init__`). Gradio's update dicts and components are `Any`
-(see `ui.web_layout`).
+`gr.Request` once gradio is imported (`PageEvents.__init__`). The handlers' inputs and outputs are typed `Any`:
+Gradio passes the components' values (a State's value is whatever the page stored) and takes its update dicts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ui import web_render as R
 from ui.web_chat import ChatController, SessionState, message_lang, prefill_question
 from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, COST_COLUMNS, MEMORY_COLUMNS, Page
 from ui.web_page import SCROLL_TO_ANSWER_JS
+
+if TYPE_CHECKING:
+    import gradio as gr
+    from gradio.events import Dependency
 
 
 def session_of(state: object) -> SessionState:
@@ -28,10 +32,11 @@ def session_of(state: object) -> SessionState:
 class PageEvents:
     """The page's event handlers over one controller; `wire` attaches them to the page's components."""
 
-    def __init__(self, gr: Any, ctl: ChatController) -> None:
+    def __init__(self, ctl: ChatController) -> None:
+        import gradio as gr
         import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the environment
 
-        self.gr, self.ctl, self.pd = gr, ctl, pd
+        self.ctl, self.pd = ctl, pd
         for handler in (PageEvents.chat, PageEvents.chat_once, PageEvents.prefill):
             handler.__annotations__["request"] = gr.Request  # resolved here: this module postpones annotations
 
@@ -73,7 +78,9 @@ class PageEvents:
         p = self.ctl.panels(st, ui_lang)
         cost_rows = self.frame(p["cost"], COST_COLUMNS)
         if titled:  # the price axis names the plotted currency
-            cost_rows = self.gr.update(value=cost_rows, x_title=R.money_axis_title(p["cost"], ui_lang))
+            import gradio as gr
+
+            cost_rows = gr.update(value=cost_rows, x_title=R.money_axis_title(p["cost"], ui_lang))
         extra = self.ctl.exports.extra_paths(self.ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
         return (self.frame(p["memory"], MEMORY_COLUMNS), p["table"], p["findings"],
                 self.frame(p["context"], CONTEXT_COLUMNS), cost_rows, *extra)
@@ -87,7 +94,9 @@ class PageEvents:
 
     def relabel(self, ui_lang: str, state: Any) -> tuple[Any, ...]:
         """The `Page.relabel_outputs` updates in `ui_lang`."""
-        gr, ctl, L = self.gr, self.ctl, R.label
+        import gradio as gr
+
+        ctl, L = self.ctl, R.label
         ui_lang = ui_lang if ui_lang in R.LANGS else "en"
         st = session_of(state)
         mem, tab, fin, ctx, cst, html_path, pdf_path = self.panel_values(st, ui_lang)
@@ -119,19 +128,24 @@ class PageEvents:
 
     def prefill(self, request: Any) -> tuple[Any, ...]:
         """`/?q=…` (the Slack bot's "open in the web app" link) puts the question in the box, unsent."""
+        import gradio as gr
+
         q = prefill_question(getattr(request, "query_params", None) or {})
         if not q:
-            return self.gr.update(), self.gr.update()
-        return self.gr.update(value=q), self.gr.update(value=message_lang(q, "en"))
+            return gr.update(), gr.update()
+        return gr.update(value=q), gr.update(value=message_lang(q, "en"))
 
-    def wire(self, demo: Any, page: Page, *, concurrency: int) -> Any:
+    def wire(self, demo: gr.Blocks, page: Page, *, concurrency: int) -> Dependency:
         """Attach the handlers to the page's events; returns the chat event (Enter/Send, then `/chat`, then the
         refresh), which the conversation store's history extends."""
-        gr, p = self.gr, page
+        import gradio as gr
+
+        p = page
         streaming = self.ctl.startup_mode()[0] == "llm"  # model turns take seconds: show their steps as they come
         quiet: dict[str, Any] = {"api_visibility": "private", "queue": False}
-        chat_event = gr.on([p.box.submit, p.send.click], self.take, inputs=[p.box, p.session, p.lang],
-                           outputs=[p.box, p.pending, p.chatbot], show_progress="hidden", **quiet).then(
+        shown = gr.on([p.box.submit, p.send.click], self.take, inputs=[p.box, p.session, p.lang],
+                      outputs=[p.box, p.pending, p.chatbot], show_progress="hidden", **quiet)
+        chat_event: Dependency = shown.then(
             None, js=SCROLL_TO_ANSWER_JS, **quiet).then(
             self.chat if streaming else self.chat_once, inputs=[p.pending, p.lang, p.session],
             outputs=p.chat_outputs, api_name="chat", show_progress="hidden", concurrency_limit=concurrency,

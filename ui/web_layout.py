@@ -2,16 +2,22 @@
 (memory chart, options table, findings, export buttons, memory-vs-context and price-vs-throughput plots, the
 turn's JSON). Built inside `gr.Blocks` by `ui.web.build_app`; the events are wired by `ui.web_events`.
 
-Gradio's components are typed `Any` here: gradio ships no type information (no `py.typed`), so mypy sees its
-classes as `Any` whatever this module names them.
+Gradio is imported only inside the functions that build the page (importing this module stays cheap); its
+component classes type the `Page`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ui import web_render as R
+
+if TYPE_CHECKING:
+    import gradio as gr
+    from gradio.blocks import Block
+    from gradio.data_classes import JsonData
+    from gradio.helpers import Examples  # what gr.Examples (a function) returns
 from ui.web_page import CHAT_HEIGHT
 
 # Outputs of the /chat endpoint (the State is not part of the API) and of the panel refresh that follows it.
@@ -38,7 +44,7 @@ def color_map() -> dict[str, str]:
     return {R.PART_LABELS[p][lang]: c for p, c in colors.items() for lang in R.LANGS}
 
 
-def skip_json_revalidation(component: Any) -> Any:
+def skip_json_revalidation(component: gr.JSON) -> gr.JSON:
     """Make this `gr.JSON` send our turn's JSON without Gradio re-validating every value of it: `gr.JSON.postprocess`
     builds a pydantic `JsonData` whose recursive `JsonValue` check costs ~1.9 ms for a 40 KB turn (py-spy, under
     load), and the value is ours, already JSON-shaped. The orjson round trip (dates and paths to strings) is kept;
@@ -49,64 +55,66 @@ def skip_json_revalidation(component: Any) -> Any:
 
     general = component.postprocess
 
-    def postprocess(value: object) -> Any:
+    def postprocess(value: dict[Any, Any] | list[Any] | str | None) -> JsonData | None:
         if not isinstance(value, dict):
             return general(value)
         text = orjson.dumps(value, default=str, option=orjson.OPT_PASSTHROUGH_DATETIME)  # dates as Gradio writes them
         return JsonData.model_construct(root=orjson.loads(text))
 
-    component.postprocess = postprocess
+    component.__dict__["postprocess"] = postprocess  # this instance only
     return component
 
 
 @dataclass
 class Page:
-    """The page's components, by name (each a Gradio component; see the module's note on their type)."""
+    """The page's components, by name."""
 
-    session: Any
-    header: Any
-    lang: Any
-    mode_md: Any
-    chatbot: Any
-    box: Any
-    send: Any
-    pending: Any
-    examples: Any
-    new: Any
-    memory: Any
-    table: Any
-    findings: Any
-    export_md: Any
-    export_json: Any
-    export_html: Any
-    export_pdf: Any
-    ctx_tab: Any
-    context: Any
-    cost_tab: Any
-    cost: Any
-    raw_acc: Any
-    raw: Any
+    session: gr.State
+    header: gr.Markdown
+    lang: gr.Radio
+    mode_md: gr.Markdown
+    chatbot: gr.Chatbot
+    box: gr.Textbox
+    send: gr.Button
+    pending: gr.Textbox
+    examples: Examples
+    new: gr.Button
+    memory: gr.BarPlot
+    table: gr.Dataframe
+    findings: gr.Markdown
+    export_md: gr.DownloadButton
+    export_json: gr.DownloadButton
+    export_html: gr.DownloadButton
+    export_pdf: gr.DownloadButton
+    ctx_tab: gr.Tab
+    context: gr.LinePlot
+    cost_tab: gr.Tab
+    cost: gr.ScatterPlot
+    raw_acc: gr.Accordion
+    raw: gr.JSON
 
     @property
-    def chat_outputs(self) -> list[Any]:
+    def chat_outputs(self) -> list[Block]:
         """What `/chat` updates, in `CHAT_KEYS` order."""
         return [self.chatbot, self.session, self.mode_md, self.export_md, self.export_json, self.raw]
 
     @property
-    def panel_outputs(self) -> list[Any]:
+    def panel_outputs(self) -> list[Block]:
         """What the refresh after a turn updates: `PANEL_KEYS`, then the print-ready HTML and PDF exports."""
         return [self.memory, self.table, self.findings, self.context, self.cost, self.export_html, self.export_pdf]
 
     @property
-    def relabel_outputs(self) -> list[Any]:
+    def relabel_outputs(self) -> list[Block]:
         """What the language toggle relabels, in `ui.web_events.PageEvents.relabel`'s order."""
         return [self.mode_md, self.memory, self.table, self.findings, self.context, self.cost, self.export_md,
                 self.export_json, self.export_html, self.export_pdf, self.header, self.chatbot, self.box, self.send,
                 self.new, self.examples.dataset, self.ctx_tab, self.cost_tab, self.raw_acc]
 
 
-def build_page(gr: Any, mode_badge: str, session_ttl_s: float) -> Page:
+def build_page(mode_badge: str, session_ttl_s: float) -> Page:
     """The page's components in their rows and columns (call inside `gr.Blocks`), labelled in English."""
+    import gradio as gr
+
     L = R.label
     session = gr.State(None, time_to_live=session_ttl_s)
     with gr.Row(equal_height=True, elem_id="header-row"):
@@ -116,13 +124,15 @@ def build_page(gr: Any, mode_badge: str, session_ttl_s: float) -> Page:
     mode_md = gr.Markdown(mode_badge, elem_id="mode-badge")
     with gr.Row(elem_id="main-row"):
         with gr.Column(scale=4, min_width=380):
-            chat = _chat_column(gr)
+            chat = _chat_column()
         with gr.Column(scale=5, min_width=360, elem_id="result-col"):
-            result = _result_column(gr)
+            result = _result_column()
     return Page(session=session, header=header, lang=lang, mode_md=mode_md, **chat, **result)
 
 
-def _chat_column(gr: Any) -> dict[str, Any]:
+def _chat_column() -> dict[str, Any]:
+    import gradio as gr
+
     L = R.label
     chatbot = gr.Chatbot(label=L("chat"), height=CHAT_HEIGHT, elem_id="chat", sanitize_html=True,
                          render_markdown=True, allow_tags=False, latex_delimiters=[],
@@ -137,7 +147,9 @@ def _chat_column(gr: Any) -> dict[str, Any]:
     return {"chatbot": chatbot, "box": box, "send": send, "pending": pending, "examples": examples, "new": new}
 
 
-def _result_column(gr: Any) -> dict[str, Any]:
+def _result_column() -> dict[str, Any]:
+    import gradio as gr
+
     L = R.label
     parts: dict[str, Any] = {
         "memory": gr.BarPlot(None, x="option", y="GiB", color="part", label=L("memory_chart"),

@@ -10,7 +10,12 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ui.turn_like import TurnLike
+
+if TYPE_CHECKING:
+    from advisor.conversation.turn import Step
 
 GIB = 2**30  # bytes
 
@@ -247,7 +252,7 @@ def steps_messages(steps: Sequence[Any], lang: str = "en", pending: bool = False
     return [group, *(step_message(s, i, parent=gid) for i, s in enumerate(steps, 1))]
 
 
-def step_message(step: Any, index: int, parent: str | None = None) -> dict[str, Any]:
+def step_message(step: Step | Mapping[str, Any], index: int, parent: str | None = None) -> dict[str, Any]:
     """A tool call as a collapsible step: title "🛠️ name", body = arguments (JSON) and the result summary,
     duration in seconds in the metadata (Gradio shows it next to the title); nested under `parent` (the
     steps group's id) when given."""
@@ -269,7 +274,7 @@ def step_message(step: Any, index: int, parent: str | None = None) -> dict[str, 
     return {"role": "assistant", "content": body, "metadata": meta}
 
 
-def answer_markdown(turn: Any) -> str:
+def answer_markdown(turn: TurnLike) -> str:
     """The final answer of a turn, with its note (e.g. a fallback) and clarifying questions, HTML disarmed."""
     text = str(get_field(turn, "answer", "") or "")
     questions = [q for q in (get_field(turn, "questions", []) or []) if q and str(q) not in text]

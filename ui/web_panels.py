@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ui.turn_like import TurnLike
 from ui.web_messages import GIB, LANGS, PART_LABELS, PARTS, SEVERITY_MARK, SEVERITY_MARK_ZH, label, safe_markdown
 from ui.web_messages import get_field as _get
 from ui.web_messages import plain_text as _plain
@@ -224,7 +225,7 @@ def _parts(source: Mapping[str, Any] | None) -> dict[str, float]:
     return {p: float(source[p]) for p in PARTS if number_or_none(source.get(p)) is not None and float(source[p]) > 0}
 
 
-def memory_chart_rows(turn: Any, lang: str = "en", limit: int = 5,
+def memory_chart_rows(turn: TurnLike, lang: str = "en", limit: int = 5,
                       capacity_of: Callable[[str], float | None] | None = None) -> list[dict[str, Any]]:
     """Stacked-bar rows {"option", "part", "GiB", "order"}: per-GPU memory of each ranked option by part, topped
     up with "free" to the card's capacity (capacity − total, only when positive). The capacity comes from the
@@ -345,7 +346,7 @@ def money_axis_title(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str
 # Findings
 
 
-def finding_dicts(turn: Any) -> list[dict[str, Any]]:
+def finding_dicts(turn: TurnLike) -> list[dict[str, Any]]:
     """The turn's findings as dicts; when the turn has none, the options' findings (first occurrence of each id)."""
     found = []
     for f in _get(turn, "findings", []) or []:
@@ -370,7 +371,7 @@ def source_without_path(citation: str) -> str:
     return _REPO_PATH.sub("", citation).strip()
 
 
-def findings_markdown(turn: Any, lang: str = "en") -> str:
+def findings_markdown(turn: TurnLike, lang: str = "en") -> str:
     """Findings as a Markdown list: severity and the rule's short title in `lang` (rules.titles), the message,
     then in small print the source, the "as of" date and the rule id (for looking the rule up)."""
     from rules.titles import rule_title
@@ -397,7 +398,7 @@ def findings_markdown(turn: Any, lang: str = "en") -> str:
     return safe_markdown("\n".join(lines))
 
 
-def has_result(turn: Any) -> bool:
+def has_result(turn: TurnLike) -> bool:
     """True when the turn carries a recommendation or a memory breakdown worth showing beside the chat."""
     return bool(_get(turn, "options", None) or _get(turn, "memory", None))
 

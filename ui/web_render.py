@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from ui.turn_like import TurnLike
 from ui.web_messages import (
     ECHO_CHARS,
     EXAMPLES,
@@ -81,7 +82,7 @@ __all__ = [
     "steps_group_message", "steps_messages", "sweep_contexts", "user_message", "workload_view",
 ]
 
-def export_markdown(turn: Any, *, question: str = "", questions: Sequence[str] = (), lang: str = "en",
+def export_markdown(turn: TurnLike, *, question: str = "", questions: Sequence[str] = (), lang: str = "en",
                     generated_at: datetime | None = None) -> str:
     """The quote a sales engineer can paste (ui.quote): the whole request (`questions`, else `question`), job and
     constraints in words, ranked options, memory of the first option, dated prices with their condition, findings
@@ -93,7 +94,7 @@ def export_markdown(turn: Any, *, question: str = "", questions: Sequence[str] =
     return quote_markdown(build_quote(turn, questions=asked, lang=lang, generated_at=generated_at))
 
 
-def export_html(turn: Any, *, questions: Sequence[str] = (), lang: str = "en",
+def export_html(turn: TurnLike, *, questions: Sequence[str] = (), lang: str = "en",
                 generated_at: datetime | None = None) -> str:
     """The same quote as print-ready HTML (A4; `ui.quote_pdf.html_to_pdf` prints it to PDF)."""
     from ui.quote import build_quote
@@ -122,7 +123,7 @@ def compact_option(option: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def export_json(turn: Any, *, question: str = "", questions: Sequence[str] = (), lang: str | None = None,
+def export_json(turn: TurnLike, *, question: str = "", questions: Sequence[str] = (), lang: str | None = None,
                 generated_at: datetime | None = None) -> str:
     """The current recommendation as JSON: the `ask --json` contract plus options, memory, workload, steps, and
     `quote` (ui.quote: the whole request, constraints in words, dated prices with condition, validity date).
