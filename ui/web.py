@@ -13,6 +13,11 @@ Safety: no file inputs, no share links, errors rendered as replies (never a trac
 raw HTML disarmed (`web_render.safe_markdown`) and Gradio's sanitizer on, messages over
 `web_render.MAX_MESSAGE_CHARS` refused with a reply, request bodies over `WebSettings.max_body_bytes` refused
 with HTTP 413. Gradio is imported only inside `build_app`/`serve`, so importing this module is cheap.
+
+This module builds, configures and serves the app; its parts are `web_settings` (deployment settings),
+`web_chat` (one turn, independent of Gradio), `web_sweep` (the memory-vs-context plot's estimate),
+`web_exports` (export files), `web_layout` and `web_events` (the page and its handlers) and `web_limits`
+(request-size middleware). Their public names are importable from here too.
 """
 
 from __future__ import annotations
@@ -97,8 +102,8 @@ _BodyLimit = BodyLimit
 # fresh server, and it grows with the history kept. This app has no monitoring page; the summary is refreshed every
 # 100 events over the last 1,000 (both can still be set in the environment).
 GRADIO_QUEUE_ENV = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": "100", "GRADIO_ANALYTICS_MAX_EVENTS": "1000"}
-# A session's state is dropped this long after its last turn (seconds); at most this many sessions are kept,
-# and a session shows at most this many chat messages (the conversation itself keeps its own bounded history).
+# A session's state is dropped this long after its last turn (seconds); at most this many sessions are kept (a
+# session shows at most `web_chat.MAX_SHOWN_MESSAGES` chat messages).
 SESSION_TTL_S = 4 * 3600
 MAX_SESSIONS = 2000
 
@@ -107,7 +112,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Conv
               controller: ChatController | None = None, store: SqlStore | None = None) -> Any:
     """The Gradio Blocks of the web chat, with its queue configured from `settings` (not launched); its events
     are `ui.web_events`, its components `ui.web_layout`. With a `store`, conversations are kept there
-    (`ui.web_store`)."""
+    (`ui.web_store`). (Typed Any: the Blocks carries this app's `_advisor_*` attributes for `serve` and tests.)"""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     for name, value in GRADIO_QUEUE_ENV.items():  # read when the queue is created, below
         os.environ.setdefault(name, value)

@@ -74,7 +74,7 @@ class SessionState:
 
 # Intermediate chat updates (tool steps, streamed text) are sent at most this often, in seconds.
 STREAM_INTERVAL_S = 0.1
-MAX_SHOWN_MESSAGES = 300
+MAX_SHOWN_MESSAGES = 300  # chat messages a session shows (the conversation keeps its own bounded history)
 TRIMMED_NOTE = {"en": "_(Older messages of this session are no longer shown, to keep it small; the workload you "
                       "described so far is kept.)_",
                 "zh": "_（为控制会话大小，较早的消息已不再显示；你之前描述的工作负载仍然保留。）_"}
