@@ -57,7 +57,7 @@ def test_fast_turn_is_one_update_with_answer_exports_and_panels(ctl):
 
 
 def test_slow_llm_turn_shows_pending_and_steps_as_they_come(tmp_path, monkeypatch):
-    import ui.web as web
+    import ui.web_chat as web  # the controller reads its limits there
 
     class Llm(FakeConversation):
         driver = "llm"
@@ -139,7 +139,7 @@ def test_factory_failure_is_a_reply(tmp_path):
 
 
 def test_streamed_text_deltas_are_shown(tmp_path, monkeypatch):
-    import ui.web as web
+    import ui.web_chat as web  # the controller reads its limits there
 
     monkeypatch.setattr(web, "STREAM_INTERVAL_S", 0.0)
 
@@ -266,6 +266,55 @@ def test_real_conversation_panels_and_context_sweep(tmp_path):
     assert panels["table"]["data"][0][3] == f"{top['per_gpu_bytes']['total'] / GIB:,.1f}"
 
 
+def _sized_option(total_scale: float = 1.0, **sized_fields):
+    """An option as `Option.to_contract()` gives it: its per-GPU total from the estimator for its sized workload
+    (times `total_scale`), the layout in words, and the sized workload itself (`sized_workload`)."""
+    from advisor.estimator.memory import estimate_memory
+    from advisor.workload import Workload
+    from knowledge.catalog import load_catalog
+
+    catalog = load_catalog()
+    sized = Workload(**{"model": "llama-3-70b", "weights": "int4", "context": 8192, "concurrency": 25, "gpus": 2,
+                        "tp": 2, **sized_fields})
+    total = estimate_memory(catalog.model("llama-3-70b"), sized, catalog.gpu("h100-sxm")).per_gpu.total
+    return {"gpu": "h100-sxm", "count": 2, "nodes": 1, "layout": "TP 2 × PP 1", "capacity_bytes": 80 * GIB,
+            "per_gpu_bytes": {"total": total * total_scale}, "sized_workload": sized.model_dump(mode="json")}
+
+
+def test_context_sweep_is_built_from_the_options_sized_workload():
+    """The memory-vs-context sweep estimates the option's own sized workload (its layout and its share of the
+    users); without `sized_workload` no plot is drawn, whatever the layout's text says."""
+    from advisor.conversation.turn import Turn
+    from ui.web_sweep import estimator_context_sweep
+
+    job = {"model": "llama-3-70b", "task": "inference", "context": 8192}
+    option = _sized_option()
+    sweep = estimator_context_sweep(Turn(answer="", options=[option], workload=job))
+    assert sweep is not None
+    assert sweep(8192)["total"] == option["per_gpu_bytes"]["total"]
+    assert sweep(32768)["total"] > sweep(8192)["total"]
+    no_key = {k: v for k, v in option.items() if k != "sized_workload"}
+    assert estimator_context_sweep(Turn(answer="", options=[no_key], workload=job)) is None
+    assert estimator_context_sweep(Turn(answer="", options=[{**option, "sized_workload": None}], workload=job)) is None
+    off = _sized_option(total_scale=1.5)  # the estimate does not reproduce the option: no plot
+    assert estimator_context_sweep(Turn(answer="", options=[off], workload=job)) is None
+    unnamed = _sized_option(model=None)  # the turn's model stands in for a workload that names none
+    assert estimator_context_sweep(Turn(answer="", options=[unnamed], workload=job)) is not None
+
+
+def test_context_rows_from_a_sized_option(tmp_path):
+    """The panel's memory-vs-context rows pass through the option's total at the asked context."""
+    from advisor.conversation.turn import Turn
+
+    option = _sized_option(tp=1, gpus=1, concurrency=10)
+    turn = Turn(answer="", options=[option], workload={"model": "llama-3-70b", "context": 8192})
+    rows = ChatController(exports=ExportStore(str(tmp_path))).context_rows(turn, "en")
+    totals = {r["context"]: r["GiB"] for r in rows if r["series"] == "total per GPU"}
+    assert totals[8192] == pytest.approx(option["per_gpu_bytes"]["total"] / GIB, abs=1e-3)
+    assert ChatController(exports=ExportStore(str(tmp_path))).context_rows(
+        Turn(answer="", options=[{**option, "sized_workload": None}], workload=turn.workload), "en") == []
+
+
 def test_llm_mode_badge_and_fallback_note_with_an_unreachable_model(tmp_path, monkeypatch):
     """A configured but unreachable model: the badge names the model, the answer comes from the deterministic
     dialog with the conversation's note, and the badge says this turn did not use the model."""
@@ -317,7 +366,7 @@ def test_app_has_no_file_inputs_and_safe_launch_settings(tmp_path):
 
 
 def test_shown_history_is_bounded(ctl, monkeypatch):
-    import ui.web as web
+    import ui.web_chat as web  # the controller reads its limits there
 
     monkeypatch.setattr(web, "MAX_SHOWN_MESSAGES", 6)
     state = SessionState()

@@ -47,7 +47,7 @@ def test_conversation_history_is_bounded() -> None:
 
 
 def test_the_chat_says_when_older_messages_are_trimmed(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ui.web as web
+    import ui.web_chat as web  # the controller reads its limits there
     from tests.web_fakes import FakeConversation
     from ui.web import ChatController, ExportStore, SessionState
 

@@ -33,7 +33,7 @@ from ui import web_render as R  # noqa: E402
 MODEL = "mock-model"
 MEMORY_ARGS = {"model": "llama-3-70b", "gpu": "h100"}
 RECOMMEND_ARGS = {"model": "llama-3-8b", "context": 8192, "concurrency": 10}
-# Each mock reply waits this long, so the page's throttled stream (ui.web.STREAM_INTERVAL_S = 0.1 s) sends an
+# Each mock reply waits this long, so the page's throttled stream (ui.web_chat.STREAM_INTERVAL_S = 0.1 s) sends an
 # update with the finished tool step before the answer arrives.
 REPLY_DELAY_S = 0.25
 

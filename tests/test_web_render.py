@@ -9,6 +9,7 @@ import pytest
 
 from advisor.conversation.turn import Step, Turn
 from tests.web_fakes import FINDING, GIB, OPTIONS
+from ui import web_panels
 from ui import web_render as R
 
 
@@ -132,7 +133,7 @@ def test_options_table_training_throughput_and_missing_fields():
     ("TP 2", "TP 2"), (None, "–"),
 ])
 def test_layout_text(layout, text):
-    assert R._layout_text(layout) == text
+    assert web_panels._layout_text(layout) == text
 
 
 def test_memory_chart_rows_stack_to_capacity():

@@ -20,7 +20,8 @@ import binascii
 import hmac
 import inspect
 import json
-from typing import Annotated, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Body, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -29,11 +30,15 @@ from fastapi.responses import JSONResponse
 from knowledge.errors import AdvisorError
 from ui import api_service as S
 
+if TYPE_CHECKING:
+    from starlette.middleware import Middleware
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 PREFIX = "/api/v1"
 ENV_TOKEN = "GPU_ADVISOR_API_TOKEN"
 MAX_BODY_BYTES = 64_000  # the largest valid request is a few KB (an `ask` of 4000 characters is ≤ 16 KB)
 
-_ERRORS = {422: {"model": S.ErrorBody, "description": "invalid input: the field and what it accepts"},
+_ERRORS: dict[int | str, dict[str, Any]] = {422: {"model": S.ErrorBody, "description": "invalid input: the field and what it accepts"},
            413: {"model": S.ErrorBody, "description": "request body over the limit"},
            401: {"model": S.ErrorBody, "description": "credentials required"}}
 
@@ -65,7 +70,7 @@ def _path_route(op: S.Operation, key: str) -> Any:
 
 
 def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
-              max_body_bytes: int = MAX_BODY_BYTES) -> Any:
+              max_body_bytes: int = MAX_BODY_BYTES) -> ASGIApp:
     """The API as an ASGI app: FastAPI routes inside the auth and body-limit middlewares."""
     from importlib.metadata import PackageNotFoundError, version
 
@@ -108,7 +113,7 @@ def _operation_of(request: Request) -> str:
     return getattr(endpoint, "__name__", "request")
 
 
-async def _send_json(send: Any, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]] = ()) -> None:
+async def _send_json(send: Send, status: int, body: dict[str, Any], extra: Sequence[tuple[bytes, bytes]] = ()) -> None:
     data = json.dumps(body, ensure_ascii=False).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
@@ -120,7 +125,7 @@ class Credentials:
     """ASGI middleware: with `auth` (user, password) every request needs HTTP Basic with them, or the bearer
     `token`; compared in constant time. Without either, requests pass (the web's own setting: no login)."""
 
-    def __init__(self, app: Any, auth: tuple[str, str] | None, token: str | None) -> None:
+    def __init__(self, app: ASGIApp, auth: tuple[str, str] | None, token: str | None) -> None:
         self.app = app
         self.basic = None if auth is None else f"{auth[0]}:{auth[1]}".encode()
         self.token = token.encode() if token else None
@@ -138,7 +143,7 @@ class Credentials:
             return hmac.compare_digest(decoded, self.basic)
         return False
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http" and (self.basic is not None or self.token is not None):
             header = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not self._allowed(header):
@@ -154,7 +159,7 @@ class BodyLimit:
     """ASGI middleware: 413 for a request body over `max_bytes`, declared (Content-Length) or streamed. The body
     (at most `max_bytes`) is read before the app runs, so the refusal never races a response."""
 
-    def __init__(self, app: Any, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
 
@@ -162,7 +167,7 @@ class BodyLimit:
         return {"error": f"request body too large (limit {self.max_bytes} bytes)", "field": "body",
                 "accepted": f"at most {self.max_bytes} bytes"}
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http":
             await self.app(scope, receive, send)
             return
@@ -186,7 +191,7 @@ class BodyLimit:
                 break
         replayed = False
 
-        async def replay() -> dict[str, Any]:
+        async def replay() -> Message:
             nonlocal replayed
             if not replayed:
                 replayed = True
@@ -199,11 +204,11 @@ class BodyLimit:
 class ApiMount:
     """ASGI middleware for the web process: `/api/v1/...` goes to the API, everything else to the wrapped app."""
 
-    def __init__(self, app: Any, api: Any) -> None:
+    def __init__(self, app: ASGIApp, api: ASGIApp) -> None:
         self.app = app
         self.api = api
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
         if scope.get("type") == "http" and (path == PREFIX or path.startswith(PREFIX + "/")):
             await self.api(scope, receive, send)
@@ -211,7 +216,7 @@ class ApiMount:
         await self.app(scope, receive, send)
 
 
-def web_middleware(auth: tuple[str, str] | None) -> Any:
+def web_middleware(auth: tuple[str, str] | None) -> Middleware:
     """The Starlette `Middleware` that serves the API inside the web chat's server, with the web's login."""
     import os
 

@@ -158,12 +158,17 @@ def _finding(f: Any) -> dict[str, Any]:
             "source": f.source, "as_of": f.as_of}
 
 
+def _finite_doc(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """`_finite` of a JSON object."""
+    return {str(k): _finite(v) for k, v in doc.items()}
+
+
 def _finite(obj: Any) -> Any:
     """NaN/inf become null: JSON has no such numbers and they must never reach a user."""
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, Mapping):
-        return {str(k): _finite(v) for k, v in obj.items()}
+        return _finite_doc(obj)
     if isinstance(obj, (list, tuple)):
         return [_finite(v) for v in obj]
     return obj
@@ -177,7 +182,7 @@ def _from_tool(out: T.ToolOutput, contract: Mapping[str, Any], extra: Mapping[st
     if "findings" not in body:
         body["findings"] = [_finding(f) for f in out.findings]
     body.setdefault("assumptions", list(out.data.get("assumptions", [])))
-    return _finite(body)
+    return _finite_doc(body)
 
 
 def _run_tool(name: str, args: BaseModel) -> T.ToolOutput:
@@ -194,28 +199,30 @@ def estimate(args: T.EstimateMemoryArgs) -> dict[str, Any]:
     return _from_tool(out, out.artifact["estimate"], extra)
 
 
+def _tool_contract(tool: str, key: str, args: BaseModel) -> dict[str, Any]:
+    """The tool's `key` artifact (a CLI `--json` contract) with its summary, numbers, findings and assumptions."""
+    out = _run_tool(tool, args)
+    return _from_tool(out, out.artifact[key])
+
+
 def throughput(args: T.EstimateThroughputArgs) -> dict[str, Any]:
     """`gpu-advisor throughput --json`."""
-    out = _run_tool("estimate_throughput", args)
-    return _from_tool(out, out.artifact["throughput"])
+    return _tool_contract("estimate_throughput", "throughput", args)
 
 
 def train_time(args: T.TrainTimeArgs) -> dict[str, Any]:
     """`gpu-advisor train-time --json`."""
-    out = _run_tool("train_time", args)
-    return _from_tool(out, out.artifact["train_time"])
+    return _tool_contract("train_time", "train_time", args)
 
 
 def tco(args: T.TcoArgs) -> dict[str, Any]:
     """`gpu-advisor tco --json`."""
-    out = _run_tool("tco", args)
-    return _from_tool(out, out.artifact["tco"])
+    return _tool_contract("tco", "tco", args)
 
 
 def recommend(args: T.RecommendArgs) -> dict[str, Any]:
     """`gpu-advisor recommend --json` (options, closest, changes, findings, assumptions)."""
-    out = _run_tool("recommend", args)
-    return _from_tool(out, out.artifact["recommendation"])
+    return _tool_contract("recommend", "recommendation", args)
 
 
 def _matches(query: str | None, *texts: Any) -> bool:
@@ -239,7 +246,7 @@ def list_gpus(args: ListGpusArgs) -> dict[str, Any]:
     gpus.sort(key=lambda g: (g.memory_bytes, g.bf16_dense_flops))
     rows = [gpu_row(g, args.region) for g in gpus[: args.limit]]
     summary = f"{len(gpus)} GPU(s) match" + (f"; showing {len(rows)}" if len(rows) < len(gpus) else "")
-    return _finite({"gpus": rows, "count": len(gpus), "summary": summary,
+    return _finite_doc({"gpus": rows, "count": len(gpus), "summary": summary,
                     "units": "memory in bytes (GiB = 2^30), bandwidth in bytes/s, FLOP/s dense, W"})
 
 
@@ -258,7 +265,7 @@ def list_models(args: ListModelsArgs) -> dict[str, Any]:
     rows.sort(key=lambda r: r["params"])
     shown = rows[: args.limit]
     summary = f"{len(rows)} model(s) match" + (f"; showing {len(shown)}" if len(shown) < len(rows) else "")
-    return _finite({"models": shown, "count": len(rows), "summary": summary})
+    return _finite_doc({"models": shown, "count": len(rows), "summary": summary})
 
 
 def show_gpu(args: T.LookupGpuArgs) -> dict[str, Any]:
@@ -304,7 +311,9 @@ class ConversationStore:
             item = self._items.get(cid)
             if item is None:
                 item = (new_conversation(lang=lang), threading.Lock())
-                item[0].conversation_id = cid  # log lines of its turns carry the id the caller holds
+                # log lines of its turns carry the id the caller holds (advisor.observe reads it with getattr;
+                # Conversation declares no such field)
+                setattr(item[0], "conversation_id", cid)  # noqa: B010
                 self._items[cid] = item
                 while len(self._items) > self.capacity:
                     self._items.popitem(last=False)
@@ -329,7 +338,7 @@ def ask(args: AskTurnArgs) -> dict[str, Any]:
     body["conversation_id"] = cid
     first = turn.answer.strip().splitlines()[0] if turn.answer.strip() else ""
     body["summary"] = first[:300]
-    return _finite(body)
+    return _finite_doc(body)
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -11,6 +11,11 @@ import argparse
 import importlib
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the start-up path imports as little as it can
+    from types import FunctionType, ModuleType
+    from typing import NoReturn
 
 COMMANDS: dict[str, str] = {
     "gpus": "ui.commands.catalog",
@@ -71,7 +76,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
-    def error(self, message: str) -> None:  # one clear line, exit status 2, no usage dump
+    def error(self, message: str) -> NoReturn:  # one clear line, exit status 2, no usage dump
         sys.stderr.write(f"gpu-advisor: error: {message}\n")
         raise SystemExit(2)
 
@@ -127,10 +132,11 @@ def _one_line(exc: ValueError) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def _takes_name(module: object) -> bool:
+def _takes_name(module: ModuleType) -> bool:
     """Whether `add_arguments` takes the command name too (positional parameters counted from its code object:
     `inspect.signature` would import `inspect`, ≈ 8 ms of a start-up)."""
-    return module.add_arguments.__code__.co_argcount == 2  # type: ignore[attr-defined]
+    add_arguments: FunctionType = module.add_arguments
+    return add_arguments.__code__.co_argcount == 2
 
 
 if __name__ == "__main__":

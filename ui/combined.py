@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
+    from gradio import Blocks
     from slack_bolt import App
+    from starlette.requests import Request
+
+    from advisor.store.sql import SqlStore
+    from ui.web_settings import WebSettings
 
 SLACK_PATH = "/slack/events"
 MAX_BODY_BYTES = 512 * 1024  # Slack payloads are a few KiB; a 40 000-character message is about 160 KiB at most
@@ -29,7 +34,7 @@ def mount_slack(api: FastAPI, bolt_app: App, path: str = SLACK_PATH) -> FastAPI:
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import Response
 
-    async def slack_events(request: Any) -> Response:  # a plain Starlette route: request is a Request
+    async def slack_events(request: Request) -> Response:
         length = request.headers.get("content-length")
         if length and length.isdigit() and int(length) > MAX_BODY_BYTES:
             return Response(status_code=413, content=b"request too large")
@@ -56,8 +61,9 @@ def mount_slack(api: FastAPI, bolt_app: App, path: str = SLACK_PATH) -> FastAPI:
     return api
 
 
-def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web_app: Any = None,
-                     web_settings: Any = None, slack_path: str = SLACK_PATH, store: Any = None) -> FastAPI:
+def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web_app: Blocks | None = None,
+                     web_settings: WebSettings | None = None, slack_path: str = SLACK_PATH,
+                     store: SqlStore | None = None) -> FastAPI:
     """One FastAPI app: the Slack endpoint (when `bolt_app` is given), `/healthz`, and the web app at `/`.
 
     The web app is `web_app` (a Gradio Blocks) or, when `with_web` is set, `ui.web.build_app(web_settings)`; it is
@@ -96,16 +102,16 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
 
     api = FastAPI(title="GPU Advisor", docs_url=None, redoc_url=None, openapi_url=None, middleware=middleware)
 
-    async def healthz(request: Any) -> JSONResponse:
+    async def healthz(request: Request) -> JSONResponse:
         return JSONResponse({"ok": True, "slack": bolt_app is not None, "web": web})
 
-    async def readyz(request: Any) -> JSONResponse:
+    async def readyz(request: Request) -> JSONResponse:
         from starlette.concurrency import run_in_threadpool
 
         status, body = await run_in_threadpool(readiness)
         return JSONResponse(body, status_code=status)
 
-    async def metrics_route(request: Any) -> Response:
+    async def metrics_route(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
         from ui.metrics import metrics_response

@@ -23,7 +23,8 @@ import hmac
 import json
 import logging
 import os
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -34,6 +35,9 @@ from pydantic import Field
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError, InputError
 from ui import api_service as S
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +175,7 @@ def build_server() -> AdvisorMCPServer:
     return server
 
 
-def _json_resource(fn: Any) -> Any:
+def _json_resource(fn: Callable[[], object]) -> Callable[[], str]:
     def read() -> str:
         return json.dumps(fn(), ensure_ascii=False)
 
@@ -188,11 +192,11 @@ def serve_stdio() -> None:
 class BearerAuth:
     """ASGI middleware: HTTP requests need `Authorization: Bearer <token>` (constant-time compare); 401 otherwise."""
 
-    def __init__(self, app: Any, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.token = token.encode()
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http":
             header = dict(scope.get("headers") or []).get(b"authorization", b"")
             scheme, _, value = header.partition(b" ")
@@ -219,7 +223,7 @@ def http_token(host: str, env: dict[str, str] | None = None) -> str | None:
     return token
 
 
-def http_app(host: str = "127.0.0.1", token: str | None = None) -> Any:
+def http_app(host: str = "127.0.0.1", token: str | None = None) -> ASGIApp:
     """The streamable-HTTP ASGI app at /mcp: stateless, JSON responses, body limit, bearer auth when `token`."""
     app = build_server().streamable_http_app(streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
                                              max_request_body_size=MAX_BODY_BYTES, host=host)

@@ -27,9 +27,14 @@ import os
 import tempfile
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor import observe
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from advisor.conversation.turn import Turn
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +66,7 @@ class _Metrics:
                               multiprocess_mode="livesum")
 
     # advisor.observe listener -------------------------------------------------------------------------------
-    def turn_finished(self, driver: str, turn: Any, seconds: float) -> None:
+    def turn_finished(self, driver: str, turn: Turn, seconds: float) -> None:
         mode = str(getattr(turn, "mode", "") or "deterministic")
         self.turns.labels(driver, mode, str(getattr(turn, "lang", "") or "en")).inc()
         self.turn_seconds.labels(driver, mode).observe(max(0.0, seconds))
@@ -96,7 +101,7 @@ def prepare(multiprocess: bool = True) -> bool:
                 os.environ[MULTIPROC_ENV] = tempfile.mkdtemp(prefix="gpu-advisor-metrics-")
             from prometheus_client import values
 
-            values.ValueClass = values.get_value_class()  # in case it was imported before the decision
+            values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]  # prometheus_client leaves it unannotated; in case it was imported before the decision
             _metrics = _Metrics()
             observe.add_listener(_metrics)
     return True
@@ -130,7 +135,7 @@ def render() -> tuple[bytes, str]:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry, path=path)
+        multiprocess.MultiProcessCollector(registry, path=path)  # type: ignore[no-untyped-call]  # unannotated upstream
         return generate_latest(registry), CONTENT_TYPE
     return generate_latest(REGISTRY), CONTENT_TYPE
 
@@ -154,7 +159,7 @@ def reset_for_tests() -> None:
         try:
             from prometheus_client import values
 
-            values.ValueClass = values.get_value_class()  # back to this process's environment
+            values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]  # unannotated upstream; back to this process's environment
         except ImportError:  # pragma: no cover
             pass
 
@@ -199,11 +204,11 @@ class OpsEndpoints:
 
     PATHS = ("/healthz", "/readyz", "/metrics")
 
-    def __init__(self, app: Any, **health: Any) -> None:
+    def __init__(self, app: ASGIApp, /, **health: object) -> None:
         self.app = app
         self.health = health  # extra fields of /healthz (e.g. web=True)
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", "")).rstrip("/")
         if scope.get("type") != "http" or path not in self.PATHS or scope.get("method") not in ("GET", "HEAD"):
             await self.app(scope, receive, send)

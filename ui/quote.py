@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from ui import web_render as R
+from ui import web_panels as R
+from ui.turn_like import TurnLike
+from ui.web_messages import LANGS
 
 QUOTE_VALID_DAYS = 30  # a GPU quote's prices are good for about a month: the market moves (DESIGN.md prices)
 PRICE_STALE_DAYS = 365  # a price older than this at quote time is flagged as needing a fresh supplier quote
@@ -218,7 +220,7 @@ def _input_name(name: str, lang: str) -> str:
     return f"整机其余部分（{m.group(1)}）" if m else INPUT_NAMES_ZH.get(name, name)
 
 
-def _findings(turn: Any, lang: str) -> list[FindingLine]:
+def _findings(turn: TurnLike, lang: str) -> list[FindingLine]:
     """Each finding once (by rule id), under its short title, with its sources by title and date."""
     from rules.titles import rule_title
 
@@ -241,7 +243,7 @@ def _findings(turn: Any, lang: str) -> list[FindingLine]:
 _ASSUMPTION_HEAD = re.compile(r"^\*\*(Assumptions|假设)[:：]?\*\*[:：]?\s*$")
 
 
-def _assumptions(turn: Any) -> list[str]:
+def _assumptions(turn: TurnLike) -> list[str]:
     """The turn's assumptions: its `extra["assumptions"]` when the conversation layer lists them, else the
     bullets under the answer's "Assumptions" heading."""
     listed = (_get(turn, "extra", {}) or {}).get("assumptions")
@@ -261,7 +263,7 @@ def _assumptions(turn: Any) -> list[str]:
     return out
 
 
-def headline(turn: Any) -> str:
+def headline(turn: TurnLike) -> str:
     """The answer's first line without Markdown emphasis: what the recommendation says in one sentence."""
     for line in str(_get(turn, "answer", "") or "").splitlines():
         text = re.sub(r"[*_`#>]+", "", line).strip()
@@ -270,15 +272,16 @@ def headline(turn: Any) -> str:
     return ""
 
 
-def build_quote(turn: Any, *, questions: Sequence[str] = (), lang: str = "en",
+def build_quote(turn: TurnLike, *, questions: Sequence[str] = (), lang: str = "en",
                 generated_at: datetime | None = None) -> Quote:
     """The quote for `turn` (the latest recommendation) and the messages that led to it, in `lang`."""
-    lang = lang if lang in R.LANGS else "en"
+    lang = lang if lang in LANGS else "en"
     when = generated_at or datetime.now(UTC)
     options = [o for o in (_get(turn, "options", []) or []) if isinstance(o, Mapping)]
     workload = _get(turn, "workload", {}) or {}
     job, limits = R.workload_view(workload)
-    slots = workload.get("slots") if isinstance(workload.get("slots"), Mapping) else {}
+    slots = workload.get("slots")
+    slots = slots if isinstance(slots, Mapping) else {}
     job_words, limit_words = _words(job, limits, slots, lang)
     prices = _prices(options, lang)
     stale = [p.item for p in prices if p.as_of and _age_days(p.as_of, when) > PRICE_STALE_DAYS]

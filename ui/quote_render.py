@@ -7,6 +7,7 @@ import html
 from typing import Any
 
 from ui.quote import PriceLine, Quote
+from ui.web_messages import escape_html, safe_markdown
 
 # section titles and fixed phrases, (English, Chinese)
 T: dict[str, tuple[str, str]] = {
@@ -64,8 +65,6 @@ def _md_cell(text: Any) -> str:
 def quote_markdown(q: Quote) -> str:
     """The quote as Markdown: request, job and constraints in words, headline, options, memory, prices, launch
     hints, findings (each once), sources, assumptions."""
-    from ui.web_render import escape_html
-
     lang = q.lang
     out = [f"# {t('title', lang)}", "", t("made", lang, when=_when(q), gen=q.generator, valid=q.valid_until), ""]
     if q.request:
@@ -105,8 +104,6 @@ def quote_markdown(q: Quote) -> str:
         out += [f"## {t('sources', lang)}", "", *[f"- {s}" for s in q.sources], ""]
     if q.assumptions:
         out += [f"## {t('assumptions', lang)}", "", *[f"- {a}" for a in q.assumptions], ""]
-    from ui.web_render import safe_markdown
-
     return safe_markdown("\n".join(out).rstrip() + "\n")
 
 

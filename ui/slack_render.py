@@ -1,15 +1,10 @@
 """Turn → Slack message (Block Kit), as pure functions. No Slack client, no I/O.
 
-Slack's mrkdwn treats `&`, `<` and `>` as control characters: `<!channel>` pings a channel and `<url|text>` shows
-`text` for any URL (Slack formatting docs, docs.slack.dev/messaging/formatting-message-text). Every piece of text
-that did not come from this module's own code is therefore escaped (`escape`), Markdown links become
-"text (url)" so the real address is always visible, and `@channel`/`@here`/`@everyone` get a word joiner so no
-client turns them into pings. Mentions and links are never built from model or user text.
-
-Limits respected (docs.slack.dev/reference/block-kit/blocks): at most 50 blocks per message, section text at most
-3000 characters, at most 10 section fields of at most 2000 characters, context at most 10 elements, header text
-at most 150 characters, one table block per message with at most 100 rows of at most 20 cells, button URLs at
-most 3000 characters. `render_turn` checks its own output against these (`check_limits`) before returning.
+The options as a table block (or, where Slack refuses tables, one section of fields per option), the findings with
+their sources, the answer itself (`ui.slack_text`: escaped, Markdown → mrkdwn, split to Slack's limits), the
+"open in the web app" button and the mode. `render_turn` checks its own output against Block Kit's limits
+(`check_limits`) before returning. Slack's text functions are importable from here too, under the names the bot
+and the tests have always used.
 """
 
 from __future__ import annotations
@@ -19,275 +14,116 @@ import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-MAX_BLOCKS = 50
-MAX_SECTION_TEXT = 3000
-MAX_FIELDS = 10
-MAX_FIELD_TEXT = 2000
-MAX_CONTEXT_ELEMENTS = 10
-MAX_HEADER_TEXT = 150
-MAX_TABLE_ROWS = 100
-MAX_TABLE_CELLS = 20
-MAX_BUTTON_URL = 3000
-MAX_FALLBACK_TEXT = 3000  # the notification/fallback `text`; Slack truncates `text` at 40 000 characters
-SUMMARY_CHARS = 1500  # "short summary" when options follow it
-DETAILS_CHARS = 2800  # the rest of such an answer (tables dropped), in one section
-MAX_OPTIONS = 8
-MAX_FINDINGS = 12
+from ui.slack_text import (
+    DETAILS_CHARS,
+    MAX_BLOCKS,
+    MAX_BUTTON_URL,
+    MAX_CONTEXT_ELEMENTS,
+    MAX_FALLBACK_TEXT,
+    MAX_FIELD_TEXT,
+    MAX_FIELDS,
+    MAX_FINDINGS,
+    MAX_HEADER_TEXT,
+    MAX_OPTIONS,
+    MAX_SECTION_TEXT,
+    MAX_TABLE_CELLS,
+    MAX_TABLE_ROWS,
+    SUMMARY_CHARS,
+    TableStyle,
+    cut_lines,
+    detect_lang,
+    drop_tables,
+    escape,
+    md_to_mrkdwn,
+    plain,
+    split_mrkdwn,
+    split_summary,
+    summarize,
+    truncate,
+)
+from ui.turn_like import TurnLike
 
-_WORD_JOINER = "\u2060"
-_BROADCAST = re.compile(r"@(channel|here|everyone)\b", re.IGNORECASE)
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-TableStyle = str  # "table" (Block Kit table block) or "fields" (one section with fields per option)
-
-
-# --------------------------------------------------------------------------------------------------- escaping
-
-def escape(text: str) -> str:
-    """Escape text for Slack mrkdwn: `&`→`&amp;`, `<`→`&lt;`, `>`→`&gt;`, and defuse @channel/@here/@everyone."""
-    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _BROADCAST.sub(lambda m: "@" + _WORD_JOINER + m.group(1), text)
-
-
-def plain(text: Any, limit: int = 200) -> str:
-    """Text for plain_text/raw_text elements: no angle brackets, no control characters, at most `limit` chars."""
-    s = "".join(ch for ch in str(text) if ch in "\n\t" or ch >= " ")
-    s = s.replace("<", "‹").replace(">", "›")
-    s = _BROADCAST.sub(lambda m: "@" + _WORD_JOINER + m.group(1), s)
-    return truncate(s, limit)
-
-
-def truncate(text: str, limit: int, marker: str = "…") -> str:
-    """`text` cut to at most `limit` characters, ending in `marker` when cut."""
-    return text if len(text) <= limit else text[: max(0, limit - len(marker))] + marker
-
-
-def detect_lang(text: str) -> str:
-    """"zh" when the text contains CJK ideographs, else "en"."""
-    return "zh" if _CJK.search(text or "") else "en"
-
-
-# -------------------------------------------------------------------------------------- Markdown → mrkdwn
-
-_FENCE = re.compile(r"^\s*```")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_BULLET = re.compile(r"^(\s*)[-*+]\s+")
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*((?:[^()\s]|\([^()\s]*\))+)(?:\s+\"[^\"]*\")?\s*\)")
-_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_ITALIC = re.compile(r"(?<![*\w])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![*\w])")
-_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
-
-
-def _link(m: re.Match[str]) -> str:
-    label, url = m.group(1).strip(), m.group(2).strip()
-    if not re.match(r"^https?://", url, re.IGNORECASE):
-        return label  # javascript:, data:, relative links: keep only the words
-    return f"{label} ({url})" if label and label != url else url
-
-
-def _inline(line: str) -> str:
-    """Convert one escaped Markdown line (outside code) to mrkdwn."""
-    parts = re.split(r"(`[^`\n]*`)", line)  # leave inline code alone
-    out = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            out.append(part)
-            continue
-        part = _LINK.sub(_link, part)
-        part = _BOLD.sub(lambda m: "\x00" + m.group(2) + "\x00", part)
-        part = _ITALIC.sub(lambda m: "_" + m.group(1) + "_", part)
-        part = _STRIKE.sub(lambda m: "~" + m.group(1) + "~", part)
-        out.append(part.replace("\x00", "*"))
-    return "".join(out)
-
-
-def md_to_mrkdwn(markdown: str) -> str:
-    """Markdown (as the conversation layer writes it) → escaped Slack mrkdwn.
-
-    Headings become bold lines, `**b**` → `*b*`, `*i*` → `_i_`, `~~s~~` → `~s~`, bullets → "•", `[t](url)` →
-    "t (url)" (non-http links keep only their text), Markdown tables become a monospace code block.
-    """
-    lines = escape(markdown.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
-    out: list[str] = []
-    in_code = False
-    table: list[str] = []
-
-    def flush_table() -> None:
-        if table:
-            out.append("```")
-            out.extend(_table_text(table))
-            out.append("```")
-            table.clear()
-
-    for line in lines:
-        if _FENCE.match(line):
-            flush_table()
-            in_code = not in_code
-            out.append("```")
-            continue
-        if in_code:
-            out.append(line)
-            continue
-        if _TABLE_ROW.match(line):
-            if not _TABLE_RULE.match(line):
-                table.append(line)
-            continue
-        flush_table()
-        heading = _HEADING.match(line)
-        if heading:
-            text = _inline(heading.group(1)).replace("*", "")
-            out.append(f"*{text}*" if text else "")
-            continue
-        bullet = _BULLET.match(line)
-        if bullet:
-            line = bullet.group(1) + "• " + line[bullet.end():]
-        out.append(_inline(line))
-    flush_table()
-    if in_code:
-        out.append("```")
-    return "\n".join(out).strip("\n")
-
-
-def _table_text(rows: list[str]) -> list[str]:
-    """Markdown table rows → aligned monospace lines (cells keep their escaped text)."""
-    cells = [[c.strip().replace("**", "") for c in r.strip().strip("|").split("|")] for r in rows]
-    width = max(len(r) for r in cells)
-    cells = [r + [""] * (width - len(r)) for r in cells]
-    widths = [max(len(r[i]) for r in cells) for i in range(width)]
-    return ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in cells]
-
-
-# ----------------------------------------------------------------------------------------------- splitting
-
-def _hard_split(line: str, step: int) -> list[str]:
-    """Cut one long line into pieces of at most `step` characters, preferring spaces, never inside an `&…;` entity."""
-    pieces = []
-    while len(line) > step:
-        cut = line.rfind(" ", step // 2, step)
-        cut = step if cut <= 0 else cut + 1
-        entity = re.search(r"&[a-z]{0,4}$", line[:cut])
-        if entity:
-            cut = entity.start()
-        pieces.append(line[:cut])
-        line = line[cut:]
-    return pieces + [line]
-
-
-def split_mrkdwn(text: str, limit: int = MAX_SECTION_TEXT) -> list[str]:
-    """Split mrkdwn into chunks of at most `limit` characters, at line ends (long lines at spaces).
-
-    A code fence that spans a cut is closed at the end of one chunk and reopened at the start of the next.
-    """
-    if len(text) <= limit:
-        return [text] if text.strip() else []
-    chunks: list[str] = []
-    current: list[str] = []
-    in_code = False
-
-    def close() -> None:
-        nonlocal current
-        body = "\n".join(current) + ("\n```" if in_code else "")
-        if body.strip() and body.strip() not in ("```", "```\n```"):
-            chunks.append(body)
-        current = ["```"] if in_code else []
-
-    for line in text.split("\n"):
-        for piece in _hard_split(line, limit - 8):
-            size = len("\n".join(current)) + (1 if current else 0) + len(piece) + 4  # 4: a closing fence
-            if current and size > limit:
-                close()
-            current.append(piece)
-            if _FENCE.match(piece):
-                in_code = not in_code
-    close()
-    return chunks
-
-
-def split_summary(markdown: str, limit: int = SUMMARY_CHARS) -> tuple[str, str]:
-    """(opening, rest) of an answer: the opening is its paragraphs up to the first table, heading or code block
-    after the first paragraph, at most `limit` characters (a longer first paragraph is cut at a space, " …")."""
-    paragraphs = re.split(r"\n\s*\n", markdown.strip())
-    taken: list[str] = []
-    for para in paragraphs:
-        first = para.lstrip().split("\n", 1)[0]
-        starts_section = bool(_HEADING.match(first) or _TABLE_ROW.match(first) or _FENCE.match(first))
-        if taken and starts_section:
-            break
-        if taken and sum(len(p) + 2 for p in taken) + len(para) > limit:
-            break
-        taken.append(para)
-    rest = "\n\n".join(paragraphs[len(taken):])
-    head = "\n\n".join(taken)
-    if len(head) > limit:
-        cut = head[:limit].rsplit(" ", 1)[0]
-        rest = head[len(cut):].lstrip() + ("\n\n" + rest if rest else "")
-        head = cut + " …"
-    return head, rest
-
-
-def summarize(markdown: str, limit: int = SUMMARY_CHARS) -> str:
-    """The opening of an answer (see `split_summary`)."""
-    return split_summary(markdown, limit)[0]
-
-
-def drop_tables(markdown: str) -> str:
-    """Markdown without its tables (when the options table block shows the same rows)."""
-    kept = [line for line in markdown.split("\n") if not _TABLE_ROW.match(line)]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
-
-
-def cut_lines(text: str, limit: int) -> tuple[str, bool]:
-    """`text` cut at a line end to at most `limit` characters; (text, whether it was cut)."""
-    if len(text) <= limit:
-        return text, False
-    cut = text[:limit].rsplit("\n", 1)[0] if "\n" in text[:limit] else text[: limit - 1]
-    if cut.count("```") % 2:
-        cut += "\n```"
-    return cut.rstrip() + "\n…", True
+__all__ = [
+    "DETAILS_CHARS",
+    "MAX_BLOCKS",
+    "MAX_BUTTON_URL",
+    "MAX_CONTEXT_ELEMENTS",
+    "MAX_FALLBACK_TEXT",
+    "MAX_FIELDS",
+    "MAX_FIELD_TEXT",
+    "MAX_FINDINGS",
+    "MAX_HEADER_TEXT",
+    "MAX_OPTIONS",
+    "MAX_SECTION_TEXT",
+    "MAX_TABLE_CELLS",
+    "MAX_TABLE_ROWS",
+    "SUMMARY_CHARS",
+    "TableStyle",
+    "check_limits",
+    "clamp_blocks",
+    "context",
+    "cut_lines",
+    "detect_lang",
+    "drop_tables",
+    "escape",
+    "finding_lines",
+    "findings_blocks",
+    "fmt_gib",
+    "fmt_money",
+    "fmt_rate",
+    "md_to_mrkdwn",
+    "option_rows",
+    "options_blocks",
+    "plain",
+    "render_text",
+    "render_turn",
+    "section",
+    "split_mrkdwn",
+    "split_summary",
+    "summarize",
+    "text_blocks",
+    "truncate",
+    "web_button",
+    "web_url_for",
+    "words",
+]
 
 
 # ------------------------------------------------------------------------------------------------- wording
 
-_WORDS = {
-    "en": {
-        "options": "Ranked options",
-        "rank": "#", "gpu": "GPU", "count": "Count", "layout": "Layout", "memory": "Memory/GPU",
-        "fits": "Fits", "decode": "Decode tok/s", "price": "Price",
-        "yes": "yes", "no": "no",
-        "findings": "Findings",
-        "questions": "To refine the answer",
-        "open": "Open in the web app",
-        "mode_llm": "mode: LLM ({model})", "mode_det": "mode: deterministic (no LLM)",
-        "truncated": "…the answer was shortened to fit Slack; the web app shows all of it.",
-        "as_of": "as of {date}",
-        "per_seq": "{v} per sequence", "total": "{v} total",
-        "source": "source",
-        "more_options": "…and {n} more options.",
-    },
-    "zh": {
-        "options": "候选方案（按推荐排序）",
-        "rank": "#", "gpu": "GPU", "count": "数量", "layout": "并行", "memory": "每卡显存",
-        "fits": "放得下", "decode": "解码 tok/s", "price": "价格",
-        "yes": "是", "no": "否",
-        "findings": "提示与依据",
-        "questions": "还需要确认",
-        "open": "在网页版中查看",
-        "mode_llm": "模式：LLM（{model}）", "mode_det": "模式：确定性规则（无 LLM）",
-        "truncated": "……回答较长，已截断以适应 Slack；网页版可查看全文。",
-        "as_of": "截至 {date}",
-        "per_seq": "每序列 {v}", "total": "合计 {v}",
-        "source": "来源",
-        "more_options": "……另有 {n} 个方案。",
-    },
+# Each label in English and Chinese.
+_WORDS: dict[str, tuple[str, str]] = {
+    "options": ("Ranked options", "候选方案（按推荐排序）"),
+    "rank": ("#", "#"),
+    "gpu": ("GPU", "GPU"),
+    "count": ("Count", "数量"),
+    "layout": ("Layout", "并行"),
+    "memory": ("Memory/GPU", "每卡显存"),
+    "fits": ("Fits", "放得下"),
+    "decode": ("Decode tok/s", "解码 tok/s"),
+    "price": ("Price", "价格"),
+    "yes": ("yes", "是"),
+    "no": ("no", "否"),
+    "findings": ("Findings", "提示与依据"),
+    "questions": ("To refine the answer", "还需要确认"),
+    "open": ("Open in the web app", "在网页版中查看"),
+    "mode_llm": ("mode: LLM ({model})", "模式：LLM（{model}）"),
+    "mode_det": ("mode: deterministic (no LLM)", "模式：确定性规则（无 LLM）"),
+    "truncated": ("…the answer was shortened to fit Slack; the web app shows all of it.", "……回答较长，已截断以适应 Slack；网页版可查看全文。"),
+    "as_of": ("as of {date}", "截至 {date}"),
+    "per_seq": ("{v} per sequence", "每序列 {v}"),
+    "total": ("{v} total", "合计 {v}"),
+    "source": ("source", "来源"),
+    "more_options": ("…and {n} more options.", "……另有 {n} 个方案。"),
 }
+_BY_LANG = {lang: {key: pair[i] for key, pair in _WORDS.items()} for i, lang in enumerate(("en", "zh"))}
 
 _SEVERITY_ICON = {"block": ":no_entry:", "warn": ":warning:", "info": ":information_source:"}
 
 
 def words(lang: str) -> dict[str, str]:
-    return _WORDS["zh" if lang == "zh" else "en"]
+    """The labels in `lang` ("zh", else English)."""
+    return _BY_LANG["zh" if lang == "zh" else "en"]
 
 
 # --------------------------------------------------------------------------------------------- formatting
@@ -492,7 +328,7 @@ def web_button(url: str, lang: str = "en") -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------------- a Turn
 
-def render_turn(turn: Any, *, web_url: str | None = None, query: str = "", style: TableStyle = "table",
+def render_turn(turn: TurnLike, *, web_url: str | None = None, query: str = "", style: TableStyle = "table",
                 conversation_id: str | None = None) -> tuple[str, list[dict[str, Any]]]:
     """(fallback text, blocks) for one Turn: summary, clarifying questions, ranked options, findings, note, mode, link.
 

@@ -22,9 +22,14 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ui.server_process import settle_process
+
+if TYPE_CHECKING:
+    from advisor.conversation.dialog import DialogState
+    from advisor.conversation.session import Conversation
+    from advisor.conversation.turn import Turn
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +143,7 @@ class TurnPool:
 class RemoteConversation:
     """A deterministic conversation whose turns run in a `TurnPool`; the state and history stay here."""
 
-    def __init__(self, pool: TurnPool, local: Any) -> None:
+    def __init__(self, pool: TurnPool, local: Conversation) -> None:
         self.pool = pool
         self.local = local  # the in-process Conversation: state, language, history, and the fallback
 
@@ -149,11 +154,11 @@ class RemoteConversation:
         return self.local.lang
 
     @property
-    def state(self) -> Any:
+    def state(self) -> DialogState:
         return self.local.state
 
     @property
-    def history(self) -> list[tuple[str, Any]]:
+    def history(self) -> list[tuple[str, Turn]]:
         return self.local.history
 
     def respond(self, text: str) -> Any:

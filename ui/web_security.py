@@ -35,9 +35,15 @@ import time
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+# Gradio's Blocks, its functions and its app are read with getattr and typed Any here: what this module reads of
+# them (fns, api_visibility, tokens, cookie_id) is internal to gradio, outside its typed API.
 
 CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
        "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self' ws: wss:; media-src 'self' blob:; "
@@ -151,13 +157,13 @@ class SessionCap:
         return self._total
 
 
-def _client(scope: dict[str, Any]) -> str:
+def _client(scope: Scope) -> str:
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
 
 
-def _with_headers(send: Any) -> Any:
-    async def wrapped(message: dict[str, Any]) -> None:
+def _with_headers(send: Send) -> Send:
+    async def wrapped(message: Message) -> None:
         if message.get("type") == "http.response.start":
             names = {k.lower() for k, _ in message.get("headers", [])}
             message = {**message, "headers": [*message.get("headers", []),
@@ -167,7 +173,7 @@ def _with_headers(send: Any) -> Any:
     return wrapped
 
 
-async def _answer(send: Any, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _answer(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps({"detail": text}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
@@ -175,7 +181,7 @@ async def _answer(send: Any, status: int, text: str, extra: list[tuple[bytes, by
     await send({"type": "http.response.body", "body": body})
 
 
-async def _read_body(receive: Any, limit: int = 1 << 20) -> tuple[bytes | None, Any]:
+async def _read_body(receive: Receive, limit: int = 1 << 20) -> tuple[bytes | None, Receive]:
     """The whole request body (None when it is longer than `limit`) and a `receive` that replays what was read
     to the app, then reads on (a longer body reaches the body-size limit behind this middleware)."""
     chunks, size, more = [], 0, True
@@ -189,7 +195,7 @@ async def _read_body(receive: Any, limit: int = 1 << 20) -> tuple[bytes | None, 
     body = b"".join(chunks)
     sent = False
 
-    async def replay() -> dict[str, Any]:
+    async def replay() -> Message:
         nonlocal sent
         if not sent:
             sent = True
@@ -250,7 +256,7 @@ def page_event(fns: Any, event: dict[str, Any]) -> bool:
 class SecurityGuard:
     """ASGI middleware; see the module docstring. `throttle`/`sessions` are injectable for tests."""
 
-    def __init__(self, app: Any, throttle: LoginThrottle | None = None, sessions: SessionCap | None = None) -> None:
+    def __init__(self, app: ASGIApp, throttle: LoginThrottle | None = None, sessions: SessionCap | None = None) -> None:
         self.app = app
         self.throttle = throttle or LoginThrottle()
         self.sessions = sessions or SessionCap()
@@ -258,7 +264,7 @@ class SecurityGuard:
 
         watch_sessions("web", self.sessions.live)  # gpu_advisor_active_sessions{interface="web"}
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http":
             await self.app(scope, receive, send)
             return
@@ -298,7 +304,7 @@ class SecurityGuard:
                 return
         await self.app(scope, receive, send)
 
-    async def _login(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def _login(self, scope: Scope, receive: Receive, send: Send) -> None:
         body, replay = await _read_body(receive, limit=16 << 10)
         body = body or b""
         user = (urllib.parse.parse_qs(body.decode("utf-8", "replace")).get("username") or [""])[0].strip()
@@ -310,7 +316,7 @@ class SecurityGuard:
             return
         status = 0
 
-        async def watch(message: dict[str, Any]) -> None:
+        async def watch(message: Message) -> None:
             nonlocal status
             if message.get("type") == "http.response.start":
                 status = int(message.get("status", 0))
@@ -323,7 +329,7 @@ class SecurityGuard:
             self.throttle.failure(keys)
 
 
-def _logged_in(scope: dict[str, Any], gradio: Any) -> bool:
+def _logged_in(scope: Scope, gradio: Any) -> bool:
     cookie_id = getattr(gradio, "cookie_id", "")
     tokens = getattr(gradio, "tokens", {}) or {}
     cookies: dict[str, str] = {}
@@ -343,7 +349,7 @@ class GuardedHttp(HttpToolsProtocol):
 
     header_timeout_s = HEADER_TIMEOUT_S
 
-    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+    def connection_made(self, transport: Any) -> None:  # Any: uvicorn narrows asyncio's BaseTransport to Transport
         super().connection_made(transport)
         self._header_deadline: asyncio.TimerHandle | None = None
         self._arm()

@@ -15,15 +15,15 @@ import argparse
 import sys
 from typing import Any
 
+from ui.commands.server_args import add_host_port, usage_epilog
+
 HELP = "serve the JSON API (/api/v1) without the browser chat"
 DEFAULT_PORT = 8000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = __doc__.split("\n\n", 1)[1]
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    usage_epilog(parser, __doc__)
+    add_host_port(parser, DEFAULT_PORT)
 
 
 def serve_uvicorn(app: Any, host: str, port: int, banner: str) -> None:

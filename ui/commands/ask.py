@@ -12,9 +12,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knowledge.errors import InputError
 from ui import jsonout
+
+if TYPE_CHECKING:
+    from advisor.conversation.session import Conversation
 
 MAX_STATE_BYTES = 16 * 2**20  # a conversation state file (a long conversation is a few hundred KB)
 HELP = "one conversational turn (free text, Chinese or English)"
@@ -31,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a stored conversation to continue ('new' starts one; see `gpu-advisor history`)")
 
 
-def _load(path: Path, args: argparse.Namespace):  # -> Conversation
+def _load(path: Path, args: argparse.Namespace) -> Conversation:
     from advisor.conversation.session import Conversation, new_conversation
 
     try:
@@ -93,7 +97,7 @@ def _run_stored(args: argparse.Namespace, text: str) -> int:
     from advisor.conversation.session import Conversation, new_conversation
     from ui.commands.ask_store import stored_turn
 
-    def make():  # -> Conversation
+    def make() -> Conversation:
         return Conversation(driver=args.driver, lang=args.lang) if args.driver else new_conversation(lang=args.lang)
 
     turn, cid, saved = stored_turn(args.conversation, text, make, Conversation.from_dict)

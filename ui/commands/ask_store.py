@@ -7,12 +7,18 @@ continues it. An id that is not a stored conversation is one "not found" line, e
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import InputError
 
+if TYPE_CHECKING:
+    from advisor.conversation.session import Conversation
+    from advisor.conversation.turn import Turn
 
-def stored_turn(ident: str, text: str, make: Any, load: Any) -> tuple[Any, str, bool]:
+
+def stored_turn(ident: str, text: str, make: Callable[[], Conversation],
+                load: Callable[[dict[str, Any]], Conversation]) -> tuple[Turn, str, bool]:
     """(the Turn, the conversation id, saved) for `text` asked in conversation `ident` ("new" or an id).
     `make()` is a fresh Conversation, `load(dict)` one rebuilt from a stored state."""
     from advisor.store import open_store

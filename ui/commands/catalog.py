@@ -16,10 +16,15 @@ from __future__ import annotations
 import argparse
 import sys
 import unicodedata
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import InputError
 from ui import jsonout
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
+    from knowledge.schemas import GpuSpec, ModelSpec
 
 GiB = 2**30
 # GPU fields shown in `show`, with a unit formatter; others are printed as they are
@@ -90,14 +95,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _emit(data: Any, as_json: bool, text: Any) -> None:
+def _emit(data: Any, as_json: bool, text: Callable[[Any], str]) -> None:
     out = jsonout.dumps(data) if as_json else text(data)
     sys.stdout.write(out + "\n")
 
 
 # --- GPUs ----------------------------------------------------------------------------------------------------
 
-def _gpu_row(g: Any, region: str = "global") -> dict[str, Any]:
+def _gpu_row(g: GpuSpec, region: str = "global") -> dict[str, Any]:
     row = {
         "id": g.id, "name": g.name, "aliases": list(g.aliases), "vendor": g.vendor, "architecture": g.architecture,
         "segment": g.segment, "memory_bytes": g.memory_bytes, "bandwidth_bytes_per_s": g.bandwidth_bytes_per_s,
@@ -112,7 +117,7 @@ def _gpu_row(g: Any, region: str = "global") -> dict[str, Any]:
     return row
 
 
-def _gpu_detail(g: Any, catalog: Any) -> dict[str, Any]:
+def _gpu_detail(g: GpuSpec, catalog: Catalog) -> dict[str, Any]:
     data = g.model_dump(mode="json")
     used = {s for ids in g.cite.values() for s in ids} | set(g.china.source)
     used |= {p.source for p in g.prices} | {c.source for c in g.cloud}
@@ -120,7 +125,7 @@ def _gpu_detail(g: Any, catalog: Any) -> dict[str, Any]:
     return data
 
 
-def _price_text(g: Any) -> str:
+def _price_text(g: GpuSpec) -> str:
     parts = []
     for cur, sym in (("USD", "US$"), ("CNY", "¥")):
         p = g.price(cur)
@@ -148,7 +153,7 @@ def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> str:
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
-def _gpu_table(gpus: list[Any], region: str) -> str:
+def _gpu_table(gpus: list[GpuSpec], region: str) -> str:
     headers = ["ID", "NAME", "MEM GiB", "BW TB/s", "BF16 TFLOPS", "FP8 TFLOPS", "TDP W", "NVLINK GB/s", "PRICE (as of)"]
     if region == "cn":
         headers += ["CHINA (as of)", "SUBSTITUTE"]
@@ -171,7 +176,7 @@ def _gpu_table(gpus: list[Any], region: str) -> str:
     return _table(headers, rows, {2, 3, 4, 5, 6, 7}) + f"\n\n{len(gpus)} GPUs. {note}"
 
 
-def _gpu_show_text(g: Any, catalog: Any) -> str:
+def _gpu_show_text(g: GpuSpec, catalog: Catalog) -> str:
     lines = [f"{g.name}  [{g.id}]", f"aliases: {', '.join(g.aliases) or '-'}", ""]
     for name in type(g).model_fields:
         if name in ("id", "name", "aliases", "china", "prices", "cloud", "cite", "notes", "basis", "estimated"):
@@ -212,7 +217,7 @@ def _gpu_show_text(g: Any, catalog: Any) -> str:
 
 # --- models --------------------------------------------------------------------------------------------------
 
-def _model_row(m: Any) -> dict[str, Any]:
+def _model_row(m: ModelSpec) -> dict[str, Any]:
     from knowledge.params import param_counts
 
     counts = param_counts(m)
@@ -227,7 +232,7 @@ def _model_row(m: Any) -> dict[str, Any]:
     }
 
 
-def _model_detail(m: Any, catalog: Any) -> dict[str, Any]:
+def _model_detail(m: ModelSpec, catalog: Catalog) -> dict[str, Any]:
     from knowledge.params import param_counts
 
     counts = param_counts(m)
@@ -246,7 +251,7 @@ def _billions(n: int) -> str:
     return f"{n / 1e6:,.0f}M" if n >= 1e7 else f"{n / 1e6:,.2f}M"
 
 
-def _model_table(models: list[Any]) -> str:
+def _model_table(models: list[ModelSpec]) -> str:
     from knowledge.params import param_counts
 
     headers = ["ID", "NAME", "PARAMS", "ACTIVE", "LAYERS", "HIDDEN", "HEADS/KV", "CONTEXT", "DTYPE", "ATTENTION"]
@@ -264,7 +269,7 @@ def _model_table(models: list[Any]) -> str:
         "ACTIVE: per token for MoE models.")
 
 
-def _model_show_text(m: Any, catalog: Any) -> str:
+def _model_show_text(m: ModelSpec, catalog: Catalog) -> str:
     from knowledge.params import param_counts
 
     c = param_counts(m)

@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from ui import jsonout
+
+if TYPE_CHECKING:
+    from advisor.estimator.results import MemoryEstimate
+    from advisor.workload import Workload
+    from knowledge.errors import InputError
+    from knowledge.record import RecordError
+    from knowledge.schemas import GpuSpec, ModelSpec
 
 GiB = 2**30
 
@@ -70,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output (bytes)")
 
 
-def _workload(args: argparse.Namespace) -> Any:
+def _workload(args: argparse.Namespace) -> Workload:
     from advisor.workload import Workload
     from knowledge.record import RecordError
     values = {
@@ -87,7 +94,7 @@ def _workload(args: argparse.Namespace) -> Any:
         raise validation_to_input_error(exc) from None
 
 
-def validation_to_input_error(exc: Any) -> Exception:
+def validation_to_input_error(exc: RecordError) -> InputError:
     """The first pydantic error of a Workload as one InputError naming the flag and the accepted range."""
     from knowledge.errors import InputError
 
@@ -119,7 +126,7 @@ def validation_to_input_error(exc: Any) -> Exception:
     return InputError(text, field=field, accepted=accepted)
 
 
-def model_of_args(args: argparse.Namespace) -> Any:
+def model_of_args(args: argparse.Namespace) -> ModelSpec:
     """The ModelSpec the command names: from `--config` (a Hugging Face config.json) or the catalog."""
     if args.config:
         from knowledge.hf_config import load_hf_config
@@ -169,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_offload(args: argparse.Namespace, model: Any, gpu: Any, workload: Any) -> int:
+def _run_offload(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec | None, workload: Workload) -> int:
     """`--offload layers`: memory on both sides of a llama.cpp layer split (and its speed)."""
     from knowledge.errors import InputError
     from ui.commands import offload_cli
@@ -189,14 +196,14 @@ def _run_offload(args: argparse.Namespace, model: Any, gpu: Any, workload: Any) 
     return 0
 
 
-def estimate_memory_contract(model: Any, workload: Any, gpu: Any) -> dict[str, Any]:
+def estimate_memory_contract(model: ModelSpec, workload: Workload, gpu: GpuSpec) -> dict[str, Any]:
     from advisor.estimator.memory import estimate_memory
 
     est = estimate_memory(model, workload, gpu)
     return est.to_contract() | {"fit": _fit(est, gpu)}
 
 
-def _planned(args: argparse.Namespace, model: Any, gpu: Any, workload: Any) -> tuple[Any, dict[str, Any]]:
+def _planned(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec, workload: Workload) -> tuple[MemoryEstimate, dict[str, Any]]:
     """Pre-training memory at the planner's layout for gpus × nodes GPUs (what `train-time` would run)."""
     from advisor.estimator.calibration import load_calibration
     from advisor.estimator.planner import Overrides, plan_memory_estimate, plan_training
@@ -207,7 +214,7 @@ def _planned(args: argparse.Namespace, model: Any, gpu: Any, workload: Any) -> t
     return plan_memory_estimate(plan, model), plan.layout_dict()
 
 
-def _fit(est: Any, gpu: Any) -> dict[str, Any]:
+def _fit(est: MemoryEstimate, gpu: GpuSpec) -> dict[str, Any]:
     return {"gpu": gpu.id, "capacity_bytes": gpu.memory_bytes, "usable_bytes": est.usable_bytes(gpu),
             "headroom_bytes": est.headroom_bytes(gpu), "fits": est.fits(gpu)}
 
@@ -216,7 +223,7 @@ def _g(x: int) -> str:
     return f"{x / GiB:10.2f} GiB"
 
 
-def render(est: Any, model: Any, gpu: Any = None) -> str:
+def render(est: MemoryEstimate, model: ModelSpec, gpu: GpuSpec | None = None) -> str:
     """Plain-text report: breakdown in GiB, fit against `gpu`, formulas and assumptions."""
     lines = [f"{model.name} — {est.task}, {est.gpus} GPU(s); params {est.params / 1e9:.2f}B"
              + (f" ({est.active_params / 1e9:.2f}B active)" if est.active_params != est.params else "")

@@ -15,9 +15,13 @@ import argparse
 import json
 import sys
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import AdvisorError, InputError
+
+if TYPE_CHECKING:
+    from advisor.store.records import ConversationRecord, QuoteRecord
+    from advisor.store.sql import SqlStore as Store
 
 ACTIONS = ("list", "show", "export", "purge")
 
@@ -68,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open() -> Any:
+def _open() -> Store:
     from advisor.store import open_store
 
     store = open_store()
@@ -92,7 +96,7 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
 
 
-def _list(store: Any, args: argparse.Namespace) -> None:
+def _list(store: Store, args: argparse.Namespace) -> None:
     zh = args.lang == "zh"
     if args.quotes:
         quotes = store.list_quotes(args.owner, args.limit)
@@ -122,23 +126,23 @@ def _short(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _find(store: Any, ident: str) -> tuple[Any, Any]:
-    """(conversation, None) or (None, quote) for `ident`; "not found" otherwise."""
+def _find(store: Store, ident: str) -> ConversationRecord | QuoteRecord:
+    """The conversation or the exported quote `ident` names; "not found" otherwise."""
     record = store.get_conversation(ident)
     if record is not None:
-        return record, None
+        return record
     quote = store.get_quote(ident)
     if quote is None:
         turn = store.turn_for_quote(ident)  # a quote id not exported yet: show its conversation's turn
         if turn is not None:
             record = store.get_conversation(turn.conversation_id)
             if record is not None:
-                return record, None
+                return record
         raise _not_found(ident)
-    return None, quote
+    return quote
 
 
-def _conversation_doc(store: Any, record: Any) -> dict[str, Any]:
+def _conversation_doc(store: Store, record: ConversationRecord) -> dict[str, Any]:
     turns = []
     for t in store.turns(record.id):
         result = None
@@ -168,10 +172,12 @@ def _conversation_markdown(doc: dict[str, Any], lang: str) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _show(store: Any, args: argparse.Namespace) -> None:
-    record, quote = _find(store, args.id)
-    if quote is not None:
-        print(quote.json if args.json else quote.markdown)
+def _show(store: Store, args: argparse.Namespace) -> None:
+    from advisor.store.records import QuoteRecord
+
+    record = _find(store, args.id)
+    if isinstance(record, QuoteRecord):
+        print(record.json if args.json else record.markdown)
         return
     doc = _conversation_doc(store, record)
     if args.json:
@@ -186,15 +192,17 @@ def _show(store: Any, args: argparse.Namespace) -> None:
         print(f"{t['seq']:>3}. {_short(t['question'], 70)}{quote_note}\n     → {_short(first, 90)}")
 
 
-def _export(store: Any, args: argparse.Namespace) -> None:
+def _export(store: Store, args: argparse.Namespace) -> None:
+    from advisor.store.records import QuoteRecord
     from ui.quotes import freeze_quote
 
-    record, quote = _find(store, args.id)
-    if quote is None and record is not None and args.id != record.id:  # an unexported quote id: freeze it now
+    record = _find(store, args.id)
+    quote = record if isinstance(record, QuoteRecord) else None
+    if not isinstance(record, QuoteRecord) and args.id != record.id:  # an unexported quote id: freeze it now
         quote = freeze_quote(store, args.id)
     if quote is not None:
         text = quote.json if args.format == "json" else quote.markdown
-    else:
+    elif not isinstance(record, QuoteRecord):  # (always so here: a found quote is exported above)
         doc = _conversation_doc(store, record)
         text = (json.dumps(doc, ensure_ascii=False, indent=2) if args.format == "json"
                 else _conversation_markdown(doc, args.lang))
@@ -210,7 +218,7 @@ def _export(store: Any, args: argparse.Namespace) -> None:
         print(text.rstrip("\n"))
 
 
-def _purge(store: Any, args: argparse.Namespace, age_s: float | None) -> None:
+def _purge(store: Store, args: argparse.Namespace, age_s: float | None) -> None:
     from advisor.store import retention_days
 
     if age_s is None:

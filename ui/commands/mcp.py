@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import argparse
 
+from ui.commands.server_args import DEFAULT_HOST, add_host_port, usage_epilog
+
 HELP = "serve the advisor over the Model Context Protocol (stdio, or --http)"
 DEFAULT_PORT = 8765
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = __doc__.split("\n\n", 1)[1]
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    usage_epilog(parser, __doc__)
     parser.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port with --http (default {DEFAULT_PORT})")
+    add_host_port(parser, DEFAULT_PORT, when=" with --http")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"the MCP server needs the `mcp` package ({exc.name} is missing)", field="mcp",
                          accepted="pip install 'gpu-advisor[mcp]'") from None
     if not args.http:
-        if args.host != "127.0.0.1" or args.port != DEFAULT_PORT:
+        if args.host != DEFAULT_HOST or args.port != DEFAULT_PORT:
             raise InputError("--host/--port apply to --http only", field="http", accepted="--http --port N")
         mcp_server.serve_stdio()
         return 0

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from ui import jsonout
+
+if TYPE_CHECKING:
+    from advisor.workload import Constraints, Workload
 
 GiB = 2**30
 
@@ -73,7 +76,7 @@ def _existing(text: str | None) -> dict[str, Any] | None:
     return {"gpu": m.group(2), "count": int(m.group(1))}
 
 
-def build_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
+def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
     from advisor.workload import Constraints, Workload
     from knowledge.errors import InputError
     from knowledge.record import RecordError
@@ -88,13 +91,13 @@ def build_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     except RecordError as exc:
         raise validation_to_input_error(exc) from None
     try:
-        constraints = Constraints(
-            budget=args.budget, currency=args.currency, region=args.region,
-            candidates=tuple(c.strip() for c in args.candidates.split(",") if c.strip()),
-            existing=_existing(args.existing), max_gpus_per_node=args.max_gpus_per_node,
-            max_ms_per_token=args.max_ms_per_token, min_tokens_per_s=args.min_tokens_per_s,
-            deadline_s=None if args.deadline_days is None else args.deadline_days * 86400,
-            power_limit_w=args.power_limit_w, condition=args.condition)
+        constraints = Constraints.model_validate({  # validated as a whole: errors name the flag ("existing.count")
+            "budget": args.budget, "currency": args.currency, "region": args.region,
+            "candidates": tuple(c.strip() for c in args.candidates.split(",") if c.strip()),
+            "existing": _existing(args.existing), "max_gpus_per_node": args.max_gpus_per_node,
+            "max_ms_per_token": args.max_ms_per_token, "min_tokens_per_s": args.min_tokens_per_s,
+            "deadline_s": None if args.deadline_days is None else args.deadline_days * 86400,
+            "power_limit_w": args.power_limit_w, "condition": args.condition})
     except RecordError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err.get("loc") else "constraints"

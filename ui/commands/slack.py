@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
         print("GPU Advisor Slack bot: Socket Mode (Ctrl-C to stop)", flush=True)
-        SocketModeHandler(app, settings.app_token).start()
+        SocketModeHandler(app, settings.app_token).start()  # type: ignore[no-untyped-call]  # slack_bolt leaves start() unannotated
         return 0
 
     try:

@@ -21,9 +21,13 @@ import argparse
 import math
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ui import jsonout
+
+if TYPE_CHECKING:
+    from advisor.workload import Recompute
+    from knowledge.schemas import GpuSpec, ModelSpec
 
 GiB = 2**30
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
@@ -43,7 +47,7 @@ def parse_tokens(text: str) -> float:
 
     value = float(m.group(1)) * _SUFFIX[m.group(2).lower()]
     lo, hi, _, _ = field_bounds(Workload, "train_tokens")  # the range the estimator accepts
-    if not math.isfinite(value) or 0 < value < lo:  # ≤ 0 and > hi: the estimator's own messages
+    if not math.isfinite(value) or (lo is not None and 0 < value < lo):  # ≤ 0 and > hi: the estimator's own messages
         accepted = describe(lo, hi)
         raise InputError(f"--tokens: {text} is out of range", field="tokens", accepted=accepted,
                          message_zh=f"--tokens：{text} 超出范围（可接受：{accepted}）")
@@ -81,7 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _memory_check(model: Any, gpu: Any, args: argparse.Namespace, seq_len: int, recompute: str) -> None:
+def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, seq_len: int,
+                  recompute: Recompute) -> None:
     from advisor.estimator.memory import estimate_memory
     from advisor.workload import Workload
     from knowledge.errors import InputError
@@ -155,7 +160,7 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     if pinned:
         raise InputError(f"{', '.join(pinned)}: {args.task} runs data parallel (the planner serves pretrain and full)",
                          field=pinned[0].lstrip("-"), accepted="--task pretrain or full, or drop the flag")
-    recompute = args.recompute or "full"
+    recompute: Recompute = args.recompute or "full"
     args.batch = args.micro_batch or 1
     est = estimate_train_time(model, gpu, args.count, tokens, load_calibration(), seq_len=seq_len, task=args.task,
                               recompute=recompute, precision=args.precision, mfu=args.mfu,

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import argparse
 
+from ui.commands.server_args import add_host_port, usage_epilog
+from ui.web_settings import DEFAULT_PORT
+
 HELP = "start the browser chat (Gradio)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = __doc__.split("\n\n", 1)[1]
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=None, help="port (default 7860)")
+    usage_epilog(parser, __doc__)
+    add_host_port(parser, DEFAULT_PORT, unset=True)  # the environment may give them (ui.web_settings)
     parser.add_argument("--auth", default=None, metavar="USER:PASSWORD", help="require this login")
     parser.add_argument("--queue-size", type=int, default=None,
                         help="turns that may wait (default 100)")

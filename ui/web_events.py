@@ -1,0 +1,160 @@
+"""The web page's events: Enter/Send shows the user's message at once (outside the queue), then `/chat` (queued;
+streaming in LLM mode, one update in deterministic mode) answers and updates the mode, exports and turn JSON, then
+a private refresh redraws the chart, table, findings and plots from the session's latest recommendation. The
+language toggle relabels the page; `/?q=…` pre-fills the question box.
+
+Gradio reads each handler's annotations at run time (`typing.get_type_hints`) to find its `gr.Request` parameter,
+so the handlers' annotations name only what this module imports at run time; `request` is annotated with
+`gr.Request` once gradio is imported (`PageEvents.__init__`). The handlers' inputs and outputs are typed `Any`:
+Gradio passes the components' values (a State's value is whatever the page stored) and takes its update dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ui import web_render as R
+from ui.web_chat import ChatController, SessionState, message_lang, prefill_question
+from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, COST_COLUMNS, MEMORY_COLUMNS, Page
+from ui.web_page import SCROLL_TO_ANSWER_JS
+
+if TYPE_CHECKING:
+    import gradio as gr
+    from gradio.events import Dependency
+
+
+def session_of(state: object) -> SessionState:
+    """The session's state, or a fresh one (a new browser session, or a state Gradio dropped)."""
+    return state if isinstance(state, SessionState) else SessionState()
+
+
+class PageEvents:
+    """The page's event handlers over one controller; `wire` attaches them to the page's components."""
+
+    def __init__(self, ctl: ChatController) -> None:
+        import gradio as gr
+        import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the environment
+
+        self.ctl, self.pd = ctl, pd
+        for handler in (PageEvents.chat, PageEvents.chat_once, PageEvents.prefill):
+            handler.__annotations__["request"] = gr.Request  # resolved here: this module postpones annotations
+
+    def frame(self, rows: list[dict[str, Any]], columns: list[str]) -> Any:
+        """A plot's rows as the DataFrame Gradio's plots take."""
+        return self.pd.DataFrame(rows, columns=columns)
+
+    def take(self, text: str, state: Any, ui_lang: str) -> tuple[Any, ...]:
+        """Clear the box and show the question at once, with a "working" line, while the turn waits/runs."""
+        st = session_of(state)
+        text = text if isinstance(text, str) else ""
+        shown = [*st.history, R.user_message(text, message_lang(text, ui_lang)), R.pending_message(ui_lang)]
+        return "", text, shown
+
+    def chat(self, message: str, ui_lang: str, state: Any = None, request: Any = None) -> Iterator[tuple[Any, ...]]:
+        """`/chat`: the turn's updates, each as the `CHAT_KEYS` outputs."""
+        ctl, st = self.ctl, session_of(state)
+        identify = getattr(ctl, "identify", None)  # the stored controller's (ui/web_store.py)
+        if identify is not None:
+            identify(st, request)
+        exports = st.exports or (None, None)
+        current: dict[str, Any] = {"mode": ctl.mode_text(st, ui_lang, st.last_turn), "raw": st.last_raw,
+                                   "export_md": exports[0], "export_json": exports[1]}
+        for update in ctl.turn(message, st, ui_lang):
+            current.update(update)
+            current.setdefault("state", st)
+            yield tuple(current[k] for k in CHAT_KEYS)
+
+    def chat_once(self, message: str, ui_lang: str, state: Any = None, request: Any = None) -> tuple[Any, ...]:
+        """`chat` without streaming: a deterministic turn takes milliseconds and updates the page once, and a
+        plain function saves Gradio a second copy of the outputs (its "generating" event, then "complete")."""
+        last: tuple[Any, ...] = ()
+        for last in self.chat(message, ui_lang, state, request):  # noqa: B007 (the last update is the answer)
+            pass
+        return last
+
+    def panel_values(self, st: SessionState, ui_lang: str, *, titled: bool = False) -> tuple[Any, ...]:
+        """The `Page.panel_outputs` values for the session's latest recommendation."""
+        p = self.ctl.panels(st, ui_lang)
+        cost_rows = self.frame(p["cost"], COST_COLUMNS)
+        if titled:  # the price axis names the plotted currency
+            import gradio as gr
+
+            cost_rows = gr.update(value=cost_rows, x_title=R.money_axis_title(p["cost"], ui_lang))
+        extra = self.ctl.exports.extra_paths(self.ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
+        return (self.frame(p["memory"], MEMORY_COLUMNS), p["table"], p["findings"],
+                self.frame(p["context"], CONTEXT_COLUMNS), cost_rows, *extra)
+
+    def refresh(self, ui_lang: str, state: Any) -> tuple[Any, ...]:
+        return self.panel_values(session_of(state), ui_lang, titled=True)
+
+    def reset(self, ui_lang: str) -> tuple[Any, ...]:
+        fresh = SessionState()
+        return ([], fresh, self.ctl.mode_text(fresh, ui_lang), None, None, None, *self.panel_values(fresh, ui_lang))
+
+    def relabel(self, ui_lang: str, state: Any) -> tuple[Any, ...]:
+        """The `Page.relabel_outputs` updates in `ui_lang`."""
+        import gradio as gr
+
+        ctl, L = self.ctl, R.label
+        ui_lang = ui_lang if ui_lang in R.LANGS else "en"
+        st = session_of(state)
+        mem, tab, fin, ctx, cst, html_path, pdf_path = self.panel_values(st, ui_lang)
+        md_path, json_path = ctl.export_files(st, ui_lang)
+        return (
+            ctl.mode_text(st, ui_lang, st.last_turn),
+            gr.update(value=mem, label=L("memory_chart", ui_lang), caption=L("memory_caption", ui_lang),
+                      y_title=AXIS["gib"][ui_lang], color_title=AXIS["part"][ui_lang]),
+            gr.update(value=tab, label=L("options", ui_lang)),
+            gr.update(value=fin, label=L("findings", ui_lang)),
+            gr.update(value=ctx, label=L("context_plot", ui_lang), x_title=AXIS["context"][ui_lang],
+                      y_title=AXIS["gib"][ui_lang], color_title=AXIS["series"][ui_lang]),
+            gr.update(value=cst, label=L("cost_plot", ui_lang), x_title=R.money_axis_title(
+                cst.to_dict("records"), ui_lang), color_title=AXIS["option"][ui_lang]),
+            gr.update(value=md_path, label=L("export_md", ui_lang)),
+            gr.update(value=json_path, label=L("export_json", ui_lang)),
+            gr.update(value=html_path, label=L("export_html", ui_lang)),
+            gr.update(value=pdf_path, label=L("export_pdf", ui_lang)),
+            gr.update(value=f"## {L('title', ui_lang)}\n{L('subtitle', ui_lang)}"),
+            gr.update(label=L("chat", ui_lang)),
+            gr.update(placeholder=L("placeholder", ui_lang), label=L("input", ui_lang)),
+            gr.update(value=L("send", ui_lang)),
+            gr.update(value=L("new", ui_lang)),
+            gr.update(label=L("examples", ui_lang)),
+            gr.update(label=L("context_plot", ui_lang)),
+            gr.update(label=L("cost_plot", ui_lang)),
+            gr.update(label=L("raw", ui_lang)),
+        )
+
+    def prefill(self, request: Any) -> tuple[Any, ...]:
+        """`/?q=…` (the Slack bot's "open in the web app" link) puts the question in the box, unsent."""
+        import gradio as gr
+
+        q = prefill_question(getattr(request, "query_params", None) or {})
+        if not q:
+            return gr.update(), gr.update()
+        return gr.update(value=q), gr.update(value=message_lang(q, "en"))
+
+    def wire(self, demo: gr.Blocks, page: Page, *, concurrency: int) -> Dependency:
+        """Attach the handlers to the page's events; returns the chat event (Enter/Send, then `/chat`, then the
+        refresh), which the conversation store's history extends."""
+        import gradio as gr
+
+        p = page
+        streaming = self.ctl.startup_mode()[0] == "llm"  # model turns take seconds: show their steps as they come
+        quiet: dict[str, Any] = {"api_visibility": "private", "queue": False}
+        shown = gr.on([p.box.submit, p.send.click], self.take, inputs=[p.box, p.session, p.lang],
+                      outputs=[p.box, p.pending, p.chatbot], show_progress="hidden", **quiet)
+        chat_event: Dependency = shown.then(
+            None, js=SCROLL_TO_ANSWER_JS, **quiet).then(
+            self.chat if streaming else self.chat_once, inputs=[p.pending, p.lang, p.session],
+            outputs=p.chat_outputs, api_name="chat", show_progress="hidden", concurrency_limit=concurrency,
+            concurrency_id="chat").then(
+            None, js=SCROLL_TO_ANSWER_JS, **quiet).then(
+            self.refresh, inputs=[p.lang, p.session], outputs=p.panel_outputs, show_progress="hidden", **quiet)
+        p.new.click(self.reset, inputs=[p.lang], outputs=p.chat_outputs + p.panel_outputs, show_progress="hidden",
+                    **quiet)
+        p.lang.change(self.relabel, inputs=[p.lang, p.session], outputs=p.relabel_outputs, show_progress="hidden",
+                      **quiet)
+        demo.load(self.prefill, inputs=None, outputs=[p.box, p.lang], show_progress="hidden", **quiet)
+        return chat_event
