@@ -34,7 +34,7 @@ class PageEvents:
 
     def __init__(self, ctl: ChatController) -> None:
         import gradio as gr
-        import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the environment
+        import pandas as pd  # no stubs: pyproject.toml lets mypy skip pandas
 
         self.ctl, self.pd = ctl, pd
         for handler in (PageEvents.chat, PageEvents.chat_once, PageEvents.prefill):
