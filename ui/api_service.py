@@ -311,9 +311,7 @@ class ConversationStore:
             item = self._items.get(cid)
             if item is None:
                 item = (new_conversation(lang=lang), threading.Lock())
-                # log lines of its turns carry the id the caller holds (advisor.observe reads it with getattr;
-                # Conversation declares no such field)
-                setattr(item[0], "conversation_id", cid)  # noqa: B010
+                item[0].conversation_id = cid  # log lines of its turns carry the id the caller holds
                 self._items[cid] = item
                 while len(self._items) > self.capacity:
                     self._items.popitem(last=False)

@@ -79,6 +79,7 @@ class Conversation:
         self.lang: str = lang or "en"
         self.state = DialogState()
         self.history: list[tuple[str, Turn]] = []
+        self.conversation_id: str | None = None  # the id its store or API caller holds, for log lines (advisor.observe)
         self._agent: AgentDriver | None = None
         self._dialog: DialogDriver | None = None
 
