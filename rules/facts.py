@@ -45,8 +45,7 @@ themselves (then they are not validated twice). This module does not import dura
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, Union
-
+from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge.errors import AdvisorError, InputError
 from knowledge.record import Field, Record, RecordError
@@ -115,7 +114,7 @@ _DERIVED_FROM: dict[str, tuple[str, ...]] = {
 }
 
 
-class ConfigFacts(_Facts):
+class ConfigFacts(_Facts, frozen=False):
     """One candidate configuration: hardware, layout, acquisition, workload, and estimator results."""
 
     kind: Literal["config"] = "config"
@@ -270,7 +269,7 @@ class ConfigFacts(_Facts):
         return cls(**{**hardware, **fields})
 
 
-class WorkloadFacts(_Facts):
+class WorkloadFacts(_Facts, frozen=False):
     """The job, independent of hardware: what the guides' scenario tiers and size tables key on."""
 
     kind: Literal["workload"] = "workload"
@@ -290,7 +289,7 @@ class WorkloadFacts(_Facts):
         return _precision_family(values)
 
 
-class ClaimFacts(_Facts):
+class ClaimFacts(_Facts, frozen=False):
     """A guide statement the user quoted, as checked in the claims data (knowledge.guides): the verdict, the
     guide's figure and the computed one. Build it with `ClaimFacts.from_claim(guides.claim(id))`."""
 
@@ -338,7 +337,7 @@ class ClaimFacts(_Facts):
         )
 
 
-AnyFacts = Union[ConfigFacts, WorkloadFacts, ClaimFacts]
+AnyFacts = ConfigFacts | WorkloadFacts | ClaimFacts
 _MODELS: dict[str, type[_Facts]] = {"config": ConfigFacts, "workload": WorkloadFacts, "claim": ClaimFacts}
 
 

@@ -22,7 +22,7 @@ from advisor.estimator.formats import (
     weight_bytes_by_group,
 )
 from advisor.estimator.results import Breakdown, MemoryEstimate
-from advisor.workload import Workload
+from advisor.workload import WeightFormat, Workload
 from knowledge.errors import InputError
 from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -32,9 +32,10 @@ DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lor
                    "qlora": "nf4"}
 
 
-def default_inference_format(model: ModelSpec) -> str:
+def default_inference_format(model: ModelSpec) -> WeightFormat:
     """The checkpoint's own precision: fp8 for FP8 checkpoints (DeepSeek-V3), fp16 for fp16 ones, else bf16."""
-    return {"fp8": "fp8", "float16": "fp16"}.get(model.native_dtype, "bf16")
+    own: dict[str, WeightFormat] = {"fp8": "fp8", "float16": "fp16"}
+    return own.get(model.native_dtype, "bf16")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -422,6 +423,7 @@ def _offload(model: ModelSpec, w: Workload, total: int, shard: float, largest: f
              formulas: list[str]) -> tuple[float, float, float, Breakdown]:
     """GPU model states and per-node CPU bytes under DeepSpeed offload (its estimator's formulas)."""
     gpus_per_node, nodes = w.gpus, w.nodes
+    weights_b: float
     if w.zero in (1, 2):
         gpu, cpu_total = tm.deepspeed_zero2(shard, gpus_per_node, nodes, offload_optimizer=True)
         weights_b, grads_b, opt_b = gpu, 0.0, 0.0

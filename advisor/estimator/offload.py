@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
@@ -41,6 +42,9 @@ from .formats import weight_bytes_by_group
 from .memory import kv_bytes_per_token_layer
 from .throughput import hardware, memory_class, prefill_step, speed_profile
 from .training import pcie_bytes_per_s
+
+if TYPE_CHECKING:
+    from advisor.workload import Workload
 
 GIB = 2**30
 DENSE_GROUPS = ("attention", "mlp", "shared_experts", "router", "norm")  # read in full by every token
@@ -191,13 +195,14 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
     gpu_bytes = g_layers * per_layer + (sp.output_w if out_gpu else 0.0)
     ram = c_layers * per_layer + sp.embed_w + (0.0 if out_gpu else sp.output_w) + compute_buffer_bytes
     fits_gpu = gpu_bytes <= budget
-    fits_ram = host.ram_bytes is None or ram <= host.ram_bytes
-    if not fits_ram and c_layers:
+    host_ram = host.ram_bytes
+    fits_ram = host_ram is None or ram <= host_ram
+    if host_ram is not None and not fits_ram and c_layers:
         raise InputError(f"--host-ram: the offload needs {ram / GIB:.1f} GiB of system RAM for {c_layers} CPU layers, "
-                         f"the host has {host.ram_bytes / GIB:.1f} GiB: no host memory to spare", field="host_ram",
+                         f"the host has {host_ram / GIB:.1f} GiB: no host memory to spare", field="host_ram",
                          accepted=f"≥ {ram / GIB:.1f} GiB (or more GPUs, or a smaller --weights format)",
                          message_zh=f"--host-ram：卸载 {c_layers} 层需要 {ram / GIB:.1f} GiB 系统内存，主机只有 "
-                                    f"{host.ram_bytes / GIB:.1f} GiB（需 ≥ {ram / GIB:.1f} GiB，或加卡、换更小的量化）")
+                                    f"{host_ram / GIB:.1f} GiB（需 ≥ {ram / GIB:.1f} GiB，或加卡、换更小的量化）")
 
     prof = speed_profile(model, weights, kv, 1)
     hw = hardware(gpu, prof, calib, "llama.cpp")
@@ -259,7 +264,7 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
     )
 
 
-def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: object, calib: Calibration, host: Host, *,
+def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, host: Host, *,
                 ngl: int | None = None) -> OffloadPlan:
     """plan_offload with llama.cpp's CUDA context and compute buffer from the memory estimator for `workload`
     (an advisor.workload.Workload: weights, kv, context, prompt/output tokens). Decode reads the KV at the mean length
@@ -269,10 +274,10 @@ def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: object, ca
     from .memory import default_inference_format, estimate_memory
 
     w = workload
-    weights = getattr(w, "weights", None) or default_inference_format(model)
-    kv = getattr(w, "kv", "fp16") or "fp16"
-    context = int(getattr(w, "context", DEFAULT_CONTEXT))
-    given_prompt, given_output = getattr(w, "prompt_tokens", None), getattr(w, "output_tokens", None)
+    weights = w.weights or default_inference_format(model)
+    kv = w.kv or "fp16"
+    context = int(w.context)
+    given_prompt, given_output = w.prompt_tokens, w.output_tokens
     prompt = int(given_prompt or max(1, context // 2))
     output = int(given_output or max(1, context - prompt))
     decode_ctx = int(prompt + output / 2) if (given_prompt or given_output) else context

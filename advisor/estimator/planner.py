@@ -16,8 +16,9 @@ run total divides both by the goodput factor (Llama 3: > 90 % effective training
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
@@ -25,10 +26,13 @@ from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
-from .layout_memory import LayoutMemory, layout_memory, lightest_recompute, runtime_overhead
+from .layout_memory import LayoutMemory, Memo, layout_memory, lightest_recompute, runtime_overhead
 from .parallel_layout import ParallelLayout, check_layout, divisors, max_tp, stages_ok, tp_ok
 from .step_time import StepBreakdown, comm_terms, compute_utilisation, intra_bytes_per_s, nic_bytes_per_gpu, step_time
 from .training import MAX_TOKENS, train_flops_per_token
+
+if TYPE_CHECKING:
+    from .results import MemoryEstimate
 
 GIB = 2**30
 MICRO_BATCHES = (1, 2, 4, 8)
@@ -151,7 +155,8 @@ def global_batch_tokens(model: ModelSpec, calib: Calibration) -> tuple[float, st
     return pl.default_global_batch_tokens.value, "default 4M tokens (no published batch for this family)"
 
 
-def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, ov: Overrides, calib: Calibration):
+def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, ov: Overrides,
+                calib: Calibration) -> Iterator[ParallelLayout]:
     """Every (tp, cp, pp, ep, vpp) the rules and the overrides allow."""
     per_node = int(calib.training.gpus_per_node.value)
     tp_cap = per_node if ov.tp else max_tp(gpu, per_node, int(calib.planner.pcie_tp_max.value))
@@ -177,7 +182,7 @@ def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, ov: Ov
                         yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vpp=v)
 
 
-def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides):
+def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterator[ParallelLayout]:
     """(ZeRO stage, micro-batch) variants of a split, with the accumulation that reaches the global batch."""
     zeros = [ov.zero] if ov.zero is not None else ([1, 2, 3] if base.pp == 1 else [1])
     sizes = MICRO_BATCHES if base.pp == 1 else MICRO_BATCHES[:2]  # with PP, larger micro-batches only grow the bubble
@@ -191,10 +196,10 @@ def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides):
                                  micro_batch=b, grad_accum=accum, vpp=base.vpp)
 
 
-_MEMOS: dict[tuple, dict] = {}
+_MEMOS: dict[tuple[object, ...], Memo] = {}
 
 
-def shared_memo(model: ModelSpec) -> dict:
+def shared_memo(model: ModelSpec) -> Memo:
     """Activation and model-state terms of `model` by layout, kept across searches (they depend on the model and
     the layout, not on the GPU): the recommender asks the planner about many GPUs and counts for one model."""
     key = (model.id, model.hidden_size, model.num_layers, model.intermediate_size, model.vocab_size,
@@ -225,12 +230,12 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Cali
     if 18 * param_counts(model).total / count + runtime_overhead() > limit:
         return None
     memo = shared_memo(model)
-    smemo: dict = {}
+    smemo: Memo = {}
     order = (ov.recompute,) if ov.recompute else ("none", "selective", "block", "full")
     peak, hfu, _ = compute_utilisation(model, gpu, precision, calib)
     floor = train_flops_per_token(model, seq_len, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
     intra, nic = intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)
-    bounded = []
+    bounded: list[tuple[float, int, ParallelLayout]] = []
     bases = list(_candidates(model, gpu, count, seq_len, ov, calib))
     if any(b.dp <= global_seqs for b in bases):  # no data-parallel rank without a sequence of the global batch
         bases = [b for b in bases if b.dp <= global_seqs]
@@ -245,7 +250,7 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Cali
                                                                    fp8))) / tokens
             bounded.append((bound[lay.micro_batch], len(bounded), lay))
     bounded.sort(key=lambda x: x[:2])
-    best: tuple[Any, ...] | None = None
+    best: tuple[tuple[float, int, int, int, int, int], ParallelLayout, StepBreakdown] | None = None
     for lb, _, lay in bounded:
         if best is not None and lb >= best[0][0]:
             break
@@ -387,7 +392,7 @@ def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Cal
                                   + (f"；至少需要 {need} 张" if need else "")))
 
 
-def plan_memory_estimate(plan: Plan, model: ModelSpec, task: str = "pretrain") -> Any:
+def plan_memory_estimate(plan: Plan, model: ModelSpec, task: str = "pretrain") -> MemoryEstimate:
     """The plan's per-GPU memory as a MemoryEstimate (what `estimate --task pretrain --gpu` reports), so that
     `estimate` and `train-time` agree by construction."""
     from knowledge.params import param_counts

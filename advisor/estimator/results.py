@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowledge.record import Field, NonNegativeInt, Record
 
@@ -25,6 +25,10 @@ class Breakdown(Record):
     kv_cache: NonNegativeInt = 0
     overhead: NonNegativeInt = 0
     total: NonNegativeInt = 0
+
+    if TYPE_CHECKING:  # what `prepare` takes: any number of bytes, rounded to whole ones
+        def __init__(self, *, weights: float = 0, gradients: float = 0, optimizer_states: float = 0,
+                     activations: float = 0, kv_cache: float = 0, overhead: float = 0, total: float = 0) -> None: ...
 
     @classmethod
     def prepare(cls, values: dict[str, Any]) -> dict[str, Any]:
