@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from advisor.workload import DEFAULT_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, Workload
 from knowledge.errors import InputError
 from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -376,25 +376,25 @@ class _Shape(Struct):
     engine: str
 
 
-def _shape(model: ModelSpec, count: int, w: object) -> _Shape:
+def _shape(model: ModelSpec, count: int, w: Workload) -> _Shape:
     """The workload read for `count` GPUs (see `estimate_throughput`): tp as given when the workload describes
     these GPUs, else all of them; prompt = half the context and output = the rest unless given; decode reads a
     sequence's KV at its mean length prompt + output/2 when lengths are given, else at `context`."""
     # no format given: the checkpoint's own precision, as the memory estimate assumes (FP8 for DeepSeek-V3)
-    weights = getattr(w, "weights", None) or default_inference_format(model)
-    kv = getattr(w, "kv", "fp16") or "fp16"
-    wtp = int(getattr(w, "tp", 1) or 1)
-    world = int(getattr(w, "gpus", 1) or 1) * int(getattr(w, "nodes", 1) or 1)
+    weights = w.weights or default_inference_format(model)
+    kv = w.kv or "fp16"
+    wtp = int(w.tp or 1)
+    world = int(w.gpus or 1) * int(w.nodes or 1)
     tp = wtp if (wtp > 1 or world == count) else count
-    context = int(getattr(w, "context", DEFAULT_CONTEXT))
-    prompt = int(getattr(w, "prompt_tokens", None) or max(1, context // 2))
-    output = int(getattr(w, "output_tokens", None) or max(1, context - prompt))
-    concurrency = int(getattr(w, "concurrency", 1) or 1)
+    context = int(w.context)
+    prompt = int(w.prompt_tokens or max(1, context // 2))
+    output = int(w.output_tokens or max(1, context - prompt))
+    concurrency = int(w.concurrency or 1)
     _check_inputs(count, tp, concurrency, context, prompt, output)
     replicas = count // tp
-    has_lengths = getattr(w, "prompt_tokens", None) is not None or getattr(w, "output_tokens", None) is not None
+    has_lengths = w.prompt_tokens is not None or w.output_tokens is not None
     decode_context = max(1, int(prompt + output / 2)) if has_lengths else context
-    engine = getattr(w, "engine", None) or default_engine(weights)
+    engine = w.engine or default_engine(weights)
     return _Shape(weights, kv, tp, replicas, context, prompt, output, concurrency,
                   max(1, math.ceil(concurrency / replicas)), has_lengths, decode_context, engine)
 
@@ -475,7 +475,7 @@ def _throughput_assumptions(gpu: GpuSpec, calib: Calibration, shape: _Shape, pro
     return assumptions
 
 
-def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: object, calib: Calibration, *,
+def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
                         with_capacity: bool = True) -> ThroughputEstimate:
     """Decode/prefill speed of `model` on `count` × `gpu` for an inference `workload` (advisor.workload.Workload).
 
@@ -523,24 +523,22 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
 # capacity and serving
 
 
-def _memory_workload(w: object, count: int, tp: int, concurrency: int, context: int) -> object:
-    from advisor.workload import Workload
-
+def _memory_workload(w: Workload, count: int, tp: int, concurrency: int, context: int) -> Workload:
     fields = {k: getattr(w, k) for k in ("model", "weights", "kv", "prompt_tokens", "output_tokens", "engine",
-                                         "flash_attention") if hasattr(w, k)}
+                                         "flash_attention")}
     return Workload(task="inference", context=context, batch=1, concurrency=concurrency, gpus=count, tp=tp,
                     **fields)
 
 
-def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: object, prof: SpeedProfile, hw: Hardware,
+def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: Workload, prof: SpeedProfile, hw: Hardware,
               decode_context: int, concurrency: int) -> tuple[Capacity | None, bool, int]:
     """Largest concurrency whose KV fits next to the weights (memory estimator), and the latency there."""
     from .memory import estimate_memory
 
-    context = int(getattr(w, "context", decode_context))
+    context = int(w.context)
     replicas = count // tp
     per_replica = max(1, math.ceil(concurrency / replicas))
-    est = estimate_memory(model, _memory_workload(w, tp, tp, per_replica, context), gpu)  # type: ignore[arg-type]
+    est = estimate_memory(model, _memory_workload(w, tp, tp, per_replica, context), gpu)
     shortfall = max(0, -est.headroom_bytes(gpu))
     one_seq = kv_cache_bytes(model, context, 1, prof.kv, tp)
     free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
