@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 # durable_rules ships neither stubs nor a py.typed marker: its names are Any here
@@ -98,7 +98,7 @@ class _Hits:
     current: ClassVar[list[tuple[str, int]]] = []
 
 
-def _emit(rule_id: str) -> Any:
+def _emit(rule_id: str) -> Callable[[Any], None]:
     # exactly one parameter: durable treats a two-parameter action as asynchronous
     def action(c: Any) -> None:
         _Hits.current.append((rule_id, c.m._d["_i"]))

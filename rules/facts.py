@@ -52,6 +52,7 @@ from knowledge.record import Field, Record, RecordError
 from knowledge.schemas import Architecture, Segment
 
 if TYPE_CHECKING:
+    from knowledge.guides import Claim, Figure
     from knowledge.schemas import GpuSpec
 
 Region = Literal["cn", "global"]
@@ -319,11 +320,11 @@ class ClaimFacts(_Facts, frozen=False):
         source(self.claim_source)  # CatalogError naming the id when it does not resolve
 
     @classmethod
-    def from_claim(cls, claim: Any) -> ClaimFacts:
+    def from_claim(cls, claim: Claim) -> ClaimFacts:
         """Facts for a checked claim of `knowledge.guides` (id, guide, section, quote, claim, claimed, computed,
         verdict, explanation). Non-numeric figures (text, yes/no) are left to the wording."""
 
-        def number(fig: Any) -> float | None:
+        def number(fig: Figure) -> float | None:
             v = getattr(fig, "value", None)
             return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
