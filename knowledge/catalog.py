@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,8 +35,8 @@ from typing import Any, TypeVar
 from knowledge import schemas, snapshot
 from knowledge.errors import CatalogError, UnknownGpu, UnknownModel
 from knowledge.record import RecordError
-from knowledge.trusted import READER_FILES, construct, dump
 from knowledge.schemas import GpuSpec, ModelSpec, Source
+from knowledge.trusted import READER_FILES, construct, dump
 
 DATA_ENV = "GPU_ADVISOR_DATA"
 PACKAGE_DATA = Path(__file__).resolve().parent / "data"
@@ -180,7 +180,7 @@ def read_yaml(path: Path, root: Path | None = None) -> Any:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         with open(path, encoding="utf-8") as f:
-            return yaml.load(f, Loader=loader)  # noqa: S506 - safe loader (C or pure Python)
+            return yaml.load(f, Loader=loader)  # a safe loader (C or pure Python)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from knowledge.catalog import Catalog, data_dir, load_catalog, read_yaml, validate_file, check_cites
+from knowledge.catalog import Catalog, check_cites, data_dir, load_catalog, read_yaml, validate_file
 from knowledge.errors import AdvisorError, CatalogError, InputError
 from knowledge.params import param_counts
 
@@ -517,7 +517,7 @@ class Guides:
         return tuple(c for c in self.claims if c.verdict == "wrong")
 
 
-_FILES = {"tiers": ("scenario_tiers.yaml", ScenarioTiers), "ranking": ("value_ranking.yaml", ValueRanking),
+_FILES: dict[str, tuple[str, type[BaseModel]]] = {"tiers": ("scenario_tiers.yaml", ScenarioTiers), "ranking": ("value_ranking.yaml", ValueRanking),
           "subs": ("substitutions.yaml", Substitutions), "sizes": ("size_table.yaml", SizeTable),
           "tco": ("tco_table.yaml", TcoTable), "claims": ("claims.yaml", ClaimFile)}
 

@@ -25,11 +25,11 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from knowledge.errors import InputError
 from knowledge.record import RecordError
-from knowledge.schemas import ModelSpec
+from knowledge.schemas import Block, ModelSpec
 
 USER_CONFIG_SOURCE = "user-config-json"
 
@@ -37,7 +37,7 @@ _LLAMA_LIKE = {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "yi
                "deepseek_v2", "deepseek_v3"}
 SUPPORTED = tuple(sorted(_LLAMA_LIKE | {"chatglm", "gpt2", "opt", "bloom"}))
 
-_BLOCK = {"chatglm": "chatglm", "glm": "chatglm", "deepseek_v2": "deepseek", "deepseek_v3": "deepseek",
+_BLOCK: dict[str, Block] = {"chatglm": "chatglm", "glm": "chatglm", "deepseek_v2": "deepseek", "deepseek_v3": "deepseek",
           "gemma2": "gemma2", "phi3": "phi3", "gpt2": "gpt", "opt": "opt", "bloom": "bloom"}
 _ARCH_TO_TYPE = {
     "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "MixtralForCausalLM": "mixtral",
@@ -75,13 +75,20 @@ class _Reader:
         self.defaults.append(f"{keys[0]}={default!r} (default)")
         return default
 
-    def int(self, *keys: str, default: Any = _MISSING, positive: bool = True) -> int:
+    @overload
+    def int(self, *keys: str, default: None, positive: bool = True) -> int | None: ...
+
+    @overload
+    def int(self, *keys: str, default: int = ..., positive: bool = True) -> int: ...
+
+    def int(self, *keys: str, default: Any = _MISSING, positive: bool = True) -> int | None:
+        """The first of `keys` present, an integer (positive, or non-negative); `default=None`: None when absent."""
         value = self.raw(*keys, default=default)
         if value is None:
             return value
         if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
             raise self._err(f"'{keys[0]}' must be an integer, got {value!r}", keys[0])
-        if positive and value <= 0 or value < 0:
+        if (positive and value <= 0) or value < 0:
             raise self._err(f"'{keys[0]}' must be {'positive' if positive else 'non-negative'}, got {value!r}", keys[0])
         return int(value)
 

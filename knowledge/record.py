@@ -25,6 +25,7 @@ record (:mod:`knowledge.record_pydantic`, which the LLM tools and the HTTP API u
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import json
 import math
 import re
@@ -35,6 +36,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, TypeVar, dataclass_transform
 
 R = TypeVar("R", bound="Record")
+_T = TypeVar("_T")
 _MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "<required>"})()  # no default
 _UNION = (typing.Union, types.UnionType)
 
@@ -84,7 +86,7 @@ class Pattern(_Marker):
 class Length(_Marker):
     """Least and most items of a list or characters of a string."""
 
-    __slots__ = ("min_length", "max_length")
+    __slots__ = ("min_length", "max_length")  # noqa: RUF023 - the order of repr and equality
 
     def __init__(self, min_length: int | None = None, max_length: int | None = None) -> None:
         self.min_length, self.max_length = min_length, max_length
@@ -99,7 +101,7 @@ NonNegativeFloat = Annotated[float, Bounds(ge=0)]
 class _FieldDef:
     """What :func:`Field` returns: replaced by the default (or removed) on the class that declares it."""
 
-    __slots__ = ("default", "default_factory", "constraints", "description")
+    __slots__ = ("constraints", "default", "default_factory", "description")
 
     def __init__(self, default: Any, default_factory: Callable[[], Any] | None, constraints: tuple[object, ...],
                  description: str) -> None:
@@ -107,7 +109,7 @@ class _FieldDef:
         self.constraints, self.description = constraints, description
 
 
-def Field(default: Any = _MISSING, *, default_factory: Callable[[], Any] | None = None,  # noqa: N802 - like pydantic
+def Field(default: Any = _MISSING, *, default_factory: Callable[[], Any] | None = None,  # named like pydantic's
           ge: float | None = None, gt: float | None = None, le: float | None = None, lt: float | None = None,
           allow_inf_nan: bool = True, pattern: str | None = None, min_length: int | None = None,
           max_length: int | None = None, description: str = "") -> Any:
@@ -482,12 +484,15 @@ def converter(annotation: Any, constraints: tuple[object, ...] = ()) -> Converte
 class FieldSpec:
     """What pydantic's ``FieldInfo`` told callers: the type, the default, the limits and the description."""
 
-    __slots__ = ("name", "annotation", "default", "default_factory", "metadata", "description")
+    __slots__ = ("annotation", "default", "default_factory", "description", "metadata", "name")
 
     def __init__(self, name: str, annotation: Any, default: Any, default_factory: Callable[[], Any] | None,
                  metadata: tuple[object, ...], description: str) -> None:
         self.name, self.annotation, self.default, self.default_factory = name, annotation, default, default_factory
-        self.metadata, self.description = metadata, description
+        # the constraint markers (Bounds, Finite, Pattern, Length), typed as pydantic's FieldInfo.metadata (Any):
+        # callers read their limits by name, as they did from pydantic's
+        self.metadata: tuple[Any, ...] = metadata
+        self.description = description
 
     def is_required(self) -> bool:
         return self.default is _MISSING and self.default_factory is None
@@ -502,7 +507,7 @@ class FieldSpec:
 class _Plan:
     """A record class's fields in order, each with its converter; whether it has its own `prepare`/checks."""
 
-    __slots__ = ("fields", "steps", "prepare", "check", "floats")
+    __slots__ = ("check", "fields", "floats", "prepare", "steps")
 
     def __init__(self, fields: dict[str, FieldSpec],
                  steps: tuple[tuple[str, Converter, FieldSpec, frozenset[type]], ...], prepare: bool,
@@ -565,7 +570,7 @@ def _hints(cls: type) -> dict[str, Any]:
     out: dict[str, Any] = {}
     fields = cls._record_defs  # type: ignore[attr-defined]
     for klass in reversed(cls.__mro__):
-        own = klass.__dict__.get("__annotations__")
+        own = inspect.get_annotations(klass)  # its own, not its bases'
         if not own or klass is Record or not issubclass(klass, Record):
             continue
         module = klass.__module__
@@ -576,7 +581,7 @@ def _hints(cls: type) -> dict[str, Any]:
             if isinstance(annotation, str):
                 key = (module, annotation)
                 if key not in _EVALUATED:
-                    _EVALUATED[key] = eval(annotation, namespace)  # noqa: S307 - the class's own annotation
+                    _EVALUATED[key] = eval(annotation, namespace)  # the class's own annotation
                 annotation = _EVALUATED[key]
             out[name] = annotation
     return out
@@ -587,11 +592,13 @@ def _is_classvar(annotation: object) -> bool:
     return text.startswith(("ClassVar", "typing.ClassVar"))
 
 
-class _ClassProperty:
-    def __init__(self, fn: Callable[[Any], Any]) -> None:
+class _ClassProperty(typing.Generic[_T]):
+    """A read-only attribute computed from the class (on the class or an instance)."""
+
+    def __init__(self, fn: Callable[[type[Any]], _T]) -> None:
         self.fn = fn
 
-    def __get__(self, obj: Any, owner: type) -> Any:
+    def __get__(self, obj: object, owner: type[Any]) -> _T:
         return self.fn(owner)
 
 
@@ -599,7 +606,11 @@ class _ClassProperty:
 # the base class
 
 
-@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(Field,))
+# No field specifiers for type checkers: mypy reads a specifier's default only when passed as `default=`, and
+# records give it first and positionally, as pydantic does (`Field(1, ge=1)`); so every `x: T = Field(...)` is a
+# field with a default to the checker (a required field with limits, `Field(gt=0)`, then goes unflagged when left
+# out: the runtime still refuses it).
+@dataclass_transform(kw_only_default=True, frozen_default=True)
 class Record:
     """Base of the core's frozen, validated data classes (see the module docstring).
 
@@ -618,7 +629,7 @@ class Record:
         if frozen is not None:
             cls._record_frozen = frozen
         defs = dict(cls._record_defs)  # the bases' fields first
-        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+        for name, annotation in inspect.get_annotations(cls).items():
             if _is_classvar(annotation) or name.startswith("_"):  # `_name`: a private attribute, not a field
                 continue
             value = cls.__dict__.get(name, _MISSING)
@@ -685,7 +696,7 @@ class Record:
 
     # --- frozen, compared by value --------------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
-        if name.startswith("_") or not type(self)._record_frozen and name in type(self)._record_defs:
+        if name.startswith("_") or (not type(self)._record_frozen and name in type(self)._record_defs):
             self.__dict__[name] = value  # a private attribute, or a field of a mutable record
             return
         if name not in type(self)._record_defs:
@@ -701,7 +712,7 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
+        return self._values() == other._values()
 
     def __hash__(self) -> int:
         if not type(self)._record_frozen:
@@ -729,11 +740,12 @@ class Record:
         return record_core_schema(cls, handler)
 
     # --- pydantic's BaseModel API, as far as the project uses it -----------------------------------------------
-    model_fields = _ClassProperty(lambda cls: _plan(cls).fields)
+    model_fields: ClassVar[_ClassProperty[dict[str, FieldSpec]]] = _ClassProperty(lambda cls: _plan(cls).fields)
 
     @property
     def model_fields_set(self) -> frozenset[str]:
-        return self.__dict__.get("_fields_set", frozenset(type(self)._record_defs))
+        given: frozenset[str] = self.__dict__.get("_fields_set", frozenset(type(self)._record_defs))
+        return given
 
     @classmethod
     def model_validate(cls: type[R], data: Any) -> R:
@@ -825,7 +837,7 @@ class Struct(Record):
         if len(args) > len(names):
             raise TypeError(f"{cls.__name__} takes {len(names)} fields, got {len(args)} positional values")
         own = self.__dict__
-        for name, value in zip(names, args):
+        for name, value in zip(names, args, strict=False):  # the first len(args) fields
             if name in values:
                 raise TypeError(f"{cls.__name__} got field {name!r} twice")
             own[name] = value

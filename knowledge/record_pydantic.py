@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import types
 import typing
-from functools import cache
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, create_model, model_validator
@@ -58,10 +57,21 @@ def _translate(annotation: Any) -> Any:
     return annotation
 
 
-@cache
+# one twin per (record, base), so that a record field and a subclass of its twin share one model. A dict rather
+# than functools.cache: mypy reads a record class's instance `__hash__` as the class's and refuses it as Hashable
+_TWINS: dict[tuple[type[Record], type[BaseModel]], type[BaseModel]] = {}
+
+
 def pydantic_model(record: type[Record], base: type[BaseModel] = _Strict) -> type[BaseModel]:
     """A pydantic model named like `record`, on `base`, with its fields (types, defaults, limits, descriptions),
-    its `prepare` as a "before" and its `check_invariants` as an "after" validator."""
+    its `prepare` as a "before" and its `check_invariants` as an "after" validator (built once per pair)."""
+    twin = _TWINS.get((record, base))
+    if twin is None:
+        twin = _TWINS.setdefault((record, base), _build_model(record, base))
+    return twin
+
+
+def _build_model(record: type[Record], base: type[BaseModel]) -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for name, spec in record.model_fields.items():
         kwargs = _field_kwargs(spec.metadata)
@@ -82,7 +92,8 @@ def pydantic_model(record: type[Record], base: type[BaseModel] = _Strict) -> typ
 
     validators = {"record_prepare": model_validator(mode="before")(classmethod(before)),  # type: ignore[arg-type]
                   "record_invariants": model_validator(mode="after")(after)}
-    return create_model(record.__name__, __base__=base, __validators__=validators,  # type: ignore[call-overload, no-any-return]
+    # pydantic annotates __validators__ as plain callables, though it documents (and takes) decorated validators
+    return create_model(record.__name__, __base__=base, __validators__=validators,  # type: ignore[arg-type]
                         __module__=record.__module__, **fields)
 
 

@@ -113,6 +113,8 @@ Architecture = Literal[
     "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "davinci"
 ]
 Segment = Literal["consumer", "workstation", "datacenter"]
+# the layer layout a model's tensors follow (knowledge.params)
+Block = Literal["llama", "gpt", "bloom", "opt", "chatglm", "deepseek", "gemma2", "phi3"]
 
 
 class GpuSpec(Strict):
@@ -222,7 +224,7 @@ class ModelSpec(Strict):
     # service serves (launch hints); its memory and speed are those of `hf_repo`
     hf_repo_chat: str | None = None
     model_type: str
-    block: Literal["llama", "gpt", "bloom", "opt", "chatglm", "deepseek", "gemma2", "phi3"] = "llama"
+    block: Block = "llama"
     hidden_size: PositiveInt
     num_layers: PositiveInt
     num_attention_heads: PositiveInt

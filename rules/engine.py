@@ -31,11 +31,12 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
-from durable import engine as _durable
-from durable.engine import MessageNotHandledException
+# durable_rules ships neither stubs nor a py.typed marker: its names are Any here
+from durable import engine as _durable  # type: ignore[import-untyped]
+from durable.engine import MessageNotHandledException  # type: ignore[import-untyped]
 
 from knowledge.errors import AdvisorError, NotValidated
 from rules.conditions import All, AnyOf, Cmp, Cond, Exists
@@ -67,7 +68,7 @@ def not_validated(detail: str) -> RulesNotChecked:
                            message_zh=f"{NOT_VALIDATED_ZH}（{detail}），请重试")
 
 
-class _SyncHost(_durable.Host):
+class _SyncHost(_durable.Host):  # type: ignore[misc]  # Host is Any without durable_rules stubs
     """A durable host without the dispatch and timer threads `Host.__init__` starts (not needed: no timers,
     no async actions); every action runs synchronously inside `assert_fact`."""
 
@@ -94,10 +95,10 @@ class _Hits:
     """Where actions record what fired. Only touched under `_LOCK`, on the evaluating thread (the host has
     no dispatcher threads), so a plain list is safe."""
 
-    current: list[tuple[str, int]] = []
+    current: ClassVar[list[tuple[str, int]]] = []
 
 
-def _emit(rule_id: str) -> Any:
+def _emit(rule_id: str) -> Callable[[Any], None]:
     # exactly one parameter: durable treats a two-parameter action as asynchronous
     def action(c: Any) -> None:
         _Hits.current.append((rule_id, c.m._d["_i"]))
@@ -127,10 +128,17 @@ class RuleEngine:
         definition = ruleset_definition(self.rules)
         with _LOCK:
             try:
-                self._host = _SyncHost()
+                self._host: _SyncHost | None = _SyncHost()
                 self._host.register_rulesets({RULESET: definition})
             except Exception as exc:  # durable raises bare Exceptions with an error code
                 raise RuleEngineError(f"could not build the rule engine: {exc}") from exc
+
+    @property
+    def _live_host(self) -> _SyncHost:
+        """The host, or RuleEngineError once `discard` freed it (another thread may still hold this engine)."""
+        if self._host is None:
+            raise RuleEngineError("the rule engine was discarded")
+        return self._host
 
     def hits(self, facts: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
         """(rule id, fact index) for every rule that fires on the validated `facts` of one request."""
@@ -139,7 +147,7 @@ class RuleEngine:
             found: list[tuple[str, int]] = []
             _Hits.current = found
             try:
-                self._host.assert_fact(RULESET, {"kind": SESSION_KIND, "sid": sid})
+                self._live_host.assert_fact(RULESET, {"kind": SESSION_KIND, "sid": sid})
             except Exception as exc:  # no session, nothing to delete
                 _Hits.current = []
                 raise RuleEngineError(f"could not open a rule session: {exc!r}") from exc
@@ -157,7 +165,7 @@ class RuleEngine:
 
     def _assert(self, sid: str, index: int, fact: Mapping[str, Any]) -> None:
         try:
-            state = self._host.assert_fact(RULESET, {**fact, "sid": sid, "_i": index})
+            state = self._live_host.assert_fact(RULESET, {**fact, "sid": sid, "_i": index})
         except MessageNotHandledException:
             return  # no rule reads this fact: nothing to find
         if isinstance(state, dict) and "exception" in state:
@@ -168,8 +176,8 @@ class RuleEngine:
     def _close(self, sid: str) -> None:
         """Delete the session's state; an engine that cannot is marked broken (rebuilt by `evaluate`)."""
         try:
-            self._host.delete_state(RULESET, sid)
-        except Exception as exc:
+            self._live_host.delete_state(RULESET, sid)
+        except Exception as exc:  # noqa: BLE001 - any failure of the C engine marks it broken, to be rebuilt
             self.broken = f"could not delete rule session {sid}: {exc!r}"
 
     def discard(self) -> None:
@@ -178,7 +186,7 @@ class RuleEngine:
             for ruleset in getattr(self._host, "_ruleset_list", []):
                 try:
                     _durable.durable_rules_engine.delete_ruleset(ruleset._handle)
-                except Exception:  # noqa: S110 - a handle already gone needs no freeing
+                except Exception:  # noqa: BLE001 - a handle already gone needs no freeing
                     pass
             self._host = None
 

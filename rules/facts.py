@@ -45,14 +45,14 @@ themselves (then they are not validated twice). This module does not import dura
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, Union
-
+from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge.errors import AdvisorError, InputError
 from knowledge.record import Field, Record, RecordError
 from knowledge.schemas import Architecture, Segment
 
 if TYPE_CHECKING:
+    from knowledge.guides import Claim, Figure
     from knowledge.schemas import GpuSpec
 
 Region = Literal["cn", "global"]
@@ -115,7 +115,7 @@ _DERIVED_FROM: dict[str, tuple[str, ...]] = {
 }
 
 
-class ConfigFacts(_Facts):
+class ConfigFacts(_Facts, frozen=False):
     """One candidate configuration: hardware, layout, acquisition, workload, and estimator results."""
 
     kind: Literal["config"] = "config"
@@ -270,7 +270,7 @@ class ConfigFacts(_Facts):
         return cls(**{**hardware, **fields})
 
 
-class WorkloadFacts(_Facts):
+class WorkloadFacts(_Facts, frozen=False):
     """The job, independent of hardware: what the guides' scenario tiers and size tables key on."""
 
     kind: Literal["workload"] = "workload"
@@ -290,7 +290,7 @@ class WorkloadFacts(_Facts):
         return _precision_family(values)
 
 
-class ClaimFacts(_Facts):
+class ClaimFacts(_Facts, frozen=False):
     """A guide statement the user quoted, as checked in the claims data (knowledge.guides): the verdict, the
     guide's figure and the computed one. Build it with `ClaimFacts.from_claim(guides.claim(id))`."""
 
@@ -320,11 +320,11 @@ class ClaimFacts(_Facts):
         source(self.claim_source)  # CatalogError naming the id when it does not resolve
 
     @classmethod
-    def from_claim(cls, claim: Any) -> ClaimFacts:
+    def from_claim(cls, claim: Claim) -> ClaimFacts:
         """Facts for a checked claim of `knowledge.guides` (id, guide, section, quote, claim, claimed, computed,
         verdict, explanation). Non-numeric figures (text, yes/no) are left to the wording."""
 
-        def number(fig: Any) -> float | None:
+        def number(fig: Figure) -> float | None:
             v = getattr(fig, "value", None)
             return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
@@ -338,7 +338,7 @@ class ClaimFacts(_Facts):
         )
 
 
-AnyFacts = Union[ConfigFacts, WorkloadFacts, ClaimFacts]
+AnyFacts = ConfigFacts | WorkloadFacts | ClaimFacts
 _MODELS: dict[str, type[_Facts]] = {"config": ConfigFacts, "workload": WorkloadFacts, "claim": ClaimFacts}
 
 

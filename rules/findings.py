@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from knowledge.record import Record
+from knowledge.record import Field, Record
 
 Severity = Literal["info", "warn", "block"]
 
@@ -14,7 +14,7 @@ class Finding(Record):
 
     rule_id: str
     severity: Severity
-    facts: dict[str, Any] = {}  # the facts the rule used, as asserted
+    facts: dict[str, Any] = Field(default_factory=dict)  # the facts the rule used, as asserted
     alternative: str | None = None  # a suggested substitute (gpu id) or change, when the rule has one
     message: str = ""  # English, rendered from the rule's template and facts
     message_zh: str = ""  # Chinese, likewise

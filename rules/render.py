@@ -18,7 +18,6 @@ every rule's firing scenarios).
 from __future__ import annotations
 
 import math
-
 import string
 from collections.abc import Mapping
 from functools import lru_cache
@@ -38,7 +37,7 @@ def significant(value: float, digits: int = 4) -> float:
     """`value` rounded to `digits` significant digits for display (34.4883 GB → 34.49 GB; 1978.9 → 1979)."""
     if not value or not math.isfinite(value) or float(value).is_integer():
         return value
-    return round(value, digits - 1 - int(math.floor(math.log10(abs(value)))))
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))
 
 
 class Figure(float):

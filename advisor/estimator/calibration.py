@@ -9,6 +9,7 @@ family, GPU class) that the data defines. The estimator functions take these obj
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
 from functools import lru_cache
 from pathlib import Path
@@ -52,8 +53,9 @@ class Efficiency(_Strict):
     bnb: Constant  # bitsandbytes (NF4, LLM.int8)
     fp8: Constant  # FP8 weights with FP8 tensor cores
 
-    def of(self, family: str) -> float:
-        return getattr(self, family.replace("-", "_")).value
+    def of(self, family: str) -> builtins.float:  # `float` is a field here
+        const: Constant = getattr(self, family.replace("-", "_"))
+        return const.value
 
 
 class AllReduce(_Strict):

@@ -21,13 +21,19 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from knowledge.errors import InputError
+from knowledge.record import Struct
 from knowledge.schemas import GpuSpec
 
 from .calibration import Economics, ServerTier
 from .speed_results import DatedValue, Money, TcoEstimate
+
+if TYPE_CHECKING:
+    from knowledge.guides import TcoRow
 
 HOURS_PER_YEAR = 8760.0
 CURRENCIES = ("CNY", "USD")
@@ -87,8 +93,8 @@ def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None
         return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source, "catalog", c.tier, c.region, c.cny_per_hour)
     refs = econ.cloud_reference.get(gpu.id)
     if refs:
-        c = max(refs, key=lambda q: q.date)
-        return CloudQuote(c.usd_per_hour, c.provider, c.date, c.source, "reference")
+        ref = max(refs, key=lambda q: q.date)
+        return CloudQuote(ref.usd_per_hour, ref.provider, ref.date, ref.source, "reference")
     return None
 
 
@@ -152,40 +158,92 @@ def check_tco_inputs(count: int, years: float, utilization: float, electricity: 
         raise InputError(f"PUE must be between 1.0 and 3.0, got {pue:g}", field="pue", accepted="1.0 … 3.0")
 
 
-def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | None = None, currency: str = "CNY",
-                 electricity: float | None = None, utilization: float = 1.0, pue: float | None = None,
-                 gpu_price: float | None = None, cloud_usd_per_hour: float | None = None,
-                 tokens_per_s: float | None = None, operations_fraction: float | None = None,
-                 region: str = "global", condition: str = "new") -> TcoEstimate:
-    """Owning `count` × `gpu` for `years` at `utilization` against renting the same GPU-hours; see the module
-    docstring for every formula. `tokens_per_s` (the whole configuration at full load) adds cost per 1M tokens.
-    `region` ("cn" or "global") picks the cloud quote: a mainland-China provider's, in CNY as listed, for "cn"."""
-    years = float(years if years is not None else econ.default_years.value)
-    check_tco_inputs(count, years, utilization, electricity, currency, gpu_price, cloud_usd_per_hour, pue)
+class _Purchase(Struct):
+    """What buying costs: the card price with its provenance, and the servers around the cards (guide tiers)."""
+
+    unit: float  # per card, in the currency
+    unit_date: dt.date
+    unit_kind: str
+    unit_source: str
+    tier_key: str
+    tier: ServerTier
+    servers: int
+    tier_price: float  # per server, in the currency
+    gpus: float  # count × unit
+    rest: float  # servers × tier price
+
+    @property
+    def total(self) -> float:
+        return self.gpus + self.rest
+
+
+class _Running(Struct):
+    """The running-cost inputs: electricity per kWh, PUE, operations as a share of the purchase per year."""
+
+    electricity: float
+    pue: float
+    ops_frac: float
+
+
+class _Yearly(Struct):
+    """Power, operations, depreciation and the TCO over the horizon (module docstring)."""
+
+    it_kw: float
+    kwh_year: float
+    power_year: float
+    power_year_full: float  # at 100 % utilisation (the break-even formula's P₁)
+    ops_year: float
+    dep_years: float
+    dep_year: float
+    residual: float
+    tco: float
+    gpu_hours: float
+
+
+class _Renting(Struct):
+    """Renting the same GPU-hours: the quote, its hourly price in the currency, the cost, the break-even."""
+
+    cloud: CloudQuote | None
+    cloud_hour: float | None
+    cloud_cost: float | None
+    break_even: float | None
+
+
+def _check_tco_request(count: int, years: float, utilization: float, electricity: float | None, currency: str,
+                       gpu_price: float | None, cloud_usd: float | None, pue: float | None, region: str,
+                       tokens_per_s: float | None) -> None:
+    """Raise InputError naming the first input of `estimate_tco` out of its accepted range."""
+    check_tco_inputs(count, years, utilization, electricity, currency, gpu_price, cloud_usd, pue)
     if region not in REGIONS:
         raise InputError(f"unknown region '{region}'", field="region", accepted="cn, global",
                          message_zh=f"未知地区 '{region}'（可选：cn、global）")
     if tokens_per_s is not None and tokens_per_s <= 0:
         raise InputError("tokens/s must be positive", field="tokens_per_s", accepted="> 0")
-    rate = econ.exchange_rate_cny_per_usd
-    prices: list[DatedValue] = [DatedValue(name="exchange rate", value=rate.value, unit="CNY per USD",
-                                           as_of=rate.as_of, source=",".join(rate.source))]
 
+
+def _purchase(gpu: GpuSpec, count: int, econ: Economics, currency: str, gpu_price: float | None,
+              condition: str) -> tuple[_Purchase, list[DatedValue]]:
+    """purchase = count × GPU price + ⌈count / tier.max_gpus⌉ × tier price, with the two dated prices."""
     if gpu_price is not None:
         unit, unit_date, unit_kind, unit_src = gpu_price, dt.date.today(), "user input", "user input"
     else:
         unit, unit_date, unit_kind, unit_src = gpu_unit_price(gpu, currency, econ, condition)
-    prices.append(DatedValue(name=f"{gpu.name} per card ({unit_kind})", value=unit, unit=currency, as_of=unit_date,
-                             source=unit_src))
     tier_key, tier = server_tier(gpu, count, econ)
     servers = math.ceil(count / tier.max_gpus)
     tier_price = econ.to_currency(tier.price, tier.currency, currency)
-    prices.append(DatedValue(name=f"server tier {tier_key} (rest of system)", value=tier_price, unit=currency,
-                             as_of=tier.as_of, source=",".join(tier.source)))
-    purchase_gpus = count * unit
-    purchase_rest = servers * tier_price
-    purchase = purchase_gpus + purchase_rest
+    prices = [DatedValue(name=f"{gpu.name} per card ({unit_kind})", value=unit, unit=currency, as_of=unit_date,
+                         source=unit_src),
+              DatedValue(name=f"server tier {tier_key} (rest of system)", value=tier_price, unit=currency,
+                         as_of=tier.as_of, source=",".join(tier.source))]
+    bought = _Purchase(unit, unit_date, unit_kind, unit_src, tier_key, tier, servers, tier_price,
+                       count * unit, servers * tier_price)
+    return bought, prices
 
+
+def _running(econ: Economics, currency: str, electricity: float | None, pue: float | None,
+             operations_fraction: float | None) -> tuple[_Running, list[DatedValue]]:
+    """The user's electricity price, PUE and operations fraction, else economics.yaml's (dated)."""
+    prices: list[DatedValue] = []
     if electricity is None:
         e = econ.electricity_price[currency]  # type: ignore[index]
         electricity = e.value
@@ -201,73 +259,91 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
     if not 0 <= ops_frac <= 1:
         raise InputError(f"operations fraction must be between 0 and 1 per year, got {ops_frac:g}",
                          field="operations", accepted="0 … 1")
+    return _Running(electricity, pue, ops_frac), prices
 
-    full_kw = (count * gpu.tdp_w + servers * tier.power_w) / 1000.0
+
+def _yearly(gpu: GpuSpec, count: int, bought: _Purchase, run: _Running, econ: Economics, years: float,
+            utilization: float) -> _Yearly:
+    """IT power = (count × TDP + servers × platform W) × utilisation; energy = IT power × 8760 h × PUE;
+    operations = fraction × purchase; depreciation straight-line; TCO = purchase + N × (power + operations)."""
+    full_kw = (count * gpu.tdp_w + bought.servers * bought.tier.power_w) / 1000.0
     it_kw = full_kw * utilization
-    kwh_year = it_kw * HOURS_PER_YEAR * pue
-    power_year = kwh_year * electricity
-    power_year_full = full_kw * HOURS_PER_YEAR * pue * electricity
-    ops_year = ops_frac * purchase
+    kwh_year = it_kw * HOURS_PER_YEAR * run.pue
+    power_year = kwh_year * run.electricity
+    power_year_full = full_kw * HOURS_PER_YEAR * run.pue * run.electricity
+    purchase = bought.total
+    ops_year = run.ops_frac * purchase
     dep_years = econ.depreciation_years.value
-    dep_year = purchase / dep_years
-    residual = purchase * max(0.0, 1.0 - years / dep_years)
-    tco = purchase + years * (power_year + ops_year)
-    gpu_hours = count * HOURS_PER_YEAR * years * utilization
+    return _Yearly(it_kw=it_kw, kwh_year=kwh_year, power_year=power_year, power_year_full=power_year_full,
+                   ops_year=ops_year, dep_years=dep_years, dep_year=purchase / dep_years,
+                   residual=purchase * max(0.0, 1.0 - years / dep_years),
+                   tco=purchase + years * (power_year + ops_year),
+                   gpu_hours=count * HOURS_PER_YEAR * years * utilization)
 
+
+def _renting(gpu: GpuSpec, count: int, econ: Economics, currency: str, cloud_usd_per_hour: float | None,
+             region: str, years: float, purchase: float, yearly: _Yearly) -> tuple[_Renting, list[DatedValue]]:
+    """cloud = GPU-hours used × price per GPU-hour; break-even u* = (purchase + N·ops) / (count·8760·N·c − N·P₁)."""
     cloud = cloud_price(gpu, econ, cloud_usd_per_hour, region=region)
-    cloud_cost = break_even = None
-    cloud_hour = None
-    if cloud is not None:
-        if cloud.cny_per_hour is not None:  # a China quote: the yuan figure as listed, converted only for USD
-            cloud_hour = econ.to_currency(cloud.cny_per_hour, "CNY", currency)
-            listed, listed_unit = cloud.cny_per_hour, "CNY per GPU-hour"
-        else:
-            cloud_hour = econ.to_currency(cloud.usd_per_hour, "USD", currency)
-            listed, listed_unit = cloud.usd_per_hour, "USD per GPU-hour"
-        cloud_cost = gpu_hours * cloud_hour
-        prices.append(DatedValue(name=f"cloud {cloud.tier.replace('_', ' ')} ({cloud.provider})", value=listed,
-                                 unit=listed_unit, as_of=cloud.date, source=cloud.source))
-        denom = count * HOURS_PER_YEAR * years * cloud_hour - years * power_year_full
-        if denom > 0:
-            break_even = (purchase + years * ops_year) / denom
+    if cloud is None:
+        return _Renting(None, None, None, None), []
+    if cloud.cny_per_hour is not None:  # a China quote: the yuan figure as listed, converted only for USD
+        cloud_hour = econ.to_currency(cloud.cny_per_hour, "CNY", currency)
+        listed, listed_unit = cloud.cny_per_hour, "CNY per GPU-hour"
+    else:
+        cloud_hour = econ.to_currency(cloud.usd_per_hour, "USD", currency)
+        listed, listed_unit = cloud.usd_per_hour, "USD per GPU-hour"
+    cloud_cost = yearly.gpu_hours * cloud_hour
+    price = DatedValue(name=f"cloud {cloud.tier.replace('_', ' ')} ({cloud.provider})", value=listed,
+                       unit=listed_unit, as_of=cloud.date, source=cloud.source)
+    denom = count * HOURS_PER_YEAR * years * cloud_hour - years * yearly.power_year_full
+    break_even = (purchase + years * yearly.ops_year) / denom if denom > 0 else None
+    return _Renting(cloud, cloud_hour, cloud_cost, break_even), [price]
 
-    per_m_owned = per_m_cloud = None
-    if tokens_per_s is not None and gpu_hours > 0:
-        tokens = tokens_per_s * 3600.0 * HOURS_PER_YEAR * years * utilization
-        per_m_owned = _m(tco / tokens * 1e6, currency)
-        if cloud_cost is not None:
-            per_m_cloud = _m(cloud_cost / tokens * 1e6, currency)
 
-    sym = currency
+def _tco_formulas(gpu: GpuSpec, count: int, currency: str, years: float, utilization: float, bought: _Purchase,
+                  run: _Running, yearly: _Yearly, rent: _Renting, tokens_per_s: float | None,
+                  per_m_owned: Money | None) -> list[str]:
+    """The formula lines of a TCO estimate, each with its numbers."""
+    sym, tier, purchase = currency, bought.tier, bought.total
     formulas = [
-        f"purchase = {count} × {unit:,.0f} + {servers} × {tier_price:,.0f} ({tier.label}) = {purchase:,.0f} {sym}",
-        f"IT power = ({count} × {gpu.tdp_w:.0f} W + {servers} × {tier.power_w:.0f} W) × {utilization:g} = "
-        f"{it_kw:.2f} kW",
-        f"energy = {it_kw:.2f} kW × 8760 h × PUE {pue:g} = {kwh_year:,.0f} kWh/year; × {electricity:g} {sym}/kWh = "
-        f"{power_year:,.0f} {sym}/year",
-        f"operations = {ops_frac:g} × purchase = {ops_year:,.0f} {sym}/year",
-        f"depreciation = purchase / {dep_years:g} years = {dep_year:,.0f} {sym}/year; residual after {years:g} years = "
-        f"{residual:,.0f} {sym}",
-        f"TCO = purchase + {years:g} × (power + operations) = {tco:,.0f} {sym}",
-        f"GPU-hours used = {count} × 8760 × {years:g} × {utilization:g} = {gpu_hours:,.0f}",
+        f"purchase = {count} × {bought.unit:,.0f} + {bought.servers} × {bought.tier_price:,.0f} ({tier.label}) = "
+        f"{purchase:,.0f} {sym}",
+        f"IT power = ({count} × {gpu.tdp_w:.0f} W + {bought.servers} × {tier.power_w:.0f} W) × {utilization:g} = "
+        f"{yearly.it_kw:.2f} kW",
+        f"energy = {yearly.it_kw:.2f} kW × 8760 h × PUE {run.pue:g} = {yearly.kwh_year:,.0f} kWh/year; × "
+        f"{run.electricity:g} {sym}/kWh = {yearly.power_year:,.0f} {sym}/year",
+        f"operations = {run.ops_frac:g} × purchase = {yearly.ops_year:,.0f} {sym}/year",
+        f"depreciation = purchase / {yearly.dep_years:g} years = {yearly.dep_year:,.0f} {sym}/year; residual after "
+        f"{years:g} years = {yearly.residual:,.0f} {sym}",
+        f"TCO = purchase + {years:g} × (power + operations) = {yearly.tco:,.0f} {sym}",
+        f"GPU-hours used = {count} × 8760 × {years:g} × {utilization:g} = {yearly.gpu_hours:,.0f}",
     ]
-    if cloud_cost is not None and cloud_hour is not None:
-        listed = (f"¥{cloud.cny_per_hour:g}" if cloud.cny_per_hour is not None  # type: ignore[union-attr]
-                  else f"${cloud.usd_per_hour:g}")  # type: ignore[union-attr]
-        formulas.append(f"cloud = {gpu_hours:,.0f} GPU-hours × {cloud_hour:,.2f} {sym} ({listed}, {cloud.provider}) = "  # type: ignore[union-attr]
-                        f"{cloud_cost:,.0f} {sym}")
-        if break_even is not None:
+    cloud = rent.cloud
+    if cloud is not None and rent.cloud_cost is not None and rent.cloud_hour is not None:
+        listed = f"¥{cloud.cny_per_hour:g}" if cloud.cny_per_hour is not None else f"${cloud.usd_per_hour:g}"
+        formulas.append(f"cloud = {yearly.gpu_hours:,.0f} GPU-hours × {rent.cloud_hour:,.2f} {sym} ({listed}, "
+                        f"{cloud.provider}) = {rent.cloud_cost:,.0f} {sym}")
+        if rent.break_even is not None:
             formulas.append(f"break-even utilisation = (purchase + {years:g}·operations) / ({count}·8760·{years:g}·"
-                            f"cloud/h − {years:g}·power at 100%) = {break_even:.1%}")
+                            f"cloud/h − {years:g}·power at 100%) = {rent.break_even:.1%}")
     if per_m_owned is not None:
         formulas.append(f"cost per 1M tokens = TCO / ({tokens_per_s:,.0f} tokens/s × hours used) = "
                         f"{per_m_owned.amount:,.3f} {sym}")
+    return formulas
+
+
+def _tco_assumptions(gpu: GpuSpec, econ: Economics, currency: str, years: float, region: str, bought: _Purchase,
+                     rent: _Renting) -> list[str]:
+    """What a TCO estimate assumes, and what it could not price."""
+    rate = econ.exchange_rate_cny_per_usd
     assumptions = [
         f"money in {currency} at {rate.value:g} CNY/USD (as of {rate.as_of})",
-        f"rest of the server priced as the '{tier_key}' tier: {tier.label}",
+        f"rest of the server priced as the '{bought.tier_key}' tier: {bought.tier.label}",
         "GPUs and platform draw their rated power × utilisation (idle power not modelled)",
         "TCO excludes financing, rack space, networking beyond the server, and resale (shown as residual value)",
     ]
+    cloud, break_even = rent.cloud, rent.break_even
     if cloud is not None and cloud.origin == "catalog" and cloud.region != region:
         assumptions.append(f"no {'mainland-China' if region == 'cn' else 'non-China'} cloud quote for {gpu.name} in "
                            f"the catalog: renting is priced at {cloud.provider}'s rate")
@@ -278,24 +354,57 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
     elif break_even > 1:
         assumptions.append(f"break-even utilisation {break_even:.0%} exceeds 100%: renting is cheaper over "
                            f"{years:g} years")
+    return assumptions
+
+
+def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | None = None, currency: str = "CNY",
+                 electricity: float | None = None, utilization: float = 1.0, pue: float | None = None,
+                 gpu_price: float | None = None, cloud_usd_per_hour: float | None = None,
+                 tokens_per_s: float | None = None, operations_fraction: float | None = None,
+                 region: str = "global", condition: str = "new") -> TcoEstimate:
+    """Owning `count` × `gpu` for `years` at `utilization` against renting the same GPU-hours; see the module
+    docstring for every formula. `tokens_per_s` (the whole configuration at full load) adds cost per 1M tokens.
+    `region` ("cn" or "global") picks the cloud quote: a mainland-China provider's, in CNY as listed, for "cn"."""
+    years = float(years if years is not None else econ.default_years.value)
+    _check_tco_request(count, years, utilization, electricity, currency, gpu_price, cloud_usd_per_hour, pue, region,
+                       tokens_per_s)
+    rate = econ.exchange_rate_cny_per_usd
+    bought, bought_prices = _purchase(gpu, count, econ, currency, gpu_price, condition)
+    run, run_prices = _running(econ, currency, electricity, pue, operations_fraction)
+    yearly = _yearly(gpu, count, bought, run, econ, years, utilization)
+    rent, rent_prices = _renting(gpu, count, econ, currency, cloud_usd_per_hour, region, years, bought.total, yearly)
+    prices = [DatedValue(name="exchange rate", value=rate.value, unit="CNY per USD", as_of=rate.as_of,
+                         source=",".join(rate.source)), *bought_prices, *run_prices, *rent_prices]
+
+    per_m_owned = per_m_cloud = None
+    if tokens_per_s is not None and yearly.gpu_hours > 0:  # cost / 1M tokens = cost / (tokens/s × 3600 × hours) × 10⁶
+        tokens = tokens_per_s * 3600.0 * HOURS_PER_YEAR * years * utilization
+        per_m_owned = _m(yearly.tco / tokens * 1e6, currency)
+        if rent.cloud_cost is not None:
+            per_m_cloud = _m(rent.cloud_cost / tokens * 1e6, currency)
+
+    cloud, tco, gpu_hours = rent.cloud, yearly.tco, yearly.gpu_hours
     return TcoEstimate(
         gpu=gpu.id, count=count, years=years, utilization=utilization, currency=currency,  # type: ignore[arg-type]
-        exchange_rate_cny_per_usd=rate.value, exchange_rate_date=rate.as_of, servers=servers, server_tier=tier_key,
-        gpu_unit_price=_m(unit, currency), gpu_price_date=unit_date, gpu_price_kind=unit_kind,
-        purchase_gpus=_m(purchase_gpus, currency), purchase_rest=_m(purchase_rest, currency),
-        purchase_total=_m(purchase, currency), power_kw_it=it_kw, energy_kwh_per_year=kwh_year,
-        electricity_price=electricity, pue=pue, power_per_year=_m(power_year, currency),
-        operations_per_year=_m(ops_year, currency), depreciation_per_year=_m(dep_year, currency),
-        residual_value=_m(residual, currency), tco=_m(tco, currency), tco_per_year=_m(tco / years, currency),
-        gpu_hours_used=gpu_hours,
+        exchange_rate_cny_per_usd=rate.value, exchange_rate_date=rate.as_of, servers=bought.servers,
+        server_tier=bought.tier_key, gpu_unit_price=_m(bought.unit, currency), gpu_price_date=bought.unit_date,
+        gpu_price_kind=bought.unit_kind, purchase_gpus=_m(bought.gpus, currency),
+        purchase_rest=_m(bought.rest, currency), purchase_total=_m(bought.total, currency),
+        power_kw_it=yearly.it_kw, energy_kwh_per_year=yearly.kwh_year, electricity_price=run.electricity,
+        pue=run.pue, power_per_year=_m(yearly.power_year, currency), operations_per_year=_m(yearly.ops_year, currency),
+        depreciation_per_year=_m(yearly.dep_year, currency), residual_value=_m(yearly.residual, currency),
+        tco=_m(tco, currency), tco_per_year=_m(tco / years, currency), gpu_hours_used=gpu_hours,
         cost_per_gpu_hour_used=_m(tco / gpu_hours, currency) if gpu_hours > 0 else None,
         cloud_usd_per_gpu_hour=cloud.usd_per_hour if cloud else None, cloud_provider=cloud.provider if cloud else None,
         cloud_price_date=cloud.date if cloud else None,
         cloud_region=cloud.region if cloud else None,
         cloud_other_region=bool(cloud and cloud.origin != "user" and cloud.region != region),
-        cloud_cost=_m(cloud_cost, currency) if cloud_cost is not None else None, break_even_utilization=break_even,
-        tokens_per_s=tokens_per_s, cost_per_million_tokens_owned=per_m_owned,
-        cost_per_million_tokens_cloud=per_m_cloud, prices=prices, formulas=formulas, assumptions=assumptions,
+        cloud_cost=_m(rent.cloud_cost, currency) if rent.cloud_cost is not None else None,
+        break_even_utilization=rent.break_even, tokens_per_s=tokens_per_s, cost_per_million_tokens_owned=per_m_owned,
+        cost_per_million_tokens_cloud=per_m_cloud, prices=prices,
+        formulas=_tco_formulas(gpu, count, currency, years, utilization, bought, run, yearly, rent, tokens_per_s,
+                               per_m_owned),
+        assumptions=_tco_assumptions(gpu, econ, currency, years, region, bought, rent),
     )
 
 
@@ -317,7 +426,7 @@ class GuideTcoCheck:
     explanation: str
 
 
-def recompute_guide_tco(rows: tuple, gpus: dict[str, GpuSpec], econ: Economics, *, years: float = 5.0,
+def recompute_guide_tco(rows: Sequence[TcoRow], gpus: dict[str, GpuSpec], econ: Economics, *, years: float = 5.0,
                         cny_per_kwh: float = 1.0, cloud_gpu: GpuSpec | None = None) -> list[GuideTcoCheck]:
     """guide-000's TCO table (rows of knowledge.guides.TcoRow) recomputed in CNY with the guide's own electricity
     price (1 CNY/kWh), at full utilisation over `years` (the guide's horizon is 3–5 years; 5 is the most generous
@@ -327,6 +436,7 @@ def recompute_guide_tco(rows: tuple, gpus: dict[str, GpuSpec], econ: Economics, 
         if row.gpus is None:  # the cloud row: what hourly rate does the guide's total imply?
             gpu = cloud_gpu
             count = 8
+            assert row.total_cny is not None, f"{row.option_en}: the guide's cloud row gives its total"
             implied = row.total_cny / (count * HOURS_PER_YEAR * years)
             implied_usd = implied / econ.exchange_rate_cny_per_usd.value
             quote = cloud_price(gpu, econ) if gpu else None
@@ -350,6 +460,7 @@ def recompute_guide_tco(rows: tuple, gpus: dict[str, GpuSpec], econ: Economics, 
         energy = est.power_per_year.amount * years
         ops = est.operations_per_year.amount * years
         if row.initial_cny is None:  # hybrid: owned part only
+            assert row.total_cny is not None, f"{row.option_en}: the guide's hybrid row gives its total"
             out.append(GuideTcoCheck(
                 option=row.option_en, guide_initial=None, guide_energy=row.energy_cny,
                 guide_operations=row.operations_cny, guide_total=row.total_cny,
@@ -364,7 +475,8 @@ def recompute_guide_tco(rows: tuple, gpus: dict[str, GpuSpec], econ: Economics, 
         match = [p for p in gpu.prices if p.currency == "CNY" and abs(p.amount / per_card - 1) <= 0.15]
         matched = (f" — it matches the {match[0].kind.replace('_', ' ')} of {match[0].date} "
                    f"({match[0].amount:,.0f} CNY)" if match else "")
-        guide_kwh = (row.energy_cny or 0) / cny_per_kwh
+        assert row.energy_cny is not None, f"{row.option_en}: the guide's row of owned GPUs gives its energy"
+        guide_kwh = row.energy_cny / cny_per_kwh
         guide_kw = guide_kwh / (HOURS_PER_YEAR * years * est.pue)
         per_card_guide = row.initial_cny / row.gpus.count
         notes = [

@@ -32,6 +32,8 @@ All sizes are bytes, memory per GPU of one tensor-parallel group.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
 from knowledge.record import Field, Struct
@@ -40,6 +42,9 @@ from knowledge.schemas import GpuSpec, ModelSpec
 from .activations import prefill_workspace_bytes
 from .formats import check_format, weight_bytes
 from .memory import kv_bytes_per_token_layer
+
+if TYPE_CHECKING:
+    from .speed_results import ThroughputEstimate
 
 GIB = 2**30
 MIB = 2**20
@@ -256,11 +261,11 @@ def engine_kv_budget(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, we
     return None
 
 
-def budget_for_estimate(est: object, model: ModelSpec, gpu: GpuSpec, engine: str | None = None) -> EngineKvBudget | None:
+def budget_for_estimate(est: ThroughputEstimate, model: ModelSpec, gpu: GpuSpec, engine: str | None = None) -> EngineKvBudget | None:
     """The engine budget matching a ThroughputEstimate (its TP group, formats and context) for `engine` (default:
     the one its weight format implies); the `engine_memory` key of the throughput JSON adds `instances`."""
     from .throughput import default_engine
 
-    weights, kv, tp, context = (getattr(est, k) for k in ("weights", "kv", "tp", "context"))
+    weights, kv, tp, context = est.weights, est.kv, est.tp, est.context
     return engine_kv_budget(engine or default_engine(weights), model, gpu, tp=tp, weights=weights, kv=kv,
                             max_model_len=context)

@@ -7,10 +7,13 @@ parsed YAML (pure), :func:`default_engines` reads the packaged file once (the on
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge.errors import CatalogError, InputError
 from knowledge.record import Field, NonNegativeInt, Record
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class EngineConstant(Record):
@@ -77,7 +80,7 @@ def default_engines() -> EngineTable:
                            trusted.dump, lambda data: trusted.construct(EngineTable, data))
 
 
-def _parse_file(path: Any) -> EngineTable:
+def _parse_file(path: Path) -> EngineTable:
     import yaml  # here: a warm start reads the snapshot and parses no YAML
 
     text = path.read_text(encoding="utf-8")

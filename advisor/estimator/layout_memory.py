@@ -19,7 +19,9 @@ the sequence share s/CP; under 1F1B the first stage holds min(PP, m) micro-batch
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
 from knowledge.params import param_counts
 from knowledge.schemas import ModelSpec
@@ -75,17 +77,30 @@ def model_state_bytes(psi: float, zero: int, shards: int, largest: float = 0.0) 
     return ds.weights, ds.gradients, ds.optimizer, how
 
 
-def _parts(model: ModelSpec, lay: ParallelLayout, seq_len: int, rec: str, memo: dict | None) -> tuple[float, ...]:
+T = TypeVar("T")
+# a search's cache of terms that depend on the model and the layout: each key names its term (and so its type)
+Memo = dict[tuple[object, ...], object]
+
+
+def memoised(memo: Memo | None, key: tuple[object, ...], make: Callable[[], T]) -> T:
+    """`make()`, computed once per `key` of `memo` (None: every time)."""
+    if memo is None:
+        return make()
+    if key not in memo:
+        memo[key] = make()
+    return cast(T, memo[key])  # stored by make() under this key
+
+
+def _parts(model: ModelSpec, lay: ParallelLayout, context: int, rec: str,
+           memo: Memo | None) -> tuple[float, float, float]:
     """(stored, working, logits) activation bytes of `rec` recomputation, memoised per search."""
-    key = ("act", seq_len, lay.cp, lay.micro_batch, lay.tp, lay.pp, rec)
-    if memo is not None and key in memo:
-        return memo[key]
-    a = act.training_activations(model, max(1, seq_len // lay.cp), lay.micro_batch, tp=lay.tp, pp=lay.pp,
-                                 recompute=rec)
-    out = (float(a.stored), float(a.working), float(a.logits))
-    if memo is not None:
-        memo[key] = out
-    return out
+
+    def parts() -> tuple[float, float, float]:
+        a = act.training_activations(model, max(1, context // lay.cp), lay.micro_batch, tp=lay.tp, pp=lay.pp,
+                                     recompute=rec)
+        return float(a.stored), float(a.working), float(a.logits)
+
+    return memoised(memo, ("act", context, lay.cp, lay.micro_batch, lay.tp, lay.pp, rec), parts)
 
 
 def in_flight_scale(lay: ParallelLayout) -> float:
@@ -96,7 +111,7 @@ def in_flight_scale(lay: ParallelLayout) -> float:
     return scale * (1 + (lay.pp - 1) / (lay.pp * lay.vpp)) if lay.vpp > 1 else scale
 
 
-def activation_bytes(model: ModelSpec, lay: ParallelLayout, seq_len: int, memo: dict | None = None,
+def activation_bytes(model: ModelSpec, lay: ParallelLayout, context: int, memo: Memo | None = None,
                      recompute: str | None = None, full_layers: int | None = None) -> float:
     """Activations on the most loaded GPU. Block recompute (Megatron --recompute-method block
     --recompute-num-layers k) interpolates between selective and full by the share k/n of each stage's n layers."""
@@ -105,28 +120,27 @@ def activation_bytes(model: ModelSpec, lay: ParallelLayout, seq_len: int, memo: 
     scale = in_flight_scale(lay)
     if rec == "full" and k > 0:
         f = min(1.0, k / -(-model.num_layers // lay.pp))
-        sel, full = _parts(model, lay, seq_len, "selective", memo), _parts(model, lay, seq_len, "full", memo)
+        sel, full = _parts(model, lay, context, "selective", memo), _parts(model, lay, context, "full", memo)
         return (sel[0] * (1 - f) + full[0] * f) * scale + full[1] + sel[2]
-    a = _parts(model, lay, seq_len, rec, memo)
+    a = _parts(model, lay, context, rec, memo)
     return a[0] * scale + a[1] + a[2]
 
 
-def states_bytes(model: ModelSpec, lay: ParallelLayout, memo: dict | None = None) -> tuple[float, float, float, float, str]:
+def states_bytes(model: ModelSpec, lay: ParallelLayout,
+                 memo: Memo | None = None) -> tuple[float, float, float, float, str]:
     """(weights, gradients, optimizer, parameters on the GPU, accounting) of the most loaded GPU."""
-    key = ("states", lay.tp, lay.pp, lay.ep, lay.dp, lay.cp, lay.zero)
-    if memo is not None and key in memo:
-        return memo[key]
-    dense, experts = stage_params(model, lay)
-    shards = lay.dp * lay.cp
-    largest = largest_layer_params(model) / lay.tp if lay.zero == 3 else 0.0
-    w, g, o, how = model_state_bytes(dense, lay.zero, shards, largest)
-    if experts:
-        we, ge, oe, _ = model_state_bytes(experts, lay.zero, max(1, shards // lay.ep))
-        w, g, o = w + we, g + ge, o + oe
-    out = (w, g, o, dense + experts, how)
-    if memo is not None:
-        memo[key] = out
-    return out
+
+    def states() -> tuple[float, float, float, float, str]:
+        dense, experts = stage_params(model, lay)
+        shards = lay.dp * lay.cp
+        largest = largest_layer_params(model) / lay.tp if lay.zero == 3 else 0.0
+        w, g, o, how = model_state_bytes(dense, lay.zero, shards, largest)
+        if experts:
+            we, ge, oe, _ = model_state_bytes(experts, lay.zero, max(1, shards // lay.ep))
+            w, g, o = w + we, g + ge, o + oe
+        return w, g, o, dense + experts, how
+
+    return memoised(memo, ("states", lay.tp, lay.pp, lay.ep, lay.dp, lay.cp, lay.zero), states)
 
 
 def runtime_overhead() -> float:
@@ -134,34 +148,34 @@ def runtime_overhead() -> float:
     return eng.cuda_context_bytes.value + (eng.nccl_bytes.value if eng.nccl_bytes else 0.0)
 
 
-def layout_memory(model: ModelSpec, lay: ParallelLayout, seq_len: int, memo: dict | None = None) -> LayoutMemory:
-    """Per-GPU bytes of `lay` training `model` at `seq_len` tokens per sequence (module doc)."""
+def layout_memory(model: ModelSpec, lay: ParallelLayout, context: int, memo: Memo | None = None) -> LayoutMemory:
+    """Per-GPU bytes of `lay` training `model` at `context` tokens per sequence (module doc)."""
     w, g, o, params, how = states_bytes(model, lay, memo)
-    return LayoutMemory(weights=w, gradients=g, optimizer=o, activations=activation_bytes(model, lay, seq_len, memo),
+    return LayoutMemory(weights=w, gradients=g, optimizer=o, activations=activation_bytes(model, lay, context, memo),
                         overhead=runtime_overhead(), params_per_gpu=params, accounting=how)
 
 
-def lightest_recompute(model: ModelSpec, lay: ParallelLayout, seq_len: int, limit: float,
+def lightest_recompute(model: ModelSpec, lay: ParallelLayout, context: int, limit: float,
                        order: tuple[str, ...] = ("none", "selective", "block", "full"),
-                       memo: dict | None = None) -> tuple[str, int] | None:
+                       memo: Memo | None = None) -> tuple[str, int] | None:
     """The cheapest recomputation under which `lay` fits `limit` bytes, as (recompute, full layers per stage):
     none, selective, full on the fewest layers k per stage (block), full. Each costs more FLOPs than the one before,
     so the first that fits is the fastest. None when nothing fits."""
     fixed = sum(states_bytes(model, lay, memo)[:3]) + runtime_overhead()
     n = -(-model.num_layers // lay.pp)
-    if fixed + activation_bytes(model, lay, seq_len, memo, "full", 0) > limit:
+    if fixed + activation_bytes(model, lay, context, memo, "full", 0) > limit:
         return None
     for rec in order:
         if rec == "block":
             if n <= 1:
                 continue
-            a1 = activation_bytes(model, lay, seq_len, memo, "full", 1)
-            an = activation_bytes(model, lay, seq_len, memo, "full", n)
+            a1 = activation_bytes(model, lay, context, memo, "full", 1)
+            an = activation_bytes(model, lay, context, memo, "full", n)
             per_layer = (a1 - an) / (n - 1)  # activations fall linearly with k
             k = 1 if fixed + a1 <= limit else 1 + math.ceil((fixed + a1 - limit) / per_layer) if per_layer > 0 else n
             if k < n:
                 return "full", k
             continue
-        if fixed + activation_bytes(model, lay, seq_len, memo, rec, 0) <= limit:
+        if fixed + activation_bytes(model, lay, context, memo, rec, 0) <= limit:
             return rec, 0
     return None

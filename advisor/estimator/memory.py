@@ -22,9 +22,10 @@ from advisor.estimator.formats import (
     weight_bytes_by_group,
 )
 from advisor.estimator.results import Breakdown, MemoryEstimate
-from advisor.workload import Workload
+from advisor.workload import WeightFormat, Workload
 from knowledge.errors import InputError
 from knowledge.params import param_counts
+from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
 
 GIB = 2**30
@@ -32,9 +33,10 @@ DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lor
                    "qlora": "nf4"}
 
 
-def default_inference_format(model: ModelSpec) -> str:
+def default_inference_format(model: ModelSpec) -> WeightFormat:
     """The checkpoint's own precision: fp8 for FP8 checkpoints (DeepSeek-V3), fp16 for fp16 ones, else bf16."""
-    return {"fp8": "fp8", "float16": "fp16"}.get(model.native_dtype, "bf16")
+    own: dict[str, WeightFormat] = {"fp8": "fp8", "float16": "fp16"}
+    return own.get(model.native_dtype, "bf16")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -67,24 +69,24 @@ def _round_up(x: int, block: int | None) -> int:
     return -(-x // block) * block
 
 
-def kv_cache_bytes(model: ModelSpec, tokens: int, sequences: int = 1, kv: str = "fp16", tp: int = 1,
+def kv_cache_bytes(model: ModelSpec, context: int, sequences: int = 1, kv: str = "fp16", tp: int = 1,
                    block_size: int | None = None, pp: int = 1) -> int:
-    """KV-cache bytes on one GPU for `sequences` sequences of `tokens` tokens each.
+    """KV-cache bytes on one GPU for `sequences` sequences of `context` tokens each.
 
-    Σ_layers min(tokens, window_l) (rounded up to `block_size`-token pages) × per-token-per-layer bytes × sequences;
+    Σ_layers min(context, window_l) (rounded up to `block_size`-token pages) × per-token-per-layer bytes × sequences;
     sliding-window layers hold at most `sliding_window` tokens (Mistral: all layers; Gemma-2: every other layer).
     Under PP a GPU holds ⌈L/pp⌉ layers (the share of sliding layers kept proportional).
     """
-    if tokens < 1 or sequences < 1:
+    if context < 1 or sequences < 1:
         raise InputError("tokens and sequences must be at least 1", field="context", accepted="≥ 1")
     if tp < 1 or pp < 1:
         raise InputError("tp and pp must be at least 1", field="tp", accepted="≥ 1")
     per = kv_bytes_per_token_layer(model, kv, tp)
     n_sliding = _sliding_layers(model)
     n_full = model.num_layers - n_sliding
-    window = model.sliding_window or tokens
-    full_tok = _round_up(tokens, block_size)
-    slide_tok = _round_up(min(tokens, window), block_size)
+    window = model.sliding_window or context
+    full_tok = _round_up(context, block_size)
+    slide_tok = _round_up(min(context, window), block_size)
     total_layers = model.num_layers
     stage_layers = -(-total_layers // pp)
     scale = stage_layers / total_layers
@@ -169,7 +171,17 @@ def estimate_memory(model: ModelSpec, workload: Workload, gpu: GpuSpec | None = 
     return _inference(model, workload, gpu, table)
 
 
-def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
+class _Term(Struct):
+    """One part of an estimate: its bytes per GPU, and the formula lines and assumptions that gave them."""
+
+    value: float
+    formulas: list[str]
+    assumptions: list[str]
+
+
+def _inference_engine(model: ModelSpec, w: Workload, table: EngineTable) -> tuple[str, str, EngineProfile]:
+    """(weight format, engine id, engine): the checkpoint's own precision unless given; GGUF files run in
+    llama.cpp, the rest in vLLM unless given; a training engine or a format the engine cannot load is refused."""
     fmt = check_format(w.weights or default_inference_format(model)).name
     engine_id = w.engine or ("llama.cpp" if FORMATS[fmt].family == "gguf" else "vllm")  # GGUF files run in llama.cpp
     engine = table.get(engine_id)
@@ -179,38 +191,42 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     if engine_id == "llama.cpp" and FORMATS[fmt].family not in ("gguf", "float"):
         raise InputError(f"llama.cpp loads GGUF files, not {fmt}", field="weights",
                          accepted="q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16, bf16, fp32")
-    counts = param_counts(model)
-    tp, pp = w.tp, w.pp
-    formulas: list[str] = []
-    assumptions: list[str] = []
+    return fmt, engine_id, engine
 
+
+def _inference_weights(model: ModelSpec, fmt: str, tp: int, pp: int, total_params: int) -> _Term:
+    """weights = Σ tensors × bits/8 in the format (formats.weight_bytes), per GPU under TP × PP."""
     weights = weight_bytes(model, fmt, tp=tp, pp=pp)
     groups = weight_bytes_by_group(model, fmt)
     info = FORMATS[fmt]
-    formulas.append(
+    formulas = [
         f"weights = Σ tensors × bits/8 in {info.label} = {_gib(sum(groups.values()))} in all"
         + (f"; per GPU under TP {tp} × PP {pp} = {_gib(weights)}" if tp * pp > 1 else "")
-        + f" ({sum(groups.values()) * 8 / counts.total:.3f} bits/param effective)")
+        + f" ({sum(groups.values()) * 8 / total_params:.3f} bits/param effective)"]
+    assumptions: list[str] = []
     if info.family in ("weight-only", "bnb"):
         assumptions.append(f"{info.label}: embeddings, lm_head and norms kept in 16-bit")
     elif info.family == "gguf":
         assumptions.append("GGUF mix per llama.cpp's llama_tensor_get_type (output.weight in Q6_K, more bits on "
                            "attn_v/ffn_down of the use_more_bits layers; norms F32)")
+    return _Term(weights, formulas, assumptions)
 
-    sequences = max(w.batch, w.concurrency)
-    context = w.context
+
+def _inference_kv(model: ModelSpec, w: Workload, engine: EngineProfile, sequences: int) -> _Term:
+    """kv_cache = seqs × tokens × layers × per-token-per-layer bytes (kv_cache_bytes: sliding windows, pages)."""
+    tp, pp, context = w.tp, w.pp, w.context
     block = engine.kv_block_tokens if engine.kv_block_tokens and engine.kv_block_tokens > 1 else None
     kv = kv_cache_bytes(model, context, sequences, w.kv, tp, block, pp)
-    per_tok_layer = kv_bytes_per_token_layer(model, w.kv, tp)
     stage_layers = -(-model.num_layers // pp)
+    assumptions: list[str] = []
     if model.is_mla:
-        formulas.append(f"kv_cache = seqs × tokens × layers × (kv_lora_rank + rope_dim) × bytes"
-                        f" = {sequences} × {context} × {stage_layers} × ({model.kv_lora_rank} + {model.qk_rope_head_dim})"
-                        f" × {kv_bits(w.kv) / 8:g} = {_gib(kv)} (MLA latent, not split by TP)")
+        formula = (f"kv_cache = seqs × tokens × layers × (kv_lora_rank + rope_dim) × bytes"
+                   f" = {sequences} × {context} × {stage_layers} × ({model.kv_lora_rank} + {model.qk_rope_head_dim})"
+                   f" × {kv_bits(w.kv) / 8:g} = {_gib(kv)} (MLA latent, not split by TP)")
     else:
         kvh = kv_heads_per_gpu(model, tp)
-        formulas.append(f"kv_cache = 2 × seqs × tokens × layers × kv_heads × head_dim × bytes = 2 × {sequences} × "
-                        f"{context} × {stage_layers} × {kvh} × {model.head_dim} × {kv_bits(w.kv) / 8:g} = {_gib(kv)}")
+        formula = (f"kv_cache = 2 × seqs × tokens × layers × kv_heads × head_dim × bytes = 2 × {sequences} × "
+                   f"{context} × {stage_layers} × {kvh} × {model.head_dim} × {kv_bits(w.kv) / 8:g} = {_gib(kv)}")
         if tp > model.num_kv_heads:
             assumptions.append(f"TP {tp} > {model.num_kv_heads} KV heads: each GPU keeps a replicated KV head")
     if _sliding_layers(model):
@@ -219,41 +235,64 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
                            "llama.cpp SWA cache, vLLM's hybrid allocator; engines without one hold the full context)")
     if block:
         assumptions.append(f"{engine.name} pages the KV cache in blocks of {block} tokens (rounded up per sequence)")
+    return _Term(kv, [formula], assumptions)
 
+
+def _inference_activations(model: ModelSpec, w: Workload, gpu: GpuSpec | None, engine: EngineProfile,
+                           engine_id: str, fmt: str, sequences: int) -> _Term:
+    """activations = one layer's prefill temporaries for a chunk of the prompts + fp32 logits of the sequences
+    (activations.prefill_workspace_bytes); transformers adds one quantised matrix dequantised to fp16."""
+    tp, context = w.tp, w.context
     flash, flash_note = _flash(w, gpu, engine)
-    assumptions.append(flash_note)
     chunk_cfg = engine.prefill_chunk_tokens.value if engine.prefill_chunk_tokens else None
     prompt = w.prompt_tokens or context
     chunk = int(min(chunk_cfg, prompt * sequences)) if chunk_cfg else prompt * sequences
     activations = act.prefill_workspace_bytes(model, chunk, context, tp=tp, flash=flash,
                                               logits_tokens=sequences)
-    formulas.append(f"activations = one layer's prefill temporaries for {chunk} tokens + fp32 logits of {sequences} "
-                    f"sequence(s) = {_gib(activations)}")
-    if engine_id == "transformers" and info.family in ("weight-only", "bnb"):
+    formulas = [f"activations = one layer's prefill temporaries for {chunk} tokens + fp32 logits of {sequences} "
+                f"sequence(s) = {_gib(activations)}"]
+    if engine_id == "transformers" and FORMATS[fmt].family in ("weight-only", "bnb"):
         deq = int(2 * _largest_quantised(model) / tp)
         activations += deq
         formulas.append(f"+ one quantised matrix dequantised to fp16 during its matmul = {_gib(deq)}")
-    if chunk_cfg:
-        assumptions.append(f"prefill in chunks of {int(chunk_cfg)} tokens ({engine.name} default)")
-    else:
-        assumptions.append("prefill of the whole prompt in one forward")
+    assumptions = [flash_note, f"prefill in chunks of {int(chunk_cfg)} tokens ({engine.name} default)" if chunk_cfg
+                   else "prefill of the whole prompt in one forward"]
+    return _Term(activations, formulas, assumptions)
 
+
+def _usable_fraction(engine: EngineProfile, gpu: GpuSpec | None) -> tuple[float, list[str]]:
+    """The share of GPU memory an engine claims up front (vLLM's gpu_memory_utilization), else 1."""
+    if engine.memory_fraction is None or "after weights" in engine.memory_fraction.unit:
+        return 1.0, []
+    fraction = float(engine.memory_fraction.value)
+    reserve = f" = {_gib(gpu.memory_bytes * fraction)} of {gpu.name}" if gpu else ""
+    return fraction, [f"{engine.name} claims {fraction:g} of GPU memory at start-up{reserve} and fills what "
+                      "weights and activations leave with KV cache; nvidia-smi shows that reservation"]
+
+
+def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
+    """Per GPU: weights + KV cache + prefill activations + engine overhead (the terms above)."""
+    fmt, engine_id, engine = _inference_engine(model, w, table)
+    counts = param_counts(model)
+    tp, pp = w.tp, w.pp
+    sequences = max(w.batch, w.concurrency)
+    context = w.context
+    weights = _inference_weights(model, fmt, tp, pp, counts.total)
+    kv = _inference_kv(model, w, engine, sequences)
+    activations = _inference_activations(model, w, gpu, engine, engine_id, fmt, sequences)
     overhead, overhead_lines = _engine_overhead(engine, w.world_size > 1 or tp > 1)
-    formulas.append(f"overhead = {' + '.join(overhead_lines)} = {_gib(overhead)}")
-
-    fraction = 1.0
-    if engine.memory_fraction is not None and "after weights" not in engine.memory_fraction.unit:
-        fraction = float(engine.memory_fraction.value)
-        reserve = f" = {_gib(gpu.memory_bytes * fraction)} of {gpu.name}" if gpu else ""
-        assumptions.append(f"{engine.name} claims {fraction:g} of GPU memory at start-up{reserve} and fills what "
-                           "weights and activations leave with KV cache; nvidia-smi shows that reservation")
-    per_gpu = Breakdown(weights=weights, activations=activations, kv_cache=kv, overhead=overhead)
-    formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
+    fraction, fraction_notes = _usable_fraction(engine, gpu)
+    per_gpu = Breakdown(weights=weights.value, activations=activations.value, kv_cache=kv.value, overhead=overhead)
+    formulas = [*weights.formulas, *kv.formulas, *activations.formulas,
+                f"overhead = {' + '.join(overhead_lines)} = {_gib(overhead)}", f"total per GPU = {_gib(per_gpu.total)}"]
     # a 16-bit KV cache is stored in the model's own 16-bit type (vLLM's kv-cache-dtype "auto"): bf16 for a bf16
     # checkpoint; the bytes are the same (review R42)
     kv_shown = "bf16" if w.kv == "fp16" and model.native_dtype == "bfloat16" else w.kv
-    assumptions.append(f"engine: {engine.name}; weights {fmt}, KV cache {kv_shown}, {sequences} sequence(s) × "
-                       f"{context} tokens")
+    assumptions = [*weights.assumptions, *kv.assumptions, *activations.assumptions, *fraction_notes,
+                   f"engine: {engine.name}; weights {fmt}, KV cache {kv_shown}, {sequences} sequence(s) × "
+                   f"{context} tokens"]
+    per_tok_layer = kv_bytes_per_token_layer(model, w.kv, tp)
+    stage_layers = -(-model.num_layers // pp)
     return MemoryEstimate(
         model=model.id, task=w.task, params=counts.total, active_params=counts.active, gpus=w.world_size,
         per_gpu=per_gpu, formulas=formulas, assumptions=assumptions, engine=engine_id, usable_fraction=fraction,
@@ -275,16 +314,136 @@ def _engine_overhead(engine: EngineProfile, multi_gpu: bool) -> tuple[int, list[
     return int(sum(v for _, v in parts)), [f"{name} {_gib(v)}" for name, v in parts]
 
 
-def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
+class _States(Struct):
+    """Model states per GPU (weights, gradients, optimizer), host RAM under offload, and what is trained."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    cpu: Breakdown
+    trainable: float
+    layers_with_grad: int | None  # freeze-tuning: the blocks that keep activations for backward
+    formulas: list[str]
+    assumptions: list[str]
+
+
+def _training_engine(w: Workload, table: EngineTable) -> tuple[str, EngineProfile]:
+    """DeepSpeed when ZeRO or offload is asked for, else transformers (unless given); inference engines refused."""
     engine_id = w.engine or ("deepspeed" if w.zero or w.offload != "none" else "transformers")
     engine = table.get(engine_id)
     if engine.kind == "inference":
         raise InputError(f"{engine.name} is an inference engine", field="engine",
                          accepted="transformers, deepspeed, megatron for training")
+    return engine_id, engine
+
+
+def _full_states(model: ModelSpec, w: Workload, fmt: str, total: int, shard: float, largest: float,
+                 dp: int) -> _States:
+    """Full training: (weight + gradient + k optimizer) bytes per parameter, sharded by ZeRO (the ZeRO paper's
+    16 B/param in mixed precision, or DeepSpeed's estimator with --engine deepspeed), DeepSpeed offload to RAM."""
+    assumptions: list[str] = []
+    fp32 = fmt == "fp32"
+    k = (tm.OPTIMIZER_K_FP32 if fp32 else tm.OPTIMIZER_K_MIXED)[w.optimizer]
+    wb = gb = 4 if fp32 else 2
+    if w.optimizer == "adamw-bf16":
+        wb, gb = 2, 2
+        assumptions.append("pure bf16 training: bf16 weights, gradients and AdamW moments, no fp32 master copy")
+    else:
+        assumptions.append("mixed precision: 16-bit weights and gradients, fp32 master weights in the optimizer"
+                           if not fp32 else "fp32 weights, gradients and optimizer states")
+    deepspeed = (w.engine == "deepspeed" and w.zero >= 1 and w.offload == "none" and not fp32
+                 and w.optimizer == "adamw")
+    if deepspeed:  # DeepSpeed's own estimator accounting (fp32 gradient partitions counted)
+        states = tm.deepspeed_model_states(shard, w.zero, dp, largest)
+        assumptions.append("model states as DeepSpeed's estimate_zero2/zero3_model_states_mem_needs count them "
+                           "(--engine deepspeed)")
+    else:
+        states = tm.zero_model_states(shard, w.zero, dp, weight_bytes=wb, grad_bytes=gb, k=k,
+                                      largest_layer=largest)
+        if w.zero:
+            assumptions.append("model states in the ZeRO paper's accounting (16 B/param before sharding); "
+                               "--engine deepspeed gives DeepSpeed's estimator, which also counts fp32 gradient "
+                               "partitions")
+    weights_b, grads_b, opt_b = states.weights, states.gradients, states.optimizer
+    formulas = [states.formula]
+    cpu = Breakdown()
+    if w.offload != "none":
+        weights_b, grads_b, opt_b, cpu = _offload(model, w, total, shard, largest, dp, formulas)
+    return _States(weights_b, grads_b, opt_b, cpu, total, None, formulas, assumptions)
+
+
+def _adapter_states(model: ModelSpec, w: Workload, fmt: str, total: int, largest: float, dp: int) -> _States:
+    """Freeze-tuning (the last blocks in fp32) or LoRA/QLoRA adapters (r·(d_in + d_out) per target) on a frozen
+    base in `fmt`; ZeRO-3 partitions the frozen base too, ZeRO-1/2 only the trainable states."""
+    tp, pp, task, base_fmt = w.tp, w.pp, w.task, fmt
+    formulas: list[str] = []
+    assumptions: list[str] = []
+    layers_with_grad: int | None = None
+    base = weight_bytes(model, base_fmt, tp=tp, pp=pp)
+    if task == "freeze":
+        trainable = tm.freeze_params(model)
+        layers_with_grad = tm.FREEZE_TRAINABLE_LAYERS
+        tr_shard = trainable / (tp * pp)
+        # trainable blocks upcast to fp32 (LLaMA-Factory upcasts trainable params); the rest stays 16-bit
+        weights_b = base - 2 * tr_shard + 4 * tr_shard
+        grads_b = 4 * tr_shard
+        k = tm.OPTIMIZER_K_FP32[w.optimizer]
+        opt_b = k * tr_shard
+        formulas.append(f"freeze-tuning: last {tm.FREEZE_TRAINABLE_LAYERS} blocks trainable = "
+                        f"{trainable / 1e6:.1f}M params in fp32 (weights 4 + grads 4 + optimizer {k} B/param); "
+                        f"frozen base in {base_fmt}")
+        assumptions.append(f"freeze-tuning trains the last {tm.FREEZE_TRAINABLE_LAYERS} blocks "
+                           "(LLaMA-Factory default freeze_trainable_layers=2)")
+    else:
+        trainable = tm.lora_params(model, w.lora_rank, w.lora_targets)
+        tr_shard = trainable / (tp * pp)
+        if task == "qlora":
+            adapter_w, adapter_g = 2, 2  # 16-bit adapters (QLoRA paper)
+            k = tm.OPTIMIZER_K_FP32[w.optimizer]  # 32-bit (paged) optimizer states on the adapters
+            assumptions.append("QLoRA: NF4 base with double quantisation, bf16 LoRA adapters, paged 32-bit AdamW "
+                               "(pages can spill to host RAM under pressure)")
+        else:
+            adapter_w, adapter_g = 4, 4  # PEFT keeps adapters in fp32 (autocast_adapter_dtype)
+            k = tm.OPTIMIZER_K_FP32[w.optimizer]
+            assumptions.append("LoRA adapters in fp32 (PEFT default autocast_adapter_dtype=True) on a "
+                               f"{base_fmt} frozen base")
+        weights_b = base + adapter_w * tr_shard
+        grads_b = adapter_g * tr_shard
+        opt_b = k * tr_shard
+        formulas.append(f"LoRA adapters = Σ r·(d_in + d_out) over {w.lora_targets} targets, r = {w.lora_rank}: "
+                        f"{trainable / 1e6:.2f}M params ({trainable / total:.3%} of the model); "
+                        f"weights {adapter_w} + grads {adapter_g} + optimizer {k} B per adapter param")
+        if task == "qlora":
+            # the matrix being multiplied is dequantised to bf16 during forward and backward
+            deq = 2 * _largest_quantised(model) / tp
+            weights_b += deq
+            formulas.append(f"+ dequantisation buffer of the largest matrix in bf16 = {_gib(deq)}")
+    if w.zero >= 3 and dp > 1:
+        # ZeRO-3 partitions every parameter, trainable or frozen, and gathers one layer at a time
+        # (DeepSpeed ZeRO-3; the layout LLaMA-Factory's ds_z3 configs use for LoRA on large models)
+        gathered = largest * base * tp * pp / total
+        frozen = base
+        weights_b = weights_b - frozen + frozen / dp + gathered
+        formulas.append(f"frozen base weights ({base_fmt}) partitioned by ZeRO-3 = {_gib(frozen)} / {dp} + "
+                        f"gathered largest layer {_gib(gathered)} per GPU")
+        assumptions.append("ZeRO-3 partitions the frozen base as well as the adapters' states")
+    else:
+        formulas.append(f"frozen base weights ({base_fmt}) = {_gib(base)} per GPU")
+    if w.zero:
+        if w.zero < 3:
+            assumptions.append(f"ZeRO-{w.zero} partitions only the trainable parameters' states; the frozen "
+                               "base is replicated on every GPU")
+        opt_b /= dp if w.zero >= 1 else 1
+        grads_b /= dp if w.zero >= 2 else 1
+    return _States(weights_b, grads_b, opt_b, Breakdown(), trainable, layers_with_grad, formulas, assumptions)
+
+
+def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
+    """Per GPU: model states (above) + Korthikanti activations of the micro-batch + engine overhead."""
+    engine_id, engine = _training_engine(w, table)
     counts = param_counts(model)
     tp, pp = w.tp, w.pp
     dp = w.world_size // (tp * pp)
-    formulas: list[str] = []
     assumptions: list[str] = []
     task = w.task
     fmt = check_format(w.weights or DEFAULT_WEIGHTS[task]).name
@@ -298,96 +457,10 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         assumptions.append("gradient checkpointing on (full recompute, HF gradient_checkpointing) for fine-tuning"
                            if task != "pretrain" else
                            "selective activation recomputation (Megatron default with sequence parallelism)")
-
-    cpu = Breakdown()
-    layers_with_grad: int | None = None
-    if task in ("full", "pretrain"):
-        trainable = counts.total
-        fp32 = fmt == "fp32"
-        k = (tm.OPTIMIZER_K_FP32 if fp32 else tm.OPTIMIZER_K_MIXED)[w.optimizer]
-        wb = gb = 4 if fp32 else 2
-        if w.optimizer == "adamw-bf16":
-            wb, gb = 2, 2
-            assumptions.append("pure bf16 training: bf16 weights, gradients and AdamW moments, no fp32 master copy")
-        else:
-            assumptions.append("mixed precision: 16-bit weights and gradients, fp32 master weights in the optimizer"
-                               if not fp32 else "fp32 weights, gradients and optimizer states")
-        deepspeed = (w.engine == "deepspeed" and w.zero >= 1 and w.offload == "none" and not fp32
-                     and w.optimizer == "adamw")
-        if deepspeed:  # DeepSpeed's own estimator accounting (fp32 gradient partitions counted)
-            states = tm.deepspeed_model_states(shard, w.zero, dp, largest)
-            assumptions.append("model states as DeepSpeed's estimate_zero2/zero3_model_states_mem_needs count them "
-                               "(--engine deepspeed)")
-        else:
-            states = tm.zero_model_states(shard, w.zero, dp, weight_bytes=wb, grad_bytes=gb, k=k,
-                                          largest_layer=largest)
-            if w.zero:
-                assumptions.append("model states in the ZeRO paper's accounting (16 B/param before sharding); "
-                                   "--engine deepspeed gives DeepSpeed's estimator, which also counts fp32 gradient "
-                                   "partitions")
-        weights_b, grads_b, opt_b = states.weights, states.gradients, states.optimizer
-        formulas.append(states.formula)
-        if w.offload != "none":
-            weights_b, grads_b, opt_b, cpu = _offload(model, w, counts.total, shard, largest, dp, formulas)
-    else:
-        # adapters / partial training on a frozen base
-        base_fmt = fmt
-        base = weight_bytes(model, base_fmt, tp=tp, pp=pp)
-        if task == "freeze":
-            trainable = tm.freeze_params(model)
-            layers_with_grad = tm.FREEZE_TRAINABLE_LAYERS
-            tr_shard = trainable / (tp * pp)
-            # trainable blocks upcast to fp32 (LLaMA-Factory upcasts trainable params); the rest stays 16-bit
-            weights_b = base - 2 * tr_shard + 4 * tr_shard
-            grads_b = 4 * tr_shard
-            k = tm.OPTIMIZER_K_FP32[w.optimizer]
-            opt_b = k * tr_shard
-            formulas.append(f"freeze-tuning: last {tm.FREEZE_TRAINABLE_LAYERS} blocks trainable = "
-                            f"{trainable / 1e6:.1f}M params in fp32 (weights 4 + grads 4 + optimizer {k} B/param); "
-                            f"frozen base in {base_fmt}")
-            assumptions.append(f"freeze-tuning trains the last {tm.FREEZE_TRAINABLE_LAYERS} blocks "
-                               "(LLaMA-Factory default freeze_trainable_layers=2)")
-        else:
-            trainable = tm.lora_params(model, w.lora_rank, w.lora_targets)
-            tr_shard = trainable / (tp * pp)
-            if task == "qlora":
-                adapter_w, adapter_g = 2, 2  # 16-bit adapters (QLoRA paper)
-                k = tm.OPTIMIZER_K_FP32[w.optimizer]  # 32-bit (paged) optimizer states on the adapters
-                assumptions.append("QLoRA: NF4 base with double quantisation, bf16 LoRA adapters, paged 32-bit AdamW "
-                                   "(pages can spill to host RAM under pressure)")
-            else:
-                adapter_w, adapter_g = 4, 4  # PEFT keeps adapters in fp32 (autocast_adapter_dtype)
-                k = tm.OPTIMIZER_K_FP32[w.optimizer]
-                assumptions.append("LoRA adapters in fp32 (PEFT default autocast_adapter_dtype=True) on a "
-                                   f"{base_fmt} frozen base")
-            weights_b = base + adapter_w * tr_shard
-            grads_b = adapter_g * tr_shard
-            opt_b = k * tr_shard
-            formulas.append(f"LoRA adapters = Σ r·(d_in + d_out) over {w.lora_targets} targets, r = {w.lora_rank}: "
-                            f"{trainable / 1e6:.2f}M params ({trainable / counts.total:.3%} of the model); "
-                            f"weights {adapter_w} + grads {adapter_g} + optimizer {k} B per adapter param")
-            if task == "qlora":
-                # the matrix being multiplied is dequantised to bf16 during forward and backward
-                deq = 2 * _largest_quantised(model) / tp
-                weights_b += deq
-                formulas.append(f"+ dequantisation buffer of the largest matrix in bf16 = {_gib(deq)}")
-        if w.zero >= 3 and dp > 1:
-            # ZeRO-3 partitions every parameter, trainable or frozen, and gathers one layer at a time
-            # (DeepSpeed ZeRO-3; the layout LLaMA-Factory's ds_z3 configs use for LoRA on large models)
-            gathered = largest * base * tp * pp / counts.total
-            frozen = base
-            weights_b = weights_b - frozen + frozen / dp + gathered
-            formulas.append(f"frozen base weights ({base_fmt}) partitioned by ZeRO-3 = {_gib(frozen)} / {dp} + "
-                            f"gathered largest layer {_gib(gathered)} per GPU")
-            assumptions.append("ZeRO-3 partitions the frozen base as well as the adapters' states")
-        else:
-            formulas.append(f"frozen base weights ({base_fmt}) = {_gib(base)} per GPU")
-        if w.zero:
-            if w.zero < 3:
-                assumptions.append(f"ZeRO-{w.zero} partitions only the trainable parameters' states; the frozen "
-                                   "base is replicated on every GPU")
-            opt_b /= dp if w.zero >= 1 else 1
-            grads_b /= dp if w.zero >= 2 else 1
+    st = (_full_states(model, w, fmt, counts.total, shard, largest, dp) if task in ("full", "pretrain")
+          else _adapter_states(model, w, fmt, counts.total, largest, dp))
+    formulas = list(st.formulas)
+    assumptions += st.assumptions
 
     flash, flash_note = _flash(w, gpu, engine)
     assumptions.append(flash_note)
@@ -395,15 +468,15 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
     if act_bytes == 4:
         assumptions.append("fp32 weights without autocast: activations in fp32 (4 bytes)")
     a = act.training_activations(model, w.context, w.batch, tp=tp, pp=pp, flash=flash, recompute=recompute,
-                                 layers_with_grad=layers_with_grad, act_bytes=act_bytes)
+                                 layers_with_grad=st.layers_with_grad, act_bytes=act_bytes)
     formulas.append(a.formula + f" = {_gib(a.total)}")
     if tp > 1:
         assumptions.append("sequence parallelism on with tensor parallelism (activations split by TP)")
 
     overhead, lines = _engine_overhead(engine, w.world_size > 1)
     formulas.append(f"overhead = {' + '.join(lines)} = {_gib(overhead)}")
-    per_gpu = Breakdown(weights=weights_b, gradients=grads_b, optimizer_states=opt_b, activations=a.total,
-                        overhead=overhead)
+    per_gpu = Breakdown(weights=st.weights, gradients=st.gradients, optimizer_states=st.optimizer,
+                        activations=a.total, overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
     if task in ("full", "pretrain") and w.zero in (2, 3) and w.offload == "none" and w.engine != "deepspeed":
         g, _c = (tm.deepspeed_zero2(counts.total, w.gpus, w.nodes) if w.zero == 2 else
@@ -413,8 +486,9 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
     assumptions.append(f"engine: {engine.name}; micro-batch {w.batch} × {w.context} tokens; "
                        f"{w.world_size} GPU(s): DP {dp} × TP {tp} × PP {pp}; optimizer {w.optimizer}")
     return MemoryEstimate(
-        model=model.id, task=task, params=counts.total, active_params=counts.active, trainable_params=int(trainable),
-        gpus=w.world_size, per_gpu=per_gpu, cpu=cpu, formulas=formulas, assumptions=assumptions, engine=engine_id,
+        model=model.id, task=task, params=counts.total, active_params=counts.active,
+        trainable_params=int(st.trainable), gpus=w.world_size, per_gpu=per_gpu, cpu=st.cpu, formulas=formulas,
+        assumptions=assumptions, engine=engine_id,
     )
 
 
@@ -422,6 +496,7 @@ def _offload(model: ModelSpec, w: Workload, total: int, shard: float, largest: f
              formulas: list[str]) -> tuple[float, float, float, Breakdown]:
     """GPU model states and per-node CPU bytes under DeepSpeed offload (its estimator's formulas)."""
     gpus_per_node, nodes = w.gpus, w.nodes
+    weights_b: float
     if w.zero in (1, 2):
         gpu, cpu_total = tm.deepspeed_zero2(shard, gpus_per_node, nodes, offload_optimizer=True)
         weights_b, grads_b, opt_b = gpu, 0.0, 0.0

@@ -43,14 +43,14 @@ class ModelFlops(Struct):
             total += self.window_layers * min(context, float(self.window or context))
         return 2.0 * total * (self.d_qk + self.d_v)
 
-    def causal_attention_flops_per_token(self, seq_len: float) -> float:
-        """Forward attention FLOPs per token averaged over a causal sequence of `seq_len` tokens:
+    def causal_attention_flops_per_token(self, context: float) -> float:
+        """Forward attention FLOPs per token averaged over a causal sequence of `context` tokens:
         a token at position i attends to i keys (≤ window), so the mean context is (s+1)/2 (≈ s/2)."""
-        full = (self.layers - self.window_layers) * (seq_len + 1) / 2.0
+        full = (self.layers - self.window_layers) * (context + 1) / 2.0
         win = 0.0
         if self.window_layers:
-            w = float(self.window or seq_len)
-            mean = (seq_len + 1) / 2.0 if seq_len <= w else w - w * (w - 1) / (2.0 * seq_len)
+            w = float(self.window or context)
+            mean = (context + 1) / 2.0 if context <= w else w - w * (w - 1) / (2.0 * context)
             win = self.window_layers * mean
         return 2.0 * (full + win) * (self.d_qk + self.d_v)
 

@@ -31,16 +31,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
+from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration, HostMemory
 from .formats import weight_bytes_by_group
 from .memory import kv_bytes_per_token_layer
-from .throughput import hardware, memory_class, prefill_step, speed_profile
+from .throughput import Hardware, SpeedProfile, hardware, memory_class, prefill_step, speed_profile
 from .training import pcie_bytes_per_s
+
+if TYPE_CHECKING:
+    from advisor.workload import Workload
 
 GIB = 2**30
 DENSE_GROUPS = ("attention", "mlp", "shared_experts", "router", "norm")  # read in full by every token
@@ -165,21 +170,53 @@ def check_ngl(model: ModelSpec, ngl: int | None) -> None:
                                     f"{L + 1} 表示含输出层全部上 GPU）")
 
 
-def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration, host: Host, *, weights: str,
-                 kv: str = "fp16", context: int = DEFAULT_CONTEXT, prompt_tokens: int = 512, ngl: int | None = None,
-                 cuda_context_bytes: int, compute_buffer_bytes: int, ubatch: int = 512,
-                 decode_context: int | None = None) -> OffloadPlan:
-    """Layer placement, memory and speed of `model` on `count` × `gpu` plus host RAM (see the module docstring).
+class _Placement(Struct):
+    """Where the layers go (-ngl) and the bytes that takes on the GPU(s) and in system RAM."""
 
-    `ngl` None: as many layers as fit. `cuda_context_bytes` and `compute_buffer_bytes` come from the memory
-    estimator (llama.cpp's engine profile and its one-micro-batch compute buffer). The KV cache is allocated for
-    `context` tokens; decode reads it at `decode_context` (default `context`).
-    """
+    budget: float  # GPU bytes for layers, all GPUs
+    fit_ngl: int  # what llama-server --fit on picks
+    chosen: int  # -ngl
+    g_layers: int
+    out_gpu: bool  # the output matrix on the GPU (-ngl > L)
+    c_layers: int
+    gpu_buffer: int  # compute buffer on the GPU (none without a GPU layer)
+    gpu_bytes: float  # layers (+ output) on the GPU(s)
+    ram: float  # system RAM
+    fits: bool
+
+
+class _Decode(Struct):
+    """One decode token: the GPU part, then the CPU part (module docstring)."""
+
+    w_gpu: float
+    w_cpu: float
+    kv_read: float  # one layer's KV read per token
+    eta_host: float
+    t_gpu: float
+    t_cpu: float
+
+    @property
+    def t_token(self) -> float:
+        return self.t_gpu + self.t_cpu
+
+
+class _Prefill(Struct):
+    """The prompt in micro-batches, each copying the CPU layers' weights over PCIe (module docstring)."""
+
+    pcie: float  # bytes/s, effective
+    chunks: int
+    t_chunk_gpu: float
+    w_copy: float
+    t_prefill: float
+
+
+def _placement(model: ModelSpec, gpu: GpuSpec, count: int, host: Host, sp: _Split, ngl: int | None, margin: int,
+               cuda_context_bytes: int, compute_buffer_bytes: int) -> _Placement:
+    """GPU budget = count × (memory − CUDA context − --fit margin) − one compute buffer; -ngl = ⌊budget / per
+    layer⌋ (L + 1 when every layer and the output matrix fit); system RAM = CPU layers + embedding + output
+    unless offloaded + compute buffer. A host without that RAM is refused."""
     L = model.num_layers
-    check_ngl(model, ngl)
-    sp = _split(model, weights, kv, context)
     per_layer = sp.layer_w + sp.layer_kv
-    margin = _fit_margin(calib)
     budget = count * (gpu.memory_bytes - cuda_context_bytes - margin) - compute_buffer_bytes
     fit_layers = max(0, min(L, int(budget // per_layer))) if per_layer > 0 else L
     fit_ngl = L + 1 if fit_layers == L and budget - L * per_layer >= sp.output_w else fit_layers
@@ -191,16 +228,23 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
     gpu_bytes = g_layers * per_layer + (sp.output_w if out_gpu else 0.0)
     ram = c_layers * per_layer + sp.embed_w + (0.0 if out_gpu else sp.output_w) + compute_buffer_bytes
     fits_gpu = gpu_bytes <= budget
-    fits_ram = host.ram_bytes is None or ram <= host.ram_bytes
-    if not fits_ram and c_layers:
+    host_ram = host.ram_bytes
+    fits_ram = host_ram is None or ram <= host_ram
+    if host_ram is not None and not fits_ram and c_layers:
         raise InputError(f"--host-ram: the offload needs {ram / GIB:.1f} GiB of system RAM for {c_layers} CPU layers, "
-                         f"the host has {host.ram_bytes / GIB:.1f} GiB: no host memory to spare", field="host_ram",
+                         f"the host has {host_ram / GIB:.1f} GiB: no host memory to spare", field="host_ram",
                          accepted=f"≥ {ram / GIB:.1f} GiB (or more GPUs, or a smaller --weights format)",
                          message_zh=f"--host-ram：卸载 {c_layers} 层需要 {ram / GIB:.1f} GiB 系统内存，主机只有 "
-                                    f"{host.ram_bytes / GIB:.1f} GiB（需 ≥ {ram / GIB:.1f} GiB，或加卡、换更小的量化）")
+                                    f"{host_ram / GIB:.1f} GiB（需 ≥ {ram / GIB:.1f} GiB，或加卡、换更小的量化）")
+    return _Placement(budget, fit_ngl, chosen, g_layers, out_gpu, c_layers, gpu_buffer, gpu_bytes, ram,
+                      fits_gpu and fits_ram)
 
-    prof = speed_profile(model, weights, kv, 1)
-    hw = hardware(gpu, prof, calib, "llama.cpp")
+
+def _decode(sp: _Split, place: _Placement, hw: Hardware, host: Host, calib: Calibration, context: int,
+            decode_context: int | None) -> _Decode:
+    """t_token = [W_gpu / (B_gpu · η_w) + KV_gpu / (B_gpu · η_kv) + c_step + N_gpu · c_layer]
+    + (W_cpu + KV_cpu) / (B_host · η_host)."""
+    g_layers, c_layers, out_gpu = place.g_layers, place.c_layers, place.out_gpu
     eta_host = _host_memory(calib).efficiency.value
     w_gpu = g_layers * sp.layer_read + (sp.output_w if out_gpu else 0.0)
     w_cpu = c_layers * sp.layer_read + (0.0 if out_gpu else sp.output_w)
@@ -208,32 +252,46 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
     t_gpu = (w_gpu / (hw.bandwidth * hw.eta_w) + g_layers * kv_read / (hw.bandwidth * hw.eta_kv)
              + hw.step_overhead + g_layers * hw.layer_overhead)
     t_cpu = (w_cpu + c_layers * kv_read) / (host.bandwidth_bytes_per_s * eta_host)
-    t_tok = t_gpu + t_cpu
+    return _Decode(w_gpu, w_cpu, kv_read, eta_host, t_gpu, t_cpu)
 
+
+def _prefill(gpu: GpuSpec, calib: Calibration, prof: SpeedProfile, hw: Hardware, sp: _Split, place: _Placement,
+             prompt_tokens: int, ubatch: int) -> _Prefill:
+    """t_prefill = ⌈p / n_ubatch⌉ · [t_prefill_all_layers_on_gpu(n_ubatch) + W_cpu / (B_pcie · η_pcie)]."""
     pcie = pcie_bytes_per_s(gpu, calib) * calib.inference.allreduce.pcie_efficiency.value
     chunks = math.ceil(prompt_tokens / ubatch)
     chunk = min(ubatch, prompt_tokens)
     t_chunk_gpu = prefill_step(prof, hw, 1, chunk).total_s
-    w_copy = c_layers * sp.layer_w + (0.0 if out_gpu else sp.output_w)  # a micro-batch touches every expert
-    t_pre = chunks * (t_chunk_gpu + w_copy / pcie)
-    ttft = t_pre + hw.request_overhead
-    formulas = [
+    w_copy = place.c_layers * sp.layer_w + (0.0 if place.out_gpu else sp.output_w)  # a micro-batch touches every expert
+    return _Prefill(pcie, chunks, t_chunk_gpu, w_copy, chunks * (t_chunk_gpu + w_copy / pcie))
+
+
+def _offload_formulas(model: ModelSpec, gpu: GpuSpec, count: int, host: Host, sp: _Split, place: _Placement,
+                      dec: _Decode, pre: _Prefill, hw: Hardware, context: int, prompt_tokens: int, margin: int,
+                      cuda_context_bytes: int, compute_buffer_bytes: int) -> list[str]:
+    """The formula lines of an offload plan, each with its numbers."""
+    L, p = model.num_layers, place
+    return [
         f"per layer = {sp.layer_w / GIB:.3f} GiB weights + {sp.layer_kv / GIB:.3f} GiB KV ({context} tokens); "
         f"budget = {count} × ({gpu.memory_bytes / GIB:.1f} GiB − {cuda_context_bytes / GIB:.2f} GiB CUDA context − "
         f"{margin / GIB:.2f} GiB --fit margin) − {compute_buffer_bytes / GIB:.2f} GiB compute buffer = "
-        f"{budget / GIB:.2f} GiB → {min(fit_ngl, L)} "
-        f"of {L} layers fit" + (" (+ output matrix)" if fit_ngl > L else ""),
-        f"-ngl {chosen}: {g_layers} layers{' + output' if out_gpu else ''} on GPU ({gpu_bytes / GIB:.2f} GiB), "
-        f"{c_layers} in RAM; system RAM = CPU layers + embedding {sp.embed_w / GIB:.2f} GiB"
-        + ("" if out_gpu else f" + output {sp.output_w / GIB:.2f} GiB") + f" + buffer = {ram / GIB:.2f} GiB",
-        f"decode = GPU {w_gpu / GIB:.2f} GiB / ({hw.bandwidth / 1e9:.0f} GB/s × η {hw.eta_w:.2f}) + KV + "
-        f"{hw.step_overhead * 1e3:.2f} ms + {g_layers} × {hw.layer_overhead * 1e6:.0f} µs ({memory_class(gpu).upper()})"
-        f" = {t_gpu * 1e3:.2f} ms; CPU {(w_cpu + c_layers * kv_read) / GIB:.2f} GiB / "
-        f"({host.bandwidth_bytes_per_s / 1e9:.1f} GB/s × η_host {eta_host:.2f}) = {t_cpu * 1e3:.2f} ms; "
-        f"{1 / t_tok:.1f} tokens/s",
-        f"prefill {prompt_tokens} tokens = {chunks} × [{t_chunk_gpu * 1e3:.1f} ms on GPU + {w_copy / GIB:.2f} GiB of "
-        f"CPU layers over PCIe {pcie / 1e9:.1f} GB/s] = {t_pre * 1e3:.0f} ms",
+        f"{p.budget / GIB:.2f} GiB → {min(p.fit_ngl, L)} "
+        f"of {L} layers fit" + (" (+ output matrix)" if p.fit_ngl > L else ""),
+        f"-ngl {p.chosen}: {p.g_layers} layers{' + output' if p.out_gpu else ''} on GPU ({p.gpu_bytes / GIB:.2f} GiB), "
+        f"{p.c_layers} in RAM; system RAM = CPU layers + embedding {sp.embed_w / GIB:.2f} GiB"
+        + ("" if p.out_gpu else f" + output {sp.output_w / GIB:.2f} GiB") + f" + buffer = {p.ram / GIB:.2f} GiB",
+        f"decode = GPU {dec.w_gpu / GIB:.2f} GiB / ({hw.bandwidth / 1e9:.0f} GB/s × η {hw.eta_w:.2f}) + KV + "
+        f"{hw.step_overhead * 1e3:.2f} ms + {p.g_layers} × {hw.layer_overhead * 1e6:.0f} µs "
+        f"({memory_class(gpu).upper()}) = {dec.t_gpu * 1e3:.2f} ms; CPU "
+        f"{(dec.w_cpu + p.c_layers * dec.kv_read) / GIB:.2f} GiB / ({host.bandwidth_bytes_per_s / 1e9:.1f} GB/s × "
+        f"η_host {dec.eta_host:.2f}) = {dec.t_cpu * 1e3:.2f} ms; {1 / dec.t_token:.1f} tokens/s",
+        f"prefill {prompt_tokens} tokens = {pre.chunks} × [{pre.t_chunk_gpu * 1e3:.1f} ms on GPU + "
+        f"{pre.w_copy / GIB:.2f} GiB of CPU layers over PCIe {pre.pcie / 1e9:.1f} GB/s] = {pre.t_prefill * 1e3:.0f} ms",
     ]
+
+
+def _offload_assumptions(model: ModelSpec, count: int, host: Host, pcie: float, ubatch: int) -> list[str]:
+    """What an offload plan assumes about llama.cpp's placement and prefill, and about MoE and several GPUs."""
     assumptions = [
         f"host memory {host.label}" + ("" if host.stated else "; override with --host-bandwidth GB/s"),
         "llama.cpp -ngl: the last N layers and their KV cache on the GPU(s), the token embedding in RAM",
@@ -246,20 +304,46 @@ def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration,
                            "per layer; the whole layer is held in memory")
     if count > 1:
         assumptions.append(f"{count} GPUs hold the GPU layers split by layer (pipeline): no decode speed-up")
+    return assumptions
+
+
+def plan_offload(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration, host: Host, *, weights: str,
+                 kv: str = "fp16", context: int = DEFAULT_CONTEXT, prompt_tokens: int = 512, ngl: int | None = None,
+                 cuda_context_bytes: int, compute_buffer_bytes: int, ubatch: int = 512,
+                 decode_context: int | None = None) -> OffloadPlan:
+    """Layer placement, memory and speed of `model` on `count` × `gpu` plus host RAM (see the module docstring).
+
+    `ngl` None: as many layers as fit. `cuda_context_bytes` and `compute_buffer_bytes` come from the memory
+    estimator (llama.cpp's engine profile and its one-micro-batch compute buffer). The KV cache is allocated for
+    `context` tokens; decode reads it at `decode_context` (default `context`).
+    """
+    check_ngl(model, ngl)
+    sp = _split(model, weights, kv, context)
+    margin = _fit_margin(calib)
+    place = _placement(model, gpu, count, host, sp, ngl, margin, cuda_context_bytes, compute_buffer_bytes)
+    prof = speed_profile(model, weights, kv, 1)
+    hw = hardware(gpu, prof, calib, "llama.cpp")
+    dec = _decode(sp, place, hw, host, calib, context, decode_context)
+    pre = _prefill(gpu, calib, prof, hw, sp, place, prompt_tokens, ubatch)
+    g_layers, c_layers, out_gpu = place.g_layers, place.c_layers, place.out_gpu
     return OffloadPlan(
-        ngl=chosen, layers=L, gpu_layers=g_layers, cpu_layers=c_layers, output_on_gpu=out_gpu,
-        gpu_bytes_per_gpu=int(gpu_bytes / count + cuda_context_bytes + gpu_buffer), gpu_budget_bytes=int(budget),
-        system_ram_bytes=int(ram), host=host, decode_tokens_per_s=1.0 / t_tok, gpu_part_s=t_gpu, cpu_part_s=t_cpu,
-        prefill_tokens_per_s=prompt_tokens / t_pre, ttft_s=ttft, fits=fits_gpu and fits_ram,
-        gpu_weights_bytes=int(g_layers * sp.layer_w + (sp.output_w if out_gpu else 0.0)),
+        ngl=place.chosen, layers=model.num_layers, gpu_layers=g_layers, cpu_layers=c_layers, output_on_gpu=out_gpu,
+        gpu_bytes_per_gpu=int(place.gpu_bytes / count + cuda_context_bytes + place.gpu_buffer),
+        gpu_budget_bytes=int(place.budget), system_ram_bytes=int(place.ram), host=host,
+        decode_tokens_per_s=1.0 / dec.t_token, gpu_part_s=dec.t_gpu, cpu_part_s=dec.t_cpu,
+        prefill_tokens_per_s=prompt_tokens / pre.t_prefill, ttft_s=pre.t_prefill + hw.request_overhead,
+        fits=place.fits, gpu_weights_bytes=int(g_layers * sp.layer_w + (sp.output_w if out_gpu else 0.0)),
         gpu_kv_bytes=int(g_layers * sp.layer_kv),
         cpu_weights_bytes=int(c_layers * sp.layer_w + sp.embed_w + (0.0 if out_gpu else sp.output_w)),
         cpu_kv_bytes=int(c_layers * sp.layer_kv), cuda_context_bytes=int(cuda_context_bytes),
-        compute_buffer_bytes=int(gpu_buffer), formulas=formulas, assumptions=assumptions,
+        compute_buffer_bytes=int(place.gpu_buffer),
+        formulas=_offload_formulas(model, gpu, count, host, sp, place, dec, pre, hw, context, prompt_tokens, margin,
+                                   cuda_context_bytes, compute_buffer_bytes),
+        assumptions=_offload_assumptions(model, count, host, pre.pcie, ubatch),
     )
 
 
-def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: object, calib: Calibration, host: Host, *,
+def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, host: Host, *,
                 ngl: int | None = None) -> OffloadPlan:
     """plan_offload with llama.cpp's CUDA context and compute buffer from the memory estimator for `workload`
     (an advisor.workload.Workload: weights, kv, context, prompt/output tokens). Decode reads the KV at the mean length
@@ -269,16 +353,16 @@ def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: object, ca
     from .memory import default_inference_format, estimate_memory
 
     w = workload
-    weights = getattr(w, "weights", None) or default_inference_format(model)
-    kv = getattr(w, "kv", "fp16") or "fp16"
-    context = int(getattr(w, "context", DEFAULT_CONTEXT))
-    given_prompt, given_output = getattr(w, "prompt_tokens", None), getattr(w, "output_tokens", None)
+    weights = w.weights or default_inference_format(model)
+    kv = w.kv or "fp16"
+    context = int(w.context)
+    given_prompt, given_output = w.prompt_tokens, w.output_tokens
     prompt = int(given_prompt or max(1, context // 2))
     output = int(given_output or max(1, context - prompt))
-    decode_ctx = int(prompt + output / 2) if (given_prompt or given_output) else context
+    decode_context = int(prompt + output / 2) if (given_prompt or given_output) else context
     one = Workload(task="inference", weights=weights, kv=kv, context=context, prompt_tokens=prompt,
                    engine="llama.cpp")
     est = estimate_memory(model, one, gpu)
     return plan_offload(model, gpu, count, calib, host, weights=weights, kv=kv, context=context,
                         prompt_tokens=prompt, ngl=ngl, cuda_context_bytes=est.per_gpu.overhead,
-                        compute_buffer_bytes=est.per_gpu.activations, decode_context=max(1, decode_ctx))
+                        compute_buffer_bytes=est.per_gpu.activations, decode_context=max(1, decode_context))

@@ -100,7 +100,7 @@ def stages_ok(layers: int, pp: int) -> bool:
     return 1 <= pp <= layers
 
 
-def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout, seq_len: int, *,
+def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout, context: int, *,
                  gpus_per_node: int, pcie_tp_max: int, allow_pcie_tp: bool = False) -> None:
     """Raise InputError naming the first rule `lay` breaks (field = the flag to change)."""
     for name, value in (("tp", lay.tp), ("pp", lay.pp), ("dp", lay.dp), ("cp", lay.cp), ("ep", lay.ep),
@@ -131,9 +131,9 @@ def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout
     if lay.vpp > 1 and (lay.pp == 1 or not stages_ok(model.num_layers, lay.pp * lay.vpp)):
         raise InputError(f"{lay.vpp} interleaved stages per GPU need PP > 1 and {lay.pp * lay.vpp} ≤ "
                          f"{model.num_layers} layers", field="vpp", accepted="1, or PP × vpp ≤ layers")
-    if lay.cp > 1 and seq_len % (2 * lay.cp):
+    if lay.cp > 1 and context % (2 * lay.cp):
         raise InputError(f"context parallelism {lay.cp} needs a sequence length divisible by 2 × CP = {2 * lay.cp}, "
-                         f"got {seq_len}", field="cp", accepted=f"CP with {seq_len} % (2·CP) = 0",
+                         f"got {context}", field="cp", accepted=f"CP with {context} % (2·CP) = 0",
                          message_zh=f"上下文并行度 {lay.cp} 要求序列长度能被 {2 * lay.cp} 整除")
     experts = model.n_routed_experts if model.is_moe else 0
     if lay.ep > 1 and not experts:

@@ -96,7 +96,7 @@ def megatron_args(p: Plan) -> str:
     return " ".join(args)
 
 
-def deepspeed_config(p: Plan) -> dict:
+def deepspeed_config(p: Plan) -> dict[str, Any]:
     """A DeepSpeed config for ZeRO layouts (data parallel; TP/PP come from Megatron-DeepSpeed when > 1)."""
     lay = p.layout
     return {

@@ -16,8 +16,9 @@ run total divides both by the goodput factor (Llama 3: > 90 % effective training
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
@@ -25,10 +26,13 @@ from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
-from .layout_memory import LayoutMemory, layout_memory, lightest_recompute, runtime_overhead
+from .layout_memory import LayoutMemory, Memo, layout_memory, lightest_recompute, runtime_overhead
 from .parallel_layout import ParallelLayout, check_layout, divisors, max_tp, stages_ok, tp_ok
 from .step_time import StepBreakdown, comm_terms, compute_utilisation, intra_bytes_per_s, nic_bytes_per_gpu, step_time
 from .training import MAX_TOKENS, train_flops_per_token
+
+if TYPE_CHECKING:
+    from .results import MemoryEstimate
 
 GIB = 2**30
 MICRO_BATCHES = (1, 2, 4, 8)
@@ -151,13 +155,14 @@ def global_batch_tokens(model: ModelSpec, calib: Calibration) -> tuple[float, st
     return pl.default_global_batch_tokens.value, "default 4M tokens (no published batch for this family)"
 
 
-def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, ov: Overrides, calib: Calibration):
+def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Overrides,
+                calib: Calibration) -> Iterator[ParallelLayout]:
     """Every (tp, cp, pp, ep, vpp) the rules and the overrides allow."""
     per_node = int(calib.training.gpus_per_node.value)
     tp_cap = per_node if ov.tp else max_tp(gpu, per_node, int(calib.planner.pcie_tp_max.value))
     tps = [ov.tp] if ov.tp else [t for t in divisors(count) if t <= tp_cap and tp_ok(model, t) is None]
-    cps = [ov.cp] if ov.cp else ([c for c in (1, 2, 4, 8, 16, 32) if seq_len % (2 * c) == 0 or c == 1]
-                                 if seq_len >= LONG_SEQUENCE else [1])
+    cps = [ov.cp] if ov.cp else ([c for c in (1, 2, 4, 8, 16, 32) if context % (2 * c) == 0 or c == 1]
+                                 if context >= LONG_SEQUENCE else [1])
     experts = model.n_routed_experts if model.is_moe else 0
     for tp in tps:
         for cp in cps:
@@ -177,7 +182,7 @@ def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, ov: Ov
                         yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vpp=v)
 
 
-def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides):
+def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterator[ParallelLayout]:
     """(ZeRO stage, micro-batch) variants of a split, with the accumulation that reaches the global batch."""
     zeros = [ov.zero] if ov.zero is not None else ([1, 2, 3] if base.pp == 1 else [1])
     sizes = MICRO_BATCHES if base.pp == 1 else MICRO_BATCHES[:2]  # with PP, larger micro-batches only grow the bubble
@@ -191,10 +196,10 @@ def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides):
                                  micro_batch=b, grad_accum=accum, vpp=base.vpp)
 
 
-_MEMOS: dict[tuple, dict] = {}
+_MEMOS: dict[tuple[object, ...], Memo] = {}
 
 
-def shared_memo(model: ModelSpec) -> dict:
+def shared_memo(model: ModelSpec) -> Memo:
     """Activation and model-state terms of `model` by layout, kept across searches (they depend on the model and
     the layout, not on the GPU): the recommender asks the planner about many GPUs and counts for one model."""
     key = (model.id, model.hidden_size, model.num_layers, model.intermediate_size, model.vocab_size,
@@ -210,7 +215,7 @@ def shared_memo(model: ModelSpec) -> dict:
     return memo
 
 
-def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Calibration, *,
+def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, *,
            ov: Overrides = Overrides(), precision: str = "bf16", global_seqs: int,
            memory_only: bool = False, ignore_memory: bool = False
            ) -> tuple[ParallelLayout, LayoutMemory, StepBreakdown | None, int] | None:
@@ -225,13 +230,13 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Cali
     if 18 * param_counts(model).total / count + runtime_overhead() > limit:
         return None
     memo = shared_memo(model)
-    smemo: dict = {}
+    smemo: Memo = {}
     order = (ov.recompute,) if ov.recompute else ("none", "selective", "block", "full")
     peak, hfu, _ = compute_utilisation(model, gpu, precision, calib)
-    floor = train_flops_per_token(model, seq_len, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
+    floor = train_flops_per_token(model, context, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
     intra, nic = intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)
-    bounded = []
-    bases = list(_candidates(model, gpu, count, seq_len, ov, calib))
+    bounded: list[tuple[float, int, ParallelLayout]] = []
+    bases = list(_candidates(model, gpu, count, context, ov, calib))
     if any(b.dp <= global_seqs for b in bases):  # no data-parallel rank without a sequence of the global batch
         bases = [b for b in bases if b.dp <= global_seqs]
     fp8 = precision == "fp8"
@@ -239,32 +244,32 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Cali
         bound: dict[int, float] = {}  # by micro-batch: the bound does not depend on the ZeRO stage
         for lay in _batchings(base, global_seqs, ov):
             if lay.micro_batch not in bound:
-                tokens = lay.global_batch_seqs * seq_len
+                tokens = lay.global_batch_seqs * context
                 compute = tokens / count * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum))
-                bound[lay.micro_batch] = (compute + sum(comm_terms(model, lay, seq_len, calib, intra, nic, 4,
+                bound[lay.micro_batch] = (compute + sum(comm_terms(model, lay, context, calib, intra, nic, 4,
                                                                    fp8))) / tokens
             bounded.append((bound[lay.micro_batch], len(bounded), lay))
     bounded.sort(key=lambda x: x[:2])
-    best: tuple[Any, ...] | None = None
+    best: tuple[tuple[float, int, int, int, int, int], ParallelLayout, StepBreakdown] | None = None
     for lb, _, lay in bounded:
         if best is not None and lb >= best[0][0]:
             break
-        found = lightest_recompute(model, lay, seq_len, limit, order, memo)
+        found = lightest_recompute(model, lay, context, limit, order, memo)
         if found is None:
             continue
         lay = replace(lay, recompute=found[0], recompute_layers=found[1])
         if memory_only:
-            return lay, layout_memory(model, lay, seq_len, memo), None, len(bounded)
-        st = step_time(model, gpu, lay, seq_len, calib, precision=precision, memo=smemo)
+            return lay, layout_memory(model, lay, context, memo), None, len(bounded)
+        st = step_time(model, gpu, lay, context, calib, precision=precision, memo=smemo)
         key = (st.step_s / st.tokens_per_step, lay.pp, lay.tp, lay.cp, lay.vpp, lay.zero)
         if best is None or key < best[0]:
             best = (key, lay, st)
     if best is None:
         return None
-    return best[1], layout_memory(model, best[1], seq_len, memo), best[2], len(bounded)
+    return best[1], layout_memory(model, best[1], context, memo), best[2], len(bounded)
 
 
-def smallest_fitting_count(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Calibration,
+def smallest_fitting_count(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration,
                            ov: Overrides, global_seqs: int) -> int | None:
     """The smallest GPU count above `count` at which some layout fits: doubling, then whole servers in between."""
     per_node = int(calib.training.gpus_per_node.value)
@@ -272,7 +277,7 @@ def smallest_fitting_count(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: 
     prev, n = count, max(count + 1, 2)
     while n <= MAX_COUNT:
         n = -(-n // per_node) * per_node if n > per_node else n
-        if search(model, gpu, n, seq_len, calib, ov=ov, global_seqs=global_seqs, memory_only=True):
+        if search(model, gpu, n, context, calib, ov=ov, global_seqs=global_seqs, memory_only=True):
             break
         prev, n = n, n * 2
     else:
@@ -283,14 +288,14 @@ def smallest_fitting_count(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: 
         mid = (lo + hi) // 2 // step * step
         if mid <= lo:
             break
-        if search(model, gpu, mid, seq_len, calib, ov=ov, global_seqs=global_seqs, memory_only=True):
+        if search(model, gpu, mid, context, calib, ov=ov, global_seqs=global_seqs, memory_only=True):
             hi = mid
         else:
             lo = mid
     return hi
 
 
-def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, seq_len: int, ov: Overrides,
+def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, context: int, ov: Overrides,
                  precision: str, calib: Calibration) -> None:
     """Bad input: one InputError naming the field and what is accepted."""
     if not math.isfinite(tokens) or tokens <= 0:
@@ -302,16 +307,16 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, seq_
     if not 1 <= count <= MAX_COUNT:
         raise InputError(f"GPU count must be between 1 and {MAX_COUNT}, got {count}", field="count",
                          accepted=f"1 … {MAX_COUNT}")
-    if not 1 <= seq_len <= 10_000_000:
-        raise InputError(f"sequence length must be between 1 and 10,000,000, got {seq_len}", field="seq_len")
+    if not 1 <= context <= 10_000_000:
+        raise InputError(f"sequence length must be between 1 and 10,000,000, got {context}", field="seq_len")
     if precision == "fp8" and not (gpu.fp8_dense_flops and gpu.supports_fp8):
         raise InputError(f"{gpu.name} has no FP8 tensor cores; FP8 training needs Hopper, Ada or newer",
                          field="precision", accepted="bf16 on this GPU")
     if precision not in ("bf16", "fp16", "fp8"):
         raise InputError(f"unknown training precision '{precision}'", field="precision", accepted="bf16, fp8")
-    if ov.global_batch_tokens is not None and not seq_len <= ov.global_batch_tokens <= 1e10:
-        raise InputError(f"global batch {ov.global_batch_tokens:g} tokens is outside one sequence ({seq_len}) … 1e10",
-                         field="global_batch", accepted=f"{seq_len} … 1e10 tokens (e.g. 4M)")
+    if ov.global_batch_tokens is not None and not context <= ov.global_batch_tokens <= 1e10:
+        raise InputError(f"global batch {ov.global_batch_tokens:g} tokens is outside one sequence ({context}) … 1e10",
+                         field="global_batch", accepted=f"{context} … 1e10 tokens (e.g. 4M)")
     split = (ov.tp or 1) * (ov.pp or 1) * (ov.cp or 1)
     if count % split:
         raise InputError(f"{count} GPUs do not factor as TP {ov.tp or 1} × CP {ov.cp or 1} × PP {ov.pp or 1} × DP",
@@ -324,7 +329,7 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, seq_
     probe = ParallelLayout(tp=ov.tp or 1, pp=ov.pp or 1, cp=ov.cp or 1, ep=ov.ep or 1,
                            dp=count // split, zero=1 if ov.zero is None else ov.zero,
                            recompute=ov.recompute or "selective", micro_batch=ov.micro_batch or 1, vpp=ov.vpp or 1)
-    check_layout(model, gpu, count, probe, seq_len, gpus_per_node=per_node,
+    check_layout(model, gpu, count, probe, context, gpus_per_node=per_node,
                  pcie_tp_max=int(calib.planner.pcie_tp_max.value), allow_pcie_tp=ov.tp is not None)
 
 
@@ -335,23 +340,23 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     `mfu`: the user's achieved MFU replaces the step-time model for the totals; `ignore_memory`: search every
     layout, fitting or not (the user skipped the memory check); `explain=False`: refuse without searching for the
     smallest count that would fit."""
-    seq_len = int(seq_len or min(model.max_context, DEFAULT_CONTEXT))
-    check_inputs(model, gpu, count, tokens, seq_len, ov, precision, calib)
+    context = int(seq_len or min(model.max_context, DEFAULT_CONTEXT))
+    check_inputs(model, gpu, count, tokens, context, ov, precision, calib)
     if mfu is not None and not 0 < mfu <= 1:
         raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
     gbt, gb_src = ((ov.global_batch_tokens, "as given") if ov.global_batch_tokens
                    else global_batch_tokens(model, calib))
-    global_seqs = max(1, round(gbt / seq_len))
-    found = search(model, gpu, count, seq_len, calib, ov=ov, precision=precision, global_seqs=global_seqs,
+    global_seqs = max(1, round(gbt / context))
+    found = search(model, gpu, count, context, calib, ov=ov, precision=precision, global_seqs=global_seqs,
                    ignore_memory=ignore_memory)
     if found is None:
         if not explain:  # the caller only asks whether it fits (the recommender's count search)
             raise InputError(f"no layout of {model.name} fits {count} × {gpu.name}", field="count")
-        raise _no_fit(model, gpu, count, seq_len, calib, ov, global_seqs)
+        raise _no_fit(model, gpu, count, context, calib, ov, global_seqs)
     lay, mem, st, n = found
     assert st is not None
     pl = calib.planner
-    plan = Plan(model=model.id, gpu=gpu.id, count=count, tokens=float(tokens), seq_len=seq_len, precision=precision,
+    plan = Plan(model=model.id, gpu=gpu.id, count=count, tokens=float(tokens), seq_len=context, precision=precision,
                 layout=lay, memory=mem, step=st, capacity_bytes=float(gpu.memory_bytes), goodput=pl.goodput.value,
                 goodput_source=", ".join(pl.goodput.source), searched=n,
                 num_layers=model.num_layers, mfu_override=mfu)
@@ -360,15 +365,15 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     return replace(plan, formulas=plan_formulas(plan, model), assumptions=plan_assumptions(plan, model, gb_src, calib))
 
 
-def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Calibration, ov: Overrides,
+def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, ov: Overrides,
             global_seqs: int) -> InputError:
-    need = smallest_fitting_count(model, gpu, count, seq_len, calib, ov, global_seqs)
+    need = smallest_fitting_count(model, gpu, count, context, calib, ov, global_seqs)
     lean = None
-    for base in _candidates(model, gpu, count, seq_len, ov, calib):
+    for base in _candidates(model, gpu, count, context, ov, calib):
         zero = ov.zero if ov.zero is not None else (3 if base.pp == 1 else 1)
         lay = replace(base, zero=zero, recompute=ov.recompute or "full", micro_batch=ov.micro_batch or 1,
                       grad_accum=max(1, global_seqs // max(1, base.dp)))
-        mem = layout_memory(model, lay, seq_len)
+        mem = layout_memory(model, lay, context)
         if lean is None or mem.total < lean[0].total:
             lean = (mem, lay)
     usable = (1 - calib.planner.memory_headroom.value) * gpu.memory_bytes
@@ -387,7 +392,7 @@ def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, seq_len: int, calib: Cal
                                   + (f"；至少需要 {need} 张" if need else "")))
 
 
-def plan_memory_estimate(plan: Plan, model: ModelSpec, task: str = "pretrain") -> Any:
+def plan_memory_estimate(plan: Plan, model: ModelSpec, task: str = "pretrain") -> MemoryEstimate:
     """The plan's per-GPU memory as a MemoryEstimate (what `estimate --task pretrain --gpu` reports), so that
     `estimate` and `train-time` agree by construction."""
     from knowledge.params import param_counts

@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowledge.record import Field, NonNegativeInt, Record
+
+if TYPE_CHECKING:
+    from knowledge.schemas import GpuSpec
 
 GIB = 2**30
 GB = 10**9
@@ -25,6 +28,10 @@ class Breakdown(Record):
     kv_cache: NonNegativeInt = 0
     overhead: NonNegativeInt = 0
     total: NonNegativeInt = 0
+
+    if TYPE_CHECKING:  # what `prepare` takes: any number of bytes, rounded to whole ones
+        def __init__(self, *, weights: float = 0, gradients: float = 0, optimizer_states: float = 0,
+                     activations: float = 0, kv_cache: float = 0, overhead: float = 0, total: float = 0) -> None: ...
 
     @classmethod
     def prepare(cls, values: dict[str, Any]) -> dict[str, Any]:
@@ -65,24 +72,24 @@ class MemoryEstimate(Record):
     kv_bytes_per_token: NonNegativeInt = 0  # per GPU, all layers (inference)
 
     # --- fit against a GPU ---------------------------------------------------------------------------------
-    def usable_bytes(self, gpu: Any) -> int:
+    def usable_bytes(self, gpu: GpuSpec | int) -> int:
         """Memory the engine may use on `gpu` (a GpuSpec or a capacity in bytes)."""
         capacity = gpu if isinstance(gpu, int) else gpu.memory_bytes
         return int(capacity * self.usable_fraction)
 
-    def headroom_bytes(self, gpu: Any) -> int:
+    def headroom_bytes(self, gpu: GpuSpec | int) -> int:
         """usable_bytes − per-GPU total; negative when it does not fit."""
         return self.usable_bytes(gpu) - self.per_gpu.total
 
-    def fits(self, gpu: Any) -> bool:
+    def fits(self, gpu: GpuSpec | int) -> bool:
         return self.headroom_bytes(gpu) >= 0
 
-    def utilisation(self, gpu: Any) -> float:
+    def utilisation(self, gpu: GpuSpec | int) -> float:
         """per-GPU total / GPU capacity."""
         capacity = gpu if isinstance(gpu, int) else gpu.memory_bytes
         return self.per_gpu.total / capacity
 
-    def kv_capacity_tokens(self, gpu: Any) -> int:
+    def kv_capacity_tokens(self, gpu: GpuSpec | int) -> int:
         """Tokens of KV cache that fit in the headroom on top of this estimate (serving capacity)."""
         if not self.kv_bytes_per_token:
             return 0

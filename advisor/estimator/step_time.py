@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
-from .layout_memory import stage_params
+from .layout_memory import Memo, memoised, stage_params
 from .parallel_layout import ParallelLayout
 from .training import gpu_class, inter_node_bytes_per_s, pcie_bytes_per_s, train_flops_per_token
 
@@ -102,22 +102,14 @@ def _ring(volume: float, ranks: int, bw: float) -> float:
     return volume * (ranks - 1) / ranks / bw if ranks > 1 else 0.0
 
 
-def _memo(memo: dict | None, key: tuple, make):
-    if memo is None:
-        return make()
-    if key not in memo:
-        memo[key] = make()
-    return memo[key]
-
-
-def comm_terms(model: ModelSpec, lay: ParallelLayout, seq_len: int, calib: Calibration, intra: float, nic: float,
+def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calibration, intra: float, nic: float,
                passes: float, fp8: bool) -> tuple[float, float, float, float]:
     """Exposed (TP, CP, PP point-to-point, EP) seconds per step; they do not depend on the ZeRO stage, and depend
     on recomputation only through `passes` (4 + 2 × the share of layers recomputed in full)."""
     pl = calib.planner
     per_node = int(calib.training.gpus_per_node.value)
     m = lay.grad_accum
-    s_local = seq_len // lay.cp
+    s_local = context // lay.cp
     stage_layers = -(-model.num_layers // lay.pp)
     act_bytes = lay.micro_batch * s_local * model.hidden_size * 2.0
     tp_s = (1 - pl.tp_overlap.value) * stage_layers * m * passes * 2 * _ring(act_bytes, lay.tp, intra)
@@ -167,14 +159,14 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
     return max(0.0, raw - calib.training.comm_overlap.value * window)
 
 
-def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, seq_len: int, calib: Calibration, *,
-              precision: str = "bf16", fp8_dispatch: bool | None = None, memo: dict | None = None) -> StepBreakdown:
+def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int, calib: Calibration, *,
+              precision: str = "bf16", fp8_dispatch: bool | None = None, memo: Memo | None = None) -> StepBreakdown:
     """One optimizer step of `lay` (module doc for every term). `memo`: a dict shared by the calls of one search
     (same model, GPU, sequence and precision)."""
-    peak, hfu, note = _memo(memo, ("util",), lambda: compute_utilisation(model, gpu, precision, calib))
+    peak, hfu, note = memoised(memo, ("util",), lambda: compute_utilisation(model, gpu, precision, calib))
 
     def flops(rec: str) -> tuple[float, float]:
-        return _memo(memo, ("flops", rec), lambda: train_flops_per_token(model, seq_len, "pretrain", rec))
+        return memoised(memo, ("flops", rec), lambda: train_flops_per_token(model, context, "pretrain", rec))
 
     model_f, hw_f = flops(lay.recompute)
     stage_layers = -(-model.num_layers // lay.pp)
@@ -183,14 +175,14 @@ def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, seq_len: int,
         share = min(1.0, lay.recompute_layers / stage_layers)
         hw_f = flops("selective")[1] * (1 - share) + hw_f * share
     m = lay.grad_accum
-    tokens = float(lay.global_batch_seqs * seq_len)
+    tokens = float(lay.global_batch_seqs * context)
     compute = tokens / lay.world * hw_f / (peak * hfu)
     bubble = compute * (lay.pp - 1) / (lay.vpp * m)
     bubble_fraction = (lay.pp - 1) / (lay.vpp * m + lay.pp - 1)
-    intra, nic = _memo(memo, ("links",), lambda: (intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)))
+    intra, nic = memoised(memo, ("links",), lambda: (intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)))
     fp8 = precision == "fp8" if fp8_dispatch is None else fp8_dispatch
-    tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, seq_len, calib, intra, nic, 4 + 2 * share, fp8)
-    dense, experts = _memo(memo, ("stage", lay.tp, lay.pp, lay.ep), lambda: stage_params(model, lay))
+    tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, context, calib, intra, nic, 4 + 2 * share, fp8)
+    dense, experts = memoised(memo, ("stage", lay.tp, lay.pp, lay.ep), lambda: stage_params(model, lay))
     dp_s = dp_seconds(lay, dense, experts, compute, calib, intra, nic, model.num_layers)
     step = compute + bubble + tp_s + cp_s + pp_s + dp_s + ep_s
     mfu = tokens * model_f / (lay.world * peak * step)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from advisor.workload import DEFAULT_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, Workload
 from knowledge.errors import InputError
 from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -38,7 +38,7 @@ from .calibration import Calibration
 from .formats import FORMATS, check_format, kv_bits, shard_weight_bytes, weight_bytes_by_group
 from .memory import default_inference_format, kv_cache_bytes
 from .model_flops import model_flops
-from .speed_results import Capacity, ServingEstimate, StepTime, ThroughputEstimate
+from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
 
 GIB = 2**30
 MAX_CONCURRENCY = 100_000
@@ -101,7 +101,8 @@ class SpeedProfile(Struct):
         if not self.n_experts:
             return 0.0
         e, k = self.n_experts, self.experts_per_token
-        return e * (1.0 - (1.0 - k / e) ** tokens)
+        touched: float = e * (1.0 - (1.0 - k / e) ** tokens)  # float ** float is Any to the checker
+        return touched
 
     def weight_read_bytes(self, tokens: float) -> float:
         if not self.n_experts:
@@ -246,7 +247,8 @@ def _pmax(a: float, b: float, p: float) -> float:
     hi, lo = (a, b) if a >= b else (b, a)
     if hi <= 0.0:
         return 0.0
-    return hi * (1.0 + (lo / hi) ** p) ** (1.0 / p)
+    smooth: float = hi * (1.0 + (lo / hi) ** p) ** (1.0 / p)  # float ** float is Any to the checker
+    return smooth
 
 
 class Step(Struct):
@@ -279,7 +281,7 @@ class Step(Struct):
                 + self.comm_s + self.overhead_s)
 
     @property
-    def bound(self) -> str:
+    def bound(self) -> Bound:
         mem = max(self.weights_s - self.matmul_s, 0.0) + max(self.kv_s - self.attention_s, 0.0)
         comp = max(self.matmul_s - self.weights_s, 0.0) + max(self.attention_s - self.kv_s, 0.0)
         return "memory" if mem >= comp else "compute"
@@ -287,7 +289,7 @@ class Step(Struct):
     def to_model(self) -> StepTime:
         return StepTime(weights_s=self.weights_s, kv_s=self.kv_s, memory_s=self.memory_s, compute_s=self.compute_s,
                         communication_s=self.comm_s, overhead_s=self.overhead_s, total_s=self.total_s,
-                        bound=self.bound, bytes_read=int(self.bytes_read), flops=self.flops)  # type: ignore[arg-type]
+                        bound=self.bound, bytes_read=int(self.bytes_read), flops=self.flops)
 
 
 def _allreduce_s(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
@@ -357,40 +359,58 @@ def _check_inputs(count: int, tp: int, concurrency: int, context: int, prompt: i
                              accepted="1 … 10,000,000")
 
 
-def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: object, calib: Calibration, *,
-                        with_capacity: bool = True) -> ThroughputEstimate:
-    """Decode/prefill speed of `model` on `count` × `gpu` for an inference `workload` (advisor.workload.Workload).
+class _Shape(Struct):
+    """What an inference workload asks of the GPUs: formats, the TP group, lengths, sequences per replica."""
 
-    Layout: when the workload describes these `count` GPUs (gpus × nodes = count) its `tp` is taken as given and
-    the other GPUs are replicas that split the concurrency (tp = 1: count independent copies); otherwise (a bare
-    workload) all `count` GPUs form one tensor-parallel group. The decode step reads the KV of a sequence at its mean length while
-    it generates: prompt + output/2 (or `context` when no prompt/output lengths are given).
-    """
-    w = workload
+    weights: str
+    kv: str
+    tp: int
+    replicas: int
+    context: int  # tokens per sequence (prompt + output)
+    prompt: int
+    output: int
+    concurrency: int
+    per_replica: int  # sequences each TP group decodes together
+    has_lengths: bool  # prompt or output length given
+    decode_context: int  # the KV length a decode step reads per sequence
+    engine: str
+
+
+def _shape(model: ModelSpec, count: int, w: Workload) -> _Shape:
+    """The workload read for `count` GPUs (see `estimate_throughput`): tp as given when the workload describes
+    these GPUs, else all of them; prompt = half the context and output = the rest unless given; decode reads a
+    sequence's KV at its mean length prompt + output/2 when lengths are given, else at `context`."""
     # no format given: the checkpoint's own precision, as the memory estimate assumes (FP8 for DeepSeek-V3)
-    weights = getattr(w, "weights", None) or default_inference_format(model)
-    kv = getattr(w, "kv", "fp16") or "fp16"
-    wtp = int(getattr(w, "tp", 1) or 1)
-    world = int(getattr(w, "gpus", 1) or 1) * int(getattr(w, "nodes", 1) or 1)
+    weights = w.weights or default_inference_format(model)
+    kv = w.kv or "fp16"
+    wtp = int(w.tp or 1)
+    world = int(w.gpus or 1) * int(w.nodes or 1)
     tp = wtp if (wtp > 1 or world == count) else count
-    context = int(getattr(w, "context", DEFAULT_CONTEXT))
-    prompt = int(getattr(w, "prompt_tokens", None) or max(1, context // 2))
-    output = int(getattr(w, "output_tokens", None) or max(1, context - prompt))
-    concurrency = int(getattr(w, "concurrency", 1) or 1)
+    context = int(w.context)
+    prompt = int(w.prompt_tokens or max(1, context // 2))
+    output = int(w.output_tokens or max(1, context - prompt))
+    concurrency = int(w.concurrency or 1)
     _check_inputs(count, tp, concurrency, context, prompt, output)
     replicas = count // tp
-    per_replica = max(1, math.ceil(concurrency / replicas))
-    has_lengths = getattr(w, "prompt_tokens", None) is not None or getattr(w, "output_tokens", None) is not None
-    decode_ctx = max(1, int(prompt + output / 2)) if has_lengths else context
+    has_lengths = w.prompt_tokens is not None or w.output_tokens is not None
+    decode_context = max(1, int(prompt + output / 2)) if has_lengths else context
+    engine = w.engine or default_engine(weights)
+    return _Shape(weights, kv, tp, replicas, context, prompt, output, concurrency,
+                  max(1, math.ceil(concurrency / replicas)), has_lengths, decode_context, engine)
 
-    engine = getattr(w, "engine", None) or default_engine(weights)
-    layer_split = engine == "llama.cpp" and tp > 1
-    # llama.cpp spreads the layers over the GPUs (--split-mode layer, its default): a token passes through them one
-    # after another, so a step costs what one GPU holding every layer would need, plus a hand-over per boundary;
-    # the other engines shard every layer (tensor parallelism) and all GPUs work at once
-    prof = speed_profile(model, weights, kv, 1 if layer_split else tp)
-    hw = hardware(gpu, prof, calib, engine)
-    dstep = decode_step(prof, hw, per_replica, decode_ctx)
+
+def _steps(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
+           shape: _Shape) -> tuple[SpeedProfile, Hardware, Step, Step, tuple[float, float] | None]:
+    """(profile, hardware, decode step, prefill step, llama.cpp's hand-over link (bytes/s, latency) or None).
+
+    llama.cpp spreads the layers over the GPUs (--split-mode layer, its default): a token passes through them one
+    after another, so a step costs what one GPU holding every layer would need, plus a hand-over per boundary;
+    the other engines shard every layer (tensor parallelism) and all GPUs work at once."""
+    tp, per_replica, prompt = shape.tp, shape.per_replica, shape.prompt
+    layer_split = shape.engine == "llama.cpp" and tp > 1
+    prof = speed_profile(model, shape.weights, shape.kv, 1 if layer_split else tp)
+    hw = hardware(gpu, prof, calib, shape.engine)
+    dstep = decode_step(prof, hw, per_replica, shape.decode_context)
     pstep = prefill_step(prof, hw, 1, prompt)
     hop = None
     if layer_split:
@@ -398,15 +418,15 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
         hop = link_bw, alpha
         dstep = dstep.model_copy(update={"comm_s": (tp - 1) * (alpha + per_replica * model.hidden_size * ACT_BYTES / link_bw)})
         pstep = pstep.model_copy(update={"comm_s": (tp - 1) * (alpha + prompt * model.hidden_size * ACT_BYTES / link_bw)})
-    t_dec = dstep.total_s
-    per_seq = 1.0 / t_dec
-    total = per_replica * replicas / t_dec
-    ttft = pstep.total_s + hw.request_overhead
-    prefill_tps = prompt / pstep.total_s
-    ceiling = hw.bandwidth / max(dstep.bytes_read, 1.0)
-    ceiling_total = per_replica * replicas * min(ceiling, hw.peak / max(dstep.flops, 1.0))
+    return prof, hw, dstep, pstep, hop
 
-    info = FORMATS[prof.weights]
+
+def _throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: _Shape, prof: SpeedProfile, hw: Hardware,
+                         dstep: Step, pstep: Step, hop: tuple[float, float] | None, ttft: float,
+                         ceiling: float) -> list[str]:
+    """The formula lines of a throughput estimate, each with its numbers."""
+    tp, per_replica, replicas, decode_context = shape.tp, shape.per_replica, shape.replicas, shape.decode_context
+    t_dec = dstep.total_s
     p = hw.sharpness
     formulas = [
         f"decode step = pmax(weights, matmul) + pmax(KV, attention) + all-reduce + overhead = "
@@ -414,16 +434,16 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
         f"{dstep.attention_s * 1e3:.3f}) + {dstep.comm_s * 1e3:.3f} + {dstep.overhead_s * 1e3:.3f} ms = "
         f"{t_dec * 1e3:.3f} ms ({dstep.bound}-bound); pmax(a, b) = (a^p + b^p)^(1/p), p = {p:g}",
         f"weights = {prof.weight_read_bytes(per_replica) / GIB:.3f} GiB / ({gpu.bandwidth_bytes_per_s / 1e9:.0f} GB/s"
-        f" × η {hw.eta_w:.2f}); KV = {per_replica} × {prof.kv_bytes(decode_ctx) / GIB:.4f} GiB / (… × η "
+        f" × η {hw.eta_w:.2f}); KV = {per_replica} × {prof.kv_bytes(decode_context) / GIB:.4f} GiB / (… × η "
         f"{hw.eta_kv:.2f}) per GPU",
         f"matmul = {per_replica} × 2·N_active/tp FLOP / ({hw.peak / 1e12:.0f} TFLOP/s × η {hw.eta_c:.2f}); "
-        f"attention = {per_replica} × 2·c·(d_qk+d_v)·L/tp at c = {decode_ctx} / ({hw.attn_peak / 1e12:.0f} TFLOP/s × "
-        f"η {hw.eta_attn:.2f})",
-        f"overhead ({engine}, {memory_class(gpu).upper()} GPU) = {hw.step_overhead * 1e3:.3f} ms + "
+        f"attention = {per_replica} × 2·c·(d_qk+d_v)·L/tp at c = {decode_context} / ({hw.attn_peak / 1e12:.0f} "
+        f"TFLOP/s × η {hw.eta_attn:.2f})",
+        f"overhead ({shape.engine}, {memory_class(gpu).upper()} GPU) = {hw.step_overhead * 1e3:.3f} ms + "
         f"{model.num_layers} layers × {hw.layer_overhead * 1e6:.1f} µs",
-        f"decode tokens/s per sequence = 1 / step = {per_seq:.1f}; total = {per_replica * replicas} sequences / step"
-        f" = {total:.1f}",
-        f"prefill {prompt} tokens = pmax({pstep.weights_s * 1e3:.3f}, {pstep.matmul_s * 1e3:.3f}) + "
+        f"decode tokens/s per sequence = 1 / step = {1.0 / t_dec:.1f}; total = {per_replica * replicas} sequences / "
+        f"step = {per_replica * replicas / t_dec:.1f}",
+        f"prefill {shape.prompt} tokens = pmax({pstep.weights_s * 1e3:.3f}, {pstep.matmul_s * 1e3:.3f}) + "
         f"pmax({pstep.kv_s * 1e3:.3f}, {pstep.attention_s * 1e3:.3f}) + {pstep.comm_s * 1e3:.3f} + "
         f"{pstep.overhead_s * 1e3:.3f} ms; TTFT = prefill + {hw.request_overhead * 1e3:.1f} ms request overhead = "
         f"{ttft * 1e3:.1f} ms",
@@ -436,35 +456,66 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
     elif tp > 1:
         formulas.append(f"all-reduce = 2 × {model.num_layers} × [2({tp}−1)/{tp} × tokens × {model.hidden_size} × 2 B "
                         f"/ {hw.link_bw / 1e9:.1f} GB/s + {hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
-    touched = None
-    if prof.n_experts:
-        touched = prof.experts_touched(per_replica)
-        formulas.append(f"MoE experts read per layer = E·(1−(1−k/E)^b) = {prof.n_experts}·(1−(1−{prof.experts_per_token}"
-                        f"/{prof.n_experts})^{per_replica}) = {touched:.1f} of {prof.n_experts}")
+    return formulas
+
+
+def _throughput_assumptions(gpu: GpuSpec, calib: Calibration, shape: _Shape, prof: SpeedProfile) -> list[str]:
+    """What a throughput estimate assumes: formats, layout, the KV length read, the calibration, batching."""
+    tp, replicas, decode_context = shape.tp, shape.replicas, shape.decode_context
     assumptions = [
-        f"weights {info.label}; KV cache {kv}; tensor parallel {tp}" + (f", {replicas} replicas" if replicas > 1 else ""),
-        f"decode reads each sequence's KV at its mean length {decode_ctx} tokens" if has_lengths
-        else f"decode reads {decode_ctx} tokens of KV per sequence",
+        f"weights {FORMATS[prof.weights].label}; KV cache {shape.kv}; tensor parallel {tp}"
+        + (f", {replicas} replicas" if replicas > 1 else ""),
+        f"decode reads each sequence's KV at its mean length {decode_context} tokens" if shape.has_lengths
+        else f"decode reads {decode_context} tokens of KV per sequence",
         f"efficiencies and overheads: calibration {calib.version} (fitted on {calib.fitted_on})",
         "continuous batching: all sequences decode in the same step",
     ]
     if prof.fp8_compute and not (gpu.fp8_dense_flops and gpu.supports_fp8):
         assumptions.append(f"{gpu.name} has no FP8 tensor cores: FP8 weights are up-cast, matmuls run at BF16/FP16")
+    return assumptions
+
+
+def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
+                        with_capacity: bool = True) -> ThroughputEstimate:
+    """Decode/prefill speed of `model` on `count` × `gpu` for an inference `workload` (advisor.workload.Workload).
+
+    Layout: when the workload describes these `count` GPUs (gpus × nodes = count) its `tp` is taken as given and
+    the other GPUs are replicas that split the concurrency (tp = 1: count independent copies); otherwise (a bare
+    workload) all `count` GPUs form one tensor-parallel group. The decode step reads the KV of a sequence at its mean length while
+    it generates: prompt + output/2 (or `context` when no prompt/output lengths are given).
+    """
+    shape = _shape(model, count, workload)
+    prof, hw, dstep, pstep, hop = _steps(model, gpu, calib, shape)
+    per_replica, replicas, context = shape.per_replica, shape.replicas, shape.context
+    t_dec = dstep.total_s
+    total = per_replica * replicas / t_dec
+    ttft = pstep.total_s + hw.request_overhead
+    ceiling = hw.bandwidth / max(dstep.bytes_read, 1.0)
+    ceiling_total = per_replica * replicas * min(ceiling, hw.peak / max(dstep.flops, 1.0))
+    formulas = _throughput_formulas(model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling)
+    touched = None
+    if prof.n_experts:
+        touched = prof.experts_touched(per_replica)
+        formulas.append(f"MoE experts read per layer = E·(1−(1−k/E)^b) = {prof.n_experts}·(1−(1−{prof.experts_per_token}"
+                        f"/{prof.n_experts})^{per_replica}) = {touched:.1f} of {prof.n_experts}")
 
     capacity, fits, shortfall = None, True, 0
     if with_capacity:
-        capacity, fits, shortfall = _capacity(model, gpu, count, tp, w, prof, hw, decode_ctx, concurrency)
+        capacity, fits, shortfall = _capacity(model, gpu, count, shape.tp, workload, prof, hw, shape.decode_context,
+                                              shape.concurrency)
         if capacity is not None and capacity.ms_per_token_at_max is not None:
             formulas.append(f"capacity: {capacity.max_concurrency} sequences of {context} tokens fit; there "
                             f"{capacity.ms_per_token_at_max:.1f} ms/token per sequence")
     return ThroughputEstimate(
-        model=model.id, gpu=gpu.id, count=count, tp=tp, replicas=replicas, weights=prof.weights, kv=kv,
-        context=context, decode_context=decode_ctx, prompt_tokens=prompt, output_tokens=output, concurrency=concurrency,
-        decode_tokens_per_s=per_seq, decode_tokens_per_s_total=total, ms_per_token=t_dec * 1e3,
-        prefill_tokens_per_s=prefill_tps, ttft_s=ttft, e2e_s=ttft + output * t_dec, bound=dstep.bound,
-        prefill_bound=pstep.bound, decode_step=dstep.to_model(), prefill_step=pstep.to_model(),
-        ceiling_tokens_per_s=ceiling, ceiling_tokens_per_s_total=ceiling_total, moe_experts_touched=touched,
-        capacity=capacity, fits=fits, memory_shortfall_bytes=shortfall, formulas=formulas, assumptions=assumptions,
+        model=model.id, gpu=gpu.id, count=count, tp=shape.tp, replicas=replicas, weights=prof.weights, kv=shape.kv,
+        context=context, decode_context=shape.decode_context, prompt_tokens=shape.prompt, output_tokens=shape.output,
+        concurrency=shape.concurrency, decode_tokens_per_s=1.0 / t_dec, decode_tokens_per_s_total=total,
+        ms_per_token=t_dec * 1e3, prefill_tokens_per_s=shape.prompt / pstep.total_s, ttft_s=ttft,
+        e2e_s=ttft + shape.output * t_dec, bound=dstep.bound, prefill_bound=pstep.bound,
+        decode_step=dstep.to_model(), prefill_step=pstep.to_model(), ceiling_tokens_per_s=ceiling,
+        ceiling_tokens_per_s_total=ceiling_total, moe_experts_touched=touched, capacity=capacity, fits=fits,
+        memory_shortfall_bytes=shortfall, formulas=formulas, assumptions=_throughput_assumptions(gpu, calib, shape,
+                                                                                                 prof),
     )
 
 
@@ -472,24 +523,22 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: ob
 # capacity and serving
 
 
-def _memory_workload(w: object, count: int, tp: int, concurrency: int, context: int) -> object:
-    from advisor.workload import Workload
-
+def _memory_workload(w: Workload, count: int, tp: int, concurrency: int, context: int) -> Workload:
     fields = {k: getattr(w, k) for k in ("model", "weights", "kv", "prompt_tokens", "output_tokens", "engine",
-                                         "flash_attention") if hasattr(w, k)}
+                                         "flash_attention")}
     return Workload(task="inference", context=context, batch=1, concurrency=concurrency, gpus=count, tp=tp,
                     **fields)
 
 
-def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: object, prof: SpeedProfile, hw: Hardware,
-              decode_ctx: int, concurrency: int) -> tuple[Capacity | None, bool, int]:
+def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: Workload, prof: SpeedProfile, hw: Hardware,
+              decode_context: int, concurrency: int) -> tuple[Capacity | None, bool, int]:
     """Largest concurrency whose KV fits next to the weights (memory estimator), and the latency there."""
     from .memory import estimate_memory
 
-    context = int(getattr(w, "context", decode_ctx))
+    context = int(w.context)
     replicas = count // tp
     per_replica = max(1, math.ceil(concurrency / replicas))
-    est = estimate_memory(model, _memory_workload(w, tp, tp, per_replica, context), gpu)  # type: ignore[arg-type]
+    est = estimate_memory(model, _memory_workload(w, tp, tp, per_replica, context), gpu)
     shortfall = max(0, -est.headroom_bytes(gpu))
     one_seq = kv_cache_bytes(model, context, 1, prof.kv, tp)
     free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
@@ -497,7 +546,7 @@ def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: object, pr
     max_conc = min(per_rep_max * replicas, MAX_CONCURRENCY)
     ms_at_max = tps_at_max = None
     if per_rep_max >= 1:
-        step = decode_step(prof, hw, min(per_rep_max, MAX_CONCURRENCY), decode_ctx)
+        step = decode_step(prof, hw, min(per_rep_max, MAX_CONCURRENCY), decode_context)
         ms_at_max = step.total_s * 1e3
         tps_at_max = min(per_rep_max, MAX_CONCURRENCY) * replicas / step.total_s
     cap = Capacity(max_concurrency=max_conc, kv_tokens=max(0, int(free // max(est.kv_bytes_per_token, 1))),

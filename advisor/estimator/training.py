@@ -26,6 +26,7 @@ import math
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
+from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
@@ -179,11 +180,11 @@ def offload_seconds(gpu: GpuSpec, count: int, trainable: float, total: float, ca
     return t_adam + t_pcie, t_fetch, desc
 
 
-def train_flops_per_token(model: ModelSpec, seq_len: int, task: str, recompute: str) -> tuple[float, float]:
+def train_flops_per_token(model: ModelSpec, context: int, task: str, recompute: str) -> tuple[float, float]:
     """(model FLOPs, hardware FLOPs) per trained token; see the module docstring for the formulas."""
     mf = model_flops(model)
     n = float(mf.matmul_active)
-    attn = mf.causal_attention_flops_per_token(seq_len)
+    attn = mf.causal_attention_flops_per_token(context)
     if task in LORA_TASKS:
         model_f = 4.0 * n + 3.0 * attn
     else:
@@ -197,7 +198,9 @@ def train_flops_per_token(model: ModelSpec, seq_len: int, task: str, recompute: 
     return model_f, hw
 
 
-def _check(tokens: float, count: int, seq_len: int, mfu: float | None, task: str, recompute: str) -> None:
+def _check(tokens: float, count: int, context: int, mfu: float | None, task: str, recompute: str,
+           micro_batch: int, offload: str) -> None:
+    """Raise InputError naming the first training input out of its accepted range."""
     if not math.isfinite(tokens) or tokens <= 0:
         raise InputError(f"token budget must be positive, got {tokens:g}", field="tokens",
                          accepted=f"1 … {MAX_TOKENS:.0e} tokens")
@@ -206,37 +209,32 @@ def _check(tokens: float, count: int, seq_len: int, mfu: float | None, task: str
                          field="tokens", accepted=f"1 … {MAX_TOKENS:.0e} tokens")
     if count < 1 or count > 100_000:
         raise InputError(f"GPU count must be between 1 and 100000, got {count}", field="count")
-    if seq_len < 1 or seq_len > 10_000_000:
-        raise InputError(f"sequence length must be between 1 and 10,000,000, got {seq_len}", field="seq_len")
+    if context < 1 or context > 10_000_000:
+        raise InputError(f"sequence length must be between 1 and 10,000,000, got {context}", field="seq_len")
     if mfu is not None and not 0 < mfu <= 1:
         raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
     if task not in TASKS:
         raise InputError(f"unknown training task '{task}'", field="task", accepted=", ".join(TASKS))
     if recompute not in ("none", "selective", "full"):
         raise InputError(f"unknown recompute '{recompute}'", field="recompute", accepted="none, selective, full")
-
-
-def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
-                        seq_len: int | None = None, task: str = "pretrain", recompute: str | None = None,
-                        precision: str = "bf16", mfu: float | None = None, zero: int = 3,
-                        micro_batch: int = 1, offload: str = "none") -> TrainTimeEstimate:
-    """Tokens/s, wall-clock seconds and GPU-hours to train `model` on `tokens` tokens with `count` GPUs.
-
-    `mfu` sets the achieved MFU directly (model FLOPs/s over the dense peak), replacing the calibrated model.
-    `recompute` defaults to full for fine-tuning and selective for pre-training (Workload's convention).
-    `micro_batch` × `seq_len` tokens run between ZeRO-3 parameter gathers; an optimizer step accumulates micro-batches
-    up to `tokens_per_gpu_step` tokens per GPU. `offload` ("none", "optimizer", "all") adds ZeRO-Offload's host work
-    (`offload_seconds`).
-    """
-    seq_len = int(seq_len or min(model.max_context, DEFAULT_CONTEXT))
-    if recompute is None:
-        recompute = "selective" if task == "pretrain" else "full"
-    _check(tokens, count, seq_len, mfu, task, recompute)
     if not 1 <= micro_batch <= 100_000:
         raise InputError(f"micro-batch must be between 1 and 100000 sequences, got {micro_batch}",
                          field="micro_batch", accepted="1 … 100000")
     if offload not in OFFLOADS:
         raise InputError(f"unknown offload '{offload}'", field="offload", accepted=", ".join(OFFLOADS))
+
+
+class _Mfu(Struct):
+    """The dense peak of the precision and the compute MFU applied to it, with where that MFU comes from."""
+
+    peak: float  # FLOP/s per GPU
+    base: float  # compute MFU (or the user's achieved MFU)
+    source: str
+
+
+def _compute_mfu(gpu: GpuSpec, calib: Calibration, precision: str, task: str, mfu: float | None) -> _Mfu:
+    """FP8: the FP8 peak at the fitted FP8 MFU; bf16/fp16: the GPU class's MFU (calibration.yaml); × the QLoRA
+    factor for 4-bit dequantisation; the user's `mfu` replaces it."""
     tr = calib.training
     if precision == "fp8":
         if not gpu.fp8_dense_flops or not gpu.supports_fp8:
@@ -244,7 +242,6 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
                              field="precision", accepted="bf16 on this GPU")
         peak = gpu.fp8_dense_flops
         base = tr.fp8_mfu.value
-        cls = "fp8"
         mfu_note = f"FP8 MFU {base:.2f} of the FP8 peak (fitted: Megatron-Bridge and llm-foundry FP8 rows); {BEST_CASE}"
     elif precision in ("bf16", "fp16"):
         peak = gpu.bf16_dense_flops
@@ -258,83 +255,118 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
     if task == "qlora":
         base *= tr.qlora_mfu_factor.value
         mfu_note += f"; × {tr.qlora_mfu_factor.value:.2f} for QLoRA's 4-bit dequantisation"
-    mfu_source = mfu_note
     if mfu is not None:
-        base = mfu
-        mfu_source = "user override"
+        return _Mfu(peak, mfu, "user override")
+    return _Mfu(peak, base, mfu_note)
 
-    model_f, hw_f = train_flops_per_token(model, seq_len, task, recompute)
-    mf = model_flops(model)
-    # compute-only: the calibrated MFU counts model FLOPs without recomputation; recomputed FLOPs run at the
-    # same hardware utilisation, so the step takes hw/model longer.
-    # an optimizer step: tokens_per_gpu_step tokens per GPU (one micro-batch when that is larger), i.e. `accum`
-    # micro-batches on average; per-token costs then never grow with the micro-batch
-    micro_tokens = micro_batch * seq_len
+
+class _StepTimes(Struct):
+    """One optimizer step per GPU: compute, data-parallel traffic (exposed beyond the overlap), host offload."""
+
+    step_tokens: float  # tokens per GPU per optimizer step
+    accum: float  # micro-batches per step
+    compute_s: float
+    comm_s: float  # data-parallel traffic (with offload's parameter fetches)
+    link_desc: str
+    per_micro: float  # bytes of ZeRO-3 collectives per micro-batch
+    gathers: int
+    offload_s: float
+    fetch_s: float
+    offload_desc: str
+    exposed_s: float
+    step_s: float
+
+
+def _step_times(model: ModelSpec, gpu: GpuSpec, count: int, calib: Calibration, context: int, task: str,
+                recompute: str, zero: int, micro_batch: int, offload: str, mfu: float | None, rate: _Mfu,
+                total_params: float, model_f: float, hw_f: float) -> _StepTimes:
+    """compute = step tokens × hardware FLOPs / (peak × MFU); exposed = max(0, comm − overlap × compute);
+    step = compute + exposed + offload. A user's MFU is the achieved one: model FLOPs, nothing on top.
+
+    Compute-only: the calibrated MFU counts model FLOPs without recomputation; recomputed FLOPs run at the same
+    hardware utilisation, so the step takes hw/model longer. An optimizer step: tokens_per_gpu_step tokens per GPU
+    (one micro-batch when that is larger), i.e. `accum` micro-batches on average; per-token costs then never grow
+    with the micro-batch."""
+    tr = calib.training
+    micro_tokens = micro_batch * context
     step_tokens = max(tr.tokens_per_gpu_step.value, micro_tokens)
     accum = step_tokens / micro_tokens
-    compute_s = step_tokens * hw_f / (peak * base)
+    compute_s = step_tokens * hw_f / (rate.peak * rate.base)
 
     comm_s = 0.0
     link_desc = "none (one GPU)"
-    per_micro, per_step, gathers = collective_bytes(mf.total_params, task, zero, recompute)
+    per_micro, per_step, gathers = collective_bytes(total_params, task, zero, recompute)
     if count > 1:
         comm_s, link_desc = data_parallel_seconds(gpu, count, per_micro * accum + per_step, calib)
     offload_s, fetch_s, offload_desc = 0.0, 0.0, ""
     if offload != "none":
         offload_s, fetch_s, offload_desc = offload_seconds(
-            gpu, count, trainable_params(model, task), mf.total_params, calib, offload=offload,
+            gpu, count, trainable_params(model, task), total_params, calib, offload=offload,
             fetches_per_step=gathers * accum if zero >= 3 else 0.0)
         comm_s += fetch_s  # parameter shards fetched from host memory ahead of each gather (prefetched, overlapped)
     exposed_s = max(0.0, comm_s - tr.comm_overlap.value * compute_s)
     step_s = compute_s + exposed_s + offload_s
     if mfu is not None:  # the user's MFU is the achieved one: no recompute, communication or offload on top
-        compute_s = step_tokens * model_f / (peak * mfu)
+        compute_s = step_tokens * model_f / (rate.peak * mfu)
         exposed_s = offload_s = 0.0
         step_s = compute_s
+    return _StepTimes(step_tokens, accum, compute_s, comm_s, link_desc, per_micro, gathers, offload_s, fetch_s,
+                      offload_desc, exposed_s, step_s)
 
-    tokens_per_s_gpu = step_tokens / step_s
-    tokens_per_s = tokens_per_s_gpu * count
-    achieved_mfu = tokens_per_s_gpu * model_f / peak
+
+def _train_formulas(model: ModelSpec, count: int, tokens: float, calib: Calibration, context: int, task: str,
+                    recompute: str, precision: str, micro_batch: int, offload: str, mfu: float | None, rate: _Mfu,
+                    st: _StepTimes, model_f: float, hw_f: float) -> list[str]:
+    """The formula lines of a training-time estimate, each with its numbers."""
+    mf = model_flops(model)
+    tokens_per_s = st.step_tokens / st.step_s * count
     wall_s = tokens / tokens_per_s
-    gpu_hours = wall_s * count / 3600.0
-
     formulas = [
         f"N (matmul parameters{', active' if model.is_moe else ''}) = {mf.matmul_active:,}",
         (f"model FLOPs/token = {'4' if task in LORA_TASKS else '6'}·N + 3·A(s) = {model_f:.4g} "
-         f"(A(s) = L·(s+1)·(d_qk+d_v) = {mf.causal_attention_flops_per_token(seq_len):.4g}, s = {seq_len})"),
+         f"(A(s) = L·(s+1)·(d_qk+d_v) = {mf.causal_attention_flops_per_token(context):.4g}, s = {context})"),
         f"hardware FLOPs/token ({recompute} recompute) = {hw_f:.4g}",
-        f"peak = {peak / 1e12:.1f} TFLOP/s per GPU ({precision} dense tensor), "
-        f"{'MFU (user)' if mfu is not None else 'compute MFU'} = {base:.3f}",
-        f"compute per step = {step_tokens:,.0f} tokens × {model_f if mfu is not None else hw_f:.4g} / "
-        f"(peak × {base:.3f}) = {compute_s:.3f} s",
+        f"peak = {rate.peak / 1e12:.1f} TFLOP/s per GPU ({precision} dense tensor), "
+        f"{'MFU (user)' if mfu is not None else 'compute MFU'} = {rate.base:.3f}",
+        f"compute per step = {st.step_tokens:,.0f} tokens × {model_f if mfu is not None else hw_f:.4g} / "
+        f"(peak × {rate.base:.3f}) = {st.compute_s:.3f} s",
     ]
     if count > 1 and mfu is None:
-        if gathers:
+        if st.gathers:
             rs = "" if task in LORA_TASKS else " + 1 reduce-scatter of the gradients"
-            formulas.append(f"ZeRO-3 per micro-batch of {micro_batch} × {seq_len} tokens: {gathers} all-gathers of "
-                            f"the 16-bit parameters{rs} ({per_micro / 1e9:,.1f} GB); {accum:.3g} micro-batch(es) "
-                            f"per {step_tokens:,.0f}-token step")
-        formulas.append(f"data-parallel traffic = {comm_s:.3f} s per step over {link_desc}; "
-                        f"exposed = max(0, comm − {tr.comm_overlap.value:.2f} × compute) = {exposed_s:.3f} s")
+            formulas.append(f"ZeRO-3 per micro-batch of {micro_batch} × {context} tokens: {st.gathers} all-gathers of "
+                            f"the 16-bit parameters{rs} ({st.per_micro / 1e9:,.1f} GB); {st.accum:.3g} micro-batch(es) "
+                            f"per {st.step_tokens:,.0f}-token step")
+        formulas.append(f"data-parallel traffic = {st.comm_s:.3f} s per step over {st.link_desc}; "
+                        f"exposed = max(0, comm − {calib.training.comm_overlap.value:.2f} × compute) = "
+                        f"{st.exposed_s:.3f} s")
     if offload != "none" and mfu is None:
-        formulas.append(f"offload ({offload}) per step = {offload_desc} = {offload_s:.3f} s, not hidden"
-                        + (f"; parameter fetches {fetch_s:.3f} s counted with the traffic" if fetch_s else ""))
+        formulas.append(f"offload ({offload}) per step = {st.offload_desc} = {st.offload_s:.3f} s, not hidden"
+                        + (f"; parameter fetches {st.fetch_s:.3f} s counted with the traffic" if st.fetch_s else ""))
     formulas += [
-        f"tokens/s = {count} × {step_tokens:,.0f} / {step_s:.3f} s = {tokens_per_s:,.0f}",
-        f"MFU = tokens/s per GPU × model FLOPs/token / peak = {achieved_mfu:.3f}",
+        f"tokens/s = {count} × {st.step_tokens:,.0f} / {st.step_s:.3f} s = {tokens_per_s:,.0f}",
+        f"MFU = tokens/s per GPU × model FLOPs/token / peak = {st.step_tokens / st.step_s * model_f / rate.peak:.3f}",
         f"wall = {tokens:.4g} tokens / {tokens_per_s:,.0f} tokens/s = {wall_s:,.0f} s ({wall_s / 86400:.2f} days)",
-        f"GPU-hours = wall × {count} / 3600 = {gpu_hours:,.1f}",
+        f"GPU-hours = wall × {count} / 3600 = {wall_s * count / 3600.0:,.1f}",
     ]
+    return formulas
+
+
+def _train_assumptions(gpu: GpuSpec, count: int, calib: Calibration, context: int, zero: int, micro_batch: int,
+                       offload: str, mfu: float | None, rate: _Mfu, st: _StepTimes) -> list[str]:
+    """What a training-time estimate assumes: the MFU and its definition, the step, offload, several servers."""
+    tr = calib.training
+    gathers = st.gathers
     assumptions = [
-        f"MFU source: {mfu_source}",
+        f"MFU source: {rate.source}",
         "MFU definition: model FLOPs (6·N + attention, causal) per second over the dense tensor peak, as in "
         "MosaicML llm-foundry and PaLM; recomputation is not counted as useful work",
         *(["MFU is a best case: the constants come from tuned single-job benchmark runs (llm-foundry, Megatron); "
            "long production runs lose time to restarts, checkpoints, evaluation, power caps and stragglers — "
            "Llama 2 (Touvron et al. 2023) used 1.5–1.6× the A100-hours this model predicts for its 7B–70B runs"]
           if mfu is None else []),
-        f"{step_tokens:,.0f} tokens per GPU per optimizer step = {accum:.3g} micro-batch(es) of {micro_batch} × "
-        f"{seq_len} tokens; data-parallel FSDP/ZeRO-{min(zero, 3)} traffic"
+        f"{st.step_tokens:,.0f} tokens per GPU per optimizer step = {st.accum:.3g} micro-batch(es) of {micro_batch} × "
+        f"{context} tokens; data-parallel FSDP/ZeRO-{min(zero, 3)} traffic"
         + (f", the parameters gathered {gathers}× in every micro-batch (forward, backward"
            f"{', recomputed forward' if gathers == 3 else ''})" if gathers else ""),
         "the model fits the chosen GPUs (check `gpu-advisor estimate --task ...`)",
@@ -357,12 +389,43 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
                                f"{net * 8 / 1e9:.0f} Gb/s network shared by its GPUs (a typical 8-GPU PCIe "
                                f"server with one InfiniBand/RoCE NIC, as DeepSeek's Fire-Flyer 2 nodes), at "
                                f"{tr.network_efficiency.value:.0%} of line rate")
+    return assumptions
+
+
+def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
+                        seq_len: int | None = None, task: str = "pretrain", recompute: str | None = None,
+                        precision: str = "bf16", mfu: float | None = None, zero: int = 3,
+                        micro_batch: int = 1, offload: str = "none") -> TrainTimeEstimate:
+    """Tokens/s, wall-clock seconds and GPU-hours to train `model` on `tokens` tokens with `count` GPUs.
+
+    `mfu` sets the achieved MFU directly (model FLOPs/s over the dense peak), replacing the calibrated model.
+    `recompute` defaults to full for fine-tuning and selective for pre-training (Workload's convention).
+    `micro_batch` × `seq_len` tokens run between ZeRO-3 parameter gathers; an optimizer step accumulates micro-batches
+    up to `tokens_per_gpu_step` tokens per GPU. `offload` ("none", "optimizer", "all") adds ZeRO-Offload's host work
+    (`offload_seconds`).
+    """
+    context = int(seq_len or min(model.max_context, DEFAULT_CONTEXT))
+    if recompute is None:
+        recompute = "selective" if task == "pretrain" else "full"
+    _check(tokens, count, context, mfu, task, recompute, micro_batch, offload)
+    rate = _compute_mfu(gpu, calib, precision, task, mfu)
+    model_f, hw_f = train_flops_per_token(model, context, task, recompute)
+    mf = model_flops(model)
+    st = _step_times(model, gpu, count, calib, context, task, recompute, zero, micro_batch, offload, mfu, rate,
+                     mf.total_params, model_f, hw_f)
+    # tokens/s = count × step tokens / step; achieved MFU = tokens/s per GPU × model FLOPs/token / peak
+    tokens_per_s_gpu = st.step_tokens / st.step_s
+    tokens_per_s = tokens_per_s_gpu * count
+    wall_s = tokens / tokens_per_s
     return TrainTimeEstimate(
         model=model.id, gpu=gpu.id, count=count, task=task, precision=precision, recompute=recompute,
-        tokens=float(tokens), seq_len=seq_len, params_matmul=mf.matmul_active, flops_per_token=model_f,
-        hardware_flops_per_token=hw_f, peak_flops_per_gpu=peak, mfu=achieved_mfu, mfu_compute=base,
-        mfu_source=mfu_source, communication_s_per_step=exposed_s, compute_s_per_step=compute_s,
-        offload_s_per_step=offload_s,
-        tokens_per_step=step_tokens * count, tokens_per_s=tokens_per_s, tokens_per_s_per_gpu=tokens_per_s_gpu,
-        wall_s=wall_s, gpu_hours=gpu_hours, formulas=formulas, assumptions=assumptions,
+        tokens=float(tokens), seq_len=context, params_matmul=mf.matmul_active, flops_per_token=model_f,
+        hardware_flops_per_token=hw_f, peak_flops_per_gpu=rate.peak, mfu=tokens_per_s_gpu * model_f / rate.peak,
+        mfu_compute=rate.base, mfu_source=rate.source, communication_s_per_step=st.exposed_s,
+        compute_s_per_step=st.compute_s, offload_s_per_step=st.offload_s,
+        tokens_per_step=st.step_tokens * count, tokens_per_s=tokens_per_s, tokens_per_s_per_gpu=tokens_per_s_gpu,
+        wall_s=wall_s, gpu_hours=wall_s * count / 3600.0,
+        formulas=_train_formulas(model, count, tokens, calib, context, task, recompute, precision, micro_batch,
+                                 offload, mfu, rate, st, model_f, hw_f),
+        assumptions=_train_assumptions(gpu, count, calib, context, zero, micro_batch, offload, mfu, rate, st),
     )
