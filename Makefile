@@ -56,9 +56,9 @@ $(LLAMACPP_STAMP): $(STAMP) | browser
 
 llamacpp: $(LLAMACPP_STAMP)
 
-# Lint and strict types of advisor/ and ui/ first (config in pyproject.toml), then the tests.
+# Lint and strict types of the project's packages first (config in pyproject.toml), then the tests.
 test: $(STAMP) browser llamacpp
-	$(BIN)/ruff check advisor ui
+	$(BIN)/ruff check advisor ui knowledge rules
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 

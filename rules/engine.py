@@ -34,9 +34,9 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-# durable_rules ships neither stubs nor a py.typed marker: its names are Any here
-from durable import engine as _durable  # type: ignore[import-untyped]
-from durable.engine import MessageNotHandledException  # type: ignore[import-untyped]
+# durable_rules ships neither stubs nor a py.typed marker: its names are Any here (pyproject.toml's mypy override)
+from durable import engine as _durable
+from durable.engine import MessageNotHandledException
 
 from knowledge.errors import AdvisorError, NotValidated
 from rules.conditions import All, AnyOf, Cmp, Cond, Exists
