@@ -300,7 +300,7 @@ class SqlStore:
         with self._tx(single=True) as x:
             cur = x("INSERT INTO events (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE "
                     "SET expires_at = excluded.expires_at WHERE events.expires_at < ?", (event_id, now + ttl_s, now))
-            return cur.rowcount == 1
+            return bool(cur.rowcount == 1)
 
     # --- retention ------------------------------------------------------------------------------------------
     def purge(self, older_than_s: float) -> dict[str, int]:
