@@ -88,7 +88,7 @@ def start_server(port: int, *, baseline: bool = False, database_url: str = "memo
         if proc.poll() is not None:
             raise SystemExit(f"server exited with status {proc.returncode}")
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/gradio_api/info", timeout=2)  # noqa: S310
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/gradio_api/info", timeout=2)
             return proc
         except (urllib.error.URLError, OSError):
             time.sleep(0.3)
@@ -161,6 +161,7 @@ class _Connection:
         self.prefix = parts.path.rstrip("/")
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.arrivals: list[tuple[float, bytes]] = []  # (time, bytes) of the last chunked response's chunks
 
     async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
         for attempt in (0, 1):  # the server may have closed an idle keep-alive connection: reconnect once
@@ -186,10 +187,12 @@ class _Connection:
         while (line := await self.reader.readuntil(b"\r\n")) != b"\r\n":
             name, _, value = line.decode("latin-1").partition(":")
             headers[name.strip().lower()] = value.strip()
+        self.arrivals = []
         if headers.get("transfer-encoding", "").lower() == "chunked":
             chunks = []
             while (size := int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)):
                 chunks.append(await self.reader.readexactly(size + 2))
+                self.arrivals.append((time.perf_counter(), chunks[-1][:-2]))
             while await self.reader.readuntil(b"\r\n") != b"\r\n":  # trailers
                 pass
             body = b"".join(c[:-2] for c in chunks)
@@ -205,10 +208,13 @@ class _Connection:
             self.reader = self.writer = None
 
 
-async def _turn(conn: _Connection, session: str, text: str) -> tuple[float, dict[str, Any]]:
+async def _turn(conn: _Connection, session: str, text: str) -> tuple[float, float, dict[str, Any]]:
     """One /chat turn over Gradio's HTTP API (`POST /gradio_api/call/chat`, then its event stream, which the server
     ends after the "complete" event); the session hash keeps the conversation, as a browser tab or a
-    `gradio_client.Client` does. Returns (seconds, turn JSON)."""
+    `gradio_client.Client` does. Returns (seconds to the "complete" event, seconds to the first event that shows
+    the answer, turn JSON). The answer is shown before "complete" when the turn streams its updates (`chat`) and
+    the stored controller yields the answer before the write (ui/web_store.py); with the one-update `chat_once`
+    of deterministic mode both moments are the same."""
     start = time.perf_counter()
     body = json.dumps({"data": [text, "en"], "session_hash": session}, ensure_ascii=False).encode()
     status, reply = await conn.request("POST", "/gradio_api/call/chat", body)
@@ -218,21 +224,36 @@ async def _turn(conn: _Connection, session: str, text: str) -> tuple[float, dict
     status, stream = await conn.request("GET", f"/gradio_api/call/chat/{event_id}")
     if status != 200:
         raise RuntimeError(f"GET /call/chat: HTTP {status}: {stream[:200]!r}")
-    event = None
-    for line in stream.decode().splitlines():
-        if line.startswith("event:"):
-            event = line.split(":", 1)[1].strip()
-        elif line.startswith("data:") and event in ("complete", "error"):
-            payload = json.loads(line[5:])
-            if event == "error":
-                raise RuntimeError(f"server error event: {str(payload)[:200]}")
-            return time.perf_counter() - start, payload[-1]
+    event, shown, text_so_far = None, None, ""
+    for arrived, chunk in conn.arrivals or [(time.perf_counter(), stream)]:
+        text_so_far += chunk.decode(errors="replace")
+        *lines, text_so_far = text_so_far.split("\n")
+        for line in lines:
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event in ("generating", "complete", "error"):
+                payload = json.loads(line[5:])
+                if event == "error":
+                    raise RuntimeError(f"server error event: {str(payload)[:200]}")
+                if shown is None and _shows_answer(payload):
+                    shown = arrived - start
+                if event == "complete":
+                    return arrived - start, shown if shown is not None else arrived - start, payload[-1]
     raise RuntimeError("stream ended without a result")
+
+
+def _shows_answer(payload: Any) -> bool:
+    """Whether an update of /chat's outputs (chatbot first) ends with an answer, not a "working" line."""
+    chat = payload[0] if isinstance(payload, list) and payload else None
+    last = chat[-1] if isinstance(chat, list) and chat else None
+    return (isinstance(last, dict) and last.get("role") == "assistant" and bool(last.get("content"))
+            and (last.get("metadata") or {}).get("status") != "pending")
 
 
 async def _scenario(url: str, conversations: int, turns: int, think: tuple[float, float], seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     latencies: list[float] = []
+    shown: list[float] = []  # to the first update showing the answer (before "saved" when the turn streams)
     by_turn: dict[int, list[float]] = {}
     errors: list[str] = []
     gate = asyncio.Event()
@@ -247,12 +268,13 @@ async def _scenario(url: str, conversations: int, turns: int, think: tuple[float
                 if delays[t]:
                     await asyncio.sleep(delays[t])
                 try:
-                    elapsed, raw = await asyncio.wait_for(_turn(conn, session, script[t % len(script)]), 120)
+                    elapsed, seen, raw = await asyncio.wait_for(_turn(conn, session, script[t % len(script)]), 120)
                     if not isinstance(raw, dict) or not raw.get("answer"):
                         raise RuntimeError(f"no answer in the reply: {str(raw)[:200]}")
                     if raw.get("note") == "error":
                         raise RuntimeError(f"error reply: {raw['answer'][:200]}")
                     latencies.append(elapsed)
+                    shown.append(seen)
                     by_turn.setdefault(t, []).append(elapsed)
                 except Exception as exc:  # noqa: BLE001 - counted and reported
                     errors.append(f"conversation {i} turn {t}: {type(exc).__name__}: {exc}"[:300])
@@ -269,7 +291,7 @@ async def _scenario(url: str, conversations: int, turns: int, think: tuple[float
     gate.set()
     await asyncio.gather(*tasks)
     wall = time.perf_counter() - wall
-    return {"latencies": latencies, "by_turn": by_turn, "errors": errors, "wall_s": wall}
+    return {"latencies": latencies, "shown": shown, "by_turn": by_turn, "errors": errors, "wall_s": wall}
 
 
 def run(url: str, conversations: int, turns: int, think: tuple[float, float] = (0.0, 0.0),
@@ -304,6 +326,10 @@ def _report(label: str, result: dict[str, Any], n: int, cpu: float | None, targe
         print("    by turn (s): " + "   ".join(
             f"#{t + 1} p50 {percentile(v, 50):.3f} p95 {percentile(v, 95):.3f}"
             for t, v in sorted(result["by_turn"].items())))
+        if result["shown"] != lat:
+            seen = result["shown"]
+            print(f"    answer shown (s): p50 {percentile(seen, 50):.3f}  p95 {percentile(seen, 95):.3f}  "
+                  f"max {max(seen):.3f} (the first update with the answer; the above is to the last, \"saved\")")
     line = (f"    turns ok {len(lat)}/{n}, errors {len(errors)}, wall {result['wall_s']:.2f} s, "
             f"{len(lat) / result['wall_s']:.1f} turns/s")
     if cpu is not None and lat:
@@ -338,6 +364,8 @@ def _measure(url: str, proc: subprocess.Popen[bytes] | None, args: argparse.Name
         errors |= bool(result["errors"])
         if result["latencies"]:
             p95[name] = percentile(result["latencies"], 95)
+            if result["shown"] != result["latencies"]:
+                p95[f"{name} shown"] = percentile(result["shown"], 95)
     return errors, all_met, p95
 
 
@@ -407,7 +435,7 @@ def _summary(rounds: list[dict[str, dict[str, float]]], scenarios: list[str]) ->
         base = by_store.get("memory", {})
         cells = []
         for store, p95 in by_store.items():
-            for name in scenarios:
+            for name in [n for s in scenarios for n in (s, f"{s} shown")]:
                 if name not in p95:
                     continue
                 change = f" ({100 * (p95[name] / base[name] - 1):+.0f} %)" if store != "memory" and base.get(name) else ""

@@ -59,6 +59,42 @@ def sqlite_store(tmp_path):
     s.close()
 
 
+# --- the answer before the write ------------------------------------------------------------------------------
+
+def _until_answer(updates) -> dict:
+    """The first update that shows an answer (not a pending "working" line)."""
+    for update in updates:
+        last = update["chatbot"][-1]
+        if last["role"] == "assistant" and (last.get("metadata") or {}).get("status") != "pending":
+            return update
+    raise AssertionError("no answer shown")
+
+
+def test_the_answer_is_shown_before_the_write_and_saved_is_the_last_update(sqlite_store) -> None:
+    """The turn's answer is yielded as soon as it is computed, with nothing written yet; the write follows and the
+    last update states "saved". A page gone after the answer (the generator closed) still has its turn recorded,
+    once, and the conversation continues from it."""
+    from ui.web import SessionState
+
+    ctl = controller(sqlite_store)
+    st = SessionState(owner="browser:" + "a" * 32)
+    updates = ctl.turn(Q1, st, "en")
+    early = _until_answer(updates)
+    cid = st.conversation_id
+    assert "raw" not in early and "70B" in shown(early["chatbot"][-1:]) and sqlite_store.get_conversation(cid) is None
+    rest = list(updates)
+    assert len(rest) == 1 and rest[0]["raw"]["saved"] is True and rest[0]["chatbot"] == early["chatbot"]
+    assert [t.question for t in sqlite_store.turns(cid)] == [Q1]
+    updates = ctl.turn(Q2, st, "en")
+    _until_answer(updates)
+    updates.close()  # the page went away after seeing the answer
+    assert [t.question for t in sqlite_store.turns(cid)] == [Q1, Q2] and st.revision == 2
+    out = ask(controller(sqlite_store), ctl.open(cid, st.owner), Q3)["raw"]  # another process continues it
+    assert out["saved"] is True and job(out)["context"] == 16384  # Q3 on the state Q2 left (8-bit weights):
+    assert job(out)["weights"] != job(rest[0]["raw"])["weights"]
+    assert [t.seq for t in sqlite_store.turns(cid)] == [1, 2, 3]
+
+
 # --- continuing a conversation by its id ---------------------------------------------------------------------
 
 def test_a_conversation_continues_from_its_id_in_a_new_session(sqlite_store) -> None:

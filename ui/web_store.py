@@ -8,7 +8,8 @@ quotes at permanent links.
   id in a cookie, `BROWSER_COOKIE`). Conversations from Slack open for any user who may use the web app.
 - `StoredChatController.turn` runs each turn under the conversation's lock (`Keeper.turn_lock`), reloads the state
   when another process moved it on, and records the turn; a turn that loses a race (`Conflict`) is rerun on the
-  stored state. When the database cannot be written the answer is still shown, with a note that it is not saved.
+  stored state. The answer is yielded as soon as it is computed, before the write; the last update carries the
+  turn JSON with `saved` and, when the database could not be written, the answer with a note that it is not saved.
 - Quotes: a turn with a recommendation gets a quote id; `/quote/ID.md` and `/quote/ID.json` (`StoredQuotes`
   middleware) render the stored turn once, freeze the result in the store, and serve the frozen text ever after,
   dated with the time the turn was computed.
@@ -169,10 +170,10 @@ class StoredChatController(ChatController):
         if R.check_message(text, "en") is not None:
             yield from super().turn(message, state, ui_lang)
             return
-        fresh = not state.conversation_id
+        cid = state.conversation_id or new_id()
+        fresh = cid != state.conversation_id
         if fresh:
-            state.conversation_id, state.revision = new_id(), 0
-        cid = state.conversation_id
+            state.conversation_id, state.revision = cid, 0
         for attempt in range(MAX_RERUNS):
             with self.keeper.turn_lock(cid, new=fresh and attempt == 0) as lease:
                 if lease.held:
@@ -186,13 +187,12 @@ class StoredChatController(ChatController):
                         yield update
                 if final is None:  # the controller answered with an error message; nothing to record
                     return
-                turn = state.last_turn
-                record = NewTurn(request_id=request_key(cid, revision, text), question=text,
-                                 answer=str(getattr(turn, "answer", "")), result=result_json(turn),
-                                 driver=str(getattr(state.conv, "driver", "deterministic")),
-                                 duration_s=time.monotonic() - started,
-                                 error=(turn.answer if getattr(turn, "note", "") == "error" else None),
-                                 has_quote=R.has_result(turn))
+                closed = False
+                try:  # the answer as soon as it is computed; the write follows, and the last update says "saved"
+                    yield {"chatbot": final["chatbot"], "state": state}  # (a non-streaming caller sees the last only)
+                except GeneratorExit:  # the page went away: the turn is still recorded, and nothing more is sent
+                    closed = True
+                turn, record = state.last_turn, self._new_turn(state, cid, revision, text, started)
                 local = getattr(state.conv, "local", state.conv)
                 slim_history(local.history)  # what the store keeps (and the agent replays) of it
                 try:
@@ -201,6 +201,10 @@ class StoredChatController(ChatController):
                 except Conflict:
                     log.info("conversation %s: another turn came first (attempt %d); rerunning", cid, attempt + 1)
                     self._reload(state, ui_lang)
+                    if closed:
+                        log.error("conversation %s: turn not recorded (another turn came first; the page was gone)",
+                                  cid)
+                        return
                     continue
             saved = done is not None
             state.revision = done.revision if done else revision + 1
@@ -212,9 +216,21 @@ class StoredChatController(ChatController):
                 final["chatbot"] = list(state.history)
             quote = state.quote_id if saved and record.has_quote else None
             state.last_raw = final["raw"] = {**final["raw"], "conversation_id": cid, "saved": saved, "quote_id": quote}
-            yield final
+            if not closed:
+                yield final
             return
         log.error("conversation %s: turn not recorded after %d attempts (concurrent turns)", cid, MAX_RERUNS)
+
+    @staticmethod
+    def _new_turn(state: SessionState, cid: str, revision: int, text: str, started: float) -> NewTurn:
+        """The record of the turn just answered (`state.last_turn`), asked at `revision`, begun at `started`."""
+        turn = state.last_turn
+        return NewTurn(request_id=request_key(cid, revision, text), question=text,
+                       answer=str(getattr(turn, "answer", "")), result=result_json(turn),
+                       driver=str(getattr(state.conv, "driver", "deterministic")),
+                       duration_s=time.monotonic() - started,
+                       error=(turn.answer if getattr(turn, "note", "") == "error" else None),
+                       has_quote=R.has_result(turn))
 
     def _sync(self, state: SessionState, lang: str, stored: int | None) -> None:
         """Reload the session when the stored conversation (at revision `stored`, read with the lease) moved on:
@@ -393,7 +409,8 @@ def attach_history(gr: Any, demo: Any, ctl: StoredChatController, *, session: An
     open_api.__annotations__["request"] = on_load.__annotations__["request"] = gr.Request
 
     def panels(ui_lang: str, state: Any) -> tuple[Any, ...]:
-        return panel_values(as_session(state), ui_lang if ui_lang in R.LANGS else "en")
+        values: tuple[Any, ...] = panel_values(as_session(state), ui_lang if ui_lang in R.LANGS else "en")
+        return values
 
     outputs = [*chat_outputs, history, conv_box]
     chat_event.then(side, inputs=[session, lang],

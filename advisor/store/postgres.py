@@ -20,9 +20,15 @@ from contextlib import contextmanager
 from typing import Any
 
 from advisor.store.errors import StoreError, StoreUnavailable
-from advisor.store.sql import Execute, SqlStore, _why
+from advisor.store.sql import CAS_UPDATE, NEW_CONVERSATION, TURN_COLUMNS, TURN_VALUES, Execute, SqlStore, _why
 
 MIGRATION_LOCK = 0x6770_7561  # pg_advisory_xact_lock key of the schema migration ("gpua")
+
+
+_TURN_FROM = (f"INSERT INTO turns ({TURN_COLUMNS}) SELECT c.id, " + TURN_VALUES.split(", ", 1)[1]
+              + " FROM c")  # (the turn's row with the conversation id from the WITH)
+_FROM_NEW = f"WITH c AS (INSERT INTO conversations {NEW_CONVERSATION} RETURNING id) {_TURN_FROM}"
+_FROM_CAS = f"WITH c AS ({CAS_UPDATE} RETURNING id) {_TURN_FROM}"
 
 
 def _redact(url: str) -> str:
@@ -103,6 +109,17 @@ class PostgresStore(SqlStore):
 
     def _lock_migrations(self, x: Execute) -> None:
         x("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
+
+    def _write_turn(self, new: tuple[Any, ...] | None, update: tuple[Any, ...], row: tuple[Any, ...]) -> bool:
+        """`SqlStore._write_turn` as one statement in autocommit, one round trip instead of four (BEGIN, two
+        statements, COMMIT): the conversation's insert or compare-and-set in a data-modifying WITH, and the turn
+        inserted from what it returned. The statement is atomic: a turn whose request key is taken (unique
+        violation) leaves the conversation as it was. A new conversation whose row exists already (a Slack
+        thread's, `conversation_for_key`) takes a second statement, the compare-and-set."""
+        with self._tx(single=True) as x:
+            if new is not None and x(_FROM_NEW, (*new, *row[1:])).rowcount == 1:
+                return True
+            return bool(x(_FROM_CAS, (*update, *row[1:])).rowcount == 1)
 
     def close(self) -> None:
         self.pool.close()

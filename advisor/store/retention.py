@@ -45,17 +45,16 @@ def start_retention(store: SqlStore, env: Mapping[str, str] | None = None) -> th
 
     def loop() -> None:
         while True:
+            threading.Event().wait(PURGE_EVERY_S)
             try:
                 purge_now(store, days)
             except StoreUnavailable as exc:
                 log.warning("retention purge skipped: %s", exc)
             except Exception:  # noqa: BLE001 - a closed store at shutdown
                 return
-            threading.Event().wait(PURGE_EVERY_S)
 
     purge_now(store, days)  # at start: a failure here is the start-up's failure
-    thread = threading.Thread(target=lambda: (threading.Event().wait(PURGE_EVERY_S), loop()), name="retention",
-                              daemon=True)
+    thread = threading.Thread(target=loop, name="retention", daemon=True)
     thread.start()
     return thread
 

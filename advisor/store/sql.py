@@ -28,9 +28,17 @@ from advisor.store.schema import MIGRATIONS, Only
 STATE_VERSION = 1  # version of the stored `state` JSON layout (Conversation.to_dict's own "version" inside it)
 
 _CONV_COLUMNS = ("id, owner, source, title, state, state_version, revision, created_at, updated_at, external_key")
-_TURN_COLUMNS = ("conversation_id, seq, request_id, question, answer, result, driver, duration_s, error, quote_id, "
+TURN_COLUMNS = ("conversation_id, seq, request_id, question, answer, result, driver, duration_s, error, quote_id, "
                  "created_at")
+TURN_VALUES = ", ".join("?" * len(TURN_COLUMNS.split(",")))
 _QUOTE_COLUMNS = "id, conversation_id, owner, lang, question, markdown, json, computed_at, created_at"
+# commit_turn's two writes (`SqlStore._write_turn`; PostgreSQL makes one statement of them, `PostgresStore`)
+NEW_CONVERSATION = ("(id, owner, source, title, state, state_version, revision, created_at, updated_at) "
+                     "VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT (id) DO NOTHING")
+CAS_UPDATE = ("UPDATE conversations SET state = ?, state_version = ?, revision = revision + 1, updated_at = ?, "
+               "title = CASE WHEN title = '' THEN ? ELSE title END, "
+               "lease_holder = CASE WHEN lease_holder = ? THEN NULL ELSE lease_holder END, "
+               "lease_until = CASE WHEN lease_holder = ? THEN 0 ELSE lease_until END WHERE id = ? AND revision = ?")
 
 
 def new_id() -> str:
@@ -190,8 +198,8 @@ class SqlStore:
         `expected_revision` (else `Conflict`); a `request_id` recorded before is not recorded again. With `owner`,
         a conversation at revision 0 that has no row yet (ids are made by the caller, `new_id`) gets one.
 
-        Two statements in the usual case: the compare-and-set (or, for a new conversation, the row's insert) and
-        the turn's insert. Whether the request was recorded before is asked only when the compare-and-set fails
+        Two statements in the usual case (`_write_turn`; one on PostgreSQL): the compare-and-set (or, for a new
+        conversation, the row's insert) and the turn's insert. Whether the request was recorded before is asked only when the compare-and-set fails
         (a request key names the revision it was asked at, so a recorded one has moved the conversation past
         it) or the insert hits the (conversation, request) unique key."""
         now = self.clock()
@@ -199,26 +207,18 @@ class SqlStore:
         question, answer, error, title = (scrub(turn.question), scrub(turn.answer), scrub(turn.error),
                                           (scrub(title) or "")[:200])
         quote_id = new_id() if turn.has_quote else None
+        row = (cid, expected_revision + 1, turn.request_id, question, answer, result_text, turn.driver,
+               float(turn.duration_s), error, quote_id, now)
         try:
-            with self._tx() as x:
-                created = expected_revision == 0 and owner is not None and x(
-                    "INSERT INTO conversations (id, owner, source, title, state, state_version, revision, created_at, "
-                    "updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT (id) DO NOTHING",
-                    (cid, owner, source, title, state_text, STATE_VERSION, now, now)).rowcount == 1
-                if not created and x(
-                        "UPDATE conversations SET state = ?, state_version = ?, revision = revision + 1, "
-                        "updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END, "
-                        "lease_holder = CASE WHEN lease_holder = ? THEN NULL ELSE lease_holder END, "
-                        "lease_until = CASE WHEN lease_holder = ? THEN 0 ELSE lease_until END "
-                        "WHERE id = ? AND revision = ?",
-                        (state_text, STATE_VERSION, now, title, holder, holder, cid, expected_revision)).rowcount != 1:
+            new = ((cid, owner, source, title, state_text, STATE_VERSION, now, now)
+                   if expected_revision == 0 and owner is not None else None)
+            update = (state_text, STATE_VERSION, now, title, holder, holder, cid, expected_revision)
+            if not self._write_turn(new, update, row):
+                with self._tx(single=True) as x:
                     seen = self._recorded(x, cid, turn.request_id)
-                    if seen is not None:
-                        return seen
-                    raise Conflict(f"conversation {cid} moved past revision {expected_revision}")
-                x(f"INSERT INTO turns ({_TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                  (cid, expected_revision + 1, turn.request_id, question, answer, result_text, turn.driver,
-                   float(turn.duration_s), error, quote_id, now))
+                if seen is not None:
+                    return seen
+                raise Conflict(f"conversation {cid} moved past revision {expected_revision}")
         except self._integrity:  # the request recorded before, or concurrently by another replica
             with self._tx(single=True) as x:
                 seen = self._recorded(x, cid, turn.request_id)
@@ -226,6 +226,18 @@ class SqlStore:
                 return seen
             raise Conflict(f"conversation {cid}: request {turn.request_id} was recorded concurrently") from None
         return Commit(expected_revision + 1, expected_revision + 1, quote_id)
+
+    def _write_turn(self, new: tuple[Any, ...] | None, update: tuple[Any, ...], row: tuple[Any, ...]) -> bool:
+        """The writes of `commit_turn`, in one transaction: the row of a new conversation (`new`: the parameters
+        of `NEW_CONVERSATION`, None unless at revision 0 with an owner) or else the compare-and-set of its revision
+        (`update`: `CAS_UPDATE`'s), then the turn (`row`: `TURN_COLUMNS`). False when the compare-and-set found
+        another revision (nothing written)."""
+        with self._tx() as x:
+            created = new is not None and x(f"INSERT INTO conversations {NEW_CONVERSATION}", new).rowcount == 1
+            if not created and x(CAS_UPDATE, update).rowcount != 1:
+                return False
+            x(f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({TURN_VALUES})", row)
+        return True
 
     @staticmethod
     def _recorded(x: Execute, cid: str, request_id: str) -> Commit | None:
@@ -237,7 +249,7 @@ class SqlStore:
     def turns(self, cid: str, limit: int = 1000) -> list[TurnRecord]:
         """The conversation's turns, oldest first (the last `limit`)."""
         with self._tx(single=True) as x:
-            rows = x(f"SELECT {_TURN_COLUMNS} FROM turns WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?",
+            rows = x(f"SELECT {TURN_COLUMNS} FROM turns WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?",
                      (cid, int(limit))).fetchall()
         return [TurnRecord(*r) for r in reversed(rows)]
 
@@ -245,7 +257,7 @@ class SqlStore:
         if not _plausible_id(quote_id):
             return None
         with self._tx(single=True) as x:
-            row = x(f"SELECT {_TURN_COLUMNS} FROM turns WHERE quote_id = ?", (quote_id,)).fetchone()
+            row = x(f"SELECT {TURN_COLUMNS} FROM turns WHERE quote_id = ?", (quote_id,)).fetchone()
         return TurnRecord(*row) if row else None
 
     def list_recommendations(self, owner: str, limit: int = 20) -> list[TurnRecord]:
@@ -288,7 +300,7 @@ class SqlStore:
         with self._tx(single=True) as x:
             cur = x("INSERT INTO events (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE "
                     "SET expires_at = excluded.expires_at WHERE events.expires_at < ?", (event_id, now + ttl_s, now))
-            return cur.rowcount == 1
+            return bool(cur.rowcount == 1)
 
     # --- retention ------------------------------------------------------------------------------------------
     def purge(self, older_than_s: float) -> dict[str, int]:

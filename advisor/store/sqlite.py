@@ -22,6 +22,13 @@ from advisor.store.errors import StoreUnavailable
 from advisor.store.sql import Execute, SqlStore
 
 
+def _executor(conn: sqlite3.Connection) -> Execute:
+    def execute(sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        return conn.execute(sql, params)
+
+    return execute
+
+
 class SqliteStore(SqlStore):
     kind = "SQLite"
     _unavailable = (sqlite3.OperationalError,)  # locked too long, disk full, unreadable file
@@ -64,7 +71,7 @@ class SqliteStore(SqlStore):
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            yield conn.execute
+            yield _executor(conn)
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -73,7 +80,7 @@ class SqliteStore(SqlStore):
 
     @contextmanager
     def _autocommit(self) -> Iterator[Execute]:
-        yield self._connection().execute  # (isolation_level=None: each statement is its own transaction)
+        yield _executor(self._connection())  # (isolation_level=None: each statement is its own transaction)
 
     def _lock_migrations(self, x: Execute) -> None:
         pass  # BEGIN IMMEDIATE already excludes every other writer
