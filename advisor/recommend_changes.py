@@ -101,13 +101,13 @@ def _context_change(search: Search, closest: list[Option]) -> list[Change]:
     best = next((o for o in closest if not blocked(o)), None)  # never point to a card a rule rules out
     if best is None:
         return []
-    ctx_len = _max_context(search, search.catalog.gpu(best.gpu), best)
-    if not ctx_len or ctx_len >= w.context:
+    max_context = _max_context(search, search.catalog.gpu(best.gpu), best)
+    if not max_context or max_context >= w.context:
         return []
-    return [Change(kind="context", value=ctx_len,
-                   message=f"context ≤ {ctx_len} tokens (instead of {w.context}) fits on "
+    return [Change(kind="context", value=max_context,
+                   message=f"context ≤ {max_context} tokens (instead of {w.context}) fits on "
                            f"{best.count}× {best.gpu_name}",
-                   message_zh=f"上下文降到 {ctx_len} tokens 以内（原 {w.context}）可在 {best.count} 张 "
+                   message_zh=f"上下文降到 {max_context} tokens 以内（原 {w.context}）可在 {best.count} 张 "
                               f"{best.gpu_name} 上装下")]
 
 

@@ -39,7 +39,7 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
     from advisor.estimator.training import BEST_CASE, PRIOR_CASE, estimate_train_time
 
     tokens = w.train_tokens or default_train_tokens(search.model, w)
-    r = estimate_train_time(search.model, gpu, layout.count, tokens, load_calibration(), seq_len=w.context,
+    r = estimate_train_time(search.model, gpu, layout.count, tokens, load_calibration(), context=w.context,
                             task=w.task, recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0,
                             micro_batch=w.batch, offload=layout.offload)
     basis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"

@@ -37,7 +37,7 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
 
     ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None)
     try:
-        plan = plan_training(model, gpu, count, tokens, load_calibration(), seq_len=w.context, ov=ov,
+        plan = plan_training(model, gpu, count, tokens, load_calibration(), context=w.context, ov=ov,
                              explain=False)
     except InputError:
         plan = None

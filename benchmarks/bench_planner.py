@@ -40,7 +40,7 @@ def main(repeats: int = 15) -> None:
         plan = None
         for _ in range(repeats):
             t0 = time.perf_counter()
-            plan = plan_training(model, gpu, n, tokens, calib, seq_len=seq, precision=prec)
+            plan = plan_training(model, gpu, n, tokens, calib, context=seq, precision=prec)
             times.append((time.perf_counter() - t0) * 1000)
         assert plan is not None
         med, mx = statistics.median(times), max(times)

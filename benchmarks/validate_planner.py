@@ -116,7 +116,7 @@ class Result:
 def predict(row: Row) -> Result:
     cat, calib = load_catalog(), load_calibration()
     model = row.model if isinstance(row.model, ModelSpec) else cat.model(row.model)
-    plan = plan_training(model, cat.gpu(row.gpu), row.count, row.tokens, calib, seq_len=row.seq,
+    plan = plan_training(model, cat.gpu(row.gpu), row.count, row.tokens, calib, context=row.seq,
                          precision=row.precision, ov=row.ov)
     if row.kind == "run":
         value = plan.run_gpu_hours

@@ -133,7 +133,7 @@ def predict_all(calib: Calibration | None = None, kinds: tuple[str, ...] = tuple
                        r.get("check", True)))
     for r in data["training"] if "training" in kinds else []:
         m, g = model(r["model"]), cat.gpu(r["gpu"])
-        est = estimate_train_time(m, g, r["count"], 1e9, calib, seq_len=r["seq"], task="pretrain",
+        est = estimate_train_time(m, g, r["count"], 1e9, calib, context=r["seq"], task="pretrain",
                                   recompute=r["recompute"], precision=r["precision"])
         out.append(Row("training", r["id"], g.id, m.id,
                        f"{r['precision']} ×{r['count']} s{r['seq']} {r['recompute']} recompute",

@@ -129,7 +129,7 @@ def test_run_total_divides_by_the_llama3_goodput():
     ("deepseek-v3", "h800-sxm", 2048, 4096, "fp8", {}),
 ])
 def test_published_runs_are_expressible(mid, gid, n, seq, prec, ov):
-    p = plan(mid, gid, n, 1e12, seq_len=seq, precision=prec, global_batch_tokens=16 * M if "405b" in mid else None,
+    p = plan(mid, gid, n, 1e12, context=seq, precision=prec, global_batch_tokens=16 * M if "405b" in mid else None,
              **ov)
     for k, v in ov.items():
         assert getattr(p.layout, k) == v
@@ -157,7 +157,7 @@ def test_refusal_names_the_smallest_count_that_fits():
 def test_launch_settings_name_the_layout():
     from advisor.estimator.plan_text import launch_settings
 
-    p = plan("llama-3.1-405b", "h100-sxm", 8192, 1e12, seq_len=8192, tp=8, pp=16, global_batch_tokens=16 * M)
+    p = plan("llama-3.1-405b", "h100-sxm", 8192, 1e12, context=8192, tp=8, pp=16, global_batch_tokens=16 * M)
     s = launch_settings(p)
     for arg in ("--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 16", "--sequence-parallel",
                 "--micro-batch-size 1", f"--global-batch-size {p.layout.global_batch_seqs}",

@@ -48,7 +48,7 @@ def test_lora_skips_weight_gradients():
 
 def test_mfu_override_gives_tokens_per_second_from_peak():
     g = CAT.gpu("h100-sxm")
-    est = estimate_train_time(CAT.model("llama-3-8b"), g, 8, 1e11, CAL, seq_len=4096, recompute="none", mfu=0.4)
+    est = estimate_train_time(CAT.model("llama-3-8b"), g, 8, 1e11, CAL, context=4096, recompute="none", mfu=0.4)
     expected = 8 * g.bf16_dense_flops * 0.4 / (6 * N_8B + 3 * attn(4096))
     assert est.tokens_per_s == pytest.approx(expected, rel=1e-9)
     assert est.mfu == pytest.approx(0.4)
@@ -70,8 +70,8 @@ def test_moe_uses_active_parameters():
 
 def test_recompute_lowers_the_achieved_mfu_by_the_hardware_flops_ratio():
     m, g = CAT.model("llama-3-8b"), CAT.gpu("a100-80g-sxm")
-    none = estimate_train_time(m, g, 8, 1e10, CAL, seq_len=2048, recompute="none")
-    full = estimate_train_time(m, g, 8, 1e10, CAL, seq_len=2048, recompute="full")
+    none = estimate_train_time(m, g, 8, 1e10, CAL, context=2048, recompute="none")
+    full = estimate_train_time(m, g, 8, 1e10, CAL, context=2048, recompute="full")
     mf, hf = train_flops_per_token(m, 2048, "pretrain", "full")
     assert full.mfu == pytest.approx(none.mfu * mf / hf, rel=0.02)
     assert full.wall_s > none.wall_s
@@ -94,8 +94,8 @@ def test_interconnect_and_scale_enter_through_exposed_communication():
     span four servers whose 8 × 400 Gb/s NICs carry the ZeRO-3 rings more slowly than NVLink, and the traffic
     outlasts the compute — per-GPU speed drops, total still rises."""
     m, g = CAT.model("llama-3-8b"), CAT.gpu("b200")
-    one = estimate_train_time(m, g, 8, 1e10, CAL, seq_len=1024, micro_batch=3, precision="fp8", recompute="none")
-    two = estimate_train_time(m, g, 32, 1e10, CAL, seq_len=1024, micro_batch=3, precision="fp8", recompute="none")
+    one = estimate_train_time(m, g, 8, 1e10, CAL, context=1024, micro_batch=3, precision="fp8", recompute="none")
+    two = estimate_train_time(m, g, 32, 1e10, CAL, context=1024, micro_batch=3, precision="fp8", recompute="none")
     assert one.communication_s_per_step == 0 and two.communication_s_per_step > 0
     assert two.tokens_per_s_per_gpu < one.tokens_per_s_per_gpu
     assert two.tokens_per_s > one.tokens_per_s
@@ -136,8 +136,8 @@ def test_more_gpus_never_slow_training(gid, mid, task, n, extra):
     # ZeRO-1: gradients all-reduced once per step. (ZeRO-3 gathers in every micro-batch and can make an extra GPU
     # slower on slow links — see tests/test_training_time_review.py.)
     g, m = CAT.gpu(gid), CAT.model(mid)
-    a = estimate_train_time(m, g, n, 1e10, CAL, seq_len=2048, task=task, zero=1)
-    b = estimate_train_time(m, g, n + extra, 1e10, CAL, seq_len=2048, task=task, zero=1)
+    a = estimate_train_time(m, g, n, 1e10, CAL, context=2048, task=task, zero=1)
+    b = estimate_train_time(m, g, n + extra, 1e10, CAL, context=2048, task=task, zero=1)
     assert b.tokens_per_s >= a.tokens_per_s * (1 - 1e-12)
     assert b.wall_s <= a.wall_s * (1 + 1e-12)
     # and never faster than the peak allows

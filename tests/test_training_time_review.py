@@ -67,9 +67,9 @@ def test_pcie_servers_share_one_figure(gid, per_node):
 
 def test_the_chosen_figures_are_stated_in_the_assumptions():
     m = CAT.model("llama-3.1-70b")
-    hgx = estimate_train_time(m, CAT.gpu("h20"), 16, 2e9, CAL, task="lora", seq_len=4096)
-    pcie = estimate_train_time(m, CAT.gpu("rtx-4090"), 16, 2e9, CAL, task="lora", seq_len=4096)
-    one = estimate_train_time(m, CAT.gpu("rtx-4090"), 8, 2e9, CAL, task="lora", seq_len=4096)
+    hgx = estimate_train_time(m, CAT.gpu("h20"), 16, 2e9, CAL, task="lora", context=4096)
+    pcie = estimate_train_time(m, CAT.gpu("rtx-4090"), 16, 2e9, CAL, task="lora", context=4096)
+    one = estimate_train_time(m, CAT.gpu("rtx-4090"), 8, 2e9, CAL, task="lora", context=4096)
     assert any("baseboard" in a and "400 Gb/s" in a for a in hgx.assumptions), hgx.assumptions
     assert any("PCIe servers" in a and "200 Gb/s" in a for a in pcie.assumptions), pcie.assumptions
     assert not any("servers" in a for a in one.assumptions)  # one server: no network assumed
@@ -81,8 +81,8 @@ def test_the_same_card_in_pcie_servers_is_slower_across_servers():
     one 400 Gb/s NIC each, and the full fine-tune's FSDP traffic no longer hides behind compute."""
     m = CAT.model("llama-3-8b")
     for n in (16, 32):
-        hgx = estimate_train_time(m, CAT.gpu("h100-sxm"), n, 1e10, CAL, task="full", seq_len=4096)
-        pcie = estimate_train_time(m, as_pcie_server("h100-sxm"), n, 1e10, CAL, task="full", seq_len=4096)
+        hgx = estimate_train_time(m, CAT.gpu("h100-sxm"), n, 1e10, CAL, task="full", context=4096)
+        pcie = estimate_train_time(m, as_pcie_server("h100-sxm"), n, 1e10, CAL, task="full", context=4096)
         assert hgx.compute_s_per_step == pytest.approx(pcie.compute_s_per_step)  # same chip, same compute
         assert pcie.communication_s_per_step > hgx.communication_s_per_step
         assert pcie.tokens_per_s < hgx.tokens_per_s
@@ -109,8 +109,8 @@ def test_inter_node_time_from_line_rates():
        task=st.sampled_from(["pretrain", "full", "lora"]), n=st.integers(9, 128))
 def test_a_pcie_server_is_never_faster_than_a_baseboard_at_equal_flops(gid, mid, task, n):
     m = CAT.model(mid)
-    hgx = estimate_train_time(m, CAT.gpu(gid), n, 1e10, CAL, task=task, seq_len=2048)
-    pcie = estimate_train_time(m, as_pcie_server(gid), n, 1e10, CAL, task=task, seq_len=2048)
+    hgx = estimate_train_time(m, CAT.gpu(gid), n, 1e10, CAL, task=task, context=2048)
+    pcie = estimate_train_time(m, as_pcie_server(gid), n, 1e10, CAL, task=task, context=2048)
     assert pcie.tokens_per_s <= hgx.tokens_per_s * (1 + 1e-12)
 
 
@@ -147,7 +147,7 @@ def test_story2_16_rtx4090_from_first_principles():
     from knowledge.params import param_counts
 
     m, g = CAT.model("llama-3.1-70b"), CAT.gpu("rtx-4090")
-    est = estimate_train_time(m, g, 16, 2e9, CAL, task="lora", seq_len=4096, micro_batch=1)
+    est = estimate_train_time(m, g, 16, 2e9, CAL, task="lora", context=4096, micro_batch=1)
     p = param_counts(m).total
     _, hw = train_flops_per_token(m, 4096, "lora", "full")
     compute = 16384 * hw / (g.bf16_dense_flops * 0.45)
@@ -162,7 +162,7 @@ def test_story2_16_rtx4090_from_first_principles():
 @pytest.mark.parametrize("zero,recompute,gathers", [(3, "full", 3), (3, "selective", 2), (3, "none", 2),
                                                     (2, "full", 0), (1, "full", 0)])
 def test_gathers_per_micro_batch_fire_only_for_zero3(zero, recompute, gathers):
-    est = estimate_train_time(CAT.model("llama-3-8b"), CAT.gpu("l20"), 16, 1e9, CAL, task="full", seq_len=4096,
+    est = estimate_train_time(CAT.model("llama-3-8b"), CAT.gpu("l20"), 16, 1e9, CAL, task="full", context=4096,
                               recompute=recompute, zero=zero)
     lines = [f for f in est.formulas if "all-gathers" in f]
     if gathers:
@@ -176,8 +176,8 @@ def test_smaller_micro_batches_gather_more_often():
     """Story 2's 32 × RTX 4090: at micro-batch 1 × 4096 the ZeRO-3 gathers run 4× per 16,384-token step and are
     exposed; at 4 × 4096 (one gather per step, what the estimate assumed before the review) they hide."""
     m, g = CAT.model("llama-3.1-70b"), CAT.gpu("rtx-4090")
-    small = estimate_train_time(m, g, 32, 2e9, CAL, task="lora", seq_len=4096, micro_batch=1)
-    large = estimate_train_time(m, g, 32, 2e9, CAL, task="lora", seq_len=4096, micro_batch=4)
+    small = estimate_train_time(m, g, 32, 2e9, CAL, task="lora", context=4096, micro_batch=1)
+    large = estimate_train_time(m, g, 32, 2e9, CAL, task="lora", context=4096, micro_batch=4)
     assert small.communication_s_per_step > 0 == large.communication_s_per_step
     assert small.wall_s > 1.3 * large.wall_s
 
@@ -189,8 +189,8 @@ def test_smaller_micro_batches_gather_more_often():
        extra=st.integers(1, 16))
 def test_a_larger_micro_batch_is_never_slower_per_token(gid, mid, task, zero, n, seq, b, extra):
     m, g = CAT.model(mid), CAT.gpu(gid)
-    a = estimate_train_time(m, g, n, 1e10, CAL, task=task, seq_len=seq, zero=zero, micro_batch=b)
-    c = estimate_train_time(m, g, n, 1e10, CAL, task=task, seq_len=seq, zero=zero, micro_batch=b + extra)
+    a = estimate_train_time(m, g, n, 1e10, CAL, task=task, context=seq, zero=zero, micro_batch=b)
+    c = estimate_train_time(m, g, n, 1e10, CAL, task=task, context=seq, zero=zero, micro_batch=b + extra)
     assert c.tokens_per_s >= a.tokens_per_s * (1 - 1e-12)
 
 
@@ -227,7 +227,7 @@ def test_validation_rows_hold_at_their_published_micro_batches():
         if row["id"] not in PUBLISHED_MICRO_BATCH:
             continue
         m, g = _validation_model(row["model"]), CAT.gpu(row["gpu"])
-        est = estimate_train_time(m, g, row["count"], 1e9, CAL, seq_len=row["seq"], task="pretrain",
+        est = estimate_train_time(m, g, row["count"], 1e9, CAL, context=row["seq"], task="pretrain",
                                   recompute=row["recompute"], precision=row["precision"],
                                   micro_batch=PUBLISHED_MICRO_BATCH[row["id"]])
         err = est.tokens_per_s_per_gpu / row["measured_tps_per_gpu"] - 1
@@ -245,8 +245,8 @@ def test_offload_time_from_first_principles():
     from knowledge.params import param_counts
 
     m, g = CAT.model("llama-2-7b"), CAT.gpu("rtx-4090")
-    base = estimate_train_time(m, g, 1, 1e9, CAL, task="full", seq_len=4096, zero=0)
-    off = estimate_train_time(m, g, 1, 1e9, CAL, task="full", seq_len=4096, zero=2, offload="optimizer")
+    base = estimate_train_time(m, g, 1, 1e9, CAL, task="full", context=4096, zero=0)
+    off = estimate_train_time(m, g, 1, 1e9, CAL, task="full", context=4096, zero=2, offload="optimizer")
     p = param_counts(m).total
     expected = p / 1.8e9 + 4 * p / (31.5e9 * 0.7)
     assert off.offload_s_per_step == pytest.approx(expected, rel=1e-9)
@@ -263,11 +263,11 @@ def test_offload_is_shared_by_the_gpus_of_a_server():
     from knowledge.params import param_counts
 
     m, g = CAT.model("llama-2-7b"), CAT.gpu("rtx-4090")
-    off = estimate_train_time(m, g, 2, 1e9, CAL, task="full", seq_len=4096, zero=3, offload="optimizer")
+    off = estimate_train_time(m, g, 2, 1e9, CAL, task="full", context=4096, zero=3, offload="optimizer")
     p = param_counts(m).total
     assert off.offload_s_per_step == pytest.approx(p / 1.8e9 + 4 * p / 2 / (31.5e9 * 0.7), rel=1e-9)
     # over two servers each host updates half
-    off16 = estimate_train_time(m, g, 16, 1e9, CAL, task="full", seq_len=4096, zero=3, offload="optimizer")
+    off16 = estimate_train_time(m, g, 16, 1e9, CAL, task="full", context=4096, zero=3, offload="optimizer")
     assert off16.offload_s_per_step == pytest.approx(p / 2 / 1.8e9 + 4 * p / 16 / (31.5e9 * 0.7), rel=1e-9)
 
 
@@ -275,7 +275,7 @@ def test_lora_offloads_only_the_adapters():
     from advisor.estimator.training_memory import lora_params
 
     m, g = CAT.model("llama-3.1-70b"), CAT.gpu("rtx-4090")
-    off = estimate_train_time(m, g, 8, 2e9, CAL, task="lora", seq_len=4096, offload="optimizer")
+    off = estimate_train_time(m, g, 8, 2e9, CAL, task="lora", context=4096, offload="optimizer")
     a = lora_params(m, 16, "all-linear")
     assert off.offload_s_per_step == pytest.approx(a / 1.8e9 + 4 * a / 8 / (31.5e9 * 0.7), rel=1e-9)
     assert off.offload_s_per_step < 0.05 * off.compute_s_per_step
@@ -287,7 +287,7 @@ def test_lora_offloads_only_the_adapters():
        n=st.integers(1, 64), b=st.integers(1, 8))
 def test_offload_is_never_faster(gid, mid, task, zero, n, b):
     m, g = CAT.model(mid), CAT.gpu(gid)
-    runs = [estimate_train_time(m, g, n, 1e10, CAL, task=task, seq_len=2048, zero=zero, micro_batch=b, offload=o)
+    runs = [estimate_train_time(m, g, n, 1e10, CAL, task=task, context=2048, zero=zero, micro_batch=b, offload=o)
             for o in ("none", "optimizer", "all")]
     assert runs[0].tokens_per_s >= runs[1].tokens_per_s * (1 - 1e-12)
     assert runs[1].tokens_per_s >= runs[2].tokens_per_s * (1 - 1e-12)
@@ -317,7 +317,7 @@ def test_prediction_is_a_best_case_against_llama2(mid):
     failures, checkpointing, evaluation, a 350 W power cap on part of the fleet (A100 SXM: 400 W), one 4,096-token
     sequence per GPU per step on ~1,000 GPUs, 2023 software. The assumptions state the 1.5–1.6× figure."""
     m = CAT.model(mid)
-    est = estimate_train_time(m, CAT.gpu("a100-80g-sxm"), 1024, 2e12, CAL, seq_len=4096, task="pretrain")
+    est = estimate_train_time(m, CAT.gpu("a100-80g-sxm"), 1024, 2e12, CAL, context=4096, task="pretrain")
     ratio = LLAMA2_GPU_HOURS[mid] / est.gpu_hours
     assert 1.0 < ratio <= 2.0, f"{mid}: published {LLAMA2_GPU_HOURS[mid]:,} vs predicted {est.gpu_hours:,.0f}"
     assert round(ratio, 1) in (1.5, 1.6)  # the range the assumption text quotes

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from advisor.workload import (
     DEFAULT_CONTEXT,
@@ -62,7 +62,8 @@ class TrainTimeArgs(_Args):
     count: int = Field(1, ge=1, le=100_000, description="number of GPUs")
     tokens: float = Field(gt=0, le=1e15, description="training tokens (e.g. 2e9 for 2B tokens)")
     task: Literal["pretrain", "full", "lora", "qlora", "freeze"] = "pretrain"
-    seq_len: int | None = Field(None, ge=16, le=1_000_000, description="sequence length in tokens")
+    context: int | None = Field(None, ge=16, le=1_000_000, validation_alias=AliasChoices("context", "seq_len"),
+                                description="tokens per training sequence")
     precision: Literal["bf16", "fp16", "fp8"] = "bf16"
     recompute: Recompute | None = None
     mfu: float | None = Field(None, gt=0, le=1, description="override the calibrated MFU (0–1)")

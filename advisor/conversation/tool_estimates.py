@@ -151,7 +151,7 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
     model, gpu = cat.model(args.model), cat.gpu(args.gpu)
     if args.task in ("pretrain", "full"):
         return _planned_train_time(args, model, gpu)
-    est = estimate_train_time(model, gpu, args.count, args.tokens, load_calibration(), seq_len=args.seq_len,
+    est = estimate_train_time(model, gpu, args.count, args.tokens, load_calibration(), context=args.context,
                               task=args.task, recompute=args.recompute, precision=args.precision, mfu=args.mfu,
                               zero=args.zero)
     src = "estimate_train_time (advisor.estimator.training)"
@@ -169,7 +169,7 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
             cites(gpu, "bf16_dense_flops")),
     ]
     data = {"model": model.name, "gpu": gpu.name, "count": est.count, "task": est.task, "precision": est.precision,
-            "recompute": est.recompute, "seq_len": est.seq_len, "numbers": numbers,
+            "recompute": est.recompute, "context": est.context, "numbers": numbers,
             "formulas": cap(est.formulas, MAX_FORMULAS), "assumptions": cap(est.assumptions, MAX_ASSUMPTIONS),
             "inputs": args.model_dump(exclude_unset=True, mode="json")}
     summary = (f"{model.name} {est.task} on {est.count}× {gpu.name}: {fmt_seconds(est.wall_s)}, "
@@ -186,7 +186,7 @@ def _planned_train_time(args: TrainTimeArgs, model: ModelSpec, gpu: GpuSpec) -> 
     from advisor.estimator.planner import Overrides, plan_training
 
     ov = Overrides(recompute=args.recompute, zero=args.zero if "zero" in args.model_fields_set else None)
-    p = plan_training(model, gpu, args.count, args.tokens, load_calibration(), seq_len=args.seq_len,
+    p = plan_training(model, gpu, args.count, args.tokens, load_calibration(), context=args.context,
                       precision=args.precision, ov=ov, mfu=args.mfu)
     src = "plan_training (advisor.estimator.planner)"
     days = f"{p.wall_s / 86400:,.1f} days" if p.wall_s >= 86400 else fmt_seconds(p.wall_s)
@@ -205,7 +205,7 @@ def _planned_train_time(args: TrainTimeArgs, model: ModelSpec, gpu: GpuSpec) -> 
     ]
     data = {"model": model.name, "gpu": gpu.name, "count": p.count, "task": args.task, "precision": p.precision,
             "layout": p.layout_dict(), "layout_summary": p.layout.describe(), "launch": launch_settings(p),
-            "seq_len": p.seq_len, "numbers": numbers, "formulas": cap(p.formulas, MAX_FORMULAS),
+            "context": p.context, "numbers": numbers, "formulas": cap(p.formulas, MAX_FORMULAS),
             "assumptions": cap(p.assumptions, MAX_ASSUMPTIONS),
             "inputs": args.model_dump(exclude_unset=True, mode="json")}
     summary = (f"{model.name} {args.task} on {p.count}× {gpu.name} as {p.layout.describe()}: "

@@ -23,7 +23,7 @@ def plan_formulas(p: Plan, model: ModelSpec) -> list[str]:
         f"layout = {lay.describe()} on {p.count} GPUs (world = TP {lay.tp} × CP {lay.cp} × PP {lay.pp} × DP "
         f"{lay.dp}); {p.searched} layouts searched",
         f"global batch = micro-batch {lay.micro_batch} × {m} accumulation × DP {lay.dp} = {lay.global_batch_seqs:,} "
-        f"sequences × {p.seq_len} tokens = {p.global_batch_tokens:,} tokens",
+        f"sequences × {p.context} tokens = {p.global_batch_tokens:,} tokens",
         f"model FLOPs/token = 6·N + 3·A(s) = {st.model_flops_per_token:.4g}; hardware FLOPs/token "
         f"({lay.recompute} recompute) = {st.hardware_flops_per_token:.4g}",
         f"compute = {st.tokens_per_step:,.0f} tokens / {p.count} GPUs × {st.hardware_flops_per_token:.4g} / "
@@ -79,7 +79,7 @@ def megatron_args(p: Plan) -> str:
     if lay.tp > 1:
         args.append("--sequence-parallel")
     args += [f"--micro-batch-size {lay.micro_batch}", f"--global-batch-size {lay.global_batch_seqs}",
-             f"--seq-length {p.seq_len}"]
+             f"--seq-length {p.context}"]
     if lay.partial_recompute:
         args += ["--recompute-granularity full", "--recompute-method block",
                  f"--recompute-num-layers {lay.recompute_layers}"]
@@ -122,7 +122,7 @@ def data_parallel_contract(est: TrainTimeEstimate, zero: int, micro_batch: int,
                            goodput: float) -> dict[str, Any]:
     """The data-parallel estimate's contract with the layout/step/run keys of the planner's."""
     out = est.to_contract()
-    seqs = est.tokens_per_step / est.seq_len
+    seqs = est.tokens_per_step / est.context
     out["layout"].update({"tp": 1, "pp": 1, "dp": est.count, "ep": 1, "cp": 1, "zero": zero,
                           "recompute": est.recompute, "micro_batch": micro_batch,
                           "grad_accum": max(1, round(seqs / (est.count * micro_batch))),

@@ -61,7 +61,7 @@ class Plan:
     gpu: str
     count: int
     tokens: float
-    seq_len: int
+    context: int  # tokens per training sequence
     precision: str
     layout: ParallelLayout
     memory: LayoutMemory
@@ -103,7 +103,7 @@ class Plan:
 
     @property
     def global_batch_tokens(self) -> int:
-        return self.layout.global_batch_seqs * self.seq_len
+        return self.layout.global_batch_seqs * self.context
 
     def layout_dict(self) -> dict[str, Any]:
         lay = self.layout
@@ -134,7 +134,7 @@ class Plan:
             "flops_per_token": flops, "total_flops": flops * self.tokens,
             "mfu_source": "user override" if self.mfu_override is not None else self.step.hfu_note,
             "memory_per_gpu_bytes": self.memory_dict(), "launch": launch_settings(self),
-            "workload": {"model": self.model, "task": task, "tokens": self.tokens, "seq_len": self.seq_len,
+            "workload": {"model": self.model, "task": task, "tokens": self.tokens, "seq_len": self.context,
                          "precision": self.precision, "recompute": self.layout.recompute},
             "assumptions": list(self.assumptions),
         }
@@ -308,7 +308,7 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
         raise InputError(f"GPU count must be between 1 and {MAX_COUNT}, got {count}", field="count",
                          accepted=f"1 … {MAX_COUNT}")
     if not 1 <= context <= 10_000_000:
-        raise InputError(f"sequence length must be between 1 and 10,000,000, got {context}", field="seq_len")
+        raise InputError(f"sequence length must be between 1 and 10,000,000, got {context}", field="context")
     if precision == "fp8" and not (gpu.fp8_dense_flops and gpu.supports_fp8):
         raise InputError(f"{gpu.name} has no FP8 tensor cores; FP8 training needs Hopper, Ada or newer",
                          field="precision", accepted="bf16 on this GPU")
@@ -334,13 +334,15 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
 
 
 def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
-                  seq_len: int | None = None, precision: str = "bf16", ov: Overrides = Overrides(),
-                  mfu: float | None = None, ignore_memory: bool = False, explain: bool = True) -> Plan:
+                  context: int | None = None, precision: str = "bf16", ov: Overrides = Overrides(),
+                  mfu: float | None = None, ignore_memory: bool = False, explain: bool = True,
+                  seq_len: int | None = None) -> Plan:
     """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals.
     `mfu`: the user's achieved MFU replaces the step-time model for the totals; `ignore_memory`: search every
     layout, fitting or not (the user skipped the memory check); `explain=False`: refuse without searching for the
-    smallest count that would fit."""
-    context = int(seq_len or min(model.max_context, DEFAULT_CONTEXT))
+    smallest count that would fit. `context`: tokens per training sequence (`seq_len`, its name in the JSON contract,
+    is accepted as well)."""
+    context = int(context or seq_len or min(model.max_context, DEFAULT_CONTEXT))
     check_inputs(model, gpu, count, tokens, context, ov, precision, calib)
     if mfu is not None and not 0 < mfu <= 1:
         raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
@@ -356,7 +358,7 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     lay, mem, st, n = found
     assert st is not None
     pl = calib.planner
-    plan = Plan(model=model.id, gpu=gpu.id, count=count, tokens=float(tokens), seq_len=context, precision=precision,
+    plan = Plan(model=model.id, gpu=gpu.id, count=count, tokens=float(tokens), context=context, precision=precision,
                 layout=lay, memory=mem, step=st, capacity_bytes=float(gpu.memory_bytes), goodput=pl.goodput.value,
                 goodput_source=", ".join(pl.goodput.source), searched=n,
                 num_layers=model.num_layers, mfu_override=mfu)

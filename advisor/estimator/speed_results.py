@@ -127,7 +127,7 @@ class TrainTimeEstimate(_Result):
     precision: str  # "bf16" or "fp8": the tensor-core peak the MFU refers to
     recompute: str
     tokens: PositiveFloat
-    seq_len: PositiveInt
+    context: PositiveInt  # tokens per training sequence ("seq_len" in the JSON contract)
     params_matmul: PositiveInt  # N in 6·N·D: parameters that take part in matrix multiplies
     flops_per_token: PositiveFloat  # model FLOPs (the MFU numerator), per token
     hardware_flops_per_token: PositiveFloat  # incl. recomputation (the HFU numerator)
@@ -160,7 +160,7 @@ class TrainTimeEstimate(_Result):
             "total_flops": self.flops_per_token * self.tokens,
             "mfu_source": self.mfu_source,
             "layout": {"gpu": self.gpu, "count": self.count},
-            "workload": {"model": self.model, "task": self.task, "tokens": self.tokens, "seq_len": self.seq_len,
+            "workload": {"model": self.model, "task": self.task, "tokens": self.tokens, "seq_len": self.context,
                          "precision": self.precision, "recompute": self.recompute},
             "assumptions": list(self.assumptions),
         }

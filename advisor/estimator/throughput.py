@@ -302,31 +302,27 @@ def _allreduce_s(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
 
 
 def decode_step(prof: SpeedProfile, hw: Hardware, batch: int, context: int) -> Step:
-    """One decode step for `batch` sequences of `context` tokens each, on one GPU of the TP group."""
-    w_bytes = prof.weight_read_bytes(batch)
-    kv = float(batch * prof.kv_bytes(context))
-    mm = batch * prof.matmul_flops_per_token
-    at = batch * prof.attention_flops(context)
-    return Step(
-        weights_s=w_bytes / (hw.bandwidth * hw.eta_w), kv_s=kv / (hw.bandwidth * hw.eta_kv),
-        matmul_s=mm / (hw.peak * hw.eta_c), attention_s=at / (hw.attn_peak * hw.eta_attn),
-        comm_s=_allreduce_s(batch, prof, hw), overhead_s=hw.step_overhead + hw.layer_overhead * prof.layers,
-        bytes_read=w_bytes + kv, flops=mm + at, sharpness=hw.sharpness,
-    )
+    """One decode step for `batch` sequences of `context` tokens each, on one GPU of the TP group: one token per
+    sequence, the whole KV cache read."""
+    return _step(prof, hw, batch, float(batch * prof.kv_bytes(context)), batch * prof.attention_flops(context))
 
 
 def prefill_step(prof: SpeedProfile, hw: Hardware, batch: int, prompt: int) -> Step:
     """Prefill of `batch` prompts of `prompt` tokens in one forward (KV written, weights read once)."""
     tokens = batch * prompt
+    return _step(prof, hw, tokens, float(batch * prof.kv_bytes(prompt)), tokens * prof.prefill_attention_flops(prompt))
+
+
+def _step(prof: SpeedProfile, hw: Hardware, tokens: int, kv_bytes: float, attention_flops: float) -> Step:
+    """The roofline terms of one forward over `tokens` tokens: weights read once, `kv_bytes` of KV cache moved,
+    the matrix multiplies and `attention_flops`, the TP all-reduces, fixed per-step and per-layer overheads."""
     w_bytes = prof.weight_read_bytes(tokens)
-    kv_write = float(batch * prof.kv_bytes(prompt))
     mm = tokens * prof.matmul_flops_per_token
-    at = tokens * prof.prefill_attention_flops(prompt)
     return Step(
-        weights_s=w_bytes / (hw.bandwidth * hw.eta_w), kv_s=kv_write / (hw.bandwidth * hw.eta_kv),
-        matmul_s=mm / (hw.peak * hw.eta_c), attention_s=at / (hw.attn_peak * hw.eta_attn),
+        weights_s=w_bytes / (hw.bandwidth * hw.eta_w), kv_s=kv_bytes / (hw.bandwidth * hw.eta_kv),
+        matmul_s=mm / (hw.peak * hw.eta_c), attention_s=attention_flops / (hw.attn_peak * hw.eta_attn),
         comm_s=_allreduce_s(tokens, prof, hw), overhead_s=hw.step_overhead + hw.layer_overhead * prof.layers,
-        bytes_read=w_bytes + kv_write, flops=mm + at, sharpness=hw.sharpness,
+        bytes_read=w_bytes + kv_bytes, flops=mm + attention_flops, sharpness=hw.sharpness,
     )
 
 

@@ -210,7 +210,7 @@ def _check(tokens: float, count: int, context: int, mfu: float | None, task: str
     if count < 1 or count > 100_000:
         raise InputError(f"GPU count must be between 1 and 100000, got {count}", field="count")
     if context < 1 or context > 10_000_000:
-        raise InputError(f"sequence length must be between 1 and 10,000,000, got {context}", field="seq_len")
+        raise InputError(f"sequence length must be between 1 and 10,000,000, got {context}", field="context")
     if mfu is not None and not 0 < mfu <= 1:
         raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
     if task not in TASKS:
@@ -393,18 +393,19 @@ def _train_assumptions(gpu: GpuSpec, count: int, calib: Calibration, context: in
 
 
 def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
-                        seq_len: int | None = None, task: str = "pretrain", recompute: str | None = None,
+                        context: int | None = None, task: str = "pretrain", recompute: str | None = None,
                         precision: str = "bf16", mfu: float | None = None, zero: int = 3,
-                        micro_batch: int = 1, offload: str = "none") -> TrainTimeEstimate:
+                        micro_batch: int = 1, offload: str = "none", seq_len: int | None = None) -> TrainTimeEstimate:
     """Tokens/s, wall-clock seconds and GPU-hours to train `model` on `tokens` tokens with `count` GPUs.
 
     `mfu` sets the achieved MFU directly (model FLOPs/s over the dense peak), replacing the calibrated model.
     `recompute` defaults to full for fine-tuning and selective for pre-training (Workload's convention).
-    `micro_batch` × `seq_len` tokens run between ZeRO-3 parameter gathers; an optimizer step accumulates micro-batches
+    `context`: tokens per training sequence (`seq_len`, its name in the JSON contract, is accepted as well).
+    `micro_batch` × `context` tokens run between ZeRO-3 parameter gathers; an optimizer step accumulates micro-batches
     up to `tokens_per_gpu_step` tokens per GPU. `offload` ("none", "optimizer", "all") adds ZeRO-Offload's host work
     (`offload_seconds`).
     """
-    context = int(seq_len or min(model.max_context, DEFAULT_CONTEXT))
+    context = int(context or seq_len or min(model.max_context, DEFAULT_CONTEXT))
     if recompute is None:
         recompute = "selective" if task == "pretrain" else "full"
     _check(tokens, count, context, mfu, task, recompute, micro_batch, offload)
@@ -419,7 +420,7 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
     wall_s = tokens / tokens_per_s
     return TrainTimeEstimate(
         model=model.id, gpu=gpu.id, count=count, task=task, precision=precision, recompute=recompute,
-        tokens=float(tokens), seq_len=context, params_matmul=mf.matmul_active, flops_per_token=model_f,
+        tokens=float(tokens), context=context, params_matmul=mf.matmul_active, flops_per_token=model_f,
         hardware_flops_per_token=hw_f, peak_flops_per_gpu=rate.peak, mfu=tokens_per_s_gpu * model_f / rate.peak,
         mfu_compute=rate.base, mfu_source=rate.source, communication_s_per_step=st.exposed_s,
         compute_s_per_step=st.compute_s, offload_s_per_step=st.offload_s,

@@ -210,7 +210,7 @@ def _planned(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec, workload:
 
     ov = Overrides(zero=args.zero or None, recompute=args.recompute,
                    micro_batch=args.batch if args.batch > 1 else None)
-    plan = plan_training(model, gpu, workload.world_size, 1e9, load_calibration(), seq_len=args.context, ov=ov)
+    plan = plan_training(model, gpu, workload.world_size, 1e9, load_calibration(), context=args.context, ov=ov)
     return plan_memory_estimate(plan, model), plan.layout_dict()
 
 

@@ -65,8 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", type=number(1, 4096 * 8, integer=True), default=1,
                         help="number of GPUs (8 per server beyond 8)")
     parser.add_argument("--task", choices=["pretrain", "full", "lora", "qlora", "freeze"], default="pretrain")
-    parser.add_argument("--seq-len", type=field_number(wl.Workload, "context"), default=None,
-                        help=f"training sequence length (default {wl.DEFAULT_CONTEXT} or less)")
+    parser.add_argument("--context", "--seq-len", dest="context", type=field_number(wl.Workload, "context"),
+                        default=None, help=f"tokens per training sequence (default {wl.DEFAULT_CONTEXT} or less)")
     parser.add_argument("--recompute", choices=["none", "selective", "full"], default=None,
                         help="activation recomputation (default: selective for pretrain, full for fine-tuning)")
     parser.add_argument("--precision", choices=["bf16", "fp8"], default="bf16", help="tensor-core precision")
@@ -85,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, seq_len: int,
+def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, context: int,
                   recompute: Recompute) -> None:
     from advisor.estimator.memory import estimate_memory
     from advisor.workload import Workload
@@ -100,7 +100,7 @@ def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, seq_
                          accepted="1 … 8, or a multiple of 8")
     try:
         zero = (3 if args.count > 1 else 0) if args.zero is None else args.zero
-        w = Workload(model=model.id, task=args.task, context=seq_len, batch=args.batch, gpus=per_node, nodes=nodes,
+        w = Workload(model=model.id, task=args.task, context=context, batch=args.batch, gpus=per_node, nodes=nodes,
                      zero=zero, recompute=recompute)
     except RecordError as exc:
         raise validation_to_input_error(exc) from None
@@ -149,9 +149,9 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     tokens = parse_tokens(args.tokens)
     gpu = load_catalog().gpu(args.gpu)
     model = model_of_args(args)
-    seq_len = args.seq_len or min(model.max_context, DEFAULT_CONTEXT)
+    context = args.context or min(model.max_context, DEFAULT_CONTEXT)
     if args.task in PLANNED_TASKS:
-        plan = plan_training(model, gpu, args.count, tokens, load_calibration(), seq_len=seq_len,
+        plan = plan_training(model, gpu, args.count, tokens, load_calibration(), context=context,
                              precision=args.precision, ov=overrides(args), mfu=args.mfu,
                              ignore_memory=args.no_memory_check)
         return plan, model, gpu
@@ -162,11 +162,11 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
                          field=pinned[0].lstrip("-"), accepted="--task pretrain or full, or drop the flag")
     recompute: Recompute = args.recompute or "full"
     args.batch = args.micro_batch or 1
-    est = estimate_train_time(model, gpu, args.count, tokens, load_calibration(), seq_len=seq_len, task=args.task,
+    est = estimate_train_time(model, gpu, args.count, tokens, load_calibration(), context=context, task=args.task,
                               recompute=recompute, precision=args.precision, mfu=args.mfu,
                               zero=3 if args.zero is None else args.zero, micro_batch=args.batch)
     if not args.no_memory_check:
-        _memory_check(model, gpu, args, seq_len, recompute)
+        _memory_check(model, gpu, args, context, recompute)
     return est, model, gpu
 
 
@@ -194,7 +194,7 @@ def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
 
     lay, st, mem = plan.layout, plan.step, plan.memory
     lines = [
-        f"{task} of {model.name} on {plan.count} × {gpu.name} ({plan.precision}, sequence {plan.seq_len})",
+        f"{task} of {model.name} on {plan.count} × {gpu.name} ({plan.precision}, sequence {plan.context})",
         f"  layout        {lay.describe()}",
         f"                tp {lay.tp}, pp {lay.pp}, dp {lay.dp}, ep {lay.ep}, cp {lay.cp}, zero {lay.zero}, "
         f"recompute {lay.recompute}, micro-batch {lay.micro_batch}, accumulation {lay.grad_accum}, "
@@ -219,7 +219,7 @@ def render(est: Any, model: Any, gpu: Any) -> str:
     days = est.wall_s / 86400
     lines = [
         f"{est.task} of {model.name} on {est.count} × {gpu.name} ({est.precision}, {est.recompute} recompute, "
-        f"sequence {est.seq_len})",
+        f"sequence {est.context})",
         f"  tokens        {est.tokens:.4g}",
         f"  throughput    {est.tokens_per_s:,.0f} tokens/s ({est.tokens_per_s_per_gpu:,.0f} per GPU)",
         f"  MFU           {est.mfu:.1%}  ({est.mfu_source})",
