@@ -20,6 +20,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from ui import web_panels as R
+from ui.citations import source_without_path
 from ui.turn_like import TurnLike
 from ui.web_messages import LANGS
 
@@ -232,7 +233,7 @@ def _findings(turn: TurnLike, lang: str) -> list[FindingLine]:
             continue
         seen.add(rule_id)
         ids = _source_ids(f.get("sources"))
-        sources = tuple(source_words(s) for s in ids) or ((R.source_without_path(str(f["source"])),)
+        sources = tuple(source_words(s) for s in ids) or ((source_without_path(str(f["source"])),)
                                                           if f.get("source") else ())
         out.append(FindingLine(severity=str(f.get("severity", "")), title=rule_title(rule_id, lang),
                                message=str((f.get("message_zh") if lang == "zh" else None) or f.get("message") or ""),

@@ -14,6 +14,7 @@ import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ui.citations import source_without_path
 from ui.slack_text import (
     DETAILS_CHARS,
     MAX_BLOCKS,
@@ -279,7 +280,7 @@ def finding_lines(findings: Iterable[Any], lang: str = "en") -> list[str]:
         line = f"{icon} `{escape(rule_id)}` {escape(message)}"
         source = _get(f, "source", "")
         if source:
-            line += f"\n      _{escape(w['source'])}: {escape(source)}_"
+            line += f"\n      _{escape(w['source'])}: {escape(source_without_path(str(source)))}_"
         as_of = _get(f, "as_of")
         if as_of:
             line += f" ({escape(w['as_of'].format(date=as_of))})"

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ui.citations import source_without_path
 from ui.turn_like import TurnLike
 from ui.web_messages import GIB, LANGS, PART_LABELS, PARTS, SEVERITY_MARK, SEVERITY_MARK_ZH, label, safe_markdown
 from ui.web_messages import get_field as _get
@@ -360,15 +361,6 @@ def finding_dicts(turn: TurnLike) -> list[dict[str, Any]]:
                     seen.add(d.get("rule_id"))
                     found.append(d)
     return found
-
-
-_REPO_PATH = re.compile(r"\s*\((?:\.\./)?(?:shared/)?(?:seeds|reference|knowledge)/[^()]*\)")
-
-
-def source_without_path(citation: str) -> str:
-    """A rendered citation without the repository file it points to ("… (seeds/000_….txt)"): people get the
-    title, section and date; the file stays in the sources registry."""
-    return _REPO_PATH.sub("", citation).strip()
 
 
 def findings_markdown(turn: TurnLike, lang: str = "en") -> str:

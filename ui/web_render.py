@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from ui.citations import source_without_path
 from ui.turn_like import TurnLike
 from ui.web_messages import (
     ECHO_CHARS,
@@ -65,7 +66,6 @@ from ui.web_panels import (
     option_tco,
     option_tokens_per_s,
     options_table,
-    source_without_path,
     sweep_contexts,
     workload_view,
 )

@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, get_args
 
 from ui import jsonout
+from ui.citations import source_without_path
 
 if TYPE_CHECKING:
     from advisor.workload import Constraints, Workload
@@ -161,7 +162,7 @@ def render(rec: Any) -> str:
                 lines.append(f"   {o.layout.get('engine', 'engine')} at start-up: {o.throughput['engine_log_line']}")
             lines.append(f"   launch: {o.launch_hint}")
             for f in o.findings:
-                lines.append(f"   [{f.severity}] {f.rule_id}: {f.message} ({f.source})")
+                lines.append(f"   [{f.severity}] {f.rule_id}: {f.message} ({source_without_path(f.source)})")
     else:
         lines.append("nothing meets every constraint. closest:")
         for o in rec.closest:
@@ -170,7 +171,7 @@ def render(rec: Any) -> str:
         if rec.changes:
             lines += ["", "what would have to change:"] + [f"- {c.message}" for c in rec.changes]
     if rec.findings:
-        lines += ["", "about the workload:"] + [f"- [{f.severity}] {f.rule_id}: {f.message} ({f.source})"
+        lines += ["", "about the workload:"] + [f"- [{f.severity}] {f.rule_id}: {f.message} ({source_without_path(f.source)})"
                                                 for f in rec.findings]
     lines += ["", "assumptions:"] + [f"- {a}" for a in rec.assumptions]
     return "\n".join(lines) + "\n"
