@@ -302,6 +302,32 @@ def test_no_new_cycle_through_function_level_imports() -> None:
     assert find_cycles(_project().edges("load", "call")) == DEFERRED_CYCLES
 
 
+# The layers of docs/architecture.md: a module of the left-hand layer never imports (at any level, type-checking
+# imports aside) one of the right-hand packages above it.
+LAYERS = [
+    (("advisor.analysis",), ("advisor.conversation", "ui", "advisor.store")),
+    (("advisor.recommend", "advisor.estimator", "advisor.workload"), ("advisor.analysis", "advisor.conversation", "ui",
+                                                                       "advisor.store")),
+    (("knowledge", "rules"), ("advisor", "ui")),
+]
+
+
+# advisor.observe is the event hook every layer may raise (it imports nothing of the project at load time)
+ANY_LAYER = {"advisor.observe"}
+
+
+def _in(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") or module.startswith(p + "_") for p in packages)
+
+
+def test_lower_layers_never_import_upper_ones() -> None:
+    wrong = sorted(f"{imp.source} -> {imp.target}" for imp in _project().imports
+                   for lower, upper in LAYERS
+                   if imp.when in ("load", "call") and _in(imp.source, lower) and _in(imp.target, upper)
+                   and imp.target not in ANY_LAYER)
+    assert wrong == []
+
+
 if __name__ == "__main__":
     graph = read_graph()
     print(f"{len(graph.private_uses)} private uses:")

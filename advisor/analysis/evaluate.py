@@ -14,8 +14,7 @@ from advisor.analysis.limits import capacity, config_limits, speed_at
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, top_option
-from advisor.analysis.steps import timed
-from advisor.conversation.turn import Step
+from advisor.analysis.steps import Step, timed
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.errors import InputError, NotValidated
 

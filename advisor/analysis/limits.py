@@ -9,8 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.result import Limits
-from advisor.analysis.steps import timed
-from advisor.conversation.turn import Step
+from advisor.analysis.steps import Step, timed
 from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_context, most_sequences
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError

@@ -8,8 +8,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.result import ConfigResult
-from advisor.analysis.steps import timed
-from advisor.conversation.turn import Step
+from advisor.analysis.steps import Step, timed
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError
 from knowledge.record import RecordError

@@ -1,4 +1,5 @@
-"""Each tool call of an analysis recorded as a `Step` (name, arguments, duration, a one-line summary)."""
+"""Each tool call of an analysis recorded as a `Step` (name, arguments, duration, a one-line summary); a Turn
+carries them (advisor.conversation.turn), and the web chat shows them as collapsible steps."""
 
 from __future__ import annotations
 
@@ -6,10 +7,22 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from advisor.conversation.turn import Step
+from pydantic import BaseModel, ConfigDict
+
 from knowledge.errors import AdvisorError
 
 T = TypeVar("T")
+
+
+class Step(BaseModel):
+    """One tool call made during the turn (shown as a collapsible step in the web chat)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    arguments: dict[str, Any] = {}
+    duration_s: float = 0.0
+    ok: bool = True
+    summary: str = ""
 
 
 def timed(steps: list[Step], name: str, arguments: dict[str, Any], fn: Callable[[], T],

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
-from advisor.analysis.claims import claim_findings, match_spec_claim, premise_findings
+from advisor.analysis.claims import claim_findings, premise_findings
 from advisor.analysis.evaluate import analyse
 from advisor.conversation import catalog_answers, compose, ranges
 from advisor.conversation.dialog import (
@@ -32,6 +32,7 @@ from advisor.conversation.dialog import (
 from advisor.conversation.extract import INJECTION, GpuMention, Slots, extract
 from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
 from advisor.conversation.reading import cut_at_injection
+from advisor.conversation.spec_claims import match_spec_claim
 from advisor.conversation.turn import Step, Turn
 from knowledge.errors import AdvisorError
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.analysis.steps import Step as Step  # the Turn carries the analysis's steps; imported from here too
 from rules.findings import Finding
 
 
@@ -21,17 +22,6 @@ class Number(BaseModel):
     value: float
     unit: str
     source: str
-
-
-class Step(BaseModel):
-    """One tool call made during the turn (shown as a collapsible step in the web chat)."""
-
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    arguments: dict[str, Any] = {}
-    duration_s: float = 0.0
-    ok: bool = True
-    summary: str = ""
 
 
 class Fallback(BaseModel):
