@@ -10,7 +10,7 @@ import re
 import types
 import typing
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "<required>"})()  # no default
 UNION = (typing.Union, types.UnionType)
@@ -407,8 +407,6 @@ def _mapping(key: Converter, value: Converter) -> Converter:
 
 class RecordBase:
     """What the converters need of a record class (knowledge.record.Record derives from it): `model_validate`."""
-
-    _record_defs: ClassVar[dict[str, FieldDef]] = {}
 
     @classmethod
     def model_validate(cls, data: Any) -> Any:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -364,7 +364,8 @@ def open_web_store(env: Mapping[str, str] | None = None) -> Any:
 
 
 def attach_history(gr: Any, demo: Any, ctl: StoredChatController, *, session: Any, lang: Any, chat_event: Any,
-                   new: Any, chat_outputs: list[Any], panel_outputs: list[Any], panel_values: Any) -> None:
+                   new: Any, chat_outputs: list[Any], panel_outputs: list[Any],
+                   panel_values: Callable[[SessionState, str], tuple[Any, ...]]) -> None:
     """Add the history sidebar, the `?c=` handling and the `/open` API endpoint to the page being built."""
     with gr.Sidebar(open=False, position="left", elem_id="history-sidebar"):
         history = gr.Markdown(t("none", "en"), elem_id="history")
@@ -409,8 +410,7 @@ def attach_history(gr: Any, demo: Any, ctl: StoredChatController, *, session: An
     open_api.__annotations__["request"] = on_load.__annotations__["request"] = gr.Request
 
     def panels(ui_lang: str, state: Any) -> tuple[Any, ...]:
-        values: tuple[Any, ...] = panel_values(as_session(state), ui_lang if ui_lang in R.LANGS else "en")
-        return values
+        return panel_values(as_session(state), ui_lang if ui_lang in R.LANGS else "en")
 
     outputs = [*chat_outputs, history, conv_box]
     chat_event.then(side, inputs=[session, lang],

@@ -54,7 +54,7 @@ def sized_workload(option: Mapping[str, Any], job: Mapping[str, Any]) -> Workloa
 
 
 def estimator_context_sweep(turn: Turn) -> ContextSweep | None:
-    """`ctx -> per-GPU bytes` from the memory estimator for the first option's GPU and sized workload, or None when
+    """`context -> per-GPU bytes` from the memory estimator for the first option's GPU and sized workload, or None when
     the turn does not name them. The sweep is trusted only if it reproduces the option's own per-GPU total at the
     turn's context (within 1 %); otherwise no plot is drawn."""
     options = turn.options
@@ -73,11 +73,11 @@ def estimator_context_sweep(turn: Turn) -> ContextSweep | None:
     model = catalog.model(base.model)
     gpu = catalog.gpu(str(first["gpu"]))
 
-    def per_gpu(ctx: int) -> dict[str, Any] | None:
-        if base.prompt_tokens and base.prompt_tokens >= ctx:
+    def per_gpu(context: int) -> dict[str, Any] | None:
+        if base.prompt_tokens and base.prompt_tokens >= context:
             return None
         try:
-            return estimate_memory(model, base.model_copy(update={"context": int(ctx)}), gpu).per_gpu.to_contract()
+            return estimate_memory(model, base.model_copy(update={"context": int(context)}), gpu).per_gpu.to_contract()
         except AdvisorError:
             return None
 
