@@ -20,7 +20,7 @@ KvFormat = Literal["fp16", "bf16", "fp8", "int8", "int4", "fp32"]
 Optimizer = Literal["adamw", "adamw8bit", "sgd", "adamw-bf16"]
 Recompute = Literal["none", "selective", "full"]
 Offload = Literal["none", "optimizer", "all"]
-Engine = Literal["transformers", "vllm", "llama.cpp", "sglang", "trtllm", "deepspeed", "megatron"]
+Engine = Literal["transformers", "vllm", "llama.cpp", "sglang", "trtllm", "deepspeed", "megatron", "fsdp"]
 Region = Literal["cn", "global"]
 Currency = Literal["CNY", "USD"]
 
@@ -59,6 +59,8 @@ class Workload(Record):
     pp: int = Field(default=1, ge=1, le=1024)
     recompute: Recompute | None = None  # None: full for fine-tuning, selective for pre-training, n/a for inference
     lora_rank: int = Field(default=16, ge=1, le=4096)
+    grad_accum: int = Field(default=1, ge=1, le=100_000,
+                            description="micro-batches per optimizer step (HF Trainer default 1)")
     lora_targets: Literal["attention", "all-linear"] = "all-linear"
     engine: Engine | None = None  # None: vllm for serving, transformers for training
     train_tokens: float | None = Field(default=None, ge=1, le=1e15, allow_inf_nan=False,

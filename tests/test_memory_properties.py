@@ -99,7 +99,12 @@ def test_zero_stage_n_plus_1_never_needs_more(m, dp, opt):
 @FAST
 @given(st.sampled_from(MODEL_IDS).map(CAT.model), st.integers(0, 3), st.integers(1, 256), st.integers(1, 256))
 def test_more_data_parallel_gpus_never_increase_model_states(m, zero, n1, n2):
+    # from 1 GPU to DDP (ZeRO 0) the gradient buckets of DistributedDataParallel are added (a copy of the
+    # gradients with its default gradient_as_bucket_view=False): compare replicas with replicas
     lo, hi = sorted((n1, n2))
+    if zero == 0 and lo == 1:
+        lo = 2
+        hi = max(hi, 2)
     assert _states(m, zero=zero, gpus=min(hi, 1024)) <= _states(m, zero=zero, gpus=lo)
 
 

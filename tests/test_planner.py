@@ -57,11 +57,12 @@ def test_estimate_with_engine_deepspeed_matches_its_estimator_to_the_byte(stage,
     ds = tm.deepspeed_zero2(P, gpus, nodes)[0] if stage < 3 else tm.deepspeed_zero3(P, LL, gpus, nodes)[0]
     assert abs(got - ds) <= 1
     assert any("DeepSpeed's estimate_zero2/zero3" in a for a in e.assumptions)
-    paper = estimate_memory(m, Workload(task="full", zero=stage, gpus=gpus, nodes=nodes))
-    assert any("ZeRO paper's accounting" in a for a in paper.assumptions)
-    if (stage, gpus) == (2, 1):
-        p = paper.per_gpu.weights + paper.per_gpu.gradients + paper.per_gpu.optimizer_states
-        assert p / ds == pytest.approx(0.8, rel=1e-6)  # 16Ψ against DeepSpeed's 20Ψ on one GPU
+    # issue 28: asking for ZeRO without --engine runs DeepSpeed, so the default follows its accounting too (it was
+    # the ZeRO paper's 16Ψ, 20 % under DeepSpeed's 20Ψ on one GPU) and says so
+    default = estimate_memory(m, Workload(task="full", zero=stage, gpus=gpus, nodes=nodes))
+    p = default.per_gpu.weights + default.per_gpu.gradients + default.per_gpu.optimizer_states
+    assert abs(p - ds) <= 1
+    assert any("ZeRO runs in DeepSpeed" in a for a in default.assumptions)
 
 
 def test_megatron_distributed_optimizer_is_6_plus_12_over_d():

@@ -12,6 +12,7 @@ from typing import Any
 
 from advisor.estimator import activations as act
 from advisor.estimator import training_memory as tm
+from advisor.estimator.allocator import dynamic_cache_reserve
 from advisor.estimator.engines import EngineProfile, EngineTable, default_engines
 from advisor.estimator.formats import (
     FORMATS,
@@ -21,7 +22,9 @@ from advisor.estimator.formats import (
     weight_bytes,
     weight_bytes_by_group,
 )
+from advisor.estimator.hf_training import hf_training
 from advisor.estimator.results import Breakdown, MemoryEstimate
+from advisor.estimator.step_peak import CUBLAS_WORKSPACE_BYTES
 from advisor.workload import WeightFormat, Workload
 from knowledge.errors import InputError
 from knowledge.params import param_counts
@@ -281,6 +284,10 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     kv = _inference_kv(model, w, engine, sequences)
     activations = _inference_activations(model, w, gpu, engine, engine_id, fmt, sequences)
     overhead, overhead_lines = _engine_overhead(engine, w.world_size > 1 or tp > 1)
+    if engine_id == "transformers":  # HF generate: DynamicCache re-allocation and cuBLAS workspaces (allocator)
+        reserve, reserve_line = dynamic_cache_reserve(kv.value)
+        overhead += int(reserve + CUBLAS_WORKSPACE_BYTES)
+        overhead_lines += [reserve_line, f"cuBLAS workspaces {_gib(CUBLAS_WORKSPACE_BYTES)}"]
     fraction, fraction_notes = _usable_fraction(engine, gpu)
     per_gpu = Breakdown(weights=weights.value, activations=activations.value, kv_cache=kv.value, overhead=overhead)
     formulas = [*weights.formulas, *kv.formulas, *activations.formulas,
@@ -333,14 +340,16 @@ def _training_engine(w: Workload, table: EngineTable) -> tuple[str, EngineProfil
     engine = table.get(engine_id)
     if engine.kind == "inference":
         raise InputError(f"{engine.name} is an inference engine", field="engine",
-                         accepted="transformers, deepspeed, megatron for training")
+                         accepted="transformers, deepspeed, fsdp, megatron for training")
     return engine_id, engine
 
 
-def _full_states(model: ModelSpec, w: Workload, fmt: str, total: int, shard: float, largest: float,
-                 dp: int) -> _States:
-    """Full training: (weight + gradient + k optimizer) bytes per parameter, sharded by ZeRO (the ZeRO paper's
-    16 B/param in mixed precision, or DeepSpeed's estimator with --engine deepspeed), DeepSpeed offload to RAM."""
+def _full_states(model: ModelSpec, w: Workload, engine_id: str, fmt: str, total: int, shard: float,
+                 largest: float, dp: int) -> _States:
+    """Full training: model states as the engine that runs allocates them — DeepSpeed's estimator for ZeRO (the
+    default engine when ZeRO is asked for), FSDP2 (:func:`training_memory.fsdp2_model_states`), Megatron's
+    distributed optimizer (:func:`training_memory.megatron_model_states`); otherwise the ZeRO paper's accounting;
+    DeepSpeed offload to RAM."""
     assumptions: list[str] = []
     fp32 = fmt == "fp32"
     k = (tm.OPTIMIZER_K_FP32 if fp32 else tm.OPTIMIZER_K_MIXED)[w.optimizer]
@@ -351,12 +360,24 @@ def _full_states(model: ModelSpec, w: Workload, fmt: str, total: int, shard: flo
     else:
         assumptions.append("mixed precision: 16-bit weights and gradients, fp32 master weights in the optimizer"
                            if not fp32 else "fp32 weights, gradients and optimizer states")
-    deepspeed = (w.engine == "deepspeed" and w.zero >= 1 and w.offload == "none" and not fp32
+    deepspeed = (engine_id == "deepspeed" and w.zero >= 1 and w.offload == "none" and not fp32
                  and w.optimizer == "adamw")
+    mixed_adamw = not fp32 and w.optimizer == "adamw"
     if deepspeed:  # DeepSpeed's own estimator accounting (fp32 gradient partitions counted)
         states = tm.deepspeed_model_states(shard, w.zero, dp, largest)
-        assumptions.append("model states as DeepSpeed's estimate_zero2/zero3_model_states_mem_needs count them "
-                           "(--engine deepspeed)")
+        assumptions.append("model states as DeepSpeed allocates them, in its estimate_zero2/zero3_model_states_"
+                           "mem_needs accounting (16-bit weights and gradients, fp32 gradient partition, Adam "
+                           "states)" + ("" if w.engine else "; ZeRO runs in DeepSpeed (the engine that implements "
+                                        "it), --engine fsdp gives PyTorch FSDP2, --engine megatron Megatron-LM"))
+    elif engine_id == "fsdp" and mixed_adamw:
+        states = tm.fsdp2_model_states(model, shard, dp)
+        assumptions.append("PyTorch FSDP2 (fully_shard per decoder layer, bf16 MixedPrecisionPolicy): fp32 "
+                           "parameters, gradients and AdamW states sharded over the data-parallel ranks")
+    elif engine_id == "megatron" and mixed_adamw:
+        states = tm.megatron_model_states(shard, dp, distributed=w.zero >= 1)
+        assumptions.append("Megatron-LM: bf16 parameters, fp32 main gradients, fp32 master weights and Adam "
+                           + ("states sharded by the distributed optimizer" if w.zero >= 1 else
+                              "states on every rank (no distributed optimizer; --zero 1 turns it on)"))
     else:
         states = tm.zero_model_states(shard, w.zero, dp, weight_bytes=wb, grad_bytes=gb, k=k,
                                       largest_layer=largest)
@@ -439,14 +460,19 @@ def _adapter_states(model: ModelSpec, w: Workload, fmt: str, total: int, largest
 
 
 def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
-    """Per GPU: model states (above) + Korthikanti activations of the micro-batch + engine overhead."""
+    """Per GPU: the engine's model states + activations + engine overhead. HF transformers on one model-parallel
+    rank without ZeRO: the peak over the phases of a step with the caching allocator's reserve (hf_training);
+    DeepSpeed, FSDP2 and Megatron: their model-state accounting + the stored activations at the loss peak."""
     engine_id, engine = _training_engine(w, table)
     counts = param_counts(model)
     tp, pp = w.tp, w.pp
     dp = w.world_size // (tp * pp)
-    assumptions: list[str] = []
     task = w.task
     fmt = check_format(w.weights or DEFAULT_WEIGHTS[task]).name
+    flash, flash_note = _flash(w, gpu, engine)
+    if engine_id == "transformers" and tp * pp == 1 and w.zero == 0:
+        return _hf_training(model, w, engine, fmt, flash, flash_note)
+    assumptions: list[str] = []
 
     # parameters on one model-parallel rank (bf16 bytes / 2 gives the sharded count)
     shard = weight_bytes(model, "bf16", tp=tp, pp=pp) / 2 if tp * pp > 1 else counts.total
@@ -457,19 +483,18 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         assumptions.append("gradient checkpointing on (full recompute, HF gradient_checkpointing) for fine-tuning"
                            if task != "pretrain" else
                            "selective activation recomputation (Megatron default with sequence parallelism)")
-    st = (_full_states(model, w, fmt, counts.total, shard, largest, dp) if task in ("full", "pretrain")
+    st = (_full_states(model, w, engine_id, fmt, counts.total, shard, largest, dp) if task in ("full", "pretrain")
           else _adapter_states(model, w, fmt, counts.total, largest, dp))
     formulas = list(st.formulas)
     assumptions += st.assumptions
 
-    flash, flash_note = _flash(w, gpu, engine)
     assumptions.append(flash_note)
     act_bytes = 4 if fmt == "fp32" else 2
     if act_bytes == 4:
         assumptions.append("fp32 weights without autocast: activations in fp32 (4 bytes)")
     a = act.training_activations(model, w.context, w.batch, tp=tp, pp=pp, flash=flash, recompute=recompute,
                                  layers_with_grad=st.layers_with_grad, act_bytes=act_bytes)
-    formulas.append(a.formula + f" = {_gib(a.total)}")
+    formulas.append("phase loss backward: " + a.formula + f" = {_gib(a.total)}")
     if tp > 1:
         assumptions.append("sequence parallelism on with tensor parallelism (activations split by TP)")
 
@@ -478,17 +503,45 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
     per_gpu = Breakdown(weights=st.weights, gradients=st.gradients, optimizer_states=st.optimizer,
                         activations=a.total, overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
-    if task in ("full", "pretrain") and w.zero in (2, 3) and w.offload == "none" and w.engine != "deepspeed":
-        g, _c = (tm.deepspeed_zero2(counts.total, w.gpus, w.nodes) if w.zero == 2 else
-                tm.deepspeed_zero3(counts.total, tm.largest_layer_params(model), w.gpus, w.nodes))
-        formulas.append(f"cross-check: DeepSpeed's estimator gives {_gib(g)} per GPU for model states "
-                        f"(it counts full 16-bit gradients and fp32 gradient partitions: conservative)")
-    assumptions.append(f"engine: {engine.name}; micro-batch {w.batch} × {w.context} tokens; "
-                       f"{w.world_size} GPU(s): DP {dp} × TP {tp} × PP {pp}; optimizer {w.optimizer}")
+    assumptions.append(f"engine: {engine.name}{_ENGINE_VERSIONS.get(engine_id, '')}; micro-batch {w.batch} × "
+                       f"{w.context} tokens; {w.world_size} GPU(s): DP {dp} × TP {tp} × PP {pp}; optimizer "
+                       f"{w.optimizer}")
     return MemoryEstimate(
         model=model.id, task=task, params=counts.total, active_params=counts.active,
         trainable_params=int(st.trainable), gpus=w.world_size, per_gpu=per_gpu, cpu=st.cpu, formulas=formulas,
         assumptions=assumptions, engine=engine_id,
+    )
+
+
+_ENGINE_VERSIONS = {"transformers": " (followed: transformers 5.17, PEFT 0.21, torch 2.11)",
+                    "deepspeed": " (followed: DeepSpeed's estimate_zero2/zero3_model_states_mem_needs)",
+                    "fsdp": " (followed: PyTorch FSDP2 fully_shard with MixedPrecisionPolicy(bf16 params))",
+                    "megatron": " (followed: Megatron-LM distributed optimizer, fp32 main gradients)"}
+
+
+def _hf_training(model: ModelSpec, w: Workload, engine: EngineProfile, fmt: str, flash: bool,
+                 flash_note: str) -> MemoryEstimate:
+    """HF transformers / PEFT on one GPU (or DDP replicas): the phase peak of hf_training.hf_training."""
+    counts = param_counts(model)
+    hf = hf_training(model, w, fmt, flash=flash)
+    peak = hf.step.peak
+    context, lines = _engine_overhead(engine, w.world_size > 1)
+    overhead = context + hf.reserve + hf.workspace
+    formulas = [*hf.formulas,
+                f"overhead = {' + '.join(lines)} + allocator reserve {_gib(hf.reserve)} + cuBLAS workspaces "
+                f"{_gib(hf.workspace)} = {_gib(overhead)}"]
+    per_gpu = Breakdown(weights=peak.weights, gradients=peak.gradients, optimizer_states=peak.optimizer,
+                        activations=peak.activations, overhead=overhead)
+    formulas.append(f"total per GPU = peak phase ({peak.name}) + overhead = {_gib(per_gpu.total)}")
+    assumptions = [*hf.assumptions, flash_note,
+                   f"engine: {engine.name}{_ENGINE_VERSIONS['transformers']}; micro-batch {w.batch} × {w.context} "
+                   f"tokens; {w.world_size} GPU(s) (DDP replicas)" + (f"; {w.grad_accum} micro-batches per step"
+                                                                     if w.grad_accum > 1 else "")
+                   + f"; optimizer {w.optimizer} (fused)"]
+    return MemoryEstimate(
+        model=model.id, task=w.task, params=counts.total, active_params=counts.active,
+        trainable_params=hf.trainable, gpus=w.world_size, per_gpu=per_gpu, formulas=formulas,
+        assumptions=assumptions, engine="transformers",
     )
 
 

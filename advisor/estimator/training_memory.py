@@ -121,6 +121,34 @@ def deepspeed_zero3(total_params: float, largest_layer_params: float, gpus_per_n
     return int(gpu), int(cpu)
 
 
+# --- FSDP2 and Megatron's distributed optimizer -------------------------------------------------------------
+
+def fsdp2_model_states(m: ModelSpec, psi: float, dp: int) -> ModelStates:
+    """PyTorch FSDP2 (``fully_shard`` per decoder layer and on the root, MixedPrecisionPolicy(param_dtype=bf16))
+    [torch-fsdp2]: fp32 parameters, gradients and AdamW moments sharded, 16Ψ/N; all-gathered bf16 parameters of
+    the root module (embedding, lm_head: kept unsharded by the root between forward and backward) and of two
+    decoder layers (the current one and the prefetched one), and the unsharded bf16 gradients of the root and one
+    layer before their reduce-scatter."""
+    counts = param_counts(m)
+    root = counts.embedding + counts.by_group.get("lm_head", 0)
+    block = (counts.total - root) / m.num_layers
+    w = 4 * psi / dp + 2 * (root + 2 * block)
+    g = 4 * psi / dp + 2 * (root + block)
+    formula = (f"model states (FSDP2) = 16Ψ/N + 2 B × (root {root / 1e6:.0f}M + 2 layers × {block / 1e6:.0f}M) "
+               f"gathered + 2 B × (root + 1 layer) unsharded gradients, Ψ = {psi / 1e9:.4g}e9, N = {dp}")
+    return ModelStates(w, g, 8 * psi / dp, formula)
+
+
+def megatron_model_states(psi: float, dp: int, *, distributed: bool) -> ModelStates:
+    """Megatron-LM with bf16 parameters and fp32 main gradients (``accumulate_allreduce_grads_in_fp32``): 2Ψ
+    parameters + 4Ψ gradients + 12Ψ fp32 master weights and Adam moments, divided by the data-parallel size with
+    the distributed optimizer: 6 + 12/d B/param (Megatron's distributed-optimizer table) [megatron-distrib-optimizer]."""
+    o = 12 * psi / (dp if distributed else 1)
+    formula = (f"model states (Megatron{' distributed optimizer' if distributed else ''}) = 2Ψ + 4Ψ + 12Ψ"
+               f"{'/d' if distributed else ''}, Ψ = {psi / 1e9:.4g}e9, d = {dp}")
+    return ModelStates(2 * psi, 4 * psi, o, formula)
+
+
 # --- what is trained -----------------------------------------------------------------------------------------
 
 ATTENTION_NAMES = frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa",
