@@ -129,3 +129,22 @@ def hf_training(m: ModelSpec, w: Workload, fmt: str, *, flash: bool) -> HfTraini
                  "(reserved − allocated, the figure an out-of-memory error is measured against)")
     return HfTraining(step=step, reserve=reserve.total, workspace=CUBLAS_WORKSPACE_BYTES, trainable=trainable,
                       formulas=formulas, assumptions=notes)
+
+
+def hf_wrapped_activations(m: ModelSpec, w: Workload, fmt: str, *, flash: bool) -> tuple[float, float, list[str]]:
+    """(activation bytes, allocator reserve, formula lines) of an HF model run by DeepSpeed or FSDP2 (bf16
+    modules, no autocast): the largest activation phase of step_peak (the engine's model states, which
+    DeepSpeed's estimator counts whole, are added by the caller) and the caching allocator's reserve."""
+    regime: Regime = "adapter" if w.task in ("lora", "qlora") else "bf16"
+    ckpt = (w.recompute or "full") == "full"
+    tokens = w.context * w.batch
+    layers = tm.FREEZE_TRAINABLE_LAYERS if w.task == "freeze" else None
+    step = step_phases(m, StepStates(weights=0.0, gradients=0.0, optimizer=0.0), tokens=tokens, regime=regime,
+                       checkpointing=ckpt, trained_layers=layers, adapter_bytes=2 if w.task == "qlora" else 4,
+                       targets=w.lora_targets, eager_scores_len=0 if flash else w.context)
+    peak = max(step.phases, key=lambda p: p.activations)
+    reserve = training_reserve(tokens=tokens, vocab=m.vocab_size, full=regime == "bf16", checkpointing=ckpt,
+                               layer_working=step.layer_working, saved_activations=step.stored)
+    lines = [f"phase {peak.name}: activations {peak.activations / GIB:.2f} GiB ({peak.note}; the HF model's own "
+             "step in bf16, with the engine's model states)", reserve.formula]
+    return peak.activations, reserve.total, lines

@@ -22,7 +22,7 @@ from advisor.estimator.formats import (
     weight_bytes,
     weight_bytes_by_group,
 )
-from advisor.estimator.hf_training import hf_training
+from advisor.estimator.hf_training import hf_training, hf_wrapped_activations
 from advisor.estimator.results import Breakdown, MemoryEstimate
 from advisor.estimator.step_peak import CUBLAS_WORKSPACE_BYTES
 from advisor.workload import WeightFormat, Workload
@@ -492,16 +492,23 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
     act_bytes = 4 if fmt == "fp32" else 2
     if act_bytes == 4:
         assumptions.append("fp32 weights without autocast: activations in fp32 (4 bytes)")
-    a = act.training_activations(model, w.context, w.batch, tp=tp, pp=pp, flash=flash, recompute=recompute,
-                                 layers_with_grad=st.layers_with_grad, act_bytes=act_bytes)
-    formulas.append("phase loss backward: " + a.formula + f" = {_gib(a.total)}")
+    overhead, lines = _engine_overhead(engine, w.world_size > 1)
+    if engine_id in ("deepspeed", "fsdp") and tp * pp == 1:  # an HF model under DeepSpeed / FSDP2: its own step
+        activations, reserve, act_lines = hf_wrapped_activations(model, w, fmt, flash=flash)
+        formulas += act_lines
+        overhead += int(reserve)
+        lines.append(f"allocator reserve {_gib(reserve)}")
+    else:
+        a = act.training_activations(model, w.context, w.batch, tp=tp, pp=pp, flash=flash, recompute=recompute,
+                                     layers_with_grad=st.layers_with_grad, act_bytes=act_bytes)
+        activations = a.total
+        formulas.append("phase loss backward: " + a.formula + f" = {_gib(a.total)}")
     if tp > 1:
         assumptions.append("sequence parallelism on with tensor parallelism (activations split by TP)")
 
-    overhead, lines = _engine_overhead(engine, w.world_size > 1)
     formulas.append(f"overhead = {' + '.join(lines)} = {_gib(overhead)}")
     per_gpu = Breakdown(weights=st.weights, gradients=st.gradients, optimizer_states=st.optimizer,
-                        activations=a.total, overhead=overhead)
+                        activations=activations, overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
     assumptions.append(f"engine: {engine.name}{_ENGINE_VERSIONS.get(engine_id, '')}; micro-batch {w.batch} × "
                        f"{w.context} tokens; {w.world_size} GPU(s): DP {dp} × TP {tp} × PP {pp}; optimizer "
