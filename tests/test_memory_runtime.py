@@ -9,8 +9,7 @@ import pytest
 
 from advisor.estimator import training_memory as tm
 from advisor.estimator.hf_training import hf_training
-from advisor.estimator.memory import estimate_memory
-from advisor.estimator.step_peak import CUBLAS_WORKSPACE_BYTES
+from advisor.estimator.memory import estimate_memory, reserve_shares
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from tests.measured_runs import Run, runs
@@ -46,7 +45,7 @@ def test_parameter_counts_and_loaded_bytes_match_the_run(run: Run) -> None:
     assert e.trainable_params == r["trainable"]
     n, p = r["params"], r["trainable"]
     resident = {"full": 4 * n, "full-bf16": 2 * n, "lora": 2 * n + 4 * p}[r["mode"]]
-    assert 0 <= r["after_load_bytes"] - resident <= CUBLAS_WORKSPACE_BYTES
+    assert 0 <= r["after_load_bytes"] - resident <= reserve_shares().cublas_workspace
     # the estimate's weights at its peak phase hold at least the resident weights
     assert e.per_gpu.weights >= resident
 
@@ -56,7 +55,7 @@ def test_loss_buffers_by_vocabulary_hand_arithmetic() -> None:
     tokens × vocab buffers: 3 × 4 × 8,192 × 151,936 = 14,935,916,544 B (13.9 GiB); at the end of forward the bf16
     logits, their fp32 upcast and log_softmax's output: (2 + 4 + 4) × 8,192 × 151,936 = 12,446,597,120 B."""
     run = next(r for r in RUNS if r.line == 1)
-    hf = hf_training(run.model(), run.workload(), "bf16", flash=True)
+    hf = hf_training(run.model(), run.workload(), "bf16", reserve_shares(), flash=True)
     assert hf.step.loss_backward == 14_935_916_544
     assert hf.step.loss_forward == 12_446_597_120
     assert hf.step.peak.name == "loss backward"  # no weight gradient exists yet at the peak

@@ -22,7 +22,7 @@ are the loss buffers (tokens × vocabulary); the model below counts the cached b
   (blocks freed between layers that the next layer's differently sized tensors only partly reuse); without it,
   a fraction of the saved activations (thousands of blocks of a dozen sizes).
 
-Limits: the two fractions (``RESERVE_FRACTIONS``) were set on the eight in-sample H200 runs of
+Limits: the two fractions (``memory`` in knowledge/data/calibration.yaml) were set on the eight in-sample H200 runs of
 ``tests/data/measured`` (transformers 5.17, torch 2.11, fused AdamW, 4 steps) and checked on four held out; the
 reserve of other allocator settings (``expandable_segments:True`` removes most of it), other torch versions, or a
 longer run after ``empty_cache`` is not measured. Inference with HF's DynamicCache: every decode step
@@ -38,8 +38,6 @@ MIB = 2**20
 SMALL_REQUEST = 1 * MIB  # ≤ this: small pool (2 MiB segments)
 MID_REQUEST = 10 * MIB  # ≤ this: 20 MiB segments
 ROUND_LARGE_SEGMENT = 2 * MIB
-# share of one checkpointed layer's working set / of the saved activations left in unusable cached blocks
-RESERVE_FRACTIONS = {"layer_working": 0.6, "saved_activations": 0.06}
 LOSS_CACHED_BYTES = {"adapter": 4, "full": 8}  # per token × vocabulary entry
 
 
@@ -52,6 +50,14 @@ def segment_bytes(request: int) -> int:
     return -(-request // ROUND_LARGE_SEGMENT) * ROUND_LARGE_SEGMENT
 
 
+class ReserveShares(Struct):
+    """The measured constants of the reserve (calibration.yaml `memory`, with their sources)."""
+
+    layer_working: float  # share of one checkpointed layer's working set left in unusable cached blocks
+    saved_activations: float  # ... of the saved activations without checkpointing
+    cublas_workspace: float  # bytes of cuBLAS/cuBLASLt workspaces
+
+
 class Reserve(Struct):
     loss_cached: float
     fragmentation: float
@@ -62,17 +68,17 @@ class Reserve(Struct):
         return self.loss_cached + self.fragmentation
 
 
-def training_reserve(*, tokens: int, vocab: int, full: bool, checkpointing: bool, layer_working: float,
-                     saved_activations: float) -> Reserve:
+def training_reserve(shares: ReserveShares, *, tokens: int, vocab: int, full: bool, checkpointing: bool,
+                     layer_working: float, saved_activations: float) -> Reserve:
     """Reserved − allocated at a training step's peak (module doc): loss-buffer blocks + fragmentation."""
     per = LOSS_CACHED_BYTES["full" if full else "adapter"]
     loss = per * tokens * vocab
     if checkpointing:
-        frac = RESERVE_FRACTIONS["layer_working"]
+        frac = shares.layer_working
         frag = frac * layer_working
         frag_text = f"{frac:g} × one recomputed layer's working set {_gib(layer_working)}"
     else:
-        frac = RESERVE_FRACTIONS["saved_activations"]
+        frac = shares.saved_activations
         frag = frac * saved_activations
         frag_text = f"{frac:g} × saved activations {_gib(saved_activations)}"
     formula = (f"allocator reserve (PyTorch caching allocator, cached blocks no request can reuse) = "

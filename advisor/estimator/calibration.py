@@ -152,12 +152,21 @@ class PlannerCalibration(_Strict):
     family_global_batch_tokens: dict[str, Constant]  # published global batch (tokens) by model family
 
 
+class MemoryCalibration(_Strict):
+    """The caching allocator's reserve of a training step (advisor/estimator/allocator.py)."""
+
+    reserve_layer_working: Constant  # share of one checkpointed layer's working set left in unusable blocks
+    reserve_saved_activations: Constant  # ... of the saved activations without checkpointing
+    cublas_workspace_bytes: Constant  # cuBLAS/cuBLASLt workspaces allocated at the first matmul
+
+
 class Calibration(_Strict):
     version: str
     fitted_on: str
     inference: InferenceCalibration
     training: TrainingCalibration
     planner: PlannerCalibration
+    memory: MemoryCalibration | None = None
 
     def check_invariants(self) -> None:
         inf = self.inference

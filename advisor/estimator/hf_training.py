@@ -20,9 +20,9 @@ from :mod:`advisor.estimator.allocator`; the peak is taken over the phases, not 
 from __future__ import annotations
 
 from advisor.estimator import training_memory as tm
-from advisor.estimator.allocator import training_reserve
+from advisor.estimator.allocator import ReserveShares, training_reserve
 from advisor.estimator.formats import weight_bytes
-from advisor.estimator.step_peak import CUBLAS_WORKSPACE_BYTES, Regime, StepPeak, StepStates, step_phases
+from advisor.estimator.step_peak import Regime, StepPeak, StepStates, step_phases
 from advisor.workload import Workload
 from knowledge.params import param_counts
 from knowledge.record import Struct
@@ -103,7 +103,7 @@ def hf_states(m: ModelSpec, w: Workload, fmt: str) -> tuple[StepStates, Regime, 
     return s, regime, int(trainable), layers, notes
 
 
-def hf_training(m: ModelSpec, w: Workload, fmt: str, *, flash: bool) -> HfTraining:
+def hf_training(m: ModelSpec, w: Workload, fmt: str, shares: ReserveShares, *, flash: bool) -> HfTraining:
     """Peak over the phases of one step (step_peak) + the caching allocator's reserve (allocator) + cuBLAS
     workspaces, for the HF engine on one GPU (DDP replicas hold the same, plus gradient buckets)."""
     states, regime, trainable, layers, notes = hf_states(m, w, fmt)
@@ -117,21 +117,22 @@ def hf_training(m: ModelSpec, w: Workload, fmt: str, *, flash: bool) -> HfTraini
                        eager_scores_len=0 if flash else w.context, accumulating=w.grad_accum > 1,
                        ddp=w.world_size > 1)
     full = w.task in ("full", "pretrain", "freeze")
-    reserve = training_reserve(tokens=tokens, vocab=m.vocab_size, full=full, checkpointing=ckpt,
+    reserve = training_reserve(shares, tokens=tokens, vocab=m.vocab_size, full=full, checkpointing=ckpt,
                                layer_working=step.layer_working, saved_activations=step.stored)
     formulas = step.lines() + [reserve.formula,
-                               f"cuBLAS/cuBLASLt workspaces = {CUBLAS_WORKSPACE_BYTES / 2**20:.0f} MiB"]
+                               f"cuBLAS/cuBLASLt workspaces = {shares.cublas_workspace / 2**20:.0f} MiB"]
     notes.append("gradient checkpointing on (non-reentrant, every decoder layer keeps only its input)" if ckpt
                  else "no gradient checkpointing: every layer keeps its saved tensors until its backward")
     notes.append(f"HF causal-LM loss: logits upcast to fp32 and cross_entropy over {m.vocab_size} vocabulary "
                  f"entries for {tokens} tokens per micro-batch")
     notes.append("peak = the largest phase of a step; the reserve is PyTorch's caching allocator "
                  "(reserved − allocated, the figure an out-of-memory error is measured against)")
-    return HfTraining(step=step, reserve=reserve.total, workspace=CUBLAS_WORKSPACE_BYTES, trainable=trainable,
+    return HfTraining(step=step, reserve=reserve.total, workspace=shares.cublas_workspace, trainable=trainable,
                       formulas=formulas, assumptions=notes)
 
 
-def hf_wrapped_activations(m: ModelSpec, w: Workload, fmt: str, *, flash: bool) -> tuple[float, float, list[str]]:
+def hf_wrapped_activations(m: ModelSpec, w: Workload, shares: ReserveShares, *,
+                           flash: bool) -> tuple[float, float, list[str]]:
     """(activation bytes, allocator reserve, formula lines) of an HF model run by DeepSpeed or FSDP2 (bf16
     modules, no autocast): the largest activation phase of step_peak (the engine's model states, which
     DeepSpeed's estimator counts whole, are added by the caller) and the caching allocator's reserve."""
@@ -143,7 +144,7 @@ def hf_wrapped_activations(m: ModelSpec, w: Workload, fmt: str, *, flash: bool) 
                        checkpointing=ckpt, trained_layers=layers, adapter_bytes=2 if w.task == "qlora" else 4,
                        targets=w.lora_targets, eager_scores_len=0 if flash else w.context)
     peak = max(step.phases, key=lambda p: p.activations)
-    reserve = training_reserve(tokens=tokens, vocab=m.vocab_size, full=regime == "bf16", checkpointing=ckpt,
+    reserve = training_reserve(shares, tokens=tokens, vocab=m.vocab_size, full=regime == "bf16", checkpointing=ckpt,
                                layer_working=step.layer_working, saved_activations=step.stored)
     lines = [f"phase {peak.name}: activations {peak.activations / GIB:.2f} GiB ({peak.note}; the HF model's own "
              "step in bf16, with the engine's model states)", reserve.formula]

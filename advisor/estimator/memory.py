@@ -12,7 +12,8 @@ from typing import Any
 
 from advisor.estimator import activations as act
 from advisor.estimator import training_memory as tm
-from advisor.estimator.allocator import dynamic_cache_reserve
+from advisor.estimator.allocator import ReserveShares, dynamic_cache_reserve
+from advisor.estimator.calibration import load_calibration
 from advisor.estimator.engines import EngineProfile, EngineTable, default_engines
 from advisor.estimator.formats import (
     FORMATS,
@@ -24,9 +25,8 @@ from advisor.estimator.formats import (
 )
 from advisor.estimator.hf_training import hf_training, hf_wrapped_activations
 from advisor.estimator.results import Breakdown, MemoryEstimate
-from advisor.estimator.step_peak import CUBLAS_WORKSPACE_BYTES
 from advisor.workload import WeightFormat, Workload
-from knowledge.errors import InputError
+from knowledge.errors import CatalogError, InputError
 from knowledge.params import param_counts
 from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -286,8 +286,9 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     overhead, overhead_lines = _engine_overhead(engine, w.world_size > 1 or tp > 1)
     if engine_id == "transformers":  # HF generate: DynamicCache re-allocation and cuBLAS workspaces (allocator)
         reserve, reserve_line = dynamic_cache_reserve(kv.value)
-        overhead += int(reserve + CUBLAS_WORKSPACE_BYTES)
-        overhead_lines += [reserve_line, f"cuBLAS workspaces {_gib(CUBLAS_WORKSPACE_BYTES)}"]
+        workspace = reserve_shares().cublas_workspace
+        overhead += int(reserve + workspace)
+        overhead_lines += [reserve_line, f"cuBLAS workspaces {_gib(workspace)}"]
     fraction, fraction_notes = _usable_fraction(engine, gpu)
     per_gpu = Breakdown(weights=weights.value, activations=activations.value, kv_cache=kv.value, overhead=overhead)
     formulas = [*weights.formulas, *kv.formulas, *activations.formulas,
@@ -494,7 +495,7 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         assumptions.append("fp32 weights without autocast: activations in fp32 (4 bytes)")
     overhead, lines = _engine_overhead(engine, w.world_size > 1)
     if engine_id in ("deepspeed", "fsdp") and tp * pp == 1:  # an HF model under DeepSpeed / FSDP2: its own step
-        activations, reserve, act_lines = hf_wrapped_activations(model, w, fmt, flash=flash)
+        activations, reserve, act_lines = hf_wrapped_activations(model, w, reserve_shares(), flash=flash)
         formulas += act_lines
         overhead += int(reserve)
         lines.append(f"allocator reserve {_gib(reserve)}")
@@ -526,11 +527,21 @@ _ENGINE_VERSIONS = {"transformers": " (followed: transformers 5.17, PEFT 0.21, t
                     "megatron": " (followed: Megatron-LM distributed optimizer, fp32 main gradients)"}
 
 
+def reserve_shares() -> ReserveShares:
+    """The caching allocator's measured constants (knowledge/data/calibration.yaml `memory`)."""
+    mem = load_calibration().memory
+    if mem is None:
+        raise CatalogError("calibration.yaml has no memory section (the allocator reserve)", field="memory")
+    return ReserveShares(layer_working=mem.reserve_layer_working.value,
+                         saved_activations=mem.reserve_saved_activations.value,
+                         cublas_workspace=mem.cublas_workspace_bytes.value)
+
+
 def _hf_training(model: ModelSpec, w: Workload, engine: EngineProfile, fmt: str, flash: bool,
                  flash_note: str) -> MemoryEstimate:
     """HF transformers / PEFT on one GPU (or DDP replicas): the phase peak of hf_training.hf_training."""
     counts = param_counts(model)
-    hf = hf_training(model, w, fmt, flash=flash)
+    hf = hf_training(model, w, fmt, reserve_shares(), flash=flash)
     peak = hf.step.peak
     context, lines = _engine_overhead(engine, w.world_size > 1)
     overhead = context + hf.reserve + hf.workspace

@@ -34,7 +34,6 @@ Regime = Literal["mixed", "bf16", "fp32", "adapter"]
 GIB = 2**30
 LOSS_FORWARD_BYTES = {"bf16": 2 + 4 + 4, "fp32": 4 + 4}  # per token × vocab: logits, fp32 upcast, log_softmax out
 LOSS_BACKWARD_BYTES = 4 + 4 + 4  # log_softmax output, NLL gradient, log_softmax input gradient (all fp32)
-CUBLAS_WORKSPACE_BYTES = 212 * 2**20  # largest after-load excess seen on the H200 runs (33–212 MiB) [h200-measured]
 
 
 def _widths(m: ModelSpec) -> tuple[int, int, int, int, int]:
