@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from advisor.estimator import training_memory as tm
-from advisor.estimator.hf_training import hf_training
-from advisor.estimator.memory import estimate_memory, reserve_shares
+from advisor.estimator.hf_training import hf_training, reserve_shares
+from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from tests.measured_runs import Run, runs

@@ -12,8 +12,7 @@ from typing import Any
 
 from advisor.estimator import activations as act
 from advisor.estimator import training_memory as tm
-from advisor.estimator.allocator import ReserveShares, dynamic_cache_reserve
-from advisor.estimator.calibration import load_calibration
+from advisor.estimator.allocator import dynamic_cache_reserve
 from advisor.estimator.engines import EngineProfile, EngineTable, default_engines
 from advisor.estimator.formats import (
     FORMATS,
@@ -23,10 +22,10 @@ from advisor.estimator.formats import (
     weight_bytes,
     weight_bytes_by_group,
 )
-from advisor.estimator.hf_training import hf_training, hf_wrapped_activations
+from advisor.estimator.hf_training import ENGINE_VERSIONS, hf_training, hf_wrapped_activations, reserve_shares
 from advisor.estimator.results import Breakdown, MemoryEstimate
 from advisor.workload import WeightFormat, Workload
-from knowledge.errors import CatalogError, InputError
+from knowledge.errors import InputError
 from knowledge.params import param_counts
 from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -511,7 +510,7 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
     per_gpu = Breakdown(weights=st.weights, gradients=st.gradients, optimizer_states=st.optimizer,
                         activations=activations, overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
-    assumptions.append(f"engine: {engine.name}{_ENGINE_VERSIONS.get(engine_id, '')}; micro-batch {w.batch} × "
+    assumptions.append(f"engine: {engine.name}{ENGINE_VERSIONS.get(engine_id, '')}; micro-batch {w.batch} × "
                        f"{w.context} tokens; {w.world_size} GPU(s): DP {dp} × TP {tp} × PP {pp}; optimizer "
                        f"{w.optimizer}")
     return MemoryEstimate(
@@ -519,22 +518,6 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         trainable_params=int(st.trainable), gpus=w.world_size, per_gpu=per_gpu, cpu=st.cpu, formulas=formulas,
         assumptions=assumptions, engine=engine_id,
     )
-
-
-_ENGINE_VERSIONS = {"transformers": " (followed: transformers 5.17, PEFT 0.21, torch 2.11)",
-                    "deepspeed": " (followed: DeepSpeed's estimate_zero2/zero3_model_states_mem_needs)",
-                    "fsdp": " (followed: PyTorch FSDP2 fully_shard with MixedPrecisionPolicy(bf16 params))",
-                    "megatron": " (followed: Megatron-LM distributed optimizer, fp32 main gradients)"}
-
-
-def reserve_shares() -> ReserveShares:
-    """The caching allocator's measured constants (knowledge/data/calibration.yaml `memory`)."""
-    mem = load_calibration().memory
-    if mem is None:
-        raise CatalogError("calibration.yaml has no memory section (the allocator reserve)", field="memory")
-    return ReserveShares(layer_working=mem.reserve_layer_working.value,
-                         saved_activations=mem.reserve_saved_activations.value,
-                         cublas_workspace=mem.cublas_workspace_bytes.value)
 
 
 def _hf_training(model: ModelSpec, w: Workload, engine: EngineProfile, fmt: str, flash: bool,
@@ -552,7 +535,7 @@ def _hf_training(model: ModelSpec, w: Workload, engine: EngineProfile, fmt: str,
                         activations=peak.activations, overhead=overhead)
     formulas.append(f"total per GPU = peak phase ({peak.name}) + overhead = {_gib(per_gpu.total)}")
     assumptions = [*hf.assumptions, flash_note,
-                   f"engine: {engine.name}{_ENGINE_VERSIONS['transformers']}; micro-batch {w.batch} × {w.context} "
+                   f"engine: {engine.name}{ENGINE_VERSIONS['transformers']}; micro-batch {w.batch} × {w.context} "
                    f"tokens; {w.world_size} GPU(s) (DDP replicas)" + (f"; {w.grad_accum} micro-batches per step"
                                                                      if w.grad_accum > 1 else "")
                    + f"; optimizer {w.optimizer} (fused)"]
