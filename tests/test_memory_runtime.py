@@ -127,3 +127,26 @@ def test_every_hf_training_formula_names_its_phase() -> None:
     assert sum("← peak" in f for f in phase_lines) == 1
     assert any(f.startswith("allocator reserve") for f in e.formulas)
     assert any("transformers 5.17" in a for a in e.assumptions)
+
+
+def test_near_the_limit_says_how_much_is_spare_and_what_does_not_fit() -> None:
+    """LoRA on Llama-3-8B at 2,048 tokens on a 24 GiB RTX 4090: the answer names the spare memory and the first
+    micro-batch and sequence that do not fit, each checked against a full estimate."""
+    from advisor.estimator.fit_limits import SEQ_STEP, training_fit_limits
+
+    cat = load_catalog()
+    m, gpu = cat.model("llama-3-8b"), cat.gpu("rtx-4090")
+    w = Workload(task="lora", context=2048)
+    lim = training_fit_limits(m, w, gpu)
+    assert lim.fits and lim.spare_bytes == estimate_memory(m, w, gpu).headroom_bytes(gpu)
+
+    def fits(batch: int, context: int) -> bool:
+        return estimate_memory(m, w.model_copy(update={"batch": batch, "context": context}), gpu).fits(gpu)
+
+    assert fits(lim.largest_batch, 2048) and not fits(lim.largest_batch + 1, 2048)
+    assert fits(1, lim.largest_context) and not fits(1, lim.largest_context + SEQ_STEP)
+    text = lim.sentence()
+    assert text.startswith(f"fits with {lim.spare_bytes / GIB:.1f} GiB to spare at micro-batch 1")
+    assert "micro-batch 2 does not" in text and f"{lim.largest_context} tokens" in text
+    short = training_fit_limits(m, Workload(task="lora", context=8192), gpu)
+    assert not short.fits and short.sentence().startswith("does not fit")

@@ -30,6 +30,7 @@ FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv
                "optimizer": "--optimizer", "zero": "--zero", "offload": "--offload", "gpus": "--gpus",
                "nodes": "--nodes", "tp": "--tp", "pp": "--pp", "recompute": "--recompute",
                "lora_rank": "--lora-rank", "lora_targets": "--lora-targets", "engine": "--engine",
+               "grad_accum": "--grad-accum",
                "flash_attention": "--flash-attention", "train_tokens": "--tokens", "output_tokens": "--output-tokens"}
 
 
@@ -69,6 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="activation recomputation (default: full for fine-tuning, selective for pre-training)")
     parser.add_argument("--lora-rank", type=field_number(wl.Workload, "lora_rank"), default=16)
     parser.add_argument("--lora-targets", choices=["attention", "all-linear"], default="all-linear")
+    parser.add_argument("--grad-accum", type=field_number(wl.Workload, "grad_accum"), default=1,
+                        help="training: micro-batches per optimizer step (gradients stay live between them)")
     parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
                         help="runtime (default: vllm for inference, transformers/deepspeed for training)")
     parser.add_argument("--flash-attention", choices=["on", "off"], default=None,
@@ -85,7 +88,7 @@ def _workload(args: argparse.Namespace) -> Workload:
         "concurrency": args.concurrency, "prompt_tokens": args.prompt_tokens, "optimizer": args.optimizer,
         "zero": args.zero, "offload": "none" if args.offload == "layers" else args.offload, "gpus": args.gpus, "nodes": args.nodes, "tp": args.tp or 1,
         "pp": args.pp or 1, "recompute": args.recompute, "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
-        "engine": args.engine,
+        "engine": args.engine, "grad_accum": args.grad_accum,
         "flash_attention": None if args.flash_attention is None else args.flash_attention == "on",
     }
     try:
@@ -172,7 +175,12 @@ def run(args: argparse.Namespace) -> int:
         jsonout.write(out)
         sys.stdout.write("\n")
         return 0
-    sys.stdout.write(render(est, model, gpu))
+    limits = None
+    if gpu is not None and workload.is_training and layout is None:
+        from advisor.estimator.fit_limits import training_fit_limits
+
+        limits = training_fit_limits(model, workload, gpu).sentence()
+    sys.stdout.write(render(est, model, gpu, limits))
     return 0
 
 
@@ -223,7 +231,7 @@ def _g(x: int) -> str:
     return f"{x / GiB:10.2f} GiB"
 
 
-def render(est: MemoryEstimate, model: ModelSpec, gpu: GpuSpec | None = None) -> str:
+def render(est: MemoryEstimate, model: ModelSpec, gpu: GpuSpec | None = None, limits: str | None = None) -> str:
     """Plain-text report: breakdown in GiB, fit against `gpu`, formulas and assumptions."""
     lines = [f"{model.name} — {est.task}, {est.gpus} GPU(s); params {est.params / 1e9:.2f}B"
              + (f" ({est.active_params / 1e9:.2f}B active)" if est.active_params != est.params else "")
@@ -249,6 +257,8 @@ def render(est: MemoryEstimate, model: ModelSpec, gpu: GpuSpec | None = None) ->
                       + f", headroom {head / GiB:+.2f} GiB"]
         if est.kv_bytes_per_token:
             lines.append(f"  KV cache room for ≈ {est.kv_capacity_tokens(gpu):,} tokens in total at this setting")
+        if limits:
+            lines.append(f"  {limits}")
     lines += ["", "formulas:"] + [f"  - {f}" for f in est.formulas]
     lines += ["", "assumptions:"] + [f"  - {a}" for a in est.assumptions]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,84 @@
+"""Near the limit: will a training job fit, with how much to spare, and the largest micro-batch and sequence that do.
+
+Each candidate is a full :func:`advisor.estimator.memory.estimate_memory` (the phase peak with the allocator
+reserve), so the limits move with everything the estimate counts. Memory grows monotonically with micro-batch and
+sequence, so a doubling search followed by bisection finds the largest value that fits (micro-batch up to 4,096,
+sequence in steps of 256 tokens up to the model's context).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from advisor.estimator.memory import estimate_memory
+from advisor.workload import Workload
+from knowledge.record import Struct
+from knowledge.schemas import GpuSpec, ModelSpec
+
+GIB = 2**30
+SEQ_STEP = 256
+MAX_BATCH = 4096
+
+
+class FitLimits(Struct):
+    fits: bool
+    spare_bytes: int  # usable − needed at the workload as given (negative: short by that much)
+    largest_batch: int  # at the workload's sequence; 0 when micro-batch 1 does not fit
+    largest_context: int  # at the workload's micro-batch; 0 when SEQ_STEP tokens do not fit
+    batch: int
+    context: int
+
+    def sentence(self) -> str:
+        """"fits with 2.1 GiB to spare at micro-batch 1; micro-batch 2 does not" and the sequence limit."""
+        gib = abs(self.spare_bytes) / GIB
+        if self.fits:
+            head = f"fits with {gib:.1f} GiB to spare at micro-batch {self.batch} × {self.context} tokens"
+            if self.largest_batch == self.batch:
+                head += f"; micro-batch {self.batch + 1} does not"
+            else:
+                head += f"; micro-batch up to {self.largest_batch} fits"
+        else:
+            head = f"does not fit: {gib:.1f} GiB short at micro-batch {self.batch} × {self.context} tokens"
+            if self.largest_batch:
+                head += f"; micro-batch {self.largest_batch} fits"
+        tail = (f"; the longest sequence at micro-batch {self.batch} is {self.largest_context} tokens"
+                if self.largest_context else f"; not even {SEQ_STEP} tokens fit at micro-batch {self.batch}")
+        return head + tail
+
+
+def _largest(fits: Callable[[int], bool], lo: int, cap: int) -> int:
+    """Largest n in [lo, cap] with fits(n) (monotone), or lo − 1 when fits(lo) is false."""
+    if not fits(lo):
+        return lo - 1
+    good, bad = lo, None
+    n = lo
+    while bad is None:
+        n = min(n * 2, cap)
+        if fits(n):
+            good = n
+            if n == cap:
+                return cap
+        else:
+            bad = n
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if fits(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def training_fit_limits(model: ModelSpec, w: Workload, gpu: GpuSpec) -> FitLimits:
+    """Spare memory at `w` on `gpu`, the largest micro-batch at its sequence and the largest sequence at its
+    micro-batch (each a full estimate)."""
+
+    def headroom(batch: int, context: int) -> int:
+        return estimate_memory(model, w.model_copy(update={"batch": batch, "context": context}), gpu).headroom_bytes(gpu)
+
+    spare = headroom(w.batch, w.context)
+    largest_batch = max(0, _largest(lambda b: headroom(b, w.context) >= 0, 1, MAX_BATCH))
+    steps = max(1, model.max_context // SEQ_STEP)
+    largest_steps = max(0, _largest(lambda k: headroom(w.batch, k * SEQ_STEP) >= 0, 1, steps))
+    return FitLimits(fits=spare >= 0, spare_bytes=spare, largest_batch=largest_batch,
+                     largest_context=largest_steps * SEQ_STEP, batch=w.batch, context=w.context)
