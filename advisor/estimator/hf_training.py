@@ -95,7 +95,7 @@ def hf_states(m: ModelSpec, w: Workload, fmt: str) -> tuple[StepStates, Regime, 
         base = weight_bytes(m, fmt)
         k = tm.OPTIMIZER_K_FP32[w.optimizer]
         s = StepStates(weights=base + 2 * trainable, gradients=4 * trainable, optimizer=k * trainable,
-                       cast_copies=2 * trainable, head_cast=2 * trainable / max(1, tm.FREEZE_TRAINABLE_LAYERS))
+                       cast_copies=2 * trainable)  # bf16 casts of the fp32 trainable blocks; lm_head stays frozen
         regime, layers = "mixed", tm.FREEZE_TRAINABLE_LAYERS
         notes.append(f"freeze-tuning: the last {tm.FREEZE_TRAINABLE_LAYERS} blocks in fp32 under autocast "
                      "(LLaMA-Factory freeze_trainable_layers=2), the rest frozen in 16-bit and keeping no activations")

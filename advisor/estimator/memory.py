@@ -485,7 +485,7 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
                            "selective activation recomputation (Megatron default with sequence parallelism)")
     st = (_full_states(model, w, engine_id, fmt, counts.total, shard, largest, dp) if task in ("full", "pretrain")
           else _adapter_states(model, w, fmt, counts.total, largest, dp))
-    formulas = list(st.formulas)
+    formulas = [f"every phase (model states): {line}" for line in st.formulas]
     assumptions += st.assumptions
 
     assumptions.append(flash_note)
