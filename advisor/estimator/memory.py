@@ -534,11 +534,10 @@ def _hf_training(model: ModelSpec, w: Workload, engine: EngineProfile, fmt: str,
     per_gpu = Breakdown(weights=peak.weights, gradients=peak.gradients, optimizer_states=peak.optimizer,
                         activations=peak.activations, overhead=overhead)
     formulas.append(f"total per GPU = peak phase ({peak.name}) + overhead = {_gib(per_gpu.total)}")
-    assumptions = [*hf.assumptions, flash_note,
+    dp = w.world_size
+    assumptions = [*hf.assumptions, flash_note, f"optimizer {w.optimizer}: the fused PyTorch implementation",
                    f"engine: {engine.name}{ENGINE_VERSIONS['transformers']}; micro-batch {w.batch} × {w.context} "
-                   f"tokens; {w.world_size} GPU(s) (DDP replicas)" + (f"; {w.grad_accum} micro-batches per step"
-                                                                     if w.grad_accum > 1 else "")
-                   + f"; optimizer {w.optimizer} (fused)"]
+                   f"tokens; {dp} GPU(s): DP {dp} × TP 1 × PP 1; optimizer {w.optimizer}"]
     return MemoryEstimate(
         model=model.id, task=w.task, params=counts.total, active_params=counts.active,
         trainable_params=hf.trainable, gpus=w.world_size, per_gpu=per_gpu, formulas=formulas,
