@@ -440,7 +440,10 @@ def test_r47_lowest_cost_says_what_it_is_lowest_among():
     from advisor.conversation.render.options_table import label_words as _label_words
 
     row = _row(ask(STORY2)[1].answer, "16× NVIDIA L20")
-    assert "lowest cost without consumer cards spread over servers" in row
+    # issue 28: with the caching allocator's reserve, LoRA of the 70B on 32× RTX 4090 (ZeRO-3 over four servers)
+    # needs 23.4 of 24 GiB and no longer keeps the recommender's 10 % headroom, so 16× L20 is the lowest cost
+    # outright here; the qualified wording is checked on constructed options below
+    assert "lowest cost" in row
     _, plain = ask("Serve Qwen2.5-7B to 10 users with 4k context")
     assert "lowest cost" in plain.answer and "without consumer cards" not in plain.answer
 

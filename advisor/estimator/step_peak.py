@@ -197,7 +197,7 @@ def step_phases(m: ModelSpec, states: StepStates, *, tokens: int, regime: Regime
     what = "layer inputs (checkpointing)" if checkpointing else "every layer's saved tensors"
     phases = [
         Phase("end of forward", W + states.cast_copies, held, Opt, stored + loss_fwd,
-              f"{what} + logits bf16, fp32 upcast and log_softmax: {LOSS_FORWARD_BYTES[logits_kind]} B × tokens × "
+              f"{what} + logits, their fp32 upcast and log_softmax: {LOSS_FORWARD_BYTES[logits_kind]} B × tokens × "
               "vocab" + ("; autocast's bf16 weight copies" if states.cast_copies else "")),
         Phase("loss backward", W + casts_kept, held, Opt, stored + loss_bwd,
               "three fp32 tokens × vocab buffers (log_softmax output, NLL and log_softmax gradients); "
