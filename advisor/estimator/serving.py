@@ -217,3 +217,23 @@ def max_concurrency_for_target(model: ModelSpec, gpu: GpuSpec, count: int, workl
             raise InputError(f"{name} target must be positive, got {v}", field=name, accepted="> 0 s")
     prof, hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
     return _max_concurrency(prof, hw, sch, mix, None, tpot_s, ttft_s) * replicas
+
+
+def merge_into_contract(contract: dict[str, Any], report: ServingReport) -> dict[str, Any]:
+    """The `throughput --json` contract with the simulation's figures at the stated load: ttft_s (median), the
+    per-sequence decode speed 1/TPOT, total output tokens/s, plus tpot_s, itl_p95_s, ttft_p95_s and
+    max_concurrency_for_target; the steady-state roofline figures stay under `roofline`."""
+    r = report.result
+    out = dict(contract)
+    out["roofline"] = {k: contract.get(k) for k in ("decode_tokens_per_s", "decode_tokens_per_s_total", "ttft_s",
+                                                    "ms_per_token")}
+    if r.tpot_p50_s > 0:
+        out["decode_tokens_per_s"] = 1.0 / r.tpot_p50_s
+        out["ms_per_token"] = r.tpot_p50_s * 1e3
+    out["decode_tokens_per_s_total"] = report.output_tokens_per_s
+    out["ttft_s"] = r.ttft_p50_s
+    out.update({"tpot_s": r.tpot_p50_s, "tpot_p95_s": r.tpot_p95_s, "itl_s": r.itl_p50_s, "itl_p95_s": r.itl_p95_s,
+                "ttft_p95_s": r.ttft_p95_s, "max_concurrency_for_target": report.max_concurrency_for_target,
+                "serving": report.to_contract()})
+    out["formulas"] = list(contract.get("formulas", [])) + report.formulas()
+    return out

@@ -197,9 +197,9 @@ def _weighted_pct(pairs: list[tuple[float, float]], q: float) -> float:
 
 def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, *, concurrency: int | None = None,
              rate: float | None = None, requests: int | None = None, seed: int = 0,
-             spec: Speculation | None = None) -> ServingResult:
+             spec: Speculation | None = None, stagger: bool = True) -> ServingResult:
     """Serve `requests` requests of `mix` on one replica (module doc); `concurrency` (closed loop) or `rate`
-    (requests/s, open loop) sets the load."""
+    (requests/s, open loop) sets the load. `stagger=False`: the first wave of C requests arrives at once."""
     if (concurrency is None) == (rate is None):
         raise InputError("give a concurrency or a request rate, not both", field="concurrency")
     if concurrency is not None and concurrency < 1:
@@ -218,7 +218,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     per_step_tokens = spec.tokens_per_step() if spec else 1.0
     max_seqs = sch.max_num_seqs if sch.continuous_batching else 1
     reqs = [_Req(i, 0.0, p, o, orig_output=o) for i, (p, o) in enumerate(lens)]
-    arrivals: list[tuple[float, int]] = []  # (time, request index) not yet arrived
+    arrivals: list[tuple[float, int]] = []  # heap of (time, request index) not yet arrived
     if rate is not None:
         rng = random.Random(seed)
         t = 0.0
@@ -226,15 +226,20 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             t += rng.expovariate(rate)
             r.arrival = t
             arrivals.append((t, r.idx))
-        arrivals.reverse()  # pop from the end
         next_req = n
-    else:
+    else:  # closed loop: C clients in steady state, their phases spread evenly over one request's duration
         assert concurrency is not None
         start = min(concurrency, n)
+        p0, o0 = lens[0]
+        one = (costs.step(0, 0.0, [(0, min(p0, sch.max_num_batched_tokens))]) * math.ceil(p0 / sch.max_num_batched_tokens)
+               + o0 / per_step_tokens * costs.step(start, start * (p0 + o0 / 2.0), []))
         for i in range(start):
             reqs[i].client = i
+            reqs[i].arrival = one * i / start if stagger else 0.0
+            arrivals.append((reqs[i].arrival, i))
+        heapq.heapify(arrivals)
         next_req = start
-    waiting: list[_Req] = [reqs[i] for i in range(n if rate is None else 0) if rate is None and i < next_req]
+    waiting: list[_Req] = []
     running: list[_Req] = []  # admitted, in admission order
     decoding: list[tuple[int, int]] = []  # heap of (finish_step, idx)
     dec_set: set[int] = set()
@@ -256,18 +261,20 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         sum_base -= r.prompt + r.generated - r.start_step * per_step_tokens
         running.remove(r)
         finished.append(r)
-        if rate is None and next_req < n:  # the client sends its next request now
-            nr = reqs[next_req]
-            nr.arrival, nr.client = now, r.client
-            waiting.append(nr)
+        if rate is None and next_req < n:  # the client sends its next request now; it reaches the scheduler
+            nr = reqs[next_req]  # after the request overhead (HTTP, tokenisation), usually in the middle of a step
+            nr.arrival, nr.client = now + sch.request_s, r.client
+            heapq.heappush(arrivals, (nr.arrival, nr.idx))
             next_req += 1
 
     while len(finished) < n and events < MAX_EVENTS:
         events += 1
-        while arrivals and arrivals[-1][0] <= now + 1e-12:
-            waiting.append(reqs[arrivals.pop()[1]])
+        while arrivals and arrivals[0][0] <= now + 1e-12:
+            waiting.append(reqs[heapq.heappop(arrivals)[1]])
         if not running and not waiting:
-            now = arrivals[-1][0]
+            if not arrivals:
+                break
+            now = arrivals[0][0]
             continue
         # one scheduled step: decodes first, then prefill chunks
         n_dec = len(dec_set)
@@ -301,7 +308,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                 break
         if not chunks and n_dec == 0:
             if arrivals:
-                now = max(now, arrivals[-1][0])
+                now = max(now, arrivals[0][0])
                 continue
             break
         if not chunks:
@@ -332,7 +339,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             k = min(k, k_kv)
             t_mid = costs.step(n_dec, ctx_sum() + n_dec * per_step_tokens * (k - 1) / 2.0, [])
             if arrivals and not waiting and len(running) < max_seqs:
-                k = max(1, min(k, math.ceil((arrivals[-1][0] - now) / t_mid)))
+                k = max(1, min(k, math.ceil((arrivals[0][0] - now) / t_mid)))
             now += k * t_mid
             gstep += k
             steps += k
@@ -373,7 +380,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         # steady state: the first wave of `concurrency` requests sent at once is the warm-up (benchmark clients
         # discard it or, with many requests, it weighs little); measure the rest
         done = [r for r in done if r.idx >= concurrency]
-    ttft = [r.first_token - r.arrival + sch.request_s for r in done]
+    ttft = [r.first_token - r.arrival + sch.request_s for r in done]  # client send → first token
     tpot = [(r.last_token - r.first_token) / (r.orig_output - 1) for r in done
             if r.orig_output > 1 and r.last_token > 0]
     tokens = sum(r.orig_output for r in done)

@@ -143,8 +143,13 @@ def run(args: argparse.Namespace) -> int:
         return run_offload(args)
     est, model, gpu, users = compute(args)
     budget = engine_budget(args, est, model, gpu)
+    served = simulated(args, est, model, gpu)
     if args.json:
         out = est.to_contract()
+        if served is not None:
+            from advisor.estimator.serving import merge_into_contract
+
+            out = merge_into_contract(out, served)
         if users is not None:
             out["users_at_latency"] = {"max_ms_per_token": args.max_ms_per_token, "concurrency": users}
         if budget is not None:
@@ -153,11 +158,41 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     text = render(est, model, gpu, users, args.max_ms_per_token)
+    if served is not None:
+        head, sep, rest = text.partition("\nformulas:")
+        text = head + served_lines(served) + sep + rest
     if budget is not None:
         head, sep, rest = text.partition("\nformulas:")
         text = head + engine_line(budget, est.replicas) + sep + rest
     sys.stdout.write(text)
     return 0
+
+
+def simulated(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
+    """The continuous-batching simulation at --concurrency (advisor.estimator.serving), with the concurrency limit
+    for --max-ms-per-token; None for layouts it does not model (llama.cpp layer split over several GPUs)."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.serving import simulate_serving
+    from advisor.estimator.throughput import default_engine
+
+    engine = args.engine or default_engine(est.weights)
+    if engine == "llama.cpp" and est.tp > 1:
+        return None
+    target = args.max_ms_per_token / 1e3 if args.max_ms_per_token is not None else None
+    return simulate_serving(model, gpu, args.count, _workload(args), load_calibration(), concurrency=est.concurrency,
+                            engine=engine, target_tpot_s=target)
+
+
+def served_lines(rep: Any) -> str:
+    r = rep.result
+    per = f" ({rep.replicas} replicas)" if rep.replicas > 1 else ""
+    text = (f"  under load    {rep.engine} simulation at {r.concurrency} concurrent requests{per}: TTFT "
+            f"{r.ttft_p50_s * 1e3:.0f} ms (p95 {r.ttft_p95_s * 1e3:.0f}), {r.per_user_tokens_per_s:.1f} tokens/s per user "
+            f"(TPOT {r.tpot_p50_s * 1e3:.1f} ms, ITL p95 {r.itl_p95_s * 1e3:.1f} ms), "
+            f"{rep.output_tokens_per_s:,.0f} output tokens/s in total")
+    if rep.max_concurrency_for_target is not None:
+        text += f"\n  target        {rep.max_concurrency_for_target:,} concurrent requests at median TPOT within target"
+    return text + "\n"
 
 
 def engine_budget(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
