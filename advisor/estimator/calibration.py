@@ -150,6 +150,11 @@ class PlannerCalibration(_Strict):
     memory_headroom: Constant  # share of GPU memory the chosen layout leaves free
     default_global_batch_tokens: Constant
     family_global_batch_tokens: dict[str, Constant]  # published global batch (tokens) by model family
+    # the largest batch a family's published schedule reached (the planner searches base × 2^k up to it)
+    family_global_batch_max: dict[str, Constant] = Field(default_factory=dict)
+    critical_batch_coefficient: Constant | None = None  # B_crit = a · C^b tokens (C: training FLOPs)
+    critical_batch_exponent: Constant | None = None
+    fp8_training_families: dict[str, Constant] = Field(default_factory=dict)  # families whose published pre-training ran FP8 GEMMs
 
 
 class Calibration(_Strict):

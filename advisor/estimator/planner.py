@@ -155,6 +155,39 @@ def global_batch_tokens(model: ModelSpec, calib: Calibration) -> tuple[float, st
     return pl.default_global_batch_tokens.value, "default 4M tokens (no published batch for this family)"
 
 
+def batch_candidates(model: ModelSpec, tokens: float, context: int, calib: Calibration) -> tuple[list[float], str]:
+    """Global batches (tokens) the planner may choose: the family's published batch × 2^k up to the largest its
+    published schedule reached (Llama 3: 4M → 8M → 16M; DeepSeek-V3: up to 15,360 × 4K) and no further than the
+    critical batch B = a · C^b of the training compute C = 6 · N · D (DeepSeek LLM scaling law); the base batch is
+    always allowed. Larger batches cut the pipeline bubble and the per-token data-parallel traffic."""
+    pl = calib.planner
+    base, src = global_batch_tokens(model, calib)
+    top = pl.family_global_batch_max.get(model.family)
+    if top is None or pl.critical_batch_coefficient is None or pl.critical_batch_exponent is None:
+        return [base], src
+    compute = 6.0 * param_counts(model).active * tokens
+    crit = pl.critical_batch_coefficient.value * compute ** pl.critical_batch_exponent.value
+    out, b = [base], base * 2
+    while b <= top.value * 1.0001 and b <= crit:
+        out.append(b)
+        b *= 2
+    if out[-1] < top.value <= crit and top.value not in out:
+        out.append(top.value)
+    note = (f"{src}; searched {', '.join(f'{x / 2**20:.0f}M' for x in out)} tokens — up to the family's published "
+            f"schedule ({', '.join(top.source)}) and the critical batch {crit / 2**20:,.0f}M tokens = "
+            f"{pl.critical_batch_coefficient.value:g} · C^{pl.critical_batch_exponent.value:g} at C = "
+            f"{compute:.2e} FLOPs ({', '.join(pl.critical_batch_coefficient.source)})")
+    return out, note
+
+
+def default_precision(model: ModelSpec, gpu: GpuSpec, calib: Calibration) -> str:
+    """FP8 for families whose published pre-training ran FP8 GEMMs (DeepSeek-V3) on GPUs with FP8 tensor cores,
+    else BF16."""
+    if model.family in calib.planner.fp8_training_families and gpu.fp8_dense_flops and gpu.supports_fp8:
+        return "fp8"
+    return "bf16"
+
+
 def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Overrides,
                 calib: Calibration) -> Iterator[ParallelLayout]:
     """Every (tp, cp, pp, ep, vpp) the rules and the overrides allow."""
@@ -334,7 +367,7 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
 
 
 def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
-                  context: int | None = None, precision: str = "bf16", ov: Overrides = Overrides(),
+                  context: int | None = None, precision: str | None = None, ov: Overrides = Overrides(),
                   mfu: float | None = None, ignore_memory: bool = False, explain: bool = True,
                   seq_len: int | None = None) -> Plan:
     """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals.
@@ -343,14 +376,25 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     smallest count that would fit. `context`: tokens per training sequence (`seq_len`, its name in the JSON contract,
     is accepted as well)."""
     context = int(context or seq_len or min(model.max_context, DEFAULT_CONTEXT))
+    precision = precision or default_precision(model, gpu, calib)
     check_inputs(model, gpu, count, tokens, context, ov, precision, calib)
     if mfu is not None and not 0 < mfu <= 1:
         raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
-    gbt, gb_src = ((ov.global_batch_tokens, "as given") if ov.global_batch_tokens
-                   else global_batch_tokens(model, calib))
-    global_seqs = max(1, round(gbt / context))
-    found = search(model, gpu, count, context, calib, ov=ov, precision=precision, global_seqs=global_seqs,
-                   ignore_memory=ignore_memory)
+    if ov.global_batch_tokens:
+        batches, gb_src = [ov.global_batch_tokens], "as given"
+    else:
+        batches, gb_src = batch_candidates(model, tokens, context, calib)
+    found = None
+    global_seqs = max(1, round(batches[0] / context))
+    for gbt in batches:  # the fastest per token; a larger batch must gain ≥ 2 % to be chosen
+        seqs = max(1, round(gbt / context))
+        got = search(model, gpu, count, context, calib, ov=ov, precision=precision, global_seqs=seqs,
+                     ignore_memory=ignore_memory)
+        if got is None or got[2] is None:
+            continue
+        if found is None or (got[2].step_s / got[2].tokens_per_step
+                             < 0.98 * found[2].step_s / found[2].tokens_per_step):  # type: ignore[union-attr]
+            found, global_seqs = got, seqs
     if found is None:
         if not explain:  # the caller only asks whether it fits (the recommender's count search)
             raise InputError(f"no layout of {model.name} fits {count} × {gpu.name}", field="count")

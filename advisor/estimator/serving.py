@@ -155,7 +155,8 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
                      concurrency: int | None = None, rate: float | None = None, engine: str | None = None,
                      conversational: bool = False, speculation: Speculation | None = None,
                      chunked_prefill: bool | None = None, requests_per_client: int = 4,
-                     target_tpot_s: float | None = None, target_ttft_s: float | None = None) -> ServingReport:
+                     target_tpot_s: float | None = None, target_ttft_s: float | None = None,
+                     stagger: bool = True) -> ServingReport:
     """TTFT, TPOT/ITL and throughput of `model` on `count` × `gpu` under the workload's lengths, at `concurrency`
     concurrent requests (default: the workload's) or at `rate` requests/s; with a target, also the largest
     concurrency that meets it (bisection, :func:`max_concurrency_for_target`)."""
@@ -166,7 +167,7 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
         concurrency = int(concurrency or workload.concurrency or 1)
         per = max(1, math.ceil(concurrency / replicas))
         res = simulate(prof, hw, sch, mix, concurrency=per, requests=min(1200, max(16, requests_per_client * per)),
-                       spec=speculation)
+                       spec=speculation, stagger=stagger)
     else:
         res = simulate(prof, hw, sch, mix, rate=rate / replicas, spec=speculation)
     report = ServingReport(engine=sch.engine, tp=tp, replicas=replicas, result=res, scheduler=sch, fp4=fp4,
@@ -176,6 +177,15 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
     limit = _max_concurrency(prof, hw, sch, mix, speculation, target_tpot_s, target_ttft_s)
     target = {k: v for k, v in (("tpot_s", target_tpot_s), ("ttft_s", target_ttft_s)) if v is not None}
     return replace(report, max_concurrency_for_target=limit * replicas, target=target)
+
+
+def saturating_concurrency(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
+                           engine: str | None = None) -> int:
+    """Requests in flight at an infinite request rate: as many as the scheduler runs and the KV cache holds whole
+    (prompt + output), over all replicas."""
+    _prof, _hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
+    per = min(sch.max_num_seqs, max(1, sch.kv_capacity_tokens // (mix.prompt + mix.output)))
+    return per * replicas
 
 
 def _meets(res: ServingResult, tpot: float | None, ttft: float | None) -> bool:

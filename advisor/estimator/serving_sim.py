@@ -387,8 +387,8 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     span = max(r.last_token for r in done) - min(r.arrival for r in done)
 
     notes = []
-    if len(done) < n:
-        notes.append(f"simulation stopped after {events} events ({len(done)} of {n} requests)")
+    if len(finished) < n:
+        notes.append(f"simulation stopped after {events} events ({len(finished)} of {n} requests)")
     return ServingResult(
         concurrency=concurrency, rate=rate, requests=len(done), ttft_p50_s=_pct(ttft, 0.5), ttft_p95_s=_pct(ttft, 0.95),
         tpot_p50_s=_pct(tpot, 0.5) if tpot else 0.0, tpot_p95_s=_pct(tpot, 0.95) if tpot else 0.0,
