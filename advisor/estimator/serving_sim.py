@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from knowledge.errors import InputError
 
-from .throughput import Hardware, SpeedProfile, Step, _allreduce_s
+from .throughput import Hardware, SpeedProfile, Step, allreduce_seconds
 
 MAX_REQUESTS = 1200  # a simulation never serves more requests than this (bounded time)
 MAX_EVENTS = 40_000  # nor runs more scheduler events
@@ -157,7 +157,7 @@ class _Costs:
         mm = tokens * prof.matmul_flops_per_token
         st = Step(weights_s=w / (hw.bandwidth * hw.eta_w), kv_s=kv / (hw.bandwidth * hw.eta_kv),
                   matmul_s=mm / (hw.peak * hw.eta_c), attention_s=attn / (hw.attn_peak * hw.eta_attn),
-                  comm_s=_allreduce_s(tokens, prof, hw), overhead_s=0.0, bytes_read=w + kv, flops=mm + attn,
+                  comm_s=allreduce_seconds(tokens, prof, hw), overhead_s=0.0, bytes_read=w + kv, flops=mm + attn,
                   sharpness=hw.sharpness)
         fixed = self.sch.step_s + self.sch.layer_s * prof.layers + self.sch.seq_s * (n_dec + len(chunks))
         t = st.total_s + fixed

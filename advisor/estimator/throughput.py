@@ -301,6 +301,11 @@ def _allreduce_s(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
     return 2.0 * prof.layers * one  # after attention and after the MLP
 
 
+def allreduce_seconds(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
+    """Tensor-parallel all-reduce time of one step over `tokens` tokens (module doc)."""
+    return _allreduce_s(tokens, prof, hw)
+
+
 def decode_step(prof: SpeedProfile, hw: Hardware, batch: int, context: int) -> Step:
     """One decode step for `batch` sequences of `context` tokens each, on one GPU of the TP group: one token per
     sequence, the whole KV cache read."""
