@@ -29,15 +29,25 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
     from advisor.workload import Workload
     from knowledge.catalog import load_catalog
 
+    from advisor.estimator.serving import CONVERSATION_OUTPUT_MEAN, CONVERSATION_PROMPT_MEAN
+
     cat = load_catalog()
     model, gpu = cat.model(row["model"]), cat.gpu(row["gpu"])
     count = int(row["count"])
-    w = Workload(model=row["model"], weights=row["weights"], kv=row["kv"], prompt_tokens=row["prompt"],
-                 output_tokens=row["output"], context=row["prompt"] + row["output"], gpus=count, tp=count)
+    talk = row.get("mix") == "sharegpt"
+    prompt = CONVERSATION_PROMPT_MEAN if talk else row["prompt"]
+    output = CONVERSATION_OUTPUT_MEAN if talk else row["output"]
+    context = 4096 if talk else prompt + output  # the SGLang/vLLM runs served --max_model_len 4096
+    w = Workload(model=row["model"], weights=row["weights"], kv=row["kv"], prompt_tokens=prompt,
+                 output_tokens=output, context=context, gpus=count, tp=count)
     calib = load_calibration()
-    conc = row.get("concurrency") or saturating_concurrency(model, gpu, count, w, calib, engine=row["engine"])
-    rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"],
-                           stagger=not row.get("saturate", False))
+    if row.get("rate"):
+        rep = simulate_serving(model, gpu, count, w, calib, rate=float(row["rate"]), engine=row["engine"],
+                               conversational=talk, requests=600)
+    else:
+        conc = row.get("concurrency") or saturating_concurrency(model, gpu, count, w, calib, engine=row["engine"])
+        rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"],
+                               stagger=not row.get("saturate", False), conversational=talk)
     r = rep.result
     return {"ttft_ms": r.ttft_p50_s * 1e3, "tpot_ms": r.tpot_p50_s * 1e3, "tokens_per_s": rep.output_tokens_per_s}
 

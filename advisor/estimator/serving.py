@@ -24,6 +24,13 @@ from .throughput import default_engine, hardware, memory_class, speed_profile
 
 GIB = 2**30
 BISECT_REQUESTS = 3  # requests per client in the bisection's simulations
+# Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
+# SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (SGLang's offline run: 4,281
+# output tokens/s at 22.03 requests/s = 194 per request, sglang-vllm-060-bench); σ = 1 is a stated prior for its
+# long tail (a few requests 5-8 × the median).
+CONVERSATION_PROMPT_MEAN = 215
+CONVERSATION_OUTPUT_MEAN = 195
+CONVERSATION_SIGMA = 1.0
 
 
 @dataclass(frozen=True)
@@ -156,20 +163,20 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
                      conversational: bool = False, speculation: Speculation | None = None,
                      chunked_prefill: bool | None = None, requests_per_client: int = 4,
                      target_tpot_s: float | None = None, target_ttft_s: float | None = None,
-                     stagger: bool = True) -> ServingReport:
+                     stagger: bool = True, requests: int | None = None) -> ServingReport:
     """TTFT, TPOT/ITL and throughput of `model` on `count` × `gpu` under the workload's lengths, at `concurrency`
     concurrent requests (default: the workload's) or at `rate` requests/s; with a target, also the largest
     concurrency that meets it (bisection, :func:`max_concurrency_for_target`)."""
     prof, hw, sch, tp, replicas, mix, fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill)
-    if conversational:
-        mix = replace(mix, conversational=True)
+    if conversational:  # the workload's prompt/output lengths are the means of a ShareGPT-like spread
+        mix = RequestMix.with_means(mix.prompt, mix.output, sigma=CONVERSATION_SIGMA)
     if rate is None:
         concurrency = int(concurrency or workload.concurrency or 1)
         per = max(1, math.ceil(concurrency / replicas))
         res = simulate(prof, hw, sch, mix, concurrency=per, requests=min(1200, max(16, requests_per_client * per)),
                        spec=speculation, stagger=stagger)
     else:
-        res = simulate(prof, hw, sch, mix, rate=rate / replicas, spec=speculation)
+        res = simulate(prof, hw, sch, mix, rate=rate / replicas, spec=speculation, requests=requests)
     report = ServingReport(engine=sch.engine, tp=tp, replicas=replicas, result=res, scheduler=sch, fp4=fp4,
                            speculation=speculation)
     if target_tpot_s is None and target_ttft_s is None:

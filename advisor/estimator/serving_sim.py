@@ -84,6 +84,12 @@ class RequestMix:
     sigma: float = 0.8
     seed: int = 0
 
+    @classmethod
+    def with_means(cls, prompt: float, output: float, *, sigma: float = 1.0, seed: int = 0) -> RequestMix:
+        """A conversational mix whose lognormal lengths have these means (median = mean · e^(−σ²/2))."""
+        f = math.exp(-sigma * sigma / 2.0)
+        return cls(max(1, round(prompt * f)), max(1, round(output * f)), conversational=True, sigma=sigma, seed=seed)
+
     def draw(self, n: int) -> list[tuple[int, int]]:
         if not self.conversational:
             return [(self.prompt, self.output)] * n
