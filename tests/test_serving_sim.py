@@ -129,3 +129,28 @@ def test_one_simulation_is_fast():
     for _ in range(5):
         _sim(64)
     assert (time.perf_counter() - t0) / 5 < 0.05
+
+
+def test_serve_to_50_users_figures():
+    """"Serve Llama-3.1-8B to 50 users": the recommender's serving options carry TTFT and per-user speed at that
+    load, and the analysis gives the concurrency limit for a TPOT target on the leading option."""
+    from advisor.analysis.limits import serving_load
+    from advisor.recommend import recommend
+    from advisor.workload import Constraints
+
+    w = Workload(model="llama-3.1-8b", concurrency=50, prompt_tokens=1000, output_tokens=300, context=4096)
+    rec = recommend(w, Constraints())
+    opt = next(o for o in rec.options if o.fits)
+    load = opt.throughput["under_load"]
+    assert load["ttft_s"] > 0 and 0 < load["per_user_tokens_per_s"] < opt.throughput["decode_tokens_per_s"] * 1.01
+    got = serving_load(CAT.model("llama-3.1-8b"), CAT.gpu(opt.gpu), opt, 50, [], tpot_target_s=0.05)
+    assert got is not None and got["max_concurrency_for_target"] >= 1
+    assert got["ttft_s"] == pytest.approx(load["ttft_s"], rel=0.5)
+
+
+def test_web_chart_reads_the_simulation():
+    from ui.web_panels import option_tokens_per_s
+
+    opt = {"throughput": {"decode_tokens_per_s_total": 2000.0, "under_load": {"total_tokens_per_s": 1500.0}}}
+    assert option_tokens_per_s(opt) == 1500.0
+    assert option_tokens_per_s({"throughput": {"decode_tokens_per_s_total": 2000.0}}) == 2000.0
