@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from advisor.estimator.calibration import load_calibration
@@ -40,4 +42,36 @@ def test_deepseek_defaults_to_fp8_where_the_gpu_has_it():
 def test_more_gpus_never_lengthen_the_best_wall_clock(model):
     m, g = CAT.model(model), CAT.gpu("h100-sxm")
     walls = [plan_training(m, g, n, 1e12, CAL).wall_s for n in (64, 128, 256, 512, 1024)]
-    assert all(b <= a * 1.0001 for a, b in zip(walls, walls[1:])), walls
+    assert all(b <= a * 1.0001 for a, b in itertools.pairwise(walls)), walls
+
+
+@pytest.mark.parametrize(("model", "seq", "micro", "recompute", "measured"), [
+    # torchtitan docs/performance.md, FSDP2 on 64 A100-80GB, global batch = micro × 64 sequences
+    ("llama-3-8b", 8192, 1, "selective", 2973),
+    ("llama-3-70b", 8192, 1, "full", 331),
+    ("llama-2-13b", 4096, 2, "none", 2162),
+    ("llama-2-70b", 4096, 2, "full", 353),
+])
+def test_fsdp2_rows_on_a100(model, seq, micro, recompute, measured):
+    """Training rows beyond those the calibration was fitted on: torchtitan's FSDP2 tokens/s per GPU within ±20 %
+    with its layout (FSDP = ZeRO-3 over 64 ranks) and batch pinned, the fsdp2 engine named."""
+    from advisor.estimator.planner import Overrides
+
+    ov = Overrides(tp=1, pp=1, zero=3, micro_batch=micro, global_batch_tokens=64 * micro * seq, recompute=recompute)
+    plan = plan_training(CAT.model(model), CAT.gpu("a100-80g-sxm"), 64, 1e10, CAL, context=seq, precision="bf16",
+                         ov=ov, engine="fsdp2", ignore_memory=True)
+    assert plan.tokens_per_s / 64 == pytest.approx(measured, rel=0.20)
+
+
+def test_training_engines_named_with_their_schedules_and_fp8():
+    m, g = CAT.model("llama-3.1-405b"), CAT.gpu("h100-sxm")
+    fsdp = plan_training(m, g, 2048, 1e12, CAL, engine="fsdp2")
+    ds = plan_training(m, g, 2048, 1e12, CAL, engine="deepspeed")
+    assert ds.layout.vpp == 1 and ds.layout.schedule == "1f1b"  # the DeepSpeed pipeline engine: plain 1F1B
+    assert fsdp.wall_s <= ds.wall_s
+    from knowledge.errors import InputError
+
+    with pytest.raises(InputError):
+        plan_training(m, g, 2048, 1e12, CAL, engine="deepspeed", precision="fp8")
+    with pytest.raises(InputError):
+        plan_training(m, g, 2048, 1e12, CAL, engine="colossal")
