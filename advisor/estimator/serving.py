@@ -174,7 +174,7 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
         concurrency = int(concurrency or workload.concurrency or 1)
         per = max(1, math.ceil(concurrency / replicas))
         res = simulate(prof, hw, sch, mix, concurrency=per, requests=min(1200, max(16, requests_per_client * per)),
-                       spec=speculation, stagger=stagger)
+                       spec=speculation, stagger=stagger and sch.continuous_batching)
     else:
         res = simulate(prof, hw, sch, mix, rate=rate / replicas, spec=speculation, requests=requests)
     report = ServingReport(engine=sch.engine, tp=tp, replicas=replicas, result=res, scheduler=sch, fp4=fp4,
@@ -209,7 +209,7 @@ def _max_concurrency(prof: Any, hw: Any, sch: Scheduler, mix: RequestMix, spec: 
 
     if not ok(1):
         return 0
-    hi_cap = min(sch.max_num_seqs, 1024) if sch.continuous_batching else 1
+    hi_cap = min(sch.max_num_seqs, 1024)
     lo, hi = 1, 2
     while hi <= hi_cap and ok(hi):
         lo, hi = hi, hi * 2

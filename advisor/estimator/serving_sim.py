@@ -8,7 +8,8 @@ Scheduler (vLLM V1 / SGLang semantics, per step):
      admitted only when all of it fits in the budget left after the decodes;
   3. when a decode step would overflow the KV cache, the most recently admitted request is preempted (its blocks
      freed, recomputed later from its prompt and the tokens it had: vLLM's recompute preemption).
-  Prefix caching is off (benchmarks of random prompts).
+  Prefix caching is off (benchmarks of random prompts). Engines without continuous batching (transformers
+  generate()) take the waiting requests as one static batch when the previous batch has finished.
 
 Step cost on one GPU of the TP group (advisor.estimator.throughput, the calibrated roofline):
   t = pmax(W(T)/(B·η_w), T·2N/(P·η_c)) + pmax(KV/(B·η_kv), F_attn/(P16·η_attn)) + all-reduce(T)
@@ -222,7 +223,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                          f"{cap} tokens", field="context", accepted=f"≤ {cap} tokens per request")
     costs = _costs(prof, hw, sch, spec)
     per_step_tokens = spec.tokens_per_step() if spec else 1.0
-    max_seqs = sch.max_num_seqs if sch.continuous_batching else 1
+    max_seqs = sch.max_num_seqs
     reqs = [_Req(i, 0.0, p, o, orig_output=o) for i, (p, o) in enumerate(lens)]
     arrivals: list[tuple[float, int]] = []  # heap of (time, request index) not yet arrived
     if rate is not None:
@@ -310,8 +311,6 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             kv_used_prefill += need
             chunks.append((r, c))
             budget -= c
-            if not sch.continuous_batching:
-                break
         if not chunks and n_dec == 0:
             if arrivals:
                 now = max(now, arrivals[0][0])
@@ -344,7 +343,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                 continue
             k = min(k, k_kv)
             t_mid = costs.step(n_dec, ctx_sum() + n_dec * per_step_tokens * (k - 1) / 2.0, [])
-            if arrivals and not waiting and len(running) < max_seqs:
+            if arrivals and not waiting and len(running) < max_seqs and sch.continuous_batching:
                 k = max(1, min(k, math.ceil((arrivals[0][0] - now) / t_mid)))
             now += k * t_mid
             gstep += k
