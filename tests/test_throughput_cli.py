@@ -112,3 +112,19 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
     assert err.count("\n") == 1 and err.startswith("gpu-advisor: error:")
     assert needle.lower() in err.lower()
     assert "Traceback" not in err
+
+
+def test_throughput_simulation_options(capsys):
+    """Open-loop load, conversational lengths and speculative decoding reach the simulation (issue 29)."""
+    base = ("throughput", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--prompt-tokens", "1000",
+            "--output-tokens", "300", "--json")
+    code, out, err = run(capsys, *base, "--request-rate", "10", "--traffic", "conversation")
+    assert code == 0, err
+    poisson = json.loads(out)["serving"]
+    assert poisson["rate"] == 10 and poisson["concurrency"] is None
+    code, out, err = run(capsys, *base, "--request-rate", "10", "--traffic", "conversation", "--spec-tokens", "3")
+    assert code == 0, err
+    spec = json.loads(out)["serving"]
+    assert spec["speculative"] == {"k": 3, "acceptance": 0.7} and spec["tpot_s"] < poisson["tpot_s"]
+    code, out, err = run(capsys, *base, "--spec-tokens", "0")
+    assert code == 2 and "spec-tokens" in err

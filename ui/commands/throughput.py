@@ -56,6 +56,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
                         metavar="MS",
                         help="also report how many concurrent users get ≤ MS milliseconds per token")
+    parser.add_argument("--max-ttft-ms", type=number(0, 1e7, lo_open=True), default=None, metavar="MS",
+                        help="with the simulation: the concurrency limit also keeps the median TTFT ≤ MS")
+    parser.add_argument("--request-rate", type=number(0, 1e6, lo_open=True), default=None, metavar="R",
+                        help="simulate Poisson arrivals at R requests/s instead of --concurrency clients")
+    parser.add_argument("--traffic", choices=["fixed", "conversation"], default="fixed",
+                        help="request lengths: fixed, or a conversational spread around the prompt/output means")
+    parser.add_argument("--spec-tokens", type=number(1, 16, integer=True), default=None, metavar="K",
+                        help="speculative decoding: K drafted tokens per step (off by default)")
+    parser.add_argument("--spec-acceptance", type=number(0, 1), default=0.7, metavar="A",
+                        help="speculative decoding: acceptance rate per drafted token (default 0.7)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -178,20 +188,28 @@ def simulated(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
     engine = args.engine or default_engine(est.weights)
     if engine == "llama.cpp" and est.tp > 1:
         return None
+    from advisor.estimator.serving_sim import Speculation
+
     target = args.max_ms_per_token / 1e3 if args.max_ms_per_token is not None else None
-    return simulate_serving(model, gpu, args.count, _workload(args), load_calibration(), concurrency=est.concurrency,
-                            engine=engine, target_tpot_s=target)
+    ttft = args.max_ttft_ms / 1e3 if args.max_ttft_ms is not None else None
+    spec = Speculation(k=args.spec_tokens, acceptance=args.spec_acceptance) if args.spec_tokens else None
+    rate = args.request_rate
+    return simulate_serving(model, gpu, args.count, _workload(args), load_calibration(),
+                            concurrency=None if rate else est.concurrency, rate=rate, engine=engine,
+                            target_tpot_s=target, target_ttft_s=ttft, conversational=args.traffic == "conversation",
+                            speculation=spec)
 
 
 def served_lines(rep: Any) -> str:
     r = rep.result
     per = f" ({rep.replicas} replicas)" if rep.replicas > 1 else ""
-    text = (f"  under load    {rep.engine} simulation at {r.concurrency} concurrent requests{per}: TTFT "
+    load = f"{r.concurrency} concurrent requests" if r.concurrency else f"{r.rate:g} requests/s"
+    text = (f"  under load    {rep.engine} simulation at {load}{per}: TTFT "
             f"{r.ttft_p50_s * 1e3:.0f} ms (p95 {r.ttft_p95_s * 1e3:.0f}), {r.per_user_tokens_per_s:.1f} tokens/s per user "
             f"(TPOT {r.tpot_p50_s * 1e3:.1f} ms, ITL p95 {r.itl_p95_s * 1e3:.1f} ms), "
             f"{rep.output_tokens_per_s:,.0f} output tokens/s in total")
     if rep.max_concurrency_for_target is not None:
-        text += f"\n  target        {rep.max_concurrency_for_target:,} concurrent requests at median TPOT within target"
+        text += f"\n  target        {rep.max_concurrency_for_target:,} concurrent requests within the latency target"
     return text + "\n"
 
 
