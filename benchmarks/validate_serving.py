@@ -17,9 +17,24 @@ ROOT = Path(__file__).resolve().parents[1]
 TOL = {"ttft_ms": 0.35, "tpot_ms": 0.25, "tokens_per_s": 0.25}
 
 
+def _data() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "benchmarks" / "serving_validation.yaml").read_text(encoding="utf-8"))
+    return data
+
+
 def rows() -> list[dict[str, Any]]:
-    data = yaml.safe_load((ROOT / "benchmarks" / "serving_validation.yaml").read_text(encoding="utf-8"))
-    return list(data["rows"])
+    return list(_data()["rows"])
+
+
+def model_of(name: str) -> Any:
+    """A catalog model, or one of the file's `hf_configs` (architectures only these rows use)."""
+    from knowledge.catalog import load_catalog
+    from knowledge.hf_config import spec_from_hf_config
+
+    extra = _data().get("hf_configs") or {}
+    if name in extra:
+        return spec_from_hf_config(dict(extra[name]), id=name)
+    return load_catalog().model(name)
 
 
 def predict(row: dict[str, Any]) -> dict[str, float]:
@@ -32,13 +47,13 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
     from advisor.estimator.serving import CONVERSATION_OUTPUT_MEAN, CONVERSATION_PROMPT_MEAN
 
     cat = load_catalog()
-    model, gpu = cat.model(row["model"]), cat.gpu(row["gpu"])
+    model, gpu = model_of(row["model"]), cat.gpu(row["gpu"])
     count = int(row["count"])
     talk = row.get("mix") == "sharegpt"
     prompt = CONVERSATION_PROMPT_MEAN if talk else row["prompt"]
     output = CONVERSATION_OUTPUT_MEAN if talk else row["output"]
     context = 4096 if talk else prompt + output  # the SGLang/vLLM runs served --max_model_len 4096
-    w = Workload(model=row["model"], weights=row["weights"], kv=row["kv"], prompt_tokens=prompt,
+    w = Workload(model=model.id, weights=row["weights"], kv=row["kv"], prompt_tokens=prompt,
                  output_tokens=output, context=context, gpus=count, tp=count)
     calib = load_calibration()
     if row.get("rate"):
@@ -47,7 +62,8 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
     else:
         conc = row.get("concurrency") or saturating_concurrency(model, gpu, count, w, calib, engine=row["engine"])
         rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"],
-                               stagger=not row.get("saturate", False), conversational=talk)
+                               stagger=not row.get("saturate", False), conversational=talk,
+                               requests=row.get("requests"))
     r = rep.result
     return {"ttft_ms": r.ttft_p50_s * 1e3, "tpot_ms": r.tpot_p50_s * 1e3, "tokens_per_s": rep.output_tokens_per_s}
 

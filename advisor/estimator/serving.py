@@ -173,7 +173,8 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
     if rate is None:
         concurrency = int(concurrency or workload.concurrency or 1)
         per = max(1, math.ceil(concurrency / replicas))
-        res = simulate(prof, hw, sch, mix, concurrency=per, requests=min(1200, max(16, requests_per_client * per)),
+        res = simulate(prof, hw, sch, mix, concurrency=per,
+                       requests=requests or min(1200, max(16, requests_per_client * per)),
                        spec=speculation, stagger=stagger and sch.continuous_batching)
     else:
         res = simulate(prof, hw, sch, mix, rate=rate / replicas, spec=speculation, requests=requests)

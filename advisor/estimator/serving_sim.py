@@ -141,6 +141,7 @@ class _Req:
     start_step: int = 0  # global decode-step index of its first decode
     client: int = -1
     orig_output: int = 0
+    residual: float = 0.0  # expected wait for the step in flight when it reached the scheduler (closed loop)
 
 
 @dataclass
@@ -240,7 +241,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         p0, o0 = lens[0]
         one = (costs.step(0, 0.0, [(0, min(p0, sch.max_num_batched_tokens))]) * math.ceil(p0 / sch.max_num_batched_tokens)
                + o0 / per_step_tokens * costs.step(start, start * (p0 + o0 / 2.0), []))
-        for i in range(start):
+        for i in range(start):  # phases spread evenly over one request: independent clients in steady state
             reqs[i].client = i
             reqs[i].arrival = one * i / start if stagger else 0.0
             arrivals.append((reqs[i].arrival, i))
@@ -259,6 +260,8 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     dec_steps = 0
     finished: list[_Req] = []
 
+    t_last = 0.0  # duration of the last step
+
     def ctx_sum() -> float:
         return sum_base + len(dec_set) * gstep * per_step_tokens
 
@@ -268,9 +271,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         sum_base -= r.prompt + r.generated - r.start_step * per_step_tokens
         running.remove(r)
         finished.append(r)
-        if rate is None and next_req < n:  # the client sends its next request now; it reaches the scheduler
-            nr = reqs[next_req]  # after the request overhead (HTTP, tokenisation), usually in the middle of a step
-            nr.arrival, nr.client = now + sch.request_s, r.client
+        if rate is None and next_req < n:  # the client sends its next request now; after the request overhead
+            nr = reqs[next_req]  # it lands at a random point of a step: it waits half a step on average
+            nr.arrival, nr.client, nr.residual = now, r.client, 0.5 * t_last
             heapq.heappush(arrivals, (nr.arrival, nr.idx))
             next_req += 1
 
@@ -346,6 +349,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             if arrivals and not waiting and len(running) < max_seqs and sch.continuous_batching:
                 k = max(1, min(k, math.ceil((arrivals[0][0] - now) / t_mid)))
             now += k * t_mid
+            t_last = t_mid
             gstep += k
             steps += k
             dec_steps += k
@@ -354,6 +358,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         else:
             t = costs.step(n_dec, ctx_sum(), [(r.done_prefill, c) for r, c in chunks])
             now += t
+            t_last = t
             gstep += 1
             steps += 1
             if n_dec:
@@ -385,7 +390,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         # steady state: the first wave of `concurrency` requests sent at once is the warm-up (benchmark clients
         # discard it or, with many requests, it weighs little); measure the rest
         done = [r for r in done if r.idx >= concurrency]
-    ttft = [r.first_token - r.arrival + sch.request_s for r in done]  # client send → first token
+    ttft = [r.first_token - r.arrival + sch.request_s + r.residual for r in done]  # client send → first token
     tpot = [(r.last_token - r.first_token) / (r.orig_output - 1) for r in done
             if r.orig_output > 1 and r.last_token > 0]
     tokens = sum(r.orig_output for r in done)
