@@ -63,7 +63,7 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
         conc = row.get("concurrency") or saturating_concurrency(model, gpu, count, w, calib, engine=row["engine"])
         rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"],
                                stagger=not row.get("saturate", False), conversational=talk,
-                               requests=row.get("requests"))
+                               requests=row.get("requests") or (4 * conc if row.get("saturate") else None))
     r = rep.result
     return {"ttft_ms": r.ttft_p50_s * 1e3, "tpot_ms": r.tpot_p50_s * 1e3, "tokens_per_s": rep.output_tokens_per_s}
 

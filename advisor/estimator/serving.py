@@ -161,7 +161,7 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
 def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
                      concurrency: int | None = None, rate: float | None = None, engine: str | None = None,
                      conversational: bool = False, speculation: Speculation | None = None,
-                     chunked_prefill: bool | None = None, requests_per_client: int = 4,
+                     chunked_prefill: bool | None = None, requests_per_client: int = 3,
                      target_tpot_s: float | None = None, target_ttft_s: float | None = None,
                      stagger: bool = True, requests: int | None = None) -> ServingReport:
     """TTFT, TPOT/ITL and throughput of `model` on `count` × `gpu` under the workload's lengths, at `concurrency`

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from knowledge.errors import InputError
 
-from .throughput import Hardware, SpeedProfile, Step, allreduce_seconds
+from .throughput import Hardware, SpeedProfile, allreduce_seconds, smooth_max
 
 MAX_REQUESTS = 1200  # a simulation never serves more requests than this (bounded time)
 MAX_EVENTS = 40_000  # nor runs more scheduler events
@@ -163,14 +163,14 @@ class _Costs:
         attn = self.attn_tok * (sum_ctx * (q / max(n_dec, 1)) + sum(c * (s + (c + 1) / 2) for s, c in chunks))
         w = prof.weight_read_bytes(tokens)
         mm = tokens * prof.matmul_flops_per_token
-        st = Step(weights_s=w / (hw.bandwidth * hw.eta_w), kv_s=kv / (hw.bandwidth * hw.eta_kv),
-                  matmul_s=mm / (hw.peak * hw.eta_c), attention_s=attn / (hw.attn_peak * hw.eta_attn),
-                  comm_s=allreduce_seconds(tokens, prof, hw), overhead_s=0.0, bytes_read=w + kv, flops=mm + attn,
-                  sharpness=hw.sharpness)
+        p = hw.sharpness  # the same terms as throughput.Step.total_s, without building the record
+        roof = (smooth_max(w / (hw.bandwidth * hw.eta_w), mm / (hw.peak * hw.eta_c), p)
+                + smooth_max(kv / (hw.bandwidth * hw.eta_kv), attn / (hw.attn_peak * hw.eta_attn), p)
+                + allreduce_seconds(tokens, prof, hw))
         fixed = self.sch.step_s + self.sch.layer_s * prof.layers + self.sch.seq_s * (n_dec + len(chunks))
-        t = st.total_s + fixed
+        t = roof + fixed
         if self.spec and n_dec:
-            t += self.spec.k * self.spec.draft_cost * (st.total_s)
+            t += self.spec.k * self.spec.draft_cost * roof
         return t
 
 

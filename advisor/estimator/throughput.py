@@ -306,6 +306,9 @@ def allreduce_seconds(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
     return _allreduce_s(tokens, prof, hw)
 
 
+smooth_max = _pmax  # the smooth roofline, for the serving simulation's step cost
+
+
 def decode_step(prof: SpeedProfile, hw: Hardware, batch: int, context: int) -> Step:
     """One decode step for `batch` sequences of `context` tokens each, on one GPU of the TP group: one token per
     sequence, the whole KV cache read."""
