@@ -255,3 +255,17 @@ def merge_into_contract(contract: dict[str, Any], report: ServingReport) -> dict
                 "serving": report.to_contract()})
     out["formulas"] = list(contract.get("formulas", [])) + report.formulas()
     return out
+
+
+def simulate_estimate(est: Any, model: ModelSpec, gpu: GpuSpec, workload: Workload, calib: Calibration, *,
+                      engine: str | None = None, rate: float | None = None, target_tpot_s: float | None = None,
+                      target_ttft_s: float | None = None, conversational: bool = False,
+                      speculation: Speculation | None = None) -> ServingReport | None:
+    """The simulation behind a ThroughputEstimate (its GPUs, layout and concurrency), as `gpu-advisor throughput`
+    and the estimate_throughput tool report it; None where it does not apply (llama.cpp split over GPUs)."""
+    eng = engine or workload.engine or default_engine(est.weights)
+    if eng == "llama.cpp" and est.tp > 1:
+        return None
+    return simulate_serving(model, gpu, est.count, workload, calib, concurrency=None if rate else est.concurrency,
+                            rate=rate, engine=eng, target_tpot_s=target_tpot_s, target_ttft_s=target_ttft_s,
+                            conversational=conversational, speculation=speculation)

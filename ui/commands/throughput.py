@@ -179,25 +179,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def simulated(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
-    """The continuous-batching simulation at --concurrency (advisor.estimator.serving), with the concurrency limit
-    for --max-ms-per-token; None for layouts it does not model (llama.cpp layer split over several GPUs)."""
+    """The continuous-batching simulation at --concurrency or --request-rate (advisor.estimator.serving), with the
+    concurrency limit for --max-ms-per-token / --max-ttft-ms; None where it does not apply."""
     from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.serving import simulate_serving
-    from advisor.estimator.throughput import default_engine
-
-    engine = args.engine or default_engine(est.weights)
-    if engine == "llama.cpp" and est.tp > 1:
-        return None
+    from advisor.estimator.serving import simulate_estimate
     from advisor.estimator.serving_sim import Speculation
 
     target = args.max_ms_per_token / 1e3 if args.max_ms_per_token is not None else None
     ttft = args.max_ttft_ms / 1e3 if args.max_ttft_ms is not None else None
     spec = Speculation(k=args.spec_tokens, acceptance=args.spec_acceptance) if args.spec_tokens else None
-    rate = args.request_rate
-    return simulate_serving(model, gpu, args.count, _workload(args), load_calibration(),
-                            concurrency=None if rate else est.concurrency, rate=rate, engine=engine,
-                            target_tpot_s=target, target_ttft_s=ttft, conversational=args.traffic == "conversation",
-                            speculation=spec)
+    return simulate_estimate(est, model, gpu, _workload(args), load_calibration(), engine=args.engine,
+                             rate=args.request_rate, target_tpot_s=target, target_ttft_s=ttft,
+                             conversational=args.traffic == "conversation", speculation=spec)
 
 
 def served_lines(rep: Any) -> str:
