@@ -301,12 +301,7 @@ def _allreduce_s(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
     return 2.0 * prof.layers * one  # after attention and after the MLP
 
 
-def allreduce_seconds(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
-    """Tensor-parallel all-reduce time of one step over `tokens` tokens (module doc)."""
-    return _allreduce_s(tokens, prof, hw)
-
-
-smooth_max = _pmax  # the smooth roofline, for the serving simulation's step cost
+allreduce_seconds, smooth_max = _allreduce_s, _pmax  # the step's terms, public for the serving simulation
 
 
 def decode_step(prof: SpeedProfile, hw: Hardware, batch: int, context: int) -> Step:
