@@ -60,8 +60,28 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
                   "ms_per_token": t.ms_per_token, "prefill_tokens_per_s": t.prefill_tokens_per_s,
                   "ttft_s": t.ttft_s, "bound": t.bound, "concurrency": w.concurrency,
                   "max_concurrency": max_concurrency(est, gpu, layout, w),
-                  **engine_concurrency(search, gpu, est, t)},
+                  **engine_concurrency(search, gpu, est, t), **under_load(search, gpu, tw, t)},
                  {}, t.formulas[:1])
+
+
+def under_load(search: Search, gpu: GpuSpec, w: Workload, t: ThroughputEstimate) -> dict[str, Any]:
+    """At a stated concurrency above one, the continuous-batching simulation's figures (advisor.estimator.serving):
+    median TTFT and per-user tokens/s with prefills sharing the steps, and output tokens/s in total."""
+    if t.concurrency <= 1:
+        return {}
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.serving import simulate_serving
+    from knowledge.errors import AdvisorError
+
+    try:
+        rep = simulate_serving(search.model, gpu, t.count, w, load_calibration(), concurrency=t.concurrency,
+                               requests_per_client=3)
+    except AdvisorError:
+        return {}
+    r = rep.result
+    return {"under_load": {"ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
+                           "per_user_tokens_per_s": r.per_user_tokens_per_s,
+                           "total_tokens_per_s": rep.output_tokens_per_s, "engine": rep.engine}}
 
 
 def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, t: ThroughputEstimate

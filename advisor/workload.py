@@ -20,7 +20,8 @@ KvFormat = Literal["fp16", "bf16", "fp8", "int8", "int4", "fp32"]
 Optimizer = Literal["adamw", "adamw8bit", "sgd", "adamw-bf16"]
 Recompute = Literal["none", "selective", "full"]
 Offload = Literal["none", "optimizer", "all"]
-Engine = Literal["transformers", "vllm", "llama.cpp", "sglang", "trtllm", "deepspeed", "megatron", "fsdp"]
+Engine = Literal["transformers", "transformers-compiled", "vllm", "llama.cpp", "sglang", "trtllm", "deepspeed", "megatron",
+                 "fsdp"]
 Region = Literal["cn", "global"]
 Currency = Literal["CNY", "USD"]
 

@@ -52,10 +52,15 @@ def fmt_money(amount: Any, currency: str | None, as_of: str | None = None) -> st
 
 
 def option_tokens_per_s(option: Mapping[str, Any]) -> float | None:
-    """The option's headline throughput in tokens/s: total decode for serving, training tokens/s for training."""
+    """The option's headline throughput in tokens/s: for serving at a stated load the continuous-batching
+    simulation's output tokens/s (`under_load`, prefills sharing the steps), else total decode; training tokens/s
+    for training."""
     tp = option.get("throughput") or {}
     if not isinstance(tp, Mapping):
         return number_or_none(tp)
+    load = tp.get("under_load")
+    if isinstance(load, Mapping) and number_or_none(load.get("total_tokens_per_s")) is not None:
+        return number_or_none(load.get("total_tokens_per_s"))
     for key in ("decode_tokens_per_s_total", "tokens_per_s", "decode_tokens_per_s", "tokens_per_s_total"):
         v = number_or_none(tp.get(key))
         if v is not None:

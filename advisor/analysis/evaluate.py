@@ -10,7 +10,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import check_claim, premise_findings
-from advisor.analysis.limits import capacity, config_limits, speed_at
+from advisor.analysis.limits import capacity, config_limits, serving_load, speed_at
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, top_option
@@ -144,6 +144,10 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
     one = own or (ev.user_options[0] if len(ev.user_options) == 1 else None)
     if one is not None:
         ev.limits = config_limits(model, catalog.gpu(one.gpu), one, workload, steps)
+    if workload.task == "inference" and request.concurrency_given and workload.concurrency > 1:
+        lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
+        if lead is not None and lead.fits:
+            ev.load = serving_load(model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None

@@ -37,6 +37,39 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
     return {"concurrency": float(concurrency), "per_seq": t.decode_tokens_per_s, "total": t.decode_tokens_per_s_total}
 
 
+DEFAULT_TPOT_TARGET_S = 0.05  # 20 tokens/s per user: faster than people read (the default latency target)
+
+
+def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int, steps: list[Step], *,
+                 tpot_target_s: float | None = None, ttft_target_s: float | None = None) -> dict[str, Any] | None:
+    """"Serve X to N users": a serving option at `concurrency` concurrent requests under the continuous-batching
+    simulation (advisor.estimator.serving) — median and p95 TTFT, per-user tokens/s, total output tokens/s — and
+    the largest concurrency whose median TPOT (and TTFT, when given) meets the target (default 50 ms per token).
+    None when the option was not sized or the engine is not simulated."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.serving import simulate_serving
+
+    sized = option.sized_workload
+    if sized is None or sized.is_training:
+        return None
+    w = sized.model_copy(update={"concurrency": concurrency})
+    count = option.count if w.pp == 1 else w.tp
+    tpot = tpot_target_s if tpot_target_s is not None else (None if ttft_target_s else DEFAULT_TPOT_TARGET_S)
+    try:
+        rep = timed(steps, "simulate_serving", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
+                    lambda: simulate_serving(model, gpu, count, w, load_calibration(), concurrency=concurrency,
+                                             target_tpot_s=tpot, target_ttft_s=ttft_target_s),
+                    lambda r: f"TTFT {r.result.ttft_p50_s * 1e3:.0f} ms, {r.result.per_user_tokens_per_s:.1f} "
+                              f"tokens/s per user at {concurrency}")
+    except AdvisorError:
+        return None
+    r = rep.result
+    return {"concurrency": concurrency, "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
+            "per_user_tokens_per_s": r.per_user_tokens_per_s, "total_tokens_per_s": rep.output_tokens_per_s,
+            "max_concurrency_for_target": rep.max_concurrency_for_target, "target": rep.target,
+            "engine": rep.engine, "formulas": rep.formulas()}
+
+
 MAX_BATCH_SEARCH = 4096  # micro-batches searched up to this
 
 

@@ -97,6 +97,9 @@ class Analysis:
     average_speed: dict[str, float] | None = None  # the leading option's speed at the user's average concurrency
     limits: Limits | None = None  # how far the user's own (or one named) configuration stretches
     capacity: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (gpu, count) -> at full load
+    # the leading serving option under the stated load (continuous-batching simulation): TTFT, per-user speed, the
+    # concurrency limit for the stated or default TPOT target (advisor.analysis.limits.serving_load)
+    load: dict[str, Any] | None = None
     premise: list[Finding] = field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
     named_changes: list[Change] = field(default_factory=list)  # what would make the one configuration named work
     named_config: Option | None = None  # that configuration

@@ -104,6 +104,9 @@ def memory_facts(est: MemoryEstimate, gpu: GpuSpec, args: EstimateMemoryArgs | C
         headroom_ratio=min(1.0, est.headroom_bytes(gpu) / gpu.memory_bytes))]
 
 
+SIM_SOURCE = "simulate_serving (advisor.estimator.serving)"
+
+
 def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
     """Decode speed per sequence and in total, prefill speed and time to first token on `count` GPUs."""
     from advisor.estimator.calibration import load_calibration
@@ -133,6 +136,15 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
     summary = (f"{model.name} on {est.count}× {gpu.name}: {fmt_tokens_s(est.decode_tokens_per_s)} per sequence, "
                f"TTFT {fmt_seconds(est.ttft_s)} ({est.bound}-bound)")
     contract = est.to_contract()
+    from advisor.estimator.serving import merge_into_contract, simulate_estimate
+
+    served = simulate_estimate(est, model, gpu, args.to_workload(), load_calibration())
+    if served is not None:  # under load, as `gpu-advisor throughput --json` reports it (issue 29)
+        contract = merge_into_contract(contract, served)
+        r = served.result
+        numbers += [num("time to first token under load (median)", r.ttft_p50_s, "s", SIM_SOURCE),
+                    num("time per output token under load (median)", r.tpot_p50_s, "s", SIM_SOURCE),
+                    num("output tokens/s under load", served.output_tokens_per_s, "tokens/s", SIM_SOURCE)]
     from advisor.estimator.engine_memory import budget_for_estimate
 
     budget = budget_for_estimate(est, model, gpu, getattr(args.to_workload(), "engine", None))

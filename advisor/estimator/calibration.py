@@ -135,6 +135,17 @@ class TrainingCalibration(_Strict):
     consumer_pcie_efficiency: Constant  # consumer cards without P2P: fraction of PCIe bandwidth collectives get
 
 
+class TrainingEngine(_Strict):
+    """A training framework as the planner sees it: its GEMM efficiency relative to Megatron-Core's (the HFU
+    classes are Megatron-fitted), the pipeline schedules it offers, and whether it trains with FP8 GEMMs."""
+
+    name: str
+    hfu_factor: Constant
+    schedules: list[str]
+    fp8: bool
+    note: str = ""
+
+
 class PlannerCalibration(_Strict):
     """Constants of the parallelism planner (advisor/estimator/planner.py, step_time.py): one set for every model."""
 
@@ -150,6 +161,13 @@ class PlannerCalibration(_Strict):
     memory_headroom: Constant  # share of GPU memory the chosen layout leaves free
     default_global_batch_tokens: Constant
     family_global_batch_tokens: dict[str, Constant]  # published global batch (tokens) by model family
+    # the largest batch a family's published schedule reached (the planner searches base × 2^k up to it)
+    family_global_batch_max: dict[str, Constant] = Field(default_factory=dict)
+    critical_batch_coefficient: Constant | None = None  # B_crit = a · C^b tokens (C: training FLOPs)
+    critical_batch_exponent: Constant | None = None
+    training_engines: dict[str, TrainingEngine] = Field(default_factory=dict)  # megatron, fsdp2, deepspeed
+    schedule_bubble_factor: dict[str, Constant] = Field(default_factory=dict)  # bubble relative to 1F1B's
+    fp8_training_families: dict[str, Constant] = Field(default_factory=dict)  # families whose published pre-training ran FP8 GEMMs
 
 
 class MemoryCalibration(_Strict):

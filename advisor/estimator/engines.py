@@ -23,6 +23,26 @@ class EngineConstant(Record):
     note: str = ""
 
 
+class ServingProfile(Record):
+    """How one serving engine schedules and what each step costs besides the roofline (advisor/estimator/serving_sim.py).
+
+    Fixed costs per forward step: step_s + layer_s · L + seq_s · (sequences in the batch); request_s is added to
+    each request's time to first token (HTTP, tokenisation, detokenisation of the first token)."""
+
+    step_s: EngineConstant
+    layer_s: EngineConstant
+    seq_s: EngineConstant
+    request_s: EngineConstant
+    max_num_seqs: int  # running sequences at most (vLLM max_num_seqs, SGLang max_running_requests, TRT max_batch_size)
+    max_num_batched_tokens: int  # token budget of one step (prefill chunk + decodes)
+    chunked_prefill: bool  # long prompts are split across steps, decodes scheduled first
+    continuous_batching: bool = True  # False: one request at a time (transformers generate, llama.cpp default slot)
+    speculative: bool = False  # the engine offers speculative decoding (an explicit option, never a default)
+    fp4_compute: bool = False  # runs FP4 (NVFP4/MXFP4) matmuls on Blackwell tensor cores
+    source: list[str] = Field(default_factory=list)
+    note: str = ""
+
+
 class EngineProfile(Record):
     """How one engine spends GPU memory besides weights and KV cache."""
 
@@ -44,6 +64,7 @@ class EngineProfile(Record):
     kv_block_source: list[str] = Field(default_factory=list)
     flash_attention: bool = True  # uses a fused attention kernel by default where the GPU supports it
     logits_fp32_all_tokens: bool = False  # computes fp32 logits for every prompt token (old HF generate)
+    serving: ServingProfile | None = None  # scheduler and per-step costs (serving engines and generate loops)
     notes: str = ""
 
 

@@ -40,6 +40,7 @@ class ParallelLayout:
     grad_accum: int = 1
     vpp: int = 1  # interleaved virtual pipeline stages per GPU
     recompute_layers: int = 0  # with "full": layers per stage recomputed in full, the rest selective (0 = all)
+    schedule: str = "1f1b"  # pipeline schedule: "1f1b" (interleaved when vpp > 1) or "zero-bubble" (ZB-H1)
 
     @property
     def world(self) -> int:
@@ -50,7 +51,8 @@ class ParallelLayout:
         return self.micro_batch * self.grad_accum * self.dp
 
     def describe(self) -> str:
-        parts = [f"TP {self.tp}", f"PP {self.pp}" + (f" (×{self.vpp} interleaved)" if self.vpp > 1 else ""),
+        parts = [f"TP {self.tp}", f"PP {self.pp}" + (f" (×{self.vpp} interleaved)" if self.vpp > 1 else "")
+                 + (f", {self.schedule} schedule" if self.schedule != "1f1b" and self.pp > 1 else ""),
                  f"DP {self.dp}"]
         if self.cp > 1:
             parts.insert(1, f"CP {self.cp}")

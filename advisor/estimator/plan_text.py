@@ -28,8 +28,9 @@ def plan_formulas(p: Plan, model: ModelSpec) -> list[str]:
         f"({lay.recompute} recompute) = {st.hardware_flops_per_token:.4g}",
         f"compute = {st.tokens_per_step:,.0f} tokens / {p.count} GPUs × {st.hardware_flops_per_token:.4g} / "
         f"({st.peak_flops / 1e12:.1f} TFLOP/s × HFU {st.hfu:.3f}) = {st.compute_s:.3f} s",
-        f"pipeline bubble = compute × (PP−1)/(v·m) = {st.compute_s:.3f} × {lay.pp - 1}/({lay.vpp}·{m}) = "
-        f"{st.bubble_s:.3f} s ({st.bubble_fraction:.1%} of the step)",
+        f"pipeline bubble ({lay.schedule}) = compute × z·(PP−1)/(v·m) = {st.compute_s:.3f} × "
+        f"{st.bubble_s / st.compute_s * lay.vpp * m / max(lay.pp - 1, 1) if st.compute_s else 1:.2f}·{lay.pp - 1}/"
+        f"({lay.vpp}·{m}) = {st.bubble_s:.3f} s ({st.bubble_fraction:.1%} of the step)",
         f"exposed communication = TP {st.tp_s:.3f} + CP {st.cp_s:.3f} + PP {st.pp_s:.3f} + DP {st.dp_s:.3f} + "
         f"EP {st.ep_s:.3f} = {st.exposed_comm_s:.3f} s",
         f"step = {st.step_s:.3f} s → {p.tokens_per_s:,.0f} tokens/s ({p.tokens_per_s / p.count:,.0f} per GPU), "

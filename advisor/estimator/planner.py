@@ -28,7 +28,15 @@ from knowledge.schemas import GpuSpec, ModelSpec
 from .calibration import Calibration
 from .layout_memory import LayoutMemory, Memo, layout_memory, lightest_recompute, runtime_overhead
 from .parallel_layout import ParallelLayout, check_layout, divisors, max_tp, stages_ok, tp_ok
-from .step_time import StepBreakdown, comm_terms, compute_utilisation, intra_bytes_per_s, nic_bytes_per_gpu, step_time
+from .step_time import (
+    StepBreakdown,
+    bubble_factor,
+    comm_terms,
+    compute_utilisation,
+    intra_bytes_per_s,
+    nic_bytes_per_gpu,
+    step_time,
+)
 from .training import MAX_TOKENS, train_flops_per_token
 
 if TYPE_CHECKING:
@@ -74,6 +82,7 @@ class Plan:
     formulas: list[str] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
     mfu_override: float | None = None  # the user's achieved MFU replaces the step-time model's
+    engine: str = "megatron"  # training framework (calibration planner.training_engines)
 
     @property
     def tokens_per_s(self) -> float:
@@ -110,6 +119,7 @@ class Plan:
         return {"tp": lay.tp, "pp": lay.pp, "dp": lay.dp, "ep": lay.ep, "cp": lay.cp, "zero": lay.zero,
                 "recompute": lay.recompute, "micro_batch": lay.micro_batch, "grad_accum": lay.grad_accum,
                 "global_batch_tokens": self.global_batch_tokens, "vpp": lay.vpp, "sequence_parallel": lay.tp > 1,
+                "schedule": lay.schedule, "engine": self.engine,
                 "gpu": self.gpu, "count": self.count}
 
     def step_dict(self) -> dict[str, Any]:
@@ -155,9 +165,45 @@ def global_batch_tokens(model: ModelSpec, calib: Calibration) -> tuple[float, st
     return pl.default_global_batch_tokens.value, "default 4M tokens (no published batch for this family)"
 
 
+def batch_candidates(model: ModelSpec, tokens: float, context: int, calib: Calibration) -> tuple[list[float], str]:
+    """Global batches (tokens) the planner may choose: the family's published batch × 2^k up to the largest its
+    published schedule reached (Llama 3: 4M → 8M → 16M; DeepSeek-V3: up to 15,360 × 4K) and no further than the
+    critical batch B = a · C^b of the training compute C = 6 · N · D (DeepSeek LLM scaling law); the base batch is
+    always allowed. Larger batches cut the pipeline bubble and the per-token data-parallel traffic."""
+    pl = calib.planner
+    base, src = global_batch_tokens(model, calib)
+    top = pl.family_global_batch_max.get(model.family)
+    if top is None or pl.critical_batch_coefficient is None or pl.critical_batch_exponent is None:
+        return [base], src
+    compute = 6.0 * param_counts(model).active * tokens
+    crit = pl.critical_batch_coefficient.value * compute ** pl.critical_batch_exponent.value
+    out, b = [base], base * 2
+    while b <= top.value * 1.0001 and b <= crit:
+        out.append(b)
+        b *= 2
+    if out[-1] < top.value <= crit and top.value not in out:
+        out.append(top.value)
+    note = (f"{src}; searched {', '.join(f'{x / 2**20:.0f}M' for x in out)} tokens — up to the family's published "
+            f"schedule ({', '.join(top.source)}) and the critical batch {crit / 2**20:,.0f}M tokens = "
+            f"{pl.critical_batch_coefficient.value:g} · C^{pl.critical_batch_exponent.value:g} at C = "
+            f"{compute:.2e} FLOPs ({', '.join(pl.critical_batch_coefficient.source)})")
+    return out, note
+
+
+def default_precision(model: ModelSpec, gpu: GpuSpec, calib: Calibration) -> str:
+    """FP8 for families whose published pre-training ran FP8 GEMMs (DeepSeek-V3) on GPUs with FP8 tensor cores,
+    else BF16."""
+    if model.family in calib.planner.fp8_training_families and gpu.fp8_dense_flops and gpu.supports_fp8:
+        return "fp8"
+    return "bf16"
+
+
 def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Overrides,
-                calib: Calibration) -> Iterator[ParallelLayout]:
-    """Every (tp, cp, pp, ep, vpp) the rules and the overrides allow."""
+                calib: Calibration, engine: str = "megatron") -> Iterator[ParallelLayout]:
+    """Every (tp, cp, pp, ep, vpp, schedule) the rules, the engine's schedules and the overrides allow."""
+    eng = calib.planner.training_engines.get(engine)
+    zero_bubble = eng is not None and "zero-bubble" in eng.schedules
+    interleave = eng is None or "interleaved" in eng.schedules
     per_node = int(calib.training.gpus_per_node.value)
     tp_cap = per_node if ov.tp else max_tp(gpu, per_node, int(calib.planner.pcie_tp_max.value))
     tps = [ov.tp] if ov.tp else [t for t in divisors(count) if t <= tp_cap and tp_ok(model, t) is None]
@@ -175,11 +221,13 @@ def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Ov
                     continue
                 dp = rest // pp
                 eps = [ov.ep] if ov.ep else ([e for e in divisors(experts) if (dp * cp) % e == 0] if experts else [1])
-                vpps = [ov.vpp] if ov.vpp else [1] + [v for v in (8, 4, 2) if pp > 1 and
+                vpps = [ov.vpp] if ov.vpp else [1] + [v for v in (8, 4, 2) if pp > 1 and interleave and
                                                       stages_ok(model.num_layers, pp * v)][:1]
                 for ep in eps:
                     for v in vpps:
                         yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vpp=v)
+                    if zero_bubble and pp > 1 and not ov.vpp:  # ZB-H1: plain stages, split backward
+                        yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, schedule="zero-bubble")
 
 
 def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterator[ParallelLayout]:
@@ -193,7 +241,7 @@ def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterato
             if base.vpp > 1 and accum % base.pp:
                 continue  # Megatron's interleaved schedule needs micro-batches in multiples of PP
             yield ParallelLayout(tp=base.tp, pp=base.pp, dp=base.dp, cp=base.cp, ep=base.ep, zero=zero,
-                                 micro_batch=b, grad_accum=accum, vpp=base.vpp)
+                                 micro_batch=b, grad_accum=accum, vpp=base.vpp, schedule=base.schedule)
 
 
 _MEMOS: dict[tuple[object, ...], Memo] = {}
@@ -217,7 +265,7 @@ def shared_memo(model: ModelSpec) -> Memo:
 
 def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, *,
            ov: Overrides = Overrides(), precision: str = "bf16", global_seqs: int,
-           memory_only: bool = False, ignore_memory: bool = False
+           memory_only: bool = False, ignore_memory: bool = False, engine: str = "megatron"
            ) -> tuple[ParallelLayout, LayoutMemory, StepBreakdown | None, int] | None:
     """The fastest fitting layout (or, with `memory_only`, the first that fits), or None.
 
@@ -232,11 +280,11 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
     memo = shared_memo(model)
     smemo: Memo = {}
     order = (ov.recompute,) if ov.recompute else ("none", "selective", "block", "full")
-    peak, hfu, _ = compute_utilisation(model, gpu, precision, calib)
+    peak, hfu, _ = compute_utilisation(model, gpu, precision, calib, engine)
     floor = train_flops_per_token(model, context, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
     intra, nic = intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)
     bounded: list[tuple[float, int, ParallelLayout]] = []
-    bases = list(_candidates(model, gpu, count, context, ov, calib))
+    bases = list(_candidates(model, gpu, count, context, ov, calib, engine))
     if any(b.dp <= global_seqs for b in bases):  # no data-parallel rank without a sequence of the global batch
         bases = [b for b in bases if b.dp <= global_seqs]
     fp8 = precision == "fp8"
@@ -245,7 +293,8 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
         for lay in _batchings(base, global_seqs, ov):
             if lay.micro_batch not in bound:
                 tokens = lay.global_batch_seqs * context
-                compute = tokens / count * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum))
+                compute = tokens / count * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum)
+                                                    * bubble_factor(lay, calib))
                 bound[lay.micro_batch] = (compute + sum(comm_terms(model, lay, context, calib, intra, nic, 4,
                                                                    fp8))) / tokens
             bounded.append((bound[lay.micro_batch], len(bounded), lay))
@@ -260,7 +309,7 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
         lay = replace(lay, recompute=found[0], recompute_layers=found[1])
         if memory_only:
             return lay, layout_memory(model, lay, context, memo), None, len(bounded)
-        st = step_time(model, gpu, lay, context, calib, precision=precision, memo=smemo)
+        st = step_time(model, gpu, lay, context, calib, precision=precision, memo=smemo, engine=engine)
         key = (st.step_s / st.tokens_per_step, lay.pp, lay.tp, lay.cp, lay.vpp, lay.zero)
         if best is None or key < best[0]:
             best = (key, lay, st)
@@ -334,23 +383,42 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
 
 
 def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
-                  context: int | None = None, precision: str = "bf16", ov: Overrides = Overrides(),
+                  context: int | None = None, precision: str | None = None, ov: Overrides = Overrides(),
                   mfu: float | None = None, ignore_memory: bool = False, explain: bool = True,
-                  seq_len: int | None = None) -> Plan:
+                  seq_len: int | None = None, engine: str = "megatron") -> Plan:
     """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals.
     `mfu`: the user's achieved MFU replaces the step-time model for the totals; `ignore_memory`: search every
     layout, fitting or not (the user skipped the memory check); `explain=False`: refuse without searching for the
     smallest count that would fit. `context`: tokens per training sequence (`seq_len`, its name in the JSON contract,
     is accepted as well)."""
     context = int(context or seq_len or min(model.max_context, DEFAULT_CONTEXT))
+    eng = calib.planner.training_engines.get(engine)
+    if calib.planner.training_engines and eng is None:
+        raise InputError(f"unknown training engine '{engine}'", field="engine",
+                         accepted=", ".join(sorted(calib.planner.training_engines)))
+    if precision is None:
+        precision = default_precision(model, gpu, calib) if eng is None or eng.fp8 else "bf16"
+    elif precision == "fp8" and eng is not None and not eng.fp8:
+        raise InputError(f"{eng.name} does not train with FP8 GEMMs", field="precision",
+                         accepted="bf16 with this engine, or --engine megatron / fsdp2")
     check_inputs(model, gpu, count, tokens, context, ov, precision, calib)
     if mfu is not None and not 0 < mfu <= 1:
         raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
-    gbt, gb_src = ((ov.global_batch_tokens, "as given") if ov.global_batch_tokens
-                   else global_batch_tokens(model, calib))
-    global_seqs = max(1, round(gbt / context))
-    found = search(model, gpu, count, context, calib, ov=ov, precision=precision, global_seqs=global_seqs,
-                   ignore_memory=ignore_memory)
+    if ov.global_batch_tokens:
+        batches, gb_src = [ov.global_batch_tokens], "as given"
+    else:
+        batches, gb_src = batch_candidates(model, tokens, context, calib)
+    found = None
+    global_seqs = max(1, round(batches[0] / context))
+    for gbt in batches:  # the fastest per token; a larger batch must gain ≥ 2 % to be chosen
+        seqs = max(1, round(gbt / context))
+        got = search(model, gpu, count, context, calib, ov=ov, precision=precision, global_seqs=seqs,
+                     ignore_memory=ignore_memory, engine=engine)
+        if got is None or got[2] is None:
+            continue
+        if found is None or (got[2].step_s / got[2].tokens_per_step
+                             < 0.98 * found[2].step_s / found[2].tokens_per_step):  # type: ignore[union-attr]
+            found, global_seqs = got, seqs
     if found is None:
         if not explain:  # the caller only asks whether it fits (the recommender's count search)
             raise InputError(f"no layout of {model.name} fits {count} × {gpu.name}", field="count")
@@ -361,7 +429,7 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     plan = Plan(model=model.id, gpu=gpu.id, count=count, tokens=float(tokens), context=context, precision=precision,
                 layout=lay, memory=mem, step=st, capacity_bytes=float(gpu.memory_bytes), goodput=pl.goodput.value,
                 goodput_source=", ".join(pl.goodput.source), searched=n,
-                num_layers=model.num_layers, mfu_override=mfu)
+                num_layers=model.num_layers, mfu_override=mfu, engine=engine)
     from .plan_text import plan_assumptions, plan_formulas
 
     return replace(plan, formulas=plan_formulas(plan, model), assumptions=plan_assumptions(plan, model, gb_src, calib))

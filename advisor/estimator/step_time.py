@@ -4,7 +4,7 @@
   utilisation of the GPU class at scale × 1/(1 + h₀/h) (memory-bound elementwise work grows as s·b·h against the
   GEMMs' s·b·h²), × `moe_compute_factor` for MoE models; FP8 against the FP8 peak.
 * pipeline bubble (1F1B, m micro-batches, v interleaved stages; Narayanan et al. 2021 §2.2): the step is
-  compute × (1 + (PP−1)/(v·m)); bubble fraction of the step (PP−1)/(v·m + PP−1).
+  compute × (1 + z·(PP−1)/(v·m)); z = 1 for 1F1B, ≈ 1/3 for the zero-bubble ZB-H1 schedule (Qi et al. 2023).
 * TP with sequence parallelism: per layer and micro-batch 4 all-gather/reduce-scatter pairs (2 forward, 2 backward;
   2 more with full recompute) of b·(s/CP)·h 16-bit values, each moving 2(t−1)/t of the buffer over NVLink (PCIe
   without it); `tp_overlap` of it hidden behind the GEMMs.
@@ -78,8 +78,9 @@ def nic_bytes_per_gpu(gpu: GpuSpec, calib: Calibration) -> float:
     return net / per_node * calib.training.network_efficiency.value
 
 
-def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: Calibration) -> tuple[float, float, str]:
-    """(peak FLOP/s, HFU, description) for the GPU class and precision."""
+def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: Calibration,
+                        engine: str = "megatron") -> tuple[float, float, str]:
+    """(peak FLOP/s, HFU, description) for the GPU class and precision, × the training engine's factor."""
     pl = calib.planner
     if precision == "fp8":
         peak, hfu = float(gpu.fp8_dense_flops or 0.0), pl.fp8_hfu.value
@@ -95,7 +96,17 @@ def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: C
     if model.is_moe:
         hfu *= pl.moe_compute_factor.value
         note += f" × {pl.moe_compute_factor.value:.2f} for MoE expert GEMMs and routing"
+    eng = pl.training_engines.get(engine)
+    if eng is not None and eng.hfu_factor.value != 1.0:
+        hfu *= eng.hfu_factor.value
+        note += f" × {eng.hfu_factor.value:.2f} for {eng.name} ({', '.join(eng.hfu_factor.source)})"
     return peak, hfu, note
+
+
+def bubble_factor(lay: ParallelLayout, calib: Calibration) -> float:
+    """The pipeline schedule's bubble relative to 1F1B's (zero-bubble ZB-H1 ≈ 1/3; calibration planner)."""
+    const = calib.planner.schedule_bubble_factor.get(lay.schedule)
+    return const.value if const is not None else 1.0
 
 
 def _ring(volume: float, ranks: int, bw: float) -> float:
@@ -160,10 +171,12 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
 
 
 def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int, calib: Calibration, *,
-              precision: str = "bf16", fp8_dispatch: bool | None = None, memo: Memo | None = None) -> StepBreakdown:
+              precision: str = "bf16", fp8_dispatch: bool | None = None, memo: Memo | None = None,
+              engine: str = "megatron") -> StepBreakdown:
     """One optimizer step of `lay` (module doc for every term). `memo`: a dict shared by the calls of one search
     (same model, GPU, sequence and precision)."""
-    peak, hfu, note = memoised(memo, ("util",), lambda: compute_utilisation(model, gpu, precision, calib))
+    peak, hfu, note = memoised(memo, ("util", engine),
+                               lambda: compute_utilisation(model, gpu, precision, calib, engine))
 
     def flops(rec: str) -> tuple[float, float]:
         return memoised(memo, ("flops", rec), lambda: train_flops_per_token(model, context, "pretrain", rec))
@@ -177,8 +190,8 @@ def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int,
     m = lay.grad_accum
     tokens = float(lay.global_batch_seqs * context)
     compute = tokens / lay.world * hw_f / (peak * hfu)
-    bubble = compute * (lay.pp - 1) / (lay.vpp * m)
-    bubble_fraction = (lay.pp - 1) / (lay.vpp * m + lay.pp - 1)
+    bubble = compute * (lay.pp - 1) / (lay.vpp * m) * bubble_factor(lay, calib)
+    bubble_fraction = bubble / (compute + bubble) if compute + bubble > 0 else 0.0
     intra, nic = memoised(memo, ("links",), lambda: (intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)))
     fp8 = precision == "fp8" if fp8_dispatch is None else fp8_dispatch
     tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, context, calib, intra, nic, 4 + 2 * share, fp8)

@@ -301,6 +301,9 @@ def _allreduce_s(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
     return 2.0 * prof.layers * one  # after attention and after the MLP
 
 
+allreduce_seconds, smooth_max = _allreduce_s, _pmax  # the step's terms, public for the serving simulation
+
+
 def decode_step(prof: SpeedProfile, hw: Hardware, batch: int, context: int) -> Step:
     """One decode step for `batch` sequences of `context` tokens each, on one GPU of the TP group: one token per
     sequence, the whole KV cache read."""

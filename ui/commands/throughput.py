@@ -56,6 +56,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
                         metavar="MS",
                         help="also report how many concurrent users get ≤ MS milliseconds per token")
+    parser.add_argument("--max-ttft-ms", type=number(0, 1e7, lo_open=True), default=None, metavar="MS",
+                        help="with the simulation: the concurrency limit also keeps the median TTFT ≤ MS")
+    parser.add_argument("--request-rate", type=number(0, 1e6, lo_open=True), default=None, metavar="R",
+                        help="simulate Poisson arrivals at R requests/s instead of --concurrency clients")
+    parser.add_argument("--traffic", choices=["fixed", "conversation"], default="fixed",
+                        help="request lengths: fixed, or a conversational spread around the prompt/output means")
+    parser.add_argument("--spec-tokens", type=number(1, 16, integer=True), default=None, metavar="K",
+                        help="speculative decoding: K drafted tokens per step (off by default)")
+    parser.add_argument("--spec-acceptance", type=number(0, 1), default=0.7, metavar="A",
+                        help="speculative decoding: acceptance rate per drafted token (default 0.7)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -143,8 +153,13 @@ def run(args: argparse.Namespace) -> int:
         return run_offload(args)
     est, model, gpu, users = compute(args)
     budget = engine_budget(args, est, model, gpu)
+    served = simulated(args, est, model, gpu)
     if args.json:
         out = est.to_contract()
+        if served is not None:
+            from advisor.estimator.serving import merge_into_contract
+
+            out = merge_into_contract(out, served)
         if users is not None:
             out["users_at_latency"] = {"max_ms_per_token": args.max_ms_per_token, "concurrency": users}
         if budget is not None:
@@ -153,11 +168,42 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     text = render(est, model, gpu, users, args.max_ms_per_token)
+    if served is not None:
+        head, sep, rest = text.partition("\nformulas:")
+        text = head + served_lines(served) + sep + rest
     if budget is not None:
         head, sep, rest = text.partition("\nformulas:")
         text = head + engine_line(budget, est.replicas) + sep + rest
     sys.stdout.write(text)
     return 0
+
+
+def simulated(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
+    """The continuous-batching simulation at --concurrency or --request-rate (advisor.estimator.serving), with the
+    concurrency limit for --max-ms-per-token / --max-ttft-ms; None where it does not apply."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.serving import simulate_estimate
+    from advisor.estimator.serving_sim import Speculation
+
+    target = args.max_ms_per_token / 1e3 if args.max_ms_per_token is not None else None
+    ttft = args.max_ttft_ms / 1e3 if args.max_ttft_ms is not None else None
+    spec = Speculation(k=args.spec_tokens, acceptance=args.spec_acceptance) if args.spec_tokens else None
+    return simulate_estimate(est, model, gpu, _workload(args), load_calibration(), engine=args.engine,
+                             rate=args.request_rate, target_tpot_s=target, target_ttft_s=ttft,
+                             conversational=args.traffic == "conversation", speculation=spec)
+
+
+def served_lines(rep: Any) -> str:
+    r = rep.result
+    per = f" ({rep.replicas} replicas)" if rep.replicas > 1 else ""
+    load = f"{r.concurrency} concurrent requests" if r.concurrency else f"{r.rate:g} requests/s"
+    text = (f"  under load    {rep.engine} simulation at {load}{per}: TTFT "
+            f"{r.ttft_p50_s * 1e3:.0f} ms (p95 {r.ttft_p95_s * 1e3:.0f}), {r.per_user_tokens_per_s:.1f} tokens/s per user "
+            f"(TPOT {r.tpot_p50_s * 1e3:.1f} ms, ITL p95 {r.itl_p95_s * 1e3:.1f} ms), "
+            f"{rep.output_tokens_per_s:,.0f} output tokens/s in total")
+    if rep.max_concurrency_for_target is not None:
+        text += f"\n  target        {rep.max_concurrency_for_target:,} concurrent requests within the latency target"
+    return text + "\n"
 
 
 def engine_budget(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:

@@ -69,8 +69,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default=None, help=f"tokens per training sequence (default {wl.DEFAULT_CONTEXT} or less)")
     parser.add_argument("--recompute", choices=["none", "selective", "full"], default=None,
                         help="activation recomputation (default: selective for pretrain, full for fine-tuning)")
-    parser.add_argument("--precision", choices=["bf16", "fp8"], default="bf16", help="tensor-core precision")
+    parser.add_argument("--precision", choices=["bf16", "fp8"], default=None,
+                        help="tensor-core precision (default: FP8 for families pre-trained in FP8 on FP8 GPUs, else BF16)")
     parser.add_argument("--mfu", type=number(0.01, 1), default=None, help="override the achieved MFU (0.01 … 1)")
+    parser.add_argument("--engine", choices=["megatron", "fsdp2", "deepspeed"], default="megatron",
+                        help="training framework (default megatron): its efficiency, pipeline schedules and FP8")
     parser.add_argument("--micro-batch", "--batch", dest="micro_batch", type=field_number(wl.Workload, "batch"),
                         default=None,
                         help="sequences per GPU per micro-batch (default: chosen by the planner; 1 for LoRA)")
@@ -153,7 +156,7 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     if args.task in PLANNED_TASKS:
         plan = plan_training(model, gpu, args.count, tokens, load_calibration(), context=context,
                              precision=args.precision, ov=overrides(args), mfu=args.mfu,
-                             ignore_memory=args.no_memory_check)
+                             ignore_memory=args.no_memory_check, engine=args.engine)
         return plan, model, gpu
     pinned = [f for f, v in (("--tp", args.tp), ("--pp", args.pp), ("--cp", args.cp), ("--ep", args.ep),
                              ("--global-batch", args.global_batch)) if v is not None]
@@ -163,7 +166,7 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     recompute: Recompute = args.recompute or "full"
     args.batch = args.micro_batch or 1
     est = estimate_train_time(model, gpu, args.count, tokens, load_calibration(), context=context, task=args.task,
-                              recompute=recompute, precision=args.precision, mfu=args.mfu,
+                              recompute=recompute, precision=args.precision or "bf16", mfu=args.mfu,
                               zero=3 if args.zero is None else args.zero, micro_batch=args.batch)
     if not args.no_memory_check:
         _memory_check(model, gpu, args, context, recompute)

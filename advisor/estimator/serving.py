@@ -1,0 +1,271 @@
+"""Serving figures for a model on GPUs: the scheduler simulation (serving_sim) set up from the catalog, the engine
+profile (knowledge/data/engines.yaml `serving`) and the engine's KV cache (engine_memory), and the largest load that
+meets a latency target.
+
+Replicas: `count` GPUs form count/tp copies of the TP group; a closed-loop concurrency C is split evenly (⌈C/r⌉ on
+each), an open-loop rate λ as λ/r; tokens/s in total = one replica's × r.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from advisor.workload import Workload
+from knowledge.errors import InputError
+from knowledge.schemas import GpuSpec, ModelSpec
+
+from .calibration import Calibration
+from .engines import default_engines
+from .formats import check_format
+from .serving_sim import RequestMix, Scheduler, ServingResult, Speculation, simulate
+from .throughput import default_engine, hardware, memory_class, speed_profile
+
+GIB = 2**30
+BISECT_REQUESTS = 3  # requests per client in the bisection's simulations
+# Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
+# SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (SGLang's offline run: 4,281
+# output tokens/s at 22.03 requests/s = 194 per request, sglang-vllm-060-bench); σ = 1 is a stated prior for its
+# long tail (a few requests 5-8 × the median).
+CONVERSATION_PROMPT_MEAN = 215
+CONVERSATION_OUTPUT_MEAN = 195
+CONVERSATION_SIGMA = 1.0
+
+
+@dataclass(frozen=True)
+class ServingReport:
+    engine: str
+    tp: int
+    replicas: int
+    result: ServingResult  # one replica
+    scheduler: Scheduler
+    fp4: bool
+    speculation: Speculation | None
+    max_concurrency_for_target: int | None = None
+    target: dict[str, float] | None = None
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        return self.result.output_tokens_per_s * self.replicas
+
+    def formulas(self) -> list[str]:
+        r, s = self.result, self.scheduler
+        load = f"{r.concurrency} concurrent requests" if r.concurrency else f"{r.rate:g} requests/s"
+        lines = [
+            f"continuous-batching simulation ({self.engine}: max_num_seqs {s.max_num_seqs}, max_num_batched_tokens "
+            f"{s.max_num_batched_tokens}, chunked prefill {'on' if s.chunked_prefill else 'off'}, KV cache "
+            f"{s.kv_capacity_tokens:,} tokens per replica) at {load} per replica, {r.requests} requests: "
+            f"TTFT p50 {r.ttft_p50_s * 1e3:.1f} ms, p95 {r.ttft_p95_s * 1e3:.1f} ms; TPOT p50 "
+            f"{r.tpot_p50_s * 1e3:.2f} ms; ITL p95 {r.itl_p95_s * 1e3:.2f} ms; {self.output_tokens_per_s:,.0f} "
+            f"output tokens/s over {self.replicas} replica(s); mean decode batch {r.mean_batch:.1f}",
+            f"step = roofline(tokens of the step) + {s.step_s * 1e3:.2f} ms + {s.layer_s * 1e6:.0f} µs × layers + "
+            f"{s.seq_s * 1e6:.0f} µs × sequences; TTFT adds {s.request_s * 1e3:.1f} ms per request",
+        ]
+        if self.speculation:
+            sp = self.speculation
+            lines.append(f"speculative decoding: {sp.k} drafted tokens, acceptance {sp.acceptance:.0%} → "
+                         f"{sp.tokens_per_step():.2f} tokens per verification step")
+        if self.max_concurrency_for_target is not None and self.target:
+            lines.append(f"largest concurrency meeting {_target_text(self.target)}: {self.max_concurrency_for_target}")
+        return lines
+
+    def to_contract(self) -> dict[str, Any]:
+        r = self.result
+        return {"engine": self.engine, "concurrency": r.concurrency, "rate": r.rate, "replicas": self.replicas,
+                "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
+                "tpot_p95_s": r.tpot_p95_s, "itl_s": r.itl_p50_s, "itl_p95_s": r.itl_p95_s,
+                "per_user_tokens_per_s": r.per_user_tokens_per_s, "output_tokens_per_s": self.output_tokens_per_s,
+                "requests_per_s": r.requests_per_s * self.replicas, "preemptions": r.preemptions,
+                "mean_batch": r.mean_batch, "kv_capacity_tokens": self.scheduler.kv_capacity_tokens,
+                "max_num_seqs": self.scheduler.max_num_seqs,
+                "max_num_batched_tokens": self.scheduler.max_num_batched_tokens,
+                "chunked_prefill": self.scheduler.chunked_prefill, "fp4_compute": self.fp4,
+                "speculative": None if self.speculation is None else {
+                    "k": self.speculation.k, "acceptance": self.speculation.acceptance},
+                "max_concurrency_for_target": self.max_concurrency_for_target, "target": self.target}
+
+
+def _target_text(target: dict[str, float]) -> str:
+    parts = [f"TPOT ≤ {target['tpot_s'] * 1e3:g} ms" if "tpot_s" in target else "",
+             f"TTFT ≤ {target['ttft_s'] * 1e3:g} ms" if "ttft_s" in target else ""]
+    return " and ".join(p for p in parts if p)
+
+
+def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weights: str, kv: str, context: int,
+                  calib: Calibration, chunked_prefill: bool | None = None, max_num_seqs: int | None = None,
+                  max_num_batched_tokens: int | None = None) -> Scheduler:
+    """The engine's scheduler and fixed costs on `gpu`, with the KV cache its memory model gives one replica."""
+    from .engine_memory import engine_kv_budget, visible_bytes
+    from .formats import weight_bytes
+    from .memory import kv_cache_bytes
+
+    prof = default_engines().get(engine)
+    sv = prof.serving
+    if sv is None:
+        raise InputError(f"{prof.name} is not a serving engine", field="engine",
+                         accepted="vllm, sglang, trtllm, transformers, transformers-compiled, llama.cpp")
+    large = gpu.memory_bytes >= 70 * GIB and not gpu.id.startswith(("a100", "a800"))
+    seqs, budget = sv.max_num_seqs, sv.max_num_batched_tokens
+    if engine == "vllm" and not large:  # vLLM's defaults below 70 GiB (and on A100/A800): 256 and 2048
+        seqs, budget = 256, 2048
+    budget = max(budget, 1) if (chunked_prefill if chunked_prefill is not None else sv.chunked_prefill) \
+        else max(budget, context)
+    layer_s = sv.layer_s.value
+    if engine == "llama.cpp":
+        fixed = calib.inference.engine_fixed_costs.get("llama.cpp")
+        if fixed is not None:
+            layer_s = fixed.layer_s["hbm" if memory_class(gpu) == "hbm" else "gddr"].value
+    kv_tok = max(1, kv_cache_bytes(model, 4096, 1, kv, tp) // 4096)
+    b = engine_kv_budget(engine, model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context)
+    if b is not None:
+        cap = b.kv_tokens
+    else:  # engines without a start-up reservation: 90 % of the card less weights and ~1.5 GiB of runtime
+        free = 0.9 * visible_bytes(gpu) - weight_bytes(model, check_format(weights).name, tp=tp) - 1.5 * GIB
+        cap = int(max(0.0, free) // kv_tok)
+    return Scheduler(engine=engine, max_num_seqs=max_num_seqs or seqs,
+                     max_num_batched_tokens=max_num_batched_tokens or budget,
+                     chunked_prefill=sv.chunked_prefill if chunked_prefill is None else chunked_prefill,
+                     continuous_batching=sv.continuous_batching, step_s=sv.step_s.value, layer_s=layer_s,
+                     seq_s=sv.seq_s.value, request_s=sv.request_s.value, kv_capacity_tokens=int(cap))
+
+
+def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calibration, engine: str | None,
+           chunked_prefill: bool | None) -> tuple[Any, Any, Scheduler, int, int, RequestMix, bool]:
+    from .memory import default_inference_format
+
+    weights = w.weights or default_inference_format(model)
+    kv = w.kv or "fp16"
+    wtp = int(w.tp or 1)
+    world = int(w.gpus or 1) * int(w.nodes or 1)
+    tp = wtp if (wtp > 1 or world == count) else count
+    if tp < 1 or count % tp:
+        raise InputError(f"tensor parallelism {tp} must divide the GPU count {count}", field="tp",
+                         accepted=f"a divisor of {count}")
+    eng = engine or w.engine or default_engine(weights)
+    context = int(w.context)
+    prompt = int(w.prompt_tokens or max(1, context // 2))
+    output = int(w.output_tokens or max(1, context - prompt))
+    prof = speed_profile(model, weights, kv, tp)
+    fp4 = check_format(weights).name in ("fp4", "nvfp4", "mxfp4") and bool(getattr(gpu, "fp4_dense_flops", None))
+    hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",
+                                                        "transformers-compiled") else eng)
+    if fp4:
+        hw = hw.model_copy(update={"peak": float(getattr(gpu, "fp4_dense_flops", 0.0) or hw.peak),
+                                   "eta_c": calib.inference.fp8_compute_efficiency.value})
+    sch = scheduler_for(eng, model, gpu, tp=tp, weights=weights, kv=kv, context=max(context, prompt + output),
+                        calib=calib, chunked_prefill=chunked_prefill)
+    return prof, hw, sch, tp, count // tp, RequestMix(prompt, output), fp4
+
+
+def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
+                     concurrency: int | None = None, rate: float | None = None, engine: str | None = None,
+                     conversational: bool = False, speculation: Speculation | None = None,
+                     chunked_prefill: bool | None = None, requests_per_client: int = 3,
+                     target_tpot_s: float | None = None, target_ttft_s: float | None = None,
+                     stagger: bool = True, requests: int | None = None) -> ServingReport:
+    """TTFT, TPOT/ITL and throughput of `model` on `count` × `gpu` under the workload's lengths, at `concurrency`
+    concurrent requests (default: the workload's) or at `rate` requests/s; with a target, also the largest
+    concurrency that meets it (bisection, :func:`max_concurrency_for_target`)."""
+    prof, hw, sch, tp, replicas, mix, fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill)
+    if conversational:  # the workload's prompt/output lengths are the means of a ShareGPT-like spread
+        mix = RequestMix.with_means(mix.prompt, mix.output, sigma=CONVERSATION_SIGMA)
+    if rate is None:
+        concurrency = int(concurrency or workload.concurrency or 1)
+        per = max(1, math.ceil(concurrency / replicas))
+        res = simulate(prof, hw, sch, mix, concurrency=per,
+                       requests=requests or min(1200, max(16, requests_per_client * per)),
+                       spec=speculation, stagger=stagger and sch.continuous_batching)
+    else:
+        res = simulate(prof, hw, sch, mix, rate=rate / replicas, spec=speculation, requests=requests)
+    report = ServingReport(engine=sch.engine, tp=tp, replicas=replicas, result=res, scheduler=sch, fp4=fp4,
+                           speculation=speculation)
+    if target_tpot_s is None and target_ttft_s is None:
+        return report
+    limit = _max_concurrency(prof, hw, sch, mix, speculation, target_tpot_s, target_ttft_s)
+    target = {k: v for k, v in (("tpot_s", target_tpot_s), ("ttft_s", target_ttft_s)) if v is not None}
+    return replace(report, max_concurrency_for_target=limit * replicas, target=target)
+
+
+def saturating_concurrency(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
+                           engine: str | None = None) -> int:
+    """Requests in flight at an infinite request rate: as many as the scheduler runs and the KV cache holds whole
+    (prompt + output), over all replicas."""
+    _prof, _hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
+    per = min(sch.max_num_seqs, max(1, sch.kv_capacity_tokens // (mix.prompt + mix.output)))
+    return per * replicas
+
+
+def _meets(res: ServingResult, tpot: float | None, ttft: float | None) -> bool:
+    return (tpot is None or res.tpot_p50_s <= tpot) and (ttft is None or res.ttft_p50_s <= ttft)
+
+
+def _max_concurrency(prof: Any, hw: Any, sch: Scheduler, mix: RequestMix, spec: Speculation | None,
+                     tpot: float | None, ttft: float | None) -> int:
+    """Largest per-replica concurrency whose median TPOT and TTFT meet the targets (0: not even one request):
+    doubling, then bisection; TPOT and TTFT grow with concurrency (tests/test_serving_sim.py)."""
+    def ok(c: int) -> bool:
+        return _meets(simulate(prof, hw, sch, mix, concurrency=c, requests=max(16, BISECT_REQUESTS * c), spec=spec),
+                      tpot, ttft)
+
+    if not ok(1):
+        return 0
+    hi_cap = min(sch.max_num_seqs, 1024)
+    lo, hi = 1, 2
+    while hi <= hi_cap and ok(hi):
+        lo, hi = hi, hi * 2
+    hi = min(hi, hi_cap + 1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def max_concurrency_for_target(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration,
+                               *, tpot_s: float | None = None, ttft_s: float | None = None,
+                               engine: str | None = None) -> int:
+    """The most concurrent requests `count` × `gpu` serve with median TPOT ≤ `tpot_s` and TTFT ≤ `ttft_s`."""
+    if tpot_s is None and ttft_s is None:
+        raise InputError("give a TPOT or TTFT target", field="target", accepted="tpot_s and/or ttft_s > 0")
+    for name, v in (("tpot_s", tpot_s), ("ttft_s", ttft_s)):
+        if v is not None and not v > 0:
+            raise InputError(f"{name} target must be positive, got {v}", field=name, accepted="> 0 s")
+    prof, hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
+    return _max_concurrency(prof, hw, sch, mix, None, tpot_s, ttft_s) * replicas
+
+
+def merge_into_contract(contract: dict[str, Any], report: ServingReport) -> dict[str, Any]:
+    """The `throughput --json` contract with the simulation's figures at the stated load: ttft_s (median), the
+    per-sequence decode speed 1/TPOT, total output tokens/s, plus tpot_s, itl_p95_s, ttft_p95_s and
+    max_concurrency_for_target; the steady-state roofline figures stay under `roofline`."""
+    r = report.result
+    out = dict(contract)
+    out["roofline"] = {k: contract.get(k) for k in ("decode_tokens_per_s", "decode_tokens_per_s_total", "ttft_s",
+                                                    "ms_per_token")}
+    if r.tpot_p50_s > 0:
+        out["decode_tokens_per_s"] = 1.0 / r.tpot_p50_s
+        out["ms_per_token"] = r.tpot_p50_s * 1e3
+    out["decode_tokens_per_s_total"] = report.output_tokens_per_s
+    out["ttft_s"] = r.ttft_p50_s
+    out.update({"tpot_s": r.tpot_p50_s, "tpot_p95_s": r.tpot_p95_s, "itl_s": r.itl_p50_s, "itl_p95_s": r.itl_p95_s,
+                "ttft_p95_s": r.ttft_p95_s, "max_concurrency_for_target": report.max_concurrency_for_target,
+                "serving": report.to_contract()})
+    out["formulas"] = list(contract.get("formulas", [])) + report.formulas()
+    return out
+
+
+def simulate_estimate(est: Any, model: ModelSpec, gpu: GpuSpec, workload: Workload, calib: Calibration, *,
+                      engine: str | None = None, rate: float | None = None, target_tpot_s: float | None = None,
+                      target_ttft_s: float | None = None, conversational: bool = False,
+                      speculation: Speculation | None = None) -> ServingReport | None:
+    """The simulation behind a ThroughputEstimate (its GPUs, layout and concurrency), as `gpu-advisor throughput`
+    and the estimate_throughput tool report it; None where it does not apply (llama.cpp split over GPUs)."""
+    eng = engine or workload.engine or default_engine(est.weights)
+    if eng == "llama.cpp" and est.tp > 1:
+        return None
+    return simulate_serving(model, gpu, est.count, workload, calib, concurrency=None if rate else est.concurrency,
+                            rate=rate, engine=eng, target_tpot_s=target_tpot_s, target_ttft_s=target_ttft_s,
+                            conversational=conversational, speculation=speculation)

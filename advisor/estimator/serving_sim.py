@@ -1,0 +1,408 @@
+"""Serving under load: a continuous-batching engine simulated step by step on the CPU.
+
+Scheduler (vLLM V1 / SGLang semantics, per step):
+  1. every running request whose prompt is done decodes one token (decode first);
+  2. prompts being prefilled continue, then waiting requests are admitted in arrival order, while fewer than
+     `max_num_seqs` run, the step's token budget `max_num_batched_tokens` lasts and the KV cache has room;
+     with chunked prefill a prompt takes what the budget leaves (the rest next step), without it a prompt is
+     admitted only when all of it fits in the budget left after the decodes;
+  3. when a decode step would overflow the KV cache, the most recently admitted request is preempted (its blocks
+     freed, recomputed later from its prompt and the tokens it had: vLLM's recompute preemption).
+  Prefix caching is off (benchmarks of random prompts). Engines without continuous batching (transformers
+  generate()) take the waiting requests as one static batch when the previous batch has finished.
+
+Step cost on one GPU of the TP group (advisor.estimator.throughput, the calibrated roofline):
+  t = pmax(W(T)/(B·η_w), T·2N/(P·η_c)) + pmax(KV/(B·η_kv), F_attn/(P16·η_attn)) + all-reduce(T)
+      + c_step + c_layer·L + c_seq·n                       T = decode tokens + prefill tokens of the step
+  KV = Σ decodes' KV bytes at their context + each prefill chunk's KV up to its end; F_attn likewise (a chunk
+  attends to the prompt before it plus its own causal triangle). c_* per engine: knowledge/data/engines.yaml.
+
+Event skipping: between events (an arrival, a prompt finishing, a request finishing, the KV cache filling) the
+batch is the same decodes, each one token longer per step; such a stretch of k steps is costed once at its middle
+context (exact for the linear KV and attention terms) and advanced k steps at once. Closed loop: `concurrency`
+clients, each sending its next request when the last one finished (vllm bench serve --max-concurrency, AIPerf
+--concurrency); open loop: Poisson arrivals at `rate` per second from a fixed seed.
+
+Metrics (as the benchmark clients report them): TTFT = first token's step end − arrival + request overhead;
+TPOT = (last token − first token)/(output − 1) per request; ITL = every gap between tokens of a request (p50/p95
+over all tokens); output throughput = output tokens / makespan. Speculative decoding (an explicit option): each
+decode step verifies `k` drafted tokens (a (k+1)-token step) and yields (1 − α^(k+1))/(1 − α) tokens on average
+at acceptance rate α (Leviathan et al. 2023, eq. 1).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from dataclasses import dataclass, field
+
+from knowledge.errors import InputError
+
+from .throughput import Hardware, SpeedProfile, allreduce_seconds, smooth_max
+
+MAX_REQUESTS = 1200  # a simulation never serves more requests than this (bounded time)
+MAX_EVENTS = 40_000  # nor runs more scheduler events
+
+
+@dataclass(frozen=True)
+class Scheduler:
+    """An engine's scheduler limits and fixed costs (engines.yaml `serving`), and the KV cache it has."""
+
+    engine: str
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    chunked_prefill: bool
+    continuous_batching: bool
+    step_s: float
+    layer_s: float
+    seq_s: float
+    request_s: float
+    kv_capacity_tokens: int  # tokens of KV cache per replica (engine_memory), not counting block rounding
+
+
+@dataclass(frozen=True)
+class Speculation:
+    """Speculative decoding: `k` drafted tokens per step accepted with probability `acceptance` each."""
+
+    k: int = 3
+    acceptance: float = 0.7
+    draft_cost: float = 0.05  # a draft step's cost as a share of the target's (EAGLE-class heads: a few %)
+
+    def tokens_per_step(self) -> float:
+        a = self.acceptance
+        return float(self.k + 1) if a >= 1.0 else (1.0 - a ** (self.k + 1)) / (1.0 - a)
+
+
+@dataclass(frozen=True)
+class RequestMix:
+    """Fixed lengths (`prompt`, `output`), or a conversational distribution (lognormal around those medians,
+    clipped to [1, 8 × median]) drawn from `seed`."""
+
+    prompt: int
+    output: int
+    conversational: bool = False
+    sigma: float = 0.8
+    seed: int = 0
+
+    @classmethod
+    def with_means(cls, prompt: float, output: float, *, sigma: float = 1.0, seed: int = 0) -> RequestMix:
+        """A conversational mix whose lognormal lengths have these means (median = mean · e^(−σ²/2))."""
+        f = math.exp(-sigma * sigma / 2.0)
+        return cls(max(1, round(prompt * f)), max(1, round(output * f)), conversational=True, sigma=sigma, seed=seed)
+
+    def draw(self, n: int) -> list[tuple[int, int]]:
+        if not self.conversational:
+            return [(self.prompt, self.output)] * n
+        rng = random.Random(self.seed)
+
+        def one(median: int) -> int:
+            return max(1, min(8 * median, round(median * math.exp(rng.gauss(0.0, self.sigma)))))
+
+        return [(one(self.prompt), one(self.output)) for _ in range(n)]
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    concurrency: int | None
+    rate: float | None
+    requests: int
+    ttft_p50_s: float
+    ttft_p95_s: float
+    tpot_p50_s: float
+    tpot_p95_s: float
+    itl_p50_s: float
+    itl_p95_s: float
+    output_tokens_per_s: float  # all replicas
+    requests_per_s: float
+    makespan_s: float
+    preemptions: int
+    mean_batch: float  # mean running decodes per decode step
+    steps: int
+    events: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def per_user_tokens_per_s(self) -> float:
+        return 1.0 / self.tpot_p50_s if self.tpot_p50_s > 0 else 0.0
+
+
+@dataclass
+class _Req:
+    idx: int
+    arrival: float
+    prompt: int
+    output: int
+    done_prefill: int = 0
+    generated: int = 0
+    first_token: float = -1.0
+    last_token: float = -1.0
+    finish_step: int = 0  # global decode-step index at which the last token is produced
+    start_step: int = 0  # global decode-step index of its first decode
+    client: int = -1
+    orig_output: int = 0
+    residual: float = 0.0  # expected wait for the step in flight when it reached the scheduler (closed loop)
+
+
+@dataclass
+class _Costs:
+    prof: SpeedProfile
+    hw: Hardware
+    sch: Scheduler
+    kv_tok: float  # KV bytes per token of context per GPU (full-attention layers and windowed ones below the window)
+    attn_tok: float  # attention FLOPs per (query token × key token) per GPU
+    spec: Speculation | None
+
+    def step(self, n_dec: int, sum_ctx: float, chunks: list[tuple[int, int]]) -> float:
+        """Seconds of one step with `n_dec` decodes whose contexts sum to `sum_ctx` and prefill `chunks`
+        (start, length)."""
+        prof, hw = self.prof, self.hw
+        q = n_dec * (self.spec.k + 1 if self.spec else 1)
+        tokens = q + sum(c for _, c in chunks)
+        kv = self.kv_tok * (sum_ctx + sum(s + c for s, c in chunks))
+        attn = self.attn_tok * (sum_ctx * (q / max(n_dec, 1)) + sum(c * (s + (c + 1) / 2) for s, c in chunks))
+        w = prof.weight_read_bytes(tokens)
+        mm = tokens * prof.matmul_flops_per_token
+        p = hw.sharpness  # the same terms as throughput.Step.total_s, without building the record
+        roof = (smooth_max(w / (hw.bandwidth * hw.eta_w), mm / (hw.peak * hw.eta_c), p)
+                + smooth_max(kv / (hw.bandwidth * hw.eta_kv), attn / (hw.attn_peak * hw.eta_attn), p)
+                + allreduce_seconds(tokens, prof, hw))
+        fixed = self.sch.step_s + self.sch.layer_s * prof.layers + self.sch.seq_s * (n_dec + len(chunks))
+        t = roof + fixed
+        if self.spec and n_dec:
+            t += self.spec.k * self.spec.draft_cost * roof
+        return t
+
+
+def _costs(prof: SpeedProfile, hw: Hardware, sch: Scheduler, spec: Speculation | None) -> _Costs:
+    ref = 4096
+    kv_tok = prof.kv_bytes(ref) / ref
+    attn_tok = prof.attention_flops(float(ref)) / ref
+    return _Costs(prof, hw, sch, kv_tok, attn_tok, spec)
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    i = min(len(s) - 1, max(0, math.ceil(q * len(s)) - 1))
+    return s[i]
+
+
+def _weighted_pct(pairs: list[tuple[float, float]], q: float) -> float:
+    """The q-quantile of values weighted by counts: [(value, weight)]."""
+    if not pairs:
+        return 0.0
+    pairs = sorted(pairs)
+    total = sum(w for _, w in pairs)
+    acc = 0.0
+    for v, w in pairs:
+        acc += w
+        if acc >= q * total - 1e-9:
+            return v
+    return pairs[-1][0]
+
+
+def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, *, concurrency: int | None = None,
+             rate: float | None = None, requests: int | None = None, seed: int = 0,
+             spec: Speculation | None = None, stagger: bool = True) -> ServingResult:
+    """Serve `requests` requests of `mix` on one replica (module doc); `concurrency` (closed loop) or `rate`
+    (requests/s, open loop) sets the load. `stagger=False`: the first wave of C requests arrives at once."""
+    if (concurrency is None) == (rate is None):
+        raise InputError("give a concurrency or a request rate, not both", field="concurrency")
+    if concurrency is not None and concurrency < 1:
+        raise InputError(f"concurrency must be ≥ 1, got {concurrency}", field="concurrency", accepted="≥ 1")
+    if rate is not None and not rate > 0:
+        raise InputError(f"request rate must be positive, got {rate}", field="rate", accepted="> 0 requests/s")
+    n = requests or (min(MAX_REQUESTS, max(4 * (concurrency or 1), 16)) if concurrency else
+                     min(MAX_REQUESTS, max(64, int(rate * 60) if rate else 64)))
+    n = min(n, MAX_REQUESTS)
+    lens = mix.draw(n)
+    cap = max(sch.kv_capacity_tokens, 1)
+    if any(p + o > cap for p, o in lens):
+        raise InputError(f"one request of {max(p + o for p, o in lens)} tokens does not fit the KV cache of "
+                         f"{cap} tokens", field="context", accepted=f"≤ {cap} tokens per request")
+    costs = _costs(prof, hw, sch, spec)
+    per_step_tokens = spec.tokens_per_step() if spec else 1.0
+    max_seqs = sch.max_num_seqs
+    reqs = [_Req(i, 0.0, p, o, orig_output=o) for i, (p, o) in enumerate(lens)]
+    arrivals: list[tuple[float, int]] = []  # heap of (time, request index) not yet arrived
+    if rate is not None:
+        rng = random.Random(seed)
+        t = 0.0
+        for r in reqs:
+            t += rng.expovariate(rate)
+            r.arrival = t
+            arrivals.append((t, r.idx))
+        next_req = n
+    else:  # closed loop: C clients in steady state, their phases spread evenly over one request's duration
+        assert concurrency is not None
+        start = min(concurrency, n)
+        p0, o0 = lens[0]
+        one = (costs.step(0, 0.0, [(0, min(p0, sch.max_num_batched_tokens))]) * math.ceil(p0 / sch.max_num_batched_tokens)
+               + o0 / per_step_tokens * costs.step(start, start * (p0 + o0 / 2.0), []))
+        for i in range(start):  # phases spread evenly over one request: independent clients in steady state
+            reqs[i].client = i
+            reqs[i].arrival = one * i / start if stagger else 0.0
+            arrivals.append((reqs[i].arrival, i))
+        heapq.heapify(arrivals)
+        next_req = start
+    waiting: list[_Req] = []
+    running: list[_Req] = []  # admitted, in admission order
+    decoding: list[tuple[int, int]] = []  # heap of (finish_step, idx)
+    dec_set: set[int] = set()
+    now, gstep = 0.0, 0
+    sum_base = 0.0  # Σ over decoding (prompt + generated_at_start − start_step·per_step) so Σctx = base + n·g·per
+    kv_used_prefill = 0  # tokens held by prompts being prefilled
+    itl: list[tuple[float, float]] = []
+    preempt = steps = events = 0
+    dec_weight = 0.0
+    dec_steps = 0
+    finished: list[_Req] = []
+
+    t_last = 0.0  # duration of the last step
+
+    def ctx_sum() -> float:
+        return sum_base + len(dec_set) * gstep * per_step_tokens
+
+    def finish_decode(r: _Req) -> None:
+        nonlocal sum_base, next_req
+        dec_set.discard(r.idx)
+        sum_base -= r.prompt + r.generated - r.start_step * per_step_tokens
+        running.remove(r)
+        finished.append(r)
+        if rate is None and next_req < n:  # the client sends its next request now; after the request overhead
+            nr = reqs[next_req]  # it lands at a random point of a step: it waits half a step on average
+            nr.arrival, nr.client, nr.residual = now, r.client, 0.5 * t_last
+            heapq.heappush(arrivals, (nr.arrival, nr.idx))
+            next_req += 1
+
+    while len(finished) < n and events < MAX_EVENTS:
+        events += 1
+        while arrivals and arrivals[0][0] <= now + 1e-12:
+            waiting.append(reqs[heapq.heappop(arrivals)[1]])
+        if not running and not waiting:
+            if not arrivals:
+                break
+            now = arrivals[0][0]
+            continue
+        # one scheduled step: decodes first, then prefill chunks
+        n_dec = len(dec_set)
+        budget = sch.max_num_batched_tokens - n_dec
+        kv_free = cap - (ctx_sum() + n_dec * per_step_tokens) - kv_used_prefill
+        chunks: list[tuple[_Req, int]] = []
+        for r in running:
+            if r.idx in dec_set or budget <= 0:
+                continue
+            c = min(budget, r.prompt - r.done_prefill) if sch.chunked_prefill else r.prompt - r.done_prefill
+            if c > budget:
+                break
+            chunks.append((r, c))
+            budget -= c
+        blocked = not sch.continuous_batching and bool(running)
+        while waiting and not blocked and len(running) < max_seqs and budget > 0:
+            r = waiting[0]
+            need = r.prompt
+            if need > kv_free:
+                break
+            c = min(budget, need) if sch.chunked_prefill else need
+            if c > budget and (n_dec or chunks):
+                break  # no chunking: the whole prompt waits for a step with room
+            waiting.pop(0)
+            running.append(r)
+            kv_free -= need
+            kv_used_prefill += need
+            chunks.append((r, c))
+            budget -= c
+        if not chunks and n_dec == 0:
+            if arrivals:
+                now = max(now, arrivals[0][0])
+                continue
+            break
+        if not chunks:
+            # a stretch of pure decode steps: until the next finish, arrival or KV overflow
+            k = decoding[0][0] - gstep if decoding else 1
+            while decoding and decoding[0][1] not in dec_set:
+                heapq.heappop(decoding)
+                k = decoding[0][0] - gstep if decoding else 1
+            k = max(1, k)
+            room = cap - kv_used_prefill - ctx_sum()
+            k_kv = int(room // max(n_dec * per_step_tokens, 1))
+            if k_kv < 1:  # preempt the newest running request (recompute later)
+                victim = running.pop()
+                if victim.idx in dec_set:
+                    dec_set.discard(victim.idx)
+                    sum_base -= victim.prompt + victim.generated - victim.start_step * per_step_tokens
+                    made = victim.generated + int((gstep - victim.start_step) * per_step_tokens)
+                    made = min(made, victim.output - 1)
+                    victim.prompt += made
+                    victim.output -= made
+                else:
+                    kv_used_prefill -= victim.prompt
+                victim.generated = 0
+                victim.done_prefill = 0
+                waiting.insert(0, victim)
+                preempt += 1
+                continue
+            k = min(k, k_kv)
+            t_mid = costs.step(n_dec, ctx_sum() + n_dec * per_step_tokens * (k - 1) / 2.0, [])
+            if arrivals and not waiting and len(running) < max_seqs and sch.continuous_batching:
+                k = max(1, min(k, math.ceil((arrivals[0][0] - now) / t_mid)))
+            now += k * t_mid
+            t_last = t_mid
+            gstep += k
+            steps += k
+            dec_steps += k
+            dec_weight += k * n_dec
+            itl.append((t_mid / per_step_tokens, k * n_dec * per_step_tokens))
+        else:
+            t = costs.step(n_dec, ctx_sum(), [(r.done_prefill, c) for r, c in chunks])
+            now += t
+            t_last = t
+            gstep += 1
+            steps += 1
+            if n_dec:
+                dec_steps += 1
+                dec_weight += n_dec
+                itl.append((t / per_step_tokens, n_dec * per_step_tokens))
+            for r, c in chunks:
+                r.done_prefill += c
+                if r.done_prefill >= r.prompt:  # prompt done: the first token comes out of this step
+                    kv_used_prefill -= r.prompt
+                    r.first_token = now if r.first_token < 0 else r.first_token
+                    r.generated = 1
+                    r.start_step = gstep
+                    r.finish_step = gstep + max(0, math.ceil((r.output - 1) / per_step_tokens))
+                    dec_set.add(r.idx)
+                    sum_base += r.prompt + r.generated - r.start_step * per_step_tokens
+                    heapq.heappush(decoding, (r.finish_step, r.idx))
+        # requests whose last token came out by now
+        while decoding and decoding[0][0] <= gstep:
+            _, idx = heapq.heappop(decoding)
+            r = reqs[idx]
+            if idx in dec_set and r.finish_step <= gstep:
+                r.last_token = now
+                finish_decode(r)
+    done = [r for r in finished if r.first_token >= 0]
+    if not done:
+        raise InputError("the simulation served no request", field="concurrency")
+    if concurrency is not None and len(done) > 2 * concurrency:
+        # steady state: the first wave of `concurrency` requests sent at once is the warm-up (benchmark clients
+        # discard it or, with many requests, it weighs little); measure the rest
+        done = [r for r in done if r.idx >= concurrency]
+    ttft = [r.first_token - r.arrival + sch.request_s + r.residual for r in done]  # client send → first token
+    tpot = [(r.last_token - r.first_token) / (r.orig_output - 1) for r in done
+            if r.orig_output > 1 and r.last_token > 0]
+    tokens = sum(r.orig_output for r in done)
+    span = max(r.last_token for r in done) - min(r.arrival for r in done)
+
+    notes = []
+    if len(finished) < n:
+        notes.append(f"simulation stopped after {events} events ({len(finished)} of {n} requests)")
+    return ServingResult(
+        concurrency=concurrency, rate=rate, requests=len(done), ttft_p50_s=_pct(ttft, 0.5), ttft_p95_s=_pct(ttft, 0.95),
+        tpot_p50_s=_pct(tpot, 0.5) if tpot else 0.0, tpot_p95_s=_pct(tpot, 0.95) if tpot else 0.0,
+        itl_p50_s=_weighted_pct(itl, 0.5), itl_p95_s=_weighted_pct(itl, 0.95),
+        output_tokens_per_s=tokens / span if span > 0 else 0.0, requests_per_s=len(done) / span if span > 0 else 0.0,
+        makespan_s=span, preemptions=preempt, mean_batch=dec_weight / dec_steps if dec_steps else 0.0, steps=steps,
+        events=events, notes=notes)

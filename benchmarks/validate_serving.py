@@ -1,0 +1,95 @@
+"""Print the serving simulation against the published rows of benchmarks/serving_validation.yaml.
+
+    PYTHONPATH=$PWD python benchmarks/validate_serving.py
+
+Columns: measured and predicted TTFT (ms), TPOT (ms) and output tokens/s, signed errors in %.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+TOL = {"ttft_ms": 0.35, "tpot_ms": 0.25, "tokens_per_s": 0.25}
+
+
+def _data() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "benchmarks" / "serving_validation.yaml").read_text(encoding="utf-8"))
+    return data
+
+
+def rows() -> list[dict[str, Any]]:
+    return list(_data()["rows"])
+
+
+def model_of(name: str) -> Any:
+    """A catalog model, or one of the file's `hf_configs` (architectures only these rows use)."""
+    from knowledge.catalog import load_catalog
+    from knowledge.hf_config import spec_from_hf_config
+
+    extra = _data().get("hf_configs") or {}
+    if name in extra:
+        return spec_from_hf_config(dict(extra[name]), id=name)
+    return load_catalog().model(name)
+
+
+def predict(row: dict[str, Any]) -> dict[str, float]:
+    """The simulation's TTFT/TPOT (ms) and output tokens/s for one row's settings."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.serving import saturating_concurrency, simulate_serving
+    from advisor.workload import Workload
+    from knowledge.catalog import load_catalog
+
+    from advisor.estimator.serving import CONVERSATION_OUTPUT_MEAN, CONVERSATION_PROMPT_MEAN
+
+    cat = load_catalog()
+    model, gpu = model_of(row["model"]), cat.gpu(row["gpu"])
+    count = int(row["count"])
+    talk = row.get("mix") == "sharegpt"
+    prompt = CONVERSATION_PROMPT_MEAN if talk else row["prompt"]
+    output = CONVERSATION_OUTPUT_MEAN if talk else row["output"]
+    context = 4096 if talk else prompt + output  # the SGLang/vLLM runs served --max_model_len 4096
+    w = Workload(model=model.id, weights=row["weights"], kv=row["kv"], prompt_tokens=prompt,
+                 output_tokens=output, context=context, gpus=count, tp=count)
+    calib = load_calibration()
+    if row.get("rate"):
+        rep = simulate_serving(model, gpu, count, w, calib, rate=float(row["rate"]), engine=row["engine"],
+                               conversational=talk, requests=600)
+    else:
+        conc = row.get("concurrency") or saturating_concurrency(model, gpu, count, w, calib, engine=row["engine"])
+        rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"],
+                               stagger=not row.get("saturate", False), conversational=talk,
+                               requests=row.get("requests") or (4 * conc if row.get("saturate") else None))
+    r = rep.result
+    return {"ttft_ms": r.ttft_p50_s * 1e3, "tpot_ms": r.tpot_p50_s * 1e3, "tokens_per_s": rep.output_tokens_per_s}
+
+
+def errors(row: dict[str, Any], pred: dict[str, float]) -> dict[str, float]:
+    return {k: pred[k] / row[k] - 1.0 for k in TOL if row.get(k)}
+
+
+def main() -> int:
+    print(f"{'row':38s} {'TTFT ms meas/pred':>20s} {'TPOT ms meas/pred':>20s} {'tok/s meas/pred':>22s}  worst")
+    misses = 0
+    for row in rows():
+        pred = predict(row)
+        err = errors(row, pred)
+        cells = []
+        for k in ("ttft_ms", "tpot_ms", "tokens_per_s"):
+            if row.get(k):
+                cells.append(f"{row[k]:8.1f}/{pred[k]:8.1f} {err[k]:+4.0%}")
+            else:
+                cells.append(f"{'–':>8s}/{pred[k]:8.1f}     ")
+        bad = [k for k, e in err.items() if abs(e) > TOL[k]]
+        misses += bool(bad)
+        print(f"{row['id']:38s} " + " ".join(f"{c:>20s}" for c in cells) + ("  MISS " + ",".join(bad) if bad else ""))
+    print(f"{len(rows()) - misses} of {len(rows())} rows within tolerance (TTFT ±35 %, TPOT and tokens/s ±25 %)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

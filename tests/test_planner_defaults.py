@@ -1,0 +1,77 @@
+"""The planner's defaults against published run totals, with no pinned flags (issue 29), and its monotonicity."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from advisor.estimator.calibration import load_calibration
+from advisor.estimator.planner import batch_candidates, plan_training
+from knowledge.catalog import load_catalog
+
+CAT = load_catalog()
+CAL = load_calibration()
+
+
+@pytest.mark.parametrize(("model", "gpu", "count", "tokens", "published_gpu_hours"), [
+    # Llama 3.1 model card: 30.84M H100-80GB GPU-hours for 405B (15.6T tokens; Llama 3 paper §3.3)
+    ("llama-3.1-405b", "h100-sxm", 16384, 15.6e12, 30.84e6),
+    # DeepSeek-V3 technical report Table 1: pre-training 2,664K H800 GPU-hours for 14.8T tokens
+    ("deepseek-v3", "h800-sxm", 2048, 14.8e12, 2.664e6),
+])
+def test_default_plan_matches_published_run(model, gpu, count, tokens, published_gpu_hours):
+    plan = plan_training(CAT.model(model), CAT.gpu(gpu), count, tokens, CAL)
+    assert plan.run_gpu_hours == pytest.approx(published_gpu_hours, rel=0.25)
+
+
+def test_large_runs_grow_the_batch_small_ones_keep_it():
+    big = plan_training(CAT.model("llama-3.1-405b"), CAT.gpu("h100-sxm"), 16384, 15.6e12, CAL)
+    assert big.global_batch_tokens == 16 * 2**20  # the Llama 3 paper's final batch
+    assert big.step.bubble_fraction < 0.15
+    sizes, _ = batch_candidates(CAT.model("llama-2-7b"), 1e9, 4096, CAL)
+    assert sizes == [4 * 2**20]  # 1B tokens: the critical batch is below 8M, the published 4M stays
+
+
+def test_deepseek_defaults_to_fp8_where_the_gpu_has_it():
+    m = CAT.model("deepseek-v3")
+    assert plan_training(m, CAT.gpu("h800-sxm"), 2048, 1e12, CAL).precision == "fp8"
+
+
+@pytest.mark.parametrize("model", ["llama-3-8b", "llama-3.1-70b"])
+def test_more_gpus_never_lengthen_the_best_wall_clock(model):
+    m, g = CAT.model(model), CAT.gpu("h100-sxm")
+    walls = [plan_training(m, g, n, 1e12, CAL).wall_s for n in (64, 128, 256, 512, 1024)]
+    assert all(b <= a * 1.0001 for a, b in itertools.pairwise(walls)), walls
+
+
+@pytest.mark.parametrize(("model", "seq", "micro", "recompute", "measured"), [
+    # torchtitan docs/performance.md, FSDP2 on 64 A100-80GB, global batch = micro × 64 sequences
+    ("llama-3-8b", 8192, 1, "selective", 2973),
+    ("llama-3-70b", 8192, 1, "full", 331),
+    ("llama-2-13b", 4096, 2, "none", 2162),
+    ("llama-2-70b", 4096, 2, "full", 353),
+])
+def test_fsdp2_rows_on_a100(model, seq, micro, recompute, measured):
+    """Training rows beyond those the calibration was fitted on: torchtitan's FSDP2 tokens/s per GPU within ±20 %
+    with its layout (FSDP = ZeRO-3 over 64 ranks) and batch pinned, the fsdp2 engine named."""
+    from advisor.estimator.planner import Overrides
+
+    ov = Overrides(tp=1, pp=1, zero=3, micro_batch=micro, global_batch_tokens=64 * micro * seq, recompute=recompute)
+    plan = plan_training(CAT.model(model), CAT.gpu("a100-80g-sxm"), 64, 1e10, CAL, context=seq, precision="bf16",
+                         ov=ov, engine="fsdp2", ignore_memory=True)
+    assert plan.tokens_per_s / 64 == pytest.approx(measured, rel=0.20)
+
+
+def test_training_engines_named_with_their_schedules_and_fp8():
+    m, g = CAT.model("llama-3.1-405b"), CAT.gpu("h100-sxm")
+    fsdp = plan_training(m, g, 2048, 1e12, CAL, engine="fsdp2")
+    ds = plan_training(m, g, 2048, 1e12, CAL, engine="deepspeed")
+    assert ds.layout.vpp == 1 and ds.layout.schedule == "1f1b"  # the DeepSpeed pipeline engine: plain 1F1B
+    assert fsdp.wall_s <= ds.wall_s
+    from knowledge.errors import InputError
+
+    with pytest.raises(InputError):
+        plan_training(m, g, 2048, 1e12, CAL, engine="deepspeed", precision="fp8")
+    with pytest.raises(InputError):
+        plan_training(m, g, 2048, 1e12, CAL, engine="colossal")
