@@ -54,18 +54,18 @@ def test_more_gpus_never_lengthen_the_best_wall_clock(model):
 ])
 def test_fsdp2_rows_on_a100(model, seq, micro, recompute, measured):
     """Training rows beyond those the calibration was fitted on: torchtitan's FSDP2 tokens/s per GPU within ±20 %
-    with its layout (FSDP = ZeRO-3 over 64 ranks) and batch pinned, the fsdp2 engine named."""
+    with its layout (FSDP = ZeRO-3 over 64 ranks) and batch pinned, the fsdp engine named."""
     from advisor.estimator.planner import Overrides
 
     ov = Overrides(tp=1, pp=1, zero=3, micro_batch=micro, global_batch_tokens=64 * micro * seq, recompute=recompute)
     plan = plan_training(CAT.model(model), CAT.gpu("a100-80g-sxm"), 64, 1e10, CAL, context=seq, precision="bf16",
-                         ov=ov, engine="fsdp2", ignore_memory=True)
+                         ov=ov, engine="fsdp", ignore_memory=True)
     assert plan.tokens_per_s / 64 == pytest.approx(measured, rel=0.20)
 
 
 def test_training_engines_named_with_their_schedules_and_fp8():
     m, g = CAT.model("llama-3.1-405b"), CAT.gpu("h100-sxm")
-    fsdp = plan_training(m, g, 2048, 1e12, CAL, engine="fsdp2")
+    fsdp = plan_training(m, g, 2048, 1e12, CAL, engine="fsdp")
     ds = plan_training(m, g, 2048, 1e12, CAL, engine="deepspeed")
     assert ds.layout.vpp == 1 and ds.layout.schedule == "1f1b"  # the DeepSpeed pipeline engine: plain 1F1B
     assert fsdp.wall_s <= ds.wall_s

@@ -165,7 +165,7 @@ class PlannerCalibration(_Strict):
     family_global_batch_max: dict[str, Constant] = Field(default_factory=dict)
     critical_batch_coefficient: Constant | None = None  # B_crit = a · C^b tokens (C: training FLOPs)
     critical_batch_exponent: Constant | None = None
-    training_engines: dict[str, TrainingEngine] = Field(default_factory=dict)  # megatron, fsdp2, deepspeed
+    training_engines: dict[str, TrainingEngine] = Field(default_factory=dict)  # megatron, fsdp (FSDP2), deepspeed
     schedule_bubble_factor: dict[str, Constant] = Field(default_factory=dict)  # bubble relative to 1F1B's
     fp8_training_families: dict[str, Constant] = Field(default_factory=dict)  # families whose published pre-training ran FP8 GEMMs
 

@@ -400,7 +400,7 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
         precision = default_precision(model, gpu, calib) if eng is None or eng.fp8 else "bf16"
     elif precision == "fp8" and eng is not None and not eng.fp8:
         raise InputError(f"{eng.name} does not train with FP8 GEMMs", field="precision",
-                         accepted="bf16 with this engine, or --engine megatron / fsdp2")
+                         accepted="bf16 with this engine, or --engine megatron / fsdp")
     check_inputs(model, gpu, count, tokens, context, ov, precision, calib)
     if mfu is not None and not 0 < mfu <= 1:
         raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
