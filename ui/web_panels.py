@@ -110,6 +110,9 @@ LABEL_NAMES = {
     "best_value": {"en": "best value", "zh": "性价比最高"},
     "best_performance": {"en": "best performance", "zh": "性能最好"},
     "existing": {"en": "your GPUs", "zh": "现有显卡"},
+    "recommended": {"en": "recommended", "zh": "推荐"},
+    "used": {"en": "used cards", "zh": "二手卡"},
+    "quantised": {"en": "4-bit", "zh": "4 位量化"},
 }
 
 

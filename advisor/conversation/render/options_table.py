@@ -58,7 +58,7 @@ def options_contract(ev: Analysis) -> list[dict[str, Any]]:
 LABEL = {
     "lowest_cost": ("lowest cost", "最低成本"), "best_value": ("best value", "最佳性价比"),
     "best_performance": ("best performance", "最佳性能"), "existing": ("your hardware", "现有硬件"),
-    "candidate": ("named by you", "您提到的"),
+    "candidate": ("named by you", "您提到的"), "recommended": ("recommended", "推荐"), "used": ("used cards", "二手卡"),
 }
 
 
