@@ -58,7 +58,14 @@ from advisor.recommend_options import (
     target_misses,
 )
 from advisor.recommend_prices import cost_of, option_price, option_tco, total_price, unit_price
-from advisor.recommend_rank import BASEBOARD_SIZES, INTERACTIVE_MS_PER_TOKEN, buyable_new, rank, second_hand, spread_consumer
+from advisor.recommend_rank import (
+    BASEBOARD_SIZES,
+    INTERACTIVE_MS_PER_TOKEN,
+    buyable_new,
+    rank,
+    second_hand,
+    spread_consumer,
+)
 from advisor.recommend_results import (
     Change,
     Option,
@@ -89,12 +96,49 @@ from knowledge.record import Record
 from knowledge.schemas import GpuSpec, ModelSpec
 
 __all__ = [
-    "CACHE_SIZE", "CN_UNAVAILABLE", "DEFAULT_CPU_RAM_BYTES", "DEFAULT_TRAINING_DEADLINE_S", "GIB", "LIGHTER_TASK",
-    "INTERACTIVE_MS_PER_TOKEN", "LOWER_PRECISION", "MIN_HEADROOM", "NEAR_CAPACITY", "NODE_COUNTS", "QUANTISED_FORMATS", "SPEED_MISSES", "Change",
-    "Layout", "Option", "Recommendation", "Search", "build_option", "buyable_new", "second_hand", "candidate_gpus", "clear_cache", "config_facts",
-    "cost_of", "evaluate_configs", "evaluate_rules", "findings_contract", "launch_hint", "option_price",
-    "option_tags", "option_tco", "price_contract", "quantized_checkpoint", "recommend", "resolve_inputs",
-    "same_config", "sold_in", "spread_consumer", "target_misses", "total_price", "unit_price", "with_default_context",
+    "CACHE_SIZE",
+    "CN_UNAVAILABLE",
+    "DEFAULT_CPU_RAM_BYTES",
+    "DEFAULT_TRAINING_DEADLINE_S",
+    "GIB",
+    "INTERACTIVE_MS_PER_TOKEN",
+    "LIGHTER_TASK",
+    "LOWER_PRECISION",
+    "MIN_HEADROOM",
+    "NEAR_CAPACITY",
+    "NODE_COUNTS",
+    "QUANTISED_FORMATS",
+    "SPEED_MISSES",
+    "Change",
+    "Layout",
+    "Option",
+    "Recommendation",
+    "Search",
+    "build_option",
+    "buyable_new",
+    "candidate_gpus",
+    "clear_cache",
+    "config_facts",
+    "cost_of",
+    "evaluate_configs",
+    "evaluate_rules",
+    "findings_contract",
+    "launch_hint",
+    "option_price",
+    "option_tags",
+    "option_tco",
+    "price_contract",
+    "quantized_checkpoint",
+    "recommend",
+    "resolve_inputs",
+    "same_config",
+    "second_hand",
+    "sold_in",
+    "spread_consumer",
+    "target_misses",
+    "total_price",
+    "unit_price",
+    "with_default_context",
 ]
 
 R = TypeVar("R", bound=Record)

@@ -88,12 +88,11 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
     for label, o in picks:
         if label not in o.labels:
             o.labels.append(label)
+    existing = [o for o in options if "existing" in o.labels]
     labelled: list[Option] = []
     for _, o in picks:
-        if all(o is not x for x in labelled):  # identity: pydantic's == compares every field
+        if all(o is not x for x in labelled + existing):  # identity: pydantic's == compares every field
             labelled.append(o)
-    taken = {id(o) for o in labelled}
-    existing = [o for o in options if "existing" in o.labels and id(o) not in taken]
-    taken |= {id(o) for o in existing}
+    taken = {id(o) for o in labelled + existing}
     rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))
     return existing + labelled + rest
