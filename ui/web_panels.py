@@ -80,8 +80,11 @@ def option_price(option: Mapping[str, Any]) -> tuple[float | None, str | None, s
 
 def option_purchase(option: Mapping[str, Any]) -> tuple[float | None, str | None]:
     """(amount, currency) of buying the whole configuration: the TCO's purchase total (GPUs plus the rest of the
-    server, as `advisor.recommend.total_price`), else GPU price × count; None when the catalog has no price."""
+    server, as `advisor.recommend.total_price`), else GPU price × count; None when the catalog has no price or the
+    cards are the user's own (nothing to buy: `owned`)."""
     tco = option.get("tco")
+    if owned(option):
+        return None, None
     if isinstance(tco, Mapping) and isinstance(tco.get("purchase"), Mapping):
         amount, currency = _money(tco["purchase"].get("total"))
         if amount is not None:
@@ -91,6 +94,12 @@ def option_purchase(option: Mapping[str, Any]) -> tuple[float | None, str | None
     if unit is None or not isinstance(count, int):
         return None, None
     return unit * count, currency
+
+
+def owned(option: Mapping[str, Any]) -> bool:
+    """The user's own cards: costed by their running cost, never bought again."""
+    tco = option.get("tco")
+    return "existing" in (option.get("labels") or []) or (isinstance(tco, Mapping) and tco.get("basis") == "owned")
 
 
 def option_tco(option: Mapping[str, Any]) -> tuple[float | None, str | None, Any]:
@@ -201,7 +210,7 @@ def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dic
             fmt_gib(per_gpu.get("total") if isinstance(per_gpu, Mapping) else None),
             _fits_text(opt.get("fits"), lang),
             fmt_rate(option_tokens_per_s(opt)),
-            fmt_money(purchase, purchase_cur or currency),
+            ("已有" if lang == "zh" else "owned") if owned(opt) else fmt_money(purchase, purchase_cur or currency),
             tco_text,
             price,
         ])
