@@ -310,22 +310,12 @@ def _alternatives(options: Sequence[Mapping[str, Any]], lang: str) -> list[tuple
     return out
 
 
-_GUIDE_EN = re.compile(r"\b[Gg]uide[- ]?\d{3}(?:'s)?")
-_GUIDE_ZH = re.compile(r"指南\s*[（(]\s*\d{3}\s*[)）]")
-
-
-def plain_words(text: str) -> str:
-    """A rule's message without the catalog's internal guide numbers ("guide-000's" → "a published guide's")."""
-    text = _GUIDE_ZH.sub("某份公开指南", text)
-    return _GUIDE_EN.sub(lambda m: "a published guide's" if m.group(0).endswith("'s") else "a published guide", text)
-
-
 def _risks(findings: Sequence[FindingLine]) -> list[str]:
     """The warnings and blocks in plain words (title and message, no rule ids or guide numbers), the most serious
     first."""
     order = {"block": 0, "warn": 1}
     picked = sorted((f for f in findings if f.severity in order), key=lambda f: order[f.severity])
-    return [plain_words(f"{f.title}: {f.message}" if f.title and f.title not in f.message else f.message)
+    return [R.plain_words(f"{f.title}: {f.message}" if f.title and f.title not in f.message else f.message)
             for f in picked][:5]
 
 

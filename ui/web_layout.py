@@ -142,8 +142,8 @@ def _chat_column() -> dict[str, Any]:
                          scale=8, autofocus=True, elem_id="ask", label=L("input"))
         send = gr.Button(L("send"), variant="primary", scale=1, min_width=80, elem_id="send")
     pending = gr.Textbox(visible=False, label="message")
+    new = gr.Button(L("new"), size="sm", variant="secondary", elem_id="new-conversation")  # above the examples
     examples = gr.Examples(R.EXAMPLES, inputs=[box], label=L("examples"), examples_per_page=10)
-    new = gr.Button(L("new"), size="sm", variant="secondary", elem_id="new-conversation")
     return {"chatbot": chatbot, "box": box, "send": send, "pending": pending, "examples": examples, "new": new}
 
 

@@ -5,15 +5,22 @@
   characters (Chinese ones included: 5em less 12 px of padding) and break only between words; the side-panel
   table likewise; below 700 px the two columns stack (Gradio's rows wrap) and the chat gets the full width.
   `scroll-padding-top` keeps a scrolled-to line clear of the chat's floating "Conversation" label.
-* `SCROLL_TO_ANSWER_JS`: run after each turn; scrolls the chat (and, on a phone, the page) so that the top of
-  the newest answer — not its end — is what the user sees. Gradio's own autoscroll (to the bottom) is off.
+* `SCROLL_TO_ANSWER_JS`: run after each turn; scrolls the chat (and, on a phone, the page) so that the user's
+  own question stays in view with the top of the newest answer below it (the answer's start when both do not fit)
+  — not the answer's end. Gradio's own autoscroll (to the bottom) is off.
+* `LOAD_JS`: run once when the page loads: the interface language from `?lang=`, else the `LANG_COOKIE` cookie,
+  else the browser's language (Chinese for zh-*), and the page at its top (a phone's browser would otherwise
+  scroll to the focused input box below the empty chart panels).
+* `REMEMBER_LANG_JS`: run when the language toggle changes: the cookie and the page's `?lang=` say the new language,
+  so a reload or a conversation link keeps it.
+* `TRASH_STARTS_NEW_JS`: the chat's trash icon does what "New conversation" does.
 """
 
 from __future__ import annotations
 
-# The chat's height: 600 px, less on a short screen so that the input box below it is on screen at load (the box
+# The chat's height: 600 px, less on a short screen so that the input box and "New conversation" below it are on screen at load (the box
 # has autofocus, and a focused box out of view makes the browser scroll the page past the header).
-CHAT_HEIGHT = "min(600px, calc(100vh - 260px))"
+CHAT_HEIGHT = "min(600px, calc(100vh - 330px))"
 
 # Offset of a scrolled-to line below the top of the chat's scroll area: the floating label is ~30 px tall.
 LABEL_CLEARANCE_PX = 40
@@ -33,7 +40,9 @@ html {{scroll-padding-top: 8px;}}
 #options-table th, #options-table td {{min-width: 5em; padding: 4px 6px !important; word-break: normal !important;
   overflow-wrap: normal !important;}}
 #options-table th span, #options-table td span {{word-break: normal !important; overflow-wrap: normal !important;}}
+#new-conversation {{max-width: 14em;}}
 @media (max-width: 700px) {{
+  #chat {{height: min(400px, calc(100vh - 500px)) !important; min-height: 220px;}}
   #main-row {{flex-direction: column;}}
   #main-row > div {{min-width: 100% !important; width: 100%;}}
   #header h2 {{font-size: 1.2em;}}
@@ -51,8 +60,13 @@ SCROLL_TO_ANSWER_JS = """
     const rows = Array.from(chat.querySelectorAll('.message-row'));
     let i = rows.length - 1;
     while (i >= 0 && !rows[i].classList.contains('user-row')) i--;
-    const target = (i >= 0 && rows[i + 1]) ? rows[i + 1] : rows[rows.length - 1];
-    if (!target) return false;
+    const answer = (i >= 0 && rows[i + 1]) ? rows[i + 1] : rows[rows.length - 1];
+    if (!answer) return false;
+    const question = i >= 0 ? rows[i] : null;
+    const log0 = chat.querySelector('.bubble-wrap');
+    const room = log0 ? log0.clientHeight - 3 * clearance : 0;
+    // the question stays in view when it and the answer's first lines fit in the chat's view together
+    const target = (question && question.getBoundingClientRect().height < room * 0.6) ? question : answer;
     const log = chat.querySelector('.bubble-wrap');
     if (log) log.scrollTop += target.getBoundingClientRect().top - log.getBoundingClientRect().top - clearance;
     const top = target.getBoundingClientRect().top;
@@ -62,3 +76,34 @@ SCROLL_TO_ANSWER_JS = """
   requestAnimationFrame(() => { go(); setTimeout(go, 120); });
 }
 """.replace("LABEL_CLEARANCE", str(LABEL_CLEARANCE_PX))
+
+LANG_COOKIE = "gpu_advisor_lang"
+
+LOAD_JS = """
+() => {
+  const url = new URL(location.href);
+  const asked = url.searchParams.get('lang');
+  const cookie = (document.cookie.match(/(?:^|; )COOKIE=([^;]*)/) || [])[1];
+  const browser = (navigator.languages && navigator.languages[0]) || navigator.language || 'en';
+  const lang = ['en', 'zh'].includes(asked) ? asked : ['en', 'zh'].includes(cookie) ? cookie
+             : (/^zh/i.test(browser) ? 'zh' : 'en');
+  const top = () => { if (document.activeElement && innerWidth < 700) document.activeElement.blur();
+                      window.scrollTo(0, 0); };
+  top(); requestAnimationFrame(top); setTimeout(top, 300); setTimeout(top, 900);
+  return lang;
+}
+""".replace("COOKIE", LANG_COOKIE)
+
+REMEMBER_LANG_JS = """
+(lang) => {
+  if (!['en', 'zh'].includes(lang)) return;
+  document.cookie = 'COOKIE=' + lang + '; path=/; max-age=31536000; SameSite=Lax';
+  const url = new URL(location.href);
+  if (url.searchParams.get('lang') !== lang) { url.searchParams.set('lang', lang); history.replaceState(null, '', url); }
+  document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+}
+""".replace("COOKIE", LANG_COOKIE)
+
+TRASH_STARTS_NEW_JS = """
+() => { const b = document.querySelector('#new-conversation'); if (b) b.click(); }
+"""
