@@ -18,9 +18,9 @@
 
 from __future__ import annotations
 
-# The chat's height: 600 px, less on a short screen so that the input box and "New conversation" below it are on screen at load (the box
+# The chat's height: 600 px, less on a short screen so that the input box (with Send and "New conversation") below it is on screen at load (the box
 # has autofocus, and a focused box out of view makes the browser scroll the page past the header).
-CHAT_HEIGHT = "min(600px, calc(100vh - 330px))"
+CHAT_HEIGHT = "min(600px, calc(100vh - 260px))"
 
 # Offset of a scrolled-to line below the top of the chat's scroll area: the floating label is ~30 px tall.
 LABEL_CLEARANCE_PX = 40
@@ -30,6 +30,7 @@ CSS = f"""
 #result-col .block {{margin-bottom: 0.3em;}}
 #findings {{max-height: 420px; overflow-y: auto;}}
 #chat .bubble-wrap {{scroll-padding-top: {LABEL_CLEARANCE_PX}px;}}
+#chat .message-buttons-right {{display: none;}}  /* no copy button under the user's own question: it sits closer */
 html {{scroll-padding-top: 8px;}}
 #chat .message-content table, #chat .prose table {{display: block; max-width: 100%; overflow-x: auto;
   width: max-content; border-collapse: collapse;}}
@@ -40,7 +41,6 @@ html {{scroll-padding-top: 8px;}}
 #options-table th, #options-table td {{min-width: 5em; padding: 4px 6px !important; word-break: normal !important;
   overflow-wrap: normal !important;}}
 #options-table th span, #options-table td span {{word-break: normal !important; overflow-wrap: normal !important;}}
-#new-conversation {{max-width: 14em;}}
 @media (max-width: 700px) {{
   #chat {{height: min(400px, calc(100vh - 500px)) !important; min-height: 220px;}}
   #main-row {{flex-direction: column;}}
@@ -63,13 +63,18 @@ SCROLL_TO_ANSWER_JS = """
     const answer = (i >= 0 && rows[i + 1]) ? rows[i + 1] : rows[rows.length - 1];
     if (!answer) return false;
     const question = i >= 0 ? rows[i] : null;
-    const log0 = chat.querySelector('.bubble-wrap');
-    const room = log0 ? log0.clientHeight - 3 * clearance : 0;
-    // the question stays in view when it and the answer's first lines fit in the chat's view together
-    const target = (question && question.getBoundingClientRect().height < room * 0.6) ? question : answer;
     const log = chat.querySelector('.bubble-wrap');
-    if (log) log.scrollTop += target.getBoundingClientRect().top - log.getBoundingClientRect().top - clearance;
-    const top = target.getBoundingClientRect().top;
+    if (!log) return false;
+    // above the answer, as much of the question as the chat's view has room for (all of it when both fit)
+    const a = answer.getBoundingClientRect();
+    const first = a.bottom - a.top;  // its details are folded: the answer as shown
+    const spare = log.clientHeight - clearance - first - 8;
+    const qh = question ? question.getBoundingClientRect().height : 0;
+    // an answer taller than the view is cut anyway: keep the question's last line (40 px) above it
+    const above = question ? Math.max(0, Math.min(qh + 8, spare >= 0 ? spare : 40)) : 0;
+    log.scrollTop += a.top - log.getBoundingClientRect().top - clearance - above;
+    const target = above > 0 ? question : answer;
+    const top = Math.max(target.getBoundingClientRect().top, log.getBoundingClientRect().top);
     if (top < 0 || top > window.innerHeight - 4 * clearance) window.scrollBy(0, top - clearance);
     return true;
   };
