@@ -241,7 +241,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
         options, near = _search_all(search, gpus)
     used_ok = constraints.condition == "used"
-    ranked = rank(options, workload.is_training, gpus, used_ok)
+    ranked = rank(options, workload.is_training, gpus, used_ok, constraints.region)
     shortlist = _shortlist(search, ranked, gpus, limit)
     closest = _closest(search, near, ranked, shortlist, gpus)
     lead = quantised_lead(search, gpus, shortlist)
@@ -330,7 +330,8 @@ def _shortlist(search: Search, ranked: list[Option], gpus: dict[str, GpuSpec], l
     if any("blocked" in o.misses for o in ranked):  # labels may have gone with a blocked option: rank again
         for o in shortlist:
             o.labels = [lab for lab in o.labels if lab == "existing"]
-        shortlist = rank(shortlist, search.workload.is_training, gpus, search.constraints.condition == "used")
+        shortlist = rank(shortlist, search.workload.is_training, gpus, search.constraints.condition == "used",
+                         search.constraints.region)
     return shortlist
 
 

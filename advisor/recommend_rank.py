@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from advisor.recommend_prices import cost_of, total_price
 from advisor.recommend_results import Option
+from advisor.recommend_search import sold_in
 from knowledge.schemas import GpuSpec
 
 # The default interactivity target for chat serving: MLPerf Inference's Llama 2 70B "Interactive" scenario allows a
@@ -45,11 +46,14 @@ def buyable_new(o: Option, gpu: GpuSpec) -> bool:
     return not second_hand(o, gpu) and installable(o, gpu)
 
 
-def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_ok: bool = False) -> list[Option]:
+def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_ok: bool = False,
+         region: str = "global") -> list[Option]:
     """Label the options that meet every target and order them: the user's own cards, the lead ("recommended"),
     the other labelled options, then the rest by money over the horizon.
 
-    `used_ok`: the request asks for used cards, so a used or end-of-life card may lead."""
+    `used_ok`: the request asks for used cards, so a used or end-of-life card may lead. The lead is always a card
+    a company can buy new in `region` (`sold_in`: never one restricted or licence-bound there, even when the user
+    named it)."""
     ok = [o for o in options if o.meets_targets]
     priced = [o for o in ok if total_price(o)]
     compact = any(not spread_consumer(o, gpus) for o in priced)
@@ -75,7 +79,8 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
         o.labels = [lab for lab in o.labels if lab in ("existing", "quantised", "candidate")]
         if "existing" not in o.labels and second_hand(o, gpus[o.gpu]):
             o.labels.append("used")
-    eligible = [o for o in priced if "existing" not in o.labels and (used_ok or buyable_new(o, gpus[o.gpu]))]
+    eligible = [o for o in priced if "existing" not in o.labels and sold_in(gpus[o.gpu], region)
+                and (used_ok or buyable_new(o, gpus[o.gpu]))]
     picks: list[tuple[str, Option]] = []
     if eligible:
         picks.append(("recommended", min(eligible, key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))))

@@ -1,4 +1,4 @@
-"""Forty-four buyer questions (half in Chinese: serving, fine-tuning, quotes, the China market, renting), each read
+"""Forty-six buyer questions (half in Chinese: serving, fine-tuning, quotes, the China market, renting), each read
 by hand into the recommender's request, with the lead option and every label checked by rules written here from
 the catalog, not from the ranking's code (issue 30):
 
@@ -85,6 +85,8 @@ QUESTIONS = [
     Q("Quote for Llama-3-8B serving 100 users at 2k.", "llama-3-8b", concurrency=100, context=2048),
     Q("We own 4× A100 80GB SXM; fine-tune Qwen2.5-7B with LoRA.", "qwen2.5-7b", task="lora", context=4096,
       existing=("a100-80g-sxm", 4)),
+    Q("For a customer in China: H100, H20 or L20 for Llama-3.1-70B, 20 users?", "llama-3.1-70b", concurrency=20,
+      context=8192, region="cn", currency="CNY", extra={"candidates": ("h100-sxm", "h20", "l20")}),
     # --- renting (English) ---
     Q("Should we rent instead? Llama-3.1-8B for 20 users.", "llama-3.1-8b", concurrency=20, context=8192,
       extra={"buy_or_rent": "rent"}),
@@ -129,6 +131,8 @@ QUESTIONS = [
       region="cn", currency="CNY"),
     Q("国内 LoRA 微调 Llama-3.1-70B 用什么？", "llama-3.1-70b", task="lora", context=4096, region="cn",
       currency="CNY"),
+    Q("我们代理 H20、L20 和 4090D 的服务器，给客户部署 Qwen2.5-72B 20 人用，推荐哪个？", "qwen2.5-72b",
+      concurrency=20, context=8192, region="cn", currency="CNY", extra={"candidates": ("h20", "l20", "rtx-4090d")}),
     # --- 中文：租用 ---
     Q("租卡给 20 人跑 Qwen2.5-7B 划算吗？", "qwen2.5-7b", concurrency=20, context=8192, region="cn", currency="CNY",
       extra={"buy_or_rent": "rent"}),
@@ -187,7 +191,8 @@ def _check_lead(q: Q, rec: Recommendation) -> None:
         assert buy <= q.budget
         servers = (lead.tco or {}).get("purchase", {}).get("rest_of_system")
         assert servers and servers["amount"] > 0, "the budget is checked at full system cost, servers included"
-    if q.task == "inference" and "max_ms_per_token" not in q.extra and q.extra.get("buy_or_rent") != "rent":
+    if (q.task == "inference" and "max_ms_per_token" not in q.extra and q.extra.get("buy_or_rent") != "rent"
+            and "candidates" not in q.extra):  # named cards are compared as named, with no default target
         reachable = any(o.throughput and o.throughput["ms_per_token"] <= TPOT_MS for o in rec.options + rec.closest)
         if reachable:
             assert lead.throughput["ms_per_token"] <= TPOT_MS, f"{q.text}: lead below 25 tokens/s per user"
