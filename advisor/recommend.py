@@ -58,7 +58,14 @@ from advisor.recommend_options import (
     target_misses,
 )
 from advisor.recommend_prices import cost_of, option_price, option_tco, total_price, unit_price
-from advisor.recommend_rank import rank, spread_consumer
+from advisor.recommend_rank import (
+    BASEBOARD_SIZES,
+    INTERACTIVE_MS_PER_TOKEN,
+    buyable_new,
+    rank,
+    second_hand,
+    spread_consumer,
+)
 from advisor.recommend_results import (
     Change,
     Option,
@@ -89,12 +96,49 @@ from knowledge.record import Record
 from knowledge.schemas import GpuSpec, ModelSpec
 
 __all__ = [
-    "CACHE_SIZE", "CN_UNAVAILABLE", "DEFAULT_CPU_RAM_BYTES", "DEFAULT_TRAINING_DEADLINE_S", "GIB", "LIGHTER_TASK",
-    "LOWER_PRECISION", "MIN_HEADROOM", "NEAR_CAPACITY", "NODE_COUNTS", "QUANTISED_FORMATS", "SPEED_MISSES", "Change",
-    "Layout", "Option", "Recommendation", "Search", "build_option", "candidate_gpus", "clear_cache", "config_facts",
-    "cost_of", "evaluate_configs", "evaluate_rules", "findings_contract", "launch_hint", "option_price",
-    "option_tags", "option_tco", "price_contract", "quantized_checkpoint", "recommend", "resolve_inputs",
-    "same_config", "sold_in", "spread_consumer", "target_misses", "total_price", "unit_price", "with_default_context",
+    "CACHE_SIZE",
+    "CN_UNAVAILABLE",
+    "DEFAULT_CPU_RAM_BYTES",
+    "DEFAULT_TRAINING_DEADLINE_S",
+    "GIB",
+    "INTERACTIVE_MS_PER_TOKEN",
+    "LIGHTER_TASK",
+    "LOWER_PRECISION",
+    "MIN_HEADROOM",
+    "NEAR_CAPACITY",
+    "NODE_COUNTS",
+    "QUANTISED_FORMATS",
+    "SPEED_MISSES",
+    "Change",
+    "Layout",
+    "Option",
+    "Recommendation",
+    "Search",
+    "build_option",
+    "buyable_new",
+    "candidate_gpus",
+    "clear_cache",
+    "config_facts",
+    "cost_of",
+    "evaluate_configs",
+    "evaluate_rules",
+    "findings_contract",
+    "launch_hint",
+    "option_price",
+    "option_tags",
+    "option_tco",
+    "price_contract",
+    "quantized_checkpoint",
+    "recommend",
+    "resolve_inputs",
+    "same_config",
+    "second_hand",
+    "sold_in",
+    "spread_consumer",
+    "target_misses",
+    "total_price",
+    "unit_price",
+    "with_default_context",
 ]
 
 R = TypeVar("R", bound=Record)
@@ -184,10 +228,20 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     default_deadline = workload.is_training and constraints.deadline_s is None
     if default_deadline:  # a 3-year pre-training run on one card is "cheapest" but useless: bound the wall time
         constraints = constraints.model_copy(update={"deadline_s": DEFAULT_TRAINING_DEADLINE_S})
+    interactive = _default_interactivity(workload, constraints)
+    if interactive is not None:
+        constraints = interactive
     search = Search(model, workload, constraints, catalog)
     gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
     options, near = _search_all(search, gpus)
-    ranked = rank(options, workload.is_training, gpus)
+    if interactive is not None and not any(o.meets_targets for o in options):
+        # nothing reaches the interactive target: say so, and size for the memory alone as before
+        constraints = constraints.model_copy(update={"max_ms_per_token": None})
+        search = Search(model, workload, constraints, catalog)
+        gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
+        options, near = _search_all(search, gpus)
+    used_ok = constraints.condition == "used"
+    ranked = rank(options, workload.is_training, gpus, used_ok, constraints.region)
     shortlist = _shortlist(search, ranked, gpus, limit)
     closest = _closest(search, near, ranked, shortlist, gpus)
     lead = quantised_lead(search, gpus, shortlist)
@@ -204,9 +258,34 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
                                                             if not sold_in(g, constraints.region)],
     )
     _state_assumptions(search, rec, bool(lead), default_deadline)
+    if interactive is not None:
+        rec.assumptions.append(interactivity_assumption("en", search.constraints.max_ms_per_token is not None))
+        rec.assumptions_zh.append(interactivity_assumption("zh", search.constraints.max_ms_per_token is not None))
     _add_changes(search, rec, options, near, closest)
     offer(search, rec)  # one named card that cannot hold the model: llama.cpp layer offload, after the quantised ones
     return rec
+
+
+def _default_interactivity(workload: Workload, c: Constraints) -> Constraints | None:
+    """Chat serving with no stated speed target, on hardware still to be chosen: the constraints with the default
+    per-user target (`INTERACTIVE_MS_PER_TOKEN`, MLPerf Inference's interactive scenario); else None."""
+    if (workload.is_training or c.max_ms_per_token is not None or c.min_tokens_per_s is not None
+            or c.candidates or c.existing is not None or workload.engine == "llama.cpp"):
+        return None
+    return c.model_copy(update={"max_ms_per_token": INTERACTIVE_MS_PER_TOKEN})
+
+
+def interactivity_assumption(lang: str, met: bool) -> str:
+    """The stated default target, and whether any configuration reaches it."""
+    tps = 1000.0 / INTERACTIVE_MS_PER_TOKEN
+    if lang == "zh":
+        head = (f"默认交互目标：每位用户每秒至少 {tps:.0f} 个 token（每 token ≤ {INTERACTIVE_MS_PER_TOKEN:.0f} ms，"
+                "MLPerf Inference Llama 2 70B 交互场景的标准）")
+        return head + ("。" if met else "；目录中没有配置能达到，以下方案按显存选型，速度见表。")
+    head = (f"Default interactivity target: at least {tps:.0f} tokens/s for each user ({INTERACTIVE_MS_PER_TOKEN:.0f} ms "
+            "per output token, MLPerf Inference's Llama 2 70B interactive scenario)")
+    return head + ("." if met else "; no configuration in the catalog reaches it, so the options below are sized "
+                   "for memory; their speed is in the table.")
 
 
 def _search_all(search: Search, gpus: dict[str, GpuSpec]) -> tuple[list[Option], list[Option]]:
@@ -223,8 +302,11 @@ def _search_all(search: Search, gpus: dict[str, GpuSpec]) -> tuple[list[Option],
         if opt is not None:
             (options if opt.fits else near).append(opt)
     pairs = counts(c)
+    named = {search.catalog.gpu(n).id for n in c.candidates}
     for gpu in gpus.values():
-        fit, closest = search_gpu(search, gpu, pairs)
+        boards = pairs if gpu.interface == "pcie" or gpu.id in named or c.condition == "used" else [
+            (n, k) for n, k in pairs if n // k in BASEBOARD_SIZES]  # SXM/OAM: whole 4- or 8-GPU baseboards
+        fit, closest = search_gpu(search, gpu, boards or pairs)
         if fit is not None and not any(same_config(o, fit) for o in options):
             options.append(fit)
         elif closest is not None and not any(same_config(o, closest) for o in options + near):
@@ -248,7 +330,8 @@ def _shortlist(search: Search, ranked: list[Option], gpus: dict[str, GpuSpec], l
     if any("blocked" in o.misses for o in ranked):  # labels may have gone with a blocked option: rank again
         for o in shortlist:
             o.labels = [lab for lab in o.labels if lab == "existing"]
-        shortlist = rank(shortlist, search.workload.is_training, gpus)
+        shortlist = rank(shortlist, search.workload.is_training, gpus, search.constraints.condition == "used",
+                         search.constraints.region)
     return shortlist
 
 

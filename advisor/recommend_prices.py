@@ -75,28 +75,30 @@ def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> dict[str, Any] | No
 
 
 def _running_cost_only(t: dict[str, Any], job_hours: float | None) -> dict[str, Any]:
-    """Owned hardware: the running cost (power) only — over the years for serving, over the job's wall-clock
-    hours for a training job (power per year × hours / 8760); no purchase and no break-even. A training job keeps
-    its rent comparison (the job's own GPU-hours)."""
+    """Owned hardware: the running cost only — power plus operations (upkeep, hosting, staff: economics.yaml's
+    yearly fraction of the cards' present value) — over the years for serving, over the job's wall-clock hours for
+    a training job (per year × hours / 8760); no purchase and no break-even. A training job keeps its rent
+    comparison (the job's own GPU-hours)."""
     cur, years = t["currency"], float(t["years"])
     power = float((t.get("power_per_year") or {}).get("amount", 0.0))
+    ops = float((t.get("operations_per_year") or {}).get("amount", 0.0))
     cloud = t.get("cloud") if job_hours is not None else None
     t["purchase"] = {"gpus": None, "rest_of_system": None, "total": None}
-    t["operations_per_year"] = None
     t["depreciation_per_year"] = t["residual_value"] = None
-    t["tco_per_year"] = {"amount": power, "currency": cur}
+    t["tco_per_year"] = {"amount": power + ops, "currency": cur}
     t["cloud"] = cloud
     t["break_even_utilization"] = None
     t["cost_per_million_tokens"] = None
     t["prices"] = [p for p in t.get("prices", []) if "per card" not in p.get("name", "")]
     if job_hours is None:
-        t["tco"] = {"amount": power * years, "currency": cur}
-        t["formulas"] = [f"running cost = {years:g} years × power {power:,.0f} {cur}/year (cards already owned)"]
-    else:
-        t["tco"] = {"amount": power * job_hours / 8760.0, "currency": cur}
-        t["job_hours"] = job_hours
-        t["formulas"] = [f"running cost of the job = power {power:,.0f} {cur}/year × {job_hours:,.1f} h / 8760 h "
+        t["tco"] = {"amount": (power + ops) * years, "currency": cur}
+        t["formulas"] = [f"running cost = {years:g} years × (power {power:,.0f} + operations {ops:,.0f}) {cur}/year "
                          "(cards already owned)"]
+    else:
+        t["tco"] = {"amount": (power + ops) * job_hours / 8760.0, "currency": cur}
+        t["job_hours"] = job_hours
+        t["formulas"] = [f"running cost of the job = (power {power:,.0f} + operations {ops:,.0f}) {cur}/year × "
+                         f"{job_hours:,.1f} h / 8760 h (cards already owned)"]
     return t
 
 

@@ -1,13 +1,28 @@
-"""Ranking the options that meet every target three ways: lowest cost (the TCO over the horizon), best value (the
-most throughput per unit of money; training: the least money × time) and best performance (the highest total
-tokens/s; training: the shortest wall-clock).
+"""Ranking the options that meet every target: the lead an infrastructure engineer would buy, and three labels
+that are each true of their row — lowest cost (the cheapest purchase, cards and servers), best value (the most
+throughput per unit of money over the horizon; training: the least money × time) and best performance (the
+highest total tokens/s; training: the shortest wall-clock) — plus "used" on every row priced from used cards.
+
+The lead ("recommended") is new, currently sold hardware in a form the buyer can install (`buyable_new`): not an
+end-of-life or second-hand-only card (knowledge GpuSpec.availability), not priced used, not SXM/OAM modules outside
+a 4- or 8-GPU baseboard; among those, the lowest money over the horizon (TCO) with the same preferences as before
+(consumer cards spread over servers and options near their memory limit last). Used cards lead only when the
+request asks for used cards; the user's own cards always come first.
 """
 
 from __future__ import annotations
 
 from advisor.recommend_prices import cost_of, total_price
 from advisor.recommend_results import Option
+from advisor.recommend_search import sold_in
 from knowledge.schemas import GpuSpec
+
+# The default interactivity target for chat serving: MLPerf Inference's Llama 2 70B "Interactive" scenario allows a
+# 99th-percentile time per output token of 40 ms (25 tokens/s for each user) and 450 ms to the first token
+# (source mlperf-inference-interactive). Used when a serving request states no latency or throughput target.
+INTERACTIVE_MS_PER_TOKEN = 40.0
+INTERACTIVE_SOURCE = "mlperf-inference-interactive"
+BASEBOARD_SIZES = (4, 8)  # SXM / OAM modules are sold mounted on 4- or 8-GPU baseboards (HGX, OAM UBB)
 
 
 def spread_consumer(o: Option, gpus: dict[str, GpuSpec]) -> bool:
@@ -16,14 +31,29 @@ def spread_consumer(o: Option, gpus: dict[str, GpuSpec]) -> bool:
     return o.nodes > 1 and gpus[o.gpu].segment in ("consumer", "workstation")
 
 
-def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> list[Option]:
-    """Label lowest_cost, best_value and best_performance among the options that meet every target.
+def second_hand(o: Option, gpu: GpuSpec) -> bool:
+    """Priced from used cards, or a card that is no longer sold new (end of life, second-hand only, a memory mod)."""
+    return o.used_price or gpu.availability != "sold" or gpu.modded or bool((o.price or {}).get("end_of_life"))
 
-    Cost is the TCO over the horizon (purchase + power + operations), so a cheap card that needs twice the servers
-    and power does not win on its sticker price; consumer cards spread over several servers rank after any option
-    that fits in one server or uses datacenter parts; an option near its memory limit (`NEAR_CAPACITY`) is not the
-    lowest-cost or best-value pick while another has room. The user's own cards come first, then the labelled
-    options, then the rest by cost."""
+
+def installable(o: Option, gpu: GpuSpec) -> bool:
+    """A form a buyer can install: PCIe cards in any count; SXM/OAM modules only as whole 4- or 8-GPU baseboards."""
+    return gpu.interface == "pcie" or o.count // max(1, o.nodes) in BASEBOARD_SIZES
+
+
+def buyable_new(o: Option, gpu: GpuSpec) -> bool:
+    """New, currently sold hardware in an installable form (what the lead must be unless used cards are asked for)."""
+    return not second_hand(o, gpu) and installable(o, gpu)
+
+
+def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_ok: bool = False,
+         region: str = "global") -> list[Option]:
+    """Label the options that meet every target and order them: the user's own cards, the lead ("recommended"),
+    the other labelled options, then the rest by money over the horizon.
+
+    `used_ok`: the request asks for used cards, so a used or end-of-life card may lead. The lead is always a card
+    a company can buy new in `region` (`sold_in`: never one restricted or licence-bound there, even when the user
+    named it)."""
     ok = [o for o in options if o.meets_targets]
     priced = [o for o in ok if total_price(o)]
     compact = any(not spread_consumer(o, gpus) for o in priced)
@@ -39,24 +69,35 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec]) -> lis
     def spread(o: Option) -> bool:
         return compact and spread_consumer(o, gpus)
 
-    def tight(o: Option) -> bool:  # near its memory limit while another option has room: not the cheap pick
+    def tight(o: Option) -> bool:  # near its memory limit while another option has room: not the pick
         return roomy and o.near_capacity
 
+    def purchase(o: Option) -> float:
+        return total_price(o) or 0.0
+
+    for o in options:
+        o.labels = [lab for lab in o.labels if lab in ("existing", "quantised", "candidate")]
+        if "existing" not in o.labels and second_hand(o, gpus[o.gpu]):
+            o.labels.append("used")
+    eligible = [o for o in priced if "existing" not in o.labels and sold_in(gpus[o.gpu], region)
+                and (used_ok or buyable_new(o, gpus[o.gpu]))]
     picks: list[tuple[str, Option]] = []
-    if priced:
-        picks.append(("lowest_cost", min(priced, key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))))
-        picks.append(("best_value", max(priced, key=lambda o: (not spread(o), not tight(o), value(o)))))
+    if eligible:
+        picks.append(("recommended", min(eligible, key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))))
+    buy = [o for o in priced if "existing" not in o.labels]
+    if buy:
+        picks.append(("lowest_cost", min(buy, key=lambda o: (purchase(o), cost_of(o), -perf(o)))))
+        picks.append(("best_value", max(buy, key=lambda o: (not spread(o), not tight(o), value(o)))))
     if ok:
         picks.append(("best_performance", max(ok, key=lambda o: (perf(o), -cost_of(o)))))
     for label, o in picks:
         if label not in o.labels:
             o.labels.append(label)
+    existing = [o for o in options if "existing" in o.labels]
     labelled: list[Option] = []
     for _, o in picks:
-        if all(o is not x for x in labelled):  # identity: pydantic's == compares every field
+        if all(o is not x for x in labelled + existing):  # identity: pydantic's == compares every field
             labelled.append(o)
-    taken = {id(o) for o in labelled}
-    existing = [o for o in options if "existing" in o.labels and id(o) not in taken]
-    taken |= {id(o) for o in existing}
+    taken = {id(o) for o in labelled + existing}
     rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))
     return existing + labelled + rest

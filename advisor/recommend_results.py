@@ -181,9 +181,59 @@ class Recommendation(Record, frozen=False):
             "market_excluded": self.market_excluded,
         }
 
+    def lead_summary(self, lang: str = "en") -> str:
+        """The answer's first line for the leading option: the full purchase (cards and servers) and the TCO over
+        the horizon; owned cards are named as owned and costed by their running cost (power and operations).
+        "" when there is no option."""
+        return purchase_line(self.options[0], lang) if self.options else ""
+
     def headline_condition(self, lang: str = "en") -> str:
         """"used" / "二手" when the leading option is priced from a used card, else "" (for the answer's headline)."""
         lead = self.options[0] if self.options else None
         if lead is None or not lead.used_price:
             return ""
         return "二手" if lang == "zh" else "used"
+
+
+def money(amount: float, currency: str) -> str:
+    """"$138,621" / "¥674,310" (whole units)."""
+    sym = {"USD": "$", "CNY": "¥"}.get(currency)
+    return f"{sym}{amount:,.0f}" if sym else f"{amount:,.0f} {currency}"
+
+
+def purchase_line(o: Option, lang: str = "en") -> str:
+    """One option in words with its full cost: "4× NVIDIA H200 SXM in 1 server: $138,621 to buy (GPUs $106,611 +
+    server $32,010), 3-year TCO $178,598"; owned: "2× RTX 4090 (already owned): nothing to buy; running cost
+    (power and operations) ¥29,232 over 3 years"."""
+    zh = lang == "zh"
+    t = o.tco or {}
+    years = float(t.get("years") or 3)
+    tco = t.get("tco") or {}
+    servers = int(t.get("servers") or o.nodes)
+    used = ("（二手）" if zh else " (used)") if "used" in o.labels else ""
+    if "existing" in o.labels:
+        name = f"{o.count}× {o.gpu_name}" + ("（已有）" if zh else " (already owned)")
+        if not tco:
+            return name
+        run = money(float(tco["amount"]), tco["currency"])
+        return (f"{name}：无需购买；{years:g} 年运行成本（电费和运维）{run}" if zh else
+                f"{name}: nothing to buy; running cost (power and operations) {run} over {years:g} years")
+    where = (f"，{servers} 台服务器" if zh else f" in {servers} server{'s' if servers > 1 else ''}")
+    name = f"{o.count}× {o.gpu_name}{used}{where}"
+    purchase = (t.get("purchase") or {})
+    total = purchase.get("total")
+    if not total:
+        if o.price is None:
+            return name + ("：目录中没有带日期的价格" if zh else ": no dated price in the catalog")
+        cards = money(float(o.price["amount"]) * o.count, o.price["currency"])
+        return name + (f"：显卡 {cards}（不含服务器）" if zh else f": cards {cards} (server not included)")
+    cur = total["currency"]
+    gpus, rest = purchase.get("gpus") or {}, purchase.get("rest_of_system") or {}
+    parts = (f"（显卡 {money(float(gpus['amount']), cur)} + 服务器 {money(float(rest['amount']), cur)}）" if zh else
+             f" (GPUs {money(float(gpus['amount']), cur)} + server{'s' if servers > 1 else ''} "
+             f"{money(float(rest['amount']), cur)})") if gpus and rest else ""
+    buy = money(float(total["amount"]), cur)
+    tco_text = money(float(tco["amount"]), tco["currency"]) if tco else ""
+    if zh:
+        return f"{name}：整机采购 {buy}{parts}" + (f"，{years:g} 年总拥有成本 {tco_text}" if tco_text else "")
+    return f"{name}: {buy} to buy{parts}" + (f", {years:g}-year TCO {tco_text}" if tco_text else "")

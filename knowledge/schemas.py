@@ -113,6 +113,10 @@ Architecture = Literal[
     "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "davinci"
 ]
 Segment = Literal["consumer", "workstation", "datacenter"]
+# whether a company can buy the card new today: "sold" (in production or in the vendor's current line-up),
+# "end_of_life" (discontinued or dropped from current software support; new stock only by chance, mostly used),
+# "used_only" (exists only second-hand: community memory mods, bare modules pulled from retired servers)
+Availability = Literal["sold", "end_of_life", "used_only"]
 # the layer layout a model's tensors follow (knowledge.params)
 Block = Literal["llama", "gpt", "bloom", "opt", "chatglm", "deepseek", "gemma2", "phi3"]
 
@@ -149,6 +153,8 @@ class GpuSpec(Strict):
     supports_fp8: bool
     supports_flash_attention_2: bool
     modded: bool = False  # community memory mod (2080 Ti 22G): no vendor warranty
+    availability: Availability = "sold"  # cited in `cite["availability"]` where not "sold"
+    availability_note: str = ""  # why, with the date, in words
     china: ChinaMarket
     prices: tuple[Price, ...] = ()
     cloud: tuple[CloudPrice, ...] = ()
@@ -161,6 +167,8 @@ class GpuSpec(Strict):
     def check_invariants(self) -> None:
         self._cite_names_fields()
         self._every_number_is_cited()
+        if self.availability != "sold" and not (self.cite.get("availability") and self.availability_note):
+            raise ValueError(f"availability '{self.availability}' needs cite['availability'] and availability_note")
 
     def _cite_names_fields(self) -> None:
         unknown = set(self.cite) - set(type(self).model_fields)

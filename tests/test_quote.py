@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -15,7 +15,7 @@ from ui import web_render as R
 from ui.quote import QUOTE_VALID_DAYS, build_quote
 from ui.quote_render import quote_html, quote_markdown
 
-WHEN = datetime(2026, 12, 3, 9, 30, tzinfo=timezone.utc)
+WHEN = datetime(2026, 12, 3, 9, 30, tzinfo=UTC)
 ZH = ["部署 Qwen2.5-72B 推理，INT4 量化，32k 上下文，20 并发，预算 30 万元，国内", "上下文改成 16k"]
 EN = ["Serve Llama 3.1 70B in FP8 with 8k context for 100 concurrent users", "budget $400,000"]
 
@@ -68,7 +68,8 @@ def test_prices_carry_condition_date_and_reliability(zh_turn, en_turn):
     assert cards[0].condition == ("二手" if first["condition"] == "used" else "新卡")
     assert cards[0].as_of == first["as_of"] and cards[0].amount == pytest.approx(first["amount"])
     assert all(p.condition in ("新卡", "二手", "市场估价") and p.as_of for p in cards)
-    assert "二手" in quote_markdown(zh)  # a used price is never unlabelled
+    if any((o.get("price") or {}).get("condition") == "used" for o in zh_turn.options):
+        assert "二手" in quote_markdown(zh)  # a used price is never unlabelled (issue 30: the lead is new now)
     en = build_quote(en_turn, questions=EN, lang="en", generated_at=WHEN)
     assert all(p.condition in ("new", "used", "street estimate") and p.reliability for p in en.prices
                if p.item.endswith("per card"))
@@ -80,7 +81,7 @@ def test_validity_assumptions_and_headline(zh_turn):
     q = build_quote(zh_turn, questions=ZH, lang="zh", generated_at=WHEN)
     assert (q.valid_until - WHEN.date()).days == QUOTE_VALID_DAYS
     md = quote_markdown(q)
-    assert "有效期至 2027-01-02" in md and "生成于 2026-12-03 09:30 UTC" in md
+    assert "有效期至 2027-01-02" in md and "编制于 2026-12-03 09:30 UTC" in md  # issue 30: "prepared", generator in the appendix
     assert q.assumptions and any("10%" in a for a in q.assumptions)
     assert q.headline.startswith("建议") and "**" not in q.headline and q.headline in md
 

@@ -175,16 +175,25 @@ def test_contract_keys() -> None:
 
 def test_one_server_before_consumer_cards_spread_over_several() -> None:
     """User story 1 (Qwen2.5-32B, 100 × 8k, China, ¥500k): 16 RTX 3090s in two servers are cheaper to buy than one
-    8× RTX A6000 server but dearer to own (a second server, twice the power): the lowest-cost pick is one server."""
+    server but dearer to own (a second server, twice the power) and used. Issue 30 changed the lead and the labels:
+    the lead is new hardware (within ¥500k that is 16× RTX 4090 D, the only new configuration in budget), the
+    one-server used RTX A6000 is still the best value before the used cards spread over servers, and "lowest cost" marks the
+    row that is cheapest to buy, whatever it is."""
+    from advisor.recommend import total_price
+
     cat = load_catalog()
     gpus = {g.id: g for g in cat.gpus}
     rec = recommend(Workload(model="qwen2.5-32b", concurrency=100, context=8192),
                     Constraints(region="cn", currency="CNY", budget=500_000))
-    lead = next(o for o in rec.options if "lowest_cost" in o.labels)
-    assert lead.nodes == 1
-    spread = [o for o in rec.options if spread_consumer(o, gpus)]
-    assert spread and all(cost_of(lead) <= cost_of(o) for o in spread)
-    assert rec.options.index(lead) < min(rec.options.index(o) for o in spread)
+    lead = rec.options[0]
+    assert "recommended" in lead.labels and "used" not in lead.labels and lead.gpu == "rtx-4090d"
+    used = [o for o in rec.options if "used" in o.labels]
+    one_server = next(o for o in used if o.nodes == 1)
+    spread = [o for o in used if spread_consumer(o, gpus)]
+    assert spread and all(cost_of(one_server) <= cost_of(o) for o in spread)
+    assert "best_value" in one_server.labels  # value ranks one server before consumer cards spread over two
+    cheapest = next(o for o in rec.options if "lowest_cost" in o.labels)
+    assert all((total_price(cheapest) or 0) <= (total_price(o) or float("inf")) for o in rec.options)
 
 
 def test_changes_for_the_users_own_card() -> None:

@@ -85,14 +85,16 @@ def test_used_slot_is_read_from_the_question():
     assert conv.state.slots.condition == "used"
 
 
-def test_lora_on_owned_3090s_costs_power_only_and_rents_the_job():
+def test_lora_on_owned_3090s_costs_running_cost_only_and_rents_the_job():
     w = Workload(model="qwen2.5-7b", task="lora", context=4096)
     c = Constraints(existing=ExistingGpus(gpu="rtx-3090", count=2), currency="USD")
     o = evaluate_configs(w, [("rtx-3090", 2)], c)[0]
     t = o.tco
     assert t["basis"] == "owned" and t["purchase"]["total"] is None
     hours = o.training["wall_s"] / 3600
-    assert t["tco"]["amount"] == pytest.approx(t["power_per_year"]["amount"] * hours / 8760)
+    # issue 30: owned hardware is costed as power and operations (no purchase)
+    yearly = t["power_per_year"]["amount"] + t["operations_per_year"]["amount"]
+    assert t["tco"]["amount"] == pytest.approx(yearly * hours / 8760)
     if t.get("cloud"):  # the rent to compare is the job's own GPU-hours, not 3 years round the clock
         assert t["cloud"]["gpu_hours"] == pytest.approx(o.training["gpu_hours"])
         rate = t["cloud"]["cost"]["amount"] / o.training["gpu_hours"]

@@ -48,7 +48,7 @@ def test_fast_turn_is_one_update_with_answer_exports_and_panels(ctl):
     panels = ctl.panels(state, "en")
     assert panels["table"]["data"][0][2] == "2× NVIDIA H100 SXM (TP 2)"
     assert sum(r["GiB"] for r in panels["memory"] if r["option"].startswith("1.")) == pytest.approx(80.0)
-    assert "capability.nvlink.4090" in panels["findings"]
+    assert "Capability nvlink 4090" in panels["findings"]  # the title; issue 30: no rule id shown to people
     md, js = Path(final["export_md"]), Path(final["export_json"])
     assert md.read_text().startswith("# GPU recommendation") and "Llama 70B for 50 users" in md.read_text()
     assert json.loads(js.read_text())["options"][0]["per_gpu_bytes"]["total"] == 60 * GIB

@@ -184,12 +184,13 @@ def test_context_sweep_uses_the_estimator_values():
 # --- findings and export ---------------------------------------------------------------------------------------
 
 def test_findings_markdown_has_rule_source_and_date():
+    """Issue 30: the rule's title, never its id, is shown to people (the JSON and the quote's appendix keep ids)."""
     en = R.findings_markdown(_turn(), "en")
-    assert "`capability.nvlink.4090`" in en and "no NVLink" in en
+    assert "capability.nvlink.4090" not in en and "Capability nvlink 4090" in en and "no NVLink" in en
     assert "source: NVIDIA RTX 4090 spec sheet" in en and "as of 2024-01-01" in en
     assert "没有 NVLink" in R.findings_markdown(_turn(), "zh")
     # with no turn-level findings, the options' findings are listed once each
-    assert "`sanity.headroom`" in R.findings_markdown(_turn(findings=[]), "en")
+    assert "Sanity headroom" in R.findings_markdown(_turn(findings=[]), "en")
     assert R.findings_markdown(Turn(answer=""), "en") == R.label("no_findings", "en")
 
 

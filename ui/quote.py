@@ -84,6 +84,10 @@ class Quote:
     assumptions: tuple[str, ...]
     launch_hints: tuple[tuple[str, str], ...]
     stale_prices: tuple[str, ...] = field(default=())
+    configuration: str = ""  # the recommended configuration in words with its full price and TCO
+    alternatives: tuple[tuple[str, ...], ...] = ()  # (configuration, why, purchase, TCO, speed) of 2–3 others
+    risks: tuple[str, ...] = ()  # warnings and blocks in plain words (no rule ids)
+    prices_as_of: str = ""  # the newest and oldest dates of the card prices used
 
     def to_json(self) -> dict[str, Any]:
         """The quote's words for the JSON export (beside the raw contract fields)."""
@@ -94,7 +98,9 @@ class Quote:
             "prices": [p.__dict__ for p in self.prices],
             "findings": [{**f.__dict__, "sources": list(f.sources)} for f in self.findings],
             "sources": list(self.sources), "assumptions": list(self.assumptions),
-            "stale_prices": list(self.stale_prices),
+            "stale_prices": list(self.stale_prices), "configuration": self.configuration,
+            "alternatives": [list(a) for a in self.alternatives], "risks": list(self.risks),
+            "prices_as_of": self.prices_as_of,
         }
 
 
@@ -166,11 +172,41 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
         limits_words.append(("采购地区：" if zh else "region: ") + _l(REGION.get(region, (region,) * 2), lang))
     if limits.get("condition") == "used":
         limits_words.append("接受二手卡" if zh else "used cards accepted")
-    done = {"budget", "currency", "region", "condition"}
+    for key in ("existing", "candidates"):
+        if limits.get(key):
+            limits_words.append(_gpus_words(key, limits[key], lang))
+    done = {"budget", "currency", "region", "condition", "existing", "candidates"}
     for key, value in limits.items():
         if key not in done and value not in (None, "", [], {}):
             limits_words.append(f"{_l(SLOT_LABEL.get(key, (key.replace('_', ' '),) * 2), lang)} {_plain_value(value)}")
     return job_words, limits_words
+
+
+def _gpu_display(gpu: Any) -> str:
+    """A catalog card's display name ("GeForce RTX 4090"); the text as given when the catalog lacks it."""
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import AdvisorError
+
+    try:
+        return load_catalog().gpu(str(gpu)).name
+    except AdvisorError:
+        return str(gpu)
+
+
+def _gpus_words(key: str, value: Any, lang: str) -> str:
+    """"2× GeForce RTX 4090 (already owned)" / "候选显卡：NVIDIA L20、GeForce RTX 4090 D" — never "gpu rtx-4090, count 2"."""
+    zh = lang == "zh"
+    items = value if isinstance(value, (list, tuple)) else [value]
+    names = []
+    for item in items:
+        if isinstance(item, Mapping):
+            count = item.get("count")
+            names.append((f"{count}× " if count else "") + _gpu_display(item.get("gpu") or item.get("name") or "?"))
+        else:
+            names.append(_gpu_display(item))
+    if key == "existing":
+        return "、".join(names) + "（已有）" if zh else ", ".join(names) + " (already owned)"
+    return ("比较的显卡：" + "、".join(names)) if zh else "GPUs compared: " + ", ".join(names)
 
 
 def _plain_value(value: Any) -> str:
@@ -208,6 +244,79 @@ def _prices(options: Sequence[Mapping[str, Any]], lang: str) -> list[PriceLine]:
                              condition="–", as_of=entry.get("as_of"), reliability=None,
                              source="; ".join(source_words(s) for s in _source_ids(entry.get("source")))))
     return out
+
+
+def _speed_words(opt: Mapping[str, Any], lang: str) -> str:
+    """Serving: tokens/s for each user (1000 / ms per output token) and in total; training: the wall-clock."""
+    zh = lang == "zh"
+    t = opt.get("throughput") or {}
+    if not isinstance(t, Mapping):
+        return "–"
+    if R.number_or_none(t.get("wall_s")) is not None:
+        days = float(t["wall_s"]) / 86400
+        return f"训练约 {days:,.1f} 天" if zh else f"about {days:,.1f} days to train"
+    ms, total = R.number_or_none(t.get("ms_per_token")), R.number_or_none(t.get("decode_tokens_per_s_total"))
+    if ms is None or not ms:
+        return "–"
+    each = 1000.0 / ms
+    tail = (f"，合计 {total:,.0f}" if zh else f", {total:,.0f} in total") if total else ""
+    return (f"每位用户 {each:,.0f} tokens/s{tail}" if zh else f"{each:,.0f} tokens/s per user{tail}")
+
+
+def _purchase_words(opt: Mapping[str, Any], lang: str) -> tuple[str, str]:
+    """(purchase, TCO) of an option in words: the whole configuration (GPUs and servers) and its TCO over the
+    horizon; owned cards: "already owned" and their running cost (power and operations)."""
+    zh = lang == "zh"
+    tco_amount, tco_cur, years = R.option_tco(opt)
+    y = f"{float(years):g}" if R.number_or_none(years) is not None else "3"
+    tco = (f"{money_words(tco_amount, tco_cur)} / {y} 年" if zh else f"{money_words(tco_amount, tco_cur)} over {y} years"
+           ) if tco_amount is not None else "–"
+    if R.owned(opt):
+        return ("无需购买" if zh else "nothing to buy"), (
+            ("运行成本（电费和运维）" if zh else "running cost (power and operations) ") + tco
+            if tco_amount is not None else "–")
+    amount, cur = R.option_purchase(opt)
+    if amount is None:
+        return ("目录中没有价格" if zh else "no price in the catalog"), tco
+    t = opt.get("tco") if isinstance(opt.get("tco"), Mapping) else {}
+    servers = int(R.number_or_none((t or {}).get("servers")) or opt.get("nodes") or 1)
+    with_servers = ((f"（含 {servers} 台服务器）" if zh else f" (GPUs and {servers} server{'s' if servers > 1 else ''})")
+                    if (t or {}).get("purchase") else ("（仅显卡）" if zh else " (cards only)"))
+    return money_words(amount, cur) + with_servers, tco
+
+
+def _configuration(opt: Mapping[str, Any], lang: str) -> str:
+    zh = lang == "zh"
+    buy, tco = _purchase_words(opt, lang)
+    name = R.option_name(opt) + (("（已有）" if zh else " (already owned)") if R.owned(opt) else "")
+    if "used" in (opt.get("labels") or []):
+        name += "（二手）" if zh else " (used)"
+    if R.owned(opt):
+        return f"{name}：{buy}；{tco}；{_speed_words(opt, lang)}。" if zh else f"{name}: {buy}; {tco}; {_speed_words(opt, lang)}."
+    if zh:
+        return f"{name}：整机采购 {buy}；总拥有成本 {tco}；{_speed_words(opt, lang)}。"
+    return f"{name}: {buy} to buy; total cost of ownership {tco}; {_speed_words(opt, lang)}."
+
+
+def _alternatives(options: Sequence[Mapping[str, Any]], lang: str) -> list[tuple[str, ...]]:
+    """Up to three other options, the labelled ones first: (configuration, why, purchase, TCO, speed)."""
+    rest = list(options[1:])
+    rest.sort(key=lambda o: 0 if set(o.get("labels") or []) - {"quantised"} else 1)  # stable: the ranking's order
+    out: list[tuple[str, ...]] = []
+    for opt in rest[:3]:
+        buy, tco = _purchase_words(opt, lang)
+        why = R.option_label(opt, lang)
+        out.append((R.option_name(opt), "" if why == "–" else why, buy, tco, _speed_words(opt, lang)))
+    return out
+
+
+def _risks(findings: Sequence[FindingLine]) -> list[str]:
+    """The warnings and blocks in plain words (title and message, no rule ids or guide numbers), the most serious
+    first."""
+    order = {"block": 0, "warn": 1}
+    picked = sorted((f for f in findings if f.severity in order), key=lambda f: order[f.severity])
+    return [R.plain_words(f"{f.title}: {f.message}" if f.title and f.title not in f.message else f.message)
+            for f in picked][:5]
 
 
 INPUT_NAMES_ZH = {"exchange rate": "汇率", "electricity": "电价", "PUE": "数据中心 PUE"}
@@ -292,7 +401,12 @@ def build_quote(turn: TurnLike, *, questions: Sequence[str] = (), lang: str = "e
                  else "GPU Advisor (" + ("LLM " + str(model_name) if mode == "llm" else "deterministic mode") + ")")
     findings = _findings(turn, lang)
     sources = tuple(dict.fromkeys([s for f in findings for s in f.sources] + [p.source for p in prices if p.source]))
+    dates = sorted({str(p.as_of)[:10] for p in prices if p.as_of})
     return Quote(
+        configuration=_configuration(options[0], lang) if options else "",
+        alternatives=tuple(_alternatives(options, lang)), risks=tuple(_risks(findings)),
+        prices_as_of=(dates[-1] if len(dates) == 1 else f"{dates[0]} {'至' if lang == 'zh' else 'to'} {dates[-1]}"
+                      ) if dates else "",
         lang=lang, generated_at=when, valid_until=(when + timedelta(days=QUOTE_VALID_DAYS)).date(),
         generator=generator, request=tuple(q for q in questions if q and q.strip()),
         job=tuple(job_words), constraints=tuple(limit_words), headline=headline(turn),

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ui import web_render as R
 from ui.web_chat import ChatController, SessionState, message_lang, prefill_question
-from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, COST_COLUMNS, MEMORY_COLUMNS, Page
-from ui.web_page import SCROLL_TO_ANSWER_JS
+from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, COST_COLUMNS, MEMORY_COLUMNS, Page, color_map
+from ui.web_page import LOAD_JS, REMEMBER_LANG_JS, SCROLL_TO_ANSWER_JS, TRASH_STARTS_NEW_JS
 
 if TYPE_CHECKING:
     import gradio as gr
@@ -27,6 +27,18 @@ if TYPE_CHECKING:
 def session_of(state: object) -> SessionState:
     """The session's state, or a fresh one (a new browser session, or a state Gradio dropped)."""
     return state if isinstance(state, SessionState) else SessionState()
+
+
+def current_chart(frame: Any, rows: list[dict[str, Any]]) -> Any:
+    """The memory chart's update for this turn: its colours (and so its legend) only for the parts this turn's
+    bars have — training shows gradients and optimizer states, serving the KV cache — and no chart at all when the
+    turn has no bars (a market or legality answer). A changed colour map makes the browser redraw the legend,
+    which otherwise keeps the first turn's parts."""
+    import gradio as gr
+
+    present = {str(r.get("part")) for r in rows}
+    colors = {part: c for part, c in color_map().items() if part in present}
+    return gr.update(value=frame, color_map=colors or None, visible=bool(rows))
 
 
 class PageEvents:
@@ -82,8 +94,10 @@ class PageEvents:
 
             cost_rows = gr.update(value=cost_rows, x_title=R.money_axis_title(p["cost"], ui_lang))
         extra = self.ctl.exports.extra_paths(self.ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
-        return (self.frame(p["memory"], MEMORY_COLUMNS), p["table"], p["findings"],
-                self.frame(p["context"], CONTEXT_COLUMNS), cost_rows, *extra)
+        memory = self.frame(p["memory"], MEMORY_COLUMNS)
+        if titled:
+            memory = current_chart(memory, p["memory"])
+        return (memory, p["table"], p["findings"], self.frame(p["context"], CONTEXT_COLUMNS), cost_rows, *extra)
 
     def refresh(self, ui_lang: str, state: Any) -> tuple[Any, ...]:
         return self.panel_values(session_of(state), ui_lang, titled=True)
@@ -104,7 +118,9 @@ class PageEvents:
         return (
             ctl.mode_text(st, ui_lang, st.last_turn),
             gr.update(value=mem, label=L("memory_chart", ui_lang), caption=L("memory_caption", ui_lang),
-                      y_title=AXIS["gib"][ui_lang], color_title=AXIS["part"][ui_lang]),
+                      y_title=AXIS["gib"][ui_lang], color_title=AXIS["part"][ui_lang],
+                      color_map={k: v for k, v in color_map().items() if k in set(mem["part"])} or None,
+                      visible=not mem.empty),
             gr.update(value=tab, label=L("options", ui_lang)),
             gr.update(value=fin, label=L("findings", ui_lang)),
             gr.update(value=ctx, label=L("context_plot", ui_lang), x_title=AXIS["context"][ui_lang],
@@ -130,9 +146,12 @@ class PageEvents:
         """`/?q=…` (the Slack bot's "open in the web app" link) puts the question in the box, unsent."""
         import gradio as gr
 
-        q = prefill_question(getattr(request, "query_params", None) or {})
+        params = getattr(request, "query_params", None) or {}
+        q = prefill_question(params)
         if not q:
             return gr.update(), gr.update()
+        if params.get("lang") in R.LANGS:  # the page's own language (?lang=, LOAD_JS) wins over the question's
+            return gr.update(value=q), gr.update()
         return gr.update(value=q), gr.update(value=message_lang(q, "en"))
 
     def wire(self, demo: gr.Blocks, page: Page, *, concurrency: int) -> Dependency:
@@ -156,5 +175,8 @@ class PageEvents:
                     **quiet)
         p.lang.change(self.relabel, inputs=[p.lang, p.session], outputs=p.relabel_outputs, show_progress="hidden",
                       **quiet)
-        demo.load(self.prefill, inputs=None, outputs=[p.box, p.lang], show_progress="hidden", **quiet)
+        p.lang.change(None, inputs=[p.lang], js=REMEMBER_LANG_JS, **quiet)  # the cookie and ?lang= keep it
+        p.chatbot.clear(None, js=TRASH_STARTS_NEW_JS, **quiet)  # the trash icon starts a new conversation
+        demo.load(None, inputs=None, outputs=[p.lang], js=LOAD_JS, **quiet).then(
+            self.prefill, inputs=None, outputs=[p.box, p.lang], show_progress="hidden", **quiet)
         return chat_event

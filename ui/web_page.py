@@ -5,13 +5,20 @@
   characters (Chinese ones included: 5em less 12 px of padding) and break only between words; the side-panel
   table likewise; below 700 px the two columns stack (Gradio's rows wrap) and the chat gets the full width.
   `scroll-padding-top` keeps a scrolled-to line clear of the chat's floating "Conversation" label.
-* `SCROLL_TO_ANSWER_JS`: run after each turn; scrolls the chat (and, on a phone, the page) so that the top of
-  the newest answer — not its end — is what the user sees. Gradio's own autoscroll (to the bottom) is off.
+* `SCROLL_TO_ANSWER_JS`: run after each turn; scrolls the chat (and, on a phone, the page) so that the user's
+  own question stays in view with the top of the newest answer below it (the answer's start when both do not fit)
+  — not the answer's end. Gradio's own autoscroll (to the bottom) is off.
+* `LOAD_JS`: run once when the page loads: the interface language from `?lang=`, else the `LANG_COOKIE` cookie,
+  else the browser's language (Chinese for zh-*), and the page at its top (a phone's browser would otherwise
+  scroll to the focused input box below the empty chart panels).
+* `REMEMBER_LANG_JS`: run when the language toggle changes: the cookie and the page's `?lang=` say the new language,
+  so a reload or a conversation link keeps it.
+* `TRASH_STARTS_NEW_JS`: the chat's trash icon does what "New conversation" does.
 """
 
 from __future__ import annotations
 
-# The chat's height: 600 px, less on a short screen so that the input box below it is on screen at load (the box
+# The chat's height: 600 px, less on a short screen so that the input box (with Send and "New conversation") below it is on screen at load (the box
 # has autofocus, and a focused box out of view makes the browser scroll the page past the header).
 CHAT_HEIGHT = "min(600px, calc(100vh - 260px))"
 
@@ -23,6 +30,7 @@ CSS = f"""
 #result-col .block {{margin-bottom: 0.3em;}}
 #findings {{max-height: 420px; overflow-y: auto;}}
 #chat .bubble-wrap {{scroll-padding-top: {LABEL_CLEARANCE_PX}px;}}
+#chat .message-buttons-right {{display: none;}}  /* no copy button under the user's own question: it sits closer */
 html {{scroll-padding-top: 8px;}}
 #chat .message-content table, #chat .prose table {{display: block; max-width: 100%; overflow-x: auto;
   width: max-content; border-collapse: collapse;}}
@@ -34,6 +42,7 @@ html {{scroll-padding-top: 8px;}}
   overflow-wrap: normal !important;}}
 #options-table th span, #options-table td span {{word-break: normal !important; overflow-wrap: normal !important;}}
 @media (max-width: 700px) {{
+  #chat {{height: min(400px, calc(100vh - 500px)) !important; min-height: 220px;}}
   #main-row {{flex-direction: column;}}
   #main-row > div {{min-width: 100% !important; width: 100%;}}
   #header h2 {{font-size: 1.2em;}}
@@ -51,14 +60,55 @@ SCROLL_TO_ANSWER_JS = """
     const rows = Array.from(chat.querySelectorAll('.message-row'));
     let i = rows.length - 1;
     while (i >= 0 && !rows[i].classList.contains('user-row')) i--;
-    const target = (i >= 0 && rows[i + 1]) ? rows[i + 1] : rows[rows.length - 1];
-    if (!target) return false;
+    const answer = (i >= 0 && rows[i + 1]) ? rows[i + 1] : rows[rows.length - 1];
+    if (!answer) return false;
+    const question = i >= 0 ? rows[i] : null;
     const log = chat.querySelector('.bubble-wrap');
-    if (log) log.scrollTop += target.getBoundingClientRect().top - log.getBoundingClientRect().top - clearance;
-    const top = target.getBoundingClientRect().top;
+    if (!log) return false;
+    // above the answer, as much of the question as the chat's view has room for (all of it when both fit)
+    const a = answer.getBoundingClientRect();
+    const first = a.bottom - a.top;  // its details are folded: the answer as shown
+    const spare = log.clientHeight - clearance - first - 8;
+    const qh = question ? question.getBoundingClientRect().height : 0;
+    // an answer taller than the view is cut anyway: keep the question's last line (40 px) above it
+    const above = question ? Math.max(0, Math.min(qh + 8, spare >= 0 ? spare : 40)) : 0;
+    log.scrollTop += a.top - log.getBoundingClientRect().top - clearance - above;
+    const target = above > 0 ? question : answer;
+    const top = Math.max(target.getBoundingClientRect().top, log.getBoundingClientRect().top);
     if (top < 0 || top > window.innerHeight - 4 * clearance) window.scrollBy(0, top - clearance);
     return true;
   };
   requestAnimationFrame(() => { go(); setTimeout(go, 120); });
 }
 """.replace("LABEL_CLEARANCE", str(LABEL_CLEARANCE_PX))
+
+LANG_COOKIE = "gpu_advisor_lang"
+
+LOAD_JS = """
+() => {
+  const url = new URL(location.href);
+  const asked = url.searchParams.get('lang');
+  const cookie = (document.cookie.match(/(?:^|; )COOKIE=([^;]*)/) || [])[1];
+  const browser = (navigator.languages && navigator.languages[0]) || navigator.language || 'en';
+  const lang = ['en', 'zh'].includes(asked) ? asked : ['en', 'zh'].includes(cookie) ? cookie
+             : (/^zh/i.test(browser) ? 'zh' : 'en');
+  const top = () => { if (document.activeElement && innerWidth < 700) document.activeElement.blur();
+                      window.scrollTo(0, 0); };
+  top(); requestAnimationFrame(top); setTimeout(top, 300); setTimeout(top, 900);
+  return lang;
+}
+""".replace("COOKIE", LANG_COOKIE)
+
+REMEMBER_LANG_JS = """
+(lang) => {
+  if (!['en', 'zh'].includes(lang)) return;
+  document.cookie = 'COOKIE=' + lang + '; path=/; max-age=31536000; SameSite=Lax';
+  const url = new URL(location.href);
+  if (url.searchParams.get('lang') !== lang) { url.searchParams.set('lang', lang); history.replaceState(null, '', url); }
+  document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+}
+""".replace("COOKIE", LANG_COOKIE)
+
+TRASH_STARTS_NEW_JS = """
+() => { const b = document.querySelector('#new-conversation'); if (b) b.click(); }
+"""

@@ -85,8 +85,11 @@ def option_price(option: Mapping[str, Any]) -> tuple[float | None, str | None, s
 
 def option_purchase(option: Mapping[str, Any]) -> tuple[float | None, str | None]:
     """(amount, currency) of buying the whole configuration: the TCO's purchase total (GPUs plus the rest of the
-    server, as `advisor.recommend.total_price`), else GPU price × count; None when the catalog has no price."""
+    server, as `advisor.recommend.total_price`), else GPU price × count; None when the catalog has no price or the
+    cards are the user's own (nothing to buy: `owned`)."""
     tco = option.get("tco")
+    if owned(option):
+        return None, None
     if isinstance(tco, Mapping) and isinstance(tco.get("purchase"), Mapping):
         amount, currency = _money(tco["purchase"].get("total"))
         if amount is not None:
@@ -96,6 +99,12 @@ def option_purchase(option: Mapping[str, Any]) -> tuple[float | None, str | None
     if unit is None or not isinstance(count, int):
         return None, None
     return unit * count, currency
+
+
+def owned(option: Mapping[str, Any]) -> bool:
+    """The user's own cards: costed by their running cost, never bought again."""
+    tco = option.get("tco")
+    return "existing" in (option.get("labels") or []) or (isinstance(tco, Mapping) and tco.get("basis") == "owned")
 
 
 def option_tco(option: Mapping[str, Any]) -> tuple[float | None, str | None, Any]:
@@ -115,6 +124,10 @@ LABEL_NAMES = {
     "best_value": {"en": "best value", "zh": "性价比最高"},
     "best_performance": {"en": "best performance", "zh": "性能最好"},
     "existing": {"en": "your GPUs", "zh": "现有显卡"},
+    "recommended": {"en": "recommended", "zh": "推荐"},
+    "used": {"en": "used cards", "zh": "二手卡"},
+    "quantised": {"en": "4-bit", "zh": "4 位量化"},
+    "candidate": {"en": "named by you", "zh": "您提到的"},
 }
 
 
@@ -122,7 +135,9 @@ def option_label(option: Mapping[str, Any], lang: str = "en") -> str:
     """The recommender's names for the option's place in the ranking (lowest cost, best value, …)."""
     labels = option.get("labels")
     if isinstance(labels, (list, tuple)) and labels:
-        return ", ".join(LABEL_NAMES.get(str(x), {}).get(lang) or str(x).replace("_", " ") for x in labels)
+        words = [LABEL_NAMES.get(str(x), {}).get(lang) for x in labels]
+        shown = [w for w in words if w]  # a label without words in `lang` is not shown (no English in Chinese)
+        return ("、" if lang == "zh" else ", ").join(shown) if shown else "–"
     for key in ("label", "kind", "tier"):
         if option.get(key):
             return str(option[key])
@@ -152,8 +167,12 @@ def _fits_text(fits: Any, lang: str) -> str:
     return "–"
 
 
-def _layout_text(layout: Any) -> str:
-    """"TP 4", "TP 2 × PP 2", "DP 8, ZeRO-3", "1 GPU" from a layout dict; text layouts as given."""
+OFFLOAD_WORDS = {"cpu": {"en": "CPU", "zh": "CPU 内存"}, "nvme": {"en": "NVMe", "zh": "NVMe 硬盘"},
+                 "layers": {"en": "layers", "zh": "部分层"}, "optimizer": {"en": "optimizer", "zh": "优化器"}}
+
+
+def _layout_text(layout: Any, lang: str = "en") -> str:
+    """"TP 4", "TP 2 × PP 2", "DP 8, ZeRO-3", "1 GPU" (单卡) from a layout dict; text layouts as given."""
     if isinstance(layout, Mapping):
         def n(key: str) -> int:
             v = layout.get(key)
@@ -163,9 +182,10 @@ def _layout_text(layout: Any) -> str:
         extra = [f"DP {n('dp')}"] if n("dp") > 1 else []
         extra += [f"ZeRO-{n('zero')}"] if n("zero") > 0 else []
         if layout.get("offload") not in (None, "", "none"):
-            extra.append(f"offload {layout['offload']}")
+            extra.append(("卸载到 " if lang == "zh" else "offload ") + OFFLOAD_WORDS.get(
+                str(layout["offload"]), {}).get(lang, str(layout["offload"])))
         text = ", ".join(x for x in [shard, *extra] if x)
-        return text or "1 GPU"
+        return text or ("单卡" if lang == "zh" else "1 GPU")
     return str(layout) if layout not in (None, "") else "–"
 
 
@@ -199,11 +219,11 @@ def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dic
         rows.append([
             i,
             option_label(opt, lang),
-            option_name(opt) + (f" ({layout})" if (layout := _layout_text(opt.get("layout"))) != "–" else ""),
+            option_name(opt) + (f" ({layout})" if (layout := _layout_text(opt.get("layout"), lang)) != "–" else ""),
             fmt_gib(per_gpu.get("total") if isinstance(per_gpu, Mapping) else None),
             _fits_text(opt.get("fits"), lang),
             fmt_rate(option_tokens_per_s(opt)),
-            fmt_money(purchase, purchase_cur or currency),
+            ("已有" if lang == "zh" else "owned") if owned(opt) else fmt_money(purchase, purchase_cur or currency),
             tco_text,
             price,
         ])
@@ -368,9 +388,36 @@ def finding_dicts(turn: TurnLike) -> list[dict[str, Any]]:
     return found
 
 
+_GUIDE_EN = re.compile(r"\b[Gg]uide[- ]?\d{3}(?:'s)?")
+_GUIDE_ZH = re.compile(r"指南\s*[（(]\s*\d{3}\s*[)）]")
+_RULE_REF = re.compile(r"(?:\brule\s+|规则\s*)?`([a-z0-9]+(?:-[a-z0-9]+)+)`")
+
+
+def plain_words(text: str) -> str:
+    """Text for people without the catalog's internal guide numbers ("guide-000's" → "a published guide's")."""
+    text = _GUIDE_ZH.sub("某份公开指南", text)
+    return _GUIDE_EN.sub(lambda m: "a published guide's" if m.group(0).endswith("'s") else "a published guide", text)
+
+
+def rule_ids_to_titles(text: str, lang: str) -> str:
+    """A rule named by its id in `backticks` ("rule `risk-used-card`") shown by its title in `lang` instead."""
+    from rules.meta import get_rule
+    from rules.titles import rule_title
+
+    def title(m: re.Match[str]) -> str:
+        try:
+            get_rule(m.group(1))
+        except Exception:  # noqa: BLE001 - not a rule id (a format name, a command): kept as written
+            return m.group(0)
+        return f"“{rule_title(m.group(1), lang)}”"
+
+    return _RULE_REF.sub(title, text)
+
+
 def findings_markdown(turn: TurnLike, lang: str = "en") -> str:
-    """Findings as a Markdown list: severity and the rule's short title in `lang` (rules.titles), the message,
-    then in small print the source, the "as of" date and the rule id (for looking the rule up)."""
+    """Findings as a Markdown list: severity and the rule's short title in `lang` (rules.titles), the message
+    (rule ids and guide numbers in words), then in small print the source and the "as of" date. Rule ids are
+    for engineers: the JSON and the quote's appendix keep them, the page does not show them."""
     from rules.titles import rule_title
 
     items = finding_dicts(turn)
@@ -379,7 +426,8 @@ def findings_markdown(turn: TurnLike, lang: str = "en") -> str:
     marks = SEVERITY_MARK_ZH if lang == "zh" else SEVERITY_MARK
     lines = []
     for f in items:
-        msg = (f.get("message_zh") if lang == "zh" else None) or f.get("message") or ""
+        msg = plain_words(rule_ids_to_titles((f.get("message_zh") if lang == "zh" else None) or f.get("message") or "",
+                                             lang))
         rule_id = _plain(f.get("rule_id", ""))
         severity = str(f.get("severity", ""))
         line = f"- **{marks.get(severity, severity)} · {_plain(rule_title(rule_id, lang))}** — {msg}"
@@ -388,7 +436,6 @@ def findings_markdown(turn: TurnLike, lang: str = "en") -> str:
             extra.append(("source: " if lang == "en" else "出处：") + source_without_path(str(f["source"])))
         if f.get("as_of"):
             extra.append(("as of " if lang == "en" else "截至 ") + str(f["as_of"]))
-        extra.append(("rule " if lang == "en" else "规则 ") + f"`{rule_id}`")
         if extra:
             line += "  \n  _" + "; ".join(extra) + "_"
         lines.append(line)

@@ -100,7 +100,10 @@ def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None
 
 def end_of_life(gpu: GpuSpec) -> bool:
     """A card sold only second-hand now: its newest catalog price (any currency, server shares aside) is a used
-    price — no new-card price is as recent (RTX 3090/3060, RTX A6000, V100: review R02, launch MSRPs of 2020–21)."""
+    price — no new-card price is as recent (RTX 3090/3060, RTX A6000, V100: review R02, launch MSRPs of 2020–21) —
+    or the catalog marks it so (`GpuSpec.availability`: end of life, used only)."""
+    if gpu.availability != "sold":
+        return True
     cards = [p for p in gpu.prices if p.kind != "server_share"]
     return bool(cards) and max(cards, key=lambda p: (p.date, p.kind == "used")).kind == "used"
 

@@ -47,6 +47,14 @@ def browser_context():
             shutil.rmtree(profile, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_language(request):
+    """The page remembers its language in a cookie (issue 30): each test that shares the session's browser starts
+    without it, as a first visit in the browser's language (en-US)."""
+    if "browser_context" in request.fixturenames:
+        request.getfixturevalue("browser_context").clear_cookies()
+
+
 @pytest.fixture
 def page(browser_context, web_url):
     page = browser_context.new_page()

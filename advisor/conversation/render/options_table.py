@@ -58,7 +58,7 @@ def options_contract(ev: Analysis) -> list[dict[str, Any]]:
 LABEL = {
     "lowest_cost": ("lowest cost", "最低成本"), "best_value": ("best value", "最佳性价比"),
     "best_performance": ("best performance", "最佳性能"), "existing": ("your hardware", "现有硬件"),
-    "candidate": ("named by you", "您提到的"),
+    "candidate": ("named by you", "您提到的"), "recommended": ("recommended", "推荐"), "used": ("used cards", "二手卡"),
 }
 
 
@@ -71,11 +71,13 @@ def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[st
     """The option's labels in words; "lowest cost" says what it is lowest among when `options` holds a cheaper one
     that meets the targets but spreads consumer cards over servers (`advisor.recommend.spread_consumer`, the
     criterion the ranking puts after it)."""
-    from advisor.recommend import cost_of, spread_consumer
+    import math
+
+    from advisor.recommend import spread_consumer, total_price
     from knowledge.catalog import load_catalog
 
-    def spread_and_cheaper(p: Option) -> bool:
-        if p is o or not p.meets_targets or cost_of(p) >= cost_of(o):
+    def spread_and_cheaper(p: Option) -> bool:  # cheaper to buy: "lowest cost" marks the cheapest purchase
+        if p is o or not p.meets_targets or (total_price(p) or math.inf) >= (total_price(o) or math.inf):
             return False
         return spread_consumer(p, {p.gpu: load_catalog().gpu(p.gpu)})
 
