@@ -15,6 +15,11 @@ weight of each tensor under a format and shards them over tensor/pipeline parall
   LLM.int8: int8 + one fp32 scale per output row [llm-int8-paper]; transformers keeps lm_head unquantised.
 * FP8 (DeepSeek-V3 style fine-grained): e4m3 + one fp32 scale per 128×128 block; embeddings/lm_head 16-bit
   [deepseek-v3-report].
+* MXFP4 (OCP Microscaling: FP4 e2m1 elements, one 8-bit E8M0 scale per block of 32 = 4.25 bits): gpt-oss stores
+  only the MoE experts this way; attention, router, embedding and lm_head stay bf16 (its config.json
+  `quantization_config.modules_to_not_convert`).
+* NVFP4 (FP4 e2m1, one FP8 e4m3 scale per 16 values = 4.5 bits, plus a per-tensor fp32 scale): NVIDIA ModelOpt
+  checkpoints quantise the linear layers; embeddings and lm_head stay 16-bit.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ AWQ_GROUP = 128
 NF4_BLOCK = 64
 NF4_DQ_BLOCK = 256
 FP8_BLOCK = 128
+MX_BLOCK = 32  # MXFP4: one E8M0 scale per 32 FP4 values
+NVFP4_BLOCK = 16  # NVFP4: one FP8 scale per 16 FP4 values
 
 
 class FormatInfo(Struct):
@@ -75,7 +82,12 @@ FORMATS: dict[str, FormatInfo] = {
                            "bitsandbytes 4-bit defaults (FP4, fp32 absmax per 64, no double quantisation)"),
     "bnb-int8": FormatInfo("bnb-int8", 8.0, "bnb", "bitsandbytes LLM.int8"),
     **{k: FormatInfo(k, GGML_TYPE_BITS[v], "gguf", f"GGUF {k.upper()}") for k, v in GGUF_BASE.items()},
+    "mxfp4": FormatInfo("mxfp4", 4.0 + 8 / MX_BLOCK, "weight-only",
+                        "MXFP4 MoE experts (E8M0 scale per 32), the rest bf16"),
+    "nvfp4": FormatInfo("nvfp4", 4.0 + 8 / NVFP4_BLOCK, "weight-only", "NVFP4 (FP8 scale per 16)"),
 }
+# formats that quantise only these groups (the rest stays 16-bit)
+ONLY_GROUPS: dict[str, frozenset[str]] = {"mxfp4": frozenset({"experts"})}
 
 KV_BITS: dict[str, int] = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4}
 
@@ -210,7 +222,7 @@ def tensor_bits(layer: Linear, fmt: str, m: ModelSpec, *, group_size: int | None
     if info.family == "float":
         return (32.0 if info.name == "fp32" else 16.0) * layer.params
     high = 16.0  # tensors the quantisers leave alone: embeddings, lm_head, norms, router, biases
-    if layer.group not in QUANTISED_GROUPS:
+    if layer.group not in ONLY_GROUPS.get(info.name, QUANTISED_GROUPS):
         return high * layer.params
     w = layer.d_in * layer.d_out * layer.count
     bias = high * layer.bias * layer.count

@@ -35,7 +35,7 @@ DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lor
 
 def default_inference_format(model: ModelSpec) -> WeightFormat:
     """The checkpoint's own precision: fp8 for FP8 checkpoints (DeepSeek-V3), fp16 for fp16 ones, else bf16."""
-    own: dict[str, WeightFormat] = {"fp8": "fp8", "float16": "fp16"}
+    own: dict[str, WeightFormat] = {"fp8": "fp8", "float16": "fp16", "mxfp4": "mxfp4"}
     return own.get(model.native_dtype, "bf16")
 
 
@@ -51,16 +51,30 @@ def kv_bytes_per_token_layer(model: ModelSpec, kv: str = "fp16", tp: int = 1) ->
     """
     b = kv_bits(kv) / 8
     if model.is_mla:
-        return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * b
+        # DeepSeek-V3.2: the lightning indexer caches one fp8 key (+ an fp32 scale per 128) per token and layer
+        indexer = (model.indexer_head_dim or 0) * (1 + 4 / 128)
+        return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * b + indexer
     return 2 * kv_heads_per_gpu(model, tp) * model.head_dim * b
 
 
 def _sliding_layers(model: ModelSpec) -> int:
+    """Layers with a local window (sliding or chunked): all, every other (Gemma-2, gpt-oss: layers 0, 2, …), or all
+    but every k-th (Gemma 3, Llama 4). Linear-attention layers are not counted (they keep a state, no KV)."""
     if model.sliding_window is None or model.sliding_window_layers == "none":
         return 0
-    if model.sliding_window_layers == "all":
-        return model.num_layers
-    return (model.num_layers + 1) // 2  # Gemma-2: even-indexed layers (0, 2, …) use the local window
+    return model.num_layers - model.global_layers - model.linear_layers
+
+
+def linear_state_bytes(model: ModelSpec, sequences: int = 1, tp: int = 1) -> int:
+    """Fixed-size state of the linear-attention (Gated DeltaNet) layers, independent of context [qwen3-next]:
+    per layer and sequence, the conv state (2·key_dim + value_dim) × (kernel − 1) plus the recurrent state
+    v_heads × key_head_dim × value_head_dim, in bf16 (vLLM's mamba cache dtype "auto"), split over TP ranks."""
+    la = model.linear_attention
+    if la is None:
+        return 0
+    conv_dim = 2 * la.num_key_heads * la.key_head_dim + la.num_value_heads * la.value_head_dim
+    per_layer = conv_dim * (la.conv_kernel - 1) + la.num_value_heads * la.key_head_dim * la.value_head_dim
+    return round(model.linear_layers * per_layer * 2 * sequences / tp)
 
 
 def _round_up(x: int, block: int | None) -> int:
@@ -83,7 +97,7 @@ def kv_cache_bytes(model: ModelSpec, context: int, sequences: int = 1, kv: str =
         raise InputError("tp and pp must be at least 1", field="tp", accepted="≥ 1")
     per = kv_bytes_per_token_layer(model, kv, tp)
     n_sliding = _sliding_layers(model)
-    n_full = model.num_layers - n_sliding
+    n_full = model.num_layers - n_sliding - model.linear_layers
     window = model.sliding_window or context
     full_tok = _round_up(context, block_size)
     slide_tok = _round_up(min(context, window), block_size)
@@ -91,7 +105,7 @@ def kv_cache_bytes(model: ModelSpec, context: int, sequences: int = 1, kv: str =
     stage_layers = -(-total_layers // pp)
     scale = stage_layers / total_layers
     value = (n_full * full_tok + n_sliding * slide_tok) * per * sequences * scale
-    return round(value)
+    return round(value) + round(linear_state_bytes(model, sequences, tp) * scale)
 
 
 # --------------------------------------------------------------------------------------------------------------
