@@ -176,13 +176,16 @@ def _flash(w: Workload, gpu: GpuSpec | None, engine: EngineProfile) -> tuple[boo
 # the estimate
 
 def estimate_memory(model: ModelSpec, workload: Workload, gpu: GpuSpec | None = None, *,
-                    engines: EngineTable | None = None) -> MemoryEstimate:
-    """Memory per GPU (the most loaded one) and in host RAM for `workload` on `model`."""
+                    engines: EngineTable | None = None, weights_file_bytes: int | None = None) -> MemoryEstimate:
+    """Memory per GPU (the most loaded one) and in host RAM for `workload` on `model`.
+
+    `weights_file_bytes` (inference): the checkpoint's exact weight bytes (knowledge.weight_files: a safetensors
+    index's total_size or a GGUF header's tensors), used instead of the format's computed size."""
     _validate(model, workload)
     table = engines or default_engines()
     if workload.is_training:
         return _training(model, workload, gpu, table)
-    return _inference(model, workload, gpu, table)
+    return _inference(model, workload, gpu, table, weights_file_bytes)
 
 
 class _Term(Struct):
@@ -206,6 +209,20 @@ def _inference_engine(model: ModelSpec, w: Workload, table: EngineTable) -> tupl
         raise InputError(f"llama.cpp loads GGUF files, not {fmt}", field="weights",
                          accepted="q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16, bf16, fp32")
     return fmt, engine_id, engine
+
+
+def _file_weights(model: ModelSpec, fmt: str, tp: int, pp: int, file_bytes: int) -> _Term:
+    """weights = the file's bytes × this GPU's share (the share the format's tensor split gives under TP × PP)."""
+    computed = sum(weight_bytes_by_group(model, fmt).values())
+    share = weight_bytes(model, fmt, tp=tp, pp=pp) / computed
+    weights = file_bytes * share
+    formulas = [f"weights = the checkpoint file's exact size {_gib(file_bytes)}"
+                + (f" × this GPU's share {share:.4f} under TP {tp} × PP {pp} = {_gib(weights)}" if tp * pp > 1 else "")]
+    diff = file_bytes / computed - 1
+    assumptions = [f"weights read from the file, not computed: {_gib(file_bytes)} vs {_gib(computed)} computed for "
+                   f"{FORMATS[fmt].label} ({diff:+.1%}; extra tensors such as MTP layers or a vision tower, or "
+                   "another per-tensor mix, explain a difference)"]
+    return _Term(weights, formulas, assumptions)
 
 
 def _inference_weights(model: ModelSpec, fmt: str, tp: int, pp: int, total_params: int) -> _Term:
@@ -284,14 +301,16 @@ def _usable_fraction(engine: EngineProfile, gpu: GpuSpec | None) -> tuple[float,
                       "weights and activations leave with KV cache; nvidia-smi shows that reservation"]
 
 
-def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
+def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable,
+               file_bytes: int | None = None) -> MemoryEstimate:
     """Per GPU: weights + KV cache + prefill activations + engine overhead (the terms above)."""
     fmt, engine_id, engine = _inference_engine(model, w, table)
     counts = param_counts(model)
     tp, pp = w.tp, w.pp
     sequences = max(w.batch, w.concurrency)
     context = w.context
-    weights = _inference_weights(model, fmt, tp, pp, counts.total)
+    weights = (_file_weights(model, fmt, tp, pp, file_bytes) if file_bytes
+               else _inference_weights(model, fmt, tp, pp, counts.total))
     kv = _inference_kv(model, w, engine, sequences)
     activations = _inference_activations(model, w, gpu, engine, engine_id, fmt, sequences)
     overhead, overhead_lines = _engine_overhead(engine, w.world_size > 1 or tp > 1)
