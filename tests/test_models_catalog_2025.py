@@ -177,3 +177,23 @@ def test_generic_reader_reads_a_plain_decoder_and_says_so():
     spec = spec_from_hf_config(cfg)
     assert param_counts(spec).total == 8_030_261_248  # Llama-3-8B's shape, its exact HF count
     assert "standard decoder" in spec.notes
+
+
+def test_gpt_neox_family_fixture():
+    spec = spec_from_hf_config(json.loads((FAMILY_FIXTURES / "mlc--redpajama_3b_v1.json").read_text()))
+    h, ffn, vocab = 2560, 10240, 50432
+    # fused qkv + dense with biases, a 4h GELU MLP with biases, two LayerNorms (weight + bias) per layer
+    layer = 3 * (h * h + h) + (h * h + h) + (h * ffn + ffn) + (ffn * h + h) + 2 * 2 * h
+    assert param_counts(spec).total == 2 * vocab * h + 32 * layer + 2 * h  # untied embed_out
+    assert param_counts(spec).total == pytest.approx(2.8e9, rel=0.01)  # "RedPajama-INCITE-3B, 2.8B parameters"
+
+
+def test_falcon_reader_from_a_minimal_config():
+    falcon7b = spec_from_hf_config({"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
+                                    "num_attention_heads": 71, "vocab_size": 65024, "multi_query": True,
+                                    "parallel_attn": True, "bias": False})
+    h = 4544
+    layer = h * h + 2 * h * 64 + h * h + 2 * h * 4 * h + 2 * h  # q, one shared k/v head, dense, MLP, one LayerNorm
+    assert falcon7b.num_kv_heads == 1
+    assert param_counts(falcon7b).total == 65024 * h + 32 * layer + 2 * h  # tied head: 6,921,720,704
+    assert param_counts(falcon7b).total == 6_921_720_704

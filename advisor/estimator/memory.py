@@ -261,9 +261,18 @@ def _inference_kv(model: ModelSpec, w: Workload, engine: EngineProfile, sequence
         if tp > model.num_kv_heads:
             assumptions.append(f"TP {tp} > {model.num_kv_heads} KV heads: each GPU keeps a replicated KV head")
     if _sliding_layers(model):
+        kind = "chunked-attention" if model.local_attention == "chunked" else "sliding"
         assumptions.append(f"{_sliding_layers(model)} of {model.num_layers} layers use a {model.sliding_window}-token "
-                           "sliding window and cache at most that many tokens (a window-aware cache: HF HybridCache, "
+                           f"{kind} window and cache at most that many tokens (a window-aware cache: HF HybridCache, "
                            "llama.cpp SWA cache, vLLM's hybrid allocator; engines without one hold the full context)")
+    if model.linear_attention is not None:
+        state = linear_state_bytes(model, sequences, tp)
+        assumptions.append(f"{model.linear_layers} of {model.num_layers} layers are linear attention (Gated DeltaNet): "
+                           f"no KV cache, a fixed state of {_gib(state)} for {sequences} sequence(s) whatever the "
+                           f"context (included); only the {model.global_layers} full-attention layers grow with it")
+    if model.indexer_head_dim:
+        assumptions.append(f"DeepSeek sparse attention: the indexer caches a {model.indexer_head_dim}-value FP8 key "
+                           "(+ a scale) per token and layer beside the MLA latent (included)")
     if block:
         assumptions.append(f"{engine.name} pages the KV cache in blocks of {block} tokens (rounded up per sequence)")
     return _Term(kv, [formula], assumptions)
