@@ -197,3 +197,23 @@ def test_falcon_reader_from_a_minimal_config():
     assert falcon7b.num_kv_heads == 1
     assert param_counts(falcon7b).total == 65024 * h + 32 * layer + 2 * h  # tied head: 6,921,720,704
     assert param_counts(falcon7b).total == 6_921_720_704
+
+
+def test_warm_catalog_builds_only_the_models_looked_up(tmp_path, monkeypatch):
+    """Start-up does not grow with the model catalog: from a snapshot a model entry stays JSON text until used."""
+    from knowledge import catalog, snapshot
+
+    monkeypatch.setenv(snapshot.CACHE_ENV, str(tmp_path))
+    monkeypatch.delenv(snapshot.NO_CACHE_ENV, raising=False)
+    catalog.clear_cache()
+    cold = catalog.load_catalog()  # validates the YAML and writes the snapshot
+    catalog.clear_cache()
+    warm = catalog.load_catalog()
+    try:
+        assert warm._models.built == {}
+        assert warm.model("kimi k2") == cold.model("kimi-k2")
+        assert set(warm._models.built) == {"kimi-k2"}
+        assert warm.model_ids() == cold.model_ids() and len(warm._models.built) == 1
+        assert warm.models == cold.models  # every entry, built on demand, equals the validated one
+    finally:
+        catalog.clear_cache()
