@@ -217,3 +217,15 @@ def test_warm_catalog_builds_only_the_models_looked_up(tmp_path, monkeypatch):
         assert warm.models == cold.models  # every entry, built on demand, equals the validated one
     finally:
         catalog.clear_cache()
+
+
+def test_gpt_oss_120b_fits_one_h100_at_moderate_context_but_not_in_bf16():
+    """The card: gpt-oss-120b runs on a single 80 GB GPU (MXFP4 experts). In BF16 (≈ 218 GiB) it cannot."""
+    from advisor.estimator.memory import estimate_memory
+    from advisor.workload import Workload
+
+    m, h100 = CATALOG.model("gpt-oss-120b"), CATALOG.gpu("h100-sxm")
+    native = estimate_memory(m, Workload(task="inference", context=32768, concurrency=4), h100)
+    assert native.fits(h100) and 61 * GIB * 0.99 < native.per_gpu.weights < 65 * GIB
+    bf16 = estimate_memory(m, Workload(task="inference", weights="bf16", context=32768), h100)
+    assert not bf16.fits(h100) and bf16.per_gpu.weights == param_counts(m).total * 2
