@@ -69,7 +69,7 @@ _DTYPES = {"float32": "float32", "fp32": "float32", "float": "float32", "bfloat1
 _MISSING = object()
 
 
-class _Reader:
+class ConfigReader:
     """Typed access to config keys; every failure names the key and the model type."""
 
     def __init__(self, config: dict[str, Any], model_type: str) -> None:
@@ -140,7 +140,7 @@ def _slug(text: str) -> str:
     return slug or "custom"
 
 
-def _dtype(r: _Reader) -> str:
+def _dtype(r: ConfigReader) -> str:
     quant = r.c.get("quantization_config")
     if isinstance(quant, dict) and str(quant.get("quant_method", "")).lower() in ("fp8", "mxfp4"):
         return str(quant["quant_method"]).lower()
@@ -155,7 +155,7 @@ def _dtype(r: _Reader) -> str:
     return _DTYPES[value.lower()]
 
 
-def _llama_like(r: _Reader) -> dict[str, Any]:
+def _llama_like(r: ConfigReader) -> dict[str, Any]:
     t = r.t
     h = r.int("hidden_size")
     nh = r.int("num_attention_heads")
@@ -219,7 +219,7 @@ def _llama_like(r: _Reader) -> dict[str, Any]:
     return out
 
 
-def _chatglm(r: _Reader) -> dict[str, Any]:
+def _chatglm(r: ConfigReader) -> dict[str, Any]:
     nh = r.int("num_attention_heads")
     mqa = r.bool("multi_query_attention", default=False)
     theta = 10000.0 * (r.float("rope_ratio", default=1.0) or 1.0)
@@ -239,7 +239,7 @@ def _chatglm(r: _Reader) -> dict[str, Any]:
     }
 
 
-def _gpt(r: _Reader) -> dict[str, Any]:
+def _gpt(r: ConfigReader) -> dict[str, Any]:
     t = r.t
     if t == "gpt2":
         h = r.int("n_embd", "hidden_size")
@@ -308,7 +308,7 @@ def spec_from_hf_config(config: dict[str, Any], id: str | None = None, name: str
                              "parameter and memory model cannot size", field="model_type",
                              accepted=", ".join(SUPPORTED))
         generic = True
-    r = _Reader(config, t)
+    r = ConfigReader(config, t)
     if generic or t in _LLAMA_LIKE:
         fields = _llama_like(r)
     elif t in LAYERNORM_FAMILIES:

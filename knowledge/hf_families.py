@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from knowledge.errors import InputError
 
 if TYPE_CHECKING:
-    from knowledge.hf_config import _Reader
+    from knowledge.hf_config import ConfigReader
 
 # model types whose attention and MLP follow the Llama layout, read by the common reader plus the hooks below
 NEW_LLAMA_LIKE = frozenset({"gpt_oss", "llama4", "gemma3", "qwen3_next", "glm4_moe", "deepseek_v32", "kimi_k2",
@@ -47,7 +47,7 @@ KNOWN_OTHER = {"mamba": "a state-space (Mamba) model", "mamba2": "a state-space 
 GENERIC_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
 
 
-def layer_pattern(r: _Reader, types: list[Any]) -> dict[str, Any]:
+def layer_pattern(r: ConfigReader, types: list[Any]) -> dict[str, Any]:
     """`layer_types` (HF: "sliding_attention" / "full_attention" / "chunked_attention" / "linear_attention" per
     layer) as a ModelSpec pattern: all full; local/full alternating from a local layer; or every k-th layer full."""
     if not isinstance(types, list) or not all(isinstance(t, str) for t in types) or not types:
@@ -72,12 +72,12 @@ def layer_pattern(r: _Reader, types: list[Any]) -> dict[str, Any]:
     return {"sliding_window_layers": "pattern", "global_layer_every": every}
 
 
-def _moe(r: _Reader, out: dict[str, Any], experts: str, width: str) -> None:
+def _moe(r: ConfigReader, out: dict[str, Any], experts: str, width: str) -> None:
     out.update(n_routed_experts=r.int(experts), experts_per_token=r.int("num_experts_per_tok", "experts_per_token"),
                moe_intermediate_size=r.int(width))
 
 
-def _sparse_step(r: _Reader, out: dict[str, Any]) -> None:
+def _sparse_step(r: ConfigReader, out: dict[str, Any]) -> None:
     """Qwen-MoE `decoder_sparse_step` (every k-th layer MoE) and `mlp_only_layers` (must be empty)."""
     if r.c.get("mlp_only_layers"):
         raise InputError(f"config.json ({r.t}): 'mlp_only_layers' (dense layers at listed positions) is not "
@@ -85,7 +85,7 @@ def _sparse_step(r: _Reader, out: dict[str, Any]) -> None:
     out["moe_layer_step"] = r.int("decoder_sparse_step", default=1)
 
 
-def new_family(r: _Reader, out: dict[str, Any]) -> None:
+def new_family(r: ConfigReader, out: dict[str, Any]) -> None:
     """Adjust the common Llama-like fields `out` for model type `r.t` (in place)."""
     t = r.t
     if "layer_types" in r.c and t in ("gpt_oss", "gemma3", "qwen3_next", "llama4"):
@@ -158,7 +158,7 @@ def new_family(r: _Reader, out: dict[str, Any]) -> None:
         out.update(indexer_heads=r.int("index_n_heads"), indexer_head_dim=r.int("index_head_dim"))
 
 
-def layernorm_family(r: _Reader) -> dict[str, Any]:
+def layernorm_family(r: ConfigReader) -> dict[str, Any]:
     """GPT-NeoX, Falcon, Phi-2 and StarCoder2: LayerNorm with bias, a two-matrix MLP, learned or rotary positions."""
     t = r.t
     h = r.int("hidden_size")
