@@ -23,6 +23,7 @@ turns the snapshot off.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import unicodedata
@@ -62,18 +63,50 @@ def data_dir(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(env) if env else PACKAGE_DATA
 
 
+class _Models:
+    """The model entries, each built on first use. From YAML every entry is built (and validated) up front; from a
+    snapshot an entry is kept as its JSON text until looked up, so start-up does not grow with the number of
+    models (issue 27): one lookup builds one ModelSpec and re-checks its citations."""
+
+    def __init__(self, order: list[str], built: dict[str, ModelSpec], texts: dict[str, tuple[str, str]],
+                 sources: dict[str, Source]) -> None:
+        self.order = order
+        self.built = built
+        self.texts = texts  # id -> (file shown in messages, the entry as JSON text)
+        self.sources = sources
+        self._all: tuple[ModelSpec, ...] | None = None
+
+    def get(self, model_id: str) -> ModelSpec:
+        hit = self.built.get(model_id)
+        if hit is None:
+            shown, text = self.texts[model_id]
+            hit = construct(ModelSpec, json.loads(text))
+            _check_model_sources(hit, self.sources, shown)
+            self.built[model_id] = hit
+        return hit
+
+    def all(self) -> tuple[ModelSpec, ...]:
+        if self._all is None:
+            self._all = tuple(self.get(i) for i in self.order)
+        return self._all
+
+
 @dataclass(frozen=True)
 class Catalog:
     """GPUs, models and sources, validated. Look entries up by id or any alias with :meth:`gpu` / :meth:`model`."""
 
     gpus: tuple[GpuSpec, ...]
-    models: tuple[ModelSpec, ...]
+    _models: _Models = field(repr=False)
     sources: dict[str, Source]
     path: Path
     _gpu_index: dict[str, str] = field(repr=False, default_factory=dict)
     _model_index: dict[str, str] = field(repr=False, default_factory=dict)
     _gpu_by_id: dict[str, GpuSpec] = field(repr=False, default_factory=dict)
-    _model_by_id: dict[str, ModelSpec] = field(repr=False, default_factory=dict)
+
+    @property
+    def models(self) -> tuple[ModelSpec, ...]:
+        """Every model, in file order (builds the ones not yet looked up)."""
+        return self._models.all()
 
     # --- lookups -------------------------------------------------------------------------------------------
     def gpu(self, name: str) -> GpuSpec:
@@ -91,7 +124,7 @@ class Catalog:
         found = _resolve(name, self._model_index, _model_variants)
         if found is None:
             raise UnknownModel(name, _pool(name, self._model_index))
-        return self._model_by_id[found]
+        return self._models.get(found)
 
     def find_gpu(self, name: str) -> GpuSpec | None:
         found = _resolve(name, self._gpu_index, _gpu_variants)
@@ -99,7 +132,7 @@ class Catalog:
 
     def find_model(self, name: str) -> ModelSpec | None:
         found = _resolve(name, self._model_index, _model_variants)
-        return None if found is None else self._model_by_id[found]
+        return None if found is None else self._models.get(found)
 
     def source(self, id: str) -> Source:
         try:
@@ -111,7 +144,7 @@ class Catalog:
         return tuple(g.id for g in self.gpus)
 
     def model_ids(self) -> tuple[str, ...]:
-        return tuple(m.id for m in self.models)
+        return tuple(self._models.order)
 
 
 def _pool(name: str, index: dict[str, str]) -> list[str]:
@@ -325,21 +358,22 @@ def _assemble(root: Path, sources: dict[str, Source], gpus: list[tuple[GpuSpec, 
             if ref is not None and ref not in gpu_ids:
                 raise CatalogError(f"{shown}: field '{loc}': '{ref}' is not a GPU id", field=loc)
     for m, shown in models:
-        check_cites(m.cite, sources, shown)
-        for i, q in enumerate(m.quantized):
-            _check_source(q.source, sources, shown, f"quantized.{i}.source")
-    gpu_index = _index(gpus)
+        _check_model_sources(m, sources, shown)
     model_index = _index(models, _model_extra_names)
-    return Catalog(
-        gpus=tuple(g for g, _ in gpus),
-        models=tuple(m for m, _ in models),
-        sources=sources,
-        path=root,
-        _gpu_index=gpu_index,
-        _model_index=model_index,
-        _gpu_by_id={g.id: g for g, _ in gpus},
-        _model_by_id={m.id: m for m, _ in models},
-    )
+    lazy = _Models([m.id for m, _ in models], {m.id: m for m, _ in models}, {}, sources)
+    return _catalog(root, sources, gpus, lazy, model_index)
+
+
+def _check_model_sources(m: ModelSpec, sources: dict[str, Source], shown: str) -> None:
+    check_cites(m.cite, sources, shown)
+    for i, q in enumerate(m.quantized):
+        _check_source(q.source, sources, shown, f"quantized.{i}.source")
+
+
+def _catalog(root: Path, sources: dict[str, Source], gpus: list[tuple[GpuSpec, str]], models: _Models,
+             model_index: dict[str, str]) -> Catalog:
+    return Catalog(gpus=tuple(g for g, _ in gpus), _models=models, sources=sources, path=root,
+                   _gpu_index=_index(gpus), _model_index=model_index, _gpu_by_id={g.id: g for g, _ in gpus})
 
 
 # --- snapshot (see knowledge/snapshot.py) -----------------------------------------------------------------------
@@ -368,18 +402,28 @@ def _to_snapshot(catalog: Catalog) -> dict[str, Any]:
     return {
         "sources": {sid: dump(s) for sid, s in catalog.sources.items()},
         "gpus": entries("gpus", catalog.gpus),
-        "models": entries("models", catalog.models),
+        # each model as JSON text: parsing the snapshot only scans these strings; an entry is parsed when looked up
+        "models": [[shown, json.dumps(body, separators=(",", ":"))] for shown, body in entries("models", catalog.models)],
+        "model_index": catalog._model_index,
     }
 
 
 def _from_snapshot(root: Path, data: dict[str, Any]) -> Catalog:
     """The entries of a snapshot this program wrote after validating the YAML of its key (snapshot.read checks
-    the payload's digest), constructed without validating again (knowledge.trusted); citations, cross-references
-    and names are checked again. Raises on any mismatch."""
+    the payload's digest), constructed without validating again (knowledge.trusted); the GPUs' citations and
+    cross-references are checked again, each model's citations when it is first looked up (its JSON text is parsed
+    only then). Raises on any mismatch."""
     sources = {sid: construct(Source, body) for sid, body in data["sources"].items()}
     gpus = [(construct(GpuSpec, body), shown) for shown, body in data["gpus"]]
-    models = [(construct(ModelSpec, body), shown) for shown, body in data["models"]]
-    return _assemble(root, sources, gpus, models)
+    _assemble(root, sources, gpus, [])  # the GPUs' citations and cross-references
+    texts: dict[str, tuple[str, str]] = {}
+    for shown, text in data["models"]:
+        model_id = Path(shown).stem  # the file name is the id (checked when the YAML was read)
+        texts[model_id] = (shown, text)
+    index = data["model_index"]
+    if not isinstance(index, dict) or not set(index.values()) <= set(texts):
+        raise CatalogError("snapshot: the model index names unknown models", field="models")
+    return _catalog(root, sources, gpus, _Models(list(texts), {}, texts, sources), index)
 
 
 @lru_cache(maxsize=8)

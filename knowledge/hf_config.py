@@ -28,16 +28,26 @@ from pathlib import Path
 from typing import Any, overload
 
 from knowledge.errors import InputError
+from knowledge.hf_families import (
+    LAYERNORM_FAMILIES,
+    NEW_LLAMA_LIKE,
+    TEXT_WRAPPERS,
+    generic_refusal,
+    layernorm_family,
+    new_family,
+)
 from knowledge.record import RecordError
 from knowledge.schemas import Block, ModelSpec
 
 USER_CONFIG_SOURCE = "user-config-json"
 
 _LLAMA_LIKE = {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "yi", "baichuan", "phi3", "gemma2", "glm",
-               "deepseek_v2", "deepseek_v3"}
-SUPPORTED = tuple(sorted(_LLAMA_LIKE | {"chatglm", "gpt2", "opt", "bloom"}))
+               "deepseek_v2", "deepseek_v3"} | (NEW_LLAMA_LIKE - {"mistral3"})
+_DEEPSEEK = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2")
+SUPPORTED = tuple(sorted(_LLAMA_LIKE | LAYERNORM_FAMILIES | {"chatglm", "gpt2", "opt", "bloom"}))
 
 _BLOCK: dict[str, Block] = {"chatglm": "chatglm", "glm": "chatglm", "deepseek_v2": "deepseek", "deepseek_v3": "deepseek",
+          "deepseek_v32": "deepseek", "kimi_k2": "deepseek",
           "gemma2": "gemma2", "phi3": "phi3", "gpt2": "gpt", "opt": "opt", "bloom": "bloom"}
 _ARCH_TO_TYPE = {
     "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "MixtralForCausalLM": "mixtral",
@@ -45,16 +55,21 @@ _ARCH_TO_TYPE = {
     "DeepseekV3ForCausalLM": "deepseek_v3", "DeepseekV2ForCausalLM": "deepseek_v2", "Gemma2ForCausalLM": "gemma2",
     "Phi3ForCausalLM": "phi3", "ChatGLMModel": "chatglm", "ChatGLMForConditionalGeneration": "chatglm",
     "GlmForCausalLM": "glm", "GPT2LMHeadModel": "gpt2", "OPTForCausalLM": "opt", "BloomForCausalLM": "bloom",
-    "BaichuanForCausalLM": "baichuan",
+    "BaichuanForCausalLM": "baichuan", "GptOssForCausalLM": "gpt_oss", "Llama4ForConditionalGeneration": "llama4",
+    "Llama4ForCausalLM": "llama4", "Gemma3ForCausalLM": "gemma3", "Gemma3ForConditionalGeneration": "gemma3",
+    "Qwen3NextForCausalLM": "qwen3_next", "Glm4MoeForCausalLM": "glm4_moe", "DeepseekV32ForCausalLM": "deepseek_v32",
+    "MiniMaxM2ForCausalLM": "minimax_m2", "GPTNeoXForCausalLM": "gpt_neox", "FalconForCausalLM": "falcon",
+    "PhiForCausalLM": "phi", "Starcoder2ForCausalLM": "starcoder2", "Olmo2ForCausalLM": "olmo2",
+    "InternLM2ForCausalLM": "internlm2", "Qwen2MoeForCausalLM": "qwen2_moe", "CohereForCausalLM": "cohere",
 }
 # transformers' default for tie_word_embeddings per configuration class
-_TIE_DEFAULT = {"gemma2": True, "gpt2": True, "opt": True, "bloom": True}
+_TIE_DEFAULT = {"gemma2": True, "gemma3": True, "gpt2": True, "opt": True, "bloom": True}
 _DTYPES = {"float32": "float32", "fp32": "float32", "float": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
            "float16": "float16", "fp16": "float16", "half": "float16"}
 _MISSING = object()
 
 
-class _Reader:
+class ConfigReader:
     """Typed access to config keys; every failure names the key and the model type."""
 
     def __init__(self, config: dict[str, Any], model_type: str) -> None:
@@ -125,10 +140,10 @@ def _slug(text: str) -> str:
     return slug or "custom"
 
 
-def _dtype(r: _Reader) -> str:
+def _dtype(r: ConfigReader) -> str:
     quant = r.c.get("quantization_config")
-    if isinstance(quant, dict) and str(quant.get("quant_method", "")).lower() == "fp8":
-        return "fp8"
+    if isinstance(quant, dict) and str(quant.get("quant_method", "")).lower() in ("fp8", "mxfp4"):
+        return str(quant["quant_method"]).lower()
     value = r.c.get("torch_dtype", r.c.get("dtype"))
     if value is None:
         default = "float32" if r.t == "gpt2" else "bfloat16"
@@ -140,7 +155,7 @@ def _dtype(r: _Reader) -> str:
     return _DTYPES[value.lower()]
 
 
-def _llama_like(r: _Reader) -> dict[str, Any]:
+def _llama_like(r: ConfigReader) -> dict[str, Any]:
     t = r.t
     h = r.int("hidden_size")
     nh = r.int("num_attention_heads")
@@ -157,6 +172,8 @@ def _llama_like(r: _Reader) -> dict[str, Any]:
         "rope_theta": r.float("rope_theta", default=10000.0),
     }
     head_dim = r.int("head_dim", default=None) if "head_dim" in r.c and r.c["head_dim"] is not None else None
+    if head_dim is None and t == "gemma3":
+        head_dim = r.int("head_dim", default=256)  # Gemma3TextConfig's default
     if head_dim is None:
         if h % nh:
             raise InputError(f"config.json ({t}): hidden_size {h} is not divisible by num_attention_heads {nh}; "
@@ -164,7 +181,7 @@ def _llama_like(r: _Reader) -> dict[str, Any]:
         head_dim = h // nh
     out["head_dim"] = head_dim
     out["attention_bias"] = True if t == "qwen2" else r.bool("attention_bias", default=t == "glm")
-    out["qk_norm"] = t in ("qwen3", "qwen3_moe")
+    out["qk_norm"] = t in ("qwen3", "qwen3_moe", "qwen3_next")
     out["norms_per_layer"] = 4 if t == "gemma2" else 2
     if t == "baichuan" and "rope_theta" not in r.c and h >= 5120:
         out["position_embedding"] = "alibi"  # Baichuan2-13B uses ALiBi; the 7B model uses RoPE
@@ -186,7 +203,7 @@ def _llama_like(r: _Reader) -> dict[str, Any]:
                              "('decoder_sparse_step' 1, 'mlp_only_layers' [])", field="decoder_sparse_step")
         out.update(n_routed_experts=r.int("num_experts"), experts_per_token=r.int("num_experts_per_tok"),
                    moe_intermediate_size=r.int("moe_intermediate_size"))
-    elif t in ("deepseek_v2", "deepseek_v3"):
+    elif t in _DEEPSEEK:
         if r.c.get("moe_layer_freq", 1) != 1:
             raise InputError(f"config.json ({t}): only 'moe_layer_freq' 1 is supported", field="moe_layer_freq")
         out.update(n_routed_experts=r.int("n_routed_experts"), n_shared_experts=r.int("n_shared_experts", default=0, positive=False),
@@ -197,10 +214,12 @@ def _llama_like(r: _Reader) -> dict[str, Any]:
                    v_head_dim=r.int("v_head_dim"))
         out["num_kv_heads"] = nh  # MLA: every head has its own (decompressed) K and V
         out["head_dim"] = h // nh
+    if t in NEW_LLAMA_LIKE:
+        new_family(r, out)
     return out
 
 
-def _chatglm(r: _Reader) -> dict[str, Any]:
+def _chatglm(r: ConfigReader) -> dict[str, Any]:
     nh = r.int("num_attention_heads")
     mqa = r.bool("multi_query_attention", default=False)
     theta = 10000.0 * (r.float("rope_ratio", default=1.0) or 1.0)
@@ -220,7 +239,7 @@ def _chatglm(r: _Reader) -> dict[str, Any]:
     }
 
 
-def _gpt(r: _Reader) -> dict[str, Any]:
+def _gpt(r: ConfigReader) -> dict[str, Any]:
     t = r.t
     if t == "gpt2":
         h = r.int("n_embd", "hidden_size")
@@ -268,15 +287,32 @@ def spec_from_hf_config(config: dict[str, Any], id: str | None = None, name: str
     or malformed key; model types outside `SUPPORTED` are refused with the accepted list."""
     if not isinstance(config, dict):
         raise InputError(f"config.json: expected a JSON object, got {type(config).__name__}", field="config")
-    if "text_config" in config and config.get("model_type") not in SUPPORTED and isinstance(config["text_config"], dict):
-        config = config["text_config"]  # multimodal wrapper: the language model's config
+    wrapper = config.get("model_type")
+    generic = False
+    if isinstance(config.get("text_config"), dict) and (wrapper in TEXT_WRAPPERS or wrapper not in SUPPORTED):
+        inner = dict(config["text_config"])  # multimodal wrapper: the language model's config
+        if wrapper in TEXT_WRAPPERS:
+            inner["model_type"] = TEXT_WRAPPERS[wrapper]
+        elif "model_type" in inner:
+            inner["model_type"] = TEXT_WRAPPERS.get(inner["model_type"], inner["model_type"])
+        inner.setdefault("_name_or_path", config.get("_name_or_path"))
+        config = inner
     t = _model_type(config)
+    t = TEXT_WRAPPERS.get(t, t)
     if t not in SUPPORTED:
-        raise InputError(f"config.json: model_type '{t}' is not supported", field="model_type",
-                         accepted=", ".join(SUPPORTED))
-    r = _Reader(config, t)
-    if t in _LLAMA_LIKE:
+        missing = generic_refusal(config)
+        if missing is not None:
+            reason = (f"lacks {missing}" if missing.startswith("the standard") else
+                      f"is {missing}" if missing.startswith(("a ", "an ")) or "'" not in missing else f"has {missing}")
+            raise InputError(f"config.json: model_type '{t}' is not supported: it {reason}, which the "
+                             "parameter and memory model cannot size", field="model_type",
+                             accepted=", ".join(SUPPORTED))
+        generic = True
+    r = ConfigReader(config, t)
+    if generic or t in _LLAMA_LIKE:
         fields = _llama_like(r)
+    elif t in LAYERNORM_FAMILIES:
+        fields = layernorm_family(r)
     elif t == "chatglm":
         fields = _chatglm(r)
     else:
@@ -289,8 +325,12 @@ def spec_from_hf_config(config: dict[str, Any], id: str | None = None, name: str
     if r.defaults:
         notes += " Defaults used: " + ", ".join(r.defaults) + "."
     try:
-        return ModelSpec(id=spec_id, name=label, family=t.split("_")[0], model_type=t, block=_BLOCK.get(t, "llama"),
-                         notes=notes, cite={"architecture": [USER_CONFIG_SOURCE]}, **fields)
+        if generic:
+            notes += (f" model_type '{t}' is not one of the known families: read as a standard decoder-only model "
+                      "(Llama layout: RMSNorm, gated MLP, no biases); check the count against a published one.")
+        fields.setdefault("block", _BLOCK.get(t, "llama"))
+        return ModelSpec(id=spec_id, name=label, family=t.split("_")[0], model_type=t, notes=notes,
+                         cite={"architecture": [USER_CONFIG_SOURCE]}, **fields)
     except RecordError as exc:
         err = exc.errors(include_url=False)[0]
         loc = ".".join(str(p) for p in err["loc"])

@@ -94,29 +94,62 @@ def _attention(m: ModelSpec, n: int) -> list[Linear]:
                 Linear("kv_a_layernorm", 1, kv, n, "norm"),
                 Linear("kv_b_proj", kv, nh * (nope + vd), n, "attention"),
                 Linear("o_proj", nh * vd, h, n, "attention")]
+        if m.indexer_heads and m.indexer_head_dim:
+            # DeepSeek-V3.2 lightning indexer (HF/vLLM `Indexer`): wq_b, wk, k_norm (LayerNorm), weights_proj
+            ih, idim = m.indexer_heads, m.indexer_head_dim
+            out += [Linear("indexer_wq_b", m.q_lora_rank or h, ih * idim, n, "attention"),
+                    Linear("indexer_wk", h, idim, n, "attention"),
+                    Linear("indexer_k_norm", 2, idim, n, "norm"),
+                    Linear("indexer_weights_proj", h, ih, n, "attention")]
         return out
     q, kv = m.num_attention_heads * m.head_dim, m.num_kv_heads * m.head_dim
     bias = m.attention_bias
-    gpt_style = m.block in ("gpt", "bloom", "opt")
+    gpt_style = m.block in ("gpt", "bloom", "opt") or m.o_proj_bias
+    # Qwen3-Next's full-attention layers emit a per-head output gate beside the query (q_proj twice as wide)
+    q_out = 2 * q if m.linear_attention is not None else q
     layers = [
-        Linear("q_proj", h, q, n, "attention", bias=q if bias else 0),
+        Linear("q_proj", h, q_out, n, "attention", bias=q_out if bias else 0),
         Linear("k_proj", h, kv, n, "attention", bias=kv if bias else 0),
         Linear("v_proj", h, kv, n, "attention", bias=kv if bias else 0),
         Linear("o_proj", q, h, n, "attention", bias=h if gpt_style else 0),
     ]
-    if m.qk_norm:
+    if m.qk_norm and m.qk_norm_kind == "per_head":
         layers.append(Linear("qk_norm", 1, 2 * m.head_dim, n, "norm"))
+    elif m.qk_norm and m.qk_norm_kind == "per_layer":
+        layers.append(Linear("qk_norm", 1, q + kv, n, "norm"))
+    if m.attention_sinks:
+        layers.append(Linear("sinks", 1, m.num_attention_heads, n, "attention"))
     return layers
+
+
+def _linear_attention(m: ModelSpec, n: int) -> list[Linear]:
+    """Gated DeltaNet layers (HF `Qwen3NextGatedDeltaNet`): in_proj_qkvz (h -> 2·key_dim + 2·value_dim),
+    in_proj_ba (h -> 2·v_heads), a depthwise conv1d over q, k, v (kernel K, no bias), dt_bias and A_log per value
+    head, a gated RMSNorm(value_head_dim) and out_proj (value_dim -> h)."""
+    la = m.linear_attention
+    if la is None or n == 0:
+        return []
+    h = m.hidden_size
+    key_dim, value_dim = la.num_key_heads * la.key_head_dim, la.num_value_heads * la.value_head_dim
+    conv_dim = 2 * key_dim + value_dim
+    return [Linear("in_proj_qkvz", h, 2 * key_dim + 2 * value_dim, n, "attention"),
+            Linear("in_proj_ba", h, 2 * la.num_value_heads, n, "attention"),
+            Linear("conv1d", la.conv_kernel, conv_dim, n, "attention"),
+            Linear("dt_bias_a_log", 2, la.num_value_heads, n, "attention"),
+            Linear("linear_norm", 1, la.value_head_dim, n, "norm"),
+            Linear("out_proj", value_dim, h, n, "attention")]
 
 
 def _mlp(m: ModelSpec, width: int, n: int, group: str, per_expert: bool = False) -> list[Linear]:
     h = m.hidden_size
     if m.gated_mlp:
-        return [Linear("gate_proj", h, width, n, group, per_expert=per_expert),
-                Linear("up_proj", h, width, n, group, per_expert=per_expert),
-                Linear("down_proj", width, h, n, group, per_expert=per_expert)]
-    return [Linear("fc_in", h, width, n, group, bias=width),
-            Linear("fc_out", width, h, n, group, bias=h)]
+        bias = bool(m.mlp_bias) or (per_expert and m.expert_bias)
+        return [Linear("gate_proj", h, width, n, group, bias=width if bias else 0, per_expert=per_expert),
+                Linear("up_proj", h, width, n, group, bias=width if bias else 0, per_expert=per_expert),
+                Linear("down_proj", width, h, n, group, bias=h if bias else 0, per_expert=per_expert)]
+    plain = m.mlp_bias is False  # Falcon: a two-matrix MLP without biases
+    return [Linear("fc_in", h, width, n, group, bias=0 if plain else width),
+            Linear("fc_out", width, h, n, group, bias=0 if plain else h)]
 
 
 @_cached_by_value
@@ -130,24 +163,29 @@ def linear_layers(m: ModelSpec) -> tuple[Linear, ...]:
         out.append(Linear("embed_positions", m.max_context + 2, h, 1, "position"))
     elif m.block == "bloom":
         out.append(Linear("word_embeddings_layernorm", 2, h, 1, "norm"))
-    out += _attention(m, L)
+    out += _attention(m, L - m.linear_layers)
+    out += _linear_attention(m, m.linear_layers)
     if m.is_moe:
-        dense_layers, moe_layers = m.first_k_dense, m.moe_layers
+        moe_layers = m.moe_layers
+        dense_layers = L - moe_layers
         if dense_layers:
             out += _mlp(m, m.intermediate_size, dense_layers, "mlp")
         width = m.moe_intermediate_size or m.intermediate_size
         out += _mlp(m, width, moe_layers * m.n_routed_experts, "experts", per_expert=True)
         if m.n_shared_experts:
-            out += _mlp(m, width * m.n_shared_experts, moe_layers, "shared_experts")
+            shared = m.shared_expert_intermediate_size or width * m.n_shared_experts
+            out += _mlp(m, shared, moe_layers, "shared_experts")
+            if m.shared_expert_gate:
+                out.append(Linear("shared_expert_gate", h, 1, moe_layers, "router"))
         out.append(Linear("router", h, m.n_routed_experts, moe_layers, "router",
-                          bias=m.n_routed_experts if m.block == "deepseek" else 0))
+                          bias=m.n_routed_experts if (m.block == "deepseek" or m.router_bias) else 0))
     else:
         out += _mlp(m, m.intermediate_size, L, "mlp")
-    layer_norm_width = 2 if m.block in ("gpt", "bloom", "opt") else 1  # LayerNorm has weight and bias
+    layer_norm_width = 2 if (m.block in ("gpt", "bloom", "opt") or m.norm_bias) else 1  # LayerNorm: weight and bias
     out.append(Linear("layer_norms", layer_norm_width * m.norms_per_layer, h, L, "norm"))
     out.append(Linear("final_norm", layer_norm_width, h, 1, "norm"))
     if not m.tie_word_embeddings:
-        out.append(Linear("lm_head", h, V, 1, "lm_head"))
+        out.append(Linear("lm_head", h, V, 1, "lm_head", bias=V if m.lm_head_bias else 0))
     return tuple(out)
 
 

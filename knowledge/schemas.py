@@ -118,7 +118,7 @@ Segment = Literal["consumer", "workstation", "datacenter"]
 # "used_only" (exists only second-hand: community memory mods, bare modules pulled from retired servers)
 Availability = Literal["sold", "end_of_life", "used_only"]
 # the layer layout a model's tensors follow (knowledge.params)
-Block = Literal["llama", "gpt", "bloom", "opt", "chatglm", "deepseek", "gemma2", "phi3"]
+Block = Literal["llama", "gpt", "bloom", "opt", "chatglm", "deepseek", "gemma2", "phi3", "neox"]
 
 
 class GpuSpec(Strict):
@@ -216,6 +216,17 @@ class QuantCheckpoint(Strict):
     source: str
 
 
+class LinearAttention(Strict):
+    """Linear-attention (Gated DeltaNet) layers of a hybrid model (Qwen3-Next): a fixed-size recurrent state per
+    sequence instead of a KV cache. Keys as in HF `Qwen3NextConfig` (linear_num_key_heads, …)."""
+
+    num_key_heads: PositiveInt
+    num_value_heads: PositiveInt
+    key_head_dim: PositiveInt
+    value_head_dim: PositiveInt
+    conv_kernel: PositiveInt = 4
+
+
 class ModelSpec(Strict):
     """Architecture at Hugging Face config.json level, normalised across model families.
 
@@ -251,12 +262,27 @@ class ModelSpec(Strict):
     attention_bias: bool = False
     qk_norm: bool = False
     norms_per_layer: PositiveInt = 2
+    o_proj_bias: bool = False  # bias on the attention output projection (gpt-oss, GPT-NeoX, StarCoder2)
+    # biases on the MLP's projections; None: the family default (gated MLPs none, GPT-style two-matrix MLPs both)
+    mlp_bias: bool | None = None
+    lm_head_bias: bool = False  # Phi-2
+    norm_bias: bool = False  # LayerNorm with a bias (GPT-NeoX, StarCoder2, Falcon, Phi-2)
+    attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
+    # per_head: RMSNorm(head_dim) on q and k (Qwen3, Gemma 3); per_layer: RMSNorm over all heads' q and k (OLMo-2,
+    # MiniMax-M2); weightless: L2 norm without parameters (Llama 4)
+    qk_norm_kind: Literal["per_head", "per_layer", "weightless"] = "per_head"
     # MoE
     n_routed_experts: int = 0
     n_shared_experts: int = 0
     experts_per_token: int = 0
     moe_intermediate_size: int | None = None
     first_k_dense: int = 0  # leading layers with a dense MLP instead of experts
+    moe_layer_step: PositiveInt = 1  # after first_k_dense, every k-th layer is MoE, the others dense (Llama 4 Maverick: 2)
+    shared_expert_intermediate_size: int | None = None  # when the shared expert's width is not moe_intermediate_size
+    shared_expert_gate: bool = False  # a sigmoid gate Linear(hidden, 1) on the shared expert (Qwen2-MoE, Qwen3-Next)
+    expert_bias: bool = False  # biases on every expert's projections (gpt-oss)
+    router_bias: bool = False  # a bias (or DeepSeek's e_score_correction_bias) on the router
+    mtp_layers: int = 0  # multi-token-prediction modules in the checkpoint (num_nextn_predict_layers); not counted
     # MLA (DeepSeek)
     q_lora_rank: int | None = None
     kv_lora_rank: int | None = None
@@ -265,8 +291,17 @@ class ModelSpec(Strict):
     v_head_dim: int | None = None
     # sliding-window attention
     sliding_window: int | None = None
-    sliding_window_layers: Literal["none", "all", "alternate"] = "none"
-    native_dtype: Literal["float32", "bfloat16", "float16", "fp8"] = "bfloat16"
+    # which layers are local: all, every other (Gemma-2, gpt-oss), or all but every `global_layer_every`-th (Gemma 3:
+    # 6, Llama 4: 4)
+    sliding_window_layers: Literal["none", "all", "alternate", "pattern"] = "none"
+    global_layer_every: PositiveInt | None = None
+    local_attention: Literal["sliding", "chunked"] = "sliding"  # chunked (Llama 4): attends within its chunk only
+    # hybrid linear attention (Qwen3-Next): every `global_layer_every`-th layer is full attention, the rest linear
+    linear_attention: LinearAttention | None = None
+    # DeepSeek-V3.2 sparse attention: the lightning indexer's heads and key dimension (its key cache is per token)
+    indexer_heads: int | None = None
+    indexer_head_dim: int | None = None
+    native_dtype: Literal["float32", "bfloat16", "float16", "fp8", "mxfp4"] = "bfloat16"
     rope_theta: PositiveFloat | None = None
     position_embedding: Literal["rope", "learned", "alibi"] = "rope"
     # published figures to check the computed counts against
@@ -276,6 +311,9 @@ class ModelSpec(Strict):
     published_params_buffers: int = 0  # non-parameter tensors included in the published count (GPT-2 attn.bias)
     published_non_embedding_params: PositiveInt | None = None  # exact, where a paper gives it (Gemma-2)
     published_active_params: PositiveInt | None = None
+    # what the published active count leaves out: gpt-oss counts active parameters without the embedding, GLM-4.5
+    # and Qwen3-Next without the embedding and the output head
+    published_active_scope: Literal["all", "no_embedding", "no_embedding_no_head"] = "all"
     published_params_text: str = ""  # the figure as the source states it ("7B", "46.7B total / 12.9B active")
     config_verbatim: bool = False  # architecture taken from a verbatim copy of the HF config.json
     notes: str = ""
@@ -297,6 +335,8 @@ class ModelSpec(Strict):
             raise ValueError("first_k_dense must be smaller than num_layers")
         if self.num_attention_heads % self.num_kv_heads:
             raise ValueError("num_attention_heads must be a multiple of num_kv_heads")
+        if (self.sliding_window_layers == "pattern" or self.linear_attention) and not self.global_layer_every:
+            raise ValueError("a layer pattern or linear attention needs global_layer_every")
 
     @property
     def is_moe(self) -> bool:
@@ -308,4 +348,23 @@ class ModelSpec(Strict):
 
     @property
     def moe_layers(self) -> int:
-        return self.num_layers - self.first_k_dense if self.is_moe else 0
+        """Layers with experts: after the first `first_k_dense`, every `moe_layer_step`-th (HF: (i + 1) % step == 0)."""
+        if not self.is_moe:
+            return 0
+        return (self.num_layers - self.first_k_dense) // self.moe_layer_step
+
+    @property
+    def global_layers(self) -> int:
+        """Layers that attend over the whole context (and keep a full KV cache)."""
+        if self.linear_attention is not None or self.sliding_window_layers == "pattern":
+            return self.num_layers // (self.global_layer_every or 1)
+        if self.sliding_window is None or self.sliding_window_layers == "none":
+            return self.num_layers
+        if self.sliding_window_layers == "all":
+            return 0
+        return self.num_layers // 2  # alternate: local first (Gemma-2 and gpt-oss start with a sliding layer)
+
+    @property
+    def linear_layers(self) -> int:
+        """Linear-attention layers (fixed-size state, no KV cache)."""
+        return self.num_layers - self.global_layers if self.linear_attention is not None else 0

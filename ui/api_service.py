@@ -62,7 +62,7 @@ class ListModelsArgs(_Args):
     max_params_b: float | None = Field(None, ge=0, le=100_000, description="at most this many parameters (billions)")
     moe: bool | None = Field(None, description="true: mixture-of-experts models only; false: dense only")
     query: str | None = Field(None, max_length=80, description="substring of the id, name or an alias")
-    limit: int = Field(100, ge=1, le=200)
+    limit: int = Field(200, ge=1, le=200)
 
 
 class AskTurnArgs(_Args):

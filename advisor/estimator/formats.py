@@ -15,6 +15,16 @@ weight of each tensor under a format and shards them over tensor/pipeline parall
   LLM.int8: int8 + one fp32 scale per output row [llm-int8-paper]; transformers keeps lm_head unquantised.
 * FP8 (DeepSeek-V3 style fine-grained): e4m3 + one fp32 scale per 128×128 block; embeddings/lm_head 16-bit
   [deepseek-v3-report].
+* MXFP4 (OCP Microscaling: FP4 e2m1 elements, one 8-bit E8M0 scale per block of 32 = 4.25 bits): gpt-oss stores
+  only the MoE experts this way; attention, router, embedding and lm_head stay bf16 (its config.json
+  `quantization_config.modules_to_not_convert`).
+* NVFP4 (FP4 e2m1, one FP8 e4m3 scale per 16 values = 4.5 bits, plus a per-tensor fp32 scale): NVIDIA ModelOpt
+  checkpoints quantise the linear layers; embeddings and lm_head stay 16-bit.
+* GGUF i-quants (``block_iq*`` sizes: IQ1_S 50 B, IQ1_M 56, IQ2_XXS 66, IQ2_XS 74, IQ2_S 82, IQ3_XXS 98, IQ3_S 110,
+  IQ4_XS 136 per 256 weights; IQ4_NL 18 per 32) with the per-tensor rules of ``llama_tensor_get_type_impl``
+  (importance matrix assumed, as IQ1/IQ2/IQ3_XXS require), and ``mxfp4_moe`` (experts MXFP4, the rest Q8_0)
+  [llamacpp-quant, llamacpp-ggml-common]. Dynamic low-bit mixes (Unsloth "UD-" files) set per-tensor types by a
+  recipe that is not a published rule: their exact size comes from the file's header (knowledge.weight_files).
 """
 
 from __future__ import annotations
@@ -24,7 +34,7 @@ from functools import lru_cache
 from knowledge.errors import InputError
 from knowledge.params import Linear, cached_per_spec, linear_layers, param_counts
 from knowledge.record import Struct
-from knowledge.schemas import ModelSpec
+from knowledge.schemas import GpuSpec, ModelSpec
 
 QUANTISED_GROUPS = frozenset({"attention", "mlp", "experts", "shared_experts"})
 
@@ -35,21 +45,33 @@ GGML_TYPE_BITS: dict[str, float] = {
     "IQ4_NL": 18 * 8 / 32,
     "Q2_K": 84 * 8 / 256, "Q3_K": 110 * 8 / 256, "Q4_K": 144 * 8 / 256, "Q5_K": 176 * 8 / 256,
     "Q6_K": 210 * 8 / 256,
+    # i-quants (ggml-common.h block_iq*: bytes per 256-weight super-block; IQ4_NL per 32)
+    "IQ1_S": 50 * 8 / 256, "IQ1_M": 56 * 8 / 256, "IQ2_XXS": 66 * 8 / 256, "IQ2_XS": 74 * 8 / 256,
+    "IQ2_S": 82 * 8 / 256, "IQ3_XXS": 98 * 8 / 256, "IQ3_S": 110 * 8 / 256, "IQ4_XS": 136 * 8 / 256,
+    "MXFP4": 17 * 8 / 32,  # block_mxfp4: one E8M0 scale byte + 16 bytes of 32 FP4 values
 }
 QK_K = 256  # super-block of the k-quants: rows whose length is not a multiple fall back to a legacy type
-_K_FALLBACK = {"Q2_K": "Q4_0", "Q3_K": "Q4_0", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
+_K_FALLBACK = {"Q2_K": "Q4_0", "Q3_K": "Q4_0", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0",
+               **dict.fromkeys(("IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ4_XS"), "IQ4_NL")}
 
 # GGUF file types -> their default tensor type (llama_model_quantize_impl)
 GGUF_BASE: dict[str, str] = {
     "q8_0": "Q8_0", "q6_k": "Q6_K", "q5_k_m": "Q5_K", "q4_k_m": "Q4_K", "q4_0": "Q4_0", "q3_k_m": "Q3_K",
     "q2_k": "Q2_K",
+    # i-quant file types -> default tensor type (llama_ftype_get_default_type); they need an importance matrix
+    "iq1_s": "IQ1_S", "iq1_m": "IQ1_M", "iq2_xxs": "IQ2_XXS", "iq2_xs": "IQ2_XS", "iq2_s": "IQ2_XS", "iq2_m": "IQ2_S",
+    "iq3_xxs": "IQ3_XXS", "iq3_s": "IQ3_S", "iq3_m": "IQ3_S", "iq4_xs": "IQ4_XS", "iq4_nl": "IQ4_NL",
+    "mxfp4_moe": "MXFP4",  # LLAMA_FTYPE_MOSTLY_MXFP4_MOE: expert tensors MXFP4, every other tensor Q8_0
 }
+_IQ_LOW = frozenset({"iq2_xxs", "iq2_xs", "iq1_s", "iq2_s", "iq2_m", "iq1_m"})  # the 1-2 bit branch of the rules
 
 GPTQ_GROUP = 128
 AWQ_GROUP = 128
 NF4_BLOCK = 64
 NF4_DQ_BLOCK = 256
 FP8_BLOCK = 128
+MX_BLOCK = 32  # MXFP4: one E8M0 scale per 32 FP4 values
+NVFP4_BLOCK = 16  # NVFP4: one FP8 scale per 16 FP4 values
 
 
 class FormatInfo(Struct):
@@ -75,7 +97,17 @@ FORMATS: dict[str, FormatInfo] = {
                            "bitsandbytes 4-bit defaults (FP4, fp32 absmax per 64, no double quantisation)"),
     "bnb-int8": FormatInfo("bnb-int8", 8.0, "bnb", "bitsandbytes LLM.int8"),
     **{k: FormatInfo(k, GGML_TYPE_BITS[v], "gguf", f"GGUF {k.upper()}") for k, v in GGUF_BASE.items()},
+    "mxfp4": FormatInfo("mxfp4", 4.0 + 8 / MX_BLOCK, "weight-only",
+                        "MXFP4 MoE experts (E8M0 scale per 32), the rest bf16"),
+    "nvfp4": FormatInfo("nvfp4", 4.0 + 8 / NVFP4_BLOCK, "weight-only", "NVFP4 (FP8 scale per 16)"),
 }
+# formats that quantise only these groups (the rest stays 16-bit)
+ONLY_GROUPS: dict[str, frozenset[str]] = {"mxfp4": frozenset({"experts"})}
+
+# the tensor-core precision a format's matmuls can run at natively; elsewhere its weights are dequantised to 16-bit
+# on the fly (weight-only: smaller and faster to read, no compute speed-up). FP8: Ada, Hopper, Blackwell, CDNA3+
+# (GpuSpec.supports_fp8); FP4 (MXFP4/NVFP4): Blackwell, the parts whose datasheets give an FP4 figure (fp4_dense_flops).
+NATIVE_COMPUTE: dict[str, str] = {"fp8": "fp8", "mxfp4": "fp4", "nvfp4": "fp4"}
 
 KV_BITS: dict[str, int] = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4}
 
@@ -85,6 +117,31 @@ def check_format(fmt: str) -> FormatInfo:
         return FORMATS[fmt.lower()]
     except KeyError:
         raise InputError(f"unknown weight format '{fmt}'", field="weights", accepted=", ".join(FORMATS)) from None
+
+
+def native_compute(fmt: str, gpu: GpuSpec) -> str | None:
+    """"fp8" or "fp4" when `gpu` runs `fmt`'s matmuls on tensor cores of that precision, else None (weight-only)."""
+    kind = NATIVE_COMPUTE.get(check_format(fmt).name)
+    if kind == "fp8" and gpu.supports_fp8 and gpu.fp8_dense_flops:
+        return "fp8"
+    if kind == "fp4" and gpu.fp4_dense_flops:
+        return "fp4"
+    return None
+
+
+def quantised_active_share(model: ModelSpec, fmt: str) -> float:
+    """Share of the per-token matmul parameters stored in `fmt`'s quantised groups (MXFP4 in gpt-oss: the active
+    experts only; the rest runs in 16-bit). Routed experts count k/E of their parameters."""
+    groups = ONLY_GROUPS.get(check_format(fmt).name, QUANTISED_GROUPS)
+    counts = param_counts(model)
+    active: dict[str, float] = {}
+    for g in ("attention", "mlp", "experts", "shared_experts"):
+        value = float(counts.by_group.get(g, 0))
+        if g == "experts" and model.n_routed_experts:
+            value *= model.experts_per_token / model.n_routed_experts
+        active[g] = value
+    total = sum(active.values()) + counts.by_group.get("lm_head", 0)
+    return sum(v for g, v in active.items() if g in groups) / total if total else 0.0
 
 
 def kv_bits(kv: str) -> int:
@@ -117,9 +174,11 @@ def _gguf_tensor_type(fmt: str, role: str, i: int, n: int, m: ModelSpec) -> str:
     experts8 = m.n_routed_experts == 8
     if role == "output":
         row = m.hidden_size
-        if base == "Q8_0" or row % (QK_K if base.endswith("_K") else 32):
+        if base == "Q8_0" or fmt == "mxfp4_moe" or row % (32 if base in ("Q4_0", "IQ4_NL") else QK_K):
             return "Q8_0"
-        return "Q6_K"
+        return "Q5_K" if fmt in _IQ_LOW or fmt == "iq3_xxs" else "Q6_K"
+    if fmt.startswith("iq"):
+        return _iquant_tensor_type(fmt, role, i, n, m)
     t = base
     if role == "attn_v":
         if fmt == "q2_k":
@@ -150,10 +209,69 @@ def _gguf_tensor_type(fmt: str, role: str, i: int, n: int, m: ModelSpec) -> str:
     return t
 
 
+def _iquant_tensor_type(fmt: str, role: str, i: int, n: int, m: ModelSpec) -> str:
+    """ggml type of one tensor under an i-quant file type (llama_tensor_get_type_impl). An importance matrix is
+    assumed where the type requires one (IQ1, IQ2, IQ3_XXS) and not elsewhere, as in llama.cpp's published
+    Llama-3.1-8B table (tools/quantize/README.md)."""
+    base = GGUF_BASE[fmt]
+    n_gqa = m.num_attention_heads // m.num_kv_heads
+    experts = m.n_routed_experts
+    if role == "token_embd":
+        if fmt in ("iq2_xxs", "iq2_xs", "iq1_s", "iq1_m"):
+            return "Q2_K"
+        return "IQ3_S" if fmt in ("iq2_s", "iq2_m", "iq3_xxs") else base
+    if fmt in _IQ_LOW:
+        if role == "attn_v":
+            return "Q4_K" if n_gqa >= 4 or experts >= 4 else ("IQ3_S" if fmt in ("iq2_s", "iq2_m") else "Q2_K")
+        if role == "attn_k" and experts == 8:
+            return "Q4_K"
+        if role == "ffn_down" and i < n // 8:
+            return "IQ3_S" if fmt in ("iq2_s", "iq2_m") else "Q2_K"
+        if role == "attn_output":
+            if experts == 8:
+                return "Q5_K"
+            if fmt in ("iq1_s", "iq1_m"):
+                return "IQ2_XXS"
+            if fmt in ("iq2_s", "iq2_m"):
+                return "IQ3_S"
+        return base
+    t = base
+    if role == "attn_v":
+        if fmt == "iq3_xxs":
+            t = "Q4_K" if n_gqa >= 4 else "IQ3_XXS"
+        elif (fmt == "iq3_s" and n_gqa >= 4) or fmt == "iq3_m":
+            t = "Q4_K"
+        elif fmt in ("iq4_nl", "iq4_xs") and n_gqa >= 4:
+            t = "Q5_K"
+        if m.num_layers == 80 and t in ("Q3_K", "Q4_K"):
+            t = "Q5_K"
+        if experts == 8:
+            t = "Q8_0"
+    elif role == "attn_k":
+        t = "Q8_0" if experts == 8 else "IQ2_S" if fmt == "iq3_xxs" else base
+    elif role == "attn_q" and fmt == "iq3_xxs":
+        t = "IQ2_S"
+    elif role == "ffn_down" and fmt == "iq3_m" and (i < n // 8 or (experts == 8 and _use_more_bits(i, n))):
+        t = "Q4_K"
+    elif role == "ffn_down" and fmt in ("iq4_nl", "iq4_xs") and i < n // 8:
+        t = "Q5_K"  # without an importance matrix
+    elif role == "attn_output":
+        if experts == 8:
+            t = "Q5_K" if fmt in ("iq3_xxs", "iq4_nl", "iq3_s", "iq3_m", "iq4_xs") else base
+        elif fmt == "iq3_xxs":
+            t = "IQ3_S"
+        elif fmt == "iq3_m":
+            t = "Q4_K"
+    return t
+
+
 def _gguf_bits(layer: Linear, fmt: str, m: ModelSpec, tied_output: bool) -> float:
     """Total bits of all `count` copies of one tensor in a GGUF file."""
-    if layer.group == "norm" or layer.name == "router":
-        return 32.0 * layer.params  # 1-D tensors and ffn_gate_inp are not quantised (F32)
+    if layer.group == "norm" or layer.name in ("router", "sinks", "conv1d", "dt_bias_a_log") or layer.d_in == 1:
+        return 32.0 * layer.params  # 1-D tensors, ffn_gate_inp and conv1d are not quantised (F32)
+    if fmt == "mxfp4_moe":  # expert tensors MXFP4, everything else Q8_0 (llama_tensor_get_type_impl)
+        t = "MXFP4" if layer.per_expert and layer.d_in % 32 == 0 else "Q8_0"
+        return GGML_TYPE_BITS[t] * layer.d_in * layer.d_out * layer.count + 32.0 * layer.bias * layer.count
     if layer.group == "position":
         return 16.0 * layer.params  # position embeddings are not quantised
     role = _gguf_role(layer)
@@ -164,7 +282,7 @@ def _gguf_bits(layer: Linear, fmt: str, m: ModelSpec, tied_output: bool) -> floa
     first, present, copies = _layer_span(layer, m)
     weights_per_copy = layer.d_in * layer.d_out
     total = 0.0
-    if present and role in ("attn_v", "ffn_down", "attn_k", "attn_output"):
+    if present and role in ("attn_v", "ffn_down", "attn_k", "attn_output", "attn_q"):
         for i in range(first, first + present):
             t = _k_fallback(_gguf_tensor_type(fmt, role, i, n, m), row)
             total += GGML_TYPE_BITS[t] * weights_per_copy * copies
@@ -210,7 +328,7 @@ def tensor_bits(layer: Linear, fmt: str, m: ModelSpec, *, group_size: int | None
     if info.family == "float":
         return (32.0 if info.name == "fp32" else 16.0) * layer.params
     high = 16.0  # tensors the quantisers leave alone: embeddings, lm_head, norms, router, biases
-    if layer.group not in QUANTISED_GROUPS:
+    if layer.group not in ONLY_GROUPS.get(info.name, QUANTISED_GROUPS):
         return high * layer.params
     w = layer.d_in * layer.d_out * layer.count
     bias = high * layer.bias * layer.count

@@ -37,7 +37,7 @@ DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lor
 
 def default_inference_format(model: ModelSpec) -> WeightFormat:
     """The checkpoint's own precision: fp8 for FP8 checkpoints (DeepSeek-V3), fp16 for fp16 ones, else bf16."""
-    own: dict[str, WeightFormat] = {"fp8": "fp8", "float16": "fp16"}
+    own: dict[str, WeightFormat] = {"fp8": "fp8", "float16": "fp16", "mxfp4": "mxfp4"}
     return own.get(model.native_dtype, "bf16")
 
 
@@ -53,16 +53,30 @@ def kv_bytes_per_token_layer(model: ModelSpec, kv: str = "fp16", tp: int = 1) ->
     """
     b = kv_bits(kv) / 8
     if model.is_mla:
-        return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * b
+        # DeepSeek-V3.2: the lightning indexer caches one fp8 key (+ an fp32 scale per 128) per token and layer
+        indexer = (model.indexer_head_dim or 0) * (1 + 4 / 128)
+        return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * b + indexer
     return 2 * kv_heads_per_gpu(model, tp) * model.head_dim * b
 
 
 def _sliding_layers(model: ModelSpec) -> int:
+    """Layers with a local window (sliding or chunked): all, every other (Gemma-2, gpt-oss: layers 0, 2, …), or all
+    but every k-th (Gemma 3, Llama 4). Linear-attention layers are not counted (they keep a state, no KV)."""
     if model.sliding_window is None or model.sliding_window_layers == "none":
         return 0
-    if model.sliding_window_layers == "all":
-        return model.num_layers
-    return (model.num_layers + 1) // 2  # Gemma-2: even-indexed layers (0, 2, …) use the local window
+    return model.num_layers - model.global_layers - model.linear_layers
+
+
+def linear_state_bytes(model: ModelSpec, sequences: int = 1, tp: int = 1) -> int:
+    """Fixed-size state of the linear-attention (Gated DeltaNet) layers, independent of context [qwen3-next]:
+    per layer and sequence, the conv state (2·key_dim + value_dim) × (kernel − 1) plus the recurrent state
+    v_heads × key_head_dim × value_head_dim, in bf16 (vLLM's mamba cache dtype "auto"), split over TP ranks."""
+    la = model.linear_attention
+    if la is None:
+        return 0
+    conv_dim = 2 * la.num_key_heads * la.key_head_dim + la.num_value_heads * la.value_head_dim
+    per_layer = conv_dim * (la.conv_kernel - 1) + la.num_value_heads * la.key_head_dim * la.value_head_dim
+    return round(model.linear_layers * per_layer * 2 * sequences / tp)
 
 
 def _round_up(x: int, block: int | None) -> int:
@@ -85,7 +99,7 @@ def kv_cache_bytes(model: ModelSpec, context: int, sequences: int = 1, kv: str =
         raise InputError("tp and pp must be at least 1", field="tp", accepted="≥ 1")
     per = kv_bytes_per_token_layer(model, kv, tp)
     n_sliding = _sliding_layers(model)
-    n_full = model.num_layers - n_sliding
+    n_full = model.num_layers - n_sliding - model.linear_layers
     window = model.sliding_window or context
     full_tok = _round_up(context, block_size)
     slide_tok = _round_up(min(context, window), block_size)
@@ -93,7 +107,7 @@ def kv_cache_bytes(model: ModelSpec, context: int, sequences: int = 1, kv: str =
     stage_layers = -(-total_layers // pp)
     scale = stage_layers / total_layers
     value = (n_full * full_tok + n_sliding * slide_tok) * per * sequences * scale
-    return round(value)
+    return round(value) + round(linear_state_bytes(model, sequences, tp) * scale)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -164,13 +178,16 @@ def _flash(w: Workload, gpu: GpuSpec | None, engine: EngineProfile) -> tuple[boo
 # the estimate
 
 def estimate_memory(model: ModelSpec, workload: Workload, gpu: GpuSpec | None = None, *,
-                    engines: EngineTable | None = None) -> MemoryEstimate:
-    """Memory per GPU (the most loaded one) and in host RAM for `workload` on `model`."""
+                    engines: EngineTable | None = None, weights_file_bytes: int | None = None) -> MemoryEstimate:
+    """Memory per GPU (the most loaded one) and in host RAM for `workload` on `model`.
+
+    `weights_file_bytes` (inference): the checkpoint's exact weight bytes (knowledge.weight_files: a safetensors
+    index's total_size or a GGUF header's tensors), used instead of the format's computed size."""
     _validate(model, workload)
     table = engines or default_engines()
     if workload.is_training:
         return _training(model, workload, gpu, table)
-    return _inference(model, workload, gpu, table)
+    return _inference(model, workload, gpu, table, weights_file_bytes)
 
 
 class _Term(Struct):
@@ -194,6 +211,20 @@ def _inference_engine(model: ModelSpec, w: Workload, table: EngineTable) -> tupl
         raise InputError(f"llama.cpp loads GGUF files, not {fmt}", field="weights",
                          accepted="q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16, bf16, fp32")
     return fmt, engine_id, engine
+
+
+def _file_weights(model: ModelSpec, fmt: str, tp: int, pp: int, file_bytes: int) -> _Term:
+    """weights = the file's bytes × this GPU's share (the share the format's tensor split gives under TP × PP)."""
+    computed = sum(weight_bytes_by_group(model, fmt).values())
+    share = weight_bytes(model, fmt, tp=tp, pp=pp) / computed
+    weights = file_bytes * share
+    formulas = [f"weights = the checkpoint file's exact size {_gib(file_bytes)}"
+                + (f" × this GPU's share {share:.4f} under TP {tp} × PP {pp} = {_gib(weights)}" if tp * pp > 1 else "")]
+    diff = file_bytes / computed - 1
+    assumptions = [f"weights read from the file, not computed: {_gib(file_bytes)} vs {_gib(computed)} computed for "
+                   f"{FORMATS[fmt].label} ({diff:+.1%}; extra tensors such as MTP layers or a vision tower, or "
+                   "another per-tensor mix, explain a difference)"]
+    return _Term(weights, formulas, assumptions)
 
 
 def _inference_weights(model: ModelSpec, fmt: str, tp: int, pp: int, total_params: int) -> _Term:
@@ -232,9 +263,18 @@ def _inference_kv(model: ModelSpec, w: Workload, engine: EngineProfile, sequence
         if tp > model.num_kv_heads:
             assumptions.append(f"TP {tp} > {model.num_kv_heads} KV heads: each GPU keeps a replicated KV head")
     if _sliding_layers(model):
+        kind = "chunked-attention" if model.local_attention == "chunked" else "sliding"
         assumptions.append(f"{_sliding_layers(model)} of {model.num_layers} layers use a {model.sliding_window}-token "
-                           "sliding window and cache at most that many tokens (a window-aware cache: HF HybridCache, "
+                           f"{kind} window and cache at most that many tokens (a window-aware cache: HF HybridCache, "
                            "llama.cpp SWA cache, vLLM's hybrid allocator; engines without one hold the full context)")
+    if model.linear_attention is not None:
+        state = linear_state_bytes(model, sequences, tp)
+        assumptions.append(f"{model.linear_layers} of {model.num_layers} layers are linear attention (Gated DeltaNet): "
+                           f"no KV cache, a fixed state of {_gib(state)} for {sequences} sequence(s) whatever the "
+                           f"context (included); only the {model.global_layers} full-attention layers grow with it")
+    if model.indexer_head_dim:
+        assumptions.append(f"DeepSeek sparse attention: the indexer caches a {model.indexer_head_dim}-value FP8 key "
+                           "(+ a scale) per token and layer beside the MLA latent (included)")
     if block:
         assumptions.append(f"{engine.name} pages the KV cache in blocks of {block} tokens (rounded up per sequence)")
     return _Term(kv, [formula], assumptions)
@@ -272,14 +312,16 @@ def _usable_fraction(engine: EngineProfile, gpu: GpuSpec | None) -> tuple[float,
                       "weights and activations leave with KV cache; nvidia-smi shows that reservation"]
 
 
-def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
+def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable,
+               file_bytes: int | None = None) -> MemoryEstimate:
     """Per GPU: weights + KV cache + prefill activations + engine overhead (the terms above)."""
     fmt, engine_id, engine = _inference_engine(model, w, table)
     counts = param_counts(model)
     tp, pp = w.tp, w.pp
     sequences = max(w.batch, w.concurrency)
     context = w.context
-    weights = _inference_weights(model, fmt, tp, pp, counts.total)
+    weights = (_file_weights(model, fmt, tp, pp, file_bytes) if file_bytes
+               else _inference_weights(model, fmt, tp, pp, counts.total))
     kv = _inference_kv(model, w, engine, sequences)
     activations = _inference_activations(model, w, gpu, engine, engine_id, fmt, sequences)
     overhead, overhead_lines = _engine_overhead(engine, w.world_size > 1 or tp > 1)

@@ -76,7 +76,7 @@ def model_flops(m: ModelSpec) -> ModelFlops:
         d_qk = d_v = m.num_attention_heads * m.head_dim
     window_layers = 0
     if m.sliding_window and m.sliding_window_layers != "none":
-        window_layers = m.num_layers if m.sliding_window_layers == "all" else m.num_layers // 2
+        window_layers = m.num_layers - m.global_layers - m.linear_layers
     out = ModelFlops(
         total_params=pc.total, active_params=pc.active, matmul_params=matmul, matmul_active=matmul_active,
         embedding_params=embedding, routed_expert_params=g.get("experts", 0), layers=m.num_layers,

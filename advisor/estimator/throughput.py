@@ -35,7 +35,15 @@ from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
-from .formats import FORMATS, check_format, kv_bits, shard_weight_bytes, weight_bytes_by_group
+from .formats import (
+    FORMATS,
+    NATIVE_COMPUTE,
+    check_format,
+    kv_bits,
+    quantised_active_share,
+    shard_weight_bytes,
+    weight_bytes_by_group,
+)
 from .memory import default_inference_format, kv_cache_bytes
 from .model_flops import model_flops
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
@@ -58,6 +66,8 @@ class SpeedProfile(Struct):
     tp: int
     family: str  # bandwidth-efficiency class: float, weight_only, gguf, bnb, fp8
     fp8_compute: bool  # the weights are FP8 and the matmuls may run on FP8 tensor cores
+    fp4_compute: bool  # MXFP4/NVFP4 weights: the quantised share may run on FP4 tensor cores (Blackwell)
+    fp4_share: float  # share of the per-token matmul parameters stored in FP4
     dense_read_bytes: float  # per GPU per step: all matmul weights except routed experts (and the embedding gather)
     expert_bytes: float  # per GPU: all routed experts
     n_experts: int
@@ -136,8 +146,10 @@ def speed_profile(model: ModelSpec, weights: str, kv: str, tp: int) -> SpeedProf
     fp8 = info.name == "fp8"
     if fp8:
         family = "fp8"
+    fp4 = NATIVE_COMPUTE.get(info.name) == "fp4"
     prof = SpeedProfile(
-        model_id=model.id, weights=info.name, kv=kv, tp=tp, family=family, fp8_compute=fp8,
+        model_id=model.id, weights=info.name, kv=kv, tp=tp, family=family, fp8_compute=fp8, fp4_compute=fp4,
+        fp4_share=quantised_active_share(model, info.name) if fp4 else 0.0,
         dense_read_bytes=float(dense), expert_bytes=float(expert), n_experts=model.n_routed_experts,
         experts_per_token=model.experts_per_token, matmul_flops_per_token=2.0 * mf.matmul_active / tp,
         d_attn_per_gpu=(mf.d_qk + mf.d_v) / tp, layers=model.num_layers, window=model.sliding_window,
@@ -193,6 +205,12 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
     if fp8_cores:
         peak, eta_c = float(gpu.fp8_dense_flops or 0), inf.fp8_compute_efficiency.value
         fam = "fp8"
+    elif prof.fp4_compute and gpu.fp4_dense_flops:
+        # FP4 tensor cores for the FP4 share s of the matmuls, 16-bit for the rest: 1 / (s/P_fp4 + (1-s)/P_bf16);
+        # no FP4 measurement to calibrate against yet, so the FP8 GEMM efficiency stands in (an assumption line says so)
+        s = prof.fp4_share
+        peak = 1.0 / (s / float(gpu.fp4_dense_flops) + (1.0 - s) / gpu.bf16_dense_flops)
+        eta_c, fam = inf.fp8_compute_efficiency.value, "fp8"
     else:
         peak, eta_c = gpu.bf16_dense_flops, inf.compute_efficiency.value
         fam = "weight_only" if prof.family == "fp8" else prof.family
@@ -471,6 +489,12 @@ def _throughput_assumptions(gpu: GpuSpec, calib: Calibration, shape: _Shape, pro
     ]
     if prof.fp8_compute and not (gpu.fp8_dense_flops and gpu.supports_fp8):
         assumptions.append(f"{gpu.name} has no FP8 tensor cores: FP8 weights are up-cast, matmuls run at BF16/FP16")
+    if prof.fp4_compute and gpu.fp4_dense_flops:
+        assumptions.append(f"{gpu.name} runs FP4 natively: {prof.fp4_share:.0%} of the matmuls at the FP4 peak, the rest "
+                           "at BF16 (FP8 GEMM efficiency assumed: no FP4 calibration yet)")
+    elif prof.fp4_compute:
+        assumptions.append(f"{gpu.name} has no FP4 tensor cores (Blackwell has): {FORMATS[prof.weights].label} weights "
+                           "are dequantised to BF16 on the fly (weight-only): less to read, no compute speed-up")
     return assumptions
 
 

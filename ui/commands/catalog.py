@@ -260,7 +260,12 @@ def _model_table(models: list[ModelSpec]) -> str:
         c = param_counts(m)
         attention = "MLA" if m.is_mla else ("MHA" if m.num_kv_heads == m.num_attention_heads else "GQA")
         if m.sliding_window:
-            attention += f"+SWA{m.sliding_window}" + ("/2" if m.sliding_window_layers == "alternate" else "")
+            local = "CHUNK" if m.local_attention == "chunked" else "SWA"
+            attention += f"+{local}{m.sliding_window}" + ("/2" if m.sliding_window_layers == "alternate" else
+                                                          f" {m.num_layers - m.global_layers}:{m.global_layers}"
+                                                          if m.sliding_window_layers == "pattern" else "")
+        if m.linear_attention is not None:
+            attention += f"+linear {m.linear_layers}:{m.global_layers}"
         rows.append([m.id, m.name, _billions(c.total), _billions(c.active) if m.is_moe else "=", str(m.num_layers),
                      str(m.hidden_size), f"{m.num_attention_heads}/{m.num_kv_heads}", f"{m.max_context:,}",
                      m.native_dtype, attention + (" MoE" if m.is_moe else "")])

@@ -41,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
+    parser.add_argument("--weights-file", metavar="PATH", default=None,
+                        help="inference: exact weight bytes from a model.safetensors.index.json or a .gguf header")
     parser.add_argument("--task", choices=get_args(wl.Task), default="inference")
     parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
                         help="weight format (default: the checkpoint's precision; nf4 for qlora)")
@@ -165,9 +167,13 @@ def run(args: argparse.Namespace) -> int:
     if gpu is not None and args.task == "pretrain" and args.tp is None and args.pp is None:
         est, layout = _planned(args, model, gpu, workload)  # the same planner as `train-time`
     else:
-        est = estimate_memory(model, workload, gpu)
+        est = estimate_memory(model, workload, gpu, weights_file_bytes=_weights_file(args, workload))
     if args.json:
         out = est.to_contract()
+        if getattr(args, "weights_file", None):
+            from knowledge.weight_files import read_weight_file
+
+            out["weights_file"] = read_weight_file(args.weights_file).model_dump(mode="json")
         if layout is not None:
             out["layout"] = layout
         if gpu is not None:
@@ -182,6 +188,19 @@ def run(args: argparse.Namespace) -> int:
         limits = training_fit_limits(model, workload, gpu).sentence()
     sys.stdout.write(render(est, model, gpu, limits))
     return 0
+
+
+def _weights_file(args: argparse.Namespace, workload: Workload) -> int | None:
+    """Bytes of `--weights-file` (inference only); a GGUF file implies a GGUF weight format."""
+    if not getattr(args, "weights_file", None):
+        return None
+    from knowledge.errors import InputError
+    from knowledge.weight_files import read_weight_file
+
+    if workload.is_training:
+        raise InputError("--weights-file sizes inference weights; training keeps its own precision",
+                         field="weights_file", accepted="--task inference")
+    return read_weight_file(args.weights_file).total_bytes
 
 
 def _run_offload(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec | None, workload: Workload) -> int:
