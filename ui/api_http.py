@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from starlette.middleware import Middleware
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from ui.auth_throttle import Throttle
+
 PREFIX = "/api/v1"
 ENV_TOKEN = "GPU_ADVISOR_API_TOKEN"
 MAX_BODY_BYTES = 64_000  # the largest valid request is a few KB (an `ask` of 4000 characters is ≤ 16 KB)
@@ -70,7 +72,7 @@ def _path_route(op: S.Operation, key: str) -> Any:
 
 
 def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
-              max_body_bytes: int = MAX_BODY_BYTES) -> ASGIApp:
+              max_body_bytes: int = MAX_BODY_BYTES, throttle: Throttle | None = None) -> ASGIApp:
     """The API as an ASGI app: FastAPI routes inside the auth and body-limit middlewares."""
     from importlib.metadata import PackageNotFoundError, version
 
@@ -105,7 +107,7 @@ def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
     async def _advisor_error(request: Request, exc: AdvisorError) -> JSONResponse:
         return _json(S.error_body(exc), 422)
 
-    return BodyLimit(Credentials(app, auth, token), max_body_bytes)
+    return BodyLimit(Credentials(app, auth, token, throttle), max_body_bytes)
 
 
 def _operation_of(request: Request) -> str:
@@ -123,30 +125,44 @@ async def _send_json(send: Send, status: int, body: dict[str, Any], extra: Seque
 
 class Credentials:
     """ASGI middleware: with `auth` (user, password) every request needs HTTP Basic with them, or the bearer
-    `token`; compared in constant time. Without either, requests pass (the web's own setting: no login)."""
+    `token`; compared in constant time, under the one credential throttle (`ui.auth_throttle`: 429 + Retry-After
+    for a locked address or user, on every path). Without either, requests pass (the web's own setting: no login)."""
 
-    def __init__(self, app: ASGIApp, auth: tuple[str, str] | None, token: str | None) -> None:
+    def __init__(self, app: ASGIApp, auth: tuple[str, str] | None, token: str | None,
+                 throttle: Throttle | None = None) -> None:
         self.app = app
         self.basic = None if auth is None else f"{auth[0]}:{auth[1]}".encode()
         self.token = token.encode() if token else None
+        self.throttle = throttle
 
-    def _allowed(self, header: bytes) -> bool:
+    def _credential(self, header: bytes) -> tuple[str | None, bool]:
+        """(the user the header names, whether it is right)."""
         scheme, _, value = header.partition(b" ")
         value = value.strip()
         if scheme.lower() == b"bearer" and self.token is not None:
-            return hmac.compare_digest(value, self.token)
+            return None, hmac.compare_digest(value, self.token)
         if scheme.lower() == b"basic" and self.basic is not None:
             try:
                 decoded = base64.b64decode(value, validate=True)
             except (binascii.Error, ValueError):
-                return False
-            return hmac.compare_digest(decoded, self.basic)
-        return False
+                return None, False
+            user = decoded.partition(b":")[0].decode("utf-8", "replace")
+            return user, hmac.compare_digest(decoded, self.basic)
+        return None, False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http" and (self.basic is not None or self.token is not None):
-            header = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not self._allowed(header):
+            import anyio
+
+            from ui.auth_throttle import check, locked_response
+
+            user, right = self._credential(dict(scope.get("headers") or []).get(b"authorization", b""))
+            wait = await anyio.to_thread.run_sync(check, scope, user, lambda: right, self.throttle)
+            if wait:
+                status, body, headers = locked_response(wait)
+                await _send_json(send, status, body, headers)
+                return
+            if wait is not None:
                 await _send_json(send, 401, {"error": "authentication required", "field": "authorization",
                                              "accepted": "HTTP Basic with the web login (GPU_ADVISOR_WEB_AUTH)"
                                                          + (f" or Bearer {ENV_TOKEN}" if self.token else "")},

@@ -39,6 +39,8 @@ from ui import api_service as S
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
+    from ui.auth_throttle import Throttle
+
 log = logging.getLogger(__name__)
 
 ENV_TOKEN = "GPU_ADVISOR_MCP_TOKEN"
@@ -190,22 +192,31 @@ def serve_stdio() -> None:
 
 
 class BearerAuth:
-    """ASGI middleware: HTTP requests need `Authorization: Bearer <token>` (constant-time compare); 401 otherwise."""
+    """ASGI middleware: HTTP requests need `Authorization: Bearer <token>` (constant-time compare); 401 otherwise,
+    under the one credential throttle (`ui.auth_throttle`: 429 + Retry-After while the address is locked)."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, throttle: Throttle | None = None) -> None:
         self.app = app
         self.token = token.encode()
+        self.throttle = throttle
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http":
+            from ui.auth_throttle import check, locked_response
+
             header = dict(scope.get("headers") or []).get(b"authorization", b"")
             scheme, _, value = header.partition(b" ")
-            if scheme.lower() != b"bearer" or not hmac.compare_digest(value.strip(), self.token):
-                body = json.dumps({"error": "missing or wrong bearer token", "field": "authorization",
-                                   "accepted": f"Authorization: Bearer <the value of {ENV_TOKEN}>"}).encode()
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
-                                        (b"content-length", str(len(body)).encode())]})
+            right = scheme.lower() == b"bearer" and hmac.compare_digest(value.strip(), self.token)
+            wait = await anyio.to_thread.run_sync(check, scope, None, lambda: right, self.throttle)
+            if wait is not None:
+                status, doc, extra = (locked_response(wait) if wait else
+                                      (401, {"error": "missing or wrong bearer token", "field": "authorization",
+                                             "accepted": f"Authorization: Bearer <the value of {ENV_TOKEN}>"},
+                                       [(b"www-authenticate", b"Bearer")]))
+                body = json.dumps(doc).encode()
+                await send({"type": "http.response.start", "status": status,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode()), *extra]})
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
