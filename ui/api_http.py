@@ -23,9 +23,10 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Body, FastAPI, Path, Query, Request
+from fastapi import Body, Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from knowledge.errors import AdvisorError
 from ui import api_service as S
@@ -38,11 +39,18 @@ if TYPE_CHECKING:
 
 PREFIX = "/api/v1"
 ENV_TOKEN = "GPU_ADVISOR_API_TOKEN"
+OWNER_KEY = "gpu_advisor.owner"  # the scope key Credentials sets: who the login says the caller is
 MAX_BODY_BYTES = 64_000  # the largest valid request is a few KB (an `ask` of 4000 characters is ≤ 16 KB)
 
-_ERRORS: dict[int | str, dict[str, Any]] = {422: {"model": S.ErrorBody, "description": "invalid input: the field and what it accepts"},
-           413: {"model": S.ErrorBody, "description": "request body over the limit"},
-           401: {"model": S.ErrorBody, "description": "credentials required"}}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    422: {"model": S.ErrorBody, "description": "invalid input (a body that is not JSON included): the field and what "
+                                               "it accepts"},
+    413: {"model": S.ErrorBody, "description": "request body over the limit"},
+    401: {"model": S.ErrorBody, "description": "credentials required"},
+    429: {"model": S.ErrorBody, "description": "too many failed sign-ins, or too many new conversations from this "
+                                               "client (Retry-After says when to try again)"}}
+_ASK_ERRORS = {**_ERRORS, 404: {"model": S.ErrorBody, "description": "conversation_id is not a conversation of "
+                                                                     "this caller"}}
 
 
 def _json(body: dict[str, Any], status: int = 200) -> JSONResponse:
@@ -50,14 +58,40 @@ def _json(body: dict[str, Any], status: int = 200) -> JSONResponse:
 
 
 def _route(op: S.Operation, source: Any) -> Any:
-    """A handler for `op` whose one argument model FastAPI reads from `source` (Body() or Query())."""
-    def handler(args: Any) -> JSONResponse:
-        return _json(S.run(op.name, args))
+    """A handler for `op` whose one argument model FastAPI reads from `source` (Body() or Query()); the caller
+    (`api_conversations.CALLER`: the login's user and the client address) is set for the operation's thread."""
+    def handler(args: Any, request: Request) -> JSONResponse:
+        from ui.api_conversations import CALLER
+        from ui.auth_throttle import client_address
+
+        mark = CALLER.set(("api", str(request.scope.get(OWNER_KEY, "anonymous")), client_address(request.scope)))
+        try:
+            return _json(S.run(op.name, args))
+        finally:
+            CALLER.reset(mark)
 
     handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter("args", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[op.args, source])])
+        [inspect.Parameter("args", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[op.args, source]),
+         inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request)])
     handler.__name__ = op.name
     return handler
+
+
+def _strict(op: S.Operation, query: bool) -> Any:
+    """A dependency that checks the raw arguments strictly (`api_service.strict_input`) before FastAPI's lax
+    validation into the model: dependencies run before the body is validated."""
+    async def guard(request: Request) -> None:
+        if query:
+            raw: Any = dict(request.query_params.multi_items())
+        else:
+            try:
+                raw = await request.json()
+            except ValueError:
+                return  # (FastAPI reports a body that is not JSON itself)
+        if isinstance(raw, dict):
+            S.strict_input(op.args, raw, op.name, query=query)
+
+    return Depends(guard)
 
 
 def _path_route(op: S.Operation, key: str) -> Any:
@@ -85,12 +119,12 @@ def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
     ops = S.OPERATIONS
     for name in ("estimate_memory", "estimate_throughput", "train_time", "tco", "recommend", "check_claim", "ask"):
         op = ops[name]
-        app.post(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
-                 tags=["advisor"])(_route(op, Body()))
+        app.post(PREFIX + op.path, summary=op.description.split(" Result:")[0],
+                 responses=_ASK_ERRORS if name == "ask" else _ERRORS, tags=["advisor"], dependencies=[_strict(op, False)])(_route(op, Body()))
     for name in ("list_gpus", "list_models"):
         op = ops[name]
         app.get(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
-                tags=["catalog"])(_route(op, Query()))
+                tags=["catalog"], dependencies=[_strict(op, True)])(_route(op, Query()))
     for name, key in (("show_gpu", "gpu"), ("show_model", "model")):
         op = ops[name]
         app.get(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
@@ -105,9 +139,39 @@ def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
 
     @app.exception_handler(AdvisorError)
     async def _advisor_error(request: Request, exc: AdvisorError) -> JSONResponse:
-        return _json(S.error_body(exc), 422)
+        from ui.api_conversations import ConversationNotFound, TooManyConversations
+
+        if isinstance(exc, TooManyConversations):
+            return JSONResponse(S.error_body(exc), 429, headers={"retry-after": str(exc.retry_after_s)})
+        return _json(S.error_body(exc), 404 if isinstance(exc, ConversationNotFound) else 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse(http_error_body(exc.status_code, str(exc.detail), request), _status(exc.status_code),
+                            headers=exc.headers)
 
     return BodyLimit(Credentials(app, auth, token, throttle), max_body_bytes)
+
+
+def _status(status: int) -> int:
+    return 422 if status == 400 else status  # FastAPI's 400 is a body it could not parse: invalid input
+
+
+def http_error_body(status: int, detail: str, request: Request) -> dict[str, Any]:
+    """The error contract for FastAPI's and Starlette's own errors: a body that could not be parsed (invalid
+    UTF-8, nesting too deep: FastAPI's 400), an unknown path, a method the path does not serve."""
+    path = request.url.path[:200]
+    if status == 400:
+        return {"error": "the body could not be parsed as JSON (it must be UTF-8 text, nested at most a few "
+                         "hundred levels)", "field": "body", "accepted": "a JSON object in UTF-8"}
+    if status == 404:
+        return {"error": f"no such endpoint: {path}", "field": "path",
+                "accepted": f"a path listed in {PREFIX}/openapi.json"}
+    if status == 405:
+        return {"error": f"{request.method} is not served on {path}", "field": "method",
+                "accepted": "the method listed for this path in " + f"{PREFIX}/openapi.json"}
+    return {"error": " ".join(detail.split())[:300] or f"HTTP {status}", "field": "request",
+            "accepted": f"a request as {PREFIX}/openapi.json describes"}
 
 
 def _operation_of(request: Request) -> str:
@@ -168,6 +232,7 @@ class Credentials:
                                                          + (f" or Bearer {ENV_TOKEN}" if self.token else "")},
                                  [(b"www-authenticate", b'Basic realm="gpu-advisor"')])
                 return
+            scope[OWNER_KEY] = f"user:{user}" if user is not None else "token"
         await self.app(scope, receive, send)
 
 

@@ -68,11 +68,22 @@ class AdvisorMCPServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
         try:
             args = S.parse(name, arguments)
-            body = await anyio.to_thread.run_sync(S.run, name, args)
+            body = await anyio.to_thread.run_sync(_run, name, args)
         except AdvisorError as exc:
             err = S.error_body(exc)
             return CallToolResult(content=[TextContent(text=err["error"])], structured_content=err, is_error=True)
         return CallToolResult(content=[TextContent(text=tool_text(body))], structured_content=body)
+
+
+def _run(name: str, args: Any) -> dict[str, Any]:
+    """`api_service.run` as the MCP front end: `ask`'s conversations are the MCP server's (source "mcp")."""
+    from ui.api_conversations import CALLER
+
+    mark = CALLER.set(("mcp", "mcp", "mcp"))
+    try:
+        return S.run(name, args)
+    finally:
+        CALLER.reset(mark)
 
 
 def tool_text(body: dict[str, Any]) -> str:

@@ -62,11 +62,11 @@ def run(args: argparse.Namespace) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1") and not (auth or token):
         logging.getLogger(__name__).warning("serving the API on %s without authentication; set %s or %s",
                                             args.host, ENV_AUTH, ENV_TOKEN)
-    from ui import logs, metrics
-    from ui.api_service import CONVERSATIONS
+    from ui import api_conversations, logs, metrics
 
     metrics.prepare()
-    metrics.watch_sessions("api", CONVERSATIONS.__len__)  # conversations `ask` holds
+    conversations = api_conversations.backend()  # the store (or memory) `ask` keeps conversations in
+    metrics.watch_sessions("api", conversations.__len__)  # conversations `ask` holds in this process
     logs.configure()  # JSON lines with the conversation id
     app = metrics.OpsEndpoints(build_api(auth, token=token), api=True)  # /healthz, /readyz, /metrics
     serve_uvicorn(app, args.host, args.port,
