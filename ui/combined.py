@@ -148,8 +148,8 @@ def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
 
     settle_process()  # long-running server: load what turns use, then keep it out of the collector's scans
     from ui import logs
-    from ui.web_security import GuardedHttp
+    from ui.server_process import uvicorn_config
 
     logs.configure()  # JSON lines with the conversation id
-
-    uvicorn.run(api, host=host, port=port, log_level="info", access_log=False, http=GuardedHttp)  # slowloris guard
+    # deadlines, connection caps and security headers of every server (ui.server_process)
+    uvicorn.Server(uvicorn_config(api, host, port, log_level="info")).run()

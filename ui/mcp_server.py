@@ -249,4 +249,26 @@ def http_app(host: str = "127.0.0.1", token: str | None = None) -> ASGIApp:
     """The streamable-HTTP ASGI app at /mcp: stateless, JSON responses, body limit, bearer auth when `token`."""
     app = build_server().streamable_http_app(streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
                                              max_request_body_size=MAX_BODY_BYTES, host=host)
-    return BearerAuth(app, token) if token else app
+    guarded = NoEventStream(app)
+    return BearerAuth(guarded, token) if token else guarded
+
+
+class NoEventStream:
+    """ASGI middleware: GET /mcp is answered 405 (Allow: POST). The server is stateless with JSON responses, so it
+    never sends on a server-to-client event stream; the SDK would hold each such stream open, idle, for ever
+    (300 held 23 s+, +22 MB). The transport allows a server to refuse it so."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") == "http" and scope.get("method") == "GET" \
+                and str(scope.get("path", "")).rstrip("/") == MCP_PATH:
+            body = json.dumps({"error": "this MCP server is stateless: it opens no event stream (GET)",
+                               "field": "method", "accepted": "POST with a JSON-RPC request"}).encode()
+            await send({"type": "http.response.start", "status": 405,
+                        "headers": [(b"content-type", b"application/json"), (b"allow", b"POST"),
+                                    (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
