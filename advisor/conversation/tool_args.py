@@ -41,6 +41,11 @@ class WorkloadArgs(pydantic_model(Workload, _Args)):  # type: ignore[misc]  # Wo
     model: str = Field(min_length=1, description=_MODEL_DESC)
     nodes: int = Field(1, ge=1, le=4096, description=f"nodes; gpus × nodes ≤ {MAX_COUNT:,} GPUs in all",
                        json_schema_extra={"x-max-product-with": "gpus", "x-max-product": MAX_COUNT})
+    tp: int = Field(1, ge=1, le=1024, description="tensor-parallel degree: divides the model's attention heads; "
+                                                  "tp × pp ≤ gpus × nodes",
+                    json_schema_extra={"x-model-rule": "divides num_attention_heads"})
+    pp: int = Field(1, ge=1, le=1024, description="pipeline stages: at most the model's layers; tp × pp ≤ gpus × nodes",
+                    json_schema_extra={"x-model-rule": "at most num_layers"})
 
     @field_validator("nodes")
     @classmethod
@@ -66,7 +71,9 @@ class EstimateMemoryArgs(WorkloadArgs):
 
 class EstimateThroughputArgs(WorkloadArgs):
     gpu: str = Field(min_length=1, description=_GPU_DESC)
-    count: int = Field(1, ge=1, le=1024, description="number of GPUs (tensor-parallel group × replicas)")
+    count: int = Field(1, ge=1, le=1024, description="number of GPUs, one tensor-parallel group: divides the model's "
+                                                     "attention heads (and tp divides count)",
+                       json_schema_extra={"x-model-rule": "divides num_attention_heads"})
 
 
 class TrainTimeArgs(_Args):
