@@ -76,6 +76,7 @@ class AskTurnArgs(_Args):
 # ------------------------------------------------------------------------------------------------------------
 # Strict input at the edge (the HTTP API and MCP; the LLM agent's calls go through the models' own lax parsing)
 
+_NOT_FINITE_TEXT = re.compile(r"(?<![A-Za-z0-9_])[+-]?(?:inf(?:inity)?|nan)(?![A-Za-z0-9_-])", re.IGNORECASE)
 _NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -108,7 +109,7 @@ def strict_input(model: type[BaseModel], raw: Mapping[str, Any], op: str, *, que
         numeric = kinds & {int, float}
         if query:
             if numeric and isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value):
-                raise InputError(f"invalid arguments for {op}: {name}: {value[:40]!r} is not a plain number",
+                raise InputError(f"invalid arguments for {op}: {name}: {_shown(value[:40])} is not a plain number",
                                  field=str(name), accepted="a number written plainly, e.g. 12 or 0.5 (no spaces or _)")
             continue
         what = "a valid integer" if numeric == {int} else "a number"
@@ -116,7 +117,7 @@ def strict_input(model: type[BaseModel], raw: Mapping[str, Any], op: str, *, que
             raise InputError(f"invalid arguments for {op}: {name}: {str(value).lower()} is not {what}",
                              field=str(name), accepted=f"{what}, as a JSON number")
         if isinstance(value, str) and numeric:
-            raise InputError(f"invalid arguments for {op}: {name}: {value[:40]!r} is text, not {what}",
+            raise InputError(f"invalid arguments for {op}: {name}: {_shown(value[:40])} is text, not {what}",
                              field=str(name), accepted=f"{what}, as a JSON number unquoted (12, not \"12\")")
         texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] \
             if isinstance(value, list) else []
@@ -147,8 +148,7 @@ def errors_to_input_error(errors: list[Any], model: type[BaseModel] | None, op: 
             continue
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         got = err.get("input")
-        shown = repr(got) if len(repr(got)) <= 60 else repr(got)[:57] + "..."
-        parts.append(f"{where}: {msg}" + (f" (got {shown})" if "input" in err and not isinstance(got, (dict, list))
+        parts.append(f"{where}: {msg}" + (f" (got {_shown(got)})" if "input" in err and not isinstance(got, (dict, list))
                                           and err.get("type") != "missing" else ""))
     first = errors[0] if errors else {}
     loc = [str(p) for p in first.get("loc", ())]
@@ -160,6 +160,15 @@ def errors_to_input_error(errors: list[Any], model: type[BaseModel] | None, op: 
     text = " ".join("; ".join(parts).split())
     return InputError(f"invalid arguments for {op}: {text}", field=".".join(loc) or "body",
                       accepted=_accepted(first, model))
+
+
+def _shown(value: Any) -> str:
+    """A rejected input as an error message quotes it: at most 60 characters, and never an inf or nan (an error
+    body is shown too)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "a number that is not finite"
+    text = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    return "text that names no finite number" if _NOT_FINITE_TEXT.search(text) else text
 
 
 def _accepted(err: Mapping[str, Any], model: type[BaseModel] | None) -> str | None:
@@ -197,8 +206,12 @@ class ErrorBody(BaseModel):
 
 
 def error_body(exc: AdvisorError) -> dict[str, Any]:
-    body = ErrorBody(error=" ".join(str(exc).split()), field=exc.field, accepted=exc.accepted,
-                     suggestions=getattr(exc, "suggestions", None))
+    """The error contract of one AdvisorError; an input quoted back that reads as inf or nan is not repeated."""
+    def shown(text: str | None) -> str | None:
+        return None if text is None else _NOT_FINITE_TEXT.sub("(not shown: not a finite number)", text)
+
+    body = ErrorBody(error=shown(" ".join(str(exc).split())) or "invalid input", field=shown(exc.field),
+                     accepted=shown(exc.accepted), suggestions=getattr(exc, "suggestions", None))
     return body.model_dump(exclude_none=True)
 
 
@@ -360,9 +373,6 @@ def ask(args: AskTurnArgs) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------------------------
 # The rendering edge: nothing that is not a finite number is shown
-
-_NOT_FINITE_TEXT = re.compile(r"(?<![A-Za-z0-9_])[+-]?(?:inf(?:inity)?|nan)(?![A-Za-z0-9_-])", re.IGNORECASE)
-
 
 def unshowable(obj: Any, where: str = "") -> str | None:
     """Where in a result a value is not finite — a float inf/nan, or text showing one ("¥inf", "inf%", "NaN")
