@@ -5,12 +5,15 @@
     GET  /api/v1/openapi.json
 
 Request bodies are the conversation layer's argument models, so the OpenAPI document is generated from the same
-models the LLM agent and the MCP server use. Errors: HTTP 422 with `{error, field, accepted[, suggestions]}` for
-bad input (malformed JSON included), 413 for a body over the limit, 401 without the credentials.
+models the LLM agent and the MCP server use. Errors: every 4xx is `{error, field, accepted[, suggestions]}`: 422
+for bad input (a body that cannot be parsed included), 413 for a body over the limit, 401 without the credentials,
+429 while locked after failed sign-ins or past the new-conversation limit, 404 for an unknown path or a
+conversation that is not the caller's, 405 for a method a path does not serve.
 
 Served by the web process (`web_middleware`, mounted in front of Gradio) and on its own (`gpu-advisor api`).
 Auth: when `GPU_ADVISOR_WEB_AUTH=user:password` is set, every request needs HTTP Basic with those credentials
-(or `Authorization: Bearer $GPU_ADVISOR_API_TOKEN` when that is set).
+(or `Authorization: Bearer $GPU_ADVISOR_API_TOKEN` when that is set), under the one credential throttle
+(ui/auth_throttle.py). `ask` keeps its conversations in the store (ui/api_conversations.py).
 """
 
 from __future__ import annotations
