@@ -134,7 +134,7 @@ def probe(root: Path, quick: bool) -> dict[str, Any]:
                 streams, statuses = [], Counter()
                 for _ in range(50 if quick else 300):
                     s = socket.create_connection(("127.0.0.1", port))
-                    s.sendall(b"GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+                    s.sendall(f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
                     s.settimeout(5)
                     try:
                         head = s.recv(200)

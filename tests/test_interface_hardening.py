@@ -117,6 +117,9 @@ def test_wrong_tokens_on_mcp_and_metrics_lock_the_address(throttle, monkeypatch)
 
 def test_a_right_login_costs_no_write_and_forgets_earlier_failures(throttle) -> None:
     api = TestClient(build_api((USER, PASSWORD)), client=("203.0.113.9", 1))
+    # requests without credentials guess nothing: 401, not counted (a client's first, unauthenticated try)
+    assert {api.get("/api/v1/gpus/h20").status_code for _ in range(FREE_FAILURES + 3)} == {401}
+    assert throttle.store.auth_failures(["ip:203.0.113.9"]) == {}
     assert api.get("/api/v1/gpus/h20", headers=basic(USER, "wrong")).status_code == 401
     assert throttle.store.auth_failures(["ip:203.0.113.9"])["ip:203.0.113.9"][0] == 1
     assert api.get("/api/v1/gpus/h20", headers=basic(USER, PASSWORD)).status_code == 200

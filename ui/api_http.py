@@ -53,7 +53,8 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     429: {"model": S.ErrorBody, "description": "too many failed sign-ins, or too many new conversations from this "
                                                "client (Retry-After says when to try again)"}}
 _ASK_ERRORS = {**_ERRORS, 404: {"model": S.ErrorBody, "description": "conversation_id is not a conversation of "
-                                                                     "this caller"}}
+                                                                     "this caller"},
+               503: {"model": S.ErrorBody, "description": "the conversation store cannot be reached (Retry-After)"}}
 
 
 def _json(body: dict[str, Any], status: int = 200) -> JSONResponse:
@@ -142,10 +143,13 @@ def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
 
     @app.exception_handler(AdvisorError)
     async def _advisor_error(request: Request, exc: AdvisorError) -> JSONResponse:
+        from advisor.store import StoreUnavailable
         from ui.api_conversations import ConversationNotFound, TooManyConversations
 
         if isinstance(exc, TooManyConversations):
             return JSONResponse(S.error_body(exc), 429, headers={"retry-after": str(exc.retry_after_s)})
+        if isinstance(exc, StoreUnavailable):  # the conversation store is away: not the client's input
+            return JSONResponse(S.error_body(exc), 503, headers={"retry-after": "5"})
         return _json(S.error_body(exc), 404 if isinstance(exc, ConversationNotFound) else 422)
 
     @app.exception_handler(StarletteHTTPException)
@@ -223,8 +227,10 @@ class Credentials:
 
             from ui.auth_throttle import check, locked_response
 
-            user, right = self._credential(dict(scope.get("headers") or []).get(b"authorization", b""))
-            wait = await anyio.to_thread.run_sync(check, scope, user, lambda: right, self.throttle)
+            header = dict(scope.get("headers") or []).get(b"authorization", b"")
+            user, right = self._credential(header)
+            # a request without credentials guesses nothing: answered 401 without counting (a client's first try)
+            wait = await anyio.to_thread.run_sync(check, scope, user, lambda: right, self.throttle) if header else 0.0
             if wait:
                 status, body, headers = locked_response(wait)
                 await _send_json(send, status, body, headers)

@@ -218,7 +218,7 @@ class BearerAuth:
             header = dict(scope.get("headers") or []).get(b"authorization", b"")
             scheme, _, value = header.partition(b" ")
             right = scheme.lower() == b"bearer" and hmac.compare_digest(value.strip(), self.token)
-            wait = await anyio.to_thread.run_sync(check, scope, None, lambda: right, self.throttle)
+            wait = await anyio.to_thread.run_sync(check, scope, None, lambda: right, self.throttle) if header else 0.0
             if wait is not None:
                 status, doc, extra = (locked_response(wait) if wait else
                                       (401, {"error": "missing or wrong bearer token", "field": "authorization",

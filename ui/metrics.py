@@ -195,7 +195,8 @@ def metrics_response(headers: dict[str, str], scope: Scope | None = None) -> tup
         from ui.auth_throttle import check
 
         given = headers.get("authorization", "")
-        wait = check(scope or {}, None, lambda: hmac.compare_digest(given.encode(), f"Bearer {token}".encode()))
+        wait = check(scope or {}, None, lambda: hmac.compare_digest(given.encode(), f"Bearer {token}".encode())) \
+            if given else 0.0  # (no credential sent: nothing guessed, nothing counted)
         if wait:
             return 429, f"too many failed sign-ins; try again in {math.ceil(wait)} s\n".encode(), \
                 "text/plain; charset=utf-8"
