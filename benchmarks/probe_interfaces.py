@@ -134,15 +134,18 @@ def probe(root: Path, quick: bool) -> dict[str, Any]:
                 streams, statuses = [], Counter()
                 for _ in range(50 if quick else 300):
                     s = socket.create_connection(("127.0.0.1", port))
-                    s.sendall(f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
                     s.settimeout(5)
                     try:
+                        s.sendall(f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\r\n"
+                                  .encode())
                         head = s.recv(200)
                         statuses[head.split(b" ")[1].decode() if head else "closed"] += 1
                     except TimeoutError:
                         statuses["no answer"] += 1
+                    except OSError:
+                        statuses["connection refused (cap per address)"] += 1
                     streams.append(s)
-                time.sleep(2)
+                time.sleep(7)  # past the keep-alive timeout (5 s): what is still held is a stream
                 still = 0
                 for s in streams:
                     s.settimeout(0.05)
@@ -153,7 +156,7 @@ def probe(root: Path, quick: bool) -> dict[str, Any]:
                     except OSError:
                         pass
                     s.close()
-                out["idle_streams_mcp"] = {"opened": len(streams), "statuses": dict(statuses), "held_after_2s": still,
+                out["idle_streams_mcp"] = {"opened": len(streams), "statuses": dict(statuses), "held_after_7s": still,
                                            "seconds": round(time.monotonic() - start, 2)}
     # 4. a flood of new conversations vs a real client; 5-7. inf, parse errors, bounds, coercion; 8. restart
     with server(root, ["api"], env_open) as (port, proc):
@@ -191,6 +194,14 @@ def probe(root: Path, quick: bool) -> dict[str, Any]:
                 "gpu: ''": c.post(base + "/estimate", json={"model": "llama-3.1-8b", "gpu": ""}),
             }
             out["schema_and_coercion"] = {k: f"{r.status_code} field={r.json().get('field')}" for k, r in checks.items()}
+            spec = c.get(base + "/openapi.json").json()["components"]["schemas"]
+            deadline = spec["RecommendArgs"]["properties"]["deadline_s"]
+            price = spec["TcoArgs"]["properties"]["electricity_price"]
+            out["documented"] = {"deadline_s max": [s.get("maximum") for s in deadline.get("anyOf", [deadline])
+                                                    if "maximum" in s],
+                                 "electricity_price max": [s.get("maximum") for s in price.get("anyOf", [price])
+                                                           if "maximum" in s],
+                                 "electricity_price by currency": price.get("x-maximum-by-currency")}
         proc.kill()
         proc.wait(10)
     with server(root, ["api"], env_open) as (port, _):
