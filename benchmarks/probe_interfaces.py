@@ -150,9 +150,10 @@ def probe(root: Path, quick: bool) -> dict[str, Any]:
                 for s in streams:
                     s.settimeout(0.05)
                     try:
-                        still += 1 if s.recv(1) else 0
+                        while s.recv(4096):  # the rest of an answer, then b"" once the server has closed
+                            pass
                     except TimeoutError:
-                        still += 1
+                        still += 1  # nothing more and not closed: held open
                     except OSError:
                         pass
                     s.close()
