@@ -77,6 +77,12 @@ def test_a_user_locked_on_the_api_stays_locked_on_every_path(throttle, monkeypat
     assert right.status_code == 429 and int(right.headers["retry-after"]) >= 1
     assert set(right.json()) == {"error", "field", "accepted"}
     assert api.get("/api/v1/gpus/h20", headers={"authorization": f"Bearer {TOKEN}"}).status_code == 429
+    # /api/v1 inside the web process (mounted in front of Gradio), from another address: the user is locked there
+    from ui.api_http import web_middleware
+
+    web_api = TestClient(Starlette(middleware=[web_middleware((USER, PASSWORD))]), client=("192.0.2.8", 4000))
+    mounted = web_api.get("/api/v1/gpus/h20", headers=basic(USER, PASSWORD))
+    assert mounted.status_code == 429 and mounted.json()["field"] == "authorization"
     # the web login form, for that user, from another address too
     web = TestClient(_login_app(), client=("192.0.2.7", 4000))
     form = {"content-type": "application/x-www-form-urlencoded"}
