@@ -136,11 +136,11 @@ def test_a_right_login_costs_no_write_and_forgets_earlier_failures(throttle) -> 
 
 @contextmanager
 def served(app: Any) -> Iterator[int]:
-    """`app` under uvicorn with the project's settings (ui.server_process.uvicorn_config) in a thread."""
+    """`app` under uvicorn with the project's settings (ui.server_http.uvicorn_config) in a thread."""
     import uvicorn
 
     from tests.web_server import free_port
-    from ui.server_process import uvicorn_config
+    from ui.server_http import uvicorn_config
 
     port = free_port()
     server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, log_level="critical", lifespan="off"))

@@ -148,8 +148,8 @@ def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
 
     settle_process()  # long-running server: load what turns use, then keep it out of the collector's scans
     from ui import logs
-    from ui.server_process import uvicorn_config
+    from ui.server_http import uvicorn_config
 
     logs.configure()  # JSON lines with the conversation id
-    # deadlines, connection caps and security headers of every server (ui.server_process)
+    # deadlines, connection caps and security headers of every server (ui.server_http)
     uvicorn.Server(uvicorn_config(api, host, port, log_level="info")).run()

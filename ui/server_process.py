@@ -7,7 +7,6 @@ import math
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -62,55 +61,3 @@ def switch_interval_s(env: Mapping[str, str]) -> float:
                     raw, SWITCH_INTERVAL_S * 1e3)
         return SWITCH_INTERVAL_S
     return ms / 1e3
-
-
-# ==============================================================================================================
-# HTTP server settings of every server the project starts (`web`, `api`, `mcp --http`, `slack --http`): one place
-# ==============================================================================================================
-
-HEADER_TIMEOUT_S = 10.0  # request line + headers must arrive within this (slowloris)
-BODY_TIMEOUT_S = 30.0  # and the request body within this after the headers (a body dripped a byte at a time)
-KEEP_ALIVE_S = 5.0  # an idle keep-alive connection is closed after this (uvicorn's timeout_keep_alive)
-MAX_CONNECTIONS = int(os.environ.get("GPU_ADVISOR_MAX_CONNECTIONS", "2000"))  # open connections, all clients
-MAX_CONNECTIONS_PER_CLIENT = int(os.environ.get("GPU_ADVISOR_MAX_CONNECTIONS_PER_CLIENT", "256"))  # one address
-MAX_HEADER_BYTES = 64 * 1024  # h11's limit on an incomplete request line + headers (h11's own default: 16 KiB)
-# Headers of every JSON response (API, MCP, Slack, health): nothing of it may be framed, sniffed or refer.
-JSON_CSP = "default-src 'none'; frame-ancestors 'none'"
-SECURITY_HEADERS = [(b"content-security-policy", JSON_CSP.encode()), (b"x-frame-options", b"DENY"),
-                    (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
-
-
-class SecurityHeaders:
-    """ASGI middleware: `headers` (default SECURITY_HEADERS) on every HTTP response that does not set them
-    itself (the web page sets a CSP fitting Gradio, ui/web_security.py)."""
-
-    def __init__(self, app: Any, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        self.app = app
-        self.headers = SECURITY_HEADERS if headers is None else headers
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope.get("type") != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Any) -> None:
-            if message.get("type") == "http.response.start":
-                names = {k.lower() for k, _ in message.get("headers", [])}
-                message = {**message, "headers": [*message.get("headers", []),
-                                                  *[(k, v) for k, v in self.headers if k not in names]]}
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
-
-
-def uvicorn_config(app: Any, host: str, port: int, **extra: Any) -> Any:
-    """The uvicorn Config of a server the project starts (api, mcp --http, slack --http): the guarded protocol
-    (header and body deadlines, connection caps: ui.web_security.GuardedHttp), keep-alive timeout, h11's header
-    limit, security headers. `web` gets the same protocol through `install_protocol` (Gradio makes its Config)."""
-    import uvicorn
-
-    from ui.web_security import GuardedHttp
-
-    return uvicorn.Config(SecurityHeaders(app), host=host, port=port, http=GuardedHttp,
-                          timeout_keep_alive=int(KEEP_ALIVE_S), h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                          access_log=False, **extra)

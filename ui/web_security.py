@@ -22,12 +22,11 @@ SecurityGuard, outermost around the Gradio app:
 GuardedHttp: uvicorn's httptools protocol with a deadline for the request line and headers
 (`HEADER_TIMEOUT_S`) and for the body: a half-sent request (slowloris) is closed instead of held forever (uvicorn
 has no header timeout of its own; `timeout_keep_alive` only covers idle time between requests); and caps on open
-connections. Every server the project starts uses it (settings: `ui.server_process`).
+connections. Every server the project starts uses it (settings: `ui.server_http`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import os
@@ -37,17 +36,10 @@ import time
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
-
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from typing import TYPE_CHECKING, Any
 
 from ui.auth_throttle import FORGET_S, FREE_FAILURES, MAX_LOCK_S, MemoryThrottle, Throttle, keys_for, shared
-from ui.server_process import (
-    BODY_TIMEOUT_S,
-    HEADER_TIMEOUT_S,
-    MAX_CONNECTIONS,
-    MAX_CONNECTIONS_PER_CLIENT,
-)
+from ui.server_http import HEADER_TIMEOUT_S, GuardedHttp
 
 __all__ = ["FORGET_S", "FREE_FAILURES", "HEADER_TIMEOUT_S", "MAX_LOCK_S", "GuardedHttp", "LoginThrottle", "SecurityGuard", "SessionCap"]
 
@@ -318,75 +310,10 @@ def _logged_in(scope: Scope, gradio: Any) -> bool:
     return False
 
 
-class GuardedHttp(HttpToolsProtocol):
-    """uvicorn's httptools protocol with deadlines and connection caps (the settings of `ui.server_process`): the
-    request line and headers must arrive within `header_timeout_s`, the body within `body_timeout_s` after them;
-    past `max_connections` open connections, or `max_per_client` from one address, a new one is closed at once."""
-
-    header_timeout_s = HEADER_TIMEOUT_S
-    body_timeout_s = BODY_TIMEOUT_S
-    max_connections = MAX_CONNECTIONS
-    max_per_client = MAX_CONNECTIONS_PER_CLIENT
-    _open: ClassVar[dict[str, int]] = {}  # open connections per client address (this process; one event loop thread)
-
-    def connection_made(self, transport: Any) -> None:  # Any: uvicorn narrows asyncio's BaseTransport to Transport
-        super().connection_made(transport)
-        self._header_deadline: asyncio.TimerHandle | None = None
-        peer = transport.get_extra_info("peername")
-        self._peer = str(peer[0]) if isinstance(peer, (tuple, list)) and peer else "unknown"
-        open_ = GuardedHttp._open
-        if sum(open_.values()) >= self.max_connections or open_.get(self._peer, 0) >= self.max_per_client:
-            self._peer = ""  # not counted
-            transport.close()
-            return
-        open_[self._peer] = open_.get(self._peer, 0) + 1
-        self._arm(self.header_timeout_s)
-
-    def _arm(self, seconds: float) -> None:
-        self._disarm()
-        self._header_deadline = self.loop.call_later(seconds, self._too_slow)
-
-    def _disarm(self) -> None:
-        handle = getattr(self, "_header_deadline", None)
-        if handle is not None:
-            handle.cancel()
-            self._header_deadline = None
-
-    def _too_slow(self) -> None:
-        self._header_deadline = None
-        if not self.transport.is_closing():
-            self.transport.close()
-
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
-        if getattr(self, "_header_deadline", None) is None:
-            self._arm(self.header_timeout_s)
-
-    def on_headers_complete(self) -> None:
-        self._arm(self.body_timeout_s)
-        super().on_headers_complete()
-
-    def on_message_complete(self) -> None:
-        self._disarm()
-        super().on_message_complete()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        peer = getattr(self, "_peer", "")
-        if peer:
-            left = GuardedHttp._open.get(peer, 1) - 1
-            if left > 0:
-                GuardedHttp._open[peer] = left
-            else:
-                GuardedHttp._open.pop(peer, None)
-            self._peer = ""
-        super().connection_lost(exc)
-
-
 def install_protocol() -> None:
     """Make uvicorn's default HTTP protocol `GuardedHttp` in this process (Gradio builds the uvicorn Config
     itself and passes no protocol; the server process is ours, so the default is ours to set)."""
     from uvicorn import config
 
-    config.HTTP_PROTOCOLS["auto"] = "ui.web_security:GuardedHttp"
-    config.HTTP_PROTOCOLS["httptools"] = "ui.web_security:GuardedHttp"
+    config.HTTP_PROTOCOLS["auto"] = "ui.server_http:GuardedHttp"
+    config.HTTP_PROTOCOLS["httptools"] = "ui.server_http:GuardedHttp"

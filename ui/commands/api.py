@@ -36,7 +36,7 @@ def serve_uvicorn(app: Any, host: str, port: int, banner: str) -> None:
 
     if not 1 <= port <= 65535:
         raise InputError(f"--port {port} is out of range", field="port", accepted="1 … 65535")
-    from ui.server_process import uvicorn_config
+    from ui.server_http import uvicorn_config
 
     server = uvicorn.Server(uvicorn_config(app, host, port, log_level="warning", lifespan="auto"))
     print(banner, file=sys.stderr, flush=True)
