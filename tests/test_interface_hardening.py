@@ -324,6 +324,12 @@ def test_no_loose_numbers_in_query_strings_or_on_the_command_line(capsys) -> Non
             main(argv)
         assert exit_.value.code == 2
         assert "plain number" in capsys.readouterr().err
+    # an empty value was the option left out: `estimate --gpu ""` answered without the fit, exit 0
+    for argv in (["estimate", "--model", "llama-3.1-8b", "--gpu", ""], ["estimate", "--model", "llama-3.1-8b", "--gpu="],
+                 ["tco", "--gpu", "  "]):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2 and "--gpu: an empty value is not accepted" in capsys.readouterr().err
 
 
 def test_mcp_refuses_the_same_loose_input() -> None:

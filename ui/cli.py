@@ -88,6 +88,18 @@ def _top_help() -> str:
     return "\n".join(lines)
 
 
+def _refuse_blank(parser: _Parser, argv: list[str]) -> None:
+    """An empty or blank value (`--gpu ""`) is an error naming its option, never the option left out."""
+    for i, token in enumerate(argv):
+        option, eq, value = token.partition("=")
+        if eq and option.startswith("--") and not value.strip():
+            parser.error(f"argument {option}: an empty value is not accepted (leave the option out instead)")
+        if not token.strip():
+            if i and argv[i - 1].startswith("-"):
+                parser.error(f"argument {argv[i - 1]}: an empty value is not accepted (leave the option out instead)")
+            parser.error("an empty argument is not accepted")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -104,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(COMMANDS[name])
     parser = _Parser(prog=f"gpu-advisor {name}", description=SUMMARY[name])
     module.add_arguments(parser, name) if _takes_name(module) else module.add_arguments(parser)
+    _refuse_blank(parser, argv[1:])
     args = parser.parse_args(argv[1:])
     args.command = name
     from knowledge.errors import AdvisorError
