@@ -88,16 +88,23 @@ def _top_help() -> str:
     return "\n".join(lines)
 
 
+_ID_OPTIONS = ("gpu", "model", "existing_gpu", "gpus", "models", "candidates")
+
+
 def _refuse_blank(parser: _Parser, argv: list[str]) -> None:
-    """An empty or blank value (`--gpu ""`) is an error naming its option, never the option left out."""
+    """An empty or blank catalog id (`--gpu ""`, `--model " "`) is an error naming the option: the commands read an
+    empty id as the option left out. Other options refuse a blank value themselves, with what they accept."""
+    def refuse(option: str) -> None:
+        action = parser._option_string_actions.get(option)
+        if action is not None and action.dest in _ID_OPTIONS:
+            parser.error(f"argument {option}: an empty value is not accepted (leave the option out instead)")
+
     for i, token in enumerate(argv):
         option, eq, value = token.partition("=")
         if eq and option.startswith("--") and not value.strip():
-            parser.error(f"argument {option}: an empty value is not accepted (leave the option out instead)")
-        if not token.strip():
-            if i and argv[i - 1].startswith("-"):
-                parser.error(f"argument {argv[i - 1]}: an empty value is not accepted (leave the option out instead)")
-            parser.error("an empty argument is not accepted")
+            refuse(option)
+        if not token.strip() and i and argv[i - 1].startswith("-"):
+            refuse(argv[i - 1])
 
 
 def main(argv: list[str] | None = None) -> int:
