@@ -347,3 +347,14 @@ def test_errors_are_json_with_one_shape() -> None:
     r = TestClient(build_api()).post("/api/v1/estimate", json={"model": "llama-3.1-8b", "gpus": 1024, "nodes": 1024,
                                                                "gpu": "h100-sxm"})
     assert r.status_code == 422 and json.loads(r.text)["field"] == "nodes" and "count" not in r.json()["error"]
+
+
+def test_mcp_new_conversations_are_counted_per_http_client() -> None:
+    """MCP over HTTP admits new conversations per client address, as the API does (stdio: one client)."""
+    from types import SimpleNamespace
+
+    from ui.mcp_server import _client_of
+
+    http = SimpleNamespace(request_context=SimpleNamespace(request=SimpleNamespace(client=SimpleNamespace(host="192.0.2.5"))))
+    assert _client_of(http) == "192.0.2.5"
+    assert _client_of(None) == "mcp" and _client_of(SimpleNamespace()) == "mcp"

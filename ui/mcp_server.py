@@ -68,18 +68,29 @@ class AdvisorMCPServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
         try:
             args = S.parse(name, arguments)
-            body = await anyio.to_thread.run_sync(_run, name, args)
+            body = await anyio.to_thread.run_sync(_run, name, args, _client_of(context))
         except AdvisorError as exc:
             err = S.error_body(exc)
             return CallToolResult(content=[TextContent(text=err["error"])], structured_content=err, is_error=True)
         return CallToolResult(content=[TextContent(text=tool_text(body))], structured_content=body)
 
 
-def _run(name: str, args: Any) -> dict[str, Any]:
+def _client_of(context: Any) -> str:
+    """The HTTP client's address of a tool call (its new-conversation admission is counted per address); "stdio"
+    or "mcp" when there is none."""
+    try:
+        request = context.request_context.request if context is not None else None
+    except (AttributeError, ValueError, LookupError):  # no request context: an in-process or stdio call
+        request = None
+    client = getattr(request, "client", None)
+    return str(client.host) if client is not None and getattr(client, "host", None) else "mcp"
+
+
+def _run(name: str, args: Any, client: str = "mcp") -> dict[str, Any]:
     """`api_service.run` as the MCP front end: `ask`'s conversations are the MCP server's (source "mcp")."""
     from ui.api_conversations import CALLER
 
-    mark = CALLER.set(("mcp", "mcp", "mcp"))
+    mark = CALLER.set(("mcp", "mcp", client))
     try:
         return S.run(name, args)
     finally:
