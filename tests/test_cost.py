@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.cost import estimate_tco, recompute_guide_tco, server_tier
+from advisor.estimator.cost import MIN_UTILIZATION, estimate_tco, recompute_guide_tco, server_tier
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.guides import load_guides
@@ -105,7 +105,7 @@ def test_cost_is_linear_in_the_electricity_price(gid, count, a, b, u, years):
 
 
 @PROPS
-@given(u1=st.floats(0, 1), u2=st.floats(0, 1))
+@given(u1=st.floats(MIN_UTILIZATION, 1), u2=st.floats(MIN_UTILIZATION, 1))  # (below 1 %: refused since issue 31)
 def test_more_utilisation_costs_more_power_but_less_per_gpu_hour(u1, u2):
     g = CAT.gpu("a100-80g-sxm")
     lo, hi = sorted((u1, u2))

@@ -5,12 +5,15 @@
     GET  /api/v1/openapi.json
 
 Request bodies are the conversation layer's argument models, so the OpenAPI document is generated from the same
-models the LLM agent and the MCP server use. Errors: HTTP 422 with `{error, field, accepted[, suggestions]}` for
-bad input (malformed JSON included), 413 for a body over the limit, 401 without the credentials.
+models the LLM agent and the MCP server use. Errors: every 4xx is `{error, field, accepted[, suggestions]}`: 422
+for bad input (a body that cannot be parsed included), 413 for a body over the limit, 401 without the credentials,
+429 while locked after failed sign-ins or past the new-conversation limit, 404 for an unknown path or a
+conversation that is not the caller's, 405 for a method a path does not serve.
 
 Served by the web process (`web_middleware`, mounted in front of Gradio) and on its own (`gpu-advisor api`).
 Auth: when `GPU_ADVISOR_WEB_AUTH=user:password` is set, every request needs HTTP Basic with those credentials
-(or `Authorization: Bearer $GPU_ADVISOR_API_TOKEN` when that is set).
+(or `Authorization: Bearer $GPU_ADVISOR_API_TOKEN` when that is set), under the one credential throttle
+(ui/auth_throttle.py). `ask` keeps its conversations in the store (ui/api_conversations.py).
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Body, FastAPI, Path, Query, Request
+from fastapi import Body, Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from knowledge.errors import AdvisorError
 from ui import api_service as S
@@ -34,13 +38,23 @@ if TYPE_CHECKING:
     from starlette.middleware import Middleware
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from ui.auth_throttle import Throttle
+
 PREFIX = "/api/v1"
 ENV_TOKEN = "GPU_ADVISOR_API_TOKEN"
+OWNER_KEY = "gpu_advisor.owner"  # the scope key Credentials sets: who the login says the caller is
 MAX_BODY_BYTES = 64_000  # the largest valid request is a few KB (an `ask` of 4000 characters is ≤ 16 KB)
 
-_ERRORS: dict[int | str, dict[str, Any]] = {422: {"model": S.ErrorBody, "description": "invalid input: the field and what it accepts"},
-           413: {"model": S.ErrorBody, "description": "request body over the limit"},
-           401: {"model": S.ErrorBody, "description": "credentials required"}}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    422: {"model": S.ErrorBody, "description": "invalid input (a body that is not JSON included): the field and what "
+                                               "it accepts"},
+    413: {"model": S.ErrorBody, "description": "request body over the limit"},
+    401: {"model": S.ErrorBody, "description": "credentials required"},
+    429: {"model": S.ErrorBody, "description": "too many failed sign-ins, or too many new conversations from this "
+                                               "client (Retry-After says when to try again)"}}
+_ASK_ERRORS = {**_ERRORS, 404: {"model": S.ErrorBody, "description": "conversation_id is not a conversation of "
+                                                                     "this caller"},
+               503: {"model": S.ErrorBody, "description": "the conversation store cannot be reached (Retry-After)"}}
 
 
 def _json(body: dict[str, Any], status: int = 200) -> JSONResponse:
@@ -48,14 +62,40 @@ def _json(body: dict[str, Any], status: int = 200) -> JSONResponse:
 
 
 def _route(op: S.Operation, source: Any) -> Any:
-    """A handler for `op` whose one argument model FastAPI reads from `source` (Body() or Query())."""
-    def handler(args: Any) -> JSONResponse:
-        return _json(S.run(op.name, args))
+    """A handler for `op` whose one argument model FastAPI reads from `source` (Body() or Query()); the caller
+    (`api_conversations.CALLER`: the login's user and the client address) is set for the operation's thread."""
+    def handler(args: Any, request: Request) -> JSONResponse:
+        from ui.api_conversations import CALLER
+        from ui.auth_throttle import client_address
+
+        mark = CALLER.set(("api", str(request.scope.get(OWNER_KEY, "anonymous")), client_address(request.scope)))
+        try:
+            return _json(S.run(op.name, args))
+        finally:
+            CALLER.reset(mark)
 
     handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter("args", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[op.args, source])])
+        [inspect.Parameter("args", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[op.args, source]),
+         inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request)])
     handler.__name__ = op.name
     return handler
+
+
+def _strict(op: S.Operation, query: bool) -> Any:
+    """A dependency that checks the raw arguments strictly (`api_service.strict_input`) before FastAPI's lax
+    validation into the model: dependencies run before the body is validated."""
+    async def guard(request: Request) -> None:
+        if query:
+            raw: Any = dict(request.query_params.multi_items())
+        else:
+            try:
+                raw = await request.json()
+            except ValueError:
+                return  # (FastAPI reports a body that is not JSON itself)
+        if isinstance(raw, dict):
+            S.strict_input(op.args, raw, op.name, query=query)
+
+    return Depends(guard)
 
 
 def _path_route(op: S.Operation, key: str) -> Any:
@@ -70,7 +110,7 @@ def _path_route(op: S.Operation, key: str) -> Any:
 
 
 def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
-              max_body_bytes: int = MAX_BODY_BYTES) -> ASGIApp:
+              max_body_bytes: int = MAX_BODY_BYTES, throttle: Throttle | None = None) -> ASGIApp:
     """The API as an ASGI app: FastAPI routes inside the auth and body-limit middlewares."""
     from importlib.metadata import PackageNotFoundError, version
 
@@ -83,12 +123,12 @@ def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
     ops = S.OPERATIONS
     for name in ("estimate_memory", "estimate_throughput", "train_time", "tco", "recommend", "check_claim", "ask"):
         op = ops[name]
-        app.post(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
-                 tags=["advisor"])(_route(op, Body()))
+        app.post(PREFIX + op.path, summary=op.description.split(" Result:")[0],
+                 responses=_ASK_ERRORS if name == "ask" else _ERRORS, tags=["advisor"], dependencies=[_strict(op, False)])(_route(op, Body()))
     for name in ("list_gpus", "list_models"):
         op = ops[name]
         app.get(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
-                tags=["catalog"])(_route(op, Query()))
+                tags=["catalog"], dependencies=[_strict(op, True)])(_route(op, Query()))
     for name, key in (("show_gpu", "gpu"), ("show_model", "model")):
         op = ops[name]
         app.get(PREFIX + op.path, summary=op.description.split(" Result:")[0], responses=_ERRORS,
@@ -103,9 +143,42 @@ def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
 
     @app.exception_handler(AdvisorError)
     async def _advisor_error(request: Request, exc: AdvisorError) -> JSONResponse:
-        return _json(S.error_body(exc), 422)
+        from advisor.store import StoreUnavailable
+        from ui.api_conversations import ConversationNotFound, TooManyConversations
 
-    return BodyLimit(Credentials(app, auth, token), max_body_bytes)
+        if isinstance(exc, TooManyConversations):
+            return JSONResponse(S.error_body(exc), 429, headers={"retry-after": str(exc.retry_after_s)})
+        if isinstance(exc, StoreUnavailable):  # the conversation store is away: not the client's input
+            return JSONResponse(S.error_body(exc), 503, headers={"retry-after": "5"})
+        return _json(S.error_body(exc), 404 if isinstance(exc, ConversationNotFound) else 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse(http_error_body(exc.status_code, str(exc.detail), request), _status(exc.status_code),
+                            headers=exc.headers)
+
+    return BodyLimit(Credentials(app, auth, token, throttle), max_body_bytes)
+
+
+def _status(status: int) -> int:
+    return 422 if status == 400 else status  # FastAPI's 400 is a body it could not parse: invalid input
+
+
+def http_error_body(status: int, detail: str, request: Request) -> dict[str, Any]:
+    """The error contract for FastAPI's and Starlette's own errors: a body that could not be parsed (invalid
+    UTF-8, nesting too deep: FastAPI's 400), an unknown path, a method the path does not serve."""
+    path = request.url.path[:200]
+    if status == 400:
+        return {"error": "the body could not be parsed as JSON (it must be UTF-8 text, nested at most a few "
+                         "hundred levels)", "field": "body", "accepted": "a JSON object in UTF-8"}
+    if status == 404:
+        return {"error": f"no such endpoint: {path}", "field": "path",
+                "accepted": f"a path listed in {PREFIX}/openapi.json"}
+    if status == 405:
+        return {"error": f"{request.method} is not served on {path}", "field": "method",
+                "accepted": "the method listed for this path in " + f"{PREFIX}/openapi.json"}
+    return {"error": " ".join(detail.split())[:300] or f"HTTP {status}", "field": "request",
+            "accepted": f"a request as {PREFIX}/openapi.json describes"}
 
 
 def _operation_of(request: Request) -> str:
@@ -123,35 +196,52 @@ async def _send_json(send: Send, status: int, body: dict[str, Any], extra: Seque
 
 class Credentials:
     """ASGI middleware: with `auth` (user, password) every request needs HTTP Basic with them, or the bearer
-    `token`; compared in constant time. Without either, requests pass (the web's own setting: no login)."""
+    `token`; compared in constant time, under the one credential throttle (`ui.auth_throttle`: 429 + Retry-After
+    for a locked address or user, on every path). Without either, requests pass (the web's own setting: no login)."""
 
-    def __init__(self, app: ASGIApp, auth: tuple[str, str] | None, token: str | None) -> None:
+    def __init__(self, app: ASGIApp, auth: tuple[str, str] | None, token: str | None,
+                 throttle: Throttle | None = None) -> None:
         self.app = app
         self.basic = None if auth is None else f"{auth[0]}:{auth[1]}".encode()
         self.token = token.encode() if token else None
+        self.throttle = throttle
 
-    def _allowed(self, header: bytes) -> bool:
+    def _credential(self, header: bytes) -> tuple[str | None, bool]:
+        """(the user the header names, whether it is right)."""
         scheme, _, value = header.partition(b" ")
         value = value.strip()
         if scheme.lower() == b"bearer" and self.token is not None:
-            return hmac.compare_digest(value, self.token)
+            return None, hmac.compare_digest(value, self.token)
         if scheme.lower() == b"basic" and self.basic is not None:
             try:
                 decoded = base64.b64decode(value, validate=True)
             except (binascii.Error, ValueError):
-                return False
-            return hmac.compare_digest(decoded, self.basic)
-        return False
+                return None, False
+            user = decoded.partition(b":")[0].decode("utf-8", "replace")
+            return user, hmac.compare_digest(decoded, self.basic)
+        return None, False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http" and (self.basic is not None or self.token is not None):
+            import anyio
+
+            from ui.auth_throttle import check, locked_response
+
             header = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not self._allowed(header):
+            user, right = self._credential(header)
+            # a request without credentials guesses nothing: answered 401 without counting (a client's first try)
+            wait = await anyio.to_thread.run_sync(check, scope, user, lambda: right, self.throttle) if header else 0.0
+            if wait:
+                status, body, headers = locked_response(wait)
+                await _send_json(send, status, body, headers)
+                return
+            if wait is not None:
                 await _send_json(send, 401, {"error": "authentication required", "field": "authorization",
                                              "accepted": "HTTP Basic with the web login (GPU_ADVISOR_WEB_AUTH)"
                                                          + (f" or Bearer {ENV_TOKEN}" if self.token else "")},
                                  [(b"www-authenticate", b'Basic realm="gpu-advisor"')])
                 return
+            scope[OWNER_KEY] = f"user:{user}" if user is not None else "token"
         await self.app(scope, receive, send)
 
 

@@ -14,9 +14,8 @@ Errors are `knowledge.errors.AdvisorError` with one line naming the field and wh
 from __future__ import annotations
 
 import math
-import threading
-import uuid
-from collections import OrderedDict
+import re
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -30,7 +29,6 @@ from knowledge.record import RecordError
 
 GiB = 2**30
 MAX_ASK_CHARS = 4000  # one advisor turn; the web chat's limit is of the same order
-MAX_CONVERSATIONS = 1000  # in-process conversations kept for `ask` (least recently used are dropped)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -76,6 +74,59 @@ class AskTurnArgs(_Args):
 
 
 # ------------------------------------------------------------------------------------------------------------
+# Strict input at the edge (the HTTP API and MCP; the LLM agent's calls go through the models' own lax parsing)
+
+_NOT_FINITE_TEXT = re.compile(r"(?<![A-Za-z0-9_])[+-]?(?:inf(?:inity)?|nan)(?![A-Za-z0-9_-])", re.IGNORECASE)
+_NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _numeric_kinds(annotation: Any) -> set[type]:
+    """The number and bool types a field's annotation admits (int, float, bool; through Optional)."""
+    if annotation in (int, float, bool):
+        return {annotation}
+    return {a for a in typing.get_args(annotation) if a in (int, float, bool)}
+
+
+def _field_of(model: type[BaseModel], name: str) -> Any:
+    if name in model.model_fields:
+        return model.model_fields[name]
+    for field in model.model_fields.values():  # an alias (train_time's seq_len)
+        choices = getattr(field.validation_alias, "choices", ())
+        if name in choices:
+            return field
+    return None
+
+
+def strict_input(model: type[BaseModel], raw: Mapping[str, Any], op: str, *, query: bool = False) -> None:
+    """Refuse what pydantic's lax mode would quietly coerce: true/false for a number, a number written as a string
+    ("12", "1_000", "  12  "), an empty or blank string. `query`: values are query-string text, where a number must
+    be written plainly (no padding, no underscores). InputError naming the field."""
+    for name, value in raw.items():
+        field = _field_of(model, str(name))
+        if field is None:
+            continue  # unknown fields: the model's own "unknown field" error
+        kinds = _numeric_kinds(field.annotation)
+        numeric = kinds & {int, float}
+        if query:
+            if numeric and isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value):
+                raise InputError(f"invalid arguments for {op}: {name}: {_shown(value[:40])} is not a plain number",
+                                 field=str(name), accepted="a number written plainly, e.g. 12 or 0.5 (no spaces or _)")
+            continue
+        what = "a valid integer" if numeric == {int} else "a number"
+        if isinstance(value, bool) and numeric and bool not in kinds:
+            raise InputError(f"invalid arguments for {op}: {name}: {str(value).lower()} is not {what}",
+                             field=str(name), accepted=f"{what}, as a JSON number")
+        if isinstance(value, str) and numeric:
+            raise InputError(f"invalid arguments for {op}: {name}: {_shown(value[:40])} is text, not {what}",
+                             field=str(name), accepted=f"{what}, as a JSON number unquoted (12, not \"12\")")
+        texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] \
+            if isinstance(value, list) else []
+        if any(not t.strip() for t in texts):
+            raise InputError(f"invalid arguments for {op}: {name}: an empty string is not a value",
+                             field=str(name), accepted="a non-empty value, or leave the field out")
+
+
+# ------------------------------------------------------------------------------------------------------------
 # Errors
 
 def input_error(exc: ValidationError, model: type[BaseModel], op: str) -> InputError:
@@ -97,8 +148,7 @@ def errors_to_input_error(errors: list[Any], model: type[BaseModel] | None, op: 
             continue
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         got = err.get("input")
-        shown = repr(got) if len(repr(got)) <= 60 else repr(got)[:57] + "..."
-        parts.append(f"{where}: {msg}" + (f" (got {shown})" if "input" in err and not isinstance(got, (dict, list))
+        parts.append(f"{where}: {msg}" + (f" (got {_shown(got)})" if "input" in err and not isinstance(got, (dict, list))
                                           and err.get("type") != "missing" else ""))
     first = errors[0] if errors else {}
     loc = [str(p) for p in first.get("loc", ())]
@@ -110,6 +160,15 @@ def errors_to_input_error(errors: list[Any], model: type[BaseModel] | None, op: 
     text = " ".join("; ".join(parts).split())
     return InputError(f"invalid arguments for {op}: {text}", field=".".join(loc) or "body",
                       accepted=_accepted(first, model))
+
+
+def _shown(value: Any) -> str:
+    """A rejected input as an error message quotes it: at most 60 characters, and never an inf or nan (an error
+    body is shown too)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "a number that is not finite"
+    text = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    return "text that names no finite number" if _NOT_FINITE_TEXT.search(text) else text
 
 
 def _accepted(err: Mapping[str, Any], model: type[BaseModel] | None) -> str | None:
@@ -124,6 +183,8 @@ def _accepted(err: Mapping[str, Any], model: type[BaseModel] | None) -> str | No
         return str(ctx["expected"])
     if kind == "missing":
         return "a value (required)"
+    if kind == "value_error" and "accepted: " in str(err.get("msg", "")):  # a validator's own "…; accepted: X"
+        return str(err["msg"]).rsplit("accepted: ", 1)[1]
     bounds = [f"{sym} {ctx[k]:g}" for k, sym in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤"))
               if isinstance(ctx.get(k), (int, float))]
     if "max_length" in ctx:
@@ -145,8 +206,12 @@ class ErrorBody(BaseModel):
 
 
 def error_body(exc: AdvisorError) -> dict[str, Any]:
-    body = ErrorBody(error=" ".join(str(exc).split()), field=exc.field, accepted=exc.accepted,
-                     suggestions=getattr(exc, "suggestions", None))
+    """The error contract of one AdvisorError; an input quoted back that reads as inf or nan is not repeated."""
+    def shown(text: str | None) -> str | None:
+        return None if text is None else _NOT_FINITE_TEXT.sub("(not shown: not a finite number)", text)
+
+    body = ErrorBody(error=shown(" ".join(str(exc).split())) or "invalid input", field=shown(exc.field),
+                     accepted=shown(exc.accepted), suggestions=getattr(exc, "suggestions", None))
     return body.model_dump(exclude_none=True)
 
 
@@ -294,49 +359,52 @@ def check_claim(args: T.ExplainArgs) -> dict[str, Any]:
     return _from_tool(out, out.data)
 
 
-class ConversationStore:
-    """Conversations of `ask`, in this process, keyed by id; the least recently used beyond `capacity` are dropped.
-    Each conversation answers one turn at a time (its own lock)."""
-
-    def __init__(self, capacity: int = MAX_CONVERSATIONS) -> None:
-        self.capacity = capacity
-        self._items: OrderedDict[str, tuple[Any, threading.Lock]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, conversation_id: str | None, lang: str | None) -> tuple[str, Any, threading.Lock]:
-        from advisor.conversation.session import new_conversation
-
-        cid = conversation_id or uuid.uuid4().hex
-        with self._lock:
-            item = self._items.get(cid)
-            if item is None:
-                item = (new_conversation(lang=lang), threading.Lock())
-                item[0].conversation_id = cid  # log lines of its turns carry the id the caller holds
-                self._items[cid] = item
-                while len(self._items) > self.capacity:
-                    self._items.popitem(last=False)
-            self._items.move_to_end(cid)
-        return cid, item[0], item[1]
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-CONVERSATIONS = ConversationStore()
-
-
 def ask(args: AskTurnArgs) -> dict[str, Any]:
     """One turn (`gpu-advisor ask --json`) plus `conversation_id` and a one-line `summary`."""
-    cid, conv, lock = CONVERSATIONS.get(args.conversation_id, args.lang)
-    with lock:
-        if args.lang:
-            conv.fixed_lang = conv.lang = args.lang
-        turn = conv.respond(args.text)
+    from ui.api_conversations import ask_turn
+
+    cid, turn = ask_turn(args.conversation_id, args.text, args.lang)
     body = turn.to_contract()
     body["conversation_id"] = cid
     first = turn.answer.strip().splitlines()[0] if turn.answer.strip() else ""
     body["summary"] = first[:300]
     return _finite_doc(body)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# The rendering edge: nothing that is not a finite number is shown
+
+def unshowable(obj: Any, where: str = "") -> str | None:
+    """Where in a result a value is not finite — a float inf/nan, or text showing one ("¥inf", "inf%", "NaN")
+    — else None."""
+    if isinstance(obj, float):
+        return None if math.isfinite(obj) else where or "result"
+    if isinstance(obj, str):
+        return where or "result" if _NOT_FINITE_TEXT.search(obj) else None
+    if isinstance(obj, Mapping):
+        items: Any = obj.items()
+    elif isinstance(obj, (list, tuple)):
+        items = enumerate(obj)
+    else:
+        return None
+    for key, value in items:
+        found = unshowable(value, f"{where}.{key}" if where else str(key))
+        if found:
+            return found
+    return None
+
+
+def showable(name: str, body: dict[str, Any]) -> dict[str, Any]:
+    """`body` when every value in it is finite; else an AdvisorError (the one guard of the API and MCP results)."""
+    where = unshowable(body)
+    if where is not None:
+        import logging
+
+        logging.getLogger(__name__).warning("operation %s: a value that is not finite at %s was refused", name, where)
+        raise InputError(f"{name}: these inputs give a figure that cannot be shown ({where} is not a finite number); "
+                         "try values nearer the middle of their ranges", field="arguments",
+                         accepted="inputs within the documented bounds that give finite figures")
+    return body
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -398,6 +466,7 @@ def parse(name: str, raw: Any) -> BaseModel:
     if not isinstance(raw, Mapping):
         raise InputError(f"arguments of {name} must be an object, not {type(raw).__name__}", field="arguments",
                          accepted="a JSON object")
+    strict_input(op.args, raw, name)
     try:
         return op.args.model_validate(dict(raw))
     except ValidationError as exc:
@@ -413,7 +482,7 @@ def execute(name: str, raw: Any) -> dict[str, Any]:
 def run(name: str, args: BaseModel) -> dict[str, Any]:
     """Run an operation on validated arguments; internal failures become one AdvisorError line, logged."""
     try:
-        return OPERATIONS[name].run(args)
+        return showable(name, OPERATIONS[name].run(args))
     except AdvisorError:
         raise
     except (ValidationError, RecordError) as exc:  # valid arguments made an invalid internal object (an impossible combination)

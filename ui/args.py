@@ -5,7 +5,8 @@
 
 argparse reports a refused value as `gpu-advisor: error: argument --mfu: 1e-320 is out of range (accepted:
 > 0.001 … 1)`, exit status 2 (ui.cli._Parser.error). NaN, ±Infinity, numbers that overflow (1e400) and integers
-of more than `MAX_DIGITS` digits are refused everywhere; ranges taken from a pydantic model's Field bounds keep
+of more than `MAX_DIGITS` digits are refused everywhere, and so are numbers written with padding or underscores
+("  12  ", "1_000": Python's int() and float() read them); ranges taken from a pydantic model's Field bounds keep
 one place for each limit.
 """
 
@@ -43,7 +44,11 @@ def describe(lo: float | None, hi: float | None, *, lo_open: bool = False, hi_op
 
 def parse_number(text: str, *, integer: bool = False) -> float | int:
     """`text` as a finite float (or an int when `integer`); ValueError with a short reason otherwise."""
-    raw = str(text).strip()
+    raw = str(text)
+    if raw != raw.strip() or "_" in raw:  # int()/float() would read "  12  " and "1_000"; a typo is not a number
+        raise ValueError(f"'{raw[:40]}' is not written as a plain number (no spaces or underscores)")
+    if not raw:
+        raise ValueError("an empty value is not a number")
     if integer:
         digits = raw.lstrip("+-")
         if not digits.isdigit():
@@ -75,7 +80,7 @@ def number(lo: float | None = None, hi: float | None = None, *, integer: bool = 
         below = lo is not None and (value <= lo if lo_open else value < lo)
         above = hi is not None and (value >= hi if hi_open else value > hi)
         if below or above:
-            raise argparse.ArgumentTypeError(f"{text.strip()} is out of range (accepted: {accepted})")
+            raise argparse.ArgumentTypeError(f"{text} is out of range (accepted: {accepted})")
         return value
 
     convert.__name__ = "integer" if integer else "number"  # argparse names the type in its own messages

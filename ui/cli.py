@@ -88,6 +88,25 @@ def _top_help() -> str:
     return "\n".join(lines)
 
 
+_ID_OPTIONS = ("gpu", "model", "existing_gpu", "gpus", "models", "candidates")
+
+
+def _refuse_blank(parser: _Parser, argv: list[str]) -> None:
+    """An empty or blank catalog id (`--gpu ""`, `--model " "`) is an error naming the option: the commands read an
+    empty id as the option left out. Other options refuse a blank value themselves, with what they accept."""
+    def refuse(option: str) -> None:
+        action = parser._option_string_actions.get(option)
+        if action is not None and action.dest in _ID_OPTIONS:
+            parser.error(f"argument {option}: an empty value is not accepted (leave the option out instead)")
+
+    for i, token in enumerate(argv):
+        option, eq, value = token.partition("=")
+        if eq and option.startswith("--") and not value.strip():
+            refuse(option)
+        if not token.strip() and i and argv[i - 1].startswith("-"):
+            refuse(argv[i - 1])
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -104,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(COMMANDS[name])
     parser = _Parser(prog=f"gpu-advisor {name}", description=SUMMARY[name])
     module.add_arguments(parser, name) if _takes_name(module) else module.add_arguments(parser)
+    _refuse_blank(parser, argv[1:])
     args = parser.parse_args(argv[1:])
     args.command = name
     from knowledge.errors import AdvisorError

@@ -114,10 +114,13 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
     async def metrics_route(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
-        from ui.metrics import metrics_response
+        from ui.metrics import metrics_response, retry_after_header
 
-        status, body, ctype = await run_in_threadpool(metrics_response, {k.lower(): v for k, v in request.headers.items()})
-        return Response(body, status_code=status, media_type=ctype.split(";")[0], headers={"cache-control": "no-store"})
+        status, body, ctype = await run_in_threadpool(metrics_response, {k.lower(): v for k, v in request.headers.items()},
+                                                      request.scope)
+        extra = {k.decode(): v.decode() for k, v in retry_after_header(status, body)}
+        return Response(body, status_code=status, media_type=ctype.split(";")[0],
+                        headers={"cache-control": "no-store", **extra})
 
     api.add_route("/healthz", healthz, methods=["GET"], include_in_schema=False)
     api.add_route("/readyz", readyz, methods=["GET"], include_in_schema=False)
@@ -145,8 +148,8 @@ def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
 
     settle_process()  # long-running server: load what turns use, then keep it out of the collector's scans
     from ui import logs
-    from ui.web_security import GuardedHttp
+    from ui.server_http import uvicorn_config
 
     logs.configure()  # JSON lines with the conversation id
-
-    uvicorn.run(api, host=host, port=port, log_level="info", access_log=False, http=GuardedHttp)  # slowloris guard
+    # deadlines, connection caps and security headers of every server (ui.server_http)
+    uvicorn.Server(uvicorn_config(api, host, port, log_level="info")).run()

@@ -39,6 +39,8 @@ from ui import api_service as S
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
+    from ui.auth_throttle import Throttle
+
 log = logging.getLogger(__name__)
 
 ENV_TOKEN = "GPU_ADVISOR_MCP_TOKEN"
@@ -66,11 +68,33 @@ class AdvisorMCPServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
         try:
             args = S.parse(name, arguments)
-            body = await anyio.to_thread.run_sync(S.run, name, args)
+            body = await anyio.to_thread.run_sync(_run, name, args, _client_of(context))
         except AdvisorError as exc:
             err = S.error_body(exc)
             return CallToolResult(content=[TextContent(text=err["error"])], structured_content=err, is_error=True)
         return CallToolResult(content=[TextContent(text=tool_text(body))], structured_content=body)
+
+
+def _client_of(context: Any) -> str:
+    """The HTTP client's address of a tool call (its new-conversation admission is counted per address); "stdio"
+    or "mcp" when there is none."""
+    try:
+        request = context.request_context.request if context is not None else None
+    except (AttributeError, ValueError, LookupError):  # no request context: an in-process or stdio call
+        request = None
+    client = getattr(request, "client", None)
+    return str(client.host) if client is not None and getattr(client, "host", None) else "mcp"
+
+
+def _run(name: str, args: Any, client: str = "mcp") -> dict[str, Any]:
+    """`api_service.run` as the MCP front end: `ask`'s conversations are the MCP server's (source "mcp")."""
+    from ui.api_conversations import CALLER
+
+    mark = CALLER.set(("mcp", "mcp", client))
+    try:
+        return S.run(name, args)
+    finally:
+        CALLER.reset(mark)
 
 
 def tool_text(body: dict[str, Any]) -> str:
@@ -190,22 +214,31 @@ def serve_stdio() -> None:
 
 
 class BearerAuth:
-    """ASGI middleware: HTTP requests need `Authorization: Bearer <token>` (constant-time compare); 401 otherwise."""
+    """ASGI middleware: HTTP requests need `Authorization: Bearer <token>` (constant-time compare); 401 otherwise,
+    under the one credential throttle (`ui.auth_throttle`: 429 + Retry-After while the address is locked)."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, throttle: Throttle | None = None) -> None:
         self.app = app
         self.token = token.encode()
+        self.throttle = throttle
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http":
+            from ui.auth_throttle import check, locked_response
+
             header = dict(scope.get("headers") or []).get(b"authorization", b"")
             scheme, _, value = header.partition(b" ")
-            if scheme.lower() != b"bearer" or not hmac.compare_digest(value.strip(), self.token):
-                body = json.dumps({"error": "missing or wrong bearer token", "field": "authorization",
-                                   "accepted": f"Authorization: Bearer <the value of {ENV_TOKEN}>"}).encode()
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
-                                        (b"content-length", str(len(body)).encode())]})
+            right = scheme.lower() == b"bearer" and hmac.compare_digest(value.strip(), self.token)
+            wait = await anyio.to_thread.run_sync(check, scope, None, lambda: right, self.throttle) if header else 0.0
+            if wait is not None:
+                status, doc, extra = (locked_response(wait) if wait else
+                                      (401, {"error": "missing or wrong bearer token", "field": "authorization",
+                                             "accepted": f"Authorization: Bearer <the value of {ENV_TOKEN}>"},
+                                       [(b"www-authenticate", b"Bearer")]))
+                body = json.dumps(doc).encode()
+                await send({"type": "http.response.start", "status": status,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode()), *extra]})
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
@@ -227,4 +260,26 @@ def http_app(host: str = "127.0.0.1", token: str | None = None) -> ASGIApp:
     """The streamable-HTTP ASGI app at /mcp: stateless, JSON responses, body limit, bearer auth when `token`."""
     app = build_server().streamable_http_app(streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
                                              max_request_body_size=MAX_BODY_BYTES, host=host)
-    return BearerAuth(app, token) if token else app
+    guarded = NoEventStream(app)
+    return BearerAuth(guarded, token) if token else guarded
+
+
+class NoEventStream:
+    """ASGI middleware: GET /mcp is answered 405 (Allow: POST). The server is stateless with JSON responses, so it
+    never sends on a server-to-client event stream; the SDK would hold each such stream open, idle, for ever
+    (300 held 23 s+, +22 MB). The transport allows a server to refuse it so."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") == "http" and scope.get("method") == "GET" \
+                and str(scope.get("path", "")).rstrip("/") == MCP_PATH:
+            body = json.dumps({"error": "this MCP server is stateless: it opens no event stream (GET)",
+                               "field": "method", "accepted": "POST with a JSON-RPC request"}).encode()
+            await send({"type": "http.response.start", "status": 405,
+                        "headers": [(b"content-type", b"application/json"), (b"allow", b"POST"),
+                                    (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)

@@ -23,6 +23,7 @@ directory (unless the deployment set one) before they spawn, each process writes
 from __future__ import annotations
 
 import logging
+import math
 import os
 import tempfile
 import threading
@@ -184,18 +185,34 @@ def readiness() -> tuple[int, dict[str, Any]]:
     return 200, {"ready": True, **body}
 
 
-def metrics_response(headers: dict[str, str]) -> tuple[int, bytes, str]:
-    """(status, body, content type) of GET /metrics given the request's (lower-case) headers."""
+def metrics_response(headers: dict[str, str], scope: Scope | None = None) -> tuple[int, bytes, str]:
+    """(status, body, content type) of GET /metrics given the request's (lower-case) headers; the token is checked
+    under the one credential throttle (`ui.auth_throttle`, keyed by the client address of `scope`)."""
     import hmac
 
     token = os.environ.get(TOKEN_ENV, "")
-    if token and not hmac.compare_digest(headers.get("authorization", ""), f"Bearer {token}"):
-        return 401, b"metrics need the bearer token (GPU_ADVISOR_METRICS_TOKEN)\n", "text/plain; charset=utf-8"
+    if token:
+        from ui.auth_throttle import check
+
+        given = headers.get("authorization", "")
+        wait = check(scope or {}, None, lambda: hmac.compare_digest(given.encode(), f"Bearer {token}".encode())) \
+            if given else 0.0  # (no credential sent: nothing guessed, nothing counted)
+        if wait:
+            return 429, f"too many failed sign-ins; try again in {math.ceil(wait)} s\n".encode(), \
+                "text/plain; charset=utf-8"
+        if wait is not None:
+            return 401, b"metrics need the bearer token (GPU_ADVISOR_METRICS_TOKEN)\n", "text/plain; charset=utf-8"
     try:
         body, ctype = render()
     except RuntimeError as exc:
         return 503, f"{exc}\n".encode(), "text/plain; charset=utf-8"
     return 200, body, ctype
+
+
+def retry_after_header(status: int, body: bytes) -> list[tuple[bytes, bytes]]:
+    """Retry-After of a 429 from `metrics_response` (its body ends "… in N s")."""
+    words = body.split()
+    return [(b"retry-after", words[-2])] if status == 429 and len(words) > 2 and words[-2].isdigit() else []
 
 
 class OpsEndpoints:
@@ -224,8 +241,8 @@ class OpsEndpoints:
             body, ctype = json.dumps(doc).encode(), "application/json"
         else:
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
-            status, body, ctype = await run_in_threadpool(metrics_response, headers)
+            status, body, ctype = await run_in_threadpool(metrics_response, headers, scope)
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", ctype.encode()), (b"content-length", str(len(body)).encode()),
-                                (b"cache-control", b"no-store")]})
+                                (b"cache-control", b"no-store"), *retry_after_header(status, body)]})
         await send({"type": "http.response.body", "body": b"" if scope.get("method") == "HEAD" else body})

@@ -4,7 +4,8 @@ SecurityGuard, outermost around the Gradio app:
 * security headers on every HTTP response (page, API, files): a Content-Security-Policy that fits Gradio's
   page (inline scripts/styles and eval are Gradio's own; everything from this origin, no framing),
   X-Frame-Options DENY, X-Content-Type-Options nosniff, Referrer-Policy no-referrer;
-* login throttling (`LoginThrottle`) per client address and per user name on POST /login: after
+* login throttling on POST /login with the one throttle of every credential path (`ui.auth_throttle`: per
+  client address and per user name, shared with the API and MCP processes through the store): after
   `FREE_FAILURES` wrong passwords, each further one locks that address and that user for 1, 2, 4 … s,
   at most `MAX_LOCK_S`; a locked request is answered 429 with Retry-After, without checking the password;
 * with a login configured, every /gradio_api/* route needs the login cookie (Gradio leaves cancel, reset,
@@ -19,13 +20,13 @@ SecurityGuard, outermost around the Gradio app:
   evicted.
 
 GuardedHttp: uvicorn's httptools protocol with a deadline for the request line and headers
-(`HEADER_TIMEOUT_S`): a half-sent request (slowloris) is closed instead of held forever (uvicorn has no header
-timeout of its own; `timeout_keep_alive` only covers idle time between requests).
+(`HEADER_TIMEOUT_S`) and for the body: a half-sent request (slowloris) is closed instead of held forever (uvicorn
+has no header timeout of its own; `timeout_keep_alive` only covers idle time between requests); and caps on open
+connections. Every server the project starts uses it (settings: `ui.server_http`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import os
@@ -37,7 +38,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from ui.auth_throttle import FORGET_S, FREE_FAILURES, MAX_LOCK_S, MemoryThrottle, Throttle, keys_for, shared
+from ui.server_http import HEADER_TIMEOUT_S, GuardedHttp
+
+__all__ = ["FORGET_S", "FREE_FAILURES", "HEADER_TIMEOUT_S", "MAX_LOCK_S", "GuardedHttp", "LoginThrottle", "SecurityGuard", "SessionCap"]
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -51,9 +55,7 @@ CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; sty
 HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-frame-options", b"DENY"),
            (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
 
-FREE_FAILURES = 3  # wrong passwords before the back-off starts
-MAX_LOCK_S = 300.0  # longest lockout after one more failure
-FORGET_S = 900.0  # failures older than this (no new one since) are forgotten
+LoginThrottle = MemoryThrottle  # (its name before the throttle covered every credential path)
 MAX_KEYS = 10_000  # addresses and user names remembered (oldest dropped first)
 # live Gradio sessions one client address may hold (the 50-conversation load test runs from one address)
 MAX_SESSIONS_PER_CLIENT = int(os.environ.get("GPU_ADVISOR_WEB_SESSIONS_PER_CLIENT", "100"))
@@ -62,45 +64,9 @@ SESSION_IDLE_S = 3600.0  # a session unseen this long no longer counts against i
 # store's least-recently-used eviction never reaches a session active in the last SESSION_IDLE_S; new sessions
 # past it are refused (429) instead
 MAX_LIVE_SESSIONS = int(os.environ.get("GPU_ADVISOR_WEB_LIVE_SESSIONS", "1900"))
-HEADER_TIMEOUT_S = 10.0  # request line + headers must arrive within this
 # Gradio routes under /gradio_api that are needed before anyone has logged in
 OPEN_API_PATHS = ("/gradio_api/login_check", "/gradio_api/theme.css", "/gradio_api/app_id",
                   "/gradio_api/startup-events")  # startup-events: Gradio calls it itself at launch
-
-
-class LoginThrottle:
-    """Exponential back-off on failed logins per key ("ip:…", "user:…"). Thread-safe; `clock` for tests."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._state: OrderedDict[str, tuple[int, float, float]] = OrderedDict()  # failures, locked until, last
-
-    def retry_after(self, keys: list[str]) -> float:
-        """Seconds until every key may try again (0: now)."""
-        now = self.clock()
-        with self._lock:
-            return max([0.0] + [self._state[k][1] - now for k in keys if k in self._state])
-
-    def failure(self, keys: list[str]) -> float:
-        """Record a wrong password; the lockout it starts (s)."""
-        now = self.clock()
-        lock = 0.0
-        with self._lock:
-            for key in keys:
-                count, _, last = self._state.pop(key, (0, 0.0, now))
-                count = 1 if now - last > FORGET_S else count + 1
-                wait = 0.0 if count <= FREE_FAILURES else min(MAX_LOCK_S, 2.0 ** (count - FREE_FAILURES - 1))
-                self._state[key] = (count, now + wait, now)
-                lock = max(lock, wait)
-            while len(self._state) > MAX_KEYS:
-                self._state.popitem(last=False)
-        return lock
-
-    def success(self, keys: list[str]) -> None:
-        with self._lock:
-            for key in keys:
-                self._state.pop(key, None)
 
 
 class SessionCap:
@@ -256,9 +222,9 @@ def page_event(fns: Any, event: dict[str, Any]) -> bool:
 class SecurityGuard:
     """ASGI middleware; see the module docstring. `throttle`/`sessions` are injectable for tests."""
 
-    def __init__(self, app: ASGIApp, throttle: LoginThrottle | None = None, sessions: SessionCap | None = None) -> None:
+    def __init__(self, app: ASGIApp, throttle: Throttle | None = None, sessions: SessionCap | None = None) -> None:
         self.app = app
-        self.throttle = throttle or LoginThrottle()
+        self.throttle = throttle or shared()
         self.sessions = sessions or SessionCap()
         from ui.metrics import watch_sessions
 
@@ -308,7 +274,7 @@ class SecurityGuard:
         body, replay = await _read_body(receive, limit=16 << 10)
         body = body or b""
         user = (urllib.parse.parse_qs(body.decode("utf-8", "replace")).get("username") or [""])[0].strip()
-        keys = [f"ip:{_client(scope)}"] + ([f"user:{user[:200]}"] if user else [])
+        keys = keys_for(scope, user)
         wait = self.throttle.retry_after(keys)
         if wait > 0:
             await _answer(send, 429, f"too many failed logins; try again in {math.ceil(wait)} s",
@@ -344,49 +310,10 @@ def _logged_in(scope: Scope, gradio: Any) -> bool:
     return False
 
 
-class GuardedHttp(HttpToolsProtocol):
-    """uvicorn's httptools protocol with a deadline for each request's line and headers (see module docstring)."""
-
-    header_timeout_s = HEADER_TIMEOUT_S
-
-    def connection_made(self, transport: Any) -> None:  # Any: uvicorn narrows asyncio's BaseTransport to Transport
-        super().connection_made(transport)
-        self._header_deadline: asyncio.TimerHandle | None = None
-        self._arm()
-
-    def _arm(self) -> None:
-        self._disarm()
-        self._header_deadline = self.loop.call_later(self.header_timeout_s, self._too_slow)
-
-    def _disarm(self) -> None:
-        handle = getattr(self, "_header_deadline", None)
-        if handle is not None:
-            handle.cancel()
-            self._header_deadline = None
-
-    def _too_slow(self) -> None:
-        self._header_deadline = None
-        if not self.transport.is_closing():
-            self.transport.close()
-
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
-        if getattr(self, "_header_deadline", None) is None:
-            self._arm()
-
-    def on_headers_complete(self) -> None:
-        self._disarm()
-        super().on_headers_complete()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        super().connection_lost(exc)
-
-
 def install_protocol() -> None:
     """Make uvicorn's default HTTP protocol `GuardedHttp` in this process (Gradio builds the uvicorn Config
     itself and passes no protocol; the server process is ours, so the default is ours to set)."""
     from uvicorn import config
 
-    config.HTTP_PROTOCOLS["auto"] = "ui.web_security:GuardedHttp"
-    config.HTTP_PROTOCOLS["httptools"] = "ui.web_security:GuardedHttp"
+    config.HTTP_PROTOCOLS["auto"] = "ui.server_http:GuardedHttp"
+    config.HTTP_PROTOCOLS["httptools"] = "ui.server_http:GuardedHttp"

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from advisor.estimator.cost import MAX_ELECTRICITY, MIN_UTILIZATION, MIN_YEARS
+from advisor.estimator.planner import MAX_COUNT
 from advisor.workload import (
     DEFAULT_CONTEXT,
     Currency,
@@ -37,6 +39,22 @@ class WorkloadArgs(pydantic_model(Workload, _Args)):  # type: ignore[misc]  # Wo
     """A workload (the fields of advisor.workload.Workload) with the model required."""
 
     model: str = Field(min_length=1, description=_MODEL_DESC)
+    nodes: int = Field(1, ge=1, le=4096, description=f"nodes; gpus × nodes ≤ {MAX_COUNT:,} GPUs in all",
+                       json_schema_extra={"x-max-product-with": "gpus", "x-max-product": MAX_COUNT})
+    tp: int = Field(1, ge=1, le=1024, description="tensor-parallel degree: divides the model's attention heads; "
+                                                  "tp × pp ≤ gpus × nodes",
+                    json_schema_extra={"x-model-rule": "divides num_attention_heads"})
+    pp: int = Field(1, ge=1, le=1024, description="pipeline stages: at most the model's layers; tp × pp ≤ gpus × nodes",
+                    json_schema_extra={"x-model-rule": "at most num_layers"})
+
+    @field_validator("nodes")
+    @classmethod
+    def _world(cls, nodes: int, info: ValidationInfo) -> int:
+        gpus = info.data.get("gpus")
+        if isinstance(gpus, int) and gpus * nodes > MAX_COUNT:
+            raise ValueError(f"gpus × nodes = {gpus * nodes:,} GPUs is more than {MAX_COUNT:,}; "
+                             f"accepted: gpus × nodes ≤ {MAX_COUNT:,}")
+        return nodes
 
     def to_workload(self) -> Workload:
         return Workload(**{k: getattr(self, k) for k in Workload.model_fields})
@@ -53,7 +71,9 @@ class EstimateMemoryArgs(WorkloadArgs):
 
 class EstimateThroughputArgs(WorkloadArgs):
     gpu: str = Field(min_length=1, description=_GPU_DESC)
-    count: int = Field(1, ge=1, le=1024, description="number of GPUs (tensor-parallel group × replicas)")
+    count: int = Field(1, ge=1, le=1024, description="number of GPUs, one tensor-parallel group: divides the model's "
+                                                     "attention heads (and tp divides count)",
+                       json_schema_extra={"x-model-rule": "divides num_attention_heads"})
 
 
 class TrainTimeArgs(_Args):
@@ -82,7 +102,8 @@ class RecommendArgs(WorkloadArgs):
     power_limit_w: float | None = Field(None, gt=0, le=1e9)
     max_ms_per_token: float | None = Field(None, gt=0, le=1e6)
     min_tokens_per_s: float | None = Field(None, gt=0, le=1e12)
-    deadline_s: float | None = Field(None, gt=0, le=1e10, description="training must finish within (seconds)")
+    deadline_s: float | None = Field(None, gt=0, le=3.2e9, description="training must finish within (seconds; "
+                                                                       "at most ~100 years)")
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
     top: int = Field(3, ge=1, le=10, description="how many options to return")
 
@@ -135,15 +156,29 @@ class CompareGpusArgs(_Args):
 class TcoArgs(_Args):
     gpu: str = Field(min_length=1, description=_GPU_DESC)
     count: int = Field(1, ge=1, le=100_000)
-    years: float | None = Field(None, gt=0, le=10, description="ownership period (default: the economics data's)")
-    utilization: float | None = Field(None, gt=0, le=1, description="average busy share (0–1; default 1)")
+    years: float | None = Field(None, ge=MIN_YEARS, le=10, description="ownership period, a month (1/12) to 10 "
+                                                                       "years (default: the economics data's)")
+    utilization: float | None = Field(None, ge=MIN_UTILIZATION, le=1,
+                                      description=f"average busy share ({MIN_UTILIZATION:g}–1; default 1)")
     currency: Currency = "CNY"
-    electricity_price: float | None = Field(None, gt=0, le=100, description="per kWh, in `currency`")
+    electricity_price: float | None = Field(
+        None, gt=0, le=max(MAX_ELECTRICITY.values()),
+        description="per kWh, in `currency`: at most " + " or ".join(f"{v:g} {k}" for k, v in MAX_ELECTRICITY.items()),
+        json_schema_extra={"x-maximum-by-currency": dict(MAX_ELECTRICITY)})
     gpu_price: float | None = Field(None, gt=0, le=1e8, description="a quoted price per card, in `currency`")
     pue: float | None = Field(None, ge=1, le=3)
     model: str | None = Field(None, description="optional: a model for cost per million tokens; " + _MODEL_DESC)
     weights: WeightFormat | None = None
     concurrency: int = Field(1, ge=1, le=100_000)
+
+    @field_validator("electricity_price")
+    @classmethod
+    def _tariff(cls, price: float | None, info: ValidationInfo) -> float | None:
+        top = MAX_ELECTRICITY.get(str(info.data.get("currency", "CNY")))
+        if price is not None and top is not None and price > top:
+            raise ValueError(f"{price:g} {info.data.get('currency')}/kWh is implausible; "
+                             f"accepted: at most {top:g} {info.data.get('currency')} per kWh")
+        return price
 
 
 class LookupGpuArgs(_Args):

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 HOURS_PER_YEAR = 8760.0
 CURRENCIES = ("CNY", "USD")
 MAX_ELECTRICITY = {"CNY": 20.0, "USD": 3.0}  # per kWh: ten times the dearest retail tariffs
+# The shortest horizon and the lowest busy share a TCO is computed for: below them the yearly figures and the
+# break-even are dominated by rounding (years = 5e-324 gave "¥inf per year"); a month and 1 % of the hours.
+MIN_YEARS = 1 / 12
+MIN_UTILIZATION = 0.01
 
 
 def _m(amount: float, currency: str) -> Money:
@@ -140,11 +144,12 @@ def check_tco_inputs(count: int, years: float, utilization: float, electricity: 
         raise InputError(f"unknown currency '{currency}'", field="currency", accepted="CNY, USD")
     if not 1 <= count <= 100_000:
         raise InputError(f"GPU count must be between 1 and 100000, got {count}", field="count")
-    if not 0 < years <= 20:
-        raise InputError(f"years must be in (0, 20], got {years:g}", field="years", accepted="0 < years ≤ 20")
-    if not 0 <= utilization <= 1:
-        raise InputError(f"utilization must be a fraction between 0 and 1, got {utilization:g}", field="utilization",
-                         accepted="0 … 1 (e.g. 0.6 for 60%)")
+    if not MIN_YEARS <= years <= 20:
+        raise InputError(f"years must be from {MIN_YEARS:.4g} (a month) to 20, got {years:g}", field="years",
+                         accepted=f"{MIN_YEARS:.4g} ≤ years ≤ 20")
+    if not MIN_UTILIZATION <= utilization <= 1:
+        raise InputError(f"utilization must be a fraction from {MIN_UTILIZATION:g} to 1, got {utilization:g}",
+                         field="utilization", accepted=f"{MIN_UTILIZATION:g} … 1 (e.g. 0.6 for 60%)")
     if electricity is not None:
         if electricity < 0:
             raise InputError(f"electricity price cannot be negative, got {electricity:g}", field="electricity",

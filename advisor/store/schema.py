@@ -75,6 +75,14 @@ MIGRATIONS: list[list[str | Only]] = [
     [  # 2: lz4 for the large text columns on PostgreSQL (new values; existing ones stay as they are)
         _LZ4,
     ],
+    [  # 3: failed logins per key ("ip:…", "user:…"), shared by every server process (ui/auth_throttle.py)
+        """CREATE TABLE auth_failures (
+            key TEXT PRIMARY KEY,
+            failures INTEGER NOT NULL,
+            locked_until DOUBLE PRECISION NOT NULL,
+            last_at DOUBLE PRECISION NOT NULL)""",
+        "CREATE INDEX auth_failures_last ON auth_failures (last_at)",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

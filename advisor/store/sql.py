@@ -302,6 +302,42 @@ class SqlStore:
                     "SET expires_at = excluded.expires_at WHERE events.expires_at < ?", (event_id, now + ttl_s, now))
             return bool(cur.rowcount == 1)
 
+    # --- failed logins (ui/auth_throttle.py) --------------------------------------------------------------
+    def auth_failures(self, keys: list[str]) -> dict[str, tuple[int, float, float]]:
+        """{key: (failures, locked_until, last_at)} of the keys that have failed recently."""
+        if not keys:
+            return {}
+        marks = ", ".join("?" for _ in keys)
+        with self._tx(single=True) as x:
+            rows = x(f"SELECT key, failures, locked_until, last_at FROM auth_failures WHERE key IN ({marks})",
+                     tuple(keys)).fetchall()
+        return {str(r[0]): (int(r[1]), float(r[2]), float(r[3])) for r in rows}
+
+    def record_auth_failure(self, keys: list[str], lock_for: Callable[[int], float], forget_s: float) -> float:
+        """Count one more failure for each key (a count older than `forget_s` starts again at 1) and lock it for
+        `lock_for(count)` seconds; returns the longest lock started. One transaction: concurrent failures from
+        several processes each count."""
+        now = self.clock()
+        longest = 0.0
+        with self._tx() as x:
+            for key in keys:
+                row = x("SELECT failures, last_at FROM auth_failures WHERE key = ?", (key,)).fetchone()
+                count = 1 if row is None or now - float(row[1]) > forget_s else int(row[0]) + 1
+                wait = lock_for(count)
+                x("INSERT INTO auth_failures (key, failures, locked_until, last_at) VALUES (?, ?, ?, ?) "
+                  "ON CONFLICT (key) DO UPDATE SET failures = excluded.failures, "
+                  "locked_until = excluded.locked_until, last_at = excluded.last_at", (key, count, now + wait, now))
+                longest = max(longest, wait)
+            x("DELETE FROM auth_failures WHERE last_at < ?", (now - forget_s,))
+        return longest
+
+    def clear_auth_failures(self, keys: list[str]) -> None:
+        if not keys:
+            return
+        marks = ", ".join("?" for _ in keys)
+        with self._tx(single=True) as x:
+            x(f"DELETE FROM auth_failures WHERE key IN ({marks})", tuple(keys))
+
     # --- retention ------------------------------------------------------------------------------------------
     def purge(self, older_than_s: float) -> dict[str, int]:
         """Delete conversations (with their turns and quotes) not updated for `older_than_s` seconds, quotes

@@ -36,8 +36,9 @@ def serve_uvicorn(app: Any, host: str, port: int, banner: str) -> None:
 
     if not 1 <= port <= 65535:
         raise InputError(f"--port {port} is out of range", field="port", accepted="1 … 65535")
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="auto",
-                                           access_log=False))
+    from ui.server_http import uvicorn_config
+
+    server = uvicorn.Server(uvicorn_config(app, host, port, log_level="warning", lifespan="auto"))
     print(banner, file=sys.stderr, flush=True)
     logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)  # the bind failure is reported below, once
     try:
@@ -62,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1") and not (auth or token):
         logging.getLogger(__name__).warning("serving the API on %s without authentication; set %s or %s",
                                             args.host, ENV_AUTH, ENV_TOKEN)
-    from ui import logs, metrics
-    from ui.api_service import CONVERSATIONS
+    from ui import api_conversations, logs, metrics
 
     metrics.prepare()
-    metrics.watch_sessions("api", CONVERSATIONS.__len__)  # conversations `ask` holds
+    conversations = api_conversations.backend()  # the store (or memory) `ask` keeps conversations in
+    metrics.watch_sessions("api", conversations.__len__)  # conversations `ask` holds in this process
     logs.configure()  # JSON lines with the conversation id
     app = metrics.OpsEndpoints(build_api(auth, token=token), api=True)  # /healthz, /readyz, /metrics
     serve_uvicorn(app, args.host, args.port,

@@ -77,11 +77,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--micro-batch", "--batch", dest="micro_batch", type=field_number(wl.Workload, "batch"),
                         default=None,
                         help="sequences per GPU per micro-batch (default: chosen by the planner; 1 for LoRA)")
-    parser.add_argument("--tp", type=int, default=None, help="tensor-parallel degree (default: planner)")
-    parser.add_argument("--pp", type=int, default=None, help="pipeline-parallel stages (default: planner)")
-    parser.add_argument("--cp", type=int, default=None, help="context-parallel degree (default: planner)")
-    parser.add_argument("--ep", type=int, default=None, help="expert-parallel degree, MoE only (default: planner)")
-    parser.add_argument("--zero", type=int, default=None, help="ZeRO stage 0-3 (default: planner)")
+    parser.add_argument("--tp", type=number(1, 1024, integer=True), default=None, help="tensor-parallel degree (default: planner)")
+    parser.add_argument("--pp", type=number(1, 1024, integer=True), default=None, help="pipeline-parallel stages (default: planner)")
+    parser.add_argument("--cp", type=number(1, 1024, integer=True), default=None, help="context-parallel degree (default: planner)")
+    parser.add_argument("--ep", type=number(1, 1024, integer=True), default=None, help="expert-parallel degree, MoE only (default: planner)")
+    parser.add_argument("--zero", type=number(0, 3, integer=True), default=None, help="ZeRO stage 0-3 (default: planner)")
     parser.add_argument("--global-batch", default=None, metavar="TOKENS",
                         help="global batch in tokens, e.g. 4M (default: the family's published batch, else 4M)")
     parser.add_argument("--no-memory-check", action="store_true", help="skip the fit check")
