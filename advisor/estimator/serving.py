@@ -187,6 +187,13 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
     return replace(report, max_concurrency_for_target=limit * replicas, target=target)
 
 
+def request_fits(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
+                 engine: str | None = None) -> bool:
+    """Whether one request (prompt + output tokens) fits the KV cache the engine has beside the weights."""
+    _prof, _hw, sch, _tp, _replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
+    return sch.kv_capacity_tokens >= mix.prompt + mix.output
+
+
 def saturating_concurrency(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
                            engine: str | None = None) -> int:
     """Requests in flight at an infinite request rate: as many as the scheduler runs and the KV cache holds whole
@@ -266,6 +273,8 @@ def simulate_estimate(est: Any, model: ModelSpec, gpu: GpuSpec, workload: Worklo
     eng = engine or workload.engine or default_engine(est.weights)
     if eng == "llama.cpp" and est.tp > 1:
         return None
+    if not request_fits(model, gpu, est.count, workload, calib, engine=eng):
+        return None  # the weights leave no KV cache for one whole request: nothing to serve, so nothing to simulate
     return simulate_serving(model, gpu, est.count, workload, calib, concurrency=None if rate else est.concurrency,
                             rate=rate, engine=eng, target_tpot_s=target_tpot_s, target_ttft_s=target_ttft_s,
                             conversational=conversational, speculation=speculation)
