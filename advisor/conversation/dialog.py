@@ -451,4 +451,12 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg, concurrency_given=s.concurrency is not None or s.qps is not None,
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
-        asks_need=asks_need)
+        asks_need=asks_need, stated=stated_fields(s))
+
+
+def stated_fields(s: Slots) -> tuple[str, ...]:
+    """The workload fields the conversation's messages stated (not defaults): their numbers are "user input"."""
+    said = {"context": s.context, "concurrency": s.concurrency if s.concurrency is not None else s.qps,
+            "weights": s.weights, "task": s.task, "prompt_tokens": s.prompt_tokens, "output_tokens": s.output_tokens,
+            "train_tokens": s.train_tokens, "kv": s.kv, "engine": s.engine}
+    return tuple(name for name, value in said.items() if value is not None)

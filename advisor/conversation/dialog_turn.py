@@ -8,6 +8,7 @@ the LLM agent's driver.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
@@ -32,9 +33,12 @@ from advisor.conversation.dialog import (
 from advisor.conversation.extract import INJECTION, GpuMention, Slots, extract
 from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
 from advisor.conversation.reading import cut_at_injection
+from advisor.conversation.request import job_summary, read_request
 from advisor.conversation.spec_claims import match_spec_claim
 from advisor.conversation.turn import Step, Turn
 from knowledge.errors import AdvisorError
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from advisor.conversation.session import Conversation
@@ -57,13 +61,30 @@ class DialogDriver:
 
 
 def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Iterator[Step | Turn]:
-    """One deterministic turn over `state` (mutated only when the turn succeeds)."""
+    """One deterministic turn over `state` (mutated only when the turn succeeds); each Turn carries the typed
+    request of the message (`extra["request"]`, `ask --json`'s `request`)."""
+    read: dict[str, object] = {}
+    for item in _respond(state, text, lang, catalog, read):
+        if isinstance(item, Turn) and "slots" in read:
+            now = read["slots"]
+            assert isinstance(now, Slots)
+            try:
+                item.extra["request"] = read_request(text, now, state, str(read["intent"]), lang,
+                                                     job_summary(state, lang), catalog).to_json()
+            except Exception:
+                log.exception("typed request not built")
+        yield item
+
+
+def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
+             read: dict[str, object]) -> Iterator[Step | Turn]:
     text = text or ""
     if not text.strip():
         yield compose.simple_turn("empty", lang, state, pending_question=True)
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
     intent = read_intent(text, slots, state)
+    read.update(slots=slots, intent=intent)
     if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
         return
     notes: list[str] = []  # keys of fixed sentences, rendered by compose

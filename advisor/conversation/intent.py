@@ -128,7 +128,24 @@ def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
         return "which"
     if _MARKET.search(s) and gpus:
         return "market"
-    return "other"
+    return _job_shape(slots, gpus)
+
+
+def _job_shape(slots: Slots, gpus: int) -> str:
+    """A message with no question cue that describes a job ("Serve Qwen2.5-72B to 50 users with 8k context",
+    "Gemma 27B on a 4090?"): which configuration when no card is named, whether it fits on one named
+    configuration, both sides when two are named."""
+    job = slots.model is not None or slots.size_params is not None or slots.unknown_model is not None
+    if not job:
+        return "other"
+    gpus += len(slots.unknown_gpus)  # "B300 for Llama-3.1-405B?": about that card, which the answer says it lacks
+    if gpus >= 2:
+        return "compare"
+    if gpus == 1 or slots.capacity is not None:
+        return "feasibility"
+    described = (slots.task is not None or slots.task_generic is not None or slots.concurrency is not None
+                 or slots.context is not None or slots.qps is not None or slots.weights is not None)
+    return "which" if described else "other"
 
 
 def asks_memory(text: str) -> bool:

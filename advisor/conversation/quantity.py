@@ -215,24 +215,27 @@ _CONTEXT_AFTER = re.compile(r"\s*(?:的)?\s*(?:上下文|context|ctx)", re.I)
 _BARE_CARD = re.compile(r"[1-5]0[5-9]0")  # 3090, 4090, 5090, 4060, …: a consumer card's number, not a count
 
 
-def _typed(value: float, scale: str | None, after: str, pre: str, before: str) -> tuple[str, float, str | None]:
+def _typed(value: float, scale: str | None, after: str, pre: str, before: str) -> tuple[str, float, str | None, int]:
     """(dimension, value in its base unit, currency) of an amount from the words after and before it."""
     pre = pre.strip().lower()
     if pre:
-        return "money", value, "CNY" if pre in ("¥", "￥", "rmb", "cny") else "USD"
-    if _CONTEXT_AFTER.match(after) or (_CONTEXT_BEFORE.search(before) and not re.match(r"\s*(?:[a-z%]|元)", after)):
+        return "money", value, "CNY" if pre in ("¥", "￥", "rmb", "cny") else "USD", 0
+    ctx_after = _CONTEXT_AFTER.match(after)
+    if ctx_after or (_CONTEXT_BEFORE.search(before) and not re.match(r"\s*(?:[a-z%]|元)", after)):
         binary = scale is not None and scale.lower() in ("k", "千") and value < 2e6
-        return "tokens", value * 1.024 if binary else value, None  # "8k context" = 8192; "上下文三万二" = 32000
+        n = ctx_after.end() if ctx_after else 0
+        return "tokens", value * 1.024 if binary else value, None, n  # "8k context" = 8192; "上下文三万二" = 32000
     for pattern, dim, extra in _AFTER:
-        if pattern.match(after):
+        hit = pattern.match(after)
+        if hit:
             if dim == "bytes":
-                return dim, value * _BYTES[extra or "GB"], None
+                return dim, value * _BYTES[extra or "GB"], None, hit.end()
             if dim == "days":
-                return dim, value * _DAYS.get(extra or "", 1.0), None
-            return dim, value, extra if dim == "money" else None
+                return dim, value * _DAYS.get(extra or "", 1.0), None, hit.end()
+            return dim, value, extra if dim == "money" else None, hit.end()
     if (scale and scale.lower() in ("b", "bn", "billion")) or scale in ("亿", "千亿", "百亿", "十亿"):
-        return "params", value, None  # "70B", "700亿" beside nothing else: a model size
-    return "count", value, None
+        return "params", value, None, 0  # "70B", "700亿" beside nothing else: a model size
+    return "count", value, None, 0
 
 
 def quantities(text: str, skip: list[tuple[int, int]] | None = None) -> list[Quantity]:
@@ -254,13 +257,15 @@ def quantities(text: str, skip: list[tuple[int, int]] | None = None) -> list[Qua
         hi = float(m.group("hi").replace(",", "")) * _SCALES.get(hi_scale, 1.0) if m.group("hi") else None
         scale = scale or hiscale
         after = s[m.end():m.end() + 24]
-        dim, base, currency = _typed(value, scale, after, m.group("pre") or "", s[max(0, m.start() - 24):m.start()])
+        dim, base, currency, unit_len = _typed(value, scale, after, m.group("pre") or "",
+                                               s[max(0, m.start() - 24):m.start()])
         if dim == "count" and not scale and _BARE_CARD.fullmatch(m.group("num")):
             continue  # "4090 两张": the card's name
         if dim == "count" and re.search(r"预算|budget|花|spend|afford", s[max(0, m.start() - 16):m.start()]):
             dim, currency = "money", "CNY" if re.search(r"[\u4e00-\u9fff]", s) else "USD"  # "预算 20万"
         factor = base / value if value else 1.0
-        out.append(Quantity(value=base, dimension=dim, text=m.group(0).strip(), span=m.span(),
+        out.append(Quantity(value=base, dimension=dim, text=s[m.start():m.end() + unit_len].strip(),
+                            span=(m.start(), m.end() + unit_len),
                             currency=currency, hi=None if hi is None else hi * factor))
     return out
 
