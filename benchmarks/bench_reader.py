@@ -102,11 +102,22 @@ def score(reader: Any, items: list[tuple[str, str, dict[str, str]]]) -> tuple[di
 
 
 def offline_reader() -> Any:
-    from advisor.conversation.dialog import default_catalog
+    """`reader(text, lang)`: the typed request of the last message of `text` ("A >> B": B after A)."""
+    from advisor.conversation.dialog import DialogState, default_catalog, observe
     from advisor.conversation.request import read
 
     catalog = default_catalog()
-    return lambda text, lang: read(text, catalog, lang)
+
+    def reader(text: str, lang: str) -> Any:
+        *before, last = [part.strip() for part in text.split(">>")]
+        state = DialogState() if before else None
+        for earlier in before:
+            assert state is not None
+            observe(state, earlier, lang, catalog)
+            state.answered += 1
+        return read(last, catalog, lang, state)
+
+    return reader
 
 
 def report(name: str, per: dict[str, list[int]]) -> float:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import claim_findings, premise_findings
 from advisor.analysis.evaluate import analyse
-from advisor.conversation import catalog_answers, compose, ranges
+from advisor.conversation import catalog_answers, compose, policy, ranges
 from advisor.conversation.dialog import (
     BLOCKING,
     Change,
@@ -71,6 +71,9 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Itera
             try:
                 item.extra["request"] = read_request(text, now, state, str(read["intent"]), lang,
                                                      job_summary(state, lang), catalog).to_json()
+                first = policy.lead(item.extra["request"], item, catalog, lang)
+                if first:  # the act's own answer first (the rental cost for a rent question)
+                    item.answer = first + "\n\n" + item.answer
             except Exception:
                 log.exception("typed request not built")
         yield item
@@ -84,6 +87,8 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
     intent = read_intent(text, slots, state)
+    if intent == "explain" and state.answered and slots.model is None:
+        keep_job(slots)  # "why does each extra user cost so much?": the job stays as it was
     read.update(slots=slots, intent=intent)
     if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
         return
@@ -124,7 +129,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
         return
 
-    _read_references(working, slots, intent)
+    read_references(working, slots, intent)
     changes = merge(working, slots)
     working.intent = intent
     if working.pending and working.pending not in BLOCKING:
@@ -226,6 +231,14 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     yield turn
 
 
+def keep_job(slots: Slots) -> None:
+    """An explain follow-up asks about the answer; the amounts in its words ("each extra user", "一个用户") are not a
+    new job: they are dropped so the merge keeps the conversation's job."""
+    for name in ("concurrency", "concurrency_avg", "context", "gpu_count", "qps", "batch", "prompt_tokens",
+                 "output_tokens"):
+        setattr(slots, name, None)
+
+
 def read_intent(text: str, slots: Slots, state: DialogState) -> str:
     """The question's intent, read from what precedes any injection attempt."""
     low = (text or "").lower()
@@ -233,7 +246,7 @@ def read_intent(text: str, slots: Slots, state: DialogState) -> str:
     return classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
 
 
-def _read_references(state: DialogState, slots: Slots, intent: str) -> None:
+def read_references(state: DialogState, slots: Slots, intent: str) -> None:
     """What a turn means beyond its slots: "that setup / 这个配置" pins the previous answer's configuration; a
     feasibility question about one card named without a count is about one card ("can the 4060 Ti do 32k?")."""
     named = bool(slots.candidates or slots.existing)

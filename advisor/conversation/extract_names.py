@@ -213,8 +213,10 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         count, c_start, c_end = _count_near(t.s, start, end)
         span_start, span_end = min(start, c_start), max(end, c_end)
         if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out
-            if gpu_id not in slots.excluded:
-                slots.excluded.append(gpu_id)
+            key = gpu_key(matched)  # "A100" names several cards: ruling it out rules out every one of them
+            for ruled_out in index.gpu_ambiguous.get(key) or index.gpu_ambiguous.get(key.removesuffix(" s")) or [gpu_id]:
+                if ruled_out not in slots.excluded:
+                    slots.excluded.append(ruled_out)
         else:
             clause = _clause_before(t.s, start)
             owned = bool(_OWN.search(clause)) and not _NOT_OWN.search(clause)

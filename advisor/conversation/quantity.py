@@ -143,8 +143,11 @@ def _rewrite_en(m: re.Match[str]) -> str:
     words = [w for w in re.split(r"[\s-]+", text.lower()) if w and w != "and"]
     if all(w in _KEEP_SMALL for w in words) or words[0] in _EN_SCALES:
         return text  # "one H100", "a 4090", "two cards" (the extractor reads these), "8 billion" (a scale)
+    lead = ""
+    if words[0] == "a" and words[1] not in _EN_SCALES:  # "a thirty-two thousand token context"
+        lead, text = text[:2], text[2:].lstrip()
     value = en_number(text)
-    return text if value is None else str(value)
+    return lead + text if value is None else lead + str(value)
 
 
 _GRAND = re.compile(r"(?<![\w.$])(\d+(?:\.\d+)?)\s*(?:grand|g's)(?![a-z])", re.I)

@@ -304,12 +304,15 @@ def read(text: str, catalog: Catalog, lang: str = "en", state: DialogState | Non
     """The offline reader alone: the typed request of `text` (after `state`'s conversation, if any) without
     answering it — the extractor, the intent, the merge and the workload the dialog would size."""
     from advisor.conversation.dialog import DialogState, merge
-    from advisor.conversation.dialog_turn import read_intent
+    from advisor.conversation.dialog_turn import keep_job, read_intent, read_references
     from advisor.conversation.extract import extract
 
     working = state.model_copy(deep=True) if state is not None else DialogState()
     now = extract(text, catalog, pending=working.pending, lang=lang)
     intent = read_intent(text, now, working)
+    if intent == "explain" and working.answered and now.model is None:
+        keep_job(now)
+    read_references(working, now, intent)
     merge(working, now)
     return read_request(text, now, working, intent, lang, job_summary(working, lang), catalog)
 

@@ -1,0 +1,103 @@
+"""The answer's first sentence for acts whose lead is not "which configuration fits" (issue 26/30 policy).
+
+* rent_vs_buy — the rental cost first: the job's GPU-hours × each provider's dated hourly price from the catalog
+  (`GpuSpec.cloud`), cheapest first, then the purchase of the same configuration for comparison.
+  A training job's GPU-hours are the estimator's (`throughput.gpu_hours` of the lead option); a serving
+  deployment runs around the clock, so a month is count × 730 h (8760 h / 12).
+  For a mainland-China question, quotes listed in CNY (`region: cn`) come first; other quotes are converted
+  at economics.yaml's exchange rate and say that they are offered outside China.
+
+`lead(request, turn, catalog, lang)` returns the paragraph to put first (its numbers recorded in the turn), or None
+when the act keeps the dialog's own lead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from advisor.conversation.render.book import Book
+
+if TYPE_CHECKING:
+    from advisor.conversation.turn import Turn
+    from knowledge.catalog import Catalog
+
+HOURS_PER_MONTH = 8760 / 12  # 730 h: a serving deployment rents its cards around the clock
+SRC_CLOUD = "knowledge catalog: GpuSpec.cloud (dated provider quote)"
+SRC_HOURS = "advisor.estimator.training_time (GPU-hours of the lead option)"
+
+
+def _quotes(gpu: Any, region: str, cny_per_usd: float) -> list[tuple[str, float, str, str, str]]:
+    """(provider, price per GPU-hour in the answer's currency, currency, date, tier) for every dated quote."""
+    out = []
+    for q in gpu.cloud:
+        if region == "cn":
+            price, cur = (q.cny_per_hour, "CNY") if q.cny_per_hour is not None else (q.usd_per_hour * cny_per_usd, "CNY")
+        else:
+            price, cur = q.usd_per_hour, "USD"
+        out.append((q.provider + ("" if q.region == "cn" or region != "cn" else "*"), float(price), cur,
+                    q.date.isoformat(), q.tier))
+    return sorted(out, key=lambda x: (x[0].endswith("*"), x[1]))
+
+
+def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | None:
+    """The rental paragraph for the lead option of `turn` (None when it has no option or no dated quote)."""
+    rentable = [(o, g) for o in turn.options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None and g.cloud]
+    if not rentable:
+        return None
+    opt, gpu = rentable[0]  # the first option a provider rents out (the lead when it is rentable)
+    count = int(opt.get("count") or 1)
+    from advisor.estimator.calibration import load_economics
+
+    rate = float(load_economics().exchange_rate_cny_per_usd.value)
+    zh = lang == "zh"
+    book = Book()
+    job_hours = (opt.get("throughput") or {}).get("gpu_hours")
+    training = job_hours is not None
+    if job_hours is not None:
+        hours = float(job_hours)
+        h = book.num(f"GPU-hours of the job on {count}× {gpu.name}", hours, "GPU-hours", SRC_HOURS, 1 if hours < 100 else 0,
+                     suffix="GPU 小时" if zh else "GPU-hours")
+    else:
+        hours = count * HOURS_PER_MONTH
+        h = book.num(f"GPU-hours per month on {count}× {gpu.name}", hours, "GPU-hours", "count × 8760 h / 12", 0,
+                     suffix="GPU 小时" if zh else "GPU-hours")
+    parts = []
+    for provider, price, cur, date, tier in _quotes(gpu, region, rate)[:4]:
+        name = provider.rstrip("*")
+        cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * price, cur, SRC_CLOUD)
+        unit = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
+        abroad = ("，境外报价" if zh else ", offered outside China") if provider.endswith("*") else ""
+        tier_txt = {"on_demand": "按需" if zh else "on demand", "spot": "可中断" if zh else "spot",
+                    "serverless": "serverless", "reserved": "包年" if zh else "reserved"}.get(tier, tier)
+        parts.append(f"{name} {cost}（{unit}/GPU 小时，{tier_txt}，截至 {date}{abroad}）" if zh else
+                     f"{cost} at {name} ({unit} per GPU-hour, {tier_txt}, as of {date}{abroad})")
+    if not parts:
+        return None
+    what = f"{count}× {gpu.name}"
+    if zh:
+        head = (f"**租用**：这个任务在 {what} 上约需 {h}，按小时租：" if training else
+                f"**租用**：{what} 全天候运行每月 {h}，每月租金：")
+        text = head + "；".join(parts) + "。"
+    else:
+        head = (f"**Renting**: this job takes about {h} on {what}; rented by the hour that is " if training else
+                f"**Renting**: {what} running around the clock is {h} a month; rented, that is ")
+        text = head + "; ".join(parts) + (" a month." if not training else ".")
+    buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
+    if buy.get("amount"):
+        cost = book.money(f"purchase of {what}", float(buy["amount"]), str(buy.get("currency", "USD")),
+                          "advisor.estimator.cost.estimate_tco")
+        text += (f" 买同样的配置需一次性投入 {cost}（整机）。" if zh else
+                 f" Buying the same configuration costs {cost} up front (whole server).")
+    turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+    return text
+
+
+def lead(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str) -> str | None:
+    """The paragraph the act puts first (see the module doc), or None."""
+    if request.get("act") == "rent_vs_buy" and turn.options:
+        region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
+        return rent_lead(turn, catalog, lang, str(region))
+    return None
+
+
+__all__ = ["HOURS_PER_MONTH", "lead", "rent_lead"]
