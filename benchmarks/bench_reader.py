@@ -53,6 +53,11 @@ def actual(request: Any, field: str) -> str:
         return str(model.id) if model.known else f"unknown:{model.text}"
     if field in ("task", "weights"):
         return str(job.get(field, ""))
+    if field == "zero":
+        return str(job.get("zero", ""))
+    if field in ("mfu", "deadline_days"):
+        v = limits.get(field)
+        return "" if v is None else f"{float(v.value):g}"
     if field in ("context", "concurrency", "train_tokens"):
         value = job.get(field)
         return "" if value is None else f"{float(value):g}"
@@ -75,7 +80,7 @@ def actual(request: Any, field: str) -> str:
 
 
 def expected_form(field: str, value: str) -> str:
-    if field in ("context", "concurrency", "train_tokens"):
+    if field in ("context", "concurrency", "train_tokens", "mfu", "deadline_days"):
         return f"{float(value):g}"
     if field == "budget":
         amount, cur = value.split()

@@ -127,6 +127,7 @@ def test_english_number_words(text: str, value: int) -> None:
 
 
 @pytest.mark.parametrize(("text", "same"), [("千万别买 A100", True), ("万一不行呢", True), ("one H100", True),
+                                            ("ZeRO-3 offload", True), ("zero 2", True),
                                             ("三万二", False)])
 def test_rewrite_leaves_words_that_are_not_amounts(text: str, same: bool) -> None:
     assert (rewrite(text) == text) is same

@@ -123,7 +123,7 @@ def en_number(text: str) -> int | None:
 
 # --- rewriting spelled-out amounts in digits ----------------------------------------------------------------------
 _CN_RUN = re.compile(rf"[{CN_CHARS}]+")
-_KEEP_SMALL = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "a"}
+_KEEP_SMALL = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "a"}  # "ZeRO-3" is a name
 
 
 def _rewrite_cn(m: re.Match[str], full: bool = False) -> str:

@@ -178,6 +178,9 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
     workload = dict(workload)
     if workload.get("task") != "inference":
         workload.pop("concurrency", None)  # a training job has no users
+        workload.pop("kv", None)
+    if workload.get("task") not in ("lora", "qlora"):
+        workload.pop("lora_rank", None)
     elif not workload.get("weights") and workload.get("model"):
         from advisor.conversation.dialog import default_weights
 
@@ -230,6 +233,11 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
         else:
             out.append(Value(name="region", value=region, provenance="default" if lang != "zh" else "inferred",
                              text=""))  # a Chinese question with no place: mainland China, said in the answer
+    for q in found:  # "assume 35% MFU", "MFU 按 40% 算": the efficiency the person states for training time
+        near = text[max(0, q.span[0] - 24):q.span[1] + 16].lower() if q.dimension == "percent" else ""
+        if near and re.search(r"mfu|model flops|利用率|算力利用|efficiency", near) and 0 < q.value <= 100:
+            out.append(Value(name="mfu", value=q.value / 100, unit="fraction", provenance="stated", text=q.text))
+            break
     if merged.buy_or_rent:
         out.append(Value(name="buy_or_rent", value=merged.buy_or_rent, provenance="stated",
                          earlier=now.buy_or_rent is None))
