@@ -181,7 +181,9 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
         workload.pop("kv", None)
     if workload.get("task") not in ("lora", "qlora"):
         workload.pop("lora_rank", None)
-    elif not workload.get("weights") and workload.get("model"):
+    if workload.get("task") == "inference":
+        workload.pop("zero", None)  # ZeRO is a training layout
+    if workload.get("task") == "inference" and not workload.get("weights") and workload.get("model"):
         from advisor.conversation.dialog import default_weights
 
         workload["weights"] = default_weights(str(workload["model"]))  # the checkpoint's own precision
