@@ -2,6 +2,8 @@
 lines the reader was tuned on) and held out (H), and the time to read one message.
 
     .venv/bin/python benchmarks/bench_reader.py [--split T|H|all] [--show-errors] [--repeat N]
+    .venv/bin/python benchmarks/bench_reader.py --llm [--limit N]   # the LLM reader against a real llama.cpp server
+                                                                    # (SmolLM2-135M GGUF, tests/llamacpp_server.py)
 
 A field is exact when the typed request has the expected value: `act`; `model` (catalog id, or the unknown name
 as typed); `task`, `weights`, `context`, `concurrency`, `train_tokens` (job values); `budget` (amount and
@@ -135,12 +137,51 @@ def report(name: str, per: dict[str, list[int]]) -> float:
     return share
 
 
+def llm_run(limit: int) -> None:
+    """The LLM reader on the first `limit` messages of each split, against llama.cpp's server with the small model:
+    how many structured answers validated, how many fell back (with the note), field accuracy, time per call."""
+    from advisor.conversation.dialog import default_catalog
+    from advisor.conversation.request_llm import llm_read
+    from advisor.conversation.settings import Settings
+    from tests.llamacpp_server import LlamaServer, missing
+
+    why = missing()
+    if why:
+        print(f"LLM reader: skipped ({why})")
+        return
+    catalog = default_catalog()
+    items = [i for split in ("T", "H") for i in [j for j in load() if j[0] == split][:limit] if ">>" not in i[1]]
+    with LlamaServer(chat_format="chatml") as base_url:
+        settings = Settings(api_key="sk-local", base_url=base_url, model="smollm2", stream=False, request_timeout_s=60)
+        times: list[float] = []
+        notes: list[str] = []
+
+        def reader(text: str, lang: str) -> Any:
+            t0 = time.perf_counter()
+            req = llm_read(text, settings, catalog, lang)
+            times.append(time.perf_counter() - t0)
+            if req.reader != "llm":
+                notes.append(req.note)
+            return req
+
+        per, _errors = score(reader, items)
+    report(f"LLM reader (llama.cpp, SmolLM2-135M), {len(items)} messages", per)
+    print(f"  structured answers used: {len(items) - len(notes)}/{len(items)}; fell back: {len(notes)}"
+          + (f" (e.g. {notes[0][:100]})" if notes else ""))
+    print(f"  time per message: p50 {statistics.median(times):.2f} s, max {max(times):.2f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--llm", action="store_true")
+    ap.add_argument("--limit", type=int, default=10)
     ap.add_argument("--split", default="all", choices=["T", "H", "all"])
     ap.add_argument("--show-errors", action="store_true")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    if args.llm:
+        llm_run(args.limit)
+        return
     items = load()
     reader = offline_reader()
     reader("warm-up: qwen2.5-7b on a 4090", "en")

@@ -71,9 +71,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Itera
             try:
                 item.extra["request"] = read_request(text, now, state, str(read["intent"]), lang,
                                                      job_summary(state, lang), catalog).to_json()
-                first = policy.lead(item.extra["request"], item, catalog, lang)
-                if first:  # the act's own answer first (the rental cost for a rent question)
-                    item.answer = first + "\n\n" + item.answer
+                policy.apply(item.extra["request"], item, catalog, lang)  # the act's own answer first
             except Exception:
                 log.exception("typed request not built")
         yield item

@@ -7,12 +7,15 @@
   For a mainland-China question, quotes listed in CNY (`region: cn`) come first; other quotes are converted
   at economics.yaml's exchange rate and say that they are offered outside China.
 
-`lead(request, turn, catalog, lang)` returns the paragraph to put first (its numbers recorded in the turn), or None
-when the act keeps the dialog's own lead.
+* market / legality — right after the verdict (status and date): since when, the catalog's sources, and the
+  China-market cards offered instead with their own dated status.
+
+`apply(request, turn, catalog, lang)` edits the turn's answer (numbers recorded in the turn).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import Book
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
 HOURS_PER_MONTH = 8760 / 12  # 730 h: a serving deployment rents its cards around the clock
 SRC_CLOUD = "knowledge catalog: GpuSpec.cloud (dated provider quote)"
 SRC_HOURS = "advisor.estimator.training_time (GPU-hours of the lead option)"
+SRC_MARKET = "knowledge catalog: GpuSpec.china (dated China-market status and its sources)"
 
 
 def _quotes(gpu: Any, region: str, cny_per_usd: float) -> list[tuple[str, float, str, str, str]]:
@@ -92,12 +96,70 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | Non
     return text
 
 
-def lead(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str) -> str | None:
-    """The paragraph the act puts first (see the module doc), or None."""
-    if request.get("act") == "rent_vs_buy" and turn.options:
+_STATUS = {"available": ("on sale", "在售"), "restricted": ("restricted", "受限"),
+           "licence_required": ("licence required", "需许可证"), "china_variant": ("China-market variant", "中国特供版"),
+           "not_sold": ("not sold", "不在售")}
+
+
+def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | None:
+    """For a market or legality question: since when the card's China status holds, the catalog's sources for it,
+    and the China-market cards offered in its place with their own status (said right after the verdict)."""
+    zh = lang == "zh"
+    lines = []
+    for h in request.get("hardware", []):
+        gpu = catalog.find_gpu(h["gpu"]) if h.get("gpu") and h.get("role") != "excluded" else None
+        if gpu is None or gpu.china is None:
+            continue
+        china = gpu.china
+        titles = []
+        for sid in china.source:
+            try:
+                src = catalog.source(sid)
+            except Exception:  # noqa: BLE001 - a missing source id is the catalog test's business, not the chat's
+                continue
+            titles.append(re.split(r"[:(;]", src.title)[0].strip())  # the title without its summary
+        since = china.restricted_since.isoformat() if china.restricted_since else None
+        alts = []
+        for alt_id in china.substitutes:
+            alt = catalog.find_gpu(alt_id)
+            if alt is not None and alt.china is not None and alt.china.status not in ("restricted", "not_sold"):
+                label = _STATUS.get(alt.china.status, (alt.china.status, alt.china.status))[1 if zh else 0]
+                alts.append(f"{alt.name}（{label}，截至 {alt.china.as_of}）" if zh else
+                            f"{alt.name} ({label}, as of {alt.china.as_of})")
+        if zh:
+            text = (f"{gpu.name}：自 {since} 起受限。" if since else f"{gpu.name}：")
+            if titles:
+                text += "来源：" + "；".join(titles) + "。"
+            if alts:
+                text += "国内可考虑的替代：" + "、".join(alts) + "；告诉我模型和用途，我按任务算出需要几张。"
+        else:
+            text = (f"{gpu.name}: restricted since {since}. " if since else f"{gpu.name}: ")
+            if titles:
+                text += "Source: " + "; ".join(titles) + ". "
+            if alts:
+                text += ("China-market alternatives: " + ", ".join(alts) +
+                         "; tell me the model and the job and I will size them for it.")
+        lines.append(text.strip())
+    return "\n\n".join(lines) or None
+
+
+def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str) -> None:
+    """Put the act's own answer where it belongs in `turn.answer`: the rental cost first for a rent question; the
+    dated status, its source and the alternatives right after the verdict of a market or legality question."""
+    act = request.get("act")
+    if act == "rent_vs_buy" and turn.options:
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
-        return rent_lead(turn, catalog, lang, str(region))
-    return None
+        first = rent_lead(turn, catalog, lang, str(region))
+        if first:
+            turn.answer = first + "\n\n" + turn.answer
+    elif act in ("market", "legality"):
+        note = market_note(request, catalog, lang)
+        if note:
+            book = Book()
+            note = book.text(note, "market status and sources", SRC_MARKET)  # every figure in it recorded
+            turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+            head, sep, rest = turn.answer.partition("\n\n")
+            turn.answer = head + "\n\n" + note + (sep + rest if rest else "")
 
 
-__all__ = ["HOURS_PER_MONTH", "lead", "rent_lead"]
+__all__ = ["HOURS_PER_MONTH", "apply", "market_note", "rent_lead"]

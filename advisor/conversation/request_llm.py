@@ -16,6 +16,7 @@ back to the offline reader, and `Request.note` says why (`reader` stays "offline
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.request import ACTS, Request, read, validate
@@ -50,6 +51,8 @@ READING_SCHEMA: dict[str, Any] = {
                  "budget", "currency", "region"],
     "additionalProperties": False,
 }
+
+_SCHEMA_REFUSED = re.compile(r"response_format|validation error|json_schema", re.I)
 
 PROMPT = ("Read the user's message to a GPU sizing advisor into the JSON schema. Copy model and GPU names exactly "
           "as typed; give numbers as plain values (8k context = 8192, 50 users = 50); null for anything not said. "
@@ -98,8 +101,16 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
         return read(text, catalog, lang).model_copy(update={"note": "no model configured: read offline"})
     try:
         model = chat_model if chat_model is not None else _model(settings)  # type: ignore[arg-type]
-        structured = model.with_structured_output(READING_SCHEMA, method="json_schema")
-        reading = structured.invoke([("system", PROMPT), ("user", text[:4000])])
+        messages = [("system", PROMPT), ("user", text[:4000])]
+        try:
+            reading = model.with_structured_output(READING_SCHEMA, method="json_schema").invoke(messages)
+        except Exception as exc:  # noqa: BLE001
+            if not _SCHEMA_REFUSED.search(str(exc)):
+                raise
+            # llama-cpp-python's server takes the schema as {"type": "json_object", "schema": …} (a grammar), not
+            # OpenAI's json_schema: the same constraint, asked the way that server understands
+            raw = model.bind(response_format={"type": "json_object", "schema": READING_SCHEMA}).invoke(messages)
+            reading = json.loads(str(raw.content))
         if isinstance(reading, str):
             reading = json.loads(reading)
         if not isinstance(reading, dict) or not reading.get("act"):
