@@ -104,7 +104,7 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
         messages = [("system", PROMPT), ("user", text[:4000])]
         try:
             reading = model.with_structured_output(READING_SCHEMA, method="json_schema").invoke(messages)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             if not _SCHEMA_REFUSED.search(str(exc)):
                 raise
             # llama-cpp-python's server takes the schema as {"type": "json_object", "schema": …} (a grammar), not
