@@ -88,6 +88,14 @@ CONVS: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("q-zh-1", "zh", ["文章说 70B 模型 4bit 只要 28GB 显存，对吗？"], {"act": "claim"}),
     ("q-en-2", "en", ["I read that the RTX 4090 has 48 GB of memory"], {"act": "claim"}),
     ("q-zh-2", "zh", ["网上说 4090 有 48GB 显存"], {"act": "claim"}),
+    # claims that name no guide: the verdict first, with the figure computed from the shapes above
+    ("q-en-3", "en", ["a 32k KV cache is only a couple of GB for Llama-3.1-70B, right?"],
+     {"act": "claim", "first_starts": "**No**", "kv_first": ("llama-3.1-70b", 32768)}),
+    ("q-zh-3", "zh", ["Llama-3.1-70B 32k 上下文的 KV 缓存只要 2GB 左右，对吧？"],
+     {"act": "claim", "first_starts": "**不对**", "kv_first": ("llama-3.1-70b", 32768)}),
+    ("q-en-4", "en", ["MoE models only need memory for their active experts, right?"],
+     {"act": "claim", "first_starts": "**No**"}),
+    ("q-zh-4", "zh", ["MoE 模型只需要激活专家的显存，对吗？"], {"act": "claim", "first_starts": "**不对**"}),
     # capability
     ("a-en-1", "en", ["What can you do?"], {"act": "capability"}),
     ("a-zh-1", "zh", ["你能做什么？"], {"act": "capability"}),
@@ -199,6 +207,13 @@ def test_conversation(cid: str, lang: str, turns: list[str], checks: dict[str, A
         assert word in "\n".join(turn.answer.split("\n\n")[:3]), turn.answer[:400]
     for gpu, role, count in checks.get("roles", []):
         assert any(h["gpu"] == gpu and h["role"] == role and h["count"] == count for h in req["hardware"]), req
+    if "first_starts" in checks:
+        assert turn.answer.startswith(checks["first_starts"]), turn.answer[:300]
+    if "kv_first" in checks:
+        model, ctx = checks["kv_first"]
+        layers, heads, dim = SHAPES[model]
+        gib = 2 * layers * heads * dim * 2 * ctx / 2**30
+        assert f"{gib:.1f} GiB" in _first_paragraph(turn.answer), (gib, turn.answer[:300])
     if checks.get("rent"):
         check_rent(turn, req)
     if "market_first" in checks:

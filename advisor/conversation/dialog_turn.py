@@ -71,7 +71,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Itera
             try:
                 item.extra["request"] = read_request(text, now, state, str(read["intent"]), lang,
                                                      job_summary(state, lang), catalog).to_json()
-                policy.apply(item.extra["request"], item, catalog, lang)  # the act's own answer first
+                policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first
             except Exception:
                 log.exception("typed request not built")
         yield item

@@ -143,13 +143,76 @@ def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | N
     return "\n\n".join(lines) or None
 
 
-def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str) -> None:
+_KV_WORDS = re.compile(r"kv[\s-]*cache|kv 缓存|键值缓存", re.I)
+_MOE_WORDS = re.compile(r"moe|mixture[\s-]*of[\s-]*experts|experts?|专家", re.I)
+_ACTIVE_ONLY = re.compile(r"active|激活|只需|only", re.I)
+
+
+def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog, lang: str) -> str | None:
+    """The verdict of a claim about memory that names no guide (the estimator's figure first):
+
+    * a KV-cache size — KV bytes = Σ_layers 2 × KV heads × head size × 2 bytes (FP16) × context
+      (advisor.estimator.memory.kv_cache_bytes) for the model and context of the request, against the amount said;
+    * "MoE models only need memory for their active experts" — every expert's weights stay in memory: total
+      parameters × bytes per weight, against the active parameters (the router picks experts per token)."""
+    from advisor.estimator.memory import kv_cache_bytes
+
+    zh = lang == "zh"
+    book = Book()
+    job = {v["name"]: v["value"] for v in request.get("job", [])}
+    model = catalog.find_model(str(job.get("model") or "")) if job.get("model") else None
+    out = None
+    if _KV_WORDS.search(text) and model is not None:
+        ctx = int(job.get("context") or 4096)
+        kv = kv_cache_bytes(model, ctx)
+        got = book.gib(f"KV cache of {model.name} at {ctx} tokens", kv)
+        layers = book.count(f"layers of {model.name}", model.num_layers, "layers", "model config.json")
+        heads = book.count(f"KV heads of {model.name}", model.num_kv_heads, "heads", "model config.json")
+        dim = book.count(f"head size of {model.name}", model.head_dim, "dims", "model config.json")
+        c = book.tokens("context of the claim", ctx, "user input", lang)
+        said = next((c_["value"] for c_ in request.get("claims", [])), None)
+        small = said is None or said * 1e9 < 0.8 * kv
+        verdict = ("**不对**" if small else "**基本对**") if zh else ("**No**" if small else "**Roughly, yes**")
+        out = (f"{verdict}：{model.name} 在 {c} 上下文时每条序列的 KV 缓存是 {got}（2 × {layers} 层 × {heads} 个 KV 头 × "
+               f"{dim} 维 × 2 字节 × {c}，FP16），并发几路就乘几。" if zh else
+               f"{verdict}: the KV cache of {model.name} at {c} of context is {got} per sequence (2 × {layers} layers × "
+               f"{heads} KV heads × {dim} × 2 bytes × {c}, FP16), times the number of concurrent sequences.")
+    elif _MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text):
+        from knowledge.params import param_counts
+
+        def is_moe(m: Any) -> bool:
+            counts = param_counts(m)
+            return bool(counts.active < counts.total)
+
+        moe = model if model is not None and is_moe(model) else next((m for m in catalog.models if is_moe(m)), None)
+        if moe is None:
+            return None
+        counts = param_counts(moe)
+        src = "knowledge.params.param_counts"
+        total = book.num(f"parameters of {moe.name}", counts.total / 1e9, "B params", src, 1, suffix="B")
+        active = book.num(f"active parameters of {moe.name}", counts.active / 1e9, "B params", src, 1, suffix="B")
+        weights = book.gb(f"BF16 weights of all experts of {moe.name}", counts.total * 2, "2 bytes × parameters")
+        out = (f"**不对**：MoE 每个 token 只用部分专家计算，但所有专家的权重都要放在显存里（路由每步可能选任何专家）。"
+               f"例如 {moe.name} 共 {total} 参数、每 token 激活 {active}：BF16 权重要 {weights}，而不是按激活参数算。" if zh else
+               f"**No**: an MoE model computes each token with a few experts, but every expert's weights must be in "
+               f"memory (the router may pick any of them at each step). {moe.name}, for example, has {total} parameters "
+               f"with {active} active per token: its BF16 weights take {weights}, not the active share.")
+    if out:
+        turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+    return out
+
+
+def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text: str = "") -> None:
     """Put the act's own answer where it belongs in `turn.answer`: the rental cost first for a rent question; the
     dated status, its source and the alternatives right after the verdict of a market or legality question."""
     act = request.get("act")
     if act == "rent_vs_buy" and turn.options:
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
         first = rent_lead(turn, catalog, lang, str(region))
+        if first:
+            turn.answer = first + "\n\n" + turn.answer
+    elif act == "claim" and text:
+        first = claim_lead(request, turn, text, catalog, lang)
         if first:
             turn.answer = first + "\n\n" + turn.answer
     elif act in ("market", "legality"):

@@ -115,6 +115,8 @@ _MARKET_WORDS = words(zh=r"还能买|买得到|能买到|有货|缺货|在售|�
 _RENT = words(zh=r"租|租用|租赁|云上|云服务器|按小时|按量|每小时|算力租|云 gpu|云gpu",
               en=r"rent(?:ing|al|ed)?|lease|per hour|hourly|cloud|on[\s-]demand|spot|runpod|lambda|vast\.ai|aws|gcp|"
                  r"azure|coreweave")
+_TAG_QUESTION = re.compile(r"(?:right|correct|true|isn'?t it|is that so|am i right)\s*[?？]|对吧|对吗|是吗|没错吧|是真的吗|对不对")
+_CLAIM_SUBJECT = re.compile(r"kv[\s-]*cache|kv 缓存|moe|experts?|专家|显存|memory|vram|only (?:need|take)|只要|只需")
 _BUY = words(zh=r"买|购买|采购|自建", en=r"buy(?:ing)?|purchas\w*|own")
 
 
@@ -125,6 +127,8 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
         return "capability"
     if intent in ("claim", "explain", "what_if", "compare"):
         return intent
+    if _TAG_QUESTION.search(s) and _CLAIM_SUBJECT.search(s):
+        return "claim"  # "MoE models only need memory for their active experts, right?"
     rent = bool(_RENT.search(s)) or slots.buy_or_rent == "rent"
     if rent and intent in ("how_much", "which", "other", "how_long", "how_many", "feasibility") and (
             _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap", s)):
