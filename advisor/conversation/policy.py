@@ -211,7 +211,8 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
         first = rent_lead(turn, catalog, lang, str(region))
         if first:
             turn.answer = first + "\n\n" + turn.answer
-    elif act == "claim" and text:
+    elif act == "claim" and text and turn.extra.get("intent") != "claim" and turn.extra.get("kind") != "claim":
+        # the dialog's own claim answers (a quoted guide figure) already lead with their verdict
         first = claim_lead(request, turn, text, catalog, lang)
         if first:
             turn.answer = first + "\n\n" + turn.answer
