@@ -23,7 +23,14 @@ def test_ask_json_follows_the_contract(capsys):
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"answer", "questions", "numbers", "findings", "mode",  # issue 13 adds the answer's parts:
                         "intent", "verdict", "options", "breakdown", "assumptions",
-                        "fallback", "note"}  # issue 19: why a model's answer was replaced
+                        "fallback", "note",  # issue 19: why a model's answer was replaced
+                        "request"}  # issue 26: the typed reading of the message
+    req = out["request"]
+    assert req["act"] == "feasibility" and req["engine_family"] == "server"  # a fine-tune: not a llama.cpp job
+    job = {v["name"]: v for v in req["job"]}
+    assert job["task"]["value"] == "qlora" and job["task"]["provenance"] == "stated"
+    assert job["context"]["value"] == 4096 and job["context"]["provenance"] == "stated"
+    assert [(h["gpu"], h["role"], h["count"]) for h in req["hardware"]] == [("rtx-4090", "owned", 1)]
     assert out["mode"] == "deterministic" and out["fallback"] is None  # no model configured: nothing fell back
     assert out["intent"] == "feasibility" and out["verdict"] in ("yes", "no", "with_changes")
     b = out["breakdown"]

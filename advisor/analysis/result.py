@@ -108,6 +108,7 @@ class Analysis:
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
+    stated: tuple[str, ...] = ()  # the job's fields the user stated (context, concurrency, …): labelled "user input"
 
 
 def top_option(ev: Analysis) -> Option | None:

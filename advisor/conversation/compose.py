@@ -151,8 +151,9 @@ def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *
     book = Book()
     zh = lang == "zh"
     lines: list[str] = [notes_block(notes, book, lang)]
+    lines += unknown_lines(slots, lang, catalog, stand_in=False)  # an unknown name first: nothing below is about it
     lines += [headline(ev, book, lang)]
-    lines += unknown_lines(slots, lang, catalog)
+    lines += unknown_lines(slots, lang, catalog, names=False)
     changed = changes_block(changes, state, ev, book, lang, catalog)
     if changed:
         lines.append(changed)
@@ -244,12 +245,12 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
                  notes: list[str], slots: Slots, changes: list[Change]) -> list[str]:
     """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
     assumed defaults."""
-    first: list[str] = [notes_block(notes, book, lang), lead.text]
+    first: list[str] = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog, stand_in=False) + [lead.text]
+    first += unknown_lines(slots, lang, catalog, names=False)
     if slots.gib_question:
         first.append(fs.gib_note(book, lang, state.slots.capacity.value if state.slots.capacity else None))
     if ev.premise:  # what the user takes for granted and is not so ("two 4090s over NVLink"): said at once
         first.append(rec_findings(list(ev.premise), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
-    first += unknown_lines(slots, lang, catalog)
     changed = changes_block(changes, state, ev, book, lang, catalog)
     if changed:
         first.append(changed)

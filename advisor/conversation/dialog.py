@@ -105,7 +105,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                 put("task", None)
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "buy_or_rent", "wants_nvlink", "condition", "offload"):
+                 "zero", "buy_or_rent", "wants_nvlink", "condition", "offload", "home"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -201,6 +201,12 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         weights = OFFLOAD_WEIGHTS  # layer offload is llama.cpp's: a GGUF file, the 4-bit one people run
         notes.append(Assumption(f"layer offload is llama.cpp's: GGUF {weights.upper()} weights assumed",
                                 f"按层卸载是 llama.cpp 的功能：按 GGUF {weights.upper()} 权重计算"))
+    gguf = task == "inference" and weights is None and not s.offload and (s.engine == "llama.cpp" or (
+        s.home and s.engine is None and (s.concurrency or 1) <= 2))
+    if gguf:  # Ollama / llama.cpp / a home machine: the GGUF 4-bit file people run, on a llama.cpp-style engine
+        weights = OFFLOAD_WEIGHTS
+        notes.append(Assumption(f"llama.cpp-style engine (Ollama, LM Studio): GGUF {weights.upper()} weights assumed",
+                                f"按 llama.cpp 类引擎（Ollama、LM Studio）计算：GGUF {weights.upper()} 权重"))
     if weights is None and task == "inference":
         native = default_weights(s.model)
         notes.append(Assumption(f"weights in {native.upper()}, the checkpoint's own precision",
@@ -242,7 +248,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["train_tokens"] = s.train_tokens
     if s.engine:
         kwargs["engine"] = s.engine
-    elif s.offload and task == "inference":
+    elif (s.offload or gguf) and task == "inference":
         kwargs["engine"] = "llama.cpp"
     if s.lora_rank and task in ("lora", "qlora"):
         kwargs["lora_rank"] = s.lora_rank
@@ -451,4 +457,12 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg, concurrency_given=s.concurrency is not None or s.qps is not None,
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
-        asks_need=asks_need)
+        asks_need=asks_need, stated=stated_fields(s))
+
+
+def stated_fields(s: Slots) -> tuple[str, ...]:
+    """The workload fields the conversation's messages stated (not defaults): their numbers are "user input"."""
+    said = {"context": s.context, "concurrency": s.concurrency if s.concurrency is not None else s.qps,
+            "weights": s.weights, "task": s.task, "prompt_tokens": s.prompt_tokens, "output_tokens": s.output_tokens,
+            "train_tokens": s.train_tokens, "kv": s.kv, "engine": s.engine}
+    return tuple(name for name, value in said.items() if value is not None)

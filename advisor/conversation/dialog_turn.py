@@ -8,12 +8,13 @@ the LLM agent's driver.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import claim_findings, premise_findings
 from advisor.analysis.evaluate import analyse
-from advisor.conversation import catalog_answers, compose, ranges
+from advisor.conversation import catalog_answers, compose, policy, ranges
 from advisor.conversation.dialog import (
     BLOCKING,
     Change,
@@ -32,9 +33,12 @@ from advisor.conversation.dialog import (
 from advisor.conversation.extract import INJECTION, GpuMention, Slots, extract
 from advisor.conversation.intent import asks_memory, asks_users, classify, implies_inference
 from advisor.conversation.reading import cut_at_injection
+from advisor.conversation.request import job_summary, read_request
 from advisor.conversation.spec_claims import match_spec_claim
 from advisor.conversation.turn import Step, Turn
 from knowledge.errors import AdvisorError
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from advisor.conversation.session import Conversation
@@ -57,13 +61,33 @@ class DialogDriver:
 
 
 def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Iterator[Step | Turn]:
-    """One deterministic turn over `state` (mutated only when the turn succeeds)."""
+    """One deterministic turn over `state` (mutated only when the turn succeeds); each Turn carries the typed
+    request of the message (`extra["request"]`, `ask --json`'s `request`)."""
+    read: dict[str, object] = {}
+    for item in _respond(state, text, lang, catalog, read):
+        if isinstance(item, Turn) and "slots" in read:
+            now = read["slots"]
+            assert isinstance(now, Slots)
+            try:
+                item.extra["request"] = read_request(text, now, state, str(read["intent"]), lang,
+                                                     job_summary(state, lang), catalog).to_json()
+                policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first
+            except Exception:
+                log.exception("typed request not built")
+        yield item
+
+
+def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
+             read: dict[str, object]) -> Iterator[Step | Turn]:
     text = text or ""
     if not text.strip():
         yield compose.simple_turn("empty", lang, state, pending_question=True)
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
     intent = read_intent(text, slots, state)
+    if intent == "explain" and state.answered and slots.model is None:
+        keep_job(slots)  # "why does each extra user cost so much?": the job stays as it was
+    read.update(slots=slots, intent=intent)
     if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
         return
     notes: list[str] = []  # keys of fixed sentences, rendered by compose
@@ -103,7 +127,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Itera
         yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
         return
 
-    _read_references(working, slots, intent)
+    read_references(working, slots, intent)
     changes = merge(working, slots)
     working.intent = intent
     if working.pending and working.pending not in BLOCKING:
@@ -205,6 +229,14 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     yield turn
 
 
+def keep_job(slots: Slots) -> None:
+    """An explain follow-up asks about the answer; the amounts in its words ("each extra user", "一个用户") are not a
+    new job: they are dropped so the merge keeps the conversation's job."""
+    for name in ("concurrency", "concurrency_avg", "context", "gpu_count", "qps", "batch", "prompt_tokens",
+                 "output_tokens"):
+        setattr(slots, name, None)
+
+
 def read_intent(text: str, slots: Slots, state: DialogState) -> str:
     """The question's intent, read from what precedes any injection attempt."""
     low = (text or "").lower()
@@ -212,7 +244,7 @@ def read_intent(text: str, slots: Slots, state: DialogState) -> str:
     return classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
 
 
-def _read_references(state: DialogState, slots: Slots, intent: str) -> None:
+def read_references(state: DialogState, slots: Slots, intent: str) -> None:
     """What a turn means beyond its slots: "that setup / 这个配置" pins the previous answer's configuration; a
     feasibility question about one card named without a count is about one card ("can the 4060 Ti do 32k?")."""
     named = bool(slots.candidates or slots.existing)

@@ -32,6 +32,7 @@ from advisor.conversation.extract_text import Text, normalise, scaled
 from advisor.conversation.extract_words import read_precision, read_settings, read_task
 from advisor.conversation.name_index import build_index, representative_model
 from advisor.conversation.numbers import cn_int, to_number
+from advisor.conversation.quantity import rewrite as rewrite_numbers
 from advisor.conversation.slots import Claim, GpuMention, Slots
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     raw = text or ""
     if len(raw) > MAX_CHARS:
         raw, slots.truncated = raw[:MAX_CHARS], True
-    t = Text(raw)
+    t = Text(rewrite_numbers(raw))  # "三万二", "fifty grand" in digits first
     _read_intents(t, slots)
     read_claim(t, slots)
     if catalog is not None:

@@ -83,9 +83,12 @@ _MODEL_PRECISION_SUFFIX = re.compile(SEP + r"(?:awq|gptq|gguf|int4|int8|fp8)(?![
 _DISTILL = re.compile(r"蒸馏|distill")
 _FAMILY_SIZE = re.compile(
     r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
-    rf"[\s\-_]*(?:\d+\.\d+[\s\-_]*|\d+[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
-_MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt|claude|falcon|"
-                         r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok)[\w.\-]*")
+    rf"[\s\-_]*(?:(?P<ver>\d+\.\d+)[\s\-_]*|(?P<ver2>\d+)[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
+_MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
+                         r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|"
+                         r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss)[\w.\-]*"
+                         r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|air|flash|pro|max|mini|next|"
+                         r"coder|instruct|thinking|turbo|nano|small|medium|large|oss))*")
 
 
 def _hits(s: str, patterns: Sequence[tuple[re.Pattern[str], Item]]) -> list[tuple[int, int, str, Item]]:
@@ -114,7 +117,8 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
     if slots.model is None and not _family_and_size(t, slots, catalog):
         unknown = _MODEL_LIKE.search(t.s)  # something that looks like a model name but is not in the catalog
         if unknown and len(unknown.group(0)) > 3:
-            slots.unknown_model = t.original[unknown.start():unknown.end()]
+            slots.unknown_model = t.original[unknown.start():unknown.end()].strip()
+            t.consume(unknown.start(), unknown.end())  # "gpt-oss-120b": its "120b" is no bare model size
 
 
 def _distilled(t: Text, slots: Slots, catalog: Catalog, named_at: int) -> None:
@@ -129,6 +133,13 @@ def _distilled(t: Text, slots: Slots, catalog: Catalog, named_at: int) -> None:
         t.consume(size.start(), size.end())
 
 
+def _same_generation(family: str, version: str, model_id: str) -> bool:
+    """Does catalog `model_id` belong to the generation typed ("llama 3.1" → llama-3.1-…, "qwen 2.5" → qwen2.5-…)?"""
+    compact = re.sub(r"[^a-z0-9]", "", model_id.lower())
+    typed = re.sub(r"[^a-z0-9]", "", (FAMILY_WORDS.get(family) or family) + version)
+    return compact.startswith(typed)
+
+
 def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
     """"llama 70b", "qwen 14b", "千问 72B": family word + size -> the family's model of that size."""
     fam = _FAMILY_SIZE.search(t.s)
@@ -136,6 +147,12 @@ def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
         return False
     params = float(fam.group("num").replace(",", "")) * (1e9 if fam.group("unit") == "b" else 1e8)
     model_id, err = representative_model(catalog, params, FAMILY_WORDS.get(fam.group("fam")))
+    version = fam.group("ver") or fam.group("ver2")
+    if version and model_id and not _same_generation(fam.group("fam"), version, model_id):
+        # "Gemma 3 27B" is not Gemma-2-27B: a generation the catalog lacks is an unknown model, never a stand-in
+        slots.unknown_model = t.quote(fam.start(), fam.end())
+        t.consume(fam.start(), fam.end())
+        return True
     if not model_id or err >= 0.25:
         return False
     slots.model, slots.model_text, slots.model_assumed = model_id, t.quote(fam.start(), fam.end()), "family+size"
@@ -147,8 +164,10 @@ def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
 _MONEY_AFTER = re.compile(r"\s*(?:元|块|rmb|cny|usd|美元|万|k\b|w\b|tokens?|b\b|亿|年|天|小时|mhz|w\b|瓦|gb|g\b)")
 _COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*(?:卡\s*)?(?:的\s*)?$")
 _COUNT_AFTER = re.compile(rf"(?:s|'s)?\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>{NUM})\s*(?:张|块|片)")
-_GPU_LIKE = re.compile(r"(?<![a-z0-9])(?:rtx\s*\d{4}\s*(?:ti|super|d)?|[ahlbv]\d{2,3}[a-z]?|mi\d{3}x?|gtx\s*\d{3,4})"
-                       r"(?![a-z0-9])")
+_GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]?(?![a-z0-9])|"
+                       r"(?<![a-z0-9])(?:rtx\s*(?:pro\s*)?\d{4}\s*(?:ti|super|d|blackwell)?|[ahlbv]\d{2,3}[a-z]?|"
+                       r"mi\d{3}[a-z]?|gtx\s*\d{3,4}|gb\d{2,3}|gaudi\s*\d|dgx\s*spark|"
+                       r"(?:mac\s*studio\s*)?m\d\s*(?:ultra|max)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3})(?![a-z0-9])")
 _OWN = re.compile(r"(?:只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
 _SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供",
@@ -175,7 +194,7 @@ def read_gpus(t: Text, slots: Slots, catalog: Catalog) -> None:
         elif same.count is None:
             same.count = mention.count  # "RTX 4090 有 24GB … 一张 4090 够吗": the count comes later
     for m in _GPU_LIKE.finditer(t.s):  # "RTX 9090", "H300"
-        if re.fullmatch(r"[bm]\d+", m.group(0)):  # "b1", "m2" are not GPUs
+        if re.fullmatch(r"[bm]\d{1,2}", m.group(0)):  # "b1", "m2" are not GPUs (B200, B300 are)
             continue
         slots.unknown_gpus.append(t.quote(m.start(), m.end()))
         t.consume(m.start(), m.end())
@@ -194,8 +213,10 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         count, c_start, c_end = _count_near(t.s, start, end)
         span_start, span_end = min(start, c_start), max(end, c_end)
         if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out
-            if gpu_id not in slots.excluded:
-                slots.excluded.append(gpu_id)
+            key = gpu_key(matched)  # "A100" names several cards: ruling it out rules out every one of them
+            for ruled_out in index.gpu_ambiguous.get(key) or index.gpu_ambiguous.get(key.removesuffix(" s")) or [gpu_id]:
+                if ruled_out not in slots.excluded:
+                    slots.excluded.append(ruled_out)
         else:
             clause = _clause_before(t.s, start)
             owned = bool(_OWN.search(clause)) and not _NOT_OWN.search(clause)

@@ -16,7 +16,8 @@ from advisor.conversation.numbers import DIGITS, to_number
 # (without it, "9" * 4000 backtracks quadratically in every pattern that begins with a number)
 CN_NUM = r"(?<![零〇一二两俩三四五六七八九十百千])[零〇一二两俩三四五六七八九十百千]+"
 NUM = rf"(?:{DIGITS}|{CN_NUM})"
-EN_WORD_NUM = r"(?:a couple of|pair of|an|a|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty|thirty|forty|fifty)"
+EN_WORD_NUM = (r"(?<![a-z])(?:a couple of|pair of|an|a|one|single|two|dual|three|four|five|six|seven|eight|nine|ten|"
+               r"eleven|twelve|sixteen|twenty|thirty|forty|fifty)(?![a-z])")  # whole words: not the "a" of "extra"
 
 _SCALE = {"k": 1e3, "thousand": 1e3, "千": 1e3, "w": 1e4, "万": 1e4, "十万": 1e5, "百万": 1e6, "m": 1e6,
           "mn": 1e6, "million": 1e6, "千万": 1e7, "亿": 1e8, "b": 1e9, "bn": 1e9, "billion": 1e9, "十亿": 1e9,

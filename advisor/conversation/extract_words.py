@@ -62,6 +62,8 @@ _ENGINES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"megatron"), "megatron"),
     (re.compile(r"transformers|hugging ?face"), "transformers"),
 ]
+_HOME = re.compile(r"家用|家里|在家|自己的电脑|个人电脑|游戏本|笔记本|台式机|(?<![a-z])(?:at home|home (?:lab|pc|server|use|setup)|"
+                   r"my (?:own )?(?:pc|laptop|desktop|gaming (?:pc|rig)|workstation)|gaming (?:pc|rig)|hobby\w*)(?![a-z])")
 _ZERO = re.compile(r"zero[\s\-_]*(?:stage)?[\s\-_]*(?P<n>[0-3])(?![0-9])")
 _LORA_RANK = re.compile(r"(?:rank|秩|r)\s*(?:=|:|of|为|是)?\s*(?P<n>\d{1,4})(?![0-9])")
 _BATCH = re.compile(rf"(?:batch[\s\-_]*size|micro[\s\-_]*batch|批大小|批量大小|batch)\s*(?:=|:|of|为|是)?\s*(?P<n>{DIGITS})")
@@ -125,6 +127,8 @@ def read_settings(t: Text, slots: Slots) -> None:
         slots.condition = "used"
     if _OFFLOAD.search(s):
         slots.offload = True
+    if _HOME.search(s):
+        slots.home = True
     place = reading.region_from_places(s)
     if place:
         slots.region = place

@@ -21,7 +21,6 @@ from typing import Any
 
 from advisor.conversation.dialog import default_weights
 from advisor.conversation.render.book import (
-    SRC_DEFAULT,
     SRC_MEMORY,
     SRC_RECOMMEND,
     SRC_THROUGHPUT,
@@ -29,6 +28,7 @@ from advisor.conversation.render.book import (
     SRC_USER,
     Book,
     decimals_for,
+    source_of,
 )
 from advisor.conversation.render.labels import REGION, format_label, pick, task_label
 from advisor.conversation.render.options_table import (
@@ -227,7 +227,7 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         return None
     name = opt_name(o, book)
     most = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", int(n), "sequences", SRC_MEMORY)
-    ctx = book.tokens("context", ev.workload.context, SRC_DEFAULT, lang)
+    ctx = book.tokens("context", ev.workload.context, source_of(ev, "context"), lang)
     tail = ""
     if speed and speed.get("total"):
         tot = book.num(f"decode tokens/s total at {int(n)} sequences on {o.count}× {o.gpu_name}", speed["total"],
@@ -397,9 +397,9 @@ def assumed_line(ev: Any, book: Book, lang: str) -> str:
     w = ev.workload
     bits = [task_label(w.task, lang)]
     if w.task == "inference":
-        n = book.count("concurrency", w.concurrency, "sequences", SRC_DEFAULT)
+        n = book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"))
         bits.append(f"{n} 路并发" if zh else (f"{n} user" + ("s" if w.concurrency != 1 else "")))
-    bits.append(book.tokens("context", w.context, SRC_DEFAULT, lang) + (" 上下文" if zh else " context"))
+    bits.append(book.tokens("context", w.context, source_of(ev, "context"), lang) + (" 上下文" if zh else " context"))
     bits.append(format_label(need_format(ev), lang))
     region = ev.constraints.region
     bits.append(pick(REGION.get(region, (region, region)), lang))

@@ -57,18 +57,19 @@ _EXPLAIN = re.compile(r"为什么|为啥|怎么算|如何算|怎么来的|哪来
                       r"(?:computed|calculated|get|arrive|derive)|where does .{0,30} come from|explain|breakdown")
 _MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售",
                en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
-                  r"(?:buy|get|purchase)|still (?:buy|sold|get)|legal to")
+                  r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
+                  r"sold in|on sale|for sale|on the market")
 _COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)",
                 en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or")
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
-                       r"time to (?:train|finish)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock")
+                       r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock")
 _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几卡|多少卡|多少个\s*gpu|几个\s*gpu|how many (?:gpus?|cards?|"
-                       r"h\d+s?|a\d+s?|l\d+s?|rtx|servers?|nodes?|of them)|number of (?:gpus?|cards?)|需要几|要几")
+                       r"h\d+s?|a\d+s?|l\d+s?|rtx|\d{4}s?|[a-z]{1,3}\d{2,4}[a-z]?s?|servers?|nodes?|of them)|number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几")
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|(?<![a-z])how many (?:users|people|"
                              r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
 _HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够",
-                 en=r"how much (?:does|would|will|is|money|to)|price|cost|costs|quote|tco|budget")
+                 en=r"how much (?:does|would|will|is|money|to)|price|cost|costs|quote|tco")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
 _PRICE_ASKED = words(zh=r"多少钱|报价|报个价|什么价",
                     en=r"how much (?:would|will|does|do|is|money)|what(?:'s| is| would be| will be) the (?:price|cost)|"
@@ -85,6 +86,7 @@ _PICK = words(zh=r"哪个|哪款|哪种|哪一|选哪|报哪", en=r"which")
 _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能干什么|你可以做什么|你能帮我做什么|你能帮我什么|你有什么功能|"
                         r"你是做什么的|你是干什么的|怎么用你|能帮什么忙",
                      en=r"what can you do|what do you do|what are you (?:for|able to do)|what can i ask|how can you help|"
+                        r"what (?:kinds?|sorts?|types?) of (?:questions|things)|"
                         r"what are your capabilities|what is this (?:bot|tool|app) for")
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
@@ -128,7 +130,24 @@ def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
         return "which"
     if _MARKET.search(s) and gpus:
         return "market"
-    return "other"
+    return _job_shape(slots, gpus)
+
+
+def _job_shape(slots: Slots, gpus: int) -> str:
+    """A message with no question cue that describes a job ("Serve Qwen2.5-72B to 50 users with 8k context",
+    "Gemma 27B on a 4090?"): which configuration when no card is named, whether it fits on one named
+    configuration, both sides when two are named."""
+    job = slots.model is not None or slots.size_params is not None or slots.unknown_model is not None
+    if not job:
+        return "other"
+    gpus += len(slots.unknown_gpus)  # "B300 for Llama-3.1-405B?": about that card, which the answer says it lacks
+    if gpus >= 2:
+        return "compare"
+    if gpus == 1 or slots.capacity is not None:
+        return "feasibility"
+    described = (slots.task is not None or slots.task_generic is not None or slots.concurrency is not None
+                 or slots.context is not None or slots.qps is not None or slots.weights is not None)
+    return "which" if described else "other"
 
 
 def asks_memory(text: str) -> bool:

@@ -37,7 +37,7 @@ _EXCLUDE_BEFORE = re.compile(
     r"(?:除了|除去|不要|不用|不考虑|不含|排除|不能用|用不了|买不到|买不着|拿不到|搞不到|禁用|别用|别选|非|"
     r"(?<![a-z])(?:no|not|except|excluding|without|other than|rather than|instead of|avoid|can'?t (?:get|buy|use)|"
     r"cannot (?:get|buy|use)|unable to (?:get|buy)|no access to|besides|apart from|anything but)(?![a-z]))"
-    r"\s*(?:an?\s+|the\s+|any\s+)?(?:\d+\s*(?:x|张|块)?\s*)?$")
+    r"\s*(?:(?:on|using|with|from)\s+)?(?:an?\s+|the\s+|any\s+)?(?:\d+\s*(?:x|张|块)?\s*)?$")
 _EXCLUDE_AFTER = re.compile(
     r"^\s*(?:s|卡|显卡)?\s*(?:都|也|根本|现在|目前|已经)?\s*(?:买不到|买不着|拿不到|搞不到|用不了|不能用|不考虑|不行|禁售|缺货|断货|"
     r"被禁|受限|不要|不用|以外|之外|除外|"
@@ -46,7 +46,11 @@ _EXCLUDE_AFTER = re.compile(
 _VENDORS = {"nvidia": r"nvidia|英伟达|n卡|n 卡", "amd": r"(?<![a-z])amd(?![a-z])|a卡", "huawei": r"huawei|华为|昇腾|ascend"}
 
 
-_LIST_BEFORE = re.compile(r"[\w.\- ]{1,20}?\s*(?:和|与|及|、|或者?|/|,|，|(?<![a-z])(?:or|and|nor)(?![a-z]))\s*$")
+_LIST_BEFORE = re.compile(r"[\w.\- ]{1,20}?\s*(?P<conj>(?:和|与|及|、|或者?|/|,|，|(?<![a-z])(?:or|and|nor)(?![a-z])))"
+                          r"\s*(?:the\s+|an?\s+)?$")
+# the first card of a list ruled out by the words after the list ("H100 和 H800 都买不到", "the H100 or H800 are banned")
+_LIST_AFTER = re.compile(r"\s*(?:和|与|及|、|/|(?<![a-z])(?:or|and|nor)(?![a-z]))\s*(?:the\s+)?(?:rtx\s*)?[a-z]{0,3}\s*\d{2,4}"
+                         r"(?:\s*(?:ti|super|d|sxm|pcie))?\s*s?(?![a-z0-9])")
 
 
 def excluded_here(s: str, start: int, end: int) -> bool:
@@ -54,10 +58,15 @@ def excluded_here(s: str, start: int, end: int) -> bool:
     second card of a list is ruled out with the first ("不要 4090 和 3090", "no 4090 or 3090")."""
     raw = s[max(0, start - 40):start]
     listed = _LIST_BEFORE.search(raw)
-    if listed and excluded_here(s, max(0, start - 40) + listed.start(), max(0, start - 40) + listed.start()):
-        return True
+    if listed:
+        at = max(0, start - 40)
+        if any(excluded_here(s, at + i, at + i) for i in {listed.start(), listed.start("conj")}):
+            return True
     before = re.split(r"[,，。;；!！?？]|(?<![a-z])(?:and|but)(?![a-z])|但|可是", raw[-24:])[-1]
-    return bool(_EXCLUDE_BEFORE.search(before) or _EXCLUDE_AFTER.match(s[end:end + 24]))
+    if _EXCLUDE_BEFORE.search(before) or _EXCLUDE_AFTER.match(s[end:end + 24]):
+        return True
+    nxt = _LIST_AFTER.match(s, end)
+    return bool(nxt and _EXCLUDE_AFTER.match(s[nxt.end():nxt.end() + 24]))
 
 
 def excluded_vendors(s: str) -> list[str]:

@@ -80,6 +80,7 @@ class AskContract(BaseModel):
     mode: Literal["llm", "deterministic"]
     fallback: Fallback | None = None  # null unless the LLM driver was asked and its answer replaced (issue 19)
     note: str = ""  # the sentence the user sees about it ("" when none)
+    request: dict[str, Any] | None = None  # the typed reading of the message (advisor.conversation.request)
 
 
 class Turn(BaseModel):
@@ -114,7 +115,7 @@ class Turn(BaseModel):
             findings=[ContractFinding(rule_id=f.rule_id, severity=f.severity, message=f.text(self.lang),
                                       source=f.source) for f in self.findings],
             assumptions=[str(a) for a in self.extra.get("assumptions", [])], mode=self.mode,
-            fallback=self.fallback, note=self.note)
+            fallback=self.fallback, note=self.note, request=self.extra.get("request"))
 
     def to_contract(self) -> dict[str, Any]:
         """The `gpu-advisor ask --json` shape from DESIGN.md (the existing keys answer, questions, numbers,

@@ -24,6 +24,12 @@ SRC_USER = "user input"
 SRC_DEFAULT = "dialog default"
 
 
+def source_of(ev: Any, name: str) -> str:
+    """Where a job value shown in an answer came from: "user input" when the person stated it (the analysis's
+    `stated` fields), else the dialog's default."""
+    return SRC_USER if name in (getattr(ev, "stated", None) or ()) else SRC_DEFAULT
+
+
 class Book:
     """Formats numbers for the answer and records each one as a Number (deduplicated by name, value and unit)."""
 

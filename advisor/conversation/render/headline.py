@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis, ConfigResult
 from advisor.conversation.dialog import default_weights
-from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book
+from advisor.conversation.render.book import Book, source_of
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
     config_name,
@@ -86,9 +86,9 @@ def job_line(ev: Analysis, book: Book, lang: str) -> str:
     bits = [f"{ev.model.name}（{params}）" if zh else f"{ev.model.name} ({params})", task_label(w.task, lang)]
     if w.task == "inference" or w.weights:
         bits.append(format_label(w.weights or default_weights(w.model), lang))  # unset: the checkpoint's own precision
-    ctx = book.tokens("context", w.context, SRC_USER if ev.constraints else SRC_DEFAULT, lang)
+    ctx = book.tokens("context", w.context, source_of(ev, "context"), lang)
     if w.task == "inference":
-        conc = book.num("concurrency", w.concurrency, "sequences", SRC_USER, suffix="")
+        conc = book.num("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"), suffix="")
         bits.append(f"{conc} 路 × {ctx}" if zh else f"{conc} × {ctx}")
     else:
         bits.append(("序列长度 " if zh else "sequence ") + ctx)

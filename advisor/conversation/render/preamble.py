@@ -136,20 +136,30 @@ def notes_block(notes: list[str], book: Book, lang: str) -> str:
     return "\n".join(f"> {render_note(n, book, lang)}" for n in notes)
 
 
-def unknown_lines(slots: Slots, lang: str, catalog: Catalog) -> list[str]:
+def unknown_lines(slots: Slots, lang: str, catalog: Catalog, *, names: bool = True, stand_in: bool = True) -> list[str]:
+    """Names the catalog lacks (`names`: said first, before any answer) and the representative model a bare size
+    stands for (`stand_in`)."""
     out: list[str] = []
-    if slots.unknown_model and slots.model is None:
-        from knowledge.errors import UnknownModel
-
-        try:
-            catalog.model(slots.unknown_model)
-        except UnknownModel as exc:
-            out.append(exc.localized(lang))
-        except Exception:  # noqa: BLE001
-            pass
+    if not names:
+        return out + _stand_in(slots, lang, catalog) if stand_in else out
+    if slots.unknown_model and slots.model is None and catalog.find_model(slots.unknown_model) is None:
+        word = slots.unknown_model
+        out.append(f"未知的模型“{word}”：它不在我的模型目录里，我不会拿别的模型冒充它；给我它的 config.json（`gpu-advisor estimate "
+                   "--config config.json`），或它的层数、hidden size、KV 头数和参数量，就能按它计算。" if lang == "zh" else
+                   f"unknown model '{word}': it is not in my catalog, and I will not size another model in its place; give me "
+                   "its config.json (`gpu-advisor estimate --config config.json`) or its shape (layers, hidden size, "
+                   "KV heads, parameter count) and I can size it.")
     for word in slots.unknown_gpus:
-        out.append(f"目录里没有“{word}”这张卡，无法给出它的数据；可用 `gpu-advisor gpus` 查看支持的显卡。" if lang == "zh" else
-                   f"'{word}' is not a GPU in the catalog, so I have no data for it (see `gpu-advisor gpus`).")
+        out.append(f"目录里没有“{word}”这张卡，我没有它的数据，下面不是关于它的结论；告诉我它的显存容量和显存带宽"
+                   f"（GB 与 TB/s）就能按它计算（支持的显卡见 `gpu-advisor gpus`）。" if lang == "zh" else
+                   f"'{word}' is not a GPU in the catalog, so nothing below is about it; tell me its memory size and "
+                   "memory bandwidth (GB and TB/s) and I can size it (supported cards: "
+                   "`gpu-advisor gpus`).")
+    return out + _stand_in(slots, lang, catalog) if stand_in else out
+
+
+def _stand_in(slots: Slots, lang: str, catalog: Catalog) -> list[str]:
+    out: list[str] = []
     if slots.model_assumed in ("size", "closest") and slots.size_params and slots.model:
         name = model_name(catalog, slots.model)
         if lang == "zh":

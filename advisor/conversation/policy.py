@@ -1,0 +1,229 @@
+"""The answer's first sentence for acts whose lead is not "which configuration fits" (issue 26/30 policy).
+
+* rent_vs_buy — the rental cost first: the job's GPU-hours × each provider's dated hourly price from the catalog
+  (`GpuSpec.cloud`), cheapest first, then the purchase of the same configuration for comparison.
+  A training job's GPU-hours are the estimator's (`throughput.gpu_hours` of the lead option); a serving
+  deployment runs around the clock, so a month is count × 730 h (8760 h / 12).
+  For a mainland-China question, quotes listed in CNY (`region: cn`) come first; other quotes are converted
+  at economics.yaml's exchange rate and say that they are offered outside China.
+
+* market / legality — right after the verdict (status and date): since when, the catalog's sources, and the
+  China-market cards offered instead with their own dated status.
+
+`apply(request, turn, catalog, lang)` edits the turn's answer (numbers recorded in the turn).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from advisor.conversation.render.book import Book
+
+if TYPE_CHECKING:
+    from advisor.conversation.turn import Turn
+    from knowledge.catalog import Catalog
+
+HOURS_PER_MONTH = 8760 / 12  # 730 h: a serving deployment rents its cards around the clock
+SRC_CLOUD = "knowledge catalog: GpuSpec.cloud (dated provider quote)"
+SRC_HOURS = "advisor.estimator.training_time (GPU-hours of the lead option)"
+SRC_MARKET = "knowledge catalog: GpuSpec.china (dated China-market status and its sources)"
+
+
+def _quotes(gpu: Any, region: str, cny_per_usd: float) -> list[tuple[str, float, str, str, str]]:
+    """(provider, price per GPU-hour in the answer's currency, currency, date, tier) for every dated quote."""
+    out = []
+    for q in gpu.cloud:
+        if region == "cn":
+            price, cur = (q.cny_per_hour, "CNY") if q.cny_per_hour is not None else (q.usd_per_hour * cny_per_usd, "CNY")
+        else:
+            price, cur = q.usd_per_hour, "USD"
+        out.append((q.provider + ("" if q.region == "cn" or region != "cn" else "*"), float(price), cur,
+                    q.date.isoformat(), q.tier))
+    return sorted(out, key=lambda x: (x[0].endswith("*"), x[1]))
+
+
+def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | None:
+    """The rental paragraph for the lead option of `turn` (None when it has no option or no dated quote)."""
+    rentable = [(o, g) for o in turn.options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None and g.cloud]
+    if not rentable:
+        return None
+    opt, gpu = rentable[0]  # the first option a provider rents out (the lead when it is rentable)
+    count = int(opt.get("count") or 1)
+    from advisor.estimator.calibration import load_economics
+
+    rate = float(load_economics().exchange_rate_cny_per_usd.value)
+    zh = lang == "zh"
+    book = Book()
+    job_hours = (opt.get("throughput") or {}).get("gpu_hours")
+    training = job_hours is not None
+    if job_hours is not None:
+        hours = float(job_hours)
+        h = book.num(f"GPU-hours of the job on {count}× {gpu.name}", hours, "GPU-hours", SRC_HOURS, 1 if hours < 100 else 0,
+                     suffix="GPU 小时" if zh else "GPU-hours")
+    else:
+        hours = count * HOURS_PER_MONTH
+        h = book.num(f"GPU-hours per month on {count}× {gpu.name}", hours, "GPU-hours", "count × 8760 h / 12", 0,
+                     suffix="GPU 小时" if zh else "GPU-hours")
+    parts = []
+    for provider, price, cur, date, tier in _quotes(gpu, region, rate)[:4]:
+        name = provider.rstrip("*")
+        cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * price, cur, SRC_CLOUD)
+        unit = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
+        abroad = ("，境外报价" if zh else ", offered outside China") if provider.endswith("*") else ""
+        tier_txt = {"on_demand": "按需" if zh else "on demand", "spot": "可中断" if zh else "spot",
+                    "serverless": "serverless", "reserved": "包年" if zh else "reserved"}.get(tier, tier)
+        parts.append(f"{name} {cost}（{unit}/GPU 小时，{tier_txt}，截至 {date}{abroad}）" if zh else
+                     f"{cost} at {name} ({unit} per GPU-hour, {tier_txt}, as of {date}{abroad})")
+    if not parts:
+        return None
+    what = f"{count}× {gpu.name}"
+    if zh:
+        head = (f"**租用**：这个任务在 {what} 上约需 {h}，按小时租：" if training else
+                f"**租用**：{what} 全天候运行每月 {h}，每月租金：")
+        text = head + "；".join(parts) + "。"
+    else:
+        head = (f"**Renting**: this job takes about {h} on {what}; rented by the hour that is " if training else
+                f"**Renting**: {what} running around the clock is {h} a month; rented, that is ")
+        text = head + "; ".join(parts) + (" a month." if not training else ".")
+    buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
+    if buy.get("amount"):
+        cost = book.money(f"purchase of {what}", float(buy["amount"]), str(buy.get("currency", "USD")),
+                          "advisor.estimator.cost.estimate_tco")
+        text += (f" 买同样的配置需一次性投入 {cost}（整机）。" if zh else
+                 f" Buying the same configuration costs {cost} up front (whole server).")
+    turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+    return text
+
+
+_STATUS = {"available": ("on sale", "在售"), "restricted": ("restricted", "受限"),
+           "licence_required": ("licence required", "需许可证"), "china_variant": ("China-market variant", "中国特供版"),
+           "not_sold": ("not sold", "不在售")}
+
+
+def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | None:
+    """For a market or legality question: since when the card's China status holds, the catalog's sources for it,
+    and the China-market cards offered in its place with their own status (said right after the verdict)."""
+    zh = lang == "zh"
+    lines = []
+    for h in request.get("hardware", []):
+        gpu = catalog.find_gpu(h["gpu"]) if h.get("gpu") and h.get("role") != "excluded" else None
+        if gpu is None or gpu.china is None:
+            continue
+        china = gpu.china
+        titles = []
+        for sid in china.source:
+            try:
+                src = catalog.source(sid)
+            except Exception:  # noqa: BLE001 - a missing source id is the catalog test's business, not the chat's
+                continue
+            titles.append(re.split(r"[:(;]", src.title)[0].strip())  # the title without its summary
+        since = china.restricted_since.isoformat() if china.restricted_since else None
+        alts = []
+        for alt_id in china.substitutes:
+            alt = catalog.find_gpu(alt_id)
+            if alt is not None and alt.china is not None and alt.china.status not in ("restricted", "not_sold"):
+                label = _STATUS.get(alt.china.status, (alt.china.status, alt.china.status))[1 if zh else 0]
+                alts.append(f"{alt.name}（{label}，截至 {alt.china.as_of}）" if zh else
+                            f"{alt.name} ({label}, as of {alt.china.as_of})")
+        if zh:
+            text = (f"{gpu.name}：自 {since} 起受限。" if since else f"{gpu.name}：")
+            if titles:
+                text += "来源：" + "；".join(titles) + "。"
+            if alts:
+                text += "国内可考虑的替代：" + "、".join(alts) + "；告诉我模型和用途，我按任务算出需要几张。"
+        else:
+            text = (f"{gpu.name}: restricted since {since}. " if since else f"{gpu.name}: ")
+            if titles:
+                text += "Source: " + "; ".join(titles) + ". "
+            if alts:
+                text += ("China-market alternatives: " + ", ".join(alts) +
+                         "; tell me the model and the job and I will size them for it.")
+        lines.append(text.strip())
+    return "\n\n".join(lines) or None
+
+
+_KV_WORDS = re.compile(r"kv[\s-]*cache|kv 缓存|键值缓存", re.I)
+_MOE_WORDS = re.compile(r"moe|mixture[\s-]*of[\s-]*experts|experts?|专家", re.I)
+_ACTIVE_ONLY = re.compile(r"active|激活|只需|only", re.I)
+
+
+def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog, lang: str) -> str | None:
+    """The verdict of a claim about memory that names no guide (the estimator's figure first):
+
+    * a KV-cache size — KV bytes = Σ_layers 2 × KV heads × head size × 2 bytes (FP16) × context
+      (advisor.estimator.memory.kv_cache_bytes) for the model and context of the request, against the amount said;
+    * "MoE models only need memory for their active experts" — every expert's weights stay in memory: total
+      parameters × bytes per weight, against the active parameters (the router picks experts per token)."""
+    from advisor.estimator.memory import kv_cache_bytes
+
+    zh = lang == "zh"
+    book = Book()
+    job = {v["name"]: v["value"] for v in request.get("job", [])}
+    model = catalog.find_model(str(job.get("model") or "")) if job.get("model") else None
+    out = None
+    if _KV_WORDS.search(text) and model is not None:
+        ctx = int(job.get("context") or 4096)
+        kv = kv_cache_bytes(model, ctx)
+        got = book.gib(f"KV cache of {model.name} at {ctx} tokens", kv)
+        layers = book.count(f"layers of {model.name}", model.num_layers, "layers", "model config.json")
+        heads = book.count(f"KV heads of {model.name}", model.num_kv_heads, "heads", "model config.json")
+        dim = book.count(f"head size of {model.name}", model.head_dim, "dims", "model config.json")
+        c = book.tokens("context of the claim", ctx, "user input", lang)
+        said = next((c_["value"] for c_ in request.get("claims", [])), None)
+        small = said is None or said * 1e9 < 0.8 * kv
+        verdict = ("**不对**" if small else "**基本对**") if zh else ("**No**" if small else "**Roughly, yes**")
+        out = (f"{verdict}：{model.name} 在 {c} 上下文时每条序列的 KV 缓存是 {got}（2 × {layers} 层 × {heads} 个 KV 头 × "
+               f"{dim} 维 × 2 字节 × {c}，FP16），并发几路就乘几。" if zh else
+               f"{verdict}: the KV cache of {model.name} at {c} of context is {got} per sequence (2 × {layers} layers × "
+               f"{heads} KV heads × {dim} × 2 bytes × {c}, FP16), times the number of concurrent sequences.")
+    elif _MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text):
+        from knowledge.params import param_counts
+
+        def is_moe(m: Any) -> bool:
+            counts = param_counts(m)
+            return bool(counts.active < counts.total)
+
+        moe = model if model is not None and is_moe(model) else next((m for m in catalog.models if is_moe(m)), None)
+        if moe is None:
+            return None
+        counts = param_counts(moe)
+        src = "knowledge.params.param_counts"
+        total = book.num(f"parameters of {moe.name}", counts.total / 1e9, "B params", src, 1, suffix="B")
+        active = book.num(f"active parameters of {moe.name}", counts.active / 1e9, "B params", src, 1, suffix="B")
+        weights = book.gb(f"BF16 weights of all experts of {moe.name}", counts.total * 2, "2 bytes × parameters")
+        out = (f"**不对**：MoE 每个 token 只用部分专家计算，但所有专家的权重都要放在显存里（路由每步可能选任何专家）。"
+               f"例如 {moe.name} 共 {total} 参数、每 token 激活 {active}：BF16 权重要 {weights}，而不是按激活参数算。" if zh else
+               f"**No**: an MoE model computes each token with a few experts, but every expert's weights must be in "
+               f"memory (the router may pick any of them at each step). {moe.name}, for example, has {total} parameters "
+               f"with {active} active per token: its BF16 weights take {weights}, not the active share.")
+    if out:
+        turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+    return out
+
+
+def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text: str = "") -> None:
+    """Put the act's own answer where it belongs in `turn.answer`: the rental cost first for a rent question; the
+    dated status, its source and the alternatives right after the verdict of a market or legality question."""
+    act = request.get("act")
+    if act == "rent_vs_buy" and turn.options:
+        region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
+        first = rent_lead(turn, catalog, lang, str(region))
+        if first:
+            turn.answer = first + "\n\n" + turn.answer
+    elif act == "claim" and text and turn.extra.get("intent") != "claim" and turn.extra.get("kind") != "claim":
+        # the dialog's own claim answers (a quoted guide figure) already lead with their verdict
+        first = claim_lead(request, turn, text, catalog, lang)
+        if first:
+            turn.answer = first + "\n\n" + turn.answer
+    elif act in ("market", "legality"):
+        note = market_note(request, catalog, lang)
+        if note:
+            book = Book()
+            note = book.text(note, "market status and sources", SRC_MARKET)  # every figure in it recorded
+            turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+            head, sep, rest = turn.answer.partition("\n\n")
+            turn.answer = head + "\n\n" + note + (sep + rest if rest else "")
+
+
+__all__ = ["HOURS_PER_MONTH", "apply", "market_note", "rent_lead"]
