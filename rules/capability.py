@@ -21,11 +21,12 @@ from __future__ import annotations
 from rules.common import CONFIG, GUIDE_000, GUIDE_003, INFERENCE, PRE_AMPERE, TRAINING
 from rules.conditions import f
 from rules.meta import RuleMeta
+from rules.stacks import STACK_ENGINES
 
 _PERF_CONCLUSIONS = "part 3 (三), 不同显卡性能对比-重要结论"
 _NO_FP8_COMPUTE = ("volta", "turing", "ampere", "cdna2", "davinci", "apple-m3", "apple-m4", "rdna3.5")
-_CUDA_ONLY_ENGINES = ("trtllm",)
-_NOT_ON_METAL = ("vllm", "sglang", "trtllm", "deepspeed", "megatron")
+_CUDA_ONLY_ENGINES = tuple(sorted(STACK_ENGINES["cuda"] - STACK_ENGINES["cann"]))  # not on Ascend (rules.stacks)
+_NOT_ON_METAL = tuple(sorted(STACK_ENGINES["cuda"] - STACK_ENGINES["metal"]))
 _FP4_FORMATS = ("nvfp4", "mxfp4", "fp4")
 
 RULES: tuple[RuleMeta, ...] = (
@@ -299,7 +300,7 @@ RULES: tuple[RuleMeta, ...] = (
         id="cap-cann-engines",
         topic="capability",
         applies_to=CONFIG,
-        when=(f.software_stack == "cann") & f.engine.one_of(*_CUDA_ONLY_ENGINES, "deepspeed"),
+        when=(f.software_stack == "cann") & f.engine.one_of(*_CUDA_ONLY_ENGINES),
         severity="block",
         source="stacks-mindie",
         section="MindIE / vllm-ascend on CANN",
