@@ -148,8 +148,9 @@ def sized_workload(w: Workload, layout: Layout) -> Workload:
 
 
 def machine_pairs(gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The (count, nodes) pairs to try on `gpu`: one machine for a unified-memory computer, else `pairs`."""
-    return [(1, 1)] if gpu.is_machine else list(pairs)
+    """The (count, nodes) pairs to try on `gpu`: for a unified-memory computer only the single machine among
+    `pairs` (none once the search has moved past one), else `pairs`."""
+    return [(n, k) for n, k in pairs if n == 1] if gpu.is_machine else list(pairs)
 
 
 def engine_for(gpu: GpuSpec, w: Workload) -> str | None:

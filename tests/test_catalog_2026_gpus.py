@@ -178,6 +178,7 @@ def test_stacks_and_engines() -> None:
 
 def test_a_machine_is_one_unit_in_the_search() -> None:
     assert machine_pairs(CAT.gpu("mac-studio-m3-ultra-512g"), [(1, 1), (8, 1), (16, 2)]) == [(1, 1)]
+    assert machine_pairs(CAT.gpu("mac-studio-m3-ultra-512g"), [(2, 1), (8, 1)]) == []  # past one machine: none
     assert machine_pairs(CAT.gpu("rtx-pro-6000-blackwell"), [(1, 1), (8, 1)]) == [(1, 1), (8, 1)]
 
 
@@ -187,6 +188,13 @@ def test_recommend_never_builds_a_tensor_parallel_mac_cluster() -> None:
                     Constraints(candidates=("mac-studio-m3-ultra-512g", "mac-m4-max-128g", "dgx-spark")))
     for o in [*rec.options, *rec.closest]:
         assert o.count == 1 and o.layout["tp"] == 1, (o.gpu, o.count, o.layout)
+
+
+def test_pretraining_on_machines_ends() -> None:
+    """A deadline/speed miss asks for more GPUs; a machine has no more to give, and the search must stop."""
+    for gpu_id in ("mac-studio-m3-ultra-512g", "dgx-spark", "ryzen-ai-max-395-128g"):
+        rec = recommend(Workload(model="qwen2.5-7b", task="pretrain"), Constraints(candidates=(gpu_id,)))
+        assert all(o.count == 1 for o in [*rec.options, *rec.closest]), gpu_id
 
 
 def test_recommend_serves_a_mac_with_llama_cpp_and_never_with_vllm() -> None:
