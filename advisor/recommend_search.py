@@ -203,10 +203,13 @@ def sized(est: MemoryEstimate, gpu: GpuSpec) -> bool:
 
 def candidate_gpus(catalog: Catalog, c: Constraints) -> list[GpuSpec]:
     """The GPUs to search: the user's candidates (named cards are checked whatever their market; the market rules
-    say what applies), else the catalog's cards sold in the region's market (`sold_in`)."""
+    say what applies), else the catalog's cards sold in the region's market (`sold_in`), unified-memory machines
+    left out."""
     if c.candidates:
         return [catalog.gpu(name) for name in c.candidates]
-    return [g for g in catalog.gpus if sold_in(g, c.region)]
+    # a unified-memory machine (Mac Studio, DGX Spark, Ryzen AI Max) is a one-user desktop: searched when named,
+    # never proposed unasked as a server
+    return [g for g in catalog.gpus if sold_in(g, c.region) and not g.is_machine]
 
 
 def sold_in(gpu: GpuSpec, region: str) -> bool:

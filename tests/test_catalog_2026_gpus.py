@@ -184,6 +184,13 @@ def test_a_machine_is_one_unit_in_the_search() -> None:
     assert machine_pairs(CAT.gpu("rtx-pro-6000-blackwell"), [(1, 1), (8, 1)]) == [(1, 1), (8, 1)]
 
 
+def test_machines_are_searched_only_when_named() -> None:
+    rec = recommend(Workload(model="qwen2.5-32b", weights="bf16", concurrency=8), Constraints(region="cn", currency="CNY"))
+    assert rec.options and not any(CAT.gpu(o.gpu).is_machine for o in rec.options)
+    named = recommend(Workload(model="qwen2.5-32b"), Constraints(candidates=("ryzen-ai-max-395-128g",)))
+    assert named.options and named.options[0].gpu == "ryzen-ai-max-395-128g"
+
+
 def test_recommend_never_builds_a_tensor_parallel_mac_cluster() -> None:
     """DeepSeek-V3 in BF16 (~1.3 TB) does not fit one Mac; the search must not answer '8× Mac Studio, TP 8'."""
     rec = recommend(Workload(model="deepseek-v3", weights="bf16"),
