@@ -395,7 +395,8 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
             raise InputError(f"GPU count must be between 1 and {constraints.max_gpus_per_node * constraints.max_nodes}"
                              f", got {count}", field="count")
         gpu = catalog.gpu(name)
-        nodes = max(1, math.ceil(count / constraints.max_gpus_per_node))
+        # a unified-memory machine (Mac Studio, DGX Spark) is its own node: N of them pipeline over the network
+        nodes = count if gpu.is_machine else max(1, math.ceil(count / constraints.max_gpus_per_node))
         opt = existing_option(search, gpu, count, nodes, labels=_owned(constraints, catalog, gpu, count))
         if opt is None:
             raise InputError(f"{count}× {gpu.name} has no valid layout for {model.name} (tensor parallelism must "

@@ -1,7 +1,10 @@
 """The layouts the recommender tries and the search over them: for one GPU, the smallest count × layout whose
 memory estimate fits with headroom (`first_fit`), or the largest tried when none does (`closest_sizing`).
 
-Counts: 1, 2, 4, 8 within a node, then whole nodes (`counts`). Inference: tensor parallel inside a node, pipeline
+Counts: 1, 2, 4, 8 within a node, then whole nodes (`counts`); a unified-memory machine (Mac Studio, DGX Spark, Ryzen
+AI Max) is tried as one machine only (`machine_pairs`): several are a network cluster, not a tensor-parallel server.
+A card is sized with an engine its software stack runs (`rules.stacks`): llama.cpp on Apple Metal when none is named,
+and no option when the named engine does not run there (vLLM on a Mac, TensorRT-LLM on Ascend). Inference: tensor parallel inside a node, pipeline
 parallel across nodes, the largest TP degree the attention heads allow. Training: data parallel with ZeRO, from
 the lightest sharding to full offload; pre-training and full fine-tuning go through the parallelism planner
 (advisor.training_advice). A layout fits when it leaves ≥ `MIN_HEADROOM` of the card free and any CPU offload
@@ -144,9 +147,39 @@ def sized_workload(w: Workload, layout: Layout) -> Workload:
     return w.model_copy(update=update)
 
 
+def machine_pairs(gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (count, nodes) pairs to try on `gpu`: for a unified-memory computer only the single machine among
+    `pairs` (none once the search has moved past one), else `pairs`."""
+    return [(n, k) for n, k in pairs if n == 1] if gpu.is_machine else list(pairs)
+
+
+def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
+    """The engine `gpu` is sized with: the workload's; for serving on a stack without vLLM (Apple Metal) llama.cpp;
+    else None (the estimator's default: vLLM for serving, transformers for training)."""
+    from rules.stacks import runs
+
+    if w.engine or w.is_training or runs(gpu.stack, "vllm"):
+        return w.engine
+    return "llama.cpp" if runs(gpu.stack, "llama.cpp") else None
+
+
+def stack_runs(gpu: GpuSpec, w: Workload) -> bool:
+    """Whether `gpu`'s software stack runs the engine the workload is sized with (rules.stacks)."""
+    from rules.stacks import runs
+
+    engine = engine_for(gpu, w) or ("transformers" if w.is_training else "vllm")
+    return runs(gpu.stack, engine)
+
+
 def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
-    """The memory estimate of one GPU of `layout`, or None when the sized workload is not a valid one."""
+    """The memory estimate of one GPU of `layout`, or None when the sized workload is not a valid one or its engine
+    does not run on the card's stack."""
     w = sized_workload(search.workload, layout)
+    if not stack_runs(gpu, w):
+        return None
+    engine = engine_for(gpu, w)
+    if engine != w.engine:
+        w = w.model_copy(update={"engine": engine})
     try:
         Workload.model_validate(w.model_dump())
         return Memory(estimate_memory(search.model, w, gpu), w)
@@ -170,10 +203,13 @@ def sized(est: MemoryEstimate, gpu: GpuSpec) -> bool:
 
 def candidate_gpus(catalog: Catalog, c: Constraints) -> list[GpuSpec]:
     """The GPUs to search: the user's candidates (named cards are checked whatever their market; the market rules
-    say what applies), else the catalog's cards sold in the region's market (`sold_in`)."""
+    say what applies), else the catalog's cards sold in the region's market (`sold_in`), unified-memory machines
+    left out."""
     if c.candidates:
         return [catalog.gpu(name) for name in c.candidates]
-    return [g for g in catalog.gpus if sold_in(g, c.region)]
+    # a unified-memory machine (Mac Studio, DGX Spark, Ryzen AI Max) is a one-user desktop: searched when named,
+    # never proposed unasked as a server
+    return [g for g in catalog.gpus if sold_in(g, c.region) and not g.is_machine]
 
 
 def sold_in(gpu: GpuSpec, region: str) -> bool:
@@ -203,6 +239,9 @@ def resolve_inputs(workload: Workload, constraints: Constraints, catalog: Catalo
 
 def first_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> Sizing | None:
     """The smallest layout on `gpu` whose memory fits with headroom, or None."""
+    pairs = machine_pairs(gpu, pairs)
+    if not stack_runs(gpu, search.workload):
+        return None
     if training_advice.planned(search.workload):
         return planned_fit(search, gpu, pairs)
     for count, nodes in pairs:
@@ -267,7 +306,7 @@ def weights_cannot_fit(search: Search, gpu: GpuSpec, layout: Layout) -> bool:
 
 def closest_sizing(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> Sizing | None:
     """The largest layout tried on `gpu` (for the "nothing fits" answer): the best it can do."""
-    for count, nodes in reversed(pairs):
+    for count, nodes in reversed(machine_pairs(gpu, pairs)):
         for layout in reversed(layouts_for(search, count, nodes)):
             found = memory_of(search, gpu, layout)
             if found is not None:

@@ -110,8 +110,15 @@ class ChinaMarket(Strict):
 
 
 Architecture = Literal[
-    "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "davinci"
+    "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "cdna4", "rdna3.5", "davinci",
+    "apple-m3", "apple-m4", "gaudi3"
 ]
+# architectures with FP4 matrix units (NVIDIA Blackwell: NVFP4/MXFP4; AMD CDNA 4: MXFP4); elsewhere FP4 is weight-only
+FP4_ARCHITECTURES = ("blackwell", "cdna4")
+# the software stack a card runs: what decides which engines and formats are available (knowledge/data/stacks.yaml)
+Stack = Literal["cuda", "rocm", "cann", "metal", "synapseai"]
+_VENDOR_STACK: dict[str, Stack] = {"NVIDIA": "cuda", "AMD": "rocm", "Huawei": "cann", "Apple": "metal",
+                                   "Intel": "synapseai"}
 Segment = Literal["consumer", "workstation", "datacenter"]
 # whether a company can buy the card new today: "sold" (in production or in the vendor's current line-up),
 # "end_of_life" (discontinued or dropped from current software support; new stock only by chance, mostly used),
@@ -121,15 +128,38 @@ Availability = Literal["sold", "end_of_life", "used_only"]
 Block = Literal["llama", "gpt", "bloom", "opt", "chatglm", "deepseek", "gemma2", "phi3", "neox"]
 
 
+class UnifiedMemory(Strict):
+    """A machine whose CPU and GPU share one memory pool (Apple silicon, DGX Spark, Ryzen AI Max).
+
+    `GpuSpec.memory_bytes` of such a machine is the share its GPU may use by default (`gpu_bytes`), not the pool;
+    `max_gpu_bytes` is what a documented setting raises it to (macOS `iogpu.wired_limit_mb`, the BIOS/driver
+    carve-out on Ryzen AI Max), leaving the operating system the rest."""
+
+    total_bytes: PositiveInt  # the machine's whole memory pool
+    gpu_bytes: PositiveInt  # what the GPU may use by default (= GpuSpec.memory_bytes)
+    gpu_rule: str  # how gpu_bytes follows from total_bytes, e.g. "3/4 of the pool above 36 GB (macOS default)"
+    max_gpu_bytes: PositiveInt | None = None  # the most a documented setting gives the GPU
+    setting: str = ""  # the setting that raises the share
+    source: list[str]
+
+    def check_invariants(self) -> None:
+        if self.gpu_bytes > self.total_bytes:
+            raise ValueError("gpu_bytes exceeds total_bytes")
+        if self.max_gpu_bytes is not None and not (self.gpu_bytes <= self.max_gpu_bytes <= self.total_bytes):
+            raise ValueError("max_gpu_bytes must lie between gpu_bytes and total_bytes")
+
+
 class GpuSpec(Strict):
     id: Slug
     name: str
     aliases: tuple[str, ...] = ()
-    vendor: Literal["NVIDIA", "AMD", "Huawei"]
+    vendor: Literal["NVIDIA", "AMD", "Huawei", "Apple", "Intel"]
     architecture: Architecture
     segment: Segment
     launch_year: PositiveInt | None = None  # None for community mods
-    interface: Literal["pcie", "sxm", "oam"] = "pcie"
+    # soc: a whole computer (Apple Mac, DGX Spark, Ryzen AI Max machine) — one per machine, no PCIe slot to fill;
+    # superchip: a GPU of a Grace superchip (GB200/GB300), sold only in racks
+    interface: Literal["pcie", "sxm", "oam", "soc", "superchip"] = "pcie"
     memory_bytes: PositiveInt
     memory_type: str
     bandwidth_bytes_per_s: PositiveFloat
@@ -146,7 +176,7 @@ class GpuSpec(Strict):
     tdp_w: PositiveFloat
     nvlink_bytes_per_s: NonNegativeFloat = 0.0  # total both directions per GPU; 0 when none
     nvlink: str = "none"  # human description: "2-way bridge", "NVLink 4 via NVSwitch", …
-    link_kind: Literal["none", "nvlink-bridge", "nvlink-switch", "infinity-fabric"] = "none"
+    link_kind: Literal["none", "nvlink-bridge", "nvlink-switch", "infinity-fabric", "hccs", "roce"] = "none"
     pcie_gen: PositiveInt
     form_factor: str
     supports_bf16: bool
@@ -155,6 +185,9 @@ class GpuSpec(Strict):
     modded: bool = False  # community memory mod (2080 Ti 22G): no vendor warranty
     availability: Availability = "sold"  # cited in `cite["availability"]` where not "sold"
     availability_note: str = ""  # why, with the date, in words
+    software_stack: Stack | None = None  # None: the vendor's (NVIDIA cuda, AMD rocm, Huawei cann, …); see `stack`
+    unified_memory: UnifiedMemory | None = None  # set for machines whose GPU shares the system memory
+    max_per_node: PositiveInt | None = None  # most cards one server holds (1 for a machine); None: the search's 8
     china: ChinaMarket
     prices: tuple[Price, ...] = ()
     cloud: tuple[CloudPrice, ...] = ()
@@ -169,6 +202,10 @@ class GpuSpec(Strict):
         self._every_number_is_cited()
         if self.availability != "sold" and not (self.cite.get("availability") and self.availability_note):
             raise ValueError(f"availability '{self.availability}' needs cite['availability'] and availability_note")
+        if self.unified_memory is not None and self.unified_memory.gpu_bytes != self.memory_bytes:
+            raise ValueError("memory_bytes of a unified-memory machine must equal unified_memory.gpu_bytes")
+        if self.fp4_dense_flops is not None and self.architecture not in FP4_ARCHITECTURES:
+            raise ValueError("fp4_dense_flops given for a card without FP4 matrix units (Blackwell, CDNA 4)")
 
     def _cite_names_fields(self) -> None:
         unknown = set(self.cite) - set(type(self).model_fields)
@@ -177,6 +214,16 @@ class GpuSpec(Strict):
         unknown = set(self.estimated) - set(type(self).model_fields)
         if unknown:
             raise ValueError(f"estimated names unknown fields {sorted(unknown)}")
+
+    @property
+    def stack(self) -> Stack:
+        """The software stack the card runs (explicit, else the vendor's)."""
+        return self.software_stack or _VENDOR_STACK[self.vendor]
+
+    @property
+    def is_machine(self) -> bool:
+        """A whole computer with unified memory (counted in machines, not cards; no tensor parallel across them)."""
+        return self.interface == "soc" or self.unified_memory is not None
 
     def price(self, currency: str, condition: Literal["new", "used", "any"] = "any") -> Price | None:
         """The newest per-card price in `currency` for `condition`: "new" — the newest street or channel price,
@@ -197,7 +244,7 @@ class GpuSpec(Strict):
         numeric = {
             name
             for name, info in type(self).model_fields.items()
-            if name not in {"launch_year", "pcie_gen"} and getattr(self, name) is not None
+            if name not in {"launch_year", "pcie_gen", "max_per_node"} and getattr(self, name) is not None
             and isinstance(getattr(self, name), (int, float)) and not isinstance(getattr(self, name), bool)
         }
         if self.nvlink_bytes_per_s == 0:

@@ -5,6 +5,13 @@
   vLLM runs FP8 checkpoints on Turing/Ampere as weight-only W8A16 through its FP8 Marlin kernels.
 * FlashAttention-2 supports Ampere, Ada and Hopper; Turing is left to FlashAttention 1.x.
 * NVLink: RTX 3090/3090 Ti have a 2-way bridge (112.5 GB/s); GeForce 40/50 series have none.
+* Software stacks (knowledge/data/sources/gpus.yaml, stacks-*): vLLM, SGLang and TensorRT-LLM need CUDA (vLLM and
+  SGLang also ROCm, Gaudi and Ascend through plugins); Apple silicon runs llama.cpp (Metal) and MLX, Ascend runs
+  CANN (MindIE, vllm-ascend, llama.cpp's CANN backend), never CUDA.
+* FP4 matrix units exist only on NVIDIA Blackwell (NVFP4/MXFP4) and AMD CDNA 4 (MXFP4); elsewhere FP4 weights are
+  dequantised (weight-only: memory saved, no FP4 compute speed-up).
+* A unified-memory machine (Mac Studio, DGX Spark, Ryzen AI Max) is one unit: several machines are joined over
+  Thunderbolt or Ethernet, which carries a pipeline split, never tensor parallelism at NVLink speed.
 * Guide-003 rates A10 and T4 weak for training and inference; guide-003 warns of software gaps on old GPUs,
   guide-000 of ROCm and domestic stacks still catching up.
 """
@@ -14,16 +21,20 @@ from __future__ import annotations
 from rules.common import CONFIG, GUIDE_000, GUIDE_003, INFERENCE, PRE_AMPERE, TRAINING
 from rules.conditions import f
 from rules.meta import RuleMeta
+from rules.stacks import STACK_ENGINES
 
 _PERF_CONCLUSIONS = "part 3 (三), 不同显卡性能对比-重要结论"
-_NO_FP8_COMPUTE = ("volta", "turing", "ampere", "cdna2", "davinci")
+_NO_FP8_COMPUTE = ("volta", "turing", "ampere", "cdna2", "davinci", "apple-m3", "apple-m4", "rdna3.5")
+_CUDA_ONLY_ENGINES = tuple(sorted(STACK_ENGINES["cuda"] - STACK_ENGINES["cann"]))  # not on Ascend (rules.stacks)
+_NOT_ON_METAL = tuple(sorted(STACK_ENGINES["cuda"] - STACK_ENGINES["metal"]))
+_FP4_FORMATS = ("nvfp4", "mxfp4", "fp4")
 
 RULES: tuple[RuleMeta, ...] = (
     RuleMeta(
         id="cap-bf16-needs-ampere",
         topic="capability",
         applies_to=CONFIG,
-        when=(f.precision == "bf16") & PRE_AMPERE,
+        when=(f.precision == "bf16") & (PRE_AMPERE | (f.bf16 == False)),  # noqa: E712
         severity="warn",
         source="a100-wp",
         section="third-generation Tensor Cores: BF16",
@@ -242,7 +253,7 @@ RULES: tuple[RuleMeta, ...] = (
         id="cap-non-cuda-stack",
         topic="capability",
         applies_to=CONFIG,
-        when=f.gpu_arch.one_of("cdna2", "cdna3", "davinci"),
+        when=f.gpu_arch.one_of("cdna2", "cdna3", "cdna4", "davinci", "gaudi3"),
         severity="info",
         source=GUIDE_000,
         section="GPU选型的综合决策框架: 技术维度 (软件生态: AMD ROCm和国产GPU的软件栈正在追赶)",
@@ -252,5 +263,102 @@ RULES: tuple[RuleMeta, ...] = (
            "and quantisation formats are supported on it.",
         zh="{gpu} 不使用 CUDA 生态：指南（000）指出 AMD ROCm 和国产 GPU 的软件栈正在追赶，但在算子覆盖率和性能优化上"
            "仍有差距。请确认所用框架、内核与量化格式在该卡上受支持。",
+    ),
+    RuleMeta(
+        id="cap-metal-engines",
+        topic="capability",
+        applies_to=CONFIG,
+        when=(f.software_stack == "metal") & f.engine.one_of(*_NOT_ON_METAL),
+        severity="block",
+        source="stacks-vllm-platforms",
+        section="supported hardware (no Apple Metal GPU backend)",
+        refs=("stacks-llamacpp-backends", "stacks-mlx", "stacks-trtllm"),
+        summary="Apple silicon: vLLM, SGLang, TensorRT-LLM, DeepSpeed and Megatron do not run on the Metal GPU.",
+        en="The {gpu} runs Apple's Metal stack: {engine} has no Metal GPU backend (vLLM runs only on the CPU of a Mac; "
+           "TensorRT-LLM, DeepSpeed and Megatron need CUDA). Serve with llama.cpp (Metal) or MLX (mlx-lm), which "
+           "also fine-tunes with LoRA.",
+        zh="{gpu} 使用苹果 Metal 软件栈：{engine} 没有 Metal GPU 后端（vLLM 在 Mac 上只能用 CPU；TensorRT-LLM、"
+           "DeepSpeed、Megatron 需要 CUDA）。请用 llama.cpp（Metal）或 MLX（mlx-lm，也支持 LoRA 微调）。",
+        alternative="engine=llama.cpp",
+    ),
+    RuleMeta(
+        id="cap-metal-stack",
+        topic="capability",
+        applies_to=CONFIG,
+        when=(f.software_stack == "metal") & (f.engine.missing() | f.engine.one_of("llama.cpp", "transformers")),
+        severity="info",
+        source="stacks-llamacpp-backends",
+        section="supported backends: Metal",
+        refs=("stacks-mlx", "stacks-vllm-platforms"),
+        summary="Apple silicon serves LLMs with llama.cpp (GGUF) or MLX; no CUDA, no FP8, no FlashAttention-2.",
+        en="The {gpu} runs Apple's Metal stack: the engines are llama.cpp (GGUF quantisations) and MLX (MLX 4/8-bit "
+           "formats); there is no CUDA, FP8 or FlashAttention-2, and vLLM does not use its GPU.",
+        zh="{gpu} 使用苹果 Metal 软件栈：可用引擎为 llama.cpp（GGUF 量化）与 MLX（MLX 4/8 位格式）；没有 CUDA、FP8 "
+           "和 FlashAttention-2，vLLM 也无法使用其 GPU。",
+    ),
+    RuleMeta(
+        id="cap-cann-engines",
+        topic="capability",
+        applies_to=CONFIG,
+        when=(f.software_stack == "cann") & f.engine.one_of(*_CUDA_ONLY_ENGINES),
+        severity="block",
+        source="stacks-mindie",
+        section="MindIE / vllm-ascend on CANN",
+        refs=("stacks-trtllm", "stacks-vllm-platforms"),
+        summary="Ascend runs CANN: TensorRT-LLM (CUDA only) is not available; use MindIE or vllm-ascend.",
+        en="The {gpu} runs Huawei's CANN stack, not CUDA: {engine} is not available on it. Serve with MindIE or "
+           "vLLM through the vllm-ascend plugin (llama.cpp also has a CANN backend); train with MindSpore or "
+           "torch_npu.",
+        zh="{gpu} 使用华为 CANN 软件栈而非 CUDA：{engine} 无法在其上运行。推理请用 MindIE 或 vLLM 的 vllm-ascend "
+           "插件（llama.cpp 也有 CANN 后端）；训练请用 MindSpore 或 torch_npu。",
+        alternative="engine=vllm (vllm-ascend)",
+    ),
+    RuleMeta(
+        id="cap-fp4-weight-only",
+        topic="capability",
+        applies_to=CONFIG,
+        when=f.weight_format.one_of(*_FP4_FORMATS) & (f.fp4_native == False),  # noqa: E712
+        severity="info",
+        source="stacks-trtllm",
+        section="NVFP4 on Blackwell",
+        refs=("mi350-amd-specs", "bw-rtx-wp"),
+        summary="FP4 weights run natively only on Blackwell (NVFP4/MXFP4) and CDNA 4 (MXFP4); elsewhere weight-only.",
+        en="The {gpu} ({arch}) has no FP4 matrix units (only NVIDIA Blackwell and AMD CDNA 4 have them): FP4 weights "
+           "are dequantised to 16 bits for the matrix multiplies, which keeps the memory saving but not the FP4 "
+           "compute speed.",
+        zh="{gpu}（{arch}）没有 FP4 矩阵单元（只有英伟达 Blackwell 与 AMD CDNA 4 具备）：FP4 权重会反量化为 16 位参与"
+           "矩阵乘法，节省显存但没有 FP4 算力加速。",
+    ),
+    RuleMeta(
+        id="cap-machine-not-a-card",
+        topic="capability",
+        applies_to=CONFIG,
+        when=(f.machine == True) & (f.count > 1),  # noqa: E712
+        severity="warn",
+        source="dgx-spark-aiinfra",
+        section="two units linked over ConnectX-7 200 GbE",
+        refs=("metal-working-set-exo", "stacks-llamacpp-backends"),
+        summary="Unified-memory machines are whole computers: N of them are a network cluster, not an N-GPU server.",
+        en="The {gpu} is a whole computer with unified memory, not a card: {count} of them are {count} machines "
+           "joined over Thunderbolt or Ethernet (exo, llama.cpp RPC, MLX distributed, or 200 GbE for DGX Spark), "
+           "which carries a pipeline split at network speed, not tensor parallelism over NVLink.",
+        zh="{gpu} 是一台统一内存的整机，不是显卡：{count} 台就是通过雷雳或以太网连接的 {count} 台机器（exo、llama.cpp "
+           "RPC、MLX 分布式，DGX Spark 为 200 GbE），只能按流水线切分并受网络速度限制，不能像 NVLink 那样做张量并行。",
+    ),
+    RuleMeta(
+        id="cap-machine-no-tp",
+        topic="capability",
+        applies_to=CONFIG,
+        when=(f.machine == True) & (f.tp > 1),  # noqa: E712
+        severity="block",
+        source="dgx-spark-aiinfra",
+        section="two units linked over ConnectX-7 200 GbE",
+        refs=("metal-working-set-exo",),
+        summary="Tensor parallelism across unified-memory machines is not a deployable layout.",
+        en="Tensor parallel degree {tp} across {gpu} machines is not a deployable layout: each is a separate computer "
+           "and the link between them is Thunderbolt or Ethernet, far below what a per-layer all-reduce needs. Use "
+           "one machine with more memory, or a pipeline split.",
+        zh="在多台 {gpu} 之间做 {tp} 路张量并行不可行：每台都是独立的计算机，它们之间只有雷雳或以太网，远低于每层 "
+           "all-reduce 所需的带宽。请改用内存更大的单台机器，或按流水线切分。",
     ),
 )

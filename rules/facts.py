@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge.errors import AdvisorError, InputError
 from knowledge.record import Field, Record, RecordError
-from knowledge.schemas import Architecture, Segment
+from knowledge.schemas import FP4_ARCHITECTURES, Architecture, Segment, Stack
 
 if TYPE_CHECKING:
     from knowledge.guides import Claim, Figure
@@ -130,6 +130,11 @@ class ConfigFacts(_Facts, frozen=False):
     tdp_w: float | None = Field(None, gt=0)
     nvlink: bool | None = Field(None, description="the card has NVLink (bridge or switch)")
     modded: bool = Field(False, description="community memory mod (2080 Ti 22G)")
+    software_stack: Stack | None = Field(None, description="cuda, rocm, cann, metal or synapseai (knowledge GpuSpec.stack)")
+    bf16: bool | None = Field(None, description="the card has BF16 compute")
+    fp4_native: bool | None = Field(None, description="the card has FP4 matrix units (Blackwell, CDNA 4)")
+    machine: bool | None = Field(None, description="a whole unified-memory computer (Mac, DGX Spark, Ryzen AI Max)")
+    engine: str | None = Field(None, description="the serving/training engine of the option (vllm, llama.cpp, …)")
 
     # --- layout ------------------------------------------------------------------------------------------
     count: int = Field(1, ge=1, le=100_000, description="GPUs in total")
@@ -266,6 +271,10 @@ class ConfigFacts(_Facts, frozen=False):
             "tdp_w": gpu.tdp_w,
             "nvlink": gpu.nvlink_bytes_per_s > 0,
             "modded": gpu.modded,
+            "software_stack": gpu.stack,
+            "bf16": gpu.supports_bf16,
+            "fp4_native": gpu.architecture in FP4_ARCHITECTURES,
+            "machine": gpu.is_machine,
         }
         return cls(**{**hardware, **fields})
 

@@ -49,6 +49,26 @@ FAMILY_NAMES: dict[str, str] = {
     "mi250x": "MI250X",
     "mi300x": "MI300X",
     "ascend-910b": "Ascend 910B",
+    "ascend-910c": "Ascend 910C",
+    "atlas-300i-duo": "Atlas 300I Duo",
+    "rtx-pro-6000": "RTX PRO 6000 Blackwell",
+    "rtx-pro-5000": "RTX PRO 5000 Blackwell",
+    "rtx-pro-4500": "RTX PRO 4500 Blackwell",
+    "rtx-pro-4000": "RTX PRO 4000 Blackwell",
+    "rtx-5060ti": "RTX 5060 Ti",
+    "rtx-5070ti": "RTX 5070 Ti",
+    "rtx-5070": "RTX 5070",
+    "b300": "B300",
+    "gb200": "GB200",
+    "gb300": "GB300",
+    "mi325x": "MI325X",
+    "mi350x": "MI350X",
+    "mi355x": "MI355X",
+    "mac-m3-ultra": "Mac Studio M3 Ultra",
+    "mac-m4-max": "Apple M4 Max",
+    "dgx-spark": "DGX Spark",
+    "ryzen-ai-max": "Ryzen AI Max+ 395",
+    "gaudi3": "Gaudi 3",
 }
 
 # (family, pattern on the normalised name); first match wins, so specific patterns come first.
@@ -66,6 +86,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("rtx-4080", r"^4080"),
         ("rtx-4090d", r"^4090 ?d\b"),
         ("rtx-4090", r"^4090"),
+        ("rtx-pro-6000", r"^pro ?6000"),
+        ("rtx-pro-5000", r"^pro ?5000"),
+        ("rtx-pro-4500", r"^pro ?4500"),
+        ("rtx-pro-4000", r"^pro ?4000"),
+        ("rtx-5060ti", r"^5060 ?ti"),
+        ("rtx-5070ti", r"^5070 ?ti"),
+        ("rtx-5070", r"^5070"),
         ("rtx-5080", r"^5080"),
         ("rtx-5090d", r"^5090 ?d\b"),
         ("rtx-5090", r"^5090"),
@@ -81,6 +108,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("h200", r"^h200"),
         ("h20", r"^h20(?![0-9])"),
         ("b200", r"^b200"),
+        ("b300", r"^b300"),
+        ("gb200", r"^gb200"),
+        ("gb300", r"^gb300"),
         ("l40s", r"^l40 ?s\b"),
         ("l40", r"^l40(?![0-9])"),
         ("l20", r"^l20(?![0-9])"),
@@ -89,10 +119,20 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("v100", r"^v100"),
         ("mi250x", r"^mi ?250 ?x"),
         ("mi300x", r"^mi ?300 ?x"),
+        ("mi325x", r"^mi ?325 ?x?"),
+        ("mi350x", r"^mi ?350 ?x?"),
+        ("mi355x", r"^mi ?355 ?x?"),
         ("ascend-910b", r"^(ascend ?)?910 ?b"),
+        ("ascend-910c", r"^(ascend ?)?910 ?c"),
+        ("atlas-300i-duo", r"^atlas ?300 ?i ?duo"),
+        ("mac-m3-ultra", r"^(mac (studio )?)?m3 ultra"),
+        ("mac-m4-max", r"^(mac (studio |book pro )?)?m4 max"),
+        ("dgx-spark", r"^(dgx spark|gb10)"),
+        ("ryzen-ai-max", r"^ryzen ai max"),
+        ("gaudi3", r"^gaudi ?3"),
     )
 )
-_VENDOR_WORDS = re.compile(r"^(nvidia|geforce|tesla|quadro|amd|instinct|huawei|rtx) ?")
+_VENDOR_WORDS = re.compile(r"^(nvidia|geforce|tesla|quadro|amd|instinct|huawei|apple|intel|rtx) ?")
 
 
 def _normalise(name: str) -> str:

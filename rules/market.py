@@ -9,7 +9,15 @@ Dates (all from the cited sources; none of this is legal advice):
   L4 by performance density, B200, MI300X, MI250X) are treated the same way.
 * Built for the market afterwards: L20, RTX 4090 D (2023-12-28), H20 (2024), RTX 5090 D (2025-01; V2 with
   24 GB from 2025-08-12).
-* 2025-04-09: the H20 needs a licence too. 2026-01-10: a report of H200 export approval.
+* 2025-04-09: the H20 needs a licence too (NVIDIA's ~US$5.5B charge). July/August 2025: H20 licences resume against
+  15% of China revenue to the US government; in August Chinese regulators discourage H20 purchases. July 2025: a
+  cut-down Blackwell for China, the RTX Pro 6000D ("B40": GDDR7, no NVLink); 2025-09-17: China's CAC tells ByteDance,
+  Alibaba and others to stop testing and ordering it. 2025-08-19: Reuters reports the B30A (single-die Blackwell,
+  about half a B300), subject to US approval, which did not come.
+* 2025-12-08: the US allows H200 sales to approved Chinese customers with 25% of revenue to the US government
+  (Blackwell and Rubin excluded); interagency licence review from 2025-12-19; January 2026 rules (third-party
+  testing, China volume ≤ 50% of US supply, similar treatment for the MI325X). 2026-01-10: a report of approval and
+  ≈¥190,000 per chip. Whether China lets the H200 in is open.
 
 A new purchase of a restricted card is blocked; owned or locally rented hardware gets an info finding.
 """
@@ -22,7 +30,9 @@ from rules.meta import RuleMeta
 
 _8K = "Item 8.01: licence requirement for A100, A800, H100, H800, L40, L40S and GeForce RTX 4090 (2023-10-17)"
 _RESTRICTED = ("a100", "h100", "a800", "h800", "l40", "l40s", "rtx-4090", "rtx-5090",
-               "rtx-6000-ada", "l4", "b200", "mi300x", "mi250x")
+               "rtx-6000-ada", "l4", "b200", "mi300x", "mi250x", "rtx-pro-6000", "b300", "gb200", "gb300",
+               "mi350x", "mi355x", "gaudi3")
+_BLACKWELL_DC = ("b300", "gb200", "gb300")
 
 RULES: tuple[RuleMeta, ...] = (
     RuleMeta(
@@ -98,7 +108,8 @@ RULES: tuple[RuleMeta, ...] = (
         id="market-cn-restricted-threshold",
         topic="market",
         applies_to=CONFIG,
-        when=(f.gpu_family.one_of("rtx-6000-ada", "l4", "b200", "mi300x", "mi250x")) & CN & BUY,
+        when=(f.gpu_family.one_of("rtx-6000-ada", "l4", "b200", "mi300x", "mi250x", "mi350x", "mi355x", "gaudi3"))
+        & CN & BUY,
         severity="block",
         source="maxpc-2023",
         section="TPP ≥ 4,800 limit, performance density as a secondary factor",
@@ -119,30 +130,38 @@ RULES: tuple[RuleMeta, ...] = (
         severity="warn",
         source="h20-apr2025",
         section="licence now required for H20 exports to China",
-        refs=("h20-tweaktown", "h200-cn-2026"),
+        refs=("h20-tweaktown", "h200-cn-2026", "h20-15pct-2025-08", "rtxpro6000d-yonhap"),
         as_of="2026-01-10",
         summary="H20: built for China, but licence-required since 2025-04-09; supply reported near zero in Jan 2026.",
         en="The H20 was built for the China market after the 2023-10-17 rule, but it has needed a US export licence "
-           "since 2025-04-09. Licences reportedly resumed in mid-2025, yet a report of 2026-01-10 describes China "
+           "since 2025-04-09. Licences resumed in July/August 2025 against 15% of China revenue to the US government, "
+           "while Chinese regulators discouraged H20 purchases from August 2025; a report of 2026-01-10 describes China "
            "sales as near zero: confirm supply before quoting it.",
-        zh="H20 是 2023-10-17 新规后为国内市场推出的型号，但自 2025-04-09 起也需要美国出口许可证。据报道 2025 年"
-           "年中许可恢复，但 2026-01-10 的报道称其国内销量几乎为零：报价前请确认货源。",
+        zh="H20 是 2023-10-17 新规后为国内市场推出的型号，但自 2025-04-09 起也需要美国出口许可证。2025 年 7–8 月许可"
+           "恢复（对华收入的 15% 上缴美国政府），而国内监管部门自 2025 年 8 月起劝阻采购 H20；2026-01-10 的报道称其"
+           "国内销量几乎为零：报价前请确认货源。",
     ),
     RuleMeta(
         id="market-cn-h200-reported",
         topic="market",
         applies_to=CONFIG,
-        when=(f.gpu_family == "h200") & CN & BUY,
+        when=(f.gpu_family.one_of("h200", "mi325x")) & CN & BUY,
         severity="warn",
-        source="h200-cn-2026",
-        section="H200 approved for export to China (report)",
-        as_of="2026-01-10",
-        summary="H200 in China: reported export approval (Jan 2026), licence-dependent; confirm with the supplier.",
-        en="The H200 exceeds the export thresholds; a report of 2026-01-10 says it was approved for export to China "
-           "around December 2025 / January 2026, at about ¥190,000 per chip with full prepayment. Treat it as "
-           "licence-dependent and confirm with the supplier.",
-        zh="H200 超出出口门槛；2026-01-10 的报道称其约在 2025 年 12 月至 2026 年 1 月获准对华出口，单卡约 "
-           "¥190,000，需全额预付。请按依赖许可证处理，并向供应商确认。",
+        source="h200-cn-trump-2025-12",
+        section="H200 sales to approved customers in China, 25% to the US government (2025-12-08)",
+        refs=("h200-cn-review-2025-12", "h200-cn-rule-2026-01", "h200-cn-2026"),
+        as_of="2026-01-15",
+        summary="H200 (and MI325X) in China: allowed case by case since 2025-12-08 with a 25% levy; confirm supply.",
+        en="The {gpu} exceeds the export thresholds. On 2025-12-08 the US decided to allow H200 sales to approved "
+           "Chinese customers with 25% of revenue going to the US government (Blackwell excluded); licences went "
+           "to interagency review on 2025-12-19 and January 2026 rules add third-party testing and a cap of 50% of US "
+           "volume, with similar treatment for AMD's MI325X. A 2026-01-10 report puts the H200 at about ¥190,000 per "
+           "chip with full prepayment; whether China admits it is open. Treat it as licence-dependent and confirm "
+           "with the supplier (not legal advice).",
+        zh="{gpu} 超出出口门槛。2025-12-08 美国决定允许向经批准的中国客户销售 H200，收入的 25% 上缴美国政府（不含 "
+           "Blackwell）；2025-12-19 许可申请进入跨部门审查，2026 年 1 月的规定要求第三方检测、对华数量不超过对美供货的 "
+           "50%，AMD MI325X 亦类似处理。2026-01-10 的报道称 H200 单卡约 ¥190,000、需全额预付；中方是否放行尚不确定。"
+           "请按依赖许可证处理，并向供应商确认（非法律意见）。",
     ),
     RuleMeta(
         id="market-cn-l20",
@@ -206,5 +225,43 @@ RULES: tuple[RuleMeta, ...] = (
         en="The {gpu} is restricted for new export to China, but cards already in the country (owned, or rented "
            "from a local cloud) can still be used; the restriction matters for expansion and spare parts.",
         zh="{gpu} 的新增对华出口受限，但已在国内的卡（自有或向本地云租用）仍可使用；受影响的是扩容与备件。",
+    ),
+    RuleMeta(
+        id="market-cn-rtx-pro-6000",
+        topic="market",
+        applies_to=CONFIG,
+        when=(f.gpu_family == "rtx-pro-6000") & CN & BUY,
+        severity="block",
+        source="rtxpro6000d-cac-2025-09",
+        section="China's CAC halts RTX Pro 6000D purchases (2025-09-17)",
+        refs=("b40-gmt8-2025-07", "rtxpro6000d-yonhap", "maxpc-2023"),
+        as_of="2025-09-17",
+        summary="RTX PRO 6000 Blackwell: above the thresholds for China; its China version RTX Pro 6000D was halted by China's CAC.",
+        en="The {gpu} is above the export thresholds for China by computation (dense FP8 ≈ 1,000 TFLOPS, TPP ≈ 8,000 > "
+           "4,800). The China version, the RTX Pro 6000D (reported July 2025 as 'B40': GDDR7, no NVLink), was the "
+           "H20's successor until China's Cyberspace Administration told ByteDance, Alibaba and others on 2025-09-17 "
+           "to stop testing and ordering it (not legal advice).",
+        zh="按计算 {gpu} 超出对华出口门槛（稠密 FP8 约 1,000 TFLOPS，TPP 约 8,000 > 4,800）。其中国版 RTX Pro 6000D"
+           "（2025 年 7 月报道为“B40”：GDDR7、无 NVLink）原本接替 H20，但 2025-09-17 国家网信办要求字节跳动、阿里巴巴"
+           "等停止测试和订购（非法律意见）。",
+    ),
+    RuleMeta(
+        id="market-cn-blackwell-dc",
+        topic="market",
+        applies_to=CONFIG,
+        when=(f.gpu_family.one_of(*_BLACKWELL_DC)) & CN & BUY,
+        severity="block",
+        source="h200-cn-trump-2025-12",
+        section="Blackwell and Rubin excluded from the H200 decision (2025-12-08)",
+        refs=("b30a-reuters-2025-08", "b30a-huang-2025-08-22", "sec-8k-2023"),
+        as_of="2025-12-09",
+        summary="B300/GB200/GB300: not licensed for China; the 2025-12-08 decision excludes Blackwell; the B30A was only reported.",
+        en="The {gpu} is a data-center Blackwell GPU: not licensed for China. The 2025-12-08 US decision that allows "
+           "H200 sales excludes Blackwell and Rubin; the China Blackwell part reported on 2025-08-19 (B30A: one die, "
+           "about half a B300, HBM and NVLink) depended on a US approval that had not come (not legal advice).",
+        zh="{gpu} 是数据中心 Blackwell GPU，不对华许可。2025-12-08 允许 H200 对华销售的决定不包括 Blackwell 与 "
+           "Rubin；2025-08-19 报道的中国版 Blackwell（B30A：单芯片，约为 B300 的一半，配 HBM 与 NVLink）需美方批准，"
+           "至今未获批（非法律意见）。",
+        alternative="h200",
     ),
 )

@@ -110,6 +110,8 @@ def _gpu_row(g: GpuSpec, region: str = "global") -> dict[str, Any]:
         "fp8_dense_flops": g.fp8_dense_flops, "int8_dense_ops": g.int8_dense_ops, "fp32_flops": g.fp32_flops,
         "tdp_w": g.tdp_w, "nvlink_bytes_per_s": g.nvlink_bytes_per_s, "link_kind": g.link_kind,
         "pcie_gen": g.pcie_gen, "interface": g.interface, "modded": g.modded,
+        "software_stack": g.stack, "machine": g.is_machine,
+        "unified_memory": g.unified_memory.model_dump(mode="json") if g.unified_memory else None,
         "china": g.china.model_dump(mode="json", exclude={"source"}),
         "prices": [p.model_dump(mode="json") for p in g.prices],
         "cloud": [c.model_dump(mode="json") for c in g.cloud],
@@ -179,7 +181,8 @@ def _gpu_table(gpus: list[GpuSpec], region: str) -> str:
 def _gpu_show_text(g: GpuSpec, catalog: Catalog) -> str:
     lines = [f"{g.name}  [{g.id}]", f"aliases: {', '.join(g.aliases) or '-'}", ""]
     for name in type(g).model_fields:
-        if name in ("id", "name", "aliases", "china", "prices", "cloud", "cite", "notes", "basis", "estimated"):
+        if name in ("id", "name", "aliases", "china", "prices", "cloud", "cite", "notes", "basis", "estimated",
+                    "unified_memory", "software_stack"):
             continue
         value = getattr(g, name)
         if value is None:
@@ -189,6 +192,14 @@ def _gpu_show_text(g: GpuSpec, catalog: Catalog) -> str:
             shown += "  (estimate)"
         src = g.cite.get(name)
         lines.append(f"{name:26} {shown}" + (f"   [{', '.join(src)}]" if src else ""))
+    from rules.stacks import engines_on
+
+    lines.append(f"{'software_stack':26} {g.stack} (engines: {', '.join(engines_on(g.stack))})")
+    u = g.unified_memory
+    if u is not None:
+        lines += ["", f"Unified memory: {u.total_bytes / 2**30:g} GiB pool; the GPU gets {u.gpu_bytes / 2**30:g} GiB by "
+                      f"default — {u.gpu_rule}" + (f"; up to {u.max_gpu_bytes / 2**30:g} GiB" if u.max_gpu_bytes else ""),
+                  f"  raise it: {u.setting}   [{', '.join(u.source)}]" if u.setting else f"  [{', '.join(u.source)}]"]
     c = g.china
     lines += ["", f"China market (as of {c.as_of}):",
               f"  status: {_CHINA_STATUS[c.status]}" + (f" since {c.restricted_since}" if c.restricted_since else "")]
