@@ -234,8 +234,9 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     search = Search(model, workload, constraints, catalog)
     gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
     options, near = _search_all(search, gpus)
-    if interactive is not None and not any(o.meets_targets for o in options):
-        # nothing reaches the interactive target: say so, and size for the memory alone as before
+    if interactive is not None and not any(_could_lead(o, gpus, constraints) for o in options):
+        # nothing a buyer could be recommended (priced, sold new in the region) reaches the interactive target: say
+        # so, and size for the memory alone as before
         constraints = constraints.model_copy(update={"max_ms_per_token": None})
         search = Search(model, workload, constraints, catalog)
         gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
@@ -266,6 +267,14 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     return rec
 
 
+def _could_lead(o: Option, gpus: dict[str, GpuSpec], c: Constraints) -> bool:
+    """An option that meets the targets and could be the recommended lead: priced, sold in the region, and new
+    unless used cards are asked for (the lead rule of `recommend_rank.rank`)."""
+    gpu = gpus[o.gpu]
+    return (o.meets_targets and bool(total_price(o)) and sold_in(gpu, c.region)
+            and (c.condition == "used" or buyable_new(o, gpu)))
+
+
 def _default_interactivity(workload: Workload, c: Constraints) -> Constraints | None:
     """Chat serving with no stated speed target, on hardware still to be chosen: the constraints with the default
     per-user target (`INTERACTIVE_MS_PER_TOKEN`, MLPerf Inference's interactive scenario); else None."""
@@ -281,11 +290,11 @@ def interactivity_assumption(lang: str, met: bool) -> str:
     if lang == "zh":
         head = (f"默认交互目标：每位用户每秒至少 {tps:.0f} 个 token（每 token ≤ {INTERACTIVE_MS_PER_TOKEN:.0f} ms，"
                 "MLPerf Inference Llama 2 70B 交互场景的标准）")
-        return head + ("。" if met else "；目录中没有配置能达到，以下方案按显存选型，速度见表。")
+        return head + ("。" if met else "；目录中有价格、在本地区可买到新卡的配置都达不到，以下方案按显存选型，速度见表。")
     head = (f"Default interactivity target: at least {tps:.0f} tokens/s for each user ({INTERACTIVE_MS_PER_TOKEN:.0f} ms "
             "per output token, MLPerf Inference's Llama 2 70B interactive scenario)")
-    return head + ("." if met else "; no configuration in the catalog reaches it, so the options below are sized "
-                   "for memory; their speed is in the table.")
+    return head + ("." if met else "; no configuration that can be bought new in the region at a catalog price "
+                   "reaches it, so the options below are sized for memory; their speed is in the table.")
 
 
 def _search_all(search: Search, gpus: dict[str, GpuSpec]) -> tuple[list[Option], list[Option]]:

@@ -193,7 +193,12 @@ def _check_lead(q: Q, rec: Recommendation) -> None:
         assert servers and servers["amount"] > 0, "the budget is checked at full system cost, servers included"
     if (q.task == "inference" and "max_ms_per_token" not in q.extra and q.extra.get("buy_or_rent") != "rent"
             and "candidates" not in q.extra):  # named cards are compared as named, with no default target
-        reachable = any(o.throughput and o.throughput["ms_per_token"] <= TPOT_MS for o in rec.options + rec.closest)
+        # reachable by a configuration that could lead: priced, new, sold in the region (an unpriced card that is
+        # fast enough — Ascend 910C in China — cannot be recommended, so it does not keep the target)
+        reachable = any(o.throughput and o.throughput["ms_per_token"] <= TPOT_MS and total_price(o)
+                        and not _second_hand(o, cat.gpu(o.gpu))
+                        and (q.region != "cn" or cat.gpu(o.gpu).china.status not in CN_NO_NEW_SALE)
+                        for o in rec.options + rec.closest)
         if reachable:
             assert lead.throughput["ms_per_token"] <= TPOT_MS, f"{q.text}: lead below 25 tokens/s per user"
         stated = " ".join(rec.assumptions)
