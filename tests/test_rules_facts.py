@@ -100,3 +100,17 @@ def test_claim_facts_need_a_unit_and_a_known_source() -> None:
 ])
 def test_family_of(name: str, family: str | None) -> None:
     assert family_of(name) == family
+
+
+def test_every_weight_format_has_a_precision_family():
+    """The rules reason about precision families; every format the workload accepts (new ones included: MXFP4,
+    NVFP4, the GGUF i-quants) must map to one, or a question naming it fails before any rule runs."""
+    from typing import get_args
+
+    from advisor.workload import WeightFormat
+    from rules.facts import precision_of
+
+    bits = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4, "int3": 3, "int2": 2}
+    for fmt in get_args(WeightFormat):
+        assert precision_of(fmt) in bits, fmt
+    assert precision_of("mxfp4") == "int4" and precision_of("iq2_xs") == "int2" and precision_of("iq4_xs") == "int4"
