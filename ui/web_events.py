@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ui import web_render as R
 from ui.web_chat import ChatController, SessionState, message_lang, prefill_question
-from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, COST_COLUMNS, MEMORY_COLUMNS, Page, color_map
+from ui.web_cost_chart import cost_chart_html
+from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, MEMORY_COLUMNS, Page, color_map
 from ui.web_page import LOAD_JS, REMEMBER_LANG_JS, SCROLL_TO_ANSWER_JS, TRASH_STARTS_NEW_JS
 
 if TYPE_CHECKING:
@@ -30,15 +31,23 @@ def session_of(state: object) -> SessionState:
 
 
 def current_chart(frame: Any, rows: list[dict[str, Any]]) -> Any:
-    """The memory chart's update for this turn: its colours (and so its legend) only for the parts this turn's
-    bars have — training shows gradients and optimizer states, serving the KV cache — and no chart at all when the
-    turn has no bars (a market or legality answer). A changed colour map makes the browser redraw the legend,
-    which otherwise keeps the first turn's parts."""
+    """The memory chart's data update for this turn: its bars, and no chart at all when the turn has none (a market
+    or legality answer). Its legend follows in a second update (`chart_legend`)."""
     import gradio as gr
 
-    present = {str(r.get("part")) for r in rows}
+    return gr.update(value=frame, visible=bool(rows))
+
+
+def chart_legend(rows: list[dict[str, Any]]) -> Any:
+    """The memory chart's legend for this turn's bars, sent after their data: the colours and legend entries only
+    for the parts the bars have (training: weights, gradients, optimizer states, activations; serving: the KV
+    cache), in the rows' language. A separate update because the browser's chart redraws its legend only when
+    these change, and when they change together with the data it can redraw with the previous turn's data."""
+    import gradio as gr
+
+    present = list(dict.fromkeys(str(r.get("part")) for r in reversed(rows)))  # bottom of the stack first
     colors = {part: c for part, c in color_map().items() if part in present}
-    return gr.update(value=frame, color_map=colors or None, visible=bool(rows))
+    return gr.update(color_map=colors or None, colors_in_legend=present or None)
 
 
 class PageEvents:
@@ -85,22 +94,24 @@ class PageEvents:
             pass
         return last
 
-    def panel_values(self, st: SessionState, ui_lang: str, *, titled: bool = False) -> tuple[Any, ...]:
-        """The `Page.panel_outputs` values for the session's latest recommendation."""
-        p = self.ctl.panels(st, ui_lang)
-        cost_rows = self.frame(p["cost"], COST_COLUMNS)
-        if titled:  # the price axis names the plotted currency
-            import gradio as gr
+    def panel_values(self, st: SessionState, ui_lang: str) -> tuple[Any, ...]:
+        """The `Page.panel_outputs` values for the session's latest recommendation: the memory chart and the
+        price-vs-throughput chart as updates that hide them when the turn has nothing to draw."""
+        import gradio as gr
 
-            cost_rows = gr.update(value=cost_rows, x_title=R.money_axis_title(p["cost"], ui_lang))
+        p = self.ctl.panels(st, ui_lang)
         extra = self.ctl.exports.extra_paths(self.ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
-        memory = self.frame(p["memory"], MEMORY_COLUMNS)
-        if titled:
-            memory = current_chart(memory, p["memory"])
-        return (memory, p["table"], p["findings"], self.frame(p["context"], CONTEXT_COLUMNS), cost_rows, *extra)
+        memory = current_chart(self.frame(p["memory"], MEMORY_COLUMNS), p["memory"])
+        cost = cost_chart_html(p["cost"], ui_lang)
+        return (memory, p["table"], p["findings"], self.frame(p["context"], CONTEXT_COLUMNS),
+                gr.update(value=cost, visible=bool(cost)), *extra)
+
+    def legend(self, ui_lang: str, state: Any) -> Any:
+        """The memory chart's legend update (`chart_legend`) for the session's latest turn."""
+        return chart_legend(self.ctl.panels(session_of(state), ui_lang)["memory"])
 
     def refresh(self, ui_lang: str, state: Any) -> tuple[Any, ...]:
-        return self.panel_values(session_of(state), ui_lang, titled=True)
+        return self.panel_values(session_of(state), ui_lang)
 
     def reset(self, ui_lang: str) -> tuple[Any, ...]:
         fresh = SessionState()
@@ -113,20 +124,17 @@ class PageEvents:
         ctl, L = self.ctl, R.label
         ui_lang = ui_lang if ui_lang in R.LANGS else "en"
         st = session_of(state)
-        mem, tab, fin, ctx, cst, html_path, pdf_path = self.panel_values(st, ui_lang)
+        mem, tab, fin, ctx, cst, html_path, pdf_path = self.panel_values(st, ui_lang)  # mem, cst: updates
         md_path, json_path = ctl.export_files(st, ui_lang)
         return (
             ctl.mode_text(st, ui_lang, st.last_turn),
-            gr.update(value=mem, label=L("memory_chart", ui_lang), caption=L("memory_caption", ui_lang),
-                      y_title=AXIS["gib"][ui_lang], color_title=AXIS["part"][ui_lang],
-                      color_map={k: v for k, v in color_map().items() if k in set(mem["part"])} or None,
-                      visible=not mem.empty),
+            {**mem, "label": L("memory_chart", ui_lang), "caption": L("memory_caption", ui_lang),
+             "y_title": AXIS["gib"][ui_lang], "color_title": AXIS["part"][ui_lang]},
             gr.update(value=tab, label=L("options", ui_lang)),
             gr.update(value=fin, label=L("findings", ui_lang)),
             gr.update(value=ctx, label=L("context_plot", ui_lang), x_title=AXIS["context"][ui_lang],
                       y_title=AXIS["gib"][ui_lang], color_title=AXIS["series"][ui_lang]),
-            gr.update(value=cst, label=L("cost_plot", ui_lang), x_title=R.money_axis_title(
-                cst.to_dict("records"), ui_lang), color_title=AXIS["option"][ui_lang]),
+            {**cst, "label": L("cost_plot", ui_lang)},
             gr.update(value=md_path, label=L("export_md", ui_lang)),
             gr.update(value=json_path, label=L("export_json", ui_lang)),
             gr.update(value=html_path, label=L("export_html", ui_lang)),
@@ -170,11 +178,13 @@ class PageEvents:
             outputs=p.chat_outputs, api_name="chat", show_progress="hidden", concurrency_limit=concurrency,
             concurrency_id="chat").then(
             None, js=SCROLL_TO_ANSWER_JS, **quiet).then(
-            self.refresh, inputs=[p.lang, p.session], outputs=p.panel_outputs, show_progress="hidden", **quiet)
+            self.refresh, inputs=[p.lang, p.session], outputs=p.panel_outputs, show_progress="hidden", **quiet).then(
+            self.legend, inputs=[p.lang, p.session], outputs=[p.memory], show_progress="hidden", **quiet)
         p.new.click(self.reset, inputs=[p.lang], outputs=p.chat_outputs + p.panel_outputs, show_progress="hidden",
                     **quiet)
         p.lang.change(self.relabel, inputs=[p.lang, p.session], outputs=p.relabel_outputs, show_progress="hidden",
-                      **quiet)
+                      **quiet).then(
+            self.legend, inputs=[p.lang, p.session], outputs=[p.memory], show_progress="hidden", **quiet)
         p.lang.change(None, inputs=[p.lang], js=REMEMBER_LANG_JS, **quiet)  # the cookie and ?lang= keep it
         p.chatbot.clear(None, js=TRASH_STARTS_NEW_JS, **quiet)  # the trash icon starts a new conversation
         demo.load(None, inputs=None, outputs=[p.lang], js=LOAD_JS, **quiet).then(

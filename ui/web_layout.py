@@ -89,7 +89,7 @@ class Page:
     ctx_tab: gr.Tab
     context: gr.LinePlot
     cost_tab: gr.Tab
-    cost: gr.ScatterPlot
+    cost: gr.HTML
     raw_acc: gr.Accordion
     raw: gr.JSON
 
@@ -173,9 +173,9 @@ def _result_column() -> dict[str, Any]:
                                            x_title=AXIS["context"]["en"], y_title=AXIS["gib"]["en"],
                                            color_title=AXIS["series"]["en"], elem_id="context-plot")
         with gr.Tab(L("cost_plot"), id="cost") as parts["cost_tab"]:
-            parts["cost"] = gr.ScatterPlot(None, x="price", y="tokens_per_s", color="option",
-                                           label=L("cost_plot"), x_title=AXIS["price"]["en"], y_title="tokens/s",
-                                           color_title=AXIS["option"]["en"], elem_id="cost-plot")
+            # drawn here (ui/web_cost_chart.py): labelled points, the legend inside, few compact ticks
+            parts["cost"] = gr.HTML("", label=L("cost_plot"), elem_id="cost-plot", visible=False,
+                                    js_on_load=None)
     with gr.Accordion(L("raw"), open=False) as parts["raw_acc"]:
         parts["raw"] = skip_json_revalidation(gr.JSON(label="turn", elem_id="raw-json"))
     return parts
