@@ -45,9 +45,9 @@ def chart_legend(rows: list[dict[str, Any]]) -> Any:
     these change, and when they change together with the data it can redraw with the previous turn's data."""
     import gradio as gr
 
-    present = list(dict.fromkeys(str(r.get("part")) for r in reversed(rows)))  # bottom of the stack first
-    colors = {part: c for part, c in color_map().items() if part in present}
-    return gr.update(color_map=colors or None, colors_in_legend=present or None)
+    present = {str(r.get("part")) for r in rows}
+    colors = {part: c for part, c in color_map().items() if part in present}  # in the parts' order
+    return gr.update(color_map=colors or None, colors_in_legend=list(colors) or None)
 
 
 class PageEvents:
@@ -103,8 +103,8 @@ class PageEvents:
         extra = self.ctl.exports.extra_paths(self.ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
         memory = current_chart(self.frame(p["memory"], MEMORY_COLUMNS), p["memory"])
         cost = cost_chart_html(p["cost"], ui_lang)
-        return (memory, p["table"], p["findings"], self.frame(p["context"], CONTEXT_COLUMNS),
-                gr.update(value=cost, visible=bool(cost)), *extra)
+        context = gr.update(value=self.frame(p["context"], CONTEXT_COLUMNS), visible=bool(p["context"]))
+        return (memory, p["table"], p["findings"], context, gr.update(value=cost, visible=bool(cost)), *extra)
 
     def legend(self, ui_lang: str, state: Any) -> Any:
         """The memory chart's legend update (`chart_legend`) for the session's latest turn."""
@@ -124,7 +124,7 @@ class PageEvents:
         ctl, L = self.ctl, R.label
         ui_lang = ui_lang if ui_lang in R.LANGS else "en"
         st = session_of(state)
-        mem, tab, fin, ctx, cst, html_path, pdf_path = self.panel_values(st, ui_lang)  # mem, cst: updates
+        mem, tab, fin, ctx, cst, html_path, pdf_path = self.panel_values(st, ui_lang)  # the charts: updates
         md_path, json_path = ctl.export_files(st, ui_lang)
         return (
             ctl.mode_text(st, ui_lang, st.last_turn),
@@ -132,8 +132,8 @@ class PageEvents:
              "y_title": AXIS["gib"][ui_lang], "color_title": AXIS["part"][ui_lang]},
             gr.update(value=tab, label=L("options", ui_lang)),
             gr.update(value=fin, label=L("findings", ui_lang)),
-            gr.update(value=ctx, label=L("context_plot", ui_lang), x_title=AXIS["context"][ui_lang],
-                      y_title=AXIS["gib"][ui_lang], color_title=AXIS["series"][ui_lang]),
+            {**ctx, "label": L("context_plot", ui_lang), "x_title": AXIS["context"][ui_lang],
+             "y_title": AXIS["gib"][ui_lang], "color_title": AXIS["series"][ui_lang]},
             {**cst, "label": L("cost_plot", ui_lang)},
             gr.update(value=md_path, label=L("export_md", ui_lang)),
             gr.update(value=json_path, label=L("export_json", ui_lang)),
