@@ -135,7 +135,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Conv
             assert isinstance(ctl, StoredChatController)
             attach_history(gr, demo, ctl, session=page.session, lang=page.lang, chat_event=chat_event,
                            new=page.new, chat_outputs=page.chat_outputs, panel_outputs=page.panel_outputs,
-                           panel_values=events.panel_values, legend=events.legend)
+                           panel_values=events.panel_values)
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     demo._advisor_controller = ctl  # for serve()'s start-up line and for tests
     demo._advisor_pool = pool  # started by serve(); None when turns run in this process

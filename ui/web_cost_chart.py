@@ -17,9 +17,9 @@ from typing import Any
 
 from ui.web_panels import money_axis_title
 
-W = 400  # the drawing's width in its own units; the page scales it to the column (CSS max-width below)
+W = 340  # the drawing's width in its own units; the page scales it to the column (CSS max-width below)
 FONT = 13
-PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, PLOT_HEIGHT = 50, 12, 14, 220
+PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, PLOT_HEIGHT = 46, 10, 14, 220
 LOG_SPAN = 8.0
 MAX_TICKS = 5
 COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
@@ -141,7 +141,7 @@ def place_labels(points: Sequence[tuple[float, float, str]], area: Box, size: fl
     return placed
 
 
-def _legend(names: Sequence[str], top: float) -> tuple[list[str], float]:
+def legend_items(names: Sequence[str], top: float, colors: Sequence[str] = COLORS) -> tuple[list[str], float]:
     """Legend items (swatch and "1. 4× H200") flowed into rows across the drawing's width; returns the SVG
     elements and the height used."""
     out, x, y, row_h = [], float(PLOT_LEFT - 40), top, FONT + 8
@@ -149,7 +149,7 @@ def _legend(names: Sequence[str], top: float) -> tuple[list[str], float]:
         w = 14 + text_width(name) + 14
         if x + w > W - 4 and x > PLOT_LEFT - 40:
             x, y = float(PLOT_LEFT - 40), y + row_h
-        color = COLORS[i % len(COLORS)]
+        color = colors[i % len(colors)]
         out.append(f'<g class="legend-item"><circle cx="{x + 5:.1f}" cy="{y + FONT / 2 + 1:.1f}" r="5" '
                    f'fill="{color}"/><text x="{x + 14:.1f}" y="{y + FONT:.1f}">{html.escape(name)}</text></g>')
         x += w
@@ -203,10 +203,10 @@ def cost_chart_html(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str:
             parts.append(f'<line class="leader" x1="{x:.1f}" y1="{y:.1f}" x2="{cx:.1f}" y2="{cy:.1f}" '
                          f'stroke="{COLORS[i % len(COLORS)]}" stroke-width="0.8"/>')
         parts.append(f'<text class="point-label" x="{box[0]:.1f}" y="{box[1] + 1.17 * FONT:.1f}">{html.escape(config)}</text>')
-    legend, legend_h = _legend(names, y1 + 2 * FONT + 22)
+    legend, legend_h = legend_items(names, y1 + 2 * FONT + 22)
     height = y1 + 2 * FONT + 22 + legend_h + 4
     body = "".join(parts) + f'<g class="legend">{"".join(legend)}</g>'
     return (f'<div class="cost-chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {height:.0f}" '
             f'role="img" aria-label="{html.escape(x_title)} / {html.escape(y_title)}" font-size="{FONT}" '
-            f'font-family="sans-serif" fill="currentColor" style="width:100%;max-width:500px;height:auto;'
+            f'font-family="sans-serif" fill="currentColor" style="width:100%;max-width:460px;height:auto;'
             f'display:block">{body}</svg></div>')

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from ui import web_render as R
 from ui.web_chat import ChatController, SessionState, message_lang, prefill_question
 from ui.web_cost_chart import cost_chart_html
-from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, MEMORY_COLUMNS, Page, color_map
+from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, Page, color_map
+from ui.web_memory_chart import memory_chart_html
 from ui.web_page import LOAD_JS, REMEMBER_LANG_JS, SCROLL_TO_ANSWER_JS, TRASH_STARTS_NEW_JS
 
 if TYPE_CHECKING:
@@ -30,24 +31,16 @@ def session_of(state: object) -> SessionState:
     return state if isinstance(state, SessionState) else SessionState()
 
 
-def current_chart(frame: Any, rows: list[dict[str, Any]]) -> Any:
-    """The memory chart's data update for this turn: its bars, and no chart at all when the turn has none (a market
-    or legality answer). Its legend follows in a second update (`chart_legend`)."""
+def current_chart(rows: list[dict[str, Any]], ui_lang: str) -> Any:
+    """The memory chart's update for this turn: its bars with a legend of only their parts (training: weights,
+    gradients, optimizer states, activations; serving: the KV cache) in `ui_lang`, and no chart at all when the
+    turn has none (a market or legality answer)."""
     import gradio as gr
 
-    return gr.update(value=frame, visible=bool(rows))
-
-
-def chart_legend(rows: list[dict[str, Any]]) -> Any:
-    """The memory chart's legend for this turn's bars, sent after their data: the colours and legend entries only
-    for the parts the bars have (training: weights, gradients, optimizer states, activations; serving: the KV
-    cache), in the rows' language. A separate update because the browser's chart redraws its legend only when
-    these change, and when they change together with the data it can redraw with the previous turn's data."""
-    import gradio as gr
-
-    present = {str(r.get("part")) for r in rows}
-    colors = {part: c for part, c in color_map().items() if part in present}  # in the parts' order
-    return gr.update(color_map=colors or None, colors_in_legend=list(colors) or None)
+    L = R.label
+    chart = memory_chart_html(rows, color_map(), title=L("memory_chart", ui_lang),
+                              caption=L("memory_caption", ui_lang), y_title=AXIS["gib"][ui_lang])
+    return gr.update(value=chart, visible=bool(chart))
 
 
 class PageEvents:
@@ -101,14 +94,10 @@ class PageEvents:
 
         p = self.ctl.panels(st, ui_lang)
         extra = self.ctl.exports.extra_paths(self.ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
-        memory = current_chart(self.frame(p["memory"], MEMORY_COLUMNS), p["memory"])
+        memory = current_chart(p["memory"], ui_lang)
         cost = cost_chart_html(p["cost"], ui_lang)
         context = gr.update(value=self.frame(p["context"], CONTEXT_COLUMNS), visible=bool(p["context"]))
         return (memory, p["table"], p["findings"], context, gr.update(value=cost, visible=bool(cost)), *extra)
-
-    def legend(self, ui_lang: str, state: Any) -> Any:
-        """The memory chart's legend update (`chart_legend`) for the session's latest turn."""
-        return chart_legend(self.ctl.panels(session_of(state), ui_lang)["memory"])
 
     def refresh(self, ui_lang: str, state: Any) -> tuple[Any, ...]:
         return self.panel_values(session_of(state), ui_lang)
@@ -128,8 +117,7 @@ class PageEvents:
         md_path, json_path = ctl.export_files(st, ui_lang)
         return (
             ctl.mode_text(st, ui_lang, st.last_turn),
-            {**mem, "label": L("memory_chart", ui_lang), "caption": L("memory_caption", ui_lang),
-             "y_title": AXIS["gib"][ui_lang], "color_title": AXIS["part"][ui_lang]},
+            {**mem, "label": L("memory_chart", ui_lang)},
             gr.update(value=tab, label=L("options", ui_lang)),
             gr.update(value=fin, label=L("findings", ui_lang)),
             {**ctx, "label": L("context_plot", ui_lang), "x_title": AXIS["context"][ui_lang],
@@ -178,13 +166,11 @@ class PageEvents:
             outputs=p.chat_outputs, api_name="chat", show_progress="hidden", concurrency_limit=concurrency,
             concurrency_id="chat").then(
             None, js=SCROLL_TO_ANSWER_JS, **quiet).then(
-            self.refresh, inputs=[p.lang, p.session], outputs=p.panel_outputs, show_progress="hidden", **quiet).then(
-            self.legend, inputs=[p.lang, p.session], outputs=[p.memory], show_progress="hidden", **quiet)
+            self.refresh, inputs=[p.lang, p.session], outputs=p.panel_outputs, show_progress="hidden", **quiet)
         p.new.click(self.reset, inputs=[p.lang], outputs=p.chat_outputs + p.panel_outputs, show_progress="hidden",
                     **quiet)
         p.lang.change(self.relabel, inputs=[p.lang, p.session], outputs=p.relabel_outputs, show_progress="hidden",
-                      **quiet).then(
-            self.legend, inputs=[p.lang, p.session], outputs=[p.memory], show_progress="hidden", **quiet)
+                      **quiet)
         p.lang.change(None, inputs=[p.lang], js=REMEMBER_LANG_JS, **quiet)  # the cookie and ?lang= keep it
         p.chatbot.clear(None, js=TRASH_STARTS_NEW_JS, **quiet)  # the trash icon starts a new conversation
         demo.load(None, inputs=None, outputs=[p.lang], js=LOAD_JS, **quiet).then(

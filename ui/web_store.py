@@ -365,10 +365,8 @@ def open_web_store(env: Mapping[str, str] | None = None) -> Any:
 
 def attach_history(gr: Any, demo: Any, ctl: StoredChatController, *, session: Any, lang: Any, chat_event: Any,
                    new: Any, chat_outputs: list[Any], panel_outputs: list[Any],
-                   panel_values: Callable[[SessionState, str], tuple[Any, ...]],
-                   legend: Callable[[str, Any], Any] | None = None) -> None:
-    """Add the history sidebar, the `?c=` handling and the `/open` API endpoint to the page being built;
-    `legend(ui_lang, state)` updates the memory chart's legend (the first panel output) after the panels."""
+                   panel_values: Callable[[SessionState, str], tuple[Any, ...]]) -> None:
+    """Add the history sidebar, the `?c=` handling and the `/open` API endpoint to the page being built."""
     with gr.Sidebar(open=False, position="left", elem_id="history-sidebar"):
         history = gr.Markdown(t("none", "en"), elem_id="history")
     conv_box = gr.Textbox(visible=False, label="conversation", elem_id="conversation-id")
@@ -418,16 +416,10 @@ def attach_history(gr: Any, demo: Any, ctl: StoredChatController, *, session: An
     chat_event.then(side, inputs=[session, lang],
                     outputs=[history, conv_box], queue=False, api_visibility="private", show_progress="hidden").then(
         None, inputs=[conv_box], js=URL_JS, api_visibility="private")
-    def legend_of(ui_lang: str, state: Any) -> Any:
-        return legend(ui_lang, state) if legend is not None else gr.update()
-
-    opened_panels = opener.click(open_api, inputs=[cid_in, lang], outputs=outputs, api_name="open", queue=False).then(
+    opener.click(open_api, inputs=[cid_in, lang], outputs=outputs, api_name="open", queue=False).then(
         panels, inputs=[lang, session], outputs=panel_outputs, api_visibility="private", queue=False)
-    loaded = demo.load(None, js=COOKIE_JS, api_visibility="private").then(
+    demo.load(None, js=COOKIE_JS, api_visibility="private").then(
         on_load, inputs=[lang], outputs=outputs, api_visibility="private", queue=False, show_progress="hidden").then(
-        panels, inputs=[lang, session], outputs=panel_outputs, api_visibility="private", queue=False)
-    for shown in (opened_panels, loaded):  # the memory chart's legend after its data (ui.web_events.chart_legend)
-        shown.then(legend_of, inputs=[lang, session], outputs=panel_outputs[:1], api_visibility="private",
-                   queue=False, show_progress="hidden")
-    loaded.then(None, inputs=[conv_box], js=URL_JS, api_visibility="private")
+        panels, inputs=[lang, session], outputs=panel_outputs, api_visibility="private", queue=False).then(
+        None, inputs=[conv_box], js=URL_JS, api_visibility="private")
     new.click(None, js=NEW_JS, api_visibility="private")

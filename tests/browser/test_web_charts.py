@@ -2,7 +2,7 @@
 chart labels every point with its configuration (labels not overlapping one another), keeps its legend inside the
 drawing and its x tick labels apart on the phone; the memory chart's legend names the current turn's parts (KV cache
 for serving; weights, gradients, optimizer states, activations for training after "New conversation") in the
-interface's language, switching with it; a market answer that sizes nothing shows neither chart.
+interface's language, switching with it, inside the drawing; a market answer that sizes nothing shows neither chart.
 Screenshots: tests/artifacts/charts-*.png."""
 
 from __future__ import annotations
@@ -114,6 +114,10 @@ def test_charts_describe_the_turn(fresh_page):  # noqa: F811 (the imported fixtu
     assert kv not in legend, legend
     page.locator("#memory-chart").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"charts-{size}-{lang}-training-memory.png"))
+    frame, items = _boxes(page, "#memory-chart svg")[0], _boxes(page, "#memory-chart .legend-item")
+    assert len(items) >= 5 and all(_inside(b, frame) for b in items), (items, frame)  # the legend is not cut off
+    assert _inside(frame, _boxes(page, "#memory-chart")[0])
+    assert not _overlaps(_boxes(page, "#memory-chart .bar-label"), slack=0)  # the bars' names apart
     training = _check_cost_chart(page, lang, size, "training")
     assert training != serving
 
