@@ -87,3 +87,22 @@ def test_panels_draw_only_the_current_turn(tmp_path):
     st.last_turn = SimpleNamespace(options=[], memory=None, findings=[])  # a market answer
     p = ctl.panels(st, "en")
     assert p["memory"] == [] and p["cost"] == [] and p["context"] == [] and p["table"]["data"]
+
+
+def test_memory_chart_legend_names_only_the_turns_parts():
+    """Training bars: the legend lists weights, gradients, optimizer states (no KV cache), in the rows' language and
+    the parts' order; bar heights are GiB × the axis scale (hand check: 40 GiB with 2% headroom needs steps of 20,
+    so the axis runs 0-60 and the bar is 40/60 of the plot's height)."""
+    from ui.web_layout import color_map
+    from ui.web_memory_chart import PLOT_HEIGHT, memory_chart_html, wrap
+
+    rows = [{"option": "1. 1× H100 SXM", "part": p, "GiB": g, "order": o}
+            for p, g, o in (("剩余（至容量）", 10.0, 6), ("优化器状态", 12.0, 4), ("梯度", 6.0, 3), ("权重", 12.0, 0))]
+    svg = memory_chart_html(rows, color_map(), title="单卡显存", caption="说明", y_title="单卡 GiB")
+    legend = re.findall(r'class="legend-item">.*?<text[^>]*>([^<]*)<', svg)
+    assert legend == ["权重", "梯度", "优化器状态", "剩余（至容量）"] and "KV" not in svg
+    heights = [float(h) for h in re.findall(r'class="segment"[^>]*height="([\d.]+)"', svg)]
+    assert sum(heights) == pytest.approx(PLOT_HEIGHT * 40 / 60, abs=0.3)
+    assert re.findall(r'class="y-tick"[^>]*>([^<]*)<', svg) == ["0", "20", "40", "60"]
+    assert memory_chart_html([], color_map()) == ""
+    assert wrap("4. 32× Tesla V100 SXM2 16GB", 50) == ["4. 32×", "Tesla", "V100", "SXM2", "16GB"]
