@@ -208,5 +208,5 @@ def cost_chart_html(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str:
     body = "".join(parts) + f'<g class="legend">{"".join(legend)}</g>'
     return (f'<div class="cost-chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {height:.0f}" '
             f'role="img" aria-label="{html.escape(x_title)} / {html.escape(y_title)}" font-size="{FONT}" '
-            f'font-family="sans-serif" fill="currentColor" style="width:100%;max-width:460px;height:auto;'
+            f'font-family="sans-serif" fill="currentColor" style="width:100%;max-width:420px;height:auto;'
             f'display:block">{body}</svg></div>')

@@ -75,7 +75,7 @@ def memory_chart_html(rows: Sequence[Mapping[str, Any]], colors: Mapping[str, st
     height = y1 + label_lines * (BAR_FONT + 3) + 14 + legend_h + 4
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {height:.0f}" role="img" '
            f'aria-label="{html.escape(title)}" font-size="{FONT}" font-family="sans-serif" fill="currentColor" '
-           f'style="width:100%;max-width:460px;height:auto;display:block">{"".join(out)}'
+           f'style="width:100%;max-width:420px;height:auto;display:block">{"".join(out)}'
            f'<g class="legend">{"".join(legend)}</g></svg>')
     head = f'<div class="chart-title">{html.escape(title)}</div>' if title else ""
     foot = f'<p class="chart-caption">{html.escape(caption)}</p>' if caption else ""
