@@ -172,12 +172,14 @@ class ChatController:
             return {"memory": [], "table": R.options_table([], lang), "findings": R.label("no_result", lang),
                     "context": [], "cost": []}
         options = list(getattr(turn, "options", []) or [])
+        # the charts describe the current turn: none after a turn that sized nothing (a market answer)
+        current = state.last_turn is None or state.last_turn is turn
         return {
-            "memory": R.memory_chart_rows(turn, lang, capacity_of=self.capacity_of),
+            "memory": R.memory_chart_rows(turn, lang, capacity_of=self.capacity_of) if current else [],
             "table": R.options_table(options, lang),
             "findings": R.findings_markdown(turn, lang),
-            "context": self.context_rows(turn, lang),
-            "cost": R.cost_throughput_rows(options),
+            "context": self.context_rows(turn, lang) if current else [],
+            "cost": R.cost_throughput_rows(options) if current else [],
         }
 
     def export_files(self, state: SessionState, lang: str) -> tuple[str | None, str | None]:

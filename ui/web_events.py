@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from ui import web_render as R
 from ui.web_chat import ChatController, SessionState, message_lang, prefill_question
-from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, COST_COLUMNS, MEMORY_COLUMNS, Page, color_map
+from ui.web_cost_chart import cost_chart_html
+from ui.web_layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, Page, color_map
+from ui.web_memory_chart import memory_chart_html
 from ui.web_page import LOAD_JS, REMEMBER_LANG_JS, SCROLL_TO_ANSWER_JS, TRASH_STARTS_NEW_JS
 
 if TYPE_CHECKING:
@@ -29,16 +31,16 @@ def session_of(state: object) -> SessionState:
     return state if isinstance(state, SessionState) else SessionState()
 
 
-def current_chart(frame: Any, rows: list[dict[str, Any]]) -> Any:
-    """The memory chart's update for this turn: its colours (and so its legend) only for the parts this turn's
-    bars have — training shows gradients and optimizer states, serving the KV cache — and no chart at all when the
-    turn has no bars (a market or legality answer). A changed colour map makes the browser redraw the legend,
-    which otherwise keeps the first turn's parts."""
+def current_chart(rows: list[dict[str, Any]], ui_lang: str) -> Any:
+    """The memory chart's update for this turn: its bars with a legend of only their parts (training: weights,
+    gradients, optimizer states, activations; serving: the KV cache) in `ui_lang`, and no chart at all when the
+    turn has none (a market or legality answer)."""
     import gradio as gr
 
-    present = {str(r.get("part")) for r in rows}
-    colors = {part: c for part, c in color_map().items() if part in present}
-    return gr.update(value=frame, color_map=colors or None, visible=bool(rows))
+    L = R.label
+    chart = memory_chart_html(rows, color_map(), title=L("memory_chart", ui_lang),
+                              caption=L("memory_caption", ui_lang), y_title=AXIS["gib"][ui_lang])
+    return gr.update(value=chart, visible=bool(chart))
 
 
 class PageEvents:
@@ -85,22 +87,20 @@ class PageEvents:
             pass
         return last
 
-    def panel_values(self, st: SessionState, ui_lang: str, *, titled: bool = False) -> tuple[Any, ...]:
-        """The `Page.panel_outputs` values for the session's latest recommendation."""
-        p = self.ctl.panels(st, ui_lang)
-        cost_rows = self.frame(p["cost"], COST_COLUMNS)
-        if titled:  # the price axis names the plotted currency
-            import gradio as gr
+    def panel_values(self, st: SessionState, ui_lang: str) -> tuple[Any, ...]:
+        """The `Page.panel_outputs` values for the session's latest recommendation: the memory chart and the
+        price-vs-throughput chart as updates that hide them when the turn has nothing to draw."""
+        import gradio as gr
 
-            cost_rows = gr.update(value=cost_rows, x_title=R.money_axis_title(p["cost"], ui_lang))
+        p = self.ctl.panels(st, ui_lang)
         extra = self.ctl.exports.extra_paths(self.ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
-        memory = self.frame(p["memory"], MEMORY_COLUMNS)
-        if titled:
-            memory = current_chart(memory, p["memory"])
-        return (memory, p["table"], p["findings"], self.frame(p["context"], CONTEXT_COLUMNS), cost_rows, *extra)
+        memory = current_chart(p["memory"], ui_lang)
+        cost = cost_chart_html(p["cost"], ui_lang)
+        context = gr.update(value=self.frame(p["context"], CONTEXT_COLUMNS), visible=bool(p["context"]))
+        return (memory, p["table"], p["findings"], context, gr.update(value=cost, visible=bool(cost)), *extra)
 
     def refresh(self, ui_lang: str, state: Any) -> tuple[Any, ...]:
-        return self.panel_values(session_of(state), ui_lang, titled=True)
+        return self.panel_values(session_of(state), ui_lang)
 
     def reset(self, ui_lang: str) -> tuple[Any, ...]:
         fresh = SessionState()
@@ -113,20 +113,16 @@ class PageEvents:
         ctl, L = self.ctl, R.label
         ui_lang = ui_lang if ui_lang in R.LANGS else "en"
         st = session_of(state)
-        mem, tab, fin, ctx, cst, html_path, pdf_path = self.panel_values(st, ui_lang)
+        mem, tab, fin, ctx, cst, html_path, pdf_path = self.panel_values(st, ui_lang)  # the charts: updates
         md_path, json_path = ctl.export_files(st, ui_lang)
         return (
             ctl.mode_text(st, ui_lang, st.last_turn),
-            gr.update(value=mem, label=L("memory_chart", ui_lang), caption=L("memory_caption", ui_lang),
-                      y_title=AXIS["gib"][ui_lang], color_title=AXIS["part"][ui_lang],
-                      color_map={k: v for k, v in color_map().items() if k in set(mem["part"])} or None,
-                      visible=not mem.empty),
+            {**mem, "label": L("memory_chart", ui_lang)},
             gr.update(value=tab, label=L("options", ui_lang)),
             gr.update(value=fin, label=L("findings", ui_lang)),
-            gr.update(value=ctx, label=L("context_plot", ui_lang), x_title=AXIS["context"][ui_lang],
-                      y_title=AXIS["gib"][ui_lang], color_title=AXIS["series"][ui_lang]),
-            gr.update(value=cst, label=L("cost_plot", ui_lang), x_title=R.money_axis_title(
-                cst.to_dict("records"), ui_lang), color_title=AXIS["option"][ui_lang]),
+            {**ctx, "label": L("context_plot", ui_lang), "x_title": AXIS["context"][ui_lang],
+             "y_title": AXIS["gib"][ui_lang], "color_title": AXIS["series"][ui_lang]},
+            {**cst, "label": L("cost_plot", ui_lang)},
             gr.update(value=md_path, label=L("export_md", ui_lang)),
             gr.update(value=json_path, label=L("export_json", ui_lang)),
             gr.update(value=html_path, label=L("export_html", ui_lang)),

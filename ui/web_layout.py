@@ -79,7 +79,7 @@ class Page:
     pending: gr.Textbox
     examples: Examples
     new: gr.Button
-    memory: gr.BarPlot
+    memory: gr.HTML
     table: gr.Dataframe
     findings: gr.Markdown
     export_md: gr.DownloadButton
@@ -89,7 +89,7 @@ class Page:
     ctx_tab: gr.Tab
     context: gr.LinePlot
     cost_tab: gr.Tab
-    cost: gr.ScatterPlot
+    cost: gr.HTML
     raw_acc: gr.Accordion
     raw: gr.JSON
 
@@ -153,10 +153,9 @@ def _result_column() -> dict[str, Any]:
 
     L = R.label
     parts: dict[str, Any] = {
-        "memory": gr.BarPlot(None, x="option", y="GiB", color="part", label=L("memory_chart"),
-                             y_title=AXIS["gib"]["en"], x_title=" ", color_title=AXIS["part"]["en"],
-                             color_map=color_map(), caption=L("memory_caption"), sort=None, x_label_angle=-20,
-                             elem_id="memory-chart"),
+        # drawn here (ui/web_memory_chart.py): its legend names only this turn's parts and wraps on a phone
+        "memory": gr.HTML("", label=L("memory_chart"), elem_id="memory-chart", visible=False, js_on_load=None,
+                          container=True, padding=True),
         "table": gr.Dataframe(R.options_table([], "en"), label=L("options"), interactive=False, wrap=True,
                               elem_id="options-table", max_height=360),  # widths: ui/web_page.CSS
         "findings": gr.Markdown(L("no_result"), label=L("findings"), elem_id="findings",
@@ -173,9 +172,9 @@ def _result_column() -> dict[str, Any]:
                                            x_title=AXIS["context"]["en"], y_title=AXIS["gib"]["en"],
                                            color_title=AXIS["series"]["en"], elem_id="context-plot")
         with gr.Tab(L("cost_plot"), id="cost") as parts["cost_tab"]:
-            parts["cost"] = gr.ScatterPlot(None, x="price", y="tokens_per_s", color="option",
-                                           label=L("cost_plot"), x_title=AXIS["price"]["en"], y_title="tokens/s",
-                                           color_title=AXIS["option"]["en"], elem_id="cost-plot")
+            # drawn here (ui/web_cost_chart.py): labelled points, the legend inside, few compact ticks
+            parts["cost"] = gr.HTML("", label=L("cost_plot"), elem_id="cost-plot", visible=False,
+                                    js_on_load=None, container=True, padding=True)
     with gr.Accordion(L("raw"), open=False) as parts["raw_acc"]:
         parts["raw"] = skip_json_revalidation(gr.JSON(label="turn", elem_id="raw-json"))
     return parts

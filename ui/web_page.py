@@ -29,6 +29,8 @@ CSS = f"""
 #mode-badge {{font-size: 0.9em; padding: 0.2em 0.6em; border-radius: 6px; background: var(--block-background-fill);}}
 #result-col .block {{margin-bottom: 0.3em;}}
 #findings {{max-height: 420px; overflow-y: auto;}}
+#memory-chart .chart-title {{opacity: 0.8; margin-bottom: 4px;}}
+#memory-chart .chart-caption {{font-size: 0.85em; margin: 4px 0 0;}}
 #chat .bubble-wrap {{scroll-padding-top: {LABEL_CLEARANCE_PX}px;}}
 #chat .message-buttons-right {{display: none;}}  /* no copy button under the user's own question: it sits closer */
 html {{scroll-padding-top: 8px;}}

@@ -1,7 +1,8 @@
 """The web page's panels beside the chat, as pure functions of a `Turn`: the ranked options table, the memory chart
 (per-GPU parts against the card's capacity), the price-vs-throughput and memory-vs-context plots' rows, and the
 findings with their sources. Tables are `{"headers": [...], "data": [[...]]}`, chart data lists of row dicts (the
-app turns them into DataFrames). Memory is shown in GiB (1 GiB = 2^30 bytes) with the unit written out; money
+memory-vs-context plot's become a DataFrame; the memory and price charts are drawn as SVG by
+`ui.web_memory_chart` and `ui.web_cost_chart`). Memory is shown in GiB (1 GiB = 2^30 bytes) with the unit written out; money
 keeps its currency and, where the catalog gives one, its "as of" date. Every figure is read from the turn
 (estimator/recommender results); nothing is computed here but unit conversions and headroom = capacity − total.
 """
