@@ -246,6 +246,8 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
     assumed defaults."""
     first: list[str] = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog, stand_in=False) + [lead.text]
+    if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
+        first.append(fs.load_line(ev, fs.load_option(ev), book, lang))
     first += unknown_lines(slots, lang, catalog, names=False)
     if slots.gib_question:
         first.append(fs.gib_note(book, lang, state.slots.capacity.value if state.slots.capacity else None))
