@@ -29,7 +29,7 @@ from advisor.conversation.render.assumptions import assumption_text, assumption_
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book
 from advisor.conversation.render.changes import changes_block, key_numbers, named_changes, rec_changes
 from advisor.conversation.render.cost import rec_cost
-from advisor.conversation.render.findings import claim_block, findings_block, rec_findings
+from advisor.conversation.render.findings import claim_block, findings_block, guide_name, rec_findings
 from advisor.conversation.render.headline import headline, job_line, rec_headline, top_config, verdict_of
 from advisor.conversation.render.labels import pick
 from advisor.conversation.render.lead import lead_for
@@ -106,8 +106,8 @@ def guide_claim_turn(claim: Claim, findings: list[Finding], state: DialogState, 
                "dated": ("The guide's statement is out of date", "指南的这个说法已过时")}.get(
                    claim.verdict, (claim.verdict, claim.verdict))
     explanation = (claim.explanation_zh or claim.explanation) if zh else claim.explanation
-    quote = (f"指南原文（{claim.guide}，{claim.section}）：“{book.text(claim.quote, 'guide quote', claim.guide)}”" if zh
-             else f"The guide ({claim.guide}, section {claim.section}) says: “"
+    quote = (f"指南原文（{guide_name(claim.guide)}，{claim.section}）：“{book.text(claim.quote, 'guide quote', claim.guide)}”" if zh
+             else f"The guide ({guide_name(claim.guide)}, section {claim.section}) says: “"
                   f"{book.text(claim.quote, 'guide quote', claim.guide)}”")
     if findings:  # the claims rule words the correction (guide figure, computed figure, explanation) and cites it
         lines = [f"**{pick(verdict, lang)}。**" if zh else f"**{pick(verdict, lang)}.**", quote,

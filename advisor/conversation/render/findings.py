@@ -43,9 +43,9 @@ def claim_block(ev: Analysis, book: Book, lang: str) -> str:
     gc = ck.guide_claim
     cited = ""
     if gc is not None:
-        cited = (f" 指南原文（{gc.guide}，{gc.section}）：“{book.text(gc.quote, 'guide quote', gc.guide)}”，核对结论：{ {'right': '正确', 'wrong': '有误', 'dated': '已过时'}.get(gc.verdict, gc.verdict)}，"
+        cited = (f" 指南原文（{guide_name(gc.guide)}，{gc.section}）：“{book.text(gc.quote, 'guide quote', gc.guide)}”，核对结论：{ {'right': '正确', 'wrong': '有误', 'dated': '已过时'}.get(gc.verdict, gc.verdict)}，"
                  "见规则提示。" if zh else
-                 f" The guide ({gc.guide}, section {gc.section}) says: “{book.text(gc.quote, 'guide quote', gc.guide)}”; "
+                 f" The guide ({guide_name(gc.guide)}, section {gc.section}) says: “{book.text(gc.quote, 'guide quote', gc.guide)}”; "
                  f"checked verdict: {gc.verdict} (see the findings).")
     if zh:
         verdict = {"too_low": "这个说法偏低：仅权重就超过了它",
@@ -86,6 +86,17 @@ def rec_findings(findings: list[Finding], book: Book, lang: str, limit: int = 8,
         more = book.count("findings not shown", len(findings) - limit, "findings", SRC_RECOMMEND)
         lines.append(f"- 另有 {more} 条提示见详情。" if zh else f"- {more} more in the details.")
     return "\n".join(lines)
+
+
+def guide_name(guide_id: str) -> str:
+    """A guide by its title from the sources registry (knowledge/data/sources/guides.yaml), never its id."""
+    from advisor.conversation.dialog import default_catalog
+
+    try:
+        title = default_catalog().source(guide_id).title
+    except Exception:  # noqa: BLE001 - an id the registry lacks: plain words, not the slug
+        return "a published guide"
+    return title.split(" (")[0].strip() or "a published guide"
 
 
 SEVERITY_WORDS = {"block": ("ruled out", "排除"), "warn": ("warning", "注意"), "info": ("note", "提示")}
