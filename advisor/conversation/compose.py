@@ -176,7 +176,7 @@ def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *
                       "(Speed, cost and rule checks are not available in this build; this answer covers memory only.)")
     questions: list[str] = []
     if question:
-        q = question_text(question, state, lang, catalog, book)
+        q = _next_question(question, ev, state, lang, catalog, book)
         lines.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
         questions.append(q)
     top = top_config(ev)
@@ -220,7 +220,7 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Ca
         sections.append(fs.details("全部假设" if zh else "All assumptions", assumptions))
     questions: list[str] = []
     if question:
-        q = question_text(question, state, lang, catalog, book)
+        q = _next_question(question, ev, state, lang, catalog, book)
         first.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
         questions.append(q)
     _remember(state, ev, top)
@@ -233,6 +233,14 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Ca
     return finish_turn("\n\n".join(x for x in first + sections if x), lang, state, book, questions=questions,
                        findings=list(ev.findings), options=_contract_options(ev, shown), memory=_memory_of(lead_opt),
                        extra=extra)
+
+
+def _next_question(slot: str, ev: Analysis, state: DialogState, lang: str, catalog: Catalog, book: Book) -> str:
+    """The one question after an answer; the data size after a training time computed from the default token count
+    says so (issue 30: never "to estimate the training time" under a time already given)."""
+    if slot == "train_tokens" and ev.workload.is_training and not ev.workload.train_tokens:
+        return fs.train_tokens_question(ev, book, lang)
+    return question_text(slot, state, lang, catalog, book)
 
 
 def _recommendation(ev: Analysis) -> Recommendation:

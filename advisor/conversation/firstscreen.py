@@ -22,6 +22,7 @@ from typing import Any
 from advisor.analysis.result import top_option
 from advisor.conversation.dialog import default_weights
 from advisor.conversation.render.book import (
+    SRC_DEFAULT,
     SRC_MEMORY,
     SRC_RECOMMEND,
     SRC_THROUGHPUT,
@@ -325,10 +326,33 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                     1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
     hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
                      suffix="" if zh else "GPU-hours")
-    tokens = book.tokens("training tokens", ev.workload.train_tokens, SRC_USER, lang) if ev.workload.train_tokens else ""
-    return Lead((f"在 {name} 上{('训练 ' + tokens + ' ') if tokens else ''}约需 {days}（GPU 时数 {hours}）。" if zh else
-                 f"About {days} on {name}{(' for ' + tokens) if tokens else ''} ({hours})."),
+    given = bool(ev.workload.train_tokens)
+    tokens = train_tokens_text(ev, book, lang)
+    what = ("训练 " + tokens if given else f"按默认的 {tokens} 训练数据") if zh else \
+        ((" for " + tokens) if given else f" for the default {tokens} of training data")
+    return Lead((f"在 {name} 上{what}约需 {days}（GPU 时数 {hours}）。" if zh else
+                 f"About {days} on {name}{what} ({hours})."),
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
+
+
+def train_tokens_text(ev: Any, book: Book, lang: str) -> str:
+    """The training tokens a time was computed for: the user's, else the recommender's default
+    (advisor.recommend_search.default_train_tokens: 20 per parameter for pre-training, 100 M for fine-tuning)."""
+    from advisor.recommend_search import default_train_tokens
+
+    w = ev.workload
+    if w.train_tokens:
+        return book.tokens("training tokens", w.train_tokens, SRC_USER, lang)
+    return book.tokens("training tokens (default)", default_train_tokens(ev.model, w), SRC_DEFAULT, lang)
+
+
+def train_tokens_question(ev: Any, book: Book, lang: str) -> str:
+    """The data-size question after a training time computed from the default token count: it says the time above
+    used the default, not that a time cannot be given."""
+    tokens = train_tokens_text(ev, book, lang)
+    return (f"训练数据总共多少 token（数据量 × 轮数）？上面的训练时间按默认 {tokens} 估算，告诉我实际数据量即可按它重算。"
+            if lang == "zh" else f"How many training tokens (dataset size × epochs)? The training time above assumes "
+            f"the default {tokens}; with your figure I recompute it.")
 
 
 def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
@@ -479,6 +503,10 @@ def assumed_line(ev: Any, book: Book, lang: str) -> str:
         n = book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"))
         bits.append(f"{n} 路并发" if zh else (f"{n} user" + ("s" if w.concurrency != 1 else "")))
     bits.append(book.tokens("context", w.context, source_of(ev, "context"), lang) + (" 上下文" if zh else " context"))
+    if w.is_training:  # the data a training time is computed for; the default said as such
+        tokens = train_tokens_text(ev, book, lang)
+        bits.append((f"训练数据 {tokens}" + ("" if w.train_tokens else "（默认）")) if zh else
+                    (f"{tokens} of training data" + ("" if w.train_tokens else " (default)")))
     bits.append(format_label(need_format(ev), lang))
     region = ev.constraints.region
     bits.append(pick(REGION.get(region, (region, region)), lang))
