@@ -51,7 +51,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     interactivity target, `DEFAULT_TPOT_TARGET_S`).
     None when the option was not sized or the engine is not simulated."""
     from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.serving import simulate_serving
+    from advisor.estimator.serving import saturating_concurrency, simulate_serving
 
     sized = option.sized_workload
     if sized is None or sized.is_training:
@@ -68,9 +68,18 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     except AdvisorError:
         return None
     r = rep.result
+    # the latency limit counts requests served at once: no more than the KV cache holds whole (the rest would wait in
+    # the queue, their first token delayed by whole requests), so the smaller of the two, with which one binds
+    limit, bound = rep.max_concurrency_for_target, "latency"
+    try:
+        held = saturating_concurrency(model, gpu, count, w, load_calibration())
+    except AdvisorError:
+        held = None
+    if limit is not None and held is not None and held < limit:
+        limit, bound = held, "memory"
     return {"concurrency": concurrency, "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
             "per_user_tokens_per_s": r.per_user_tokens_per_s, "total_tokens_per_s": rep.output_tokens_per_s,
-            "max_concurrency_for_target": rep.max_concurrency_for_target, "target": rep.target,
+            "max_concurrency_for_target": limit, "limit_bound": bound, "target": rep.target,
             "engine": rep.engine, "formulas": rep.formulas()}
 
 

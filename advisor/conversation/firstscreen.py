@@ -307,8 +307,13 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
         why_zh = "您的目标" if stated else "默认交互目标"
         if limit >= 1:
             most = book.count(f"largest concurrency meeting the TPOT target on {on}", limit, "sequences", SRC_LOAD)
-            tail_en = f"; at most {most} concurrent users stay within {ms} per token ({rate} each, {why_en})"
-            tail_zh = f"；每 token ≤ {ms}（每路 {rate}，{why_zh}）时最多 {most} 路并发"
+            if load.get("limit_bound") == "memory":  # the KV cache holds fewer requests than the latency allows
+                tail_en = (f"; at most {most} concurrent users, as many requests as the KV cache holds at once, each "
+                           f"within {ms} per token ({rate}, {why_en})")
+                tail_zh = f"；最多 {most} 路并发（KV 缓存一次放得下的请求数），每路都在每 token {ms} 以内（每路 {rate}，{why_zh}）"
+            else:
+                tail_en = f"; at most {most} concurrent users stay within {ms} per token ({rate} each, {why_en})"
+                tail_zh = f"；每 token ≤ {ms}（每路 {rate}，{why_zh}）时最多 {most} 路并发"
         else:
             tail_en = f"; not even one user stays within {ms} per token ({rate}, {why_en})"
             tail_zh = f"；即使只有 1 路也达不到每 token ≤ {ms}（每路 {rate}，{why_zh}）"
