@@ -126,3 +126,33 @@ def rule_title(rule_id: str, lang: str = "en") -> str:
         return re.sub(r"[-_.]+", " ", str(rule_id)).strip().capitalize() or "?"
     head = re.split(r":\s|;\s|\.\s|\.$|\s\(", summary, maxsplit=1)[0].strip()
     return head[:60] or summary[:60]
+
+
+_GUIDE_EN = re.compile(r"\b[Gg]uide[- ]?\d{3}(?:'s)?")
+_GUIDE_ZH = re.compile(r"指南\s*[（(]\s*\d{3}\s*[)）]|指南\s?\d{3}")
+_RULE_REF = re.compile(r"(?:\brule\s+|规则\s*)?`([a-z0-9]+(?:-[a-z0-9]+)+)`")
+
+
+def plain_words(text: str) -> str:
+    """Text for people without the catalog's internal guide numbers ("guide-000's" → "a published guide's")."""
+    text = _GUIDE_ZH.sub("某份公开指南", text)
+    return _GUIDE_EN.sub(lambda m: "a published guide's" if m.group(0).endswith("'s") else "a published guide", text)
+
+
+def rule_ids_to_titles(text: str, lang: str) -> str:
+    """A rule named by its id in `backticks` ("rule `risk-used-card`") shown by its title in `lang` instead."""
+    from rules.meta import get_rule
+
+    def title(m: re.Match[str]) -> str:
+        try:
+            get_rule(m.group(1))
+        except Exception:  # noqa: BLE001 - not a rule id (a format name, a command): kept as written
+            return m.group(0)
+        return f"“{rule_title(m.group(1), lang)}”"
+
+    return _RULE_REF.sub(title, text)
+
+
+def for_people(text: str, lang: str) -> str:
+    """A finding's message as people read it: rule ids by their titles, guide numbers in words."""
+    return plain_words(rule_ids_to_titles(text, lang))

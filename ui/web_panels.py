@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from rules.titles import plain_words as plain_words  # the page's and the chat's one place
+from rules.titles import rule_ids_to_titles as rule_ids_to_titles
 from ui.citations import source_without_path
 from ui.turn_like import TurnLike
 from ui.web_messages import GIB, LANGS, PART_LABELS, PARTS, SEVERITY_MARK, SEVERITY_MARK_ZH, label, safe_markdown
@@ -387,32 +389,6 @@ def finding_dicts(turn: TurnLike) -> list[dict[str, Any]]:
                     seen.add(d.get("rule_id"))
                     found.append(d)
     return found
-
-
-_GUIDE_EN = re.compile(r"\b[Gg]uide[- ]?\d{3}(?:'s)?")
-_GUIDE_ZH = re.compile(r"指南\s*[（(]\s*\d{3}\s*[)）]")
-_RULE_REF = re.compile(r"(?:\brule\s+|规则\s*)?`([a-z0-9]+(?:-[a-z0-9]+)+)`")
-
-
-def plain_words(text: str) -> str:
-    """Text for people without the catalog's internal guide numbers ("guide-000's" → "a published guide's")."""
-    text = _GUIDE_ZH.sub("某份公开指南", text)
-    return _GUIDE_EN.sub(lambda m: "a published guide's" if m.group(0).endswith("'s") else "a published guide", text)
-
-
-def rule_ids_to_titles(text: str, lang: str) -> str:
-    """A rule named by its id in `backticks` ("rule `risk-used-card`") shown by its title in `lang` instead."""
-    from rules.meta import get_rule
-    from rules.titles import rule_title
-
-    def title(m: re.Match[str]) -> str:
-        try:
-            get_rule(m.group(1))
-        except Exception:  # noqa: BLE001 - not a rule id (a format name, a command): kept as written
-            return m.group(0)
-        return f"“{rule_title(m.group(1), lang)}”"
-
-    return _RULE_REF.sub(title, text)
 
 
 def findings_markdown(turn: TurnLike, lang: str = "en") -> str:

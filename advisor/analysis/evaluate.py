@@ -147,7 +147,9 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
     if workload.task == "inference" and request.concurrency_given and workload.concurrency > 1:
         lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
         if lead is not None and lead.fits:
-            ev.load = serving_load(model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps)
+            target = request.constraints.max_ms_per_token  # the stated TPOT target, else the default one
+            ev.load = serving_load(model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps,
+                                   tpot_target_s=target / 1000 if target else None)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.analysis.result import Limits
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_context, most_sequences
+from advisor.recommend_rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
 
@@ -37,17 +38,20 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
     return {"concurrency": float(concurrency), "per_seq": t.decode_tokens_per_s, "total": t.decode_tokens_per_s_total}
 
 
-DEFAULT_TPOT_TARGET_S = 0.05  # 20 tokens/s per user: faster than people read (the default latency target)
+# the default TPOT target: the recommender's interactivity target (advisor.recommend_rank.INTERACTIVE_MS_PER_TOKEN,
+# MLPerf Inference's interactive scenario), so the answer's concurrency limit and the ranking use one figure
+DEFAULT_TPOT_TARGET_S = INTERACTIVE_MS_PER_TOKEN / 1000
 
 
 def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int, steps: list[Step], *,
                  tpot_target_s: float | None = None, ttft_target_s: float | None = None) -> dict[str, Any] | None:
     """"Serve X to N users": a serving option at `concurrency` concurrent requests under the continuous-batching
     simulation (advisor.estimator.serving) — median and p95 TTFT, per-user tokens/s, total output tokens/s — and
-    the largest concurrency whose median TPOT (and TTFT, when given) meets the target (default 50 ms per token).
+    the largest concurrency whose median TPOT (and TTFT, when given) meets the target (default: the recommender's
+    interactivity target, `DEFAULT_TPOT_TARGET_S`).
     None when the option was not sized or the engine is not simulated."""
     from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.serving import simulate_serving
+    from advisor.estimator.serving import saturating_concurrency, simulate_serving
 
     sized = option.sized_workload
     if sized is None or sized.is_training:
@@ -64,9 +68,18 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     except AdvisorError:
         return None
     r = rep.result
+    # the latency limit counts requests served at once: no more than the KV cache holds whole (the rest would wait in
+    # the queue, their first token delayed by whole requests), so the smaller of the two, with which one binds
+    limit, bound = rep.max_concurrency_for_target, "latency"
+    try:
+        held = saturating_concurrency(model, gpu, count, w, load_calibration())
+    except AdvisorError:
+        held = None
+    if limit is not None and held is not None and held < limit:
+        limit, bound = held, "memory"
     return {"concurrency": concurrency, "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
             "per_user_tokens_per_s": r.per_user_tokens_per_s, "total_tokens_per_s": rep.output_tokens_per_s,
-            "max_concurrency_for_target": rep.max_concurrency_for_target, "target": rep.target,
+            "max_concurrency_for_target": limit, "limit_bound": bound, "target": rep.target,
             "engine": rep.engine, "formulas": rep.formulas()}
 
 

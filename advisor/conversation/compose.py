@@ -29,7 +29,7 @@ from advisor.conversation.render.assumptions import assumption_text, assumption_
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book
 from advisor.conversation.render.changes import changes_block, key_numbers, named_changes, rec_changes
 from advisor.conversation.render.cost import rec_cost
-from advisor.conversation.render.findings import claim_block, findings_block, rec_findings
+from advisor.conversation.render.findings import claim_block, findings_block, guide_name, rec_findings
 from advisor.conversation.render.headline import headline, job_line, rec_headline, top_config, verdict_of
 from advisor.conversation.render.labels import pick
 from advisor.conversation.render.lead import lead_for
@@ -106,8 +106,8 @@ def guide_claim_turn(claim: Claim, findings: list[Finding], state: DialogState, 
                "dated": ("The guide's statement is out of date", "指南的这个说法已过时")}.get(
                    claim.verdict, (claim.verdict, claim.verdict))
     explanation = (claim.explanation_zh or claim.explanation) if zh else claim.explanation
-    quote = (f"指南原文（{claim.guide}，{claim.section}）：“{book.text(claim.quote, 'guide quote', claim.guide)}”" if zh
-             else f"The guide ({claim.guide}, section {claim.section}) says: “"
+    quote = (f"指南原文（{guide_name(claim.guide)}，{claim.section}）：“{book.text(claim.quote, 'guide quote', claim.guide)}”" if zh
+             else f"The guide ({guide_name(claim.guide)}, section {claim.section}) says: “"
                   f"{book.text(claim.quote, 'guide quote', claim.guide)}”")
     if findings:  # the claims rule words the correction (guide figure, computed figure, explanation) and cites it
         lines = [f"**{pick(verdict, lang)}。**" if zh else f"**{pick(verdict, lang)}.**", quote,
@@ -176,7 +176,7 @@ def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *
                       "(Speed, cost and rule checks are not available in this build; this answer covers memory only.)")
     questions: list[str] = []
     if question:
-        q = question_text(question, state, lang, catalog, book)
+        q = _next_question(question, ev, state, lang, catalog, book)
         lines.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
         questions.append(q)
     top = top_config(ev)
@@ -220,7 +220,7 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Ca
         sections.append(fs.details("全部假设" if zh else "All assumptions", assumptions))
     questions: list[str] = []
     if question:
-        q = question_text(question, state, lang, catalog, book)
+        q = _next_question(question, ev, state, lang, catalog, book)
         first.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
         questions.append(q)
     _remember(state, ev, top)
@@ -235,6 +235,14 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Ca
                        extra=extra)
 
 
+def _next_question(slot: str, ev: Analysis, state: DialogState, lang: str, catalog: Catalog, book: Book) -> str:
+    """The one question after an answer; the data size after a training time computed from the default token count
+    says so (issue 30: never "to estimate the training time" under a time already given)."""
+    if slot == "train_tokens" and ev.workload.is_training and not ev.workload.train_tokens:
+        return fs.train_tokens_question(ev, book, lang)
+    return question_text(slot, state, lang, catalog, book)
+
+
 def _recommendation(ev: Analysis) -> Recommendation:
     """The recommendation of an answer that has one (recommendation_turn and its sections)."""
     assert ev.recommendation is not None  # answer_turn routes only analyses with a recommendation here
@@ -246,6 +254,8 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
     assumed defaults."""
     first: list[str] = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog, stand_in=False) + [lead.text]
+    if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
+        first.append(fs.load_line(ev, fs.load_option(ev), book, lang))
     first += unknown_lines(slots, lang, catalog, names=False)
     if slots.gib_question:
         first.append(fs.gib_note(book, lang, state.slots.capacity.value if state.slots.capacity else None))

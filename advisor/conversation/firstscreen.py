@@ -19,8 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.analysis.result import top_option
 from advisor.conversation.dialog import default_weights
 from advisor.conversation.render.book import (
+    SRC_DEFAULT,
     SRC_MEMORY,
     SRC_RECOMMEND,
     SRC_THROUGHPUT,
@@ -37,8 +39,8 @@ from advisor.conversation.render.options_table import (
     opt_memory,
     opt_name,
     opt_price,
+    opt_purchase,
     opt_speed,
-    opt_tco,
 )
 
 GIB = 2**30
@@ -240,6 +242,85 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
 
 
+SRC_LOAD = "advisor.estimator.serving.simulate_serving"
+
+
+def load_option(ev: Any) -> Any:
+    """The option `Analysis.load` was simulated for (advisor.analysis.evaluate: the leading option, else the first
+    of the user's own that fits)."""
+    return top_option(ev) or next((o for o in ev.user_options if o.fits), None)
+
+
+def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
+    """"Serve X to N users": at the stated concurrency on the leading option, the continuous-batching simulation's
+    median time to first token (and p95), per-user decode speed (1 / median TPOT) and total output tokens/s, then
+    the largest concurrency whose median TPOT meets the stated target, else the recommender's interactivity target
+    (advisor.analysis.limits.serving_load; DEFAULT_TPOT_TARGET_S). "" when no load was simulated."""
+    zh = lang == "zh"
+    load = ev.load
+    o = top
+    stated = "concurrency" in (getattr(ev, "stated", None) or ())
+    if load is None and top is not None and stated:  # the option's own figures under the stated load (no limit)
+        ul = (top.throughput or {}).get("under_load")
+        load = dict(ul, concurrency=ev.workload.concurrency) if ul else None
+    if not load or o is None or not load.get("per_user_tokens_per_s"):
+        return ""
+    on = f"{o.count}× {o.gpu_name}"
+    n = book.count("concurrency", load["concurrency"], "sequences", source_of(ev, "concurrency"))
+    ttft = book.num(f"median time to first token at {load['concurrency']} users on {on}", load["ttft_s"] * 1e3, "ms",
+                    SRC_LOAD, 0)
+    bits_en = [f"first token after {ttft} (median"]
+    bits_zh = [f"首 token 延迟 {ttft}（中位数"]
+    if load.get("ttft_p95_s"):
+        p95 = book.num(f"p95 time to first token at {load['concurrency']} users on {on}", load["ttft_p95_s"] * 1e3, "ms",
+                       SRC_LOAD, 0)
+        bits_en[0] += f", {p95} at p95"
+        bits_zh[0] += f"，p95 {p95}"
+    bits_en[0] += ")"
+    bits_zh[0] += "）"
+    per_v = load["per_user_tokens_per_s"]
+    per = book.num(f"tokens/s per user at {load['concurrency']} users on {on}", per_v, "tokens/s", SRC_LOAD,
+                   1 if per_v < 10 else 0)
+    speed_en, speed_zh = f"{per} per user", f"每路 {per}"
+    if load.get("tpot_s"):
+        tpot = book.num(f"median time per output token at {load['concurrency']} users on {on}", load["tpot_s"] * 1e3,
+                        "ms", SRC_LOAD, 0)
+        speed_en += f" ({tpot} per token)"
+        speed_zh += f"（每 token {tpot}）"
+    bits_en.append(speed_en)
+    bits_zh.append(speed_zh)
+    if load.get("total_tokens_per_s"):
+        tot = book.num(f"output tokens/s in total at {load['concurrency']} users on {on}", load["total_tokens_per_s"],
+                       "tokens/s", SRC_LOAD, 0)
+        bits_en.append(f"{tot} in total")
+        bits_zh.append(f"合计 {tot}")
+    head_en = f"**At {n} concurrent users** on {on}: " + ", ".join(bits_en)
+    head_zh = f"**{n} 路并发时**（{on}）：" + "，".join(bits_zh)
+    target = (load.get("target") or {}).get("tpot_s")
+    limit = load.get("max_concurrency_for_target")
+    if target and limit is not None:
+        stated = ev.constraints.max_ms_per_token is not None
+        ms = book.num("TPOT target", target * 1e3, "ms", SRC_USER if stated else SRC_RECOMMEND, decimals_for(target * 1e3))
+        rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
+                        decimals_for(round(1 / target, 1)))
+        why_en = "your target" if stated else "the default interactivity target"
+        why_zh = "您的目标" if stated else "默认交互目标"
+        if limit >= 1:
+            most = book.count(f"largest concurrency meeting the TPOT target on {on}", limit, "sequences", SRC_LOAD)
+            if load.get("limit_bound") == "memory":  # the KV cache holds fewer requests than the latency allows
+                tail_en = (f"; at most {most} concurrent users, as many requests as the KV cache holds at once, each "
+                           f"within {ms} per token ({rate}, {why_en})")
+                tail_zh = f"；最多 {most} 路并发（KV 缓存一次放得下的请求数），每路都在每 token {ms} 以内（每路 {rate}，{why_zh}）"
+            else:
+                tail_en = f"; at most {most} concurrent users stay within {ms} per token ({rate} each, {why_en})"
+                tail_zh = f"；每 token ≤ {ms}（每路 {rate}，{why_zh}）时最多 {most} 路并发"
+        else:
+            tail_en = f"; not even one user stays within {ms} per token ({rate}, {why_en})"
+            tail_zh = f"；即使只有 1 路也达不到每 token ≤ {ms}（每路 {rate}，{why_zh}）"
+        return head_zh + tail_zh + "。" if zh else head_en + tail_en + "."
+    return head_zh + "。" if zh else head_en + "."
+
+
 def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     zh = lang == "zh"
     tr = top.training or {}
@@ -250,28 +331,52 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                     1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
     hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
                      suffix="" if zh else "GPU-hours")
-    tokens = book.tokens("training tokens", ev.workload.train_tokens, SRC_USER, lang) if ev.workload.train_tokens else ""
-    return Lead((f"在 {name} 上{('训练 ' + tokens + ' ') if tokens else ''}约需 {days}（GPU 时数 {hours}）。" if zh else
-                 f"About {days} on {name}{(' for ' + tokens) if tokens else ''} ({hours})."),
+    given = bool(ev.workload.train_tokens)
+    tokens = train_tokens_text(ev, book, lang)
+    what = ("训练 " + tokens if given else f"按默认的 {tokens} 训练数据") if zh else \
+        ((" for " + tokens) if given else f" for the default {tokens} of training data")
+    return Lead((f"在 {name} 上{what}约需 {days}（GPU 时数 {hours}）。" if zh else
+                 f"About {days} on {name}{what} ({hours})."),
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
 
+def train_tokens_text(ev: Any, book: Book, lang: str) -> str:
+    """The training tokens a time was computed for: the user's, else the recommender's default
+    (advisor.recommend_search.default_train_tokens: 20 per parameter for pre-training, 100 M for fine-tuning)."""
+    from advisor.recommend_search import default_train_tokens
+
+    w = ev.workload
+    if w.train_tokens:
+        return book.tokens("training tokens", w.train_tokens, SRC_USER, lang)
+    return book.tokens("training tokens (default)", default_train_tokens(ev.model, w), SRC_DEFAULT, lang)
+
+
+def train_tokens_question(ev: Any, book: Book, lang: str) -> str:
+    """The data-size question after a training time computed from the default token count: it says the time above
+    used the default, not that a time cannot be given."""
+    tokens = train_tokens_text(ev, book, lang)
+    return (f"训练数据总共多少 token（数据量 × 轮数）？上面的训练时间按默认 {tokens} 估算，告诉我实际数据量即可按它重算。"
+            if lang == "zh" else f"How many training tokens (dataset size × epochs)? The training time above assumes "
+            f"the default {tokens}; with your figure I recompute it.")
+
+
 def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+    """"What will it cost?": the full purchase (cards and servers) and the TCO over the horizon, as
+    `Recommendation.lead_summary` words it; owned cards by their running cost (power and operation) only."""
     zh = lang == "zh"
     name = opt_name(top, book)
-    if not top.price:  # asked for a price the catalog does not have: said, not replaced by another answer
+    if not top.price and "existing" not in top.labels:  # a price the catalog does not have: said, not replaced
         return Lead((f"目录中没有 {top.gpu_name} 的带日期价格，所以 {name} 无法报价。" if zh else
                      f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced."), None, "")
-    price = opt_price(top, book, lang)
-    tco = opt_tco(top, book, lang)
-    years = (top.tco or {}).get("years")
-    tail = ""
-    if tco != "—" and years:
-        y = book.num("TCO years", float(years), "years", "advisor.estimator.cost.estimate_tco", 0, suffix="")
-        tail = (f"；{y} 年总拥有成本 {tco}（含整机与电费）" if zh else f"; {tco} total cost of ownership over {y} years "
-                "(server and power included)")
-    return Lead((f"{name} 的显卡约 {price}{tail}。" if zh else f"About {price} for the GPUs of {name}{tail}."),
-                None, f"purchase price of {top.count}× {top.gpu_name} (GPUs only)")
+    text = opt_purchase(top, book, lang)
+    t = top.tco or {}
+    if "existing" in top.labels:
+        deciding = f"TCO of {top.count}× {top.gpu_name}" if t.get("tco") else ""
+    elif (t.get("purchase") or {}).get("total"):
+        deciding = f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)"
+    else:
+        deciding = f"purchase price of {top.count}× {top.gpu_name} (GPUs only)"
+    return Lead(text + ("。" if zh else "."), None, deciding)
 
 
 def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
@@ -294,16 +399,19 @@ def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
 
 
 def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
+    """"Which GPUs?": the full purchase of the leading configuration first (cards, servers, 3-year TCO; issue 30),
+    then its memory per GPU against the usable memory and its speed."""
     zh = lang == "zh"
-    name = opt_name(top, book)
     need = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))
     usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
                       f"catalog: {top.gpu} memory_bytes × engine usable fraction")
-    extra = [x for x in (opt_speed(top, book, lang, ev.workload), opt_price(top, book, lang) if top.price else "")
-             if x and x != "—"]
+    buy = opt_purchase(top, book, lang) if top.price or "existing" in top.labels else opt_name(top, book)
+    # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
+    speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
+    tail = "" if speed == "—" else (f"；{speed}" if zh else f"; {speed}")
     lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
-    return Lead((f"建议 {name}（{lay}）：每卡 {need}，可用 {usable}；{'；'.join(extra)}。" if zh else
-                 f"{name} ({lay}): {need} per GPU of {usable} usable; {'; '.join(extra)}."), None,
+    return Lead((f"建议 {buy}。{lay}：每卡 {need}，可用 {usable}{tail}。" if zh else
+                 f"{buy}. {lay[:1].upper() + lay[1:]}: {need} per GPU of {usable} usable{tail}."), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
 
 
@@ -400,6 +508,10 @@ def assumed_line(ev: Any, book: Book, lang: str) -> str:
         n = book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"))
         bits.append(f"{n} 路并发" if zh else (f"{n} user" + ("s" if w.concurrency != 1 else "")))
     bits.append(book.tokens("context", w.context, source_of(ev, "context"), lang) + (" 上下文" if zh else " context"))
+    if w.is_training:  # the data a training time is computed for; the default said as such
+        tokens = train_tokens_text(ev, book, lang)
+        bits.append((f"训练数据 {tokens}" + ("" if w.train_tokens else "（默认）")) if zh else
+                    (f"{tokens} of training data" + ("" if w.train_tokens else " (default)")))
     bits.append(format_label(need_format(ev), lang))
     region = ev.constraints.region
     bits.append(pick(REGION.get(region, (region, region)), lang))

@@ -1,4 +1,6 @@
-"""Findings of the rule engine (rule id, severity, message, citation) and the check of a quoted claim.
+"""Findings of the rule engine and the check of a quoted claim, as people read them: each finding under its rule's
+short title (rules.titles, the same words as the web page's side panel), its message with rule ids and guide numbers
+in words, and its citation. The ids stay in the JSON (`findings[].rule_id`), never in the answer's text.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_USER, Book, decimals_for
 from advisor.conversation.render.labels import format_label, pick
+from rules.titles import for_people, rule_title
 
 if TYPE_CHECKING:
     from rules.findings import Finding
@@ -40,10 +43,10 @@ def claim_block(ev: Analysis, book: Book, lang: str) -> str:
     gc = ck.guide_claim
     cited = ""
     if gc is not None:
-        cited = (f" 指南原文（{gc.guide}，{gc.section}）：“{book.text(gc.quote, 'guide quote', gc.guide)}”，核对结论：{ {'right': '正确', 'wrong': '有误', 'dated': '已过时'}.get(gc.verdict, gc.verdict)}，"
-                 f"见规则检查 [{gc.id}]。" if zh else
-                 f" The guide ({gc.guide}, section {gc.section}) says: “{book.text(gc.quote, 'guide quote', gc.guide)}”; "
-                 f"checked verdict: {gc.verdict} (claim {gc.id}, see the findings).")
+        cited = (f" 指南原文（{guide_name(gc.guide)}，{gc.section}）：“{book.text(gc.quote, 'guide quote', gc.guide)}”，核对结论：{ {'right': '正确', 'wrong': '有误', 'dated': '已过时'}.get(gc.verdict, gc.verdict)}，"
+                 "见规则提示。" if zh else
+                 f" The guide ({guide_name(gc.guide)}, section {gc.section}) says: “{book.text(gc.quote, 'guide quote', gc.guide)}”; "
+                 f"checked verdict: {gc.verdict} (see the findings).")
     if zh:
         verdict = {"too_low": "这个说法偏低：仅权重就超过了它",
                    "weights_only": "这个数字最多只够放权重，没算 KV 缓存和运行开销",
@@ -63,7 +66,7 @@ def findings_block(findings: list[Finding], lang: str) -> str:
     lines = ["**规则检查：**" if zh else "**Findings:**"]
     for f in findings:
         src = f" — {f.source}" if getattr(f, "source", "") else ""
-        lines.append(f"- [{f.rule_id}] ({f.severity}) {f.text(lang)}{src}")
+        lines.append(f"- {finding_head(f, lang)}{'' if zh else ' '}{for_people(f.text(lang), lang)}{src}")
     return "\n".join(lines)
 
 
@@ -74,15 +77,36 @@ def rec_findings(findings: list[Finding], book: Book, lang: str, limit: int = 8,
     lines = [pick(title or ("**Findings:**", "**规则检查：**"), lang)]
     for f in findings[:limit]:
         src = short_source(f.source or "", lang)
-        msg = book.text(f.text(lang), f"finding {f.rule_id}", f"rule {f.rule_id}: {f.source}")
+        msg = book.text(for_people(f.text(lang), lang), f"finding {f.rule_id}", f"rule {f.rule_id}: {f.source}")
         if src:
             book.text(src, f"source of {f.rule_id}", f"citation of rule {f.rule_id}")
         when = f"，截至 {f.as_of}" if zh and f.as_of else (f", as of {f.as_of}" if f.as_of else "")
-        lines.append(f"- [{f.rule_id}] ({f.severity}) {msg}" + (f"（来源：{src}{when}）" if zh else f" (source: {src}{when})"))
+        lines.append(f"- {finding_head(f, lang)}{'' if zh else ' '}{msg}" + (f"（来源：{src}{when}）" if zh else f" (source: {src}{when})"))
     if len(findings) > limit:
         more = book.count("findings not shown", len(findings) - limit, "findings", SRC_RECOMMEND)
         lines.append(f"- 另有 {more} 条提示见详情。" if zh else f"- {more} more in the details.")
     return "\n".join(lines)
+
+
+def guide_name(guide_id: str) -> str:
+    """A guide by its title from the sources registry (knowledge/data/sources/guides.yaml), never its id."""
+    from advisor.conversation.dialog import default_catalog
+
+    try:
+        title = default_catalog().source(guide_id).title
+    except Exception:  # noqa: BLE001 - an id the registry lacks: plain words, not the slug
+        return "a published guide"
+    return title.split(" (")[0].strip() or "a published guide"
+
+
+SEVERITY_WORDS = {"block": ("ruled out", "排除"), "warn": ("warning", "注意"), "info": ("note", "提示")}
+
+
+def finding_head(f: Finding, lang: str) -> str:
+    """"**Used card risk** (warning):" — the rule's title and the severity in words, never the rule id."""
+    sev = SEVERITY_WORDS.get(f.severity)
+    words = pick(sev, lang) if sev else f.severity
+    return f"**{rule_title(f.rule_id, lang)}**（{words}）：" if lang == "zh" else f"**{rule_title(f.rule_id, lang)}** ({words}):"
 
 
 def short_source(source: str, lang: str, width: int = 140) -> str:

@@ -218,6 +218,29 @@ def opt_price(o: Option, book: Book, lang: str) -> str:
     return f"{total}（{when}）" if lang == "zh" else f"{total} (as of {when})"
 
 
+def opt_purchase(o: Option, book: Book, lang: str) -> str:
+    """The option's full purchase in one phrase, as `Recommendation.lead_summary` words it (advisor.recommend_results
+    .purchase_line: cards and servers, the TCO over the horizon; owned cards costed by power and operation only),
+    with the cards' price date. Its amounts are recorded under the names the cost section uses."""
+    from advisor.recommend_results import purchase_line
+
+    t = o.tco or {}
+    src = "advisor.estimator.cost.estimate_tco"
+    total = (t.get("purchase") or {}).get("total")
+    if total and "existing" not in o.labels:
+        money_of(book, f"full purchase of {o.count}× {o.gpu_name} (GPUs and servers)", total, src)
+    if t.get("tco"):
+        opt_tco(o, book, lang)
+    if o.price and "existing" not in o.labels:
+        opt_price(o, book, lang)  # the cards alone, named as the tables name them
+    text = book.text(purchase_line(o, lang), f"purchase of {o.count}× {o.gpu_name}", src)
+    p = o.price or {}
+    if "existing" in o.labels or not p.get("as_of"):
+        return text
+    when = p["as_of"] + (("，" if lang == "zh" else ", ") + pick(LOW_RELIABILITY, lang) if low_reliability(p.get("source")) else "")
+    return f"{text}（显卡价格截至 {when}）" if lang == "zh" else f"{text} (card prices as of {when})"
+
+
 def opt_notes(o: Option, lang: str, options: Sequence[Option] = ()) -> str:
     from rules.titles import rule_title
     bits = label_words(o, lang, options)
