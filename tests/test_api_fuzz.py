@@ -8,6 +8,8 @@ import json
 import os
 import time
 
+import threading
+
 import anyio
 import pytest
 
@@ -24,6 +26,24 @@ def memory_conversations():
     api_conversations.use(api_conversations.MemoryConversations())
     yield
     api_conversations.use(None)
+
+
+def _in_own_thread(run: Any) -> None:
+    """anyio.run in a thread of its own: an earlier test in the same process (a Gradio or MCP client) can leave an
+    event loop running in the main thread, where anyio.run refuses to start a second one."""
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            anyio.run(run)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread below
+            errors.append(exc)
+
+    worker = threading.Thread(target=target, name="fuzz-corpus")
+    worker.start()
+    worker.join()
+    if errors:
+        raise errors[0]
 
 
 def test_api_corpus_no_5xx_no_inf_one_error_format(monkeypatch) -> None:
@@ -56,7 +76,7 @@ def test_api_corpus_no_5xx_no_inf_one_error_format(monkeypatch) -> None:
                     broken.append((case, why))
 
     start = time.monotonic()
-    anyio.run(run)
+    _in_own_thread(run)
     elapsed = time.monotonic() - start
     assert len(cases) >= 3000
     assert not broken, broken[:10]
@@ -86,7 +106,7 @@ def test_mcp_corpus_no_exception_no_inf_one_error_format() -> None:
                     broken.append((name, args, "text content is not the summary line"))
 
     start = time.monotonic()
-    anyio.run(run)
+    _in_own_thread(run)
     assert len(calls) >= 1000
     assert not broken, broken[:10]
     assert counts["ok"] > 200 and counts["error"] > 300, counts
