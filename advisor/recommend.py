@@ -43,6 +43,7 @@ from advisor.recommend_assumptions import (
     advice_assumptions,
     deadline_assumption,
     search_assumptions,
+    stack_assumption,
 )
 from advisor.recommend_changes import LIGHTER_TASK, LOWER_PRECISION, changes
 from advisor.recommend_launch import launch_hint, quantized_checkpoint
@@ -242,7 +243,8 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
         options, near = _search_all(search, gpus)
     used_ok = constraints.condition == "used"
-    ranked = rank(options, workload.is_training, gpus, used_ok, constraints.region)
+    ranked = rank(options, workload.is_training, gpus, used_ok, constraints.region, _users(workload),
+                  bool(constraints.candidates))
     shortlist = _shortlist(search, ranked, gpus, limit)
     closest = _closest(search, near, ranked, shortlist, gpus)
     lead = quantised_lead(search, gpus, shortlist)
@@ -259,12 +261,21 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
                                                             if not sold_in(g, constraints.region)],
     )
     _state_assumptions(search, rec, bool(lead), default_deadline)
+    stack = stack_assumption(search, rec, gpus)
+    if stack is not None:
+        rec.assumptions.append(stack[0])
+        rec.assumptions_zh.append(stack[1])
     if interactive is not None:
         rec.assumptions.append(interactivity_assumption("en", search.constraints.max_ms_per_token is not None))
         rec.assumptions_zh.append(interactivity_assumption("zh", search.constraints.max_ms_per_token is not None))
     _add_changes(search, rec, options, near, closest)
     offer(search, rec)  # one named card that cannot hold the model: llama.cpp layer offload, after the quantised ones
     return rec
+
+
+def _users(workload: Workload) -> int:
+    """Concurrent users the stack preference weighs (a training job is not a multi-user server)."""
+    return 1 if workload.is_training else workload.concurrency
 
 
 def _could_lead(o: Option, gpus: dict[str, GpuSpec], c: Constraints) -> bool:
@@ -340,7 +351,7 @@ def _shortlist(search: Search, ranked: list[Option], gpus: dict[str, GpuSpec], l
         for o in shortlist:
             o.labels = [lab for lab in o.labels if lab == "existing"]
         shortlist = rank(shortlist, search.workload.is_training, gpus, search.constraints.condition == "used",
-                         search.constraints.region)
+                         search.constraints.region, _users(search.workload), bool(search.constraints.candidates))
     return shortlist
 
 

@@ -5,8 +5,11 @@ price condition, a reasoning model's own default context, and the default traini
 
 from __future__ import annotations
 
-from advisor.recommend_results import Recommendation
+from advisor.recommend_prices import cost_of, total_price
+from advisor.recommend_rank import STACK_MARGIN, mainstream_stack
+from advisor.recommend_results import Option, Recommendation
 from advisor.recommend_search import MIN_HEADROOM, Search
+from knowledge.schemas import GpuSpec
 
 DEFAULT_TRAINING_DEADLINE_S = 30 * 86400  # when none is given; stated as an assumption in the answer
 
@@ -80,3 +83,57 @@ def deadline_assumption() -> tuple[str, str]:
     days = DEFAULT_TRAINING_DEADLINE_S / 86400
     return (f"no deadline given: configurations that finish within {days:g} days are preferred "
             "(give a deadline to change this)", f"未给出期限：优先选择 {days:g} 天内能完成训练的配置（可指定期限）")
+
+
+_STACK_NAMES = {"synapseai": "Intel Gaudi SynapseAI", "cann": "Huawei CANN", "metal": "Apple Metal", "cuda": "CUDA",
+                "rocm": "ROCm"}
+
+
+def stack_assumption(search: Search, rec: Recommendation, gpus: dict[str, GpuSpec]) -> tuple[str, str] | None:
+    """The stack preference (advisor.recommend_rank.prefer_mainstream), stated when an option on another stack was
+    offered: the rule, and which way it went for this answer. None when the user named the cards or every
+    offered option runs CUDA/ROCm (or the region's mainstream stack)."""
+    w, c = search.workload, search.constraints
+    if c.candidates:
+        return None
+    users = 1 if w.is_training else w.concurrency
+
+    def main(o: Option) -> bool:
+        return mainstream_stack(gpus[o.gpu], c.region, users, w.is_training)
+
+    rows = [o for o in rec.options if o.meets_targets and total_price(o) and "existing" not in o.labels]
+    off = [o for o in rows if not main(o)]
+    if not off:
+        return None
+    pct = f"{STACK_MARGIN:.0%}"
+    en = (f"software stack: CUDA or ROCm (what vLLM and SGLang support in their own tree) is preferred; a card on "
+          f"another stack (Gaudi SynapseAI, Ascend CANN outside China, Apple Metal as a multi-user server) leads only "
+          f"when it is at least {pct} cheaper over the horizon than the cheapest CUDA/ROCm option meeting the same "
+          "targets (a judgment: a second stack costs porting and validation time)")
+    zh = (f"软件栈：优先 CUDA 或 ROCm（vLLM、SGLang 原生支持的平台）；其他软件栈的卡（Gaudi SynapseAI、中国以外的昇腾 "
+          f"CANN、作为多用户服务器的 Apple Metal）只有在总拥有成本比满足同样目标的最便宜 CUDA/ROCm 方案低至少 {pct} "
+          "时才作为首选（经验判断：多一套软件栈需要移植和验证的时间）")
+    lead = next((o for o in rec.options if "recommended" in o.labels), None)
+    if lead is None:
+        return en, zh
+    cheaper = min(off, key=cost_of)
+    if main(lead) and cost_of(cheaper) < cost_of(lead):
+        gap = 1.0 - cost_of(cheaper) / cost_of(lead)
+        stack = _STACK_NAMES.get(gpus[cheaper.gpu].stack, gpus[cheaper.gpu].stack)
+        en += (f"; {cheaper.count}× {cheaper.gpu_name} ({stack}) is {gap:.0%} cheaper, under that margin, so "
+               f"{lead.count}× {lead.gpu_name} leads")
+        zh += (f"；{cheaper.count}× {cheaper.gpu_name}（{stack}）便宜 {gap:.0%}，未达到该幅度，因此首选 "
+               f"{lead.count}× {lead.gpu_name}")
+    elif not main(lead):
+        stack = _STACK_NAMES.get(gpus[lead.gpu].stack, gpus[lead.gpu].stack)
+        alts = [o for o in rows if main(o)]
+        if alts:
+            alt = min(alts, key=cost_of)
+            gap = 1.0 - cost_of(lead) / cost_of(alt)
+            en += (f"; {lead.count}× {lead.gpu_name} ({stack}) leads because it is {gap:.0%} cheaper than "
+                   f"{alt.count}× {alt.gpu_name}")
+            zh += f"；{lead.count}× {lead.gpu_name}（{stack}）比 {alt.count}× {alt.gpu_name} 便宜 {gap:.0%}，因此作为首选"
+        else:
+            en += f"; no CUDA/ROCm option meets the targets, so {lead.count}× {lead.gpu_name} ({stack}) leads"
+            zh += f"；没有满足目标的 CUDA/ROCm 方案，因此首选 {lead.count}× {lead.gpu_name}（{stack}）"
+    return en + ".", zh + "。"

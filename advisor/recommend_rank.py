@@ -8,9 +8,19 @@ end-of-life or second-hand-only card (knowledge GpuSpec.availability), not price
 a 4- or 8-GPU baseboard; among those, the lowest money over the horizon (TCO) with the same preferences as before
 (consumer cards spread over servers and options near their memory limit last). Used cards lead only when the
 request asks for used cards; the user's own cards always come first.
+
+Software stack: a card whose stack the mainstream serving engines do not support in their own tree (Intel Gaudi's
+SynapseAI and Huawei's CANN run vLLM through out-of-tree plugins, Apple Metal runs no vLLM/SGLang/TensorRT-LLM:
+sources stacks-vllm-platforms, stacks-sglang, stacks-trtllm) leads only when it is at least `STACK_MARGIN`
+cheaper over the horizon than the cheapest CUDA/ROCm option that meets the same targets, unless the user named the
+cards. CANN is the mainstream stack in mainland China (most CUDA data-centre cards cannot be bought new there), and
+a Mac is a normal choice for one user on one machine, so neither is held back there.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from advisor.recommend_prices import cost_of, total_price
 from advisor.recommend_results import Option
@@ -23,6 +33,11 @@ from knowledge.schemas import GpuSpec
 INTERACTIVE_MS_PER_TOKEN = 40.0
 INTERACTIVE_SOURCE = "mlperf-inference-interactive"
 BASEBOARD_SIZES = (4, 8)  # SXM / OAM modules are sold mounted on 4- or 8-GPU baseboards (HGX, OAM UBB)
+# stacks that vLLM and SGLang support in their own tree (sources stacks-vllm-platforms, stacks-sglang)
+MAINSTREAM_STACKS = ("cuda", "rocm")
+# a judgment, stated in every answer it applies to (not a measured figure): porting, validating and operating a
+# second software stack costs engineering time that a small price gap does not repay
+STACK_MARGIN = 0.30
 
 
 def spread_consumer(o: Option, gpus: dict[str, GpuSpec]) -> bool:
@@ -46,14 +61,41 @@ def buyable_new(o: Option, gpu: GpuSpec) -> bool:
     return not second_hand(o, gpu) and installable(o, gpu)
 
 
+def mainstream_stack(gpu: GpuSpec, region: str = "global", users: int = 2, training: bool = False) -> bool:
+    """Whether `gpu` runs a stack an infrastructure team would pick by default for this job: CUDA or ROCm anywhere;
+    CANN in mainland China; Apple Metal for one user's local inference."""
+    if gpu.stack in MAINSTREAM_STACKS:
+        return True
+    if gpu.stack == "cann":
+        return region == "cn"
+    return gpu.stack == "metal" and users <= 1 and not training
+
+
+def prefer_mainstream(pick: Option, eligible: list[Option], gpus: dict[str, GpuSpec], order: Callable[[Option], Any],
+                      region: str, users: int, training: bool) -> Option:
+    """The lead after the stack preference: `pick` unless it runs an off-mainstream stack and the best mainstream
+    option by the same `order` (no more spread over servers, no nearer its memory limit) costs less than
+    1 / (1 − STACK_MARGIN) times as much over the horizon."""
+    if mainstream_stack(gpus[pick.gpu], region, users, training):
+        return pick
+    alts = [o for o in eligible if mainstream_stack(gpus[o.gpu], region, users, training)]
+    if not alts:
+        return pick
+    alt = min(alts, key=order)
+    if order(alt)[:2] > order(pick)[:2]:
+        return pick
+    return alt if cost_of(pick) > (1.0 - STACK_MARGIN) * cost_of(alt) else pick
+
+
 def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_ok: bool = False,
-         region: str = "global") -> list[Option]:
+         region: str = "global", users: int = 2, named: bool = False) -> list[Option]:
     """Label the options that meet every target and order them: the user's own cards, the lead ("recommended"),
     the other labelled options, then the rest by money over the horizon.
 
     `used_ok`: the request asks for used cards, so a used or end-of-life card may lead. The lead is always a card
     a company can buy new in `region` (`sold_in`: never one restricted or licence-bound there, even when the user
-    named it)."""
+    named it). `users` (concurrent users) and `named` (the user named the cards) feed the stack preference
+    (`prefer_mainstream`), which named cards skip."""
     ok = [o for o in options if o.meets_targets]
     priced = [o for o in ok if total_price(o)]
     compact = any(not spread_consumer(o, gpus) for o in priced)
@@ -83,7 +125,13 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
                 and (used_ok or buyable_new(o, gpus[o.gpu]))]
     picks: list[tuple[str, Option]] = []
     if eligible:
-        picks.append(("recommended", min(eligible, key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))))
+        def order(o: Option) -> tuple[bool, bool, float, float]:
+            return spread(o), tight(o), cost_of(o), -perf(o)
+
+        lead = min(eligible, key=order)
+        if not named:
+            lead = prefer_mainstream(lead, eligible, gpus, order, region, users, training)
+        picks.append(("recommended", lead))
     buy = [o for o in priced if "existing" not in o.labels]
     if buy:
         picks.append(("lowest_cost", min(buy, key=lambda o: (purchase(o), cost_of(o), -perf(o)))))

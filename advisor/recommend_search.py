@@ -164,9 +164,12 @@ def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
 
 
 def stack_runs(gpu: GpuSpec, w: Workload) -> bool:
-    """Whether `gpu`'s software stack runs the engine the workload is sized with (rules.stacks)."""
+    """Whether `gpu`'s software stack runs the engine the workload is sized with (rules.stacks); an inference-only
+    part (GpuSpec.inference_only) runs no training job."""
     from rules.stacks import runs
 
+    if w.is_training and gpu.inference_only:
+        return False
     engine = engine_for(gpu, w) or ("transformers" if w.is_training else "vllm")
     return runs(gpu.stack, engine)
 

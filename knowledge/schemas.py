@@ -188,6 +188,8 @@ class GpuSpec(Strict):
     software_stack: Stack | None = None  # None: the vendor's (NVIDIA cuda, AMD rocm, Huawei cann, …); see `stack`
     unified_memory: UnifiedMemory | None = None  # set for machines whose GPU shares the system memory
     max_per_node: PositiveInt | None = None  # most cards one server holds (1 for a machine); None: the search's 8
+    # an inference part (Huawei Atlas 300I: "inference card" in its datasheet): never sized for a training job
+    inference_only: bool = False
     china: ChinaMarket
     prices: tuple[Price, ...] = ()
     cloud: tuple[CloudPrice, ...] = ()

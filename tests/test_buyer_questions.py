@@ -1,4 +1,4 @@
-"""Forty-six buyer questions (half in Chinese: serving, fine-tuning, quotes, the China market, renting), each read
+"""Fifty-two buyer questions (half in Chinese: serving, fine-tuning, quotes, the China market, renting), each read
 by hand into the recommender's request, with the lead option and every label checked by rules written here from
 the catalog, not from the ranking's code (issue 30):
 
@@ -10,6 +10,10 @@ the catalog, not from the ranking's code (issue 30):
   reaches it; used cards lead only when used cards are asked for; the user's own cards lead when they have some;
 * every label is true of its row: "lowest cost" is the cheapest purchase of the rows, "best performance" the
   fastest, "best value" a row that no row with memory headroom in one server beats on both money and speed, "used" exactly the second-hand rows;
+* a lead on a less mainstream software stack (Gaudi SynapseAI; Ascend CANN outside China; Apple Metal as a
+  multi-user server) is at least 30 % cheaper over the horizon than every mainstream (CUDA/ROCm) option offered, and
+  the assumptions say so in both languages, unless the user named the cards; an inference-only card never leads a
+  training job;
 * the first line (Recommendation.lead_summary) names the full purchase and the TCO in the buyer's currency, or
   for owned cards says they are owned and gives the running cost, never a purchase.
 """
@@ -140,7 +144,23 @@ QUESTIONS = [
       currency="CNY", extra={"buy_or_rent": "rent"}),
     Q("租卡部署 Qwen2.5-72B 给 30 人。", "qwen2.5-72b", concurrency=30, context=8192, region="cn", currency="CNY",
       extra={"buy_or_rent": "rent"}),
+    # --- the 2025–26 cards, now priced (RTX PRO 6000 Blackwell, B300, Gaudi 3, Ascend 910B/910C, Atlas 300I Duo) ---
+    Q("Serve Qwen2.5-72B to 50 users with 8k context.", "qwen2.5-72b", concurrency=50, context=8192),
+    Q("Serve DeepSeek-V3 to 20 users, 8k context — what do we buy?", "deepseek-v3", concurrency=20, context=8192),
+    Q("QLoRA fine-tune Qwen2.5-72B on a single workstation.", "qwen2.5-72b", task="qlora", context=4096),
+    Q("在海外机房给 10 个用户部署 Llama-3.1-70B，8k 上下文，用美元报价。", "llama-3.1-70b", concurrency=10,
+      context=8192),
+    Q("国内 LoRA 微调 Qwen2.5-32B，买什么卡？", "qwen2.5-32b", task="lora", context=4096, region="cn",
+      currency="CNY"),
+    Q("国内部署 Qwen2.5-72B 给 50 人用，8k 上下文。", "qwen2.5-72b", concurrency=50, context=8192, region="cn",
+      currency="CNY"),
 ]
+
+# stacks vLLM and SGLang support in their own tree (vLLM's supported-hardware page: CUDA and ROCm in tree; Gaudi
+# through vllm-gaudi, Ascend through vllm-ascend; Apple Metal has no vLLM backend); in mainland China CANN is the
+# mainstream stack, and a Mac is a normal choice for one user's local inference
+IN_TREE = {"cuda", "rocm"}
+STACK_MARGIN = 0.30  # the stated preference: another stack leads only when ≥ 30 % cheaper over the horizon
 
 
 def _zh(q: Q) -> bool:
@@ -185,6 +205,10 @@ def _check_lead(q: Q, rec: Recommendation) -> None:
         assert gpu.china.status not in CN_NO_NEW_SALE, f"{q.text}: {gpu.name} is {gpu.china.status} in China"
     else:
         assert not gpu.china.built_for_china
+    if q.task != "inference":
+        assert not gpu.inference_only, f"{q.text}: {gpu.name} is an inference card"
+    if "candidates" not in q.extra:
+        _check_stack(q, rec)
     buy = total_price(lead)
     assert buy, f"{q.text}: the lead has no price"
     if q.budget is not None:
@@ -203,6 +227,25 @@ def _check_lead(q: Q, rec: Recommendation) -> None:
             assert lead.throughput["ms_per_token"] <= TPOT_MS, f"{q.text}: lead below 25 tokens/s per user"
         stated = " ".join(rec.assumptions)
         assert "25 tokens/s" in stated and "MLPerf" in stated
+
+
+def _mainstream(q: Q, stack: str) -> bool:
+    return (stack in IN_TREE or (stack == "cann" and q.region == "cn")
+            or (stack == "metal" and q.task == "inference" and q.concurrency <= 1))
+
+
+def _check_stack(q: Q, rec: Recommendation) -> None:
+    """A lead on a less mainstream stack is at least STACK_MARGIN cheaper over the horizon than every offered
+    mainstream option that meets the targets, and the answer says so."""
+    cat = load_catalog()
+    lead = rec.options[0]
+    if "existing" in lead.labels or _mainstream(q, cat.gpu(lead.gpu).stack):
+        return
+    rivals = [o for o in rec.options if o.meets_targets and total_price(o) and not _second_hand(o, cat.gpu(o.gpu))
+              and _mainstream(q, cat.gpu(o.gpu).stack) and not _spread(o)]
+    assert all(_money(lead) <= (1 - STACK_MARGIN) * _money(o) for o in rivals), \
+        f"{q.text}: {lead.gpu_name} leads on {cat.gpu(lead.gpu).stack} without a {STACK_MARGIN:.0%} saving"
+    assert any("software stack" in a for a in rec.assumptions) and any("软件栈" in a for a in rec.assumptions_zh)
 
 
 def _check_labels(q: Q, rec: Recommendation) -> None:
@@ -248,3 +291,25 @@ def test_buyer_question(q: Q) -> None:
     _check_lead(q, rec)
     _check_labels(q, rec)
     _check_first_line(q, rec)
+
+
+def test_the_stack_preference_is_stated_and_named_cards_skip_it() -> None:
+    """Qwen2.5-72B for 50 users at 8k: 4× Gaudi 3 is cheaper over the horizon than 4× H200 but by less than 30 %, so
+    the H200 leads and the answer names the cheaper Gaudi configuration and the gap; asked about Gaudi 3 and H200 by
+    name, the cheaper Gaudi 3 leads and no preference is stated."""
+    cat = load_catalog()
+    w = Workload(model="qwen2.5-72b", concurrency=50, context=8192)
+    rec = recommend(w, Constraints())
+    lead = rec.options[0]
+    gaudi = [o for o in rec.options if o.gpu == "gaudi3" and o.meets_targets]
+    assert cat.gpu(lead.gpu).stack in IN_TREE and gaudi
+    cheaper = min(gaudi, key=_money)
+    gap = 1 - _money(cheaper) / _money(lead)
+    assert 0 < gap < STACK_MARGIN
+    said = next(a for a in rec.assumptions if "software stack" in a)
+    assert cheaper.gpu_name in said and f"{gap:.0%}" in said and lead.gpu_name in said
+    assert any(cheaper.gpu_name in a and f"{gap:.0%}" in a for a in rec.assumptions_zh)
+    named = recommend(w, Constraints(candidates=("gaudi3", "h200-sxm")))
+    assert named.options[0].gpu == "gaudi3"
+    assert not any("software stack" in a for a in named.assumptions)
+

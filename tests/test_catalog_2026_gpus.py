@@ -249,3 +249,77 @@ def test_market_rules_carry_the_2025_dates() -> None:
     assert any(f.severity == "warn" and "25%" in f.message and f.as_of for f in h200)
     h20 = market("h20")
     assert any("2025-04-09" in f.message and "15%" in f.message for f in h20)
+
+
+# --- prices of the new cards (issue 27 follow-up): dated, sourced, and checked by hand arithmetic ---------------
+
+PRICED_NEW = ("rtx-pro-6000-blackwell", "rtx-pro-6000-blackwell-maxq", "b300", "gb200", "gb300", "ascend-910b2",
+              "ascend-910c", "atlas-300i-duo", "gaudi3")
+
+
+@pytest.mark.parametrize("gpu_id", NEW)
+def test_every_price_of_a_new_card_is_dated_and_sourced(gpu_id: str) -> None:
+    """Each purchase price and hourly rate has a date, no later than the day its source was read, and a registry
+    source with a URL (or document) retrieved on a known day or carried over with its citation."""
+    g = CAT.gpu(gpu_id)
+    for p in (*g.prices, *g.cloud):
+        assert dt.date(2022, 1, 1) <= p.date <= dt.date(2026, 12, 4), (gpu_id, p)
+        src = CAT.source(p.source)
+        assert src.url or src.document, (gpu_id, p.source)
+        assert src.retrieved is not None or src.via, (gpu_id, p.source)
+        if src.retrieved is not None:  # a price is never dated after the day its page was read
+            assert p.date <= src.retrieved, (gpu_id, p)
+
+
+@pytest.mark.parametrize("gpu_id", PRICED_NEW)
+def test_the_cards_of_the_issue_now_have_a_price(gpu_id: str) -> None:
+    assert CAT.gpu(gpu_id).prices, gpu_id
+
+
+def _one(gpu_id: str, source: str, kind: str | None = None):
+    return next(p for p in CAT.gpu(gpu_id).prices if p.source == source and (kind is None or p.kind == kind))
+
+
+def test_price_hand_checks() -> None:
+    """Per-card figures worked out by hand from what the sources print."""
+    assert _one("gaudi3", "gaudi3-price-yic").amount == 125_000 / 8  # Intel's 8-accelerator kit ÷ 8
+    # GB200/GB300 are sold as NVL72 racks: the per-GPU figure is the rack price ÷ 72, and only as a server share
+    assert abs(_one("gb200", "gb200-nvl72-awesomeagents").amount - 2_500_000 / 72) < 1  # $2–3M midpoint ÷ 72
+    assert abs(_one("gb200", "ornn-b200-b300-2026").amount - 3_450_000 / 72) < 1  # $3.0–3.9M midpoint ÷ 72
+    assert abs(_one("gb300", "gb300-nvl72-awesomeagents").amount - 3_500_000 / 72) < 1  # $3–4M midpoint ÷ 72
+    assert abs(_one("gb300", "ornn-b200-b300-2026").amount - 4_350_000 / 72) < 1  # $3.7–5.0M midpoint ÷ 72
+    assert all(p.kind == "server_share" for g in ("gb200", "gb300") for p in CAT.gpu(g).prices)
+    assert next(c for c in CAT.gpu("gb200").cloud if "Spheron" in c.provider).usd_per_hour == 9.08 / 2  # per Superchip
+    assert _one("atlas-300i-duo", "atlas300iduo-elektronikpraxis-2025").amount == 1400 / 2  # a card is two chips
+    assert abs(_one("ascend-910c", "cloudmatrix384-price-digitalartspace").amount - 8_000_000 / 384) < 1
+    assert _one("ascend-910c", "ascend-price-dzcnc-2025", "street").amount == (140_000 + 145_000) / 2
+    assert _one("ascend-910b2", "ascend-price-dzcnc-2025").amount == 90_000
+    assert _one("rtx-pro-6000-blackwell", "rtxpro6000-newgearhub-2026-04", "street").amount == (8_000 + 9_200) / 2
+    assert _one("rtx-pro-6000-blackwell", "rtxpro6000-newgearhub-2026-04", "launch_msrp").amount == 8_565
+
+
+def test_low_reliability_prices_say_so() -> None:
+    """The Ascend street prices come from an anonymous industry note: the registry marks it low, and so does the
+    price the recommender quotes."""
+    from advisor.recommend_prices import unit_price
+
+    assert CAT.source("ascend-price-dzcnc-2025").kind.endswith("-low")
+    quoted = unit_price(CAT.gpu("ascend-910c"), "CNY")
+    assert quoted and quoted["amount"] == 142_500 and quoted["reliability"] == "low"
+
+
+def test_a_rack_share_is_never_a_card_price() -> None:
+    """GB200 has only server shares (rack ÷ 72): the recommender prices no GB200 card from them."""
+    from advisor.recommend_prices import unit_price
+
+    assert unit_price(CAT.gpu("gb200"), "USD") is None
+    priced = unit_price(CAT.gpu("rtx-pro-6000-blackwell"), "USD")
+    assert priced and priced["amount"] == 8_600 and priced["as_of"] == "2026-04-06"
+
+
+def test_an_inference_card_is_never_sized_for_training() -> None:
+    """Huawei's Atlas 300I Duo is an inference card (datasheet): priced now, it must not lead a LoRA job in China."""
+    assert CAT.gpu("atlas-300i-duo").inference_only
+    rec = recommend(Workload(model="llama-3.1-70b", task="lora", context=4096),
+                    Constraints(region="cn", currency="CNY"))
+    assert rec.options and all(o.gpu != "atlas-300i-duo" for o in rec.options + rec.closest)
