@@ -19,6 +19,8 @@ a Mac is a normal choice for one user on one machine, so neither is held back th
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +40,9 @@ MAINSTREAM_STACKS = ("cuda", "rocm")
 # a judgment, stated in every answer it applies to (not a measured figure): porting, validating and operating a
 # second software stack costs engineering time that a small price gap does not repay
 STACK_MARGIN = 0.30
+# where no buyable option reaches the interactive target, the lead is kept within this factor of the fastest buyable
+# option's time per output token (a judgment like STACK_MARGIN: a chat user notices a 2× slower stream)
+SLOW_FACTOR = 2.0
 
 
 def spread_consumer(o: Option, gpus: dict[str, GpuSpec]) -> bool:
@@ -87,6 +92,12 @@ def prefer_mainstream(pick: Option, eligible: list[Option], gpus: dict[str, GpuS
     return alt if cost_of(pick) > (1.0 - STACK_MARGIN) * cost_of(alt) else pick
 
 
+def ms_per_token(o: Option) -> float:
+    """Time per output token each user sees (serving options); infinity where the option has no speed."""
+    ms = (o.throughput or {}).get("ms_per_token")
+    return float(ms) if ms else math.inf
+
+
 def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_ok: bool = False,
          region: str = "global", users: int = 2, named: bool = False) -> list[Option]:
     """Label the options that meet every target and order them: the user's own cards, the lead ("recommended"),
@@ -125,8 +136,17 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
                 and (used_ok or buyable_new(o, gpus[o.gpu]))]
     picks: list[tuple[str, Option]] = []
     if eligible:
-        def order(o: Option) -> tuple[bool, bool, float, float]:
-            return spread(o), tight(o), cost_of(o), -perf(o)
+        best_ms = min((ms_per_token(o) for o in eligible), default=math.inf)
+        short_of_target = not training and best_ms > INTERACTIVE_MS_PER_TOKEN
+
+        def slow(o: Option) -> bool:
+            """Where no buyable option reaches the interactive target, one that takes more than SLOW_FACTOR × the
+            fastest buyable option's time per token is not the pick: cheapest-that-fits would otherwise lead with
+            a card a chat user waits on (4 tokens/s where 12 are buyable within budget)."""
+            return short_of_target and ms_per_token(o) > SLOW_FACTOR * best_ms
+
+        def order(o: Option) -> tuple[bool, bool, bool, float, float]:
+            return slow(o), spread(o), tight(o), cost_of(o), -perf(o)
 
         lead = min(eligible, key=order)
         if not named:

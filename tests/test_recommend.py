@@ -178,9 +178,10 @@ def test_one_server_before_consumer_cards_spread_over_several() -> None:
     server but dearer to own (a second server, twice the power) and used. Issue 30 changed the lead and the labels:
     the lead is new hardware within ¥500k, the one-server used RTX A6000 is still the best value before the used
     cards spread over servers, and "lowest cost" marks the row that is cheapest to buy, whatever it is. Since the
-    Atlas 300I Duo has a dated price (about US$1,400 a card), four of them in one server (¥114k) lead over 16× RTX
-    4090 D spread over two servers (¥357k): no configuration reaches the 25 tokens/s-per-user default, CANN is the
-    mainstream stack in China, and one server comes before consumer cards spread over two."""
+    Atlas 300I Duo has a dated price (about US$1,400 a card), it is the cheapest fit, but at about 4 tokens/s per
+    user against about 12 for 16× RTX 4090 D: where no buyable option reaches the 25 tokens/s-per-user default, the
+    lead stays within 2× the fastest buyable option's time per token (recommend_rank.SLOW_FACTOR), so the 4090 D
+    servers lead and the Atlas is the lowest cost."""
     from advisor.recommend import total_price
 
     cat = load_catalog()
@@ -188,9 +189,12 @@ def test_one_server_before_consumer_cards_spread_over_several() -> None:
     rec = recommend(Workload(model="qwen2.5-32b", concurrency=100, context=8192),
                     Constraints(region="cn", currency="CNY", budget=500_000))
     lead = rec.options[0]
-    assert "recommended" in lead.labels and "used" not in lead.labels and lead.gpu == "atlas-300i-duo"
-    assert lead.nodes == 1 and (total_price(lead) or 0) <= 500_000
-    assert any(o.gpu == "rtx-4090d" and o.nodes == 2 for o in rec.options)  # still offered, spread over two servers
+    assert "recommended" in lead.labels and "used" not in lead.labels and lead.gpu == "rtx-4090d"
+    assert (total_price(lead) or 0) <= 500_000
+    fastest_new = min(o.throughput["ms_per_token"] for o in rec.options if "used" not in o.labels)
+    assert lead.throughput["ms_per_token"] <= 2 * fastest_new
+    atlas = next(o for o in rec.options if o.gpu == "atlas-300i-duo")  # still offered: the cheapest purchase
+    assert "lowest_cost" in atlas.labels and atlas.throughput["ms_per_token"] > 2 * lead.throughput["ms_per_token"]
     used = [o for o in rec.options if "used" in o.labels]
     one_server = next(o for o in used if o.nodes == 1)
     spread = [o for o in used if spread_consumer(o, gpus)]
