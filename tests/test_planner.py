@@ -254,7 +254,7 @@ def run(capsys, *argv):
     (("--count", "16", "--tp", "16"), "KV heads"),
     (("--count", "8", "--ep", "2"), "mixture-of-experts"),
     (("--count", "64", "--pp", "64"), "layers"),
-    (("--count", "8", "--zero", "5"), "ZeRO"),
+    (("--count", "8", "--zero", "5"), "--zero"),
     (("--count", "8", "--global-batch", "lots"), "token count"),
     (("--count", "8", "--task", "lora", "--tp", "2"), "data parallel"),
 ])

@@ -179,12 +179,14 @@ def test_count_only_follow_up_changes_label_and_alternatives():
     assert "总显存需求（不分片）" in fp8 and "单卡显存需求" not in fp8
     four = ask(story, "What if we only have four cards?").answer
     changed = next(line for line in four.splitlines() if line.startswith("**What changed:**"))
-    # the leading option is one 8-GPU A6000 server (lowest TCO, R01), so four of its cards are compared
-    assert "none (whole catalog) → 4× NVIDIA RTX A6000" in changed and "memory" not in changed.lower()
+    # four of the leading option's cards are compared: since issue 30 the lead is new hardware (16× RTX 4090 D in two
+    # servers, the fastest buyable within ¥500k), no longer the used 8-GPU A6000 server
+    assert "none (whole catalog) → 4× GeForce RTX 4090 D" in changed and "memory" not in changed.lower()
     assert "16× GeForce RTX 3090" not in four
     assert "No configuration of at most 4 GPUs" in four  # 4× H20 is over the ¥500k budget, A800/H800 are blocked
     four_en = ask("Serve Llama-3.1-70B FP8 at 64 concurrency, 8k context", "what about 4 cards?").answer
-    others = four_en.split("**Other configurations that work:**", 1)[1].split("**Memory per GPU**", 1)[0]
+    # the first screen's table (the configurations offered) before the details block
+    others = four_en.split("<details>", 1)[0]
     rows = [line for line in others.splitlines() if line.startswith("| ") and "×" in line]
     assert rows and all(int(r.split("|")[1].split("×")[0]) <= 4 for r in rows)
 
