@@ -144,7 +144,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes,
                       f"catalog: {o.gpu} memory_bytes × engine usable fraction")
     if o.fits:
-        speed = opt_speed(o, book, lang, ev.workload)
+        # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
+        speed = "—" if ev.load and o is load_option(ev) else opt_speed(o, book, lang, ev.workload)
         label = ("训练时间" if ev.workload.is_training else "速度") if zh else ""
         tail = "" if speed == "—" else (f"；{label} {speed}" if zh else f"; {speed}")
         missing = misses(o, lang)
