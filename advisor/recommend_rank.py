@@ -20,7 +20,6 @@ a Mac is a normal choice for one user on one machine, so neither is held back th
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable
 from typing import Any
 

@@ -15,6 +15,7 @@ from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, top_option
 from advisor.analysis.steps import Step, timed
+from advisor.estimator.fit_limits import FitLimits, training_fit_limits
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.errors import InputError, NotValidated
 
@@ -52,6 +53,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
     if ev.recommendation is not None:
         _named_options(request, ev.recommendation, steps, ev)
+        ev.fit_limits = _single_gpu_fit_limits(ev, catalog)
     else:
         for mention in request.named:
             gpu = catalog.gpu(mention.gpu)
@@ -232,3 +234,16 @@ def _rules(ev: Analysis) -> list[Finding]:
             out.append(f)
     order = {"block": 0, "warn": 1, "info": 2}
     return sorted(out, key=lambda f: order.get(f.severity, 3))
+
+
+def _single_gpu_fit_limits(ev: Analysis, catalog: Catalog) -> FitLimits | None:
+    """"Will this fine-tune fit on my card?" on one named GPU: the spare memory, the largest micro-batch and the
+    longest sequence that fit (advisor.estimator.fit_limits, each a full estimate); None for other questions."""
+    w = ev.workload
+    named = [o for o in ev.user_options if o.count == 1]
+    if not w.is_training or len(ev.user_options) != 1 or not named:
+        return None
+    try:
+        return training_fit_limits(ev.model, w, catalog.gpu(named[0].gpu))
+    except (InputError, NotValidated):  # a limit that cannot be computed is left out, never guessed
+        return None

@@ -135,6 +135,30 @@ def c_default_weights(ev: Any) -> str:
     return default_weights(ev.workload.model) if ev.workload.task == "inference" else "bf16"
 
 
+def fit_limits_text(fl: Any, book: Book, lang: str) -> str:
+    """Near the limit of one card for a training job (issue 28): the spare memory at the micro-batch and sequence
+    asked, whether one more sequence per micro-batch fits, and the longest sequence that does (FitLimits: each a
+    full estimate). Empty when the job fits with room to double the micro-batch."""
+    zh = lang == "zh"
+    if fl.fits and fl.largest_batch >= 2 * fl.batch:
+        return ""
+    src = "estimator: training_fit_limits (a full memory estimate per candidate)"
+    spare = book.gib("spare memory per GPU at the job as asked", abs(fl.spare_bytes), src)
+    batch = book.count("micro-batch asked", fl.batch, "sequences", src)
+    ctx = book.count("sequence length asked", fl.context, "tokens", src)
+    longest = book.count("longest sequence that fits at this micro-batch", fl.largest_context, "tokens", src)
+    if fl.fits:
+        more = book.count("next micro-batch", fl.batch + 1, "sequences", src)
+        nxt = ((f"micro-batch {more} 放不下" if zh else f"micro-batch {more} does not") if fl.largest_batch == fl.batch
+               else (f"micro-batch 最大 {book.count('largest micro-batch that fits', fl.largest_batch, 'sequences', src)}"
+                     if zh else f"micro-batch up to {fl.largest_batch} fits"))
+        return (f"余量很小：micro-batch {batch} × {ctx} tokens 时还剩 {spare}；{nxt}；该 micro-batch 下最长序列 "
+                f"{longest} tokens。" if zh else
+                f" Close to the limit: it fits with {spare} to spare at micro-batch {batch} × {ctx} tokens; {nxt}; "
+                f"the longest sequence at micro-batch {batch} is {longest} tokens.")
+    return ""
+
+
 def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     """One configuration the user named: yes with the need and speed, or no with the shortfall and what would make
     it work (the recommender's changes checked on it, else the best configuration that fits)."""
@@ -151,8 +175,9 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         missing = misses(o, lang)
         warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
         lay = opt_layout(o, lang, book)
-        return Lead((f"**可以：{name} 放得下**{warn}（{lay}），每卡需要 {need}，可用 {usable}{tail}。" if zh else
-                     f"**Yes: {name} fits**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}."),
+        limits = fit_limits_text(ev.fit_limits, book, lang) if ev.fit_limits is not None else ""
+        return Lead((f"**可以：{name} 放得下**{warn}（{lay}），每卡需要 {need}，可用 {usable}{tail}。{limits}" if zh else
+                     f"**Yes: {name} fits**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}.{limits}"),
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
     short = book.gib(f"shortfall per GPU on {o.count}× {o.gpu_name}",
                      o.per_gpu_bytes.get("total", 0) - o.usable_bytes, "computed: need − usable")
