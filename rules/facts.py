@@ -71,7 +71,11 @@ _PRECISION_OF_FORMAT: dict[str, str] = {
     "fp32": "fp32", "bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "int8", "int4": "int4",
     "gptq-int4": "int4", "gptq-int8": "int8", "awq-int4": "int4", "nf4": "int4", "bnb-int8": "int8",
     "q8_0": "int8", "q6_k": "int8", "q5_k_m": "int4", "q4_k_m": "int4", "q4_0": "int4",
-    "q3_k_m": "int3", "q2_k": "int2",
+    "q3_k_m": "int3", "q2_k": "int2", "bnb-4bit": "int4",
+    # 4-bit floats (MXFP4 of gpt-oss, Blackwell's NVFP4) and llama.cpp i-quants by their bits per weight
+    "mxfp4": "int4", "nvfp4": "int4", "mxfp4_moe": "int4", "iq4_xs": "int4", "iq4_nl": "int4",
+    "iq3_xxs": "int3", "iq3_s": "int3", "iq3_m": "int3",
+    "iq2_xxs": "int2", "iq2_xs": "int2", "iq2_s": "int2", "iq2_m": "int2", "iq1_s": "int2", "iq1_m": "int2",
 }
 
 
