@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 from advisor.conversation import reading
 from advisor.conversation.cues import words
 from advisor.conversation.extract_text import EN_WORD_NUM, NUM, SIZE, Text, size_of
+from advisor.conversation.inline_specs import read_bandwidth
 from advisor.conversation.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
 from advisor.conversation.numbers import DIGITS, to_number
 from advisor.conversation.slots import Claim, GpuMention, Slots
@@ -73,6 +74,7 @@ def read_capacity(t: Text, slots: Slots) -> None:
                 or "memory" in m.group(0) or _CAPACITY_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])):
             continue
         slots.capacity = _figure(t, m, m.start())
+        slots.bandwidth = read_bandwidth(t.s)
         return
 
 

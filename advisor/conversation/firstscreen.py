@@ -401,6 +401,9 @@ def assumed_line(ev: Any, book: Book, lang: str) -> str:
         bits.append(f"{n} 路并发" if zh else (f"{n} user" + ("s" if w.concurrency != 1 else "")))
     bits.append(book.tokens("context", w.context, source_of(ev, "context"), lang) + (" 上下文" if zh else " context"))
     bits.append(format_label(need_format(ev), lang))
+    if w.task != "inference" and getattr(ev.constraints, "mfu", None):  # a stated MFU replaces the calibrated one
+        pct = book.num("training MFU you stated", ev.constraints.mfu * 100, "%", "user input", 0, suffix="").strip()
+        bits.append(f"MFU {pct}%（按您给的值）" if zh else f"MFU {pct}% (as you stated)")
     region = ev.constraints.region
     bits.append(pick(REGION.get(region, (region, region)), lang))
     return ("_按以下条件计算：" + "，".join(bits) + "。_") if zh else ("_Assumed: " + ", ".join(bits) + "._")
