@@ -280,7 +280,8 @@ def planned_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) 
 def planned(search: Search, gpu: GpuSpec, count: int, nodes: int) -> Sizing | None:
     """The planner's layout of `count` × `gpu`, or None when none fits."""
     w, model = search.workload, search.model
-    plan = training_advice.plan_for(model, gpu, count, w, w.train_tokens or default_train_tokens(model, w))
+    plan = training_advice.plan_for(model, gpu, count, w, w.train_tokens or default_train_tokens(model, w),
+                                    search.constraints.mfu)
     if plan is None:
         return None
     layout = Layout(count, nodes, plan.layout.tp, plan.layout.pp, plan.layout.zero, plan=plan)

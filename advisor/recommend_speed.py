@@ -34,14 +34,15 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
     if not w.is_training:
         return _serving_speed(search, gpu, est, w, layout)
     if layout.plan is not None:
-        return Speed({}, training_advice.training_figures(layout.plan), layout.plan.formulas[:1])
+        return Speed({}, training_advice.training_figures(layout.plan, search.constraints.mfu is not None),
+                     layout.plan.formulas[:1])
     from advisor.estimator.calibration import load_calibration
     from advisor.estimator.training import BEST_CASE, PRIOR_CASE, estimate_train_time
 
     tokens = w.train_tokens or default_train_tokens(search.model, w)
     r = estimate_train_time(search.model, gpu, layout.count, tokens, load_calibration(), context=w.context,
                             task=w.task, recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0,
-                            micro_batch=w.batch, offload=layout.offload)
+                            micro_batch=w.batch, offload=layout.offload, mfu=search.constraints.mfu)
     basis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
     return Speed({}, {"tokens": tokens, "tokens_per_s": r.tokens_per_s, "wall_s": r.wall_s,
                       "gpu_hours": r.gpu_hours, "mfu": r.mfu, "mfu_basis": basis}, r.formulas[:1])

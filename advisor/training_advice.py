@@ -25,19 +25,21 @@ def planned(w: Workload) -> bool:
 _PLANS: dict[tuple[object, ...], Plan | None] = {}
 
 
-def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: float) -> Plan | None:
+def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: float,
+             mfu: float | None = None) -> Plan | None:
     """The planner's fastest fitting layout of `count` × `gpu` for `w`, or None when no layout fits (memoised: the
-    recommender's count search and its deadline pass ask for the same configurations; plans are immutable)."""
+    recommender's count search and its deadline pass ask for the same configurations; plans are immutable). A ZeRO
+    stage the workload names is pinned; a stated `mfu` replaces the step-time model's for the run totals."""
     key = (model.id, model.hidden_size, model.num_layers, model.vocab_size, gpu.id, gpu.memory_bytes, count, tokens,
-           w.context, w.recompute, w.batch)
+           w.context, w.recompute, w.batch, w.zero, mfu)
     if key in _PLANS:
         return _PLANS[key]
     from advisor.estimator.calibration import load_calibration
     from advisor.estimator.planner import Overrides, plan_training
 
-    ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None)
+    ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None, zero=w.zero or None)
     try:
-        plan = plan_training(model, gpu, count, tokens, load_calibration(), context=w.context, ov=ov,
+        plan = plan_training(model, gpu, count, tokens, load_calibration(), context=w.context, ov=ov, mfu=mfu,
                              explain=False)
     except InputError:
         plan = None
@@ -64,11 +66,11 @@ def layout_fields(plan: Plan) -> dict[str, Any]:
             "engine": "megatron", "summary": lay.describe()}
 
 
-def training_figures(plan: Plan) -> dict[str, Any]:
+def training_figures(plan: Plan, mfu_given: bool = False) -> dict[str, Any]:
     """An option's `training` dict: `wall_s`/`gpu_hours` are the run totals with goodput (what a budget or a deadline
     needs); `step_wall_s`/`step_gpu_hours` the same at the step-time MFU."""
     return {"tokens": plan.tokens, "tokens_per_s": plan.tokens_per_s, "wall_s": plan.run_wall_s,
-            "gpu_hours": plan.run_gpu_hours, "mfu": plan.mfu, "mfu_basis": "fitted",
+            "gpu_hours": plan.run_gpu_hours, "mfu": plan.mfu, "mfu_basis": "given" if mfu_given else "fitted",
             "step_wall_s": plan.wall_s, "step_gpu_hours": plan.gpu_hours, "goodput": plan.goodput,
             "bubble_fraction": plan.step.bubble_fraction, "layout": plan.layout.describe()}
 

@@ -113,6 +113,8 @@ class Constraints(Record):
     tco_years: float | None = Field(default=None, gt=0, le=15, allow_inf_nan=False,
                                     description="TCO horizon; None: the economics default")
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
+    mfu: float | None = Field(default=None, gt=0, le=1, allow_inf_nan=False,
+                              description="a training MFU the user states (0–1); None: the calibrated one")
     condition: Literal["new", "used"] = "new"  # a company purchase is priced new unless used cards are asked for
 
 

@@ -273,10 +273,12 @@ def test_r37_nvlink_premise_is_read(text, wants):
 def test_r37_first_turn_question_corrects_nvlink():
     said = "two 4090s with NVLink to train a 13B model"
     c, turn = ask(said)
-    assert turn.extra["kind"] == "question" and turn.extra["pending"] == "task"  # still asks which training
-    assert [f.rule_id for f in turn.findings] == ["cap-no-nvlink"]
+    # issue 26: answered with the default kind of training (LoRA, said), not asked which
+    assert turn.extra["kind"] == "answer" and turn.extra["pending"] == "train_tokens"
+    assert any(f.rule_id == "cap-no-nvlink" for f in turn.findings)
     assert "**First, a correction:**" in turn.answer and "GeForce RTX 4090 has none" in turn.answer
-    assert turn.answer.index("First, a correction") < turn.answer.index("Which kind of training")
+    assert turn.answer.index("First, a correction") < turn.answer.index("**Job:**")
+    assert "LoRA fine-tuning" in turn.answer.split("**Job:**")[0]  # the default said on the first screen
     grounded(turn, said)
     turn = c.respond("LoRA")  # the answer keeps the correction, near the top and once
     assert turn.extra["kind"] == "answer"

@@ -51,6 +51,9 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
     else:
         lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"),
                              price_first=intent == "how_much")
+        if intent in ("how_much", "market"):  # "what does X cost, and a used Y?": every card named is priced
+            lead += "".join(_card_price(g, m.text or g.name, low, currency, book, lang)
+                            for g, m in zip(gpus[1:], mentions[1:], strict=True))
     if intent == "how_much" and not deciding:
         priced = f"purchase price of {count}× {gpus[0].name} (GPUs only)"
         deciding = priced if any(n.name == priced for n in book.numbers) else ""
@@ -95,6 +98,25 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
     return lead, "\n\n".join(rest)
 
 
+_USED = re.compile(r"used|second[\s-]?hand|refurb\w*|二手|拆机|翻新")
+
+
+def _card_price(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, lang: str) -> str:
+    """One more card's dated price, used when "used"/"二手" is said just before its name, else the newest price."""
+    zh = lang == "zh"
+    at = low.find(said.lower())
+    used = at >= 0 and bool(_USED.search(low[max(0, at - 16):at + len(said)]))
+    p = gpu.price(currency, "used" if used else "any")
+    if p is None:
+        return (f"{gpu.name}{'二手' if used else ''}：目录里没有{'二手' if used else ''}报价。" if zh else
+                f" {'A used ' if used else 'The '}{gpu.name}: the catalog has no {'used ' if used else ''}price for it.")
+    money = book.money(f"price per card of {gpu.name} ({p.kind})", p.amount, currency,
+                       f"{SRC_CATALOG}: {gpu.id} price {p.source} as of {p.date}")
+    kind = {"used": ("二手", "used"), "launch_msrp": ("首发价", "launch MSRP")}.get(p.kind, ("市场价", p.kind))
+    return (f"{gpu.name}{'二手' if used else ''}：单卡约 {money}（{kind[0]}，截至 {p.date.isoformat()}）。" if zh else
+            f" {'A used ' if used else 'The '}{gpu.name}: about {money} per card ({kind[1]}, as of {p.date.isoformat()}).")
+
+
 def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str) -> tuple[str, str] | None:
     from advisor.estimator.calibration import load_economics
     from advisor.estimator.cost import estimate_tco, gpu_unit_price
@@ -116,8 +138,8 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
                       SRC_COST)
     tco = book.money(f"TCO of {count}× {gpu.name}", t["tco"]["amount"], currency, SRC_COST)
     years = book.num("TCO years", float(t["years"]), "years", SRC_COST, 0, suffix="")
-    head = (f"{n} 卡整机约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余整机 {rest}。" if zh else
-            f"A server with {n} GPU{'s' if count != 1 else ''} is about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for "
+    head = (f"{n} 卡 {gpu.name} 整机约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余整机 {rest}。" if zh else
+            f"A server with {n}× {gpu.name} is about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for "
             "the rest of the server.")
     more = (f"{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。" if zh else
             f"{years}-year total cost of ownership (server, power, operations, full utilisation): about {tco}.")

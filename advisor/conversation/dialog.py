@@ -105,7 +105,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                 put("task", None)
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "buy_or_rent", "wants_nvlink", "condition", "offload", "home"):
+                 "zero", "mfu", "buy_or_rent", "wants_nvlink", "condition", "offload", "home"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -124,6 +124,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.candidates = [c for c in merged.candidates if c.gpu not in merged.excluded]
     if new.capacity is not None:
         put("capacity", new.capacity)
+        merged.bandwidth = new.bandwidth
     if new.existing is not None:
         put("existing", new.existing)
     if new.candidates:
@@ -173,8 +174,8 @@ def _task_of(slots: Slots) -> str | None:
         return slots.task
     if slots.task_generic == "finetune":
         return "lora"
-    if slots.task_generic == "train" and (slots.train_tokens or 0) >= PRETRAIN_TOKENS:
-        return "pretrain"
+    if slots.task_generic == "train":  # the default is answered with and said, never named and then asked for
+        return "pretrain" if (slots.train_tokens or 0) >= PRETRAIN_TOKENS else "lora"
     return None
 
 
@@ -187,6 +188,10 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     task = _task_of(s) or "inference"
     if s.task is None and s.task_generic == "finetune":
         notes.append(Assumption("fine-tuning method not given: LoRA assumed", "未说明微调方式：按 LoRA 计算"))
+    elif s.task is None and s.task_generic == "train":
+        notes.append(Assumption(f"kind of training not given: {'pre-training' if task == 'pretrain' else 'LoRA fine-tuning'}"
+                                " assumed (say QLoRA, full fine-tuning or pre-training for another)",
+                                f"未说明训练方式：按{'预训练' if task == 'pretrain' else ' LoRA 微调'}计算（如需 QLoRA、全参微调或预训练请说明）"))
     elif s.task is None:
         notes.append(Assumption("task not given: inference (serving) assumed", "未说明任务：按推理部署计算"))
     weights = s.weights
@@ -309,6 +314,12 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["tco_years"] = s.tco_years
     if s.condition:
         kwargs["condition"] = s.condition
+    if s.mfu:  # a stated training MFU (the serving estimate has none)
+        kwargs["mfu"] = s.mfu
+        if s.task != "inference":
+            notes.append(Assumption("training time at MFU {mfu} as you stated, not the calibrated figure",
+                                    "训练时间按您给的 MFU {mfu} 计算，而不是校准值",
+                                    {"mfu": (round(s.mfu * 100, 1), "%", "user input")}))
     try:
         return Constraints(**kwargs), notes
     except RecordError as exc:

@@ -160,7 +160,7 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
         yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
         return True
     if slots.model is None and slots.size_params is None and slots.claim is None:
-        quoted = match_spec_claim(text, [m.gpu for m in named_configs(slots)])
+        quoted = match_spec_claim(text.replace(slots.unknown_model or "\0", " "), [m.gpu for m in named_configs(slots)])
         if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
                 slots.candidates or slots.existing):
             yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)

@@ -228,6 +228,15 @@ def read_deadline_and_years(t: Text, slots: Slots) -> None:
         break
 
 
+def _architecture_said(s: str) -> bool | None:
+    """"dense" / "稠密" → False, "MoE" / "混合专家" → True, neither → None (any architecture may stand in)."""
+    if re.search(r"(?<![a-z])dense(?![a-z])|稠密|非\s*moe|non[\s-]?moe", s):
+        return False
+    if re.search(r"(?<![a-z])moe(?![a-z])|混合专家|mixture[\s-]of[\s-]experts", s):
+        return True
+    return None
+
+
 def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
     """A bare model size ("70B", "700亿") when no model was named, and the catalog model standing for it."""
     for m in t.finditer(SIZE):
@@ -239,7 +248,7 @@ def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
             continue
         slots.size_params = value
         if catalog is not None:
-            model_id, err = representative_model(catalog, value)
+            model_id, err = representative_model(catalog, value, moe=_architecture_said(t.s))
             if model_id:
                 slots.model = model_id
                 slots.model_text = t.quote(m.start(), m.end())

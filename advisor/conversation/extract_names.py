@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 from advisor.conversation import reading
 from advisor.conversation.cues import words
 from advisor.conversation.extract_text import EN_WORD_NUM, NUM, SIZE, Text, size_of
+from advisor.conversation.inline_specs import read_bandwidth
 from advisor.conversation.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
 from advisor.conversation.numbers import DIGITS, to_number
 from advisor.conversation.slots import Claim, GpuMention, Slots
@@ -73,6 +74,7 @@ def read_capacity(t: Text, slots: Slots) -> None:
                 or "memory" in m.group(0) or _CAPACITY_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])):
             continue
         slots.capacity = _figure(t, m, m.start())
+        slots.bandwidth = read_bandwidth(t.s)
         return
 
 
@@ -150,8 +152,10 @@ def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
     version = fam.group("ver") or fam.group("ver2")
     if version and model_id and not _same_generation(fam.group("fam"), version, model_id):
         # "Gemma 3 27B" is not Gemma-2-27B: a generation the catalog lacks is an unknown model, never a stand-in
-        slots.unknown_model = t.quote(fam.start(), fam.end())
-        t.consume(fam.start(), fam.end())
+        whole = _MODEL_LIKE.match(t.s, fam.start())  # the whole name: "Qwen3.5-397B-A17B", not "Qwen3.5-397B"
+        end = max(fam.end(), whole.end() if whole else 0)
+        slots.unknown_model = t.quote(fam.start(), end)
+        t.consume(fam.start(), end)
         return True
     if not model_id or err >= 0.25:
         return False
@@ -164,7 +168,8 @@ def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
 _MONEY_AFTER = re.compile(r"\s*(?:元|块|rmb|cny|usd|美元|万|k\b|w\b|tokens?|b\b|亿|年|天|小时|mhz|w\b|瓦|gb|g\b)")
 _COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*(?:卡\s*)?(?:的\s*)?$")
 _COUNT_AFTER = re.compile(rf"(?:s|'s)?\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>{NUM})\s*(?:张|块|片)")
-_GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]?(?![a-z0-9])|"
+_GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}(?![a-z0-9])|"
+                       r"(?<![a-z])(?:vera\s*)?rubin(?:\s*(?:cpx|ultra))?(?![a-z0-9])|"
                        r"(?<![a-z0-9])(?:rtx\s*(?:pro\s*)?\d{4}\s*(?:ti|super|d|blackwell)?|[ahlbv]\d{2,3}[a-z]?|"
                        r"mi\d{3}[a-z]?|gtx\s*\d{3,4}|gb\d{2,3}|gaudi\s*\d|dgx\s*spark|"
                        r"(?:mac\s*studio\s*)?m\d\s*(?:ultra|max)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3})(?![a-z0-9])")

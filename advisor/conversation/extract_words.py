@@ -65,6 +65,8 @@ _ENGINES: list[tuple[re.Pattern[str], str]] = [
 _HOME = re.compile(r"家用|家里|在家|自己的电脑|个人电脑|游戏本|笔记本|台式机|(?<![a-z])(?:at home|home (?:lab|pc|server|use|setup)|"
                    r"my (?:own )?(?:pc|laptop|desktop|gaming (?:pc|rig)|workstation)|gaming (?:pc|rig)|hobby\w*)(?![a-z])")
 _ZERO = re.compile(r"zero[\s\-_]*(?:stage)?[\s\-_]*(?P<n>[0-3])(?![0-9])")
+_MFU = re.compile(r"(?:mfu|model flops utili[sz]ation|算力利用率|利用率)\D{0,12}?(?P<a>\d{1,2}(?:\.\d+)?)\s*%|"
+                  r"(?P<b>\d{1,2}(?:\.\d+)?)\s*%\s*(?:的\s*)?(?:mfu|model flops|算力利用率|利用率)")
 _LORA_RANK = re.compile(r"(?:rank|秩|r)\s*(?:=|:|of|为|是)?\s*(?P<n>\d{1,4})(?![0-9])")
 _BATCH = re.compile(rf"(?:batch[\s\-_]*size|micro[\s\-_]*batch|批大小|批量大小|batch)\s*(?:=|:|of|为|是)?\s*(?P<n>{DIGITS})")
 _BUY = re.compile(r"买卡|购买|采购|自建|买(?!不)|(?<![a-z])buy(?:ing)?(?![a-z])|purchase|on[\s-]*prem")
@@ -143,6 +145,9 @@ def read_settings(t: Text, slots: Slots) -> None:
     m = _ZERO.search(s)
     if m:
         slots.zero = int(m.group("n"))
+    m = _MFU.search(s)
+    if m and 0 < float(m.group("a") or m.group("b")) <= 100:
+        slots.mfu = float(m.group("a") or m.group("b")) / 100
     if slots.task in ("lora", "qlora"):
         m = _LORA_RANK.search(s)
         if m and 1 <= int(m.group("n")) <= 4096:

@@ -539,6 +539,9 @@ def assumed_line(ev: Any, book: Book, lang: str) -> str:
         bits.append((f"训练数据 {tokens}" + ("" if w.train_tokens else "（默认）")) if zh else
                     (f"{tokens} of training data" + ("" if w.train_tokens else " (default)")))
     bits.append(format_label(need_format(ev), lang))
+    if w.task != "inference" and getattr(ev.constraints, "mfu", None):  # a stated MFU replaces the calibrated one
+        pct = book.num("training MFU you stated", ev.constraints.mfu * 100, "%", "user input", 0, suffix="").strip()
+        bits.append(f"MFU {pct}%（按您给的值）" if zh else f"MFU {pct}% (as you stated)")
     region = ev.constraints.region
     bits.append(pick(REGION.get(region, (region, region)), lang))
     return ("_按以下条件计算：" + "，".join(bits) + "。_") if zh else ("_Assumed: " + ", ".join(bits) + "._")

@@ -178,13 +178,15 @@ FAMILY_WORDS = {"llama": "llama", "羊驼": "llama", "qwen": "qwen", "千问": "
                 "gpt": "gpt"}
 
 
-def representative_model(catalog: Catalog, params: float, family: str | None = None) -> tuple[str | None, float]:
+def representative_model(catalog: Catalog, params: float, family: str | None = None,
+                         moe: bool | None = None) -> tuple[str | None, float]:
     """The catalog model standing for "a {params} model": the preferred family within 10 % of the size, else the
-    closest by log ratio. Returns (id, relative error)."""
+    closest by log ratio; `moe` False or True keeps to dense or to mixture-of-experts models ("a 30B dense model").
+    Returns (id, relative error)."""
     index = build_index(catalog)
     best: tuple[tuple[float, int, float], str] | None = None
-    for model_id, (total, _active, fam) in index.model_params.items():
-        if total <= 0:
+    for model_id, (total, active, fam) in index.model_params.items():
+        if total <= 0 or (moe is not None and (active < total) != moe):
             continue
         if family and family not in model_id and family not in fam:
             continue

@@ -65,6 +65,7 @@ class Slots(BaseModel):
     engine: str | None = None
     lora_rank: int | None = None
     zero: int | None = None
+    mfu: float | None = None  # a training MFU the user states ("assume 35% MFU"), as a fraction
     buy_or_rent: str | None = None
     condition: str | None = None  # "used" when second-hand cards are asked for
     home: bool | None = None  # a home or personal machine ("at home", "my gaming PC", "家用", "笔记本"): llama.cpp-style
@@ -72,6 +73,7 @@ class Slots(BaseModel):
     wants_nvlink: bool | None = None  # the plan joins the cards over NVLink ("两张 4090 用 NVLink 桥接"); False: "no NVLink"
     excluded: list[str] = []  # cards ruled out ("国内买不到 A100", "not H20", "除了 4090"): never candidates
     excluded_vendors: list[str] = []  # "no NVIDIA" / "不要英伟达": every card of that vendor ruled out
+    bandwidth: float | None = None  # bytes/s of a card typed by its specs ("96 GB at 1.8 TB/s")
     capacity: Claim | None = None  # a card's memory typed without a card name ("28GB 显存够吗", "my card has 24 GB")
     negative: str | None = None  # a count or amount typed with a minus sign ("-5 张 H100"): bad input, not 5
     # intents

@@ -91,6 +91,7 @@ MFU_BASIS = {
                "Llama 2 runs took 1.5–1.6× the A100-hours this calibration predicts for them)",
                "属于最好情况：按调优过的 llm-foundry/Megatron 基准校准；长时间的多节点训练达不到（Meta 训练 Llama 2 实际用的 A100 "
                "时数是本校准预测值的 1.5–1.6 倍）"),
+    "given": ("as you stated, instead of the calibrated figure", "按您给的值，而不是校准值"),
     "prior": ("a stated prior with no measured run of this class: treat it as a best case",
               "这是没有同类实测的先验值：请按最好情况看待"),
 }
