@@ -105,7 +105,7 @@ class AgentDriver:
         else:
             kwargs["max_tokens"] = s.max_tokens
         api_key = s.api_key.get_secret_value() if s.api_key else None
-        return _chat_openai_class()(model=s.model, base_url=s.base_url, api_key=api_key, temperature=s.temperature,
+        return chat_openai_class()(model=s.model, base_url=s.base_url, api_key=api_key, temperature=s.temperature,
                                     max_retries=0, streaming=s.stream, stream_usage=True,
                                     timeout=Timeout(read_timeout_s(s), connect=s.connect_timeout_s), **kwargs)
 
@@ -289,9 +289,9 @@ def _reading(conversation: object, text: str, lang: str) -> Reading:
     lets the model ask."""
     try:
         from advisor.conversation.dialog import DialogState, default_catalog, merge, missing_blocking
-        from advisor.conversation.dialog_turn import read_intent
         from advisor.conversation.extract import extract
         from advisor.conversation.intent import implies_inference
+        from advisor.conversation.turn_reading import read_intent
 
         state = getattr(conversation, "state", None)
         fresh = not isinstance(state, DialogState)  # the session merges this turn's slots before the agent runs
@@ -336,7 +336,7 @@ __all__ = ["CIRCUIT_FAILURES", "CIRCUIT_OPEN_S", "FINDINGS_SHOWN", "HISTORY_TURN
 _CHAT_OPENAI: Any = None
 
 
-def _chat_openai_class() -> Any:
+def chat_openai_class() -> Any:
     """ChatOpenAI whose assistant tool-call messages carry `content: ""` instead of `null`.
 
     LangChain sends `null` content beside `tool_calls`; OpenAI accepts both, but llama-cpp-python's server (0.3.x)

@@ -318,8 +318,8 @@ def read(text: str, catalog: Catalog, lang: str = "en", state: DialogState | Non
     """The offline reader alone: the typed request of `text` (after `state`'s conversation, if any) without
     answering it — the extractor, the intent, the merge and the workload the dialog would size."""
     from advisor.conversation.dialog import DialogState, merge
-    from advisor.conversation.dialog_turn import keep_job, read_intent, read_references
     from advisor.conversation.extract import extract
+    from advisor.conversation.turn_reading import keep_job, read_intent, read_references
 
     working = state.model_copy(deep=True) if state is not None else DialogState()
     now = extract(text, catalog, pending=working.pending, lang=lang)

@@ -86,10 +86,10 @@ def _to_request(reading: dict[str, Any], text: str, lang: str) -> dict[str, Any]
 def _model(settings: Settings) -> Any:
     from openai import Timeout
 
-    from advisor.conversation.agent import _chat_openai_class
+    from advisor.conversation.agent import chat_openai_class
 
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
-    return _chat_openai_class()(model=settings.model, base_url=settings.base_url, api_key=api_key, temperature=0.0,
+    return chat_openai_class()(model=settings.model, base_url=settings.base_url, api_key=api_key, temperature=0.0,
                                 max_retries=0, streaming=False, max_tokens=min(settings.max_tokens, 600),
                                 timeout=Timeout(settings.request_timeout_s, connect=settings.connect_timeout_s))
 
