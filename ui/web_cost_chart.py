@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,6 +34,25 @@ def text_width(text: str, size: float = FONT) -> float:
     """Estimated drawn width of `text`, on the wide side: CJK, full-width characters and "×" (full-width in the
     Chinese fonts a zh page draws with) one em, others 0.62 em (sans-serif digits and capitals)."""
     return sum(size if ord(c) > 0x2E80 or c == "×" else 0.62 * size for c in text)
+
+
+def short_config(name: str) -> str:
+    """A configuration's name for a chart label: without the vendor's brand words and the parenthetical form factor
+    ("4× NVIDIA B200 (HGX, 180GB)" → "4× B200"); the legend or tooltip keeps the whole name."""
+    for word in ("NVIDIA ", "GeForce ", "AMD Instinct ", "Huawei ", "Intel ", "Apple "):
+        name = name.replace(word, "")
+    return re.sub(r"\s*\([^)]*\)", "", name).strip()
+
+
+def fit_text(text: str, max_width: float, size: float = FONT) -> str:
+    """`text` cut at the end with "…" so its estimated width stays within `max_width` (long catalog names such as
+    "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition 96GB" in a phone-wide legend)."""
+    if text_width(text, size) <= max_width:
+        return text
+    cut = text
+    while cut and text_width(cut + "…", size) > max_width:
+        cut = cut[:-1]
+    return cut.rstrip() + "…"
 
 
 def compact(value: float, lang: str = "en") -> str:
@@ -145,13 +165,16 @@ def legend_items(names: Sequence[str], top: float, colors: Sequence[str] = COLOR
     """Legend items (swatch and "1. 4× H200") flowed into rows across the drawing's width; returns the SVG
     elements and the height used."""
     out, x, y, row_h = [], float(PLOT_LEFT - 40), top, FONT + 8
-    for i, name in enumerate(names):
+    room = W - 4 - (PLOT_LEFT - 40) - 28  # the widest a name may be drawn on one row
+    for i, full in enumerate(names):
+        name = fit_text(full, room)
         w = 14 + text_width(name) + 14
         if x + w > W - 4 and x > PLOT_LEFT - 40:
             x, y = float(PLOT_LEFT - 40), y + row_h
         color = colors[i % len(colors)]
         out.append(f'<g class="legend-item"><circle cx="{x + 5:.1f}" cy="{y + FONT / 2 + 1:.1f}" r="5" '
-                   f'fill="{color}"/><text x="{x + 14:.1f}" y="{y + FONT:.1f}">{html.escape(name)}</text></g>')
+                   f'fill="{color}"/><text x="{x + 14:.1f}" y="{y + FONT:.1f}">{html.escape(name)}'
+                   f'<title>{html.escape(full)}</title></text></g>')
         x += w
     return out, (y - top) + row_h if names else 0.0
 
@@ -192,6 +215,9 @@ def cost_chart_html(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str:
                  f'text-anchor="middle">{html.escape(y_title)}</text>')
     names = [str(r.get("option") or "?") for r in rows]
     configs = [n.split(". ", 1)[1] if ". " in n and n.split(". ", 1)[0].isdigit() else n for n in names]
+    # a point's label: the configuration without the vendor's words, cut to half the plot's width (the legend and
+    # the tooltip give the whole name)
+    configs = [fit_text(short_config(c), (x1 - x0) / 2) for c in configs]
     points = [(xs(float(r["price"])), ys(float(r["tokens_per_s"])), c) for r, c in zip(rows, configs, strict=True)]
     boxes = place_labels(points, (x0 + 1, y0 + 1, x1 - 1, y1 - 1))
     for i, ((x, y, config), box, r) in enumerate(zip(points, boxes, rows, strict=True)):

@@ -11,7 +11,17 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ui.web_cost_chart import FONT, PLOT_LEFT, PLOT_TOP, W, compact, legend_items, linear_ticks, text_width
+from ui.web_cost_chart import (
+    FONT,
+    PLOT_LEFT,
+    PLOT_TOP,
+    W,
+    compact,
+    legend_items,
+    linear_ticks,
+    short_config,
+    text_width,
+)
 
 PLOT_HEIGHT = 190
 BAR_FONT = 11
@@ -64,7 +74,7 @@ def memory_chart_html(rows: Sequence[Mapping[str, Any]], colors: Mapping[str, st
                        f'height="{h:.1f}" fill="{colors.get(str(p.get("part")), "#999")}" stroke="#fff" '
                        f'stroke-width="0.5"><title>{html.escape(tip)}</title></rect>')
             base -= h
-        lines = wrap(name, slot - 4)
+        lines = wrap(short_config(name), slot - 4)
         label_lines = max(label_lines, len(lines))
         spans = "".join(f'<tspan x="{cx:.1f}" dy="{BAR_FONT + 3 if k else BAR_FONT + 4}">{html.escape(line)}</tspan>'
                         for k, line in enumerate(lines))
