@@ -133,7 +133,9 @@ def test_every_guide_claim_renders_as_one_claim_finding() -> None:
         hits = by_index.get(i, [])
         assert len(hits) == 1 and hits[0].rule_id in expected[claim.verdict], (claim.id, [h.rule_id for h in hits])
         hit = hits[0]
-        assert claim.id in hit.message and claim.id in hit.message_zh
+        # the finding carries the claim's id in its facts (the JSON), never in the words people read (issue 30)
+        assert facts[hit.fact_index].claim_id == claim.id  # the finding points at the claim's fact (and so its id)
+        assert claim.id not in hit.message and claim.id not in hit.message_zh
         assert hit.sources[0] == claim.guide and claim.section in hit.source
         assert "?" not in hit.message, hit.message
         computed = claim.computed.value

@@ -149,10 +149,10 @@ def fit_limits_text(fl: Any, book: Book, lang: str) -> str:
     longest = book.count("longest sequence that fits at this micro-batch", fl.largest_context, "tokens", src)
     if fl.fits:
         more = book.count("next micro-batch", fl.batch + 1, "sequences", src)
-        nxt = ((f"micro-batch {more} 放不下" if zh else f"micro-batch {more} does not") if fl.largest_batch == fl.batch
-               else (f"micro-batch 最大 {book.count('largest micro-batch that fits', fl.largest_batch, 'sequences', src)}"
+        nxt = ((f"每批 {more} 条放不下" if zh else f"micro-batch {more} does not") if fl.largest_batch == fl.batch
+               else (f"每批最多 {book.count('largest micro-batch that fits', fl.largest_batch, 'sequences', src)} 条"
                      if zh else f"micro-batch up to {fl.largest_batch} fits"))
-        return (f"余量很小：micro-batch {batch} × {ctx} tokens 时还剩 {spare}；{nxt}；该 micro-batch 下最长序列 "
+        return (f"余量很小：每批 {batch} 条 × {ctx} tokens 时还剩 {spare}；{nxt}；每批 {batch} 条时最长序列 "
                 f"{longest} tokens。" if zh else
                 f" Close to the limit: it fits with {spare} to spare at micro-batch {batch} × {ctx} tokens; {nxt}; "
                 f"the longest sequence at micro-batch {batch} is {longest} tokens.")

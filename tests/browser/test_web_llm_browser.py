@@ -42,6 +42,7 @@ def llm_page(browser_context):
         env = {"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": srv.base_url, "ADVISOR_MODEL": "mock-model",
                "ADVISOR_STREAM": "1"}
         with WebServer(name="web-server-llm-browser", **env) as url:
+            browser_context.clear_cookies()  # a language another test chose is remembered per host, not per port
             page = browser_context.new_page()
             page.set_default_timeout(20_000)
             page.goto(url)
