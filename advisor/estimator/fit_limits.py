@@ -2,21 +2,20 @@
 
 Each candidate is a full :func:`advisor.estimator.memory.estimate_memory` (the phase peak with the allocator
 reserve), so the limits move with everything the estimate counts. Memory grows monotonically with micro-batch and
-sequence, so a doubling search followed by bisection finds the largest value that fits (micro-batch up to 4,096,
-sequence in steps of 256 tokens up to the model's context).
+sequence, so the project's one limit search (advisor.estimator.limits.largest, bisection) finds the largest value
+that fits (micro-batch up to 4,096, sequence in steps of 256 tokens up to the model's context).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from advisor.estimator.limits import CONTEXT_STEP, largest, largest_context
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
 from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
 
 GIB = 2**30
-SEQ_STEP = 256
+SEQ_STEP = CONTEXT_STEP  # tokens: the limit searches' one grain (advisor.estimator.limits)
 MAX_BATCH = 4096
 
 
@@ -46,29 +45,6 @@ class FitLimits(Struct):
         return head + tail
 
 
-def _largest(fits: Callable[[int], bool], lo: int, cap: int) -> int:
-    """Largest n in [lo, cap] with fits(n) (monotone), or lo − 1 when fits(lo) is false."""
-    if not fits(lo):
-        return lo - 1
-    good, bad = lo, None
-    n = lo
-    while bad is None:
-        n = min(n * 2, cap)
-        if fits(n):
-            good = n
-            if n == cap:
-                return cap
-        else:
-            bad = n
-    while bad - good > 1:
-        mid = (good + bad) // 2
-        if fits(mid):
-            good = mid
-        else:
-            bad = mid
-    return good
-
-
 def training_fit_limits(model: ModelSpec, w: Workload, gpu: GpuSpec) -> FitLimits:
     """Spare memory at `w` on `gpu`, the largest micro-batch at its sequence and the largest sequence at its
     micro-batch (each a full estimate)."""
@@ -77,8 +53,7 @@ def training_fit_limits(model: ModelSpec, w: Workload, gpu: GpuSpec) -> FitLimit
         return estimate_memory(model, w.model_copy(update={"batch": batch, "context": context}), gpu).headroom_bytes(gpu)
 
     spare = headroom(w.batch, w.context)
-    largest_batch = max(0, _largest(lambda b: headroom(b, w.context) >= 0, 1, MAX_BATCH))
-    steps = max(1, model.max_context // SEQ_STEP)
-    largest_steps = max(0, _largest(lambda k: headroom(w.batch, k * SEQ_STEP) >= 0, 1, steps))
+    largest_batch = largest(lambda b: headroom(b, w.context) >= 0, MAX_BATCH)
+    largest_ctx = largest_context(lambda c: headroom(w.batch, c) >= 0, model.max_context, SEQ_STEP)
     return FitLimits(fits=spare >= 0, spare_bytes=spare, largest_batch=largest_batch,
-                     largest_context=largest_steps * SEQ_STEP, batch=w.batch, context=w.context)
+                     largest_context=largest_ctx, batch=w.batch, context=w.context)
