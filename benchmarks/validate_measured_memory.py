@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.estimator.memory import estimate_memory  # noqa: E402
 from tests.measured_runs import runs  # noqa: E402
+from validate_memory import print_table  # noqa: E402 - the table printer of the sibling script
 
 GIB = 2**30
 
@@ -38,15 +39,7 @@ def main() -> None:
         errs[kind].append(err)
         rows.append([str(r.line), kind, r.label, f"{meas / GIB:.2f}", f"{r.record['peak_allocated_bytes'] / GIB:.2f}",
                      f"{pred / GIB:.2f}", f"{err:+.1f}", phase])
-    if args.markdown:
-        print("| " + " | ".join(head) + " |")
-        print("|" + "---|" * len(head))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-    else:
-        widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
-        for row in [head, *rows]:
-            print("  ".join(x.ljust(w) for x, w in zip(row, widths, strict=False)))
+    print_table(head, rows, markdown=args.markdown)
     print()
     for kind, values in errs.items():
         if values:

@@ -124,15 +124,10 @@ def _fmt(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 1e5 else f"{x:.4g}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--markdown", action="store_true", help="a Markdown table (for the README)")
-    args = p.parse_args(argv)
-    table = rows()
-    head = ["group", "case", "predicted", "reference", "unit", "error %", "tol %", "source"]
-    body = [[r.group, r.case, _fmt(r.predicted), _fmt(r.reference), r.unit, f"{100 * r.error:+.2f}",
-             f"{100 * r.tolerance:g}", r.source] for r in table]
-    if args.markdown:
+def print_table(head: list[str], body: list[list[str]], *, markdown: bool = False) -> None:
+    """A table to stdout: Markdown (for the README and docs) or aligned columns (also used by
+    validate_measured_memory.py)."""
+    if markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
         for b in body:
@@ -141,6 +136,17 @@ def main(argv: list[str] | None = None) -> int:
         widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
         for line in [head, *body]:
             print("  ".join(str(x).ljust(w) for x, w in zip(line, widths)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--markdown", action="store_true", help="a Markdown table (for the README)")
+    args = p.parse_args(argv)
+    table = rows()
+    head = ["group", "case", "predicted", "reference", "unit", "error %", "tol %", "source"]
+    body = [[r.group, r.case, _fmt(r.predicted), _fmt(r.reference), r.unit, f"{100 * r.error:+.2f}",
+             f"{100 * r.tolerance:g}", r.source] for r in table]
+    print_table(head, body, markdown=args.markdown)
     failed = [r for r in table if abs(r.error) > r.tolerance + 1e-12]
     errs = [abs(r.error) for r in table]
     print(f"\n{len(table)} rows; mean |error| {100 * sum(errs) / len(errs):.2f} %, max {100 * max(errs):.2f} %; "
