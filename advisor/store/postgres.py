@@ -20,7 +20,15 @@ from contextlib import contextmanager
 from typing import Any
 
 from advisor.store.errors import StoreError, StoreUnavailable
-from advisor.store.sql import CAS_UPDATE, NEW_CONVERSATION, TURN_COLUMNS, TURN_VALUES, Execute, SqlStore, _why
+from advisor.store.sql import (
+    CAS_UPDATE,
+    NEW_CONVERSATION,
+    TURN_COLUMNS,
+    TURN_VALUES,
+    Execute,
+    SqlStore,
+    why_unavailable,
+)
 
 MIGRATION_LOCK = 0x6770_7561  # pg_advisory_xact_lock key of the schema migration ("gpua")
 
@@ -89,7 +97,7 @@ class PostgresStore(SqlStore):
         try:  # one direct attempt first: an unreachable server is reported with libpq's reason, at once
             psycopg.connect(url, connect_timeout=max(1, int(timeout_s))).close()
         except psycopg.Error as exc:
-            raise StoreUnavailable(_why(self, exc), field="GPU_ADVISOR_DATABASE_URL") from None
+            raise StoreUnavailable(why_unavailable(self, exc), field="GPU_ADVISOR_DATABASE_URL") from None
         self._unavailable = (psycopg.OperationalError, psycopg_pool.PoolTimeout, psycopg.InterfaceError)
         self._integrity = (psycopg.errors.UniqueViolation,)
         self.pool = psycopg_pool.ConnectionPool(url, min_size=min_size, max_size=max_size, timeout=timeout_s,

@@ -88,7 +88,7 @@ class SqlStore:
             with self._autocommit() if single else self._transaction() as x:
                 yield x
         except self._unavailable as exc:
-            raise StoreUnavailable(_why(self, exc)) from exc
+            raise StoreUnavailable(why_unavailable(self, exc)) from exc
 
     # --- schema ---------------------------------------------------------------------------------------------
     def migrate(self, migrations: list[list[str | Only]] = MIGRATIONS) -> int:
@@ -147,7 +147,7 @@ class SqlStore:
         return found
 
     def get_conversation(self, cid: str) -> ConversationRecord | None:
-        return self._conversation_where("id = ?", (cid,)) if _plausible_id(cid) else None
+        return self._conversation_where("id = ?", (cid,)) if plausible_id(cid) else None
 
     def _conversation_where(self, where: str, params: tuple[Any, ...]) -> ConversationRecord | None:
         with self._tx(single=True) as x:
@@ -254,7 +254,7 @@ class SqlStore:
         return [TurnRecord(*r) for r in reversed(rows)]
 
     def turn_for_quote(self, quote_id: str) -> TurnRecord | None:
-        if not _plausible_id(quote_id):
+        if not plausible_id(quote_id):
             return None
         with self._tx(single=True) as x:
             row = x(f"SELECT {TURN_COLUMNS} FROM turns WHERE quote_id = ?", (quote_id,)).fetchone()
@@ -280,7 +280,7 @@ class SqlStore:
         return self.get_quote(quote.id) or quote
 
     def get_quote(self, quote_id: str) -> QuoteRecord | None:
-        if not _plausible_id(quote_id):
+        if not plausible_id(quote_id):
             return None
         with self._tx(single=True) as x:
             row = x(f"SELECT {_QUOTE_COLUMNS} FROM quotes WHERE id = ?", (quote_id,)).fetchone()
@@ -302,7 +302,7 @@ class SqlStore:
                     "SET expires_at = excluded.expires_at WHERE events.expires_at < ?", (event_id, now + ttl_s, now))
             return bool(cur.rowcount == 1)
 
-    # --- failed logins (ui/auth_throttle.py) --------------------------------------------------------------
+    # --- failed logins (ui/server/auth_throttle.py) --------------------------------------------------------------
     def auth_failures(self, keys: list[str]) -> dict[str, tuple[int, float, float]]:
         """{key: (failures, locked_until, last_at)} of the keys that have failed recently."""
         if not keys:
@@ -360,12 +360,12 @@ def _json_text(value: str | dict[str, Any] | None) -> str | None:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _why(store: SqlStore, exc: BaseException) -> str:
+def why_unavailable(store: SqlStore, exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return f"the {store.kind} database at {store.url} cannot be used: {text}"
 
 
-def _plausible_id(value: Any) -> bool:
+def plausible_id(value: Any) -> bool:
     """Ids are `new_id()` strings; anything else cannot name a row (and is never sent to the database)."""
     return isinstance(value, str) and 16 <= len(value) <= 64 and all(c.isalnum() or c in "-_" for c in value)
 
