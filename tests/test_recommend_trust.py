@@ -64,7 +64,7 @@ def test_qwen72b_in_china_on_300k_yuan():
         assert p["condition"] in ("new", "used", "street") and p["reliability"] in ("high", "medium", "low")
         assert p["as_of"]
         if p["condition"] == "used":  # only end-of-life cards, labelled, with the rule saying so
-            assert p["end_of_life"] and "used-card price" in __import__("advisor.recommend.recommender").recommend.option_tags(o)
+            assert p["end_of_life"] and "used-card price" in __import__("advisor.recommend.recommender").recommend.recommender.option_tags(o)
             assert any(f.rule_id == "risk-used-card" for f in o.findings)
 
 
