@@ -84,21 +84,65 @@ def test_batch_one_matches_engine_profiles():
     assert 16 * batch.per_user_tokens_per_s == pytest.approx(1538, rel=0.1)
 
 
-@settings(max_examples=12, deadline=None)
-@given(st.integers(1, 120), st.integers(1, 60))
-def test_more_concurrency_never_lowers_ttft_or_tpot(c, extra):
-    a, b = _sim(c).result, _sim(c + extra).result
+CASES = [("llama-3.1-8b", "h100-sxm", 1), ("llama-3.1-8b", "l4", 1), ("qwen2.5-7b", "a100-80g-sxm", 1),
+         ("llama-3.1-8b", "l40s", 1), ("llama-3.3-70b", "h100-sxm", 2), ("llama-3.1-8b", "rtx-4090", 1)]
+
+
+def _case_sim(case: int, prompt: int, output: int, conc: int, **kw):
+    m, g, n = CASES[case]
+    w = _w(m, prompt, output, gpus=n, tp=n)
+    return simulate_serving(CAT.model(m), CAT.gpu(g), n, w, CAL, concurrency=conc, **kw).result
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, len(CASES) - 1), st.integers(16, 12000), st.integers(8, 1500), st.integers(1, 96),
+       st.integers(1, 96))
+def test_more_concurrency_never_lowers_ttft_or_tpot(case, prompt, output, c, extra):
+    """Over models, cards (KV caches from 4 GB to 60 GB free) and lengths, below and past the point where the KV
+    cache is full: past it the extra users queue for a slot (their wait is in TTFT) and the running batch, so TPOT,
+    stays the saturated engine's (serving_sim.queued)."""
+    try:
+        a = _case_sim(case, prompt, output, c)
+    except InputError:  # one request does not fit this card's KV cache: nothing to compare
+        return
+    b = _case_sim(case, prompt, output, c + extra)
     assert b.tpot_p50_s >= a.tpot_p50_s * 0.999
     assert b.ttft_p50_s >= a.ttft_p50_s * 0.999
 
 
-@pytest.mark.parametrize("conc", [1, 4, 16])
-def test_chunked_prefill_never_raises_ttft_for_long_prompts(conc):
-    """Chunking a 12K prompt into 8K-token steps costs at most the extra step's fixed costs and the decodes it
-    carries (a few %) while the KV cache has room (checked up to 16 users of 12K-token prompts on one H100)."""
-    on = _sim(conc, prompt=12000, output=300, chunked_prefill=True).result
-    off = _sim(conc, prompt=12000, output=300, chunked_prefill=False).result
-    assert on.ttft_p50_s <= off.ttft_p50_s * 1.05
+def test_past_saturation_users_wait_for_a_slot():
+    """Llama-3.1-8B on an L4 (about 4 GB of KV cache): past the concurrency the cache holds, each added user adds
+    one slot's share of a request's time to TTFT (interactive response-time law R = C/X), TPOT unchanged."""
+    runs = [_case_sim(1, 2000, 500, c) for c in (64, 128)]
+    assert runs[1].tpot_p50_s == runs[0].tpot_p50_s
+    assert runs[1].queue_s > runs[0].queue_s > 0
+    assert runs[1].ttft_p50_s - runs[0].ttft_p50_s == pytest.approx(runs[1].queue_s - runs[0].queue_s)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, len(CASES) - 1), st.integers(9000, 30000), st.integers(16, 400))
+def test_chunked_prefill_costs_a_lone_long_prompt_little(case, prompt, output):
+    """The issue's property "chunked prefill never raises TTFT above no chunking for long prompts" is not what
+    engines do: vLLM's tuning guide says higher max_num_batched_tokens "achieve better time to first token (TTFT)
+    as you can process more prefill tokens in a batch", and Sarathi-Serve (Agrawal et al., OSDI 2024, §5.4.2)
+    measured that chunked prefills alone increase TTFT. What holds: for one user a chunked long prompt pays only
+    the extra steps it spans (their fixed costs and the re-read prefix), under 10 % of TTFT with the engines'
+    default budgets (2,048-8,192 tokens)."""
+    try:
+        on = _case_sim(case, prompt, output, 1, chunked_prefill=True)
+        off = _case_sim(case, prompt, output, 1, chunked_prefill=False)
+    except InputError:
+        return
+    assert off.ttft_p50_s <= on.ttft_p50_s <= off.ttft_p50_s * 1.10
+
+
+@pytest.mark.parametrize("conc", [8, 16, 32])
+def test_chunked_prefill_trades_ttft_for_tpot_under_load(conc):
+    """Under load the trade Sarathi-Serve describes: with 30K-token prompts on an A100, unchunked prompts stall every
+    running decode for a whole prefill (TPOT several times higher), chunked ones wait for budget (TTFT higher)."""
+    on = _case_sim(2, 30000, 100, conc, chunked_prefill=True)
+    off = _case_sim(2, 30000, 100, conc, chunked_prefill=False)
+    assert on.tpot_p50_s <= off.tpot_p50_s
 
 
 def test_open_loop_is_deterministic_and_queues_past_capacity():
