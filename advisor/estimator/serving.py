@@ -149,10 +149,7 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
     prof = speed_profile(model, weights, kv, tp)
     fp4 = check_format(weights).name in ("fp4", "nvfp4", "mxfp4") and bool(getattr(gpu, "fp4_dense_flops", None))
     hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",
-                                                        "transformers-compiled") else eng)
-    if fp4:
-        hw = hw.model_copy(update={"peak": float(getattr(gpu, "fp4_dense_flops", 0.0) or hw.peak),
-                                   "eta_c": calib.inference.fp8_compute_efficiency.value})
+                                                        "transformers-compiled") else eng)  # FP4 peak where fp4
     sch = scheduler_for(eng, model, gpu, tp=tp, weights=weights, kv=kv, context=max(context, prompt + output),
                         calib=calib, chunked_prefill=chunked_prefill)
     return prof, hw, sch, tp, count // tp, RequestMix(prompt, output), fp4

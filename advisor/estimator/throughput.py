@@ -206,11 +206,11 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         peak, eta_c = float(gpu.fp8_dense_flops or 0), inf.fp8_compute_efficiency.value
         fam = "fp8"
     elif prof.fp4_compute and gpu.fp4_dense_flops:
-        # FP4 tensor cores for the FP4 share s of the matmuls, 16-bit for the rest: 1 / (s/P_fp4 + (1-s)/P_bf16);
-        # no FP4 measurement to calibrate against yet, so the FP8 GEMM efficiency stands in (an assumption line says so)
+        # FP4 tensor cores for the FP4 share s of the matmuls, 16-bit for the rest: 1 / (s/P_fp4 + (1-s)/P_bf16),
+        # at the FP4 GEMM efficiency (calibration.yaml: fitted on one B200 NVFP4 row)
         s = prof.fp4_share
         peak = 1.0 / (s / float(gpu.fp4_dense_flops) + (1.0 - s) / gpu.bf16_dense_flops)
-        eta_c, fam = inf.fp8_compute_efficiency.value, "fp8"
+        eta_c, fam = (inf.fp4_compute_efficiency or inf.fp8_compute_efficiency).value, "fp8"
     else:
         peak, eta_c = gpu.bf16_dense_flops, inf.compute_efficiency.value
         fam = "weight_only" if prof.family == "fp8" else prof.family
@@ -490,8 +490,10 @@ def _throughput_assumptions(gpu: GpuSpec, calib: Calibration, shape: _Shape, pro
     if prof.fp8_compute and not (gpu.fp8_dense_flops and gpu.supports_fp8):
         assumptions.append(f"{gpu.name} has no FP8 tensor cores: FP8 weights are up-cast, matmuls run at BF16/FP16")
     if prof.fp4_compute and gpu.fp4_dense_flops:
+        eff = calib.inference.fp4_compute_efficiency
         assumptions.append(f"{gpu.name} runs FP4 natively: {prof.fp4_share:.0%} of the matmuls at the FP4 peak, the rest "
-                           "at BF16 (FP8 GEMM efficiency assumed: no FP4 calibration yet)")
+                           "at BF16, " + (f"FP4 GEMM efficiency {eff.value:.2f} (fitted on one B200 NVFP4 row)" if eff
+                                          else "FP8 GEMM efficiency assumed (no FP4 calibration)"))
     elif prof.fp4_compute:
         assumptions.append(f"{gpu.name} has no FP4 tensor cores (Blackwell has): {FORMATS[prof.weights].label} weights "
                            "are dequantised to BF16 on the fly (weight-only): less to read, no compute speed-up")
