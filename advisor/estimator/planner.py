@@ -446,7 +446,7 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     notes = plan_assumptions(plan, model, gb_src, calib)
     if used < count:
         notes.insert(0, f"uses {used} of the {count} GPUs: no layout of all {count} is faster or fits (the "
-                        f"parallelism rules leave them awkward splits); the other {count - used} stay idle")
+                        f"parallelism rules leave them awkward splits); {count - used} GPU(s) stay idle")
     return replace(plan, formulas=plan_formulas(plan, model), assumptions=notes)
 
 
