@@ -37,7 +37,7 @@ def _w(model: str, prompt: int, output: int, **kw) -> Workload:
     return Workload(model=model, prompt_tokens=prompt, output_tokens=output, context=prompt + output, **kw)
 
 
-def _sim(conc: int, prompt: int = 1000, output: int = 200, **kw):
+def _sim(conc: int | None, prompt: int = 1000, output: int = 200, **kw):
     return simulate_serving(CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm"), 1, _w("llama-3.1-8b", prompt, output),
                             CAL, concurrency=conc, **kw)
 
@@ -198,11 +198,14 @@ def test_speculative_decoding_is_explicit_and_helps_at_low_load():
     assert spec.tpot_p50_s < base.tpot_p50_s
 
 
-def test_one_simulation_is_fast():
-    _sim(64)
+@pytest.mark.parametrize("kw", [{"conc": 64}, {"conc": 50, "conversational": True}, {"conc": None, "rate": 20.0}])
+def test_one_simulation_is_fast(kw):
+    """Closed loop, conversational lengths and Poisson arrivals (300 requests by default): each well under 50 ms
+    (benchmarks/bench_serving.py: 1-13 ms on one core)."""
+    _sim(**kw)
     t0 = time.perf_counter()
     for _ in range(5):
-        _sim(64)
+        _sim(**kw)
     assert (time.perf_counter() - t0) / 5 < 0.05
 
 
