@@ -43,7 +43,7 @@ def _sim(conc: int | None, prompt: int = 1000, output: int = 200, **kw):
 
 
 def test_published_rows_within_tolerance():
-    """benchmarks/serving_validation.yaml (69 rows: NIM/TensorRT-LLM, the whole TensorRT-LLM perf-overview table
+    """benchmarks/serving_validation.yaml (73 rows: NIM/TensorRT-LLM up to 250 users, the whole TensorRT-LLM perf-overview table
     on H100/H200/B200 at 8B-405B, SGLang, vLLM): TPOT and output tokens/s within ±25 %, TTFT within ±35 %, on every
     row not marked `known_miss` (each mark says why: SGLang v0.3 before its overlap scheduler; 0.5-0.6B models whose
     TTFT and throughput the host CPU sets; NIM 70B at 25 users, TTFT −36 %); the marked rows still miss (a fix
@@ -65,9 +65,9 @@ def test_published_rows_within_tolerance():
             misses.append((row["id"], bad))
         else:
             passed += 1
-    assert len(bench.rows()) >= 69 and len(marked) <= 9
+    assert len(bench.rows()) >= 73 and len(marked) <= 9
     assert not misses, misses
-    assert passed >= 59
+    assert passed >= 63
     assert all(bad for _, bad in marked), marked
     assert statistics.median(errs["tokens_per_s"]) < 0.15
     assert statistics.median(errs["tpot_ms"]) < 0.15
