@@ -453,13 +453,16 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
 def _fewer_gpus(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, ov: Overrides,
                 precision: str, engine: str, found: Any, best_at: Any) -> tuple[Any, int]:
     """The fastest of `count` GPUs or a subset a practitioner would use instead: the divisors of `count` (so that
-    k·N GPUs are never slower than N: N's layout is among k·N's choices), the 16 counts below it (an odd count
-    leaves a GPU idle rather than take a worse split), and `count` rounded down to multiples of 2^k and 3·2^k
-    (whole servers, pipeline- and data-parallel-friendly sizes). Largest first; stops where the ideal time (every GPU at the calibrated HFU, no bubble, no
+    k·N GPUs are never slower than N: N's layout is among k·N's choices) and, up to 64 GPUs or for a count that is
+    not an even number of servers, the 16 counts below it (an odd count leaves a GPU idle rather than take a worse
+    split) and `count` rounded down to multiples of 2^k and 3·2^k servers' worth of GPUs. Largest first; stops where the ideal time (every GPU at the calibrated HFU, no bubble, no
     communication) is already no better than the best found."""
     split = (ov.tp or 1) * (ov.pp or 1) * (ov.cp or 1)
-    grains = [g * 2**k for g in (1, 3) for k in range(int(math.log2(count)) + 1) if g * 2**k <= count]
-    subsets = set(divisors(count)) | {count - count % g for g in grains} | set(range(max(1, count - 16), count))
+    per_node = int(calib.training.gpus_per_node.value)
+    subsets = set(divisors(count))
+    if count <= 64 or count % (2 * per_node):  # not a round number of servers: the round counts just below
+        grains = [g * 2**k for g in (1, 3) for k in range(int(math.log2(count)) + 1) if per_node <= g * 2**k <= count]
+        subsets |= {count - count % g for g in grains} | set(range(max(1, count - 16), count))
     peak, hfu, _ = compute_utilisation(model, gpu, precision, calib, engine)
     floor = train_flops_per_token(model, context, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
 
