@@ -428,7 +428,8 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
 
     found, global_seqs = best_at(count)
     used = count
-    if mfu is None:  # a subset of the GPUs may be faster, or fit where an awkward count does not
+    if mfu is None and explain:  # a subset of the GPUs may be faster, or fit where an awkward count does not (the
+        # recommender's probes, explain=False, ask about the counts it chose themselves)
         found, used = _fewer_gpus(model, gpu, count, context, calib, ov, precision, engine, found, best_at)
     if found is None:
         if not explain:  # the caller only asks whether it fits (the recommender's count search)
