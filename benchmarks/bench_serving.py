@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.serving import simulate_serving
@@ -13,19 +15,28 @@ from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 
 
+def _time(fn: Callable[[], Any]) -> tuple[float, Any]:
+    fn()
+    t0 = time.perf_counter()
+    for _ in range(5):
+        rep = fn()
+    return (time.perf_counter() - t0) / 5 * 1e3, rep
+
+
 def main() -> None:
     cat, cal = load_catalog(), load_calibration()
     for model, gpu, count, prompt, output in (("llama-3.1-8b", "h100-sxm", 1, 1000, 200),
-                                              ("llama-3.3-70b", "h100-sxm", 2, 5000, 500)):
+                                              ("llama-3.3-70b", "h100-sxm", 2, 5000, 500),
+                                              ("llama-3.1-8b", "l4", 1, 2000, 500)):
         w = Workload(model=model, prompt_tokens=prompt, output_tokens=output, context=prompt + output,
                      gpus=count, tp=count)
-        for conc in (1, 16, 64, 256):
-            simulate_serving(cat.model(model), cat.gpu(gpu), count, w, cal, concurrency=conc)
-            t0 = time.perf_counter()
-            for _ in range(5):
-                rep = simulate_serving(cat.model(model), cat.gpu(gpu), count, w, cal, concurrency=conc)
-            ms = (time.perf_counter() - t0) / 5 * 1e3
-            print(f"{model:14s} {count}×{gpu:9s} c={conc:<4d} {ms:6.1f} ms  ({rep.result.events} events, "
+        m, g = cat.model(model), cat.gpu(gpu)
+        loads: list[tuple[str, dict[str, Any]]] = [(f"c={c}", {"concurrency": c}) for c in (1, 16, 64, 256)]
+        loads += [("c=50 conversational", {"concurrency": 50, "conversational": True}),
+                  ("20 req/s Poisson", {"rate": 20.0})]
+        for label, kw in loads:
+            ms, rep = _time(lambda kw=kw: simulate_serving(m, g, count, w, cal, **kw))
+            print(f"{model:14s} {count}×{gpu:9s} {label:20s} {ms:6.1f} ms  ({rep.result.events} events, "
                   f"{rep.result.steps} steps)")
 
 

@@ -37,35 +37,58 @@ def _w(model: str, prompt: int, output: int, **kw) -> Workload:
     return Workload(model=model, prompt_tokens=prompt, output_tokens=output, context=prompt + output, **kw)
 
 
-def _sim(conc: int, prompt: int = 1000, output: int = 200, **kw):
+def _sim(conc: int | None, prompt: int = 1000, output: int = 200, **kw):
     return simulate_serving(CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm"), 1, _w("llama-3.1-8b", prompt, output),
                             CAL, concurrency=conc, **kw)
 
 
 def test_published_rows_within_tolerance():
-    """benchmarks/serving_validation.yaml (29 rows: NIM/TensorRT-LLM, TensorRT-LLM perf overview, SGLang, vLLM):
-    TPOT and output tokens/s within ±25 %, TTFT within ±35 %, on every row not marked `known_miss` (each mark
-    says why: SGLang v0.3 before its overlap scheduler; 0.5-0.6B models whose TTFT and throughput the host CPU
-    sets; NIM 70B at 25 users, TTFT −36 %); the marked rows still miss (a fix shows up here and the mark goes)."""
+    """benchmarks/serving_validation.yaml (73 rows: NIM/TensorRT-LLM up to 250 users, the whole TensorRT-LLM perf-overview table
+    on H100/H200/B200 at 8B-405B, SGLang, vLLM): TPOT and output tokens/s within ±25 %, TTFT within ±35 %, on every
+    row not marked `known_miss` (each mark says why: SGLang v0.3 before its overlap scheduler; 0.5-0.6B models whose
+    TTFT and throughput the host CPU sets; NIM 70B at 25 users, TTFT −36 %); the marked rows still miss (a fix
+    shows up here and the mark goes). The one row a constant was fitted on (`fitted`) is not counted."""
     bench = _bench()
     errs: dict[str, list[float]] = {"ttft_ms": [], "tpot_ms": [], "tokens_per_s": []}
-    misses, marked = [], []
+    misses, marked, passed = [], [], 0
     for row in bench.rows():
         err = bench.errors(row, bench.predict(row))
         bad = [(k, round(e, 2)) for k, e in err.items() if abs(e) > bench.TOL[k]]
         if row.get("known_miss"):
             marked.append((row["id"], bad))
             continue
+        if row.get("fitted"):
+            continue
         for k, e in err.items():
             errs[k].append(abs(e))
         if bad:
             misses.append((row["id"], bad))
-    assert len(bench.rows()) >= 29 and len(marked) <= 9
+        else:
+            passed += 1
+    assert len(bench.rows()) >= 73 and len(marked) <= 9
     assert not misses, misses
+    assert passed >= 63
     assert all(bad for _, bad in marked), marked
     assert statistics.median(errs["tokens_per_s"]) < 0.15
     assert statistics.median(errs["tpot_ms"]) < 0.15
     assert statistics.median(errs["ttft_ms"]) < 0.2
+
+
+def test_fp4_rows_held_out_from_the_fit():
+    """B200 NVFP4: the FP4 GEMM efficiency was fitted on one row (Llama-3.3-70B 2048/128); the nine held-out rows
+    of the same table (70B at six other lengths, 405B TP4 at three) come within ±15 %, and FP4 beats the H200's FP8
+    on every shared length, as measured."""
+    bench = _bench()
+    rows = [r for r in bench.rows() if r["gpu"] == "b200" and not r.get("fitted")]
+    assert len(rows) == 9
+    for row in rows:
+        assert abs(bench.errors(row, bench.predict(row))["tokens_per_s"]) < 0.15, row["id"]
+    h200 = {(r["model"], r["prompt"], r["output"]): r for r in bench.rows() if r["gpu"] == "h200-sxm"
+            and r["model"] == "llama-3.3-70b"}
+    for row in rows:
+        twin = h200.get((row["model"], row["prompt"], row["output"]))
+        if twin:
+            assert bench.predict(row)["tokens_per_s"] > bench.predict(twin)["tokens_per_s"]
 
 
 def test_batch_one_matches_engine_profiles():
@@ -84,21 +107,65 @@ def test_batch_one_matches_engine_profiles():
     assert 16 * batch.per_user_tokens_per_s == pytest.approx(1538, rel=0.1)
 
 
-@settings(max_examples=12, deadline=None)
-@given(st.integers(1, 120), st.integers(1, 60))
-def test_more_concurrency_never_lowers_ttft_or_tpot(c, extra):
-    a, b = _sim(c).result, _sim(c + extra).result
+CASES = [("llama-3.1-8b", "h100-sxm", 1), ("llama-3.1-8b", "l4", 1), ("qwen2.5-7b", "a100-80g-sxm", 1),
+         ("llama-3.1-8b", "l40s", 1), ("llama-3.3-70b", "h100-sxm", 2), ("llama-3.1-8b", "rtx-4090", 1)]
+
+
+def _case_sim(case: int, prompt: int, output: int, conc: int, **kw):
+    m, g, n = CASES[case]
+    w = _w(m, prompt, output, gpus=n, tp=n)
+    return simulate_serving(CAT.model(m), CAT.gpu(g), n, w, CAL, concurrency=conc, **kw).result
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, len(CASES) - 1), st.integers(16, 12000), st.integers(8, 1500), st.integers(1, 96),
+       st.integers(1, 96))
+def test_more_concurrency_never_lowers_ttft_or_tpot(case, prompt, output, c, extra):
+    """Over models, cards (KV caches from 4 GB to 60 GB free) and lengths, below and past the point where the KV
+    cache is full: past it the extra users queue for a slot (their wait is in TTFT) and the running batch, so TPOT,
+    stays the saturated engine's (serving_sim.queued)."""
+    try:
+        a = _case_sim(case, prompt, output, c)
+    except InputError:  # one request does not fit this card's KV cache: nothing to compare
+        return
+    b = _case_sim(case, prompt, output, c + extra)
     assert b.tpot_p50_s >= a.tpot_p50_s * 0.999
     assert b.ttft_p50_s >= a.ttft_p50_s * 0.999
 
 
-@pytest.mark.parametrize("conc", [1, 4, 16])
-def test_chunked_prefill_never_raises_ttft_for_long_prompts(conc):
-    """Chunking a 12K prompt into 8K-token steps costs at most the extra step's fixed costs and the decodes it
-    carries (a few %) while the KV cache has room (checked up to 16 users of 12K-token prompts on one H100)."""
-    on = _sim(conc, prompt=12000, output=300, chunked_prefill=True).result
-    off = _sim(conc, prompt=12000, output=300, chunked_prefill=False).result
-    assert on.ttft_p50_s <= off.ttft_p50_s * 1.05
+def test_past_saturation_users_wait_for_a_slot():
+    """Llama-3.1-8B on an L4 (about 4 GB of KV cache): past the concurrency the cache holds, each added user adds
+    one slot's share of a request's time to TTFT (interactive response-time law R = C/X), TPOT unchanged."""
+    runs = [_case_sim(1, 2000, 500, c) for c in (64, 128)]
+    assert runs[1].tpot_p50_s == runs[0].tpot_p50_s
+    assert runs[1].queue_s > runs[0].queue_s > 0
+    assert runs[1].ttft_p50_s - runs[0].ttft_p50_s == pytest.approx(runs[1].queue_s - runs[0].queue_s)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, len(CASES) - 1), st.integers(9000, 30000), st.integers(16, 400))
+def test_chunked_prefill_costs_a_lone_long_prompt_little(case, prompt, output):
+    """The issue's property "chunked prefill never raises TTFT above no chunking for long prompts" is not what
+    engines do: vLLM's tuning guide says higher max_num_batched_tokens "achieve better time to first token (TTFT)
+    as you can process more prefill tokens in a batch", and Sarathi-Serve (Agrawal et al., OSDI 2024, §5.4.2)
+    measured that chunked prefills alone increase TTFT. What holds: for one user a chunked long prompt pays only
+    the extra steps it spans (their fixed costs and the re-read prefix), under 10 % of TTFT with the engines'
+    default budgets (2,048-8,192 tokens)."""
+    try:
+        on = _case_sim(case, prompt, output, 1, chunked_prefill=True)
+        off = _case_sim(case, prompt, output, 1, chunked_prefill=False)
+    except InputError:
+        return
+    assert off.ttft_p50_s <= on.ttft_p50_s <= off.ttft_p50_s * 1.10
+
+
+@pytest.mark.parametrize("conc", [8, 16, 32])
+def test_chunked_prefill_trades_ttft_for_tpot_under_load(conc):
+    """Under load the trade Sarathi-Serve describes: with 30K-token prompts on an A100, unchunked prompts stall every
+    running decode for a whole prefill (TPOT several times higher), chunked ones wait for budget (TTFT higher)."""
+    on = _case_sim(2, 30000, 100, conc, chunked_prefill=True)
+    off = _case_sim(2, 30000, 100, conc, chunked_prefill=False)
+    assert on.tpot_p50_s <= off.tpot_p50_s
 
 
 def test_open_loop_is_deterministic_and_queues_past_capacity():
@@ -131,11 +198,14 @@ def test_speculative_decoding_is_explicit_and_helps_at_low_load():
     assert spec.tpot_p50_s < base.tpot_p50_s
 
 
-def test_one_simulation_is_fast():
-    _sim(64)
+@pytest.mark.parametrize("kw", [{"conc": 64}, {"conc": 50, "conversational": True}, {"conc": None, "rate": 20.0}])
+def test_one_simulation_is_fast(kw):
+    """Closed loop, conversational lengths and Poisson arrivals (300 requests by default): each well under 50 ms
+    (benchmarks/bench_serving.py: 1-13 ms on one core)."""
+    _sim(**kw)
     t0 = time.perf_counter()
     for _ in range(5):
-        _sim(64)
+        _sim(**kw)
     assert (time.perf_counter() - t0) / 5 < 0.05
 
 

@@ -109,6 +109,7 @@ class InferenceCalibration(_Strict):
     kv_bandwidth_efficiency: Constant  # attention kernels reading the KV cache
     compute_efficiency: Constant  # large-GEMM fraction of the dense peak (bf16 or fp8 tensor cores)
     fp8_compute_efficiency: Constant  # same, for FP8 GEMMs against the FP8 peak
+    fp4_compute_efficiency: Constant | None = None  # same, for NVFP4/MXFP4 GEMMs against the FP4 peak (Blackwell)
     attention_efficiency: Constant  # fused attention kernels against the 16-bit dense peak
     roofline_sharpness: Constant  # p of the smooth roofline (a^p + b^p)^(1/p); large p → hard max
     step_overhead_s: Constant  # fixed cost per forward step (launch, scheduling, sampling)
@@ -188,7 +189,8 @@ class Calibration(_Strict):
 
     def check_invariants(self) -> None:
         inf = self.inference
-        fractions = [inf.kv_bandwidth_efficiency, inf.compute_efficiency, inf.fp8_compute_efficiency, inf.attention_efficiency, inf.allreduce.nvlink_efficiency,
+        fractions = [inf.kv_bandwidth_efficiency, inf.compute_efficiency, inf.fp8_compute_efficiency,
+                     *([inf.fp4_compute_efficiency] if inf.fp4_compute_efficiency else []), inf.attention_efficiency, inf.allreduce.nvlink_efficiency,
                      inf.allreduce.pcie_efficiency, self.training.fp8_mfu, self.training.qlora_mfu_factor,
                      self.training.comm_overlap, self.training.consumer_pcie_efficiency,
                      self.training.network_efficiency,

@@ -104,9 +104,12 @@ def _parts(model: ModelSpec, lay: ParallelLayout, context: int, rec: str,
 
 
 def in_flight_scale(lay: ParallelLayout) -> float:
-    """Stored activations relative to PP micro-batches in flight: min(PP, m)/PP, × (1 + (PP−1)/(PP·v)) interleaved."""
+    """Stored activations relative to PP micro-batches in flight: min(PP, m)/PP, × (1 + (PP−1)/(PP·v)) interleaved;
+    DualPipe holds PP + 1 (DeepSeek-V3 report, Table 2)."""
     if lay.pp == 1:
         return 1.0
+    if lay.schedule == "dualpipe":
+        return min(lay.pp + 1, lay.grad_accum) / lay.pp
     scale = min(lay.pp, lay.grad_accum) / lay.pp
     return scale * (1 + (lay.pp - 1) / (lay.pp * lay.vpp)) if lay.vpp > 1 else scale
 
@@ -128,7 +131,9 @@ def activation_bytes(model: ModelSpec, lay: ParallelLayout, context: int, memo: 
 
 def states_bytes(model: ModelSpec, lay: ParallelLayout,
                  memo: Memo | None = None) -> tuple[float, float, float, float, str]:
-    """(weights, gradients, optimizer, parameters on the GPU, accounting) of the most loaded GPU."""
+    """(weights, gradients, optimizer, parameters on the GPU, accounting) of the most loaded GPU. DualPipe keeps two
+    copies of each rank's parameters (its stages from both ends; DeepSeek-V3 report, Table 2: "2×"), and their
+    gradients."""
 
     def states() -> tuple[float, float, float, float, str]:
         dense, experts = stage_params(model, lay)
@@ -138,9 +143,12 @@ def states_bytes(model: ModelSpec, lay: ParallelLayout,
         if experts:
             we, ge, oe, _ = model_state_bytes(experts, lay.zero, max(1, shards // lay.ep))
             w, g, o = w + we, g + ge, o + oe
+        if lay.schedule == "dualpipe":
+            w, g, how = 2 * w, 2 * g, how + "; DualPipe: two copies of the parameters and their gradients"
         return w, g, o, dense + experts, how
 
-    return memoised(memo, ("states", lay.tp, lay.pp, lay.ep, lay.dp, lay.cp, lay.zero), states)
+    dual = lay.schedule == "dualpipe"
+    return memoised(memo, ("states", lay.tp, lay.pp, lay.ep, lay.dp, lay.cp, lay.zero, dual), states)
 
 
 def runtime_overhead() -> float:

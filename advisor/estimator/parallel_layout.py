@@ -40,7 +40,7 @@ class ParallelLayout:
     grad_accum: int = 1
     vpp: int = 1  # interleaved virtual pipeline stages per GPU
     recompute_layers: int = 0  # with "full": layers per stage recomputed in full, the rest selective (0 = all)
-    schedule: str = "1f1b"  # pipeline schedule: "1f1b" (interleaved when vpp > 1) or "zero-bubble" (ZB-H1)
+    schedule: str = "1f1b"  # pipeline schedule: "1f1b" (interleaved when vpp > 1), "zero-bubble" (ZB-H1), "dualpipe"
 
     @property
     def world(self) -> int:

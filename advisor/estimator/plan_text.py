@@ -114,6 +114,10 @@ def deepspeed_config(p: Plan) -> dict[str, Any]:
 def launch_settings(p: Plan) -> dict[str, str]:
     """Ready-to-use settings: Megatron-LM arguments always; a DeepSpeed JSON for ZeRO-2/3 layouts."""
     out = {"megatron": megatron_args(p)}
+    if p.layout.schedule == "dualpipe":  # Megatron-LM has no DualPipe: its flags give the rest of the layout
+        out["dualpipe"] = (f"deepseek-ai/DualPipe over {p.layout.pp} pipeline ranks (rank i holds stage i and its mirror "
+                           f"PP−1−i, fed from both ends), {p.layout.grad_accum} micro-batches per step; the Megatron "
+                           "flags above set TP/EP/DP and the batch, not the schedule")
     if p.layout.zero >= 2:
         out["deepspeed"] = json.dumps(deepspeed_config(p), separators=(",", ":"))
     return out

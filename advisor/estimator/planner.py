@@ -203,6 +203,7 @@ def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Ov
     """Every (tp, cp, pp, ep, vpp, schedule) the rules, the engine's schedules and the overrides allow."""
     eng = calib.planner.training_engines.get(engine)
     zero_bubble = eng is not None and "zero-bubble" in eng.schedules
+    dualpipe = eng is not None and "dualpipe" in eng.schedules
     interleave = eng is None or "interleaved" in eng.schedules
     per_node = int(calib.training.gpus_per_node.value)
     tp_cap = per_node if ov.tp else max_tp(gpu, per_node, int(calib.planner.pcie_tp_max.value))
@@ -228,6 +229,8 @@ def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Ov
                         yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vpp=v)
                     if zero_bubble and pp > 1 and not ov.vpp:  # ZB-H1: plain stages, split backward
                         yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, schedule="zero-bubble")
+                    if dualpipe and pp > 1 and pp % 2 == 0 and not ov.vpp:  # two stages per rank, both ends
+                        yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, schedule="dualpipe")
 
 
 def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterator[ParallelLayout]:
@@ -240,6 +243,8 @@ def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterato
             accum = max(1, -(-global_seqs // (b * base.dp)))
             if base.vpp > 1 and accum % base.pp:
                 continue  # Megatron's interleaved schedule needs micro-batches in multiples of PP
+            if base.schedule == "dualpipe" and accum < 2 * base.pp:
+                continue  # DualPipe feeds micro-batches from both ends: at least 2 × PP of them
             yield ParallelLayout(tp=base.tp, pp=base.pp, dp=base.dp, cp=base.cp, ep=base.ep, zero=zero,
                                  micro_batch=b, grad_accum=accum, vpp=base.vpp, schedule=base.schedule)
 
@@ -408,17 +413,24 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
         batches, gb_src = [ov.global_batch_tokens], "as given"
     else:
         batches, gb_src = batch_candidates(model, tokens, context, calib)
-    found = None
-    global_seqs = max(1, round(batches[0] / context))
-    for gbt in batches:  # the fastest per token; a larger batch must gain ≥ 2 % to be chosen
-        seqs = max(1, round(gbt / context))
-        got = search(model, gpu, count, context, calib, ov=ov, precision=precision, global_seqs=seqs,
-                     ignore_memory=ignore_memory, engine=engine)
-        if got is None or got[2] is None:
-            continue
-        if found is None or (got[2].step_s / got[2].tokens_per_step
-                             < 0.98 * found[2].step_s / found[2].tokens_per_step):  # type: ignore[union-attr]
-            found, global_seqs = got, seqs
+    def best_at(n_gpus: int) -> tuple[Any, int]:
+        found, seqs_of = None, max(1, round(batches[0] / context))
+        for gbt in batches:  # the fastest per token; a larger batch must gain ≥ 2 % to be chosen
+            seqs = max(1, round(gbt / context))
+            got = search(model, gpu, n_gpus, context, calib, ov=ov, precision=precision, global_seqs=seqs,
+                         ignore_memory=ignore_memory, engine=engine)
+            if got is None or got[2] is None:
+                continue
+            if found is None or (got[2].step_s / got[2].tokens_per_step
+                                 < 0.98 * found[2].step_s / found[2].tokens_per_step):  # type: ignore[union-attr]
+                found, seqs_of = got, seqs
+        return found, seqs_of
+
+    found, global_seqs = best_at(count)
+    used = count
+    if mfu is None and explain:  # a subset of the GPUs may be faster, or fit where an awkward count does not (the
+        # recommender's probes, explain=False, ask about the counts it chose themselves)
+        found, used = _fewer_gpus(model, gpu, count, context, calib, ov, precision, engine, found, best_at)
     if found is None:
         if not explain:  # the caller only asks whether it fits (the recommender's count search)
             raise InputError(f"no layout of {model.name} fits {count} × {gpu.name}", field="count")
@@ -426,13 +438,46 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
     lay, mem, st, n = found
     assert st is not None
     pl = calib.planner
-    plan = Plan(model=model.id, gpu=gpu.id, count=count, tokens=float(tokens), context=context, precision=precision,
+    plan = Plan(model=model.id, gpu=gpu.id, count=used, tokens=float(tokens), context=context, precision=precision,
                 layout=lay, memory=mem, step=st, capacity_bytes=float(gpu.memory_bytes), goodput=pl.goodput.value,
                 goodput_source=", ".join(pl.goodput.source), searched=n,
                 num_layers=model.num_layers, mfu_override=mfu, engine=engine)
     from .plan_text import plan_assumptions, plan_formulas
 
-    return replace(plan, formulas=plan_formulas(plan, model), assumptions=plan_assumptions(plan, model, gb_src, calib))
+    notes = plan_assumptions(plan, model, gb_src, calib)
+    if used < count:
+        notes.insert(0, f"uses {used} of the {count} GPUs: no layout of all {count} is faster or fits (the "
+                        f"parallelism rules leave them awkward splits); {count - used} GPU(s) stay idle")
+    return replace(plan, formulas=plan_formulas(plan, model), assumptions=notes)
+
+
+def _fewer_gpus(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, ov: Overrides,
+                precision: str, engine: str, found: Any, best_at: Any) -> tuple[Any, int]:
+    """The fastest of `count` GPUs or a subset a practitioner would use instead: the divisors of `count` (so that
+    k·N GPUs are never slower than N: N's layout is among k·N's choices) and, up to 64 GPUs or for a count that is
+    not an even number of servers, the 16 counts below it (an odd count leaves a GPU idle rather than take a worse
+    split) and `count` rounded down to multiples of 2^k and 3·2^k servers' worth of GPUs. Largest first; stops where the ideal time (every GPU at the calibrated HFU, no bubble, no
+    communication) is already no better than the best found."""
+    split = (ov.tp or 1) * (ov.pp or 1) * (ov.cp or 1)
+    per_node = int(calib.training.gpus_per_node.value)
+    subsets = set(divisors(count))
+    if count <= 64 or count % (2 * per_node):  # not a round number of servers: the round counts just below
+        grains = [g * 2**k for g in (1, 3) for k in range(int(math.log2(count)) + 1) if per_node <= g * 2**k <= count]
+        subsets |= {count - count % g for g in grains} | set(range(max(1, count - 16), count))
+    peak, hfu, _ = compute_utilisation(model, gpu, precision, calib, engine)
+    floor = train_flops_per_token(model, context, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
+
+    def per_token(f: Any) -> float:  # seconds of wall-clock per token
+        return float(f[2].step_s / f[2].tokens_per_step)
+
+    best, used = found, count
+    for n in sorted((d for d in subsets if 0 < d < count and d % split == 0), reverse=True):
+        if best is not None and floor / n >= per_token(best):
+            break
+        got, _ = best_at(n)
+        if got is not None and (best is None or per_token(got) < per_token(best)):
+            best, used = got, n
+    return best, used
 
 
 def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, ov: Overrides,

@@ -62,6 +62,9 @@ class ServingReport:
             f"step = roofline(tokens of the step) + {s.step_s * 1e3:.2f} ms + {s.layer_s * 1e6:.0f} µs × layers + "
             f"{s.seq_s * 1e6:.0f} µs × sequences; TTFT adds {s.request_s * 1e3:.1f} ms per request",
         ]
+        if r.queue_s > 0:
+            lines.append(f"past the load the engine holds at once, users queue for a slot: TTFT includes "
+                         f"{r.queue_s:.2f} s of waiting (R = C/X, the running batch and TPOT stay the full engine's)")
         if self.speculation:
             sp = self.speculation
             lines.append(f"speculative decoding: {sp.k} drafted tokens, acceptance {sp.acceptance:.0%} → "
@@ -77,6 +80,7 @@ class ServingReport:
                 "tpot_p95_s": r.tpot_p95_s, "itl_s": r.itl_p50_s, "itl_p95_s": r.itl_p95_s,
                 "per_user_tokens_per_s": r.per_user_tokens_per_s, "output_tokens_per_s": self.output_tokens_per_s,
                 "requests_per_s": r.requests_per_s * self.replicas, "preemptions": r.preemptions,
+                "queue_s": r.queue_s,
                 "mean_batch": r.mean_batch, "kv_capacity_tokens": self.scheduler.kv_capacity_tokens,
                 "max_num_seqs": self.scheduler.max_num_seqs,
                 "max_num_batched_tokens": self.scheduler.max_num_batched_tokens,
@@ -149,10 +153,7 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
     prof = speed_profile(model, weights, kv, tp)
     fp4 = check_format(weights).name in ("fp4", "nvfp4", "mxfp4") and bool(getattr(gpu, "fp4_dense_flops", None))
     hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",
-                                                        "transformers-compiled") else eng)
-    if fp4:
-        hw = hw.model_copy(update={"peak": float(getattr(gpu, "fp4_dense_flops", 0.0) or hw.peak),
-                                   "eta_c": calib.inference.fp8_compute_efficiency.value})
+                                                        "transformers-compiled") else eng)  # FP4 peak where fp4
     sch = scheduler_for(eng, model, gpu, tp=tp, weights=weights, kv=kv, context=max(context, prompt + output),
                         calib=calib, chunked_prefill=chunked_prefill)
     return prof, hw, sch, tp, count // tp, RequestMix(prompt, output), fp4

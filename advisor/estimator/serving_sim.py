@@ -25,7 +25,9 @@ clients, each sending its next request when the last one finished (vllm bench se
 
 Metrics (as the benchmark clients report them): TTFT = first token's step end − arrival + request overhead;
 TPOT = (last token − first token)/(output − 1) per request; ITL = every gap between tokens of a request (p50/p95
-over all tokens); output throughput = output tokens / makespan. Speculative decoding (an explicit option): each
+over all tokens); output throughput = output tokens / makespan. Closed-loop latencies are those of the steady
+state (requests C … n−C−1: after the first wave, before the clients stop); past the load at which the engine is
+full (`saturation`) the extra users queue for a slot (`queued`): TTFT grows, TPOT stays the full engine's. Speculative decoding (an explicit option): each
 decode step verifies `k` drafted tokens (a (k+1)-token step) and yields (1 − α^(k+1))/(1 − α) tokens on average
 at acceptance rate α (Leviathan et al. 2023, eq. 1).
 """
@@ -35,7 +37,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from knowledge.errors import InputError
 
@@ -43,6 +45,7 @@ from .throughput import Hardware, SpeedProfile, allreduce_seconds, smooth_max
 
 MAX_REQUESTS = 1200  # a simulation never serves more requests than this (bounded time)
 MAX_EVENTS = 40_000  # nor runs more scheduler events
+OPEN_LOOP_REQUESTS = 300  # Poisson arrivals by default: a minute of traffic, at most 300 requests (p95 from 15 above it)
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,8 @@ class ServingResult:
     steps: int
     events: int
     notes: list[str] = field(default_factory=list)
+    e2e_mean_s: float = 0.0  # mean send → last token of the measured requests
+    queue_s: float = 0.0  # wait for a free slot beyond the saturated engine (closed loop past saturation)
 
     @property
     def per_user_tokens_per_s(self) -> float:
@@ -203,6 +208,26 @@ def _weighted_pct(pairs: list[tuple[float, float]], q: float) -> float:
     return pairs[-1][0]
 
 
+def saturation(sch: Scheduler, lens: list[tuple[int, int]]) -> int:
+    """Requests the engine runs at once when it is full: `max_num_seqs`, or as many whole requests (prompt +
+    output, mean lengths) as the KV cache holds, whichever is fewer."""
+    mean = sum(p + o for p, o in lens) / max(len(lens), 1)
+    return max(1, min(sch.max_num_seqs, int(max(sch.kv_capacity_tokens, 1) // max(mean, 1.0))))
+
+
+def queued(base: ServingResult, concurrency: int, full: int) -> ServingResult:
+    """C closed-loop clients in front of an engine that is full at K < C requests: the engine runs K requests
+    whatever the queue (its steady state is the simulation at K), the other C − K wait for a free slot. With no think
+    time the interactive response-time law gives R(C) = C / X (Denning & Buzen 1978), X = K / R(K) requests/s, so
+    every request waits (C − K) · R(K) / K more before its first token; the running batch, and so TPOT and ITL,
+    stay those at K (NIM's sweep past saturation: ITL 92.91, 92.86, 93.06 ms at 100, 150, 200 users)."""
+    wait = (concurrency - full) * base.e2e_mean_s / full
+    return replace(base, concurrency=concurrency, ttft_p50_s=base.ttft_p50_s + wait, ttft_p95_s=base.ttft_p95_s + wait,
+                   e2e_mean_s=base.e2e_mean_s + wait, queue_s=wait,
+                   notes=[*base.notes, f"the engine is full at {full} requests: {concurrency - full} more users wait "
+                                       f"{wait:.2f} s for a free slot"])
+
+
 def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, *, concurrency: int | None = None,
              rate: float | None = None, requests: int | None = None, seed: int = 0,
              spec: Speculation | None = None, stagger: bool = True) -> ServingResult:
@@ -215,13 +240,18 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     if rate is not None and not rate > 0:
         raise InputError(f"request rate must be positive, got {rate}", field="rate", accepted="> 0 requests/s")
     n = requests or (min(MAX_REQUESTS, max(4 * (concurrency or 1), 16)) if concurrency else
-                     min(MAX_REQUESTS, max(64, int(rate * 60) if rate else 64)))
+                     min(OPEN_LOOP_REQUESTS, max(64, int(rate * 60) if rate else 64)))
     n = min(n, MAX_REQUESTS)
     lens = mix.draw(n)
     cap = max(sch.kv_capacity_tokens, 1)
     if any(p + o > cap for p, o in lens):
         raise InputError(f"one request of {max(p + o for p, o in lens)} tokens does not fit the KV cache of "
                          f"{cap} tokens", field="context", accepted=f"≤ {cap} tokens per request")
+    full = saturation(sch, lens)
+    if concurrency is not None and stagger and concurrency > full:
+        base = simulate(prof, hw, sch, mix, concurrency=full, requests=max(16, n * full // concurrency), seed=seed,
+                        spec=spec)
+        return queued(base, concurrency, full)
     costs = _costs(prof, hw, sch, spec)
     per_step_tokens = spec.tokens_per_step() if spec else 1.0
     max_seqs = sch.max_num_seqs
@@ -386,13 +416,19 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     done = [r for r in finished if r.first_token >= 0]
     if not done:
         raise InputError("the simulation served no request", field="concurrency")
-    if concurrency is not None and len(done) > 2 * concurrency:
-        # steady state: the first wave of `concurrency` requests sent at once is the warm-up (benchmark clients
-        # discard it or, with many requests, it weighs little); measure the rest
-        done = [r for r in done if r.idx >= concurrency]
-    ttft = [r.first_token - r.arrival + sch.request_s + r.residual for r in done]  # client send → first token
-    tpot = [(r.last_token - r.first_token) / (r.orig_output - 1) for r in done
+    if concurrency is not None and n >= 3 * concurrency and stagger:
+        # steady state: requests C … n−C−1. The first wave is the warm-up; request j < n−C finishes before the last
+        # request is sent (its finish sends request j+C), so all C clients were busy or queued through its whole
+        # life; the last C ones run while the clients stop one by one (a shrinking batch: the drain).
+        lat = [r for r in done if concurrency <= r.idx < n - concurrency]
+    elif concurrency is not None and len(done) > 2 * concurrency:
+        lat = [r for r in done if r.idx >= concurrency]
+    else:
+        lat = done
+    ttft = [r.first_token - r.arrival + sch.request_s + r.residual for r in lat]  # client send → first token
+    tpot = [(r.last_token - r.first_token) / (r.orig_output - 1) for r in lat
             if r.orig_output > 1 and r.last_token > 0]
+    e2e = [r.last_token - r.arrival + sch.request_s + r.residual for r in lat if r.last_token > 0]
     tokens = sum(r.orig_output for r in done)
     span = max(r.last_token for r in done) - min(r.arrival for r in done)
 
@@ -405,4 +441,4 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         itl_p50_s=_weighted_pct(itl, 0.5), itl_p95_s=_weighted_pct(itl, 0.95),
         output_tokens_per_s=tokens / span if span > 0 else 0.0, requests_per_s=len(done) / span if span > 0 else 0.0,
         makespan_s=span, preemptions=preempt, mean_batch=dec_weight / dec_steps if dec_steps else 0.0, steps=steps,
-        events=events, notes=notes)
+        events=events, notes=notes, e2e_mean_s=sum(e2e) / len(e2e) if e2e else 0.0)

@@ -4,7 +4,10 @@
   utilisation of the GPU class at scale × 1/(1 + h₀/h) (memory-bound elementwise work grows as s·b·h against the
   GEMMs' s·b·h²), × `moe_compute_factor` for MoE models; FP8 against the FP8 peak.
 * pipeline bubble (1F1B, m micro-batches, v interleaved stages; Narayanan et al. 2021 §2.2): the step is
-  compute × (1 + z·(PP−1)/(v·m)); z = 1 for 1F1B, ≈ 1/3 for the zero-bubble ZB-H1 schedule (Qi et al. 2023).
+  compute × (1 + z·(PP−1)/(v·m)); z = 1 for 1F1B, ≈ 1/3 for the zero-bubble ZB-H1 schedule (Qi et al. 2023);
+  DualPipe (DeepSeek-V3 report §3.2.1, Table 2): bubble (PP/2−1)(F&B+B−3W) against 1F1B's (PP−1)(F+B), with
+  B = 2F, W = F and F&B = F+B (a forward and a backward chunk overlapped): z = 2(PP/2−1)/(3(PP−1)); its
+  all-to-all and PP communication are fully hidden (the report's stated design), so EP and PP terms are 0.
 * TP with sequence parallelism: per layer and micro-batch 4 all-gather/reduce-scatter pairs (2 forward, 2 backward;
   2 more with full recompute) of b·(s/CP)·h 16-bit values, each moving 2(t−1)/t of the buffer over NVLink (PCIe
   without it); `tp_overlap` of it hidden behind the GEMMs.
@@ -104,7 +107,10 @@ def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: C
 
 
 def bubble_factor(lay: ParallelLayout, calib: Calibration) -> float:
-    """The pipeline schedule's bubble relative to 1F1B's (zero-bubble ZB-H1 ≈ 1/3; calibration planner)."""
+    """The pipeline schedule's bubble relative to 1F1B's (zero-bubble ZB-H1 ≈ 1/3; calibration planner; DualPipe
+    by PP, module doc)."""
+    if lay.schedule == "dualpipe":
+        return 2.0 * (lay.pp / 2 - 1) / (3.0 * (lay.pp - 1)) if lay.pp > 2 else 0.0
     const = calib.planner.schedule_bubble_factor.get(lay.schedule)
     return const.value if const is not None else 1.0
 
@@ -140,6 +146,8 @@ def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calib
         cross = 1 - in_node / lay.ep
         t_pass = per_pass * cross / nic + per_pass * (1 - cross) / intra
         ep_s = (1 - pl.ep_overlap.value) * min(stage_layers, model.moe_layers) * m * passes * t_pass
+    if lay.schedule == "dualpipe":  # DualPipe overlaps the all-to-alls and the PP sends with computation
+        pp_s = ep_s = 0.0
     return tp_s, cp_s, pp_s, ep_s
 
 

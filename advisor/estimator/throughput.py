@@ -206,11 +206,11 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         peak, eta_c = float(gpu.fp8_dense_flops or 0), inf.fp8_compute_efficiency.value
         fam = "fp8"
     elif prof.fp4_compute and gpu.fp4_dense_flops:
-        # FP4 tensor cores for the FP4 share s of the matmuls, 16-bit for the rest: 1 / (s/P_fp4 + (1-s)/P_bf16);
-        # no FP4 measurement to calibrate against yet, so the FP8 GEMM efficiency stands in (an assumption line says so)
+        # FP4 tensor cores for the FP4 share s of the matmuls, 16-bit for the rest: 1 / (s/P_fp4 + (1-s)/P_bf16),
+        # at the FP4 GEMM efficiency (calibration.yaml: fitted on one B200 NVFP4 row)
         s = prof.fp4_share
         peak = 1.0 / (s / float(gpu.fp4_dense_flops) + (1.0 - s) / gpu.bf16_dense_flops)
-        eta_c, fam = inf.fp8_compute_efficiency.value, "fp8"
+        eta_c, fam = (inf.fp4_compute_efficiency or inf.fp8_compute_efficiency).value, "fp8"
     else:
         peak, eta_c = gpu.bf16_dense_flops, inf.compute_efficiency.value
         fam = "weight_only" if prof.family == "fp8" else prof.family
@@ -438,66 +438,6 @@ def _steps(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
     return prof, hw, dstep, pstep, hop
 
 
-def _throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: _Shape, prof: SpeedProfile, hw: Hardware,
-                         dstep: Step, pstep: Step, hop: tuple[float, float] | None, ttft: float,
-                         ceiling: float) -> list[str]:
-    """The formula lines of a throughput estimate, each with its numbers."""
-    tp, per_replica, replicas, decode_context = shape.tp, shape.per_replica, shape.replicas, shape.decode_context
-    t_dec = dstep.total_s
-    p = hw.sharpness
-    formulas = [
-        f"decode step = pmax(weights, matmul) + pmax(KV, attention) + all-reduce + overhead = "
-        f"pmax({dstep.weights_s * 1e3:.3f}, {dstep.matmul_s * 1e3:.3f}) + pmax({dstep.kv_s * 1e3:.3f}, "
-        f"{dstep.attention_s * 1e3:.3f}) + {dstep.comm_s * 1e3:.3f} + {dstep.overhead_s * 1e3:.3f} ms = "
-        f"{t_dec * 1e3:.3f} ms ({dstep.bound}-bound); pmax(a, b) = (a^p + b^p)^(1/p), p = {p:g}",
-        f"weights = {prof.weight_read_bytes(per_replica) / GIB:.3f} GiB / ({gpu.bandwidth_bytes_per_s / 1e9:.0f} GB/s"
-        f" × η {hw.eta_w:.2f}); KV = {per_replica} × {prof.kv_bytes(decode_context) / GIB:.4f} GiB / (… × η "
-        f"{hw.eta_kv:.2f}) per GPU",
-        f"matmul = {per_replica} × 2·N_active/tp FLOP / ({hw.peak / 1e12:.0f} TFLOP/s × η {hw.eta_c:.2f}); "
-        f"attention = {per_replica} × 2·c·(d_qk+d_v)·L/tp at c = {decode_context} / ({hw.attn_peak / 1e12:.0f} "
-        f"TFLOP/s × η {hw.eta_attn:.2f})",
-        f"overhead ({shape.engine}, {memory_class(gpu).upper()} GPU) = {hw.step_overhead * 1e3:.3f} ms + "
-        f"{model.num_layers} layers × {hw.layer_overhead * 1e6:.1f} µs",
-        f"decode tokens/s per sequence = 1 / step = {1.0 / t_dec:.1f}; total = {per_replica * replicas} sequences / "
-        f"step = {per_replica * replicas / t_dec:.1f}",
-        f"prefill {shape.prompt} tokens = pmax({pstep.weights_s * 1e3:.3f}, {pstep.matmul_s * 1e3:.3f}) + "
-        f"pmax({pstep.kv_s * 1e3:.3f}, {pstep.attention_s * 1e3:.3f}) + {pstep.comm_s * 1e3:.3f} + "
-        f"{pstep.overhead_s * 1e3:.3f} ms; TTFT = prefill + {hw.request_overhead * 1e3:.1f} ms request overhead = "
-        f"{ttft * 1e3:.1f} ms",
-        f"physical ceiling per sequence = bandwidth / bytes per step = {ceiling:.1f} tokens/s",
-    ]
-    if hop is not None:
-        formulas.append(f"llama.cpp layer split over {tp} GPUs: one step = one GPU's time for all {model.num_layers} "
-                        f"layers + ({tp}−1) hand-overs × [tokens × {model.hidden_size} × 2 B / {hop[0] / 1e9:.1f} GB/s "
-                        f"+ {hop[1] * 1e6:.0f} µs]; no speed-up for one sequence")
-    elif tp > 1:
-        formulas.append(f"all-reduce = 2 × {model.num_layers} × [2({tp}−1)/{tp} × tokens × {model.hidden_size} × 2 B "
-                        f"/ {hw.link_bw / 1e9:.1f} GB/s + {hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
-    return formulas
-
-
-def _throughput_assumptions(gpu: GpuSpec, calib: Calibration, shape: _Shape, prof: SpeedProfile) -> list[str]:
-    """What a throughput estimate assumes: formats, layout, the KV length read, the calibration, batching."""
-    tp, replicas, decode_context = shape.tp, shape.replicas, shape.decode_context
-    assumptions = [
-        f"weights {FORMATS[prof.weights].label}; KV cache {shape.kv}; tensor parallel {tp}"
-        + (f", {replicas} replicas" if replicas > 1 else ""),
-        f"decode reads each sequence's KV at its mean length {decode_context} tokens" if shape.has_lengths
-        else f"decode reads {decode_context} tokens of KV per sequence",
-        f"efficiencies and overheads: calibration {calib.version} (fitted on {calib.fitted_on})",
-        "continuous batching: all sequences decode in the same step",
-    ]
-    if prof.fp8_compute and not (gpu.fp8_dense_flops and gpu.supports_fp8):
-        assumptions.append(f"{gpu.name} has no FP8 tensor cores: FP8 weights are up-cast, matmuls run at BF16/FP16")
-    if prof.fp4_compute and gpu.fp4_dense_flops:
-        assumptions.append(f"{gpu.name} runs FP4 natively: {prof.fp4_share:.0%} of the matmuls at the FP4 peak, the rest "
-                           "at BF16 (FP8 GEMM efficiency assumed: no FP4 calibration yet)")
-    elif prof.fp4_compute:
-        assumptions.append(f"{gpu.name} has no FP4 tensor cores (Blackwell has): {FORMATS[prof.weights].label} weights "
-                           "are dequantised to BF16 on the fly (weight-only): less to read, no compute speed-up")
-    return assumptions
-
-
 def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
                         with_capacity: bool = True) -> ThroughputEstimate:
     """Decode/prefill speed of `model` on `count` × `gpu` for an inference `workload` (advisor.workload.Workload).
@@ -515,7 +455,9 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
     ttft = pstep.total_s + hw.request_overhead
     ceiling = hw.bandwidth / max(dstep.bytes_read, 1.0)
     ceiling_total = per_replica * replicas * min(ceiling, hw.peak / max(dstep.flops, 1.0))
-    formulas = _throughput_formulas(model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling)
+    from .throughput_text import throughput_assumptions, throughput_formulas
+
+    formulas = throughput_formulas(model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling)
     touched = None
     if prof.n_experts:
         touched = prof.experts_touched(per_replica)
@@ -537,8 +479,8 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
         e2e_s=ttft + shape.output * t_dec, bound=dstep.bound, prefill_bound=pstep.bound,
         decode_step=dstep.to_model(), prefill_step=pstep.to_model(), ceiling_tokens_per_s=ceiling,
         ceiling_tokens_per_s_total=ceiling_total, moe_experts_touched=touched, capacity=capacity, fits=fits,
-        memory_shortfall_bytes=shortfall, formulas=formulas, assumptions=_throughput_assumptions(gpu, calib, shape,
-                                                                                                 prof),
+        memory_shortfall_bytes=shortfall, formulas=formulas,
+        assumptions=throughput_assumptions(gpu, calib, shape, prof),
     )
 
 

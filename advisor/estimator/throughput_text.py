@@ -1,0 +1,72 @@
+"""The words of a throughput estimate (advisor.estimator.throughput): each formula line with its numbers, and what
+the estimate assumes. Pure text over the computed steps; nothing here changes a figure."""
+
+from __future__ import annotations
+
+from knowledge.schemas import GpuSpec, ModelSpec
+
+from .calibration import Calibration
+from .formats import FORMATS
+from .throughput import GIB, Hardware, SpeedProfile, Step, _Shape, memory_class
+
+
+def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: _Shape, prof: SpeedProfile, hw: Hardware,
+                        dstep: Step, pstep: Step, hop: tuple[float, float] | None, ttft: float,
+                        ceiling: float) -> list[str]:
+    """The formula lines of a throughput estimate, each with its numbers."""
+    tp, per_replica, replicas, decode_context = shape.tp, shape.per_replica, shape.replicas, shape.decode_context
+    t_dec = dstep.total_s
+    p = hw.sharpness
+    formulas = [
+        f"decode step = pmax(weights, matmul) + pmax(KV, attention) + all-reduce + overhead = "
+        f"pmax({dstep.weights_s * 1e3:.3f}, {dstep.matmul_s * 1e3:.3f}) + pmax({dstep.kv_s * 1e3:.3f}, "
+        f"{dstep.attention_s * 1e3:.3f}) + {dstep.comm_s * 1e3:.3f} + {dstep.overhead_s * 1e3:.3f} ms = "
+        f"{t_dec * 1e3:.3f} ms ({dstep.bound}-bound); pmax(a, b) = (a^p + b^p)^(1/p), p = {p:g}",
+        f"weights = {prof.weight_read_bytes(per_replica) / GIB:.3f} GiB / ({gpu.bandwidth_bytes_per_s / 1e9:.0f} GB/s"
+        f" × η {hw.eta_w:.2f}); KV = {per_replica} × {prof.kv_bytes(decode_context) / GIB:.4f} GiB / (… × η "
+        f"{hw.eta_kv:.2f}) per GPU",
+        f"matmul = {per_replica} × 2·N_active/tp FLOP / ({hw.peak / 1e12:.0f} TFLOP/s × η {hw.eta_c:.2f}); "
+        f"attention = {per_replica} × 2·c·(d_qk+d_v)·L/tp at c = {decode_context} / ({hw.attn_peak / 1e12:.0f} "
+        f"TFLOP/s × η {hw.eta_attn:.2f})",
+        f"overhead ({shape.engine}, {memory_class(gpu).upper()} GPU) = {hw.step_overhead * 1e3:.3f} ms + "
+        f"{model.num_layers} layers × {hw.layer_overhead * 1e6:.1f} µs",
+        f"decode tokens/s per sequence = 1 / step = {1.0 / t_dec:.1f}; total = {per_replica * replicas} sequences / "
+        f"step = {per_replica * replicas / t_dec:.1f}",
+        f"prefill {shape.prompt} tokens = pmax({pstep.weights_s * 1e3:.3f}, {pstep.matmul_s * 1e3:.3f}) + "
+        f"pmax({pstep.kv_s * 1e3:.3f}, {pstep.attention_s * 1e3:.3f}) + {pstep.comm_s * 1e3:.3f} + "
+        f"{pstep.overhead_s * 1e3:.3f} ms; TTFT = prefill + {hw.request_overhead * 1e3:.1f} ms request overhead = "
+        f"{ttft * 1e3:.1f} ms",
+        f"physical ceiling per sequence = bandwidth / bytes per step = {ceiling:.1f} tokens/s",
+    ]
+    if hop is not None:
+        formulas.append(f"llama.cpp layer split over {tp} GPUs: one step = one GPU's time for all {model.num_layers} "
+                        f"layers + ({tp}−1) hand-overs × [tokens × {model.hidden_size} × 2 B / {hop[0] / 1e9:.1f} GB/s "
+                        f"+ {hop[1] * 1e6:.0f} µs]; no speed-up for one sequence")
+    elif tp > 1:
+        formulas.append(f"all-reduce = 2 × {model.num_layers} × [2({tp}−1)/{tp} × tokens × {model.hidden_size} × 2 B "
+                        f"/ {hw.link_bw / 1e9:.1f} GB/s + {hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
+    return formulas
+
+
+def throughput_assumptions(gpu: GpuSpec, calib: Calibration, shape: _Shape, prof: SpeedProfile) -> list[str]:
+    """What a throughput estimate assumes: formats, layout, the KV length read, the calibration, batching."""
+    tp, replicas, decode_context = shape.tp, shape.replicas, shape.decode_context
+    assumptions = [
+        f"weights {FORMATS[prof.weights].label}; KV cache {shape.kv}; tensor parallel {tp}"
+        + (f", {replicas} replicas" if replicas > 1 else ""),
+        f"decode reads each sequence's KV at its mean length {decode_context} tokens" if shape.has_lengths
+        else f"decode reads {decode_context} tokens of KV per sequence",
+        f"efficiencies and overheads: calibration {calib.version} (fitted on {calib.fitted_on})",
+        "continuous batching: all sequences decode in the same step",
+    ]
+    if prof.fp8_compute and not (gpu.fp8_dense_flops and gpu.supports_fp8):
+        assumptions.append(f"{gpu.name} has no FP8 tensor cores: FP8 weights are up-cast, matmuls run at BF16/FP16")
+    if prof.fp4_compute and gpu.fp4_dense_flops:
+        eff = calib.inference.fp4_compute_efficiency
+        assumptions.append(f"{gpu.name} runs FP4 natively: {prof.fp4_share:.0%} of the matmuls at the FP4 peak, the rest "
+                           "at BF16, " + (f"FP4 GEMM efficiency {eff.value:.2f} (fitted on one B200 NVFP4 row)" if eff
+                                          else "FP8 GEMM efficiency assumed (no FP4 calibration)"))
+    elif prof.fp4_compute:
+        assumptions.append(f"{gpu.name} has no FP4 tensor cores (Blackwell has): {FORMATS[prof.weights].label} weights "
+                           "are dequantised to BF16 on the fly (weight-only): less to read, no compute speed-up")
+    return assumptions
