@@ -24,7 +24,7 @@ from advisor.conversation.dialog import (
     workload_summary_dict,
 )
 from advisor.conversation.extract import Slots
-from advisor.conversation.inline_specs import card_lines
+from advisor.conversation.inline_specs import ASSUMED, card_lines, model_lines
 from advisor.conversation.lang import say
 from advisor.conversation.render.assumptions import assumption_text, assumption_zh, assumptions_block, mfu_assumption
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book
@@ -259,6 +259,8 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
         first.append(fs.load_line(ev, fs.load_option(ev), book, lang))
     first += unknown_lines(slots, lang, catalog, names=False)
     first += card_lines(ev, state.slots.capacity, state.slots.bandwidth, book, lang)  # specs typed, taken as given
+    if ev.model.id in ASSUMED:  # a model typed by its shape: the user's own, sized as given
+        first += model_lines(ev.model, ASSUMED[ev.model.id], book, lang)
     if slots.gib_question:
         first.append(fs.gib_note(book, lang, state.slots.capacity.value if state.slots.capacity else None))
     if ev.premise:  # what the user takes for granted and is not so ("two 4090s over NVLink"): said at once

@@ -114,6 +114,15 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
             slots.model, slots.model_text = model_id, t.quote(start, end)
         taken_end = end
         t.consume(start, end)
+    if slots.model is None:  # "a 40-layer model with hidden 5120 and 8 KV heads": the user's own model, as typed
+        from advisor.conversation.inline_specs import read_user_model
+
+        typed = read_user_model(t.s, catalog)
+        if typed is not None:
+            slots.model, slots.model_assumed = typed[0].id, "shape"
+            for start, end in typed[1]:
+                t.consume(start, end)
+            return
     if slots.model is not None and "distill" not in slots.model and _DISTILL.search(t.s):
         _distilled(t, slots, catalog, min(h[0] for h in hits))
     if slots.model is None and not _family_and_size(t, slots, catalog):
