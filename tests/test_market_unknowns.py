@@ -142,3 +142,20 @@ def test_the_kv_cache_stated_matches_the_config_by_hand(lang: str, name: str) ->
     assert m, lead
     hand = KV_BY_HAND[name] / GIB
     assert abs(float(m.group(1)) - hand) <= max(0.05, 0.02 * hand), (float(m.group(1)), hand, lead)
+
+
+@pytest.mark.parametrize(("text", "card"), [
+    ("MI450X 有 432GB 显存，带宽 19.6TB/s，能跑 DeepSeek-V3 吗", "MI450X"),
+    ("Can an MI450X with 432 GB of HBM4 run Kimi K2 in FP8?", "MI450X"),
+])
+def test_an_unknown_card_with_its_specs_is_sized_from_them_and_named(text: str, card: str) -> None:
+    """The user gave the memory of the card the catalog lacks: the answer says it uses those specs (not "nothing
+    below is about it"), and its verdict is about that card: the weights alone (671 B × 1 byte for DeepSeek-V3 in
+    FP8; 1 T × 1 byte for Kimi K2) exceed 432 GB, so no."""
+    _, turn = _ask(text)
+    screen = split_details(turn.answer)[0]
+    first = screen.split("\n\n")[0]
+    assert card in first and ("按您给的规格" in first or "specs you gave" in first), first
+    assert "nothing below" not in first and "下面不是关于它" not in first, first
+    assert turn.extra.get("answer_verdict") == "no", screen[:400]
+    assert f"{card}" in screen.split("\n\n", 2)[2], screen  # the taken-as-given line names the card

@@ -258,7 +258,9 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
         first.append(fs.load_line(ev, fs.load_option(ev), book, lang))
     first += unknown_lines(slots, lang, catalog, names=False)
-    first += card_lines(ev, state.slots.capacity, state.slots.bandwidth, book, lang)  # specs typed, taken as given
+    unknown = state.slots.unknown_gpus
+    first += card_lines(ev, state.slots.capacity, state.slots.bandwidth, book, lang,  # specs typed, taken as given
+                        named=unknown[0] if len(unknown) == 1 else "")
     if ev.model.id in ASSUMED:  # a model typed by its shape: the user's own, sized as given
         first += model_lines(ev.model, ASSUMED[ev.model.id], book, lang)
     if slots.gib_question:

@@ -34,10 +34,20 @@ def read_bandwidth(s: str) -> float | None:
     return None
 
 
-def card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang: str) -> list[str]:
-    """The sentence saying the typed card's specs were taken as given, with the decode ceiling they imply."""
+def card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang: str, named: str = "") -> list[str]:
+    """The sentence saying the typed card's specs were taken as given, with the decode ceiling they imply; `named`:
+    the card's own name when the user gave one the catalog lacks ("an MI450X with 432 GB")."""
     if capacity is None:
         return []
+    zh = lang == "zh"
+    lines = _card_lines(ev, capacity, bandwidth, book, lang)
+    if named:
+        lines = [line.replace("的卡（不是目录里的卡", f"的卡（{named}，不是目录里的卡", 1) if zh else
+                 line.replace("a card with", f"the {named} as a card with", 1) for line in lines]
+    return lines
+
+
+def _card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang: str) -> list[str]:
     zh = lang == "zh"
     cap = book.num("capacity you named", capacity.value, capacity.unit, SRC_USER, 0 if capacity.value >= 10 else 1)
     if bandwidth is None:
@@ -47,7 +57,8 @@ def card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang
     need = getattr(ev, "need", None)
     model = getattr(ev, "model", None)
     if need is None or model is None:
-        return [f"按您给的规格计算：{cap} 显存、带宽 {bw} 的卡。" if zh else f"Taken as given: a card with {cap} at {bw}."]
+        return [f"按您给的规格计算：{cap} 显存、带宽 {bw} 的卡（不是目录里的卡）。" if zh else
+                f"Taken as given: a card with {cap} at {bw} (not a catalog card)."]
     from knowledge.params import param_counts
 
     counts = param_counts(model)
