@@ -197,6 +197,29 @@ def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
         return None
 
 
+def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
+    """Why `count` of `gpu` got no memory estimate at all (memory_of gave None for every layout): the first reason
+    met, in the estimator's own words."""
+    layouts = layouts_for(search, count, nodes)
+    if not layouts:
+        return f"tensor parallelism must divide the {search.model.num_attention_heads} attention heads"
+    w = sized_workload(search.workload, layouts[0])
+    if w.is_training and gpu.inference_only:
+        return "it is an inference-only part"
+    if not stack_runs(gpu, w):
+        return f"its {gpu.stack} software does not run {engine_for(gpu, w) or 'vllm'}"
+    engine = engine_for(gpu, w)
+    w = w.model_copy(update={"engine": engine}) if engine != w.engine else w
+    if engine == "llama.cpp" and w.weights in GGUF_OF:
+        w = w.model_copy(update={"weights": GGUF_OF[w.weights]})
+    try:
+        Workload.model_validate(w.model_dump())
+        estimate_memory(search.model, w, gpu)
+    except (AdvisorError, ValueError) as exc:
+        return str(exc)
+    return "no layout could be sized"
+
+
 def headroom(est: MemoryEstimate, gpu: GpuSpec) -> float:
     """Free share of the card: (capacity − per-GPU total) / capacity, or −1 when the engine's own limit (vLLM's
     gpu_memory_utilization) is exceeded. An engine reservation of 0.9 is itself the 10 % headroom."""

@@ -92,6 +92,7 @@ QUESTIONS: list[tuple[str, str, str, int | None, str, str]] = [
     ("Qwen3-14B 放一张 RTX 5090 上够不够", "qwen3-14b", "rtx-5090", 1, "bf16", "feasibility"),
     ("一张 RTX PRO 5000 Blackwell 能跑 Qwen3-8B 吗", "qwen3-8b", "rtx-pro-5000-blackwell", 1, "bf16", "feasibility"),
     ("Kimi K2 在 GB200 上要几张", "kimi-k2", "gb200", None, "fp8", "how_many"),
+    ("MacBook Pro M4 Max 128GB 能跑 gpt-oss-120b 吗", "gpt-oss-120b", "mac-m4-max-128g", 1, "mxfp4", "feasibility"),
 ]
 
 

@@ -181,7 +181,10 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        r"(?<![a-z])(?:vera\s*)?rubin(?:\s*(?:cpx|ultra))?(?![a-z0-9])|"
                        r"(?<![a-z0-9])(?:rtx\s*(?:pro\s*)?\d{4}\s*(?:ti\s*super|ti|super|d|blackwell)?|\d{4}\s*(?:ti\s*super|ti|super)|[ahlbv]\d{2,3}[a-z]?|"
                        r"mi\d{3}[a-z]?|gtx\s*\d{3,4}|gb\d{2,3}|gaudi\s*\d|dgx\s*spark|"
-                       r"(?:mac\s*studio\s*)?m\d\s*(?:ultra|max)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3})(?![a-z0-9])")
+                       r"(?:mac\s*(?:studio|mini)\s*)?m\d\s*(?:ultra|max|pro)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3}|"
+                       # other accelerators people ask about (Jetson, Radeon/Arc workstation cards, TPUs, Trainium)
+                       r"jetson\s*(?:agx\s*)?(?:thor|orin)|radeon\s*(?:ai\s*)?pro\s*[rw]\d{4}|rx\s*\d{4}\s*(?:xtx|xt)?|"
+                       r"arc\s*(?:pro\s*)?[ab]\d{2,3}|tpu\s*v?\d+[a-z]*|trainium\s*\d?|inferentia\s*\d?)(?![a-z0-9])")
 _OWN = re.compile(r"(?:只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
 _SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供",
