@@ -110,7 +110,8 @@ def _index_models(index: NameIndex, models: tuple[ModelSpec, ...]) -> None:
                 # a name ending in a word ("Mistral Large") followed by a version number is another generation
                 # ("Mistral Large 3"), never this one; a count after it ("GLM-4.5-Air 2 张") is not a version
                 version = rf"(?!{SEP}\d+(?:\.\d+)?(?![\d.]|\s*[a-z×*张块台片卡]))" if toks[-1].isalpha() else ""
-                pattern = re.compile(rf"(?<![a-z0-9.]){_token_pattern(toks)}{version}{_MODEL_SUFFIX}(?![a-z0-9])")
+                # "Kimi K2.5" is not Kimi K2: a point release after the name is another model
+                pattern = re.compile(rf"(?<![a-z0-9.]){_token_pattern(toks)}{version}{_MODEL_SUFFIX}(?![a-z0-9]|\.\d)")
                 index.models.append((pattern, spec.id, len(form)))
         total, active = _param_counts(spec)
         index.model_params[spec.id] = (total, active, str(spec.family).lower())
