@@ -163,3 +163,16 @@ def test_an_unknown_card_with_its_specs_is_sized_from_them_and_named(text: str, 
     assert "nothing below" not in first and "下面不是关于它" not in first, first
     assert turn.extra.get("answer_verdict") == "no", screen[:400]
     assert f"{card}" in screen.split("\n\n", 2)[2], screen  # the taken-as-given line names the card
+
+
+@pytest.mark.parametrize(("text", "gpu"), [("How much do 2 H200 NVL cost?", "h200-nvl"),
+                                           ("两张 RTX PRO 5000 Blackwell 多少钱", "rtx-pro-5000-blackwell")])
+def test_a_price_question_about_an_unpriced_card_says_so_first(text: str, gpu: str) -> None:
+    """The catalog has no dated price for the card (its `unpriced` says why): the answer says it cannot price it
+    first, not a market status in place of a price, and shows no money figure."""
+    card = default_catalog().find_gpu(gpu)
+    assert card is not None and not card.prices and card.unpriced
+    _, turn = _ask(text)
+    first = _first_sentence(turn.answer)
+    assert ("无法报价" in first) if _zh(text) else ("cannot be priced" in first), first
+    assert not re.search(r"[$¥]\s?\d", split_details(turn.answer)[0]), turn.answer[:300]

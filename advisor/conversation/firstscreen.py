@@ -421,8 +421,14 @@ def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     zh = lang == "zh"
     name = opt_name(top, book)
     if not top.price and "existing" not in top.labels:  # a price the catalog does not have: said, not replaced
-        return Lead((f"目录中没有 {top.gpu_name} 的带日期价格，所以 {name} 无法报价。" if zh else
-                     f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced."), None, "")
+        from advisor.conversation.dialog import default_catalog
+
+        card = default_catalog().find_gpu(top.gpu)
+        why = book.text(card.unpriced, f"why {top.gpu} is unpriced", f"knowledge catalog: {top.gpu}") \
+            if card is not None and card.unpriced else ""
+        return Lead((f"目录中没有 {top.gpu_name} 的带日期价格，所以 {name} 无法报价" + ("（未找到厂商公布价或带日期的零售报价）。" if why else "。")
+                     if zh else f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced"
+                     + (f" ({why})." if why else ".")), None, "")
     text = opt_purchase(top, book, lang)
     t = top.tco or {}
     if "existing" in top.labels:
