@@ -55,6 +55,9 @@ UNKNOWN_CARDS = [
     ("Jetson AGX Thor 能跑 Qwen3-30B-A3B 吗", "Jetson AGX Thor", "qwen3-30b-a3b", 30.5e9, 2.0),
     ("Is an RX 7900 XTX enough for Qwen3-14B?", "RX 7900 XTX", "qwen3-14b", 14.8e9, 2.0),
     ("TPU v5e 跑 Llama 3.1 8B 需要几张", "TPU v5e", "llama-3.1-8b", 8.03e9, 2.0),
+    ("摩尔线程 MTT S4000 能跑 Qwen3-14B 吗", "MTT S4000", "qwen3-14b", 14.8e9, 2.0),
+    ("寒武纪 MLU370 跑 Qwen3-8B 要几张", "MLU370", "qwen3-8b", 8.2e9, 2.0),
+    ("昆仑芯 P800 跑 DeepSeek-V3 需要几张", "P800", "deepseek-v3", 671e9, 1.0),
 ]
 
 # (question, the unknown model as typed): no catalog model stands in for it
