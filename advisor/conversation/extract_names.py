@@ -88,9 +88,10 @@ _FAMILY_SIZE = re.compile(
     rf"[\s\-_]*(?:(?P<ver>\d+\.\d+)[\s\-_]*|(?P<ver2>\d+)[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
 _MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
                          r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|"
-                         r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss)[\w.\-]*"
-                         r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|air|flash|pro|max|mini|next|"
-                         r"coder|instruct|thinking|turbo|nano|small|medium|large|oss))*")
+                         r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss|"
+                         r"devstral|magistral|phi|longcat|ling-|ring-)[\w.\-]*"
+                         r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|behemoth|air|flash|pro|max|mini|"
+                         r"next|coder|instruct|thinking|turbo|nano|small|medium|large|oss|vl|omni))*")
 
 
 def _hits(s: str, patterns: Sequence[tuple[re.Pattern[str], Item]]) -> list[tuple[int, int, str, Item]]:
