@@ -93,6 +93,9 @@ QUESTIONS: list[tuple[str, str, str, int | None, str, str]] = [
     ("一张 RTX PRO 5000 Blackwell 能跑 Qwen3-8B 吗", "qwen3-8b", "rtx-pro-5000-blackwell", 1, "bf16", "feasibility"),
     ("Kimi K2 在 GB200 上要几张", "kimi-k2", "gb200", None, "fp8", "how_many"),
     ("MacBook Pro M4 Max 128GB 能跑 gpt-oss-120b 吗", "gpt-oss-120b", "mac-m4-max-128g", 1, "mxfp4", "feasibility"),
+    ("How many Gaudi 3 cards do I need for Qwen3-235B-A22B in FP8?", "qwen3-235b-a22b", "gaudi3", None, "fp8",
+     "how_many"),
+    ("How many Ascend 910C for DeepSeek-V3?", "deepseek-v3", "ascend-910c", None, "fp8", "how_many"),
 ]
 
 
