@@ -182,3 +182,18 @@ def test_a_price_question_about_an_unpriced_card_says_so_first(text: str, gpu: s
     first = _first_sentence(turn.answer)
     assert ("无法报价" in first) if _zh(text) else ("cannot be priced" in first), first
     assert not re.search(r"[$¥]\s?\d", split_details(turn.answer)[0]), turn.answer[:300]
+
+
+def test_an_unknown_card_gets_no_verdict_when_only_memory_is_estimated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recommender failing leaves the memory-only answer: it too says there is no verdict on the unknown card
+    instead of recommending another card in its headline."""
+    import advisor.recommend
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise RuntimeError("recommender down")
+
+    monkeypatch.setattr(advisor.recommend, "recommend", broken)
+    _, turn = _ask("Would an MI450X run Llama 3.3 70B at FP8?")
+    head = split_details(turn.answer)[0].split("\n\n")
+    assert "MI450X" in head[0] and "No verdict on the MI450X" in head[1], head[:2]
+    assert not head[1].startswith(("**Recommendation", "**Yes", "**No")), head[1]

@@ -153,7 +153,10 @@ def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *
     zh = lang == "zh"
     lines: list[str] = [notes_block(notes, book, lang)]
     lines += unknown_lines(slots, lang, catalog, stand_in=False)  # an unknown name first: nothing below is about it
-    lines += [headline(ev, book, lang)]
+    unknown_card = state.slots.unknown_gpus and ev.need is not None and \
+        not any(c.role in ("existing", "candidate") for c in ev.configs)
+    lines += [fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), None, book, lang).text if unknown_card
+              else headline(ev, book, lang)]  # no verdict about other cards when the card asked is unknown
     lines += unknown_lines(slots, lang, catalog, names=False)
     changed = changes_block(changes, state, ev, book, lang, catalog)
     if changed:
