@@ -197,3 +197,21 @@ def test_an_unknown_card_gets_no_verdict_when_only_memory_is_estimated(monkeypat
     head = split_details(turn.answer)[0].split("\n\n")
     assert "MI450X" in head[0] and "No verdict on the MI450X" in head[1], head[:2]
     assert not head[1].startswith(("**Recommendation", "**Yes", "**No")), head[1]
+
+
+@pytest.mark.parametrize("text", [
+    "Would an MI450X run Llama 3.3 70B at FP8?", "RTX 6090 能跑 Qwen3-32B 吗",
+    "Can an MI450X with 432 GB of HBM4 run Kimi K2 in FP8?", "How much do 2 H200 NVL cost?",
+    "Can a 40-layer model with hidden 5120 and 8 KV heads run on one RTX 4090?",
+    "一个 64 层、hidden 5120、64 个注意力头、8 个 KV 头、intermediate 25600 的模型需要几张 H100",
+])
+def test_every_number_on_these_first_screens_is_recorded(text: str) -> None:
+    """The grounding gate: each number of the first screen is a Number the turn recorded (or one the user typed)."""
+    from advisor.conversation import grounding
+
+    _, turn = _ask(text)
+    pool = grounding.Pool.of([{"numbers": [n.model_dump() for n in turn.numbers]}], texts=[text])
+    for n in turn.numbers:
+        pool.add_text(f"{n.value!r} {n.unit}")
+    report = grounding.check(split_details(turn.answer)[0], pool)
+    assert report.ok, [m.text for m in report.ungrounded]

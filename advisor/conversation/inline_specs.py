@@ -178,10 +178,14 @@ def model_lines(spec: Any, assumed: list[str], book: Book, lang: str) -> list[st
     params = book.num(f"parameters of {spec.name}", param_counts(spec).total / 1e9, "B params",
                       "knowledge.params.param_counts of the shape you typed", 2 if param_counts(spec).total < 1e10 else 1,
                       suffix="B")
-    words = {"num_attention_heads": ("注意力头数 = hidden ÷ 128", "attention heads = hidden ÷ 128"),
+    src = "advisor.conversation.inline_specs: default for a shape typed without it"
+    hd = book.num("head size assumed", HEAD_DIM, "", src, 0, suffix="").strip()
+    ratio = book.num("MLP width over hidden size assumed", MLP_RATIO, "×", src, 1, suffix="").strip()
+    vocab = book.num("vocabulary assumed", VOCAB, "tokens", src, 0, suffix="")
+    words = {"num_attention_heads": (f"注意力头数 = hidden ÷ {hd}", f"attention heads = hidden ÷ {hd}"),
              "num_key_value_heads": ("KV 头数 = 注意力头数（无 GQA）", "KV heads = attention heads (no GQA)"),
-             "intermediate_size": ("MLP 宽度 = 3.5 × hidden", "MLP width = 3.5 × hidden"),
-             "vocab_size": ("词表 151,936", "vocabulary 151,936")}
+             "intermediate_size": (f"MLP 宽度 = {ratio} × hidden", f"MLP width = {ratio} × hidden"),
+             "vocab_size": (f"词表 {vocab}", f"vocabulary {vocab}")}
     guess = ("、" if zh else ", ").join(words[k][0 if zh else 1] for k in assumed)
     if zh:
         return [f"按您给的结构计算：这是您自己的模型（不是目录里的模型），标准解码器结构（Llama 布局），约 {params} 参数"
