@@ -18,8 +18,8 @@ import re
 
 import pytest
 
-from advisor.conversation.dialog import default_catalog
-from advisor.conversation.firstscreen import split_details
+from advisor.conversation.dialog.machine import default_catalog
+from advisor.conversation.render.firstscreen import split_details
 from advisor.conversation.session import Conversation
 
 GIB = 2**30
@@ -187,12 +187,12 @@ def test_a_price_question_about_an_unpriced_card_says_so_first(text: str, gpu: s
 def test_an_unknown_card_gets_no_verdict_when_only_memory_is_estimated(monkeypatch: pytest.MonkeyPatch) -> None:
     """The recommender failing leaves the memory-only answer: it too says there is no verdict on the unknown card
     instead of recommending another card in its headline."""
-    import advisor.recommend
+    import advisor.recommend.recommender
 
     def broken(*_a: object, **_k: object) -> None:
         raise RuntimeError("recommender down")
 
-    monkeypatch.setattr(advisor.recommend, "recommend", broken)
+    monkeypatch.setattr(advisor.recommend.recommender, "recommend", broken)
     _, turn = _ask("Would an MI450X run Llama 3.3 70B at FP8?")
     head = split_details(turn.answer)[0].split("\n\n")
     assert "MI450X" in head[0] and "No verdict on the MI450X" in head[1], head[:2]
@@ -207,7 +207,7 @@ def test_an_unknown_card_gets_no_verdict_when_only_memory_is_estimated(monkeypat
 ])
 def test_every_number_on_these_first_screens_is_recorded(text: str) -> None:
     """The grounding gate: each number of the first screen is a Number the turn recorded (or one the user typed)."""
-    from advisor.conversation import grounding
+    from advisor.conversation.grounding import gate as grounding
 
     _, turn = _ask(text)
     pool = grounding.Pool.of([{"numbers": [n.model_dump() for n in turn.numbers]}], texts=[text])
