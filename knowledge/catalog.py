@@ -134,6 +134,12 @@ class Catalog:
         found = _resolve(name, self._model_index, _model_variants)
         return None if found is None else self._models.get(found)
 
+    def add_user_model(self, spec: ModelSpec) -> None:
+        """Make a model the user described (a config.json, a shape typed in chat) findable by its id for this process;
+        it is not listed among the catalog's models and cites the user, not a maker."""
+        self._models.built[spec.id] = spec
+        self._model_index.setdefault(normalize(spec.id), spec.id)
+
     def source(self, id: str) -> Source:
         try:
             return self.sources[id]

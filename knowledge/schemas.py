@@ -192,6 +192,7 @@ class GpuSpec(Strict):
     inference_only: bool = False
     china: ChinaMarket
     prices: tuple[Price, ...] = ()
+    unpriced: str = ""  # why `prices` is empty: what was searched for and not found (said instead of a price)
     cloud: tuple[CloudPrice, ...] = ()
     estimated: tuple[str, ...] = ()  # fields derived or estimated rather than printed by the vendor
     basis: str = ""  # how the compute figures were obtained

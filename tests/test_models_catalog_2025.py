@@ -188,6 +188,18 @@ def test_gpt_neox_family_fixture():
     assert param_counts(spec).total == pytest.approx(2.8e9, rel=0.01)  # "RedPajama-INCITE-3B, 2.8B parameters"
 
 
+def test_falcon_40b_from_its_real_config():
+    """tiiuae/falcon-40b-instruct's config.json (new decoder architecture: 128 query heads in 8 KV groups of 64-wide
+    heads, two LayerNorms per layer, no biases, a 4h GELU MLP, the head tied to the embeddings)."""
+    spec = spec_from_hf_config(json.loads((FAMILY_FIXTURES / "tt-metal--falcon_40b_instruct.json").read_text()))
+    h, d, vocab = 8192, 64, 65024
+    layer = h * (128 + 2 * 8) * d + h * h + 2 * h * 4 * h + 2 * 2 * h  # fused qkv, dense, MLP, ln_attn + ln_mlp
+    assert spec.num_kv_heads == 8 and spec.num_layers == 60
+    assert param_counts(spec).total == 60 * layer + vocab * h + 2 * h  # 41,303,293,952
+    # the Hub lists "41.8B params" for falcon-40b: its checkpoint stores lm_head.weight beside the tied embeddings
+    assert (param_counts(spec).total + vocab * h) / 1e9 == pytest.approx(41.8, abs=0.05)
+
+
 def test_falcon_reader_from_a_minimal_config():
     falcon7b = spec_from_hf_config({"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
                                     "num_attention_heads": 71, "vocab_size": 65024, "multi_query": True,

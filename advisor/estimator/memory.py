@@ -207,9 +207,10 @@ def _inference_engine(model: ModelSpec, w: Workload, table: EngineTable) -> tupl
     if engine.kind == "training":
         raise InputError(f"{engine.name} is a training engine", field="engine",
                          accepted="transformers, vllm, llama.cpp, sglang, trtllm for inference")
-    if engine_id == "llama.cpp" and FORMATS[fmt].family not in ("gguf", "float"):
+    # ggml has an MXFP4 tensor type since August 2025 (gpt-oss's GGUF files keep its MXFP4 experts as released)
+    if engine_id == "llama.cpp" and FORMATS[fmt].family not in ("gguf", "float") and fmt not in ("mxfp4", "mxfp4_moe"):
         raise InputError(f"llama.cpp loads GGUF files, not {fmt}", field="weights",
-                         accepted="q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16, bf16, fp32")
+                         accepted="q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, mxfp4, fp16, bf16, fp32")
     return fmt, engine_id, engine
 
 

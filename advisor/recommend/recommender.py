@@ -88,6 +88,7 @@ from advisor.recommend.search import (
     counts,
     resolve_inputs,
     sold_in,
+    why_unsized,
 )
 from advisor.recommend.speed import NEAR_CAPACITY
 from advisor.workload import Constraints, Workload, default_context
@@ -419,8 +420,8 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
         nodes = count if gpu.is_machine else max(1, math.ceil(count / constraints.max_gpus_per_node))
         opt = existing_option(search, gpu, count, nodes, labels=_owned(constraints, catalog, gpu, count))
         if opt is None:
-            raise InputError(f"{count}× {gpu.name} has no valid layout for {model.name} (tensor parallelism must "
-                             f"divide the {model.num_attention_heads} attention heads)", field="count")
+            raise InputError(f"{count}× {gpu.name} cannot be sized for {model.name}: "
+                             f"{why_unsized(search, gpu, count, nodes)}", field="count")
         apply_rules(search, opt, gpu)
         if blocked(opt):
             opt.misses.append("blocked")

@@ -153,6 +153,11 @@ def machine_pairs(gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> list[tuple[
     return [(n, k) for n, k in pairs if n == 1] if gpu.is_machine else list(pairs)
 
 
+# a generic precision asked of llama.cpp (the engine of stacks without vLLM, Apple Metal) is read as the GGUF file
+# people download for it: Q4_K_M is llama.cpp's recommended 4-bit mix, Q8_0 its 8-bit (llama.cpp quantize README)
+GGUF_OF = {"int4": "q4_k_m", "int8": "q8_0", "fp8": "q8_0"}
+
+
 def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
     """The engine `gpu` is sized with: the workload's; for serving on a stack without vLLM (Apple Metal) llama.cpp;
     else None (the estimator's default: vLLM for serving, transformers for training)."""
@@ -183,11 +188,36 @@ def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
     engine = engine_for(gpu, w)
     if engine != w.engine:
         w = w.model_copy(update={"engine": engine})
+    if engine == "llama.cpp" and w.weights in GGUF_OF:  # "4-bit" on a Mac: llama.cpp's own 4-bit file, named so
+        w = w.model_copy(update={"weights": GGUF_OF[w.weights]})
     try:
         Workload.model_validate(w.model_dump())
         return Memory(estimate_memory(search.model, w, gpu), w)
     except (AdvisorError, ValueError):
         return None
+
+
+def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
+    """Why `count` of `gpu` got no memory estimate at all (memory_of gave None for every layout): the first reason
+    met, in the estimator's own words."""
+    layouts = layouts_for(search, count, nodes)
+    if not layouts:
+        return f"tensor parallelism must divide the {search.model.num_attention_heads} attention heads"
+    w = sized_workload(search.workload, layouts[0])
+    if w.is_training and gpu.inference_only:
+        return "it is an inference-only part"
+    if not stack_runs(gpu, w):
+        return f"its {gpu.stack} software does not run {engine_for(gpu, w) or 'vllm'}"
+    engine = engine_for(gpu, w)
+    w = w.model_copy(update={"engine": engine}) if engine != w.engine else w
+    if engine == "llama.cpp" and w.weights in GGUF_OF:
+        w = w.model_copy(update={"weights": GGUF_OF[w.weights]})
+    try:
+        Workload.model_validate(w.model_dump())
+        estimate_memory(search.model, w, gpu)
+    except (AdvisorError, ValueError) as exc:
+        return str(exc)
+    return "no layout could be sized"
 
 
 def headroom(est: MemoryEstimate, gpu: GpuSpec) -> float:

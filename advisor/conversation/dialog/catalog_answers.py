@@ -95,6 +95,13 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
         elif price_line:
             lead += (" " if not zh else "") + price_line[0]
             rest.append(price_line[1])
+        elif price_first:  # the price was the question and the catalog has none: said first, with why
+            why = book.text(gpu.unpriced, f"why {gpu.id} is unpriced", f"{SRC_CATALOG}: {gpu.id}") if gpu.unpriced else ""
+            none = (f"目录里没有 {gpu.name} 的带日期价格，无法报价" + ("（未找到厂商公布价或带日期的零售报价）。" if why else "。") if zh else
+                    f"The catalog has no dated price for the {gpu.name}, so it cannot be priced" + (f" ({why})." if why
+                                                                                                   else "."))
+            status_line = lead if zh or region == "cn" else f"In mainland China it is “{status}” (as of {when})."
+            lead = none + (" " if not zh else "") + status_line.replace("**", "")
     return lead, "\n\n".join(rest)
 
 

@@ -34,10 +34,20 @@ def read_bandwidth(s: str) -> float | None:
     return None
 
 
-def card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang: str) -> list[str]:
-    """The sentence saying the typed card's specs were taken as given, with the decode ceiling they imply."""
+def card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang: str, named: str = "") -> list[str]:
+    """The sentence saying the typed card's specs were taken as given, with the decode ceiling they imply; `named`:
+    the card's own name when the user gave one the catalog lacks ("an MI450X with 432 GB")."""
     if capacity is None:
         return []
+    zh = lang == "zh"
+    lines = _card_lines(ev, capacity, bandwidth, book, lang)
+    if named:
+        lines = [line.replace("的卡（不是目录里的卡", f"的卡（{named}，不是目录里的卡", 1) if zh else
+                 line.replace("a card with", f"the {named} as a card with", 1) for line in lines]
+    return lines
+
+
+def _card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang: str) -> list[str]:
     zh = lang == "zh"
     cap = book.num("capacity you named", capacity.value, capacity.unit, SRC_USER, 0 if capacity.value >= 10 else 1)
     if bandwidth is None:
@@ -47,7 +57,8 @@ def card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang
     need = getattr(ev, "need", None)
     model = getattr(ev, "model", None)
     if need is None or model is None:
-        return [f"按您给的规格计算：{cap} 显存、带宽 {bw} 的卡。" if zh else f"Taken as given: a card with {cap} at {bw}."]
+        return [f"按您给的规格计算：{cap} 显存、带宽 {bw} 的卡（不是目录里的卡）。" if zh else
+                f"Taken as given: a card with {cap} at {bw} (not a catalog card)."]
     from knowledge.params import param_counts
 
     counts = param_counts(model)
@@ -62,3 +73,122 @@ def card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang
     return [f"Taken as given: a card with {cap} at {bw} (not a catalog card). One sequence decodes at most about "
             f"{ceiling} (bandwidth ÷ the {read} of weights and KV cache read per token; engines reach a fraction of "
             "this)."]
+
+
+# --- a model typed by its shape ("a 40-layer model with hidden 5120 and 8 KV heads") ---------------------------------
+_N = r"(\d{1,6}(?:,\d{3})*)"
+_SHAPE = {  # field: patterns, the number in group 1 (English "40-layer", "hidden 5120"; Chinese "40 层", "隐藏维度 5120")
+    "num_hidden_layers": (rf"(?<![\d.]){_N}\s*[- ]?\s*(?:transformer\s+)?(?:layers?|层|个?\s*decoder\s*层)(?![a-z])",
+                          rf"(?:num_hidden_layers|层数)\s*[=:：为是]?\s*{_N}"),
+    "hidden_size": (rf"(?:hidden(?:[_ ]size)?|d_model|隐藏(?:层)?(?:维度|大小)|hidden\s*dim(?:ension)?)\s*(?:of|is|=|:|：|为|是)?\s*{_N}",
+                    rf"{_N}\s*[- ]?\s*(?:hidden(?:[_ ]size)?|d_model)(?![a-z])"),
+    "num_key_value_heads": (rf"(?<![\d.]){_N}\s*(?:个\s*)?(?:kv|key[- ]value)\s*[- ]?(?:heads?|头)",
+                            rf"(?:num_key_value_heads|kv\s*heads?|kv\s*头(?:数)?)\s*(?:=|:|：|为|是|of)?\s*{_N}"),
+    "num_attention_heads": (rf"(?<![\d.]){_N}\s*(?:个\s*)?(?:attention\s+|query\s+|注意力\s*)?(?:heads?|头)(?![a-z])",
+                            rf"(?:num_attention_heads|attention\s+heads|注意力头(?:数)?)\s*(?:=|:|：|为|是|of)?\s*{_N}"),
+    "intermediate_size": (rf"(?:intermediate(?:[_ ]size)?|ffn(?:[_ ]hidden)?(?:[_ ]size|\s*dim)?|mlp\s*(?:size|dim)|"
+                          rf"中间层?(?:维度|大小)|ffn\s*维度)\s*(?:of|is|=|:|：|为|是)?\s*{_N}",),
+    "vocab_size": (rf"(?:vocab(?:ulary)?(?:[_ ]size)?|词表(?:大小)?)\s*(?:of|is|=|:|：|为|是)?\s*{_N}",),
+}
+_SHAPE_RX = {k: [re.compile(p) for p in v] for k, v in _SHAPE.items()}
+# what a typed shape leaves out, taken generously (an under-estimate of memory is worse than an over-estimate): the
+# head size of Llama/Qwen-class models, an MLP 3.5× the hidden size (Llama-3-8B: 14336 / 4096), Qwen's 151,936-token
+# vocabulary (the largest of the common ones below Gemma's 262k), untied embeddings, a 32k context
+HEAD_DIM, MLP_RATIO, VOCAB, CONTEXT = 128, 3.5, 151_936, 32_768
+
+
+def read_model_shape(s: str) -> tuple[dict[str, int], list[str], list[tuple[int, int]]] | None:
+    """The shape of a model the user describes instead of naming (lower-case text): (fields read, fields assumed,
+    spans read). None unless both the layer count and the hidden size are given."""
+    found: dict[str, int] = {}
+    spans: list[tuple[int, int]] = []
+    for key in ("num_key_value_heads", "num_hidden_layers", "hidden_size", "intermediate_size", "vocab_size",
+                "num_attention_heads"):
+        for rx in _SHAPE_RX[key]:
+            m = next((m for m in rx.finditer(s) if not any(a < m.end() and m.start() < b for a, b in spans)), None)
+            if m:
+                found[key] = int(m.group(1).replace(",", ""))
+                spans.append((m.start(), m.end()))
+                break
+    if "num_hidden_layers" not in found or "hidden_size" not in found:
+        return None
+    if not (1 <= found["num_hidden_layers"] <= 1000 and 64 <= found["hidden_size"] <= 65536):
+        return None
+    assumed: list[str] = []
+    if "num_attention_heads" not in found:
+        found["num_attention_heads"] = max(1, found["hidden_size"] // HEAD_DIM)
+        assumed.append("num_attention_heads")
+    if "num_key_value_heads" not in found:
+        found["num_key_value_heads"] = found["num_attention_heads"]  # no GQA said: every head keeps its K and V
+        assumed.append("num_key_value_heads")
+    if "intermediate_size" not in found:
+        found["intermediate_size"] = round(found["hidden_size"] * MLP_RATIO / 256) * 256
+        assumed.append("intermediate_size")
+    if "vocab_size" not in found:
+        found["vocab_size"] = VOCAB
+        assumed.append("vocab_size")
+    return found, assumed, spans
+
+
+def user_model(shape: dict[str, int]) -> Any:
+    """A ModelSpec for the typed shape, read as a standard decoder-only (Llama-layout) config.json; its id and name
+    say it is the user's model and give the shape."""
+    from knowledge.hf_config import spec_from_hf_config
+
+    heads, kv = shape["num_attention_heads"], shape["num_key_value_heads"]
+    if kv > heads or heads % kv:
+        from knowledge.errors import InputError
+
+        raise InputError(f"{kv} KV heads do not divide {heads} attention heads", field="num_key_value_heads")
+    config = {"model_type": "llama", "max_position_embeddings": CONTEXT, "tie_word_embeddings": False,
+              "head_dim": shape["hidden_size"] // heads if shape["hidden_size"] % heads == 0 else HEAD_DIM, **shape}
+    key = "-".join(str(shape[k]) for k in ("num_hidden_layers", "hidden_size", "num_attention_heads",
+                                          "num_key_value_heads", "intermediate_size", "vocab_size"))
+    name = (f"your model ({shape['num_hidden_layers']} layers, hidden {shape['hidden_size']}, {heads} heads, "
+            f"{kv} KV heads)")
+    return spec_from_hf_config(config, id=f"user-shape-{key}", name=name)
+
+
+ASSUMED: dict[str, list[str]] = {}  # user-shape id -> the fields assumed when it was read (for the answer's line)
+
+
+def read_user_model(s: str, catalog: Any) -> tuple[Any, list[tuple[int, int]]] | None:
+    """The model typed by its shape in `s`, registered in `catalog` under its own id, with the spans read; None when
+    no shape is typed or it is inconsistent (then nothing is read)."""
+    from knowledge.errors import AdvisorError
+
+    read = read_model_shape(s)
+    if read is None:
+        return None
+    shape, assumed, spans = read
+    try:
+        spec = user_model(shape)
+    except (AdvisorError, ValueError):
+        return None
+    catalog.add_user_model(spec)
+    ASSUMED[spec.id] = assumed
+    return spec, spans
+
+
+def model_lines(spec: Any, assumed: list[str], book: Book, lang: str) -> list[str]:
+    """The sentence saying the model was sized from the shape typed, with its parameter count and what was assumed."""
+    from knowledge.params import param_counts
+
+    zh = lang == "zh"
+    params = book.num(f"parameters of {spec.name}", param_counts(spec).total / 1e9, "B params",
+                      "knowledge.params.param_counts of the shape you typed", 2 if param_counts(spec).total < 1e10 else 1,
+                      suffix="B")
+    src = "advisor.conversation.reader.inline_specs: default for a shape typed without it"
+    hd = book.num("head size assumed", HEAD_DIM, "", src, 0, suffix="").strip()
+    ratio = book.num("MLP width over hidden size assumed", MLP_RATIO, "×", src, 1, suffix="").strip()
+    vocab = book.num("vocabulary assumed", VOCAB, "tokens", src, 0, suffix="")
+    words = {"num_attention_heads": (f"注意力头数 = hidden ÷ {hd}", f"attention heads = hidden ÷ {hd}"),
+             "num_key_value_heads": ("KV 头数 = 注意力头数（无 GQA）", "KV heads = attention heads (no GQA)"),
+             "intermediate_size": (f"MLP 宽度 = {ratio} × hidden", f"MLP width = {ratio} × hidden"),
+             "vocab_size": (f"词表 {vocab}", f"vocabulary {vocab}")}
+    guess = ("、" if zh else ", ").join(words[k][0 if zh else 1] for k in assumed)
+    if zh:
+        return [f"按您给的结构计算：这是您自己的模型（不是目录里的模型），标准解码器结构（Llama 布局），约 {params} 参数"
+                + (f"；未给出的按常见取值假设：{guess}" if guess else "") + "。"]
+    return [f"Taken as given: your own model (not a catalog model), a standard decoder-only layout (Llama-style), about "
+            f"{params} parameters" + (f"; not given, so assumed: {guess}" if guess else "") + "."]

@@ -64,7 +64,11 @@ _COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
                        r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock")
 _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几卡|多少卡|多少个\s*gpu|几个\s*gpu|how many (?:gpus?|cards?|"
-                       r"h\d+s?|a\d+s?|l\d+s?|rtx|\d{4}s?|[a-z]{1,3}\d{2,4}[a-z]?s?|servers?|nodes?|of them)|number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几")
+                       r"h\d+s?|a\d+s?|l\d+s?|rtx|\d{4}s?|[a-z]{1,3}\d{2,4}[a-z]?s?|servers?|nodes?|of them|"
+                       # "how many Gaudi 3 cards", "how many Ascend 910B", "how many Mac Studios"
+                       r"(?:[\w+.-]+\s+){1,4}(?:gpus?|cards?|accelerators?|chips?|npus?|machines?|units?|boxes)\b|"
+                       r"(?:intel\s+)?gaudi|(?:huawei\s+)?ascend|mac\s*(?:studio|mini)s?|dgx|(?:amd\s+)?instinct)|"
+                       r"number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几")
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|(?<![a-z])how many (?:users|people|"
                              r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from knowledge.schemas import GpuSpec, ModelSpec
 
 _TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[\u4e00-\u9fff]+")
-SEP = r"[\s\-_/:]*"  # what may stand between the tokens of a name ("llama-3.1 70b", "h100_sxm")
+SEP = r"[\s\-_/:+]*"  # what may stand between the tokens of a name ("llama-3.1 70b", "h100_sxm", "max+ 395")
 OPTIONAL_GPU_WORDS = {"nvidia", "geforce", "rtx", "tesla", "amd", "instinct", "huawei", "radeon", "gen", "generation"}
 _DROPPABLE = {"pcie", "sxm", "sxm2", "sxm4", "sxm5", "generation", "gen", "gb", "g"}
 _MODEL_SUFFIX = r"(?:" + SEP + r"(?:instruct|chat|hf|base|it|preview|awq|gptq|gguf|int4|int8|fp8))*"
@@ -40,7 +40,7 @@ def gpu_key(matched: str) -> str:
 def _token_pattern(toks: list[str]) -> str:
     parts: list[str] = []
     for tok in toks:
-        if tok == "gb":
+        if tok == "gb" or (tok == "g" and parts and parts[-1].isdigit()):  # "256g" also spells "256GB", "256 GiB"
             parts.append(r"g(?:i?b)?")
         elif tok == "b" and parts:
             parts.append(r"b")
@@ -107,7 +107,11 @@ def _index_models(index: NameIndex, models: tuple[ModelSpec, ...]) -> None:
         for form in _model_forms(spec):
             toks = tokens(form)
             if toks:
-                pattern = re.compile(rf"(?<![a-z0-9.]){_token_pattern(toks)}{_MODEL_SUFFIX}(?![a-z0-9])")
+                # a name ending in a word ("Mistral Large") followed by a version number is another generation
+                # ("Mistral Large 3"), never this one; a count after it ("GLM-4.5-Air 2 张") is not a version
+                version = rf"(?!{SEP}\d+(?:\.\d+)?(?![\d.]|\s*[a-z×*张块台片卡]))" if toks[-1].isalpha() else ""
+                # "Kimi K2.5" is not Kimi K2: a point release after the name is another model
+                pattern = re.compile(rf"(?<![a-z0-9.]){_token_pattern(toks)}{version}{_MODEL_SUFFIX}(?![a-z0-9]|\.\d)")
                 index.models.append((pattern, spec.id, len(form)))
         total, active = _param_counts(spec)
         index.model_params[spec.id] = (total, active, str(spec.family).lower())
@@ -129,7 +133,9 @@ def _index_gpus(index: NameIndex, gpus: tuple[GpuSpec, ...]) -> None:
         bare_number = len(toks) == 1 and toks[0].isdigit()
         if bare_number and (len(toks[0]) < 4 or any(segment.get(o) != "consumer" for o in owners)):
             continue  # "6000" alone is not the RTX 6000 Ada; bare numbers only for GeForce cards
-        pattern = re.compile(rf"(?<![a-z0-9]){_GPU_PREFIX}{_token_pattern(toks)}(?:s|'s)?(?![a-z0-9])")
+        # "RTX 5090 Ti" / "4080 Super" is another card than the RTX 5090 / 4080: no match without its variant word
+        variant = rf"(?!{SEP}(?:ti|super)(?![a-z]))"
+        pattern = re.compile(rf"(?<![a-z0-9]){_GPU_PREFIX}{_token_pattern(toks)}(?:s|'s)?{variant}(?![a-z0-9])")
         if len(owners) > 1:
             index.gpu_ambiguous[key] = owners
         index.gpus.append((pattern, owners[0], len(key), bare_number))

@@ -88,9 +88,10 @@ _FAMILY_SIZE = re.compile(
     rf"[\s\-_]*(?:(?P<ver>\d+\.\d+)[\s\-_]*|(?P<ver2>\d+)[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
 _MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
                          r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|"
-                         r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss)[\w.\-]*"
-                         r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|air|flash|pro|max|mini|next|"
-                         r"coder|instruct|thinking|turbo|nano|small|medium|large|oss))*")
+                         r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss|"
+                         r"devstral|magistral|phi|longcat|ling-|ring-)[\w.\-]*"
+                         r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|behemoth|air|flash|pro|max|mini|"
+                         r"next|coder|instruct|thinking|turbo|nano|small|medium|large|oss|vl|omni))*")
 
 
 def _hits(s: str, patterns: Sequence[tuple[re.Pattern[str], Item]]) -> list[tuple[int, int, str, Item]]:
@@ -114,6 +115,15 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
             slots.model, slots.model_text = model_id, t.quote(start, end)
         taken_end = end
         t.consume(start, end)
+    if slots.model is None:  # "a 40-layer model with hidden 5120 and 8 KV heads": the user's own model, as typed
+        from advisor.conversation.reader.inline_specs import read_user_model
+
+        typed = read_user_model(t.s, catalog)
+        if typed is not None:
+            slots.model, slots.model_assumed = typed[0].id, "shape"
+            for start, end in typed[1]:
+                t.consume(start, end)
+            return
     if slots.model is not None and "distill" not in slots.model and _DISTILL.search(t.s):
         _distilled(t, slots, catalog, min(h[0] for h in hits))
     if slots.model is None and not _family_and_size(t, slots, catalog):
@@ -170,9 +180,16 @@ _COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:x|\*|张|块|台
 _COUNT_AFTER = re.compile(rf"(?:s|'s)?\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>{NUM})\s*(?:张|块|片)")
 _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}(?![a-z0-9])|"
                        r"(?<![a-z])(?:vera\s*)?rubin(?:\s*(?:cpx|ultra))?(?![a-z0-9])|"
-                       r"(?<![a-z0-9])(?:rtx\s*(?:pro\s*)?\d{4}\s*(?:ti|super|d|blackwell)?|[ahlbv]\d{2,3}[a-z]?|"
+                       r"(?<![a-z0-9])(?:rtx\s*(?:pro\s*)?\d{4}\s*(?:ti\s*super|ti|super|d|blackwell)?|\d{4}\s*(?:ti\s*super|ti|super)|[ahlbv]\d{2,3}[a-z]?|"
                        r"mi\d{3}[a-z]?|gtx\s*\d{3,4}|gb\d{2,3}|gaudi\s*\d|dgx\s*spark|"
-                       r"(?:mac\s*studio\s*)?m\d\s*(?:ultra|max)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3})(?![a-z0-9])")
+                       r"(?:mac\s*(?:studio|mini)\s*)?m\d\s*(?:ultra|max|pro)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3}|"
+                       # other accelerators people ask about (Jetson, Radeon/Arc workstation cards, TPUs, Trainium)
+                       r"jetson\s*(?:agx\s*)?(?:thor|orin)|radeon\s*(?:ai\s*)?pro\s*[rw]\d{4}|rx\s*\d{4}\s*(?:xtx|xt)?|"
+                       r"arc\s*(?:pro\s*)?[ab]\d{2,3}|tpu\s*v?\d+[a-z]*|trainium\s*\d?|inferentia\s*\d?|"
+                       # Chinese accelerators: Moore Threads, Cambricon, Hygon DCU, Kunlunxin, MetaX, Biren, Enflame
+                       r"(?:摩尔线程\s*)?mtt\s*[sx]\d{3,4}|(?:寒武纪\s*)?(?:mlu\s*\d{3}[a-z]?|思元\s*\d{3})|"
+                       r"(?:海光\s*(?:dcu\s*)?|dcu\s*)[kz]\d{3}[a-z]?|(?:昆仑芯|kunlun(?:xin)?)\s*[pr]?\d{3}|"
+                       r"(?:沐曦\s*)?(?:mxc|曦云\s*c)\s*\d{3}|(?:壁仞\s*)?br\s*\d{3}[a-z]?|燧原\s*[is]\d{2})(?![a-z0-9])")
 _OWN = re.compile(r"(?:只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
 _SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供",

@@ -23,7 +23,7 @@ from advisor.conversation.dialog.machine import (
     workload_summary_dict,
 )
 from advisor.conversation.reader.extract import Slots
-from advisor.conversation.reader.inline_specs import card_lines
+from advisor.conversation.reader.inline_specs import ASSUMED, card_lines, model_lines
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.assumptions import assumption_text, assumption_zh, assumptions_block, mfu_assumption
@@ -153,7 +153,10 @@ def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *
     zh = lang == "zh"
     lines: list[str] = [notes_block(notes, book, lang)]
     lines += unknown_lines(slots, lang, catalog, stand_in=False)  # an unknown name first: nothing below is about it
-    lines += [headline(ev, book, lang)]
+    unknown_card = state.slots.unknown_gpus and ev.need is not None and \
+        not any(c.role in ("existing", "candidate") for c in ev.configs)
+    lines += [fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), None, book, lang).text if unknown_card
+              else headline(ev, book, lang)]  # no verdict about other cards when the card asked is unknown
     lines += unknown_lines(slots, lang, catalog, names=False)
     changed = changes_block(changes, state, ev, book, lang, catalog)
     if changed:
@@ -258,7 +261,11 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
         first.append(fs.load_line(ev, fs.load_option(ev), book, lang))
     first += unknown_lines(slots, lang, catalog, names=False)
-    first += card_lines(ev, state.slots.capacity, state.slots.bandwidth, book, lang)  # specs typed, taken as given
+    unknown = state.slots.unknown_gpus
+    first += card_lines(ev, state.slots.capacity, state.slots.bandwidth, book, lang,  # specs typed, taken as given
+                        named=unknown[0] if len(unknown) == 1 else "")
+    if ev.model.id in ASSUMED:  # a model typed by its shape: the user's own, sized as given
+        first += model_lines(ev.model, ASSUMED[ev.model.id], book, lang)
     if slots.gib_question:
         first.append(fs.gib_note(book, lang, state.slots.capacity.value if state.slots.capacity else None))
     if ev.premise:  # what the user takes for granted and is not so ("two 4090s over NVLink"): said at once

@@ -127,6 +127,35 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str) -> Lead:
     return Lead(text, verdict, "total memory need (unsharded)")
 
 
+def unknown_card_lead(ev: Any, cards: list[str], top: Any, book: Book, lang: str) -> Lead:
+    """The card asked about is not in the catalog (issue 27): no verdict, since none can be given about it. What the
+    job needs on one device, whatever card runs it (the memory estimate, unsharded), and, labelled as such, catalog
+    configurations that hold it; the unknown line before this asks for the card's memory and bandwidth."""
+    zh = lang == "zh"
+    asked = "、".join(cards) if zh else ", ".join(cards)
+    need = ev.need
+    fmt = format_label(need_format(ev), lang)
+    total = book.gib("total memory need (unsharded)", need.per_gpu.total)
+    weights = book.gib("weights (unsharded)", need.per_gpu.weights)
+    text = (f"关于 {asked} 没有结论。能算的是任务本身：{ev.model.name}（{fmt}）连同 KV 缓存和运行时约需 {total}（其中权重 "
+            f"{weights}），一张卡的可用显存要比这多才能单卡放下。" if zh else
+            f"No verdict on the {asked}. What can be said is what the job needs: {ev.model.name} at {fmt} needs about "
+            f"{total} with its KV cache and runtime (weights {weights}), so a single card needs more usable memory "
+            "than that.")
+    pool = ([top] if top is not None else []) + sorted(
+        (o for o in (list(ev.recommendation.options) if ev.recommendation else []) + list(ev.alternatives)
+         if o.fits), key=lambda o: o.count)
+    seen: list[Any] = []
+    for o in pool:
+        if o.fits and all(o.gpu != x.gpu for x in seen) and len(seen) < 3:
+            seen.append(o)
+    if seen:
+        names = ("、" if zh else ", ").join(opt_name(o, book) for o in seen)
+        text += (f"仅供参考（目录里的卡，不是 {asked}）：{names} 放得下。" if zh else
+                 f" For reference only, catalog cards (not the {asked}) that hold it: {names}.")
+    return Lead(text, None, "total memory need (unsharded)")
+
+
 def need_format(ev: Any) -> str:
     return ev.workload.weights or c_default_weights(ev)
 
@@ -392,8 +421,14 @@ def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     zh = lang == "zh"
     name = opt_name(top, book)
     if not top.price and "existing" not in top.labels:  # a price the catalog does not have: said, not replaced
-        return Lead((f"目录中没有 {top.gpu_name} 的带日期价格，所以 {name} 无法报价。" if zh else
-                     f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced."), None, "")
+        from advisor.conversation.dialog.machine import default_catalog
+
+        card = default_catalog().find_gpu(top.gpu)
+        why = book.text(card.unpriced, f"why {top.gpu} is unpriced", f"knowledge catalog: {top.gpu}") \
+            if card is not None and card.unpriced else ""
+        return Lead((f"目录中没有 {top.gpu_name} 的带日期价格，所以 {name} 无法报价" + ("（未找到厂商公布价或带日期的零售报价）。" if why else "。")
+                     if zh else f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced"
+                     + (f" ({why})." if why else ".")), None, "")
     text = opt_purchase(top, book, lang)
     t = top.tco or {}
     if "existing" in top.labels:

@@ -24,6 +24,8 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return fs.memory_lead(ev, cap, top, book, lang)
     if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
         return fs.need_lead(ev, top, book, lang)
+    if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
+        return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
         led = fs.users_lead(users[0] if users else top, ev, book, lang)
         if led is not None:

@@ -150,6 +150,15 @@ def unknown_lines(slots: Slots, lang: str, catalog: Catalog, *, names: bool = Tr
                    "its config.json (`gpu-advisor estimate --config config.json`) or its shape (layers, hidden size, "
                    "KV heads, parameter count) and I can size it.")
     for word in slots.unknown_gpus:
+        if slots.capacity is not None:  # the user gave its specs: sized from them, as given (inline_specs)
+            bw = slots.bandwidth is not None
+            out.append(f"目录里没有“{word}”这张卡；下面按您给的规格（显存{'和带宽' if bw else ''}）计算，其余（价格、软件栈"
+                       f"{'' if bw else '、速度'}）我没有数据" + ("。" if bw else "；告诉我它的显存带宽（TB/s）就能估算速度。")
+                       if lang == "zh" else
+                       f"'{word}' is not a GPU in the catalog: what follows uses the specs you gave (memory"
+                       f"{' and bandwidth' if bw else ''}) and nothing else about it (price, software stack"
+                       f"{'' if bw else ', speed'})" + ("." if bw else "; give its memory bandwidth (TB/s) for a speed."))
+            continue
         out.append(f"目录里没有“{word}”这张卡，我没有它的数据，下面不是关于它的结论；告诉我它的显存容量和显存带宽"
                    f"（GB 与 TB/s）就能按它计算（支持的显卡见 `gpu-advisor gpus`）。" if lang == "zh" else
                    f"'{word}' is not a GPU in the catalog, so nothing below is about it; tell me its memory size and "
