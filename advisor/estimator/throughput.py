@@ -47,6 +47,7 @@ from .formats import (
 from .memory import default_inference_format, kv_cache_bytes
 from .model_flops import model_flops
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
+from .throughput_text import throughput_assumptions, throughput_formulas
 
 GIB = 2**30
 MAX_CONCURRENCY = 100_000
@@ -376,7 +377,7 @@ def _check_inputs(count: int, tp: int, concurrency: int, context: int, prompt: i
                              accepted="1 … 10,000,000")
 
 
-class _Shape(Struct):
+class Shape(Struct):
     """What an inference workload asks of the GPUs: formats, the TP group, lengths, sequences per replica."""
 
     weights: str
@@ -393,7 +394,7 @@ class _Shape(Struct):
     engine: str
 
 
-def _shape(model: ModelSpec, count: int, w: Workload) -> _Shape:
+def _shape(model: ModelSpec, count: int, w: Workload) -> Shape:
     """The workload read for `count` GPUs (see `estimate_throughput`): tp as given when the workload describes
     these GPUs, else all of them; prompt = half the context and output = the rest unless given; decode reads a
     sequence's KV at its mean length prompt + output/2 when lengths are given, else at `context`."""
@@ -412,12 +413,12 @@ def _shape(model: ModelSpec, count: int, w: Workload) -> _Shape:
     has_lengths = w.prompt_tokens is not None or w.output_tokens is not None
     decode_context = max(1, int(prompt + output / 2)) if has_lengths else context
     engine = w.engine or default_engine(weights)
-    return _Shape(weights, kv, tp, replicas, context, prompt, output, concurrency,
+    return Shape(weights, kv, tp, replicas, context, prompt, output, concurrency,
                   max(1, math.ceil(concurrency / replicas)), has_lengths, decode_context, engine)
 
 
 def _steps(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
-           shape: _Shape) -> tuple[SpeedProfile, Hardware, Step, Step, tuple[float, float] | None]:
+           shape: Shape) -> tuple[SpeedProfile, Hardware, Step, Step, tuple[float, float] | None]:
     """(profile, hardware, decode step, prefill step, llama.cpp's hand-over link (bytes/s, latency) or None).
 
     llama.cpp spreads the layers over the GPUs (--split-mode layer, its default): a token passes through them one
@@ -455,9 +456,7 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
     ttft = pstep.total_s + hw.request_overhead
     ceiling = hw.bandwidth / max(dstep.bytes_read, 1.0)
     ceiling_total = per_replica * replicas * min(ceiling, hw.peak / max(dstep.flops, 1.0))
-    from .throughput_text import throughput_assumptions, throughput_formulas
-
-    formulas = throughput_formulas(model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling)
+    formulas = throughput_formulas(model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling, memory_class(gpu))
     touched = None
     if prof.n_experts:
         touched = prof.experts_touched(per_replica)

@@ -3,16 +3,22 @@ the estimate assumes. Pure text over the computed steps; nothing here changes a 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
 from .formats import FORMATS
-from .throughput import GIB, Hardware, SpeedProfile, Step, _Shape, memory_class
+
+if TYPE_CHECKING:
+    from .throughput import Hardware, Shape, SpeedProfile, Step
+
+GIB = 2**30
 
 
-def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: _Shape, prof: SpeedProfile, hw: Hardware,
+def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: SpeedProfile, hw: Hardware,
                         dstep: Step, pstep: Step, hop: tuple[float, float] | None, ttft: float,
-                        ceiling: float) -> list[str]:
+                        ceiling: float, mem_class: str) -> list[str]:
     """The formula lines of a throughput estimate, each with its numbers."""
     tp, per_replica, replicas, decode_context = shape.tp, shape.per_replica, shape.replicas, shape.decode_context
     t_dec = dstep.total_s
@@ -28,7 +34,7 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: _Shape, prof: Spe
         f"matmul = {per_replica} × 2·N_active/tp FLOP / ({hw.peak / 1e12:.0f} TFLOP/s × η {hw.eta_c:.2f}); "
         f"attention = {per_replica} × 2·c·(d_qk+d_v)·L/tp at c = {decode_context} / ({hw.attn_peak / 1e12:.0f} "
         f"TFLOP/s × η {hw.eta_attn:.2f})",
-        f"overhead ({shape.engine}, {memory_class(gpu).upper()} GPU) = {hw.step_overhead * 1e3:.3f} ms + "
+        f"overhead ({shape.engine}, {mem_class.upper()} GPU) = {hw.step_overhead * 1e3:.3f} ms + "
         f"{model.num_layers} layers × {hw.layer_overhead * 1e6:.1f} µs",
         f"decode tokens/s per sequence = 1 / step = {1.0 / t_dec:.1f}; total = {per_replica * replicas} sequences / "
         f"step = {per_replica * replicas / t_dec:.1f}",
@@ -48,7 +54,7 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: _Shape, prof: Spe
     return formulas
 
 
-def throughput_assumptions(gpu: GpuSpec, calib: Calibration, shape: _Shape, prof: SpeedProfile) -> list[str]:
+def throughput_assumptions(gpu: GpuSpec, calib: Calibration, shape: Shape, prof: SpeedProfile) -> list[str]:
     """What a throughput estimate assumes: formats, layout, the KV length read, the calibration, batching."""
     tp, replicas, decode_context = shape.tp, shape.replicas, shape.decode_context
     assumptions = [
