@@ -32,7 +32,7 @@ from advisor.conversation.dialog import (
 )
 from advisor.conversation.extract import Slots, extract
 from advisor.conversation.intent import asks_memory, asks_users, implies_inference
-from advisor.conversation.request import job_summary, read_request
+from advisor.conversation.request import Request, job_summary, read_request
 from advisor.conversation.spec_claims import match_spec_claim
 from advisor.conversation.turn import Step, Turn
 from advisor.conversation.turn_reading import keep_job, read_intent, read_references
@@ -60,17 +60,22 @@ class DialogDriver:
         yield from respond(conversation.state, text, lang, self.catalog)
 
 
-def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Iterator[Step | Turn]:
+def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
+            reading: Request | None = None) -> Iterator[Step | Turn]:
     """One deterministic turn over `state` (mutated only when the turn succeeds); each Turn carries the typed
-    request of the message (`extra["request"]`, `ask --json`'s `request`)."""
-    read: dict[str, object] = {}
+    request of the message (`extra["request"]`, `ask --json`'s `request`). `reading`: the LLM reader's validated
+    request, laid over the offline slots (`agent_reader.overlay`); its act decides the intent."""
+    read: dict[str, object] = {"reading": reading} if reading is not None else {}
     for item in _respond(state, text, lang, catalog, read):
         if isinstance(item, Turn) and "slots" in read:
             now = read["slots"]
             assert isinstance(now, Slots)
             try:
-                item.extra["request"] = read_request(text, now, state, str(read["intent"]), lang,
-                                                     job_summary(state, lang), catalog).to_json()
+                typed = read_request(text, now, state, str(read["intent"]), lang, job_summary(state, lang), catalog)
+                if reading is not None:  # the model's reading: its act, reader and the readers' disagreements
+                    typed = typed.model_copy(update={"act": reading.act, "reader": "llm",
+                                                     "note": str(read.get("diffs") or "")})
+                item.extra["request"] = typed.to_json()
                 policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first
             except Exception:
                 log.exception("typed request not built")
@@ -85,6 +90,13 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
     intent = read_intent(text, slots, state)
+    reading = read.get("reading")
+    if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
+        from advisor.conversation.agent_reader import intent_of, overlay
+
+        diffs = overlay(slots, reading)
+        read["diffs"] = "; ".join(diffs)
+        intent = intent_of(reading.act)
     if intent == "explain" and state.answered and slots.model is None:
         keep_job(slots)  # "why does each extra user cost so much?": the job stays as it was
     read.update(slots=slots, intent=intent)

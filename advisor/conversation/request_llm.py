@@ -91,7 +91,8 @@ def _model(settings: Settings) -> Any:
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
     return chat_openai_class()(model=settings.model, base_url=settings.base_url, api_key=api_key, temperature=0.0,
                                 max_retries=0, streaming=False, max_tokens=min(settings.max_tokens, 600),
-                                timeout=Timeout(settings.request_timeout_s, connect=settings.connect_timeout_s))
+                                timeout=Timeout(min(settings.request_timeout_s, settings.turn_timeout_s),
+                                                connect=settings.connect_timeout_s))
 
 
 def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str = "en", *,

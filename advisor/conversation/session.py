@@ -181,6 +181,8 @@ class Conversation:
                 from advisor.conversation.agent import AgentDriver  # lazy: LangChain is heavy
 
                 self._agent = AgentDriver(self.settings)
+            if (yield from self._agent.read_then_answer(self, text)):
+                return  # the model read the message, the deterministic dialog answered (Settings.reader)
             from advisor.conversation.dialog import observe
 
             observe(self.state, text, self.lang)  # keep slots current for the agent and for follow-ups
