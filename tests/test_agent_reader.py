@@ -33,7 +33,7 @@ def job(turn: Any) -> dict[str, Any]:
 
 
 def test_the_models_reading_is_answered_by_the_deterministic_dialog() -> None:
-    text = "Qwen2.5-72B for our whole support team, prompts up to 8k tokens"  # no user count in the words
+    text = "Qwen2.5-72B for the 50 people of our support team, prompts up to 8k tokens"
     with MockOpenAI([message(reading(concurrent_users=50))]) as srv:
         turn = Conversation(settings=structured(srv.base_url)).respond(text)
         assert len(srv.requests) == 1  # one structured call, no tool loop
@@ -51,6 +51,18 @@ def test_the_models_reading_is_answered_by_the_deterministic_dialog() -> None:
     first = turn.options[0]
     per_gpu_weights = first["per_gpu_bytes"]["weights"]
     assert per_gpu_weights == pytest.approx(72.7e9 * 2 / first["count"], rel=0.03)
+
+
+def test_what_the_message_does_not_say_is_dropped_from_the_reading() -> None:
+    text = "Qwen2.5-72B for our whole support team"  # no count of users, no context, no card
+    gpus = [{"name": "febrius", "role": "candidate", "count": 2}]
+    with MockOpenAI([message(reading(concurrent_users=50, gpus=gpus, task="lamba-3"))]) as srv:
+        turn = Conversation(settings=structured(srv.base_url)).respond(text)
+    req = turn.extra["request"]
+    assert turn.mode == "llm" and req["reader"] == "llm"
+    assert "concurrency 50" in req["note"] and "'febrius'" in req["note"] and "task 'lamba-3'" in req["note"]
+    assert job(turn)["concurrency"]["provenance"] == "default" and job(turn)["context"]["value"] != 8192
+    assert not req["unknown"] and not req["hardware"]  # an invented card is not named as unknown either
 
 
 def test_a_card_the_model_reads_as_excluded_is_never_recommended() -> None:
