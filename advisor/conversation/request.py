@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.conversation.cues import words
 from advisor.conversation.quantity import Quantity, quantities
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.record import Record
 
 if TYPE_CHECKING:
@@ -206,6 +207,14 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
             prov, words_ = "inferred", now.model_text or ""  # a bare size ("14B"): a representative model
         elif said_now is not None:
             prov, words_ = "stated", (now.model_text or "") if name == "model" else _span(text, name, said_now, found)
+        elif name == "context" and said_before is None and merged.prompt_tokens and value != DEFAULT_CONTEXT and \
+                value == merged.prompt_tokens + (merged.output_tokens or 0):
+            prov, words_ = "inferred", ""  # the prompt (and answer) lengths the person gave
+        elif name == "concurrency" and said_before is None and merged.qps is not None:
+            prov, words_ = "inferred", "" if now.qps is None else str(now.qps)  # from an earlier request rate
+            out.append(Value(name=name, value=value, unit=units.get(name, ""), provenance=prov, text=words_,
+                             earlier=now.qps is None))
+            continue
         elif said_before is not None:
             out.append(Value(name=name, value=value, unit=units.get(name, ""), provenance="stated", earlier=True))
             continue
