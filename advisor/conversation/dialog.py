@@ -217,11 +217,12 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         notes.append(Assumption(f"weights in {native.upper()}, the checkpoint's own precision",
                                 f"权重按 {native.upper()} 计算（模型发布时的精度）"))
     context = s.context
-    if context is None and task == "inference" and prompt_fills(s):
-        context = prompt_fills(s)  # "prompts of 20k tokens": the context holds them (never cut to the default)
+    widened = prompt_fills(s) if context is None and task == "inference" else None
+    if widened is not None:
+        context = widened  # "prompts of 20k tokens": the context holds them (never cut to the default)
         notes.append(Assumption("context {ctx} per sequence: the prompt and answer lengths you gave",
                                 "每条序列上下文 {ctx}（按您给的输入和输出长度）",
-                                {"ctx": (context, "tokens", "inferred from user input")}))
+                                {"ctx": (widened, "tokens", "inferred from user input")}))
     if context is None:
         context = default_context(default_catalog().find_model(s.model or "") if task == "inference" else None)
         notes.append(Assumption("context {ctx} per sequence", "每条序列上下文 {ctx}",
