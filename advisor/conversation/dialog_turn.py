@@ -99,6 +99,8 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         intent = intent_of(reading.act)
     if intent == "explain" and state.answered and slots.model is None:
         keep_job(slots)  # "why does each extra user cost so much?": the job stays as it was
+    if len(slots.models) >= 2:
+        intent = "compare"  # two models named in one question: both are answered
     read.update(slots=slots, intent=intent)
     if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
         return
@@ -236,9 +238,35 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     turn = compose.answer_turn(evaluation, working, lang, catalog, notes=notes, slots=slots, changes=changes,
                                question=follow)
     turn.steps = list(steps)
+    if len(slots.models) >= 2:  # "Qwen3-30B-A3B vs Qwen3-32B on a 4090": both models on the same cards, first
+        yield from _compare_models(turn, slots, working, workload.model_dump(mode="json"), lang, catalog)
     working.answered += 1
     _commit(state, working)
     yield turn
+
+
+def _compare_models(turn: Turn, slots: Slots, working: DialogState, job: dict[str, object], lang: str,
+                    catalog: Catalog) -> Iterator[Step]:
+    """Lead `turn` with the two models compared on the card named (else the first model's lead configuration)."""
+    from advisor.conversation.dialog_compare import compare_models
+
+    named = named_configs(working.slots)
+    if named:
+        gpu, count = named[0].gpu, named[0].count or 1
+    elif turn.options:
+        gpu, count = str(turn.options[0]["gpu"]), int(turn.options[0].get("count") or 1)
+    else:
+        return
+    steps: list[Step] = []
+    found = compare_models(slots.models, gpu, count, job, lang, catalog, steps)
+    yield from steps
+    if found is None:
+        return
+    text, book = found
+    turn.answer = text + "\n\n" + turn.answer
+    turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+    turn.steps.extend(steps)
+    turn.extra["intent"] = "compare"
 
 
 def _slot_known(s: Slots, slot: str) -> bool:

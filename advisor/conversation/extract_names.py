@@ -112,8 +112,12 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
         end = suffix.start() if suffix else end
         if slots.model is None:
             slots.model, slots.model_text = model_id, t.quote(start, end)
+        if model_id not in slots.models:
+            slots.models.append(model_id)
         taken_end = end
         t.consume(start, end)
+    if len(slots.models) < 2:
+        slots.models = []  # one model named: no comparison
     if slots.model is not None and "distill" not in slots.model and _DISTILL.search(t.s):
         _distilled(t, slots, catalog, min(h[0] for h in hits))
     if slots.model is None and not _family_and_size(t, slots, catalog):

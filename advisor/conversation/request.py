@@ -310,6 +310,7 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     subjects: list[Subject] = []
     if merged.model:
         subjects.append(Subject(kind="model", id=merged.model, text=now.model_text or ""))
+    subjects += [Subject(kind="model", id=m, text=m) for m in now.models if m != merged.model]  # a comparison
     if now.unknown_model and not now.model:
         subjects.append(Subject(kind="model", id=None, text=now.unknown_model, known=False))
     for h in hardware:
