@@ -391,10 +391,7 @@ def missing_blocking(state: DialogState, implied_inference: bool = False) -> str
     s = state.slots
     if s.model is None:
         return "model"
-    if (_task_of(s) is None and "task" not in state.defaulted
-            and not (implied_inference and s.task_generic is None)):
-        return "task"
-    return None
+    return None  # a task not said is answered as serving (stated), then asked after (`next_question`)
 
 
 def next_question(state: DialogState) -> str | None:
@@ -412,6 +409,8 @@ def next_question(state: DialogState) -> str | None:
         "train_tokens": s.train_tokens is not None,
         "deadline": s.deadline_s is not None or s.train_tokens is None,
     }
+    if _task_of(s) is None and "task" not in state.asked and "task" not in state.defaulted:
+        return "task"  # the whole job may differ: asked first, after an answer for serving
     for slot in order:
         if known.get(slot) or slot in state.asked or slot in state.defaulted:
             continue

@@ -35,7 +35,14 @@ from advisor.conversation.intent import asks_memory, asks_users, implies_inferen
 from advisor.conversation.request import Request, job_summary, read_request
 from advisor.conversation.spec_claims import match_spec_claim
 from advisor.conversation.turn import Step, Turn
-from advisor.conversation.turn_reading import keep_job, read_intent, read_references
+from advisor.conversation.turn_reading import (
+    ambiguity,
+    ambiguity_question,
+    drop_ambiguous,
+    keep_job,
+    read_intent,
+    read_references,
+)
 from knowledge.errors import AdvisorError
 
 log = logging.getLogger(__name__)
@@ -141,6 +148,10 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
         return
 
+    unsure = ambiguity(text, slots)
+    if unsure is not None:  # "70B or 8B", "8k 还是 32k": one question, the rest of the message kept
+        yield _ask_ambiguous(state, working, slots, unsure, lang)
+        return
     read_references(working, slots, intent)
     changes = merge(working, slots)
     working.intent = intent
@@ -267,6 +278,19 @@ def _compare_models(turn: Turn, slots: Slots, working: DialogState, job: dict[st
     turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     turn.steps.extend(steps)
     turn.extra["intent"] = "compare"
+
+
+def _ask_ambiguous(state: DialogState, working: DialogState, slots: Slots, unsure: tuple[str, list[str]],
+                   lang: str) -> Turn:
+    """Two values for one slot: the rest of the message merged, the slot asked (pending), nothing sized."""
+    slot, values = unsure
+    drop_ambiguous(slots, slot)
+    merge(working, slots)
+    working.pending = slot
+    question = ambiguity_question(slot, values, lang)
+    _commit(state, working)
+    return Turn(answer=question, lang="zh" if lang == "zh" else "en", questions=[question],
+                workload=job_summary(state, lang), extra={"kind": "question", "pending": slot, "ambiguous": values})
 
 
 def _slot_known(s: Slots, slot: str) -> bool:
