@@ -92,7 +92,16 @@ def _number_in(value: float, found: list[Any]) -> bool:
     return False
 
 
-def ground(reading: dict[str, Any], text: str) -> tuple[dict[str, Any], list[str]]:
+def _alias_in(spec: Any, squashed_text: str) -> bool:
+    """The catalog entry a name resolves to is named in the message by one of its aliases ("千问 72B" for
+    Qwen2.5-72B, "4090" for the RTX 4090): a model that writes the catalog name for what was typed is right."""
+    if spec is None:
+        return False
+    forms = [spec.name, spec.id, *(getattr(spec, "aliases", ()) or ())]
+    return any(len(_squash(f)) >= 3 and _squash(f) in squashed_text for f in forms)
+
+
+def ground(reading: dict[str, Any], text: str, catalog: Catalog | None = None) -> tuple[dict[str, Any], list[str]]:
     """The reading without what the message does not say: names not in its words, numbers not among its amounts,
     words outside the schema's vocabulary (a small model's constrained decoding can still invent them). Returns
     the kept reading and what was dropped, for the note."""
@@ -100,12 +109,17 @@ def ground(reading: dict[str, Any], text: str) -> tuple[dict[str, Any], list[str
 
     squashed, found, dropped = _squash(text), quantities(text), []
     out = dict(reading)
-    if out.get("model") is not None and not _named_in(str(out["model"]), squashed):
+    def named(name: str, find: Any) -> bool:
+        return _named_in(name, squashed) or (find is not None and _alias_in(find(name), squashed))
+
+    find_model = catalog.find_model if catalog is not None else None
+    find_gpu = catalog.find_gpu if catalog is not None else None
+    if out.get("model") is not None and not named(str(out["model"]), find_model):
         dropped.append(f"model {str(out['model'])[:40]!r}")
         out["model"] = None
     gpus = []
     for g in out.get("gpus") or []:
-        if isinstance(g, dict) and _named_in(str(g.get("name") or ""), squashed):
+        if isinstance(g, dict) and named(str(g.get("name") or ""), find_gpu):
             gpus.append(g)
         else:
             dropped.append(f"card {str(g.get('name') if isinstance(g, dict) else g)[:40]!r}")
@@ -182,7 +196,7 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
             reading = json.loads(reading)
         if not isinstance(reading, dict) or not reading.get("act"):
             raise ValueError("empty structured answer")
-        reading, dropped = ground(reading, text)
+        reading, dropped = ground(reading, text, catalog)
         request = validate(_to_request(reading, text, lang), catalog)
         return request.model_copy(update={"note": "not in the message, dropped: " + ", ".join(dropped)}) \
             if dropped else request
