@@ -47,6 +47,11 @@ CASES = [  # (lang, turns, the two models, the card, the faster model or None fo
      ("Qwen3-30B-A3B", "Qwen3-32B"), "rtx-4090", "Qwen3-30B-A3B"),
     ("zh", ["用一张 4090 部署 Qwen3-32B，AWQ 量化", "那 Qwen3-30B-A3B 和 Qwen3-32B 在这张卡上哪个快"],
      ("Qwen3-30B-A3B", "Qwen3-32B"), "rtx-4090", "Qwen3-30B-A3B"),
+    ("en", ["I'm choosing between Qwen3-30B-A3B and Qwen3-32B for a chatbot on one RTX 4090",
+            "is the MoE or the dense model faster on this card?"], ("Qwen3-30B-A3B", "Qwen3-32B"), "rtx-4090",
+     "Qwen3-30B-A3B"),
+    ("zh", ["在 Qwen3-32B 和 Qwen3-30B-A3B 之间选，单卡 4090", "稠密的和 MoE 的哪个在这张卡上更快？"],
+     ("Qwen3-30B-A3B", "Qwen3-32B"), "rtx-4090", "Qwen3-30B-A3B"),
 ]
 
 

@@ -88,6 +88,10 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     merged.claim = new.claim
     merged.unknown_gpus = list(new.unknown_gpus)
     merged.unknown_model = new.unknown_model
+    if len(new.models) >= 2:
+        merged.models = list(new.models)  # the pair a later "the MoE or the dense one?" refers to
+    elif new.model is not None and new.model not in merged.models:
+        merged.models = []
     if new.model is not None:
         put("model", new.model)
         merged.model_text, merged.model_assumed, merged.size_params = new.model_text, new.model_assumed, new.size_params

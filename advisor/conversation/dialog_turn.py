@@ -40,6 +40,7 @@ from advisor.conversation.turn_reading import (
     ambiguity_question,
     drop_ambiguous,
     keep_job,
+    models_referred,
     read_intent,
     read_references,
 )
@@ -106,8 +107,9 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         intent = intent_of(reading.act)
     if intent == "explain" and state.answered and slots.model is None:
         keep_job(slots)  # "why does each extra user cost so much?": the job stays as it was
+    models_referred(text, slots, state)
     if len(slots.models) >= 2:
-        intent = "compare"  # two models named in one question: both are answered
+        intent = "compare"  # two models named in one question (or the pair referred to): both are answered
     read.update(slots=slots, intent=intent)
     if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
         return

@@ -89,3 +89,16 @@ def ambiguity_question(slot: str, values: list[str], lang: str) -> str:
         return f"您写了 {a} 和 {b}：按{what}计算，{a} 还是 {b}？（也可以分别问我，两种都算。）"
     what = {"model": "model size", "context": "context length", "concurrency": "number of concurrent users"}[slot]
     return f"You wrote both {a} and {b} for the {what}: which one should I size for? (Ask for each in turn to get both.)"
+
+
+_KIND_PAIR = re.compile(r"(?:moe|mixture[\s-]*of[\s-]*experts|混合专家|专家模型|稀疏)[^,.;?，。；？]{0,24}"
+                        r"(?:or|vs\.?|versus|还是|和|与|跟)[^,.;?，。；？]{0,24}(?:dense|稠密|密集)|"
+                        r"(?:dense|稠密|密集)[^,.;?，。；？]{0,24}(?:or|vs\.?|versus|还是|和|与|跟)[^,.;?，。；？]{0,24}"
+                        r"(?:moe|mixture[\s-]*of[\s-]*experts|混合专家|专家模型|稀疏)", re.I)
+
+
+def models_referred(text: str, slots: Slots, state: DialogState) -> None:
+    """"Is the MoE or the dense model faster on this card?" after two models were named: the pair compared again
+    (`slots.models` set from the conversation)."""
+    if len(slots.models) < 2 and len(state.slots.models) >= 2 and _KIND_PAIR.search(text or ""):
+        slots.models = list(state.slots.models)
