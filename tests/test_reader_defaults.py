@@ -58,6 +58,9 @@ def test_the_task_question_comes_after_a_serving_answer_and_a_reply_changes_it(l
     ("zh", "一张 H100 跑 qwen2.5-7b，上下文 8k 还是 32k", "8k", ("kv", "qwen2.5-7b", 8192, 1)),
     ("en", "Llama-3.1-8B for 20 or 50 users on one H100", "50 users", ("kv", "llama-3.1-8b", 4096, 50)),
     ("zh", "llama-3.1-8b 给 20 还是 50 个用户用，一张 H100", "20 个", ("kv", "llama-3.1-8b", 4096, 20)),
+    ("en", "Qwen2.5-7B with 8k context on an H100; we need a 32k context window for RAG", "32k",
+     ("kv", "qwen2.5-7b", 32768, 1)),
+    ("zh", "qwen2.5-7b 上下文 8k，检索时上下文要 32k，一张 H100", "32k", ("kv", "qwen2.5-7b", 32768, 1)),
 ])
 def test_two_values_for_one_slot_are_asked_about_then_sized(lang: str, first: str, reply: str,
                                                             check: tuple[Any, ...]) -> None:
@@ -78,6 +81,8 @@ def test_two_values_for_one_slot_are_asked_about_then_sized(lang: str, first: st
     ("en", "Llama-3.1-70B vs Llama-3.1-8B on a 4090"),  # two named models: a comparison, not an ambiguity
     ("en", "Serve Qwen2.5-7B with 8k context to 20 users on one H100"),
     ("zh", "一张 H100 部署 qwen2.5-7b，8k 上下文，20 个用户"),
+    ("en", "Llama-3.1-8B on one H100 with 8k context, actually make the context 16k"),  # a correction
+    ("en", "Qwen2.5-7B on one H100, context 8192 tokens (8k context)"),  # one value written twice
 ])
 def test_one_value_per_slot_is_not_an_ambiguity(lang: str, text: str) -> None:
     _, turn = turns(lang, [text])

@@ -67,7 +67,18 @@ def ambiguity(text: str, slots: Slots) -> tuple[str, list[str]] | None:
         first, second = a.text.split()[0], b.text.split()[0]
         if first.lower() != second.lower():
             return _AMBIGUOUS_DIMS[dim], [first, second]
+    if not _CORRECTION.search(s):  # "8k context … a 32k context window": two contexts, neither corrected
+        contexts = [q for q in found if q.dimension in ("tokens", "count")
+                    and _CONTEXT_CUE.search(s[max(0, q.span[0] - 14):q.span[1] + 10])]
+        values = list(dict.fromkeys(q.text.split()[0] for q in contexts))
+        if len(values) >= 2 and len({q.value for q in contexts}) >= 2:
+            return "context", values[:2]
     return None
+
+
+_CONTEXT_CUE = re.compile(r"context|上下文|window|窗口|max[\s_-]*model[\s_-]*len|seq(?:uence)?[\s_-]*len", re.I)
+_CORRECTION = re.compile(r"actually|instead|rather|change (?:it|that)? ?to|make (?:it|the context)|no,? |改成|改为|换成|"
+                         r"不是|其实|算了|→|->", re.I)
 
 
 def drop_ambiguous(slots: Slots, slot: str) -> None:
