@@ -68,7 +68,7 @@ def ambiguity(text: str, slots: Slots) -> tuple[str, list[str]] | None:
         if first.lower() != second.lower():
             return _AMBIGUOUS_DIMS[dim], [first, second]
     if not _CORRECTION.search(s):  # "8k context … a 32k context window": two contexts, neither corrected
-        contexts = [q for q in found if q.dimension in ("tokens", "count")
+        contexts = [q for q in found if q.dimension in ("tokens", "count") and q.value >= 512
                     and _CONTEXT_CUE.search(s[max(0, q.span[0] - 14):q.span[1] + 10])]
         values = list(dict.fromkeys(q.text.split()[0] for q in contexts))
         if len(values) >= 2 and len({q.value for q in contexts}) >= 2:
