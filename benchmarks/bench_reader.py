@@ -111,8 +111,8 @@ def score(reader: Any, items: list[tuple[str, str, dict[str, str]]]) -> tuple[di
 
 def offline_reader() -> Any:
     """`reader(text, lang)`: the typed request of the last message of `text` ("A >> B": B after A)."""
-    from advisor.conversation.dialog import DialogState, default_catalog, observe
-    from advisor.conversation.request import read
+    from advisor.conversation.dialog.machine import DialogState, default_catalog, observe
+    from advisor.conversation.reader.request import read
 
     catalog = default_catalog()
 
@@ -141,9 +141,9 @@ def report(name: str, per: dict[str, list[int]]) -> float:
 def llm_run(limit: int) -> None:
     """The LLM reader on the first `limit` messages of each split, against llama.cpp's server with the small model:
     how many structured answers validated, how many fell back (with the note), field accuracy, time per call."""
-    from advisor.conversation.dialog import default_catalog
-    from advisor.conversation.request_llm import llm_read
-    from advisor.conversation.settings import Settings
+    from advisor.conversation.dialog.machine import default_catalog
+    from advisor.conversation.llm.settings import Settings
+    from advisor.conversation.reader.llm import llm_read
     from tests.llamacpp_server import LlamaServer, missing
 
     why = missing()
@@ -175,7 +175,7 @@ def llm_run(limit: int) -> None:
 def gold_reading(expected: dict[str, str]) -> dict[str, Any]:
     """What a model that reads the message perfectly would answer in the LLM reader's schema (READING_SCHEMA), from
     the labelled fields: catalog names for catalog ids, the typed name for an unknown one."""
-    from advisor.conversation.dialog import default_catalog
+    from advisor.conversation.dialog.machine import default_catalog
 
     catalog = default_catalog()
     model = expected.get("model") or None
@@ -210,9 +210,9 @@ def mock_run() -> None:
     catalog validation) and the schema (fields it cannot express score as misses)."""
     import json
 
-    from advisor.conversation.dialog import default_catalog
-    from advisor.conversation.request_llm import llm_read
-    from advisor.conversation.settings import Settings
+    from advisor.conversation.dialog.machine import default_catalog
+    from advisor.conversation.llm.settings import Settings
+    from advisor.conversation.reader.llm import llm_read
     from tests.mock_openai_server import MockOpenAI, message
 
     catalog = default_catalog()

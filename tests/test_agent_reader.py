@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from advisor.conversation.llm.settings import Settings
 from advisor.conversation.session import Conversation
-from advisor.conversation.settings import Settings
 from tests.mock_openai_server import MockOpenAI, message, status
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from advisor.conversation.dialog import default_catalog
+from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.session import Conversation
 
 ACTIVE = {"Qwen3-30B-A3B": 3.3e9, "Qwen3-32B": 32.8e9, "Llama-3.1-70B": 70.6e9, "Qwen2.5-72B": 72.7e9,
