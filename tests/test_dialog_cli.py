@@ -50,7 +50,9 @@ def test_ask_json_follows_the_contract(capsys):
 def test_ask_plain_prints_the_answer_and_the_question(capsys):
     assert main(["ask", "What", "GPU", "for", "a", "70B", "model?"]) == 0
     out = capsys.readouterr().out
-    assert "Llama-3.1-70B" in out and "serve it" in out
+    # issue 26: answered for serving (the default, stated), the task asked after the answer
+    assert "Llama-3.1-70B" in out and "GiB" in out.split("**Next question:**")[0]
+    assert "serving Llama-3.1-70B (inference, the default)" in out
 
 
 def test_ask_reads_standard_input(capsys, monkeypatch):

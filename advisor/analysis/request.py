@@ -47,6 +47,7 @@ class AnalysisRequest(Record):
     wants_nvlink: bool = False  # the user's plan takes NVLink between the named cards for granted
     intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
     stated: tuple[str, ...] = ()  # the workload fields the user stated (the rest are defaults or inferred)
+    inferred: tuple[str, ...] = ()  # fields implied by what was said (a concurrency from a request rate)
     asks_users: bool = False  # "how many users can it serve?"
     asks_need: bool = False  # "how much memory does it need?"
     detail: Literal["answer", "options"] = "answer"

@@ -112,6 +112,7 @@ class Analysis:
     # one named GPU for a training job: spare memory, largest micro-batch and sequence (advisor.estimator.fit_limits)
     fit_limits: FitLimits | None = None
     stated: tuple[str, ...] = ()  # the job's fields the user stated (context, concurrency, …): labelled "user input"
+    inferred: tuple[str, ...] = ()  # fields implied by what was said (a concurrency from a request rate): "inferred"
 
 
 def top_option(ev: Analysis) -> Option | None:

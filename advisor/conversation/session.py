@@ -181,6 +181,9 @@ class Conversation:
                 from advisor.conversation.llm.agent import AgentDriver  # lazy: LangChain is heavy
 
                 self._agent = AgentDriver(self.settings)
+            read_first = getattr(self._agent, "read_then_answer", None)  # absent on test doubles of the agent
+            if read_first is not None and (yield from read_first(self, text)):
+                return  # the model read the message, the deterministic dialog answered (Settings.reader)
             from advisor.conversation.dialog.machine import observe
 
             observe(self.state, text, self.lang)  # keep slots current for the agent and for follow-ups

@@ -27,7 +27,8 @@ class Number(BaseModel):
 class Fallback(BaseModel):
     """Why the model's answer was replaced by the deterministic one. `reason` is a stable code (the agent's
     `AgentUnavailable.reason`: timeout, unreachable, rate_limited, server_error, tools_failed, ungrounded,
-    unsafe_text, not_configured, circuit_open, …, or "error" for an unexpected failure)."""
+    unsafe_text, not_configured, circuit_open, …, "reading" when the structured reader's answer was unusable and the
+    offline reader read the message (Settings.reader = "structured"), or "error" for an unexpected failure)."""
 
     model_config = ConfigDict(extra="forbid")
     reason: str

@@ -88,6 +88,10 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     merged.claim = new.claim
     merged.unknown_gpus = list(new.unknown_gpus)
     merged.unknown_model = new.unknown_model
+    if len(new.models) >= 2:
+        merged.models = list(new.models)  # the pair a later "the MoE or the dense one?" refers to
+    elif new.model is not None and new.model not in merged.models:
+        merged.models = []
     if new.model is not None:
         put("model", new.model)
         merged.model_text, merged.model_assumed, merged.size_params = new.model_text, new.model_assumed, new.size_params
@@ -217,6 +221,12 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         notes.append(Assumption(f"weights in {native.upper()}, the checkpoint's own precision",
                                 f"权重按 {native.upper()} 计算（模型发布时的精度）"))
     context = s.context
+    widened = prompt_fills(s) if context is None and task == "inference" else None
+    if widened is not None:
+        context = widened  # "prompts of 20k tokens": the context holds them (never cut to the default)
+        notes.append(Assumption("context {ctx} per sequence: the prompt and answer lengths you gave",
+                                "每条序列上下文 {ctx}（按您给的输入和输出长度）",
+                                {"ctx": (widened, "tokens", "inferred from user input")}))
     if context is None:
         context = default_context(default_catalog().find_model(s.model or "") if task == "inference" else None)
         notes.append(Assumption("context {ctx} per sequence", "每条序列上下文 {ctx}",
@@ -385,10 +395,7 @@ def missing_blocking(state: DialogState, implied_inference: bool = False) -> str
     s = state.slots
     if s.model is None:
         return "model"
-    if (_task_of(s) is None and "task" not in state.defaulted
-            and not (implied_inference and s.task_generic is None)):
-        return "task"
-    return None
+    return None  # a task not said is answered as serving (stated), then asked after (`next_question`)
 
 
 def next_question(state: DialogState) -> str | None:
@@ -406,6 +413,8 @@ def next_question(state: DialogState) -> str | None:
         "train_tokens": s.train_tokens is not None,
         "deadline": s.deadline_s is not None or s.train_tokens is None,
     }
+    if _task_of(s) is None and "task" not in state.asked and "task" not in state.defaulted:
+        return "task"  # the whole job may differ: asked first, after an answer for serving
     for slot in order:
         if known.get(slot) or slot in state.asked or slot in state.defaulted:
             continue
@@ -468,12 +477,24 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg, concurrency_given=s.concurrency is not None or s.qps is not None,
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
-        asks_need=asks_need, stated=stated_fields(s))
+        asks_need=asks_need, stated=stated_fields(s),
+        inferred=(*(("concurrency",) if s.concurrency is None and s.qps is not None else ()),
+                  *(("context",) if prompt_fills(s) else ())))
+
+
+def prompt_fills(s: Slots) -> int | None:
+    """The context a stated prompt (and answer) length needs when no context was said and it is longer than the
+    model's default context: prompt + output tokens; None otherwise."""
+    if s.context is not None or not s.prompt_tokens:
+        return None
+    need = s.prompt_tokens + (s.output_tokens or 0)
+    return need if need > default_context(default_catalog().find_model(s.model or "")) else None
 
 
 def stated_fields(s: Slots) -> tuple[str, ...]:
-    """The workload fields the conversation's messages stated (not defaults): their numbers are "user input"."""
-    said = {"context": s.context, "concurrency": s.concurrency if s.concurrency is not None else s.qps,
+    """The workload fields the conversation's messages stated (not defaults): their numbers are "user input". A
+    concurrency computed from a request rate is inferred, not stated (`AnalysisRequest.inferred`)."""
+    said = {"context": s.context, "concurrency": s.concurrency,
             "weights": s.weights, "task": s.task, "prompt_tokens": s.prompt_tokens, "output_tokens": s.output_tokens,
             "train_tokens": s.train_tokens, "kv": s.kv, "engine": s.engine}
     return tuple(name for name, value in said.items() if value is not None)

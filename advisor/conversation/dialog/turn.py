@@ -33,9 +33,17 @@ from advisor.conversation.dialog.machine import (
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
 from advisor.conversation.reader.intent import asks_memory, asks_users, implies_inference
-from advisor.conversation.reader.request import job_summary, read_request
+from advisor.conversation.reader.request import Request, job_summary, read_request
 from advisor.conversation.reader.spec_claims import match_spec_claim
-from advisor.conversation.reader.turn import keep_job, read_intent, read_references
+from advisor.conversation.reader.turn import (
+    ambiguity,
+    ambiguity_question,
+    drop_ambiguous,
+    keep_job,
+    models_referred,
+    read_intent,
+    read_references,
+)
 from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
 from knowledge.errors import AdvisorError
@@ -62,17 +70,22 @@ class DialogDriver:
         yield from respond(conversation.state, text, lang, self.catalog)
 
 
-def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Iterator[Step | Turn]:
+def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
+            reading: Request | None = None) -> Iterator[Step | Turn]:
     """One deterministic turn over `state` (mutated only when the turn succeeds); each Turn carries the typed
-    request of the message (`extra["request"]`, `ask --json`'s `request`)."""
-    read: dict[str, object] = {}
+    request of the message (`extra["request"]`, `ask --json`'s `request`). `reading`: the LLM reader's validated
+    request, laid over the offline slots (`agent_reader.overlay`); its act decides the intent."""
+    read: dict[str, object] = {"reading": reading} if reading is not None else {}
     for item in _respond(state, text, lang, catalog, read):
         if isinstance(item, Turn) and "slots" in read:
             now = read["slots"]
             assert isinstance(now, Slots)
             try:
-                item.extra["request"] = read_request(text, now, state, str(read["intent"]), lang,
-                                                     job_summary(state, lang), catalog).to_json()
+                typed = read_request(text, now, state, str(read["intent"]), lang, job_summary(state, lang), catalog)
+                if reading is not None:  # the model's reading: its act, reader and the readers' disagreements
+                    typed = typed.model_copy(update={"act": reading.act, "reader": "llm",
+                                                     "note": "; ".join(n for n in (reading.note, str(read.get("diffs") or "")) if n)})
+                item.extra["request"] = typed.to_json()
                 policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first
             except Exception:
                 log.exception("typed request not built")
@@ -87,8 +100,18 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
     intent = read_intent(text, slots, state)
+    reading = read.get("reading")
+    if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
+        from advisor.conversation.llm.read_then_answer import intent_of, overlay
+
+        diffs = overlay(slots, reading)
+        read["diffs"] = "; ".join(diffs)
+        intent = intent_of(reading.act)
     if intent == "explain" and state.answered and slots.model is None:
         keep_job(slots)  # "why does each extra user cost so much?": the job stays as it was
+    models_referred(text, slots, state)
+    if len(slots.models) >= 2:
+        intent = "compare"  # two models named in one question (or the pair referred to): both are answered
     read.update(slots=slots, intent=intent)
     if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
         return
@@ -129,6 +152,10 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
         return
 
+    unsure = ambiguity(text, slots)
+    if unsure is not None:  # "70B or 8B", "8k 还是 32k": one question, the rest of the message kept
+        yield _ask_ambiguous(state, working, slots, unsure, lang)
+        return
     read_references(working, slots, intent)
     changes = merge(working, slots)
     working.intent = intent
@@ -226,9 +253,48 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     turn = compose.answer_turn(evaluation, working, lang, catalog, notes=notes, slots=slots, changes=changes,
                                question=follow)
     turn.steps = list(steps)
+    if len(slots.models) >= 2:  # "Qwen3-30B-A3B vs Qwen3-32B on a 4090": both models on the same cards, first
+        yield from _compare_models(turn, slots, working, workload.model_dump(mode="json"), lang, catalog)
     working.answered += 1
     _commit(state, working)
     yield turn
+
+
+def _compare_models(turn: Turn, slots: Slots, working: DialogState, job: dict[str, object], lang: str,
+                    catalog: Catalog) -> Iterator[Step]:
+    """Lead `turn` with the two models compared on the card named (else the first model's lead configuration)."""
+    from advisor.conversation.dialog.compare import compare_models
+
+    named = named_configs(working.slots)
+    if named:
+        gpu, count = named[0].gpu, named[0].count or 1
+    elif turn.options:
+        gpu, count = str(turn.options[0]["gpu"]), int(turn.options[0].get("count") or 1)
+    else:
+        return
+    steps: list[Step] = []
+    found = compare_models(slots.models, gpu, count, job, lang, catalog, steps)
+    yield from steps
+    if found is None:
+        return
+    text, book = found
+    turn.answer = text + "\n\n" + turn.answer
+    turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+    turn.steps.extend(steps)
+    turn.extra["intent"] = "compare"
+
+
+def _ask_ambiguous(state: DialogState, working: DialogState, slots: Slots, unsure: tuple[str, list[str]],
+                   lang: str) -> Turn:
+    """Two values for one slot: the rest of the message merged, the slot asked (pending), nothing sized."""
+    slot, values = unsure
+    drop_ambiguous(slots, slot)
+    merge(working, slots)
+    working.pending = slot
+    question = ambiguity_question(slot, values, lang)
+    _commit(state, working)
+    return Turn(answer=question, lang="zh" if lang == "zh" else "en", questions=[question],
+                workload=job_summary(state, lang), extra={"kind": "question", "pending": slot, "ambiguous": values})
 
 
 def _slot_known(s: Slots, slot: str) -> bool:

@@ -152,6 +152,20 @@ class AgentDriver:
             st.cancel.set()
             agent_tracing.end(st.span, st.error_type)
 
+    def read_then_answer(self, conversation: object, text: str) -> Generator[Step | Turn, None, bool]:
+        """With `settings.reader == "structured"`: one structured-output call reads the message into the typed
+        request and the deterministic dialog answers it (`agent_reader`); False when the agent loop should answer
+        (another reader setting, an explain question, small talk, or a message too long for the model)."""
+        if self.settings.reader != "structured" or len(text or "") > self.settings.max_input_chars:
+            return False
+        if self._chat_model is None and not self.settings.llm_configured:
+            return False
+        from advisor.conversation.llm.read_then_answer import read_then_answer
+
+        answered: bool = yield from read_then_answer(conversation, text, self.settings, chat_model=self._chat_model,
+                                                     model_name=self.model_name)
+        return answered
+
     def _checked_graph(self, text: str, lang: Lang) -> Any:
         """The graph, once the model is configured, the message short enough and the breaker closed."""
         s = self.settings

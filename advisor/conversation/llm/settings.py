@@ -56,6 +56,10 @@ class Settings(BaseModel):
     max_input_chars: int = Field(4000, ge=16, le=200_000, description="longest user message sent to a model")
     stream: bool = Field(True, description="ask the server for SSE streaming (first_token_timeout_s applies)")
     legacy_max_tokens: bool = Field(False, description="send `max_tokens` instead of `max_completion_tokens`")
+    reader: Literal["agent", "structured"] = Field(
+        "agent", description="agent: the tool-calling loop answers; structured: one structured-output call reads the "
+                             "message into the typed request and the deterministic dialog answers it (the agent's "
+                             "tools answer explain questions and small talk)")
     tool_choice: Literal["auto", "required", "none"] | None = Field(
         None, description="sent as `tool_choice` when set (llama-cpp-python's chatml-function-calling format offers "
                           "the tools only with tool_choice=auto)")

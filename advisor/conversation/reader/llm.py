@@ -9,6 +9,9 @@ like the offline reading (`request.validate`: the record's types, catalog ids th
 becomes an unknown name, never a stand-in). The model only reads: every number of the answer still comes from the
 estimator, the catalog and the renderer.
 
+Before that, the reading is held to the message (`ground`): a name that is not in its words, a number that is not
+among its amounts (8k = 8000 or 8192), a word outside the schema's vocabulary is dropped and named in the note.
+
 A failure — no model, a timeout, an HTTP error, malformed or empty JSON, a reading that does not validate — falls
 back to the offline reader, and `Request.note` says why (`reader` stays "offline").
 """
@@ -59,6 +62,83 @@ PROMPT = ("Read the user's message to a GPU sizing advisor into the JSON schema.
           "Do not answer the question.")
 
 
+_TASKS = ("inference", "lora", "qlora", "full", "pretrain", "freeze")
+_NUMERIC = {"context_tokens": "context", "concurrent_users": "concurrency", "train_tokens": "train_tokens",
+            "budget": "budget"}
+
+
+def _squash(s: str) -> str:
+    return re.sub(r"[\W_]+", "", s.lower())
+
+
+def _named_in(name: str, squashed_text: str) -> bool:
+    """A model or card name the model returned is in the message: whole (spaces, hyphens and case aside) or by its
+    distinctive numbered token ("RTX 4090" for "4090", "Llama 3 70B" for "llama3-70b")."""
+    if not name or not name.strip():
+        return False
+    if _squash(name) and _squash(name) in squashed_text:
+        return True
+    tokens = [_squash(t) for t in re.split(r"[\s/-]+", name) if re.search(r"\d", t)]
+    return bool(tokens) and all(t and t in squashed_text for t in tokens)
+
+
+def _number_in(value: float, found: list[Any]) -> bool:
+    """A number the model returned is one the message says: within 3 %, or a k/万 amount read in powers of two
+    (8k context = 8192)."""
+    for q in found:
+        for v in (q.value, q.value * 1.024, q.value * 1.024 ** 2, q.hi or q.value):
+            if abs(v - value) <= 0.03 * abs(value) + 0.5:
+                return True
+    return False
+
+
+def _alias_in(spec: Any, squashed_text: str) -> bool:
+    """The catalog entry a name resolves to is named in the message by one of its aliases ("千问 72B" for
+    Qwen2.5-72B, "4090" for the RTX 4090): a model that writes the catalog name for what was typed is right."""
+    if spec is None:
+        return False
+    forms = [spec.name, spec.id, *(getattr(spec, "aliases", ()) or ())]
+    return any(len(_squash(f)) >= 3 and _squash(f) in squashed_text for f in forms)
+
+
+def ground(reading: dict[str, Any], text: str, catalog: Catalog | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The reading without what the message does not say: names not in its words, numbers not among its amounts,
+    words outside the schema's vocabulary (a small model's constrained decoding can still invent them). Returns
+    the kept reading and what was dropped, for the note."""
+    from advisor.conversation.reader.quantity import quantities
+
+    squashed, found, dropped = _squash(text), quantities(text), []
+    out = dict(reading)
+    def named(name: str, find: Any) -> bool:
+        return _named_in(name, squashed) or (find is not None and _alias_in(find(name), squashed))
+
+    find_model = catalog.find_model if catalog is not None else None
+    find_gpu = catalog.find_gpu if catalog is not None else None
+    if out.get("model") is not None and not named(str(out["model"]), find_model):
+        dropped.append(f"model {str(out['model'])[:40]!r}")
+        out["model"] = None
+    gpus = []
+    for g in out.get("gpus") or []:
+        if isinstance(g, dict) and named(str(g.get("name") or ""), find_gpu):
+            gpus.append(g)
+        else:
+            dropped.append(f"card {str(g.get('name') if isinstance(g, dict) else g)[:40]!r}")
+    out["gpus"] = gpus
+    for key in _NUMERIC:
+        v = out.get(key)
+        if v is not None and (not isinstance(v, int | float) or v <= 0 or not _number_in(float(v), found)):
+            dropped.append(f"{_NUMERIC[key]} {v}")
+            out[key] = None
+    for key, allowed in (("task", _TASKS), ("currency", ("CNY", "USD")), ("region", ("cn", "global"))):
+        if out.get(key) is not None and out[key] not in allowed:
+            dropped.append(f"{key} {str(out[key])[:20]!r}")
+            out[key] = None
+    if out.get("weights") is not None and not re.fullmatch(r"[a-z0-9_-]{2,12}", str(out["weights"]).lower()):
+        dropped.append(f"weights {str(out['weights'])[:20]!r}")
+        out["weights"] = None
+    return out, dropped
+
+
 def _to_request(reading: dict[str, Any], text: str, lang: str) -> dict[str, Any]:
     """The schema's flat reading as the typed request's data (every value the model read is `stated`)."""
     job: list[dict[str, Any]] = []
@@ -91,7 +171,8 @@ def _model(settings: Settings) -> Any:
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
     return chat_openai_class()(model=settings.model, base_url=settings.base_url, api_key=api_key, temperature=0.0,
                                 max_retries=0, streaming=False, max_tokens=min(settings.max_tokens, 600),
-                                timeout=Timeout(settings.request_timeout_s, connect=settings.connect_timeout_s))
+                                timeout=Timeout(min(settings.request_timeout_s, settings.turn_timeout_s),
+                                                connect=settings.connect_timeout_s))
 
 
 def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str = "en", *,
@@ -115,10 +196,13 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
             reading = json.loads(reading)
         if not isinstance(reading, dict) or not reading.get("act"):
             raise ValueError("empty structured answer")
-        return validate(_to_request(reading, text, lang), catalog)
+        reading, dropped = ground(reading, text, catalog)
+        request = validate(_to_request(reading, text, lang), catalog)
+        return request.model_copy(update={"note": "not in the message, dropped: " + ", ".join(dropped)}) \
+            if dropped else request
     except Exception as exc:  # noqa: BLE001 - any failure of the model's reading: the offline reader answers
         detail = f"{type(exc).__name__}: {str(exc)[:120]}"
         return read(text, catalog, lang).model_copy(update={"note": f"model reading unusable ({detail}); read offline"})
 
 
-__all__ = ["PROMPT", "READING_SCHEMA", "llm_read"]
+__all__ = ["PROMPT", "READING_SCHEMA", "ground", "llm_read"]

@@ -113,8 +113,12 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
         end = suffix.start() if suffix else end
         if slots.model is None:
             slots.model, slots.model_text = model_id, t.quote(start, end)
+        if model_id not in slots.models:
+            slots.models.append(model_id)
         taken_end = end
         t.consume(start, end)
+    if len(slots.models) < 2:
+        slots.models = []  # one model named: no comparison
     if slots.model is None:  # "a 40-layer model with hidden 5120 and 8 KV heads": the user's own model, as typed
         from advisor.conversation.reader.inline_specs import read_user_model
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.quantity import Quantity, quantities
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.record import Record
 
 if TYPE_CHECKING:
@@ -206,6 +207,14 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
             prov, words_ = "inferred", now.model_text or ""  # a bare size ("14B"): a representative model
         elif said_now is not None:
             prov, words_ = "stated", (now.model_text or "") if name == "model" else _span(text, name, said_now, found)
+        elif name == "context" and said_before is None and merged.prompt_tokens and value != DEFAULT_CONTEXT and \
+                value == merged.prompt_tokens + (merged.output_tokens or 0):
+            prov, words_ = "inferred", ""  # the prompt (and answer) lengths the person gave
+        elif name == "concurrency" and said_before is None and merged.qps is not None:
+            prov, words_ = "inferred", "" if now.qps is None else str(now.qps)  # from an earlier request rate
+            out.append(Value(name=name, value=value, unit=units.get(name, ""), provenance=prov, text=words_,
+                             earlier=now.qps is None))
+            continue
         elif said_before is not None:
             out.append(Value(name=name, value=value, unit=units.get(name, ""), provenance="stated", earlier=True))
             continue
@@ -301,6 +310,7 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     subjects: list[Subject] = []
     if merged.model:
         subjects.append(Subject(kind="model", id=merged.model, text=now.model_text or ""))
+    subjects += [Subject(kind="model", id=m, text=m) for m in now.models if m != merged.model]  # a comparison
     if now.unknown_model and not now.model:
         subjects.append(Subject(kind="model", id=None, text=now.unknown_model, known=False))
     for h in hardware:

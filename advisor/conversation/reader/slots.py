@@ -40,6 +40,7 @@ class Slots(BaseModel):
     model_assumed: str = ""  # why this catalog model stands for what was said ("70B" -> llama-3.1-70b)
     size_params: float | None = None  # a bare size ("70B", "700亿") when no model was named
     unknown_model: str | None = None  # looked like a model name but is not in the catalog
+    models: list[str] = []  # every catalog model named, in order, when the message names two or more (a comparison)
     task: str | None = None  # a Workload task
     task_generic: str | None = None  # "finetune" or "train" when the method was not said
     weights: str | None = None

@@ -4,11 +4,14 @@ previous answer ("that setup") or to one card."""
 
 from __future__ import annotations
 
+import re
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from advisor.conversation.reader.constraints import cut_at_injection
 from advisor.conversation.reader.extract import INJECTION, GpuMention, Slots
 from advisor.conversation.reader.intent import classify
+from advisor.conversation.reader.quantity import quantities, rewrite
 
 if TYPE_CHECKING:
     from advisor.conversation.dialog.machine import DialogState
@@ -42,3 +45,71 @@ def read_references(state: DialogState, slots: Slots, intent: str) -> None:
         slots.candidates[0].count = 1
     elif intent == "feasibility" and slots.existing is not None and slots.existing.count is None and slots.gpu_count is None:
         slots.existing.count = 1
+
+
+# --- two values offered for one slot ("70B or 8B", "8k 还是 32k 上下文"): asked, never guessed -----------------------
+_OR_BETWEEN = re.compile(r"\s*(?:tokens?\s*)?(?:or|vs\.?|versus|还是|或者|或)\s*", re.I)
+_AMBIGUOUS_DIMS = {"params": "model", "tokens": "context", "users": "concurrency"}
+
+
+def ambiguity(text: str, slots: Slots) -> tuple[str, list[str]] | None:
+    """(the slot, the values as typed) when the message offers two different values for one slot joined by "or"
+    ("70B or 8B", "8k or 32k context", "20 还是 50 个用户"); None otherwise (two named models are a comparison)."""
+    if len(slots.models) >= 2:
+        return None
+    s = rewrite(text or "", full=True)
+    found = quantities(text or "")
+    for a, b in pairwise(found):
+        dims = {a.dimension, b.dimension}
+        dim = next((d for d in dims if d in _AMBIGUOUS_DIMS), None)
+        if dim is None or not dims <= {dim, "count"} or not _OR_BETWEEN.fullmatch(s[a.span[1]:b.span[0]]):
+            continue
+        first, second = a.text.split()[0], b.text.split()[0]
+        if first.lower() != second.lower():
+            return _AMBIGUOUS_DIMS[dim], [first, second]
+    if not _CORRECTION.search(s):  # "8k context … a 32k context window": two contexts, neither corrected
+        contexts = [q for q in found if q.dimension in ("tokens", "count") and q.value >= 512
+                    and _CONTEXT_CUE.search(s[max(0, q.span[0] - 14):q.span[1] + 10])]
+        values = list(dict.fromkeys(q.text.split()[0] for q in contexts))
+        if len(values) >= 2 and len({q.value for q in contexts}) >= 2:
+            return "context", values[:2]
+    return None
+
+
+_CONTEXT_CUE = re.compile(r"context|上下文|window|窗口|max[\s_-]*model[\s_-]*len|seq(?:uence)?[\s_-]*len", re.I)
+_CORRECTION = re.compile(r"actually|instead|rather|change (?:it|that)? ?to|make (?:it|the context)|no,? |改成|改为|换成|"
+                         r"不是|其实|算了|→|->", re.I)
+
+
+def drop_ambiguous(slots: Slots, slot: str) -> None:
+    """Forget this message's reading of the ambiguous slot (the question asks for it)."""
+    if slot == "model":
+        slots.model = slots.model_text = slots.unknown_model = slots.size_params = None
+        slots.model_assumed = ""
+    elif slot == "context":
+        slots.context = None
+    elif slot == "concurrency":
+        slots.concurrency = None
+
+
+def ambiguity_question(slot: str, values: list[str], lang: str) -> str:
+    """The one question that settles it, in the user's language."""
+    a, b = values[0], values[1]
+    if lang == "zh":
+        what = {"model": "哪个规模的模型", "context": "多长的上下文", "concurrency": "多少并发"}[slot]
+        return f"您写了 {a} 和 {b}：按{what}计算，{a} 还是 {b}？（也可以分别问我，两种都算。）"
+    what = {"model": "model size", "context": "context length", "concurrency": "number of concurrent users"}[slot]
+    return f"You wrote both {a} and {b} for the {what}: which one should I size for? (Ask for each in turn to get both.)"
+
+
+_KIND_PAIR = re.compile(r"(?:moe|mixture[\s-]*of[\s-]*experts|混合专家|专家模型|稀疏)[^,.;?，。；？]{0,24}"
+                        r"(?:or|vs\.?|versus|还是|和|与|跟)[^,.;?，。；？]{0,24}(?:dense|稠密|密集)|"
+                        r"(?:dense|稠密|密集)[^,.;?，。；？]{0,24}(?:or|vs\.?|versus|还是|和|与|跟)[^,.;?，。；？]{0,24}"
+                        r"(?:moe|mixture[\s-]*of[\s-]*experts|混合专家|专家模型|稀疏)", re.I)
+
+
+def models_referred(text: str, slots: Slots, state: DialogState) -> None:
+    """"Is the MoE or the dense model faster on this card?" after two models were named: the pair compared again
+    (`slots.models` set from the conversation)."""
+    if len(slots.models) < 2 and len(state.slots.models) >= 2 and _KIND_PAIR.search(text or ""):
+        slots.models = list(state.slots.models)

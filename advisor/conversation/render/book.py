@@ -24,10 +24,16 @@ SRC_USER = "user input"
 SRC_DEFAULT = "dialog default"
 
 
+SRC_INFERRED = "inferred from user input"
+
+
 def source_of(ev: Any, name: str) -> str:
     """Where a job value shown in an answer came from: "user input" when the person stated it (the analysis's
-    `stated` fields), else the dialog's default."""
-    return SRC_USER if name in (getattr(ev, "stated", None) or ()) else SRC_DEFAULT
+    `stated` fields), "inferred from user input" when implied by it (a concurrency from a request rate), else the
+    dialog's default."""
+    if name in (getattr(ev, "stated", None) or ()):
+        return SRC_USER
+    return SRC_INFERRED if name in (getattr(ev, "inferred", None) or ()) else SRC_DEFAULT
 
 
 class Book:

@@ -69,12 +69,13 @@ def question_text(slot: str | None, state: DialogState, lang: str, catalog: Cata
                 f"Reply \"default\" to use {default}.")
     if slot == "task":
         if s.task_generic == "train":
-            return ("哪种训练：LoRA 微调（默认）、QLoRA、全参微调，还是从头预训练？" if zh else
-                    "Which kind of training: LoRA fine-tuning (default), QLoRA, full fine-tuning, or pre-training from scratch?")
+            return ("以上按 LoRA 微调（默认）计算；如果是 QLoRA、全参微调或从头预训练，告诉我即可重算。" if zh else
+                    "That is for LoRA fine-tuning (the default); QLoRA, full fine-tuning or pre-training from scratch "
+                    "instead?")
         name = model_name(catalog, s.model) if catalog is not None and s.model else ("这个模型" if zh else "the model")
-        return (f"{name} 用来做什么：推理部署（默认）、微调（LoRA / QLoRA / 全参）还是预训练？" if zh else
-                f"What will you do with {name}: serve it (inference, the default), fine-tune it (LoRA / QLoRA / full) "
-                "or pre-train it?")
+        return (f"以上按推理部署（默认）计算；{name} 如果是要微调（LoRA / QLoRA / 全参）或预训练，告诉我即可重算。" if zh else
+                f"That is for serving {name} (inference, the default); will you fine-tune it (LoRA / QLoRA / full) "
+                "or pre-train it instead?")
     if slot == "concurrency":
         one = book.num("default concurrency", 1, "sequences", SRC_DEFAULT, suffix="")
         return (f"高峰时有多少并发请求（同时在线的用户）？默认按 {one} 路计算。" if zh else

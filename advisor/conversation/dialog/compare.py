@@ -1,0 +1,102 @@
+"""Two models compared on the same cards ("Qwen3-30B-A3B vs Qwen3-32B on a 4090 — which is faster?",
+"对比一下 Qwen2.5-72B 和 Llama-3.1-70B 在两张 H100 上"): both sides sized, both numbers in the first sentence.
+
+Each model runs through `estimate_throughput` (advisor.estimator.throughput: decode is a roofline over the bytes
+read per token — the *active* parameters' weights plus the KV cache — against the card's bandwidth, with the
+calibrated efficiency) on the same card, count, context and concurrency, at the first weight format both fit in:
+the job's (the checkpoint's own when unsaid), then FP8 where the card runs it, then AWQ-INT4. The faster model leads,
+with both per-user speeds and their ratio; when no format fits both, the first sentence says which one fits.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from advisor.conversation.render.book import Book
+from advisor.conversation.tools.registry import call_tool
+from advisor.conversation.turn import Step
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
+
+SRC = "estimate_throughput (advisor.estimator.throughput)"
+_FALLBACK_FORMATS = ("fp8", "awq-int4")
+
+
+def _speed(data: dict[str, Any]) -> float | None:
+    return next((float(n["value"]) for n in data.get("numbers", []) if n["name"] == "decode speed per sequence"), None)
+
+
+def _run(model: str, gpu: str, count: int, weights: str, job: dict[str, Any], steps: list[Step]) -> dict[str, Any] | None:
+    args = {"model": model, "gpu": gpu, "count": count, "weights": weights, "context": int(job.get("context") or 4096),
+            "concurrency": int(job.get("concurrency") or 1)}
+    result = call_tool("estimate_throughput", args)
+    steps.append(Step(name="estimate_throughput", arguments=args, ok=result.ok,
+                      summary=str(result.data.get("summary", "")) if result.ok else str(result.data.get("error", ""))))
+    return result.data if result.ok else None
+
+
+def compare_models(models: list[str], gpu: str, count: int, job: dict[str, Any], lang: str, catalog: Catalog,
+                   steps: list[Step]) -> tuple[str, Book] | None:
+    """The comparison paragraph (first sentence: the faster model, both speeds) and the numbers it shows; None when
+    a model or the card is not in the catalog or the tools refuse both."""
+    specs = [catalog.find_model(m) for m in models[:2]]
+    card = catalog.find_gpu(gpu)
+    if card is None or any(s is None for s in specs):
+        return None
+    a, b = specs[0], specs[1]
+    assert a is not None and b is not None
+    from advisor.conversation.dialog.machine import default_weights
+
+    first = str(job.get("weights") or default_weights(a.id))
+    formats = [first, *(f for f in _FALLBACK_FORMATS if f != first and (f != "fp8" or card.fp8_dense_flops))]
+    chosen: tuple[str, dict[str, Any], dict[str, Any]] | None = None
+    fits_one: tuple[str, str] | None = None
+    for fmt in formats:
+        ra, rb = _run(a.id, card.id, count, fmt, job, steps), _run(b.id, card.id, count, fmt, job, steps)
+        if ra is None or rb is None:
+            continue
+        if ra.get("fits") and rb.get("fits"):
+            chosen = (fmt, ra, rb)
+            break
+        if fits_one is None and (ra.get("fits") or rb.get("fits")):
+            fits_one = (a.name if ra.get("fits") else b.name, fmt)
+    zh = lang == "zh"
+    book = Book()
+    where = f"{count}× {card.name}"
+    if chosen is None:
+        if fits_one is None:
+            text = (f"**两者都放不下** {where}（试过 {'、'.join(f.upper() for f in formats)}）。" if zh else
+                    f"**Neither fits** on {where} (tried {', '.join(f.upper() for f in formats)}).")
+        else:
+            name, fmt = fits_one
+            text = (f"**只有 {name} 放得下** {where}（{fmt.upper()}），另一个放不下，无法比较速度。" if zh else
+                    f"**Only {name} fits** on {where} ({fmt.upper()}); the other does not, so there is no speed to compare.")
+        return text, book
+    fmt, ra, rb = chosen
+    sa, sb = _speed(ra), _speed(rb)
+    if sa is None or sb is None:
+        return None
+    (win, win_s), (lose, lose_s) = sorted(((a, sa), (b, sb)), key=lambda x: -x[1])
+    ws = book.num(f"{win.name} decode speed per user", win_s, "tokens/s", SRC)
+    ls = book.num(f"{lose.name} decode speed per user", lose_s, "tokens/s", SRC)
+    ratio = book.num("speed ratio", win_s / lose_s, "×", SRC, 1, suffix="")
+    from knowledge.params import param_counts
+
+    wa, la = (book.num(f"{m.name} active parameters", param_counts(m).active / 1e9, "B params",
+                       "knowledge.params.param_counts (catalog architecture)", 1, suffix="B") for m in (win, lose))
+    if win_s < 1.05 * lose_s:  # within 5 %: the estimate cannot tell them apart
+        if zh:
+            return (f"**两者速度相当**（{where}，{fmt.upper()}）：{win.name} 每路 {ws}，{lose.name} {ls}。"), book
+        return (f"**About the same speed** on {where} ({fmt.upper()}): {ws} per user for {win.name}, {ls} for "
+                f"{lose.name}."), book
+    why_fmt = "" if fmt == first else (f"，{first.upper()} 放不下两者" if zh else f"; {first.upper()} does not fit both")
+    if zh:
+        return (f"**{win.name} 更快**（{where}，{fmt.upper()}{why_fmt}）：每路 {ws}，{lose.name} 为 {ls}"
+                f"（{ratio} 倍）。解码每个 token 要读一遍激活参数的权重：{win.name} {wa}，{lose.name} {la}。"), book
+    return (f"**{win.name} is faster** on {where} ({fmt.upper()}{why_fmt}): {ws} per user against {ls} for "
+            f"{lose.name} ({ratio}×). Decoding reads the active parameters' weights for every token: {wa} for "
+            f"{win.name}, {la} for {lose.name}."), book
+
+
+__all__ = ["compare_models"]
