@@ -74,7 +74,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             reading: Request | None = None) -> Iterator[Step | Turn]:
     """One deterministic turn over `state` (mutated only when the turn succeeds); each Turn carries the typed
     request of the message (`extra["request"]`, `ask --json`'s `request`). `reading`: the LLM reader's validated
-    request, laid over the offline slots (`agent_reader.overlay`); its act decides the intent."""
+    request, laid over the offline slots (`reader.overlay.overlay`); its act decides the intent."""
     read: dict[str, object] = {"reading": reading} if reading is not None else {}
     for item in _respond(state, text, lang, catalog, read):
         if isinstance(item, Turn) and "slots" in read:
@@ -102,7 +102,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     intent = read_intent(text, slots, state)
     reading = read.get("reading")
     if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
-        from advisor.conversation.llm.read_then_answer import intent_of, overlay
+        from advisor.conversation.reader.overlay import intent_of, overlay
 
         diffs = overlay(slots, reading)
         read["diffs"] = "; ".join(diffs)

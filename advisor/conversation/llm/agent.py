@@ -35,6 +35,7 @@ from typing import Any
 from advisor.conversation.grounding import gate as grounding
 from advisor.conversation.llm import prompts, safety
 from advisor.conversation.llm import tracing as agent_tracing
+from advisor.conversation.llm.chat_model import chat_openai_class
 from advisor.conversation.llm.lead import LeadCheck, asks_yes_no, check_lead
 from advisor.conversation.llm.messages import (
     HISTORY_TURNS,
@@ -347,27 +348,3 @@ def prewarm() -> threading.Thread:
 
 __all__ = ["CIRCUIT_FAILURES", "CIRCUIT_OPEN_S", "FINDINGS_SHOWN", "HISTORY_TURNS", "TOOLS", "AgentDriver",
            "AgentUnavailable", "Stop", "TurnState", "classify", "prewarm", "reset_breakers", "stream_cancel"]
-
-
-_CHAT_OPENAI: Any = None
-
-
-def chat_openai_class() -> Any:
-    """ChatOpenAI whose assistant tool-call messages carry `content: ""` instead of `null`.
-
-    LangChain sends `null` content beside `tool_calls`; OpenAI accepts both, but llama-cpp-python's server (0.3.x)
-    rejects `null` with HTTP 500, so every tool-calling turn against it failed. An empty string means the same."""
-    global _CHAT_OPENAI
-    if _CHAT_OPENAI is None:
-        from langchain_openai import ChatOpenAI
-
-        class _ChatOpenAI(ChatOpenAI):
-            def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
-                payload = super()._get_request_payload(input_, stop=stop, **kwargs)
-                for message in payload.get("messages", []):
-                    if message.get("role") == "assistant" and message.get("content") is None:
-                        message["content"] = ""
-                return payload
-
-        _CHAT_OPENAI = _ChatOpenAI
-    return _CHAT_OPENAI

@@ -166,7 +166,7 @@ def _to_request(reading: dict[str, Any], text: str, lang: str) -> dict[str, Any]
 def _model(settings: Settings) -> Any:
     from openai import Timeout
 
-    from advisor.conversation.llm.agent import chat_openai_class
+    from advisor.conversation.llm.chat_model import chat_openai_class
 
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
     return chat_openai_class()(model=settings.model, base_url=settings.base_url, api_key=api_key, temperature=0.0,

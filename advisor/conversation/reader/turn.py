@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from advisor.conversation.reader.constraints import cut_at_injection
 from advisor.conversation.reader.extract import INJECTION, GpuMention, Slots
 from advisor.conversation.reader.intent import classify
-from advisor.conversation.reader.quantity import quantities, rewrite
+from advisor.conversation.reader.quantity import Quantity, quantities, rewrite
 
 if TYPE_CHECKING:
     from advisor.conversation.dialog.machine import DialogState
@@ -68,12 +68,25 @@ def ambiguity(text: str, slots: Slots) -> tuple[str, list[str]] | None:
         if first.lower() != second.lower():
             return _AMBIGUOUS_DIMS[dim], [first, second]
     if not _CORRECTION.search(s):  # "8k context … a 32k context window": two contexts, neither corrected
-        contexts = [q for q in found if q.dimension in ("tokens", "count") and q.value >= 512
-                    and _CONTEXT_CUE.search(s[max(0, q.span[0] - 14):q.span[1] + 10])]
+        sized = [q for q in found if q.dimension in ("tokens", "count") and q.value >= 512]
+        contexts = [q for q in sized if _context_cue_nearest(s, q, sized)]
         values = list(dict.fromkeys(q.text.split()[0] for q in contexts))
         if len(values) >= 2 and len({q.value for q in contexts}) >= 2:
             return "context", values[:2]
     return None
+
+
+def _context_cue_nearest(s: str, q: Quantity, others: list[Quantity]) -> bool:
+    """A context cue word within reach of `q` ("8k 上下文", "context of 32k") that no other number stands closer to:
+    in "词表 128256 的模型，8k 上下文" the cue belongs to 8k, not to the vocabulary size."""
+    def gap(x: Quantity, start: int, end: int) -> int:
+        return max(start - x.span[1], x.span[0] - end, 0)
+
+    for cue in _CONTEXT_CUE.finditer(s, max(0, q.span[0] - 14), q.span[1] + 10):
+        mine = gap(q, cue.start(), cue.end())
+        if all(mine <= gap(o, cue.start(), cue.end()) for o in others if o is not q):
+            return True
+    return False
 
 
 _CONTEXT_CUE = re.compile(r"context|上下文|window|窗口|max[\s_-]*model[\s_-]*len|seq(?:uence)?[\s_-]*len", re.I)
