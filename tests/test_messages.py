@@ -62,8 +62,10 @@ def test_lookup_fills_fields_picks_plurals_and_falls_back_to_english() -> None:
 
 # Files whose user-facing words all come from the catalogs: no `… if zh else …` / `if lang == "zh" …` choice of
 # words is left in them (choosing a table or a language code stays allowed: `table(lang)`, `lang = "zh" if …`).
-MOVED = ["ui/quote.py"]
-INLINE = re.compile(r"""["'][^"']*["']\s+if\s+(zh|lang\s*==\s*["']zh["']|lang\s*==\s*["']en["'])\s+else""")
+MOVED = ["ui/quote.py", "ui/quote_render.py", "ui/commands/history.py", "ui/web_panels.py", "ui/slack_details.py",
+         "ui/web_store.py", "ui/web_chat.py", "ui/slack_replies.py", "ui/slack_render.py"]
+INLINE = re.compile(r"""["'](?!(?:zh|en)["'])[^"']*["']"""  # a literal other than a language code …
+                    r"""\s+if\s+(zh|lang\s*==\s*["'](zh|en)["'])\s+else""")  # … chosen by the language
 
 
 @pytest.mark.parametrize("path", MOVED)
