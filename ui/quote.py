@@ -279,9 +279,9 @@ def _purchase_words(opt: Mapping[str, Any], lang: str) -> tuple[str, str]:
 
 def _configuration(opt: Mapping[str, Any], lang: str) -> str:
     buy, tco = _purchase_words(opt, lang)
-    name = R.option_name(opt) + (t("quote.owned_suffix", lang) if R.owned(opt) else "")
+    name = R.option_name(opt) + (t("suffix.owned", lang) if R.owned(opt) else "")
     if "used" in (opt.get("labels") or []):
-        name += t("quote.used_suffix", lang)
+        name += t("suffix.used", lang)
     key = "quote.config_owned" if R.owned(opt) else "quote.config"
     return t(key, lang, name=name, buy=buy, tco=tco, speed=_speed_words(opt, lang))
 

@@ -12,7 +12,6 @@ sentence (``gpus --json``) never loads one.
 from __future__ import annotations
 
 import importlib
-import string
 from collections.abc import Mapping
 
 LANGS = ("en", "zh")
@@ -51,6 +50,8 @@ def pair(key: str, /, **fields: object) -> tuple[str, str]:
 
 def placeholders(entry: Entry) -> set[str]:
     """The field names an entry formats (over every plural form)."""
+    import string  # only the catalog tests call this: `recommend` imports this module and need not load `string`
+
     texts = [entry] if isinstance(entry, str) else list(entry.values())
     return {name.split(".")[0].split("[")[0] for text in texts
             for _, name, _, _ in string.Formatter().parse(text) if name}
