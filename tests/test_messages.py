@@ -50,7 +50,7 @@ def test_entries_are_well_formed(lang: str) -> None:
         if not isinstance(entry, str):
             assert set(entry) == {"one", "other"}, key  # picked by the field n
         for text in forms:
-            assert text == text.strip("\n") and text, key
+            assert text == text.strip("\n") and (text or lang != "en"), key  # a language may need no word
             list(string.Formatter().parse(text))  # raises on an unbalanced brace
 
 
