@@ -333,4 +333,15 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "cost.no_cloud_price": "- renting the same GPU-hours: the catalog has no on-demand cloud price for the {gpu}, so buy or rent cannot be compared",
     "cost.dated_input": "{name} {value} ({when})",
     "cost.dated_inputs": "- dated inputs: {inputs}",
+    # --- what changed since the last answer, what would make it work (advisor/conversation/render/changes.py) -----
+    "changes.none": "none (whole catalog)",
+    "changes.head": "**What changed:** {changes}",
+    "changes.need": ". Total memory need (unsharded): {old} → {new} ({change})",
+    "changes.leading": "; leading option {old} → {new}",
+    "changes.decode_speed": "; total decode speed {old} → {new}",
+    "changes.training_time": "; training time {old} → {new}",
+    "changes.default": "{value} (default)",
+    "changes.would_work": "**What would make it work:**",
+    "changes.own_hardware": "on your own hardware: {change}",
+    "changes.would_make_work": "**What would make {name} work:**",
 }

@@ -332,4 +332,15 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "cost.no_cloud_price": "- 租用同样的 GPU 时数：目录中没有 {gpu} 的按需云价格，买还是租无法比较",
     "cost.dated_input": "{name} {value}（{when}）",
     "cost.dated_inputs": "- 依据（带日期）：{inputs}",
+    # --- what changed since the last answer, what would make it work (advisor/conversation/render/changes.py) -----
+    "changes.none": "无（全目录搜索）",
+    "changes.head": "**变化：** {changes}",
+    "changes.need": "。总显存需求（不分片）{old} → {new}（{change}）",
+    "changes.leading": "；首选配置 {old} → {new}",
+    "changes.decode_speed": "；总生成速度 {old} → {new}",
+    "changes.training_time": "；训练时间 {old} → {new}",
+    "changes.default": "{value}（默认）",
+    "changes.would_work": "**要让它可行，可以：**",
+    "changes.own_hardware": "在您现有的卡上：{change}",
+    "changes.would_make_work": "**要让 {name} 可行，可以：**",
 }
