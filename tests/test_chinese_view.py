@@ -112,12 +112,18 @@ def _zh_values(table: dict[str, Any]) -> list[str]:
     return [str(v["zh"]) for v in table.values() if isinstance(v, dict) and "zh" in v]
 
 
+# Chinese catalog messages that still hold an English word, by key (the list only shrinks)
+KNOWN_MESSAGES: dict[str, set[str]] = {
+    "preamble.unknown_model": {"hidden", "size"},  # "它的层数、hidden size、KV 头数": the config.json field's name
+}
+
+
 def test_fixed_chinese_labels_have_no_english_word() -> None:
     """The web page's labels (ui/web_messages), the chart's part names and every Chinese message of the catalogs."""
     from knowledge.messages import table
     from ui.web_messages import LABELS, PART_LABELS
 
-    texts = _zh_values(LABELS) + _zh_values(PART_LABELS)
-    texts += [e if isinstance(e, str) else " ".join(e.values()) for e in table("zh").values()]
-    found = {text: sorted(english_words(text)) for text in texts}
-    assert {text: words for text, words in found.items() if words} == {}
+    texts = {f"web: {text}": text for text in _zh_values(LABELS) + _zh_values(PART_LABELS)}
+    texts |= {key: e if isinstance(e, str) else " ".join(e.values()) for key, e in table("zh").items()}
+    found = {key: sorted(english_words(text) - KNOWN_MESSAGES.get(key, set())) for key, text in texts.items()}
+    assert {key: words for key, words in found.items() if words} == {}
