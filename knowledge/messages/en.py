@@ -395,4 +395,18 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "preamble.unknown_model": "unknown model '{name}': it is not in my catalog, and I will not size another model in its place; give me its config.json (`gpu-advisor estimate --config config.json`) or its shape (layers, hidden size, KV heads, parameter count) and I can size it.",
     "preamble.unknown_gpu": "'{name}' is not a GPU in the catalog, so nothing below is about it; tell me its memory size and memory bandwidth (GB and TB/s) and I can size it (supported cards: `gpu-advisor gpus`).",
     "preamble.stand_in": "I use {name} as the representative model of that size (other architectures differ somewhat).",
+    # --- the answer's headline and job line (advisor/conversation/render/headline.py) -----------------------------
+    "headline.not_estimated": "**{name}: could not be estimated** ({error})",
+    "headline.fits": "**Yes: {name} fits** ({layout}): {need} needed per GPU of {usable} usable.",
+    "headline.does_not_fit": "**No: {name} does not fit** ({layout}): {need} needed per GPU, only {usable} usable.",
+    "headline.recommend_named": "**Recommendation: {name}** ({layout}). Configurations that fit: {names}.",
+    "headline.none_fits": "**None of these configurations fits**; see the memory per GPU below.",
+    "headline.no_single_node": "**No single-node configuration in the catalog fits**; the job needs {need} on one GPU.",
+    "headline.recommend": "**Recommendation: {name}** ({layout}), {need} needed per GPU.",
+    "job.params_unit": "B parameters",
+    "job.model": "{model} ({params})",
+    "job.load": "{concurrency} × {context}",
+    "job.sequence": "sequence {context}",
+    "job.need": "total memory need (unsharded) {need}",
+    "job.head": "**Job:** {job}",
 }

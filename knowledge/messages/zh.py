@@ -394,4 +394,18 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "preamble.unknown_model": "未知的模型“{name}”：它不在我的模型目录里，我不会拿别的模型冒充它；给我它的 config.json（`gpu-advisor estimate --config config.json`），或它的层数、hidden size、KV 头数和参数量，就能按它计算。",
     "preamble.unknown_gpu": "目录里没有“{name}”这张卡，我没有它的数据，下面不是关于它的结论；告诉我它的显存容量和显存带宽（GB 与 TB/s）就能按它计算（支持的显卡见 `gpu-advisor gpus`）。",
     "preamble.stand_in": "按 {name} 作为这个规模的代表模型计算（架构不同结果会有出入）。",
+    # --- the answer's headline and job line (advisor/conversation/render/headline.py) -----------------------------
+    "headline.not_estimated": "**{name}：无法估算**（{error}）",
+    "headline.fits": "**可以：{name} 放得下**（{layout}），每卡需要 {need}，可用 {usable}。",
+    "headline.does_not_fit": "**不够：{name} 放不下**（{layout}），每卡需要 {need}，可用只有 {usable}。",
+    "headline.recommend_named": "**建议：{name}**（{layout}）。放得下的配置：{names}。",
+    "headline.none_fits": "**所列配置都放不下**，见下表每卡显存需求。",
+    "headline.no_single_node": "**目录中没有 8 卡以内能放下的单机配置**；单卡需要 {need}。",
+    "headline.recommend": "**建议：{name}**（{layout}），每卡需要 {need}。",
+    "job.params_unit": "B 参数",
+    "job.model": "{model}（{params}）",
+    "job.load": "{concurrency} 路 × {context}",
+    "job.sequence": "序列长度 {context}",
+    "job.need": "总显存需求（不分片）{need}",
+    "job.head": "**任务：** {job}",
 }

@@ -19,6 +19,7 @@ from advisor.conversation.render.options_table import (
     opt_price,
     opt_speed,
 )
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.recommend import Option
@@ -42,60 +43,50 @@ def top_config(ev: Analysis) -> ConfigResult | None:
 
 
 def headline(ev: Analysis, book: Book, lang: str) -> str:
-    zh = lang == "zh"
     users = [c for c in ev.configs if c.role in ("existing", "candidate")]
     if users:
         fitting = [c for c in users if c.fits]
         if len(users) == 1:
             c = users[0]
             if c.memory is None:
-                return (f"**{config_name(c, book, lang)}：无法估算**（{c.error}）" if zh else
-                        f"**{config_name(c, book, lang)}: could not be estimated** ({c.error})")
+                return t("headline.not_estimated", lang, name=config_name(c, book, lang), error=c.error)
             need = book.gib(f"memory per GPU on {c.gpu.name}", c.memory.per_gpu.total)
             cap = book.gib(f"usable memory of {c.gpu.name}", c.memory.usable_bytes(c.gpu), f"catalog: {c.gpu.id} memory_bytes × engine usable fraction")
-            if c.fits:
-                return (f"**可以：{config_name(c, book, lang)} 放得下**（{c.layout}），每卡需要 {need}，可用 {cap}。" if zh else
-                        f"**Yes: {config_name(c, book, lang)} fits** ({c.layout}): {need} needed per GPU of {cap} usable.")
-            return (f"**不够：{config_name(c, book, lang)} 放不下**（{c.layout}），每卡需要 {need}，可用只有 {cap}。" if zh else
-                    f"**No: {config_name(c, book, lang)} does not fit** ({c.layout}): {need} needed per GPU, only {cap} usable.")
+            return t("headline.fits" if c.fits else "headline.does_not_fit", lang, name=config_name(c, book, lang),
+                     layout=c.layout, need=need, usable=cap)
         if fitting:
             best = fitting[0]
-            names = "、".join(config_name(c, book, lang) for c in fitting) if zh else ", ".join(config_name(c, book, lang) for c in fitting)
-            return (f"**建议：{config_name(best, book, lang)}**（{best.layout}）。放得下的配置：{names}。" if zh else
-                    f"**Recommendation: {config_name(best, book, lang)}** ({best.layout}). Configurations that fit: {names}.")
-        return ("**所列配置都放不下**，见下表每卡显存需求。" if zh else
-                "**None of these configurations fits**; see the memory per GPU below.")
+            names = t("list.sep", lang).join(config_name(c, book, lang) for c in fitting)
+            return t("headline.recommend_named", lang, name=config_name(best, book, lang), layout=best.layout, names=names)
+        return t("headline.none_fits", lang)
     top = top_config(ev)
     if top is None:
         assert ev.need is not None  # an answer's analysis always sizes the need
         need = book.gib("memory needed on one GPU", ev.need.per_gpu.total)
-        return (f"**目录中没有 8 卡以内能放下的单机配置**；单卡需要 {need}。" if zh else
-                f"**No single-node configuration in the catalog fits**; the job needs {need} on one GPU.")
+        return t("headline.no_single_node", lang, need=need)
     assert top.memory is not None  # the search keeps only configurations it could size
     need = book.gib(f"memory per GPU on {top.gpu.name}", top.memory.per_gpu.total)
-    return (f"**建议：{config_name(top, book, lang)}**（{top.layout}），每卡需要 {need}。" if zh else
-            f"**Recommendation: {config_name(top, book, lang)}** ({top.layout}), {need} needed per GPU.")
+    return t("headline.recommend", lang, name=config_name(top, book, lang), layout=top.layout, need=need)
 
 
 def job_line(ev: Analysis, book: Book, lang: str) -> str:
     w = ev.workload
-    zh = lang == "zh"
     assert ev.need is not None  # an answer's analysis always sizes the need
     params = book.num(f"parameters of {ev.model.name}", ev.need.params / 1e9, "B params", "knowledge.params.param_counts", 1,
-                      suffix="B 参数" if zh else "B parameters")
-    bits = [f"{ev.model.name}（{params}）" if zh else f"{ev.model.name} ({params})", task_label(w.task, lang)]
+                      suffix=t("job.params_unit", lang))
+    bits = [t("job.model", lang, model=ev.model.name, params=params), task_label(w.task, lang)]
     if w.task == "inference" or w.weights:
         bits.append(format_label(w.weights or default_weights(w.model), lang))  # unset: the checkpoint's own precision
     ctx = book.tokens("context", w.context, source_of(ev, "context"), lang)
     if w.task == "inference":
         conc = book.num("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"), suffix="")
-        bits.append(f"{conc} 路 × {ctx}" if zh else f"{conc} × {ctx}")
+        bits.append(t("job.load", lang, concurrency=conc, context=ctx))
     else:
-        bits.append(("序列长度 " if zh else "sequence ") + ctx)
+        bits.append(t("job.sequence", lang, context=ctx))
     if ev.need is not None and ev.need.per_gpu.total:  # "how much memory does it need?": the whole job, unsharded
         need = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
-        bits.append(f"总显存需求（不分片）{need}" if zh else f"total memory need (unsharded) {need}")
-    return ("**任务：** " if zh else "**Job:** ") + ("，".join(bits) if zh else ", ".join(bits))
+        bits.append(t("job.need", lang, need=need))
+    return t("job.head", lang, job=t("list.comma", lang).join(bits))
 
 
 def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str:
