@@ -78,7 +78,8 @@ def test_lookup_fills_fields_picks_plurals_and_falls_back_to_english() -> None:
 # words is left in them (choosing a table or a language code stays allowed: `table(lang)`, `lang = "zh" if …`).
 MOVED = ["advisor/recommend_results.py", "advisor/conversation/render/assumptions.py",
          "advisor/conversation/render/cost.py", "advisor/conversation/render/labels.py",
-         "advisor/conversation/render/lead.py", "advisor/conversation/render/memory.py",
+         "advisor/conversation/render/headline.py", "advisor/conversation/render/lead.py",
+         "advisor/conversation/render/memory.py", "advisor/conversation/render/preamble.py",
          "advisor/conversation/render/options_table.py", "ui/quote.py", "ui/quote_render.py", "ui/commands/history.py",
          "ui/web_panels.py", "ui/slack_details.py", "ui/web_store.py", "ui/web_chat.py", "ui/slack_replies.py",
          "ui/slack_render.py", "rules/titles.py"]

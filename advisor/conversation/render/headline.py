@@ -90,8 +90,6 @@ def job_line(ev: Analysis, book: Book, lang: str) -> str:
 
 
 def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str:
-
-    zh = lang == "zh"
     users = ev.user_options
     if users and len(users) == 1:
         o = users[0]
@@ -99,15 +97,13 @@ def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str
         usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
         if o.fits:
             speed = opt_speed(o, book, lang, ev.workload)
-            tail = "" if speed == "—" else (f"；速度：{speed}" if zh else f"; speed: {speed}")
+            tail = "" if speed == "—" else t("headline.speed_tail", lang, speed=speed)
             missing = misses(o, lang)
-            warn = (f"（但{'、'.join(missing)}）" if zh else f" (but it {', '.join(missing)})") if missing else ""
-            return (f"**可以：{opt_name(o, book)} 放得下**{warn}（{opt_layout(o, lang, book)}），每卡需要 {need}，可用 {usable}{tail}。"
-                    if zh else f"**Yes: {opt_name(o, book)} fits**{warn} ({opt_layout(o, lang, book)}): {need} needed per GPU "
-                    f"of {usable} usable{tail}.")
-        return (f"**不够：{opt_name(o, book)} 放不下**（{opt_layout(o, lang, book)}），每卡需要 {need}，可用只有 {usable}。"
-                if zh else f"**No: {opt_name(o, book)} does not fit** ({opt_layout(o, lang, book)}): {need} needed per GPU, "
-                f"only {usable} usable.")
+            warn = t("headline.but", lang, misses=t("list.sep", lang).join(missing)) if missing else ""
+            return t("headline.option_fits", lang, name=opt_name(o, book), warn=warn, layout=opt_layout(o, lang, book),
+                     need=need, usable=usable, tail=tail)
+        return t("headline.does_not_fit", lang, name=opt_name(o, book), layout=opt_layout(o, lang, book), need=need,
+                 usable=usable)
     own = next((o for o in users if "existing" in o.labels), None)
     if own is not None and len(users) > 1:
         return own_versus_others(own, [o for o in users if o is not own], ev, book, lang)
@@ -116,30 +112,23 @@ def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str
                     and not any(u.gpu == o.gpu and u.count == o.count for u in users)), None)
         alt_text = ""
         if alt is not None:
-            alt_text = (f"满足全部要求的最近方案：{opt_name(alt, book)}（{opt_speed(alt, book, lang, ev.workload)}）。" if zh else
-                        f" The nearest configuration that meets every target: {opt_name(alt, book)} "
-                        f"({opt_speed(alt, book, lang, ev.workload)}).")
+            alt_text = t("headline.nearest", lang, name=opt_name(alt, book), speed=opt_speed(alt, book, lang, ev.workload))
         if top is not None and top.meets_targets:
-            return (f"**建议：{opt_name(top, book)}**（{opt_layout(top, lang, book)}）——在您列出的配置中最合适；对比见下表。"
-                    if zh else f"**Recommendation: {opt_name(top, book)}** ({opt_layout(top, lang, book)}), the best fit among the "
-                    "configurations you named; the comparison is below.")
+            return t("headline.best_named", lang, name=opt_name(top, book), layout=opt_layout(top, lang, book))
         if top is not None:
             missing = misses(top, lang)
-            return ((f"**您列出的配置都达不到全部要求。** 最接近的是 {opt_name(top, book)}：放得下，但{'、'.join(missing)}"
-                     f"（{opt_speed(top, book, lang, ev.workload)}）。" + alt_text) if zh else
-                    (f"**None of the configurations you named meets every target.** The closest is {opt_name(top, book)}: it "
-                     f"fits but {', '.join(missing)} ({opt_speed(top, book, lang, ev.workload)}).{alt_text}"))
-        return (("**您列出的配置都放不下**，见下表与可行的改动。" + alt_text) if zh else
-                "**None of the configurations you named fits**; see the table and what would have to change." + alt_text)
+            return t("headline.closest_named", lang, name=opt_name(top, book), misses=t("list.sep", lang).join(missing),
+                     speed=opt_speed(top, book, lang, ev.workload)) + alt_text
+        return t("headline.none_named_fits", lang) + alt_text
     if top is not None:
         labels = label_words(top, lang, ev.recommendation.options if ev.recommendation else ())
-        why = ("、".join(labels) if zh else ", ".join(labels)) if labels else ""
+        why = t("list.sep", lang).join(labels) if labels else ""
         price = opt_price(top, book, lang) if top.price else ""
         speed = opt_speed(top, book, lang, ev.workload)
         extra = [x for x in (why, price, speed if speed != "—" else "") if x]
-        return (f"**建议：{opt_name(top, book)}**（{opt_layout(top, lang, book)}）：{'；'.join(extra)}。" if zh else
-                f"**Recommendation: {opt_name(top, book)}** ({opt_layout(top, lang, book)}): {'; '.join(extra)}.")
-    return ("**在当前约束下没有能放下的配置。**" if zh else "**Nothing in the catalog fits under these constraints.**")
+        return t("headline.recommend_option", lang, name=opt_name(top, book), layout=opt_layout(top, lang, book),
+                 facts=t("clause.sep", lang).join(extra))
+    return t("lead.nothing_fits", lang)
 
 
 def speed_value(o: Option) -> tuple[str, float] | None:
@@ -151,20 +140,17 @@ def speed_value(o: Option) -> tuple[str, float] | None:
 
 def own_versus_others(own: Option, others: list[Option], ev: Analysis, book: Book, lang: str) -> str:
     """"We have X; would Y be worth it?": the verdict on X, then each Y against it (speed ratio and price)."""
-    zh = lang == "zh"
     w = ev.workload
     if own.fits:
-        head = (f"**您现有的 {opt_name(own, book)} 放得下**（{opt_layout(own, lang, book)}）：{opt_speed(own, book, lang, w)}。"
-                if zh else f"**Your {opt_name(own, book)} fits** ({opt_layout(own, lang, book)}): "
-                f"{opt_speed(own, book, lang, w)}.")
+        head = t("headline.own_fits", lang, name=opt_name(own, book), layout=opt_layout(own, lang, book),
+                 speed=opt_speed(own, book, lang, w))
     else:
-        head = (f"**您现有的 {opt_name(own, book)} 放不下**（{opt_layout(own, lang, book)}）。" if zh else
-                f"**Your {opt_name(own, book)} does not fit** ({opt_layout(own, lang, book)}).")
+        head = t("headline.own_does_not_fit", lang, name=opt_name(own, book), layout=opt_layout(own, lang, book))
     lines = [head]
     mine = speed_value(own) if own.fits else None
     for o in others:
         if not o.fits:
-            lines.append(f"- {opt_name(o, book)}：放不下。" if zh else f"- {opt_name(o, book)}: does not fit.")
+            lines.append(t("headline.other_does_not_fit", lang, name=opt_name(o, book)))
             continue
         theirs = speed_value(o)
         ratio_text = ""
@@ -172,8 +158,8 @@ def own_versus_others(own: Option, others: list[Option], ev: Analysis, book: Boo
             ratio = mine[1] / theirs[1] if mine[0] == "wall_s" else theirs[1] / mine[1]
             r = book.num(f"speed-up of {o.count}× {o.gpu_name} over {own.count}× {own.gpu_name}", ratio, "×",
                          "computed from the two estimates", 1, suffix="").replace(" ", "") + "×"
-            ratio_text = (f"，是现有配置的 {r} 速度" if zh else f", {r} the speed of yours")
+            ratio_text = t("headline.speed_ratio", lang, ratio=r)
         price = opt_price(o, book, lang)
-        lines.append(f"- {opt_name(o, book)}：{opt_speed(o, book, lang, w)}{ratio_text}；显卡价格 {price}。" if zh else
-                      f"- {opt_name(o, book)}: {opt_speed(o, book, lang, w)}{ratio_text}; GPUs {price}.")
+        lines.append(t("headline.other", lang, name=opt_name(o, book), speed=opt_speed(o, book, lang, w), ratio=ratio_text,
+                       price=price))
     return "\n".join(lines)
