@@ -82,7 +82,7 @@ MOVED = ["advisor/recommend_results.py", "advisor/conversation/render/assumption
          "advisor/conversation/render/memory.py", "advisor/conversation/render/preamble.py",
          "advisor/conversation/render/options_table.py", "ui/quote.py", "ui/quote_render.py", "ui/commands/history.py",
          "ui/web_panels.py", "ui/slack_details.py", "ui/web_store.py", "ui/web_chat.py", "ui/slack_replies.py",
-         "ui/slack_render.py", "rules/titles.py"]
+         "ui/slack_render.py", "ui/web_messages.py", "rules/titles.py"]
 INLINE = re.compile(r"""["'](?!(?:zh|en)["'])[^"']*["']"""  # a literal other than a language code …
                     r"""\s+if\s+(zh|lang\s*==\s*["'](zh|en)["'])\s+else""")  # … chosen by the language
 
