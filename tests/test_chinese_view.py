@@ -68,11 +68,11 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 def _views(texts: list[str]) -> dict[str, str]:
     from advisor.conversation.session import new_conversation
-    from ui import web_panels
-    from ui.quote import build_quote
-    from ui.quote_render import quote_markdown
-    from ui.slack_details import details_reply
-    from ui.slack_render import render_turn
+    from ui.quote.document import build_quote
+    from ui.quote.render import quote_markdown
+    from ui.slack.details import details_reply
+    from ui.slack.render import render_turn
+    from ui.web import panels as web_panels
 
     conv = new_conversation(lang=None)
     for text in texts:
@@ -121,7 +121,7 @@ KNOWN_MESSAGES: dict[str, set[str]] = {
 def test_fixed_chinese_labels_have_no_english_word() -> None:
     """The web page's labels (ui/web_messages), the chart's part names and every Chinese message of the catalogs."""
     from knowledge.messages import table
-    from ui.web_messages import LABELS, PART_LABELS
+    from ui.web.messages import LABELS, PART_LABELS
 
     texts = {f"web: {text}": text for text in _zh_values(LABELS) + _zh_values(PART_LABELS)}
     texts |= {key: e if isinstance(e, str) else " ".join(e.values()) for key, e in table("zh").items()}

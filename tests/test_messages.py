@@ -76,13 +76,13 @@ def test_lookup_fills_fields_picks_plurals_and_falls_back_to_english() -> None:
 
 # Files whose user-facing words all come from the catalogs: no `… if zh else …` / `if lang == "zh" …` choice of
 # words is left in them (choosing a table or a language code stays allowed: `table(lang)`, `lang = "zh" if …`).
-MOVED = ["advisor/recommend_results.py", "advisor/conversation/render/assumptions.py",
+MOVED = ["advisor/recommend/results.py", "advisor/conversation/render/assumptions.py",
          "advisor/conversation/render/cost.py", "advisor/conversation/render/labels.py",
          "advisor/conversation/render/headline.py", "advisor/conversation/render/lead.py",
          "advisor/conversation/render/memory.py", "advisor/conversation/render/preamble.py",
-         "advisor/conversation/render/options_table.py", "ui/quote.py", "ui/quote_render.py", "ui/commands/history.py",
-         "ui/web_panels.py", "ui/slack_details.py", "ui/web_store.py", "ui/web_chat.py", "ui/slack_replies.py",
-         "ui/slack_render.py", "ui/web_messages.py", "rules/titles.py"]
+         "advisor/conversation/render/options_table.py", "ui/quote/document.py", "ui/quote/render.py", "ui/cli/commands/history.py",
+         "ui/web/panels.py", "ui/slack/details.py", "ui/web/store.py", "ui/web/chat.py", "ui/slack/replies.py",
+         "ui/slack/render.py", "ui/web/messages.py", "rules/titles.py"]
 INLINE = re.compile(r"""["'](?!(?:zh|en)["'])[^"']*["']"""  # a literal other than a language code …
                     r"""\s+if\s+(zh|lang\s*==\s*["'](zh|en)["'])\s+else""")  # … chosen by the language
 

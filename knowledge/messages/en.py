@@ -21,7 +21,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "cost_input.exchange rate": "exchange rate",
     "cost_input.electricity": "electricity",
     "cost_input.PUE": "PUE",
-    # --- the quote (ui/quote.py) -----------------------------------------------------------------------------
+    # --- the quote (ui/quote/document.py) -----------------------------------------------------------------------------
     "quote.model": "model {model}",
     "quote.weights": "weights in {fmt}",
     "quote.kv": "KV cache in {fmt}",
@@ -48,7 +48,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "quote.generator_llm": "GPU Advisor (LLM {model})",
     "quote.generator_deterministic": "GPU Advisor (deterministic mode)",
     "quote.date_range": "{first} to {last}",
-    # --- gpu-advisor history (ui/commands/history.py) ------------------------------------------------------
+    # --- gpu-advisor history (ui/cli/commands/history.py) ------------------------------------------------------
     "history.usage": "usage: gpu-advisor history {action} ID",
     "history.no_store": "no conversation store is configured (GPU_ADVISOR_DATABASE_URL=memory)",
     "history.not_found": "not found: {what!r} is no stored conversation or quote",
@@ -62,7 +62,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "history.md_quote": "quote: `{id}`",
     "history.purged": ("deleted what is older than {days:g} days: {conversations} conversations, {turns} turns, "
                        "{quotes} quotes, {events} expired event ids"),
-    # --- the quote's pages (ui/quote_render.py) -------------------------------------------------------------
+    # --- the quote's pages (ui/quote/render.py) -------------------------------------------------------------
     "quote.page.title": "GPU recommendation",
     "quote.page.made": "Prepared {when}. Prices as of {asof}. Valid until {valid} (prices move: re-confirm with the supplier after that).",
     "quote.page.request": "Your request",
@@ -96,7 +96,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "finding.as_of": "as of {when}",
     "finding.source": "source: {source}",
     "html.lang": "en",
-    # --- the web page's history and stored links (ui/web_store.py) ------------------------------------------------
+    # --- the web page's history and stored links (ui/web/store.py) ------------------------------------------------
     "web.store.not_saved": "_Not saved yet: the conversation store is unavailable; this answer is kept here and saved when it is back._",
     "web.store.not_found": "Conversation not found. Ask a question to start a new one.",
     "web.store.corrupt": "_The saved state of this conversation could not be read; it starts fresh from here (earlier messages are shown as they were)._",
@@ -106,7 +106,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "web.store.this_quote": "Permanent link to this recommendation",
     "web.store.none": "_none yet_",
     "web.store.store_off": "_History is unavailable (no conversation store)._",
-    # --- the Slack bot's replies (ui/slack_replies.py) ------------------------------------------------------------
+    # --- the Slack bot's replies (ui/slack/replies.py) ------------------------------------------------------------
     "slack.reply.help": "I size GPUs for LLM jobs: which cards, how many, what they cost, with every number computed and cited.\n\nAsk in a message that mentions me, e.g. *Llama-3.1-70B inference, 32k context, 50 concurrent users, budget 200k USD*. Reply in the same thread (mentioning me) to refine it, e.g. *what about int4?*; write *reset* to start over. In a direct message just type; the slash command `{cmd} <question>` works anywhere.",
     "slack.reply.empty": "Your message has no question in it (only a mention or whitespace).",
     "slack.reply.too_long": "Your message is {n:,} characters long; I read at most {limit:,}. Please send the workload in a few sentences (model, task, precision, context, users, budget).",
@@ -116,9 +116,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "slack.reply.not_saved": "Not saved yet: the conversation store is unavailable; it is saved when it is back.",
     "slack.reply.corrupt": "The saved state of this thread could not be read; it starts fresh from this question.",
     "slack.reply.ack": "Working on: {q}",
-    # --- the web chat (ui/web_chat.py) ----------------------------------------------------------------------------
+    # --- the web chat (ui/web/chat.py) ----------------------------------------------------------------------------
     "web.chat.trimmed": "_(Older messages of this session are no longer shown, to keep it small; the workload you described so far is kept.)_",
-    # --- the Slack blocks' labels (ui/slack_render.py; {fields} filled where they are shown) ----------------------
+    # --- the Slack blocks' labels (ui/slack/render.py; {fields} filled where they are shown) ----------------------
     "slack.word.options": "Ranked options",
     "slack.word.rank": "#",
     "slack.word.gpu": "GPU",
@@ -141,11 +141,11 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "slack.word.total": "{v} total",
     "slack.word.source": "source",
     "slack.word.more_options": "…and {n} more options.",
-    # --- the Slack details reply (ui/slack_details.py) ------------------------------------------------------------
+    # --- the Slack details reply (ui/slack/details.py) ------------------------------------------------------------
     "slack.details": "Details",
     "slack.details_note": "Details: {names}",
     "slack.shortened": " (shortened)",
-    # --- the web page's panels (ui/web_panels.py) -----------------------------------------------------------------
+    # --- the web page's panels (ui/web/panels.py) -----------------------------------------------------------------
     "table.fits_yes": "yes",
     "table.fits_no": "NO",
     "table.owned": "owned",
@@ -153,7 +153,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "layout.offload": "offload {where}",
     "layout.one_gpu": "1 GPU",
     "chart.purchase_price": "purchase price",
-    # --- an option in words (advisor/recommend_results.py) --------------------------------------------------------
+    # --- an option in words (advisor/recommend/results.py) --------------------------------------------------------
     "option.tag.used_price": "used-card price",
     "option.tag.near_capacity": "near its memory limit",
     "purchase.owned": "{name}: nothing to buy; running cost (power and operations) {run} over {years:g} years",
@@ -422,7 +422,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "headline.other_does_not_fit": "- {name}: does not fit.",
     "headline.speed_ratio": ", {ratio} the speed of yours",
     "headline.other": "- {name}: {speed}{ratio}; GPUs {price}.",
-    # --- the web page's labels and the memory chart's parts (ui/web_messages.py) ----------------------------------
+    # --- the web page's labels and the memory chart's parts (ui/web/messages.py) ----------------------------------
     "web.label.title": "GPU Advisor",
     "web.label.subtitle": "Which GPUs, how many, and what they cost for an LLM job — every number computed and cited.",
     "web.label.chat": "Conversation",

@@ -21,7 +21,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "cost_input.exchange rate": "汇率",
     "cost_input.electricity": "电价",
     "cost_input.PUE": "数据中心 PUE",
-    # --- the quote (ui/quote.py) -----------------------------------------------------------------------------
+    # --- the quote (ui/quote/document.py) -----------------------------------------------------------------------------
     "quote.model": "模型 {model}",
     "quote.weights": "权重精度 {fmt}",
     "quote.kv": "KV 缓存 {fmt}",
@@ -48,7 +48,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "quote.generator_llm": "GPU Advisor（大模型 {model}）",
     "quote.generator_deterministic": "GPU Advisor（确定性模式）",
     "quote.date_range": "{first} 至 {last}",
-    # --- gpu-advisor history (ui/commands/history.py) ------------------------------------------------------
+    # --- gpu-advisor history (ui/cli/commands/history.py) ------------------------------------------------------
     "history.usage": "用法：gpu-advisor history {action} ID",
     "history.no_store": "未配置对话存储（GPU_ADVISOR_DATABASE_URL=memory）",
     "history.not_found": "未找到：{what!r} 不是已保存的对话或报价",
@@ -61,7 +61,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "history.md_updated": "- 更新于: {when}",
     "history.md_quote": "报价: `{id}`",
     "history.purged": "已删除 {days:g} 天前的记录：对话 {conversations}，轮次 {turns}，报价 {quotes}，过期事件 {events}",
-    # --- the quote's pages (ui/quote_render.py) -------------------------------------------------------------
+    # --- the quote's pages (ui/quote/render.py) -------------------------------------------------------------
     "quote.page.title": "GPU 配置建议",
     "quote.page.made": "编制于 {when}。价格截至 {asof}。有效期至 {valid}（价格会变动，之后请向供应商重新确认）。",
     "quote.page.request": "您的需求",
@@ -95,7 +95,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "finding.as_of": "截至 {when}",
     "finding.source": "出处：{source}",
     "html.lang": "zh-CN",
-    # --- the web page's history and stored links (ui/web_store.py) ------------------------------------------------
+    # --- the web page's history and stored links (ui/web/store.py) ------------------------------------------------
     "web.store.not_saved": "_尚未保存：对话存储暂时不可用；此回答保留在本页，存储恢复后会保存。_",
     "web.store.not_found": "未找到该对话。提一个问题开始新的对话。",
     "web.store.corrupt": "_此对话保存的状态无法读取，将从这里重新开始（之前的消息仍按原样显示）。_",
@@ -105,7 +105,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "web.store.this_quote": "本次建议的永久链接",
     "web.store.none": "_暂无_",
     "web.store.store_off": "_历史不可用（未配置对话存储）。_",
-    # --- the Slack bot's replies (ui/slack_replies.py) ------------------------------------------------------------
+    # --- the Slack bot's replies (ui/slack/replies.py) ------------------------------------------------------------
     "slack.reply.help": "我帮你为大模型任务选 GPU：用什么卡、几张、多少钱，每个数字都有计算和出处。\n\n在消息里 @我 提问，例如 *部署 Qwen2.5-72B，32k 上下文，50 并发，预算 20 万*。在同一个帖子里继续 @我 可以调整，例如 *改成 8bit 呢？*；发送 *重新开始* 可重置。私信里直接输入即可；斜杠命令 `{cmd} 你的问题` 在任何频道都能用。",
     "slack.reply.empty": "你的消息里没有问题（只有 @ 或空白）。",
     "slack.reply.too_long": "你的消息有 {n:,} 个字符，我最多读取 {limit:,} 个。请用几句话描述任务（模型、任务、精度、上下文、并发、预算）。",
@@ -115,9 +115,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "slack.reply.not_saved": "尚未保存：对话存储暂时不可用，恢复后会保存。",
     "slack.reply.corrupt": "此帖子保存的状态无法读取，从这个问题重新开始。",
     "slack.reply.ack": "正在计算：{q}",
-    # --- the web chat (ui/web_chat.py) ----------------------------------------------------------------------------
+    # --- the web chat (ui/web/chat.py) ----------------------------------------------------------------------------
     "web.chat.trimmed": "_（为控制会话大小，较早的消息已不再显示；你之前描述的工作负载仍然保留。）_",
-    # --- the Slack blocks' labels (ui/slack_render.py; {fields} filled where they are shown) ----------------------
+    # --- the Slack blocks' labels (ui/slack/render.py; {fields} filled where they are shown) ----------------------
     "slack.word.options": "候选方案（按推荐排序）",
     "slack.word.rank": "#",
     "slack.word.gpu": "GPU",
@@ -140,11 +140,11 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "slack.word.total": "合计 {v}",
     "slack.word.source": "来源",
     "slack.word.more_options": "……另有 {n} 个方案。",
-    # --- the Slack details reply (ui/slack_details.py) ------------------------------------------------------------
+    # --- the Slack details reply (ui/slack/details.py) ------------------------------------------------------------
     "slack.details": "详情",
     "slack.details_note": "详情：{names}",
     "slack.shortened": "（已截断）",
-    # --- the web page's panels (ui/web_panels.py) -----------------------------------------------------------------
+    # --- the web page's panels (ui/web/panels.py) -----------------------------------------------------------------
     "table.fits_yes": "是",
     "table.fits_no": "否",
     "table.owned": "已有",
@@ -152,7 +152,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "layout.offload": "卸载到 {where}",
     "layout.one_gpu": "单卡",
     "chart.purchase_price": "采购价",
-    # --- an option in words (advisor/recommend_results.py) --------------------------------------------------------
+    # --- an option in words (advisor/recommend/results.py) --------------------------------------------------------
     "option.tag.used_price": "二手卡价",
     "option.tag.near_capacity": "接近显存上限",
     "purchase.owned": "{name}：无需购买；{years:g} 年运行成本（电费和运维）{run}",
@@ -421,7 +421,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "headline.other_does_not_fit": "- {name}：放不下。",
     "headline.speed_ratio": "，是现有配置的 {ratio} 速度",
     "headline.other": "- {name}：{speed}{ratio}；显卡价格 {price}。",
-    # --- the web page's labels and the memory chart's parts (ui/web_messages.py) ----------------------------------
+    # --- the web page's labels and the memory chart's parts (ui/web/messages.py) ----------------------------------
     "web.label.title": "GPU 选型顾问",
     "web.label.subtitle": "大模型推理、微调、预训练该用哪种 GPU、几张、花多少钱——每个数字都有计算过程和出处。",
     "web.label.chat": "对话",

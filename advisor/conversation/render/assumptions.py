@@ -13,7 +13,7 @@ from advisor.conversation.render.labels import pick
 from knowledge.messages import t
 
 if TYPE_CHECKING:
-    from advisor.recommend import Option
+    from advisor.recommend.recommender import Option
 
 
 def assumptions_block(assumptions: list[Assumption], book: Book, lang: str) -> str:

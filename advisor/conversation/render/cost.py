@@ -13,7 +13,7 @@ from advisor.conversation.render.options_table import LOW_RELIABILITY, low_relia
 from knowledge.messages import t as message
 
 if TYPE_CHECKING:
-    from advisor.recommend import Option
+    from advisor.recommend.recommender import Option
 
 
 def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_years: int | None = None,

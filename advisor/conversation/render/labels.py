@@ -9,7 +9,7 @@ from advisor.conversation.render.book import SRC_USER, Book, decimals_for
 from knowledge.messages import t
 
 if TYPE_CHECKING:
-    from advisor.conversation.extract import GpuMention
+    from advisor.conversation.reader.extract import GpuMention
     from knowledge.catalog import Catalog
 
 TASK = {

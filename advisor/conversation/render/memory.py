@@ -24,7 +24,7 @@ from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.analysis.result import Limits
-    from advisor.recommend import Option
+    from advisor.recommend.recommender import Option
 
 
 def dialog_breakdown(ev: Analysis, book: Book, lang: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.result import Analysis, ConfigResult
-from advisor.conversation.dialog import default_catalog
+from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, Book, money_of
 from advisor.conversation.render.labels import pick
 from knowledge.messages import t as message
@@ -16,7 +16,7 @@ from knowledge.messages import t as message
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from advisor.recommend import Option, Recommendation
+    from advisor.recommend.recommender import Option, Recommendation
     from advisor.workload import Workload
     from rules.findings import Finding
 
@@ -62,17 +62,17 @@ LABEL = {
 
 
 # "lowest cost" when a cheaper option exists but spreads consumer cards over several servers, which the recommender
-# ranks after single-server and datacenter options (advisor.recommend._rank; review R01, R47)
+# ranks after single-server and datacenter options (advisor.recommend.recommender._rank; review R01, R47)
 LOWEST_COST_COMPACT = ("lowest cost without consumer cards spread over servers", "最低成本（不计跨服务器的消费级卡方案）")
 
 
 def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[str]:
     """The option's labels in words; "lowest cost" says what it is lowest among when `options` holds a cheaper one
-    that meets the targets but spreads consumer cards over servers (`advisor.recommend.spread_consumer`, the
+    that meets the targets but spreads consumer cards over servers (`advisor.recommend.recommender.spread_consumer`, the
     criterion the ranking puts after it)."""
     import math
 
-    from advisor.recommend import spread_consumer, total_price
+    from advisor.recommend.recommender import spread_consumer, total_price
     from knowledge.catalog import load_catalog
 
     def spread_and_cheaper(p: Option) -> bool:  # cheaper to buy: "lowest cost" marks the cheapest purchase
@@ -169,7 +169,9 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         parts.append(message("layout.offload_to", lang, where=str(lay["offload"])))
     if lay.get("engine"):
         parts.append(str(lay["engine"]))
-    from advisor.recommend import option_tags  # issue 15: 4-bit format, used-card price, near the memory limit
+    from advisor.recommend.recommender import (
+        option_tags,  # issue 15: 4-bit format, used-card price, near the memory limit
+    )
 
     parts += option_tags(o, lang)
     return ", ".join(parts) or message("layout.one_gpu", lang)
@@ -195,7 +197,7 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
                         1 if tr["wall_s"] < 100 * 86400 else 0, suffix=message("slot.days", lang))
         hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
                          suffix=message("speed.gpu_hours_unit", lang))
-        if tr.get("goodput"):  # the planner's run total (advisor.training_advice.training_figures)
+        if tr.get("goodput"):  # the planner's run total (advisor.recommend.training_advice.training_figures)
             g = book.num("goodput of the run total", tr["goodput"] * 100, "%", "advisor.estimator.planner", 0)
             return message("speed.training_goodput", lang, days=days, hours=hours, goodput=g)
         return message("speed.training", lang, days=days, hours=hours)
@@ -216,10 +218,10 @@ def opt_price(o: Option, book: Book, lang: str) -> str:
 
 
 def opt_purchase(o: Option, book: Book, lang: str) -> str:
-    """The option's full purchase in one phrase, as `Recommendation.lead_summary` words it (advisor.recommend_results
+    """The option's full purchase in one phrase, as `Recommendation.lead_summary` words it (advisor.recommend.results
     .purchase_line: cards and servers, the TCO over the horizon; owned cards costed by power and operation only),
     with the cards' price date. Its amounts are recorded under the names the cost section uses."""
-    from advisor.recommend_results import purchase_line
+    from advisor.recommend.results import purchase_line
 
     t = o.tco or {}
     src = "advisor.estimator.cost.estimate_tco"
