@@ -11,6 +11,7 @@ from typing import Any
 
 from advisor.estimator.results import MemoryEstimate
 from advisor.workload import Workload
+from knowledge.messages import t
 from knowledge.record import Field, Record
 from rules.findings import Finding
 
@@ -119,9 +120,9 @@ def option_tags(o: Option, lang: str = "en") -> list[str]:
     if serving and getattr(o, "quantised", False):
         tags.append(str((o.layout or {}).get("weights", "")).upper())
     if (o.price or {}).get("condition") == "used":
-        tags.append("二手卡价" if lang == "zh" else "used-card price")
+        tags.append(t("option.tag.used_price", lang))
     if getattr(o, "near_capacity", False):
-        tags.append("接近显存上限" if lang == "zh" else "near its memory limit")
+        tags.append(t("option.tag.near_capacity", lang))
     return tags
 
 
@@ -192,7 +193,7 @@ class Recommendation(Record, frozen=False):
         lead = self.options[0] if self.options else None
         if lead is None or not lead.used_price:
             return ""
-        return "二手" if lang == "zh" else "used"
+        return t("price.condition.used", lang)
 
 
 def money(amount: float, currency: str) -> str:
@@ -205,35 +206,28 @@ def purchase_line(o: Option, lang: str = "en") -> str:
     """One option in words with its full cost: "4× NVIDIA H200 SXM in 1 server: $138,621 to buy (GPUs $106,611 +
     server $32,010), 3-year TCO $178,598"; owned: "2× RTX 4090 (already owned): nothing to buy; running cost
     (power and operations) ¥29,232 over 3 years"."""
-    zh = lang == "zh"
-    t = o.tco or {}
-    years = float(t.get("years") or 3)
-    tco = t.get("tco") or {}
-    servers = int(t.get("servers") or o.nodes)
-    used = ("（二手）" if zh else " (used)") if "used" in o.labels else ""
+    cost = o.tco or {}
+    years = float(cost.get("years") or 3)
+    tco = cost.get("tco") or {}
+    servers = int(cost.get("servers") or o.nodes)
+    used = t("suffix.used", lang) if "used" in o.labels else ""
     if "existing" in o.labels:
-        name = f"{o.count}× {o.gpu_name}" + ("（已有）" if zh else " (already owned)")
+        name = f"{o.count}× {o.gpu_name}" + t("suffix.owned", lang)
         if not tco:
             return name
-        run = money(float(tco["amount"]), tco["currency"])
-        return (f"{name}：无需购买；{years:g} 年运行成本（电费和运维）{run}" if zh else
-                f"{name}: nothing to buy; running cost (power and operations) {run} over {years:g} years")
-    where = (f"，{servers} 台服务器" if zh else f" in {servers} server{'s' if servers > 1 else ''}")
-    name = f"{o.count}× {o.gpu_name}{used}{where}"
-    purchase = (t.get("purchase") or {})
+        return t("purchase.owned", lang, name=name, run=money(float(tco["amount"]), tco["currency"]), years=years)
+    name = f"{o.count}× {o.gpu_name}{used}" + t("purchase.in_servers", lang, n=servers)
+    purchase = (cost.get("purchase") or {})
     total = purchase.get("total")
     if not total:
         if o.price is None:
-            return name + ("：目录中没有带日期的价格" if zh else ": no dated price in the catalog")
+            return t("purchase.no_price", lang, name=name)
         cards = money(float(o.price["amount"]) * o.count, o.price["currency"])
-        return name + (f"：显卡 {cards}（不含服务器）" if zh else f": cards {cards} (server not included)")
+        return t("purchase.cards_only", lang, name=name, cards=cards)
     cur = total["currency"]
     gpus, rest = purchase.get("gpus") or {}, purchase.get("rest_of_system") or {}
-    parts = (f"（显卡 {money(float(gpus['amount']), cur)} + 服务器 {money(float(rest['amount']), cur)}）" if zh else
-             f" (GPUs {money(float(gpus['amount']), cur)} + server{'s' if servers > 1 else ''} "
-             f"{money(float(rest['amount']), cur)})") if gpus and rest else ""
-    buy = money(float(total["amount"]), cur)
+    parts = t("purchase.parts", lang, n=servers, gpus=money(float(gpus["amount"]), cur),
+              rest=money(float(rest["amount"]), cur)) if gpus and rest else ""
     tco_text = money(float(tco["amount"]), tco["currency"]) if tco else ""
-    if zh:
-        return f"{name}：整机采购 {buy}{parts}" + (f"，{years:g} 年总拥有成本 {tco_text}" if tco_text else "")
-    return f"{name}: {buy} to buy{parts}" + (f", {years:g}-year TCO {tco_text}" if tco_text else "")
+    return (t("purchase.buy", lang, name=name, buy=money(float(total["amount"]), cur), parts=parts)
+            + (t("purchase.tco", lang, years=years, tco=tco_text) if tco_text else ""))

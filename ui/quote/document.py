@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from knowledge.messages import known, t
 from ui.citations import source_without_path
 from ui.turn_like import TurnLike
 from ui.web import panels as R
@@ -28,13 +29,15 @@ QUOTE_VALID_DAYS = 30  # a GPU quote's prices are good for about a month: the ma
 PRICE_STALE_DAYS = 365  # a price older than this at quote time is flagged as needing a fresh supplier quote
 
 CURRENCY_SIGN = {"CNY": "¥", "USD": "$"}
-CONDITION = {"new": ("new", "新卡"), "used": ("used", "二手"), "street": ("street estimate", "市场估价"),
-             "street_estimate": ("street estimate", "市场估价")}
-RELIABILITY = {"high": ("high", "高"), "medium": ("medium", "中"), "low": ("low", "低")}
 
 
 def _l(pair: tuple[str, str], lang: str) -> str:
     return pair[1] if lang == "zh" else pair[0]
+
+
+def _known(key: str, lang: str, default: str) -> str:
+    """The catalog's message `key` in `lang`, or `default` for a value the catalog has no words for."""
+    return t(key, lang) if known(key) else default
 
 
 def money_words(amount: float, currency: str | None) -> str:
@@ -143,22 +146,20 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
     """The job and the constraints as phrases in `lang` (labels from advisor.conversation.render.labels)."""
     from advisor.conversation.render.labels import FORMAT, REGION, SLOT_LABEL, TASK
 
-    zh = lang == "zh"
     job_words: list[str] = []
     model = slots.get("model_text") or job.get("model")
     if model:
-        job_words.append(("模型 " if zh else "model ") + str(model))
+        job_words.append(t("quote.model", lang, model=str(model)))
     if job.get("task"):
         job_words.append(_l(TASK.get(job["task"], (job["task"], job["task"])), lang))
     if job.get("weights"):
-        job_words.append(("权重精度 " if zh else "weights in ") + FORMAT.get(job["weights"], str(job["weights"]).upper()))
+        job_words.append(t("quote.weights", lang, fmt=FORMAT.get(job["weights"], str(job["weights"]).upper())))
     if job.get("kv"):
-        job_words.append(("KV 缓存 " if zh else "KV cache in ") + FORMAT.get(job["kv"], str(job["kv"]).upper()))
+        job_words.append(t("quote.kv", lang, fmt=FORMAT.get(job["kv"], str(job["kv"]).upper())))
     if job.get("context"):
-        job_words.append(f"{int(job['context']):,} tokens " + ("上下文" if zh else "of context"))
+        job_words.append(t("quote.context", lang, context=int(job["context"])))
     if job.get("concurrency"):
-        n = int(job["concurrency"])
-        job_words.append(f"{n} 路并发" if zh else f"{n} concurrent user{'s' if n != 1 else ''}")
+        job_words.append(t("quote.concurrency", lang, n=int(job["concurrency"])))
     done = {"model", "task", "weights", "kv", "context", "concurrency"}
     for key, value in job.items():
         if key not in done and value not in (None, "", [], {}):
@@ -166,12 +167,12 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
     limits_words: list[str] = []
     currency = limits.get("currency") or slots.get("currency")  # the slots keep what the user typed ("$400,000")
     if limits.get("budget"):
-        limits_words.append(("预算 " if zh else "budget ") + money_words(float(limits["budget"]), currency))
+        limits_words.append(t("quote.budget", lang, money=money_words(float(limits["budget"]), currency)))
     region = limits.get("region") or slots.get("region")
     if region:
-        limits_words.append(("采购地区：" if zh else "region: ") + _l(REGION.get(region, (region,) * 2), lang))
+        limits_words.append(t("quote.region", lang, region=_l(REGION.get(region, (region,) * 2), lang)))
     if limits.get("condition") == "used":
-        limits_words.append("接受二手卡" if zh else "used cards accepted")
+        limits_words.append(t("quote.used_accepted", lang))
     for key in ("existing", "candidates"):
         if limits.get(key):
             limits_words.append(_gpus_words(key, limits[key], lang))
@@ -195,7 +196,6 @@ def _gpu_display(gpu: Any) -> str:
 
 def _gpus_words(key: str, value: Any, lang: str) -> str:
     """"2× GeForce RTX 4090 (already owned)" / "候选显卡：NVIDIA L20、GeForce RTX 4090 D" — never "gpu rtx-4090, count 2"."""
-    zh = lang == "zh"
     items = value if isinstance(value, (list, tuple)) else [value]
     names = []
     for item in items:
@@ -204,9 +204,8 @@ def _gpus_words(key: str, value: Any, lang: str) -> str:
             names.append((f"{count}× " if count else "") + _gpu_display(item.get("gpu") or item.get("name") or "?"))
         else:
             names.append(_gpu_display(item))
-    if key == "existing":
-        return "、".join(names) + "（已有）" if zh else ", ".join(names) + " (already owned)"
-    return ("比较的显卡：" + "、".join(names)) if zh else "GPUs compared: " + ", ".join(names)
+    listed = t("list.sep", lang).join(names)
+    return t("quote.owned_gpus" if key == "existing" else "quote.compared_gpus", lang, names=listed)
 
 
 def _plain_value(value: Any) -> str:
@@ -231,9 +230,9 @@ def _prices(options: Sequence[Mapping[str, Any]], lang: str) -> list[PriceLine]:
         seen.add(gpu)
         cond = str(price.get("condition") or "new")
         out.append(PriceLine(
-            item=gpu + (" 单卡" if lang == "zh" else ", per card"), amount=float(price["amount"]),
-            currency=str(price.get("currency") or ""), condition=_l(CONDITION.get(cond, (cond, cond)), lang),
-            as_of=price.get("as_of"), reliability=_l(RELIABILITY.get(str(price.get("reliability")), ("", "")), lang) or None,
+            item=t("quote.per_card", lang, gpu=gpu), amount=float(price["amount"]),
+            currency=str(price.get("currency") or ""), condition=_known(f"price.condition.{cond}", lang, cond),
+            as_of=price.get("as_of"), reliability=_known(f"price.reliability.{price.get('reliability')}", lang, "") or None,
             source="; ".join(source_words(s) for s in _source_ids(price.get("source")))))
     tco = options[0].get("tco") if options else None
     for entry in (tco.get("prices") or []) if isinstance(tco, Mapping) else []:
@@ -248,54 +247,43 @@ def _prices(options: Sequence[Mapping[str, Any]], lang: str) -> list[PriceLine]:
 
 def _speed_words(opt: Mapping[str, Any], lang: str) -> str:
     """Serving: tokens/s for each user (1000 / ms per output token) and in total; training: the wall-clock."""
-    zh = lang == "zh"
-    t = opt.get("throughput") or {}
-    if not isinstance(t, Mapping):
+    speed = opt.get("throughput") or {}
+    if not isinstance(speed, Mapping):
         return "–"
-    if R.number_or_none(t.get("wall_s")) is not None:
-        days = float(t["wall_s"]) / 86400
-        return f"训练约 {days:,.1f} 天" if zh else f"about {days:,.1f} days to train"
-    ms, total = R.number_or_none(t.get("ms_per_token")), R.number_or_none(t.get("decode_tokens_per_s_total"))
+    if R.number_or_none(speed.get("wall_s")) is not None:
+        return t("quote.train_days", lang, days=float(speed["wall_s"]) / 86400)
+    ms, total = R.number_or_none(speed.get("ms_per_token")), R.number_or_none(speed.get("decode_tokens_per_s_total"))
     if ms is None or not ms:
         return "–"
-    each = 1000.0 / ms
-    tail = (f"，合计 {total:,.0f}" if zh else f", {total:,.0f} in total") if total else ""
-    return (f"每位用户 {each:,.0f} tokens/s{tail}" if zh else f"{each:,.0f} tokens/s per user{tail}")
+    tail = t("quote.speed_total", lang, total=total) if total else ""
+    return t("quote.speed_each", lang, each=1000.0 / ms, tail=tail)
 
 
 def _purchase_words(opt: Mapping[str, Any], lang: str) -> tuple[str, str]:
     """(purchase, TCO) of an option in words: the whole configuration (GPUs and servers) and its TCO over the
     horizon; owned cards: "already owned" and their running cost (power and operations)."""
-    zh = lang == "zh"
     tco_amount, tco_cur, years = R.option_tco(opt)
     y = f"{float(years):g}" if R.number_or_none(years) is not None else "3"
-    tco = (f"{money_words(tco_amount, tco_cur)} / {y} 年" if zh else f"{money_words(tco_amount, tco_cur)} over {y} years"
-           ) if tco_amount is not None else "–"
+    tco = t("quote.tco_years", lang, money=money_words(tco_amount, tco_cur), years=y) if tco_amount is not None else "–"
     if R.owned(opt):
-        return ("无需购买" if zh else "nothing to buy"), (
-            ("运行成本（电费和运维）" if zh else "running cost (power and operations) ") + tco
-            if tco_amount is not None else "–")
+        return t("quote.nothing_to_buy", lang), (t("quote.running_cost", lang, tco=tco) if tco_amount is not None else "–")
     amount, cur = R.option_purchase(opt)
     if amount is None:
-        return ("目录中没有价格" if zh else "no price in the catalog"), tco
-    t = opt.get("tco") if isinstance(opt.get("tco"), Mapping) else {}
-    servers = int(R.number_or_none((t or {}).get("servers")) or opt.get("nodes") or 1)
-    with_servers = ((f"（含 {servers} 台服务器）" if zh else f" (GPUs and {servers} server{'s' if servers > 1 else ''})")
-                    if (t or {}).get("purchase") else ("（仅显卡）" if zh else " (cards only)"))
+        return t("quote.no_price", lang), tco
+    cost = opt.get("tco") if isinstance(opt.get("tco"), Mapping) else {}
+    servers = int(R.number_or_none((cost or {}).get("servers")) or opt.get("nodes") or 1)
+    with_servers = (t("quote.with_servers", lang, n=servers) if (cost or {}).get("purchase")
+                    else t("quote.cards_only", lang))
     return money_words(amount, cur) + with_servers, tco
 
 
 def _configuration(opt: Mapping[str, Any], lang: str) -> str:
-    zh = lang == "zh"
     buy, tco = _purchase_words(opt, lang)
-    name = R.option_name(opt) + (("（已有）" if zh else " (already owned)") if R.owned(opt) else "")
+    name = R.option_name(opt) + (t("suffix.owned", lang) if R.owned(opt) else "")
     if "used" in (opt.get("labels") or []):
-        name += "（二手）" if zh else " (used)"
-    if R.owned(opt):
-        return f"{name}：{buy}；{tco}；{_speed_words(opt, lang)}。" if zh else f"{name}: {buy}; {tco}; {_speed_words(opt, lang)}."
-    if zh:
-        return f"{name}：整机采购 {buy}；总拥有成本 {tco}；{_speed_words(opt, lang)}。"
-    return f"{name}: {buy} to buy; total cost of ownership {tco}; {_speed_words(opt, lang)}."
+        name += t("suffix.used", lang)
+    key = "quote.config_owned" if R.owned(opt) else "quote.config"
+    return t(key, lang, name=name, buy=buy, tco=tco, speed=_speed_words(opt, lang))
 
 
 def _alternatives(options: Sequence[Mapping[str, Any]], lang: str) -> list[tuple[str, ...]]:
@@ -319,15 +307,12 @@ def _risks(findings: Sequence[FindingLine]) -> list[str]:
             for f in picked][:5]
 
 
-INPUT_NAMES_ZH = {"exchange rate": "汇率", "electricity": "电价", "PUE": "数据中心 PUE"}
-
-
 def _input_name(name: str, lang: str) -> str:
     """A cost input's name (advisor.estimator.cost's English) in the quote's language."""
     if lang != "zh":
         return name
     m = re.fullmatch(r"server tier (\S+) \(rest of system\)", name)
-    return f"整机其余部分（{m.group(1)}）" if m else INPUT_NAMES_ZH.get(name, name)
+    return t("quote.input.rest_of_system", lang, tier=m.group(1)) if m else _known(f"cost_input.{name}", lang, name)
 
 
 def _findings(turn: TurnLike, lang: str) -> list[FindingLine]:
@@ -397,15 +382,15 @@ def build_quote(turn: TurnLike, *, questions: Sequence[str] = (), lang: str = "e
     stale = [p.item for p in prices if p.as_of and _age_days(p.as_of, when) > PRICE_STALE_DAYS]
     memory = [(r["part"], float(r["GiB"])) for r in reversed(R.memory_chart_rows(turn, lang, limit=1))]
     mode, model_name = _get(turn, "mode", "deterministic"), _get(turn, "model_name", None)
-    generator = ("GPU Advisor（" + ("大模型 " + str(model_name) if mode == "llm" else "确定性模式") + "）" if lang == "zh"
-                 else "GPU Advisor (" + ("LLM " + str(model_name) if mode == "llm" else "deterministic mode") + ")")
+    generator = (t("quote.generator_llm", lang, model=str(model_name)) if mode == "llm"
+                 else t("quote.generator_deterministic", lang))
     findings = _findings(turn, lang)
     sources = tuple(dict.fromkeys([s for f in findings for s in f.sources] + [p.source for p in prices if p.source]))
     dates = sorted({str(p.as_of)[:10] for p in prices if p.as_of})
     return Quote(
         configuration=_configuration(options[0], lang) if options else "",
         alternatives=tuple(_alternatives(options, lang)), risks=tuple(_risks(findings)),
-        prices_as_of=(dates[-1] if len(dates) == 1 else f"{dates[0]} {'至' if lang == 'zh' else 'to'} {dates[-1]}"
+        prices_as_of=(dates[-1] if len(dates) == 1 else t("quote.date_range", lang, first=dates[0], last=dates[-1])
                       ) if dates else "",
         lang=lang, generated_at=when, valid_until=(when + timedelta(days=QUOTE_VALID_DAYS)).date(),
         generator=generator, request=tuple(q for q in questions if q and q.strip()),

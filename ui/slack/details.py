@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.conversation.render.firstscreen import split_details
+from knowledge.messages import t
 from ui.slack import render
 
 MAX_DETAIL_BLOCKS = 40  # of Slack's 50 per message, leaving room for the context line
@@ -35,10 +36,10 @@ def details_reply(turn: Any) -> tuple[str, list[dict[str, Any]]] | None:
         blocks += render.text_blocks(f"*{render.escape(title)}*\n" + render.md_to_mrkdwn(body), max_blocks=4)
     shortened = len(blocks) > MAX_DETAIL_BLOCKS
     blocks = blocks[:MAX_DETAIL_BLOCKS]
-    label = "详情" if lang == "zh" else "Details"
-    names = "、".join(t for t, _ in sections) if lang == "zh" else ", ".join(t for t, _ in sections)
-    note = (f"{label}：{names}" if lang == "zh" else f"{label}: {names}")
+    label = t("slack.details", lang)
+    names = t("list.sep", lang).join(title for title, _ in sections)
+    note = t("slack.details_note", lang, names=names)
     if shortened:
-        note += "（已截断）" if lang == "zh" else " (shortened)"
+        note += t("slack.shortened", lang)
     blocks.append(render.context(render.escape(note)))
     return render.truncate(f"{label}: {names}", render.MAX_FALLBACK_TEXT), render.clamp_blocks(blocks, lang)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from advisor.conversation.render.firstscreen import split_details
+from knowledge.messages import t
 from ui.citations import source_without_path
 from ui.slack.text import (
     DETAILS_CHARS,
@@ -93,39 +94,20 @@ __all__ = [
 
 # ------------------------------------------------------------------------------------------------- wording
 
-# Each label in English and Chinese.
-_WORDS: dict[str, tuple[str, str]] = {
-    "options": ("Ranked options", "候选方案（按推荐排序）"),
-    "rank": ("#", "#"),
-    "gpu": ("GPU", "GPU"),
-    "count": ("Count", "数量"),
-    "layout": ("Layout", "并行"),
-    "memory": ("Memory/GPU", "每卡显存"),
-    "fits": ("Fits", "放得下"),
-    "decode": ("Decode tok/s", "解码 tok/s"),
-    "price": ("Price", "价格"),
-    "yes": ("yes", "是"),
-    "no": ("no", "否"),
-    "findings": ("Findings", "提示与依据"),
-    "questions": ("To refine the answer", "还需要确认"),
-    "open": ("Open in the web app", "在网页版中查看"),
-    "mode_llm": ("mode: LLM ({model})", "模式：LLM（{model}）"),
-    "mode_det": ("mode: deterministic (no LLM)", "模式：确定性规则（无 LLM）"),
-    "truncated": ("…the answer was shortened to fit Slack; the web app shows all of it.", "……回答较长，已截断以适应 Slack；网页版可查看全文。"),
-    "as_of": ("as of {date}", "截至 {date}"),
-    "per_seq": ("{v} per sequence", "每序列 {v}"),
-    "total": ("{v} total", "合计 {v}"),
-    "source": ("source", "来源"),
-    "more_options": ("…and {n} more options.", "……另有 {n} 个方案。"),
-}
-_BY_LANG = {lang: {key: pair[i] for key, pair in _WORDS.items()} for i, lang in enumerate(("en", "zh"))}
+# The labels of the Slack blocks (knowledge/messages: "slack.word.KEY"), per language once.
+_WORD_KEYS = ("options", "rank", "gpu", "count", "layout", "memory", "fits", "decode", "price", "yes", "no", "findings", "questions", "open", "mode_llm", "mode_det", "truncated", "as_of", "per_seq", "total", "source", "more_options")
+_BY_LANG: dict[str, dict[str, str]] = {}
 
 _SEVERITY_ICON = {"block": ":no_entry:", "warn": ":warning:", "info": ":information_source:"}
 
 
 def words(lang: str) -> dict[str, str]:
     """The labels in `lang` ("zh", else English)."""
-    return _BY_LANG["zh" if lang == "zh" else "en"]
+    lang = "zh" if lang == "zh" else "en"
+    found = _BY_LANG.get(lang)
+    if found is None:
+        found = _BY_LANG[lang] = {key: t(f"slack.word.{key}", lang) for key in _WORD_KEYS}
+    return found
 
 
 # --------------------------------------------------------------------------------------------- formatting

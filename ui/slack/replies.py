@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from knowledge.messages import t
 from ui.slack import render
 
 _USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
@@ -52,46 +53,11 @@ class Reply:
     details: tuple[str, list[dict[str, Any]]] | None = None  # the answer's sections: (text, blocks) of a thread reply
 
 
-_MESSAGES = {
-    "help": {
-        "en": ("I size GPUs for LLM jobs: which cards, how many, what they cost, with every number computed and "
-               "cited.\n\nAsk in a message that mentions me, e.g. *Llama-3.1-70B inference, 32k context, "
-               "50 concurrent users, budget 200k USD*. Reply in the same thread (mentioning me) to refine it, e.g. "
-               "*what about int4?*; write *reset* to start over. In a direct message just type; the slash "
-               "command `{cmd} <question>` works anywhere."),
-        "zh": ("我帮你为大模型任务选 GPU：用什么卡、几张、多少钱，每个数字都有计算和出处。\n\n"
-               "在消息里 @我 提问，例如 *部署 Qwen2.5-72B，32k 上下文，50 并发，预算 20 万*。"
-               "在同一个帖子里继续 @我 可以调整，例如 *改成 8bit 呢？*；发送 *重新开始* 可重置。"
-               "私信里直接输入即可；斜杠命令 `{cmd} 你的问题` 在任何频道都能用。"),
-    },
-    "empty": {
-        "en": "Your message has no question in it (only a mention or whitespace).",
-        "zh": "你的消息里没有问题（只有 @ 或空白）。",
-    },
-    "too_long": {
-        "en": ("Your message is {n:,} characters long; I read at most {limit:,}. Please send the workload in "
-               "a few sentences (model, task, precision, context, users, budget)."),
-        "zh": "你的消息有 {n:,} 个字符，我最多读取 {limit:,} 个。请用几句话描述任务（模型、任务、精度、上下文、并发、预算）。",
-    },
-    "busy": {
-        "en": "I'm answering many questions right now; please ask again in a minute.",
-        "zh": "我现在正在处理很多问题，请一分钟后再问。",
-    },
-    "error": {
-        "en": "Sorry, something went wrong while working this out. Your conversation is kept; please try again.",
-        "zh": "抱歉，计算时出错了。对话内容已保留，请再试一次。",
-    },
-    "working": {"en": ":hourglass_flowing_sand: Working on it…", "zh": ":hourglass_flowing_sand: 正在计算…"},
-    "not_saved": {"en": "Not saved yet: the conversation store is unavailable; it is saved when it is back.",
-                  "zh": "尚未保存：对话存储暂时不可用，恢复后会保存。"},
-    "corrupt": {"en": "The saved state of this thread could not be read; it starts fresh from this question.",
-                "zh": "此帖子保存的状态无法读取，从这个问题重新开始。"},
-    "ack": {"en": "Working on: {q}", "zh": "正在计算：{q}"},
-}
 
 
 def message(name: str, lang: str, **kw: Any) -> str:
-    return _MESSAGES[name]["zh" if lang == "zh" else "en"].format(**kw)
+    """The bot's reply `name` (knowledge/messages: "slack.reply.NAME") in `lang`."""
+    return t(f"slack.reply.{name}", lang, **kw)
 
 
 def text_reply(markdown: str, lang: str = "en") -> Reply:

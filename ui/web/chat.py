@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from knowledge.errors import AdvisorError
+from knowledge.messages import t
 from ui.web import render as R
 from ui.web.exports import ExportStore
 from ui.web.sweep import ContextSweep, catalog_capacity, context_rows, estimator_context_sweep
@@ -75,9 +76,6 @@ class SessionState:
 # Intermediate chat updates (tool steps, streamed text) are sent at most this often, in seconds.
 STREAM_INTERVAL_S = 0.1
 MAX_SHOWN_MESSAGES = 300  # chat messages a session shows (the conversation keeps its own bounded history)
-TRIMMED_NOTE = {"en": "_(Older messages of this session are no longer shown, to keep it small; the workload you "
-                      "described so far is kept.)_",
-                "zh": "_（为控制会话大小，较早的消息已不再显示；你之前描述的工作负载仍然保留。）_"}
 MAX_QUOTED_MESSAGES = 50  # the quote's request lists at most this many of the conversation's last messages
 
 
@@ -108,7 +106,7 @@ class ChatController:
         history = state.history
         if len(history) >= MAX_SHOWN_MESSAGES:  # bounded memory per session, and the user is told
             del history[:len(history) - MAX_SHOWN_MESSAGES + 2]
-            history[0] = R.assistant_message(TRIMMED_NOTE["zh" if lang == "zh" else "en"])
+            history[0] = R.assistant_message(t("web.chat.trimmed", lang))
         history.append(R.user_message(text, lang))
         problem = R.check_message(text, lang)
         if problem:

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from knowledge.messages import pair, t, table
 from ui.turn_like import TurnLike
 
 if TYPE_CHECKING:
@@ -29,95 +30,19 @@ LANGS = ("en", "zh")
 # ---------------------------------------------------------------------------------------------------------------
 # Interface labels
 
-LABELS: dict[str, dict[str, str]] = {
-    "title": {"en": "GPU Advisor", "zh": "GPU 选型顾问"},
-    "subtitle": {
-        "en": "Which GPUs, how many, and what they cost for an LLM job — every number computed and cited.",
-        "zh": "大模型推理、微调、预训练该用哪种 GPU、几张、花多少钱——每个数字都有计算过程和出处。",
-    },
-    "chat": {"en": "Conversation", "zh": "对话"},
-    "input": {"en": "Your question", "zh": "你的问题"},
-    "placeholder": {
-        "en": "Describe the job: model, task, precision, context, users, budget, region… (Enter to send)",
-        "zh": "描述任务：模型、推理/微调/预训练、精度、上下文、并发、预算、地区……（回车发送）",
-    },
-    "send": {"en": "Send", "zh": "发送"},
-    "new": {"en": "New conversation", "zh": "新对话"},
-    "examples": {"en": "Examples (click one, then press Enter)", "zh": "示例（点击后按回车）"},
-    "result": {"en": "Result of the latest recommendation", "zh": "最近一次推荐的结果"},
-    "memory_chart": {"en": "Memory per GPU (GiB) against capacity", "zh": "单卡显存占用（GiB）与显存容量"},
-    "options": {"en": "Ranked options", "zh": "候选方案排名"},
-    "findings": {"en": "Findings and sources", "zh": "规则提示与出处"},
-    "context_plot": {"en": "Memory per GPU vs context length", "zh": "单卡显存随上下文长度变化"},
-    "cost_plot": {"en": "Price vs throughput across options", "zh": "各方案价格与吞吐"},
-    "export_md": {"en": "Download quote (Markdown)", "zh": "下载报价单（Markdown）"},
-    "export_json": {"en": "Download result (JSON)", "zh": "下载结果（JSON）"},
-    "export_html": {"en": "Print-ready quote (HTML)", "zh": "打印版报价单（HTML）"},
-    "export_pdf": {"en": "Quote as PDF", "zh": "报价单 PDF"},
-    "raw": {"en": "Raw result (JSON)", "zh": "原始结果（JSON）"},
-    "no_result": {
-        "en": "No recommendation yet: ask a question and the memory chart, options and findings appear here.",
-        "zh": "还没有推荐结果：提问后，这里会显示显存图、候选方案和规则提示。",
-    },
-    "no_findings": {"en": "No findings for this recommendation.", "zh": "本次推荐没有规则提示。"},
-    "working": {"en": "Working…", "zh": "计算中……"},
-    "how_computed": {"en": "How this was computed ({n} tool call{s})", "zh": "计算过程（{n} 次工具调用）"},
-    "how_computed_body": {"en": "The estimator and recommender calls behind this answer; open one for its arguments "
-                          "and result.", "zh": "这个回答背后的估算与推荐调用；展开可查看参数和结果。"},
-    "mode_llm": {"en": "Mode: LLM agent · model `{model}`", "zh": "模式：大模型智能体 · 模型 `{model}`"},
-    "mode_det": {
-        "en": "Mode: deterministic dialog (no language model configured; answers come straight from the estimator)",
-        "zh": "模式：确定性对话（未配置大模型；答案直接来自估算器）",
-    },
-    "mode_fallback": {
-        "en": "Mode: deterministic answer (the model `{model}` was not used for this turn)",
-        "zh": "模式：确定性回答（本轮未使用模型 `{model}`）",
-    },
-    # replies to bad input
-    "empty": {
-        "en": "Please type a question — for example: “Llama 3 70B inference, 32k context, 50 users, budget ¥2M”.",
-        "zh": "请输入问题，例如：“Llama 3 70B 推理，32k 上下文，50 并发，预算 200 万元”。",
-    },
-    "too_long": {
-        "en": "That message is {n:,} characters long; the limit is {limit:,}. Please send just the question "
-        "(model, task, precision, context, users, budget) — the conversation continues.",
-        "zh": "这条消息有 {n:,} 个字符，上限是 {limit:,}。请只发送问题本身（模型、任务、精度、上下文、并发、预算），"
-        "对话可以继续。",
-    },
-    "no_words": {
-        "en": "I could not find a question in that message (it has no letters or digits). Describe the job in words, "
-        "e.g. “Qwen2.5-72B, 4-bit, 8k context, 20 users”.",
-        "zh": "这条消息里没有文字或数字，我找不到问题。请用文字描述任务，例如：“Qwen2.5-72B，4bit，8k 上下文，20 并发”。",
-    },
-    "error": {
-        "en": "Sorry — something went wrong while answering ({kind}). Nothing was lost: rephrase the question or "
-        "ask again, and the conversation continues.",
-        "zh": "抱歉，回答时出了错（{kind}）。对话没有丢失：请换个说法或再问一次，对话会继续。",
-    },
-    "truncated_echo": {"en": "… ({n:,} characters in all)", "zh": "……（共 {n:,} 个字符）"},
-    "memory_caption": {
-        "en": "Bars: per-GPU memory of each option, stacked by part; “free” tops the bar up to the card's capacity. "
-        "1 GiB = 2^30 bytes.",
-        "zh": "柱形：每个方案的单卡显存，按组成堆叠；“剩余”补足到显卡容量。1 GiB = 2^30 字节。",
-    },
-}
+# The page's labels by key, {"en": …, "zh": …}, read from the message catalogs ("web.label.KEY").
+LABELS: dict[str, dict[str, str]] = {key.removeprefix("web.label."): dict(zip(LANGS, pair(key), strict=True))
+                                     for key in table("en") if key.startswith("web.label.")}
 
 
 def label(key: str, lang: str = "en", **fmt: Any) -> str:
     """The interface string `key` in `lang` ("en" or "zh"), formatted with `fmt`."""
-    text = LABELS[key].get(lang if lang in LANGS else "en") or LABELS[key]["en"]
-    return text.format(**fmt) if fmt else text
+    return t(f"web.label.{key}", lang, **fmt)
 
 
-PART_LABELS: dict[str, dict[str, str]] = {
-    "weights": {"en": "weights", "zh": "权重"},
-    "kv_cache": {"en": "KV cache", "zh": "KV 缓存"},
-    "activations": {"en": "activations", "zh": "激活"},
-    "gradients": {"en": "gradients", "zh": "梯度"},
-    "optimizer_states": {"en": "optimizer states", "zh": "优化器状态"},
-    "overhead": {"en": "overhead", "zh": "运行时开销"},
-    "free": {"en": "free (to capacity)", "zh": "剩余（至容量）"},
-}
+# The memory parts' names in the chart, from the message catalogs ("web.part.PART").
+PART_LABELS: dict[str, dict[str, str]] = {key.removeprefix("web.part."): dict(zip(LANGS, pair(key), strict=True))
+                                          for key in table("en") if key.startswith("web.part.")}
 PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
 
 SEVERITY_MARK = {"block": "⛔ block", "warn": "⚠️ warn", "info": "ℹ️ info"}
@@ -233,7 +158,7 @@ def steps_group_message(count: int, lang: str = "en", duration_s: float | None =
                         pending: bool = False) -> dict[str, Any]:
     """The one collapsed "how this was computed" element the turn's tool steps nest under (Gradio nests a
     message whose metadata `parent_id` names this one's `id`); its duration is the steps' sum."""
-    meta: dict[str, Any] = {"title": label("how_computed", lang, n=count, s="" if count == 1 else "s"),
+    meta: dict[str, Any] = {"title": label("how_computed", lang, n=count),
                             "id": STEPS_GROUP_ID, "status": "pending" if pending else "done"}
     if duration_s is not None and duration_s >= 0 and not pending:
         meta["duration"] = round(float(duration_s), 4)

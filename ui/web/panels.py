@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from knowledge.messages import t
 from rules.titles import plain_words as plain_words  # the page's and the chat's one place
 from rules.titles import rule_ids_to_titles as rule_ids_to_titles
 from ui.citations import source_without_path
@@ -140,7 +141,7 @@ def option_label(option: Mapping[str, Any], lang: str = "en") -> str:
     if isinstance(labels, (list, tuple)) and labels:
         words = [LABEL_NAMES.get(str(x), {}).get(lang) for x in labels]
         shown = [w for w in words if w]  # a label without words in `lang` is not shown (no English in Chinese)
-        return ("、" if lang == "zh" else ", ").join(shown) if shown else "–"
+        return t("list.sep", lang).join(shown) if shown else "–"
     for key in ("label", "kind", "tier"):
         if option.get(key):
             return str(option[key])
@@ -164,9 +165,9 @@ def option_short(option: Mapping[str, Any]) -> str:
 
 def _fits_text(fits: Any, lang: str) -> str:
     if fits is True:
-        return "yes" if lang == "en" else "是"
+        return t("table.fits_yes", lang)
     if fits is False:
-        return "NO" if lang == "en" else "否"
+        return t("table.fits_no", lang)
     return "–"
 
 
@@ -185,10 +186,10 @@ def _layout_text(layout: Any, lang: str = "en") -> str:
         extra = [f"DP {n('dp')}"] if n("dp") > 1 else []
         extra += [f"ZeRO-{n('zero')}"] if n("zero") > 0 else []
         if layout.get("offload") not in (None, "", "none"):
-            extra.append(("卸载到 " if lang == "zh" else "offload ") + OFFLOAD_WORDS.get(
-                str(layout["offload"]), {}).get(lang, str(layout["offload"])))
+            extra.append(t("layout.offload", lang, where=OFFLOAD_WORDS.get(
+                str(layout["offload"]), {}).get(lang, str(layout["offload"]))))
         text = ", ".join(x for x in [shard, *extra] if x)
-        return text or ("单卡" if lang == "zh" else "1 GPU")
+        return text or t("layout.one_gpu", lang)
     return str(layout) if layout not in (None, "") else "–"
 
 
@@ -218,7 +219,7 @@ def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dic
         tco_text = fmt_money(tco, tco_cur or currency)
         if tco is not None and years:
             y = f"{years:g}" if isinstance(years, (int, float)) else str(years)
-            tco_text += f" / {y} y" if lang == "en" else f" / {y} 年"
+            tco_text += t("table.per_years", lang, years=y)
         rows.append([
             i,
             option_label(opt, lang),
@@ -226,7 +227,7 @@ def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dic
             fmt_gib(per_gpu.get("total") if isinstance(per_gpu, Mapping) else None),
             _fits_text(opt.get("fits"), lang),
             fmt_rate(option_tokens_per_s(opt)),
-            ("已有" if lang == "zh" else "owned") if owned(opt) else fmt_money(purchase, purchase_cur or currency),
+            t("table.owned", lang) if owned(opt) else fmt_money(purchase, purchase_cur or currency),
             tco_text,
             price,
         ])
@@ -366,7 +367,7 @@ def context_sweep_rows(
 def money_axis_title(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str:
     """The price axis title with the currency of the plotted rows ("price (CNY)"); rows are in one currency
     (`cost_throughput_rows`)."""
-    base = {"en": "purchase price", "zh": "采购价"}[lang if lang in LANGS else "en"]
+    base = t("chart.purchase_price", lang)
     currency = next((str(r.get("currency")) for r in rows if r.get("currency")), "")
     return f"{base} ({currency})" if currency else base
 
@@ -410,9 +411,9 @@ def findings_markdown(turn: TurnLike, lang: str = "en") -> str:
         line = f"- **{marks.get(severity, severity)} · {_plain(rule_title(rule_id, lang))}** — {msg}"
         extra = []
         if f.get("source"):
-            extra.append(("source: " if lang == "en" else "出处：") + source_without_path(str(f["source"])))
+            extra.append(t("finding.source", lang, source=source_without_path(str(f["source"]))))
         if f.get("as_of"):
-            extra.append(("as of " if lang == "en" else "截至 ") + str(f["as_of"]))
+            extra.append(t("finding.as_of", lang, when=str(f["as_of"])))
         if extra:
             line += "  \n  _" + "; ".join(extra) + "_"
         lines.append(line)

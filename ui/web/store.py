@@ -27,6 +27,7 @@ from advisor.store import Conflict, QuoteRecord, StoreUnavailable
 from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
 from advisor.store.records import ConversationRecord, NewTurn
 from advisor.store.sql import new_id, plausible_id
+from knowledge.messages import t as message
 from ui.quote.stored import freeze_quote
 from ui.web import render as R
 from ui.web.chat import MAX_SHOWN_MESSAGES, ChatController, SessionState, message_lang, turn_json
@@ -37,22 +38,6 @@ BROWSER_COOKIE = "gpu_advisor_browser"
 SIDEBAR_ITEMS = 12
 MAX_RERUNS = 3
 
-TEXT = {
-    "not_saved": {"en": "_Not saved yet: the conversation store is unavailable; this answer is kept here and saved "
-                        "when it is back._",
-                  "zh": "_尚未保存：对话存储暂时不可用；此回答保留在本页，存储恢复后会保存。_"},
-    "not_found": {"en": "Conversation not found. Ask a question to start a new one.",
-                  "zh": "未找到该对话。提一个问题开始新的对话。"},
-    "corrupt": {"en": "_The saved state of this conversation could not be read; it starts fresh from here (earlier "
-                      "messages are shown as they were)._",
-                "zh": "_此对话保存的状态无法读取，将从这里重新开始（之前的消息仍按原样显示）。_"},
-    "history": {"en": "History", "zh": "历史记录"},
-    "recent": {"en": "Recent conversations", "zh": "最近的对话"},
-    "quotes": {"en": "Saved quotes", "zh": "已保存的报价"},
-    "this_quote": {"en": "Permanent link to this recommendation", "zh": "本次建议的永久链接"},
-    "none": {"en": "_none yet_", "zh": "_暂无_"},
-    "store_off": {"en": "_History is unavailable (no conversation store)._", "zh": "_历史不可用（未配置对话存储）。_"},
-}
 
 COOKIE_JS = f"""() => {{
   if (!document.cookie.split('; ').some(c => c.startsWith('{BROWSER_COOKIE}='))) {{
@@ -77,7 +62,8 @@ NEW_JS = """() => {
 
 
 def t(key: str, lang: str) -> str:
-    return TEXT[key]["zh" if lang == "zh" else "en"]
+    """The history panel's phrase `key` (knowledge/messages: "web.store.KEY") in `lang`."""
+    return message(f"web.store.{key}", lang)
 
 
 def owner_of(request: Any, auth: bool) -> str:

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Assumption
 from advisor.conversation.render.book import SRC_TRAINING, Book, decimals_for
+from advisor.conversation.render.labels import pick
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
 def assumptions_block(assumptions: list[Assumption], book: Book, lang: str) -> str:
     if not assumptions:
         return ""
-    lines = ["**假设：**" if lang == "zh" else "**Assumptions:**"]
+    lines = [t("assumptions.title", lang)]
     for a in assumptions:
         values = {}
         for key, (value, unit, source) in a.numbers.items():
@@ -99,13 +101,12 @@ MFU_BASIS = {
 
 def mfu_assumption(o: Option, book: Book, lang: str) -> str:
     """The training time's MFU and what it rests on (advisor.estimator.training), for a training option."""
-    t = o.training or {}
-    basis = MFU_BASIS.get(t.get("mfu_basis", ""))
-    if not t.get("mfu") or basis is None:
+    training = o.training or {}
+    basis = MFU_BASIS.get(training.get("mfu_basis", ""))
+    if not training.get("mfu") or basis is None:
         return ""
-    pct = book.num("MFU of the training time", float(t["mfu"]) * 100, "%", SRC_TRAINING, 0, suffix="").strip() + "%"
-    return (f"训练时间按 MFU {pct} 计算，{basis[1]}" if lang == "zh" else
-            f"training time at MFU {pct}, {basis[0]}")
+    pct = book.num("MFU of the training time", float(training["mfu"]) * 100, "%", SRC_TRAINING, 0, suffix="").strip() + "%"
+    return t("assumptions.mfu", lang, mfu=pct, basis=pick(basis, lang))
 
 
 def assumption_text(a: Assumption, lang: str) -> str:

@@ -21,6 +21,7 @@ from advisor.conversation.render.headline import top_config
 from advisor.conversation.render.labels import REGION, SLOT_LABEL, pick, slot_value, task_label
 from advisor.conversation.render.options_table import opt_name
 from advisor.workload import DEFAULT_CONTEXT
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Change as RecChange
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book: Book, lang: str, catalog: Catalog) -> str:
     if not changes or not state.answered:
         return ""
-    zh = lang == "zh"
     parts = []
     for ch in changes:
         if ch.slot not in SLOT_LABEL:
@@ -46,11 +46,11 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
             old = book.money("previous budget", ch.old, cur, "previous turn") if ch.old else old
             new = book.money("new budget", ch.new, cur, SRC_USER) if ch.new else new
         if not old.strip():
-            old = "无（全目录搜索）" if zh else "none (whole catalog)"
+            old = t("changes.none", lang)
         parts.append(f"{pick(SLOT_LABEL[ch.slot], lang)} {old} → {new}")
     if not parts:
         return ""
-    text = ("**变化：** " if zh else "**What changed:** ") + ("；".join(parts) if zh else "; ".join(parts))
+    text = t("changes.head", lang, changes=t("clause.sep", lang).join(parts))
     before = state.last_numbers.get("need_total")
     if before is not None and ev.need is not None and abs(ev.need.per_gpu.total - before) > 0.0005 * before:
         # ev.need is the job on one unsharded device: the total to spread over the GPUs, not what one GPU holds
@@ -61,10 +61,9 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
         pct = book.num("increase in memory" if up else "decrease in memory", delta, "%",
                        "computed from the two estimates", 0, suffix="").replace(" ", "") + "%"
         pct = ("+" if up else "−") + pct
-        text += (f"。总显存需求（不分片）{old} → {new}（{pct}）" if zh else
-                 f". Total memory need (unsharded): {old} → {new} ({pct})")
+        text += t("changes.need", lang, old=old, new=new, change=pct)
     text += _top_change(state, ev, book, lang)
-    text += "。" if zh else "."
+    text += t("sentence.end", lang)
     return text
 
 
@@ -76,24 +75,23 @@ def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
     top = top_option(ev)
     if top is None:
         return ""
-    zh = lang == "zh"
     out = ""
     if (before["top_gpu"], before["top_count"]) != (top.gpu, top.count):
         old = f"{book.count('previous GPU count', before['top_count'], 'GPUs', 'previous turn')}× {before['top_name']}"
-        out += f"；首选配置 {old} → {opt_name(top, book)}" if zh else f"; leading option {old} → {opt_name(top, book)}"
+        out += t("changes.leading", lang, old=old, new=opt_name(top, book))
     last = state.last_numbers
     speed = (top.throughput or {}).get("decode_tokens_per_s_total")
     if speed and last.get("top_tokens_per_s") and round(speed) != round(last["top_tokens_per_s"]):
         old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + SRC_THROUGHPUT, 0)
         new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", SRC_THROUGHPUT, 0)
-        out += f"；总生成速度 {old} → {new}" if zh else f"; total decode speed {old} → {new}"
+        out += t("changes.decode_speed", lang, old=old, new=new)
     wall = (top.training or {}).get("wall_s")
     if wall and last.get("top_wall_s"):
         old = book.num("previous training time", last["top_wall_s"] / 86400, "days", "previous turn: " + SRC_TRAINING, 1,
-                       suffix="天" if zh else "days")
+                       suffix=t("slot.days", lang))
         new = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", wall / 86400, "days", SRC_TRAINING, 1,
-                       suffix="天" if zh else "days")
-        out += f"；训练时间 {old} → {new}" if zh else f"; training time {old} → {new}"
+                       suffix=t("slot.days", lang))
+        out += t("changes.training_time", lang, old=old, new=new)
     return out
 
 
@@ -109,7 +107,7 @@ def _effective(slot: str, ev: Analysis, book: Book, lang: str, catalog: Catalog)
         default = task_label("inference", lang)
     else:  # the region default build_constraints applies: mainland China for Chinese users
         default = pick(REGION["cn" if lang == "zh" else "global"], lang)
-    return f"{default}（默认）" if lang == "zh" else f"{default} (default)"
+    return t("changes.default", lang, value=default)
 
 
 def key_numbers(ev: Analysis) -> dict[str, float]:
@@ -128,8 +126,7 @@ def rec_changes(rec: Recommendation, book: Book, lang: str, own_only: bool = Fal
     changes = [ch for ch in rec.changes if getattr(ch, "for_existing", False) or not own_only]
     if not changes:
         return ""
-    return _checked_changes("**要让它可行，可以：**" if lang == "zh" else "**What would make it work:**", changes,
-                            book, lang)
+    return _checked_changes(t("changes.would_work", lang), changes, book, lang)
 
 
 def _checked_changes(title: str, changes: list[RecChange], book: Book, lang: str, of: str = "") -> str:
@@ -140,7 +137,7 @@ def _checked_changes(title: str, changes: list[RecChange], book: Book, lang: str
     for ch in changes:
         text = ch.message_zh if zh and ch.message_zh else ch.message
         if getattr(ch, "for_existing", False) and not of:
-            text = ("在您现有的卡上：" if zh else "on your own hardware: ") + text
+            text = t("changes.own_hardware", lang, change=text)
         lines.append("- " + book.text(text, f"change ({ch.kind})" + (f" for {of}" if of else ""), SRC_RECOMMEND))
     return "\n".join(lines)
 
@@ -149,5 +146,4 @@ def named_changes(ev: Analysis, book: Book, lang: str) -> str:
     """What would make the one configuration the user named work (the recommender's changes checked on it)."""
     assert ev.named_config is not None  # compose shows these changes only with their configuration
     name = opt_name(ev.named_config, book)
-    return _checked_changes(f"**要让 {name} 可行，可以：**" if lang == "zh" else f"**What would make {name} work:**",
-                            ev.named_changes, book, lang, of=name)
+    return _checked_changes(t("changes.would_make_work", lang, name=name), ev.named_changes, book, lang, of=name)

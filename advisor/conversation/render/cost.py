@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.conversation.render.book import SRC_MEMORY, SRC_USER, Book, money_of
 from advisor.conversation.render.labels import pick
 from advisor.conversation.render.options_table import LOW_RELIABILITY, low_reliability, opt_name
+from knowledge.messages import t as message
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option
@@ -22,43 +23,37 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
     t = o.tco
     if not t or not t.get("tco"):
         return ""
-    zh = lang == "zh"
     src = "advisor.estimator.cost.estimate_tco"
-    years = book.num("TCO years", float(t.get("years", 3)), "years", src, 0, suffix="年" if zh else "years")
+    years = book.num("TCO years", float(t.get("years", 3)), "years", src, 0, suffix=message("cost.years_unit", lang))
     p = t.get("purchase", {})
-    lines = [(f"**成本（{opt_name(o, book)}，{years}）：**" if zh else f"**Cost ({opt_name(o, book)}, {years}):**")]
+    lines = [message("cost.head", lang, name=opt_name(o, book), years=years)]
     if p.get("total"):
         total = money_of(book, "purchase (GPUs and servers)", p["total"], src)
         gpus = money_of(book, "purchase: GPUs", p["gpus"], src) if p.get("gpus") else ""
         rest = money_of(book, "purchase: rest of the servers", p["rest_of_system"], src) if p.get("rest_of_system") else ""
-        lines.append(f"- {'购置' if zh else 'purchase'}: {total}" + (
-            f"（显卡 {gpus} + 服务器其余部分 {rest}）" if zh and gpus and rest else
-            f" (GPUs {gpus} + rest of the servers {rest})" if gpus and rest else ""))
+        lines.append(message("cost.purchase", lang, total=total,
+                             parts=message("cost.purchase_parts", lang, gpus=gpus, rest=rest) if gpus and rest else ""))
     if t.get("power_per_year"):
         power = money_of(book, "power per year", t["power_per_year"], src)
         kwh = book.num("energy per year", float(t.get("energy_kwh_per_year", 0)), "kWh", src, 0)
-        lines.append(f"- {'电费' if zh else 'power'}: {power}{'/年' if zh else '/year'} ({kwh}{'/年' if zh else '/year'})")
+        lines.append(message("cost.power", lang, power=power, energy=kwh))
     tco = money_of(book, "total cost of ownership", t["tco"], src)
     shaky = low_reliability((o.price or {}).get("source"))  # the card price it rests on (review R40)
     if shaky:
-        tco += "（显卡单价来源可靠性低）" if zh else " (the card price comes from a low-reliability source)"
+        tco += message("cost.low_reliability", lang)
     lines.append(f"- TCO: {tco}")
     asked = asked_years
     if asked and abs(float(asked) - float(t.get("years", 3))) > 1e-9:
-        lines.append(f"- （您问的是 {book.count('TCO years asked', asked, 'years', SRC_USER)} 年；这里按 {years} 计算，"
-                     "推荐器目前不支持其他年限）" if zh else
-                     f"- (you asked for {book.count('TCO years asked', asked, 'years', SRC_USER)} years; this is over "
-                     f"{years}, the recommender's horizon)")
+        lines.append(message("cost.other_years", lang, asked=book.count("TCO years asked", asked, "years", SRC_USER),
+                             years=years))
     lines += _rent_lines(o, t, book, lang, src)
     be = t.get("break_even_utilization")
     if be:
         pct = book.num("break-even utilisation", be * 100, "%", src, 0, suffix="").replace(" ", "") + "%"
         if be <= 1:
-            verdict = (f"- 买还是租：利用率高于 {pct} 时买卡更划算，低于则租云。" if zh else
-                       f"- buy or rent: buying is cheaper when the GPUs are busy more than {pct} of the time; below that, rent.")
+            verdict = message("cost.break_even", lang, utilisation=pct)
         else:
-            verdict = ("- 买还是租：即使满负荷运行，买卡也比租云贵，建议租用。" if zh else
-                       "- buy or rent: even fully busy, owning costs more than renting here; rent.")
+            verdict = message("cost.rent_always", lang)
         lines.append(verdict)
     cpm = t.get("cost_per_million_tokens") or {}
     if cpm.get("owned"):
@@ -71,10 +66,9 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
                            "sequences", f"{SRC_MEMORY} (largest concurrency that fits, bisection)")
             at = money_of(book, f"cost per million tokens at capacity on {o.count}× {o.gpu_name} (owned)",
                            capacity["cost_per_million"], "advisor.estimator.cost.estimate_tco at the capacity speed")
-            full = (f"（按单路请求；满载 {n} 路时自有 {at}）" if zh else f" (one user at a time; {at} owned at the full "
-                    f"load of {n} sequences)")
-        lines.append((f"- 每百万 token 成本：自有 {owned}" + (f"，租用 {cl}" if cl else "") + full) if zh else
-                     (f"- cost per million tokens: {owned} owned" + (f", {cl} rented" if cl else "") + full))
+            full = message("cost.per_million_full_load", lang, count=n, owned=at)
+        lines.append(message("cost.per_million", lang, owned=owned,
+                             rented=message("cost.per_million_rented", lang, cloud=cl) if cl else "", full=full))
     lines += _dated_inputs(t, book, lang)
     return "\n".join(lines)
 
@@ -82,34 +76,26 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
 def _rent_lines(o: Any, t: dict[str, Any], book: Book, lang: str, src: str) -> list[str]:
     """Renting the same GPU-hours: the dated cloud price (from the other market, said so), or why it cannot be
     compared."""
-    zh = lang == "zh"
     lines: list[str] = []
     cloud = t.get("cloud") or {}
     if cloud.get("cost"):
         rent = money_of(book, "renting the same GPU-hours", cloud["cost"], f"{src} (cloud {cloud.get('provider', '')})")
         rate = book.num("cloud price per GPU-hour", float(cloud.get("usd_per_gpu_hour", 0)), "USD/GPU-hour",
                         f"{cloud.get('provider', '')} as of {cloud.get('as_of', '')}", 2, suffix="")
-        lines.append(f"- 租用同样的 GPU 时数：{rent}（{cloud.get('provider', '')} ${rate}/GPU·时，{cloud.get('as_of', '')}）" if zh else
-                      f"- renting the same GPU-hours: {rent} ({cloud.get('provider', '')} at ${rate} per GPU-hour, as of "
-                      f"{cloud.get('as_of', '')})")
+        lines.append(message("cost.rent", lang, rent=rent, provider=cloud.get("provider", ""), rate=rate,
+                             as_of=cloud.get("as_of", "")))
         if cloud.get("other_region"):  # review R38/R45: the only quote is from the other market
             china = cloud.get("region") == "cn"
-            lines[-1] += (f"；目录中没有该卡的{'海外' if china else '国内'}云报价，这是{'国内' if china else '海外'}云厂商的价格，"
-                          "仅供参考" if zh else
-                          f"; the catalog has no {'non-China' if china else 'mainland-China'} cloud quote for this "
-                          f"card, so this is {'a mainland-China' if china else 'an overseas'} provider's rate, for "
-                          "reference only")
+            lines[-1] += message("cost.rent_china_only" if china else "cost.rent_overseas_only", lang)
     elif t.get("basis") != "owned":  # say so rather than leave the buy-or-rent question unanswered (owned: nothing to buy)
         gpu_name = o.gpu_name
-        lines.append(f"- 租用同样的 GPU 时数：目录中没有 {gpu_name} 的按需云价格，买还是租无法比较" if zh else
-                     f"- renting the same GPU-hours: the catalog has no on-demand cloud price for the {gpu_name}, so buy "
-                     "or rent cannot be compared")
+        lines.append(message("cost.no_cloud_price", lang, gpu=gpu_name))
     return lines
 
 
 def _dated_inputs(t: dict[str, Any], book: Book, lang: str) -> list[str]:
     """The dated inputs of the cost (at most six), each with its date and a low-reliability mark where it applies."""
-    zh = lang == "zh"
+    zh = lang == "zh"  # the Chinese names of the cost inputs (dated_zh)
     lines: list[str] = []
     dated = [x for x in t.get("prices", []) if x.get("as_of")]
     if dated:
@@ -120,9 +106,9 @@ def _dated_inputs(t: dict[str, Any], book: Book, lang: str) -> list[str]:
                          input_decimals(float(x["value"])), suffix=unit)
             when = str(x["as_of"])
             if low_reliability(x.get("source")):
-                when += ("，" if zh else ", ") + pick(LOW_RELIABILITY, lang)
-            bits.append(f"{name} {v}（{when}）" if zh else f"{name} {v} ({when})")
-        lines.append(("- 依据（带日期）：" if zh else "- dated inputs: ") + ("；".join(bits) if zh else "; ".join(bits)))
+                when += message("list.comma", lang) + pick(LOW_RELIABILITY, lang)
+            bits.append(message("cost.dated_input", lang, name=name, value=v, when=when))
+        lines.append(message("cost.dated_inputs", lang, inputs=message("clause.sep", lang).join(bits)))
     return lines
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_USER, Book, decimals_for
 from advisor.conversation.render.labels import format_label, pick
+from knowledge.messages import known, t
 from rules.titles import for_people, rule_title
 
 if TYPE_CHECKING:
@@ -62,29 +63,28 @@ def claim_block(ev: Analysis, book: Book, lang: str) -> str:
 
 
 def findings_block(findings: list[Finding], lang: str) -> str:
-    zh = lang == "zh"
-    lines = ["**规则检查：**" if zh else "**Findings:**"]
+    lines = [t("findings.title", lang)]
     for f in findings:
         src = f" — {f.source}" if getattr(f, "source", "") else ""
-        lines.append(f"- {finding_head(f, lang)}{'' if zh else ' '}{for_people(f.text(lang), lang)}{src}")
+        lines.append(t("findings.item", lang, head=finding_head(f, lang), message=for_people(f.text(lang), lang)) + src)
     return "\n".join(lines)
 
 
 def rec_findings(findings: list[Finding], book: Book, lang: str, limit: int = 8, title: tuple[str, str] | None = None) -> str:
     if not findings:
         return ""
-    zh = lang == "zh"
-    lines = [pick(title or ("**Findings:**", "**规则检查：**"), lang)]
+    lines = [pick(title, lang) if title else t("findings.title", lang)]
     for f in findings[:limit]:
         src = short_source(f.source or "", lang)
         msg = book.text(for_people(f.text(lang), lang), f"finding {f.rule_id}", f"rule {f.rule_id}: {f.source}")
         if src:
             book.text(src, f"source of {f.rule_id}", f"citation of rule {f.rule_id}")
-        when = f"，截至 {f.as_of}" if zh and f.as_of else (f", as of {f.as_of}" if f.as_of else "")
-        lines.append(f"- {finding_head(f, lang)}{'' if zh else ' '}{msg}" + (f"（来源：{src}{when}）" if zh else f" (source: {src}{when})"))
+        when = t("findings.as_of", lang, date=f.as_of) if f.as_of else ""
+        lines.append(t("findings.item", lang, head=finding_head(f, lang), message=msg)
+                     + t("findings.cited", lang, source=src, when=when))
     if len(findings) > limit:
         more = book.count("findings not shown", len(findings) - limit, "findings", SRC_RECOMMEND)
-        lines.append(f"- 另有 {more} 条提示见详情。" if zh else f"- {more} more in the details.")
+        lines.append(t("findings.more", lang, more=more))
     return "\n".join(lines)
 
 
@@ -99,14 +99,11 @@ def guide_name(guide_id: str) -> str:
     return title.split(" (")[0].strip() or "a published guide"
 
 
-SEVERITY_WORDS = {"block": ("ruled out", "排除"), "warn": ("warning", "注意"), "info": ("note", "提示")}
-
-
 def finding_head(f: Finding, lang: str) -> str:
     """"**Used card risk** (warning):" — the rule's title and the severity in words, never the rule id."""
-    sev = SEVERITY_WORDS.get(f.severity)
-    words = pick(sev, lang) if sev else f.severity
-    return f"**{rule_title(f.rule_id, lang)}**（{words}）：" if lang == "zh" else f"**{rule_title(f.rule_id, lang)}** ({words}):"
+    key = f"findings.severity.{f.severity}"
+    words = t(key, lang) if known(key) else f.severity
+    return t("findings.head", lang, title=rule_title(f.rule_id, lang), severity=words)
 
 
 def short_source(source: str, lang: str, width: int = 140) -> str:
@@ -117,5 +114,5 @@ def short_source(source: str, lang: str, width: int = 140) -> str:
         return ""
     first = parts[0] if len(parts[0]) <= width else parts[0][: width - 1].rstrip() + "…"
     if len(parts) > 1:
-        first += f"（另有 {len(parts) - 1} 处来源）" if lang == "zh" else f" (+{len(parts) - 1} more)"
+        first += t("findings.more_sources", lang, more=len(parts) - 1)
     return first

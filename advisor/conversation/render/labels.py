@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.conversation.reader.extract import GpuMention
@@ -80,7 +81,7 @@ def model_name(catalog: Catalog, model_id: str | None) -> str:
 def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Catalog, prefix: str) -> str:
     """A slot value in words, with its numbers recorded."""
     if value is None:
-        return "—" if lang == "en" else "未定"
+        return t("slot.unset", lang)
     name = f"{prefix} {slot}"
     if slot == "model":
         return model_name(catalog, value)
@@ -93,7 +94,7 @@ def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Catalog, p
     if slot == "train_tokens":
         return book.tokens(name, value, SRC_USER, lang)
     if slot == "concurrency":
-        return book.num(name, value, "sequences", SRC_USER, suffix="" if lang == "zh" else "concurrent")
+        return book.num(name, value, "sequences", SRC_USER, suffix=t("slot.concurrency_unit", lang))
     if slot == "qps":
         return book.num(name, value, "requests/s", SRC_USER, decimals_for(value))
     if slot == "budget":
@@ -105,7 +106,7 @@ def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Catalog, p
     if slot == "candidates":
         return ", ".join(mention_text(book, m, lang, catalog, f"{name} {i}") for i, m in enumerate(value))
     if slot == "deadline_s":
-        return book.num(name, value / 86400, "days", SRC_USER, decimals_for(value / 86400), suffix="天" if lang == "zh" else "days")
+        return book.num(name, value / 86400, "days", SRC_USER, decimals_for(value / 86400), suffix=t("slot.days", lang))
     if slot in ("gpu_count", "batch", "lora_rank", "zero", "tco_years"):
         return book.count(name, value, {"gpu_count": "GPUs", "tco_years": "years"}.get(slot, ""), SRC_USER)
     return str(value)

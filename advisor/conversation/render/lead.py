@@ -10,6 +10,7 @@ from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option
@@ -43,7 +44,7 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return led
     chosen = top or (users[0] if users else None)
     if chosen is None:
-        text = ("**在当前约束下没有能放下的配置。**" if lang == "zh" else "**Nothing in the catalog fits under these constraints.**")
+        text = t("lead.nothing_fits", lang)
         return fs.Lead(text, "no" if intent == "feasibility" else None)
     if intent == "how_long":
         led = fs.time_lead(chosen, ev, book, lang)
@@ -59,7 +60,7 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return fs.count_lead(chosen, ev, book, lang)
     if intent == "feasibility":
         led = fs.count_lead(chosen, ev, book, lang)
-        led.text = (("**可以**：" if lang == "zh" else "**Yes** — ") + led.text) if chosen.fits else led.text
+        led.text = t("lead.yes", lang, text=led.text) if chosen.fits else led.text
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return fs.which_lead(chosen, ev, book, lang)

@@ -11,6 +11,7 @@ from advisor.analysis.result import Analysis, ConfigResult
 from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, Book, money_of
 from advisor.conversation.render.labels import pick
+from knowledge.messages import t as message
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,9 +29,7 @@ def config_name(c: ConfigResult, book: Book, lang: str) -> str:
 def configs_table(ev: Analysis, book: Book, lang: str) -> str:
     if len(ev.configs) < 2 and not (ev.configs and ev.configs[0].role == "fit"):
         return ""
-    zh = lang == "zh"
-    head = ("| 配置 | 并行方式 | 每卡显存 | 可用显存 | 放得下 |\n|---|---|---|---|---|" if zh else
-            "| configuration | layout | memory per GPU | usable | fits |\n|---|---|---|---|---|")
+    head = message("configs.head", lang) + "\n|---|---|---|---|---|"
     rows = []
     for c in ev.configs:
         if c.memory is None:
@@ -38,7 +37,7 @@ def configs_table(ev: Analysis, book: Book, lang: str) -> str:
             continue
         need = book.gib(f"memory per GPU on {c.gpu.name}", c.memory.per_gpu.total)
         cap = book.gib(f"usable memory of {c.gpu.name}", c.memory.usable_bytes(c.gpu), f"catalog: {c.gpu.id} memory_bytes × engine usable fraction")
-        ok = ("是" if c.fits else "否") if zh else ("yes" if c.fits else "no")
+        ok = message("word.yes" if c.fits else "word.no", lang)
         rows.append(f"| {config_name(c, book, lang)} | {c.layout} | {need} | {cap} | {ok} |")
     return head + "\n" + "\n".join(rows)
 
@@ -152,7 +151,7 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
     parts = []
     if lay.get("tp", 1) > 1 and lay.get("engine") == "llama.cpp":  # llama.cpp splits layers, it has no TP
         n = book.count('layer-split GPUs', lay['tp'], 'GPUs', SRC_RECOMMEND)
-        parts.append(f"按层切分到 {n} 卡" if lang == "zh" else f"layers split over {n} GPUs")
+        parts.append(message("layout.layers_split", lang, count=n))
     elif lay.get("tp", 1) > 1:
         parts.append(f"TP {book.count('tensor parallel degree', lay['tp'], 'GPUs', SRC_RECOMMEND)}")
     if lay.get("pp", 1) > 1:
@@ -165,9 +164,9 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         ngl = book.count(f"GPU layers (-ngl) on 1× {o.gpu_name} with layer offload", lay["ngl"], "layers", SRC_RECOMMEND)
         rest = book.count(f"layers in system RAM on 1× {o.gpu_name} with layer offload", lay["cpu_layers"], "layers",
                           SRC_RECOMMEND)
-        parts.append(f"-ngl {ngl}，{rest} 层在系统内存" if lang == "zh" else f"-ngl {ngl}, {rest} layers in system RAM")
+        parts.append(message("layout.ngl", lang, ngl=ngl, rest=rest))
     elif lay.get("offload") not in (None, "none"):
-        parts.append(("卸载 " if lang == "zh" else "offload ") + str(lay["offload"]))
+        parts.append(message("layout.offload_to", lang, where=str(lay["offload"])))
     if lay.get("engine"):
         parts.append(str(lay["engine"]))
     from advisor.recommend.recommender import (
@@ -175,7 +174,7 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
     )
 
     parts += option_tags(o, lang)
-    return ", ".join(parts) or ("单卡" if lang == "zh" else "1 GPU")
+    return ", ".join(parts) or message("layout.one_gpu", lang)
 
 
 def opt_memory(o: Option, book: Book, lang: str) -> str:
@@ -185,39 +184,37 @@ def opt_memory(o: Option, book: Book, lang: str) -> str:
 
 
 def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
-    zh = lang == "zh"
     t = o.throughput or {}
     if t.get("decode_tokens_per_s"):
         per = book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
                        SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
         total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.get("decode_tokens_per_s_total") or 0,
                          "tokens/s", SRC_THROUGHPUT, 0)
-        return (f"每路 {per}，合计 {total}" if zh else f"{per} per user, {total} total")
+        return message("speed.per_user", lang, per=per, total=total)
     tr = o.training or {}
     if tr.get("wall_s"):
         days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
-                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
+                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix=message("slot.days", lang))
         hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
-                         suffix="" if zh else "GPU-hours")
+                         suffix=message("speed.gpu_hours_unit", lang))
         if tr.get("goodput"):  # the planner's run total (advisor.recommend.training_advice.training_figures)
             g = book.num("goodput of the run total", tr["goodput"] * 100, "%", "advisor.estimator.planner", 0)
-            return (f"{days}（GPU 时数 {hours}，整体运行按 {g} 有效训练时间计）" if zh
-                    else f"{days} ({hours}; run total at {g} goodput)")
-        return f"{days}（GPU 时数 {hours}）" if zh else f"{days} ({hours})"
+            return message("speed.training_goodput", lang, days=days, hours=hours, goodput=g)
+        return message("speed.training", lang, days=days, hours=hours)
     return "—"
 
 
 def opt_price(o: Option, book: Book, lang: str) -> str:
     p = o.price
     if not p:
-        return "无报价" if lang == "zh" else "no price"
+        return message("price.none", lang)
     total = book.money(f"purchase price of {o.count}× {o.gpu_name} (GPUs only)", p["amount"] * o.count, p["currency"],
                        f"catalog price {p.get('source', '')} as of {p.get('as_of', '')}" +
                        (" (converted at the dated exchange rate)" if p.get("converted") else ""))
     when = p.get("as_of") or ""
     if low_reliability(p.get("source")):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
-        when += ("，" if lang == "zh" else ", ") + pick(LOW_RELIABILITY, lang)
-    return f"{total}（{when}）" if lang == "zh" else f"{total} (as of {when})"
+        when += message("list.comma", lang) + pick(LOW_RELIABILITY, lang)
+    return message("price.with_date", lang, price=total, when=when)
 
 
 def opt_purchase(o: Option, book: Book, lang: str) -> str:
@@ -239,20 +236,20 @@ def opt_purchase(o: Option, book: Book, lang: str) -> str:
     p = o.price or {}
     if "existing" in o.labels or not p.get("as_of"):
         return text
-    when = p["as_of"] + (("，" if lang == "zh" else ", ") + pick(LOW_RELIABILITY, lang) if low_reliability(p.get("source")) else "")
-    return f"{text}（显卡价格截至 {when}）" if lang == "zh" else f"{text} (card prices as of {when})"
+    when = p["as_of"] + (message("list.comma", lang) + pick(LOW_RELIABILITY, lang) if low_reliability(p.get("source")) else "")
+    return message("purchase.card_prices_as_of", lang, purchase=text, when=when)
 
 
 def opt_notes(o: Option, lang: str, options: Sequence[Option] = ()) -> str:
     from rules.titles import rule_title
     bits = label_words(o, lang, options)
     if not o.fits:
-        bits.append("放不下" if lang == "zh" else "does not fit")
+        bits.append(message("notes.does_not_fit", lang))
     bits += misses(o, lang) if o.fits else []
     flagged = [f for f in o.findings if f.severity in ("block", "warn") and not restates(f, o)]
     flagged.sort(key=lambda f: f.severity != "block")
     bits += [f"⚠ {rule_title(f.rule_id, lang)}" for f in flagged[:2]]  # the id stays in the findings section
-    return "，".join(bits) if lang == "zh" else ", ".join(bits)
+    return message("list.comma", lang).join(bits)
 
 
 CHINA_STATUS = {"available": ("available", "可购买"), "restricted": ("restricted", "受限"),
@@ -266,7 +263,7 @@ def china_cell(o: Option, lang: str) -> str:
         return "—"
     status = pick(CHINA_STATUS.get(spec.china.status, (spec.china.status, spec.china.status)), lang)
     when = spec.china.as_of.isoformat()
-    return f"{status}（截至 {when}）" if lang == "zh" else f"{status} (as of {when})"
+    return message("china.status_as_of", lang, status=status, when=when)
 
 
 def opt_tco(o: Option, book: Book, lang: str) -> str:
@@ -277,18 +274,17 @@ def opt_tco(o: Option, book: Book, lang: str) -> str:
 
 
 def options_table(opts: list[Option], book: Book, lang: str, w: Workload, region: str | None = None) -> str:
-    zh = lang == "zh"
-    speed = ("训练时间" if zh else "training time") if w.is_training else ("生成速度" if zh else "decode speed")
+    speed = message("options.col.training_time" if w.is_training else "options.col.decode_speed", lang)
     with_tco = any((o.tco or {}).get("tco") for o in opts)
     years = next(((o.tco or {}).get("years") for o in opts if (o.tco or {}).get("tco")), None)
-    cols = ["配置", "并行", "每卡显存 / 可用", speed, "显卡价格"] if zh else \
-        ["configuration", "layout", "memory per GPU / usable", speed, "GPU price"]
+    cols = [message("options.col.configuration", lang), message("options.col.layout", lang),
+            message("options.col.memory", lang), speed, message("options.col.price", lang)]
     if with_tco:
         y = book.num("TCO years", float(years or 3), "years", "advisor.estimator.cost.estimate_tco", 0, suffix="")
-        cols.append(f"TCO（{y} 年）" if zh else f"TCO ({y} years)")
+        cols.append(message("options.col.tco", lang, years=y))
     if region == "cn":
-        cols.append("国内供货" if zh else "China market")
-    cols.append("说明" if zh else "notes")
+        cols.append(message("options.col.china", lang))
+    cols.append(message("options.col.notes", lang))
     head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
     rows = []
     for o in opts:

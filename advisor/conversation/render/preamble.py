@@ -20,6 +20,7 @@ from advisor.conversation.render.labels import (
     task_label,
 )
 from advisor.workload import DEFAULT_CONTEXT
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -31,86 +32,60 @@ def summary(state: DialogState, lang: str, catalog: Catalog, book: Book) -> str:
     if s.model:
         parts.append(model_name(catalog, s.model))
     if s.task or s.task_generic:
-        parts.append(task_label(s.task, lang) if s.task else ("微调" if lang == "zh" else "fine-tuning")
-                     if s.task_generic == "finetune" else ("训练" if lang == "zh" else "training"))
+        parts.append(task_label(s.task, lang) if s.task else t("summary.finetune", lang)
+                     if s.task_generic == "finetune" else t("summary.training", lang))
     if s.weights:
         parts.append(format_label(s.weights, lang))
     if s.context:
-        label = "上下文 " if lang == "zh" else "context "
-        parts.append(label + book.tokens("context", s.context, SRC_USER, lang))
+        parts.append(t("summary.context", lang, value=book.tokens("context", s.context, SRC_USER, lang)))
     if s.concurrency:
-        parts.append(book.num("concurrency", s.concurrency, "sequences", SRC_USER, suffix="并发" if lang == "zh" else "concurrent"))
+        parts.append(book.num("concurrency", s.concurrency, "sequences", SRC_USER, suffix=t("summary.concurrent", lang)))
     if s.train_tokens:
         parts.append(book.tokens("training tokens", s.train_tokens, SRC_USER, lang))
     if s.budget:
-        parts.append(("预算 " if lang == "zh" else "budget ") + book.money("budget", s.budget, s.currency or "USD", SRC_USER))
+        parts.append(t("summary.budget", lang, value=book.money("budget", s.budget, s.currency or "USD", SRC_USER)))
     if s.region:
         parts.append(pick(REGION[s.region], lang))
     if s.existing:
-        parts.append(("现有 " if lang == "zh" else "you have ") + mention_text(book, s.existing, lang, catalog, "your GPUs"))
+        parts.append(t("summary.existing", lang, value=mention_text(book, s.existing, lang, catalog, "your GPUs")))
     if s.candidates:
-        parts.append(("候选 " if lang == "zh" else "comparing ") + ", ".join(
-            mention_text(book, m, lang, catalog, f"candidate {i}") for i, m in enumerate(s.candidates)))
+        parts.append(t("summary.candidates", lang, value=", ".join(
+            mention_text(book, m, lang, catalog, f"candidate {i}") for i, m in enumerate(s.candidates))))
     if s.deadline_s:
-        parts.append(("期限 " if lang == "zh" else "deadline ") + slot_value(book, "deadline_s", s.deadline_s, lang, catalog, "deadline"))
-    sep = "，" if lang == "zh" else ", "
-    return sep.join(parts)
+        parts.append(t("summary.deadline", lang,
+                       value=slot_value(book, "deadline_s", s.deadline_s, lang, catalog, "deadline")))
+    return t("list.comma", lang).join(parts)
 
 
 def question_text(slot: str | None, state: DialogState, lang: str, catalog: Catalog | None = None, book: Book | None = None) -> str:
     """The clarifying question for `slot`, with the default it would use."""
     book = book or Book()
     s = state.slots
-    zh = lang == "zh"
     if slot == "model":
         default = model_name(catalog, DEFAULT_MODEL) if catalog is not None else "Qwen2.5-7B"
-        return (f"请问是哪个模型（或多大参数量）？例如 Qwen2.5-7B、Llama-3.1-70B、DeepSeek-R1。回复“默认”按 {default} 计算。"
-                if zh else f"Which model (or what size)? For example Qwen2.5-7B, Llama-3.1-70B or DeepSeek-R1. "
-                f"Reply \"default\" to use {default}.")
+        return t("question.model", lang, default=default)
     if slot == "task":
         if s.task_generic == "train":
-            return ("以上按 LoRA 微调（默认）计算；如果是 QLoRA、全参微调或从头预训练，告诉我即可重算。" if zh else
-                    "That is for LoRA fine-tuning (the default); QLoRA, full fine-tuning or pre-training from scratch "
-                    "instead?")
-        name = model_name(catalog, s.model) if catalog is not None and s.model else ("这个模型" if zh else "the model")
-        return (f"以上按推理部署（默认）计算；{name} 如果是要微调（LoRA / QLoRA / 全参）或预训练，告诉我即可重算。" if zh else
-                f"That is for serving {name} (inference, the default); will you fine-tune it (LoRA / QLoRA / full) "
-                "or pre-train it instead?")
+            return t("question.training_kind", lang)
+        name = model_name(catalog, s.model) if catalog is not None and s.model else t("question.the_model", lang)
+        return t("question.task", lang, name=name)
     if slot == "concurrency":
         one = book.num("default concurrency", 1, "sequences", SRC_DEFAULT, suffix="")
-        return (f"高峰时有多少并发请求（同时在线的用户）？默认按 {one} 路计算。" if zh else
-                f"How many concurrent requests (users at the same time) at peak? Default: {one}.")
+        return t("question.concurrency", lang, default=one)
     if slot == "context" and (s.task or s.task_generic) not in (None, "inference"):
         ctx = book.tokens("default context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
-        return (f"训练样本的序列长度是多少？默认 {ctx}。" if zh else
-                f"What sequence length will the training samples have? Default: {ctx}.")
+        return t("question.sequence_length", lang, default=ctx)
     if slot == "context":
         ctx = book.tokens("default context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
-        return (f"每个请求的上下文长度（输入 + 输出）是多少？默认 {ctx}。" if zh else
-                f"What context length per request (prompt + output)? Default: {ctx}.")
+        return t("question.context", lang, default=ctx)
     if slot == "weights":
         native = default_weights(s.model).upper()
         options = [f for f in ("BF16", "FP8", "INT8") if f != native]
-        return (f"权重用什么精度：{native}（默认，模型发布时的精度）、{'、'.join(options)}，还是 4-bit 量化（AWQ/GPTQ、GGUF Q4_K_M）？" if zh else
-                f"Which precision for the weights: {native} (default, the checkpoint's own), {', '.join(options)}, "
-                "or 4-bit (AWQ/GPTQ, GGUF Q4_K_M)?")
+        return t("question.weights", lang, native=native, others=t("list.sep", lang).join(options))
     if slot == "region":
-        default = "中国大陆" if zh else "outside China"
-        return (f"部署在哪里：中国大陆（只考虑国内可买到的卡）还是海外？默认：{default}。" if zh else
-                f"Where will it run: mainland China (only cards sold there) or elsewhere? Default: {default}.")
-    if slot == "budget":
-        return ("预算大概多少（币种）？默认不设上限。" if zh else
-                "Is there a budget (and currency)? Default: no limit.")
-    if slot == "output_tokens":
-        return ("平均每个请求输出多少 token？这会影响速度和成本估算。默认按常见对话长度。" if zh else
-                "What is the average output length per request, in tokens? It sets the speed and cost figures. "
-                "Default: a typical chat reply.")
-    if slot == "train_tokens":
-        return ("训练数据总共多少 token（数据量 × 轮数）？有了它才能估算训练时间。" if zh else
-                "How many training tokens (dataset size × epochs)? With it I can estimate the training time.")
-    if slot == "deadline":
-        return ("训练需要在多长时间内完成？默认不设期限。" if zh else
-                "By when must the training finish? Default: no deadline.")
+        return t("question.region", lang, default=t("question.region_default", lang))
+    if slot in ("budget", "output_tokens", "train_tokens", "deadline"):
+        return t(f"question.{slot}", lang)
     return ""
 
 
@@ -145,26 +120,13 @@ def unknown_lines(slots: Slots, lang: str, catalog: Catalog, *, names: bool = Tr
         return out + _stand_in(slots, lang, catalog) if stand_in else out
     if slots.unknown_model and slots.model is None and catalog.find_model(slots.unknown_model) is None:
         word = slots.unknown_model
-        out.append(f"未知的模型“{word}”：它不在我的模型目录里，我不会拿别的模型冒充它；给我它的 config.json（`gpu-advisor estimate "
-                   "--config config.json`），或它的层数、hidden size、KV 头数和参数量，就能按它计算。" if lang == "zh" else
-                   f"unknown model '{word}': it is not in my catalog, and I will not size another model in its place; give me "
-                   "its config.json (`gpu-advisor estimate --config config.json`) or its shape (layers, hidden size, "
-                   "KV heads, parameter count) and I can size it.")
+        out.append(t("preamble.unknown_model", lang, name=word))
     for word in slots.unknown_gpus:
         if slots.capacity is not None:  # the user gave its specs: sized from them, as given (inline_specs)
-            bw = slots.bandwidth is not None
-            out.append(f"目录里没有“{word}”这张卡；下面按您给的规格（显存{'和带宽' if bw else ''}）计算，其余（价格、软件栈"
-                       f"{'' if bw else '、速度'}）我没有数据" + ("。" if bw else "；告诉我它的显存带宽（TB/s）就能估算速度。")
-                       if lang == "zh" else
-                       f"'{word}' is not a GPU in the catalog: what follows uses the specs you gave (memory"
-                       f"{' and bandwidth' if bw else ''}) and nothing else about it (price, software stack"
-                       f"{'' if bw else ', speed'})" + ("." if bw else "; give its memory bandwidth (TB/s) for a speed."))
+            key = "preamble.unknown_gpu_given" if slots.bandwidth is not None else "preamble.unknown_gpu_given_memory"
+            out.append(t(key, lang, name=word))
             continue
-        out.append(f"目录里没有“{word}”这张卡，我没有它的数据，下面不是关于它的结论；告诉我它的显存容量和显存带宽"
-                   f"（GB 与 TB/s）就能按它计算（支持的显卡见 `gpu-advisor gpus`）。" if lang == "zh" else
-                   f"'{word}' is not a GPU in the catalog, so nothing below is about it; tell me its memory size and "
-                   "memory bandwidth (GB and TB/s) and I can size it (supported cards: "
-                   "`gpu-advisor gpus`).")
+        out.append(t("preamble.unknown_gpu", lang, name=word))
     return out + _stand_in(slots, lang, catalog) if stand_in else out
 
 
@@ -172,8 +134,5 @@ def _stand_in(slots: Slots, lang: str, catalog: Catalog) -> list[str]:
     out: list[str] = []
     if slots.model_assumed in ("size", "closest") and slots.size_params and slots.model:
         name = model_name(catalog, slots.model)
-        if lang == "zh":
-            out.append(f"按 {name} 作为这个规模的代表模型计算（架构不同结果会有出入）。")
-        else:
-            out.append(f"I use {name} as the representative model of that size (other architectures differ somewhat).")
+        out.append(t("preamble.stand_in", lang, name=name))
     return out

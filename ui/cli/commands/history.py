@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import AdvisorError, InputError
+from knowledge.messages import pair, t
 
 if TYPE_CHECKING:
     from advisor.store.records import ConversationRecord, QuoteRecord
@@ -54,8 +55,8 @@ def _run(args: argparse.Namespace) -> int:
     from advisor.store.retention import parse_age
 
     if args.action in ("show", "export") and not args.id:
-        raise InputError(f"usage: gpu-advisor history {args.action} ID", field="ID",
-                         message_zh=f"用法：gpu-advisor history {args.action} ID")
+        usage, usage_zh = pair("history.usage", action=args.action)
+        raise InputError(usage, field="ID", message_zh=usage_zh)
     age_s = parse_age(args.older_than) if args.older_than is not None else None  # before opening anything
     store = _open()
     try:
@@ -77,15 +78,15 @@ def _open() -> Store:
 
     store = open_store()
     if store is None:
-        raise InputError("no conversation store is configured (GPU_ADVISOR_DATABASE_URL=memory)",
-                         field="GPU_ADVISOR_DATABASE_URL", accepted="postgresql://…, sqlite:///path.db or unset",
-                         message_zh="未配置对话存储（GPU_ADVISOR_DATABASE_URL=memory）")
+        message, message_zh = pair("history.no_store")
+        raise InputError(message, field="GPU_ADVISOR_DATABASE_URL", accepted="postgresql://…, sqlite:///path.db or unset",
+                         message_zh=message_zh)
     return store
 
 
 def _not_found(what: str) -> InputError:
-    return InputError(f"not found: {what!r} is no stored conversation or quote", field="ID",
-                      message_zh=f"未找到：{what!r} 不是已保存的对话或报价")
+    message, message_zh = pair("history.not_found", what=what)
+    return InputError(message, field="ID", message_zh=message_zh)
 
 
 def _when(ts: float) -> str:
@@ -97,7 +98,7 @@ def _iso(ts: float) -> str:
 
 
 def _list(store: Store, args: argparse.Namespace) -> None:
-    zh = args.lang == "zh"
+    lang = args.lang
     if args.quotes:
         quotes = store.list_quotes(args.owner, args.limit)
         if args.json:
@@ -105,7 +106,7 @@ def _list(store: Store, args: argparse.Namespace) -> None:
                                "question": q.question, "computed_at": _iso(q.computed_at),
                                "exported_at": _iso(q.created_at)} for q in quotes], ensure_ascii=False, indent=2))
             return
-        print(("报价" if zh else "quotes") + f": {len(quotes)}")
+        print(t("history.quotes", lang, n=len(quotes)))
         for q in quotes:
             print(f"{q.id}  {_when(q.computed_at)}  {q.owner or '-'}  {_short(q.question)}")
         return
@@ -115,8 +116,8 @@ def _list(store: Store, args: argparse.Namespace) -> None:
                            "created_at": _iso(c.created_at), "updated_at": _iso(c.updated_at)} for c in convs],
                          ensure_ascii=False, indent=2))
         return
-    print(("对话" if zh else "conversations") + f": {len(convs)}")
-    turns = "轮" if zh else "turns"
+    print(t("history.conversations", lang, n=len(convs)))
+    turns = t("history.turns", lang)
     for c in convs:
         print(f"{c.id}  {_when(c.updated_at)}  {c.source:<5}  {c.revision:>3} {turns}  {_short(c.title)}")
 
@@ -144,31 +145,31 @@ def _find(store: Store, ident: str) -> ConversationRecord | QuoteRecord:
 
 def _conversation_doc(store: Store, record: ConversationRecord) -> dict[str, Any]:
     turns = []
-    for t in store.turns(record.id):
+    for row in store.turns(record.id):
         result = None
-        if t.result:
+        if row.result:
             try:
-                result = json.loads(t.result)
+                result = json.loads(row.result)
             except ValueError:
                 result = None
-        turns.append({"seq": t.seq, "question": t.question, "answer": t.answer, "driver": t.driver,
-                      "duration_s": round(t.duration_s, 3), "error": t.error, "quote_id": t.quote_id,
-                      "at": _iso(t.created_at), "result": result})
+        turns.append({"seq": row.seq, "question": row.question, "answer": row.answer, "driver": row.driver,
+                      "duration_s": round(row.duration_s, 3), "error": row.error, "quote_id": row.quote_id,
+                      "at": _iso(row.created_at), "result": result})
     return {"id": record.id, "source": record.source, "owner": record.owner, "title": record.title,
             "turns_count": record.revision, "created_at": _iso(record.created_at),
             "updated_at": _iso(record.updated_at), "turns": turns}
 
 
 def _conversation_markdown(doc: dict[str, Any], lang: str) -> str:
-    zh = lang == "zh"
     lines = [f"# {doc['title'] or doc['id']}", "",
-             f"- {'对话' if zh else 'conversation'}: `{doc['id']}` ({doc['source']})",
-             f"- {'更新于' if zh else 'updated'}: {doc['updated_at']}", ""]
-    for t in doc["turns"]:
-        lines += [f"## {t['seq']}. {t['question']}", "", f"_{t['at']} · {t['driver']} · {t['duration_s']} s_", ""]
-        if t["quote_id"]:
-            lines += [f"{'报价' if zh else 'quote'}: `{t['quote_id']}`", ""]
-        lines += [t["answer"], ""]
+             t("history.md_conversation", lang, id=doc["id"], source=doc["source"]),
+             t("history.md_updated", lang, when=doc["updated_at"]), ""]
+    for turn in doc["turns"]:
+        lines += [f"## {turn['seq']}. {turn['question']}", "",
+                  f"_{turn['at']} · {turn['driver']} · {turn['duration_s']} s_", ""]
+        if turn["quote_id"]:
+            lines += [t("history.md_quote", lang, id=turn["quote_id"]), ""]
+        lines += [turn["answer"], ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -183,13 +184,13 @@ def _show(store: Store, args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return
-    zh = args.lang == "zh"
+    lang = args.lang
     print(f"{doc['id']}  {doc['source']}  {doc['owner'] or '-'}  "
-          f"{doc['turns_count']} {'轮' if zh else 'turns'}  {_when(record.updated_at)}")
-    for t in doc["turns"]:
-        first = (t["answer"] or "").strip().splitlines()[0] if (t["answer"] or "").strip() else ""
-        quote_note = f"  [{'报价' if zh else 'quote'} {t['quote_id']}]" if t["quote_id"] else ""
-        print(f"{t['seq']:>3}. {_short(t['question'], 70)}{quote_note}\n     → {_short(first, 90)}")
+          f"{doc['turns_count']} {t('history.turns', lang)}  {_when(record.updated_at)}")
+    for turn in doc["turns"]:
+        first = (turn["answer"] or "").strip().splitlines()[0] if (turn["answer"] or "").strip() else ""
+        quote_note = f"  [{t('history.quote', lang)} {turn['quote_id']}]" if turn["quote_id"] else ""
+        print(f"{turn['seq']:>3}. {_short(turn['question'], 70)}{quote_note}\n     → {_short(first, 90)}")
 
 
 def _export(store: Store, args: argparse.Namespace) -> None:
@@ -211,8 +212,8 @@ def _export(store: Store, args: argparse.Namespace) -> None:
             with open(args.output, "w", encoding="utf-8") as fh:
                 fh.write(text if text.endswith("\n") else text + "\n")
         except OSError as exc:
-            raise InputError(f"cannot write {args.output}: {exc.strerror}", field="--output",
-                             message_zh=f"无法写入 {args.output}：{exc.strerror}") from None
+            message, message_zh = pair("history.cannot_write", path=args.output, why=exc.strerror)
+            raise InputError(message, field="--output", message_zh=message_zh) from None
         print(args.output)
     else:
         print(text.rstrip("\n"))
@@ -227,10 +228,4 @@ def _purge(store: Store, args: argparse.Namespace, age_s: float | None) -> None:
     if args.json:
         print(json.dumps({"older_than_s": age_s, "deleted": counts}))
         return
-    days = age_s / 86400.0
-    if args.lang == "zh":
-        print(f"已删除 {days:g} 天前的记录：对话 {counts['conversations']}，轮次 {counts['turns']}，"
-              f"报价 {counts['quotes']}，过期事件 {counts['events']}")
-    else:
-        print(f"deleted what is older than {days:g} days: {counts['conversations']} conversations, "
-              f"{counts['turns']} turns, {counts['quotes']} quotes, {counts['events']} expired event ids")
+    print(t("history.purged", args.lang, days=age_s / 86400.0, **counts))

@@ -1,0 +1,93 @@
+"""The message catalogs (knowledge/messages/{en,zh}.py): the same keys and placeholders in every language, plural
+entries well formed, lookups as documented; and the front-end files already moved to the catalogs choose no
+language inline."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from knowledge.messages import LANGS, known, pair, placeholders, t, table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_key_is_in_every_language_in_the_same_order() -> None:
+    en = list(table("en"))
+    for lang in LANGS:
+        assert list(table(lang)) == en, lang
+
+
+def _fields_agree(english: object, other: object) -> bool:
+    """Same placeholders; a language without plural forms may leave out the count `n` that only picks
+    English's form."""
+    want, got = placeholders(english), placeholders(other)  # type: ignore[arg-type]
+    return got == want or (not isinstance(english, str) and isinstance(other, str) and got == want - {"n"})
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_placeholders_match_english(lang: str) -> None:
+    wrong = {key: (placeholders(table("en")[key]), placeholders(entry))
+             for key, entry in table(lang).items() if not _fields_agree(table("en")[key], entry)}
+    assert wrong == {}
+
+
+def test_placeholder_check_can_fail() -> None:
+    assert not _fields_agree("{a} and {b}", "{a}")
+    assert not _fields_agree("{a}", "{a} {c}")
+    assert _fields_agree({"one": "{n} x {a}", "other": "{n} xs {a}"}, "{a}")
+    assert not _fields_agree("{n} {a}", "{a}")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_entries_are_well_formed(lang: str) -> None:
+    for key, entry in table(lang).items():
+        assert re.fullmatch(r"[a-z_]+(\.[A-Za-z0-9_ -]+)+", key), key
+        forms = [entry] if isinstance(entry, str) else list(entry.values())
+        if not isinstance(entry, str):
+            assert set(entry) == {"one", "other"}, key  # picked by the field n
+        for text in forms:
+            assert text == text.strip("\n") and (text or lang != "en"), key  # a language may need no word
+            list(string.Formatter().parse(text))  # raises on an unbalanced brace
+
+
+def test_chinese_entries_are_chinese() -> None:
+    """A Chinese entry differs from the English one unless it is only names, units and punctuation (no English
+    word of three letters or more)."""
+    same = [key for key, entry in table("zh").items()
+            if entry == table("en")[key] and re.search(r"[a-z]{3,}", re.sub(r"\{[^}]*\}", "", str(entry)))]
+    assert same == []
+
+
+def test_lookup_fills_fields_picks_plurals_and_falls_back_to_english() -> None:
+    assert t("quote.concurrency", "en", n=1) == "1 concurrent user"
+    assert t("quote.concurrency", "en", n=20) == "20 concurrent users"
+    assert t("quote.concurrency", "zh", n=1) == "1 路并发"
+    assert t("quote.context", "en", context=32768) == "32,768 tokens of context"
+    assert t("quote.used_accepted", "fr") == t("quote.used_accepted", "en") == "used cards accepted"
+    assert pair("quote.budget", money="¥1") == ("budget ¥1", "预算 ¥1")
+    assert known("price.condition.used") and not known("price.condition.mint")
+    with pytest.raises(KeyError):
+        t("no.such_key", "en")
+
+
+# Files whose user-facing words all come from the catalogs: no `… if zh else …` / `if lang == "zh" …` choice of
+# words is left in them (choosing a table or a language code stays allowed: `table(lang)`, `lang = "zh" if …`).
+MOVED = ["advisor/recommend/results.py", "advisor/conversation/render/assumptions.py",
+         "advisor/conversation/render/cost.py", "advisor/conversation/render/labels.py",
+         "advisor/conversation/render/headline.py", "advisor/conversation/render/lead.py",
+         "advisor/conversation/render/memory.py", "advisor/conversation/render/preamble.py",
+         "advisor/conversation/render/options_table.py", "ui/quote/document.py", "ui/quote/render.py", "ui/cli/commands/history.py",
+         "ui/web/panels.py", "ui/slack/details.py", "ui/web/store.py", "ui/web/chat.py", "ui/slack/replies.py",
+         "ui/slack/render.py", "ui/web/messages.py", "rules/titles.py"]
+INLINE = re.compile(r"""["'](?!(?:zh|en)["'])[^"']*["']"""  # a literal other than a language code …
+                    r"""\s+if\s+(zh|lang\s*==\s*["'](zh|en)["'])\s+else""")  # … chosen by the language
+
+
+@pytest.mark.parametrize("path", MOVED)
+def test_moved_files_choose_no_words_inline(path: str) -> None:
+    text = (ROOT / path).read_text(encoding="utf-8")
+    assert [line.strip() for line in text.splitlines() if INLINE.search(line)] == []
