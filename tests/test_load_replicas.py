@@ -1,0 +1,43 @@
+"""More users than one deployment serves within the per-token target: the answer says how many identical copies of
+the deployment it takes, with their cards and purchase — checked here by hand arithmetic on the answer's own
+figures (copies = ⌈users / users per copy⌉, cards and purchase × copies)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from advisor.conversation.session import Conversation
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+@pytest.mark.parametrize("lang,text,users", [
+    ("zh", "老板让我问下，DeepSeek V3 满血版给全公司两百人用，大概要花多少钱", 200),
+    ("en", "We need DeepSeek-V3 for 200 concurrent users in China: what hardware, and what will it cost?", 200),
+])
+def test_copies_of_a_deployment_cover_the_users(lang: str, text: str, users: int) -> None:
+    answer = Conversation(lang=lang).respond(text).answer
+    if lang == "zh":
+        most = re.search(r"时最多 (\d+) 路并发", answer)
+        more = re.search(r"需要 (\d+) 套这样的部署（共 (\d+) 张卡，整机采购 ¥([\d,]+)）", answer)
+        one = re.search(r"(\d+)× .*?：整机采购 ¥([\d,]+)", answer)
+    else:
+        most = re.search(r"at most (\d+) concurrent users stay within", answer)
+        more = re.search(r"take (\d+) copies of this deployment \((\d+) cards, ¥([\d,]+) to buy\)", answer)
+        one = re.search(r"(\d+)× .*?: ¥([\d,]+) to buy", answer)
+    assert most and more and one, answer
+    per_copy, copies, cards = int(most.group(1)), int(more.group(1)), int(more.group(2))
+    assert per_copy < users
+    assert copies == math.ceil(users / per_copy)
+    assert cards == copies * int(one.group(1))
+    assert _num(more.group(3)) == pytest.approx(copies * _num(one.group(2)), abs=copies)  # whole yuan, rounded
+
+
+def test_no_copies_when_one_deployment_is_enough() -> None:
+    answer = Conversation(lang="en").respond("Serve Llama-3.1-8B to 4 users on one H100").answer
+    assert "copies of this deployment" not in answer
