@@ -56,6 +56,9 @@ class Settings(BaseModel):
     max_input_chars: int = Field(4000, ge=16, le=200_000, description="longest user message sent to a model")
     stream: bool = Field(True, description="ask the server for SSE streaming (first_token_timeout_s applies)")
     legacy_max_tokens: bool = Field(False, description="send `max_tokens` instead of `max_completion_tokens`")
+    tool_surface: Literal["full", "compact"] = Field(
+        "full", description="the tools offered to the model: all ten, or `compact` for small local models (the sizing "
+                            "tools with their main arguments; tools.COMPACT): a sixth of the prompt tokens")
     tool_choice: Literal["auto", "required", "none"] | None = Field(
         None, description="sent as `tool_choice` when set (llama-cpp-python's chatml-function-calling format offers "
                           "the tools only with tool_choice=auto)")
