@@ -25,7 +25,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.web_server import ROOT, free_port, stop_process
+from tests.web_server import ROOT, free_port, log_path, stop_process
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_MODULES = ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
@@ -76,7 +76,7 @@ class LlamaServer:
         if cache_bytes:
             self.args += ["--cache", "True", "--cache_type", "ram", "--cache_size", str(cache_bytes)]
         self.start_timeout_s = start_timeout_s
-        self.log_path = ROOT / "tests" / "artifacts" / f"{name}.log"
+        self.log_path = log_path(name)
         self.proc: subprocess.Popen[bytes] | None = None
         self.started_s = 0.0
 
