@@ -14,10 +14,12 @@ pytest.importorskip("langchain.agents")
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
 
-from advisor.conversation import prompts, tool_estimates, tools  # noqa: E402
-from advisor.conversation.agent import AgentDriver, AgentUnavailable  # noqa: E402
-from advisor.conversation.settings import Settings  # noqa: E402
-from advisor.conversation.tools import ALLOWED, call_tool  # noqa: E402
+from advisor.conversation.llm import prompts
+from advisor.conversation.llm.agent import AgentDriver, AgentUnavailable  # noqa: E402
+from advisor.conversation.llm.settings import Settings  # noqa: E402
+from advisor.conversation.tools import estimates as tool_estimates
+from advisor.conversation.tools import registry as tools  # noqa: E402
+from advisor.conversation.tools.registry import ALLOWED, call_tool  # noqa: E402
 from advisor.conversation.turn import Step, Turn  # noqa: E402
 from rules.findings import Finding  # noqa: E402
 from tests.mock_openai_server import scripted_model, tool_call  # noqa: E402
@@ -404,7 +406,7 @@ def test_the_apps_findings_block_is_not_replayed_to_the_model() -> None:
 def test_the_system_prompt_is_the_same_every_turn_and_the_workload_note_goes_with_the_question() -> None:
     """A stable system prompt (and tool schemas after it) is what a server's prompt cache can reuse; the workload
     understood so far changes per turn and travels with the user's message."""
-    from advisor.conversation.agent_messages import latest, system_prompt
+    from advisor.conversation.llm.messages import latest, system_prompt
 
     assert system_prompt(ALLOWED) == prompts.SYSTEM_PROMPT
     workload = SimpleNamespace(model_dump=lambda **_: {"model": "llama-3-70b", "context": 8192})

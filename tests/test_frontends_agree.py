@@ -3,12 +3,12 @@
 Each conversation runs through:
 - `Conversation.respond` in process (the reference the others are compared with);
 - `gpu-advisor ask --json --state FILE` per turn: one real CLI process per turn for the inline cases, the same
-  command in process (`ui.cli.main`) for the dialog test set;
+  command in process (`ui.cli.entry.main`) for the dialog test set;
 - the LLM agent's `recommend` tool, called with the workload and constraints the conversation evaluated (what the
   agent passes when it has the same slots): its ranked options must be the dialog's, in order (the configurations
   the user named, and the llama.cpp offload option the dialog adds on one named card, are shown apart from the
   ranking and compared through the other front ends);
-- the web app's turn handler (`ui.web.ChatController`, what Gradio calls) and the side panel's options table;
+- the web app's turn handler (`ui.web.app.ChatController`, what Gradio calls) and the side panel's options table;
 - the Slack bot, over real signed HTTP requests in one thread against the local mock Slack Web API.
 
 Per turn, a configuration is compared by GPU, count, layout, per-GPU bytes, decode or training tokens/s and price;
@@ -98,7 +98,7 @@ def numbers(items: list[Any]) -> list[tuple[Any, ...]]:
 
 
 def _cli_turns(texts: list[str], tmp_path: Path, *, real_process: bool) -> list[dict[str, Any]]:
-    """`gpu-advisor ask --json --state FILE` per turn: a real CLI process for the inline cases, `ui.cli.main` in
+    """`gpu-advisor ask --json --state FILE` per turn: a real CLI process for the inline cases, `ui.cli.entry.main` in
     this process for the dialog set (the same parser, command and state file; a process start per turn cost
     about 2 s each under load, for 115 turns, and the inline cases already cover the real process)."""
     state = tmp_path / "state.json"
@@ -108,11 +108,11 @@ def _cli_turns(texts: list[str], tmp_path: Path, *, real_process: bool) -> list[
     for text in texts:
         argv = ["ask", "--json", "--state", str(state), text]
         if real_process:
-            proc = subprocess.run([sys.executable, "-m", "ui.cli", *argv],
+            proc = subprocess.run([sys.executable, "-m", "ui.cli.entry", *argv],
                                   capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
             code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
         else:
-            from ui import cli
+            from ui.cli import entry as cli
 
             buf, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
@@ -125,7 +125,7 @@ def _cli_turns(texts: list[str], tmp_path: Path, *, real_process: bool) -> list[
 
 def _tool_args(conversation: Any) -> dict[str, Any]:
     """The `recommend` tool's arguments for the workload and constraints the conversation evaluated."""
-    from advisor.conversation.tools import RecommendArgs
+    from advisor.conversation.tools.registry import RecommendArgs
 
     w = conversation.workload.model_dump(mode="json")
     c = conversation.constraints.model_dump(mode="json")
@@ -144,7 +144,7 @@ def _users(opt: dict[str, Any]) -> bool:
 
 
 def _offload(opt: dict[str, Any]) -> bool:
-    """The llama.cpp layer-offload option the dialog adds on the one card named (advisor.recommend_offload)."""
+    """The llama.cpp layer-offload option the dialog adds on the one card named (advisor.recommend.offload)."""
     return (opt.get("layout") or {}).get("offload") == "layers"
 
 
@@ -156,8 +156,8 @@ def _slack_rows(body: dict[str, Any]) -> list[list[str]]:
 @pytest.mark.parametrize("name, texts", CASES, ids=[c[0] for c in CASES])
 def test_every_front_end_gives_the_same_configurations_and_numbers(harness, tmp_path, name, texts):
     from advisor.conversation.session import new_conversation
-    from advisor.conversation.tools import call_tool
-    from ui.web import ChatController, ExportStore, SessionState
+    from advisor.conversation.tools.registry import call_tool
+    from ui.web.app import ChatController, ExportStore, SessionState
 
     direct = new_conversation()
     expected = []

@@ -196,8 +196,8 @@ def test_an_int_put_in_a_float_field_unvalidated_is_stored_as_pydantic_would_dum
 def test_the_dialog_turns_an_invalid_workload_or_budget_into_one_input_error():
     """The dialog builds Workload/Constraints from its slots: an out-of-range slot is one InputError naming the
     field (in both languages), never a RecordError or a NameError."""
-    from advisor.conversation.dialog import DialogState, build_constraints, build_workload
-    from advisor.conversation.extract import Slots
+    from advisor.conversation.dialog.machine import DialogState, build_constraints, build_workload
+    from advisor.conversation.reader.extract import Slots
     from knowledge.errors import InputError
 
     state = DialogState(slots=Slots(model="qwen2.5-7b", context=-5))

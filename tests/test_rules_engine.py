@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from knowledge.errors import AdvisorError, InputError, UnknownGpu
 from rules import engine as engine_module
-from rules.engine import RULESET, RuleEngineError, compile_condition, engine, evaluate
 from rules.conditions import f
+from rules.engine import RULESET, RuleEngineError, compile_condition, engine, evaluate
 from rules.meta import SEVERITY_RANK, get_rule
 from rules.pure import evaluate_pure
 from tests.rules_cases import BIG, bases, flat_cases
