@@ -56,11 +56,12 @@ $(LLAMACPP_STAMP): $(STAMP) | browser
 
 llamacpp: $(LLAMACPP_STAMP)
 
-# Lint and strict types of the project's packages first (config in pyproject.toml), then the tests.
+# Lint and strict types of the project's packages first (config in pyproject.toml), then the tests on one worker
+# per core, at most 4 (pytest-xdist; a test file stays on one worker, so its module fixtures start once).
 test: $(STAMP) browser llamacpp
 	$(BIN)/ruff check advisor ui knowledge rules
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile
 
 bench: $(STAMP)
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -25,7 +25,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.web_server import ROOT, free_port, stop_process
+from tests.web_server import ROOT, free_port, log_path, stop_process
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_MODULES = ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
@@ -54,20 +54,29 @@ def missing() -> str:
 
 
 class LlamaServer:
-    """`python -m llama_cpp.server` on a free port; one CPU thread (two OpenMP threads on two busy cores spin each
-    other to a standstill); a 16,384-token context: with the tools offered the prompt is 8,398 tokens (system prompt
-    and the ten tool schemas), over SmolLM2's 8,192, which the server answers with HTTP 400. The first such prompt
-    takes about 100 s to evaluate on one core here; later turns reuse its cached prefix (about 3 s)."""
+    """`python -m llama_cpp.server` on a free port, with its RAM prompt cache (`--cache`): the state after each
+    completion is kept and the next prompt that shares its prefix starts from it, so the system prompt and the tool
+    schemas are evaluated once per server, not once per turn (a turn without tools in between no longer evicts
+    them). The app keeps that prefix stable (the workload note goes with the user's message) and the tests use the
+    compact tool surface (`advisor_env`): system prompt and schemas are about 2,200 tokens, against 8,400 with the
+    full surface, which took about 100 s to evaluate on one busy core here. Threads: half the cores, at most 4, at
+    least 1 (two OpenMP threads on two busy cores spin each other to a standstill). Context: SmolLM2's 8,192.
+    `--logits_all False`: the server's default keeps the logits of every prompt token (8,192 × 49,152 floats,
+    1.6 GB, computed on each evaluation and copied into each cached state); sampling needs only the last row, and
+    only `logprobs`, which the app never asks for, needs them all."""
 
-    def __init__(self, *, chat_format: str = "chatml-function-calling", n_ctx: int = 16384, threads: int = 1,
-                 start_timeout_s: float = 120.0, name: str = "llamacpp-server") -> None:
+    def __init__(self, *, chat_format: str = "chatml-function-calling", n_ctx: int = 8192, threads: int | None = None,
+                 start_timeout_s: float = 120.0, name: str = "llamacpp-server", cache_bytes: int = 2 << 30) -> None:
+        threads = threads or max(1, min(4, (os.cpu_count() or 2) // 2))
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.args = ["--model", str(gguf_path()), "--host", "127.0.0.1", "--port", str(self.port),
                      "--chat_format", chat_format, "--n_ctx", str(n_ctx), "--n_threads", str(threads),
-                     "--n_threads_batch", str(threads), "--verbose", "False"]
+                     "--n_threads_batch", str(threads), "--logits_all", "False", "--verbose", "False"]
+        if cache_bytes:
+            self.args += ["--cache", "True", "--cache_type", "ram", "--cache_size", str(cache_bytes)]
         self.start_timeout_s = start_timeout_s
-        self.log_path = ROOT / "tests" / "artifacts" / f"{name}.log"
+        self.log_path = log_path(name)
         self.proc: subprocess.Popen[bytes] | None = None
         self.started_s = 0.0
 
@@ -100,13 +109,15 @@ class LlamaServer:
 
 
 def advisor_env(base_url: str, *, stream: bool, tool_choice: str | None, turn_timeout_s: float = 300.0) -> dict[str, str]:
-    """The app's settings for this server (advisor/conversation/llm/settings.py reads them from the environment).
+    """The app's settings for this server (advisor/conversation/llm/settings.py reads them from the environment),
+    with the compact tool surface meant for a model this small.
     llama-cpp-python reads `max_tokens`, not `max_completion_tokens` (without it a reply may run to the context's
     end), and needs no key but the client wants one."""
     env = {"OPENAI_API_KEY": "none", "OPENAI_BASE_URL": base_url, "ADVISOR_MODEL": "smollm2-135m",
            "ADVISOR_LEGACY_MAX_TOKENS": "1", "ADVISOR_MAX_TOKENS": "160", "ADVISOR_MAX_STEPS": "2",
            "ADVISOR_MAX_RETRIES": "0", "ADVISOR_REQUEST_TIMEOUT_S": str(turn_timeout_s),
-           "ADVISOR_TURN_TIMEOUT_S": str(turn_timeout_s), "ADVISOR_STREAM": "1" if stream else "0"}
+           "ADVISOR_TURN_TIMEOUT_S": str(turn_timeout_s), "ADVISOR_STREAM": "1" if stream else "0",
+           "ADVISOR_TOOL_SURFACE": "compact"}
     if tool_choice:
         env["ADVISOR_TOOL_CHOICE"] = tool_choice
     return env

@@ -107,8 +107,9 @@ def test_history_and_parsed_workload_reach_the_model() -> None:
     items, model = drive(["Noted."], text="default", conversation=conv)
     prompt = model.calls[0]
     assert [type(m) for m in prompt] == [SystemMessage, HumanMessage, AIMessage, HumanMessage]
-    assert prompt[1].content == "Llama-3-70B on H100s" and prompt[3].content == "default"
-    assert "model=llama-3-70b" in prompt[0].content
+    assert prompt[1].content == "Llama-3-70B on H100s" and prompt[3].content.endswith("\n\ndefault")
+    # the workload note travels with the latest message; the system prompt stays the same for a prompt cache
+    assert "model=llama-3-70b" in prompt[3].content and prompt[0].content == prompts.SYSTEM_PROMPT
     assert items[-1].answer == "Noted."
 
 
@@ -400,3 +401,26 @@ def test_the_apps_findings_block_is_not_replayed_to_the_model() -> None:
     conv = SimpleNamespace(history=[("Llama-3-70B on one H100?", earlier)], lang="en")
     _, model = drive(["OK."], text="thanks", conversation=conv)
     assert model.calls[0][2].content == "It needs 134.9 GiB."
+
+
+def test_the_system_prompt_is_the_same_every_turn_and_the_workload_note_goes_with_the_question() -> None:
+    """A stable system prompt (and tool schemas after it) is what a server's prompt cache can reuse; the workload
+    understood so far changes per turn and travels with the user's message."""
+    from advisor.conversation.llm.messages import latest, system_prompt
+
+    assert system_prompt(ALLOWED) == prompts.SYSTEM_PROMPT
+    workload = SimpleNamespace(model_dump=lambda **_: {"model": "llama-3-70b", "context": 8192})
+    conv = SimpleNamespace(workload=workload, constraints=None, history=[], lang="en")
+    message = latest(conv, "Will it fit on one H100?", "en")
+    assert message.content.endswith("\n\nWill it fit on one H100?") and "model=llama-3-70b" in message.content
+    assert latest(None, "hi", "en").content == "hi"
+
+
+def test_the_compact_surface_names_only_its_tools_in_the_prompt() -> None:
+    import re
+
+    driver = AgentDriver(Settings(tool_surface="compact"), chat_model=scripted_model([]))
+    assert driver.tool_names == frozenset(tools.COMPACT) < ALLOWED
+    text = prompts.system_prompt_for(driver.tool_names)
+    named = {w for w in re.findall(r"[a-z_]+", text.split("Tools.")[1].split("There is no")[0]) if "_" in w or w in ALLOWED}
+    assert named == set(tools.COMPACT) and "explain_rule_or_claim" not in text

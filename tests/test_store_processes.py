@@ -16,7 +16,7 @@ import pytest
 
 from advisor.store import open_store
 from tests.slack_support import SECRET, event_body, mention, post
-from tests.web_server import ROOT, WebServer, free_port, offline_env
+from tests.web_server import ROOT, WebServer, free_port, log_path, offline_env
 
 Q = ["Serve Llama 3 70B in INT4 with 8k context for 50 users", "what about 8-bit weights instead?",
      "and with 16k context?", "and 100 users?"]
@@ -168,7 +168,7 @@ class SlackServer:
         self.url = f"http://127.0.0.1:{self.port}/slack/events"
         self.env = offline_env(SLACK_BOT_TOKEN="xoxb-test", SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=mock.api_url,
                                ADVISOR_WEB_URL="https://advisor.example.com/", GPU_ADVISOR_DATABASE_URL=db)
-        self.log_path = ROOT / "tests" / "artifacts" / f"{name}.log"
+        self.log_path = log_path(name)
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> SlackServer:

@@ -254,3 +254,29 @@ def test_langchain_wrappers_route_through_call_tool() -> None:
                                             "args": {"gpu": "h20"}})
     assert json.loads(message.content)["gpu"] == "NVIDIA H20 96GB"
     assert isinstance(message.artifact, tools.ToolResult) and message.artifact.ok
+
+
+def test_the_compact_surface_offers_the_sizing_tools_with_a_fifth_of_the_schema() -> None:
+    """Settings.tool_surface="compact" (small local models): a subset of the allow-list, each schema a subset of
+    the full one's fields with the same types and limits, no descriptions; well under a fifth of the full JSON
+    (measured with SmolLM2's tokenizer: 7,268 prompt tokens → about 1,140)."""
+    pytest.importorskip("langchain_core")
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    full = {t.name: convert_to_openai_tool(t)["function"]["parameters"] for t in tools.langchain_tools()}
+    compact = {t.name: convert_to_openai_tool(t)["function"]["parameters"]
+               for t in tools.langchain_tools(compact=True)}
+    assert set(compact) == set(tools.COMPACT) < ALLOWED and "estimate_memory" in compact
+    for name, schema in compact.items():
+        assert set(schema["properties"]) <= set(full[name]["properties"])
+        assert schema.get("required", []) == full[name].get("required", [])  # every required field is offered
+        assert "description" not in json.dumps(schema)
+        weights = schema["properties"].get("weights")
+        if weights:
+            assert weights["anyOf"][0]["enum"] == full[name]["properties"]["weights"]["anyOf"][0]["enum"]
+    assert len(json.dumps(compact)) * 5 < len(json.dumps(full))
+    # a call made against the compact schema is validated by the full argument model
+    ok = tools.call_tool("estimate_memory", {"model": "llama-3.1-8b", "weights": "int4", "gpu": "rtx 4090"})
+    assert ok.ok
+    bad = tools.call_tool("estimate_memory", {"model": "llama-3.1-8b", "context": 0})
+    assert not bad.ok and "context" in bad.error

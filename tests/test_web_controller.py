@@ -340,7 +340,7 @@ def test_llm_mode_badge_and_fallback_note_with_an_unreachable_model(tmp_path, mo
     assert final["raw"]["note"][:20] in final["chatbot"][-1]["content"]
 
 
-def test_cli_reports_a_busy_port_in_one_line():
+def test_cli_reports_a_busy_port_in_one_line(tmp_path):
     import socket
 
     with socket.socket() as busy:
@@ -349,11 +349,14 @@ def test_cli_reports_a_busy_port_in_one_line():
         port = busy.getsockname()[1]
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "GPU_ADVISOR"))}
         env["GRADIO_ANALYTICS_ENABLED"] = "False"
+        # the conversation store and the catalog cache in this test's directory, never the user's ~/.local/share
+        env["GPU_ADVISOR_DATA_DIR"], env["GPU_ADVISOR_CACHE_DIR"] = str(tmp_path / "data"), str(tmp_path / "cache")
         out = subprocess.run([sys.executable, "-m", "ui.cli.entry", "web", "--port", str(port)], capture_output=True,
                              text=True, env=env, timeout=120, cwd=Path(__file__).resolve().parents[1])
     assert out.returncode == 2
     last = out.stderr.strip().splitlines()[-1]
     assert last.startswith(f"gpu-advisor: error: cannot serve on 127.0.0.1:{port}") and "Traceback" not in out.stderr
+    assert (tmp_path / "data" / "advisor.db").is_file()  # the store it opened is this test's
 
 
 def test_app_has_no_file_inputs_and_safe_launch_settings(tmp_path):

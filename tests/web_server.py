@@ -41,6 +41,13 @@ def stop_process(proc: subprocess.Popen | None) -> None:
             proc.kill()
             proc.wait(timeout=10)
 
+def log_path(name: str) -> Path:
+    """tests/artifacts/<name>.log; under pytest-xdist one file per worker (`make test` runs two), so that the same
+    server started by two workers never writes into one file."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return ROOT / "tests" / "artifacts" / (f"{name}-{worker}.log" if worker else f"{name}.log")
+
+
 class WebServer:
     """`with WebServer() as url:` runs the real app; `args` are extra `gpu-advisor web` flags."""
 
@@ -52,7 +59,7 @@ class WebServer:
         self.env = offline_env(**env)
         self.timeout_s = timeout_s
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log_path = ROOT / "tests" / "artifacts" / f"{name}.log"
+        self.log_path = log_path(name)
 
     def __enter__(self) -> str:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -42,6 +42,7 @@ from advisor.conversation.llm.messages import (
     history,
     human,
     is_question,
+    latest,
     question_of,
     system_prompt,
     text_of,
@@ -81,6 +82,7 @@ class AgentDriver:
         self._chat_model = chat_model
         self._clock = clock
         self._agent: Any = None
+        self._tools: list[Any] | None = None
         self._lock = threading.Lock()
 
     @property
@@ -113,7 +115,9 @@ class AgentDriver:
                                     timeout=Timeout(read_timeout_s(s), connect=s.connect_timeout_s), **kwargs)
 
     def _graph_tools(self) -> list[Any]:
-        return langchain_tools()
+        if self._tools is None:
+            self._tools = langchain_tools(compact=self.settings.tool_surface == "compact")
+        return self._tools
 
     def _graph(self) -> Any:
         with self._lock:
@@ -121,7 +125,7 @@ class AgentDriver:
                 from langchain.agents import create_agent
 
                 self._agent = create_agent(self._model(), tools=self._graph_tools(),
-                                           system_prompt=prompts.SYSTEM_PROMPT, middleware=[build_middleware()],
+                                           system_prompt=system_prompt(self.tool_names), middleware=[build_middleware()],
                                            context_schema=TurnState)
             return self._agent
 
@@ -133,9 +137,9 @@ class AgentDriver:
         graph = self._checked_graph(text, lang)
         s = self.settings
         st = TurnState(settings=s, deadline=self._clock() + s.turn_timeout_s, clock=self._clock, lang=lang,
-                       system_prompt=system_prompt(conversation, lang), http_timeouts=self._chat_model is None,
+                       system_prompt=system_prompt(self.tool_names), http_timeouts=self._chat_model is None,
                        call_tool=call_tool)  # looked up per turn: a test may put another in its place
-        messages = history(conversation, s) + [human(text)]
+        messages = history(conversation, s) + [latest(conversation, text, lang)]
         st.span = agent_tracing.start_agent_span(s)  # ended in `finally`, with error.type on a fallback
         key = breaker_key(s)
         try:

@@ -8,6 +8,7 @@ the conversation is read the same way (`getattr`), so a session, a stored one an
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from advisor.conversation.llm import prompts
@@ -44,12 +45,17 @@ def history(conversation: object, s: Settings) -> list[Any]:
     return out
 
 
-def system_prompt(conversation: object, lang: str) -> str:
-    """The system prompt, with a note of the workload and constraints understood so far."""
+def system_prompt(tool_names: Iterable[str]) -> str:
+    """The system prompt naming the tools offered. It is the same on every turn, so that a server's prompt cache
+    keeps it and the tool schemas that follow it (llama.cpp's slot and prompt cache, vLLM's prefix caching, OpenAI's
+    prompt caching): the workload note, which changes from turn to turn, goes with the user's message instead."""
+    return prompts.system_prompt_for(tool_names)
+
+
+def latest(conversation: object, text: str, lang: str) -> Any:
+    """The user's latest message, after a note of the workload and constraints understood so far (if any)."""
     summary = _workload_summary(conversation)
-    if not summary:
-        return prompts.SYSTEM_PROMPT
-    return prompts.SYSTEM_PROMPT + "\n\n" + prompts.workload_note(summary, lang)
+    return human(prompts.workload_note(summary, lang) + "\n\n" + text if summary else text)
 
 
 def _workload_summary(conversation: object) -> str:

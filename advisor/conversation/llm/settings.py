@@ -60,6 +60,9 @@ class Settings(BaseModel):
         "agent", description="agent: the tool-calling loop answers; structured: one structured-output call reads the "
                              "message into the typed request and the deterministic dialog answers it (the agent's "
                              "tools answer explain questions and small talk)")
+    tool_surface: Literal["full", "compact"] = Field(
+        "full", description="the tools offered to the model: all ten, or `compact` for small local models (the sizing "
+                            "tools with their main arguments; tools.COMPACT): a sixth of the prompt tokens")
     tool_choice: Literal["auto", "required", "none"] | None = Field(
         None, description="sent as `tool_choice` when set (llama-cpp-python's chatml-function-calling format offers "
                           "the tools only with tool_choice=auto)")

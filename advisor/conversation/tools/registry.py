@@ -90,6 +90,34 @@ TOOLS: dict[str, ToolSpec] = {s.name: s for s in (
 
 ALLOWED: frozenset[str] = frozenset(TOOLS)
 
+# The compact tool surface (Settings.tool_surface = "compact"), for small local models: the sizing tools only, each
+# with the arguments a sizing question sets (None: all of them) and no field titles or descriptions. The full
+# surface's argument schemas are 7,268 prompt tokens (SmolLM2's tokenizer, measured with llama.cpp), which a small
+# model on a CPU evaluates for minutes; the compact one about 1,140. Calls still go through
+# `call_tool`, which validates against the full argument model, and `ALLOWED` stays the allow-list.
+COMPACT: dict[str, tuple[str, ...] | None] = {
+    "estimate_memory": ("model", "task", "weights", "context", "concurrency", "gpus", "gpu"),
+    "recommend": ("model", "task", "weights", "context", "concurrency", "budget", "currency", "region"),
+    "lookup_gpu": None,
+    "lookup_model": None,
+    "ask_clarifying_question": None,
+}
+
+
+def compact_schema(name: str) -> dict[str, Any]:
+    """The JSON schema tool `name` shows on the compact surface: its COMPACT fields, without titles/descriptions."""
+    full = TOOLS[name].args.model_json_schema()
+    keep = COMPACT[name]
+    props = {k: {key: v for key, v in p.items() if key not in ("title", "description")}
+             for k, p in full["properties"].items() if keep is None or k in keep}
+    required = [k for k in full.get("required", []) if k in props]
+    schema: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    if "$defs" in full:
+        schema["$defs"] = full["$defs"]
+    return schema
+
 
 def call_tool(name: Any, arguments: Any) -> ToolResult:
     """Validate and run tool `name`; never raises. Errors come back as `ok=False` with a readable message."""
@@ -189,29 +217,32 @@ def _finite(obj: Any) -> Any:
 # LangChain wrappers (lazy)
 # ==============================================================================================================
 
-def langchain_tools(names: Iterable[str] | None = None) -> list[Any]:
-    """StructuredTools with the pydantic schemas above; each call goes through :func:`call_tool`.
+def langchain_tools(names: Iterable[str] | None = None, *, compact: bool = False) -> list[Any]:
+    """StructuredTools with the pydantic schemas above (`compact`: the COMPACT surface and its schemas); each call
+    goes through :func:`call_tool`.
 
     Content is the JSON the model reads, the artifact the full ToolResult (response_format content_and_artifact).
     """
     from langchain_core.tools import StructuredTool
 
     tools = []
-    for name in (names or TOOLS):
+    for name in (names or (COMPACT if compact else TOOLS)):
         spec = TOOLS[name]
+        schema: Any = compact_schema(name) if compact else spec.args
 
         def _run(_name: str = name, **kwargs: Any) -> tuple[str, ToolResult]:
             result = call_tool(_name, kwargs)
             return result.content(), result
 
         tools.append(StructuredTool.from_function(
-            func=_run, name=spec.name, description=spec.description, args_schema=spec.args,
+            func=_run, name=spec.name, description=spec.description, args_schema=schema,
             response_format="content_and_artifact", return_direct=spec.return_direct, infer_schema=False))
     return tools
 
 
 __all__ = [
     "ALLOWED",
+    "COMPACT",
     "TOOLS",
     "AskArgs",
     "CompareGpusArgs",
@@ -227,6 +258,7 @@ __all__ = [
     "ToolSpec",
     "TrainTimeArgs",
     "call_tool",
+    "compact_schema",
     "langchain_tools",
     "validation_text",
 ]
