@@ -25,6 +25,7 @@ from advisor.workload import Constraints, Offload, Workload
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import dump, replace, validate
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
     from advisor.estimator.planner import Plan
@@ -144,7 +145,7 @@ def sized_workload(w: Workload, layout: Layout) -> Workload:
                                  "zero": layout.zero, "offload": layout.offload}
     if not w.is_training and layout.dp > 1:
         update["concurrency"] = math.ceil(w.concurrency / layout.dp)
-    return w.model_copy(update=update)
+    return replace(w, **update)
 
 
 def machine_pairs(gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -182,9 +183,9 @@ def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
         return None
     engine = engine_for(gpu, w)
     if engine != w.engine:
-        w = w.model_copy(update={"engine": engine})
+        w = replace(w, engine=engine)
     try:
-        Workload.model_validate(w.model_dump())
+        validate(Workload, dump(w))
         return Memory(estimate_memory(search.model, w, gpu), w)
     except (AdvisorError, ValueError):
         return None

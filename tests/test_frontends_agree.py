@@ -29,6 +29,7 @@ import pytest
 import yaml
 
 from tests.slack_support import Harness, mention
+from knowledge.structs import dump
 
 GIB = 2**30
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,8 +112,8 @@ def _tool_args(conversation: Any) -> dict[str, Any]:
     """The `recommend` tool's arguments for the workload and constraints the conversation evaluated."""
     from advisor.conversation.tools import RecommendArgs
 
-    w = conversation.workload.model_dump(mode="json")
-    c = conversation.constraints.model_dump(mode="json")
+    w = dump(conversation.workload, json=True)
+    c = dump(conversation.constraints, json=True)
     args = {k: v for k, v in w.items() if k in RecommendArgs.model_fields and v is not None}
     existing = c.pop("existing", None)
     if existing:

@@ -269,7 +269,7 @@ OWNED_ELSEWHERE = {
 # Cycles that close only through imports inside functions (nothing breaks at load time, but the modules still
 # depend on each other). Not yet untangled; the list must match exactly, so it only shrinks.
 DEFERRED_CYCLES = [
-    ["knowledge.record", "knowledge.record_pydantic"],  # pydantic loaded only when a model embeds a record
+    ["knowledge.pydantic_models", "knowledge.structs"],  # pydantic loaded only when a pydantic model embeds a struct
     ["ui.slack_app", "ui.slack_store"],  # slack_store: issue 16
     ["ui.slack_details", "ui.slack_render"],  # slack_render's first screen
     ["ui.web", "ui.web_store"],  # web_store: issue 16

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from knowledge.record import RecordError
+from knowledge.structs import StructError
 
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import HOURS_PER_YEAR, cloud_price, estimate_tco, gpu_unit_price
@@ -160,7 +160,7 @@ def test_recommendations_for_china_compare_buying_with_a_china_cloud():
 
 
 def test_a_china_quote_without_its_yuan_figure_is_rejected():
-    with pytest.raises(RecordError, match="cny_per_hour"):
+    with pytest.raises(StructError, match="cny_per_hour"):
         CloudPrice(usd_per_hour=0.3, provider="AutoDL", region="cn", date=dt.date(2025, 10, 23), source="x")
 
 

@@ -14,6 +14,7 @@ from rules.meta import DERIVED_DISPLAY, all_rules, fact_fields_for, get_rule, te
 from rules.render import display_context, render_messages
 from rules.request import prepare
 from tests.rules_cases import cases
+from knowledge.structs import fields
 
 RULES = all_rules()
 IDS = [r.id for r in RULES]
@@ -52,7 +53,7 @@ def test_wording_is_complete(rule) -> None:
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
 def test_conditions_read_real_fields(rule) -> None:
     """A typo in a condition field would make a rule silently never fire."""
-    model_fields = set(MODELS[rule.applies_to].model_fields)
+    model_fields = set(fields(MODELS[rule.applies_to]))
     assert set(rule.when.fields()) <= model_fields, set(rule.when.fields()) - model_fields
     for tpl in (rule.en, rule.zh):
         for name in template_fields(tpl):

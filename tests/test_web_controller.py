@@ -15,6 +15,7 @@ from ui import web_render as R
 from ui.web import (ChatController, ExportStore, SessionState, WebSettings, _BodyLimit, conversation_mode,
                     settings_from)
 from knowledge.errors import InputError
+from knowledge.structs import dump
 
 
 def _no_sweep(turn):
@@ -278,7 +279,7 @@ def _sized_option(total_scale: float = 1.0, **sized_fields):
                         "tp": 2, **sized_fields})
     total = estimate_memory(catalog.model("llama-3-70b"), sized, catalog.gpu("h100-sxm")).per_gpu.total
     return {"gpu": "h100-sxm", "count": 2, "nodes": 1, "layout": "TP 2 × PP 1", "capacity_bytes": 80 * GIB,
-            "per_gpu_bytes": {"total": total * total_scale}, "sized_workload": sized.model_dump(mode="json")}
+            "per_gpu_bytes": {"total": total * total_scale}, "sized_workload": dump(sized, json=True)}
 
 
 def test_context_sweep_is_built_from_the_options_sized_workload():

@@ -20,6 +20,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.request import ACTS, Request, read, validate
+from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.conversation.settings import Settings
@@ -98,7 +99,7 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
              chat_model: Any = None) -> Request:
     """The request the model reads from `text`, validated; the offline reading with a note when it fails."""
     if chat_model is None and (settings is None or settings.api_key is None):
-        return read(text, catalog, lang).model_copy(update={"note": "no model configured: read offline"})
+        return replace(read(text, catalog, lang), note="no model configured: read offline")
     try:
         model = chat_model if chat_model is not None else _model(settings)  # type: ignore[arg-type]
         messages = [("system", PROMPT), ("user", text[:4000])]
@@ -118,7 +119,7 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
         return validate(_to_request(reading, text, lang), catalog)
     except Exception as exc:  # noqa: BLE001 - any failure of the model's reading: the offline reader answers
         detail = f"{type(exc).__name__}: {str(exc)[:120]}"
-        return read(text, catalog, lang).model_copy(update={"note": f"model reading unusable ({detail}); read offline"})
+        return replace(read(text, catalog, lang), note=f"model reading unusable ({detail}); read offline")
 
 
 __all__ = ["PROMPT", "READING_SCHEMA", "llm_read"]

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+import msgspec
+
 from advisor.workload import Workload
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -151,8 +153,7 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
     hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",
                                                         "transformers-compiled") else eng)
     if fp4:
-        hw = hw.model_copy(update={"peak": float(getattr(gpu, "fp4_dense_flops", 0.0) or hw.peak),
-                                   "eta_c": calib.inference.fp8_compute_efficiency.value})
+        hw = msgspec.structs.replace(hw, peak=float(getattr(gpu, "fp4_dense_flops", 0.0) or hw.peak), eta_c=calib.inference.fp8_compute_efficiency.value)
     sch = scheduler_for(eng, model, gpu, tp=tp, weights=weights, kv=kv, context=max(context, prompt + output),
                         calib=calib, chunked_prefill=chunked_prefill)
     return prof, hw, sch, tp, count // tp, RequestMix(prompt, output), fp4
