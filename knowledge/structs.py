@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import sys
 import threading
 import types
 import typing
@@ -229,13 +230,37 @@ def struct_error(cls: type, data: Any, exc: Exception) -> StructError:
 _STATE = threading.local()  # depth > 0 while msgspec builds structs from data it has just checked
 
 
+_EVALUATED: dict[tuple[str, str], Any] = {}  # (module, annotation text) -> the type it names
+
+
 def _hints(cls: type) -> dict[str, Any]:
+    """The fields' annotations, evaluated in each defining class's module; each distinct text of a module once per
+    process ("str | None" recurs in every schema: typing.get_type_hints compiled each occurrence, most of the
+    first construction's cost on the CLI path)."""
     hints = cls.__dict__.get("_struct_hints")
     if hints is None:
-        hints = typing.get_type_hints(cls, include_extras=True)
-        hints = {name: hints[name] for name in cls.__struct_fields__}  # type: ignore[attr-defined]
+        names = cls.__struct_fields__  # type: ignore[attr-defined]
+        found: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            own = klass.__dict__.get("__annotations__") or {}  # noqa: RUF063 - inspect costs ~10 ms to import
+            namespace = sys.modules[klass.__module__].__dict__
+            for name, annotation in own.items():
+                if name not in names:
+                    continue
+                if isinstance(annotation, str):
+                    key = (klass.__module__, annotation)
+                    if key not in _EVALUATED:
+                        _EVALUATED[key] = eval(annotation, namespace)  # the class's own annotation
+                    annotation = _EVALUATED[key]
+                found[name] = annotation
+        hints = {name: found[name] for name in names}
         type.__setattr__(cls, "_struct_hints", hints)
-    return hints
+    return typing.cast(dict[str, Any], hints)
+
+
+def field_type(cls: type[msgspec.Struct], name: str) -> Any:
+    """The annotation of field `name` of `cls` (with its Annotated limits)."""
+    return _hints(cls)[name]
 
 
 class _Checker:
@@ -275,6 +300,8 @@ def _checker(cls: type) -> _Checker:
 def _post_init(self: Any) -> None:
     cls = type(self)
     checker = _checker(cls)
+    if getattr(_STATE, "trusted", False):  # construct_trusted: our own dump of checked values, read back
+        return
     if getattr(_STATE, "unchecked", False):  # `replace`: a copy of checked values with the caller's changes
         for name in checker.floats:
             if type(value := getattr(self, name)) is int:
@@ -519,9 +546,9 @@ def dump_json(obj: Any) -> str:
 
 def construct_trusted(cls: type[S], data: Mapping[str, Any]) -> S:
     """`cls` from JSON data this program dumped from a checked instance: types converted, checks not run again."""
-    _STATE.depth = getattr(_STATE, "depth", 0) + 1
+    _STATE.trusted = True
     try:
         return msgspec.convert(data, cls, strict=False)
     finally:
-        _STATE.depth -= 1
+        _STATE.trusted = False
 

@@ -95,9 +95,9 @@ def field_number(model: Any, name: str, *, integer: bool | None = None, scale: f
     takes scale=86400). `integer` defaults to the field's annotation being int."""
     lo, hi, lo_open, hi_open = field_bounds(model, name)
     if integer is None:
-        from knowledge.structs import fields
+        from knowledge.structs import field_type
 
-        annotation = str(fields(model)[name].type)
+        annotation = str(field_type(model, name))
         integer = "int" in annotation and "float" not in annotation
     return number(None if lo is None else lo / scale, None if hi is None else hi / scale, integer=integer,
                   lo_open=lo_open, hi_open=hi_open)
