@@ -1,12 +1,12 @@
 """Events the servers measure, raised by the core without depending on any metrics library.
 
-    observe.add_listener(listener)        # ui.metrics registers one in server processes (and turn workers)
+    observe.add_listener(listener)        # ui.server.metrics registers one in server processes (and turn workers)
     observe.turn_finished(conv, turn, s)  # Conversation.stream, once per turn
     observe.rule_engine_error("failure")  # rules.engine, when an evaluation fails ("rebuild" when rebuilt)
     observe.store_error("slack", "save")  # a conversation store that could not read or write
 
 `CONVERSATION_ID` (a context variable) holds the id of the conversation whose turn runs in this thread or task;
-the JSON log formatter (ui.logs) writes it on every line. With no listener registered every call is a no-op.
+the JSON log formatter (ui.server.logs) writes it on every line. With no listener registered every call is a no-op.
 """
 
 from __future__ import annotations

@@ -61,11 +61,12 @@ def main() -> int:
     args = parser.parse_args()
     n = args.repeat
 
-    from advisor.conversation import grounding
-    from advisor.conversation.agent import AgentDriver
-    from advisor.conversation.settings import Settings
-    from advisor.conversation.tools import call_tool
     from langchain_core.messages import AIMessage
+
+    from advisor.conversation.grounding import gate as grounding
+    from advisor.conversation.llm.agent import AgentDriver
+    from advisor.conversation.llm.settings import Settings
+    from advisor.conversation.tools.registry import call_tool
     from tests.mock_openai_server import MockOpenAI, message, scripted_model, tool_call, tool_calls
 
     print(f"{'':<54} {'p50 ms':>8} {'p99 ms':>8}")

@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from advisor.conversation import agent as agent_module  # noqa: E402
+from advisor.conversation.llm import agent as agent_module  # noqa: E402
+from advisor.conversation.llm.settings import Settings  # noqa: E402
 from advisor.conversation.session import Conversation  # noqa: E402
-from advisor.conversation.settings import Settings  # noqa: E402
 from tests.mock_openai_server import MockOpenAI, drip, hang  # noqa: E402
 
 TEXT = "Llama-3-70B inference, BF16, 8k context, 10 users"

@@ -41,8 +41,8 @@ def main() -> int:
     if why:
         print(f"skipped: {why}")
         return 0
+    from advisor.conversation.llm.settings import Settings
     from advisor.conversation.session import Conversation
-    from advisor.conversation.settings import Settings
 
     server = LlamaServer(name="bench-llamacpp")
     with server as base_url:

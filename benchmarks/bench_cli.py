@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_cli.py [--repeat 10] [--only gpus,estimate] [--no-imports]
     .venv/bin/python benchmarks/bench_cli.py --against /tmp/before     # before/after, runs interleaved
 
-Each command runs as a fresh process, `python -m ui.cli ...` with the checkout first on the path (the console
+Each command runs as a fresh process, `python -m ui.cli.entry ...` with the checkout first on the path (the console
 script `gpu-advisor` does the same work). "cold": the catalog snapshot cache is emptied before every run (the YAML
 files are parsed and validated, and the snapshot is written); "warm": the snapshot written by a previous run is
 read. Both use a throw-away cache directory ($GPU_ADVISOR_CACHE_DIR), never the user's. Byte-code is written to a
@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-m", "ui.cli"]
+CLI = [sys.executable, "-m", "ui.cli.entry"]
 
 COMMANDS: dict[str, list[str]] = {
     "python -c pass": [sys.executable, "-c", "pass"],

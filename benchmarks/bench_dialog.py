@@ -50,7 +50,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
 
-    from advisor.conversation.extract import extract
+    from advisor.conversation.reader.extract import extract
     from advisor.conversation.session import Conversation
     from knowledge.catalog import load_catalog
 

@@ -46,7 +46,7 @@ def bench_in_process(repeat: int) -> dict[str, list[float]]:
 
 def bench_cli(repeat: int) -> list[float]:
     exe = Path(sys.executable).with_name("gpu-advisor")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "ui.cli"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "ui.cli.entry"]
     cmd += ["estimate", "--model", "llama-3-70b", "--context", "8192", "--tp", "2", "--gpus", "2", "--json"]
     t: list[float] = []
     for _ in range(repeat):

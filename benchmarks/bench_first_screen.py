@@ -44,8 +44,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="times the whole set is run for the timings")
     args = ap.parse_args()
 
-    from advisor.conversation import firstscreen as fs
-    from advisor.conversation.intent import NUMBERED
+    from advisor.conversation.reader.intent import NUMBERED
+    from advisor.conversation.render import firstscreen as fs
     from advisor.conversation.session import Conversation
 
     convs = []

@@ -51,7 +51,7 @@ def _free_port() -> int:
 @contextlib.contextmanager
 def _server(*args: str):
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", *args, "--port", str(port)], cwd=ROOT, env=_env(),
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli.entry", *args, "--port", str(port)], cwd=ROOT, env=_env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -94,7 +94,7 @@ async def _mcp_stdio(calls: int) -> dict[str, list[float]]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ui.cli", "mcp"], env=_env(), cwd=str(ROOT))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ui.cli.entry", "mcp"], env=_env(), cwd=str(ROOT))
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:

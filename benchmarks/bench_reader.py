@@ -110,8 +110,8 @@ def score(reader: Any, items: list[tuple[str, str, dict[str, str]]]) -> tuple[di
 
 def offline_reader() -> Any:
     """`reader(text, lang)`: the typed request of the last message of `text` ("A >> B": B after A)."""
-    from advisor.conversation.dialog import DialogState, default_catalog, observe
-    from advisor.conversation.request import read
+    from advisor.conversation.dialog.machine import DialogState, default_catalog, observe
+    from advisor.conversation.reader.request import read
 
     catalog = default_catalog()
 
@@ -140,9 +140,9 @@ def report(name: str, per: dict[str, list[int]]) -> float:
 def llm_run(limit: int) -> None:
     """The LLM reader on the first `limit` messages of each split, against llama.cpp's server with the small model:
     how many structured answers validated, how many fell back (with the note), field accuracy, time per call."""
-    from advisor.conversation.dialog import default_catalog
-    from advisor.conversation.request_llm import llm_read
-    from advisor.conversation.settings import Settings
+    from advisor.conversation.dialog.machine import default_catalog
+    from advisor.conversation.llm.settings import Settings
+    from advisor.conversation.reader.llm import llm_read
     from tests.llamacpp_server import LlamaServer, missing
 
     why = missing()

@@ -59,8 +59,8 @@ def _row(name: str, samples: list[float], extra: str = "") -> str:
 
 def _option_facts(workload: Any, constraints: Any) -> dict[str, Any]:
     """The config fact the recommender asserts for the first option of a request (built the way it builds it)."""
-    from advisor import recommend as rec_mod
-    from advisor.recommend_search import Search
+    from advisor.recommend import recommender as rec_mod
+    from advisor.recommend.search import Search
     from knowledge.catalog import load_catalog
 
     rec = rec_mod.recommend(workload, constraints)
@@ -74,8 +74,8 @@ def _option_facts(workload: Any, constraints: Any) -> dict[str, Any]:
 
 def _counting(fn: Any) -> tuple[Any, int, int]:
     """Run fn() and count the memory estimates and rule-engine requests the recommender makes (its search
-    estimates memory in advisor.recommend_search)."""
-    import advisor.recommend_search as rec_mod
+    estimates memory in advisor.recommend.search)."""
+    import advisor.recommend.search as rec_mod
     import rules.engine as eng
 
     calls = {"estimates": 0, "rules": 0}
@@ -102,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="cProfile the slowest request")
     args = parser.parse_args(argv)
 
-    from advisor.recommend import clear_cache
-    from advisor.recommend import recommend as memoised
+    from advisor.recommend.recommender import clear_cache
+    from advisor.recommend.recommender import recommend as memoised
     from rules.engine import evaluate
 
     def recommend(w: object, c: object) -> object:  # time the search, not the memo: forget it first

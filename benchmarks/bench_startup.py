@@ -5,7 +5,7 @@
 
 Issue 18's target: `estimate --json`, `throughput --json`, `gpus --json` ≤ 2× `import pydantic` and under 0.12 s;
 `recommend --json` ≤ 3×. Each round runs every command once as a fresh process, in turn (so a load spike on the
-shared machine hits all of them alike), `python -m ui.cli …` with this checkout first on the path and a private,
+shared machine hits all of them alike), `python -m ui.cli.entry …` with this checkout first on the path and a private,
 warm catalog/table snapshot cache (the state after a first run). Two ways users run it, each with its own
 rounds: "pyc": byte-code written once to a throw-away $PYTHONPYCACHEPREFIX and reused (an installed package);
 "no-pyc": PYTHONDONTWRITEBYTECODE=1, every project module compiled again on each start (a source checkout in a
@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-m", "ui.cli"]
+CLI = [sys.executable, "-m", "ui.cli.entry"]
 BASELINE = "import pydantic"
 
 COMMANDS: dict[str, list[str]] = {

@@ -5,7 +5,7 @@ two versions of the code (a refactoring must leave every byte unchanged):
     PYTHONPATH=<tree B> python benchmarks/json_regression.py /tmp/b
     diff -r /tmp/a /tmp/b
 
-Runs in one process (`ui.cli.main`), offline. Errors are recorded as their one line on stderr and the exit status.
+Runs in one process (`ui.cli.entry.main`), offline. Errors are recorded as their one line on stderr and the exit status.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ CLI: list[list[str]] = [
 
 
 def _run_cli(argv: list[str]) -> dict[str, Any]:
-    from ui.cli import main
+    from ui.cli.entry import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -91,7 +91,7 @@ def _run_cli(argv: list[str]) -> dict[str, Any]:
 
 def _conversations() -> list[dict[str, Any]]:
     from advisor.conversation.session import Conversation
-    from ui import jsonout
+    from ui.cli import jsonout
 
     out = []
     import ui

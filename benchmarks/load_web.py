@@ -80,7 +80,7 @@ def start_server(port: int, *, baseline: bool = False, database_url: str = "memo
     """`gpu-advisor web` (or, with `baseline`, the do-nothing app of `serve_baseline`) on `port`, once it answers;
     its conversations kept as `database_url` says (GPU_ADVISOR_DATABASE_URL)."""
     cmd = ([sys.executable, __file__, "--serve-baseline", str(port)] if baseline
-           else [sys.executable, "-m", "ui.cli", "web", "--port", str(port)])
+           else [sys.executable, "-m", "ui.cli.entry", "web", "--port", str(port)])
     env = {**_server_env(), "GPU_ADVISOR_DATABASE_URL": database_url}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90
@@ -102,7 +102,7 @@ def serve_baseline(port: int) -> None:
     Its latency under the same load is what Gradio and uvicorn cost on this machine before the app does anything."""
     import gradio as gr
 
-    from ui.web import GRADIO_QUEUE_ENV, WebSettings
+    from ui.web.app import GRADIO_QUEUE_ENV, WebSettings
 
     for name, value in GRADIO_QUEUE_ENV.items():
         os.environ.setdefault(name, value)
@@ -213,7 +213,7 @@ async def _turn(conn: _Connection, session: str, text: str) -> tuple[float, floa
     ends after the "complete" event); the session hash keeps the conversation, as a browser tab or a
     `gradio_client.Client` does. Returns (seconds to the "complete" event, seconds to the first event that shows
     the answer, turn JSON). The answer is shown before "complete" when the turn streams its updates (`chat`) and
-    the stored controller yields the answer before the write (ui/web_store.py); with the one-update `chat_once`
+    the stored controller yields the answer before the write (ui/web/store.py); with the one-update `chat_once`
     of deterministic mode both moments are the same."""
     start = time.perf_counter()
     body = json.dumps({"data": [text, "en"], "session_hash": session}, ensure_ascii=False).encode()

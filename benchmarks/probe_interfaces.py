@@ -42,7 +42,7 @@ def free_port() -> int:
 def server(root: Path, argv: list[str], env: dict[str, str]) -> Any:
     port = free_port()
     full = {**os.environ, "PYTHONPATH": str(root), "OPENAI_API_KEY": "", "ADVISOR_MODEL": "", **env}
-    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", *argv, "--port", str(port)], cwd=root, env=full,
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli.entry", *argv, "--port", str(port)], cwd=root, env=full,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 90

@@ -22,8 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from advisor.estimator.engine_memory import (sglang_kv_budget, sglang_mem_fraction_static,  # noqa: E402
-                                             vllm_kv_budget)
+from advisor.estimator.engine_memory import sglang_kv_budget, sglang_mem_fraction_static, vllm_kv_budget  # noqa: E402
 from knowledge.catalog import load_catalog  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "engine_memory_validation.yaml"

@@ -15,9 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from validate_memory import print_table  # noqa: E402 - the table printer of the sibling script
+
 from advisor.estimator.memory import estimate_memory  # noqa: E402
 from tests.measured_runs import runs  # noqa: E402
-from validate_memory import print_table  # noqa: E402 - the table printer of the sibling script
 
 GIB = 2**30
 

@@ -40,11 +40,14 @@ def model_of(name: str) -> Any:
 def predict(row: dict[str, Any]) -> dict[str, float]:
     """The simulation's TTFT/TPOT (ms) and output tokens/s for one row's settings."""
     from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.serving import saturating_concurrency, simulate_serving
+    from advisor.estimator.serving import (
+        CONVERSATION_OUTPUT_MEAN,
+        CONVERSATION_PROMPT_MEAN,
+        saturating_concurrency,
+        simulate_serving,
+    )
     from advisor.workload import Workload
     from knowledge.catalog import load_catalog
-
-    from advisor.estimator.serving import CONVERSATION_OUTPUT_MEAN, CONVERSATION_PROMPT_MEAN
 
     cat = load_catalog()
     model, gpu = model_of(row["model"]), cat.gpu(row["gpu"])

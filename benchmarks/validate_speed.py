@@ -24,8 +24,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from advisor.estimator.calibration import Calibration, load_calibration  # noqa: E402
-from advisor.estimator.throughput import (decode_step, estimate_serving, hardware, prefill_step,  # noqa: E402
-                                          speed_profile)
+from advisor.estimator.throughput import decode_step, estimate_serving, hardware, prefill_step, speed_profile  # noqa: E402
 from advisor.estimator.training import estimate_train_time  # noqa: E402
 from knowledge.catalog import load_catalog  # noqa: E402
 from knowledge.schemas import GpuSpec, ModelSpec  # noqa: E402

@@ -51,7 +51,7 @@ class Case:
 
 
 def _schema_fields(op: str) -> dict[str, dict[str, Any]]:
-    from ui.api_service import OPERATIONS
+    from ui.api.service import OPERATIONS
 
     return dict(OPERATIONS[op].args.model_json_schema().get("properties", {}))
 
@@ -156,7 +156,7 @@ def api_cases(n: int, seed: int = 31) -> list[Case]:
 
 def mcp_cases(n: int, seed: int = 32) -> list[tuple[str, Any]]:
     """`n` MCP tool calls: (tool name, arguments), over every tool, a few unknown tools and non-object arguments."""
-    from ui.api_service import OPERATIONS
+    from ui.api.service import OPERATIONS
 
     rng = random.Random(seed)
     out: list[tuple[str, Any]] = []
@@ -180,7 +180,7 @@ def mcp_cases(n: int, seed: int = 32) -> list[tuple[str, Any]]:
 def check_body(status: int, body: Any) -> str | None:
     """Why an answer breaks the contract (None: it keeps it): no 5xx; an error is {error, field, accepted
     [, suggestions]}; nothing anywhere in the body is inf or nan, as a number or as text."""
-    from ui.api_service import unshowable
+    from ui.api.service import unshowable
 
     if status >= 500:
         return f"status {status}"

@@ -100,7 +100,7 @@ class LlamaServer:
 
 
 def advisor_env(base_url: str, *, stream: bool, tool_choice: str | None, turn_timeout_s: float = 300.0) -> dict[str, str]:
-    """The app's settings for this server (advisor/conversation/settings.py reads them from the environment).
+    """The app's settings for this server (advisor/conversation/llm/settings.py reads them from the environment).
     llama-cpp-python reads `max_tokens`, not `max_completion_tokens` (without it a reply may run to the context's
     end), and needs no key but the client wants one."""
     env = {"OPENAI_API_KEY": "none", "OPENAI_BASE_URL": base_url, "ADVISOR_MODEL": "smollm2-135m",

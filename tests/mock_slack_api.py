@@ -230,7 +230,7 @@ def _block_problems(blocks: Any) -> list[str]:
         return []
     if not isinstance(blocks, list):
         return ["blocks is not a list"]
-    from ui.slack_render import check_limits
+    from ui.slack.render import check_limits
 
     problems = check_limits(blocks)
     for i, b in enumerate(blocks):

@@ -204,7 +204,7 @@ class Harness:
 
     def __init__(self) -> None:
         from tests.mock_slack_api import MockSlackApi
-        from ui.combined import build_server_app
+        from ui.server.combined import build_server_app
 
         self.mock = MockSlackApi().start()
         self.proxy = AppProxy()
@@ -217,7 +217,7 @@ class Harness:
 
     def bot(self, *, conversation_factory: Any = fake_factory, conversation_loader: Any = None,
             **settings: Any) -> Any:
-        from ui.slack_app import SlackSettings, build_slack_app, make_web_client
+        from ui.slack.app import SlackSettings, build_slack_app, make_web_client
 
         self.mock.reset()
         settings.setdefault("placeholder_after_s", 5.0)

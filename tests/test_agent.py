@@ -14,10 +14,12 @@ pytest.importorskip("langchain.agents")
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
 
-from advisor.conversation import prompts, tool_estimates, tools  # noqa: E402
-from advisor.conversation.agent import AgentDriver, AgentUnavailable  # noqa: E402
-from advisor.conversation.settings import Settings  # noqa: E402
-from advisor.conversation.tools import ALLOWED, call_tool  # noqa: E402
+from advisor.conversation.llm import prompts
+from advisor.conversation.llm.agent import AgentDriver, AgentUnavailable  # noqa: E402
+from advisor.conversation.llm.settings import Settings  # noqa: E402
+from advisor.conversation.tools import estimates as tool_estimates
+from advisor.conversation.tools import registry as tools  # noqa: E402
+from advisor.conversation.tools.registry import ALLOWED, call_tool  # noqa: E402
 from advisor.conversation.turn import Step, Turn  # noqa: E402
 from rules.findings import Finding  # noqa: E402
 from tests.mock_openai_server import scripted_model, tool_call  # noqa: E402

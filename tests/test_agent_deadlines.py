@@ -17,9 +17,9 @@ import pytest
 
 pytest.importorskip("langchain_openai")
 
-from advisor.conversation import agent as agent_module  # noqa: E402
-from advisor.conversation.agent import AgentDriver, AgentUnavailable  # noqa: E402
-from advisor.conversation.settings import Settings  # noqa: E402
+from advisor.conversation.llm import agent as agent_module  # noqa: E402
+from advisor.conversation.llm.agent import AgentDriver, AgentUnavailable  # noqa: E402
+from advisor.conversation.llm.settings import Settings  # noqa: E402
 from tests.mock_openai_server import MockOpenAI, drip, hang, status  # noqa: E402
 
 QUESTION = "How much memory does Llama-3-70B need on an H100?"
@@ -92,7 +92,7 @@ def test_a_dripping_unstreamed_reply_is_cut_at_the_total_deadline() -> None:
 
 def test_the_session_falls_back_within_the_bound_and_ask_json_says_why(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    from ui.cli import main
+    from ui.cli.entry import main
 
     with MockOpenAI([hang(8)] * 4) as srv:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")
@@ -109,7 +109,7 @@ def test_the_session_falls_back_within_the_bound_and_ask_json_says_why(
 
 
 def test_ask_json_names_other_causes(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    from ui.cli import main
+    from ui.cli.entry import main
 
     with MockOpenAI([status(500)] * 4) as srv:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")

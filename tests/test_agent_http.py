@@ -15,10 +15,10 @@ import pytest
 
 pytest.importorskip("langchain_openai")
 
-from advisor.conversation import agent as agent_module  # noqa: E402
-from advisor.conversation.agent import AgentDriver, AgentUnavailable  # noqa: E402
-from advisor.conversation.settings import Settings  # noqa: E402
-from advisor.conversation.tools import ALLOWED, call_tool  # noqa: E402
+from advisor.conversation.llm import agent as agent_module  # noqa: E402
+from advisor.conversation.llm.agent import AgentDriver, AgentUnavailable  # noqa: E402
+from advisor.conversation.llm.settings import Settings  # noqa: E402
+from advisor.conversation.tools.registry import ALLOWED, call_tool  # noqa: E402
 from advisor.conversation.turn import Step, Turn  # noqa: E402
 from tests.mock_openai_server import MockOpenAI, hang, message, status, tool_calls  # noqa: E402
 
@@ -223,8 +223,8 @@ def test_session_uses_the_llm_turn_when_the_model_answers() -> None:
 
 
 def test_cli_ask_json_uses_the_configured_model(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    pytest.importorskip("ui.commands.ask")
-    from ui.cli import main
+    pytest.importorskip("ui.cli.commands.ask")
+    from ui.cli.entry import main
 
     with MockOpenAI(_good()) as srv:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")

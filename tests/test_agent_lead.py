@@ -1,4 +1,4 @@
-"""The agent's answer-first gate (advisor/conversation/agent_lead.py) and how the agent and the session use it.
+"""The agent's answer-first gate (advisor/conversation/llm/lead.py) and how the agent and the session use it.
 
 The first sentence of a model's answer must answer the question: for feasibility, how-many, how-long and how-much
 questions it carries the deciding number with its unit, taken from this turn's tool results (the pools here are
@@ -17,14 +17,14 @@ pytest.importorskip("langchain_core")
 
 from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
 
-from advisor.conversation import agent as agent_module  # noqa: E402
-from advisor.conversation.agent import AgentDriver, AgentUnavailable  # noqa: E402
-from advisor.conversation.agent_lead import asks_yes_no, check_lead, lead_sentence  # noqa: E402
-from advisor.conversation.firstscreen import first_sentences  # noqa: E402
-from advisor.conversation.grounding import Pool  # noqa: E402
+from advisor.conversation.grounding.gate import Pool  # noqa: E402
+from advisor.conversation.llm import agent as agent_module  # noqa: E402
+from advisor.conversation.llm.agent import AgentDriver, AgentUnavailable  # noqa: E402
+from advisor.conversation.llm.lead import asks_yes_no, check_lead, lead_sentence  # noqa: E402
+from advisor.conversation.llm.settings import Settings  # noqa: E402
+from advisor.conversation.render.firstscreen import first_sentences  # noqa: E402
 from advisor.conversation.session import Conversation  # noqa: E402
-from advisor.conversation.settings import Settings  # noqa: E402
-from advisor.conversation.tools import call_tool  # noqa: E402
+from advisor.conversation.tools.registry import call_tool  # noqa: E402
 from tests.mock_openai_server import scripted_model, tool_call  # noqa: E402
 
 MEMORY_ARGS = {"model": "llama-3-70b", "gpu": "h100"}

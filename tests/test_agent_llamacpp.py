@@ -33,12 +33,12 @@ pytestmark = [pytest.mark.llamacpp, pytest.mark.skipif(bool(missing()), reason=m
 
 pytest.importorskip("langchain_openai")
 
-from advisor.conversation import grounding  # noqa: E402
-from advisor.conversation.agent import _reading  # noqa: E402
-from advisor.conversation.agent_lead import asks_yes_no, check_lead  # noqa: E402
-from advisor.conversation.firstscreen import first_sentences  # noqa: E402
+from advisor.conversation.grounding import gate as grounding  # noqa: E402
+from advisor.conversation.llm.agent import _reading  # noqa: E402
+from advisor.conversation.llm.lead import asks_yes_no, check_lead  # noqa: E402
+from advisor.conversation.render.firstscreen import first_sentences  # noqa: E402
 from advisor.conversation.session import Conversation  # noqa: E402
-from advisor.conversation.tools import call_tool  # noqa: E402
+from advisor.conversation.tools.registry import call_tool  # noqa: E402
 
 HANG_GUARD_S = 300.0  # per turn: the app's own turn limit; far above what a turn takes (printed at the end)
 FALLBACK_PREFIX = {"en": "The language model could not answer (", "zh": "语言模型未能作答（"}
@@ -119,7 +119,7 @@ def _ask(base_url: str, key: str, tmp_path, *, stream: bool, tool_choice: str | 
     state = tmp_path / f"{key}.json"
     env = offline_env(**advisor_env(base_url, stream=stream, tool_choice=tool_choice, turn_timeout_s=HANG_GUARD_S))
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "ui.cli", "ask", "--driver", "llm", "--state", str(state), question],
+    proc = subprocess.run([sys.executable, "-m", "ui.cli.entry", "ask", "--driver", "llm", "--state", str(state), question],
                           cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
                           timeout=HANG_GUARD_S + 60)
     seconds = time.monotonic() - start

@@ -1,4 +1,4 @@
-"""LLM settings (advisor/conversation/settings.py): environment, TOML file, precedence, validation, no key leaks."""
+"""LLM settings (advisor/conversation/llm/settings.py): environment, TOML file, precedence, validation, no key leaks."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.conversation.settings import DEFAULT_MODEL, Settings, load_settings
+from advisor.conversation.llm.settings import DEFAULT_MODEL, Settings, load_settings
 from knowledge.errors import InputError
 
 

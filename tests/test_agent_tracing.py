@@ -12,9 +12,9 @@ from opentelemetry import trace  # noqa: E402
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 
-from advisor.conversation.agent import AgentDriver, AgentUnavailable  # noqa: E402
-from advisor.conversation.settings import Settings  # noqa: E402
-from advisor.conversation.tools import call_tool  # noqa: E402
+from advisor.conversation.llm.agent import AgentDriver, AgentUnavailable  # noqa: E402
+from advisor.conversation.llm.settings import Settings  # noqa: E402
+from advisor.conversation.tools.registry import call_tool  # noqa: E402
 from tests.mock_openai_server import MockOpenAI, message, tool_call, tool_calls  # noqa: E402
 from tests.test_agent import fails  # noqa: E402
 

@@ -10,9 +10,9 @@ import pytest
 from advisor.analysis.evaluate import analyse
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.analysis.result import Analysis, top_option
-from advisor.conversation.dialog import DialogState, analysis_request, build_constraints, build_workload
-from advisor.conversation.extract import Slots
-from advisor.conversation.tools import call_tool
+from advisor.conversation.dialog.machine import DialogState, analysis_request, build_constraints, build_workload
+from advisor.conversation.reader.extract import Slots
+from advisor.conversation.tools.registry import call_tool
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog

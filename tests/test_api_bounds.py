@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from ui.api_http import build_api
+from ui.api.http import build_api
 
 SEED = 31
 BASES: dict[str, dict[str, Any]] = {

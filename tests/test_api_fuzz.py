@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import json
 import os
-import time
-
 import threading
+import time
 
 import anyio
 import pytest
 
 from tests.fuzz_corpus import api_cases, check_body, mcp_cases
-from ui import api_conversations
-from ui.api_http import build_api
+from ui.api import conversations as api_conversations
+from ui.api.http import build_api
 
 API_REQUESTS = int(os.environ.get("FUZZ_API_REQUESTS", "3200"))
 MCP_CALLS = int(os.environ.get("FUZZ_MCP_CALLS", "1100"))
@@ -87,7 +86,7 @@ def test_api_corpus_no_5xx_no_inf_one_error_format(monkeypatch) -> None:
 def test_mcp_corpus_no_exception_no_inf_one_error_format() -> None:
     from mcp import Client
 
-    from ui.mcp_server import build_server
+    from ui.api.mcp_server import build_server
 
     calls = mcp_cases(MCP_CALLS)
     broken: list[tuple] = []

@@ -24,7 +24,7 @@ from tests.web_server import ROOT, WebServer, free_port, offline_env  # noqa: E4
 @contextlib.contextmanager
 def api_server(**env: str):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "api", "--port", str(port)], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli.entry", "api", "--port", str(port)], cwd=ROOT,
                             env=offline_env(**env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
@@ -50,7 +50,7 @@ def api():
 
 
 def _cli(argv: list[str]) -> dict[str, Any]:
-    from ui.cli import main
+    from ui.cli.entry import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -176,7 +176,7 @@ def test_oversized_bodies_get_413(api):
 def test_openapi_document_validates_and_is_generated_from_the_models(api):
     from openapi_spec_validator import validate
 
-    from advisor.conversation import tools as T
+    from advisor.conversation.tools import registry as T
 
     doc = api.get("/openapi.json").json()
     validate(doc)

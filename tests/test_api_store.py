@@ -33,7 +33,7 @@ class Server:
 
     def start(self) -> Server:
         argv = ["api"] if self.kind == "api" else ["mcp", "--http"]
-        self.proc = subprocess.Popen([sys.executable, "-m", "ui.cli", *argv, "--port", str(self.port)], cwd=ROOT,
+        self.proc = subprocess.Popen([sys.executable, "-m", "ui.cli.entry", *argv, "--port", str(self.port)], cwd=ROOT,
                                      env=offline_env(GPU_ADVISOR_DATABASE_URL=self.db),
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60

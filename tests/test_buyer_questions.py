@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from advisor.recommend import Recommendation, recommend, total_price
+from advisor.recommend.recommender import Recommendation, recommend, total_price
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 

@@ -12,16 +12,15 @@ import json
 
 import pytest
 
-from advisor.recommend import evaluate_configs, recommend
-from advisor.recommend_search import engine_for, machine_pairs, sold_in, stack_runs
+from advisor.recommend.recommender import evaluate_configs, recommend
+from advisor.recommend.search import engine_for, machine_pairs, sold_in, stack_runs
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
-from knowledge.structs import StructError
 from knowledge.schemas import GpuSpec
+from knowledge.structs import StructError, dump, validate
 from rules.engine import evaluate
 from rules.facts import ConfigFacts
-from ui.cli import main
-from knowledge.structs import dump, validate
+from ui.cli.entry import main
 
 CAT = load_catalog()
 GIB = 2**30
@@ -302,7 +301,7 @@ def test_price_hand_checks() -> None:
 def test_low_reliability_prices_say_so() -> None:
     """The Ascend street prices come from an anonymous industry note: the registry marks it low, and so does the
     price the recommender quotes."""
-    from advisor.recommend_prices import unit_price
+    from advisor.recommend.prices import unit_price
 
     assert CAT.source("ascend-price-dzcnc-2025").kind.endswith("-low")
     quoted = unit_price(CAT.gpu("ascend-910c"), "CNY")
@@ -311,7 +310,7 @@ def test_low_reliability_prices_say_so() -> None:
 
 def test_a_rack_share_is_never_a_card_price() -> None:
     """GB200 has only server shares (rack ÷ 72): the recommender prices no GB200 card from them."""
-    from advisor.recommend_prices import unit_price
+    from advisor.recommend.prices import unit_price
 
     assert unit_price(CAT.gpu("gb200"), "USD") is None
     priced = unit_price(CAT.gpu("rtx-pro-6000-blackwell"), "USD")

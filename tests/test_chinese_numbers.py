@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.conversation.extract import extract
-from advisor.conversation.numbers import read
+from advisor.conversation.reader.extract import extract
+from advisor.conversation.reader.numbers import read
 from advisor.conversation.session import Conversation
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from rules.findings import Finding
-from ui import slack_render
 from ui.citations import source_without_path
-from ui.cli import main
+from ui.cli.entry import main
+from ui.slack import render as slack_render
 
 GUIDE = "大模型训练与推理显卡全指南 (news article, 2025-06-16), RTX 4090 (seeds/000_40d9afaaa53413f3.txt)"
 URL = "vLLM docs, Engine Arguments (https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html, retrieved 2026-12-02)"

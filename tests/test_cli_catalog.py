@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from knowledge.catalog import PACKAGE_DATA
-from ui.cli import main
+from ui.cli.entry import main
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_KEYS = {"id", "name", "aliases", "memory_bytes", "bandwidth_bytes_per_s", "bf16_dense_flops", "tdp_w",
@@ -30,7 +30,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def _cli(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ui.cli", *argv], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "ui.cli.entry", *argv], cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=60)
 
 
@@ -135,7 +135,7 @@ def test_bad_arguments_exit_2(capsys):
 
 def test_no_gradio_or_langchain_import():
     probe = ("import sys, io, contextlib\n"
-             "from ui.cli import main\n"
+             "from ui.cli.entry import main\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n"
              "    assert main(['gpus', '--json']) == 0 and main(['models']) == 0 and main(['gpus', 'show', 'h20']) == 0\n"
              "heavy = [m for m in sys.modules if m.split('.')[0] in ('gradio', 'langchain', 'langchain_openai', 'openai', 'slack_bolt', 'durable')]\n"

@@ -15,13 +15,12 @@ import sys
 from pathlib import Path
 from typing import Literal
 
+import msgspec
 import pytest
 
 from knowledge import catalog, snapshot
 from knowledge.catalog import PACKAGE_DATA, Catalog, build_catalog, clear_cache, load_catalog
 from knowledge.errors import CatalogError
-import msgspec
-
 from knowledge.structs import Frozen, dump_json, validate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -307,7 +306,7 @@ def test_engine_table_snapshot_equals_the_validated_yaml(cache, monkeypatch):
 # --- CLI processes: imports, warm start, errors ---------------------------------------------------------------
 
 PROBE = ("import json, sys\n"
-         "from ui.cli import main\n"
+         "from ui.cli.entry import main\n"
          "code = main(sys.argv[2:])\n"
          "with open(sys.argv[1], 'w') as f:\n"
          "    json.dump(sorted(sys.modules), f)\n"
@@ -361,7 +360,7 @@ def test_warm_start_parses_no_yaml(name, tmp_path):
 
 def test_bad_data_file_after_a_warm_start_is_one_line_exit_2(data, tmp_path):
     env = {**os.environ, "GPU_ADVISOR_DATA": str(data), snapshot.CACHE_ENV: str(tmp_path / "cache")}
-    cmd = [sys.executable, "-m", "ui.cli", "gpus", "--json"]
+    cmd = [sys.executable, "-m", "ui.cli.entry", "gpus", "--json"]
     ok = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0 and json.loads(ok.stdout)
     path = data / "gpus" / "h20.yaml"
@@ -377,8 +376,8 @@ def test_bad_data_file_after_a_warm_start_is_one_line_exit_2(data, tmp_path):
 # the chat stack, and the parts of the advisor that other commands use
 NOT_ON_WARM_PATH = {"yaml", "durable", "durable_rules_engine", "gradio", "langchain", "langchain_core",
                     "langchain_openai", "openai", "slack_bolt", "slack_sdk", "mcp", "fastapi", "uvicorn",
-                    "starlette", "httpx", "knowledge.guides", "advisor.recommend", "advisor.conversation",
-                    "rules", "advisor.estimator.planner", "advisor.training_advice"}
+                    "starlette", "httpx", "knowledge.guides", "advisor.recommend.recommender", "advisor.conversation",
+                    "rules", "advisor.estimator.planner", "advisor.recommend.training_advice"}
 NO_PYDANTIC = {"pydantic", "pydantic_core", "importlib.metadata"}  # the catalog, workload and results are records
 WARM_PATH = {  # command -> (argv, allowed from NOT_ON_WARM_PATH, also banned)
     "estimate": (COMMANDS["estimate"], set(), NO_PYDANTIC),
@@ -386,8 +385,8 @@ WARM_PATH = {  # command -> (argv, allowed from NOT_ON_WARM_PATH, also banned)
     "gpus": (["gpus", "--json", "--region", "cn"], set(), NO_PYDANTIC),
     "tco": (COMMANDS["tco"], set(), NO_PYDANTIC),
     # an inference recommendation runs the rules (durable) but never the parallelism planner
-    "recommend": (COMMANDS["recommend"], {"durable", "durable_rules_engine", "rules", "advisor.recommend",
-                                          "advisor.training_advice"}, set()),
+    "recommend": (COMMANDS["recommend"], {"durable", "durable_rules_engine", "rules", "advisor.recommend.recommender",
+                                          "advisor.recommend.training_advice"}, set()),
 }
 
 
@@ -407,7 +406,7 @@ def test_import_graph_of_a_warm_start(name, tmp_path):
 def test_cli_tells_which_commands_take_their_name_without_inspect():
     import importlib
 
-    from ui import cli
+    from ui.cli import entry as cli
 
     takes = {name: cli._takes_name(importlib.import_module(mod)) for name, mod in cli.COMMANDS.items()
              if name in ("gpus", "models", "estimate", "throughput", "tco")}

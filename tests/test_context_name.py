@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 
-from advisor.conversation.tools import call_tool
+from advisor.conversation.tools.registry import call_tool
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.planner import plan_training
 from advisor.estimator.training import estimate_train_time
 from knowledge.catalog import load_catalog
-from ui.cli import main
+from ui.cli.entry import main
 
 
 def test_training_estimators_take_context_and_the_old_keyword_alike():

@@ -1,8 +1,8 @@
-"""The bilingual cue helper (advisor.conversation.cues.words): Chinese cues anywhere, English cues as whole words."""
+"""The bilingual cue helper (advisor.conversation.reader.cues.words): Chinese cues anywhere, English cues as whole words."""
 
 from __future__ import annotations
 
-from advisor.conversation.cues import words
+from advisor.conversation.reader.cues import words
 
 
 def test_chinese_cues_match_inside_a_sentence_english_ones_only_whole() -> None:

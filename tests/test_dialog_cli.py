@@ -1,4 +1,4 @@
-"""`gpu-advisor ask` and `gpu-advisor chat` (ui/commands/ask.py, chat.py) in deterministic mode."""
+"""`gpu-advisor ask` and `gpu-advisor chat` (ui/cli/commands/ask.py, chat.py) in deterministic mode."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from ui.cli import main
+from ui.cli.entry import main
 
 
 @pytest.fixture(autouse=True)
@@ -88,7 +88,7 @@ def test_ask_without_text_is_a_usage_error(capsys):
 def _chat(lines: str, *args: str) -> str:
     import argparse
 
-    from ui.commands import chat
+    from ui.cli.commands import chat
 
     parser = argparse.ArgumentParser()
     chat.add_arguments(parser)
@@ -115,7 +115,7 @@ def test_chat_reset_and_quit():
 def test_chat_ctrl_c_exits_cleanly():
     import argparse
 
-    from ui.commands import chat
+    from ui.cli.commands import chat
 
     class Interrupt(io.StringIO):
         def readline(self, *a):
@@ -127,7 +127,7 @@ def test_chat_ctrl_c_exits_cleanly():
 
 
 def test_ask_as_a_process():
-    proc = subprocess.run([sys.executable, "-m", "ui.cli", "ask", "--json", "部署 Qwen2.5-7B，并发 10"],
+    proc = subprocess.run([sys.executable, "-m", "ui.cli.entry", "ask", "--json", "部署 Qwen2.5-7B，并发 10"],
                           capture_output=True, text=True, timeout=120,
                           env={k: v for k, v in __import__("os").environ.items() if k not in ("OPENAI_API_KEY", "ADVISOR_MODEL")})
     assert proc.returncode == 0, proc.stderr

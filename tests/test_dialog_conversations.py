@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from advisor.conversation import grounding
+from advisor.conversation.grounding import gate as grounding
 from advisor.conversation.session import Conversation
 from advisor.conversation.turn import Turn
 

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from advisor.conversation import grounding
+from advisor.conversation.grounding import gate as grounding
 from advisor.conversation.session import Conversation
 from advisor.estimator.limits import CONTEXT_STEP, largest
 from advisor.estimator.memory import estimate_memory
@@ -265,7 +265,7 @@ def test_r30_dialog_answer_for_a_32b_model():
     ("serve Llama-3-8B on two 4090s", None),
 ])
 def test_r37_nvlink_premise_is_read(text, wants):
-    from advisor.conversation.extract import extract
+    from advisor.conversation.reader.extract import extract
 
     assert extract(text, CAT).wants_nvlink is wants
 

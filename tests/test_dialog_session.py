@@ -152,7 +152,7 @@ def test_new_conversation_is_deterministic_without_a_key(monkeypatch):
 
 
 class _FakeAgent:
-    """Stands in for advisor.conversation.agent.AgentDriver: scripted behaviour per instance."""
+    """Stands in for advisor.conversation.llm.agent.AgentDriver: scripted behaviour per instance."""
 
     behaviour = "answer"
 
@@ -171,7 +171,7 @@ class _FakeAgent:
 
 @pytest.fixture
 def fake_agent(monkeypatch):
-    import advisor.conversation.agent as agent_module
+    import advisor.conversation.llm.agent as agent_module
 
     monkeypatch.setattr(agent_module, "AgentDriver", _FakeAgent)
     _FakeAgent.behaviour = "answer"
@@ -202,7 +202,7 @@ def test_llm_failure_falls_back_to_the_deterministic_answer_with_a_note(fake_age
 def test_llm_mode_without_the_agent_module_falls_back(monkeypatch):
     import sys
 
-    monkeypatch.setitem(sys.modules, "advisor.conversation.agent", None)  # import fails
+    monkeypatch.setitem(sys.modules, "advisor.conversation.llm.agent", None)  # import fails
     turn = Conversation(driver="llm").respond("Serve Qwen2.5-7B for 10 users")
     assert turn.mode == "deterministic" and "ModuleNotFoundError" in turn.note
 

@@ -9,8 +9,13 @@ import statistics
 
 import pytest
 
-from advisor.estimator.engine_memory import (VLLM_RELEASES, sglang_kv_budget, sglang_mem_fraction_static,
-                                             visible_bytes, vllm_kv_budget)
+from advisor.estimator.engine_memory import (
+    VLLM_RELEASES,
+    sglang_kv_budget,
+    sglang_mem_fraction_static,
+    visible_bytes,
+    vllm_kv_budget,
+)
 from benchmarks.validate_engine_memory import TOLERANCE, load_rows, predict_all
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
@@ -106,7 +111,7 @@ def test_bad_engine_arguments(kwargs):
 def _cli(capsys, *argv):
     import json
 
-    from ui.cli import main
+    from ui.cli.entry import main
 
     try:
         code = main(list(argv))
@@ -151,7 +156,7 @@ def test_sglang_and_llama_cpp(capsys):
 
 
 def test_recommend_options_carry_the_engine_figure():
-    from advisor.recommend import recommend
+    from advisor.recommend.recommender import recommend
     from advisor.workload import Constraints, Workload
 
     rec = recommend(Workload(model="llama-3.1-8b", context=8192), Constraints(candidates=("h100-sxm",)))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ui.cli import main
+from ui.cli.entry import main
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = ["params", "active_params", "per_gpu_bytes", "cpu_bytes", "formulas", "assumptions"]
@@ -107,7 +107,7 @@ def test_malformed_config(tmp_path, capsys):
 
 def test_process_starts_fast_without_heavy_imports():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    code = ("import sys, time; t = time.perf_counter(); from ui.cli import main; "
+    code = ("import sys, time; t = time.perf_counter(); from ui.cli.entry import main; "
             "rc = main(['estimate', '--model', 'llama-3-8b', '--json']); "
             "heavy = [m for m in ('gradio', 'langchain', 'langchain_core', 'slack_bolt', 'durable', 'openai') "
             "if m in sys.modules]; print(heavy, file=sys.stderr); sys.exit(rc)")

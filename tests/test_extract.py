@@ -1,4 +1,4 @@
-"""Slot extraction from Chinese and English free text (advisor.conversation.extract), against the real catalog.
+"""Slot extraction from Chinese and English free text (advisor.conversation.reader.extract), against the real catalog.
 
 Each case states the slots a careful human reader would fill; only the listed slots are compared, and
 slots not listed must stay empty where the case says so (`absent`).
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.conversation.extract import cn_int, extract, representative_model, scaled, to_number
-from advisor.conversation.lang import detect
+from advisor.conversation.reader.extract import cn_int, extract, representative_model, scaled, to_number
+from advisor.conversation.reader.lang import detect
 from knowledge.catalog import load_catalog
 
 CAT = load_catalog()

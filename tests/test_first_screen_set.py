@@ -2,7 +2,7 @@
 
 Each turn may state:
 
-    intent:    the recognised intent (advisor.conversation.intent.INTENTS), also `ask --json`'s `intent`
+    intent:    the recognised intent (advisor.conversation.reader.intent.INTENTS), also `ask --json`'s `intent`
     verdict:   yes / no / with_changes (feasibility questions; every other intent has none)
     kind:      question / input_error / ... (Turn.extra["kind"])
     checks:    values computed HERE, independently of the estimator, that the first two sentences (or with
@@ -41,9 +41,9 @@ from typing import Any
 import pytest
 import yaml
 
-from advisor.conversation import firstscreen as fs
-from advisor.conversation import grounding
-from advisor.conversation.intent import INTENTS, NUMBERED
+from advisor.conversation.grounding import gate as grounding
+from advisor.conversation.reader.intent import INTENTS, NUMBERED
+from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.session import Conversation
 from knowledge.catalog import load_catalog
 

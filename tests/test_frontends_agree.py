@@ -7,7 +7,7 @@ Each conversation runs through:
   agent passes when it has the same slots): its ranked options must be the dialog's, in order (the configurations
   the user named, and the llama.cpp offload option the dialog adds on one named card, are shown apart from the
   ranking and compared through the other front ends);
-- the web app's turn handler (`ui.web.ChatController`, what Gradio calls) and the side panel's options table;
+- the web app's turn handler (`ui.web.app.ChatController`, what Gradio calls) and the side panel's options table;
 - the Slack bot, over real signed HTTP requests in one thread against the local mock Slack Web API.
 
 Per turn, a configuration is compared by GPU, count, layout, per-GPU bytes, decode or training tokens/s and price;
@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.slack_support import Harness, mention
 from knowledge.structs import dump
+from tests.slack_support import Harness, mention
 
 GIB = 2**30
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +101,7 @@ def _cli_turns(texts: list[str], tmp_path: Path) -> list[dict[str, Any]]:
     env["PYTHONPATH"] = str(ROOT)
     out = []
     for text in texts:
-        proc = subprocess.run([sys.executable, "-m", "ui.cli", "ask", "--json", "--state", str(state), text],
+        proc = subprocess.run([sys.executable, "-m", "ui.cli.entry", "ask", "--json", "--state", str(state), text],
                               capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
         assert proc.returncode == 0, proc.stderr
         out.append(json.loads(proc.stdout))
@@ -110,7 +110,7 @@ def _cli_turns(texts: list[str], tmp_path: Path) -> list[dict[str, Any]]:
 
 def _tool_args(conversation: Any) -> dict[str, Any]:
     """The `recommend` tool's arguments for the workload and constraints the conversation evaluated."""
-    from advisor.conversation.tools import RecommendArgs
+    from advisor.conversation.tools.registry import RecommendArgs
 
     w = dump(conversation.workload, json=True)
     c = dump(conversation.constraints, json=True)
@@ -129,7 +129,7 @@ def _users(opt: dict[str, Any]) -> bool:
 
 
 def _offload(opt: dict[str, Any]) -> bool:
-    """The llama.cpp layer-offload option the dialog adds on the one card named (advisor.recommend_offload)."""
+    """The llama.cpp layer-offload option the dialog adds on the one card named (advisor.recommend.offload)."""
     return (opt.get("layout") or {}).get("offload") == "layers"
 
 
@@ -141,8 +141,8 @@ def _slack_rows(body: dict[str, Any]) -> list[list[str]]:
 @pytest.mark.parametrize("name, texts", CASES, ids=[c[0] for c in CASES])
 def test_every_front_end_gives_the_same_configurations_and_numbers(harness, tmp_path, name, texts):
     from advisor.conversation.session import new_conversation
-    from advisor.conversation.tools import call_tool
-    from ui.web import ChatController, ExportStore, SessionState
+    from advisor.conversation.tools.registry import call_tool
+    from ui.web.app import ChatController, ExportStore, SessionState
 
     direct = new_conversation()
     expected = []

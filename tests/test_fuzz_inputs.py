@@ -1,6 +1,6 @@
 """Property-based fuzzing of the CLI (every non-server subcommand) and the chat extractor, with a fixed budget.
 
-Each CLI call: exit status 0 or 2, nothing escapes `ui.cli.main`, no traceback on stderr, a refusal is one line,
+Each CLI call: exit status 0 or 2, nothing escapes `ui.cli.entry.main`, no traceback on stderr, a refusal is one line,
 and `--json` output is strict JSON (no NaN/Infinity). Each extractor call returns Slots whose numbers are finite
 and within the Workload's ranges. Budgets: FUZZ_CLI_EXAMPLES per subcommand, FUZZ_CHAT_EXAMPLES messages
 (derandomized: the same cases on every run; raise them with the environment variables for a longer run).
@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ui.cli as cli
-from advisor.conversation.extract import extract
-from advisor.conversation.ranges import limits
+import ui.cli.entry as cli
+from advisor.conversation.reader.extract import extract
+from advisor.conversation.reader.ranges import limits
 
 CLI_EXAMPLES = int(os.environ.get("FUZZ_CLI_EXAMPLES", "60"))
 CHAT_EXAMPLES = int(os.environ.get("FUZZ_CHAT_EXAMPLES", "300"))
@@ -105,7 +105,7 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
             contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = cli.main(argv)
-        except SystemExit as exc:  # argparse refusals (ui.cli._Parser.error) exit 2
+        except SystemExit as exc:  # argparse refusals (ui.cli.entry._Parser.error) exit 2
             code = exc.code if isinstance(exc.code, int) else 2
     return code, out.getvalue(), err.getvalue()
 

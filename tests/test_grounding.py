@@ -1,4 +1,4 @@
-"""The grounding gate (advisor/conversation/grounding.py): numbers in an answer must match this turn's tool
+"""The grounding gate (advisor/conversation/grounding/gate.py): numbers in an answer must match this turn's tool
 results after unit conversion. References: 1 GiB = 2^30 B, 1 GB = 1e9 B, 1 万 = 1e4, 1 亿 = 1e8."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from advisor.conversation import grounding
-from advisor.conversation.grounding import Pool, check, extract
-from advisor.conversation.tool_format import num
+from advisor.conversation.grounding import gate as grounding
+from advisor.conversation.grounding.gate import Pool, check, extract
+from advisor.conversation.tools.format import num
 
 H100_BYTES = 80 * 2**30  # 85,899,345,920 B
 

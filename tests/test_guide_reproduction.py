@@ -36,13 +36,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from knowledge.structs import dump, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 if __name__ == "__main__":  # run as a script to render the doc table
     sys.path.insert(0, str(ROOT))
 
-from advisor.recommend import DEFAULT_CPU_RAM_BYTES, MIN_HEADROOM, Option, Recommendation, evaluate_configs, recommend
+from advisor.recommend.recommender import (
+    DEFAULT_CPU_RAM_BYTES,
+    MIN_HEADROOM,
+    Option,
+    Recommendation,
+    evaluate_configs,
+    recommend,
+)
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
 from knowledge.guides import load_guides

@@ -8,7 +8,7 @@ import pytest
 
 from advisor.store import NewTurn, open_store
 from advisor.store.sql import new_id
-from ui.cli import main
+from ui.cli.entry import main
 
 QUESTION = "Serve Llama 3 70B in INT4 with 8k context for 50 users"
 DAY = 86400.0
@@ -18,7 +18,7 @@ DAY = 86400.0
 def filled(tmp_path, monkeypatch: pytest.MonkeyPatch):
     """A store with two conversations: one of two turns (the first with a recommendation), one 40 days old."""
     from advisor.conversation.session import Conversation
-    from ui import web_render as R
+    from ui.web import render as R
 
     url = f"sqlite:///{tmp_path / 'h.db'}"
     monkeypatch.setenv("GPU_ADVISOR_DATABASE_URL", url)

@@ -17,8 +17,8 @@ Run as a script to print today's graph problems: ``python tests/test_import_grap
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent

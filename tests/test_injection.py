@@ -18,9 +18,9 @@ pytest.importorskip("langchain")
 
 from langchain_core.messages import AIMessage  # noqa: E402
 
-from advisor.conversation import agent as agent_module  # noqa: E402
-from advisor.conversation import safety  # noqa: E402
-from advisor.conversation.tools import call_tool  # noqa: E402
+from advisor.conversation.llm import agent as agent_module  # noqa: E402
+from advisor.conversation.llm import safety  # noqa: E402
+from advisor.conversation.tools.registry import call_tool  # noqa: E402
 from tests.mock_openai_server import tool_call  # noqa: E402
 from tests.test_agent import drive, fails  # noqa: E402
 

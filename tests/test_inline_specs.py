@@ -38,7 +38,7 @@ def test_a_card_typed_by_its_memory_alone_says_only_memory_is_checked() -> None:
 @pytest.mark.parametrize(("lang", "text"), [("en", "Can a 30B dense model run on one H100?"),
                                             ("zh", "一个 30B 的稠密模型，一张 H100 能跑吗")])
 def test_a_dense_size_stands_in_with_a_dense_model(lang: str, text: str) -> None:
-    from advisor.conversation.dialog import default_catalog
+    from advisor.conversation.dialog.machine import default_catalog
     from knowledge.params import param_counts
 
     conv = Conversation(lang=lang)

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from advisor.conversation.extract import extract
+from advisor.conversation.reader.extract import extract
 from advisor.conversation.session import Conversation
 from knowledge.errors import InputError
 from knowledge.hf_config import MAX_CONFIG_BYTES, load_hf_config, parse_config_json

@@ -22,9 +22,10 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from advisor.store import open_store
-from ui import api_conversations, auth_throttle
-from ui.api_http import build_api
-from ui.auth_throttle import FREE_FAILURES, StoreThrottle
+from ui.api import conversations as api_conversations
+from ui.api.http import build_api
+from ui.server import auth_throttle
+from ui.server.auth_throttle import FREE_FAILURES, StoreThrottle
 
 USER, PASSWORD, TOKEN = "alice", "right-password", "t" * 24
 
@@ -49,7 +50,7 @@ def throttle(tmp_path) -> Iterator[StoreThrottle]:
 
 def _login_app() -> Starlette:
     """A stand-in for Gradio's /login behind the web's SecurityGuard (400 for a wrong password, as Gradio)."""
-    from ui.web_security import SecurityGuard
+    from ui.web.security import SecurityGuard
 
     async def login(request: Request) -> PlainTextResponse:
         form = dict(p.split("=", 1) for p in (await request.body()).decode().split("&") if "=" in p)
@@ -66,8 +67,8 @@ def _login_app() -> Starlette:
 def test_a_user_locked_on_the_api_stays_locked_on_every_path(throttle, monkeypatch, tmp_path) -> None:
     """Before: 300 wrong HTTP Basic passwords on /api/v1 were all answered 401 and the right one then got 200 while
     /login answered 429; MCP and metrics tokens were unthrottled."""
-    from ui.mcp_server import http_app
-    from ui.metrics import OpsEndpoints
+    from ui.api.mcp_server import http_app
+    from ui.server.metrics import OpsEndpoints
 
     api = TestClient(build_api((USER, PASSWORD), token=TOKEN))
     codes = [api.get("/api/v1/gpus/h20", headers=basic(USER, f"wrong{i}")).status_code
@@ -78,7 +79,7 @@ def test_a_user_locked_on_the_api_stays_locked_on_every_path(throttle, monkeypat
     assert set(right.json()) == {"error", "field", "accepted"}
     assert api.get("/api/v1/gpus/h20", headers={"authorization": f"Bearer {TOKEN}"}).status_code == 429
     # /api/v1 inside the web process (mounted in front of Gradio), from another address: the user is locked there
-    from ui.api_http import web_middleware
+    from ui.api.http import web_middleware
 
     web_api = TestClient(Starlette(middleware=[web_middleware((USER, PASSWORD))]), client=("192.0.2.8", 4000))
     mounted = web_api.get("/api/v1/gpus/h20", headers=basic(USER, PASSWORD))
@@ -105,8 +106,8 @@ def test_a_user_locked_on_the_api_stays_locked_on_every_path(throttle, monkeypat
 
 
 def test_wrong_tokens_on_mcp_and_metrics_lock_the_address(throttle, monkeypatch) -> None:
-    from ui.mcp_server import http_app
-    from ui.metrics import OpsEndpoints
+    from ui.api.mcp_server import http_app
+    from ui.server.metrics import OpsEndpoints
 
     mcp = TestClient(http_app(token=TOKEN), client=("198.51.100.1", 1))
     codes = [mcp.post("/mcp", json={}, headers={"authorization": f"Bearer wrong{i}"}).status_code
@@ -136,11 +137,11 @@ def test_a_right_login_costs_no_write_and_forgets_earlier_failures(throttle) -> 
 
 @contextmanager
 def served(app: Any) -> Iterator[int]:
-    """`app` under uvicorn with the project's settings (ui.server_http.uvicorn_config) in a thread."""
+    """`app` under uvicorn with the project's settings (ui.server.http.uvicorn_config) in a thread."""
     import uvicorn
 
     from tests.web_server import free_port
-    from ui.server_http import uvicorn_config
+    from ui.server.http import uvicorn_config
 
     port = free_port()
     server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, log_level="critical", lifespan="off"))
@@ -174,8 +175,8 @@ def _closed_after(sock: socket.socket, limit_s: float) -> float | None:
 @pytest.mark.parametrize("which", ["api", "mcp"])
 def test_half_sent_headers_are_closed_on_the_api_and_mcp_servers(which, monkeypatch) -> None:
     """Before: headers sent a line at a time kept 30 of 30 connections to `api` and `mcp --http` open past 26 s."""
-    from ui.mcp_server import http_app
-    from ui.web_security import GuardedHttp
+    from ui.api.mcp_server import http_app
+    from ui.web.security import GuardedHttp
 
     monkeypatch.setattr(GuardedHttp, "header_timeout_s", 1.0)
     with served(build_api() if which == "api" else http_app()) as port:
@@ -193,7 +194,7 @@ def test_half_sent_headers_are_closed_on_the_api_and_mcp_servers(which, monkeypa
 
 
 def test_connections_past_the_cap_per_address_are_closed(monkeypatch) -> None:
-    from ui.web_security import GuardedHttp
+    from ui.web.security import GuardedHttp
 
     monkeypatch.setattr(GuardedHttp, "max_per_client", 3)
     with served(build_api()) as port:
@@ -214,7 +215,7 @@ def test_security_headers_and_no_idle_event_stream_on_the_api_and_mcp_servers() 
     """Before: `gpu-advisor api` sent no security headers; GET /mcp opened an event stream that never sent."""
     import httpx
 
-    from ui.mcp_server import http_app
+    from ui.api.mcp_server import http_app
 
     with served(build_api()) as port:
         r = httpx.get(f"http://127.0.0.1:{port}/api/v1/gpus/h20", timeout=10)
@@ -261,7 +262,7 @@ def test_the_tco_of_a_vanishing_period_and_utilisation_is_refused_not_inf() -> N
 
 
 def test_the_rendering_guard_refuses_what_is_not_finite() -> None:
-    from ui.api_service import showable, unshowable
+    from ui.api.service import showable, unshowable
 
     for bad in ({"a": float("inf")}, {"a": [1.0, float("nan")]}, {"s": "¥inf CNY per year"}, {"s": "inf%"},
                 {"s": "NaN GiB"}, {"s": "-Infinity"}, {"n": [{"display": "nan tokens/s"}]}):
@@ -315,7 +316,7 @@ def test_no_loose_numbers_in_query_strings_or_on_the_command_line(capsys) -> Non
         r = api.get("/api/v1/gpus?" + q)
         assert r.status_code == 422 and r.json()["field"] in ("limit", "min_memory_gib"), r.text
     assert api.get("/api/v1/gpus?limit=12&min_memory_gib=80").status_code == 200
-    from ui.cli import main
+    from ui.cli.entry import main
 
     for argv in (["estimate", "--model", "llama-3.1-8b", "--context", "8_192"],
                  ["estimate", "--model", "llama-3.1-8b", "--context", " 8192 "],
@@ -334,7 +335,7 @@ def test_no_loose_numbers_in_query_strings_or_on_the_command_line(capsys) -> Non
 
 def test_mcp_refuses_the_same_loose_input() -> None:
     from knowledge.errors import InputError
-    from ui.api_service import parse
+    from ui.api.service import parse
 
     for args, field in (({"model": "llama-3.1-8b", "gpus": True}, "gpus"), ({"model": ""}, "model"),
                         ({"model": "llama-3.1-8b", "context": "4096"}, "context")):
@@ -353,7 +354,7 @@ def test_mcp_new_conversations_are_counted_per_http_client() -> None:
     """MCP over HTTP admits new conversations per client address, as the API does (stdio: one client)."""
     from types import SimpleNamespace
 
-    from ui.mcp_server import _client_of
+    from ui.api.mcp_server import _client_of
 
     http = SimpleNamespace(request_context=SimpleNamespace(request=SimpleNamespace(client=SimpleNamespace(host="192.0.2.5"))))
     assert _client_of(http) == "192.0.2.5"

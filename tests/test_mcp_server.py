@@ -1,7 +1,7 @@
 """`gpu-advisor mcp` driven as a subprocess by the official SDK's own client (`ClientSession` + `stdio_client`, and
 `streamable_http_client` on a loopback port): tools listed with the argument models' schemas, every tool called
 with valid and invalid arguments, resources and prompts read, and the numbers equal to the CLI's `--json` for the
-same inputs (computed in this process by `ui.cli.main`, the CLI's own code path)."""
+same inputs (computed in this process by `ui.cli.entry.main`, the CLI's own code path)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ INVALID: dict[str, tuple[dict[str, Any], str, str]] = {
 
 def _cli(argv: list[str]) -> dict[str, Any]:
     """`gpu-advisor ARGV --json` through the CLI's own entry point, in this process."""
-    from ui.cli import main
+    from ui.cli.entry import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -146,7 +146,7 @@ async def _session_run(session: ClientSession) -> dict[str, Any]:
 def stdio() -> dict[str, Any]:
     """One `gpu-advisor mcp` subprocess over stdio; every call of this module's tests, collected."""
     env = offline_env(PYTHONPATH=str(ROOT))
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ui.cli", "mcp"], env=env, cwd=str(ROOT))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ui.cli.entry", "mcp"], env=env, cwd=str(ROOT))
 
     async def main() -> dict[str, Any]:
         with tempfile.TemporaryFile("w+") as errlog:
@@ -163,7 +163,7 @@ def stdio() -> dict[str, Any]:
 
 
 def test_lists_every_tool_with_the_argument_models_schemas(stdio):
-    from advisor.conversation import tools as T
+    from advisor.conversation.tools import registry as T
 
     tools = {t.name: t for t in stdio["tools"]}
     assert set(tools) == set(VALID)
@@ -278,7 +278,7 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout_s: float = 60) 
 @contextlib.contextmanager
 def mcp_http(**env: str):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "mcp", "--http", "--port", str(port)], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli.entry", "mcp", "--http", "--port", str(port)], cwd=ROOT,
                             env=offline_env(**env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _wait_port(port, proc)
@@ -339,7 +339,7 @@ def test_streamable_http_is_stateless():
 
 
 def test_refuses_to_serve_beyond_loopback_without_a_token():
-    proc = subprocess.run([sys.executable, "-m", "ui.cli", "mcp", "--http", "--host", "0.0.0.0", "--port",
+    proc = subprocess.run([sys.executable, "-m", "ui.cli.entry", "mcp", "--http", "--host", "0.0.0.0", "--port",
                            str(free_port())], cwd=ROOT, env=offline_env(), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [

@@ -12,8 +12,8 @@ from advisor.estimator.formats import weight_bytes
 from advisor.estimator.memory import estimate_memory, kv_cache_bytes
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
-from tests.memory_fixtures import llama_like
 from knowledge.structs import replace
+from tests.memory_fixtures import llama_like
 
 CAT = load_catalog()
 MODEL_IDS = sorted(CAT.model_ids())

@@ -12,8 +12,8 @@ from advisor.estimator.hf_training import hf_training, reserve_shares
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
-from tests.measured_runs import Run, runs
 from knowledge.structs import replace
+from tests.measured_runs import Run, runs
 
 GIB = 2**30
 RUNS = runs()

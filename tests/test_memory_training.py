@@ -11,8 +11,8 @@ from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.params import param_counts
-from tests.memory_fixtures import gpt_like
 from knowledge.structs import replace
+from tests.memory_fixtures import gpt_like
 
 GB, GIB, MIB = 1e9, 2**30, 2**20
 

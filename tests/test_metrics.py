@@ -16,7 +16,10 @@ from advisor import observe  # noqa: E402
 from advisor.conversation.session import Conversation  # noqa: E402
 from rules import engine as engine_module  # noqa: E402
 from rules.engine import RuleEngineError  # noqa: E402
-from ui import logs, metrics  # noqa: E402
+from ui.server import (
+    logs,
+    metrics,  # noqa: E402
+)
 
 
 @pytest.fixture
@@ -79,7 +82,7 @@ def test_rule_engine_rebuilds_and_failures_are_counted(local_metrics, monkeypatc
 
 
 def test_active_sessions_and_the_metrics_token(local_metrics, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ui.web_security import SessionCap
+    from ui.web.security import SessionCap
 
     cap = SessionCap(limit=5)
     metrics.watch_sessions("web", cap.live)
@@ -92,7 +95,7 @@ def test_active_sessions_and_the_metrics_token(local_metrics, monkeypatch: pytes
 
 
 def test_turn_workers_count_into_the_servers_metrics(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ui.web_pool import TurnPool
+    from ui.web.pool import TurnPool
 
     monkeypatch.delenv(metrics.MULTIPROC_ENV, raising=False)
     metrics.reset_for_tests()

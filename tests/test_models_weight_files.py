@@ -75,7 +75,7 @@ def test_missing_file_is_refused(tmp_path: Path):
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "ui.cli", "estimate", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "ui.cli.entry", "estimate", *args], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=60)
 
 

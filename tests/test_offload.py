@@ -18,7 +18,7 @@ from advisor.workload import Workload
 from benchmarks.validate_speed import TOLERANCE, predict_all
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
-from ui.cli import main
+from ui.cli.entry import main
 
 ROWS = predict_all(kinds=("offload",))
 CAT = load_catalog()

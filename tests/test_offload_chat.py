@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from advisor.conversation import firstscreen as fs
+from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.session import Conversation
 from knowledge.catalog import load_catalog
 

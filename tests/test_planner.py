@@ -22,8 +22,8 @@ from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.params import param_counts
-from ui.cli import main
 from knowledge.structs import replace
+from ui.cli.entry import main
 
 CAT = load_catalog()
 CAL = load_calibration()

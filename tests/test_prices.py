@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from knowledge.structs import StructError
 
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import HOURS_PER_YEAR, cloud_price, estimate_tco, gpu_unit_price
-from advisor.recommend import evaluate_configs
+from advisor.recommend.recommender import evaluate_configs
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.schemas import CloudPrice
+from knowledge.structs import StructError
 
 CAT = load_catalog()
 ECON = load_economics()

@@ -1,12 +1,12 @@
-"""The number grammar (advisor.conversation.quantity): a table of typed forms with the value and dimension each
+"""The number grammar (advisor.conversation.reader.quantity): a table of typed forms with the value and dimension each
 must read as, worked out by hand. The misreads the issue reported are among them (marked)."""
 
 from __future__ import annotations
 
 import pytest
 
-from advisor.conversation.extract import extract
-from advisor.conversation.quantity import cn_numeral, en_number, quantities, rewrite
+from advisor.conversation.reader.extract import extract
+from advisor.conversation.reader.quantity import cn_numeral, en_number, quantities, rewrite
 
 GIB, GB = 2**30, 10**9
 

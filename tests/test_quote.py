@@ -1,4 +1,4 @@
-"""The exported quote (ui.quote, ui.quote_render) on real conversations: the whole request, constraints in words,
+"""The exported quote (ui.quote.document, ui.quote.render) on real conversations: the whole request, constraints in words,
 each finding once, sources by title and date (no repository paths), prices with condition and date, validity
 date, assumptions — in Markdown, JSON and the print-ready HTML."""
 
@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import pytest
 
 from advisor.conversation.session import new_conversation
-from ui import web_render as R
-from ui.quote import QUOTE_VALID_DAYS, build_quote
-from ui.quote_render import quote_html, quote_markdown
+from ui.quote.document import QUOTE_VALID_DAYS, build_quote
+from ui.quote.render import quote_html, quote_markdown
+from ui.web import render as R
 
 WHEN = datetime(2026, 12, 3, 9, 30, tzinfo=UTC)
 ZH = ["部署 Qwen2.5-72B 推理，INT4 量化，32k 上下文，20 并发，预算 30 万元，国内", "上下文改成 16k"]
@@ -105,7 +105,7 @@ def test_html_is_self_contained_and_escapes_text():
 def test_web_export_quotes_every_message_that_led_to_the_recommendation(tmp_path):
     from pathlib import Path
 
-    from ui.web import ChatController, ExportStore, SessionState
+    from ui.web.app import ChatController, ExportStore, SessionState
 
     ctl = ChatController(exports=ExportStore(str(tmp_path)), sweep=lambda turn: None)
     state = SessionState()

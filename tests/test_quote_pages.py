@@ -15,9 +15,9 @@ from html.parser import HTMLParser
 import pytest
 
 from advisor.conversation.session import new_conversation
-from ui.quote import build_quote
-from ui.quote_pdf import html_to_pdf
-from ui.quote_render import quote_html, quote_markdown, t
+from ui.quote.document import build_quote
+from ui.quote.pdf import html_to_pdf
+from ui.quote.render import quote_html, quote_markdown, t
 
 pypdf = pytest.importorskip("pypdf")
 if not shutil.which("chromium"):

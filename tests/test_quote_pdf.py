@@ -1,4 +1,4 @@
-"""The quote printed to PDF by headless Chromium (ui.quote_pdf): the PDF's text (pypdf) holds the request, the
+"""The quote printed to PDF by headless Chromium (ui.quote.pdf): the PDF's text (pypdf) holds the request, the
 headline and the dates, every page is A4, and no text runs past the page's right edge. Skipped without
 /usr/bin/chromium or pypdf (`make test` installs both)."""
 
@@ -13,9 +13,9 @@ from datetime import datetime, timezone
 import pytest
 
 from advisor.conversation.session import new_conversation
-from ui.quote import build_quote
-from ui.quote_pdf import html_to_pdf
-from ui.quote_render import quote_html
+from ui.quote.document import build_quote
+from ui.quote.pdf import html_to_pdf
+from ui.quote.render import quote_html
 
 pypdf = pytest.importorskip("pypdf")
 if not shutil.which("chromium"):
@@ -116,7 +116,7 @@ def test_the_overflow_checks_catch_a_too_wide_page(tmp_path):
 def test_lazy_web_export_prints_the_pdf_on_first_request(tmp_path):
     from pathlib import Path
 
-    from ui.web import ChatController, ExportStore, SessionState, materialize_export
+    from ui.web.app import ChatController, ExportStore, SessionState, materialize_export
 
     ctl = ChatController(exports=ExportStore(str(tmp_path), lazy=True), sweep=lambda turn: None)
     *_, final = ctl.turn("Serve Llama 3.1 70B in FP8 with 8k context for 100 concurrent users", SessionState(), "en")

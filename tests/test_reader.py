@@ -1,12 +1,12 @@
-"""The offline reader's typed request (advisor.conversation.request) against the labelled set
+"""The offline reader's typed request (advisor.conversation.reader.request) against the labelled set
 tests/data/reader_set.txt (benchmarks/bench_reader.py reports the same figures per field)."""
 
 from __future__ import annotations
 
 import pytest
 
-from advisor.conversation.dialog import default_catalog
-from advisor.conversation.request import Request, read, validate
+from advisor.conversation.dialog.machine import default_catalog
+from advisor.conversation.reader.request import Request, read, validate
 from benchmarks.bench_reader import load, offline_reader, score
 
 

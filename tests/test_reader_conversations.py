@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from advisor.conversation.dialog import default_catalog
+from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.session import Conversation
 
 # config.json values (num_hidden_layers, num_key_value_heads, head size = hidden_size / num_attention_heads)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from advisor.conversation.dialog import default_catalog
+from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.session import Conversation
 
 # published total parameter counts (model cards / release posts) and the bytes per weight of the release format

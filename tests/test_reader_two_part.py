@@ -3,7 +3,7 @@ used where "used"/"二手" is said before Y's name, from the catalog's dated pri
 
 from __future__ import annotations
 
-from advisor.conversation.dialog import default_catalog
+from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.session import Conversation
 
 

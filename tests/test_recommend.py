@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.recommend import MIN_HEADROOM, cost_of, evaluate_configs, recommend, spread_consumer, total_price
+from advisor.recommend.recommender import (
+    MIN_HEADROOM,
+    cost_of,
+    evaluate_configs,
+    recommend,
+    spread_consumer,
+    total_price,
+)
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, UnknownGpu
@@ -183,7 +190,7 @@ def test_one_server_before_consumer_cards_spread_over_several() -> None:
     user against about 12 for 16× RTX 4090 D: where no buyable option reaches the 25 tokens/s-per-user default, the
     lead stays within 2× the fastest buyable option's time per token (recommend_rank.SLOW_FACTOR), so the 4090 D
     servers lead and the Atlas is the lowest cost."""
-    from advisor.recommend import total_price
+    from advisor.recommend.recommender import total_price
 
     cat = load_catalog()
     gpus = {g.id: g for g in cat.gpus}
@@ -251,7 +258,7 @@ def test_concurrent_identical_requests_run_one_search(monkeypatch):
     import threading
     import time
 
-    import advisor.recommend as rec_mod
+    import advisor.recommend.recommender as rec_mod
 
     rec_mod.clear_cache()
     real = rec_mod._recommend

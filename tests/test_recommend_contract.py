@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from advisor.estimator.memory import estimate_memory
-from advisor.recommend import Option, evaluate_configs, findings_contract, recommend
+from advisor.recommend.recommender import Option, evaluate_configs, findings_contract, recommend
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
 from knowledge.structs import validate

@@ -1,10 +1,10 @@
-"""The recommender's llama.cpp offload option (advisor/recommend_offload.py): offered for one named card that cannot
+"""The recommender's llama.cpp offload option (advisor/recommend/offload.py): offered for one named card that cannot
 hold the model even at 4 bits, after the quantised options, labelled "offload" with its speed and warned about by
 the cited rule sizing-layer-offload-slow; never offered when the model fits one card or for training."""
 
 from __future__ import annotations
 
-from advisor.recommend import recommend
+from advisor.recommend.recommender import recommend
 from advisor.workload import Constraints, ExistingGpus, Workload
 
 ONE_4090 = Constraints(candidates=("rtx-4090",), max_gpus_per_node=1, max_nodes=1)

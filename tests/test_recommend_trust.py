@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from advisor.conversation.dialog import build_constraints
+from advisor.conversation.dialog.machine import build_constraints
 from advisor.conversation.session import new_conversation
-from advisor.recommend import CN_UNAVAILABLE, evaluate_configs, recommend
+from advisor.recommend.recommender import CN_UNAVAILABLE, evaluate_configs, recommend
 from advisor.workload import Constraints, ExistingGpus, Workload, default_context
 from knowledge.catalog import load_catalog
 
@@ -64,7 +64,7 @@ def test_qwen72b_in_china_on_300k_yuan():
         assert p["condition"] in ("new", "used", "street") and p["reliability"] in ("high", "medium", "low")
         assert p["as_of"]
         if p["condition"] == "used":  # only end-of-life cards, labelled, with the rule saying so
-            assert p["end_of_life"] and "used-card price" in __import__("advisor.recommend").recommend.option_tags(o)
+            assert p["end_of_life"] and "used-card price" in __import__("advisor.recommend.recommender").recommend.option_tags(o)
             assert any(f.rule_id == "risk-used-card" for f in o.findings)
 
 

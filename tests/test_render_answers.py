@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from advisor.analysis import evaluate
-from advisor.conversation import dialog_turn
-from advisor.conversation import firstscreen as fs
+from advisor.conversation.dialog import turn as dialog_turn
+from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.session import Conversation
-from advisor.recommend_rank import INTERACTIVE_MS_PER_TOKEN
-from advisor.recommend_results import money
-from rules.titles import rule_title
+from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
+from advisor.recommend.results import money
 from knowledge.structs import replace
+from rules.titles import rule_title
 
 
 def _ask(monkeypatch: pytest.MonkeyPatch, text: str, **constraints: Any) -> tuple[Any, Any]:
@@ -167,7 +167,7 @@ def test_findings_by_title_never_by_id(monkeypatch, lang, text):
     ("zh", "我有 2 张 4090，LoRA 微调 Qwen2.5-7B 要多久？"),
 ])
 def test_training_time_from_the_default_tokens_says_so(monkeypatch, lang, text):
-    from advisor.recommend_search import default_train_tokens
+    from advisor.recommend.search import default_train_tokens
 
     turn, ev = _ask(monkeypatch, text)
     assert ev.workload.train_tokens is None

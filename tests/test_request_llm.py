@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from advisor.conversation.dialog import default_catalog
-from advisor.conversation.request_llm import READING_SCHEMA, llm_read
-from advisor.conversation.settings import Settings
+from advisor.conversation.dialog.machine import default_catalog
+from advisor.conversation.llm.settings import Settings
+from advisor.conversation.reader.llm import READING_SCHEMA, llm_read
 from tests.mock_openai_server import MockOpenAI, message, status
 
 TEXT = "Serve Qwen2.5-72B to 50 users with 8k context on either one H100 or four 4090s, no A100"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.conversation.extract import extract
+from advisor.conversation.reader.extract import extract
 from knowledge.catalog import load_catalog
 from rules.titles import rule_title
 
@@ -131,7 +131,7 @@ def test_job_line_names_the_checkpoint_precision():
 def test_owned_card_in_china_is_not_ruled_out_by_a_purchase_rule():
     # R14: "我在国内，只有一张 4090" — the user's own 4090 was "ruled out by a rule" (market-cn-4090-restricted
     # applies to buying one); evaluate_configs did not mark the owned configuration as owned
-    from advisor.recommend import evaluate_configs
+    from advisor.recommend.recommender import evaluate_configs
     from advisor.workload import Constraints, ExistingGpus, Workload
 
     w = Workload(model="qwen2.5-14b", task="qlora", context=4096)
@@ -381,7 +381,7 @@ def test_job_line_states_the_total_memory_need():
 def test_people_count_is_concurrency_and_own_card_gets_its_changes():
     """'给 10 个人部署' / 'for 20 people' are concurrency; when the user's own card cannot do it, the answer says what
     would make it work on that card (checked by the recommender on the user's hardware)."""
-    from advisor.conversation.extract import extract
+    from advisor.conversation.reader.extract import extract
 
     assert extract("想给 10 个人部署 ChatGLM3-6B").concurrency == 10
     assert extract("serve Llama-3-8B for 20 people").concurrency == 20

@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledge.errors import AdvisorError, InputError, UnknownGpu
+from knowledge.structs import validate
 from rules import engine as engine_module
-from rules.engine import RULESET, RuleEngineError, compile_condition, engine, evaluate
 from rules.conditions import f
+from rules.engine import RULESET, RuleEngineError, compile_condition, engine, evaluate
 from rules.meta import SEVERITY_RANK, get_rule
 from rules.pure import evaluate_pure
 from tests.rules_cases import BIG, bases, flat_cases
-from knowledge.structs import validate
 
 GiB = 2**30
 

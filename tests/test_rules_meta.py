@@ -9,12 +9,12 @@ import re
 import pytest
 
 from knowledge.catalog import load_catalog
+from knowledge.structs import fields
 from rules.facts import ClaimFacts, ConfigFacts, WorkloadFacts
 from rules.meta import DERIVED_DISPLAY, all_rules, fact_fields_for, get_rule, template_fields
 from rules.render import display_context, render_messages
 from rules.request import prepare
 from tests.rules_cases import cases
-from knowledge.structs import fields
 
 RULES = all_rules()
 IDS = [r.id for r in RULES]

@@ -86,7 +86,7 @@ def test_dialog_shows_the_failure_instead_of_an_unchecked_answer(monkeypatch: py
     """The chat said "2× B200" without findings when the engine had failed; now it says the rules could not be
     checked, in the user's language."""
     from advisor.conversation.session import Conversation
-    from advisor.recommend import clear_cache
+    from advisor.recommend.recommender import clear_cache
 
     def broken(self, facts):  # noqa: ANN001, ANN202
         raise RuleEngineError("rule evaluation failed: MemoryError()")
@@ -101,7 +101,7 @@ def test_dialog_shows_the_failure_instead_of_an_unchecked_answer(monkeypatch: py
 
 
 def test_readiness_fails_when_the_rules_cannot_evaluate(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ui.combined import readiness
+    from ui.server.combined import readiness
 
     assert readiness()[0] == 200 and readiness()[1]["ready"] is True
 

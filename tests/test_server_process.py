@@ -1,4 +1,4 @@
-"""A long-running server's process settings (ui/server_process.py): the collector out of the way and a short GIL
+"""A long-running server's process settings (ui/server/process.py): the collector out of the way and a short GIL
 switch interval, set once before serving."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from ui import server_process as sp
+from ui.server import process as sp
 
 
 @pytest.fixture
@@ -36,6 +36,6 @@ def test_the_environment_sets_the_interval(raw, expected):
 
 @pytest.mark.parametrize("raw", ["fast", "", "0", "-1", "1e9", "nan", "inf"])
 def test_a_bad_value_keeps_the_default_and_says_so(raw, caplog):
-    with caplog.at_level(logging.WARNING, logger="ui.server_process"):
+    with caplog.at_level(logging.WARNING, logger="ui.server.process"):
         assert sp.switch_interval_s({"GPU_ADVISOR_SWITCH_INTERVAL_MS": raw}) == sp.SWITCH_INTERVAL_S
     assert "GPU_ADVISOR_SWITCH_INTERVAL_MS" in caplog.text and "0.01 to 100" in caplog.text

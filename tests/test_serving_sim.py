@@ -144,7 +144,7 @@ def test_serve_to_50_users_figures():
     """"Serve Llama-3.1-8B to 50 users": the recommender's serving options carry TTFT and per-user speed at that
     load, and the analysis gives the concurrency limit for a TPOT target on the leading option."""
     from advisor.analysis.limits import serving_load
-    from advisor.recommend import recommend
+    from advisor.recommend.recommender import recommend
     from advisor.workload import Constraints
 
     w = Workload(model="llama-3.1-8b", concurrency=50, prompt_tokens=1000, output_tokens=300, context=4096)
@@ -158,7 +158,7 @@ def test_serve_to_50_users_figures():
 
 
 def test_web_chart_reads_the_simulation():
-    from ui.web_panels import option_tokens_per_s
+    from ui.web.panels import option_tokens_per_s
 
     opt = {"throughput": {"decode_tokens_per_s_total": 2000.0, "under_load": {"total_tokens_per_s": 1500.0}}}
     assert option_tokens_per_s(opt) == 1500.0

@@ -10,7 +10,14 @@ import pytest
 
 from tests.mock_slack_api import BOT_USER_ID
 from tests.slack_support import (
-    FakeConversation, Harness, command_body, dm, event_body, mention, message_text, post,
+    FakeConversation,
+    Harness,
+    command_body,
+    dm,
+    event_body,
+    mention,
+    message_text,
+    post,
 )
 
 
@@ -232,7 +239,7 @@ def test_url_verification_challenge(server, make_app):
 def test_oversized_request_is_refused_before_bolt(harness, make_app):
     from starlette.testclient import TestClient
 
-    from ui.combined import MAX_BODY_BYTES, build_server_app
+    from ui.server.combined import MAX_BODY_BYTES, build_server_app
 
     make_app()
     client = TestClient(build_server_app(harness.proxy))  # in-process: a real socket may break before the 413
@@ -429,7 +436,7 @@ def test_replayed_slash_command_is_answered_once(server, mock, make_app):
 def test_replayed_interactive_payload_is_acknowledged_once(server, mock, make_app):
     from urllib.parse import urlencode
 
-    from ui.slack_app import delivery_key
+    from ui.slack.app import delivery_key
 
     make_app()
     payload = {"type": "block_actions", "team": {"id": "T0000001"}, "user": {"id": "U0000001"},

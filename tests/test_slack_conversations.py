@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from tests.slack_support import Harness, mention, message_text
-from ui import slack_render as R
+from ui.slack import render as R
 
 CONVERSATIONS_DIR = Path(__file__).parent / "conversations"
 SLACK_MAX_CHARS = 40_000
@@ -103,7 +103,7 @@ def _slack_rows(body: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _opening(turn: Any) -> str:
-    from ui.slack_details import first_screen  # the message holds the first screen; the sections go to the thread
+    from ui.slack.details import first_screen  # the message holds the first screen; the sections go to the thread
 
     answer = first_screen(turn.answer)
     if turn.options:
@@ -154,7 +154,7 @@ def test_the_case_list_is_not_empty():
 def test_llm_mode_through_slack_and_its_fallback(harness, monkeypatch):
     """With a model configured (a local OpenAI-compatible mock), the thread is answered in LLM mode; when the
     model then fails, the same thread gets the deterministic answer with the conversation's note."""
-    from advisor.conversation.agent import reset_breakers
+    from advisor.conversation.llm.agent import reset_breakers
     from tests.mock_openai_server import MockOpenAI, message, status
 
     question = "Which model would you like to serve, and for how many concurrent users?"

@@ -18,8 +18,8 @@ import yaml
 
 from tests.mock_slack_api import MockSlackApi
 from tests.slack_support import FakeConversation, command_body, event_body, fake_factory, mention, post
-from ui.cli import main
-from ui.slack_app import ConversationStore, SlackSettings, TTLCache, build_slack_app, make_web_client
+from ui.cli.entry import main
+from ui.slack.app import ConversationStore, SlackSettings, TTLCache, build_slack_app, make_web_client
 
 ROOT = Path(__file__).resolve().parents[1]
 SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_API_URL", "ADVISOR_WEB_URL",
@@ -134,7 +134,7 @@ def test_gpu_advisor_slack_http_serves_signed_events(mock, tmp_path):
     env.update(SLACK_BOT_TOKEN="xoxb-proc", SLACK_SIGNING_SECRET="proc-secret", SLACK_API_URL=mock.api_url,
                PYTHONPATH=str(ROOT))
     log = open(tmp_path / "slack.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "slack", "--http", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli.entry", "slack", "--http", "--port", str(port)],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         base = f"http://127.0.0.1:{port}"
@@ -159,13 +159,13 @@ def test_slack_and_web_app_in_one_server(mock):
     from starlette.testclient import TestClient
 
     from tests.slack_support import SECRET, sign
-    from ui.combined import build_server_app
+    from ui.server.combined import build_server_app
 
     mock.reset()
     settings = SlackSettings(bot_token="xoxb-test", signing_secret=SECRET, api_url=mock.api_url)
     bolt = build_slack_app(settings, client=make_web_client("xoxb-test", mock.api_url),
                            conversation_factory=fake_factory, conversation_loader=FakeConversation.from_dict)
-    from ui.web import WebSettings
+    from ui.web.app import WebSettings
 
     api = build_server_app(bolt, with_web=True, web_settings=WebSettings(auth=("sales", "pw")))
     with TestClient(api) as client:

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.conversation.turn import Turn
-from rules.findings import Finding
-from ui import slack_render as R
 from knowledge.structs import replace
+from rules.findings import Finding
+from ui.slack import render as R
 
 FAST = settings(max_examples=150, derandomize=True, database=None, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
@@ -66,7 +66,7 @@ def test_markdown_to_mrkdwn():
 
 
 def test_incoming_slack_markup_is_decoded():
-    from ui.slack_app import clean_incoming
+    from ui.slack.app import clean_incoming
 
     assert clean_incoming("<@UBOT01>  Llama 70B &amp; 32k") == "Llama 70B & 32k"
     assert clean_incoming("<@UBOT01> <@U0OTHER>") == ""
@@ -234,7 +234,7 @@ def test_missing_values_are_dashes_never_empty_cells():
 
 def test_answer_sections_go_to_a_thread_reply_not_the_message():
     from advisor.conversation.session import new_conversation
-    from ui.slack_details import details_reply
+    from ui.slack.details import details_reply
 
     turn = new_conversation().respond("Can Qwen2.5-7B in FP16 fit on one RTX 4090 with 8k context?")
     assert "<details>" in turn.answer

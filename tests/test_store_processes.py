@@ -150,7 +150,7 @@ def test_unreachable_database_at_start_is_one_line_and_exit_2() -> None:
     env = offline_env(GPU_ADVISOR_DATABASE_URL="postgresql://advisor:pw@127.0.0.1:1/advisor")
     for argv in (["web", "--port", str(free_port())], ["slack", "--http", "--port", str(free_port())]):
         extra = {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET} if argv[0] == "slack" else {}
-        done = subprocess.run([sys.executable, "-m", "ui.cli", *argv], cwd=ROOT, env={**env, **extra},
+        done = subprocess.run([sys.executable, "-m", "ui.cli.entry", *argv], cwd=ROOT, env={**env, **extra},
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 2, done.stderr
         errors = [line for line in done.stderr.splitlines() if "error" in line.lower()]
@@ -173,7 +173,7 @@ class SlackServer:
 
     def start(self) -> SlackServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "slack", "--http", "--port", str(self.port)],
+        self.proc = subprocess.Popen([sys.executable, "-m", "ui.cli.entry", "slack", "--http", "--port", str(self.port)],
                                      cwd=ROOT, env=self.env, stdout=open(self.log_path, "wb"),  # noqa: SIM115
                                      stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60

@@ -28,8 +28,8 @@ Q3 = "and with 16k context?"
 
 def controller(store, *, auth: bool = False, retry_s: float = 5.0):
     from advisor.conversation.session import Conversation
-    from ui.web import ExportStore
-    from ui.web_store import StoredChatController
+    from ui.web.app import ExportStore
+    from ui.web.store import StoredChatController
 
     keeper = Keeper(store, source="web", retry_s=retry_s)
     return StoredChatController(lambda: Conversation(driver="deterministic"),
@@ -74,7 +74,7 @@ def test_the_answer_is_shown_before_the_write_and_saved_is_the_last_update(sqlit
     """The turn's answer is yielded as soon as it is computed, with nothing written yet; the write follows and the
     last update states "saved". A page gone after the answer (the generator closed) still has its turn recorded,
     once, and the conversation continues from it."""
-    from ui.web import SessionState
+    from ui.web.app import SessionState
 
     ctl = controller(sqlite_store)
     st = SessionState(owner="browser:" + "a" * 32)
@@ -98,7 +98,7 @@ def test_the_answer_is_shown_before_the_write_and_saved_is_the_last_update(sqlit
 # --- continuing a conversation by its id ---------------------------------------------------------------------
 
 def test_a_conversation_continues_from_its_id_in_a_new_session(sqlite_store) -> None:
-    from ui.web import SessionState
+    from ui.web.app import SessionState
 
     ctl = controller(sqlite_store)
     st = SessionState(owner="browser:" + "a" * 32)
@@ -119,7 +119,7 @@ def test_a_conversation_continues_from_its_id_in_a_new_session(sqlite_store) -> 
 
 
 def test_unknown_or_foreign_ids_are_not_found_alike(sqlite_store) -> None:
-    from ui.web import SessionState
+    from ui.web.app import SessionState
 
     ctl = controller(sqlite_store, auth=True)
     st = SessionState(owner="user:ann")
@@ -132,8 +132,8 @@ def test_unknown_or_foreign_ids_are_not_found_alike(sqlite_store) -> None:
 
 
 def test_quotes_are_frozen_with_the_turns_numbers_and_date(sqlite_store) -> None:
-    from ui.web import SessionState
-    from ui.web_store import quote_for
+    from ui.web.app import SessionState
+    from ui.web.store import quote_for
 
     ctl = controller(sqlite_store)
     st = SessionState(owner="browser:" + "a" * 32)
@@ -156,7 +156,7 @@ def test_quotes_are_frozen_with_the_turns_numbers_and_date(sqlite_store) -> None
 def test_database_away_during_a_turn_answer_shown_then_saved(pg_cluster, caplog) -> None:
     """PostgreSQL stopped between turns: the answer is shown, marked not saved; when the server is back the
     keeper writes it, in order, before the next turn."""
-    from ui.web import SessionState
+    from ui.web.app import SessionState
 
     store = open_store(pg_cluster.new_database())
     ctl = controller(store, retry_s=0.3)
@@ -214,7 +214,7 @@ def _tiny_mount(path: Path, size: str = "1m") -> bool:
 def test_full_disk_on_sqlite(tmp_path) -> None:
     """A 1 MiB tmpfs (as root; else SQLite's max_page_count caps the file): once it is full a turn is still
     answered, marked not saved; reads keep working; after space is freed the turn is written."""
-    from ui.web import SessionState
+    from ui.web.app import SessionState
 
     mount = tmp_path / "tiny"
     mounted = _tiny_mount(mount)
@@ -258,7 +258,7 @@ def test_full_disk_on_sqlite(tmp_path) -> None:
 
 
 def test_corrupt_state_row_starts_that_conversation_fresh(sqlite_store) -> None:
-    from ui.web import SessionState
+    from ui.web.app import SessionState
 
     ctl = controller(sqlite_store)
     a, b = SessionState(owner="browser:" + "f" * 32), SessionState(owner="browser:" + "f" * 32)
@@ -280,8 +280,8 @@ def test_corrupt_state_row_starts_that_conversation_fresh(sqlite_store) -> None:
 
 def slack_bot(store):
     from advisor.conversation.session import Conversation
-    from ui.slack_app import SlackBot, SlackSettings
-    from ui.slack_store import StoredThreads
+    from ui.slack.app import SlackBot, SlackSettings
+    from ui.slack.store import StoredThreads
 
     return SlackBot(SlackSettings(web_url="https://advisor.example.com/"),
                     conversation_factory=lambda lang=None: Conversation(driver="deterministic", lang=lang),
@@ -346,8 +346,8 @@ def test_slack_database_away_answers_marked_not_saved_then_saved(pg_cluster) -> 
 
 
 def test_slack_event_claims_are_shared_between_bots(sqlite_store) -> None:
-    from ui.slack_app import TTLCache
-    from ui.slack_store import StoredClaims
+    from ui.slack.app import TTLCache
+    from ui.slack.store import StoredClaims
 
     a = StoredClaims(sqlite_store, 3600, TTLCache(10, 3600))
     b = StoredClaims(sqlite_store, 3600, TTLCache(10, 3600))

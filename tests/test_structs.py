@@ -19,7 +19,8 @@ from advisor.analysis.request import AnalysisRequest
 from advisor.estimator.results import Breakdown
 from advisor.workload import DEFAULT_CONTEXT, Constraints, ExistingGpus, Workload, field_bounds
 from knowledge.errors import InputError
-from knowledge.structs import StructError, dump, fields, given as was_given, replace, validate
+from knowledge.structs import StructError, dump, fields, replace, validate
+from knowledge.structs import given as was_given
 
 
 def _one_line(exc: BaseException) -> str:
@@ -51,7 +52,7 @@ def test_existing_with_non_string_keys_is_one_line_not_a_type_error() -> None:
 def test_cli_and_api_name_the_same_field_for_full_width_digits() -> None:
     from fastapi.testclient import TestClient
 
-    from ui.api_http import build_api
+    from ui.api.http import build_api
 
     status, err = _cli(["estimate", "--model", "llama-3-70b", "--context", "１０２４", "--json"])
     assert status == 2 and "--context" in err and err.count("\n") == 1, err
@@ -143,7 +144,7 @@ def test_constructors_take_a_value_or_refuse_it_in_one_line(target: tuple[type, 
 
 
 def _cli(argv: list[str]) -> tuple[int, str]:
-    from ui.cli import main
+    from ui.cli.entry import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -10,8 +10,15 @@ from hypothesis import strategies as st
 
 from advisor.estimator.calibration import Calibration, load_calibration
 from advisor.estimator.memory import estimate_memory
-from advisor.estimator.throughput import (decode_rate, decode_step, estimate_throughput, hardware,
-                                          max_concurrency_for_latency, prefill_step, speed_profile)
+from advisor.estimator.throughput import (
+    decode_rate,
+    decode_step,
+    estimate_throughput,
+    hardware,
+    max_concurrency_for_latency,
+    prefill_step,
+    speed_profile,
+)
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ui.cli import main
+from ui.cli.entry import main
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

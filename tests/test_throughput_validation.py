@@ -8,9 +8,9 @@ cards alike), time to first token and serving throughput 35%
 
 from __future__ import annotations
 
-import pytest
-
 import statistics
+
+import pytest
 
 from benchmarks.validate_speed import DECODE_MEDIAN_TARGET, TOLERANCE, load_rows, predict_all
 

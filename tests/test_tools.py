@@ -1,4 +1,4 @@
-"""The tool surface (advisor/conversation/tools.py): each tool over the real estimator, recommender, rules and
+"""The tool surface (advisor/conversation/tools/registry.py): each tool over the real estimator, recommender, rules and
 catalog, checked against independent references; argument validation; the dispatcher never raises."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.conversation import tools
-from advisor.conversation.tools import ALLOWED, TOOLS, call_tool
+from advisor.conversation.tools import registry as tools
+from advisor.conversation.tools.registry import ALLOWED, TOOLS, call_tool
 from advisor.conversation.turn import Step
 
 GIB = 2**30

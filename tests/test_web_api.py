@@ -56,7 +56,7 @@ def _fetch(url, update):
 
 def test_only_the_chat_endpoint_is_public(url):
     api = _client(url).view_api(print_info=False, return_format="dict")
-    # /open continues a stored conversation by its id (the conversation store, ui/web_store.py)
+    # /open continues a stored conversation by its id (the conversation store, ui/web/store.py)
     assert list(api["named_endpoints"]) == ["/chat", "/open"] and not api["unnamed_endpoints"]
     params = [p["parameter_name"] for p in api["named_endpoints"]["/chat"]["parameters"]]
     assert params == ["message", "ui_lang"]

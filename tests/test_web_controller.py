@@ -10,12 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.web_fakes import GIB, FakeConversation
-from ui import web_render as R
-from ui.web import (ChatController, ExportStore, SessionState, WebSettings, _BodyLimit, conversation_mode,
-                    settings_from)
 from knowledge.errors import InputError
 from knowledge.structs import dump
+from tests.web_fakes import GIB, FakeConversation
+from ui.web import render as R
+from ui.web.app import (
+    ChatController,
+    ExportStore,
+    SessionState,
+    WebSettings,
+    _BodyLimit,
+    conversation_mode,
+    settings_from,
+)
 
 
 def _no_sweep(turn):
@@ -58,7 +65,7 @@ def test_fast_turn_is_one_update_with_answer_exports_and_panels(ctl):
 
 
 def test_slow_llm_turn_shows_pending_and_steps_as_they_come(tmp_path, monkeypatch):
-    import ui.web_chat as web  # the controller reads its limits there
+    import ui.web.chat as web  # the controller reads its limits there
 
     class Llm(FakeConversation):
         driver = "llm"
@@ -140,7 +147,7 @@ def test_factory_failure_is_a_reply(tmp_path):
 
 
 def test_streamed_text_deltas_are_shown(tmp_path, monkeypatch):
-    import ui.web_chat as web  # the controller reads its limits there
+    import ui.web.chat as web  # the controller reads its limits there
 
     monkeypatch.setattr(web, "STREAM_INTERVAL_S", 0.0)
 
@@ -216,7 +223,7 @@ def test_bad_env_value_names_the_variable():
 
 def test_cli_rejects_bad_flags_with_one_line():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "GPU_ADVISOR"))}
-    out = subprocess.run([sys.executable, "-m", "ui.cli", "web", "--port", "99999"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "ui.cli.entry", "web", "--port", "99999"], capture_output=True, text=True,
                          env=env, timeout=60, cwd=Path(__file__).resolve().parents[1])
     assert out.returncode == 2
     assert out.stderr.strip() == ("gpu-advisor: error: invalid port 99999 "
@@ -286,7 +293,7 @@ def test_context_sweep_is_built_from_the_options_sized_workload():
     """The memory-vs-context sweep estimates the option's own sized workload (its layout and its share of the
     users); without `sized_workload` no plot is drawn, whatever the layout's text says."""
     from advisor.conversation.turn import Turn
-    from ui.web_sweep import estimator_context_sweep
+    from ui.web.sweep import estimator_context_sweep
 
     job = {"model": "llama-3-70b", "task": "inference", "context": 8192}
     option = _sized_option()
@@ -343,7 +350,7 @@ def test_cli_reports_a_busy_port_in_one_line():
         port = busy.getsockname()[1]
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "GPU_ADVISOR"))}
         env["GRADIO_ANALYTICS_ENABLED"] = "False"
-        out = subprocess.run([sys.executable, "-m", "ui.cli", "web", "--port", str(port)], capture_output=True,
+        out = subprocess.run([sys.executable, "-m", "ui.cli.entry", "web", "--port", str(port)], capture_output=True,
                              text=True, env=env, timeout=120, cwd=Path(__file__).resolve().parents[1])
     assert out.returncode == 2
     last = out.stderr.strip().splitlines()[-1]
@@ -351,7 +358,7 @@ def test_cli_reports_a_busy_port_in_one_line():
 
 
 def test_app_has_no_file_inputs_and_safe_launch_settings(tmp_path):
-    from ui.web import build_app, launch_kwargs
+    from ui.web.app import build_app, launch_kwargs
 
     demo = build_app(WebSettings(export_dir=str(tmp_path)), conversation_factory=FakeConversation)
     kinds = {c.get("type") for c in demo.config["components"]}
@@ -367,7 +374,7 @@ def test_app_has_no_file_inputs_and_safe_launch_settings(tmp_path):
 
 
 def test_shown_history_is_bounded(ctl, monkeypatch):
-    import ui.web_chat as web  # the controller reads its limits there
+    import ui.web.chat as web  # the controller reads its limits there
 
     monkeypatch.setattr(web, "MAX_SHOWN_MESSAGES", 6)
     state = SessionState()
@@ -378,7 +385,7 @@ def test_shown_history_is_bounded(ctl, monkeypatch):
 
 def test_prefill_question_from_the_slack_link() -> None:
     """The Slack bot links to `ADVISOR_WEB_URL?q=<question>`; the page puts it in the box as plain text."""
-    from ui.web import PREFILL_MAX_CHARS, prefill_question
+    from ui.web.app import PREFILL_MAX_CHARS, prefill_question
 
     assert prefill_question({"q": "  部署 Qwen2.5-72B，50 并发  "}) == "部署 Qwen2.5-72B，50 并发"
     assert prefill_question({"q": "a\x00b\x1b[31mc"}) == "ab[31mc"
@@ -395,7 +402,7 @@ def test_turn_json_panel_sends_what_gradio_would_and_writes_no_files(tmp_path):
 
     import gradio as gr
 
-    import ui.web as web
+    import ui.web.app as web
 
     package = Path(web.__file__).parent
     before = sorted(p.name for p in package.iterdir())
@@ -413,7 +420,7 @@ def test_lazy_export_store_writes_on_first_request_only(tmp_path):
     (once, even with two requests at the same time); paths outside the store, or not reserved, are left alone."""
     import threading
 
-    from ui.web import materialize_export
+    from ui.web.app import materialize_export
 
     calls = []
 

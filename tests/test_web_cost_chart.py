@@ -1,6 +1,6 @@
-"""The price-vs-throughput chart's SVG (ui/web_cost_chart.py): compact tick words, round ticks, labels placed apart,
+"""The price-vs-throughput chart's SVG (ui/web/cost_chart.py): compact tick words, round ticks, labels placed apart,
 every point labelled with its configuration, nothing drawn without data, and the panels' charts only for the
-current turn (ui/web_chat.py)."""
+current turn (ui/web/chat.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ui.web_cost_chart import W, compact, cost_chart_html, linear_ticks, log_ticks, money_tick, place_labels
+from ui.web.cost_chart import W, compact, cost_chart_html, linear_ticks, log_ticks, money_tick, place_labels
 
 ROWS = [{"option": "1. 4× RTX 4090", "price": 10461.7, "currency": "USD", "tokens_per_s": 517.7},
         {"option": "2. 4× RTX 3090", "price": 5661.7, "currency": "USD", "tokens_per_s": 463.0},
@@ -71,8 +71,8 @@ def test_panels_draw_only_the_current_turn(tmp_path):
     """A turn that sized nothing after one that did: the table stays, the charts go (they describe the turn)."""
     from types import SimpleNamespace
 
-    from ui.web_chat import ChatController, SessionState
-    from ui.web_exports import ExportStore
+    from ui.web.chat import ChatController, SessionState
+    from ui.web.exports import ExportStore
 
     ctl = ChatController(exports=ExportStore(str(tmp_path)), sweep=lambda turn: None)
     opt = {"gpu": "h100-sxm", "gpu_name": "NVIDIA H100 SXM", "count": 2, "fits": True,
@@ -93,8 +93,8 @@ def test_memory_chart_legend_names_only_the_turns_parts():
     """Training bars: the legend lists weights, gradients, optimizer states (no KV cache), in the rows' language and
     the parts' order; bar heights are GiB × the axis scale (hand check: 40 GiB with 2% headroom needs steps of 20,
     so the axis runs 0-60 and the bar is 40/60 of the plot's height)."""
-    from ui.web_layout import color_map
-    from ui.web_memory_chart import PLOT_HEIGHT, memory_chart_html, wrap
+    from ui.web.layout import color_map
+    from ui.web.memory_chart import PLOT_HEIGHT, memory_chart_html, wrap
 
     rows = [{"option": "1. 1× H100 SXM", "part": p, "GiB": g, "order": o}
             for p, g, o in (("剩余（至容量）", 10.0, 6), ("优化器状态", 12.0, 4), ("梯度", 6.0, 3), ("权重", 12.0, 0))]

@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from advisor.conversation.session import HISTORY_KEPT, Conversation
-from ui.web_security import MAX_LIVE_SESSIONS, SessionCap
+from ui.web.security import MAX_LIVE_SESSIONS, SessionCap
 
 
 class Clock:
@@ -24,7 +24,7 @@ class Clock:
 
 
 def test_all_addresses_together_stay_below_the_session_store() -> None:
-    from ui.web import MAX_SESSIONS
+    from ui.web.app import MAX_SESSIONS
 
     assert MAX_LIVE_SESSIONS < MAX_SESSIONS  # so Gradio's LRU eviction never reaches a live session
     clock = Clock()
@@ -47,9 +47,9 @@ def test_conversation_history_is_bounded() -> None:
 
 
 def test_the_chat_says_when_older_messages_are_trimmed(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ui.web_chat as web  # the controller reads its limits there
+    import ui.web.chat as web  # the controller reads its limits there
     from tests.web_fakes import FakeConversation
-    from ui.web import ChatController, ExportStore, SessionState
+    from ui.web.app import ChatController, ExportStore, SessionState
 
     monkeypatch.setattr(web, "MAX_SHOWN_MESSAGES", 6)
     ctl = ChatController(FakeConversation, exports=ExportStore(str(tmp_path)), sweep=lambda turn: None)
@@ -64,7 +64,7 @@ def test_the_chat_says_when_older_messages_are_trimmed(tmp_path, monkeypatch: py
 def test_page_event_needs_the_pages_trigger() -> None:
     from types import SimpleNamespace as F
 
-    from ui.web_security import page_event
+    from ui.web.security import page_event
 
     fns = {0: F(api_visibility="private", trigger_after=None, targets=[(11, "submit"), (12, "click")]),
            1: F(api_visibility="public", trigger_after=0, targets=[(None, "then")]),

@@ -25,15 +25,15 @@ from tests.web_server import WebServer
 gradio_client = pytest.importorskip("gradio_client")
 pytest.importorskip("langchain_openai")
 
-from advisor.conversation import grounding  # noqa: E402
-from advisor.conversation.agent import AgentUnavailable  # noqa: E402
-from advisor.conversation.tools import call_tool  # noqa: E402
-from ui import web_render as R  # noqa: E402
+from advisor.conversation.grounding import gate as grounding  # noqa: E402
+from advisor.conversation.llm.agent import AgentUnavailable  # noqa: E402
+from advisor.conversation.tools.registry import call_tool  # noqa: E402
+from ui.web import render as R  # noqa: E402
 
 MODEL = "mock-model"
 MEMORY_ARGS = {"model": "llama-3-70b", "gpu": "h100"}
 RECOMMEND_ARGS = {"model": "llama-3-8b", "context": 8192, "concurrency": 10}
-# Each mock reply waits this long, so the page's throttled stream (ui.web_chat.STREAM_INTERVAL_S = 0.1 s) sends an
+# Each mock reply waits this long, so the page's throttled stream (ui.web.chat.STREAM_INTERVAL_S = 0.1 s) sends an
 # update with the finished tool step before the answer arrives.
 REPLY_DELAY_S = 0.25
 

@@ -1,4 +1,4 @@
-"""Deterministic web turns in worker processes (ui/web_pool.py): same answers as in process, state kept in the
+"""Deterministic web turns in worker processes (ui/web/pool.py): same answers as in process, state kept in the
 session, a dead worker costs no answer, workers end with their server, LLM conversations stay in process."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from advisor.conversation.session import Conversation
-from ui.web import WebSettings, settings_from
-from ui.web_pool import RemoteConversation, TurnPool, default_workers, remote_factory
+from ui.web.app import WebSettings, settings_from
+from ui.web.pool import RemoteConversation, TurnPool, default_workers, remote_factory
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ["Serve Llama 3 70B in INT4 with 8k context for 50 users", "what about 8-bit weights?", "部署改成 16k 上下文"]
@@ -80,7 +80,7 @@ def test_workers_end_with_their_server(tmp_path):
     script.write_text(textwrap.dedent(f"""
         import os, sys
         sys.path.insert(0, {str(ROOT)!r})
-        from ui.web_pool import TurnPool
+        from ui.web.pool import TurnPool
         if __name__ == "__main__":
             print(*TurnPool(2).start(), flush=True)
             os._exit(0)

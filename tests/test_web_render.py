@@ -9,8 +9,8 @@ import pytest
 
 from advisor.conversation.turn import Step, Turn
 from tests.web_fakes import FINDING, GIB, OPTIONS
-from ui import web_panels
-from ui import web_render as R
+from ui.web import panels as web_panels
+from ui.web import render as R
 
 
 def _turn(**kw):
@@ -198,7 +198,7 @@ def test_export_markdown_is_a_pasteable_quote():
     when = datetime(2025, 7, 1, 12, 0, tzinfo=timezone.utc)
     md = R.export_markdown(_turn(), question="70B for <50> users", lang="en", generated_at=when)
     assert md.startswith("# GPU recommendation\n") and "2025-07-01 12:00 UTC" in md
-    assert "Valid until 2025-07-31" in md  # ui.quote.QUOTE_VALID_DAYS after it was made
+    assert "Valid until 2025-07-31" in md  # ui.quote.document.QUOTE_VALID_DAYS after it was made
     assert "1. 70B for &lt;50&gt; users" in md
     assert "| 1 | best value | 2× NVIDIA H100 SXM (TP 2) | 60.0 |" in md
     assert "`vllm serve meta-llama/Meta-Llama-3-70B --tensor-parallel-size 2`" in md

@@ -1,4 +1,4 @@
-"""The web server's guards (ui/web_security.py): headers, login throttling, the login on every API route,
+"""The web server's guards (ui/web/security.py): headers, login throttling, the login on every API route,
 malformed events, sessions per client address, and half-sent requests timing out."""
 
 from __future__ import annotations
@@ -10,8 +10,13 @@ import httpx
 import pytest
 
 from tests.web_server import WebServer
-from ui.web_security import (
-    FREE_FAILURES, HEADER_TIMEOUT_S, MAX_LOCK_S, LoginThrottle, SessionCap, valid_event,
+from ui.web.security import (
+    FREE_FAILURES,
+    HEADER_TIMEOUT_S,
+    MAX_LOCK_S,
+    LoginThrottle,
+    SessionCap,
+    valid_event,
 )
 
 

@@ -14,7 +14,7 @@ GIB = 2**30
 LAYOUT = {"pp": 1, "dp": 1, "zero": 0, "offload": "none", "engine": "vllm", "weights": "int4", "kv": "fp16",
           "recompute": None}
 
-# Shaped like `advisor.recommend.Option.to_contract()`: `price` is one card, the TCO holds the purchase total.
+# Shaped like `advisor.recommend.recommender.Option.to_contract()`: `price` is one card, the TCO holds the purchase total.
 OPTIONS = [
     {"gpu": "h100-sxm", "gpu_name": "NVIDIA H100 SXM", "count": 2, "nodes": 1, "layout": {"tp": 2, **LAYOUT},
      "labels": ["best_value"],

@@ -57,7 +57,7 @@ class WebServer:
     def __enter__(self) -> str:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "wb")  # noqa: SIM115 - closed in __exit__ via the process
-        self.proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "web", "--port", str(self.port), *self.args],
+        self.proc = subprocess.Popen([sys.executable, "-m", "ui.cli.entry", "web", "--port", str(self.port), *self.args],
                                      cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.timeout_s
         while time.monotonic() < deadline:

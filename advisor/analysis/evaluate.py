@@ -1,5 +1,5 @@
 """The analysis of one workload (:func:`analyse`): the memory need, the user's own configurations exactly as named
-(`advisor.recommend.evaluate_configs`), the recommender's search and the rules it applies, then what the question
+(`advisor.recommend.recommender.evaluate_configs`), the recommender's search and the rules it applies, then what the question
 needs beyond the options — alternatives, the limits of the user's configuration, capacity at full load, the speed
 at the average load, the quoted claim and the plan's premises. When the recommender is missing or broken, the
 memory estimator alone answers (:mod:`advisor.analysis.memory_only`) and the result says so."""
@@ -21,7 +21,7 @@ from knowledge.errors import InputError, NotValidated
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
-    from advisor.recommend import Option, Recommendation
+    from advisor.recommend.recommender import Option, Recommendation
     from knowledge.catalog import Catalog
     from knowledge.schemas import ModelSpec
     from rules.findings import Finding
@@ -166,7 +166,7 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
     """The recommender's ranked options; None (and a note) when it is missing or fails on something other
     than the user's input, so the memory-only answer still comes through (`strict`: it raises)."""
     try:
-        from advisor.recommend import recommend
+        from advisor.recommend.recommender import recommend
     except ImportError:
         if strict:
             raise
@@ -188,9 +188,9 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
 
 def _evaluate_named(workload: Workload, constraints: Constraints, named: list[NamedConfig],
                     steps: list[Step]) -> list[Option]:
-    """The named configurations exactly as named (advisor.recommend.evaluate_configs), labelled with their role;
+    """The named configurations exactly as named (advisor.recommend.recommender.evaluate_configs), labelled with their role;
     the node limit widened to hold the widest."""
-    from advisor.recommend import evaluate_configs
+    from advisor.recommend.recommender import evaluate_configs
 
     configs = [(m.gpu, m.count or 1) for m in named]
     widest = max(n for _, n in configs)

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 from advisor.analysis.result import Limits
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_context, most_sequences
-from advisor.recommend_rank import INTERACTIVE_MS_PER_TOKEN
+from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
-    from advisor.recommend import Option
+    from advisor.recommend.recommender import Option
     from knowledge.schemas import GpuSpec, ModelSpec
 
 
@@ -39,7 +39,7 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
     return {"concurrency": float(concurrency), "per_seq": t.decode_tokens_per_s, "total": t.decode_tokens_per_s_total}
 
 
-# the default TPOT target: the recommender's interactivity target (advisor.recommend_rank.INTERACTIVE_MS_PER_TOKEN,
+# the default TPOT target: the recommender's interactivity target (advisor.recommend.rank.INTERACTIVE_MS_PER_TOKEN,
 # MLPerf Inference's interactive scenario), so the answer's concurrency limit and the ranking use one figure
 DEFAULT_TPOT_TARGET_S = INTERACTIVE_MS_PER_TOKEN / 1000
 

@@ -45,7 +45,7 @@ class AnalysisRequest(Frozen):
     concurrency_given: bool = False  # the user said a concurrency or a request rate
     offload_asked: bool = False  # the user asked about layer offload: the answer leads with it
     wants_nvlink: bool = False  # the user's plan takes NVLink between the named cards for granted
-    intent: str = "other"  # what the question asks (advisor.conversation.intent)
+    intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
     stated: tuple[str, ...] = ()  # the workload fields the user stated (the rest are defaults or inferred)
     asks_users: bool = False  # "how many users can it serve?"
     asks_need: bool = False  # "how much memory does it need?"

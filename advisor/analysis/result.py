@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from advisor.analysis.request import QuotedClaim
     from advisor.estimator.fit_limits import FitLimits
     from advisor.estimator.results import MemoryEstimate
-    from advisor.recommend import Change, Option, Recommendation
+    from advisor.recommend.recommender import Change, Option, Recommendation
     from knowledge.guides import Claim
     from knowledge.schemas import GpuSpec, ModelSpec
     from rules.findings import Finding
@@ -104,7 +104,7 @@ class Analysis:
     premise: list[Finding] = field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
     named_changes: list[Change] = field(default_factory=list)  # what would make the one configuration named work
     named_config: Option | None = None  # that configuration
-    intent: str = "other"  # what the question asks (advisor.conversation.intent)
+    intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named

@@ -4,9 +4,9 @@ Every interface (CLI, web, Slack) holds a :class:`Conversation` per user or thre
 :meth:`Conversation.respond` (one finished :class:`Turn`) or :meth:`Conversation.stream` (the tool
 steps as they run, then the Turn). Two drivers answer:
 
-- ``"deterministic"`` — :class:`advisor.conversation.dialog_turn.DialogDriver`: slot extraction, clarifying
+- ``"deterministic"`` — :class:`advisor.conversation.dialog.turn.DialogDriver`: slot extraction, clarifying
   questions, answers from the recommender/estimator/rules. Needs no model.
-- ``"llm"`` — ``advisor.conversation.agent.AgentDriver`` (imported lazily). When it raises, cannot be
+- ``"llm"`` — ``advisor.conversation.llm.agent.AgentDriver`` (imported lazily). When it raises, cannot be
   built, or reports that its answer failed grounding, the user gets the deterministic answer and a short note.
 
 Nothing here raises for user input: any failure becomes a Turn that says what went wrong, and the
@@ -23,15 +23,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from advisor import observe
-from advisor.conversation.lang import detect
+from advisor.conversation.reader.lang import detect
 from advisor.conversation.turn import Fallback, Step, Turn, fallback_of
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
 
 if TYPE_CHECKING:
-    from advisor.conversation.agent import AgentDriver
-    from advisor.conversation.dialog import DialogState
-    from advisor.conversation.dialog_turn import DialogDriver
+    from advisor.conversation.dialog.machine import DialogState
+    from advisor.conversation.dialog.turn import DialogDriver
+    from advisor.conversation.llm.agent import AgentDriver
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())  # the application decides where logs go (no stderr traceback in the CLI)
@@ -67,7 +67,7 @@ class Conversation:
     properties `workload` (None until a model is known) and `constraints`."""
 
     def __init__(self, *, driver: str | None = None, settings: Any = None, lang: str | None = None) -> None:
-        from advisor.conversation.dialog import DialogState
+        from advisor.conversation.dialog.machine import DialogState
 
         if driver is not None and driver not in DRIVERS:
             raise InputError(f"unknown driver '{driver}'", field="driver", accepted=", ".join(DRIVERS))
@@ -86,7 +86,7 @@ class Conversation:
     # -- the workload as understood so far -------------------------------------------------------------
     @property
     def workload(self) -> Workload | None:
-        from advisor.conversation.dialog import build_workload
+        from advisor.conversation.dialog.machine import build_workload
 
         try:
             return build_workload(self.state)[0]
@@ -95,13 +95,13 @@ class Conversation:
 
     @workload.setter
     def workload(self, value: Workload | None) -> None:
-        from advisor.conversation.dialog import apply_workload
+        from advisor.conversation.dialog.machine import apply_workload
 
         apply_workload(self.state, value)
 
     @property
     def constraints(self) -> Constraints:
-        from advisor.conversation.dialog import build_constraints
+        from advisor.conversation.dialog.machine import build_constraints
 
         try:  # the language decides the default region and currency, as in the dialog's own turns
             return build_constraints(self.state, self.lang)[0]
@@ -110,7 +110,7 @@ class Conversation:
 
     @constraints.setter
     def constraints(self, value: Constraints) -> None:
-        from advisor.conversation.dialog import apply_constraints
+        from advisor.conversation.dialog.machine import apply_constraints
 
         apply_constraints(self.state, value)
 
@@ -161,7 +161,7 @@ class Conversation:
 
     def _dialog_driver(self) -> DialogDriver:
         if self._dialog is None:
-            from advisor.conversation.dialog_turn import DialogDriver
+            from advisor.conversation.dialog.turn import DialogDriver
 
             self._dialog = DialogDriver()
         return self._dialog
@@ -178,10 +178,10 @@ class Conversation:
         steps: list[Step] = []
         try:
             if self._agent is None:
-                from advisor.conversation.agent import AgentDriver  # lazy: LangChain is heavy
+                from advisor.conversation.llm.agent import AgentDriver  # lazy: LangChain is heavy
 
                 self._agent = AgentDriver(self.settings)
-            from advisor.conversation.dialog import observe
+            from advisor.conversation.dialog.machine import observe
 
             observe(self.state, text, self.lang)  # keep slots current for the agent and for follow-ups
             final: Turn | None = None
@@ -219,7 +219,7 @@ class Conversation:
                     mode="deterministic", note="error", workload=self._workload_dict())
 
     def _workload_dict(self) -> dict[str, Any]:
-        from advisor.conversation.dialog import workload_summary_dict
+        from advisor.conversation.dialog.machine import workload_summary_dict
 
         try:
             return workload_summary_dict(self.state)
@@ -243,7 +243,7 @@ class Conversation:
         """Rebuild a conversation saved by :meth:`to_dict`. A malformed dict raises InputError naming the field."""
         from pydantic import ValidationError
 
-        from advisor.conversation.dialog import DialogState
+        from advisor.conversation.dialog.machine import DialogState
 
         if not isinstance(d, dict):
             raise InputError("conversation state must be a dict from Conversation.to_dict()", field="state")
@@ -282,7 +282,7 @@ def new_conversation(settings: Any = None, lang: str | None = None) -> Conversat
 
 def _load_settings() -> Any:
     try:
-        from advisor.conversation import settings as settings_module
+        from advisor.conversation.llm import settings as settings_module
     except ImportError:
         return None
     for name in ("load_settings", "get_settings", "from_env"):

@@ -69,7 +69,7 @@ class AskContract(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     answer: str
-    intent: str | None  # advisor.conversation.intent.INTENTS; None when no question was answered (greeting, error)
+    intent: str | None  # advisor.conversation.reader.intent.INTENTS; None when no question was answered (greeting, error)
     verdict: Verdict | None  # feasibility questions only
     questions: list[str]
     numbers: list[Number]
@@ -80,7 +80,7 @@ class AskContract(BaseModel):
     mode: Literal["llm", "deterministic"]
     fallback: Fallback | None = None  # null unless the LLM driver was asked and its answer replaced (issue 19)
     note: str = ""  # the sentence the user sees about it ("" when none)
-    request: dict[str, Any] | None = None  # the typed reading of the message (advisor.conversation.request)
+    request: dict[str, Any] | None = None  # the typed reading of the message (advisor.conversation.reader.request)
 
 
 class Turn(BaseModel):

@@ -75,7 +75,7 @@ MIGRATIONS: list[list[str | Only]] = [
     [  # 2: lz4 for the large text columns on PostgreSQL (new values; existing ones stay as they are)
         _LZ4,
     ],
-    [  # 3: failed logins per key ("ip:…", "user:…"), shared by every server process (ui/auth_throttle.py)
+    [  # 3: failed logins per key ("ip:…", "user:…"), shared by every server process (ui/server/auth_throttle.py)
         """CREATE TABLE auth_failures (
             key TEXT PRIMARY KEY,
             failures INTEGER NOT NULL,

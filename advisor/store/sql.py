@@ -302,7 +302,7 @@ class SqlStore:
                     "SET expires_at = excluded.expires_at WHERE events.expires_at < ?", (event_id, now + ttl_s, now))
             return bool(cur.rowcount == 1)
 
-    # --- failed logins (ui/auth_throttle.py) --------------------------------------------------------------
+    # --- failed logins (ui/server/auth_throttle.py) --------------------------------------------------------------
     def auth_failures(self, keys: list[str]) -> dict[str, tuple[int, float, float]]:
         """{key: (failures, locked_until, last_at)} of the keys that have failed recently."""
         if not keys:

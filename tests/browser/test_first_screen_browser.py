@@ -12,10 +12,10 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import ARTIFACTS
 
-# the page's own scroll to the start of the newest answer (ui/web_page.py SCROLL_TO_ANSWER_JS, issue 15): where it
+# the page's own scroll to the start of the newest answer (ui/web/page.py SCROLL_TO_ANSWER_JS, issue 15): where it
 # exists the verdict must be on screen as the page leaves it; until then the test scrolls the answer's start into
 # view itself, as a reader does, and checks that the first screen is then on screen
-PAGE_SCROLLS = importlib.util.find_spec("ui.web_page") is not None
+PAGE_SCROLLS = importlib.util.find_spec("ui.web.page") is not None
 
 QUESTIONS = {
     "en": ("Can Qwen2.5-14B in FP16 fit on one RTX 4090 with 8k context?", r"^(Yes|No|Not as asked)\b",

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_web_page_defects import CASES, QUESTION, TRAINING, _answer, fresh_page  # noqa: F401
-from ui.web_messages import PART_LABELS
+from ui.web.messages import PART_LABELS
 
 MARKET = {"en": "Can I still buy H100 in China?", "zh": "国内现在还能买 H100 吗？"}
 OTHER = {"en": "zh", "zh": "en"}

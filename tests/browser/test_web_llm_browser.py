@@ -16,8 +16,8 @@ from tests.web_server import WebServer
 
 pytest.importorskip("langchain_openai")
 
-from advisor.conversation import grounding  # noqa: E402
-from advisor.conversation.tools import call_tool  # noqa: E402
+from advisor.conversation.grounding import gate as grounding  # noqa: E402
+from advisor.conversation.tools.registry import call_tool  # noqa: E402
 
 ARGS = {"model": "llama-3-8b", "context": 8192, "concurrency": 10}
 

@@ -1,4 +1,4 @@
-"""The sections of a deterministic answer, one module each; `advisor.conversation.compose` puts them together.
+"""The sections of a deterministic answer, one module each; `advisor.conversation.render.compose` puts them together.
 
 Every number is printed through `render.book.Book`, which records it on the Turn.
 """

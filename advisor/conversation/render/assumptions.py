@@ -11,7 +11,7 @@ from advisor.analysis.result import Assumption
 from advisor.conversation.render.book import SRC_TRAINING, Book, decimals_for
 
 if TYPE_CHECKING:
-    from advisor.recommend import Option
+    from advisor.recommend.recommender import Option
 
 
 def assumptions_block(assumptions: list[Assumption], book: Book, lang: str) -> str:

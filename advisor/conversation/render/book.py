@@ -90,7 +90,7 @@ class Book:
 def numbers_in(text: str) -> tuple[tuple[str, float, str], ...]:
     """(as printed, value, unit) of each number in `text`, read by the grounding gate's own parser (memoised:
     rule messages and citations repeat from turn to turn)."""
-    from advisor.conversation.grounding import extract as find_numbers
+    from advisor.conversation.grounding.gate import extract as find_numbers
 
     out = []
     for m in find_numbers(text):
@@ -110,7 +110,7 @@ def decimals_for(x: float) -> int:
     return 0 if abs(x - round(x)) < 1e-9 else (1 if abs(x * 10 - round(x * 10)) < 1e-9 else 2)
 
 
-SRC_RECOMMEND = "advisor.recommend"
+SRC_RECOMMEND = "advisor.recommend.recommender"
 
 
 SRC_THROUGHPUT = "advisor.estimator.throughput.estimate_throughput"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis, top_option
-from advisor.conversation.dialog import Change, DialogState, default_weights
+from advisor.conversation.dialog.machine import Change, DialogState, default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -23,8 +23,8 @@ from advisor.conversation.render.options_table import opt_name
 from advisor.workload import DEFAULT_CONTEXT
 
 if TYPE_CHECKING:
-    from advisor.recommend import Change as RecChange
-    from advisor.recommend import Recommendation
+    from advisor.recommend.recommender import Change as RecChange
+    from advisor.recommend.recommender import Recommendation
     from knowledge.catalog import Catalog
 
 

@@ -12,7 +12,7 @@ from advisor.conversation.render.labels import pick
 from advisor.conversation.render.options_table import LOW_RELIABILITY, low_reliability, opt_name
 
 if TYPE_CHECKING:
-    from advisor.recommend import Option
+    from advisor.recommend.recommender import Option
 
 
 def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_years: int | None = None,

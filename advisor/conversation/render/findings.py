@@ -90,7 +90,7 @@ def rec_findings(findings: list[Finding], book: Book, lang: str, limit: int = 8,
 
 def guide_name(guide_id: str) -> str:
     """A guide by its title from the sources registry (knowledge/data/sources/guides.yaml), never its id."""
-    from advisor.conversation.dialog import default_catalog
+    from advisor.conversation.dialog.machine import default_catalog
 
     try:
         title = default_catalog().source(guide_id).title

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis, ConfigResult
-from advisor.conversation.dialog import default_weights
+from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.render.book import Book, source_of
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
@@ -21,7 +21,7 @@ from advisor.conversation.render.options_table import (
 )
 
 if TYPE_CHECKING:
-    from advisor.recommend import Option
+    from advisor.recommend.recommender import Option
 
 
 def verdict_of(ev: Analysis) -> str | None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
 
 if TYPE_CHECKING:
-    from advisor.conversation.extract import GpuMention
+    from advisor.conversation.reader.extract import GpuMention
     from knowledge.catalog import Catalog
 
 TASK = {

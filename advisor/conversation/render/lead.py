@@ -1,5 +1,5 @@
-"""The first screen's lead: the opening sentences that answer the question asked (advisor.conversation.intent),
-built by the helpers of advisor.conversation.firstscreen.
+"""The first screen's lead: the opening sentences that answer the question asked (advisor.conversation.reader.intent),
+built by the helpers of advisor.conversation.render.firstscreen.
 """
 
 from __future__ import annotations
@@ -7,16 +7,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis
-from advisor.conversation import firstscreen as fs
-from advisor.conversation.dialog import DialogState
+from advisor.conversation.dialog.machine import DialogState
+from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
 
 if TYPE_CHECKING:
-    from advisor.recommend import Option
+    from advisor.recommend.recommender import Option
 
 
 def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
-    """The opening sentences for the question asked (ev.intent); see advisor.conversation.intent."""
+    """The opening sentences for the question asked (ev.intent); see advisor.conversation.reader.intent."""
     intent = ev.intent
     users = ev.user_options
     cap = state.slots.capacity

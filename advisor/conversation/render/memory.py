@@ -23,7 +23,7 @@ from advisor.estimator.limits import CONTEXT_STEP
 
 if TYPE_CHECKING:
     from advisor.analysis.result import Limits
-    from advisor.recommend import Option
+    from advisor.recommend.recommender import Option
 
 
 def dialog_breakdown(ev: Analysis, book: Book, lang: str) -> str:

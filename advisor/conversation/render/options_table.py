@@ -8,14 +8,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.result import Analysis, ConfigResult
-from advisor.conversation.dialog import default_catalog
+from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, Book, money_of
 from advisor.conversation.render.labels import pick
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from advisor.recommend import Option, Recommendation
+    from advisor.recommend.recommender import Option, Recommendation
     from advisor.workload import Workload
     from rules.findings import Finding
 
@@ -63,17 +63,17 @@ LABEL = {
 
 
 # "lowest cost" when a cheaper option exists but spreads consumer cards over several servers, which the recommender
-# ranks after single-server and datacenter options (advisor.recommend._rank; review R01, R47)
+# ranks after single-server and datacenter options (advisor.recommend.recommender._rank; review R01, R47)
 LOWEST_COST_COMPACT = ("lowest cost without consumer cards spread over servers", "最低成本（不计跨服务器的消费级卡方案）")
 
 
 def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[str]:
     """The option's labels in words; "lowest cost" says what it is lowest among when `options` holds a cheaper one
-    that meets the targets but spreads consumer cards over servers (`advisor.recommend.spread_consumer`, the
+    that meets the targets but spreads consumer cards over servers (`advisor.recommend.recommender.spread_consumer`, the
     criterion the ranking puts after it)."""
     import math
 
-    from advisor.recommend import spread_consumer, total_price
+    from advisor.recommend.recommender import spread_consumer, total_price
     from knowledge.catalog import load_catalog
 
     def spread_and_cheaper(p: Option) -> bool:  # cheaper to buy: "lowest cost" marks the cheapest purchase
@@ -170,7 +170,9 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         parts.append(("卸载 " if lang == "zh" else "offload ") + str(lay["offload"]))
     if lay.get("engine"):
         parts.append(str(lay["engine"]))
-    from advisor.recommend import option_tags  # issue 15: 4-bit format, used-card price, near the memory limit
+    from advisor.recommend.recommender import (
+        option_tags,  # issue 15: 4-bit format, used-card price, near the memory limit
+    )
 
     parts += option_tags(o, lang)
     return ", ".join(parts) or ("单卡" if lang == "zh" else "1 GPU")
@@ -197,7 +199,7 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
                         1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
         hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
                          suffix="" if zh else "GPU-hours")
-        if tr.get("goodput"):  # the planner's run total (advisor.training_advice.training_figures)
+        if tr.get("goodput"):  # the planner's run total (advisor.recommend.training_advice.training_figures)
             g = book.num("goodput of the run total", tr["goodput"] * 100, "%", "advisor.estimator.planner", 0)
             return (f"{days}（GPU 时数 {hours}，整体运行按 {g} 有效训练时间计）" if zh
                     else f"{days} ({hours}; run total at {g} goodput)")
@@ -219,10 +221,10 @@ def opt_price(o: Option, book: Book, lang: str) -> str:
 
 
 def opt_purchase(o: Option, book: Book, lang: str) -> str:
-    """The option's full purchase in one phrase, as `Recommendation.lead_summary` words it (advisor.recommend_results
+    """The option's full purchase in one phrase, as `Recommendation.lead_summary` words it (advisor.recommend.results
     .purchase_line: cards and servers, the TCO over the horizon; owned cards costed by power and operation only),
     with the cards' price date. Its amounts are recorded under the names the cost section uses."""
-    from advisor.recommend_results import purchase_line
+    from advisor.recommend.results import purchase_line
 
     t = o.tco or {}
     src = "advisor.estimator.cost.estimate_tco"

@@ -1,0 +1,276 @@
+"""Questions the catalog, the rules and the claims data answer without a model: can I still buy this card in
+China and what does a server cost (market, how_much), how do these cards compare (compare), is what the guide says
+about them right (claim). Every figure comes from the GPU catalog (dated prices, China-market status with its date)
+or from advisor.estimator.cost (server purchase = cards + the guides' rest-of-system tier); the conversation's
+workload is left unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from advisor.conversation.reader.numbers import to_number
+from advisor.conversation.render import compose
+from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.render.book import Book
+from advisor.conversation.render.labels import pick
+from advisor.conversation.render.options_table import CHINA_STATUS
+from advisor.conversation.turn import Step, Turn
+
+if TYPE_CHECKING:
+    from advisor.conversation.dialog.machine import DialogState
+    from advisor.conversation.reader.extract import Claim, Slots
+    from knowledge.catalog import Catalog
+    from knowledge.schemas import GpuSpec
+
+SRC_CATALOG = "knowledge catalog"
+SRC_COST = "advisor.estimator.cost.estimate_tco"
+
+
+def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str, catalog: Catalog) -> Iterator[Step | Turn]:
+    book = Book()
+    mentions = ([slots.existing] if slots.existing else []) + list(slots.candidates)
+    low = (text or "").lower()  # in the order the user named them ("H20 … H100 的六分之一": H20 / H100)
+    mentions.sort(key=lambda m: low.find((m.text or "").lower()) if (m.text or "").lower() in low else len(low))
+    gpus = [catalog.gpu(m.gpu) for m in mentions]
+    count = next((m.count for m in mentions if m.count), None) or slots.gpu_count or 1
+    region = slots.region or ("cn" if lang == "zh" else "global")
+    currency = slots.currency or ("CNY" if region == "cn" or lang == "zh" else "USD")
+    deciding = ""  # the Number the lead turns on (benchmarks/bench_first_screen.py)
+    if intent == "claim" and len(gpus) == 1 and slots.claim is not None:
+        lead, rest = _spec_claim(gpus[0], slots.claim, text, book, lang)
+        what = "bandwidth" if _BANDWIDTH.search(text.lower()) else "memory"
+        deciding = f"{what} of {gpus[0].name}"
+    elif intent in ("claim", "compare") and len(gpus) >= 2:
+        lead, rest = _compare(gpus, book, lang, claim=intent == "claim", text=text)
+        stated = ratio_claim(text) if intent == "claim" else None
+        deciding = f"{'compute' if stated and stated[0] == 'compute' else 'bandwidth'} ratio {gpus[0].name}/{gpus[1].name}"
+    else:
+        lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"),
+                             price_first=intent == "how_much")
+        if intent in ("how_much", "market"):  # "what does X cost, and a used Y?": every card named is priced
+            lead += "".join(_card_price(g, m.text or g.name, low, currency, book, lang)
+                            for g, m in zip(gpus[1:], mentions[1:], strict=True))
+    if intent == "how_much" and not deciding:
+        priced = f"purchase price of {count}× {gpus[0].name} (GPUs only)"
+        deciding = priced if any(n.name == priced for n in book.numbers) else ""
+    zh = lang == "zh"
+    question = ("想算具体配置的话，告诉我模型和任务（推理、微调或训练）。" if zh else
+                "To size a configuration, tell me the model and the task (serving, fine-tuning or training).")
+    body = "\n\n".join(x for x in [lead, question, fs.details("详情" if zh else "Details", rest)] if x)
+    step = Step(name="lookup_gpu", arguments={"gpus": [g.id for g in gpus]}, summary=", ".join(g.name for g in gpus))
+    yield step
+    yield compose.finish_turn(body, lang, state, book, questions=[question], steps=[step],
+                        extra={"kind": "catalog", "intent": intent, "pending": state.pending, "answer_verdict": None,
+                               "deciding": deciding})
+
+
+def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, lang: str, with_price: bool,
+            price_first: bool = False) -> tuple[str, str]:
+    """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
+    zh = lang == "zh"
+    ch = gpu.china
+    status = pick(CHINA_STATUS.get(ch.status, (ch.status, ch.status)), lang)
+    when = ch.as_of.isoformat()
+    buyable = ch.status in ("available", "china_variant")
+    if zh:
+        verdict = "可以" if buyable else ("需要出口许可，难以正常采购" if ch.status == "licence_required" else "不能正常采购")
+        lead = f"**{verdict}**：{gpu.name} 在中国大陆的状态是“{status}”（截至 {when}）。"
+    elif region != "cn":  # the catalog's market status is mainland China's export-control status
+        lead = (f"**Outside mainland China, yes**: the export-control status the catalog tracks is China's, where the "
+                f"{gpu.name} is “{status}” (as of {when}).")
+    else:
+        verdict = "Yes" if buyable else ("Only with an export licence" if ch.status == "licence_required" else "No")
+        lead = f"**{verdict}** — the {gpu.name} is “{status}” in mainland China (as of {when})."
+    rest = [book.text(ch.note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
+    if with_price:
+        price_line = _server_price(gpu, count, currency, book, lang)
+        if price_line and price_first:  # "what does a server with 8 H20 cost?": the price is the answer
+            status_line = lead if zh or region == "cn" else f"In mainland China it is “{status}” (as of {when})."
+            lead = price_line[0] + (" " if not zh else "") + status_line.replace("**", "")
+            rest.append(price_line[1])
+        elif price_line:
+            lead += (" " if not zh else "") + price_line[0]
+            rest.append(price_line[1])
+    return lead, "\n\n".join(rest)
+
+
+_USED = re.compile(r"used|second[\s-]?hand|refurb\w*|二手|拆机|翻新")
+
+
+def _card_price(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, lang: str) -> str:
+    """One more card's dated price, used when "used"/"二手" is said just before its name, else the newest price."""
+    zh = lang == "zh"
+    at = low.find(said.lower())
+    used = at >= 0 and bool(_USED.search(low[max(0, at - 16):at + len(said)]))
+    p = gpu.price(currency, "used" if used else "any")
+    if p is None:
+        return (f"{gpu.name}{'二手' if used else ''}：目录里没有{'二手' if used else ''}报价。" if zh else
+                f" {'A used ' if used else 'The '}{gpu.name}: the catalog has no {'used ' if used else ''}price for it.")
+    money = book.money(f"price per card of {gpu.name} ({p.kind})", p.amount, currency,
+                       f"{SRC_CATALOG}: {gpu.id} price {p.source} as of {p.date}")
+    kind = {"used": ("二手", "used"), "launch_msrp": ("首发价", "launch MSRP")}.get(p.kind, ("市场价", p.kind))
+    return (f"{gpu.name}{'二手' if used else ''}：单卡约 {money}（{kind[0]}，截至 {p.date.isoformat()}）。" if zh else
+            f" {'A used ' if used else 'The '}{gpu.name}: about {money} per card ({kind[1]}, as of {p.date.isoformat()}).")
+
+
+def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str) -> tuple[str, str] | None:
+    from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import estimate_tco, gpu_unit_price
+    from knowledge.errors import AdvisorError
+
+    zh = lang == "zh"
+    econ = load_economics()
+    try:
+        unit, date, kind, source = gpu_unit_price(gpu, currency, econ)
+        t = estimate_tco(gpu, count, econ, currency=currency).to_contract()
+    except AdvisorError:
+        return None
+    n = book.count(f"GPUs ({gpu.name})", count, "GPUs", "user input")
+    per = book.money(f"price per card of {gpu.name}", unit, currency, f"{SRC_CATALOG}: {gpu.id} price {source} as of {date}")
+    gpus = book.money(f"purchase price of {count}× {gpu.name} (GPUs only)", unit * count, currency,
+                      f"{SRC_CATALOG}: {gpu.id} price × count")
+    total = book.money(f"server purchase of {count}× {gpu.name}", t["purchase"]["total"]["amount"], currency, SRC_COST)
+    rest = book.money(f"rest of the server for {count}× {gpu.name}", t["purchase"]["rest_of_system"]["amount"], currency,
+                      SRC_COST)
+    tco = book.money(f"TCO of {count}× {gpu.name}", t["tco"]["amount"], currency, SRC_COST)
+    years = book.num("TCO years", float(t["years"]), "years", SRC_COST, 0, suffix="")
+    head = (f"{n} 卡 {gpu.name} 整机约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余整机 {rest}。" if zh else
+            f"A server with {n}× {gpu.name} is about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for "
+            "the rest of the server.")
+    more = (f"{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。" if zh else
+            f"{years}-year total cost of ownership (server, power, operations, full utilisation): about {tco}.")
+    dated = "; ".join(f"{p['name']} {p['value']:g} {p['unit']} ({p['as_of']})" for p in t.get("prices", []))
+    return head, more + "\n\n" + book.text(("带日期的输入：" if zh else "Dated inputs: ") + dated, "dated inputs", SRC_COST)
+
+
+def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str = "") -> tuple[str, str]:
+    """Two or more cards side by side: memory, bandwidth (decode speed follows it), dense BF16 tensor compute
+    (prefill and training follow it), TDP; the lead says how far apart the first two are on each."""
+    zh = lang == "zh"
+    a, b = gpus[0], gpus[1]
+    bw = a.bandwidth_bytes_per_s / b.bandwidth_bytes_per_s
+    fl = a.bf16_dense_flops / b.bf16_dense_flops
+    bw_a = book.num(f"bandwidth of {a.name}", a.bandwidth_bytes_per_s / 1e9, "GB/s", f"{SRC_CATALOG}: {a.id}", 0)
+    bw_b = book.num(f"bandwidth of {b.name}", b.bandwidth_bytes_per_s / 1e9, "GB/s", f"{SRC_CATALOG}: {b.id}", 0)
+    fl_a = book.num(f"dense BF16 of {a.name}", a.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {a.id}", 0)
+    fl_b = book.num(f"dense BF16 of {b.name}", b.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {b.id}", 0)
+    r_bw = book.num(f"bandwidth ratio {a.name}/{b.name}", bw, "×", "computed from the catalog", 2, suffix="×")
+    r_fl = book.num(f"compute ratio {a.name}/{b.name}", fl, "×", "computed from the catalog", 2 if fl < 1 else 1, suffix="×")
+    close_bw, close_fl = abs(bw - 1) <= 0.15, abs(fl - 1) <= 0.15
+    stated = ratio_claim(text) if claim else None
+    if stated is not None:  # "H20 的算力只有 H100 的六分之一": the stated ratio against the catalog's, within 20 %
+        metric, said = stated
+        real = fl if metric == "compute" else bw
+        right = abs(math.log(said / real)) <= math.log(1.2)
+        verdict = ("基本对" if right else "不对") if zh else ("Roughly right" if right else "Not right")
+    elif claim:
+        verdict = (("对" if close_fl else "只对一半") if close_bw else "不对") if zh else \
+            (("Right" if close_fl else "Half right") if close_bw else "Not right")
+    else:
+        verdict = ""
+    if zh:
+        lead = (f"{'**' + verdict + '**：' if verdict else ''}生成（decode）速度取决于显存带宽：{a.name} {bw_a} 对 {b.name} {bw_b}（{r_bw}）；"
+                f"预填充和训练取决于算力：稠密 BF16 {fl_a} 对 {fl_b}（{r_fl}）。")
+    else:
+        lead = (f"{'**' + verdict + '** — ' if verdict else ''}decode speed follows memory bandwidth: {a.name} {bw_a} vs "
+                f"{b.name} {bw_b} ({r_bw}); prefill and training follow compute: dense BF16 {fl_a} vs {fl_b} ({r_fl}).")
+    head = ("| 显卡 | 显存 | 带宽 | 稠密 BF16 | 功耗 | NVLink |" if zh else
+            "| GPU | memory | bandwidth | dense BF16 | TDP | NVLink |") + "\n|---|---|---|---|---|---|"
+    rows = []
+    for g in gpus:
+        mem = book.num(f"memory of {g.name}", g.memory_bytes / 2**30, "GiB", f"{SRC_CATALOG}: {g.id}", 0)
+        bw_g = book.num(f"bandwidth of {g.name}", g.bandwidth_bytes_per_s / 1e9, "GB/s", f"{SRC_CATALOG}: {g.id}", 0)
+        fl_g = book.num(f"dense BF16 of {g.name}", g.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {g.id}", 0)
+        tdp = book.num(f"TDP of {g.name}", g.tdp_w, "W", f"{SRC_CATALOG}: {g.id}", 0)
+        rows.append(f"| {g.name} | {mem} | {bw_g} | {fl_g} | {tdp} | {g.nvlink} |")
+    return lead, head + "\n" + "\n".join(rows)
+
+
+_BANDWIDTH = re.compile(r"带宽|bandwidth")
+_FRACTION_ZH = re.compile(r"(?P<den>[一二两三四五六七八九十\d]+)\s*分之\s*(?P<num>[一二两三四五六七八九十\d]+)")
+_FRACTION = re.compile(r"(?<![\d.])(?P<num>\d+)\s*/\s*(?P<den>\d+)(?![\d.])")
+_FRACTION_EN = re.compile(r"(?<![a-z])(?:a|one)\s+(?P<den>half|third|quarter|fourth|fifth|sixth|seventh|eighth|tenth)(?![a-z])")
+_TIMES = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?:倍|x(?![a-z\d])|×|times)")
+_EN_FRACTIONS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+                 "tenth": 10}
+
+
+def ratio_claim(text: str) -> tuple[str, float] | None:
+    """("compute" or "bandwidth", first card / second card) of a stated ratio ("H20 的算力只有 H100 的六分之一",
+    "the H100 is 3x faster than the A100 at training"); None when no ratio or no metric is named."""
+    s = (text or "").lower()
+    metric = ("bandwidth" if re.search(r"带宽|bandwidth|decode|生成速度|推理速度", s) else
+              "compute" if re.search(r"算力|tflops|flops|compute|训练|training|prefill", s) else None)
+    if metric is None:
+        return None
+    m = _FRACTION_ZH.search(s) or _FRACTION.search(s)
+    if m:
+        num, den = to_number(m.group("num")), to_number(m.group("den"))
+        return (metric, num / den) if num and den else None
+    m = _FRACTION_EN.search(s)
+    if m:
+        return metric, 1.0 / _EN_FRACTIONS[m.group("den")]
+    if re.search(r"(?<![a-z])half(?![a-z])|一半", s):
+        return metric, 0.5
+    m = _TIMES.search(s)
+    return (metric, float(m.group("n"))) if m and float(m.group("n")) > 0 else None
+
+
+def _spec_claim(gpu: GpuSpec, claim: Claim, text: str, book: Book, lang: str) -> tuple[str, str]:
+    """A stated memory size or bandwidth of one card against the catalog. A card sold as "N GB" has N GiB
+    (N·2^30 bytes), so "24 GB" for a 24 GiB card is right; bandwidth is decimal (TB/s = 1000 GB/s), within 10 %."""
+    zh = lang == "zh"
+    src = f"{SRC_CATALOG}: {gpu.id}"
+    bandwidth = bool(_BANDWIDTH.search(text.lower()))
+    unit = claim.unit + ("/s" if bandwidth and claim.unit.upper() in ("TB", "GB") else "")
+    said = book.num("value in the claim", claim.value, unit, "user input", 0 if claim.value >= 10 else 1)
+    if bandwidth:
+        stated = claim.value * (1000.0 if claim.unit.upper().startswith("T") else 1.0)  # GB/s
+        real = gpu.bandwidth_bytes_per_s / 1e9
+        right = abs(stated - real) <= 0.10 * real
+        shown = book.num(f"bandwidth of {gpu.name}", real, "GB/s", src, 0)
+        what = ("显存带宽" if zh else "memory bandwidth")
+    else:
+        stated = claim.value * (1024.0 if claim.unit.upper().startswith("T") else 1.0)  # GiB, as cards are sold
+        real = gpu.memory_bytes / 2**30
+        right = abs(stated - real) <= 0.5
+        shown = book.num(f"memory of {gpu.name}", real, "GiB", src, 0)
+        what = ("显存" if zh else "memory")
+    if zh:
+        lead = (f"**{'对' if right else '不对'}**：按目录，{gpu.name} 的{what}是 {shown}"
+                f"{'，与说法一致' if right else f'，不是 {said}'}。")
+    else:
+        lead = (f"**{'Right' if right else 'Not right'}** — the {gpu.name} has {shown} of {what} in the catalog"
+                f"{', as stated' if right else f', not {said}'}.")
+    sources = ", ".join(getattr(gpu, "sources", []) or [])
+    rest = (f"出处：{sources}" if zh else f"Sources: {sources}") if sources else ""
+    return lead, book.text(rest, f"sources {gpu.id}", src) if rest else ""
+
+
+def capabilities_turn(state: DialogState, lang: str) -> Turn:
+    """"What can you do?": what the advisor does and three example questions, in the user's language."""
+    zh = lang == "zh"
+    if zh:
+        body = ("我帮您为大模型任务选 GPU 并算清楚：**用哪种卡、要几张、放不放得下、跑多快、训练要多久、花多少钱**。"
+                "每个数字都来自显存/速度/成本公式或带日期、有出处的目录，国内可采购的卡和价格单独标出。\n\n"
+                "可以这样问：\n"
+                "- Qwen2.5-14B 用 INT4 量化，一张 16GB 的 4060 Ti 能跑 8k 上下文吗？\n"
+                "- 给 30 个人部署 Llama-3.1-70B，需要几张 L20？大概多少钱？\n"
+                "- 用 8 张 A800 全参微调 Qwen2.5-7B，训练 5B tokens 要多久？")
+    else:
+        body = ("I size GPUs for LLM jobs: **which card, how many, whether it fits, how fast it runs, how long training "
+                "takes and what it costs**. Every number comes from the memory, speed and cost formulas or from the "
+                "dated, cited catalog; China-market availability and prices are shown where they matter.\n\n"
+                "Try for example:\n"
+                "- Will Qwen2.5-32B in 4-bit fit on one RTX 4090 with 8k context?\n"
+                "- How many H100s do I need to serve Llama-3.1-70B to 50 users?\n"
+                "- How long does a LoRA fine-tune of Mistral-7B on 500M tokens take on one A100?")
+    book = Book()
+    book.text(body, "example question", "fixed example questions (advisor.conversation.dialog.catalog_answers)")
+    return compose.finish_turn(body, lang, state, book, extra={"kind": "capabilities", "intent": "capabilities",
+                                                         "pending": state.pending, "answer_verdict": None,
+                                                         "deciding": ""})

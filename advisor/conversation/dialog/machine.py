@@ -1,0 +1,479 @@
+"""The deterministic dialog: a state machine over workload slots, one clarifying question at a time.
+
+Each turn: extract slots from the message (:mod:`advisor.conversation.reader.extract`), merge them into the
+conversation's state (later turns refine earlier ones and the changes are reported), then either ask the
+one question that blocks an answer (which model? which task?) or answer from the tools — recommender,
+estimator, rules — and ask the most useful next question with its default offered. "默认/default"
+accepts the default of the pending question. Nonsense, injection attempts, empty or huge messages get a
+clear reply in the user's language and leave the state as it was.
+
+The answer is computed by :func:`advisor.analysis.evaluate.analyse` from the request this module builds
+(:func:`analysis_request`), and rendered by :mod:`advisor.conversation.render.compose`; this module only decides.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
+from advisor.analysis.result import Assumption
+from advisor.conversation.reader.extract import GpuMention, Slots, extract
+from advisor.workload import Constraints, ExistingGpus, Workload
+from knowledge.errors import AdvisorError, InputError
+from knowledge.structs import StructError, dump
+
+log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())
+
+DEFAULT_MODEL = "qwen2.5-7b"
+from advisor.recommend.offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
+from advisor.workload import default_context  # noqa: E402  (one place for the default)
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
+
+QPS_SECONDS_PER_REQUEST = 1.0  # Little's law L = λ·W with W = 1 s when only QPS is known (stated as an assumption)
+
+BLOCKING = ("model", "task")
+NEXT_INFERENCE = ("concurrency", "context", "weights", "region", "budget", "output_tokens")
+NEXT_TRAINING = ("train_tokens", "context", "region", "budget", "deadline")
+
+
+class DialogState(BaseModel):
+    """What the conversation knows: merged slots, the question waiting for an answer, what was asked/defaulted."""
+
+    model_config = ConfigDict(extra="forbid")
+    slots: Slots = Slots()
+    pending: str | None = None
+    asked: list[str] = []
+    defaulted: list[str] = []
+    focus_gpu: str | None = None  # the top option of the last answer ("what about 4 cards?" re-counts it)
+    last_numbers: dict[str, float] = {}  # key results of the last answer, for "what changed and how much"
+    last_workload: dict[str, Any] = {}
+    answered: int = 0
+    intent: str = "other"  # the intent of the last turn (advisor.conversation.reader.intent)
+
+
+@dataclass
+class Change:
+    slot: str
+    old: Any
+    new: Any
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# merging turns
+# ----------------------------------------------------------------------------------------------------------------
+_TRANSIENT = {"claim", "unknown_gpus", "unknown_model", "model_text", "model_assumed", "size_params"}
+
+
+def merge(state: DialogState, new: Slots) -> list[Change]:
+    """Fold this turn's slots into the state; return what changed (old -> new) for the slots that matter."""
+    old = state.slots
+    merged = old.model_copy(deep=True)
+    changes: list[Change] = []
+
+    def put(name: str, value: Any) -> None:
+        before = getattr(merged, name)
+        if before != value:
+            if name not in _TRANSIENT:
+                changes.append(Change(name, before, value))
+            setattr(merged, name, value)
+
+    merged.claim = new.claim
+    merged.unknown_gpus = list(new.unknown_gpus)
+    merged.unknown_model = new.unknown_model
+    if new.model is not None:
+        put("model", new.model)
+        merged.model_text, merged.model_assumed, merged.size_params = new.model_text, new.model_assumed, new.size_params
+    elif new.size_params is not None:
+        merged.size_params = new.size_params
+    if new.task is not None:
+        put("task", new.task)
+        merged.task_generic = None
+    elif new.task_generic is not None:
+        keep = old.task in ("lora", "qlora", "full", "freeze") if new.task_generic == "finetune" else (
+            old.task in ("lora", "qlora", "full", "freeze", "pretrain"))
+        if not keep:
+            merged.task_generic = new.task_generic
+            if old.task == "inference":
+                put("task", None)
+    for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
+                 "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
+                 "zero", "mfu", "buy_or_rent", "wants_nvlink", "condition", "offload", "home"):
+        value = getattr(new, name)
+        if value is not None:
+            put(name, value)
+    if new.concurrency is not None:
+        merged.concurrency_avg = new.concurrency_avg
+    if new.weights is not None and merged.task == "qlora" and new.weights not in ("nf4", "int4", "gptq-int4", "awq-int4"):
+        put("task", "lora")  # "QLoRA … 改成 8bit": an 8-bit base is LoRA on a quantised base, not QLoRA
+    if (new.weights is None and merged.weights is not None and merged.task in ("full", "pretrain", "freeze")
+            and merged.weights not in ("bf16", "fp16", "fp32")):
+        put("weights", None)  # an earlier turn's serving precision does not carry over to full training
+    if new.weights is None and merged.task == "qlora" and merged.weights not in (None, "nf4", "int4"):
+        put("weights", None)
+    if new.excluded or new.excluded_vendors:
+        put("excluded", sorted(set(old.excluded) | set(new.excluded)))
+        put("excluded_vendors", sorted(set(old.excluded_vendors) | set(new.excluded_vendors)))
+        merged.candidates = [c for c in merged.candidates if c.gpu not in merged.excluded]
+    if new.capacity is not None:
+        put("capacity", new.capacity)
+        merged.bandwidth = new.bandwidth
+    if new.existing is not None:
+        put("existing", new.existing)
+    if new.candidates:
+        put("candidates", list(new.candidates))
+    if new.gpu_count is not None:
+        if new.existing is None and not new.candidates:
+            if merged.existing is not None:
+                put("existing", merged.existing.model_copy(update={"count": new.gpu_count}))
+            elif merged.candidates:
+                put("candidates", [c.model_copy(update={"count": new.gpu_count}) for c in merged.candidates])
+            elif state.focus_gpu:
+                put("candidates", [GpuMention(gpu=state.focus_gpu, count=new.gpu_count, text="")])
+            else:
+                put("gpu_count", new.gpu_count)
+        else:
+            for mention in ([merged.existing] if merged.existing else []) + list(merged.candidates):
+                if mention.count is None:
+                    mention.count = new.gpu_count
+    state.slots = merged
+    return changes
+
+
+def observe(state: DialogState, text: str, lang: str = "en", catalog: Catalog | None = None) -> Slots:
+    """Extraction and merge only (used in LLM mode so the state follows the conversation)."""
+    slots = extract(text or "", catalog if catalog is not None else default_catalog(), pending=state.pending, lang=lang)
+    if slots.reset:
+        reset(state)
+    elif not slots.empty:
+        merge(state, slots)
+    return slots
+
+
+def reset(state: DialogState) -> None:
+    fresh = DialogState()
+    for name in type(state).model_fields:
+        setattr(state, name, getattr(fresh, name))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# from slots to Workload / Constraints (defaults applied, each one stated)
+# ----------------------------------------------------------------------------------------------------------------
+PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training reads that many tokens (fine-tuning sets are far smaller)
+
+
+def _task_of(slots: Slots) -> str | None:
+    if slots.task:
+        return slots.task
+    if slots.task_generic == "finetune":
+        return "lora"
+    if slots.task_generic == "train":  # the default is answered with and said, never named and then asked for
+        return "pretrain" if (slots.train_tokens or 0) >= PRETRAIN_TOKENS else "lora"
+    return None
+
+
+def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption]]:
+    """The Workload the slots describe, with the defaults it needed (None when no model is known yet)."""
+    s = state.slots
+    notes: list[Assumption] = []
+    if s.model is None:
+        return None, notes
+    task = _task_of(s) or "inference"
+    if s.task is None and s.task_generic == "finetune":
+        notes.append(Assumption("fine-tuning method not given: LoRA assumed", "未说明微调方式：按 LoRA 计算"))
+    elif s.task is None and s.task_generic == "train":
+        notes.append(Assumption(f"kind of training not given: {'pre-training' if task == 'pretrain' else 'LoRA fine-tuning'}"
+                                " assumed (say QLoRA, full fine-tuning or pre-training for another)",
+                                f"未说明训练方式：按{'预训练' if task == 'pretrain' else ' LoRA 微调'}计算（如需 QLoRA、全参微调或预训练请说明）"))
+    elif s.task is None:
+        notes.append(Assumption("task not given: inference (serving) assumed", "未说明任务：按推理部署计算"))
+    weights = s.weights
+    if task == "qlora" and weights in (None, "int4"):
+        weights = "nf4"
+    if task in ("full", "pretrain", "freeze") and weights not in (None, "bf16", "fp16", "fp32"):
+        notes.append(Assumption(f"full-weight training keeps the weights in BF16 mixed precision; {weights.upper()} "
+                                "is a serving format here (FP8 training is not modelled)",
+                                f"全参训练的权重按 BF16 混合精度计算；{weights.upper()} 在这里按部署格式处理（不估算 FP8 训练）"))
+        weights = None
+    if s.offload and task == "inference" and weights in (None, "int4"):
+        weights = OFFLOAD_WEIGHTS  # layer offload is llama.cpp's: a GGUF file, the 4-bit one people run
+        notes.append(Assumption(f"layer offload is llama.cpp's: GGUF {weights.upper()} weights assumed",
+                                f"按层卸载是 llama.cpp 的功能：按 GGUF {weights.upper()} 权重计算"))
+    gguf = task == "inference" and weights is None and not s.offload and (s.engine == "llama.cpp" or (
+        s.home and s.engine is None and (s.concurrency or 1) <= 2))
+    if gguf:  # Ollama / llama.cpp / a home machine: the GGUF 4-bit file people run, on a llama.cpp-style engine
+        weights = OFFLOAD_WEIGHTS
+        notes.append(Assumption(f"llama.cpp-style engine (Ollama, LM Studio): GGUF {weights.upper()} weights assumed",
+                                f"按 llama.cpp 类引擎（Ollama、LM Studio）计算：GGUF {weights.upper()} 权重"))
+    if weights is None and task == "inference":
+        native = default_weights(s.model)
+        notes.append(Assumption(f"weights in {native.upper()}, the checkpoint's own precision",
+                                f"权重按 {native.upper()} 计算（模型发布时的精度）"))
+    context = s.context
+    if context is None:
+        context = default_context(default_catalog().find_model(s.model or "") if task == "inference" else None)
+        notes.append(Assumption("context {ctx} per sequence", "每条序列上下文 {ctx}",
+                                {"ctx": (context, "tokens", "advisor.workload.default_context")}))
+    concurrency = s.concurrency
+    if concurrency is None and s.qps:
+        concurrency = max(1, math.ceil(s.qps * QPS_SECONDS_PER_REQUEST))
+        notes.append(Assumption(
+            "{qps} requests/s read as {conc} concurrent requests (Little's law with {w} per request)",
+            "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}）",
+            {"qps": (s.qps, "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
+             "w": (QPS_SECONDS_PER_REQUEST, "s", "dialog assumption")}))
+    if concurrency is None:
+        concurrency = 1
+        if task == "inference":
+            notes.append(Assumption("one request at a time (concurrency {n})", "单路请求（并发 {n}）",
+                                    {"n": (1, "sequences", "dialog default")}))
+    if s.concurrency_avg is not None and s.concurrency is not None and task == "inference":
+        notes.append(Assumption("sized for the peak of {peak} concurrent requests (average {avg})",
+                                "按高峰 {peak} 并发配置（平时 {avg}）",
+                                {"peak": (s.concurrency, "sequences", "user input"),
+                                 "avg": (s.concurrency_avg, "sequences", "user input")}))
+    kwargs: dict[str, Any] = {"model": s.model, "task": task, "weights": weights, "context": context,
+                              "concurrency": concurrency if task == "inference" else 1}
+    if s.kv:
+        kwargs["kv"] = s.kv
+    if s.batch:
+        kwargs["batch"] = s.batch
+    if s.prompt_tokens:
+        kwargs["prompt_tokens"] = min(s.prompt_tokens, context)
+    if s.output_tokens:
+        kwargs["output_tokens"] = min(s.output_tokens, context)
+    if s.train_tokens and task != "inference":
+        kwargs["train_tokens"] = s.train_tokens
+    if s.engine:
+        kwargs["engine"] = s.engine
+    elif (s.offload or gguf) and task == "inference":
+        kwargs["engine"] = "llama.cpp"
+    if s.lora_rank and task in ("lora", "qlora"):
+        kwargs["lora_rank"] = s.lora_rank
+    if s.zero is not None and task != "inference":
+        kwargs["zero"] = s.zero
+    try:
+        return Workload(**kwargs), notes
+    except StructError as exc:
+        raise _input_error(exc) from None
+
+
+def default_weights(model_id: str | None) -> str:
+    """The serving precision the estimator assumes when none is given: the checkpoint's own (FP8 for DeepSeek-V3)."""
+    spec = default_catalog().find_model(model_id) if model_id else None
+    if spec is None:
+        return "bf16"
+    from advisor.estimator.memory import default_inference_format
+
+    return default_inference_format(spec)
+
+
+def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints, list[Assumption]]:
+    s = state.slots
+    notes: list[Assumption] = []
+    kwargs: dict[str, Any] = {}
+    if s.budget:
+        kwargs["budget"] = s.budget
+        kwargs["currency"] = s.currency or ("CNY" if lang == "zh" else "USD")
+    elif s.currency:
+        kwargs["currency"] = s.currency
+    else:
+        kwargs["currency"] = "CNY" if lang == "zh" or s.region == "cn" else "USD"  # prices in the user's currency
+    if s.region:
+        kwargs["region"] = s.region
+    elif lang == "zh":
+        # the region question offers mainland China as the default to Chinese users: apply what it promises
+        kwargs["region"] = "cn"
+        notes.append(Assumption("region not given: mainland China assumed (only cards sold there)",
+                                "未说明部署地区：按中国大陆计算（只考虑国内可买到的卡）"))
+    if s.existing:
+        kwargs["existing"] = ExistingGpus(gpu=s.existing.gpu, count=s.existing.count or 1)
+    if s.candidates:
+        kwargs["candidates"] = tuple(c.gpu for c in s.candidates)
+    elif s.excluded or s.excluded_vendors:  # "国内买不到 A100", "no NVIDIA": search every other card
+        vendors = {v.lower() for v in s.excluded_vendors}
+        kwargs["candidates"] = tuple(g.id for g in default_catalog().gpus
+                                     if g.id not in s.excluded and g.vendor.lower() not in vendors)
+        notes.append(Assumption("left out as you asked: " + ", ".join(s.excluded + [v.upper() for v in vendors]),
+                                "按您的要求不考虑：" + "、".join(s.excluded + [v.upper() for v in vendors])))
+    if s.gpu_count and not s.existing and not s.candidates:
+        kwargs["max_gpus_per_node"] = max(1, min(16, s.gpu_count))
+        kwargs["max_nodes"] = 1
+    if s.deadline_s:
+        kwargs["deadline_s"] = s.deadline_s
+    if s.buy_or_rent:
+        kwargs["buy_or_rent"] = s.buy_or_rent
+    if s.tco_years:
+        kwargs["tco_years"] = s.tco_years
+    if s.condition:
+        kwargs["condition"] = s.condition
+    if s.mfu:  # a stated training MFU (the serving estimate has none)
+        kwargs["mfu"] = s.mfu
+        if s.task != "inference":
+            notes.append(Assumption("training time at MFU {mfu} as you stated, not the calibrated figure",
+                                    "训练时间按您给的 MFU {mfu} 计算，而不是校准值",
+                                    {"mfu": (round(s.mfu * 100, 1), "%", "user input")}))
+    try:
+        return Constraints(**kwargs), notes
+    except StructError as exc:
+        raise _input_error(exc) from None
+
+
+def _input_error(exc: StructError) -> InputError:
+    err = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in err["loc"]) or "workload"
+    msg = err["msg"].removeprefix("Value error, ")
+    return InputError(f"{where}: {msg}", field=where, message_zh=f"参数 {where} 无效：{msg}")
+
+
+def apply_workload(state: DialogState, workload: Workload | None) -> None:
+    """Set the slots from a Workload (for drivers that build one themselves)."""
+    s = state.slots
+    if workload is None:
+        for name in ("model", "task", "weights", "kv", "context", "concurrency", "train_tokens"):
+            setattr(s, name, None)
+        return
+    s.model, s.task, s.weights, s.kv = workload.model, workload.task, workload.weights, workload.kv
+    s.context, s.concurrency, s.batch = workload.context, workload.concurrency, workload.batch
+    s.prompt_tokens, s.output_tokens = workload.prompt_tokens, workload.output_tokens
+    s.train_tokens, s.engine = workload.train_tokens, workload.engine
+    s.task_generic = None
+
+
+def apply_constraints(state: DialogState, c: Constraints) -> None:
+    s = state.slots
+    s.budget, s.currency, s.region = c.budget, c.currency, c.region
+    s.existing = GpuMention(gpu=c.existing.gpu, count=c.existing.count) if c.existing else None
+    s.candidates = [GpuMention(gpu=g) for g in c.candidates]
+    s.deadline_s, s.buy_or_rent = c.deadline_s, c.buy_or_rent
+
+
+def workload_summary_dict(state: DialogState) -> dict[str, Any]:
+    """The workload and constraints as understood, for Turn.workload (JSON-safe)."""
+    out: dict[str, Any] = {}
+    try:
+        workload, _ = build_workload(state)
+        if workload is not None:
+            out["workload"] = dump(workload, json=True, exclude_defaults=True) | {"model": workload.model,
+                                                                                        "task": workload.task}
+    except AdvisorError:
+        pass
+    try:
+        constraints, _ = build_constraints(state)
+        out["constraints"] = dump(constraints, json=True, exclude_defaults=True)
+    except AdvisorError:
+        pass
+    out["slots"] = state.slots.workload_fields() and state.slots.model_dump(mode="json", exclude_defaults=True)
+    if state.pending:
+        out["pending"] = state.pending
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# questions
+# ----------------------------------------------------------------------------------------------------------------
+def missing_blocking(state: DialogState, implied_inference: bool = False) -> str | None:
+    """The slot that blocks an answer (see the ask-versus-default rule in advisor.conversation.reader.intent):
+    `implied_inference` when this turn's question implies serving (feasibility, how many, a quantised format…)."""
+    s = state.slots
+    if s.model is None:
+        return "model"
+    if (_task_of(s) is None and "task" not in state.defaulted
+            and not (implied_inference and s.task_generic is None)):
+        return "task"
+    return None
+
+
+def next_question(state: DialogState) -> str | None:
+    """The most useful slot still unknown, not yet asked and not defaulted (one at a time)."""
+    s = state.slots
+    task = _task_of(s) or "inference"
+    order = NEXT_INFERENCE if task == "inference" else NEXT_TRAINING
+    known = {
+        "concurrency": s.concurrency is not None or s.qps is not None,
+        "context": s.context is not None,
+        "weights": s.weights is not None,
+        "region": s.region is not None,
+        "budget": s.budget is not None or s.existing is not None,
+        "output_tokens": s.output_tokens is not None,
+        "train_tokens": s.train_tokens is not None,
+        "deadline": s.deadline_s is not None or s.train_tokens is None,
+    }
+    for slot in order:
+        if known.get(slot) or slot in state.asked or slot in state.defaulted:
+            continue
+        if task != "inference" and slot == "region" and s.existing is not None:
+            continue
+        return slot
+    return None
+
+
+def accept_default(state: DialogState, slot: str, lang: str) -> None:
+    """"默认/default" for `slot`: fill it with the default the question offered."""
+    s = state.slots
+    if slot == "model":
+        s.model = DEFAULT_MODEL
+        s.model_assumed = "default"
+    elif slot == "task":
+        if s.task_generic == "train":
+            s.task, s.task_generic = "lora", None
+        else:
+            s.task = "inference"
+    elif slot == "region":
+        s.region = "cn" if lang == "zh" else "global"
+    if slot not in state.defaulted:
+        state.defaulted.append(slot)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the catalog every turn reads
+# ----------------------------------------------------------------------------------------------------------------
+_CATALOG: Catalog | None = None
+
+
+def default_catalog() -> Catalog:
+    """The package catalog, loaded on first use and kept for the process (what a driver without its own uses)."""
+    global _CATALOG
+    if _CATALOG is None:
+        from knowledge.catalog import load_catalog
+
+        _CATALOG = load_catalog()
+    return _CATALOG
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the analysis request (advisor.analysis computes the answer)
+# ----------------------------------------------------------------------------------------------------------------
+def named_configs(slots: Slots) -> tuple[NamedConfig, ...]:
+    """The configurations the user named: the owned one first, then the candidates, each with the count said."""
+    named = [NamedConfig(gpu=slots.existing.gpu, count=slots.existing.count, role="existing")] if slots.existing else []
+    named += [NamedConfig(gpu=c.gpu, count=c.count, role="candidate", count_only=not c.text) for c in slots.candidates]
+    return tuple(named)
+
+
+def analysis_request(state: DialogState, workload: Workload, constraints: Constraints, *, intent: str = "other",
+                     asks_users: bool = False, asks_need: bool = False) -> AnalysisRequest:
+    """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
+    s = state.slots
+    return AnalysisRequest(
+        workload=workload, constraints=constraints, named=named_configs(s),
+        claim=QuotedClaim(text=s.claim.text, value=s.claim.value, unit=s.claim.unit, bytes_if_gib=s.claim.bytes_if_gib)
+        if s.claim is not None else None,
+        concurrency_avg=s.concurrency_avg, concurrency_given=s.concurrency is not None or s.qps is not None,
+        offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
+        asks_need=asks_need, stated=stated_fields(s))
+
+
+def stated_fields(s: Slots) -> tuple[str, ...]:
+    """The workload fields the conversation's messages stated (not defaults): their numbers are "user input"."""
+    said = {"context": s.context, "concurrency": s.concurrency if s.concurrency is not None else s.qps,
+            "weights": s.weights, "task": s.task, "prompt_tokens": s.prompt_tokens, "output_tokens": s.output_tokens,
+            "train_tokens": s.train_tokens, "kv": s.kv, "engine": s.engine}
+    return tuple(name for name, value in said.items() if value is not None)

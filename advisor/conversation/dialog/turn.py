@@ -1,0 +1,245 @@
+"""One deterministic turn: read the message, then answer, ask the one blocking question, or say what was wrong.
+
+`respond` drives the turn over the slot state of `advisor.conversation.dialog.machine` (merging, defaults, the tools),
+and hands every reply to `advisor.conversation.render.compose` (or `catalog_answers` for questions that need no model).
+`DialogDriver` is the deterministic driver a `Conversation` runs, with the same `run(conversation, text)` shape as
+the LLM agent's driver.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING
+
+from advisor.analysis.claims import claim_findings, premise_findings
+from advisor.analysis.evaluate import analyse
+from advisor.conversation.dialog import catalog_answers, policy
+from advisor.conversation.dialog.machine import (
+    BLOCKING,
+    Change,
+    DialogState,
+    accept_default,
+    analysis_request,
+    build_constraints,
+    build_workload,
+    default_catalog,
+    merge,
+    missing_blocking,
+    named_configs,
+    next_question,
+    reset,
+)
+from advisor.conversation.reader import ranges
+from advisor.conversation.reader.extract import Slots, extract
+from advisor.conversation.reader.intent import asks_memory, asks_users, implies_inference
+from advisor.conversation.reader.request import job_summary, read_request
+from advisor.conversation.reader.spec_claims import match_spec_claim
+from advisor.conversation.reader.turn import keep_job, read_intent, read_references
+from advisor.conversation.render import compose
+from advisor.conversation.turn import Step, Turn
+from knowledge.errors import AdvisorError
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from advisor.conversation.session import Conversation
+    from knowledge.catalog import Catalog
+
+
+class DialogDriver:
+    """Answers a Conversation deterministically; same `run(conversation, text)` shape as the agent driver."""
+
+    def __init__(self, catalog: Catalog | None = None) -> None:
+        self._catalog = catalog
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._catalog if self._catalog is not None else default_catalog()
+
+    def run(self, conversation: Conversation, text: str) -> Iterator[Step | Turn]:
+        lang = conversation.lang if conversation.lang in ("zh", "en") else "en"
+        yield from respond(conversation.state, text, lang, self.catalog)
+
+
+def respond(state: DialogState, text: str, lang: str, catalog: Catalog) -> Iterator[Step | Turn]:
+    """One deterministic turn over `state` (mutated only when the turn succeeds); each Turn carries the typed
+    request of the message (`extra["request"]`, `ask --json`'s `request`)."""
+    read: dict[str, object] = {}
+    for item in _respond(state, text, lang, catalog, read):
+        if isinstance(item, Turn) and "slots" in read:
+            now = read["slots"]
+            assert isinstance(now, Slots)
+            try:
+                item.extra["request"] = read_request(text, now, state, str(read["intent"]), lang,
+                                                     job_summary(state, lang), catalog).to_json()
+                policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first
+            except Exception:
+                log.exception("typed request not built")
+        yield item
+
+
+def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
+             read: dict[str, object]) -> Iterator[Step | Turn]:
+    text = text or ""
+    if not text.strip():
+        yield compose.simple_turn("empty", lang, state, pending_question=True)
+        return
+    slots = extract(text, catalog, pending=state.pending, lang=lang)
+    intent = read_intent(text, slots, state)
+    if intent == "explain" and state.answered and slots.model is None:
+        keep_job(slots)  # "why does each extra user cost so much?": the job stays as it was
+    read.update(slots=slots, intent=intent)
+    if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
+        return
+    notes: list[str] = []  # keys of fixed sentences, rendered by compose
+    if slots.truncated:
+        notes.append("truncated")
+    if slots.injection:
+        notes.append("injection")
+    if slots.reset:
+        reset(state)
+        yield compose.simple_turn("reset", lang, state)
+        return
+    if slots.out_of_range:  # say what was read and the limit; nothing else of this message is taken
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, kind="input_error",
+                                  text=ranges.reply(slots.out_of_range, lang))
+        return
+
+    working = state.model_copy(deep=True)
+    if slots.default and working.pending:
+        accept_default(working, working.pending, lang)
+        working.pending = None
+    elif slots.default and working.slots.model is None:
+        accept_default(working, "model", lang)
+
+    # a question about the previous answer with nothing new in it ("why that much?", "这个配置要多少钱？", "how many
+    # users can that setup serve?"): the last workload answered again for this question
+    about_previous = state.answered > 0 and (intent == "explain" or (
+        intent in ("how_much", "how_long", "how_many", "feasibility", "which") and (slots.refers_previous or slots.question_words)))
+    if slots.empty and not slots.default and not (slots.advice and state.slots.model is None) and not about_previous:
+        if slots.greeting:
+            body = "greeting"
+        elif slots.thanks:
+            body = "thanks"
+        elif slots.injection:
+            body = ""
+        else:
+            body = "nonsense"
+        yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
+        return
+
+    read_references(working, slots, intent)
+    changes = merge(working, slots)
+    working.intent = intent
+    if working.pending and working.pending not in BLOCKING:
+        answered_pending = _slot_known(working.slots, working.pending)
+        if not answered_pending and working.pending not in working.asked:
+            working.asked.append(working.pending)
+    working.pending = None
+
+    blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
+    if blocking:
+        yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
+        return
+    yield from _answer(state, working, text, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
+
+
+def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,
+                      catalog: Catalog) -> Generator[Step | Turn, None, bool]:
+    """The replies that need no workload: a negative amount, "what can you do?", and claims or market questions
+    about cards with no model known. Returns whether it answered the turn."""
+    if slots.negative:  # "-5 张 H100": bad input, said in one line; the conversation goes on unchanged
+        yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
+                                  text=compose.negative_line(slots.negative, lang))
+        return True
+    if intent == "capabilities":  # "what can you do?": said with three examples; nothing is changed
+        yield catalog_answers.capabilities_turn(state, lang)
+        return True
+    if slots.model is None and slots.size_params is None and slots.claim is not None and intent == "claim" and (
+            slots.candidates or slots.existing) and state.slots.model is None:
+        # "someone said the 4090 has 48 GB": the catalog answers
+        yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+        return True
+    if slots.model is None and slots.size_params is None and slots.claim is None:
+        quoted = match_spec_claim(text.replace(slots.unknown_model or "\0", " "), [m.gpu for m in named_configs(slots)])
+        if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
+                slots.candidates or slots.existing):
+            yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+            return True
+        if quoted is not None:  # "指南说 4090 的 FP16 是 82.6 TFLOPS，对吗？": check it; the workload is untouched
+            steps: list[Step] = []
+            findings = claim_findings(quoted, steps)
+            yield from steps
+            yield compose.guide_claim_turn(quoted, findings, state, lang, catalog)
+            return True
+    return False
+
+
+def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, catalog: Catalog, *, notes: list[str],
+         slots: Slots, changes: list[Change]) -> Iterator[Step | Turn]:
+    """The blocking question, after correcting the premise at once ("4090 over NVLink")."""
+    working.pending = blocking
+    if blocking not in working.asked:
+        working.asked.append(blocking)
+    q_steps: list[Step] = []
+    premise = premise_findings(named_configs(working.slots), bool(working.slots.wants_nvlink), catalog,
+                               q_steps)  # "4090 over NVLink": corrected at once
+    yield from q_steps
+    turn = compose.question_turn(blocking, working, lang, catalog, notes=notes, slots=slots, changes=changes,
+                                 findings=premise)
+    _commit(state, working)
+    yield turn
+
+
+def _answer(state: DialogState, working: DialogState, text: str, intent: str, lang: str, catalog: Catalog, *,
+            notes: list[str], slots: Slots, changes: list[Change]) -> Iterator[Step | Turn]:
+    """The workload and constraints the slots describe, evaluated with the tools, answered, then committed."""
+    try:
+        workload, w_notes = build_workload(working)
+        constraints, c_notes = build_constraints(working, lang)
+    except AdvisorError as exc:
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, text=exc.localized(lang))
+        return
+    assert workload is not None
+    steps: list[Step] = []
+    request = analysis_request(working, workload, constraints, intent=intent,
+                               asks_users=intent == "how_many" and asks_users(text),
+                               asks_need=intent == "explain" and asks_memory(text))
+    try:
+        evaluation = analyse(request, catalog, steps)
+    except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us
+        for step in steps:
+            yield step
+        working.pending = None
+        _commit(state, working)
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, text=exc.localized(lang),
+                                  kind="input_error")
+        return
+    for step in steps:
+        yield step
+    evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
+    follow = next_question(working)
+    working.pending = follow
+    if follow and follow not in working.asked:
+        working.asked.append(follow)
+    turn = compose.answer_turn(evaluation, working, lang, catalog, notes=notes, slots=slots, changes=changes,
+                               question=follow)
+    turn.steps = list(steps)
+    working.answered += 1
+    _commit(state, working)
+    yield turn
+
+
+def _slot_known(s: Slots, slot: str) -> bool:
+    return {
+        "concurrency": s.concurrency is not None or s.qps is not None, "context": s.context is not None,
+        "weights": s.weights is not None, "region": s.region is not None, "budget": s.budget is not None,
+        "output_tokens": s.output_tokens is not None, "train_tokens": s.train_tokens is not None,
+        "deadline": s.deadline_s is not None,
+    }.get(slot, False)
+
+
+def _commit(state: DialogState, working: DialogState) -> None:
+    for name in type(state).model_fields:
+        setattr(state, name, getattr(working, name))

@@ -1,0 +1,1 @@
+"""The LLM agent: the LangChain loop, its prompts, limits, middleware, tracing and checks."""

@@ -1,0 +1,1 @@
+"""Reading a message: the number grammar, names, cues and the typed request (offline and LLM)."""

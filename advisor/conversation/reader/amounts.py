@@ -1,0 +1,307 @@
+"""The extractor's readers of amounts: tokens, money, context, concurrency and QPS, deadlines and TCO years,
+bare model sizes, GPU counts, and a bare number answering the question just asked ("32k", "50", "20万").
+
+Each reader takes the working `Text` and the `Slots` being filled and blanks out what it read; a number outside
+what can be sized is recorded in `slots.out_of_range` (`ranges.check`), never cut to fit or dropped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING
+
+from advisor.conversation.reader.name_index import representative_model
+from advisor.conversation.reader.numbers import BIG_SCALE, DIGITS, names_other_slot, to_number, with_scale
+from advisor.conversation.reader.numbers import read as read_number
+from advisor.conversation.reader.ranges import check
+from advisor.conversation.reader.slots import Slots
+from advisor.conversation.reader.text import CN_NUM, EN_WORD_NUM, NUM, SIZE, Text, scaled, size_of
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
+
+_TOKENS_AMOUNT = re.compile(
+    rf"(?P<num>{NUM})\s*(?P<unit>万亿|千亿|百亿|十亿|亿|千万|百万|万|trillion|billion|million|thousand|bn|[kmbt])?"
+    r"\s*(?:个\s*)?(?:tokens?|词元|token数)(?![a-z])"
+)
+_PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文)[^,.;，。；]{0,12}$")
+_OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|completion|response)[^,.;，。；]{0,12}$")
+_CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?(?![a-z])|context(?:\s*(?:length|window|len))?|ctx|max[\s_-]*model[\s_-]*len|窗口)"
+_CTX_VALUE = rf"(?P<num>{with_scale(DIGITS, BIG_SCALE)}|{with_scale(CN_NUM, BIG_SCALE)})\s*(?P<k>k|千|m)?(?:\s*tokens?)?"
+_CONTEXT_AFTER = re.compile(_CONTEXT_WORDS + r"\s*(?:改成|改为|换成|设为|设成|调到|是|为|of|is|=|:|to|at|达到|要|需要|到)?\s*(?:about\s*|约\s*)?" + _CTX_VALUE + r"(?![a-z0-9])")
+_CONTEXT_BEFORE = re.compile(_CTX_VALUE + r"\s*(?:的|tokens?\s*(?:of\s*)?)?\s*" + _CONTEXT_WORDS)
+_BARE_K = re.compile(r"(?<![\d.$¥￥a-z])(1|2|4|8|16|32|64|128|256|512)\s*k(?![a-z0-9])(?!\s*(?:usd|rmb|cny|元|美元|dollars|\$))")
+_MONEY = [
+    # ¥200k, ￥ 50 万, $50k, $1.5m
+    re.compile(rf"(?P<cur>[¥￥$])\s*(?P<num>{DIGITS})\s*(?P<unit>万|千|k|w|m|mn|million|thousand)?(?![a-z])"),
+    # 50k usd, 50 thousand dollars, 20万元, 20万 人民币, 1.5 million rmb
+    re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块|人民币)(?![a-z])"),
+]
+_BUDGET_BARE = re.compile(
+    rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
+)
+_WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
+_CONCURRENCY = [
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名用户|名员工|名工程师|位同事|个员工|位员工|人使用|人用|"
+               r"人(?=\s*(?:部署|团队|同时|在线|规模|访问|调用|并发)))"),
+    re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|concurrent|simultaneous|people|"
+               r"engineers|developers|employees|staff|colleagues|analysts|seats|customers|students|agents|members)(?![a-z])"),
+    re.compile(rf"(?P<num>{DIGITS})\s*(?:concurrency|concurrent requests)(?![a-z])"),  # "at 64 concurrency"
+    re.compile(rf"(?:concurrency|concurrent users|parallel requests|batch size)\s*(?:of|is|=|:|to|at|around|about)?\s*(?P<num>{DIGITS})"),
+]
+_PEAK = re.compile(rf"(?:高峰|峰值|peak|最多|最高|up to|max(?:imum)?)\s*(?:期|时|时段|of|is|at|:)?\s*(?P<num>{DIGITS})")
+_AVERAGE = re.compile(rf"(?:平时|平均|日常|通常|usually|normally|average|avg|typically)\s*(?:of|is|:|约|大概)?\s*(?P<num>{DIGITS})")
+_QPS = [
+    re.compile(rf"(?:qps|rps)\s*(?:of|is|=|:|约|为|是|达到|大概)?\s*(?P<num>{DIGITS})"),
+    re.compile(rf"(?P<num>{DIGITS})\s*(?:qps|rps|requests?\s*(?:per|/)\s*(?:second|s|sec)|req/s|个?请求\s*/\s*秒|每秒请求)"),
+    re.compile(rf"每秒\s*(?P<num>{NUM})\s*(?:个)?\s*(?:请求|次)"),
+]
+_DEADLINE = re.compile(
+    rf"(?P<num>{NUM}|{EN_WORD_NUM}|半)\s*(?:个\s*)?(?P<unit>weeks?|days?|hours?|hrs?|months?|周|星期|礼拜|天|日|小时|月)"
+)
+_TCO_YEARS = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:-|\s)?\s*(?:years?|yr|年)(?:\s*(?:tco|total cost|总拥有成本|成本|折旧))?")
+_GPU_COUNT = [
+    re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:张|块|片)\s*(?:卡|显卡|gpu)?"),
+    re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:个|台)?\s*(?:卡|显卡|gpu|gpus|cards?|graphics cards?|accelerators?)(?![a-z])"),
+    re.compile(r"(?P<word>单卡|双卡|single gpu|single card|one gpu|one card)"),
+]
+
+
+def _int(value: float | None) -> int | None:
+    return None if value is None else round(value)
+
+
+def read_tokens(t: Text, slots: Slots) -> None:
+    """Token amounts: a prompt or output length by the word before it ("输入 2k tokens"), else a training token
+    budget of at least 1e6 ("2B tokens"); "context of 8192 tokens" is left to `read_context`."""
+    for m in t.finditer(_TOKENS_AMOUNT):
+        value = scaled(m.group("num"), m.group("unit"))
+        if value is None or value <= 0:
+            continue
+        before = t.s[max(0, m.start() - 24):m.start()]
+        slot = ("output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
+                else None)
+        if slot is None and (re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before)
+                             or re.match(r"\s*(?:of\s*)?" + _CONTEXT_WORDS, t.s[m.end():])):
+            continue  # "context of 8192 tokens": the context pattern reads it
+        if slot is None and value < 1e6:
+            continue
+        slot = slot or "train_tokens"
+        wrong = check(slot, value)
+        if wrong is not None:
+            slots.out_of_range.append(wrong)
+        elif slot == "train_tokens":
+            slots.train_tokens = value
+        else:
+            setattr(slots, slot, _int(value))
+        t.consume(m.start(), m.end())
+
+
+def read_money(t: Text, slots: Slots, lang: str) -> None:
+    """The budget: an amount with its currency ("$50k", "20万元"), else one after a budget word (CNY when the
+    unit is 万 or the message is Chinese), else a bare 万 amount; of several, the largest is the cap."""
+    found: list[tuple[float, str]] = []
+    for rx in _MONEY:
+        for m in t.take(rx):
+            value = scaled(m.group("num"), m.group("unit"))
+            cur = m.group("cur")
+            currency = "USD" if cur in ("$", "usd", "us$", "dollar", "dollars", "美元", "美金") else "CNY"
+            if value:
+                found.append((value, currency))
+    if not found:
+        for m in t.finditer(_BUDGET_BARE):
+            unit = m.group("unit")
+            value = scaled(m.group("num"), unit)
+            if not value or value < 100:
+                continue
+            t.consume(m.start(), m.end())
+            currency = "CNY" if unit in ("万", "千万", "百万", "十万", "w") or lang == "zh" else "USD"
+            found.append((value, currency))
+    if not found:
+        for m in t.finditer(_WAN_AMOUNT):
+            if names_other_slot(t.s, m.start()):  # "上下文 2000万", "并发 20万": read by their own slots
+                continue
+            t.consume(m.start(), m.end())
+            value = scaled(m.group("num"), m.group("unit"))
+            if value:
+                found.append((value, "CNY"))
+    if found:
+        budget, currency = max(found)  # "50 万以内" with a second figure: the cap is the largest
+        wrong = check("budget", budget)
+        if wrong is None:
+            slots.budget, slots.currency = budget, currency
+        else:
+            slots.out_of_range.append(wrong)
+
+
+def read_context(t: Text, slots: Slots) -> None:
+    """The context length beside a context word ("上下文 32k", "8192 tokens context"; k = 1024), else a bare
+    power-of-two "32k"."""
+    for rx in (_CONTEXT_AFTER, _CONTEXT_BEFORE):
+        m = rx.search(t.s)
+        if m:
+            value = read_number(m.group("num")) or 0.0
+            k = m.group("k")
+            value *= 1024 if k in ("k", "千") else (1024 * 1024 if k == "m" else 1)
+            wrong = check("context", value)
+            if wrong is None:
+                slots.context = int(value)
+            if wrong is None or value > wrong.hi:  # a small number beside "context" may be something else
+                slots.out_of_range += [wrong] if wrong else []
+                t.consume(m.start(), m.end())
+                return
+    m = _BARE_K.search(t.s)
+    if m:
+        slots.context = int(m.group(1)) * 1024
+        t.consume(m.start(), m.end())
+
+
+def read_concurrency(t: Text, slots: Slots) -> None:
+    """QPS, and the concurrency: the largest figure named (peak), and the average when a second, smaller one or
+    an "average/平时" figure is given."""
+    for rx in _QPS:
+        m = rx.search(t.s)
+        if m:
+            v = to_number(m.group("num"))
+            if v and v > 0:
+                slots.qps = v
+                t.consume(m.start(), m.end())
+                break
+    peak = _PEAK.search(t.s)
+    avg = _AVERAGE.search(t.s)
+    values: list[int] = []
+    for rx in _CONCURRENCY:
+        for m in t.take(rx):
+            value = read_number(m.group("num"))
+            wrong = check("concurrency", value) if value else None
+            if value and wrong is None:
+                values.append(int(value))
+            elif wrong is not None:
+                slots.out_of_range.append(wrong)
+    if peak and (values or re.search(r"并发|concurren|users|用户", t.original.lower())):
+        v = to_number(peak.group("num"))
+        if v and 1 <= v <= 100_000:
+            values.append(int(v))
+            t.consume(peak.start(), peak.end())
+    if avg and values:
+        v = to_number(avg.group("num"))
+        if v and 1 <= v <= 100_000 and int(v) in values:
+            slots.concurrency_avg = int(v)
+            t.consume(avg.start(), avg.end())
+    if values:
+        slots.concurrency = max(values)
+        if slots.concurrency_avg is None and len(set(values)) > 1:
+            slots.concurrency_avg = min(values)
+
+
+_UNIT_SECONDS = {"week": 7 * 86400, "weeks": 7 * 86400, "周": 7 * 86400, "星期": 7 * 86400, "礼拜": 7 * 86400,
+                 "day": 86400, "days": 86400, "天": 86400, "日": 86400, "hour": 3600, "hours": 3600, "hr": 3600,
+                 "hrs": 3600, "小时": 3600, "month": 30 * 86400, "months": 30 * 86400, "月": 30 * 86400}
+
+
+def read_deadline_and_years(t: Text, slots: Slots) -> None:
+    """The TCO horizon in years ("3 年 TCO") and a deadline with a deadline word ("两周内训完", "within 10 days"),
+    not a rate ("per day")."""
+    for m in t.finditer(_TCO_YEARS):
+        value = 0.5 if m.group("num") == "半" else to_number(m.group("num"))
+        if value and 1 <= value <= 15:
+            slots.tco_years = int(value)
+            t.consume(m.start(), m.end())
+            break
+    for m in t.finditer(_DEADLINE):
+        before = t.s[max(0, m.start() - 14):m.start()]
+        after = t.s[m.end():m.end() + 8]
+        if re.search(r"每|per|a$|/\s*$", before) or re.match(r"\s*(?:的数据|of data)", after):
+            continue
+        if not (re.search(r"within|in|by|under|less than|done|finish|deadline|要在|必须|需要|期限|限", before)
+                or re.match(r"\s*(?:内|以内|之内|完成|搞定|跑完|训练完|训完|的时间|deadline)", after)):
+            continue
+        num = m.group("num")
+        value = 0.5 if num == "半" else to_number(num)
+        if value is None:
+            continue
+        slots.deadline_s = value * _UNIT_SECONDS[m.group("unit")]
+        t.consume(m.start(), m.end())
+        break
+
+
+def _architecture_said(s: str) -> bool | None:
+    """"dense" / "稠密" → False, "MoE" / "混合专家" → True, neither → None (any architecture may stand in)."""
+    if re.search(r"(?<![a-z])dense(?![a-z])|稠密|非\s*moe|non[\s-]?moe", s):
+        return False
+    if re.search(r"(?<![a-z])moe(?![a-z])|混合专家|mixture[\s-]of[\s-]experts", s):
+        return True
+    return None
+
+
+def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
+    """A bare model size ("70B", "700亿") when no model was named, and the catalog model standing for it."""
+    for m in t.finditer(SIZE):
+        value = size_of(m)
+        if not value or not 5e7 <= value <= 5e12:
+            continue
+        t.consume(m.start(), m.end())
+        if slots.model is not None:
+            continue
+        slots.size_params = value
+        if catalog is not None:
+            model_id, err = representative_model(catalog, value, moe=_architecture_said(t.s))
+            if model_id:
+                slots.model = model_id
+                slots.model_text = t.quote(m.start(), m.end())
+                slots.model_assumed = "size" if err < 0.15 else "closest"
+        return
+
+
+def read_gpu_count(t: Text, slots: Slots) -> None:
+    """A GPU count without a card name ("四张卡", "8 GPUs", "单卡"), 1 to 4096."""
+    for rx in _GPU_COUNT:
+        m = rx.search(t.s)
+        if not m:
+            continue
+        if "word" in rx.groupindex and m.group("word"):
+            value: float | None = 2.0 if m.group("word").startswith(("双", "dual")) else 1.0
+        else:
+            value = to_number(m.group("num"))
+        if value and 1 <= value <= 4096:
+            slots.gpu_count = int(value)
+            t.consume(m.start(), m.end())
+            return
+
+
+_COUNTED = ("context", "concurrency", "output_tokens")  # bare answers read as counts, range-checked
+_PENDING_NUMBER = re.compile(rf"^\s*(?:about|around|约|大概|大约)?\s*(?P<num>{NUM})\s*(?P<unit>k|千|万|w|m)?\s*(?:个|人|路|tokens?)?\s*[.。!！]?\s*$")
+
+
+def read_bare_answer(t: Text, slots: Slots, pending: str, lang: str) -> None:
+    """A short reply to the question just asked: "32k" for context, "50" for concurrency, "20万" for budget."""
+    m = _PENDING_NUMBER.match(t.s)
+    if not m:
+        return
+    num, unit = m.group("num"), m.group("unit")
+    value = to_number(num)
+    if pending in _COUNTED and value and (unit is None or pending != "concurrency"):
+        value *= 1024 if unit in ("k", "千") and pending != "concurrency" else 1
+        wrong = check(pending, value)  # 1e400 reads as inf: out of range, never int(inf)
+        if wrong is not None:
+            slots.out_of_range.append(wrong)
+        elif getattr(slots, pending) is None:
+            setattr(slots, pending, int(value))
+        return
+    if value is not None and not math.isfinite(value):
+        return
+    if pending == "budget" and slots.budget is None:
+        value = scaled(num, unit)
+        wrong = check("budget", value) if value else None
+        if wrong is not None:
+            slots.out_of_range.append(wrong)
+        elif value:
+            slots.budget = value
+            slots.currency = slots.currency or ("CNY" if lang == "zh" or unit in ("万", "w") else "USD")
+    elif pending == "gpu_count" and slots.gpu_count is None:
+        value = to_number(num)
+        if value and unit is None:
+            slots.gpu_count = int(value)

@@ -1,0 +1,119 @@
+"""Slot extraction: the workload a person describes in Chinese or English free text, without a model.
+
+`extract(text, catalog)` is pure: it reads the text and the catalog and returns :class:`Slots` — only what
+the text says, each field None/empty when not mentioned. The dialog merges turns and applies defaults.
+
+Order matters, because one phrase must feed one slot: guide claims ("文章说 … 28GB") first, then model
+names and GPU names (from the catalog's ids, names and aliases, longest match first), token amounts
+("2B tokens"), money ("20万", "$50k"), context ("8k 上下文"), concurrency ("50 并发", "QPS 10"), deadlines,
+bare model sizes ("70B", "700亿"), GPU counts ("四张卡"), precisions, task and region. Each match is blanked
+out of the working text so later patterns do not see it again.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from advisor.conversation.reader import constraints as reading
+from advisor.conversation.reader.amounts import (
+    read_bare_answer,
+    read_concurrency,
+    read_context,
+    read_deadline_and_years,
+    read_gpu_count,
+    read_money,
+    read_size,
+    read_tokens,
+)
+from advisor.conversation.reader.cues import words
+from advisor.conversation.reader.name_index import build_index, representative_model
+from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
+from advisor.conversation.reader.numbers import cn_int, to_number
+from advisor.conversation.reader.quantity import rewrite as rewrite_numbers
+from advisor.conversation.reader.slots import Claim, GpuMention, Slots
+from advisor.conversation.reader.text import Text, normalise, scaled
+from advisor.conversation.reader.words import read_precision, read_settings, read_task
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
+
+MAX_CHARS = 4000  # longer messages are cut (the dialog says so)
+
+INJECTION = re.compile(
+    r"ignore (?:all |any |the )?(?:your |previous |prior |above |earlier )*(?:instructions|rules|prompts?|directions)"
+    r"|disregard (?:all |your |previous |the )*(?:instructions|rules)|system prompt|developer mode|jailbreak"
+    r"|you are now|act as (?:an? )?(?:unrestricted|evil|different)|reveal (?:your|the) (?:prompt|instructions)"
+    r"|print (?:your|the) (?:prompt|instructions|system)|rm -rf|drop table|delete (?:all|the|every|files?|database)"
+    r"|call a tool|run (?:a |this )?(?:shell|command)|execute (?:a |this )?(?:command|code|shell)|api key|\bdan\b"
+    r"|忽略(?:之前|以上|上面|前面|你的|所有|全部)*(?:的)?(?:指令|指示|提示|规则|设定|要求)|系统提示|提示词|越狱|开发者模式"
+    r"|删除(?:所有|全部)?(?:文件|数据)|执行(?:命令|代码|脚本)|你现在是|扮演"
+)
+_DEFAULT = re.compile(
+    r"^\s*(?:(?:就|都|全|全部|用|按|使用)?\s*默认(?:值|的|吧|就行|就好|即可|配置)?|你(?:来)?定|随便|都行|无所谓|"
+    r"(?:use\s+)?(?:the\s+)?defaults?(?:\s+(?:is|are)\s+fine)?|(?:any|whatever)(?:\s+is fine)?|don'?t know|不知道|"
+    r"no idea|not sure|你看着办|go with (?:the )?defaults?|ok|okay|好的|可以|行|没问题|sure|fine)\s*[.!。！~]*\s*$"
+)
+_RESET = re.compile(r"^\s*(?:重新开始|重来|清空|换个问题|新问题|从头再来|start over|reset|new question|clear|restart)\s*[.!。！]*\s*$")
+_GREETING = re.compile(r"^\s*(?:你好|您好|嗨|哈喽|在吗|hi|hello|hey|good (?:morning|afternoon|evening))\s*[,.!。！~，]*\s*$")
+_THANKS = re.compile(r"^\s*(?:谢谢|多谢|感谢|thanks|thank you|thx|ty)\s*(?:你|您|a lot|so much)?\s*[.!。！~]*\s*$")
+_QUESTION = re.compile(r"[?？]|吗|呢|么|多少|怎么|如何|哪|什么|能不能|够不够|可不可以|是否|\bhow\b|\bwhat\b|\bwhich\b|\bcan\b|\bshould\b|\bis it\b|\bwould\b|\benough\b")
+_ADVICE = words(zh=r"显卡|gpu|算力|硬件|服务器|配置|推荐|选卡|买卡|大模型",
+                en=r"llm|hardware|graphics card|recommend\w*|which card|what card|server")
+_DEFAULT_ANYWHERE = re.compile(r"(?:用|按|都|全部|就)默认|默认(?:就|即可|吧)|use (?:the )?defaults?|defaults? (?:for|is|are) fine|"
+                               r"go with (?:the )?defaults?")
+
+
+def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = None, lang: str = "en") -> Slots:
+    """Everything `text` says about the workload. `pending` is the slot the last question asked for, so a bare
+    answer ("32k", "50", "int4") fills it. `lang` picks the currency of a bare budget (zh: CNY, en: USD)."""
+    slots = Slots()
+    raw = text or ""
+    if len(raw) > MAX_CHARS:
+        raw, slots.truncated = raw[:MAX_CHARS], True
+    t = Text(rewrite_numbers(raw))  # "三万二", "fifty grand" in digits first
+    _read_intents(t, slots)
+    read_claim(t, slots)
+    if catalog is not None:
+        read_models(t, slots, catalog)
+        read_gpus(t, slots, catalog)
+    read_capacity(t, slots)
+    read_tokens(t, slots)
+    read_money(t, slots, lang)
+    read_context(t, slots)
+    read_concurrency(t, slots)
+    read_deadline_and_years(t, slots)
+    read_size(t, slots, catalog)
+    read_gpu_count(t, slots)
+    read_precision(t, slots)
+    read_task(t, slots)
+    read_settings(t, slots)
+    if pending:
+        read_bare_answer(t, slots, pending, lang)
+    return slots
+
+
+def _read_intents(t: Text, slots: Slots) -> None:
+    """What the message does besides describing a job (reset, default, greeting, thanks, a question, an injection
+    attempt, a minus sign, …); the injected sentence and a negative amount are blanked so no slot reads them."""
+    for hit in list(INJECTION.finditer(t.s)):  # nothing from the injected sentence onwards feeds a slot
+        slots.injection = True
+        t.consume(*reading.injected_span(t.s, hit.start()))
+    s0 = t.s
+    slots.reset = bool(_RESET.match(s0))
+    slots.default = bool(_DEFAULT.match(s0)) or bool(_DEFAULT_ANYWHERE.search(s0))
+    slots.greeting = bool(_GREETING.match(s0))
+    slots.thanks = bool(_THANKS.match(s0))
+    slots.question_words = bool(_QUESTION.search(s0))
+    slots.advice = bool(_ADVICE.search(s0))
+    slots.gib_question = reading.asks_gb_or_gib(s0)
+    slots.refers_previous = reading.refers_to_previous(s0)
+    slots.negative = reading.negative_amount(s0)
+    if slots.negative:  # "-5 张 H100" is bad input, not five cards: the number is not read as a count
+        at = t.s.find(slots.negative)
+        t.consume(at, at + len(slots.negative))
+    slots.excluded_vendors = reading.excluded_vendors(s0)
+
+
+__all__ = ["INJECTION", "MAX_CHARS", "Claim", "GpuMention", "Slots", "build_index", "cn_int", "extract", "normalise",
+           "representative_model", "scaled", "to_number"]

@@ -1,0 +1,173 @@
+"""What kind of question a message asks, and whether to answer it at once with stated defaults or ask first.
+
+Intents (the `intent` key of `gpu-advisor ask --json`):
+
+    feasibility  "does it fit / 够不够 / can I / 能跑吗"        -> verdict yes / no / with_changes
+    how_many     "how many GPUs / 几张卡"                       -> the count
+    how_long     "how long / 多久 / 几天"                        -> wall-clock time
+    how_much     "how much / 多少钱 / quote / 报价"              -> price (and TCO)
+    which        "which card / 用什么卡 / recommend"             -> the recommended configuration
+    compare      "A vs B / 对比 / 哪个好"                         -> the named configurations side by side
+    market       "can I still buy / 能采购吗 / availability"      -> China-market status and dated price
+    claim        "the guide says … / 文章说 … 对吗"               -> the claim's verdict with the computed figure
+    explain      "why / 为什么 / how is it computed"              -> the breakdown behind a number
+    what_if      a follow-up that changes one thing             -> what changed and by how much
+    capabilities "what can you do / 你能做什么" (nothing to size)   -> what the advisor does, three example questions
+    other        anything else
+
+THE ASK-VERSUS-DEFAULT RULE (applied by `dialog.missing_blocking` with `implies_inference` below), decided by the
+conversation test sets:
+
+* Answer at once with stated defaults whenever a reasonable default exists: task = inference (serving), one user,
+  4096-token context (or the model's own default), the checkpoint's precision, the region the language implies
+  (Chinese -> mainland China). The defaults used are said in the first lines of the answer, and at most one
+  question follows the answer (the one that would change it most).
+* Ask before answering only when no reasonable default exists:
+    - no model and no parameter count (and the question is not one the catalog answers alone: market, claim,
+      compare or explain about named cards);
+    - a job with no task words at all and no question shape that implies serving: "What hardware for Llama-3.1-8B?"
+      names a model and nothing else, so the task is asked. A feasibility, how-many, how-much, compare or what-if
+      question, a quantised format, a context length or a concurrency implies serving and is answered as inference.
+    - "train" without a method ("how many GPUs to train a 13B model?"): LoRA, full or pre-training differ ten-fold
+      (unless the token count is 10B or more: only pre-training reads that many).
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.conversation.reader.cues import words
+from advisor.conversation.reader.slots import Slots
+
+INTENTS = ("feasibility", "how_many", "how_long", "how_much", "which", "compare", "market", "claim", "explain",
+           "what_if", "capabilities", "other")
+# intents whose answer has a deciding number the first sentence must carry (benchmarks/bench_first_screen.py)
+NUMBERED = ("feasibility", "how_many", "how_long", "how_much")
+# intents that imply a serving job when no task word is given (the rule above)
+IMPLY_INFERENCE = ("feasibility", "how_many", "how_much", "compare", "what_if")
+# intents the catalog, the rules and the claims data answer without a model
+CATALOG_ONLY = ("market", "claim", "compare", "explain", "how_much", "which")
+
+_CLAIM = re.compile(r"文章|教程|指南|攻略|博客|帖子|网上|有人说|别人说|据说|听说|号称|宣称|说是|看到.*说|"
+                    r"\bguide\b|\barticle\b|\bblog\b|\btutorial\b|someone (?:said|says|told)|they say|i read|i saw|"
+                    r"\bclaims?\b|\bsays?\b|\bsaid\b|according to|is it true|是真的吗|对吗|对不对|准确吗|靠谱吗")
+_WHAT_IF = re.compile(r"^\s*(?:那|那么|如果|假如|要是|换成|改成|改为|改用|用|再|只有|if|what if|and if|how about|what about|"
+                      r"instead|suppose|with only|only)|(?:呢\s*[?？]?\s*$)|what if|instead of|换成|改成|改为|改用")
+_EXPLAIN = re.compile(r"为什么|为啥|怎么算|如何算|怎么来的|哪来的|解释|依据|\bwhy\b|how (?:is|was|do you|did you) .{0,30}"
+                      r"(?:computed|calculated|get|arrive|derive)|where does .{0,30} come from|explain|breakdown")
+_MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售",
+               en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
+                  r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
+                  r"sold in|on sale|for sale|on the market")
+_COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)",
+                en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or")
+_HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
+                       r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock")
+_HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几卡|多少卡|多少个\s*gpu|几个\s*gpu|how many (?:gpus?|cards?|"
+                       r"h\d+s?|a\d+s?|l\d+s?|rtx|\d{4}s?|[a-z]{1,3}\d{2,4}[a-z]?s?|servers?|nodes?|of them)|number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几")
+# "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
+_HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|(?<![a-z])how many (?:users|people|"
+                             r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
+_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够",
+                 en=r"how much (?:does|would|will|is|money|to)|price|cost|costs|quote|tco")
+_YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
+_PRICE_ASKED = words(zh=r"多少钱|报价|报个价|什么价",
+                    en=r"how much (?:would|will|does|do|is|money)|what(?:'s| is| would be| will be) the (?:price|cost)|"
+                       r"price of|cost of")
+_FEASIBLE = words(zh=r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,40}吗|能跑|跑得动|跑得起|能不能|能否|可不可以|可以吗|行吗|行不行|放得下|"
+                    r"装得下|装下|放下|塞得下|能装|能放|能开|能用|吃得下|撑得住",
+                 en=r"fits?|fitting|enough|can (?:i|we|it|this|that|one|a|my|our|they)|could (?:i|we|it)|"
+                    r"will (?:it|this|that)|would (?:it|this|that)|is (?:it|this|that|one) (?:enough|possible|feasible)|"
+                    r"possible|feasible|able to|run on|handle")
+_WHICH = re.compile(r"什么卡|什么显卡|什么gpu|哪种|哪张|哪块|哪些卡|选什么|买什么|用什么|推荐|选卡|配置什么|怎么配|"
+                    r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration)|what else|recommend|"
+                    r"what (?:do|should) (?:i|we) (?:buy|get|use)|what (?:gpu|hardware)")
+_PICK = words(zh=r"哪个|哪款|哪种|哪一|选哪|报哪", en=r"which")
+_CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能干什么|你可以做什么|你能帮我做什么|你能帮我什么|你有什么功能|"
+                        r"你是做什么的|你是干什么的|怎么用你|能帮什么忙",
+                     en=r"what can you do|what do you do|what are you (?:for|able to do)|what can i ask|how can you help|"
+                        r"what (?:kinds?|sorts?|types?) of (?:questions|things)|"
+                        r"what are your capabilities|what is this (?:bot|tool|app) for")
+_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
+
+
+def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
+    """The intent of `text` given what `extract` read from it (`slots`); `follow_up`: an answer came before.
+
+    First match wins, in this order: capabilities (nothing named), claim, market (cards, no model), compare (two
+    or more cards or an "A or B" question), explain, how_long, how_many, how_much, feasibility, what_if (a follow-up that only changes
+    something), which, other."""
+    s = (text or "").lower()
+    gpus = len(slots.candidates) + (1 if slots.existing else 0)
+    has_model = slots.model is not None
+    if _CAPABILITIES.search(s) and not gpus and not has_model and slots.size_params is None:
+        return "capabilities"
+    if slots.claim is not None or (_CLAIM.search(s) and re.search(r"\d", s) and not _WHAT_IF.match(s)):
+        return "claim"
+    if _MARKET.search(s) and gpus and not has_model:
+        return "market"
+    if gpus >= 2 and (_COMPARE.search(s) or _PICK.search(s)) and not _HOW_MANY.search(s):
+        return "compare"
+    if _EXPLAIN.search(s) and not _FEASIBLE.search(s) and not _WHICH.search(s):
+        return "explain"
+    if _HOW_LONG.search(s):
+        return "how_long"
+    if _HOW_MANY.search(s) or _HOW_MANY_USERS.search(s):
+        return "how_many"
+    if _HOW_MUCH.search(s) and (not _FEASIBLE.search(s) or _PRICE_ASKED.search(s)):
+        return "how_much"
+    if (gpus or slots.capacity) and _YES_NO.match(s) and (has_model or slots.size_params):
+        return "feasibility"  # "Can Mixtral-8x22B run in INT4 on 4x RTX 4090?": a yes/no question about the hardware
+    if _WHICH.search(s) and not gpus and not slots.capacity:
+        return "which"  # "除了 4090，还有什么卡能跑…？": no card named, so the question is which card
+    if _MEMORY_QUESTION.search(s) and not _FEASIBLE.search(s) and not gpus and not slots.capacity:
+        return "explain"  # "Qwen2.5-72B 推理需要多少显存？": the memory need and where it comes from (no hardware to judge)
+    if _FEASIBLE.search(s) or _MEMORY_QUESTION.search(s):
+        return "feasibility"
+    if follow_up and (_WHAT_IF.search(s) or not has_model):
+        return "what_if"
+    if _WHICH.search(s):
+        return "which"
+    if _MARKET.search(s) and gpus:
+        return "market"
+    return _job_shape(slots, gpus)
+
+
+def _job_shape(slots: Slots, gpus: int) -> str:
+    """A message with no question cue that describes a job ("Serve Qwen2.5-72B to 50 users with 8k context",
+    "Gemma 27B on a 4090?"): which configuration when no card is named, whether it fits on one named
+    configuration, both sides when two are named."""
+    job = slots.model is not None or slots.size_params is not None or slots.unknown_model is not None
+    if not job:
+        return "other"
+    gpus += len(slots.unknown_gpus)  # "B300 for Llama-3.1-405B?": about that card, which the answer says it lacks
+    if gpus >= 2:
+        return "compare"
+    if gpus == 1 or slots.capacity is not None:
+        return "feasibility"
+    described = (slots.task is not None or slots.task_generic is not None or slots.concurrency is not None
+                 or slots.context is not None or slots.qps is not None or slots.weights is not None)
+    return "which" if described else "other"
+
+
+def asks_memory(text: str) -> bool:
+    """"How much memory does it need?": the answer is the job's total memory need, then what fits it."""
+    return bool(_MEMORY_QUESTION.search((text or "").lower()))
+
+
+def asks_users(text: str) -> bool:
+    """"How many users can it serve?": the answer is the most concurrent sequences, not a GPU count."""
+    return bool(_HOW_MANY_USERS.search((text or "").lower()))
+
+
+def implies_inference(intent: str, slots: Slots, text: str = "") -> bool:
+    """The rule above, second bullet: does this message imply a serving job although it names no task? ("how much
+    memory does X need?" alone does not: memory differs ten-fold between serving and training.)"""
+    if slots.task is not None or slots.task_generic is not None:
+        return False
+    memory_only = intent == "feasibility" and not _FEASIBLE.search((text or "").lower()) and not (
+        slots.candidates or slots.existing or slots.capacity)
+    if intent in IMPLY_INFERENCE and not memory_only:
+        return True
+    weights = slots.weights
+    return bool(weights and weights not in ("bf16", "fp16", "fp32")) or slots.context is not None

@@ -1,0 +1,125 @@
+"""The LLM reader: one structured-output call fills the same typed request the offline reader fills.
+
+    request = llm_read("Serve Qwen2.5-72B to 50 users with 8k context", settings, catalog, "en")
+
+The model sees the message and a JSON schema (`READING_SCHEMA`: the act, the names it saw, each card's role and
+count, the numbers it read); LangChain's `with_structured_output(..., method="json_schema")` sends the schema as
+`response_format` (llama.cpp's server and OpenAI constrain decoding to it). The answer is then validated exactly
+like the offline reading (`request.validate`: the record's types, catalog ids that exist; a name the catalog lacks
+becomes an unknown name, never a stand-in). The model only reads: every number of the answer still comes from the
+estimator, the catalog and the renderer.
+
+A failure — no model, a timeout, an HTTP error, malformed or empty JSON, a reading that does not validate — falls
+back to the offline reader, and `Request.note` says why (`reader` stays "offline").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from advisor.conversation.reader.request import ACTS, Request, read, validate
+from knowledge.structs import replace
+
+if TYPE_CHECKING:
+    from advisor.conversation.llm.settings import Settings
+    from knowledge.catalog import Catalog
+
+READING_SCHEMA: dict[str, Any] = {
+    "title": "Reading",
+    "description": "What one message to a GPU sizing advisor asks. Fill only what the message says.",
+    "type": "object",
+    "properties": {
+        "act": {"type": "string", "enum": list(ACTS), "description": "the kind of question"},
+        "model": {"type": ["string", "null"], "description": "the LLM named, as typed (e.g. Qwen2.5-72B)"},
+        "gpus": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"name": {"type": "string"},
+                           "role": {"type": "string", "enum": ["owned", "candidate", "excluded", "compared"]},
+                           "count": {"type": ["integer", "null"]}},
+            "required": ["name", "role", "count"], "additionalProperties": False}},
+        "task": {"type": ["string", "null"], "enum": ["inference", "lora", "qlora", "full", "pretrain", None]},
+        "weights": {"type": ["string", "null"], "description": "bf16, fp16, fp8, int8, int4, awq-int4, gptq-int4, nf4"},
+        "context_tokens": {"type": ["integer", "null"]},
+        "concurrent_users": {"type": ["integer", "null"]},
+        "train_tokens": {"type": ["number", "null"]},
+        "budget": {"type": ["number", "null"]},
+        "currency": {"type": ["string", "null"], "enum": ["CNY", "USD", None]},
+        "region": {"type": ["string", "null"], "enum": ["cn", "global", None]},
+    },
+    "required": ["act", "model", "gpus", "task", "weights", "context_tokens", "concurrent_users", "train_tokens",
+                 "budget", "currency", "region"],
+    "additionalProperties": False,
+}
+
+_SCHEMA_REFUSED = re.compile(r"response_format|validation error|json_schema", re.I)
+
+PROMPT = ("Read the user's message to a GPU sizing advisor into the JSON schema. Copy model and GPU names exactly "
+          "as typed; give numbers as plain values (8k context = 8192, 50 users = 50); null for anything not said. "
+          "Do not answer the question.")
+
+
+def _to_request(reading: dict[str, Any], text: str, lang: str) -> dict[str, Any]:
+    """The schema's flat reading as the typed request's data (every value the model read is `stated`)."""
+    job: list[dict[str, Any]] = []
+    limits: list[dict[str, Any]] = []
+    subjects: list[dict[str, Any]] = []
+    if reading.get("model"):
+        subjects.append({"kind": "model", "id": reading["model"], "text": reading["model"]})
+        job.append({"name": "model", "value": reading["model"], "text": reading["model"]})
+    for key, name, unit in (("task", "task", ""), ("weights", "weights", ""), ("context_tokens", "context", "tokens"),
+                            ("concurrent_users", "concurrency", "sequences"), ("train_tokens", "train_tokens", "tokens")):
+        if reading.get(key) is not None:
+            job.append({"name": name, "value": reading[key], "unit": unit})
+    if reading.get("budget") is not None:
+        limits.append({"name": "budget", "value": reading["budget"],
+                       "unit": reading.get("currency") or ("CNY" if lang == "zh" else "USD")})
+    if reading.get("region"):
+        limits.append({"name": "region", "value": reading["region"]})
+    hardware = [{"gpu": g.get("name"), "role": g.get("role", "candidate"), "count": g.get("count"),
+                 "text": g.get("name", "")} for g in reading.get("gpus") or []]
+    subjects += [{"kind": "gpu", "id": h["gpu"], "text": h["text"]} for h in hardware if h["role"] != "excluded"]
+    return {"act": reading.get("act"), "lang": lang, "subjects": subjects, "job": job, "limits": limits,
+            "hardware": hardware, "reader": "llm"}
+
+
+def _model(settings: Settings) -> Any:
+    from openai import Timeout
+
+    from advisor.conversation.llm.agent import chat_openai_class
+
+    api_key = settings.api_key.get_secret_value() if settings.api_key else None
+    return chat_openai_class()(model=settings.model, base_url=settings.base_url, api_key=api_key, temperature=0.0,
+                                max_retries=0, streaming=False, max_tokens=min(settings.max_tokens, 600),
+                                timeout=Timeout(settings.request_timeout_s, connect=settings.connect_timeout_s))
+
+
+def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str = "en", *,
+             chat_model: Any = None) -> Request:
+    """The request the model reads from `text`, validated; the offline reading with a note when it fails."""
+    if chat_model is None and (settings is None or settings.api_key is None):
+        return replace(read(text, catalog, lang), note="no model configured: read offline")
+    try:
+        model = chat_model if chat_model is not None else _model(settings)  # type: ignore[arg-type]
+        messages = [("system", PROMPT), ("user", text[:4000])]
+        try:
+            reading = model.with_structured_output(READING_SCHEMA, method="json_schema").invoke(messages)
+        except Exception as exc:
+            if not _SCHEMA_REFUSED.search(str(exc)):
+                raise
+            # llama-cpp-python's server takes the schema as {"type": "json_object", "schema": …} (a grammar), not
+            # OpenAI's json_schema: the same constraint, asked the way that server understands
+            raw = model.bind(response_format={"type": "json_object", "schema": READING_SCHEMA}).invoke(messages)
+            reading = json.loads(str(raw.content))
+        if isinstance(reading, str):
+            reading = json.loads(reading)
+        if not isinstance(reading, dict) or not reading.get("act"):
+            raise ValueError("empty structured answer")
+        return validate(_to_request(reading, text, lang), catalog)
+    except Exception as exc:  # noqa: BLE001 - any failure of the model's reading: the offline reader answers
+        detail = f"{type(exc).__name__}: {str(exc)[:120]}"
+        return replace(read(text, catalog, lang), note=f"model reading unusable ({detail}); read offline")
+
+
+__all__ = ["PROMPT", "READING_SCHEMA", "llm_read"]

@@ -1,0 +1,268 @@
+"""The extractor's readers of names: catalog models and GPUs (with their counts, owned or wanted, ruled out),
+model names the catalog lacks, and memory figures: a claim quoted from a guide ("文章说 … 28GB") or a card's
+capacity typed without its name ("28GB 显存够吗").
+
+Each reader takes the working `Text` and the `Slots` being filled, and blanks out what it read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+from advisor.conversation.reader import constraints as reading
+from advisor.conversation.reader.cues import words
+from advisor.conversation.reader.inline_specs import read_bandwidth
+from advisor.conversation.reader.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
+from advisor.conversation.reader.numbers import DIGITS, to_number
+from advisor.conversation.reader.slots import Claim, GpuMention, Slots
+from advisor.conversation.reader.text import EN_WORD_NUM, NUM, SIZE, Text, size_of
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
+
+Item = TypeVar("Item")
+
+# --- memory figures ----------------------------------------------------------------------------------------------
+_CLAIM_MARKER = re.compile(
+    r"文章|教程|指南|攻略|博客|帖子|网上|视频|有人|别人|据说|听说|号称|宣称|说是|看到|"
+    r"\bguide\b|\barticle\b|\bblog\b|\bpost\b|\btutorial\b|\bvideo\b|someone|they say|i read|i saw|"
+    r"\bclaims?\b|\bsays?\b|\bsaid\b|according to"
+)
+_MEM_AMOUNT = re.compile(rf"({DIGITS})\s*(gib|gb|g|tb)(?![a-z0-9])(?:\s*(?:显存|内存|vram|of vram|memory|ram))?")
+_MEM_UNITS = {"gib": "GiB", "gb": "GB", "g": "GB", "tb": "TB"}
+_CARD_NAME_BEFORE = re.compile(r"(?:(?<![a-z])[a-z]{1,3}\d{2,4}|\d{4}\s*(?:ti|super|d)?)\s*$")
+_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|"
+                             r"(?:gpu|graphics )?cards?(?![a-z])|gpus?(?![a-z])|显卡|的卡|卡(?!\s*[x×]))")
+_CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|标的|标称|标着|写着|has|have|with|是|为|of)"
+                              r"\s*(?:only\s*)?$")
+_NOT_CAPACITY = re.compile(r"\s*(?:的)?\s*(?:ram|内存|system memory|cpu memory|disk|硬盘|ssd|nvme|data|数据|file|文件|download|下载)")
+
+
+def _figure(t: Text, m: re.Match[str], start: int) -> Claim:
+    """A `_MEM_AMOUNT` match as a memory figure, quoted from `start`; 1 TB = 1000 GB."""
+    value, unit = float(m.group(1).replace(",", "")), m.group(2)
+    factor = 1e3 if unit == "tb" else 1.0
+    t.consume(m.start(), m.end())
+    return Claim(text=t.quote(start, m.end()), value=value, unit=_MEM_UNITS[unit],
+                 bytes_if_gb=value * factor * 1e9, bytes_if_gib=value * factor * 2**30)
+
+
+def read_claim(t: Text, slots: Slots) -> None:
+    """A memory figure after a claim marker ("the guide says … 28GB"), not one inside a card's name."""
+    marker = _CLAIM_MARKER.search(t.s)
+    if not marker:
+        return
+    for m in _MEM_AMOUNT.finditer(t.s, marker.start()):
+        if _CARD_NAME_BEFORE.search(t.s[max(0, m.start() - 12):m.start()]):
+            continue  # part of a card's name ("A100 40GB PCIe 的带宽…"), not the stated figure
+        slots.claim = _figure(t, m, marker.start())
+        return
+
+
+def read_capacity(t: Text, slots: Slots) -> None:
+    """A GPU's memory typed without a card ("28GB 显存够吗", "my card has 24 GB"): the capacity to check against.
+    Amounts of system RAM, disk or data are not capacities; a quoted claim is read by `read_claim` first."""
+    if slots.claim is not None or slots.candidates or slots.existing:
+        return  # a card named in the message has its memory in the catalog
+    for m in _MEM_AMOUNT.finditer(t.s):
+        value, unit = float(m.group(1).replace(",", "")), m.group(2)
+        if unit == "tb" or not 1 <= value <= 1024 or _NOT_CAPACITY.match(t.s[m.end():m.end() + 24]):
+            continue
+        if not (_CAPACITY_AFTER.match(t.s[m.start(2) + len(unit):]) or "显存" in m.group(0) or "vram" in m.group(0)
+                or "memory" in m.group(0) or _CAPACITY_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])):
+            continue
+        slots.capacity = _figure(t, m, m.start())
+        slots.bandwidth = read_bandwidth(t.s)
+        return
+
+
+# --- models ------------------------------------------------------------------------------------------------------
+# a precision word at the end of a model name ("Llama-3.1-70B FP8", "Qwen2.5-72B-Instruct-AWQ") names the weights
+# format: the model match stops before it so the precision patterns still read it
+_MODEL_PRECISION_SUFFIX = re.compile(SEP + r"(?:awq|gptq|gguf|int4|int8|fp8)(?![a-z0-9])")
+_DISTILL = re.compile(r"蒸馏|distill")
+_FAMILY_SIZE = re.compile(
+    r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
+    rf"[\s\-_]*(?:(?P<ver>\d+\.\d+)[\s\-_]*|(?P<ver2>\d+)[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
+_MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
+                         r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|"
+                         r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss)[\w.\-]*"
+                         r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|air|flash|pro|max|mini|next|"
+                         r"coder|instruct|thinking|turbo|nano|small|medium|large|oss))*")
+
+
+def _hits(s: str, patterns: Sequence[tuple[re.Pattern[str], Item]]) -> list[tuple[int, int, str, Item]]:
+    """Every match of the patterns in `s` as (start, end, matched text, item), leftmost first, longest first."""
+    found = [(m.start(), m.end(), m.group(0), item) for pattern, item in patterns for m in pattern.finditer(s)]
+    return sorted(found, key=lambda h: (h[0], -(h[1] - h[0])))
+
+
+def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
+    """Catalog models by name (the first one named), a distilled model's size, "family + size" ("qwen 14b"), or a
+    model-like name the catalog lacks (`unknown_model`)."""
+    index = build_index(catalog)
+    hits = _hits(t.s, [(pattern, model_id) for pattern, model_id, _n in index.models])
+    taken_end = -1
+    for start, end, _text, model_id in hits:
+        if start < taken_end:
+            continue
+        suffix = _MODEL_PRECISION_SUFFIX.search(t.s, start, end)
+        end = suffix.start() if suffix else end
+        if slots.model is None:
+            slots.model, slots.model_text = model_id, t.quote(start, end)
+        taken_end = end
+        t.consume(start, end)
+    if slots.model is not None and "distill" not in slots.model and _DISTILL.search(t.s):
+        _distilled(t, slots, catalog, min(h[0] for h in hits))
+    if slots.model is None and not _family_and_size(t, slots, catalog):
+        unknown = _MODEL_LIKE.search(t.s)  # something that looks like a model name but is not in the catalog
+        if unknown and len(unknown.group(0)) > 3:
+            slots.unknown_model = t.original[unknown.start():unknown.end()].strip()
+            t.consume(unknown.start(), unknown.end())  # "gpt-oss-120b": its "120b" is no bare model size
+
+
+def _distilled(t: Text, slots: Slots, catalog: Catalog, named_at: int) -> None:
+    """"DeepSeek-R1 蒸馏版 32B" / "R1 distill 7B": the distilled model of that size, not the 671B original."""
+    size = SIZE.search(t.s)
+    value = size_of(size) if size and size.group("num") else None
+    if size is None or value is None:
+        return
+    model_id, err = representative_model(catalog, value, "distill")
+    if model_id and err < 0.25:
+        slots.model, slots.model_text, slots.model_assumed = model_id, t.quote(named_at, size.end()), "family+size"
+        t.consume(size.start(), size.end())
+
+
+def _same_generation(family: str, version: str, model_id: str) -> bool:
+    """Does catalog `model_id` belong to the generation typed ("llama 3.1" → llama-3.1-…, "qwen 2.5" → qwen2.5-…)?"""
+    compact = re.sub(r"[^a-z0-9]", "", model_id.lower())
+    typed = re.sub(r"[^a-z0-9]", "", (FAMILY_WORDS.get(family) or family) + version)
+    return compact.startswith(typed)
+
+
+def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
+    """"llama 70b", "qwen 14b", "千问 72B": family word + size -> the family's model of that size."""
+    fam = _FAMILY_SIZE.search(t.s)
+    if not fam:
+        return False
+    params = float(fam.group("num").replace(",", "")) * (1e9 if fam.group("unit") == "b" else 1e8)
+    model_id, err = representative_model(catalog, params, FAMILY_WORDS.get(fam.group("fam")))
+    version = fam.group("ver") or fam.group("ver2")
+    if version and model_id and not _same_generation(fam.group("fam"), version, model_id):
+        # "Gemma 3 27B" is not Gemma-2-27B: a generation the catalog lacks is an unknown model, never a stand-in
+        whole = _MODEL_LIKE.match(t.s, fam.start())  # the whole name: "Qwen3.5-397B-A17B", not "Qwen3.5-397B"
+        end = max(fam.end(), whole.end() if whole else 0)
+        slots.unknown_model = t.quote(fam.start(), end)
+        t.consume(fam.start(), end)
+        return True
+    if not model_id or err >= 0.25:
+        return False
+    slots.model, slots.model_text, slots.model_assumed = model_id, t.quote(fam.start(), fam.end()), "family+size"
+    t.consume(fam.start(), fam.end())
+    return True
+
+
+# --- GPUs ----------------------------------------------------------------------------------------------------------
+_MONEY_AFTER = re.compile(r"\s*(?:元|块|rmb|cny|usd|美元|万|k\b|w\b|tokens?|b\b|亿|年|天|小时|mhz|w\b|瓦|gb|g\b)")
+_COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*(?:卡\s*)?(?:的\s*)?$")
+_COUNT_AFTER = re.compile(rf"(?:s|'s)?\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>{NUM})\s*(?:张|块|片)")
+_GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}(?![a-z0-9])|"
+                       r"(?<![a-z])(?:vera\s*)?rubin(?:\s*(?:cpx|ultra))?(?![a-z0-9])|"
+                       r"(?<![a-z0-9])(?:rtx\s*(?:pro\s*)?\d{4}\s*(?:ti|super|d|blackwell)?|[ahlbv]\d{2,3}[a-z]?|"
+                       r"mi\d{3}[a-z]?|gtx\s*\d{3,4}|gb\d{2,3}|gaudi\s*\d|dgx\s*spark|"
+                       r"(?:mac\s*studio\s*)?m\d\s*(?:ultra|max)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3})(?![a-z0-9])")
+_OWN = re.compile(r"(?:只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
+_NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
+_SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供",
+                 en=r"sell|sells|selling|quote|quoting|offer|offers|stock|carry|resell")
+_CLAUSE = re.compile(r"[,.;!?，。；！？\n]|(?<![a-z])and(?![a-z])|但是|不过|\bbut\b|想|want|plan")
+
+
+def read_gpus(t: Text, slots: Slots, catalog: Catalog) -> None:
+    """Catalog GPUs with the count said beside them: the first owned one is `existing` (unless the message is
+    about selling), the others `candidates`; ruled-out ones go to `excluded`, GPU-like words the catalog lacks to
+    `unknown_gpus`."""
+    selling = bool(_SELLING.search(t.s))
+    for mention, owned in _gpu_mentions(t, slots, catalog):
+        if owned and not selling and slots.existing is None:
+            slots.existing = mention
+            continue
+        if slots.existing is not None and slots.existing.gpu == mention.gpu:
+            if slots.existing.count is None:
+                slots.existing.count = mention.count
+            continue
+        same = next((c for c in slots.candidates if c.gpu == mention.gpu), None)
+        if same is None:
+            slots.candidates.append(mention)
+        elif same.count is None:
+            same.count = mention.count  # "RTX 4090 有 24GB … 一张 4090 够吗": the count comes later
+    for m in _GPU_LIKE.finditer(t.s):  # "RTX 9090", "H300"
+        if re.fullmatch(r"[bm]\d{1,2}", m.group(0)):  # "b1", "m2" are not GPUs (B200, B300 are)
+            continue
+        slots.unknown_gpus.append(t.quote(m.start(), m.end()))
+        t.consume(m.start(), m.end())
+
+
+def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMention, bool]]:
+    """The catalog GPUs named, each with whether the user owns it; ruled-out ones go straight to `excluded`."""
+    index = build_index(catalog)
+    taken_end = -1
+    mentions: list[tuple[GpuMention, bool]] = []
+    for start, end, matched, (gpu_id, bare) in _hits(t.s, [(p, (g, bare)) for p, g, _n, bare in index.gpus]):
+        if start < taken_end or (bare and _MONEY_AFTER.match(t.s[end:end + 12])):
+            continue  # "4090 元" is money, not a card
+        taken_end = end
+        gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
+        count, c_start, c_end = _count_near(t.s, start, end)
+        span_start, span_end = min(start, c_start), max(end, c_end)
+        if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out
+            key = gpu_key(matched)  # "A100" names several cards: ruling it out rules out every one of them
+            for ruled_out in index.gpu_ambiguous.get(key) or index.gpu_ambiguous.get(key.removesuffix(" s")) or [gpu_id]:
+                if ruled_out not in slots.excluded:
+                    slots.excluded.append(ruled_out)
+        else:
+            clause = _clause_before(t.s, start)
+            owned = bool(_OWN.search(clause)) and not _NOT_OWN.search(clause)
+            mentions.append((GpuMention(gpu=gpu_id, count=count, text=t.quote(span_start, span_end),
+                                        assumed=assumed), owned))
+        t.consume(span_start, span_end)
+    return mentions
+
+
+def _resolve(catalog: Catalog, key: str, gpu_id: str, ambiguous: dict[str, list[str]]) -> tuple[str, str]:
+    """(catalog id, how an ambiguous name was taken): "A100" names several cards and the catalog's own alias
+    resolution decides (else the first listed); "H100s" is the plural of the ambiguous "H100", not its PCIe card."""
+    owners = ambiguous.get(key)
+    if owners is None and key.endswith(" s"):
+        plural_of = ambiguous.get(key[:-2])
+        if plural_of and gpu_id in plural_of:
+            key, owners = key[:-2], plural_of
+    if not owners or len(owners) < 2:
+        return gpu_id, ""
+    spec = catalog.find_gpu(key) or next(g for g in catalog.gpus if g.id == owners[0])
+    return spec.id, f"{key.upper()} = {spec.name}"
+
+
+def _clause_before(s: str, start: int) -> str:
+    cut = 0
+    for m in _CLAUSE.finditer(s, 0, start):
+        cut = m.end()
+    return s[cut:start]
+
+
+def _count_near(s: str, start: int, end: int) -> tuple[int | None, int, int]:
+    """The count said before ("两张 4090", "4x H100") or after ("H100 x 8") a GPU name, and the span it widens to."""
+    before = s[max(0, start - 16):start]
+    m = _COUNT_BEFORE.search(before)
+    if m:
+        value = to_number(m.group("num"))
+        if value is not None and 1 <= value <= 4096 and not re.search(r"\d\s*$", before[:m.start("num")]):
+            return int(value), start - (len(before) - m.start()), end
+    m = _COUNT_AFTER.match(s[end:end + 16])
+    if m:
+        value = to_number(m.group("num") or m.group("num2"))
+        if value is not None and 1 <= value <= 4096:
+            return int(value), start, end + m.end()
+    return None, start, end

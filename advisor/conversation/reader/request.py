@@ -1,0 +1,378 @@
+"""The typed request: what one message asks, read into one record that the policy, the analysis and `ask --json`
+read (DESIGN.md, "Both read a message into one typed request").
+
+    Request(act="which", subjects=(Subject(kind="model", id="qwen2.5-72b", text="Qwen2.5-72B"),),
+            job=(Value(name="concurrency", value=50, provenance="stated", text="50 users"),
+                 Value(name="context", value=8192, provenance="stated", text="8k context"),
+                 Value(name="weights", value="bf16", provenance="default"), …),
+            limits=(…), hardware=(…), claims=(…), unknown=(…))
+
+* `act` — the question's kind (ACTS). The dialog's intent decides the common ones; this module refines it into
+  legality (is it allowed / export control), market (can it be bought, availability), rent_vs_buy (renting is
+  asked about), capability ("what can you do?").
+* `job` — the workload as the turn computes it, each value with its provenance: `stated` (typed in this message,
+  with the words it came from, or in an earlier message: `earlier`), `inferred` (implied by the question, e.g.
+  serving from "how many users can it serve"), `default` (the dialog's default, said in the answer).
+* `hardware` — every card named with its role: owned, candidate, excluded, compared (a comparison of two or more
+  named cards); a card the catalog lacks has `gpu` None and `known` False.
+* `limits` — budget (money + currency), deadline, region (stated or assumed from the language), exclusions.
+
+`read_request` builds it from the extractor's slots and the dialog state after the turn; the LLM reader
+(`advisor.conversation.reader.llm`) fills the same record and is checked by `validate`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Literal
+
+from advisor.conversation.reader.cues import words
+from advisor.conversation.reader.quantity import Quantity, quantities
+from knowledge.structs import Frozen, dump, replace
+from knowledge.structs import validate as validate_struct
+
+if TYPE_CHECKING:
+    from advisor.conversation.dialog.machine import DialogState
+    from advisor.conversation.reader.slots import Slots
+    from knowledge.catalog import Catalog
+
+ACTS = ("feasibility", "how_many", "how_long", "how_much", "which", "compare", "market", "legality", "rent_vs_buy",
+        "claim", "explain", "what_if", "capability", "other")
+Act = Literal["feasibility", "how_many", "how_long", "how_much", "which", "compare", "market", "legality",
+              "rent_vs_buy", "claim", "explain", "what_if", "capability", "other"]
+Provenance = Literal["stated", "inferred", "default"]
+Role = Literal["owned", "candidate", "excluded", "compared"]
+
+
+class Value(Frozen):
+    """One value of the job or the limits, with where it came from and the words it was read from."""
+
+    name: str
+    value: float | int | str | bool
+    unit: str = ""
+    provenance: Provenance = "stated"
+    text: str = ""  # the user's words ("" for defaults)
+    earlier: bool = False  # stated in an earlier message of the conversation
+
+
+class Subject(Frozen):
+    """A model or card the question is about; `id` None when the catalog lacks it (`known` False)."""
+
+    kind: Literal["model", "gpu"]
+    id: str | None = None
+    text: str = ""
+    known: bool = True
+
+
+class Hardware(Frozen):
+    """A card named with its role and the count said (None: not said)."""
+
+    gpu: str | None
+    role: Role
+    count: int | None = None
+    text: str = ""
+    known: bool = True
+
+
+class ClaimRead(Frozen):
+    """A figure quoted from a guide or someone else, to be checked."""
+
+    text: str
+    value: float
+    unit: str
+
+
+class Request(Frozen):
+    """What one message asks (see the module doc)."""
+
+    act: Act
+    lang: Literal["zh", "en"] = "en"
+    subjects: tuple[Subject, ...] = ()
+    job: tuple[Value, ...] = ()
+    limits: tuple[Value, ...] = ()
+    hardware: tuple[Hardware, ...] = ()
+    claims: tuple[ClaimRead, ...] = ()
+    unknown: tuple[str, ...] = ()  # names the catalog lacks, said first in the answer
+    excluded_vendors: tuple[str, ...] = ()
+    engine_family: Literal["server", "llama.cpp"] = "server"  # a home user with one consumer card: llama.cpp-style
+    reader: Literal["offline", "llm"] = "offline"
+    note: str = ""
+
+    def value(self, name: str) -> Value | None:
+        """The job or limit value called `name` (None when absent)."""
+        return next((v for v in (*self.job, *self.limits) if v.name == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return dump(self, json=True)
+
+
+# --- the act -----------------------------------------------------------------------------------------------------
+_LEGAL = words(zh=r"合法|合规|违法|违规|出口管制|禁运|禁售|许可证|被禁|制裁|受限|实体清单|能不能进口|能进口",
+               en=r"legal(?:ly)?|illegal|allowed|permitted|export[\s-]*control(?:led|s)?|export rules?|banned?|"
+                  r"sanction(?:s|ed)?|licen[cs]e|compliance|restricted")
+_MARKET_WORDS = words(zh=r"还能买|买得到|能买到|有货|缺货|在售|停售|替代|现在能买|采购得到|渠道",
+                      en=r"still (?:buy|sold|get|available)|available|availability|in stock|buy (?:one|it|them)|"
+                         r"alternatives?|instead")
+_RENT = words(zh=r"租|租用|租赁|云上|云服务器|按小时|按量|每小时|算力租|云 gpu|云gpu",
+              en=r"rent(?:ing|al|ed)?|lease|per hour|hourly|cloud|on[\s-]demand|spot|runpod|lambda|vast\.ai|aws|gcp|"
+                 r"azure|coreweave")
+_TAG_QUESTION = re.compile(r"(?:right|correct|true|isn'?t it|is that so|am i right)\s*[?？]|对吧|对吗|是吗|没错吧|是真的吗|对不对")
+_CLAIM_SUBJECT = re.compile(r"kv[\s-]*cache|kv 缓存|moe|experts?|专家|显存|memory|vram|only (?:need|take)|只要|只需")
+_BUY = words(zh=r"买|购买|采购|自建", en=r"buy(?:ing)?|purchas\w*|own")
+
+
+def act_of(intent: str, text: str, slots: Slots) -> str:
+    """The act of the question from the dialog's intent and the words of the message."""
+    s = (text or "").lower()
+    if intent == "capabilities":
+        return "capability"
+    if intent in ("claim", "explain", "what_if", "compare"):
+        return intent
+    if _TAG_QUESTION.search(s) and _CLAIM_SUBJECT.search(s):
+        return "claim"  # "MoE models only need memory for their active experts, right?"
+    rent = bool(_RENT.search(s)) or slots.buy_or_rent == "rent"
+    if rent and intent in ("how_much", "which", "other", "how_long", "how_many", "feasibility") and (
+            _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap", s)):
+        return "rent_vs_buy"
+    if intent == "market" or (_MARKET_WORDS.search(s) and (slots.candidates or slots.existing or slots.excluded)
+                              and slots.model is None):
+        return "legality" if _LEGAL.search(s) else "market"
+    if _LEGAL.search(s) and (slots.candidates or slots.existing):
+        return "legality"
+    if intent in ACTS:
+        return intent
+    return "other"
+
+
+# --- provenance of the job's values ------------------------------------------------------------------------------
+_DIMENSION = {"context": "tokens", "prompt_tokens": "tokens", "output_tokens": "tokens", "train_tokens": "tokens",
+              "concurrency": "users", "budget": "money", "deadline_days": "days"}
+_WORDS = {  # where a stated word value was typed: the first cue of that value found in the message
+    "task": {"inference": r"推理|部署|服务|serv\w*|inference|deploy\w*|chat|host\w*|run",
+             "lora": r"lora|微调|fine[\s-]*tun\w*", "qlora": r"qlora", "full": r"全参|全量|full",
+             "pretrain": r"预训练|pre[\s-]*train\w*|from scratch", "freeze": r"冻结|freeze"},
+    "weights": {"": r"int4|int8|fp8|fp4|nf4|4[\s-]*bit|8[\s-]*bit|awq|gptq|gguf|q4\w*|q8\w*|bf16|fp16|fp32|mxfp4|"
+                    r"nvfp4|半精度|量化"},
+}
+
+
+def _span(text: str, name: str, value: Any, found: list[Quantity]) -> str:
+    """The user's words for a stated value: an amount of the right dimension and value, or the cue word."""
+    dim = _DIMENSION.get(name)
+    if dim and isinstance(value, int | float):
+        for q in found:
+            if q.dimension == dim and abs(q.value - float(value)) <= 0.03 * abs(float(value)) + 1:
+                return q.text
+        for q in found:
+            if q.dimension in (dim, "count") and (abs(q.value - float(value)) <= 0.03 * abs(float(value)) + 1
+                                                  or abs(q.value * 1.024 - float(value)) < 1):
+                return q.text
+    cues = _WORDS.get(name)
+    if cues:
+        pattern = cues.get(str(value)) or cues.get("")
+        m = re.search(pattern, text, re.I) if pattern else None
+        if m:
+            return m.group(0)
+    return ""
+
+
+def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent: str) -> list[Value]:
+    """The workload's values with their provenance (see the module doc)."""
+    found = quantities(text)
+    out: list[Value] = []
+    workload = dict(workload)
+    if workload.get("task") != "inference":
+        workload.pop("concurrency", None)  # a training job has no users
+        workload.pop("kv", None)
+    if workload.get("task") not in ("lora", "qlora"):
+        workload.pop("lora_rank", None)
+    if workload.get("task") == "inference":
+        workload.pop("zero", None)  # ZeRO is a training layout
+    if workload.get("task") == "inference" and not workload.get("weights") and workload.get("model"):
+        from advisor.conversation.dialog.machine import default_weights
+
+        workload["weights"] = default_weights(str(workload["model"]))  # the checkpoint's own precision
+    units = {"context": "tokens", "prompt_tokens": "tokens", "output_tokens": "tokens", "train_tokens": "tokens",
+             "concurrency": "sequences", "lora_rank": "", "zero": ""}
+    for name in ("model", "task", "weights", "kv", "context", "concurrency", "prompt_tokens", "output_tokens",
+                 "train_tokens", "engine", "lora_rank", "zero"):
+        value = workload.get(name)
+        if value is None:
+            continue
+        said_now, said_before = getattr(now, name, None), getattr(merged, name, None)
+        if name == "concurrency" and said_now is None and now.qps is not None:
+            prov: Provenance = "inferred"  # from a request rate (Little's law)
+            words_ = str(now.qps)
+        elif name == "model" and said_now is not None and now.model_assumed in ("size", "closest", "default"):
+            prov, words_ = "inferred", now.model_text or ""  # a bare size ("14B"): a representative model
+        elif said_now is not None:
+            prov, words_ = "stated", (now.model_text or "") if name == "model" else _span(text, name, said_now, found)
+        elif said_before is not None:
+            out.append(Value(name=name, value=value, unit=units.get(name, ""), provenance="stated", earlier=True))
+            continue
+        elif name == "task" and (now.task_generic or merged.task_generic):
+            prov, words_ = "inferred", ""  # "fine-tune" without a method: LoRA
+        elif name == "task" and intent in ("feasibility", "how_many", "how_much", "compare", "what_if", "which"):
+            prov, words_ = "inferred", ""  # the question's shape implies serving
+        else:
+            prov, words_ = "default", ""
+        out.append(Value(name=name, value=value, unit=units.get(name, ""), provenance=prov, text=words_))
+    return out
+
+
+def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | None, lang: str) -> list[Value]:
+    found = quantities(text)
+    out: list[Value] = []
+    if merged.budget is not None:
+        cur = merged.currency or ("CNY" if lang == "zh" else "USD")
+        said = now.budget is not None
+        out.append(Value(name="budget", value=merged.budget, unit=cur, provenance="stated", earlier=not said,
+                         text=_span(text, "budget", merged.budget, found) if said else ""))
+    if merged.deadline_s is not None:
+        said = now.deadline_s is not None
+        days = merged.deadline_s / 86400
+        out.append(Value(name="deadline_days", value=days, unit="days", provenance="stated", earlier=not said,
+                         text=_span(text, "deadline_days", days, found) if said else ""))
+    region = (constraints or {}).get("region") or ("global" if constraints is not None else None)
+    if region:
+        if now.region is not None or merged.region is not None:
+            out.append(Value(name="region", value=region, provenance="stated", earlier=now.region is None))
+        else:
+            out.append(Value(name="region", value=region, provenance="default" if lang != "zh" else "inferred",
+                             text=""))  # a Chinese question with no place: mainland China, said in the answer
+    for q in found:  # "assume 35% MFU", "MFU 按 40% 算": the efficiency the person states for training time
+        near = text[max(0, q.span[0] - 24):q.span[1] + 16].lower() if q.dimension == "percent" else ""
+        if near and re.search(r"mfu|model flops|利用率|算力利用|efficiency", near) and 0 < q.value <= 100:
+            out.append(Value(name="mfu", value=q.value / 100, unit="fraction", provenance="stated", text=q.text))
+            break
+    if merged.buy_or_rent:
+        out.append(Value(name="buy_or_rent", value=merged.buy_or_rent, provenance="stated",
+                         earlier=now.buy_or_rent is None))
+    if merged.condition:
+        out.append(Value(name="condition", value=merged.condition, provenance="stated"))
+    return out
+
+
+def _hardware(now: Slots, merged: Slots, act: str) -> list[Hardware]:
+    out: list[Hardware] = []
+    src = now if (now.candidates or now.existing or now.excluded) else merged
+    if src.existing is not None:
+        out.append(Hardware(gpu=src.existing.gpu, role="owned", count=src.existing.count, text=src.existing.text))
+    role: Role = "compared" if act == "compare" or len(src.candidates) >= 2 else "candidate"
+    for c in src.candidates:
+        out.append(Hardware(gpu=c.gpu, role=role, count=c.count, text=c.text))
+    for gpu in merged.excluded:
+        out.append(Hardware(gpu=gpu, role="excluded"))
+    for word in now.unknown_gpus:
+        out.append(Hardware(gpu=None, role="compared" if role == "compared" else "candidate", text=word, known=False))
+    return out
+
+
+_HOME = words(zh=r"个人|自己|家用|家里|在家|本地|笔记本|台式机|游戏本|ollama|gguf|lm ?studio",
+              en=r"ollama|gguf|llama\.cpp|lm ?studio|at home|home (?:lab|use|pc|server)|my (?:pc|laptop|desktop|"
+                 r"gaming)|hobby|personal|locally")
+_CONSUMER = re.compile(r"^(?:rtx-|gtx-)|^(?:rx-)")
+
+
+def engine_family(text: str, merged: Slots, hardware: list[Hardware]) -> Literal["server", "llama.cpp"]:
+    """"llama.cpp" for a person with one consumer card, a home budget or Ollama/GGUF words; else "server"."""
+    s = (text or "").lower()
+    if merged.task not in (None, "inference") or merged.task_generic is not None:
+        return "server"  # training runs on the training stacks, whatever the card
+    if merged.engine in ("llama.cpp", "ollama") or merged.offload or re.search(r"ollama|gguf|llama\.cpp", s):
+        return "llama.cpp"
+    owned = [h for h in hardware if h.role == "owned" and h.gpu]
+    if owned and len(owned) == 1 and _CONSUMER.match(owned[0].gpu or "") and (owned[0].count or 1) == 1:
+        return "llama.cpp"
+    if _HOME.search(s) and (merged.concurrency or 1) <= 2:
+        return "llama.cpp"
+    return "server"
+
+
+def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: str,
+                 workload: dict[str, Any] | None = None, catalog: Catalog | None = None) -> Request:
+    """The typed request of one message (`now`: what it said; `state`: the conversation after the turn;
+    `workload`: the workload and constraints the turn computed, as in `Turn.workload`)."""
+    merged = state.slots
+    act = act_of(intent, text, now)
+    wl = dict((workload or {}).get("workload") or {})
+    cons = (workload or {}).get("constraints")
+    job = _job(text, now, merged, wl, intent) if wl else []
+    hardware = _hardware(now, merged, act)
+    subjects: list[Subject] = []
+    if merged.model:
+        subjects.append(Subject(kind="model", id=merged.model, text=now.model_text or ""))
+    if now.unknown_model and not now.model:
+        subjects.append(Subject(kind="model", id=None, text=now.unknown_model, known=False))
+    for h in hardware:
+        if h.role in ("candidate", "compared", "owned"):
+            subjects.append(Subject(kind="gpu", id=h.gpu, text=h.text, known=h.known))
+    claims = [ClaimRead(text=c.text, value=c.value, unit=c.unit) for c in (now.claim, now.capacity) if c is not None]
+    unknown = list(([now.unknown_model] if now.unknown_model and not now.model else []) + list(now.unknown_gpus))
+    return Request(act=act, lang=lang, subjects=tuple(subjects), job=tuple(job),  # type: ignore[arg-type]
+                   limits=tuple(_limits(text, now, merged, cons, lang)), hardware=tuple(hardware),
+                   claims=tuple(claims), unknown=tuple(unknown), excluded_vendors=tuple(merged.excluded_vendors),
+                   engine_family=engine_family(text, merged, hardware))
+
+
+def read(text: str, catalog: Catalog, lang: str = "en", state: DialogState | None = None) -> Request:
+    """The offline reader alone: the typed request of `text` (after `state`'s conversation, if any) without
+    answering it — the extractor, the intent, the merge and the workload the dialog would size."""
+    from advisor.conversation.dialog.machine import DialogState, merge
+    from advisor.conversation.reader.extract import extract
+    from advisor.conversation.reader.turn import keep_job, read_intent, read_references
+
+    working = state.model_copy(deep=True) if state is not None else DialogState()
+    now = extract(text, catalog, pending=working.pending, lang=lang)
+    intent = read_intent(text, now, working)
+    if intent == "explain" and working.answered and now.model is None:
+        keep_job(now)
+    read_references(working, now, intent)
+    merge(working, now)
+    return read_request(text, now, working, intent, lang, job_summary(working, lang), catalog)
+
+
+def job_summary(state: DialogState, lang: str) -> dict[str, Any]:
+    """The workload (every field, defaults included) and constraints the dialog would size from `state`."""
+    from advisor.conversation.dialog.machine import build_constraints, build_workload
+    from knowledge.errors import AdvisorError
+
+    summary: dict[str, Any] = {}
+    try:
+        workload, _ = build_workload(state)
+        if workload is not None:
+            summary["workload"] = dump(workload, json=True, exclude_none=True)
+        constraints, _ = build_constraints(state, lang)
+        summary["constraints"] = dump(constraints, json=True, exclude_defaults=True)
+    except AdvisorError:
+        pass
+    return summary
+
+
+def validate(data: dict[str, Any], catalog: Catalog) -> Request:
+    """A request from another reader (the LLM's structured answer) checked like the offline one: the record's types,
+    catalog ids that exist (an id the catalog lacks becomes an unknown name, never a stand-in)."""
+    req = validate_struct(Request, data)
+    subjects = []
+    unknown = list(req.unknown)
+    for s in req.subjects:
+        if s.id is not None:
+            found = catalog.find_model(s.id) if s.kind == "model" else catalog.find_gpu(s.id)
+            if found is None:
+                unknown.append(s.text or s.id)
+                s = Subject(kind=s.kind, id=None, text=s.text or s.id, known=False)
+            else:
+                s = Subject(kind=s.kind, id=found.id, text=s.text, known=True)
+        subjects.append(s)
+    hardware = []
+    for h in req.hardware:
+        spec = catalog.find_gpu(h.gpu) if h.gpu else None
+        hardware.append(Hardware(gpu=spec.id if spec else None, role=h.role, count=h.count, text=h.text or (h.gpu or ""),
+                                 known=spec is not None))
+        if spec is None and h.gpu and (h.text or h.gpu) not in unknown:
+            unknown.append(h.text or h.gpu)
+    return replace(req, subjects=tuple(subjects), hardware=tuple(hardware), unknown=tuple(dict.fromkeys(unknown)))
+
+
+__all__ = ["ACTS", "ClaimRead", "Hardware", "Request", "Subject", "Value", "act_of", "engine_family", "read",
+           "read_request", "validate"]

@@ -1,0 +1,111 @@
+"""What one message says about the workload (`extract` returns it): the slots, the GPUs and claims it names.
+
+Every field is None / empty when the message does not mention it; the dialog merges turns and applies defaults.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from advisor.conversation.reader.ranges import OutOfRange
+
+
+class GpuMention(BaseModel):
+    """A GPU the user named, resolved to a catalog id, with the count they said (None: not said)."""
+
+    model_config = ConfigDict(extra="forbid")
+    gpu: str
+    count: int | None = None
+    text: str = ""
+    assumed: str = ""  # e.g. "A100 taken as the 80 GB SXM4 card" when the name was ambiguous
+
+
+class Claim(BaseModel):
+    """A memory figure quoted from a guide or article, to be checked ("文章说 70B 4bit 只要 28GB")."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str
+    value: float
+    unit: str  # as typed: "GB", "G", "GiB", "TB"
+    bytes_if_gb: float  # value read as decimal GB (1e9)
+    bytes_if_gib: float  # value read as GiB (2^30)
+
+
+class Slots(BaseModel):
+    """What one message says about the workload. None / empty means "not mentioned"."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str | None = None  # catalog id
+    model_text: str | None = None  # as typed
+    model_assumed: str = ""  # why this catalog model stands for what was said ("70B" -> llama-3.1-70b)
+    size_params: float | None = None  # a bare size ("70B", "700亿") when no model was named
+    unknown_model: str | None = None  # looked like a model name but is not in the catalog
+    task: str | None = None  # a Workload task
+    task_generic: str | None = None  # "finetune" or "train" when the method was not said
+    weights: str | None = None
+    kv: str | None = None
+    context: int | None = None
+    batch: int | None = None
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    concurrency: int | None = None
+    concurrency_avg: int | None = None
+    qps: float | None = None
+    budget: float | None = None
+    currency: str | None = None
+    region: str | None = None
+    existing: GpuMention | None = None
+    candidates: list[GpuMention] = []
+    gpu_count: int | None = None
+    unknown_gpus: list[str] = []
+    train_tokens: float | None = None
+    deadline_s: float | None = None
+    tco_years: int | None = None
+    claim: Claim | None = None
+    engine: str | None = None
+    lora_rank: int | None = None
+    zero: int | None = None
+    mfu: float | None = None  # a training MFU the user states ("assume 35% MFU"), as a fraction
+    buy_or_rent: str | None = None
+    condition: str | None = None  # "used" when second-hand cards are asked for
+    home: bool | None = None  # a home or personal machine ("at home", "my gaming PC", "家用", "笔记本"): llama.cpp-style
+    offload: bool | None = None  # llama.cpp layer offload asked for ("加内存卸载", "offload to RAM", "-ngl")
+    wants_nvlink: bool | None = None  # the plan joins the cards over NVLink ("两张 4090 用 NVLink 桥接"); False: "no NVLink"
+    excluded: list[str] = []  # cards ruled out ("国内买不到 A100", "not H20", "除了 4090"): never candidates
+    excluded_vendors: list[str] = []  # "no NVIDIA" / "不要英伟达": every card of that vendor ruled out
+    bandwidth: float | None = None  # bytes/s of a card typed by its specs ("96 GB at 1.8 TB/s")
+    capacity: Claim | None = None  # a card's memory typed without a card name ("28GB 显存够吗", "my card has 24 GB")
+    negative: str | None = None  # a count or amount typed with a minus sign ("-5 张 H100"): bad input, not 5
+    # intents
+    default: bool = False
+    reset: bool = False
+    injection: bool = False
+    greeting: bool = False
+    thanks: bool = False
+    question_words: bool = False  # the message asks something ("?", "吗", "how", ...)
+    advice: bool = False  # asks for hardware advice without saying for what ("帮我推荐显卡", "which GPU should I buy")
+    truncated: bool = False
+    gib_question: bool = False  # asks whether a card's "GB" is GB or GiB
+    refers_previous: bool = False  # "that setup / 这个配置 / 刚才那个": the configuration of the previous answer
+    out_of_range: list[OutOfRange] = []  # numbers read but outside what can be sized (ranges.reply answers)
+
+    def workload_fields(self) -> dict[str, object]:
+        """The non-empty workload slots (everything except intents), for merging and for tests."""
+        intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice",
+                   "gib_question", "refers_previous", "negative", "out_of_range"}
+        out: dict[str, object] = {}
+        for name in type(self).model_fields:
+            if name in intents:
+                continue
+            value = getattr(self, name)
+            if value is None or value == [] or value == "":
+                continue
+            out[name] = value
+        return out
+
+    @property
+    def empty(self) -> bool:
+        return not self.workload_fields()
+
+
+__all__ = ["Claim", "GpuMention", "Slots"]

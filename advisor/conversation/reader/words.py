@@ -1,0 +1,166 @@
+"""The extractor's readers of words: weight and KV-cache formats, the task (LoRA, full fine-tuning, pre-training,
+serving), and the job's settings: NVLink, used cards, llama.cpp offload, region, engine, ZeRO stage, LoRA rank,
+batch size, buy or rent.
+
+Each reader takes the working `Text` and the `Slots` being filled; the format reader blanks out what it read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.conversation.reader import constraints as reading
+from advisor.conversation.reader.numbers import DIGITS, to_number
+from advisor.conversation.reader.slots import Slots
+from advisor.conversation.reader.text import Text
+
+_PRECISION: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?<![a-z0-9])q8_0(?![a-z0-9])"), "q8_0"),
+    (re.compile(r"(?<![a-z0-9])q6_k(?:_[sml])?(?![a-z0-9])"), "q6_k"),
+    (re.compile(r"(?<![a-z0-9])q5_k(?:_[ms])?(?![a-z0-9])"), "q5_k_m"),
+    (re.compile(r"(?<![a-z0-9])q4_k(?:_[ms])?(?![a-z0-9])|q4km"), "q4_k_m"),
+    (re.compile(r"(?<![a-z0-9])q4_0(?![a-z0-9])"), "q4_0"),
+    (re.compile(r"(?<![a-z0-9])q3_k(?:_[sml])?(?![a-z0-9])"), "q3_k_m"),
+    (re.compile(r"(?<![a-z0-9])q2_k(?![a-z0-9])"), "q2_k"),
+    (re.compile(r"gptq[\s\-_]*(?:int)?8|8[\s\-_]*bit[\s\-_]*gptq"), "gptq-int8"),
+    (re.compile(r"gptq"), "gptq-int4"),
+    (re.compile(r"(?<![a-z])awq"), "awq-int4"),
+    (re.compile(r"(?<![a-z0-9])nf4|bnb[\s\-_]*4|bitsandbytes[\s\-_]*4|load_in_4bit"), "nf4"),
+    (re.compile(r"bnb[\s\-_]*(?:int)?8|bitsandbytes[\s\-_]*8|load_in_8bit|llm\.int8"), "bnb-int8"),
+    (re.compile(r"(?<![a-z0-9])fp8|e4m3|8[\s\-_]*位浮点"), "fp8"),
+    (re.compile(r"(?<![a-z0-9])(?:int8|w8a8|w8a16)(?![a-z0-9])|(?<![\d.])8[\s\-_]*(?:bits?|位)(?![a-z])|八位|8比特"), "int8"),
+    (re.compile(r"(?<![a-z0-9])(?:int4|w4a16|w4a8)(?![a-z0-9])|(?<![\d.])4[\s\-_]*(?:bits?|位)(?![a-z])|四位|4比特"), "int4"),
+    (re.compile(r"(?<![a-z0-9])bf16(?![a-z0-9])|bfloat16"), "bf16"),
+    (re.compile(r"(?<![a-z0-9])fp16(?![a-z0-9])|float16|半精度|(?<![\d.])16[\s\-_]*(?:bits?|位)(?![a-z])"), "fp16"),
+    (re.compile(r"(?<![a-z0-9])fp32(?![a-z0-9])|float32|单精度|全精度|(?<![\d.])32[\s\-_]*(?:bits?|位)(?![a-z])"), "fp32"),
+]
+_KV_FORMAT = re.compile(
+    r"kv[\s\-_]*(?:cache|缓存)?\s*(?:用|使用|in|at|as|=|:|改成|换成)?\s*(?P<a>fp8|int8|int4|fp16|bf16)"
+    r"|(?P<b>fp8|int8|int4|fp16|bf16)\s*(?:的)?\s*kv"
+)
+_TASKS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"q[\s\-_]*lora"), "qlora"),
+    (re.compile(r"(?<![a-z])lora|(?<![a-z])peft|adapter"), "lora"),
+    (re.compile(r"全参|全量|全参数|full[\s\-_]*(?:parameter[\s\-_]*)?(?:fine[\s\-_]*tun\w*|finetun\w*|ft|sft)|full[\s\-_]*parameter"), "full"),
+    (re.compile(r"冻结|freeze"), "freeze"),
+    (re.compile(r"预训练|从头训练|从零训练|从零开始训练|从头开始训练|pre[\s\-_]*train\w*|from scratch|继续预训练|continued pretrain\w*"), "pretrain"),
+]
+_FINETUNE = re.compile(r"微调|精调|fine[\s\-_]*tun\w*|finetun\w*|(?<![a-z])sft(?![a-z])|instruction[\s\-_]*tun\w*|指令微调|调优")
+_TRAIN = re.compile(r"训练|(?<![a-z])train(?:ing|ed)?(?![a-z])")
+_INFER = re.compile(
+    r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"
+    r"inference|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"
+)
+_REGION_CN = re.compile(r"国内|中国|大陆|境内|内地|国产|(?<![a-z])china(?![a-z])|mainland|(?<![a-z])prc(?![a-z])|in cn(?![a-z])|chinese market")
+_REGION_GLOBAL = re.compile(r"海外|国外|境外|overseas|outside china|(?<![a-z])global(?![a-z])|(?<![a-z])usa?(?![a-z])|united states|europe|(?<![a-z])eu(?![a-z])|international")
+_ENGINES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"vllm"), "vllm"),
+    (re.compile(r"llama\.cpp|llamacpp|ollama|lm studio|gguf"), "llama.cpp"),
+    (re.compile(r"sglang"), "sglang"),
+    (re.compile(r"tensorrt[\s\-_]*llm|trt[\s\-_]*llm"), "trtllm"),
+    (re.compile(r"deepspeed"), "deepspeed"),
+    (re.compile(r"megatron"), "megatron"),
+    (re.compile(r"transformers|hugging ?face"), "transformers"),
+]
+_HOME = re.compile(r"家用|家里|在家|自己的电脑|个人电脑|游戏本|笔记本|台式机|(?<![a-z])(?:at home|home (?:lab|pc|server|use|setup)|"
+                   r"my (?:own )?(?:pc|laptop|desktop|gaming (?:pc|rig)|workstation)|gaming (?:pc|rig)|hobby\w*)(?![a-z])")
+_ZERO = re.compile(r"zero[\s\-_]*(?:stage)?[\s\-_]*(?P<n>[0-3])(?![0-9])")
+_MFU = re.compile(r"(?:mfu|model flops utili[sz]ation|算力利用率|利用率)\D{0,12}?(?P<a>\d{1,2}(?:\.\d+)?)\s*%|"
+                  r"(?P<b>\d{1,2}(?:\.\d+)?)\s*%\s*(?:的\s*)?(?:mfu|model flops|算力利用率|利用率)")
+_LORA_RANK = re.compile(r"(?:rank|秩|r)\s*(?:=|:|of|为|是)?\s*(?P<n>\d{1,4})(?![0-9])")
+_BATCH = re.compile(rf"(?:batch[\s\-_]*size|micro[\s\-_]*batch|批大小|批量大小|batch)\s*(?:=|:|of|为|是)?\s*(?P<n>{DIGITS})")
+_BUY = re.compile(r"买卡|购买|采购|自建|买(?!不)|(?<![a-z])buy(?:ing)?(?![a-z])|purchase|on[\s-]*prem")
+_RENT = re.compile(r"租(?:用|赁|云|卡)?|云上|上云|云服务|(?<![a-z])rent(?:al|ing)?(?![a-z])|cloud|lease")
+
+
+def read_precision(t: Text, slots: Slots) -> None:
+    """The KV-cache format ("fp8 kv") and the weights format (GGUF quants first, then GPTQ/AWQ/NF4/…/fp32)."""
+    kv = _KV_FORMAT.search(t.s)
+    if kv:
+        slots.kv = kv.group("a") or kv.group("b")
+        t.consume(kv.start(), kv.end())
+    for rx, fmt in _PRECISION:
+        m = rx.search(t.s)
+        if m:
+            slots.weights = fmt
+            t.consume(m.start(), m.end())
+            return
+    if re.search(r"量化|quantiz|quantis", t.s):
+        slots.weights = "int4"  # "量化" alone: the common 4-bit case; the dialog states it as an assumption
+
+
+def read_task(t: Text, slots: Slots) -> None:
+    """The task: a method word (QLoRA, LoRA, full, freeze, pre-training), else "finetune"/"train" without a
+    method (`task_generic`), else inference when serving words, a concurrency, a claim or a GGUF quant say so."""
+    for rx, task in _TASKS:
+        if rx.search(t.s):
+            slots.task = task  # a generic 4-bit QLoRA base keeps "int4": the dialog maps it to nf4
+            return
+    if _FINETUNE.search(t.s):
+        slots.task_generic = "finetune"
+        return
+    if _TRAIN.search(t.s):
+        slots.task_generic = "train"
+        return
+    if (_INFER.search(t.s) or slots.concurrency or slots.qps or slots.claim is not None
+            or (slots.weights and slots.weights.startswith("q"))):
+        slots.task = "inference"
+
+
+_USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?)|second[- ]hand|refurbished|翻新")
+# llama.cpp layer offload to system RAM (not a trainer's optimizer/ZeRO offload, which the task words carry)
+_OFFLOAD = re.compile(r"(?<!优化器)(?<!optimizer )(?<!zero-)(?<!zero )(?:内存卸载|卸载到(?:系统)?内存|(?<!不)卸载|(?:放|挪|分)(?:一部分|部分)?(?:层)?"
+                      r"(?:到|进|在)(?:系统|cpu\s*)?内存|(?:cpu|partial|layer|ram)\s*offload(?:ing)?|offload(?:ing)?\s+"
+                      r"(?:(?:some |the )?layers|to (?:the )?(?:cpu|ram|system (?:memory|ram)))|(?<![a-z])-?ngl(?![a-z])|"
+                      r"n_gpu_layers|gpu[- ]layers)")
+_NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
+_NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
+                        r"(?:nv\s*-?\s*link|桥接)")
+
+
+def read_settings(t: Text, slots: Slots) -> None:
+    """NVLink, used cards, offload, region, engine, ZeRO stage, LoRA rank, batch size, buy or rent."""
+    s = t.s
+    if _NO_NVLINK.search(s):
+        slots.wants_nvlink = False
+    elif _NVLINK.search(s):
+        slots.wants_nvlink = True
+    if _USED.search(s):
+        slots.condition = "used"
+    if _OFFLOAD.search(s):
+        slots.offload = True
+    if _HOME.search(s):
+        slots.home = True
+    place = reading.region_from_places(s)
+    if place:
+        slots.region = place
+    elif _REGION_CN.search(s):
+        slots.region = "cn"
+    elif _REGION_GLOBAL.search(s):
+        slots.region = "global"
+    for rx, engine in _ENGINES:
+        if rx.search(s):
+            slots.engine = engine
+            break
+    m = _ZERO.search(s)
+    if m:
+        slots.zero = int(m.group("n"))
+    m = _MFU.search(s)
+    if m and 0 < float(m.group("a") or m.group("b")) <= 100:
+        slots.mfu = float(m.group("a") or m.group("b")) / 100
+    if slots.task in ("lora", "qlora"):
+        m = _LORA_RANK.search(s)
+        if m and 1 <= int(m.group("n")) <= 4096:
+            slots.lora_rank = int(m.group("n"))
+    m = _BATCH.search(s)
+    if m:
+        v = to_number(m.group("n"))
+        if v and 1 <= v <= 100_000:
+            slots.batch = int(v)
+    buy, rent = bool(_BUY.search(s)), bool(_RENT.search(s))
+    if buy and rent:
+        slots.buy_or_rent = "either"
+    elif buy:
+        slots.buy_or_rent = "buy"
+    elif rent:
+        slots.buy_or_rent = "rent"

@@ -1,0 +1,438 @@
+"""Puts the deterministic dialog's answers together in Chinese or English, from the sections in
+`advisor.conversation.render` (one module each: headline, options table, memory, cost, findings, assumptions,
+changes, the first screen's lead, and the preamble of notes and questions).
+
+Order of an answer: the recommendation (or the verdict on the user's own hardware) first, what changed
+since the last turn, the computed numbers (memory breakdown, speed, cost), findings with rule ids and
+sources, the check of a quoted guide claim, the assumptions, and the one question worth asking next.
+
+Every number is printed through :class:`~advisor.conversation.render.book.Book`, which records it as a
+:class:`Number` (name, value, unit, source) on the Turn — the answer contains no number that is not in
+`Turn.numbers`. GiB (2^30 bytes) for memory, GB (1e9 bytes) only where a quoted figure is compared, each labelled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from advisor.analysis.result import Analysis, top_option
+from advisor.conversation.dialog.machine import (
+    Change,
+    DialogState,
+    default_catalog,
+    workload_summary_dict,
+)
+from advisor.conversation.reader.extract import Slots
+from advisor.conversation.reader.inline_specs import card_lines
+from advisor.conversation.reader.lang import say
+from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.render.assumptions import assumption_text, assumption_zh, assumptions_block, mfu_assumption
+from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book
+from advisor.conversation.render.changes import changes_block, key_numbers, named_changes, rec_changes
+from advisor.conversation.render.cost import rec_cost
+from advisor.conversation.render.findings import claim_block, findings_block, guide_name, rec_findings
+from advisor.conversation.render.headline import headline, job_line, rec_headline, top_config, verdict_of
+from advisor.conversation.render.labels import pick
+from advisor.conversation.render.lead import lead_for
+from advisor.conversation.render.memory import (
+    capacity_block,
+    dialog_breakdown,
+    limits_block,
+    memory_chart_of,
+    rec_breakdown,
+)
+from advisor.conversation.render.options_table import (
+    compact_rows,
+    configs_table,
+    opt_name,
+    options_contract,
+    options_table,
+)
+from advisor.conversation.render.preamble import notes_block, question_text, render_note, summary, unknown_lines
+from advisor.conversation.turn import Turn
+
+if TYPE_CHECKING:
+    from advisor.recommend.recommender import Option
+    from knowledge.catalog import Catalog
+    from knowledge.guides import Claim
+    from rules.findings import Finding
+
+if TYPE_CHECKING:
+    from advisor.recommend.recommender import Recommendation
+
+
+def _catalog_names(answer: str, book: Book) -> None:
+    """Numbers inside catalog names shown in the answer ("GPT-2 XL (1.5B)", "H20 96GB") are the catalog's."""
+    catalog = default_catalog()
+    for spec in list(catalog.models) + list(catalog.gpus):
+        if spec.name in answer and any(ch.isdigit() for ch in spec.name):
+            book.text(spec.name, f"name {spec.id}", f"knowledge catalog: {spec.id}")
+
+
+def finish_turn(answer: str, lang: str, state: DialogState, book: Book, **kw: Any) -> Turn:
+    """The deterministic Turn of `answer`, with the numbers `book` recorded and the workload as understood."""
+    _catalog_names(answer, book)
+    return Turn(answer=answer.strip(), lang=lang if lang in ("zh", "en") else "en", mode="deterministic",  # type: ignore[arg-type]
+                numbers=book.numbers, workload=workload_summary_dict(state), **kw)
+
+
+def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | None = None,
+                pending_question: bool = False, show_state: bool = False, catalog: Catalog | None = None, text: str = "",
+                kind: str = "no_change") -> Turn:
+    """A reply that changes nothing: empty, nonsense, greeting, injection, an error (`text`). `body` and `notes` are
+    keys of fixed sentences; the pending question, if any, is asked again."""
+    catalog = catalog if catalog is not None else default_catalog()
+    book = Book()
+    lines = [notes_block(notes or [], book, lang), render_note(body, book, lang), text]
+    question = question_text(state.pending, state, lang, catalog, book) if pending_question and state.pending else None
+    if show_state:
+        known = summary(state, lang, catalog, book)
+        lines.append(say("kept", lang, summary=known) if known else say("nothing_yet", lang))
+    questions: list[str] = []
+    if question:
+        lines.append(question)
+        questions.append(question)
+    return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
+                 extra={"kind": kind, "pending": state.pending})
+
+
+def guide_claim_turn(claim: Claim, findings: list[Finding], state: DialogState, lang: str, catalog: Catalog) -> Turn:
+    """The answer to a quoted guide statement about a card (knowledge.guides claim): the verdict with the computed
+    figure, the guide's own words and section, and the claims rule's finding. The conversation state is unchanged;
+    a pending question is asked again."""
+    book = Book()
+    zh = lang == "zh"
+    verdict = {"right": ("The guide's statement checks out", "指南的这个说法经核对无误"),
+               "wrong": ("The guide's figure is wrong", "指南的这个说法有误"),
+               "dated": ("The guide's statement is out of date", "指南的这个说法已过时")}.get(
+                   claim.verdict, (claim.verdict, claim.verdict))
+    explanation = (claim.explanation_zh or claim.explanation) if zh else claim.explanation
+    quote = (f"指南原文（{guide_name(claim.guide)}，{claim.section}）：“{book.text(claim.quote, 'guide quote', claim.guide)}”" if zh
+             else f"The guide ({guide_name(claim.guide)}, section {claim.section}) says: “"
+                  f"{book.text(claim.quote, 'guide quote', claim.guide)}”")
+    if findings:  # the claims rule words the correction (guide figure, computed figure, explanation) and cites it
+        lines = [f"**{pick(verdict, lang)}。**" if zh else f"**{pick(verdict, lang)}.**", quote,
+                 rec_findings(findings, book, lang)]
+    else:
+        lines = [f"**{pick(verdict, lang)}**{'：' if zh else ': '}" + book.text(explanation, f"claim {claim.id}",
+                                                                              f"knowledge.guides claim {claim.id}"), quote]
+    questions: list[str] = []
+    if state.pending:
+        q = question_text(state.pending, state, lang, catalog, book)
+        lines.append(q)
+        questions.append(q)
+    elif state.slots.model is None:
+        lines.append("想算具体配置的话，告诉我模型和任务（推理、微调或训练）。" if zh else
+                     "To size a configuration, tell me the model and the task (serving, fine-tuning or training).")
+    return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions, findings=list(findings),
+                 extra={"kind": "claim", "pending": state.pending, "claim_id": claim.id, "claim_verdict": claim.verdict})
+
+
+def question_turn(slot: str, state: DialogState, lang: str, catalog: Catalog, *, notes: list[str], slots: Slots,
+                  changes: list[Change], findings: list[Finding] | None = None) -> Turn:
+    """A blocking question; `findings` that correct the user's premise (NVLink on a card without it) come first."""
+    book = Book()
+    lines = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog)
+    known = summary(state, lang, catalog, book)
+    if known:
+        lines.append(("已了解：" if lang == "zh" else "So far: ") + known + ("。" if lang == "zh" else "."))
+    if findings:
+        lines.append(rec_findings(list(findings), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
+    q = question_text(slot, state, lang, catalog, book)
+    lines.append(q)
+    return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=[q], findings=list(findings or []),
+                 extra={"kind": "question", "pending": slot, "blocking": True})
+
+
+def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *, notes: list[str], slots: Slots,
+                changes: list[Change], question: str | None) -> Turn:
+    if ev.recommendation is not None:
+        return recommendation_turn(ev, state, lang, catalog, notes=notes, slots=slots, changes=changes,
+                                   question=question)
+    book = Book()
+    zh = lang == "zh"
+    lines: list[str] = [notes_block(notes, book, lang)]
+    lines += unknown_lines(slots, lang, catalog, stand_in=False)  # an unknown name first: nothing below is about it
+    lines += [headline(ev, book, lang)]
+    lines += unknown_lines(slots, lang, catalog, names=False)
+    changed = changes_block(changes, state, ev, book, lang, catalog)
+    if changed:
+        lines.append(changed)
+    lines.append(job_line(ev, book, lang))
+    table = configs_table(ev, book, lang)
+    if table:
+        lines.append(table)
+    breakdown = dialog_breakdown(ev, book, lang)
+    if breakdown:
+        lines.append(breakdown)
+    if ev.claim is not None:
+        lines.append(claim_block(ev, book, lang))
+    if ev.findings:
+        lines.append(findings_block(ev.findings, lang))
+    assumptions = assumptions_block(ev.assumptions, book, lang)
+    if assumptions:
+        lines.append(assumptions)
+    if ev.unavailable:
+        lines.append("（速度、成本与规则检查模块尚未就绪，本回答只含显存计算。）" if zh else
+                      "(Speed, cost and rule checks are not available in this build; this answer covers memory only.)")
+    questions: list[str] = []
+    if question:
+        q = _next_question(question, ev, state, lang, catalog, book)
+        lines.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
+        questions.append(q)
+    top = top_config(ev)
+    state.focus_gpu = top.gpu.id if top is not None else state.focus_gpu
+    state.last_numbers = key_numbers(ev)
+    memory_chart = memory_chart_of(ev)
+    extra: dict[str, Any] = {"kind": "answer", "pending": question, "changed": [c.slot for c in changes],
+                             "verdict": verdict_of(ev), "top": {"gpu": top.gpu.id, "count": top.count} if top else None,
+                             "claim_verdict": ev.claim.verdict if ev.claim is not None else None,
+                             "unavailable": list(ev.unavailable)}
+    return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions,
+                 findings=list(ev.findings), options=options_contract(ev), memory=memory_chart, extra=extra)
+
+
+def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *, notes: list[str],
+                        slots: Slots, changes: list[Change], question: str | None) -> Turn:
+    """The answer in layers (advisor.conversation.render.firstscreen): the first screen answers the question asked, then
+    collapsible details carry the full table, capacity, breakdown, cost, launch hint, changes, findings and
+    assumptions. The sections are rendered in the order their numbers are recorded."""
+    book = Book()
+    zh = lang == "zh"
+    rec = _recommendation(ev)
+    top = top_option(ev)
+    lead = lead_for(ev, top, state, book, lang)
+    first = _first_lines(ev, state, lead, book, lang, catalog, notes=notes, slots=slots, changes=changes)
+    shown = list(ev.user_options)
+    others = _other_options(ev, shown)
+    displayed: list[Option] = []  # options in the tables, in order (for the capacity lines)
+    lines: list[str] = [rec_headline(ev, top, book, lang), job_line(ev, book, lang)]
+    lines += _option_tables(ev, shown, others, displayed, book, lang)
+    compact = compact_rows(shown, others, rec)
+    if ev.offload is not None and not any("offload" in o.labels for o in compact):  # one card + RAM: a real option
+        compact = compact[:2] + [ev.offload]
+    first.append(fs.compact_table(compact, book, lang, ev.workload))
+    lead_opt = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
+    lines += _load_lines(ev, displayed, lead_opt, book, lang)
+    sections: list[str] = [fs.details("完整方案与容量" if zh else "All options and capacity", "\n\n".join(x for x in lines if x))]
+    sections += _detail_sections(ev, state, top, lead_opt, shown, book, lang)
+    assumptions, tool_assumptions = _all_assumptions(ev, lead_opt, book, lang)
+    if assumptions:
+        sections.append(fs.details("全部假设" if zh else "All assumptions", assumptions))
+    questions: list[str] = []
+    if question:
+        q = _next_question(question, ev, state, lang, catalog, book)
+        first.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
+        questions.append(q)
+    _remember(state, ev, top)
+    extra = {"kind": "answer", "pending": question, "changed": [c.slot for c in changes], "verdict": _users_verdict(ev),
+             "top": {"gpu": top.gpu, "count": top.count} if top is not None else None,
+             "claim_verdict": ev.claim.verdict if ev.claim is not None else None, "unavailable": list(ev.unavailable),
+             "intent": ev.intent, "answer_verdict": lead.verdict, "deciding": lead.deciding,
+             "breakdown": {k: int(v) for k, v in (lead_opt.per_gpu_bytes.items() if lead_opt is not None else [])},
+             "assumptions": [assumption_text(a, lang) for a in ev.assumptions] + list(tool_assumptions)}
+    return finish_turn("\n\n".join(x for x in first + sections if x), lang, state, book, questions=questions,
+                       findings=list(ev.findings), options=_contract_options(ev, shown), memory=_memory_of(lead_opt),
+                       extra=extra)
+
+
+def _next_question(slot: str, ev: Analysis, state: DialogState, lang: str, catalog: Catalog, book: Book) -> str:
+    """The one question after an answer; the data size after a training time computed from the default token count
+    says so (issue 30: never "to estimate the training time" under a time already given)."""
+    if slot == "train_tokens" and ev.workload.is_training and not ev.workload.train_tokens:
+        return fs.train_tokens_question(ev, book, lang)
+    return question_text(slot, state, lang, catalog, book)
+
+
+def _recommendation(ev: Analysis) -> Recommendation:
+    """The recommendation of an answer that has one (recommendation_turn and its sections)."""
+    assert ev.recommendation is not None  # answer_turn routes only analyses with a recommendation here
+    return ev.recommendation
+
+
+def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, lang: str, catalog: Catalog, *,
+                 notes: list[str], slots: Slots, changes: list[Change]) -> list[str]:
+    """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
+    assumed defaults."""
+    first: list[str] = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog, stand_in=False) + [lead.text]
+    if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
+        first.append(fs.load_line(ev, fs.load_option(ev), book, lang))
+    first += unknown_lines(slots, lang, catalog, names=False)
+    first += card_lines(ev, state.slots.capacity, state.slots.bandwidth, book, lang)  # specs typed, taken as given
+    if slots.gib_question:
+        first.append(fs.gib_note(book, lang, state.slots.capacity.value if state.slots.capacity else None))
+    if ev.premise:  # what the user takes for granted and is not so ("two 4090s over NVLink"): said at once
+        first.append(rec_findings(list(ev.premise), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
+    changed = changes_block(changes, state, ev, book, lang, catalog)
+    if changed:
+        first.append(changed)
+    first.append(fs.assumed_line(ev, book, lang))
+    return first
+
+
+def _other_options(ev: Analysis, shown: list[Option]) -> list[Option]:
+    """The options beside the user's own: the catalog's alternatives when the named cards cannot do it."""
+    others = [o for o in _recommendation(ev).options if not any(u.gpu == o.gpu and u.count == o.count for u in shown)]
+    others = list(ev.alternatives) or others  # the named cards cannot do it: the catalog's options
+    if ev.alternatives_within is not None and not ev.alternatives:
+        others = []  # "only four cards": more cards of the same kind are no answer
+    return others
+
+
+def _option_tables(ev: Analysis, shown: list[Option], others: list[Option], displayed: list[Option], book: Book,
+                   lang: str) -> list[str]:
+    """The options tables of the details (the user's own, then what works, else the closest); every option shown is
+    appended to `displayed`."""
+    zh = lang == "zh"
+    rec = _recommendation(ev)
+    lines: list[str] = []
+
+    def table(opts: list[Option]) -> str:
+        displayed.extend(opts)
+        return options_table(opts, book, lang, ev.workload, ev.constraints.region)
+
+    if shown:
+        lines.append(table(shown))
+        if ev.alternatives_within is not None and not others and not any(u.meets_targets for u in shown):
+            n = book.count("GPU count searched", ev.alternatives_within, "GPUs", SRC_RECOMMEND)
+            lines.append(f"目录中没有 {n} 张卡以内、满足全部要求（预算、地区等）的配置。" if zh else
+                         f"No configuration of at most {n} GPUs in the catalog meets every target (budget, region, …).")
+        if others and not any(u.fits and u.meets_targets for u in shown):
+            lines.append("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**")
+            lines.append(table(others[:3]))
+    elif rec.options:
+        lines.append(table(rec.options[:4]))
+    elif ev.alternatives:
+        lines.append("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**")
+        lines.append(table(ev.alternatives))
+    elif rec.closest:
+        lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")
+        lines.append(table(rec.closest[:3]))
+    return lines
+
+
+def _load_lines(ev: Analysis, displayed: list[Option], lead_opt: Option | None, book: Book, lang: str) -> list[str]:
+    """Capacity at full load of the options shown, the speed at the average concurrency, and the limits of the
+    user's configuration."""
+    zh = lang == "zh"
+    lines: list[str] = []
+    capacity = capacity_block(displayed, ev, book, lang)
+    if capacity:
+        lines.append(capacity)
+    avg = ev.average_speed
+    if avg and lead_opt is not None:
+        n = book.count("average concurrency", avg["concurrency"], "sequences", SRC_USER)
+        per = book.num(f"decode tokens/s per sequence at average concurrency on {opt_name(lead_opt, book)}",
+                       avg["per_seq"], "tokens/s", SRC_THROUGHPUT, 1 if avg["per_seq"] < 10 else 0)
+        tot = book.num(f"decode tokens/s total at average concurrency on {opt_name(lead_opt, book)}", avg["total"],
+                       "tokens/s", SRC_THROUGHPUT, 0)
+        lines.append(f"**平时 {n} 路并发时**（{opt_name(lead_opt, book)}）：每路 {per}，合计 {tot}。" if zh else
+                     f"**At the average {n} concurrent requests** ({opt_name(lead_opt, book)}): {per} per user, {tot} total.")
+    if ev.limits is not None:
+        lines.append(limits_block(ev.limits, book, lang))
+    return lines
+
+
+def _detail_sections(ev: Analysis, state: DialogState, top: Option | None, lead_opt: Option | None, shown: list[Option], book: Book,
+                     lang: str) -> list[str]:
+    """The collapsible sections after the options: memory breakdown, cost, launch hint, what would make it work,
+    the claim check and the findings."""
+    zh = lang == "zh"
+    sections: list[str] = []
+    if lead_opt is not None:
+        sections.append(fs.details("显存明细" if zh else "Memory breakdown", rec_breakdown(lead_opt, book, lang)))
+        cost = rec_cost(lead_opt, book, lang, state.slots.buy_or_rent, state.slots.tco_years,
+                        ev.capacity.get((lead_opt.gpu, lead_opt.count))) if lead_opt.fits else ""
+        sections.append(fs.details("成本" if zh else "Cost", cost))
+        if lead_opt.launch_hint and lead_opt.fits:
+            hint = book.text(lead_opt.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
+            sections.append(fs.details("启动参考" if zh else "Launch hint", f"```\n{hint}\n```"))
+    fixes: list[str] = []
+    if ev.named_changes and ev.named_config is not None:
+        fixes.append(named_changes(ev, book, lang))
+    blocked_named = bool(shown) and all(any(f.severity == "block" for f in u.findings) for u in shown)
+    if not (top is not None and top.meets_targets):  # no changes to a card a rule rules out, but own hardware's
+        ch = rec_changes(_recommendation(ev), book, lang, own_only=blocked_named)
+        if ch:
+            fixes.append(ch)
+    sections.append(fs.details("怎样才可行" if zh else "What would make it work", "\n\n".join(fixes)))
+    if ev.claim is not None:
+        sections.append(fs.details("说法核对" if zh else "Claim check", claim_block(ev, book, lang)))
+    if ev.findings:
+        rest = [f for f in ev.findings if not any(f is p for p in ev.premise)]
+        if rest:
+            sections.append(fs.details("规则提示" if zh else "Findings", rec_findings(rest, book, lang)))
+    return sections
+
+
+def _all_assumptions(ev: Analysis, lead_opt: Option | None, book: Book, lang: str) -> tuple[str, list[str]]:
+    """(the assumptions section, the tool assumptions in it): the dialog's, then the recommender's own (in Chinese
+    too), the leading option's engine and checkpointing lines and where its training speed comes from."""
+    zh = lang == "zh"
+    assumptions = assumptions_block(list(ev.assumptions), book, lang)
+    tool_assumptions = list(_recommendation(ev).assumptions_in(lang))  # the recommender words its own in Chinese too
+    if lead_opt is not None:
+        tool_assumptions += [a for a in lead_opt.assumptions if a.startswith(("engine:", "gradient checkpointing", "vLLM claims"))][:2]
+        mfu_line = mfu_assumption(lead_opt, book, lang)  # review R04: where the training speed comes from
+        if mfu_line:
+            tool_assumptions.append(mfu_line)
+    if tool_assumptions:
+        extra = "\n".join("- " + book.text(assumption_zh(a) if zh else a, "assumption", SRC_RECOMMEND)
+                          for a in tool_assumptions)
+        assumptions = (assumptions + "\n" + extra) if assumptions else (("**假设：**" if zh else "**Assumptions:**") + "\n" + extra)
+    return assumptions, tool_assumptions
+
+
+def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
+    """The leading option and its key numbers, for "what changed" in the next answer."""
+    if top is not None:
+        state.focus_gpu = top.gpu
+    state.last_numbers = {"need_total": float(ev.need.per_gpu.total)} if ev.need is not None else {}
+    state.last_workload = {}
+    if top is not None:
+        state.last_numbers.update(top_total=float(top.per_gpu_bytes.get("total", 0)), top_count=float(top.count))
+        speed = (top.throughput or {}).get("decode_tokens_per_s_total") or 0.0
+        wall = (top.training or {}).get("wall_s") or 0.0
+        if speed:
+            state.last_numbers["top_tokens_per_s"] = float(speed)
+        if wall:
+            state.last_numbers["top_wall_s"] = float(wall)
+        state.last_workload = {"top_gpu": top.gpu, "top_name": top.gpu_name, "top_count": top.count}
+
+
+def _users_verdict(ev: Analysis) -> str | None:
+    """On the user's own configurations: "fits" / "does_not_fit" (one), "some_fit" / "none_fit" (several)."""
+    users = ev.user_options
+    if not users:
+        return None
+    return ("fits" if users[0].fits else "does_not_fit") if len(users) == 1 else (
+        "some_fit" if any(u.fits for u in users) else "none_fit")
+
+
+def _contract_options(ev: Analysis, shown: list[Option]) -> list[dict[str, Any]]:
+    """The options in the `recommend --json` shape with their role: the user's own, then the recommender's (one row
+    per configuration, issue 15), and the offload option shown on the first screen."""
+    from advisor.recommend.recommender import same_config
+
+    rec = _recommendation(ev)
+    options = [o.to_contract() | {"role": next((lab for lab in o.labels if lab in ("existing", "candidate")), "option")}
+               for o in (shown + [o for o in rec.options if not any(same_config(o, s) for s in shown)])]
+    if ev.offload is not None and not any("offload" in o["labels"] for o in options):  # shown on the first screen
+        options.append(ev.offload.to_contract() | {"role": "option"})
+    return options
+
+
+def _memory_of(lead_opt: Option | None) -> dict[str, Any] | None:
+    """The leading option's memory per GPU, capacity and usable bytes, for the side panel's chart."""
+    if lead_opt is None:
+        return None
+    memory: dict[str, Any] = {k: int(v) for k, v in lead_opt.per_gpu_bytes.items()}
+    memory.update(capacity=int(lead_opt.capacity_bytes), usable=int(lead_opt.usable_bytes), gpu=lead_opt.gpu,
+                  count=lead_opt.count)
+    return memory
+
+
+def negative_line(typed: str, lang: str) -> str:
+    """One line for a count or amount typed with a minus sign (bad input, not read as its absolute value)."""
+    return (f"“{typed}”不是有效的数量：卡数、金额和 token 数都必须是正数（例如“4 张 H100”）。" if lang == "zh" else
+            f"'{typed}' is not a valid amount: GPU counts, budgets and token counts must be positive (e.g. '4× H100').")

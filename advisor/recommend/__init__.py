@@ -1,0 +1,1 @@
+"""The recommender: search GPU × count × layout, price, check by the rules, rank."""

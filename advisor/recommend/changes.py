@@ -1,0 +1,155 @@
+"""When nothing fits: the concrete changes that would produce a configuration meeting every constraint — more
+budget, more or faster GPUs, a lighter training method, lower precision, a shorter context — each checked by
+running the search again with that one change.
+"""
+
+from __future__ import annotations
+
+import math
+
+from advisor.estimator.limits import largest_context
+from advisor.recommend.options import SPEED_MISSES, search_gpu
+from advisor.recommend.prices import cost_of, total_price
+from advisor.recommend.results import Change, Option
+from advisor.recommend.rules import apply_rules, blocked
+from advisor.recommend.search import (
+    MIN_HEADROOM,
+    Layout,
+    Search,
+    candidate_gpus,
+    counts,
+    headroom,
+    memory_of,
+    precision,
+)
+from advisor.workload import Constraints, Workload
+from knowledge.schemas import GpuSpec
+from knowledge.structs import replace
+
+LOWER_PRECISION = {"inference": ("fp8", "int8", "awq-int4", "q4_k_m", "q3_k_m", "q2_k")}
+LIGHTER_TASK = {"full": ("lora", "qlora"), "pretrain": (), "freeze": ("lora", "qlora"), "lora": ("qlora",),
+                "qlora": ()}
+
+
+def changes(search: Search, options: list[Option], closest: list[Option], scope: Constraints | None = None
+            ) -> list[Change]:
+    """Concrete changes that would produce a configuration meeting every constraint, each checked by re-running
+    the search with that one change (within `scope`, e.g. only the user's own cards, when given)."""
+    c = scope or search.constraints
+    fitting = [o for o in options if o.fits]
+    out = _budget_change(fitting, c)
+    if any(m in SPEED_MISSES for o in fitting for m in o.misses):
+        out.append(Change(kind="gpus", message="more GPUs per node or faster cards (the speed target is missed "
+                                               "by every configuration tried)",
+                          message_zh="需要更多或更快的显卡（所有配置都达不到速度目标）"))
+    if search.workload.is_training:
+        out += _task_change(search, scope)
+    else:
+        out += _precision_change(search, c, scope)
+        out += _context_change(search, closest)
+    return out
+
+
+def _budget_change(fitting: list[Option], c: Constraints) -> list[Change]:
+    """The budget that buys the cheapest fitting configuration, when every fitting one is over the budget."""
+    if not fitting or c.budget is None or not all("budget" in o.misses or "no_price" in o.misses for o in fitting):
+        return []
+    cheapest = min((o for o in fitting if total_price(o)), key=lambda o: total_price(o) or math.inf, default=None)
+    if cheapest is None:
+        return []
+    amount = total_price(cheapest)
+    return [Change(kind="budget", value=amount,
+                   message=f"a budget of {_money(amount, c.currency)} buys {cheapest.count}× "
+                           f"{cheapest.gpu_name}, the cheapest configuration that fits",
+                   message_zh=f"预算提高到 {_money(amount, c.currency)} 可买 {cheapest.count} 张 "
+                              f"{cheapest.gpu_name}（能装下的最便宜配置）")]
+
+
+def _task_change(search: Search, scope: Constraints | None) -> list[Change]:
+    """Training: the first lighter method (LoRA, QLoRA) that fits."""
+    w = search.workload
+    for task in LIGHTER_TASK.get(w.task, ()):
+        alt = _retry(search, replace(w, task=task, weights=None), scope)
+        if alt is not None:
+            return [Change(kind="task", value=task,
+                           message=f"{task} instead of {w.task}: {alt.count}× {alt.gpu_name} fits",
+                           message_zh=f"改用 {task}（而不是 {w.task}）：{alt.count} 张 {alt.gpu_name} 可以装下")]
+    return []
+
+
+def _precision_change(search: Search, c: Constraints, scope: Constraints | None) -> list[Change]:
+    """Serving: the first lower weight format that fits (INT8 first on cards without FP8 tensor cores)."""
+    w = search.workload
+    current = precision(w, search.model)
+    formats = list(LOWER_PRECISION["inference"])
+    if c.candidates and not all(search.catalog.gpu(g).supports_fp8 for g in c.candidates):
+        formats.remove("int8")
+        formats.insert(0, "int8")  # no FP8 tensor cores: INT8 runs natively, FP8 only as weight-only upcast
+    for fmt in formats:
+        if _bits(fmt) >= _bits(current):
+            continue
+        alt = _retry(search, replace(w, weights=fmt), scope)
+        if alt is not None:
+            return [Change(kind="precision", value=fmt,
+                           message=f"{fmt} weights instead of {current}: {alt.count}× {alt.gpu_name} fits",
+                           message_zh=f"权重改用 {fmt}（而不是 {current}）：{alt.count} 张 {alt.gpu_name} 可以装下")]
+    return []
+
+
+def _context_change(search: Search, closest: list[Option]) -> list[Change]:
+    """Serving: the longest context that fits on the closest configuration no rule rules out."""
+    w = search.workload
+    best = next((o for o in closest if not blocked(o)), None)  # never point to a card a rule rules out
+    if best is None:
+        return []
+    max_context = _max_context(search, search.catalog.gpu(best.gpu), best)
+    if not max_context or max_context >= w.context:
+        return []
+    return [Change(kind="context", value=max_context,
+                   message=f"context ≤ {max_context} tokens (instead of {w.context}) fits on "
+                           f"{best.count}× {best.gpu_name}",
+                   message_zh=f"上下文降到 {max_context} tokens 以内（原 {w.context}）可在 {best.count} 张 "
+                              f"{best.gpu_name} 上装下")]
+
+
+def _bits(fmt: str) -> float:
+    from advisor.estimator.formats import bits_per_weight
+
+    return bits_per_weight(fmt)
+
+
+def _retry(search: Search, w: Workload, constraints: Constraints | None = None) -> Option | None:
+    """The cheapest option meeting every constraint for a changed workload that no rule blocks (a change must not
+    point to a card the market rules rule out)."""
+    c = constraints or search.constraints
+    sub = search.varied(w, c)
+    pairs = counts(c)
+    found = []
+    for gpu in candidate_gpus(search.catalog, c):
+        opt, _ = search_gpu(sub, gpu, pairs)
+        if opt is not None and opt.meets_targets:
+            found.append((opt, gpu))
+    for opt, gpu in sorted(found, key=lambda pair: cost_of(pair[0])):
+        apply_rules(sub, opt, gpu)
+        if not blocked(opt):
+            return opt
+    return None
+
+
+def _max_context(search: Search, gpu: GpuSpec, opt: Option) -> int | None:
+    """Longest context (multiple of 256 tokens, up to the asked one) that fits with headroom on the option's
+    layout (advisor.estimator.limits.largest_context)."""
+    layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"], opt.layout["zero"],
+                    opt.layout["offload"])
+
+    def fits_at(context: int) -> bool:
+        found = memory_of(search.varied(replace(search.workload, context=context)), gpu, layout)
+        return found is not None and headroom(found.estimate, gpu) >= MIN_HEADROOM
+
+    return largest_context(fits_at, search.workload.context) or None
+
+
+def _money(amount: float | None, currency: str) -> str:
+    if amount is None:
+        return "?"
+    return f"¥{amount:,.0f}" if currency == "CNY" else f"${amount:,.0f}"

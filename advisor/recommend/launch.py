@@ -1,0 +1,74 @@
+"""A ready-to-use command or config line for an option's layout: `vllm serve` or `llama-server` for serving,
+LLaMA-Factory (with its DeepSpeed configs) for fine-tuning, Megatron-LM for the planner's layouts.
+"""
+
+from __future__ import annotations
+
+import math
+
+from advisor.recommend import training_advice
+from advisor.recommend.search import Layout, Search, precision
+from advisor.workload import Workload
+from knowledge.schemas import GpuSpec, ModelSpec, QuantCheckpoint
+
+VLLM_QUANTIZATION = {"awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq", "fp8": "fp8",
+                     "bnb-int8": "bitsandbytes", "nf4": "bitsandbytes"}  # weight format → vLLM --quantization
+FINETUNING_TYPE = {"lora": "lora", "qlora": "lora", "freeze": "freeze", "full": "full", "pretrain": "full"}
+
+
+def launch_hint(search: Search, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
+    """A ready-to-use command or config line for the layout (vLLM, DeepSpeed, LLaMA-Factory, Megatron-LM)."""
+    if layout.plan is not None:
+        return training_advice.launch_hint(layout.plan)
+    if not w.is_training:
+        return _serving_hint(search.model, gpu, w, layout)
+    return _training_hint(search.model, gpu, w, layout)
+
+
+def _serving_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
+    """`llama-server` for a GGUF format, else `vllm serve` on the instruction-tuned (or quantised) checkpoint."""
+    repo = m.hf_repo_chat or m.hf_repo or m.id  # a chat service serves the instruction-tuned checkpoint
+    fmt = "awq-int4" if w.weights == "int4" else w.weights or ""  # generic 4-bit: the AWQ checkpoint
+    quant = VLLM_QUANTIZATION.get(fmt, "")
+    ckpt = quantized_checkpoint(m, fmt)
+    if fmt.startswith("q"):
+        split = f" --tensor-split {','.join(['1'] * layout.count)}" if layout.count > 1 else ""
+        model_arg = f"-hf {ckpt.repo}:{fmt.upper()}" if ckpt else f"-m <{fmt.upper()} GGUF of {repo}>"
+        return f"llama-server {model_arg} -c {w.context} -ngl 999 --parallel {w.concurrency}{split}"
+    if quant in ("awq", "gptq"):
+        repo = ckpt.repo if ckpt else f"<{fmt.upper()} checkpoint of {repo}>"
+    parts = [f"vllm serve {repo}", f"--tensor-parallel-size {layout.tp}"]
+    if layout.pp > 1:
+        parts.append(f"--pipeline-parallel-size {layout.pp}")
+    parts += [f"--max-model-len {w.context}", f"--max-num-seqs {max(1, math.ceil(w.concurrency / layout.dp))}"]
+    if quant:
+        parts.append(f"--quantization {quant}")
+    elif not gpu.supports_bf16 and precision(w, m) == "fp16":
+        parts.append("--dtype half")
+    if w.kv in ("fp8", "int8"):
+        parts.append("--kv-cache-dtype fp8")
+    if layout.dp > 1:
+        parts.append(f"(× {layout.dp} replicas behind a load balancer)")
+    return " ".join(parts)
+
+
+def _training_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
+    """`llamafactory-cli train` on the base checkpoint, with the DeepSpeed config of the layout's ZeRO stage."""
+    repo = m.hf_repo or m.id
+    bits = " quantization_bit=4" if w.task == "qlora" else ""
+    stage = "pt" if w.task == "pretrain" else "sft"
+    ds = ""
+    if layout.count > 1 or layout.zero:
+        off = "_offload" if layout.offload != "none" else ""
+        ds = f" deepspeed=examples/deepspeed/ds_z{layout.zero}{off}_config.json"
+    launcher = f"FORCE_TORCHRUN=1 NNODES={layout.nodes} " if layout.nodes > 1 else ""
+    return (f"{launcher}llamafactory-cli train stage={stage} model_name_or_path={repo} "
+            f"finetuning_type={FINETUNING_TYPE[w.task]}{bits}{ds} cutoff_len={w.context} "
+            f"per_device_train_batch_size={w.batch} bf16={'true' if gpu.supports_bf16 else 'false'} "
+            "gradient_checkpointing=true")
+
+
+def quantized_checkpoint(model: ModelSpec, fmt: str) -> QuantCheckpoint | None:
+    """The catalog's published checkpoint of `model` in weight format `fmt` (knowledge ModelSpec.quantized, cited),
+    or None."""
+    return next((q for q in model.quantized if q.format == fmt), None)

@@ -1,0 +1,138 @@
+"""The llama.cpp partial-offload option of a recommendation: offered when the user names one card and the model
+does not fit on it, even at 4 bits (after the quantised options), labelled "offload" with its speed.
+
+The option keeps `-ngl` layers on the card and the rest in system RAM (advisor/estimator/offload.py); the rule
+sizing-layer-offload-slow warns that the layers in RAM bound decode speed by the host's memory bandwidth.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from knowledge.structs import replace
+
+if TYPE_CHECKING:  # the recommender is imported where an offload option is made: the dialog imports this module
+    from advisor.estimator.offload import OffloadPlan
+    from advisor.estimator.results import MemoryEstimate
+    from advisor.recommend.results import Option, Recommendation
+    from advisor.recommend.search import Search
+    from advisor.workload import Workload
+    from knowledge.schemas import GpuSpec
+
+OFFLOAD_FORMAT = "q4_k_m"  # the GGUF format people run on one card (llama.cpp); a GGUF format the user gave wins
+GIB = 2**30
+
+
+def named_single_card(search: Search) -> GpuSpec | None:
+    """The one card the user named: `existing` of count 1, or a single candidate with one GPU per node and node."""
+    c, catalog = search.constraints, search.catalog
+    if c.existing is not None:
+        return catalog.gpu(c.existing.gpu) if c.existing.count == 1 else None
+    ids = {catalog.gpu(n).id for n in c.candidates}
+    if len(ids) == 1 and c.max_gpus_per_node == 1 and c.max_nodes == 1:
+        return catalog.gpu(next(iter(ids)))
+    return None
+
+
+def _format(weights: str | None) -> str | None:
+    from advisor.estimator.formats import FORMATS
+
+    if weights is None:
+        return OFFLOAD_FORMAT
+    return weights if FORMATS[weights].family == "gguf" else None
+
+
+def offload_option(search: Search, gpu: GpuSpec, options: list[Option]) -> Option | None:
+    """The offload Option for one `gpu`, or None: training, several sequences, a non-GGUF format asked for, a
+    one-card option that already fits, a model that fits whole at 4 bits, or a rule that blocks it."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.memory import estimate_memory
+    from advisor.estimator.offload import default_host, offload_for
+    from knowledge.errors import InputError
+
+    w = search.workload
+    fmt = _format(w.weights)
+    if w.is_training or w.concurrency > 1 or w.batch > 1 or fmt is None:
+        return None
+    if any(o.gpu == gpu.id and o.count == 1 and o.fits for o in options):
+        return None
+    ow = replace(w, weights=fmt, engine="llama.cpp", gpus=1, nodes=1, tp=1, pp=1)
+    calib = load_calibration()
+    try:
+        plan = offload_for(search.model, gpu, 1, ow, calib, default_host(gpu, calib))
+    except InputError:
+        return None
+    if plan.full_offload or plan.gpu_layers == 0:
+        return None
+    return _offload_option(search, gpu, plan, ow, estimate_memory(search.model, ow, gpu))
+
+
+def _offload_option(search: Search, gpu: GpuSpec, plan: OffloadPlan, ow: Workload, full: MemoryEstimate
+                    ) -> Option | None:
+    """The option of an offload plan: the GPU and host sides of its memory, its speed, price and findings (None
+    when a rule blocks it)."""
+    from advisor.estimator.results import Breakdown
+    from advisor.recommend.options import target_misses
+    from advisor.recommend.prices import option_price, option_tco
+    from advisor.recommend.results import Option
+    from advisor.recommend.rules import blocked, config_facts, evaluate_rules
+
+    w, fmt = search.workload, str(ow.weights)
+    gpu_side = Breakdown(weights=plan.gpu_weights_bytes, kv_cache=plan.gpu_kv_bytes,
+                         activations=plan.compute_buffer_bytes, overhead=plan.cuda_context_bytes)
+    cpu_side = Breakdown(weights=plan.cpu_weights_bytes, kv_cache=plan.cpu_kv_bytes)
+    est = replace(full, per_gpu=gpu_side, cpu=cpu_side)
+    tps = plan.decode_tokens_per_s
+    opt = Option(
+        gpu=gpu.id, gpu_name=gpu.name, count=1, nodes=1,
+        layout={"tp": 1, "pp": 1, "dp": 1, "zero": 0, "offload": "layers", "engine": "llama.cpp", "weights": fmt,
+                "kv": w.kv, "recompute": None, "ngl": plan.ngl, "cpu_layers": plan.cpu_layers,
+                "system_ram_bytes": plan.system_ram_bytes},
+        per_gpu_bytes=gpu_side.to_contract(), cpu_bytes=cpu_side.to_contract(), capacity_bytes=gpu.memory_bytes,
+        usable_bytes=gpu.memory_bytes, headroom_ratio=(gpu.memory_bytes - gpu_side.total) / gpu.memory_bytes,
+        fits=True, price=option_price(search, gpu), labels=["offload"],
+        throughput={"decode_tokens_per_s": tps, "decode_tokens_per_s_total": tps, "ms_per_token": 1e3 / tps,
+                    "prefill_tokens_per_s": plan.prefill_tokens_per_s, "ttft_s": plan.ttft_s,
+                    "bound": "host-memory", "concurrency": 1, "max_concurrency": 1, "offload": plan.to_contract()},
+        formulas=list(plan.formulas), assumptions=list(plan.assumptions),
+        launch_hint=f"llama-server -m {search.model.name}-{fmt.upper()}.gguf -ngl {plan.ngl} -c {w.context}",
+    )
+    if search.constraints.existing is not None:
+        opt.labels.append("existing")
+    opt.set_memory(est, ow)
+    opt.tco = option_tco(search, gpu, opt)
+    opt.misses = target_misses(search, gpu, opt)
+    opt.meets_targets = not opt.misses
+    facts = config_facts(search, gpu, opt, est, ow)
+    facts.pop("offload_cpu_bytes", None)  # the host's RAM is not known here: no server RAM assumed for a desktop
+    facts.pop("cpu_ram_bytes", None)
+    facts.pop("offload_ram_ratio", None)
+    facts.update(offload_gpu_layers=plan.gpu_layers, offload_cpu_layers=plan.cpu_layers, offload_tokens_per_s=tps)
+    opt.findings = evaluate_rules([facts])
+    return None if blocked(opt) else opt
+
+
+def offer(search: Search, rec: Recommendation) -> None:
+    """Add the offload option to `rec` (after the quantised options; among the closest when it misses a target)
+    and say so in the assumptions, in English and Chinese."""
+    gpu = named_single_card(search)
+    if gpu is None:
+        return
+    opt = offload_option(search, gpu, list(rec.options))
+    if opt is None:
+        return
+    if opt.meets_targets:
+        at = max((i + 1 for i, o in enumerate(rec.options) if "quantised" in o.labels), default=len(rec.options))
+        rec.options.insert(at, opt)
+    else:
+        rec.closest.insert(0, opt)
+    t = opt.throughput
+    ram = opt.layout["system_ram_bytes"] / GIB
+    rec.assumptions.append(
+        f"one {gpu.name} does not hold {search.model.name} even at 4 bits: the offload option keeps -ngl "
+        f"{opt.layout['ngl']} layers on the card and {opt.layout['cpu_layers']} in system RAM ({ram:.1f} GiB), "
+        f"≈ {t['decode_tokens_per_s']:.1f} tokens/s ({opt.throughput['offload']['host']})")
+    rec.assumptions_zh.append(
+        f"一张 {gpu.name} 即使 4-bit 也放不下 {search.model.name}：卸载方案把 -ngl {opt.layout['ngl']} 层放在显卡上，"
+        f"{opt.layout['cpu_layers']} 层放在系统内存（{ram:.1f} GiB），约 {t['decode_tokens_per_s']:.1f} tokens/s"
+        f"（按 {opt.throughput['offload']['host']} 估算）")

@@ -1,0 +1,179 @@
+"""Options built from sized layouts: one GPU's option (the smallest count that fits and meets the speed targets,
+else the largest tried), the user's own or named configuration, and the 4-bit configuration that leads for a
+named card that cannot run the model at its own precision.
+"""
+
+from __future__ import annotations
+
+import math
+
+from advisor.estimator.results import MemoryEstimate
+from advisor.recommend import training_advice
+from advisor.recommend.launch import launch_hint
+from advisor.recommend.prices import option_price, option_tco, total_price
+from advisor.recommend.results import Option
+from advisor.recommend.rules import apply_rules, blocked
+from advisor.recommend.search import (
+    Layout,
+    Search,
+    Sizing,
+    closest_sizing,
+    counts,
+    first_fit,
+    layouts_for,
+    memory_of,
+    planned,
+    precision,
+    sized,
+)
+from advisor.recommend.speed import margin, speed
+from advisor.workload import Workload
+from knowledge.schemas import GpuSpec
+from knowledge.structs import replace
+
+SPEED_MISSES = ("latency", "throughput", "deadline")
+QUANTISED_FORMATS = ("awq-int4", "gptq-int4", "q4_k_m")  # tried in this order for a named card (vLLM, then GGUF)
+
+
+def build_option(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout,
+                 labels: list[str] | None = None) -> Option:
+    """The option of one sized layout: memory, price, launch line; speed, TCO and margin when it fits."""
+    fits = est.fits(gpu)
+    opt = Option(
+        gpu=gpu.id, gpu_name=gpu.name, count=layout.count, nodes=layout.nodes,
+        layout={"tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "zero": layout.zero, "offload": layout.offload,
+                "engine": est.engine, "weights": precision(w, search.model), "kv": w.kv,
+                "recompute": w.recompute if w.is_training else None,
+                **(training_advice.layout_fields(layout.plan) if layout.plan is not None else {})},
+        per_gpu_bytes=est.per_gpu.to_contract(), cpu_bytes=est.cpu.to_contract(),
+        capacity_bytes=gpu.memory_bytes, usable_bytes=est.usable_bytes(gpu),
+        headroom_ratio=(gpu.memory_bytes - est.per_gpu.total) / gpu.memory_bytes, fits=fits,
+        price=option_price(search, gpu), labels=list(labels or []),
+        formulas=list(est.formulas), assumptions=list(est.assumptions),
+        launch_hint=launch_hint(search, gpu, w, layout),
+    )
+    opt.set_memory(est, w)
+    if fits:
+        opt.throughput, opt.training, formulas = speed(search, gpu, est, w, layout)
+        opt.formulas += formulas
+        opt.tco = option_tco(search, gpu, opt)
+    opt.misses = target_misses(search, gpu, opt)
+    opt.meets_targets = fits and not opt.misses
+    if fits and not w.is_training:
+        opt.margin = margin(search, gpu, est, opt)
+    return opt
+
+
+def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:
+    """The request's targets (budget, deadline, power …) that `opt` misses."""
+    c = search.constraints
+    out = []
+    if c.budget is not None and "existing" not in opt.labels:
+        total = total_price(opt)
+        if total is None:
+            out.append("no_price")
+        elif total > c.budget:
+            out.append("budget")
+    if c.power_limit_w is not None and gpu.tdp_w * opt.count > c.power_limit_w:
+        out.append("power")
+    t = opt.throughput
+    if t:
+        if c.max_ms_per_token is not None and t["ms_per_token"] > c.max_ms_per_token:
+            out.append("latency")
+        if c.min_tokens_per_s is not None and t["decode_tokens_per_s_total"] < c.min_tokens_per_s:
+            out.append("throughput")
+    if opt.training and c.deadline_s is not None and opt.training["wall_s"] > c.deadline_s:
+        out.append("deadline")
+    return out
+
+
+def search_gpu(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tuple[Option | None, Option | None]:
+    """(the smallest option on `gpu` that fits and meets the speed targets, or the largest that was tried)."""
+    remaining = list(pairs)
+    best: Option | None = None
+    while remaining:
+        found = first_fit(search, gpu, remaining)
+        if found is None:
+            break
+        opt = build_option(search, gpu, *found)
+        best = opt
+        if not any(m in SPEED_MISSES for m in opt.misses):
+            return opt, None
+        needed = _needed_for_speed(search, opt, found.layout, pairs, remaining)
+        remaining = [(n, k) for n, k in remaining if n >= needed]  # more GPUs for speed
+    if best is not None:
+        return best, None
+    near = closest_sizing(search, gpu, pairs)
+    return None, (build_option(search, gpu, *near) if near else None)
+
+
+def _needed_for_speed(search: Search, opt: Option, layout: Layout, pairs: list[tuple[int, int]],
+                      remaining: list[tuple[int, int]]) -> int:
+    """The fewest GPUs that may meet the missed speed target: one more than now, and for a deadline at least
+    count × wall-clock / deadline, since time scales at best as 1/GPUs (not from an offloaded layout, whose
+    host-side optimizer step more GPUs may drop altogether). Adds the full-server count in between the doublings
+    to `remaining` (review R46: 64 GPUs at 34 days for a 30-day deadline need 73, i.e. 10 servers of 8)."""
+    needed = layout.count + 1
+    c = search.constraints
+    if "deadline" in opt.misses and layout.offload == "none" and c.deadline_s is not None:
+        needed = max(needed, math.ceil(layout.count * opt.training["wall_s"] / c.deadline_s))
+        per_node = c.max_gpus_per_node
+        nodes = math.ceil(needed / per_node)
+        if needed > per_node and nodes <= c.max_nodes and (nodes * per_node, nodes) not in pairs:
+            remaining.append((nodes * per_node, nodes))
+            remaining.sort()
+    return needed
+
+
+def existing_option(search: Search, gpu: GpuSpec, count: int, nodes: int,
+                    labels: tuple[str, ...] = ("existing",)) -> Option | None:
+    """The given count of `gpu` with the lightest layout that fits with headroom (else the lightest that fits at
+    all, else the last tried), fitting or not."""
+    plan = planned(search, gpu, count, nodes) if training_advice.planned(search.workload) else None
+    if plan is not None:
+        return build_option(search, gpu, *plan, labels=list(labels))
+    tried: list[Sizing] = []
+    for layout in layouts_for(search, count, nodes):
+        found = memory_of(search, gpu, layout)
+        if found is None:
+            continue
+        tried.append(Sizing(*found, layout))
+        if sized(found.estimate, gpu):
+            break
+    # the first layout sized with headroom, else the first that fits at all, else the last tried
+    pick = (next((t for t in tried if sized(t.estimate, gpu)), None)
+            or next((t for t in tried if t.estimate.fits(gpu)), None) or (tried[-1] if tried else None))
+    return build_option(search, gpu, *pick, labels=list(labels)) if pick else None
+
+
+def same_config(a: Option, b: Option) -> bool:
+    """The same configuration (GPU, count, nodes and weight format): one row in any table."""
+    return (a.gpu, a.count, a.nodes, a.layout.get("weights")) == (b.gpu, b.count, b.nodes, b.layout.get("weights"))
+
+
+def quantised_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Option]) -> list[Option]:
+    """For cards the user named, serving a model at its own precision: when a named card has no option that meets
+    the targets at that precision (it does not fit, or a capability rule such as BF16 on Turing blocks it), the
+    4-bit configuration on that card (the first format of QUANTISED_FORMATS that no rule blocks; AWQ needs Turing
+    or newer) — to lead the answer."""
+    w, c = search.workload, search.constraints
+    if w.is_training or w.weights is not None or not c.candidates:
+        return []
+    out: list[Option] = []
+    pairs = counts(c)
+    for gid in dict.fromkeys(search.catalog.gpu(n).id for n in c.candidates):
+        gpu = gpus[gid]
+        if any(o.gpu == gid and o.meets_targets for o in shortlist):
+            continue
+        for fmt in QUANTISED_FORMATS:
+            sub = search.varied(replace(w, weights=fmt))
+            opt, _ = search_gpu(sub, gpu, pairs)
+            if opt is None or not opt.meets_targets:
+                continue
+            apply_rules(sub, opt, gpu)
+            if blocked(opt):
+                continue
+            opt.labels.append("quantised")
+            out.append(opt)
+            break
+    return out

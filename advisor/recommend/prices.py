@@ -1,0 +1,133 @@
+"""Prices and TCO of an option: the dated unit price of a card, the money for the job (purchase, power and
+operations against renting: advisor.estimator.cost), the purchase total of a configuration and the cost the
+ranking compares.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from advisor.recommend.results import Option
+from advisor.recommend.search import Search
+from knowledge.catalog import load_catalog
+from knowledge.errors import AdvisorError, InputError
+from knowledge.schemas import GpuSpec
+
+
+def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> dict[str, Any] | None:
+    """Price of one card in `currency` with its date, kind, source, `condition` (new / used / street) and the
+    source's reliability (advisor.estimator.cost.gpu_unit_price: the newest catalog price of that condition, else
+    the other currency's at the dated exchange rate; a card with no new price is end-of-life and priced used,
+    `end_of_life` true); None when there is none."""
+    from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import end_of_life, gpu_unit_price
+    from knowledge.schemas import Price, source_reliability
+
+    try:
+        amount, date, kind, source = gpu_unit_price(gpu, currency, load_economics(), condition)
+    except InputError:
+        return None
+    base = kind.split(",")[0]
+    cond = Price(amount=1, currency="USD", date=date, kind=base, source=source).condition  # type: ignore[arg-type]
+    try:
+        reliability = source_reliability(load_catalog().source(source).kind)
+    except AdvisorError:
+        reliability = "low"
+    return {"amount": amount, "currency": currency, "as_of": date.isoformat(), "kind": kind, "source": source,
+            "condition": cond, "reliability": reliability, "end_of_life": end_of_life(gpu)}
+
+
+def option_price(search: Search, gpu: GpuSpec) -> dict[str, Any] | None:
+    """The dated unit price of `gpu` in the request's currency and condition (None when the catalog has none)."""
+    return unit_price(gpu, search.constraints.currency, search.constraints.condition)
+
+
+def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> dict[str, Any] | None:
+    """Money for the job (advisor.estimator.cost.estimate_tco), three cases:
+
+    * owned cards: running cost only (power and operations over the years; nothing is bought, no rent compared);
+    * training: purchase and running cost against renting the job's own GPU-hours (count × wall-clock), not
+      years of round-the-clock rent;
+    * serving: purchase + power + operations over the horizon against renting over the same horizon at the stated
+      utilisation (always-on: 100 %)."""
+    from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import estimate_tco
+
+    owned = "existing" in opt.labels
+    if opt.price is None and not owned:
+        return None
+    c = search.constraints
+    tps = opt.throughput.get("decode_tokens_per_s_total") or opt.training.get("tokens_per_s")
+    try:
+        t = estimate_tco(gpu, opt.count, load_economics(), currency=c.currency, years=c.tco_years,
+                         tokens_per_s=tps or None, region=c.region, condition=c.condition,
+                         gpu_price=None if opt.price is not None else 1.0)
+    except InputError:
+        return None
+    out = t.to_contract()
+    out["basis"] = "owned" if owned else "training_job" if opt.training else "serving_horizon"
+    if opt.training and out.get("cloud"):
+        _rent_the_job(out, opt.training["gpu_hours"])
+    if owned:
+        return _running_cost_only(out, opt.training["wall_s"] / 3600 if opt.training else None)
+    return out
+
+
+def _running_cost_only(t: dict[str, Any], job_hours: float | None) -> dict[str, Any]:
+    """Owned hardware: the running cost only — power plus operations (upkeep, hosting, staff: economics.yaml's
+    yearly fraction of the cards' present value) — over the years for serving, over the job's wall-clock hours for
+    a training job (per year × hours / 8760); no purchase and no break-even. A training job keeps its rent
+    comparison (the job's own GPU-hours)."""
+    cur, years = t["currency"], float(t["years"])
+    power = float((t.get("power_per_year") or {}).get("amount", 0.0))
+    ops = float((t.get("operations_per_year") or {}).get("amount", 0.0))
+    cloud = t.get("cloud") if job_hours is not None else None
+    t["purchase"] = {"gpus": None, "rest_of_system": None, "total": None}
+    t["depreciation_per_year"] = t["residual_value"] = None
+    t["tco_per_year"] = {"amount": power + ops, "currency": cur}
+    t["cloud"] = cloud
+    t["break_even_utilization"] = None
+    t["cost_per_million_tokens"] = None
+    t["prices"] = [p for p in t.get("prices", []) if "per card" not in p.get("name", "")]
+    if job_hours is None:
+        t["tco"] = {"amount": (power + ops) * years, "currency": cur}
+        t["formulas"] = [f"running cost = {years:g} years × (power {power:,.0f} + operations {ops:,.0f}) {cur}/year "
+                         "(cards already owned)"]
+    else:
+        t["tco"] = {"amount": (power + ops) * job_hours / 8760.0, "currency": cur}
+        t["job_hours"] = job_hours
+        t["formulas"] = [f"running cost of the job = (power {power:,.0f} + operations {ops:,.0f}) {cur}/year × "
+                         f"{job_hours:,.1f} h / 8760 h (cards already owned)"]
+    return t
+
+
+def _rent_the_job(t: dict[str, Any], gpu_hours: float) -> None:
+    """Training: the rent to compare is the job's own GPU-hours at the quoted hourly rate."""
+    cloud = t["cloud"]
+    hourly = float(cloud["cost"]["amount"]) / max(float(t.get("gpu_hours_used") or 0.0), 1e-9)
+    cloud["cost"] = {"amount": hourly * gpu_hours, "currency": cloud["cost"]["currency"]}
+    cloud["gpu_hours"] = gpu_hours
+    t["break_even_utilization"] = None  # a one-off job has no utilisation to break even at
+    t["formulas"] = list(t.get("formulas", [])) + [
+        f"renting the job = {gpu_hours:,.0f} GPU-hours × {hourly:,.2f} {cloud['cost']['currency']}/GPU-hour"]
+
+
+def total_price(opt: Option) -> float | None:
+    """Purchase price of the whole configuration: GPUs plus the rest of the server(s) as the guides' tiers price
+    it (advisor.estimator.cost), else the GPUs alone when no TCO could be computed."""
+    if opt.tco is not None:
+        if opt.tco.get("basis") == "owned":
+            return 0.0  # nothing to buy
+        return float(opt.tco["purchase"]["total"]["amount"])
+    if opt.price is None:
+        return None
+    amount: float = opt.price["amount"]
+    return amount * opt.count
+
+
+def cost_of(o: Option) -> float:
+    """Money over the horizon: the TCO when it could be computed, else the purchase price (inf when unpriced)."""
+    if o.tco and o.tco.get("tco"):
+        return float(o.tco["tco"]["amount"])
+    return total_price(o) or math.inf

@@ -1,0 +1,339 @@
+"""The layouts the recommender tries and the search over them: for one GPU, the smallest count × layout whose
+memory estimate fits with headroom (`first_fit`), or the largest tried when none does (`closest_sizing`).
+
+Counts: 1, 2, 4, 8 within a node, then whole nodes (`counts`); a unified-memory machine (Mac Studio, DGX Spark, Ryzen
+AI Max) is tried as one machine only (`machine_pairs`): several are a network cluster, not a tensor-parallel server.
+A card is sized with an engine its software stack runs (`rules.stacks`): llama.cpp on Apple Metal when none is named,
+and no option when the named engine does not run there (vLLM on a Mac, TensorRT-LLM on Ascend). Inference: tensor parallel inside a node, pipeline
+parallel across nodes, the largest TP degree the attention heads allow. Training: data parallel with ZeRO, from
+the lightest sharding to full offload; pre-training and full fine-tuning go through the parallelism planner
+(advisor.recommend.training_advice). A layout fits when it leaves ≥ `MIN_HEADROOM` of the card free and any CPU offload
+fits the host RAM assumed per node (`DEFAULT_CPU_RAM_BYTES`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+from advisor.estimator.memory import estimate_memory
+from advisor.estimator.results import MemoryEstimate
+from advisor.recommend import training_advice
+from advisor.workload import Constraints, Offload, Workload
+from knowledge.catalog import Catalog, load_catalog
+from knowledge.errors import AdvisorError, InputError
+from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import dump, replace, validate
+
+if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
+    from advisor.estimator.planner import Plan
+
+CN_UNAVAILABLE = ("restricted", "licence_required", "not_sold")  # knowledge ChinaMarket.status: no new purchase in cn
+MIN_HEADROOM = 0.10  # rules' sizing threshold: below 10 % free memory a serving engine has no room to grow
+GIB = 2**30
+NODE_COUNTS = (1, 2, 4, 8)
+DEFAULT_CPU_RAM_BYTES = 512 * GIB  # host RAM assumed per node when checking offload (typical 8-GPU server)
+
+
+@dataclass(frozen=True)
+class Layout:
+    count: int
+    nodes: int
+    tp: int
+    pp: int
+    zero: int = 0
+    offload: Offload = "none"
+    plan: Plan | None = field(default=None, compare=False)  # the parallelism planner's plan (pre-training, full FT)
+
+    @property
+    def per_node(self) -> int:
+        return self.count // self.nodes
+
+    @property
+    def dp(self) -> int:
+        return self.count // (self.tp * self.pp)
+
+
+@dataclass
+class Search:
+    """What one search is for: the model, the workload and constraints, and the catalog to draw GPUs from."""
+
+    model: ModelSpec
+    workload: Workload
+    constraints: Constraints
+    catalog: Catalog
+
+    def varied(self, workload: Workload, constraints: Constraints | None = None) -> Search:
+        """The same search for a changed workload (and constraints)."""
+        return Search(self.model, workload, constraints or self.constraints, self.catalog)
+
+
+class Memory(NamedTuple):
+    """One GPU's memory estimate and the sized workload it was computed for."""
+
+    estimate: MemoryEstimate
+    workload: Workload
+
+
+class Sizing(NamedTuple):
+    """A layout with its memory estimate and sized workload (what an option is built from)."""
+
+    estimate: MemoryEstimate
+    workload: Workload
+    layout: Layout
+
+
+def counts(c: Constraints) -> list[tuple[int, int]]:
+    """(count, nodes) pairs to try, ascending: 1, 2, 4, 8 in one node, then 2, 4, 8 … full nodes."""
+    per_node = c.max_gpus_per_node
+    pairs = [(n, 1) for n in NODE_COUNTS if n <= per_node]
+    if per_node not in NODE_COUNTS:
+        pairs.append((per_node, 1))
+    nodes = 2
+    while nodes <= c.max_nodes and nodes <= 64:
+        pairs.append((per_node * nodes, nodes))
+        nodes *= 2
+    return pairs
+
+
+def valid_tp(model: ModelSpec, tp: int) -> bool:
+    """TP divides the attention heads, and the KV heads divide TP or TP divides them (MLA shards any way)."""
+    a, kv = model.num_attention_heads, model.num_kv_heads
+    if a % tp:
+        return False
+    return model.is_mla or (tp <= kv and kv % tp == 0) or (tp > kv and tp % kv == 0)
+
+
+def inference_layout(model: ModelSpec, count: int, nodes: int) -> Layout | None:
+    """Tensor parallel inside a node, pipeline parallel across nodes; the largest valid TP degree."""
+    per_node = count // nodes
+    tp = per_node
+    while tp > 1 and not valid_tp(model, tp):
+        tp //= 2
+    pp = nodes if nodes <= model.num_layers else 0
+    if not pp:
+        return None
+    return Layout(count=count, nodes=nodes, tp=tp, pp=pp)
+
+
+def training_layouts(w: Workload, count: int, nodes: int) -> list[Layout]:
+    """Data parallel with ZeRO, from the lightest sharding that may fit to full offload."""
+    if count == 1:
+        base = [Layout(1, 1, 1, 1, 0)]
+        if w.task in ("full", "pretrain"):
+            base.append(Layout(1, 1, 1, 1, 2, "optimizer"))
+        return base
+    stages = [0, 2, 3] if w.task in ("lora", "qlora", "freeze") else [1, 2, 3]
+    out = [Layout(count, nodes, 1, 1, z) for z in stages]
+    out.append(Layout(count, nodes, 1, 1, 3, "optimizer"))
+    return out
+
+
+def layouts_for(search: Search, count: int, nodes: int) -> list[Layout]:
+    """The layouts to try for `count` GPUs on `nodes` nodes, lightest first (inference: the one TP × PP layout)."""
+    if search.workload.is_training:
+        return training_layouts(search.workload, count, nodes)
+    layout = inference_layout(search.model, count, nodes)
+    return [layout] if layout else []
+
+
+def sized_workload(w: Workload, layout: Layout) -> Workload:
+    """The workload as one GPU of `layout` sees it (inference replicas split the concurrency)."""
+    update: dict[str, object] = {"gpus": layout.per_node, "nodes": layout.nodes, "tp": layout.tp, "pp": layout.pp,
+                                 "zero": layout.zero, "offload": layout.offload}
+    if not w.is_training and layout.dp > 1:
+        update["concurrency"] = math.ceil(w.concurrency / layout.dp)
+    return replace(w, **update)
+
+
+def machine_pairs(gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (count, nodes) pairs to try on `gpu`: for a unified-memory computer only the single machine among
+    `pairs` (none once the search has moved past one), else `pairs`."""
+    return [(n, k) for n, k in pairs if n == 1] if gpu.is_machine else list(pairs)
+
+
+def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
+    """The engine `gpu` is sized with: the workload's; for serving on a stack without vLLM (Apple Metal) llama.cpp;
+    else None (the estimator's default: vLLM for serving, transformers for training)."""
+    from rules.stacks import runs
+
+    if w.engine or w.is_training or runs(gpu.stack, "vllm"):
+        return w.engine
+    return "llama.cpp" if runs(gpu.stack, "llama.cpp") else None
+
+
+def stack_runs(gpu: GpuSpec, w: Workload) -> bool:
+    """Whether `gpu`'s software stack runs the engine the workload is sized with (rules.stacks); an inference-only
+    part (GpuSpec.inference_only) runs no training job."""
+    from rules.stacks import runs
+
+    if w.is_training and gpu.inference_only:
+        return False
+    engine = engine_for(gpu, w) or ("transformers" if w.is_training else "vllm")
+    return runs(gpu.stack, engine)
+
+
+def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
+    """The memory estimate of one GPU of `layout`, or None when the sized workload is not a valid one or its engine
+    does not run on the card's stack."""
+    w = sized_workload(search.workload, layout)
+    if not stack_runs(gpu, w):
+        return None
+    engine = engine_for(gpu, w)
+    if engine != w.engine:
+        w = replace(w, engine=engine)
+    try:
+        validate(Workload, dump(w))
+        return Memory(estimate_memory(search.model, w, gpu), w)
+    except (AdvisorError, ValueError):
+        return None
+
+
+def headroom(est: MemoryEstimate, gpu: GpuSpec) -> float:
+    """Free share of the card: (capacity − per-GPU total) / capacity, or −1 when the engine's own limit (vLLM's
+    gpu_memory_utilization) is exceeded. An engine reservation of 0.9 is itself the 10 % headroom."""
+    if not est.fits(gpu):
+        return -1.0
+    return (gpu.memory_bytes - est.per_gpu.total) / gpu.memory_bytes
+
+
+def sized(est: MemoryEstimate, gpu: GpuSpec) -> bool:
+    """Fits with headroom, and any CPU offload fits the host RAM assumed per node (else the sizing rules
+    `sizing-low-headroom` / `sizing-offload-ram-short` would flag or block it)."""
+    return headroom(est, gpu) >= MIN_HEADROOM and est.cpu.total <= DEFAULT_CPU_RAM_BYTES
+
+
+def candidate_gpus(catalog: Catalog, c: Constraints) -> list[GpuSpec]:
+    """The GPUs to search: the user's candidates (named cards are checked whatever their market; the market rules
+    say what applies), else the catalog's cards sold in the region's market (`sold_in`), unified-memory machines
+    left out."""
+    if c.candidates:
+        return [catalog.gpu(name) for name in c.candidates]
+    # a unified-memory machine (Mac Studio, DGX Spark, Ryzen AI Max) is a one-user desktop: searched when named,
+    # never proposed unasked as a server
+    return [g for g in catalog.gpus if sold_in(g, c.region) and not g.is_machine]
+
+
+def sold_in(gpu: GpuSpec, region: str) -> bool:
+    """Whether a company can buy the card new in `region` (knowledge ChinaMarket, dated): outside China, not a
+    card built for the China market (H20, A800, H800, L20, RTX 4090 D, 5090 D); in mainland China, not one whose
+    status is restricted, licence-required or not sold there (A100/H100/H200/B200, RTX 4090, 5090 …)."""
+    if region == "cn":
+        return gpu.china.status not in CN_UNAVAILABLE
+    return not gpu.china.built_for_china
+
+
+def resolve_inputs(workload: Workload, constraints: Constraints, catalog: Catalog | None = None,
+                   model: ModelSpec | None = None) -> tuple[ModelSpec, Catalog]:
+    """The model spec and catalog of a request; every GPU it names is checked to exist (InputError, UnknownGpu)."""
+    catalog = catalog or load_catalog()
+    if model is None and workload.model is None:
+        raise InputError("no model given", field="model",
+                         accepted="a catalog model id or alias (see `gpu-advisor models`)",
+                         message_zh="没有指定模型（可用 `gpu-advisor models` 查看支持的模型）")
+    model = model or catalog.model(workload.model or "")
+    for name in constraints.candidates:
+        catalog.gpu(name)
+    if constraints.existing is not None:
+        catalog.gpu(constraints.existing.gpu)
+    return model, catalog
+
+
+def first_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> Sizing | None:
+    """The smallest layout on `gpu` whose memory fits with headroom, or None."""
+    pairs = machine_pairs(gpu, pairs)
+    if not stack_runs(gpu, search.workload):
+        return None
+    if training_advice.planned(search.workload):
+        return planned_fit(search, gpu, pairs)
+    for count, nodes in pairs:
+        for layout in layouts_for(search, count, nodes):
+            if weights_cannot_fit(search, gpu, layout):
+                continue
+            found = memory_of(search, gpu, layout)
+            if found is None:
+                continue
+            est, w = found
+            if sized(est, gpu):
+                return Sizing(est, w, layout)
+            if w.is_training and unshardable_exceeds(est, gpu):
+                return None  # activations and runtime overhead do not shrink with more data-parallel GPUs
+    return None
+
+
+def planned_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> Sizing | None:
+    """Pre-training / full fine-tuning: the smallest count at which the parallelism planner finds a layout, or
+    where ZeRO-Offload (which the planner does not search) holds the model states in host RAM."""
+    w = search.workload
+    for count, nodes in pairs:
+        found = planned(search, gpu, count, nodes)
+        if found is not None:
+            return found
+        for layout in (lay for lay in training_layouts(w, count, nodes) if lay.offload != "none"):
+            memory = memory_of(search, gpu, layout)
+            if memory is not None and sized(memory.estimate, gpu):
+                return Sizing(*memory, layout)
+    return None
+
+
+def planned(search: Search, gpu: GpuSpec, count: int, nodes: int) -> Sizing | None:
+    """The planner's layout of `count` × `gpu`, or None when none fits."""
+    w, model = search.workload, search.model
+    plan = training_advice.plan_for(model, gpu, count, w, w.train_tokens or default_train_tokens(model, w),
+                                    search.constraints.mfu)
+    if plan is None:
+        return None
+    layout = Layout(count, nodes, plan.layout.tp, plan.layout.pp, plan.layout.zero, plan=plan)
+    return Sizing(training_advice.plan_memory(plan, model, w), sized_workload(w, layout), layout)
+
+
+def unshardable_exceeds(est: MemoryEstimate, gpu: GpuSpec) -> bool:
+    """Per-GPU memory that data parallelism cannot shard (activations + overhead) already leaves no headroom."""
+    return est.per_gpu.activations + est.per_gpu.overhead > (1 - MIN_HEADROOM) * est.usable_bytes(gpu)
+
+
+def weights_cannot_fit(search: Search, gpu: GpuSpec, layout: Layout) -> bool:
+    """Cheap lower bound for inference: the weight and KV-cache shards alone exceed the card less its headroom
+    (skips the full estimate)."""
+    if search.workload.is_training:
+        return False
+    from advisor.estimator.formats import weight_bytes
+    from advisor.estimator.memory import kv_cache_bytes
+
+    w = search.workload
+    shard = weight_bytes(search.model, precision(w, search.model), tp=layout.tp, pp=layout.pp)
+    kv = kv_cache_bytes(search.model, w.context, math.ceil(max(w.batch, w.concurrency) / layout.dp), w.kv, layout.tp,
+                        pp=layout.pp)
+    return shard + kv > (1 - MIN_HEADROOM) * gpu.memory_bytes
+
+
+def closest_sizing(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> Sizing | None:
+    """The largest layout tried on `gpu` (for the "nothing fits" answer): the best it can do."""
+    for count, nodes in reversed(machine_pairs(gpu, pairs)):
+        for layout in reversed(layouts_for(search, count, nodes)):
+            found = memory_of(search, gpu, layout)
+            if found is not None:
+                return Sizing(*found, layout)
+    return None
+
+
+def precision(w: Workload, model: ModelSpec | None = None) -> str:
+    """The weight format the estimate used: the workload's, else the task's default (the checkpoint's own precision
+    for inference)."""
+    from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format
+
+    if w.weights:
+        return w.weights
+    if w.task == "inference" and model is not None:
+        return default_inference_format(model)
+    return DEFAULT_WEIGHTS[w.task]
+
+
+def default_train_tokens(model: ModelSpec, w: Workload) -> float:
+    """Token budget when none was given: Chinchilla's 20 tokens per parameter for pre-training
+    (Hoffmann et al. 2022), 100 M tokens for a fine-tuning run (stated as an assumption)."""
+    from knowledge.params import param_counts
+
+    return 20.0 * param_counts(model).total if w.task == "pretrain" else 1e8

@@ -1,0 +1,1 @@
+"""The versioned HTTP API and the MCP server over one set of operations."""

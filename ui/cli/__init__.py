@@ -1,0 +1,1 @@
+"""The `gpu-advisor` command line: the entry point, shared argument types, one module per command."""

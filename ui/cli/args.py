@@ -1,0 +1,103 @@
+"""argparse types for numeric options: a number that is finite and in its range, or one line naming the range.
+
+    parser.add_argument("--mfu", type=number(0, 1, lo_open=True))
+    parser.add_argument("--context", type=field_number(Workload, "context"))   # the model's own ge/le
+
+argparse reports a refused value as `gpu-advisor: error: argument --mfu: 1e-320 is out of range (accepted:
+> 0.001 … 1)`, exit status 2 (ui.cli.entry._Parser.error). NaN, ±Infinity, numbers that overflow (1e400) and integers
+of more than `MAX_DIGITS` digits are refused everywhere, and so are numbers written with padding or underscores
+("  12  ", "1_000", full-width "１０２４": Python's int() and float() read them); ranges taken from a struct's Meta
+bounds keep one place for each limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+from typing import Any
+
+from advisor.workload import field_bounds
+
+MAX_DIGITS = 18  # no count or size the advisor takes has more digits
+
+
+def _fmt(x: float) -> str:
+    """1000000 → '1,000,000'; 1e15 → '1,000,000,000,000,000'; 0.01 → '0.01'."""
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) < 1e16 else f"{x:g}"
+
+
+def describe(lo: float | None, hi: float | None, *, lo_open: bool = False, hi_open: bool = False,
+             integer: bool = False) -> str:
+    """The accepted range in words: '1 … 100,000', '> 0', 'an integer ≥ 1'."""
+    kind = "an integer" if integer else "a number"
+    if lo is not None and hi is not None:
+        if not lo_open and not hi_open:
+            return f"{kind} {_fmt(lo)} … {_fmt(hi)}"
+        return f"{kind} {'>' if lo_open else '≥'} {_fmt(lo)} and {'<' if hi_open else '≤'} {_fmt(hi)}"
+    if lo is not None:
+        return f"{kind} {'>' if lo_open else '≥'} {_fmt(lo)}"
+    if hi is not None:
+        return f"{kind} {'<' if hi_open else '≤'} {_fmt(hi)}"
+    return "an integer" if integer else "a finite number"
+
+
+def parse_number(text: str, *, integer: bool = False) -> float | int:
+    """`text` as a finite float (or an int when `integer`); ValueError with a short reason otherwise."""
+    raw = str(text)
+    if raw != raw.strip() or "_" in raw:  # int()/float() would read "  12  " and "1_000"; a typo is not a number
+        raise ValueError(f"'{raw[:40]}' is not written as a plain number (no spaces or underscores)")
+    if not raw:
+        raise ValueError("an empty value is not a number")
+    if not raw.isascii():  # int()/float() read full-width and other scripts' digits ("１０２４"); the API does not
+        raise ValueError(f"'{raw[:40]}' is not {'an integer' if integer else 'a number'} (ASCII digits only)")
+    if integer:
+        digits = raw.lstrip("+-")
+        if not digits.isdigit():
+            raise ValueError(f"'{raw[:40]}' is not an integer")
+        if len(digits) > MAX_DIGITS:
+            raise ValueError(f"an integer of {len(digits)} digits is out of range")
+        return int(raw)
+    if len(raw) > 64:
+        raise ValueError(f"'{raw[:20]}…' ({len(raw)} characters) is not a number")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"'{raw}' is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{raw} is not a finite number")
+    return value
+
+
+def number(lo: float | None = None, hi: float | None = None, *, integer: bool = False, lo_open: bool = False,
+           hi_open: bool = False) -> Callable[[str], float | int]:
+    """An argparse `type`: a finite number (int when `integer`) within [lo, hi] (open ends as given)."""
+    accepted = describe(lo, hi, lo_open=lo_open, hi_open=hi_open, integer=integer)
+
+    def convert(text: str) -> float | int:
+        try:
+            value = parse_number(text, integer=integer)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{exc} (accepted: {accepted})") from None
+        below = lo is not None and (value <= lo if lo_open else value < lo)
+        above = hi is not None and (value >= hi if hi_open else value > hi)
+        if below or above:
+            raise argparse.ArgumentTypeError(f"{text} is out of range (accepted: {accepted})")
+        return value
+
+    convert.__name__ = "integer" if integer else "number"  # argparse names the type in its own messages
+    return convert
+
+
+def field_number(model: Any, name: str, *, integer: bool | None = None, scale: float = 1.0
+                 ) -> Callable[[str], float | int]:
+    """An argparse `type` with the range of `model.name` (divided by `scale`: a field in seconds read as days
+    takes scale=86400). `integer` defaults to the field's annotation being int."""
+    lo, hi, lo_open, hi_open = field_bounds(model, name)
+    if integer is None:
+        from knowledge.structs import field_type
+
+        annotation = str(field_type(model, name))
+        integer = "int" in annotation and "float" not in annotation
+    return number(None if lo is None else lo / scale, None if hi is None else hi / scale, integer=integer,
+                  lo_open=lo_open, hi_open=hi_open)

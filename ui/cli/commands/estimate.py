@@ -1,0 +1,281 @@
+"""`gpu-advisor estimate`: memory per GPU (and host RAM under offload) for inference, fine-tuning or training.
+
+    gpu-advisor estimate --model llama-3-70b --context 8192 --batch 4 --tp 2 --gpus 2 --gpu h100-sxm
+    gpu-advisor estimate --config path/to/config.json --task qlora --json
+
+Human output: the per-GPU breakdown in GiB (2^30 bytes), the formulas and assumptions, and with --gpu the total
+against that GPU's capacity. `--json`: the DESIGN.md contract (bytes as integers); with --gpu an extra `fit` object.
+Imports only the estimator and the knowledge package (no Gradio, LangChain or Slack).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any, get_args
+
+from knowledge.structs import dump
+from ui.cli import jsonout
+
+if TYPE_CHECKING:
+    from advisor.estimator.results import MemoryEstimate
+    from advisor.workload import Workload
+    from knowledge.errors import InputError
+    from knowledge.schemas import GpuSpec, ModelSpec
+    from knowledge.structs import StructError
+
+GiB = 2**30
+
+FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv": "--kv", "context": "--context",
+               "batch": "--batch", "concurrency": "--concurrency", "prompt_tokens": "--prompt-tokens",
+               "optimizer": "--optimizer", "zero": "--zero", "offload": "--offload", "gpus": "--gpus",
+               "nodes": "--nodes", "tp": "--tp", "pp": "--pp", "recompute": "--recompute",
+               "lora_rank": "--lora-rank", "lora_targets": "--lora-targets", "engine": "--engine",
+               "grad_accum": "--grad-accum",
+               "flash_attention": "--flash-attention", "train_tokens": "--tokens", "output_tokens": "--output-tokens"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from advisor import workload as wl
+    from ui.cli.args import field_number
+
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
+    src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
+    parser.add_argument("--weights-file", metavar="PATH", default=None,
+                        help="inference: exact weight bytes from a model.safetensors.index.json or a .gguf header")
+    parser.add_argument("--task", choices=get_args(wl.Task), default="inference")
+    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
+                        help="weight format (default: the checkpoint's precision; nf4 for qlora)")
+    parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT,
+                        help="tokens per sequence (prompt + output)")
+    parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
+                        help="sequences served together (inference) or micro-batch per GPU (training)")
+    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
+                        help="concurrent sequences served (inference)")
+    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None,
+                        help="prompt length for the prefill workspace")
+    parser.add_argument("--optimizer", choices=get_args(wl.Optimizer), default="adamw")
+    parser.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=0, help="DeepSpeed ZeRO stage")
+    from ui.cli.commands.offload_cli import OFFLOAD_HELP, add_host_arguments
+
+    parser.add_argument("--offload", choices=[*get_args(wl.Offload), "layers"], default="none",
+                        help="training: ZeRO offload of the optimizer state (or all); " + OFFLOAD_HELP)
+    add_host_arguments(parser)
+    parser.add_argument("--gpus", type=field_number(wl.Workload, "gpus"), default=1, help="GPUs per node")
+    parser.add_argument("--nodes", type=field_number(wl.Workload, "nodes"), default=1)
+    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=None,
+                        help="tensor-parallel degree (default 1; pretrain with --gpu: the planner's)")
+    parser.add_argument("--pp", type=field_number(wl.Workload, "pp"), default=None,
+                        help="pipeline-parallel degree (default 1; pretrain with --gpu: the planner's)")
+    parser.add_argument("--recompute", choices=get_args(wl.Recompute), default=None,
+                        help="activation recomputation (default: full for fine-tuning, selective for pre-training)")
+    parser.add_argument("--lora-rank", type=field_number(wl.Workload, "lora_rank"), default=16)
+    parser.add_argument("--lora-targets", choices=["attention", "all-linear"], default="all-linear")
+    parser.add_argument("--grad-accum", type=field_number(wl.Workload, "grad_accum"), default=1,
+                        help="training: micro-batches per optimizer step (gradients stay live between them)")
+    parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
+                        help="runtime (default: vllm for inference, transformers/deepspeed for training)")
+    parser.add_argument("--flash-attention", choices=["on", "off"], default=None,
+                        help="default: on where the GPU supports it")
+    parser.add_argument("--gpu", metavar="ID", default=None, help="show fit and headroom on this GPU")
+    parser.add_argument("--json", action="store_true", help="machine-readable output (bytes)")
+
+
+def _workload(args: argparse.Namespace) -> Workload:
+    from advisor.workload import Workload
+    from knowledge.structs import StructError
+    values = {
+        "task": args.task, "weights": args.weights, "kv": args.kv, "context": args.context, "batch": args.batch,
+        "concurrency": args.concurrency, "prompt_tokens": args.prompt_tokens, "optimizer": args.optimizer,
+        "zero": args.zero, "offload": "none" if args.offload == "layers" else args.offload, "gpus": args.gpus, "nodes": args.nodes, "tp": args.tp or 1,
+        "pp": args.pp or 1, "recompute": args.recompute, "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
+        "engine": args.engine, "grad_accum": args.grad_accum,
+        "flash_attention": None if args.flash_attention is None else args.flash_attention == "on",
+    }
+    try:
+        return Workload(**values)
+    except StructError as exc:
+        raise validation_to_input_error(exc) from None
+
+
+def validation_to_input_error(exc: StructError) -> InputError:
+    """The first pydantic error of a Workload as one InputError naming the flag and the accepted range."""
+    from knowledge.errors import InputError
+
+    err = exc.errors()[0]
+    field = str(err["loc"][0]) if err.get("loc") else "workload"
+    flag = FIELD_FLAGS.get(field, field)
+    ctx = err.get("ctx") or {}
+    from advisor.workload import Workload
+    from knowledge import structs
+
+    lo, hi, _, _ = structs.bounds(Workload, field) if field in Workload.__struct_fields__ else (None, None, False, False)
+    accepted = f"{lo} to {hi:,}" if lo is not None and hi is not None else None
+    msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    got = err.get("input")
+    if field == "workload" or not err.get("loc"):
+        if "QLoRA" in msg:
+            return InputError(f"--weights: {msg}", field="weights")
+        if "tp × pp" in msg:
+            return InputError(f"--tp/--pp/--gpus: {msg}", field="tp")
+        return InputError(msg, field="workload")
+    text = f"{flag}: {msg}" + (f" (got {got!r})" if not isinstance(got, dict) and got is not None else "")
+    if accepted is None and ctx:
+        bounds = [f"{sym} {ctx[k]:g}" for k, sym in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤"))
+                  if isinstance(ctx.get(k), (int, float))]
+        accepted = " and ".join(bounds) or None
+    return InputError(text, field=field, accepted=accepted)
+
+
+def model_of_args(args: argparse.Namespace) -> ModelSpec:
+    """The ModelSpec the command names: from `--config` (a Hugging Face config.json) or the catalog."""
+    if args.config:
+        from knowledge.hf_config import load_hf_config
+
+        return load_hf_config(args.config)
+    from knowledge.catalog import load_catalog
+
+    return load_catalog().model(args.model)
+
+
+def run(args: argparse.Namespace) -> int:
+    from advisor.estimator.memory import estimate_memory
+    from ui.cli.commands import offload_cli
+
+    offload = offload_cli.wants_offload(args)
+    if offload and args.engine in (None, "llama.cpp"):
+        args.engine = "llama.cpp"
+    elif offload:
+        from knowledge.errors import InputError
+
+        raise InputError(f"--offload layers is llama.cpp's -ngl; got --engine {args.engine}", field="engine",
+                         accepted="--engine llama.cpp (or none)", message_zh="--offload layers 只适用于 llama.cpp")
+    workload = _workload(args)
+    model = model_of_args(args)
+    gpu = None
+    if args.gpu:
+        from knowledge.catalog import load_catalog
+
+        gpu = load_catalog().gpu(args.gpu)
+    if offload:
+        return _run_offload(args, model, gpu, workload)
+    layout = None
+    if gpu is not None and args.task == "pretrain" and args.tp is None and args.pp is None:
+        est, layout = _planned(args, model, gpu, workload)  # the same planner as `train-time`
+    else:
+        est = estimate_memory(model, workload, gpu, weights_file_bytes=_weights_file(args, workload))
+    if args.json:
+        out = est.to_contract()
+        if getattr(args, "weights_file", None):
+            from knowledge.weight_files import read_weight_file
+
+            out["weights_file"] = dump(read_weight_file(args.weights_file), json=True)
+        if layout is not None:
+            out["layout"] = layout
+        if gpu is not None:
+            out["fit"] = _fit(est, gpu)
+        jsonout.write(out)
+        sys.stdout.write("\n")
+        return 0
+    limits = None
+    if gpu is not None and workload.is_training and layout is None:
+        from advisor.estimator.fit_limits import training_fit_limits
+
+        limits = training_fit_limits(model, workload, gpu).sentence()
+    sys.stdout.write(render(est, model, gpu, limits))
+    return 0
+
+
+def _weights_file(args: argparse.Namespace, workload: Workload) -> int | None:
+    """Bytes of `--weights-file` (inference only); a GGUF file implies a GGUF weight format."""
+    if not getattr(args, "weights_file", None):
+        return None
+    from knowledge.errors import InputError
+    from knowledge.weight_files import read_weight_file
+
+    if workload.is_training:
+        raise InputError("--weights-file sizes inference weights; training keeps its own precision",
+                         field="weights_file", accepted="--task inference")
+    return read_weight_file(args.weights_file).total_bytes
+
+
+def _run_offload(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec | None, workload: Workload) -> int:
+    """`--offload layers`: memory on both sides of a llama.cpp layer split (and its speed)."""
+    from knowledge.errors import InputError
+    from ui.cli.commands import offload_cli
+
+    if gpu is None:
+        raise InputError("--offload layers needs --gpu (how many layers fit depends on its memory)", field="gpu",
+                         accepted="a catalog GPU id (see `gpu-advisor gpus`)", message_zh="--offload layers 需要 --gpu")
+    count = workload.gpus * workload.nodes
+    p = offload_cli.plan(args, model, gpu, count, workload)
+    if args.json:
+        out = estimate_memory_contract(model, workload, gpu)
+        out["offload"] = p.to_contract()
+        jsonout.write(out)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(offload_cli.render(p, model, gpu, count))
+    return 0
+
+
+def estimate_memory_contract(model: ModelSpec, workload: Workload, gpu: GpuSpec) -> dict[str, Any]:
+    from advisor.estimator.memory import estimate_memory
+
+    est = estimate_memory(model, workload, gpu)
+    return est.to_contract() | {"fit": _fit(est, gpu)}
+
+
+def _planned(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec, workload: Workload) -> tuple[MemoryEstimate, dict[str, Any]]:
+    """Pre-training memory at the planner's layout for gpus × nodes GPUs (what `train-time` would run)."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.planner import Overrides, plan_memory_estimate, plan_training
+
+    ov = Overrides(zero=args.zero or None, recompute=args.recompute,
+                   micro_batch=args.batch if args.batch > 1 else None)
+    plan = plan_training(model, gpu, workload.world_size, 1e9, load_calibration(), context=args.context, ov=ov)
+    return plan_memory_estimate(plan, model), plan.layout_dict()
+
+
+def _fit(est: MemoryEstimate, gpu: GpuSpec) -> dict[str, Any]:
+    return {"gpu": gpu.id, "capacity_bytes": gpu.memory_bytes, "usable_bytes": est.usable_bytes(gpu),
+            "headroom_bytes": est.headroom_bytes(gpu), "fits": est.fits(gpu)}
+
+
+def _g(x: int) -> str:
+    return f"{x / GiB:10.2f} GiB"
+
+
+def render(est: MemoryEstimate, model: ModelSpec, gpu: GpuSpec | None = None, limits: str | None = None) -> str:
+    """Plain-text report: breakdown in GiB, fit against `gpu`, formulas and assumptions."""
+    lines = [f"{model.name} — {est.task}, {est.gpus} GPU(s); params {est.params / 1e9:.2f}B"
+             + (f" ({est.active_params / 1e9:.2f}B active)" if est.active_params != est.params else "")
+             + (f", trainable {est.trainable_params / 1e6:.2f}M" if est.task in ("lora", "qlora", "freeze") else ""),
+             "", "per GPU (1 GiB = 2^30 bytes):"]
+    for key, value in est.per_gpu.parts().items():
+        if value:
+            lines.append(f"  {key.replace('_', ' '):<18}{_g(value)}")
+    lines.append(f"  {'total':<18}{_g(est.per_gpu.total)}")
+    if est.cpu.total:
+        lines += ["", "host RAM per node (offload):"]
+        for key, value in est.cpu.parts().items():
+            if value:
+                lines.append(f"  {key.replace('_', ' '):<18}{_g(value)}")
+        lines.append(f"  {'total':<18}{_g(est.cpu.total)}")
+    if gpu is not None:
+        usable = est.usable_bytes(gpu)
+        head = est.headroom_bytes(gpu)
+        verdict = "fits" if head >= 0 else "does NOT fit"
+        lines += ["", f"on {gpu.name} ({gpu.memory_bytes / GiB:g} GiB): {verdict}; "
+                      f"{est.per_gpu.total / GiB:.2f} of {usable / GiB:.2f} GiB usable"
+                      + (f" ({est.usable_fraction:g} × capacity)" if est.usable_fraction < 1 else "")
+                      + f", headroom {head / GiB:+.2f} GiB"]
+        if est.kv_bytes_per_token:
+            lines.append(f"  KV cache room for ≈ {est.kv_capacity_tokens(gpu):,} tokens in total at this setting")
+        if limits:
+            lines.append(f"  {limits}")
+    lines += ["", "formulas:"] + [f"  - {f}" for f in est.formulas]
+    lines += ["", "assumptions:"] + [f"  - {a}" for a in est.assumptions]
+    return "\n".join(lines) + "\n"

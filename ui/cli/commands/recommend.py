@@ -1,0 +1,178 @@
+"""`gpu-advisor recommend`: ranked GPU configurations for a workload under constraints.
+
+    gpu-advisor recommend --model qwen2.5-32b --concurrency 30 --context 8192 --region cn --budget 500000 --currency CNY
+    gpu-advisor recommend --model llama-3.1-70b --task lora --tokens 2e9 --candidates h20,l20,rtx-4090 --deadline-days 14
+
+Human output: the ranked options (GPU, count, per-GPU memory in GiB, speed, price with its date), findings with
+their sources, and — when nothing fits — what would have to change. `--json`: the DESIGN.md contract.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any, get_args
+
+from knowledge.structs import replace, validate
+from ui.citations import source_without_path
+from ui.cli import jsonout
+
+if TYPE_CHECKING:
+    from advisor.workload import Constraints, Workload
+
+GiB = 2**30
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from advisor import workload as wl
+    from ui.cli.args import field_number, number
+
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
+    src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
+    parser.add_argument("--task", choices=get_args(wl.Task), default="inference")
+    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None)
+    parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=None,
+                        help=f"tokens per sequence (default: the model's own, e.g. 32768 for DeepSeek-R1, else {wl.DEFAULT_CONTEXT})")
+    parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
+                        help="micro-batch per GPU (training)")
+    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
+                        help="concurrent sequences served")
+    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None)
+    parser.add_argument("--output-tokens", type=field_number(wl.Workload, "output_tokens"), default=None)
+    parser.add_argument("--tokens", type=field_number(wl.Workload, "train_tokens"), default=None,
+                        help="training token budget, e.g. 2e9")
+    parser.add_argument("--engine", choices=get_args(wl.Engine), default=None)
+    parser.add_argument("--lora-rank", type=field_number(wl.Workload, "lora_rank"), default=16)
+    parser.add_argument("--budget", type=field_number(wl.Constraints, "budget"), default=None,
+                        help="purchase budget in --currency")
+    parser.add_argument("--currency", choices=get_args(wl.Currency), default="USD")
+    parser.add_argument("--region", choices=get_args(wl.Region), default="global")
+    parser.add_argument("--condition", choices=("new", "used"), default="new",
+                        help="price cards new (default, a company purchase) or used (second-hand)")
+    parser.add_argument("--candidates", default="", help="comma-separated GPU ids to choose from")
+    parser.add_argument("--existing", metavar="N×GPU", default=None, help="GPUs you already own, e.g. 2x3090")
+    parser.add_argument("--max-gpus-per-node", type=field_number(wl.Constraints, "max_gpus_per_node"), default=8)
+    parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
+                        help="per-sequence decode latency target")
+    parser.add_argument("--min-tokens-per-s", type=field_number(wl.Constraints, "min_tokens_per_s"), default=None,
+                        help="total throughput target")
+    parser.add_argument("--deadline-days", type=field_number(wl.Constraints, "deadline_s", scale=86400),
+                        default=None, help="training must finish within this")
+    parser.add_argument("--power-limit-w", type=field_number(wl.Constraints, "power_limit_w"), default=None)
+    parser.add_argument("--limit", type=number(1, 100, integer=True), default=8, help="options to show")
+    parser.add_argument("--json", action="store_true")
+
+
+def _existing(text: str | None) -> dict[str, Any] | None:
+    import re
+
+    from knowledge.errors import InputError
+
+    if not text:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*[x×*]\s*(.+?)\s*", text)
+    if not m:
+        raise InputError(f"--existing: cannot read '{text}'", field="existing", accepted="COUNTxGPU, e.g. 2x3090")
+    return {"gpu": m.group(2), "count": int(m.group(1))}
+
+
+def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
+    from advisor.workload import Constraints, Workload
+    from knowledge.errors import InputError
+    from knowledge.structs import StructError
+    from ui.cli.commands.estimate import validation_to_input_error
+
+    try:
+        sized = {} if args.context is None else {"context": args.context}
+        workload = Workload(model=args.model, task=args.task, weights=args.weights, kv=args.kv, **sized,
+                            batch=args.batch, concurrency=args.concurrency, prompt_tokens=args.prompt_tokens,
+                            output_tokens=args.output_tokens, train_tokens=args.tokens, engine=args.engine,
+                            lora_rank=args.lora_rank)
+    except StructError as exc:
+        raise validation_to_input_error(exc) from None
+    try:
+        constraints = validate(Constraints, {  # validated as a whole: errors name the flag ("existing.count")
+            "budget": args.budget, "currency": args.currency, "region": args.region,
+            "candidates": tuple(c.strip() for c in args.candidates.split(",") if c.strip()),
+            "existing": _existing(args.existing), "max_gpus_per_node": args.max_gpus_per_node,
+            "max_ms_per_token": args.max_ms_per_token, "min_tokens_per_s": args.min_tokens_per_s,
+            "deadline_s": None if args.deadline_days is None else args.deadline_days * 86400,
+            "power_limit_w": args.power_limit_w, "condition": args.condition})
+    except StructError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]) if err.get("loc") else "constraints"
+        flag = {"deadline_s": "--deadline-days"}.get(field, "--" + field.replace("_", "-"))
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        raise InputError(f"{flag}: {msg} (got {err.get('input')!r})", field=field) from None
+    return workload, constraints
+
+
+def run(args: argparse.Namespace) -> int:
+    from advisor.recommend.recommender import recommend
+
+    workload, constraints = build_inputs(args)
+    model = None
+    if args.config:
+        from knowledge.hf_config import load_hf_config
+
+        model = load_hf_config(args.config)
+        workload = replace(workload, model=model.id)
+    rec = recommend(workload, constraints, model=model, limit=args.limit)
+    if args.json:
+        jsonout.write(rec.to_contract())
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render(rec))
+    return 0
+
+
+def _money(price: dict[str, Any] | None, count: int) -> str:
+    if not price:
+        return "no price"
+    sym = "¥" if price["currency"] == "CNY" else "$"
+    return f"{sym}{price['amount'] * count:,.0f} (as of {price['as_of']})"
+
+
+def _speed(o: Any) -> str:
+    if o.throughput:
+        t = o.throughput
+        return f"{t['decode_tokens_per_s']:.1f} tok/s/seq, {t['decode_tokens_per_s_total']:.0f} tok/s total"
+    if o.training:
+        case = {"fitted": " (best case)", "prior": " (prior; best case)"}.get(o.training.get("mfu_basis", ""), "")
+        return f"{o.training['wall_s'] / 86400:.1f} days, MFU {o.training['mfu']:.0%}{case}"
+    return "-"
+
+
+def render(rec: Any) -> str:
+    m = rec.model
+    lines = [f"{m['name']} ({m['params'] / 1e9:.1f}B params) — {rec.workload['task']}", ""]
+    if rec.options:
+        lines.append("options (memory per GPU in GiB = 2^30 bytes):")
+        for i, o in enumerate(rec.options, 1):
+            labels = f" [{', '.join(o.labels)}]" if o.labels else ""
+            lines.append(f"{i}. {o.count}× {o.gpu_name}{labels}: {o.per_gpu_bytes['total'] / GiB:.1f} of "
+                         f"{o.capacity_bytes / GiB:.0f} GiB per GPU; {_speed(o)}; {_money(o.price, o.count)}")
+            lines.append(f"   layout TP {o.layout['tp']} × PP {o.layout['pp']} × DP {o.layout['dp']}"
+                         + (f", ZeRO-{o.layout['zero']}" if o.layout['zero'] else "")
+                         + (f", offload {o.layout['offload']}" if o.layout['offload'] != 'none' else "")
+                         + (f" (llama.cpp -ngl {o.layout['ngl']}: {o.layout['cpu_layers']} layers and "
+                            f"{o.layout['system_ram_bytes'] / GiB:.1f} GiB in system RAM)" if "ngl" in o.layout else ""))
+            if o.throughput.get("engine_log_line"):
+                lines.append(f"   {o.layout.get('engine', 'engine')} at start-up: {o.throughput['engine_log_line']}")
+            lines.append(f"   launch: {o.launch_hint}")
+            for f in o.findings:
+                lines.append(f"   [{f.severity}] {f.rule_id}: {f.message} ({source_without_path(f.source)})")
+    else:
+        lines.append("nothing meets every constraint. closest:")
+        for o in rec.closest:
+            lines.append(f"- {o.count}× {o.gpu_name}: {o.per_gpu_bytes['total'] / GiB:.1f} GiB per GPU of "
+                         f"{o.capacity_bytes / GiB:.0f} GiB; misses {', '.join(o.misses) or 'memory'}")
+        if rec.changes:
+            lines += ["", "what would have to change:"] + [f"- {c.message}" for c in rec.changes]
+    if rec.findings:
+        lines += ["", "about the workload:"] + [f"- [{f.severity}] {f.rule_id}: {f.message} ({source_without_path(f.source)})"
+                                                for f in rec.findings]
+    lines += ["", "assumptions:"] + [f"- {a}" for a in rec.assumptions]
+    return "\n".join(lines) + "\n"

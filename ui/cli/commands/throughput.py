@@ -1,0 +1,252 @@
+"""`gpu-advisor throughput`: decode and prefill speed, time to first token, capacity.
+
+    gpu-advisor throughput --model llama-3.1-8b --gpu h100-sxm --prompt-tokens 1000 --output-tokens 500 --concurrency 32
+    gpu-advisor throughput --model llama-3-70b --gpu rtx-4090 --count 4 --weights awq-int4 --max-ms-per-token 50 --json
+
+Human output: tokens/s per sequence and in total, time to first token, which limit binds, the step breakdown,
+the largest concurrency that fits and (with --max-ms-per-token) how many users the GPUs serve at that latency.
+`--json`: the DESIGN.md keys (`decode_tokens_per_s`, `decode_tokens_per_s_total`, `prefill_tokens_per_s`, `ttft_s`,
+`bound`, `formulas`) then extras. A model that does not fit is an error (exit 2) naming the shortfall in GiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, get_args
+
+from ui.cli import jsonout
+
+GiB = 2**30
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from advisor import workload as wl
+    from ui.cli.args import field_number, number
+
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
+    src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
+    parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias (see `gpu-advisor gpus`)")
+    parser.add_argument("--count", type=number(1, 4096, integer=True), default=1, help="number of GPUs (default 1)")
+    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=None,
+                        help="tensor-parallel degree (default: all --count GPUs; a divisor makes replicas)")
+    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
+                        help="weight format (default: the checkpoint's own precision, e.g. fp8 for DeepSeek-V3)")
+    parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
+    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT,
+                        help="tokens per sequence (prompt + output)")
+    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None,
+                        help="prompt length (default: half the context)")
+    parser.add_argument("--output-tokens", type=field_number(wl.Workload, "output_tokens"), default=None,
+                        help="generated tokens (default: the rest of the context)")
+    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
+                        help="sequences decoding together")
+    parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
+                        help="serving engine for the memory check (default vllm)")
+    parser.add_argument("--gpu-memory-utilization", type=number(0, 1, lo_open=True), default=None, metavar="F",
+                        help="vLLM: fraction of the WHOLE GPU per instance (default 0.92, current vLLM)")
+    parser.add_argument("--kv-cache-memory-bytes", type=number(1, 1e15, integer=True), default=None, metavar="B",
+                        help="vLLM: KV cache bytes per GPU, replacing --gpu-memory-utilization")
+    parser.add_argument("--offload", choices=["none", "layers"], default="none",
+                        help="layers: llama.cpp partial offload to system RAM (-ngl, RAM needed, speed)")
+    from ui.cli.commands.offload_cli import add_host_arguments
+
+    add_host_arguments(parser)
+    parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
+                        metavar="MS",
+                        help="also report how many concurrent users get ≤ MS milliseconds per token")
+    parser.add_argument("--max-ttft-ms", type=number(0, 1e7, lo_open=True), default=None, metavar="MS",
+                        help="with the simulation: the concurrency limit also keeps the median TTFT ≤ MS")
+    parser.add_argument("--request-rate", type=number(0, 1e6, lo_open=True), default=None, metavar="R",
+                        help="simulate Poisson arrivals at R requests/s instead of --concurrency clients")
+    parser.add_argument("--traffic", choices=["fixed", "conversation"], default="fixed",
+                        help="request lengths: fixed, or a conversational spread around the prompt/output means")
+    parser.add_argument("--spec-tokens", type=number(1, 16, integer=True), default=None, metavar="K",
+                        help="speculative decoding: K drafted tokens per step (off by default)")
+    parser.add_argument("--spec-acceptance", type=number(0, 1), default=0.7, metavar="A",
+                        help="speculative decoding: acceptance rate per drafted token (default 0.7)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _workload(args: argparse.Namespace) -> Any:
+    from advisor.workload import Workload
+    from knowledge.structs import StructError
+    from ui.cli.commands.estimate import validation_to_input_error
+
+    tp = args.tp or args.count
+    try:
+        return Workload(task="inference", weights=args.weights, kv=args.kv, context=args.context,
+                        prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens,
+                        concurrency=args.concurrency, gpus=max(1, args.count), tp=max(1, tp), engine=args.engine)
+    except StructError as exc:
+        raise validation_to_input_error(exc) from None
+
+
+def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import estimate_throughput, max_concurrency_for_latency
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import InputError
+    from ui.cli.commands.estimate import model_of_args
+
+    if args.count < 1:
+        raise InputError(f"--count must be at least 1, got {args.count}", field="count", accepted="1 … 1024")
+    gpu = load_catalog().gpu(args.gpu)
+    model = model_of_args(args)
+    if args.weights is None:  # the same default as estimate/recommend/ask
+        from advisor.estimator.memory import default_inference_format
+
+        args.weights = default_inference_format(model)
+    workload = _workload(args)
+    if (args.prompt_tokens or 0) + (args.output_tokens or 0) > args.context:
+        raise InputError(f"--prompt-tokens + --output-tokens ({(args.prompt_tokens or 0) + (args.output_tokens or 0)})"
+                         f" exceed --context {args.context}", field="context",
+                         accepted="prompt + output ≤ context")
+    calib = load_calibration()
+    est = estimate_throughput(model, gpu, args.count, workload, calib)
+    if not est.fits:
+        short = est.memory_shortfall_bytes / GiB
+        raise InputError(
+            f"{model.name} ({args.weights}, KV {args.kv}, {args.concurrency} × {args.context} tokens) does not fit on "
+            f"{args.count} × {gpu.name}: short by {short:.2f} GiB per GPU — add GPUs, quantise (--weights), lower "
+            f"--concurrency/--context, or use --kv fp8", field="count",
+            message_zh=f"{model.name} 放不下 {args.count} 张 {gpu.name}：每卡还差 {short:.2f} GiB")
+    users = None
+    if args.max_ms_per_token is not None:
+        limit = est.capacity.max_concurrency // est.replicas if est.capacity else None
+        users = est.replicas * max_concurrency_for_latency(
+            model, gpu, est.tp, calib, ms_per_token=args.max_ms_per_token, weights=args.weights, kv=args.kv,
+            context=est.decode_context, limit=limit)
+    return est, model, gpu, users
+
+
+def run_offload(args: argparse.Namespace) -> int:
+    """`--offload layers`: the llama.cpp layer split for --count GPUs plus system RAM, at batch 1."""
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import InputError
+    from ui.cli.commands import offload_cli
+    from ui.cli.commands.estimate import model_of_args
+
+    gpu = load_catalog().gpu(args.gpu)
+    model = model_of_args(args)
+    if args.weights is None:
+        from advisor.estimator.memory import default_inference_format
+
+        args.weights = default_inference_format(model)
+    if (args.prompt_tokens or 0) + (args.output_tokens or 0) > args.context:
+        raise InputError(f"--prompt-tokens + --output-tokens exceed --context {args.context}", field="context",
+                         accepted="prompt + output ≤ context")
+    p = offload_cli.plan(args, model, gpu, args.count, _workload(args))
+    if args.json:
+        jsonout.write(offload_cli.throughput_contract(p))
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(offload_cli.render(p, model, gpu, args.count))
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    from ui.cli.commands.offload_cli import wants_offload
+
+    if wants_offload(args):
+        return run_offload(args)
+    est, model, gpu, users = compute(args)
+    budget = engine_budget(args, est, model, gpu)
+    served = simulated(args, est, model, gpu)
+    if args.json:
+        out = est.to_contract()
+        if served is not None:
+            from advisor.estimator.serving import merge_into_contract
+
+            out = merge_into_contract(out, served)
+        if users is not None:
+            out["users_at_latency"] = {"max_ms_per_token": args.max_ms_per_token, "concurrency": users}
+        if budget is not None:
+            out["engine_memory"] = budget.to_contract() | {"instances": est.replicas}
+        jsonout.write(out)
+        sys.stdout.write("\n")
+        return 0
+    text = render(est, model, gpu, users, args.max_ms_per_token)
+    if served is not None:
+        head, sep, rest = text.partition("\nformulas:")
+        text = head + served_lines(served) + sep + rest
+    if budget is not None:
+        head, sep, rest = text.partition("\nformulas:")
+        text = head + engine_line(budget, est.replicas) + sep + rest
+    sys.stdout.write(text)
+    return 0
+
+
+def simulated(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
+    """The continuous-batching simulation at --concurrency or --request-rate (advisor.estimator.serving), with the
+    concurrency limit for --max-ms-per-token / --max-ttft-ms; None where it does not apply."""
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.serving import simulate_estimate
+    from advisor.estimator.serving_sim import Speculation
+
+    target = args.max_ms_per_token / 1e3 if args.max_ms_per_token is not None else None
+    ttft = args.max_ttft_ms / 1e3 if args.max_ttft_ms is not None else None
+    spec = Speculation(k=args.spec_tokens, acceptance=args.spec_acceptance) if args.spec_tokens else None
+    return simulate_estimate(est, model, gpu, _workload(args), load_calibration(), engine=args.engine,
+                             rate=args.request_rate, target_tpot_s=target, target_ttft_s=ttft,
+                             conversational=args.traffic == "conversation", speculation=spec)
+
+
+def served_lines(rep: Any) -> str:
+    r = rep.result
+    per = f" ({rep.replicas} replicas)" if rep.replicas > 1 else ""
+    load = f"{r.concurrency} concurrent requests" if r.concurrency else f"{r.rate:g} requests/s"
+    text = (f"  under load    {rep.engine} simulation at {load}{per}: TTFT "
+            f"{r.ttft_p50_s * 1e3:.0f} ms (p95 {r.ttft_p95_s * 1e3:.0f}), {r.per_user_tokens_per_s:.1f} tokens/s per user "
+            f"(TPOT {r.tpot_p50_s * 1e3:.1f} ms, ITL p95 {r.itl_p95_s * 1e3:.1f} ms), "
+            f"{rep.output_tokens_per_s:,.0f} output tokens/s in total")
+    if rep.max_concurrency_for_target is not None:
+        text += f"\n  target        {rep.max_concurrency_for_target:,} concurrent requests within the latency target"
+    return text + "\n"
+
+
+def engine_budget(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
+    """The serving engine's own KV budget for one instance (TP group) at --context tokens per request, or None for
+    engines without a start-up reservation (llama.cpp)."""
+    from advisor.estimator.engine_memory import budget_for_estimate, vllm_kv_budget
+    from advisor.estimator.throughput import default_engine
+
+    engine = args.engine or default_engine(est.weights)
+    if engine == "vllm" and (args.gpu_memory_utilization is not None or args.kv_cache_memory_bytes is not None):
+        return vllm_kv_budget(model, gpu, tp=est.tp, weights=est.weights, kv=est.kv, max_model_len=est.context,
+                              gpu_memory_utilization=args.gpu_memory_utilization,
+                              kv_cache_memory_bytes=args.kv_cache_memory_bytes)
+    return budget_for_estimate(est, model, gpu, engine)
+
+
+def engine_line(b: Any, instances: int) -> str:
+    per = f" per instance, {instances} instances" if instances > 1 else ""
+    name = "vLLM" if b.engine == "vllm" else "SGLang"
+    return (f"  engine        {name} at start-up: {b.log_line}{per} (KV {b.kv_cache_bytes / GiB:.2f} GiB, "
+            f"{b.kv_tokens:,} tokens; fraction {b.fraction:g} of {b.total_bytes / GiB:.2f} GiB)\n")
+
+
+def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: float | None = None) -> str:
+    layout = f"{est.count} × {gpu.name}" + (f" (TP {est.tp} × {est.replicas} replicas)" if est.replicas > 1 else
+                                            (f" (TP {est.tp})" if est.tp > 1 else ""))
+    lines = [
+        f"{model.name} on {layout}; weights {est.weights}, KV {est.kv}",
+        f"  decode        {est.decode_tokens_per_s:10.1f} tokens/s per sequence ({est.ms_per_token:.2f} ms/token), "
+        f"{est.decode_tokens_per_s_total:,.0f} tokens/s total at concurrency {est.concurrency} — {est.bound}-bound",
+        f"  ceiling       {est.ceiling_tokens_per_s:10.1f} tokens/s per sequence (bandwidth / bytes per step)",
+        f"  prefill       {est.prefill_tokens_per_s:10,.0f} tokens/s ({est.prompt_tokens} prompt tokens, "
+        f"{est.prefill_bound}-bound)",
+        f"  first token   {est.ttft_s * 1e3:10.1f} ms;  whole reply of {est.output_tokens} tokens ≈ {est.e2e_s:.1f} s",
+    ]
+    if est.moe_experts_touched is not None:
+        lines.append(f"  MoE           {est.moe_experts_touched:.1f} routed experts read per layer per step")
+    if est.capacity is not None:
+        cap = est.capacity
+        at = f", {cap.ms_per_token_at_max:.1f} ms/token there" if cap.ms_per_token_at_max else ""
+        lines.append(f"  capacity      {cap.max_concurrency:,} sequences of {est.context} tokens fit in memory{at}")
+    if users is not None:
+        lines.append(f"  latency goal  {users:,} concurrent users at ≤ {target_ms:g} ms/token")
+    lines += ["", "formulas:"] + [f"  - {f}" for f in est.formulas]
+    lines += ["", "assumptions:"] + [f"  - {a}" for a in est.assumptions]
+    return "\n".join(lines) + "\n"

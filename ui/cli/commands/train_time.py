@@ -1,0 +1,235 @@
+"""`gpu-advisor train-time`: tokens/s, wall-clock and GPU-hours to train on a token budget.
+
+    gpu-advisor train-time --model llama-3-8b --tokens 100B --gpu h100-sxm --count 64
+    gpu-advisor train-time --model qwen2.5-14b --task qlora --tokens 2e8 --gpu rtx-4090 --count 1 --json
+
+    gpu-advisor train-time --model llama-2-70b --tokens 2T --gpu a100-80g-sxm --count 2048
+    gpu-advisor train-time --model llama-3.1-405b --tokens 15.6T --gpu h100-sxm --count 16384 --tp 8 --pp 16
+
+Token budgets and --global-batch accept plain numbers, exponents (2e9) and K/M/B/T suffixes (2B = 2·10⁹).
+Pre-training and full fine-tuning go through the parallelism planner (advisor/estimator/planner.py): it picks the
+fastest TP × CP × PP × DP (× EP) layout with ZeRO, recomputation and micro-batching that fits with 10 % memory
+headroom, unless --tp/--pp/--ep/--cp/--zero/--micro-batch/--global-batch/--recompute pin parts of it; it refuses
+only when no layout fits, naming the smallest GPU count that would. LoRA/QLoRA/freeze keep the data-parallel model
+(advisor/estimator/training.py) and its memory check. `--json`: the DESIGN.md keys (`gpu_hours`, `wall_s`, `mfu`,
+`tokens_per_s`, `formulas`, `layout`, `step`, `run`) then extras (docs/training-planner.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ui.cli import jsonout
+
+if TYPE_CHECKING:
+    from advisor.workload import Recompute
+    from knowledge.schemas import GpuSpec, ModelSpec
+
+GiB = 2**30
+_SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def parse_tokens(text: str) -> float:
+    """'2B' → 2e9, '1.5T' → 1.5e12, '2e9' → 2e9, '100000' → 1e5; errors name the flag."""
+    from knowledge.errors import InputError
+
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*", str(text))
+    if not m:
+        raise InputError(f"--tokens: '{text}' is not a token count", field="tokens",
+                         accepted="a positive number such as 2000000000, 2e9, 2B or 1.5T",
+                         message_zh=f"--tokens：“{text}”不是有效的 token 数量（例如 2e9、2B、1.5T）")
+    from advisor.workload import Workload, field_bounds
+    from ui.cli.args import describe
+
+    value = float(m.group(1)) * _SUFFIX[m.group(2).lower()]
+    lo, hi, _, _ = field_bounds(Workload, "train_tokens")  # the range the estimator accepts
+    if not math.isfinite(value) or (lo is not None and 0 < value < lo):  # ≤ 0 and > hi: the estimator's own messages
+        accepted = describe(lo, hi)
+        raise InputError(f"--tokens: {text} is out of range", field="tokens", accepted=accepted,
+                         message_zh=f"--tokens：{text} 超出范围（可接受：{accepted}）")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from advisor import workload as wl
+    from ui.cli.args import field_number, number
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
+    src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
+    parser.add_argument("--tokens", required=True, metavar="N", help="training tokens (e.g. 2e9, 2B, 1.5T)")
+    parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias")
+    parser.add_argument("--count", type=number(1, 4096 * 8, integer=True), default=1,
+                        help="number of GPUs (8 per server beyond 8)")
+    parser.add_argument("--task", choices=["pretrain", "full", "lora", "qlora", "freeze"], default="pretrain")
+    parser.add_argument("--context", "--seq-len", dest="context", type=field_number(wl.Workload, "context"),
+                        default=None, help=f"tokens per training sequence (default {wl.DEFAULT_CONTEXT} or less)")
+    parser.add_argument("--recompute", choices=["none", "selective", "full"], default=None,
+                        help="activation recomputation (default: selective for pretrain, full for fine-tuning)")
+    parser.add_argument("--precision", choices=["bf16", "fp8"], default=None,
+                        help="tensor-core precision (default: FP8 for families pre-trained in FP8 on FP8 GPUs, else BF16)")
+    parser.add_argument("--mfu", type=number(0.01, 1), default=None, help="override the achieved MFU (0.01 … 1)")
+    parser.add_argument("--engine", choices=["megatron", "fsdp", "deepspeed"], default="megatron",
+                        help="training framework (default megatron): its efficiency, pipeline schedules and FP8")
+    parser.add_argument("--micro-batch", "--batch", dest="micro_batch", type=field_number(wl.Workload, "batch"),
+                        default=None,
+                        help="sequences per GPU per micro-batch (default: chosen by the planner; 1 for LoRA)")
+    parser.add_argument("--tp", type=number(1, 1024, integer=True), default=None, help="tensor-parallel degree (default: planner)")
+    parser.add_argument("--pp", type=number(1, 1024, integer=True), default=None, help="pipeline-parallel stages (default: planner)")
+    parser.add_argument("--cp", type=number(1, 1024, integer=True), default=None, help="context-parallel degree (default: planner)")
+    parser.add_argument("--ep", type=number(1, 1024, integer=True), default=None, help="expert-parallel degree, MoE only (default: planner)")
+    parser.add_argument("--zero", type=number(0, 3, integer=True), default=None, help="ZeRO stage 0-3 (default: planner)")
+    parser.add_argument("--global-batch", default=None, metavar="TOKENS",
+                        help="global batch in tokens, e.g. 4M (default: the family's published batch, else 4M)")
+    parser.add_argument("--no-memory-check", action="store_true", help="skip the fit check")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, context: int,
+                  recompute: Recompute) -> None:
+    from advisor.estimator.memory import estimate_memory
+    from advisor.workload import Workload
+    from knowledge.errors import InputError
+    from knowledge.structs import StructError
+    from ui.cli.commands.estimate import validation_to_input_error
+
+    per_node = min(args.count, 8)
+    nodes = -(-args.count // 8)
+    if args.count > 8 and args.count % 8:
+        raise InputError(f"--count {args.count}: more than 8 GPUs must fill whole 8-GPU servers", field="count",
+                         accepted="1 … 8, or a multiple of 8")
+    try:
+        zero = (3 if args.count > 1 else 0) if args.zero is None else args.zero
+        w = Workload(model=model.id, task=args.task, context=context, batch=args.batch, gpus=per_node, nodes=nodes,
+                     zero=zero, recompute=recompute)
+    except StructError as exc:
+        raise validation_to_input_error(exc) from None
+    est = estimate_memory(model, w, gpu)
+    if not est.fits(gpu):
+        short = -est.headroom_bytes(gpu) / GiB
+        raise InputError(
+            f"{args.task} of {model.name} does not fit on {args.count} × {gpu.name}: needs "
+            f"{est.per_gpu.total / GiB:.2f} GiB per GPU, {est.usable_bytes(gpu) / GiB:.2f} GiB usable — short by "
+            f"{short:.2f} GiB (try more GPUs, --task lora/qlora, or check `gpu-advisor estimate`)", field="count",
+            message_zh=f"{model.name} 的 {args.task} 训练放不下 {args.count} 张 {gpu.name}：每卡还差 {short:.2f} GiB")
+
+
+PLANNED_TASKS = ("pretrain", "full")
+
+
+def overrides(args: argparse.Namespace) -> Any:
+    from advisor.estimator.planner import Overrides
+    from knowledge.errors import InputError
+
+    gb = None
+    if args.global_batch is not None:
+        gb = parse_tokens(args.global_batch)
+        if gb <= 0:
+            raise InputError(f"--global-batch must be positive, got {args.global_batch}", field="global_batch",
+                             accepted="a token count such as 4M or 16M")
+    for flag, value in (("--tp", args.tp), ("--pp", args.pp), ("--cp", args.cp), ("--ep", args.ep)):
+        if value is not None and not 1 <= value <= 100_000:
+            raise InputError(f"{flag} must be between 1 and 100000, got {value}", field=flag.lstrip("-"),
+                             accepted="1 … 100000")
+    if args.zero is not None and args.zero not in (0, 1, 2, 3):
+        raise InputError(f"--zero {args.zero} is not a ZeRO stage", field="zero", accepted="0, 1, 2 or 3")
+    return Overrides(tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, zero=args.zero, recompute=args.recompute,
+                     micro_batch=args.micro_batch, global_batch_tokens=gb)
+
+
+def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.planner import plan_training
+    from advisor.estimator.training import estimate_train_time
+    from advisor.workload import DEFAULT_CONTEXT
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import InputError
+    from ui.cli.commands.estimate import model_of_args
+
+    tokens = parse_tokens(args.tokens)
+    gpu = load_catalog().gpu(args.gpu)
+    model = model_of_args(args)
+    context = args.context or min(model.max_context, DEFAULT_CONTEXT)
+    if args.task in PLANNED_TASKS:
+        plan = plan_training(model, gpu, args.count, tokens, load_calibration(), context=context,
+                             precision=args.precision, ov=overrides(args), mfu=args.mfu,
+                             ignore_memory=args.no_memory_check, engine=args.engine)
+        return plan, model, gpu
+    pinned = [f for f, v in (("--tp", args.tp), ("--pp", args.pp), ("--cp", args.cp), ("--ep", args.ep),
+                             ("--global-batch", args.global_batch)) if v is not None]
+    if pinned:
+        raise InputError(f"{', '.join(pinned)}: {args.task} runs data parallel (the planner serves pretrain and full)",
+                         field=pinned[0].lstrip("-"), accepted="--task pretrain or full, or drop the flag")
+    recompute: Recompute = args.recompute or "full"
+    args.batch = args.micro_batch or 1
+    est = estimate_train_time(model, gpu, args.count, tokens, load_calibration(), context=context, task=args.task,
+                              recompute=recompute, precision=args.precision or "bf16", mfu=args.mfu,
+                              zero=3 if args.zero is None else args.zero, micro_batch=args.batch)
+    if not args.no_memory_check:
+        _memory_check(model, gpu, args, context, recompute)
+    return est, model, gpu
+
+
+def run(args: argparse.Namespace) -> int:
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.plan_text import data_parallel_contract
+    from advisor.estimator.planner import Plan
+
+    est, model, gpu = compute(args)
+    planned = isinstance(est, Plan)
+    if args.json:
+        data = (est.to_contract(args.task) if planned else
+                data_parallel_contract(est, 3 if args.zero is None else args.zero, args.batch,
+                                       load_calibration().planner.goodput.value))
+        jsonout.write(data)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(render_plan(est, model, gpu, args.task) if planned else render(est, model, gpu))
+    return 0
+
+
+def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
+    """Human report of a planned run: the layout, the step breakdown, both totals (labelled), launch settings."""
+    from advisor.estimator.plan_text import launch_settings
+
+    lay, st, mem = plan.layout, plan.step, plan.memory
+    lines = [
+        f"{task} of {model.name} on {plan.count} × {gpu.name} ({plan.precision}, sequence {plan.context})",
+        f"  layout        {lay.describe()}",
+        f"                tp {lay.tp}, pp {lay.pp}, dp {lay.dp}, ep {lay.ep}, cp {lay.cp}, zero {lay.zero}, "
+        f"recompute {lay.recompute}, micro-batch {lay.micro_batch}, accumulation {lay.grad_accum}, "
+        f"global batch {plan.global_batch_tokens:,} tokens",
+        f"  memory/GPU    {mem.total / GiB:.1f} GiB of {plan.capacity_bytes / GiB:.0f} GiB ({mem.accounting})",
+        f"  step          {st.step_s:.3f} s = compute {st.compute_s:.3f} + bubble {st.bubble_s:.3f} "
+        f"({st.bubble_fraction:.1%}) + exposed communication {st.exposed_comm_s:.3f}",
+        f"  throughput    {plan.tokens_per_s:,.0f} tokens/s ({plan.tokens_per_s / plan.count:,.0f} per GPU)",
+        f"  MFU           {plan.mfu:.1%}" + ("  (user override)" if plan.mfu_override is not None else ""),
+        f"  at step time  {plan.wall_s / 86400:,.2f} days, {plan.gpu_hours:,.0f} GPU-hours",
+        f"  run total     {plan.run_wall_s / 86400:,.2f} days, {plan.run_gpu_hours:,.0f} GPU-hours "
+        f"(goodput {plan.goodput:.0%}: restarts, checkpoints, evaluation — read this one for a budget)",
+        "", "launch settings:",
+    ]
+    lines += [f"  {name}: {value}" for name, value in launch_settings(plan).items()]
+    lines += ["", "formulas:"] + [f"  - {f}" for f in plan.formulas]
+    lines += ["", "assumptions:"] + [f"  - {a}" for a in plan.assumptions]
+    return "\n".join(lines) + "\n"
+
+
+def render(est: Any, model: Any, gpu: Any) -> str:
+    days = est.wall_s / 86400
+    lines = [
+        f"{est.task} of {model.name} on {est.count} × {gpu.name} ({est.precision}, {est.recompute} recompute, "
+        f"sequence {est.context})",
+        f"  tokens        {est.tokens:.4g}",
+        f"  throughput    {est.tokens_per_s:,.0f} tokens/s ({est.tokens_per_s_per_gpu:,.0f} per GPU)",
+        f"  MFU           {est.mfu:.1%}  ({est.mfu_source})",
+        f"  wall clock    {est.wall_s / 3600:,.1f} h = {days:,.2f} days",
+        f"  GPU-hours     {est.gpu_hours:,.0f}",
+        "", "formulas:",
+    ]
+    lines += [f"  - {f}" for f in est.formulas]
+    lines += ["", "assumptions:"] + [f"  - {a}" for a in est.assumptions]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,423 @@
+"""The quote a sales engineer attaches: one typed `Quote` built from the conversation's latest recommendation, and
+its Markdown and print-ready HTML renderings (the PDF is that HTML printed by Chromium: `ui.quote.pdf`).
+
+What it holds, all read from the turn (nothing computed here but unit conversion and dates):
+* the whole request — every message of the conversation up to the recommendation, not just the last follow-up;
+* the job and constraints in words ("budget ¥300,000", "20 concurrent users"), never `budget: 300000.0`;
+* the headline (the answer's first line), the ranked options, the first option's memory per GPU;
+* each price with its condition (new / used / street estimate), its date and its source's reliability;
+* each finding once, under its short title, with its sources by title and date (never a repository file path);
+* the assumptions the answer rests on, and the quote's validity date (`QUOTE_VALID_DAYS` after it was made,
+  or earlier when a price it uses is older than `PRICE_STALE_DAYS` — then the quote says so).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from ui.citations import source_without_path
+from ui.turn_like import TurnLike
+from ui.web import panels as R
+from ui.web.messages import LANGS
+
+QUOTE_VALID_DAYS = 30  # a GPU quote's prices are good for about a month: the market moves (DESIGN.md prices)
+PRICE_STALE_DAYS = 365  # a price older than this at quote time is flagged as needing a fresh supplier quote
+
+CURRENCY_SIGN = {"CNY": "¥", "USD": "$"}
+CONDITION = {"new": ("new", "新卡"), "used": ("used", "二手"), "street": ("street estimate", "市场估价"),
+             "street_estimate": ("street estimate", "市场估价")}
+RELIABILITY = {"high": ("high", "高"), "medium": ("medium", "中"), "low": ("low", "低")}
+
+
+def _l(pair: tuple[str, str], lang: str) -> str:
+    return pair[1] if lang == "zh" else pair[0]
+
+
+def money_words(amount: float, currency: str | None) -> str:
+    """"¥300,000" / "$60,000" / "1,234 EUR": the currency sign where there is one, whole units."""
+    sign = CURRENCY_SIGN.get(currency or "")
+    return f"{sign}{amount:,.0f}" if sign else f"{amount:,.0f} {currency or ''}".strip()
+
+
+@dataclass(frozen=True)
+class PriceLine:
+    """One dated price the quote uses."""
+
+    item: str
+    amount: float
+    currency: str
+    condition: str  # new / used / street estimate (in the quote's language)
+    as_of: str | None
+    reliability: str | None
+    source: str  # by title and date
+
+
+@dataclass(frozen=True)
+class FindingLine:
+    severity: str
+    title: str
+    message: str
+    rule_id: str
+    sources: tuple[str, ...]
+    as_of: str | None = None
+
+
+@dataclass(frozen=True)
+class Quote:
+    lang: str
+    generated_at: datetime
+    valid_until: date
+    generator: str  # "GPU Advisor (deterministic mode)" / "GPU Advisor (LLM model-name)"
+    request: tuple[str, ...]
+    job: tuple[str, ...]
+    constraints: tuple[str, ...]
+    headline: str
+    table: dict[str, Any]
+    memory: tuple[tuple[str, float], ...]  # (part, GiB) of the first option
+    prices: tuple[PriceLine, ...]
+    findings: tuple[FindingLine, ...]
+    sources: tuple[str, ...]
+    assumptions: tuple[str, ...]
+    launch_hints: tuple[tuple[str, str], ...]
+    stale_prices: tuple[str, ...] = field(default=())
+    configuration: str = ""  # the recommended configuration in words with its full price and TCO
+    alternatives: tuple[tuple[str, ...], ...] = ()  # (configuration, why, purchase, TCO, speed) of 2–3 others
+    risks: tuple[str, ...] = ()  # warnings and blocks in plain words (no rule ids)
+    prices_as_of: str = ""  # the newest and oldest dates of the card prices used
+
+    def to_json(self) -> dict[str, Any]:
+        """The quote's words for the JSON export (beside the raw contract fields)."""
+        return {
+            "lang": self.lang, "generated_at": self.generated_at.isoformat(timespec="seconds"),
+            "valid_until": self.valid_until.isoformat(), "request": list(self.request), "job": list(self.job),
+            "constraints": list(self.constraints), "headline": self.headline,
+            "prices": [p.__dict__ for p in self.prices],
+            "findings": [{**f.__dict__, "sources": list(f.sources)} for f in self.findings],
+            "sources": list(self.sources), "assumptions": list(self.assumptions),
+            "stale_prices": list(self.stale_prices), "configuration": self.configuration,
+            "alternatives": [list(a) for a in self.alternatives], "risks": list(self.risks),
+            "prices_as_of": self.prices_as_of,
+        }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Building the quote from a turn
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    return obj.get(name, default) if isinstance(obj, Mapping) else getattr(obj, name, default)
+
+
+def source_words(source_id: str) -> str:
+    """A registry source by title and date ("Title (published 2025-06-16)", "Title, retrieved 2025-08-21"),
+    never its repository file; the id itself when the registry lacks it."""
+    try:
+        from rules.sources import source
+
+        src = source(source_id)
+    except Exception:  # noqa: BLE001 - an unknown id is shown as it is rather than dropped
+        return source_id
+    title = src.title.strip()
+    when = src.published or src.retrieved
+    if when and when.isoformat() not in title:
+        title += f" ({'published' if src.published else 'retrieved'} {when.isoformat()})"
+    if src.url and not src.document:
+        title += f" — {src.url}"
+    return title
+
+
+def _source_ids(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [s.strip() for s in value.split(",") if s.strip()]
+    if isinstance(value, (list, tuple)):
+        return [str(s) for s in value if s]
+    return []
+
+
+def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str, Any],
+           lang: str) -> tuple[list[str], list[str]]:
+    """The job and the constraints as phrases in `lang` (labels from advisor.conversation.render.labels)."""
+    from advisor.conversation.render.labels import FORMAT, REGION, SLOT_LABEL, TASK
+
+    zh = lang == "zh"
+    job_words: list[str] = []
+    model = slots.get("model_text") or job.get("model")
+    if model:
+        job_words.append(("模型 " if zh else "model ") + str(model))
+    if job.get("task"):
+        job_words.append(_l(TASK.get(job["task"], (job["task"], job["task"])), lang))
+    if job.get("weights"):
+        job_words.append(("权重精度 " if zh else "weights in ") + FORMAT.get(job["weights"], str(job["weights"]).upper()))
+    if job.get("kv"):
+        job_words.append(("KV 缓存 " if zh else "KV cache in ") + FORMAT.get(job["kv"], str(job["kv"]).upper()))
+    if job.get("context"):
+        job_words.append(f"{int(job['context']):,} tokens " + ("上下文" if zh else "of context"))
+    if job.get("concurrency"):
+        n = int(job["concurrency"])
+        job_words.append(f"{n} 路并发" if zh else f"{n} concurrent user{'s' if n != 1 else ''}")
+    done = {"model", "task", "weights", "kv", "context", "concurrency"}
+    for key, value in job.items():
+        if key not in done and value not in (None, "", [], {}):
+            job_words.append(f"{_l(SLOT_LABEL.get(key, (key.replace('_', ' '),) * 2), lang)} {_plain_value(value)}")
+    limits_words: list[str] = []
+    currency = limits.get("currency") or slots.get("currency")  # the slots keep what the user typed ("$400,000")
+    if limits.get("budget"):
+        limits_words.append(("预算 " if zh else "budget ") + money_words(float(limits["budget"]), currency))
+    region = limits.get("region") or slots.get("region")
+    if region:
+        limits_words.append(("采购地区：" if zh else "region: ") + _l(REGION.get(region, (region,) * 2), lang))
+    if limits.get("condition") == "used":
+        limits_words.append("接受二手卡" if zh else "used cards accepted")
+    for key in ("existing", "candidates"):
+        if limits.get(key):
+            limits_words.append(_gpus_words(key, limits[key], lang))
+    done = {"budget", "currency", "region", "condition", "existing", "candidates"}
+    for key, value in limits.items():
+        if key not in done and value not in (None, "", [], {}):
+            limits_words.append(f"{_l(SLOT_LABEL.get(key, (key.replace('_', ' '),) * 2), lang)} {_plain_value(value)}")
+    return job_words, limits_words
+
+
+def _gpu_display(gpu: Any) -> str:
+    """A catalog card's display name ("GeForce RTX 4090"); the text as given when the catalog lacks it."""
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import AdvisorError
+
+    try:
+        return load_catalog().gpu(str(gpu)).name
+    except AdvisorError:
+        return str(gpu)
+
+
+def _gpus_words(key: str, value: Any, lang: str) -> str:
+    """"2× GeForce RTX 4090 (already owned)" / "候选显卡：NVIDIA L20、GeForce RTX 4090 D" — never "gpu rtx-4090, count 2"."""
+    zh = lang == "zh"
+    items = value if isinstance(value, (list, tuple)) else [value]
+    names = []
+    for item in items:
+        if isinstance(item, Mapping):
+            count = item.get("count")
+            names.append((f"{count}× " if count else "") + _gpu_display(item.get("gpu") or item.get("name") or "?"))
+        else:
+            names.append(_gpu_display(item))
+    if key == "existing":
+        return "、".join(names) + "（已有）" if zh else ", ".join(names) + " (already owned)"
+    return ("比较的显卡：" + "、".join(names)) if zh else "GPUs compared: " + ", ".join(names)
+
+
+def _plain_value(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {v}" for k, v in value.items() if v not in (None, "", [], {}))
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain_value(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return f"{int(value):,}"
+    return str(value)
+
+
+def _prices(options: Sequence[Mapping[str, Any]], lang: str) -> list[PriceLine]:
+    """Per-card prices of the ranked options (each card once) and the first option's other dated inputs."""
+    out: list[PriceLine] = []
+    seen: set[str] = set()
+    for opt in options:
+        price = opt.get("price")
+        gpu = str(opt.get("gpu_name") or opt.get("gpu") or "?")
+        if not isinstance(price, Mapping) or R.number_or_none(price.get("amount")) is None or gpu in seen:
+            continue
+        seen.add(gpu)
+        cond = str(price.get("condition") or "new")
+        out.append(PriceLine(
+            item=gpu + (" 单卡" if lang == "zh" else ", per card"), amount=float(price["amount"]),
+            currency=str(price.get("currency") or ""), condition=_l(CONDITION.get(cond, (cond, cond)), lang),
+            as_of=price.get("as_of"), reliability=_l(RELIABILITY.get(str(price.get("reliability")), ("", "")), lang) or None,
+            source="; ".join(source_words(s) for s in _source_ids(price.get("source")))))
+    tco = options[0].get("tco") if options else None
+    for entry in (tco.get("prices") or []) if isinstance(tco, Mapping) else []:
+        name = str(entry.get("name", ""))
+        if "per card" in name or R.number_or_none(entry.get("value")) is None:
+            continue  # the card's own price is listed above, with its condition
+        out.append(PriceLine(item=_input_name(name, lang), amount=float(entry["value"]), currency=str(entry.get("unit") or ""),
+                             condition="–", as_of=entry.get("as_of"), reliability=None,
+                             source="; ".join(source_words(s) for s in _source_ids(entry.get("source")))))
+    return out
+
+
+def _speed_words(opt: Mapping[str, Any], lang: str) -> str:
+    """Serving: tokens/s for each user (1000 / ms per output token) and in total; training: the wall-clock."""
+    zh = lang == "zh"
+    t = opt.get("throughput") or {}
+    if not isinstance(t, Mapping):
+        return "–"
+    if R.number_or_none(t.get("wall_s")) is not None:
+        days = float(t["wall_s"]) / 86400
+        return f"训练约 {days:,.1f} 天" if zh else f"about {days:,.1f} days to train"
+    ms, total = R.number_or_none(t.get("ms_per_token")), R.number_or_none(t.get("decode_tokens_per_s_total"))
+    if ms is None or not ms:
+        return "–"
+    each = 1000.0 / ms
+    tail = (f"，合计 {total:,.0f}" if zh else f", {total:,.0f} in total") if total else ""
+    return (f"每位用户 {each:,.0f} tokens/s{tail}" if zh else f"{each:,.0f} tokens/s per user{tail}")
+
+
+def _purchase_words(opt: Mapping[str, Any], lang: str) -> tuple[str, str]:
+    """(purchase, TCO) of an option in words: the whole configuration (GPUs and servers) and its TCO over the
+    horizon; owned cards: "already owned" and their running cost (power and operations)."""
+    zh = lang == "zh"
+    tco_amount, tco_cur, years = R.option_tco(opt)
+    y = f"{float(years):g}" if R.number_or_none(years) is not None else "3"
+    tco = (f"{money_words(tco_amount, tco_cur)} / {y} 年" if zh else f"{money_words(tco_amount, tco_cur)} over {y} years"
+           ) if tco_amount is not None else "–"
+    if R.owned(opt):
+        return ("无需购买" if zh else "nothing to buy"), (
+            ("运行成本（电费和运维）" if zh else "running cost (power and operations) ") + tco
+            if tco_amount is not None else "–")
+    amount, cur = R.option_purchase(opt)
+    if amount is None:
+        return ("目录中没有价格" if zh else "no price in the catalog"), tco
+    t = opt.get("tco") if isinstance(opt.get("tco"), Mapping) else {}
+    servers = int(R.number_or_none((t or {}).get("servers")) or opt.get("nodes") or 1)
+    with_servers = ((f"（含 {servers} 台服务器）" if zh else f" (GPUs and {servers} server{'s' if servers > 1 else ''})")
+                    if (t or {}).get("purchase") else ("（仅显卡）" if zh else " (cards only)"))
+    return money_words(amount, cur) + with_servers, tco
+
+
+def _configuration(opt: Mapping[str, Any], lang: str) -> str:
+    zh = lang == "zh"
+    buy, tco = _purchase_words(opt, lang)
+    name = R.option_name(opt) + (("（已有）" if zh else " (already owned)") if R.owned(opt) else "")
+    if "used" in (opt.get("labels") or []):
+        name += "（二手）" if zh else " (used)"
+    if R.owned(opt):
+        return f"{name}：{buy}；{tco}；{_speed_words(opt, lang)}。" if zh else f"{name}: {buy}; {tco}; {_speed_words(opt, lang)}."
+    if zh:
+        return f"{name}：整机采购 {buy}；总拥有成本 {tco}；{_speed_words(opt, lang)}。"
+    return f"{name}: {buy} to buy; total cost of ownership {tco}; {_speed_words(opt, lang)}."
+
+
+def _alternatives(options: Sequence[Mapping[str, Any]], lang: str) -> list[tuple[str, ...]]:
+    """Up to three other options, the labelled ones first: (configuration, why, purchase, TCO, speed)."""
+    rest = list(options[1:])
+    rest.sort(key=lambda o: 0 if set(o.get("labels") or []) - {"quantised"} else 1)  # stable: the ranking's order
+    out: list[tuple[str, ...]] = []
+    for opt in rest[:3]:
+        buy, tco = _purchase_words(opt, lang)
+        why = R.option_label(opt, lang)
+        out.append((R.option_name(opt), "" if why == "–" else why, buy, tco, _speed_words(opt, lang)))
+    return out
+
+
+def _risks(findings: Sequence[FindingLine]) -> list[str]:
+    """The warnings and blocks in plain words (title and message, no rule ids or guide numbers), the most serious
+    first."""
+    order = {"block": 0, "warn": 1}
+    picked = sorted((f for f in findings if f.severity in order), key=lambda f: order[f.severity])
+    return [R.plain_words(f"{f.title}: {f.message}" if f.title and f.title not in f.message else f.message)
+            for f in picked][:5]
+
+
+INPUT_NAMES_ZH = {"exchange rate": "汇率", "electricity": "电价", "PUE": "数据中心 PUE"}
+
+
+def _input_name(name: str, lang: str) -> str:
+    """A cost input's name (advisor.estimator.cost's English) in the quote's language."""
+    if lang != "zh":
+        return name
+    m = re.fullmatch(r"server tier (\S+) \(rest of system\)", name)
+    return f"整机其余部分（{m.group(1)}）" if m else INPUT_NAMES_ZH.get(name, name)
+
+
+def _findings(turn: TurnLike, lang: str) -> list[FindingLine]:
+    """Each finding once (by rule id), under its short title, with its sources by title and date."""
+    from rules.titles import rule_title
+
+    out: list[FindingLine] = []
+    seen: set[str] = set()
+    for f in R.finding_dicts(turn):
+        rule_id = str(f.get("rule_id", ""))
+        if rule_id in seen:
+            continue
+        seen.add(rule_id)
+        ids = _source_ids(f.get("sources"))
+        sources = tuple(source_words(s) for s in ids) or ((source_without_path(str(f["source"])),)
+                                                          if f.get("source") else ())
+        out.append(FindingLine(severity=str(f.get("severity", "")), title=rule_title(rule_id, lang),
+                               message=str((f.get("message_zh") if lang == "zh" else None) or f.get("message") or ""),
+                               rule_id=rule_id, sources=sources, as_of=f.get("as_of")))
+    return out
+
+
+_ASSUMPTION_HEAD = re.compile(r"^\*\*(Assumptions|假设)[:：]?\*\*[:：]?\s*$")
+
+
+def _assumptions(turn: TurnLike) -> list[str]:
+    """The turn's assumptions: its `extra["assumptions"]` when the conversation layer lists them, else the
+    bullets under the answer's "Assumptions" heading."""
+    listed = (_get(turn, "extra", {}) or {}).get("assumptions")
+    if isinstance(listed, (list, tuple)) and listed:
+        return [str(a) for a in listed]
+    out: list[str] = []
+    inside = False
+    for line in str(_get(turn, "answer", "") or "").splitlines():
+        if _ASSUMPTION_HEAD.match(line.strip()):
+            inside = True
+            continue
+        if inside:
+            if line.lstrip().startswith(("- ", "* ")):
+                out.append(line.lstrip()[2:].strip())
+            elif line.strip():
+                break
+    return out
+
+
+def headline(turn: TurnLike) -> str:
+    """The answer's first line without Markdown emphasis: what the recommendation says in one sentence."""
+    for line in str(_get(turn, "answer", "") or "").splitlines():
+        text = re.sub(r"[*_`#>]+", "", line).strip()
+        if text and not text.startswith("<"):
+            return text
+    return ""
+
+
+def build_quote(turn: TurnLike, *, questions: Sequence[str] = (), lang: str = "en",
+                generated_at: datetime | None = None) -> Quote:
+    """The quote for `turn` (the latest recommendation) and the messages that led to it, in `lang`."""
+    lang = lang if lang in LANGS else "en"
+    when = generated_at or datetime.now(UTC)
+    options = [o for o in (_get(turn, "options", []) or []) if isinstance(o, Mapping)]
+    workload = _get(turn, "workload", {}) or {}
+    job, limits = R.workload_view(workload)
+    slots = workload.get("slots")
+    slots = slots if isinstance(slots, Mapping) else {}
+    job_words, limit_words = _words(job, limits, slots, lang)
+    prices = _prices(options, lang)
+    stale = [p.item for p in prices if p.as_of and _age_days(p.as_of, when) > PRICE_STALE_DAYS]
+    memory = [(r["part"], float(r["GiB"])) for r in reversed(R.memory_chart_rows(turn, lang, limit=1))]
+    mode, model_name = _get(turn, "mode", "deterministic"), _get(turn, "model_name", None)
+    generator = ("GPU Advisor（" + ("大模型 " + str(model_name) if mode == "llm" else "确定性模式") + "）" if lang == "zh"
+                 else "GPU Advisor (" + ("LLM " + str(model_name) if mode == "llm" else "deterministic mode") + ")")
+    findings = _findings(turn, lang)
+    sources = tuple(dict.fromkeys([s for f in findings for s in f.sources] + [p.source for p in prices if p.source]))
+    dates = sorted({str(p.as_of)[:10] for p in prices if p.as_of})
+    return Quote(
+        configuration=_configuration(options[0], lang) if options else "",
+        alternatives=tuple(_alternatives(options, lang)), risks=tuple(_risks(findings)),
+        prices_as_of=(dates[-1] if len(dates) == 1 else f"{dates[0]} {'至' if lang == 'zh' else 'to'} {dates[-1]}"
+                      ) if dates else "",
+        lang=lang, generated_at=when, valid_until=(when + timedelta(days=QUOTE_VALID_DAYS)).date(),
+        generator=generator, request=tuple(q for q in questions if q and q.strip()),
+        job=tuple(job_words), constraints=tuple(limit_words), headline=headline(turn),
+        table=R.options_table(options, lang), memory=tuple(memory), prices=tuple(prices),
+        findings=tuple(findings), sources=sources, assumptions=tuple(_assumptions(turn)),
+        launch_hints=tuple((R.option_name(o), str(o["launch_hint"])) for o in options[:3] if o.get("launch_hint")),
+        stale_prices=tuple(stale))
+
+
+def _age_days(as_of: str, when: datetime) -> int:
+    try:
+        return (when.date() - date.fromisoformat(str(as_of)[:10])).days
+    except ValueError:
+        return 0

@@ -1,0 +1,1 @@
+"""The Slack bot: Bolt app, transport-independent core, Block Kit rendering, threads and store."""
