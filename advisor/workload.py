@@ -6,9 +6,11 @@ functions can then trust their inputs. Tokens are counts, sizes are bytes, times
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from knowledge.record import Field, Record
+import msgspec
+
+from knowledge.structs import FINITE, Frozen, Meta, bounds
 
 Task = Literal["inference", "full", "lora", "qlora", "freeze", "pretrain"]
 WeightFormat = Literal[
@@ -29,6 +31,10 @@ Currency = Literal["CNY", "USD"]
 TRAINING_TASKS: frozenset[str] = frozenset({"full", "lora", "qlora", "freeze", "pretrain"})
 DEFAULT_CONTEXT = 4096  # tokens per sequence when neither the user nor the model's data gives one
 
+# the default as its own object: `knowledge.structs.given(w, "context")` tells a context left unset from one the
+# caller gave, even DEFAULT_CONTEXT itself (the recommender then sizes for the model's own default context)
+_CONTEXT_DEFAULT = int(str(DEFAULT_CONTEXT))
+
 
 def default_context(model: object | None) -> int:
     """Tokens per sequence to size for when the user gave none: the model's own `default_context` (reasoning
@@ -38,35 +44,31 @@ def default_context(model: object | None) -> int:
     return int(own) if own else DEFAULT_CONTEXT
 
 
-class Workload(Record):
+class Workload(Frozen):
     """One LLM job. `model` is a catalog id or alias; `None` means "not said yet" (the dialog asks)."""
 
     model: str | None = None
     task: Task = "inference"
     weights: WeightFormat | None = None  # None: the task's default (bf16 inference, nf4 for qlora, …)
     kv: KvFormat = "fp16"
-    context: int = Field(default=DEFAULT_CONTEXT, ge=1, le=10_000_000,
-                         description="tokens per sequence (prompt + output)")
-    batch: int = Field(default=1, ge=1, le=100_000,
-                       description="micro-batch per GPU for training; sequences for inference")
-    concurrency: int = Field(default=1, ge=1, le=100_000, description="concurrent sequences served")
-    prompt_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
-    output_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    context: Annotated[int, Meta(ge=1, le=10_000_000, description="tokens per sequence (prompt + output)")] = _CONTEXT_DEFAULT
+    batch: Annotated[int, Meta(ge=1, le=100_000, description="micro-batch per GPU for training; sequences for inference")] = 1
+    concurrency: Annotated[int, Meta(ge=1, le=100_000, description="concurrent sequences served")] = 1
+    prompt_tokens: Annotated[int, Meta(ge=1, le=10_000_000)] | None = None
+    output_tokens: Annotated[int, Meta(ge=1, le=10_000_000)] | None = None
     optimizer: Optimizer = "adamw"
-    zero: int = Field(default=0, ge=0, le=3)
+    zero: Annotated[int, Meta(ge=0, le=3)] = 0
     offload: Offload = "none"
-    gpus: int = Field(default=1, ge=1, le=1024, description="GPUs per node")
-    nodes: int = Field(default=1, ge=1, le=4096)
-    tp: int = Field(default=1, ge=1, le=1024)
-    pp: int = Field(default=1, ge=1, le=1024)
+    gpus: Annotated[int, Meta(ge=1, le=1024, description="GPUs per node")] = 1
+    nodes: Annotated[int, Meta(ge=1, le=4096)] = 1
+    tp: Annotated[int, Meta(ge=1, le=1024)] = 1
+    pp: Annotated[int, Meta(ge=1, le=1024)] = 1
     recompute: Recompute | None = None  # None: full for fine-tuning, selective for pre-training, n/a for inference
-    lora_rank: int = Field(default=16, ge=1, le=4096)
-    grad_accum: int = Field(default=1, ge=1, le=100_000,
-                            description="micro-batches per optimizer step (HF Trainer default 1)")
+    lora_rank: Annotated[int, Meta(ge=1, le=4096)] = 16
+    grad_accum: Annotated[int, Meta(ge=1, le=100_000, description="micro-batches per optimizer step (HF Trainer default 1)")] = 1
     lora_targets: Literal["attention", "all-linear"] = "all-linear"
     engine: Engine | None = None  # None: vllm for serving, transformers for training
-    train_tokens: float | None = Field(default=None, ge=1, le=1e15, allow_inf_nan=False,
-                                       description="token budget for training")
+    train_tokens: Annotated[float, Meta(ge=1, le=1e15, description="token budget for training"), FINITE] | None = None
     flash_attention: bool | None = None  # None: on where the GPU supports it
 
     def check_invariants(self) -> None:
@@ -87,49 +89,32 @@ class Workload(Record):
         return self.task in TRAINING_TASKS
 
 
-class ExistingGpus(Record):
+class ExistingGpus(Frozen):
     gpu: str
-    count: int = Field(ge=1, le=4096)
+    count: Annotated[int, Meta(ge=1, le=4096)]
 
 
-class Constraints(Record):
+class Constraints(Frozen):
     """Limits on the hardware that may be recommended."""
 
-    budget: float | None = Field(default=None, gt=0, le=1e12, allow_inf_nan=False,
-                                 description="upper limit on purchase price")
+    budget: Annotated[float, Meta(gt=0, le=1e12, description="upper limit on purchase price"), FINITE] | None = None
     currency: Currency = "USD"
     region: Region = "global"
     existing: ExistingGpus | None = None  # hardware the user already owns: recommend how to use it
     candidates: tuple[str, ...] = ()  # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
-    max_gpus_per_node: int = Field(default=8, ge=1, le=16)
-    max_nodes: int = Field(default=64, ge=1, le=4096)
-    power_limit_w: float | None = Field(default=None, gt=0, le=1e9, allow_inf_nan=False)
-    max_ms_per_token: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False,
-                                           description="per-sequence decode latency target")
-    min_tokens_per_s: float | None = Field(default=None, gt=0, le=1e12, allow_inf_nan=False,
-                                           description="total throughput target")
-    deadline_s: float | None = Field(default=None, gt=0, le=3.2e9, allow_inf_nan=False,  # ~100 years
-                                      description="training must finish within this wall time")
-    tco_years: float | None = Field(default=None, gt=0, le=15, allow_inf_nan=False,
-                                    description="TCO horizon; None: the economics default")
+    max_gpus_per_node: Annotated[int, Meta(ge=1, le=16)] = 8
+    max_nodes: Annotated[int, Meta(ge=1, le=4096)] = 64
+    power_limit_w: Annotated[float, Meta(gt=0, le=1e9), FINITE] | None = None
+    max_ms_per_token: Annotated[float, Meta(gt=0, le=1e6, description="per-sequence decode latency target"), FINITE] | None = None
+    min_tokens_per_s: Annotated[float, Meta(gt=0, le=1e12, description="total throughput target"), FINITE] | None = None
+    deadline_s: Annotated[float, Meta(gt=0, le=3.2e9, description="training must finish within this wall time"), FINITE] | None = None
+    tco_years: Annotated[float, Meta(gt=0, le=15, description="TCO horizon; None: the economics default"), FINITE] | None = None
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
-    mfu: float | None = Field(default=None, gt=0, le=1, allow_inf_nan=False,
-                              description="a training MFU the user states (0–1); None: the calibrated one")
+    mfu: Annotated[float, Meta(gt=0, le=1, description="a training MFU the user states (0–1); None: the calibrated one"), FINITE] | None = None
     condition: Literal["new", "used"] = "new"  # a company purchase is priced new unless used cards are asked for
 
 
-def field_bounds(model: type[Record], name: str) -> tuple[float | None, float | None, bool, bool]:
-    """(lo, hi, lo_open, hi_open) of a model field's ge/gt/le/lt constraints: one place for each limit, read
-    by the CLI's option types and the chat's range check."""
-    lo = hi = None
-    lo_open = hi_open = False
-    for meta in model.model_fields[name].metadata:
-        if getattr(meta, "ge", None) is not None:
-            lo, lo_open = meta.ge, False
-        if getattr(meta, "gt", None) is not None:
-            lo, lo_open = meta.gt, True
-        if getattr(meta, "le", None) is not None:
-            hi, hi_open = meta.le, False
-        if getattr(meta, "lt", None) is not None:
-            hi, hi_open = meta.lt, True
-    return lo, hi, lo_open, hi_open
+def field_bounds(model: type[msgspec.Struct], name: str) -> tuple[float | None, float | None, bool, bool]:
+    """(lo, hi, lo_open, hi_open) of a struct field's ge/gt/le/lt limits: one place for each limit, read by the
+    CLI's option types and the chat's range check."""
+    return bounds(model, name)

@@ -33,10 +33,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+import msgspec
+
 from knowledge import schemas, snapshot
 from knowledge.errors import CatalogError, UnknownGpu, UnknownModel
-from knowledge.record import RecordError
 from knowledge.schemas import GpuSpec, ModelSpec, Source
+from knowledge.structs import StructError, validate
 from knowledge.trusted import READER_FILES, construct, dump
 
 DATA_ENV = "GPU_ADVISOR_DATA"
@@ -47,7 +49,7 @@ _SEPARATORS = re.compile(r"[\s_\-]+")
 _GPU_PREFIXES = ("nvidia", "geforce", "tesla", "amd", "instinct", "英伟达")
 _MODEL_SUFFIXES = ("instruct", "chat", "hf", "base", "it", "4k", "bf16", "fp16", "fp8")
 
-T = TypeVar("T")  # a Record (knowledge.record) or a pydantic model: both validate with `model_validate`
+T = TypeVar("T")  # a struct (knowledge.structs) or a pydantic model
 
 
 def normalize(name: str) -> str:
@@ -231,7 +233,7 @@ def read_yaml(path: Path, root: Path | None = None) -> Any:
 
 def validation_message(exc: Any, shown: str) -> str:
     """One line naming the file, the field (dotted path) and what was wrong with it. `exc`: a
-    knowledge.record.RecordError or pydantic's ValidationError (the same `errors()`)."""
+    knowledge.structs.StructError or pydantic's ValidationError (the same `errors()`)."""
     err = exc.errors(include_url=False)[0]
     loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
     msg = err["msg"]
@@ -250,8 +252,10 @@ def validate_file(schema: type[T], data: Any, shown: str) -> T:
     if not isinstance(data, dict):
         raise CatalogError(f"{shown}: expected a mapping of fields, got {type(data).__name__}", field=shown)
     try:
+        if isinstance(schema, type) and issubclass(schema, msgspec.Struct):
+            return validate(schema, data)
         return schema.model_validate(data)  # type: ignore[attr-defined, no-any-return]
-    except ValueError as exc:
+    except (ValueError, StructError) as exc:
         if not hasattr(exc, "errors"):  # not a validation error: a bug in a schema's own check
             raise
         raise CatalogError(validation_message(exc, shown), field=shown) from None
@@ -291,8 +295,8 @@ def load_sources(root: Path) -> tuple[dict[str, Source], dict[str, str]]:
             if not isinstance(body, dict):
                 raise CatalogError(f"{shown}: field '{sid}': expected a mapping {{title, url, ...}}", field=str(sid))
             try:
-                sources[sid] = Source.model_validate({"id": sid, **body})
-            except RecordError as exc:
+                sources[sid] = validate(Source, {"id": sid, **body})
+            except StructError as exc:
                 raise CatalogError(validation_message(exc, f"{shown} [{sid}]"), field=str(sid)) from None
             where[sid] = shown
     return sources, where

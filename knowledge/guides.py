@@ -22,13 +22,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import msgspec
 
 from knowledge.catalog import Catalog, check_cites, data_dir, load_catalog, read_yaml, validate_file
 from knowledge.errors import AdvisorError, CatalogError, InputError
 from knowledge.params import param_counts
+from knowledge.structs import Frozen, Meta
 
 GuideId = Literal["guide-000", "guide-003"]
 Verdict = Literal["right", "wrong", "dated"]
@@ -36,8 +37,8 @@ GUIDE_DATES: dict[str, dt.date | None] = {"guide-000": dt.date(2025, 6, 16), "gu
 GiB = 2**30
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Strict(Frozen):
+    """A guide table's entry: frozen, checked, unknown fields refused."""
 
 
 class GuideRef(_Strict):
@@ -48,7 +49,7 @@ class GuideRef(_Strict):
 
 class GpuCount(_Strict):
     gpu: str  # catalog id
-    count: int = Field(ge=1)
+    count: Annotated[int, Meta(ge=1)]
 
 
 # --- scenario tiers (guide-003 part 5) ------------------------------------------------------------------------
@@ -163,18 +164,16 @@ class ClaimSpec(_Strict):
     claim: str  # in English
     claimed: Figure  # the guide's figure
     check: str  # a key of CHECKS
-    args: dict[str, Any] = {}
+    args: dict[str, Any] = {}  # noqa: RUF012 - msgspec gives each instance its own empty dict
     compare: Literal["approx", "at_least", "at_most", "equal", "positive", "fits", "market", "price_history"] = "approx"
-    tolerance: float = Field(0.1, ge=0)
+    tolerance: Annotated[float, Meta(ge=0)] = 0.1
     explanation: str  # str.format template over the check's named results
     explanation_zh: str | None = None  # the same in Chinese (same placeholders); None: Chinese answers quote the English
     design_error: bool = False  # listed in DESIGN.md "Known errors in the guides"
 
-    @model_validator(mode="after")
-    def _known_check(self) -> ClaimSpec:
+    def check_invariants(self) -> None:
         if self.check not in CHECKS:
             raise ValueError(f"unknown check '{self.check}' (accepted: {', '.join(sorted(CHECKS))})")
-        return self
 
 
 class UncheckedClaim(_Strict):
@@ -517,7 +516,7 @@ class Guides:
         return tuple(c for c in self.claims if c.verdict == "wrong")
 
 
-_FILES: dict[str, tuple[str, type[BaseModel]]] = {"tiers": ("scenario_tiers.yaml", ScenarioTiers), "ranking": ("value_ranking.yaml", ValueRanking),
+_FILES: dict[str, tuple[str, type[msgspec.Struct]]] = {"tiers": ("scenario_tiers.yaml", ScenarioTiers), "ranking": ("value_ranking.yaml", ValueRanking),
           "subs": ("substitutions.yaml", Substitutions), "sizes": ("size_table.yaml", SizeTable),
           "tco": ("tco_table.yaml", TcoTable), "claims": ("claims.yaml", ClaimFile)}
 
@@ -526,8 +525,8 @@ def _gpu_ids_used(obj: Any) -> list[str]:
     found: list[str] = []
     if isinstance(obj, GpuCount):
         found.append(obj.gpu)
-    elif isinstance(obj, BaseModel):
-        for name in type(obj).model_fields:
+    elif isinstance(obj, msgspec.Struct):
+        for name in obj.__struct_fields__:
             found += _gpu_ids_used(getattr(obj, name))
     elif isinstance(obj, (tuple, list)):
         for item in obj:

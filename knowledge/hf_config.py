@@ -36,8 +36,8 @@ from knowledge.hf_families import (
     layernorm_family,
     new_family,
 )
-from knowledge.record import RecordError
 from knowledge.schemas import Block, ModelSpec
+from knowledge.structs import StructError
 
 USER_CONFIG_SOURCE = "user-config-json"
 
@@ -331,7 +331,7 @@ def spec_from_hf_config(config: dict[str, Any], id: str | None = None, name: str
         fields.setdefault("block", _BLOCK.get(t, "llama"))
         return ModelSpec(id=spec_id, name=label, family=t.split("_")[0], model_type=t, notes=notes,
                          cite={"architecture": [USER_CONFIG_SOURCE]}, **fields)
-    except RecordError as exc:
+    except StructError as exc:
         err = exc.errors(include_url=False)[0]
         loc = ".".join(str(p) for p in err["loc"])
         raise InputError(f"config.json ({t}): inconsistent architecture: {loc}: {err['msg']}", field=loc) from None

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
+from knowledge.structs import Value
 
 # group names: "embedding", "lm_head", "attention", "mlp" (dense MLP), "experts" (routed), "shared_experts",
 # "router", "norm", "position"
@@ -48,7 +48,7 @@ def _cached_by_value(fn: Callable[..., _T]) -> Callable[..., _T]:
 cached_per_spec = _cached_by_value  # for other pure functions of a spec (e.g. weight bytes per format)
 
 
-class Linear(Struct):
+class Linear(Value):
     """`count` copies of an `d_in x d_out` weight (plus `bias` extra values each), across the whole model."""
 
     name: str
@@ -64,7 +64,7 @@ class Linear(Struct):
         return (self.d_in * self.d_out + self.bias) * self.count
 
 
-class ParamCounts(Struct):
+class ParamCounts(Value):
     total: int
     active: int  # per token: top-k routed experts instead of all; equals total for dense models
     by_group: dict[str, int]

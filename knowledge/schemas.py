@@ -1,4 +1,4 @@
-"""Schemas of the catalogs (frozen records, knowledge.record). SI units throughout: bytes, bytes/s, FLOP/s, watts.
+"""Schemas of the catalogs (frozen structs, knowledge.structs). SI units throughout: bytes, bytes/s, FLOP/s, watts.
 
 Every numeric field of a catalog entry must be cited: `cite` maps the field name to one or more
 ids of the sources registry (`data/sources/*.yaml`). The loader (`knowledge.catalog`) checks that every
@@ -12,13 +12,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
-from knowledge.record import Field, NonNegativeFloat, Pattern, PositiveFloat, PositiveInt, Record
+from knowledge.structs import Frozen, Meta, NonNegativeFloat, PositiveFloat, PositiveInt, fields
 
 # lowercase letters, digits, '.' and '-' (e.g. "rtx-4090", "qwen2.5-72b"); equal to the file stem in the catalog
-Slug = Annotated[str, Pattern(r"^[a-z0-9][a-z0-9.\-]*$")]
+Slug = Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9.\-]*$")]
 
 
-class Strict(Record):
+class Strict(Frozen):
     """Base of the catalog's entries: frozen, validated, unknown fields refused."""
 
 
@@ -163,9 +163,7 @@ class GpuSpec(Strict):
     memory_bytes: PositiveInt
     memory_type: str
     bandwidth_bytes_per_s: PositiveFloat
-    bf16_dense_flops: PositiveFloat = Field(
-        description="dense tensor BF16 with FP32 accumulate; FP16 (FP32 accumulate) where the card has no BF16"
-    )
+    bf16_dense_flops: Annotated[PositiveFloat, Meta(description="dense tensor BF16 with FP32 accumulate; FP16 (FP32 accumulate) where the card has no BF16")]
     fp16_acc_dense_flops: PositiveFloat | None = None  # FP16 with FP16 accumulate, where it differs
     fp8_dense_flops: PositiveFloat | None = None  # dense FP8, FP32 accumulate where the vendor distinguishes
     fp8_fp16_acc_dense_flops: PositiveFloat | None = None  # dense FP8 with FP16 accumulate (GeForce Ada/Blackwell)
@@ -211,10 +209,10 @@ class GpuSpec(Strict):
             raise ValueError("fp4_dense_flops given for a card without FP4 matrix units (Blackwell, CDNA 4)")
 
     def _cite_names_fields(self) -> None:
-        unknown = set(self.cite) - set(type(self).model_fields)
+        unknown = set(self.cite) - set(fields(type(self)))
         if unknown:
             raise ValueError(f"cite names unknown fields {sorted(unknown)}")
-        unknown = set(self.estimated) - set(type(self).model_fields)
+        unknown = set(self.estimated) - set(fields(type(self)))
         if unknown:
             raise ValueError(f"estimated names unknown fields {sorted(unknown)}")
 
@@ -246,7 +244,7 @@ class GpuSpec(Strict):
     def _every_number_is_cited(self) -> None:
         numeric = {
             name
-            for name, info in type(self).model_fields.items()
+            for name, info in fields(type(self)).items()
             if name not in {"launch_year", "pcie_gen", "max_per_node"} and getattr(self, name) is not None
             and isinstance(getattr(self, name), (int, float)) and not isinstance(getattr(self, name), bool)
         }

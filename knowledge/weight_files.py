@@ -15,13 +15,13 @@ from pathlib import Path
 
 from knowledge.errors import InputError
 from knowledge.hf_config import parse_config_json
-from knowledge.record import Struct
+from knowledge.structs import Value
 
 MAX_INDEX_BYTES = 64 * 2**20  # DeepSeek-V3's index (~91k tensors) is about 9 MB
 ACCEPTED = "a model.safetensors.index.json or a .gguf file"
 
 
-class WeightFile(Struct):
+class WeightFile(Value):
     """What a checkpoint file says about its weights."""
 
     path: str

@@ -12,3 +12,5 @@ Modules:
 
 `python -m rules` lists every rule (`--json` for machines, `--topic T` to filter).
 """
+
+import knowledge as _knowledge  # noqa: F401 - msgspec loaded the way knowledge/__init__.py says (start-up)

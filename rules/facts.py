@@ -45,11 +45,11 @@ themselves (then they are not validated twice). This module does not import dura
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from knowledge.errors import AdvisorError, InputError
-from knowledge.record import Field, Record, RecordError
 from knowledge.schemas import FP4_ARCHITECTURES, Architecture, Segment, Stack
+from knowledge.structs import Meta, Mutable, StructError, dump, fields, validate
 
 if TYPE_CHECKING:
     from knowledge.guides import Claim, Figure
@@ -91,18 +91,19 @@ def precision_of(weight_format: str) -> str:
     return _PRECISION_OF_FORMAT[key]
 
 
-class _Facts(Record, frozen=False):
+class _Facts(Mutable):
     """Base of the facts: validated on construction; derived fields are filled in by `check_invariants`."""
 
     def to_facts(self) -> dict[str, Any]:
         """The flat dict asserted into the engine: plain values, `None` left out."""
-        return self.model_dump(mode="json", exclude_none=True)
+        return dump(self, json=True, exclude_none=True)
 
 
-def _precision_family(values: dict[str, Any]) -> dict[str, Any]:
+def _precision_family(facts: Any) -> None:
     """A weight format given as `precision` read as its family ("awq-int4" → "int4")."""
-    v = values.get("precision")
-    return {**values, "precision": precision_of(v)} if isinstance(v, str) else values
+    v = facts.precision
+    if isinstance(v, str):
+        facts.precision = precision_of(v)
 
 
 # derived fields that may be passed explicitly, and the inputs that must come with them
@@ -120,95 +121,94 @@ _DERIVED_FROM: dict[str, tuple[str, ...]] = {
 }
 
 
-class ConfigFacts(_Facts, frozen=False):
+class ConfigFacts(_Facts):
     """One candidate configuration: hardware, layout, acquisition, workload, and estimator results."""
 
     kind: Literal["config"] = "config"
 
     # --- hardware (from the catalog entry; see from_gpu) -------------------------------------------------
-    gpu_id: str = Field(description="catalog id or alias; normalised to the catalog id")
-    gpu_family: str | None = Field(None, description="family slug (rules.gpus); derived from gpu_id")
+    gpu_id: Annotated[str, Meta(description="catalog id or alias; normalised to the catalog id")]
+    gpu_family: Annotated[str, Meta(description="family slug (rules.gpus); derived from gpu_id")] | None = None
     gpu_name: str | None = None
     gpu_arch: Architecture | None = None
     segment: Segment | None = None
-    memory_bytes: int | None = Field(None, gt=0, description="memory of one GPU")
-    tdp_w: float | None = Field(None, gt=0)
-    nvlink: bool | None = Field(None, description="the card has NVLink (bridge or switch)")
-    modded: bool = Field(False, description="community memory mod (2080 Ti 22G)")
-    software_stack: Stack | None = Field(None, description="cuda, rocm, cann, metal or synapseai (knowledge GpuSpec.stack)")
-    bf16: bool | None = Field(None, description="the card has BF16 compute")
-    fp4_native: bool | None = Field(None, description="the card has FP4 matrix units (Blackwell, CDNA 4)")
-    machine: bool | None = Field(None, description="a whole unified-memory computer (Mac, DGX Spark, Ryzen AI Max)")
-    engine: str | None = Field(None, description="the serving/training engine of the option (vllm, llama.cpp, …)")
+    memory_bytes: Annotated[int, Meta(gt=0, description="memory of one GPU")] | None = None
+    tdp_w: Annotated[float, Meta(gt=0)] | None = None
+    nvlink: Annotated[bool, Meta(description="the card has NVLink (bridge or switch)")] | None = None
+    modded: Annotated[bool, Meta(description="community memory mod (2080 Ti 22G)")] = False
+    software_stack: Annotated[Stack, Meta(description="cuda, rocm, cann, metal or synapseai (knowledge GpuSpec.stack)")] | None = None
+    bf16: Annotated[bool, Meta(description="the card has BF16 compute")] | None = None
+    fp4_native: Annotated[bool, Meta(description="the card has FP4 matrix units (Blackwell, CDNA 4)")] | None = None
+    machine: Annotated[bool, Meta(description="a whole unified-memory computer (Mac, DGX Spark, Ryzen AI Max)")] | None = None
+    engine: Annotated[str, Meta(description="the serving/training engine of the option (vllm, llama.cpp, …)")] | None = None
 
     # --- layout ------------------------------------------------------------------------------------------
-    count: int = Field(1, ge=1, le=100_000, description="GPUs in total")
-    nodes: int = Field(1, ge=1, le=10_000)
-    gpus_per_node: int | None = Field(None, ge=1, le=64)
-    tp: int = Field(1, ge=1, le=1024)
-    pp: int = Field(1, ge=1, le=1024)
-    wants_nvlink: bool | None = Field(None, description="the configuration as proposed relies on NVLink")
-    network: Network | None = Field(None, description="inter-node network")
+    count: Annotated[int, Meta(ge=1, le=100_000, description="GPUs in total")] = 1
+    nodes: Annotated[int, Meta(ge=1, le=10_000)] = 1
+    gpus_per_node: Annotated[int, Meta(ge=1, le=64)] | None = None
+    tp: Annotated[int, Meta(ge=1, le=1024)] = 1
+    pp: Annotated[int, Meta(ge=1, le=1024)] = 1
+    wants_nvlink: Annotated[bool, Meta(description="the configuration as proposed relies on NVLink")] | None = None
+    network: Annotated[Network, Meta(description="inter-node network")] | None = None
 
     # --- acquisition and market ----------------------------------------------------------------------------
     region: Region = "global"
     acquisition: Acquisition = "buy"
-    used: bool = Field(False, description="second-hand cards")
+    used: Annotated[bool, Meta(description="second-hand cards")] = False
 
     # --- workload ------------------------------------------------------------------------------------------
     task: Task | None = None
-    params: float | None = Field(None, gt=0, le=1e14, description="model parameters, total")
-    precision: Precision | None = Field(None, description="weight/compute precision family; weight formats accepted")
-    weight_format: str | None = Field(None, description="the weight format as served (awq-int4, gptq-int4, q4_k_m…)")
-    flash_attention: bool | None = Field(None, description="the job expects FlashAttention-2; None = default on")
-    context: int | None = Field(None, ge=1)
-    max_context: int | None = Field(None, ge=1, description="the model's maximum context")
-    concurrency: int | None = Field(None, ge=1)
-    always_on: bool | None = Field(None, description="serves around the clock")
+    params: Annotated[float, Meta(gt=0, le=1e14, description="model parameters, total")] | None = None
+    precision: Annotated[Precision, Meta(description="weight/compute precision family; weight formats accepted")] | None = None
+    weight_format: Annotated[str, Meta(description="the weight format as served (awq-int4, gptq-int4, q4_k_m…)")] | None = None
+    flash_attention: Annotated[bool, Meta(description="the job expects FlashAttention-2; None = default on")] | None = None
+    context: Annotated[int, Meta(ge=1)] | None = None
+    max_context: Annotated[int, Meta(ge=1, description="the model's maximum context")] | None = None
+    concurrency: Annotated[int, Meta(ge=1)] | None = None
+    always_on: Annotated[bool, Meta(description="serves around the clock")] | None = None
     load_pattern: LoadPattern | None = None
-    tco_years: float | None = Field(None, gt=0, le=30)
-    guide_config: str | None = Field(None, description="this option is a guide's configuration, as the guide "
-                                     "writes it, e.g. '1×RTX 4080 (7B inference minimum)'")
-    guide_source: str | None = Field(None, description="source id of that guide (guide-000, guide-003)")
+    tco_years: Annotated[float, Meta(gt=0, le=30)] | None = None
+    guide_config: Annotated[str, Meta(description="this option is a guide's configuration, as the guide "
+                                     "writes it, e.g. '1×RTX 4080 (7B inference minimum)'")] | None = None
+    guide_source: Annotated[str, Meta(description="source id of that guide (guide-000, guide-003)")] | None = None
     guide_section: str | None = None
 
     # --- estimator results ---------------------------------------------------------------------------------
-    per_gpu_bytes: int | None = Field(None, ge=0, description="estimated memory per GPU, total")
-    kv_cache_bytes: int | None = Field(None, ge=0, description="KV cache per GPU")
+    per_gpu_bytes: Annotated[int, Meta(ge=0, description="estimated memory per GPU, total")] | None = None
+    kv_cache_bytes: Annotated[int, Meta(ge=0, description="KV cache per GPU")] | None = None
     fits: bool | None = None
-    headroom_ratio: float | None = Field(None, le=1)
-    kv_share: float | None = Field(None, ge=0, le=1)
-    fits_sharded: bool | None = Field(None, description="would fit if sharded across the GPUs (TP/ZeRO-3)")
-    tp_divides_heads: bool | None = Field(None, description="attention and KV heads divide evenly by tp")
+    headroom_ratio: Annotated[float, Meta(le=1)] | None = None
+    kv_share: Annotated[float, Meta(ge=0, le=1)] | None = None
+    fits_sharded: Annotated[bool, Meta(description="would fit if sharded across the GPUs (TP/ZeRO-3)")] | None = None
+    tp_divides_heads: Annotated[bool, Meta(description="attention and KV heads divide evenly by tp")] | None = None
     tp_spans_nodes: bool | None = None
-    cpu_ram_bytes: int | None = Field(None, gt=0, description="host RAM per node")
-    offload_cpu_bytes: int | None = Field(None, ge=0, description="host memory the job needs per node")
-    offload_ram_ratio: float | None = Field(None, ge=0)
-    offload_gpu_layers: int | None = Field(None, ge=0, description="llama.cpp layer offload: -ngl, layers on the GPU")
-    offload_cpu_layers: int | None = Field(None, ge=0, description="llama.cpp layer offload: layers in system RAM")
-    offload_tokens_per_s: float | None = Field(None, gt=0, description="decode speed with those layers in RAM")
-    train_wall_s: float | None = Field(None, ge=0)
-    deadline_s: float | None = Field(None, gt=0)
-    deadline_ratio: float | None = Field(None, ge=0)
-    price_amount: float | None = Field(None, ge=0)
-    budget_amount: float | None = Field(None, gt=0)
+    cpu_ram_bytes: Annotated[int, Meta(gt=0, description="host RAM per node")] | None = None
+    offload_cpu_bytes: Annotated[int, Meta(ge=0, description="host memory the job needs per node")] | None = None
+    offload_ram_ratio: Annotated[float, Meta(ge=0)] | None = None
+    offload_gpu_layers: Annotated[int, Meta(ge=0, description="llama.cpp layer offload: -ngl, layers on the GPU")] | None = None
+    offload_cpu_layers: Annotated[int, Meta(ge=0, description="llama.cpp layer offload: layers in system RAM")] | None = None
+    offload_tokens_per_s: Annotated[float, Meta(gt=0, description="decode speed with those layers in RAM")] | None = None
+    train_wall_s: Annotated[float, Meta(ge=0)] | None = None
+    deadline_s: Annotated[float, Meta(gt=0)] | None = None
+    deadline_ratio: Annotated[float, Meta(ge=0)] | None = None
+    price_amount: Annotated[float, Meta(ge=0)] | None = None
+    budget_amount: Annotated[float, Meta(gt=0)] | None = None
     currency: Currency | None = None
-    budget_ratio: float | None = Field(None, ge=0)
-    power_w: float | None = Field(None, gt=0)
-    node_gpu_power_w: float | None = Field(None, gt=0)
-    power_limit_w: float | None = Field(None, gt=0)
-    power_ratio: float | None = Field(None, ge=0)
-    tokens_per_s: float | None = Field(None, ge=0)
-    min_tokens_per_s: float | None = Field(None, gt=0)
-    throughput_ratio: float | None = Field(None, ge=0)
-    ms_per_token: float | None = Field(None, gt=0)
-    max_ms_per_token: float | None = Field(None, gt=0)
-    latency_ratio: float | None = Field(None, ge=0)
-    context_ratio: float | None = Field(None, gt=0)
+    budget_ratio: Annotated[float, Meta(ge=0)] | None = None
+    power_w: Annotated[float, Meta(gt=0)] | None = None
+    node_gpu_power_w: Annotated[float, Meta(gt=0)] | None = None
+    power_limit_w: Annotated[float, Meta(gt=0)] | None = None
+    power_ratio: Annotated[float, Meta(ge=0)] | None = None
+    tokens_per_s: Annotated[float, Meta(ge=0)] | None = None
+    min_tokens_per_s: Annotated[float, Meta(gt=0)] | None = None
+    throughput_ratio: Annotated[float, Meta(ge=0)] | None = None
+    ms_per_token: Annotated[float, Meta(gt=0)] | None = None
+    max_ms_per_token: Annotated[float, Meta(gt=0)] | None = None
+    latency_ratio: Annotated[float, Meta(ge=0)] | None = None
+    context_ratio: Annotated[float, Meta(gt=0)] | None = None
 
-    @classmethod
-    def prepare(cls, values: dict[str, Any]) -> dict[str, Any]:
-        return _precision_family(values)
+    def normalize(self) -> None:
+        _precision_family(self)
 
     def check_invariants(self) -> None:
         from rules.gpus import resolve_gpu
@@ -284,42 +284,41 @@ class ConfigFacts(_Facts, frozen=False):
         return cls(**{**hardware, **fields})
 
 
-class WorkloadFacts(_Facts, frozen=False):
+class WorkloadFacts(_Facts):
     """The job, independent of hardware: what the guides' scenario tiers and size tables key on."""
 
     kind: Literal["workload"] = "workload"
     task: Task
-    params: float = Field(gt=0, le=1e14, description="total parameters")
-    active_params: float | None = Field(None, gt=0, le=1e14, description="parameters active per token (MoE)")
-    concurrency: int = Field(1, ge=1, le=1_000_000)
-    context: int | None = Field(None, ge=1)
+    params: Annotated[float, Meta(gt=0, le=1e14, description="total parameters")]
+    active_params: Annotated[float, Meta(gt=0, le=1e14, description="parameters active per token (MoE)")] | None = None
+    concurrency: Annotated[int, Meta(ge=1, le=1_000_000)] = 1
+    context: Annotated[int, Meta(ge=1)] | None = None
     precision: Precision | None = None
     region: Region = "global"
     model_id: str | None = None
-    budget_amount: float | None = Field(None, gt=0)
+    budget_amount: Annotated[float, Meta(gt=0)] | None = None
     currency: Currency | None = None
 
-    @classmethod
-    def prepare(cls, values: dict[str, Any]) -> dict[str, Any]:
-        return _precision_family(values)
+    def normalize(self) -> None:
+        _precision_family(self)
 
 
-class ClaimFacts(_Facts, frozen=False):
+class ClaimFacts(_Facts):
     """A guide statement the user quoted, as checked in the claims data (knowledge.guides): the verdict, the
     guide's figure and the computed one. Build it with `ClaimFacts.from_claim(guides.claim(id))`."""
 
     kind: Literal["claim"] = "claim"
-    claim_id: str = Field(min_length=1)
+    claim_id: Annotated[str, Meta(min_length=1)]
     verdict: Verdict
-    claim_text: str | None = Field(None, description="the guide's words (Chinese original)")
-    claim_en: str | None = Field(None, description="the claim in English")
-    stated_value: float | None = Field(None, description="the guide's figure, when numeric")
-    unit: str | None = Field(None, description="unit of stated_value")
-    computed_value: float | None = Field(None, description="the computed figure, when numeric")
-    computed_unit: str | None = Field(None, description="unit of computed_value; default: unit")
-    correction: str | None = Field(None, description="the explanation with the computed value, English")
-    correction_zh: str | None = Field(None, description="the same in Chinese, when available")
-    claim_source: str = Field(description="source id of the guide making the claim (guide-000, guide-003)")
+    claim_text: Annotated[str, Meta(description="the guide's words (Chinese original)")] | None = None
+    claim_en: Annotated[str, Meta(description="the claim in English")] | None = None
+    stated_value: Annotated[float, Meta(description="the guide's figure, when numeric")] | None = None
+    unit: Annotated[str, Meta(description="unit of stated_value")] | None = None
+    computed_value: Annotated[float, Meta(description="the computed figure, when numeric")] | None = None
+    computed_unit: Annotated[str, Meta(description="unit of computed_value; default: unit")] | None = None
+    correction: Annotated[str, Meta(description="the explanation with the computed value, English")] | None = None
+    correction_zh: Annotated[str, Meta(description="the same in Chinese, when available")] | None = None
+    claim_source: Annotated[str, Meta(description="source id of the guide making the claim (guide-000, guide-003)")]
     section: str | None = None
 
     def check_invariants(self) -> None:
@@ -383,19 +382,22 @@ def validate_facts(fact: Mapping[str, Any] | _Facts) -> dict[str, Any]:
         raise InputError(f"fact kind {kind!r} is not known", field="kind", accepted="config, workload, claim",
                          message_zh=f"未知的事实类型 {kind!r}（可用：config、workload、claim）")
     try:
-        return model.model_validate(dict(fact)).to_facts()
-    except RecordError as exc:
+        values = dict(fact)
+        if isinstance(values.get("precision"), str) and "precision" in fields(model):  # "awq-int4" → "int4"
+            values["precision"] = precision_of(values["precision"])
+        return validate(model, values).to_facts()
+    except StructError as exc:
         err = exc.errors(include_url=False)[0]
         loc = ".".join(str(p) for p in err["loc"]) or "(fact)"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            known = ", ".join(sorted(model.model_fields))
+            known = ", ".join(sorted(fields(model)))
             raise InputError(f"{kind} fact: unknown field '{loc}'", field=loc, accepted=known) from None
         accepted = _accepted(err)
         got = err.get("input")
         if not err["loc"]:  # a check across fields (model validator)
             first = msg.split(" ", 1)[0]
-            raise InputError(f"{kind} fact: {msg}", field=first if first in model.model_fields else None,
+            raise InputError(f"{kind} fact: {msg}", field=first if first in fields(model) else None,
                              message_zh=f"{kind} 事实无效：{msg}") from None
         if err["type"] in ("literal_error", "enum"):
             text = f"{kind} fact: field '{loc}': {got!r} is not a valid value"

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from knowledge.record import Field, Record
+import msgspec
+
+from knowledge.structs import Frozen
 
 Severity = Literal["info", "warn", "block"]
 
 
-class Finding(Record):
+class Finding(Frozen):
     """A rule's verdict on one fact, with the wording and citation rendered from the rule's metadata."""
 
     rule_id: str
     severity: Severity
-    facts: dict[str, Any] = Field(default_factory=dict)  # the facts the rule used, as asserted
+    facts: dict[str, Any] = msgspec.field(default_factory=dict)  # the facts the rule used, as asserted
     alternative: str | None = None  # a suggested substitute (gpu id) or change, when the rule has one
     message: str = ""  # English, rendered from the rule's template and facts
     message_zh: str = ""  # Chinese, likewise

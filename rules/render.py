@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from knowledge.structs import replace
 from rules.findings import Finding
 from rules.gpus import FAMILY_NAMES, family_name
 from rules.meta import RuleMeta
@@ -134,7 +135,7 @@ def finding(rule: RuleMeta, fact: Mapping[str, Any], fact_index: int = 0) -> Fin
     used = tuple((k, fact[k]) for k in rule.fact_fields if k in fact)
     rendered = _rendered(rule.id, used, str(data_dir()))
     # a fresh `facts` dict per finding: callers may not share the cached one
-    return rendered.model_copy(update={"facts": dict(used), "fact_index": fact_index})
+    return replace(rendered, facts=dict(used), fact_index=fact_index)
 
 
 @lru_cache(maxsize=4096)

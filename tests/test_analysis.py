@@ -16,6 +16,7 @@ from advisor.conversation.tools.registry import call_tool
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
+from knowledge.structs import dump, validate
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,7 @@ def test_quoted_claim_checked_against_the_estimator(catalog: Any) -> None:
     claim = QuotedClaim(text="70B 4bit 只要 28GB", value=28.0, unit="GB", bytes_if_gib=28 * 2**30)
     ev = _analyse(catalog, workload, claim=claim)
     assert ev.claim is not None and ev.claim.claim == claim
-    one = Workload.model_validate({**workload.model_dump(), "gpus": 1, "tp": 1, "pp": 1, "concurrency": 1, "batch": 1})
+    one = validate(Workload, {**dump(workload), "gpus": 1, "tp": 1, "pp": 1, "concurrency": 1, "batch": 1})
     mem = estimate_memory(catalog.model("llama-3.1-70b"), one)
     assert ev.claim.weights_bytes == mem.per_gpu.weights and ev.claim.total_bytes == mem.per_gpu.total
     assert ev.claim.fmt == "int4" and ev.claim.context == 4096
@@ -103,8 +104,8 @@ SAME = [
 
 
 def _tool_args(workload: Workload, constraints: Constraints) -> dict[str, Any]:
-    args = workload.model_dump(mode="json", exclude_defaults=True) | {"model": workload.model}
-    c = constraints.model_dump(mode="json", exclude_defaults=True)
+    args = dump(workload, json=True, exclude_defaults=True) | {"model": workload.model}
+    c = dump(constraints, json=True, exclude_defaults=True)
     args |= {k: c[k] for k in ("budget", "currency", "region", "deadline_s", "candidates") if k in c}
     return args
 

@@ -16,8 +16,8 @@ from advisor.recommend.recommender import evaluate_configs, recommend
 from advisor.recommend.search import engine_for, machine_pairs, sold_in, stack_runs
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
-from knowledge.record import RecordError
 from knowledge.schemas import GpuSpec
+from knowledge.structs import StructError, dump, validate
 from rules.engine import evaluate
 from rules.facts import ConfigFacts
 from ui.cli.entry import main
@@ -159,11 +159,11 @@ def test_fp4_only_on_blackwell_and_cdna4() -> None:
     for g in CAT.gpus:
         if g.fp4_dense_flops is not None:
             assert g.architecture in ("blackwell", "cdna4"), g.id
-    h100 = CAT.gpu("h100-sxm").model_dump(mode="json", exclude_unset=True)
+    h100 = dump(CAT.gpu("h100-sxm"), json=True)
     h100["fp4_dense_flops"] = 2e15
     h100["cite"] = {**h100["cite"], "fp4_dense_flops": ["torchtitan"]}
-    with pytest.raises((RecordError, ValueError)):
-        GpuSpec.model_validate(h100)
+    with pytest.raises((StructError, ValueError)):
+        validate(GpuSpec, h100)
 
 
 def test_stacks_and_engines() -> None:

@@ -14,6 +14,7 @@ from advisor.estimator.cost import MIN_UTILIZATION, estimate_tco, recompute_guid
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.guides import load_guides
+from knowledge.structs import replace
 
 CAT = load_catalog()
 ECON = load_economics()
@@ -143,7 +144,7 @@ def test_bad_inputs_name_their_field(kwargs, field):
 def test_gpu_without_any_price_asks_for_one():
     g = next((x for x in CAT.gpus if not x.prices), None)
     if g is None:
-        g = CAT.gpu("h100-sxm").model_copy(update={"prices": ()})
+        g = replace(CAT.gpu("h100-sxm"), prices=())
     with pytest.raises(InputError, match="--gpu-price"):
         estimate_tco(g, 1, ECON)
     assert estimate_tco(g, 1, ECON, gpu_price=1000.0).purchase_gpus.amount == 1000.0

@@ -13,6 +13,7 @@ from advisor.estimator.fit_limits import training_fit_limits
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
+from knowledge.structs import replace
 
 CASES = [
     ("LoRA fine-tune Llama-3.1-8B on one RTX 4090 with 2k sequences, will it fit?", "en", "llama-3.1-8b", "lora", 2048),
@@ -37,8 +38,8 @@ def test_near_the_limit_the_first_lines_say_how_near(question: str, lang: str, m
     need, usable = (float(x) for x in re.findall(r"([\d.]+) GiB", first)[:2])
     assert abs((usable - need) - fl.spare_bytes / 2**30) <= 0.11
     # one more sequence per micro-batch really does not fit; the longest sequence fits and 256 more do not
-    assert estimate_memory(cat.model(model), w.model_copy(update={"batch": 2}), gpu).headroom_bytes(gpu) < 0
-    longer = w.model_copy(update={"context": fl.largest_context + 256})
+    assert estimate_memory(cat.model(model), replace(w, batch=2), gpu).headroom_bytes(gpu) < 0
+    longer = replace(w, context=fl.largest_context + 256)
     assert estimate_memory(cat.model(model), longer, gpu).headroom_bytes(gpu) < 0
 
 

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 import yaml
 
+from knowledge.structs import dump
 from tests.slack_support import Harness, mention
 
 GIB = 2**30
@@ -127,8 +128,8 @@ def _tool_args(conversation: Any) -> dict[str, Any]:
     """The `recommend` tool's arguments for the workload and constraints the conversation evaluated."""
     from advisor.conversation.tools.registry import RecommendArgs
 
-    w = conversation.workload.model_dump(mode="json")
-    c = conversation.constraints.model_dump(mode="json")
+    w = dump(conversation.workload, json=True)
+    c = dump(conversation.constraints, json=True)
     args = {k: v for k, v in w.items() if k in RecommendArgs.model_fields and v is not None}
     existing = c.pop("existing", None)
     if existing:

@@ -37,6 +37,8 @@ from typing import Any
 
 import pytest
 
+from knowledge.structs import dump, validate
+
 ROOT = Path(__file__).resolve().parents[1]
 if __name__ == "__main__":  # run as a script to render the doc table
     sys.path.insert(0, str(ROOT))
@@ -93,12 +95,12 @@ def model_spec(key: str) -> ModelSpec:
         return cat.model(key)
     base_id, layers, name = DERIVED[key]
     base = cat.model(base_id)
-    data = base.model_dump()
+    data = dump(base)
     data.update(id=key, name=name, aliases=(), num_layers=layers, hf_repo=None, published_params=None,
                 published_params_exact=False, published_params_text="", published_non_embedding_params=None,
                 notes=f"{base.name} with {layers} layers (test model for the guides' size rows)")
     data["cite"] = {"architecture": base.cite["architecture"]}
-    return ModelSpec.model_validate(data)
+    return validate(ModelSpec, data)
 
 
 def infer(weights: str = "fp16", concurrency: int = 1, context: int = 4096) -> dict[str, Any]:

@@ -264,7 +264,7 @@ OWNED_ELSEWHERE: set[str] = set()
 # Cycles that close only through imports inside functions (nothing breaks at load time, but the modules still
 # depend on each other). Not yet untangled; the list must match exactly, so it only shrinks.
 DEFERRED_CYCLES = [
-    ["knowledge.record", "knowledge.record_pydantic"],  # pydantic loaded only when a model embeds a record
+    ["knowledge.pydantic_models", "knowledge.structs"],  # pydantic loaded only when a pydantic model embeds a struct
 ]
 
 

@@ -11,6 +11,7 @@ from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.hf_config import load_hf_config, spec_from_hf_config
 from knowledge.params import param_counts
+from knowledge.structs import dump
 
 CONFIGS = Path(__file__).parent / "data" / "hf_configs"
 VERBATIM = {"llama-2-7b", "llama-2-13b", "llama-2-70b", "qwen2.5-7b", "qwen2.5-32b", "qwen2.5-72b", "llama-3.1-8b",
@@ -31,7 +32,7 @@ def _fixture(model_id: str) -> dict:
 def test_config_json_gives_the_catalog_architecture(model_id):
     catalog_spec = load_catalog().model(model_id)
     parsed = spec_from_hf_config(_fixture(model_id), id=model_id)
-    assert parsed.model_dump(exclude=NOT_ARCH) == catalog_spec.model_dump(exclude=NOT_ARCH)
+    assert dump(parsed, exclude=NOT_ARCH) == dump(catalog_spec, exclude=NOT_ARCH)
     assert param_counts(parsed).total == param_counts(catalog_spec).total
 
 
@@ -75,7 +76,7 @@ def test_opt_and_bloom_key_names():
            "torch_dtype": "float16"}
     spec = spec_from_hf_config(opt, id="opt-175b")
     cat = load_catalog().model("opt-175b")
-    assert spec.model_dump(exclude=NOT_ARCH) == cat.model_dump(exclude=NOT_ARCH)
+    assert dump(spec, exclude=NOT_ARCH) == dump(cat, exclude=NOT_ARCH)
     bloom = {"model_type": "bloom", "n_embed": 14336, "n_layer": 70, "num_attention_heads": 112, "vocab_size": 250880,
              "torch_dtype": "bfloat16"}
     spec = spec_from_hf_config(bloom, id="bloom-176b")
@@ -88,7 +89,7 @@ def test_glm4_chatglm_format():
            "padded_vocab_size": 151552, "seq_length": 131072, "add_qkv_bias": True, "rope_ratio": 500,
            "torch_dtype": "bfloat16"}
     spec = spec_from_hf_config(cfg, id="glm-4-9b")
-    assert spec.model_dump(exclude=NOT_ARCH) == load_catalog().model("glm-4-9b").model_dump(exclude=NOT_ARCH)
+    assert dump(spec, exclude=NOT_ARCH) == dump(load_catalog().model("glm-4-9b"), exclude=NOT_ARCH)
 
 
 @pytest.mark.parametrize("mutate,expected", [

@@ -12,6 +12,7 @@ from advisor.estimator.formats import weight_bytes
 from advisor.estimator.memory import estimate_memory, kv_cache_bytes
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
+from knowledge.structs import replace
 from tests.memory_fixtures import llama_like
 
 CAT = load_catalog()
@@ -73,7 +74,7 @@ def test_never_decreases_with_bits(m, data):
 @FAST
 @given(shapes(), st.integers(1, 32768))
 def test_gqa_never_costs_more_than_mha(m, context):
-    mha = m.model_copy(update={"num_kv_heads": m.num_attention_heads})
+    mha = replace(m, num_kv_heads=m.num_attention_heads)
     assert kv_cache_bytes(m, context) <= kv_cache_bytes(mha, context)
     assert weight_bytes(m, "bf16") <= weight_bytes(mha, "bf16")
     g = estimate_memory(m, Workload(context=context)).per_gpu.total

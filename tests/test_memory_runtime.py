@@ -12,6 +12,7 @@ from advisor.estimator.hf_training import hf_training, reserve_shares
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
+from knowledge.structs import replace
 from tests.measured_runs import Run, runs
 
 GIB = 2**30
@@ -141,7 +142,7 @@ def test_near_the_limit_says_how_much_is_spare_and_what_does_not_fit() -> None:
     assert lim.fits and lim.spare_bytes == estimate_memory(m, w, gpu).headroom_bytes(gpu)
 
     def fits(batch: int, context: int) -> bool:
-        return estimate_memory(m, w.model_copy(update={"batch": batch, "context": context}), gpu).fits(gpu)
+        return estimate_memory(m, replace(w, batch=batch, context=context), gpu).fits(gpu)
 
     assert fits(lim.largest_batch, 2048) and not fits(lim.largest_batch + 1, 2048)
     assert fits(1, lim.largest_context) and not fits(1, lim.largest_context + SEQ_STEP)

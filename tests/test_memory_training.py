@@ -11,6 +11,7 @@ from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.params import param_counts
+from knowledge.structs import replace
 from tests.memory_fixtures import gpt_like
 
 GB, GIB, MIB = 1e9, 2**30, 2**20
@@ -169,7 +170,7 @@ def test_swiglu_gqa_adaptation(cat):
     assert la.per_gpu(1, False, "none") == pytest.approx(expected)
     gqa = cat.model("llama-3-8b")  # 8 KV heads: K and V shrink
     assert layer_activations(gqa, s, b, flash=True, dropout=False, moe_layer=False).split < \
-        layer_activations(gqa.model_copy(update={"num_kv_heads": 32}), s, b, flash=True, dropout=False,
+        layer_activations(replace(gqa, num_kv_heads=32), s, b, flash=True, dropout=False,
                           moe_layer=False).split
 
 

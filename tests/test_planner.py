@@ -22,6 +22,7 @@ from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.params import param_counts
+from knowledge.structs import replace
 from ui.cli.entry import main
 
 CAT = load_catalog()
@@ -200,8 +201,7 @@ def test_more_gpus_never_lengthen_the_best_layout(mid, gid, n, extra):
        pp=st.sampled_from([1, 2, 4]))
 def test_nvlink_never_slows_a_tp_layout(gid, mid, dp, pp):
     pcie = CAT.gpu(gid)
-    nvl = pcie.model_copy(update={"link_kind": "nvlink-switch", "nvlink_bytes_per_s": 900e9,
-                                  "nvlink": "NVLink via NVSwitch"})
+    nvl = replace(pcie, link_kind="nvlink-switch", nvlink_bytes_per_s=900e9, nvlink="NVLink via NVSwitch")
     lay = ParallelLayout(tp=2, pp=pp, dp=dp, grad_accum=8, recompute="selective")
     m = CAT.model(mid)
     assert step_time(m, nvl, lay, 4096, CAL).step_s <= step_time(m, pcie, lay, 4096, CAL).step_s

@@ -14,8 +14,8 @@ from advisor.recommend.recommender import evaluate_configs
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
-from knowledge.record import RecordError
 from knowledge.schemas import CloudPrice
+from knowledge.structs import StructError
 
 CAT = load_catalog()
 ECON = load_economics()
@@ -160,7 +160,7 @@ def test_recommendations_for_china_compare_buying_with_a_china_cloud():
 
 
 def test_a_china_quote_without_its_yuan_figure_is_rejected():
-    with pytest.raises(RecordError, match="cny_per_hour"):
+    with pytest.raises(StructError, match="cny_per_hour"):
         CloudPrice(usd_per_hour=0.3, provider="AutoDL", region="cn", date=dt.date(2025, 10, 23), source="x")
 
 

@@ -15,6 +15,7 @@ from advisor.recommend.recommender import (
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, UnknownGpu
+from knowledge.structs import dump_json
 
 GIB = 2**30
 VENDOR = ("l40s", "a100-80g-sxm", "h100-sxm")
@@ -239,14 +240,14 @@ def test_memoised_result_is_each_callers_own_copy():
     entries) never reaches the next caller, and the copy equals the original field for field."""
     w = Workload(model="llama-3-8b", context=4096, concurrency=4)
     first = recommend(w, Constraints())
-    pristine = first.model_dump_json()
+    pristine = dump_json(first)
     first.options[0].labels.append("tampered")
     first.options[0].throughput["tampered"] = 1
     first.options[0].per_gpu_bytes["total"] = 0
     first.options.reverse()
     first.assumptions.append("tampered")
     second = recommend(w, Constraints())
-    assert second.model_dump_json() == pristine
+    assert dump_json(second) == pristine
     assert second is not first and second.options[0] is not first.options[-1]
     assert second.options[0].memory_estimate is not None  # the estimate behind the numbers travels with the copy
 
@@ -283,7 +284,7 @@ def test_concurrent_identical_requests_run_one_search(monkeypatch):
     for t in threads:
         t.join()
     assert len(calls) == 1 and len(results) == 8
-    assert len({r.model_dump_json() for r in results}) == 1 and len({id(r) for r in results}) == 8
+    assert len({dump_json(r) for r in results}) == 1 and len({id(r) for r in results}) == 8
 
     def broken(*args, **kwargs):
         calls.append(1)

@@ -10,6 +10,7 @@ from advisor.estimator.memory import estimate_memory
 from advisor.recommend.recommender import Option, evaluate_configs, findings_contract, recommend
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
+from knowledge.structs import validate
 
 CAT = load_catalog()
 
@@ -17,7 +18,7 @@ CAT = load_catalog()
 def _reproduced_total(contract: dict[str, object]) -> int:
     """The per-GPU total `estimate_memory` gives for the contract's own sized workload and GPU."""
     data = json.loads(json.dumps(contract))  # what a client of `recommend --json` reads
-    sized = Workload.model_validate(data["sized_workload"])
+    sized = validate(Workload, data["sized_workload"])
     return estimate_memory(CAT.model(str(sized.model)), sized, CAT.gpu(data["gpu"])).per_gpu.total
 
 

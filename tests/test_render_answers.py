@@ -23,6 +23,7 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.session import Conversation
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.recommend.results import money
+from knowledge.structs import replace
 from rules.titles import rule_title
 
 
@@ -32,7 +33,7 @@ def _ask(monkeypatch: pytest.MonkeyPatch, text: str, **constraints: Any) -> tupl
 
     def capture(request: Any, *a: Any, **k: Any) -> Any:
         if constraints:
-            request = request.model_copy(update={"constraints": request.constraints.model_copy(update=constraints)})
+            request = replace(request, constraints=replace(request.constraints, **constraints))
         ev = evaluate.analyse(request, *a, **k)
         seen.append(ev)
         return ev

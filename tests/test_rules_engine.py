@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledge.errors import AdvisorError, InputError, UnknownGpu
+from knowledge.structs import validate
 from rules import engine as engine_module
 from rules.conditions import f
 from rules.engine import RULESET, RuleEngineError, compile_condition, engine, evaluate
@@ -226,7 +227,7 @@ def test_extreme_facts_stay_within_engine_limits(extreme: str) -> None:
             "ms_per_token": 1e6 if big else 0.001, "max_ms_per_token": 1.0, "context": 10**7 if big else 1,
             "max_context": 1, "tco_years": 30 if big else 0.1, "always_on": True, "network": "ethernet",
             "load_pattern": "fluctuating", "fits_sharded": True, "tp_divides_heads": False, "wants_nvlink": True}
-    assert ConfigFacts.model_validate(fact)
+    assert validate(ConfigFacts, fact)
     found = evaluate(fact)
     assert found == evaluate_pure(fact)
     assert len(found) >= (25 if big else 8)

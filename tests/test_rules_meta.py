@@ -9,6 +9,7 @@ import re
 import pytest
 
 from knowledge.catalog import load_catalog
+from knowledge.structs import fields
 from rules.facts import ClaimFacts, ConfigFacts, WorkloadFacts
 from rules.meta import DERIVED_DISPLAY, all_rules, fact_fields_for, get_rule, template_fields
 from rules.render import display_context, render_messages
@@ -52,7 +53,7 @@ def test_wording_is_complete(rule) -> None:
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
 def test_conditions_read_real_fields(rule) -> None:
     """A typo in a condition field would make a rule silently never fire."""
-    model_fields = set(MODELS[rule.applies_to].model_fields)
+    model_fields = set(fields(MODELS[rule.applies_to]))
     assert set(rule.when.fields()) <= model_fields, set(rule.when.fields()) - model_fields
     for tpl in (rule.en, rule.zh):
         for name in template_fields(tpl):

@@ -17,6 +17,7 @@ from advisor.estimator.serving_sim import Speculation
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
+from knowledge.structs import replace
 
 CAT = load_catalog()
 CAL = load_calibration()
@@ -186,7 +187,7 @@ def test_target_concurrency_brackets_the_target():
     assert simulate_serving(m, g, 1, w, CAL, concurrency=n, requests_per_client=3).result.tpot_p50_s <= 0.015
     assert simulate_serving(m, g, 1, w, CAL, concurrency=n + 1, requests_per_client=3).result.tpot_p50_s > 0.015 \
         or n + 1 > 1024
-    assert max_concurrency_for_target(m, g, 2, w.model_copy(update={"gpus": 2, "tp": 1}), CAL, tpot_s=0.015) == 2 * n
+    assert max_concurrency_for_target(m, g, 2, replace(w, gpus=2, tp=1), CAL, tpot_s=0.015) == 2 * n
     with pytest.raises(InputError):
         max_concurrency_for_target(m, g, 1, w, CAL)
 

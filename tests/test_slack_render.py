@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.conversation.turn import Turn
+from knowledge.structs import replace
 from rules.findings import Finding
 from ui.slack import render as R
 
@@ -171,7 +172,7 @@ def test_clarifying_questions_are_listed():
 def test_huge_turn_stays_within_slack_limits():
     answer = "\n\n".join(f"Paragraph {i}: " + "word " * 300 for i in range(60))
     turn = Turn(answer=answer, options=[option(i) for i in range(1, 30)],
-                findings=[FINDING.model_copy(update={"rule_id": f"r{i}", "message": "m" * 900}) for i in range(40)])
+                findings=[replace(FINDING, rule_id=f"r{i}", message="m" * 900) for i in range(40)])
     for style in ("table", "fields"):
         text, blocks = R.render_turn(turn, web_url="https://a.example/", query="q" * 5000, style=style)
         assert R.check_limits(blocks) == [], style

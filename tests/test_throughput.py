@@ -22,6 +22,7 @@ from advisor.estimator.throughput import (
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
+from knowledge.structs import dump, dump_json, replace, validate
 
 CAT = load_catalog()
 CAL = load_calibration()
@@ -30,7 +31,7 @@ PROPS = settings(max_examples=40, deadline=None, derandomize=True, database=None
 
 def ideal_calibration() -> Calibration:
     """η = 1, no overheads, an (almost) hard max: the bare roofline, for checks against hand arithmetic."""
-    d = CAL.model_dump()
+    d = dump(CAL)
     inf = d["inference"]
     for fam in inf["bandwidth_efficiency"].values():
         fam["value"] = 1.0
@@ -40,7 +41,7 @@ def ideal_calibration() -> Calibration:
         inf[k]["value"] = 0.0
     inf["roofline_sharpness"]["value"] = 200.0
     inf["engine_fixed_costs"] = {}
-    return Calibration.model_validate(d)
+    return validate(Calibration, d)
 
 
 def test_decode_is_bandwidth_over_bytes_for_llama2_7b_fp16():
@@ -127,7 +128,7 @@ def test_moe_decode_per_sequence_slows_as_batch_touches_more_experts():
 def test_tensor_parallel_allreduce_costs_more_over_pcie_than_nvlink():
     m = CAT.model("llama-2-70b")
     sxm = CAT.gpu("h100-sxm")
-    pcie = sxm.model_copy(update={"link_kind": "none", "nvlink_bytes_per_s": 0.0, "nvlink": "none"})
+    pcie = replace(sxm, link_kind="none", nvlink_bytes_per_s=0.0, nvlink="none")
     prof = speed_profile(m, "fp8", "fp8", 4)
     nv = prefill_step(prof, hardware(sxm, prof, CAL), 1, 2048)  # 2048 × 8192 × 2 B = 32 MiB per all-reduce
     pc = prefill_step(prof, hardware(pcie, prof, CAL), 1, 2048)
@@ -171,7 +172,7 @@ def test_prediction_never_exceeds_the_physical_limits_of_the_shipped_calibration
        ctx=st.integers(1, 32768), factor=st.floats(1.0, 4.0))
 def test_more_bandwidth_never_slows_decode(gid, mid, fmt, batch, ctx, factor):
     g, m = CAT.gpu(gid), CAT.model(mid)
-    faster = g.model_copy(update={"bandwidth_bytes_per_s": g.bandwidth_bytes_per_s * factor})
+    faster = replace(g, bandwidth_bytes_per_s=g.bandwidth_bytes_per_s * factor)
     base = decode_rate(m, g, 1, CAL, weights=fmt, context=ctx, concurrency=batch)
     more = decode_rate(m, faster, 1, CAL, weights=fmt, context=ctx, concurrency=batch)
     assert more[0] >= base[0] * (1 - 1e-12)
@@ -267,7 +268,7 @@ def test_calibration_constants_are_cited_and_validated(tmp_path):
 
     assert CAL.source_ids() <= set(CAT.sources), CAL.source_ids() - set(CAT.sources)
     bad = tmp_path / "calibration.yaml"
-    text = (CAL.model_dump_json())
+    text = (dump_json(CAL))
     import json
 
     data = json.loads(text)

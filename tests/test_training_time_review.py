@@ -16,6 +16,7 @@ from advisor.estimator.training import (
     server_class,
 )
 from knowledge.catalog import load_catalog
+from knowledge.structs import replace
 
 CAT = load_catalog()
 CAL = load_calibration()
@@ -41,8 +42,7 @@ HAND = 2e-3  # tolerance of the hand references: PCIe's 31.51 GB/s against the c
 def as_pcie_server(gpu_id: str):
     """The same card (same FLOPS, memory, PCIe generation) in a server of PCIe cards: no NVLink, no baseboard."""
     g = CAT.gpu(gpu_id)
-    return g.model_copy(update={"interface": "pcie", "link_kind": "none", "nvlink_bytes_per_s": 0.0,
-                                "nvlink": "none", "form_factor": "PCIe dual-slot"})
+    return replace(g, interface="pcie", link_kind="none", nvlink_bytes_per_s=0.0, nvlink="none", form_factor="PCIe dual-slot")
 
 
 # ------------------------------------------------------------------------------------------------------------

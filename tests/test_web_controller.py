@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.errors import InputError
+from knowledge.structs import dump
 from tests.web_fakes import GIB, FakeConversation
 from ui.web import render as R
 from ui.web.app import (
@@ -285,7 +286,7 @@ def _sized_option(total_scale: float = 1.0, **sized_fields):
                         "tp": 2, **sized_fields})
     total = estimate_memory(catalog.model("llama-3-70b"), sized, catalog.gpu("h100-sxm")).per_gpu.total
     return {"gpu": "h100-sxm", "count": 2, "nodes": 1, "layout": "TP 2 × PP 1", "capacity_bytes": 80 * GIB,
-            "per_gpu_bytes": {"total": total * total_scale}, "sized_workload": sized.model_dump(mode="json")}
+            "per_gpu_bytes": {"total": total * total_scale}, "sized_workload": dump(sized, json=True)}
 
 
 def test_context_sweep_is_built_from_the_options_sized_workload():

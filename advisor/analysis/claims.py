@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import ClaimCheck
 from advisor.analysis.steps import timed
 from advisor.workload import Workload
+from knowledge.structs import dump, validate
 
 if TYPE_CHECKING:
     from advisor.analysis.request import NamedConfig, QuotedClaim
@@ -25,7 +26,7 @@ def check_claim(model: ModelSpec, workload: Workload, claim: QuotedClaim, steps:
     """Weights (and KV cache at the stated context) for the quoted configuration, against the quoted figure."""
     from advisor.estimator.memory import estimate_memory
 
-    w = Workload.model_validate({**workload.model_dump(), "gpus": 1, "tp": 1, "pp": 1, "task": "inference",
+    w = validate(Workload, {**dump(workload), "gpus": 1, "tp": 1, "pp": 1, "task": "inference",
                                  "concurrency": 1, "batch": 1,
                                  "weights": workload.weights if workload.task == "inference" else None})
     mem = timed(steps, "check_claim", {"model": model.id, "weights": w.weights or "bf16", "claim": claim.text},

@@ -18,6 +18,7 @@ from advisor.analysis.steps import Step, timed
 from advisor.estimator.fit_limits import FitLimits, training_fit_limits
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.errors import InputError, NotValidated
+from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option, Recommendation
@@ -83,16 +84,14 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
             continue
         found = next((o for o in rec.options + rec.closest if o.gpu == mention.gpu), None)
         if found is not None:
-            ev.user_options.append(found.model_copy(update={"labels": list(found.labels) + ["candidate"]}))
+            ev.user_options.append(replace(found, labels=list(found.labels) + ["candidate"]))
         elif constraints.region == "cn":
             # a card a China-market rule rules out ("H800 集群") leaves the search empty-handed: size it as if
             # it could be bought, then show it at that count with the rule's finding, beside what can be bought
-            probe = _recommend(workload, constraints.model_copy(update={"region": "global", "candidates": (mention.gpu,),
-                                                                        "budget": None}), steps, ev)
+            probe = _recommend(workload, replace(constraints, region="global", candidates=(mention.gpu,), budget=None), steps, ev)
             hit = next((o for o in (probe.options + probe.closest if probe else []) if o.gpu == mention.gpu), None)
             if hit is not None:
-                ev.user_options += _evaluate_named(workload, constraints, [mention.model_copy(
-                    update={"count": hit.count})], steps)
+                ev.user_options += _evaluate_named(workload, constraints, [replace(mention, count=hit.count)], steps)
     candidates = [m for m in request.named if m.role == "candidate"]
     owned = any(m.role == "existing" for m in request.named)
     lone = [m for m in candidates if m.count]
@@ -103,14 +102,13 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
         # "what if we only have four cards?": the leading card at that count does not work; what does, in as
         # many cards of any kind (not more cards of the same one)
         n = max(1, min(16, count_only.count))
-        fewer = _recommend(workload, constraints.model_copy(update={"candidates": (), "max_gpus_per_node": n,
-                                                                    "max_nodes": 1}), steps, ev)
+        fewer = _recommend(workload, replace(constraints, candidates=(), max_gpus_per_node=n, max_nodes=1), steps, ev)
         if fewer is not None:
             ev.alternatives = [o for o in fewer.options if o.meets_targets and o.count <= n][:3]
             ev.alternatives_within = n
     elif candidates and constraints.candidates and not any(o.meets_targets for o in rec.options + ev.user_options):
         # none of the named cards works (too small, blocked in the region): what the whole catalog offers
-        wider = _recommend(workload, constraints.model_copy(update={"candidates": ()}), steps, ev)
+        wider = _recommend(workload, replace(constraints, candidates=()), steps, ev)
         if wider is not None:
             ev.alternatives = [o for o in wider.options if o.meets_targets][:3]
     ev.offload = ev.offload or _offload_of(rec)
@@ -124,8 +122,7 @@ def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig
     shown = next((o for o in ev.user_options if o.gpu == lone.gpu and o.count == lone.count), None)
     if shown is None or shown.fits or lone.count is None:
         return
-    probe = _recommend(workload, constraints.model_copy(update={
-        "existing": ExistingGpus(gpu=lone.gpu, count=lone.count), "candidates": ()}), steps, ev)
+    probe = _recommend(workload, replace(constraints, existing=ExistingGpus(gpu=lone.gpu, count=lone.count), candidates=()), steps, ev)
     if probe is not None:
         ev.named_changes = [ch for ch in probe.changes if ch.for_existing]
         ev.named_config = shown
@@ -199,14 +196,14 @@ def _evaluate_named(workload: Workload, constraints: Constraints, named: list[Na
     widest = max(n for _, n in configs)
     c = constraints
     if widest > c.max_gpus_per_node * c.max_nodes:
-        c = c.model_copy(update={"max_nodes": -(-widest // c.max_gpus_per_node)})
+        c = replace(c, max_nodes=-(-widest // c.max_gpus_per_node))
     options = timed(steps, "evaluate_configs", {"model": workload.model, "configs": configs},
                     lambda: evaluate_configs(workload, configs, c),
                     lambda r: ", ".join(f"{o.count}× {o.gpu}: {'fits' if o.fits else 'does not fit'}" for o in r))
     out = []
     for opt, mention in zip(options, named, strict=True):
         labels = [lab for lab in opt.labels if lab != mention.role] + [mention.role]
-        out.append(opt.model_copy(update={"labels": labels}))
+        out.append(replace(opt, labels=labels))
     return out
 
 

@@ -14,6 +14,7 @@ from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_c
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
+from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option
@@ -30,7 +31,7 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
     sized = option.sized_workload
     if sized is None:
         return None
-    w = sized.model_copy(update={"concurrency": concurrency})
+    w = replace(sized, concurrency=concurrency)
     count = option.count if w.pp == 1 else w.tp
     t = timed(steps, "estimate_throughput", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
               lambda: estimate_throughput(model, gpu, count, w, load_calibration(), with_capacity=False),
@@ -56,7 +57,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     sized = option.sized_workload
     if sized is None or sized.is_training:
         return None
-    w = sized.model_copy(update={"concurrency": concurrency})
+    w = replace(sized, concurrency=concurrency)
     count = option.count if w.pp == 1 else w.tp
     tpot = tpot_target_s if tpot_target_s is not None else (None if ttft_target_s else DEFAULT_TPOT_TARGET_S)
     try:

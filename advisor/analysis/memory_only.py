@@ -11,7 +11,7 @@ from advisor.analysis.result import ConfigResult
 from advisor.analysis.steps import Step, timed
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError
-from knowledge.record import RecordError
+from knowledge.structs import StructError, dump, replace, validate
 
 if TYPE_CHECKING:
     from advisor.estimator.results import MemoryEstimate
@@ -48,12 +48,12 @@ def evaluate_config(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: i
     last: tuple[MemoryEstimate, Workload] | None = None
     for layout in _layouts(model, workload, count):
         try:
-            w = workload.model_copy(update=layout)
-            w = Workload.model_validate(w.model_dump())
+            w = replace(workload, **layout)
+            w = validate(Workload, dump(w))
             mem = timed(steps, "estimate_memory", {"model": model.id, "gpu": gpu.id, "count": count, **layout},
                         partial(estimate_memory, model, w, gpu),
                         lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB per GPU")
-        except (AdvisorError, RecordError) as exc:
+        except (AdvisorError, StructError) as exc:
             result.error = str(exc)
             continue
         last = (mem, w)
@@ -72,10 +72,10 @@ def smallest_count(model: ModelSpec, workload: Workload, gpu: GpuSpec) -> int:
     for count in SERVE_COUNTS:
         for layout in _layouts(model, workload, count):
             try:
-                w = Workload.model_validate({**workload.model_dump(), **layout})
+                w = validate(Workload, {**dump(workload), **layout})
                 if estimate_memory(model, w, gpu).fits(gpu):
                     return count
-            except (AdvisorError, RecordError):
+            except (AdvisorError, StructError):
                 continue
     return SERVE_COUNTS[-1]
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Literal
 
 from advisor.workload import Constraints, Workload
-from knowledge.record import Record
+from knowledge.structs import Frozen
 
 Role = Literal["existing", "candidate"]
 
 
-class NamedConfig(Record):
+class NamedConfig(Frozen):
     """A configuration the user named: a catalog GPU id and the count they said (None: not said)."""
 
     gpu: str
@@ -21,7 +21,7 @@ class NamedConfig(Record):
     count_only: bool = False  # a count said without a card ("what if we only have four?"): the leading card re-counted
 
 
-class QuotedClaim(Record):
+class QuotedClaim(Frozen):
     """A memory figure quoted from a guide or article ("文章说 70B 4bit 只要 28GB"), as the extractor read it."""
 
     text: str
@@ -30,7 +30,7 @@ class QuotedClaim(Record):
     bytes_if_gib: float  # value read as GiB (2^30): the reading the check holds against the estimate
 
 
-class AnalysisRequest(Record):
+class AnalysisRequest(Frozen):
     """One analysis: everything :func:`advisor.analysis.evaluate.analyse` reads.
 
     `detail` "options" computes only what the option list needs (memory need, the recommendation) — the agent's

@@ -21,14 +21,14 @@ attention-score terms; full keeps only each layer's input 2sbh (plus one layer's
 
 from __future__ import annotations
 
-from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
+from knowledge.structs import Value
 
 ACT_BYTES = 2  # bf16/fp16 activations
 LOGITS_TRAIN_BYTES_PER_VALUE = 2 + 4 + 4  # bf16 logits, fp32 upcast for the loss, fp32 softmax/grad in backward
 
 
-class LayerActivations(Struct):
+class LayerActivations(Value):
     """Bytes one layer stores for backward on one GPU, by part (per micro-batch)."""
 
     replicated: float  # not split by TP without sequence parallelism
@@ -83,7 +83,7 @@ def uses_dropout(m: ModelSpec) -> bool:
     return m.block in ("gpt", "opt", "bloom")
 
 
-class TrainingActivations(Struct):
+class TrainingActivations(Value):
     stored: int  # layer activations kept for backward on the most loaded GPU
     working: int  # one layer's full activations while it is recomputed / back-propagated (full recompute)
     logits: int

@@ -32,7 +32,7 @@ sits in cached blocks.
 
 from __future__ import annotations
 
-from knowledge.record import Struct
+from knowledge.structs import Value
 
 MIB = 2**20
 SMALL_REQUEST = 1 * MIB  # ≤ this: small pool (2 MiB segments)
@@ -50,7 +50,7 @@ def segment_bytes(request: int) -> int:
     return -(-request // ROUND_LARGE_SEGMENT) * ROUND_LARGE_SEGMENT
 
 
-class ReserveShares(Struct):
+class ReserveShares(Value):
     """The measured constants of the reserve (calibration.yaml `memory`, with their sources)."""
 
     layer_working: float  # share of one checkpointed layer's working set left in unusable cached blocks
@@ -58,7 +58,7 @@ class ReserveShares(Struct):
     cublas_workspace: float  # bytes of cuBLAS/cuBLASLt workspaces
 
 
-class Reserve(Struct):
+class Reserve(Value):
     loss_cached: float
     fragmentation: float
     formula: str

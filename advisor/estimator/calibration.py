@@ -13,17 +13,19 @@ import builtins
 import datetime as dt
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
+
+import msgspec
 
 from knowledge.errors import CatalogError
-from knowledge.record import Field, PositiveFloat, Record, RecordError
+from knowledge.structs import Frozen, Meta, PositiveFloat, StructError, fields, validate
 
 DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data"
 CALIBRATION_FILE = DATA / "calibration.yaml"
 ECONOMICS_FILE = DATA / "economics.yaml"
 
 
-class _Strict(Record):
+class _Strict(Frozen):
     """Base of the tables' entries: frozen, validated, unknown fields refused."""
 
 
@@ -31,7 +33,7 @@ class Constant(_Strict):
     """One number with where it comes from: measured rows it was fitted to, a paper, or a stated prior."""
 
     value: float
-    source: list[str] = Field(min_length=1)
+    source: Annotated[list[str], Meta(min_length=1)]
     basis: Literal["fitted", "measured", "datasheet", "paper", "prior", "derived", "guide"] = "fitted"
     note: str = ""
 
@@ -85,9 +87,9 @@ class HostClass(_Strict):
     """A host's DRAM: channels × MT/s × 8 bytes per transfer (64-bit channel) = theoretical bytes/s."""
 
     label: str
-    channels: int = Field(ge=1, le=24)
-    mt_per_s: float = Field(gt=0)
-    source: list[str] = Field(min_length=1)
+    channels: Annotated[int, Meta(ge=1, le=24)]
+    mt_per_s: Annotated[float, Meta(gt=0)]
+    source: Annotated[list[str], Meta(min_length=1)]
 
     @property
     def bytes_per_s(self) -> float:
@@ -116,7 +118,7 @@ class InferenceCalibration(_Strict):
     layer_overhead_s: Constant  # extra fixed cost per transformer layer per forward step
     request_overhead_s: Constant  # fixed cost of starting one request (counts in time to first token)
     # engines whose batch-1 fixed costs differ from the serving engines' step/layer overheads above (llama.cpp)
-    engine_fixed_costs: dict[str, EngineFixedCost] = Field(default_factory=dict)
+    engine_fixed_costs: dict[str, EngineFixedCost] = msgspec.field(default_factory=dict)
     host_memory: HostMemory | None = None  # llama.cpp partial offload (advisor/estimator/offload.py)
     allreduce: AllReduce
     activation_bytes: Constant  # bytes per activation element sent in TP all-reduces (16-bit)
@@ -163,12 +165,12 @@ class PlannerCalibration(_Strict):
     default_global_batch_tokens: Constant
     family_global_batch_tokens: dict[str, Constant]  # published global batch (tokens) by model family
     # the largest batch a family's published schedule reached (the planner searches base × 2^k up to it)
-    family_global_batch_max: dict[str, Constant] = Field(default_factory=dict)
+    family_global_batch_max: dict[str, Constant] = msgspec.field(default_factory=dict)
     critical_batch_coefficient: Constant | None = None  # B_crit = a · C^b tokens (C: training FLOPs)
     critical_batch_exponent: Constant | None = None
-    training_engines: dict[str, TrainingEngine] = Field(default_factory=dict)  # megatron, fsdp (FSDP2), deepspeed
-    schedule_bubble_factor: dict[str, Constant] = Field(default_factory=dict)  # bubble relative to 1F1B's
-    fp8_training_families: dict[str, Constant] = Field(default_factory=dict)  # families whose published pre-training ran FP8 GEMMs
+    training_engines: dict[str, TrainingEngine] = msgspec.field(default_factory=dict)  # megatron, fsdp (FSDP2), deepspeed
+    schedule_bubble_factor: dict[str, Constant] = msgspec.field(default_factory=dict)  # bubble relative to 1F1B's
+    fp8_training_families: dict[str, Constant] = msgspec.field(default_factory=dict)  # families whose published pre-training ran FP8 GEMMs
 
 
 class MemoryCalibration(_Strict):
@@ -197,7 +199,7 @@ class Calibration(_Strict):
                      *self.training.mfu_by_class.values(), *self.planner.hfu_by_class.values(),
                      self.planner.fp8_hfu, self.planner.moe_compute_factor, self.planner.tp_overlap,
                      self.planner.ep_overlap, self.planner.goodput, self.planner.memory_headroom,
-                     *(getattr(inf.bandwidth_efficiency, f) for f in type(inf.bandwidth_efficiency).model_fields)]
+                     *(getattr(inf.bandwidth_efficiency, f) for f in fields(type(inf.bandwidth_efficiency)))]
         for c in fractions:
             if not 0 < c.value <= 1:
                 raise ValueError(f"an efficiency must lie in (0, 1], got {c.value} (sources {c.source})")
@@ -239,12 +241,12 @@ class ServerTier(_Strict):
 
     label: str
     label_zh: str
-    max_gpus: int = Field(ge=1, le=16)
+    max_gpus: Annotated[int, Meta(ge=1, le=16)]
     price: PositiveFloat  # per server, in `currency`
     currency: Literal["CNY", "USD"]
-    power_w: float = Field(ge=0)  # platform power at full load, excluding GPUs
+    power_w: Annotated[float, Meta(ge=0)]  # platform power at full load, excluding GPUs
     as_of: dt.date
-    source: list[str] = Field(min_length=1)
+    source: Annotated[list[str], Meta(min_length=1)]
     basis: Literal["guide", "derived", "measured", "prior", "datasheet"] = "derived"
     note: str = ""
 
@@ -264,7 +266,7 @@ class Economics(_Strict):
     depreciation_years: Constant
     default_years: Constant
     server_tiers: dict[str, ServerTier]
-    cloud_reference: dict[str, list[ReferenceCloudPrice]] = Field(default_factory=dict)  # gpu id -> prices
+    cloud_reference: dict[str, list[ReferenceCloudPrice]] = msgspec.field(default_factory=dict)  # gpu id -> prices
 
     def to_currency(self, amount: float, from_currency: str, to_currency: str) -> float:
         if from_currency == to_currency:
@@ -278,8 +280,8 @@ class Economics(_Strict):
 
 def _collect_sources(obj: object) -> set[str]:
     out: set[str] = set()
-    if isinstance(obj, Record):
-        for name in type(obj).model_fields:
+    if isinstance(obj, msgspec.Struct):
+        for name in obj.__struct_fields__:
             value = getattr(obj, name)
             if name in ("source", "pcie_source") and isinstance(value, list):
                 out.update(value)
@@ -300,7 +302,7 @@ def _collect_sources(obj: object) -> set[str]:
 # loading (the only I/O of this package; callers pass the objects on)
 
 
-def _load(path: Path, model: type[Record]) -> Record:
+def _load(path: Path, model: type[msgspec.Struct]) -> msgspec.Struct:
     """The validated table of `path`; a warm start reads back the JSON snapshot of the last load instead of
     parsing and validating the YAML again (knowledge.snapshot keyed by the file and this module; knowledge.trusted)."""
     from knowledge import snapshot, trusted
@@ -309,7 +311,7 @@ def _load(path: Path, model: type[Record]) -> Record:
                            lambda: _parse(path, model), trusted.dump, lambda data: trusted.construct(model, data))
 
 
-def _parse(path: Path, model: type[Record]) -> Record:
+def _parse(path: Path, model: type[msgspec.Struct]) -> msgspec.Struct:
     import yaml  # here: a warm start reads the snapshot and parses no YAML
 
     try:
@@ -320,8 +322,8 @@ def _parse(path: Path, model: type[Record]) -> Record:
     except yaml.YAMLError as exc:
         raise CatalogError(f"{path.name}: not valid YAML: {exc}") from None
     try:
-        return model.model_validate(data)
-    except RecordError as exc:
+        return validate(model, data)
+    except StructError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CatalogError(f"{path.name}: {where}: {first['msg']}", field=where) from None

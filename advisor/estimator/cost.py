@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from knowledge.errors import InputError
-from knowledge.record import Struct
 from knowledge.schemas import GpuSpec
+from knowledge.structs import Value
 
 from .calibration import Economics, ServerTier
 from .speed_results import DatedValue, Money, TcoEstimate
@@ -166,7 +166,7 @@ def check_tco_inputs(count: int, years: float, utilization: float, electricity: 
         raise InputError(f"PUE must be between 1.0 and 3.0, got {pue:g}", field="pue", accepted="1.0 … 3.0")
 
 
-class _Purchase(Struct):
+class _Purchase(Value):
     """What buying costs: the card price with its provenance, and the servers around the cards (guide tiers)."""
 
     unit: float  # per card, in the currency
@@ -185,7 +185,7 @@ class _Purchase(Struct):
         return self.gpus + self.rest
 
 
-class _Running(Struct):
+class _Running(Value):
     """The running-cost inputs: electricity per kWh, PUE, operations as a share of the purchase per year."""
 
     electricity: float
@@ -193,7 +193,7 @@ class _Running(Struct):
     ops_frac: float
 
 
-class _Yearly(Struct):
+class _Yearly(Value):
     """Power, operations, depreciation and the TCO over the horizon (module docstring)."""
 
     it_kw: float
@@ -208,7 +208,7 @@ class _Yearly(Struct):
     gpu_hours: float
 
 
-class _Renting(Struct):
+class _Renting(Value):
     """Renting the same GPU-hours: the quote, its hourly price in the currency, the cost, the break-even."""
 
     cloud: CloudQuote | None

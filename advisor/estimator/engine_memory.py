@@ -34,10 +34,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
-from knowledge.record import Field, Struct
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value
 
 from .activations import prefill_workspace_bytes
 from .formats import check_format, weight_bytes
@@ -54,7 +56,7 @@ MIB = 2**20
 VISIBLE_FRACTION = {"hbm": 0.990, "gddr": 0.982}
 
 
-class VllmRelease(Struct):
+class VllmRelease(Value):
     """Defaults of one vLLM release line that change the KV budget."""
 
     label: str
@@ -76,7 +78,7 @@ VLLM_RELEASES = {
 }
 
 
-class EngineKvBudget(Struct):
+class EngineKvBudget(Value):
     """What an engine gives the KV cache on one GPU, and what it prints at start-up."""
 
     engine: str
@@ -93,7 +95,7 @@ class EngineKvBudget(Struct):
     num_blocks: int
     kv_tokens: int
     max_model_len: int
-    formulas: list[str] = Field(default_factory=list)
+    formulas: list[str] = msgspec.field(default_factory=list)
 
     @property
     def max_concurrency(self) -> float:

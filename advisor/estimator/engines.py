@@ -9,21 +9,23 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 from knowledge.errors import CatalogError, InputError
-from knowledge.record import Field, NonNegativeInt, Record
+from knowledge.structs import Frozen, NonNegativeInt
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 
-class EngineConstant(Record):
+class EngineConstant(Frozen):
     value: float
     unit: str
     source: list[str]
     note: str = ""
 
 
-class ServingProfile(Record):
+class ServingProfile(Frozen):
     """How one serving engine schedules and what each step costs besides the roofline (advisor/estimator/serving_sim.py).
 
     Fixed costs per forward step: step_s + layer_s · L + seq_s · (sequences in the batch); request_s is added to
@@ -39,11 +41,11 @@ class ServingProfile(Record):
     continuous_batching: bool = True  # False: one request at a time (transformers generate, llama.cpp default slot)
     speculative: bool = False  # the engine offers speculative decoding (an explicit option, never a default)
     fp4_compute: bool = False  # runs FP4 (NVFP4/MXFP4) matmuls on Blackwell tensor cores
-    source: list[str] = Field(default_factory=list)
+    source: list[str] = msgspec.field(default_factory=list)
     note: str = ""
 
 
-class EngineProfile(Record):
+class EngineProfile(Frozen):
     """How one engine spends GPU memory besides weights and KV cache."""
 
     id: str
@@ -61,14 +63,14 @@ class EngineProfile(Record):
     prefill_chunk_tokens: EngineConstant | None = None
     # KV cache page size in tokens (vLLM block_size); None: contiguous, sized to the context
     kv_block_tokens: NonNegativeInt | None = None
-    kv_block_source: list[str] = Field(default_factory=list)
+    kv_block_source: list[str] = msgspec.field(default_factory=list)
     flash_attention: bool = True  # uses a fused attention kernel by default where the GPU supports it
     logits_fp32_all_tokens: bool = False  # computes fp32 logits for every prompt token (old HF generate)
     serving: ServingProfile | None = None  # scheduler and per-step costs (serving engines and generate loops)
     notes: str = ""
 
 
-class EngineTable(Record):
+class EngineTable(Frozen):
     engines: dict[str, EngineProfile]
 
     def get(self, name: str) -> EngineProfile:

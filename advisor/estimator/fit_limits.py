@@ -11,15 +11,15 @@ from __future__ import annotations
 from advisor.estimator.limits import CONTEXT_STEP, largest, largest_context
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
-from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value, replace
 
 GIB = 2**30
 SEQ_STEP = CONTEXT_STEP  # tokens: the limit searches' one grain (advisor.estimator.limits)
 MAX_BATCH = 4096
 
 
-class FitLimits(Struct):
+class FitLimits(Value):
     fits: bool
     spare_bytes: int  # usable − needed at the workload as given (negative: short by that much)
     largest_batch: int  # at the workload's sequence; 0 when micro-batch 1 does not fit
@@ -50,7 +50,7 @@ def training_fit_limits(model: ModelSpec, w: Workload, gpu: GpuSpec) -> FitLimit
     micro-batch (each a full estimate)."""
 
     def headroom(batch: int, context: int) -> int:
-        return estimate_memory(model, w.model_copy(update={"batch": batch, "context": context}), gpu).headroom_bytes(gpu)
+        return estimate_memory(model, replace(w, batch=batch, context=context), gpu).headroom_bytes(gpu)
 
     spare = headroom(w.batch, w.context)
     largest_batch = largest(lambda b: headroom(b, w.context) >= 0, MAX_BATCH)

@@ -33,8 +33,8 @@ from functools import lru_cache
 
 from knowledge.errors import InputError
 from knowledge.params import Linear, cached_per_spec, linear_layers, param_counts
-from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value
 
 QUANTISED_GROUPS = frozenset({"attention", "mlp", "experts", "shared_experts"})
 
@@ -74,7 +74,7 @@ MX_BLOCK = 32  # MXFP4: one E8M0 scale per 32 FP4 values
 NVFP4_BLOCK = 16  # NVFP4: one FP8 scale per 16 FP4 values
 
 
-class FormatInfo(Struct):
+class FormatInfo(Value):
     name: str
     bits: float  # bits per quantised weight, scales/zeros included (GGUF mixes: see bits_per_weight)
     family: str  # "float", "weight-only", "bnb", "gguf"

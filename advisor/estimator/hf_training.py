@@ -27,8 +27,8 @@ from advisor.estimator.step_peak import Regime, StepPeak, StepStates, step_phase
 from advisor.workload import Workload
 from knowledge.errors import CatalogError
 from knowledge.params import param_counts
-from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
+from knowledge.structs import Value
 
 GIB = 2**30
 ENGINE_VERSIONS = {"transformers": " (followed: transformers 5.17, PEFT 0.21, torch 2.11)",
@@ -47,7 +47,7 @@ def reserve_shares() -> ReserveShares:
                          cublas_workspace=mem.cublas_workspace_bytes.value)
 
 
-class HfTraining(Struct):
+class HfTraining(Value):
     step: StepPeak
     reserve: float
     workspace: float

@@ -24,8 +24,8 @@ from advisor.estimator.memory import estimate_memory
 from advisor.estimator.results import MemoryEstimate
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
-from knowledge.record import RecordError
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import StructError, dump, validate
 
 CONTEXT_STEP = 256  # tokens: the grain of the "longest context that fits" search
 MAX_SEQUENCES_SEARCH = 100_000  # concurrent sequences searched up to this (per replica)
@@ -60,9 +60,9 @@ def fits_with(model: ModelSpec, gpu: GpuSpec, w: Workload) -> Callable[..., bool
             if getattr(w, name) is not None:
                 update[name] = min(getattr(w, name), context)
         try:
-            trial = Workload.model_validate({**w.model_dump(), **update})
+            trial = validate(Workload, {**dump(w), **update})
             return bool(estimate_memory(model, trial, gpu).fits(gpu))
-        except (AdvisorError, RecordError):
+        except (AdvisorError, StructError):
             return False
 
     return fits

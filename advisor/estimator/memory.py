@@ -27,8 +27,8 @@ from advisor.estimator.results import Breakdown, MemoryEstimate
 from advisor.workload import WeightFormat, Workload
 from knowledge.errors import InputError
 from knowledge.params import param_counts
-from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value
 
 GIB = 2**30
 DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lora": "bf16", "freeze": "bf16",
@@ -190,7 +190,7 @@ def estimate_memory(model: ModelSpec, workload: Workload, gpu: GpuSpec | None = 
     return _inference(model, workload, gpu, table, weights_file_bytes)
 
 
-class _Term(Struct):
+class _Term(Value):
     """One part of an estimate: its bytes per GPU, and the formula lines and assumptions that gave them."""
 
     value: float
@@ -364,7 +364,7 @@ def _engine_overhead(engine: EngineProfile, multi_gpu: bool) -> tuple[int, list[
     return int(sum(v for _, v in parts)), [f"{name} {_gib(v)}" for name, v in parts]
 
 
-class _States(Struct):
+class _States(Value):
     """Model states per GPU (weights, gradients, optimizer), host RAM under offload, and what is trained."""
 
     weights: float

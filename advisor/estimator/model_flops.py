@@ -14,11 +14,11 @@ alive in the cache so an id is never reused for another spec while its entry exi
 from __future__ import annotations
 
 from knowledge.params import param_counts
-from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
+from knowledge.structs import Value
 
 
-class ModelFlops(Struct):
+class ModelFlops(Value):
     total_params: int
     active_params: int
     matmul_params: int  # all matmul weights (MoE: every expert)

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
-from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value
 
 from .calibration import Calibration, HostMemory
 from .formats import weight_bytes_by_group
@@ -170,7 +170,7 @@ def check_ngl(model: ModelSpec, ngl: int | None) -> None:
                                     f"{L + 1} 表示含输出层全部上 GPU）")
 
 
-class _Placement(Struct):
+class _Placement(Value):
     """Where the layers go (-ngl) and the bytes that takes on the GPU(s) and in system RAM."""
 
     budget: float  # GPU bytes for layers, all GPUs
@@ -185,7 +185,7 @@ class _Placement(Struct):
     fits: bool
 
 
-class _Decode(Struct):
+class _Decode(Value):
     """One decode token: the GPU part, then the CPU part (module docstring)."""
 
     w_gpu: float
@@ -200,7 +200,7 @@ class _Decode(Struct):
         return self.t_gpu + self.t_cpu
 
 
-class _Prefill(Struct):
+class _Prefill(Value):
     """The prompt in micro-batches, each copying the CPU layers' weights over PCIe (module docstring)."""
 
     pcie: float  # bytes/s, effective

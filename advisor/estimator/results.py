@@ -5,9 +5,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from knowledge.record import Field, NonNegativeInt, Record
+import msgspec
+
+from knowledge.structs import Frozen, Meta, NonNegativeInt, set_field
 
 if TYPE_CHECKING:
     from knowledge.schemas import GpuSpec
@@ -18,7 +20,7 @@ GB = 10**9
 BREAKDOWN_KEYS = ("weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead")
 
 
-class Breakdown(Record):
+class Breakdown(Frozen):
     """Bytes by purpose; `total` is their sum (filled in when omitted)."""
 
     weights: NonNegativeInt = 0
@@ -33,14 +35,15 @@ class Breakdown(Record):
         def __init__(self, *, weights: float = 0, gradients: float = 0, optimizer_states: float = 0,
                      activations: float = 0, kv_cache: float = 0, overhead: float = 0, total: float = 0) -> None: ...
 
-    @classmethod
-    def prepare(cls, values: dict[str, Any]) -> dict[str, Any]:
+    def normalize(self) -> None:
         """Parts rounded to whole bytes; `total` filled in as their sum, or checked against it."""
-        parts = {k: round(values.get(k, 0) or 0) for k in BREAKDOWN_KEYS}
+        parts = {k: round(getattr(self, k) or 0) for k in BREAKDOWN_KEYS}
         expected = sum(parts.values())
-        if values.get("total") not in (None, 0, expected):
-            raise ValueError(f"total {values['total']} is not the sum of the parts ({expected})")
-        return {**values, **parts, "total": expected}
+        if self.total not in (None, 0, expected):
+            raise ValueError(f"total {self.total} is not the sum of the parts ({expected})")
+        for k, v in parts.items():
+            set_field(self, k, v)
+        set_field(self, "total", expected)
 
     def parts(self) -> dict[str, int]:
         return {k: getattr(self, k) for k in BREAKDOWN_KEYS}
@@ -49,7 +52,7 @@ class Breakdown(Record):
         return {**self.parts(), "total": self.total}
 
 
-class MemoryEstimate(Record):
+class MemoryEstimate(Frozen):
     """Memory needed per GPU (the most loaded one) and in host RAM, with the lines that produced it.
 
     `usable_fraction` is the share of a GPU's memory the engine lets the job use (vLLM's
@@ -61,13 +64,13 @@ class MemoryEstimate(Record):
     params: NonNegativeInt
     active_params: NonNegativeInt
     trainable_params: NonNegativeInt = 0
-    gpus: int = Field(1, ge=1, description="GPUs the job spans (per node × nodes)")
+    gpus: Annotated[int, Meta(ge=1, description="GPUs the job spans (per node × nodes)")] = 1
     per_gpu: Breakdown
-    cpu: Breakdown = Field(default_factory=Breakdown)
-    formulas: list[str] = Field(default_factory=list)
-    assumptions: list[str] = Field(default_factory=list)
+    cpu: Breakdown = msgspec.field(default_factory=Breakdown)
+    formulas: list[str] = msgspec.field(default_factory=list)
+    assumptions: list[str] = msgspec.field(default_factory=list)
     engine: str | None = None
-    usable_fraction: float = Field(1.0, gt=0, le=1)
+    usable_fraction: Annotated[float, Meta(gt=0, le=1)] = 1.0
     kv_tokens_per_gpu: NonNegativeInt = 0  # tokens of KV cache the estimate holds per GPU (inference)
     kv_bytes_per_token: NonNegativeInt = 0  # per GPU, all layers (inference)
 

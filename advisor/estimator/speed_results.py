@@ -10,12 +10,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Literal
 
-from knowledge.record import Field, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, Record
+import msgspec
+
+from knowledge.structs import Frozen, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, dump
 
 Bound = Literal["memory", "compute"]
 
 
-class _Result(Record):
+class _Result(Frozen):
     """Base of the speed, training-time and cost results: frozen, validated, unknown fields refused."""
 
 
@@ -77,8 +79,8 @@ class ThroughputEstimate(_Result):
     capacity: Capacity | None = None
     fits: bool = True
     memory_shortfall_bytes: NonNegativeInt = 0
-    formulas: list[str] = Field(default_factory=list)
-    assumptions: list[str] = Field(default_factory=list)
+    formulas: list[str] = msgspec.field(default_factory=list)
+    assumptions: list[str] = msgspec.field(default_factory=list)
 
     def to_contract(self) -> dict[str, Any]:
         """DESIGN.md `gpu-advisor throughput --json` keys, then extras."""
@@ -97,9 +99,9 @@ class ThroughputEstimate(_Result):
             "workload": {"model": self.model, "weights": self.weights, "kv": self.kv, "context": self.context,
                          "decode_context": self.decode_context, "prompt_tokens": self.prompt_tokens,
                          "output_tokens": self.output_tokens, "concurrency": self.concurrency},
-            "decode_step_s": self.decode_step.model_dump(),
-            "prefill_step_s": self.prefill_step.model_dump(),
-            "capacity": self.capacity.model_dump() if self.capacity else None,
+            "decode_step_s": dump(self.decode_step),
+            "prefill_step_s": dump(self.prefill_step),
+            "capacity": dump(self.capacity) if self.capacity else None,
             "assumptions": list(self.assumptions),
         }
 
@@ -114,7 +116,7 @@ class ServingEstimate(_Result):
     decode_s: PositiveFloat
     output_tokens_per_s: PositiveFloat  # all GPUs of the group
     output_tokens_per_s_per_gpu: PositiveFloat
-    formulas: list[str] = Field(default_factory=list)
+    formulas: list[str] = msgspec.field(default_factory=list)
 
 
 class TrainTimeEstimate(_Result):
@@ -143,8 +145,8 @@ class TrainTimeEstimate(_Result):
     tokens_per_s_per_gpu: PositiveFloat
     wall_s: PositiveFloat
     gpu_hours: PositiveFloat
-    formulas: list[str] = Field(default_factory=list)
-    assumptions: list[str] = Field(default_factory=list)
+    formulas: list[str] = msgspec.field(default_factory=list)
+    assumptions: list[str] = msgspec.field(default_factory=list)
 
     def to_contract(self) -> dict[str, Any]:
         """DESIGN.md `gpu-advisor train-time --json` keys, then extras."""
@@ -225,9 +227,9 @@ class TcoEstimate(_Result):
     tokens_per_s: float | None = None
     cost_per_million_tokens_owned: Money | None = None
     cost_per_million_tokens_cloud: Money | None = None
-    prices: list[DatedValue] = Field(default_factory=list)
-    formulas: list[str] = Field(default_factory=list)
-    assumptions: list[str] = Field(default_factory=list)
+    prices: list[DatedValue] = msgspec.field(default_factory=list)
+    formulas: list[str] = msgspec.field(default_factory=list)
+    assumptions: list[str] = msgspec.field(default_factory=list)
 
     def to_contract(self) -> dict[str, Any]:
         def m(x: Money | None) -> dict[str, Any] | None:
@@ -263,7 +265,7 @@ class TcoEstimate(_Result):
                 "cloud": m(self.cost_per_million_tokens_cloud)},
             "exchange_rate": {"cny_per_usd": self.exchange_rate_cny_per_usd,
                               "as_of": self.exchange_rate_date.isoformat()},
-            "prices": [p.model_dump(mode="json") for p in self.prices],
+            "prices": [dump(p, json=True) for p in self.prices],
             "formulas": list(self.formulas),
             "assumptions": list(self.assumptions),
         }

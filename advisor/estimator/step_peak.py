@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
+from knowledge.structs import Value
 
 Regime = Literal["mixed", "bf16", "fp32", "adapter"]
 GIB = 2**30
@@ -126,7 +126,7 @@ def backward_working_per_token(m: ModelSpec, regime: Regime) -> float:
     return 2 * g * h + 3 * (4 if regime == "fp32" else 2) * f
 
 
-class StepStates(Struct):
+class StepStates(Value):
     """Model-state bytes on the GPU that the phases combine."""
 
     weights: float  # resident parameters (frozen base, adapters, or all weights in their dtype)
@@ -138,7 +138,7 @@ class StepStates(Struct):
     tied_grad_temp: float = 0.0  # a tied embedding's second gradient before it is added into the first
 
 
-class Phase(Struct):
+class Phase(Value):
     name: str
     weights: float
     gradients: float
@@ -151,7 +151,7 @@ class Phase(Struct):
         return self.weights + self.gradients + self.optimizer + self.activations
 
 
-class StepPeak(Struct):
+class StepPeak(Value):
     phases: list[Phase]
     peak: Phase
     loss_forward: float  # bytes of the loss buffers at the end of forward

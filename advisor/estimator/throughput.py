@@ -31,8 +31,8 @@ import math
 
 from advisor.workload import DEFAULT_CONTEXT, Workload
 from knowledge.errors import InputError
-from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value, replace
 
 from .calibration import Calibration
 from .formats import (
@@ -58,7 +58,7 @@ ACT_BYTES = 2  # 16-bit activations in TP all-reduces
 # per-model constants (precomputed once per model × weight format × KV format × tp)
 
 
-class SpeedProfile(Struct):
+class SpeedProfile(Value):
     """Everything about one model sharded `tp` ways that a step needs, as plain numbers."""
 
     model_id: str
@@ -170,7 +170,7 @@ def _divisor_text(n: int) -> str:
 # hardware numbers
 
 
-class Hardware(Struct):
+class Hardware(Value):
     bandwidth: float  # bytes/s
     peak: float  # FLOP/s for the matmuls of this format
     eta_w: float  # bandwidth efficiency for the weights of this format
@@ -270,7 +270,7 @@ def _pmax(a: float, b: float, p: float) -> float:
     return smooth
 
 
-class Step(Struct):
+class Step(Value):
     """One forward step on one GPU, by operator class. Matmuls and attention are separate kernels, so each is its
     own roofline and their times add: t = max(W/B, F_mm/P) + max(KV/B, F_attn/P) + comm + overhead."""
 
@@ -377,7 +377,7 @@ def _check_inputs(count: int, tp: int, concurrency: int, context: int, prompt: i
                              accepted="1 … 10,000,000")
 
 
-class Shape(Struct):
+class Shape(Value):
     """What an inference workload asks of the GPUs: formats, the TP group, lengths, sequences per replica."""
 
     weights: str
@@ -434,8 +434,8 @@ def _steps(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
     if layer_split:
         link_bw, alpha, _name = tp_link(gpu, 2, calib)
         hop = link_bw, alpha
-        dstep = dstep.model_copy(update={"comm_s": (tp - 1) * (alpha + per_replica * model.hidden_size * ACT_BYTES / link_bw)})
-        pstep = pstep.model_copy(update={"comm_s": (tp - 1) * (alpha + prompt * model.hidden_size * ACT_BYTES / link_bw)})
+        dstep = replace(dstep, comm_s=(tp - 1) * (alpha + per_replica * model.hidden_size * ACT_BYTES / link_bw))
+        pstep = replace(pstep, comm_s=(tp - 1) * (alpha + prompt * model.hidden_size * ACT_BYTES / link_bw))
     return prof, hw, dstep, pstep, hop
 
 

@@ -26,8 +26,8 @@ import math
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
-from knowledge.record import Struct
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value
 
 from .calibration import Calibration
 from .model_flops import model_flops
@@ -224,7 +224,7 @@ def _check(tokens: float, count: int, context: int, mfu: float | None, task: str
         raise InputError(f"unknown offload '{offload}'", field="offload", accepted=", ".join(OFFLOADS))
 
 
-class _Mfu(Struct):
+class _Mfu(Value):
     """The dense peak of the precision and the compute MFU applied to it, with where that MFU comes from."""
 
     peak: float  # FLOP/s per GPU
@@ -260,7 +260,7 @@ def _compute_mfu(gpu: GpuSpec, calib: Calibration, precision: str, task: str, mf
     return _Mfu(peak, base, mfu_note)
 
 
-class _StepTimes(Struct):
+class _StepTimes(Value):
     """One optimizer step per GPU: compute, data-parallel traffic (exposed beyond the overlap), host offload."""
 
     step_tokens: float  # tokens per GPU per optimizer step

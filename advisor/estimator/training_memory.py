@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from knowledge.errors import InputError
 from knowledge.params import Linear, linear_layers, param_counts
-from knowledge.record import Struct
 from knowledge.schemas import ModelSpec
+from knowledge.structs import Value
 
 # optimizer-state bytes per trainable parameter when training in mixed precision (fp32 master copy included)
 OPTIMIZER_K_MIXED = {"adamw": 12, "adamw8bit": 6, "sgd": 8, "adamw-bf16": 4}
@@ -26,7 +26,7 @@ OPTIMIZER_K_FP32 = {"adamw": 8, "adamw8bit": 2, "sgd": 4, "adamw-bf16": 4}
 DS_BUFFER_FACTOR = 1.5  # DeepSpeed estimator's additional_buffer_factor
 
 
-class ModelStates(Struct):
+class ModelStates(Value):
     weights: float
     gradients: float
     optimizer: float

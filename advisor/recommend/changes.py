@@ -24,6 +24,7 @@ from advisor.recommend.search import (
 )
 from advisor.workload import Constraints, Workload
 from knowledge.schemas import GpuSpec
+from knowledge.structs import replace
 
 LOWER_PRECISION = {"inference": ("fp8", "int8", "awq-int4", "q4_k_m", "q3_k_m", "q2_k")}
 LIGHTER_TASK = {"full": ("lora", "qlora"), "pretrain": (), "freeze": ("lora", "qlora"), "lora": ("qlora",),
@@ -68,7 +69,7 @@ def _task_change(search: Search, scope: Constraints | None) -> list[Change]:
     """Training: the first lighter method (LoRA, QLoRA) that fits."""
     w = search.workload
     for task in LIGHTER_TASK.get(w.task, ()):
-        alt = _retry(search, w.model_copy(update={"task": task, "weights": None}), scope)
+        alt = _retry(search, replace(w, task=task, weights=None), scope)
         if alt is not None:
             return [Change(kind="task", value=task,
                            message=f"{task} instead of {w.task}: {alt.count}× {alt.gpu_name} fits",
@@ -87,7 +88,7 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None)
     for fmt in formats:
         if _bits(fmt) >= _bits(current):
             continue
-        alt = _retry(search, w.model_copy(update={"weights": fmt}), scope)
+        alt = _retry(search, replace(w, weights=fmt), scope)
         if alt is not None:
             return [Change(kind="precision", value=fmt,
                            message=f"{fmt} weights instead of {current}: {alt.count}× {alt.gpu_name} fits",
@@ -142,7 +143,7 @@ def _max_context(search: Search, gpu: GpuSpec, opt: Option) -> int | None:
                     opt.layout["offload"])
 
     def fits_at(context: int) -> bool:
-        found = memory_of(search.varied(search.workload.model_copy(update={"context": context})), gpu, layout)
+        found = memory_of(search.varied(replace(search.workload, context=context)), gpu, layout)
         return found is not None and headroom(found.estimate, gpu) >= MIN_HEADROOM
 
     return largest_context(fits_at, search.workload.context) or None

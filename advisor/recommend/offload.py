@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from knowledge.structs import replace
+
 if TYPE_CHECKING:  # the recommender is imported where an offload option is made: the dialog imports this module
     from advisor.estimator.offload import OffloadPlan
     from advisor.estimator.results import MemoryEstimate
@@ -54,7 +56,7 @@ def offload_option(search: Search, gpu: GpuSpec, options: list[Option]) -> Optio
         return None
     if any(o.gpu == gpu.id and o.count == 1 and o.fits for o in options):
         return None
-    ow = w.model_copy(update={"weights": fmt, "engine": "llama.cpp", "gpus": 1, "nodes": 1, "tp": 1, "pp": 1})
+    ow = replace(w, weights=fmt, engine="llama.cpp", gpus=1, nodes=1, tp=1, pp=1)
     calib = load_calibration()
     try:
         plan = offload_for(search.model, gpu, 1, ow, calib, default_host(gpu, calib))
@@ -79,7 +81,7 @@ def _offload_option(search: Search, gpu: GpuSpec, plan: OffloadPlan, ow: Workloa
     gpu_side = Breakdown(weights=plan.gpu_weights_bytes, kv_cache=plan.gpu_kv_bytes,
                          activations=plan.compute_buffer_bytes, overhead=plan.cuda_context_bytes)
     cpu_side = Breakdown(weights=plan.cpu_weights_bytes, kv_cache=plan.cpu_kv_bytes)
-    est = full.model_copy(update={"per_gpu": gpu_side, "cpu": cpu_side})
+    est = replace(full, per_gpu=gpu_side, cpu=cpu_side)
     tps = plan.decode_tokens_per_s
     opt = Option(
         gpu=gpu.id, gpu_name=gpu.name, count=1, nodes=1,

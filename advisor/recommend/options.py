@@ -29,6 +29,7 @@ from advisor.recommend.search import (
 from advisor.recommend.speed import margin, speed
 from advisor.workload import Workload
 from knowledge.schemas import GpuSpec
+from knowledge.structs import replace
 
 SPEED_MISSES = ("latency", "throughput", "deadline")
 QUANTISED_FORMATS = ("awq-int4", "gptq-int4", "q4_k_m")  # tried in this order for a named card (vLLM, then GGUF)
@@ -165,7 +166,7 @@ def quantised_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Opt
         if any(o.gpu == gid and o.meets_targets for o in shortlist):
             continue
         for fmt in QUANTISED_FORMATS:
-            sub = search.varied(w.model_copy(update={"weights": fmt}))
+            sub = search.varied(replace(w, weights=fmt))
             opt, _ = search_gpu(sub, gpu, pairs)
             if opt is None or not opt.meets_targets:
                 continue

@@ -33,10 +33,13 @@ public names from the modules that hold them:
 
 from __future__ import annotations
 
+import copy
 import math
 import threading
 from collections.abc import Iterable
 from typing import TypeVar
+
+import msgspec
 
 from advisor.recommend.assumptions import (
     DEFAULT_TRAINING_DEADLINE_S,
@@ -94,8 +97,8 @@ from advisor.recommend.speed import NEAR_CAPACITY
 from advisor.workload import Constraints, Workload, default_context
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import InputError
-from knowledge.record import Record
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import dump, dump_json, given, replace
 
 __all__ = [
     "CACHE_SIZE",
@@ -143,7 +146,7 @@ __all__ = [
     "with_default_context",
 ]
 
-R = TypeVar("R", bound=Record)
+R = TypeVar("R", bound=msgspec.Struct)
 
 CacheKey = tuple[str, str, int, str | None, int]  # workload, constraints, id(catalog), model (JSON), limit
 _CACHE: dict[CacheKey, Recommendation] = {}
@@ -164,8 +167,8 @@ def recommend(workload: Workload, constraints: Constraints | None = None, *, cat
     constraints = constraints or Constraints()
     catalog = catalog or load_catalog()
     workload = with_default_context(workload, catalog, model)
-    key = (workload.model_dump_json(), constraints.model_dump_json(), id(catalog),
-           None if model is None else model.model_dump_json(), limit)
+    key = (dump_json(workload), dump_json(constraints), id(catalog),
+           None if model is None else dump_json(model), limit)
     while True:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
@@ -192,21 +195,26 @@ def recommend(workload: Workload, constraints: Constraints | None = None, *, cat
 
 def with_default_context(workload: Workload, catalog: Catalog, model: ModelSpec | None = None) -> Workload:
     """The workload with the model's default context (advisor.workload.default_context) when the caller gave none
-    (`context` not set explicitly); unchanged otherwise."""
-    if "context" in workload.model_fields_set or workload.is_training:
+    (`context` left at its default: knowledge.structs.given); unchanged otherwise."""
+    if given(workload, "context") or workload.is_training:
         return workload
     spec = model or (catalog.find_model(workload.model) if workload.model else None)
     context = default_context(spec)
-    return workload if context == workload.context else workload.model_copy(update={"context": context})
+    return workload if context == workload.context else replace(workload, context=context)
 
 
 def _copy_containers(model: R, **update: object) -> R:
     """A shallow copy of `model` whose list and dict fields are new containers (one level down): a caller can
     append, reorder or set keys without touching the memoised result. The values inside (findings, nested
     dicts of numbers) are shared and treated as read-only, as everywhere else in the advisor."""
-    fields = {name: (list(value) if isinstance(value, list) else dict(value))
-              for name, value in model.__dict__.items() if isinstance(value, (list, dict)) and name not in update}
-    return model.model_copy(update={**fields, **update})
+    new = copy.copy(model)  # no checks: the fields are the memoised result's, checked when it was built
+    for name in model.__struct_fields__:
+        value = getattr(model, name)
+        if name in update:
+            setattr(new, name, update[name])
+        elif isinstance(value, (list, dict)):
+            setattr(new, name, list(value) if isinstance(value, list) else dict(value))
+    return new
 
 
 def _copy_result(rec: Recommendation) -> Recommendation:
@@ -229,7 +237,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     model, catalog = resolve_inputs(workload, constraints, catalog, model)
     default_deadline = workload.is_training and constraints.deadline_s is None
     if default_deadline:  # a 3-year pre-training run on one card is "cheapest" but useless: bound the wall time
-        constraints = constraints.model_copy(update={"deadline_s": DEFAULT_TRAINING_DEADLINE_S})
+        constraints = replace(constraints, deadline_s=DEFAULT_TRAINING_DEADLINE_S)
     interactive = _default_interactivity(workload, constraints)
     if interactive is not None:
         constraints = interactive
@@ -239,7 +247,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     if interactive is not None and not any(_could_lead(o, gpus, constraints) for o in options):
         # nothing a buyer could be recommended (priced, sold new in the region) reaches the interactive target: say
         # so, and size for the memory alone as before
-        constraints = constraints.model_copy(update={"max_ms_per_token": None})
+        constraints = replace(constraints, max_ms_per_token=None)
         search = Search(model, workload, constraints, catalog)
         gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
         options, near = _search_all(search, gpus)
@@ -254,7 +262,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         closest = [o for o in closest if not any(o.gpu == q.gpu for q in lead)]
     rec = Recommendation(
         model={"id": model.id, "name": model.name, **param_fields(model)},
-        workload=workload.model_dump(mode="json"), constraints=constraints.model_dump(mode="json"),
+        workload=dump(workload, json=True), constraints=dump(constraints, json=True),
         options=[o for o in shortlist if o.meets_targets or "existing" in o.labels], closest=closest,
         findings=evaluate_rules([workload_facts(search)]),
         considered=len(options) + len(near),
@@ -293,7 +301,7 @@ def _default_interactivity(workload: Workload, c: Constraints) -> Constraints | 
     if (workload.is_training or c.max_ms_per_token is not None or c.min_tokens_per_s is not None
             or c.candidates or c.existing is not None or workload.engine == "llama.cpp"):
         return None
-    return c.model_copy(update={"max_ms_per_token": INTERACTIVE_MS_PER_TOKEN})
+    return replace(c, max_ms_per_token=INTERACTIVE_MS_PER_TOKEN)
 
 
 def interactivity_assumption(lang: str, met: bool) -> str:
@@ -387,10 +395,8 @@ def _add_changes(search: Search, rec: Recommendation, options: list[Option], nea
         rec.changes = changes(search, options, closest)
     own = next((o for o in options + near if "existing" in o.labels), None)
     if own is not None and not own.fits:
-        scope = search.constraints.model_copy(update={
-            "candidates": (own.gpu,), "existing": None, "budget": None, "max_nodes": own.nodes,
-            "max_gpus_per_node": max(1, min(16, own.count // own.nodes))})
-        rec.changes += [ch.model_copy(update={"for_existing": True}) for ch in changes(search, [], [own], scope)]
+        scope = replace(search.constraints, candidates=(own.gpu,), existing=None, budget=None, max_nodes=own.nodes, max_gpus_per_node=max(1, min(16, own.count // own.nodes)))
+        rec.changes += [replace(ch, for_existing=True) for ch in changes(search, [], [own], scope)]
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from advisor.estimator.results import MemoryEstimate
 from advisor.workload import Workload
 from knowledge.messages import t
-from knowledge.record import Field, Record
+from knowledge.structs import Mutable, dump
 from rules.findings import Finding
 
 ChangeValue = int | float | str | None  # a budget amount, a format or task name, a context length
 
 
-class Option(Record, frozen=False):
+class Option(Mutable):
     """One configuration: a GPU, a count and a layout, with everything computed for it. The dict fields are the
     JSON contract's (`to_contract`), read as such by the answers and the web app."""
 
@@ -28,24 +30,24 @@ class Option(Record, frozen=False):
     nodes: int = 1
     layout: dict[str, Any]
     per_gpu_bytes: dict[str, int]
-    cpu_bytes: dict[str, int] = Field(default_factory=dict)
+    cpu_bytes: dict[str, int] = msgspec.field(default_factory=dict)
     capacity_bytes: int
     usable_bytes: int
     headroom_ratio: float
     fits: bool
-    throughput: dict[str, Any] = Field(default_factory=dict)
-    training: dict[str, Any] = Field(default_factory=dict)
+    throughput: dict[str, Any] = msgspec.field(default_factory=dict)
+    training: dict[str, Any] = msgspec.field(default_factory=dict)
     price: dict[str, Any] | None = None  # {amount, currency, as_of, source, kind, condition, reliability}
     tco: dict[str, Any] | None = None
-    findings: list[Finding] = Field(default_factory=list)
-    substitutes: list[str] = Field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)
+    substitutes: list[str] = msgspec.field(default_factory=list)
     launch_hint: str = ""
-    labels: list[str] = Field(default_factory=list)
+    labels: list[str] = msgspec.field(default_factory=list)
     meets_targets: bool = True
-    misses: list[str] = Field(default_factory=list)  # which target or constraint it misses ("budget", "latency", …)
-    formulas: list[str] = Field(default_factory=list)
-    assumptions: list[str] = Field(default_factory=list)
-    margin: dict[str, Any] = Field(default_factory=dict)  # how close to the memory limit, where it stops
+    misses: list[str] = msgspec.field(default_factory=list)  # which target or constraint it misses ("budget", "latency", …)
+    formulas: list[str] = msgspec.field(default_factory=list)
+    assumptions: list[str] = msgspec.field(default_factory=list)
+    margin: dict[str, Any] = msgspec.field(default_factory=dict)  # how close to the memory limit, where it stops
     _memory: tuple[MemoryEstimate, Workload] | None = None  # behind the numbers: not a field, not in the contract
 
     def to_contract(self) -> dict[str, Any]:
@@ -79,7 +81,7 @@ class Option(Record, frozen=False):
             "meets_targets": self.meets_targets,
             "misses": self.misses,
             "margin": self.margin,
-            "sized_workload": None if sized is None else sized.model_dump(mode="json"),
+            "sized_workload": None if sized is None else dump(sized, json=True),
         }
 
     @property
@@ -141,7 +143,7 @@ def findings_contract(findings: list[Finding]) -> list[dict[str, Any]]:
              "source": f.source, "as_of": f.as_of} for f in findings]
 
 
-class Change(Record, frozen=False):
+class Change(Mutable):
     """Something that would have to change for a configuration to fit or meet the targets."""
 
     kind: str  # "precision", "context", "budget", "gpus", "task"
@@ -151,20 +153,20 @@ class Change(Record, frozen=False):
     value: ChangeValue = None
 
 
-class Recommendation(Record, frozen=False):
+class Recommendation(Mutable):
     """The ranked options for one workload under its constraints, with what would have to change and why."""
 
     model: dict[str, Any]
     workload: dict[str, Any]
     constraints: dict[str, Any]
-    options: list[Option] = Field(default_factory=list)  # ranked: the labelled ones first
-    closest: list[Option] = Field(default_factory=list)  # when nothing meets the constraints
-    changes: list[Change] = Field(default_factory=list)
-    findings: list[Finding] = Field(default_factory=list)  # about the workload as a whole (scenario tiers, claims)
-    assumptions: list[str] = Field(default_factory=list)
-    assumptions_zh: list[str] = Field(default_factory=list)  # the same, in Chinese
+    options: list[Option] = msgspec.field(default_factory=list)  # ranked: the labelled ones first
+    closest: list[Option] = msgspec.field(default_factory=list)  # when nothing meets the constraints
+    changes: list[Change] = msgspec.field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)  # about the workload as a whole (scenario tiers, claims)
+    assumptions: list[str] = msgspec.field(default_factory=list)
+    assumptions_zh: list[str] = msgspec.field(default_factory=list)  # the same, in Chinese
     considered: int = 0  # configurations evaluated
-    market_excluded: list[str] = Field(default_factory=list)  # cards left out for the region's market (stated)
+    market_excluded: list[str] = msgspec.field(default_factory=list)  # cards left out for the region's market (stated)
 
     def assumptions_in(self, lang: str) -> list[str]:
         return self.assumptions_zh if lang == "zh" and self.assumptions_zh else self.assumptions
@@ -173,7 +175,7 @@ class Recommendation(Record, frozen=False):
         return {
             "options": [o.to_contract() for o in self.options],
             "closest": [o.to_contract() for o in self.closest],
-            "changes": [c.model_dump() for c in self.changes],
+            "changes": [dump(c) for c in self.changes],
             "model": self.model,
             "workload": self.workload,
             "constraints": self.constraints,

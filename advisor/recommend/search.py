@@ -25,6 +25,7 @@ from advisor.workload import Constraints, Offload, Workload
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import dump, replace, validate
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
     from advisor.estimator.planner import Plan
@@ -144,7 +145,7 @@ def sized_workload(w: Workload, layout: Layout) -> Workload:
                                  "zero": layout.zero, "offload": layout.offload}
     if not w.is_training and layout.dp > 1:
         update["concurrency"] = math.ceil(w.concurrency / layout.dp)
-    return w.model_copy(update=update)
+    return replace(w, **update)
 
 
 def machine_pairs(gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -187,11 +188,11 @@ def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
         return None
     engine = engine_for(gpu, w)
     if engine != w.engine:
-        w = w.model_copy(update={"engine": engine})
+        w = replace(w, engine=engine)
     if engine == "llama.cpp" and w.weights in GGUF_OF:  # "4-bit" on a Mac: llama.cpp's own 4-bit file, named so
-        w = w.model_copy(update={"weights": GGUF_OF[w.weights]})
+        w = replace(w, weights=GGUF_OF[w.weights])
     try:
-        Workload.model_validate(w.model_dump())
+        validate(Workload, dump(w))
         return Memory(estimate_memory(search.model, w, gpu), w)
     except (AdvisorError, ValueError):
         return None
@@ -209,11 +210,11 @@ def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
     if not stack_runs(gpu, w):
         return f"its {gpu.stack} software does not run {engine_for(gpu, w) or 'vllm'}"
     engine = engine_for(gpu, w)
-    w = w.model_copy(update={"engine": engine}) if engine != w.engine else w
+    w = replace(w, engine=engine) if engine != w.engine else w
     if engine == "llama.cpp" and w.weights in GGUF_OF:
-        w = w.model_copy(update={"weights": GGUF_OF[w.weights]})
+        w = replace(w, weights=GGUF_OF[w.weights])
     try:
-        Workload.model_validate(w.model_dump())
+        Workload(**dump(w))
         estimate_memory(search.model, w, gpu)
     except (AdvisorError, ValueError) as exc:
         return str(exc)

@@ -13,6 +13,7 @@ from advisor.recommend import training_advice
 from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload
 from knowledge.schemas import GpuSpec
+from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.estimator.speed_results import ThroughputEstimate
@@ -53,7 +54,7 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     from advisor.estimator.calibration import load_calibration
     from advisor.estimator.throughput import estimate_throughput
 
-    tw = w.model_copy(update={"tp": layout.tp, "concurrency": search.workload.concurrency})
+    tw = replace(w, tp=layout.tp, concurrency=search.workload.concurrency)
     t = estimate_throughput(search.model, gpu, layout.count if layout.pp == 1 else layout.tp, tw, load_calibration(),
                             with_capacity=False)
     return Speed({"decode_tokens_per_s": t.decode_tokens_per_s,
@@ -118,7 +119,7 @@ def margin(search: Search, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> di
                            "near_capacity": share > NEAR_CAPACITY}
     if out["near_capacity"]:
         w = search.workload
-        out["max_context"] = longest_context(search.varied(w.model_copy(update={"concurrency": 1})), gpu, opt)
+        out["max_context"] = longest_context(search.varied(replace(w, concurrency=1)), gpu, opt)
         out["max_concurrency"] = opt.throughput.get("max_concurrency") if opt.throughput else None
         out["context"], out["concurrency"] = w.context, w.concurrency
     return out
@@ -130,7 +131,7 @@ def longest_context(search: Search, gpu: GpuSpec, opt: Option) -> int:
     layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"])
 
     def fits_at(context: int) -> bool:
-        found = memory_of(search.varied(search.workload.model_copy(update={"context": context})), gpu, layout)
+        found = memory_of(search.varied(replace(search.workload, context=context)), gpu, layout)
         return found is not None and found.estimate.fits(gpu)
 
     return largest_context(fits_at, search.model.max_context)

@@ -34,6 +34,7 @@ from pydantic import Field
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError, InputError
+from knowledge.structs import dump
 from ui.api import service as S
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ def sources_registry() -> dict[str, Any]:
     from knowledge.catalog import load_catalog
 
     sources = load_catalog().sources
-    rows = [s.model_dump(mode="json", exclude_none=True) for _, s in sorted(sources.items())]
+    rows = [dump(s, json=True, exclude_none=True) for _, s in sorted(sources.items())]
     return {"as_of": _as_of_sources(set(sources)), "count": len(rows), "sources": rows}
 
 

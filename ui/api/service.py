@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from advisor.conversation.tools import registry as T
 from advisor.workload import Region
 from knowledge.errors import AdvisorError, InputError
-from knowledge.record import RecordError
+from knowledge.structs import StructError
 
 GiB = 2**30
 MAX_ASK_CHARS = 4000  # one advisor turn; the web chat's limit is of the same order
@@ -485,7 +485,7 @@ def run(name: str, args: BaseModel) -> dict[str, Any]:
         return showable(name, OPERATIONS[name].run(args))
     except AdvisorError:
         raise
-    except (ValidationError, RecordError) as exc:  # valid arguments made an invalid internal object (an impossible combination)
+    except (ValidationError, StructError) as exc:  # valid arguments made an invalid internal object (an impossible combination)
         raise errors_to_input_error(exc.errors(), None, name) from None
     except Exception as exc:
         import logging

@@ -6,8 +6,8 @@
 argparse reports a refused value as `gpu-advisor: error: argument --mfu: 1e-320 is out of range (accepted:
 > 0.001 … 1)`, exit status 2 (ui.cli.entry._Parser.error). NaN, ±Infinity, numbers that overflow (1e400) and integers
 of more than `MAX_DIGITS` digits are refused everywhere, and so are numbers written with padding or underscores
-("  12  ", "1_000": Python's int() and float() read them); ranges taken from a pydantic model's Field bounds keep
-one place for each limit.
+("  12  ", "1_000", full-width "１０２４": Python's int() and float() read them); ranges taken from a struct's Meta
+bounds keep one place for each limit.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ def parse_number(text: str, *, integer: bool = False) -> float | int:
         raise ValueError(f"'{raw[:40]}' is not written as a plain number (no spaces or underscores)")
     if not raw:
         raise ValueError("an empty value is not a number")
+    if not raw.isascii():  # int()/float() read full-width and other scripts' digits ("１０２４"); the API does not
+        raise ValueError(f"'{raw[:40]}' is not {'an integer' if integer else 'a number'} (ASCII digits only)")
     if integer:
         digits = raw.lstrip("+-")
         if not digits.isdigit():
@@ -93,7 +95,9 @@ def field_number(model: Any, name: str, *, integer: bool | None = None, scale: f
     takes scale=86400). `integer` defaults to the field's annotation being int."""
     lo, hi, lo_open, hi_open = field_bounds(model, name)
     if integer is None:
-        integer = "int" in str(model.model_fields[name].annotation) and "float" not in str(
-            model.model_fields[name].annotation)
+        from knowledge.structs import field_type
+
+        annotation = str(field_type(model, name))
+        integer = "int" in annotation and "float" not in annotation
     return number(None if lo is None else lo / scale, None if hi is None else hi / scale, integer=integer,
                   lo_open=lo_open, hi_open=hi_open)

@@ -13,7 +13,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from knowledge.messages import t
+from knowledge.structs import dump
 from rules.titles import plain_words as plain_words  # the page's and the chat's one place
 from rules.titles import rule_ids_to_titles as rule_ids_to_titles
 from ui.citations import source_without_path
@@ -380,12 +383,12 @@ def finding_dicts(turn: TurnLike) -> list[dict[str, Any]]:
     """The turn's findings as dicts; when the turn has none, the options' findings (first occurrence of each id)."""
     found = []
     for f in _get(turn, "findings", []) or []:
-        found.append(f.model_dump() if hasattr(f, "model_dump") else dict(f))
+        found.append(dump(f) if isinstance(f, msgspec.Struct) else f.model_dump() if hasattr(f, "model_dump") else dict(f))
     if not found:
         seen = set()
         for opt in _get(turn, "options", []) or []:
             for f in (opt.get("findings") or []) if isinstance(opt, Mapping) else []:
-                d = f.model_dump() if hasattr(f, "model_dump") else dict(f)
+                d = dump(f) if isinstance(f, msgspec.Struct) else f.model_dump() if hasattr(f, "model_dump") else dict(f)
                 if d.get("rule_id") not in seen:
                     seen.add(d.get("rule_id"))
                     found.append(d)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import AdvisorError
+from knowledge.structs import replace
 from ui.web import render as R
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def sized_workload(option: Mapping[str, Any], job: Mapping[str, Any]) -> Workloa
     if not isinstance(sized, Mapping):
         return None
     base = Workload(**sized)
-    return base if base.model or not job.get("model") else base.model_copy(update={"model": str(job["model"])})
+    return base if base.model or not job.get("model") else replace(base, model=str(job["model"]))
 
 
 def estimator_context_sweep(turn: Turn) -> ContextSweep | None:
@@ -77,7 +78,7 @@ def estimator_context_sweep(turn: Turn) -> ContextSweep | None:
         if base.prompt_tokens and base.prompt_tokens >= context:
             return None
         try:
-            return estimate_memory(model, base.model_copy(update={"context": int(context)}), gpu).per_gpu.to_contract()
+            return estimate_memory(model, replace(base, context=int(context)), gpu).per_gpu.to_contract()
         except AdvisorError:
             return None
 

@@ -25,7 +25,7 @@ from advisor.analysis.result import Assumption
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.errors import AdvisorError, InputError
-from knowledge.record import RecordError
+from knowledge.structs import StructError, dump
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -271,7 +271,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["zero"] = s.zero
     try:
         return Workload(**kwargs), notes
-    except RecordError as exc:
+    except StructError as exc:
         raise _input_error(exc) from None
 
 
@@ -332,11 +332,11 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
                                     {"mfu": (round(s.mfu * 100, 1), "%", "user input")}))
     try:
         return Constraints(**kwargs), notes
-    except RecordError as exc:
+    except StructError as exc:
         raise _input_error(exc) from None
 
 
-def _input_error(exc: RecordError) -> InputError:
+def _input_error(exc: StructError) -> InputError:
     err = exc.errors(include_url=False)[0]
     where = ".".join(str(p) for p in err["loc"]) or "workload"
     msg = err["msg"].removeprefix("Value error, ")
@@ -371,13 +371,13 @@ def workload_summary_dict(state: DialogState) -> dict[str, Any]:
     try:
         workload, _ = build_workload(state)
         if workload is not None:
-            out["workload"] = workload.model_dump(mode="json", exclude_defaults=True) | {"model": workload.model,
+            out["workload"] = dump(workload, json=True, exclude_defaults=True) | {"model": workload.model,
                                                                                         "task": workload.task}
     except AdvisorError:
         pass
     try:
         constraints, _ = build_constraints(state)
-        out["constraints"] = constraints.model_dump(mode="json", exclude_defaults=True)
+        out["constraints"] = dump(constraints, json=True, exclude_defaults=True)
     except AdvisorError:
         pass
     out["slots"] = state.slots.workload_fields() and state.slots.model_dump(mode="json", exclude_defaults=True)

@@ -47,6 +47,7 @@ from advisor.conversation.reader.turn import (
 from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
 from knowledge.errors import AdvisorError
+from knowledge.structs import dump, replace
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +84,8 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             try:
                 typed = read_request(text, now, state, str(read["intent"]), lang, job_summary(state, lang), catalog)
                 if reading is not None:  # the model's reading: its act, reader and the readers' disagreements
-                    typed = typed.model_copy(update={"act": reading.act, "reader": "llm",
-                                                     "note": "; ".join(n for n in (reading.note, str(read.get("diffs") or "")) if n)})
+                    typed = replace(typed, act=reading.act, reader="llm",
+                                    note="; ".join(n for n in (reading.note, str(read.get("diffs") or "")) if n))
                 item.extra["request"] = typed.to_json()
                 policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first
             except Exception:
@@ -254,7 +255,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                question=follow)
     turn.steps = list(steps)
     if len(slots.models) >= 2:  # "Qwen3-30B-A3B vs Qwen3-32B on a 4090": both models on the same cards, first
-        yield from _compare_models(turn, slots, working, workload.model_dump(mode="json"), lang, catalog)
+        yield from _compare_models(turn, slots, working, dump(workload, json=True), lang, catalog)
     working.answered += 1
     _commit(state, working)
     yield turn

@@ -15,6 +15,7 @@ from advisor.conversation.llm import prompts
 from advisor.conversation.llm.settings import Settings
 from advisor.conversation.llm.state import AgentUnavailable
 from advisor.conversation.tools.registry import ToolResult
+from knowledge.structs import dump
 
 HISTORY_TURNS = 6  # earlier turns sent to the model (user text + final answer)
 _FINDINGS_SECTION = re.compile(r"\n\n\*\*(?:Findings|规则提示)\*\*\n")
@@ -63,10 +64,10 @@ def _workload_summary(conversation: object) -> str:
     try:
         w = getattr(conversation, "workload", None)
         if w is not None:
-            parts.append("workload " + ", ".join(f"{k}={v}" for k, v in w.model_dump(exclude_defaults=True).items()))
+            parts.append("workload " + ", ".join(f"{k}={v}" for k, v in dump(w, exclude_defaults=True).items()))
         c = getattr(conversation, "constraints", None)
         if c is not None:
-            dumped = c.model_dump(exclude_defaults=True)
+            dumped = dump(c, exclude_defaults=True)
             if dumped:
                 parts.append("constraints " + ", ".join(f"{k}={v}" for k, v in dumped.items()))
     except Exception:  # noqa: BLE001 - context only; never fail the turn over it

@@ -23,6 +23,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.reader.request import ACTS, Request, read, validate
+from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.conversation.llm.settings import Settings
@@ -179,7 +180,7 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
              chat_model: Any = None) -> Request:
     """The request the model reads from `text`, validated; the offline reading with a note when it fails."""
     if chat_model is None and (settings is None or settings.api_key is None):
-        return read(text, catalog, lang).model_copy(update={"note": "no model configured: read offline"})
+        return replace(read(text, catalog, lang), note="no model configured: read offline")
     try:
         model = chat_model if chat_model is not None else _model(settings)  # type: ignore[arg-type]
         messages = [("system", PROMPT), ("user", text[:4000])]
@@ -198,11 +199,11 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
             raise ValueError("empty structured answer")
         reading, dropped = ground(reading, text, catalog)
         request = validate(_to_request(reading, text, lang), catalog)
-        return request.model_copy(update={"note": "not in the message, dropped: " + ", ".join(dropped)}) \
+        return replace(request, note="not in the message, dropped: " + ", ".join(dropped)) \
             if dropped else request
     except Exception as exc:  # noqa: BLE001 - any failure of the model's reading: the offline reader answers
         detail = f"{type(exc).__name__}: {str(exc)[:120]}"
-        return read(text, catalog, lang).model_copy(update={"note": f"model reading unusable ({detail}); read offline"})
+        return replace(read(text, catalog, lang), note=f"model reading unusable ({detail}); read offline")
 
 
 __all__ = ["PROMPT", "READING_SCHEMA", "ground", "llm_read"]

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.quantity import Quantity, quantities
 from advisor.workload import DEFAULT_CONTEXT
-from knowledge.record import Record
+from knowledge.structs import Frozen, dump, replace
+from knowledge.structs import validate as validate_struct
 
 if TYPE_CHECKING:
     from advisor.conversation.dialog.machine import DialogState
@@ -44,7 +45,7 @@ Provenance = Literal["stated", "inferred", "default"]
 Role = Literal["owned", "candidate", "excluded", "compared"]
 
 
-class Value(Record):
+class Value(Frozen):
     """One value of the job or the limits, with where it came from and the words it was read from."""
 
     name: str
@@ -55,7 +56,7 @@ class Value(Record):
     earlier: bool = False  # stated in an earlier message of the conversation
 
 
-class Subject(Record):
+class Subject(Frozen):
     """A model or card the question is about; `id` None when the catalog lacks it (`known` False)."""
 
     kind: Literal["model", "gpu"]
@@ -64,7 +65,7 @@ class Subject(Record):
     known: bool = True
 
 
-class Hardware(Record):
+class Hardware(Frozen):
     """A card named with its role and the count said (None: not said)."""
 
     gpu: str | None
@@ -74,7 +75,7 @@ class Hardware(Record):
     known: bool = True
 
 
-class ClaimRead(Record):
+class ClaimRead(Frozen):
     """A figure quoted from a guide or someone else, to be checked."""
 
     text: str
@@ -82,7 +83,7 @@ class ClaimRead(Record):
     unit: str
 
 
-class Request(Record):
+class Request(Frozen):
     """What one message asks (see the module doc)."""
 
     act: Act
@@ -103,7 +104,7 @@ class Request(Record):
         return next((v for v in (*self.job, *self.limits) if v.name == name), None)
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        return dump(self, json=True)
 
 
 # --- the act -----------------------------------------------------------------------------------------------------
@@ -350,9 +351,9 @@ def job_summary(state: DialogState, lang: str) -> dict[str, Any]:
     try:
         workload, _ = build_workload(state)
         if workload is not None:
-            summary["workload"] = workload.model_dump(mode="json", exclude_none=True)
+            summary["workload"] = dump(workload, json=True, exclude_none=True)
         constraints, _ = build_constraints(state, lang)
-        summary["constraints"] = constraints.model_dump(mode="json", exclude_defaults=True)
+        summary["constraints"] = dump(constraints, json=True, exclude_defaults=True)
     except AdvisorError:
         pass
     return summary
@@ -361,7 +362,7 @@ def job_summary(state: DialogState, lang: str) -> dict[str, Any]:
 def validate(data: dict[str, Any], catalog: Catalog) -> Request:
     """A request from another reader (the LLM's structured answer) checked like the offline one: the record's types,
     catalog ids that exist (an id the catalog lacks becomes an unknown name, never a stand-in)."""
-    req = Request.model_validate(data)
+    req = validate_struct(Request, data)
     subjects = []
     unknown = list(req.unknown)
     for s in req.subjects:
@@ -380,8 +381,7 @@ def validate(data: dict[str, Any], catalog: Catalog) -> Request:
                                  known=spec is not None))
         if spec is None and h.gpu and (h.text or h.gpu) not in unknown:
             unknown.append(h.text or h.gpu)
-    return req.model_copy(update={"subjects": tuple(subjects), "hardware": tuple(hardware),
-                                  "unknown": tuple(dict.fromkeys(unknown))})
+    return replace(req, subjects=tuple(subjects), hardware=tuple(hardware), unknown=tuple(dict.fromkeys(unknown)))
 
 
 __all__ = ["ACTS", "ClaimRead", "Hardware", "Request", "Subject", "Value", "act_of", "engine_family", "read",

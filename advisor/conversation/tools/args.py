@@ -20,7 +20,8 @@ from advisor.workload import (
     WeightFormat,
     Workload,
 )
-from knowledge.record_pydantic import pydantic_model
+from knowledge.pydantic_models import pydantic_model
+from knowledge.structs import fields
 
 if TYPE_CHECKING:
     from advisor.analysis.request import AnalysisRequest
@@ -57,7 +58,7 @@ class WorkloadArgs(pydantic_model(Workload, _Args)):  # type: ignore[misc]  # Wo
         return nodes
 
     def to_workload(self) -> Workload:
-        return Workload(**{k: getattr(self, k) for k in Workload.model_fields})
+        return Workload(**{k: getattr(self, k) for k in fields(Workload)})
 
     def given(self) -> dict[str, Any]:
         """The fields the caller set (echoed back, so the answer can state them)."""

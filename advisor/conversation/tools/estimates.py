@@ -24,6 +24,7 @@ from advisor.conversation.tools.results import (
 )
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
+from knowledge.structs import dump
 from rules.findings import Finding
 
 if TYPE_CHECKING:
@@ -289,7 +290,7 @@ def tco_tool(args: TcoArgs) -> ToolOutput:
         numbers.append(num("cost per million tokens (cloud)", est.cost_per_million_tokens_cloud.amount, cur, src))
     data = {"gpu": gpu.name, "count": est.count, "servers": est.servers, "server_tier": est.server_tier,
             "years": est.years, "utilization": est.utilization, "currency": cur, "numbers": numbers,
-            "prices": [p.model_dump(mode="json") for p in est.prices][:6],
+            "prices": [dump(p, json=True) for p in est.prices][:6],
             "formulas": cap(est.formulas, MAX_FORMULAS), "assumptions": cap(est.assumptions, MAX_ASSUMPTIONS),
             "inputs": args.model_dump(exclude_unset=True, mode="json")}
     summary = f"{est.count}× {gpu.name}, {est.years:g} years: TCO {fmt_money(est.tco.amount, cur)}"

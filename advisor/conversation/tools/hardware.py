@@ -20,6 +20,7 @@ from advisor.conversation.tools.results import (
     finding_dict,
 )
 from knowledge.errors import AdvisorError
+from knowledge.structs import dump
 from rules.findings import Finding
 
 if TYPE_CHECKING:
@@ -213,7 +214,7 @@ def lookup_gpu_tool(args: LookupGpuArgs) -> ToolOutput:
         data["modded"] = "community memory mod: no vendor warranty"
     summary = (f"{g.name}: {fmt_bytes(g.memory_bytes)}, {fmt_bandwidth(g.bandwidth_bytes_per_s)}, "
                f"{fmt_flops(g.bf16_dense_flops)} dense BF16")
-    return ToolOutput(summary, data, numbers, [], {"gpu": g.model_dump(mode="json")})
+    return ToolOutput(summary, data, numbers, [], {"gpu": dump(g, json=True)})
 
 
 def _sources(cat: Catalog, ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -264,4 +265,4 @@ def lookup_model_tool(args: LookupModelArgs) -> ToolOutput:
             "sources": _sources(cat, sorted({s for ids in m.cite.values() for s in ids}))}
     summary = f"{m.name}: {fmt_count(pc.total, 'params')}" + (
         f" ({fmt_count(pc.active, 'active')})" if pc.active != pc.total else "")
-    return ToolOutput(summary, data, numbers, [], {"model": m.model_dump(mode="json")})
+    return ToolOutput(summary, data, numbers, [], {"model": dump(m, json=True)})

@@ -52,7 +52,7 @@ from advisor.conversation.tools.explain import ask_clarifying_question_tool, exp
 from advisor.conversation.tools.hardware import compare_gpus_tool, lookup_gpu_tool, lookup_model_tool, recommend_tool
 from advisor.conversation.tools.results import ToolOutput, ToolResult, finding_dict, jsonable
 from knowledge.errors import AdvisorError
-from knowledge.record import RecordError
+from knowledge.structs import StructError
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def call_tool(name: Any, arguments: Any) -> ToolResult:
                           out.artifact, time.perf_counter() - start)
     except AdvisorError as exc:
         message = str(exc)
-    except (ValidationError, RecordError) as exc:  # a tool built an invalid internal object from valid arguments
+    except (ValidationError, StructError) as exc:  # a tool built an invalid internal object from valid arguments
         message = f"{shown_name}: {validation_text(exc)}"
     except Exception as exc:
         log.exception("tool %s failed", shown_name)
@@ -164,7 +164,7 @@ def call_tool(name: Any, arguments: Any) -> ToolResult:
                       message)
 
 
-def validation_text(exc: ValidationError | RecordError) -> str:
+def validation_text(exc: ValidationError | StructError) -> str:
     """pydantic errors as 'field: message (got value)'; for unknown fields, the accepted ones."""
     parts = []
     for err in exc.errors()[:6]:
@@ -191,7 +191,7 @@ def _accepted_fields(title: str) -> str:
     return ""
 
 
-def _first_loc(exc: ValidationError | RecordError) -> str | None:
+def _first_loc(exc: ValidationError | StructError) -> str | None:
     errors = exc.errors()
     return ".".join(str(p) for p in errors[0]["loc"]) if errors and errors[0].get("loc") else None
 

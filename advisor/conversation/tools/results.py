@@ -11,11 +11,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from pydantic import BaseModel
 
 from advisor.conversation.turn import Number, Step
 from knowledge.errors import NotValidated
-from knowledge.record import Record
+from knowledge.structs import dump
 from rules.findings import Finding
 
 if TYPE_CHECKING:
@@ -126,8 +127,10 @@ def dedupe_findings(findings: list[Finding]) -> list[Finding]:
 
 
 def jsonable(obj: Any) -> Any:
-    if isinstance(obj, (BaseModel, Record)):
+    if isinstance(obj, BaseModel):
         return jsonable(obj.model_dump(mode="json"))
+    if isinstance(obj, msgspec.Struct):
+        return jsonable(dump(obj, json=True))
     if isinstance(obj, Mapping):
         return {str(k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import InputError
+from knowledge.structs import dump, fields
 from ui.cli import jsonout
 
 if TYPE_CHECKING:
@@ -111,19 +112,19 @@ def _gpu_row(g: GpuSpec, region: str = "global") -> dict[str, Any]:
         "tdp_w": g.tdp_w, "nvlink_bytes_per_s": g.nvlink_bytes_per_s, "link_kind": g.link_kind,
         "pcie_gen": g.pcie_gen, "interface": g.interface, "modded": g.modded,
         "software_stack": g.stack, "machine": g.is_machine,
-        "unified_memory": g.unified_memory.model_dump(mode="json") if g.unified_memory else None,
-        "china": g.china.model_dump(mode="json", exclude={"source"}),
-        "prices": [p.model_dump(mode="json") for p in g.prices],
-        "cloud": [c.model_dump(mode="json") for c in g.cloud],
+        "unified_memory": dump(g.unified_memory, json=True) if g.unified_memory else None,
+        "china": dump(g.china, json=True, exclude={"source"}),
+        "prices": [dump(p, json=True) for p in g.prices],
+        "cloud": [dump(c, json=True) for c in g.cloud],
     }
     return row
 
 
 def _gpu_detail(g: GpuSpec, catalog: Catalog) -> dict[str, Any]:
-    data = g.model_dump(mode="json")
+    data = dump(g, json=True)
     used = {s for ids in g.cite.values() for s in ids} | set(g.china.source)
     used |= {p.source for p in g.prices} | {c.source for c in g.cloud}
-    data["sources"] = {sid: catalog.source(sid).model_dump(mode="json", exclude_none=True) for sid in sorted(used)}
+    data["sources"] = {sid: dump(catalog.source(sid), json=True, exclude_none=True) for sid in sorted(used)}
     return data
 
 
@@ -180,7 +181,7 @@ def _gpu_table(gpus: list[GpuSpec], region: str) -> str:
 
 def _gpu_show_text(g: GpuSpec, catalog: Catalog) -> str:
     lines = [f"{g.name}  [{g.id}]", f"aliases: {', '.join(g.aliases) or '-'}", ""]
-    for name in type(g).model_fields:
+    for name in fields(type(g)):
         if name in ("id", "name", "aliases", "china", "prices", "cloud", "cite", "notes", "basis", "estimated",
                     "unified_memory", "software_stack"):
             continue
@@ -247,12 +248,12 @@ def _model_detail(m: ModelSpec, catalog: Catalog) -> dict[str, Any]:
     from knowledge.params import param_counts
 
     counts = param_counts(m)
-    data = m.model_dump(mode="json")
+    data = dump(m, json=True)
     data["params"] = counts.total
     data["active_params"] = counts.active
     data["params_by_group"] = counts.by_group
     used = {s for ids in m.cite.values() for s in ids}
-    data["sources"] = {sid: catalog.source(sid).model_dump(mode="json", exclude_none=True) for sid in sorted(used)}
+    data["sources"] = {sid: dump(catalog.source(sid), json=True, exclude_none=True) for sid in sorted(used)}
     return data
 
 
@@ -303,7 +304,7 @@ def _model_show_text(m: ModelSpec, catalog: Catalog) -> str:
     skip = {"id", "name", "aliases", "hf_repo", "hf_repo_chat", "cite", "notes", "published_params", "published_params_exact",
             "published_params_nominal", "published_params_text", "published_params_buffers",
             "published_non_embedding_params", "published_active_params"}
-    for name in type(m).model_fields:
+    for name in fields(type(m)):
         value = getattr(m, name)
         if name in skip or value is None:
             continue

@@ -14,14 +14,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, get_args
 
+from knowledge.structs import dump
 from ui.cli import jsonout
 
 if TYPE_CHECKING:
     from advisor.estimator.results import MemoryEstimate
     from advisor.workload import Workload
     from knowledge.errors import InputError
-    from knowledge.record import RecordError
     from knowledge.schemas import GpuSpec, ModelSpec
+    from knowledge.structs import StructError
 
 GiB = 2**30
 
@@ -84,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _workload(args: argparse.Namespace) -> Workload:
     from advisor.workload import Workload
-    from knowledge.record import RecordError
+    from knowledge.structs import StructError
     values = {
         "task": args.task, "weights": args.weights, "kv": args.kv, "context": args.context, "batch": args.batch,
         "concurrency": args.concurrency, "prompt_tokens": args.prompt_tokens, "optimizer": args.optimizer,
@@ -95,11 +96,11 @@ def _workload(args: argparse.Namespace) -> Workload:
     }
     try:
         return Workload(**values)
-    except RecordError as exc:
+    except StructError as exc:
         raise validation_to_input_error(exc) from None
 
 
-def validation_to_input_error(exc: RecordError) -> InputError:
+def validation_to_input_error(exc: StructError) -> InputError:
     """The first pydantic error of a Workload as one InputError naming the flag and the accepted range."""
     from knowledge.errors import InputError
 
@@ -108,12 +109,9 @@ def validation_to_input_error(exc: RecordError) -> InputError:
     flag = FIELD_FLAGS.get(field, field)
     ctx = err.get("ctx") or {}
     from advisor.workload import Workload
+    from knowledge import structs
 
-    info = Workload.model_fields.get(field)
-    lo = hi = None
-    for meta in getattr(info, "metadata", []) or []:
-        lo = getattr(meta, "ge", lo) if getattr(meta, "ge", None) is not None else lo
-        hi = getattr(meta, "le", hi) if getattr(meta, "le", None) is not None else hi
+    lo, hi, _, _ = structs.bounds(Workload, field) if field in Workload.__struct_fields__ else (None, None, False, False)
     accepted = f"{lo} to {hi:,}" if lo is not None and hi is not None else None
     msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     got = err.get("input")
@@ -173,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, "weights_file", None):
             from knowledge.weight_files import read_weight_file
 
-            out["weights_file"] = read_weight_file(args.weights_file).model_dump(mode="json")
+            out["weights_file"] = dump(read_weight_file(args.weights_file), json=True)
         if layout is not None:
             out["layout"] = layout
         if gpu is not None:

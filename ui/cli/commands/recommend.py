@@ -13,6 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, get_args
 
+from knowledge.structs import replace, validate
 from ui.citations import source_without_path
 from ui.cli import jsonout
 
@@ -80,7 +81,7 @@ def _existing(text: str | None) -> dict[str, Any] | None:
 def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
     from advisor.workload import Constraints, Workload
     from knowledge.errors import InputError
-    from knowledge.record import RecordError
+    from knowledge.structs import StructError
     from ui.cli.commands.estimate import validation_to_input_error
 
     try:
@@ -89,17 +90,17 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
                             batch=args.batch, concurrency=args.concurrency, prompt_tokens=args.prompt_tokens,
                             output_tokens=args.output_tokens, train_tokens=args.tokens, engine=args.engine,
                             lora_rank=args.lora_rank)
-    except RecordError as exc:
+    except StructError as exc:
         raise validation_to_input_error(exc) from None
     try:
-        constraints = Constraints.model_validate({  # validated as a whole: errors name the flag ("existing.count")
+        constraints = validate(Constraints, {  # validated as a whole: errors name the flag ("existing.count")
             "budget": args.budget, "currency": args.currency, "region": args.region,
             "candidates": tuple(c.strip() for c in args.candidates.split(",") if c.strip()),
             "existing": _existing(args.existing), "max_gpus_per_node": args.max_gpus_per_node,
             "max_ms_per_token": args.max_ms_per_token, "min_tokens_per_s": args.min_tokens_per_s,
             "deadline_s": None if args.deadline_days is None else args.deadline_days * 86400,
             "power_limit_w": args.power_limit_w, "condition": args.condition})
-    except RecordError as exc:
+    except StructError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err.get("loc") else "constraints"
         flag = {"deadline_s": "--deadline-days"}.get(field, "--" + field.replace("_", "-"))
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         from knowledge.hf_config import load_hf_config
 
         model = load_hf_config(args.config)
-        workload = workload.model_copy(update={"model": model.id})
+        workload = replace(workload, model=model.id)
     rec = recommend(workload, constraints, model=model, limit=args.limit)
     if args.json:
         jsonout.write(rec.to_contract())

@@ -26,6 +26,7 @@ import argparse
 import sys
 from typing import Any, get_args
 
+from knowledge.structs import replace
 from ui.cli import jsonout
 
 
@@ -80,7 +81,7 @@ def _tokens_per_s(args: argparse.Namespace, gpu: Any) -> tuple[float | None, str
                  concurrency=args.concurrency or 1, gpus=args.count, tp=args.count)
     est = estimate_throughput(model, gpu, args.count, w, calib)
     if args.concurrency is None and est.capacity and est.capacity.max_concurrency >= 1:
-        w = w.model_copy(update={"concurrency": est.capacity.max_concurrency})
+        w = replace(w, concurrency=est.capacity.max_concurrency)
         est = estimate_throughput(model, gpu, args.count, w, calib, with_capacity=False)
     elif not est.fits:
         raise InputError(f"{model.name} does not fit on {args.count} × {gpu.name}: short by "

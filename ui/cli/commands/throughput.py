@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _workload(args: argparse.Namespace) -> Any:
     from advisor.workload import Workload
-    from knowledge.record import RecordError
+    from knowledge.structs import StructError
     from ui.cli.commands.estimate import validation_to_input_error
 
     tp = args.tp or args.count
@@ -79,7 +79,7 @@ def _workload(args: argparse.Namespace) -> Any:
         return Workload(task="inference", weights=args.weights, kv=args.kv, context=args.context,
                         prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens,
                         concurrency=args.concurrency, gpus=max(1, args.count), tp=max(1, tp), engine=args.engine)
-    except RecordError as exc:
+    except StructError as exc:
         raise validation_to_input_error(exc) from None
 
 

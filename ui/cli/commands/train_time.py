@@ -93,7 +93,7 @@ def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, cont
     from advisor.estimator.memory import estimate_memory
     from advisor.workload import Workload
     from knowledge.errors import InputError
-    from knowledge.record import RecordError
+    from knowledge.structs import StructError
     from ui.cli.commands.estimate import validation_to_input_error
 
     per_node = min(args.count, 8)
@@ -105,7 +105,7 @@ def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, cont
         zero = (3 if args.count > 1 else 0) if args.zero is None else args.zero
         w = Workload(model=model.id, task=args.task, context=context, batch=args.batch, gpus=per_node, nodes=nodes,
                      zero=zero, recompute=recompute)
-    except RecordError as exc:
+    except StructError as exc:
         raise validation_to_input_error(exc) from None
     est = estimate_memory(model, w, gpu)
     if not est.fits(gpu):
