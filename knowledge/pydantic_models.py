@@ -120,3 +120,15 @@ def struct_core_schema(struct: type[msgspec.Struct], handler: GetCoreSchemaHandl
         serialization=core_schema.plain_serializer_function_ser_schema(
             lambda value, info: structs.dump(value, json=info.mode == "json")
             if isinstance(value, msgspec.Struct) else value, info_arg=True))
+
+
+def _as_pydantic_field(cls: type[msgspec.Struct], source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    return struct_core_schema(cls, handler)
+
+
+# A struct as a field of a pydantic model (a Turn's findings, an API body's workload): pydantic asks the field's
+# type for `__get_pydantic_core_schema__`. Installed here, on the three bases, so that knowledge.structs never
+# imports pydantic or this module (no cycle); every module that declares such a model imports this one.
+for _base in (structs.Frozen, structs.Mutable, structs.Value):
+    setattr(_base, "__get_pydantic_core_schema__", classmethod(_as_pydantic_field))  # noqa: B010 (a class hook)
+

@@ -357,13 +357,6 @@ class Frozen(msgspec.Struct, metaclass=_KeywordOnly, frozen=True, forbid_unknown
     def check_invariants(self) -> None:
         """Raise ValueError when the fields, each valid, do not fit together."""
 
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-        """A struct as a field of a pydantic model (knowledge.pydantic_models; pydantic is imported already)."""
-        from knowledge.pydantic_models import struct_core_schema
-
-        return struct_core_schema(cls, handler)
-
 
 @dataclass_transform(kw_only_default=True, field_specifiers=(msgspec.field,))
 class Mutable(msgspec.Struct, metaclass=_KeywordOnly, forbid_unknown_fields=True):
@@ -381,24 +374,10 @@ class Mutable(msgspec.Struct, metaclass=_KeywordOnly, forbid_unknown_fields=True
     def check_invariants(self) -> None:
         """Raise ValueError when the fields, each valid, do not fit together."""
 
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-        """A struct as a field of a pydantic model (knowledge.pydantic_models; pydantic is imported already)."""
-        from knowledge.pydantic_models import struct_core_schema
-
-        return struct_core_schema(cls, handler)
-
 
 @dataclass_transform(frozen_default=True, field_specifiers=(msgspec.field,))
 class Value(msgspec.Struct, frozen=True):
     """A frozen value object the code computes itself: positional or keyword fields, not checked."""
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-        """A struct as a field of a pydantic model (knowledge.pydantic_models; pydantic is imported already)."""
-        from knowledge.pydantic_models import struct_core_schema
-
-        return struct_core_schema(cls, handler)
 
 
 # ----------------------------------------------------------------------------------------------------------------

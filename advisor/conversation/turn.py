@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+import knowledge.pydantic_models  # noqa: F401  (a struct as a pydantic field: the hook it installs)
 from advisor.analysis.steps import Step as Step  # the Turn carries the analysis's steps; imported from here too
 from rules.findings import Finding
 
