@@ -279,7 +279,10 @@ def _compare_models(turn: Turn, slots: Slots, working: DialogState, job: dict[st
     if found is None:
         return
     text, book = found
-    turn.answer = text + "\n\n" + turn.answer
+    # the comparison is the answer; the first model's own sizing (at the job's format, often one that does not fit
+    # the card, with its purchase line) would read as a second verdict, so it stays only in the details below
+    cut = turn.answer.find("<details>")
+    turn.answer = text + ("\n\n" + turn.answer[cut:] if cut >= 0 else "")
     turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     turn.steps.extend(steps)
     turn.extra["intent"] = "compare"
