@@ -241,3 +241,16 @@ def test_gpt_oss_120b_fits_one_h100_at_moderate_context_but_not_in_bf16():
     assert native.fits(h100) and 61 * GIB * 0.99 < native.per_gpu.weights < 65 * GIB
     bf16 = estimate_memory(m, Workload(task="inference", weights="bf16", context=32768), h100)
     assert not bf16.fits(h100) and bf16.per_gpu.weights == param_counts(m).total * 2
+
+
+def test_phi_2_from_its_real_config():
+    """microsoft/phi-2's config.json (transformers 4.42 format, as published on the Hugging Face Hub): a parallel
+    block under one LayerNorm, fused-size q/k/v and dense with biases, a 4h gelu_new MLP with biases, an untied head
+    with a bias. Microsoft's model card: "Phi-2 is a Transformer with 2.7 billion parameters"."""
+    spec = spec_from_hf_config(json.loads((FAMILY_FIXTURES / "microsoft--phi-2.json").read_text()))
+    h, ffn, vocab = 2560, 10240, 51200
+    layer = 3 * (h * h + h) + (h * h + h) + (h * ffn + ffn) + (ffn * h + h) + 2 * h  # q,k,v; dense; fc1; fc2; one LN
+    total = vocab * h + 32 * layer + 2 * h + (h * vocab + vocab)  # embeddings, layers, final LN, lm_head + bias
+    assert spec.num_layers == 32 and spec.num_kv_heads == 32
+    assert param_counts(spec).total == total == 2_779_683_840
+    assert total / 1e9 == pytest.approx(2.7, abs=0.1)
