@@ -29,7 +29,23 @@ def read_intent(text: str, slots: Slots, state: DialogState) -> str:
     """The question's intent, read from what precedes any injection attempt."""
     low = (text or "").lower()
     hit = INJECTION.search(low)
-    return classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
+    intent = classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
+    return "how_many" if intent == "feasibility" and _plural_card(slots) else intent
+
+
+# "on H100s", "with A100s", "4090s": a card named in the plural without a number asks how many of it, not whether one
+# holds the job (a count given, or an owned card, keeps the question as it was)
+_PLURAL_CARD = re.compile(r"[0-9a-z]s$|[0-9a-z]'s$", re.I)
+
+
+def _plural_card(slots: Slots) -> bool:
+    if len(slots.candidates) != 1 or slots.existing is not None or slots.gpu_count is not None:
+        return False
+    mention = slots.candidates[0]
+    text = (mention.text or "").strip()
+    if mention.count is not None or not re.search(r"\d", text) or not _PLURAL_CARD.search(text):
+        return False
+    return not (mention.gpu or "").lower().endswith("s")  # "L40S" is the card's own name, not a plural
 
 
 def read_references(state: DialogState, slots: Slots, intent: str) -> None:
