@@ -52,3 +52,16 @@ def test_serving_on_a_named_card_gets_more_cards_not_two_bit_weights() -> None:
     assert "q2_k" not in answer.lower() and "q3_k" not in answer.lower()
     m = re.search(r"(\d+)× NVIDIA L40S fits", first)
     assert m and int(m.group(1)) >= math.ceil(72.7e9 * 2 / 2**30 / 43.2), first
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "Can I run Llama 3.3 70B on my RTX 4090?"),
+    ("zh", "我的 4090 能跑 Qwen2.5-72B 吗"),
+])
+def test_own_card_too_small_also_gets_its_slow_offload_path(lang: str, text: str) -> None:
+    """A 70 B model on one 24 GB card: at Q4_K_M (≈ 4.85 bits) the weights are ≈ 40 GiB, so part stays in system RAM
+    and every token reads it over the host's memory bus: a few tokens/s — said, after the cards that fit."""
+    first = Conversation(lang=lang).respond(text).answer.split("\n")[0]
+    assert "llama.cpp" in first
+    speed = re.search(r"(?:at about|生成约) ([\d.]+) tokens/s", first)
+    assert speed and 0 < float(speed.group(1)) < 10, first
