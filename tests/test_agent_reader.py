@@ -6,13 +6,14 @@ explain question goes on to the agent's tool loop."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
 
 from advisor.conversation.llm.settings import Settings
 from advisor.conversation.session import Conversation
-from tests.mock_openai_server import MockOpenAI, message, status
+from tests.mock_openai_server import MockOpenAI, hang, message, status
 
 
 def reading(**over: Any) -> str:
@@ -127,6 +128,19 @@ def test_a_configured_model_reads_with_one_structured_call_by_default(monkeypatc
         else:
             assert out["fallback"]["reason"] == "reading" and "offline" in out["note"]
             assert out["request"]["reader"] == "offline" and out["answer"] == offline.answer
+
+
+def test_a_hanging_model_is_read_offline_within_the_turn_deadline() -> None:
+    """The structured call waits at most the turn's deadline (no streaming: the whole reply is its first byte)."""
+    text = "Serve Qwen2.5-72B to 50 users with 8k context"
+    with MockOpenAI([hang(10)]) as srv:
+        settings = Settings(api_key="sk-test", base_url=srv.base_url, model="mock-model", turn_timeout_s=1.5)
+        start = time.monotonic()
+        turn = Conversation(settings=settings).respond(text)
+        elapsed = time.monotonic() - start
+        assert len(srv.requests) == 1
+    assert turn.fallback is not None and turn.fallback.reason == "reading" and "Timeout" in turn.fallback.detail
+    assert 1.4 <= elapsed < 6  # the 1.5 s deadline, then the deterministic answer (+ a shared machine's load)
 
 
 def test_the_agent_setting_keeps_the_tool_loop() -> None:
