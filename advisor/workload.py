@@ -65,7 +65,7 @@ class Workload(Frozen):
     pp: Annotated[int, Meta(ge=1, le=1024, description="pipeline-parallel degree")] = 1
     recompute: Annotated[Recompute, Meta(description="activation recomputation (unset: full for fine-tuning, selective for pre-training)")] | None = None
     lora_rank: Annotated[int, Meta(ge=1, le=4096, description="LoRA rank")] = 16
-    grad_accum: Annotated[int, Meta(ge=1, le=100_000, description="micro-batches per optimizer step (HF Trainer default 1)")] = 1
+    grad_accum: Annotated[int, Meta(ge=1, le=100_000, description="training: micro-batches per optimizer step (gradients stay live between them; HF Trainer default 1)")] = 1
     lora_targets: Annotated[Literal["attention", "all-linear"], Meta(description="the layers LoRA adapts")] = "all-linear"
     engine: Annotated[Engine, Meta(description="runtime (unset: vllm for serving, transformers for training)")] | None = None
     train_tokens: Annotated[float, Meta(ge=1, le=1e15, description="token budget for training"), FINITE] | None = None

@@ -151,6 +151,9 @@ def add_field(parser: argparse.ArgumentParser | argparse._ArgumentGroup, model: 
         kwargs["choices"] = ("on", "off")
     elif kind and all(k in (int, float) for k in kind):
         kwargs["type"] = field_number(model, name, scale=scale)
+        lo, hi, _, _ = field_bounds(model, name)
+        if kind == [int] and scale == 1 and lo is not None and hi is not None and hi - lo < 8:
+            kwargs["metavar"] = "{" + ",".join(str(v) for v in range(int(lo), int(hi) + 1)) + "}"  # --zero {0,1,2,3}
     info = fields(model)[name]
     default = None if info.default is msgspec.NODEFAULT else info.default
     if kind == [bool] and isinstance(default, bool):

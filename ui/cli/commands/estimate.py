@@ -26,13 +26,7 @@ if TYPE_CHECKING:
 
 GiB = 2**30
 
-FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv": "--kv", "context": "--context",
-               "batch": "--batch", "concurrency": "--concurrency", "prompt_tokens": "--prompt-tokens",
-               "optimizer": "--optimizer", "zero": "--zero", "offload": "--offload", "gpus": "--gpus",
-               "nodes": "--nodes", "tp": "--tp", "pp": "--pp", "recompute": "--recompute",
-               "lora_rank": "--lora-rank", "lora_targets": "--lora-targets", "engine": "--engine",
-               "grad_accum": "--grad-accum",
-               "flash_attention": "--flash-attention", "train_tokens": "--tokens", "output_tokens": "--output-tokens"}
+FLAG_NAMES = {"train_tokens": "--tokens"}  # the Workload fields whose option is not `--field-name` (add_field's rule)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,7 +77,7 @@ def validation_to_input_error(exc: StructError) -> InputError:
 
     err = exc.errors()[0]
     field = str(err["loc"][0]) if err.get("loc") else "workload"
-    flag = FIELD_FLAGS.get(field, field)
+    flag = FLAG_NAMES.get(field, "--" + field.replace("_", "-"))
     ctx = err.get("ctx") or {}
     from advisor.workload import Workload
     from knowledge import structs
