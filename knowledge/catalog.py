@@ -93,6 +93,10 @@ class _Models:
         return self._all
 
 
+# the models users described in this process (add_user_model), by normalised id: every Catalog instance finds them
+_USER_MODELS: dict[str, ModelSpec] = {}
+
+
 @dataclass(frozen=True)
 class Catalog:
     """GPUs, models and sources, validated. Look entries up by id or any alias with :meth:`gpu` / :meth:`model`."""
@@ -125,6 +129,9 @@ class Catalog:
         and an "org/" prefix are ignored when the exact name is not known. Raises UnknownModel otherwise."""
         found = _resolve(name, self._model_index, _model_variants)
         if found is None:
+            user = _USER_MODELS.get(normalize(name))
+            if user is not None:
+                return user
             raise UnknownModel(name, _pool(name, self._model_index))
         return self._models.get(found)
 
@@ -134,13 +141,14 @@ class Catalog:
 
     def find_model(self, name: str) -> ModelSpec | None:
         found = _resolve(name, self._model_index, _model_variants)
-        return None if found is None else self._models.get(found)
+        return _USER_MODELS.get(normalize(name)) if found is None else self._models.get(found)
 
     def add_user_model(self, spec: ModelSpec) -> None:
         """Make a model the user described (a config.json, a shape typed in chat) findable by its id for this process;
         it is not listed among the catalog's models and cites the user, not a maker."""
         self._models.built[spec.id] = spec
         self._model_index.setdefault(normalize(spec.id), spec.id)
+        _USER_MODELS[normalize(spec.id)] = spec  # also for a catalog loaded again in this process
 
     def source(self, id: str) -> Source:
         try:
