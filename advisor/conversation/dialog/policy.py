@@ -19,6 +19,9 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import Book
+from advisor.estimator.calibration import load_economics
+from advisor.estimator.memory import kv_cache_bytes
+from knowledge.params import param_counts
 
 if TYPE_CHECKING:
     from advisor.conversation.turn import Turn
@@ -50,7 +53,6 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | Non
         return None
     opt, gpu = rentable[0]  # the first option a provider rents out (the lead when it is rentable)
     count = int(opt.get("count") or 1)
-    from advisor.estimator.calibration import load_economics
 
     rate = float(load_economics().exchange_rate_cny_per_usd.value)
     zh = lang == "zh"
@@ -155,8 +157,6 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
       (advisor.estimator.memory.kv_cache_bytes) for the model and context of the request, against the amount said;
     * "MoE models only need memory for their active experts" — every expert's weights stay in memory: total
       parameters × bytes per weight, against the active parameters (the router picks experts per token)."""
-    from advisor.estimator.memory import kv_cache_bytes
-
     zh = lang == "zh"
     book = Book()
     job = {v["name"]: v["value"] for v in request.get("job", [])}
@@ -178,8 +178,6 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
                f"{verdict}: the KV cache of {model.name} at {c} of context is {got} per sequence (2 × {layers} layers × "
                f"{heads} KV heads × {dim} × 2 bytes × {c}, FP16), times the number of concurrent sequences.")
     elif _MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text):
-        from knowledge.params import param_counts
-
         def is_moe(m: Any) -> bool:
             counts = param_counts(m)
             return bool(counts.active < counts.total)

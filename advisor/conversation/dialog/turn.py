@@ -103,6 +103,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     intent = read_intent(text, slots, state)
     reading = read.get("reading")
     if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
+        # start-up: `gpu-advisor ask` never loads advisor.conversation.reader.overlay
         from advisor.conversation.reader.overlay import intent_of, overlay
 
         diffs = overlay(slots, reading)
@@ -264,6 +265,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
 def _compare_models(turn: Turn, slots: Slots, working: DialogState, job: dict[str, object], lang: str,
                     catalog: Catalog) -> Iterator[Step]:
     """Lead `turn` with the two models compared on the card named (else the first model's lead configuration)."""
+    # start-up: `gpu-advisor ask` never loads advisor.conversation.dialog.compare
     from advisor.conversation.dialog.compare import compare_models
 
     named = named_configs(working.slots)
