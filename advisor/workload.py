@@ -48,28 +48,28 @@ class Workload(Frozen):
     """One LLM job. `model` is a catalog id or alias; `None` means "not said yet" (the dialog asks)."""
 
     model: str | None = None
-    task: Task = "inference"
-    weights: WeightFormat | None = None  # None: the task's default (bf16 inference, nf4 for qlora, …)
-    kv: KvFormat = "fp16"
+    task: Annotated[Task, Meta(description="inference, or the kind of training")] = "inference"
+    weights: Annotated[WeightFormat, Meta(description="weight format (unset: the checkpoint's own precision; nf4 for qlora)")] | None = None
+    kv: Annotated[KvFormat, Meta(description="KV-cache format")] = "fp16"
     context: Annotated[int, Meta(ge=1, le=10_000_000, description="tokens per sequence (prompt + output)")] = _CONTEXT_DEFAULT
     batch: Annotated[int, Meta(ge=1, le=100_000, description="micro-batch per GPU for training; sequences for inference")] = 1
     concurrency: Annotated[int, Meta(ge=1, le=100_000, description="concurrent sequences served")] = 1
-    prompt_tokens: Annotated[int, Meta(ge=1, le=10_000_000)] | None = None
-    output_tokens: Annotated[int, Meta(ge=1, le=10_000_000)] | None = None
-    optimizer: Optimizer = "adamw"
-    zero: Annotated[int, Meta(ge=0, le=3)] = 0
-    offload: Offload = "none"
+    prompt_tokens: Annotated[int, Meta(ge=1, le=10_000_000, description="prompt tokens per request")] | None = None
+    output_tokens: Annotated[int, Meta(ge=1, le=10_000_000, description="generated tokens per request")] | None = None
+    optimizer: Annotated[Optimizer, Meta(description="training optimizer (its state per parameter)")] = "adamw"
+    zero: Annotated[int, Meta(ge=0, le=3, description="DeepSpeed ZeRO stage")] = 0
+    offload: Annotated[Offload, Meta(description="training: ZeRO offload of the optimizer state (or all) to host RAM")] = "none"
     gpus: Annotated[int, Meta(ge=1, le=1024, description="GPUs per node")] = 1
-    nodes: Annotated[int, Meta(ge=1, le=4096)] = 1
-    tp: Annotated[int, Meta(ge=1, le=1024)] = 1
-    pp: Annotated[int, Meta(ge=1, le=1024)] = 1
-    recompute: Recompute | None = None  # None: full for fine-tuning, selective for pre-training, n/a for inference
-    lora_rank: Annotated[int, Meta(ge=1, le=4096)] = 16
-    grad_accum: Annotated[int, Meta(ge=1, le=100_000, description="micro-batches per optimizer step (HF Trainer default 1)")] = 1
-    lora_targets: Literal["attention", "all-linear"] = "all-linear"
-    engine: Engine | None = None  # None: vllm for serving, transformers for training
+    nodes: Annotated[int, Meta(ge=1, le=4096, description="nodes (servers)")] = 1
+    tp: Annotated[int, Meta(ge=1, le=1024, description="tensor-parallel degree")] = 1
+    pp: Annotated[int, Meta(ge=1, le=1024, description="pipeline-parallel degree")] = 1
+    recompute: Annotated[Recompute, Meta(description="activation recomputation (unset: full for fine-tuning, selective for pre-training)")] | None = None
+    lora_rank: Annotated[int, Meta(ge=1, le=4096, description="LoRA rank")] = 16
+    grad_accum: Annotated[int, Meta(ge=1, le=100_000, description="training: micro-batches per optimizer step (gradients stay live between them; HF Trainer default 1)")] = 1
+    lora_targets: Annotated[Literal["attention", "all-linear"], Meta(description="the layers LoRA adapts")] = "all-linear"
+    engine: Annotated[Engine, Meta(description="runtime (unset: vllm for serving, transformers for training)")] | None = None
     train_tokens: Annotated[float, Meta(ge=1, le=1e15, description="token budget for training"), FINITE] | None = None
-    flash_attention: bool | None = None  # None: on where the GPU supports it
+    flash_attention: Annotated[bool, Meta(description="FlashAttention (unset: on where the GPU supports it)")] | None = None
 
     def check_invariants(self) -> None:
         world = self.gpus * self.nodes
@@ -97,21 +97,21 @@ class ExistingGpus(Frozen):
 class Constraints(Frozen):
     """Limits on the hardware that may be recommended."""
 
-    budget: Annotated[float, Meta(gt=0, le=1e12, description="upper limit on purchase price"), FINITE] | None = None
-    currency: Currency = "USD"
-    region: Region = "global"
+    budget: Annotated[float, Meta(gt=0, le=1e12, description="upper limit on the purchase price, in currency"), FINITE] | None = None
+    currency: Annotated[Currency, Meta(description="currency of budget and prices")] = "USD"
+    region: Annotated[Region, Meta(description="market whose prices and availability apply")] = "global"
     existing: ExistingGpus | None = None  # hardware the user already owns: recommend how to use it
     candidates: tuple[str, ...] = ()  # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
-    max_gpus_per_node: Annotated[int, Meta(ge=1, le=16)] = 8
+    max_gpus_per_node: Annotated[int, Meta(ge=1, le=16, description="GPUs per server at most")] = 8
     max_nodes: Annotated[int, Meta(ge=1, le=4096)] = 64
-    power_limit_w: Annotated[float, Meta(gt=0, le=1e9), FINITE] | None = None
+    power_limit_w: Annotated[float, Meta(gt=0, le=1e9, description="power limit in watts"), FINITE] | None = None
     max_ms_per_token: Annotated[float, Meta(gt=0, le=1e6, description="per-sequence decode latency target"), FINITE] | None = None
     min_tokens_per_s: Annotated[float, Meta(gt=0, le=1e12, description="total throughput target"), FINITE] | None = None
     deadline_s: Annotated[float, Meta(gt=0, le=3.2e9, description="training must finish within this wall time"), FINITE] | None = None
-    tco_years: Annotated[float, Meta(gt=0, le=15, description="TCO horizon; None: the economics default"), FINITE] | None = None
+    tco_years: Annotated[float, Meta(gt=0, le=15, description="TCO horizon in years (unset: the economics default)"), FINITE] | None = None
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
     mfu: Annotated[float, Meta(gt=0, le=1, description="a training MFU the user states (0–1); None: the calibrated one"), FINITE] | None = None
-    condition: Literal["new", "used"] = "new"  # a company purchase is priced new unless used cards are asked for
+    condition: Annotated[Literal["new", "used"], Meta(description="price cards new (a company purchase) or used (second-hand)")] = "new"
 
 
 def field_bounds(model: type[msgspec.Struct], name: str) -> tuple[float | None, float | None, bool, bool]:

@@ -30,6 +30,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "ui.cli.entry"]
+
+
+def _cmd(name: str, root: Path) -> list[str]:
+    """The command of `name` for the checkout at `root` (before the package layout the CLI was `ui.cli`)."""
+    cmd = COMMANDS[name]
+    if cmd[:3] == CLI and not (root / "ui" / "cli" / "entry.py").exists():
+        return [sys.executable, "-m", "ui.cli", *cmd[3:]]
+    return cmd
 BASELINE = "import pydantic"
 
 COMMANDS: dict[str, list[str]] = {
@@ -96,11 +104,11 @@ def main(argv: list[str] | None = None) -> int:
         for mode in MODES:
             envs = {label: _env(mode, Path(tmp_name) / mode / label, root) for label, root in trees.items()}
             for label, name in cells:  # untimed: byte-code, snapshot cache and page cache warmed
-                _run(COMMANDS[name], envs[label])
+                _run(_cmd(name, trees[label]), envs[label])
             samples: dict[tuple[str, str], list[tuple[float, float]]] = {c: [] for c in cells}
             for _ in range(args.repeat):
                 for label, name in cells:
-                    samples[(label, name)].append(_run(COMMANDS[name], envs[label]))
+                    samples[(label, name)].append(_run(_cmd(name, trees[label]), envs[label]))
             base = statistics.median(w for w, _ in samples[("this", BASELINE)])
             base_cpu = statistics.median(c for _, c in samples[("this", BASELINE)])
             for label, name in cells:

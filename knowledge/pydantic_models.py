@@ -22,7 +22,9 @@ from pydantic_core import core_schema
 from knowledge import structs
 
 _UNION = (typing.Union, types.UnionType)
-_META = ("ge", "gt", "le", "lt", "pattern", "min_length", "max_length", "description")
+# limits only: a field's description goes on the field itself (`_build_model`), once, not also inside the anyOf
+# member of an optional (where a schema that drops the field's description would still carry it)
+_META = ("ge", "gt", "le", "lt", "pattern", "min_length", "max_length")
 
 
 class _Strict(BaseModel):

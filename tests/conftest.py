@@ -16,7 +16,7 @@ def _snapshot_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory):
 
 
 LLM_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "ADVISOR_SETTINGS", "ADVISOR_MODEL",
-           "ADVISOR_API_KEY", "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2")
+           "ADVISOR_API_KEY", "ADVISOR_READER", "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2")
 
 
 @pytest.fixture(autouse=True)

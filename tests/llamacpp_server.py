@@ -110,14 +110,15 @@ class LlamaServer:
 
 def advisor_env(base_url: str, *, stream: bool, tool_choice: str | None, turn_timeout_s: float = 300.0) -> dict[str, str]:
     """The app's settings for this server (advisor/conversation/llm/settings.py reads them from the environment),
-    with the compact tool surface meant for a model this small.
+    with the compact tool surface meant for a model this small, answered by the tool-calling agent (the structured
+    reader has its own test).
     llama-cpp-python reads `max_tokens`, not `max_completion_tokens` (without it a reply may run to the context's
     end), and needs no key but the client wants one."""
     env = {"OPENAI_API_KEY": "none", "OPENAI_BASE_URL": base_url, "ADVISOR_MODEL": "smollm2-135m",
            "ADVISOR_LEGACY_MAX_TOKENS": "1", "ADVISOR_MAX_TOKENS": "160", "ADVISOR_MAX_STEPS": "2",
            "ADVISOR_MAX_RETRIES": "0", "ADVISOR_REQUEST_TIMEOUT_S": str(turn_timeout_s),
            "ADVISOR_TURN_TIMEOUT_S": str(turn_timeout_s), "ADVISOR_STREAM": "1" if stream else "0",
-           "ADVISOR_TOOL_SURFACE": "compact"}
+           "ADVISOR_TOOL_SURFACE": "compact", "ADVISOR_READER": "agent"}
     if tool_choice:
         env["ADVISOR_TOOL_CHOICE"] = tool_choice
     return env

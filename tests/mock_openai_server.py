@@ -3,7 +3,7 @@
 It answers `POST /v1/chat/completions` from a script, one item per request, in order:
 
     with MockOpenAI([tool_calls(("lookup_gpu", {"gpu": "h100-sxm"})), message("H100 SXM has 80 GiB.")]) as srv:
-        settings = Settings(api_key="sk-test", base_url=srv.base_url, model="mock-model")
+        settings = Settings(api_key="sk-test", base_url=srv.base_url, model="mock-model", reader="agent")
 
 Items (plain dicts, built with the helpers below):
 - `message(text)`: an assistant reply (`finish_reason="stop"`); `finish_reason="length"` for a truncated one;

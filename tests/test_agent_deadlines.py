@@ -42,7 +42,8 @@ def _reset():
 
 
 def settings(srv: MockOpenAI, **kw) -> Settings:
-    base = {"api_key": "sk-test", "base_url": srv.base_url, "model": "mock-model", "backoff_initial_s": 0.01}
+    base = {"api_key": "sk-test", "base_url": srv.base_url, "model": "mock-model", "backoff_initial_s": 0.01,
+            "reader": "agent"}  # the tool-calling loop under test
     return Settings(**{**base, **kw})
 
 
@@ -96,6 +97,7 @@ def test_the_session_falls_back_within_the_bound_and_ask_json_says_why(
 
     with MockOpenAI([hang(8)] * 4) as srv:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")
+        monkeypatch.setenv("ADVISOR_READER", "agent")
         monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
         monkeypatch.setenv("ADVISOR_MODEL", "mock-model")
         monkeypatch.setenv("ADVISOR_FIRST_TOKEN_TIMEOUT_S", "1")
@@ -113,6 +115,7 @@ def test_ask_json_names_other_causes(monkeypatch: pytest.MonkeyPatch, capsys: py
 
     with MockOpenAI([status(500)] * 4) as srv:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")
+        monkeypatch.setenv("ADVISOR_READER", "agent")
         monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
         monkeypatch.setenv("ADVISOR_BACKOFF_INITIAL_S", "0.01")
         assert main(["ask", "--json", "Qwen2.5-7B for 10 users"]) == 0

@@ -54,7 +54,7 @@ def model_text(turn: Turn) -> str:
 
 def settings(srv: MockOpenAI, **kw) -> Settings:
     base = {"api_key": "sk-test-key", "base_url": srv.base_url, "model": "mock-model", "backoff_initial_s": 0.01,
-            "request_timeout_s": 5, "turn_timeout_s": 10}
+            "request_timeout_s": 5, "turn_timeout_s": 10, "reader": "agent"}  # the tool loop under test
     return Settings(**{**base, **kw})
 
 
@@ -150,7 +150,7 @@ def test_unreachable_server_falls_back_fast() -> None:
     port = sock.getsockname()[1]
     sock.close()  # nothing listens there now
     s = Settings(api_key="sk-test", base_url=f"http://127.0.0.1:{port}/v1", model="m", backoff_initial_s=0.05,
-                 max_retries=1)
+                 max_retries=1, reader="agent")
     start = time.monotonic()
     with pytest.raises(AgentUnavailable) as info:
         list(AgentDriver(s).run(None, QUESTION))
@@ -228,6 +228,7 @@ def test_cli_ask_json_uses_the_configured_model(monkeypatch: pytest.MonkeyPatch,
 
     with MockOpenAI(_good()) as srv:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")
+        monkeypatch.setenv("ADVISOR_READER", "agent")
         monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
         monkeypatch.setenv("ADVISOR_MODEL", "mock-model")
         assert main(["ask", "--json", QUESTION]) == 0

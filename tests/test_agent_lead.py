@@ -131,7 +131,7 @@ def test_other_intents_only_refuse_a_preamble() -> None:
 
 def _driver(responses) -> tuple[AgentDriver, object]:
     model = scripted_model(responses)
-    return AgentDriver(Settings(), chat_model=model), model
+    return AgentDriver(Settings(reader="agent"), chat_model=model), model
 
 
 def test_an_answer_without_the_deciding_number_first_is_reasked_and_the_fix_accepted() -> None:
@@ -178,7 +178,7 @@ def test_the_session_falls_back_to_the_deterministic_first_screen(monkeypatch, q
 
     class Scripted(AgentDriver):
         def __init__(self, settings) -> None:
-            super().__init__(Settings(), chat_model=scripted_model([buried, buried]))
+            super().__init__(Settings(reader="agent"), chat_model=scripted_model([buried, buried]))
 
     monkeypatch.setattr(agent_module, "AgentDriver", Scripted)
     conv = Conversation(driver="llm", lang=lang)

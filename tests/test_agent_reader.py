@@ -1,4 +1,4 @@
-"""The LLM reads, the tools answer (Settings.reader = "structured"), against the local OpenAI-compatible mock server
+"""The LLM reads, the tools answer (Settings.reader = "structured", the default), against the local OpenAI-compatible mock server
 over real HTTP: one structured call fills the typed request, the deterministic dialog answers that request (every
 number from the estimator), a malformed or empty reading falls back to the offline reader with a note, and an
 explain question goes on to the agent's tool loop."""
@@ -6,13 +6,14 @@ explain question goes on to the agent's tool loop."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
 
 from advisor.conversation.llm.settings import Settings
 from advisor.conversation.session import Conversation
-from tests.mock_openai_server import MockOpenAI, message, status
+from tests.mock_openai_server import MockOpenAI, hang, message, status
 
 
 def reading(**over: Any) -> str:
@@ -24,8 +25,8 @@ def reading(**over: Any) -> str:
 
 
 def structured(url: str) -> Settings:
-    return Settings(api_key="sk-test", base_url=url, model="mock-model", stream=False, reader="structured",
-                    request_timeout_s=5)
+    """A configured model with the default reader (structured)."""
+    return Settings(api_key="sk-test", base_url=url, model="mock-model", stream=False, request_timeout_s=5)
 
 
 def job(turn: Any) -> dict[str, Any]:
@@ -103,6 +104,50 @@ def test_an_explain_question_goes_on_to_the_agents_tools() -> None:
     assert len(bodies) >= 2 and "tools" in bodies[1]  # the tool-calling agent answered the explanation
 
 
+def test_a_configured_model_reads_with_one_structured_call_by_default(monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    """What a user who only configures a model gets (`ask --json`, no ADVISOR_READER): one structured call, then the
+    deterministic answer; a malformed reading is one call too, answered offline with the note."""
+    from ui.cli.entry import main
+
+    text = "Serve Qwen2.5-72B to 50 users with 8k context"
+    offline = Conversation(driver="deterministic").respond(text)
+    for reply, mode in ((message(reading()), "llm"), (message('{"act": "which", "model": '), "deterministic")):
+        with MockOpenAI([reply]) as srv:  # a second request would get "script exhausted" (500)
+            monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")
+            monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+            monkeypatch.setenv("ADVISOR_MODEL", "mock-model")
+            assert main(["ask", "--json", text]) == 0
+            bodies = [r["body"] for r in srv.requests]
+        out = json.loads(capsys.readouterr().out)
+        assert len(bodies) == 1 and "response_format" in bodies[0] and "tools" not in bodies[0]
+        assert out["mode"] == mode
+        if mode == "llm":
+            assert out["fallback"] is None and out["request"]["reader"] == "llm"
+            assert [(o["gpu"], o["count"]) for o in out["options"]] == [(o["gpu"], o["count"]) for o in offline.options]
+        else:
+            assert out["fallback"]["reason"] == "reading" and "offline" in out["note"]
+            assert out["request"]["reader"] == "offline" and out["answer"] == offline.answer
+
+
+def test_a_hanging_model_is_read_offline_within_the_turn_deadline() -> None:
+    """The structured call waits at most the turn's deadline (no streaming: the whole reply is its first byte)."""
+    text = "Serve Qwen2.5-72B to 50 users with 8k context"
+    with MockOpenAI([hang(10)]) as srv:
+        settings = Settings(api_key="sk-test", base_url=srv.base_url, model="mock-model", turn_timeout_s=1.5)
+        start = time.monotonic()
+        turn = Conversation(settings=settings).respond(text)
+        elapsed = time.monotonic() - start
+        assert len(srv.requests) == 1
+    assert turn.fallback is not None and turn.fallback.reason == "reading" and "Timeout" in turn.fallback.detail
+    assert 1.4 <= elapsed < 6  # the 1.5 s deadline, then the deterministic answer (+ a shared machine's load)
+
+
 def test_the_agent_setting_keeps_the_tool_loop() -> None:
-    settings = Settings(api_key="sk-test", base_url="http://127.0.0.1:9", model="m", stream=False)
-    assert settings.reader == "agent"  # the structured reader is opted into
+    assert Settings().reader == "structured" and Settings.from_env({"ADVISOR_READER": "agent"}).reader == "agent"
+    with MockOpenAI([message("Which model, and for how many users?")]) as srv:
+        settings = Settings(api_key="sk-test", base_url=srv.base_url, model="m", stream=False, reader="agent")
+        turn = Conversation(settings=settings).respond("Serve Qwen2.5-72B to 50 users with 8k context")
+        bodies = [r["body"] for r in srv.requests]
+    assert bodies and "tools" in bodies[0] and "response_format" not in bodies[0]  # no structured call first
+    assert turn.extra.get("reader") != "llm"

@@ -43,7 +43,7 @@ def _answer() -> str:
 
 def test_a_turn_over_http_is_one_agent_span_with_chat_and_tool_children(spans) -> None:
     with MockOpenAI([tool_calls(("estimate_memory", ARGS)), message(_answer())]) as srv:
-        s = Settings(api_key="sk-test", base_url=srv.base_url, model="mock-model")
+        s = Settings(api_key="sk-test", base_url=srv.base_url, model="mock-model", reader="agent")
         list(AgentDriver(s).run(None, "How much memory does Llama-3-70B need on an H100?"))
         port = srv.port
     got = {sp.name: sp for sp in spans.get_finished_spans()}

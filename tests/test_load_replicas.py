@@ -41,3 +41,27 @@ def test_copies_of_a_deployment_cover_the_users(lang: str, text: str, users: int
 def test_no_copies_when_one_deployment_is_enough() -> None:
     answer = Conversation(lang="en").respond("Serve Llama-3.1-8B to 4 users on one H100").answer
     assert "copies of this deployment" not in answer
+
+
+def test_serving_on_a_named_card_gets_more_cards_not_two_bit_weights() -> None:
+    """Ten users of Qwen2.5-72B on an L40S (48 GB, 43.2 GiB usable): the fix is more L40S cards at BF16 — 72.7 B
+    parameters × 2 bytes = 135.4 GiB of weights alone need ⌈135.4 / 43.2⌉ = 4 cards — never Q2_K/Q3_K weights,
+    whose quality falls off sharply below 4 bits."""
+    answer = Conversation(lang="en").respond("serve qwen2.5-72b on l40s for 10 users").answer
+    first = answer.split("\n")[0]
+    assert "q2_k" not in answer.lower() and "q3_k" not in answer.lower()
+    m = re.search(r"(\d+)× NVIDIA L40S fits", first)
+    assert m and int(m.group(1)) >= math.ceil(72.7e9 * 2 / 2**30 / 43.2), first
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "Can I run Llama 3.3 70B on my RTX 4090?"),
+    ("zh", "我的 4090 能跑 Qwen2.5-72B 吗"),
+])
+def test_own_card_too_small_also_gets_its_slow_offload_path(lang: str, text: str) -> None:
+    """A 70 B model on one 24 GB card: at Q4_K_M (≈ 4.85 bits) the weights are ≈ 40 GiB, so part stays in system RAM
+    and every token reads it over the host's memory bus: a few tokens/s — said, after the cards that fit."""
+    first = Conversation(lang=lang).respond(text).answer.split("\n")[0]
+    assert "llama.cpp" in first
+    speed = re.search(r"(?:at about|生成约) ([\d.]+) tokens/s", first)
+    assert speed and 0 < float(speed.group(1)) < 10, first

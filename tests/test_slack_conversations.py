@@ -160,6 +160,7 @@ def test_llm_mode_through_slack_and_its_fallback(harness, monkeypatch):
     question = "Which model would you like to serve, and for how many concurrent users?"
     with MockOpenAI([message(question)], responder=lambda body: status(500)) as llm:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("ADVISOR_READER", "agent")  # the tool loop's question, then its fallback
         monkeypatch.setenv("OPENAI_BASE_URL", llm.base_url)
         monkeypatch.setenv("ADVISOR_MODEL", "mock-model")
         monkeypatch.setenv("ADVISOR_MAX_RETRIES", "0")

@@ -63,7 +63,8 @@ def mock():
 @pytest.fixture(scope="module")
 def url(mock):
     env = {"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": mock.base_url, "ADVISOR_MODEL": MODEL,
-           "ADVISOR_BACKOFF_INITIAL_S": "0.01", "ADVISOR_REQUEST_TIMEOUT_S": "10", "ADVISOR_TURN_TIMEOUT_S": "20"}
+           "ADVISOR_BACKOFF_INITIAL_S": "0.01", "ADVISOR_REQUEST_TIMEOUT_S": "10", "ADVISOR_TURN_TIMEOUT_S": "20",
+           "ADVISOR_READER": "agent"}  # the scripted tool loop
     with WebServer(name="web-server-llm", **env) as base:
         yield base
 

@@ -27,7 +27,10 @@ from advisor.workload import Constraints, Workload
 from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
-LOWER_PRECISION = {"inference": ("fp8", "int8", "awq-int4", "q4_k_m", "q3_k_m", "q2_k")}
+# 4-bit is the lowest precision suggested as a fix: below it (Q3_K, Q2_K) quality falls off sharply (llama.cpp's
+# perplexity tables), so more cards are the answer there; a sub-4-bit format the user asks for is still sized
+LOWER_PRECISION = {"inference": ("fp8", "int8", "awq-int4", "q4_k_m")}
+BELOW_4_BIT = ("q3_k_m", "q2_k")  # a last resort for one user on the one card allowed (a home setup), never for serving
 LIGHTER_TASK = {"full": ("lora", "qlora"), "pretrain": (), "freeze": ("lora", "qlora"), "lora": ("qlora",),
                 "qlora": ()}
 
@@ -86,6 +89,8 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None)
     if c.candidates and not all(search.catalog.gpu(g).supports_fp8 for g in c.candidates):
         formats.remove("int8")
         formats.insert(0, "int8")  # no FP8 tensor cores: INT8 runs natively, FP8 only as weight-only upcast
+    if c.max_gpus_per_node * c.max_nodes == 1 and w.concurrency <= 1:
+        formats += BELOW_4_BIT
     for fmt in formats:
         if _bits(fmt) >= _bits(current):
             continue

@@ -40,7 +40,7 @@ def llm_page(browser_context):
     answer, _ = _answer()
     with MockOpenAI([tool_calls(("recommend", ARGS)), message(answer)]) as srv:
         env = {"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": srv.base_url, "ADVISOR_MODEL": "mock-model",
-               "ADVISOR_STREAM": "1"}
+               "ADVISOR_STREAM": "1", "ADVISOR_READER": "agent"}
         with WebServer(name="web-server-llm-browser", **env) as url:
             browser_context.clear_cookies()  # a language another test chose is remembered per host, not per port
             page = browser_context.new_page()

@@ -1,7 +1,9 @@
-"""argparse types for numeric options: a number that is finite and in its range, or one line naming the range.
+"""argparse options from the struct fields they fill, and types for numeric options: a number that is finite and in
+its range, or one line naming the range.
 
-    parser.add_argument("--mfu", type=number(0, 1, lo_open=True))
-    parser.add_argument("--context", type=field_number(Workload, "context"))   # the model's own ge/le
+    add_field(parser, Workload, "context")            # --context: type, range, default and help from the field
+    add_field(parser, Constraints, "deadline_s", "--deadline-days", scale=86400, default=None)
+    parser.add_argument("--mfu", type=number(0, 1, lo_open=True))   # an option that is no struct field
 
 argparse reports a refused value as `gpu-advisor: error: argument --mfu: 1e-320 is out of range (accepted:
 > 0.001 … 1)`, exit status 2 (ui.cli.entry._Parser.error). NaN, ±Infinity, numbers that overflow (1e400) and integers
@@ -14,8 +16,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import types
+import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 from advisor.workload import field_bounds
 
@@ -101,3 +107,59 @@ def field_number(model: Any, name: str, *, integer: bool | None = None, scale: f
         integer = "int" in annotation and "float" not in annotation
     return number(None if lo is None else lo / scale, None if hi is None else hi / scale, integer=integer,
                   lo_open=lo_open, hi_open=hi_open)
+
+
+def _members(tp: Any) -> list[Any]:
+    """`tp`'s alternatives without Annotated and without None: `Literal[...] | None` → [Literal[...]]."""
+    if typing.get_origin(tp) is Annotated:
+        return _members(typing.get_args(tp)[0])
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return [m for a in typing.get_args(tp) if a is not type(None) for m in _members(a)]
+    return [tp]
+
+
+def field_description(model: Any, name: str) -> str | None:
+    """The `Meta(description=...)` of `model.name` (on the field or on the non-None member of an optional)."""
+    from knowledge.structs import field_type
+
+    def find(tp: Any) -> str | None:
+        if typing.get_origin(tp) is Annotated:
+            own = next((m.description for m in typing.get_args(tp)[1:]
+                        if isinstance(m, msgspec.Meta) and m.description), None)
+            return own or find(typing.get_args(tp)[0])
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):
+            return next((d for a in typing.get_args(tp) if (d := find(a))), None)
+        return None
+
+    return find(field_type(model, name))
+
+
+def add_field(parser: argparse.ArgumentParser | argparse._ArgumentGroup, model: Any, name: str, *flags: str,
+              scale: float = 1.0, **overrides: Any) -> argparse.Action:
+    """An option that fills field `name` of struct `model`, described by the field itself: `choices` from its
+    Literal (an optional Literal too), a range-checked `type` from its Meta bounds (divided by `scale`), bool as
+    on/off, `default` the field's default and `help` its description. `flags` default to `--name-with-dashes`;
+    `overrides` (a command's own default, a subset of choices, a help naming that command's default, dest,
+    metavar) go to `add_argument` as given."""
+    from knowledge.structs import field_type, fields
+
+    kind = _members(field_type(model, name))
+    kwargs: dict[str, Any] = {}
+    if len(kind) == 1 and typing.get_origin(kind[0]) is Literal:
+        kwargs["choices"] = typing.get_args(kind[0])
+    elif kind == [bool]:
+        kwargs["choices"] = ("on", "off")
+    elif kind and all(k in (int, float) for k in kind):
+        kwargs["type"] = field_number(model, name, scale=scale)
+        lo, hi, _, _ = field_bounds(model, name)
+        if kind == [int] and scale == 1 and lo is not None and hi is not None and hi - lo < 8:
+            kwargs["metavar"] = "{" + ",".join(str(v) for v in range(int(lo), int(hi) + 1)) + "}"  # --zero {0,1,2,3}
+    info = fields(model)[name]
+    default = None if info.default is msgspec.NODEFAULT else info.default
+    if kind == [bool] and isinstance(default, bool):
+        default = "on" if default else "off"
+    kwargs["default"] = default
+    if (text := field_description(model, name)) is not None:
+        kwargs["help"] = text
+    kwargs.update(overrides)
+    return parser.add_argument(*(flags or ("--" + name.replace("_", "-"),)), **kwargs)

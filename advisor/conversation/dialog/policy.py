@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.memory import kv_cache_bytes
@@ -150,6 +151,31 @@ _MOE_WORDS = re.compile(r"moe|mixture[\s-]*of[\s-]*experts|experts?|专家", re.
 _ACTIVE_ONLY = re.compile(r"active|激活|只需|only", re.I)
 
 
+KV_EXAMPLES = ("llama-3.1-8b", "llama-3.1-70b")  # the common GQA shapes (8 KV heads of 128) at two depths
+
+
+def _kv_claim_examples(request: dict[str, Any], job: dict[str, Any], book: Book, catalog: Catalog,
+                       lang: str) -> str | None:
+    """A KV-cache claim that names no model: the cache per sequence of two common shapes at the context said
+    (KV bytes = 2 × layers × KV heads × head size × 2 bytes × context), against the amount said."""
+    zh = lang == "zh"
+    models = [m for m in (catalog.find_model(i) for i in KV_EXAMPLES) if m is not None]
+    if not models:
+        return None
+    ctx = int(job.get("context") or 4096)
+    c = book.tokens("context of the claim", ctx, "user input", lang)
+    sizes = [(m, kv_cache_bytes(m, ctx)) for m in models]
+    shown = [f"{m.name} {book.gib(f'KV cache of {m.name} at {ctx} tokens', kv)}" for m, kv in sizes]
+    said = next((c_["value"] for c_ in request.get("claims", [])), None)
+    small = said is not None and said * 1e9 < 0.8 * min(kv for _, kv in sizes)
+    verdict = ("**不对**" if small else "**要看模型**") if zh else ("**No**" if small else "**It depends on the model**")
+    return (f"{verdict}：{c} 上下文时每条序列的 KV 缓存 = 2 × 层数 × KV 头数 × 头维度 × 2 字节 × {c}（FP16）："
+            f"{'、'.join(shown)}，并发几路就乘几。告诉我具体模型就按它算。" if zh else
+            f"{verdict}: at {c} of context the KV cache per sequence is 2 × layers × KV heads × head size × 2 bytes × "
+            f"{c} (FP16): {', '.join(shown)}, times the number of concurrent sequences. Name the model to size "
+            "yours.")
+
+
 def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog, lang: str) -> str | None:
     """The verdict of a claim about memory that names no guide (the estimator's figure first):
 
@@ -177,6 +203,9 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
                f"{dim} 维 × 2 字节 × {c}，FP16），并发几路就乘几。" if zh else
                f"{verdict}: the KV cache of {model.name} at {c} of context is {got} per sequence (2 × {layers} layers × "
                f"{heads} KV heads × {dim} × 2 bytes × {c}, FP16), times the number of concurrent sequences.")
+    elif _KV_WORDS.search(text) and not (_MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text)):
+        said_ctx = ((turn.workload or {}).get("slots") or {}).get("context")
+        out = _kv_claim_examples(request, {"context": job.get("context") or said_ctx}, book, catalog, lang)
     elif _MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text):
         def is_moe(m: Any) -> bool:
             counts = param_counts(m)
@@ -213,7 +242,9 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
         # the dialog's own claim answers (a quoted guide figure) already lead with their verdict
         first = claim_lead(request, turn, text, catalog, lang)
         if first:
-            turn.answer = first + "\n\n" + turn.answer
+            # a claim with no job in it is answered by its verdict alone, not followed by "no workload found"
+            rest = turn.answer.replace(say("nonsense", lang), "").strip()
+            turn.answer = first + ("\n\n" + rest if rest else "")
     elif act in ("market", "legality"):
         note = market_note(request, catalog, lang)
         if note:

@@ -36,8 +36,10 @@ from advisor.conversation.reader.intent import asks_memory, asks_users, implies_
 from advisor.conversation.reader.request import Request, job_summary, read_request
 from advisor.conversation.reader.spec_claims import match_spec_claim
 from advisor.conversation.reader.turn import (
+    CODING,
     ambiguity,
     ambiguity_question,
+    asks_which_model,
     drop_ambiguous,
     keep_job,
     models_referred,
@@ -46,6 +48,7 @@ from advisor.conversation.reader.turn import (
 )
 from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError
 from knowledge.structs import dump, replace
 
@@ -168,6 +171,9 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     working.pending = None
 
     blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
+    if blocking == "model" and asks_which_model(text) and (working.slots.existing or working.slots.candidates):
+        yield _model_fit(state, working, text, lang, catalog)  # "what can I run on my 4090?": the models that fit
+        return
     if blocking:
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
@@ -203,6 +209,23 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
             yield compose.guide_claim_turn(quoted, findings, state, lang, catalog)
             return True
     return False
+
+
+def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, catalog: Catalog) -> Turn:
+    """The largest catalog models that fit the card named (owned first), for one user at the context said or the
+    default; the conversation keeps the card, and the next message may name one of the models."""
+    from advisor.analysis.model_fit import models_that_fit  # start-up: `gpu-advisor ask` never loads model_fit
+    from advisor.conversation.render.model_fit import model_fit_turn  # start-up: as above
+
+    mention = working.slots.existing or working.slots.candidates[0]
+    gpu, count = catalog.gpu(mention.gpu), mention.count or 1
+    context = working.slots.context or DEFAULT_CONTEXT
+    coding = bool(CODING.search(text))
+    turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding), gpu, count, context,
+                          coding, working, lang)
+    working.pending = None
+    _commit(state, working)
+    return turn
 
 
 def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, catalog: Catalog, *, notes: list[str],

@@ -57,9 +57,10 @@ class Settings(BaseModel):
     stream: bool = Field(True, description="ask the server for SSE streaming (first_token_timeout_s applies)")
     legacy_max_tokens: bool = Field(False, description="send `max_tokens` instead of `max_completion_tokens`")
     reader: Literal["agent", "structured"] = Field(
-        "agent", description="agent: the tool-calling loop answers; structured: one structured-output call reads the "
-                             "message into the typed request and the deterministic dialog answers it (the agent's "
-                             "tools answer explain questions and small talk)")
+        "structured", description="structured (default): one structured-output call reads the message into the typed "
+                                  "request and the deterministic dialog answers it (the agent's tools answer explain "
+                                  "questions and small talk; an unusable reading falls back to the offline reader "
+                                  "with a note); agent: the tool-calling loop reads and answers")
     tool_surface: Literal["full", "compact"] = Field(
         "full", description="the tools offered to the model: all ten, or `compact` for small local models (the sizing "
                             "tools with their main arguments; tools.COMPACT): a sixth of the prompt tokens")

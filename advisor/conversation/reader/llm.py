@@ -12,8 +12,9 @@ estimator, the catalog and the renderer.
 Before that, the reading is held to the message (`ground`): a name that is not in its words, a number that is not
 among its amounts (8k = 8000 or 8192), a word outside the schema's vocabulary is dropped and named in the note.
 
-A failure — no model, a timeout, an HTTP error, malformed or empty JSON, a reading that does not validate — falls
-back to the offline reader, and `Request.note` says why (`reader` stays "offline").
+A failure — no model, a timeout, an HTTP error, malformed, cut-off or empty JSON (every key the schema requires
+must be there), a reading that does not validate — falls back to the offline reader, and `Request.note` says why
+(`reader` stays "offline").
 """
 
 from __future__ import annotations
@@ -195,6 +196,9 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
             reading = json.loads(reading)
         if not isinstance(reading, dict) or not reading.get("act"):
             raise ValueError("empty structured answer")
+        missing = [k for k in READING_SCHEMA["required"] if k not in reading]
+        if missing:  # a cut-off reply that a lenient JSON parser completed: the schema requires every key
+            raise ValueError("incomplete structured answer, missing " + ", ".join(missing))
         reading, dropped = ground(reading, text, catalog)
         request = validate(_to_request(reading, text, lang), catalog)
         return replace(request, note="not in the message, dropped: " + ", ".join(dropped)) \

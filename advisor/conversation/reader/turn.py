@@ -29,7 +29,23 @@ def read_intent(text: str, slots: Slots, state: DialogState) -> str:
     """The question's intent, read from what precedes any injection attempt."""
     low = (text or "").lower()
     hit = INJECTION.search(low)
-    return classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
+    intent = classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
+    return "how_many" if intent == "feasibility" and _plural_card(slots) else intent
+
+
+# "on H100s", "with A100s", "4090s": a card named in the plural without a number asks how many of it, not whether one
+# holds the job (a count given, or an owned card, keeps the question as it was)
+_PLURAL_CARD = re.compile(r"[0-9a-z]s$|[0-9a-z]'s$", re.I)
+
+
+def _plural_card(slots: Slots) -> bool:
+    if len(slots.candidates) != 1 or slots.existing is not None or slots.gpu_count is not None:
+        return False
+    mention = slots.candidates[0]
+    text = (mention.text or "").strip()
+    if mention.count is not None or not re.search(r"\d", text) or not _PLURAL_CARD.search(text):
+        return False
+    return not (mention.gpu or "").lower().endswith("s")  # "L40S" is the card's own name, not a plural
 
 
 def read_references(state: DialogState, slots: Slots, intent: str) -> None:
@@ -126,3 +142,16 @@ def models_referred(text: str, slots: Slots, state: DialogState) -> None:
     (`slots.models` set from the conversation)."""
     if len(slots.models) < 2 and len(state.slots.models) >= 2 and _KIND_PAIR.search(text or ""):
         slots.models = list(state.slots.models)
+
+
+# "what's the biggest model I can run on my 4090?", "一张 4060 Ti 能跑什么模型": a card named, the model asked for
+_WHICH_MODEL = re.compile(
+    r"\bwhich (?:llms?|models?)\b|\bwhat (?:llms?|models?)\b|\b(?:biggest|largest|best|strongest) (?:llm|model)s?\b|"
+    r"\bwhat (?:can|could) (?:i|we) run\b|\bwhat (?:else )?(?:runs|fits)\b|哪个模型|哪些模型|什么模型|能跑什么|跑什么|跑哪个|"
+    r"推荐.{0,8}模型|最大.{0,8}模型|多大的模型|推荐哪个|推荐什么|选哪个|用哪个|哪个好", re.I)
+CODING = re.compile(r"\bcod(?:e|ing|er)\b|\bprogramming\b|编程|写代码|代码", re.I)
+
+
+def asks_which_model(text: str) -> bool:
+    """The message asks which model to run (on the cards it names), rather than naming one."""
+    return bool(_WHICH_MODEL.search(text or ""))

@@ -15,7 +15,6 @@ by attribute, and the dialog's are being reshaped; the `Book` every number goes 
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +42,7 @@ from advisor.conversation.render.options_table import (
     opt_purchase,
     opt_speed,
 )
+from advisor.conversation.render.scale_out import offload_sentence, replicas_for_load
 from advisor.recommend.search import default_train_tokens
 
 GIB = 2**30
@@ -232,6 +232,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         alt = _best_other(ev, o)
         if alt is not None:
             head += (f"{opt_name(alt, book)} 放得下。" if zh else f" {opt_name(alt, book)} fits it.")
+    if off is not None and off.gpu == o.gpu and o.count == 1:  # the card itself, slowly: llama.cpp layer offload
+        head += offload_sentence(off, book, lang)
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
 
 
@@ -378,28 +380,6 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
             tail_zh = f"；即使只有 1 路也达不到每 token ≤ {ms}（每路 {rate}，{why_zh}）"
         return head_zh + tail_zh + "。" if zh else head_en + tail_en + "."
     return head_zh + "。" if zh else head_en + "."
-
-
-def replicas_for_load(o: Any, users: int, limit: int, book: Book) -> tuple[str, str]:
-    """More users than one deployment serves within the target: R = ⌈users / limit⌉ identical copies of it, each
-    taking an equal share of the users (data-parallel replicas of an inference deployment scale linearly: each
-    keeps its own weights and KV cache), with R × the cards and R × the purchase. ("", "") when one copy suffices."""
-    if limit < 1 or users <= limit:
-        return "", ""
-    copies = math.ceil(users / limit)
-    src = f"computed: ⌈{users} users / {limit} per deployment⌉"
-    r = book.count(f"deployments of {o.count}× {o.gpu_name} for {users} users within the target", copies, "deployments", src)
-    cards = book.count(f"GPUs in {copies} deployments of {o.count}× {o.gpu_name}", copies * o.count, "GPUs",
-                       f"computed: {copies} × {o.count}")
-    total = ((o.tco or {}).get("purchase") or {}).get("total") if "existing" not in o.labels else None
-    cost_en = cost_zh = ""
-    if total and total.get("amount"):
-        money = book.money(f"full purchase of {copies} deployments of {o.count}× {o.gpu_name}",
-                           copies * float(total["amount"]), total["currency"],
-                           f"computed: {copies} × full purchase of one deployment")
-        cost_en, cost_zh = f", {money} to buy", f"，整机采购 {money}"
-    return (f"; all {users} users within that take {r} copies of this deployment ({cards} cards{cost_en})",
-            f"；要让 {users} 路都达到该速度，需要 {r} 套这样的部署（共 {cards} 张卡{cost_zh}）")
 
 
 def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:

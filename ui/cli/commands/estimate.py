@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any
 
 from knowledge.structs import dump
 from ui.cli import jsonout
@@ -26,59 +26,30 @@ if TYPE_CHECKING:
 
 GiB = 2**30
 
-FIELD_FLAGS = {"model": "--model", "task": "--task", "weights": "--weights", "kv": "--kv", "context": "--context",
-               "batch": "--batch", "concurrency": "--concurrency", "prompt_tokens": "--prompt-tokens",
-               "optimizer": "--optimizer", "zero": "--zero", "offload": "--offload", "gpus": "--gpus",
-               "nodes": "--nodes", "tp": "--tp", "pp": "--pp", "recompute": "--recompute",
-               "lora_rank": "--lora-rank", "lora_targets": "--lora-targets", "engine": "--engine",
-               "grad_accum": "--grad-accum",
-               "flash_attention": "--flash-attention", "train_tokens": "--tokens", "output_tokens": "--output-tokens"}
+FLAG_NAMES = {"train_tokens": "--tokens"}  # the Workload fields whose option is not `--field-name` (add_field's rule)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor import workload as wl
-    from ui.cli.args import field_number
+    from advisor.workload import Workload
+    from ui.cli.args import add_field
+    from ui.cli.commands.offload_cli import OFFLOAD_HELP, add_host_arguments
 
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
     parser.add_argument("--weights-file", metavar="PATH", default=None,
                         help="inference: exact weight bytes from a model.safetensors.index.json or a .gguf header")
-    parser.add_argument("--task", choices=get_args(wl.Task), default="inference")
-    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
-                        help="weight format (default: the checkpoint's precision; nf4 for qlora)")
-    parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT,
-                        help="tokens per sequence (prompt + output)")
-    parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
-                        help="sequences served together (inference) or micro-batch per GPU (training)")
-    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
-                        help="concurrent sequences served (inference)")
-    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None,
-                        help="prompt length for the prefill workspace")
-    parser.add_argument("--optimizer", choices=get_args(wl.Optimizer), default="adamw")
-    parser.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=0, help="DeepSpeed ZeRO stage")
-    from ui.cli.commands.offload_cli import OFFLOAD_HELP, add_host_arguments
-
-    parser.add_argument("--offload", choices=[*get_args(wl.Offload), "layers"], default="none",
-                        help="training: ZeRO offload of the optimizer state (or all); " + OFFLOAD_HELP)
+    for name in ("task", "weights", "kv", "context", "batch", "concurrency", "prompt_tokens", "optimizer", "zero"):
+        add_field(parser, Workload, name)
+    offload = add_field(parser, Workload, "offload")  # and llama.cpp's layer offload, which is no Workload field
+    offload.choices, offload.help = (*(offload.choices or ()), "layers"), f"{offload.help}; {OFFLOAD_HELP}"
     add_host_arguments(parser)
-    parser.add_argument("--gpus", type=field_number(wl.Workload, "gpus"), default=1, help="GPUs per node")
-    parser.add_argument("--nodes", type=field_number(wl.Workload, "nodes"), default=1)
-    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=None,
-                        help="tensor-parallel degree (default 1; pretrain with --gpu: the planner's)")
-    parser.add_argument("--pp", type=field_number(wl.Workload, "pp"), default=None,
-                        help="pipeline-parallel degree (default 1; pretrain with --gpu: the planner's)")
-    parser.add_argument("--recompute", choices=get_args(wl.Recompute), default=None,
-                        help="activation recomputation (default: full for fine-tuning, selective for pre-training)")
-    parser.add_argument("--lora-rank", type=field_number(wl.Workload, "lora_rank"), default=16)
-    parser.add_argument("--lora-targets", choices=["attention", "all-linear"], default="all-linear")
-    parser.add_argument("--grad-accum", type=field_number(wl.Workload, "grad_accum"), default=1,
-                        help="training: micro-batches per optimizer step (gradients stay live between them)")
-    parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
-                        help="runtime (default: vllm for inference, transformers/deepspeed for training)")
-    parser.add_argument("--flash-attention", choices=["on", "off"], default=None,
-                        help="default: on where the GPU supports it")
+    add_field(parser, Workload, "gpus")
+    add_field(parser, Workload, "nodes")
+    add_field(parser, Workload, "tp", default=None, help="tensor-parallel degree (default 1; pretrain with --gpu: the planner's)")
+    add_field(parser, Workload, "pp", default=None, help="pipeline-parallel degree (default 1; pretrain with --gpu: the planner's)")
+    for name in ("recompute", "lora_rank", "lora_targets", "grad_accum", "engine", "flash_attention"):
+        add_field(parser, Workload, name)
     parser.add_argument("--gpu", metavar="ID", default=None, help="show fit and headroom on this GPU")
     parser.add_argument("--json", action="store_true", help="machine-readable output (bytes)")
 
@@ -106,7 +77,7 @@ def validation_to_input_error(exc: StructError) -> InputError:
 
     err = exc.errors()[0]
     field = str(err["loc"][0]) if err.get("loc") else "workload"
-    flag = FIELD_FLAGS.get(field, field)
+    flag = FLAG_NAMES.get(field, "--" + field.replace("_", "-"))
     ctx = err.get("ctx") or {}
     from advisor.workload import Workload
     from knowledge import structs

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any
 
 from knowledge.structs import replace, validate
 from ui.citations import source_without_path
@@ -25,42 +25,30 @@ GiB = 2**30
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from advisor import workload as wl
-    from ui.cli.args import field_number, number
+    from advisor.workload import Constraints, Workload
+    from ui.cli.args import add_field, number
 
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
-    parser.add_argument("--task", choices=get_args(wl.Task), default="inference")
-    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None)
-    parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=None,
-                        help=f"tokens per sequence (default: the model's own, e.g. 32768 for DeepSeek-R1, else {wl.DEFAULT_CONTEXT})")
-    parser.add_argument("--batch", type=field_number(wl.Workload, "batch"), default=1,
-                        help="micro-batch per GPU (training)")
-    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
-                        help="concurrent sequences served")
-    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None)
-    parser.add_argument("--output-tokens", type=field_number(wl.Workload, "output_tokens"), default=None)
-    parser.add_argument("--tokens", type=field_number(wl.Workload, "train_tokens"), default=None,
-                        help="training token budget, e.g. 2e9")
-    parser.add_argument("--engine", choices=get_args(wl.Engine), default=None)
-    parser.add_argument("--lora-rank", type=field_number(wl.Workload, "lora_rank"), default=16)
-    parser.add_argument("--budget", type=field_number(wl.Constraints, "budget"), default=None,
-                        help="purchase budget in --currency")
-    parser.add_argument("--currency", choices=get_args(wl.Currency), default="USD")
-    parser.add_argument("--region", choices=get_args(wl.Region), default="global")
-    parser.add_argument("--condition", choices=("new", "used"), default="new",
-                        help="price cards new (default, a company purchase) or used (second-hand)")
+    for name in ("task", "weights", "kv"):
+        add_field(parser, Workload, name)
+    add_field(parser, Workload, "context", default=None,
+              help=f"tokens per sequence (default: the model's own, e.g. 32768 for DeepSeek-R1, else {wl.DEFAULT_CONTEXT})")
+    for name in ("batch", "concurrency", "prompt_tokens", "output_tokens"):
+        add_field(parser, Workload, name)
+    add_field(parser, Workload, "train_tokens", "--tokens")
+    add_field(parser, Workload, "engine")
+    add_field(parser, Workload, "lora_rank")
+    for name in ("budget", "currency", "region", "condition"):
+        add_field(parser, Constraints, name)
     parser.add_argument("--candidates", default="", help="comma-separated GPU ids to choose from")
     parser.add_argument("--existing", metavar="N×GPU", default=None, help="GPUs you already own, e.g. 2x3090")
-    parser.add_argument("--max-gpus-per-node", type=field_number(wl.Constraints, "max_gpus_per_node"), default=8)
-    parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
-                        help="per-sequence decode latency target")
-    parser.add_argument("--min-tokens-per-s", type=field_number(wl.Constraints, "min_tokens_per_s"), default=None,
-                        help="total throughput target")
-    parser.add_argument("--deadline-days", type=field_number(wl.Constraints, "deadline_s", scale=86400),
-                        default=None, help="training must finish within this")
-    parser.add_argument("--power-limit-w", type=field_number(wl.Constraints, "power_limit_w"), default=None)
+    for name in ("max_gpus_per_node", "max_ms_per_token", "min_tokens_per_s"):
+        add_field(parser, Constraints, name)
+    add_field(parser, Constraints, "deadline_s", "--deadline-days", scale=86400, help="training must finish within "
+              "this many days")
+    add_field(parser, Constraints, "power_limit_w")
     parser.add_argument("--limit", type=number(1, 100, integer=True), default=8, help="options to show")
     parser.add_argument("--json", action="store_true")
 

@@ -24,23 +24,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, get_args
+from typing import Any
 
 from knowledge.structs import replace
 from ui.cli import jsonout
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor import workload as wl
-    from ui.cli.args import field_number, number
+    from advisor.workload import Constraints, Workload
+    from ui.cli.args import add_field, number
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__
     parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias")
     parser.add_argument("--count", type=number(1, 4096 * 16, integer=True), default=1, help="number of GPUs")
-    parser.add_argument("--years", type=field_number(wl.Constraints, "tco_years"), default=None,
-                        help="horizon in years (default 3)")
-    parser.add_argument("--currency", choices=["CNY", "USD"], default="CNY", help="output currency")
+    add_field(parser, Constraints, "tco_years", "--years", help="horizon in years (default 3)")
+    add_field(parser, Constraints, "currency", default="CNY", help="output currency")
     parser.add_argument("--electricity", type=number(None, 100), default=None, metavar="PRICE",
                         help="electricity price per kWh in --currency")
     parser.add_argument("--utilization", type=number(0, 1), default=1.0, metavar="U",
@@ -53,12 +52,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tokens-per-s", type=number(0, 1e12, lo_open=True), default=None,
                         help="throughput at full load (all GPUs)")
     parser.add_argument("--model", metavar="ID", default=None, help="compute tokens/s for this model")
-    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
-                        help="weight format for --model (default: the checkpoint's own precision)")
-    parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT)
-    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=None,
-                        help="sequences served (default: as many as fit in memory)")
+    add_field(parser, Workload, "weights")
+    add_field(parser, Workload, "kv")
+    add_field(parser, Workload, "context")
+    add_field(parser, Workload, "concurrency", default=None, help="sequences served (default: as many as fit in memory)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 

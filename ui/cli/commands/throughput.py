@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, get_args
+from typing import Any
 
 from ui.cli import jsonout
 
@@ -21,29 +21,23 @@ GiB = 2**30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor import workload as wl
-    from ui.cli.args import field_number, number
+    from advisor.workload import Constraints, Workload
+    from ui.cli.args import add_field, number
 
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
     parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias (see `gpu-advisor gpus`)")
     parser.add_argument("--count", type=number(1, 4096, integer=True), default=1, help="number of GPUs (default 1)")
-    parser.add_argument("--tp", type=field_number(wl.Workload, "tp"), default=None,
-                        help="tensor-parallel degree (default: all --count GPUs; a divisor makes replicas)")
-    parser.add_argument("--weights", choices=get_args(wl.WeightFormat), default=None,
-                        help="weight format (default: the checkpoint's own precision, e.g. fp8 for DeepSeek-V3)")
-    parser.add_argument("--kv", choices=get_args(wl.KvFormat), default="fp16", help="KV-cache format")
-    parser.add_argument("--context", type=field_number(wl.Workload, "context"), default=wl.DEFAULT_CONTEXT,
-                        help="tokens per sequence (prompt + output)")
-    parser.add_argument("--prompt-tokens", type=field_number(wl.Workload, "prompt_tokens"), default=None,
-                        help="prompt length (default: half the context)")
-    parser.add_argument("--output-tokens", type=field_number(wl.Workload, "output_tokens"), default=None,
-                        help="generated tokens (default: the rest of the context)")
-    parser.add_argument("--concurrency", type=field_number(wl.Workload, "concurrency"), default=1,
-                        help="sequences decoding together")
-    parser.add_argument("--engine", choices=get_args(wl.Engine), default=None,
-                        help="serving engine for the memory check (default vllm)")
+    add_field(parser, Workload, "tp", default=None,
+              help="tensor-parallel degree (default: all --count GPUs; a divisor makes replicas)")
+    add_field(parser, Workload, "weights")
+    add_field(parser, Workload, "kv")
+    add_field(parser, Workload, "context")
+    add_field(parser, Workload, "prompt_tokens", help="prompt tokens per request (default: half the context)")
+    add_field(parser, Workload, "output_tokens", help="generated tokens per request (default: the rest of the context)")
+    add_field(parser, Workload, "concurrency")
+    add_field(parser, Workload, "engine", help="serving engine for the memory check (default vllm)")
     parser.add_argument("--gpu-memory-utilization", type=number(0, 1, lo_open=True), default=None, metavar="F",
                         help="vLLM: fraction of the WHOLE GPU per instance (default 0.92, current vLLM)")
     parser.add_argument("--kv-cache-memory-bytes", type=number(1, 1e15, integer=True), default=None, metavar="B",
@@ -53,9 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ui.cli.commands.offload_cli import add_host_arguments
 
     add_host_arguments(parser)
-    parser.add_argument("--max-ms-per-token", type=field_number(wl.Constraints, "max_ms_per_token"), default=None,
-                        metavar="MS",
-                        help="also report how many concurrent users get ≤ MS milliseconds per token")
+    add_field(parser, Constraints, "max_ms_per_token", metavar="MS",
+              help="also report how many concurrent users get ≤ MS milliseconds per token")
     parser.add_argument("--max-ttft-ms", type=number(0, 1e7, lo_open=True), default=None, metavar="MS",
                         help="with the simulation: the concurrency limit also keeps the median TTFT ≤ MS")
     parser.add_argument("--request-rate", type=number(0, 1e6, lo_open=True), default=None, metavar="R",

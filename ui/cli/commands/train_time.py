@@ -56,7 +56,9 @@ def parse_tokens(text: str) -> float:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from advisor import workload as wl
-    from ui.cli.args import field_number, number
+    from advisor.workload import Workload
+    from ui.cli.args import add_field, number
+
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
@@ -64,24 +66,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias")
     parser.add_argument("--count", type=number(1, 4096 * 8, integer=True), default=1,
                         help="number of GPUs (8 per server beyond 8)")
-    parser.add_argument("--task", choices=["pretrain", "full", "lora", "qlora", "freeze"], default="pretrain")
-    parser.add_argument("--context", "--seq-len", dest="context", type=field_number(wl.Workload, "context"),
-                        default=None, help=f"tokens per training sequence (default {wl.DEFAULT_CONTEXT} or less)")
-    parser.add_argument("--recompute", choices=["none", "selective", "full"], default=None,
-                        help="activation recomputation (default: selective for pretrain, full for fine-tuning)")
+    add_field(parser, Workload, "task", choices=["pretrain", "full", "lora", "qlora", "freeze"], default="pretrain",
+              help="the kind of training")
+    add_field(parser, Workload, "context", "--context", "--seq-len", default=None,
+              help=f"tokens per training sequence (default {wl.DEFAULT_CONTEXT} or less)")
+    add_field(parser, Workload, "recompute")
     parser.add_argument("--precision", choices=["bf16", "fp8"], default=None,
                         help="tensor-core precision (default: FP8 for families pre-trained in FP8 on FP8 GPUs, else BF16)")
     parser.add_argument("--mfu", type=number(0.01, 1), default=None, help="override the achieved MFU (0.01 … 1)")
     parser.add_argument("--engine", choices=["megatron", "fsdp", "deepspeed", "dualpipe"], default="megatron",
                         help="training framework (default megatron): its efficiency, pipeline schedules and FP8")
-    parser.add_argument("--micro-batch", "--batch", dest="micro_batch", type=field_number(wl.Workload, "batch"),
-                        default=None,
-                        help="sequences per GPU per micro-batch (default: chosen by the planner; 1 for LoRA)")
-    parser.add_argument("--tp", type=number(1, 1024, integer=True), default=None, help="tensor-parallel degree (default: planner)")
-    parser.add_argument("--pp", type=number(1, 1024, integer=True), default=None, help="pipeline-parallel stages (default: planner)")
+    add_field(parser, Workload, "batch", "--micro-batch", "--batch", default=None,
+              help="sequences per GPU per micro-batch (default: chosen by the planner; 1 for LoRA)")
+    add_field(parser, Workload, "tp", default=None, help="tensor-parallel degree (default: planner)")
+    add_field(parser, Workload, "pp", default=None, help="pipeline-parallel stages (default: planner)")
     parser.add_argument("--cp", type=number(1, 1024, integer=True), default=None, help="context-parallel degree (default: planner)")
     parser.add_argument("--ep", type=number(1, 1024, integer=True), default=None, help="expert-parallel degree, MoE only (default: planner)")
-    parser.add_argument("--zero", type=number(0, 3, integer=True), default=None, help="ZeRO stage 0-3 (default: planner)")
+    add_field(parser, Workload, "zero", default=None, help="ZeRO stage 0-3 (default: planner)")
     parser.add_argument("--global-batch", default=None, metavar="TOKENS",
                         help="global batch in tokens, e.g. 4M (default: the family's published batch, else 4M)")
     parser.add_argument("--no-memory-check", action="store_true", help="skip the fit check")
