@@ -120,7 +120,6 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
     if len(slots.models) < 2:
         slots.models = []  # one model named: no comparison
     if slots.model is None:  # "a 40-layer model with hidden 5120 and 8 KV heads": the user's own model, as typed
-
         typed = read_user_model(t.s, catalog)
         if typed is not None:
             slots.model, slots.model_assumed = typed[0].id, "shape"
