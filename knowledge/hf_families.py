@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import InputError
+from knowledge.schemas import LinearAttention
 
 if TYPE_CHECKING:
     from knowledge.hf_config import ConfigReader
@@ -112,8 +113,6 @@ def new_family(r: ConfigReader, out: dict[str, Any]) -> None:
                        global_layer_every=r.int("sliding_window_pattern", default=6))
         out["head_dim"] = r.int("head_dim", default=256)
     elif t == "qwen3_next":
-        from knowledge.schemas import LinearAttention
-
         _moe(r, out, "num_experts", "moe_intermediate_size")
         _sparse_step(r, out)
         out.update(qk_norm=True, n_shared_experts=1, shared_expert_gate=True,

@@ -235,6 +235,7 @@ def _discard_current() -> None:
 
 def _observe(kind: str) -> None:
     """Count a rebuild or a failure for the servers' metrics (advisor.observe; a no-op without a listener)."""
+    # start-up: `gpu-advisor recommend` never loads advisor.observe
     from advisor import observe
 
     observe.rule_engine_error(kind)

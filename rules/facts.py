@@ -50,6 +50,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from knowledge.errors import AdvisorError, InputError
 from knowledge.schemas import FP4_ARCHITECTURES, Architecture, Segment, Stack
 from knowledge.structs import Meta, Mutable, StructError, dump, fields, validate
+from rules.gpus import resolve_gpu
+from rules.sources import source
 
 if TYPE_CHECKING:
     from knowledge.guides import Claim, Figure
@@ -211,8 +213,6 @@ class ConfigFacts(_Facts):
         _precision_family(self)
 
     def check_invariants(self) -> None:
-        from rules.gpus import resolve_gpu
-
         for derived, inputs in _DERIVED_FROM.items():
             if getattr(self, derived) is not None:
                 lacking = [name for name in inputs if getattr(self, name) is None]
@@ -232,7 +232,6 @@ class ConfigFacts(_Facts):
         if self.guide_config is not None:
             if self.guide_source is None:
                 raise ValueError("guide_config needs guide_source (guide-000 or guide-003)")
-            from rules.sources import source
 
             source(self.guide_source)  # CatalogError naming the id when it does not resolve
         if (self.price_amount is not None or self.budget_amount is not None) and self.currency is None:
@@ -328,7 +327,6 @@ class ClaimFacts(_Facts):
             raise ValueError("computed_value needs a unit (unit or computed_unit)")
         if self.computed_unit is None and self.computed_value is not None:
             self.computed_unit = self.unit
-        from rules.sources import source
 
         source(self.claim_source)  # CatalogError naming the id when it does not resolve
 

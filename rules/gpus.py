@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from knowledge.errors import UnknownGpu
+from rules.sources import catalog_or_none
 
 # family slug -> display name (English; model names are the same in Chinese)
 FAMILY_NAMES: dict[str, str] = {
@@ -165,8 +166,6 @@ def resolve_gpu(name: str) -> tuple[str, str | None]:
     With a loadable catalog the name must be a catalog id or alias (UnknownGpu otherwise). Without one,
     a name whose family the patterns recognise is accepted as given.
     """
-    from rules.sources import catalog_or_none  # local: keeps import light
-
     catalog = catalog_or_none()
     if catalog is not None:
         spec = catalog.find_gpu(name)

@@ -23,10 +23,11 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from knowledge.catalog import data_dir
 from knowledge.structs import replace
 from rules.findings import Finding
 from rules.gpus import FAMILY_NAMES, family_name
-from rules.meta import RuleMeta
+from rules.meta import RuleMeta, get_rule
 from rules.sources import citation
 
 MISSING = "?"
@@ -130,8 +131,6 @@ def render_source(rule: RuleMeta, fact: Mapping[str, Any]) -> tuple[str, tuple[s
 
 def finding(rule: RuleMeta, fact: Mapping[str, Any], fact_index: int = 0) -> Finding:
     """The structured finding of `rule` firing on `fact` (the fact's position in the request: `fact_index`)."""
-    from knowledge.catalog import data_dir
-
     used = tuple((k, fact[k]) for k in rule.fact_fields if k in fact)
     rendered = _rendered(rule.id, used, str(data_dir()))
     # a fresh `facts` dict per finding: callers may not share the cached one
@@ -141,8 +140,6 @@ def finding(rule: RuleMeta, fact: Mapping[str, Any], fact_index: int = 0) -> Fin
 @lru_cache(maxsize=4096)
 def _rendered(rule_id: str, used: tuple[tuple[str, Any], ...], root: str) -> Finding:
     """Rendering depends only on the rule, the fact fields it uses and the sources registry: cached."""
-    from rules.meta import get_rule
-
     rule = get_rule(rule_id)
     fact = dict(used)
     en, zh, _ = render_messages(rule, fact)

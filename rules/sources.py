@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from knowledge.catalog import data_dir, load_catalog, load_sources
 from knowledge.errors import CatalogError
 
 if TYPE_CHECKING:
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=4)
 def _catalog(root: str) -> Catalog | None:
-    from knowledge.catalog import load_catalog
-
     try:
         return load_catalog(root)
     except CatalogError:
@@ -30,8 +29,6 @@ def _catalog(root: str) -> Catalog | None:
 
 def catalog_or_none() -> Catalog | None:
     """The validated catalog, or None when it does not load (the failure is cached for the process)."""
-    from knowledge.catalog import data_dir
-
     return _catalog(str(data_dir()))
 
 
@@ -39,15 +36,11 @@ def catalog_or_none() -> Catalog | None:
 def _sources(root: str) -> dict[str, Source]:
     from pathlib import Path
 
-    from knowledge.catalog import load_sources
-
     return load_sources(Path(root))[0]
 
 
 def source(source_id: str) -> Source:
     """The registry entry of `source_id`; CatalogError naming the id when there is none."""
-    from knowledge.catalog import data_dir
-
     catalog = catalog_or_none()
     if catalog is not None:
         return catalog.source(source_id)
@@ -63,8 +56,6 @@ def citation(source_id: str, section: str = "") -> str:
     A source id the registry lacks renders as "<id> (source not in the registry)" rather than failing the
     whole evaluation; tests/test_rules_meta.py requires every rule's sources to resolve.
     """
-    from knowledge.catalog import data_dir
-
     return _citation(source_id, section, str(data_dir()))
 
 

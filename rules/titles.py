@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from knowledge.messages import pair, table
+from rules.meta import get_rule
 
 # Each titled rule's (English, Chinese) title, from the message catalogs ("rule.title.RULE-ID").
 TITLES: dict[str, tuple[str, str]] = {key.removeprefix("rule.title."): pair(key) for key in table("en")
@@ -23,8 +24,6 @@ def rule_title(rule_id: str, lang: str = "en") -> str:
     if entry:
         return entry[1] if lang == "zh" else entry[0]
     try:
-        from rules.meta import get_rule
-
         summary = get_rule(rule_id).summary
     except Exception:  # noqa: BLE001 - an unknown id (e.g. a test's) still gets words, not a slug
         return re.sub(r"[-_.]+", " ", str(rule_id)).strip().capitalize() or "?"
@@ -45,8 +44,6 @@ def plain_words(text: str) -> str:
 
 def rule_ids_to_titles(text: str, lang: str) -> str:
     """A rule named by its id in `backticks` ("rule `risk-used-card`") shown by its title in `lang` instead."""
-    from rules.meta import get_rule
-
     def title(m: re.Match[str]) -> str:
         try:
             get_rule(m.group(1))

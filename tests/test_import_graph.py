@@ -1,12 +1,14 @@
 """The project's import graph, read statically with `ast` (nothing is imported).
 
-Two properties of the packages `advisor`, `ui`, `knowledge` and `rules`:
+Three properties of the packages `advisor`, `ui`, `knowledge` and `rules`:
 
 * no module uses another module's private name: neither ``from x import _y`` nor ``x._y`` where ``x`` is
   an imported project module (imports at module level and inside functions both count; dunder names such
   as ``__version__`` are not private);
 * no cycle among the imports that run when a module is loaded (module level, outside
   ``if TYPE_CHECKING:``); imports inside functions run later and may not close a cycle at load time.
+* every import inside a function of a project module or of a HEAVY third-party package (outside ``ui/cli/``)
+  says in a comment why it is not at module level (REASON below).
 
 An edge goes to the module named by the import: ``from a.b import c`` points at ``a.b.c`` when that is a
 module, else at ``a.b``. Parent packages' ``__init__`` are not added as edges (all of ours are docstrings).
@@ -17,12 +19,16 @@ Run as a script to print today's graph problems: ``python tests/test_import_grap
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("advisor", "ui", "knowledge", "rules")
+# third-party packages slow to import or only in an extra: a function-level import of one needs a reason too
+HEAVY = ("gradio", "langchain", "langchain_core", "langchain_openai", "openai", "slack_bolt", "slack_sdk", "pydantic",
+         "pydantic_core", "durable", "fastapi", "starlette", "uvicorn", "psycopg", "psycopg_pool", "playwright", "mcp")
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,7 @@ class _Walker(ast.NodeVisitor):
     def __init__(self, module: str, is_package: bool, modules: set[str]) -> None:
         self.module, self.is_package, self.modules = module, is_package, modules
         self.imports: list[Import] = []
+        self.heavy: list[Import] = []
         self.module_aliases: dict[str, str] = {}
         self.attributes: list[tuple[str, str, int]] = []
         self._depth = 0
@@ -100,6 +107,8 @@ class _Walker(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
+            if alias.name.split(".")[0] in HEAVY:
+                self.heavy.append(Import(self.module, alias.name, None, node.lineno, self._when()))
             if alias.name.split(".")[0] not in PACKAGES:
                 continue
             self.imports.append(Import(self.module, alias.name, None, node.lineno, self._when()))
@@ -113,6 +122,8 @@ class _Walker(ast.NodeVisitor):
             base = _resolve_relative(self.module, self.is_package, node.level, node.module)
         else:
             base = node.module or ""
+        if base.split(".")[0] in HEAVY and not node.level:
+            self.heavy.extend(Import(self.module, base, a.name, node.lineno, self._when()) for a in node.names)
         if base.split(".")[0] not in PACKAGES:
             return
         for alias in node.names:
@@ -145,6 +156,7 @@ class Graph:
 
     imports: list[Import]
     private_uses: list[str]
+    heavy: list[Import] = field(default_factory=list)  # imports of the HEAVY third-party packages
 
     def edges(self, *when: str) -> dict[str, set[str]]:
         """Module → the project modules it imports, counting only the imports of the kinds `when`."""
@@ -160,11 +172,13 @@ def read_graph(root: Path = ROOT) -> Graph:
     modules = project_modules(root)
     names = set(modules)
     imports: list[Import] = []
+    heavy: list[Import] = []
     private: list[str] = []
     for module, path in modules.items():
         walker = _Walker(module, path.name == "__init__.py", names)
         walker.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
         imports.extend(walker.imports)
+        heavy.extend(walker.heavy)
         rel = path.relative_to(root)
         for imp in walker.imports:
             if imp.name is not None and _is_private(imp.name):
@@ -173,7 +187,32 @@ def read_graph(root: Path = ROOT) -> Graph:
             target = walker.module_aliases.get(chain)
             if target is not None and target != module and _is_private(attr):
                 private.append(f"{rel}:{line}: {target}.{attr}")
-    return Graph(imports, private)
+    return Graph(imports, private, heavy)
+
+
+# A function-level import states why it is not at module level, in a comment on its line or the line above:
+# "start-up:" (a scriptable CLI command loads the module but must not load the target), "optional dependency:"
+# (the package comes with an extra), "optional:" (the import may fail and is handled), "cycle:" (the target loads
+# this module at load time), "late binding:" (the name is looked up at call time, e.g. tests patch it), "name:" (the
+# name means something else at module level).
+REASON = re.compile(r"#\s*(start-up|optional dependency|optional|cycle|late binding|name):\s*\S")
+REASON_EXEMPT = ("ui.cli",)  # the CLI package keeps its own lazy command table (ui/cli/entry.py)
+
+
+def unexplained_function_imports(graph: Graph, root: Path = ROOT) -> list[str]:
+    """Function-level imports of project modules and HEAVY packages without a reason comment, as "file:line"."""
+    modules = project_modules(root)
+    texts: dict[str, list[str]] = {}
+    missing = set()
+    for imp in graph.imports + graph.heavy:
+        if imp.when != "call" or any(imp.source == p or imp.source.startswith(p + ".") for p in REASON_EXEMPT):
+            continue
+        path = modules[imp.source]
+        lines = texts.setdefault(imp.source, path.read_text(encoding="utf-8").splitlines())
+        nearby = lines[imp.line - 1:imp.line] + lines[max(imp.line - 2, 0):imp.line - 1]
+        if not any(REASON.search(line) for line in nearby):
+            missing.add(f"{path.relative_to(root)}:{imp.line}")
+    return sorted(missing, key=lambda m: (m.partition(":")[0], int(m.partition(":")[2])))
 
 
 def find_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -255,6 +294,21 @@ def test_synthetic_tree_shows_private_uses_and_cycles(tmp_path: Path) -> None:
     assert find_cycles(graph.edges("load", "call")) == [["advisor.one", "advisor.two"], ["rules.r", "ui.web"]]
 
 
+def test_function_level_imports_without_a_reason_are_found(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "advisor/a.py": "def f():\n    from rules import r\n    import gradio\n    import json\n",
+            "advisor/b.py": "def f():\n    # start-up: estimate never loads the rules\n    from rules import r\n"
+                            "    import gradio  # optional dependency: gradio only with the web extra\n"
+                            "from rules import r\n",
+            "ui/cli/c.py": "def f():\n    from rules import r\n",
+            "rules/r.py": "",
+        },
+    )
+    assert unexplained_function_imports(read_graph(root), root) == ["advisor/a.py:2", "advisor/a.py:3"]
+
+
 # --- the project ----------------------------------------------------------------------------------------
 
 # Private names used across modules in files another change owns this round (the store work, issue 16); each
@@ -289,6 +343,10 @@ def test_no_import_cycle_at_load_time() -> None:
 
 def test_no_new_cycle_through_function_level_imports() -> None:
     assert find_cycles(_project().edges("load", "call")) == DEFERRED_CYCLES
+
+
+def test_every_function_level_import_says_why() -> None:
+    assert unexplained_function_imports(_project()) == []
 
 
 # The layers of docs/architecture.md: a module of the left-hand layer never imports (at any level, type-checking
@@ -326,3 +384,6 @@ if __name__ == "__main__":
         print(f"{len(cycles)} cycles among {'+'.join(kinds)} imports:")
         for cycle in cycles:
             print("  " + " <-> ".join(cycle))
+    unexplained = unexplained_function_imports(graph)
+    print(f"{len(unexplained)} function-level imports without a reason:")
+    print("\n".join(unexplained))

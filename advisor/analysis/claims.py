@@ -10,8 +10,11 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.result import ClaimCheck
 from advisor.analysis.steps import timed
+from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
 from knowledge.structs import dump, validate
+from rules.engine import evaluate as evaluate_rules
+from rules.facts import ClaimFacts, ConfigFacts
 
 if TYPE_CHECKING:
     from advisor.analysis.request import NamedConfig, QuotedClaim
@@ -24,8 +27,6 @@ if TYPE_CHECKING:
 
 def check_claim(model: ModelSpec, workload: Workload, claim: QuotedClaim, steps: list[Step]) -> ClaimCheck:
     """Weights (and KV cache at the stated context) for the quoted configuration, against the quoted figure."""
-    from advisor.estimator.memory import estimate_memory
-
     w = validate(Workload, {**dump(workload), "gpus": 1, "tp": 1, "pp": 1, "task": "inference",
                                  "concurrency": 1, "batch": 1,
                                  "weights": workload.weights if workload.task == "inference" else None})
@@ -56,8 +57,6 @@ def premise_findings(named: Sequence[NamedConfig], wants_nvlink: bool, catalog: 
     `wants_nvlink`; only what the premise adds is kept (cap-no-nvlink), one finding per rule."""
     if not wants_nvlink:
         return []
-    from rules.engine import evaluate as evaluate_rules
-    from rules.facts import ConfigFacts
 
     out: list[Finding] = []
     for mention in named:
@@ -75,9 +74,6 @@ def premise_findings(named: Sequence[NamedConfig], wants_nvlink: bool, catalog: 
 
 def claim_findings(claim: Claim, steps: list[Step]) -> list[Finding]:
     """The claims rules' findings for a guide claim (wording and citation from the rule metadata)."""
-    from rules.engine import evaluate as evaluate_rules
-    from rules.facts import ClaimFacts
-
     facts = ClaimFacts.from_claim(claim).to_facts()
     return timed(steps, "explain_claim", {"claim": claim.id}, lambda: evaluate_rules([facts]),
                  lambda r: f"{claim.id}: {claim.verdict}")
@@ -90,7 +86,7 @@ _FORMAT_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "gptq-i
 def match_guide_claim(value: float, unit: str, weights: str, params: float) -> Claim | None:
     """The guide claim (knowledge/data/guides/claims.yaml) a user is quoting: same memory figure (±2 %), and,
     where the claim states them, the same precision bits and a model size within 15 %. None when none matches."""
-    from knowledge.guides import load_guides
+    from knowledge.guides import load_guides  # start-up: `gpu-advisor ask` never loads knowledge.guides
 
     bits = _FORMAT_BITS.get(weights)
     best = None

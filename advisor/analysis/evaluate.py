@@ -16,7 +16,10 @@ from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, top_option
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.fit_limits import FitLimits, training_fit_limits
+from advisor.estimator.memory import estimate_memory
+from advisor.recommend.recommender import evaluate_configs
 from advisor.workload import Constraints, ExistingGpus, Workload
+from knowledge.catalog import load_catalog
 from knowledge.errors import InputError, NotValidated
 from knowledge.structs import replace
 
@@ -34,8 +37,6 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     """Run the tools for `request` (each call recorded in `steps`); see the module docstring. Raises the
     estimator's and recommender's input errors (AdvisorError) as they come."""
     if catalog is None:
-        from knowledge.catalog import load_catalog
-
         catalog = load_catalog()
     steps = [] if steps is None else steps
     workload, constraints = request.workload, request.constraints
@@ -46,7 +47,6 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)
         return ev
-    from advisor.estimator.memory import estimate_memory
 
     ev.need = timed(steps, "estimate_memory", {"model": model.id, "task": workload.task},
                     lambda: estimate_memory(model, workload),
@@ -166,6 +166,7 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
     """The recommender's ranked options; None (and a note) when it is missing or fails on something other
     than the user's input, so the memory-only answer still comes through (`strict`: it raises)."""
     try:
+        # optional: the answer degrades when advisor.recommend.recommender fails to import
         from advisor.recommend.recommender import recommend
     except ImportError:
         if strict:
@@ -190,8 +191,6 @@ def _evaluate_named(workload: Workload, constraints: Constraints, named: list[Na
                     steps: list[Step]) -> list[Option]:
     """The named configurations exactly as named (advisor.recommend.recommender.evaluate_configs), labelled with their role;
     the node limit widened to hold the widest."""
-    from advisor.recommend.recommender import evaluate_configs
-
     configs = [(m.gpu, m.count or 1) for m in named]
     widest = max(n for _, n in configs)
     c = constraints

@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.result import Limits
 from advisor.analysis.steps import Step, timed
+from advisor.estimator.calibration import load_calibration, load_economics
+from advisor.estimator.cost import estimate_tco
 from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_context, most_sequences
+from advisor.estimator.serving import saturating_concurrency, simulate_serving
+from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
@@ -25,9 +29,6 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
              steps: list[Step]) -> dict[str, float] | None:
     """Decode speed of a recommended configuration at another concurrency (the user's average next to the peak it
     was sized for), with the recommender's layout (advisor.estimator.throughput)."""
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.throughput import estimate_throughput
-
     sized = option.sized_workload
     if sized is None:
         return None
@@ -51,9 +52,6 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     the largest concurrency whose median TPOT (and TTFT, when given) meets the target (default: the recommender's
     interactivity target, `DEFAULT_TPOT_TARGET_S`).
     None when the option was not sized or the engine is not simulated."""
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.serving import saturating_concurrency, simulate_serving
-
     sized = option.sized_workload
     if sized is None or sized.is_training:
         return None
@@ -106,9 +104,6 @@ def capacity(model: ModelSpec, gpu: GpuSpec, option: Option, steps: list[Step]) 
     out: dict[str, Any] = {"max_concurrency": n, "per_seq": speed["per_seq"], "total": speed["total"]}
     tco = option.tco or {}
     if tco.get("tco"):
-        from advisor.estimator.calibration import load_economics
-        from advisor.estimator.cost import estimate_tco
-
         try:
             t = estimate_tco(gpu, option.count, load_economics(), years=tco.get("years"),
                              currency=tco["tco"]["currency"], tokens_per_s=speed["total"])

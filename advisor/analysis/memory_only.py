@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.result import ConfigResult
 from advisor.analysis.steps import Step, timed
+from advisor.estimator.memory import estimate_memory
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError
 from knowledge.structs import StructError, dump, replace, validate
@@ -42,8 +43,6 @@ def _layout_text(w: Workload) -> str:
 
 def evaluate_config(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: int, role: str,
                     steps: list[Step]) -> ConfigResult:
-    from advisor.estimator.memory import estimate_memory
-
     result = ConfigResult(gpu=gpu, count=count, role=role)
     last: tuple[MemoryEstimate, Workload] | None = None
     for layout in _layouts(model, workload, count):
@@ -67,8 +66,6 @@ def evaluate_config(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: i
 
 
 def smallest_count(model: ModelSpec, workload: Workload, gpu: GpuSpec) -> int:
-    from advisor.estimator.memory import estimate_memory
-
     for count in SERVE_COUNTS:
         for layout in _layouts(model, workload, count):
             try:

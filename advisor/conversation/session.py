@@ -22,15 +22,25 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from advisor import observe
+from advisor.conversation.dialog.machine import (
+    DialogState,
+    apply_constraints,
+    apply_workload,
+    build_constraints,
+    build_workload,
+    workload_summary_dict,
+)
+from advisor.conversation.dialog.machine import observe as observe_slots
+from advisor.conversation.dialog.turn import DialogDriver
 from advisor.conversation.reader.lang import detect
 from advisor.conversation.turn import Fallback, Step, Turn, fallback_of
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
 
 if TYPE_CHECKING:
-    from advisor.conversation.dialog.machine import DialogState
-    from advisor.conversation.dialog.turn import DialogDriver
     from advisor.conversation.llm.agent import AgentDriver
 
 log = logging.getLogger(__name__)
@@ -67,8 +77,6 @@ class Conversation:
     properties `workload` (None until a model is known) and `constraints`."""
 
     def __init__(self, *, driver: str | None = None, settings: Any = None, lang: str | None = None) -> None:
-        from advisor.conversation.dialog.machine import DialogState
-
         if driver is not None and driver not in DRIVERS:
             raise InputError(f"unknown driver '{driver}'", field="driver", accepted=", ".join(DRIVERS))
         if lang is not None and lang not in ("zh", "en"):
@@ -86,8 +94,6 @@ class Conversation:
     # -- the workload as understood so far -------------------------------------------------------------
     @property
     def workload(self) -> Workload | None:
-        from advisor.conversation.dialog.machine import build_workload
-
         try:
             return build_workload(self.state)[0]
         except AdvisorError:
@@ -95,14 +101,10 @@ class Conversation:
 
     @workload.setter
     def workload(self, value: Workload | None) -> None:
-        from advisor.conversation.dialog.machine import apply_workload
-
         apply_workload(self.state, value)
 
     @property
     def constraints(self) -> Constraints:
-        from advisor.conversation.dialog.machine import build_constraints
-
         try:  # the language decides the default region and currency, as in the dialog's own turns
             return build_constraints(self.state, self.lang)[0]
         except AdvisorError:
@@ -110,8 +112,6 @@ class Conversation:
 
     @constraints.setter
     def constraints(self, value: Constraints) -> None:
-        from advisor.conversation.dialog.machine import apply_constraints
-
         apply_constraints(self.state, value)
 
     # -- turns -------------------------------------------------------------------------------------------
@@ -161,8 +161,6 @@ class Conversation:
 
     def _dialog_driver(self) -> DialogDriver:
         if self._dialog is None:
-            from advisor.conversation.dialog.turn import DialogDriver
-
             self._dialog = DialogDriver()
         return self._dialog
 
@@ -178,15 +176,15 @@ class Conversation:
         steps: list[Step] = []
         try:
             if self._agent is None:
+                # start-up: `gpu-advisor ask` never loads advisor.conversation.llm.agent
                 from advisor.conversation.llm.agent import AgentDriver  # lazy: LangChain is heavy
 
                 self._agent = AgentDriver(self.settings)
             read_first = getattr(self._agent, "read_then_answer", None)  # absent on test doubles of the agent
             if read_first is not None and (yield from read_first(self, text)):
                 return  # the model read the message, the deterministic dialog answered (Settings.reader)
-            from advisor.conversation.dialog.machine import observe
 
-            observe(self.state, text, self.lang)  # keep slots current for the agent and for follow-ups
+            observe_slots(self.state, text, self.lang)  # keep slots current for the agent and for follow-ups
             final: Turn | None = None
             for item in self._agent.run(self, text):
                 if isinstance(item, Turn):
@@ -222,8 +220,6 @@ class Conversation:
                     mode="deterministic", note="error", workload=self._workload_dict())
 
     def _workload_dict(self) -> dict[str, Any]:
-        from advisor.conversation.dialog.machine import workload_summary_dict
-
         try:
             return workload_summary_dict(self.state)
         except Exception:  # noqa: BLE001
@@ -244,10 +240,6 @@ class Conversation:
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, settings: Any = None) -> Conversation:
         """Rebuild a conversation saved by :meth:`to_dict`. A malformed dict raises InputError naming the field."""
-        from pydantic import ValidationError
-
-        from advisor.conversation.dialog.machine import DialogState
-
         if not isinstance(d, dict):
             raise InputError("conversation state must be a dict from Conversation.to_dict()", field="state")
         if d.get("version", STATE_VERSION) != STATE_VERSION:
@@ -285,6 +277,7 @@ def new_conversation(settings: Any = None, lang: str | None = None) -> Conversat
 
 def _load_settings() -> Any:
     try:
+        # optional: the answer degrades when advisor.conversation.llm fails to import
         from advisor.conversation.llm import settings as settings_module
     except ImportError:
         return None

@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from knowledge import snapshot, trusted
 from knowledge.errors import CatalogError
 from knowledge.structs import Frozen, Meta, PositiveFloat, StructError, fields, validate
 
@@ -305,8 +306,6 @@ def _collect_sources(obj: object) -> set[str]:
 def _load(path: Path, model: type[msgspec.Struct]) -> msgspec.Struct:
     """The validated table of `path`; a warm start reads back the JSON snapshot of the last load instead of
     parsing and validating the YAML again (knowledge.snapshot keyed by the file and this module; knowledge.trusted)."""
-    from knowledge import snapshot, trusted
-
     return snapshot.cached(f"table-{path.stem}", [path, Path(__file__), *trusted.READER_FILES],
                            lambda: _parse(path, model), trusted.dump, lambda data: trusted.construct(model, data))
 

@@ -42,8 +42,10 @@ from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value
 
 from .activations import prefill_workspace_bytes
+from .engines import default_engines
 from .formats import check_format, weight_bytes
 from .memory import kv_bytes_per_token_layer
+from .throughput import default_engine
 
 if TYPE_CHECKING:
     from .speed_results import ThroughputEstimate
@@ -130,8 +132,6 @@ def _per_token_kv(model: ModelSpec, kv: str, tp: int) -> int:
 def _engine_constants(tp: int) -> tuple[int, int, int]:
     """(non-torch bytes, CUDA-graph bytes, block size) for vLLM from knowledge/data/engines.yaml: CUDA context
     (+ NCCL buffers when tp > 1), the captured graphs, and the KV block size in tokens."""
-    from .engines import default_engines
-
     prof = default_engines().get("vllm")
     non_torch = int(prof.cuda_context_bytes.value)
     if tp > 1 and prof.nccl_bytes is not None:
@@ -266,8 +266,6 @@ def engine_kv_budget(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, we
 def budget_for_estimate(est: ThroughputEstimate, model: ModelSpec, gpu: GpuSpec, engine: str | None = None) -> EngineKvBudget | None:
     """The engine budget matching a ThroughputEstimate (its TP group, formats and context) for `engine` (default:
     the one its weight format implies); the `engine_memory` key of the throughput JSON adds `instances`."""
-    from .throughput import default_engine
-
     weights, kv, tp, context = est.weights, est.kv, est.tp, est.context
     return engine_kv_budget(engine or default_engine(weights), model, gpu, tp=tp, weights=weights, kv=kv,
                             max_model_len=context)

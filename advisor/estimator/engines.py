@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from knowledge import snapshot, trusted
 from knowledge.errors import CatalogError, InputError
 from knowledge.structs import Frozen, NonNegativeInt
 
@@ -95,8 +96,6 @@ def default_engines() -> EngineTable:
     last load instead of parsing and validating the YAML (knowledge.snapshot keyed by the file and this module;
     knowledge.trusted)."""
     from pathlib import Path
-
-    from knowledge import snapshot, trusted
 
     path = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "engines.yaml"
     return snapshot.cached("table-engines", [path, Path(__file__), *trusted.READER_FILES], lambda: _parse_file(path),

@@ -31,21 +31,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from advisor.workload import DEFAULT_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, Workload
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value
 
 from .calibration import Calibration, HostMemory
 from .formats import weight_bytes_by_group
-from .memory import kv_bytes_per_token_layer
+from .memory import default_inference_format, estimate_memory, kv_bytes_per_token_layer
 from .throughput import Hardware, SpeedProfile, hardware, memory_class, prefill_step, speed_profile
 from .training import pcie_bytes_per_s
-
-if TYPE_CHECKING:
-    from advisor.workload import Workload
 
 GIB = 2**30
 DENSE_GROUPS = ("attention", "mlp", "shared_experts", "router", "norm")  # read in full by every token
@@ -348,10 +344,6 @@ def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, 
     """plan_offload with llama.cpp's CUDA context and compute buffer from the memory estimator for `workload`
     (an advisor.workload.Workload: weights, kv, context, prompt/output tokens). Decode reads the KV at the mean length
     prompt + output/2 when lengths are given, else at `context` (as estimate_throughput does)."""
-    from advisor.workload import Workload
-
-    from .memory import default_inference_format, estimate_memory
-
     w = workload
     weights = w.weights or default_inference_format(model)
     kv = w.kv or "fp16"

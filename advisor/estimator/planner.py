@@ -28,6 +28,7 @@ from knowledge.schemas import GpuSpec, ModelSpec
 from .calibration import Calibration
 from .layout_memory import LayoutMemory, Memo, layout_memory, lightest_recompute, runtime_overhead
 from .parallel_layout import ParallelLayout, check_layout, divisors, max_tp, stages_ok, tp_ok
+from .plan_text import launch_settings, plan_assumptions, plan_formulas
 from .step_time import (
     StepBreakdown,
     bubble_factor,
@@ -132,8 +133,6 @@ class Plan:
     def to_contract(self, task: str = "pretrain") -> dict[str, Any]:
         """DESIGN.md `train-time --json` keys (gpu_hours, wall_s, mfu, tokens_per_s, formulas, layout, step, run),
         then extras (docs/training-planner.md)."""
-        from .plan_text import launch_settings
-
         flops = self.step.model_flops_per_token
         return {
             "gpu_hours": self.gpu_hours, "wall_s": self.wall_s, "mfu": self.mfu, "tokens_per_s": self.tokens_per_s,
@@ -442,7 +441,6 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
                 layout=lay, memory=mem, step=st, capacity_bytes=float(gpu.memory_bytes), goodput=pl.goodput.value,
                 goodput_source=", ".join(pl.goodput.source), searched=n,
                 num_layers=model.num_layers, mfu_override=mfu, engine=engine)
-    from .plan_text import plan_assumptions, plan_formulas
 
     notes = plan_assumptions(plan, model, gb_src, calib)
     if used < count:
@@ -510,8 +508,7 @@ def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cal
 def plan_memory_estimate(plan: Plan, model: ModelSpec, task: str = "pretrain") -> MemoryEstimate:
     """The plan's per-GPU memory as a MemoryEstimate (what `estimate --task pretrain --gpu` reports), so that
     `estimate` and `train-time` agree by construction."""
-    from knowledge.params import param_counts
-
+    # start-up: `gpu-advisor train-time` never loads advisor.estimator.results
     from .results import Breakdown, MemoryEstimate
 
     m, counts = plan.memory, param_counts(model)

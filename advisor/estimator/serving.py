@@ -17,8 +17,10 @@ from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
+from .engine_memory import engine_kv_budget, visible_bytes
 from .engines import default_engines
-from .formats import check_format
+from .formats import check_format, weight_bytes
+from .memory import default_inference_format, kv_cache_bytes
 from .serving_sim import RequestMix, Scheduler, ServingResult, Speculation, simulate
 from .throughput import default_engine, hardware, memory_class, speed_profile
 
@@ -100,10 +102,6 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
                   calib: Calibration, chunked_prefill: bool | None = None, max_num_seqs: int | None = None,
                   max_num_batched_tokens: int | None = None) -> Scheduler:
     """The engine's scheduler and fixed costs on `gpu`, with the KV cache its memory model gives one replica."""
-    from .engine_memory import engine_kv_budget, visible_bytes
-    from .formats import weight_bytes
-    from .memory import kv_cache_bytes
-
     prof = default_engines().get(engine)
     sv = prof.serving
     if sv is None:
@@ -136,8 +134,6 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
 
 def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calibration, engine: str | None,
            chunked_prefill: bool | None) -> tuple[Any, Any, Scheduler, int, int, RequestMix, bool]:
-    from .memory import default_inference_format
-
     weights = w.weights or default_inference_format(model)
     kv = w.kv or "fp16"
     wtp = int(w.tp or 1)

@@ -44,7 +44,7 @@ from .formats import (
     shard_weight_bytes,
     weight_bytes_by_group,
 )
-from .memory import default_inference_format, kv_cache_bytes
+from .memory import default_inference_format, estimate_memory, kv_cache_bytes
 from .model_flops import model_flops
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
 from .throughput_text import throughput_assumptions, throughput_formulas
@@ -497,8 +497,6 @@ def _memory_workload(w: Workload, count: int, tp: int, concurrency: int, context
 def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: Workload, prof: SpeedProfile, hw: Hardware,
               decode_context: int, concurrency: int) -> tuple[Capacity | None, bool, int]:
     """Largest concurrency whose KV fits next to the weights (memory estimator), and the latency there."""
-    from .memory import estimate_memory
-
     context = int(w.context)
     replicas = count // tp
     per_replica = max(1, math.ceil(concurrency / replicas))

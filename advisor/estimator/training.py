@@ -32,6 +32,7 @@ from knowledge.structs import Value
 from .calibration import Calibration
 from .model_flops import model_flops
 from .speed_results import TrainTimeEstimate
+from .training_memory import FREEZE_TRAINABLE_LAYERS, lora_params
 
 MAX_TOKENS = 1e15  # 1,000 trillion tokens: far beyond any published training run (Llama 3: 15.6T)
 LORA_TASKS = ("lora", "qlora", "freeze")
@@ -150,8 +151,6 @@ def collective_bytes(total_params: float, task: str, zero: int, recompute: str) 
 def trainable_params(model: ModelSpec, task: str) -> float:
     """Parameters the optimizer updates: all of them for pre-training and full fine-tuning; the adapters for
     LoRA/QLoRA (rank 16 on every linear layer, Workload's default); the last two blocks for freeze."""
-    from .training_memory import FREEZE_TRAINABLE_LAYERS, lora_params
-
     total = float(model_flops(model).total_params)
     if task in ("lora", "qlora"):
         return float(lora_params(model, min(DEFAULT_LORA_RANK, model.hidden_size)))

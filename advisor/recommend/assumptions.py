@@ -9,6 +9,7 @@ from advisor.recommend.prices import cost_of, total_price
 from advisor.recommend.rank import STACK_MARGIN, mainstream_stack
 from advisor.recommend.results import Option, Recommendation
 from advisor.recommend.search import MIN_HEADROOM, Search
+from advisor.workload import DEFAULT_CONTEXT
 from knowledge.schemas import GpuSpec
 
 DEFAULT_TRAINING_DEADLINE_S = 30 * 86400  # when none is given; stated as an assumption in the answer
@@ -42,8 +43,6 @@ def search_assumptions(search: Search) -> tuple[list[str], list[str]]:
 
 def advice_assumptions(search: Search, rec: Recommendation, quantised: bool) -> list[tuple[str, str]]:
     """What the answer must state: the market the search kept to, the price condition, the default context."""
-    from advisor.workload import DEFAULT_CONTEXT
-
     w, c, model = search.workload, search.constraints, search.model
     out: list[tuple[str, str]] = []
     if rec.market_excluded:

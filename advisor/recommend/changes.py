@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.limits import largest_context
 from advisor.recommend.options import SPEED_MISSES, search_gpu
 from advisor.recommend.prices import cost_of, total_price
@@ -118,8 +119,6 @@ def _context_change(search: Search, closest: list[Option]) -> list[Change]:
 
 
 def _bits(fmt: str) -> float:
-    from advisor.estimator.formats import bits_per_weight
-
     return bits_per_weight(fmt)
 
 

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from advisor.estimator.calibration import load_calibration
+from advisor.estimator.formats import FORMATS
+from advisor.estimator.memory import estimate_memory
+from advisor.estimator.results import Breakdown
+from advisor.recommend.options import target_misses
+from advisor.recommend.prices import option_price, option_tco
+from advisor.recommend.results import Option
+from knowledge.errors import InputError
 from knowledge.structs import replace
 
 if TYPE_CHECKING:  # the recommender is imported where an offload option is made: the dialog imports this module
     from advisor.estimator.offload import OffloadPlan
     from advisor.estimator.results import MemoryEstimate
-    from advisor.recommend.results import Option, Recommendation
+    from advisor.recommend.results import Recommendation
     from advisor.recommend.search import Search
     from advisor.workload import Workload
     from knowledge.schemas import GpuSpec
@@ -35,8 +43,6 @@ def named_single_card(search: Search) -> GpuSpec | None:
 
 
 def _format(weights: str | None) -> str | None:
-    from advisor.estimator.formats import FORMATS
-
     if weights is None:
         return OFFLOAD_FORMAT
     return weights if FORMATS[weights].family == "gguf" else None
@@ -45,10 +51,8 @@ def _format(weights: str | None) -> str | None:
 def offload_option(search: Search, gpu: GpuSpec, options: list[Option]) -> Option | None:
     """The offload Option for one `gpu`, or None: training, several sequences, a non-GGUF format asked for, a
     one-card option that already fits, a model that fits whole at 4 bits, or a rule that blocks it."""
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.memory import estimate_memory
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.offload
     from advisor.estimator.offload import default_host, offload_for
-    from knowledge.errors import InputError
 
     w = search.workload
     fmt = _format(w.weights)
@@ -71,10 +75,7 @@ def _offload_option(search: Search, gpu: GpuSpec, plan: OffloadPlan, ow: Workloa
                     ) -> Option | None:
     """The option of an offload plan: the GPU and host sides of its memory, its speed, price and findings (None
     when a rule blocks it)."""
-    from advisor.estimator.results import Breakdown
-    from advisor.recommend.options import target_misses
-    from advisor.recommend.prices import option_price, option_tco
-    from advisor.recommend.results import Option
+    # late binding: tests patch advisor.recommend.rules.evaluate_rules
     from advisor.recommend.rules import blocked, config_facts, evaluate_rules
 
     w, fmt = search.workload, str(ow.weights)

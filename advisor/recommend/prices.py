@@ -8,11 +8,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from advisor.estimator.calibration import load_economics
+from advisor.estimator.cost import end_of_life, estimate_tco, gpu_unit_price
 from advisor.recommend.results import Option
 from advisor.recommend.search import Search
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
-from knowledge.schemas import GpuSpec
+from knowledge.schemas import GpuSpec, Price, source_reliability
 
 
 def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> dict[str, Any] | None:
@@ -20,10 +22,6 @@ def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> dict[str,
     source's reliability (advisor.estimator.cost.gpu_unit_price: the newest catalog price of that condition, else
     the other currency's at the dated exchange rate; a card with no new price is end-of-life and priced used,
     `end_of_life` true); None when there is none."""
-    from advisor.estimator.calibration import load_economics
-    from advisor.estimator.cost import end_of_life, gpu_unit_price
-    from knowledge.schemas import Price, source_reliability
-
     try:
         amount, date, kind, source = gpu_unit_price(gpu, currency, load_economics(), condition)
     except InputError:
@@ -51,9 +49,6 @@ def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> dict[str, Any] | No
       years of round-the-clock rent;
     * serving: purchase + power + operations over the horizon against renting over the same horizon at the stated
       utilisation (always-on: 100 %)."""
-    from advisor.estimator.calibration import load_economics
-    from advisor.estimator.cost import estimate_tco
-
     owned = "existing" in opt.labels
     if opt.price is None and not owned:
         return None

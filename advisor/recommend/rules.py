@@ -11,14 +11,15 @@ from advisor.recommend.prices import total_price
 from advisor.recommend.results import Option
 from advisor.recommend.search import DEFAULT_CPU_RAM_BYTES, Search, precision, valid_tp
 from advisor.workload import Workload
+from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
+from rules.engine import evaluate
+from rules.facts import ConfigFacts, WorkloadFacts
 from rules.findings import Finding
 
 
 def config_facts(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: Workload) -> dict[str, Any]:
     """The rule facts (rules.facts.ConfigFacts) of one priced, sized option."""
-    from rules.facts import ConfigFacts
-
     c, model = search.constraints, search.model
     price = opt.price
     tp, pp = opt.layout["tp"], opt.layout["pp"]
@@ -59,9 +60,6 @@ def config_facts(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
 
 def workload_facts(search: Search) -> dict[str, Any]:
     """The rule facts (rules.facts.WorkloadFacts) of the job itself, whatever the hardware."""
-    from knowledge.params import param_counts
-    from rules.facts import WorkloadFacts
-
     w, c, model = search.workload, search.constraints, search.model
     counts = param_counts(model)
     fields: dict[str, Any] = {"task": w.task, "params": counts.total, "active_params": counts.active,
@@ -74,8 +72,6 @@ def workload_facts(search: Search) -> dict[str, Any]:
 
 def evaluate_rules(facts: list[dict[str, Any]]) -> list[Finding]:
     """The findings of the rule engine for `facts`."""
-    from rules.engine import evaluate
-
     return evaluate(facts)
 
 
@@ -95,7 +91,5 @@ def blocked(o: Option) -> bool:
 
 def param_fields(model: ModelSpec) -> dict[str, int]:
     """The model's total and active parameter counts (knowledge.params)."""
-    from knowledge.params import param_counts
-
     counts = param_counts(model)
     return {"params": counts.total, "active_params": counts.active}

@@ -18,14 +18,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from advisor.estimator.memory import estimate_memory
+from advisor.estimator.formats import weight_bytes
+from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format, estimate_memory, kv_cache_bytes
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.workload import Constraints, Offload, Workload
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
+from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import dump, replace, validate
+from rules.stacks import runs
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
     from advisor.estimator.planner import Plan
@@ -162,8 +165,6 @@ GGUF_OF = {"int4": "q4_k_m", "int8": "q8_0", "fp8": "q8_0"}
 def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
     """The engine `gpu` is sized with: the workload's; for serving on a stack without vLLM (Apple Metal) llama.cpp;
     else None (the estimator's default: vLLM for serving, transformers for training)."""
-    from rules.stacks import runs
-
     if w.engine or w.is_training or runs(gpu.stack, "vllm"):
         return w.engine
     return "llama.cpp" if runs(gpu.stack, "llama.cpp") else None
@@ -172,8 +173,6 @@ def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
 def stack_runs(gpu: GpuSpec, w: Workload) -> bool:
     """Whether `gpu`'s software stack runs the engine the workload is sized with (rules.stacks); an inference-only
     part (GpuSpec.inference_only) runs no training job."""
-    from rules.stacks import runs
-
     if w.is_training and gpu.inference_only:
         return False
     engine = engine_for(gpu, w) or ("transformers" if w.is_training else "vllm")
@@ -329,8 +328,6 @@ def weights_cannot_fit(search: Search, gpu: GpuSpec, layout: Layout) -> bool:
     (skips the full estimate)."""
     if search.workload.is_training:
         return False
-    from advisor.estimator.formats import weight_bytes
-    from advisor.estimator.memory import kv_cache_bytes
 
     w = search.workload
     shard = weight_bytes(search.model, precision(w, search.model), tp=layout.tp, pp=layout.pp)
@@ -352,8 +349,6 @@ def closest_sizing(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -
 def precision(w: Workload, model: ModelSpec | None = None) -> str:
     """The weight format the estimate used: the workload's, else the task's default (the checkpoint's own precision
     for inference)."""
-    from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format
-
     if w.weights:
         return w.weights
     if w.task == "inference" and model is not None:
@@ -364,6 +359,4 @@ def precision(w: Workload, model: ModelSpec | None = None) -> str:
 def default_train_tokens(model: ModelSpec, w: Workload) -> float:
     """Token budget when none was given: Chinchilla's 20 tokens per parameter for pre-training
     (Hoffmann et al. 2022), 100 M tokens for a fine-tuning run (stated as an assumption)."""
-    from knowledge.params import param_counts
-
     return 20.0 * param_counts(model).total if w.task == "pretrain" else 1e8

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from advisor.estimator.calibration import load_calibration
 from advisor.estimator.limits import largest_context
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload
+from knowledge.errors import AdvisorError
 from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
@@ -37,7 +39,7 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
     if layout.plan is not None:
         return Speed({}, training_advice.training_figures(layout.plan, search.constraints.mfu is not None),
                      layout.plan.formulas[:1])
-    from advisor.estimator.calibration import load_calibration
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.training
     from advisor.estimator.training import BEST_CASE, PRIOR_CASE, estimate_train_time
 
     tokens = w.train_tokens or default_train_tokens(search.model, w)
@@ -51,7 +53,7 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
 
 def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout) -> Speed:
     """Decode and prefill rooflines for the whole request's concurrency (advisor.estimator.throughput)."""
-    from advisor.estimator.calibration import load_calibration
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
     from advisor.estimator.throughput import estimate_throughput
 
     tw = replace(w, tp=layout.tp, concurrency=search.workload.concurrency)
@@ -71,9 +73,8 @@ def under_load(search: Search, gpu: GpuSpec, w: Workload, t: ThroughputEstimate)
     median TTFT and per-user tokens/s with prefills sharing the steps, and output tokens/s in total."""
     if t.concurrency <= 1:
         return {}
-    from advisor.estimator.calibration import load_calibration
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.serving
     from advisor.estimator.serving import simulate_serving
-    from knowledge.errors import AdvisorError
 
     try:
         rep = simulate_serving(search.model, gpu, t.count, w, load_calibration(), concurrency=t.concurrency,
@@ -90,6 +91,7 @@ def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, t: Thr
                        ) -> dict[str, float | str]:
     """The serving engine's own start-up figure for one instance (vLLM: "Maximum concurrency for N tokens per
     request: X x"; advisor/estimator/engine_memory.py), or nothing for engines without a KV reservation."""
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.engine_memory
     from advisor.estimator.engine_memory import engine_kv_budget
 
     if est.engine is None:

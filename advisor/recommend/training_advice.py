@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from advisor.estimator.calibration import load_calibration
 from knowledge.errors import InputError
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
@@ -34,7 +35,7 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
            w.context, w.recompute, w.batch, w.zero, mfu)
     if key in _PLANS:
         return _PLANS[key]
-    from advisor.estimator.calibration import load_calibration
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.planner
     from advisor.estimator.planner import Overrides, plan_training
 
     ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None, zero=w.zero or None)
@@ -51,6 +52,7 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
 
 def plan_memory(plan: Plan, model: ModelSpec, w: Workload) -> MemoryEstimate:
     """The plan's memory as the MemoryEstimate the recommender reports."""
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.planner
     from advisor.estimator.planner import plan_memory_estimate
 
     est: MemoryEstimate = plan_memory_estimate(plan, model, w.task)
@@ -77,6 +79,7 @@ def training_figures(plan: Plan, mfu_given: bool = False) -> dict[str, Any]:
 
 def launch_hint(plan: Plan) -> str:
     """One line: the layout, then Megatron-LM arguments, then the DeepSpeed JSON for ZeRO-2/3 layouts."""
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.plan_text
     from advisor.estimator.plan_text import launch_settings
 
     s = launch_settings(plan)

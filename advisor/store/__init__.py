@@ -21,9 +21,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from advisor.store.errors import Conflict, StoreError, StoreUnavailable
+from advisor.store.postgres import PostgresStore
 from advisor.store.records import Commit, ConversationRecord, NewTurn, QuoteRecord, TurnRecord
 from advisor.store.sql import SqlStore as Store
 from advisor.store.sql import new_id
+from advisor.store.sqlite import SqliteStore
 
 __all__ = ["Commit", "Conflict", "ConversationRecord", "NewTurn", "QuoteRecord", "Store", "StoreError",
            "StoreUnavailable", "TurnRecord", "data_dir", "database_url", "new_id", "open_store", "retention_days"]
@@ -76,12 +78,8 @@ def open_store(url: str | None = None, env: Mapping[str, str] | None = None, *, 
     if lowered in ("memory", "none", "off"):
         return None
     if lowered.startswith(("postgresql://", "postgres://")) or ("dbname=" in lowered and "://" not in lowered):
-        from advisor.store.postgres import PostgresStore
-
         store = PostgresStore(url)
     elif lowered.startswith("sqlite:///"):
-        from advisor.store.sqlite import SqliteStore
-
         store = SqliteStore(url[len("sqlite:///"):])
     else:
         raise StoreError(f"{ENV_URL}={url!r} is not a database URL", field=ENV_URL,

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor import observe
 from advisor.store.errors import Conflict, StoreUnavailable
 from advisor.store.records import Commit, ConversationRecord, NewTurn
 from advisor.store.sql import STATE_VERSION, SqlStore, new_id
@@ -127,8 +128,6 @@ class Keeper:
 
     def _store_error(self, operation: str) -> None:
         """Count a failed store operation (gpu_advisor_store_errors_total{store, operation} on /metrics)."""
-        from advisor import observe
-
         observe.store_error((getattr(self.store, "kind", "") or type(self.store).__name__).lower(), operation)
 
     def __init__(self, store: SqlStore, *, source: str, lease_ttl_s: float = LEASE_TTL_S,

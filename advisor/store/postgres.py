@@ -64,8 +64,8 @@ def _check(conn: Any) -> None:
     message or end of file waiting, and gets `ConnectionPool.check_connection`'s empty query, which fails."""
     import select
 
-    import psycopg
-    from psycopg_pool import ConnectionPool
+    import psycopg  # optional dependency: psycopg only with the store extra
+    from psycopg_pool import ConnectionPool  # optional dependency: psycopg_pool only with the store extra
 
     if conn.closed or conn.broken:
         raise psycopg.OperationalError("the connection is closed")
@@ -86,8 +86,8 @@ class PostgresStore(SqlStore):
                  clock: Callable[[], float] = time.time) -> None:
         super().__init__(clock)
         try:
-            import psycopg
-            import psycopg_pool
+            import psycopg  # optional dependency: psycopg (store extra), ImportError handled
+            import psycopg_pool  # optional dependency: psycopg_pool (store extra), ImportError handled
         except ImportError as exc:
             raise StoreError(f"PostgreSQL needs the store extra ({exc.name} is missing): "
                              "pip install 'gpu-advisor[store]'", field="GPU_ADVISOR_DATABASE_URL") from None

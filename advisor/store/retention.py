@@ -8,6 +8,7 @@ import re
 import threading
 from collections.abc import Mapping
 
+from advisor.store import open_store, retention_days
 from advisor.store.errors import StoreUnavailable
 from advisor.store.sql import SqlStore
 from knowledge.errors import InputError
@@ -39,8 +40,6 @@ def purge_now(store: SqlStore, days: float) -> dict[str, int]:
 
 def start_retention(store: SqlStore, env: Mapping[str, str] | None = None) -> threading.Thread:
     """Purge now, then every PURGE_EVERY_S in a daemon thread; a database that is away is retried next time."""
-    from advisor.store import retention_days
-
     days = retention_days(env)
 
     def loop() -> None:
@@ -62,8 +61,6 @@ def start_retention(store: SqlStore, env: Mapping[str, str] | None = None) -> th
 def open_server_store(env: Mapping[str, str] | None = None) -> SqlStore | None:
     """The configured store for a server (`advisor.store.open_store`), retention started; None for `memory`.
     Raises StoreError / StoreUnavailable (the CLI prints one line and exits 2) when it cannot be used."""
-    from advisor.store import open_store
-
     store = open_store(env=env)
     if store is not None:
         start_retention(store, env=env)

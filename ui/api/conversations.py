@@ -22,10 +22,13 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.session import Conversation, new_conversation
+from advisor.store import new_id, open_store
+from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
+from advisor.store.records import NewTurn
 from knowledge.errors import AdvisorError
 
 if TYPE_CHECKING:
-    from advisor.conversation.session import Conversation
     from advisor.conversation.turn import Turn
     from advisor.store import Store
 
@@ -83,8 +86,6 @@ class AdmissionLimit:
 
 
 def _new(lang: str | None) -> Conversation:
-    from advisor.conversation.session import new_conversation
-
     return new_conversation(lang=lang)
 
 
@@ -97,8 +98,6 @@ class MemoryConversations:
         self._lock = threading.Lock()
 
     def turn(self, cid: str | None, text: str, lang: str | None, source: str, owner: str) -> tuple[str, Turn]:
-        from advisor.store import new_id
-
         with self._lock:
             if cid is None:
                 cid = new_id()
@@ -125,27 +124,18 @@ class StoredConversations:
     """Conversations in the store (see the module doc); `keeper` serialises turns across replicas."""
 
     def __init__(self, store: Store) -> None:
-        from advisor.store.keeper import Keeper
-
         self.store = store
         self.keepers: dict[str, Keeper] = {}
         self._lock = threading.Lock()
         self._recent: OrderedDict[str, float] = OrderedDict()  # conversations this process served lately
 
     def _keeper(self, source: str) -> Any:
-        from advisor.store.keeper import Keeper
-
         with self._lock:
             if source not in self.keepers:
                 self.keepers[source] = Keeper(self.store, source=source)
             return self.keepers[source]
 
     def turn(self, cid: str | None, text: str, lang: str | None, source: str, owner: str) -> tuple[str, Turn]:
-        from advisor.conversation.session import Conversation
-        from advisor.store import new_id
-        from advisor.store.keeper import CorruptState, request_key, result_json, slim_history
-        from advisor.store.records import NewTurn
-
         keeper = self._keeper(source)
         new = cid is None
         if cid is not None:
@@ -198,8 +188,6 @@ def backend() -> Backend:
     global _backend
     with _backend_lock:
         if _backend is None:
-            from advisor.store import open_store
-
             store = open_store()
             _backend = MemoryConversations() if store is None else StoredConversations(store)
         return _backend

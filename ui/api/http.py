@@ -30,12 +30,15 @@ from fastapi import Body, Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware import Middleware
 
+from advisor.store import StoreUnavailable
 from knowledge.errors import AdvisorError
 from ui.api import service as S
+from ui.api.conversations import CALLER, ConversationNotFound, TooManyConversations
+from ui.server.auth_throttle import check, client_address, locked_response
 
 if TYPE_CHECKING:
-    from starlette.middleware import Middleware
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from ui.server.auth_throttle import Throttle
@@ -65,9 +68,6 @@ def _route(op: S.Operation, source: Any) -> Any:
     """A handler for `op` whose one argument model FastAPI reads from `source` (Body() or Query()); the caller
     (`api_conversations.CALLER`: the login's user and the client address) is set for the operation's thread."""
     def handler(args: Any, request: Request) -> JSONResponse:
-        from ui.api.conversations import CALLER
-        from ui.server.auth_throttle import client_address
-
         mark = CALLER.set(("api", str(request.scope.get(OWNER_KEY, "anonymous")), client_address(request.scope)))
         try:
             return _json(S.run(op.name, args))
@@ -143,9 +143,6 @@ def build_api(auth: tuple[str, str] | None = None, *, token: str | None = None,
 
     @app.exception_handler(AdvisorError)
     async def _advisor_error(request: Request, exc: AdvisorError) -> JSONResponse:
-        from advisor.store import StoreUnavailable
-        from ui.api.conversations import ConversationNotFound, TooManyConversations
-
         if isinstance(exc, TooManyConversations):
             return JSONResponse(S.error_body(exc), 429, headers={"retry-after": str(exc.retry_after_s)})
         if isinstance(exc, StoreUnavailable):  # the conversation store is away: not the client's input
@@ -224,8 +221,6 @@ class Credentials:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http" and (self.basic is not None or self.token is not None):
             import anyio
-
-            from ui.server.auth_throttle import check, locked_response
 
             header = dict(scope.get("headers") or []).get(b"authorization", b"")
             user, right = self._credential(header)
@@ -309,7 +304,5 @@ class ApiMount:
 def web_middleware(auth: tuple[str, str] | None) -> Middleware:
     """The Starlette `Middleware` that serves the API inside the web chat's server, with the web's login."""
     import os
-
-    from starlette.middleware import Middleware
 
     return Middleware(ApiMount, api=build_api(auth, token=os.environ.get(ENV_TOKEN, "").strip() or None))

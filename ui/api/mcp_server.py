@@ -33,9 +33,13 @@ from mcp_types import Tool as MCPTool
 from pydantic import Field
 
 from advisor.workload import DEFAULT_CONTEXT
+from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.structs import dump
 from ui.api import service as S
+from ui.api.conversations import CALLER
+from ui.cli.commands.catalog import gpu_row, model_row
+from ui.server.auth_throttle import check, locked_response
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -89,8 +93,6 @@ def _client_of(context: Any) -> str:
 
 def _run(name: str, args: Any, client: str = "mcp") -> dict[str, Any]:
     """`api_service.run` as the MCP front end: `ask`'s conversations are the MCP server's (source "mcp")."""
-    from ui.api.conversations import CALLER
-
     mark = CALLER.set(("mcp", "mcp", client))
     try:
         return S.run(name, args)
@@ -107,17 +109,12 @@ def tool_text(body: dict[str, Any]) -> str:
 # Resources
 
 def _as_of_sources(ids: set[str]) -> str | None:
-    from knowledge.catalog import load_catalog
-
     dates = [s.retrieved for sid, s in load_catalog().sources.items() if sid in ids and s.retrieved]
     return max(dates).isoformat() if dates else None
 
 
 def gpu_catalog() -> dict[str, Any]:
     """Every GPU row with its dated prices and China-market status; `as_of`: the newest date among them."""
-    from knowledge.catalog import load_catalog
-    from ui.cli.commands.catalog import gpu_row
-
     gpus = load_catalog().gpus
     dates = [p.date for g in gpus for p in g.prices] + [g.china.as_of for g in gpus]
     return {"as_of": max(dates).isoformat() if dates else None, "count": len(gpus),
@@ -127,9 +124,6 @@ def gpu_catalog() -> dict[str, Any]:
 
 def model_catalog() -> dict[str, Any]:
     """Every model row; `as_of`: the newest retrieval date of the sources the models cite."""
-    from knowledge.catalog import load_catalog
-    from ui.cli.commands.catalog import model_row
-
     models = load_catalog().models
     used = {s for m in models for ids in m.cite.values() for s in ids}
     return {"as_of": _as_of_sources(used), "count": len(models), "models": [model_row(m) for m in models]}
@@ -137,8 +131,6 @@ def model_catalog() -> dict[str, Any]:
 
 def sources_registry() -> dict[str, Any]:
     """The sources registry: title, URL or document, retrieved/published dates."""
-    from knowledge.catalog import load_catalog
-
     sources = load_catalog().sources
     rows = [dump(s, json=True, exclude_none=True) for _, s in sorted(sources.items())]
     return {"as_of": _as_of_sources(set(sources)), "count": len(rows), "sources": rows}
@@ -225,8 +217,6 @@ class BearerAuth:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http":
-            from ui.server.auth_throttle import check, locked_response
-
             header = dict(scope.get("headers") or []).get(b"authorization", b"")
             scheme, _, value = header.partition(b" ")
             right = scheme.lower() == b"bearer" and hmac.compare_digest(value.strip(), self.token)

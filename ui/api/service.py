@@ -24,8 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.conversation.tools import registry as T
 from advisor.workload import Region
+from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.structs import StructError
+from ui.api.conversations import ask_turn
+from ui.cli.commands.catalog import gpu_detail, gpu_row, model_detail, model_row
 
 GiB = 2**30
 MAX_ASK_CHARS = 4000  # one advisor turn; the web chat's limit is of the same order
@@ -299,9 +302,6 @@ def _matches(query: str | None, *texts: Any) -> bool:
 
 def list_gpus(args: ListGpusArgs) -> dict[str, Any]:
     """The GPU catalog rows (`gpu-advisor gpus --json`), filtered, smallest memory first."""
-    from knowledge.catalog import load_catalog
-    from ui.cli.commands.catalog import gpu_row
-
     gpus = [g for g in load_catalog().gpus
             if (args.min_memory_gib is None or g.memory_bytes >= args.min_memory_gib * GiB)
             and (args.vendor is None or g.vendor.lower() == args.vendor.strip().lower())
@@ -317,9 +317,6 @@ def list_gpus(args: ListGpusArgs) -> dict[str, Any]:
 
 def list_models(args: ListModelsArgs) -> dict[str, Any]:
     """The model catalog rows (`gpu-advisor models --json`), filtered, smallest first."""
-    from knowledge.catalog import load_catalog
-    from ui.cli.commands.catalog import model_row
-
     rows = [model_row(m) for m in load_catalog().models]
     rows = [r for r in rows
             if (args.family is None or str(r["family"]).lower() == args.family.strip().lower())
@@ -335,9 +332,6 @@ def list_models(args: ListModelsArgs) -> dict[str, Any]:
 
 def show_gpu(args: T.LookupGpuArgs) -> dict[str, Any]:
     """One GPU with every field and its sources (`gpu-advisor gpus show ID --json`)."""
-    from knowledge.catalog import load_catalog
-    from ui.cli.commands.catalog import gpu_detail
-
     cat = load_catalog()
     out = _run_tool("lookup_gpu", args)
     return _from_tool(out, gpu_detail(cat.gpu(args.gpu), cat))
@@ -345,9 +339,6 @@ def show_gpu(args: T.LookupGpuArgs) -> dict[str, Any]:
 
 def show_model(args: T.LookupModelArgs) -> dict[str, Any]:
     """One model with its architecture, parameter counts and sources (`gpu-advisor models show ID --json`)."""
-    from knowledge.catalog import load_catalog
-    from ui.cli.commands.catalog import model_detail
-
     cat = load_catalog()
     out = _run_tool("lookup_model", args)
     return _from_tool(out, model_detail(cat.model(args.model), cat))
@@ -361,8 +352,6 @@ def check_claim(args: T.ExplainArgs) -> dict[str, Any]:
 
 def ask(args: AskTurnArgs) -> dict[str, Any]:
     """One turn (`gpu-advisor ask --json`) plus `conversation_id` and a one-line `summary`."""
-    from ui.api.conversations import ask_turn
-
     cid, turn = ask_turn(args.conversation_id, args.text, args.lang)
     body = turn.to_contract()
     body["conversation_id"] = cid

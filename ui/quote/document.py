@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from advisor.conversation.render.labels import FORMAT, REGION, SLOT_LABEL, TASK
+from knowledge.catalog import load_catalog
+from knowledge.errors import AdvisorError
 from knowledge.messages import known, t
+from rules.sources import source
+from rules.titles import rule_title
 from ui.citations import source_without_path
 from ui.turn_like import TurnLike
 from ui.web import panels as R
@@ -119,8 +124,6 @@ def source_words(source_id: str) -> str:
     """A registry source by title and date ("Title (published 2025-06-16)", "Title, retrieved 2025-08-21"),
     never its repository file; the id itself when the registry lacks it."""
     try:
-        from rules.sources import source
-
         src = source(source_id)
     except Exception:  # noqa: BLE001 - an unknown id is shown as it is rather than dropped
         return source_id
@@ -144,8 +147,6 @@ def _source_ids(value: Any) -> list[str]:
 def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str, Any],
            lang: str) -> tuple[list[str], list[str]]:
     """The job and the constraints as phrases in `lang` (labels from advisor.conversation.render.labels)."""
-    from advisor.conversation.render.labels import FORMAT, REGION, SLOT_LABEL, TASK
-
     job_words: list[str] = []
     model = slots.get("model_text") or job.get("model")
     if model:
@@ -185,9 +186,6 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
 
 def _gpu_display(gpu: Any) -> str:
     """A catalog card's display name ("GeForce RTX 4090"); the text as given when the catalog lacks it."""
-    from knowledge.catalog import load_catalog
-    from knowledge.errors import AdvisorError
-
     try:
         return load_catalog().gpu(str(gpu)).name
     except AdvisorError:
@@ -317,8 +315,6 @@ def _input_name(name: str, lang: str) -> str:
 
 def _findings(turn: TurnLike, lang: str) -> list[FindingLine]:
     """Each finding once (by rule id), under its short title, with its sources by title and date."""
-    from rules.titles import rule_title
-
     out: list[FindingLine] = []
     seen: set[str] = set()
     for f in R.finding_dicts(turn):

@@ -9,7 +9,7 @@ from typing import Any
 
 from knowledge.messages import known
 from knowledge.messages import t as message
-from ui.quote.document import PriceLine, Quote
+from ui.quote.document import PriceLine, Quote, money_words
 from ui.web.messages import escape_html, safe_markdown
 
 # words that mark an assumption as an engine or implementation detail: the appendix keeps it, the first pages do not
@@ -41,8 +41,6 @@ def plain_assumptions(q: Quote, limit: int = 6) -> list[str]:
 
 
 def _amount(p: PriceLine) -> str:
-    from ui.quote.document import money_words
-
     if p.currency in ("CNY", "USD"):
         return money_words(p.amount, p.currency)
     value = f"{p.amount:,.2f}" if abs(p.amount) < 100 else f"{p.amount:,.0f}"

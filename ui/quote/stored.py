@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from advisor.conversation.turn import Turn
 from advisor.store.records import QuoteRecord
 from advisor.store.sql import SqlStore
 from ui.web import render as R
@@ -13,8 +14,6 @@ from ui.web import render as R
 
 def freeze_quote(store: SqlStore, quote_id: str) -> QuoteRecord | None:
     """The frozen quote `quote_id`, frozen now from its turn when it is exported the first time."""
-    from advisor.conversation.turn import Turn
-
     found = store.get_quote(quote_id)
     if found is not None:
         return found

@@ -22,6 +22,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from advisor.store import StoreError, StoreUnavailable, open_store
+
 if TYPE_CHECKING:
     from starlette.types import Scope
 
@@ -93,8 +95,6 @@ class StoreThrottle:
         self._seen = threading.local()  # whether this thread's last retry_after found failures to forget
 
     def retry_after(self, keys: list[str]) -> float:
-        from advisor.store import StoreUnavailable
-
         local = self.fallback.retry_after(keys)
         try:
             rows = self.store.auth_failures(keys)
@@ -106,8 +106,6 @@ class StoreThrottle:
         return max([local] + [until - now for _, until, _ in rows.values()])
 
     def failure(self, keys: list[str]) -> float:
-        from advisor.store import StoreUnavailable
-
         try:
             return self.store.record_auth_failure(keys, lock_for, FORGET_S)
         except StoreUnavailable as exc:
@@ -115,8 +113,6 @@ class StoreThrottle:
             return self.fallback.failure(keys)
 
     def success(self, keys: list[str]) -> None:
-        from advisor.store import StoreUnavailable
-
         self.fallback.success(keys)
         if not set(keys) & getattr(self._seen, "keys", set(keys)):
             return  # nothing stored to forget (a right credential costs one read, no write)
@@ -147,8 +143,6 @@ def use(throttle: Throttle | None) -> None:
 
 
 def _open() -> Throttle:
-    from advisor.store import StoreError, open_store
-
     try:
         store = open_store()
     except StoreError as exc:

@@ -13,6 +13,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ui.server import logs, metrics
+from ui.server.http import uvicorn_config
+from ui.server.metrics import OpsEndpoints, metrics_response, retry_after_header
+from ui.server.metrics import readiness as check_rules
+from ui.server.process import settle_process
+
 if TYPE_CHECKING:
     from fastapi import FastAPI
     from gradio import Blocks
@@ -30,9 +36,9 @@ log = logging.getLogger("gpu_advisor.slack")
 
 def mount_slack(api: FastAPI, bolt_app: App, path: str = SLACK_PATH) -> FastAPI:
     """Add the Slack endpoint to a FastAPI app (before any catch-all mount such as Gradio's at "/")."""
-    from slack_bolt import BoltRequest
-    from starlette.concurrency import run_in_threadpool
-    from starlette.responses import Response
+    from slack_bolt import BoltRequest  # optional dependency: slack_bolt only with the slack extra
+    from starlette.concurrency import run_in_threadpool  # optional dependency: starlette only with the web extra
+    from starlette.responses import Response  # optional dependency: starlette only with the web extra
 
     async def slack_events(request: Request) -> Response:
         length = request.headers.get("content-length")
@@ -71,11 +77,8 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
     configured, request-size limit, no SSR, uploads refused). The login guards the web app only: Slack's requests
     are authenticated by their signatures.
     """
-    from fastapi import FastAPI
-    from fastapi.responses import JSONResponse, Response
-
-    from ui.server import metrics
-    from ui.server.metrics import OpsEndpoints
+    from fastapi import FastAPI  # optional dependency: fastapi only with the web extra
+    from fastapi.responses import JSONResponse, Response  # optional dependency: fastapi only with the web extra
 
     metrics.prepare()  # before turn workers spawn (multi-process metrics)
 
@@ -85,8 +88,9 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
     if web:
         import inspect
 
-        import gradio as gr
+        import gradio as gr  # optional dependency: gradio only with the web extra
 
+        # start-up: a Slack-only server never loads the web app
         from ui.web.app import WebSettings, build_app, launch_kwargs, start_turn_workers
 
         web_settings = (web_settings or WebSettings()).validated()
@@ -106,15 +110,13 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
         return JSONResponse({"ok": True, "slack": bolt_app is not None, "web": web})
 
     async def readyz(request: Request) -> JSONResponse:
-        from starlette.concurrency import run_in_threadpool
+        from starlette.concurrency import run_in_threadpool  # optional dependency: starlette only with the web extra
 
         status, body = await run_in_threadpool(readiness)
         return JSONResponse(body, status_code=status)
 
     async def metrics_route(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
-        from ui.server.metrics import metrics_response, retry_after_header
+        from starlette.concurrency import run_in_threadpool  # optional dependency: starlette only with the web extra
 
         status, body, ctype = await run_in_threadpool(metrics_response, {k.lower(): v for k, v in request.headers.items()},
                                                       request.scope)
@@ -135,20 +137,14 @@ def build_server_app(bolt_app: App | None = None, *, with_web: bool = False, web
 def readiness() -> tuple[int, dict[str, Any]]:
     """(HTTP status, body) of the readiness check: 200 when the rules engine evaluates its self-check request to
     the known findings, else 503 — a server whose answers would not be validated is not ready."""
-    from ui.server.metrics import readiness as check_rules
-
     return check_rules()
 
 
 def serve(api: FastAPI, host: str = "127.0.0.1", port: int = 3000) -> None:
     """Run `api` with uvicorn until interrupted."""
-    import uvicorn
-
-    from ui.server.process import settle_process
+    import uvicorn  # optional dependency: uvicorn only with the web extra
 
     settle_process()  # long-running server: load what turns use, then keep it out of the collector's scans
-    from ui.server import logs
-    from ui.server.http import uvicorn_config
 
     logs.configure()  # JSON lines with the conversation id
     # deadlines, connection caps and security headers of every server (ui.server.http)

@@ -50,7 +50,7 @@ def uvicorn_config(app: Any, host: str, port: int, **extra: Any) -> Any:
     """The uvicorn Config of a server the project starts (api, mcp --http, slack --http): the guarded protocol
     (header and body deadlines, connection caps: GuardedHttp), keep-alive timeout, h11's header
     limit, security headers. `web` gets the same protocol through `ui.web.security.install_protocol` (Gradio makes its Config)."""
-    import uvicorn
+    import uvicorn  # optional dependency: uvicorn only with the web extra
 
     return uvicorn.Config(SecurityHeaders(app), host=host, port=port, http=GuardedHttp,
                           timeout_keep_alive=int(KEEP_ALIVE_S), h11_max_incomplete_event_size=MAX_HEADER_BYTES,

@@ -31,6 +31,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from advisor import observe
+from rules.engine import HEALTH
+from rules.engine import check as check_rules
+from ui.server.auth_throttle import check as throttle_check
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -175,11 +178,9 @@ TOKEN_ENV = "GPU_ADVISOR_METRICS_TOKEN"  # when set, /metrics needs `Authorizati
 def readiness() -> tuple[int, dict[str, Any]]:
     """(HTTP status, body): 200 when the rules engine evaluates its self-check request to the known findings,
     else 503 — a server whose answers would not be validated is not ready."""
-    from rules.engine import HEALTH, check
-
     body: dict[str, Any] = {"rules": {"rebuilds": HEALTH.rebuilds, "failures": HEALTH.failures}}
     try:
-        check()
+        check_rules()
     except Exception as exc:  # noqa: BLE001 - any failure means not ready
         return 503, {"ready": False, "error": str(exc)[:300], **body}
     return 200, {"ready": True, **body}
@@ -192,10 +193,8 @@ def metrics_response(headers: dict[str, str], scope: Scope | None = None) -> tup
 
     token = os.environ.get(TOKEN_ENV, "")
     if token:
-        from ui.server.auth_throttle import check
-
         given = headers.get("authorization", "")
-        wait = check(scope or {}, None, lambda: hmac.compare_digest(given.encode(), f"Bearer {token}".encode())) \
+        wait = throttle_check(scope or {}, None, lambda: hmac.compare_digest(given.encode(), f"Bearer {token}".encode())) \
             if given else 0.0  # (no credential sent: nothing guessed, nothing counted)
         if wait:
             return 429, f"too many failed sign-ins; try again in {math.ceil(wait)} s\n".encode(), \
@@ -232,7 +231,7 @@ class OpsEndpoints:
             return
         import json
 
-        from starlette.concurrency import run_in_threadpool
+        from starlette.concurrency import run_in_threadpool  # optional dependency: starlette only with the web extra
 
         if path == "/healthz":
             status, body, ctype = 200, json.dumps({"ok": True, **self.health}).encode(), "application/json"

@@ -8,6 +8,9 @@ import os
 import sys
 from collections.abc import Mapping
 
+from knowledge.catalog import load_catalog
+from rules.engine import engine
+
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
@@ -32,10 +35,6 @@ def settle_process() -> None:
     import gc
 
     try:
-        from advisor.conversation.dialog import turn as dialog_turn  # noqa: F401
-        from knowledge.catalog import load_catalog
-        from rules.engine import engine
-
         load_catalog()
         engine()
     except Exception:

@@ -27,11 +27,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from advisor.store.keeper import Keeper
 from knowledge.errors import AdvisorError, InputError
 from ui.slack.bot import HISTORY_KEPT, NOT_ABOUT_CONTENT, SlackBot
 from ui.slack.listeners import add_listeners, delivery_key
 from ui.slack.replies import HELP_WORDS, RESET, Reply, clean_incoming, help_reply, message, text_reply
 from ui.slack.settings import SlackSettings, check_settings, ensure_rate_limit_retries, make_web_client
+from ui.slack.store import StoredClaims, StoredThreads
 from ui.slack.threads import ConversationStore, ThreadKey, ThreadState, TTLCache
 
 if TYPE_CHECKING:  # slack-bolt and slack_sdk are imported lazily, inside the functions that need them
@@ -73,15 +75,10 @@ def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http"
             raise InputError("SLACK_SIGNING_SECRET is not set (needed in HTTP mode)", field="SLACK_SIGNING_SECRET")
     app = _bolt_app(settings, client, mode)
     if database is not None and store is None:
-        from advisor.store.keeper import Keeper
-        from ui.slack.store import StoredThreads
-
         store = StoredThreads(Keeper(database, source="slack"))  # type: ignore[assignment]
     bot = SlackBot(settings, conversation_factory=conversation_factory, conversation_loader=conversation_loader,
                    store=store, clock=clock)
     if database is not None:
-        from ui.slack.store import StoredClaims
-
         bot.seen_events = StoredClaims(database, settings.dedupe_ttl_s, bot.seen_events)  # type: ignore[assignment]
         bot.seen_messages = StoredClaims(database, settings.dedupe_ttl_s, bot.seen_messages)  # type: ignore[assignment]
     app.advisor_bot = bot  # type: ignore[attr-defined]
@@ -91,8 +88,8 @@ def build_slack_app(settings: SlackSettings | None = None, *, mode: str = "http"
 
 def _bolt_app(settings: SlackSettings, client: WebClient, mode: str) -> App:
     """Bolt's App over `client` (signatures verified in HTTP mode); its `auth.test` failing is one clear error."""
-    from slack_bolt import App
-    from slack_bolt.error import BoltError
+    from slack_bolt import App  # optional dependency: slack_bolt only with the slack extra
+    from slack_bolt.error import BoltError  # optional dependency: slack_bolt only with the slack extra
 
     try:
         return App(client=client, signing_secret=settings.signing_secret or "",

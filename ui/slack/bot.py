@@ -11,8 +11,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.session import Conversation, new_conversation
+from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
 from ui.slack import render
+from ui.slack.details import details_reply
 from ui.slack.replies import HELP_WORDS, RESET, Reply, help_reply, message, text_reply
 from ui.slack.settings import SlackSettings
 from ui.slack.threads import ConversationStore, ThreadKey, ThreadState, TTLCache
@@ -24,16 +27,13 @@ log = logging.getLogger("gpu_advisor.slack")
 
 
 def _default_factory(lang: str | None = None) -> Any:
-    from advisor.conversation.session import new_conversation
-
     return new_conversation(lang=lang)
 
 
 def _default_loader(data: dict[str, Any]) -> Any:
     """`Conversation.from_dict` with the same LLM settings `new_conversation` would use (read per turn)."""
-    from advisor.conversation.session import Conversation
-
     try:
+        # optional: the answer degrades when advisor.conversation.llm.settings fails to import
         from advisor.conversation.llm.settings import load_settings
     except ImportError:
         return Conversation.from_dict(data)
@@ -110,7 +110,6 @@ class SlackBot:
                 if shown is not None and len(shown) < render.MAX_BLOCKS:
                     shown.append(render.context(render.escape(note)))
         lang = "zh" if getattr(turn, "lang", "en") == "zh" else "en"
-        from ui.slack.details import details_reply
 
         return Reply(text=text, blocks=blocks, alt_blocks=alt, lang=lang, turn=turn, details=details_reply(turn))
 
@@ -207,7 +206,7 @@ class SlackBot:
     def _post_one(self, client: WebClient, channel: str, thread_ts: str | None, reply: Reply,
                   update_ts: str | None = None) -> str | None:
         """Post (or edit `update_ts` into) one message; if Slack refuses the blocks, retry simpler ones, then text."""
-        from slack_sdk.errors import SlackApiError
+        from slack_sdk.errors import SlackApiError  # optional dependency: slack_sdk only with the slack extra
 
         attempts = [reply.blocks] + ([reply.alt_blocks] if reply.alt_blocks else []) + [None]
         for blocks in attempts:
@@ -239,8 +238,9 @@ class SlackBot:
         if not self.settings.allowed_response_host(response_url):
             log.error("refusing to post to a response_url outside Slack's hook hosts")
             return False
+        # optional dependency: slack_sdk only with the slack extra
         from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
-        from slack_sdk.webhook import WebhookClient
+        from slack_sdk.webhook import WebhookClient  # optional dependency: slack_sdk only with the slack extra
 
         hook = WebhookClient(url=response_url, timeout=15,
                              retry_handlers=[ConnectionErrorRetryHandler(), RateLimitErrorRetryHandler(max_retry_count=2)])
@@ -269,8 +269,6 @@ def _with_gpu_names(turn: Any) -> Any:
     if not options or not hasattr(turn, "model_copy"):
         return turn
     try:
-        from knowledge.catalog import load_catalog
-
         catalog = load_catalog()
         named = []
         for opt in options:

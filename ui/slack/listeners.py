@@ -39,7 +39,7 @@ def delivery_key(body: Any, headers: Mapping[str, Any]) -> str | None:
 
 def add_listeners(app: App, bot: SlackBot, settings: SlackSettings) -> None:
     """Attach the dedupe middleware, the message listeners and the slash command to `app`."""
-    from slack_bolt import BoltResponse
+    from slack_bolt import BoltResponse  # optional dependency: slack_bolt only with the slack extra
 
     @app.middleware
     def deduplicate(req: Any, resp: Any, next: Callable[[], Any]) -> Any:

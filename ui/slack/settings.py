@@ -71,7 +71,7 @@ class SlackSettings:
 
 def make_web_client(token: str, api_url: str | None = None, timeout: int = 15) -> WebClient:
     """A WebClient that retries connection errors and honours Retry-After on 429 (twice at most)."""
-    from slack_sdk import WebClient
+    from slack_sdk import WebClient  # optional dependency: slack_sdk only with the slack extra
 
     kwargs: dict[str, Any] = {"token": token, "timeout": timeout}
     if api_url:
@@ -82,6 +82,7 @@ def make_web_client(token: str, api_url: str | None = None, timeout: int = 15) -
 
 
 def ensure_rate_limit_retries(client: WebClient) -> WebClient:
+    # optional dependency: slack_sdk only with the slack extra
     from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
     if not any(isinstance(h, RateLimitErrorRetryHandler) for h in client.retry_handlers):

@@ -27,7 +27,12 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.llm.agent import prewarm
+from advisor.store.keeper import Keeper
 from knowledge.errors import InputError
+from ui.api.http import web_middleware
+from ui.server import logs, metrics
+from ui.server.metrics import OpsEndpoints
 from ui.server.process import settle_process
 from ui.web import render as R
 from ui.web.chat import (
@@ -58,6 +63,7 @@ from ui.web.layout import (
 from ui.web.limits import BodyLimit
 from ui.web.page import CSS
 from ui.web.pool import TurnPool, remote_factory
+from ui.web.security import SecurityGuard, install_protocol
 from ui.web.settings import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -72,10 +78,10 @@ from ui.web.settings import (
     parse_auth,
     settings_from,
 )
+from ui.web.store import StoredChatController, StoredQuotes, attach_history, open_web_store
 from ui.web.sweep import catalog_capacity, estimator_context_sweep, sized_workload
 
 if TYPE_CHECKING:
-    from advisor.store.keeper import Keeper
     from advisor.store.sql import SqlStore
 
 __all__ = [
@@ -112,7 +118,7 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Conv
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     for name, value in GRADIO_QUEUE_ENV.items():  # read when the queue is created, below
         os.environ.setdefault(name, value)
-    import gradio as gr
+    import gradio as gr  # optional dependency: gradio only with the web extra
 
     settings = (settings or WebSettings()).validated()
     pool = None
@@ -126,8 +132,6 @@ def build_app(settings: WebSettings | None = None, *, conversation_factory: Conv
         page = build_page(R.mode_badge(*ctl.startup_mode(), "en"), SESSION_TTL_S)
         chat_event = events.wire(demo, page, concurrency=settings.concurrency)
         if keeper is not None:
-            from ui.web.store import StoredChatController, attach_history
-
             assert isinstance(ctl, StoredChatController)
             attach_history(gr, demo, ctl, session=page.session, lang=page.lang, chat_event=chat_event,
                            new=page.new, chat_outputs=page.chat_outputs, panel_outputs=page.panel_outputs,
@@ -152,8 +156,6 @@ def _controller(settings: WebSettings, factory: ConversationFactory | None, cont
         return controller, None
     if store is None:
         return ChatController(factory, exports=exports), None
-    from advisor.store.keeper import Keeper
-    from ui.web.store import StoredChatController
 
     keeper = Keeper(store, source="web")
     return StoredChatController(factory, exports=exports, keeper=keeper, auth=bool(settings.auth)), keeper
@@ -162,16 +164,11 @@ def _controller(settings: WebSettings, factory: ConversationFactory | None, cont
 def launch_kwargs(settings: WebSettings, demo: Any = None) -> dict[str, Any]:
     """Arguments for `Blocks.launch`: no share link, no error details, no SSR, uploads refused, body limit (and
     the stored quotes' permanent links when `demo` keeps its conversations in a store)."""
-    from starlette.middleware import Middleware
-
-    from ui.server.metrics import OpsEndpoints
-    from ui.web.security import SecurityGuard
+    from starlette.middleware import Middleware  # optional dependency: starlette only with the web extra
 
     stored: list[Any] = []
     keeper = getattr(demo, "_advisor_keeper", None)
     if keeper is not None:
-        from ui.web.store import StoredQuotes
-
         stored = [Middleware(StoredQuotes, keeper=keeper, auth=bool(settings.auth))]
 
     return {
@@ -198,8 +195,6 @@ def launch_kwargs(settings: WebSettings, demo: Any = None) -> dict[str, Any]:
 
 def _api_middleware(settings: WebSettings) -> Any:
     """The JSON API (/api/v1, ui/api/http.py) in this server, behind the same login."""
-    from ui.api.http import web_middleware
-
     return web_middleware(settings.auth)
 
 
@@ -224,14 +219,10 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
     if settings.host not in ("127.0.0.1", "localhost", "::1") and not settings.auth:
         log.warning("serving on %s without authentication; put it behind a proxy with TLS and auth, or pass --auth",
                     settings.host)
-    from ui.server import metrics
 
     metrics.prepare()  # before the turn workers spawn: they inherit the multi-process metrics directory
     if block:
-        from ui.server import logs
-
         logs.configure()  # JSON lines with the conversation id (GPU_ADVISOR_LOG_FORMAT=text for plain)
-    from ui.web.store import open_web_store
 
     demo = build_app(settings, conversation_factory=conversation_factory, store=open_web_store())
     controller = getattr(demo, "_advisor_controller", None)
@@ -240,7 +231,6 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
     if block:
         settle_process()
         if mode == "llm":  # import LangChain now, not during the first user's turn
-            from advisor.conversation.llm.agent import prewarm
 
             prewarm()
         print(f"GPU Advisor web chat: http://{settings.host}:{settings.port}/ — mode: "
@@ -249,7 +239,6 @@ def serve(settings: WebSettings | None = None, *, block: bool = True,
               + (", login required" if settings.auth else "")
               + (f", conversations stored in {demo._advisor_keeper.store.url}" if demo._advisor_keeper else
                  ", conversations in memory only"), flush=True)
-    from ui.web.security import install_protocol
 
     install_protocol()  # half-sent requests time out (slowloris)
     try:

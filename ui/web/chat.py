@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
+from advisor.conversation.session import new_conversation
 from knowledge.errors import AdvisorError
 from knowledge.messages import t
 from ui.web import render as R
@@ -34,8 +35,6 @@ ConversationFactory = Callable[[], ChatConversation]
 
 def default_conversation_factory() -> ChatConversation:
     """A fresh conversation: LLM mode when a model is configured, else deterministic (conversation layer decides)."""
-    from advisor.conversation.session import new_conversation
-
     return new_conversation(lang=None)
 
 
@@ -249,6 +248,7 @@ def _is_turn(item: object) -> TypeGuard[Turn]:
 def message_lang(text: str, default: str) -> str:
     """The language of a message ("zh" or "en"; the conversation layer's detector), `default` when it cannot tell."""
     try:
+        # optional: the answer degrades when advisor.conversation.reader.lang fails to import
         from advisor.conversation.reader.lang import detect
 
         return detect(text[:2000]) or (default if default in R.LANGS else "en")

@@ -35,7 +35,7 @@ def current_chart(rows: list[dict[str, Any]], ui_lang: str) -> Any:
     """The memory chart's update for this turn: its bars with a legend of only their parts (training: weights,
     gradients, optimizer states, activations; serving: the KV cache) in `ui_lang`, and no chart at all when the
     turn has none (a market or legality answer)."""
-    import gradio as gr
+    import gradio as gr  # optional dependency: gradio only with the web extra
 
     L = R.label
     chart = memory_chart_html(rows, color_map(), title=L("memory_chart", ui_lang),
@@ -47,7 +47,7 @@ class PageEvents:
     """The page's event handlers over one controller; `wire` attaches them to the page's components."""
 
     def __init__(self, ctl: ChatController) -> None:
-        import gradio as gr
+        import gradio as gr  # optional dependency: gradio only with the web extra
         import pandas as pd  # no stubs: pyproject.toml lets mypy skip pandas
 
         self.ctl, self.pd = ctl, pd
@@ -90,7 +90,7 @@ class PageEvents:
     def panel_values(self, st: SessionState, ui_lang: str) -> tuple[Any, ...]:
         """The `Page.panel_outputs` values for the session's latest recommendation: the memory chart and the
         price-vs-throughput chart as updates that hide them when the turn has nothing to draw."""
-        import gradio as gr
+        import gradio as gr  # optional dependency: gradio only with the web extra
 
         p = self.ctl.panels(st, ui_lang)
         extra = self.ctl.exports.extra_paths(self.ctl.export_files(st, ui_lang)[0])  # print-ready HTML, PDF
@@ -108,7 +108,7 @@ class PageEvents:
 
     def relabel(self, ui_lang: str, state: Any) -> tuple[Any, ...]:
         """The `Page.relabel_outputs` updates in `ui_lang`."""
-        import gradio as gr
+        import gradio as gr  # optional dependency: gradio only with the web extra
 
         ctl, L = self.ctl, R.label
         ui_lang = ui_lang if ui_lang in R.LANGS else "en"
@@ -140,7 +140,7 @@ class PageEvents:
 
     def prefill(self, request: Any) -> tuple[Any, ...]:
         """`/?q=…` (the Slack bot's "open in the web app" link) puts the question in the box, unsent."""
-        import gradio as gr
+        import gradio as gr  # optional dependency: gradio only with the web extra
 
         params = getattr(request, "query_params", None) or {}
         q = prefill_question(params)
@@ -153,7 +153,7 @@ class PageEvents:
     def wire(self, demo: gr.Blocks, page: Page, *, concurrency: int) -> Dependency:
         """Attach the handlers to the page's events; returns the chat event (Enter/Send, then `/chat`, then the
         refresh), which the conversation store's history extends."""
-        import gradio as gr
+        import gradio as gr  # optional dependency: gradio only with the web extra
 
         p = page
         streaming = self.ctl.startup_mode()[0] == "llm"  # model turns take seconds: show their steps as they come

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knowledge.errors import AdvisorError
+from ui.quote.pdf import html_to_pdf
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -85,8 +86,6 @@ class ExportStore:
                     self._pending.pop(target.parent.name, None)
             page = target.with_suffix(".html")
             if target.suffix == ".pdf" and not target.exists() and page.exists():
-                from ui.quote.pdf import html_to_pdf
-
                 try:
                     html_to_pdf(page.read_text(encoding="utf-8"), target)
                     written = True
@@ -144,7 +143,7 @@ def gradio_export_dir() -> tuple[str, bool]:
     hashing and copying each one (measured: 8 ms of CPU per turn for the two export files), which is also what lets
     them be written lazily."""
     try:
-        from gradio.utils import get_upload_folder
+        from gradio.utils import get_upload_folder  # optional dependency: gradio (web extra), ImportError handled
 
         return str(Path(get_upload_folder()) / "gpu-advisor-exports"), True
     except ImportError:  # the structure of gradio.utils changed: the files are copied, as for any other folder

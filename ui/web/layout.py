@@ -51,7 +51,7 @@ def skip_json_revalidation(component: gr.JSON) -> gr.JSON:
     the browser and the API see the same component and data. (An instance override, not a subclass: Gradio's
     component metaclass writes a `.pyi` stub beside the module that defines a subclass.)"""
     import orjson
-    from gradio.data_classes import JsonData
+    from gradio.data_classes import JsonData  # optional dependency: gradio only with the web extra
 
     general = component.postprocess
 
@@ -113,7 +113,7 @@ class Page:
 
 def build_page(mode_badge: str, session_ttl_s: float) -> Page:
     """The page's components in their rows and columns (call inside `gr.Blocks`), labelled in English."""
-    import gradio as gr
+    import gradio as gr  # optional dependency: gradio only with the web extra
 
     L = R.label
     session = gr.State(None, time_to_live=session_ttl_s)
@@ -131,7 +131,7 @@ def build_page(mode_badge: str, session_ttl_s: float) -> Page:
 
 
 def _chat_column() -> dict[str, Any]:
-    import gradio as gr
+    import gradio as gr  # optional dependency: gradio only with the web extra
 
     L = R.label
     chatbot = gr.Chatbot(label=L("chat"), height=CHAT_HEIGHT, elem_id="chat", sanitize_html=True,
@@ -149,7 +149,7 @@ def _chat_column() -> dict[str, Any]:
 
 
 def _result_column() -> dict[str, Any]:
-    import gradio as gr
+    import gradio as gr  # optional dependency: gradio only with the web extra
 
     L = R.label
     parts: dict[str, Any] = {

@@ -19,6 +19,7 @@ from knowledge.messages import t
 from knowledge.structs import dump
 from rules.titles import plain_words as plain_words  # the page's and the chat's one place
 from rules.titles import rule_ids_to_titles as rule_ids_to_titles
+from rules.titles import rule_title
 from ui.citations import source_without_path
 from ui.turn_like import TurnLike
 from ui.web.messages import GIB, LANGS, PART_LABELS, PARTS, SEVERITY_MARK, SEVERITY_MARK_ZH, label, safe_markdown
@@ -399,8 +400,6 @@ def findings_markdown(turn: TurnLike, lang: str = "en") -> str:
     """Findings as a Markdown list: severity and the rule's short title in `lang` (rules.titles), the message
     (rule ids and guide numbers in words), then in small print the source and the "as of" date. Rule ids are
     for engineers: the JSON and the quote's appendix keep them, the page does not show them."""
-    from rules.titles import rule_title
-
     items = finding_dicts(turn)
     if not items:
         return label("no_findings", lang)

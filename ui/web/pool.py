@@ -24,11 +24,12 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.session import HISTORY_KEPT, Conversation, new_conversation
+from ui.server.metrics import prepare_worker
 from ui.server.process import settle_process
 
 if TYPE_CHECKING:
     from advisor.conversation.dialog.machine import DialogState
-    from advisor.conversation.session import Conversation
     from advisor.conversation.turn import Turn
 
 log = logging.getLogger(__name__)
@@ -47,8 +48,6 @@ def default_workers(cpus: int | None = None) -> int:
 def _warm_worker() -> None:
     """Initializer of each worker: exit with the server (`_exit_with_parent`), then load what every turn uses and
     set the garbage collector as the server process does (`ui.server.process.settle_process`)."""
-    from ui.server.metrics import prepare_worker
-
     _exit_with_parent()
     prepare_worker()  # count this worker's turns into the server's /metrics
     settle_process()
@@ -77,8 +76,6 @@ def _ready() -> int:
 def run_turn(state: Any, lang: str, fixed_lang: str | None, text: str) -> tuple[Any, str, list[Any]]:
     """One deterministic turn (in a worker): a conversation rebuilt from the slot state answers `text`; returns
     its new state and language and everything it yielded (steps, then the Turn)."""
-    from advisor.conversation.session import Conversation
-
     conv = Conversation(driver="deterministic", lang=fixed_lang)
     conv.lang = lang
     conv.state = state
@@ -179,7 +176,6 @@ class RemoteConversation:
             return
         conv.state, conv.lang = state, lang
         conv.history.append((text, items[-1]))
-        from advisor.conversation.session import HISTORY_KEPT
 
         del conv.history[:-HISTORY_KEPT]  # as Conversation.stream does: bounded memory per session
         yield from items
@@ -188,8 +184,6 @@ class RemoteConversation:
 def remote_factory(pool: TurnPool) -> Any:
     """A conversation factory for the web controller: deterministic conversations run in `pool`, LLM ones (a model
     is configured) stay in process."""
-    from advisor.conversation.session import new_conversation
-
     def make() -> Any:
         conv = new_conversation(lang=None)
         return RemoteConversation(pool, conv) if conv.driver == "deterministic" else conv

@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ui.citations import source_without_path
+from ui.quote.document import build_quote
+from ui.quote.render import quote_html, quote_markdown
 from ui.turn_like import TurnLike
 from ui.web.messages import (
     ECHO_CHARS,
@@ -87,9 +89,6 @@ def export_markdown(turn: TurnLike, *, question: str = "", questions: Sequence[s
     """The quote a sales engineer can paste (ui.quote.document): the whole request (`questions`, else `question`), job and
     constraints in words, ranked options, memory of the first option, dated prices with their condition, findings
     once each with sources by title and date, assumptions and the validity date. Memory in GiB (2^30 bytes)."""
-    from ui.quote.document import build_quote
-    from ui.quote.render import quote_markdown
-
     asked = list(questions) or ([question] if question else [])
     return quote_markdown(build_quote(turn, questions=asked, lang=lang, generated_at=generated_at))
 
@@ -97,9 +96,6 @@ def export_markdown(turn: TurnLike, *, question: str = "", questions: Sequence[s
 def export_html(turn: TurnLike, *, questions: Sequence[str] = (), lang: str = "en",
                 generated_at: datetime | None = None) -> str:
     """The same quote as print-ready HTML (A4; `ui.quote.pdf.html_to_pdf` prints it to PDF)."""
-    from ui.quote.document import build_quote
-    from ui.quote.render import quote_html
-
     return quote_html(build_quote(turn, questions=list(questions), lang=lang, generated_at=generated_at))
 
 
@@ -128,8 +124,6 @@ def export_json(turn: TurnLike, *, question: str = "", questions: Sequence[str] 
     """The current recommendation as JSON: the `ask --json` contract plus options, memory, workload, steps, and
     `quote` (ui.quote.document: the whole request, constraints in words, dated prices with condition, validity date).
     Memory in bytes, throughput in tokens/s, money with an explicit currency (DESIGN.md contract units)."""
-    from ui.quote.document import build_quote
-
     stamp = generated_at or datetime.now(UTC)
     when = stamp.isoformat(timespec="seconds")
     asked = list(questions) or ([question] if question else [])

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ui.server.auth_throttle import FORGET_S, FREE_FAILURES, MAX_LOCK_S, MemoryThrottle, Throttle, keys_for, shared
 from ui.server.http import HEADER_TIMEOUT_S, GuardedHttp
+from ui.server.metrics import watch_sessions
 
 __all__ = ["FORGET_S", "FREE_FAILURES", "HEADER_TIMEOUT_S", "MAX_LOCK_S", "GuardedHttp", "LoginThrottle", "SecurityGuard", "SessionCap"]
 
@@ -226,7 +227,6 @@ class SecurityGuard:
         self.app = app
         self.throttle = throttle or shared()
         self.sessions = sessions or SessionCap()
-        from ui.server.metrics import watch_sessions
 
         watch_sessions("web", self.sessions.live)  # gpu_advisor_active_sessions{interface="web"}
 
@@ -313,7 +313,7 @@ def _logged_in(scope: Scope, gradio: Any) -> bool:
 def install_protocol() -> None:
     """Make uvicorn's default HTTP protocol `GuardedHttp` in this process (Gradio builds the uvicorn Config
     itself and passes no protocol; the server process is ours, so the default is ours to set)."""
-    from uvicorn import config
+    from uvicorn import config  # optional dependency: uvicorn only with the web extra
 
     config.HTTP_PROTOCOLS["auto"] = "ui.server.http:GuardedHttp"
     config.HTTP_PROTOCOLS["httptools"] = "ui.server.http:GuardedHttp"

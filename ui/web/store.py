@@ -23,9 +23,12 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from advisor.conversation.session import Conversation
+from advisor.conversation.turn import Turn
 from advisor.store import Conflict, QuoteRecord, StoreUnavailable
 from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
 from advisor.store.records import ConversationRecord, NewTurn
+from advisor.store.retention import open_server_store
 from advisor.store.sql import new_id, plausible_id
 from knowledge.messages import t as message
 from ui.quote.stored import freeze_quote
@@ -110,9 +113,6 @@ class StoredChatController(ChatController):
 
     def _restore(self, state: SessionState, record: ConversationRecord, lang: str) -> None:
         """Fill `state` from `record` and its turns: the conversation, the chat as shown, the latest result."""
-        from advisor.conversation.session import Conversation
-        from advisor.conversation.turn import Turn
-
         state.conversation_id, state.revision = record.id, record.revision
         state.conv = self.factory()
         local = getattr(state.conv, "local", state.conv)
@@ -291,7 +291,7 @@ class StoredQuotes:
         if "/quote/" not in path or scope.get("method") not in ("GET", "HEAD"):
             await self.app(scope, receive, send)
             return
-        from starlette.concurrency import run_in_threadpool
+        from starlette.concurrency import run_in_threadpool  # optional dependency: starlette only with the web extra
 
         name = path.rsplit("/quote/", 1)[1]
         quote_id, _, ext = name.rpartition(".")
@@ -322,7 +322,7 @@ class StoredQuotes:
 
 def _gradio_user(scope: Mapping[str, Any]) -> str:
     """The logged-in Gradio user of this request (its access-token cookie), or ""."""
-    from starlette.requests import Request
+    from starlette.requests import Request  # optional dependency: starlette only with the web extra
 
     apps = [scope.get("app")]
     for route in getattr(scope.get("app"), "routes", []) or []:  # Gradio mounted inside another app
@@ -344,8 +344,6 @@ def _gradio_user(scope: Mapping[str, Any]) -> str:
 def open_web_store(env: Mapping[str, str] | None = None) -> Any:
     """The configured store (`advisor.store.open_store`), retention applied; None when set to `memory`. Raises
     StoreError / StoreUnavailable (the CLI prints one line and exits 2) when it cannot be used."""
-    from advisor.store.retention import open_server_store
-
     return open_server_store(env)
 
 

@@ -7,13 +7,15 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from advisor.estimator.memory import estimate_memory
+from advisor.workload import Workload
+from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
 from knowledge.structs import replace
 from ui.web import render as R
 
 if TYPE_CHECKING:
     from advisor.conversation.turn import Turn
-    from advisor.workload import Workload
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +25,6 @@ ContextSweep = Callable[[int], Mapping[str, Any] | None]  # context in tokens ->
 def _max_context(model_id: object) -> int | None:
     """The catalog model's maximum context in tokens (the memory-vs-context plot spans it), None when unknown."""
     try:
-        from knowledge.catalog import load_catalog
-
         return int(load_catalog().model(str(model_id)).max_context) if model_id else None
     except Exception:  # noqa: BLE001 - the plot then spans the default range
         return None
@@ -45,8 +45,6 @@ def sized_workload(option: Mapping[str, Any], job: Mapping[str, Any]) -> Workloa
     """The workload one GPU of the option sees, from the recommendation contract's `sized_workload` (its layout,
     its share of the concurrency); the turn's model when the option's workload names none. None without it: the
     plot is never rebuilt from the layout's text."""
-    from advisor.workload import Workload  # lazy: only when a recommendation is shown
-
     sized = option.get("sized_workload")
     if not isinstance(sized, Mapping):
         return None
@@ -67,8 +65,6 @@ def estimator_context_sweep(turn: Turn) -> ContextSweep | None:
     base = sized_workload(first, job)
     if not expected or not first.get("gpu") or base is None or not base.model:
         return None
-    from advisor.estimator.memory import estimate_memory  # lazy: only when a recommendation is shown
-    from knowledge.catalog import load_catalog
 
     catalog = load_catalog()
     model = catalog.model(base.model)
@@ -108,8 +104,6 @@ def context_rows(turn: Turn, lang: str, sweep: Callable[[Turn], ContextSweep | N
 def catalog_capacity(gpu_id: str) -> float | None:
     """Memory of a catalog GPU in bytes (the cited catalog entry), or None when unknown."""
     try:
-        from knowledge.catalog import load_catalog
-
         return float(load_catalog().gpu(gpu_id).memory_bytes)
     except Exception:  # noqa: BLE001 - no capacity means no "free" segment, nothing else
         return None

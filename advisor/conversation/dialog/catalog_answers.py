@@ -19,6 +19,9 @@ from advisor.conversation.render.book import Book
 from advisor.conversation.render.labels import pick
 from advisor.conversation.render.options_table import CHINA_STATUS
 from advisor.conversation.turn import Step, Turn
+from advisor.estimator.calibration import load_economics
+from advisor.estimator.cost import estimate_tco, gpu_unit_price
+from knowledge.errors import AdvisorError
 
 if TYPE_CHECKING:
     from advisor.conversation.dialog.machine import DialogState
@@ -125,10 +128,6 @@ def _card_price(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, la
 
 
 def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str) -> tuple[str, str] | None:
-    from advisor.estimator.calibration import load_economics
-    from advisor.estimator.cost import estimate_tco, gpu_unit_price
-    from knowledge.errors import AdvisorError
-
     zh = lang == "zh"
     econ = load_economics()
     try:

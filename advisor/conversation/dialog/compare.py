@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.render.book import Book
 from advisor.conversation.tools.registry import call_tool
 from advisor.conversation.turn import Step
+from knowledge.params import param_counts
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -46,7 +48,6 @@ def compare_models(models: list[str], gpu: str, count: int, job: dict[str, Any],
         return None
     a, b = specs[0], specs[1]
     assert a is not None and b is not None
-    from advisor.conversation.dialog.machine import default_weights
 
     first = str(job.get("weights") or default_weights(a.id))
     formats = [first, *(f for f in _FALLBACK_FORMATS if f != first and (f != "fp8" or card.fp8_dense_flops))]
@@ -81,7 +82,6 @@ def compare_models(models: list[str], gpu: str, count: int, job: dict[str, Any],
     ws = book.num(f"{win.name} decode speed per user", win_s, "tokens/s", SRC)
     ls = book.num(f"{lose.name} decode speed per user", lose_s, "tokens/s", SRC)
     ratio = book.num("speed ratio", win_s / lose_s, "×", SRC, 1, suffix="")
-    from knowledge.params import param_counts
 
     wa, la = (book.num(f"{m.name} active parameters", param_counts(m).active / 1e9, "B params",
                        "knowledge.params.param_counts (catalog architecture)", 1, suffix="B") for m in (win, lose))

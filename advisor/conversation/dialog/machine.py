@@ -23,7 +23,9 @@ from pydantic import BaseModel, ConfigDict
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.analysis.result import Assumption
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
+from advisor.estimator.memory import default_inference_format
 from advisor.workload import Constraints, ExistingGpus, Workload
+from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.structs import StructError, dump
 
@@ -280,7 +282,6 @@ def default_weights(model_id: str | None) -> str:
     spec = default_catalog().find_model(model_id) if model_id else None
     if spec is None:
         return "bf16"
-    from advisor.estimator.memory import default_inference_format
 
     return default_inference_format(spec)
 
@@ -451,8 +452,6 @@ def default_catalog() -> Catalog:
     """The package catalog, loaded on first use and kept for the process (what a driver without its own uses)."""
     global _CATALOG
     if _CATALOG is None:
-        from knowledge.catalog import load_catalog
-
         _CATALOG = load_catalog()
     return _CATALOG
 

@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
+from advisor.estimator.calibration import load_economics
+from advisor.estimator.memory import kv_cache_bytes
+from knowledge.params import param_counts
 
 if TYPE_CHECKING:
     from advisor.conversation.turn import Turn
@@ -51,7 +54,6 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | Non
         return None
     opt, gpu = rentable[0]  # the first option a provider rents out (the lead when it is rentable)
     count = int(opt.get("count") or 1)
-    from advisor.estimator.calibration import load_economics
 
     rate = float(load_economics().exchange_rate_cny_per_usd.value)
     zh = lang == "zh"
@@ -156,8 +158,6 @@ def _kv_claim_examples(request: dict[str, Any], job: dict[str, Any], book: Book,
                        lang: str) -> str | None:
     """A KV-cache claim that names no model: the cache per sequence of two common shapes at the context said
     (KV bytes = 2 × layers × KV heads × head size × 2 bytes × context), against the amount said."""
-    from advisor.estimator.memory import kv_cache_bytes
-
     zh = lang == "zh"
     models = [m for m in (catalog.find_model(i) for i in KV_EXAMPLES) if m is not None]
     if not models:
@@ -183,8 +183,6 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
       (advisor.estimator.memory.kv_cache_bytes) for the model and context of the request, against the amount said;
     * "MoE models only need memory for their active experts" — every expert's weights stay in memory: total
       parameters × bytes per weight, against the active parameters (the router picks experts per token)."""
-    from advisor.estimator.memory import kv_cache_bytes
-
     zh = lang == "zh"
     book = Book()
     job = {v["name"]: v["value"] for v in request.get("job", [])}
@@ -209,8 +207,6 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
         said_ctx = ((turn.workload or {}).get("slots") or {}).get("context")
         out = _kv_claim_examples(request, {"context": job.get("context") or said_ctx}, book, catalog, lang)
     elif _MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text):
-        from knowledge.params import param_counts
-
         def is_moe(m: Any) -> bool:
             counts = param_counts(m)
             return bool(counts.active < counts.total)

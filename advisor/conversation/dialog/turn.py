@@ -106,6 +106,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     intent = read_intent(text, slots, state)
     reading = read.get("reading")
     if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
+        # start-up: `gpu-advisor ask` never loads advisor.conversation.reader.overlay
         from advisor.conversation.reader.overlay import intent_of, overlay
 
         diffs = overlay(slots, reading)
@@ -213,8 +214,8 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
 def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, catalog: Catalog) -> Turn:
     """The largest catalog models that fit the card named (owned first), for one user at the context said or the
     default; the conversation keeps the card, and the next message may name one of the models."""
-    from advisor.analysis.model_fit import models_that_fit
-    from advisor.conversation.render.model_fit import model_fit_turn
+    from advisor.analysis.model_fit import models_that_fit  # start-up: `gpu-advisor ask` never loads model_fit
+    from advisor.conversation.render.model_fit import model_fit_turn  # start-up: as above
 
     mention = working.slots.existing or working.slots.candidates[0]
     gpu, count = catalog.gpu(mention.gpu), mention.count or 1
@@ -287,6 +288,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
 def _compare_models(turn: Turn, slots: Slots, working: DialogState, job: dict[str, object], lang: str,
                     catalog: Catalog) -> Iterator[Step]:
     """Lead `turn` with the two models compared on the card named (else the first model's lead configuration)."""
+    # start-up: `gpu-advisor ask` never loads advisor.conversation.dialog.compare
     from advisor.conversation.dialog.compare import compare_models
 
     named = named_configs(working.slots)

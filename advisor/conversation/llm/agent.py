@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
+from advisor.conversation.dialog.machine import DialogState, default_catalog, merge, missing_blocking
 from advisor.conversation.grounding import gate as grounding
 from advisor.conversation.llm import prompts, safety
 from advisor.conversation.llm import tracing as agent_tracing
@@ -48,6 +49,7 @@ from advisor.conversation.llm.messages import (
     text_of,
 )
 from advisor.conversation.llm.middleware import build_middleware, classify, read_timeout_s, stream_cancel
+from advisor.conversation.llm.read_then_answer import read_then_answer
 from advisor.conversation.llm.settings import Settings
 from advisor.conversation.llm.state import (
     CIRCUIT_FAILURES,
@@ -61,7 +63,10 @@ from advisor.conversation.llm.state import (
     reset_breakers,
 )
 from advisor.conversation.llm.turns import FINDINGS_SHOWN, answer_turn, plain_question_turn, question_turn
+from advisor.conversation.reader.extract import extract
+from advisor.conversation.reader.intent import implies_inference
 from advisor.conversation.reader.lang import Lang, detect
+from advisor.conversation.reader.turn import read_intent
 from advisor.conversation.tools.registry import TOOLS, call_tool, langchain_tools
 from advisor.conversation.turn import Step, Turn
 
@@ -101,7 +106,7 @@ class AgentDriver:
     def _model(self) -> Any:
         if self._chat_model is not None:
             return self._chat_model
-        from openai import Timeout
+        from openai import Timeout  # optional dependency: openai only with the llm extra
 
         s = self.settings
         kwargs: dict[str, Any] = {}
@@ -122,7 +127,7 @@ class AgentDriver:
     def _graph(self) -> Any:
         with self._lock:
             if self._agent is None:
-                from langchain.agents import create_agent
+                from langchain.agents import create_agent  # optional dependency: langchain only with the llm extra
 
                 self._agent = create_agent(self._model(), tools=self._graph_tools(),
                                            system_prompt=system_prompt(self.tool_names), middleware=[build_middleware()],
@@ -165,7 +170,6 @@ class AgentDriver:
             return False
         if self._chat_model is None and not self.settings.llm_configured:
             return False
-        from advisor.conversation.llm.read_then_answer import read_then_answer
 
         answered: bool = yield from read_then_answer(conversation, text, self.settings, chat_model=self._chat_model,
                                                      model_name=self.model_name)
@@ -309,11 +313,6 @@ def _reading(conversation: object, text: str, lang: str) -> Reading:
     `intent.implies_inference`). When it cannot be read: ("other", "model"), which requires no deciding number and
     lets the model ask."""
     try:
-        from advisor.conversation.dialog.machine import DialogState, default_catalog, merge, missing_blocking
-        from advisor.conversation.reader.extract import extract
-        from advisor.conversation.reader.intent import implies_inference
-        from advisor.conversation.reader.turn import read_intent
-
         state = getattr(conversation, "state", None)
         fresh = not isinstance(state, DialogState)  # the session merges this turn's slots before the agent runs
         state = state.model_copy(deep=True) if isinstance(state, DialogState) else DialogState()
@@ -340,7 +339,9 @@ def prewarm() -> threading.Thread:
 
     def work() -> None:
         try:
-            import langchain.agents  # noqa: F401
+            import langchain.agents  # noqa: F401  # optional dependency: langchain (llm extra), ImportError handled
+
+            # optional dependency: langchain_openai (llm extra), ImportError handled
             import langchain_openai  # noqa: F401
         except ImportError:
             pass

@@ -15,7 +15,7 @@ def chat_openai_class() -> Any:
     rejects `null` with HTTP 500, so every tool-calling turn against it failed. An empty string means the same."""
     global _CHAT_OPENAI
     if _CHAT_OPENAI is None:
-        from langchain_openai import ChatOpenAI
+        from langchain_openai import ChatOpenAI  # optional dependency: langchain_openai only with the llm extra
 
         class _ChatOpenAI(ChatOpenAI):
             def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:

@@ -22,13 +22,14 @@ _FINDINGS_SECTION = re.compile(r"\n\n\*\*(?:Findings|规则提示)\*\*\n")
 
 
 def human(text: str) -> Any:
-    from langchain_core.messages import HumanMessage
+    from langchain_core.messages import HumanMessage  # optional dependency: langchain_core only with the llm extra
 
     return HumanMessage(content=text)
 
 
 def history(conversation: object, s: Settings) -> list[Any]:
     """The last turns as (user text, final answer) message pairs; tool messages are not replayed."""
+    # optional dependency: langchain_core only with the llm extra
     from langchain_core.messages import AIMessage, HumanMessage
 
     out: list[Any] = []
@@ -77,7 +78,7 @@ def _workload_summary(conversation: object) -> str:
 
 def question_of(final: Any) -> ToolResult | None:
     """The clarifying question the graph ended on (an `ask_clarifying_question` tool result), or None."""
-    from langchain_core.messages import ToolMessage
+    from langchain_core.messages import ToolMessage  # optional dependency: langchain_core only with the llm extra
 
     if isinstance(final, ToolMessage) and final.name == "ask_clarifying_question":
         result = getattr(final, "artifact", None)

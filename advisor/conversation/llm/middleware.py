@@ -32,7 +32,7 @@ log = logging.getLogger("advisor.conversation.llm.agent")
 def classify(exc: BaseException) -> tuple[str, bool, float | None]:
     """(reason, retryable, retry_after_s) of an exception raised by the model client."""
     try:
-        import openai
+        import openai  # optional dependency: openai (llm extra), ImportError handled
     except ImportError:  # pragma: no cover - the llm extra is installed with the agent
         openai = None  # type: ignore[assignment]  # None stands for the optional module when it is missing
     if openai is not None:
@@ -78,8 +78,8 @@ def _retry_after(response: Any) -> float | None:
 
 def build_middleware() -> Any:
     """The `Guard` middleware instance (LangChain is imported here, not at module import)."""
-    from langchain.agents.middleware import AgentMiddleware
-    from langchain_core.messages import SystemMessage
+    from langchain.agents.middleware import AgentMiddleware  # optional dependency: langchain only with the llm extra
+    from langchain_core.messages import SystemMessage  # optional dependency: langchain_core only with the llm extra
 
     class Guard(AgentMiddleware):
         """Every model call and tool call of the agent passes through here."""
@@ -142,6 +142,7 @@ def _wait_to_retry(st: TurnState, exc: Exception, attempt: int) -> None:
 
 def _reask_malformed(st: TurnState, ai: Any, messages: list[Any]) -> list[Any]:
     """The messages with one re-ask for tool-call arguments that are not JSON; Stop on the second time."""
+    # optional dependency: langchain_core only with the llm extra
     from langchain_core.messages import AIMessage, HumanMessage
 
     if st.malformed_reasks >= 1 or st.model_calls >= st.settings.max_steps:
@@ -164,7 +165,7 @@ def _check_final(ai: Any) -> None:
 
 def _mediate_tool_call(st: TurnState, call: dict[str, Any]) -> Any:
     """Run one tool call through `st.call_tool` (or refuse it past the limit); the ToolMessage the model reads."""
-    from langchain_core.messages import ToolMessage
+    from langchain_core.messages import ToolMessage  # optional dependency: langchain_core only with the llm extra
 
     if st.cancel.is_set():
         raise Stop(AgentUnavailable("timeout", "cancelled"))
@@ -195,7 +196,7 @@ def _timeout(st: TurnState) -> Any:
     left = max(0.05, st.remaining())
     read = min(read_timeout_s(st.settings), left)
     try:
-        from openai import Timeout
+        from openai import Timeout  # optional dependency: openai (llm extra), ImportError handled
 
         return Timeout(read, connect=min(st.settings.connect_timeout_s, read))
     except ImportError:  # pragma: no cover
@@ -205,6 +206,7 @@ def _timeout(st: TurnState) -> Any:
 def stream_cancel(cancel: threading.Event) -> Any:
     """A callback that aborts a streamed reply once the turn is over (a dripping model's connection is closed
     at the deadline instead of being read to its end by the abandoned worker)."""
+    # optional dependency: langchain_core only with the llm extra
     from langchain_core.callbacks import BaseCallbackHandler
 
     class StreamCancel(BaseCallbackHandler):
@@ -219,7 +221,7 @@ def stream_cancel(cancel: threading.Event) -> Any:
 
 def ai_of(response: Any) -> Any:
     """The AIMessage of a model response (a ModelResponse or the message itself), or None."""
-    from langchain_core.messages import AIMessage
+    from langchain_core.messages import AIMessage  # optional dependency: langchain_core only with the llm extra
 
     result = getattr(response, "result", None)
     if result is None and isinstance(response, AIMessage):

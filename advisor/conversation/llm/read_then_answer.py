@@ -23,6 +23,9 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.dialog.machine import default_catalog
+from advisor.conversation.dialog.turn import respond
+from advisor.conversation.reader.llm import llm_read
 from advisor.conversation.turn import Fallback, Step, Turn
 
 if TYPE_CHECKING:
@@ -39,10 +42,6 @@ def read_then_answer(conversation: Any, text: str, settings: Settings, *, chat_m
                      model_name: str | None = None) -> Generator[Step | Turn, None, bool]:
     """One structured reading, then the deterministic answer of that request (see the module doc). Returns False
     (nothing yielded) when the act is left to the agent's tool loop."""
-    from advisor.conversation.dialog.machine import default_catalog
-    from advisor.conversation.dialog.turn import respond
-    from advisor.conversation.reader.llm import llm_read
-
     lang = conversation.lang if getattr(conversation, "lang", None) in ("zh", "en") else "en"
     catalog = default_catalog()
     req = llm_read(text, settings, catalog, lang, chat_model=chat_model)

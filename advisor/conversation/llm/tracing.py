@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from advisor.observe import CONVERSATION_ID
+
 if TYPE_CHECKING:
     from advisor.conversation.llm.settings import Settings
     from advisor.conversation.tools.registry import ToolResult
@@ -63,8 +65,6 @@ def start_agent_span(settings: Settings) -> Any:
     if tracer is None:
         return None
     from opentelemetry.trace import SpanKind
-
-    from advisor.observe import CONVERSATION_ID
 
     attrs = {"gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "openai",
              "gen_ai.agent.name": AGENT_NAME, "gen_ai.request.model": settings.model}

@@ -15,6 +15,8 @@ import re
 from typing import Any
 
 from advisor.conversation.render.book import SRC_USER, Book
+from knowledge.errors import AdvisorError, InputError
+from knowledge.params import param_counts
 
 _BANDWIDTH = re.compile(r"(?<![\d.])(\d{1,5}(?:\.\d+)?)\s*(tb/s|tbps|tb每秒|gb/s|gbps)(?![a-z])")
 _SCALE = {"tb/s": 1e12, "tbps": 1e12, "tb每秒": 1e12, "gb/s": 1e9, "gbps": 1e9}  # bytes/s (decimal, as sold)
@@ -59,7 +61,6 @@ def _card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lan
     if need is None or model is None:
         return [f"按您给的规格计算：{cap} 显存、带宽 {bw} 的卡（不是目录里的卡）。" if zh else
                 f"Taken as given: a card with {cap} at {bw} (not a catalog card)."]
-    from knowledge.params import param_counts
 
     counts = param_counts(model)
     share = counts.active / counts.total if counts.total else 1.0
@@ -133,12 +134,10 @@ def read_model_shape(s: str) -> tuple[dict[str, int], list[str], list[tuple[int,
 def user_model(shape: dict[str, int]) -> Any:
     """A ModelSpec for the typed shape, read as a standard decoder-only (Llama-layout) config.json; its id and name
     say it is the user's model and give the shape."""
-    from knowledge.hf_config import spec_from_hf_config
+    from knowledge.hf_config import spec_from_hf_config  # start-up: `gpu-advisor ask` never loads knowledge.hf_config
 
     heads, kv = shape["num_attention_heads"], shape["num_key_value_heads"]
     if kv > heads or heads % kv:
-        from knowledge.errors import InputError
-
         raise InputError(f"{kv} KV heads do not divide {heads} attention heads", field="num_key_value_heads")
     config = {"model_type": "llama", "max_position_embeddings": CONTEXT, "tie_word_embeddings": False,
               "head_dim": shape["hidden_size"] // heads if shape["hidden_size"] % heads == 0 else HEAD_DIM, **shape}
@@ -155,8 +154,6 @@ ASSUMED: dict[str, list[str]] = {}  # user-shape id -> the fields assumed when i
 def read_user_model(s: str, catalog: Any) -> tuple[Any, list[tuple[int, int]]] | None:
     """The model typed by its shape in `s`, registered in `catalog` under its own id, with the spans read; None when
     no shape is typed or it is inconsistent (then nothing is read)."""
-    from knowledge.errors import AdvisorError
-
     read = read_model_shape(s)
     if read is None:
         return None
@@ -172,8 +169,6 @@ def read_user_model(s: str, catalog: Any) -> tuple[Any, list[tuple[int, int]]] |
 
 def model_lines(spec: Any, assumed: list[str], book: Book, lang: str) -> list[str]:
     """The sentence saying the model was sized from the shape typed, with its parameter count and what was assumed."""
-    from knowledge.params import param_counts
-
     zh = lang == "zh"
     params = book.num(f"parameters of {spec.name}", param_counts(spec).total / 1e9, "B params",
                       "knowledge.params.param_counts of the shape you typed", 2 if param_counts(spec).total < 1e10 else 1,

@@ -23,6 +23,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.llm.chat_model import chat_openai_class
+from advisor.conversation.reader.quantity import quantities
 from advisor.conversation.reader.request import ACTS, Request, read, validate
 from knowledge.structs import replace
 
@@ -107,8 +109,6 @@ def ground(reading: dict[str, Any], text: str, catalog: Catalog | None = None) -
     """The reading without what the message does not say: names not in its words, numbers not among its amounts,
     words outside the schema's vocabulary (a small model's constrained decoding can still invent them). Returns
     the kept reading and what was dropped, for the note."""
-    from advisor.conversation.reader.quantity import quantities
-
     squashed, found, dropped = _squash(text), quantities(text), []
     out = dict(reading)
     def named(name: str, find: Any) -> bool:
@@ -166,9 +166,7 @@ def _to_request(reading: dict[str, Any], text: str, lang: str) -> dict[str, Any]
 
 
 def _model(settings: Settings) -> Any:
-    from openai import Timeout
-
-    from advisor.conversation.llm.chat_model import chat_openai_class
+    from openai import Timeout  # optional dependency: openai only with the llm extra
 
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
     return chat_openai_class()(model=settings.model, base_url=settings.base_url, api_key=api_key, temperature=0.0,

@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from knowledge.params import param_counts
+
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
     from knowledge.schemas import GpuSpec, ModelSpec
@@ -157,8 +159,6 @@ def build_index(catalog: Catalog) -> NameIndex:
 
 def _param_counts(spec: ModelSpec) -> tuple[float, float]:
     try:
-        from knowledge.params import param_counts
-
         counts = param_counts(spec)
         return float(counts.total), float(counts.active)
     except Exception:  # noqa: BLE001 - a spec the counter cannot read is simply not a size candidate

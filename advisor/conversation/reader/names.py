@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from advisor.conversation.reader import constraints as reading
 from advisor.conversation.reader.cues import words
-from advisor.conversation.reader.inline_specs import read_bandwidth
+from advisor.conversation.reader.inline_specs import read_bandwidth, read_user_model
 from advisor.conversation.reader.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
 from advisor.conversation.reader.numbers import DIGITS, to_number
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
@@ -120,8 +120,6 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
     if len(slots.models) < 2:
         slots.models = []  # one model named: no comparison
     if slots.model is None:  # "a 40-layer model with hidden 5120 and 8 KV heads": the user's own model, as typed
-        from advisor.conversation.reader.inline_specs import read_user_model
-
         typed = read_user_model(t.s, catalog)
         if typed is not None:
             slots.model, slots.model_assumed = typed[0].id, "shape"

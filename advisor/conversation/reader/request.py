@@ -26,14 +26,17 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Literal
 
+from advisor.conversation.dialog.machine import DialogState, build_constraints, build_workload, default_weights, merge
 from advisor.conversation.reader.cues import words
+from advisor.conversation.reader.extract import extract
 from advisor.conversation.reader.quantity import Quantity, quantities
+from advisor.conversation.reader.turn import keep_job, read_intent, read_references
 from advisor.workload import DEFAULT_CONTEXT
+from knowledge.errors import AdvisorError
 from knowledge.structs import Frozen, dump, replace
 from knowledge.structs import validate as validate_struct
 
 if TYPE_CHECKING:
-    from advisor.conversation.dialog.machine import DialogState
     from advisor.conversation.reader.slots import Slots
     from knowledge.catalog import Catalog
 
@@ -190,8 +193,6 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
     if workload.get("task") == "inference":
         workload.pop("zero", None)  # ZeRO is a training layout
     if workload.get("task") == "inference" and not workload.get("weights") and workload.get("model"):
-        from advisor.conversation.dialog.machine import default_weights
-
         workload["weights"] = default_weights(str(workload["model"]))  # the checkpoint's own precision
     units = {"context": "tokens", "prompt_tokens": "tokens", "output_tokens": "tokens", "train_tokens": "tokens",
              "concurrency": "sequences", "lora_rank": "", "zero": ""}
@@ -328,10 +329,6 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
 def read(text: str, catalog: Catalog, lang: str = "en", state: DialogState | None = None) -> Request:
     """The offline reader alone: the typed request of `text` (after `state`'s conversation, if any) without
     answering it — the extractor, the intent, the merge and the workload the dialog would size."""
-    from advisor.conversation.dialog.machine import DialogState, merge
-    from advisor.conversation.reader.extract import extract
-    from advisor.conversation.reader.turn import keep_job, read_intent, read_references
-
     working = state.model_copy(deep=True) if state is not None else DialogState()
     now = extract(text, catalog, pending=working.pending, lang=lang)
     intent = read_intent(text, now, working)
@@ -344,9 +341,6 @@ def read(text: str, catalog: Catalog, lang: str = "en", state: DialogState | Non
 
 def job_summary(state: DialogState, lang: str) -> dict[str, Any]:
     """The workload (every field, defaults included) and constraints the dialog would size from `state`."""
-    from advisor.conversation.dialog.machine import build_constraints, build_workload
-    from knowledge.errors import AdvisorError
-
     summary: dict[str, Any] = {}
     try:
         workload, _ = build_workload(state)

@@ -33,7 +33,7 @@ def match_spec_claim(text: str, gpus: Iterable[str]) -> Claim | None:
     """The guide claim about a GPU's specification or price that `text` quotes or asks about ("H100 的 FP16 是 1513
     TFLOPS 吗", "A800 一张卡要 170 万吗", "two 4090s over NVLink"): same card family and the same figure (±2 %,
     units converted), or for NVLink/architecture claims the keyword. None when nothing matches."""
-    from knowledge.guides import load_guides
+    from knowledge.guides import load_guides  # start-up: `gpu-advisor ask` never loads knowledge.guides
 
     mentioned = {_gpu_family(g) for g in gpus}
     s = normalise(text)

@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from advisor.conversation.grounding.gate import extract as find_numbers
 from advisor.conversation.turn import Number
 
 GIB = 2**30
@@ -96,8 +97,6 @@ class Book:
 def numbers_in(text: str) -> tuple[tuple[str, float, str], ...]:
     """(as printed, value, unit) of each number in `text`, read by the grounding gate's own parser (memoised:
     rule messages and citations repeat from turn to turn)."""
-    from advisor.conversation.grounding.gate import extract as find_numbers
-
     out = []
     for m in find_numbers(text):
         unit = text[m.start:m.end]

@@ -50,6 +50,7 @@ from advisor.conversation.render.options_table import (
 )
 from advisor.conversation.render.preamble import notes_block, question_text, render_note, summary, unknown_lines
 from advisor.conversation.turn import Turn
+from advisor.recommend.recommender import same_config
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option
@@ -419,8 +420,6 @@ def _users_verdict(ev: Analysis) -> str | None:
 def _contract_options(ev: Analysis, shown: list[Option]) -> list[dict[str, Any]]:
     """The options in the `recommend --json` shape with their role: the user's own, then the recommender's (one row
     per configuration, issue 15), and the offload option shown on the first screen."""
-    from advisor.recommend.recommender import same_config
-
     rec = _recommendation(ev)
     options = [o.to_contract() | {"role": next((lab for lab in o.labels if lab in ("existing", "candidate")), "option")}
                for o in (shown + [o for o in rec.options if not any(same_config(o, s) for s in shown)])]

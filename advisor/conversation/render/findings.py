@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis
+from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_USER, Book, decimals_for
 from advisor.conversation.render.labels import format_label, pick
 from knowledge.messages import known, t
@@ -90,8 +91,6 @@ def rec_findings(findings: list[Finding], book: Book, lang: str, limit: int = 8,
 
 def guide_name(guide_id: str) -> str:
     """A guide by its title from the sources registry (knowledge/data/sources/guides.yaml), never its id."""
-    from advisor.conversation.dialog.machine import default_catalog
-
     try:
         title = default_catalog().source(guide_id).title
     except Exception:  # noqa: BLE001 - an id the registry lacks: plain words, not the slug

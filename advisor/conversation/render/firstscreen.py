@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.analysis.result import top_option
-from advisor.conversation.dialog.machine import default_weights
+from advisor.conversation.dialog.machine import default_catalog, default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -43,6 +43,7 @@ from advisor.conversation.render.options_table import (
     opt_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, replicas_for_load
+from advisor.recommend.search import default_train_tokens
 
 GIB = 2**30
 DETAILS_OPEN = "<details>"
@@ -403,8 +404,6 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
 def train_tokens_text(ev: Any, book: Book, lang: str) -> str:
     """The training tokens a time was computed for: the user's, else the recommender's default
     (advisor.recommend.search.default_train_tokens: 20 per parameter for pre-training, 100 M for fine-tuning)."""
-    from advisor.recommend.search import default_train_tokens
-
     w = ev.workload
     if w.train_tokens:
         return book.tokens("training tokens", w.train_tokens, SRC_USER, lang)
@@ -426,7 +425,6 @@ def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     zh = lang == "zh"
     name = opt_name(top, book)
     if not top.price and "existing" not in top.labels:  # a price the catalog does not have: said, not replaced
-        from advisor.conversation.dialog.machine import default_catalog
 
         card = default_catalog().find_gpu(top.gpu)
         why = book.text(card.unpriced, f"why {top.gpu} is unpriced", f"knowledge catalog: {top.gpu}") \

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.model_fit import ModelFit, is_coding
 from advisor.conversation.render.book import Book
+from advisor.conversation.render.compose import finish_turn
 from advisor.conversation.turn import Turn
 from knowledge.messages import t
 
@@ -42,8 +43,6 @@ def _gib(book: Book, f: ModelFit, on: str) -> str:
 def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int, coding: bool,
                    state: DialogState, lang: str) -> Turn:
     """The Turn: the largest models that fit first (coding models first when asked for code), then a table."""
-    from advisor.conversation.render.compose import finish_turn
-
     book = Book()
     on = f"{count}× {gpu.name}"
     usable = book.gib(f"usable memory per GPU of {gpu.name}", fits[0].usable_bytes if fits else gpu.memory_bytes * 0.9)

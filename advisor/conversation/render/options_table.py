@@ -11,7 +11,14 @@ from advisor.analysis.result import Analysis, ConfigResult
 from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, Book, money_of
 from advisor.conversation.render.labels import pick
+
+# option_tags (issue 15): 4-bit format, used-card price, near the memory limit
+from advisor.recommend.recommender import option_tags, spread_consumer, total_price
+from advisor.recommend.results import purchase_line
+from knowledge.catalog import load_catalog
+from knowledge.errors import CatalogError
 from knowledge.messages import t as message
+from rules.titles import rule_title
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -72,9 +79,6 @@ def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[st
     criterion the ranking puts after it)."""
     import math
 
-    from advisor.recommend.recommender import spread_consumer, total_price
-    from knowledge.catalog import load_catalog
-
     def spread_and_cheaper(p: Option) -> bool:  # cheaper to buy: "lowest cost" marks the cheapest purchase
         if p is o or not p.meets_targets or (total_price(p) or math.inf) >= (total_price(o) or math.inf):
             return False
@@ -126,7 +130,6 @@ def low_reliability(source: Any) -> bool:
     compilations). `source` is one id or several joined by commas; ids the catalog does not know count as not low."""
     if not source:
         return False
-    from knowledge.errors import CatalogError
 
     cat = default_catalog()
     for sid in str(source).split(","):
@@ -169,9 +172,6 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         parts.append(message("layout.offload_to", lang, where=str(lay["offload"])))
     if lay.get("engine"):
         parts.append(str(lay["engine"]))
-    from advisor.recommend.recommender import (
-        option_tags,  # issue 15: 4-bit format, used-card price, near the memory limit
-    )
 
     parts += option_tags(o, lang)
     return ", ".join(parts) or message("layout.one_gpu", lang)
@@ -221,8 +221,6 @@ def opt_purchase(o: Option, book: Book, lang: str) -> str:
     """The option's full purchase in one phrase, as `Recommendation.lead_summary` words it (advisor.recommend.results
     .purchase_line: cards and servers, the TCO over the horizon; owned cards costed by power and operation only),
     with the cards' price date. Its amounts are recorded under the names the cost section uses."""
-    from advisor.recommend.results import purchase_line
-
     t = o.tco or {}
     src = "advisor.estimator.cost.estimate_tco"
     total = (t.get("purchase") or {}).get("total")
@@ -241,7 +239,6 @@ def opt_purchase(o: Option, book: Book, lang: str) -> str:
 
 
 def opt_notes(o: Option, lang: str, options: Sequence[Option] = ()) -> str:
-    from rules.titles import rule_title
     bits = label_words(o, lang, options)
     if not o.fits:
         bits.append(message("notes.does_not_fit", lang))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights
-from advisor.conversation.reader.extract import Slots
+from advisor.conversation.reader.extract import MAX_CHARS, Slots
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book
 from advisor.conversation.render.labels import (
@@ -94,8 +94,6 @@ def render_note(key: str, book: Book, lang: str) -> str:
     if not key:
         return ""
     if key == "truncated":
-        from advisor.conversation.reader.extract import MAX_CHARS
-
         return say("truncated", lang, n=book.count("characters read", MAX_CHARS, "characters", "extract.MAX_CHARS"))
     if key == "greeting":
         return say("greeting", lang,

@@ -7,11 +7,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from advisor.analysis.request import AnalysisRequest
 from advisor.estimator.cost import MAX_ELECTRICITY, MIN_UTILIZATION, MIN_YEARS
 from advisor.estimator.planner import MAX_COUNT
 from advisor.workload import (
     DEFAULT_CONTEXT,
+    Constraints,
     Currency,
+    ExistingGpus,
     KvFormat,
     Optimizer,
     Recompute,
@@ -24,7 +27,6 @@ from knowledge.pydantic_models import pydantic_model
 from knowledge.structs import fields
 
 if TYPE_CHECKING:
-    from advisor.analysis.request import AnalysisRequest
     from knowledge.catalog import Catalog
 
 
@@ -117,9 +119,6 @@ class RecommendArgs(WorkloadArgs):
     def to_request(self, catalog: Catalog) -> AnalysisRequest:
         """The analysis these arguments ask for: the option list only (no named configurations, claims or
         limits), with the recommender's failures raised (call_tool reports them)."""
-        from advisor.analysis.request import AnalysisRequest
-        from advisor.workload import Constraints, ExistingGpus
-
         existing = None
         if self.existing_gpu is not None and self.existing_count is not None:
             existing = ExistingGpus(gpu=catalog.gpu(self.existing_gpu).id, count=self.existing_count)

@@ -22,6 +22,15 @@ from advisor.conversation.tools.results import (
     cites,
     evaluate_rules,
 )
+from advisor.estimator.calibration import load_calibration, load_economics
+from advisor.estimator.cost import estimate_tco
+from advisor.estimator.engine_memory import budget_for_estimate
+from advisor.estimator.memory import estimate_memory, fit_summary
+from advisor.estimator.plan_text import data_parallel_contract, launch_settings
+from advisor.estimator.planner import Overrides, plan_training
+from advisor.estimator.serving import merge_into_contract, simulate_estimate
+from advisor.estimator.throughput import estimate_throughput
+from advisor.estimator.training import estimate_train_time
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
 from knowledge.structs import dump
@@ -51,8 +60,6 @@ def _weights_for(args: Workload) -> str:
 
 def estimate_memory_tool(args: EstimateMemoryArgs) -> ToolOutput:
     """Memory per GPU (weights, KV cache, activations, gradients, optimizer states, overhead) for a workload."""
-    from advisor.estimator.memory import estimate_memory, fit_summary
-
     cat = catalog()
     model = cat.model(args.model)
     gpu = cat.gpu(args.gpu) if args.gpu else None
@@ -94,7 +101,7 @@ def memory_facts(est: MemoryEstimate, gpu: GpuSpec, args: EstimateMemoryArgs | C
     """Rule facts for one GPU configuration (rules.facts.ConfigFacts) from a memory estimate, as the recommender
     builds them: catalog memory, the estimator's fit against the engine's usable share."""
     try:
-        from rules.facts import ConfigFacts
+        from rules.facts import ConfigFacts  # optional: the answer degrades when rules.facts fails to import
     except ImportError:
         return []
     w = args.to_workload()
@@ -110,9 +117,6 @@ SIM_SOURCE = "simulate_serving (advisor.estimator.serving)"
 
 def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
     """Decode speed per sequence and in total, prefill speed and time to first token on `count` GPUs."""
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.throughput import estimate_throughput
-
     cat = catalog()
     model, gpu = cat.model(args.model), cat.gpu(args.gpu)
     est = estimate_throughput(model, gpu, args.count, args.to_workload(), load_calibration())
@@ -137,7 +141,6 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
     summary = (f"{model.name} on {est.count}× {gpu.name}: {fmt_tokens_s(est.decode_tokens_per_s)} per sequence, "
                f"TTFT {fmt_seconds(est.ttft_s)} ({est.bound}-bound)")
     contract = est.to_contract()
-    from advisor.estimator.serving import merge_into_contract, simulate_estimate
 
     served = simulate_estimate(est, model, gpu, args.to_workload(), load_calibration())
     if served is not None:  # under load, as `gpu-advisor throughput --json` reports it (issue 29)
@@ -146,7 +149,6 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
         numbers += [num("time to first token under load (median)", r.ttft_p50_s, "s", SIM_SOURCE),
                     num("time per output token under load (median)", r.tpot_p50_s, "s", SIM_SOURCE),
                     num("output tokens/s under load", served.output_tokens_per_s, "tokens/s", SIM_SOURCE)]
-    from advisor.estimator.engine_memory import budget_for_estimate
 
     budget = budget_for_estimate(est, model, gpu, getattr(args.to_workload(), "engine", None))
     if budget is not None:  # the engine's own start-up figure, as `gpu-advisor throughput --json` reports it
@@ -156,10 +158,6 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
 
 def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
     """Training wall-clock time and GPU-hours for a token budget (6·N·D at a calibrated MFU)."""
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.plan_text import data_parallel_contract
-    from advisor.estimator.training import estimate_train_time
-
     cat = catalog()
     model, gpu = cat.model(args.model), cat.gpu(args.gpu)
     if args.task in ("pretrain", "full"):
@@ -194,10 +192,6 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
 
 def _planned_train_time(args: TrainTimeArgs, model: ModelSpec, gpu: GpuSpec) -> ToolOutput:
     """Pre-training / full fine-tuning through the parallelism planner: the layout, both totals, launch settings."""
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.plan_text import launch_settings
-    from advisor.estimator.planner import Overrides, plan_training
-
     ov = Overrides(recompute=args.recompute, zero=args.zero if "zero" in args.model_fields_set else None)
     p = plan_training(model, gpu, args.count, args.tokens, load_calibration(), context=args.context,
                       precision=args.precision, ov=ov, mfu=args.mfu)
@@ -229,7 +223,10 @@ def _planned_train_time(args: TrainTimeArgs, model: ModelSpec, gpu: GpuSpec) -> 
 
 def try_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload) -> ThroughputEstimate | None:
     try:
+        # optional: the answer degrades when advisor.estimator.calibration fails to import
         from advisor.estimator.calibration import load_calibration
+
+        # optional: the answer degrades when advisor.estimator.throughput fails to import
         from advisor.estimator.throughput import estimate_throughput
     except ImportError:
         return None
@@ -241,9 +238,6 @@ def try_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workloa
 
 def tco_tool(args: TcoArgs) -> ToolOutput:
     """Purchase, power and operations over N years against renting the same GPU-hours; cost per million tokens."""
-    from advisor.estimator.calibration import load_economics
-    from advisor.estimator.cost import estimate_tco
-
     cat = catalog()
     gpu = cat.gpu(args.gpu)
     tokens_per_s = None

@@ -15,6 +15,7 @@ from advisor.conversation.tools.format import num
 from advisor.conversation.tools.results import ToolOutput, dedupe_findings, evaluate_rules, finding_dict
 from knowledge.errors import AdvisorError
 from rules.findings import Finding
+from rules.sources import citation
 
 if TYPE_CHECKING:
     from knowledge.guides import Claim
@@ -58,7 +59,7 @@ def explain_rule_or_claim_tool(args: ExplainArgs) -> ToolOutput:
 
 def _all_rules() -> tuple[RuleMeta, ...]:
     try:
-        from rules.meta import all_rules
+        from rules.meta import all_rules  # optional: the answer degrades when rules.meta fails to import
     except ImportError:
         return ()
     return all_rules()
@@ -72,15 +73,13 @@ def _rule_or_none(query: str) -> RuleMeta | None:
 
 
 def _rule_data(rule: Any) -> dict[str, Any]:
-    from rules.sources import citation
-
     return {"rule_id": rule.id, "topic": rule.topic, "severity": rule.severity, "summary": rule.summary,
             "source": citation(rule.source, rule.section), "as_of": rule.as_of, "alternative": rule.alternative}
 
 
 def _claims() -> tuple[Claim, ...]:
     try:
-        from knowledge.guides import load_guides
+        from knowledge.guides import load_guides  # optional: the answer degrades when knowledge.guides fails to import
 
         return load_guides().claims
     except (ImportError, AdvisorError, OSError):
@@ -110,8 +109,6 @@ def _best(items: Iterable[T], query: str, text_of: Callable[[T], str], n: int) -
 
 
 def _claim_row(c: Any) -> tuple[dict[str, Any], list[dict[str, Any]], list[Finding]]:
-    from rules.sources import citation
-
     src = f"guide claim {c.id} ({c.guide}, {c.section})"
     row: dict[str, Any] = {"claim_id": c.id, "guide": c.guide, "section": c.section, "quote": c.quote,
                            "claim": c.claim, "verdict": c.verdict, "explanation": c.explanation,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from advisor.analysis.evaluate import analyse
 from advisor.conversation.tools.args import CompareGpusArgs, LookupGpuArgs, LookupModelArgs, RecommendArgs
 from advisor.conversation.tools.estimates import memory_facts, try_throughput
 from advisor.conversation.tools.format import fmt_bandwidth, fmt_bytes, fmt_count, fmt_flops, num
@@ -19,7 +20,10 @@ from advisor.conversation.tools.results import (
     evaluate_rules,
     finding_dict,
 )
+from advisor.estimator.formats import weight_bytes
+from advisor.estimator.memory import estimate_memory, kv_bytes_per_token_layer
 from knowledge.errors import AdvisorError
+from knowledge.params import param_counts
 from knowledge.structs import dump
 from rules.findings import Finding
 
@@ -31,8 +35,6 @@ if TYPE_CHECKING:
 
 def recommend_tool(args: RecommendArgs) -> ToolOutput:
     """Ranked GPU configurations (GPU × count × layout) that fit the workload and constraints, with findings."""
-    from advisor.analysis.evaluate import analyse
-
     cat = catalog()
     cat.model(args.model)  # a clear UnknownModel error before the search
     analysis = analyse(args.to_request(cat), cat)
@@ -133,8 +135,6 @@ def compare_gpus_tool(args: CompareGpusArgs) -> ToolOutput:
                                "china": _china(g)}
         numbers += spec
         if model is not None and workload is not None:
-            from advisor.estimator.memory import estimate_memory
-
             layout = workload
             try:
                 est = estimate_memory(model, layout, g)
@@ -231,10 +231,6 @@ def _sources(cat: Catalog, ids: Iterable[str]) -> list[dict[str, Any]]:
 
 def lookup_model_tool(args: LookupModelArgs) -> ToolOutput:
     """A model's architecture and parameter counts (computed from the architecture), and weight sizes by format."""
-    from advisor.estimator.formats import weight_bytes
-    from advisor.estimator.memory import kv_bytes_per_token_layer
-    from knowledge.params import param_counts
-
     cat = catalog()
     m = cat.model(args.model)
     pc = param_counts(m)

@@ -223,7 +223,7 @@ def langchain_tools(names: Iterable[str] | None = None, *, compact: bool = False
 
     Content is the JSON the model reads, the artifact the full ToolResult (response_format content_and_artifact).
     """
-    from langchain_core.tools import StructuredTool
+    from langchain_core.tools import StructuredTool  # optional dependency: langchain_core only with the llm extra
 
     tools = []
     for name in (names or (COMPACT if compact else TOOLS)):

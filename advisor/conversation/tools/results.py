@@ -15,6 +15,7 @@ import msgspec
 from pydantic import BaseModel
 
 from advisor.conversation.turn import Number, Step
+from knowledge.catalog import load_catalog
 from knowledge.errors import NotValidated
 from knowledge.structs import dump
 from rules.findings import Finding
@@ -73,8 +74,6 @@ def to_number(n: Mapping[str, Any]) -> Number:
 
 
 def catalog() -> Catalog:
-    from knowledge.catalog import load_catalog
-
     return load_catalog()
 
 
@@ -103,7 +102,7 @@ def evaluate_rules(facts: Sequence[Mapping[str, Any] | ConfigFacts]) -> list[Fin
     if not facts:
         return []
     try:
-        from rules.engine import evaluate
+        from rules.engine import evaluate  # optional: the answer degrades when rules.engine fails to import
     except ImportError:
         return []
     try:
