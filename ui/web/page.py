@@ -26,6 +26,8 @@ CHAT_HEIGHT = "min(600px, calc(100vh - 260px))"
 LABEL_CLEARANCE_PX = 40
 
 CSS = f"""
+#new-conversation {{white-space: normal; overflow-wrap: normal; word-break: keep-all; line-height: 1.15; font-size: 0.85em;
+  padding-left: 4px; padding-right: 4px;}}  /* its two-word label wraps inside the button, not over its edge */
 #mode-badge {{font-size: 0.9em; padding: 0.2em 0.6em; border-radius: 6px; background: var(--block-background-fill);}}
 #result-col .block {{margin-bottom: 0.3em;}}
 #findings {{max-height: 420px; overflow-y: auto;}}
