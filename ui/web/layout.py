@@ -142,7 +142,7 @@ def _chat_column() -> dict[str, Any]:
                          scale=8, autofocus=True, elem_id="ask", label=L("input"))
         send = gr.Button(L("send"), variant="primary", scale=1, min_width=80, elem_id="send")
         # beside the input, so it is in view wherever the input is (not below the examples)
-        new = gr.Button(L("new"), variant="secondary", scale=1, min_width=100, elem_id="new-conversation")
+        new = gr.Button(L("new"), variant="secondary", scale=1, min_width=80, elem_id="new-conversation")
     pending = gr.Textbox(visible=False, label="message")
     examples = gr.Examples(R.EXAMPLES, inputs=[box], label=L("examples"), examples_per_page=10)
     return {"chatbot": chatbot, "box": box, "send": send, "pending": pending, "examples": examples, "new": new}
