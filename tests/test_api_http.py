@@ -11,6 +11,7 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -25,7 +26,7 @@ from tests.web_server import ROOT, WebServer, free_port, offline_env  # noqa: E4
 def api_server(**env: str):
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "ui.cli.entry", "api", "--port", str(port)], cwd=ROOT,
-                            env=offline_env(**env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            env=offline_env(**{"GPU_ADVISOR_DATA_DIR": tempfile.mkdtemp(prefix="api-"), **env}), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
         while True:

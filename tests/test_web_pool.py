@@ -95,6 +95,31 @@ def test_workers_end_with_their_server(tmp_path):
                    for p in pids)
 
 
+def test_workers_still_starting_end_with_their_server(tmp_path):
+    """A server that dies while its workers are still importing: each worker was re-parented before it could look
+    at its parent, and must still end (it checks the server's id, passed in, not whichever parent it has now)."""
+    script = tmp_path / "server.py"
+    script.write_text(textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from ui.web.pool import TurnPool, _ready
+        if __name__ == "__main__":
+            pool = TurnPool(2)._pool()
+            pool.submit(_ready)
+            pool.submit(_ready)
+            print(*pool._processes, flush=True)
+            os._exit(0)  # before any worker has finished starting
+    """))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    pids = [int(p) for p in out.stdout.split()]
+    assert pids, out.stderr[-2000:]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in pids):
+        time.sleep(0.2)
+    assert not any(os.path.exists(f"/proc/{p}") and "zombie" not in open(f"/proc/{p}/status").read().lower()
+                   for p in pids)
+
+
 def test_worker_setting_from_flag_environment_and_default():
     assert settings_from({}).workers is None and WebSettings().worker_count() == default_workers()
     assert settings_from({"GPU_ADVISOR_WEB_WORKERS": "0"}).worker_count() == 0

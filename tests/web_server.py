@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -56,6 +57,10 @@ class WebServer:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.args = list(args)
+        if "GPU_ADVISOR_DATABASE_URL" not in env and "GPU_ADVISOR_DATA_DIR" not in env:
+            # a store of its own: login failures counted by one test's server must not lock another's (they share
+            # 127.0.0.1 and user names, and tests in one pytest worker share the session's data directory)
+            env["GPU_ADVISOR_DATA_DIR"] = tempfile.mkdtemp(prefix=f"{name}-")
         self.env = offline_env(**env)
         self.timeout_s = timeout_s
         self.proc: subprocess.Popen[bytes] | None = None

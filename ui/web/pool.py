@@ -45,20 +45,23 @@ def default_workers(cpus: int | None = None) -> int:
     return 0 if cpus < 2 else min(MAX_WORKERS, cpus - 1)
 
 
-def _warm_worker() -> None:
-    """Initializer of each worker: exit with the server (`_exit_with_parent`), then load what every turn uses and
-    set the garbage collector as the server process does (`ui.server.process.settle_process`)."""
-    _exit_with_parent()
+def _warm_worker(server_pid: int) -> None:
+    """Initializer of each worker: exit with the server `server_pid` (`_exit_with_parent`), then load what every
+    turn uses and set the garbage collector as the server process does (`ui.server.process.settle_process`)."""
+    _exit_with_parent(server_pid)
     prepare_worker()  # count this worker's turns into the server's /metrics
     settle_process()
 
 
-def _exit_with_parent(poll_s: float = 1.0) -> None:
-    """A worker whose server is gone (killed, or stopped by a signal that skips Python's exit hooks) ends within
-    `poll_s` instead of lingering: a daemon thread watches the parent process id."""
+def _exit_with_parent(parent: int, poll_s: float = 1.0) -> None:
+    """A worker whose server `parent` is gone (killed, or stopped by a signal that skips Python's exit hooks) ends
+    within `poll_s` instead of lingering: a daemon thread watches the parent process id. The id comes from the
+    server, not from `os.getppid()` here: a worker still starting when its server died has already been
+    re-parented, and would otherwise watch its new parent forever."""
     import time
 
-    parent = os.getppid()
+    if os.getppid() != parent:
+        os._exit(0)
 
     def watch() -> None:
         while True:
@@ -97,7 +100,7 @@ class TurnPool:
                 import multiprocessing
 
                 self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                     initializer=_warm_worker)
+                                                     initializer=_warm_worker, initargs=(os.getpid(),))
             return self._executor
 
     def start(self) -> list[int]:
