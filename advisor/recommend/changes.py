@@ -130,7 +130,9 @@ def _retry(search: Search, w: Workload, constraints: Constraints | None = None) 
     pairs = counts(c)
     found = []
     for gpu in candidate_gpus(search.catalog, c):
-        opt, _ = search_gpu(sub, gpu, pairs)
+        opt, near = search_gpu(sub, gpu, pairs)
+        if opt is None and constraints is not None and near is not None and near.fits:
+            opt = near  # on the user's own cards a fit without the usual headroom is still the way (said as such)
         if opt is not None and opt.meets_targets:
             found.append((opt, gpu))
     for opt, gpu in sorted(found, key=lambda pair: cost_of(pair[0])):

@@ -33,7 +33,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
             return led
     if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
         return fs.count_lead(users[0], ev, book, lang)
-    if intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1:
+    one_short = intent in ("how_long", "how_much") and len(users) == 1 and not users[0].fits
+    if (intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1) or one_short:
+        # "how long on my one 4090?" when it does not fit there: that first, then what would
         led = fs.option_lead(users[0], ev, book, lang, one_card=True)
         led.verdict = led.verdict if intent == "feasibility" else None  # a verdict answers a feasibility question
         return led
