@@ -82,12 +82,16 @@ _TRAIN_JOB = pydantic_model(Workload, _Args, only=("task", "context", "recompute
     "context": Adjust(annotation=int | None, default=None, limits={"ge": 16, "le": 1_000_000}, aliases=("seq_len",),
                       description="tokens per training sequence"),
     "zero": Adjust(default=3),
-    "train_tokens": Adjust(name="tokens", required=True, limits={"gt": 0}, description="training tokens (e.g. 2e9 for 2B tokens)"),
+    "train_tokens": Adjust(name="tokens", required=True, limits={"gt": 0},
+                           description="training tokens (e.g. 2e9 for 2B tokens)"),
 })
 _TRAIN_LIMITS = pydantic_model(Constraints, _Args, only=("mfu",))
 
 
-class _TrainOn(pydantic_model(Workload, _Args, only=("model",), adjust={"model": _MODEL_REQUIRED})):  # type: ignore[misc]
+_TRAIN_MODEL = pydantic_model(Workload, _Args, only=("model",), adjust={"model": _MODEL_REQUIRED})
+
+
+class _TrainOn(_TRAIN_MODEL):  # type: ignore[misc,valid-type]
     """The model and what it trains on (first in the schema)."""
 
     gpu: str = Field(min_length=1, description=_GPU_DESC)
