@@ -70,3 +70,14 @@ def test_lora_too_big_for_the_one_card_asked_offers_qlora_on_it() -> None:
     first = Conversation(driver="deterministic").respond(
         "How long to LoRA fine-tune Qwen2.5-14B on one 4090 with 300M tokens?").answer.splitlines()[0]
     assert "short by" in first and "qlora" in first.lower() and "to buy" not in first
+
+
+@pytest.mark.parametrize("text", ["I have one 4090, how long to LoRA fine-tune Qwen2.5-14B?",
+                                  "我有一张 4090，LoRA 微调 Qwen2.5-14B 要多久？"])
+def test_own_card_too_small_for_lora_gets_qlora_on_that_card(text: str) -> None:
+    """An owned card is judged as owned: a market rule about buying it (the RTX 4090 in mainland China, the default
+    region of a Chinese question) does not hide the way to use it."""
+    from advisor.conversation.session import Conversation
+
+    first = Conversation(driver="deterministic").respond(text).answer.splitlines()[0]
+    assert "qlora" in first.lower() and "4090" in first.split("qlora")[-1].split("QLoRA")[-1]

@@ -35,10 +35,11 @@ LIGHTER_TASK = {"full": ("lora", "qlora"), "pretrain": (), "freeze": ("lora", "q
                 "qlora": ()}
 
 
-def changes(search: Search, options: list[Option], closest: list[Option], scope: Constraints | None = None
-            ) -> list[Change]:
+def changes(search: Search, options: list[Option], closest: list[Option], scope: Constraints | None = None,
+            owned: bool = False) -> list[Change]:
     """Concrete changes that would produce a configuration meeting every constraint, each checked by re-running
-    the search with that one change (within `scope`, e.g. only the user's own cards, when given)."""
+    the search with that one change (within `scope`, e.g. only the user's own cards, when given; `owned`: those
+    cards are the user's, so rules about buying them do not apply)."""
     c = scope or search.constraints
     fitting = [o for o in options if o.fits]
     out = _budget_change(fitting, c)
@@ -47,9 +48,9 @@ def changes(search: Search, options: list[Option], closest: list[Option], scope:
                                                "by every configuration tried)",
                           message_zh="需要更多或更快的显卡（所有配置都达不到速度目标）"))
     if search.workload.is_training:
-        out += _task_change(search, scope)
+        out += _task_change(search, scope, owned)
     else:
-        out += _precision_change(search, c, scope)
+        out += _precision_change(search, c, scope, owned)
         out += _context_change(search, closest)
     return out
 
@@ -69,11 +70,11 @@ def _budget_change(fitting: list[Option], c: Constraints) -> list[Change]:
                               f"{cheapest.gpu_name}（能装下的最便宜配置）")]
 
 
-def _task_change(search: Search, scope: Constraints | None) -> list[Change]:
+def _task_change(search: Search, scope: Constraints | None, owned: bool = False) -> list[Change]:
     """Training: the first lighter method (LoRA, QLoRA) that fits."""
     w = search.workload
     for task in LIGHTER_TASK.get(w.task, ()):
-        alt = _retry(search, replace(w, task=task, weights=None), scope)
+        alt = _retry(search, replace(w, task=task, weights=None), scope, owned)
         if alt is not None:
             return [Change(kind="task", value=task,
                            message=f"{task} instead of {w.task}: {alt.count}× {alt.gpu_name} fits",
@@ -81,7 +82,8 @@ def _task_change(search: Search, scope: Constraints | None) -> list[Change]:
     return []
 
 
-def _precision_change(search: Search, c: Constraints, scope: Constraints | None) -> list[Change]:
+def _precision_change(search: Search, c: Constraints, scope: Constraints | None, owned: bool = False
+                      ) -> list[Change]:
     """Serving: the first lower weight format that fits (INT8 first on cards without FP8 tensor cores)."""
     w = search.workload
     current = precision(w, search.model)
@@ -94,7 +96,7 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None)
     for fmt in formats:
         if _bits(fmt) >= _bits(current):
             continue
-        alt = _retry(search, replace(w, weights=fmt), scope)
+        alt = _retry(search, replace(w, weights=fmt), scope, owned)
         if alt is not None:
             return [Change(kind="precision", value=fmt,
                            message=f"{fmt} weights instead of {current}: {alt.count}× {alt.gpu_name} fits",
@@ -122,7 +124,8 @@ def _bits(fmt: str) -> float:
     return bits_per_weight(fmt)
 
 
-def _retry(search: Search, w: Workload, constraints: Constraints | None = None) -> Option | None:
+def _retry(search: Search, w: Workload, constraints: Constraints | None = None, owned: bool = False
+           ) -> Option | None:
     """The cheapest option meeting every constraint for a changed workload that no rule blocks (a change must not
     point to a card the market rules rule out)."""
     c = constraints or search.constraints
@@ -136,6 +139,8 @@ def _retry(search: Search, w: Workload, constraints: Constraints | None = None) 
         if opt is not None and opt.meets_targets:
             found.append((opt, gpu))
     for opt, gpu in sorted(found, key=lambda pair: cost_of(pair[0])):
+        if owned:
+            opt.labels.append("existing")  # the market rules judge an owned card as owned, not as a purchase
         apply_rules(sub, opt, gpu)
         if not blocked(opt):
             return opt

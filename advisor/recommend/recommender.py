@@ -396,7 +396,7 @@ def _add_changes(search: Search, rec: Recommendation, options: list[Option], nea
     own = next((o for o in options + near if "existing" in o.labels), None)
     if own is not None and not own.fits:
         scope = replace(search.constraints, candidates=(own.gpu,), existing=None, budget=None, max_nodes=own.nodes, max_gpus_per_node=max(1, min(16, own.count // own.nodes)))
-        rec.changes += [replace(ch, for_existing=True) for ch in changes(search, [], [own], scope)]
+        rec.changes += [replace(ch, for_existing=True) for ch in changes(search, [], [own], scope, owned=True)]
 
 
 # ------------------------------------------------------------------------------------------------------------

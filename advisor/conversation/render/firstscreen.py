@@ -217,6 +217,9 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         return offload_lead(off, ev, book, lang, short)
     who = ("一张卡" if zh else "one card") if one_card and o.count == 1 else name
     changes = list(ev.named_changes or [])
+    if not changes and "existing" in o.labels and ev.recommendation is not None:
+        # the user's own cards: a lighter method or format on them (a shorter context changes the job: the details)
+        changes = [ch for ch in ev.recommendation.changes if ch.for_existing and ch.kind in ("task", "precision")]
     verdict = "with_changes" if changes else "no"
     per = "" if one_card and o.count == 1 else " 每卡"
     head = (f"{_yes_no(verdict, zh)}：{who}{per}差 {short}——需要 {need}，{o.gpu_name} 可用 {usable}。" if zh else
