@@ -494,8 +494,8 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
 
     notes = plan_assumptions(plan, model, gb_src, calib)
     if used < count:
-        notes.insert(0, f"uses {used} of the {count} GPUs: every split of all {count} is slower or does not fit "
-                        f"(the parallelism rules leave awkward splits); {count - used} GPU(s) stay idle")
+        notes.insert(0, f"uses {used} of the {count} GPUs: every split of all {count} is slower or does not fit; "
+                        f"{count - used} GPU(s) stay idle")
     return replace(plan, formulas=plan_formulas(plan, model), assumptions=notes)
 
 
