@@ -151,7 +151,8 @@ SWEEP_CASES = [("llama-3-8b", "h100-sxm"), ("llama-3.1-70b", "a100-80g-sxm"), ("
 @given(st.integers(0, len(SWEEP_CASES) - 1), st.integers(1, 1500), st.integers(1, 400))
 def test_more_gpus_never_lengthen_the_best_wall_clock_at_any_count(case, n, extra):
     """Any larger count, multiple or not (n + extra for extra in 1 … 400): the planner's layouts of n GPUs are
-    among those of n + extra (idle GPUs allowed, TP·CP·PP·DP ≤ count), so the best wall-clock cannot grow, exactly."""
+    among those of n + extra (idle GPUs allowed, TP·CP·PP·DP ≤ count), so the best wall-clock cannot grow: exactly,
+    but for the 1e-9 within which two global batches count as a tie (the smaller is kept)."""
     from knowledge.errors import InputError
 
     m, g = (CAT.model(SWEEP_CASES[case][0]), CAT.gpu(SWEEP_CASES[case][1]))
@@ -160,7 +161,7 @@ def test_more_gpus_never_lengthen_the_best_wall_clock_at_any_count(case, n, extr
     except InputError:
         return  # n GPUs do not hold the model
     more = plan_training(m, g, n + extra, 1e11, CAL)
-    assert more.wall_s <= few.wall_s
+    assert more.wall_s <= few.wall_s * (1 + 1e-9)
     assert more.count <= n + extra and few.count <= n
 
 

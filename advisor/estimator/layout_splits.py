@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -18,6 +19,11 @@ if TYPE_CHECKING:
     from .planner import Overrides
 
 LONG_SEQUENCE = 16384  # context parallelism is searched from this sequence length on
+
+
+@lru_cache(maxsize=64)
+def expert_divisors(experts: int) -> tuple[int, ...]:
+    return tuple(divisors(experts))
 
 @dataclass(frozen=True)
 class Split:
@@ -42,7 +48,7 @@ class Split:
         """Expert-parallel degrees: the divisors of the routed experts that divide DP × CP."""
         if self.ep:
             return [self.ep]
-        return [e for e in divisors(self.experts) if (dp * self.cp) % e == 0] if self.experts else [1]
+        return [e for e in expert_divisors(self.experts) if (dp * self.cp) % e == 0] if self.experts else [1]
 
     def next_leaner(self, dp: int) -> int:
         """The largest DP below `dp` that allows an expert-parallel degree above any `dp` allows (0: none). A
@@ -51,7 +57,7 @@ class Split:
         if not self.experts or self.ep:
             return 0
         top = max(self.eps(dp))
-        return max((((dp - 1) // q) * q for e in divisors(self.experts) if e > top
+        return max((((dp - 1) // q) * q for e in expert_divisors(self.experts) if e > top
                     for q in [e // math.gcd(e, self.cp)]), default=0)
 
     def layouts(self, dp: int) -> Iterator[ParallelLayout]:
@@ -80,20 +86,23 @@ def splits(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Overrid
     cps = [ov.cp] if ov.cp else ([c for c in (1, 2, 4, 8, 16, 32) if context % (2 * c) == 0 or c == 1]
                                  if context >= LONG_SEQUENCE else [1])
     experts = model.n_routed_experts if model.is_moe else 0
+    least_bubble: dict[tuple[int, tuple[int, ...], bool, bool], float] = {}
     for tp in tps:
         for cp in cps:
             if (tp * cp > count) if idle else count % (tp * cp):
                 continue
             rest = count // (tp * cp)
-            pps = [ov.pp] if ov.pp else [p for p in (range(1, rest + 1) if idle else divisors(rest))
-                                         if stages_ok(model.num_layers, p)]
+            pps = [ov.pp] if ov.pp else [p for p in (range(1, min(rest, model.num_layers) + 1) if idle  # ≥ 1 layer a stage
+                                                     else divisors(rest)) if stages_ok(model.num_layers, p)]
             for pp in pps:
                 if (pp > rest) if idle else rest % pp:
                     continue
                 vpps = (ov.vpp,) if ov.vpp else (1, *[v for v in (8, 4, 2) if pp > 1 and interleave and
                                                       stages_ok(model.num_layers, pp * v)][:1])
                 zb, dual = zero_bubble and pp > 1 and not ov.vpp, dualpipe and pp > 1 and pp % 2 == 0 and not ov.vpp
-                shares = [bubble_factor(ParallelLayout(tp=1, pp=pp, dp=1, vpp=v), calib) / v for v in vpps]
-                shares += [bubble_factor(ParallelLayout(tp=1, pp=pp, dp=1, schedule=s), calib)
-                           for s, on in (("zero-bubble", zb), ("dualpipe", dual)) if on]
-                yield Split(tp, cp, pp, vpps, zb, dual, experts, ov.ep, (pp - 1) * min(shares))
+                if (pp, vpps, zb, dual) not in least_bubble:  # the least bubble of the schedules tried
+                    shares = [bubble_factor(ParallelLayout(tp=1, pp=pp, dp=1, vpp=v), calib) / v for v in vpps]
+                    shares += [bubble_factor(ParallelLayout(tp=1, pp=pp, dp=1, schedule=s), calib)
+                               for s, on in (("zero-bubble", zb), ("dualpipe", dual)) if on]
+                    least_bubble[pp, vpps, zb, dual] = (pp - 1) * min(shares)
+                yield Split(tp, cp, pp, vpps, zb, dual, experts, ov.ep, least_bubble[pp, vpps, zb, dual])

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 GIB = 2**30
 MICRO_BATCHES = (1, 2, 4, 8)
 MAX_COUNT = 100_000
+TIE = 1 + 1e-9  # times per token this close are equal (float rounding)
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,7 @@ def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterato
 
 
 _MEMOS: dict[tuple[object, ...], Memo] = {}
+_SPLIT_BOUNDS: dict[tuple[object, ...], list[tuple[float, float, Split]]] = {}
 
 
 def shared_memo(model: ModelSpec) -> Memo:
@@ -284,10 +286,11 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
     most = floor * train_flops_per_token(model, context, "pretrain", "full")[1] / train_flops_per_token(
         model, context, "pretrain", "none")[1]  # GPU-seconds per token with full recomputation
 
-    def bounded(bases: list[ParallelLayout]) -> list[tuple[float, int, ParallelLayout]]:
+    def bounded(bases: list[ParallelLayout], cut: float = math.inf) -> list[tuple[float, int, ParallelLayout]]:
         """Each layout with a lower bound of its time per token: compute without recomputation, the bubble, the
         TP/CP/PP/EP terms, and the data-parallel term with the fewest gathers (no recomputation) behind the longest
-        overlap window (full recomputation's compute); none depends on memory."""
+        overlap window (full recomputation's compute); none depends on memory. Layouts bounded at `cut` or above
+        are left out."""
         out: list[tuple[float, int, ParallelLayout]] = []
         for base in bases:
             bound: dict[int, float] = {}  # by micro-batch: the bound without the DP term
@@ -297,6 +300,8 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
                     compute = tokens / lay.world * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum)
                                                             * bubble_factor(lay, calib))
                     bound[lay.micro_batch] = compute + sum(comm_terms(model, lay, context, calib, intra, nic, 4, fp8))
+                if bound[lay.micro_batch] >= cut * tokens:
+                    continue
                 dense, experts = memoised(smemo, ("stage", lay.tp, lay.pp, lay.ep),
                                           lambda lay=lay: stage_params(model, lay))  # type: ignore[misc]
                 dp_s = dp_seconds(lay, dense, experts, tokens / lay.world * most, calib, intra, nic, model.num_layers)
@@ -325,28 +330,27 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
     if idle:  # best first over (split, DP), DP from the most the split allows downwards (module doc)
         g = global_seqs
 
-        def least(sp: Split, d: int) -> float:
-            """A lower bound of the time per token of every layout of `sp` with DP ≤ d, each term shrinking as d
-            grows: compute floor/(s·d); bubble floor·beta/(s·(G + d)) (DP'·micro-batches < G + DP' sequences);
-            TP and CP exchanges per token ∝ 1/DP; PP sends ∝ 1/(DP·micro-batches) (none with DualPipe)."""
-            if sp not in per_split:
+        # per split, a lower bound of the time per token of every layout with DP ≤ d, a/d + b/(G + d), each term
+        # shrinking as d grows: compute floor/(s·d); bubble floor·beta/(s·(G + d)) (DP'·micro-batches < G + DP'
+        # sequences); TP and CP exchanges per token ∝ 1/DP; PP sends ∝ 1/(DP·micro-batches) (none with DualPipe)
+        key = (id(calib), model.id, model.num_layers, model.hidden_size, gpu.id, count, context, ov, engine, precision)
+        if key not in _SPLIT_BOUNDS:  # the same for every global batch the plan weighs
+            terms = []
+            for sp in splits(model, gpu, count, context, ov, calib, engine, idle=True):
                 probe = ParallelLayout(tp=sp.tp, cp=sp.cp, pp=sp.pp, dp=1)  # one sequence per step
                 tp_s, cp_s, pp_s, _ = comm_terms(model, probe, context, calib, intra, nic, 4, fp8)
-                per_split[sp] = (floor / sp.gpus + (tp_s + cp_s) / context,
-                                 floor * sp.beta / sp.gpus + (0.0 if sp.dualpipe else pp_s / context))
-            a, b = per_split[sp]
-            return a / d + b / (g + d)
-
-        per_split: dict[Split, tuple[float, float]] = {}
-
-        heap = [(least(sp, d), i, sp, d) for i, sp in enumerate(splits(model, gpu, count, context, ov, calib,
-                                                                         engine, idle=True))
+                terms.append((floor / sp.gpus + (tp_s + cp_s) / context,
+                              floor * sp.beta / sp.gpus + (0.0 if sp.dualpipe else pp_s / context), sp))
+            if len(_SPLIT_BOUNDS) > 32:
+                _SPLIT_BOUNDS.clear()
+            _SPLIT_BOUNDS[key] = terms
+        heap = [(a / d + b / (g + d), i, a, b, sp, d) for i, (a, b, sp) in enumerate(_SPLIT_BOUNDS[key])
                 for d in [min(count // sp.gpus, g)]]
         heapq.heapify(heap)
         got: Best | ParallelLayout | None = None
         searched = 0
         while heap and heap[0][0] <= beat and (got is None or heap[0][0] < got[0][0]):  # type: ignore[index]
-            _, i, sp, d = heapq.heappop(heap)
+            _, i, a, b, sp, d = heapq.heappop(heap)
             # the leanest layouts at d (1F1B, one sequence per micro-batch, full recomputation): when none fits,
             # no smaller DP fits either, unless it allows a larger EP (Split.next_leaner)
             zeros = [ov.zero] if ov.zero is not None else ([1, 2, 3] if sp.pp == 1 else [1])
@@ -354,13 +358,13 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
                                                                 grad_accum=-(-g // d)), context, limit, ("full",), memo)
                        for e in sp.eps(d) for z in zeros):
                 if (nd := sp.next_leaner(d)) > 0:
-                    heapq.heappush(heap, (least(sp, nd), i, sp, nd))
+                    heapq.heappush(heap, (a / nd + b / (g + nd), i, a, b, sp, nd))
                 continue
-            cands = bounded(list(sp.layouts(d)))
+            cands = bounded(list(sp.layouts(d)), min(beat, got[0][0] if got is not None else math.inf))  # type: ignore[index]
             searched += len(cands)
             got = evaluate(cands, got)  # type: ignore[arg-type]
             if d > 1:
-                heapq.heappush(heap, (least(sp, d - 1), i, sp, d - 1))
+                heapq.heappush(heap, (a / (d - 1) + b / (g + d - 1), i, a, b, sp, d - 1))
     else:
         bases = list(_candidates(model, gpu, count, context, ov, calib, engine))
         if any(b.dp <= global_seqs for b in bases):  # no data-parallel rank without a sequence of the global batch
@@ -468,14 +472,15 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
 
     def best_at(n_gpus: int) -> tuple[Any, int]:
         """The fastest per token over the global batches (the largest first: it usually wins and bounds the
-        others' searches; a tie keeps the smaller batch)."""
+        others' searches); a tie, to float rounding (1e-9), keeps the smaller batch."""
         found, seqs_of, beat = None, max(1, round(batches[0] / context)), math.inf
         for gbt in sorted(batches, reverse=True):
             seqs = max(1, round(gbt / context))
             got = search(model, gpu, n_gpus, context, calib, ov=ov, precision=precision, global_seqs=seqs,
-                         ignore_memory=ignore_memory, engine=engine, idle=idle, beat=beat)
-            if got is not None and got[2] is not None and got[2].step_s / got[2].tokens_per_step <= beat:
-                found, seqs_of, beat = got, seqs, got[2].step_s / got[2].tokens_per_step
+                         ignore_memory=ignore_memory, engine=engine, idle=idle, beat=beat * TIE)
+            if got is not None and got[2] is not None and got[2].step_s / got[2].tokens_per_step <= beat * TIE:
+                found, seqs_of = got, seqs
+                beat = min(beat, got[2].step_s / got[2].tokens_per_step)
         return found, seqs_of
 
     found, global_seqs = best_at(count)
