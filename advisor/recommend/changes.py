@@ -11,6 +11,7 @@ from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.limits import largest_context
 from advisor.recommend.options import SPEED_MISSES, search_gpu
 from advisor.recommend.prices import cost_of, total_price
+from advisor.recommend.rank import could_lead
 from advisor.recommend.results import Change, Option
 from advisor.recommend.rules import apply_rules, blocked
 from advisor.recommend.search import (
@@ -42,7 +43,7 @@ def changes(search: Search, options: list[Option], closest: list[Option], scope:
     cards are the user's, so rules about buying them do not apply)."""
     c = scope or search.constraints
     fitting = [o for o in options if o.fits]
-    out = _budget_change(fitting, c)
+    out = _budget_change(fitting, c, search)
     if any(m in SPEED_MISSES for o in fitting for m in o.misses):
         out.append(Change(kind="gpus", message="more GPUs per node or faster cards (the speed target is missed "
                                                "by every configuration tried)",
@@ -55,11 +56,18 @@ def changes(search: Search, options: list[Option], closest: list[Option], scope:
     return out
 
 
-def _budget_change(fitting: list[Option], c: Constraints) -> list[Change]:
-    """The budget that buys the cheapest fitting configuration, when every fitting one is over the budget."""
+def _budget_change(fitting: list[Option], c: Constraints, search: Search) -> list[Change]:
+    """The budget that buys the cheapest fitting configuration, when every fitting one is over the budget: of those
+    a buyer could be recommended (new, sold in the region) when there are any, else of all."""
     if not fitting or c.budget is None or not all("budget" in o.misses or "no_price" in o.misses for o in fitting):
         return []
-    cheapest = min((o for o in fitting if total_price(o)), key=lambda o: total_price(o) or math.inf, default=None)
+    # the budget is what every option misses: judge the lead rule without it
+    free = replace(c, budget=None)
+    leads = [o for o in fitting if could_lead(replace(o, meets_targets=True, misses=[m for m in o.misses
+                                                                                    if m != "budget"]),
+                                              search.catalog.gpu(o.gpu), free) and set(o.misses) <= {"budget"}]
+    cheapest = min((o for o in leads or fitting if total_price(o)), key=lambda o: total_price(o) or math.inf,
+                   default=None)
     if cheapest is None:
         return []
     amount = total_price(cheapest)
