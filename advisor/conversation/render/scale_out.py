@@ -32,12 +32,17 @@ def replicas_for_load(o: Any, users: int, limit: int, book: Book) -> tuple[str, 
             f"；要让 {users} 路都达到该速度，需要 {r} 套这样的部署（共 {cards} 张卡{cost_zh}）")
 
 
-def offload_sentence(off: Any, book: Book, lang: str) -> str:
-    """One sentence: the named card itself runs it only with llama.cpp layer offload, at its decode speed."""
+def offload_sentence(off: Any, book: Book, lang: str, owned: bool = False) -> str:
+    """One sentence: the named card itself runs it only with llama.cpp layer offload, at its decode speed (`owned`:
+    the user's own card, the nearest way to run it there)."""
     where = f"on 1× {off.gpu_name} with layer offload"
     tps = off.throughput["decode_tokens_per_s"]
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
     fmt = format_label(off.layout["weights"], lang)
+    if owned:
+        return (f"在您这张 {off.gpu_name} 上最接近的跑法是 llama.cpp 按层卸载（{fmt}，部分层放进系统内存），生成约 {speed}。"
+                if lang == "zh" else f" On your {off.gpu_name} the nearest way is llama.cpp layer offload ({fmt}, some "
+                f"layers in system RAM), at about {speed}.")
     return (f"这张卡本身只能用 llama.cpp 按层卸载（{fmt}，部分层放进系统内存）来跑，生成约 {speed}。" if lang == "zh" else
             f" On the {off.gpu_name} itself it runs only with llama.cpp layer offload ({fmt}, some layers in system "
             f"RAM), at about {speed}.")
