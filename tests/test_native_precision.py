@@ -64,15 +64,28 @@ def test_deepseek_answer_names_its_block_scaled_fp8() -> None:
     assert named and "FP8" in named[0] and "128×128" in named[0]
 
 
-@pytest.mark.parametrize("text", ["How much does an L40S cost?", "L40S 多少钱？"])
+@pytest.mark.parametrize("text", ["How much does an A10 cost?", "A10 多少钱？"])
 def test_an_unpriced_card_with_a_rental_quote_offers_it(text: str) -> None:
-    """No dated purchase price: the honest sentence stays first, then the catalog's dated rental quote (the
-    L40S's on-demand-first pick: RunPod's US$0.79/GPU-hour of 2026-03-10, its only non-serverless quote)."""
-    card = default_catalog().find_gpu("l40s")
+    """No dated purchase price: the honest sentence stays first, then the catalog's dated rental quote (the A10's
+    only one: Lambda on-demand, US$0.86/GPU-hour, verified 2026-05-07); in Chinese it is marked as a provider
+    outside mainland China."""
+    card = default_catalog().find_gpu("a10")
     assert card is not None and not card.prices
     zh = "多少钱" in text
     out = Conversation(lang="zh" if zh else "en").respond(text)
     head = out.answer.split("\n\n")[0]
-    assert head.startswith("目录里没有 NVIDIA L40S 的带日期价格" if zh else "The catalog has no dated price for the NVIDIA L40S")
-    assert "$0.79" in head and "RunPod" in head and "2026-03-10" in head
+    assert head.startswith("目录里没有 NVIDIA A10 的带日期价格" if zh else "The catalog has no dated price for the NVIDIA A10")
+    assert "$0.86" in head and "Lambda" in head and "2026-05-07" in head
     assert ("海外云厂商" in head) if zh else ("per GPU-hour" in head)
+
+
+def test_the_l40s_has_a_dated_new_card_price() -> None:
+    """The L40S is sold new: a dated street price (the midpoint of $7,500–8,500, June 2026) and an on-demand
+    rental quote (AWS g6e, $1.861/h, August 2025)."""
+    card = default_catalog().find_gpu("l40s")
+    assert card is not None
+    p = card.price("USD", "any")
+    assert p is not None and p.amount == (7500 + 8500) / 2 and p.date.isoformat() == "2026-06-01"
+    assert any(q.tier == "on_demand" and q.usd_per_hour == 1.861 for q in card.cloud)
+    out = Conversation(lang="en").respond("How much does an L40S cost?")
+    assert "$8,000" in out.answer.split("\n\n")[0]
