@@ -35,3 +35,29 @@ def test_a_chinese_question_silent_on_region_says_it_assumed_mainland_china() ->
     out = Conversation(lang="zh").respond("Qwen2.5-72B 推理需要几张卡？")
     assert "中国大陆" in out.answer.split("\n\n")[1]
     assert any("未说明部署地区：按中国大陆计算" in a for a in out.contract().assumptions)
+
+
+def test_china_market_alternatives_offered_are_sold_new_today() -> None:
+    """Every China-market alternative the catalog names for a restricted card, where it is itself buyable in
+    China, is a part sold new today (not an end-of-life or used-only one) with a dated China-market status."""
+    from advisor.conversation.dialog.machine import default_catalog
+
+    cat = default_catalog()
+    for g in cat.gpus:
+        ch = g.china
+        if ch is None:
+            continue
+        for sub in dict.fromkeys([*(ch.substitutes or []), *([ch.china_substitute] if ch.china_substitute else [])]):
+            s = cat.gpu(sub)
+            if s.china.status in ("available", "china_variant"):
+                assert s.availability == "sold" and s.china.as_of is not None, (g.id, sub, s.availability)
+
+
+def test_the_rtx_5090_china_alternative_is_the_24_gb_v2() -> None:
+    """Since 2025-08-12 China's RTX 5090 is the 5090 D V2: 24 GB on 384 bits at 28 Gbps = 1,344 GB/s by hand."""
+    out = Conversation(lang="zh").respond("5090 国内能买吗？")
+    assert "GeForce RTX 5090 D V2（中国特供版，截至 2025-08-12）" in out.answer
+    from advisor.conversation.dialog.machine import default_catalog
+
+    v2 = default_catalog().gpu("rtx-5090d-v2")
+    assert v2.memory_bytes == 24 * 2**30 and v2.bandwidth_bytes_per_s == 384 * 28e9 / 8
