@@ -89,3 +89,29 @@ def test_the_l40s_has_a_dated_new_card_price() -> None:
     assert any(q.tier == "on_demand" and q.usd_per_hour == 1.861 for q in card.cloud)
     out = Conversation(lang="en").respond("How much does an L40S cost?")
     assert "$8,000" in out.answer.split("\n\n")[0]
+
+
+def test_a_kimi_k2_thinking_config_json_reads_as_int4_experts() -> None:
+    """The maker's config.json shape (61 layers, 384 experts, MLA) with its compressed-tensors quantization_config:
+    int4, symmetric, group 32, attention / shared experts / dense MLP / lm_head ignored → the INT4-experts format,
+    and the weights come to the same ≈ 594 GB as the catalog entry."""
+    from knowledge.hf_config import spec_from_hf_config
+
+    config = {
+        "architectures": ["DeepseekV3ForCausalLM"], "model_type": "kimi_k2", "num_hidden_layers": 61,
+        "hidden_size": 7168, "num_attention_heads": 64, "num_key_value_heads": 64, "intermediate_size": 18432,
+        "vocab_size": 163840, "max_position_embeddings": 262144, "n_routed_experts": 384, "n_shared_experts": 1,
+        "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "moe_layer_freq": 1, "first_k_dense_replace": 1,
+        "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+        "routed_scaling_factor": 2.827, "torch_dtype": "bfloat16", "tie_word_embeddings": False,
+        "quantization_config": {
+            "quant_method": "compressed-tensors", "format": "pack-quantized", "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": None, "weights": {
+                "num_bits": 4, "type": "int", "symmetric": True, "strategy": "group", "group_size": 32}}},
+            "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*",
+                       "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"],
+        },
+    }
+    spec = spec_from_hf_config(config, id="my-kimi")
+    assert spec.native_dtype == "int4-experts"
+    assert abs(weight_bytes(spec, "int4-experts") - KIMI_CHECKPOINT_BYTES) / KIMI_CHECKPOINT_BYTES < 0.01
