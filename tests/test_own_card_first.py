@@ -47,3 +47,15 @@ def test_a_card_not_owned_keeps_the_purchase_first() -> None:
     head = _first_block(Conversation(lang="en").respond("Can I run Llama-3.1-70B on a 4090?").answer)
     assert "fits it" in head and head.find("fits it") < head.find("layer offload")
     assert "you would buy" not in head and "Llama-3.1-8B" not in head
+
+
+def test_a_larger_sibling_at_4_bit_is_named_when_it_fits_the_own_card() -> None:
+    """RTX 3060 12 GB and Qwen2.5-32B: as asked (BF16) only Qwen2.5-3B fits (7B: 7.6e9 × 2 B = 14.2 GiB > 10.8);
+    as a 4-bit GGUF Qwen2.5-14B does: 14.77e9 weights × ≥ 4.5 bits = ≥ 7.7 GiB plus a 4096-token KV cache of
+    48 layers × 2 × 8 KV heads × 128 × 2 B × 4096 = 0.75 GiB, under the card's 12 GiB; Qwen2.5-32B at 4.5 bits
+    alone is 17 GiB, so 14B is the largest."""
+    head = _first_block(Conversation(lang="en").respond("I have one 3060, can it run Qwen2.5-32B?").answer)
+    m = re.search(r"Qwen2\.5-14B at GGUF Q4_K_M needs (\d+\.\d) GiB", head)
+    assert m is not None, head
+    assert 14.77e9 * 4.5 / 8 / GIB + 48 * 2 * 8 * 128 * 2 * 4096 / GIB <= float(m.group(1)) <= 12.0
+    assert "Qwen2.5-3B at BF16" in head and "CodeLlama" not in head

@@ -14,7 +14,7 @@ from advisor.analysis.limits import capacity, config_limits, serving_load, speed
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, top_option
-from advisor.analysis.smaller import smaller_model_that_fits
+from advisor.analysis.smaller import smaller_models_that_fit
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.fit_limits import FitLimits, training_fit_limits
 from advisor.estimator.memory import estimate_memory
@@ -117,7 +117,7 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
     own = next((o for o in ev.user_options if "existing" in o.labels and o.count == 1 and not o.fits), None)
     if own is not None and workload.task == "inference" and len(exact) == 1:  # "on my 4090": what runs on it
         catalog = load_catalog()
-        ev.smaller = smaller_model_that_fits(ev.model, workload, catalog.gpu(own.gpu), catalog)
+        ev.smaller = smaller_models_that_fit(ev.model, workload, catalog.gpu(own.gpu), catalog)
 
 
 def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig, steps: list[Step],

@@ -110,7 +110,7 @@ class Analysis:
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
-    smaller: SmallerFit | None = None  # a same-family model that runs on the user's own card as asked
+    smaller: list[SmallerFit] = field(default_factory=list)  # same-family models that run on the user's own card
     # one named GPU for a training job: spare memory, largest micro-batch and sequence (advisor.estimator.fit_limits)
     fit_limits: FitLimits | None = None
     stated: tuple[str, ...] = ()  # the job's fields the user stated (context, concurrency, …): labelled "user input"

@@ -42,7 +42,7 @@ from advisor.conversation.render.options_table import (
     opt_purchase,
     opt_speed,
 )
-from advisor.conversation.render.scale_out import offload_sentence, replicas_for_load
+from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
 from advisor.recommend.search import default_train_tokens
 
 GIB = 2**30
@@ -232,11 +232,11 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         alt = _best_other(ev, o)
         own = "existing" in o.labels and o.count == 1
         near = off is not None and off.gpu == o.gpu and o.count == 1
-        if own and (near or ev.smaller is not None):
+        if own and (near or ev.smaller):
             # the user's own card: first what runs on it (offload, a smaller model), then what to buy (issue 27)
             if near:
                 head += offload_sentence(off, book, lang, owned=True)
-            head += own_card_smaller(ev, book, lang)
+            head += own_card_smaller(ev, book, lang, need_format(ev) if ev.workload.weights else None)
             if alt is not None:
                 fmt = format_label(need_format(ev), lang)
                 head += (f"要按 {fmt} 原样跑，得另买：{opt_name(alt, book)} 放得下。" if zh else
@@ -248,21 +248,6 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         head += offload_sentence(off, book, lang)
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
 
-
-def own_card_smaller(ev: Any, book: Book, lang: str) -> str:
-    """A smaller model of the same family that runs on the user's own card as asked (advisor.analysis.smaller)."""
-    s = ev.smaller
-    if s is None:
-        return ""
-    where = f"{s.model.name} on 1× {s.gpu.name}"
-    need = book.gib(f"memory per GPU of {where}", s.estimate.per_gpu.total)
-    usable = book.gib(f"usable memory of {s.gpu.name} for {s.model.name}", s.estimate.usable_bytes(s.gpu),
-                      f"catalog: {s.gpu.id} memory_bytes × engine usable fraction")
-    fmt = format_label(need_format(ev), lang) if ev.workload.weights else format_label(
-        default_weights(s.model.id), lang)
-    return (f"同系列的小模型 {s.model.name}（{fmt}）可以直接在这张卡上跑：需要 {need}，可用 {usable}。" if lang == "zh" else
-            f" A smaller model of the family runs on it as asked: {s.model.name} at {fmt} needs {need} of {usable} "
-            "usable.")
 
 
 def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
