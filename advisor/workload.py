@@ -18,6 +18,7 @@ WeightFormat = Literal[
     "gptq-int4", "gptq-int8", "awq-int4", "nf4", "bnb-4bit", "bnb-int8",
     "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "q3_k_m", "q2_k", "mxfp4", "nvfp4",
     "iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq2_m", "iq3_xxs", "iq3_s", "iq3_m", "iq4_xs", "iq4_nl", "mxfp4_moe",
+    "int4-experts",
 ]
 KvFormat = Literal["fp16", "bf16", "fp8", "int8", "int4", "fp32"]
 Optimizer = Literal["adamw", "adamw8bit", "sgd", "adamw-bf16"]

@@ -120,7 +120,8 @@ def option_tags(o: Option, lang: str = "en") -> list[str]:
     tags = []
     serving = not getattr(o, "training", None) and not (o.layout or {}).get("recompute")
     if serving and getattr(o, "quantised", False):
-        tags.append(str((o.layout or {}).get("weights", "")).upper())
+        fmt = str((o.layout or {}).get("weights", ""))
+        tags.append("INT4 experts" if fmt == "int4-experts" else fmt.upper())  # Kimi K2 Thinking's own format
     if (o.price or {}).get("condition") == "used":
         tags.append(t("option.tag.used_price", lang))
     if getattr(o, "near_capacity", False):
