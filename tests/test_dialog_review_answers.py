@@ -332,7 +332,7 @@ def test_r39_story2_deadline_is_said_once():
 def test_r39_a_rule_that_rules_a_card_out_is_still_named():
     _, turn = ask(STORY6)  # the A800 is restricted in China: a reason of its own, beside any miss
     notes = _row(turn.answer, "8× NVIDIA A800 80GB SXM4").rsplit("|", 2)[1]
-    assert "ruled out by a rule" in notes and rule_title("market-cn-restricted-2023") in notes  # its title, not id
+    assert f"ruled out: {rule_title('market-cn-restricted-2023')}" in notes  # the rule by its title, not its id
     assert any((f.get("rule_id") if isinstance(f, dict) else f.rule_id) == "market-cn-restricted-2023"
                for o in turn.options for f in o.get("findings") or [])  # the id stays in the option's findings
 
@@ -348,11 +348,11 @@ def test_r39_misses_keep_blocked_only_for_a_rule_that_says_more():
     o = SimpleNamespace(fits=True, misses=["deadline", "blocked"], findings=[deadline])
     assert _misses(o, "en") == ["misses the deadline"] and _misses(o, "zh") == ["赶不上期限"]
     o.findings = [deadline, market]
-    assert _misses(o, "en") == ["misses the deadline", "ruled out by a rule"]
+    assert _misses(o, "en") == ["misses the deadline", f"ruled out: {rule_title('market-cn-restricted-2023')}"]
     assert _restates(deadline, o) and not _restates(market, o)
     # the deadline rule with no deadline miss listed (it fired on its own) is a reason worth naming
     o = SimpleNamespace(fits=True, misses=["blocked"], findings=[deadline])
-    assert _misses(o, "en") == ["ruled out by a rule"] and not _restates(deadline, o)
+    assert _misses(o, "en") == [f"ruled out: {rule_title('sizing-deadline-missed')}"] and not _restates(deadline, o)
 
 
 # --------------------------------------------------------------------------------------------------------------

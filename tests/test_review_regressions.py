@@ -363,7 +363,7 @@ def test_named_card_blocked_in_china_is_still_sized():
     # returned nothing for it and the answer said "nothing fits" with no table at all
     turn = ask("预训练 13B 模型，3000 亿 token，H800 集群，两个月内完成，需要多少卡？")
     # issue 13: a how-many question opens with the count ("需要 16× …"), the rule's exclusion still in that sentence
-    assert turn.answer.startswith("需要 16× NVIDIA H800 SXM5 80GB（但被规则排除）")
+    assert turn.answer.startswith("需要 16× NVIDIA H800 SXM5 80GB（但被规则排除：对华出口受限")  # the rule, by title
     assert rule_title("market-cn-restricted-2023", "zh") in turn.answer and "market-cn-restricted" not in turn.answer and "目录中的其他可行方案" in turn.answer
 
 

@@ -25,6 +25,7 @@ from advisor.recommend.search import (
     precision,
 )
 from advisor.workload import Constraints, Workload
+from knowledge.messages import t
 from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
@@ -84,9 +85,14 @@ def _task_change(search: Search, scope: Constraints | None, owned: bool = False)
     for task in LIGHTER_TASK.get(w.task, ()):
         alt = _retry(search, replace(w, task=task, weights=None), scope, owned)
         if alt is not None:
-            return [Change(kind="task", value=task,
-                           message=f"{task} instead of {w.task}: {alt.count}× {alt.gpu_name} fits",
-                           message_zh=f"改用 {task}（而不是 {w.task}）：{alt.count} 张 {alt.gpu_name} 可以装下")]
+            wall_s = (alt.training or {}).get("wall_s")
+
+            def say(lang: str, task: str = task, alt: Option = alt, wall_s: float | None = wall_s) -> str:
+                time = t("change.task.time", lang, days=f"{wall_s / 86400:.1f}") if wall_s else ""
+                return t("change.task", lang, new=t(f"task.{task}", lang), old=t(f"task.{w.task}", lang),
+                         count=alt.count, gpu=alt.gpu_name, time=time)
+
+            return [Change(kind="task", value=task, message=say("en"), message_zh=say("zh"))]
     return []
 
 

@@ -12,11 +12,8 @@ if TYPE_CHECKING:
     from advisor.conversation.reader.extract import GpuMention
     from knowledge.catalog import Catalog
 
-TASK = {
-    "inference": ("inference (serving)", "推理部署"), "lora": ("LoRA fine-tuning", "LoRA 微调"),
-    "qlora": ("QLoRA fine-tuning", "QLoRA 微调"), "full": ("full fine-tuning", "全参微调"),
-    "freeze": ("freeze-tuning", "冻结微调"), "pretrain": ("pre-training", "预训练"),
-}
+TASK = {task: (t(f"task.{task}", "en"), t(f"task.{task}", "zh"))
+        for task in ("inference", "lora", "qlora", "full", "freeze", "pretrain")}
 
 
 FORMAT = {

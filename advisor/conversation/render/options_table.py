@@ -101,6 +101,7 @@ MISS = {
     "throughput": ("below the throughput target", "吞吐量不达标"), "deadline": ("misses the deadline", "赶不上期限"),
     "blocked": ("ruled out by a rule", "被规则排除"),
 }
+RULED_OUT = ("ruled out: {why}", "被规则排除：{why}")  # the blocking rules by title
 
 
 # sizing rules whose block restates a miss the answer already names (rules/sizing.py): the deadline rule is the
@@ -121,7 +122,9 @@ def misses(o: Option, lang: str) -> list[str]:
     already listed (a market or capability rule), not when the blocking rule is the missed deadline itself."""
     blocks = [f for f in o.findings if f.severity == "block"]
     keep = [m for m in o.misses if m != "blocked" or not blocks or any(not restates(f, o) for f in blocks)]
-    return [pick(MISS.get(m, (m, m)), lang) for m in keep]
+    named = [rule_title(f.rule_id, lang) for f in blocks if not restates(f, o)]
+    return [pick(RULED_OUT, lang).format(why="、".join(named) if lang == "zh" else "; ".join(named))
+            if m == "blocked" and named else pick(MISS.get(m, (m, m)), lang) for m in keep]
 
 
 def low_reliability(source: Any) -> bool:
