@@ -54,7 +54,10 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                     lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB on one GPU")
     ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
     if ev.recommendation is not None:
-        _named_options(request, ev.recommendation, steps, ev)
+        # a machine named without a count ("Mac Studio M3 Ultra vs 4× 3090") is one machine, not a count to search
+        named = tuple(replace(m, count=1) if not m.count and catalog.gpu(m.gpu).is_machine else m
+                      for m in request.named)
+        _named_options(replace(request, named=named), ev.recommendation, steps, ev)
         ev.fit_limits = _single_gpu_fit_limits(ev, catalog)
     else:
         for mention in request.named:

@@ -22,6 +22,10 @@ _PRECISION: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![a-z0-9])q4_0(?![a-z0-9])"), "q4_0"),
     (re.compile(r"(?<![a-z0-9])q3_k(?:_[sml])?(?![a-z0-9])"), "q3_k_m"),
     (re.compile(r"(?<![a-z0-9])q2_k(?![a-z0-9])"), "q2_k"),
+    # the GGUF shorthand people type ("R1 at Q4", "Q8 版本"): the usual file of that width; not a quarter ("in Q4")
+    *((re.compile(rf"(?<![a-z0-9])(?<!in )(?<!by )(?<!of )(?<!during )(?<!this )(?<!next )(?<!last )q{n}"
+                  r"(?![a-z0-9_])(?!\s*(?:20\d\d|'\d\d))"), fmt)
+      for n, fmt in (("8", "q8_0"), ("6", "q6_k"), ("5", "q5_k_m"), ("4", "q4_k_m"), ("3", "q3_k_m"), ("2", "q2_k"))),
     (re.compile(r"gptq[\s\-_]*(?:int)?8|8[\s\-_]*bit[\s\-_]*gptq"), "gptq-int8"),
     (re.compile(r"gptq"), "gptq-int4"),
     (re.compile(r"(?<![a-z])awq"), "awq-int4"),
