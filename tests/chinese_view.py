@@ -18,7 +18,7 @@ from knowledge.catalog import load_catalog
 
 # Terms a Chinese engineer reads in English (compared case-insensitively, whole words)
 TERMS = frozenset(w.lower() for w in """
-    GiB GB TB MB KB GiB/GPU TFLOPS FLOPs FLOP kWh W kW ms tok tokens token tokens/s tok/s PUE TCO MFU TGP TDP
+    GiB GB TB MB KB GiB/GPU TFLOPS FLOPs FLOP kWh W kW ms bit tok tokens token tokens/s tok/s PUE TCO MFU TGP TDP
     vLLM SGLang llama.cpp TensorRT-LLM TensorRT transformers DeepSpeed Megatron Megatron-LM PyTorch bitsandbytes
     Hugging Face Ollama FlashAttention Unsloth PEFT adamw AdamW
     FP8 FP16 BF16 FP32 FP4 INT4 INT8 AWQ GPTQ GGUF NF4 LoRA QLoRA ZeRO ZeRO-1 ZeRO-2 ZeRO-3 MoE KV TP PP DP EP
