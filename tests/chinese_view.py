@@ -2,8 +2,9 @@
 beside what may stay English there (`english_words`).
 
 May stay: the names of the catalog's cards, models and sources (a cited title, note or locator is quoted as
-published), units, engines, frameworks, number formats and hardware terms (`TERMS`), code (`backticks`, fenced
-blocks, URLs, file names, command lines) and Slack's emoji codes. Everything else in Latin letters (a word of two or
+published: a registry text anywhere, and whatever follows a citation's "来源：" / "出处：" on its line), units,
+engines, frameworks, number formats and hardware terms (`TERMS`), code (`backticks`, fenced blocks, URLs, file
+names, command lines), Slack's emoji codes and HTML entities (`&gt;`). Everything else in Latin letters (a word of two or
 more letters with a lower-case letter) is an English label that the Chinese view has left.
 """
 
@@ -28,9 +29,12 @@ TERMS = frozenset(w.lower() for w in """
     LLM AI API CLI JSON Slack Markdown PDF prefill decode all-reduce nvidia-smi ROCm MLPerf InfiniBand
     GPU-Advisor Advisor zh-CN AutoDL RunPod gpushare.com Meta Reuters
 """.split())
+# A citation as the views print it ("（来源：<title>, <section> (<url>，检索于 …)）", "_出处：…_", Slack's "_来源: …_"):
+# a registry title with the rule's locator, cut to a width, quoted as published, up to the end of its line
+CITATION = re.compile(r"(?:来源|出处)[：:][^\n]*")
 WORD = re.compile(r"(?<![A-Za-z0-9_./:-])[A-Za-z][A-Za-z0-9_'.+/-]*")  # a word with its digits, dashes and dots ("ZeRO-3")
 CODE = re.compile(r"```.*?```|`[^`\n]*`|\{[^{}\n]*\}|https?://\S+|<[^<>\n]+>|:[a-z_]+:|\b[\w./-]+\.(?:yaml|json|md|py|gguf)\b"
-                  r"|--[a-z][\w-]*"
+                  r"|--[a-z][\w-]*|&[a-z]+;"
                   r"|\b[A-Z][A-Z0-9_]+=\S+|\bgpu-advisor(?: [a-z]+)?", re.S)
 
 
@@ -51,10 +55,10 @@ def english_words(text: str, allowed: Iterable[str] = ()) -> set[str]:
     """The English words `text` (a Chinese view) shows outside code, cited texts, names and `TERMS`."""
     names, cited = _names()
     keep = {w.lower() for w in allowed}
-    text = CODE.sub(" ", text)
-    for quote in cited:
+    for quote in cited:  # before the code is cut out: a cited locator may hold a flag or a file name
         if quote in text:
             text = text.replace(quote, " ")
+    text = CITATION.sub(" ", CODE.sub(" ", text))
     found = set()
     for token in WORD.findall(text):
         word = token.rstrip(".'-/+")

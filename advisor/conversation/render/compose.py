@@ -372,9 +372,11 @@ def _all_assumptions(ev: Analysis, lead_opt: Option | None, book: Book, lang: st
         mfu_line = mfu_assumption(lead_opt, book, lang)  # review R04: where the training speed comes from
         if mfu_line:
             tool_assumptions.append(mfu_line)
+    # the recommender's and the estimator's lines in the user's language, in the answer and in the turn's list
+    # (the quote's appendix reads the list)
+    tool_assumptions = [assumption_zh(a) if zh else a for a in tool_assumptions]
     if tool_assumptions:
-        extra = "\n".join("- " + book.text(assumption_zh(a) if zh else a, "assumption", SRC_RECOMMEND)
-                          for a in tool_assumptions)
+        extra = "\n".join("- " + book.text(a, "assumption", SRC_RECOMMEND) for a in tool_assumptions)
         assumptions = (assumptions + "\n" + extra) if assumptions else (t("assumptions.title", lang) + "\n" + extra)
     return assumptions, tool_assumptions
 

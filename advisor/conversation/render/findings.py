@@ -12,6 +12,7 @@ from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_USER, Book, decimals_for
 from advisor.conversation.render.labels import format_label
 from knowledge.messages import known, t
+from rules.sources import citation_in
 from rules.titles import for_people, rule_title
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def finding_head(f: Finding, lang: str) -> str:
 def short_source(source: str, lang: str, width: int = 140) -> str:
     """The first citation of a rule's source, cut at `width` characters, with a count of the others
     (the full text stays in Turn.findings)."""
-    parts = [p.strip() for p in source.split("; ") if p.strip()]
+    parts = [p.strip() for p in citation_in(source, lang).split("; ") if p.strip()]
     if not parts:
         return ""
     first = parts[0] if len(parts[0]) <= width else parts[0][: width - 1].rstrip() + "…"
