@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
+from advisor.estimator.engines import default_engines
 from knowledge.catalog import load_catalog
 
 # Terms a Chinese engineer reads in English (compared case-insensitively, whole words)
@@ -48,6 +49,7 @@ def _names() -> tuple[frozenset[str], tuple[str, ...]]:
         for text in (item.id, item.name, *getattr(item, "aliases", ())):
             words |= {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9'-]*", str(text))}
     cited = {str(x) for s in cat.sources.values() for x in (s.title, s.note, s.document) if x}
+    cited |= {e.name for e in default_engines().engines.values()}  # "llama.cpp (CUDA backend)": a product's name
     return frozenset(words), tuple(sorted(cited, key=len, reverse=True))
 
 
