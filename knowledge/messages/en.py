@@ -678,4 +678,14 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "quote.source_retrieved": " (retrieved {when})",
     # --- a citation's retrieval date (ui/citations.py) -----------------------------------------------------------------
     "citation.retrieved": ", retrieved {date}",
+    # --- two models compared on one configuration (advisor/conversation/dialog/compare.py) -----------------------------
+    "compare_models.neither": "**Neither fits** on {where} (tried {tried}).",
+    "compare_models.only_one": "**Only {name} fits** on {where} ({fmt}); the other does not, so there is no speed to compare.",
+    "compare_models.same_speed": "**About the same speed** on {where} ({fmt}): {ws} per user for {win}, {ls} for {lose}.",
+    "compare_models.first_does_not_fit": "; {first} does not fit both",
+    "compare_models.faster": "**{win} is faster** on {where} ({fmt}{why_fmt}): {ws} per user against {ls} for {lose} ({ratio}×). Decoding reads the active parameters' weights for every token: {wa} for {win}, {la} for {lose}.",
+    # --- more copies of a deployment, the card itself with offload (advisor/conversation/render/scale_out.py) ----------
+    "replicas.cost": ", {money} to buy",
+    "replicas.copies": "; all {users} users within that take {r} copies of this deployment ({cards} cards{cost})",
+    "replicas.offload_only": " On the {gpu} itself it runs only with llama.cpp layer offload ({fmt}, some layers in system RAM), at about {speed}.",
 }

@@ -676,4 +676,14 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "quote.source_retrieved": "（检索于 {when}）",
     # --- a citation's retrieval date (ui/citations.py) -----------------------------------------------------------------
     "citation.retrieved": "，检索于 {date}",
+    # --- two models compared on one configuration (advisor/conversation/dialog/compare.py) -----------------------------
+    "compare_models.neither": "**两者都放不下** {where}（试过 {tried}）。",
+    "compare_models.only_one": "**只有 {name} 放得下** {where}（{fmt}），另一个放不下，无法比较速度。",
+    "compare_models.same_speed": "**两者速度相当**（{where}，{fmt}）：{win} 每路 {ws}，{lose} {ls}。",
+    "compare_models.first_does_not_fit": "，{first} 放不下两者",
+    "compare_models.faster": "**{win} 更快**（{where}，{fmt}{why_fmt}）：每路 {ws}，{lose} 为 {ls}（{ratio} 倍）。解码每个 token 要读一遍激活参数的权重：{win} {wa}，{lose} {la}。",
+    # --- more copies of a deployment, the card itself with offload (advisor/conversation/render/scale_out.py) ----------
+    "replicas.cost": "，整机采购 {money}",
+    "replicas.copies": "；要让 {users} 路都达到该速度，需要 {r} 套这样的部署（共 {cards} 张卡{cost}）",
+    "replicas.offload_only": "这张 {gpu} 本身只能用 llama.cpp 按层卸载（{fmt}，部分层放进系统内存）来跑，生成约 {speed}。",
 }

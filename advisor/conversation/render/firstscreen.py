@@ -294,7 +294,6 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
     median time to first token (and p95), per-user decode speed (1 / median TPOT) and total output tokens/s, then
     the largest concurrency whose median TPOT meets the stated target, else the recommender's interactivity target
     (advisor.analysis.limits.serving_load; DEFAULT_TPOT_TARGET_S). "" when no load was simulated."""
-    zh = lang == "zh"
     load = ev.load
     o = top
     stated = "concurrency" in (getattr(ev, "stated", None) or ())
@@ -339,8 +338,7 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
             # the KV cache holds fewer requests than the latency allows, or the latency is the limit
             tail = t("screen.load.most_memory" if load.get("limit_bound") == "memory" else "screen.load.most", lang,
                      most=most, ms=ms, rate=rate, why=why)
-            more_en, more_zh = replicas_for_load(o, load["concurrency"], limit, book)
-            tail += more_zh if zh else more_en
+            tail += replicas_for_load(o, load["concurrency"], limit, book, lang)
         else:
             tail = t("screen.load.not_one", lang, ms=ms, rate=rate, why=why)
         return head + tail + t("sentence.end", lang)
