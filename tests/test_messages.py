@@ -86,7 +86,8 @@ MOVED = ["advisor/recommend/results.py", "advisor/conversation/render/assumption
          "advisor/conversation/render/firstscreen.py", "advisor/conversation/render/compose.py",
          "advisor/conversation/render/findings.py", "advisor/conversation/dialog/policy.py",
          "advisor/conversation/dialog/compare.py", "advisor/conversation/render/scale_out.py",
-         "advisor/conversation/llm/turns.py", "advisor/conversation/llm/prompts.py", "advisor/conversation/llm/state.py"]
+         "advisor/conversation/llm/turns.py", "advisor/conversation/llm/prompts.py", "advisor/conversation/llm/state.py",
+         "advisor/conversation/reader/inline_specs.py"]
 INLINE = re.compile(r"""["'](?!(?:zh|en)["'])[^"']*["']"""  # a literal other than a language code …
                     r"""\s+if\s+(zh|lang\s*==\s*["'](zh|en)["'])\s+else""")  # … chosen by the language
 

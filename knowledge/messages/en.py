@@ -715,4 +715,15 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "llm.findings.more": "- ({n} more findings)",
     # --- the deterministic answer given in the language model's place (advisor/conversation/llm/state.py) --------------
     "llm.fallback_note": "The language model could not answer ({why}); this is the deterministic answer.",
+    # --- a card or a model typed by its specs (advisor/conversation/reader/inline_specs.py) ----------------------------
+    "inline_card.named": "the {name} as ",
+    "inline_card.memory": "Taken as given: {named}a card with {cap} of memory (not a catalog card, so only its memory is checked).",
+    "inline_card.bandwidth": "Taken as given: {named}a card with {cap} at {bw} (not a catalog card).",
+    "inline_card.ceiling": "Taken as given: {named}a card with {cap} at {bw} (not a catalog card). One sequence decodes at most about {ceiling} (bandwidth ÷ the {read} of weights and KV cache read per token; engines reach a fraction of this).",
+    "inline_model.assumed.num_attention_heads": "attention heads = hidden ÷ {hd}",
+    "inline_model.assumed.num_key_value_heads": "KV heads = attention heads (no GQA)",
+    "inline_model.assumed.intermediate_size": "MLP width = {ratio} × hidden",
+    "inline_model.assumed.vocab_size": "vocabulary {vocab}",
+    "inline_model.not_given": "; not given, so assumed: {guess}",
+    "inline_model.sized": "Taken as given: your own model (not a catalog model), a standard decoder-only layout (Llama-style), about {params} parameters{assumed}.",
 }

@@ -713,4 +713,15 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "llm.findings.more": "- （另有 {n} 条提示）",
     # --- the deterministic answer given in the language model's place (advisor/conversation/llm/state.py) --------------
     "llm.fallback_note": "语言模型未能作答（{why}），以下是确定性规则给出的回答。",
+    # --- a card or a model typed by its specs (advisor/conversation/reader/inline_specs.py) ----------------------------
+    "inline_card.named": "{name}，",
+    "inline_card.memory": "按您给的规格计算：一张 {cap} 显存的卡（{named}不是目录里的卡，只核对显存）。",
+    "inline_card.bandwidth": "按您给的规格计算：{cap} 显存、带宽 {bw} 的卡（{named}不是目录里的卡）。",
+    "inline_card.ceiling": "按您给的规格计算：{cap} 显存、带宽 {bw} 的卡（{named}不是目录里的卡）。单路解码速度上限约 {ceiling}（带宽 ÷ 每个 token 读取的 {read} 权重与 KV 缓存；实际引擎通常只能达到其中一部分）。",
+    "inline_model.assumed.num_attention_heads": "注意力头数 = 隐藏层维度 ÷ {hd}",
+    "inline_model.assumed.num_key_value_heads": "KV 头数 = 注意力头数（无 GQA）",
+    "inline_model.assumed.intermediate_size": "MLP 宽度 = {ratio} × 隐藏层维度",
+    "inline_model.assumed.vocab_size": "词表 {vocab}",
+    "inline_model.not_given": "；未给出的按常见取值假设：{guess}",
+    "inline_model.sized": "按您给的结构计算：这是您自己的模型（不是目录里的模型），标准解码器结构（Llama 布局），约 {params} 参数{assumed}。",
 }
