@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from advisor.conversation.render.cost import dated_zh
-from advisor.conversation.render.labels import FORMAT, REGION, SLOT_LABEL, TASK
+from advisor.conversation.render.labels import FORMAT, SLOT_LABEL, region_label, task_label
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
 from knowledge.messages import known, t
@@ -154,7 +154,7 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
     if model:
         job_words.append(t("quote.model", lang, model=str(model)))
     if job.get("task"):
-        job_words.append(_l(TASK.get(job["task"], (job["task"], job["task"])), lang))
+        job_words.append(task_label(job["task"], lang))
     if job.get("weights"):
         job_words.append(t("quote.weights", lang, fmt=FORMAT.get(job["weights"], str(job["weights"]).upper())))
     if job.get("kv"):
@@ -173,7 +173,7 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
         limits_words.append(t("quote.budget", lang, money=money_words(float(limits["budget"]), currency)))
     region = limits.get("region") or slots.get("region")
     if region:
-        limits_words.append(t("quote.region", lang, region=_l(REGION.get(region, (region,) * 2), lang)))
+        limits_words.append(t("quote.region", lang, region=region_label(region, lang)))
     if limits.get("condition") == "used":
         limits_words.append(t("quote.used_accepted", lang))
     for key in ("existing", "candidates"):

@@ -32,7 +32,7 @@ from advisor.conversation.render.book import (
     decimals_for,
     source_of,
 )
-from advisor.conversation.render.labels import REGION, format_label, pick, task_label
+from advisor.conversation.render.labels import format_label, region_label, task_label
 from advisor.conversation.render.options_table import (
     misses,
     opt_layout,
@@ -440,7 +440,7 @@ def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:
     then the configuration that holds it."""
     per = ev.need.per_gpu
     total = book.gib("total memory need (unsharded)", per.total)
-    terms = [f"{t(f'need.part.{k}', lang)} {book.gib(f'{k} (unsharded)', getattr(per, k))}" for k in _PARTS
+    terms = [f"{t(f'part.{k}', lang)} {book.gib(f'{k} (unsharded)', getattr(per, k))}" for k in _PARTS
              if getattr(per, k, 0) > 0]
     fmt = format_label(need_format(ev), lang)
     fits = t("screen.need.holds", lang, name=opt_name(top, book), per_gpu=book.gib(
@@ -460,7 +460,7 @@ def explain_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     where = f" on {top.count}× {top.gpu_name}" if top is not None else " (unsharded)"
     total = book.gib(f"total memory per GPU{where}", parts.get("total", 0))
     on = t("screen.explain.on", lang, name=opt_name(top, book)) if top is not None else ""
-    terms = [f"{t(f'need.part.{k}', lang)} {book.gib(f'{k} per GPU{where}', v)}" for k, v in parts.items()
+    terms = [f"{t(f'part.{k}', lang)} {book.gib(f'{k} per GPU{where}', v)}" for k, v in parts.items()
              if k in _PARTS and v > 0]
     return Lead(t("screen.explain", lang, on=on, total=total, terms=" + ".join(terms)), None,
                 f"total memory per GPU{where}")
@@ -525,5 +525,5 @@ def assumed_line(ev: Any, book: Book, lang: str) -> str:
         pct = book.num("training MFU you stated", ev.constraints.mfu * 100, "%", "user input", 0, suffix="").strip()
         bits.append(t("screen.assumed.mfu", lang, pct=pct))
     region = ev.constraints.region
-    bits.append(pick(REGION.get(region, (region, region)), lang))
+    bits.append(region_label(region, lang))
     return t("screen.assumed", lang, bits=t("list.comma", lang).join(bits))
