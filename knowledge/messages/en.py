@@ -735,4 +735,10 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "task.pretrain": "pre-training",
     "region.cn": "mainland China",
     "region.global": "outside China",
+    # --- a card's China-market status (advisor/conversation/render/options_table.py) -----------------------------------
+    "china.status.available": "available",
+    "china.status.restricted": "restricted",
+    "china.status.licence_required": "licence required",
+    "china.status.china_variant": "China variant",
+    "china.status.not_sold": "not sold",
 }

@@ -733,4 +733,10 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "task.pretrain": "预训练",
     "region.cn": "中国大陆",
     "region.global": "海外/不限",
+    # --- a card's China-market status (advisor/conversation/render/options_table.py) -----------------------------------
+    "china.status.available": "可购买",
+    "china.status.restricted": "受限",
+    "china.status.licence_required": "需许可",
+    "china.status.china_variant": "中国特供",
+    "china.status.not_sold": "不在售",
 }

@@ -16,8 +16,7 @@ from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.render import compose
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
-from advisor.conversation.render.labels import pick
-from advisor.conversation.render.options_table import CHINA_STATUS
+from advisor.conversation.render.options_table import china_status
 from advisor.conversation.turn import Step, Turn
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import estimate_tco, gpu_unit_price
@@ -76,7 +75,7 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
     zh = lang == "zh"
     ch = gpu.china
-    status = pick(CHINA_STATUS.get(ch.status, (ch.status, ch.status)), lang)
+    status = china_status(ch.status, lang)
     when = ch.as_of.isoformat()
     buyable = ch.status in ("available", "china_variant")
     if not zh and region != "cn":  # the catalog's market status is mainland China's export-control status
