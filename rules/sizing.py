@@ -51,7 +51,7 @@ RULES: tuple[RuleMeta, ...] = (
            "Serving engines keep about a tenth free by default (vLLM's gpu_memory_utilization is 0.9), and "
            "fragmentation or a longer request can then run out of memory.",
         zh="余量不足：估算每卡使用 {memory_gib:.1f} GiB 中的 {per_gpu_gib:.1f} GiB，只剩 {headroom_ratio:.0%}。推理引擎"
-           "默认预留约十分之一显存（vLLM 的 gpu_memory_utilization 为 0.9），碎片或更长的请求可能导致显存溢出。",
+           "默认预留约十分之一显存（vLLM 的 `gpu_memory_utilization` 为 0.9），碎片或更长的请求可能导致显存溢出。",
     ),
     RuleMeta(
         id="sizing-kv-dominates",

@@ -8,11 +8,13 @@ catalog's own `load_sources`, so a rule's citation never depends on unrelated da
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from knowledge.catalog import data_dir, load_catalog, load_sources
 from knowledge.errors import CatalogError
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -73,3 +75,14 @@ def _citation(source_id: str, section: str, root: str) -> str:
         where = f"{where}, retrieved {src.retrieved.isoformat()}"
     text = ", ".join(parts)
     return f"{text} ({where})" if where else text
+
+
+_RETRIEVED = re.compile(r", retrieved (\d{4}-\d{2}-\d{2})")
+
+
+def citation_in(text: str, lang: str) -> str:
+    """A rendered citation (`citation`) with its retrieval date's words in `lang`; titles and sections stay as
+    published."""
+    if lang == "en":
+        return text
+    return _RETRIEVED.sub(lambda m: t("citation.retrieved", lang, date=m.group(1)), text)

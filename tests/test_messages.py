@@ -82,7 +82,12 @@ MOVED = ["advisor/recommend/results.py", "advisor/conversation/render/assumption
          "advisor/conversation/render/memory.py", "advisor/conversation/render/preamble.py",
          "advisor/conversation/render/options_table.py", "ui/quote/document.py", "ui/quote/render.py", "ui/cli/commands/history.py",
          "ui/web/panels.py", "ui/slack/details.py", "ui/web/store.py", "ui/web/chat.py", "ui/slack/replies.py",
-         "ui/slack/render.py", "ui/web/messages.py", "rules/titles.py"]
+         "ui/slack/render.py", "ui/web/messages.py", "rules/titles.py",
+         "advisor/conversation/render/firstscreen.py", "advisor/conversation/render/compose.py",
+         "advisor/conversation/render/findings.py", "advisor/conversation/dialog/policy.py",
+         "advisor/conversation/dialog/compare.py", "advisor/conversation/render/scale_out.py",
+         "advisor/conversation/llm/turns.py", "advisor/conversation/llm/prompts.py", "advisor/conversation/llm/state.py",
+         "advisor/conversation/reader/inline_specs.py"]
 INLINE = re.compile(r"""["'](?!(?:zh|en)["'])[^"']*["']"""  # a literal other than a language code …
                     r"""\s+if\s+(zh|lang\s*==\s*["'](zh|en)["'])\s+else""")  # … chosen by the language
 
@@ -91,3 +96,18 @@ INLINE = re.compile(r"""["'](?!(?:zh|en)["'])[^"']*["']"""  # a literal other th
 def test_moved_files_choose_no_words_inline(path: str) -> None:
     text = (ROOT / path).read_text(encoding="utf-8")
     assert [line.strip() for line in text.splitlines() if INLINE.search(line)] == []
+
+
+def test_no_key_is_written_twice() -> None:
+    """A dict literal keeps the last of two equal keys silently: each key is written once per table."""
+    import ast
+    from pathlib import Path
+
+    for lang in ("en", "zh"):
+        path = Path(__file__).resolve().parents[1] / "knowledge" / "messages" / f"{lang}.py"
+        table = next(node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Dict))
+        assert isinstance(table, ast.Dict)
+        keys = [k.value for k in table.keys if isinstance(k, ast.Constant)]
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        assert not twice, (lang, twice)

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import re
 
+from rules.sources import citation_in
+
 _REPO_PATH = re.compile(r"\s*\((?:\.\./)?(?:shared/)?(?:seeds|reference|knowledge)/[^()]*\)")
 
 
-def source_without_path(citation: str) -> str:
-    """`citation` without its "(seeds/000_….txt)"-style repository paths; URLs and retrieval dates stay."""
-    return _REPO_PATH.sub("", citation).strip()
+def source_without_path(citation: str, lang: str = "en") -> str:
+    """`citation` without its "(seeds/000_….txt)"-style repository paths; URLs and retrieval dates stay (the date's
+    kind in `lang`)."""
+    text = _REPO_PATH.sub("", citation).strip()
+    return citation_in(text, lang)

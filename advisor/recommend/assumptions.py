@@ -72,9 +72,9 @@ def _market_assumption(region: str, names: str) -> tuple[str, str]:
     """The cards left out of the search for the region's market (knowledge ChinaMarket)."""
     if region == "cn":
         return (f"region {region}: only cards sold new there are offered (left out: {names})",
-                f"地区 {region}：只推荐国内可买到新卡的型号（未纳入：{names}）")
+                f"中国大陆地区：只推荐国内可买到新卡的型号（未纳入：{names}）")
     return (f"region {region} (outside mainland China): cards sold only in mainland China are not offered "
-            f"(left out: {names})", f"地区 {region}（中国大陆以外）：不推荐专供中国市场的型号（未纳入：{names}）")
+            f"(left out: {names})", f"中国大陆以外地区：不推荐专供中国市场的型号（未纳入：{names}）")
 
 
 def deadline_assumption() -> tuple[str, str]:

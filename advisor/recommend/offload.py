@@ -136,4 +136,16 @@ def offer(search: Search, rec: Recommendation) -> None:
     rec.assumptions_zh.append(
         f"一张 {gpu.name} 即使 4-bit 也放不下 {search.model.name}：卸载方案把 -ngl {opt.layout['ngl']} 层放在显卡上，"
         f"{opt.layout['cpu_layers']} 层放在系统内存（{ram:.1f} GiB），约 {t['decode_tokens_per_s']:.1f} tokens/s"
-        f"（按 {opt.throughput['offload']['host']} 估算）")
+        f"（按 {_host_zh(opt.throughput['offload']['host'])} 估算）")
+
+
+# the host memory classes of knowledge/data/calibration.yaml and advisor.estimator.offload's words, in Chinese
+_HOST_ZH = (("HEDT/workstation", "高端台式机/工作站"), ("workstation", "工作站"), ("server socket", "服务器单路"),
+            ("desktop", "台式机"), (" (assumed)", "（假设值）"), ("stated ", "您给的 "))
+
+
+def _host_zh(label: str) -> str:
+    """A host's memory class ("desktop, 2 × DDR5-5600 = 89.6 GB/s (assumed)") in Chinese."""
+    for en, zh in _HOST_ZH:
+        label = label.replace(en, zh, 1)
+    return label

@@ -302,7 +302,7 @@ def interactivity_assumption(lang: str, met: bool) -> str:
     tps = 1000.0 / INTERACTIVE_MS_PER_TOKEN
     if lang == "zh":
         head = (f"默认交互目标：每位用户每秒至少 {tps:.0f} 个 token（每 token ≤ {INTERACTIVE_MS_PER_TOKEN:.0f} ms，"
-                "MLPerf Inference Llama 2 70B 交互场景的标准）")
+                "MLPerf 推理基准 Llama 2 70B 交互场景的标准）")
         return head + ("。" if met else "；目录中有价格、在本地区可买到新卡的配置都达不到，以下方案按显存选型，速度见表。")
     head = (f"Default interactivity target: at least {tps:.0f} tokens/s for each user ({INTERACTIVE_MS_PER_TOKEN:.0f} ms "
             "per output token, MLPerf Inference's Llama 2 70B interactive scenario)")

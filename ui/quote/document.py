@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from advisor.conversation.render.labels import FORMAT, REGION, SLOT_LABEL, TASK
+from advisor.conversation.render.cost import dated_zh
+from advisor.conversation.render.labels import FORMAT, SLOT_LABEL, region_label, task_label
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
 from knowledge.messages import known, t
@@ -120,9 +121,9 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     return obj.get(name, default) if isinstance(obj, Mapping) else getattr(obj, name, default)
 
 
-def source_words(source_id: str) -> str:
-    """A registry source by title and date ("Title (published 2025-06-16)", "Title, retrieved 2025-08-21"),
-    never its repository file; the id itself when the registry lacks it."""
+def source_words(source_id: str, lang: str = "en") -> str:
+    """A registry source by title and date ("Title (published 2025-06-16)", "Title (retrieved 2025-08-21)", the
+    date's kind in `lang`), never its repository file; the id itself when the registry lacks it."""
     try:
         src = source(source_id)
     except Exception:  # noqa: BLE001 - an unknown id is shown as it is rather than dropped
@@ -130,7 +131,8 @@ def source_words(source_id: str) -> str:
     title = src.title.strip()
     when = src.published or src.retrieved
     if when and when.isoformat() not in title:
-        title += f" ({'published' if src.published else 'retrieved'} {when.isoformat()})"
+        title += t("quote.source_published" if src.published else "quote.source_retrieved", lang,
+                   when=when.isoformat())
     if src.url and not src.document:
         title += f" — {src.url}"
     return title
@@ -152,7 +154,7 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
     if model:
         job_words.append(t("quote.model", lang, model=str(model)))
     if job.get("task"):
-        job_words.append(_l(TASK.get(job["task"], (job["task"], job["task"])), lang))
+        job_words.append(task_label(job["task"], lang))
     if job.get("weights"):
         job_words.append(t("quote.weights", lang, fmt=FORMAT.get(job["weights"], str(job["weights"]).upper())))
     if job.get("kv"):
@@ -171,7 +173,7 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
         limits_words.append(t("quote.budget", lang, money=money_words(float(limits["budget"]), currency)))
     region = limits.get("region") or slots.get("region")
     if region:
-        limits_words.append(t("quote.region", lang, region=_l(REGION.get(region, (region,) * 2), lang)))
+        limits_words.append(t("quote.region", lang, region=region_label(region, lang)))
     if limits.get("condition") == "used":
         limits_words.append(t("quote.used_accepted", lang))
     for key in ("existing", "candidates"):
@@ -231,15 +233,16 @@ def _prices(options: Sequence[Mapping[str, Any]], lang: str) -> list[PriceLine]:
             item=t("quote.per_card", lang, gpu=gpu), amount=float(price["amount"]),
             currency=str(price.get("currency") or ""), condition=_known(f"price.condition.{cond}", lang, cond),
             as_of=price.get("as_of"), reliability=_known(f"price.reliability.{price.get('reliability')}", lang, "") or None,
-            source="; ".join(source_words(s) for s in _source_ids(price.get("source")))))
+            source="; ".join(source_words(s, lang) for s in _source_ids(price.get("source")))))
     tco = options[0].get("tco") if options else None
     for entry in (tco.get("prices") or []) if isinstance(tco, Mapping) else []:
         name = str(entry.get("name", ""))
         if "per card" in name or R.number_or_none(entry.get("value")) is None:
             continue  # the card's own price is listed above, with its condition
-        out.append(PriceLine(item=_input_name(name, lang), amount=float(entry["value"]), currency=str(entry.get("unit") or ""),
+        out.append(PriceLine(item=_input_name(name, lang), amount=float(entry["value"]),
+                             currency=_input_unit(str(entry.get("unit") or ""), lang),
                              condition="–", as_of=entry.get("as_of"), reliability=None,
-                             source="; ".join(source_words(s) for s in _source_ids(entry.get("source")))))
+                             source="; ".join(source_words(s, lang) for s in _source_ids(entry.get("source")))))
     return out
 
 
@@ -310,7 +313,14 @@ def _input_name(name: str, lang: str) -> str:
     if lang != "zh":
         return name
     m = re.fullmatch(r"server tier (\S+) \(rest of system\)", name)
-    return t("quote.input.rest_of_system", lang, tier=m.group(1)) if m else _known(f"cost_input.{name}", lang, name)
+    return t("quote.input.rest_of_system", lang, tier=m.group(1)) if m else _known(f"cost_input.{name}", lang,
+                                                                                    dated_zh(name, "")[0])
+
+
+def _input_unit(unit: str, lang: str) -> str:
+    """A cost input's unit ("CNY per GPU-hour", "ratio") in the quote's language; currency codes stay (they pick
+    the sign)."""
+    return unit if lang != "zh" or unit in ("CNY", "USD") else dated_zh("", unit)[1]
 
 
 def _findings(turn: TurnLike, lang: str) -> list[FindingLine]:
@@ -323,7 +333,7 @@ def _findings(turn: TurnLike, lang: str) -> list[FindingLine]:
             continue
         seen.add(rule_id)
         ids = _source_ids(f.get("sources"))
-        sources = tuple(source_words(s) for s in ids) or ((source_without_path(str(f["source"])),)
+        sources = tuple(source_words(s, lang) for s in ids) or ((source_without_path(str(f["source"])),)
                                                           if f.get("source") else ())
         out.append(FindingLine(severity=str(f.get("severity", "")), title=rule_title(rule_id, lang),
                                message=str((f.get("message_zh") if lang == "zh" else None) or f.get("message") or ""),

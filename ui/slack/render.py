@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from advisor.conversation.render.firstscreen import split_details
-from knowledge.messages import t
+from knowledge.messages import known, t
 from ui.citations import source_without_path
 from ui.slack.text import (
     DETAILS_CHARS,
@@ -152,11 +152,20 @@ def _gpu_name(option: Mapping[str, Any]) -> str:
     return str(option.get("gpu_name") or gpu or "?")
 
 
-def _layout(option: Mapping[str, Any]) -> str:
+def _layout(option: Mapping[str, Any], lang: str = "en") -> str:
+    """The layout's fields as `name=value`, named in `lang` (a field whose name is empty there is left out: the
+    recommender's English one-line summary repeats the fields)."""
     layout = option.get("layout")
     if isinstance(layout, Mapping):
-        text = ", ".join(f"{k}={v}" for k, v in layout.items() if v not in (None, "", 1) or k in ("tp", "pp"))
-        return text or "–"
+        shown = []
+        for k, v in layout.items():
+            if v in (None, "", 1) and k not in ("tp", "pp"):
+                continue
+            name = t(f"slack.layout.{k}", lang) if known(f"slack.layout.{k}") else k
+            value = t(f"slack.layout_value.{v}", lang) if isinstance(v, str) and known(f"slack.layout_value.{v}") else v
+            if name:
+                shown.append(f"{name}={value}")
+        return t("list.comma", lang).join(shown) or "–"
     return str(layout or "–")
 
 
@@ -198,7 +207,7 @@ def option_rows(options: Sequence[Mapping[str, Any]], lang: str = "en") -> list[
     rows = [header]
     for i, opt in enumerate(options, 1):
         rows.append([
-            str(i), _gpu_name(opt), "–" if opt.get("count") is None else str(opt["count"]), _layout(opt),
+            str(i), _gpu_name(opt), "–" if opt.get("count") is None else str(opt["count"]), _layout(opt, lang),
             _memory(opt), _fits(opt, w),
             _decode(opt), _price(opt, w),
         ])
@@ -263,7 +272,7 @@ def finding_lines(findings: Iterable[Any], lang: str = "en") -> list[str]:
         line = f"{icon} `{escape(rule_id)}` {escape(message)}"
         source = _get(f, "source", "")
         if source:
-            line += f"\n      _{escape(w['source'])}: {escape(source_without_path(str(source)))}_"
+            line += f"\n      _{escape(w['source'])}: {escape(source_without_path(str(source), lang))}_"
         as_of = _get(f, "as_of")
         if as_of:
             line += f" ({escape(w['as_of'].format(date=as_of))})"

@@ -413,7 +413,7 @@ def findings_markdown(turn: TurnLike, lang: str = "en") -> str:
         line = f"- **{marks.get(severity, severity)} · {_plain(rule_title(rule_id, lang))}** — {msg}"
         extra = []
         if f.get("source"):
-            extra.append(t("finding.source", lang, source=source_without_path(str(f["source"]))))
+            extra.append(t("finding.source", lang, source=source_without_path(str(f["source"]), lang)))
         if f.get("as_of"):
             extra.append(t("finding.as_of", lang, when=str(f["as_of"])))
         if extra:

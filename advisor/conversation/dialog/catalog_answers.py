@@ -16,12 +16,13 @@ from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.render import compose
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
-from advisor.conversation.render.labels import pick
-from advisor.conversation.render.options_table import CHINA_STATUS
+from advisor.conversation.render.options_table import china_status
 from advisor.conversation.turn import Step, Turn
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import cloud_price, estimate_tco, gpu_unit_price
 from knowledge.errors import AdvisorError
+from knowledge.messages import known as has_message
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.conversation.dialog.machine import DialogState
@@ -60,10 +61,8 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
     if intent == "how_much" and not deciding:
         priced = f"purchase price of {count}× {gpus[0].name} (GPUs only)"
         deciding = priced if any(n.name == priced for n in book.numbers) else ""
-    zh = lang == "zh"
-    question = ("想算具体配置的话，告诉我模型和任务（推理、微调或训练）。" if zh else
-                "To size a configuration, tell me the model and the task (serving, fine-tuning or training).")
-    body = "\n\n".join(x for x in [lead, question, fs.details("详情" if zh else "Details", rest)] if x)
+    question = t("claim.to_size", lang)
+    body = "\n\n".join(x for x in [lead, question, fs.details(t("market.details", lang), rest)] if x)
     step = Step(name="lookup_gpu", arguments={"gpus": [g.id for g in gpus]}, summary=", ".join(g.name for g in gpus))
     yield step
     yield compose.finish_turn(body, lang, state, book, questions=[question], steps=[step],
@@ -76,36 +75,33 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
     zh = lang == "zh"
     ch = gpu.china
-    status = pick(CHINA_STATUS.get(ch.status, (ch.status, ch.status)), lang)
+    status = china_status(ch.status, lang)
     when = ch.as_of.isoformat()
     buyable = ch.status in ("available", "china_variant")
-    if zh:
-        verdict = "可以" if buyable else ("需要出口许可，难以正常采购" if ch.status == "licence_required" else "不能正常采购")
-        lead = f"**{verdict}**：{gpu.name} 在中国大陆的状态是“{status}”（截至 {when}）。"
-    elif region != "cn":  # the catalog's market status is mainland China's export-control status
-        lead = (f"**Outside mainland China, yes**: the export-control status the catalog tracks is China's, where the "
-                f"{gpu.name} is “{status}” (as of {when}).")
+    if not zh and region != "cn":  # the catalog's market status is mainland China's export-control status
+        lead = t("market.outside_china", lang, gpu=gpu.name, status=status, when=when)
     else:
-        verdict = "Yes" if buyable else ("Only with an export licence" if ch.status == "licence_required" else "No")
-        lead = f"**{verdict}** — the {gpu.name} is “{status}” in mainland China (as of {when})."
+        verdict = t("market.verdict.yes" if buyable else "market.verdict.licence" if ch.status == "licence_required"
+                    else "market.verdict.no", lang)
+        lead = t("market.status", lang, verdict=verdict, gpu=gpu.name, status=status, when=when)
     rest = [book.text(ch.note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
     if with_price:
         price_line = _server_price(gpu, count, currency, book, lang)
         if price_line and price_first:  # "what does a server with 8 H20 cost?": the price is the answer
-            status_line = lead if zh or region == "cn" else f"In mainland China it is “{status}” (as of {when})."
-            lead = price_line[0] + (" " if not zh else "") + status_line.replace("**", "")
+            status_line = lead if zh or region == "cn" else t("market.in_china", lang, status=status, when=when)
+            lead = price_line[0] + t("sentence.gap", lang) + status_line.replace("**", "")
             rest.append(price_line[1])
         elif price_line:
-            lead += (" " if not zh else "") + price_line[0]
+            lead += t("sentence.gap", lang) + price_line[0]
             rest.append(price_line[1])
         elif price_first:  # the price was the question and the catalog has none: said first, with why
             why = book.text(gpu.unpriced, f"why {gpu.id} is unpriced", f"{SRC_CATALOG}: {gpu.id}") if gpu.unpriced else ""
-            none = (f"目录里没有 {gpu.name} 的带日期价格，无法报价" + ("（未找到厂商公布价或带日期的零售报价）。" if why else "。") if zh else
-                    f"The catalog has no dated price for the {gpu.name}, so it cannot be priced" + (f" ({why})." if why
-                                                                                                   else "."))
-            status_line = lead if zh or region == "cn" else f"In mainland China it is “{status}” (as of {when})."
+            # the catalog's reason is English text: the Chinese sentence gives its gist
+            reason = t("screen.price.why", lang, why=why if not zh else t("screen.price.no_dated_quote", lang))
+            none = t("market.no_price", lang, gpu=gpu.name) + (reason if why else t("sentence.end", lang))
+            status_line = lead if zh or region == "cn" else t("market.in_china", lang, status=status, when=when)
             rent = _rental_line(gpu, region, book, lang)
-            lead = none + (" " if not zh else "") + (rent + (" " if not zh else "") if rent else "") + \
+            lead = none + t("sentence.gap", lang) + (rent + t("sentence.gap", lang) if rent else "") + \
                 status_line.replace("**", "")
     return lead, "\n\n".join(rest)
 
@@ -120,14 +116,10 @@ def _rental_line(gpu: GpuSpec, region: str, book: Book, lang: str) -> str:
     amount = book.money(f"rental per GPU-hour of {gpu.name} ({q.provider})", q.cny_per_hour if cny and q.cny_per_hour
                         else q.usd_per_hour, "CNY" if cny else "USD",
                         f"{SRC_CATALOG}: {gpu.id} cloud {q.source} as of {q.date}")
-    tier = {"on_demand": ("按需", "on-demand"), "spot": ("竞价", "spot"), "serverless": ("无服务器", "serverless"),
-            "reserved": ("包年包月", "reserved")}.get(q.tier or "", (q.tier or "", q.tier or ""))
-    abroad = q.region != region  # no quote from a provider in the asker's region: said so
-    if lang == "zh":
-        return (f"租用价格：{q.provider} 每卡每小时 {amount}（{tier[0]}，截至 {q.date.isoformat()}"
-                + ("；海外云厂商报价，仅供参考" if abroad else "") + "）。")
-    return (f"To rent one: {amount} per GPU-hour at {q.provider} ({tier[1]}, as of {q.date.isoformat()}"
-            + ("; a provider outside mainland China" if abroad else "") + ").")
+    tier = t(f"rent.tier.{q.tier}", lang) if q.tier and has_message(f"rent.tier.{q.tier}") else (q.tier or "")
+    abroad = t("rent.quote_abroad", lang) if q.region != region else ""  # no quote from the asker's region: said so
+    return t("rent.quote_line", lang, amount=amount, provider=q.provider, tier=tier, date=q.date.isoformat(),
+             abroad=abroad)
 
 
 _USED = re.compile(r"used|second[\s-]?hand|refurb\w*|二手|拆机|翻新")
@@ -135,50 +127,43 @@ _USED = re.compile(r"used|second[\s-]?hand|refurb\w*|二手|拆机|翻新")
 
 def _card_price(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, lang: str) -> str:
     """One more card's dated price, used when "used"/"二手" is said just before its name, else the newest price."""
-    zh = lang == "zh"
     at = low.find(said.lower())
     used = at >= 0 and bool(_USED.search(low[max(0, at - 16):at + len(said)]))
     p = gpu.price(currency, "used" if used else "any")
     if p is None:
-        return (f"{gpu.name}{'二手' if used else ''}：目录里没有{'二手' if used else ''}报价。" if zh else
-                f" {'A used ' if used else 'The '}{gpu.name}: the catalog has no {'used ' if used else ''}price for it.")
+        return t("market.card.no_used_price" if used else "market.card.no_price", lang, gpu=gpu.name)
     money = book.money(f"price per card of {gpu.name} ({p.kind})", p.amount, currency,
                        f"{SRC_CATALOG}: {gpu.id} price {p.source} as of {p.date}")
-    kind = {"used": ("二手", "used"), "launch_msrp": ("首发价", "launch MSRP")}.get(p.kind, ("市场价", p.kind))
-    return (f"{gpu.name}{'二手' if used else ''}：单卡约 {money}（{kind[0]}，截至 {p.date.isoformat()}）。" if zh else
-            f" {'A used ' if used else 'The '}{gpu.name}: about {money} per card ({kind[1]}, as of {p.date.isoformat()}).")
+    key = f"market.price_kind.{p.kind}"
+    return t("market.card.used_price" if used else "market.card.price", lang, gpu=gpu.name, money=money,
+             kind=t(key, lang) if has_message(key) else p.kind, date=p.date.isoformat())
 
 
 def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str) -> tuple[str, str] | None:
-    zh = lang == "zh"
     econ = load_economics()
     try:
         unit, date, kind, source = gpu_unit_price(gpu, currency, econ)
-        t = estimate_tco(gpu, count, econ, currency=currency).to_contract()
+        c = estimate_tco(gpu, count, econ, currency=currency).to_contract()
     except AdvisorError:
         return None
     n = book.count(f"GPUs ({gpu.name})", count, "GPUs", "user input")
     per = book.money(f"price per card of {gpu.name}", unit, currency, f"{SRC_CATALOG}: {gpu.id} price {source} as of {date}")
     gpus = book.money(f"purchase price of {count}× {gpu.name} (GPUs only)", unit * count, currency,
                       f"{SRC_CATALOG}: {gpu.id} price × count")
-    total = book.money(f"server purchase of {count}× {gpu.name}", t["purchase"]["total"]["amount"], currency, SRC_COST)
-    rest = book.money(f"rest of the server for {count}× {gpu.name}", t["purchase"]["rest_of_system"]["amount"], currency,
+    total = book.money(f"server purchase of {count}× {gpu.name}", c["purchase"]["total"]["amount"], currency, SRC_COST)
+    rest = book.money(f"rest of the server for {count}× {gpu.name}", c["purchase"]["rest_of_system"]["amount"], currency,
                       SRC_COST)
-    tco = book.money(f"TCO of {count}× {gpu.name}", t["tco"]["amount"], currency, SRC_COST)
-    years = book.num("TCO years", float(t["years"]), "years", SRC_COST, 0, suffix="")
-    head = (f"{n} 卡 {gpu.name} 整机约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余整机 {rest}。" if zh else
-            f"A server with {n}× {gpu.name} is about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for "
-            "the rest of the server.")
-    more = (f"{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。" if zh else
-            f"{years}-year total cost of ownership (server, power, operations, full utilisation): about {tco}.")
-    dated = "; ".join(f"{p['name']} {p['value']:g} {p['unit']} ({p['as_of']})" for p in t.get("prices", []))
-    return head, more + "\n\n" + book.text(("带日期的输入：" if zh else "Dated inputs: ") + dated, "dated inputs", SRC_COST)
+    tco = book.money(f"TCO of {count}× {gpu.name}", c["tco"]["amount"], currency, SRC_COST)
+    years = book.num("TCO years", float(c["years"]), "years", SRC_COST, 0, suffix="")
+    head = t("market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per, kind=kind, date=date, rest=rest)
+    more = t("market.server_tco", lang, years=years, tco=tco)
+    dated = "; ".join(f"{p['name']} {p['value']:g} {p['unit']} ({p['as_of']})" for p in c.get("prices", []))
+    return head, more + "\n\n" + book.text(t("market.dated_inputs", lang) + dated, "dated inputs", SRC_COST)
 
 
 def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str = "") -> tuple[str, str]:
     """Two or more cards side by side: memory, bandwidth (decode speed follows it), dense BF16 tensor compute
     (prefill and training follow it), TDP; the lead says how far apart the first two are on each."""
-    zh = lang == "zh"
     a, b = gpus[0], gpus[1]
     bw = a.bandwidth_bytes_per_s / b.bandwidth_bytes_per_s
     fl = a.bf16_dense_flops / b.bf16_dense_flops
@@ -194,20 +179,15 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
         metric, said = stated
         real = fl if metric == "compute" else bw
         right = abs(math.log(said / real)) <= math.log(1.2)
-        verdict = ("基本对" if right else "不对") if zh else ("Roughly right" if right else "Not right")
+        verdict = t("compare.verdict.roughly_right" if right else "compare.verdict.not_right", lang)
     elif claim:
-        verdict = (("对" if close_fl else "只对一半") if close_bw else "不对") if zh else \
-            (("Right" if close_fl else "Half right") if close_bw else "Not right")
+        verdict = t(("compare.verdict.right" if close_fl else "compare.verdict.half_right") if close_bw
+                    else "compare.verdict.not_right", lang)
     else:
         verdict = ""
-    if zh:
-        lead = (f"{'**' + verdict + '**：' if verdict else ''}生成（decode）速度取决于显存带宽：{a.name} {bw_a} 对 {b.name} {bw_b}（{r_bw}）；"
-                f"预填充和训练取决于算力：稠密 BF16 {fl_a} 对 {fl_b}（{r_fl}）。")
-    else:
-        lead = (f"{'**' + verdict + '** — ' if verdict else ''}decode speed follows memory bandwidth: {a.name} {bw_a} vs "
-                f"{b.name} {bw_b} ({r_bw}); prefill and training follow compute: dense BF16 {fl_a} vs {fl_b} ({r_fl}).")
-    head = ("| 显卡 | 显存 | 带宽 | 稠密 BF16 | 功耗 | NVLink |" if zh else
-            "| GPU | memory | bandwidth | dense BF16 | TDP | NVLink |") + "\n|---|---|---|---|---|---|"
+    lead = (t("compare.verdict_head", lang, verdict=verdict) if verdict else "") + t(
+        "compare.lead", lang, a=a.name, bw_a=bw_a, b=b.name, bw_b=bw_b, r_bw=r_bw, fl_a=fl_a, fl_b=fl_b, r_fl=r_fl)
+    head = t("compare.table_head", lang) + "\n|---|---|---|---|---|---|"
     rows = []
     for g in gpus:
         mem = book.num(f"memory of {g.name}", g.memory_bytes / 2**30, "GiB", f"{SRC_CATALOG}: {g.id}", 0)
@@ -251,7 +231,6 @@ def ratio_claim(text: str) -> tuple[str, float] | None:
 def _spec_claim(gpu: GpuSpec, claim: Claim, text: str, book: Book, lang: str) -> tuple[str, str]:
     """A stated memory size or bandwidth of one card against the catalog. A card sold as "N GB" has N GiB
     (N·2^30 bytes), so "24 GB" for a 24 GiB card is right; bandwidth is decimal (TB/s = 1000 GB/s), within 10 %."""
-    zh = lang == "zh"
     src = f"{SRC_CATALOG}: {gpu.id}"
     bandwidth = bool(_BANDWIDTH.search(text.lower()))
     unit = claim.unit + ("/s" if bandwidth and claim.unit.upper() in ("TB", "GB") else "")
@@ -261,42 +240,22 @@ def _spec_claim(gpu: GpuSpec, claim: Claim, text: str, book: Book, lang: str) ->
         real = gpu.bandwidth_bytes_per_s / 1e9
         right = abs(stated - real) <= 0.10 * real
         shown = book.num(f"bandwidth of {gpu.name}", real, "GB/s", src, 0)
-        what = ("显存带宽" if zh else "memory bandwidth")
+        what = t("spec.bandwidth", lang)
     else:
         stated = claim.value * (1024.0 if claim.unit.upper().startswith("T") else 1.0)  # GiB, as cards are sold
         real = gpu.memory_bytes / 2**30
         right = abs(stated - real) <= 0.5
         shown = book.num(f"memory of {gpu.name}", real, "GiB", src, 0)
-        what = ("显存" if zh else "memory")
-    if zh:
-        lead = (f"**{'对' if right else '不对'}**：按目录，{gpu.name} 的{what}是 {shown}"
-                f"{'，与说法一致' if right else f'，不是 {said}'}。")
-    else:
-        lead = (f"**{'Right' if right else 'Not right'}** — the {gpu.name} has {shown} of {what} in the catalog"
-                f"{', as stated' if right else f', not {said}'}.")
+        what = t("spec.memory", lang)
+    lead = t("spec.right" if right else "spec.wrong", lang, gpu=gpu.name, what=what, shown=shown, said=said)
     sources = ", ".join(getattr(gpu, "sources", []) or [])
-    rest = (f"出处：{sources}" if zh else f"Sources: {sources}") if sources else ""
+    rest = t("spec.sources", lang, sources=sources) if sources else ""
     return lead, book.text(rest, f"sources {gpu.id}", src) if rest else ""
 
 
 def capabilities_turn(state: DialogState, lang: str) -> Turn:
     """"What can you do?": what the advisor does and three example questions, in the user's language."""
-    zh = lang == "zh"
-    if zh:
-        body = ("我帮您为大模型任务选 GPU 并算清楚：**用哪种卡、要几张、放不放得下、跑多快、训练要多久、花多少钱**。"
-                "每个数字都来自显存/速度/成本公式或带日期、有出处的目录，国内可采购的卡和价格单独标出。\n\n"
-                "可以这样问：\n"
-                "- Qwen2.5-14B 用 INT4 量化，一张 16GB 的 4060 Ti 能跑 8k 上下文吗？\n"
-                "- 给 30 个人部署 Llama-3.1-70B，需要几张 L20？大概多少钱？\n"
-                "- 用 8 张 A800 全参微调 Qwen2.5-7B，训练 5B tokens 要多久？")
-    else:
-        body = ("I size GPUs for LLM jobs: **which card, how many, whether it fits, how fast it runs, how long training "
-                "takes and what it costs**. Every number comes from the memory, speed and cost formulas or from the "
-                "dated, cited catalog; China-market availability and prices are shown where they matter.\n\n"
-                "Try for example:\n"
-                "- Will Qwen2.5-32B in 4-bit fit on one RTX 4090 with 8k context?\n"
-                "- How many H100s do I need to serve Llama-3.1-70B to 50 users?\n"
-                "- How long does a LoRA fine-tune of Mistral-7B on 500M tokens take on one A100?")
+    body = t("capabilities.body", lang)
     book = Book()
     book.text(body, "example question", "fixed example questions (advisor.conversation.dialog.catalog_answers)")
     return compose.finish_turn(body, lang, state, book, extra={"kind": "capabilities", "intent": "capabilities",

@@ -16,6 +16,7 @@ from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.render.book import Book
 from advisor.conversation.tools.registry import call_tool
 from advisor.conversation.turn import Step
+from knowledge.messages import t
 from knowledge.params import param_counts
 
 if TYPE_CHECKING:
@@ -62,17 +63,15 @@ def compare_models(models: list[str], gpu: str, count: int, job: dict[str, Any],
             break
         if fits_one is None and (ra.get("fits") or rb.get("fits")):
             fits_one = (a.name if ra.get("fits") else b.name, fmt)
-    zh = lang == "zh"
     book = Book()
     where = f"{count}× {card.name}"
     if chosen is None:
         if fits_one is None:
-            text = (f"**两者都放不下** {where}（试过 {'、'.join(f.upper() for f in formats)}）。" if zh else
-                    f"**Neither fits** on {where} (tried {', '.join(f.upper() for f in formats)}).")
+            text = t("compare_models.neither", lang, where=where,
+                     tried=t("list.sep", lang).join(f.upper() for f in formats))
         else:
             name, fmt = fits_one
-            text = (f"**只有 {name} 放得下** {where}（{fmt.upper()}），另一个放不下，无法比较速度。" if zh else
-                    f"**Only {name} fits** on {where} ({fmt.upper()}); the other does not, so there is no speed to compare.")
+            text = t("compare_models.only_one", lang, name=name, where=where, fmt=fmt.upper())
         return text, book
     fmt, ra, rb = chosen
     sa, sb = _speed(ra), _speed(rb)
@@ -86,17 +85,11 @@ def compare_models(models: list[str], gpu: str, count: int, job: dict[str, Any],
     wa, la = (book.num(f"{m.name} active parameters", param_counts(m).active / 1e9, "B params",
                        "knowledge.params.param_counts (catalog architecture)", 1, suffix="B") for m in (win, lose))
     if win_s < 1.05 * lose_s:  # within 5 %: the estimate cannot tell them apart
-        if zh:
-            return (f"**两者速度相当**（{where}，{fmt.upper()}）：{win.name} 每路 {ws}，{lose.name} {ls}。"), book
-        return (f"**About the same speed** on {where} ({fmt.upper()}): {ws} per user for {win.name}, {ls} for "
-                f"{lose.name}."), book
-    why_fmt = "" if fmt == first else (f"，{first.upper()} 放不下两者" if zh else f"; {first.upper()} does not fit both")
-    if zh:
-        return (f"**{win.name} 更快**（{where}，{fmt.upper()}{why_fmt}）：每路 {ws}，{lose.name} 为 {ls}"
-                f"（{ratio} 倍）。解码每个 token 要读一遍激活参数的权重：{win.name} {wa}，{lose.name} {la}。"), book
-    return (f"**{win.name} is faster** on {where} ({fmt.upper()}{why_fmt}): {ws} per user against {ls} for "
-            f"{lose.name} ({ratio}×). Decoding reads the active parameters' weights for every token: {wa} for "
-            f"{win.name}, {la} for {lose.name}."), book
+        return t("compare_models.same_speed", lang, where=where, fmt=fmt.upper(), win=win.name, ws=ws,
+                 lose=lose.name, ls=ls), book
+    why_fmt = "" if fmt == first else t("compare_models.first_does_not_fit", lang, first=first.upper())
+    return t("compare_models.faster", lang, win=win.name, where=where, fmt=fmt.upper(), why_fmt=why_fmt, ws=ws,
+             lose=lose.name, ls=ls, ratio=ratio, wa=wa, la=la), book
 
 
 __all__ = ["compare_models"]

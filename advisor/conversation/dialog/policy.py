@@ -22,6 +22,8 @@ from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.memory import kv_cache_bytes
+from knowledge.messages import known as has_message
+from knowledge.messages import t
 from knowledge.params import param_counts
 
 if TYPE_CHECKING:
@@ -56,58 +58,43 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | Non
     count = int(opt.get("count") or 1)
 
     rate = float(load_economics().exchange_rate_cny_per_usd.value)
-    zh = lang == "zh"
     book = Book()
     job_hours = (opt.get("throughput") or {}).get("gpu_hours")
     training = job_hours is not None
     if job_hours is not None:
         hours = float(job_hours)
         h = book.num(f"GPU-hours of the job on {count}× {gpu.name}", hours, "GPU-hours", SRC_HOURS, 1 if hours < 100 else 0,
-                     suffix="GPU 小时" if zh else "GPU-hours")
+                     suffix=t("rent.gpu_hours", lang))
     else:
         hours = count * HOURS_PER_MONTH
         h = book.num(f"GPU-hours per month on {count}× {gpu.name}", hours, "GPU-hours", "count × 8760 h / 12", 0,
-                     suffix="GPU 小时" if zh else "GPU-hours")
+                     suffix=t("rent.gpu_hours", lang))
     parts = []
     for provider, price, cur, date, tier in _quotes(gpu, region, rate)[:4]:
         name = provider.rstrip("*")
         cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * price, cur, SRC_CLOUD)
         unit = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
-        abroad = ("，境外报价" if zh else ", offered outside China") if provider.endswith("*") else ""
-        tier_txt = {"on_demand": "按需" if zh else "on demand", "spot": "可中断" if zh else "spot",
-                    "serverless": "serverless", "reserved": "包年" if zh else "reserved"}.get(tier, tier)
-        parts.append(f"{name} {cost}（{unit}/GPU 小时，{tier_txt}，截至 {date}{abroad}）" if zh else
-                     f"{cost} at {name} ({unit} per GPU-hour, {tier_txt}, as of {date}{abroad})")
+        abroad = t("rent.abroad", lang) if provider.endswith("*") else ""
+        key = f"rent.tier.{tier}"
+        tier_txt = t(key, lang) if has_message(key) else tier
+        parts.append(t("rent.quote", lang, name=name, cost=cost, unit=unit, tier=tier_txt, date=date, abroad=abroad))
     if not parts:
         return None
     what = f"{count}× {gpu.name}"
-    if zh:
-        head = (f"**租用**：这个任务在 {what} 上约需 {h}，按小时租：" if training else
-                f"**租用**：{what} 全天候运行每月 {h}，每月租金：")
-        text = head + "；".join(parts) + "。"
-    else:
-        head = (f"**Renting**: this job takes about {h} on {what}; rented by the hour that is " if training else
-                f"**Renting**: {what} running around the clock is {h} a month; rented, that is ")
-        text = head + "; ".join(parts) + (" a month." if not training else ".")
+    text = t("rent.job" if training else "rent.month", lang, what=what, h=h,
+             quotes=t("clause.sep", lang).join(parts))
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
     if buy.get("amount"):
         cost = book.money(f"purchase of {what}", float(buy["amount"]), str(buy.get("currency", "USD")),
                           "advisor.estimator.cost.estimate_tco")
-        text += (f" 买同样的配置需一次性投入 {cost}（整机）。" if zh else
-                 f" Buying the same configuration costs {cost} up front (whole server).")
+        text += t("rent.buy_instead", lang, cost=cost)
     turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     return text
-
-
-_STATUS = {"available": ("on sale", "在售"), "restricted": ("restricted", "受限"),
-           "licence_required": ("licence required", "需许可证"), "china_variant": ("China-market variant", "中国特供版"),
-           "not_sold": ("not sold", "不在售")}
 
 
 def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | None:
     """For a market or legality question: since when the card's China status holds, the catalog's sources for it,
     and the China-market cards offered in its place with their own status (said right after the verdict)."""
-    zh = lang == "zh"
     lines = []
     for h in request.get("hardware", []):
         gpu = catalog.find_gpu(h["gpu"]) if h.get("gpu") and h.get("role") != "excluded" else None
@@ -126,22 +113,15 @@ def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | N
         for alt_id in china.substitutes:
             alt = catalog.find_gpu(alt_id)
             if alt is not None and alt.china is not None and alt.china.status not in ("restricted", "not_sold"):
-                label = _STATUS.get(alt.china.status, (alt.china.status, alt.china.status))[1 if zh else 0]
-                alts.append(f"{alt.name}（{label}，截至 {alt.china.as_of}）" if zh else
-                            f"{alt.name} ({label}, as of {alt.china.as_of})")
-        if zh:
-            text = (f"{gpu.name}：自 {since} 起受限。" if since else f"{gpu.name}：")
-            if titles:
-                text += "来源：" + "；".join(titles) + "。"
-            if alts:
-                text += "国内可考虑的替代：" + "、".join(alts) + "；告诉我模型和用途，我按任务算出需要几张。"
-        else:
-            text = (f"{gpu.name}: restricted since {since}. " if since else f"{gpu.name}: ")
-            if titles:
-                text += "Source: " + "; ".join(titles) + ". "
-            if alts:
-                text += ("China-market alternatives: " + ", ".join(alts) +
-                         "; tell me the model and the job and I will size them for it.")
+                key = f"market_note.status.{alt.china.status}"
+                label = t(key, lang) if has_message(key) else alt.china.status
+                alts.append(t("market_note.alternative", lang, name=alt.name, label=label, date=alt.china.as_of))
+        text = (t("market_note.restricted_since", lang, gpu=gpu.name, since=since) if since
+                else t("market_note.gpu", lang, gpu=gpu.name))
+        if titles:
+            text += t("market_note.sources", lang, titles=t("clause.sep", lang).join(titles))
+        if alts:
+            text += t("market_note.alternatives", lang, alts=t("list.sep", lang).join(alts))
         lines.append(text.strip())
     return "\n\n".join(lines) or None
 
@@ -154,41 +134,21 @@ _ACTIVE_ONLY = re.compile(r"active|激活|只需|only", re.I)
 KV_EXAMPLES = ("llama-3.1-8b", "llama-3.1-70b")  # the common GQA shapes (8 KV heads of 128) at two depths
 
 
-def _kv_formula(layers: str, heads: str, dim: str, c: str, zh: bool) -> str:
-    """The KV cache per sequence in words, each factor as the caller shows it (a model's figures or their names):
-    KV bytes = 2 (K and V) × layers × KV heads × head size × 2 bytes (FP16) × context."""
-    return f"2 × {layers} × {heads} × {dim} × 2 {'字节' if zh else 'bytes'} × {c}"
-
-
-def _kv_claim(said: float | None, kv: float, c: str, zh: bool, *, model: str = "", got: str = "",
-              shown: list[str] | None = None, formula: str) -> str:
-    """The verdict on a KV-cache amount said, with the cache per sequence: one model's (`model`, `got`) or, when
-    the claim names none, two common shapes' (`shown`, worked out at the context said)."""
-    per_seq = "并发几路就乘几" if zh else "times the number of concurrent sequences"
-    if shown is None:
-        small = said is None or said * 1e9 < 0.8 * kv
-        verdict = ("**不对**" if small else "**基本对**") if zh else ("**No**" if small else "**Roughly, yes**")
-        return (f"{verdict}：{model} 在 {c} 上下文时每条序列的 KV 缓存是 {got}（{formula}，FP16），{per_seq}。" if zh else
-                f"{verdict}: the KV cache of {model} at {c} of context is {got} per sequence ({formula}, FP16), "
-                f"{per_seq}.")
-    small = said is not None and said * 1e9 < 0.8 * kv
-    verdict = ("**不对**" if small else "**要看模型**") if zh else ("**No**" if small else "**It depends on the model**")
-    return (f"{verdict}：{c} 上下文时每条序列的 KV 缓存 = {formula}（FP16）：{'、'.join(shown)}，{per_seq}。"
-            "告诉我具体模型就按它算。" if zh else
-            f"{verdict}: at {c} of context the KV cache per sequence is {formula} (FP16): {', '.join(shown)}, "
-            f"{per_seq}. Name the model to size yours.")
-
-
-def _kv_claim_examples(said: float | None, ctx: int, c: str, book: Book, catalog: Catalog, zh: bool) -> str | None:
-    """A KV-cache claim that names no model: the cache per sequence of two common shapes at the context said,
-    against the amount said."""
+def _kv_claim_examples(request: dict[str, Any], job: dict[str, Any], book: Book, catalog: Catalog,
+                       lang: str) -> str | None:
+    """A KV-cache claim that names no model: the cache per sequence of two common shapes at the context said
+    (KV bytes = 2 × layers × KV heads × head size × 2 bytes × context), against the amount said."""
     models = [m for m in (catalog.find_model(i) for i in KV_EXAMPLES) if m is not None]
     if not models:
         return None
+    ctx = int(job.get("context") or 4096)
+    c = book.tokens("context of the claim", ctx, "user input", lang)
     sizes = [(m, kv_cache_bytes(m, ctx)) for m in models]
     shown = [f"{m.name} {book.gib(f'KV cache of {m.name} at {ctx} tokens', kv)}" for m, kv in sizes]
-    names = ("层数", "KV 头数", "头维度") if zh else ("layers", "KV heads", "head size")
-    return _kv_claim(said, min(kv for _, kv in sizes), c, zh, shown=shown, formula=_kv_formula(*names, c, zh))
+    said = next((c_["value"] for c_ in request.get("claims", [])), None)
+    small = said is not None and said * 1e9 < 0.8 * min(kv for _, kv in sizes)
+    verdict = t("kv_claim.no" if small else "kv_claim.depends", lang)
+    return t("kv_claim.examples", lang, verdict=verdict, c=c, shown=t("list.sep", lang).join(shown))
 
 
 def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog, lang: str) -> str | None:
@@ -198,12 +158,10 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
       (advisor.estimator.memory.kv_cache_bytes) for the model and context of the request, against the amount said;
     * "MoE models only need memory for their active experts" — every expert's weights stay in memory: total
       parameters × bytes per weight, against the active parameters (the router picks experts per token)."""
-    zh = lang == "zh"
     book = Book()
     job = {v["name"]: v["value"] for v in request.get("job", [])}
     model = catalog.find_model(str(job.get("model") or "")) if job.get("model") else None
     out = None
-    said = next((c_["value"] for c_ in request.get("claims", [])), None)
     if _KV_WORDS.search(text) and model is not None:
         ctx = int(job.get("context") or 4096)
         kv = kv_cache_bytes(model, ctx)
@@ -212,13 +170,14 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
         heads = book.count(f"KV heads of {model.name}", model.num_kv_heads, "heads", "model config.json")
         dim = book.count(f"head size of {model.name}", model.head_dim, "dims", "model config.json")
         c = book.tokens("context of the claim", ctx, "user input", lang)
-        shape = (f"{layers} 层", f"{heads} 个 KV 头", f"{dim} 维") if zh else (f"{layers} layers", f"{heads} KV heads", dim)
-        out = _kv_claim(said, kv, c, zh, model=model.name, got=got, formula=_kv_formula(*shape, c, zh))
+        said = next((c_["value"] for c_ in request.get("claims", [])), None)
+        small = said is None or said * 1e9 < 0.8 * kv
+        verdict = t("kv_claim.no" if small else "kv_claim.roughly", lang)
+        out = t("kv_claim.model", lang, verdict=verdict, model=model.name, c=c, got=got, layers=layers, heads=heads,
+                dim=dim)
     elif _KV_WORDS.search(text) and not (_MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text)):
         said_ctx = ((turn.workload or {}).get("slots") or {}).get("context")
-        ctx = int(job.get("context") or said_ctx or 4096)
-        out = _kv_claim_examples(said, ctx, book.tokens("context of the claim", ctx, "user input", lang), book,
-                                 catalog, zh)
+        out = _kv_claim_examples(request, {"context": job.get("context") or said_ctx}, book, catalog, lang)
     elif _MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text):
         def is_moe(m: Any) -> bool:
             counts = param_counts(m)
@@ -232,11 +191,7 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
         total = book.num(f"parameters of {moe.name}", counts.total / 1e9, "B params", src, 1, suffix="B")
         active = book.num(f"active parameters of {moe.name}", counts.active / 1e9, "B params", src, 1, suffix="B")
         weights = book.gb(f"BF16 weights of all experts of {moe.name}", counts.total * 2, "2 bytes × parameters")
-        out = (f"**不对**：MoE 每个 token 只用部分专家计算，但所有专家的权重都要放在显存里（路由每步可能选任何专家）。"
-               f"例如 {moe.name} 共 {total} 参数、每 token 激活 {active}：BF16 权重要 {weights}，而不是按激活参数算。" if zh else
-               f"**No**: an MoE model computes each token with a few experts, but every expert's weights must be in "
-               f"memory (the router may pick any of them at each step). {moe.name}, for example, has {total} parameters "
-               f"with {active} active per token: its BF16 weights take {weights}, not the active share.")
+        out = t("moe_claim.all_experts", lang, model=moe.name, total=total, active=active, weights=weights)
     if out:
         turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     return out

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from knowledge.messages import t
+
 
 @dataclass(frozen=True)
 class Slot:
@@ -26,7 +28,7 @@ class Slot:
         q, d = (self.question_zh, self.default_zh) if lang == "zh" else (self.question_en, self.default_en)
         if not d:
             return q
-        return f"{q}（{d}）" if lang == "zh" else f"{q} ({d})"
+        return t("question.with_default", lang, question=q, default=d)
 
 
 SLOTS: dict[str, Slot] = {s.name: s for s in (

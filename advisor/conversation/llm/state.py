@@ -18,32 +18,15 @@ from advisor.conversation.llm.settings import Settings
 from advisor.conversation.reader.lang import Lang
 from advisor.conversation.tools.registry import ToolResult
 from advisor.conversation.turn import Step
+from knowledge.messages import t
 
 CIRCUIT_FAILURES = 3  # consecutive transport failures that open the breaker
 CIRCUIT_OPEN_S = 30.0
 
-_REASONS: dict[str, tuple[str, str]] = {
-    "not_configured": ("no language model is configured", "未配置语言模型"),
-    "input_too_long": ("the message is too long for the language model", "消息过长，未发送给语言模型"),
-    "unreachable": ("the model server could not be reached", "无法连接模型服务"),
-    "rate_limited": ("the model server is rate-limiting requests (HTTP 429)", "模型服务限流（HTTP 429）"),
-    "server_error": ("the model server returned an error", "模型服务返回错误"),
-    "timeout": ("the model did not answer in time", "模型响应超时"),
-    "rejected": ("the model server refused the request", "模型服务拒绝了请求"),
-    "malformed": ("the model sent malformed tool calls", "模型返回了格式错误的工具调用"),
-    "step_limit": ("the model used up its steps for this turn", "模型超出本轮步数上限"),
-    "token_limit": ("the model used up its token budget for this turn", "模型超出本轮 token 上限"),
-    "truncated": ("the model's answer was cut off", "模型回答被截断"),
-    "empty": ("the model returned an empty answer", "模型返回了空回答"),
-    "ungrounded": ("its numbers did not match the tools' results", "回答中的数字与工具结果不符"),
-    "unanswered": ("its first sentence did not answer the question", "回答的第一句没有直接回答问题"),
-    "tools_failed": ("it named hardware without a successful tool result", "没有成功的工具结果却给出了硬件建议"),
-    "unsafe_text": ("it asked for a secret or pointed to an outside address", "回答索要密钥或指向外部网址"),
-    "circuit_open": ("the model server failed repeatedly; paused for a moment", "模型服务连续失败，暂停调用"),
-    "dependency": ("the LLM libraries are not installed (pip install 'gpu-advisor[llm]')",
-                   "未安装 LLM 依赖（pip install 'gpu-advisor[llm]'）"),
-    "error": ("the agent failed", "智能体运行出错"),
-}
+# the reasons an agent turn gives up; their words are "llm.reason.<reason>" in knowledge/messages
+_REASONS = ("not_configured", "input_too_long", "unreachable", "rate_limited", "server_error", "timeout", "rejected",
+            "malformed", "step_limit", "token_limit", "truncated", "empty", "ungrounded", "unanswered", "tools_failed",
+            "unsafe_text", "circuit_open", "dependency", "error")
 
 
 class AgentUnavailable(Exception):
@@ -53,17 +36,14 @@ class AgentUnavailable(Exception):
         self.reason = reason if reason in _REASONS else "error"
         self.detail = detail
         self.lang = lang  # set by AgentDriver.run to the user's language; str() follows it
-        super().__init__(_REASONS[self.reason][0])
+        super().__init__(t(f"llm.reason.{self.reason}", "en"))
 
     def __str__(self) -> str:
-        return _REASONS[self.reason][1 if self.lang == "zh" else 0]
+        return t(f"llm.reason.{self.reason}", self.lang)
 
     def note(self, lang: str = "en") -> str:
         """One short sentence for the user, in their language."""
-        why = _REASONS[self.reason][1 if lang == "zh" else 0]
-        if lang == "zh":
-            return f"语言模型未能作答（{why}），以下是确定性规则给出的回答。"
-        return f"The language model could not answer ({why}); this is the deterministic answer."
+        return t("llm.fallback_note", lang, why=t(f"llm.reason.{self.reason}", lang))
 
 
 class Stop(Exception):

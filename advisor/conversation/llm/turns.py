@@ -16,6 +16,7 @@ from advisor.conversation.llm.lead import LeadCheck
 from advisor.conversation.llm.state import TurnState
 from advisor.conversation.tools.results import ToolResult, to_number
 from advisor.conversation.turn import Number, Turn
+from knowledge.messages import t
 from rules.findings import Finding
 
 FINDINGS_SHOWN = 8  # in the answer text; Turn.findings keeps them all
@@ -66,7 +67,8 @@ def question_turn(result: ToolResult, st: TurnState, model_name: str) -> Turn:
     if not grounding.check(question, allowed).ok or (lang == "zh") != bool(_CJK.search(question)):
         question = slot.question(lang)  # the model's wording had unchecked numbers: use ours
     elif slot.default_en and not re.search(r"default|默认|預設", question, re.I):
-        question = f"{question}（{slot.default_zh}）" if lang == "zh" else f"{question} ({slot.default_en})"
+        question = t("question.with_default", lang, question=question,
+                     default=slot.default_zh if lang == "zh" else slot.default_en)
     question = sanitize(question)
     return Turn(answer=question, lang=lang, mode="llm", questions=[question],
                 steps=[r.step() for r in st.results], workload=_workload([r for r in st.results if r.ok]),
@@ -96,16 +98,15 @@ def _findings(results: list[ToolResult]) -> list[Finding]:
 
 
 def _render_findings(findings: list[Finding], lang: str) -> str:
-    head = "\n\n**规则提示**" if lang == "zh" else "\n\n**Findings**"
-    lines = [head]
+    lines = ["\n\n" + t("llm.findings.head", lang)]
     for f in findings[:FINDINGS_SHOWN]:
         tail = f" — {f.source}" if f.source else ""
         if f.as_of:
-            tail += f"（截至 {f.as_of}）" if lang == "zh" else f" (as of {f.as_of})"
+            tail += t("llm.findings.as_of", lang, date=f.as_of)
         lines.append(f"- [{f.severity}] `{f.rule_id}`: {f.text(lang)}{tail}")
     if len(findings) > FINDINGS_SHOWN:
         more = len(findings) - FINDINGS_SHOWN
-        lines.append(f"- （另有 {more} 条提示）" if lang == "zh" else f"- ({more} more findings)")
+        lines.append(t("llm.findings.more", lang, n=more))
     return "\n".join(lines)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from advisor.conversation.render.book import SRC_USER, Book
 from knowledge.errors import AdvisorError, InputError
+from knowledge.messages import t
 from knowledge.params import param_counts
 
 _BANDWIDTH = re.compile(r"(?<![\d.])(\d{1,5}(?:\.\d+)?)\s*(tb/s|tbps|tb每秒|gb/s|gbps)(?![a-z])")
@@ -41,26 +42,18 @@ def card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang
     the card's own name when the user gave one the catalog lacks ("an MI450X with 432 GB")."""
     if capacity is None:
         return []
-    zh = lang == "zh"
-    lines = _card_lines(ev, capacity, bandwidth, book, lang)
-    if named:
-        lines = [line.replace("的卡（不是目录里的卡", f"的卡（{named}，不是目录里的卡", 1) if zh else
-                 line.replace("a card with", f"the {named} as a card with", 1) for line in lines]
-    return lines
+    return _card_lines(ev, capacity, bandwidth, book, lang, t("inline_card.named", lang, name=named) if named else "")
 
 
-def _card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang: str) -> list[str]:
-    zh = lang == "zh"
+def _card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang: str, named: str) -> list[str]:
     cap = book.num("capacity you named", capacity.value, capacity.unit, SRC_USER, 0 if capacity.value >= 10 else 1)
     if bandwidth is None:
-        return ["按您给的规格计算：一张 " + cap + " 显存的卡（不是目录里的卡，只核对显存）。" if zh else
-                f"Taken as given: a card with {cap} of memory (not a catalog card, so only its memory is checked)."]
+        return [t("inline_card.memory", lang, named=named, cap=cap)]
     bw = book.num("memory bandwidth you named", bandwidth / 1e12, "TB/s", SRC_USER, 2 if bandwidth < 1e12 else 1)
     need = getattr(ev, "need", None)
     model = getattr(ev, "model", None)
     if need is None or model is None:
-        return [f"按您给的规格计算：{cap} 显存、带宽 {bw} 的卡（不是目录里的卡）。" if zh else
-                f"Taken as given: a card with {cap} at {bw} (not a catalog card)."]
+        return [t("inline_card.bandwidth", lang, named=named, cap=cap, bw=bw)]
 
     counts = param_counts(model)
     share = counts.active / counts.total if counts.total else 1.0
@@ -68,12 +61,7 @@ def _card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lan
     ceiling = book.num("decode ceiling of one sequence on the card you described", bandwidth / per_token, "tokens/s",
                        SRC_ROOFLINE, 0 if bandwidth / per_token >= 10 else 1)
     read = book.gb("bytes read per decoded token (active weights + KV cache)", per_token)
-    if zh:
-        return [f"按您给的规格计算：{cap} 显存、带宽 {bw} 的卡（不是目录里的卡）。单路解码速度上限约 {ceiling}"
-                f"（带宽 ÷ 每个 token 读取的 {read} 权重与 KV 缓存；实际引擎通常只能达到其中一部分）。"]
-    return [f"Taken as given: a card with {cap} at {bw} (not a catalog card). One sequence decodes at most about "
-            f"{ceiling} (bandwidth ÷ the {read} of weights and KV cache read per token; engines reach a fraction of "
-            "this)."]
+    return [t("inline_card.ceiling", lang, named=named, cap=cap, bw=bw, ceiling=ceiling, read=read)]
 
 
 # --- a model typed by its shape ("a 40-layer model with hidden 5120 and 8 KV heads") ---------------------------------
@@ -169,7 +157,6 @@ def read_user_model(s: str, catalog: Any) -> tuple[Any, list[tuple[int, int]]] |
 
 def model_lines(spec: Any, assumed: list[str], book: Book, lang: str) -> list[str]:
     """The sentence saying the model was sized from the shape typed, with its parameter count and what was assumed."""
-    zh = lang == "zh"
     params = book.num(f"parameters of {spec.name}", param_counts(spec).total / 1e9, "B params",
                       "knowledge.params.param_counts of the shape you typed", 2 if param_counts(spec).total < 1e10 else 1,
                       suffix="B")
@@ -177,13 +164,7 @@ def model_lines(spec: Any, assumed: list[str], book: Book, lang: str) -> list[st
     hd = book.num("head size assumed", HEAD_DIM, "", src, 0, suffix="").strip()
     ratio = book.num("MLP width over hidden size assumed", MLP_RATIO, "×", src, 1, suffix="").strip()
     vocab = book.num("vocabulary assumed", VOCAB, "tokens", src, 0, suffix="")
-    words = {"num_attention_heads": (f"注意力头数 = hidden ÷ {hd}", f"attention heads = hidden ÷ {hd}"),
-             "num_key_value_heads": ("KV 头数 = 注意力头数（无 GQA）", "KV heads = attention heads (no GQA)"),
-             "intermediate_size": (f"MLP 宽度 = {ratio} × hidden", f"MLP width = {ratio} × hidden"),
-             "vocab_size": (f"词表 {vocab}", f"vocabulary {vocab}")}
-    guess = ("、" if zh else ", ").join(words[k][0 if zh else 1] for k in assumed)
-    if zh:
-        return [f"按您给的结构计算：这是您自己的模型（不是目录里的模型），标准解码器结构（Llama 布局），约 {params} 参数"
-                + (f"；未给出的按常见取值假设：{guess}" if guess else "") + "。"]
-    return [f"Taken as given: your own model (not a catalog model), a standard decoder-only layout (Llama-style), about "
-            f"{params} parameters" + (f"; not given, so assumed: {guess}" if guess else "") + "."]
+    guess = t("list.sep", lang).join(t(f"inline_model.assumed.{k}", lang, hd=hd, ratio=ratio, vocab=vocab)
+                                     for k in assumed)
+    return [t("inline_model.sized", lang, params=params,
+              assumed=t("inline_model.not_given", lang, guess=guess) if guess else "")]

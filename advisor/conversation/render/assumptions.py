@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Assumption
 from advisor.conversation.render.book import SRC_TRAINING, Book, decimals_for
 from advisor.conversation.render.labels import pick
+from advisor.estimator.hf_training import ENGINE_VERSIONS
 from knowledge.messages import t
 
 if TYPE_CHECKING:
@@ -80,11 +81,22 @@ _ASSUMPTION_ZH: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+# the implementation an engine's training memory follows (advisor.estimator.hf_training.ENGINE_VERSIONS), in Chinese
+_FOLLOWED_ZH = {"transformers": "（参照 transformers 5.17、PEFT 0.21、PyTorch 2.11）",
+                "deepspeed": "（参照 DeepSpeed 的 estimate_zero2/zero3_model_states_mem_needs）",
+                "fsdp": "（参照 PyTorch FSDP2 的 `fully_shard` 与 `MixedPrecisionPolicy`（bf16 参数））",
+                "megatron": "（参照 Megatron-LM 的分布式优化器，fp32 主梯度）"}
+_TRAINING_ENGINE = re.compile(r"(?<=\S) training(?=（|；|$)")  # "DeepSpeed (ZeRO) training": the catalog's engine name
+
+
 def assumption_zh(text: str) -> str:
     for rx, template in _ASSUMPTION_ZH:
         m = rx.match(text)
         if m:
-            return template.format(**m.groupdict())
+            out = template.format(**m.groupdict())
+            for engine, followed in ENGINE_VERSIONS.items():
+                out = out.replace(followed, _FOLLOWED_ZH[engine])
+            return _TRAINING_ENGINE.sub(" 训练", out)
     return text
 
 

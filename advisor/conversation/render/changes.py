@@ -18,7 +18,7 @@ from advisor.conversation.render.book import (
     Book,
 )
 from advisor.conversation.render.headline import top_config
-from advisor.conversation.render.labels import REGION, SLOT_LABEL, pick, slot_value, task_label
+from advisor.conversation.render.labels import SLOT_LABEL, pick, region_label, slot_value, task_label
 from advisor.conversation.render.options_table import opt_name
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.messages import t
@@ -106,7 +106,7 @@ def _effective(slot: str, ev: Analysis, book: Book, lang: str, catalog: Catalog)
     elif slot == "task":
         default = task_label("inference", lang)
     else:  # the region default build_constraints applies: mainland China for Chinese users
-        default = pick(REGION["cn" if lang == "zh" else "global"], lang)
+        default = region_label("cn" if lang == "zh" else "global", lang)
     return t("changes.default", lang, value=default)
 
 

@@ -32,7 +32,6 @@ from advisor.conversation.render.changes import changes_block, key_numbers, name
 from advisor.conversation.render.cost import rec_cost
 from advisor.conversation.render.findings import claim_block, findings_block, guide_name, rec_findings
 from advisor.conversation.render.headline import headline, job_line, rec_headline, top_config, verdict_of
-from advisor.conversation.render.labels import pick
 from advisor.conversation.render.lead import lead_for
 from advisor.conversation.render.memory import (
     capacity_block,
@@ -51,6 +50,8 @@ from advisor.conversation.render.options_table import (
 from advisor.conversation.render.preamble import notes_block, question_text, render_note, summary, unknown_lines
 from advisor.conversation.turn import Turn
 from advisor.recommend.recommender import same_config
+from knowledge.messages import known as has_message
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option
@@ -103,28 +104,23 @@ def guide_claim_turn(claim: Claim, findings: list[Finding], state: DialogState, 
     a pending question is asked again."""
     book = Book()
     zh = lang == "zh"
-    verdict = {"right": ("The guide's statement checks out", "指南的这个说法经核对无误"),
-               "wrong": ("The guide's figure is wrong", "指南的这个说法有误"),
-               "dated": ("The guide's statement is out of date", "指南的这个说法已过时")}.get(
-                   claim.verdict, (claim.verdict, claim.verdict))
+    key = f"claim.verdict.{claim.verdict}"
+    verdict = t(key, lang) if has_message(key) else claim.verdict
     explanation = (claim.explanation_zh or claim.explanation) if zh else claim.explanation
-    quote = (f"指南原文（{guide_name(claim.guide)}，{claim.section}）：“{book.text(claim.quote, 'guide quote', claim.guide)}”" if zh
-             else f"The guide ({guide_name(claim.guide)}, section {claim.section}) says: “"
-                  f"{book.text(claim.quote, 'guide quote', claim.guide)}”")
+    quote = t("claim.guide_says", lang, guide=guide_name(claim.guide), section=claim.section,
+              quote=book.text(claim.quote, 'guide quote', claim.guide))
     if findings:  # the claims rule words the correction (guide figure, computed figure, explanation) and cites it
-        lines = [f"**{pick(verdict, lang)}。**" if zh else f"**{pick(verdict, lang)}.**", quote,
-                 rec_findings(findings, book, lang)]
+        lines = [t("claim.verdict_line", lang, verdict=verdict), quote, rec_findings(findings, book, lang)]
     else:
-        lines = [f"**{pick(verdict, lang)}**{'：' if zh else ': '}" + book.text(explanation, f"claim {claim.id}",
-                                                                              f"knowledge.guides claim {claim.id}"), quote]
+        lines = [t("claim.verdict_head", lang, verdict=verdict) + book.text(explanation, f"claim {claim.id}",
+                                                                          f"knowledge.guides claim {claim.id}"), quote]
     questions: list[str] = []
     if state.pending:
         q = question_text(state.pending, state, lang, catalog, book)
         lines.append(q)
         questions.append(q)
     elif state.slots.model is None:
-        lines.append("想算具体配置的话，告诉我模型和任务（推理、微调或训练）。" if zh else
-                     "To size a configuration, tell me the model and the task (serving, fine-tuning or training).")
+        lines.append(t("claim.to_size", lang))
     return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=questions, findings=list(findings),
                  extra={"kind": "claim", "pending": state.pending, "claim_id": claim.id, "claim_verdict": claim.verdict})
 
@@ -136,9 +132,9 @@ def question_turn(slot: str, state: DialogState, lang: str, catalog: Catalog, *,
     lines = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog)
     known = summary(state, lang, catalog, book)
     if known:
-        lines.append(("已了解：" if lang == "zh" else "So far: ") + known + ("。" if lang == "zh" else "."))
+        lines.append(t("question.so_far", lang, known=known))
     if findings:
-        lines.append(rec_findings(list(findings), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
+        lines.append(rec_findings(list(findings), book, lang, title=t("findings.correction", lang)))
     q = question_text(slot, state, lang, catalog, book)
     lines.append(q)
     return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=[q], findings=list(findings or []),
@@ -151,7 +147,6 @@ def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *
         return recommendation_turn(ev, state, lang, catalog, notes=notes, slots=slots, changes=changes,
                                    question=question)
     book = Book()
-    zh = lang == "zh"
     lines: list[str] = [notes_block(notes, book, lang)]
     lines += unknown_lines(slots, lang, catalog, stand_in=False)  # an unknown name first: nothing below is about it
     unknown_card = state.slots.unknown_gpus and ev.need is not None and \
@@ -177,12 +172,11 @@ def answer_turn(ev: Analysis, state: DialogState, lang: str, catalog: Catalog, *
     if assumptions:
         lines.append(assumptions)
     if ev.unavailable:
-        lines.append("（速度、成本与规则检查模块尚未就绪，本回答只含显存计算。）" if zh else
-                      "(Speed, cost and rule checks are not available in this build; this answer covers memory only.)")
+        lines.append(t("answer.memory_only", lang))
     questions: list[str] = []
     if question:
         q = _next_question(question, ev, state, lang, catalog, book)
-        lines.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
+        lines.append(t("answer.next_question", lang) + q)
         questions.append(q)
     top = top_config(ev)
     state.focus_gpu = top.gpu.id if top is not None else state.focus_gpu
@@ -202,7 +196,6 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Ca
     collapsible details carry the full table, capacity, breakdown, cost, launch hint, changes, findings and
     assumptions. The sections are rendered in the order their numbers are recorded."""
     book = Book()
-    zh = lang == "zh"
     rec = _recommendation(ev)
     top = top_option(ev)
     lead = lead_for(ev, top, state, book, lang)
@@ -219,15 +212,15 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Ca
     first.append(fs.compact_table(compact, book, lang, ev.workload))
     lead_opt = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
     lines += _load_lines(ev, displayed, lead_opt, book, lang)
-    sections: list[str] = [fs.details("完整方案与容量" if zh else "All options and capacity", "\n\n".join(x for x in lines if x))]
+    sections: list[str] = [fs.details(t("answer.details.options", lang), "\n\n".join(x for x in lines if x))]
     sections += _detail_sections(ev, state, top, lead_opt, shown, book, lang)
     assumptions, tool_assumptions = _all_assumptions(ev, lead_opt, book, lang)
     if assumptions:
-        sections.append(fs.details("全部假设" if zh else "All assumptions", assumptions))
+        sections.append(fs.details(t("answer.details.assumptions", lang), assumptions))
     questions: list[str] = []
     if question:
         q = _next_question(question, ev, state, lang, catalog, book)
-        first.append(("**接下来想确认：** " if zh else "**Next question:** ") + q)
+        first.append(t("answer.next_question", lang) + q)
         questions.append(q)
     _remember(state, ev, top)
     extra = {"kind": "answer", "pending": question, "changed": [c.slot for c in changes], "verdict": _users_verdict(ev),
@@ -271,7 +264,7 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     if slots.gib_question:
         first.append(fs.gib_note(book, lang, state.slots.capacity.value if state.slots.capacity else None))
     if ev.premise:  # what the user takes for granted and is not so ("two 4090s over NVLink"): said at once
-        first.append(rec_findings(list(ev.premise), book, lang, title=("**First, a correction:**", "**先更正一点：**")))
+        first.append(rec_findings(list(ev.premise), book, lang, title=t("findings.correction", lang)))
     changed = changes_block(changes, state, ev, book, lang, catalog)
     if changed:
         first.append(changed)
@@ -292,7 +285,6 @@ def _option_tables(ev: Analysis, shown: list[Option], others: list[Option], disp
                    lang: str) -> list[str]:
     """The options tables of the details (the user's own, then what works, else the closest); every option shown is
     appended to `displayed`."""
-    zh = lang == "zh"
     rec = _recommendation(ev)
     lines: list[str] = []
 
@@ -304,18 +296,17 @@ def _option_tables(ev: Analysis, shown: list[Option], others: list[Option], disp
         lines.append(table(shown))
         if ev.alternatives_within is not None and not others and not any(u.meets_targets for u in shown):
             n = book.count("GPU count searched", ev.alternatives_within, "GPUs", SRC_RECOMMEND)
-            lines.append(f"目录中没有 {n} 张卡以内、满足全部要求（预算、地区等）的配置。" if zh else
-                         f"No configuration of at most {n} GPUs in the catalog meets every target (budget, region, …).")
+            lines.append(t("answer.none_within", lang, n=n))
         if others and not any(u.fits and u.meets_targets for u in shown):
-            lines.append("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**")
+            lines.append(t("answer.others_work", lang))
             lines.append(table(others[:3]))
     elif rec.options:
         lines.append(table(rec.options[:4]))
     elif ev.alternatives:
-        lines.append("**目录中的其他可行方案：**" if zh else "**Other configurations that work:**")
+        lines.append(t("answer.others_work", lang))
         lines.append(table(ev.alternatives))
     elif rec.closest:
-        lines.append("**最接近的配置：**" if zh else "**Closest configurations:**")
+        lines.append(t("answer.closest", lang))
         lines.append(table(rec.closest[:3]))
     return lines
 
@@ -323,7 +314,6 @@ def _option_tables(ev: Analysis, shown: list[Option], others: list[Option], disp
 def _load_lines(ev: Analysis, displayed: list[Option], lead_opt: Option | None, book: Book, lang: str) -> list[str]:
     """Capacity at full load of the options shown, the speed at the average concurrency, and the limits of the
     user's configuration."""
-    zh = lang == "zh"
     lines: list[str] = []
     capacity = capacity_block(displayed, ev, book, lang)
     if capacity:
@@ -335,8 +325,7 @@ def _load_lines(ev: Analysis, displayed: list[Option], lead_opt: Option | None, 
                        avg["per_seq"], "tokens/s", SRC_THROUGHPUT, 1 if avg["per_seq"] < 10 else 0)
         tot = book.num(f"decode tokens/s total at average concurrency on {opt_name(lead_opt, book)}", avg["total"],
                        "tokens/s", SRC_THROUGHPUT, 0)
-        lines.append(f"**平时 {n} 路并发时**（{opt_name(lead_opt, book)}）：每路 {per}，合计 {tot}。" if zh else
-                     f"**At the average {n} concurrent requests** ({opt_name(lead_opt, book)}): {per} per user, {tot} total.")
+        lines.append(t("answer.average_load", lang, n=n, name=opt_name(lead_opt, book), per=per, tot=tot))
     if ev.limits is not None:
         lines.append(limits_block(ev.limits, book, lang))
     return lines
@@ -346,16 +335,15 @@ def _detail_sections(ev: Analysis, state: DialogState, top: Option | None, lead_
                      lang: str) -> list[str]:
     """The collapsible sections after the options: memory breakdown, cost, launch hint, what would make it work,
     the claim check and the findings."""
-    zh = lang == "zh"
     sections: list[str] = []
     if lead_opt is not None:
-        sections.append(fs.details("显存明细" if zh else "Memory breakdown", rec_breakdown(lead_opt, book, lang)))
+        sections.append(fs.details(t("answer.details.memory", lang), rec_breakdown(lead_opt, book, lang)))
         cost = rec_cost(lead_opt, book, lang, state.slots.buy_or_rent, state.slots.tco_years,
                         ev.capacity.get((lead_opt.gpu, lead_opt.count))) if lead_opt.fits else ""
-        sections.append(fs.details("成本" if zh else "Cost", cost))
+        sections.append(fs.details(t("answer.details.cost", lang), cost))
         if lead_opt.launch_hint and lead_opt.fits:
             hint = book.text(lead_opt.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
-            sections.append(fs.details("启动参考" if zh else "Launch hint", f"```\n{hint}\n```"))
+            sections.append(fs.details(t("answer.details.launch", lang), f"```\n{hint}\n```"))
     fixes: list[str] = []
     if ev.named_changes and ev.named_config is not None:
         fixes.append(named_changes(ev, book, lang))
@@ -364,13 +352,13 @@ def _detail_sections(ev: Analysis, state: DialogState, top: Option | None, lead_
         ch = rec_changes(_recommendation(ev), book, lang, own_only=blocked_named)
         if ch:
             fixes.append(ch)
-    sections.append(fs.details("怎样才可行" if zh else "What would make it work", "\n\n".join(fixes)))
+    sections.append(fs.details(t("answer.details.fixes", lang), "\n\n".join(fixes)))
     if ev.claim is not None:
-        sections.append(fs.details("说法核对" if zh else "Claim check", claim_block(ev, book, lang)))
+        sections.append(fs.details(t("answer.details.claim", lang), claim_block(ev, book, lang)))
     if ev.findings:
         rest = [f for f in ev.findings if not any(f is p for p in ev.premise)]
         if rest:
-            sections.append(fs.details("规则提示" if zh else "Findings", rec_findings(rest, book, lang)))
+            sections.append(fs.details(t("answer.details.findings", lang), rec_findings(rest, book, lang)))
     return sections
 
 
@@ -385,10 +373,12 @@ def _all_assumptions(ev: Analysis, lead_opt: Option | None, book: Book, lang: st
         mfu_line = mfu_assumption(lead_opt, book, lang)  # review R04: where the training speed comes from
         if mfu_line:
             tool_assumptions.append(mfu_line)
+    # the recommender's and the estimator's lines in the user's language, in the answer and in the turn's list
+    # (the quote's appendix reads the list)
+    tool_assumptions = [assumption_zh(a) if zh else a for a in tool_assumptions]
     if tool_assumptions:
-        extra = "\n".join("- " + book.text(assumption_zh(a) if zh else a, "assumption", SRC_RECOMMEND)
-                          for a in tool_assumptions)
-        assumptions = (assumptions + "\n" + extra) if assumptions else (("**假设：**" if zh else "**Assumptions:**") + "\n" + extra)
+        extra = "\n".join("- " + book.text(a, "assumption", SRC_RECOMMEND) for a in tool_assumptions)
+        assumptions = (assumptions + "\n" + extra) if assumptions else (t("assumptions.title", lang) + "\n" + extra)
     return assumptions, tool_assumptions
 
 
@@ -441,5 +431,4 @@ def _memory_of(lead_opt: Option | None) -> dict[str, Any] | None:
 
 def negative_line(typed: str, lang: str) -> str:
     """One line for a count or amount typed with a minus sign (bad input, not read as its absolute value)."""
-    return (f"“{typed}”不是有效的数量：卡数、金额和 token 数都必须是正数（例如“4 张 H100”）。" if lang == "zh" else
-            f"'{typed}' is not a valid amount: GPU counts, budgets and token counts must be positive (e.g. '4× H100').")
+    return t("answer.negative_amount", lang, typed=typed)

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_USER, Book, decimals_for
-from advisor.conversation.render.labels import format_label, pick
+from advisor.conversation.render.labels import format_label
 from knowledge.messages import known, t
+from rules.sources import citation_in
 from rules.titles import for_people, rule_title
 
 if TYPE_CHECKING:
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
 def claim_block(ev: Analysis, book: Book, lang: str) -> str:
     ck = ev.claim
     assert ck is not None
-    zh = lang == "zh"
     quoted = book.num("quoted figure", ck.claim.value, ck.claim.unit, SRC_USER, decimals_for(ck.claim.value))
     weights = book.gb("weights (claim check)", ck.weights_bytes)
     weights_gib = book.gib("weights (claim check)", ck.weights_bytes)
@@ -39,28 +39,19 @@ def claim_block(ev: Analysis, book: Book, lang: str) -> str:
                    "q8_0": 8, "gptq-int8": 8, "bnb-int8": 8}.get(ck.fmt)
         if nominal:
             plain = book.gb("plain weights at nominal bits (claim check)", params * nominal / 8)
-            fmt_note = (f"（{fmt} 实际平均每权重 {bits}：分组缩放因子，嵌入层和输出层保持 16-bit；按整 {nominal} bit 算是 {plain}）"
-                        if zh else f" ({fmt} stores {bits} per weight on average: group scales, and the embedding and "
-                        f"output layers stay 16-bit; at a flat {nominal} bits it would be {plain})")
+            fmt_note = t("claim.check.bits", lang, fmt=fmt, bits=bits, nominal=nominal, plain=plain)
     gc = ck.guide_claim
     cited = ""
     if gc is not None:
-        cited = (f" 指南原文（{guide_name(gc.guide)}，{gc.section}）：“{book.text(gc.quote, 'guide quote', gc.guide)}”，核对结论：{ {'right': '正确', 'wrong': '有误', 'dated': '已过时'}.get(gc.verdict, gc.verdict)}，"
-                 "见规则提示。" if zh else
-                 f" The guide ({guide_name(gc.guide)}, section {gc.section}) says: “{book.text(gc.quote, 'guide quote', gc.guide)}”; "
-                 f"checked verdict: {gc.verdict} (see the findings).")
-    if zh:
-        verdict = {"too_low": "这个说法偏低：仅权重就超过了它",
-                   "weights_only": "这个数字最多只够放权重，没算 KV 缓存和运行开销",
-                   "plausible": "这个数字与计算大致相符"}[ck.verdict]
-        return (f"**关于引用的说法（“{ck.claim.text}”）：** {verdict}。按 {fmt} 计算，{ev.model.name} 的权重为 "
-                f"{weights}（{weights_gib}）{fmt_note}，再加上 {ctx} 上下文的 KV 缓存 {kv}，单卡合计 {total}（已计入运行开销）。{cited}")
-    verdict = {"too_low": "the figure is too low: the weights alone exceed it",
-               "weights_only": "the figure covers at most the weights, not the KV cache and runtime overhead",
-               "plausible": "the figure is consistent with the computation"}[ck.verdict]
-    return (f"**On the quoted claim (\"{ck.claim.text}\"):** {verdict}. In {fmt}, {ev.model.name}'s weights take "
-            f"{weights} ({weights_gib}){fmt_note}; with the KV cache for {ctx} of context ({kv}) and runtime overhead, one GPU "
-            f"needs {total}. Quoted: {quoted}.{cited}")
+        key = f"claim.checked.{gc.verdict}"
+        cited = t("claim.check.guide", lang, guide=guide_name(gc.guide), section=gc.section,
+                  quote=book.text(gc.quote, 'guide quote', gc.guide),
+                  verdict=t(key, lang) if known(key) else gc.verdict)
+    # the Chinese sentence shows the claim's own words, which hold the quoted figure
+    quoted_tail = t("claim.check.quoted", lang, quoted=quoted) if lang != "zh" else ""
+    return t("claim.check", lang, claim=ck.claim.text, verdict=t(f"claim.check.{ck.verdict}", lang), fmt=fmt,
+             model=ev.model.name, weights=weights, weights_gib=weights_gib, fmt_note=fmt_note, ctx=ctx, kv=kv,
+             total=total) + quoted_tail + cited
 
 
 def findings_block(findings: list[Finding], lang: str) -> str:
@@ -71,10 +62,10 @@ def findings_block(findings: list[Finding], lang: str) -> str:
     return "\n".join(lines)
 
 
-def rec_findings(findings: list[Finding], book: Book, lang: str, limit: int = 8, title: tuple[str, str] | None = None) -> str:
+def rec_findings(findings: list[Finding], book: Book, lang: str, limit: int = 8, title: str | None = None) -> str:
     if not findings:
         return ""
-    lines = [pick(title, lang) if title else t("findings.title", lang)]
+    lines = [title or t("findings.title", lang)]
     for f in findings[:limit]:
         src = short_source(f.source or "", lang)
         msg = book.text(for_people(f.text(lang), lang), f"finding {f.rule_id}", f"rule {f.rule_id}: {f.source}")
@@ -108,7 +99,7 @@ def finding_head(f: Finding, lang: str) -> str:
 def short_source(source: str, lang: str, width: int = 140) -> str:
     """The first citation of a rule's source, cut at `width` characters, with a count of the others
     (the full text stays in Turn.findings)."""
-    parts = [p.strip() for p in source.split("; ") if p.strip()]
+    parts = [p.strip() for p in citation_in(source, lang).split("; ") if p.strip()]
     if not parts:
         return ""
     first = parts[0] if len(parts[0]) <= width else parts[0][: width - 1].rstrip() + "…"

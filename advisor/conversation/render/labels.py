@@ -6,22 +6,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
-from knowledge.messages import t
+from knowledge.messages import known, t
 
 if TYPE_CHECKING:
     from advisor.conversation.reader.extract import GpuMention
     from knowledge.catalog import Catalog
-
-TASK = {task: (t(f"task.{task}", "en"), t(f"task.{task}", "zh"))
-        for task in ("inference", "lora", "qlora", "full", "freeze", "pretrain")}
-
 
 FORMAT = {
     "fp32": "FP32", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8", "int8": "INT8", "int4": "INT4",
     "gptq-int4": "GPTQ INT4", "gptq-int8": "GPTQ INT8", "awq-int4": "AWQ INT4", "nf4": "NF4 (bitsandbytes)",
     "bnb-int8": "bitsandbytes INT8", "q8_0": "GGUF Q8_0", "q6_k": "GGUF Q6_K", "q5_k_m": "GGUF Q5_K_M",
     "q4_k_m": "GGUF Q4_K_M", "q4_0": "GGUF Q4_0", "q3_k_m": "GGUF Q3_K_M", "q2_k": "GGUF Q2_K",
-    "mxfp4": "MXFP4", "nvfp4": "NVFP4", "int4-experts": "INT4 experts + BF16",
 }
 
 
@@ -38,14 +33,8 @@ SLOT_LABEL = {
 }
 
 
-PART = {
-    "weights": ("weights", "权重"), "kv_cache": ("KV cache", "KV 缓存"), "activations": ("activations", "激活"),
-    "gradients": ("gradients", "梯度"), "optimizer_states": ("optimizer states", "优化器状态"),
-    "overhead": ("runtime overhead", "运行时开销"),
-}
-
-
-REGION = {"cn": ("mainland China", "中国大陆"), "global": ("outside China", "海外/不限")}
+# the parts of a GPU's memory, in the order a breakdown lists them; their words are "part.<part>" in the catalogs
+PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
 
 
 ROLE = {"existing": ("your", "现有"), "candidate": ("", ""), "fit": ("", ""), "recommended": ("", "")}
@@ -57,7 +46,13 @@ def pick(pair: tuple[str, str], lang: str) -> str:
 
 
 def task_label(task: str | None, lang: str) -> str:
-    return pick(TASK.get(task or "inference", (task or "", task or "")), lang)
+    key = f"task.{task or 'inference'}"
+    return t(key, lang) if known(key) else task or ""
+
+
+def region_label(region: str, lang: str) -> str:
+    """A region code in words ("cn": mainland China); a code the catalogs lack as given."""
+    return t(f"region.{region}", lang) if known(f"region.{region}") else region
 
 
 def format_label(fmt: str | None, lang: str) -> str:
@@ -98,7 +93,7 @@ def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Catalog, p
     if slot == "budget":
         return str(value)
     if slot == "region":
-        return pick(REGION.get(value, (value, value)), lang)
+        return region_label(value, lang)
     if slot == "existing":
         return mention_text(book, value, lang, catalog, name)
     if slot == "candidates":

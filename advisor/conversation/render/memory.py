@@ -17,7 +17,7 @@ from advisor.conversation.render.book import (
     money_of,
 )
 from advisor.conversation.render.headline import top_config
-from advisor.conversation.render.labels import PART, pick
+from advisor.conversation.render.labels import PARTS
 from advisor.conversation.render.options_table import config_name, opt_name
 from advisor.estimator.limits import CONTEXT_STEP
 from knowledge.messages import t
@@ -34,10 +34,10 @@ def dialog_breakdown(ev: Analysis, book: Book, lang: str) -> str:
     where = (f"{config_name(top, book, lang)}" if top is not None and top.memory is not None
              else t("memory.one_gpu", lang))
     lines = [t("memory.head", lang, where=where)]
-    for part, label in PART.items():
+    for part in PARTS:
         value = getattr(mem.per_gpu, part)
         if value:
-            lines.append(f"- {pick(label, lang)}: {book.gib(f'{part} per GPU', value)}")
+            lines.append(f"- {t(f'part.{part}', lang)}: {book.gib(f'{part} per GPU', value)}")
     lines.append(f"- {t('memory.total', lang)}: {book.gib('total per GPU', mem.per_gpu.total)}")
     if mem.cpu.total:
         lines.append(f"- {t('memory.cpu_offload', lang)}: {book.gib('CPU memory', mem.cpu.total)}")
@@ -115,10 +115,10 @@ def limits_block(lim: Limits, book: Book, lang: str) -> str:
 
 def rec_breakdown(top: Option, book: Book, lang: str) -> str:
     lines = [t("memory.head", lang, where=opt_name(top, book))]
-    for part, label in PART.items():
+    for part in PARTS:
         value = top.per_gpu_bytes.get(part, 0)
         if value:
-            lines.append(f"- {pick(label, lang)}: {book.gib(f'{part} per GPU', value)}")
+            lines.append(f"- {t(f'part.{part}', lang)}: {book.gib(f'{part} per GPU', value)}")
     lines.append(f"- {t('memory.total', lang)}: {book.gib('total per GPU', top.per_gpu_bytes.get('total', 0))}")
     cpu = (top.cpu_bytes or {}).get("total", 0)
     if cpu:

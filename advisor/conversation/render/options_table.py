@@ -17,6 +17,7 @@ from advisor.recommend.recommender import option_tags, spread_consumer, total_pr
 from advisor.recommend.results import purchase_line
 from knowledge.catalog import load_catalog
 from knowledge.errors import CatalogError
+from knowledge.messages import known
 from knowledge.messages import t as message
 from rules.titles import rule_title
 
@@ -252,16 +253,17 @@ def opt_notes(o: Option, lang: str, options: Sequence[Option] = ()) -> str:
     return message("list.comma", lang).join(bits)
 
 
-CHINA_STATUS = {"available": ("available", "可购买"), "restricted": ("restricted", "受限"),
-                "licence_required": ("licence required", "需许可"), "china_variant": ("China variant", "中国特供"),
-                "not_sold": ("not sold", "不在售")}
+def china_status(status: str, lang: str) -> str:
+    """A card's China-market status in words ("licence_required": licence required); a status the catalogs lack
+    as given."""
+    return message(f"china.status.{status}", lang) if known(f"china.status.{status}") else status
 
 
 def china_cell(o: Option, lang: str) -> str:
     spec = default_catalog().find_gpu(o.gpu)
     if spec is None:
         return "—"
-    status = pick(CHINA_STATUS.get(spec.china.status, (spec.china.status, spec.china.status)), lang)
+    status = china_status(spec.china.status, lang)
     when = spec.china.as_of.isoformat()
     return message("china.status_as_of", lang, status=status, when=when)
 

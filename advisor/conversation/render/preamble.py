@@ -11,11 +11,10 @@ from advisor.conversation.reader.extract import MAX_CHARS, Slots
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book
 from advisor.conversation.render.labels import (
-    REGION,
     format_label,
     mention_text,
     model_name,
-    pick,
+    region_label,
     slot_value,
     task_label,
 )
@@ -45,7 +44,7 @@ def summary(state: DialogState, lang: str, catalog: Catalog, book: Book) -> str:
     if s.budget:
         parts.append(t("summary.budget", lang, value=book.money("budget", s.budget, s.currency or "USD", SRC_USER)))
     if s.region:
-        parts.append(pick(REGION[s.region], lang))
+        parts.append(region_label(s.region, lang))
     if s.existing:
         parts.append(t("summary.existing", lang, value=mention_text(book, s.existing, lang, catalog, "your GPUs")))
     if s.candidates:

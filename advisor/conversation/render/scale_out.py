@@ -10,28 +10,28 @@ from typing import Any
 from advisor.conversation.render.book import SRC_THROUGHPUT, Book
 from advisor.conversation.render.labels import format_label
 from advisor.estimator.memory import default_inference_format
+from knowledge.messages import t
 
 
-def replicas_for_load(o: Any, users: int, limit: int, book: Book) -> tuple[str, str]:
+def replicas_for_load(o: Any, users: int, limit: int, book: Book, lang: str) -> str:
     """More users than one deployment serves within the target: R = ⌈users / limit⌉ identical copies of it, each
     taking an equal share of the users (data-parallel replicas of an inference deployment scale linearly: each
-    keeps its own weights and KV cache), with R × the cards and R × the purchase. ("", "") when one copy suffices."""
+    keeps its own weights and KV cache), with R × the cards and R × the purchase. "" when one copy suffices."""
     if limit < 1 or users <= limit:
-        return "", ""
+        return ""
     copies = math.ceil(users / limit)
     src = f"computed: ⌈{users} users / {limit} per deployment⌉"
     r = book.count(f"deployments of {o.count}× {o.gpu_name} for {users} users within the target", copies, "deployments", src)
     cards = book.count(f"GPUs in {copies} deployments of {o.count}× {o.gpu_name}", copies * o.count, "GPUs",
                        f"computed: {copies} × {o.count}")
     total = ((o.tco or {}).get("purchase") or {}).get("total") if "existing" not in o.labels else None
-    cost_en = cost_zh = ""
+    cost = ""
     if total and total.get("amount"):
         money = book.money(f"full purchase of {copies} deployments of {o.count}× {o.gpu_name}",
                            copies * float(total["amount"]), total["currency"],
                            f"computed: {copies} × full purchase of one deployment")
-        cost_en, cost_zh = f", {money} to buy", f"，整机采购 {money}"
-    return (f"; all {users} users within that take {r} copies of this deployment ({cards} cards{cost_en})",
-            f"；要让 {users} 路都达到该速度，需要 {r} 套这样的部署（共 {cards} 张卡{cost_zh}）")
+        cost = t("replicas.cost", lang, money=money)
+    return t("replicas.copies", lang, users=users, r=r, cards=cards, cost=cost)
 
 
 def offload_sentence(off: Any, book: Book, lang: str, owned: bool = False) -> str:
@@ -41,19 +41,13 @@ def offload_sentence(off: Any, book: Book, lang: str, owned: bool = False) -> st
     tps = off.throughput["decode_tokens_per_s"]
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
     fmt = format_label(off.layout["weights"], lang)
-    if owned:
-        return (f"在您这张 {off.gpu_name} 上最接近的跑法是 llama.cpp 按层卸载（{fmt}，部分层放进系统内存），生成约 {speed}。"
-                if lang == "zh" else f" On your {off.gpu_name} the nearest way is llama.cpp layer offload ({fmt}, some "
-                f"layers in system RAM), at about {speed}.")
-    return (f"这张卡本身只能用 llama.cpp 按层卸载（{fmt}，部分层放进系统内存）来跑，生成约 {speed}。" if lang == "zh" else
-            f" On the {off.gpu_name} itself it runs only with llama.cpp layer offload ({fmt}, some layers in system "
-            f"RAM), at about {speed}.")
+    return t("replicas.offload_owned" if owned else "replicas.offload_only", lang, gpu=off.gpu_name, fmt=fmt,
+             speed=speed)
 
 
 def own_card_smaller(ev: Any, book: Book, lang: str, asked: str | None) -> str:
     """Smaller models of the same family that run on the user's own card: as asked, then as a 4-bit GGUF when
     that is a larger model (advisor.analysis.smaller). `asked`: the job's weight format when the user gave one."""
-    zh = lang == "zh"
     parts = []
     for s in ev.smaller:
         where = f"{s.model.name} on 1× {s.gpu.name}" + (f" ({s.weights})" if s.weights else "")
@@ -61,9 +55,7 @@ def own_card_smaller(ev: Any, book: Book, lang: str, asked: str | None) -> str:
         usable = book.gib(f"usable memory of {s.gpu.name} for {s.model.name}" + (f" ({s.weights})" if s.weights else ""),
                           s.estimate.usable_bytes(s.gpu), f"catalog: {s.gpu.id} memory_bytes × engine usable fraction")
         fmt = format_label(s.weights or asked or default_inference_format(s.model), lang)
-        parts.append(f"{s.model.name}（{fmt}）需要 {need}，可用 {usable}" if zh else
-                      f"{s.model.name} at {fmt} needs {need} of {usable} usable")
+        parts.append(t("smaller.part", lang, model=s.model.name, fmt=fmt, need=need, usable=usable))
     if not parts:
         return ""
-    return (f"同系列能直接在这张卡上跑的小模型：{'；'.join(parts)}。" if zh else
-            f" Smaller models of the family that run on it: {'; '.join(parts)}.")
+    return t("smaller.line", lang, parts=t("smaller.sep", lang).join(parts))
