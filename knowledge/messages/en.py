@@ -644,8 +644,11 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "kv_claim.no": "**No**",
     "kv_claim.depends": "**It depends on the model**",
     "kv_claim.roughly": "**Roughly, yes**",
-    "kv_claim.examples": "{verdict}: at {c} of context the KV cache per sequence is 2 × layers × KV heads × head size × 2 bytes × {c} (FP16): {shown}, times the number of concurrent sequences. Name the model to size yours.",
-    "kv_claim.model": "{verdict}: the KV cache of {model} at {c} of context is {got} per sequence (2 × {layers} layers × {heads} KV heads × {dim} × 2 bytes × {c}, FP16), times the number of concurrent sequences.",
+    "kv_claim.examples": "{verdict}: at {c} of context the KV cache per sequence is {formula} (FP16): {shown}, times the number of concurrent sequences. Name the model to size yours.",
+    "kv_claim.formula": "2 × {layers} × {heads} × {dim} × 2 bytes × {c}",
+    "kv_claim.shape_names": "layers|KV heads|head size",
+    "kv_claim.shape": "{layers} layers|{heads} KV heads|{dim}",
+    "kv_claim.model": "{verdict}: the KV cache of {model} at {c} of context is {got} per sequence ({formula}, FP16), times the number of concurrent sequences.",
     "moe_claim.all_experts": "**No**: an MoE model computes each token with a few experts, but every expert's weights must be in memory (the router may pick any of them at each step). {model}, for example, has {total} parameters with {active} active per token: its BF16 weights take {weights}, not the active share.",
     # --- the Slack table's layout fields (ui/slack/render.py; English shows the field names, a name left empty is not shown) ---
     "slack.layout.tp": "tp",

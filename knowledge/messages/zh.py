@@ -642,8 +642,11 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "kv_claim.no": "**不对**",
     "kv_claim.depends": "**要看模型**",
     "kv_claim.roughly": "**基本对**",
-    "kv_claim.examples": "{verdict}：{c} 上下文时每条序列的 KV 缓存 = 2 × 层数 × KV 头数 × 头维度 × 2 字节 × {c}（FP16）：{shown}，并发几路就乘几。告诉我具体模型就按它算。",
-    "kv_claim.model": "{verdict}：{model} 在 {c} 上下文时每条序列的 KV 缓存是 {got}（2 × {layers} 层 × {heads} 个 KV 头 × {dim} 维 × 2 字节 × {c}，FP16），并发几路就乘几。",
+    "kv_claim.examples": "{verdict}：{c} 上下文时每条序列的 KV 缓存 = {formula}（FP16）：{shown}，并发几路就乘几。告诉我具体模型就按它算。",
+    "kv_claim.formula": "2 × {layers} × {heads} × {dim} × 2 字节 × {c}",
+    "kv_claim.shape_names": "层数|KV 头数|头维度",
+    "kv_claim.shape": "{layers} 层|{heads} 个 KV 头|{dim} 维",
+    "kv_claim.model": "{verdict}：{model} 在 {c} 上下文时每条序列的 KV 缓存是 {got}（{formula}，FP16），并发几路就乘几。",
     "moe_claim.all_experts": "**不对**：MoE 每个 token 只用部分专家计算，但所有专家的权重都要放在显存里（路由每步可能选任何专家）。例如 {model} 共 {total} 参数、每 token 激活 {active}：BF16 权重要 {weights}，而不是按激活参数算。",
     # --- the Slack table's layout fields (ui/slack/render.py; English shows the field names, a name left empty is not shown) ---
     "slack.layout.tp": "TP",

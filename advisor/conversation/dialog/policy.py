@@ -134,6 +134,13 @@ _ACTIVE_ONLY = re.compile(r"active|激活|只需|only", re.I)
 KV_EXAMPLES = ("llama-3.1-8b", "llama-3.1-70b")  # the common GQA shapes (8 KV heads of 128) at two depths
 
 
+def _kv_formula(shape: str, c: str, lang: str) -> str:
+    """KV bytes per sequence = 2 (K and V) × layers × KV heads × head size × 2 bytes (FP16) × context, in words;
+    `shape` is the three factors joined by "|" (a model's figures, or their names when no model is named)."""
+    layers, heads, dim = shape.split("|")
+    return t("kv_claim.formula", lang, layers=layers, heads=heads, dim=dim, c=c)
+
+
 def _kv_claim_examples(request: dict[str, Any], job: dict[str, Any], book: Book, catalog: Catalog,
                        lang: str) -> str | None:
     """A KV-cache claim that names no model: the cache per sequence of two common shapes at the context said
@@ -148,7 +155,8 @@ def _kv_claim_examples(request: dict[str, Any], job: dict[str, Any], book: Book,
     said = next((c_["value"] for c_ in request.get("claims", [])), None)
     small = said is not None and said * 1e9 < 0.8 * min(kv for _, kv in sizes)
     verdict = t("kv_claim.no" if small else "kv_claim.depends", lang)
-    return t("kv_claim.examples", lang, verdict=verdict, c=c, shown=t("list.sep", lang).join(shown))
+    return t("kv_claim.examples", lang, verdict=verdict, c=c, shown=t("list.sep", lang).join(shown),
+             formula=_kv_formula(t("kv_claim.shape_names", lang), c, lang))
 
 
 def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog, lang: str) -> str | None:
@@ -173,8 +181,8 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
         said = next((c_["value"] for c_ in request.get("claims", [])), None)
         small = said is None or said * 1e9 < 0.8 * kv
         verdict = t("kv_claim.no" if small else "kv_claim.roughly", lang)
-        out = t("kv_claim.model", lang, verdict=verdict, model=model.name, c=c, got=got, layers=layers, heads=heads,
-                dim=dim)
+        out = t("kv_claim.model", lang, verdict=verdict, model=model.name, c=c, got=got,
+                formula=_kv_formula(t("kv_claim.shape", lang, layers=layers, heads=heads, dim=dim), c, lang))
     elif _KV_WORDS.search(text) and not (_MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text)):
         said_ctx = ((turn.workload or {}).get("slots") or {}).get("context")
         out = _kv_claim_examples(request, {"context": job.get("context") or said_ctx}, book, catalog, lang)
