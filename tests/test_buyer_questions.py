@@ -173,8 +173,8 @@ def test_the_set_is_forty_questions_half_chinese() -> None:
 
 
 def _second_hand(o, gpu) -> bool:
-    return (gpu.availability != "sold" or gpu.modded or (o.price or {}).get("condition") == "used"
-            or bool((o.price or {}).get("end_of_life")))
+    return (gpu.availability != "sold" or gpu.modded or (o.price is not None and o.price.condition == "used")
+            or bool(o.price is not None and o.price.end_of_life))
 
 
 def _spread(o) -> bool:

@@ -52,7 +52,7 @@ def test_every_option_fits_with_headroom_and_meets_the_budget() -> None:
     for o in rec.options:
         assert o.fits and o.meets_targets
         assert o.per_gpu_bytes["total"] <= (1 - MIN_HEADROOM) * o.capacity_bytes
-        assert o.price is not None and o.price["currency"] == "CNY" and o.price["as_of"]
+        assert o.price is not None and o.price.per_card.currency == "CNY" and o.price.as_of
         assert total_price(o) <= 500_000
         assert not any(f.severity == "block" for f in o.findings)
         assert o.throughput["decode_tokens_per_s"] > 0 and o.throughput["concurrency"] == 30
@@ -333,6 +333,6 @@ def test_llama_cpp_layer_split_is_not_tensor_parallel() -> None:
     w = dict(model="qwen2.5-72b", context=4096)
     [gguf] = evaluate_configs(Workload(weights="q4_k_m", **w), [("rtx-4090", 4)], Constraints())
     [awq] = evaluate_configs(Workload(weights="awq-int4", **w), [("rtx-4090", 4)], Constraints())
-    assert gguf.layout["engine"] == "llama.cpp" and awq.layout["engine"] == "vllm"
+    assert gguf.layout.engine == "llama.cpp" and awq.layout.engine == "vllm"
     assert "sizing-pcie-tensor-parallel" not in {f.rule_id for f in gguf.findings}
     assert "sizing-pcie-tensor-parallel" in {f.rule_id for f in awq.findings}

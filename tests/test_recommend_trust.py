@@ -42,7 +42,7 @@ def test_deepseek_r1_for_a_global_customer():
     tight = [o for o in rec.options if o.near_capacity]
     for o in tight:
         m = o.margin
-        assert m["share"] > 0.95 and m["max_context"] >= m["context"] and m["max_concurrency"] is not None
+        assert m.share > 0.95 and m.max_context >= m.context and m.max_concurrency is not None
 
 
 def test_a_pick_near_capacity_says_where_it_stops():
@@ -50,8 +50,8 @@ def test_a_pick_near_capacity_says_where_it_stops():
     o = rec.options[0]
     assert o.count == 4 and o.near_capacity
     # stops at the longest context that still fits: more than asked, less than double it at 99 % full
-    assert 32768 <= o.margin["max_context"] < 2 * 32768
-    assert o.margin["used_bytes"] <= o.margin["usable_bytes"]
+    assert 32768 <= o.margin.max_context < 2 * 32768
+    assert o.margin.used_bytes <= o.margin.usable_bytes
 
 
 def test_qwen72b_in_china_on_300k_yuan():
@@ -71,10 +71,10 @@ def test_qwen72b_in_china_on_300k_yuan():
 def test_new_prices_by_default_and_used_only_when_asked():
     w = Workload(model="qwen2.5-72b", context=4096)
     new = recommend(w, Constraints(region="cn", currency="CNY", candidates=("rtx-4090d",)))
-    assert new.options[0].price["condition"] == "new"
+    assert new.options[0].price.condition == "new"
     used = recommend(w, Constraints(region="cn", currency="CNY", candidates=("v100-32g-sxm2", "rtx-3090"),
                                     condition="used"))
-    assert used.options and all(o.price["condition"] == "used" for o in used.options)
+    assert used.options and all(o.price.condition == "used" for o in used.options)
     assert used.headline_condition("zh") == "二手" and used.headline_condition("en") == "used"
     assert any("used cards asked for" in a for a in used.assumptions)
 
@@ -121,10 +121,10 @@ def test_serving_rent_is_over_the_horizon_at_the_stated_utilisation():
 def test_2080ti_22g_with_32b_leads_with_4bit():
     rec = recommend(Workload(model="qwen2.5-32b", context=4096), Constraints(candidates=("rtx-2080ti-22g",)))
     lead = rec.options[0]
-    assert lead.quantised and lead.layout["weights"] == "awq-int4" and lead.count <= 2
+    assert lead.quantised and lead.layout.weights == "awq-int4" and lead.count <= 2
     assert "quantised" in lead.labels
     assert "Qwen/Qwen2.5-32B-Instruct-AWQ" in lead.launch_hint and "--quantization awq" in lead.launch_hint
-    assert not any(o.layout["weights"] == "bf16" for o in rec.options)  # BF16 on Turing is not offered
+    assert not any(o.layout.weights == "bf16" for o in rec.options)  # BF16 on Turing is not offered
 
 
 def test_the_4bit_follow_up_serves_a_quantised_checkpoint():

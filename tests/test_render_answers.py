@@ -136,7 +136,7 @@ def test_owned_cards_are_costed_by_power_and_operation(monkeypatch, lang, text):
     assert run in first, first
     assert ("nothing to buy" if lang == "en" else "无需购买") in first
     assert ("to buy" if lang == "en" else "整机采购") not in first.replace("nothing to buy", "")
-    price = money(float(own.price["amount"]) * own.count, own.price["currency"])
+    price = money(float(own.price.per_card.amount) * own.count, own.price.per_card.currency)
     assert price not in first  # the cards are not bought again
 
 

@@ -118,7 +118,7 @@ def option_sequences(gpu: GpuSpec, option: Option, fits: Callable[..., bool]) ->
     """Most concurrent sequences at the option's context, over all its replicas (advisor.estimator.limits)."""
     est, w = option.memory_estimate, option.sized_workload
     assert est is not None and w is not None  # the option was sized (its estimate is behind its numbers)
-    return most_sequences(est, w, gpu, max(1, int((option.layout or {}).get("dp", 1))), fits)
+    return most_sequences(est, w, gpu, max(1, option.layout.dp), fits)
 
 
 def config_limits(model: ModelSpec, gpu: GpuSpec, option: Option, workload: Workload,

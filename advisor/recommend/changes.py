@@ -143,8 +143,7 @@ def _retry(search: Search, w: Workload, constraints: Constraints | None = None) 
 def _max_context(search: Search, gpu: GpuSpec, opt: Option) -> int | None:
     """Longest context (multiple of 256 tokens, up to the asked one) that fits with headroom on the option's
     layout (advisor.estimator.limits.largest_context)."""
-    layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"], opt.layout["zero"],
-                    opt.layout["offload"])
+    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp, opt.layout.zero, opt.layout.zero_offload)
 
     def fits_at(context: int) -> bool:
         found = memory_of(search.varied(replace(search.workload, context=context)), gpu, layout)

@@ -14,6 +14,7 @@ from advisor.estimator.formats import FORMATS
 from advisor.estimator.memory import estimate_memory
 from advisor.estimator.results import Breakdown
 from advisor.recommend.options import target_misses
+from advisor.recommend.parts import LayerOffload, OptionLayout
 from advisor.recommend.prices import option_price, option_tco
 from advisor.recommend.results import Option
 from knowledge.errors import InputError
@@ -86,9 +87,9 @@ def _offload_option(search: Search, gpu: GpuSpec, plan: OffloadPlan, ow: Workloa
     tps = plan.decode_tokens_per_s
     opt = Option(
         gpu=gpu.id, gpu_name=gpu.name, count=1, nodes=1,
-        layout={"tp": 1, "pp": 1, "dp": 1, "zero": 0, "offload": "layers", "engine": "llama.cpp", "weights": fmt,
-                "kv": w.kv, "recompute": None, "ngl": plan.ngl, "cpu_layers": plan.cpu_layers,
-                "system_ram_bytes": plan.system_ram_bytes},
+        layout=OptionLayout(tp=1, pp=1, dp=1, engine="llama.cpp", weights=fmt, kv=w.kv,
+                            layer_offload=LayerOffload(ngl=plan.ngl, cpu_layers=plan.cpu_layers,
+                                                       system_ram_bytes=plan.system_ram_bytes)),
         per_gpu_bytes=gpu_side.to_contract(), cpu_bytes=cpu_side.to_contract(), capacity_bytes=gpu.memory_bytes,
         usable_bytes=gpu.memory_bytes, headroom_ratio=(gpu.memory_bytes - gpu_side.total) / gpu.memory_bytes,
         fits=True, price=option_price(search, gpu), labels=["offload"],
@@ -128,12 +129,14 @@ def offer(search: Search, rec: Recommendation) -> None:
     else:
         rec.closest.insert(0, opt)
     t = opt.throughput
-    ram = opt.layout["system_ram_bytes"] / GIB
+    lo = opt.layout.layer_offload
+    assert lo is not None  # an offload option
+    ram = lo.system_ram_bytes / GIB
     rec.assumptions.append(
         f"one {gpu.name} does not hold {search.model.name} even at 4 bits: the offload option keeps -ngl "
-        f"{opt.layout['ngl']} layers on the card and {opt.layout['cpu_layers']} in system RAM ({ram:.1f} GiB), "
+        f"{lo.ngl} layers on the card and {lo.cpu_layers} in system RAM ({ram:.1f} GiB), "
         f"≈ {t['decode_tokens_per_s']:.1f} tokens/s ({opt.throughput['offload']['host']})")
     rec.assumptions_zh.append(
-        f"一张 {gpu.name} 即使 4-bit 也放不下 {search.model.name}：卸载方案把 -ngl {opt.layout['ngl']} 层放在显卡上，"
-        f"{opt.layout['cpu_layers']} 层放在系统内存（{ram:.1f} GiB），约 {t['decode_tokens_per_s']:.1f} tokens/s"
+        f"一张 {gpu.name} 即使 4-bit 也放不下 {search.model.name}：卸载方案把 -ngl {lo.ngl} 层放在显卡上，"
+        f"{lo.cpu_layers} 层放在系统内存（{ram:.1f} GiB），约 {t['decode_tokens_per_s']:.1f} tokens/s"
         f"（按 {opt.throughput['offload']['host']} 估算）")

@@ -10,14 +10,16 @@ from typing import Any
 
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import end_of_life, estimate_tco, gpu_unit_price
+from advisor.recommend.parts import UnitPrice
 from advisor.recommend.results import Option
 from advisor.recommend.search import Search
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
+from knowledge.quantities import Money
 from knowledge.schemas import GpuSpec, Price, source_reliability
 
 
-def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> dict[str, Any] | None:
+def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> UnitPrice | None:
     """Price of one card in `currency` with its date, kind, source, `condition` (new / used / street) and the
     source's reliability (advisor.estimator.cost.gpu_unit_price: the newest catalog price of that condition, else
     the other currency's at the dated exchange rate; a card with no new price is end-of-life and priced used,
@@ -32,11 +34,11 @@ def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> dict[str,
         reliability = source_reliability(load_catalog().source(source).kind)
     except AdvisorError:
         reliability = "low"
-    return {"amount": amount, "currency": currency, "as_of": date.isoformat(), "kind": kind, "source": source,
-            "condition": cond, "reliability": reliability, "end_of_life": end_of_life(gpu)}
+    return UnitPrice(per_card=Money(amount=amount, currency=currency), as_of=date.isoformat(), kind=kind,  # type: ignore[arg-type]
+                     source=source, condition=cond, reliability=reliability, end_of_life=end_of_life(gpu))
 
 
-def option_price(search: Search, gpu: GpuSpec) -> dict[str, Any] | None:
+def option_price(search: Search, gpu: GpuSpec) -> UnitPrice | None:
     """The dated unit price of `gpu` in the request's currency and condition (None when the catalog has none)."""
     return unit_price(gpu, search.constraints.currency, search.constraints.condition)
 
@@ -117,8 +119,7 @@ def total_price(opt: Option) -> float | None:
         return float(opt.tco["purchase"]["total"]["amount"])
     if opt.price is None:
         return None
-    amount: float = opt.price["amount"]
-    return amount * opt.count
+    return opt.price.per_card.amount * opt.count
 
 
 def cost_of(o: Option) -> float:

@@ -52,7 +52,7 @@ def spread_consumer(o: Option, gpus: dict[str, GpuSpec]) -> bool:
 
 def second_hand(o: Option, gpu: GpuSpec) -> bool:
     """Priced from used cards, or a card that is no longer sold new (end of life, second-hand only, a memory mod)."""
-    return o.used_price or gpu.availability != "sold" or gpu.modded or bool((o.price or {}).get("end_of_life"))
+    return o.used_price or gpu.availability != "sold" or gpu.modded or (o.price is not None and o.price.end_of_life)
 
 
 def installable(o: Option, gpu: GpuSpec) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from advisor.estimator.results import MemoryEstimate
+from advisor.recommend.parts import Margin, OptionLayout, UnitPrice
 from advisor.workload import Workload
 from knowledge.messages import t
 from knowledge.structs import Mutable, dump
@@ -21,14 +22,16 @@ ChangeValue = int | float | str | None  # a budget amount, a format or task name
 
 
 class Option(Mutable):
-    """One configuration: a GPU, a count and a layout, with everything computed for it. The dict fields are the
-    JSON contract's (`to_contract`), read as such by the answers and the web app."""
+    """One configuration: a GPU, a count and a layout, with everything computed for it. `layout`, `price` and
+    `margin` are typed (advisor.recommend.parts); `throughput`, `training` and `tco` are the JSON contract's
+    objects (`to_contract`): their keys depend on what was computed (a simulation under load, the planner's
+    figures, an owned or rented job)."""
 
     gpu: str
     gpu_name: str
     count: int
     nodes: int = 1
-    layout: dict[str, Any]
+    layout: OptionLayout
     per_gpu_bytes: dict[str, int]
     cpu_bytes: dict[str, int] = msgspec.field(default_factory=dict)
     capacity_bytes: int
@@ -37,7 +40,7 @@ class Option(Mutable):
     fits: bool
     throughput: dict[str, Any] = msgspec.field(default_factory=dict)
     training: dict[str, Any] = msgspec.field(default_factory=dict)
-    price: dict[str, Any] | None = None  # {amount, currency, as_of, source, kind, condition, reliability}
+    price: UnitPrice | None = None  # the card price the option rests on
     tco: dict[str, Any] | None = None
     findings: list[Finding] = msgspec.field(default_factory=list)
     substitutes: list[str] = msgspec.field(default_factory=list)
@@ -47,7 +50,7 @@ class Option(Mutable):
     misses: list[str] = msgspec.field(default_factory=list)  # which target or constraint it misses ("budget", "latency", …)
     formulas: list[str] = msgspec.field(default_factory=list)
     assumptions: list[str] = msgspec.field(default_factory=list)
-    margin: dict[str, Any] = msgspec.field(default_factory=dict)  # how close to the memory limit, where it stops
+    margin: Margin | None = None  # serving options that fit: how close to the memory limit, where it stops
     _memory: tuple[MemoryEstimate, Workload] | None = None  # behind the numbers: not a field, not in the contract
 
     def to_contract(self) -> dict[str, Any]:
@@ -64,7 +67,7 @@ class Option(Mutable):
         return {
             "gpu": self.gpu,
             "count": self.count,
-            "layout": self.layout,
+            "layout": self.layout.to_contract(),
             "per_gpu_bytes": self.per_gpu_bytes,
             "fits": self.fits,
             "throughput": self.throughput or self.training,
@@ -80,23 +83,23 @@ class Option(Mutable):
             "launch_hint": self.launch_hint,
             "meets_targets": self.meets_targets,
             "misses": self.misses,
-            "margin": self.margin,
+            "margin": {} if self.margin is None else self.margin.to_contract(),
             "sized_workload": None if sized is None else dump(sized, json=True),
         }
 
     @property
     def used_price(self) -> bool:
         """Priced from a used-card price (the headline must say "used" / "二手")."""
-        return self.price is not None and self.price.get("condition") == "used"
+        return self.price is not None and self.price.condition == "used"
 
     @property
     def quantised(self) -> bool:
         """Served from an integer-quantised checkpoint (AWQ, GPTQ, GGUF, bitsandbytes); 16-bit and FP8 are not."""
-        return str(self.layout.get("weights") or "bf16") not in ("bf16", "fp16", "fp32", "fp8")
+        return self.layout.weights not in ("bf16", "fp16", "fp32", "fp8")
 
     @property
     def near_capacity(self) -> bool:
-        return bool(self.margin.get("near_capacity"))
+        return self.margin is not None and self.margin.near_capacity
 
     @property
     def memory_estimate(self) -> MemoryEstimate | None:
@@ -118,23 +121,20 @@ def option_tags(o: Option, lang: str = "en") -> list[str]:
     """Words an answer's headline and layout cell must carry about an option: its 4-bit format when quantised
     ("AWQ-INT4"), and "used" / "二手" when it is priced from used cards."""
     tags = []
-    serving = not getattr(o, "training", None) and not (o.layout or {}).get("recompute")
-    if serving and getattr(o, "quantised", False):
-        tags.append(str((o.layout or {}).get("weights", "")).upper())
-    if (o.price or {}).get("condition") == "used":
+    serving = not o.training and not o.layout.recompute
+    if serving and o.quantised:
+        tags.append(o.layout.weights.upper())
+    if o.used_price:
         tags.append(t("option.tag.used_price", lang))
-    if getattr(o, "near_capacity", False):
+    if o.near_capacity:
         tags.append(t("option.tag.near_capacity", lang))
     return tags
 
 
-def price_contract(price: dict[str, Any] | None) -> dict[str, Any] | None:
+def price_contract(price: UnitPrice | None) -> dict[str, Any] | None:
     """A price as the JSON contract shows it: amount, currency, `as_of`, `condition` (new / used / street) and the
-    source's `reliability` beside the date."""
-    if price is None:
-        return None
-    return {k: price.get(k) for k in ("amount", "currency", "as_of", "condition", "reliability", "kind", "source",
-                                      "end_of_life")}
+    source's `reliability` beside the date, then its kind, source and whether the card is end-of-life."""
+    return None if price is None else price.to_contract()
 
 
 def findings_contract(findings: list[Finding]) -> list[dict[str, Any]]:
@@ -224,7 +224,7 @@ def purchase_line(o: Option, lang: str = "en") -> str:
     if not total:
         if o.price is None:
             return t("purchase.no_price", lang, name=name)
-        cards = money(float(o.price["amount"]) * o.count, o.price["currency"])
+        cards = money(o.price.per_card.amount * o.count, o.price.per_card.currency)
         return t("purchase.cards_only", lang, name=name, cards=cards)
     cur = total["currency"]
     gpus, rest = purchase.get("gpus") or {}, purchase.get("rest_of_system") or {}

@@ -11,6 +11,7 @@ from advisor.estimator.calibration import load_calibration
 from advisor.estimator.limits import largest_context
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
+from advisor.recommend.parts import Margin
 from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
@@ -112,25 +113,24 @@ def max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Worklo
     return max(0, int(free // per_seq)) * max(1, layout.dp)
 
 
-def margin(search: Search, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> dict[str, Any]:
+def margin(search: Search, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> Margin:
     """Share of the engine's usable memory the pick takes: near_capacity above NEAR_CAPACITY, with the longest
     context (one sequence per replica) and the most sequences at the asked context before it stops fitting."""
     usable = est.usable_bytes(gpu)
     share = est.per_gpu.total / usable if usable else 1.0
-    out: dict[str, Any] = {"used_bytes": est.per_gpu.total, "usable_bytes": usable, "share": round(share, 4),
-                           "near_capacity": share > NEAR_CAPACITY}
-    if out["near_capacity"]:
-        w = search.workload
-        out["max_context"] = longest_context(search.varied(replace(w, concurrency=1)), gpu, opt)
-        out["max_concurrency"] = opt.throughput.get("max_concurrency") if opt.throughput else None
-        out["context"], out["concurrency"] = w.context, w.concurrency
-    return out
+    if share <= NEAR_CAPACITY:
+        return Margin(used_bytes=est.per_gpu.total, usable_bytes=usable, share=round(share, 4), near_capacity=False)
+    w = search.workload
+    return Margin(used_bytes=est.per_gpu.total, usable_bytes=usable, share=round(share, 4), near_capacity=True,
+                  max_context=longest_context(search.varied(replace(w, concurrency=1)), gpu, opt),
+                  max_concurrency=opt.throughput.get("max_concurrency") if opt.throughput else None,
+                  context=w.context, concurrency=w.concurrency)
 
 
 def longest_context(search: Search, gpu: GpuSpec, opt: Option) -> int:
     """Longest context (multiple of 256, up to the model's maximum) that still fits on the option's layout
     (advisor.estimator.limits.largest_context)."""
-    layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"])
+    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp)
 
     def fits_at(context: int) -> bool:
         found = memory_of(search.varied(replace(search.workload, context=context)), gpu, layout)

@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.estimator.calibration import load_calibration
+from advisor.recommend.parts import OptionLayout, PlannedLayout
 from knowledge.errors import InputError
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
     from advisor.estimator.planner import Plan
     from advisor.estimator.results import MemoryEstimate
-    from advisor.workload import Workload
+    from advisor.workload import Offload, Workload
     from knowledge.schemas import GpuSpec, ModelSpec
 
 PLANNED_TASKS = ("pretrain", "full")
@@ -59,13 +60,14 @@ def plan_memory(plan: Plan, model: ModelSpec, w: Workload) -> MemoryEstimate:
     return est
 
 
-def layout_fields(plan: Plan) -> dict[str, Any]:
-    """The planner's layout for an option's `layout` dict (JSON contract values)."""
+def planned_layout(plan: Plan, zero_offload: Offload, weights: str, kv: str) -> OptionLayout:
+    """The planner's layout as an option's `layout` (engine "megatron")."""
     lay = plan.layout
-    return {"tp": lay.tp, "pp": lay.pp, "dp": lay.dp, "ep": lay.ep, "cp": lay.cp, "zero": lay.zero,
-            "recompute": lay.recompute, "recompute_layers": lay.recompute_layers, "micro_batch": lay.micro_batch,
-            "grad_accum": lay.grad_accum, "global_batch_tokens": plan.global_batch_tokens, "vpp": lay.vpp,
-            "engine": "megatron", "summary": lay.describe()}
+    extra = PlannedLayout(ep=lay.ep, cp=lay.cp, recompute_layers=lay.recompute_layers, micro_batch=lay.micro_batch,
+                          grad_accum=lay.grad_accum, global_batch_tokens=plan.global_batch_tokens, vpp=lay.vpp,
+                          summary=lay.describe())
+    return OptionLayout(tp=lay.tp, pp=lay.pp, dp=lay.dp, zero=lay.zero, zero_offload=zero_offload, engine="megatron",
+                        weights=weights, kv=kv, recompute=lay.recompute, planned=extra)
 
 
 def training_figures(plan: Plan, mfu_given: bool = False) -> dict[str, Any]:

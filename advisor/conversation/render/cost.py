@@ -38,7 +38,7 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
         kwh = book.num("energy per year", float(t.get("energy_kwh_per_year", 0)), "kWh", src, 0)
         lines.append(message("cost.power", lang, power=power, energy=kwh))
     tco = money_of(book, "total cost of ownership", t["tco"], src)
-    shaky = low_reliability((o.price or {}).get("source"))  # the card price it rests on (review R40)
+    shaky = o.price is not None and low_reliability(o.price.source)  # the card price it rests on (review R40)
     if shaky:
         tco += message("cost.low_reliability", lang)
     lines.append(f"- TCO: {tco}")

@@ -241,11 +241,11 @@ def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
     """"One card plus RAM offload?": yes, slowly — llama.cpp keeps `-ngl` layers on the card and the rest in system
     RAM; decode is bound by the host's memory bandwidth (advisor.estimator.offload, rule sizing-layer-offload-slow)."""
     zh = lang == "zh"
-    lay, t = off.layout, off.throughput
+    lay, t = off.layout.layer_offload, off.throughput
     where = f"on 1× {off.gpu_name} with layer offload"
-    ngl = book.count(f"GPU layers (-ngl) {where}", lay["ngl"], "layers", SRC_RECOMMEND)
-    rest = book.count(f"layers in system RAM {where}", lay["cpu_layers"], "layers", SRC_RECOMMEND)
-    ram = book.gib(f"system RAM for the offloaded layers {where}", lay["system_ram_bytes"])
+    ngl = book.count(f"GPU layers (-ngl) {where}", lay.ngl, "layers", SRC_RECOMMEND)
+    rest = book.count(f"layers in system RAM {where}", lay.cpu_layers, "layers", SRC_RECOMMEND)
+    ram = book.gib(f"system RAM for the offloaded layers {where}", lay.system_ram_bytes)
     tps = t["decode_tokens_per_s"]
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
     fmt = format_label(lay["weights"], lang)
@@ -543,8 +543,8 @@ def compact_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
         mark = "✓" if o.fits else "✗"
         name = opt_name(o, book)
         if "offload" in o.labels:  # the same card again, with llama.cpp layer offload to system RAM
-            name += f" + 内存卸载（{format_label(o.layout['weights'], lang)}）" if zh else \
-                f" + RAM offload ({format_label(o.layout['weights'], lang)})"
+            name += f" + 内存卸载（{format_label(o.layout.weights, lang)}）" if zh else \
+                f" + RAM offload ({format_label(o.layout.weights, lang)})"
         rows.append(f"| {name} | {mark} {opt_memory(o, book, lang)} | {_short_speed(o, book, lang)} | "
                     f"{opt_price(o, book, lang)} |")
     return head + "\n" + "\n".join(rows)

@@ -150,28 +150,28 @@ def opt_name(o: Option, book: Book) -> str:
 
 
 def opt_layout(o: Option, lang: str, book: Book) -> str:
-    lay = o.layout or {}
+    lay = o.layout
     parts = []
-    if lay.get("tp", 1) > 1 and lay.get("engine") == "llama.cpp":  # llama.cpp splits layers, it has no TP
-        n = book.count('layer-split GPUs', lay['tp'], 'GPUs', SRC_RECOMMEND)
+    if lay.tp > 1 and lay.engine == "llama.cpp":  # llama.cpp splits layers, it has no TP
+        n = book.count('layer-split GPUs', lay.tp, 'GPUs', SRC_RECOMMEND)
         parts.append(message("layout.layers_split", lang, count=n))
-    elif lay.get("tp", 1) > 1:
-        parts.append(f"TP {book.count('tensor parallel degree', lay['tp'], 'GPUs', SRC_RECOMMEND)}")
-    if lay.get("pp", 1) > 1:
-        parts.append(f"PP {book.count('pipeline parallel degree', lay['pp'], 'GPUs', SRC_RECOMMEND)}")
-    if lay.get("dp", 1) > 1:
-        parts.append(f"DP {book.count('data parallel degree', lay['dp'], 'GPUs', SRC_RECOMMEND)}")
-    if lay.get("zero"):
-        parts.append(f"ZeRO-{book.count('ZeRO stage', lay['zero'], '', SRC_RECOMMEND)}")
-    if lay.get("offload") == "layers":  # llama.cpp layer offload: -ngl layers on the card, the rest in system RAM
-        ngl = book.count(f"GPU layers (-ngl) on 1× {o.gpu_name} with layer offload", lay["ngl"], "layers", SRC_RECOMMEND)
-        rest = book.count(f"layers in system RAM on 1× {o.gpu_name} with layer offload", lay["cpu_layers"], "layers",
+    elif lay.tp > 1:
+        parts.append(f"TP {book.count('tensor parallel degree', lay.tp, 'GPUs', SRC_RECOMMEND)}")
+    if lay.pp > 1:
+        parts.append(f"PP {book.count('pipeline parallel degree', lay.pp, 'GPUs', SRC_RECOMMEND)}")
+    if lay.dp > 1:
+        parts.append(f"DP {book.count('data parallel degree', lay.dp, 'GPUs', SRC_RECOMMEND)}")
+    if lay.zero:
+        parts.append(f"ZeRO-{book.count('ZeRO stage', lay.zero, '', SRC_RECOMMEND)}")
+    if (lo := lay.layer_offload) is not None:  # llama.cpp layer offload: -ngl layers on the card, the rest in RAM
+        ngl = book.count(f"GPU layers (-ngl) on 1× {o.gpu_name} with layer offload", lo.ngl, "layers", SRC_RECOMMEND)
+        rest = book.count(f"layers in system RAM on 1× {o.gpu_name} with layer offload", lo.cpu_layers, "layers",
                           SRC_RECOMMEND)
         parts.append(message("layout.ngl", lang, ngl=ngl, rest=rest))
-    elif lay.get("offload") not in (None, "none"):
-        parts.append(message("layout.offload_to", lang, where=str(lay["offload"])))
-    if lay.get("engine"):
-        parts.append(str(lay["engine"]))
+    elif lay.zero_offload != "none":
+        parts.append(message("layout.offload_to", lang, where=lay.zero_offload))
+    if lay.engine:
+        parts.append(lay.engine)
 
     parts += option_tags(o, lang)
     return ", ".join(parts) or message("layout.one_gpu", lang)
@@ -208,11 +208,10 @@ def opt_price(o: Option, book: Book, lang: str) -> str:
     p = o.price
     if not p:
         return message("price.none", lang)
-    total = book.money(f"purchase price of {o.count}× {o.gpu_name} (GPUs only)", p["amount"] * o.count, p["currency"],
-                       f"catalog price {p.get('source', '')} as of {p.get('as_of', '')}" +
-                       (" (converted at the dated exchange rate)" if p.get("converted") else ""))
-    when = p.get("as_of") or ""
-    if low_reliability(p.get("source")):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
+    total = book.money(f"purchase price of {o.count}× {o.gpu_name} (GPUs only)", p.per_card.amount * o.count,
+                       p.per_card.currency, f"catalog price {p.source} as of {p.as_of}")
+    when = p.as_of
+    if low_reliability(p.source):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
         when += message("list.comma", lang) + pick(LOW_RELIABILITY, lang)
     return message("price.with_date", lang, price=total, when=when)
 
@@ -231,10 +230,10 @@ def opt_purchase(o: Option, book: Book, lang: str) -> str:
     if o.price and "existing" not in o.labels:
         opt_price(o, book, lang)  # the cards alone, named as the tables name them
     text = book.text(purchase_line(o, lang), f"purchase of {o.count}× {o.gpu_name}", src)
-    p = o.price or {}
-    if "existing" in o.labels or not p.get("as_of"):
+    p = o.price
+    if "existing" in o.labels or p is None or not p.as_of:
         return text
-    when = p["as_of"] + (message("list.comma", lang) + pick(LOW_RELIABILITY, lang) if low_reliability(p.get("source")) else "")
+    when = p.as_of + (message("list.comma", lang) + pick(LOW_RELIABILITY, lang) if low_reliability(p.source) else "")
     return message("purchase.card_prices_as_of", lang, purchase=text, when=when)
 
 

@@ -37,7 +37,7 @@ def offload_sentence(off: Any, book: Book, lang: str) -> str:
     where = f"on 1× {off.gpu_name} with layer offload"
     tps = off.throughput["decode_tokens_per_s"]
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
-    fmt = format_label(off.layout["weights"], lang)
+    fmt = format_label(off.layout.weights, lang)
     return (f"这张卡本身只能用 llama.cpp 按层卸载（{fmt}，部分层放进系统内存）来跑，生成约 {speed}。" if lang == "zh" else
             f" On the {off.gpu_name} itself it runs only with llama.cpp layer offload ({fmt}, some layers in system "
             f"RAM), at about {speed}.")

@@ -77,7 +77,7 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
     label = f"{opt.count}× {opt.gpu_name}" + (f" ({opt.nodes} nodes)" if opt.nodes > 1 else "")
     tag = f"option {i} ({label})"
     row: dict[str, Any] = {"rank": i, "label": label, "gpu": opt.gpu, "count": opt.count, "nodes": opt.nodes,
-                           "labels": list(opt.labels), "layout": {k: v for k, v in opt.layout.items() if v is not None},
+                           "labels": list(opt.labels), "layout": {k: v for k, v in opt.layout.to_contract().items() if v is not None},
                            "fits": opt.fits, "meets_targets": opt.meets_targets}
     if opt.misses:
         row["misses"] = list(opt.misses)
@@ -104,11 +104,11 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
         if isinstance(tr.get(key), (int, float)) and not isinstance(tr.get(key), bool):
             nums.append(num(f"{tag}: {name}", tr[key], unit, src))
     price = opt.price
-    if price and isinstance(price.get("amount"), (int, float)) and price.get("currency") in ("USD", "CNY"):
-        cur, as_of = price["currency"], price.get("as_of")
-        psrc = f"catalog: {price.get('source')}, {price.get('kind', 'price')} as of {as_of}"
-        nums.append(num(f"{tag}: price per GPU (as of {as_of})", price["amount"], cur, psrc))
-        nums.append(num(f"{tag}: price of {opt.count} GPUs (as of {as_of})", price["amount"] * opt.count, cur, psrc))
+    if price is not None:
+        cur, as_of, amount = price.per_card.currency, price.as_of, price.per_card.amount
+        psrc = f"catalog: {price.source}, {price.kind} as of {as_of}"
+        nums.append(num(f"{tag}: price per GPU (as of {as_of})", amount, cur, psrc))
+        nums.append(num(f"{tag}: price of {opt.count} GPUs (as of {as_of})", amount * opt.count, cur, psrc))
         row["price_as_of"] = as_of
     if isinstance(opt.tco, dict):
         tco = opt.tco.get("tco")
