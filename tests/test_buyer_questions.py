@@ -182,11 +182,11 @@ def _spread(o) -> bool:
 
 
 def _speed(o) -> float:
-    return -float(o.training["wall_s"]) if o.training else float(o.throughput["decode_tokens_per_s_total"])
+    return -float(o.training.wall_s) if o.training else float(o.throughput["decode_tokens_per_s_total"])
 
 
 def _money(o) -> float:
-    return float(o.tco["tco"]["amount"]) if o.tco and o.tco.get("tco") else float(total_price(o) or 0.0)
+    return o.tco.tco.amount if o.tco is not None else float(total_price(o) or 0.0)
 
 
 def _check_lead(q: Q, rec: Recommendation) -> None:
@@ -213,8 +213,8 @@ def _check_lead(q: Q, rec: Recommendation) -> None:
     assert buy, f"{q.text}: the lead has no price"
     if q.budget is not None:
         assert buy <= q.budget
-        servers = (lead.tco or {}).get("purchase", {}).get("rest_of_system")
-        assert servers and servers["amount"] > 0, "the budget is checked at full system cost, servers included"
+        servers = lead.tco.purchase.rest_of_system if lead.tco is not None else None
+        assert servers and servers.amount > 0, "the budget is checked at full system cost, servers included"
     if (q.task == "inference" and "max_ms_per_token" not in q.extra and q.extra.get("buy_or_rent") != "rent"
             and "candidates" not in q.extra):  # named cards are compared as named, with no default target
         # reachable by a configuration that could lead: priced, new, sold in the region (an unpriced card that is
@@ -275,11 +275,11 @@ def _check_first_line(q: Q, rec: Recommendation) -> None:
     if q.existing:
         assert ("已有" if _zh(q) else "already owned") in line
         assert ("无需购买" if _zh(q) else "nothing to buy") in line
-        assert f"{sym}{lead.tco['tco']['amount']:,.0f}" in line
+        assert f"{sym}{lead.tco.tco.amount:,.0f}" in line
         return
     buy = total_price(lead)
     assert buy is not None and f"{sym}{buy:,.0f}" in line
-    assert f"{sym}{lead.tco['tco']['amount']:,.0f}" in line
+    assert f"{sym}{lead.tco.tco.amount:,.0f}" in line
     assert ("服务器" if _zh(q) else "server") in line
 
 

@@ -117,3 +117,45 @@ def test_the_contract_reads_back_into_the_same_parts(kinds: dict[str, Option]) -
             assert Margin(**data["margin"]) == opt.margin
         else:
             assert data["margin"] == {}
+
+
+def test_the_tco_contract_is_the_estimators_plus_its_basis(kinds: dict[str, Option]) -> None:
+    """An option's TCO keeps the estimator's contract keys in their order (advisor.estimator.cost), then `basis`."""
+    from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import estimate_tco
+    from knowledge.catalog import load_catalog
+
+    opt = kinds["tensor_parallel"]
+    assert opt.tco is not None and opt.tco.basis == "serving_horizon"
+    estimator = estimate_tco(load_catalog().gpu(opt.gpu), opt.count, load_economics()).to_contract()
+    data = json.loads(json.dumps(opt.to_contract()))["tco"]
+    assert list(data) == [*estimator, "basis"]
+    assert data["tco"] == opt.tco.tco.to_contract() and data["purchase"]["total"]["currency"] == opt.tco.currency
+
+
+def test_owned_cards_running_a_job_say_its_hours_last() -> None:
+    from advisor.recommend.recommender import evaluate_configs
+    from advisor.workload import ExistingGpus
+
+    w = Workload(model="qwen2.5-7b", task="lora", context=4096)
+    c = Constraints(existing=ExistingGpus(gpu="rtx-3090", count=2), currency="USD")
+    own = evaluate_configs(w, [("rtx-3090", 2)], c)[0]
+    assert own.tco is not None and own.tco.basis == "owned" and own.tco.purchase.total is None
+    data = own.to_contract()["tco"]
+    assert list(data)[-2:] == ["basis", "job_hours"] and data["job_hours"] == own.training.wall_s / 3600
+
+
+def test_a_training_time_has_the_six_keys_and_the_planners_five(kinds: dict[str, Option]) -> None:
+    run = ["tokens", "tokens_per_s", "wall_s", "gpu_hours", "mfu", "mfu_basis"]
+    planner = ["step_wall_s", "step_gpu_hours", "goodput", "bubble_fraction", "layout"]
+    planned = kinds["megatron"]
+    assert planned.training is not None and planned.training.planned is not None and not planned.throughput
+    assert list(planned.to_contract()["throughput"]) == run + planner
+    lora = recommend(Workload(model="qwen2.5-7b", task="lora", context=4096), Constraints()).options[0]
+    assert lora.training is not None and lora.training.planned is None
+    assert list(lora.to_contract()["throughput"]) == run
+    serving = kinds["tensor_parallel"]
+    assert serving.training is None and serving.to_contract()["throughput"] == serving.throughput
+    with pytest.raises(StructError) as exc:
+        Option(**BASE, layout={"tp": 1, "pp": 1}, training={**lora.training.to_contract(), "mfu_basis": "guessed"})
+    assert "mfu_basis" in _one_line(exc)

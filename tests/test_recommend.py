@@ -73,7 +73,7 @@ def test_lowest_cost_is_the_cheapest_to_own() -> None:
     cheapest = next(o for o in rec.options if "lowest_cost" in o.labels)
     assert cost_of(cheapest) == min(cost_of(o) for o in rec.options)
     tco = cheapest.tco
-    assert tco["tco"]["amount"] >= tco["purchase"]["total"]["amount"] > 0  # purchase + power + operations
+    assert tco.tco.amount >= tco.purchase.total.amount > 0  # purchase + power + operations
     fastest = next(o for o in rec.options if "best_performance" in o.labels)
     assert fastest.throughput["decode_tokens_per_s_total"] == max(
         o.throughput["decode_tokens_per_s_total"] for o in rec.options)
@@ -122,7 +122,7 @@ def test_training_deadline_adds_gpus() -> None:
     loose = recommend(w, Constraints(candidates=("h100-sxm",)))
     tight = recommend(w, Constraints(candidates=("h100-sxm",), deadline_s=2 * 86400))
     assert tight.options[0].count > loose.options[0].count
-    assert tight.options[0].training["wall_s"] <= 2 * 86400
+    assert tight.options[0].training.wall_s <= 2 * 86400
 
 
 def test_deadline_is_met_with_whole_servers_between_doublings() -> None:
@@ -133,9 +133,9 @@ def test_deadline_is_met_with_whole_servers_between_doublings() -> None:
     c = Constraints(candidates=("h100-sxm",), deadline_s=30 * 86400)
     best = recommend(w, c).options[0]
     assert 64 < best.count < 128 and best.count % 8 == 0 and best.nodes == best.count // 8
-    assert best.training["wall_s"] <= 30 * 86400 and "deadline" not in best.misses
+    assert best.training.wall_s <= 30 * 86400 and "deadline" not in best.misses
     [fewer] = evaluate_configs(w, [("h100-sxm", best.count - 8)], c)
-    assert fewer.training["wall_s"] > 30 * 86400
+    assert fewer.training.wall_s > 30 * 86400
 
 
 def test_compare_named_configurations_user_story_6() -> None:

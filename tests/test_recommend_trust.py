@@ -89,15 +89,15 @@ def test_lora_on_owned_3090s_costs_running_cost_only_and_rents_the_job():
     w = Workload(model="qwen2.5-7b", task="lora", context=4096)
     c = Constraints(existing=ExistingGpus(gpu="rtx-3090", count=2), currency="USD")
     o = evaluate_configs(w, [("rtx-3090", 2)], c)[0]
-    t = o.tco
+    t = o.tco.to_contract()
     assert t["basis"] == "owned" and t["purchase"]["total"] is None
-    hours = o.training["wall_s"] / 3600
+    hours = o.training.wall_s / 3600
     # issue 30: owned hardware is costed as power and operations (no purchase)
     yearly = t["power_per_year"]["amount"] + t["operations_per_year"]["amount"]
     assert t["tco"]["amount"] == pytest.approx(yearly * hours / 8760)
     if t.get("cloud"):  # the rent to compare is the job's own GPU-hours, not 3 years round the clock
-        assert t["cloud"]["gpu_hours"] == pytest.approx(o.training["gpu_hours"])
-        rate = t["cloud"]["cost"]["amount"] / o.training["gpu_hours"]
+        assert t["cloud"]["gpu_hours"] == pytest.approx(o.training.gpu_hours)
+        rate = t["cloud"]["cost"]["amount"] / o.training.gpu_hours
         assert t["cloud"]["cost"]["amount"] == pytest.approx(rate * 2 * hours)
         assert t["cloud"]["cost"]["amount"] < 0.05 * rate * 2 * 8760 * t["years"]
 
@@ -105,15 +105,15 @@ def test_lora_on_owned_3090s_costs_running_cost_only_and_rents_the_job():
 def test_a_bought_training_job_is_compared_with_renting_its_gpu_hours():
     rec = recommend(Workload(model="qwen2.5-7b", task="lora", context=4096), Constraints(currency="USD"))
     for o in rec.options:
-        if o.tco and o.tco.get("cloud"):
-            assert o.tco["basis"] == "training_job"
-            assert o.tco["cloud"]["gpu_hours"] == pytest.approx(o.training["gpu_hours"])
+        if o.tco and o.tco.cloud:
+            assert o.tco.basis == "training_job"
+            assert o.tco.cloud.gpu_hours == pytest.approx(o.training.gpu_hours)
 
 
 def test_serving_rent_is_over_the_horizon_at_the_stated_utilisation():
     rec = recommend(Workload(model="qwen2.5-7b", context=4096, concurrency=16), Constraints(currency="USD"))
-    o = next(o for o in rec.options if o.tco and o.tco.get("cloud"))
-    t = o.tco
+    o = next(o for o in rec.options if o.tco and o.tco.cloud)
+    t = o.tco.to_contract()
     assert t["basis"] == "serving_horizon"
     assert t["gpu_hours_used"] == pytest.approx(o.count * 8760 * t["years"] * t["utilization"])
 

@@ -124,7 +124,7 @@ def top_option(ev: Analysis) -> Option | None:
         if pool:
             def key(o: Option) -> tuple[float, float]:
                 price = o.price.per_card.amount * o.count if o.price else math.inf
-                speed = -(o.training or {}).get("wall_s", 0.0) if o.training else (o.throughput or {}).get(
+                speed = -o.training.wall_s if o.training else (o.throughput or {}).get(
                     "decode_tokens_per_s_total") or 0.0
                 return (price, -speed) if ok else (-speed, price)
             return min(pool, key=key)

@@ -89,7 +89,7 @@ def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:
             out.append("latency")
         if c.min_tokens_per_s is not None and t["decode_tokens_per_s_total"] < c.min_tokens_per_s:
             out.append("throughput")
-    if opt.training and c.deadline_s is not None and opt.training["wall_s"] > c.deadline_s:
+    if opt.training and c.deadline_s is not None and opt.training.wall_s > c.deadline_s:
         out.append("deadline")
     return out
 
@@ -122,8 +122,8 @@ def _needed_for_speed(search: Search, opt: Option, layout: Layout, pairs: list[t
     to `remaining` (review R46: 64 GPUs at 34 days for a 30-day deadline need 73, i.e. 10 servers of 8)."""
     needed = layout.count + 1
     c = search.constraints
-    if "deadline" in opt.misses and layout.offload == "none" and c.deadline_s is not None:
-        needed = max(needed, math.ceil(layout.count * opt.training["wall_s"] / c.deadline_s))
+    if "deadline" in opt.misses and layout.offload == "none" and c.deadline_s is not None and opt.training:
+        needed = max(needed, math.ceil(layout.count * opt.training.wall_s / c.deadline_s))
         per_node = c.max_gpus_per_node
         nodes = math.ceil(needed / per_node)
         if needed > per_node and nodes <= c.max_nodes and (nodes * per_node, nodes) not in pairs:

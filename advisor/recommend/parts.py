@@ -1,5 +1,6 @@
-"""The typed parts of a recommender `Option`: its layout, the card price it rests on and its memory margin, each
-with the `to_contract()` that writes the JSON shape DESIGN.md fixes (same keys, same order, same nulls).
+"""The typed parts of a recommender `Option`: its layout, the card price it rests on, its memory margin and the
+money for its job (TCO), each with the `to_contract()` that writes the JSON shape DESIGN.md fixes (same keys,
+same order, same nulls).
 
 The layout keeps two different offloads apart: ZeRO's optimizer-state offload to host RAM (`zero_offload`, the
 training workload's `offload`) and llama.cpp's layer offload (`layer_offload`: `-ngl` layers on the card, the rest
@@ -11,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
+import msgspec
+
+from advisor.estimator.speed_results import DatedValue, TcoEstimate
 from advisor.workload import Offload
-from knowledge.quantities import Money
-from knowledge.structs import Frozen, Meta, NonNegativeInt, PositiveInt, fields, validate
+from knowledge.quantities import Currency, Money
+from knowledge.structs import Frozen, Meta, NonNegativeInt, PositiveInt, dump, fields, validate
 
 ZeroStage = Annotated[int, Meta(ge=0, le=3)]
 
@@ -135,3 +139,165 @@ class Margin(Frozen):
                        concurrency=self.concurrency)
         return out
 
+
+class Purchase(Frozen):
+    """What buying the configuration costs: the cards, the rest of the server(s) and the total (all None for cards
+    already owned)."""
+
+    gpus: Money | None = None
+    rest_of_system: Money | None = None  # CPU, board, RAM, disks, NICs, chassis (the guides' server tiers)
+    total: Money | None = None
+
+
+class CloudRent(Frozen):
+    """Renting the same GPU-hours at a dated cloud quote (training: the job's own GPU-hours, `gpu_hours`)."""
+
+    usd_per_gpu_hour: float | None
+    provider: str | None
+    as_of: str | None  # ISO date of the quote
+    cost: Money
+    region: str | None  # the quote's market: "cn" or "global"
+    other_region: bool = False  # the only quote is from the other market than the one asked
+    gpu_hours: float | None = None  # training: the job's GPU-hours (contract key only then)
+
+
+class TokenCost(Frozen):
+    """Cost per million output tokens, owned and rented."""
+
+    owned: Money
+    cloud: Money | None = None
+
+
+class ExchangeRate(Frozen):
+    cny_per_usd: float
+    as_of: str  # ISO date
+
+
+TcoBasis = Literal["owned", "training_job", "serving_horizon"]
+
+
+class OptionTco(Frozen):
+    """Money for an option's job (advisor.estimator.cost.estimate_tco, adjusted by advisor.recommend.prices): the
+    purchase, power and operations over `years`, the TCO, renting instead, break-even and cost per token, on one of
+    three bases: cards already owned (running cost only), a training job (rent its own GPU-hours), or serving over
+    the horizon."""
+
+    currency: Currency
+    years: float
+    utilization: float
+    gpu: str
+    count: PositiveInt
+    servers: PositiveInt
+    server_tier: str
+    purchase: Purchase
+    power_per_year: Money
+    energy_kwh_per_year: float
+    operations_per_year: Money
+    depreciation_per_year: Money | None
+    residual_value: Money | None
+    tco: Money  # purchase + (power + operations) × years; owned: the running cost only
+    tco_per_year: Money
+    gpu_hours_used: float
+    cost_per_gpu_hour_used: Money | None = None
+    cloud: CloudRent | None = None
+    break_even_utilization: float | None = None
+    cost_per_million_tokens: TokenCost | None = None
+    exchange_rate: ExchangeRate
+    prices: list[DatedValue] = msgspec.field(default_factory=list)
+    formulas: list[str] = msgspec.field(default_factory=list)
+    assumptions: list[str] = msgspec.field(default_factory=list)
+    basis: TcoBasis
+    job_hours: float | None = None  # owned cards, training: the job's wall-clock hours (contract key only then)
+
+    @classmethod
+    def of(cls, t: TcoEstimate, basis: TcoBasis) -> OptionTco:
+        """The estimator's TCO of the cards on `basis`, before any adjustment."""
+        cloud = None if t.cloud_cost is None else CloudRent(
+            usd_per_gpu_hour=t.cloud_usd_per_gpu_hour, provider=t.cloud_provider,
+            as_of=t.cloud_price_date.isoformat() if t.cloud_price_date else None, cost=t.cloud_cost,
+            region=t.cloud_region, other_region=t.cloud_other_region)
+        per_million = None if t.cost_per_million_tokens_owned is None else TokenCost(
+            owned=t.cost_per_million_tokens_owned, cloud=t.cost_per_million_tokens_cloud)
+        return cls(
+            currency=t.currency, years=t.years, utilization=t.utilization, gpu=t.gpu, count=t.count, servers=t.servers,
+            server_tier=t.server_tier,
+            purchase=Purchase(gpus=t.purchase_gpus, rest_of_system=t.purchase_rest, total=t.purchase_total),
+            power_per_year=t.power_per_year, energy_kwh_per_year=t.energy_kwh_per_year,
+            operations_per_year=t.operations_per_year, depreciation_per_year=t.depreciation_per_year,
+            residual_value=t.residual_value, tco=t.tco, tco_per_year=t.tco_per_year, gpu_hours_used=t.gpu_hours_used,
+            cost_per_gpu_hour_used=t.cost_per_gpu_hour_used, cloud=cloud,
+            break_even_utilization=t.break_even_utilization, cost_per_million_tokens=per_million,
+            exchange_rate=ExchangeRate(cny_per_usd=t.exchange_rate_cny_per_usd,
+                                       as_of=t.exchange_rate_date.isoformat()),
+            prices=list(t.prices), formulas=list(t.formulas), assumptions=list(t.assumptions), basis=basis)
+
+    def to_contract(self) -> dict[str, Any]:
+        """The estimator's TCO contract (TcoEstimate.to_contract, same keys and order), then `basis` and, for owned
+        cards running a training job, `job_hours`."""
+        def m(x: Money | None) -> dict[str, Any] | None:
+            return None if x is None else x.to_contract()
+
+        p, c, cpm = self.purchase, self.cloud, self.cost_per_million_tokens
+        cloud: dict[str, Any] | None = None
+        if c is not None:
+            cloud = {"usd_per_gpu_hour": c.usd_per_gpu_hour, "provider": c.provider, "as_of": c.as_of,
+                     "cost": m(c.cost), "region": c.region, "other_region": c.other_region}
+            if c.gpu_hours is not None:
+                cloud["gpu_hours"] = c.gpu_hours
+        out = {
+            "currency": self.currency, "years": self.years, "utilization": self.utilization, "gpu": self.gpu,
+            "count": self.count, "servers": self.servers, "server_tier": self.server_tier,
+            "purchase": {"gpus": m(p.gpus), "rest_of_system": m(p.rest_of_system), "total": m(p.total)},
+            "power_per_year": m(self.power_per_year), "energy_kwh_per_year": self.energy_kwh_per_year,
+            "operations_per_year": m(self.operations_per_year),
+            "depreciation_per_year": m(self.depreciation_per_year), "residual_value": m(self.residual_value),
+            "tco": m(self.tco), "tco_per_year": m(self.tco_per_year), "gpu_hours_used": self.gpu_hours_used,
+            "cost_per_gpu_hour_used": m(self.cost_per_gpu_hour_used), "cloud": cloud,
+            "break_even_utilization": self.break_even_utilization,
+            "cost_per_million_tokens": None if cpm is None else {"owned": m(cpm.owned), "cloud": m(cpm.cloud)},
+            "exchange_rate": {"cny_per_usd": self.exchange_rate.cny_per_usd, "as_of": self.exchange_rate.as_of},
+            "prices": [dump(x, json=True) for x in self.prices],
+            "formulas": list(self.formulas),
+            "assumptions": list(self.assumptions),
+            "basis": self.basis,
+        }
+        if self.job_hours is not None:
+            out["job_hours"] = self.job_hours
+        return out
+
+
+class PlannedRun(Frozen):
+    """What the parallelism planner adds to a training time: one step's figures at the step-time MFU, the goodput
+    behind the run totals, the pipeline bubble and the layout in words."""
+
+    step_wall_s: float
+    step_gpu_hours: float
+    goodput: float  # share of the wall-clock that trains (failures, restarts, checkpoints)
+    bubble_fraction: float
+    layout: str
+
+
+MfuBasis = Literal["fitted", "prior", "given"]  # fitted to measured runs, a prior (best case), or the user's
+
+
+class TrainingFigures(Frozen):
+    """A training option's time: the tokens, throughput, wall-clock and GPU-hours of the run and the MFU they rest
+    on ("fitted", "prior" or "given"); from the planner (`planned`) or 6·N·D (advisor.estimator.training)."""
+
+    tokens: float
+    tokens_per_s: float
+    wall_s: float  # the run total (with goodput, from the planner)
+    gpu_hours: float
+    mfu: float
+    mfu_basis: MfuBasis
+    planned: PlannedRun | None = None
+
+    def to_contract(self) -> dict[str, Any]:
+        """The contract's `throughput` object of a training option."""
+        out: dict[str, Any] = {"tokens": self.tokens, "tokens_per_s": self.tokens_per_s, "wall_s": self.wall_s,
+                               "gpu_hours": self.gpu_hours, "mfu": self.mfu, "mfu_basis": self.mfu_basis}
+        if self.planned is not None:
+            p = self.planned
+            out.update(step_wall_s=p.step_wall_s, step_gpu_hours=p.step_gpu_hours, goodput=p.goodput,
+                       bubble_fraction=p.bubble_fraction, layout=p.layout)
+        return out

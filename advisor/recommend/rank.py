@@ -112,11 +112,11 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
     roomy = any(not o.near_capacity for o in priced)
 
     def perf(o: Option) -> float:
-        return -float(o.training["wall_s"]) if training else float(o.throughput.get("decode_tokens_per_s_total", 0.0))
+        return -o.training.wall_s if training and o.training else float(o.throughput.get("decode_tokens_per_s_total", 0.0))
 
     def value(o: Option) -> float:
         money = cost_of(o)
-        return 1.0 / (money * o.training["wall_s"]) if training else perf(o) / money
+        return 1.0 / (money * o.training.wall_s) if training and o.training else perf(o) / money
 
     def spread(o: Option) -> bool:
         return compact and spread_consumer(o, gpus)

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from advisor.estimator.results import MemoryEstimate
-from advisor.recommend.parts import Margin, OptionLayout, UnitPrice
+from advisor.recommend.parts import Margin, OptionLayout, OptionTco, TrainingFigures, UnitPrice
 from advisor.workload import Workload
 from knowledge.messages import t
 from knowledge.structs import Mutable, dump
@@ -22,10 +22,9 @@ ChangeValue = int | float | str | None  # a budget amount, a format or task name
 
 
 class Option(Mutable):
-    """One configuration: a GPU, a count and a layout, with everything computed for it. `layout`, `price` and
-    `margin` are typed (advisor.recommend.parts); `throughput`, `training` and `tco` are the JSON contract's
-    objects (`to_contract`): their keys depend on what was computed (a simulation under load, the planner's
-    figures, an owned or rented job)."""
+    """One configuration: a GPU, a count and a layout, with everything computed for it. `layout`, `price`,
+    `training`, `tco` and `margin` are typed (advisor.recommend.parts); `throughput` is the JSON contract's object
+    (`to_contract`) of the estimator's serving figures."""
 
     gpu: str
     gpu_name: str
@@ -39,9 +38,9 @@ class Option(Mutable):
     headroom_ratio: float
     fits: bool
     throughput: dict[str, Any] = msgspec.field(default_factory=dict)
-    training: dict[str, Any] = msgspec.field(default_factory=dict)
+    training: TrainingFigures | None = None  # a training option's time
     price: UnitPrice | None = None  # the card price the option rests on
-    tco: dict[str, Any] | None = None
+    tco: OptionTco | None = None
     findings: list[Finding] = msgspec.field(default_factory=list)
     substitutes: list[str] = msgspec.field(default_factory=list)
     launch_hint: str = ""
@@ -70,7 +69,7 @@ class Option(Mutable):
             "layout": self.layout.to_contract(),
             "per_gpu_bytes": self.per_gpu_bytes,
             "fits": self.fits,
-            "throughput": self.throughput or self.training,
+            "throughput": self.throughput or (self.training.to_contract() if self.training else {}),
             "price": price_contract(self.price),
             "findings": findings_contract(self.findings),
             "gpu_name": self.gpu_name,
@@ -78,7 +77,7 @@ class Option(Mutable):
             "labels": self.labels,
             "capacity_bytes": self.capacity_bytes,
             "headroom_ratio": round(self.headroom_ratio, 4),
-            "tco": self.tco,
+            "tco": None if self.tco is None else self.tco.to_contract(),
             "substitutes": self.substitutes,
             "launch_hint": self.launch_hint,
             "meets_targets": self.meets_targets,
@@ -208,28 +207,28 @@ def purchase_line(o: Option, lang: str = "en") -> str:
     """One option in words with its full cost: "4× NVIDIA H200 SXM in 1 server: $138,621 to buy (GPUs $106,611 +
     server $32,010), 3-year TCO $178,598"; owned: "2× RTX 4090 (already owned): nothing to buy; running cost
     (power and operations) ¥29,232 over 3 years"."""
-    cost = o.tco or {}
-    years = float(cost.get("years") or 3)
-    tco = cost.get("tco") or {}
-    servers = int(cost.get("servers") or o.nodes)
+    cost = o.tco
+    years = cost.years if cost is not None else 3.0
+    tco = cost.tco if cost is not None else None
+    servers = cost.servers if cost is not None else o.nodes
     used = t("suffix.used", lang) if "used" in o.labels else ""
     if "existing" in o.labels:
         name = f"{o.count}× {o.gpu_name}" + t("suffix.owned", lang)
         if not tco:
             return name
-        return t("purchase.owned", lang, name=name, run=money(float(tco["amount"]), tco["currency"]), years=years)
+        return t("purchase.owned", lang, name=name, run=money(tco.amount, tco.currency), years=years)
     name = f"{o.count}× {o.gpu_name}{used}" + t("purchase.in_servers", lang, n=servers)
-    purchase = (cost.get("purchase") or {})
-    total = purchase.get("total")
+    purchase = cost.purchase if cost is not None else None
+    total = purchase.total if purchase is not None else None
     if not total:
         if o.price is None:
             return t("purchase.no_price", lang, name=name)
         cards = money(o.price.per_card.amount * o.count, o.price.per_card.currency)
         return t("purchase.cards_only", lang, name=name, cards=cards)
-    cur = total["currency"]
-    gpus, rest = purchase.get("gpus") or {}, purchase.get("rest_of_system") or {}
-    parts = t("purchase.parts", lang, n=servers, gpus=money(float(gpus["amount"]), cur),
-              rest=money(float(rest["amount"]), cur)) if gpus and rest else ""
-    tco_text = money(float(tco["amount"]), tco["currency"]) if tco else ""
-    return (t("purchase.buy", lang, name=name, buy=money(float(total["amount"]), cur), parts=parts)
+    cur = total.currency
+    gpus, rest = purchase.gpus if purchase else None, purchase.rest_of_system if purchase else None
+    parts = t("purchase.parts", lang, n=servers, gpus=money(gpus.amount, cur),
+              rest=money(rest.amount, cur)) if gpus and rest else ""
+    tco_text = money(tco.amount, tco.currency) if tco else ""
+    return (t("purchase.buy", lang, name=name, buy=money(total.amount, cur), parts=parts)
             + (t("purchase.tco", lang, years=years, tco=tco_text) if tco_text else ""))

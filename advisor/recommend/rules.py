@@ -39,13 +39,13 @@ def config_facts(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
         "engine": opt.layout.engine or w.engine,
         "power_limit_w": c.power_limit_w,
         "params": float(param_fields(model)["params"]),
-        "tco_years": opt.tco["years"] if opt.tco else None,
+        "tco_years": opt.tco.years if opt.tco is not None else None,
         "tp_divides_heads": valid_tp(model, tp),
     }
     if est.cpu.total:
         facts.update(offload_cpu_bytes=est.cpu.total, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)
     if opt.training:
-        facts.update(train_wall_s=opt.training["wall_s"], deadline_s=c.deadline_s)
+        facts.update(train_wall_s=opt.training.wall_s, deadline_s=c.deadline_s)
     if opt.throughput:
         facts.update(tokens_per_s=opt.throughput["decode_tokens_per_s_total"], min_tokens_per_s=c.min_tokens_per_s,
                      ms_per_token=opt.throughput["ms_per_token"], max_ms_per_token=c.max_ms_per_token)

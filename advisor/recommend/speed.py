@@ -11,7 +11,7 @@ from advisor.estimator.calibration import load_calibration
 from advisor.estimator.limits import largest_context
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
-from advisor.recommend.parts import Margin
+from advisor.recommend.parts import Margin, MfuBasis, TrainingFigures
 from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
@@ -26,10 +26,10 @@ NEAR_CAPACITY = 0.95  # a pick whose per-GPU memory is above 95 % of what the en
 
 
 class Speed(NamedTuple):
-    """An option's speed: its `throughput` (serving) or `training` contract dict, and the formula behind it."""
+    """An option's speed: its `throughput` contract dict (serving) or its training time, and the formula behind it."""
 
     throughput: dict[str, Any]
-    training: dict[str, Any]
+    training: TrainingFigures | None
     formulas: list[str]
 
 
@@ -47,9 +47,9 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
     r = estimate_train_time(search.model, gpu, layout.count, tokens, load_calibration(), context=w.context,
                             task=w.task, recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0,
                             micro_batch=w.batch, offload=layout.offload, mfu=search.constraints.mfu)
-    basis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
-    return Speed({}, {"tokens": tokens, "tokens_per_s": r.tokens_per_s, "wall_s": r.wall_s,
-                      "gpu_hours": r.gpu_hours, "mfu": r.mfu, "mfu_basis": basis}, r.formulas[:1])
+    basis: MfuBasis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
+    return Speed({}, TrainingFigures(tokens=tokens, tokens_per_s=r.tokens_per_s, wall_s=r.wall_s,
+                                     gpu_hours=r.gpu_hours, mfu=r.mfu, mfu_basis=basis), r.formulas[:1])
 
 
 def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout) -> Speed:
@@ -66,7 +66,7 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
                   "ttft_s": t.ttft_s, "bound": t.bound, "concurrency": w.concurrency,
                   "max_concurrency": max_concurrency(est, gpu, layout, w),
                   **engine_concurrency(search, gpu, est, t), **under_load(search, gpu, tw, t)},
-                 {}, t.formulas[:1])
+                 None, t.formulas[:1])
 
 
 def under_load(search: Search, gpu: GpuSpec, w: Workload, t: ThroughputEstimate) -> dict[str, Any]:

@@ -4,10 +4,10 @@ for ZeRO-2/3 layouts)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from advisor.estimator.calibration import load_calibration
-from advisor.recommend.parts import OptionLayout, PlannedLayout
+from advisor.recommend.parts import OptionLayout, PlannedLayout, PlannedRun, TrainingFigures
 from knowledge.errors import InputError
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
@@ -70,13 +70,14 @@ def planned_layout(plan: Plan, zero_offload: Offload, weights: str, kv: str) -> 
                         weights=weights, kv=kv, recompute=lay.recompute, planned=extra)
 
 
-def training_figures(plan: Plan, mfu_given: bool = False) -> dict[str, Any]:
-    """An option's `training` dict: `wall_s`/`gpu_hours` are the run totals with goodput (what a budget or a deadline
+def training_figures(plan: Plan, mfu_given: bool = False) -> TrainingFigures:
+    """An option's `training`: `wall_s`/`gpu_hours` are the run totals with goodput (what a budget or a deadline
     needs); `step_wall_s`/`step_gpu_hours` the same at the step-time MFU."""
-    return {"tokens": plan.tokens, "tokens_per_s": plan.tokens_per_s, "wall_s": plan.run_wall_s,
-            "gpu_hours": plan.run_gpu_hours, "mfu": plan.mfu, "mfu_basis": "given" if mfu_given else "fitted",
-            "step_wall_s": plan.wall_s, "step_gpu_hours": plan.gpu_hours, "goodput": plan.goodput,
-            "bubble_fraction": plan.step.bubble_fraction, "layout": plan.layout.describe()}
+    run = PlannedRun(step_wall_s=plan.wall_s, step_gpu_hours=plan.gpu_hours, goodput=plan.goodput,
+                     bubble_fraction=plan.step.bubble_fraction, layout=plan.layout.describe())
+    return TrainingFigures(tokens=plan.tokens, tokens_per_s=plan.tokens_per_s, wall_s=plan.run_wall_s,
+                           gpu_hours=plan.run_gpu_hours, mfu=plan.mfu, mfu_basis="given" if mfu_given else "fitted",
+                           planned=run)
 
 
 def launch_hint(plan: Plan) -> str:

@@ -85,7 +85,7 @@ def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
         old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + SRC_THROUGHPUT, 0)
         new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", SRC_THROUGHPUT, 0)
         out += t("changes.decode_speed", lang, old=old, new=new)
-    wall = (top.training or {}).get("wall_s")
+    wall = top.training.wall_s if top.training else None
     if wall and last.get("top_wall_s"):
         old = book.num("previous training time", last["top_wall_s"] / 86400, "days", "previous turn: " + SRC_TRAINING, 1,
                        suffix=t("slot.days", lang))

@@ -384,13 +384,13 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
 
 def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     zh = lang == "zh"
-    tr = top.training or {}
-    if not tr.get("wall_s"):
+    tr = top.training
+    if not tr or not tr.wall_s:
         return None
     name = opt_name(top, book)
-    days = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
-                    1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if zh else "days")
-    hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
+    days = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,
+                    1 if tr.wall_s < 100 * 86400 else 0, suffix="天" if zh else "days")
+    hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 0,
                      suffix="" if zh else "GPU-hours")
     given = bool(ev.workload.train_tokens)
     tokens = train_tokens_text(ev, book, lang)
@@ -433,10 +433,9 @@ def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                      if zh else f"The catalog has no dated price for the {top.gpu_name}, so {name} cannot be priced"
                      + (f" ({why})." if why else ".")), None, "")
     text = opt_purchase(top, book, lang)
-    t = top.tco or {}
     if "existing" in top.labels:
-        deciding = f"TCO of {top.count}× {top.gpu_name}" if t.get("tco") else ""
-    elif (t.get("purchase") or {}).get("total"):
+        deciding = f"TCO of {top.count}× {top.gpu_name}" if top.tco is not None else ""
+    elif top.tco is not None and top.tco.purchase.total:
         deciding = f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)"
     else:
         deciding = f"purchase price of {top.count}× {top.gpu_name} (GPUs only)"
@@ -556,10 +555,10 @@ def _short_speed(o: Any, book: Book, lang: str) -> str:
     if t.get("decode_tokens_per_s"):
         return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
                         SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
-    tr = o.training or {}
-    if tr.get("wall_s"):
-        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
-                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix="天" if lang == "zh" else "days")
+    tr = o.training
+    if tr and tr.wall_s:
+        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,
+                        1 if tr.wall_s < 100 * 86400 else 0, suffix="天" if lang == "zh" else "days")
     return "—"
 
 

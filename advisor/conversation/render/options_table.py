@@ -191,14 +191,14 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
         total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.get("decode_tokens_per_s_total") or 0,
                          "tokens/s", SRC_THROUGHPUT, 0)
         return message("speed.per_user", lang, per=per, total=total)
-    tr = o.training or {}
-    if tr.get("wall_s"):
-        days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
-                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix=message("slot.days", lang))
-        hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
+    tr = o.training
+    if tr and tr.wall_s:
+        days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,
+                        1 if tr.wall_s < 100 * 86400 else 0, suffix=message("slot.days", lang))
+        hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 0,
                          suffix=message("speed.gpu_hours_unit", lang))
-        if tr.get("goodput"):  # the planner's run total (advisor.recommend.training_advice.training_figures)
-            g = book.num("goodput of the run total", tr["goodput"] * 100, "%", "advisor.estimator.planner", 0)
+        if tr.planned and tr.planned.goodput:  # the planner's run total (training_advice.training_figures)
+            g = book.num("goodput of the run total", tr.planned.goodput * 100, "%", "advisor.estimator.planner", 0)
             return message("speed.training_goodput", lang, days=days, hours=hours, goodput=g)
         return message("speed.training", lang, days=days, hours=hours)
     return "—"
@@ -220,12 +220,11 @@ def opt_purchase(o: Option, book: Book, lang: str) -> str:
     """The option's full purchase in one phrase, as `Recommendation.lead_summary` words it (advisor.recommend.results
     .purchase_line: cards and servers, the TCO over the horizon; owned cards costed by power and operation only),
     with the cards' price date. Its amounts are recorded under the names the cost section uses."""
-    t = o.tco or {}
     src = "advisor.estimator.cost.estimate_tco"
-    total = (t.get("purchase") or {}).get("total")
+    total = o.tco.purchase.total if o.tco is not None else None
     if total and "existing" not in o.labels:
         money_of(book, f"full purchase of {o.count}× {o.gpu_name} (GPUs and servers)", total, src)
-    if t.get("tco"):
+    if o.tco is not None:
         opt_tco(o, book, lang)
     if o.price and "existing" not in o.labels:
         opt_price(o, book, lang)  # the cards alone, named as the tables name them
@@ -263,16 +262,15 @@ def china_cell(o: Option, lang: str) -> str:
 
 
 def opt_tco(o: Option, book: Book, lang: str) -> str:
-    t = o.tco or {}
-    if not t.get("tco"):
+    if o.tco is None:
         return "—"
-    return money_of(book, f"TCO of {o.count}× {o.gpu_name}", t["tco"], "advisor.estimator.cost.estimate_tco")
+    return money_of(book, f"TCO of {o.count}× {o.gpu_name}", o.tco.tco, "advisor.estimator.cost.estimate_tco")
 
 
 def options_table(opts: list[Option], book: Book, lang: str, w: Workload, region: str | None = None) -> str:
     speed = message("options.col.training_time" if w.is_training else "options.col.decode_speed", lang)
-    with_tco = any((o.tco or {}).get("tco") for o in opts)
-    years = next(((o.tco or {}).get("years") for o in opts if (o.tco or {}).get("tco")), None)
+    with_tco = any(o.tco is not None for o in opts)
+    years = next((o.tco.years for o in opts if o.tco is not None), None)
     cols = [message("options.col.configuration", lang), message("options.col.layout", lang),
             message("options.col.memory", lang), speed, message("options.col.price", lang)]
     if with_tco:

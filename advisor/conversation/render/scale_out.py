@@ -21,11 +21,11 @@ def replicas_for_load(o: Any, users: int, limit: int, book: Book) -> tuple[str, 
     r = book.count(f"deployments of {o.count}× {o.gpu_name} for {users} users within the target", copies, "deployments", src)
     cards = book.count(f"GPUs in {copies} deployments of {o.count}× {o.gpu_name}", copies * o.count, "GPUs",
                        f"computed: {copies} × {o.count}")
-    total = ((o.tco or {}).get("purchase") or {}).get("total") if "existing" not in o.labels else None
+    total = o.tco.purchase.total if o.tco is not None and "existing" not in o.labels else None
     cost_en = cost_zh = ""
-    if total and total.get("amount"):
+    if total and total.amount:
         money = book.money(f"full purchase of {copies} deployments of {o.count}× {o.gpu_name}",
-                           copies * float(total["amount"]), total["currency"],
+                           copies * total.amount, total.currency,
                            f"computed: {copies} × full purchase of one deployment")
         cost_en, cost_zh = f", {money} to buy", f"，整机采购 {money}"
     return (f"; all {users} users within that take {r} copies of this deployment ({cards} cards{cost_en})",

@@ -97,7 +97,7 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
                                    ("max_concurrency", "max concurrent sequences that fit", "sequences", 1.0)):
         if isinstance(t.get(key), (int, float)) and not isinstance(t.get(key), bool):
             nums.append(num(f"{tag}: {name}", t[key] * scale, unit, src))
-    tr = opt.training or {}
+    tr = opt.training.to_contract() if opt.training else {}
     for key, name, unit in (("wall_s", "training wall-clock", "s"), ("gpu_hours", "GPU-hours", "GPU-hours"),
                             ("tokens_per_s", "training throughput", "tokens/s"), ("mfu", "MFU", "ratio"),
                             ("tokens", "training tokens", "tokens")):
@@ -110,10 +110,9 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
         nums.append(num(f"{tag}: price per GPU (as of {as_of})", amount, cur, psrc))
         nums.append(num(f"{tag}: price of {opt.count} GPUs (as of {as_of})", amount * opt.count, cur, psrc))
         row["price_as_of"] = as_of
-    if isinstance(opt.tco, dict):
-        tco = opt.tco.get("tco")
-        if isinstance(tco, dict) and isinstance(tco.get("amount"), (int, float)) and tco.get("currency") in ("USD", "CNY"):
-            nums.append(num(f"{tag}: TCO over {opt.tco.get('years', '?')} years", tco["amount"], tco["currency"], src))
+    if opt.tco is not None:
+        tco = opt.tco.tco
+        nums.append(num(f"{tag}: TCO over {opt.tco.years} years", tco.amount, tco.currency, src))
     row["numbers"] = [f"{n['name'].split(': ', 1)[1]}: {n['display']}" for n in nums]
     row["finding_ids"] = [f.rule_id for f in opt.findings]
     return row, nums, list(opt.findings)

@@ -129,8 +129,8 @@ def _speed(o: Any) -> str:
         t = o.throughput
         return f"{t['decode_tokens_per_s']:.1f} tok/s/seq, {t['decode_tokens_per_s_total']:.0f} tok/s total"
     if o.training:
-        case = {"fitted": " (best case)", "prior": " (prior; best case)"}.get(o.training.get("mfu_basis", ""), "")
-        return f"{o.training['wall_s'] / 86400:.1f} days, MFU {o.training['mfu']:.0%}{case}"
+        case = {"fitted": " (best case)", "prior": " (prior; best case)"}.get(o.training.mfu_basis, "")
+        return f"{o.training.wall_s / 86400:.1f} days, MFU {o.training.mfu:.0%}{case}"
     return "-"
 
 
