@@ -155,7 +155,7 @@ def test_a_training_time_has_the_six_keys_and_the_planners_five(kinds: dict[str,
     assert lora.training is not None and lora.training.planned is None
     assert list(lora.to_contract()["throughput"]) == run
     serving = kinds["tensor_parallel"]
-    assert serving.training is None and serving.to_contract()["throughput"] == serving.throughput
+    assert serving.training is None and serving.to_contract()["throughput"] == serving.throughput.to_contract()
     with pytest.raises(StructError) as exc:
         Option(**BASE, layout={"tp": 1, "pp": 1}, training={**lora.training.to_contract(), "mfu_basis": "guessed"})
     assert "mfu_basis" in _one_line(exc)

@@ -23,9 +23,9 @@ def test_70b_on_one_named_4090_offers_offload_with_its_speed_and_the_rule():
     assert 40 <= lo.ngl <= 48 and lo.cpu_layers == 80 - lo.ngl
     assert opt.per_gpu_bytes["total"] <= opt.capacity_bytes
     assert 15 * 2**30 < lo.system_ram_bytes < 25 * 2**30
-    assert 1.5 < opt.throughput["decode_tokens_per_s"] < 4.0 and opt.throughput["bound"] == "host-memory"
+    assert 1.5 < opt.throughput.decode_tokens_per_s < 4.0 and opt.throughput.bound == "host-memory"
     rule = next(f for f in opt.findings if f.rule_id == "sizing-layer-offload-slow")
-    assert rule.severity == "warn" and f"{opt.throughput['decode_tokens_per_s']:.1f} tokens/s" in rule.message
+    assert rule.severity == "warn" and f"{opt.throughput.decode_tokens_per_s:.1f} tokens/s" in rule.message
     assert "tokens/s" in rule.message_zh
     assert "offload" in rec.assumptions[-1] and "卸载" in rec.assumptions_zh[-1]
     contract = opt.to_contract()

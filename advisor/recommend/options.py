@@ -85,9 +85,9 @@ def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:
         out.append("power")
     t = opt.throughput
     if t:
-        if c.max_ms_per_token is not None and t["ms_per_token"] > c.max_ms_per_token:
+        if c.max_ms_per_token is not None and t.ms_per_token > c.max_ms_per_token:
             out.append("latency")
-        if c.min_tokens_per_s is not None and t["decode_tokens_per_s_total"] < c.min_tokens_per_s:
+        if c.min_tokens_per_s is not None and t.decode_tokens_per_s_total < c.min_tokens_per_s:
             out.append("throughput")
     if opt.training and c.deadline_s is not None and opt.training.wall_s > c.deadline_s:
         out.append("deadline")

@@ -1,6 +1,6 @@
-"""The typed parts of a recommender `Option`: its layout, the card price it rests on, its memory margin and the
-money for its job (TCO), each with the `to_contract()` that writes the JSON shape DESIGN.md fixes (same keys,
-same order, same nulls).
+"""The typed parts of a recommender `Option`: its layout, the card price it rests on, its serving speed or training
+time, the money for its job (TCO) and its memory margin, each with the `to_contract()` that writes the JSON shape
+DESIGN.md fixes (same keys, same order, same nulls).
 
 The layout keeps two different offloads apart: ZeRO's optimizer-state offload to host RAM (`zero_offload`, the
 training workload's `offload`) and llama.cpp's layer offload (`layer_offload`: `-ngl` layers on the card, the rest
@@ -300,4 +300,53 @@ class TrainingFigures(Frozen):
             p = self.planned
             out.update(step_wall_s=p.step_wall_s, step_gpu_hours=p.step_gpu_hours, goodput=p.goodput,
                        bubble_fraction=p.bubble_fraction, layout=p.layout)
+        return out
+
+
+class UnderLoad(Frozen):
+    """The continuous-batching simulation at the stated concurrency (advisor.estimator.serving): median and p95
+    time to first token, median time per output token, output tokens/s per user and in total, the engine simulated."""
+
+    ttft_s: float
+    ttft_p95_s: float
+    tpot_s: float
+    per_user_tokens_per_s: float
+    total_tokens_per_s: float
+    engine: str
+
+
+class ServingFigures(Frozen):
+    """A serving option's speed (advisor.estimator.throughput rooflines): decode tokens/s per sequence and in total,
+    time per output token (ms), prefill tokens/s and time to first token, what bounds decode, the concurrency asked
+    and the most sequences that fit; the engine's own start-up concurrency figure, the simulation under load, and a
+    llama.cpp layer-offload plan where they apply."""
+
+    decode_tokens_per_s: float
+    decode_tokens_per_s_total: float
+    ms_per_token: float
+    prefill_tokens_per_s: float
+    ttft_s: float
+    bound: str  # "memory", "compute", "host-memory" …
+    concurrency: int
+    max_concurrency: int
+    engine_max_concurrency: float | None = None  # vLLM's "Maximum concurrency for N tokens per request: X x"
+    engine_log_line: str | None = None
+    under_load: UnderLoad | None = None
+    # the estimator's OffloadPlan.to_contract() as it gives it (typing it here would load advisor.estimator.offload
+    # on every `recommend` start-up)
+    offload: dict[str, Any] | None = None
+
+    def to_contract(self) -> dict[str, Any]:
+        """The contract's `throughput` object of a serving option (optional groups only when present)."""
+        out: dict[str, Any] = {
+            "decode_tokens_per_s": self.decode_tokens_per_s, "decode_tokens_per_s_total": self.decode_tokens_per_s_total,
+            "ms_per_token": self.ms_per_token, "prefill_tokens_per_s": self.prefill_tokens_per_s,
+            "ttft_s": self.ttft_s, "bound": self.bound, "concurrency": self.concurrency,
+            "max_concurrency": self.max_concurrency}
+        if self.engine_log_line is not None:
+            out.update(engine_max_concurrency=self.engine_max_concurrency, engine_log_line=self.engine_log_line)
+        if self.under_load is not None:
+            out["under_load"] = dump(self.under_load)
+        if self.offload is not None:
+            out["offload"] = self.offload
         return out

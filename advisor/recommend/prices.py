@@ -55,7 +55,8 @@ def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> OptionTco | None:
     if opt.price is None and not owned:
         return None
     c = search.constraints
-    tps = opt.throughput.get("decode_tokens_per_s_total") or (opt.training.tokens_per_s if opt.training else None)
+    tps = (opt.throughput.decode_tokens_per_s_total if opt.throughput else None) or (
+        opt.training.tokens_per_s if opt.training else None)
     try:
         t = estimate_tco(gpu, opt.count, load_economics(), currency=c.currency, years=c.tco_years,
                          tokens_per_s=tps or None, region=c.region, condition=c.condition,

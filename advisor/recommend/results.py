@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from advisor.estimator.results import MemoryEstimate
-from advisor.recommend.parts import Margin, OptionLayout, OptionTco, TrainingFigures, UnitPrice
+from advisor.recommend.parts import Margin, OptionLayout, OptionTco, ServingFigures, TrainingFigures, UnitPrice
 from advisor.workload import Workload
 from knowledge.messages import t
 from knowledge.structs import Mutable, dump
@@ -22,9 +22,9 @@ ChangeValue = int | float | str | None  # a budget amount, a format or task name
 
 
 class Option(Mutable):
-    """One configuration: a GPU, a count and a layout, with everything computed for it. `layout`, `price`,
-    `training`, `tco` and `margin` are typed (advisor.recommend.parts); `throughput` is the JSON contract's object
-    (`to_contract`) of the estimator's serving figures."""
+    """One configuration: a GPU, a count and a layout, with everything computed for it. Its parts (layout,
+    price, serving or training speed, TCO, memory margin) are typed (advisor.recommend.parts); `to_contract` writes
+    them as the JSON contract's objects."""
 
     gpu: str
     gpu_name: str
@@ -37,7 +37,7 @@ class Option(Mutable):
     usable_bytes: int
     headroom_ratio: float
     fits: bool
-    throughput: dict[str, Any] = msgspec.field(default_factory=dict)
+    throughput: ServingFigures | None = None  # a serving option's speed
     training: TrainingFigures | None = None  # a training option's time
     price: UnitPrice | None = None  # the card price the option rests on
     tco: OptionTco | None = None
@@ -69,7 +69,8 @@ class Option(Mutable):
             "layout": self.layout.to_contract(),
             "per_gpu_bytes": self.per_gpu_bytes,
             "fits": self.fits,
-            "throughput": self.throughput or (self.training.to_contract() if self.training else {}),
+            "throughput": (self.throughput.to_contract() if self.throughput else
+                           self.training.to_contract() if self.training else {}),
             "price": price_contract(self.price),
             "findings": findings_contract(self.findings),
             "gpu_name": self.gpu_name,

@@ -44,6 +44,7 @@ from advisor.conversation.render.options_table import (
 )
 from advisor.conversation.render.scale_out import offload_sentence, replicas_for_load
 from advisor.recommend.search import default_train_tokens
+from knowledge.structs import dump
 
 GIB = 2**30
 DETAILS_OPEN = "<details>"
@@ -246,9 +247,9 @@ def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
     ngl = book.count(f"GPU layers (-ngl) {where}", lay.ngl, "layers", SRC_RECOMMEND)
     rest = book.count(f"layers in system RAM {where}", lay.cpu_layers, "layers", SRC_RECOMMEND)
     ram = book.gib(f"system RAM for the offloaded layers {where}", lay.system_ram_bytes)
-    tps = t["decode_tokens_per_s"]
+    tps = t.decode_tokens_per_s
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
-    fmt = format_label(lay["weights"], lang)
+    fmt = format_label(off.layout.weights, lang)
     return Lead((f"**可以，但很慢**：用 llama.cpp 按层卸载（{fmt}），`-ngl {ngl}` 层放在 {off.gpu_name} 上，其余 {rest} 层放进"
                  f"系统内存（需 {ram}），生成约 {speed}。不卸载的话一张卡差 {short}。" if zh else
                  f"**Yes, slowly** — with llama.cpp layer offload ({fmt}), `-ngl {ngl}` layers stay on the "
@@ -320,8 +321,8 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
     o = top
     stated = "concurrency" in (getattr(ev, "stated", None) or ())
     if load is None and top is not None and stated:  # the option's own figures under the stated load (no limit)
-        ul = (top.throughput or {}).get("under_load")
-        load = dict(ul, concurrency=ev.workload.concurrency) if ul else None
+        ul = top.throughput.under_load if top.throughput else None
+        load = dict(dump(ul), concurrency=ev.workload.concurrency) if ul else None
     if not load or o is None or not load.get("per_user_tokens_per_s"):
         return ""
     on = f"{o.count}× {o.gpu_name}"
@@ -551,10 +552,10 @@ def compact_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
 
 def _short_speed(o: Any, book: Book, lang: str) -> str:
     """Decode tokens/s per user, or the training wall-clock in days (the same Numbers as the full table's)."""
-    t = o.throughput or {}
-    if t.get("decode_tokens_per_s"):
-        return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
-                        SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
+    t = o.throughput
+    if t and t.decode_tokens_per_s:
+        return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t.decode_tokens_per_s, "tokens/s",
+                        SRC_THROUGHPUT, 0 if t.decode_tokens_per_s >= 10 else 1)
     tr = o.training
     if tr and tr.wall_s:
         return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,

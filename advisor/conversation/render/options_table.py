@@ -184,11 +184,11 @@ def opt_memory(o: Option, book: Book, lang: str) -> str:
 
 
 def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
-    t = o.throughput or {}
-    if t.get("decode_tokens_per_s"):
-        per = book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
-                       SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
-        total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.get("decode_tokens_per_s_total") or 0,
+    t = o.throughput
+    if t and t.decode_tokens_per_s:
+        per = book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t.decode_tokens_per_s, "tokens/s",
+                       SRC_THROUGHPUT, 0 if t.decode_tokens_per_s >= 10 else 1)
+        total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.decode_tokens_per_s_total or 0,
                          "tokens/s", SRC_THROUGHPUT, 0)
         return message("speed.per_user", lang, per=per, total=total)
     tr = o.training

@@ -35,7 +35,7 @@ def replicas_for_load(o: Any, users: int, limit: int, book: Book) -> tuple[str, 
 def offload_sentence(off: Any, book: Book, lang: str) -> str:
     """One sentence: the named card itself runs it only with llama.cpp layer offload, at its decode speed."""
     where = f"on 1× {off.gpu_name} with layer offload"
-    tps = off.throughput["decode_tokens_per_s"]
+    tps = off.throughput.decode_tokens_per_s
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
     fmt = format_label(off.layout.weights, lang)
     return (f"这张卡本身只能用 llama.cpp 按层卸载（{fmt}，部分层放进系统内存）来跑，生成约 {speed}。" if lang == "zh" else

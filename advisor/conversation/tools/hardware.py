@@ -89,7 +89,7 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
             num(f"{tag}: GPU memory", opt.capacity_bytes, "bytes", src),
             num(f"{tag}: usable memory per GPU", opt.usable_bytes, "bytes", src),
             num(f"{tag}: headroom", opt.headroom_ratio, "ratio", src)]
-    t = opt.throughput or {}
+    t = opt.throughput.to_contract() if opt.throughput else {}
     for key, name, unit, scale in (("decode_tokens_per_s", "decode speed per sequence", "tokens/s", 1.0),
                                    ("decode_tokens_per_s_total", "decode speed, all sequences", "tokens/s", 1.0),
                                    ("ms_per_token", "time per output token", "s", 1e-3),

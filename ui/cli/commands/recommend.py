@@ -127,7 +127,7 @@ def _money(price: UnitPrice | None, count: int) -> str:
 def _speed(o: Any) -> str:
     if o.throughput:
         t = o.throughput
-        return f"{t['decode_tokens_per_s']:.1f} tok/s/seq, {t['decode_tokens_per_s_total']:.0f} tok/s total"
+        return f"{t.decode_tokens_per_s:.1f} tok/s/seq, {t.decode_tokens_per_s_total:.0f} tok/s total"
     if o.training:
         case = {"fitted": " (best case)", "prior": " (prior; best case)"}.get(o.training.mfu_basis, "")
         return f"{o.training.wall_s / 86400:.1f} days, MFU {o.training.mfu:.0%}{case}"
@@ -149,8 +149,8 @@ def render(rec: Any) -> str:
                          + (f", offload {lay.offload}" if lay.offload != 'none' else "")
                          + (f" (llama.cpp -ngl {lo.ngl}: {lo.cpu_layers} layers and "
                             f"{lo.system_ram_bytes / GiB:.1f} GiB in system RAM)" if lo is not None else ""))
-            if o.throughput.get("engine_log_line"):
-                lines.append(f"   {lay.engine} at start-up: {o.throughput['engine_log_line']}")
+            if o.throughput and o.throughput.engine_log_line:
+                lines.append(f"   {lay.engine} at start-up: {o.throughput.engine_log_line}")
             lines.append(f"   launch: {o.launch_hint}")
             for f in o.findings:
                 lines.append(f"   [{f.severity}] {f.rule_id}: {f.message} ({source_without_path(f.source)})")
