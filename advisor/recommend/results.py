@@ -15,6 +15,7 @@ from advisor.estimator.results import MemoryEstimate
 from advisor.recommend.parts import Margin, OptionLayout, OptionTco, ServingFigures, TrainingFigures, UnitPrice
 from advisor.workload import Workload
 from knowledge.messages import t
+from knowledge.quantities import SYMBOLS
 from knowledge.structs import Mutable, dump
 from rules.findings import Finding
 
@@ -200,7 +201,7 @@ class Recommendation(Mutable):
 
 def money(amount: float, currency: str) -> str:
     """"$138,621" / "¥674,310" (whole units)."""
-    sym = {"USD": "$", "CNY": "¥"}.get(currency)
+    sym = SYMBOLS.get(currency)
     return f"{sym}{amount:,.0f}" if sym else f"{amount:,.0f} {currency}"
 
 

@@ -13,6 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from knowledge.quantities import SYMBOLS
 from knowledge.structs import replace, validate
 from ui.citations import source_without_path
 from ui.cli import jsonout
@@ -120,8 +121,7 @@ def run(args: argparse.Namespace) -> int:
 def _money(price: UnitPrice | None, count: int) -> str:
     if not price:
         return "no price"
-    sym = "¥" if price.per_card.currency == "CNY" else "$"
-    return f"{sym}{price.per_card.amount * count:,.0f} (as of {price.as_of})"
+    return f"{SYMBOLS[price.per_card.currency]}{price.per_card.amount * count:,.0f} (as of {price.as_of})"
 
 
 def _speed(o: Any) -> str:
