@@ -18,6 +18,7 @@ WeightFormat = Literal[
     "gptq-int4", "gptq-int8", "awq-int4", "nf4", "bnb-4bit", "bnb-int8",
     "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "q3_k_m", "q2_k", "mxfp4", "nvfp4",
     "iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq2_m", "iq3_xxs", "iq3_s", "iq3_m", "iq4_xs", "iq4_nl", "mxfp4_moe",
+    "int4-experts",
 ]
 KvFormat = Literal["fp16", "bf16", "fp8", "int8", "int4", "fp32"]
 Optimizer = Literal["adamw", "adamw8bit", "sgd", "adamw-bf16"]
@@ -61,8 +62,11 @@ class Workload(Frozen):
     offload: Annotated[Offload, Meta(description="training: ZeRO offload of the optimizer state (or all) to host RAM")] = "none"
     gpus: Annotated[int, Meta(ge=1, le=1024, description="GPUs per node")] = 1
     nodes: Annotated[int, Meta(ge=1, le=4096, description="nodes (servers)")] = 1
-    tp: Annotated[int, Meta(ge=1, le=1024, description="tensor-parallel degree")] = 1
-    pp: Annotated[int, Meta(ge=1, le=1024, description="pipeline-parallel degree")] = 1
+    tp: Annotated[int, Meta(ge=1, le=1024, description="tensor-parallel degree: divides the model's attention heads; "
+                                                      "tp × pp ≤ gpus × nodes",
+                            extra_json_schema={"x-model-rule": "divides num_attention_heads"})] = 1
+    pp: Annotated[int, Meta(ge=1, le=1024, description="pipeline stages: at most the model's layers; tp × pp ≤ gpus × nodes",
+                            extra_json_schema={"x-model-rule": "at most num_layers"})] = 1
     recompute: Annotated[Recompute, Meta(description="activation recomputation (unset: full for fine-tuning, selective for pre-training)")] | None = None
     lora_rank: Annotated[int, Meta(ge=1, le=4096, description="LoRA rank")] = 16
     grad_accum: Annotated[int, Meta(ge=1, le=100_000, description="training: micro-batches per optimizer step (gradients stay live between them; HF Trainer default 1)")] = 1
@@ -99,15 +103,16 @@ class Constraints(Frozen):
 
     budget: Annotated[float, Meta(gt=0, le=1e12, description="upper limit on the purchase price, in currency"), FINITE] | None = None
     currency: Annotated[Currency, Meta(description="currency of budget and prices")] = "USD"
-    region: Annotated[Region, Meta(description="market whose prices and availability apply")] = "global"
+    region: Annotated[Region, Meta(description="market whose prices and availability apply: 'cn' for mainland China (export rules apply), else 'global'")] = "global"
     existing: ExistingGpus | None = None  # hardware the user already owns: recommend how to use it
-    candidates: tuple[str, ...] = ()  # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
+    # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
+    candidates: Annotated[tuple[str, ...], Meta(description="only consider these GPUs")] = ()
     max_gpus_per_node: Annotated[int, Meta(ge=1, le=16, description="GPUs per server at most")] = 8
     max_nodes: Annotated[int, Meta(ge=1, le=4096)] = 64
     power_limit_w: Annotated[float, Meta(gt=0, le=1e9, description="power limit in watts"), FINITE] | None = None
     max_ms_per_token: Annotated[float, Meta(gt=0, le=1e6, description="per-sequence decode latency target"), FINITE] | None = None
     min_tokens_per_s: Annotated[float, Meta(gt=0, le=1e12, description="total throughput target"), FINITE] | None = None
-    deadline_s: Annotated[float, Meta(gt=0, le=3.2e9, description="training must finish within this wall time"), FINITE] | None = None
+    deadline_s: Annotated[float, Meta(gt=0, le=3.2e9, description="training must finish within this wall time (seconds; at most ~100 years)"), FINITE] | None = None
     tco_years: Annotated[float, Meta(gt=0, le=15, description="TCO horizon in years (unset: the economics default)"), FINITE] | None = None
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
     mfu: Annotated[float, Meta(gt=0, le=1, description="a training MFU the user states (0–1); None: the calibrated one"), FINITE] | None = None

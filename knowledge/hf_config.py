@@ -144,6 +144,8 @@ def _dtype(r: ConfigReader) -> str:
     quant = r.c.get("quantization_config")
     if isinstance(quant, dict) and str(quant.get("quant_method", "")).lower() in ("fp8", "mxfp4"):
         return str(quant["quant_method"]).lower()
+    if isinstance(quant, dict) and _int4_experts(quant):
+        return "int4-experts"
     value = r.c.get("torch_dtype", r.c.get("dtype"))
     if value is None:
         default = "float32" if r.t == "gpt2" else "bfloat16"
@@ -153,6 +155,18 @@ def _dtype(r: ConfigReader) -> str:
         raise InputError(f"config.json ({r.t}): 'torch_dtype' must be one of {', '.join(sorted(set(_DTYPES)))}, "
                          f"got {value!r}", field="torch_dtype")
     return _DTYPES[value.lower()]
+
+
+def _int4_experts(quant: dict[str, Any]) -> bool:
+    """Kimi K2 Thinking's release format: compressed-tensors int4 weights whose `ignore` list keeps attention and
+    the shared experts out, so only the routed experts are 4-bit (the rest stays in torch_dtype)."""
+    if str(quant.get("quant_method", "")).lower() != "compressed-tensors":
+        return False
+    groups = quant.get("config_groups") or {}
+    weights = [g.get("weights") or {} for g in groups.values() if isinstance(g, dict)]
+    ignore = " ".join(str(x) for x in quant.get("ignore") or [])
+    return bool(weights) and all(w.get("num_bits") == 4 and w.get("type") == "int" for w in weights) \
+        and "self_attn" in ignore and "shared_experts" in ignore
 
 
 def _llama_like(r: ConfigReader) -> dict[str, Any]:

@@ -347,7 +347,7 @@ class ModelSpec(Strict):
     # DeepSeek-V3.2 sparse attention: the lightning indexer's heads and key dimension (its key cache is per token)
     indexer_heads: int | None = None
     indexer_head_dim: int | None = None
-    native_dtype: Literal["float32", "bfloat16", "float16", "fp8", "mxfp4"] = "bfloat16"
+    native_dtype: Literal["float32", "bfloat16", "float16", "fp8", "mxfp4", "int4-experts"] = "bfloat16"
     rope_theta: PositiveFloat | None = None
     position_embedding: Literal["rope", "learned", "alibi"] = "rope"
     # published figures to check the computed counts against

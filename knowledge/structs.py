@@ -341,10 +341,11 @@ class _KeywordOnly(msgspec.StructMeta):
         return super().__new__(mcls, name, bases, ns, **kw)
 
 
-@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(msgspec.field,))
-class Frozen(msgspec.Struct, metaclass=_KeywordOnly, frozen=True, forbid_unknown_fields=True):
-    """Base of the core's frozen, checked data (see the module docstring)."""
+class _Checked:
+    """The hooks of the checked bases (Frozen, Mutable): checked after msgspec builds a struct (`_post_init`), with
+    the two a struct overrides. A mixin with no slots of its own, as msgspec allows."""
 
+    __slots__ = ()
     _struct_hints: ClassVar[dict[str, Any] | None] = None
     _struct_checker: ClassVar[_Checker | None] = None
 
@@ -356,23 +357,16 @@ class Frozen(msgspec.Struct, metaclass=_KeywordOnly, frozen=True, forbid_unknown
 
     def check_invariants(self) -> None:
         """Raise ValueError when the fields, each valid, do not fit together."""
+
+
+@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(msgspec.field,))
+class Frozen(msgspec.Struct, _Checked, metaclass=_KeywordOnly, frozen=True, forbid_unknown_fields=True):
+    """Base of the core's frozen, checked data (see the module docstring)."""
 
 
 @dataclass_transform(kw_only_default=True, field_specifiers=(msgspec.field,))
-class Mutable(msgspec.Struct, metaclass=_KeywordOnly, forbid_unknown_fields=True):
+class Mutable(msgspec.Struct, _Checked, metaclass=_KeywordOnly, forbid_unknown_fields=True):
     """A checked result whose fields a caller may set afterwards (not checked again)."""
-
-    _struct_hints: ClassVar[dict[str, Any] | None] = None
-    _struct_checker: ClassVar[_Checker | None] = None
-
-    def __post_init__(self) -> None:
-        _post_init(self)
-
-    def normalize(self) -> None:
-        """Rewrite input into the fields' form before they are checked (`set_field`); the default keeps it."""
-
-    def check_invariants(self) -> None:
-        """Raise ValueError when the fields, each valid, do not fit together."""
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(msgspec.field,))

@@ -76,6 +76,7 @@ _PRECISION_OF_FORMAT: dict[str, str] = {
     "q3_k_m": "int3", "q2_k": "int2",
     # 4-bit floating-point block formats (gpt-oss MXFP4, Blackwell NVFP4) and bitsandbytes FP4: 4-bit weights
     "bnb-4bit": "int4", "mxfp4": "int4", "nvfp4": "int4", "mxfp4_moe": "int4",
+    "int4-experts": "int4",
     # llama.cpp i-quants by their nominal bits (IQ1 ≈ 1.6–1.8 bits is below the 2-bit family: read as the lowest)
     "iq1_s": "int2", "iq1_m": "int2", "iq2_xxs": "int2", "iq2_xs": "int2", "iq2_s": "int2", "iq2_m": "int2",
     "iq3_xxs": "int3", "iq3_s": "int3", "iq3_m": "int3", "iq4_xs": "int4", "iq4_nl": "int4",

@@ -165,15 +165,15 @@ RULES: tuple[RuleMeta, ...] = (
         severity="info",
         source=GUIDE_000,
         section="NVIDIA RTX 5090/5090D：消费级显卡的性能巅峰 (针对中国市场…RTX 5090D)",
-        refs=("toms-5090d",),
+        refs=("toms-5090d", "dontleaveit-5090dv2"),
         as_of="2025-08-12",
-        summary="In China the RTX 5090 D replaces the RTX 5090 (AI TOPS capped; V2 has 24 GB).",
+        summary="In China the RTX 5090 D V2 (24 GB) replaces the RTX 5090; the 32 GB RTX 5090 D it replaced is gone.",
         en="For China the guide names the RTX 5090 D: same 32 GB and 1,792 GB/s, AI TOPS capped from 3,352 to "
-           "2,375. The V2 sold from 2025-08-12 has only 24 GB (384-bit), so check the memory estimate against the "
-           "version on offer.",
-        zh="指南给出国内版本 RTX 5090 D：同为 32 GB、1,792 GB/s，AI TOPS 由 3,352 限制为 2,375。2025-08-12 起销售"
-           "的 V2 版只有 24 GB（384 位），请按实际供货版本核对显存估算。",
-        alternative="rtx-5090d",
+           "2,375. Since 2025-08-12 the card sold is the RTX 5090 D V2 with 24 GB on a 384-bit bus (1,344 GB/s), "
+           "so the memory estimate is checked against 24 GB.",
+        zh="指南给出国内版本 RTX 5090 D：同为 32 GB、1,792 GB/s，AI TOPS 由 3,352 限制为 2,375。2025-08-12 起在售的"
+           "是 RTX 5090 D V2：24 GB、384 位（1,344 GB/s），显存估算按 24 GB 核对。",
+        alternative="rtx-5090d-v2",
     ),
     RuleMeta(
         id="sub-china-variant-outside-cn",

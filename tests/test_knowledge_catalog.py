@@ -151,9 +151,9 @@ def test_china_market_facts_are_dated(cat):
     for gid in ("a800-40g-pcie", "a800-80g-pcie", "a800-80g-sxm", "h800-sxm", "h800-pcie"):
         c = cat.gpu(gid).china
         assert c.status == "restricted" and c.restricted_since == oct17 and c.built_for_china, gid
-    for gid in ("h20", "l20", "rtx-4090d", "rtx-5090d"):
+    for gid in ("h20", "l20", "rtx-4090d", "rtx-5090d", "rtx-5090d-v2"):
         assert cat.gpu(gid).china.built_for_china, gid
-    subs = {"a100-80g-sxm": "a800-80g-sxm", "l40": "l20", "h100-sxm": "h800-sxm", "rtx-5090": "rtx-5090d",
+    subs = {"a100-80g-sxm": "a800-80g-sxm", "l40": "l20", "h100-sxm": "h800-sxm", "rtx-5090": "rtx-5090d-v2",
             "rtx-4090": "rtx-4090d"}
     for gid, sub in subs.items():
         assert cat.gpu(gid).china.china_substitute == sub

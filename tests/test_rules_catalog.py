@@ -97,6 +97,7 @@ QUOTED = [
     ("sub-h100-h800-cn", "4.0 TB/s", "h20", "bandwidth_bytes_per_s", 1e12, 4.0),
     ("sub-h100-h800-cn", "900 GB/s", "h100-sxm", "nvlink_bytes_per_s", GB, 900),
     ("sub-5090-5090d-cn", "1,792 GB/s", "rtx-5090d", "bandwidth_bytes_per_s", GB, 1792),
+    ("sub-5090-5090d-cn", "1,344 GB/s", "rtx-5090d-v2", "bandwidth_bytes_per_s", GB, 1344),  # 384 bit × 28 Gbps / 8
     ("market-cn-4090-restricted", "147 instead of 165", "rtx-4090d", "bf16_dense_flops", TFLOPS, 147),
     ("value-4090-training", "2,039 GB/s", "a100-80g-sxm", "bandwidth_bytes_per_s", GB, 2039),
     ("value-4090-training", "312 TFLOPS", "a100-80g-sxm", "bf16_dense_flops", TFLOPS, 312),

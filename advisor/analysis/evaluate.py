@@ -14,6 +14,7 @@ from advisor.analysis.limits import capacity, config_limits, serving_load, speed
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, top_option
+from advisor.analysis.smaller import smaller_models_that_fit
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.fit_limits import FitLimits, training_fit_limits
 from advisor.estimator.memory import estimate_memory
@@ -113,6 +114,10 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
             ev.alternatives = [o for o in wider.options if o.meets_targets][:3]
     ev.offload = ev.offload or _offload_of(rec)
     ev.offload_asked = request.offload_asked and ev.offload is not None
+    own = next((o for o in ev.user_options if "existing" in o.labels and o.count == 1 and not o.fits), None)
+    if own is not None and workload.task == "inference" and len(exact) == 1:  # "on my 4090": what runs on it
+        catalog = load_catalog()
+        ev.smaller = smaller_models_that_fit(ev.model, workload, catalog.gpu(own.gpu), catalog)
 
 
 def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig, steps: list[Step],

@@ -12,6 +12,7 @@ from advisor.workload import Constraints, Workload
 
 if TYPE_CHECKING:
     from advisor.analysis.request import QuotedClaim
+    from advisor.analysis.smaller import SmallerFit
     from advisor.estimator.fit_limits import FitLimits
     from advisor.estimator.results import MemoryEstimate
     from advisor.recommend.recommender import Change, Option, Recommendation
@@ -109,6 +110,7 @@ class Analysis:
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
+    smaller: list[SmallerFit] = field(default_factory=list)  # same-family models that run on the user's own card
     # one named GPU for a training job: spare memory, largest micro-batch and sequence (advisor.estimator.fit_limits)
     fit_limits: FitLimits | None = None
     stated: tuple[str, ...] = ()  # the job's fields the user stated (context, concurrency, …): labelled "user input"

@@ -10,8 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-import knowledge.pydantic_models  # noqa: F401  (a struct as a pydantic field: the hook it installs)
 from advisor.analysis.steps import Step as Step  # the Turn carries the analysis's steps; imported from here too
+from advisor.estimator.results import BREAKDOWN_KEYS, Breakdown
+from knowledge.pydantic_models import pydantic_model  # also installs the hook that makes a struct a pydantic field
 from rules.findings import Finding
 
 
@@ -39,21 +40,25 @@ class Fallback(BaseModel):
 Verdict = Literal["yes", "no", "with_changes"]
 
 
-class MemoryBreakdown(BaseModel):
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _LeadConfig(_Open):
+    gpu: str
+    count: int
+
+
+# the estimator's Breakdown fields (bytes by purpose and their total), after the configuration they are of;
+# pydantic orders the fields of several bases from the last base to the first
+_BYTES = pydantic_model(Breakdown, _Open, only=(*BREAKDOWN_KEYS, "total"))
+
+
+class MemoryBreakdown(_BYTES, _LeadConfig):  # type: ignore[misc,valid-type]
     """Memory per GPU of the answer's lead configuration, in bytes: weights + gradients + optimizer states +
     activations + KV cache + runtime overhead = total; `capacity` is the card's memory, `usable` what the engine
     may fill (advisor.estimator.memory)."""
 
-    model_config = ConfigDict(extra="forbid")
-    gpu: str
-    count: int
-    weights: int = 0
-    gradients: int = 0
-    optimizer_states: int = 0
-    activations: int = 0
-    kv_cache: int = 0
-    overhead: int = 0
-    total: int = 0
     capacity: int = 0
     usable: int = 0
 

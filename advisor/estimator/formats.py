@@ -18,6 +18,10 @@ weight of each tensor under a format and shards them over tensor/pipeline parall
 * MXFP4 (OCP Microscaling: FP4 e2m1 elements, one 8-bit E8M0 scale per block of 32 = 4.25 bits): gpt-oss stores
   only the MoE experts this way; attention, router, embedding and lm_head stay bf16 (its config.json
   `quantization_config.modules_to_not_convert`).
+* INT4 routed experts (``int4-experts``; Kimi K2 Thinking's native format): compressed-tensors ``pack-quantized``,
+  symmetric int4 (eight values packed per int32) with one bf16 scale per group of 32 = 4 + 16/32 = 4.5 bits, and
+  no zero point; attention, shared experts, the dense MLP, router, embedding and lm_head stay bf16 (its config.json
+  ``quantization_config.ignore``) [kimi-k2-thinking-quant].
 * NVFP4 (FP4 e2m1, one FP8 e4m3 scale per 16 values = 4.5 bits, plus a per-tensor fp32 scale): NVIDIA ModelOpt
   checkpoints quantise the linear layers; embeddings and lm_head stay 16-bit.
 * GGUF i-quants (``block_iq*`` sizes: IQ1_S 50 B, IQ1_M 56, IQ2_XXS 66, IQ2_XS 74, IQ2_S 82, IQ3_XXS 98, IQ3_S 110,
@@ -71,6 +75,7 @@ NF4_BLOCK = 64
 NF4_DQ_BLOCK = 256
 FP8_BLOCK = 128
 MX_BLOCK = 32  # MXFP4: one E8M0 scale per 32 FP4 values
+CT_INT4_GROUP = 32  # Kimi K2 Thinking: compressed-tensors int4, one bf16 scale per 32 weights (symmetric)
 NVFP4_BLOCK = 16  # NVFP4: one FP8 scale per 16 FP4 values
 
 
@@ -100,9 +105,11 @@ FORMATS: dict[str, FormatInfo] = {
     "mxfp4": FormatInfo("mxfp4", 4.0 + 8 / MX_BLOCK, "weight-only",
                         "MXFP4 MoE experts (E8M0 scale per 32), the rest bf16"),
     "nvfp4": FormatInfo("nvfp4", 4.0 + 8 / NVFP4_BLOCK, "weight-only", "NVFP4 (FP8 scale per 16)"),
+    "int4-experts": FormatInfo("int4-experts", 4.0 + 16 / CT_INT4_GROUP, "weight-only",
+                               "INT4 routed experts (compressed-tensors, bf16 scale per 32), the rest BF16"),
 }
 # formats that quantise only these groups (the rest stays 16-bit)
-ONLY_GROUPS: dict[str, frozenset[str]] = {"mxfp4": frozenset({"experts"})}
+ONLY_GROUPS: dict[str, frozenset[str]] = {"mxfp4": frozenset({"experts"}), "int4-experts": frozenset({"experts"})}
 
 # the tensor-core precision a format's matmuls can run at natively; elsewhere its weights are dequantised to 16-bit
 # on the fly (weight-only: smaller and faster to read, no compute speed-up). FP8: Ada, Hopper, Blackwell, CDNA3+

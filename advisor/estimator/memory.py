@@ -36,8 +36,9 @@ DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lor
 
 
 def default_inference_format(model: ModelSpec) -> WeightFormat:
-    """The checkpoint's own precision: fp8 for FP8 checkpoints (DeepSeek-V3), fp16 for fp16 ones, else bf16."""
-    own: dict[str, WeightFormat] = {"fp8": "fp8", "float16": "fp16", "mxfp4": "mxfp4"}
+    """The checkpoint's own precision: fp8 for FP8 checkpoints (DeepSeek-V3), mxfp4 / int4-experts for checkpoints
+    whose MoE experts ship in 4 bits (gpt-oss, Kimi K2 Thinking), fp16 for fp16 ones, else bf16."""
+    own: dict[str, WeightFormat] = {"fp8": "fp8", "float16": "fp16", "mxfp4": "mxfp4", "int4-experts": "int4-experts"}
     return own.get(model.native_dtype, "bf16")
 
 
@@ -336,8 +337,9 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     formulas = [*weights.formulas, *kv.formulas, *activations.formulas,
                 f"overhead = {' + '.join(overhead_lines)} = {_gib(overhead)}", f"total per GPU = {_gib(per_gpu.total)}"]
     # a 16-bit KV cache is stored in the model's own 16-bit type (vLLM's kv-cache-dtype "auto"): bf16 for a bf16
-    # checkpoint; the bytes are the same (review R42)
-    kv_shown = "bf16" if w.kv == "fp16" and model.native_dtype == "bfloat16" else w.kv
+    # checkpoint, or one whose quantised weights run with bf16 activations (FP8, MXFP4, INT4 experts: their configs'
+    # torch_dtype is bfloat16); the bytes are the same (review R42)
+    kv_shown = "bf16" if w.kv == "fp16" and model.native_dtype not in ("float16", "float32") else w.kv
     assumptions = [*weights.assumptions, *kv.assumptions, *activations.assumptions, *fraction_notes,
                    f"engine: {engine.name}; weights {fmt}, KV cache {kv_shown}, {sequences} sequence(s) × "
                    f"{context} tokens"]

@@ -1,13 +1,17 @@
 """The parallelism planner: the fastest training layout that fits, and the run totals it implies.
 
-Search (pre-training and full fine-tuning): every TP × CP × PP × DP factorisation of the GPU count that
+Search (pre-training and full fine-tuning): every TP × CP × PP × DP split of at most the GPU count that
 :func:`parallel_layout.check_layout` accepts (TP inside the NVLink domain, ≤ 2 over PCIe; CP only for sequences
 ≥ 16K tokens; EP over the divisors of the routed experts that divide DP × CP), ZeRO 1/2/3 (ZeRO-3 only without
 PP), recomputation none/selective/full, micro-batches 1/2/4/8 with the accumulation that reaches the global batch
-(the family's published batch in tokens, else 4M), interleaved stages v ∈ {1, 2, 4} where the layers allow. A layout
-fits when its per-GPU memory (:mod:`layout_memory`) leaves `memory_headroom` (10 %) of the card free; the planner
-keeps the one with the least step time per token (:mod:`step_time`), preferring fewer pipeline stages and smaller
-TP on ties. User overrides pin any field.
+(searched over the family's published schedule, else 4M), interleaved stages v ∈ {1, 2, 4} where the layers allow.
+A layout fits when its per-GPU memory (:mod:`layout_memory`) leaves `memory_headroom` (10 %) of the card free; the
+planner keeps the one with the least step time per token (:mod:`step_time`), preferring fewer pipeline stages and
+smaller TP on ties. User overrides pin any field.
+
+Idle GPUs: a layout may use fewer GPUs than given (TP·CP·PP·DP ≤ count), and the plan says how many stay idle. The
+layouts of n GPUs are then among those of any larger count, so more GPUs never lengthen the best wall-clock
+(DeepSeek-V3 on 720 H800s: 704 of them beat every split of all 720, which was 8 % slower than 672).
 
 Run totals: wall = tokens / (tokens per step / step time); GPU-hours = wall × GPUs / 3600 at the step-time MFU; the
 run total divides both by the goodput factor (Llama 3: > 90 % effective training time), labelled separately.
@@ -15,6 +19,7 @@ run total divides both by the goodput factor (Llama 3: > 90 % effective training
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -26,14 +31,24 @@ from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
-from .layout_memory import LayoutMemory, Memo, layout_memory, lightest_recompute, runtime_overhead
-from .parallel_layout import ParallelLayout, check_layout, divisors, max_tp, stages_ok, tp_ok
+from .layout_memory import (
+    LayoutMemory,
+    Memo,
+    layout_memory,
+    lightest_recompute,
+    memoised,
+    runtime_overhead,
+    stage_params,
+)
+from .layout_splits import Split, splits
+from .parallel_layout import ParallelLayout, check_layout
 from .plan_text import launch_settings, plan_assumptions, plan_formulas
 from .step_time import (
     StepBreakdown,
     bubble_factor,
     comm_terms,
     compute_utilisation,
+    dp_seconds,
     intra_bytes_per_s,
     nic_bytes_per_gpu,
     step_time,
@@ -45,8 +60,8 @@ if TYPE_CHECKING:
 
 GIB = 2**30
 MICRO_BATCHES = (1, 2, 4, 8)
-LONG_SEQUENCE = 16384  # context parallelism is searched from this sequence length on
 MAX_COUNT = 100_000
+TIE = 1 + 1e-9  # times per token this close are equal (float rounding)
 
 
 @dataclass(frozen=True)
@@ -199,37 +214,9 @@ def default_precision(model: ModelSpec, gpu: GpuSpec, calib: Calibration) -> str
 
 def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Overrides,
                 calib: Calibration, engine: str = "megatron") -> Iterator[ParallelLayout]:
-    """Every (tp, cp, pp, ep, vpp, schedule) the rules, the engine's schedules and the overrides allow."""
-    eng = calib.planner.training_engines.get(engine)
-    zero_bubble = eng is not None and "zero-bubble" in eng.schedules
-    dualpipe = eng is not None and "dualpipe" in eng.schedules
-    interleave = eng is None or "interleaved" in eng.schedules
-    per_node = int(calib.training.gpus_per_node.value)
-    tp_cap = per_node if ov.tp else max_tp(gpu, per_node, int(calib.planner.pcie_tp_max.value))
-    tps = [ov.tp] if ov.tp else [t for t in divisors(count) if t <= tp_cap and tp_ok(model, t) is None]
-    cps = [ov.cp] if ov.cp else ([c for c in (1, 2, 4, 8, 16, 32) if context % (2 * c) == 0 or c == 1]
-                                 if context >= LONG_SEQUENCE else [1])
-    experts = model.n_routed_experts if model.is_moe else 0
-    for tp in tps:
-        for cp in cps:
-            if count % (tp * cp):
-                continue
-            rest = count // (tp * cp)
-            pps = [ov.pp] if ov.pp else [p for p in divisors(rest) if stages_ok(model.num_layers, p)]
-            for pp in pps:
-                if rest % pp:
-                    continue
-                dp = rest // pp
-                eps = [ov.ep] if ov.ep else ([e for e in divisors(experts) if (dp * cp) % e == 0] if experts else [1])
-                vpps = [ov.vpp] if ov.vpp else [1] + [v for v in (8, 4, 2) if pp > 1 and interleave and
-                                                      stages_ok(model.num_layers, pp * v)][:1]
-                for ep in eps:
-                    for v in vpps:
-                        yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vpp=v)
-                    if zero_bubble and pp > 1 and not ov.vpp:  # ZB-H1: plain stages, split backward
-                        yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, schedule="zero-bubble")
-                    if dualpipe and pp > 1 and pp % 2 == 0 and not ov.vpp:  # two stages per rank, both ends
-                        yield ParallelLayout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, schedule="dualpipe")
+    """Every (tp, cp, pp, ep, vpp, schedule) with TP·CP·PP·DP = count the rules, schedules and overrides allow."""
+    for sp in splits(model, gpu, count, context, ov, calib, engine):
+        yield from sp.layouts(count // sp.gpus)
 
 
 def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterator[ParallelLayout]:
@@ -249,6 +236,7 @@ def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterato
 
 
 _MEMOS: dict[tuple[object, ...], Memo] = {}
+_SPLIT_BOUNDS: dict[tuple[object, ...], list[tuple[float, float, Split]]] = {}
 
 
 def shared_memo(model: ModelSpec) -> Memo:
@@ -269,13 +257,19 @@ def shared_memo(model: ModelSpec) -> Memo:
 
 def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, *,
            ov: Overrides = Overrides(), precision: str = "bf16", global_seqs: int,
-           memory_only: bool = False, ignore_memory: bool = False, engine: str = "megatron"
-           ) -> tuple[ParallelLayout, LayoutMemory, StepBreakdown | None, int] | None:
+           memory_only: bool = False, ignore_memory: bool = False, engine: str = "megatron", idle: bool = False,
+           beat: float = math.inf) -> tuple[ParallelLayout, LayoutMemory, StepBreakdown | None, int] | None:
     """The fastest fitting layout (or, with `memory_only`, the first that fits), or None.
 
     Branch and bound: every layout gets a lower bound of its time per token (compute without recomputation, the
     bubble, and the TP/CP/PP/EP terms, which do not depend on memory); layouts are evaluated in the order of their
-    bounds, and the search stops at the first bound above the best time found."""
+    bounds, and the search stops at the first bound above the best time found.
+
+    `idle`: layouts may leave GPUs idle, TP·CP·PP·DP ≤ count with DP ≤ the global batch in sequences, so the layouts
+    of n GPUs include those of every smaller count and more GPUs are never slower (a practitioner with 720 GPUs
+    whose best split uses 672 leaves 48 idle). Splits are taken best first by a lower bound that holds for every
+    smaller DP, each at its largest DP first. `beat`: only layouts no slower per token than this are of interest
+    (the best of another global batch)."""
     limit = math.inf if ignore_memory else (1 - calib.planner.memory_headroom.value) * gpu.memory_bytes
     # every layout holds at least 18 bytes per parameter spread over all GPUs (ZeRO-3: 18Ψ/N; ZeRO-1:
     # 6Ψ/(TP·PP) + 12Ψ/N ≥ 18Ψ/N; ZeRO-2 more) plus the runtime: below that nothing fits
@@ -287,39 +281,101 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
     peak, hfu, _ = compute_utilisation(model, gpu, precision, calib, engine)
     floor = train_flops_per_token(model, context, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
     intra, nic = intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)
-    bounded: list[tuple[float, int, ParallelLayout]] = []
-    bases = list(_candidates(model, gpu, count, context, ov, calib, engine))
-    if any(b.dp <= global_seqs for b in bases):  # no data-parallel rank without a sequence of the global batch
-        bases = [b for b in bases if b.dp <= global_seqs]
     fp8 = precision == "fp8"
-    for base in bases:
-        bound: dict[int, float] = {}  # by micro-batch: the bound does not depend on the ZeRO stage
-        for lay in _batchings(base, global_seqs, ov):
-            if lay.micro_batch not in bound:
+
+    most = floor * train_flops_per_token(model, context, "pretrain", "full")[1] / train_flops_per_token(
+        model, context, "pretrain", "none")[1]  # GPU-seconds per token with full recomputation
+
+    def bounded(bases: list[ParallelLayout], cut: float = math.inf) -> list[tuple[float, int, ParallelLayout]]:
+        """Each layout with a lower bound of its time per token: compute without recomputation, the bubble, the
+        TP/CP/PP/EP terms, and the data-parallel term with the fewest gathers (no recomputation) behind the longest
+        overlap window (full recomputation's compute); none depends on memory. Layouts bounded at `cut` or above
+        are left out."""
+        out: list[tuple[float, int, ParallelLayout]] = []
+        for base in bases:
+            bound: dict[int, float] = {}  # by micro-batch: the bound without the DP term
+            for lay in _batchings(base, global_seqs, ov):
                 tokens = lay.global_batch_seqs * context
-                compute = tokens / count * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum)
-                                                    * bubble_factor(lay, calib))
-                bound[lay.micro_batch] = (compute + sum(comm_terms(model, lay, context, calib, intra, nic, 4,
-                                                                   fp8))) / tokens
-            bounded.append((bound[lay.micro_batch], len(bounded), lay))
-    bounded.sort(key=lambda x: x[:2])
-    best: tuple[tuple[float, int, int, int, int, int], ParallelLayout, StepBreakdown] | None = None
-    for lb, _, lay in bounded:
-        if best is not None and lb >= best[0][0]:
-            break
-        found = lightest_recompute(model, lay, context, limit, order, memo)
-        if found is None:
-            continue
-        lay = replace(lay, recompute=found[0], recompute_layers=found[1])
-        if memory_only:
-            return lay, layout_memory(model, lay, context, memo), None, len(bounded)
-        st = step_time(model, gpu, lay, context, calib, precision=precision, memo=smemo, engine=engine)
-        key = (st.step_s / st.tokens_per_step, lay.pp, lay.tp, lay.cp, lay.vpp, lay.zero)
-        if best is None or key < best[0]:
-            best = (key, lay, st)
-    if best is None:
+                if lay.micro_batch not in bound:
+                    compute = tokens / lay.world * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum)
+                                                            * bubble_factor(lay, calib))
+                    bound[lay.micro_batch] = compute + sum(comm_terms(model, lay, context, calib, intra, nic, 4, fp8))
+                if bound[lay.micro_batch] >= cut * tokens:
+                    continue
+                dense, experts = memoised(smemo, ("stage", lay.tp, lay.pp, lay.ep),
+                                          lambda lay=lay: stage_params(model, lay))  # type: ignore[misc]
+                dp_s = dp_seconds(lay, dense, experts, tokens / lay.world * most, calib, intra, nic, model.num_layers)
+                out.append(((bound[lay.micro_batch] + dp_s) / tokens, len(out), lay))
+        out.sort(key=lambda x: x[:2])
+        return out
+
+    Best = tuple[tuple[float, int, int, int, int, int], ParallelLayout, StepBreakdown]
+
+    def evaluate(cands: list[tuple[float, int, ParallelLayout]], best: Best | None) -> Best | ParallelLayout | None:
+        for lb, _, lay in cands:
+            if lb > beat or (best is not None and lb >= best[0][0]):
+                break
+            found = lightest_recompute(model, lay, context, limit, order, memo)
+            if found is None:
+                continue
+            lay = replace(lay, recompute=found[0], recompute_layers=found[1])
+            if memory_only:
+                return lay
+            st = step_time(model, gpu, lay, context, calib, precision=precision, memo=smemo, engine=engine)
+            key = (st.step_s / st.tokens_per_step, lay.pp, lay.tp, lay.cp, lay.vpp, lay.zero)
+            if best is None or key < best[0]:
+                best = (key, lay, st)
+        return best
+
+    if idle:  # best first over (split, DP), DP from the most the split allows downwards (module doc)
+        g = global_seqs
+
+        # per split, a lower bound of the time per token of every layout with DP ≤ d, a/d + b/(G + d), each term
+        # shrinking as d grows: compute floor/(s·d); bubble floor·beta/(s·(G + d)) (DP'·micro-batches < G + DP'
+        # sequences); TP and CP exchanges per token ∝ 1/DP; PP sends ∝ 1/(DP·micro-batches) (none with DualPipe)
+        key = (id(calib), model.id, model.num_layers, model.hidden_size, gpu.id, count, context, ov, engine, precision)
+        if key not in _SPLIT_BOUNDS:  # the same for every global batch the plan weighs
+            terms = []
+            for sp in splits(model, gpu, count, context, ov, calib, engine, idle=True):
+                probe = ParallelLayout(tp=sp.tp, cp=sp.cp, pp=sp.pp, dp=1)  # one sequence per step
+                tp_s, cp_s, pp_s, _ = comm_terms(model, probe, context, calib, intra, nic, 4, fp8)
+                terms.append((floor / sp.gpus + (tp_s + cp_s) / context,
+                              floor * sp.beta / sp.gpus + (0.0 if sp.dualpipe else pp_s / context), sp))
+            if len(_SPLIT_BOUNDS) > 32:
+                _SPLIT_BOUNDS.clear()
+            _SPLIT_BOUNDS[key] = terms
+        heap = [(a / d + b / (g + d), i, a, b, sp, d) for i, (a, b, sp) in enumerate(_SPLIT_BOUNDS[key])
+                for d in [min(count // sp.gpus, g)]]
+        heapq.heapify(heap)
+        got: Best | ParallelLayout | None = None
+        searched = 0
+        while heap and heap[0][0] <= beat and (got is None or heap[0][0] < got[0][0]):  # type: ignore[index]
+            _, i, a, b, sp, d = heapq.heappop(heap)
+            # the leanest layouts at d (1F1B, one sequence per micro-batch, full recomputation): when none fits,
+            # no smaller DP fits either, unless it allows a larger EP (Split.next_leaner)
+            zeros = [ov.zero] if ov.zero is not None else ([1, 2, 3] if sp.pp == 1 else [1])
+            if not any(lightest_recompute(model, ParallelLayout(tp=sp.tp, pp=sp.pp, dp=d, cp=sp.cp, ep=e, zero=z,
+                                                                grad_accum=-(-g // d)), context, limit, ("full",), memo)
+                       for e in sp.eps(d) for z in zeros):
+                if (nd := sp.next_leaner(d)) > 0:
+                    heapq.heappush(heap, (a / nd + b / (g + nd), i, a, b, sp, nd))
+                continue
+            cands = bounded(list(sp.layouts(d)), min(beat, got[0][0] if got is not None else math.inf))  # type: ignore[index]
+            searched += len(cands)
+            got = evaluate(cands, got)  # type: ignore[arg-type]
+            if d > 1:
+                heapq.heappush(heap, (a / (d - 1) + b / (g + d - 1), i, a, b, sp, d - 1))
+    else:
+        bases = list(_candidates(model, gpu, count, context, ov, calib, engine))
+        if any(b.dp <= global_seqs for b in bases):  # no data-parallel rank without a sequence of the global batch
+            bases = [b for b in bases if b.dp <= global_seqs]
+        cands = bounded(bases)
+        got, searched = evaluate(cands, None), len(cands)
+    if isinstance(got, ParallelLayout):
+        return got, layout_memory(model, got, context, memo), None, searched
+    if got is None:
         return None
-    return best[1], layout_memory(model, best[1], context, memo), best[2], len(bounded)
+    return got[1], layout_memory(model, got[1], context, memo), got[2], searched
 
 
 def smallest_fitting_count(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration,
@@ -412,24 +468,23 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
         batches, gb_src = [ov.global_batch_tokens], "as given"
     else:
         batches, gb_src = batch_candidates(model, tokens, context, calib)
+    idle = mfu is None and explain  # the recommender's probes (explain=False) ask about the counts they chose
+
     def best_at(n_gpus: int) -> tuple[Any, int]:
-        found, seqs_of = None, max(1, round(batches[0] / context))
-        for gbt in batches:  # the fastest per token; a larger batch must gain ≥ 2 % to be chosen
+        """The fastest per token over the global batches (the largest first: it usually wins and bounds the
+        others' searches); a tie, to float rounding (1e-9), keeps the smaller batch."""
+        found, seqs_of, beat = None, max(1, round(batches[0] / context)), math.inf
+        for gbt in sorted(batches, reverse=True):
             seqs = max(1, round(gbt / context))
             got = search(model, gpu, n_gpus, context, calib, ov=ov, precision=precision, global_seqs=seqs,
-                         ignore_memory=ignore_memory, engine=engine)
-            if got is None or got[2] is None:
-                continue
-            if found is None or (got[2].step_s / got[2].tokens_per_step
-                                 < 0.98 * found[2].step_s / found[2].tokens_per_step):  # type: ignore[union-attr]
+                         ignore_memory=ignore_memory, engine=engine, idle=idle, beat=beat * TIE)
+            if got is not None and got[2] is not None and got[2].step_s / got[2].tokens_per_step <= beat * TIE:
                 found, seqs_of = got, seqs
+                beat = min(beat, got[2].step_s / got[2].tokens_per_step)
         return found, seqs_of
 
     found, global_seqs = best_at(count)
-    used = count
-    if mfu is None and explain:  # a subset of the GPUs may be faster, or fit where an awkward count does not (the
-        # recommender's probes, explain=False, ask about the counts it chose themselves)
-        found, used = _fewer_gpus(model, gpu, count, context, calib, ov, precision, engine, found, best_at)
+    used = found[0].world if found is not None else count
     if found is None:
         if not explain:  # the caller only asks whether it fits (the recommender's count search)
             raise InputError(f"no layout of {model.name} fits {count} × {gpu.name}", field="count")
@@ -444,38 +499,9 @@ def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cal
 
     notes = plan_assumptions(plan, model, gb_src, calib)
     if used < count:
-        notes.insert(0, f"uses {used} of the {count} GPUs: no layout of all {count} is faster or fits (the "
-                        f"parallelism rules leave them awkward splits); {count - used} GPU(s) stay idle")
+        notes.insert(0, f"uses {used} of the {count} GPUs: every split of all {count} is slower or does not fit; "
+                        f"{count - used} GPU(s) stay idle")
     return replace(plan, formulas=plan_formulas(plan, model), assumptions=notes)
-
-
-def _fewer_gpus(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, ov: Overrides,
-                precision: str, engine: str, found: Any, best_at: Any) -> tuple[Any, int]:
-    """The fastest of `count` GPUs or a subset a practitioner would use instead: the divisors of `count` (so that
-    k·N GPUs are never slower than N: N's layout is among k·N's choices) and, up to 64 GPUs or for a count that is
-    not an even number of servers, the 16 counts below it (an odd count leaves a GPU idle rather than take a worse
-    split) and `count` rounded down to multiples of 2^k and 3·2^k servers' worth of GPUs. Largest first; stops where the ideal time (every GPU at the calibrated HFU, no bubble, no
-    communication) is already no better than the best found."""
-    split = (ov.tp or 1) * (ov.pp or 1) * (ov.cp or 1)
-    per_node = int(calib.training.gpus_per_node.value)
-    subsets = set(divisors(count))
-    if count <= 64 or count % (2 * per_node):  # not a round number of servers: the round counts just below
-        grains = [g * 2**k for g in (1, 3) for k in range(int(math.log2(count)) + 1) if per_node <= g * 2**k <= count]
-        subsets |= {count - count % g for g in grains} | set(range(max(1, count - 16), count))
-    peak, hfu, _ = compute_utilisation(model, gpu, precision, calib, engine)
-    floor = train_flops_per_token(model, context, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
-
-    def per_token(f: Any) -> float:  # seconds of wall-clock per token
-        return float(f[2].step_s / f[2].tokens_per_step)
-
-    best, used = found, count
-    for n in sorted((d for d in subsets if 0 < d < count and d % split == 0), reverse=True):
-        if best is not None and floor / n >= per_token(best):
-            break
-        got, _ = best_at(n)
-        if got is not None and (best is None or per_token(got) < per_token(best)):
-            best, used = got, n
-    return best, used
 
 
 def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, ov: Overrides,

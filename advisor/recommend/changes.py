@@ -11,6 +11,7 @@ from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.limits import largest_context
 from advisor.recommend.options import SPEED_MISSES, search_gpu
 from advisor.recommend.prices import cost_of, total_price
+from advisor.recommend.rank import could_lead
 from advisor.recommend.results import Change, Option
 from advisor.recommend.rules import apply_rules, blocked
 from advisor.recommend.search import (
@@ -35,30 +36,38 @@ LIGHTER_TASK = {"full": ("lora", "qlora"), "pretrain": (), "freeze": ("lora", "q
                 "qlora": ()}
 
 
-def changes(search: Search, options: list[Option], closest: list[Option], scope: Constraints | None = None
-            ) -> list[Change]:
+def changes(search: Search, options: list[Option], closest: list[Option], scope: Constraints | None = None,
+            owned: bool = False) -> list[Change]:
     """Concrete changes that would produce a configuration meeting every constraint, each checked by re-running
-    the search with that one change (within `scope`, e.g. only the user's own cards, when given)."""
+    the search with that one change (within `scope`, e.g. only the user's own cards, when given; `owned`: those
+    cards are the user's, so rules about buying them do not apply)."""
     c = scope or search.constraints
     fitting = [o for o in options if o.fits]
-    out = _budget_change(fitting, c)
+    out = _budget_change(fitting, c, search)
     if any(m in SPEED_MISSES for o in fitting for m in o.misses):
         out.append(Change(kind="gpus", message="more GPUs per node or faster cards (the speed target is missed "
                                                "by every configuration tried)",
                           message_zh="需要更多或更快的显卡（所有配置都达不到速度目标）"))
     if search.workload.is_training:
-        out += _task_change(search, scope)
+        out += _task_change(search, scope, owned)
     else:
-        out += _precision_change(search, c, scope)
+        out += _precision_change(search, c, scope, owned)
         out += _context_change(search, closest)
     return out
 
 
-def _budget_change(fitting: list[Option], c: Constraints) -> list[Change]:
-    """The budget that buys the cheapest fitting configuration, when every fitting one is over the budget."""
+def _budget_change(fitting: list[Option], c: Constraints, search: Search) -> list[Change]:
+    """The budget that buys the cheapest fitting configuration, when every fitting one is over the budget: of those
+    a buyer could be recommended (new, sold in the region) when there are any, else of all."""
     if not fitting or c.budget is None or not all("budget" in o.misses or "no_price" in o.misses for o in fitting):
         return []
-    cheapest = min((o for o in fitting if total_price(o)), key=lambda o: total_price(o) or math.inf, default=None)
+    # the budget is what every option misses: judge the lead rule without it
+    free = replace(c, budget=None)
+    leads = [o for o in fitting if could_lead(replace(o, meets_targets=True, misses=[m for m in o.misses
+                                                                                    if m != "budget"]),
+                                              search.catalog.gpu(o.gpu), free) and set(o.misses) <= {"budget"}]
+    cheapest = min((o for o in leads or fitting if total_price(o)), key=lambda o: total_price(o) or math.inf,
+                   default=None)
     if cheapest is None:
         return []
     amount = total_price(cheapest)
@@ -69,11 +78,11 @@ def _budget_change(fitting: list[Option], c: Constraints) -> list[Change]:
                               f"{cheapest.gpu_name}（能装下的最便宜配置）")]
 
 
-def _task_change(search: Search, scope: Constraints | None) -> list[Change]:
+def _task_change(search: Search, scope: Constraints | None, owned: bool = False) -> list[Change]:
     """Training: the first lighter method (LoRA, QLoRA) that fits."""
     w = search.workload
     for task in LIGHTER_TASK.get(w.task, ()):
-        alt = _retry(search, replace(w, task=task, weights=None), scope)
+        alt = _retry(search, replace(w, task=task, weights=None), scope, owned)
         if alt is not None:
             return [Change(kind="task", value=task,
                            message=f"{task} instead of {w.task}: {alt.count}× {alt.gpu_name} fits",
@@ -81,7 +90,8 @@ def _task_change(search: Search, scope: Constraints | None) -> list[Change]:
     return []
 
 
-def _precision_change(search: Search, c: Constraints, scope: Constraints | None) -> list[Change]:
+def _precision_change(search: Search, c: Constraints, scope: Constraints | None, owned: bool = False
+                      ) -> list[Change]:
     """Serving: the first lower weight format that fits (INT8 first on cards without FP8 tensor cores)."""
     w = search.workload
     current = precision(w, search.model)
@@ -94,7 +104,7 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None)
     for fmt in formats:
         if _bits(fmt) >= _bits(current):
             continue
-        alt = _retry(search, replace(w, weights=fmt), scope)
+        alt = _retry(search, replace(w, weights=fmt), scope, owned)
         if alt is not None:
             return [Change(kind="precision", value=fmt,
                            message=f"{fmt} weights instead of {current}: {alt.count}× {alt.gpu_name} fits",
@@ -122,7 +132,8 @@ def _bits(fmt: str) -> float:
     return bits_per_weight(fmt)
 
 
-def _retry(search: Search, w: Workload, constraints: Constraints | None = None) -> Option | None:
+def _retry(search: Search, w: Workload, constraints: Constraints | None = None, owned: bool = False
+           ) -> Option | None:
     """The cheapest option meeting every constraint for a changed workload that no rule blocks (a change must not
     point to a card the market rules rule out)."""
     c = constraints or search.constraints
@@ -130,10 +141,14 @@ def _retry(search: Search, w: Workload, constraints: Constraints | None = None) 
     pairs = counts(c)
     found = []
     for gpu in candidate_gpus(search.catalog, c):
-        opt, _ = search_gpu(sub, gpu, pairs)
+        opt, near = search_gpu(sub, gpu, pairs)
+        if opt is None and constraints is not None and near is not None and near.fits:
+            opt = near  # on the user's own cards a fit without the usual headroom is still the way (said as such)
         if opt is not None and opt.meets_targets:
             found.append((opt, gpu))
     for opt, gpu in sorted(found, key=lambda pair: cost_of(pair[0])):
+        if owned:
+            opt.labels.append("existing")  # the market rules judge an owned card as owned, not as a purchase
         apply_rules(sub, opt, gpu)
         if not blocked(opt):
             return opt

@@ -26,6 +26,7 @@ from typing import Any
 from advisor.recommend.prices import cost_of, total_price
 from advisor.recommend.results import Option
 from advisor.recommend.search import sold_in
+from advisor.workload import Constraints
 from knowledge.schemas import GpuSpec
 
 # The default interactivity target for chat serving: MLPerf Inference's Llama 2 70B "Interactive" scenario allows a
@@ -63,6 +64,13 @@ def installable(o: Option, gpu: GpuSpec) -> bool:
 def buyable_new(o: Option, gpu: GpuSpec) -> bool:
     """New, currently sold hardware in an installable form (what the lead must be unless used cards are asked for)."""
     return not second_hand(o, gpu) and installable(o, gpu)
+
+
+def could_lead(o: Option, gpu: GpuSpec, c: Constraints) -> bool:
+    """An option that meets the targets and could be the recommended lead: priced, sold in the region, and new
+    unless used cards are asked for (the lead rule of `rank`)."""
+    return (o.meets_targets and bool(total_price(o)) and sold_in(gpu, c.region)
+            and (c.condition == "used" or buyable_new(o, gpu)))
 
 
 def mainstream_stack(gpu: GpuSpec, region: str = "global", users: int = 2, training: bool = False) -> bool:

@@ -66,6 +66,7 @@ from advisor.recommend.rank import (
     BASEBOARD_SIZES,
     INTERACTIVE_MS_PER_TOKEN,
     buyable_new,
+    could_lead,
     rank,
     second_hand,
     spread_consumer,
@@ -244,7 +245,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     search = Search(model, workload, constraints, catalog)
     gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
     options, near = _search_all(search, gpus)
-    if interactive is not None and not any(_could_lead(o, gpus, constraints) for o in options):
+    if interactive is not None and not any(could_lead(o, gpus[o.gpu], constraints) for o in options):
         # nothing a buyer could be recommended (priced, sold new in the region) reaches the interactive target: say
         # so, and size for the memory alone as before
         constraints = replace(constraints, max_ms_per_token=None)
@@ -285,14 +286,6 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
 def _users(workload: Workload) -> int:
     """Concurrent users the stack preference weighs (a training job is not a multi-user server)."""
     return 1 if workload.is_training else workload.concurrency
-
-
-def _could_lead(o: Option, gpus: dict[str, GpuSpec], c: Constraints) -> bool:
-    """An option that meets the targets and could be the recommended lead: priced, sold in the region, and new
-    unless used cards are asked for (the lead rule of `recommend_rank.rank`)."""
-    gpu = gpus[o.gpu]
-    return (o.meets_targets and bool(total_price(o)) and sold_in(gpu, c.region)
-            and (c.condition == "used" or buyable_new(o, gpu)))
 
 
 def _default_interactivity(workload: Workload, c: Constraints) -> Constraints | None:
@@ -396,7 +389,7 @@ def _add_changes(search: Search, rec: Recommendation, options: list[Option], nea
     own = next((o for o in options + near if "existing" in o.labels), None)
     if own is not None and not own.fits:
         scope = replace(search.constraints, candidates=(own.gpu,), existing=None, budget=None, max_nodes=own.nodes, max_gpus_per_node=max(1, min(16, own.count // own.nodes)))
-        rec.changes += [replace(ch, for_existing=True) for ch in changes(search, [], [own], scope)]
+        rec.changes += [replace(ch, for_existing=True) for ch in changes(search, [], [own], scope, owned=True)]
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -124,7 +124,8 @@ def option_tags(o: Option, lang: str = "en") -> list[str]:
     tags = []
     serving = not o.training and not o.layout.recompute
     if serving and o.quantised:
-        tags.append(o.layout.weights.upper())
+        fmt = o.layout.weights
+        tags.append("INT4 experts" if fmt == "int4-experts" else fmt.upper())  # Kimi K2 Thinking's own format
     if o.used_price:
         tags.append(t("option.tag.used_price", lang))
     if o.near_capacity:

@@ -285,6 +285,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumptions.title": "**Assumptions:**",
     "assumptions.mfu": "training time at MFU {mfu}, {basis}",
     "lead.nothing_fits": "**Nothing in the catalog fits under these constraints.**",
+    "lead.over_budget": "**A budget of {budget} buys nothing that runs {model} as asked**: {change}.",
     "lead.yes": "**Yes** — {text}",
     "slot.unset": "—",
     "slot.concurrency_unit": "concurrent",

@@ -284,6 +284,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumptions.title": "**假设：**",
     "assumptions.mfu": "训练时间按 MFU {mfu} 计算，{basis}",
     "lead.nothing_fits": "**在当前约束下没有能放下的配置。**",
+    "lead.over_budget": "**{budget} 的预算买不到能按这个要求运行 {model} 的配置**：{change}。",
     "lead.yes": "**可以**：{text}",
     "slot.unset": "未定",
     "slot.concurrency_unit": "",

@@ -408,40 +408,44 @@ class Operation:
     description: str
 
 
-def _op(name: str, path: str, args: type[BaseModel], run: Callable[[Any], dict[str, Any]], what: str) -> Operation:
+def _op(name: str, path: str, run: Callable[[Any], dict[str, Any]], what: str,
+        args: type[BaseModel] | None = None) -> Operation:
+    """An operation; its arguments are the conversation tool's of the same name unless `args` is given (the
+    operations the LLM has no tool for, or has under another name)."""
     doc = (run.__doc__ or "").strip().splitlines()[0]
-    return Operation(name, path, args, run, f"{what} Result: {doc}")
+    return Operation(name, path, args or T.TOOLS[name].args, run, f"{what} Result: {doc}")
 
 
 OPERATIONS: dict[str, Operation] = {o.name: o for o in (
-    _op("estimate_memory", "/estimate", T.EstimateMemoryArgs, estimate,
+    _op("estimate_memory", "/estimate", estimate,
         "Memory per GPU (weights, KV cache, activations, gradients, optimizer states, overhead; bytes) for "
         "inference, fine-tuning or training; give `gpu` to check the fit, tp/pp/gpus/nodes for layouts."),
-    _op("estimate_throughput", "/throughput", T.EstimateThroughputArgs, throughput,
+    _op("estimate_throughput", "/throughput", throughput,
         "Decode tokens/s per sequence and in total, prefill tokens/s, time to first token and the memory capacity "
         "(concurrent sequences) of `count` GPUs serving a model."),
-    _op("train_time", "/train-time", T.TrainTimeArgs, train_time,
+    _op("train_time", "/train-time", train_time,
         "Training wall-clock time, GPU-hours, tokens/s and MFU for a token budget (6·N·D at a calibrated MFU)."),
-    _op("tco", "/tco", T.TcoArgs, tco,
+    _op("tco", "/tco", tco,
         "Buy versus rent: purchase, power, operations, depreciation and TCO over N years against renting the same "
         "GPU-hours; break-even utilisation; cost per million tokens with a model. Prices carry their dates."),
-    _op("recommend", "/recommend", T.RecommendArgs, recommend,
+    _op("recommend", "/recommend", recommend,
         "Ranked GPU configurations (GPU × count × layout) that fit a workload under budget, region (cn: China "
         "export rules), latency and deadline constraints, with dated prices and cited findings."),
-    _op("list_gpus", "/gpus", ListGpusArgs, list_gpus,
-        "The GPU catalog (memory, bandwidth, dense FLOPS, TDP, NVLink, China-market status, dated prices), filtered."),
-    _op("show_gpu", "/gpus/{gpu}", T.LookupGpuArgs, show_gpu,
-        "One GPU's every field with the sources behind it; unknown ids get close suggestions."),
-    _op("list_models", "/models", ListModelsArgs, list_models,
-        "The model catalog (architecture, parameter counts computed from it), filtered."),
-    _op("show_model", "/models/{model}", T.LookupModelArgs, show_model,
-        "One model's architecture, parameter counts, weight sizes by format and sources."),
-    _op("check_claim", "/check-claim", T.ExplainArgs, check_claim,
+    _op("list_gpus", "/gpus", list_gpus,
+        "The GPU catalog (memory, bandwidth, dense FLOPS, TDP, NVLink, China-market status, dated prices), filtered.",
+        args=ListGpusArgs),
+    _op("show_gpu", "/gpus/{gpu}", show_gpu,
+        "One GPU's every field with the sources behind it; unknown ids get close suggestions.", args=T.LookupGpuArgs),
+    _op("list_models", "/models", list_models,
+        "The model catalog (architecture, parameter counts computed from it), filtered.", args=ListModelsArgs),
+    _op("show_model", "/models/{model}", show_model,
+        "One model's architecture, parameter counts, weight sizes by format and sources.", args=T.LookupModelArgs),
+    _op("check_claim", "/check-claim", check_claim,
         "Check a figure or claim from a hardware guide, article or vendor (e.g. '70B 4bit 28GB'): the claimed "
-        "value, the computed one, the verdict and the source."),
-    _op("ask", "/ask", AskTurnArgs, ask,
+        "value, the computed one, the verdict and the source.", args=T.ExplainArgs),
+    _op("ask", "/ask", ask,
         "One turn of the GPU Advisor conversation in Chinese or English (answer first, then numbers with sources); "
-        "pass `conversation_id` from a previous result to continue."),
+        "pass `conversation_id` from a previous result to continue.", args=AskTurnArgs),
 )}
 
 

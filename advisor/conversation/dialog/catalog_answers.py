@@ -20,7 +20,7 @@ from advisor.conversation.render.labels import pick
 from advisor.conversation.render.options_table import CHINA_STATUS
 from advisor.conversation.turn import Step, Turn
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.cost import estimate_tco, gpu_unit_price
+from advisor.estimator.cost import cloud_price, estimate_tco, gpu_unit_price
 from knowledge.errors import AdvisorError
 
 if TYPE_CHECKING:
@@ -104,8 +104,30 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
                     f"The catalog has no dated price for the {gpu.name}, so it cannot be priced" + (f" ({why})." if why
                                                                                                    else "."))
             status_line = lead if zh or region == "cn" else f"In mainland China it is “{status}” (as of {when})."
-            lead = none + (" " if not zh else "") + status_line.replace("**", "")
+            rent = _rental_line(gpu, region, book, lang)
+            lead = none + (" " if not zh else "") + (rent + (" " if not zh else "") if rent else "") + \
+                status_line.replace("**", "")
     return lead, "\n\n".join(rest)
+
+
+def _rental_line(gpu: GpuSpec, region: str, book: Book, lang: str) -> str:
+    """The catalog's dated hourly rental quote for a card it cannot price for purchase (cost.cloud_price picks it:
+    the region's providers first, on-demand before reserved/spot/serverless, then the newest); "" when it has none."""
+    q = cloud_price(gpu, load_economics(), region=region)
+    if q is None or q.origin != "catalog" or q.date is None:
+        return ""
+    cny = region == "cn" and q.cny_per_hour is not None
+    amount = book.money(f"rental per GPU-hour of {gpu.name} ({q.provider})", q.cny_per_hour if cny and q.cny_per_hour
+                        else q.usd_per_hour, "CNY" if cny else "USD",
+                        f"{SRC_CATALOG}: {gpu.id} cloud {q.source} as of {q.date}")
+    tier = {"on_demand": ("按需", "on-demand"), "spot": ("竞价", "spot"), "serverless": ("无服务器", "serverless"),
+            "reserved": ("包年包月", "reserved")}.get(q.tier or "", (q.tier or "", q.tier or ""))
+    abroad = q.region != region  # no quote from a provider in the asker's region: said so
+    if lang == "zh":
+        return (f"租用价格：{q.provider} 每卡每小时 {amount}（{tier[0]}，截至 {q.date.isoformat()}"
+                + ("；海外云厂商报价，仅供参考" if abroad else "") + "）。")
+    return (f"To rent one: {amount} per GPU-hour at {q.provider} ({tier[1]}, as of {q.date.isoformat()}"
+            + ("; a provider outside mainland China" if abroad else "") + ").")
 
 
 _USED = re.compile(r"used|second[\s-]?hand|refurb\w*|二手|拆机|翻新")

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.analysis.result import Assumption
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
+from advisor.estimator.formats import FORMATS
 from advisor.estimator.memory import default_inference_format
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
@@ -220,8 +221,10 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
                                 f"按 llama.cpp 类引擎（Ollama、LM Studio）计算：GGUF {weights.upper()} 权重"))
     if weights is None and task == "inference":
         native = default_weights(s.model)
-        notes.append(Assumption(f"weights in {native.upper()}, the checkpoint's own precision",
-                                f"权重按 {native.upper()} 计算（模型发布时的精度）"))
+        label = FORMATS[native].label  # the stored format named in full ("FP8 e4m3, 128×128 block scales")
+        shown = native.upper() if label.upper() == native.upper() else label
+        notes.append(Assumption(f"weights in {shown}, the checkpoint's own precision",
+                                f"权重按 {shown} 计算（模型发布时的精度）"))
     context = s.context
     widened = prompt_fills(s) if context is None and task == "inference" else None
     if widened is not None:

@@ -154,26 +154,41 @@ _ACTIVE_ONLY = re.compile(r"active|激活|只需|only", re.I)
 KV_EXAMPLES = ("llama-3.1-8b", "llama-3.1-70b")  # the common GQA shapes (8 KV heads of 128) at two depths
 
 
-def _kv_claim_examples(request: dict[str, Any], job: dict[str, Any], book: Book, catalog: Catalog,
-                       lang: str) -> str | None:
-    """A KV-cache claim that names no model: the cache per sequence of two common shapes at the context said
-    (KV bytes = 2 × layers × KV heads × head size × 2 bytes × context), against the amount said."""
-    zh = lang == "zh"
+def _kv_formula(layers: str, heads: str, dim: str, c: str, zh: bool) -> str:
+    """The KV cache per sequence in words, each factor as the caller shows it (a model's figures or their names):
+    KV bytes = 2 (K and V) × layers × KV heads × head size × 2 bytes (FP16) × context."""
+    return f"2 × {layers} × {heads} × {dim} × 2 {'字节' if zh else 'bytes'} × {c}"
+
+
+def _kv_claim(said: float | None, kv: float, c: str, zh: bool, *, model: str = "", got: str = "",
+              shown: list[str] | None = None, formula: str) -> str:
+    """The verdict on a KV-cache amount said, with the cache per sequence: one model's (`model`, `got`) or, when
+    the claim names none, two common shapes' (`shown`, worked out at the context said)."""
+    per_seq = "并发几路就乘几" if zh else "times the number of concurrent sequences"
+    if shown is None:
+        small = said is None or said * 1e9 < 0.8 * kv
+        verdict = ("**不对**" if small else "**基本对**") if zh else ("**No**" if small else "**Roughly, yes**")
+        return (f"{verdict}：{model} 在 {c} 上下文时每条序列的 KV 缓存是 {got}（{formula}，FP16），{per_seq}。" if zh else
+                f"{verdict}: the KV cache of {model} at {c} of context is {got} per sequence ({formula}, FP16), "
+                f"{per_seq}.")
+    small = said is not None and said * 1e9 < 0.8 * kv
+    verdict = ("**不对**" if small else "**要看模型**") if zh else ("**No**" if small else "**It depends on the model**")
+    return (f"{verdict}：{c} 上下文时每条序列的 KV 缓存 = {formula}（FP16）：{'、'.join(shown)}，{per_seq}。"
+            "告诉我具体模型就按它算。" if zh else
+            f"{verdict}: at {c} of context the KV cache per sequence is {formula} (FP16): {', '.join(shown)}, "
+            f"{per_seq}. Name the model to size yours.")
+
+
+def _kv_claim_examples(said: float | None, ctx: int, c: str, book: Book, catalog: Catalog, zh: bool) -> str | None:
+    """A KV-cache claim that names no model: the cache per sequence of two common shapes at the context said,
+    against the amount said."""
     models = [m for m in (catalog.find_model(i) for i in KV_EXAMPLES) if m is not None]
     if not models:
         return None
-    ctx = int(job.get("context") or 4096)
-    c = book.tokens("context of the claim", ctx, "user input", lang)
     sizes = [(m, kv_cache_bytes(m, ctx)) for m in models]
     shown = [f"{m.name} {book.gib(f'KV cache of {m.name} at {ctx} tokens', kv)}" for m, kv in sizes]
-    said = next((c_["value"] for c_ in request.get("claims", [])), None)
-    small = said is not None and said * 1e9 < 0.8 * min(kv for _, kv in sizes)
-    verdict = ("**不对**" if small else "**要看模型**") if zh else ("**No**" if small else "**It depends on the model**")
-    return (f"{verdict}：{c} 上下文时每条序列的 KV 缓存 = 2 × 层数 × KV 头数 × 头维度 × 2 字节 × {c}（FP16）："
-            f"{'、'.join(shown)}，并发几路就乘几。告诉我具体模型就按它算。" if zh else
-            f"{verdict}: at {c} of context the KV cache per sequence is 2 × layers × KV heads × head size × 2 bytes × "
-            f"{c} (FP16): {', '.join(shown)}, times the number of concurrent sequences. Name the model to size "
-            "yours.")
+    names = ("层数", "KV 头数", "头维度") if zh else ("layers", "KV heads", "head size")
+    return _kv_claim(said, min(kv for _, kv in sizes), c, zh, shown=shown, formula=_kv_formula(*names, c, zh))
 
 
 def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog, lang: str) -> str | None:
@@ -188,6 +203,7 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
     job = {v["name"]: v["value"] for v in request.get("job", [])}
     model = catalog.find_model(str(job.get("model") or "")) if job.get("model") else None
     out = None
+    said = next((c_["value"] for c_ in request.get("claims", [])), None)
     if _KV_WORDS.search(text) and model is not None:
         ctx = int(job.get("context") or 4096)
         kv = kv_cache_bytes(model, ctx)
@@ -196,16 +212,13 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
         heads = book.count(f"KV heads of {model.name}", model.num_kv_heads, "heads", "model config.json")
         dim = book.count(f"head size of {model.name}", model.head_dim, "dims", "model config.json")
         c = book.tokens("context of the claim", ctx, "user input", lang)
-        said = next((c_["value"] for c_ in request.get("claims", [])), None)
-        small = said is None or said * 1e9 < 0.8 * kv
-        verdict = ("**不对**" if small else "**基本对**") if zh else ("**No**" if small else "**Roughly, yes**")
-        out = (f"{verdict}：{model.name} 在 {c} 上下文时每条序列的 KV 缓存是 {got}（2 × {layers} 层 × {heads} 个 KV 头 × "
-               f"{dim} 维 × 2 字节 × {c}，FP16），并发几路就乘几。" if zh else
-               f"{verdict}: the KV cache of {model.name} at {c} of context is {got} per sequence (2 × {layers} layers × "
-               f"{heads} KV heads × {dim} × 2 bytes × {c}, FP16), times the number of concurrent sequences.")
+        shape = (f"{layers} 层", f"{heads} 个 KV 头", f"{dim} 维") if zh else (f"{layers} layers", f"{heads} KV heads", dim)
+        out = _kv_claim(said, kv, c, zh, model=model.name, got=got, formula=_kv_formula(*shape, c, zh))
     elif _KV_WORDS.search(text) and not (_MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text)):
         said_ctx = ((turn.workload or {}).get("slots") or {}).get("context")
-        out = _kv_claim_examples(request, {"context": job.get("context") or said_ctx}, book, catalog, lang)
+        ctx = int(job.get("context") or said_ctx or 4096)
+        out = _kv_claim_examples(said, ctx, book.tokens("context of the claim", ctx, "user input", lang), book,
+                                 catalog, zh)
     elif _MOE_WORDS.search(text) and _ACTIVE_ONLY.search(text):
         def is_moe(m: Any) -> bool:
             counts = param_counts(m)

@@ -93,13 +93,23 @@ CN_PLACES_EN = (
 )
 _CN_PLACE = re.compile(rf"{CN_PLACES}|(?<![a-z])(?:{CN_PLACES_EN})(?![a-z])")
 _OUTSIDE = re.compile(r"outside (?:of )?(?:mainland )?china|out of china|non-china|中国以外|国外|海外|境外")
+# a deployment placed outside mainland China by name ("新加坡机房", "在美国的数据中心", "部署在日本"); the country
+# alone is not enough ("美国禁令下国内能买什么" is about China's market). Hong Kong and Macau are left out: US export
+# rules have treated Hong Kong as China since 2020.
+_ABROAD = ("美国|美西|美东|北美|加拿大|欧洲|德国|法国|英国|荷兰|芬兰|瑞典|日本|韩国|新加坡|马来西亚|印尼|印度尼西亚|泰国|越南|"
+           "印度|澳大利亚|中东|沙特|阿联酋|迪拜|东南亚")
+_ABROAD_PLACE = re.compile(rf"(?:在|到|于|去|放在|部署在|建在)\s*(?:{_ABROAD})|(?:{_ABROAD})\s*(?:的)?\s*(?:机房|数据中心|idc|云|区域|"
+                           r"节点|服务器|集群|客户|团队|公司|部署)")
 
 
 def region_from_places(s: str) -> str | None:
-    """'cn' for a mainland city, province, data-centre phrase or Chinese cloud; 'global' for "outside China"."""
+    """'cn' for a mainland city, province, data-centre phrase or Chinese cloud; 'global' for "outside China" or a
+    deployment placed in a named country or region outside mainland China."""
     if _OUTSIDE.search(s):
         return "global"
-    return "cn" if _CN_PLACE.search(s) else None
+    if _CN_PLACE.search(s):
+        return "cn"
+    return "global" if _ABROAD_PLACE.search(s) else None
 
 
 # --- memory amounts, GB vs GiB ------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from advisor.conversation.reader.amounts import (
     read_tokens,
 )
 from advisor.conversation.reader.cues import words
+from advisor.conversation.reader.dataset import read_dataset
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number
@@ -78,6 +79,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
         read_models(t, slots, catalog)
         read_gpus(t, slots, catalog)
     read_capacity(t, slots)
+    read_dataset(t, slots)
     read_tokens(t, slots)
     read_money(t, slots, lang)
     read_context(t, slots)

@@ -192,7 +192,7 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        r"(?:摩尔线程\s*)?mtt\s*[sx]\d{3,4}|(?:寒武纪\s*)?(?:mlu\s*\d{3}[a-z]?|思元\s*\d{3})|"
                        r"(?:海光\s*(?:dcu\s*)?|dcu\s*)[kz]\d{3}[a-z]?|(?:昆仑芯|kunlun(?:xin)?)\s*[pr]?\d{3}|"
                        r"(?:沐曦\s*)?(?:mxc|曦云\s*c)\s*\d{3}|(?:壁仞\s*)?br\s*\d{3}[a-z]?|燧原\s*[is]\d{2})(?![a-z0-9])")
-_OWN = re.compile(r"(?:只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
+_OWN = re.compile(r"(?:我的|我们的|自己的|手上的|手里的|家里的|只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
 _SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供",
                  en=r"sell|sells|selling|quote|quoting|offer|offers|stock|carry|resell")

@@ -214,7 +214,8 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Ca
     lines += _option_tables(ev, shown, others, displayed, book, lang)
     compact = compact_rows(shown, others, rec)
     if ev.offload is not None and not any("offload" in o.labels for o in compact):  # one card + RAM: a real option
-        compact = compact[:2] + [ev.offload]
+        own = bool(compact) and "existing" in compact[0].labels and compact[0].gpu == ev.offload.gpu
+        compact = compact[:1] + [ev.offload] + compact[1:2] if own else compact[:2] + [ev.offload]  # own card first
     first.append(fs.compact_table(compact, book, lang, ev.workload))
     lead_opt = top or (shown[0] if shown else None) or (rec.closest[0] if rec.closest else None)
     lines += _load_lines(ev, displayed, lead_opt, book, lang)

@@ -42,7 +42,7 @@ from advisor.conversation.render.options_table import (
     opt_purchase,
     opt_speed,
 )
-from advisor.conversation.render.scale_out import offload_sentence, replicas_for_load
+from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
 from advisor.recommend.search import default_train_tokens
 from knowledge.structs import dump
 
@@ -218,6 +218,9 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         return offload_lead(off, ev, book, lang, short)
     who = ("一张卡" if zh else "one card") if one_card and o.count == 1 else name
     changes = list(ev.named_changes or [])
+    if not changes and "existing" in o.labels and ev.recommendation is not None:
+        # the user's own cards: a lighter method or format on them (a shorter context changes the job: the details)
+        changes = [ch for ch in ev.recommendation.changes if ch.for_existing and ch.kind in ("task", "precision")]
     verdict = "with_changes" if changes else "no"
     per = "" if one_card and o.count == 1 else " 每卡"
     head = (f"{_yes_no(verdict, zh)}：{who}{per}差 {short}——需要 {need}，{o.gpu_name} 可用 {usable}。" if zh else
@@ -231,11 +234,24 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         head = head.rstrip("。.") + ("。" if zh else ".")
     else:
         alt = _best_other(ev, o)
+        own = "existing" in o.labels and o.count == 1
+        near = off is not None and off.gpu == o.gpu and o.count == 1
+        if own and (near or ev.smaller):
+            # the user's own card: first what runs on it (offload, a smaller model), then what to buy (issue 27)
+            if near:
+                head += offload_sentence(off, book, lang, owned=True)
+            head += own_card_smaller(ev, book, lang, need_format(ev) if ev.workload.weights else None)
+            if alt is not None:
+                fmt = format_label(need_format(ev), lang)
+                head += (f"要按 {fmt} 原样跑，得另买：{opt_name(alt, book)} 放得下。" if zh else
+                         f" To run it at {fmt} as asked you would buy: {opt_name(alt, book)} fits it.")
+            return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
         if alt is not None:
             head += (f"{opt_name(alt, book)} 放得下。" if zh else f" {opt_name(alt, book)} fits it.")
     if off is not None and off.gpu == o.gpu and o.count == 1:  # the card itself, slowly: llama.cpp layer offload
         head += offload_sentence(off, book, lang)
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
+
 
 
 def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:

@@ -24,6 +24,7 @@ FORMAT = {
     "gptq-int4": "GPTQ INT4", "gptq-int8": "GPTQ INT8", "awq-int4": "AWQ INT4", "nf4": "NF4 (bitsandbytes)",
     "bnb-int8": "bitsandbytes INT8", "q8_0": "GGUF Q8_0", "q6_k": "GGUF Q6_K", "q5_k_m": "GGUF Q5_K_M",
     "q4_k_m": "GGUF Q4_K_M", "q4_0": "GGUF Q4_0", "q3_k_m": "GGUF Q3_K_M", "q2_k": "GGUF Q2_K",
+    "mxfp4": "MXFP4", "nvfp4": "NVFP4", "int4-experts": "INT4 experts + BF16",
 }
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render.book import Book
+from advisor.conversation.render.book import SRC_RECOMMEND, SRC_USER, Book
 from knowledge.messages import t
 
 if TYPE_CHECKING:
@@ -33,7 +33,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
             return led
     if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
         return fs.count_lead(users[0], ev, book, lang)
-    if intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1:
+    one_short = intent in ("how_long", "how_much") and len(users) == 1 and not users[0].fits
+    if (intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1) or one_short:
+        # "how long on my one 4090?" when it does not fit there: that first, then what would
         led = fs.option_lead(users[0], ev, book, lang, one_card=True)
         led.verdict = led.verdict if intent == "feasibility" else None  # a verdict answers a feasibility question
         return led
@@ -44,7 +46,8 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return led
     chosen = top or (users[0] if users else None)
     if chosen is None:
-        text = t("lead.nothing_fits", lang)
+        over = _over_budget(ev, book, lang)
+        text = over or t("lead.nothing_fits", lang)
         return fs.Lead(text, "no" if intent == "feasibility" else None)
     if intent == "how_long":
         led = fs.time_lead(chosen, ev, book, lang)
@@ -64,3 +67,16 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return fs.which_lead(chosen, ev, book, lang)
+
+
+def _over_budget(ev: Analysis, book: Book, lang: str) -> str:
+    """"Budget ¥500k, DeepSeek-R1 for 200 users": when the budget is what rules every configuration out, that first,
+    with the budget that buys the cheapest configuration a buyer could be recommended (the recommender's change);
+    "" otherwise."""
+    rec, c = ev.recommendation, ev.constraints
+    change = next((ch for ch in (rec.changes if rec else []) if ch.kind == "budget"), None)
+    if change is None or c.budget is None:
+        return ""
+    budget = book.money("budget", c.budget, c.currency, SRC_USER)
+    need = book.text(change.message_zh if lang == "zh" else change.message, "budget change", SRC_RECOMMEND)
+    return t("lead.over_budget", lang, budget=budget, model=ev.model.name, change=need)

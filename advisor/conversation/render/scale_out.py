@@ -1,5 +1,6 @@
 """What else carries a job that one configuration does not: identical copies of a serving deployment for more users
-than one copy serves within the target, and the named card itself with llama.cpp layer offload (slowly)."""
+than one copy serves within the target, the named card itself with llama.cpp layer offload (slowly), and the
+smaller models of the same series that run on the user's own card."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from advisor.conversation.render.book import SRC_THROUGHPUT, Book
 from advisor.conversation.render.labels import format_label
+from advisor.estimator.memory import default_inference_format
 
 
 def replicas_for_load(o: Any, users: int, limit: int, book: Book) -> tuple[str, str]:
@@ -32,12 +34,36 @@ def replicas_for_load(o: Any, users: int, limit: int, book: Book) -> tuple[str, 
             f"；要让 {users} 路都达到该速度，需要 {r} 套这样的部署（共 {cards} 张卡{cost_zh}）")
 
 
-def offload_sentence(off: Any, book: Book, lang: str) -> str:
-    """One sentence: the named card itself runs it only with llama.cpp layer offload, at its decode speed."""
+def offload_sentence(off: Any, book: Book, lang: str, owned: bool = False) -> str:
+    """One sentence: the named card itself runs it only with llama.cpp layer offload, at its decode speed (`owned`:
+    the user's own card, the nearest way to run it there)."""
     where = f"on 1× {off.gpu_name} with layer offload"
     tps = off.throughput.decode_tokens_per_s
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
     fmt = format_label(off.layout.weights, lang)
+    if owned:
+        return (f"在您这张 {off.gpu_name} 上最接近的跑法是 llama.cpp 按层卸载（{fmt}，部分层放进系统内存），生成约 {speed}。"
+                if lang == "zh" else f" On your {off.gpu_name} the nearest way is llama.cpp layer offload ({fmt}, some "
+                f"layers in system RAM), at about {speed}.")
     return (f"这张卡本身只能用 llama.cpp 按层卸载（{fmt}，部分层放进系统内存）来跑，生成约 {speed}。" if lang == "zh" else
             f" On the {off.gpu_name} itself it runs only with llama.cpp layer offload ({fmt}, some layers in system "
             f"RAM), at about {speed}.")
+
+
+def own_card_smaller(ev: Any, book: Book, lang: str, asked: str | None) -> str:
+    """Smaller models of the same family that run on the user's own card: as asked, then as a 4-bit GGUF when
+    that is a larger model (advisor.analysis.smaller). `asked`: the job's weight format when the user gave one."""
+    zh = lang == "zh"
+    parts = []
+    for s in ev.smaller:
+        where = f"{s.model.name} on 1× {s.gpu.name}" + (f" ({s.weights})" if s.weights else "")
+        need = book.gib(f"memory per GPU of {where}", s.estimate.per_gpu.total)
+        usable = book.gib(f"usable memory of {s.gpu.name} for {s.model.name}" + (f" ({s.weights})" if s.weights else ""),
+                          s.estimate.usable_bytes(s.gpu), f"catalog: {s.gpu.id} memory_bytes × engine usable fraction")
+        fmt = format_label(s.weights or asked or default_inference_format(s.model), lang)
+        parts.append(f"{s.model.name}（{fmt}）需要 {need}，可用 {usable}" if zh else
+                      f"{s.model.name} at {fmt} needs {need} of {usable} usable")
+    if not parts:
+        return ""
+    return (f"同系列能直接在这张卡上跑的小模型：{'；'.join(parts)}。" if zh else
+            f" Smaller models of the family that run on it: {'; '.join(parts)}.")

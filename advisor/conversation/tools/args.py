@@ -5,25 +5,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from advisor.analysis.request import AnalysisRequest
 from advisor.estimator.cost import MAX_ELECTRICITY, MIN_UTILIZATION, MIN_YEARS
 from advisor.estimator.planner import MAX_COUNT
 from advisor.workload import (
-    DEFAULT_CONTEXT,
     Constraints,
-    Currency,
     ExistingGpus,
-    KvFormat,
-    Optimizer,
-    Recompute,
-    Region,
-    Task,
-    WeightFormat,
     Workload,
 )
-from knowledge.pydantic_models import pydantic_model
+from knowledge.pydantic_models import Adjust, pydantic_model
 from knowledge.structs import fields
 
 if TYPE_CHECKING:
@@ -38,17 +30,18 @@ _MODEL_DESC = "catalog model id or alias, e.g. 'llama-3.1-70b', 'qwen2.5-32b', '
 _GPU_DESC = "catalog GPU id or alias, e.g. 'h100-sxm', 'h20', 'a800-80g-sxm', 'rtx 4090', 'l20'"
 
 
-class WorkloadArgs(pydantic_model(Workload, _Args)):  # type: ignore[misc]  # Workload's fields, limits, checks
-    """A workload (the fields of advisor.workload.Workload) with the model required."""
+# A tool needs the model (the dialog's "not said yet" is no tool call); the API and MCP bound the world size
+# (gpus × nodes) where the estimator's planner stops counting (MAX_COUNT), and say so in the schema.
+_MODEL_REQUIRED = Adjust(required=True, limits={"min_length": 1}, description=_MODEL_DESC)
+_WORKLOAD_ADJUST = {
+    "model": _MODEL_REQUIRED,
+    "nodes": Adjust(note=f"; gpus × nodes ≤ {MAX_COUNT:,} GPUs in all",
+                    extra={"x-max-product-with": "gpus", "x-max-product": MAX_COUNT}),
+}
 
-    model: str = Field(min_length=1, description=_MODEL_DESC)
-    nodes: int = Field(1, ge=1, le=4096, description=f"nodes; gpus × nodes ≤ {MAX_COUNT:,} GPUs in all",
-                       json_schema_extra={"x-max-product-with": "gpus", "x-max-product": MAX_COUNT})
-    tp: int = Field(1, ge=1, le=1024, description="tensor-parallel degree: divides the model's attention heads; "
-                                                  "tp × pp ≤ gpus × nodes",
-                    json_schema_extra={"x-model-rule": "divides num_attention_heads"})
-    pp: int = Field(1, ge=1, le=1024, description="pipeline stages: at most the model's layers; tp × pp ≤ gpus × nodes",
-                    json_schema_extra={"x-model-rule": "at most num_layers"})
+
+class WorkloadArgs(pydantic_model(Workload, _Args, adjust=_WORKLOAD_ADJUST)):  # type: ignore[misc]
+    """A workload (the fields of advisor.workload.Workload, with its checks) with the model required."""
 
     @field_validator("nodes")
     @classmethod
@@ -79,35 +72,51 @@ class EstimateThroughputArgs(WorkloadArgs):
                        json_schema_extra={"x-model-rule": "divides num_attention_heads"})
 
 
-class TrainTimeArgs(_Args):
-    model: str = Field(min_length=1, description=_MODEL_DESC)
+# train_time reads a training job: the training tasks only (pre-training unless told), a sequence length of
+# 16 … 1M tokens, also called seq_len (unset: the model's), ZeRO-3 unless told (fully sharded states), and the token
+# budget under the name the CLI's --tokens has, any positive amount (as this API has always taken); the MFU is
+# the limit a user may state (Constraints.mfu).
+_TRAIN_JOB = pydantic_model(Workload, _Args, only=("task", "context", "recompute", "zero", "train_tokens"), adjust={
+    "task": Adjust(annotation=Literal["pretrain", "full", "lora", "qlora", "freeze"], default="pretrain",
+                   description="the kind of training"),
+    "context": Adjust(annotation=int | None, default=None, limits={"ge": 16, "le": 1_000_000}, aliases=("seq_len",),
+                      description="tokens per training sequence"),
+    "zero": Adjust(default=3),
+    "train_tokens": Adjust(name="tokens", required=True, limits={"gt": 0},
+                           description="training tokens (e.g. 2e9 for 2B tokens)"),
+})
+_TRAIN_LIMITS = pydantic_model(Constraints, _Args, only=("mfu",))
+
+
+_TRAIN_MODEL = pydantic_model(Workload, _Args, only=("model",), adjust={"model": _MODEL_REQUIRED})
+
+
+class _TrainOn(_TRAIN_MODEL):  # type: ignore[misc,valid-type]
+    """The model and what it trains on (first in the schema)."""
+
     gpu: str = Field(min_length=1, description=_GPU_DESC)
     count: int = Field(1, ge=1, le=100_000, description="number of GPUs")
-    tokens: float = Field(gt=0, le=1e15, description="training tokens (e.g. 2e9 for 2B tokens)")
-    task: Literal["pretrain", "full", "lora", "qlora", "freeze"] = "pretrain"
-    context: int | None = Field(None, ge=16, le=1_000_000, validation_alias=AliasChoices("context", "seq_len"),
-                                description="tokens per training sequence")
+
+
+# pydantic orders the fields of several bases from the last base to the first
+class TrainTimeArgs(_TRAIN_LIMITS, _TRAIN_JOB, _TrainOn):  # type: ignore[misc,valid-type]
     precision: Literal["bf16", "fp16", "fp8"] = "bf16"
-    recompute: Recompute | None = None
-    mfu: float | None = Field(None, gt=0, le=1, description="override the calibrated MFU (0–1)")
-    zero: int = Field(3, ge=0, le=3)
 
 
-class RecommendArgs(WorkloadArgs):
-    budget: float | None = Field(None, gt=0, le=1e12, description="upper limit on the purchase price")
-    currency: Currency = "USD"
-    region: Region = Field("global", description="'cn' for mainland China (export rules apply), else 'global'")
-    existing_gpu: str | None = Field(None, description="a GPU the user already owns (id or alias)")
-    existing_count: int | None = Field(None, ge=1, le=4096)
-    candidates: list[str] = Field(default_factory=list, max_length=20, description="only consider these GPUs")
-    max_gpus_per_node: int = Field(8, ge=1, le=16)
-    max_nodes: int = Field(64, ge=1, le=4096)
-    power_limit_w: float | None = Field(None, gt=0, le=1e9)
-    max_ms_per_token: float | None = Field(None, gt=0, le=1e6)
-    min_tokens_per_s: float | None = Field(None, gt=0, le=1e12)
-    deadline_s: float | None = Field(None, gt=0, le=3.2e9, description="training must finish within (seconds; "
-                                                                       "at most ~100 years)")
-    buy_or_rent: Literal["buy", "rent", "either"] = "either"
+# the limits a recommendation takes, flat: the GPU the user owns as two fields (existing_gpu, existing_count) and
+# the candidates as a JSON list of at most 20 ids (a bounded request)
+_RECOMMEND_LIMITS = pydantic_model(Constraints, _Args, only=(
+    "budget", "currency", "region", "candidates", "max_gpus_per_node", "max_nodes", "power_limit_w", "max_ms_per_token",
+    "min_tokens_per_s", "deadline_s", "buy_or_rent"), adjust={
+    "candidates": Adjust(annotation=list[str], default=[], limits={"max_length": 20}),
+})
+_EXISTING = pydantic_model(ExistingGpus, _Args, adjust={
+    "gpu": Adjust(name="existing_gpu", optional=True, description="a GPU the user already owns (id or alias)"),
+    "count": Adjust(name="existing_count", optional=True),
+})
+
+
+class RecommendArgs(_EXISTING, _RECOMMEND_LIMITS, WorkloadArgs):  # type: ignore[misc,valid-type]
     top: int = Field(3, ge=1, le=10, description="how many options to return")
 
     @model_validator(mode="after")
@@ -130,20 +139,19 @@ class RecommendArgs(WorkloadArgs):
         return AnalysisRequest(workload=self.to_workload(), constraints=constraints, detail="options", strict=True)
 
 
-class CompareGpusArgs(_Args):
-    """Compare 2–6 GPUs; with a model, also memory fit (and speed for inference) at `count` GPUs each."""
+_COMPARE_JOB = pydantic_model(Workload, _Args, only=(
+    "model", "task", "weights", "kv", "context", "concurrency", "batch", "optimizer", "zero"), adjust={
+    "model": Adjust(description="optional: " + _MODEL_DESC),
+})
 
+
+class _CompareOn(_Args):
     gpus: list[str] = Field(min_length=2, max_length=6, description="GPU ids or aliases: " + _GPU_DESC)
     count: int = Field(1, ge=1, le=1024, description="GPUs of each kind (per configuration)")
-    model: str | None = Field(None, description="optional: " + _MODEL_DESC)
-    task: Task = "inference"
-    weights: WeightFormat | None = None
-    kv: KvFormat = "fp16"
-    context: int = Field(DEFAULT_CONTEXT, ge=1, le=10_000_000)
-    concurrency: int = Field(1, ge=1, le=100_000)
-    batch: int = Field(1, ge=1, le=100_000)
-    optimizer: Optimizer = "adamw"
-    zero: int = Field(0, ge=0, le=3)
+
+
+class CompareGpusArgs(_COMPARE_JOB, _CompareOn):  # type: ignore[misc,valid-type]
+    """Compare 2–6 GPUs; with a model, also memory fit (and speed for inference) at `count` GPUs each."""
 
     def to_workload(self) -> Workload:
         """Inference on `count` GPUs uses tensor parallelism over them; training, data parallelism with ZeRO."""
@@ -153,23 +161,32 @@ class CompareGpusArgs(_Args):
                         gpus=min(self.count, 1024), tp=tp)
 
 
-class TcoArgs(_Args):
+# the TCO of one kind of GPU: its currency is CNY unless told (as the CLI's tco), the horizon `years` within what
+# advisor.estimator.cost computes (a month to 10 years); a model, its weights and concurrency give cost per token
+_TCO_JOB = pydantic_model(Workload, _Args, only=("model", "weights", "concurrency"), adjust={
+    "model": Adjust(description="optional: a model for cost per million tokens; " + _MODEL_DESC),
+})
+_TCO_LIMITS = pydantic_model(Constraints, _Args, only=("currency", "tco_years"), adjust={
+    "currency": Adjust(default="CNY"),
+    "tco_years": Adjust(name="years", annotation=float | None, limits={"ge": MIN_YEARS, "le": 10},
+                        description="ownership period, a month (1/12) to 10 years (default: the economics data's)"),
+})
+
+
+class _TcoOf(_Args):
     gpu: str = Field(min_length=1, description=_GPU_DESC)
     count: int = Field(1, ge=1, le=100_000)
-    years: float | None = Field(None, ge=MIN_YEARS, le=10, description="ownership period, a month (1/12) to 10 "
-                                                                       "years (default: the economics data's)")
+
+
+class TcoArgs(_TCO_JOB, _TCO_LIMITS, _TcoOf):  # type: ignore[misc,valid-type]
     utilization: float | None = Field(None, ge=MIN_UTILIZATION, le=1,
                                       description=f"average busy share ({MIN_UTILIZATION:g}–1; default 1)")
-    currency: Currency = "CNY"
     electricity_price: float | None = Field(
         None, gt=0, le=max(MAX_ELECTRICITY.values()),
         description="per kWh, in `currency`: at most " + " or ".join(f"{v:g} {k}" for k, v in MAX_ELECTRICITY.items()),
         json_schema_extra={"x-maximum-by-currency": dict(MAX_ELECTRICITY)})
     gpu_price: float | None = Field(None, gt=0, le=1e8, description="a quoted price per card, in `currency`")
     pue: float | None = Field(None, ge=1, le=3)
-    model: str | None = Field(None, description="optional: a model for cost per million tokens; " + _MODEL_DESC)
-    weights: WeightFormat | None = None
-    concurrency: int = Field(1, ge=1, le=100_000)
 
     @field_validator("electricity_price")
     @classmethod

@@ -1,0 +1,76 @@
+"""A fine-tuning dataset described by its size: "50k samples of 1k tokens", "10万条数据，每条约 2k tokens",
+"3 epochs", "训练 3 轮".
+
+The training token budget is samples × tokens per sample × epochs (decimal scales: "1k tokens" is 1,000 here, a
+count of tokens, not a context length). Only the sample count and the epochs are consumed: the per-sample length
+stays in the text, where `read_context` takes it as the sequence length the job trains at, as before.
+A count of samples without a length, or epochs without a dataset, sets nothing (the dialog's default stays, and
+says so).
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.conversation.reader.ranges import check
+from advisor.conversation.reader.slots import Slots
+from advisor.conversation.reader.text import EN_WORD_NUM, NUM, Text, scaled
+
+_SCALE = r"(?:万亿|亿|千万|百万|十万|万|千|thousand|million|billion|[kmbw])"
+_ITEMS_EN = (r"(?:samples?|examples?|conversations?|dialog(?:ue)?s?|records?|rows?|instructions?|pairs?|"
+             r"transcripts?|tickets?|chats?)")  # not prompts/documents/sequences: a batch-inference job has those too
+_DATA_ZH = r"(?:数据|样本|对话|指令|问答|语料|文档|记录|例子|样例|工单|聊天记录)"
+_ITEMS_ZH = rf"(?:条|(?:个|组|份)\s*(?:训练)?{_DATA_ZH})"
+_LEN = rf"(?P<len>{NUM})\s*(?P<lunit>k|千|thousand)?\s*(?:-\s*)?(?:个\s*)?(?:tokens?|词元|token)"
+# between the count and the length: a few words ("customer-support dialogues", ", roughly", "averaging", "每条平均"),
+# never a sentence break, and never a word that makes the length a context window instead
+_GAP = r"(?:(?!context|window|上下文|窗口|序列长度|seq)[^.;:?!\n。；：？！]){0,40}?"
+
+# "50k samples of 1k tokens", "80,000 customer-support dialogues averaging 1.2k tokens", "1 million samples x 512
+# tokens"; "50k 1k-token samples"
+_EN = [
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s+(?:[a-z&-]+\s+){{0,3}}?{_ITEMS_EN}(?![a-z]){_GAP}{_LEN}"),
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*(?:x|×|\*|of)?\s*{_LEN}\s*{_ITEMS_EN}(?![a-z])"),
+]
+# "10万条数据，每条 1k tokens", "3 万条问答数据，每条平均 800 tokens", "10万条 1k token 的样本"
+_ZH = [
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*{_ITEMS_ZH}{_GAP}{_LEN}"),
+]
+_EPOCHS = [
+    re.compile(rf"(?P<n>{NUM}|{EN_WORD_NUM})\s*(?:full\s+)?(?:epochs?|passes over the data)(?![a-z])"),
+    re.compile(rf"(?:训练|跑|迭代|过)\s*(?P<n>{NUM})\s*(?:个)?\s*(?:轮|遍|epochs?|个\s*epochs?)"),
+    re.compile(rf"(?P<n>{NUM})\s*个\s*epochs?"),
+]
+MIN_SAMPLES = 100  # fewer is one conversation's length ("a conversation of 8k tokens"), not a dataset
+MAX_EPOCHS = 100  # more is a misreading (a step count, a year), not a fine-tuning schedule
+
+
+def read_dataset(t: Text, slots: Slots) -> None:
+    """Set `slots.train_tokens` from a dataset's size (samples × tokens each × epochs) when the text gives both a
+    sample count and a per-sample length; the count and the epochs are consumed, the length is left for
+    `read_context`."""
+    epochs = _read_epochs(t)
+    for rx in (*_EN, *_ZH):
+        for m in t.finditer(rx):
+            count = scaled(m.group("count"), m.group("cunit"))
+            length = scaled(m.group("len"), m.group("lunit"))
+            if not count or not length or count < MIN_SAMPLES or length < 1:
+                continue
+            tokens = count * length * (epochs or 1)
+            wrong = check("train_tokens", tokens)
+            if wrong is None:
+                slots.train_tokens = tokens
+            else:
+                slots.out_of_range.append(wrong)
+            t.consume(m.start("count"), m.start("len"))
+            return
+
+
+def _read_epochs(t: Text) -> int | None:
+    for rx in _EPOCHS:
+        for m in t.finditer(rx):
+            n = scaled(m.group("n"), None)
+            if n is not None and 1 <= n <= MAX_EPOCHS and n == int(n):
+                t.consume(m.start(), m.end())
+                return int(n)
+    return None
