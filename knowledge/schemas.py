@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
+from knowledge.quantities import Currency
 from knowledge.structs import Frozen, Meta, NonNegativeFloat, PositiveFloat, PositiveInt, fields
 
 # lowercase letters, digits, '.' and '-' (e.g. "rtx-4090", "qwen2.5-72b"); equal to the file stem in the catalog
@@ -38,9 +39,6 @@ class Source(Strict):
     def check_invariants(self) -> None:
         if not (self.url or self.document):
             raise ValueError("a source needs a url or a document")
-
-
-Currency = Literal["USD", "CNY"]
 
 
 class Price(Strict):

@@ -173,8 +173,8 @@ def test_the_set_is_forty_questions_half_chinese() -> None:
 
 
 def _second_hand(o, gpu) -> bool:
-    return (gpu.availability != "sold" or gpu.modded or (o.price or {}).get("condition") == "used"
-            or bool((o.price or {}).get("end_of_life")))
+    return (gpu.availability != "sold" or gpu.modded or (o.price is not None and o.price.condition == "used")
+            or bool(o.price is not None and o.price.end_of_life))
 
 
 def _spread(o) -> bool:
@@ -182,11 +182,11 @@ def _spread(o) -> bool:
 
 
 def _speed(o) -> float:
-    return -float(o.training["wall_s"]) if o.training else float(o.throughput["decode_tokens_per_s_total"])
+    return -float(o.training.wall_s) if o.training else float(o.throughput.decode_tokens_per_s_total)
 
 
 def _money(o) -> float:
-    return float(o.tco["tco"]["amount"]) if o.tco and o.tco.get("tco") else float(total_price(o) or 0.0)
+    return o.tco.tco.amount if o.tco is not None else float(total_price(o) or 0.0)
 
 
 def _check_lead(q: Q, rec: Recommendation) -> None:
@@ -213,18 +213,18 @@ def _check_lead(q: Q, rec: Recommendation) -> None:
     assert buy, f"{q.text}: the lead has no price"
     if q.budget is not None:
         assert buy <= q.budget
-        servers = (lead.tco or {}).get("purchase", {}).get("rest_of_system")
-        assert servers and servers["amount"] > 0, "the budget is checked at full system cost, servers included"
+        servers = lead.tco.purchase.rest_of_system if lead.tco is not None else None
+        assert servers and servers.amount > 0, "the budget is checked at full system cost, servers included"
     if (q.task == "inference" and "max_ms_per_token" not in q.extra and q.extra.get("buy_or_rent") != "rent"
             and "candidates" not in q.extra):  # named cards are compared as named, with no default target
         # reachable by a configuration that could lead: priced, new, sold in the region (an unpriced card that is
         # fast enough — Ascend 910C in China — cannot be recommended, so it does not keep the target)
-        reachable = any(o.throughput and o.throughput["ms_per_token"] <= TPOT_MS and total_price(o)
+        reachable = any(o.throughput and o.throughput.ms_per_token <= TPOT_MS and total_price(o)
                         and not _second_hand(o, cat.gpu(o.gpu))
                         and (q.region != "cn" or cat.gpu(o.gpu).china.status not in CN_NO_NEW_SALE)
                         for o in rec.options + rec.closest)
         if reachable:
-            assert lead.throughput["ms_per_token"] <= TPOT_MS, f"{q.text}: lead below 25 tokens/s per user"
+            assert lead.throughput.ms_per_token <= TPOT_MS, f"{q.text}: lead below 25 tokens/s per user"
         stated = " ".join(rec.assumptions)
         assert "25 tokens/s" in stated and "MLPerf" in stated
 
@@ -275,11 +275,11 @@ def _check_first_line(q: Q, rec: Recommendation) -> None:
     if q.existing:
         assert ("已有" if _zh(q) else "already owned") in line
         assert ("无需购买" if _zh(q) else "nothing to buy") in line
-        assert f"{sym}{lead.tco['tco']['amount']:,.0f}" in line
+        assert f"{sym}{lead.tco.tco.amount:,.0f}" in line
         return
     buy = total_price(lead)
     assert buy is not None and f"{sym}{buy:,.0f}" in line
-    assert f"{sym}{lead.tco['tco']['amount']:,.0f}" in line
+    assert f"{sym}{lead.tco.tco.amount:,.0f}" in line
     assert ("服务器" if _zh(q) else "server") in line
 
 

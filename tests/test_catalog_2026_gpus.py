@@ -196,7 +196,7 @@ def test_recommend_never_builds_a_tensor_parallel_mac_cluster() -> None:
     rec = recommend(Workload(model="deepseek-v3", weights="bf16"),
                     Constraints(candidates=("mac-studio-m3-ultra-512g", "mac-m4-max-128g", "dgx-spark")))
     for o in [*rec.options, *rec.closest]:
-        assert o.count == 1 and o.layout["tp"] == 1, (o.gpu, o.count, o.layout)
+        assert o.count == 1 and o.layout.tp == 1, (o.gpu, o.count, o.layout)
 
 
 def test_pretraining_on_machines_ends() -> None:
@@ -208,7 +208,7 @@ def test_pretraining_on_machines_ends() -> None:
 
 def test_recommend_serves_a_mac_with_llama_cpp_and_never_with_vllm() -> None:
     rec = recommend(Workload(model="llama-2-70b"), Constraints(candidates=("mac-studio-m3-ultra-512g",)))
-    assert rec.options and all(o.layout["engine"] == "llama.cpp" and o.count == 1 for o in rec.options)
+    assert rec.options and all(o.layout.engine == "llama.cpp" and o.count == 1 for o in rec.options)
     forced = recommend(Workload(model="llama-2-70b", engine="vllm"),
                        Constraints(candidates=("mac-studio-m3-ultra-512g",)))
     assert not forced.options
@@ -216,7 +216,7 @@ def test_recommend_serves_a_mac_with_llama_cpp_and_never_with_vllm() -> None:
 
 def test_named_machines_are_a_pipeline_over_the_network_with_a_warning() -> None:
     (opt,) = evaluate_configs(Workload(model="llama-2-70b"), [("mac-studio-m3-ultra-512g", 8)])
-    assert opt.layout["tp"] == 1 and opt.layout["pp"] == 8 and opt.nodes == 8
+    assert opt.layout.tp == 1 and opt.layout.pp == 8 and opt.nodes == 8
     assert "cap-machine-not-a-card" in [f.rule_id for f in opt.findings]
 
 
@@ -305,7 +305,7 @@ def test_low_reliability_prices_say_so() -> None:
 
     assert CAT.source("ascend-price-dzcnc-2025").kind.endswith("-low")
     quoted = unit_price(CAT.gpu("ascend-910c"), "CNY")
-    assert quoted and quoted["amount"] == 142_500 and quoted["reliability"] == "low"
+    assert quoted and quoted.per_card.amount == 142_500 and quoted.reliability == "low"
 
 
 def test_a_rack_share_is_never_a_card_price() -> None:
@@ -314,7 +314,7 @@ def test_a_rack_share_is_never_a_card_price() -> None:
 
     assert unit_price(CAT.gpu("gb200"), "USD") is None
     priced = unit_price(CAT.gpu("rtx-pro-6000-blackwell"), "USD")
-    assert priced and priced["amount"] == 8_600 and priced["as_of"] == "2026-04-06"
+    assert priced and priced.per_card.amount == 8_600 and priced.as_of == "2026-04-06"
 
 
 def test_an_inference_card_is_never_sized_for_training() -> None:

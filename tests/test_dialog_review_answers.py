@@ -456,7 +456,8 @@ def test_r47_lowest_cost_says_what_it_is_lowest_among():
 
     def opt(amount, nodes, labels=(), meets=True, gpu="rtx-4090"):
         return SimpleNamespace(labels=list(labels), meets_targets=meets, nodes=nodes, price={"amount": 1},
-                               count=8 * nodes, tco={"tco": {"amount": amount}, "purchase": {"total": {"amount": amount}}},
+                               count=8 * nodes, tco=SimpleNamespace(basis="serving_horizon", tco=SimpleNamespace(amount=amount),
+                                                                   purchase=SimpleNamespace(total=SimpleNamespace(amount=amount))),
                                gpu=gpu)
 
     labelled, spread = opt(230_000, 2, ["lowest_cost", "best_value"], gpu="l20"), opt(180_000, 4)

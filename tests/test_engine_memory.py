@@ -161,6 +161,6 @@ def test_recommend_options_carry_the_engine_figure():
 
     rec = recommend(Workload(model="llama-3.1-8b", context=8192), Constraints(candidates=("h100-sxm",)))
     opt = rec.options[0]
-    ref = vllm_kv_budget(CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm"), tp=opt.layout["tp"], max_model_len=8192)
-    assert opt.throughput["engine_max_concurrency"] == round(ref.max_concurrency, 2)
+    ref = vllm_kv_budget(CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm"), tp=opt.layout.tp, max_model_len=8192)
+    assert opt.throughput.engine_max_concurrency == round(ref.max_concurrency, 2)
     assert opt.to_contract()["throughput"]["engine_log_line"].startswith("Maximum concurrency for 8,192 tokens")

@@ -426,7 +426,7 @@ def test_offload_search_respects_host_ram() -> None:
     """The recommender's own answer never needs more host RAM than it assumes a node has (sizing-offload-ram-short
     would block it), and the guide's 8×A100 80GB for 70B training is blocked by exactly that."""
     option, rec = evaluated("g000-70b-training")
-    assert option.layout["offload"] == "optimizer" and option.cpu_bytes["total"] > DEFAULT_CPU_RAM_BYTES
+    assert option.layout.zero_offload == "optimizer" and option.cpu_bytes["total"] > DEFAULT_CPU_RAM_BYTES
     mine = ours(rec, "a100-80g-sxm")
     assert mine.cpu_bytes.get("total", 0) <= DEFAULT_CPU_RAM_BYTES
 
@@ -473,11 +473,11 @@ def _workload_text(case: Case) -> str:
 
 def _layout_text(o: Option) -> str:
     lay = o.layout
-    if lay.get("zero") or lay.get("offload") not in (None, "none") or o.training or lay.get("recompute"):
-        off = " + optimizer offload" if lay.get("offload") == "optimizer" else ""
-        return f"ZeRO-{lay['zero']}{off}" if o.count > 1 or lay.get("zero") else "single GPU"
-    return f"TP {lay['tp']}" + (f" × PP {lay['pp']}" if lay["pp"] > 1 else "") + (
-        f" × {lay['dp']} replicas" if lay["dp"] > 1 else "")
+    if lay.zero or lay.offload != "none" or o.training or lay.recompute:
+        off = " + optimizer offload" if lay.zero_offload == "optimizer" else ""
+        return f"ZeRO-{lay.zero}{off}" if o.count > 1 or lay.zero else "single GPU"
+    return f"TP {lay.tp}" + (f" × PP {lay.pp}" if lay.pp > 1 else "") + (
+        f" × {lay.dp} replicas" if lay.dp > 1 else "")
 
 
 def render_row(case: Case) -> str:

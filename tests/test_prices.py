@@ -154,9 +154,9 @@ def test_recommendations_for_china_compare_buying_with_a_china_cloud():
     # R38: a China deployment was compared with RunPod (US) rates
     w = Workload(model="qwen2.5-14b", concurrency=4, context=4096)
     cn = evaluate_configs(w, [("rtx-3090", 4), ("rtx-4090", 2)], Constraints(region="cn", currency="CNY"))
-    assert [o.tco["cloud"]["provider"] for o in cn] == ["AutoDL", "AutoDL"]
+    assert [o.tco.cloud.provider for o in cn] == ["AutoDL", "AutoDL"]
     glob = evaluate_configs(w, [("rtx-3090", 4)], Constraints(currency="CNY"))
-    assert glob[0].tco["cloud"]["provider"] == "RunPod"
+    assert glob[0].tco.cloud.provider == "RunPod"
 
 
 def test_a_china_quote_without_its_yuan_figure_is_rejected():

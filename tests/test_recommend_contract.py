@@ -24,7 +24,7 @@ def _reproduced_total(contract: dict[str, object]) -> int:
 
 def test_an_inference_option_with_tensor_parallelism_reproduces_its_memory() -> None:
     rec = recommend(Workload(model="llama-3.1-70b", concurrency=4), Constraints(candidates=("h100-sxm", "l40s")))
-    tp = [o.to_contract() for o in rec.options if o.layout["tp"] > 1]
+    tp = [o.to_contract() for o in rec.options if o.layout.tp > 1]
     assert tp, "a 70B model in BF16 needs tensor parallelism on 80 GB and 48 GB cards"
     for opt in tp:
         sized = opt["sized_workload"]
@@ -36,7 +36,7 @@ def test_an_inference_option_with_tensor_parallelism_reproduces_its_memory() -> 
 def test_a_training_option_with_zero_reproduces_its_memory() -> None:
     rec = recommend(Workload(model="llama-3.1-70b", task="lora", train_tokens=2e9),
                     Constraints(candidates=("a100-80g-sxm", "rtx-6000-ada")))
-    zero = [o.to_contract() for o in rec.options if o.layout["zero"] > 0]
+    zero = [o.to_contract() for o in rec.options if o.layout.zero > 0]
     assert zero, "LoRA on a 70B base shards the frozen weights with ZeRO-3 across several cards"
     for opt in zero:
         assert opt["sized_workload"]["zero"] == opt["layout"]["zero"] and opt["sized_workload"]["task"] == "lora"

@@ -18,17 +18,18 @@ def test_70b_on_one_named_4090_offers_offload_with_its_speed_and_the_rule():
     rec = recommend(Workload(model="llama-3.1-70b"), ONE_4090)
     (opt,) = _offload(rec)
     assert rec.options[0] is opt  # nothing else fits one card: the offload option is the answer
-    assert opt.count == 1 and opt.layout["engine"] == "llama.cpp" and opt.layout["weights"] == "q4_k_m"
-    assert 40 <= opt.layout["ngl"] <= 48 and opt.layout["cpu_layers"] == 80 - opt.layout["ngl"]
+    assert opt.count == 1 and opt.layout.engine == "llama.cpp" and opt.layout.weights == "q4_k_m"
+    lo = opt.layout.layer_offload
+    assert 40 <= lo.ngl <= 48 and lo.cpu_layers == 80 - lo.ngl
     assert opt.per_gpu_bytes["total"] <= opt.capacity_bytes
-    assert 15 * 2**30 < opt.layout["system_ram_bytes"] < 25 * 2**30
-    assert 1.5 < opt.throughput["decode_tokens_per_s"] < 4.0 and opt.throughput["bound"] == "host-memory"
+    assert 15 * 2**30 < lo.system_ram_bytes < 25 * 2**30
+    assert 1.5 < opt.throughput.decode_tokens_per_s < 4.0 and opt.throughput.bound == "host-memory"
     rule = next(f for f in opt.findings if f.rule_id == "sizing-layer-offload-slow")
-    assert rule.severity == "warn" and f"{opt.throughput['decode_tokens_per_s']:.1f} tokens/s" in rule.message
+    assert rule.severity == "warn" and f"{opt.throughput.decode_tokens_per_s:.1f} tokens/s" in rule.message
     assert "tokens/s" in rule.message_zh
     assert "offload" in rec.assumptions[-1] and "卸载" in rec.assumptions_zh[-1]
     contract = opt.to_contract()
-    assert contract["labels"] == ["offload"] and contract["throughput"]["offload"]["ngl"] == opt.layout["ngl"]
+    assert contract["labels"] == ["offload"] and contract["throughput"]["offload"]["ngl"] == lo.ngl
 
 
 def test_owned_single_card_gets_the_offload_option_after_the_purchases():

@@ -42,7 +42,7 @@ def test_deepseek_r1_for_a_global_customer():
     tight = [o for o in rec.options if o.near_capacity]
     for o in tight:
         m = o.margin
-        assert m["share"] > 0.95 and m["max_context"] >= m["context"] and m["max_concurrency"] is not None
+        assert m.share > 0.95 and m.max_context >= m.context and m.max_concurrency is not None
 
 
 def test_a_pick_near_capacity_says_where_it_stops():
@@ -50,8 +50,8 @@ def test_a_pick_near_capacity_says_where_it_stops():
     o = rec.options[0]
     assert o.count == 4 and o.near_capacity
     # stops at the longest context that still fits: more than asked, less than double it at 99 % full
-    assert 32768 <= o.margin["max_context"] < 2 * 32768
-    assert o.margin["used_bytes"] <= o.margin["usable_bytes"]
+    assert 32768 <= o.margin.max_context < 2 * 32768
+    assert o.margin.used_bytes <= o.margin.usable_bytes
 
 
 def test_qwen72b_in_china_on_300k_yuan():
@@ -71,10 +71,10 @@ def test_qwen72b_in_china_on_300k_yuan():
 def test_new_prices_by_default_and_used_only_when_asked():
     w = Workload(model="qwen2.5-72b", context=4096)
     new = recommend(w, Constraints(region="cn", currency="CNY", candidates=("rtx-4090d",)))
-    assert new.options[0].price["condition"] == "new"
+    assert new.options[0].price.condition == "new"
     used = recommend(w, Constraints(region="cn", currency="CNY", candidates=("v100-32g-sxm2", "rtx-3090"),
                                     condition="used"))
-    assert used.options and all(o.price["condition"] == "used" for o in used.options)
+    assert used.options and all(o.price.condition == "used" for o in used.options)
     assert used.headline_condition("zh") == "二手" and used.headline_condition("en") == "used"
     assert any("used cards asked for" in a for a in used.assumptions)
 
@@ -89,15 +89,15 @@ def test_lora_on_owned_3090s_costs_running_cost_only_and_rents_the_job():
     w = Workload(model="qwen2.5-7b", task="lora", context=4096)
     c = Constraints(existing=ExistingGpus(gpu="rtx-3090", count=2), currency="USD")
     o = evaluate_configs(w, [("rtx-3090", 2)], c)[0]
-    t = o.tco
+    t = o.tco.to_contract()
     assert t["basis"] == "owned" and t["purchase"]["total"] is None
-    hours = o.training["wall_s"] / 3600
+    hours = o.training.wall_s / 3600
     # issue 30: owned hardware is costed as power and operations (no purchase)
     yearly = t["power_per_year"]["amount"] + t["operations_per_year"]["amount"]
     assert t["tco"]["amount"] == pytest.approx(yearly * hours / 8760)
     if t.get("cloud"):  # the rent to compare is the job's own GPU-hours, not 3 years round the clock
-        assert t["cloud"]["gpu_hours"] == pytest.approx(o.training["gpu_hours"])
-        rate = t["cloud"]["cost"]["amount"] / o.training["gpu_hours"]
+        assert t["cloud"]["gpu_hours"] == pytest.approx(o.training.gpu_hours)
+        rate = t["cloud"]["cost"]["amount"] / o.training.gpu_hours
         assert t["cloud"]["cost"]["amount"] == pytest.approx(rate * 2 * hours)
         assert t["cloud"]["cost"]["amount"] < 0.05 * rate * 2 * 8760 * t["years"]
 
@@ -105,15 +105,15 @@ def test_lora_on_owned_3090s_costs_running_cost_only_and_rents_the_job():
 def test_a_bought_training_job_is_compared_with_renting_its_gpu_hours():
     rec = recommend(Workload(model="qwen2.5-7b", task="lora", context=4096), Constraints(currency="USD"))
     for o in rec.options:
-        if o.tco and o.tco.get("cloud"):
-            assert o.tco["basis"] == "training_job"
-            assert o.tco["cloud"]["gpu_hours"] == pytest.approx(o.training["gpu_hours"])
+        if o.tco and o.tco.cloud:
+            assert o.tco.basis == "training_job"
+            assert o.tco.cloud.gpu_hours == pytest.approx(o.training.gpu_hours)
 
 
 def test_serving_rent_is_over_the_horizon_at_the_stated_utilisation():
     rec = recommend(Workload(model="qwen2.5-7b", context=4096, concurrency=16), Constraints(currency="USD"))
-    o = next(o for o in rec.options if o.tco and o.tco.get("cloud"))
-    t = o.tco
+    o = next(o for o in rec.options if o.tco and o.tco.cloud)
+    t = o.tco.to_contract()
     assert t["basis"] == "serving_horizon"
     assert t["gpu_hours_used"] == pytest.approx(o.count * 8760 * t["years"] * t["utilization"])
 
@@ -121,10 +121,10 @@ def test_serving_rent_is_over_the_horizon_at_the_stated_utilisation():
 def test_2080ti_22g_with_32b_leads_with_4bit():
     rec = recommend(Workload(model="qwen2.5-32b", context=4096), Constraints(candidates=("rtx-2080ti-22g",)))
     lead = rec.options[0]
-    assert lead.quantised and lead.layout["weights"] == "awq-int4" and lead.count <= 2
+    assert lead.quantised and lead.layout.weights == "awq-int4" and lead.count <= 2
     assert "quantised" in lead.labels
     assert "Qwen/Qwen2.5-32B-Instruct-AWQ" in lead.launch_hint and "--quantization awq" in lead.launch_hint
-    assert not any(o.layout["weights"] == "bf16" for o in rec.options)  # BF16 on Turing is not offered
+    assert not any(o.layout.weights == "bf16" for o in rec.options)  # BF16 on Turing is not offered
 
 
 def test_the_4bit_follow_up_serves_a_quantised_checkpoint():

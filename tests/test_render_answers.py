@@ -111,7 +111,7 @@ def _first_line(turn: Any) -> str:
 def test_first_line_gives_the_full_purchase_and_the_tco(monkeypatch, lang, text):
     turn, ev = _ask(monkeypatch, text)
     top = ev.recommendation.options[0]
-    t = top.tco
+    t = top.tco.to_contract()
     first = _first_line(turn)
     total, gpus, rest = (t["purchase"][k] for k in ("total", "gpus", "rest_of_system"))
     cur = total["currency"]
@@ -132,11 +132,11 @@ def test_owned_cards_are_costed_by_power_and_operation(monkeypatch, lang, text):
     turn, ev = _ask(monkeypatch, text)
     own = next(o for o in ev.user_options if "existing" in o.labels)
     first = _first_line(turn)
-    run = money(float(own.tco["tco"]["amount"]), own.tco["tco"]["currency"])
+    run = money(own.tco.tco.amount, own.tco.tco.currency)
     assert run in first, first
     assert ("nothing to buy" if lang == "en" else "无需购买") in first
     assert ("to buy" if lang == "en" else "整机采购") not in first.replace("nothing to buy", "")
-    price = money(float(own.price["amount"]) * own.count, own.price["currency"])
+    price = money(float(own.price.per_card.amount) * own.count, own.price.per_card.currency)
     assert price not in first  # the cards are not bought again
 
 
@@ -177,7 +177,7 @@ def test_training_time_from_the_default_tokens_says_so(monkeypatch, lang, text):
     lead = fs.first_sentences(turn.answer, 1)
     assert "100 M tokens" in lead and ("default" if lang == "en" else "默认") in lead, lead
     opt = next(o for o in ev.user_options if o.training)
-    assert f"{opt.training['wall_s'] / 86400:.1f}" in lead
+    assert f"{opt.training.wall_s / 86400:.1f}" in lead
     assert len(turn.questions) <= 1
     assert "With it I can estimate the training time" not in screen and "才能估算训练时间" not in screen
     if turn.questions:

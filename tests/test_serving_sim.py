@@ -227,8 +227,8 @@ def test_serve_to_50_users_figures():
     w = Workload(model="llama-3.1-8b", concurrency=50, prompt_tokens=1000, output_tokens=300, context=4096)
     rec = recommend(w, Constraints())
     opt = next(o for o in rec.options if o.fits)
-    load = opt.throughput["under_load"]
-    assert load["ttft_s"] > 0 and 0 < load["per_user_tokens_per_s"] < opt.throughput["decode_tokens_per_s"] * 1.01
+    load = opt.throughput.to_contract()["under_load"]
+    assert load["ttft_s"] > 0 and 0 < load["per_user_tokens_per_s"] < opt.throughput.decode_tokens_per_s * 1.01
     got = serving_load(CAT.model("llama-3.1-8b"), CAT.gpu(opt.gpu), opt, 50, [], tpot_target_s=0.05)
     assert got is not None and got["max_concurrency_for_target"] >= 1
     assert got["ttft_s"] == pytest.approx(load["ttft_s"], rel=0.5)

@@ -102,11 +102,11 @@ def capacity(model: ModelSpec, gpu: GpuSpec, option: Option, steps: list[Step]) 
     if speed is None:
         return None
     out: dict[str, Any] = {"max_concurrency": n, "per_seq": speed["per_seq"], "total": speed["total"]}
-    tco = option.tco or {}
-    if tco.get("tco"):
+    tco = option.tco
+    if tco is not None:
         try:
-            t = estimate_tco(gpu, option.count, load_economics(), years=tco.get("years"),
-                             currency=tco["tco"]["currency"], tokens_per_s=speed["total"])
+            t = estimate_tco(gpu, option.count, load_economics(), years=tco.years, currency=tco.currency,
+                             tokens_per_s=speed["total"])
             cpm = t.to_contract().get("cost_per_million_tokens") or {}
             out["cost_per_million"] = cpm.get("owned")
         except AdvisorError:
@@ -118,7 +118,7 @@ def option_sequences(gpu: GpuSpec, option: Option, fits: Callable[..., bool]) ->
     """Most concurrent sequences at the option's context, over all its replicas (advisor.estimator.limits)."""
     est, w = option.memory_estimate, option.sized_workload
     assert est is not None and w is not None  # the option was sized (its estimate is behind its numbers)
-    return most_sequences(est, w, gpu, max(1, int((option.layout or {}).get("dp", 1))), fits)
+    return most_sequences(est, w, gpu, max(1, option.layout.dp), fits)
 
 
 def config_limits(model: ModelSpec, gpu: GpuSpec, option: Option, workload: Workload,
@@ -146,7 +146,7 @@ def config_limits(model: ModelSpec, gpu: GpuSpec, option: Option, workload: Work
     if training:
         load = w.batch
         max_load = largest(lambda b: fits(batch=b), MAX_BATCH_SEARCH)
-        tokens_per_s = (option.training or {}).get("tokens_per_s")
+        tokens_per_s = option.training.tokens_per_s if option.training else None
     else:
         load = workload.concurrency  # all replicas (the sized workload holds one replica's share)
         max_load = option_sequences(gpu, option, fits)

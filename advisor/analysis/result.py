@@ -125,9 +125,9 @@ def top_option(ev: Analysis) -> Option | None:
         pool = ok or [o for o in ev.user_options if o.fits]
         if pool:
             def key(o: Option) -> tuple[float, float]:
-                price = o.price["amount"] * o.count if o.price else math.inf
-                speed = -(o.training or {}).get("wall_s", 0.0) if o.training else (o.throughput or {}).get(
-                    "decode_tokens_per_s_total") or 0.0
+                price = o.price.per_card.amount * o.count if o.price else math.inf
+                speed = -o.training.wall_s if o.training else (
+                    o.throughput.decode_tokens_per_s_total if o.throughput else 0.0) or 0.0
                 return (price, -speed) if ok else (-speed, price)
             return min(pool, key=key)
         return None

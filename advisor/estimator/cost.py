@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from knowledge.errors import InputError
+from knowledge.quantities import Money
 from knowledge.schemas import GpuSpec
 from knowledge.structs import Value
 
 from .calibration import Economics, ServerTier
-from .speed_results import DatedValue, Money, TcoEstimate
+from .speed_results import DatedValue, TcoEstimate
 
 if TYPE_CHECKING:
     from knowledge.guides import TcoRow

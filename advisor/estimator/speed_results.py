@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from knowledge.quantities import Money
 from knowledge.structs import Frozen, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, dump
 
 Bound = Literal["memory", "compute"]
@@ -166,15 +167,6 @@ class TrainTimeEstimate(_Result):
                          "precision": self.precision, "recompute": self.recompute},
             "assumptions": list(self.assumptions),
         }
-
-
-class Money(_Result):
-    amount: float
-    currency: Literal["CNY", "USD"]
-
-    def __str__(self) -> str:
-        symbol = "¥" if self.currency == "CNY" else "$"
-        return f"{symbol}{self.amount:,.0f} {self.currency}"
 
 
 class DatedValue(_Result):

@@ -51,7 +51,7 @@ def advice_assumptions(search: Search, rec: Recommendation, quantised: bool) -> 
         out.append(("used cards asked for: priced at dated used-card prices where the catalog has them",
                     "按要求使用二手卡：有二手价的按带日期的二手价计算"))
     else:
-        eol = sorted({o.gpu_name for o in rec.options if o.price and o.price.get("end_of_life")})
+        eol = sorted({o.gpu_name for o in rec.options if o.price and o.price.end_of_life})
         out.append(("new-card prices (a company purchase)" + (
                     f"; {', '.join(eol)}: end of life (the catalog's newest price is a used one), so priced used"
                     if eol else ""),

@@ -85,7 +85,7 @@ def _task_change(search: Search, scope: Constraints | None, owned: bool = False)
     for task in LIGHTER_TASK.get(w.task, ()):
         alt = _retry(search, replace(w, task=task, weights=None), scope, owned)
         if alt is not None:
-            wall_s = (alt.training or {}).get("wall_s")
+            wall_s = alt.training.wall_s if alt.training else None
 
             def say(lang: str, task: str = task, alt: Option = alt, wall_s: float | None = wall_s) -> str:
                 time = t("change.task.time", lang, days=f"{wall_s / 86400:.1f}") if wall_s else ""
@@ -164,8 +164,7 @@ def _retry(search: Search, w: Workload, constraints: Constraints | None = None, 
 def _max_context(search: Search, gpu: GpuSpec, opt: Option) -> int | None:
     """Longest context (multiple of 256 tokens, up to the asked one) that fits with headroom on the option's
     layout (advisor.estimator.limits.largest_context)."""
-    layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"], opt.layout["zero"],
-                    opt.layout["offload"])
+    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp, opt.layout.zero, opt.layout.zero_offload)
 
     def fits_at(context: int) -> bool:
         found = memory_of(search.varied(replace(search.workload, context=context)), gpu, layout)

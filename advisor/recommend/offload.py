@@ -14,6 +14,7 @@ from advisor.estimator.formats import FORMATS
 from advisor.estimator.memory import estimate_memory
 from advisor.estimator.results import Breakdown
 from advisor.recommend.options import target_misses
+from advisor.recommend.parts import LayerOffload, OptionLayout, ServingFigures
 from advisor.recommend.prices import option_price, option_tco
 from advisor.recommend.results import Option
 from knowledge.errors import InputError
@@ -86,15 +87,15 @@ def _offload_option(search: Search, gpu: GpuSpec, plan: OffloadPlan, ow: Workloa
     tps = plan.decode_tokens_per_s
     opt = Option(
         gpu=gpu.id, gpu_name=gpu.name, count=1, nodes=1,
-        layout={"tp": 1, "pp": 1, "dp": 1, "zero": 0, "offload": "layers", "engine": "llama.cpp", "weights": fmt,
-                "kv": w.kv, "recompute": None, "ngl": plan.ngl, "cpu_layers": plan.cpu_layers,
-                "system_ram_bytes": plan.system_ram_bytes},
+        layout=OptionLayout(tp=1, pp=1, dp=1, engine="llama.cpp", weights=fmt, kv=w.kv,
+                            layer_offload=LayerOffload(ngl=plan.ngl, cpu_layers=plan.cpu_layers,
+                                                       system_ram_bytes=plan.system_ram_bytes)),
         per_gpu_bytes=gpu_side.to_contract(), cpu_bytes=cpu_side.to_contract(), capacity_bytes=gpu.memory_bytes,
         usable_bytes=gpu.memory_bytes, headroom_ratio=(gpu.memory_bytes - gpu_side.total) / gpu.memory_bytes,
         fits=True, price=option_price(search, gpu), labels=["offload"],
-        throughput={"decode_tokens_per_s": tps, "decode_tokens_per_s_total": tps, "ms_per_token": 1e3 / tps,
-                    "prefill_tokens_per_s": plan.prefill_tokens_per_s, "ttft_s": plan.ttft_s,
-                    "bound": "host-memory", "concurrency": 1, "max_concurrency": 1, "offload": plan.to_contract()},
+        throughput=ServingFigures(decode_tokens_per_s=tps, decode_tokens_per_s_total=tps, ms_per_token=1e3 / tps,
+                                  prefill_tokens_per_s=plan.prefill_tokens_per_s, ttft_s=plan.ttft_s,
+                                  bound="host-memory", concurrency=1, max_concurrency=1, offload=plan.to_contract()),
         formulas=list(plan.formulas), assumptions=list(plan.assumptions),
         launch_hint=f"llama-server -m {search.model.name}-{fmt.upper()}.gguf -ngl {plan.ngl} -c {w.context}",
     )
@@ -127,16 +128,17 @@ def offer(search: Search, rec: Recommendation) -> None:
         rec.options.insert(at, opt)
     else:
         rec.closest.insert(0, opt)
-    t = opt.throughput
-    ram = opt.layout["system_ram_bytes"] / GIB
+    t, lo = opt.throughput, opt.layout.layer_offload
+    assert t is not None and t.offload is not None and lo is not None  # an offload option
+    ram = lo.system_ram_bytes / GIB
     rec.assumptions.append(
         f"one {gpu.name} does not hold {search.model.name} even at 4 bits: the offload option keeps -ngl "
-        f"{opt.layout['ngl']} layers on the card and {opt.layout['cpu_layers']} in system RAM ({ram:.1f} GiB), "
-        f"≈ {t['decode_tokens_per_s']:.1f} tokens/s ({opt.throughput['offload']['host']})")
+        f"{lo.ngl} layers on the card and {lo.cpu_layers} in system RAM ({ram:.1f} GiB), "
+        f"≈ {t.decode_tokens_per_s:.1f} tokens/s ({t.offload['host']})")
     rec.assumptions_zh.append(
-        f"一张 {gpu.name} 即使 4-bit 也放不下 {search.model.name}：卸载方案把 -ngl {opt.layout['ngl']} 层放在显卡上，"
-        f"{opt.layout['cpu_layers']} 层放在系统内存（{ram:.1f} GiB），约 {t['decode_tokens_per_s']:.1f} tokens/s"
-        f"（按 {_host_zh(opt.throughput['offload']['host'])} 估算）")
+        f"一张 {gpu.name} 即使 4-bit 也放不下 {search.model.name}：卸载方案把 -ngl {lo.ngl} 层放在显卡上，"
+        f"{lo.cpu_layers} 层放在系统内存（{ram:.1f} GiB），约 {t.decode_tokens_per_s:.1f} tokens/s"
+        f"（按 {_host_zh(t.offload['host'])} 估算）")
 
 
 # the host memory classes of knowledge/data/calibration.yaml and advisor.estimator.offload's words, in Chinese

@@ -10,6 +10,7 @@ import math
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.launch import launch_hint
+from advisor.recommend.parts import OptionLayout
 from advisor.recommend.prices import option_price, option_tco, total_price
 from advisor.recommend.results import Option
 from advisor.recommend.rules import apply_rules, blocked
@@ -41,10 +42,7 @@ def build_option(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload,
     fits = est.fits(gpu)
     opt = Option(
         gpu=gpu.id, gpu_name=gpu.name, count=layout.count, nodes=layout.nodes,
-        layout={"tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "zero": layout.zero, "offload": layout.offload,
-                "engine": est.engine, "weights": precision(w, search.model), "kv": w.kv,
-                "recompute": w.recompute if w.is_training else None,
-                **(training_advice.layout_fields(layout.plan) if layout.plan is not None else {})},
+        layout=option_layout(layout, est.engine, precision(w, search.model), w),
         per_gpu_bytes=est.per_gpu.to_contract(), cpu_bytes=est.cpu.to_contract(),
         capacity_bytes=gpu.memory_bytes, usable_bytes=est.usable_bytes(gpu),
         headroom_ratio=(gpu.memory_bytes - est.per_gpu.total) / gpu.memory_bytes, fits=fits,
@@ -64,6 +62,15 @@ def build_option(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload,
     return opt
 
 
+def option_layout(layout: Layout, engine: str | None, weights: str, w: Workload) -> OptionLayout:
+    """The option's layout: the sized one, or the parallelism planner's when it planned it (its TP/PP/DP, ZeRO stage
+    and recomputation replace the sized ones, engine "megatron")."""
+    if layout.plan is not None:
+        return training_advice.planned_layout(layout.plan, layout.offload, weights, w.kv)
+    return OptionLayout(tp=layout.tp, pp=layout.pp, dp=layout.dp, zero=layout.zero, zero_offload=layout.offload,
+                        engine=engine, weights=weights, kv=w.kv, recompute=w.recompute if w.is_training else None)
+
+
 def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:
     """The request's targets (budget, deadline, power …) that `opt` misses."""
     c = search.constraints
@@ -78,11 +85,11 @@ def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:
         out.append("power")
     t = opt.throughput
     if t:
-        if c.max_ms_per_token is not None and t["ms_per_token"] > c.max_ms_per_token:
+        if c.max_ms_per_token is not None and t.ms_per_token > c.max_ms_per_token:
             out.append("latency")
-        if c.min_tokens_per_s is not None and t["decode_tokens_per_s_total"] < c.min_tokens_per_s:
+        if c.min_tokens_per_s is not None and t.decode_tokens_per_s_total < c.min_tokens_per_s:
             out.append("throughput")
-    if opt.training and c.deadline_s is not None and opt.training["wall_s"] > c.deadline_s:
+    if opt.training and c.deadline_s is not None and opt.training.wall_s > c.deadline_s:
         out.append("deadline")
     return out
 
@@ -115,8 +122,8 @@ def _needed_for_speed(search: Search, opt: Option, layout: Layout, pairs: list[t
     to `remaining` (review R46: 64 GPUs at 34 days for a 30-day deadline need 73, i.e. 10 servers of 8)."""
     needed = layout.count + 1
     c = search.constraints
-    if "deadline" in opt.misses and layout.offload == "none" and c.deadline_s is not None:
-        needed = max(needed, math.ceil(layout.count * opt.training["wall_s"] / c.deadline_s))
+    if "deadline" in opt.misses and layout.offload == "none" and c.deadline_s is not None and opt.training:
+        needed = max(needed, math.ceil(layout.count * opt.training.wall_s / c.deadline_s))
         per_node = c.max_gpus_per_node
         nodes = math.ceil(needed / per_node)
         if needed > per_node and nodes <= c.max_nodes and (nodes * per_node, nodes) not in pairs:
@@ -148,7 +155,7 @@ def existing_option(search: Search, gpu: GpuSpec, count: int, nodes: int,
 
 def same_config(a: Option, b: Option) -> bool:
     """The same configuration (GPU, count, nodes and weight format): one row in any table."""
-    return (a.gpu, a.count, a.nodes, a.layout.get("weights")) == (b.gpu, b.count, b.nodes, b.layout.get("weights"))
+    return (a.gpu, a.count, a.nodes, a.layout.weights) == (b.gpu, b.count, b.nodes, b.layout.weights)
 
 
 def quantised_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Option]) -> list[Option]:

@@ -6,18 +6,20 @@ ranking compares.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import end_of_life, estimate_tco, gpu_unit_price
+from advisor.recommend.parts import OptionTco, Purchase, UnitPrice
 from advisor.recommend.results import Option
 from advisor.recommend.search import Search
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
+from knowledge.quantities import Money
 from knowledge.schemas import GpuSpec, Price, source_reliability
+from knowledge.structs import replace
 
 
-def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> dict[str, Any] | None:
+def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> UnitPrice | None:
     """Price of one card in `currency` with its date, kind, source, `condition` (new / used / street) and the
     source's reliability (advisor.estimator.cost.gpu_unit_price: the newest catalog price of that condition, else
     the other currency's at the dated exchange rate; a card with no new price is end-of-life and priced used,
@@ -32,16 +34,16 @@ def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> dict[str,
         reliability = source_reliability(load_catalog().source(source).kind)
     except AdvisorError:
         reliability = "low"
-    return {"amount": amount, "currency": currency, "as_of": date.isoformat(), "kind": kind, "source": source,
-            "condition": cond, "reliability": reliability, "end_of_life": end_of_life(gpu)}
+    return UnitPrice(per_card=Money(amount=amount, currency=currency), as_of=date.isoformat(), kind=kind,  # type: ignore[arg-type]
+                     source=source, condition=cond, reliability=reliability, end_of_life=end_of_life(gpu))
 
 
-def option_price(search: Search, gpu: GpuSpec) -> dict[str, Any] | None:
+def option_price(search: Search, gpu: GpuSpec) -> UnitPrice | None:
     """The dated unit price of `gpu` in the request's currency and condition (None when the catalog has none)."""
     return unit_price(gpu, search.constraints.currency, search.constraints.condition)
 
 
-def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> dict[str, Any] | None:
+def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> OptionTco | None:
     """Money for the job (advisor.estimator.cost.estimate_tco), three cases:
 
     * owned cards: running cost only (power and operations over the years; nothing is bought, no rent compared);
@@ -53,76 +55,72 @@ def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> dict[str, Any] | No
     if opt.price is None and not owned:
         return None
     c = search.constraints
-    tps = opt.throughput.get("decode_tokens_per_s_total") or opt.training.get("tokens_per_s")
+    tps = (opt.throughput.decode_tokens_per_s_total if opt.throughput else None) or (
+        opt.training.tokens_per_s if opt.training else None)
     try:
         t = estimate_tco(gpu, opt.count, load_economics(), currency=c.currency, years=c.tco_years,
                          tokens_per_s=tps or None, region=c.region, condition=c.condition,
                          gpu_price=None if opt.price is not None else 1.0)
     except InputError:
         return None
-    out = t.to_contract()
-    out["basis"] = "owned" if owned else "training_job" if opt.training else "serving_horizon"
-    if opt.training and out.get("cloud"):
-        _rent_the_job(out, opt.training["gpu_hours"])
+    out = OptionTco.of(t, "owned" if owned else "training_job" if opt.training else "serving_horizon")
+    if opt.training and out.cloud is not None:
+        out = _rent_the_job(out, opt.training.gpu_hours)
     if owned:
-        return _running_cost_only(out, opt.training["wall_s"] / 3600 if opt.training else None)
+        return _running_cost_only(out, opt.training.wall_s / 3600 if opt.training else None)
     return out
 
 
-def _running_cost_only(t: dict[str, Any], job_hours: float | None) -> dict[str, Any]:
+def _running_cost_only(t: OptionTco, job_hours: float | None) -> OptionTco:
     """Owned hardware: the running cost only — power plus operations (upkeep, hosting, staff: economics.yaml's
     yearly fraction of the cards' present value) — over the years for serving, over the job's wall-clock hours for
     a training job (per year × hours / 8760); no purchase and no break-even. A training job keeps its rent
     comparison (the job's own GPU-hours)."""
-    cur, years = t["currency"], float(t["years"])
-    power = float((t.get("power_per_year") or {}).get("amount", 0.0))
-    ops = float((t.get("operations_per_year") or {}).get("amount", 0.0))
-    cloud = t.get("cloud") if job_hours is not None else None
-    t["purchase"] = {"gpus": None, "rest_of_system": None, "total": None}
-    t["depreciation_per_year"] = t["residual_value"] = None
-    t["tco_per_year"] = {"amount": power + ops, "currency": cur}
-    t["cloud"] = cloud
-    t["break_even_utilization"] = None
-    t["cost_per_million_tokens"] = None
-    t["prices"] = [p for p in t.get("prices", []) if "per card" not in p.get("name", "")]
+    cur, years = t.currency, t.years
+    power, ops = t.power_per_year.amount, t.operations_per_year.amount
     if job_hours is None:
-        t["tco"] = {"amount": (power + ops) * years, "currency": cur}
-        t["formulas"] = [f"running cost = {years:g} years × (power {power:,.0f} + operations {ops:,.0f}) {cur}/year "
-                         "(cards already owned)"]
+        tco = Money(amount=(power + ops) * years, currency=cur)
+        formulas = [f"running cost = {years:g} years × (power {power:,.0f} + operations {ops:,.0f}) {cur}/year "
+                    "(cards already owned)"]
     else:
-        t["tco"] = {"amount": (power + ops) * job_hours / 8760.0, "currency": cur}
-        t["job_hours"] = job_hours
-        t["formulas"] = [f"running cost of the job = (power {power:,.0f} + operations {ops:,.0f}) {cur}/year × "
-                         f"{job_hours:,.1f} h / 8760 h (cards already owned)"]
-    return t
+        tco = Money(amount=(power + ops) * job_hours / 8760.0, currency=cur)
+        formulas = [f"running cost of the job = (power {power:,.0f} + operations {ops:,.0f}) {cur}/year × "
+                    f"{job_hours:,.1f} h / 8760 h (cards already owned)"]
+    return replace(t, purchase=Purchase(), depreciation_per_year=None, residual_value=None,
+                   tco_per_year=Money(amount=power + ops, currency=cur),
+                   cloud=t.cloud if job_hours is not None else None, break_even_utilization=None,
+                   cost_per_million_tokens=None, prices=[p for p in t.prices if "per card" not in p.name], tco=tco,
+                   job_hours=job_hours, formulas=formulas)
 
 
-def _rent_the_job(t: dict[str, Any], gpu_hours: float) -> None:
+def _rent_the_job(t: OptionTco, gpu_hours: float) -> OptionTco:
     """Training: the rent to compare is the job's own GPU-hours at the quoted hourly rate."""
-    cloud = t["cloud"]
-    hourly = float(cloud["cost"]["amount"]) / max(float(t.get("gpu_hours_used") or 0.0), 1e-9)
-    cloud["cost"] = {"amount": hourly * gpu_hours, "currency": cloud["cost"]["currency"]}
-    cloud["gpu_hours"] = gpu_hours
-    t["break_even_utilization"] = None  # a one-off job has no utilisation to break even at
-    t["formulas"] = list(t.get("formulas", [])) + [
-        f"renting the job = {gpu_hours:,.0f} GPU-hours × {hourly:,.2f} {cloud['cost']['currency']}/GPU-hour"]
+    cloud = t.cloud
+    if cloud is None:
+        return t
+    cur = cloud.cost.currency
+    hourly = cloud.cost.amount / max(t.gpu_hours_used, 1e-9)
+    return replace(t, cloud=replace(cloud, cost=Money(amount=hourly * gpu_hours, currency=cur), gpu_hours=gpu_hours),
+                   break_even_utilization=None,  # a one-off job has no utilisation to break even at
+                   formulas=[*t.formulas,
+                             f"renting the job = {gpu_hours:,.0f} GPU-hours × {hourly:,.2f} {cur}/GPU-hour"])
 
 
 def total_price(opt: Option) -> float | None:
     """Purchase price of the whole configuration: GPUs plus the rest of the server(s) as the guides' tiers price
     it (advisor.estimator.cost), else the GPUs alone when no TCO could be computed."""
     if opt.tco is not None:
-        if opt.tco.get("basis") == "owned":
+        if opt.tco.basis == "owned":
             return 0.0  # nothing to buy
-        return float(opt.tco["purchase"]["total"]["amount"])
+        if opt.tco.purchase.total is not None:
+            return opt.tco.purchase.total.amount
     if opt.price is None:
         return None
-    amount: float = opt.price["amount"]
-    return amount * opt.count
+    return opt.price.per_card.amount * opt.count
 
 
 def cost_of(o: Option) -> float:
     """Money over the horizon: the TCO when it could be computed, else the purchase price (inf when unpriced)."""
-    if o.tco and o.tco.get("tco"):
-        return float(o.tco["tco"]["amount"])
+    if o.tco is not None:
+        return o.tco.tco.amount
     return total_price(o) or math.inf

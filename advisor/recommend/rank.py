@@ -53,7 +53,7 @@ def spread_consumer(o: Option, gpus: dict[str, GpuSpec]) -> bool:
 
 def second_hand(o: Option, gpu: GpuSpec) -> bool:
     """Priced from used cards, or a card that is no longer sold new (end of life, second-hand only, a memory mod)."""
-    return o.used_price or gpu.availability != "sold" or gpu.modded or bool((o.price or {}).get("end_of_life"))
+    return o.used_price or gpu.availability != "sold" or gpu.modded or (o.price is not None and o.price.end_of_life)
 
 
 def installable(o: Option, gpu: GpuSpec) -> bool:
@@ -101,8 +101,8 @@ def prefer_mainstream(pick: Option, eligible: list[Option], gpus: dict[str, GpuS
 
 def ms_per_token(o: Option) -> float:
     """Time per output token each user sees (serving options); infinity where the option has no speed."""
-    ms = (o.throughput or {}).get("ms_per_token")
-    return float(ms) if ms else math.inf
+    ms = o.throughput.ms_per_token if o.throughput else None
+    return ms if ms else math.inf
 
 
 def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_ok: bool = False,
@@ -120,11 +120,11 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
     roomy = any(not o.near_capacity for o in priced)
 
     def perf(o: Option) -> float:
-        return -float(o.training["wall_s"]) if training else float(o.throughput.get("decode_tokens_per_s_total", 0.0))
+        return -o.training.wall_s if training and o.training else (o.throughput.decode_tokens_per_s_total if o.throughput else 0.0)
 
     def value(o: Option) -> float:
         money = cost_of(o)
-        return 1.0 / (money * o.training["wall_s"]) if training else perf(o) / money
+        return 1.0 / (money * o.training.wall_s) if training and o.training else perf(o) / money
 
     def spread(o: Option) -> bool:
         return compact and spread_consumer(o, gpus)

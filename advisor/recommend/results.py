@@ -12,8 +12,10 @@ from typing import Any
 import msgspec
 
 from advisor.estimator.results import MemoryEstimate
+from advisor.recommend.parts import Margin, OptionLayout, OptionTco, ServingFigures, TrainingFigures, UnitPrice
 from advisor.workload import Workload
 from knowledge.messages import t
+from knowledge.quantities import SYMBOLS
 from knowledge.structs import Mutable, dump
 from rules.findings import Finding
 
@@ -21,24 +23,25 @@ ChangeValue = int | float | str | None  # a budget amount, a format or task name
 
 
 class Option(Mutable):
-    """One configuration: a GPU, a count and a layout, with everything computed for it. The dict fields are the
-    JSON contract's (`to_contract`), read as such by the answers and the web app."""
+    """One configuration: a GPU, a count and a layout, with everything computed for it. Its parts (layout,
+    price, serving or training speed, TCO, memory margin) are typed (advisor.recommend.parts); `to_contract` writes
+    them as the JSON contract's objects."""
 
     gpu: str
     gpu_name: str
     count: int
     nodes: int = 1
-    layout: dict[str, Any]
+    layout: OptionLayout
     per_gpu_bytes: dict[str, int]
     cpu_bytes: dict[str, int] = msgspec.field(default_factory=dict)
     capacity_bytes: int
     usable_bytes: int
     headroom_ratio: float
     fits: bool
-    throughput: dict[str, Any] = msgspec.field(default_factory=dict)
-    training: dict[str, Any] = msgspec.field(default_factory=dict)
-    price: dict[str, Any] | None = None  # {amount, currency, as_of, source, kind, condition, reliability}
-    tco: dict[str, Any] | None = None
+    throughput: ServingFigures | None = None  # a serving option's speed
+    training: TrainingFigures | None = None  # a training option's time
+    price: UnitPrice | None = None  # the card price the option rests on
+    tco: OptionTco | None = None
     findings: list[Finding] = msgspec.field(default_factory=list)
     substitutes: list[str] = msgspec.field(default_factory=list)
     launch_hint: str = ""
@@ -47,7 +50,7 @@ class Option(Mutable):
     misses: list[str] = msgspec.field(default_factory=list)  # which target or constraint it misses ("budget", "latency", …)
     formulas: list[str] = msgspec.field(default_factory=list)
     assumptions: list[str] = msgspec.field(default_factory=list)
-    margin: dict[str, Any] = msgspec.field(default_factory=dict)  # how close to the memory limit, where it stops
+    margin: Margin | None = None  # serving options that fit: how close to the memory limit, where it stops
     _memory: tuple[MemoryEstimate, Workload] | None = None  # behind the numbers: not a field, not in the contract
 
     def to_contract(self) -> dict[str, Any]:
@@ -64,10 +67,11 @@ class Option(Mutable):
         return {
             "gpu": self.gpu,
             "count": self.count,
-            "layout": self.layout,
+            "layout": self.layout.to_contract(),
             "per_gpu_bytes": self.per_gpu_bytes,
             "fits": self.fits,
-            "throughput": self.throughput or self.training,
+            "throughput": (self.throughput.to_contract() if self.throughput else
+                           self.training.to_contract() if self.training else {}),
             "price": price_contract(self.price),
             "findings": findings_contract(self.findings),
             "gpu_name": self.gpu_name,
@@ -75,28 +79,28 @@ class Option(Mutable):
             "labels": self.labels,
             "capacity_bytes": self.capacity_bytes,
             "headroom_ratio": round(self.headroom_ratio, 4),
-            "tco": self.tco,
+            "tco": None if self.tco is None else self.tco.to_contract(),
             "substitutes": self.substitutes,
             "launch_hint": self.launch_hint,
             "meets_targets": self.meets_targets,
             "misses": self.misses,
-            "margin": self.margin,
+            "margin": {} if self.margin is None else self.margin.to_contract(),
             "sized_workload": None if sized is None else dump(sized, json=True),
         }
 
     @property
     def used_price(self) -> bool:
         """Priced from a used-card price (the headline must say "used" / "二手")."""
-        return self.price is not None and self.price.get("condition") == "used"
+        return self.price is not None and self.price.condition == "used"
 
     @property
     def quantised(self) -> bool:
         """Served from an integer-quantised checkpoint (AWQ, GPTQ, GGUF, bitsandbytes); 16-bit and FP8 are not."""
-        return str(self.layout.get("weights") or "bf16") not in ("bf16", "fp16", "fp32", "fp8")
+        return self.layout.weights not in ("bf16", "fp16", "fp32", "fp8")
 
     @property
     def near_capacity(self) -> bool:
-        return bool(self.margin.get("near_capacity"))
+        return self.margin is not None and self.margin.near_capacity
 
     @property
     def memory_estimate(self) -> MemoryEstimate | None:
@@ -118,24 +122,21 @@ def option_tags(o: Option, lang: str = "en") -> list[str]:
     """Words an answer's headline and layout cell must carry about an option: its 4-bit format when quantised
     ("AWQ-INT4"), and "used" / "二手" when it is priced from used cards."""
     tags = []
-    serving = not getattr(o, "training", None) and not (o.layout or {}).get("recompute")
-    if serving and getattr(o, "quantised", False):
-        fmt = str((o.layout or {}).get("weights", ""))
+    serving = not o.training and not o.layout.recompute
+    if serving and o.quantised:
+        fmt = o.layout.weights
         tags.append("INT4 experts" if fmt == "int4-experts" else fmt.upper())  # Kimi K2 Thinking's own format
-    if (o.price or {}).get("condition") == "used":
+    if o.used_price:
         tags.append(t("option.tag.used_price", lang))
-    if getattr(o, "near_capacity", False):
+    if o.near_capacity:
         tags.append(t("option.tag.near_capacity", lang))
     return tags
 
 
-def price_contract(price: dict[str, Any] | None) -> dict[str, Any] | None:
+def price_contract(price: UnitPrice | None) -> dict[str, Any] | None:
     """A price as the JSON contract shows it: amount, currency, `as_of`, `condition` (new / used / street) and the
-    source's `reliability` beside the date."""
-    if price is None:
-        return None
-    return {k: price.get(k) for k in ("amount", "currency", "as_of", "condition", "reliability", "kind", "source",
-                                      "end_of_life")}
+    source's `reliability` beside the date, then its kind, source and whether the card is end-of-life."""
+    return None if price is None else price.to_contract()
 
 
 def findings_contract(findings: list[Finding]) -> list[dict[str, Any]]:
@@ -201,7 +202,7 @@ class Recommendation(Mutable):
 
 def money(amount: float, currency: str) -> str:
     """"$138,621" / "¥674,310" (whole units)."""
-    sym = {"USD": "$", "CNY": "¥"}.get(currency)
+    sym = SYMBOLS.get(currency)
     return f"{sym}{amount:,.0f}" if sym else f"{amount:,.0f} {currency}"
 
 
@@ -209,28 +210,28 @@ def purchase_line(o: Option, lang: str = "en") -> str:
     """One option in words with its full cost: "4× NVIDIA H200 SXM in 1 server: $138,621 to buy (GPUs $106,611 +
     server $32,010), 3-year TCO $178,598"; owned: "2× RTX 4090 (already owned): nothing to buy; running cost
     (power and operations) ¥29,232 over 3 years"."""
-    cost = o.tco or {}
-    years = float(cost.get("years") or 3)
-    tco = cost.get("tco") or {}
-    servers = int(cost.get("servers") or o.nodes)
+    cost = o.tco
+    years = cost.years if cost is not None else 3.0
+    tco = cost.tco if cost is not None else None
+    servers = cost.servers if cost is not None else o.nodes
     used = t("suffix.used", lang) if "used" in o.labels else ""
     if "existing" in o.labels:
         name = f"{o.count}× {o.gpu_name}" + t("suffix.owned", lang)
         if not tco:
             return name
-        return t("purchase.owned", lang, name=name, run=money(float(tco["amount"]), tco["currency"]), years=years)
+        return t("purchase.owned", lang, name=name, run=money(tco.amount, tco.currency), years=years)
     name = f"{o.count}× {o.gpu_name}{used}" + t("purchase.in_servers", lang, n=servers)
-    purchase = (cost.get("purchase") or {})
-    total = purchase.get("total")
+    purchase = cost.purchase if cost is not None else None
+    total = purchase.total if purchase is not None else None
     if not total:
         if o.price is None:
             return t("purchase.no_price", lang, name=name)
-        cards = money(float(o.price["amount"]) * o.count, o.price["currency"])
+        cards = money(o.price.per_card.amount * o.count, o.price.per_card.currency)
         return t("purchase.cards_only", lang, name=name, cards=cards)
-    cur = total["currency"]
-    gpus, rest = purchase.get("gpus") or {}, purchase.get("rest_of_system") or {}
-    parts = t("purchase.parts", lang, n=servers, gpus=money(float(gpus["amount"]), cur),
-              rest=money(float(rest["amount"]), cur)) if gpus and rest else ""
-    tco_text = money(float(tco["amount"]), tco["currency"]) if tco else ""
-    return (t("purchase.buy", lang, name=name, buy=money(float(total["amount"]), cur), parts=parts)
+    cur = total.currency
+    gpus, rest = purchase.gpus if purchase else None, purchase.rest_of_system if purchase else None
+    parts = t("purchase.parts", lang, n=servers, gpus=money(gpus.amount, cur),
+              rest=money(rest.amount, cur)) if gpus and rest else ""
+    tco_text = money(tco.amount, tco.currency) if tco else ""
+    return (t("purchase.buy", lang, name=name, buy=money(total.amount, cur), parts=parts)
             + (t("purchase.tco", lang, years=years, tco=tco_text) if tco_text else ""))

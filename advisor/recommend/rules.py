@@ -22,8 +22,8 @@ def config_facts(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
     """The rule facts (rules.facts.ConfigFacts) of one priced, sized option."""
     c, model = search.constraints, search.model
     price = opt.price
-    tp, pp = opt.layout["tp"], opt.layout["pp"]
-    if opt.layout.get("engine") == "llama.cpp":
+    tp, pp = opt.layout.tp, opt.layout.pp
+    if opt.layout.engine == "llama.cpp":
         # llama.cpp's default split (--split-mode layer) gives each GPU whole layers: a pipeline, with no per-layer
         # all-reduce, so the tensor-parallel rules do not apply (the layout's tp only shards the weights; review R31)
         tp, pp = 1, max(pp, opt.count)
@@ -31,29 +31,29 @@ def config_facts(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
         "count": opt.count, "nodes": opt.nodes, "tp": tp, "pp": pp, "region": c.region,
         "acquisition": "owned" if "existing" in opt.labels else ("rent" if c.buy_or_rent == "rent" else "buy"),
         "task": w.task, "precision": precision(w, model), "context": w.context, "max_context": model.max_context,
-        "weight_format": precision(w, model), "used": bool(price and price.get("condition") == "used"),
+        "weight_format": precision(w, model), "used": opt.used_price,
         "concurrency": w.concurrency if not w.is_training else None,
         "per_gpu_bytes": est.per_gpu.total, "kv_cache_bytes": est.per_gpu.kv_cache or None,
         "fits": opt.fits, "headroom_ratio": min(1.0, opt.headroom_ratio),
         "flash_attention": w.flash_attention,
-        "engine": opt.layout.get("engine") or w.engine,
+        "engine": opt.layout.engine or w.engine,
         "power_limit_w": c.power_limit_w,
         "params": float(param_fields(model)["params"]),
-        "tco_years": opt.tco["years"] if opt.tco else None,
+        "tco_years": opt.tco.years if opt.tco is not None else None,
         "tp_divides_heads": valid_tp(model, tp),
     }
     if est.cpu.total:
         facts.update(offload_cpu_bytes=est.cpu.total, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)
     if opt.training:
-        facts.update(train_wall_s=opt.training["wall_s"], deadline_s=c.deadline_s)
+        facts.update(train_wall_s=opt.training.wall_s, deadline_s=c.deadline_s)
     if opt.throughput:
-        facts.update(tokens_per_s=opt.throughput["decode_tokens_per_s_total"], min_tokens_per_s=c.min_tokens_per_s,
-                     ms_per_token=opt.throughput["ms_per_token"], max_ms_per_token=c.max_ms_per_token)
+        facts.update(tokens_per_s=opt.throughput.decode_tokens_per_s_total, min_tokens_per_s=c.min_tokens_per_s,
+                     ms_per_token=opt.throughput.ms_per_token, max_ms_per_token=c.max_ms_per_token)
         if w.concurrency >= 8:
             facts["always_on"] = True
     if price is not None:
-        facts.update(price_amount=total_price(opt), currency=price["currency"])
-        if c.budget is not None and c.currency == price["currency"]:
+        facts.update(price_amount=total_price(opt), currency=price.per_card.currency)
+        if c.budget is not None and c.currency == price.per_card.currency:
             facts["budget_amount"] = c.budget
     return ConfigFacts.from_gpu(gpu, **{k: v for k, v in facts.items() if v is not None}).to_facts()
 

@@ -5,12 +5,13 @@ close the pick is to its memory limit (`margin`, with the longest context that s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.limits import largest_context
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
+from advisor.recommend.parts import Margin, MfuBasis, ServingFigures, TrainingFigures, UnderLoad
 from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
@@ -25,10 +26,10 @@ NEAR_CAPACITY = 0.95  # a pick whose per-GPU memory is above 95 % of what the en
 
 
 class Speed(NamedTuple):
-    """An option's speed: its `throughput` (serving) or `training` contract dict, and the formula behind it."""
+    """An option's speed: its serving figures or its training time, and the formula behind it."""
 
-    throughput: dict[str, Any]
-    training: dict[str, Any]
+    throughput: ServingFigures | None
+    training: TrainingFigures | None
     formulas: list[str]
 
 
@@ -37,7 +38,7 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
     if not w.is_training:
         return _serving_speed(search, gpu, est, w, layout)
     if layout.plan is not None:
-        return Speed({}, training_advice.training_figures(layout.plan, search.constraints.mfu is not None),
+        return Speed(None, training_advice.training_figures(layout.plan, search.constraints.mfu is not None),
                      layout.plan.formulas[:1])
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.training
     from advisor.estimator.training import BEST_CASE, PRIOR_CASE, estimate_train_time
@@ -46,9 +47,9 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
     r = estimate_train_time(search.model, gpu, layout.count, tokens, load_calibration(), context=w.context,
                             task=w.task, recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0,
                             micro_batch=w.batch, offload=layout.offload, mfu=search.constraints.mfu)
-    basis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
-    return Speed({}, {"tokens": tokens, "tokens_per_s": r.tokens_per_s, "wall_s": r.wall_s,
-                      "gpu_hours": r.gpu_hours, "mfu": r.mfu, "mfu_basis": basis}, r.formulas[:1])
+    basis: MfuBasis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
+    return Speed(None, TrainingFigures(tokens=tokens, tokens_per_s=r.tokens_per_s, wall_s=r.wall_s,
+                                     gpu_hours=r.gpu_hours, mfu=r.mfu, mfu_basis=basis), r.formulas[:1])
 
 
 def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout) -> Speed:
@@ -59,20 +60,22 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     tw = replace(w, tp=layout.tp, concurrency=search.workload.concurrency)
     t = estimate_throughput(search.model, gpu, layout.count if layout.pp == 1 else layout.tp, tw, load_calibration(),
                             with_capacity=False)
-    return Speed({"decode_tokens_per_s": t.decode_tokens_per_s,
-                  "decode_tokens_per_s_total": t.decode_tokens_per_s_total,
-                  "ms_per_token": t.ms_per_token, "prefill_tokens_per_s": t.prefill_tokens_per_s,
-                  "ttft_s": t.ttft_s, "bound": t.bound, "concurrency": w.concurrency,
-                  "max_concurrency": max_concurrency(est, gpu, layout, w),
-                  **engine_concurrency(search, gpu, est, t), **under_load(search, gpu, tw, t)},
-                 {}, t.formulas[:1])
+    engine = engine_concurrency(search, gpu, est, t)
+    return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
+                                decode_tokens_per_s_total=t.decode_tokens_per_s_total, ms_per_token=t.ms_per_token,
+                                prefill_tokens_per_s=t.prefill_tokens_per_s, ttft_s=t.ttft_s, bound=t.bound,
+                                concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w),
+                                engine_max_concurrency=engine[0] if engine else None,
+                                engine_log_line=engine[1] if engine else None,
+                                under_load=under_load(search, gpu, tw, t)),
+                 None, t.formulas[:1])
 
 
-def under_load(search: Search, gpu: GpuSpec, w: Workload, t: ThroughputEstimate) -> dict[str, Any]:
+def under_load(search: Search, gpu: GpuSpec, w: Workload, t: ThroughputEstimate) -> UnderLoad | None:
     """At a stated concurrency above one, the continuous-batching simulation's figures (advisor.estimator.serving):
     median TTFT and per-user tokens/s with prefills sharing the steps, and output tokens/s in total."""
     if t.concurrency <= 1:
-        return {}
+        return None
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.serving
     from advisor.estimator.serving import simulate_serving
 
@@ -80,27 +83,27 @@ def under_load(search: Search, gpu: GpuSpec, w: Workload, t: ThroughputEstimate)
         rep = simulate_serving(search.model, gpu, t.count, w, load_calibration(), concurrency=t.concurrency,
                                requests_per_client=3)
     except AdvisorError:
-        return {}
+        return None
     r = rep.result
-    return {"under_load": {"ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
-                           "per_user_tokens_per_s": r.per_user_tokens_per_s,
-                           "total_tokens_per_s": rep.output_tokens_per_s, "engine": rep.engine}}
+    return UnderLoad(ttft_s=r.ttft_p50_s, ttft_p95_s=r.ttft_p95_s, tpot_s=r.tpot_p50_s,
+                     per_user_tokens_per_s=r.per_user_tokens_per_s, total_tokens_per_s=rep.output_tokens_per_s,
+                     engine=rep.engine)
 
 
 def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, t: ThroughputEstimate
-                       ) -> dict[str, float | str]:
+                       ) -> tuple[float, str] | None:
     """The serving engine's own start-up figure for one instance (vLLM: "Maximum concurrency for N tokens per
     request: X x"; advisor/estimator/engine_memory.py), or nothing for engines without a KV reservation."""
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.engine_memory
     from advisor.estimator.engine_memory import engine_kv_budget
 
     if est.engine is None:
-        return {}
+        return None
     b = engine_kv_budget(est.engine, search.model, gpu, tp=t.tp, weights=t.weights, kv=t.kv,
                          max_model_len=t.context)
     if b is None:
-        return {}
-    return {"engine_max_concurrency": round(b.max_concurrency, 2), "engine_log_line": b.log_line}
+        return None
+    return round(b.max_concurrency, 2), b.log_line
 
 
 def max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Workload) -> int:
@@ -112,25 +115,24 @@ def max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Worklo
     return max(0, int(free // per_seq)) * max(1, layout.dp)
 
 
-def margin(search: Search, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> dict[str, Any]:
+def margin(search: Search, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> Margin:
     """Share of the engine's usable memory the pick takes: near_capacity above NEAR_CAPACITY, with the longest
     context (one sequence per replica) and the most sequences at the asked context before it stops fitting."""
     usable = est.usable_bytes(gpu)
     share = est.per_gpu.total / usable if usable else 1.0
-    out: dict[str, Any] = {"used_bytes": est.per_gpu.total, "usable_bytes": usable, "share": round(share, 4),
-                           "near_capacity": share > NEAR_CAPACITY}
-    if out["near_capacity"]:
-        w = search.workload
-        out["max_context"] = longest_context(search.varied(replace(w, concurrency=1)), gpu, opt)
-        out["max_concurrency"] = opt.throughput.get("max_concurrency") if opt.throughput else None
-        out["context"], out["concurrency"] = w.context, w.concurrency
-    return out
+    if share <= NEAR_CAPACITY:
+        return Margin(used_bytes=est.per_gpu.total, usable_bytes=usable, share=round(share, 4), near_capacity=False)
+    w = search.workload
+    return Margin(used_bytes=est.per_gpu.total, usable_bytes=usable, share=round(share, 4), near_capacity=True,
+                  max_context=longest_context(search.varied(replace(w, concurrency=1)), gpu, opt),
+                  max_concurrency=opt.throughput.max_concurrency if opt.throughput else None,
+                  context=w.context, concurrency=w.concurrency)
 
 
 def longest_context(search: Search, gpu: GpuSpec, opt: Option) -> int:
     """Longest context (multiple of 256, up to the model's maximum) that still fits on the option's layout
     (advisor.estimator.limits.largest_context)."""
-    layout = Layout(opt.count, opt.nodes, opt.layout["tp"], opt.layout["pp"])
+    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp)
 
     def fits_at(context: int) -> bool:
         found = memory_of(search.varied(replace(search.workload, context=context)), gpu, layout)

@@ -4,15 +4,16 @@ for ZeRO-2/3 layouts)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from advisor.estimator.calibration import load_calibration
+from advisor.recommend.parts import OptionLayout, PlannedLayout, PlannedRun, TrainingFigures
 from knowledge.errors import InputError
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
     from advisor.estimator.planner import Plan
     from advisor.estimator.results import MemoryEstimate
-    from advisor.workload import Workload
+    from advisor.workload import Offload, Workload
     from knowledge.schemas import GpuSpec, ModelSpec
 
 PLANNED_TASKS = ("pretrain", "full")
@@ -59,22 +60,24 @@ def plan_memory(plan: Plan, model: ModelSpec, w: Workload) -> MemoryEstimate:
     return est
 
 
-def layout_fields(plan: Plan) -> dict[str, Any]:
-    """The planner's layout for an option's `layout` dict (JSON contract values)."""
+def planned_layout(plan: Plan, zero_offload: Offload, weights: str, kv: str) -> OptionLayout:
+    """The planner's layout as an option's `layout` (engine "megatron")."""
     lay = plan.layout
-    return {"tp": lay.tp, "pp": lay.pp, "dp": lay.dp, "ep": lay.ep, "cp": lay.cp, "zero": lay.zero,
-            "recompute": lay.recompute, "recompute_layers": lay.recompute_layers, "micro_batch": lay.micro_batch,
-            "grad_accum": lay.grad_accum, "global_batch_tokens": plan.global_batch_tokens, "vpp": lay.vpp,
-            "engine": "megatron", "summary": lay.describe()}
+    extra = PlannedLayout(ep=lay.ep, cp=lay.cp, recompute_layers=lay.recompute_layers, micro_batch=lay.micro_batch,
+                          grad_accum=lay.grad_accum, global_batch_tokens=plan.global_batch_tokens, vpp=lay.vpp,
+                          summary=lay.describe())
+    return OptionLayout(tp=lay.tp, pp=lay.pp, dp=lay.dp, zero=lay.zero, zero_offload=zero_offload, engine="megatron",
+                        weights=weights, kv=kv, recompute=lay.recompute, planned=extra)
 
 
-def training_figures(plan: Plan, mfu_given: bool = False) -> dict[str, Any]:
-    """An option's `training` dict: `wall_s`/`gpu_hours` are the run totals with goodput (what a budget or a deadline
+def training_figures(plan: Plan, mfu_given: bool = False) -> TrainingFigures:
+    """An option's `training`: `wall_s`/`gpu_hours` are the run totals with goodput (what a budget or a deadline
     needs); `step_wall_s`/`step_gpu_hours` the same at the step-time MFU."""
-    return {"tokens": plan.tokens, "tokens_per_s": plan.tokens_per_s, "wall_s": plan.run_wall_s,
-            "gpu_hours": plan.run_gpu_hours, "mfu": plan.mfu, "mfu_basis": "given" if mfu_given else "fitted",
-            "step_wall_s": plan.wall_s, "step_gpu_hours": plan.gpu_hours, "goodput": plan.goodput,
-            "bubble_fraction": plan.step.bubble_fraction, "layout": plan.layout.describe()}
+    run = PlannedRun(step_wall_s=plan.wall_s, step_gpu_hours=plan.gpu_hours, goodput=plan.goodput,
+                     bubble_fraction=plan.step.bubble_fraction, layout=plan.layout.describe())
+    return TrainingFigures(tokens=plan.tokens, tokens_per_s=plan.tokens_per_s, wall_s=plan.run_wall_s,
+                           gpu_hours=plan.run_gpu_hours, mfu=plan.mfu, mfu_basis="given" if mfu_given else "fitted",
+                           planned=run)
 
 
 def launch_hint(plan: Plan) -> str:

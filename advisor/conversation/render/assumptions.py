@@ -113,11 +113,11 @@ MFU_BASIS = {
 
 def mfu_assumption(o: Option, book: Book, lang: str) -> str:
     """The training time's MFU and what it rests on (advisor.estimator.training), for a training option."""
-    training = o.training or {}
-    basis = MFU_BASIS.get(training.get("mfu_basis", ""))
-    if not training.get("mfu") or basis is None:
+    training = o.training
+    basis = MFU_BASIS.get(training.mfu_basis) if training else None
+    if not training or not training.mfu or basis is None:
         return ""
-    pct = book.num("MFU of the training time", float(training["mfu"]) * 100, "%", SRC_TRAINING, 0, suffix="").strip() + "%"
+    pct = book.num("MFU of the training time", training.mfu * 100, "%", SRC_TRAINING, 0, suffix="").strip() + "%"
     return t("assumptions.mfu", lang, mfu=pct, basis=pick(basis, lang))
 
 

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 from advisor.conversation.grounding.gate import extract as find_numbers
 from advisor.conversation.turn import Number
+from knowledge.quantities import Money
 
 GIB = 2**30
 
@@ -124,5 +126,7 @@ SRC_THROUGHPUT = "advisor.estimator.throughput.estimate_throughput"
 SRC_TRAINING = "advisor.estimator.training.estimate_train_time"
 
 
-def money_of(book: Book, name: str, m: Any, source: str) -> str:
+def money_of(book: Book, name: str, m: Money | Mapping[str, Any], source: str) -> str:
+    if isinstance(m, Money):
+        return book.money(name, m.amount, m.currency, source)
     return book.money(name, float(m["amount"]), m["currency"], source)

@@ -80,12 +80,12 @@ def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
         old = f"{book.count('previous GPU count', before['top_count'], 'GPUs', 'previous turn')}× {before['top_name']}"
         out += t("changes.leading", lang, old=old, new=opt_name(top, book))
     last = state.last_numbers
-    speed = (top.throughput or {}).get("decode_tokens_per_s_total")
+    speed = top.throughput.decode_tokens_per_s_total if top.throughput else None
     if speed and last.get("top_tokens_per_s") and round(speed) != round(last["top_tokens_per_s"]):
         old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + SRC_THROUGHPUT, 0)
         new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", SRC_THROUGHPUT, 0)
         out += t("changes.decode_speed", lang, old=old, new=new)
-    wall = (top.training or {}).get("wall_s")
+    wall = top.training.wall_s if top.training else None
     if wall and last.get("top_wall_s"):
         old = book.num("previous training time", last["top_wall_s"] / 86400, "days", "previous turn: " + SRC_TRAINING, 1,
                        suffix=t("slot.days", lang))

@@ -13,6 +13,7 @@ from advisor.conversation.render.options_table import LOW_RELIABILITY, low_relia
 from knowledge.messages import t as message
 
 if TYPE_CHECKING:
+    from advisor.recommend.parts import OptionTco
     from advisor.recommend.recommender import Option
 
 
@@ -21,33 +22,33 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
     """Purchase, power, TCO over the years, renting the same GPU-hours, break-even utilisation and cost per
     million tokens of one option (advisor.estimator.cost via the recommender), with the dated inputs."""
     t = o.tco
-    if not t or not t.get("tco"):
+    if t is None:
         return ""
     src = "advisor.estimator.cost.estimate_tco"
-    years = book.num("TCO years", float(t.get("years", 3)), "years", src, 0, suffix=message("cost.years_unit", lang))
-    p = t.get("purchase", {})
+    years = book.num("TCO years", t.years, "years", src, 0, suffix=message("cost.years_unit", lang))
+    p = t.purchase
     lines = [message("cost.head", lang, name=opt_name(o, book), years=years)]
-    if p.get("total"):
-        total = money_of(book, "purchase (GPUs and servers)", p["total"], src)
-        gpus = money_of(book, "purchase: GPUs", p["gpus"], src) if p.get("gpus") else ""
-        rest = money_of(book, "purchase: rest of the servers", p["rest_of_system"], src) if p.get("rest_of_system") else ""
+    if p.total:
+        total = money_of(book, "purchase (GPUs and servers)", p.total, src)
+        gpus = money_of(book, "purchase: GPUs", p.gpus, src) if p.gpus else ""
+        rest = money_of(book, "purchase: rest of the servers", p.rest_of_system, src) if p.rest_of_system else ""
         lines.append(message("cost.purchase", lang, total=total,
                              parts=message("cost.purchase_parts", lang, gpus=gpus, rest=rest) if gpus and rest else ""))
-    if t.get("power_per_year"):
-        power = money_of(book, "power per year", t["power_per_year"], src)
-        kwh = book.num("energy per year", float(t.get("energy_kwh_per_year", 0)), "kWh", src, 0)
+    if t.power_per_year:
+        power = money_of(book, "power per year", t.power_per_year, src)
+        kwh = book.num("energy per year", t.energy_kwh_per_year, "kWh", src, 0)
         lines.append(message("cost.power", lang, power=power, energy=kwh))
-    tco = money_of(book, "total cost of ownership", t["tco"], src)
-    shaky = low_reliability((o.price or {}).get("source"))  # the card price it rests on (review R40)
+    tco = money_of(book, "total cost of ownership", t.tco, src)
+    shaky = o.price is not None and low_reliability(o.price.source)  # the card price it rests on (review R40)
     if shaky:
         tco += message("cost.low_reliability", lang)
     lines.append(f"- TCO: {tco}")
     asked = asked_years
-    if asked and abs(float(asked) - float(t.get("years", 3))) > 1e-9:
+    if asked and abs(float(asked) - t.years) > 1e-9:
         lines.append(message("cost.other_years", lang, asked=book.count("TCO years asked", asked, "years", SRC_USER),
                              years=years))
     lines += _rent_lines(o, t, book, lang, src)
-    be = t.get("break_even_utilization")
+    be = t.break_even_utilization
     if be:
         pct = book.num("break-even utilisation", be * 100, "%", src, 0, suffix="").replace(" ", "") + "%"
         if be <= 1:
@@ -55,10 +56,10 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
         else:
             verdict = message("cost.rent_always", lang)
         lines.append(verdict)
-    cpm = t.get("cost_per_million_tokens") or {}
-    if cpm.get("owned"):
-        owned = money_of(book, "cost per million tokens (owned)", cpm["owned"], src)
-        cl = money_of(book, "cost per million tokens (cloud)", cpm["cloud"], src) if cpm.get("cloud") else ""
+    cpm = t.cost_per_million_tokens
+    if cpm is not None:
+        owned = money_of(book, "cost per million tokens (owned)", cpm.owned, src)
+        cl = money_of(book, "cost per million tokens (cloud)", cpm.cloud, src) if cpm.cloud else ""
         full = ""
         if capacity and capacity.get("cost_per_million"):
             # the figure above is at the asked load; with no concurrency given that is one user on the whole server
@@ -73,39 +74,37 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
     return "\n".join(lines)
 
 
-def _rent_lines(o: Any, t: dict[str, Any], book: Book, lang: str, src: str) -> list[str]:
+def _rent_lines(o: Any, t: OptionTco, book: Book, lang: str, src: str) -> list[str]:
     """Renting the same GPU-hours: the dated cloud price (from the other market, said so), or why it cannot be
     compared."""
     lines: list[str] = []
-    cloud = t.get("cloud") or {}
-    if cloud.get("cost"):
-        rent = money_of(book, "renting the same GPU-hours", cloud["cost"], f"{src} (cloud {cloud.get('provider', '')})")
-        rate = book.num("cloud price per GPU-hour", float(cloud.get("usd_per_gpu_hour", 0)), "USD/GPU-hour",
-                        f"{cloud.get('provider', '')} as of {cloud.get('as_of', '')}", 2, suffix="")
-        lines.append(message("cost.rent", lang, rent=rent, provider=cloud.get("provider", ""), rate=rate,
-                             as_of=cloud.get("as_of", "")))
-        if cloud.get("other_region"):  # review R38/R45: the only quote is from the other market
-            china = cloud.get("region") == "cn"
+    cloud = t.cloud
+    if cloud is not None:
+        rent = money_of(book, "renting the same GPU-hours", cloud.cost, f"{src} (cloud {cloud.provider})")
+        rate = book.num("cloud price per GPU-hour", float(cloud.usd_per_gpu_hour or 0), "USD/GPU-hour",
+                        f"{cloud.provider} as of {cloud.as_of}", 2, suffix="")
+        lines.append(message("cost.rent", lang, rent=rent, provider=cloud.provider, rate=rate, as_of=cloud.as_of))
+        if cloud.other_region:  # review R38/R45: the only quote is from the other market
+            china = cloud.region == "cn"
             lines[-1] += message("cost.rent_china_only" if china else "cost.rent_overseas_only", lang)
-    elif t.get("basis") != "owned":  # say so rather than leave the buy-or-rent question unanswered (owned: nothing to buy)
+    elif t.basis != "owned":  # say so rather than leave the buy-or-rent question unanswered (owned: nothing to buy)
         gpu_name = o.gpu_name
         lines.append(message("cost.no_cloud_price", lang, gpu=gpu_name))
     return lines
 
 
-def _dated_inputs(t: dict[str, Any], book: Book, lang: str) -> list[str]:
+def _dated_inputs(t: OptionTco, book: Book, lang: str) -> list[str]:
     """The dated inputs of the cost (at most six), each with its date and a low-reliability mark where it applies."""
     zh = lang == "zh"  # the Chinese names of the cost inputs (dated_zh)
     lines: list[str] = []
-    dated = [x for x in t.get("prices", []) if x.get("as_of")]
+    dated = [x for x in t.prices if x.as_of]
     if dated:
         bits = []
         for x in dated[:6]:
-            name, unit = (dated_zh(x["name"], x.get("unit", "")) if zh else (x["name"], x.get("unit", "")))
-            v = book.num(f"input: {x['name']}", float(x["value"]), x.get("unit", ""), x.get("source", ""),
-                         input_decimals(float(x["value"])), suffix=unit)
-            when = str(x["as_of"])
-            if low_reliability(x.get("source")):
+            name, unit = (dated_zh(x.name, x.unit) if zh else (x.name, x.unit))
+            v = book.num(f"input: {x.name}", x.value, x.unit, x.source, input_decimals(x.value), suffix=unit)
+            when = str(x.as_of)
+            if low_reliability(x.source):
                 when += message("list.comma", lang) + pick(LOW_RELIABILITY, lang)
             bits.append(message("cost.dated_input", lang, name=name, value=v, when=when))
         lines.append(message("cost.dated_inputs", lang, inputs=message("clause.sep", lang).join(bits)))

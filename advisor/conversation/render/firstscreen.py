@@ -45,6 +45,7 @@ from advisor.conversation.render.options_table import (
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
 from advisor.recommend.search import default_train_tokens
 from knowledge.messages import t
+from knowledge.structs import dump
 
 GIB = 2**30
 DETAILS_OPEN = "<details>"
@@ -241,14 +242,14 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
 def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
     """"One card plus RAM offload?": yes, slowly — llama.cpp keeps `-ngl` layers on the card and the rest in system
     RAM; decode is bound by the host's memory bandwidth (advisor.estimator.offload, rule sizing-layer-offload-slow)."""
-    lay, tput = off.layout, off.throughput
+    lay, tput = off.layout.layer_offload, off.throughput
     where = f"on 1× {off.gpu_name} with layer offload"
-    ngl = book.count(f"GPU layers (-ngl) {where}", lay["ngl"], "layers", SRC_RECOMMEND)
-    rest = book.count(f"layers in system RAM {where}", lay["cpu_layers"], "layers", SRC_RECOMMEND)
-    ram = book.gib(f"system RAM for the offloaded layers {where}", lay["system_ram_bytes"])
-    tps = tput["decode_tokens_per_s"]
+    ngl = book.count(f"GPU layers (-ngl) {where}", lay.ngl, "layers", SRC_RECOMMEND)
+    rest = book.count(f"layers in system RAM {where}", lay.cpu_layers, "layers", SRC_RECOMMEND)
+    ram = book.gib(f"system RAM for the offloaded layers {where}", lay.system_ram_bytes)
+    tps = tput.decode_tokens_per_s
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
-    fmt = format_label(lay["weights"], lang)
+    fmt = format_label(off.layout.weights, lang)
     return Lead(t("screen.offload", lang, fmt=fmt, ngl=ngl, gpu=off.gpu_name, rest=rest, ram=ram, speed=speed,
                   short=short),
                 "with_changes", f"decode tokens/s {where}")
@@ -313,8 +314,8 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
     o = top
     stated = "concurrency" in (getattr(ev, "stated", None) or ())
     if load is None and top is not None and stated:  # the option's own figures under the stated load (no limit)
-        ul = (top.throughput or {}).get("under_load")
-        load = dict(ul, concurrency=ev.workload.concurrency) if ul else None
+        ul = top.throughput.under_load if top.throughput else None
+        load = dict(dump(ul), concurrency=ev.workload.concurrency) if ul else None
     if not load or o is None or not load.get("per_user_tokens_per_s"):
         return ""
     on = f"{o.count}× {o.gpu_name}"
@@ -361,13 +362,13 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
 
 
 def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
-    tr = top.training or {}
-    if not tr.get("wall_s"):
+    tr = top.training
+    if not tr or not tr.wall_s:
         return None
     name = opt_name(top, book)
-    days = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
-                    1 if tr["wall_s"] < 100 * 86400 else 0, suffix=t("slot.days", lang))
-    hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
+    days = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,
+                    1 if tr.wall_s < 100 * 86400 else 0, suffix=t("slot.days", lang))
+    hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 0,
                      suffix=t("screen.gpu_hours_unit", lang))
     given = bool(ev.workload.train_tokens)
     tokens = train_tokens_text(ev, book, lang)
@@ -406,10 +407,9 @@ def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         return Lead(t("screen.price.none", lang, gpu=top.gpu_name, name=name)
                     + (reason if why else t("sentence.end", lang)), None, "")
     text = opt_purchase(top, book, lang)
-    tco = top.tco or {}
     if "existing" in top.labels:
-        deciding = f"TCO of {top.count}× {top.gpu_name}" if tco.get("tco") else ""
-    elif (tco.get("purchase") or {}).get("total"):
+        deciding = f"TCO of {top.count}× {top.gpu_name}" if top.tco is not None else ""
+    elif top.tco is not None and top.tco.purchase.total:
         deciding = f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)"
     else:
         deciding = f"purchase price of {top.count}× {top.gpu_name} (GPUs only)"
@@ -503,7 +503,7 @@ def compact_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
         mark = "✓" if o.fits else "✗"
         name = opt_name(o, book)
         if "offload" in o.labels:  # the same card again, with llama.cpp layer offload to system RAM
-            name += t("screen.table.offload", lang, fmt=format_label(o.layout['weights'], lang))
+            name += t("screen.table.offload", lang, fmt=format_label(o.layout.weights, lang))
         rows.append(f"| {name} | {mark} {opt_memory(o, book, lang)} | {_short_speed(o, book, lang)} | "
                     f"{opt_price(o, book, lang)} |")
     return head + "\n" + "\n".join(rows)
@@ -511,14 +511,14 @@ def compact_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
 
 def _short_speed(o: Any, book: Book, lang: str) -> str:
     """Decode tokens/s per user, or the training wall-clock in days (the same Numbers as the full table's)."""
-    tput = o.throughput or {}
-    if tput.get("decode_tokens_per_s"):
-        return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", tput["decode_tokens_per_s"],
-                        "tokens/s", SRC_THROUGHPUT, 0 if tput["decode_tokens_per_s"] >= 10 else 1)
-    tr = o.training or {}
-    if tr.get("wall_s"):
-        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
-                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix=t("slot.days", lang))
+    tput = o.throughput
+    if tput and tput.decode_tokens_per_s:
+        return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", tput.decode_tokens_per_s,
+                        "tokens/s", SRC_THROUGHPUT, 0 if tput.decode_tokens_per_s >= 10 else 1)
+    tr = o.training
+    if tr and tr.wall_s:
+        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,
+                        1 if tr.wall_s < 100 * 86400 else 0, suffix=t("slot.days", lang))
     return "—"
 
 

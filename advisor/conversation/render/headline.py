@@ -132,10 +132,10 @@ def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str
 
 
 def speed_value(o: Option) -> tuple[str, float] | None:
-    if o.training and o.training.get("wall_s"):
-        return "wall_s", float(o.training["wall_s"])
-    total = (o.throughput or {}).get("decode_tokens_per_s_total")
-    return ("tokens_per_s", float(total)) if total else None
+    if o.training and o.training.wall_s:
+        return "wall_s", o.training.wall_s
+    total = o.throughput.decode_tokens_per_s_total if o.throughput else None
+    return ("tokens_per_s", total) if total else None
 
 
 def own_versus_others(own: Option, others: list[Option], ev: Analysis, book: Book, lang: str) -> str:

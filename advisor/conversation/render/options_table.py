@@ -154,28 +154,28 @@ def opt_name(o: Option, book: Book) -> str:
 
 
 def opt_layout(o: Option, lang: str, book: Book) -> str:
-    lay = o.layout or {}
+    lay = o.layout
     parts = []
-    if lay.get("tp", 1) > 1 and lay.get("engine") == "llama.cpp":  # llama.cpp splits layers, it has no TP
-        n = book.count('layer-split GPUs', lay['tp'], 'GPUs', SRC_RECOMMEND)
+    if lay.tp > 1 and lay.engine == "llama.cpp":  # llama.cpp splits layers, it has no TP
+        n = book.count('layer-split GPUs', lay.tp, 'GPUs', SRC_RECOMMEND)
         parts.append(message("layout.layers_split", lang, count=n))
-    elif lay.get("tp", 1) > 1:
-        parts.append(f"TP {book.count('tensor parallel degree', lay['tp'], 'GPUs', SRC_RECOMMEND)}")
-    if lay.get("pp", 1) > 1:
-        parts.append(f"PP {book.count('pipeline parallel degree', lay['pp'], 'GPUs', SRC_RECOMMEND)}")
-    if lay.get("dp", 1) > 1:
-        parts.append(f"DP {book.count('data parallel degree', lay['dp'], 'GPUs', SRC_RECOMMEND)}")
-    if lay.get("zero"):
-        parts.append(f"ZeRO-{book.count('ZeRO stage', lay['zero'], '', SRC_RECOMMEND)}")
-    if lay.get("offload") == "layers":  # llama.cpp layer offload: -ngl layers on the card, the rest in system RAM
-        ngl = book.count(f"GPU layers (-ngl) on 1× {o.gpu_name} with layer offload", lay["ngl"], "layers", SRC_RECOMMEND)
-        rest = book.count(f"layers in system RAM on 1× {o.gpu_name} with layer offload", lay["cpu_layers"], "layers",
+    elif lay.tp > 1:
+        parts.append(f"TP {book.count('tensor parallel degree', lay.tp, 'GPUs', SRC_RECOMMEND)}")
+    if lay.pp > 1:
+        parts.append(f"PP {book.count('pipeline parallel degree', lay.pp, 'GPUs', SRC_RECOMMEND)}")
+    if lay.dp > 1:
+        parts.append(f"DP {book.count('data parallel degree', lay.dp, 'GPUs', SRC_RECOMMEND)}")
+    if lay.zero:
+        parts.append(f"ZeRO-{book.count('ZeRO stage', lay.zero, '', SRC_RECOMMEND)}")
+    if (lo := lay.layer_offload) is not None:  # llama.cpp layer offload: -ngl layers on the card, the rest in RAM
+        ngl = book.count(f"GPU layers (-ngl) on 1× {o.gpu_name} with layer offload", lo.ngl, "layers", SRC_RECOMMEND)
+        rest = book.count(f"layers in system RAM on 1× {o.gpu_name} with layer offload", lo.cpu_layers, "layers",
                           SRC_RECOMMEND)
         parts.append(message("layout.ngl", lang, ngl=ngl, rest=rest))
-    elif lay.get("offload") not in (None, "none"):
-        parts.append(message("layout.offload_to", lang, where=str(lay["offload"])))
-    if lay.get("engine"):
-        parts.append(str(lay["engine"]))
+    elif lay.zero_offload != "none":
+        parts.append(message("layout.offload_to", lang, where=lay.zero_offload))
+    if lay.engine:
+        parts.append(lay.engine)
 
     parts += option_tags(o, lang)
     return ", ".join(parts) or message("layout.one_gpu", lang)
@@ -188,21 +188,21 @@ def opt_memory(o: Option, book: Book, lang: str) -> str:
 
 
 def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
-    t = o.throughput or {}
-    if t.get("decode_tokens_per_s"):
-        per = book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t["decode_tokens_per_s"], "tokens/s",
-                       SRC_THROUGHPUT, 0 if t["decode_tokens_per_s"] >= 10 else 1)
-        total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.get("decode_tokens_per_s_total") or 0,
+    t = o.throughput
+    if t and t.decode_tokens_per_s:
+        per = book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t.decode_tokens_per_s, "tokens/s",
+                       SRC_THROUGHPUT, 0 if t.decode_tokens_per_s >= 10 else 1)
+        total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.decode_tokens_per_s_total or 0,
                          "tokens/s", SRC_THROUGHPUT, 0)
         return message("speed.per_user", lang, per=per, total=total)
-    tr = o.training or {}
-    if tr.get("wall_s"):
-        days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr["wall_s"] / 86400, "days", SRC_TRAINING,
-                        1 if tr["wall_s"] < 100 * 86400 else 0, suffix=message("slot.days", lang))
-        hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr["gpu_hours"], "GPU-hours", SRC_TRAINING, 0,
+    tr = o.training
+    if tr and tr.wall_s:
+        days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,
+                        1 if tr.wall_s < 100 * 86400 else 0, suffix=message("slot.days", lang))
+        hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 0,
                          suffix=message("speed.gpu_hours_unit", lang))
-        if tr.get("goodput"):  # the planner's run total (advisor.recommend.training_advice.training_figures)
-            g = book.num("goodput of the run total", tr["goodput"] * 100, "%", "advisor.estimator.planner", 0)
+        if tr.planned and tr.planned.goodput:  # the planner's run total (training_advice.training_figures)
+            g = book.num("goodput of the run total", tr.planned.goodput * 100, "%", "advisor.estimator.planner", 0)
             return message("speed.training_goodput", lang, days=days, hours=hours, goodput=g)
         return message("speed.training", lang, days=days, hours=hours)
     return "—"
@@ -212,11 +212,10 @@ def opt_price(o: Option, book: Book, lang: str) -> str:
     p = o.price
     if not p:
         return message("price.none", lang)
-    total = book.money(f"purchase price of {o.count}× {o.gpu_name} (GPUs only)", p["amount"] * o.count, p["currency"],
-                       f"catalog price {p.get('source', '')} as of {p.get('as_of', '')}" +
-                       (" (converted at the dated exchange rate)" if p.get("converted") else ""))
-    when = p.get("as_of") or ""
-    if low_reliability(p.get("source")):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
+    total = book.money(f"purchase price of {o.count}× {o.gpu_name} (GPUs only)", p.per_card.amount * o.count,
+                       p.per_card.currency, f"catalog price {p.source} as of {p.as_of}")
+    when = p.as_of
+    if low_reliability(p.source):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
         when += message("list.comma", lang) + pick(LOW_RELIABILITY, lang)
     return message("price.with_date", lang, price=total, when=when)
 
@@ -225,20 +224,19 @@ def opt_purchase(o: Option, book: Book, lang: str) -> str:
     """The option's full purchase in one phrase, as `Recommendation.lead_summary` words it (advisor.recommend.results
     .purchase_line: cards and servers, the TCO over the horizon; owned cards costed by power and operation only),
     with the cards' price date. Its amounts are recorded under the names the cost section uses."""
-    t = o.tco or {}
     src = "advisor.estimator.cost.estimate_tco"
-    total = (t.get("purchase") or {}).get("total")
+    total = o.tco.purchase.total if o.tco is not None else None
     if total and "existing" not in o.labels:
         money_of(book, f"full purchase of {o.count}× {o.gpu_name} (GPUs and servers)", total, src)
-    if t.get("tco"):
+    if o.tco is not None:
         opt_tco(o, book, lang)
     if o.price and "existing" not in o.labels:
         opt_price(o, book, lang)  # the cards alone, named as the tables name them
     text = book.text(purchase_line(o, lang), f"purchase of {o.count}× {o.gpu_name}", src)
-    p = o.price or {}
-    if "existing" in o.labels or not p.get("as_of"):
+    p = o.price
+    if "existing" in o.labels or p is None or not p.as_of:
         return text
-    when = p["as_of"] + (message("list.comma", lang) + pick(LOW_RELIABILITY, lang) if low_reliability(p.get("source")) else "")
+    when = p.as_of + (message("list.comma", lang) + pick(LOW_RELIABILITY, lang) if low_reliability(p.source) else "")
     return message("purchase.card_prices_as_of", lang, purchase=text, when=when)
 
 
@@ -269,16 +267,15 @@ def china_cell(o: Option, lang: str) -> str:
 
 
 def opt_tco(o: Option, book: Book, lang: str) -> str:
-    t = o.tco or {}
-    if not t.get("tco"):
+    if o.tco is None:
         return "—"
-    return money_of(book, f"TCO of {o.count}× {o.gpu_name}", t["tco"], "advisor.estimator.cost.estimate_tco")
+    return money_of(book, f"TCO of {o.count}× {o.gpu_name}", o.tco.tco, "advisor.estimator.cost.estimate_tco")
 
 
 def options_table(opts: list[Option], book: Book, lang: str, w: Workload, region: str | None = None) -> str:
     speed = message("options.col.training_time" if w.is_training else "options.col.decode_speed", lang)
-    with_tco = any((o.tco or {}).get("tco") for o in opts)
-    years = next(((o.tco or {}).get("years") for o in opts if (o.tco or {}).get("tco")), None)
+    with_tco = any(o.tco is not None for o in opts)
+    years = next((o.tco.years for o in opts if o.tco is not None), None)
     cols = [message("options.col.configuration", lang), message("options.col.layout", lang),
             message("options.col.memory", lang), speed, message("options.col.price", lang)]
     if with_tco:

@@ -24,11 +24,11 @@ def replicas_for_load(o: Any, users: int, limit: int, book: Book, lang: str) -> 
     r = book.count(f"deployments of {o.count}× {o.gpu_name} for {users} users within the target", copies, "deployments", src)
     cards = book.count(f"GPUs in {copies} deployments of {o.count}× {o.gpu_name}", copies * o.count, "GPUs",
                        f"computed: {copies} × {o.count}")
-    total = ((o.tco or {}).get("purchase") or {}).get("total") if "existing" not in o.labels else None
+    total = o.tco.purchase.total if o.tco is not None and "existing" not in o.labels else None
     cost = ""
-    if total and total.get("amount"):
+    if total and total.amount:
         money = book.money(f"full purchase of {copies} deployments of {o.count}× {o.gpu_name}",
-                           copies * float(total["amount"]), total["currency"],
+                           copies * total.amount, total.currency,
                            f"computed: {copies} × full purchase of one deployment")
         cost = t("replicas.cost", lang, money=money)
     return t("replicas.copies", lang, users=users, r=r, cards=cards, cost=cost)
@@ -38,9 +38,9 @@ def offload_sentence(off: Any, book: Book, lang: str, owned: bool = False) -> st
     """One sentence: the named card itself runs it only with llama.cpp layer offload, at its decode speed (`owned`:
     the user's own card, the nearest way to run it there)."""
     where = f"on 1× {off.gpu_name} with layer offload"
-    tps = off.throughput["decode_tokens_per_s"]
+    tps = off.throughput.decode_tokens_per_s
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
-    fmt = format_label(off.layout["weights"], lang)
+    fmt = format_label(off.layout.weights, lang)
     return t("replicas.offload_owned" if owned else "replicas.offload_only", lang, gpu=off.gpu_name, fmt=fmt,
              speed=speed)
 

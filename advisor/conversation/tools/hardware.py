@@ -77,7 +77,7 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
     label = f"{opt.count}× {opt.gpu_name}" + (f" ({opt.nodes} nodes)" if opt.nodes > 1 else "")
     tag = f"option {i} ({label})"
     row: dict[str, Any] = {"rank": i, "label": label, "gpu": opt.gpu, "count": opt.count, "nodes": opt.nodes,
-                           "labels": list(opt.labels), "layout": {k: v for k, v in opt.layout.items() if v is not None},
+                           "labels": list(opt.labels), "layout": {k: v for k, v in opt.layout.to_contract().items() if v is not None},
                            "fits": opt.fits, "meets_targets": opt.meets_targets}
     if opt.misses:
         row["misses"] = list(opt.misses)
@@ -89,7 +89,7 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
             num(f"{tag}: GPU memory", opt.capacity_bytes, "bytes", src),
             num(f"{tag}: usable memory per GPU", opt.usable_bytes, "bytes", src),
             num(f"{tag}: headroom", opt.headroom_ratio, "ratio", src)]
-    t = opt.throughput or {}
+    t = opt.throughput.to_contract() if opt.throughput else {}
     for key, name, unit, scale in (("decode_tokens_per_s", "decode speed per sequence", "tokens/s", 1.0),
                                    ("decode_tokens_per_s_total", "decode speed, all sequences", "tokens/s", 1.0),
                                    ("ms_per_token", "time per output token", "s", 1e-3),
@@ -97,23 +97,22 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
                                    ("max_concurrency", "max concurrent sequences that fit", "sequences", 1.0)):
         if isinstance(t.get(key), (int, float)) and not isinstance(t.get(key), bool):
             nums.append(num(f"{tag}: {name}", t[key] * scale, unit, src))
-    tr = opt.training or {}
+    tr = opt.training.to_contract() if opt.training else {}
     for key, name, unit in (("wall_s", "training wall-clock", "s"), ("gpu_hours", "GPU-hours", "GPU-hours"),
                             ("tokens_per_s", "training throughput", "tokens/s"), ("mfu", "MFU", "ratio"),
                             ("tokens", "training tokens", "tokens")):
         if isinstance(tr.get(key), (int, float)) and not isinstance(tr.get(key), bool):
             nums.append(num(f"{tag}: {name}", tr[key], unit, src))
     price = opt.price
-    if price and isinstance(price.get("amount"), (int, float)) and price.get("currency") in ("USD", "CNY"):
-        cur, as_of = price["currency"], price.get("as_of")
-        psrc = f"catalog: {price.get('source')}, {price.get('kind', 'price')} as of {as_of}"
-        nums.append(num(f"{tag}: price per GPU (as of {as_of})", price["amount"], cur, psrc))
-        nums.append(num(f"{tag}: price of {opt.count} GPUs (as of {as_of})", price["amount"] * opt.count, cur, psrc))
+    if price is not None:
+        cur, as_of, amount = price.per_card.currency, price.as_of, price.per_card.amount
+        psrc = f"catalog: {price.source}, {price.kind} as of {as_of}"
+        nums.append(num(f"{tag}: price per GPU (as of {as_of})", amount, cur, psrc))
+        nums.append(num(f"{tag}: price of {opt.count} GPUs (as of {as_of})", amount * opt.count, cur, psrc))
         row["price_as_of"] = as_of
-    if isinstance(opt.tco, dict):
-        tco = opt.tco.get("tco")
-        if isinstance(tco, dict) and isinstance(tco.get("amount"), (int, float)) and tco.get("currency") in ("USD", "CNY"):
-            nums.append(num(f"{tag}: TCO over {opt.tco.get('years', '?')} years", tco["amount"], tco["currency"], src))
+    if opt.tco is not None:
+        tco = opt.tco.tco
+        nums.append(num(f"{tag}: TCO over {opt.tco.years} years", tco.amount, tco.currency, src))
     row["numbers"] = [f"{n['name'].split(': ', 1)[1]}: {n['display']}" for n in nums]
     row["finding_ids"] = [f.rule_id for f in opt.findings]
     return row, nums, list(opt.findings)

@@ -13,11 +13,13 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from knowledge.quantities import SYMBOLS
 from knowledge.structs import replace, validate
 from ui.citations import source_without_path
 from ui.cli import jsonout
 
 if TYPE_CHECKING:
+    from advisor.recommend.parts import UnitPrice
     from advisor.workload import Constraints, Workload
 
 GiB = 2**30
@@ -116,20 +118,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _money(price: dict[str, Any] | None, count: int) -> str:
+def _money(price: UnitPrice | None, count: int) -> str:
     if not price:
         return "no price"
-    sym = "¥" if price["currency"] == "CNY" else "$"
-    return f"{sym}{price['amount'] * count:,.0f} (as of {price['as_of']})"
+    return f"{SYMBOLS[price.per_card.currency]}{price.per_card.amount * count:,.0f} (as of {price.as_of})"
 
 
 def _speed(o: Any) -> str:
     if o.throughput:
         t = o.throughput
-        return f"{t['decode_tokens_per_s']:.1f} tok/s/seq, {t['decode_tokens_per_s_total']:.0f} tok/s total"
+        return f"{t.decode_tokens_per_s:.1f} tok/s/seq, {t.decode_tokens_per_s_total:.0f} tok/s total"
     if o.training:
-        case = {"fitted": " (best case)", "prior": " (prior; best case)"}.get(o.training.get("mfu_basis", ""), "")
-        return f"{o.training['wall_s'] / 86400:.1f} days, MFU {o.training['mfu']:.0%}{case}"
+        case = {"fitted": " (best case)", "prior": " (prior; best case)"}.get(o.training.mfu_basis, "")
+        return f"{o.training.wall_s / 86400:.1f} days, MFU {o.training.mfu:.0%}{case}"
     return "-"
 
 
@@ -142,13 +143,14 @@ def render(rec: Any) -> str:
             labels = f" [{', '.join(o.labels)}]" if o.labels else ""
             lines.append(f"{i}. {o.count}× {o.gpu_name}{labels}: {o.per_gpu_bytes['total'] / GiB:.1f} of "
                          f"{o.capacity_bytes / GiB:.0f} GiB per GPU; {_speed(o)}; {_money(o.price, o.count)}")
-            lines.append(f"   layout TP {o.layout['tp']} × PP {o.layout['pp']} × DP {o.layout['dp']}"
-                         + (f", ZeRO-{o.layout['zero']}" if o.layout['zero'] else "")
-                         + (f", offload {o.layout['offload']}" if o.layout['offload'] != 'none' else "")
-                         + (f" (llama.cpp -ngl {o.layout['ngl']}: {o.layout['cpu_layers']} layers and "
-                            f"{o.layout['system_ram_bytes'] / GiB:.1f} GiB in system RAM)" if "ngl" in o.layout else ""))
-            if o.throughput.get("engine_log_line"):
-                lines.append(f"   {o.layout.get('engine', 'engine')} at start-up: {o.throughput['engine_log_line']}")
+            lay, lo = o.layout, o.layout.layer_offload
+            lines.append(f"   layout TP {lay.tp} × PP {lay.pp} × DP {lay.dp}"
+                         + (f", ZeRO-{lay.zero}" if lay.zero else "")
+                         + (f", offload {lay.offload}" if lay.offload != 'none' else "")
+                         + (f" (llama.cpp -ngl {lo.ngl}: {lo.cpu_layers} layers and "
+                            f"{lo.system_ram_bytes / GiB:.1f} GiB in system RAM)" if lo is not None else ""))
+            if o.throughput and o.throughput.engine_log_line:
+                lines.append(f"   {lay.engine} at start-up: {o.throughput.engine_log_line}")
             lines.append(f"   launch: {o.launch_hint}")
             for f in o.findings:
                 lines.append(f"   [{f.severity}] {f.rule_id}: {f.message} ({source_without_path(f.source)})")
