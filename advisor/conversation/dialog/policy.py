@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.dialog import rent
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
 from advisor.estimator.calibration import load_economics
@@ -47,8 +48,9 @@ def _quotes(gpu: Any, region: str, cny_per_usd: float) -> list[tuple[str, float,
     return sorted(out, key=lambda x: (x[0].endswith("*"), x[1]))
 
 
-def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | None:
-    """The rental paragraph for the lead option of `turn` (None when it has no option or no dated quote)."""
+def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None) -> str | None:
+    """The rental paragraph for the lead option of `turn` (None when it has no option or no dated quote), opened by
+    the rent-or-buy verdict (`dialog.rent`) at the usage the request states (around the clock when none)."""
     rentable = [(o, g) for o in turn.options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None and g.cloud]
     if not rentable:
         return None
@@ -60,16 +62,20 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | Non
     book = Book()
     job_hours = (opt.get("throughput") or {}).get("gpu_hours")
     training = job_hours is not None
+    use = rent.usage_of(request or {})
+    how = (f"按{use.words}计，" if zh else f"used {use.words}") if use.stated else ("全天候运行" if zh else "running around the clock")
     if job_hours is not None:
         hours = float(job_hours)
         h = book.num(f"GPU-hours of the job on {count}× {gpu.name}", hours, "GPU-hours", SRC_HOURS, 1 if hours < 100 else 0,
                      suffix="GPU 小时" if zh else "GPU-hours")
     else:
-        hours = count * HOURS_PER_MONTH
-        h = book.num(f"GPU-hours per month on {count}× {gpu.name}", hours, "GPU-hours", "count × 8760 h / 12", 0,
+        hours = count * use.hours if use.per_gpu else use.hours
+        h = book.num(f"GPU-hours per month on {count}× {gpu.name}", hours, "GPU-hours",
+                     "count × hours a month (stated usage)" if use.stated else "count × 8760 h / 12", 0,
                      suffix="GPU 小时" if zh else "GPU-hours")
     parts = []
-    for provider, price, cur, date, tier in _quotes(gpu, region, rate)[:4]:
+    quotes = _quotes(gpu, region, rate)
+    for provider, price, cur, date, tier in quotes[:4]:
         name = provider.rstrip("*")
         cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * price, cur, SRC_CLOUD)
         unit = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
@@ -83,14 +89,23 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | Non
     what = f"{count}× {gpu.name}"
     if zh:
         head = (f"**租用**：这个任务在 {what} 上约需 {h}，按小时租：" if training else
-                f"**租用**：{what} 全天候运行每月 {h}，每月租金：")
+                f"**租用**：{what} {how}每月 {h}，每月租金：")
         text = head + "；".join(parts) + "。"
     else:
         head = (f"**Renting**: this job takes about {h} on {what}; rented by the hour that is " if training else
-                f"**Renting**: {what} running around the clock is {h} a month; rented, that is ")
+                f"**Renting**: {what} {how} is {h} a month; rented, "
+                "that is ")
         text = head + "; ".join(parts) + (" a month." if not training else ".")
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
-    if buy.get("amount"):
+    first = quotes[0]
+    lead = rent.verdict(book=book, lang=lang, what=what, cur=first[2], provider=first[0].rstrip("*"), rate=rate,
+                        monthly_rent=None if training else hours * first[1],
+                        job_rent=hours * first[1] if training else None, tco=opt.get("tco") or {},
+                        use=use)
+    rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", []))
+    if lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
+        text = text + "\n\n" + lead if rent_only else lead + "\n\n" + text
+    elif buy.get("amount"):
         cost = book.money(f"purchase of {what}", float(buy["amount"]), str(buy.get("currency", "USD")),
                           "advisor.estimator.cost.estimate_tco")
         text += (f" 买同样的配置需一次性投入 {cost}（整机）。" if zh else
@@ -235,7 +250,7 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
     act = request.get("act")
     if act == "rent_vs_buy" and turn.options:
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
-        first = rent_lead(turn, catalog, lang, str(region))
+        first = rent_lead(turn, catalog, lang, str(region), request)
         if first:
             turn.answer = first + "\n\n" + turn.answer
     elif act == "claim" and text and turn.extra.get("intent") != "claim" and turn.extra.get("kind") != "claim":

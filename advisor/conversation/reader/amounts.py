@@ -216,7 +216,8 @@ def read_deadline_and_years(t: Text, slots: Slots) -> None:
         after = t.s[m.end():m.end() + 8]
         if re.search(r"每|per|a$|/\s*$", before) or re.match(r"\s*(?:的数据|of data)", after):
             continue
-        if not (re.search(r"within|in|by|under|less than|done|finish|deadline|要在|必须|需要|期限|限", before)
+        if not (re.search(r"(?<![a-z])(?:within|in|by|under|less than|done|finish|deadline)(?![a-z])|要在|必须|需要|期限|限",
+                          before)
                 or re.match(r"\s*(?:内|以内|之内|完成|搞定|跑完|训练完|训完|的时间|deadline)", after)):
             continue
         num = m.group("num")

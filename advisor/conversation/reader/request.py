@@ -31,6 +31,8 @@ from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.extract import extract
 from advisor.conversation.reader.quantity import Quantity, quantities
 from advisor.conversation.reader.turn import keep_job, read_intent, read_references
+from advisor.conversation.reader.usage import HOURS_PER_MONTH
+from advisor.estimator.calibration import load_economics
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError
 from knowledge.structs import Frozen, dump, replace
@@ -260,6 +262,27 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
                          earlier=now.buy_or_rent is None))
     if merged.condition:
         out.append(Value(name="condition", value=merged.condition, provenance="stated"))
+    if merged.usage_hours_month is not None:  # "8 hours a day": the hours a month each card (or the job) runs
+        out.append(Value(name="usage_hours_month", value=round(merged.usage_hours_month, 2),
+                         unit="hours per GPU" if merged.usage_per_gpu is not False else "GPU-hours",
+                         provenance="stated", text=merged.usage_text or "", earlier=now.usage_hours_month is None))
+    if merged.horizon_months is not None:
+        out.append(Value(name="horizon_months", value=merged.horizon_months, unit="months", provenance="stated",
+                         text=merged.horizon_text or "", earlier=now.horizon_months is None))
+    return out
+
+
+def _rent_defaults(limits: list[Value], merged: Slots) -> list[Value]:
+    """A rent-or-buy question without a stated usage or horizon: around the clock (730 h a month per card) over the
+    cost horizon (the stated TCO years, else the TCO's default), each said as a default in the answer."""
+    names = {v.name for v in limits}
+    out = list(limits)
+    if "usage_hours_month" not in names:
+        out.append(Value(name="usage_hours_month", value=HOURS_PER_MONTH, unit="hours per GPU", provenance="default"))
+    if "horizon_months" not in names:
+        years = merged.tco_years or float(load_economics().default_years.value)
+        out.append(Value(name="horizon_months", value=12 * years, unit="months",
+                         provenance="stated" if merged.tco_years else "default"))
     return out
 
 
@@ -320,8 +343,11 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
             subjects.append(Subject(kind="gpu", id=h.gpu, text=h.text, known=h.known))
     claims = [ClaimRead(text=c.text, value=c.value, unit=c.unit) for c in (now.claim, now.capacity) if c is not None]
     unknown = list(([now.unknown_model] if now.unknown_model and not now.model else []) + list(now.unknown_gpus))
+    limits = _limits(text, now, merged, cons, lang)
+    if act == "rent_vs_buy":
+        limits = _rent_defaults(limits, merged)
     return Request(act=act, lang=lang, subjects=tuple(subjects), job=tuple(job),  # type: ignore[arg-type]
-                   limits=tuple(_limits(text, now, merged, cons, lang)), hardware=tuple(hardware),
+                   limits=tuple(limits), hardware=tuple(hardware),
                    claims=tuple(claims), unknown=tuple(unknown), excluded_vendors=tuple(merged.excluded_vendors),
                    engine_family=engine_family(text, merged, hardware))
 
