@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import claim_findings, premise_findings
 from advisor.analysis.evaluate import analyse
-from advisor.conversation.dialog import catalog_answers, policy
+from advisor.conversation.dialog import catalog_answers, policy, readback
 from advisor.conversation.dialog.machine import (
     BLOCKING,
     Change,
@@ -91,6 +91,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
                                     note="; ".join(n for n in (reading.note, str(read.get("diffs") or "")) if n))
                 item.extra["request"] = typed.to_json()
                 policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first
+                readback.add_loose_note(item.extra["request"], item, text, lang)  # "a few hundred": 300 (200–500)
             except Exception:
                 log.exception("typed request not built")
         yield item

@@ -27,8 +27,10 @@ import re
 from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.conversation.dialog.machine import DialogState, build_constraints, build_workload, default_weights, merge
+from advisor.conversation.reader import loose
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.extract import extract
+from advisor.conversation.reader.loose import Loose
 from advisor.conversation.reader.quantity import Quantity, quantities
 from advisor.conversation.reader.turn import keep_job, read_intent, read_references
 from advisor.conversation.reader.usage import HOURS_PER_MONTH
@@ -59,6 +61,8 @@ class Value(Frozen):
     provenance: Provenance = "stated"
     text: str = ""  # the user's words ("" for defaults)
     earlier: bool = False  # stated in an earlier message of the conversation
+    low: float | None = None  # a loosely said amount ("a few hundred users"): the range its words cover
+    high: float | None = None
 
 
 class Subject(Frozen):
@@ -78,6 +82,7 @@ class Hardware(Frozen):
     count: int | None = None
     text: str = ""
     known: bool = True
+    provenance: Provenance = "stated"  # "inferred": a count said loosely ("a dozen GPUs", "一两张卡")
 
 
 class ClaimRead(Frozen):
@@ -286,6 +291,27 @@ def _rent_defaults(limits: list[Value], merged: Slots) -> list[Value]:
     return out
 
 
+def _loose_match(text: str, value: float) -> Loose | None:
+    """The loosely said amount of `text` that `value` was read from ("a few hundred" → 300; "8k"-style binary
+    token amounts within 2.4 %)."""
+    return next((x for x in loose.find(text) if abs(x.value - value) <= 0.025 * abs(x.value) + 1e-9), None)
+
+
+def _loosen(values: list[Value], text: str) -> list[Value]:
+    """A value read from a loosely said amount is `inferred`, with the words and the range they cover."""
+    out = []
+    for v in values:
+        x = (_loose_match(text, float(v.value)) if v.provenance == "stated" and not v.earlier
+             and isinstance(v.value, int | float) and not isinstance(v.value, bool) else None)
+        out.append(v if x is None else replace(v, provenance="inferred", text=x.text, low=x.low, high=x.high))
+    return out
+
+
+def _loosen_counts(hardware: list[Hardware], text: str) -> list[Hardware]:
+    return [replace(h, provenance="inferred") if h.count is not None and _loose_match(text, h.count) else h
+            for h in hardware]
+
+
 def _hardware(now: Slots, merged: Slots, act: str) -> list[Hardware]:
     out: list[Hardware] = []
     src = now if (now.candidates or now.existing or now.excluded) else merged
@@ -342,8 +368,14 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
         if h.role in ("candidate", "compared", "owned"):
             subjects.append(Subject(kind="gpu", id=h.gpu, text=h.text, known=h.known))
     claims = [ClaimRead(text=c.text, value=c.value, unit=c.unit) for c in (now.claim, now.capacity) if c is not None]
+    if act == "claim" and not claims:  # "…only a couple of GB, right?": the amount put up for checking
+        said = next((q for q in quantities(text) if q.dimension == "bytes"), None)
+        if said is not None:
+            claims.append(ClaimRead(text=said.text, value=said.value / 1e9, unit="GB"))
     unknown = list(([now.unknown_model] if now.unknown_model and not now.model else []) + list(now.unknown_gpus))
-    limits = _limits(text, now, merged, cons, lang)
+    limits = _loosen(_limits(text, now, merged, cons, lang), text)
+    job = _loosen(job, text)
+    hardware = _loosen_counts(hardware, text)
     if act == "rent_vs_buy":
         limits = _rent_defaults(limits, merged)
     return Request(act=act, lang=lang, subjects=tuple(subjects), job=tuple(job),  # type: ignore[arg-type]
