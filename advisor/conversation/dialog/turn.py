@@ -87,7 +87,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             try:
                 typed = read_request(text, now, state, str(read["intent"]), lang, job_summary(state, lang), catalog)
                 if reading is not None:  # the model's reading: its act, reader and the readers' disagreements
-                    typed = replace(typed, act=reading.act, reader="llm",
+                    typed = replace(typed, act=reading.act, act_from=reading.act_from, reader="llm",
                                     note="; ".join(n for n in (reading.note, str(read.get("diffs") or "")) if n))
                 item.extra["request"] = typed.to_json()
                 policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first

@@ -30,6 +30,7 @@ from advisor.conversation.dialog.machine import DialogState, build_constraints, 
 from advisor.conversation.reader import loose
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.extract import extract
+from advisor.conversation.reader.intent import from_cue
 from advisor.conversation.reader.loose import Loose
 from advisor.conversation.reader.quantity import Quantity, quantities
 from advisor.conversation.reader.turn import keep_job, read_intent, read_references
@@ -107,6 +108,9 @@ class Request(Frozen):
     excluded_vendors: tuple[str, ...] = ()
     engine_family: Literal["server", "llama.cpp"] = "server"  # a home user with one consumer card: llama.cpp-style
     reader: Literal["offline", "llm"] = "offline"
+    # where the act came from: "cue" (a cue word or phrase of the message: "how long", "几张", "why", "rent", "vs",
+    # a quoted claim, two named models), "shape" (no cue: guessed from the job's shape), "model" (the LLM's reading)
+    act_from: Literal["cue", "shape", "model"] = "cue"
     note: str = ""
 
     def value(self, name: str) -> Value | None:
@@ -354,6 +358,7 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     `workload`: the workload and constraints the turn computed, as in `Turn.workload`)."""
     merged = state.slots
     act = act_of(intent, text, now)
+    cue = act != intent or len(now.models) >= 2 or from_cue(text, now, follow_up=intent == "what_if")
     wl = dict((workload or {}).get("workload") or {})
     cons = (workload or {}).get("constraints")
     job = _job(text, now, merged, wl, intent) if wl else []
@@ -381,7 +386,7 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     return Request(act=act, lang=lang, subjects=tuple(subjects), job=tuple(job),  # type: ignore[arg-type]
                    limits=tuple(limits), hardware=tuple(hardware),
                    claims=tuple(claims), unknown=tuple(unknown), excluded_vendors=tuple(merged.excluded_vendors),
-                   engine_family=engine_family(text, merged, hardware))
+                   engine_family=engine_family(text, merged, hardware), act_from="cue" if cue else "shape")
 
 
 def read(text: str, catalog: Catalog, lang: str = "en", state: DialogState | None = None) -> Request:
@@ -411,6 +416,33 @@ def job_summary(state: DialogState, lang: str) -> dict[str, Any]:
     return summary
 
 
+def reconcile(model: Request, offline: Request) -> Request:
+    """The LLM's reading checked against the offline reader's, by one rule: what the offline reader read from the
+    message's own words wins where the two disagree — the act when it came from a cue word (`act_from` "cue"), the
+    model when it was named as the catalog names it (stated, not a size's stand-in). Elsewhere the model's reading
+    stands (an act guessed from the job's shape, values the offline reader missed). Each override is in the note."""
+    notes = []
+    act, act_from = model.act, "model"
+    if offline.act_from == "cue" and offline.act not in ("other", model.act):
+        notes.append(f"act: model {model.act}, offline {offline.act} (cue in the message) kept")
+        act, act_from = offline.act, "cue"
+    subjects = list(model.subjects)
+    mine = next((s for s in offline.subjects if s.kind == "model" and s.known and s.id), None)
+    stated = offline.value("model")
+    theirs = next((i for i, s in enumerate(subjects) if s.kind == "model"), None)
+    replaced = ""
+    if mine is not None and stated is not None and stated.provenance == "stated":
+        if theirs is None:
+            subjects.insert(0, mine)
+        elif subjects[theirs].id != mine.id:
+            replaced = subjects[theirs].text or subjects[theirs].id or ""
+            notes.append(f"model: model {replaced}, offline {mine.id} (named) kept")
+            subjects[theirs] = mine
+    return replace(model, act=act, act_from=act_from, subjects=tuple(subjects),
+                   note="; ".join(n for n in (model.note, *notes) if n),
+                   unknown=tuple(u for u in model.unknown if not replaced or u != replaced))
+
+
 def validate(data: dict[str, Any], catalog: Catalog) -> Request:
     """A request from another reader (the LLM's structured answer) checked like the offline one: the record's types,
     catalog ids that exist (an id the catalog lacks becomes an unknown name, never a stand-in)."""
@@ -437,4 +469,4 @@ def validate(data: dict[str, Any], catalog: Catalog) -> Request:
 
 
 __all__ = ["ACTS", "ClaimRead", "Hardware", "Request", "Subject", "Value", "act_of", "engine_family", "read",
-           "read_request", "validate"]
+           "read_request", "reconcile", "validate"]
