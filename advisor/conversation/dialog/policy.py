@@ -50,8 +50,10 @@ def _quotes(gpu: Any, region: str, cny_per_usd: float) -> list[tuple[str, float,
 
 def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None) -> str | None:
     """The rental paragraph for the lead option of `turn` (None when it has no option or no dated quote), opened by
-    the rent-or-buy verdict (`dialog.rent`) at the usage the request states (around the clock when none)."""
-    rentable = [(o, g) for o in turn.options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None and g.cloud]
+    the rent-or-buy verdict (`dialog.rent`) at the usage the request states (around the clock when none). With no
+    job sized, the cards the request names with their count stand as the options."""
+    options = turn.options or rent.card_options(request or {}, catalog, "CNY" if region == "cn" else "USD")
+    rentable = [(o, g) for o in options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None and g.cloud]
     if not rentable:
         return None
     opt, gpu = rentable[0]  # the first option a provider rents out (the lead when it is rentable)
@@ -244,15 +246,34 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
     return out
 
 
+_CLAIM_SECTION = re.compile(r"<details><summary>(?:Claim check|说法核对)</summary>\s*(?P<body>.*?)\s*</details>\s*", re.S)
+_CLAIM_VERDICT = {"too_low": ("**No**", "**不对**"), "weights_only": ("**Not quite**", "**不全对**"),
+                  "plausible": ("**Roughly, yes**", "**基本对**")}
+
+
+def claim_first(turn: Turn, lang: str) -> None:
+    """Move the claim check (its verdict, the computed figure and the quoted one) from its collapsed section to the
+    front of the answer, opened by the verdict word; its numbers are already recorded by the renderer."""
+    m = _CLAIM_SECTION.search(turn.answer)
+    verdict = _CLAIM_VERDICT.get(str(turn.extra.get("claim_verdict")))
+    if m is None or verdict is None or turn.answer.startswith(verdict):
+        return
+    body = m.group("body").strip()
+    rest = (turn.answer[:m.start()] + turn.answer[m.end():]).strip()
+    turn.answer = verdict[1 if lang == "zh" else 0] + ("：" if lang == "zh" else ": ") + body + "\n\n" + rest
+
+
 def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text: str = "") -> None:
     """Put the act's own answer where it belongs in `turn.answer`: the rental cost first for a rent question; the
     dated status, its source and the alternatives right after the verdict of a market or legality question."""
     act = request.get("act")
-    if act == "rent_vs_buy" and turn.options:
+    if act == "rent_vs_buy":
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
         first = rent_lead(turn, catalog, lang, str(region), request)
         if first:
             turn.answer = first + "\n\n" + turn.answer
+    elif act == "claim" and turn.extra.get("claim_verdict") and turn.extra.get("kind") != "claim":
+        claim_first(turn, lang)  # a claim checked against a sized job: its verdict before the recommendation
     elif act == "claim" and text and turn.extra.get("intent") != "claim" and turn.extra.get("kind") != "claim":
         # the dialog's own claim answers (a quoted guide figure) already lead with their verdict
         first = claim_lead(request, turn, text, catalog, lang)

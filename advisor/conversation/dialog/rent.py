@@ -14,9 +14,15 @@ with the purchase. The resale value of owned cards is not counted (said in the a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.reader.usage import HOURS_PER_MONTH
+from advisor.estimator.calibration import load_economics
+from advisor.estimator.cost import estimate_tco
+from knowledge.errors import AdvisorError
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
 from advisor.conversation.render.book import Book
 
 SRC_TCO = "advisor.estimator.cost.estimate_tco"
@@ -103,4 +109,20 @@ def verdict(*, book: Book, lang: str, what: str, monthly_rent: float | None, job
             f"power and operations, so buying ({p}) never breaks even.")
 
 
-__all__ = ["Usage", "usage_of", "verdict"]
+def card_options(request: dict[str, Any], catalog: Catalog, currency: str) -> list[dict[str, Any]]:
+    """The named cards (candidate, compared or owned, with a count; one when none is said) as options carrying the
+    TCO of buying them (advisor.estimator.cost.estimate_tco), for a rent-or-buy question with no job to size."""
+    out = []
+    for h in request.get("hardware", []):
+        gpu = catalog.find_gpu(h["gpu"]) if h.get("gpu") and h.get("role") != "excluded" else None
+        if gpu is None:
+            continue
+        try:
+            tco = estimate_tco(gpu, int(h.get("count") or 1), load_economics(), currency=currency).to_contract()
+        except AdvisorError:
+            continue
+        out.append({"gpu": gpu.id, "count": int(h.get("count") or 1), "tco": tco})
+    return out
+
+
+__all__ = ["Usage", "card_options", "usage_of", "verdict"]

@@ -33,7 +33,7 @@ from advisor.conversation.dialog.machine import (
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
 from advisor.conversation.reader.intent import asks_memory, asks_users, implies_inference
-from advisor.conversation.reader.request import Request, job_summary, read_request
+from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
 from advisor.conversation.reader.spec_claims import match_spec_claim
 from advisor.conversation.reader.turn import (
     CODING,
@@ -105,6 +105,12 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
     intent = read_intent(text, slots, state)
+    if slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
+            act_of(intent, text, slots) in ("legality", "market"):
+        intent = "market"  # "Can a company in Shanghai legally buy H100s?": the card's status, not a sizing
+    elif slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
+            state.slots.model is None and act_of(intent, text, slots) == "rent_vs_buy":
+        intent = "how_much"  # "is renting 8 H100s cheaper than buying them?": the cards priced both ways, no job
     reading = read.get("reading")
     if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
         # start-up: `gpu-advisor ask` never loads advisor.conversation.reader.overlay

@@ -54,7 +54,8 @@ _CLAIM = re.compile(r"文章|教程|指南|攻略|博客|帖子|网上|有人说
 _WHAT_IF = re.compile(r"^\s*(?:那|那么|如果|假如|要是|换成|改成|改为|改用|用|再|只有|if|what if|and if|how about|what about|"
                       r"instead|suppose|with only|only)|(?:呢\s*[?？]?\s*$)|what if|instead of|换成|改成|改为|改用")
 _EXPLAIN = re.compile(r"为什么|为啥|怎么算|如何算|怎么来的|哪来的|解释|依据|\bwhy\b|how (?:is|was|do you|did you) .{0,30}"
-                      r"(?:computed|calculated|get|arrive|derive)|where does .{0,30} come from|explain|breakdown")
+                      r"(?:computed|calculated|get|arrive|derive)|where (?:does|do|did) .{0,80}? come from|explain|breakdown|"
+                      r"break (?:it|that|this) down|what makes up|walk me through|从哪来|从哪里来|怎么得出|构成")
 _MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售",
                en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
                   r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"

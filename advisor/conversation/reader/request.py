@@ -271,17 +271,19 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
                          earlier=now.buy_or_rent is None))
     if merged.condition:
         out.append(Value(name="condition", value=merged.condition, provenance="stated"))
-    if merged.usage_hours_month is not None:  # "8 hours a day": the hours a month each card (or the job) runs
-        out.append(Value(name="usage_hours_month", value=round(merged.usage_hours_month, 2),
-                         unit="hours per GPU" if merged.usage_per_gpu is not False else "GPU-hours",
-                         provenance="stated", text=merged.usage_text or "", earlier=now.usage_hours_month is None))
-    if merged.horizon_months is not None:
-        out.append(Value(name="horizon_months", value=merged.horizon_months, unit="months", provenance="stated",
-                         text=merged.horizon_text or "", earlier=now.horizon_months is None))
+    use = now if now.usage_hours_month is not None else merged  # a turn answered without a merge still counts
+    if use.usage_hours_month is not None:  # "8 hours a day": the hours a month each card (or the job) runs
+        out.append(Value(name="usage_hours_month", value=round(use.usage_hours_month, 2),
+                         unit="hours per GPU" if use.usage_per_gpu is not False else "GPU-hours",
+                         provenance="stated", text=use.usage_text or "", earlier=use is not now))
+    hz = now if now.horizon_months is not None else merged
+    if hz.horizon_months is not None:
+        out.append(Value(name="horizon_months", value=hz.horizon_months, unit="months", provenance="stated",
+                         text=hz.horizon_text or "", earlier=hz is not now))
     return out
 
 
-def _rent_defaults(limits: list[Value], merged: Slots) -> list[Value]:
+def _rent_defaults(limits: list[Value], now: Slots, merged: Slots) -> list[Value]:
     """A rent-or-buy question without a stated usage or horizon: around the clock (730 h a month per card) over the
     cost horizon (the stated TCO years, else the TCO's default), each said as a default in the answer."""
     names = {v.name for v in limits}
@@ -289,9 +291,10 @@ def _rent_defaults(limits: list[Value], merged: Slots) -> list[Value]:
     if "usage_hours_month" not in names:
         out.append(Value(name="usage_hours_month", value=HOURS_PER_MONTH, unit="hours per GPU", provenance="default"))
     if "horizon_months" not in names:
-        years = merged.tco_years or float(load_economics().default_years.value)
+        stated = now.tco_years or merged.tco_years
+        years = stated or float(load_economics().default_years.value)
         out.append(Value(name="horizon_months", value=12 * years, unit="months",
-                         provenance="stated" if merged.tco_years else "default"))
+                         provenance="stated" if stated else "default"))
     return out
 
 
@@ -382,7 +385,7 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     job = _loosen(job, text)
     hardware = _loosen_counts(hardware, text)
     if act == "rent_vs_buy":
-        limits = _rent_defaults(limits, merged)
+        limits = _rent_defaults(limits, now, merged)
     return Request(act=act, lang=lang, subjects=tuple(subjects), job=tuple(job),  # type: ignore[arg-type]
                    limits=tuple(limits), hardware=tuple(hardware),
                    claims=tuple(claims), unknown=tuple(unknown), excluded_vendors=tuple(merged.excluded_vendors),

@@ -1,0 +1,73 @@
+"""The first sentence answers the act asked, for questions a new user typed that named no job, quoted a figure,
+or asked where a number comes from (several paraphrases each, both languages; checked by hand arithmetic or
+against the catalog)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from advisor.conversation.dialog.machine import default_catalog
+from advisor.conversation.session import Conversation
+
+
+def first(lang: str, text: str) -> tuple[str, dict]:
+    turn = Conversation(lang=lang).respond(text)
+    return turn.answer.strip().split("\n\n")[0], turn.extra.get("request") or {}
+
+
+@pytest.mark.parametrize(("lang", "text", "gpu"), [
+    ("en", "Can a company in Shanghai legally buy H100s today?", "h100-sxm"),
+    ("en", "Are we allowed to import A100s into China?", "a100-80g-sxm"),
+    ("en", "is it legal for us in Beijing to purchase an H100?", "h100-sxm"),
+    ("zh", "上海的公司现在合法采购 H100 吗？", "h100-sxm"),
+    ("zh", "A100 进口到国内合法吗？", "a100-80g-sxm"),
+])
+def test_a_legality_question_about_a_card_opens_with_its_status(lang: str, text: str, gpu: str) -> None:
+    head, req = first(lang, text)
+    spec = default_catalog().find_gpu(gpu)
+    assert spec is not None and spec.china is not None
+    assert req["act"] in ("legality", "market")
+    assert spec.china.as_of.isoformat() in head, head  # the dated China status, not a sizing
+
+
+@pytest.mark.parametrize(("lang", "text", "count", "hours_a_day"), [
+    ("en", "Is renting 8 H100s cheaper than buying them if we only use them 6 hours a day?", 8, 6),
+    ("en", "rent vs buy for 8x H100, we'd run them 6 hrs per day", 8, 6),
+    ("zh", "租 4 张 A100 还是买划算？每天用 10 小时，用一年", 4, 10),
+    ("zh", "4 张 A100，每天跑 10 个小时，租划算还是买划算", 4, 10),
+])
+def test_rent_or_buy_of_named_cards_needs_no_job(lang: str, text: str, count: int, hours_a_day: float) -> None:
+    turn = Conversation(lang=lang).respond(text)
+    paragraphs = turn.answer.strip().split("\n\n")
+    assert paragraphs[0].startswith(("**Renting is cheaper", "**Buying is cheaper", "**租更便宜", "**买更便宜"))
+    gpu_hours = count * hours_a_day * 365 / 12  # hand arithmetic: cards × hours a day × days a month
+    assert f"{gpu_hours:.0f}" in paragraphs[1].replace(",", ""), (paragraphs[1], gpu_hours)
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "Where does the 41.6 GiB per GPU for Llama 3.3 70B on 4 H100s come from?"),
+    ("en", "Walk me through the memory of Llama 3.3 70B on 4 H100s"),
+    ("en", "break that down for Llama 3.3 70B on 4 H100s: what makes up the memory per GPU?"),
+    ("zh", "Llama 3.3 70B 在 4 张 H100 上每卡的显存是怎么得出的？"),
+    ("zh", "4 张 H100 跑 Llama 3.3 70B，每卡显存从哪来的？"),
+])
+def test_where_a_number_comes_from_is_its_breakdown(lang: str, text: str) -> None:
+    head, req = first(lang, text)
+    assert req["act"] == "explain", req["act"]
+    parts = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) GiB", head)]
+    assert len(parts) >= 4 and parts[0] == pytest.approx(sum(parts[1:]), abs=0.15), head  # total = sum of parts
+
+
+@pytest.mark.parametrize(("lang", "text", "verdict"), [
+    ("en", "A blog says Llama 3.1 70B in 4-bit needs only 35 GB. True?", "**No**"),
+    ("en", "I read that Llama-3.1-70B at int4 takes 35GB of VRAM, is that right?", "**No**"),
+    ("zh", "网上说 Llama 3.1 70B 4bit 只要 35G 显存，是真的吗？", "**不对**"),
+])
+def test_a_quoted_memory_claim_opens_with_its_verdict(lang: str, text: str, verdict: str) -> None:
+    head, req = first(lang, text)
+    assert req["act"] == "claim"
+    # by hand: 70.6e9 parameters × 4 bits / 8 = 35.3 GB of weights alone, before any scale, KV cache or runtime
+    assert 70.6e9 * 4 / 8 > 35e9
+    assert head.startswith(verdict), head
