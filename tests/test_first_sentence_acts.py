@@ -71,3 +71,34 @@ def test_a_quoted_memory_claim_opens_with_its_verdict(lang: str, text: str, verd
     # by hand: 70.6e9 parameters × 4 bits / 8 = 35.3 GB of weights alone, before any scale, KV cache or runtime
     assert 70.6e9 * 4 / 8 > 35e9
     assert head.startswith(verdict), head
+
+
+@pytest.mark.parametrize(("lang", "text", "criterion"), [
+    ("en", "Which is faster for serving Llama 3.1 8B, an L40S or an A100 40GB?", "speed"),
+    ("en", "Llama 3.1 8B: L40S vs A100 40GB, which one gives more tokens/s?", "speed"),
+    ("zh", "Qwen2.5-7B 用 4090 还是 L40S 更快？", "speed"),
+    ("zh", "H20 和 910B 跑 DeepSeek-V3 哪个划算？", "value"),
+    ("en", "For Qwen2.5-7B, is an RTX 4090 or an A100 40GB better value?", "value"),
+])
+def test_a_card_comparison_opens_with_the_criterion_asked(lang: str, text: str, criterion: str) -> None:
+    turn = Conversation(lang=lang).respond(text)
+    head = turn.answer.split("\n\n")[0]
+    named = [o for o in turn.options if o["fits"] and "candidate" in (o.get("labels") or [])][:2]
+    assert len(named) == 2
+    if criterion == "speed":  # the faster of the two sized configurations leads, with both speeds
+        a, b = sorted(named, key=lambda o: -o["throughput"]["decode_tokens_per_s"])
+        speeds = [float(x) for x in re.findall(r"(\d+) tokens/s", head)]
+        assert speeds == [round(a["throughput"]["decode_tokens_per_s"]), round(b["throughput"]["decode_tokens_per_s"])]
+    else:  # purchase per token/s of total decode throughput, lower first
+        per = sorted(o["tco"]["purchase"]["total"]["amount"] / o["throughput"]["decode_tokens_per_s_total"]
+                     for o in named)
+        shown = [float(x.replace(",", "")) for x in re.findall(r"[$¥]([\d,]+(?:\.\d+)?)", head)]
+        assert shown == pytest.approx(per, rel=0.005, abs=1)
+    assert head.startswith("**") and ("faster" in head or "更快" in head or "value" in head or "划算" in head)
+
+
+def test_only_one_named_configuration_fitting_is_said_first() -> None:
+    turn = Conversation(lang="en").respond("For Qwen2.5-32B, which is cheaper: 2x RTX 4090 or 1x A100 80GB?")
+    # by hand: 32.8e9 parameters × 2 bytes = 65.5 GB of BF16 weights, 32.8 GB per card over two 24 GB cards
+    assert 32.8e9 * 2 / 2 > 24e9
+    assert turn.answer.startswith("**Only 1× NVIDIA A100 80GB SXM4 fits**")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from advisor.conversation.dialog import rent
+from advisor.conversation.dialog import compare, rent
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
 from advisor.estimator.calibration import load_economics
@@ -281,6 +281,12 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
             # a claim with no job in it is answered by its verdict alone, not followed by "no workload found"
             rest = turn.answer.replace(say("nonsense", lang), "").strip()
             turn.answer = first + ("\n\n" + rest if rest else "")
+    elif act == "compare" and turn.options and text and not turn.answer.startswith("**"):
+        book = Book()  # "which is faster, an L40S or an A100?": the answer to that criterion first
+        lead = compare.cards_verdict(turn.options, text, lang, catalog, book, request.get("hardware"))
+        if lead:
+            turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+            turn.answer = lead + "\n\n" + turn.answer
     elif act in ("market", "legality"):
         note = market_note(request, catalog, lang)
         if note:
