@@ -102,3 +102,18 @@ def test_only_one_named_configuration_fitting_is_said_first() -> None:
     # by hand: 32.8e9 parameters × 2 bytes = 65.5 GB of BF16 weights, 32.8 GB per card over two 24 GB cards
     assert 32.8e9 * 2 / 2 > 24e9
     assert turn.answer.startswith("**Only 1× NVIDIA A100 80GB SXM4 fits**")
+
+
+@pytest.mark.parametrize(("lang", "text", "verdict"), [
+    ("zh", "有人说 7B 模型全量微调 24G 显存就够了，靠谱吗？", "**不对**"),
+    ("en", "A tutorial says full fine-tuning Qwen2.5-7B needs just 24GB. Is that true?", "**No**"),
+    ("en", "someone said you can fully fine-tune a 7B model in 24 GB of VRAM, right?", "**No**"),
+])
+def test_a_training_memory_claim_is_checked_against_the_training_need(lang: str, text: str, verdict: str) -> None:
+    turn = Conversation(lang=lang).respond(text)
+    head = turn.answer.split("\n\n")[0]
+    assert head.startswith(verdict), head
+    # by hand, mixed-precision AdamW: ~7.6e9 parameters × (4 master + 2 gradient + 8 optimizer) bytes = 106 GB ≫ 24 GB
+    assert 7.6e9 * 14 > 4 * 24e9
+    total = float(re.findall(r"(\d+(?:\.\d+)?) GiB", head)[-1])
+    assert total * 2**30 > 7.6e9 * 14  # the need the answer states covers at least those states

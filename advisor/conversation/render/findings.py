@@ -49,6 +49,22 @@ def claim_block(ev: Analysis, book: Book, lang: str) -> str:
                  "见规则提示。" if zh else
                  f" The guide ({guide_name(gc.guide)}, section {gc.section}) says: “{book.text(gc.quote, 'guide quote', gc.guide)}”; "
                  f"checked verdict: {gc.verdict} (see the findings).")
+    if ck.task != "inference":  # a training claim: weights + gradients + optimizer states + activations on one GPU
+        states = book.gib("gradients, optimizer states and activations (claim check)", ck.states_bytes)
+        task = {"full": ("全量微调", "full fine-tuning"), "lora": ("LoRA 微调", "LoRA fine-tuning"),
+                "qlora": ("QLoRA 微调", "QLoRA fine-tuning"), "pretrain": ("预训练", "pre-training"),
+                "freeze": ("冻结微调", "freeze-tuning")}.get(ck.task, (ck.task, ck.task))
+        if zh:
+            v = {"too_low": "这个说法偏低：仅权重就超过了它", "weights_only": "这个数字只够放权重，没算梯度、优化器状态和激活",
+                 "plausible": "这个数字与计算大致相符"}[ck.verdict]
+            return (f"**关于引用的说法（“{ck.claim.text}”）：** {v}。{ev.model.name} {task[0]}（单卡、不用 ZeRO 和卸载）：权重 "
+                    f"{weights}（{weights_gib}），梯度、优化器状态和激活 {states}，加上运行开销合计 {total}。")
+        v = {"too_low": "the figure is too low: the weights alone exceed it",
+             "weights_only": "the figure covers at most the weights, not the gradients, optimizer states and activations",
+             "plausible": "the figure is consistent with the computation"}[ck.verdict]
+        return (f"**On the quoted claim (\"{ck.claim.text}\"):** {v}. {task[1][:1].upper() + task[1][1:]} of {ev.model.name} on one GPU "
+                f"(no ZeRO, no offload): weights {weights} ({weights_gib}), gradients, optimizer states and activations "
+                f"{states}; with runtime overhead {total}. Quoted: {quoted}.")
     if zh:
         verdict = {"too_low": "这个说法偏低：仅权重就超过了它",
                    "weights_only": "这个数字最多只够放权重，没算 KV 缓存和运行开销",
