@@ -117,3 +117,24 @@ def test_a_training_memory_claim_is_checked_against_the_training_need(lang: str,
     assert 7.6e9 * 14 > 4 * 24e9
     total = float(re.findall(r"(\d+(?:\.\d+)?) GiB", head)[-1])
     assert total * 2**30 > 7.6e9 * 14  # the need the answer states covers at least those states
+
+
+@pytest.mark.parametrize(("lang", "text", "verdict", "total_b"), [
+    ("zh", "DeepSeek-V3 真的只需要 37B 激活参数的显存吗？", "**不对**", 671.0),
+    ("en", "Does Mixtral 8x7B really only need memory for 13B active parameters?", "**No**", 46.7),
+    ("en", "MoE models like Mixtral 8x7B only need VRAM for the active experts, right?", "**No**", 46.7),
+])
+def test_an_active_parameters_claim_opens_with_its_verdict(lang: str, text: str, verdict: str, total_b: float) -> None:
+    head = Conversation(lang=lang).respond(text).answer.split("\n\n")[0]
+    assert head.startswith(verdict), head
+    assert f"{total_b:.1f} B" in head  # every expert's parameters (the model cards: 671 B, 46.7 B), not the active ones
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "How much would renting an H100 cost for a month?"),
+    ("en", "what's the monthly cost to rent 2 A100s?"),
+    ("zh", "租一张 H100 一个月多少钱？"),
+])
+def test_a_question_about_renting_alone_opens_with_the_rental_cost(lang: str, text: str) -> None:
+    head = Conversation(lang=lang).respond(text).answer.split("\n\n")[0]
+    assert head.startswith("**租用**" if lang == "zh" else "**Renting**"), head

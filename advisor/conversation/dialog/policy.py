@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog import compare, rent
+from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
 from advisor.estimator.calibration import load_economics
@@ -164,7 +165,7 @@ def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | N
 
 
 _KV_WORDS = re.compile(r"kv[\s-]*cache|kv 缓存|键值缓存", re.I)
-_MOE_WORDS = re.compile(r"moe|mixture[\s-]*of[\s-]*experts|experts?|专家", re.I)
+_MOE_WORDS = re.compile(r"moe|mixture[\s-]*of[\s-]*experts|experts?|专家|active param\w*|激活参数", re.I)
 _ACTIVE_ONLY = re.compile(r"active|激活|只需|only", re.I)
 
 
@@ -235,12 +236,15 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
         src = "knowledge.params.param_counts"
         total = book.num(f"parameters of {moe.name}", counts.total / 1e9, "B params", src, 1, suffix="B")
         active = book.num(f"active parameters of {moe.name}", counts.active / 1e9, "B params", src, 1, suffix="B")
-        weights = book.gb(f"BF16 weights of all experts of {moe.name}", counts.total * 2, "2 bytes × parameters")
+        fmt = "FP8" if default_weights(moe.id) == "fp8" else "BF16"  # the checkpoint's own precision
+        per = 1 if fmt == "FP8" else 2
+        weights = book.gb(f"{fmt} weights of all experts of {moe.name}", counts.total * per,
+                          f"{per} bytes × parameters")
         out = (f"**不对**：MoE 每个 token 只用部分专家计算，但所有专家的权重都要放在显存里（路由每步可能选任何专家）。"
-               f"例如 {moe.name} 共 {total} 参数、每 token 激活 {active}：BF16 权重要 {weights}，而不是按激活参数算。" if zh else
+               f"例如 {moe.name} 共 {total} 参数、每 token 激活 {active}：{fmt} 权重要 {weights}，而不是按激活参数算。" if zh else
                f"**No**: an MoE model computes each token with a few experts, but every expert's weights must be in "
                f"memory (the router may pick any of them at each step). {moe.name}, for example, has {total} parameters "
-               f"with {active} active per token: its BF16 weights take {weights}, not the active share.")
+               f"with {active} active per token: its {fmt} weights take {weights}, not the active share.")
     if out:
         turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     return out

@@ -82,7 +82,8 @@ def verdict(*, book: Book, lang: str, what: str, monthly_rent: float | None, job
     horizon = use.horizon
     rent_total, buy_total = monthly_rent * horizon, purchase + own * horizon
     hz = book.num("horizon of the comparison", horizon, "months", SRC_USAGE if use.horizon_stated else
-                  "economics default TCO years × 12", 0 if horizon == int(horizon) else 1, suffix="个月" if zh else "months")
+                  "economics default TCO years × 12", 0 if horizon == int(horizon) else 1,
+                  suffix="个月" if zh else "month" if horizon == 1 else "months")
     rt = book.money(f"rental of {what} over the horizon at {provider}", rent_total, cur, "monthly rent × months")
     bt = book.money(f"purchase and running of {what} over the horizon", buy_total, cur, "purchase + running × months")
     rm = book.money(f"rental a month of {what} at {provider}", monthly_rent, cur, "GPU-hours × price per GPU-hour")

@@ -131,7 +131,8 @@ _MARKET_WORDS = words(zh=r"还能买|买得到|能买到|有货|缺货|在售|�
 _RENT = words(zh=r"租|租用|租赁|云上|云服务器|按小时|按量|每小时|算力租|云 gpu|云gpu",
               en=r"rent(?:ing|al|ed)?|lease|per hour|hourly|cloud|on[\s-]demand|spot|runpod|lambda|vast\.ai|aws|gcp|"
                  r"azure|coreweave")
-_TAG_QUESTION = re.compile(r"(?:right|correct|true|isn'?t it|is that so|am i right)\s*[?？]|对吧|对吗|是吗|没错吧|是真的吗|对不对")
+_TAG_QUESTION = re.compile(r"(?:right|correct|true|isn'?t it|is that so|am i right)\s*[?？]|对吧|对吗|是吗|没错吧|是真的吗|对不对|"
+                           r"真的[^，。；？?]{0,40}吗|(?:is it|does it|do they|is that) really|really only|really just")
 _CLAIM_SUBJECT = re.compile(r"kv[\s-]*cache|kv 缓存|moe|experts?|专家|显存|memory|vram|only (?:need|take)|只要|只需")
 _BUY = words(zh=r"买|购买|采购|自建", en=r"buy(?:ing)?|purchas\w*|own")
 
@@ -266,9 +267,9 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
         if near and re.search(r"mfu|model flops|利用率|算力利用|efficiency", near) and 0 < q.value <= 100:
             out.append(Value(name="mfu", value=q.value / 100, unit="fraction", provenance="stated", text=q.text))
             break
-    if merged.buy_or_rent:
-        out.append(Value(name="buy_or_rent", value=merged.buy_or_rent, provenance="stated",
-                         earlier=now.buy_or_rent is None))
+    buy_or_rent = now.buy_or_rent or merged.buy_or_rent  # a turn answered without a merge still counts
+    if buy_or_rent:
+        out.append(Value(name="buy_or_rent", value=buy_or_rent, provenance="stated", earlier=now.buy_or_rent is None))
     if merged.condition:
         out.append(Value(name="condition", value=merged.condition, provenance="stated"))
     use = now if now.usage_hours_month is not None else merged  # a turn answered without a merge still counts

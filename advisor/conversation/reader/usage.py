@@ -142,7 +142,7 @@ def read_usage(s: str) -> Usage:
         months = n * (12 if unit.startswith(("y", "年")) else 1)
         if 0 < months <= 240:
             horizon, horizon_text = months, h.group(0).strip()
-            spans.append(h.span())
+            spans.append((h.start("n") if h.group("n") else h.start("zn"), h.end()))  # the verb ("租") stays
     elif (half := _HALF_YEAR.search(s)) and re.search(r"用|租|for|over|rent|use", s[max(0, half.start() - 12):half.start()]):
         horizon, horizon_text = 6.0, half.group(0)
         spans.append(half.span())
