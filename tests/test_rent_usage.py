@@ -153,3 +153,18 @@ def test_rent_or_buy_opens_with_the_verdict_at_the_stated_usage(lang: str, text:
     gpu_hours = turn.options[0]["count"] * hours
     assert f"{gpu_hours:.0f}" in second.replace(",", ""), (second, gpu_hours)  # rented hours, not 730 a card
     assert "around the clock" not in second or hours == pytest.approx(24 * DAY)
+
+
+@pytest.mark.parametrize(("lang", "turns", "hours", "horizon"), [
+    ("en", ["Should we rent or buy 4 H100s to serve Llama 3.3 70B to 20 users?", "what if we only use it 8 hours a day?",
+            "and for just 6 months?"], 8 * DAY, 6),
+    ("zh", ["4 张 H100 跑 Llama 3.3 70B 给 20 个人用，租还是买？", "如果每天只用 8 小时呢？", "那只用半年呢？"], 8 * DAY, 6),
+])
+def test_a_usage_follow_up_asks_rent_or_buy_again(lang: str, turns: list[str], hours: float, horizon: float) -> None:
+    conv = Conversation(lang=lang)
+    for text in turns:
+        turn = conv.respond(text)
+        assert turn.extra["request"]["act"] == "rent_vs_buy", (text, turn.extra["request"]["act"])
+    _, _, over = _verdict_numbers(turn, hours, horizon, lang == "zh")
+    head = turn.answer.split("\n\n")[0]
+    assert any(abs(s - over) <= 0.005 * over + 1 for s in _money(head)), (head, over)  # 6 months at 8 h a day

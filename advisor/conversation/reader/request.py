@@ -362,6 +362,9 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     `workload`: the workload and constraints the turn computed, as in `Turn.workload`)."""
     merged = state.slots
     act = act_of(intent, text, now)
+    if act in ("what_if", "other", "feasibility") and merged.buy_or_rent and (
+            now.usage_hours_month is not None or now.horizon_months is not None):
+        act = "rent_vs_buy"  # "what if we only use it 8 hours a day?" after a rent-or-buy answer: asked again
     cue = act != intent or len(now.models) >= 2 or from_cue(text, now, follow_up=intent == "what_if")
     wl = dict((workload or {}).get("workload") or {})
     cons = (workload or {}).get("constraints")

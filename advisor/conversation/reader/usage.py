@@ -50,6 +50,7 @@ _ALWAYS = re.compile(r"24\s*/\s*7|24x7|around the clock|round the clock|all day(
                      r"continuously|always on|全天候|全天|24\s*小时(?!\s*(?:内|以内|之内))|不间断|一直开着|常开|不停机")
 _HORIZON = re.compile(
     r"(?:(?<![a-z])(?:for|over|during|next|about|roughly|around)\s+(?:the\s+(?:next\s+)?|a\s+period\s+of\s+)?"
+    r"(?:(?:just|only|about|around|roughly|maybe|another)\s+)?"
     r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*(?P<u>months?|years?|yrs?)(?![a-z]))|"
     r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期)\s*(?P<zn>\d+(?:\.\d+)?|半|一)\s*(?:个)?\s*(?P<zu>月|年)")
 _HALF_YEAR = re.compile(r"half a year|six months|半年")
