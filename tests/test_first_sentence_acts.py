@@ -138,3 +138,17 @@ def test_an_active_parameters_claim_opens_with_its_verdict(lang: str, text: str,
 def test_a_question_about_renting_alone_opens_with_the_rental_cost(lang: str, text: str) -> None:
     head = Conversation(lang=lang).respond(text).answer.split("\n\n")[0]
     assert head.startswith("**租用**" if lang == "zh" else "**Renting**"), head
+
+
+@pytest.mark.parametrize(("lang", "text", "shape", "ctx", "seqs"), [
+    ("zh", "为什么 Qwen2.5-72B 在 8k 上下文下 KV 缓存这么大？", (80, 8, 128), 8192, 1),
+    ("en", "why is the KV cache of Llama 3.1 70B so big at 32k context with 10 users?", (80, 8, 128), 32768, 10),
+    ("en", "explain the KV cache size for Qwen2.5-72B, 8k context, 4 users", (80, 8, 128), 8192, 4),
+])
+def test_why_the_kv_cache_is_large_opens_with_its_formula(lang: str, text: str, shape: tuple[int, int, int], ctx: int,
+                                                           seqs: int) -> None:
+    head = Conversation(lang=lang).respond(text).answer.split("\n\n")[0]
+    layers, heads, dim = shape  # the models' config.json: num_hidden_layers, num_key_value_heads, head size
+    per = 2 * layers * heads * dim * 2 * ctx / 2**30
+    gib = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) GiB", head)]
+    assert gib[:2] == [pytest.approx(per, abs=0.05), pytest.approx(per * seqs, abs=0.05)], head

@@ -194,6 +194,32 @@ def _kv_claim_examples(request: dict[str, Any], job: dict[str, Any], book: Book,
             "yours.")
 
 
+def kv_explain_lead(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str) -> str | None:
+    """"Why is the KV cache so large?": the formula with the model's own shape, per sequence and for the
+    concurrency of the job (KV bytes = 2 × layers × KV heads × head size × 2 bytes (FP16) × context × sequences)."""
+    zh = lang == "zh"
+    job = {v["name"]: v["value"] for v in request.get("job", [])}
+    model = catalog.find_model(str(job.get("model") or "")) if job.get("model") else None
+    if model is None or not model.num_kv_heads:
+        return None
+    book = Book()
+    ctx, seqs = int(job.get("context") or 4096), int(job.get("concurrency") or 1)
+    one = kv_cache_bytes(model, ctx)
+    per = book.gib(f"KV cache of {model.name} at {ctx} tokens", one)
+    layers = book.count(f"layers of {model.name}", model.num_layers, "layers", "model config.json")
+    heads = book.count(f"KV heads of {model.name}", model.num_kv_heads, "heads", "model config.json")
+    dim = book.count(f"head size of {model.name}", model.head_dim, "dims", "model config.json")
+    c = book.tokens("context of the job", ctx, "user input", lang)
+    n = book.count("concurrent sequences", seqs, "sequences", "user input")
+    total = book.gib(f"KV cache of {model.name} at {ctx} tokens × {seqs} sequences", one * seqs)
+    turn.numbers.extend(x for x in book.numbers if x not in turn.numbers)
+    return (f"{model.name} 每条序列的 KV 缓存 = 2（K 和 V）× {layers} 层 × {heads} 个 KV 头 × {dim} 维 × 2 字节（FP16）× {c} = "
+            f"{per}；{n} 路并发共 {total}。它随上下文长度和并发数线性增长，与模型权重无关。" if zh else
+            f"The KV cache of {model.name} per sequence = 2 (K and V) × {layers} layers × {heads} KV heads × {dim} × 2 "
+            f"bytes (FP16) × {c} = {per}; for {n} concurrent sequences, {total}. It grows linearly with the context "
+            "and the number of sequences, whatever the weights.")
+
+
 def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog, lang: str) -> str | None:
     """The verdict of a claim about memory that names no guide (the estimator's figure first):
 
@@ -291,6 +317,10 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
         if lead:
             turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
             turn.answer = lead + "\n\n" + turn.answer
+    elif act == "explain" and text and _KV_WORDS.search(text) and not _MOE_WORDS.search(text):
+        first = kv_explain_lead(request, turn, catalog, lang)  # "why is the KV cache so large?": its formula first
+        if first:
+            turn.answer = first + "\n\n" + turn.answer
     elif act in ("market", "legality"):
         note = market_note(request, catalog, lang)
         if note:
