@@ -168,3 +168,15 @@ def test_a_usage_follow_up_asks_rent_or_buy_again(lang: str, turns: list[str], h
     _, _, over = _verdict_numbers(turn, hours, horizon, lang == "zh")
     head = turn.answer.split("\n\n")[0]
     assert any(abs(s - over) <= 0.005 * over + 1 for s in _money(head)), (head, over)  # 6 months at 8 h a day
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "We'd use a GPU about 100 hours a month for Qwen2.5-14B. Cheaper to rent?"),
+    ("zh", "Qwen2.5-14B 每个月大概用 100 小时，租卡划算吗？"),
+])
+def test_cheaper_to_rent_is_a_rent_or_buy_question(lang: str, text: str) -> None:
+    turn = Conversation(lang=lang).respond(text)
+    head = turn.answer.split("\n\n")[0]
+    assert head.startswith(("**Renting is cheaper", "**Buying is cheaper", "**租更便宜", "**买更便宜")), head
+    use = next(v for v in turn.extra["request"]["limits"] if v["name"] == "usage_hours_month")
+    assert use["value"] == 100 and use["provenance"] == "stated"

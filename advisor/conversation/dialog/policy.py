@@ -49,7 +49,11 @@ def _quotes(gpu: Any, region: str, cny_per_usd: float) -> list[tuple[str, float,
     return sorted(out, key=lambda x: (x[0].endswith("*"), x[1]))
 
 
-def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None) -> str | None:
+_WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|better|划算|便宜|值得|合算|省钱", re.I)
+
+
+def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None,
+              text_asked: str = "") -> str | None:
     """The rental paragraph for the lead option of `turn` (None when it has no option or no dated quote), opened by
     the rent-or-buy verdict (`dialog.rent`) at the usage the request states (around the clock when none). With no
     job sized, the cards the request names with their count stand as the options."""
@@ -105,7 +109,8 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                         monthly_rent=None if training else hours * first[1],
                         job_rent=hours * first[1] if training else None, tco=opt.get("tco") or {},
                         use=use)
-    rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", []))
+    rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", [])) \
+        and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
     if lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
         text = text + "\n\n" + lead if rent_only else lead + "\n\n" + text
     elif buy.get("amount"):
@@ -299,7 +304,7 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
     act = request.get("act")
     if act == "rent_vs_buy":
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
-        first = rent_lead(turn, catalog, lang, str(region), request)
+        first = rent_lead(turn, catalog, lang, str(region), request, text)
         if first:
             turn.answer = first + "\n\n" + turn.answer
     elif act == "claim" and turn.extra.get("claim_verdict") and turn.extra.get("kind") != "claim":

@@ -148,7 +148,7 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
         return "claim"  # "MoE models only need memory for their active experts, right?"
     rent = bool(_RENT.search(s)) or slots.buy_or_rent == "rent"
     if rent and intent in ("how_much", "which", "other", "how_long", "how_many", "feasibility") and (
-            _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap", s)):
+            _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap|划算|合算|值得|worth|makes? sense", s)):
         return "rent_vs_buy"
     if intent == "market" or (_MARKET_WORDS.search(s) and (slots.candidates or slots.existing or slots.excluded)
                               and slots.model is None):

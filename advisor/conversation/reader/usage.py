@@ -36,9 +36,9 @@ _PER_DAY = re.compile(
     rf"(?:约|大概|大约|差不多)?\s*{_N2}\s*{_H}|"
     rf"{_N3}\s*{_H}\s*(?:per|a|/)\s*(?:work(?:ing)?\s*)?day")
 _PER_WEEK = re.compile(rf"{_N}\s*(?:gpu[\s-]*)?{_H}\s*(?:a|per|each|every|/)\s*week(?![a-z])|"
-                       rf"(?:每周|一周|每星期)\s*(?:用|跑|运行|使用|开)?\s*(?:约|大概)?\s*{_N2}\s*{_H}")
+                       rf"(?:每周|一周|每星期)\s*(?:约|大概|大约|差不多)?\s*(?:用|跑|运行|使用|开)?\s*(?:约|大概|大约)?\s*{_N2}\s*{_H}")
 _PER_MONTH = re.compile(rf"{_N}\s*(?P<gpu>gpu[\s-]*)?{_H}\s*(?:a|per|each|every|/)\s*month(?![a-z])|"
-                        rf"(?:每月|每个月|一个月|月均)\s*(?:用|跑|运行|使用|开)?\s*(?:约|大概)?\s*{_N2}\s*(?P<gpu2>gpu\s*)?{_H}")
+                        rf"(?:每月|每个月|一个月|月均)\s*(?:约|大概|大约|差不多)?\s*(?:用|跑|运行|使用|开)?\s*(?:约|大概|大约)?\s*{_N2}\s*(?P<gpu2>gpu\s*)?{_H}")
 _WEEKDAYS = re.compile(r"weekdays?(?: only)?|business days|working days|work days|mon(?:day)?\s*(?:-|to|through|–)\s*"
                        r"fri(?:day)?|(?:5|five) days a week|工作日|周一到周五|周一至周五|每周五天|一周五天|不含周末|周末不用|"
                        r"no weekends|not (?:on )?weekends")
