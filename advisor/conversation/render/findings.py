@@ -34,12 +34,12 @@ def claim_block(ev: Analysis, book: Book, lang: str) -> str:
     if params and ck.fmt not in ("bf16", "fp16", "fp32"):
         # which format: its real bits per weight, against the plain figure (params × bits / 8) a guide computes
         bits = book.num("bits per weight (claim check)", ck.weights_bytes * 8 / params, "bits/weight", SRC_MEMORY, 2,
-                        suffix="bit")
+                        suffix="位" if zh else "bit")
         nominal = {"int4": 4, "awq-int4": 4, "gptq-int4": 4, "nf4": 4, "q4_k_m": 4, "q4_0": 4, "fp8": 8, "int8": 8,
                    "q8_0": 8, "gptq-int8": 8, "bnb-int8": 8}.get(ck.fmt)
         if nominal:
             plain = book.gb("plain weights at nominal bits (claim check)", params * nominal / 8)
-            fmt_note = (f"（{fmt} 实际平均每权重 {bits}：分组缩放因子，嵌入层和输出层保持 16-bit；按整 {nominal} bit 算是 {plain}）"
+            fmt_note = (f"（{fmt} 实际平均每权重 {bits}：分组缩放因子，嵌入层和输出层保持 16 位；按整 {nominal} 位算是 {plain}）"
                         if zh else f" ({fmt} stores {bits} per weight on average: group scales, and the embedding and "
                         f"output layers stay 16-bit; at a flat {nominal} bits it would be {plain})")
     gc = ck.guide_claim
