@@ -51,7 +51,7 @@ _MANY = {"dozens": (36, 24, 96), "hundreds": (300, 200, 900), "thousands": (3000
          "millions": (3_000_000, 2_000_000, 9_000_000)}
 _UNIT_CN = r"(?=\s*(?:个|张|块|台|位|名|人|路|天|周|星期|个月|月|年|小时|卡|元|块钱|k|w|g|gb|t|b|张卡|并发|用户|tokens?|条|亿|万|千|百|十))"
 _CN = re.compile(
-    r"(?P<pair>一两|两三|二三|三四|三五|四五|五六|六七|七八|八九)(?P<pscale>十万|百万|千万|十|百|千|万|亿)?" + _UNIT_CN + "|"
+    r"(?P<pair>一两|两三|二三|三四|三五|四五|五六|六七|七八|八九)(?:(?P<pscale>十万|百万|千万|十|百|千|万|亿)|" + _UNIT_CN + ")|"
     r"(?P<tens>[二三四五六七八九])?十几(?P<tscale>万|亿)?|"
     r"(?:几|数)(?P<vscale>十万|百万|千万|十|百|千|万|亿)|"
     r"(?P<lai>十|百|千|万)来(?=\s*(?:个|张|块|台|位|名|人|天|小时))|"
@@ -67,6 +67,7 @@ class Loose:
     low: float
     high: float
     span: tuple[int, int]
+    written: str = ""  # how the rewrite writes it, when not the value's digits ("一两万" → "2万": the scale word kept)
 
     @property
     def exact(self) -> bool:
@@ -96,7 +97,9 @@ def _cn(m: re.Match[str]) -> Loose:
     if m.group("pair"):
         a, b = (_CN_DIGIT[c] for c in m.group("pair"))
         scale = _CN_SCALE.get(m.group("pscale") or "", 1)
-        return Loose(text, b * scale, a * scale, b * scale, span)
+        big = (m.group("pscale") or "")[-1:] in ("万", "亿")  # "2万" reads as money or a count; "3百" would not
+        return Loose(text, b * scale, a * scale, b * scale, span,
+                     f"{b * scale // _CN_SCALE[m.group('pscale')[-1]]}{m.group('pscale')[-1]}" if big else "")
     if "十几" in text:
         tens = _CN_DIGIT[m.group("tens")] if m.group("tens") else 1
         scale = _CN_SCALE.get(m.group("tscale") or "", 1)
@@ -138,7 +141,7 @@ def rewrite_loose(text: str) -> str:
         out.append(text[at:start])
         sep = " " if x.text[:1].isascii() and end < len(text) and text[end:end + 1].isalpha() and \
             text[end:end + 1].isascii() else ""
-        out.append(_digits(x.value) + sep)
+        out.append((x.written or _digits(x.value)) + sep)
         at = end
     out.append(text[at:])
     return "".join(out)
