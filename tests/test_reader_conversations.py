@@ -150,10 +150,12 @@ def _amounts(text: str) -> list[float]:
 
 
 def check_rent(turn: Any, req: dict[str, Any]) -> None:
-    """The first paragraph prices the job's GPU-hours at the cheapest dated quote of a rentable option's card."""
+    """The answer opens with the rent-or-buy verdict (or, for a question about renting alone, the rental cost), and
+    the rental paragraph, first or second, prices the job's GPU-hours at the dated quotes of a rentable card."""
     catalog = default_catalog()
-    first = _first_paragraph(turn.answer)
-    assert first.startswith(("**Renting**", "**租用**")), first
+    paragraphs = turn.answer.strip().split("\n\n")
+    assert paragraphs[0].startswith(("**Renting", "**Buying is cheaper", "**租", "**买更便宜")), paragraphs[0]
+    first = next(p for p in paragraphs[:2] if p.startswith(("**Renting**", "**租用**")))
     for opt in turn.options:
         gpu = catalog.find_gpu(opt["gpu"])
         if gpu is not None and gpu.cloud:

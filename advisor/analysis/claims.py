@@ -26,7 +26,11 @@ if TYPE_CHECKING:
 
 
 def check_claim(model: ModelSpec, workload: Workload, claim: QuotedClaim, steps: list[Step]) -> ClaimCheck:
-    """Weights (and KV cache at the stated context) for the quoted configuration, against the quoted figure."""
+    """Weights (and KV cache at the stated context) for the quoted configuration, against the quoted figure; a
+    training job's claim against the training need on one GPU (weights + gradients + optimizer states +
+    activations, no ZeRO sharding or offload: what "N GB is enough to fine-tune it" means)."""
+    if workload.task != "inference":
+        return _check_training_claim(model, workload, claim, steps)
     w = validate(Workload, {**dump(workload), "gpus": 1, "tp": 1, "pp": 1, "task": "inference",
                                  "concurrency": 1, "batch": 1,
                                  "weights": workload.weights if workload.task == "inference" else None})
@@ -48,6 +52,18 @@ def check_claim(model: ModelSpec, workload: Workload, claim: QuotedClaim, steps:
     except ImportError:
         pass
     return check
+
+
+def _check_training_claim(model: ModelSpec, workload: Workload, claim: QuotedClaim, steps: list[Step]) -> ClaimCheck:
+    w = validate(Workload, {**dump(workload), "gpus": 1, "tp": 1, "pp": 1, "zero": 0, "offload": "none"})
+    mem = timed(steps, "check_claim", {"model": model.id, "task": w.task, "claim": claim.text},
+                lambda: estimate_memory(model, w), lambda r: f"training need {r.per_gpu.total / 2**30:.1f} GiB")
+    per = mem.per_gpu
+    states = per.gradients + per.optimizer_states + per.activations
+    verdict = "too_low" if claim.bytes_if_gib < per.weights else "weights_only" if claim.bytes_if_gib < per.total \
+        else "plausible"
+    return ClaimCheck(claim=claim, weights_bytes=per.weights, kv_bytes=0, total_bytes=per.total,
+                      fmt=w.weights or "bf16", context=w.context, verdict=verdict, task=w.task, states_bytes=states)
 
 
 def premise_findings(named: Sequence[NamedConfig], wants_nvlink: bool, catalog: Catalog,

@@ -58,6 +58,8 @@ class ClaimCheck:
     verdict: str  # "too_low", "weights_only", "plausible"
     guide_claim: Claim | None = None  # the guide claim the user is quoting, when one matches
     findings: list[Finding] = field(default_factory=list)  # the claims rules' findings for it
+    task: str = "inference"  # a training claim ("全量微调 24G 就够") is checked against the training need on one GPU
+    states_bytes: int = 0  # training: gradients + optimizer states + activations on that GPU
 
 
 @dataclass

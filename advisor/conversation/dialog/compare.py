@@ -10,6 +10,7 @@ with both per-user speeds and their ratio; when no format fits both, the first s
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog.machine import default_weights
@@ -93,3 +94,65 @@ def compare_models(models: list[str], gpu: str, count: int, job: dict[str, Any],
 
 
 __all__ = ["compare_models"]
+
+
+# --- two card configurations: the verdict on the criterion asked ----------------------------------------------------
+_FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|更快|哪个快|速度|快", re.I)
+_VALUE = re.compile(r"cost[\s-]*effective|better value|bang for|worth|划算|性价比|值得", re.I)
+_CHEAPER = re.compile(r"cheaper|cheapest|less expensive|costs? less|便宜|省钱|少花", re.I)
+
+
+def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: Catalog, book: Book,
+                  named: list[dict[str, Any]] | None = None) -> str | None:
+    """The first sentence of "which is faster / cheaper / better value, A or B?" over the two configurations sized
+    (both fit): faster = higher decode tokens/s per user (estimate_throughput); cheaper = lower purchase (the TCO's
+    cards + server); better value = lower purchase per token/s of total decode throughput at the stated load.
+    None when the question names no criterion or fewer than two sized configurations fit."""
+    if not (_FASTER.search(text) or _VALUE.search(text) or _CHEAPER.search(text)):
+        return None
+    wanted = {(h["gpu"], h.get("count")) for h in named or [] if h.get("gpu") and h.get("role") == "compared"}
+    if wanted:  # the configurations the question names, not the changes the answer suggests beside them
+        options = [o for o in options if (o["gpu"], o.get("count")) in wanted
+                   or ((o["gpu"], None) in wanted and "candidate" in (o.get("labels") or []))]
+    options = list({(o["gpu"], o.get("count")): o for o in options}.values())
+
+    def name(o: dict[str, Any]) -> str:
+        gpu = catalog.find_gpu(str(o["gpu"]))
+        return f"{int(o.get('count') or 1)}× {gpu.name if gpu else o['gpu']}"
+
+    fit = [o for o in options if o.get("fits") and (o.get("throughput") or {}).get("decode_tokens_per_s")][:2]
+    if len(fit) == 1 and len(options) >= 2:
+        others = t("list.sep", lang).join(name(o) for o in options if o is not fit[0])
+        return t("compare.only_fits", lang, fit=name(fit[0]), others=others)
+    if len(fit) < 2:
+        return None
+
+    def buy(o: dict[str, Any]) -> tuple[float, str] | None:
+        total = ((o.get("tco") or {}).get("purchase") or {}).get("total") or {}
+        return (float(total["amount"]), str(total.get("currency", "USD"))) if total.get("amount") else None
+
+    if _FASTER.search(text):
+        a, b = sorted(fit, key=lambda o: -float(o["throughput"]["decode_tokens_per_s"]))
+        sa, sb = (float(o["throughput"]["decode_tokens_per_s"]) for o in (a, b))
+        x = book.num(f"decode tokens/s per sequence on {name(a)}", sa, "tokens/s", SRC, 0, suffix="tokens/s")
+        y = book.num(f"decode tokens/s per sequence on {name(b)}", sb, "tokens/s", SRC, 0, suffix="tokens/s")
+        r = book.num(f"speed ratio {name(a)} / {name(b)}", sa / sb, "ratio", "ratio of the two speeds", 1, suffix="")
+        return t("compare.faster", lang, a=name(a), b=name(b), x=x, y=y, r=r)
+    priced = [(o, p) for o in fit if (p := buy(o)) is not None]
+    if len(priced) < 2 or priced[0][1][1] != priced[1][1][1]:
+        return None
+    cur = priced[0][1][1]
+    if _VALUE.search(text):
+        def per(o: dict[str, Any], p: tuple[float, str]) -> float:
+            return p[0] / float(o["throughput"].get("decode_tokens_per_s_total") or o["throughput"]["decode_tokens_per_s"])
+
+        (a, pa), (b, pb) = sorted(priced, key=lambda x: per(*x))
+        x = book.money(f"purchase per token/s of total decode on {name(a)}", per(a, pa), cur, "purchase / total tokens/s")
+        y = book.money(f"purchase per token/s of total decode on {name(b)}", per(b, pb), cur, "purchase / total tokens/s")
+        return t("compare.better_value", lang, a=name(a), b=name(b), x=x, y=y)
+    if _CHEAPER.search(text):
+        (a, pa), (b, pb) = sorted(priced, key=lambda x: x[1][0])
+        x = book.money(f"purchase of {name(a)}", pa[0], cur, "advisor.estimator.cost.estimate_tco")
+        y = book.money(f"purchase of {name(b)}", pb[0], cur, "advisor.estimator.cost.estimate_tco")
+        return t("compare.cheaper", lang, a=name(a), b=name(b), x=x, y=y)
+    return None

@@ -112,7 +112,8 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                 put("task", None)
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "mfu", "buy_or_rent", "wants_nvlink", "condition", "offload", "home"):
+                 "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "horizon_months",
+                 "horizon_text", "wants_nvlink", "condition", "offload", "home"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)

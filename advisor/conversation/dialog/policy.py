@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.dialog import compare, rent
+from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
 from advisor.estimator.calibration import load_economics
@@ -49,9 +51,16 @@ def _quotes(gpu: Any, region: str, cny_per_usd: float) -> list[tuple[str, float,
     return sorted(out, key=lambda x: (x[0].endswith("*"), x[1]))
 
 
-def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | None:
-    """The rental paragraph for the lead option of `turn` (None when it has no option or no dated quote)."""
-    rentable = [(o, g) for o in turn.options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None and g.cloud]
+_WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|better|划算|便宜|值得|合算|省钱", re.I)
+
+
+def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None,
+              text_asked: str = "") -> str | None:
+    """The rental paragraph for the lead option of `turn` (None when it has no option or no dated quote), opened by
+    the rent-or-buy verdict (`dialog.rent`) at the usage the request states (around the clock when none). With no
+    job sized, the cards the request names with their count stand as the options."""
+    options = turn.options or rent.card_options(request or {}, catalog, "CNY" if region == "cn" else "USD")
+    rentable = [(o, g) for o in options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None and g.cloud]
     if not rentable:
         return None
     opt, gpu = rentable[0]  # the first option a provider rents out (the lead when it is rentable)
@@ -61,16 +70,20 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | Non
     book = Book()
     job_hours = (opt.get("throughput") or {}).get("gpu_hours")
     training = job_hours is not None
+    use = rent.usage_of(request or {})
+    how = t("rent.how.stated", lang, words=use.words) if use.stated else t("rent.how.always", lang)
     if job_hours is not None:
         hours = float(job_hours)
         h = book.num(f"GPU-hours of the job on {count}× {gpu.name}", hours, "GPU-hours", SRC_HOURS, 1 if hours < 100 else 0,
                      suffix=t("rent.gpu_hours", lang))
     else:
-        hours = count * HOURS_PER_MONTH
-        h = book.num(f"GPU-hours per month on {count}× {gpu.name}", hours, "GPU-hours", "count × 8760 h / 12", 0,
+        hours = count * use.hours if use.per_gpu else use.hours
+        h = book.num(f"GPU-hours per month on {count}× {gpu.name}", hours, "GPU-hours",
+                     "count × hours a month (stated usage)" if use.stated else "count × 8760 h / 12", 0,
                      suffix=t("rent.gpu_hours", lang))
     parts = []
-    for provider, price, cur, date, tier in _quotes(gpu, region, rate)[:4]:
+    quotes = _quotes(gpu, region, rate)
+    for provider, price, cur, date, tier in quotes[:4]:
         name = provider.rstrip("*")
         cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * price, cur, SRC_CLOUD)
         unit = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
@@ -81,10 +94,19 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str) -> str | Non
     if not parts:
         return None
     what = f"{count}× {gpu.name}"
-    text = t("rent.job" if training else "rent.month", lang, what=what, h=h,
+    text = t("rent.job" if training else "rent.month", lang, what=what, h=h, how=how,
              quotes=t("clause.sep", lang).join(parts))
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
-    if buy.get("amount"):
+    first = quotes[0]
+    lead = rent.verdict(book=book, lang=lang, what=what, cur=first[2], provider=first[0].rstrip("*"), rate=rate,
+                        monthly_rent=None if training else hours * first[1],
+                        job_rent=hours * first[1] if training else None, tco=opt.get("tco") or {},
+                        use=use)
+    rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", [])) \
+        and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
+    if lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
+        text = text + "\n\n" + lead if rent_only else lead + "\n\n" + text
+    elif buy.get("amount"):
         cost = book.money(f"purchase of {what}", float(buy["amount"]), str(buy.get("currency", "USD")),
                           "advisor.estimator.cost.estimate_tco")
         text += t("rent.buy_instead", lang, cost=cost)
@@ -127,7 +149,7 @@ def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | N
 
 
 _KV_WORDS = re.compile(r"kv[\s-]*cache|kv 缓存|键值缓存", re.I)
-_MOE_WORDS = re.compile(r"moe|mixture[\s-]*of[\s-]*experts|experts?|专家", re.I)
+_MOE_WORDS = re.compile(r"moe|mixture[\s-]*of[\s-]*experts|experts?|专家|active param\w*|激活参数", re.I)
 _ACTIVE_ONLY = re.compile(r"active|激活|只需|only", re.I)
 
 
@@ -157,6 +179,28 @@ def _kv_claim_examples(request: dict[str, Any], job: dict[str, Any], book: Book,
     verdict = t("kv_claim.no" if small else "kv_claim.depends", lang)
     return t("kv_claim.examples", lang, verdict=verdict, c=c, shown=t("list.sep", lang).join(shown),
              formula=_kv_formula(t("kv_claim.shape_names", lang), c, lang))
+
+
+def kv_explain_lead(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str) -> str | None:
+    """"Why is the KV cache so large?": the formula with the model's own shape, per sequence and for the
+    concurrency of the job (KV bytes = 2 × layers × KV heads × head size × 2 bytes (FP16) × context × sequences)."""
+    job = {v["name"]: v["value"] for v in request.get("job", [])}
+    model = catalog.find_model(str(job.get("model") or "")) if job.get("model") else None
+    if model is None or not model.num_kv_heads:
+        return None
+    book = Book()
+    ctx, seqs = int(job.get("context") or 4096), int(job.get("concurrency") or 1)
+    one = kv_cache_bytes(model, ctx)
+    per = book.gib(f"KV cache of {model.name} at {ctx} tokens", one)
+    layers = book.count(f"layers of {model.name}", model.num_layers, "layers", "model config.json")
+    heads = book.count(f"KV heads of {model.name}", model.num_kv_heads, "heads", "model config.json")
+    dim = book.count(f"head size of {model.name}", model.head_dim, "dims", "model config.json")
+    c = book.tokens("context of the job", ctx, "user input", lang)
+    n = book.count("concurrent sequences", seqs, "sequences", "user input")
+    total = book.gib(f"KV cache of {model.name} at {ctx} tokens × {seqs} sequences", one * seqs)
+    turn.numbers.extend(x for x in book.numbers if x not in turn.numbers)
+    return t("kv_claim.explain", lang, model=model.name, layers=layers, heads=heads, dim=dim, c=c, per=per, n=n,
+             total=total)
 
 
 def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog, lang: str) -> str | None:
@@ -198,22 +242,46 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
         src = "knowledge.params.param_counts"
         total = book.num(f"parameters of {moe.name}", counts.total / 1e9, "B params", src, 1, suffix="B")
         active = book.num(f"active parameters of {moe.name}", counts.active / 1e9, "B params", src, 1, suffix="B")
-        weights = book.gb(f"BF16 weights of all experts of {moe.name}", counts.total * 2, "2 bytes × parameters")
-        out = t("moe_claim.all_experts", lang, model=moe.name, total=total, active=active, weights=weights)
+        fmt = "FP8" if default_weights(moe.id) == "fp8" else "BF16"  # the checkpoint's own precision
+        per = 1 if fmt == "FP8" else 2
+        weights = book.gb(f"{fmt} weights of all experts of {moe.name}", counts.total * per,
+                          f"{per} bytes × parameters")
+        out = t("moe_claim.all_experts", lang, model=moe.name, total=total, active=active, weights=weights, fmt=fmt)
     if out:
         turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     return out
+
+
+_CLAIM_SECTION = re.compile(r"<details><summary>(?:Claim check|说法核对)</summary>\s*(?P<body>.*?)\s*</details>\s*", re.S)
+_CLAIM_VERDICTS = ("too_low", "weights_only", "plausible")  # the claim check's verdicts (claim.verdict.*)
+
+
+def claim_first(turn: Turn, lang: str) -> None:
+    """Move the claim check (its verdict, the computed figure and the quoted one) from its collapsed section to the
+    front of the answer, opened by the verdict word; its numbers are already recorded by the renderer."""
+    m = _CLAIM_SECTION.search(turn.answer)
+    said = str(turn.extra.get("claim_verdict"))
+    if m is None or said not in _CLAIM_VERDICTS:
+        return
+    verdict = t(f"claim.verdict.{said}", lang)
+    if turn.answer.startswith(verdict):
+        return
+    body = m.group("body").strip()
+    rest = (turn.answer[:m.start()] + turn.answer[m.end():]).strip()
+    turn.answer = t("claim.first", lang, verdict=verdict, body=body) + "\n\n" + rest
 
 
 def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text: str = "") -> None:
     """Put the act's own answer where it belongs in `turn.answer`: the rental cost first for a rent question; the
     dated status, its source and the alternatives right after the verdict of a market or legality question."""
     act = request.get("act")
-    if act == "rent_vs_buy" and turn.options:
+    if act == "rent_vs_buy":
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
-        first = rent_lead(turn, catalog, lang, str(region))
+        first = rent_lead(turn, catalog, lang, str(region), request, text)
         if first:
             turn.answer = first + "\n\n" + turn.answer
+    elif act == "claim" and turn.extra.get("claim_verdict") and turn.extra.get("kind") != "claim":
+        claim_first(turn, lang)  # a claim checked against a sized job: its verdict before the recommendation
     elif act == "claim" and text and turn.extra.get("intent") != "claim" and turn.extra.get("kind") != "claim":
         # the dialog's own claim answers (a quoted guide figure) already lead with their verdict
         first = claim_lead(request, turn, text, catalog, lang)
@@ -221,6 +289,16 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
             # a claim with no job in it is answered by its verdict alone, not followed by "no workload found"
             rest = turn.answer.replace(say("nonsense", lang), "").strip()
             turn.answer = first + ("\n\n" + rest if rest else "")
+    elif act == "compare" and turn.options and text and not turn.answer.startswith("**"):
+        book = Book()  # "which is faster, an L40S or an A100?": the answer to that criterion first
+        lead = compare.cards_verdict(turn.options, text, lang, catalog, book, request.get("hardware"))
+        if lead:
+            turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+            turn.answer = lead + "\n\n" + turn.answer
+    elif act == "explain" and text and _KV_WORDS.search(text) and not _MOE_WORDS.search(text):
+        first = kv_explain_lead(request, turn, catalog, lang)  # "why is the KV cache so large?": its formula first
+        if first:
+            turn.answer = first + "\n\n" + turn.answer
     elif act in ("market", "legality"):
         note = market_note(request, catalog, lang)
         if note:

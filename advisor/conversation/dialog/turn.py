@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import claim_findings, premise_findings
 from advisor.analysis.evaluate import analyse
-from advisor.conversation.dialog import catalog_answers, policy
+from advisor.conversation.dialog import catalog_answers, policy, readback
 from advisor.conversation.dialog.machine import (
     BLOCKING,
     Change,
@@ -33,7 +33,7 @@ from advisor.conversation.dialog.machine import (
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
 from advisor.conversation.reader.intent import asks_memory, asks_users, implies_inference
-from advisor.conversation.reader.request import Request, job_summary, read_request
+from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
 from advisor.conversation.reader.spec_claims import match_spec_claim
 from advisor.conversation.reader.turn import (
     CODING,
@@ -87,10 +87,11 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             try:
                 typed = read_request(text, now, state, str(read["intent"]), lang, job_summary(state, lang), catalog)
                 if reading is not None:  # the model's reading: its act, reader and the readers' disagreements
-                    typed = replace(typed, act=reading.act, reader="llm",
+                    typed = replace(typed, act=reading.act, act_from=reading.act_from, reader="llm",
                                     note="; ".join(n for n in (reading.note, str(read.get("diffs") or "")) if n))
                 item.extra["request"] = typed.to_json()
                 policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first
+                readback.add_loose_note(item.extra["request"], item, text, lang)  # "a few hundred": 300 (200–500)
             except Exception:
                 log.exception("typed request not built")
         yield item
@@ -104,6 +105,12 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
     intent = read_intent(text, slots, state)
+    if slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
+            act_of(intent, text, slots) in ("legality", "market"):
+        intent = "market"  # "Can a company in Shanghai legally buy H100s?": the card's status, not a sizing
+    elif slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
+            state.slots.model is None and act_of(intent, text, slots) == "rent_vs_buy":
+        intent = "how_much"  # "is renting 8 H100s cheaper than buying them?": the cards priced both ways, no job
     reading = read.get("reading")
     if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
         # start-up: `gpu-advisor ask` never loads advisor.conversation.reader.overlay

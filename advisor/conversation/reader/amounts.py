@@ -76,7 +76,7 @@ def _int(value: float | None) -> int | None:
 
 def read_tokens(t: Text, slots: Slots) -> None:
     """Token amounts: a prompt or output length by the word before it ("输入 2k tokens"), else a training token
-    budget of at least 1e6 ("2B tokens"); "context of 8192 tokens" is left to `read_context`."""
+    budget of at least 1e6 ("2B tokens") or 1e5 after a data word ("on 500000 tokens"); "context of 8192 tokens" is left to `read_context`."""
     for m in t.finditer(_TOKENS_AMOUNT):
         value = scaled(m.group("num"), m.group("unit"))
         if value is None or value <= 0:
@@ -87,8 +87,9 @@ def read_tokens(t: Text, slots: Slots) -> None:
         if slot is None and (re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before)
                              or re.match(r"\s*(?:of\s*)?" + _CONTEXT_WORDS, t.s[m.end():])):
             continue  # "context of 8192 tokens": the context pattern reads it
-        if slot is None and value < 1e6:
-            continue
+        if slot is None and value < 1e6 and not (
+                value >= 1e5 and re.search(r"(?<![a-z])(?:on|over|of)\s*$|数据|语料|训练|微调|dataset|corpus", before)):
+            continue  # below a million only with a data word before it ("fine-tune on half a million tokens")
         slot = slot or "train_tokens"
         wrong = check(slot, value)
         if wrong is not None:
@@ -216,7 +217,8 @@ def read_deadline_and_years(t: Text, slots: Slots) -> None:
         after = t.s[m.end():m.end() + 8]
         if re.search(r"每|per|a$|/\s*$", before) or re.match(r"\s*(?:的数据|of data)", after):
             continue
-        if not (re.search(r"within|in|by|under|less than|done|finish|deadline|要在|必须|需要|期限|限", before)
+        if not (re.search(r"(?<![a-z])(?:within|in|by|under|less than|done|finish|deadline)(?![a-z])|要在|必须|需要|期限|限",
+                          before)
                 or re.match(r"\s*(?:内|以内|之内|完成|搞定|跑完|训练完|训完|的时间|deadline)", after)):
             continue
         num = m.group("num")

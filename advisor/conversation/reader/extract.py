@@ -34,6 +34,7 @@ from advisor.conversation.reader.numbers import cn_int, to_number
 from advisor.conversation.reader.quantity import rewrite as rewrite_numbers
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.text import Text, normalise, scaled
+from advisor.conversation.reader.usage import read_usage_slots
 from advisor.conversation.reader.words import read_precision, read_settings, read_task
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
         read_gpus(t, slots, catalog)
     read_capacity(t, slots)
     read_dataset(t, slots)
+    read_usage_slots(t, slots)
     read_tokens(t, slots)
     read_money(t, slots, lang)
     read_context(t, slots)

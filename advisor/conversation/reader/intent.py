@@ -54,7 +54,8 @@ _CLAIM = re.compile(r"文章|教程|指南|攻略|博客|帖子|网上|有人说
 _WHAT_IF = re.compile(r"^\s*(?:那|那么|如果|假如|要是|换成|改成|改为|改用|用|再|只有|if|what if|and if|how about|what about|"
                       r"instead|suppose|with only|only)|(?:呢\s*[?？]?\s*$)|what if|instead of|换成|改成|改为|改用")
 _EXPLAIN = re.compile(r"为什么|为啥|怎么算|如何算|怎么来的|哪来的|解释|依据|\bwhy\b|how (?:is|was|do you|did you) .{0,30}"
-                      r"(?:computed|calculated|get|arrive|derive)|where does .{0,30} come from|explain|breakdown")
+                      r"(?:computed|calculated|get|arrive|derive)|where (?:does|do|did) .{0,80}? come from|explain|breakdown|"
+                      r"break (?:it|that|this) down|what makes up|walk me through|从哪来|从哪里来|怎么得出|构成")
 _MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售",
                en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
                   r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
@@ -101,40 +102,59 @@ def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
     First match wins, in this order: capabilities (nothing named), claim, market (cards, no model), compare (two
     or more cards or an "A or B" question), explain, how_long, how_many, how_much, feasibility, what_if (a follow-up that only changes
     something), which, other."""
+    return _classify(text, slots, follow_up)[0]
+
+
+def from_cue(text: str, slots: Slots, *, follow_up: bool = False) -> bool:
+    """Whether the intent was read from a cue word or phrase of the message ("how long", "几张", "why", "vs", a
+    quoted claim, two named models …) rather than guessed from the job's shape alone ("Gemma 27B on a 4090?")."""
+    return _classify(text, slots, follow_up)[1]
+
+
+def _classify(text: str, slots: Slots, follow_up: bool) -> tuple[str, bool]:
+    got = _by_cue(text, slots, follow_up)
+    if got is not None:
+        return got
+    return _job_shape(slots, len(slots.candidates) + (1 if slots.existing else 0)), False
+
+
+def _by_cue(text: str, slots: Slots, follow_up: bool) -> tuple[str, bool] | None:
     s = (text or "").lower()
     gpus = len(slots.candidates) + (1 if slots.existing else 0)
     has_model = slots.model is not None
     if _CAPABILITIES.search(s) and not gpus and not has_model and slots.size_params is None:
-        return "capabilities"
+        return "capabilities", True
     if slots.claim is not None or (_CLAIM.search(s) and re.search(r"\d", s) and not _WHAT_IF.match(s)):
-        return "claim"
+        return "claim", True
     if _MARKET.search(s) and gpus and not has_model:
-        return "market"
+        return "market", True
     if gpus >= 2 and (_COMPARE.search(s) or _PICK.search(s)) and not _HOW_MANY.search(s):
-        return "compare"
+        return "compare", True
     if _EXPLAIN.search(s) and not _FEASIBLE.search(s) and not _WHICH.search(s):
-        return "explain"
+        return "explain", True
     if _HOW_LONG.search(s):
-        return "how_long"
+        return "how_long", True
     if _HOW_MANY.search(s) or _HOW_MANY_USERS.search(s):
-        return "how_many"
+        return "how_many", True
     if _HOW_MUCH.search(s) and (not _FEASIBLE.search(s) or _PRICE_ASKED.search(s)):
-        return "how_much"
+        return "how_much", True
     if (gpus or slots.capacity) and _YES_NO.match(s) and (has_model or slots.size_params):
-        return "feasibility"  # "Can Mixtral-8x22B run in INT4 on 4x RTX 4090?": a yes/no question about the hardware
+        return "feasibility", True  # "Can Mixtral-8x22B run in INT4 on 4x RTX 4090?": a yes/no question about the hardware
     if _WHICH.search(s) and not gpus and not slots.capacity:
-        return "which"  # "除了 4090，还有什么卡能跑…？": no card named, so the question is which card
+        return "which", True  # "除了 4090，还有什么卡能跑…？": no card named, so the question is which card
     if _MEMORY_QUESTION.search(s) and not _FEASIBLE.search(s) and not gpus and not slots.capacity:
-        return "explain"  # "Qwen2.5-72B 推理需要多少显存？": the memory need and where it comes from (no hardware to judge)
+        return "explain", True  # "Qwen2.5-72B 推理需要多少显存？": the memory need and where it comes from (no hardware to judge)
     if _FEASIBLE.search(s) or _MEMORY_QUESTION.search(s):
-        return "feasibility"
-    if follow_up and (_WHAT_IF.search(s) or not has_model):
-        return "what_if"
+        return "feasibility", True
+    if follow_up and _WHAT_IF.search(s):
+        return "what_if", True
+    if follow_up and not has_model:
+        return "what_if", False  # a follow-up that names no model: a change to the job, whatever its words
     if _WHICH.search(s):
-        return "which"
+        return "which", True
     if _MARKET.search(s) and gpus:
-        return "market"
-    return _job_shape(slots, gpus)
+        return "market", True
+    return None
 
 
 def _job_shape(slots: Slots, gpus: int) -> str:

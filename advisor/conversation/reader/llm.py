@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.llm.chat_model import chat_openai_class
 from advisor.conversation.reader.quantity import quantities
-from advisor.conversation.reader.request import ACTS, Request, read, validate
+from advisor.conversation.reader.request import ACTS, Request, read, reconcile, validate
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -200,7 +200,8 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
         if missing:  # a cut-off reply that a lenient JSON parser completed: the schema requires every key
             raise ValueError("incomplete structured answer, missing " + ", ".join(missing))
         reading, dropped = ground(reading, text, catalog)
-        request = validate(_to_request(reading, text, lang), catalog)
+        # the offline reading of the same words settles a disagreement on the act and the named model (`reconcile`)
+        request = reconcile(validate(_to_request(reading, text, lang), catalog), read(text, catalog, lang))
         return replace(request, note="not in the message, dropped: " + ", ".join(dropped)) \
             if dropped else request
     except Exception as exc:  # noqa: BLE001 - any failure of the model's reading: the offline reader answers

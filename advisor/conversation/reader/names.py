@@ -30,7 +30,7 @@ _CLAIM_MARKER = re.compile(
     r"\bguide\b|\barticle\b|\bblog\b|\bpost\b|\btutorial\b|\bvideo\b|someone|they say|i read|i saw|"
     r"\bclaims?\b|\bsays?\b|\bsaid\b|according to"
 )
-_MEM_AMOUNT = re.compile(rf"({DIGITS})\s*(gib|gb|g|tb)(?![a-z0-9])(?:\s*(?:显存|内存|vram|of vram|memory|ram))?")
+_MEM_AMOUNT = re.compile(rf"({DIGITS})\s*(?:个\s*)?(gib|gb|g|tb)(?![a-z0-9])(?:\s*(?:显存|内存|vram|of vram|memory|ram))?")
 _MEM_UNITS = {"gib": "GiB", "gb": "GB", "g": "GB", "tb": "TB"}
 _CARD_NAME_BEFORE = re.compile(r"(?:(?<![a-z])[a-z]{1,3}\d{2,4}|\d{4}\s*(?:ti|super|d)?)\s*$")
 _CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|"

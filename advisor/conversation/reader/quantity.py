@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from advisor.conversation.reader.loose import rewrite_loose
+
 # --- Chinese numerals ---------------------------------------------------------------------------------------------
 _CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
              "八": 8, "九": 9}
@@ -154,9 +156,10 @@ _GRAND = re.compile(r"(?<![\w.$])(\d+(?:\.\d+)?)\s*(?:grand|g's)(?![a-z])", re.I
 
 
 def rewrite(text: str, full: bool = False) -> str:
-    """`text` with spelled-out amounts in digits: "三万二" → "32000", "fifty grand" → "$50000"; `full` also
+    """`text` with spelled-out amounts in digits: "三万二" → "32000", "fifty grand" → "$50000", loose amounts as
+    the value `loose` reads ("a few hundred" → "300", "一两张" → "2张"); `full` also
     rewrites the numerals the extractor reads itself (两万, 四张)."""
-    out = _CN_RUN.sub(lambda m: _rewrite_cn(m, full), text)
+    out = _CN_RUN.sub(lambda m: _rewrite_cn(m, full), rewrite_loose(text))
     out = EN_NUMBER.sub(_rewrite_en, out)
     return _GRAND.sub(lambda m: f"${float(m.group(1)) * 1000:g}", out)
 
@@ -185,7 +188,9 @@ _SCALES_RX = r"万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|thou
 _SCALE_WORD = rf"(?P<scale>{_SCALES_RX})"
 _AMOUNT = re.compile(
     rf"(?P<pre>[¥￥$]|us\$|usd\s*|rmb\s*|cny\s*)?{_NUM}\s*{_SCALE_WORD}?"
-    rf"(?:\s*(?:-|~|到|至|to)\s*(?P<hi>\d+(?:,\d{{3}})*(?:\.\d+)?)\s*(?P<hiscale>{_SCALES_RX})?)?",
+    rf"(?:\s*(?:-|~|到|至|to)\s*(?P<hi>\d+(?:,\d{{3}})*(?:\.\d+)?)(?![\d.])\s*(?P<hiscale>{_SCALES_RX})?"
+    # "8k-32k", "50-100", "50 到 100k"; not "70B to 50 users" (a scaled amount, then a bare one: two amounts)
+    rf"(?(scale)(?(hiscale)|(?!))))?",
     re.I)
 _SCALES = {"k": 1e3, "thousand": 1e3, "千": 1e3, "w": 1e4, "万": 1e4, "十万": 1e5, "百万": 1e6, "m": 1e6,
            "mn": 1e6, "million": 1e6, "千万": 1e7, "亿": 1e8, "b": 1e9, "bn": 1e9, "billion": 1e9, "十亿": 1e9,
@@ -197,8 +202,8 @@ _AFTER = [  # (pattern on the words after the amount, dimension, currency)
                 r"concurrent)(?![a-z])", re.I), "users", None),
     (re.compile(r"\s*(?:元|块钱|人民币|rmb|cny)", re.I), "money", "CNY"),
     (re.compile(r"\s*(?:usd|dollars?|bucks|美元|美金)", re.I), "money", "USD"),
-    (re.compile(r"\s*(?:gib)(?![a-z])", re.I), "bytes", "GiB"),
-    (re.compile(r"\s*(?:gb|g)(?![a-z])", re.I), "bytes", "GB"),
+    (re.compile(r"\s*(?:个\s*)?(?:gib)(?![a-z])", re.I), "bytes", "GiB"),
+    (re.compile(r"\s*(?:个\s*)?(?:gb|g)(?![a-z])", re.I), "bytes", "GB"),  # "两个 G"
     (re.compile(r"\s*(?:tb)(?![a-z])", re.I), "bytes", "TB"),
     (re.compile(r"\s*(?:参数|params?|parameters?)", re.I), "params", None),
     (re.compile(r"\s*(?:days?|天|日)(?![a-z])", re.I), "days", None),

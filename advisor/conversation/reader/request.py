@@ -27,10 +27,15 @@ import re
 from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.conversation.dialog.machine import DialogState, build_constraints, build_workload, default_weights, merge
+from advisor.conversation.reader import loose
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.extract import extract
+from advisor.conversation.reader.intent import from_cue
+from advisor.conversation.reader.loose import Loose
 from advisor.conversation.reader.quantity import Quantity, quantities
 from advisor.conversation.reader.turn import keep_job, read_intent, read_references
+from advisor.conversation.reader.usage import HOURS_PER_MONTH
+from advisor.estimator.calibration import load_economics
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError
 from knowledge.structs import Frozen, dump, replace
@@ -57,6 +62,8 @@ class Value(Frozen):
     provenance: Provenance = "stated"
     text: str = ""  # the user's words ("" for defaults)
     earlier: bool = False  # stated in an earlier message of the conversation
+    low: float | None = None  # a loosely said amount ("a few hundred users"): the range its words cover
+    high: float | None = None
 
 
 class Subject(Frozen):
@@ -76,6 +83,7 @@ class Hardware(Frozen):
     count: int | None = None
     text: str = ""
     known: bool = True
+    provenance: Provenance = "stated"  # "inferred": a count said loosely ("a dozen GPUs", "一两张卡")
 
 
 class ClaimRead(Frozen):
@@ -100,6 +108,9 @@ class Request(Frozen):
     excluded_vendors: tuple[str, ...] = ()
     engine_family: Literal["server", "llama.cpp"] = "server"  # a home user with one consumer card: llama.cpp-style
     reader: Literal["offline", "llm"] = "offline"
+    # where the act came from: "cue" (a cue word or phrase of the message: "how long", "几张", "why", "rent", "vs",
+    # a quoted claim, two named models), "shape" (no cue: guessed from the job's shape), "model" (the LLM's reading)
+    act_from: Literal["cue", "shape", "model"] = "cue"
     note: str = ""
 
     def value(self, name: str) -> Value | None:
@@ -120,7 +131,8 @@ _MARKET_WORDS = words(zh=r"还能买|买得到|能买到|有货|缺货|在售|�
 _RENT = words(zh=r"租|租用|租赁|云上|云服务器|按小时|按量|每小时|算力租|云 gpu|云gpu",
               en=r"rent(?:ing|al|ed)?|lease|per hour|hourly|cloud|on[\s-]demand|spot|runpod|lambda|vast\.ai|aws|gcp|"
                  r"azure|coreweave")
-_TAG_QUESTION = re.compile(r"(?:right|correct|true|isn'?t it|is that so|am i right)\s*[?？]|对吧|对吗|是吗|没错吧|是真的吗|对不对")
+_TAG_QUESTION = re.compile(r"(?:right|correct|true|isn'?t it|is that so|am i right)\s*[?？]|对吧|对吗|是吗|没错吧|是真的吗|对不对|"
+                           r"真的[^，。；？?]{0,40}吗|(?:is it|does it|do they|is that) really|really only|really just")
 _CLAIM_SUBJECT = re.compile(r"kv[\s-]*cache|kv 缓存|moe|experts?|专家|显存|memory|vram|only (?:need|take)|只要|只需")
 _BUY = words(zh=r"买|购买|采购|自建", en=r"buy(?:ing)?|purchas\w*|own")
 
@@ -136,7 +148,7 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
         return "claim"  # "MoE models only need memory for their active experts, right?"
     rent = bool(_RENT.search(s)) or slots.buy_or_rent == "rent"
     if rent and intent in ("how_much", "which", "other", "how_long", "how_many", "feasibility") and (
-            _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap", s)):
+            _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap|划算|合算|值得|worth|makes? sense", s)):
         return "rent_vs_buy"
     if intent == "market" or (_MARKET_WORDS.search(s) and (slots.candidates or slots.existing or slots.excluded)
                               and slots.model is None):
@@ -255,12 +267,57 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
         if near and re.search(r"mfu|model flops|利用率|算力利用|efficiency", near) and 0 < q.value <= 100:
             out.append(Value(name="mfu", value=q.value / 100, unit="fraction", provenance="stated", text=q.text))
             break
-    if merged.buy_or_rent:
-        out.append(Value(name="buy_or_rent", value=merged.buy_or_rent, provenance="stated",
-                         earlier=now.buy_or_rent is None))
+    buy_or_rent = now.buy_or_rent or merged.buy_or_rent  # a turn answered without a merge still counts
+    if buy_or_rent:
+        out.append(Value(name="buy_or_rent", value=buy_or_rent, provenance="stated", earlier=now.buy_or_rent is None))
     if merged.condition:
         out.append(Value(name="condition", value=merged.condition, provenance="stated"))
+    use = now if now.usage_hours_month is not None else merged  # a turn answered without a merge still counts
+    if use.usage_hours_month is not None:  # "8 hours a day": the hours a month each card (or the job) runs
+        out.append(Value(name="usage_hours_month", value=round(use.usage_hours_month, 2),
+                         unit="hours per GPU" if use.usage_per_gpu is not False else "GPU-hours",
+                         provenance="stated", text=use.usage_text or "", earlier=use is not now))
+    hz = now if now.horizon_months is not None else merged
+    if hz.horizon_months is not None:
+        out.append(Value(name="horizon_months", value=hz.horizon_months, unit="months", provenance="stated",
+                         text=hz.horizon_text or "", earlier=hz is not now))
     return out
+
+
+def _rent_defaults(limits: list[Value], now: Slots, merged: Slots) -> list[Value]:
+    """A rent-or-buy question without a stated usage or horizon: around the clock (730 h a month per card) over the
+    cost horizon (the stated TCO years, else the TCO's default), each said as a default in the answer."""
+    names = {v.name for v in limits}
+    out = list(limits)
+    if "usage_hours_month" not in names:
+        out.append(Value(name="usage_hours_month", value=HOURS_PER_MONTH, unit="hours per GPU", provenance="default"))
+    if "horizon_months" not in names:
+        stated = now.tco_years or merged.tco_years
+        years = stated or float(load_economics().default_years.value)
+        out.append(Value(name="horizon_months", value=12 * years, unit="months",
+                         provenance="stated" if stated else "default"))
+    return out
+
+
+def _loose_match(text: str, value: float) -> Loose | None:
+    """The loosely said amount of `text` that `value` was read from ("a few hundred" → 300; "8k"-style binary
+    token amounts within 2.4 %)."""
+    return next((x for x in loose.find(text) if abs(x.value - value) <= 0.025 * abs(x.value) + 1e-9), None)
+
+
+def _loosen(values: list[Value], text: str) -> list[Value]:
+    """A value read from a loosely said amount is `inferred`, with the words and the range they cover."""
+    out = []
+    for v in values:
+        x = (_loose_match(text, float(v.value)) if v.provenance == "stated" and not v.earlier
+             and isinstance(v.value, int | float) and not isinstance(v.value, bool) else None)
+        out.append(v if x is None else replace(v, provenance="inferred", text=x.text, low=x.low, high=x.high))
+    return out
+
+
+def _loosen_counts(hardware: list[Hardware], text: str) -> list[Hardware]:
+    return [replace(h, provenance="inferred") if h.count is not None and _loose_match(text, h.count) else h
+            for h in hardware]
 
 
 def _hardware(now: Slots, merged: Slots, act: str) -> list[Hardware]:
@@ -305,6 +362,10 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     `workload`: the workload and constraints the turn computed, as in `Turn.workload`)."""
     merged = state.slots
     act = act_of(intent, text, now)
+    if act in ("what_if", "other", "feasibility") and merged.buy_or_rent and (
+            now.usage_hours_month is not None or now.horizon_months is not None):
+        act = "rent_vs_buy"  # "what if we only use it 8 hours a day?" after a rent-or-buy answer: asked again
+    cue = act != intent or len(now.models) >= 2 or from_cue(text, now, follow_up=intent == "what_if")
     wl = dict((workload or {}).get("workload") or {})
     cons = (workload or {}).get("constraints")
     job = _job(text, now, merged, wl, intent) if wl else []
@@ -319,11 +380,20 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
         if h.role in ("candidate", "compared", "owned"):
             subjects.append(Subject(kind="gpu", id=h.gpu, text=h.text, known=h.known))
     claims = [ClaimRead(text=c.text, value=c.value, unit=c.unit) for c in (now.claim, now.capacity) if c is not None]
+    if act == "claim" and not claims:  # "…only a couple of GB, right?": the amount put up for checking
+        said = next((q for q in quantities(text) if q.dimension == "bytes"), None)
+        if said is not None:
+            claims.append(ClaimRead(text=said.text, value=said.value / 1e9, unit="GB"))
     unknown = list(([now.unknown_model] if now.unknown_model and not now.model else []) + list(now.unknown_gpus))
+    limits = _loosen(_limits(text, now, merged, cons, lang), text)
+    job = _loosen(job, text)
+    hardware = _loosen_counts(hardware, text)
+    if act == "rent_vs_buy":
+        limits = _rent_defaults(limits, now, merged)
     return Request(act=act, lang=lang, subjects=tuple(subjects), job=tuple(job),  # type: ignore[arg-type]
-                   limits=tuple(_limits(text, now, merged, cons, lang)), hardware=tuple(hardware),
+                   limits=tuple(limits), hardware=tuple(hardware),
                    claims=tuple(claims), unknown=tuple(unknown), excluded_vendors=tuple(merged.excluded_vendors),
-                   engine_family=engine_family(text, merged, hardware))
+                   engine_family=engine_family(text, merged, hardware), act_from="cue" if cue else "shape")
 
 
 def read(text: str, catalog: Catalog, lang: str = "en", state: DialogState | None = None) -> Request:
@@ -353,6 +423,33 @@ def job_summary(state: DialogState, lang: str) -> dict[str, Any]:
     return summary
 
 
+def reconcile(model: Request, offline: Request) -> Request:
+    """The LLM's reading checked against the offline reader's, by one rule: what the offline reader read from the
+    message's own words wins where the two disagree — the act when it came from a cue word (`act_from` "cue"), the
+    model when it was named as the catalog names it (stated, not a size's stand-in). Elsewhere the model's reading
+    stands (an act guessed from the job's shape, values the offline reader missed). Each override is in the note."""
+    notes = []
+    act, act_from = model.act, "model"
+    if offline.act_from == "cue" and offline.act not in ("other", model.act):
+        notes.append(f"act: model {model.act}, offline {offline.act} (cue in the message) kept")
+        act, act_from = offline.act, "cue"
+    subjects = list(model.subjects)
+    mine = next((s for s in offline.subjects if s.kind == "model" and s.known and s.id), None)
+    stated = offline.value("model")
+    theirs = next((i for i, s in enumerate(subjects) if s.kind == "model"), None)
+    replaced = ""
+    if mine is not None and stated is not None and stated.provenance == "stated":
+        if theirs is None:
+            subjects.insert(0, mine)
+        elif subjects[theirs].id != mine.id:
+            replaced = subjects[theirs].text or subjects[theirs].id or ""
+            notes.append(f"model: model {replaced}, offline {mine.id} (named) kept")
+            subjects[theirs] = mine
+    return replace(model, act=act, act_from=act_from, subjects=tuple(subjects),
+                   note="; ".join(n for n in (model.note, *notes) if n),
+                   unknown=tuple(u for u in model.unknown if not replaced or u != replaced))
+
+
 def validate(data: dict[str, Any], catalog: Catalog) -> Request:
     """A request from another reader (the LLM's structured answer) checked like the offline one: the record's types,
     catalog ids that exist (an id the catalog lacks becomes an unknown name, never a stand-in)."""
@@ -379,4 +476,4 @@ def validate(data: dict[str, Any], catalog: Catalog) -> Request:
 
 
 __all__ = ["ACTS", "ClaimRead", "Hardware", "Request", "Subject", "Value", "act_of", "engine_family", "read",
-           "read_request", "validate"]
+           "read_request", "reconcile", "validate"]

@@ -68,6 +68,11 @@ class Slots(BaseModel):
     zero: int | None = None
     mfu: float | None = None  # a training MFU the user states ("assume 35% MFU"), as a fraction
     buy_or_rent: str | None = None
+    usage_hours_month: float | None = None  # hours a month the hardware runs ("8 hours a day", "每月 200 小时")
+    usage_per_gpu: bool | None = None  # False: "500 GPU-hours a month" is the whole job's, not each card's
+    usage_text: str | None = None  # the words the usage was read from
+    horizon_months: float | None = None  # how long it is used ("用半年", "for 18 months"): a rent-or-buy horizon
+    horizon_text: str | None = None
     condition: str | None = None  # "used" when second-hand cards are asked for
     home: bool | None = None  # a home or personal machine ("at home", "my gaming PC", "家用", "笔记本"): llama.cpp-style
     offload: bool | None = None  # llama.cpp layer offload asked for ("加内存卸载", "offload to RAM", "-ngl")

@@ -49,6 +49,12 @@ def claim_block(ev: Analysis, book: Book, lang: str) -> str:
                   verdict=t(key, lang) if known(key) else gc.verdict)
     # the Chinese sentence shows the claim's own words, which hold the quoted figure
     quoted_tail = t("claim.check.quoted", lang, quoted=quoted) if lang != "zh" else ""
+    if ck.task != "inference":  # a training claim: weights + gradients + optimizer states + activations on one GPU
+        states = book.gib("gradients, optimizer states and activations (claim check)", ck.states_bytes)
+        task = t(f"task.{ck.task}", lang) if known(f"task.{ck.task}") else ck.task
+        return t("claim.train", lang, claim=ck.claim.text, verdict=t(f"claim.train.{ck.verdict}", lang),
+                 task=task[:1].upper() + task[1:], model=ev.model.name, weights=weights, weights_gib=weights_gib,
+                 states=states, total=total) + quoted_tail
     return t("claim.check", lang, claim=ck.claim.text, verdict=t(f"claim.check.{ck.verdict}", lang), fmt=fmt,
              model=ev.model.name, weights=weights, weights_gib=weights_gib, fmt_note=fmt_note, ctx=ctx, kv=kv,
              total=total) + quoted_tail + cited

@@ -1,0 +1,129 @@
+"""The verdict of a rent-or-buy question: which is cheaper over the horizon, and the month buying breaks even.
+
+    rent a month   R = GPU-hours a month × cheapest dated price per GPU-hour (the catalog's `GpuSpec.cloud`)
+    own a month    O = (power a year × hours a month / 730 + operations a year) / 12   (the TCO's own figures,
+                       advisor.estimator.cost: power at full load around the clock, operations = 3 % of purchase)
+    buy            P = the TCO's purchase (cards + rest of the server)
+    break-even     m* = P / (R − O) months (never when R ≤ O); over H months renting costs R·H, buying P + O·H
+
+GPU-hours a month = cards × hours each card runs (the stated usage: "8 hours a day" = 8 × 365/12 = 243 h; not
+stated: around the clock, 730 h). A training job rents its own GPU-hours once: the verdict compares that one run
+with the purchase. The resale value of owned cards is not counted (said in the answer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from advisor.conversation.reader.usage import HOURS_PER_MONTH
+from advisor.estimator.calibration import load_economics
+from advisor.estimator.cost import estimate_tco
+from knowledge.errors import AdvisorError
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
+from advisor.conversation.render.book import Book
+
+SRC_TCO = "advisor.estimator.cost.estimate_tco"
+SRC_USAGE = "user input (usage), reader.usage"
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Hours a month each card runs (or the whole job's GPU-hours a month), the horizon, and whether each was said."""
+
+    hours: float
+    per_gpu: bool
+    stated: bool
+    words: str
+    horizon: float
+    horizon_stated: bool
+
+
+def usage_of(request: dict[str, Any]) -> Usage:
+    """The usage and horizon the typed request carries (the reader's defaults when the person said none)."""
+    limits = {v["name"]: v for v in request.get("limits", [])}
+    u = limits.get("usage_hours_month") or {"value": HOURS_PER_MONTH, "provenance": "default"}
+    h = limits.get("horizon_months") or {"value": 36, "provenance": "default"}
+    return Usage(hours=float(u["value"]), per_gpu=u.get("unit") != "GPU-hours", stated=u.get("provenance") == "stated",
+                 words=str(u.get("text") or ""), horizon=float(h["value"]), horizon_stated=h.get("provenance") == "stated")
+
+
+def verdict(*, book: Book, lang: str, what: str, monthly_rent: float | None, job_rent: float | None, cur: str,
+            provider: str, tco: dict[str, Any], use: Usage, rate: float) -> str | None:
+    """The first sentence of a rent-or-buy answer (see the module doc); None without a purchase price."""
+    zh = lang == "zh"
+    buy = ((tco.get("purchase") or {}).get("total") or {})
+    if not buy.get("amount"):
+        return None
+
+    def conv(m: dict[str, Any] | None) -> float:
+        if not m:
+            return 0.0
+        amount, c = float(m.get("amount") or 0.0), str(m.get("currency") or cur)
+        if c == cur:
+            return amount
+        return amount * rate if cur == "CNY" else amount / rate
+
+    purchase = conv(buy)
+    p = book.money(f"purchase of {what}", purchase, cur, SRC_TCO)
+    if job_rent is not None:  # a training run rents its GPU-hours once
+        r = book.money(f"rental of the job on {what} at {provider}", job_rent, cur, SRC_TCO)
+        runs = purchase / job_rent if job_rent > 0 else None
+        n = book.num(f"runs of this job that cost as much as buying {what}", runs or 0, "runs", "purchase / rental",
+                     0 if (runs or 0) >= 10 else 1, suffix="次" if zh else "runs")
+        return (f"**租更便宜**：这次训练租用约 {r}（{provider}），买同样的 {what} 要 {p}；要跑约 {n}这样的任务买卡才划算。" if zh else
+                f"**Renting is cheaper** for this job: about {r} rented at {provider} against {p} to buy {what}; buying "
+                f"pays off only after about {n} of the same size.")
+    assert monthly_rent is not None
+    fraction = min(1.0, use.hours / HOURS_PER_MONTH) if use.per_gpu else 1.0
+    own = (conv(tco.get("power_per_year")) * fraction + conv(tco.get("operations_per_year"))) / 12
+    horizon = use.horizon
+    rent_total, buy_total = monthly_rent * horizon, purchase + own * horizon
+    hz = book.num("horizon of the comparison", horizon, "months", SRC_USAGE if use.horizon_stated else
+                  "economics default TCO years × 12", 0 if horizon == int(horizon) else 1,
+                  suffix="个月" if zh else "month" if horizon == 1 else "months")
+    rt = book.money(f"rental of {what} over the horizon at {provider}", rent_total, cur, "monthly rent × months")
+    bt = book.money(f"purchase and running of {what} over the horizon", buy_total, cur, "purchase + running × months")
+    rm = book.money(f"rental a month of {what} at {provider}", monthly_rent, cur, "GPU-hours × price per GPU-hour")
+    om = book.money(f"power and operations a month of {what} owned", own, cur, SRC_TCO)
+    assumed = "" if use.horizon_stated else ("（按默认 3 年算，告诉我用多久可改）" if zh else
+                                             " (the default; tell me how long you need it)")
+    if monthly_rent > own:
+        months = purchase / (monthly_rent - own)
+        be = book.num(f"break-even month of buying {what}", months, "months", "purchase / (rent − running a month)",
+                      0 if months >= 10 else 1, suffix="个月" if zh else "months")
+        if months <= horizon:
+            return (f"**买更便宜**：{hz}{assumed}内买 {what} 共 {bt}（{p} 一次性 + 每月电费运维 {om}），租要 {rt}（{provider} "
+                    f"每月 {rm}）；约 {be}后买卡回本（未计转卖残值）。" if zh else
+                    f"**Buying is cheaper** over {hz}{assumed}: {bt} to buy {what} ({p} up front + {om} a month for power "
+                    f"and operations) against {rt} rented ({rm} a month at {provider}); buying breaks even after about "
+                    f"{be} (resale value not counted).")
+        return (f"**租更便宜**：{hz}{assumed}内租 {what} 共 {rt}（{provider} 每月 {rm}），买要 {bt}（{p} 一次性 + 每月 {om}）；"
+                f"买卡要约 {be}才回本。" if zh else
+                f"**Renting is cheaper** over {hz}{assumed}: {rt} rented ({rm} a month at {provider}) against {bt} to buy "
+                f"{what} ({p} up front + {om} a month for power and operations); buying would break even only after "
+                f"about {be}.")
+    return (f"**租更便宜**：租 {what} 每月 {rm}（{provider}），还不到自有机器每月的电费运维 {om}，买卡（{p}）永远回不了本。" if zh else
+            f"**Renting is cheaper**: {rm} a month at {provider} is less than the {om} a month that owning {what} costs in "
+            f"power and operations, so buying ({p}) never breaks even.")
+
+
+def card_options(request: dict[str, Any], catalog: Catalog, currency: str) -> list[dict[str, Any]]:
+    """The named cards (candidate, compared or owned, with a count; one when none is said) as options carrying the
+    TCO of buying them (advisor.estimator.cost.estimate_tco), for a rent-or-buy question with no job to size."""
+    out = []
+    for h in request.get("hardware", []):
+        gpu = catalog.find_gpu(h["gpu"]) if h.get("gpu") and h.get("role") != "excluded" else None
+        if gpu is None:
+            continue
+        try:
+            tco = estimate_tco(gpu, int(h.get("count") or 1), load_economics(), currency=currency).to_contract()
+        except AdvisorError:
+            continue
+        out.append({"gpu": gpu.id, "count": int(h.get("count") or 1), "tco": tco})
+    return out
+
+
+__all__ = ["Usage", "card_options", "usage_of", "verdict"]

@@ -1,0 +1,171 @@
+"""How much the hardware is used and for how long: the hours a rented card runs and the horizon of a rent-or-buy
+comparison ("8 hours a day", "每天用 8 小时", "weekdays only", "about 200 hours a month", "用半年", "for 18 months").
+
+    read_usage("4x H100, 8 hours a day, weekdays only, for half a year")
+      -> Usage(hours_month=173.8, per_gpu=True, text="8 hours a day, weekdays only", horizon_months=6, …)
+
+Hours a month = hours a day × days a month, days a month = 365 / 12 = 30.42 (every day) or 5 × 52 / 12 = 21.67
+(weekdays); a week's hours × 52 / 12; a month's hours as said. "Business hours" / "9 to 5" / "工作时间" is 8 h on
+weekdays; "24/7" / "around the clock" / "全天" is 24 h every day. "N GPU-hours a month" is the whole job's hours
+(not per card). The horizon: "for / over N months|years", "用 / 租 N 个月|年", "半年" (6 months).
+
+Pure functions over the lower-cased message with its amounts in digits (`quantity.rewrite`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from advisor.conversation.reader.numbers import to_number
+from advisor.conversation.reader.slots import Slots
+from advisor.conversation.reader.text import Text
+
+DAYS_PER_MONTH = 365 / 12  # 30.42: every day
+WEEKDAYS_PER_MONTH = 5 * 52 / 12  # 21.67: Monday to Friday
+WEEKS_PER_MONTH = 52 / 12  # 4.33
+HOURS_PER_MONTH = 24 * DAYS_PER_MONTH  # 730 h: around the clock
+
+_NUMBER = (r"\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3}|(?<![a-z])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+           r"twelve|sixteen|twenty)(?![a-z])")
+_N, _N2, _N3 = (rf"(?P<{g}>{_NUMBER})" for g in ("n", "n2", "n3"))
+_H = r"(?:hours?|hrs?|h|小时|个小时|钟头)"
+_PER_DAY = re.compile(
+    rf"{_N}\s*(?:-|to|~|到)?\s*(?:\d+\s*)?{_H}\s*(?:a|per|each|every|/|一|每)\s*(?:day|night|workday|weekday|天|日)(?![a-z])|"
+    rf"(?:每天|一天|每日|日均|天天|每个工作日|工作日每天)\s*(?:只|就|大概|大约|约|差不多)?\s*(?:用|跑|运行|使用|开|开机|工作|租)?\s*"
+    rf"(?:约|大概|大约|差不多)?\s*{_N2}\s*{_H}|"
+    rf"{_N3}\s*{_H}\s*(?:per|a|/)\s*(?:work(?:ing)?\s*)?day")
+_PER_WEEK = re.compile(rf"{_N}\s*(?:gpu[\s-]*)?{_H}\s*(?:a|per|each|every|/)\s*week(?![a-z])|"
+                       rf"(?:每周|一周|每星期)\s*(?:约|大概|大约|差不多)?\s*(?:用|跑|运行|使用|开)?\s*(?:约|大概|大约)?\s*{_N2}\s*{_H}")
+_PER_MONTH = re.compile(rf"{_N}\s*(?P<gpu>gpu[\s-]*)?{_H}\s*(?:a|per|each|every|/)\s*month(?![a-z])|"
+                        rf"(?:每月|每个月|一个月|月均)\s*(?:约|大概|大约|差不多)?\s*(?:用|跑|运行|使用|开)?\s*(?:约|大概|大约)?\s*{_N2}\s*(?P<gpu2>gpu\s*)?{_H}")
+_WEEKDAYS = re.compile(r"weekdays?(?: only)?|business days|working days|work days|mon(?:day)?\s*(?:-|to|through|–)\s*"
+                       r"fri(?:day)?|(?:5|five) days a week|工作日|周一到周五|周一至周五|每周五天|一周五天|不含周末|周末不用|"
+                       r"no weekends|not (?:on )?weekends")
+_DAYS_A_WEEK = re.compile(rf"{_N}\s*days?\s*(?:a|per|each|every|/)\s*week|(?:每周|一周)\s*(?:用|跑)?\s*{_N2}\s*天")
+_DAYS_A_MONTH = re.compile(rf"{_N}\s*days?\s*(?:a|per|each|every|/)\s*month|(?:每月|一个月)\s*(?:用|跑)?\s*{_N2}\s*天")
+_OFFICE = re.compile(r"business hours|office hours|working hours|work hours|9\s*(?:-|to|–)+\s*5(?![\d.])|nine[\s-]*to[\s-]*five|工作时间|上班时间|"
+                     r"白天上班")
+_ALWAYS = re.compile(r"24\s*/\s*7|24x7|around the clock|round the clock|all day(?: and night)?|nonstop|non-stop|"
+                     r"continuously|always on|全天候|全天|24\s*小时(?!\s*(?:内|以内|之内))|不间断|一直开着|常开|不停机")
+_HORIZON = re.compile(
+    r"(?:(?<![a-z])(?:for|over|during|next|about|roughly|around)\s+(?:the\s+(?:next\s+)?|a\s+period\s+of\s+)?"
+    r"(?:(?:just|only|about|around|roughly|maybe|another)\s+)?"
+    r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*(?P<u>months?|years?|yrs?)(?![a-z]))|"
+    r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期)\s*(?P<zn>\d+(?:\.\d+)?|半|一)\s*(?:个)?\s*(?P<zu>月|年)")
+_HALF_YEAR = re.compile(r"half a year|six months|半年")
+
+
+_SMALL = {"a": 1.0, "one": 1.0, "一": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0,
+          "eight": 8.0, "nine": 9.0, "ten": 10.0}
+
+
+@dataclass(frozen=True)
+class Usage:
+    """The usage a message states: hours a month (per card, or the whole job's when `per_gpu` is False), the words
+    they were read from, and the horizon in months (None: not said)."""
+
+    hours_month: float | None = None
+    per_gpu: bool = True
+    text: str = ""
+    horizon_months: float | None = None
+    horizon_text: str = ""
+    spans: tuple[tuple[int, int], ...] = ()
+
+
+def _num(m: re.Match[str], *names: str) -> float | None:
+    for name in names:
+        try:
+            got = m.group(name)
+        except IndexError:
+            continue
+        if got:
+            return to_number(got)
+    return None
+
+
+def read_usage(s: str) -> Usage:
+    """The usage stated in `s` (lower case, amounts in digits; see the module doc); every field None when none."""
+    spans: list[tuple[int, int]] = []
+    words: list[str] = []
+    hours_month: float | None = None
+    per_gpu = True
+    month = _PER_MONTH.search(s)
+    day = _PER_DAY.search(s)
+    week = _PER_WEEK.search(s)
+    if month and (v := _num(month, "n", "n2")) and 0 < v <= 744:
+        hours_month, per_gpu = v, not (month.group("gpu") or month.group("gpu2"))
+        spans.append(month.span())
+        words.append(month.group(0))
+    elif week and (v := _num(week, "n", "n2")) and 0 < v <= 168:
+        hours_month = v * WEEKS_PER_MONTH
+        spans.append(week.span())
+        words.append(week.group(0))
+    else:
+        per_day: float | None = None
+        if day and (v := _num(day, "n", "n2", "n3")) and 0 < v <= 24:
+            per_day = v
+            spans.append(day.span())
+            words.append(day.group(0))
+        office = _OFFICE.search(s)
+        if per_day is None and office:
+            per_day = 8.0
+            spans.append(office.span())
+            words.append(office.group(0))
+        days = None
+        weekdays = _DAYS_A_WEEK.search(s) or None
+        if weekdays and (v := _num(weekdays, "n", "n2")) and 0 < v <= 7:
+            days = v * WEEKS_PER_MONTH
+        elif (wd := _WEEKDAYS.search(s)) or office:
+            days = WEEKDAYS_PER_MONTH
+            weekdays = wd
+        elif (dm := _DAYS_A_MONTH.search(s)) and (v := _num(dm, "n", "n2")) and 0 < v <= 31:
+            days, weekdays = v, dm
+        if weekdays is not None:
+            spans.append(weekdays.span())
+            words.append(weekdays.group(0))
+        always = _ALWAYS.search(s)
+        if per_day is None and always and days is None:
+            per_day = 24.0
+            spans.append(always.span())
+            words.append(always.group(0))
+        if per_day is None and days is not None:
+            per_day = 24.0  # "weekdays only" without the hours: a card rented for its days runs them through
+        if per_day is not None:
+            hours_month = per_day * (days if days is not None else DAYS_PER_MONTH)
+    horizon: float | None = None
+    horizon_text = ""
+    h = _HORIZON.search(s)
+    if h:
+        raw = (h.group("n") or h.group("zn") or "").strip()
+        unit = h.group("u") or h.group("zu") or ""
+        n = 0.5 if raw in ("半", "half a") or raw.startswith("half") else _SMALL.get(raw) or float(raw)
+        months = n * (12 if unit.startswith(("y", "年")) else 1)
+        if 0 < months <= 240:
+            horizon, horizon_text = months, h.group(0).strip()
+            spans.append((h.start("n") if h.group("n") else h.start("zn"), h.end()))  # the verb ("租") stays
+    elif (half := _HALF_YEAR.search(s)) and re.search(r"用|租|for|over|rent|use", s[max(0, half.start() - 12):half.start()]):
+        horizon, horizon_text = 6.0, half.group(0)
+        spans.append(half.span())
+    return Usage(hours_month=hours_month, per_gpu=per_gpu, text=", ".join(dict.fromkeys(w.strip() for w in words)),
+                 horizon_months=horizon, horizon_text=horizon_text, spans=tuple(spans))
+
+
+
+
+def read_usage_slots(t: Text, slots: Slots) -> None:
+    """The extractor's reader: the usage and horizon into `slots`, their words blanked (so "8 hours a day" is not
+    read as an 8-hour deadline)."""
+    got = read_usage(t.s)
+    if got.hours_month is not None:
+        slots.usage_hours_month, slots.usage_per_gpu, slots.usage_text = got.hours_month, got.per_gpu, got.text
+    if got.horizon_months is not None:
+        slots.horizon_months, slots.horizon_text = got.horizon_months, got.horizon_text
+        years = got.horizon_months / 12
+        if years == int(years) and 1 <= years <= 15:
+            slots.tco_years = int(years)  # "over 3 years": the cost horizon of the purchase as well
+    for start, end in got.spans:
+        t.consume(start, end)
+
+
+__all__ = ["DAYS_PER_MONTH", "HOURS_PER_MONTH", "WEEKDAYS_PER_MONTH", "Usage", "read_usage", "read_usage_slots"]

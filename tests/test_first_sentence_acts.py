@@ -1,0 +1,154 @@
+"""The first sentence answers the act asked, for questions a new user typed that named no job, quoted a figure,
+or asked where a number comes from (several paraphrases each, both languages; checked by hand arithmetic or
+against the catalog)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from advisor.conversation.dialog.machine import default_catalog
+from advisor.conversation.session import Conversation
+
+
+def first(lang: str, text: str) -> tuple[str, dict]:
+    turn = Conversation(lang=lang).respond(text)
+    return turn.answer.strip().split("\n\n")[0], turn.extra.get("request") or {}
+
+
+@pytest.mark.parametrize(("lang", "text", "gpu"), [
+    ("en", "Can a company in Shanghai legally buy H100s today?", "h100-sxm"),
+    ("en", "Are we allowed to import A100s into China?", "a100-80g-sxm"),
+    ("en", "is it legal for us in Beijing to purchase an H100?", "h100-sxm"),
+    ("zh", "上海的公司现在合法采购 H100 吗？", "h100-sxm"),
+    ("zh", "A100 进口到国内合法吗？", "a100-80g-sxm"),
+])
+def test_a_legality_question_about_a_card_opens_with_its_status(lang: str, text: str, gpu: str) -> None:
+    head, req = first(lang, text)
+    spec = default_catalog().find_gpu(gpu)
+    assert spec is not None and spec.china is not None
+    assert req["act"] in ("legality", "market")
+    assert spec.china.as_of.isoformat() in head, head  # the dated China status, not a sizing
+
+
+@pytest.mark.parametrize(("lang", "text", "count", "hours_a_day"), [
+    ("en", "Is renting 8 H100s cheaper than buying them if we only use them 6 hours a day?", 8, 6),
+    ("en", "rent vs buy for 8x H100, we'd run them 6 hrs per day", 8, 6),
+    ("zh", "租 4 张 A100 还是买划算？每天用 10 小时，用一年", 4, 10),
+    ("zh", "4 张 A100，每天跑 10 个小时，租划算还是买划算", 4, 10),
+])
+def test_rent_or_buy_of_named_cards_needs_no_job(lang: str, text: str, count: int, hours_a_day: float) -> None:
+    turn = Conversation(lang=lang).respond(text)
+    paragraphs = turn.answer.strip().split("\n\n")
+    assert paragraphs[0].startswith(("**Renting is cheaper", "**Buying is cheaper", "**租更便宜", "**买更便宜"))
+    gpu_hours = count * hours_a_day * 365 / 12  # hand arithmetic: cards × hours a day × days a month
+    assert f"{gpu_hours:.0f}" in paragraphs[1].replace(",", ""), (paragraphs[1], gpu_hours)
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "Where does the 41.6 GiB per GPU for Llama 3.3 70B on 4 H100s come from?"),
+    ("en", "Walk me through the memory of Llama 3.3 70B on 4 H100s"),
+    ("en", "break that down for Llama 3.3 70B on 4 H100s: what makes up the memory per GPU?"),
+    ("zh", "Llama 3.3 70B 在 4 张 H100 上每卡的显存是怎么得出的？"),
+    ("zh", "4 张 H100 跑 Llama 3.3 70B，每卡显存从哪来的？"),
+])
+def test_where_a_number_comes_from_is_its_breakdown(lang: str, text: str) -> None:
+    head, req = first(lang, text)
+    assert req["act"] == "explain", req["act"]
+    parts = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) GiB", head)]
+    assert len(parts) >= 4 and parts[0] == pytest.approx(sum(parts[1:]), abs=0.15), head  # total = sum of parts
+
+
+@pytest.mark.parametrize(("lang", "text", "verdict"), [
+    ("en", "A blog says Llama 3.1 70B in 4-bit needs only 35 GB. True?", "**No**"),
+    ("en", "I read that Llama-3.1-70B at int4 takes 35GB of VRAM, is that right?", "**No**"),
+    ("zh", "网上说 Llama 3.1 70B 4bit 只要 35G 显存，是真的吗？", "**不对**"),
+])
+def test_a_quoted_memory_claim_opens_with_its_verdict(lang: str, text: str, verdict: str) -> None:
+    head, req = first(lang, text)
+    assert req["act"] == "claim"
+    # by hand: 70.6e9 parameters × 4 bits / 8 = 35.3 GB of weights alone, before any scale, KV cache or runtime
+    assert 70.6e9 * 4 / 8 > 35e9
+    assert head.startswith(verdict), head
+
+
+@pytest.mark.parametrize(("lang", "text", "criterion"), [
+    ("en", "Which is faster for serving Llama 3.1 8B, an L40S or an A100 40GB?", "speed"),
+    ("en", "Llama 3.1 8B: L40S vs A100 40GB, which one gives more tokens/s?", "speed"),
+    ("zh", "Qwen2.5-7B 用 4090 还是 L40S 更快？", "speed"),
+    ("zh", "H20 和 910B 跑 DeepSeek-V3 哪个划算？", "value"),
+    ("en", "For Qwen2.5-7B, is an RTX 4090 or an A100 40GB better value?", "value"),
+])
+def test_a_card_comparison_opens_with_the_criterion_asked(lang: str, text: str, criterion: str) -> None:
+    turn = Conversation(lang=lang).respond(text)
+    head = turn.answer.split("\n\n")[0]
+    named = [o for o in turn.options if o["fits"] and "candidate" in (o.get("labels") or [])][:2]
+    assert len(named) == 2
+    if criterion == "speed":  # the faster of the two sized configurations leads, with both speeds
+        a, b = sorted(named, key=lambda o: -o["throughput"]["decode_tokens_per_s"])
+        speeds = [float(x) for x in re.findall(r"(\d+) tokens/s", head)]
+        assert speeds == [round(a["throughput"]["decode_tokens_per_s"]), round(b["throughput"]["decode_tokens_per_s"])]
+    else:  # purchase per token/s of total decode throughput, lower first
+        per = sorted(o["tco"]["purchase"]["total"]["amount"] / o["throughput"]["decode_tokens_per_s_total"]
+                     for o in named)
+        shown = [float(x.replace(",", "")) for x in re.findall(r"[$¥]([\d,]+(?:\.\d+)?)", head)]
+        assert shown == pytest.approx(per, rel=0.005, abs=1)
+    assert head.startswith("**") and ("faster" in head or "更快" in head or "value" in head or "划算" in head)
+
+
+def test_only_one_named_configuration_fitting_is_said_first() -> None:
+    turn = Conversation(lang="en").respond("For Qwen2.5-32B, which is cheaper: 2x RTX 4090 or 1x A100 80GB?")
+    # by hand: 32.8e9 parameters × 2 bytes = 65.5 GB of BF16 weights, 32.8 GB per card over two 24 GB cards
+    assert 32.8e9 * 2 / 2 > 24e9
+    assert turn.answer.startswith("**Only 1× NVIDIA A100 80GB SXM4 fits**")
+
+
+@pytest.mark.parametrize(("lang", "text", "verdict"), [
+    ("zh", "有人说 7B 模型全量微调 24G 显存就够了，靠谱吗？", "**不对**"),
+    ("en", "A tutorial says full fine-tuning Qwen2.5-7B needs just 24GB. Is that true?", "**No**"),
+    ("en", "someone said you can fully fine-tune a 7B model in 24 GB of VRAM, right?", "**No**"),
+])
+def test_a_training_memory_claim_is_checked_against_the_training_need(lang: str, text: str, verdict: str) -> None:
+    turn = Conversation(lang=lang).respond(text)
+    head = turn.answer.split("\n\n")[0]
+    assert head.startswith(verdict), head
+    # by hand, mixed-precision AdamW: ~7.6e9 parameters × (4 master + 2 gradient + 8 optimizer) bytes = 106 GB ≫ 24 GB
+    assert 7.6e9 * 14 > 4 * 24e9
+    total = float(re.findall(r"(\d+(?:\.\d+)?) GiB", head)[-1])
+    assert total * 2**30 > 7.6e9 * 14  # the need the answer states covers at least those states
+
+
+@pytest.mark.parametrize(("lang", "text", "verdict", "total_b"), [
+    ("zh", "DeepSeek-V3 真的只需要 37B 激活参数的显存吗？", "**不对**", 671.0),
+    ("en", "Does Mixtral 8x7B really only need memory for 13B active parameters?", "**No**", 46.7),
+    ("en", "MoE models like Mixtral 8x7B only need VRAM for the active experts, right?", "**No**", 46.7),
+])
+def test_an_active_parameters_claim_opens_with_its_verdict(lang: str, text: str, verdict: str, total_b: float) -> None:
+    head = Conversation(lang=lang).respond(text).answer.split("\n\n")[0]
+    assert head.startswith(verdict), head
+    assert f"{total_b:.1f} B" in head  # every expert's parameters (the model cards: 671 B, 46.7 B), not the active ones
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "How much would renting an H100 cost for a month?"),
+    ("en", "what's the monthly cost to rent 2 A100s?"),
+    ("zh", "租一张 H100 一个月多少钱？"),
+])
+def test_a_question_about_renting_alone_opens_with_the_rental_cost(lang: str, text: str) -> None:
+    head = Conversation(lang=lang).respond(text).answer.split("\n\n")[0]
+    assert head.startswith("**租用**" if lang == "zh" else "**Renting**"), head
+
+
+@pytest.mark.parametrize(("lang", "text", "shape", "ctx", "seqs"), [
+    ("zh", "为什么 Qwen2.5-72B 在 8k 上下文下 KV 缓存这么大？", (80, 8, 128), 8192, 1),
+    ("en", "why is the KV cache of Llama 3.1 70B so big at 32k context with 10 users?", (80, 8, 128), 32768, 10),
+    ("en", "explain the KV cache size for Qwen2.5-72B, 8k context, 4 users", (80, 8, 128), 8192, 4),
+])
+def test_why_the_kv_cache_is_large_opens_with_its_formula(lang: str, text: str, shape: tuple[int, int, int], ctx: int,
+                                                           seqs: int) -> None:
+    head = Conversation(lang=lang).respond(text).answer.split("\n\n")[0]
+    layers, heads, dim = shape  # the models' config.json: num_hidden_layers, num_key_value_heads, head size
+    per = 2 * layers * heads * dim * 2 * ctx / 2**30
+    gib = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) GiB", head)]
+    assert gib[:2] == [pytest.approx(per, abs=0.05), pytest.approx(per * seqs, abs=0.05)], head
