@@ -171,7 +171,7 @@ def test_the_chinese_reask_is_in_chinese() -> None:
 
 @pytest.mark.parametrize("question, lang, verdict", [
     (FIT_QUESTION, "en", "No"),
-    ("Llama-3-70B 放得下一张 H100 吗？", "zh", "不够"),
+    ("Llama-3-70B 放得下一张 H100 吗？", "zh", "按原样不行"),  # not at BF16; FP8 fits on the one card (said after)
 ])
 def test_the_session_falls_back_to_the_deterministic_first_screen(monkeypatch, question, lang, verdict) -> None:
     buried = "Let me think about that. It depends on many things."

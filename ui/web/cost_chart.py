@@ -145,18 +145,27 @@ def place_labels(points: Sequence[tuple[float, float, str]], area: Box, size: fl
             spots += [(x - w / 2, y - r - gap - h - k * h), (x - w / 2, y + r + gap + k * h),
                       (x + r, y - r - h - k * h), (x + r, y + r + k * h), (x - r - w, y + r + k * h),
                       (x - r - w, y - r - h - k * h)]
-        best: tuple[float, Box] | None = None
-        for sx, sy in spots:
+        def cost_of(sx: float, sy: float, w: float = w) -> tuple[float, Box]:
             box = (sx, sy, sx + w, sy + h)
             outside = (max(0.0, area[0] - box[0]) + max(0.0, box[2] - area[2]) + max(0.0, area[1] - box[1])
                        + max(0.0, box[3] - area[3])) * h * 4
             pad = (box[0] - 1.5, box[1] - 1.5, box[2] + 1.5, box[3] + 1.5)  # a little air between labels
-            cost = outside + sum(_overlap(pad, o) for o in placed) + sum(_overlap(box, d) for d in dots)
-            if best is None or cost < best[0]:
-                best = (cost, box)
-            if cost == 0:
+            return outside + sum(_overlap(pad, o) for o in placed) + sum(_overlap(box, d) for d in dots), box
+
+        best: tuple[float, Box] | None = None
+        for sx, sy in spots:
+            found = cost_of(sx, sy)
+            if best is None or found[0] < best[0]:
+                best = found
+            if found[0] == 0:
                 break
         assert best is not None
+        if best[0] > 0:  # crowded: the clear spot anywhere in the area nearest the point (a leader line joins them)
+            grid = [(area[0] + i * w / 4, area[1] + j * h / 2) for i in range(int((area[2] - area[0]) // (w / 4)) + 1)
+                    for j in range(int((area[3] - area[1]) // (h / 2)) + 1)]
+            clear = [box for c, box in (cost_of(gx, gy) for gx, gy in grid) if c == 0]
+            if clear:
+                best = (0.0, min(clear, key=lambda b: math.hypot((b[0] + b[2]) / 2 - x, (b[1] + b[3]) / 2 - y)))
         placed.append(best[1])
     return placed
 
