@@ -79,6 +79,16 @@ CT_INT4_GROUP = 32  # Kimi K2 Thinking: compressed-tensors int4, one bf16 scale 
 NVFP4_BLOCK = 16  # NVFP4: one FP8 scale per 16 FP4 values
 
 
+# the short names answers and tables show ("GGUF Q4_K_M"); FormatInfo.label is the long description
+FORMAT_NAMES = {
+    "fp32": "FP32", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8", "int8": "INT8", "int4": "INT4",
+    "gptq-int4": "GPTQ INT4", "gptq-int8": "GPTQ INT8", "awq-int4": "AWQ INT4", "nf4": "NF4 (bitsandbytes)",
+    "bnb-int8": "bitsandbytes INT8", "q8_0": "GGUF Q8_0", "q6_k": "GGUF Q6_K", "q5_k_m": "GGUF Q5_K_M",
+    "q4_k_m": "GGUF Q4_K_M", "q4_0": "GGUF Q4_0", "q3_k_m": "GGUF Q3_K_M", "q2_k": "GGUF Q2_K",
+    "mxfp4": "MXFP4", "nvfp4": "NVFP4", "int4-experts": "INT4 experts + BF16",
+}
+
+
 class FormatInfo(Value):
     name: str
     bits: float  # bits per quantised weight, scales/zeros included (GGUF mixes: see bits_per_weight)

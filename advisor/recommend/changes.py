@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from advisor.estimator.formats import bits_per_weight
+from advisor.estimator.formats import FORMAT_NAMES, bits_per_weight
 from advisor.estimator.limits import largest_context
 from advisor.recommend.options import SPEED_MISSES, search_gpu
 from advisor.recommend.prices import cost_of, total_price
@@ -112,9 +112,11 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None,
             continue
         alt = _retry(search, replace(w, weights=fmt), scope, owned)
         if alt is not None:
-            return [Change(kind="precision", value=fmt,
-                           message=f"{fmt} weights instead of {current}: {alt.count}× {alt.gpu_name} fits",
-                           message_zh=f"权重改用 {fmt}（而不是 {current}）：{alt.count} 张 {alt.gpu_name} 可以装下")]
+            new, old = FORMAT_NAMES.get(fmt, fmt.upper()), FORMAT_NAMES.get(current, current.upper())
+            key = "change.precision.same" if owned else "change.precision"  # owned: the same cards, not named again
+            return [Change(kind="precision", value=fmt, message=t(key, "en", new=new, old=old, count=alt.count,
+                                                                   gpu=alt.gpu_name),
+                           message_zh=t(key, "zh", new=new, old=old, count=alt.count, gpu=alt.gpu_name))]
     return []
 
 

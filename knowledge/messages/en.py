@@ -284,6 +284,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "findings.more_sources": " (+{more} more)",
     "assumptions.title": "**Assumptions:**",
     "assumptions.mfu": "training time at MFU {mfu}, {basis}",
+    "change.precision": "{new} weights instead of {old}: {count}× {gpu} fits",
+    "change.precision.same": "switching to {new} weights",
     "change.task": "{new} instead of {old}: {count}× {gpu} fits{time}",
     "change.task.time": " (about {days} days for the job)",
     "lead.nothing_fits": "**Nothing in the catalog fits under these constraints.**",

@@ -283,6 +283,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "findings.more_sources": "（另有 {more} 处来源）",
     "assumptions.title": "**假设：**",
     "assumptions.mfu": "训练时间按 MFU {mfu} 计算，{basis}",
+    "change.precision": "权重改用 {new}（而不是 {old}）：{count} 张 {gpu} 可以装下",
+    "change.precision.same": "改用 {new} 权重即可装下",
     "change.task": "改用 {new}（而不是 {old}）：{count} 张 {gpu} 可以装下{time}",
     "change.task.time": "（整个任务约 {days} 天）",
     "lead.nothing_fits": "**在当前约束下没有能放下的配置。**",

@@ -6,18 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
+from advisor.estimator.formats import FORMAT_NAMES
 from knowledge.messages import known, t
 
 if TYPE_CHECKING:
     from advisor.conversation.reader.extract import GpuMention
     from knowledge.catalog import Catalog
 
-FORMAT = {
-    "fp32": "FP32", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8", "int8": "INT8", "int4": "INT4",
-    "gptq-int4": "GPTQ INT4", "gptq-int8": "GPTQ INT8", "awq-int4": "AWQ INT4", "nf4": "NF4 (bitsandbytes)",
-    "bnb-int8": "bitsandbytes INT8", "q8_0": "GGUF Q8_0", "q6_k": "GGUF Q6_K", "q5_k_m": "GGUF Q5_K_M",
-    "q4_k_m": "GGUF Q4_K_M", "q4_0": "GGUF Q4_0", "q3_k_m": "GGUF Q3_K_M", "q2_k": "GGUF Q2_K",
-}
+FORMAT = FORMAT_NAMES  # the short names of the weight formats (advisor.estimator.formats)
 
 
 SLOT_LABEL = {
