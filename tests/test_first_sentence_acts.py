@@ -152,3 +152,15 @@ def test_why_the_kv_cache_is_large_opens_with_its_formula(lang: str, text: str, 
     per = 2 * layers * heads * dim * 2 * ctx / 2**30
     gib = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) GiB", head)]
     assert gib[:2] == [pytest.approx(per, abs=0.05), pytest.approx(per * seqs, abs=0.05)], head
+
+
+def test_a_comparison_won_by_a_card_ruled_out_in_the_region_says_so() -> None:
+    """"H20 or 4090 for 70B, which is better value?" asked in Chinese (mainland China): the verdict may favour the
+    RTX 4090, but the sale of that card there is restricted — said in the same opening, by the rule's title."""
+    from advisor.conversation.session import Conversation
+    from rules.titles import rule_title
+
+    first = Conversation(driver="deterministic").respond("H20 还是 4090 做 70B 推理更划算？").answer.split("\n\n")[0]
+    assert "更划算" in first
+    if first.startswith("**8× GeForce RTX 4090"):
+        assert "被规则排除" in first and any(rule_title(r, "zh") in first for r in ("market-cn-4090-restricted",))

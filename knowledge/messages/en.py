@@ -652,6 +652,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.only_fits": "**Only {fit} fits** the job as asked; {others} does not.",
     "compare.faster": "**{a} is faster**: {x} per user against {y} on {b} ({r}×).",
     "compare.better_value": "**{a} is the better value**: {x} of purchase per token/s of total throughput against {y} for {b}.",
+    "compare.ruled_out": " Note that {name} is ruled out here: {rules}.",
     "compare.cheaper": "**{a} costs less**: {x} to buy against {y} for {b}.",
     "kv_claim.explain": "The KV cache of {model} per sequence = 2 (K and V) × {layers} layers × {heads} KV heads × {dim} × 2 bytes (FP16) × {c} = {per}; for {n} concurrent sequences, {total}. It grows linearly with the context and the number of sequences, whatever the weights.",
     "claim.verdict.too_low": "**No**",

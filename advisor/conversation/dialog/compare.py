@@ -19,6 +19,7 @@ from advisor.conversation.tools.registry import call_tool
 from advisor.conversation.turn import Step
 from knowledge.messages import t
 from knowledge.params import param_counts
+from rules.titles import rule_title
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -137,7 +138,7 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         x = book.num(f"decode tokens/s per sequence on {name(a)}", sa, "tokens/s", SRC, 0, suffix="tokens/s")
         y = book.num(f"decode tokens/s per sequence on {name(b)}", sb, "tokens/s", SRC, 0, suffix="tokens/s")
         r = book.num(f"speed ratio {name(a)} / {name(b)}", sa / sb, "ratio", "ratio of the two speeds", 1, suffix="")
-        return t("compare.faster", lang, a=name(a), b=name(b), x=x, y=y, r=r)
+        return t("compare.faster", lang, a=name(a), b=name(b), x=x, y=y, r=r) + _ruled_out(a, name(a), lang)
     priced = [(o, p) for o in fit if (p := buy(o)) is not None]
     if len(priced) < 2 or priced[0][1][1] != priced[1][1][1]:
         return None
@@ -149,10 +150,17 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         (a, pa), (b, pb) = sorted(priced, key=lambda x: per(*x))
         x = book.money(f"purchase per token/s of total decode on {name(a)}", per(a, pa), cur, "purchase / total tokens/s")
         y = book.money(f"purchase per token/s of total decode on {name(b)}", per(b, pb), cur, "purchase / total tokens/s")
-        return t("compare.better_value", lang, a=name(a), b=name(b), x=x, y=y)
+        return t("compare.better_value", lang, a=name(a), b=name(b), x=x, y=y) + _ruled_out(a, name(a), lang)
     if _CHEAPER.search(text):
         (a, pa), (b, pb) = sorted(priced, key=lambda x: x[1][0])
         x = book.money(f"purchase of {name(a)}", pa[0], cur, "advisor.estimator.cost.estimate_tco")
         y = book.money(f"purchase of {name(b)}", pb[0], cur, "advisor.estimator.cost.estimate_tco")
-        return t("compare.cheaper", lang, a=name(a), b=name(b), x=x, y=y)
+        return t("compare.cheaper", lang, a=name(a), b=name(b), x=x, y=y) + _ruled_out(a, name(a), lang)
     return None
+
+
+def _ruled_out(o: dict[str, Any], name: str, lang: str) -> str:
+    """The winner of a comparison that a rule rules out (a card restricted in the region): said right after the
+    verdict, by the rules' titles; "" otherwise."""
+    rules = [rule_title(str(f.get("rule_id")), lang) for f in o.get("findings") or [] if f.get("severity") == "block"]
+    return t("compare.ruled_out", lang, name=name, rules=t("list.sep", lang).join(rules)) if rules else ""
