@@ -164,3 +164,14 @@ def test_a_comparison_won_by_a_card_ruled_out_in_the_region_says_so() -> None:
     assert "更划算" in first
     if first.startswith("**8× GeForce RTX 4090"):
         assert "被规则排除" in first and any(rule_title(r, "zh") in first for r in ("market-cn-4090-restricted",))
+
+
+@pytest.mark.parametrize("text", ["Llama-3.1-70B 32k 上下文的 KV cache 只要 2GB 吧？",
+                                  "DeepSeek-V3 是不是只要 37B 激活参数的显存？",
+                                  "MoE 模型只需要激活参数的显存吧？"])
+def test_chinese_tag_question_claims_open_with_the_verdict(text: str) -> None:
+    """"…只要 2GB 吧？" / "是不是只要…？" put a figure up for confirmation: the verdict comes first (the KV cache of
+    Llama-3.1-70B at 32k is 2 × 80 × 8 × 128 × 2 B × 32768 = 10 GiB; an MoE keeps every expert in memory)."""
+    from advisor.conversation.session import Conversation
+
+    assert Conversation(driver="deterministic").respond(text).answer.startswith("**不对**")

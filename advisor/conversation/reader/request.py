@@ -132,7 +132,8 @@ _RENT = words(zh=r"租|租用|租赁|云上|云服务器|按小时|按量|每小
               en=r"rent(?:ing|al|ed)?|lease|per hour|hourly|cloud|on[\s-]demand|spot|runpod|lambda|vast\.ai|aws|gcp|"
                  r"azure|coreweave")
 _TAG_QUESTION = re.compile(r"(?:right|correct|true|isn'?t it|is that so|am i right)\s*[?？]|对吧|对吗|是吗|没错吧|是真的吗|对不对|"
-                           r"真的[^，。；？?]{0,40}吗|(?:is it|does it|do they|is that) really|really only|really just")
+                           r"真的[^，。；？?]{0,40}吗|(?:is it|does it|do they|is that) really|really only|really just|"
+                           r"(?:只要|只需|才|不过)[^，。；？?]{0,30}吧\s*[?？]|是不是[^，。；？?]{0,30}[?？]|不是吗")
 _CLAIM_SUBJECT = re.compile(r"kv[\s-]*cache|kv 缓存|moe|experts?|专家|显存|memory|vram|only (?:need|take)|只要|只需")
 _BUY = words(zh=r"买|购买|采购|自建", en=r"buy(?:ing)?|purchas\w*|own")
 
