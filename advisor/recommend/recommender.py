@@ -94,7 +94,7 @@ from advisor.recommend.search import (
     sold_in,
     why_unsized,
 )
-from advisor.recommend.speed import NEAR_CAPACITY
+from advisor.recommend.speed import NEAR_CAPACITY, fill_load
 from advisor.workload import Constraints, Workload, default_context
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import InputError
@@ -279,6 +279,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         rec.assumptions.append(interactivity_assumption("en", search.constraints.max_ms_per_token is not None))
         rec.assumptions_zh.append(interactivity_assumption("zh", search.constraints.max_ms_per_token is not None))
     _add_changes(search, rec, options, near, closest)
+    fill_load(search, rec.options + rec.closest)  # the simulation under load, for the shown options only
     offer(search, rec)  # one named card that cannot hold the model: llama.cpp layer offload, after the quantised ones
     return rec
 
@@ -426,4 +427,5 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
             opt.misses.append("blocked")
             opt.meets_targets = False
         out.append(opt)
+    fill_load(search, out)
     return out

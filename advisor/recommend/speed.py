@@ -5,6 +5,7 @@ close the pick is to its memory limit (`margin`, with the longest context that s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from advisor.estimator.calibration import load_calibration
@@ -66,21 +67,36 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
                                 prefill_tokens_per_s=t.prefill_tokens_per_s, ttft_s=t.ttft_s, bound=t.bound,
                                 concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w),
                                 engine_max_concurrency=engine[0] if engine else None,
-                                engine_log_line=engine[1] if engine else None,
-                                under_load=under_load(search, gpu, tw, t)),
+                                engine_log_line=engine[1] if engine else None),  # under_load: see fill_load
                  None, t.formulas[:1])
 
 
-def under_load(search: Search, gpu: GpuSpec, w: Workload, t: ThroughputEstimate) -> UnderLoad | None:
+def fill_load(search: Search, options: Iterable[Option]) -> None:
+    """The simulated figures under the stated load (`under_load`) for the options an answer shows. No target is
+    judged on them (the targets use the roofline's ms_per_token), so the search leaves them out for the dozens of
+    configurations it tries and only the shown ones are simulated (≈ 5 ms each)."""
+    users = search.workload.concurrency
+    if search.workload.is_training or users <= 1:
+        return
+    for o in options:
+        figs, sized = o.throughput, o.sized_workload
+        if figs is None or sized is None or figs.under_load is not None or o.layout.layer_offload is not None:
+            continue
+        count = o.count if o.layout.pp == 1 else o.layout.tp  # as the throughput estimate counted it
+        tw = replace(sized, tp=o.layout.tp, concurrency=users)
+        o.throughput = replace(figs, under_load=under_load(search, search.catalog.gpu(o.gpu), count, tw))
+
+
+def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLoad | None:
     """At a stated concurrency above one, the continuous-batching simulation's figures (advisor.estimator.serving):
     median TTFT and per-user tokens/s with prefills sharing the steps, and output tokens/s in total."""
-    if t.concurrency <= 1:
+    if w.concurrency <= 1:
         return None
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.serving
     from advisor.estimator.serving import simulate_serving
 
     try:
-        rep = simulate_serving(search.model, gpu, t.count, w, load_calibration(), concurrency=t.concurrency,
+        rep = simulate_serving(search.model, gpu, count, w, load_calibration(), concurrency=w.concurrency,
                                requests_per_client=3)
     except AdvisorError:
         return None
