@@ -32,6 +32,8 @@ sits in cached blocks.
 
 from __future__ import annotations
 
+from advisor.estimator.calibration import load_calibration
+from knowledge.errors import CatalogError
 from knowledge.structs import Value
 
 MIB = 2**20
@@ -85,6 +87,16 @@ def training_reserve(shares: ReserveShares, *, tokens: int, vocab: int, full: bo
                f"{per} B × {tokens} tokens × {vocab} vocab (loss buffers' blocks) + {frag_text} = "
                f"{_gib(loss + frag)}")
     return Reserve(loss_cached=loss, fragmentation=frag, formula=formula)
+
+
+def reserve_shares() -> ReserveShares:
+    """The caching allocator's measured constants (knowledge/data/calibration.yaml `memory`)."""
+    mem = load_calibration().memory
+    if mem is None:
+        raise CatalogError("calibration.yaml has no memory section (the allocator reserve)", field="memory")
+    return ReserveShares(layer_working=mem.reserve_layer_working.value,
+                         saved_activations=mem.reserve_saved_activations.value,
+                         cublas_workspace=mem.cublas_workspace_bytes.value)
 
 
 def dynamic_cache_reserve(kv_bytes: float) -> tuple[float, str]:

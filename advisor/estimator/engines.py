@@ -18,6 +18,12 @@ from knowledge.structs import Frozen, NonNegativeInt
 if TYPE_CHECKING:
     from pathlib import Path
 
+# the implementation each engine's training memory follows, said in the estimate's assumptions
+ENGINE_VERSIONS = {"transformers": " (followed: transformers 5.17, PEFT 0.21, torch 2.11)",
+                   "deepspeed": " (followed: DeepSpeed's estimate_zero2/zero3_model_states_mem_needs)",
+                   "fsdp": " (followed: PyTorch FSDP2 fully_shard with MixedPrecisionPolicy(bf16 params))",
+                   "megatron": " (followed: Megatron-LM distributed optimizer, fp32 main gradients)"}
+
 
 class EngineConstant(Frozen):
     value: float

@@ -20,31 +20,16 @@ from :mod:`advisor.estimator.allocator`; the peak is taken over the phases, not 
 from __future__ import annotations
 
 from advisor.estimator import training_memory as tm
-from advisor.estimator.allocator import ReserveShares, training_reserve
-from advisor.estimator.calibration import load_calibration
+from advisor.estimator.allocator import ReserveShares, reserve_shares, training_reserve  # noqa: F401 - re-exported
+from advisor.estimator.engines import ENGINE_VERSIONS  # noqa: F401 - re-exported
 from advisor.estimator.formats import weight_bytes
 from advisor.estimator.step_peak import Regime, StepPeak, StepStates, step_phases
 from advisor.workload import Workload
-from knowledge.errors import CatalogError
 from knowledge.params import param_counts
 from knowledge.schemas import ModelSpec
 from knowledge.structs import Value
 
 GIB = 2**30
-ENGINE_VERSIONS = {"transformers": " (followed: transformers 5.17, PEFT 0.21, torch 2.11)",
-                   "deepspeed": " (followed: DeepSpeed's estimate_zero2/zero3_model_states_mem_needs)",
-                   "fsdp": " (followed: PyTorch FSDP2 fully_shard with MixedPrecisionPolicy(bf16 params))",
-                   "megatron": " (followed: Megatron-LM distributed optimizer, fp32 main gradients)"}
-
-
-def reserve_shares() -> ReserveShares:
-    """The caching allocator's measured constants (knowledge/data/calibration.yaml `memory`)."""
-    mem = load_calibration().memory
-    if mem is None:
-        raise CatalogError("calibration.yaml has no memory section (the allocator reserve)", field="memory")
-    return ReserveShares(layer_working=mem.reserve_layer_working.value,
-                         saved_activations=mem.reserve_saved_activations.value,
-                         cublas_workspace=mem.cublas_workspace_bytes.value)
 
 
 class HfTraining(Value):

@@ -12,8 +12,8 @@ from typing import Any
 
 from advisor.estimator import activations as act
 from advisor.estimator import training_memory as tm
-from advisor.estimator.allocator import dynamic_cache_reserve
-from advisor.estimator.engines import EngineProfile, EngineTable, default_engines
+from advisor.estimator.allocator import dynamic_cache_reserve, reserve_shares
+from advisor.estimator.engines import ENGINE_VERSIONS, EngineProfile, EngineTable, default_engines
 from advisor.estimator.formats import (
     FORMATS,
     check_format,
@@ -22,7 +22,6 @@ from advisor.estimator.formats import (
     weight_bytes,
     weight_bytes_by_group,
 )
-from advisor.estimator.hf_training import ENGINE_VERSIONS, hf_training, hf_wrapped_activations, reserve_shares
 from advisor.estimator.results import Breakdown, MemoryEstimate
 from advisor.workload import WeightFormat, Workload
 from knowledge.errors import InputError
@@ -539,6 +538,9 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         assumptions.append("fp32 weights without autocast: activations in fp32 (4 bytes)")
     overhead, lines = _engine_overhead(engine, w.world_size > 1)
     if engine_id in ("deepspeed", "fsdp") and tp * pp == 1:  # an HF model under DeepSpeed / FSDP2: its own step
+        # start-up: an inference estimate never loads the HF training model (advisor.estimator.hf_training)
+        from advisor.estimator.hf_training import hf_wrapped_activations
+
         activations, reserve, act_lines = hf_wrapped_activations(model, w, reserve_shares(), flash=flash)
         formulas += act_lines
         overhead += int(reserve)
@@ -568,6 +570,9 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
 def _hf_training(model: ModelSpec, w: Workload, engine: EngineProfile, fmt: str, flash: bool,
                  flash_note: str) -> MemoryEstimate:
     """HF transformers / PEFT on one GPU (or DDP replicas): the phase peak of hf_training.hf_training."""
+    # start-up: an inference estimate never loads the HF training model (advisor.estimator.hf_training)
+    from advisor.estimator.hf_training import hf_training
+
     counts = param_counts(model)
     hf = hf_training(model, w, fmt, reserve_shares(), flash=flash)
     peak = hf.step.peak

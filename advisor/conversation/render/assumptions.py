@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Assumption
 from advisor.conversation.render.book import SRC_TRAINING, Book, decimals_for
 from advisor.conversation.render.labels import pick
-from advisor.estimator.hf_training import ENGINE_VERSIONS
+from advisor.estimator.engines import ENGINE_VERSIONS
 from knowledge.messages import t
 
 if TYPE_CHECKING:
