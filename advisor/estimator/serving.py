@@ -9,8 +9,10 @@ each), an open-loop rate λ as λ/r; tokens/s in total = one replica's × r.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from advisor.workload import Workload
 from knowledge.errors import InputError
@@ -35,8 +37,7 @@ CONVERSATION_OUTPUT_MEAN = 195
 CONVERSATION_SIGMA = 1.0
 
 
-@dataclass(frozen=True)
-class ServingReport:
+class ServingReport(msgspec.Struct, frozen=True):
     engine: str
     tp: int
     replicas: int

@@ -37,7 +37,9 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from dataclasses import dataclass, field, replace
+
+import msgspec
+from msgspec.structs import replace
 
 from knowledge.errors import InputError
 
@@ -48,8 +50,7 @@ MAX_EVENTS = 40_000  # nor runs more scheduler events
 OPEN_LOOP_REQUESTS = 300  # Poisson arrivals by default: a minute of traffic, at most 300 requests (p95 from 15 above it)
 
 
-@dataclass(frozen=True)
-class Scheduler:
+class Scheduler(msgspec.Struct, frozen=True):
     """An engine's scheduler limits and fixed costs (engines.yaml `serving`), and the KV cache it has."""
 
     engine: str
@@ -64,8 +65,7 @@ class Scheduler:
     kv_capacity_tokens: int  # tokens of KV cache per replica (engine_memory), not counting block rounding
 
 
-@dataclass(frozen=True)
-class Speculation:
+class Speculation(msgspec.Struct, frozen=True):
     """Speculative decoding: `k` drafted tokens per step accepted with probability `acceptance` each."""
 
     k: int = 3
@@ -77,8 +77,7 @@ class Speculation:
         return float(self.k + 1) if a >= 1.0 else (1.0 - a ** (self.k + 1)) / (1.0 - a)
 
 
-@dataclass(frozen=True)
-class RequestMix:
+class RequestMix(msgspec.Struct, frozen=True):
     """Fixed lengths (`prompt`, `output`), or a conversational distribution (lognormal around those medians,
     clipped to [1, 8 × median]) drawn from `seed`."""
 
@@ -105,8 +104,7 @@ class RequestMix:
         return [(one(self.prompt), one(self.output)) for _ in range(n)]
 
 
-@dataclass(frozen=True)
-class ServingResult:
+class ServingResult(msgspec.Struct, frozen=True):
     concurrency: int | None
     rate: float | None
     requests: int
@@ -123,7 +121,7 @@ class ServingResult:
     mean_batch: float  # mean running decodes per decode step
     steps: int
     events: int
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
     e2e_mean_s: float = 0.0  # mean send → last token of the measured requests
     queue_s: float = 0.0  # wait for a free slot beyond the saturated engine (closed loop past saturation)
 
@@ -132,8 +130,7 @@ class ServingResult:
         return 1.0 / self.tpot_p50_s if self.tpot_p50_s > 0 else 0.0
 
 
-@dataclass
-class _Req:
+class _Req(msgspec.Struct):
     idx: int
     arrival: float
     prompt: int
@@ -149,8 +146,7 @@ class _Req:
     residual: float = 0.0  # expected wait for the step in flight when it reached the scheduler (closed loop)
 
 
-@dataclass
-class _Costs:
+class _Costs(msgspec.Struct):
     prof: SpeedProfile
     hw: Hardware
     sch: Scheduler
