@@ -175,3 +175,29 @@ def test_chinese_tag_question_claims_open_with_the_verdict(text: str) -> None:
     from advisor.conversation.session import Conversation
 
     assert Conversation(driver="deterministic").respond(text).answer.startswith("**不对**")
+
+
+@pytest.mark.parametrize("text", ["How many tokens per second will Llama-3.1-70B get on 2 H100s?",
+                                  "how fast is Llama-3.1-70B on two H100 SXM cards?",
+                                  "Llama-3.1-70B 在 2 张 H100 上每秒能出多少 token？",
+                                  "两张 H100 跑 Llama-3.1-70B 生成速度有多快？"])
+def test_a_speed_question_opens_with_the_speed(text: str) -> None:
+    """"How many tokens per second on 2 H100s?" — the first sentence gives the decode speed (the throughput
+    estimate of that configuration, computed here on its own: TP 2, one user, the default 4096-token context), not a
+    yes/no about memory."""
+    import re
+
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import estimate_throughput
+    from advisor.conversation.session import Conversation
+    from advisor.workload import Workload
+    from knowledge.catalog import load_catalog
+
+    cat = load_catalog()
+    ref = estimate_throughput(cat.model("llama-3.1-70b"), cat.gpu("h100-sxm"), 2,
+                              Workload(model="llama-3.1-70b", context=4096, gpus=2, tp=2), load_calibration(),
+                              with_capacity=False)
+    first = Conversation(driver="deterministic").respond(text).answer.split("\n\n")[0]
+    assert not first.startswith(("**Yes", "**可以", "**No", "**不够"))
+    shown = float(re.search(r"(\d+(?:\.\d+)?) tokens/s", first).group(1))
+    assert shown == pytest.approx(ref.decode_tokens_per_s, abs=0.5) and "2× NVIDIA H100" in first

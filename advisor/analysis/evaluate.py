@@ -43,7 +43,8 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     workload, constraints = request.workload, request.constraints
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,
-                  inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need)
+                  inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need,
+                  asks_speed=request.asks_speed)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)

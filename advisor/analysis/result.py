@@ -110,6 +110,7 @@ class Analysis:
     intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
+    asks_speed: bool = False  # "how many tokens per second on …?": the speed first
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
     smaller: list[SmallerFit] = field(default_factory=list)  # same-family models that run on the user's own card

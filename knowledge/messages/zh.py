@@ -289,6 +289,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "change.task.time": "（整个任务约 {days} 天）",
     "lead.nothing_fits": "**在当前约束下没有能放下的配置。**",
     "lead.over_budget": "**{budget} 的预算买不到能按这个要求运行 {model} 的配置**：{change}。",
+    "lead.speed": "**{name} 上约{speed}**{warn}（{lay}），每卡需要 {need}，可用 {usable}。",
     "lead.yes": "**可以**：{text}",
     "slot.unset": "未定",
     "slot.concurrency_unit": "",

@@ -471,7 +471,7 @@ def named_configs(slots: Slots) -> tuple[NamedConfig, ...]:
 
 
 def analysis_request(state: DialogState, workload: Workload, constraints: Constraints, *, intent: str = "other",
-                     asks_users: bool = False, asks_need: bool = False) -> AnalysisRequest:
+                     asks_users: bool = False, asks_need: bool = False, asks_speed: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -480,7 +480,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg, concurrency_given=s.concurrency is not None or s.qps is not None,
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
-        asks_need=asks_need, stated=stated_fields(s),
+        asks_need=asks_need, asks_speed=asks_speed, stated=stated_fields(s),
         inferred=(*(("concurrency",) if s.concurrency is None and s.qps is not None else ()),
                   *(("context",) if prompt_fills(s) else ())))
 

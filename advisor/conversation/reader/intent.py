@@ -93,6 +93,10 @@ _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能�
                      en=r"what can you do|what do you do|what are you (?:for|able to do)|what can i ask|how can you help|"
                         r"what (?:kinds?|sorts?|types?) of (?:questions|things)|"
                         r"what are your capabilities|what is this (?:bot|tool|app) for")
+_SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*tokens?\s*/\s*s|速度(?:有)?多(?:少|快)|多快|生成速度|"
+                               r"吞吐(?:量)?(?:有|是)?多少",
+                        en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
+                           r"how quick(?:ly)?|throughput (?:will|would|do|does|can)")
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
 
@@ -177,6 +181,11 @@ def _job_shape(slots: Slots, gpus: int) -> str:
 def asks_memory(text: str) -> bool:
     """"How much memory does it need?": the answer is the job's total memory need, then what fits it."""
     return bool(_MEMORY_QUESTION.search((text or "").lower()))
+
+
+def asks_speed(text: str) -> bool:
+    """"How many tokens per second on 2 H100s?" / "每秒能出多少 token？": the answer opens with the speed."""
+    return bool(_SPEED_QUESTION.search((text or "").lower()))
 
 
 def asks_users(text: str) -> bool:

@@ -10,10 +10,11 @@ from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_USER, Book
+from advisor.conversation.render.options_table import misses, opt_layout, opt_name, opt_speed
 from knowledge.messages import t
 
 if TYPE_CHECKING:
-    from advisor.recommend.recommender import Option
+    from advisor.recommend.results import Option
 
 
 def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
@@ -27,6 +28,10 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
+    if ev.asks_speed and intent not in ("compare", "claim", "how_long", "how_much") and len(users) <= 1:
+        o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
+        if o is not None and o.fits and o.throughput is not None:
+            return _speed_lead(o, ev, book, lang)
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
         led = fs.users_lead(users[0] if users else top, ev, book, lang)
         if led is not None:
@@ -80,3 +85,17 @@ def _over_budget(ev: Analysis, book: Book, lang: str) -> str:
     budget = book.money("budget", c.budget, c.currency, SRC_USER)
     need = book.text(change.message_zh if lang == "zh" else change.message, "budget change", SRC_RECOMMEND)
     return t("lead.over_budget", lang, budget=budget, model=ev.model.name, change=need)
+
+
+def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """"How many tokens per second?": the decode speed per user and in total on the configuration (the roofline of
+    advisor.estimator.throughput at the asked concurrency), then the memory it takes; what a rule says against it
+    stays in the sentence."""
+    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
+    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes,
+                      f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+    missing = misses(o, lang)
+    warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
+    text = t("lead.speed", lang, speed=opt_speed(o, book, lang, ev.workload), name=opt_name(o, book), warn=warn,
+             lay=opt_layout(o, lang, book), need=need, usable=usable)
+    return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
