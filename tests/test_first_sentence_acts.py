@@ -201,3 +201,24 @@ def test_a_speed_question_opens_with_the_speed(text: str) -> None:
     assert not first.startswith(("**Yes", "**可以", "**No", "**不够"))
     shown = float(re.search(r"(\d+(?:\.\d+)?) tokens/s", first).group(1))
     assert shown == pytest.approx(ref.decode_tokens_per_s, abs=0.5) and "2× NVIDIA H100" in first
+
+
+@pytest.mark.parametrize(("text", "lang"), [("H100 or H200 for Llama-3.1-70B serving?", "en"),
+                                            ("Llama-3.1-70B 推理用 H100 还是 H200？", "zh"),
+                                            ("A100 80GB or L40S for Qwen2.5-32B?", "en")])
+def test_a_comparison_without_a_criterion_says_which_is_faster_and_which_costs_less(text: str, lang: str) -> None:
+    """"A or B for this job?" names no criterion: the opening says which configuration is faster (per-user decode
+    speed) and which costs less to buy, each as the table below shows it (the same option's numbers)."""
+    import re
+
+    from advisor.conversation.session import Conversation
+
+    turn = Conversation(driver="deterministic").respond(text)
+    first = turn.answer.split("\n\n")[0]
+    assert re.match(r"\*\*.+ (is faster|更快)", first), first
+    speeds = [float(v) for v in re.findall(r"(\d+) tokens/s", first)[:2]]
+    assert speeds[0] > speeds[1]  # the faster one is named first, with its speed first
+    fast = {o["gpu"]: o for o in turn.options}
+    shown = sorted(round(o["throughput"]["decode_tokens_per_s"]) for o in fast.values()
+                   if (o.get("throughput") or {}).get("decode_tokens_per_s"))
+    assert all(round(s) in shown for s in speeds)

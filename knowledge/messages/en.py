@@ -654,6 +654,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.faster": "**{a} is faster**: {x} per user against {y} on {b} ({r}×).",
     "compare.better_value": "**{a} is the better value**: {x} of purchase per token/s of total throughput against {y} for {b}.",
     "compare.ruled_out": " Note that {name} is ruled out here: {rules}.",
+    "compare.faster_and_cheaper": "**{a} is faster and costs less**: {x} per user against {y} on {b} ({r}×), {pa} to buy against {pb}.",
+    "compare.trade_off": "**{a} is faster ({r}×), {b} costs less**: {x} per user against {y}; {pb} to buy against {pa}.",
     "compare.cheaper": "**{a} costs less**: {x} to buy against {y} for {b}.",
     "kv_claim.explain": "The KV cache of {model} per sequence = 2 (K and V) × {layers} layers × {heads} KV heads × {dim} × 2 bytes (FP16) × {c} = {per}; for {n} concurrent sequences, {total}. It grows linearly with the context and the number of sequences, whatever the weights.",
     "claim.verdict.too_low": "**No**",

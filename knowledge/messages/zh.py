@@ -652,6 +652,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.faster": "**{a} 更快**：每路 {x}，{b} 为 {y}（{r}×）。",
     "compare.better_value": "**{a} 更划算**：每 token/s 总吞吐的购置成本 {x}，{b} 为 {y}。",
     "compare.ruled_out": "但注意：{name} 被规则排除（{rules}）。",
+    "compare.faster_and_cheaper": "**{a} 更快也更便宜**：每路 {x}，{b} 为 {y}（{r}×）；整机 {pa}，{b} 为 {pb}。",
+    "compare.trade_off": "**{a} 更快（{r}×），{b} 更便宜**：每路 {x} 对 {y}；整机 {pb} 对 {pa}。",
     "compare.cheaper": "**{a} 更便宜**：整机 {x}，{b} 为 {y}。",
     "kv_claim.explain": "{model} 每条序列的 KV 缓存 = 2（K 和 V）× {layers} 层 × {heads} 个 KV 头 × {dim} 维 × 2 字节（FP16）× {c} = {per}；{n} 路并发共 {total}。它随上下文长度和并发数线性增长，与模型权重无关。",
     "claim.verdict.too_low": "**不对**",

@@ -108,9 +108,9 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     """The first sentence of "which is faster / cheaper / better value, A or B?" over the two configurations sized
     (both fit): faster = higher decode tokens/s per user (estimate_throughput); cheaper = lower purchase (the TCO's
     cards + server); better value = lower purchase per token/s of total decode throughput at the stated load.
-    None when the question names no criterion or fewer than two sized configurations fit."""
-    if not (_FASTER.search(text) or _VALUE.search(text) or _CHEAPER.search(text)):
-        return None
+    With no criterion named, the faster and the cheaper one in one sentence (`_speed_and_price`). None when fewer
+    than two sized configurations fit."""
+    criterion = bool(_FASTER.search(text) or _VALUE.search(text) or _CHEAPER.search(text))
     wanted = {(h["gpu"], h.get("count")) for h in named or [] if h.get("gpu") and h.get("role") == "compared"}
     if wanted:  # the configurations the question names, not the changes the answer suggests beside them
         options = [o for o in options if (o["gpu"], o.get("count")) in wanted
@@ -132,6 +132,8 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         total = ((o.get("tco") or {}).get("purchase") or {}).get("total") or {}
         return (float(total["amount"]), str(total.get("currency", "USD"))) if total.get("amount") else None
 
+    if not criterion:  # "H100 or H200 for …?": speed and purchase side by side, in one verdict
+        return _speed_and_price(fit, buy, name, book, lang)
     if _FASTER.search(text):
         a, b = sorted(fit, key=lambda o: -float(o["throughput"]["decode_tokens_per_s"]))
         sa, sb = (float(o["throughput"]["decode_tokens_per_s"]) for o in (a, b))
@@ -164,3 +166,21 @@ def _ruled_out(o: dict[str, Any], name: str, lang: str) -> str:
     verdict, by the rules' titles; "" otherwise."""
     rules = [rule_title(str(f.get("rule_id")), lang) for f in o.get("findings") or [] if f.get("severity") == "block"]
     return t("compare.ruled_out", lang, name=name, rules=t("list.sep", lang).join(rules)) if rules else ""
+
+
+def _speed_and_price(fit: list[dict[str, Any]], buy: Any, name: Any, book: Book, lang: str) -> str | None:
+    """"A or B for this job?" with no criterion: which one is faster (decode tokens/s per user, and the ratio) and
+    which one costs less to buy (cards + servers), said as one verdict ("faster and cheaper", or the trade-off);
+    None when the two are not priced in one currency."""
+    a, b = sorted(fit, key=lambda o: -float(o["throughput"]["decode_tokens_per_s"]))
+    pa, pb = buy(a), buy(b)
+    if pa is None or pb is None or pa[1] != pb[1]:
+        return None
+    sa, sb = (float(o["throughput"]["decode_tokens_per_s"]) for o in (a, b))
+    x = book.num(f"decode tokens/s per sequence on {name(a)}", sa, "tokens/s", SRC, 0, suffix="tokens/s")
+    y = book.num(f"decode tokens/s per sequence on {name(b)}", sb, "tokens/s", SRC, 0, suffix="tokens/s")
+    r = book.num(f"speed ratio {name(a)} / {name(b)}", sa / sb, "ratio", "ratio of the two speeds", 1, suffix="")
+    ma = book.money(f"purchase of {name(a)}", pa[0], pa[1], "advisor.estimator.cost.estimate_tco")
+    mb = book.money(f"purchase of {name(b)}", pb[0], pb[1], "advisor.estimator.cost.estimate_tco")
+    key = "compare.faster_and_cheaper" if pa[0] <= pb[0] else "compare.trade_off"
+    return t(key, lang, a=name(a), b=name(b), x=x, y=y, r=r, pa=ma, pb=mb) + _ruled_out(a, name(a), lang)
