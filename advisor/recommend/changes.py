@@ -11,7 +11,7 @@ from advisor.estimator.formats import FORMAT_NAMES, bits_per_weight
 from advisor.estimator.limits import largest_context
 from advisor.recommend.options import SPEED_MISSES, search_gpu
 from advisor.recommend.prices import cost_of, total_price
-from advisor.recommend.rank import could_lead
+from advisor.recommend.rank import leadable
 from advisor.recommend.results import Change, Option
 from advisor.recommend.rules import apply_rules, blocked
 from advisor.recommend.search import (
@@ -62,11 +62,8 @@ def _budget_change(fitting: list[Option], c: Constraints, search: Search) -> lis
     a buyer could be recommended (new, sold in the region) when there are any, else of all."""
     if not fitting or c.budget is None or not all("budget" in o.misses or "no_price" in o.misses for o in fitting):
         return []
-    # the budget is what every option misses: judge the lead rule without it
-    free = replace(c, budget=None)
-    leads = [o for o in fitting if could_lead(replace(o, meets_targets=True, misses=[m for m in o.misses
-                                                                                    if m != "budget"]),
-                                              search.catalog.gpu(o.gpu), free) and set(o.misses) <= {"budget"}]
+    # the budget is what every option misses: those missing nothing else that the lead rule allows
+    leads = [o for o in fitting if set(o.misses) <= {"budget"} and leadable(o, search.catalog.gpu(o.gpu), c)]
     cheapest = min((o for o in leads or fitting if total_price(o)), key=lambda o: total_price(o) or math.inf,
                    default=None)
     if cheapest is None:

@@ -66,11 +66,15 @@ def buyable_new(o: Option, gpu: GpuSpec) -> bool:
     return not second_hand(o, gpu) and installable(o, gpu)
 
 
+def leadable(o: Option, gpu: GpuSpec, c: Constraints) -> bool:
+    """Hardware the recommended lead may be (the lead rule of `rank`): priced, sold in the region, and new unless
+    used cards are asked for."""
+    return bool(total_price(o)) and sold_in(gpu, c.region) and (c.condition == "used" or buyable_new(o, gpu))
+
+
 def could_lead(o: Option, gpu: GpuSpec, c: Constraints) -> bool:
-    """An option that meets the targets and could be the recommended lead: priced, sold in the region, and new
-    unless used cards are asked for (the lead rule of `rank`)."""
-    return (o.meets_targets and bool(total_price(o)) and sold_in(gpu, c.region)
-            and (c.condition == "used" or buyable_new(o, gpu)))
+    """An option that meets the targets and could be the recommended lead (`leadable`)."""
+    return o.meets_targets and leadable(o, gpu, c)
 
 
 def mainstream_stack(gpu: GpuSpec, region: str = "global", users: int = 2, training: bool = False) -> bool:

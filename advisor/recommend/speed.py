@@ -59,8 +59,8 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     from advisor.estimator.throughput import estimate_throughput
 
     tw = replace(w, tp=layout.tp, concurrency=search.workload.concurrency)
-    t = estimate_throughput(search.model, gpu, layout.count if layout.pp == 1 else layout.tp, tw, load_calibration(),
-                            with_capacity=False)
+    t = estimate_throughput(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp), tw,
+                            load_calibration(), with_capacity=False)
     engine = engine_concurrency(search, gpu, est, t)
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
                                 decode_tokens_per_s_total=t.decode_tokens_per_s_total, ms_per_token=t.ms_per_token,
@@ -69,6 +69,11 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
                                 engine_max_concurrency=engine[0] if engine else None,
                                 engine_log_line=engine[1] if engine else None),  # under_load: see fill_load
                  None, t.formulas[:1])
+
+
+def _serving_gpus(count: int, tp: int, pp: int) -> int:
+    """The GPUs one serving estimate covers: the whole layout, or one pipeline stage's TP group when pipelined."""
+    return count if pp == 1 else tp
 
 
 def fill_load(search: Search, options: Iterable[Option]) -> None:
@@ -82,7 +87,7 @@ def fill_load(search: Search, options: Iterable[Option]) -> None:
         figs, sized = o.throughput, o.sized_workload
         if figs is None or sized is None or figs.under_load is not None or o.layout.layer_offload is not None:
             continue
-        count = o.count if o.layout.pp == 1 else o.layout.tp  # as the throughput estimate counted it
+        count = _serving_gpus(o.count, o.layout.tp, o.layout.pp)
         tw = replace(sized, tp=o.layout.tp, concurrency=users)
         o.throughput = replace(figs, under_load=under_load(search, search.catalog.gpu(o.gpu), count, tw))
 

@@ -135,11 +135,7 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     if not criterion:  # "H100 or H200 for …?": speed and purchase side by side, in one verdict
         return _speed_and_price(fit, buy, name, book, lang)
     if _FASTER.search(text):
-        a, b = sorted(fit, key=lambda o: -float(o["throughput"]["decode_tokens_per_s"]))
-        sa, sb = (float(o["throughput"]["decode_tokens_per_s"]) for o in (a, b))
-        x = book.num(f"decode tokens/s per sequence on {name(a)}", sa, "tokens/s", SRC, 0, suffix="tokens/s")
-        y = book.num(f"decode tokens/s per sequence on {name(b)}", sb, "tokens/s", SRC, 0, suffix="tokens/s")
-        r = book.num(f"speed ratio {name(a)} / {name(b)}", sa / sb, "ratio", "ratio of the two speeds", 1, suffix="")
+        a, b, x, y, r = _faster(fit, name, book)
         return t("compare.faster", lang, a=name(a), b=name(b), x=x, y=y, r=r) + _ruled_out(a, name(a), lang)
     priced = [(o, p) for o in fit if (p := buy(o)) is not None]
     if len(priced) < 2 or priced[0][1][1] != priced[1][1][1]:
@@ -172,15 +168,26 @@ def _speed_and_price(fit: list[dict[str, Any]], buy: Any, name: Any, book: Book,
     """"A or B for this job?" with no criterion: which one is faster (decode tokens/s per user, and the ratio) and
     which one costs less to buy (cards + servers), said as one verdict ("faster and cheaper", or the trade-off);
     None when the two are not priced in one currency."""
-    a, b = sorted(fit, key=lambda o: -float(o["throughput"]["decode_tokens_per_s"]))
-    pa, pb = buy(a), buy(b)
+    pa, pb = (buy(o) for o in _by_speed(fit))
     if pa is None or pb is None or pa[1] != pb[1]:
         return None
-    sa, sb = (float(o["throughput"]["decode_tokens_per_s"]) for o in (a, b))
-    x = book.num(f"decode tokens/s per sequence on {name(a)}", sa, "tokens/s", SRC, 0, suffix="tokens/s")
-    y = book.num(f"decode tokens/s per sequence on {name(b)}", sb, "tokens/s", SRC, 0, suffix="tokens/s")
-    r = book.num(f"speed ratio {name(a)} / {name(b)}", sa / sb, "ratio", "ratio of the two speeds", 1, suffix="")
+    a, b, x, y, r = _faster(fit, name, book)
     ma = book.money(f"purchase of {name(a)}", pa[0], pa[1], "advisor.estimator.cost.estimate_tco")
     mb = book.money(f"purchase of {name(b)}", pb[0], pb[1], "advisor.estimator.cost.estimate_tco")
     key = "compare.faster_and_cheaper" if pa[0] <= pb[0] else "compare.trade_off"
     return t(key, lang, a=name(a), b=name(b), x=x, y=y, r=r, pa=ma, pb=mb) + _ruled_out(a, name(a), lang)
+
+
+def _by_speed(fit: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The two configurations, the faster (decode tokens/s per user) first."""
+    return sorted(fit, key=lambda o: -float(o["throughput"]["decode_tokens_per_s"]))
+
+
+def _faster(fit: list[dict[str, Any]], name: Any, book: Book) -> tuple[dict[str, Any], dict[str, Any], str, str, str]:
+    """The faster and the slower configuration, their per-user speeds and the ratio, each recorded in `book`."""
+    a, b = _by_speed(fit)
+    sa, sb = (float(o["throughput"]["decode_tokens_per_s"]) for o in (a, b))
+    x = book.num(f"decode tokens/s per sequence on {name(a)}", sa, "tokens/s", SRC, 0, suffix="tokens/s")
+    y = book.num(f"decode tokens/s per sequence on {name(b)}", sb, "tokens/s", SRC, 0, suffix="tokens/s")
+    r = book.num(f"speed ratio {name(a)} / {name(b)}", sa / sb, "ratio", "ratio of the two speeds", 1, suffix="")
+    return a, b, x, y, r

@@ -35,6 +35,7 @@ from advisor.conversation.render.book import (
 from advisor.conversation.render.labels import format_label, region_label, task_label
 from advisor.conversation.render.options_table import (
     misses,
+    need_and_usable,
     opt_layout,
     opt_memory,
     opt_name,
@@ -183,9 +184,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     it work (the recommender's changes checked on it, else the best configuration that fits)."""
     zh = lang == "zh"
     name = opt_name(o, book)
-    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
-    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes,
-                      f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+    need, usable = need_and_usable(o, book)
     if o.fits:
         # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
         speed = "—" if ev.load and o is load_option(ev) else opt_speed(o, book, lang, ev.workload)
@@ -261,9 +260,7 @@ def _best_other(ev: Any, o: Any) -> Any:
 
 
 def count_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
-    need = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))
-    usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
-                      f"catalog: {top.gpu} memory_bytes × engine usable fraction")
+    need, usable = need_and_usable(top, book)
     name = opt_name(top, book)
     missing = misses(top, lang)  # a rule's exclusion stays in the first sentence
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
@@ -437,9 +434,7 @@ def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
 def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     """"Which GPUs?": the full purchase of the leading configuration first (cards, servers, 3-year TCO; issue 30),
     then its memory per GPU against the usable memory and its speed."""
-    need = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))
-    usable = book.gib(f"usable memory of {top.gpu_name}", top.usable_bytes,
-                      f"catalog: {top.gpu} memory_bytes × engine usable fraction")
+    need, usable = need_and_usable(top, book)
     buy = opt_purchase(top, book, lang) if top.price or "existing" in top.labels else opt_name(top, book)
     # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)

@@ -14,6 +14,7 @@ from advisor.conversation.render.options_table import (
     config_name,
     label_words,
     misses,
+    need_and_usable,
     opt_layout,
     opt_name,
     opt_price,
@@ -93,8 +94,7 @@ def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str
     users = ev.user_options
     if users and len(users) == 1:
         o = users[0]
-        need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
-        usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+        need, usable = need_and_usable(o, book)
         if o.fits:
             speed = opt_speed(o, book, lang, ev.workload)
             tail = "" if speed == "—" else t("headline.speed_tail", lang, speed=speed)

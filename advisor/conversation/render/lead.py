@@ -10,7 +10,7 @@ from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_USER, Book
-from advisor.conversation.render.options_table import misses, opt_layout, opt_name, opt_speed
+from advisor.conversation.render.options_table import misses, need_and_usable, opt_layout, opt_name, opt_speed
 from knowledge.messages import t
 
 if TYPE_CHECKING:
@@ -91,9 +91,7 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
     """"How many tokens per second?": the decode speed per user and in total on the configuration (the roofline of
     advisor.estimator.throughput at the asked concurrency), then the memory it takes; what a rule says against it
     stays in the sentence."""
-    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
-    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes,
-                      f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+    need, usable = need_and_usable(o, book)
     missing = misses(o, lang)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
     text = t("lead.speed", lang, speed=opt_speed(o, book, lang, ev.workload), name=opt_name(o, book), warn=warn,

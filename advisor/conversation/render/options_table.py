@@ -181,9 +181,15 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
     return ", ".join(parts) or message("layout.one_gpu", lang)
 
 
-def opt_memory(o: Option, book: Book, lang: str) -> str:
+def need_and_usable(o: Option, book: Book) -> tuple[str, str]:
+    """The configuration's memory per GPU and its card's usable memory, in GiB, each recorded in `book`."""
     need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
     usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+    return need, usable
+
+
+def opt_memory(o: Option, book: Book, lang: str) -> str:
+    need, usable = need_and_usable(o, book)
     return f"{need} / {usable}"
 
 
