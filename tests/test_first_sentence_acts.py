@@ -222,3 +222,22 @@ def test_a_comparison_without_a_criterion_says_which_is_faster_and_which_costs_l
     shown = sorted(round(o["throughput"]["decode_tokens_per_s"]) for o in fast.values()
                    if (o.get("throughput") or {}).get("decode_tokens_per_s"))
     assert all(round(s) in shown for s in speeds)
+
+
+@pytest.mark.parametrize("card", ["RTX A5000", "A4000", "Quadro RTX 8000"])
+def test_a_workstation_card_not_in_the_catalog_is_named_unknown_first(card: str) -> None:
+    """NVIDIA's workstation cards by their plain names are cards: one the catalog lacks is said to be unknown in
+    the first sentence, never silently replaced by catalog cards."""
+    from advisor.conversation.session import Conversation
+
+    first = Conversation(driver="deterministic").respond(f"Is an {card} any good for running Phi-4 locally?"
+                                                         ).answer.split("\n\n")[0]
+    assert first.startswith(f"'{card}' is not a GPU in the catalog"), first
+
+
+def test_hao_ren_counts_people() -> None:
+    """"给全公司 100 号人用": 号人 counts people (colloquial), read as the concurrency like 100 个人."""
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    assert extract("8 卡 H20 能不能撑住 DeepSeek-R1 给全公司 100 号人用？", load_catalog(), lang="zh").concurrency == 100

@@ -44,7 +44,7 @@ _BUDGET_BARE = re.compile(
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
 _CONCURRENCY = [
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
-    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名用户|名员工|名工程师|位同事|个员工|位员工|人使用|人用|"
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名用户|名员工|名工程师|位同事|名同事|个同事|个员工|位员工|号人|人使用|人用|"
                r"人(?=\s*(?:部署|团队|同时|在线|规模|访问|调用|并发)))"),
     re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
     re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|concurrent|simultaneous|people|"
