@@ -15,9 +15,14 @@ SYMBOLS: dict[str, str] = {"USD": "$", "CNY": "¥"}
 
 class Money(Frozen):
     """An amount of money in `currency` (finite; negative only for a difference, e.g. a saving)."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     amount: Annotated[float, FINITE]
     currency: Currency
+
+    def check_invariants(self) -> None:
+        if self.currency not in SYMBOLS:
+            raise ValueError(f"unknown currency {self.currency!r} (accepted: {', '.join(SYMBOLS)})")
 
     def __str__(self) -> str:
         return f"{SYMBOLS[self.currency]}{self.amount:,.0f} {self.currency}"

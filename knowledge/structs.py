@@ -266,14 +266,77 @@ def field_type(cls: type[msgspec.Struct], name: str) -> Any:
 class _Checker:
     """A class's field types as a struct without checks of its own, and its fields that must be finite."""
 
-    __slots__ = ("finite", "floats", "shape")
+    __slots__ = ("_shape", "cls_name", "finite", "floats", "hints", "kinds")
 
     def __init__(self, cls: type) -> None:
-        hints = _hints(cls)
-        self.shape = msgspec.defstruct(f"{cls.__name__}Fields", list(hints.items()), kw_only=True)
+        self.cls_name = cls.__name__
+        hints = self.hints = _hints(cls)
+        self._shape: type[msgspec.Struct] | None = None
         self.finite = tuple(name for name, tp in hints.items() if _is_finite(tp))
         # fields that hold a float (alone or with None): an int put there by `replace` is stored as a float
         self.floats = tuple(name for name, tp in hints.items() if _float_only(tp))
+        # per field: the Python types its value may have without conversion (None: any), and its Literal values
+        self.kinds = tuple((name, *_kinds(tp)) for name, tp in hints.items())
+
+    def plain(self, obj: Any) -> bool:
+        """Whether every field of `obj` holds a value of a type its annotation names (a struct of the exact class,
+        an int for a float, a Literal's own value): nothing for msgspec to convert. Containers are not looked into."""
+        for name, accepted, literals in self.kinds:
+            value = getattr(obj, name)
+            if accepted is not None and (type(value) not in accepted or (literals is not None and value not in literals)):
+                return False
+        return True
+
+    def store_floats(self, obj: Any) -> None:
+        """An int given for a float field stored as a float (as msgspec's conversion does)."""
+        for name in self.floats:
+            if type(value := getattr(obj, name)) is int:
+                msgspec.structs.force_setattr(obj, name, float(value))
+
+    @property
+    def shape(self) -> type[msgspec.Struct]:
+        """A struct of the same fields without the class's hooks: what a hand-built instance is converted through
+        (made on first use: a computed class never needs it)."""
+        if self._shape is None:
+            self._shape = msgspec.defstruct(f"{self.cls_name}Fields", list(self.hints.items()), kw_only=True)
+        return self._shape
+
+
+def _kinds(tp: Any) -> tuple[frozenset[type] | None, frozenset[Any] | None]:
+    """(the Python types a value of annotation `tp` has as it is, the Literal values allowed or None); (None, None)
+    when any value is (Any, or a type this fast path does not know)."""
+    tp = _strip(tp)
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        parts = [_kinds(m) for m in typing.get_args(tp)]
+        found: frozenset[type] = frozenset()
+        values: frozenset[Any] = frozenset()
+        plain = literal = False
+        for kinds, lits in parts:
+            if kinds is None:
+                return None, None
+            found |= kinds
+            if kinds == frozenset({type(None)}):
+                continue
+            if lits is None:
+                plain = True
+            else:
+                literal, values = True, values | lits
+        if plain and literal:
+            return None, None  # a Literal beside another type: left to msgspec
+        return found, (values | {None} if type(None) in found else values) if literal else None
+    if origin is typing.Literal:
+        values = frozenset(typing.get_args(tp))
+        return frozenset(type(v) for v in values), values
+    if tp is float:
+        return frozenset({float, int}), None
+    if tp is type(None) or tp is None:
+        return frozenset({type(None)}), None
+    if origin in (list, tuple, dict, set, frozenset):
+        return frozenset({origin}), None
+    if isinstance(tp, type) and (tp in (int, str, bool, bytes, dt.date, dt.datetime) or issubclass(tp, msgspec.Struct)):
+        return frozenset({tp}), None
+    return None, None
 
 
 def _float_only(tp: Any) -> bool:
@@ -303,9 +366,7 @@ def _post_init(self: Any) -> None:
     if getattr(_STATE, "trusted", False):  # construct_trusted: our own dump of checked values, read back
         return
     if getattr(_STATE, "unchecked", False):  # `replace`: a copy of checked values with the caller's changes
-        for name in checker.floats:
-            if type(value := getattr(self, name)) is int:
-                msgspec.structs.force_setattr(self, name, float(value))
+        checker.store_floats(self)
         return
     self.normalize()
     for name in checker.finite:  # first: NaN is "not finite", not "not ≥ 0"
@@ -313,7 +374,11 @@ def _post_init(self: Any) -> None:
         if isinstance(value, float) and not math.isfinite(value):
             raise StructError(cls.__name__, [{"type": "finite_number", "loc": (name,), "input": value,
                                               "msg": "Input should be a finite number"}])
-    if not getattr(_STATE, "depth", 0):  # built by hand: check and convert each field as msgspec would
+    if getattr(_STATE, "depth", 0):  # built by msgspec from data it has just checked
+        pass
+    elif self.derived and checker.plain(self):  # a derived result whose fields have their declared kinds
+        checker.store_floats(self)
+    else:  # built by hand: check and convert each field as msgspec would
         names = cls.__struct_fields__
         values = {name: getattr(self, name) for name in names}
         try:
@@ -348,6 +413,11 @@ class _Checked:
     __slots__ = ()
     _struct_hints: ClassVar[dict[str, Any] | None] = None
     _struct_checker: ClassVar[_Checker | None] = None
+    derived: ClassVar[bool] = False
+    """True for a result the program computes from checked input (an estimate, an option, a price): built in
+    code, its fields' types are the type checker's (mypy --strict) and are not converted again at run time (that
+    second pass was a third of `recommend`'s start-up); its finite-number and cross-field checks still run. Data
+    from outside (a request, a catalog file, a decode) is always checked."""
 
     def __post_init__(self) -> None:
         _post_init(self)

@@ -13,6 +13,7 @@ Severity = Literal["info", "warn", "block"]
 
 class Finding(Frozen):
     """A rule's verdict on one fact, with the wording and citation rendered from the rule's metadata."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     rule_id: str
     severity: Severity

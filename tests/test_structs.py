@@ -177,3 +177,33 @@ def test_cli_options_refuse_odd_values_in_one_line(option: tuple[str, str], valu
         return  # a value the option takes (e.g. 0 for a field whose range includes it)
     assert status == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert flag in err, (flag, err)
+
+
+# --- derived results: built in code, not converted a second time --------------------------------------------------
+
+def test_a_derived_result_with_its_declared_kinds_skips_the_conversion_but_not_the_checks() -> None:
+    from knowledge.quantities import Money
+
+    assert Breakdown.derived and not Workload.derived  # input is always converted; results the program computes are not
+    paid = Money(amount=3, currency="USD")  # an int for a float is stored as a float, as msgspec's conversion does
+    assert type(paid.amount) is float and dump(paid, json=True) == {"amount": 3.0, "currency": "USD"}
+    with pytest.raises(StructError) as nan:
+        Money(amount=math.nan, currency="USD")
+    assert "finite" in _one_line(nan.value)
+    with pytest.raises(StructError) as currency:
+        Money(amount=1.0, currency="EUR")  # type: ignore[arg-type]
+    assert "EUR" in _one_line(currency.value)
+    with pytest.raises(StructError):
+        Breakdown(weights=-4)  # negative bytes: refused by the derived class's own check
+    assert Breakdown(weights=10.4, kv_cache=1.6).total == 12
+
+
+def test_a_derived_result_given_another_kind_of_value_is_converted_and_checked_as_before() -> None:
+    from knowledge.quantities import Money
+
+    assert Money(amount="12.5", currency="CNY").amount == 12.5  # type: ignore[arg-type]  # text: converted (lax)
+    with pytest.raises(StructError) as info:
+        Money(amount="lots", currency="USD")  # type: ignore[arg-type]
+    assert "amount" in _one_line(info.value)
+    with pytest.raises(StructError):
+        Money(amount=True, currency="USD")  # a bool is not a number here (msgspec refuses it)

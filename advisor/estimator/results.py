@@ -22,6 +22,7 @@ BREAKDOWN_KEYS = ("weights", "gradients", "optimizer_states", "activations", "kv
 
 class Breakdown(Frozen):
     """Bytes by purpose; `total` is their sum (filled in when omitted)."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     weights: NonNegativeInt = 0
     gradients: NonNegativeInt = 0
@@ -45,6 +46,10 @@ class Breakdown(Frozen):
             set_field(self, k, v)
         set_field(self, "total", expected)
 
+    def check_invariants(self) -> None:
+        if any(v < 0 for v in self.parts().values()):
+            raise ValueError(f"negative bytes in {self.parts()}")
+
     def parts(self) -> dict[str, int]:
         return {k: getattr(self, k) for k in BREAKDOWN_KEYS}
 
@@ -58,6 +63,7 @@ class MemoryEstimate(Frozen):
     `usable_fraction` is the share of a GPU's memory the engine lets the job use (vLLM's
     `gpu_memory_utilization`, 1.0 otherwise); `fits`/`headroom_bytes` compare against it.
     """
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     model: str
     task: str

@@ -20,6 +20,7 @@ Bound = Literal["memory", "compute"]
 
 class _Result(Frozen):
     """Base of the speed, training-time and cost results: frozen, validated, unknown fields refused."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
 
 class StepTime(_Result):

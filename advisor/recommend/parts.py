@@ -25,6 +25,7 @@ ZeroStage = Annotated[int, Meta(ge=0, le=3)]
 class PlannedLayout(Frozen):
     """What the parallelism planner (Megatron-LM) adds to a layout: expert and context parallelism, the
     recomputation split, the batch and the interleaving (advisor.estimator.parallel_layout.ParallelLayout)."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     ep: PositiveInt
     cp: PositiveInt
@@ -38,6 +39,7 @@ class PlannedLayout(Frozen):
 
 class LayerOffload(Frozen):
     """llama.cpp layer offload: `ngl` layers on the card (`-ngl`), `cpu_layers` and `system_ram_bytes` on the host."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     ngl: NonNegativeInt
     cpu_layers: NonNegativeInt
@@ -47,6 +49,7 @@ class LayerOffload(Frozen):
 class OptionLayout(Frozen):
     """How an option splits the model: TP × PP × DP, the ZeRO stage and its optimizer offload, the engine, the
     weight and KV formats, activation recomputation (training only), and the planner's or llama.cpp's extras."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     tp: PositiveInt
     pp: PositiveInt
@@ -95,6 +98,7 @@ class UnitPrice(Frozen):
     """The dated price of one card an option is priced from: the money, its date and catalog kind ("street",
     "launch_msrp", "used", with ", converted …" when from the other currency), the source id and how far it can be
     trusted, what it prices (new / used / street) and whether the card is end-of-life (priced used)."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     per_card: Money
     as_of: str  # ISO date
@@ -121,6 +125,7 @@ class UnitPrice(Frozen):
 class Margin(Frozen):
     """How close a serving option is to its memory limit: the share of the engine's usable memory it takes and,
     near capacity, where it stops (the longest context at one sequence, the most sequences at the asked context)."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     used_bytes: NonNegativeInt
     usable_bytes: NonNegativeInt
@@ -143,6 +148,7 @@ class Margin(Frozen):
 class Purchase(Frozen):
     """What buying the configuration costs: the cards, the rest of the server(s) and the total (all None for cards
     already owned)."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     gpus: Money | None = None
     rest_of_system: Money | None = None  # CPU, board, RAM, disks, NICs, chassis (the guides' server tiers)
@@ -151,6 +157,7 @@ class Purchase(Frozen):
 
 class CloudRent(Frozen):
     """Renting the same GPU-hours at a dated cloud quote (training: the job's own GPU-hours, `gpu_hours`)."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     usd_per_gpu_hour: float | None
     provider: str | None
@@ -163,12 +170,16 @@ class CloudRent(Frozen):
 
 class TokenCost(Frozen):
     """Cost per million output tokens, owned and rented."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     owned: Money
     cloud: Money | None = None
 
 
 class ExchangeRate(Frozen):
+    """The rate a price was converted at."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
+
     cny_per_usd: float
     as_of: str  # ISO date
 
@@ -181,6 +192,7 @@ class OptionTco(Frozen):
     purchase, power and operations over `years`, the TCO, renting instead, break-even and cost per token, on one of
     three bases: cards already owned (running cost only), a training job (rent its own GPU-hours), or serving over
     the horizon."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     currency: Currency
     years: float
@@ -269,6 +281,7 @@ class OptionTco(Frozen):
 class PlannedRun(Frozen):
     """What the parallelism planner adds to a training time: one step's figures at the step-time MFU, the goodput
     behind the run totals, the pipeline bubble and the layout in words."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     step_wall_s: float
     step_gpu_hours: float
@@ -283,6 +296,7 @@ MfuBasis = Literal["fitted", "prior", "given"]  # fitted to measured runs, a pri
 class TrainingFigures(Frozen):
     """A training option's time: the tokens, throughput, wall-clock and GPU-hours of the run and the MFU they rest
     on ("fitted", "prior" or "given"); from the planner (`planned`) or 6·N·D (advisor.estimator.training)."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     tokens: float
     tokens_per_s: float
@@ -306,6 +320,7 @@ class TrainingFigures(Frozen):
 class UnderLoad(Frozen):
     """The continuous-batching simulation at the stated concurrency (advisor.estimator.serving): median and p95
     time to first token, median time per output token, output tokens/s per user and in total, the engine simulated."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     ttft_s: float
     ttft_p95_s: float
@@ -320,6 +335,7 @@ class ServingFigures(Frozen):
     time per output token (ms), prefill tokens/s and time to first token, what bounds decode, the concurrency asked
     and the most sequences that fit; the engine's own start-up concurrency figure, the simulation under load, and a
     llama.cpp layer-offload plan where they apply."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     decode_tokens_per_s: float
     decode_tokens_per_s_total: float

@@ -26,6 +26,7 @@ class Option(Mutable):
     """One configuration: a GPU, a count and a layout, with everything computed for it. Its parts (layout,
     price, serving or training speed, TCO, memory margin) are typed (advisor.recommend.parts); `to_contract` writes
     them as the JSON contract's objects."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     gpu: str
     gpu_name: str
@@ -147,6 +148,7 @@ def findings_contract(findings: list[Finding]) -> list[dict[str, Any]]:
 
 class Change(Mutable):
     """Something that would have to change for a configuration to fit or meet the targets."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     kind: str  # "precision", "context", "budget", "gpus", "task"
     for_existing: bool = False  # checked on the user's own cards only
@@ -157,6 +159,7 @@ class Change(Mutable):
 
 class Recommendation(Mutable):
     """The ranked options for one workload under its constraints, with what would have to change and why."""
+    derived = True  # computed by the program from checked input (knowledge.structs)
 
     model: dict[str, Any]
     workload: dict[str, Any]
