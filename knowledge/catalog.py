@@ -81,7 +81,7 @@ class _Models:
         hit = self.built.get(model_id)
         if hit is None:
             shown, text = self.texts[model_id]
-            hit = construct(ModelSpec, json.loads(text))
+            hit = construct(ModelSpec, msgspec.json.decode(text))
             _check_model_sources(hit, self.sources, shown)
             self.built[model_id] = hit
         return hit

@@ -6,7 +6,6 @@ the chat interfaces show it as a reply. Anything else escaping is a bug.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -48,6 +47,8 @@ class UnknownIdError(AdvisorError):
         pool = sorted(set(candidates))
         self.kind = kind
         self.name = name
+        import difflib  # only when a name is not found: not on every start
+
         self.suggestions = difflib.get_close_matches(name.lower(), pool, n=5, cutoff=0.5)
         hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
         hint_zh = f"；是不是：{'、'.join(self.suggestions)}？" if self.suggestions else ""

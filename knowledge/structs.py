@@ -361,10 +361,10 @@ def _checker(cls: type) -> _Checker:
 
 
 def _post_init(self: Any) -> None:
-    cls = type(self)
-    checker = _checker(cls)
     if getattr(_STATE, "trusted", False):  # construct_trusted: our own dump of checked values, read back
         return
+    cls = type(self)
+    checker = _checker(cls)
     if getattr(_STATE, "unchecked", False):  # `replace`: a copy of checked values with the caller's changes
         checker.store_floats(self)
         return
@@ -403,7 +403,29 @@ class _KeywordOnly(msgspec.StructMeta):
 
     def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any], **kw: Any) -> Any:
         kw.setdefault("kw_only", True)
-        return super().__new__(mcls, name, bases, ns, **kw)
+        cls = super().__new__(mcls, name, bases, ns, **kw)
+        _resolve_annotations(cls)
+        return cls
+
+
+def _resolve_annotations(cls: type) -> None:
+    """Evaluate the class's string annotations (``from __future__ import annotations``) once, where they can be
+    (a name defined later in the module stays a string): msgspec then reads types rather than compiling each text
+    again on the first conversion of every run."""
+    own = cls.__dict__.get("__annotations__")  # noqa: RUF063 - the dict itself is updated; inspect costs ~10 ms to import
+    if not own:
+        return
+    namespace = sys.modules[cls.__module__].__dict__
+    for name, annotation in own.items():
+        if isinstance(annotation, str):
+            key = (cls.__module__, annotation)
+            found = _EVALUATED.get(key)
+            if found is None:
+                try:
+                    found = _EVALUATED[key] = eval(annotation, namespace)  # the class's own annotation
+                except NameError:
+                    continue
+            own[name] = found
 
 
 class _Checked:
