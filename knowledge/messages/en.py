@@ -483,6 +483,13 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "model_fit.full": "At its checkpoint's own precision ({fmt}), the largest that fits is {name} ({params}, {gib} per GPU).",
     "model_fit.note": "_Each model at the most precise format that fits (its own precision, else 8-bit, else 4-bit; nothing below 4 bits), memory for inference, 1 user, with 10 % of the card left free; name a model, a context or a number of users to size that instead._",
     "model_fit.table_head": "| model | parameters | format | memory per GPU |\n|---|---|---|---|",
+    "model_fit.budget_head": "**With {budget}, the largest {which} you can run are {items}**, on {on}: the most GPU memory that budget buys new{where} ({total} for the cards alone, {price} each, {kind} price as of {as_of}; {usable} usable per GPU, 1 user, {ctx} context).",
+    "model_fit.budget_where_cn": " in mainland China",
+    "model_fit.budget_single": "In one card, the most memory {budget} buys is {on} ({price}, {kind} price as of {as_of}): no tensor parallelism to set up.",
+    "model_fit.budget_note": "_Chosen among cards fast enough to chat with a model that fills them (reading all of a card's memory once takes ≤ 0.1 s, so ≥ 10 tokens/s); the most memory in all first, then fewer cards and more bandwidth._",
+    "model_fit.budget_cards_only": {"one": "_The card alone is priced: the computer it goes in is extra._",
+                                     "other": "_The cards alone are priced: the machine around {n} cards is extra._"},
+    "model_fit.budget_none": "**{budget} does not buy a GPU in the catalog{where}**: the cheapest new card sold there is {name} at {price} ({kind} price as of {as_of}). Name a larger budget, or the card you have, and I will list the models that fit it.",
     # --- the answer's first screen (advisor/conversation/render/firstscreen.py) ----------------------------------------
     "screen.verdict.yes": "**Yes**",
     "screen.verdict.no": "**No**",

@@ -481,6 +481,12 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "model_fit.full": "按原始精度（{fmt}）能放下的最大是 {name}（{params}，每卡 {gib}）。",
     "model_fit.note": "_每个模型取放得下的最高精度（原始精度，否则 8-bit，再否则 4-bit；不推荐 4-bit 以下），显存按推理、1 路、留 10% 余量估算；想换上下文长度、并发或具体模型，直接告诉我。_",
     "model_fit.table_head": "| 模型 | 参数量 | 精度 | 每卡显存 |\n|---|---|---|---|",
+    "model_fit.budget_head": "**预算 {budget} 能跑的最大{which}：{items}**，配置为 {on}——这笔预算{where}能买到显存最多的新卡组合（仅显卡 {total}，单卡 {price}，{kind}，截至 {as_of}；每卡可用 {usable}，1 路、{ctx} 上下文）。",
+    "model_fit.budget_where_cn": "在中国大陆",
+    "model_fit.budget_single": "只买一张卡的话，{budget} 能买到显存最多的是 {on}（{price}，{kind}，截至 {as_of}），不用配置张量并行。",
+    "model_fit.budget_note": "_只在速度够用的卡里选：把整张卡的显存读一遍不超过 0.1 秒（装满显存的模型也有每秒 10 个 token 以上）；先比总显存，再比卡数少、带宽高。_",
+    "model_fit.budget_cards_only": {"one": "_价格只含显卡，主机另计。_", "other": "_价格只含显卡，装 {n} 张卡的整机另计。_"},
+    "model_fit.budget_none": "**{budget} {where}买不到目录里的任何一张 GPU**：那里最便宜的新卡是 {name}，{price}（{kind}，截至 {as_of}）。给一个更高的预算，或告诉我您已有的卡，我来列出放得下的模型。",
     # --- the answer's first screen (advisor/conversation/render/firstscreen.py) ----------------------------------------
     "screen.verdict.yes": "**可以**",
     "screen.verdict.no": "**不够**",

@@ -181,6 +181,9 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if blocking == "model" and asks_which_model(text) and (working.slots.existing or working.slots.candidates):
         yield _model_fit(state, working, text, lang, catalog)  # "what can I run on my 4090?": the models that fit
         return
+    if blocking == "model" and asks_which_model(text) and working.slots.budget:
+        yield _budget_fit(state, working, text, lang, catalog)  # "一两万的预算，能跑什么模型？": what the budget buys
+        return
     if blocking:
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
@@ -231,6 +234,30 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding), gpu, count, context,
                           coding, working, lang)
     working.pending = None
+    _commit(state, working)
+    return turn
+
+
+def _budget_fit(state: DialogState, working: DialogState, text: str, lang: str, catalog: Catalog) -> Turn:
+    """A budget and no card: the configuration with the most GPU memory the budget buys new in the region
+    (advisor.analysis.budget_hardware), then the largest models that fit it; said first when nothing is affordable."""
+    from advisor.analysis.budget_hardware import budget_hardware  # start-up: only this question loads the pricing
+    from advisor.analysis.model_fit import models_that_fit  # start-up: `gpu-advisor ask` never loads model_fit
+    from advisor.conversation.render.model_fit import budget_none_turn, model_fit_turn  # start-up: as above
+
+    constraints, _ = build_constraints(working, lang)
+    assert constraints.budget is not None  # the caller checked that a budget was said
+    bought = budget_hardware(catalog, constraints.budget, constraints.currency, constraints.region,
+                             constraints.condition)
+    working.pending = None
+    if bought.pick is None:
+        turn = budget_none_turn(bought, working, lang)
+    else:
+        gpu, count = bought.pick.gpu, bought.pick.count
+        context = working.slots.context or DEFAULT_CONTEXT
+        coding = bool(CODING.search(text))
+        turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding), gpu, count,
+                              context, coding, working, lang, bought=bought)
     _commit(state, working)
     return turn
 

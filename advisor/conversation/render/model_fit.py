@@ -10,9 +10,10 @@ from advisor.analysis.model_fit import ModelFit, is_coding
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.compose import finish_turn
 from advisor.conversation.turn import Turn
-from knowledge.messages import t
+from knowledge.messages import t, table
 
 if TYPE_CHECKING:
+    from advisor.analysis.budget_hardware import BudgetHardware, BudgetPick
     from advisor.conversation.dialog.machine import DialogState
     from knowledge.schemas import GpuSpec
 
@@ -21,6 +22,7 @@ LEAD = 3  # models named in the first sentence
 FORMAT_NAMES = {"bf16": "BF16", "fp16": "FP16", "fp8": "FP8", "int8": "INT8", "mxfp4": "MXFP4", "awq-int4": "AWQ-INT4",
                 "q8_0": "Q8_0", "q4_k_m": "Q4_K_M"}
 SRC_PARAMS = "knowledge.params.param_counts"
+SRC_BUDGET = "advisor.analysis.budget_hardware"
 
 
 def _fmt(name: str) -> str:
@@ -40,9 +42,36 @@ def _gib(book: Book, f: ModelFit, on: str) -> str:
     return book.gib(f"memory per GPU of {f.model.name} at {_fmt(f.weights)} on {on}", f.per_gpu_bytes)
 
 
+def _priced(book: Book, pick: BudgetPick, lang: str) -> dict[str, str]:
+    """The placeholders of a bought configuration: on, total, price, kind, as_of."""
+    p = pick.price
+    kind = p.kind.split(",")[0]
+    return {"on": f"{pick.count}× {pick.gpu.name}",
+            "total": book.money(f"cards of {pick.count}× {pick.gpu.name}", pick.total, p.per_card.currency, SRC_BUDGET),
+            "price": book.money(f"price of one {pick.gpu.name}", p.per_card.amount, p.per_card.currency, p.source),
+            "kind": t(f"market.price_kind.{kind}", lang) if f"market.price_kind.{kind}" in table(lang) else kind,
+            "as_of": p.as_of}
+
+
+def budget_none_turn(hw: BudgetHardware, state: DialogState, lang: str) -> Turn:
+    """No card is affordable: say so first, with the cheapest card there is."""
+    book = Book()
+    budget = book.money("budget", hw.budget, hw.currency, "user input")
+    where = t("model_fit.budget_where_cn", lang) if hw.region == "cn" else ""
+    extra = {"kind": "model_fit", "intent": "which_model"}
+    if hw.cheapest is None:
+        return finish_turn(t("model_fit.budget_none", lang, budget=budget, where=where, name="—", price="—", kind="—",
+                             as_of="—"), lang, state, book, extra=extra)
+    priced = _priced(book, hw.cheapest, lang)
+    text = t("model_fit.budget_none", lang, budget=budget, where=where, name=hw.cheapest.gpu.name,
+             price=priced["price"], kind=priced["kind"], as_of=priced["as_of"])
+    return finish_turn(text, lang, state, book, extra=extra)
+
+
 def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int, coding: bool,
-                   state: DialogState, lang: str) -> Turn:
-    """The Turn: the largest models that fit first (coding models first when asked for code), then a table."""
+                   state: DialogState, lang: str, bought: BudgetHardware | None = None) -> Turn:
+    """The Turn: the largest models that fit first (coding models first when asked for code), then a table. With
+    `bought` (a budget and no card named), the first sentence says the budget, the models and the cards it buys."""
     book = Book()
     on = f"{count}× {gpu.name}"
     usable = book.gib(f"usable memory per GPU of {gpu.name}", fits[0].usable_bytes if fits else gpu.memory_bytes * 0.9)
@@ -54,8 +83,18 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
     items = [t("model_fit.item", lang, name=f.model.name, params=_params(book, f, lang), fmt=_fmt(f.weights),
                gib=_gib(book, f, on)) for f in (wanted[:LEAD] or fits[:LEAD])]
     which = t("model_fit.which_coding" if coding and wanted else "model_fit.which_models", lang)
-    lines = [t("model_fit.head", lang, which=which, on=on, usable=usable, ctx=ctx,
-               items=t("model_fit.join", lang).join(items))]
+    joined = t("model_fit.join", lang).join(items)
+    if bought is not None and bought.pick is not None:
+        budget = book.money("budget", bought.budget, bought.currency, "user input")
+        where = t("model_fit.budget_where_cn", lang) if bought.region == "cn" else ""
+        lines = [t("model_fit.budget_head", lang, budget=budget, which=which, items=joined, where=where,
+                   usable=usable, ctx=ctx, **_priced(book, bought.pick, lang))]
+        if bought.single is not None:
+            one = _priced(book, bought.single, lang)
+            lines.append(t("model_fit.budget_single", lang, budget=budget, on=one["on"], price=one["price"],
+                           kind=one["kind"], as_of=one["as_of"]))
+    else:
+        lines = [t("model_fit.head", lang, which=which, on=on, usable=usable, ctx=ctx, items=joined)]
     if coding and not wanted:
         lines.append(t("model_fit.no_coding", lang))
     full = next((f for f in wanted or fits if f.full_precision), None)
@@ -63,6 +102,10 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
         lines.append(t("model_fit.full", lang, fmt=_fmt(full.weights), name=full.model.name,
                        params=_params(book, full, lang), gib=_gib(book, full, on)))
     lines.append(t("model_fit.note", lang))
+    if bought is not None and bought.pick is not None:
+        lines.append(t("model_fit.budget_note", lang))
+        if not bought.pick.gpu.is_machine:
+            lines.append(t("model_fit.budget_cards_only", lang, n=bought.pick.count))
     rows = [f"| {f.model.name} | {_params(book, f, lang)} | {_fmt(f.weights)} | {_gib(book, f, on)} |"
             for f in (wanted + [f for f in fits if f not in wanted])[:SHOWN]]
     lines.append("\n".join([t("model_fit.table_head", lang), *rows]))
