@@ -878,4 +878,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "web.severity.block": "⛔ block",
     "web.severity.warn": "⚠️ warn",
     "web.severity.info": "ℹ️ info",
+    # --- command-line and API errors (ui/cli/commands/, ui/api/conversations.py) -----------------------------------------
+    "api.conversation_not_found": "conversation not found: {cid!r} is not a conversation of yours (it may have been purged)",
+    "ask.conversation_not_found": "--conversation: not found: {ident!r} is no stored conversation",
+    "train_time.tokens_unread": "--tokens: '{text}' is not a token count",
 }

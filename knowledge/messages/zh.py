@@ -876,4 +876,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "web.severity.block": "⛔ 阻断",
     "web.severity.warn": "⚠️ 警告",
     "web.severity.info": "ℹ️ 提示",
+    # --- command-line and API errors (ui/cli/commands/, ui/api/conversations.py) -----------------------------------------
+    "api.conversation_not_found": "未找到对话：{cid!r}",
+    "ask.conversation_not_found": "--conversation：未找到：{ident!r} 不是已保存的对话",
+    "train_time.tokens_unread": "--tokens：“{text}”不是有效的 token 数量（例如 2e9、2B、1.5T）",
 }
