@@ -36,10 +36,11 @@ _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 def parse_tokens(text: str) -> float:
     """'2B' → 2e9, '1.5T' → 1.5e12, '2e9' → 2e9, '100000' → 1e5; errors name the flag."""
     from knowledge.errors import InputError
-    from knowledge.messages import pair  # here: start-up of a command that reads its tokens well loads no messages
 
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*", str(text))
     if not m:
+        from knowledge.messages import pair  # here: a --tokens that reads loads no messages at start-up
+
         message, message_zh = pair("train_time.tokens_unread", text=text)
         raise InputError(message, field="tokens", accepted="a positive number such as 2000000000, 2e9, 2B or 1.5T",
                          message_zh=message_zh)
