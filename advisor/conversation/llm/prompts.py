@@ -59,7 +59,8 @@ def slot_texts() -> list[str]:
     """Every string a clarifying question may quote numbers from (questions, defaults, example answers)."""
     out: list[str] = []
     for s in SLOTS.values():
-        out += [s.question("en"), s.question("zh"), s.default_en, s.default_zh, s.options]
+        out += [t(f"question.slot.{s.name}", "en"), t(f"question.slot.{s.name}", "zh"), s.default_en, s.default_zh,
+                s.options]
     return out
 
 
