@@ -35,8 +35,13 @@ class Slot:
     def default_zh(self) -> str:
         return self.default("zh")
 
+    def bare_question(self, lang: str) -> str:
+        """The question without its default."""
+        return t(f"question.slot.{self.name}", lang)
+
     def question(self, lang: str) -> str:
-        q, d = t(f"question.slot.{self.name}", lang), self.default(lang)
+        """The question with its default, when it has one."""
+        q, d = self.bare_question(lang), self.default(lang)
         if not d:
             return q
         return t("question.with_default", lang, question=q, default=d)
@@ -59,8 +64,7 @@ def slot_texts() -> list[str]:
     """Every string a clarifying question may quote numbers from (questions, defaults, example answers)."""
     out: list[str] = []
     for s in SLOTS.values():
-        out += [t(f"question.slot.{s.name}", "en"), t(f"question.slot.{s.name}", "zh"), s.default_en, s.default_zh,
-                s.options]
+        out += [s.bare_question("en"), s.bare_question("zh"), s.default_en, s.default_zh, s.options]
     return out
 
 
