@@ -39,6 +39,7 @@ from durable import engine as _durable
 from durable.engine import MessageNotHandledException
 
 from knowledge.errors import AdvisorError, NotValidated
+from knowledge.messages import pair
 from rules.conditions import All, AnyOf, Cmp, Cond, Exists
 from rules.findings import Finding
 from rules.meta import RuleMeta, all_rules
@@ -54,18 +55,14 @@ class RuleEngineError(AdvisorError):
     """The rule engine failed on a request (a bug or an engine limit, not the user's input)."""
 
 
-NOT_VALIDATED = "the rules could not be checked; this answer is not validated"
-NOT_VALIDATED_ZH = "规则无法检查；这个答案未经验证"
-
-
 class RulesNotChecked(RuleEngineError, NotValidated):
     """The engine failed on a request twice (before and after a rebuild): the answer cannot be validated."""
 
 
 def not_validated(detail: str) -> RulesNotChecked:
     """The error a user sees when the rules could not be evaluated (never an answer without its findings)."""
-    return RulesNotChecked(f"{NOT_VALIDATED} ({detail}); please try again",
-                           message_zh=f"{NOT_VALIDATED_ZH}（{detail}），请重试")
+    message, message_zh = pair("rules.not_validated", detail=detail)
+    return RulesNotChecked(message, message_zh=message_zh)
 
 
 class _SyncHost(_durable.Host):  # type: ignore[misc]  # Host is Any without durable_rules stubs

@@ -87,7 +87,9 @@ MOVED = ["advisor/recommend/results.py", "advisor/conversation/render/assumption
          "advisor/conversation/render/findings.py", "advisor/conversation/dialog/policy.py",
          "advisor/conversation/dialog/compare.py", "advisor/conversation/render/scale_out.py",
          "advisor/conversation/llm/turns.py", "advisor/conversation/llm/prompts.py", "advisor/conversation/llm/state.py",
-         "advisor/conversation/reader/inline_specs.py"]
+         "advisor/conversation/reader/inline_specs.py",
+         "advisor/conversation/render/cost.py", "advisor/conversation/llm/read_then_answer.py", "ui/web/cost_chart.py",
+         "ui/web/layout.py", "ui/web/events.py", "ui/api/conversations.py", "ui/cli/commands/ask_store.py"]
 INLINE = re.compile(r"""["'](?!(?:zh|en)["'])[^"']*["']"""  # a literal other than a language code …
                     r"""\s+if\s+(zh|lang\s*==\s*["'](zh|en)["'])\s+else""")  # … chosen by the language
 

@@ -6,7 +6,8 @@
 An entry is a string, or a plural entry ``{"one": …, "other": …}`` chosen by the field ``n`` (1 → "one"). Every key
 exists in every language with the same placeholders (`tests/test_messages.py`). A language other than "zh" reads
 English, as the front ends always did. A table is imported on its first use only, so a command that shows no
-sentence (``gpus --json``) never loads one.
+sentence (``gpus --json``) never loads one. The renderer, the language model's layer, the front ends and the rules keep
+no (English, Chinese) pair of their own (`tests/test_message_pairs.py`; its short allowed list says why).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from advisor.store import new_id, open_store
 from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
 from advisor.store.records import NewTurn
 from knowledge.errors import AdvisorError
+from knowledge.messages import pair
 
 if TYPE_CHECKING:
     from advisor.conversation.turn import Turn
@@ -45,9 +46,9 @@ class ConversationNotFound(AdvisorError):
     """A conversation id this caller cannot continue (HTTP 404)."""
 
     def __init__(self, cid: str) -> None:
-        super().__init__(f"conversation not found: {cid!r} is not a conversation of yours (it may have been purged)",
-                         field="conversation_id", accepted="an id returned by an earlier ask, or no id to start one",
-                         message_zh=f"未找到对话：{cid!r}")
+        message, message_zh = pair("api.conversation_not_found", cid=cid)
+        super().__init__(message, field="conversation_id", accepted="an id returned by an earlier ask, or no id to start one",
+                         message_zh=message_zh)
 
 
 class TooManyConversations(AdvisorError):

@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from advisor.conversation.render.cost import dated_zh
-from advisor.conversation.render.labels import FORMAT, SLOT_LABEL, region_label, task_label
+from advisor.conversation.render.labels import FORMAT, region_label, slot_label, task_label
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
 from knowledge.messages import known, t
@@ -35,10 +35,6 @@ QUOTE_VALID_DAYS = 30  # a GPU quote's prices are good for about a month: the ma
 PRICE_STALE_DAYS = 365  # a price older than this at quote time is flagged as needing a fresh supplier quote
 
 CURRENCY_SIGN = {"CNY": "¥", "USD": "$"}
-
-
-def _l(pair: tuple[str, str], lang: str) -> str:
-    return pair[1] if lang == "zh" else pair[0]
 
 
 def _known(key: str, lang: str, default: str) -> str:
@@ -166,7 +162,7 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
     done = {"model", "task", "weights", "kv", "context", "concurrency"}
     for key, value in job.items():
         if key not in done and value not in (None, "", [], {}):
-            job_words.append(f"{_l(SLOT_LABEL.get(key, (key.replace('_', ' '),) * 2), lang)} {_plain_value(value)}")
+            job_words.append(f"{slot_label(key, lang)} {_plain_value(value)}")
     limits_words: list[str] = []
     currency = limits.get("currency") or slots.get("currency")  # the slots keep what the user typed ("$400,000")
     if limits.get("budget"):
@@ -182,7 +178,7 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
     done = {"budget", "currency", "region", "condition", "existing", "candidates"}
     for key, value in limits.items():
         if key not in done and value not in (None, "", [], {}):
-            limits_words.append(f"{_l(SLOT_LABEL.get(key, (key.replace('_', ' '),) * 2), lang)} {_plain_value(value)}")
+            limits_words.append(f"{slot_label(key, lang)} {_plain_value(value)}")
     return job_words, limits_words
 
 

@@ -52,7 +52,6 @@ from ui.web.chat import (
 from ui.web.events import PageEvents
 from ui.web.exports import ExportStore, LazyExports, gradio_export_dir, materialize_export
 from ui.web.layout import (
-    AXIS,
     CHAT_KEYS,
     CONTEXT_COLUMNS,
     COST_COLUMNS,
@@ -85,7 +84,7 @@ if TYPE_CHECKING:
     from advisor.store.sql import SqlStore
 
 __all__ = [
-    "AXIS", "CHAT_KEYS", "CONTEXT_COLUMNS", "COST_COLUMNS", "DEFAULT_HOST", "DEFAULT_PORT", "ENV_AUTH",
+    "CHAT_KEYS", "CONTEXT_COLUMNS", "COST_COLUMNS", "DEFAULT_HOST", "DEFAULT_PORT", "ENV_AUTH",
     "ENV_CONCURRENCY", "ENV_HOST", "ENV_MAX_BODY", "ENV_PORT", "ENV_QUEUE", "ENV_WORKERS", "GRADIO_QUEUE_ENV",
     "MAX_QUOTED_MESSAGES", "MAX_SESSIONS", "MAX_SHOWN_MESSAGES", "MEMORY_COLUMNS", "PANEL_KEYS", "PREFILL_MAX_CHARS",
     "SESSION_TTL_S", "STREAM_INTERVAL_S", "BodyLimit", "ChatController", "ChatConversation",

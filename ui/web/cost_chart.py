@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from knowledge.messages import t as message
 from ui.web.panels import money_axis_title
 
 W = 340  # the drawing's width in its own units; the page scales it to the column (CSS max-width below)
@@ -25,9 +26,8 @@ LOG_SPAN = 8.0
 MAX_TICKS = 5
 COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
           "#bab0ac")
+SPEED_AXIS = "tokens/s"  # the y axis in every language: a unit
 SYMBOLS = {"USD": "$", "CNY": "¥", "EUR": "€", "GBP": "£", "JPY": "¥"}
-WORDS = {"en": {"log": " (log scale)", "y": "tokens/s", "empty": ""},
-         "zh": {"log": "（对数坐标）", "y": "tokens/s", "empty": ""}}
 
 
 def text_width(text: str, size: float = FONT) -> float:
@@ -196,8 +196,8 @@ def cost_chart_html(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str:
             and r["price"] > 0 and r["tokens_per_s"] > 0]
     if not rows:
         return ""
-    lang = lang if lang in WORDS else "en"
-    words = WORDS[lang]
+    lang = "zh" if lang == "zh" else "en"
+    log = message("web.chart.log_scale", lang)
     currency = str(rows[0].get("currency") or "")
     x0, x1, y0, y1 = PLOT_LEFT, W - PLOT_RIGHT, PLOT_TOP, PLOT_TOP + PLOT_HEIGHT
     xs = Scale([float(r["price"]) for r in rows], x0, x1)
@@ -216,8 +216,8 @@ def cost_chart_html(rows: Sequence[Mapping[str, Any]], lang: str = "en") -> str:
         parts.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}" stroke="#eee"/>'
                      f'<text class="y-tick" x="{x0 - 5}" y="{y + FONT / 2 - 1:.1f}" text-anchor="end">'
                      f'{html.escape(compact(t, "en"))}</text>')
-    x_title = money_axis_title(rows, lang) + (words["log"] if xs.log else "")
-    y_title = words["y"] + (words["log"] if ys.log else "")
+    x_title = money_axis_title(rows, lang) + (log if xs.log else "")
+    y_title = SPEED_AXIS + (log if ys.log else "")
     parts.append(f'<text class="x-title" x="{(x0 + x1) / 2:.1f}" y="{y1 + 2 * FONT + 10}" text-anchor="middle">'
                  f'{html.escape(x_title)}</text>')
     parts.append(f'<text class="y-title" transform="translate(12 {(y0 + y1) / 2:.1f}) rotate(-90)" '

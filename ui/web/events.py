@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ui.web import render as R
 from ui.web.chat import ChatController, SessionState, message_lang, prefill_question
 from ui.web.cost_chart import cost_chart_html
-from ui.web.layout import AXIS, CHAT_KEYS, CONTEXT_COLUMNS, Page, color_map
+from ui.web.layout import CHAT_KEYS, CONTEXT_COLUMNS, Page, axis_title, color_map
 from ui.web.memory_chart import memory_chart_html
 from ui.web.page import LOAD_JS, REMEMBER_LANG_JS, SCROLL_TO_ANSWER_JS, TRASH_STARTS_NEW_JS
 
@@ -39,7 +39,7 @@ def current_chart(rows: list[dict[str, Any]], ui_lang: str) -> Any:
 
     L = R.label
     chart = memory_chart_html(rows, color_map(), title=L("memory_chart", ui_lang),
-                              caption=L("memory_caption", ui_lang), y_title=AXIS["gib"][ui_lang])
+                              caption=L("memory_caption", ui_lang), y_title=axis_title("gib", ui_lang))
     return gr.update(value=chart, visible=bool(chart))
 
 
@@ -120,8 +120,8 @@ class PageEvents:
             {**mem, "label": L("memory_chart", ui_lang)},
             gr.update(value=tab, label=L("options", ui_lang)),
             gr.update(value=fin, label=L("findings", ui_lang)),
-            {**ctx, "label": L("context_plot", ui_lang), "x_title": AXIS["context"][ui_lang],
-             "y_title": AXIS["gib"][ui_lang], "color_title": AXIS["series"][ui_lang]},
+            {**ctx, "label": L("context_plot", ui_lang), "x_title": axis_title("context", ui_lang),
+             "y_title": axis_title("gib", ui_lang), "color_title": axis_title("series", ui_lang)},
             {**cst, "label": L("cost_plot", ui_lang)},
             gr.update(value=md_path, label=L("export_md", ui_lang)),
             gr.update(value=json_path, label=L("export_json", ui_lang)),

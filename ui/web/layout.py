@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from knowledge.messages import t
 from ui.web import render as R
 
 if TYPE_CHECKING:
@@ -27,14 +28,9 @@ MEMORY_COLUMNS = ["option", "part", "GiB", "order"]
 CONTEXT_COLUMNS = ["context", "series", "GiB"]
 COST_COLUMNS = ["option", "price", "currency", "tokens_per_s"]
 
-AXIS = {
-    "gib": {"en": "GiB per GPU", "zh": "单卡 GiB"},
-    "part": {"en": "part", "zh": "组成"},
-    "series": {"en": "series", "zh": "曲线"},
-    "context": {"en": "context length (tokens)", "zh": "上下文长度（tokens）"},
-    "price": {"en": "price", "zh": "价格"},
-    "option": {"en": "option", "zh": "方案"},
-}
+def axis_title(axis: str, lang: str) -> str:
+    """A plot axis's title ("gib", "context", "series") in `lang`, from the message catalogs ("web.axis.AXIS")."""
+    return t(f"web.axis.{axis}", lang)
 
 
 def color_map() -> dict[str, str]:
@@ -169,8 +165,8 @@ def _result_column() -> dict[str, Any]:
     with gr.Tabs():
         with gr.Tab(L("context_plot"), id="ctx") as parts["ctx_tab"]:
             parts["context"] = gr.LinePlot(None, x="context", y="GiB", color="series", label=L("context_plot"),
-                                           x_title=AXIS["context"]["en"], y_title=AXIS["gib"]["en"],
-                                           color_title=AXIS["series"]["en"], elem_id="context-plot")
+                                           x_title=axis_title("context", "en"), y_title=axis_title("gib", "en"),
+                                           color_title=axis_title("series", "en"), elem_id="context-plot")
         with gr.Tab(L("cost_plot"), id="cost") as parts["cost_tab"]:
             # drawn here (ui/web/cost_chart.py): labelled points, the legend inside, few compact ticks
             parts["cost"] = gr.HTML("", label=L("cost_plot"), elem_id="cost-plot", visible=False,

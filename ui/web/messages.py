@@ -45,8 +45,6 @@ PART_LABELS: dict[str, dict[str, str]] = {key.removeprefix("web.part."): dict(zi
                                           for key in table("en") if key.startswith("web.part.")}
 PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
 
-SEVERITY_MARK = {"block": "⛔ block", "warn": "⚠️ warn", "info": "ℹ️ info"}
-SEVERITY_MARK_ZH = {"block": "⛔ 阻断", "warn": "⚠️ 警告", "info": "ℹ️ 提示"}
 
 # Example prompts: inference, fine-tuning, pre-training, a sales quote and a guide-claim check, in both languages.
 EXAMPLES: list[str] = [

@@ -15,14 +15,14 @@ from typing import Any
 
 import msgspec
 
-from knowledge.messages import t
+from knowledge.messages import known, t
 from knowledge.structs import dump
 from rules.titles import plain_words as plain_words  # the page's and the chat's one place
 from rules.titles import rule_ids_to_titles as rule_ids_to_titles
 from rules.titles import rule_title
 from ui.citations import source_without_path
 from ui.turn_like import TurnLike
-from ui.web.messages import GIB, LANGS, PART_LABELS, PARTS, SEVERITY_MARK, SEVERITY_MARK_ZH, label, safe_markdown
+from ui.web.messages import GIB, LANGS, PART_LABELS, PARTS, label, safe_markdown
 from ui.web.messages import get_field as _get
 from ui.web.messages import plain_text as _plain
 
@@ -127,24 +127,15 @@ def option_tco(option: Mapping[str, Any]) -> tuple[float | None, str | None, Any
     return number_or_none(tco), None, None
 
 
-LABEL_NAMES = {
-    "lowest_cost": {"en": "lowest cost", "zh": "成本最低"},
-    "best_value": {"en": "best value", "zh": "性价比最高"},
-    "best_performance": {"en": "best performance", "zh": "性能最好"},
-    "existing": {"en": "your GPUs", "zh": "现有显卡"},
-    "recommended": {"en": "recommended", "zh": "推荐"},
-    "used": {"en": "used cards", "zh": "二手卡"},
-    "quantised": {"en": "4-bit", "zh": "4 位量化"},
-    "candidate": {"en": "named by you", "zh": "您提到的"},
-}
+
 
 
 def option_label(option: Mapping[str, Any], lang: str = "en") -> str:
     """The recommender's names for the option's place in the ranking (lowest cost, best value, …)."""
     labels = option.get("labels")
     if isinstance(labels, (list, tuple)) and labels:
-        words = [LABEL_NAMES.get(str(x), {}).get(lang) for x in labels]
-        shown = [w for w in words if w]  # a label without words in `lang` is not shown (no English in Chinese)
+        # a label the catalogs have no words for ("web.tag.LABEL") is not shown
+        shown = [t(f"web.tag.{x}", lang) for x in labels if known(f"web.tag.{x}")]
         return t("list.sep", lang).join(shown) if shown else "–"
     for key in ("label", "kind", "tier"):
         if option.get(key):
@@ -175,8 +166,7 @@ def _fits_text(fits: Any, lang: str) -> str:
     return "–"
 
 
-OFFLOAD_WORDS = {"cpu": {"en": "CPU", "zh": "CPU 内存"}, "nvme": {"en": "NVMe", "zh": "NVMe 硬盘"},
-                 "layers": {"en": "layers", "zh": "部分层"}, "optimizer": {"en": "optimizer", "zh": "优化器"}}
+
 
 
 def _layout_text(layout: Any, lang: str = "en") -> str:
@@ -190,19 +180,16 @@ def _layout_text(layout: Any, lang: str = "en") -> str:
         extra = [f"DP {n('dp')}"] if n("dp") > 1 else []
         extra += [f"ZeRO-{n('zero')}"] if n("zero") > 0 else []
         if layout.get("offload") not in (None, "", "none"):
-            extra.append(t("layout.offload", lang, where=OFFLOAD_WORDS.get(
-                str(layout["offload"]), {}).get(lang, str(layout["offload"]))))
+            where = str(layout["offload"])
+            extra.append(t("layout.offload", lang, where=t(f"web.offload.{where}", lang)
+                           if known(f"web.offload.{where}") else where))
         text = ", ".join(x for x in [shard, *extra] if x)
         return text or t("layout.one_gpu", lang)
     return str(layout) if layout not in (None, "") else "–"
 
 
-TABLE_HEADERS = {
-    "en": ["#", "Option", "GPU × count (layout)", "GiB/GPU", "Fits", "Tokens/s", "Purchase", "TCO",
-           "GPU price (as of)"],
-    "zh": ["#", "方案", "GPU × 数量（并行）", "单卡 GiB", "放得下", "tokens/s", "采购价", "总拥有成本",
-           "单卡价格（日期）"],
-}
+# the options table's columns, their headers "web.table.COLUMN" in the message catalogs
+TABLE_COLUMNS = ("rank", "option", "gpus", "gib", "fits", "speed", "purchase", "tco", "gpu_price")
 
 
 def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dict[str, Any]:
@@ -235,7 +222,7 @@ def options_table(options: Sequence[Mapping[str, Any]], lang: str = "en") -> dic
             tco_text,
             price,
         ])
-    return {"headers": list(TABLE_HEADERS.get(lang, TABLE_HEADERS["en"])), "data": rows}
+    return {"headers": [t(f"web.table.{col}", lang) for col in TABLE_COLUMNS], "data": rows}
 
 
 def capacity_bytes(source: Mapping[str, Any] | None) -> float | None:
@@ -317,8 +304,6 @@ def cost_throughput_rows(options: Sequence[Mapping[str, Any]]) -> list[dict[str,
 
 # Context lengths swept for the memory-vs-context plot, in tokens (cut to the model's maximum context).
 SWEEP_CONTEXTS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
-SWEEP_NAMES = {"total": {"en": "total per GPU", "zh": "单卡合计"}, "capacity": {"en": "capacity", "zh": "显存容量"},
-               "requested": {"en": "requested context", "zh": "所需上下文"}}
 
 
 def sweep_contexts(max_context: int | None, requested: int | None = None) -> tuple[int, ...]:
@@ -345,7 +330,7 @@ def context_sweep_rows(
     plot (series "requested context")."""
     lang = lang if lang in LANGS else "en"
     ctxs = sorted({int(c) for c in contexts} | ({int(context)} if context else set()))
-    total_name, cap_name = SWEEP_NAMES["total"][lang], SWEEP_NAMES["capacity"][lang]
+    total_name, cap_name = t("web.sweep.total", lang), t("web.sweep.capacity", lang)
     kv_name = PART_LABELS["kv_cache"][lang]
     rows: list[dict[str, Any]] = []
     kv_rows: list[dict[str, Any]] = []
@@ -362,7 +347,7 @@ def context_sweep_rows(
         rows.extend(kv_rows)
     if context and rows:
         top = max(r["GiB"] for r in rows)
-        name = f"{SWEEP_NAMES['requested'][lang]} ({int(context):,})"
+        name = f"{t('web.sweep.requested', lang)} ({int(context):,})"
         rows += [{"context": int(context), "series": name, "GiB": 0.0},
                  {"context": int(context), "series": name, "GiB": top}]
     return rows
@@ -403,14 +388,14 @@ def findings_markdown(turn: TurnLike, lang: str = "en") -> str:
     items = finding_dicts(turn)
     if not items:
         return label("no_findings", lang)
-    marks = SEVERITY_MARK_ZH if lang == "zh" else SEVERITY_MARK
     lines = []
     for f in items:
         msg = plain_words(rule_ids_to_titles((f.get("message_zh") if lang == "zh" else None) or f.get("message") or "",
                                              lang))
         rule_id = _plain(f.get("rule_id", ""))
         severity = str(f.get("severity", ""))
-        line = f"- **{marks.get(severity, severity)} · {_plain(rule_title(rule_id, lang))}** — {msg}"
+        mark = t(f"web.severity.{severity}", lang) if known(f"web.severity.{severity}") else severity
+        line = f"- **{mark} · {_plain(rule_title(rule_id, lang))}** — {msg}"
         extra = []
         if f.get("source"):
             extra.append(t("finding.source", lang, source=source_without_path(str(f["source"]), lang)))

@@ -24,8 +24,6 @@ from ui.web.messages import (
     MAX_MESSAGE_CHARS,
     PART_LABELS,
     PARTS,
-    SEVERITY_MARK,
-    SEVERITY_MARK_ZH,
     STEPS_GROUP_ID,
     answer_markdown,
     assistant_message,
@@ -44,10 +42,8 @@ from ui.web.messages import (
 )
 from ui.web.messages import get_field as _get
 from ui.web.panels import (
-    LABEL_NAMES,
     SWEEP_CONTEXTS,
-    SWEEP_NAMES,
-    TABLE_HEADERS,
+    TABLE_COLUMNS,
     capacity_bytes,
     context_sweep_rows,
     cost_throughput_rows,
@@ -73,9 +69,9 @@ from ui.web.panels import (
 )
 
 __all__ = [
-    "COMPACT_OPTION_KEYS", "ECHO_CHARS", "EXAMPLES", "GIB", "LABELS", "LABEL_NAMES", "LANGS", "MAX_MESSAGE_CHARS",
-    "PARTS", "PART_LABELS", "SEVERITY_MARK", "SEVERITY_MARK_ZH", "STEPS_GROUP_ID", "SWEEP_CONTEXTS", "SWEEP_NAMES",
-    "TABLE_HEADERS", "answer_markdown", "assistant_message", "capacity_bytes", "check_message", "compact_option",
+    "COMPACT_OPTION_KEYS", "ECHO_CHARS", "EXAMPLES", "GIB", "LABELS", "LANGS", "MAX_MESSAGE_CHARS",
+    "PARTS", "PART_LABELS", "STEPS_GROUP_ID", "SWEEP_CONTEXTS",
+    "TABLE_COLUMNS", "answer_markdown", "assistant_message", "capacity_bytes", "check_message", "compact_option",
     "context_sweep_rows", "cost_throughput_rows", "detect_lang", "echo_user_text", "escape_html", "export_html",
     "export_json", "export_markdown", "finding_dicts", "findings_markdown", "fmt_gib", "fmt_money", "fmt_rate",
     "has_result", "label", "memory_chart_rows", "mode_badge", "money_axis_title", "number_or_none", "option_label",

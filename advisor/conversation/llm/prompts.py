@@ -10,44 +10,51 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from knowledge.messages import t
+from knowledge.messages import known, t
 
 
 @dataclass(frozen=True)
 class Slot:
-    """One thing the advisor needs to know about a workload, the question that asks for it and its default."""
+    """One thing the advisor needs to know about a workload, the question that asks for it and its default (their
+    words are "question.slot.NAME" and "question.slot_default.NAME" in the message catalogs; a slot without a
+    default has no such entry)."""
 
     name: str
-    question_en: str
-    question_zh: str
-    default_en: str  # the usual default offered with the question ("" when there is none)
-    default_zh: str
     options: str  # example answers; their numbers are allowed in a clarifying question
 
+    def default(self, lang: str) -> str:
+        """The usual default offered with the question ("" when there is none)."""
+        key = f"question.slot_default.{self.name}"
+        return t(key, lang) if known(key) else ""
+
+    @property
+    def default_en(self) -> str:
+        return self.default("en")
+
+    @property
+    def default_zh(self) -> str:
+        return self.default("zh")
+
+    def bare_question(self, lang: str) -> str:
+        """The question without its default."""
+        return t(f"question.slot.{self.name}", lang)
+
     def question(self, lang: str) -> str:
-        q, d = (self.question_zh, self.default_zh) if lang == "zh" else (self.question_en, self.default_en)
+        """The question with its default, when it has one."""
+        q, d = self.bare_question(lang), self.default(lang)
         if not d:
             return q
         return t("question.with_default", lang, question=q, default=d)
 
 
 SLOTS: dict[str, Slot] = {s.name: s for s in (
-    Slot("model", "Which model (or size) do you want to run?", "要跑哪个模型（或多大参数量）？",
-         "", "", "Llama-3.1-8B, Qwen2.5-32B, Llama-3-70B, DeepSeek-R1-Distill-Qwen-14B, 7B, 14B, 32B, 70B"),
-    Slot("task", "Is this inference/serving, fine-tuning (LoRA, QLoRA, full) or pre-training?",
-         "是推理部署、微调（LoRA、QLoRA、全参）还是预训练？",
-         "default: inference", "默认：推理部署", "inference, LoRA, QLoRA, full fine-tuning, pre-training"),
-    Slot("precision", "Which precision: BF16, FP8 or 4-bit (AWQ/GPTQ/GGUF Q4_K_M)?",
-         "用什么精度：BF16、FP8 还是 4-bit 量化（AWQ/GPTQ/GGUF Q4_K_M）？",
-         "default: BF16 for serving, NF4 for QLoRA", "默认：推理用 BF16，QLoRA 用 NF4", "BF16, FP16, FP8, INT8, INT4"),
-    Slot("context", "What context length per request (prompt + output)?", "每个请求的上下文长度（输入 + 输出）是多少？",
-         "default: 4k tokens", "默认：4k tokens", "4k, 8k, 32k, 128k tokens"),
-    Slot("concurrency", "How many concurrent users or requests at peak?", "高峰时有多少并发用户或请求？",
-         "default: 1", "默认：1", "1, 10, 50, 100 concurrent users"),
-    Slot("budget", "What is the budget, and in which currency?", "预算大概多少？用人民币还是美元？",
-         "default: no limit", "默认：不设上限", "$50k, ¥200k, 20万, 50万元"),
-    Slot("region", "Where will it run: mainland China or elsewhere? (It decides which cards can be bought.)",
-         "部署在中国大陆还是海外？（决定哪些卡能买到）", "default: outside China", "默认：海外", "China, global"),
+    Slot("model", "Llama-3.1-8B, Qwen2.5-32B, Llama-3-70B, DeepSeek-R1-Distill-Qwen-14B, 7B, 14B, 32B, 70B"),
+    Slot("task", "inference, LoRA, QLoRA, full fine-tuning, pre-training"),
+    Slot("precision", "BF16, FP16, FP8, INT8, INT4"),
+    Slot("context", "4k, 8k, 32k, 128k tokens"),
+    Slot("concurrency", "1, 10, 50, 100 concurrent users"),
+    Slot("budget", "$50k, ¥200k, 20万, 50万元"),
+    Slot("region", "China, global"),
 )}
 
 SLOT_ORDER = ("model", "task", "precision", "context", "concurrency", "budget", "region")
@@ -57,7 +64,7 @@ def slot_texts() -> list[str]:
     """Every string a clarifying question may quote numbers from (questions, defaults, example answers)."""
     out: list[str] = []
     for s in SLOTS.values():
-        out += [s.question_en, s.question_zh, s.default_en, s.default_zh, s.options]
+        out += [s.bare_question("en"), s.bare_question("zh"), s.default_en, s.default_zh, s.options]
     return out
 
 
@@ -121,37 +128,19 @@ SYSTEM_PROMPT = system_prompt_for(TOOL_NAMES)
 
 def reask_message(ungrounded: Iterable[str], lang: str) -> str:
     """The one re-ask after a grounding failure: which numbers were not in the tool results."""
-    listed = ", ".join(f'"{t}"' for t in ungrounded)
-    if lang == "zh":
-        return (f"[自动检查] 你的回答中这些数字不在本轮工具结果里：{listed}。请重写回答：只使用本轮工具结果中的数字"
-                "（需要时先调用工具），不要自己计算或引用用户给的数字，也不要提及这次检查。")
-    return (f"[automatic check] These numbers in your answer are not in this turn's tool results: {listed}. "
-            "Rewrite the answer using only numbers from this turn's tool results (call a tool first if you need one); "
-            "do not compute numbers yourself or repeat the user's numbers, and do not mention this check.")
+    return t("llm.reask.numbers", lang, numbers=", ".join(f'"{n}"' for n in ungrounded))
 
 
-_LEAD_WANTS = {
-    "feasibility": ("Yes or No and the memory needed against the memory available (GiB)",
-                    "“可以”或“不够”，以及需要的显存和可用显存（GiB）"),
-    "how_many": ("the number of GPUs", "需要几张卡"),
-    "how_long": ("the time, with its unit", "所需时间（带单位）"),
-    "how_much": ("the price, with its currency", "价格（带币种）"),
-}
+# the intents whose lead re-ask names what the first sentence must give ("llm.reask.wants.INTENT")
+_LEAD_WANTS = ("feasibility", "how_many", "how_long", "how_much")
 
 
 def lead_reask_message(intent: str, lang: str) -> str:
     """The one re-ask when the answer's first sentence does not answer the question (agent_lead.check_lead)."""
-    en, zh = _LEAD_WANTS.get(intent, ("the direct answer", "直接的答案"))
-    if lang == "zh":
-        return (f"[自动检查] 回答的第一句必须直接回答用户的问题：{zh}，数字照抄本轮工具结果。请重写回答，"
-                "第一句就给出答案，不要寒暄，也不要提及这次检查。")
-    return (f"[automatic check] The first sentence of your answer must answer the user's question: {en}, with the "
-            "number copied from this turn's tool results. Rewrite the answer so that its first sentence is the answer; "
-            "no preamble, and do not mention this check.")
+    wants = t(f"llm.reask.wants.{intent if intent in _LEAD_WANTS else 'other'}", lang)
+    return t("llm.reask.lead", lang, wants=wants)
 
 
 def workload_note(summary: str, lang: str) -> str:
     """Context line with the slots the deterministic parser read from the conversation so far."""
-    if lang == "zh":
-        return f"[对话至今解析出的需求，可能不完整；数字仍须来自工具] {summary}"
-    return f"[Workload parsed from the conversation so far; may be incomplete; numbers still come from tools] {summary}"
+    return t("llm.workload_note", lang, summary=summary)

@@ -27,15 +27,12 @@ from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.dialog.turn import respond
 from advisor.conversation.reader.llm import llm_read
 from advisor.conversation.turn import Fallback, Step, Turn
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.conversation.llm.settings import Settings
 
 AGENT_ACTS = ("explain", "other")  # left to the agent's tools (explanations, follow-ups, small talk)
-_NOTE = {
-    "en": "The model's reading of the question was unusable ({why}); this answer reads it offline.",
-    "zh": "语言模型对问题的解读不可用（{why}），以下按离线解析作答。",
-}
 
 
 def read_then_answer(conversation: Any, text: str, settings: Settings, *, chat_model: Any = None,
@@ -48,7 +45,7 @@ def read_then_answer(conversation: Any, text: str, settings: Settings, *, chat_m
     if req.reader == "llm" and req.act in AGENT_ACTS:
         return False
     fallback = None if req.reader == "llm" else Fallback(reason="reading", detail=req.note[:160])
-    note = "" if fallback is None else _NOTE[lang].format(why=_why(req.note))
+    note = "" if fallback is None else t("llm.read_unusable", lang, why=_why(req.note))
     for item in respond(conversation.state, text, lang, catalog, reading=req if req.reader == "llm" else None):
         if isinstance(item, Turn):
             if fallback is None:

@@ -67,8 +67,7 @@ def question_turn(result: ToolResult, st: TurnState, model_name: str) -> Turn:
     if not grounding.check(question, allowed).ok or (lang == "zh") != bool(_CJK.search(question)):
         question = slot.question(lang)  # the model's wording had unchecked numbers: use ours
     elif slot.default_en and not re.search(r"default|默认|預設", question, re.I):
-        question = t("question.with_default", lang, question=question,
-                     default=slot.default_zh if lang == "zh" else slot.default_en)
+        question = t("question.with_default", lang, question=question, default=slot.default(lang))
     question = sanitize(question)
     return Turn(answer=question, lang=lang, mode="llm", questions=[question],
                 steps=[r.step() for r in st.results], workload=_workload([r for r in st.results if r.ok]),

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Assumption
 from advisor.conversation.render.book import SRC_TRAINING, Book, decimals_for
-from advisor.conversation.render.labels import pick
 from advisor.estimator.engines import ENGINE_VERSIONS
-from knowledge.messages import t
+from knowledge.messages import known, t
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option
@@ -100,25 +99,14 @@ def assumption_zh(text: str) -> str:
     return text
 
 
-MFU_BASIS = {
-    "fitted": ("a best case: calibrated on tuned llm-foundry/Megatron runs; long multi-node runs reach less (Meta's "
-               "Llama 2 runs took 1.5–1.6× the A100-hours this calibration predicts for them)",
-               "属于最好情况：按调优过的 llm-foundry/Megatron 基准校准；长时间的多节点训练达不到（Meta 训练 Llama 2 实际用的 A100 "
-               "时数是本校准预测值的 1.5–1.6 倍）"),
-    "given": ("as you stated, instead of the calibrated figure", "按您给的值，而不是校准值"),
-    "prior": ("a stated prior with no measured run of this class: treat it as a best case",
-              "这是没有同类实测的先验值：请按最好情况看待"),
-}
-
-
 def mfu_assumption(o: Option, book: Book, lang: str) -> str:
     """The training time's MFU and what it rests on (advisor.estimator.training), for a training option."""
     training = o.training
-    basis = MFU_BASIS.get(training.mfu_basis) if training else None
-    if not training or not training.mfu or basis is None:
+    basis = f"assumptions.mfu_basis.{training.mfu_basis}" if training else ""
+    if not training or not training.mfu or not known(basis):
         return ""
     pct = book.num("MFU of the training time", training.mfu * 100, "%", SRC_TRAINING, 0, suffix="").strip() + "%"
-    return t("assumptions.mfu", lang, mfu=pct, basis=pick(basis, lang))
+    return t("assumptions.mfu", lang, mfu=pct, basis=t(basis, lang))
 
 
 def assumption_text(a: Assumption, lang: str) -> str:

@@ -18,10 +18,10 @@ from advisor.conversation.render.book import (
     Book,
 )
 from advisor.conversation.render.headline import top_config
-from advisor.conversation.render.labels import SLOT_LABEL, pick, region_label, slot_value, task_label
+from advisor.conversation.render.labels import region_label, slot_label, slot_value, task_label
 from advisor.conversation.render.options_table import opt_name
 from advisor.workload import DEFAULT_CONTEXT
-from knowledge.messages import t
+from knowledge.messages import known, t
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Change as RecChange
@@ -34,7 +34,7 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
         return ""
     parts = []
     for ch in changes:
-        if ch.slot not in SLOT_LABEL:
+        if not known(f"slot.label.{ch.slot}"):
             continue
         if ch.old is None and ch.slot in ("weights", "context", "concurrency", "task", "region"):
             old = _effective(ch.slot, ev, book, lang, catalog)
@@ -47,7 +47,7 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
             new = book.money("new budget", ch.new, cur, SRC_USER) if ch.new else new
         if not old.strip():
             old = t("changes.none", lang)
-        parts.append(f"{pick(SLOT_LABEL[ch.slot], lang)} {old} → {new}")
+        parts.append(f"{slot_label(ch.slot, lang)} {old} → {new}")
     if not parts:
         return ""
     text = t("changes.head", lang, changes=t("clause.sep", lang).join(parts))

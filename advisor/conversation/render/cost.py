@@ -8,8 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import SRC_MEMORY, SRC_USER, Book, money_of
-from advisor.conversation.render.labels import pick
-from advisor.conversation.render.options_table import LOW_RELIABILITY, low_reliability, opt_name
+from advisor.conversation.render.options_table import low_reliability, opt_name
 from knowledge.messages import t as message
 
 if TYPE_CHECKING:
@@ -105,7 +104,7 @@ def _dated_inputs(t: OptionTco, book: Book, lang: str) -> list[str]:
             v = book.num(f"input: {x.name}", x.value, x.unit, x.source, input_decimals(x.value), suffix=unit)
             when = str(x.as_of)
             if low_reliability(x.source):
-                when += message("list.comma", lang) + pick(LOW_RELIABILITY, lang)
+                when += message("list.comma", lang) + message("price.low_reliability", lang)
             bits.append(message("cost.dated_input", lang, name=name, value=v, when=when))
         lines.append(message("cost.dated_inputs", lang, inputs=message("clause.sep", lang).join(bits)))
     return lines

@@ -1,4 +1,5 @@
-"""Labels in English and Chinese: tasks, formats, slots, memory parts, regions, and slot values in words.
+"""Labels in the user's language (words from `knowledge.messages`): tasks, formats, slots, memory parts, regions, and
+slot values in words.
 """
 
 from __future__ import annotations
@@ -16,29 +17,14 @@ if TYPE_CHECKING:
 FORMAT = FORMAT_NAMES  # the short names of the weight formats (advisor.estimator.formats)
 
 
-SLOT_LABEL = {
-    "model": ("model", "模型"), "task": ("task", "任务"), "weights": ("precision", "精度"),
-    "kv": ("KV cache format", "KV 缓存格式"), "context": ("context", "上下文"), "concurrency": ("concurrency", "并发"),
-    "qps": ("QPS", "QPS"), "budget": ("budget", "预算"), "currency": ("currency", "币种"), "region": ("region", "地区"),
-    "existing": ("your GPUs", "现有显卡"), "candidates": ("GPUs compared", "候选显卡"),
-    "gpu_count": ("GPU count", "卡数"), "train_tokens": ("training tokens", "训练 token 数"),
-    "deadline_s": ("deadline", "期限"), "tco_years": ("TCO years", "TCO 年限"), "engine": ("engine", "推理/训练框架"),
-    "batch": ("batch", "批大小"), "prompt_tokens": ("prompt length", "输入长度"),
-    "output_tokens": ("output length", "输出长度"), "lora_rank": ("LoRA rank", "LoRA 秩"), "zero": ("ZeRO stage", "ZeRO 阶段"),
-    "buy_or_rent": ("buy or rent", "买或租"),
-}
-
-
 # the parts of a GPU's memory, in the order a breakdown lists them; their words are "part.<part>" in the catalogs
 PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
 
 
-ROLE = {"existing": ("your", "现有"), "candidate": ("", ""), "fit": ("", ""), "recommended": ("", "")}
-
-
-def pick(pair: tuple[str, str], lang: str) -> str:
-    """The English or the Chinese half of an (en, zh) pair."""
-    return pair[1] if lang == "zh" else pair[0]
+def slot_label(slot: str, lang: str) -> str:
+    """A slot's name in words ("weights": "precision"); a slot the catalogs lack by its name, underscores as spaces."""
+    key = f"slot.label.{slot}"
+    return t(key, lang) if known(key) else slot.replace("_", " ")
 
 
 def task_label(task: str | None, lang: str) -> str:

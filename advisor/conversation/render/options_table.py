@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from advisor.analysis.result import Analysis, ConfigResult
 from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, Book, money_of
-from advisor.conversation.render.labels import pick
 
 # option_tags (issue 15): 4-bit format, used-card price, near the memory limit
 from advisor.recommend.recommender import option_tags, spread_consumer, total_price
@@ -62,16 +61,8 @@ def options_contract(ev: Analysis) -> list[dict[str, Any]]:
     return out
 
 
-LABEL = {
-    "lowest_cost": ("lowest cost", "最低成本"), "best_value": ("best value", "最佳性价比"),
-    "best_performance": ("best performance", "最佳性能"), "existing": ("your hardware", "现有硬件"),
-    "candidate": ("named by you", "您提到的"), "recommended": ("recommended", "推荐"), "used": ("used cards", "二手卡"),
-}
-
-
-# "lowest cost" when a cheaper option exists but spreads consumer cards over several servers, which the recommender
-# ranks after single-server and datacenter options (advisor.recommend.recommender._rank; review R01, R47)
-LOWEST_COST_COMPACT = ("lowest cost without consumer cards spread over servers", "最低成本（不计跨服务器的消费级卡方案）")
+# the option labels said in words ("option.label.LABEL" in the catalogs); other labels are not shown
+LABELS = ("lowest_cost", "best_value", "best_performance", "existing", "candidate", "recommended", "used")
 
 
 def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[str]:
@@ -87,22 +78,13 @@ def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[st
 
     words = []
     for lab in o.labels:
-        if lab not in LABEL:
+        if lab not in LABELS:
             continue
-        if lab == "lowest_cost" and any(spread_and_cheaper(p) for p in options or ()):
-            words.append(pick(LOWEST_COST_COMPACT, lang))
-        else:
-            words.append(pick(LABEL[lab], lang))
+        # "lowest cost" when a cheaper option exists but spreads consumer cards over several servers, which the
+        # recommender ranks after single-server and datacenter options (advisor.recommend.recommender._rank; R01, R47)
+        compact = lab == "lowest_cost" and any(spread_and_cheaper(p) for p in options or ())
+        words.append(message("option.label.lowest_cost_compact" if compact else f"option.label.{lab}", lang))
     return words
-
-
-MISS = {
-    "budget": ("over budget", "超出预算"), "no_price": ("no dated price in the catalog", "目录中没有带日期的价格"),
-    "power": ("over the power limit", "超出功耗限制"), "latency": ("too slow per token", "单 token 延迟超标"),
-    "throughput": ("below the throughput target", "吞吐量不达标"), "deadline": ("misses the deadline", "赶不上期限"),
-    "blocked": ("ruled out by a rule", "被规则排除"),
-}
-RULED_OUT = ("ruled out: {why}", "被规则排除：{why}")  # the blocking rules by title
 
 
 # sizing rules whose block restates a miss the answer already names (rules/sizing.py): the deadline rule is the
@@ -124,8 +106,13 @@ def misses(o: Option, lang: str) -> list[str]:
     blocks = [f for f in o.findings if f.severity == "block"]
     keep = [m for m in o.misses if m != "blocked" or not blocks or any(not restates(f, o) for f in blocks)]
     named = [rule_title(f.rule_id, lang) for f in blocks if not restates(f, o)]
-    return [pick(RULED_OUT, lang).format(why="、".join(named) if lang == "zh" else "; ".join(named))
-            if m == "blocked" and named else pick(MISS.get(m, (m, m)), lang) for m in keep]
+    return [message("option.ruled_out", lang, why=message("option.ruled_out_sep", lang).join(named))
+            if m == "blocked" and named else _miss(m, lang) for m in keep]
+
+
+def _miss(miss: str, lang: str) -> str:
+    """A missed target in words ("option.miss.MISS"); one the catalogs lack as its code."""
+    return message(f"option.miss.{miss}", lang) if known(f"option.miss.{miss}") else miss
 
 
 def low_reliability(source: Any) -> bool:
@@ -143,9 +130,6 @@ def low_reliability(source: Any) -> bool:
         except CatalogError:
             continue
     return False
-
-
-LOW_RELIABILITY = ("low-reliability source", "来源可靠性低")
 
 
 def opt_name(o: Option, book: Book) -> str:
@@ -222,7 +206,7 @@ def opt_price(o: Option, book: Book, lang: str) -> str:
                        p.per_card.currency, f"catalog price {p.source} as of {p.as_of}")
     when = p.as_of
     if low_reliability(p.source):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
-        when += message("list.comma", lang) + pick(LOW_RELIABILITY, lang)
+        when += message("list.comma", lang) + message("price.low_reliability", lang)
     return message("price.with_date", lang, price=total, when=when)
 
 
@@ -242,7 +226,7 @@ def opt_purchase(o: Option, book: Book, lang: str) -> str:
     p = o.price
     if "existing" in o.labels or p is None or not p.as_of:
         return text
-    when = p.as_of + (message("list.comma", lang) + pick(LOW_RELIABILITY, lang) if low_reliability(p.source) else "")
+    when = p.as_of + (message("list.comma", lang) + message("price.low_reliability", lang) if low_reliability(p.source) else "")
     return message("purchase.card_prices_as_of", lang, purchase=text, when=when)
 
 

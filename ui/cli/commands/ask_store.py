@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import InputError
+from knowledge.messages import pair
 
 if TYPE_CHECKING:
     from advisor.conversation.session import Conversation
@@ -34,9 +35,9 @@ def stored_turn(ident: str, text: str, make: Callable[[], Conversation],
     try:
         record = None if ident == "new" else store.get_conversation(ident)
         if ident != "new" and record is None:
-            raise InputError(f"--conversation: not found: {ident!r} is no stored conversation", field="--conversation",
-                             accepted="new, or an id from `gpu-advisor history list`",
-                             message_zh=f"--conversation：未找到：{ident!r} 不是已保存的对话")
+            message, message_zh = pair("ask.conversation_not_found", ident=ident)
+            raise InputError(message, field="--conversation", accepted="new, or an id from `gpu-advisor history list`",
+                             message_zh=message_zh)
         cid = record.id if record else new_id()
         with keeper.turn_lock(cid) as lease:
             record = store.get_conversation(cid)

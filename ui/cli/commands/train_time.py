@@ -39,9 +39,11 @@ def parse_tokens(text: str) -> float:
 
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*", str(text))
     if not m:
-        raise InputError(f"--tokens: '{text}' is not a token count", field="tokens",
-                         accepted="a positive number such as 2000000000, 2e9, 2B or 1.5T",
-                         message_zh=f"--tokens：“{text}”不是有效的 token 数量（例如 2e9、2B、1.5T）")
+        from knowledge.messages import pair  # here: a --tokens that reads loads no messages at start-up
+
+        message, message_zh = pair("train_time.tokens_unread", text=text)
+        raise InputError(message, field="tokens", accepted="a positive number such as 2000000000, 2e9, 2B or 1.5T",
+                         message_zh=message_zh)
     from advisor.workload import Workload, field_bounds
     from ui.cli.args import describe
 

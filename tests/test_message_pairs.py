@@ -1,0 +1,123 @@
+"""No (English, Chinese) pair of user-facing words is kept in code: the answer's renderer, the language model's
+layer, the recommender, the front ends and the rules read their words from the message catalogs
+(`knowledge/messages`), one place to translate.
+
+A pair is found in the source by its shape: a tuple with an English literal next to a Chinese one
+(``("over budget", "超出预算")``), a dict literal keyed "en" and "zh", a conditional expression choosing between
+an English and a Chinese literal, and an ``if lang == "zh":`` / ``if zh:`` block with a Chinese literal followed by
+an English one. Words the reader matches in the user's text (``advisor/conversation/reader``) are not scanned.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCANNED = ["advisor/conversation/render", "advisor/conversation/llm", "advisor/recommend", "ui", "rules"]
+
+# Files that may keep pairs, each with its reason (the list only shrinks).
+ALLOWED: dict[str, str] = {
+    # `recommend --json` states these sentences (in English) and builds their Chinese in the same pass; a catalog
+    # table would be imported by that command's start-up, which must not load one (3-6 ms of ~70 ms).
+    "advisor/recommend/assumptions.py": "recommend --json start-up",
+    "advisor/recommend/offload.py": "recommend --json start-up",
+    "advisor/recommend/recommender.py": "recommend --json start-up",
+    # a token count's scale word ("20 亿 tokens" / "2 B tokens") is a number format with its own divisor (1e8 vs
+    # 1e9), recorded with its unit for the grounding check, not a label
+    "advisor/conversation/render/book.py": "number format",
+}
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]{2,}")
+
+
+def _text(node: ast.AST | None) -> str | None:
+    """The literal text of a string constant, an f-string's fixed parts, or a `+` of them; None for others."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _text(node.left), _text(node.right)
+        return None if left is None and right is None else (left or "") + (right or "")
+    return None
+
+
+def _english(node: ast.AST | None) -> bool:
+    text = _text(node)  # a language code is no English word: ("中文", "zh") names a language choice
+    return text is not None and text not in ("en", "zh") and bool(_LATIN.search(text)) and not _CJK.search(text)
+
+
+def _chinese(node: ast.AST | None) -> bool:
+    text = _text(node)
+    return text is not None and bool(_CJK.search(text))
+
+
+def _pair(a: ast.AST | None, b: ast.AST | None) -> bool:
+    return (_english(a) and _chinese(b)) or (_chinese(a) and _english(b))
+
+
+def _literals(nodes: list[ast.stmt]) -> list[ast.AST]:
+    return [n for stmt in nodes for n in ast.walk(stmt) if _text(n) is not None]
+
+
+def _chooses_language(test: ast.expr) -> bool:
+    return bool(re.search(r"\bzh\b|\blang\b", ast.unparse(test)))
+
+
+def pairs_in(source: str) -> list[int]:
+    """The lines where `source` keeps an (English, Chinese) pair (module docstring)."""
+    found: set[int] = set()
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Tuple) and any(_pair(a, b) for a, b in pairwise(node.elts)):
+            found.add(node.lineno)
+        elif isinstance(node, ast.Dict) and {"en", "zh"} <= {_text(k) for k in node.keys if k is not None}:
+            found.add(node.lineno)
+        elif isinstance(node, ast.IfExp) and _pair(node.body, node.orelse):
+            found.add(node.lineno)
+        for body in ("body", "orelse"):  # `if zh: return "…中文…"` then an English literal after or in `else`
+            block = getattr(node, body, None)
+            if not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block):
+                if isinstance(stmt, ast.If) and _chooses_language(stmt.test):
+                    then, rest = _literals(stmt.body), _literals(stmt.orelse + block[i + 1:i + 2])
+                    if (any(map(_chinese, then)) and any(map(_english, rest))) or (
+                            any(map(_english, then)) and any(map(_chinese, rest))):
+                        found.add(stmt.lineno)
+    return sorted(found)
+
+
+def _files() -> list[str]:
+    return sorted(str(p.relative_to(ROOT)) for d in SCANNED for p in (ROOT / d).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _files())
+def test_no_english_chinese_pair_is_kept_in_code(path: str) -> None:
+    if path in ALLOWED:
+        pytest.skip(ALLOWED[path])
+    assert pairs_in((ROOT / path).read_text(encoding="utf-8")) == []
+
+
+def test_allowed_files_exist_and_still_need_their_place() -> None:
+    """An allowed file that no longer keeps a pair leaves the list."""
+    for path in ALLOWED:
+        assert pairs_in((ROOT / path).read_text(encoding="utf-8")), path
+
+
+def test_the_scan_finds_each_shape_and_leaves_catalog_reads() -> None:
+    assert pairs_in('MISS = {"budget": ("over budget", "超出预算")}\n') == [1]
+    assert pairs_in('AXIS = {"gib": {"en": "GiB per GPU", "zh": "单卡 GiB"}}\n') == [1]
+    assert pairs_in('word = "是" if zh else "yes"\n') == [1]
+    assert pairs_in('def f(n, lang):\n    if lang == "zh":\n        return f"{n} 张卡"\n    return f"{n} GPUs"\n') == [2]
+    assert pairs_in('def f(lang):\n    if zh:\n        x = "卡"\n    else:\n        x = "cards"\n    return x\n') == [2]
+    assert pairs_in('def f(lang):\n    return t("option.miss.budget", lang)\n') == []
+    # matchers and names are not pairs: a regex of both languages' words, a language code, a unit in both
+    assert pairs_in('RESET = re.compile(r"^(?:reset|重新开始)$")\nLANGS = ("en", "zh")\nX = ("GiB", "GiB")\n'
+                    'CHOICES = [("English", "en"), ("中文", "zh")]\n') == []
