@@ -25,8 +25,9 @@ clients, each sending its next request when the last one finished (vllm bench se
 
 Metrics (as the benchmark clients report them): TTFT = first token's step end − arrival + request overhead;
 TPOT = (last token − first token)/(output − 1) per request; ITL = every gap between tokens of a request (p50/p95
-over all tokens); output throughput = output tokens / makespan. Closed-loop latencies are those of the steady
-state (requests C … n−C−1: after the first wave, before the clients stop); past the load at which the engine is
+over all tokens); output throughput = output tokens / makespan (open loop, and all requests at once), or for C
+closed-loop clients the steady state's C / R requests/s (R: mean send → last token). Closed-loop latencies are those
+of the steady state (requests C … n−C−1: after the first wave, before the clients stop); past the load at which the engine is
 full (`saturation`) the extra users queue for a slot (`queued`): TTFT grows, TPOT stays the full engine's. Speculative decoding (an explicit option): each
 decode step verifies `k` drafted tokens (a (k+1)-token step) and yields (1 − α^(k+1))/(1 − α) tokens on average
 at acceptance rate α (Leviathan et al. 2023, eq. 1).
