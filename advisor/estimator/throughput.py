@@ -7,7 +7,9 @@ One forward step on one GPU of a tensor-parallel group of `tp` GPUs (every GPU r
     t_kv       = KV_read / (B_dram · η_kv)                t_attention = F_attn / (P_16bit · η_attn)
     pmax(a, b) = (a^p + b^p)^(1/p) ≥ max(a, b): a smooth roofline (near the ridge point neither limit is reached;
                  matmuls and attention are separate kernels, so their times add)
-    t_allreduce= 2 · L · [2(tp−1)/tp · M / (B_link · η_link) + 2(tp−1) · α_link]   M = tokens · hidden · 2 bytes
+    t_allreduce= 2 · L · [2(tp−1)/tp · M / (B_link · η_link) + s · α_link]   M = tokens · hidden · 2 bytes
+                 s = 2·log2(tp) synchronisations on a switched fabric (NVSwitch, Infinity Fabric: recursive halving
+                 and doubling, Thakur, Rabenseifner & Gropp 2005), 2(tp−1) for a ring over PCIe or 2-way bridges
     t_overhead = c_step[engine] + c_layer[engine, memory class] · L        (kernel launches, scheduling)
                  llama.cpp has its own batch-1 costs (per layer ≈140 µs on HBM parts, ≈16 µs on GDDR cards); the
                  serving engines share one pair (TensorRT-LLM-fitted)
@@ -179,12 +181,13 @@ class Hardware(Value):
     attn_peak: float  # FLOP/s for attention (16-bit tensor cores: FMHA runs in BF16/FP16)
     eta_attn: float
     link_bw: float  # bytes/s one direction, after efficiency (0 when tp == 1)
-    link_alpha: float  # seconds per ring step of an all-reduce
+    link_alpha: float  # seconds per synchronisation step of an all-reduce
     link_name: str
     step_overhead: float
     layer_overhead: float
     request_overhead: float
     sharpness: float
+    link_switched: bool = False  # every GPU of the group on one switch (NVSwitch, Infinity Fabric mesh)
 
 
 def memory_class(gpu: GpuSpec) -> str:
@@ -220,6 +223,7 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
     link_bw, alpha, name = 0.0, 0.0, "none"
     if prof.tp > 1:
         link_bw, alpha, name = tp_link(gpu, prof.tp, calib)
+    switched = gpu.link_kind in ("nvlink-switch", "infinity-fabric")
     eta_w = eff.of(fam)
     step_c, layer_c = inf.step_overhead_s.value, inf.layer_overhead_s.value
     if fixed is not None:
@@ -231,7 +235,7 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         attn_peak=gpu.bf16_dense_flops, eta_attn=inf.attention_efficiency.value,
         link_bw=link_bw, link_alpha=alpha, link_name=name, step_overhead=step_c,
         layer_overhead=layer_c, request_overhead=inf.request_overhead_s.value,
-        sharpness=inf.roofline_sharpness.value,
+        sharpness=inf.roofline_sharpness.value, link_switched=switched,
     )
 
 
@@ -316,7 +320,11 @@ def _allreduce_s(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
         return 0.0
     msg = tokens * prof.hidden * ACT_BYTES
     steps = 2.0 * (prof.tp - 1)  # ring: reduce-scatter then all-gather, tp − 1 steps each
-    one = steps / prof.tp * msg / hw.link_bw + steps * hw.link_alpha
+    # latency: on a switched fabric (NVSwitch, Infinity Fabric mesh) every pair is one hop, so the collective
+    # libraries use recursive halving/doubling (Rabenseifner; Thakur, Rabenseifner & Gropp 2005): 2·log2(tp)
+    # synchronisations for the same 2(tp−1)/tp·n bytes; a ring over PCIe or 2-way bridges needs 2(tp−1). Equal at TP2.
+    sync = 2.0 * math.log2(prof.tp) if hw.link_switched else steps
+    one = steps / prof.tp * msg / hw.link_bw + sync * hw.link_alpha
     return 2.0 * prof.layers * one  # after attention and after the MLP
 
 

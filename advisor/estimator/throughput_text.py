@@ -49,8 +49,9 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: Spee
                         f"layers + ({tp}−1) hand-overs × [tokens × {model.hidden_size} × 2 B / {hop[0] / 1e9:.1f} GB/s "
                         f"+ {hop[1] * 1e6:.0f} µs]; no speed-up for one sequence")
     elif tp > 1:
+        sync = f"2·log2({tp})" if hw.link_switched else f"2({tp}−1)"
         formulas.append(f"all-reduce = 2 × {model.num_layers} × [2({tp}−1)/{tp} × tokens × {model.hidden_size} × 2 B "
-                        f"/ {hw.link_bw / 1e9:.1f} GB/s + {hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
+                        f"/ {hw.link_bw / 1e9:.1f} GB/s + {sync} × {hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
     return formulas
 
 
