@@ -22,7 +22,6 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from knowledge.errors import InputError
@@ -64,8 +63,7 @@ def server_tier(gpu: GpuSpec, count: int, econ: Economics) -> tuple[str, ServerT
     return key, tiers[key]
 
 
-@dataclass(frozen=True)
-class CloudQuote:
+class CloudQuote(Value):
     usd_per_hour: float
     provider: str
     date: dt.date | None
@@ -421,8 +419,7 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
 # the guide's TCO table, recomputed
 
 
-@dataclass(frozen=True)
-class GuideTcoCheck:
+class GuideTcoCheck(Value):
     option: str
     guide_initial: float | None
     guide_energy: float | None

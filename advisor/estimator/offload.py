@@ -30,7 +30,8 @@ seconds, bandwidths in bytes/s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+
+import msgspec
 
 from advisor.workload import DEFAULT_CONTEXT, Workload
 from knowledge.errors import InputError
@@ -47,8 +48,7 @@ GIB = 2**30
 DENSE_GROUPS = ("attention", "mlp", "shared_experts", "router", "norm")  # read in full by every token
 
 
-@dataclass(frozen=True)
-class Host:
+class Host(Value):
     """The host side of an offload: DRAM bandwidth (bytes/s, theoretical) and RAM size when known."""
 
     label: str
@@ -57,8 +57,7 @@ class Host:
     stated: bool = False  # True: the user gave the bandwidth; False: a host class assumed
 
 
-@dataclass(frozen=True)
-class OffloadPlan:
+class OffloadPlan(Value):
     """Where the layers go and how fast decode and prefill run (SI units: bytes, seconds, tokens/s)."""
 
     ngl: int  # the -ngl value (layer_count + 1 when the output matrix is on the GPU too)
@@ -82,8 +81,8 @@ class OffloadPlan:
     cpu_kv_bytes: int = 0
     cuda_context_bytes: int = 0  # per GPU
     compute_buffer_bytes: int = 0
-    formulas: list[str] = field(default_factory=list)
-    assumptions: list[str] = field(default_factory=list)
+    formulas: list[str] = msgspec.field(default_factory=list)
+    assumptions: list[str] = msgspec.field(default_factory=list)
 
     @property
     def full_offload(self) -> bool:
@@ -135,8 +134,7 @@ def _host_memory(calib: Calibration) -> HostMemory:
     return hm
 
 
-@dataclass(frozen=True)
-class _Split:
+class _Split(Value):
     layer_w: float  # bytes of one repeating layer (what it holds)
     layer_read: float  # bytes one decode token reads from it (MoE: the k of E routed experts)
     layer_kv: float  # KV bytes of one layer at the context

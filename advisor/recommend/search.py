@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from advisor.estimator.formats import weight_bytes
@@ -27,7 +26,7 @@ from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
-from knowledge.structs import dump, replace, validate
+from knowledge.structs import Value, dump, replace, validate
 from rules.stacks import runs
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
@@ -40,15 +39,14 @@ NODE_COUNTS = (1, 2, 4, 8)
 DEFAULT_CPU_RAM_BYTES = 512 * GIB  # host RAM assumed per node when checking offload (typical 8-GPU server)
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(Value):
     count: int
     nodes: int
     tp: int
     pp: int
     zero: int = 0
     offload: Offload = "none"
-    plan: Plan | None = field(default=None, compare=False)  # the parallelism planner's plan (pre-training, full FT)
+    plan: Plan | None = None  # the parallelism planner's plan (pre-training, full FT)
 
     @property
     def per_node(self) -> int:
@@ -59,8 +57,7 @@ class Layout:
         return self.count // (self.tp * self.pp)
 
 
-@dataclass
-class Search:
+class Search(Value):
     """What one search is for: the model, the workload and constraints, and the catalog to draw GPUs from."""
 
     model: ModelSpec
