@@ -15,7 +15,7 @@ from advisor.recommend.recommender import (
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, UnknownGpu
-from knowledge.structs import dump_json
+from knowledge.structs import dump_json, replace
 
 GIB = 2**30
 VENDOR = ("l40s", "a100-80g-sxm", "h100-sxm")
@@ -100,6 +100,23 @@ def test_nothing_fits_gives_closest_and_checked_changes() -> None:
     rerun = recommend(Workload(model="llama-2-70b", weights=change.value),
                       Constraints(candidates=("rtx-5090",), max_gpus_per_node=1, max_nodes=1))
     assert rerun.options, "a suggested change must really produce a fitting configuration"
+
+
+def test_too_many_users_for_the_named_cards_gets_a_user_count_that_really_fits() -> None:
+    """The change names how many users the closest configuration holds at the asked context, and re-running with
+    that many fits on it (one more does not); a context cut below 2,048 tokens is never offered."""
+    job = Workload(model="llama-3.1-70b", concurrency=64, context=16384, weights="fp8")
+    scope = Constraints(candidates=("h100-sxm",), max_gpus_per_node=2, max_nodes=1)
+    rec = recommend(job, scope)
+    assert not rec.options
+    users = next(c for c in rec.changes if c.kind == "concurrency")
+    assert 1 <= users.value < 64
+    assert recommend(replace(job, concurrency=users.value), scope).options
+    assert not recommend(replace(job, concurrency=users.value + 1), scope).options
+    assert all(c.value >= 2048 for c in rec.changes if c.kind == "context")
+    r1 = recommend(Workload(model="deepseek-r1", concurrency=100, context=32768),
+                   Constraints(candidates=("h20",), max_gpus_per_node=8, max_nodes=1, region="cn"))
+    assert not any(c.kind == "context" for c in r1.changes)  # it would be 768 tokens: of no use
 
 
 def test_budget_too_small_says_what_budget_would_do() -> None:

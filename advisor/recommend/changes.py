@@ -13,7 +13,7 @@ from advisor.recommend.options import SPEED_MISSES, search_gpu
 from advisor.recommend.prices import cost_of, total_price
 from advisor.recommend.rank import leadable
 from advisor.recommend.results import Change, Option
-from advisor.recommend.rules import apply_rules, blocked
+from advisor.recommend.rules import apply_rules, blocked, ruled_out_beyond_fit
 from advisor.recommend.search import (
     MIN_HEADROOM,
     Layout,
@@ -33,6 +33,9 @@ from knowledge.structs import replace
 # perplexity tables), so more cards are the answer there; a sub-4-bit format the user asks for is still sized
 LOWER_PRECISION = {"inference": ("fp8", "int8", "awq-int4", "q4_k_m")}
 BELOW_4_BIT = ("q3_k_m", "q2_k")  # a last resort for one user on the one card allowed (a home setup), never for serving
+# a context cut below this is not offered: a chat turn (system prompt, question, answer) needs a few thousand tokens,
+# and the 2,048-token window of the first Llama generation is the shortest any current model was trained with
+MIN_USEFUL_CONTEXT = 2048
 LIGHTER_TASK = {"full": ("lora", "qlora"), "pretrain": (), "freeze": ("lora", "qlora"), "lora": ("qlora",),
                 "qlora": ()}
 
@@ -53,6 +56,7 @@ def changes(search: Search, options: list[Option], closest: list[Option], scope:
         out += _task_change(search, scope, owned)
     else:
         out += _precision_change(search, c, scope, owned)
+        out += _users_change(search, closest)
         out += _context_change(search, closest)
     return out
 
@@ -120,17 +124,49 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None,
 def _context_change(search: Search, closest: list[Option]) -> list[Change]:
     """Serving: the longest context that fits on the closest configuration no rule rules out."""
     w = search.workload
-    best = next((o for o in closest if not blocked(o)), None)  # never point to a card a rule rules out
+    best = next((o for o in closest if not ruled_out_beyond_fit(o)), None)  # never a card a rule rules out
     if best is None:
         return []
     max_context = _max_context(search, search.catalog.gpu(best.gpu), best)
-    if not max_context or max_context >= w.context:
-        return []
+    useful = max(MIN_USEFUL_CONTEXT, (w.prompt_tokens or 0) + (w.output_tokens or 0))
+    if not max_context or max_context >= w.context or max_context < useful:
+        return []  # nothing to change, or a window too short to be of use (R1 for 100 users on 8 H20s: 768 tokens)
     return [Change(kind="context", value=max_context,
                    message=f"context ≤ {max_context} tokens (instead of {w.context}) fits on "
                            f"{best.count}× {best.gpu_name}",
                    message_zh=f"上下文降到 {max_context} tokens 以内（原 {w.context}）可在 {best.count} 张 "
                               f"{best.gpu_name} 上装下")]
+
+
+def _users_change(search: Search, closest: list[Option]) -> list[Change]:
+    """Serving several users: the most concurrent users whose KV cache fits at the asked context on the closest
+    configuration no rule rules out (memory only; speed at that load is the simulation's)."""
+    w = search.workload
+    best = next((o for o in closest if not ruled_out_beyond_fit(o)), None)
+    if best is None or w.concurrency <= 1:
+        return []
+    gpu = search.catalog.gpu(best.gpu)
+    layout = Layout(best.count, best.nodes, best.layout.tp, best.layout.pp, best.layout.zero, best.layout.zero_offload)
+
+    def fits_with(users: int) -> bool:
+        found = memory_of(search.varied(replace(w, concurrency=users)), gpu, layout)
+        return found is not None and headroom(found.estimate, gpu) >= MIN_HEADROOM
+
+    lo, hi = 0, w.concurrency - 1  # lo fits (0: none known yet), hi + 1 does not
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits_with(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo < 1:
+        return []
+
+    def say(lang: str) -> str:
+        return t("change.users", lang, n=lo, old=w.concurrency, context=w.context, count=best.count,
+                 gpu=best.gpu_name)
+
+    return [Change(kind="concurrency", value=lo, message=say("en"), message_zh=say("zh"))]
 
 
 def _bits(fmt: str) -> float:

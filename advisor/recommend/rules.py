@@ -89,6 +89,12 @@ def blocked(o: Option) -> bool:
     return any(f.severity == "block" for f in o.findings)
 
 
+def ruled_out_beyond_fit(o: Option) -> bool:
+    """A rule other than "does not fit in memory" rules the option out (a market or engineering rule): a change
+    that makes it fit still leaves it out."""
+    return any(f.severity == "block" and f.rule_id != "sizing-does-not-fit" for f in o.findings)
+
+
 def param_fields(model: ModelSpec) -> dict[str, int]:
     """The model's total and active parameter counts (knowledge.params)."""
     counts = param_counts(model)
