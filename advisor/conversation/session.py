@@ -16,6 +16,7 @@ conversation state from before the failing turn is kept. State round-trips throu
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import time
@@ -39,6 +40,7 @@ from advisor.conversation.reader.lang import detect
 from advisor.conversation.turn import Fallback, Step, Turn, fallback_of
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
+from knowledge.structs import dump, validate
 
 if TYPE_CHECKING:
     from advisor.conversation.llm.agent import AgentDriver
@@ -130,7 +132,7 @@ class Conversation:
         started = time.monotonic()
         observe.turn_started(self)  # metrics and the conversation id of log lines (advisor/observe.py)
         self._update_lang(text)
-        snapshot = self.state.model_copy(deep=True)
+        snapshot = copy.deepcopy(self.state)
         turn: Turn | None = None
         try:
             source = self._stream_llm(text, snapshot) if self.driver == "llm" else self._stream_dialog(text)
@@ -233,7 +235,7 @@ class Conversation:
             "driver": self.driver,
             "lang": self.lang,
             "fixed_lang": self.fixed_lang,
-            "state": self.state.model_dump(mode="json"),
+            "state": dump(self.state, json=True),
             "history": [[text, turn.model_dump(mode="json")] for text, turn in self.history[-HISTORY_KEPT:]],
         }
 
@@ -249,7 +251,7 @@ class Conversation:
         if d.get("lang") in ("zh", "en"):
             conv.lang = d["lang"]
         try:
-            conv.state = DialogState.model_validate(d.get("state") or {})
+            conv.state = validate(DialogState, d.get("state") or {})
             conv.history = [(str(text), Turn.model_validate(turn)) for text, turn in d.get("history") or []]
         except (ValidationError, TypeError, ValueError) as exc:
             raise InputError(f"conversation state is malformed: {exc}", field="state") from exc

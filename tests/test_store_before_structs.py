@@ -1,0 +1,64 @@
+"""Conversations stored before the dialog state moved from pydantic models to msgspec structs still load.
+
+`tests/data/stored/before_structs.json` was written by the pydantic code (commit c88b787): two conversations as the
+store keeps them (`compact_state(Conversation.to_dict())`: slots with GPU mentions, a quoted claim, a stated
+capacity; the pending question and the last answer's numbers) and one turn's result as stored
+(`result_json(turn)`, options cut to one, numbers to twelve)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from advisor.conversation.reader.slots import Claim, GpuMention
+from advisor.conversation.session import Conversation
+from advisor.conversation.turn import Turn
+from advisor.store.keeper import compact_state, result_json
+from knowledge.errors import InputError
+
+STORED = json.loads((Path(__file__).parent / "data" / "stored" / "before_structs.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", ["conversation_1", "conversation_2"])
+def test_a_stored_conversation_loads_and_is_stored_again_unchanged(name: str) -> None:
+    stored = STORED[name]
+    conv = Conversation.from_dict(stored)
+    assert compact_state(conv.to_dict()) == stored
+
+
+def test_the_loaded_state_has_the_values_stored() -> None:
+    one = Conversation.from_dict(STORED["conversation_1"]).state
+    assert one.slots.model == "llama-3.1-70b" and one.slots.context == 8192 and one.slots.concurrency == 50
+    assert one.slots.existing == GpuMention(gpu="a100-80g-sxm", count=2, text="2 A100",
+                                            assumed="A 100 = NVIDIA A100 80GB SXM4")
+    assert isinstance(one.slots.claim, Claim) and one.slots.claim.bytes_if_gib == 28 * 2**30
+    assert one.slots.excluded == ["h20", "h20-141g"] and one.slots.budget == 200000.0
+    two = Conversation.from_dict(STORED["conversation_2"]).state
+    assert [(c.gpu, c.count) for c in two.slots.candidates] == [("h100-sxm", 3), ("h200-sxm", 3)]
+    assert two.slots.capacity is not None and two.slots.capacity.bytes_if_gb == 24e9 and two.slots.home is True
+    assert (two.pending, two.asked, two.focus_gpu, two.answered) == ("budget", ["weights", "region", "budget"],
+                                                                     "h200-sxm", 3)
+    assert two.last_numbers == {"need_total": 175600492544.0}
+
+
+def test_a_loaded_conversation_answers_its_pending_question() -> None:
+    conv = Conversation.from_dict(STORED["conversation_2"])
+    turn = conv.respond("default")
+    assert turn.note != "error" and conv.state.pending != "budget"
+
+
+def test_a_stored_turn_loads_and_is_written_back_the_same() -> None:
+    stored = STORED["turn"]
+    turn = Turn.model_validate(stored) if hasattr(Turn, "model_validate") else None
+    assert turn is not None
+    assert json.loads(result_json(turn) or "null") == stored
+
+
+def test_a_malformed_stored_state_is_one_input_error() -> None:
+    bad = json.loads(json.dumps(STORED["conversation_1"]))
+    bad["state"]["slots"]["context"] = "a lot"
+    with pytest.raises(InputError) as err:
+        Conversation.from_dict(bad)
+    assert "context" in str(err.value) and "\n" not in str(err.value)
