@@ -14,7 +14,7 @@ import pytest
 
 from advisor.conversation.reader.slots import Claim, GpuMention
 from advisor.conversation.session import Conversation
-from advisor.conversation.turn import Turn
+from advisor.conversation.turn import Turn, load_turn
 from advisor.store.keeper import compact_state, result_json
 from knowledge.errors import InputError
 
@@ -51,8 +51,8 @@ def test_a_loaded_conversation_answers_its_pending_question() -> None:
 
 def test_a_stored_turn_loads_and_is_written_back_the_same() -> None:
     stored = STORED["turn"]
-    turn = Turn.model_validate(stored) if hasattr(Turn, "model_validate") else None
-    assert turn is not None
+    turn = load_turn(stored)
+    assert isinstance(turn, Turn) and load_turn(json.dumps(stored)) == turn
     assert json.loads(result_json(turn) or "null") == stored
 
 
@@ -62,3 +62,13 @@ def test_a_malformed_stored_state_is_one_input_error() -> None:
     with pytest.raises(InputError) as err:
         Conversation.from_dict(bad)
     assert "context" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_malformed_stored_turn_is_one_line_naming_the_field() -> None:
+    bad = json.loads(json.dumps(STORED["turn"]))
+    bad["numbers"][0]["value"] = "many"
+    with pytest.raises(InputError) as err:
+        load_turn(bad)
+    assert str(err.value).startswith("numbers.0.value: ") and "\n" not in str(err.value)
+    with pytest.raises(InputError, match="^mode: Input should be 'llm' or 'deterministic'"):
+        load_turn(json.dumps({**STORED["turn"], "mode": "chatty"}))

@@ -23,8 +23,6 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from advisor import observe
 from advisor.conversation.dialog.machine import (
     DialogState,
@@ -37,10 +35,10 @@ from advisor.conversation.dialog.machine import (
 from advisor.conversation.dialog.machine import observe as observe_slots
 from advisor.conversation.dialog.turn import DialogDriver
 from advisor.conversation.reader.lang import detect
-from advisor.conversation.turn import Fallback, Step, Turn, fallback_of
+from advisor.conversation.turn import Fallback, Step, Turn, fallback_of, load_turn
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
-from knowledge.structs import dump, validate
+from knowledge.structs import dump, replace, validate
 
 if TYPE_CHECKING:
     from advisor.conversation.llm.agent import AgentDriver
@@ -169,8 +167,7 @@ class Conversation:
     def _stream_dialog(self, text: str, note: str = "", fallback: Fallback | None = None) -> Iterator[Step | Turn]:
         for item in self._dialog_driver().run(self, text):
             if isinstance(item, Turn) and note:
-                item = item.model_copy(update={"note": (note + (" " + item.note if item.note else "")).strip(),
-                                               "fallback": fallback})
+                item = replace(item, note=(note + (" " + item.note if item.note else "")).strip(), fallback=fallback)
             yield item
 
     def _stream_llm(self, text: str, snapshot: DialogState) -> Iterator[Step | Turn]:
@@ -198,7 +195,7 @@ class Conversation:
                 raise RuntimeError("the agent returned no answer")
             if final.extra.get("grounding_failed"):
                 raise _Ungrounded("its numbers did not match the tools' results")
-            yield final.model_copy(update={"mode": "llm"}) if final.mode != "llm" else final
+            yield replace(final, mode="llm") if final.mode != "llm" else final
             return
         except Exception as exc:  # noqa: BLE001 - any agent failure falls back
             why = _short_reason(exc)
@@ -236,7 +233,7 @@ class Conversation:
             "lang": self.lang,
             "fixed_lang": self.fixed_lang,
             "state": dump(self.state, json=True),
-            "history": [[text, turn.model_dump(mode="json")] for text, turn in self.history[-HISTORY_KEPT:]],
+            "history": [[text, dump(turn, json=True)] for text, turn in self.history[-HISTORY_KEPT:]],
         }
 
     @classmethod
@@ -252,8 +249,8 @@ class Conversation:
             conv.lang = d["lang"]
         try:
             conv.state = validate(DialogState, d.get("state") or {})
-            conv.history = [(str(text), Turn.model_validate(turn)) for text, turn in d.get("history") or []]
-        except (ValidationError, TypeError, ValueError) as exc:
+            conv.history = [(str(text), load_turn(turn)) for text, turn in d.get("history") or []]
+        except (TypeError, ValueError) as exc:  # a StructError is a ValueError
             raise InputError(f"conversation state is malformed: {exc}", field="state") from exc
         return conv
 
