@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from advisor.conversation.reader.slots import Claim, GpuMention
+from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.session import Conversation
 from advisor.conversation.turn import Turn, load_turn
 from advisor.store.keeper import compact_state, result_json
 from knowledge.errors import InputError
+from knowledge.structs import dump
 
 STORED = json.loads((Path(__file__).parent / "data" / "stored" / "before_structs.json").read_text(encoding="utf-8"))
 
@@ -72,3 +73,13 @@ def test_a_malformed_stored_turn_is_one_line_naming_the_field() -> None:
     assert str(err.value).startswith("numbers.0.value: ") and "\n" not in str(err.value)
     with pytest.raises(InputError, match="^mode: Input should be 'llm' or 'deterministic'"):
         load_turn(json.dumps({**STORED["turn"], "mode": "chatty"}))
+
+
+def test_the_slot_summary_leaves_out_defaults_inside_lists_as_before() -> None:
+    """`dump(..., exclude_defaults=True)` reaches the structs in a list, as pydantic's did (the summary of the GPU
+    candidates in `ask --json`); the expected dict is what the pydantic Slots gave for the same slots."""
+    slots = Slots(model="x", candidates=[GpuMention(gpu="a")], existing=GpuMention(gpu="b", count=2),
+                  claim=Claim(text="t", value=1, unit="GB", bytes_if_gb=1e9, bytes_if_gib=2**30))
+    assert dump(slots, json=True, exclude_defaults=True) == {
+        "model": "x", "existing": {"gpu": "b", "count": 2}, "candidates": [{"gpu": "a"}],
+        "claim": {"text": "t", "value": 1.0, "unit": "GB", "bytes_if_gb": 1e9, "bytes_if_gib": 1073741824.0}}
