@@ -221,7 +221,7 @@ def generated_fields(model: type[BaseModel]) -> dict[str, tuple[type[msgspec.Str
 
 
 def struct_core_schema(struct: type[msgspec.Struct], handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
-    """How a pydantic model holds a struct field (a Turn's findings, an API body's workload): an instance is kept as
+    """How a pydantic model holds a struct field (an API body's workload): an instance is kept as
     it is; other input is validated by the struct's pydantic twin and made a struct; dumped as the struct dumps
     itself; its JSON Schema is the twin's."""
     twin = handler.generate_schema(pydantic_model(struct))
@@ -239,7 +239,7 @@ def _as_pydantic_field(cls: type[msgspec.Struct], source: Any, handler: GetCoreS
     return struct_core_schema(cls, handler)
 
 
-# A struct as a field of a pydantic model (a Turn's findings, an API body's workload): pydantic asks the field's
+# A struct as a field of a pydantic model (an API body's workload): pydantic asks the field's
 # type for `__get_pydantic_core_schema__`. Installed here, on the three bases, so that knowledge.structs never
 # imports pydantic or this module (no cycle); every module that declares such a model imports this one.
 for _base in (structs.Frozen, structs.Mutable, structs.Value):

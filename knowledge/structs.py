@@ -584,12 +584,12 @@ def dump(obj: Any, *, json: bool = False, exclude_none: bool = False, include: s
         return obj
     if isinstance(obj, (dt.date, dt.datetime)):
         return obj.isoformat() if json else obj
-    if isinstance(obj, (list, tuple, set, frozenset)):
-        items = [dump(v, json=json, exclude_none=exclude_none) for v in obj]
+    if isinstance(obj, (list, tuple, set, frozenset)):  # the structs inside with the same exclusions
+        items = [dump(v, json=json, exclude_none=exclude_none, exclude_defaults=exclude_defaults) for v in obj]
         return items if json or isinstance(obj, list) else type(obj)(items)
     if isinstance(obj, dict):
-        return {(str(k) if json and not isinstance(k, str) else k): dump(v, json=json, exclude_none=exclude_none)
-                for k, v in obj.items()}
+        return {(str(k) if json and not isinstance(k, str) else k): dump(
+            v, json=json, exclude_none=exclude_none, exclude_defaults=exclude_defaults) for k, v in obj.items()}
     if hasattr(obj, "model_dump"):  # a pydantic model held in a struct
         return obj.model_dump(mode="json" if json else "python")
     return obj

@@ -348,6 +348,16 @@ def test_deterministic_commands_import_no_chat_web_or_slack_stack(name, tmp_path
     assert not packages & forbidden, f"`gpu-advisor {name}` imported {sorted(packages & forbidden)}"
 
 
+@pytest.mark.parametrize("argv", [COMMANDS["ask"], ["ask", "serve llama 3 8b to 10 users", "--json"]])
+def test_ask_without_a_model_imports_no_pydantic(argv, tmp_path):
+    """pydantic is for the edges that need its schemas (LangChain's tools, FastAPI, MCP): the deterministic dialog,
+    its state and its turns are structs, and the LLM settings that say no model is configured are one too."""
+    out, modules = _probe(tmp_path, *argv, full=True)
+    assert json.loads(out)["answer"]
+    hit = sorted(m for m in modules if m.split(".")[0] in NO_PYDANTIC or m == "knowledge.pydantic_models")
+    assert not hit, f"`gpu-advisor {' '.join(argv[:1])}` without a model imported {hit}"
+
+
 @pytest.mark.parametrize("name", ["gpus", "models", "estimate", "throughput", "tco"])
 def test_warm_start_parses_no_yaml(name, tmp_path):
     env = {snapshot.CACHE_ENV: str(tmp_path / "cache")}

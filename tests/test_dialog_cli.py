@@ -40,8 +40,9 @@ def test_ask_json_follows_the_contract(capsys):
     assert "RTX 4090" in out["answer"]
     assert out["numbers"] and all(set(n) == {"name", "value", "unit", "source"} for n in out["numbers"])
     from advisor.conversation.turn import Number  # Turn.to_contract writes these fields out by name
+    from knowledge.structs import fields
 
-    assert set(Number.model_fields) == {"name", "value", "unit", "source"}
+    assert set(fields(Number)) == {"name", "value", "unit", "source"}
     assert all(n["unit"] and n["source"] for n in out["numbers"])
     for f in out["findings"]:
         assert set(f) == {"rule_id", "severity", "message", "source"} and f["rule_id"] and f["source"]

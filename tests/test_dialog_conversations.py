@@ -28,6 +28,7 @@ import yaml
 from advisor.conversation.grounding import gate as grounding
 from advisor.conversation.session import Conversation
 from advisor.conversation.turn import Turn
+from knowledge.structs import dump
 
 HERE = Path(__file__).parent / "conversations"
 
@@ -67,7 +68,7 @@ def _check_slots(conv: Conversation, expected: dict[str, Any], where: str) -> No
 
 
 def _grounded(turn: Turn, said: str, where: str) -> None:
-    pool = grounding.Pool.of([{"numbers": [n.model_dump() for n in turn.numbers]}], texts=[said])
+    pool = grounding.Pool.of([{"numbers": [dump(n) for n in turn.numbers]}], texts=[said])
     for n in turn.numbers:  # each number also as it would be printed with its unit ("4×", "18.2 days")
         pool.add_text(f"{n.value!r} {n.unit}")
         pool.add_text(f"{n.value!r}{n.unit}")

@@ -15,6 +15,7 @@ from advisor.estimator.limits import CONTEXT_STEP, largest
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
+from knowledge.structs import dump
 from rules.titles import rule_title
 
 CAT = load_catalog()
@@ -36,7 +37,7 @@ def number(turn, prefix: str):
 
 
 def grounded(turn, said: str) -> None:
-    pool = grounding.Pool.of([{"numbers": [n.model_dump() for n in turn.numbers]}], texts=[said])
+    pool = grounding.Pool.of([{"numbers": [dump(n) for n in turn.numbers]}], texts=[said])
     for n in turn.numbers:
         pool.add_text(f"{n.value!r} {n.unit}")
         pool.add_text(f"{n.value!r}{n.unit}")

@@ -3,6 +3,7 @@ the LLM fallback, and that no user input makes it raise or lose the conversation
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -90,7 +91,7 @@ def test_no_user_input_raises_and_the_state_survives(text, served):
 def test_a_driver_bug_becomes_a_turn_and_keeps_the_state(monkeypatch):
     c = Conversation(driver="deterministic")
     c.respond("Serve Qwen2.5-7B for 10 users")
-    saved = c.state.model_copy(deep=True)
+    saved = copy.deepcopy(c.state)
 
     class Broken:
         def run(self, conversation, text):

@@ -46,6 +46,7 @@ from advisor.conversation.reader.intent import INTENTS, NUMBERED
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.session import Conversation
 from knowledge.catalog import load_catalog
+from knowledge.structs import dump
 
 HERE = Path(__file__).parent / "conversations" / "first_screen"
 CAT = load_catalog()
@@ -260,7 +261,7 @@ def _shows(text: str, value: float) -> bool:
 
 def _grounded(turn: Any, said: str, where: str) -> None:
     """Every number of the first screen is one the turn recorded (Turn.numbers) or the user typed."""
-    pool = grounding.Pool.of([{"numbers": [n.model_dump() for n in turn.numbers]}], texts=[said])
+    pool = grounding.Pool.of([{"numbers": [dump(n) for n in turn.numbers]}], texts=[said])
     for n in turn.numbers:
         pool.add_text(f"{n.value!r} {n.unit}")
     report = grounding.check(fs.split_details(turn.answer)[0], pool)

@@ -94,7 +94,7 @@ def configuration(opt: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def numbers(items: list[Any]) -> list[tuple[Any, ...]]:
-    rows = [n if isinstance(n, dict) else n.model_dump(mode="json") for n in items]
+    rows = [n if isinstance(n, dict) else dump(n, json=True) for n in items]
     return [(n["name"], _rounded(n["value"]), n["unit"]) for n in rows]
 
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import ui.cli.entry as cli
 from advisor.conversation.reader.extract import extract
 from advisor.conversation.reader.ranges import limits
+from knowledge.structs import dump
 
 CLI_EXAMPLES = int(os.environ.get("FUZZ_CLI_EXAMPLES", "60"))
 CHAT_EXAMPLES = int(os.environ.get("FUZZ_CHAT_EXAMPLES", "300"))
@@ -162,4 +163,4 @@ def test_extractor_fuzz(text: str, pending: str | None) -> None:
     for name in ("budget", "qps", "deadline_s", "size_params"):
         value = getattr(slots, name)
         assert value is None or math.isfinite(value), (text, name, value)
-    json.dumps(slots.model_dump(mode="json"), allow_nan=False)  # what the session stores
+    json.dumps(dump(slots, json=True), allow_nan=False)  # what the session stores

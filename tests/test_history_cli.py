@@ -8,6 +8,7 @@ import pytest
 
 from advisor.store import NewTurn, open_store
 from advisor.store.sql import new_id
+from knowledge.structs import dump
 from ui.cli.entry import main
 
 QUESTION = "Serve Llama 3 70B in INT4 with 8k context for 50 users"
@@ -28,7 +29,7 @@ def filled(tmp_path, monkeypatch: pytest.MonkeyPatch):
     for rev, text in enumerate([QUESTION, "what about 8-bit weights instead?"]):
         turn = conv.respond(text)
         done = store.commit_turn(cid, rev, conv.to_dict(), NewTurn(new_id(), text, turn.answer,
-                                 turn.model_dump(mode="json"), "deterministic", 0.05, has_quote=R.has_result(turn)),
+                                 dump(turn, json=True), "deterministic", 0.05, has_quote=R.has_result(turn)),
                                  owner="user:ann", title=text)
         quote_id = quote_id or done.quote_id
     old = new_id()

@@ -21,6 +21,7 @@ import pytest
 from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.firstscreen import split_details
 from advisor.conversation.session import Conversation
+from knowledge.structs import dump
 
 GIB = 2**30
 
@@ -210,7 +211,7 @@ def test_every_number_on_these_first_screens_is_recorded(text: str) -> None:
     from advisor.conversation.grounding import gate as grounding
 
     _, turn = _ask(text)
-    pool = grounding.Pool.of([{"numbers": [n.model_dump() for n in turn.numbers]}], texts=[text])
+    pool = grounding.Pool.of([{"numbers": [dump(n) for n in turn.numbers]}], texts=[text])
     for n in turn.numbers:
         pool.add_text(f"{n.value!r} {n.unit}")
     report = grounding.check(split_details(turn.answer)[0], pool)

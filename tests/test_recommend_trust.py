@@ -6,6 +6,7 @@ kinds, DeepSeek-R1's published 32,768-token generation length, the job's own GPU
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -180,7 +181,7 @@ def replayed() -> list[tuple[str, str, Any, Any]]:
                 constraints = build_constraints(conv.state, turn.lang)[0]
             except Exception:  # noqa: BLE001 - a turn whose constraints are invalid has no options to check
                 constraints = None
-            rows.append((cid, say, turn, conv.state.slots.model_copy(), constraints))
+            rows.append((cid, say, turn, copy.copy(conv.state.slots), constraints))
     return rows
 
 

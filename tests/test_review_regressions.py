@@ -10,6 +10,7 @@ import pytest
 
 from advisor.conversation.reader.extract import extract
 from knowledge.catalog import load_catalog
+from knowledge.structs import dump
 from rules.titles import rule_title
 
 CAT = load_catalog()
@@ -322,9 +323,9 @@ def test_spec_claim_turn_keeps_the_conversation():
 
     conv = Conversation(driver="deterministic")
     conv.respond("Serve Llama-3.1-8B for 20 users at 4k context")
-    before = conv.state.slots.model_dump()
+    before = dump(conv.state.slots)
     turn = conv.respond("by the way, the guide says the H100 does 1513 TFLOPS FP16 — is that right?")
-    assert turn.extra["kind"] == "claim" and conv.state.slots.model_dump() == before
+    assert turn.extra["kind"] == "claim" and dump(conv.state.slots) == before
     # a budget that happens to equal a claimed price is still a budget, and a model question is a workload
     assert ask("预算 24 万买 H100 PCIe，跑 Qwen2.5-7B 推理").extra["kind"] != "claim"
     assert ask("RTX 4090 能跑 70B 吗？").extra["kind"] != "claim"

@@ -16,6 +16,7 @@ from advisor.store import Conflict, NewTurn, QuoteRecord, StoreError, open_store
 from advisor.store.keeper import Keeper, request_key
 from advisor.store.schema import MIGRATIONS
 from advisor.store.sql import new_id
+from knowledge.structs import dump as dump_struct
 
 DAY = 86400.0
 
@@ -346,7 +347,7 @@ def test_no_api_key_or_slack_token_is_ever_stored(store, monkeypatch: pytest.Mon
     result = conv.respond(question)
     cid = new_id()
     done = store.commit_turn(cid, 0, conv.to_dict(), NewTurn(new_id(), question, result.answer + key,
-                             result.model_dump(mode="json"), "deterministic", 0.1, has_quote=True),
+                             dump_struct(result, json=True), "deterministic", 0.1, has_quote=True),
                              owner="slack:T1", title=question)
     store.save_quote(QuoteRecord(done.quote_id, cid, "slack:T1", "en", question, f"# {bot}", json.dumps({"k": key}),
                                  1.0, 1.0))

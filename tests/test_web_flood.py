@@ -12,6 +12,7 @@ import uuid
 import pytest
 
 from advisor.conversation.session import HISTORY_KEPT, Conversation
+from knowledge.structs import dump
 from ui.web.security import MAX_LIVE_SESSIONS, SessionCap
 
 
@@ -43,7 +44,7 @@ def test_conversation_history_is_bounded() -> None:
         conv.respond(f"serve llama-3-8b to {i + 1} users")
     assert len(conv.history) == HISTORY_KEPT
     assert conv.history[-1][0] == f"serve llama-3-8b to {HISTORY_KEPT + 10} users"
-    assert conv.state.model_dump()  # the slot state (what the user told) is kept
+    assert dump(conv.state)  # the slot state (what the user told) is kept
 
 
 def test_the_chat_says_when_older_messages_are_trimmed(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:

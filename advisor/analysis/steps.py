@@ -7,19 +7,19 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+import msgspec
 
 from knowledge.errors import AdvisorError
+from knowledge.structs import Frozen
 
 T = TypeVar("T")
 
 
-class Step(BaseModel):
+class Step(Frozen):
     """One tool call made during the turn (shown as a collapsible step in the web chat)."""
 
-    model_config = ConfigDict(extra="forbid")
     name: str
-    arguments: dict[str, Any] = {}
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
     duration_s: float = 0.0
     ok: bool = True
     summary: str = ""

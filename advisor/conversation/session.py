@@ -16,13 +16,12 @@ conversation state from before the failing turn is kept. State round-trips throu
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
-
-from pydantic import ValidationError
 
 from advisor import observe
 from advisor.conversation.dialog.machine import (
@@ -36,9 +35,10 @@ from advisor.conversation.dialog.machine import (
 from advisor.conversation.dialog.machine import observe as observe_slots
 from advisor.conversation.dialog.turn import DialogDriver
 from advisor.conversation.reader.lang import detect
-from advisor.conversation.turn import Fallback, Step, Turn, fallback_of
+from advisor.conversation.turn import Fallback, Step, Turn, fallback_of, load_turn
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
+from knowledge.structs import dump, replace, validate
 
 if TYPE_CHECKING:
     from advisor.conversation.llm.agent import AgentDriver
@@ -130,7 +130,7 @@ class Conversation:
         started = time.monotonic()
         observe.turn_started(self)  # metrics and the conversation id of log lines (advisor/observe.py)
         self._update_lang(text)
-        snapshot = self.state.model_copy(deep=True)
+        snapshot = copy.deepcopy(self.state)
         turn: Turn | None = None
         try:
             source = self._stream_llm(text, snapshot) if self.driver == "llm" else self._stream_dialog(text)
@@ -167,8 +167,7 @@ class Conversation:
     def _stream_dialog(self, text: str, note: str = "", fallback: Fallback | None = None) -> Iterator[Step | Turn]:
         for item in self._dialog_driver().run(self, text):
             if isinstance(item, Turn) and note:
-                item = item.model_copy(update={"note": (note + (" " + item.note if item.note else "")).strip(),
-                                               "fallback": fallback})
+                item = replace(item, note=(note + (" " + item.note if item.note else "")).strip(), fallback=fallback)
             yield item
 
     def _stream_llm(self, text: str, snapshot: DialogState) -> Iterator[Step | Turn]:
@@ -196,7 +195,7 @@ class Conversation:
                 raise RuntimeError("the agent returned no answer")
             if final.extra.get("grounding_failed"):
                 raise _Ungrounded("its numbers did not match the tools' results")
-            yield final.model_copy(update={"mode": "llm"}) if final.mode != "llm" else final
+            yield replace(final, mode="llm") if final.mode != "llm" else final
             return
         except Exception as exc:  # noqa: BLE001 - any agent failure falls back
             why = _short_reason(exc)
@@ -233,8 +232,8 @@ class Conversation:
             "driver": self.driver,
             "lang": self.lang,
             "fixed_lang": self.fixed_lang,
-            "state": self.state.model_dump(mode="json"),
-            "history": [[text, turn.model_dump(mode="json")] for text, turn in self.history[-HISTORY_KEPT:]],
+            "state": dump(self.state, json=True),
+            "history": [[text, dump(turn, json=True)] for text, turn in self.history[-HISTORY_KEPT:]],
         }
 
     @classmethod
@@ -249,9 +248,9 @@ class Conversation:
         if d.get("lang") in ("zh", "en"):
             conv.lang = d["lang"]
         try:
-            conv.state = DialogState.model_validate(d.get("state") or {})
-            conv.history = [(str(text), Turn.model_validate(turn)) for text, turn in d.get("history") or []]
-        except (ValidationError, TypeError, ValueError) as exc:
+            conv.state = validate(DialogState, d.get("state") or {})
+            conv.history = [(str(text), load_turn(turn)) for text, turn in d.get("history") or []]
+        except (TypeError, ValueError) as exc:  # a StructError is a ValueError
             raise InputError(f"conversation state is malformed: {exc}", field="state") from exc
         return conv
 

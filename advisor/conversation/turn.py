@@ -6,33 +6,35 @@ the web chat shows `answer`, `steps`, the `options` table and the `memory` chart
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+import msgspec
 
 from advisor.analysis.steps import Step as Step  # the Turn carries the analysis's steps; imported from here too
 from advisor.estimator.results import BREAKDOWN_KEYS, Breakdown
-from knowledge.pydantic_models import pydantic_model  # also installs the hook that makes a struct a pydantic field
+from knowledge.structs import Frozen, Mutable, Value, dump, field_type, fields, validate
 from rules.findings import Finding
 
 
-class Number(BaseModel):
-    """A number shown to the user, with its unit and where it came from (a tool/formula or a catalog source)."""
+class Number(Value, kw_only=True, forbid_unknown_fields=True):
+    """A number shown to the user, with its unit and where it came from (a tool/formula or a catalog source).
+    Made by the code by the hundred a turn (`render.book`): typed, not checked again; a stored one is read by
+    `load_turn` (types checked, unknown fields refused)."""
 
-    model_config = ConfigDict(extra="forbid")
     name: str
     value: float
     unit: str
     source: str
 
 
-class Fallback(BaseModel):
+class Fallback(Frozen):
     """Why the model's answer was replaced by the deterministic one. `reason` is a stable code (the agent's
     `AgentUnavailable.reason`: timeout, unreachable, rate_limited, server_error, tools_failed, ungrounded,
     unsafe_text, not_configured, circuit_open, …, "reading" when the structured reader's answer was unusable and the
     offline reader read the message (Settings.reader = "structured"), or "error" for an unexpected failure)."""
 
-    model_config = ConfigDict(extra="forbid")
     reason: str
     detail: str = ""  # short technical detail (no secrets: exception text cut to 160 characters)
 
@@ -40,21 +42,21 @@ class Fallback(BaseModel):
 Verdict = Literal["yes", "no", "with_changes"]
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class _LeadConfig(_Open):
+class _LeadConfig(Frozen):
     gpu: str
     count: int
 
 
-# the estimator's Breakdown fields (bytes by purpose and their total), after the configuration they are of;
-# pydantic orders the fields of several bases from the last base to the first
-_BYTES = pydantic_model(Breakdown, _Open, only=(*BREAKDOWN_KEYS, "total"))
+# the estimator's Breakdown fields (bytes by purpose and their total, with their limits), after the configuration
+# they are of: taken from Breakdown, not written again
+_BYTE_FIELDS = (*BREAKDOWN_KEYS, "total")
+_STRUCT_CLASS: Any = type(_LeadConfig)  # the checked structs' metaclass: a class from the fields' annotations
+_BYTES = _STRUCT_CLASS("_Bytes", (_LeadConfig,), {
+    "__module__": __name__, "__annotations__": {name: field_type(Breakdown, name) for name in _BYTE_FIELDS},
+    **{name: fields(Breakdown)[name].default for name in _BYTE_FIELDS}})
 
 
-class MemoryBreakdown(_BYTES, _LeadConfig):  # type: ignore[misc,valid-type]
+class MemoryBreakdown(_BYTES):  # type: ignore[misc,valid-type]
     """Memory per GPU of the answer's lead configuration, in bytes: weights + gradients + optimizer states +
     activations + KV cache + runtime overhead = total; `capacity` is the card's memory, `usable` what the engine
     may fill (advisor.estimator.memory)."""
@@ -63,18 +65,16 @@ class MemoryBreakdown(_BYTES, _LeadConfig):  # type: ignore[misc,valid-type]
     usable: int = 0
 
 
-class ContractFinding(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ContractFinding(Frozen):
     rule_id: str
     severity: str
     message: str
     source: str
 
 
-class AskContract(BaseModel):
+class AskContract(Frozen):
     """`gpu-advisor ask --json` (DESIGN.md): the answer, then its parts as structured fields."""
 
-    model_config = ConfigDict(extra="forbid")
     answer: str
     intent: str | None  # advisor.conversation.reader.intent.INTENTS; None when no question was answered (greeting, error)
     verdict: Verdict | None  # feasibility questions only
@@ -90,30 +90,30 @@ class AskContract(BaseModel):
     request: dict[str, Any] | None = None  # the typed reading of the message (advisor.conversation.reader.request)
 
 
-class Turn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Turn(Mutable):
+    """One turn's answer and its parts. Mutable: the dialog finishes the answer text after composing it."""
 
     answer: str  # markdown, in the user's language
     lang: Literal["zh", "en"] = "en"
     mode: Literal["llm", "deterministic"] = "deterministic"
-    questions: list[str] = []  # clarifying questions, when the workload is underspecified
-    numbers: list[Number] = []
-    findings: list[Finding] = []
-    options: list[dict[str, Any]] = []  # ranked options, as `gpu-advisor recommend --json` gives them
+    questions: list[str] = msgspec.field(default_factory=list)  # clarifying questions, when underspecified
+    numbers: list[Number] = msgspec.field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)
+    options: list[dict[str, Any]] = msgspec.field(default_factory=list)  # as `gpu-advisor recommend --json` gives
     memory: dict[str, Any] | None = None  # breakdown of the first option for the chart: bytes per part + capacity
-    steps: list[Step] = []
-    workload: dict[str, Any] = {}  # the workload and constraints as understood after this turn
+    steps: list[Step] = msgspec.field(default_factory=list)
+    workload: dict[str, Any] = msgspec.field(default_factory=dict)  # workload and constraints as understood now
     note: str = ""  # e.g. "the model was unreachable; this is the deterministic answer"
     model_name: str | None = None  # LLM model name in llm mode
     fallback: Fallback | None = None  # set when the LLM driver was asked and its answer was replaced
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def contract(self) -> AskContract:
         """The typed `gpu-advisor ask --json` contract. `intent`, `verdict` and `assumptions` are what the dialog
         recorded for this turn (`extra`); `breakdown` is the memory chart's configuration."""
         verdict = self.extra.get("answer_verdict")
         mem = self.memory or {}
-        breakdown = MemoryBreakdown(**{k: v for k, v in mem.items() if k in MemoryBreakdown.model_fields}) \
+        breakdown = MemoryBreakdown(**{k: v for k, v in mem.items() if k in fields(MemoryBreakdown)}) \
             if mem.get("gpu") and mem.get("count") else None
         return AskContract(
             answer=self.answer, intent=self.extra.get("intent"),
@@ -127,10 +127,16 @@ class Turn(BaseModel):
     def to_contract(self) -> dict[str, Any]:
         """The `gpu-advisor ask --json` shape from DESIGN.md (the existing keys answer, questions, numbers,
         findings, mode, and intent, verdict, options, breakdown, assumptions, fallback, note)."""
-        return self.contract().model_dump(mode="json")
+        return dump(self.contract(), json=True)
 
 
 def fallback_of(exc: BaseException, detail: str = "") -> Fallback:
     """The Fallback for an LLM driver failure: the agent's own reason code when it gave one, else "error"."""
     reason = getattr(exc, "reason", None)
     return Fallback(reason=reason if isinstance(reason, str) and reason else "error", detail=detail[:160])
+
+
+def load_turn(data: str | bytes | Mapping[str, Any]) -> Turn:
+    """A stored turn (its JSON text, or the parsed dict) as a Turn; a StructError (one line) when it is not one.
+    Python's json reads the `Infinity`/`NaN` an older store wrote for a non-finite number."""
+    return validate(Turn, json.loads(data) if isinstance(data, (str, bytes)) else data)

@@ -60,7 +60,7 @@ class QuoteRecord:
 @dataclass(frozen=True)
 class NewTurn:
     """A turn to record (`TurnRecord` minus what the store assigns: seq, quote id, time). `result` is the structured
-    Turn: its JSON text as serialised once by the caller (`Turn.model_dump_json()`, ~100 kB: serialising it again
+    Turn: its JSON text as serialised once by the caller (`keeper.result_json(turn)`, ~100 kB: serialising it again
     from a dict costs ~1.5 ms a turn), or a JSON-ready dict."""
 
     request_id: str

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from advisor.conversation.turn import Turn
+from advisor.conversation.turn import load_turn
 from advisor.store.records import QuoteRecord
 from advisor.store.sql import SqlStore
 from ui.web import render as R
@@ -21,7 +21,7 @@ def freeze_quote(store: SqlStore, quote_id: str) -> QuoteRecord | None:
     if row is None or not row.result:
         return None
     record = store.get_conversation(row.conversation_id)
-    turn = Turn.model_validate_json(row.result)
+    turn = load_turn(row.result)
     when = datetime.fromtimestamp(row.created_at, UTC)
     doc = json.loads(R.export_json(turn, question=row.question, generated_at=when))
     doc.update({"quote_id": quote_id, "conversation_id": row.conversation_id})

@@ -12,8 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.session import Conversation, new_conversation
+from advisor.conversation.turn import Turn
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
+from knowledge.structs import replace
 from ui.slack import render
 from ui.slack.details import details_reply
 from ui.slack.replies import HELP_WORDS, RESET, Reply, help_reply, message, text_reply
@@ -266,7 +268,7 @@ class SlackBot:
 def _with_gpu_names(turn: Any) -> Any:
     """The turn with each option's catalog GPU name added (`gpu_name`), for the table; unchanged on any problem."""
     options = getattr(turn, "options", None)
-    if not options or not hasattr(turn, "model_copy"):
+    if not options or not isinstance(turn, Turn):
         return turn
     try:
         catalog = load_catalog()
@@ -274,7 +276,7 @@ def _with_gpu_names(turn: Any) -> Any:
         for opt in options:
             gpu = catalog.find_gpu(opt["gpu"]) if isinstance(opt.get("gpu"), str) and not opt.get("gpu_name") else None
             named.append({**opt, "gpu_name": gpu.name} if gpu is not None else opt)
-        return turn.model_copy(update={"options": named})
+        return replace(turn, options=named)
     except Exception:  # a name is a nicety; the id is shown instead
         log.debug("GPU names not added", exc_info=True)
         return turn

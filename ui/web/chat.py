@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 from advisor.conversation.session import new_conversation
 from knowledge.errors import AdvisorError
 from knowledge.messages import t
+from knowledge.structs import dump
 from ui.web import render as R
 from ui.web.exports import ExportStore
 from ui.web.sweep import ContextSweep, catalog_capacity, context_rows, estimator_context_sweep
@@ -268,6 +269,6 @@ def turn_json(turn: Turn) -> dict[str, Any]:
         "options": [R.compact_option(o) for o in turn.options if isinstance(o, Mapping)],
         "memory": turn.memory,
         "workload": turn.workload or {},
-        "steps": [{k: v for k, v in s.model_dump().items() if k != "summary"} for s in turn.steps],
+        "steps": [dump(s, exclude={"summary"}) for s in turn.steps],
     })
     return doc

@@ -131,7 +131,7 @@ def echo_user_text(text: str, lang: str = "en") -> str:
 
 
 def get_field(obj: object, name: str, default: Any = None) -> Any:
-    """Attribute or key `name` of a pydantic object or a dict."""
+    """Attribute or key `name` of a struct (a Turn, a Step) or a dict."""
     if isinstance(obj, Mapping):
         return obj.get(name, default)
     return getattr(obj, name, default)

@@ -369,12 +369,12 @@ def finding_dicts(turn: TurnLike) -> list[dict[str, Any]]:
     """The turn's findings as dicts; when the turn has none, the options' findings (first occurrence of each id)."""
     found = []
     for f in _get(turn, "findings", []) or []:
-        found.append(dump(f) if isinstance(f, msgspec.Struct) else f.model_dump() if hasattr(f, "model_dump") else dict(f))
+        found.append(dump(f) if isinstance(f, msgspec.Struct) else dict(f))
     if not found:
         seen = set()
         for opt in _get(turn, "options", []) or []:
             for f in (opt.get("findings") or []) if isinstance(opt, Mapping) else []:
-                d = dump(f) if isinstance(f, msgspec.Struct) else f.model_dump() if hasattr(f, "model_dump") else dict(f)
+                d = dump(f) if isinstance(f, msgspec.Struct) else dict(f)
                 if d.get("rule_id") not in seen:
                     seen.add(d.get("rule_id"))
                     found.append(d)

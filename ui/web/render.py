@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
+
+from knowledge.structs import dump
 from ui.citations import source_without_path
 from ui.quote.document import build_quote
 from ui.quote.render import quote_html, quote_markdown
@@ -137,7 +140,7 @@ def export_json(turn: TurnLike, *, question: str = "", questions: Sequence[str] 
         "options": list(_get(turn, "options", []) or []),
         "memory": _get(turn, "memory", None),
         "workload": _get(turn, "workload", {}) or {},
-        "steps": [s.model_dump() if hasattr(s, "model_dump") else dict(s) for s in _get(turn, "steps", []) or []],
+        "steps": [dump(s) if isinstance(s, msgspec.Struct) else dict(s) for s in _get(turn, "steps", []) or []],
         "units": {"memory": "bytes", "throughput": "tokens/s", "time": "seconds", "money": "see currency fields"},
         "questions": asked,
         "quote": quote.to_json(),

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from advisor.conversation.session import Conversation
-from advisor.conversation.turn import Turn
+from advisor.conversation.turn import load_turn
 from advisor.store import Conflict, QuoteRecord, StoreUnavailable
 from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
 from advisor.store.records import ConversationRecord, NewTurn
@@ -131,7 +131,7 @@ class StoredChatController(ChatController):
         for row in self.keeper.store.turns(record.id, limit=MAX_SHOWN_MESSAGES // 2):
             turn = None
             try:
-                turn = Turn.model_validate_json(row.result) if row.result else None
+                turn = load_turn(row.result) if row.result else None
             except ValueError:
                 log.warning("conversation %s: turn %d result unreadable; showing its text", record.id, row.seq)
             history.append(R.user_message(row.question, message_lang(row.question, lang)))

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.render.book import Book
-from advisor.conversation.tools.registry import call_tool
 from advisor.conversation.turn import Step
 from knowledge.messages import t
 from knowledge.params import param_counts
@@ -35,6 +34,9 @@ def _speed(data: dict[str, Any]) -> float | None:
 def _run(model: str, gpu: str, count: int, weights: str, job: dict[str, Any], steps: list[Step]) -> dict[str, Any] | None:
     args = {"model": model, "gpu": gpu, "count": count, "weights": weights, "context": int(job.get("context") or 4096),
             "concurrency": int(job.get("concurrency") or 1)}
+    # start-up: the tool layer (its pydantic argument schemas) loads only when two models are compared
+    from advisor.conversation.tools.registry import call_tool
+
     result = call_tool("estimate_throughput", args)
     steps.append(Step(name="estimate_throughput", arguments=args, ok=result.ok,
                       summary=str(result.data.get("summary", "")) if result.ok else str(result.data.get("error", ""))))

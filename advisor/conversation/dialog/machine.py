@@ -13,12 +13,13 @@ The answer is computed by :func:`advisor.analysis.evaluate.analyse` from the req
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+import msgspec
 
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.analysis.result import Assumption
@@ -28,7 +29,7 @@ from advisor.estimator.memory import default_inference_format
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
-from knowledge.structs import StructError, dump
+from knowledge.structs import Mutable, StructError, dump, fields, replace
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -47,17 +48,16 @@ NEXT_INFERENCE = ("concurrency", "context", "weights", "region", "budget", "outp
 NEXT_TRAINING = ("train_tokens", "context", "region", "budget", "deadline")
 
 
-class DialogState(BaseModel):
+class DialogState(Mutable):
     """What the conversation knows: merged slots, the question waiting for an answer, what was asked/defaulted."""
 
-    model_config = ConfigDict(extra="forbid")
-    slots: Slots = Slots()
+    slots: Slots = msgspec.field(default_factory=Slots)
     pending: str | None = None
-    asked: list[str] = []
-    defaulted: list[str] = []
+    asked: list[str] = msgspec.field(default_factory=list)
+    defaulted: list[str] = msgspec.field(default_factory=list)
     focus_gpu: str | None = None  # the top option of the last answer ("what about 4 cards?" re-counts it)
-    last_numbers: dict[str, float] = {}  # key results of the last answer, for "what changed and how much"
-    last_workload: dict[str, Any] = {}
+    last_numbers: dict[str, float] = msgspec.field(default_factory=dict)  # key results of the last answer, for "what changed and how much"
+    last_workload: dict[str, Any] = msgspec.field(default_factory=dict)
     answered: int = 0
     intent: str = "other"  # the intent of the last turn (advisor.conversation.reader.intent)
 
@@ -78,7 +78,7 @@ _TRANSIENT = {"claim", "unknown_gpus", "unknown_model", "model_text", "model_ass
 def merge(state: DialogState, new: Slots) -> list[Change]:
     """Fold this turn's slots into the state; return what changed (old -> new) for the slots that matter."""
     old = state.slots
-    merged = old.model_copy(deep=True)
+    merged = copy.deepcopy(old)
     changes: list[Change] = []
 
     def put(name: str, value: Any) -> None:
@@ -140,9 +140,9 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     if new.gpu_count is not None:
         if new.existing is None and not new.candidates:
             if merged.existing is not None:
-                put("existing", merged.existing.model_copy(update={"count": new.gpu_count}))
+                put("existing", replace(merged.existing, count=new.gpu_count))
             elif merged.candidates:
-                put("candidates", [c.model_copy(update={"count": new.gpu_count}) for c in merged.candidates])
+                put("candidates", [replace(c, count=new.gpu_count) for c in merged.candidates])
             elif state.focus_gpu:
                 put("candidates", [GpuMention(gpu=state.focus_gpu, count=new.gpu_count, text="")])
             else:
@@ -167,7 +167,7 @@ def observe(state: DialogState, text: str, lang: str = "en", catalog: Catalog | 
 
 def reset(state: DialogState) -> None:
     fresh = DialogState()
-    for name in type(state).model_fields:
+    for name in fields(state):
         setattr(state, name, getattr(fresh, name))
 
 
@@ -385,7 +385,7 @@ def workload_summary_dict(state: DialogState) -> dict[str, Any]:
         out["constraints"] = dump(constraints, json=True, exclude_defaults=True)
     except AdvisorError:
         pass
-    out["slots"] = state.slots.workload_fields() and state.slots.model_dump(mode="json", exclude_defaults=True)
+    out["slots"] = state.slots.workload_fields() and dump(state.slots, json=True, exclude_defaults=True)
     if state.pending:
         out["pending"] = state.pending
     return out

@@ -8,6 +8,7 @@ the LLM agent's driver.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
@@ -50,7 +51,7 @@ from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError
-from knowledge.structs import dump, replace
+from knowledge.structs import dump, fields, replace
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
                                   text=ranges.reply(slots.out_of_range, lang))
         return
 
-    working = state.model_copy(deep=True)
+    working = copy.deepcopy(state)
     if slots.default and working.pending:
         accept_default(working, working.pending, lang)
         working.pending = None
@@ -371,5 +372,5 @@ def _slot_known(s: Slots, slot: str) -> bool:
 
 
 def _commit(state: DialogState, working: DialogState) -> None:
-    for name in type(state).model_fields:
+    for name in fields(state):
         setattr(state, name, getattr(working, name))

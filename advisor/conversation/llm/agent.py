@@ -25,6 +25,7 @@ model is sent), `agent_turns` (the Turn). The conversation is any object with th
 
 from __future__ import annotations
 
+import copy
 import logging
 import queue
 import threading
@@ -315,7 +316,7 @@ def _reading(conversation: object, text: str, lang: str) -> Reading:
     try:
         state = getattr(conversation, "state", None)
         fresh = not isinstance(state, DialogState)  # the session merges this turn's slots before the agent runs
-        state = state.model_copy(deep=True) if isinstance(state, DialogState) else DialogState()
+        state = copy.deepcopy(state) if isinstance(state, DialogState) else DialogState()
         slots = extract(text, default_catalog(), pending=state.pending, lang=lang)
         if fresh and not slots.empty:
             merge(state, slots)

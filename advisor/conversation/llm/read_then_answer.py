@@ -28,6 +28,7 @@ from advisor.conversation.dialog.turn import respond
 from advisor.conversation.reader.llm import llm_read
 from advisor.conversation.turn import Fallback, Step, Turn
 from knowledge.messages import t
+from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.conversation.llm.settings import Settings
@@ -49,10 +50,10 @@ def read_then_answer(conversation: Any, text: str, settings: Settings, *, chat_m
     for item in respond(conversation.state, text, lang, catalog, reading=req if req.reader == "llm" else None):
         if isinstance(item, Turn):
             if fallback is None:
-                item = item.model_copy(update={"mode": "llm", "model_name": model_name})
+                item = replace(item, mode="llm", model_name=model_name)
                 item.extra["reader"] = "llm"
             else:
-                item = item.model_copy(update={"note": (note + " " + item.note).strip(), "fallback": fallback})
+                item = replace(item, note=(note + " " + item.note).strip(), fallback=fallback)
                 item.extra["reader"] = "offline"
                 if isinstance(item.extra.get("request"), dict):
                     item.extra["request"]["note"] = req.note

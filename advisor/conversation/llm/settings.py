@@ -18,55 +18,89 @@ from __future__ import annotations
 
 import os
 import tomllib
+import typing
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from typing import Annotated, Any, Literal
 
 from knowledge.errors import InputError
+from knowledge.structs import Frozen, Meta, StructError, dump, field_type, fields, set_field, validate
 
 DEFAULT_MODEL = "gpt-4o-mini"
 
 
-class Settings(BaseModel):
-    """LLM connection and per-turn limits. Times in seconds; tokens as the server counts them."""
+class Secret:
+    """A key kept out of repr, str and dumps; `get_secret_value()` gives it to the one caller that sends it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    __slots__ = ("_value",)
 
-    api_key: SecretStr | None = Field(None, description="bearer key; None means no model is configured")
-    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://host:8000/v1")
-    model: str = Field(DEFAULT_MODEL, min_length=1, description="model name the server knows")
-    temperature: float = Field(0.0, ge=0, le=2)
-    first_token_timeout_s: float = Field(5.0, gt=0, le=120, description="streaming: longest wait for the first "
-                                         "byte of a response and between two chunks (a hanging model)")
-    request_timeout_s: float = Field(20.0, gt=0, le=600, description="without streaming: longest wait for a "
-                                     "whole completion (its first byte)")
-    connect_timeout_s: float = Field(5.0, gt=0, le=60)
-    turn_timeout_s: float = Field(15.0, gt=0, le=600, description="total deadline of one whole turn (a dripping "
-                                  "model); the fallback answer follows it")
-    max_retries: int = Field(1, ge=0, le=5, description="retries of one model call on 429/5xx/timeout")
-    backoff_initial_s: float = Field(0.5, ge=0, le=30, description="first retry delay; doubles per retry")
-    backoff_max_s: float = Field(4.0, ge=0, le=60)
-    max_retry_after_s: float = Field(10.0, ge=0, le=120, description="longest Retry-After honoured")
-    max_steps: int = Field(6, ge=1, le=50, description="model calls per turn, the grounding re-ask included")
-    max_tool_calls: int = Field(8, ge=1, le=100, description="tool calls per turn")
-    max_tokens: int = Field(1500, ge=16, le=65536, description="completion tokens per model call")
-    max_turn_tokens: int = Field(60000, ge=256, le=2_000_000, description="prompt + completion tokens per turn")
-    max_input_chars: int = Field(4000, ge=16, le=200_000, description="longest user message sent to a model")
-    stream: bool = Field(True, description="ask the server for SSE streaming (first_token_timeout_s applies)")
-    legacy_max_tokens: bool = Field(False, description="send `max_tokens` instead of `max_completion_tokens`")
-    reader: Literal["agent", "structured"] = Field(
-        "structured", description="structured (default): one structured-output call reads the message into the typed "
-                                  "request and the deterministic dialog answers it (the agent's tools answer explain "
-                                  "questions and small talk; an unusable reading falls back to the offline reader "
-                                  "with a note); agent: the tool-calling loop reads and answers")
-    tool_surface: Literal["full", "compact"] = Field(
-        "full", description="the tools offered to the model: all ten, or `compact` for small local models (the sizing "
-                            "tools with their main arguments; tools.COMPACT): a sixth of the prompt tokens")
-    tool_choice: Literal["auto", "required", "none"] | None = Field(
-        None, description="sent as `tool_choice` when set (llama-cpp-python's chatml-function-calling format offers "
-                          "the tools only with tool_choice=auto)")
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def get_secret_value(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    def __str__(self) -> str:
+        return "**********" if self._value else ""
+
+    def __len__(self) -> int:
+        return len(self._value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+def _desc(text: str, **limits: Any) -> Meta:
+    return Meta(description=text, **limits)
+
+
+class Settings(Frozen):
+    """LLM connection and per-turn limits. Times in seconds; tokens as the server counts them. Given as a string,
+    the key is kept as a Secret."""
+
+    api_key: Annotated[Secret | None, _desc("bearer key; None means no model is configured")] = None
+    base_url: Annotated[str | None, _desc("OpenAI-compatible endpoint, e.g. http://host:8000/v1")] = None
+    model: Annotated[str, _desc("model name the server knows", min_length=1)] = DEFAULT_MODEL
+    temperature: Annotated[float, Meta(ge=0, le=2)] = 0.0
+    first_token_timeout_s: Annotated[float, _desc("streaming: longest wait for the first byte of a response and "
+                                                  "between two chunks (a hanging model)", gt=0, le=120)] = 5.0
+    request_timeout_s: Annotated[float, _desc("without streaming: longest wait for a whole completion (its first "
+                                              "byte)", gt=0, le=600)] = 20.0
+    connect_timeout_s: Annotated[float, Meta(gt=0, le=60)] = 5.0
+    turn_timeout_s: Annotated[float, _desc("total deadline of one whole turn (a dripping model); the fallback answer "
+                                           "follows it", gt=0, le=600)] = 15.0
+    max_retries: Annotated[int, _desc("retries of one model call on 429/5xx/timeout", ge=0, le=5)] = 1
+    backoff_initial_s: Annotated[float, _desc("first retry delay; doubles per retry", ge=0, le=30)] = 0.5
+    backoff_max_s: Annotated[float, Meta(ge=0, le=60)] = 4.0
+    max_retry_after_s: Annotated[float, _desc("longest Retry-After honoured", ge=0, le=120)] = 10.0
+    max_steps: Annotated[int, _desc("model calls per turn, the grounding re-ask included", ge=1, le=50)] = 6
+    max_tool_calls: Annotated[int, _desc("tool calls per turn", ge=1, le=100)] = 8
+    max_tokens: Annotated[int, _desc("completion tokens per model call", ge=16, le=65536)] = 1500
+    max_turn_tokens: Annotated[int, _desc("prompt + completion tokens per turn", ge=256, le=2_000_000)] = 60000
+    max_input_chars: Annotated[int, _desc("longest user message sent to a model", ge=16, le=200_000)] = 4000
+    stream: Annotated[bool, _desc("ask the server for SSE streaming (first_token_timeout_s applies)")] = True
+    legacy_max_tokens: Annotated[bool, _desc("send `max_tokens` instead of `max_completion_tokens`")] = False
+    reader: Annotated[Literal["agent", "structured"], _desc(
+        "structured (default): one structured-output call reads the message into the typed request and the "
+        "deterministic dialog answers it (the agent's tools answer explain questions and small talk; an unusable "
+        "reading falls back to the offline reader with a note); agent: the tool-calling loop reads and answers")] = \
+        "structured"
+    tool_surface: Annotated[Literal["full", "compact"], _desc(
+        "the tools offered to the model: all ten, or `compact` for small local models (the sizing tools with their "
+        "main arguments; tools.COMPACT): a sixth of the prompt tokens")] = "full"
+    tool_choice: Annotated[Literal["auto", "required", "none"] | None, _desc(
+        "sent as `tool_choice` when set (llama-cpp-python's chatml-function-calling format offers the tools only "
+        "with tool_choice=auto)")] = None
+
+    def normalize(self) -> None:
+        if isinstance(self.api_key, str):
+            set_field(self, "api_key", Secret(self.api_key))
 
     @property
     def llm_configured(self) -> bool:
@@ -89,7 +123,7 @@ class Settings(BaseModel):
             values["base_url"] = base
         if env.get("ADVISOR_MODEL"):
             values["model"] = env["ADVISOR_MODEL"]
-        for name in cls.model_fields:
+        for name in fields(cls):
             var = f"ADVISOR_{name.upper()}"
             if name not in ("api_key", "model") and env.get(var, "") != "":
                 values[name] = _coerce(name, env[var], var)
@@ -98,14 +132,16 @@ class Settings(BaseModel):
     @classmethod
     def build(cls, values: Mapping[str, Any], origin: str = "settings") -> Settings:
         """Validate `values`; errors name the field and the accepted range (InputError)."""
+        key = values.get("api_key")
+        values = {**values, "api_key": Secret(key)} if isinstance(key, str) else values
         try:
-            return cls(**values)
-        except ValidationError as exc:
+            return validate(cls, values)
+        except StructError as exc:
             raise InputError(_describe(exc, origin), field=_first_field(exc)) from None
 
     def public(self) -> dict[str, Any]:
         """The settings without the key (for logs and `--json`)."""
-        data = self.model_dump(exclude={"api_key"})
+        data = dump(self, exclude={"api_key"})
         data["api_key_set"] = self.llm_configured
         return data
 
@@ -127,19 +163,21 @@ def _read_file(path: Path, env: Mapping[str, str]) -> dict[str, Any]:
             raise InputError(f"settings file {path}: api_key_env must name an environment variable", field="api_key_env")
         if env.get(key_var):
             values["api_key"] = env[key_var]
-    unknown = sorted(set(values) - set(Settings.model_fields))
+    unknown = sorted(set(values) - set(fields(Settings)))
     if unknown:
         raise InputError(
             f"settings file {path}: unknown key(s) {', '.join(unknown)}",
             field=unknown[0],
-            accepted=", ".join(["api_key_env", *Settings.model_fields]),
+            accepted=", ".join(["api_key_env", *fields(Settings)]),
         )
     return values
 
 
 def _coerce(name: str, text: str, var: str) -> Any:
-    """Environment strings to the field's type (pydantic does the range checks)."""
-    annotation = Settings.model_fields[name].annotation
+    """Environment strings to the field's type (the struct does the range checks)."""
+    annotation = field_type(Settings, name)
+    if typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
     text = text.strip()
     if annotation is bool:
         lowered = text.lower()
@@ -151,12 +189,12 @@ def _coerce(name: str, text: str, var: str) -> Any:
     return text
 
 
-def _first_field(exc: ValidationError) -> str | None:
+def _first_field(exc: StructError) -> str | None:
     errors = exc.errors()
     return str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else None
 
 
-def _describe(exc: ValidationError, origin: str) -> str:
+def _describe(exc: StructError, origin: str) -> str:
     parts = []
     for err in exc.errors():
         field = ".".join(str(p) for p in err["loc"]) or "settings"

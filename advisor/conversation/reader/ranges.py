@@ -12,9 +12,8 @@ from __future__ import annotations
 import math
 import sys
 
-from pydantic import BaseModel
-
 from advisor.workload import Constraints, Workload, field_bounds
+from knowledge.structs import Frozen
 
 MIN_CONTEXT = 16  # tokens; a smaller number beside "context" is not a context length
 
@@ -29,7 +28,7 @@ _LABELS = {
 }
 
 
-class OutOfRange(BaseModel):
+class OutOfRange(Frozen):
     """One number the user gave for `slot` that lies outside [lo, hi]."""
 
     slot: str

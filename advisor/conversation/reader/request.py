@@ -23,6 +23,7 @@ read (DESIGN.md, "Both read a message into one typed request").
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -400,7 +401,7 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
 def read(text: str, catalog: Catalog, lang: str = "en", state: DialogState | None = None) -> Request:
     """The offline reader alone: the typed request of `text` (after `state`'s conversation, if any) without
     answering it — the extractor, the intent, the merge and the workload the dialog would size."""
-    working = state.model_copy(deep=True) if state is not None else DialogState()
+    working = copy.deepcopy(state) if state is not None else DialogState()
     now = extract(text, catalog, pending=working.pending, lang=lang)
     intent = read_intent(text, now, working)
     if intent == "explain" and working.answered and now.model is None:

@@ -5,25 +5,24 @@ Every field is None / empty when the message does not mention it; the dialog mer
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import msgspec
 
 from advisor.conversation.reader.ranges import OutOfRange
+from knowledge.structs import Mutable, fields
 
 
-class GpuMention(BaseModel):
+class GpuMention(Mutable):
     """A GPU the user named, resolved to a catalog id, with the count they said (None: not said)."""
 
-    model_config = ConfigDict(extra="forbid")
     gpu: str
     count: int | None = None
     text: str = ""
     assumed: str = ""  # e.g. "A100 taken as the 80 GB SXM4 card" when the name was ambiguous
 
 
-class Claim(BaseModel):
+class Claim(Mutable):
     """A memory figure quoted from a guide or article, to be checked ("文章说 70B 4bit 只要 28GB")."""
 
-    model_config = ConfigDict(extra="forbid")
     text: str
     value: float
     unit: str  # as typed: "GB", "G", "GiB", "TB"
@@ -31,16 +30,16 @@ class Claim(BaseModel):
     bytes_if_gib: float  # value read as GiB (2^30)
 
 
-class Slots(BaseModel):
-    """What one message says about the workload. None / empty means "not mentioned"."""
+class Slots(Mutable):
+    """What one message says about the workload. None / empty means "not mentioned". Mutable: the dialog merges
+    turns into a copy field by field (`dialog.machine.merge`)."""
 
-    model_config = ConfigDict(extra="forbid")
     model: str | None = None  # catalog id
     model_text: str | None = None  # as typed
     model_assumed: str = ""  # why this catalog model stands for what was said ("70B" -> llama-3.1-70b)
     size_params: float | None = None  # a bare size ("70B", "700亿") when no model was named
     unknown_model: str | None = None  # looked like a model name but is not in the catalog
-    models: list[str] = []  # every catalog model named, in order, when the message names two or more (a comparison)
+    models: list[str] = msgspec.field(default_factory=list)  # every catalog model named, in order, when the message names two or more (a comparison)
     task: str | None = None  # a Workload task
     task_generic: str | None = None  # "finetune" or "train" when the method was not said
     weights: str | None = None
@@ -56,9 +55,9 @@ class Slots(BaseModel):
     currency: str | None = None
     region: str | None = None
     existing: GpuMention | None = None
-    candidates: list[GpuMention] = []
+    candidates: list[GpuMention] = msgspec.field(default_factory=list)
     gpu_count: int | None = None
-    unknown_gpus: list[str] = []
+    unknown_gpus: list[str] = msgspec.field(default_factory=list)
     train_tokens: float | None = None
     deadline_s: float | None = None
     tco_years: int | None = None
@@ -77,8 +76,8 @@ class Slots(BaseModel):
     home: bool | None = None  # a home or personal machine ("at home", "my gaming PC", "家用", "笔记本"): llama.cpp-style
     offload: bool | None = None  # llama.cpp layer offload asked for ("加内存卸载", "offload to RAM", "-ngl")
     wants_nvlink: bool | None = None  # the plan joins the cards over NVLink ("两张 4090 用 NVLink 桥接"); False: "no NVLink"
-    excluded: list[str] = []  # cards ruled out ("国内买不到 A100", "not H20", "除了 4090"): never candidates
-    excluded_vendors: list[str] = []  # "no NVIDIA" / "不要英伟达": every card of that vendor ruled out
+    excluded: list[str] = msgspec.field(default_factory=list)  # cards ruled out ("国内买不到 A100", "not H20", "除了 4090"): never candidates
+    excluded_vendors: list[str] = msgspec.field(default_factory=list)  # "no NVIDIA" / "不要英伟达": every card of that vendor ruled out
     bandwidth: float | None = None  # bytes/s of a card typed by its specs ("96 GB at 1.8 TB/s")
     capacity: Claim | None = None  # a card's memory typed without a card name ("28GB 显存够吗", "my card has 24 GB")
     negative: str | None = None  # a count or amount typed with a minus sign ("-5 张 H100"): bad input, not 5
@@ -93,14 +92,14 @@ class Slots(BaseModel):
     truncated: bool = False
     gib_question: bool = False  # asks whether a card's "GB" is GB or GiB
     refers_previous: bool = False  # "that setup / 这个配置 / 刚才那个": the configuration of the previous answer
-    out_of_range: list[OutOfRange] = []  # numbers read but outside what can be sized (ranges.reply answers)
+    out_of_range: list[OutOfRange] = msgspec.field(default_factory=list)  # numbers read but outside what can be sized (ranges.reply answers)
 
     def workload_fields(self) -> dict[str, object]:
         """The non-empty workload slots (everything except intents), for merging and for tests."""
         intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice",
                    "gib_question", "refers_previous", "negative", "out_of_range"}
         out: dict[str, object] = {}
-        for name in type(self).model_fields:
+        for name in fields(type(self)):
             if name in intents:
                 continue
             value = getattr(self, name)

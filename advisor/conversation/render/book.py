@@ -51,9 +51,8 @@ class Book:
         key = (name, round(float(value), 9), unit)
         if key not in self._seen:
             self._seen.add(key)
-            # fields already of the declared types: construct without validation (an answer records ~130 numbers)
-            self.numbers.append(Number.model_construct(name=str(name), value=float(value), unit=str(unit),
-                                                       source=str(source)))
+            # a Number is a Value: typed, not checked (an answer records ~130 numbers)
+            self.numbers.append(Number(name=str(name), value=float(value), unit=str(unit), source=str(source)))
 
     def num(self, name: str, value: float, unit: str, source: str, digits: int = 0, suffix: str | None = None) -> str:
         """`value` in `unit`, printed with `digits` decimals, followed by the unit (or `suffix`)."""

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from pydantic import BaseModel
 
 from advisor.conversation.turn import Number, Step
 from knowledge.catalog import load_catalog
@@ -126,7 +125,7 @@ def dedupe_findings(findings: list[Finding]) -> list[Finding]:
 
 
 def jsonable(obj: Any) -> Any:
-    if isinstance(obj, BaseModel):
+    if hasattr(obj, "model_dump"):  # a pydantic model (a tool's arguments)
         return jsonable(obj.model_dump(mode="json"))
     if isinstance(obj, msgspec.Struct):
         return jsonable(dump(obj, json=True))
