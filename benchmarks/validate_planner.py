@@ -104,6 +104,15 @@ ROWS = [
     Row("megatron-1t", "step", megatron_gpt("gpt-1t", 25600, 160, 128), "a100-80g-sxm", 3072, 1e11, 2048, 163,
         "narayanan-2021", ov=Overrides(tp=8, pp=64, recompute="full", global_batch_tokens=3072 * 2048),
         hardware=True),
+    # Megatron-Bridge 25.11 (the FP8 utilisation's own source): model TFLOP/s per GPU, FP8 current scaling
+    Row("mbridge-llama3-8b-h100", "step", "llama-3-8b", "h100-sxm", 8, 1e10, 8192, 744, "megatron-bridge-perf",
+        precision="fp8", ov=Overrides(tp=1, pp=1, cp=1, zero=3, micro_batch=1, global_batch_tokens=128 * 8192)),
+    Row("mbridge-llama3-70b-h100", "step", "llama-3-70b", "h100-sxm", 64, 1e10, 8192, 719, "megatron-bridge-perf",
+        precision="fp8", ov=Overrides(tp=4, pp=8, cp=1, vpp=5, micro_batch=1, global_batch_tokens=128 * 8192)),
+    Row("mbridge-llama405b-h100", "step", "llama-3.1-405b", "h100-sxm", 1024, 1e10, 8192, 737, "megatron-bridge-perf",
+        precision="fp8", ov=Overrides(tp=8, pp=8, cp=2, vpp=8, micro_batch=1, global_batch_tokens=512 * 8192)),
+    Row("mbridge-llama3-8b-b200", "step", "llama-3-8b", "b200", 8, 1e10, 8192, 1576, "megatron-bridge-perf",
+        precision="fp8", ov=Overrides(tp=1, pp=1, cp=1, micro_batch=2, global_batch_tokens=128 * 8192)),
     Row("opt-175b", "step", "opt-175b", "a100-80g-sxm", 992, 180e9, 2048, 147, "opt-paper",
         ov=Overrides(tp=8, global_batch_tokens=2 * 10**6), hardware=True,
         note="'up to 147 TFLOP/s per GPU' read as hardware FLOP/s"),
@@ -169,7 +178,7 @@ def predict_held_out(r: dict) -> HeldOut:
         plan = plan_training(model, gpu, r["count"], float(r["tokens"]), calib, context=r["seq"])
         return HeldOut(r, plan, plan.run_gpu_hours)
     ov = Overrides(tp=r["tp"], pp=r["pp"], cp=r["cp"], vpp=r.get("vpp"), ep=r.get("ep"), zero=r.get("zero"),
-                   micro_batch=r["micro_batch"], recompute=r.get("recompute"),
+                   micro_batch=r["micro_batch"], recompute=r.get("recompute"), async_tp=r.get("async_tp"),
                    global_batch_tokens=float(r["global_seqs"] * r["seq"]))
     try:
         plan = plan_training(model, gpu, r["count"], 1e10, calib, context=r["seq"], precision=r["precision"],

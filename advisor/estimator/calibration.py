@@ -147,6 +147,8 @@ class TrainingEngine(_Strict):
     hfu_factor: Constant
     schedules: list[str]
     fp8: bool
+    tp_overlap: Constant | None = None  # share of its plain TP/SP collectives hidden (None: planner.tp_overlap)
+    async_tp_overlap: Constant | None = None  # share hidden by the overlapped TP it offers (on unless pinned off)
     note: str = ""
 
 

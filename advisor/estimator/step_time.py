@@ -2,7 +2,9 @@
 
 * compute = (global tokens / world) × hardware FLOPs per token / (peak × HFU); HFU is the calibrated compute-only
   utilisation of the GPU class at scale × 1/(1 + h₀/h) (memory-bound elementwise work grows as s·b·h against the
-  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models; FP8 against the FP8 peak.
+  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models. FP8: the GEMMs run against the FP8 peak and the attention
+  (FlashAttention in BF16: Transformer Engine's and torchao's FP8 recipes convert the linear layers only) against
+  the BF16 peak, i.e. the attention FLOPs count (FP8 peak / BF16 peak) times.
 * pipeline bubble (1F1B, m micro-batches, v interleaved stages; Narayanan et al. 2021 §2.2): the step is
   compute × (1 + z·(PP−1)/(v·m)); z = 1 for 1F1B, ≈ 1/3 for the zero-bubble ZB-H1 schedule (Qi et al. 2023);
   DualPipe (DeepSeek-V3 report §3.2.1, Table 2): bubble (PP/2−1)(F&B+B−3W) against 1F1B's (PP−1)(F+B), with
@@ -10,7 +12,9 @@
   all-to-all and PP communication are fully hidden (the report's stated design), so EP and PP terms are 0.
 * TP with sequence parallelism: per layer and micro-batch 4 all-gather/reduce-scatter pairs (2 forward, 2 backward;
   2 more with full recompute) of b·(s/CP)·h 16-bit values, each moving 2(t−1)/t of the buffer over NVLink (PCIe
-  without it); `tp_overlap` of it hidden behind the GEMMs.
+  without it); `tp_overlap` of it hidden behind the GEMMs (the engine's own share where it states one: vanilla
+  PyTorch TP blocks on its collectives; its async TP overlaps them as Megatron does, and is assumed unless pinned
+  off).
 * CP (ring attention): each layer passes the K and V chunks around the CP ring, (CP−1)/CP of b·s·kv_width·2·2 B
   forward and twice that backward; hidden behind attention up to `tp_overlap`.
 * PP point-to-point: activations b·(s/CP)·h·2 B /TP (scatter-gather) per micro-batch forward and backward, on the
@@ -35,6 +39,7 @@ from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
 from .layout_memory import Memo, memoised, stage_params
+from .model_flops import model_flops
 from .parallel_layout import ParallelLayout
 from .training import gpu_class, inter_node_bytes_per_s, pcie_bytes_per_s, train_flops_per_token
 
@@ -72,6 +77,12 @@ def intra_bytes_per_s(gpu: GpuSpec, calib: Calibration) -> float:
     if gpu.segment == "consumer":
         bw *= calib.training.consumer_pcie_efficiency.value
     return bw
+
+
+def nvlink_domain(gpu: GpuSpec, calib: Calibration) -> int:
+    """GPUs that reach each other over NVLink/NVSwitch: the rack's switch domain where the card sits in one (GB200 /
+    GB300 NVL72: 72), else one server (`training.gpus_per_node`, 8)."""
+    return gpu.nvlink_domain or int(calib.training.gpus_per_node.value)
 
 
 def nic_bytes_per_gpu(gpu: GpuSpec, calib: Calibration) -> float:
@@ -115,28 +126,43 @@ def bubble_factor(lay: ParallelLayout, calib: Calibration) -> float:
     return const.value if const is not None else 1.0
 
 
+def tp_hidden(calib: Calibration, engine: str, async_tp: bool | None = None) -> float:
+    """Share of the TP/SP (and CP ring) exchanges hidden behind computation for `engine`: planner.tp_overlap
+    (Megatron-Core), or the engine's own plain-TP figure, or its overlapped TP's (torchtitan's async TP) where it
+    offers one and `async_tp` is not False (None: the engine's best, as a practitioner at scale sets it)."""
+    eng = calib.planner.training_engines.get(engine)
+    if eng is None or eng.tp_overlap is None:
+        return calib.planner.tp_overlap.value
+    if eng.async_tp_overlap is not None and async_tp is not False:
+        return eng.async_tp_overlap.value
+    return eng.tp_overlap.value
+
+
 def _ring(volume: float, ranks: int, bw: float) -> float:
     return volume * (ranks - 1) / ranks / bw if ranks > 1 else 0.0
 
 
 def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calibration, intra: float, nic: float,
-               passes: float, fp8: bool) -> tuple[float, float, float, float]:
+               passes: float, fp8: bool, engine: str = "megatron",
+               domain: int | None = None, async_tp: bool | None = None) -> tuple[float, float, float, float]:
     """Exposed (TP, CP, PP point-to-point, EP) seconds per step; they do not depend on the ZeRO stage, and depend
-    on recomputation only through `passes` (4 + 2 × the share of layers recomputed in full)."""
+    on recomputation only through `passes` (4 + 2 × the share of layers recomputed in full). `domain`: GPUs on one
+    NVLink domain (`nvlink_domain`; default one server)."""
     pl = calib.planner
-    per_node = int(calib.training.gpus_per_node.value)
+    per_node = domain or int(calib.training.gpus_per_node.value)
     m = lay.grad_accum
     s_local = context // lay.cp
     stage_layers = -(-model.num_layers // lay.pp)
     act_bytes = lay.micro_batch * s_local * model.hidden_size * 2.0
-    tp_s = (1 - pl.tp_overlap.value) * stage_layers * m * passes * 2 * _ring(act_bytes, lay.tp, intra)
+    hidden = tp_hidden(calib, engine, async_tp)
+    tp_s = (1 - hidden) * stage_layers * m * passes * 2 * _ring(act_bytes, lay.tp, intra)
     cp_s = 0.0
     if lay.cp > 1:
         kv_width = (2 * model.num_attention_heads * ((model.qk_nope_head_dim or 0) + (model.qk_rope_head_dim or 0))
                     if model.is_mla else 2 * model.num_kv_heads * model.head_dim)
         kv_bytes = lay.micro_batch * s_local * kv_width * 2.0 / lay.tp
         link = intra if lay.tp * lay.cp <= per_node else nic
-        cp_s = (1 - pl.tp_overlap.value) * stage_layers * m * 3 * kv_bytes * (lay.cp - 1) / link
+        cp_s = (1 - hidden) * stage_layers * m * 3 * kv_bytes * (lay.cp - 1) / link
     pp_s = 2 * (lay.pp - 1) * act_bytes / lay.tp / nic if lay.pp > 1 else 0.0
     ep_s = 0.0
     if lay.ep > 1 and model.moe_layers:
@@ -152,11 +178,11 @@ def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calib
 
 
 def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float, calib: Calibration,
-               intra: float, nic: float, layers: int) -> float:
+               intra: float, nic: float, layers: int, domain: int | None = None) -> float:
     """Exposed data-parallel seconds per step (module doc), with NCCL's ring latency: every collective takes
     (ranks − 1) hops of `ring_hop_latency_s`; one reduce-scatter and one all-gather per layer bucket per step
     (ZeRO-1/2), per-layer gathers in every micro-batch (ZeRO-3)."""
-    per_node = int(calib.training.gpus_per_node.value)
+    per_node = domain or int(calib.training.gpus_per_node.value)
     hop = calib.planner.ring_hop_latency_s.value
     m = lay.grad_accum
     shards = lay.dp * lay.cp
@@ -180,7 +206,7 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
 
 def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int, calib: Calibration, *,
               precision: str = "bf16", fp8_dispatch: bool | None = None, memo: Memo | None = None,
-              engine: str = "megatron") -> StepBreakdown:
+              engine: str = "megatron", async_tp: bool | None = None) -> StepBreakdown:
     """One optimizer step of `lay` (module doc for every term). `memo`: a dict shared by the calls of one search
     (same model, GPU, sequence and precision)."""
     peak, hfu, note = memoised(memo, ("util", engine),
@@ -197,14 +223,19 @@ def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int,
         hw_f = flops("selective")[1] * (1 - share) + hw_f * share
     m = lay.grad_accum
     tokens = float(lay.global_batch_seqs * context)
-    compute = tokens / lay.world * hw_f / (peak * hfu)
+    work = hw_f
+    if precision == "fp8" and gpu.bf16_dense_flops:  # attention stays BF16 (module doc)
+        attn = memoised(memo, ("attn",), lambda: model_flops(model).causal_attention_flops_per_token(context))
+        work += (3.0 if lay.recompute == "none" else 4.0) * attn * (peak / float(gpu.bf16_dense_flops) - 1)
+    compute = tokens / lay.world * work / (peak * hfu)
     bubble = compute * (lay.pp - 1) / (lay.vpp * m) * bubble_factor(lay, calib)
     bubble_fraction = bubble / (compute + bubble) if compute + bubble > 0 else 0.0
     intra, nic = memoised(memo, ("links",), lambda: (intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)))
     fp8 = precision == "fp8" if fp8_dispatch is None else fp8_dispatch
-    tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, context, calib, intra, nic, 4 + 2 * share, fp8)
+    tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, context, calib, intra, nic, 4 + 2 * share, fp8, engine,
+                                        nvlink_domain(gpu, calib), async_tp)
     dense, experts = memoised(memo, ("stage", lay.tp, lay.pp, lay.ep), lambda: stage_params(model, lay))
-    dp_s = dp_seconds(lay, dense, experts, compute, calib, intra, nic, model.num_layers)
+    dp_s = dp_seconds(lay, dense, experts, compute, calib, intra, nic, model.num_layers, nvlink_domain(gpu, calib))
     step = compute + bubble + tp_s + cp_s + pp_s + dp_s + ep_s
     mfu = tokens * model_f / (lay.world * peak * step)
     return StepBreakdown(compute_s=compute, bubble_s=bubble, tp_s=tp_s, cp_s=cp_s, pp_s=pp_s, dp_s=dp_s, ep_s=ep_s,
