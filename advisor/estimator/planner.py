@@ -45,6 +45,7 @@ from .parallel_layout import ParallelLayout, check_layout
 from .plan_text import launch_settings, plan_assumptions, plan_formulas
 from .step_time import (
     StepBreakdown,
+    bf16_attention_extra,
     bubble_factor,
     comm_terms,
     compute_utilisation,
@@ -281,13 +282,14 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
     smemo: Memo = {}
     order = (ov.recompute,) if ov.recompute else ("none", "selective", "block", "full")
     peak, hfu, _ = compute_utilisation(model, gpu, precision, calib, engine)
-    floor = train_flops_per_token(model, context, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
+    # GPU-seconds per token without and with full recomputation (FP8: the attention at the BF16 peak included)
+    floor = (train_flops_per_token(model, context, "pretrain", "none")[1]
+             + bf16_attention_extra(model, gpu, context, precision, "none")) / (peak * hfu)
+    most = (train_flops_per_token(model, context, "pretrain", "full")[1]
+            + bf16_attention_extra(model, gpu, context, precision, "full")) / (peak * hfu)
     intra, nic = intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)
     domain = nvlink_domain(gpu, calib)
     fp8 = precision == "fp8"
-
-    most = floor * train_flops_per_token(model, context, "pretrain", "full")[1] / train_flops_per_token(
-        model, context, "pretrain", "none")[1]  # GPU-seconds per token with full recomputation
 
     def bounded(bases: list[ParallelLayout], cut: float = math.inf) -> list[tuple[float, int, ParallelLayout]]:
         """Each layout with a lower bound of its time per token: compute without recomputation, the bubble, the

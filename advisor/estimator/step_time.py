@@ -204,6 +204,15 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
     return max(0.0, raw - calib.training.comm_overlap.value * window)
 
 
+def bf16_attention_extra(model: ModelSpec, gpu: GpuSpec, context: int, precision: str, recompute: str) -> float:
+    """FP8 training: extra FP8-equivalent FLOPs per token for the attention, which runs at the BF16 peak — its
+    hardware FLOPs (3·A(s), 4·A(s) with selective or full recomputation) × (FP8 peak / BF16 peak − 1); 0 in BF16."""
+    if precision != "fp8" or not gpu.bf16_dense_flops or not gpu.fp8_dense_flops:
+        return 0.0
+    attn = model_flops(model).causal_attention_flops_per_token(context)
+    return (3.0 if recompute == "none" else 4.0) * attn * (float(gpu.fp8_dense_flops) / float(gpu.bf16_dense_flops) - 1)
+
+
 def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int, calib: Calibration, *,
               precision: str = "bf16", fp8_dispatch: bool | None = None, memo: Memo | None = None,
               engine: str = "megatron", async_tp: bool | None = None) -> StepBreakdown:
@@ -223,10 +232,8 @@ def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int,
         hw_f = flops("selective")[1] * (1 - share) + hw_f * share
     m = lay.grad_accum
     tokens = float(lay.global_batch_seqs * context)
-    work = hw_f
-    if precision == "fp8" and gpu.bf16_dense_flops:  # attention stays BF16 (module doc)
-        attn = memoised(memo, ("attn",), lambda: model_flops(model).causal_attention_flops_per_token(context))
-        work += (3.0 if lay.recompute == "none" else 4.0) * attn * (peak / float(gpu.bf16_dense_flops) - 1)
+    work = hw_f + memoised(memo, ("attn16", lay.recompute),
+                           lambda: bf16_attention_extra(model, gpu, context, precision, lay.recompute))
     compute = tokens / lay.world * work / (peak * hfu)
     bubble = compute * (lay.pp - 1) / (lay.vpp * m) * bubble_factor(lay, calib)
     bubble_fraction = bubble / (compute + bubble) if compute + bubble > 0 else 0.0
