@@ -182,7 +182,7 @@ def predict_held_out(r: dict) -> HeldOut:
                    global_batch_tokens=float(r["global_seqs"] * r["seq"]))
     try:
         plan = plan_training(model, gpu, r["count"], 1e10, calib, context=r["seq"], precision=r["precision"],
-                             ov=ov, engine=r.get("engine", "megatron"), ignore_memory=True)
+                             ov=ov, engine=r.get("engine", "megatron"), ignore_memory=not r.get("fit", False))
     except InputError as exc:
         return HeldOut(r, None, math.nan, str(exc))
     return HeldOut(r, plan, plan.tokens_per_s / plan.count)

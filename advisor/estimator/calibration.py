@@ -149,6 +149,7 @@ class TrainingEngine(_Strict):
     fp8: bool
     tp_overlap: Constant | None = None  # share of its plain TP/SP collectives hidden (None: planner.tp_overlap)
     async_tp_overlap: Constant | None = None  # share hidden by the overlapped TP it offers (on unless pinned off)
+    recompute_regathers: bool = True  # ZeRO-3 gathers again for the recomputed forward (False: PyTorch FSDP)
     note: str = ""
 
 

@@ -311,7 +311,7 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
                 dense, experts = memoised(smemo, ("stage", lay.tp, lay.pp, lay.ep),
                                           lambda lay=lay: stage_params(model, lay))  # type: ignore[misc]
                 dp_s = dp_seconds(lay, dense, experts, tokens / lay.world * most, calib, intra, nic, model.num_layers,
-                                  domain)
+                                  domain, False)  # the fewest gathers: a lower bound
                 out.append(((bound[lay.micro_batch] + dp_s) / tokens, len(out), lay))
         out.sort(key=lambda x: x[:2])
         return out

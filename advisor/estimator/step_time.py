@@ -22,7 +22,8 @@
 * DP: ZeRO-0/1/2 reduce-scatter the 16-bit gradients and all-gather the updated 16-bit parameters once per step
   (2 × 2Ψ bytes on each GPU, ring over DP × CP ranks), hidden behind the last micro-batch's backward and the first
   one's forward (Megatron --overlap-grad-reduce / --overlap-param-gather), i.e. up to one micro-batch's compute;
-  ZeRO-3 gathers the parameters for the forward and the backward (and the recomputed forward) in every micro-batch,
+  ZeRO-3 gathers the parameters for the forward and the backward (and the recomputed forward, except under PyTorch
+  FSDP, whose backward gather serves the recomputation) in every micro-batch,
   prefetched behind the whole step's compute. The ring runs over NVLink when the DP group fits in one server,
   otherwise over each GPU's share of its server's NICs at the measured NCCL efficiency; every ring collective
   also pays (ranks − 1) hops of latency, which makes ZeRO-3 over thousands of ranks latency-bound.
@@ -138,6 +139,13 @@ def tp_hidden(calib: Calibration, engine: str, async_tp: bool | None = None) -> 
     return eng.tp_overlap.value
 
 
+def regathers(calib: Calibration, engine: str) -> bool:
+    """Whether `engine`'s ZeRO-3 gathers the parameters a third time for the recomputed forward (DeepSpeed,
+    Megatron); PyTorch FSDP re-gathers once in the backward and recomputes under that gather."""
+    eng = calib.planner.training_engines.get(engine)
+    return eng is None or eng.recompute_regathers
+
+
 def _ring(volume: float, ranks: int, bw: float) -> float:
     return volume * (ranks - 1) / ranks / bw if ranks > 1 else 0.0
 
@@ -178,7 +186,8 @@ def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calib
 
 
 def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float, calib: Calibration,
-               intra: float, nic: float, layers: int, domain: int | None = None) -> float:
+               intra: float, nic: float, layers: int, domain: int | None = None,
+               regather_for_recompute: bool = True) -> float:
     """Exposed data-parallel seconds per step (module doc), with NCCL's ring latency: every collective takes
     (ranks − 1) hops of `ring_hop_latency_s`; one reduce-scatter and one all-gather per layer bucket per step
     (ZeRO-1/2), per-layer gathers in every micro-batch (ZeRO-3)."""
@@ -189,7 +198,7 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
     link = intra if lay.world <= per_node else nic
     stage_layers = -(-layers // lay.pp)
     if lay.zero >= 3:
-        gathers = 3 if lay.recompute == "full" else 2
+        gathers = 3 if lay.recompute == "full" and regather_for_recompute else 2
         raw = _ring((gathers + 1) * 2 * dense * m, shards, link)
         calls = (gathers + 1) * stage_layers * m
         window = compute
@@ -242,7 +251,8 @@ def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int,
     tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, context, calib, intra, nic, 4 + 2 * share, fp8, engine,
                                         nvlink_domain(gpu, calib), async_tp)
     dense, experts = memoised(memo, ("stage", lay.tp, lay.pp, lay.ep), lambda: stage_params(model, lay))
-    dp_s = dp_seconds(lay, dense, experts, compute, calib, intra, nic, model.num_layers, nvlink_domain(gpu, calib))
+    dp_s = dp_seconds(lay, dense, experts, compute, calib, intra, nic, model.num_layers, nvlink_domain(gpu, calib),
+                      regathers(calib, engine))
     step = compute + bubble + tp_s + cp_s + pp_s + dp_s + ep_s
     mfu = tokens * model_f / (lay.world * peak * step)
     return StepBreakdown(compute_s=compute, bubble_s=bubble, tp_s=tp_s, cp_s=cp_s, pp_s=pp_s, dp_s=dp_s, ep_s=ep_s,
