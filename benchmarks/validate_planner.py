@@ -153,6 +153,7 @@ class HeldOut:
     plan: Plan | None  # None: the planner cannot express the published layout (`why`)
     predicted: float  # tokens/s per GPU (step) or run GPU-hours (run); NaN without a plan
     why: str = ""
+    pinned: float | None = None  # run rows: GPU-hours with the published layout pinned, where the source states it
 
     @property
     def error(self) -> float:
@@ -176,7 +177,14 @@ def predict_held_out(r: dict) -> HeldOut:
     model, gpu = cat.model(r["model"]), cat.gpu(r["gpu"])
     if r["kind"] == "run":
         plan = plan_training(model, gpu, r["count"], float(r["tokens"]), calib, context=r["seq"])
-        return HeldOut(r, plan, plan.run_gpu_hours)
+        pinned = None
+        if "pinned" in r:
+            pin = dict(r["pinned"])
+            seqs = pin.pop("global_seqs", None)
+            pov = Overrides(**pin, global_batch_tokens=float(seqs * r["seq"]) if seqs else None)
+            pinned = plan_training(model, gpu, r["count"], float(r["tokens"]), calib, context=r["seq"], ov=pov,
+                                   engine=r.get("engine", "megatron")).run_gpu_hours
+        return HeldOut(r, plan, plan.run_gpu_hours, pinned=pinned)
     ov = Overrides(tp=r["tp"], pp=r["pp"], cp=r["cp"], vpp=r.get("vpp"), ep=r.get("ep"), zero=r.get("zero"),
                    micro_batch=r["micro_batch"], recompute=r.get("recompute"), async_tp=r.get("async_tp"),
                    global_batch_tokens=float(r["global_seqs"] * r["seq"]))
@@ -201,6 +209,9 @@ def print_held_out() -> None:
         what = f"{h.plan.precision} {h.plan.layout.describe()}" if h.plan else f"not expressible: {h.why}"
         print(f"{r['id']:<36} {float(r['measured']):>12,.0f} {h.predicted:>12,.0f} {h.error:>+7.1%}  "
               f"{what} ({r['source']}){flag}")
+        if h.pinned is not None:
+            print(f"{'  with the published layout':<36} {'':>12} {h.pinned:>12,.0f} "
+                  f"{h.pinned / float(r['measured']) - 1:>+7.1%}  {r['pinned']}")
     for kind in ("step", "run"):
         sub = [h for h in res if h.row["kind"] == kind]
         errs = sorted(abs(h.error) if h.plan else math.inf for h in sub)

@@ -115,6 +115,9 @@ def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: C
     if eng is not None and eng.hfu_factor.value != 1.0:
         hfu *= eng.hfu_factor.value
         note += f" × {eng.hfu_factor.value:.2f} for {eng.name} ({', '.join(eng.hfu_factor.source)})"
+    if eng is not None and precision == "fp8" and eng.fp8_factor is not None:
+        hfu *= eng.fp8_factor.value
+        note += f" × {eng.fp8_factor.value:.2f} for its FP8 linears ({', '.join(eng.fp8_factor.source)})"
     return peak, hfu, note
 
 
