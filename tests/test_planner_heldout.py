@@ -60,3 +60,27 @@ def test_an_nvl72_rack_is_one_nvlink_domain():
     assert nvlink_domain(cat.gpu("gb200"), cal) == 72 and nvlink_domain(cat.gpu("h100-sxm"), cal) == 8
     got = {h.row["id"]: h for h in held_out_all()}["mbridge-llama70b-gb200-64-fsdp"]
     assert got.ok and got.plan is not None and got.plan.step.dp_s < 0.05 * got.plan.step.step_s
+
+
+def test_moe_parallel_folding_expresses_nvidias_qwen3_layout():
+    """Megatron-Bridge's Qwen3-235B-A22B recipe on 256 H100: TP 2 × PP 8 × DP 16 with EP 32, which does not divide
+    DP × CP = 16: Megatron-Core folds EP over the TP ranks with expert TP 1 (expert TP × EP × expert DP = TP × CP ×
+    DP = 32, so each expert has one replica). Each GPU then holds 128 / 32 = 4 experts of each of its ⌈94 / 8⌉ = 12
+    layers, whole (not split by TP). EP 64 divides neither and is refused."""
+    from advisor.estimator.layout_memory import stage_params
+    from advisor.estimator.parallel_layout import ParallelLayout, check_layout
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import InputError
+    from knowledge.params import param_counts
+
+    cat = load_catalog()
+    m, g = cat.model("qwen3-235b-a22b"), cat.gpu("h100-sxm")
+    lay = ParallelLayout(tp=2, pp=8, dp=16, ep=32, vpp=4)
+    check_layout(m, g, 256, lay, 4096, gpus_per_node=8, pcie_tp_max=2)
+    assert lay.expert_tp == 1 and lay.expert_dp == 1
+    per_expert = param_counts(m).by_group["experts"] / (m.n_routed_experts * m.moe_layers)
+    assert stage_params(m, lay)[1] == pytest.approx(per_expert * 4 * 12)
+    with pytest.raises(InputError):
+        check_layout(m, g, 256, ParallelLayout(tp=2, pp=8, dp=16, ep=64), 4096, gpus_per_node=8, pcie_tp_max=2)
+    unfolded = ParallelLayout(tp=2, pp=8, dp=16, ep=16)
+    assert unfolded.expert_tp == 2 and unfolded.expert_dp == 1

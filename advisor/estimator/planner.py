@@ -308,7 +308,7 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
                                                                       engine, domain, ov.async_tp))
                 if bound[lay.micro_batch] >= cut * tokens:
                     continue
-                dense, experts = memoised(smemo, ("stage", lay.tp, lay.pp, lay.ep),
+                dense, experts = memoised(smemo, ("stage", lay.tp, lay.pp, lay.ep, lay.expert_tp),
                                           lambda lay=lay: stage_params(model, lay))  # type: ignore[misc]
                 dp_s = dp_seconds(lay, dense, experts, tokens / lay.world * most, calib, intra, nic, model.num_layers,
                                   domain, False)  # the fewest gathers: a lower bound

@@ -179,7 +179,7 @@ def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calib
     if lay.ep > 1 and model.moe_layers:
         tok = lay.micro_batch * s_local / lay.tp
         per_pass = tok * model.experts_per_token * model.hidden_size * (1.0 if fp8 else 2.0) * (lay.ep - 1) / lay.ep
-        in_node = max(1, min(lay.ep, per_node // lay.tp))
+        in_node = max(1, min(lay.ep, per_node // lay.expert_tp))
         cross = 1 - in_node / lay.ep
         t_pass = per_pass * cross / nic + per_pass * (1 - cross) / intra
         ep_s = (1 - pl.ep_overlap.value) * min(stage_layers, model.moe_layers) * m * passes * t_pass
@@ -210,8 +210,8 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
         calls = 2 * stage_layers
         window = compute / m
     raw += calls * (shards - 1) * hop if shards > 1 else 0.0
-    if experts and shards // lay.ep > 1:
-        edp = shards // lay.ep
+    if experts and lay.expert_dp > 1:
+        edp = lay.expert_dp
         raw += _ring((2 * 2 if lay.zero < 3 else 2 * 3 * m) * experts, edp, nic if lay.world > per_node else intra)
     return max(0.0, raw - calib.training.comm_overlap.value * window)
 
@@ -253,7 +253,7 @@ def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int,
     fp8 = precision == "fp8" if fp8_dispatch is None else fp8_dispatch
     tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, context, calib, intra, nic, 4 + 2 * share, fp8, engine,
                                         nvlink_domain(gpu, calib), async_tp)
-    dense, experts = memoised(memo, ("stage", lay.tp, lay.pp, lay.ep), lambda: stage_params(model, lay))
+    dense, experts = memoised(memo, ("stage", lay.tp, lay.pp, lay.ep, lay.expert_tp), lambda: stage_params(model, lay))
     dp_s = dp_seconds(lay, dense, experts, compute, calib, intra, nic, model.num_layers, nvlink_domain(gpu, calib),
                       regathers(calib, engine))
     step = compute + bubble + tp_s + cp_s + pp_s + dp_s + ep_s
