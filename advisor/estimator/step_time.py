@@ -216,6 +216,18 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
     return max(0.0, raw - calib.training.comm_overlap.value * window)
 
 
+def engine_flops_per_token(model: ModelSpec, context: int, recompute: str, calib: Calibration,
+                           engine: str) -> tuple[float, float]:
+    """(model, hardware) FLOPs per token; "selective" is Megatron's (the attention core recomputed, + A(s)) unless
+    the engine states its own: torchtitan's op-level policy saves every compute op's output except every second
+    matmul, so it recomputes that share of the forward matmuls (2·N × share) and none of the attention."""
+    model_f, hw_f = train_flops_per_token(model, context, "pretrain", recompute)
+    eng = calib.planner.training_engines.get(engine)
+    if recompute == "selective" and eng is not None and eng.selective_matmul_recompute is not None:
+        hw_f = model_f + 2.0 * eng.selective_matmul_recompute.value * model_flops(model).matmul_active
+    return model_f, hw_f
+
+
 def bf16_attention_extra(model: ModelSpec, gpu: GpuSpec, context: int, precision: str, recompute: str) -> float:
     """FP8 training: extra FP8-equivalent FLOPs per token for the attention, which runs at the BF16 peak — its
     hardware FLOPs (3·A(s), 4·A(s) with selective or full recomputation) × (FP8 peak / BF16 peak − 1); 0 in BF16."""
@@ -234,7 +246,8 @@ def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int,
                                lambda: compute_utilisation(model, gpu, precision, calib, engine))
 
     def flops(rec: str) -> tuple[float, float]:
-        return memoised(memo, ("flops", rec), lambda: train_flops_per_token(model, context, "pretrain", rec))
+        return memoised(memo, ("flops", rec, engine),
+                        lambda: engine_flops_per_token(model, context, rec, calib, engine))
 
     model_f, hw_f = flops(lay.recompute)
     stage_layers = -(-model.num_layers // lay.pp)
