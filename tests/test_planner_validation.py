@@ -8,7 +8,7 @@ import pytest
 from benchmarks.validate_planner import ROWS, TOLERANCE, predict
 
 SOURCES = {"llama1-paper", "llama2-paper", "llama3-paper", "deepseek-v3-paper", "narayanan-2021", "opt-paper",
-           "bloom-paper"}
+           "bloom-paper", "megatron-bridge-perf"}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])

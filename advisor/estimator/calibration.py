@@ -147,6 +147,11 @@ class TrainingEngine(_Strict):
     hfu_factor: Constant
     schedules: list[str]
     fp8: bool
+    tp_overlap: Constant | None = None  # share of its plain TP/SP collectives hidden (None: planner.tp_overlap)
+    async_tp_overlap: Constant | None = None  # share hidden by the overlapped TP it offers (on unless pinned off)
+    recompute_regathers: bool = True  # ZeRO-3 gathers again for the recomputed forward (False: PyTorch FSDP)
+    fp8_factor: Constant | None = None  # its FP8 GEMM efficiency relative to Transformer Engine's (fp8_hfu)
+    selective_matmul_recompute: Constant | None = None  # its "selective" recomputes this share of the forward GEMMs
     note: str = ""
 
 

@@ -2,7 +2,8 @@
 
 Parameters on the most loaded GPU: the dense body of one pipeline stage (⌈L/PP⌉ layers) split by TP, the
 embedding (first stage) or the output layer (last stage; a tied embedding keeps a copy there when PP > 1) split by
-TP, and the stage's routed experts split by EP × TP (Megatron-Core's expert tensor parallelism defaults to TP).
+TP, and the stage's routed experts split by EP × TP (Megatron-Core's expert tensor parallelism defaults to TP; EP × 1
+where EP is folded over the TP ranks, `ParallelLayout.expert_tp`).
 
 Model states (bytes per parameter Ψ on the GPU; N = DP × CP ranks share the dense states, DP × CP / EP the expert
 states):
@@ -62,7 +63,7 @@ def stage_params(model: ModelSpec, lay: ParallelLayout) -> tuple[float, float]:
     dense = (body + ends) / lay.tp
     experts = 0.0
     if model.is_moe and model.moe_layers:
-        experts = g.get("experts", 0) * min(stage_layers, model.moe_layers) / model.moe_layers / (lay.ep * lay.tp)
+        experts = g.get("experts", 0) * min(stage_layers, model.moe_layers) / model.moe_layers / (lay.ep * lay.expert_tp)
     return dense, experts
 
 
@@ -141,7 +142,7 @@ def states_bytes(model: ModelSpec, lay: ParallelLayout,
         largest = largest_layer_params(model) / lay.tp if lay.zero == 3 else 0.0
         w, g, o, how = model_state_bytes(dense, lay.zero, shards, largest)
         if experts:
-            we, ge, oe, _ = model_state_bytes(experts, lay.zero, max(1, shards // lay.ep))
+            we, ge, oe, _ = model_state_bytes(experts, lay.zero, lay.expert_dp)
             w, g, o = w + we, g + ge, o + oe
         if lay.schedule == "dualpipe":
             w, g, how = 2 * w, 2 * g, how + "; DualPipe: two copies of the parameters and their gradients"

@@ -11,7 +11,8 @@ A layout splits `count` GPUs as world = TP × CP × PP × DP:
   needs at least one layer (Llama 3 405B: 126 layers on 16 stages, uneven).
 * DP (data parallel) with ZeRO stage 1/2/3 sharding the model states over DP × CP ranks.
 * EP (expert parallel, MoE only): the routed experts are split over EP ranks taken from the DP × CP ranks
-  (Megatron-Core: EP divides DP × CP); EP must divide the number of routed experts.
+  (Megatron-Core: EP divides DP × CP); EP must divide the number of routed experts. A pinned EP that does not divide
+  DP × CP but divides TP × DP × CP is folded over the TP ranks with expert TP 1 (Megatron-Core MoE parallel folding).
 Micro-batch b sequences per GPU and `grad_accum` micro-batches per optimizer step: the global batch is
 b × grad_accum × DP sequences.
 """
@@ -47,6 +48,17 @@ class ParallelLayout:
         return self.tp * self.cp * self.pp * self.dp
 
     @property
+    def expert_tp(self) -> int:
+        """Tensor parallelism of the expert layers: TP, or 1 where EP is folded over the TP ranks because it does not
+        divide DP × CP (Megatron-Core "MoE parallel folding": expert TP × EP × expert DP = TP × CP × DP)."""
+        return 1 if self.ep > 1 and (self.dp * self.cp) % self.ep else self.tp
+
+    @property
+    def expert_dp(self) -> int:
+        """Data-parallel replicas of each expert: TP × CP × DP / (EP × expert TP) (DP × CP / EP unfolded)."""
+        return max(1, self.tp * self.dp * self.cp // (self.ep * self.expert_tp))
+
+    @property
     def global_batch_seqs(self) -> int:
         return self.micro_batch * self.grad_accum * self.dp
 
@@ -57,7 +69,7 @@ class ParallelLayout:
         if self.cp > 1:
             parts.insert(1, f"CP {self.cp}")
         if self.ep > 1:
-            parts.append(f"EP {self.ep}")
+            parts.append(f"EP {self.ep}" + (" (folded over TP)" if self.expert_tp != self.tp else ""))
         rec = (f"full recompute of {self.recompute_layers} layer(s) per stage, selective elsewhere"
                if self.partial_recompute else f"{self.recompute} recompute")
         return (" × ".join(parts) + f", ZeRO-{self.zero}, {rec}, micro-batch "
@@ -146,10 +158,11 @@ def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout
         raise InputError(f"expert parallelism {lay.ep} must divide the {experts} routed experts of {model.name}",
                          field="ep", accepted=", ".join(str(d) for d in divisors(experts) if d <= count),
                          message_zh=f"专家并行度 {lay.ep} 必须整除 {model.name} 的 {experts} 个路由专家")
-    if lay.ep > 1 and (lay.dp * lay.cp) % lay.ep:
-        raise InputError(f"expert parallelism {lay.ep} must divide DP × CP = {lay.dp * lay.cp} (experts are spread "
-                         "over the data-parallel ranks)", field="ep",
-                         accepted=", ".join(str(d) for d in divisors(lay.dp * lay.cp) if experts % d == 0))
+    if lay.ep > 1 and (lay.tp * lay.dp * lay.cp) % lay.ep:
+        raise InputError(f"expert parallelism {lay.ep} must divide TP × DP × CP = {lay.tp * lay.dp * lay.cp} (experts "
+                         "are spread over the data-parallel ranks, or folded over the tensor-parallel ones too)",
+                         field="ep",
+                         accepted=", ".join(str(d) for d in divisors(lay.tp * lay.dp * lay.cp) if experts % d == 0))
     if lay.zero not in ZERO_STAGES:
         raise InputError(f"ZeRO stage {lay.zero} is not defined", field="zero", accepted="0, 1, 2 or 3")
     if lay.zero == 3 and lay.pp > 1:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from knowledge.schemas import ModelSpec
 
 from .calibration import Calibration
+from .step_time import tp_hidden
 
 if TYPE_CHECKING:
     from .planner import Plan
@@ -55,7 +56,7 @@ def plan_assumptions(p: Plan, model: ModelSpec, batch_source: str, calib: Calibr
         f"goodput of {p.goodput:.0%} ({pl.goodput.note}; {p.goodput_source}) — read the run total for a budget",
         f"model states: {p.memory.accounting}; activations per Korthikanti et al. 2022 with TP + sequence "
         f"parallelism; ≥ {pl.memory_headroom.value:.0%} of GPU memory left free",
-        f"TP/SP collectives {pl.tp_overlap.value:.0%} hidden behind GEMMs; DP reduce-scatter/all-gather hidden "
+        f"TP/SP collectives {tp_hidden(calib, p.engine):.0%} hidden behind GEMMs; DP reduce-scatter/all-gather hidden "
         "behind one micro-batch (ZeRO-1/2) or the whole step (ZeRO-3 prefetch)",
     ]
     if p.layout.ep > 1:
@@ -77,6 +78,8 @@ def megatron_args(p: Plan) -> str:
         args.append(f"--context-parallel-size {lay.cp}")
     if lay.ep > 1:
         args.append(f"--expert-model-parallel-size {lay.ep}")
+        if lay.expert_tp != lay.tp:
+            args.append("--expert-tensor-parallel-size 1")
     if lay.tp > 1:
         args.append("--sequence-parallel")
     args += [f"--micro-batch-size {lay.micro_batch}", f"--global-batch-size {lay.global_batch_seqs}",

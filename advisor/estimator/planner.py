@@ -45,12 +45,14 @@ from .parallel_layout import ParallelLayout, check_layout
 from .plan_text import launch_settings, plan_assumptions, plan_formulas
 from .step_time import (
     StepBreakdown,
+    bf16_attention_extra,
     bubble_factor,
     comm_terms,
     compute_utilisation,
     dp_seconds,
     intra_bytes_per_s,
     nic_bytes_per_gpu,
+    nvlink_domain,
     step_time,
 )
 from .training import MAX_TOKENS, train_flops_per_token
@@ -77,6 +79,7 @@ class Overrides:
     micro_batch: int | None = None
     global_batch_tokens: float | None = None
     vpp: int | None = None
+    async_tp: bool | None = None  # overlapped TP where the engine offers it (None: on; False: plain TP)
 
 
 @dataclass(frozen=True)
@@ -226,7 +229,7 @@ def _batchings(base: ParallelLayout, global_seqs: int, ov: Overrides) -> Iterato
     mbs = [ov.micro_batch] if ov.micro_batch else [b for b in sizes if b == 1 or b * base.dp <= global_seqs]
     for zero in zeros:
         for b in mbs:
-            accum = max(1, -(-global_seqs // (b * base.dp)))
+            accum = max(1, global_seqs // (b * base.dp))  # never above the global batch
             if base.vpp > 1 and accum % base.pp:
                 continue  # Megatron's interleaved schedule needs micro-batches in multiples of PP
             if base.schedule == "dualpipe" and accum < 2 * base.pp:
@@ -279,12 +282,14 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
     smemo: Memo = {}
     order = (ov.recompute,) if ov.recompute else ("none", "selective", "block", "full")
     peak, hfu, _ = compute_utilisation(model, gpu, precision, calib, engine)
-    floor = train_flops_per_token(model, context, "pretrain", "none")[1] / (peak * hfu)  # GPU-seconds per token
+    # GPU-seconds per token without and with full recomputation (FP8: the attention at the BF16 peak included)
+    floor = (train_flops_per_token(model, context, "pretrain", "none")[1]
+             + bf16_attention_extra(model, gpu, context, precision, "none")) / (peak * hfu)
+    most = (train_flops_per_token(model, context, "pretrain", "full")[1]
+            + bf16_attention_extra(model, gpu, context, precision, "full")) / (peak * hfu)
     intra, nic = intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)
+    domain = nvlink_domain(gpu, calib)
     fp8 = precision == "fp8"
-
-    most = floor * train_flops_per_token(model, context, "pretrain", "full")[1] / train_flops_per_token(
-        model, context, "pretrain", "none")[1]  # GPU-seconds per token with full recomputation
 
     def bounded(bases: list[ParallelLayout], cut: float = math.inf) -> list[tuple[float, int, ParallelLayout]]:
         """Each layout with a lower bound of its time per token: compute without recomputation, the bubble, the
@@ -299,12 +304,14 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
                 if lay.micro_batch not in bound:
                     compute = tokens / lay.world * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum)
                                                             * bubble_factor(lay, calib))
-                    bound[lay.micro_batch] = compute + sum(comm_terms(model, lay, context, calib, intra, nic, 4, fp8))
+                    bound[lay.micro_batch] = compute + sum(comm_terms(model, lay, context, calib, intra, nic, 4, fp8,
+                                                                      engine, domain, ov.async_tp))
                 if bound[lay.micro_batch] >= cut * tokens:
                     continue
-                dense, experts = memoised(smemo, ("stage", lay.tp, lay.pp, lay.ep),
+                dense, experts = memoised(smemo, ("stage", lay.tp, lay.pp, lay.ep, lay.expert_tp),
                                           lambda lay=lay: stage_params(model, lay))  # type: ignore[misc]
-                dp_s = dp_seconds(lay, dense, experts, tokens / lay.world * most, calib, intra, nic, model.num_layers)
+                dp_s = dp_seconds(lay, dense, experts, tokens / lay.world * most, calib, intra, nic, model.num_layers,
+                                  domain, False)  # the fewest gathers: a lower bound
                 out.append(((bound[lay.micro_batch] + dp_s) / tokens, len(out), lay))
         out.sort(key=lambda x: x[:2])
         return out
@@ -321,7 +328,8 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
             lay = replace(lay, recompute=found[0], recompute_layers=found[1])
             if memory_only:
                 return lay
-            st = step_time(model, gpu, lay, context, calib, precision=precision, memo=smemo, engine=engine)
+            st = step_time(model, gpu, lay, context, calib, precision=precision, memo=smemo, engine=engine,
+                           async_tp=ov.async_tp)
             key = (st.step_s / st.tokens_per_step, lay.pp, lay.tp, lay.cp, lay.vpp, lay.zero)
             if best is None or key < best[0]:
                 best = (key, lay, st)
@@ -338,7 +346,8 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
             terms = []
             for sp in splits(model, gpu, count, context, ov, calib, engine, idle=True):
                 probe = ParallelLayout(tp=sp.tp, cp=sp.cp, pp=sp.pp, dp=1)  # one sequence per step
-                tp_s, cp_s, pp_s, _ = comm_terms(model, probe, context, calib, intra, nic, 4, fp8)
+                tp_s, cp_s, pp_s, _ = comm_terms(model, probe, context, calib, intra, nic, 4, fp8, engine,
+                                                 domain, ov.async_tp)
                 terms.append((floor / sp.gpus + (tp_s + cp_s) / context,
                               floor * sp.beta / sp.gpus + (0.0 if sp.dualpipe else pp_s / context), sp))
             if len(_SPLIT_BOUNDS) > 32:

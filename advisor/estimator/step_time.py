@@ -2,7 +2,9 @@
 
 * compute = (global tokens / world) × hardware FLOPs per token / (peak × HFU); HFU is the calibrated compute-only
   utilisation of the GPU class at scale × 1/(1 + h₀/h) (memory-bound elementwise work grows as s·b·h against the
-  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models; FP8 against the FP8 peak.
+  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models. FP8: the GEMMs run against the FP8 peak and the attention
+  (FlashAttention in BF16: Transformer Engine's and torchao's FP8 recipes convert the linear layers only) against
+  the BF16 peak, i.e. the attention FLOPs count (FP8 peak / BF16 peak) times.
 * pipeline bubble (1F1B, m micro-batches, v interleaved stages; Narayanan et al. 2021 §2.2): the step is
   compute × (1 + z·(PP−1)/(v·m)); z = 1 for 1F1B, ≈ 1/3 for the zero-bubble ZB-H1 schedule (Qi et al. 2023);
   DualPipe (DeepSeek-V3 report §3.2.1, Table 2): bubble (PP/2−1)(F&B+B−3W) against 1F1B's (PP−1)(F+B), with
@@ -10,7 +12,9 @@
   all-to-all and PP communication are fully hidden (the report's stated design), so EP and PP terms are 0.
 * TP with sequence parallelism: per layer and micro-batch 4 all-gather/reduce-scatter pairs (2 forward, 2 backward;
   2 more with full recompute) of b·(s/CP)·h 16-bit values, each moving 2(t−1)/t of the buffer over NVLink (PCIe
-  without it); `tp_overlap` of it hidden behind the GEMMs.
+  without it); `tp_overlap` of it hidden behind the GEMMs (the engine's own share where it states one: vanilla
+  PyTorch TP blocks on its collectives; its async TP overlaps them as Megatron does, and is assumed unless pinned
+  off).
 * CP (ring attention): each layer passes the K and V chunks around the CP ring, (CP−1)/CP of b·s·kv_width·2·2 B
   forward and twice that backward; hidden behind attention up to `tp_overlap`.
 * PP point-to-point: activations b·(s/CP)·h·2 B /TP (scatter-gather) per micro-batch forward and backward, on the
@@ -18,7 +22,8 @@
 * DP: ZeRO-0/1/2 reduce-scatter the 16-bit gradients and all-gather the updated 16-bit parameters once per step
   (2 × 2Ψ bytes on each GPU, ring over DP × CP ranks), hidden behind the last micro-batch's backward and the first
   one's forward (Megatron --overlap-grad-reduce / --overlap-param-gather), i.e. up to one micro-batch's compute;
-  ZeRO-3 gathers the parameters for the forward and the backward (and the recomputed forward) in every micro-batch,
+  ZeRO-3 gathers the parameters for the forward and the backward (and the recomputed forward, except under PyTorch
+  FSDP, whose backward gather serves the recomputation) in every micro-batch,
   prefetched behind the whole step's compute. The ring runs over NVLink when the DP group fits in one server,
   otherwise over each GPU's share of its server's NICs at the measured NCCL efficiency; every ring collective
   also pays (ranks − 1) hops of latency, which makes ZeRO-3 over thousands of ranks latency-bound.
@@ -35,6 +40,7 @@ from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
 from .layout_memory import Memo, memoised, stage_params
+from .model_flops import model_flops
 from .parallel_layout import ParallelLayout
 from .training import gpu_class, inter_node_bytes_per_s, pcie_bytes_per_s, train_flops_per_token
 
@@ -74,6 +80,12 @@ def intra_bytes_per_s(gpu: GpuSpec, calib: Calibration) -> float:
     return bw
 
 
+def nvlink_domain(gpu: GpuSpec, calib: Calibration) -> int:
+    """GPUs that reach each other over NVLink/NVSwitch: the rack's switch domain where the card sits in one (GB200 /
+    GB300 NVL72: 72), else one server (`training.gpus_per_node`, 8)."""
+    return gpu.nvlink_domain or int(calib.training.gpus_per_node.value)
+
+
 def nic_bytes_per_gpu(gpu: GpuSpec, calib: Calibration) -> float:
     """Each GPU's share of its server's network, one direction, at NCCL's efficiency."""
     per_node = int(calib.training.gpus_per_node.value)
@@ -103,6 +115,9 @@ def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: C
     if eng is not None and eng.hfu_factor.value != 1.0:
         hfu *= eng.hfu_factor.value
         note += f" × {eng.hfu_factor.value:.2f} for {eng.name} ({', '.join(eng.hfu_factor.source)})"
+    if eng is not None and precision == "fp8" and eng.fp8_factor is not None:
+        hfu *= eng.fp8_factor.value
+        note += f" × {eng.fp8_factor.value:.2f} for its FP8 linears ({', '.join(eng.fp8_factor.source)})"
     return peak, hfu, note
 
 
@@ -115,34 +130,56 @@ def bubble_factor(lay: ParallelLayout, calib: Calibration) -> float:
     return const.value if const is not None else 1.0
 
 
+def tp_hidden(calib: Calibration, engine: str, async_tp: bool | None = None) -> float:
+    """Share of the TP/SP (and CP ring) exchanges hidden behind computation for `engine`: planner.tp_overlap
+    (Megatron-Core), or the engine's own plain-TP figure, or its overlapped TP's (torchtitan's async TP) where it
+    offers one and `async_tp` is not False (None: the engine's best, as a practitioner at scale sets it)."""
+    eng = calib.planner.training_engines.get(engine)
+    if eng is None or eng.tp_overlap is None:
+        return calib.planner.tp_overlap.value
+    if eng.async_tp_overlap is not None and async_tp is not False:
+        return eng.async_tp_overlap.value
+    return eng.tp_overlap.value
+
+
+def regathers(calib: Calibration, engine: str) -> bool:
+    """Whether `engine`'s ZeRO-3 gathers the parameters a third time for the recomputed forward (DeepSpeed,
+    Megatron); PyTorch FSDP re-gathers once in the backward and recomputes under that gather."""
+    eng = calib.planner.training_engines.get(engine)
+    return eng is None or eng.recompute_regathers
+
+
 def _ring(volume: float, ranks: int, bw: float) -> float:
     return volume * (ranks - 1) / ranks / bw if ranks > 1 else 0.0
 
 
 def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calibration, intra: float, nic: float,
-               passes: float, fp8: bool) -> tuple[float, float, float, float]:
+               passes: float, fp8: bool, engine: str = "megatron",
+               domain: int | None = None, async_tp: bool | None = None) -> tuple[float, float, float, float]:
     """Exposed (TP, CP, PP point-to-point, EP) seconds per step; they do not depend on the ZeRO stage, and depend
-    on recomputation only through `passes` (4 + 2 × the share of layers recomputed in full)."""
+    on recomputation only through `passes` (4 + 2 × the share of layers recomputed in full). `domain`: GPUs on one
+    NVLink domain (`nvlink_domain`; default one server)."""
     pl = calib.planner
-    per_node = int(calib.training.gpus_per_node.value)
+    per_node = domain or int(calib.training.gpus_per_node.value)
     m = lay.grad_accum
     s_local = context // lay.cp
     stage_layers = -(-model.num_layers // lay.pp)
     act_bytes = lay.micro_batch * s_local * model.hidden_size * 2.0
-    tp_s = (1 - pl.tp_overlap.value) * stage_layers * m * passes * 2 * _ring(act_bytes, lay.tp, intra)
+    hidden = tp_hidden(calib, engine, async_tp)
+    tp_s = (1 - hidden) * stage_layers * m * passes * 2 * _ring(act_bytes, lay.tp, intra)
     cp_s = 0.0
     if lay.cp > 1:
         kv_width = (2 * model.num_attention_heads * ((model.qk_nope_head_dim or 0) + (model.qk_rope_head_dim or 0))
                     if model.is_mla else 2 * model.num_kv_heads * model.head_dim)
         kv_bytes = lay.micro_batch * s_local * kv_width * 2.0 / lay.tp
         link = intra if lay.tp * lay.cp <= per_node else nic
-        cp_s = (1 - pl.tp_overlap.value) * stage_layers * m * 3 * kv_bytes * (lay.cp - 1) / link
+        cp_s = (1 - hidden) * stage_layers * m * 3 * kv_bytes * (lay.cp - 1) / link
     pp_s = 2 * (lay.pp - 1) * act_bytes / lay.tp / nic if lay.pp > 1 else 0.0
     ep_s = 0.0
     if lay.ep > 1 and model.moe_layers:
         tok = lay.micro_batch * s_local / lay.tp
         per_pass = tok * model.experts_per_token * model.hidden_size * (1.0 if fp8 else 2.0) * (lay.ep - 1) / lay.ep
-        in_node = max(1, min(lay.ep, per_node // lay.tp))
+        in_node = max(1, min(lay.ep, per_node // lay.expert_tp))
         cross = 1 - in_node / lay.ep
         t_pass = per_pass * cross / nic + per_pass * (1 - cross) / intra
         ep_s = (1 - pl.ep_overlap.value) * min(stage_layers, model.moe_layers) * m * passes * t_pass
@@ -152,18 +189,19 @@ def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calib
 
 
 def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float, calib: Calibration,
-               intra: float, nic: float, layers: int) -> float:
+               intra: float, nic: float, layers: int, domain: int | None = None,
+               regather_for_recompute: bool = True) -> float:
     """Exposed data-parallel seconds per step (module doc), with NCCL's ring latency: every collective takes
     (ranks − 1) hops of `ring_hop_latency_s`; one reduce-scatter and one all-gather per layer bucket per step
     (ZeRO-1/2), per-layer gathers in every micro-batch (ZeRO-3)."""
-    per_node = int(calib.training.gpus_per_node.value)
+    per_node = domain or int(calib.training.gpus_per_node.value)
     hop = calib.planner.ring_hop_latency_s.value
     m = lay.grad_accum
     shards = lay.dp * lay.cp
     link = intra if lay.world <= per_node else nic
     stage_layers = -(-layers // lay.pp)
     if lay.zero >= 3:
-        gathers = 3 if lay.recompute == "full" else 2
+        gathers = 3 if lay.recompute == "full" and regather_for_recompute else 2
         raw = _ring((gathers + 1) * 2 * dense * m, shards, link)
         calls = (gathers + 1) * stage_layers * m
         window = compute
@@ -172,22 +210,44 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
         calls = 2 * stage_layers
         window = compute / m
     raw += calls * (shards - 1) * hop if shards > 1 else 0.0
-    if experts and shards // lay.ep > 1:
-        edp = shards // lay.ep
+    if experts and lay.expert_dp > 1:
+        edp = lay.expert_dp
         raw += _ring((2 * 2 if lay.zero < 3 else 2 * 3 * m) * experts, edp, nic if lay.world > per_node else intra)
     return max(0.0, raw - calib.training.comm_overlap.value * window)
 
 
+def engine_flops_per_token(model: ModelSpec, context: int, recompute: str, calib: Calibration,
+                           engine: str) -> tuple[float, float]:
+    """(model, hardware) FLOPs per token; "selective" is Megatron's (the attention core recomputed, + A(s)) unless
+    the engine states its own: torchtitan's op-level policy saves every compute op's output except every second
+    matmul, so it recomputes that share of the forward matmuls (2·N × share) and none of the attention."""
+    model_f, hw_f = train_flops_per_token(model, context, "pretrain", recompute)
+    eng = calib.planner.training_engines.get(engine)
+    if recompute == "selective" and eng is not None and eng.selective_matmul_recompute is not None:
+        hw_f = model_f + 2.0 * eng.selective_matmul_recompute.value * model_flops(model).matmul_active
+    return model_f, hw_f
+
+
+def bf16_attention_extra(model: ModelSpec, gpu: GpuSpec, context: int, precision: str, recompute: str) -> float:
+    """FP8 training: extra FP8-equivalent FLOPs per token for the attention, which runs at the BF16 peak — its
+    hardware FLOPs (3·A(s), 4·A(s) with selective or full recomputation) × (FP8 peak / BF16 peak − 1); 0 in BF16."""
+    if precision != "fp8" or not gpu.bf16_dense_flops or not gpu.fp8_dense_flops:
+        return 0.0
+    attn = model_flops(model).causal_attention_flops_per_token(context)
+    return (3.0 if recompute == "none" else 4.0) * attn * (float(gpu.fp8_dense_flops) / float(gpu.bf16_dense_flops) - 1)
+
+
 def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int, calib: Calibration, *,
               precision: str = "bf16", fp8_dispatch: bool | None = None, memo: Memo | None = None,
-              engine: str = "megatron") -> StepBreakdown:
+              engine: str = "megatron", async_tp: bool | None = None) -> StepBreakdown:
     """One optimizer step of `lay` (module doc for every term). `memo`: a dict shared by the calls of one search
     (same model, GPU, sequence and precision)."""
     peak, hfu, note = memoised(memo, ("util", engine),
                                lambda: compute_utilisation(model, gpu, precision, calib, engine))
 
     def flops(rec: str) -> tuple[float, float]:
-        return memoised(memo, ("flops", rec), lambda: train_flops_per_token(model, context, "pretrain", rec))
+        return memoised(memo, ("flops", rec, engine),
+                        lambda: engine_flops_per_token(model, context, rec, calib, engine))
 
     model_f, hw_f = flops(lay.recompute)
     stage_layers = -(-model.num_layers // lay.pp)
@@ -197,14 +257,18 @@ def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int,
         hw_f = flops("selective")[1] * (1 - share) + hw_f * share
     m = lay.grad_accum
     tokens = float(lay.global_batch_seqs * context)
-    compute = tokens / lay.world * hw_f / (peak * hfu)
+    work = hw_f + memoised(memo, ("attn16", lay.recompute),
+                           lambda: bf16_attention_extra(model, gpu, context, precision, lay.recompute))
+    compute = tokens / lay.world * work / (peak * hfu)
     bubble = compute * (lay.pp - 1) / (lay.vpp * m) * bubble_factor(lay, calib)
     bubble_fraction = bubble / (compute + bubble) if compute + bubble > 0 else 0.0
     intra, nic = memoised(memo, ("links",), lambda: (intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)))
     fp8 = precision == "fp8" if fp8_dispatch is None else fp8_dispatch
-    tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, context, calib, intra, nic, 4 + 2 * share, fp8)
-    dense, experts = memoised(memo, ("stage", lay.tp, lay.pp, lay.ep), lambda: stage_params(model, lay))
-    dp_s = dp_seconds(lay, dense, experts, compute, calib, intra, nic, model.num_layers)
+    tp_s, cp_s, pp_s, ep_s = comm_terms(model, lay, context, calib, intra, nic, 4 + 2 * share, fp8, engine,
+                                        nvlink_domain(gpu, calib), async_tp)
+    dense, experts = memoised(memo, ("stage", lay.tp, lay.pp, lay.ep, lay.expert_tp), lambda: stage_params(model, lay))
+    dp_s = dp_seconds(lay, dense, experts, compute, calib, intra, nic, model.num_layers, nvlink_domain(gpu, calib),
+                      regathers(calib, engine))
     step = compute + bubble + tp_s + cp_s + pp_s + dp_s + ep_s
     mfu = tokens * model_f / (lay.world * peak * step)
     return StepBreakdown(compute_s=compute, bubble_s=bubble, tp_s=tp_s, cp_s=cp_s, pp_s=pp_s, dp_s=dp_s, ep_s=ep_s,
