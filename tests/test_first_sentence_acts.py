@@ -241,3 +241,23 @@ def test_hao_ren_counts_people() -> None:
     from knowledge.catalog import load_catalog
 
     assert extract("8 卡 H20 能不能撑住 DeepSeek-R1 给全公司 100 号人用？", load_catalog(), lang="zh").concurrency == 100
+
+
+@pytest.mark.parametrize(("lang", "text", "defaults", "stated"), [
+    ("zh", "几十张 910B 能训练 70B 吗", ["LoRA 微调（默认）", "100 M tokens（默认）"], []),
+    ("en", "can 8 H100s train a 70B?", ["LoRA fine-tuning (default)", "100 M tokens of training data (default)"], []),
+    ("en", "LoRA fine-tune a 13B on our two 3090s", ["100 M tokens of training data (default)"], ["LoRA"]),
+    ("en", "Could two A100s handle a QLoRA run of a 70B on 2B tokens?", [], ["QLoRA", "2"]),
+])
+def test_a_training_fit_says_in_its_first_sentence_which_method_and_data_were_defaults(
+        lang: str, text: str, defaults: list[str], stated: list[str]) -> None:
+    """A training time depends on the method and the amount of data: the first sentence says which of them it
+    assumed (marked default); what the person stated is not marked."""
+    line, _ = first(lang, text)
+    assert line.startswith(("**Yes", "**可以")), line
+    for word in defaults:
+        assert word in line, (word, line)
+    if not defaults:
+        assert "(default)" not in line and "（默认）" not in line, line
+    for word in stated:
+        assert f"{word} (default)" not in line and f"{word}（默认）" not in line, line

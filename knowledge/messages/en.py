@@ -507,6 +507,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.fit.batch_up_to": "micro-batch up to {most} fits",
     "screen.fit.close": " Close to the limit: it fits with {spare} to spare at micro-batch {batch} × {ctx} tokens; {nxt}; the longest sequence at micro-batch {batch} is {longest} tokens.",
     "screen.option.time": "; {speed}",
+    "screen.option.time_job": "; {speed} for {job}",
     "screen.option.speed": "; {speed}",
     "screen.but": " (but: {missing})",
     "screen.option.fits": "**Yes: {name} fits**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}.{limits}",

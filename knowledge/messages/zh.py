@@ -503,6 +503,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.fit.batch_up_to": "每批最多 {most} 条",
     "screen.fit.close": "余量很小：每批 {batch} 条 × {ctx} tokens 时还剩 {spare}；{nxt}；每批 {batch} 条时最长序列 {longest} tokens。",
     "screen.option.time": "；训练时间 {speed}",
+    "screen.option.time_job": "；按 {job}计，训练时间 {speed}",
     "screen.option.speed": "；速度 {speed}",
     "screen.but": "（但{missing}）",
     "screen.option.fits": "**可以：{name} 放得下**{warn}（{lay}），每卡需要 {need}，可用 {usable}{tail}。{limits}",

@@ -31,9 +31,9 @@ SYMBOLS = {"USD": "$", "CNY": "¥", "EUR": "€", "GBP": "£", "JPY": "¥"}
 
 
 def text_width(text: str, size: float = FONT) -> float:
-    """Estimated drawn width of `text`, on the wide side: CJK, full-width characters and "×" (full-width in the
+    """Estimated drawn width of `text`, on the wide side: CJK, full-width characters, "×" and "…" (full-width in the
     Chinese fonts a zh page draws with) one em, others 0.62 em (sans-serif digits and capitals)."""
-    return sum(size if ord(c) > 0x2E80 or c == "×" else 0.62 * size for c in text)
+    return sum(size if ord(c) > 0x2E80 or c in "×…" else 0.62 * size for c in text)
 
 
 def short_config(name: str) -> str:

@@ -188,8 +188,9 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     if o.fits:
         # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
         speed = "—" if ev.load and o is load_option(ev) else opt_speed(o, book, lang, ev.workload)
-        tail = "" if speed == "—" else t("screen.option.time" if ev.workload.is_training else "screen.option.speed",
-                                         lang, speed=speed)
+        job = default_job(ev, book, lang) if ev.workload.is_training else ""
+        tail = ("" if speed == "—" else t("screen.option.time_job", lang, speed=speed, job=job) if job
+                else t("screen.option.time" if ev.workload.is_training else "screen.option.speed", lang, speed=speed))
         missing = misses(o, lang)
         warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
         lay = opt_layout(o, lang, book)
@@ -372,6 +373,19 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     what = t("screen.time.tokens" if given else "screen.time.default_tokens", lang, tokens=tokens)
     return Lead(t("screen.time", lang, name=name, what=what, days=days, hours=hours),
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
+
+
+def default_job(ev: Any, book: Book, lang: str) -> str:
+    """A training time rests on the method and the amount of data: the ones the person did not state, each marked
+    default, for the first sentence ("LoRA fine-tuning (default), 100 M tokens of training data (default)"); empty
+    when both were stated."""
+    stated = getattr(ev, "stated", None) or ()
+    parts = []
+    if "task" not in stated:
+        parts.append(t("changes.default", lang, value=task_label(ev.workload.task, lang)))
+    if "train_tokens" not in stated:
+        parts.append(t("screen.assumed.train_tokens_default", lang, tokens=train_tokens_text(ev, book, lang)))
+    return t("list.comma", lang).join(parts)
 
 
 def train_tokens_text(ev: Any, book: Book, lang: str) -> str:
