@@ -2,8 +2,8 @@
 
 A snapshot lives outside the repository: in $GPU_ADVISOR_CACHE_DIR, else $XDG_CACHE_HOME/gpu-advisor, else
 ~/.cache/gpu-advisor; one file per kind and data directory, ``<kind>-<sha256(directory)[:16]>.json``. It records the
-key it was written for, the SHA-256 of every input file's path and contents (:func:`fingerprint`), so editing,
-adding or removing a file makes it stale. A stale, unreadable or corrupted snapshot reads as None and an
+key it was written for, the SHA-256 of every input file's path, size and change times (:func:`fingerprint`), so
+editing, adding or removing a file makes it stale. A stale, unreadable or corrupted snapshot reads as None and an
 unwritable cache directory is skipped: the caller then does the full load, silently. Each file also stores the
 SHA-256 of its payload's bytes, and a payload that does not match is ignored too: what :func:`read` returns is
 exactly what :func:`write` was given, which the callers (the catalog, the engine, calibration and economics tables)
@@ -45,12 +45,15 @@ def cache_dir() -> Path | None:
 
 
 def fingerprint(files: Iterable[Path]) -> str:
-    """SHA-256 over each file's path and contents, in the order given. Raises OSError for an unreadable file."""
+    """SHA-256 over each file's path, size, inode and modification and status-change times in nanoseconds, in the
+    order given, without reading the ~180 data files on every start (4 ms → under 1 ms). Any write changes the
+    status-change time, which, unlike the modification time, a program cannot set back (`os.utime`), so an edit
+    that keeps the size and restores the mtime is still seen. Raises OSError for a missing file."""
     digest = hashlib.sha256(f"gpu-advisor snapshot {FORMAT}".encode())
     for path in files:
+        st = path.stat()
         digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
+        digest.update(f"{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{st.st_ctime_ns}\0".encode())
     return digest.hexdigest()
 
 
