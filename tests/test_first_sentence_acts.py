@@ -261,3 +261,33 @@ def test_a_training_fit_says_in_its_first_sentence_which_method_and_data_were_de
         assert "(default)" not in line and "（默认）" not in line, line
     for word in stated:
         assert f"{word} (default)" not in line and f"{word}（默认）" not in line, line
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "Pretrain a 1B model on 100B tokens, how many A100 days?"),
+    ("en", "how many GPU-hours to fine-tune llama 3 8b on 1B tokens"),
+    ("en", "How many H100 hours for a 70B LoRA on 200M tokens?"),
+    ("zh", "预训练 7B 模型 1T tokens 需要多少卡时？"),
+    ("zh", "全参微调 Qwen2.5-7B，5 亿 tokens，要多少 GPU 小时"),
+])
+def test_compute_time_in_gpu_units_is_a_how_long_question(lang: str, text: str) -> None:
+    """'How many A100 days / GPU-hours / 卡时' asks for compute time, not a card count: the first sentence is the
+    training time with its GPU-hours."""
+    line, request = first(lang, text)
+    assert request.get("act") == "how_long", request.get("act")
+    assert re.search(r"(?:About [\d.]+ days on|约需 [\d.]+ 天)", line), line
+    assert "GPU-hours" in line or "GPU 时数" in line, line
+
+
+def test_how_many_cards_is_still_a_count() -> None:
+    line, request = first("en", "how many A100s do I need for 70B inference?")
+    assert request.get("act") == "how_many" and line.startswith("You need"), line
+
+
+@pytest.mark.parametrize(("lang", "text", "said"), [
+    ("en", "how many GPU-hours to fine-tune llama 3 8b on 1B tokens", "LoRA fine-tuning assumed"),
+    ("zh", "微调 Llama-3-8B，数据 5 亿 tokens，8 张 A100 要几天", "（默认 LoRA 微调）"),
+])
+def test_a_training_time_names_the_method_it_assumed(lang: str, text: str, said: str) -> None:
+    line, _ = first(lang, text)
+    assert said in line, line

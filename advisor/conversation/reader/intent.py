@@ -63,6 +63,9 @@ _MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|�
 _COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)",
                 en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or")
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
+                       # compute time asked in GPU-time units: "how many A100 days", "how many GPU-hours", "多少卡时"
+                       r"how many (?:[\w+.]+[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
+                       r"多少\s*(?:个)?\s*(?:卡时|卡天|机时|gpu\s*(?:时|小时|天)|[a-z]*\d+\s*(?:卡时|卡天|小时|天))|"
                        r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock")
 _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几卡|多少卡|多少个\s*gpu|几个\s*gpu|how many (?:gpus?|cards?|"
                        r"h\d+s?|a\d+s?|l\d+s?|rtx|\d{4}s?|[a-z]{1,3}\d{2,4}[a-z]?s?|servers?|nodes?|of them|"

@@ -189,6 +189,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
         speed = "—" if ev.load and o is load_option(ev) else opt_speed(o, book, lang, ev.workload)
         job = default_job(ev, book, lang) if ev.workload.is_training else ""
+        if lang == "zh" and job[:1].isascii():
+            job = " " + job  # a space between 按 and a Latin word ("按 LoRA 微调"), none before a Chinese one
         tail = ("" if speed == "—" else t("screen.option.time_job", lang, speed=speed, job=job) if job
                 else t("screen.option.time" if ev.workload.is_training else "screen.option.speed", lang, speed=speed))
         missing = misses(o, lang)
@@ -371,6 +373,10 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     given = bool(ev.workload.train_tokens)
     tokens = train_tokens_text(ev, book, lang)
     what = t("screen.time.tokens" if given else "screen.time.default_tokens", lang, tokens=tokens)
+    if "task" not in (getattr(ev, "stated", None) or ()):  # the method was not said: the default one, named
+        what += t("screen.time.default_task", lang, task=task_label(ev.workload.task, lang))
+    if lang == "zh" and what[-1:].isascii():
+        what += " "  # "训练 10 亿 tokens 约需", not "tokens约需"
     return Lead(t("screen.time", lang, name=name, what=what, days=days, hours=hours),
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
