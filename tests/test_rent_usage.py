@@ -155,6 +155,22 @@ def test_rent_or_buy_opens_with_the_verdict_at_the_stated_usage(lang: str, text:
     assert "around the clock" not in second or hours == pytest.approx(24 * DAY)
 
 
+def test_a_training_rig_used_as_stated_is_compared_month_by_month() -> None:
+    """A fine-tuning job with a stated usage: the cards are used that many hours a month (many jobs), not rented once
+    for one job's GPU-hours."""
+    turn = Conversation(lang="en").respond("Rent or buy 8x H100 for fine-tuning Llama-3-70B, we'd use it 6 hours a day "
+                                           "for a year")
+    first, second = turn.answer.strip().split("\n\n")[:2]
+    _, _, over = _verdict_numbers(turn, 6 * DAY, 12, False)
+    assert first.startswith("**Renting is cheaper** over 12 months"), first
+    assert any(abs(s - over) <= 0.005 * over + 1 for s in _money(first)), (first, over)
+    assert f"{8 * 6 * DAY:.0f}" in second.replace(",", ""), second  # 8 cards × 6 h × 365/12 days a month
+    zh = Conversation(lang="zh").respond("租还是买：8 张 H100 做微调，每天用 6 小时，用一年").answer.split("\n\n")[0]
+    assert zh.startswith("**租更便宜**：12 个月内") and "这样的任务" not in zh, zh
+    without = Conversation(lang="en").respond("Rent or buy 8x H100 for fine-tuning Llama-3-70B?")
+    assert "for this job" in without.answer.split("\n\n")[0]  # no usage said: the one job's GPU-hours, as before
+
+
 @pytest.mark.parametrize(("lang", "turns", "hours", "horizon"), [
     ("en", ["Should we rent or buy 4 H100s to serve Llama 3.3 70B to 20 users?", "what if we only use it 8 hours a day?",
             "and for just 6 months?"], 8 * DAY, 6),

@@ -68,9 +68,11 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
 
     rate = float(load_economics().exchange_rate_cny_per_usd.value)
     book = Book()
-    job_hours = (opt.get("throughput") or {}).get("gpu_hours")
-    training = job_hours is not None
     use = rent.usage_of(request or {})
+    # a training job rents its own GPU-hours once; a stated usage ("6 hours a day for a year") says how the cards would
+    # be used beyond it, so that is compared month by month, as for serving
+    job_hours = None if use.stated else (opt.get("throughput") or {}).get("gpu_hours")
+    training = job_hours is not None
     how = t("rent.how.stated", lang, words=use.words) if use.stated else t("rent.how.always", lang)
     if job_hours is not None:
         hours = float(job_hours)
