@@ -119,6 +119,22 @@ def test_too_many_users_for_the_named_cards_gets_a_user_count_that_really_fits()
     assert not any(c.kind == "context" for c in r1.changes)  # it would be 768 tokens: of no use
 
 
+def test_one_user_just_over_the_limit_is_pointed_to_llama_cpp_which_really_fits() -> None:
+    """Qwen2.5-72B at 4 bits on two 24 GB cards: vLLM holds back 10 % and is 0.7 GiB short per card; llama.cpp's
+    Q4_K_M file splits the layers over both cards and fits (the classic two-3090 home setup). Never offered for a
+    service of many users."""
+    from advisor.conversation.session import Conversation
+
+    first = Conversation(lang="en").respond("Can I run Qwen2.5-72B at 4-bit on two RTX 3090s?").answer.split("\n\n")[0]
+    assert first.startswith("**Not as asked**") and "llama.cpp with the GGUF Q4_K_M file" in first, first
+    assert "2× GeForce RTX 3090 fits" in first, first
+    [rerun] = evaluate_configs(Workload(model="qwen2.5-72b", weights="q4_k_m", engine="llama.cpp", context=4096),
+                               [("rtx-3090", 2)], Constraints())
+    assert rerun.fits  # the suggested change really fits
+    busy = Conversation(lang="en").respond("Qwen2.5-72B INT4 for 20 users on 2x 3090?").answer.split("\n\n")[0]
+    assert "llama.cpp" not in busy, busy
+
+
 def test_budget_too_small_says_what_budget_would_do() -> None:
     rec = recommend(Workload(model="llama-3-70b", context=8192), Constraints(currency="USD", budget=1000))
     assert not rec.options

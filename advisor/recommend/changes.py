@@ -56,6 +56,7 @@ def changes(search: Search, options: list[Option], closest: list[Option], scope:
         out += _task_change(search, scope, owned)
     else:
         out += _precision_change(search, c, scope, owned)
+        out += _engine_change(search, scope, owned)
         out += _users_change(search, closest)
         out += _context_change(search, closest)
     return out
@@ -119,6 +120,32 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None,
                                                                    gpu=alt.gpu_name),
                            message_zh=t(key, "zh", new=new, old=old, count=alt.count, gpu=alt.gpu_name))]
     return []
+
+
+# llama.cpp's file of the same weight class: for one person or a few, it splits whole layers over the cards and keeps
+# no share of the memory back (vLLM's gpu_memory_utilization leaves 10 %), so a job just over the limit fits there
+GGUF_FOR = {"int4": "q4_k_m", "awq-int4": "q4_k_m", "gptq-int4": "q4_k_m", "nf4": "q4_k_m", "int8": "q8_0",
+            "fp8": "q8_0", "gptq-int8": "q8_0", "bnb-int8": "q8_0"}
+FEW_USERS = 4  # llama.cpp serves one request at a time per slot: suggested for a home or a small team, not a service
+
+
+def _engine_change(search: Search, scope: Constraints | None, owned: bool = False) -> list[Change]:
+    """Serving one person or a few at 4 or 8 bits: llama.cpp with the GGUF file of that class, when it fits."""
+    w = search.workload
+    gguf = GGUF_FOR.get(precision(w, search.model))
+    if gguf is None or w.engine == "llama.cpp" or w.concurrency > FEW_USERS:
+        return []
+    alt = _retry(search, replace(w, weights=gguf, engine="llama.cpp"), scope, owned)
+    if alt is None:
+        return []
+    name = FORMAT_NAMES.get(gguf, gguf.upper())
+
+    def say(lang: str) -> str:
+        speed = alt.throughput.decode_tokens_per_s if alt.throughput else None
+        at = t("change.engine.speed", lang, tps=f"{speed:.0f}") if speed else ""
+        return t("change.engine", lang, fmt=name, count=alt.count, gpu=alt.gpu_name, speed=at)
+
+    return [Change(kind="engine", value="llama.cpp", message=say("en"), message_zh=say("zh"))]
 
 
 def _context_change(search: Search, closest: list[Option]) -> list[Change]:

@@ -288,6 +288,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "change.precision.same": "switching to {new} weights",
     "change.task": "{new} instead of {old}: {count}× {gpu} fits{time}",
     "change.task.time": " (about {days} days for the job)",
+    "change.engine": "llama.cpp with the {fmt} file (whole layers on each card, no 10 % held back): {count}× {gpu} fits{speed}",
+    "change.engine.speed": ", about {tps} tokens/s for one user",
     "change.users": {"one": "one user at a time (instead of {old}) at {context} tokens of context fits on {count}× {gpu}",
                      "other": "at most {n} concurrent users (instead of {old}) at {context} tokens of context fit on {count}× {gpu}"},
     "lead.nothing_fits": "**Nothing in the catalog fits under these constraints.**",

@@ -287,6 +287,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "change.precision.same": "改用 {new} 权重即可装下",
     "change.task": "改用 {new}（而不是 {old}）：{count} 张 {gpu} 可以装下{time}",
     "change.task.time": "（整个任务约 {days} 天）",
+    "change.engine": "改用 llama.cpp 跑 {fmt} 文件（按层切分到各卡，不预留 10% 显存）：{count} 张 {gpu} 可以装下{speed}",
+    "change.engine.speed": "，单路约 {tps} tokens/s",
     "change.users": "并发降到 {n} 路以内（原 {old} 路，上下文 {context} tokens）可在 {count} 张 {gpu} 上装下",
     "lead.nothing_fits": "**在当前约束下没有能放下的配置。**",
     "lead.over_budget": "**{budget} 的预算买不到能按这个要求运行 {model} 的配置**：{change}。",
