@@ -251,3 +251,18 @@ def test_past_kv_capacity_requests_queue_and_tpot_stays_flat():
     runs = [simulate_serving(m, g, 2, w, CAL, concurrency=c).result for c in (12, 20, 28)]
     assert runs[0].ttft_p50_s < runs[1].ttft_p50_s < runs[2].ttft_p50_s
     assert max(r.tpot_p50_s for r in runs) <= 1.05 * min(r.tpot_p50_s for r in runs)
+
+
+def test_a_pipelined_replica_holds_the_kv_cache_of_all_its_stages() -> None:
+    """Qwen2.5-32B for 100 users at 8k on 16× RTX 4090 D as TP 8 × PP 2 (two servers): the memory estimate fits all
+    100 sequences across the 16 cards, so the engine runs them all (no one waits minutes for a slot, as when only one
+    8-card stage was simulated: a 249 s TTFT), and the two stages hold more than twice the KV of one 8-card group
+    (each card also frees half of the weights it held)."""
+    cat = load_catalog()
+    model, gpu = cat.model("qwen2.5-32b"), cat.gpu("rtx-4090d")
+    w = Workload(model="qwen2.5-32b", concurrency=100, context=8192, tp=8, pp=2, gpus=8, nodes=2)
+    piped = simulate_serving(model, gpu, 16, w, load_calibration(), concurrency=100)
+    assert piped.replicas == 1 and not any("full" in n for n in piped.result.notes), piped.result.notes
+    assert piped.result.ttft_p50_s < 5.0
+    one_stage = simulate_serving(model, gpu, 8, replace(w, pp=1, nodes=1), load_calibration(), concurrency=100)
+    assert piped.scheduler.kv_capacity_tokens > 2 * one_stage.scheduler.kv_capacity_tokens

@@ -101,8 +101,12 @@ def _target_text(target: dict[str, float]) -> str:
 
 def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weights: str, kv: str, context: int,
                   calib: Calibration, chunked_prefill: bool | None = None, max_num_seqs: int | None = None,
-                  max_num_batched_tokens: int | None = None) -> Scheduler:
-    """The engine's scheduler and fixed costs on `gpu`, with the KV cache its memory model gives one replica."""
+                  max_num_batched_tokens: int | None = None, pp: int = 1) -> Scheduler:
+    """The engine's scheduler and fixed costs on `gpu`, with the KV cache its memory model gives one replica.
+
+    A replica of `pp` pipeline stages: each GPU holds 1/pp of the layers, so 1/pp of the weights and of every
+    token's KV (per GPU, kv_tok = the TP group's bytes per token for all layers):
+        cap(pp) = pp · (cap(1) + W_tp · (1 − 1/pp) / kv_tok)      W_tp = weights per GPU of the TP group alone"""
     prof = default_engines().get(engine)
     sv = prof.serving
     if sv is None:
@@ -126,6 +130,9 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
     else:  # engines without a start-up reservation: 90 % of the card less weights and ~1.5 GiB of runtime
         free = 0.9 * visible_bytes(gpu) - weight_bytes(model, check_format(weights).name, tp=tp) - 1.5 * GIB
         cap = int(max(0.0, free) // kv_tok)
+    if pp > 1:
+        freed = weight_bytes(model, check_format(weights).name, tp=tp) * (1.0 - 1.0 / pp)
+        cap = int(pp * (cap + freed // kv_tok))
     return Scheduler(engine=engine, max_num_seqs=max_num_seqs or seqs,
                      max_num_batched_tokens=max_num_batched_tokens or budget,
                      chunked_prefill=sv.chunked_prefill if chunked_prefill is None else chunked_prefill,
@@ -137,12 +144,12 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
            chunked_prefill: bool | None) -> tuple[Any, Any, Scheduler, int, int, RequestMix, bool]:
     weights = w.weights or default_inference_format(model)
     kv = w.kv or "fp16"
-    wtp = int(w.tp or 1)
+    wtp, pp = int(w.tp or 1), int(w.pp or 1)
     world = int(w.gpus or 1) * int(w.nodes or 1)
-    tp = wtp if (wtp > 1 or world == count) else count
-    if tp < 1 or count % tp:
-        raise InputError(f"tensor parallelism {tp} must divide the GPU count {count}", field="tp",
-                         accepted=f"a divisor of {count}")
+    tp = wtp if (wtp > 1 or world == count or pp > 1) else count
+    if tp < 1 or count % (tp * pp):
+        raise InputError(f"tensor × pipeline parallelism {tp} × {pp} must divide the GPU count {count}", field="tp",
+                         accepted=f"tp × pp a divisor of {count}")
     eng = engine or w.engine or default_engine(weights)
     context = int(w.context)
     prompt = int(w.prompt_tokens or max(1, context // 2))
@@ -151,9 +158,11 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
     fp4 = check_format(weights).name in ("fp4", "nvfp4", "mxfp4") and bool(getattr(gpu, "fp4_dense_flops", None))
     hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",
                                                         "transformers-compiled") else eng)  # FP4 peak where fp4
+    # a pipelined replica steps through its stages one after another: a step costs what the TP group's step over
+    # all layers costs (vLLM's interleaved pipeline batches, which can raise throughput up to pp×, are not counted)
     sch = scheduler_for(eng, model, gpu, tp=tp, weights=weights, kv=kv, context=max(context, prompt + output),
-                        calib=calib, chunked_prefill=chunked_prefill)
-    return prof, hw, sch, tp, count // tp, RequestMix(prompt, output), fp4
+                        calib=calib, chunked_prefill=chunked_prefill, pp=pp)
+    return prof, hw, sch, tp, count // (tp * pp), RequestMix(prompt, output), fp4
 
 
 def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,

@@ -87,9 +87,9 @@ def fill_load(search: Search, options: Iterable[Option]) -> None:
         figs, sized = o.throughput, o.sized_workload
         if figs is None or sized is None or figs.under_load is not None or o.layout.layer_offload is not None:
             continue
-        count = _serving_gpus(o.count, o.layout.tp, o.layout.pp)
-        tw = replace(sized, tp=o.layout.tp, concurrency=users)
-        o.throughput = replace(figs, under_load=under_load(search, search.catalog.gpu(o.gpu), count, tw))
+        # the whole layout: a pipelined replica's KV cache is spread over all its stages (serving.scheduler_for)
+        tw = replace(sized, tp=o.layout.tp, pp=o.layout.pp, concurrency=users)
+        o.throughput = replace(figs, under_load=under_load(search, search.catalog.gpu(o.gpu), o.count, tw))
 
 
 def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLoad | None:
