@@ -196,3 +196,19 @@ def test_cheaper_to_rent_is_a_rent_or_buy_question(lang: str, text: str) -> None
     assert head.startswith(("**Renting is cheaper", "**Buying is cheaper", "**租更便宜", "**买更便宜")), head
     use = next(v for v in turn.extra["request"]["limits"] if v["name"] == "usage_hours_month")
     assert use["value"] == 100 and use["provenance"] == "stated"
+
+
+def test_rent_or_buy_prices_the_recommended_cards_even_when_no_cloud_lists_them() -> None:
+    """Story 1 (China, 100 users at peak): the verdict buys and rents the configuration the answer recommends; a
+    China-market card no provider lists (RTX 4090 D) is rented at the price of the card it is cut down from, said
+    so, instead of switching the verdict to another option (it was a used RTX 3090 rig)."""
+    turn = Conversation(lang="zh").respond("我们要上线客服机器人，Qwen2.5-32B，平时 30 并发，高峰 100，上下文 8k，国内机房，"
+                                           "预算 50 万以内。买卡还是租云？")
+    lead = turn.options[0]
+    first, second = turn.answer.strip().split("\n\n")[:2]
+    assert f"{lead['count']}× {lead['gpu_name']}" in first, (lead["gpu_name"], first)
+    gpu = default_catalog().find_gpu(lead["gpu"])
+    assert gpu is not None
+    if not gpu.cloud:
+        base = default_catalog().find_gpu(gpu.china.china_variant_of or "")
+        assert base is not None and base.name in second, second

@@ -653,6 +653,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.how.always": "running around the clock",
     "rent.month": "**Renting**: {what} {how} is {h} a month; rented, that is {quotes} a month.",
     "rent.buy_instead": " Buying the same configuration costs {cost} up front (whole server).",
+    "rent.variant": " Providers list the {base}, of which the {card} is the China-market version: its hourly price stands in for renting the {card}.",
     "market_note.status.available": "on sale",
     "market_note.status.restricted": "restricted",
     "market_note.status.licence_required": "licence required",

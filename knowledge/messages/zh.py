@@ -649,6 +649,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.how.always": "全天候运行",
     "rent.month": "**租用**：{what} {how}每月 {h}，每月租金：{quotes}。",
     "rent.buy_instead": " 买同样的配置需一次性投入 {cost}（整机）。",
+    "rent.variant": "云厂商出租的是 {base}（{card} 是它的国内特供版），租金按它的小时价计。",
     "market_note.status.available": "在售",
     "market_note.status.restricted": "受限",
     "market_note.status.licence_required": "需许可证",

@@ -51,6 +51,15 @@ def _quotes(gpu: Any, region: str, cny_per_usd: float) -> list[tuple[str, float,
     return sorted(out, key=lambda x: (x[0].endswith("*"), x[1]))
 
 
+def _rented_as(gpu: Any, catalog: Catalog) -> Any | None:
+    """The card whose dated cloud quotes price renting `gpu`: its own, else (a China-market version such as the
+    RTX 4090 D, which providers do not list) the card it is cut down from; None when neither is rented out."""
+    if gpu.cloud:
+        return gpu
+    base = catalog.find_gpu(gpu.china.china_variant_of) if gpu.china.china_variant_of else None
+    return base if base is not None and base.cloud else None
+
+
 _WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|better|划算|便宜|值得|合算|省钱", re.I)
 
 
@@ -60,10 +69,13 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     the rent-or-buy verdict (`dialog.rent`) at the usage the request states (around the clock when none). With no
     job sized, the cards the request names with their count stand as the options."""
     options = turn.options or rent.card_options(request or {}, catalog, "CNY" if region == "cn" else "USD")
-    rentable = [(o, g) for o in options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None and g.cloud]
+    rentable = [(o, g, r) for o in options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None
+                and (r := _rented_as(g, catalog)) is not None]
     if not rentable:
         return None
-    opt, gpu = rentable[0]  # the first option a provider rents out (the lead when it is rentable)
+    # the lead when a provider rents it (or the card it is a China-market version of), else the first option that is
+    lead = [x for x in rentable if x[0] is options[0]]
+    opt, gpu, rented = (lead or rentable)[0]
     count = int(opt.get("count") or 1)
 
     rate = float(load_economics().exchange_rate_cny_per_usd.value)
@@ -84,7 +96,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                      "count × hours a month (stated usage)" if use.stated else "count × 8760 h / 12", 0,
                      suffix=t("rent.gpu_hours", lang))
     parts = []
-    quotes = _quotes(gpu, region, rate)
+    quotes = _quotes(rented, region, rate)
     for provider, price, cur, date, tier in quotes[:4]:
         name = provider.rstrip("*")
         cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * price, cur, SRC_CLOUD)
@@ -98,6 +110,8 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     what = f"{count}× {gpu.name}"
     text = t("rent.job" if training else "rent.month", lang, what=what, h=h, how=how,
              quotes=t("clause.sep", lang).join(parts))
+    if rented is not gpu:  # a China-market card no cloud lists: rented as the card it is cut down from
+        text += t("rent.variant", lang, card=gpu.name, base=rented.name)
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
     first = quotes[0]
     lead = rent.verdict(book=book, lang=lang, what=what, cur=first[2], provider=first[0].rstrip("*"), rate=rate,
