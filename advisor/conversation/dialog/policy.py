@@ -74,8 +74,8 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     if not rentable:
         return None
     # the lead when a provider rents it (or the card it is a China-market version of), else the first option that is
-    lead = [x for x in rentable if x[0] is options[0]]
-    opt, gpu, rented = (lead or rentable)[0]
+    top = [x for x in rentable if x[0] is options[0]]
+    opt, gpu, rented = (top or rentable)[0]
     count = int(opt.get("count") or 1)
 
     rate = float(load_economics().exchange_rate_cny_per_usd.value)
