@@ -291,3 +291,24 @@ def test_how_many_cards_is_still_a_count() -> None:
 def test_a_training_time_names_the_method_it_assumed(lang: str, text: str, said: str) -> None:
     line, _ = first(lang, text)
     assert said in line, line
+
+
+@pytest.mark.parametrize(("lang", "text", "head"), [
+    ("en", "Customer wants LoRA fine-tuning of Llama-3.1-70B on 2B tokens of their data, done within two weeks. We sell "
+           "8×H20, 8×L20 and 8×RTX 4090 servers. Which do we quote, and why?", "**Every one of these misses the deadline**"),
+    ("en", "LoRA on Llama-3.1-8B, 500M tokens: 8x A100 or 8x H100, which is better?", "costs least of those that fit"),
+    ("zh", "客户要对 Qwen2.5-32B 做 LoRA 微调，10 亿 tokens，两周内完成。我们卖 8 卡 H20、8 卡 L20 的服务器，报哪个？",
+     "是赶得上期限的配置里最便宜的"),
+])
+def test_a_training_comparison_opens_with_the_configuration_to_choose(lang: str, text: str, head: str) -> None:
+    """Training on named configurations: the first sentence says which one (the cheapest that fits and meets the
+    deadline), or that none meets the deadline with the fastest; every named configuration's time or 'does not fit'
+    follows in the same sentence."""
+    turn = Conversation(lang=lang).respond(text)
+    line = turn.answer.strip().split("\n\n")[0]
+    assert head in line, line
+    fitting = [o for o in turn.options if o.get("fits") and (o.get("throughput") or {}).get("wall_s")
+               and f"{o['count']}× {o['gpu_name']}" in line]  # the named configurations
+    fastest = min(fitting, key=lambda o: o["throughput"]["wall_s"])
+    days = f"{fastest['throughput']['wall_s'] / 86400:.1f}"
+    assert days in line, (days, line)

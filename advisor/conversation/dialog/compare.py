@@ -106,7 +106,7 @@ _CHEAPER = re.compile(r"cheaper|cheapest|less expensive|costs? less|便宜|省�
 
 
 def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: Catalog, book: Book,
-                  named: list[dict[str, Any]] | None = None) -> str | None:
+                  named: list[dict[str, Any]] | None = None, deadline: bool = False) -> str | None:
     """The first sentence of "which is faster / cheaper / better value, A or B?" over the two configurations sized
     (both fit): faster = higher decode tokens/s per user (estimate_throughput); cheaper = lower purchase (the TCO's
     cards + server); better value = lower purchase per token/s of total decode throughput at the stated load.
@@ -123,6 +123,9 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         gpu = catalog.find_gpu(str(o["gpu"]))
         return f"{int(o.get('count') or 1)}× {gpu.name if gpu else o['gpu']}"
 
+    trained = _training_verdict(options, name, book, lang, deadline)
+    if trained is not None:
+        return trained
     fit = [o for o in options if o.get("fits") and (o.get("throughput") or {}).get("decode_tokens_per_s")][:2]
     if len(fit) == 1 and len(options) >= 2:
         others = t("list.sep", lang).join(name(o) for o in options if o is not fit[0])
@@ -157,6 +160,47 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         y = book.money(f"purchase of {name(b)}", pb[0], cur, "advisor.estimator.cost.estimate_tco")
         return t("compare.cheaper", lang, a=name(a), b=name(b), x=x, y=y) + _ruled_out(a, name(a), lang)
     return None
+
+
+def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang: str, deadline: bool = False
+                      ) -> str | None:
+    """Training jobs on the named configurations ("we sell 8×H20, 8×L20 and 8×RTX 4090: which do we quote?"): the
+    one to quote is the cheapest to buy of those that fit and meet the deadline (the fastest when none is priced);
+    when none meets it, that first, with the fastest; each other configuration's time, or that it does not fit.
+    `deadline`: the question stated one. None when no option is a training run."""
+    timed = [o for o in options if "wall_s" in (o.get("throughput") or {})]
+    runs = [o for o in options if o in timed or not o.get("fits")]  # a configuration that does not fit has no time
+    if not timed or len(runs) < 2 or len(runs) != len(options):
+        return None
+    fit = sorted((o for o in runs if o.get("fits") and o["throughput"].get("wall_s")),
+                 key=lambda o: float(o["throughput"]["wall_s"]))
+    if not fit:
+        return None
+
+    def days(o: dict[str, Any]) -> str:
+        wall = float(o["throughput"]["wall_s"]) / 86400
+        return book.num(f"training wall-clock on {name(o)}", wall, "days", SRC, 1 if wall < 100 else 0,
+                        suffix=t("slot.days", lang))
+
+    def price(o: dict[str, Any]) -> float | None:
+        total = ((o.get("tco") or {}).get("purchase") or {}).get("total") or {}
+        return float(total["amount"]) if total.get("amount") else None
+
+    meets = [o for o in fit if "deadline" not in (o.get("misses") or [])]
+    deadline = deadline or any("deadline" in (o.get("misses") or []) for o in runs)
+    others = [t("compare.train.other", lang, name=name(o), days=days(o)) for o in fit]
+    others += [t("compare.train.no_fit", lang, name=name(o)) for o in runs if o not in fit]
+    if deadline and not meets:
+        return t("compare.train.none_meets", lang, a=name(fit[0]), days=days(fit[0]),
+                 rest=t("list.sep", lang).join(others[1:]))
+    pick = min(meets, key=lambda o: (price(o) is None, price(o) or 0.0)) if meets else fit[0]
+    total = ((pick.get("tco") or {}).get("purchase") or {}).get("total") or {}
+    cost = book.money(f"purchase of {name(pick)}", float(total["amount"]), str(total.get("currency", "USD")),
+                      "advisor.estimator.cost.estimate_tco") if total.get("amount") else "—"
+    key = "compare.train.quote_deadline" if deadline else "compare.train.quote"
+    rest = [o for i, o in enumerate(others) if i >= len(fit) or fit[i] is not pick]
+    return t(key, lang, a=name(pick), days=days(pick), cost=cost, rest=t("list.sep", lang).join(rest)) \
+        + _ruled_out(pick, name(pick), lang)
 
 
 def _ruled_out(o: dict[str, Any], name: str, lang: str) -> str:
