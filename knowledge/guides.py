@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -29,7 +28,7 @@ import msgspec
 from knowledge.catalog import Catalog, check_cites, data_dir, load_catalog, read_yaml, validate_file
 from knowledge.errors import AdvisorError, CatalogError, InputError
 from knowledge.params import param_counts
-from knowledge.structs import Frozen, Meta
+from knowledge.structs import Frozen, Meta, Value
 
 GuideId = Literal["guide-000", "guide-003"]
 Verdict = Literal["right", "wrong", "dated"]
@@ -217,11 +216,10 @@ class Claim(_Strict):
 
 # --- checks ------------------------------------------------------------------------------------------------------
 
-@dataclass
-class Result:
+class Result(Value):
     value: float | str | bool
     unit: str
-    named: dict[str, Any] = field(default_factory=dict)
+    named: dict[str, Any] = msgspec.field(default_factory=dict)
     verdict: Verdict | None = None  # set by checks that decide it themselves (market, fits)
 
 
@@ -480,8 +478,7 @@ def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
 
 # --- loading -----------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Guides:
+class Guides(Value):
     """The guides' tables and checked claims. Load with :func:`load_guides`."""
 
     tiers: tuple[ScenarioTier, ...]

@@ -21,7 +21,6 @@ import inspect
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -41,11 +40,17 @@ class _Strict(BaseModel):
 
 
 _RECORD = "__generated_fields__"
-_KEEP: Any = msgspec.NODEFAULT  # an Adjust attribute left as the struct has it
+class _Keep:
+    """An Adjust attribute left as the struct has it (not msgspec.NODEFAULT: as a struct default that means "required")."""
+
+    def __repr__(self) -> str:
+        return "KEEP"
 
 
-@dataclass(frozen=True)
-class Adjust:
+_KEEP: Any = _Keep()
+
+
+class Adjust(structs.Value):
     """One edge's change to a field generated from a struct; every attribute left unset is the struct's. Each use
     says why in a comment (a second hand-kept definition is what this replaces)."""
 
@@ -56,7 +61,7 @@ class Adjust:
     optional: bool = False  # None allowed, and the default
     description: str | None = None  # replaces the struct's (or gives one where it has none)
     note: str = ""  # appended to the struct's description
-    limits: Mapping[str, Any] = field(default_factory=dict)  # Field limits: ge, gt, le, lt, min_length, max_length
+    limits: Mapping[str, Any] = msgspec.field(default_factory=dict)  # Field limits: ge, gt, le, lt, min_length, max_length
     aliases: tuple[str, ...] = ()  # other accepted input names
     extra: Mapping[str, Any] | None = None  # JSON Schema keywords for this edge
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from knowledge.structs import Value
 
 Op = Literal["==", "!=", "<", "<=", ">", ">="]
 Scalar = bool | int | float | str
@@ -33,7 +34,10 @@ _PY_OPS = {
 
 
 class Cond:
-    """Base of all conditions: combine with `&` and `|`."""
+    """Base of all conditions: combine with `&` and `|`. The conditions below are frozen structs compared and hashed
+    by identity (eq=False)."""
+
+    __slots__ = ()  # a mixin of the structs below
 
     def __and__(self, other: Cond) -> Cond:
         return All(_flatten(All, self, other))
@@ -61,8 +65,7 @@ def _flatten(kind: type, *parts: Cond) -> tuple[Cond, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, eq=False)
-class Cmp(Cond):
+class Cmp(Value, Cond, eq=False):
     field: str
     op: Op
     value: Scalar
@@ -82,8 +85,7 @@ class Cmp(Cond):
         return f"{self.field} {self.op} {self.value!r}"
 
 
-@dataclass(frozen=True, eq=False)
-class Exists(Cond):
+class Exists(Value, Cond, eq=False):
     field: str
     present: bool = True
 
@@ -98,8 +100,7 @@ class Exists(Cond):
         return f"{'+' if self.present else '-'}{self.field}"
 
 
-@dataclass(frozen=True, eq=False)
-class All(Cond):
+class All(Value, Cond, eq=False):
     parts: tuple[Cond, ...]
 
     def holds(self, fact: Mapping[str, Any]) -> bool:
@@ -113,8 +114,7 @@ class All(Cond):
         return "(" + " & ".join(map(repr, self.parts)) + ")"
 
 
-@dataclass(frozen=True, eq=False)
-class AnyOf(Cond):
+class AnyOf(Value, Cond, eq=False):
     parts: tuple[Cond, ...]
 
     def holds(self, fact: Mapping[str, Any]) -> bool:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import importlib
 import re
 import string
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
 from knowledge.errors import AdvisorError
+from knowledge.structs import Value, set_field
 from rules.conditions import Cond
 from rules.findings import Severity
 
@@ -72,8 +72,7 @@ def fact_fields_for(display: str) -> tuple[str, ...]:
     return (display,)
 
 
-@dataclass(frozen=True)
-class RuleMeta:
+class RuleMeta(Value):
     id: str
     topic: Topic
     applies_to: FactKind
@@ -90,7 +89,7 @@ class RuleMeta:
     shows: tuple[str, ...] = ()  # fact fields worth showing besides those the condition reads
     cite_fact: tuple[str, str] | None = None  # (source-id field, section field): cite the fact's own source
     # when it names one (a quoted claim cites its guide section, not the generic claims source)
-    fact_fields: tuple[str, ...] = field(init=False, default=())
+    fact_fields: tuple[str, ...] = ()  # computed in __post_init__ (any value given is replaced)
 
     def __post_init__(self) -> None:
         if not _ID.match(self.id):
@@ -111,7 +110,7 @@ class RuleMeta:
         if self.cite_fact:
             shown.extend(self.cite_fact)  # the citation is rendered from these
         shown = [n for n in shown if n != "kind"]
-        object.__setattr__(self, "fact_fields", tuple(dict.fromkeys(shown)))
+        set_field(self, "fact_fields", tuple(dict.fromkeys(shown)))
 
     @property
     def sources(self) -> tuple[str, ...]:

@@ -32,7 +32,7 @@ M = 2**20
 
 
 def plan(mid, gid, n, tokens=1e11, **kw):
-    ov = {k: kw.pop(k) for k in list(kw) if k in Overrides.__dataclass_fields__}
+    ov = {k: kw.pop(k) for k in list(kw) if k in Overrides.__struct_fields__}
     return plan_training(CAT.model(mid), CAT.gpu(gid), n, tokens, CAL, ov=Overrides(**ov), **kw)
 
 

@@ -13,8 +13,6 @@ it has FP8 tensor cores) and AWQ-INT4. Nothing below 4 bits is offered: quality 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.memory import default_inference_format, estimate_memory
 from advisor.recommend.search import sized
@@ -23,12 +21,12 @@ from knowledge.catalog import Catalog
 from knowledge.errors import AdvisorError
 from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value
 
 CODING_WORDS = ("coder", "code")
 
 
-@dataclass(frozen=True)
-class ModelFit:
+class ModelFit(Value):
     """One model on the cards: the most precise format that fits and its memory per GPU."""
 
     model: ModelSpec

@@ -1,12 +1,13 @@
-"""What an analysis found (dataclasses: the analysis fills them in as it goes): the memory need, each
+"""What an analysis found (mutable structs: the analysis fills them in as it goes): the memory need, each
 configuration evaluated, the recommendation, the limits of the user's own configuration, capacity at full load,
 the claim checked, the rules' findings."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from advisor.workload import Constraints, Workload
 
@@ -21,17 +22,15 @@ if TYPE_CHECKING:
     from rules.findings import Finding
 
 
-@dataclass
-class Assumption:
+class Assumption(msgspec.Struct):
     """One assumption, in both languages; `{name}` placeholders are numbers rendered (and recorded) by compose."""
 
     en: str
     zh: str
-    numbers: dict[str, tuple[float, str, str]] = field(default_factory=dict)  # name -> (value, unit, source)
+    numbers: dict[str, tuple[float, str, str]] = msgspec.field(default_factory=dict)  # name -> (value, unit, source)
 
 
-@dataclass
-class ConfigResult:
+class ConfigResult(msgspec.Struct):
     """One hardware configuration evaluated for the workload by the memory estimator alone (no recommender)."""
 
     gpu: GpuSpec
@@ -42,11 +41,10 @@ class ConfigResult:
     layout: str = ""
     workload: Workload | None = None
     error: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class ClaimCheck:
+class ClaimCheck(msgspec.Struct):
     """A quoted memory figure against the weights (and KV cache at the stated context) the estimator computes."""
 
     claim: QuotedClaim
@@ -57,13 +55,12 @@ class ClaimCheck:
     context: int
     verdict: str  # "too_low", "weights_only", "plausible"
     guide_claim: Claim | None = None  # the guide claim the user is quoting, when one matches
-    findings: list[Finding] = field(default_factory=list)  # the claims rules' findings for it
+    findings: list[Finding] = msgspec.field(default_factory=list)  # the claims rules' findings for it
     task: str = "inference"  # a training claim ("全量微调 24G 就够") is checked against the training need on one GPU
     states_bytes: int = 0  # training: gradients + optimizer states + activations on that GPU
 
 
-@dataclass
-class Limits:
+class Limits(msgspec.Struct):
     """How far one configuration the user named stretches, from advisor.estimator.memory.estimate_memory with the
     configuration's own layout: the longest context (multiples of CONTEXT_STEP, by bisection) at the asked
     micro-batch or concurrency, and the largest micro-batch (training) or concurrency (inference) at the asked
@@ -81,31 +78,30 @@ class Limits:
     at_max: dict[str, float] | None = None  # inference at max_load: per-sequence and total decode tokens/s
 
 
-@dataclass
-class Analysis:
+class Analysis(msgspec.Struct):
     """Everything an answer about one workload shows (advisor.analysis.evaluate.analyse)."""
 
     workload: Workload
     constraints: Constraints
     model: ModelSpec
     need: MemoryEstimate | None = None  # on one GPU with no card (the job's memory need)
-    configs: list[ConfigResult] = field(default_factory=list)  # memory-only answer (no recommender)
+    configs: list[ConfigResult] = msgspec.field(default_factory=list)  # memory-only answer (no recommender)
     recommendation: Recommendation | None = None
-    user_options: list[Option] = field(default_factory=list)  # each configuration the user named
-    findings: list[Finding] = field(default_factory=list)
+    user_options: list[Option] = msgspec.field(default_factory=list)  # each configuration the user named
+    findings: list[Finding] = msgspec.field(default_factory=list)
     claim: ClaimCheck | None = None
-    assumptions: list[Assumption] = field(default_factory=list)
-    unavailable: list[str] = field(default_factory=list)  # tools not available in this build
-    alternatives: list[Option] = field(default_factory=list)  # beyond the named cards when none of them works
+    assumptions: list[Assumption] = msgspec.field(default_factory=list)
+    unavailable: list[str] = msgspec.field(default_factory=list)  # tools not available in this build
+    alternatives: list[Option] = msgspec.field(default_factory=list)  # beyond the named cards when none of them works
     alternatives_within: int | None = None  # the alternatives were searched within this many GPUs (one server)
     average_speed: dict[str, float] | None = None  # the leading option's speed at the user's average concurrency
     limits: Limits | None = None  # how far the user's own (or one named) configuration stretches
-    capacity: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (gpu, count) -> at full load
+    capacity: dict[tuple[str, int], dict[str, Any]] = msgspec.field(default_factory=dict)  # (gpu, count) -> at full load
     # the leading serving option under the stated load (continuous-batching simulation): TTFT, per-user speed, the
     # concurrency limit for the stated or default TPOT target (advisor.analysis.limits.serving_load)
     load: dict[str, Any] | None = None
-    premise: list[Finding] = field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
-    named_changes: list[Change] = field(default_factory=list)  # what would make the one configuration named work
+    premise: list[Finding] = msgspec.field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
+    named_changes: list[Change] = msgspec.field(default_factory=list)  # what would make the one configuration named work
     named_config: Option | None = None  # that configuration
     intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
@@ -113,7 +109,7 @@ class Analysis:
     asks_speed: bool = False  # "how many tokens per second on …?": the speed first
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
-    smaller: list[SmallerFit] = field(default_factory=list)  # same-family models that run on the user's own card
+    smaller: list[SmallerFit] = msgspec.field(default_factory=list)  # same-family models that run on the user's own card
     # one named GPU for a training job: spare memory, largest micro-batch and sequence (advisor.estimator.fit_limits)
     fit_limits: FitLimits | None = None
     stated: tuple[str, ...] = ()  # the job's fields the user stated (context, concurrency, …): labelled "user input"

@@ -14,14 +14,13 @@ Qwen2.5-3B as asked in BF16, Qwen2.5-14B at Q4_K_M).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from advisor.estimator.memory import estimate_memory
 from advisor.recommend.offload import OFFLOAD_FORMAT
 from knowledge.errors import AdvisorError
 from knowledge.params import param_counts
-from knowledge.structs import replace
+from knowledge.structs import Value, replace
 
 if TYPE_CHECKING:
     from advisor.estimator.results import MemoryEstimate
@@ -30,8 +29,7 @@ if TYPE_CHECKING:
     from knowledge.schemas import GpuSpec, ModelSpec
 
 
-@dataclass(frozen=True)
-class SmallerFit:
+class SmallerFit(Value):
     model: ModelSpec
     estimate: MemoryEstimate  # the job on one card of `gpu`
     gpu: GpuSpec

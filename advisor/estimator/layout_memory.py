@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar, cast
 
 from knowledge.params import param_counts
 from knowledge.schemas import ModelSpec
+from knowledge.structs import Value
 
 from . import activations as act
 from .engines import default_engines
@@ -36,8 +36,7 @@ GIB = 2**30
 BODY_GROUPS = ("attention", "mlp", "norm", "shared_experts", "router")
 
 
-@dataclass(frozen=True)
-class LayoutMemory:
+class LayoutMemory(Value):
     weights: float
     gradients: float
     optimizer: float

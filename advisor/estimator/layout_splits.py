@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value
 
 from .calibration import Calibration
 from .parallel_layout import ParallelLayout, divisors, max_tp, stages_ok, tp_ok
@@ -25,8 +25,7 @@ LONG_SEQUENCE = 16384  # context parallelism is searched from this sequence leng
 def expert_divisors(experts: int) -> tuple[int, ...]:
     return tuple(divisors(experts))
 
-@dataclass(frozen=True)
-class Split:
+class Split(Value):
     """TP × CP × PP with the layouts of one data-parallel degree (`layouts`), and the least pipeline bubble of
     its schedules: `beta` / micro-batches of the compute."""
 

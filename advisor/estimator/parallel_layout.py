@@ -19,17 +19,15 @@ b × grad_accum × DP sequences.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value
 
 RECOMPUTES = ("none", "selective", "full")
 ZERO_STAGES = (0, 1, 2, 3)
 
 
-@dataclass(frozen=True)
-class ParallelLayout:
+class ParallelLayout(Value):
     tp: int
     pp: int
     dp: int

@@ -22,13 +22,15 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
 from knowledge.params import param_counts
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value, replace
 
 from .calibration import Calibration
 from .layout_memory import (
@@ -66,8 +68,7 @@ MAX_COUNT = 100_000
 TIE = 1 + 1e-9  # times per token this close are equal (float rounding)
 
 
-@dataclass(frozen=True)
-class Overrides:
+class Overrides(Value):
     """Layout fields the user pinned (None = the planner chooses)."""
 
     tp: int | None = None
@@ -82,8 +83,10 @@ class Overrides:
     async_tp: bool | None = None  # overlapped TP where the engine offers it (None: on; False: plain TP)
 
 
-@dataclass(frozen=True)
-class Plan:
+NO_OVERRIDES = Overrides()  # nothing pinned
+
+
+class Plan(Value):
     model: str
     gpu: str
     count: int
@@ -98,8 +101,8 @@ class Plan:
     goodput_source: str
     searched: int
     num_layers: int
-    formulas: list[str] = field(default_factory=list)
-    assumptions: list[str] = field(default_factory=list)
+    formulas: list[str] = msgspec.field(default_factory=list)
+    assumptions: list[str] = msgspec.field(default_factory=list)
     mfu_override: float | None = None  # the user's achieved MFU replaces the step-time model's
     engine: str = "megatron"  # training framework (calibration planner.training_engines)
 
@@ -259,7 +262,7 @@ def shared_memo(model: ModelSpec) -> Memo:
 
 
 def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Calibration, *,
-           ov: Overrides = Overrides(), precision: str = "bf16", global_seqs: int,
+           ov: Overrides = NO_OVERRIDES, precision: str = "bf16", global_seqs: int,
            memory_only: bool = False, ignore_memory: bool = False, engine: str = "megatron", idle: bool = False,
            beat: float = math.inf) -> tuple[ParallelLayout, LayoutMemory, StepBreakdown | None, int] | None:
     """The fastest fitting layout (or, with `memory_only`, the first that fits), or None.
@@ -452,7 +455,7 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
 
 
 def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
-                  context: int | None = None, precision: str | None = None, ov: Overrides = Overrides(),
+                  context: int | None = None, precision: str | None = None, ov: Overrides = NO_OVERRIDES,
                   mfu: float | None = None, ignore_memory: bool = False, explain: bool = True,
                   seq_len: int | None = None, engine: str = "megatron") -> Plan:
     """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals.

@@ -34,9 +34,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.structs import Value
 
 from .calibration import Calibration
 from .layout_memory import Memo, memoised, stage_params
@@ -45,8 +44,7 @@ from .parallel_layout import ParallelLayout
 from .training import gpu_class, inter_node_bytes_per_s, pcie_bytes_per_s, train_flops_per_token
 
 
-@dataclass(frozen=True)
-class StepBreakdown:
+class StepBreakdown(Value):
     compute_s: float
     bubble_s: float
     tp_s: float  # exposed
