@@ -312,3 +312,21 @@ def test_a_training_comparison_opens_with_the_configuration_to_choose(lang: str,
     fastest = min(fitting, key=lambda o: o["throughput"]["wall_s"])
     days = f"{fastest['throughput']['wall_s'] / 86400:.1f}"
     assert days in line, (days, line)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_how_long_on_ours_and_is_the_other_worth_it_gives_both_times(lang: str) -> None:
+    """Story 4: "How long on our 8×A100 40GB? Would 8×H100 be worth it?" — the first paragraph gives the time on
+    the cards owned and on the other named configuration, with the speed ratio."""
+    text = ("We want to pre-train a 1.3B model on 100B tokens. We have 8×A100 40GB. How long? Would 8×H100 be worth it?"
+            if lang == "en" else "我们有 8 张 A100 40G，预训练 1.3B 模型 1000 亿 tokens 要多久？换 8 张 H100 值不值？")
+    turn = Conversation(lang=lang).respond(text)
+    line = turn.answer.strip().split("\n\n")[0]
+    timed = {o["gpu"]: o["throughput"]["wall_s"] / 86400 for o in turn.options
+             if o.get("fits") and (o.get("throughput") or {}).get("wall_s") and o["gpu"].startswith(("a100-40", "h100"))
+             and o["count"] == 8}
+    assert len(timed) == 2, timed
+    for days in timed.values():
+        assert f"{days:.1f}" in line, (days, line)
+    ratio = max(timed.values()) / min(timed.values())
+    assert f"{ratio:.1f}" in line, (ratio, line)

@@ -381,6 +381,15 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
 
+def time_against(o: Any, base: Any, book: Book, lang: str) -> str:
+    """Another named configuration's training time against `base`'s: its days, the speed ratio and its GPU price."""
+    days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", o.training.wall_s / 86400, "days", SRC_TRAINING,
+                    1 if o.training.wall_s < 100 * 86400 else 0, suffix=t("slot.days", lang))
+    ratio = book.num(f"training speed {o.count}× {o.gpu_name} / {base.count}× {base.gpu_name}",
+                     base.training.wall_s / o.training.wall_s, "ratio", "ratio of the two wall-clock times", 1, suffix="")
+    return t("screen.time.other", lang, name=opt_name(o, book), days=days, r=ratio, price=opt_price(o, book, lang))
+
+
 def default_job(ev: Any, book: Book, lang: str) -> str:
     """A training time rests on the method and the amount of data: the ones the person did not state, each marked
     default, for the first sentence ("LoRA fine-tuning (default), 100 M tokens of training data (default)"); empty

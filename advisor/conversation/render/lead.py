@@ -57,6 +57,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
     if intent == "how_long":
         led = fs.time_lead(chosen, ev, book, lang)
         if led is not None:
+            others = [u for u in users if u is not chosen and u.fits and u.training and u.training.wall_s]
+            if others:  # "How long on our 8×A100? Would 8×H100 be worth it?": the other named one's time too
+                led.text += t("sentence.gap", lang) + fs.time_against(others[0], chosen, book, lang)
             return led
     if intent == "how_much":
         led = fs.price_lead(chosen, ev, book, lang)
