@@ -330,3 +330,24 @@ def test_how_long_on_ours_and_is_the_other_worth_it_gives_both_times(lang: str) 
         assert f"{days:.1f}" in line, (days, line)
     ratio = max(timed.values()) / min(timed.values())
     assert f"{ratio:.1f}" in line, (ratio, line)
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "Compare 8×H20, 8×A800 and 8×RTX 4090 for serving Llama-3-70B, 3-year TCO, in China."),
+    ("zh", "对比 8 张 H20 和 8 张 L20 跑 Qwen2.5-72B 推理的三年总拥有成本"),
+    ("en", "H100 vs H200 for Llama-3.1-70B serving, which has lower TCO?"),
+])
+def test_a_tco_comparison_opens_with_the_lowest_tco(lang: str, text: str) -> None:
+    """Story 6: the criterion asked is the total cost of ownership: the first sentence names the configuration
+    with the lowest TCO (the estimator's purchase + power + operations), its figure, and the others'; a winner a rule
+    rules out in the region is said, with the lowest one a buyer can have."""
+    turn = Conversation(lang=lang).respond(text)
+    line = turn.answer.strip().split("\n\n")[0]
+    fitting = [o for o in turn.options if o.get("fits") and (o.get("tco") or {}).get("tco")
+               and f"{o['count']}× {o['gpu_name']}" in line]
+    assert len(fitting) >= 2, line
+    best = min(fitting, key=lambda o: o["tco"]["tco"]["amount"])
+    assert line.startswith(f"**{best['count']}× {best['gpu_name']}"), line
+    assert f"{best['tco']['tco']['amount']:,.0f}" in line, line
+    blocked = any(f.get("severity") == "block" for f in best.get("findings") or [])
+    assert blocked == ("ruled out" in line or "被规则排除" in line), line

@@ -103,6 +103,7 @@ __all__ = ["compare_models"]
 _FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|更快|哪个快|速度|快", re.I)
 _VALUE = re.compile(r"cost[\s-]*effective|better value|bang for|worth|划算|性价比|值得", re.I)
 _CHEAPER = re.compile(r"cheaper|cheapest|less expensive|costs? less|便宜|省钱|少花", re.I)
+_TCO = re.compile(r"\btco\b|total cost of ownership|cost of ownership|总拥有成本|拥有成本|全周期成本", re.I)
 
 
 def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: Catalog, book: Book,
@@ -126,6 +127,10 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     trained = _training_verdict(options, name, book, lang, deadline)
     if trained is not None:
         return trained
+    if _TCO.search(text) and not _FASTER.search(text):
+        owned = _tco_verdict(options, name, book, lang)
+        if owned is not None:
+            return owned
     fit = [o for o in options if o.get("fits") and (o.get("throughput") or {}).get("decode_tokens_per_s")][:2]
     if len(fit) == 1 and len(options) >= 2:
         others = t("list.sep", lang).join(name(o) for o in options if o is not fit[0])
@@ -201,6 +206,40 @@ def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang
     rest = [o for i, o in enumerate(others) if i >= len(fit) or fit[i] is not pick]
     return t(key, lang, a=name(pick), days=days(pick), cost=cost, rest=t("list.sep", lang).join(rest)) \
         + _ruled_out(pick, name(pick), lang)
+
+
+def _tco_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang: str) -> str | None:
+    """"Compare …, 3-year TCO": the configuration with the lowest total cost of ownership over the TCO's years
+    (advisor.estimator.cost: purchase + power + operations) among those that fit, with each other one's TCO or that it
+    does not fit; None when fewer than two fitting ones have a TCO in one currency."""
+    def tco(o: dict[str, Any]) -> tuple[float, str, float] | None:
+        c = o.get("tco") or {}
+        total = c.get("tco") or {}
+        return (float(total["amount"]), str(total.get("currency")), float(c.get("years") or 0)) \
+            if o.get("fits") and total.get("amount") else None
+
+    priced = sorted(((o, v) for o in options if (v := tco(o)) is not None), key=lambda x: x[1][0])
+    if len(priced) < 2 or len({v[1] for _, v in priced}) != 1:
+        return None
+
+    def money(o: dict[str, Any], v: tuple[float, str, float]) -> str:
+        return book.money(f"TCO of {name(o)} over {v[2]:g} years", v[0], v[1], "advisor.estimator.cost.estimate_tco")
+
+    (a, va), rest = priced[0], priced[1:]
+    years = book.num("years of the TCO", va[2], "years", "advisor.estimator.cost.estimate_tco", 0, suffix="")
+    others = [t("compare.tco.other", lang, name=name(o), x=money(o, v)) for o, v in rest]
+    others += [t("compare.train.no_fit", lang, name=name(o)) for o in options if not o.get("fits")]
+    head = t("compare.tco", lang, a=name(a), x=money(a, va), years=years, rest=t("list.sep", lang).join(others))
+    note = _ruled_out(a, name(a), lang)
+    allowed = [(o, v) for o, v in rest if not _blocked(o)]
+    if note and allowed:  # the cheapest is ruled out in the region: the cheapest one a buyer can have, too
+        b, vb = allowed[0]
+        note += t("compare.tco.allowed", lang, b=name(b), x=money(b, vb))
+    return head + note
+
+
+def _blocked(o: dict[str, Any]) -> bool:
+    return any(f.get("severity") == "block" for f in o.get("findings") or [])
 
 
 def _ruled_out(o: dict[str, Any], name: str, lang: str) -> str:
