@@ -25,7 +25,6 @@ import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -52,23 +51,21 @@ class CorruptState(Exception):
     """A stored conversation state that cannot be read back."""
 
 
-@dataclass
-class Lease:
+class Lease(msgspec.Struct):
     cid: str
     held: bool = False
     released: bool = False
     revision: int | None = None  # the conversation's revision when the lease was taken (None: no row, or unknown)
 
 
-@dataclass
-class _Pending:
+class _Pending(msgspec.Struct):
     cid: str
     revision: int
     state: dict[str, Any] | None
     turn: NewTurn
     owner: str
     title: str
-    made: float = field(default_factory=time.time)
+    made: float = msgspec.field(default_factory=time.time)
 
 
 def request_key(cid: str, revision: int, text: str) -> str:

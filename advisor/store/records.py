@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from knowledge.structs import Value
 
-@dataclass(frozen=True)
-class ConversationRecord:
+
+class ConversationRecord(Value):
     """One conversation: who owns it, where it came from and its latest state (`Conversation.to_dict()` JSON text).
 
     `revision` counts committed turns; a write names the revision it started from (optimistic concurrency).
@@ -25,8 +25,7 @@ class ConversationRecord:
     external_key: str | None = None
 
 
-@dataclass(frozen=True)
-class TurnRecord:
+class TurnRecord(Value):
     """One answered question. `result` is the structured Turn (JSON text); `error` is set when the turn failed."""
 
     conversation_id: str
@@ -42,8 +41,7 @@ class TurnRecord:
     created_at: float
 
 
-@dataclass(frozen=True)
-class QuoteRecord:
+class QuoteRecord(Value):
     """An exported recommendation, frozen when first exported: the Markdown and JSON shown for it, ever after."""
 
     id: str
@@ -57,8 +55,7 @@ class QuoteRecord:
     created_at: float  # when it was first exported
 
 
-@dataclass(frozen=True)
-class NewTurn:
+class NewTurn(Value):
     """A turn to record (`TurnRecord` minus what the store assigns: seq, quote id, time). `result` is the structured
     Turn: its JSON text as serialised once by the caller (`keeper.result_json(turn)`, ~100 kB: serialising it again
     from a dict costs ~1.5 ms a turn), or a JSON-ready dict."""
@@ -73,8 +70,7 @@ class NewTurn:
     has_quote: bool = False
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(Value):
     """Outcome of `commit_turn`: the conversation's new revision and the turn's sequence number and quote id;
     `duplicate` when the same request had been recorded before (nothing was written)."""
 

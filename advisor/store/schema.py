@@ -7,11 +7,10 @@ seconds. A database whose version is above `len(MIGRATIONS)` was written by a ne
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from knowledge.structs import Value
 
 
-@dataclass(frozen=True)
-class Only:
+class Only(Value):
     """A migration statement for one back end (`kind`: `SqlStore.kind`, "PostgreSQL" or "SQLite")."""
 
     kind: str

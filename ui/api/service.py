@@ -17,7 +17,6 @@ import math
 import re
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -26,7 +25,7 @@ from advisor.conversation.tools import registry as T
 from advisor.workload import Region
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
-from knowledge.structs import StructError
+from knowledge.structs import StructError, Value
 from ui.api.conversations import ask_turn
 from ui.cli.commands.catalog import gpu_detail, gpu_row, model_detail, model_row
 
@@ -399,8 +398,7 @@ def showable(name: str, body: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------------------------
 # Registry
 
-@dataclass(frozen=True)
-class Operation:
+class Operation(Value):
     name: str  # MCP tool name
     path: str  # HTTP path under /api/v1 ("" when the API does not serve it as its own route)
     args: type[BaseModel]

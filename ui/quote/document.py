@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
+
+import msgspec
 
 from advisor.conversation.render.cost import dated_zh
 from advisor.conversation.render.labels import FORMAT, region_label, slot_label, task_label
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
 from knowledge.messages import known, t
+from knowledge.structs import Value
 from rules.sources import source
 from rules.titles import rule_title
 from ui.citations import source_without_path
@@ -48,8 +50,7 @@ def money_words(amount: float, currency: str | None) -> str:
     return f"{sign}{amount:,.0f}" if sign else f"{amount:,.0f} {currency or ''}".strip()
 
 
-@dataclass(frozen=True)
-class PriceLine:
+class PriceLine(Value):
     """One dated price the quote uses."""
 
     item: str
@@ -61,8 +62,7 @@ class PriceLine:
     source: str  # by title and date
 
 
-@dataclass(frozen=True)
-class FindingLine:
+class FindingLine(Value):
     severity: str
     title: str
     message: str
@@ -71,8 +71,7 @@ class FindingLine:
     as_of: str | None = None
 
 
-@dataclass(frozen=True)
-class Quote:
+class Quote(Value):
     lang: str
     generated_at: datetime
     valid_until: date
@@ -88,7 +87,7 @@ class Quote:
     sources: tuple[str, ...]
     assumptions: tuple[str, ...]
     launch_hints: tuple[tuple[str, str], ...]
-    stale_prices: tuple[str, ...] = field(default=())
+    stale_prices: tuple[str, ...] = ()
     configuration: str = ""  # the recommended configuration in words with its full price and TCO
     alternatives: tuple[tuple[str, ...], ...] = ()  # (configuration, why, purchase, TCO, speed) of 2–3 others
     risks: tuple[str, ...] = ()  # warnings and blocks in plain words (no rule ids)
@@ -100,8 +99,8 @@ class Quote:
             "lang": self.lang, "generated_at": self.generated_at.isoformat(timespec="seconds"),
             "valid_until": self.valid_until.isoformat(), "request": list(self.request), "job": list(self.job),
             "constraints": list(self.constraints), "headline": self.headline,
-            "prices": [p.__dict__ for p in self.prices],
-            "findings": [{**f.__dict__, "sources": list(f.sources)} for f in self.findings],
+            "prices": [msgspec.structs.asdict(p) for p in self.prices],
+            "findings": [{**msgspec.structs.asdict(f), "sources": list(f.sources)} for f in self.findings],
             "sources": list(self.sources), "assumptions": list(self.assumptions),
             "stale_prices": list(self.stale_prices), "configuration": self.configuration,
             "alternatives": [list(a) for a in self.alternatives], "risks": list(self.risks),

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from knowledge.messages import t
+from knowledge.structs import Value
 from ui.slack import render
 
 _USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
@@ -41,8 +41,7 @@ def clean_incoming(text: str) -> str:
 
 # ----------------------------------------------------------------------------------------------- replies
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(Value):
     """One message to post: fallback `text`, `blocks`, and simpler `alt_blocks` if Slack refuses the first."""
 
     text: str

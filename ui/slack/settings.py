@@ -6,17 +6,16 @@ from __future__ import annotations
 import os
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import InputError
+from knowledge.structs import Value
 
 if TYPE_CHECKING:  # slack_sdk is imported lazily, inside the functions that need it
     from slack_sdk import WebClient
 
 
-@dataclass(frozen=True)
-class SlackSettings:
+class SlackSettings(Value):
     """Configuration, normally from the environment (`from_env`). Secrets are never logged or rendered."""
 
     bot_token: str | None = None  # SLACK_BOT_TOKEN, xoxb-…

@@ -9,8 +9,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 if TYPE_CHECKING:
     from advisor.conversation.turn import Turn
@@ -83,13 +84,12 @@ class TTLCache:
             return key in self._data
 
 
-@dataclass
-class ThreadState:
+class ThreadState(msgspec.Struct):
     """What the bot remembers about one thread: the conversation (as `to_dict()`) and the user's questions."""
 
     state: dict[str, Any] | None = None
-    texts: list[str] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    texts: list[str] = msgspec.field(default_factory=list)
+    lock: threading.Lock = msgspec.field(default_factory=threading.Lock)
     dropped: bool = False
     # in the conversation store (ui/slack/store.py): its id and revision, the turn to record, how it went
     conversation_id: str | None = None

@@ -6,8 +6,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
+
+import msgspec
 
 from advisor.conversation.session import new_conversation
 from knowledge.errors import AdvisorError
@@ -49,18 +50,17 @@ def conversation_mode(conv: object) -> tuple[str, str | None]:
     return "llm", str(name) if name else None
 
 
-@dataclass
-class SessionState:
+class SessionState(msgspec.Struct):
     """What one browser session keeps between turns."""
 
     # `conv` and `last_turn` stay Any while the conversation store's controller (ui/web/store.py) reads them
     # through the pool's proxy (`RemoteConversation.local`) without a None check; a ChatConversation | None and a
     # Turn | None.
     conv: Any = None
-    history: list[dict[str, Any]] = field(default_factory=list)  # Gradio chat messages
+    history: list[dict[str, Any]] = msgspec.field(default_factory=list)  # Gradio chat messages
     last_result: Turn | None = None  # the latest Turn that carried a recommendation or memory breakdown
     last_question: str = ""
-    questions: list[str] = field(default_factory=list)  # every message of this conversation the advisor read
+    questions: list[str] = msgspec.field(default_factory=list)  # every message of this conversation the advisor read
     result_questions: tuple[str, ...] = ()  # those that led to `last_result` (the quote's whole request)
     exports: tuple[str, str] | None = None
     exports_lang: str | None = None

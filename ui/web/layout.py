@@ -8,8 +8,9 @@ component classes type the `Page`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from knowledge.messages import t
 from ui.web import render as R
@@ -61,8 +62,7 @@ def skip_json_revalidation(component: gr.JSON) -> gr.JSON:
     return component
 
 
-@dataclass
-class Page:
+class Page(msgspec.Struct):
     """The page's components, by name."""
 
     session: gr.State

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from knowledge.errors import InputError
+from knowledge.structs import Value, replace
 from ui.web.pool import default_workers
 
 DEFAULT_HOST = "127.0.0.1"
@@ -24,8 +24,7 @@ ENV_MAX_BODY = "GPU_ADVISOR_WEB_MAX_BODY_BYTES"
 ENV_WORKERS = "GPU_ADVISOR_WEB_WORKERS"
 
 
-@dataclass(frozen=True)
-class WebSettings:
+class WebSettings(Value):
     """Deployment settings of the web chat. `concurrency` turns run at once, `queue_size` more may wait."""
 
     host: str = DEFAULT_HOST

@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import logging
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -29,7 +28,7 @@ from advisor.estimator.memory import default_inference_format
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
-from knowledge.structs import Mutable, StructError, dump, fields, replace
+from knowledge.structs import Mutable, StructError, Value, dump, fields, replace
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -62,8 +61,7 @@ class DialogState(Mutable):
     intent: str = "other"  # the intent of the last turn (advisor.conversation.reader.intent)
 
 
-@dataclass
-class Change:
+class Change(Value):
     slot: str
     old: Any
     new: Any

@@ -13,13 +13,13 @@ with the purchase. The resale value of owned cards is not counted (said in the a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.reader.usage import HOURS_PER_MONTH
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import estimate_tco
 from knowledge.errors import AdvisorError
+from knowledge.structs import Value
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -29,8 +29,7 @@ SRC_TCO = "advisor.estimator.cost.estimate_tco"
 SRC_USAGE = "user input (usage), reader.usage"
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(Value):
     """Hours a month each card runs (or the whole job's GPU-hours a month), the horizon, and whether each was said."""
 
     hours: float

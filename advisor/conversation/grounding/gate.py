@@ -14,28 +14,28 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from advisor.conversation.grounding.mentions import GIB, MONTH_S, YEAR_S, Candidate, Mention, extract, normalise
+from knowledge.structs import Value
 
 # dimensions: bytes, B/s, flop/s, tokens/s, s, W, kWh, ratio, USD, CNY, money (currency unknown),
 # gpus, nodes (strict counts), count (anything else dimensionless), any (a bare number)
 STRICT_COUNTS = frozenset({"gpus", "nodes"})
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Value):
     dim: str
     value: float
     ref: Mapping[str, Any] | None = None  # the tool's Number-like dict, when the value came from one
 
 
-@dataclass
-class Report:
+class Report(msgspec.Struct):
     ok: bool
-    ungrounded: list[Mention] = field(default_factory=list)
-    matched: list[tuple[Mention, Entry]] = field(default_factory=list)
+    ungrounded: list[Mention] = msgspec.field(default_factory=list)
+    matched: list[tuple[Mention, Entry]] = msgspec.field(default_factory=list)
 
     @property
     def refs(self) -> list[Mapping[str, Any]]:

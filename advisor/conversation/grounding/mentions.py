@@ -15,15 +15,15 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from knowledge.structs import Value
 
 GIB = 2**30
 YEAR_S = 365.25 * 86400
 MONTH_S = YEAR_S / 12
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(Value):
     """One reading of a printed number: `value` in SI units of `dim`; `factor` = SI per printed unit."""
 
     dim: str
@@ -31,8 +31,7 @@ class Candidate:
     factor: float = 1.0
 
 
-@dataclass(frozen=True)
-class Mention:
+class Mention(Value):
     """A number in the text with its readings."""
 
     text: str

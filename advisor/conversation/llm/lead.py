@@ -21,13 +21,12 @@ Failures are reasons, not exceptions: the agent re-asks once, then falls back to
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass
 
 from advisor.conversation.grounding.gate import Mention, Pool, extract
 from advisor.conversation.reader.intent import NUMBERED
 from advisor.conversation.render.firstscreen import first_sentences
+from knowledge.structs import Value, replace
 
 # the dimensions (grounding.Candidate.dim) a deciding number of each numbered intent may have
 LEAD_DIMS: dict[str, frozenset[str]] = {
@@ -53,8 +52,7 @@ _YES_NO_QUESTION = re.compile(
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|>\s*)+")
 
 
-@dataclass(frozen=True)
-class LeadCheck:
+class LeadCheck(Value):
     ok: bool
     sentence: str  # the lead that was checked
     reason: str = ""  # "" | "empty" | "preamble" | "no_number" | "no_verdict"
@@ -105,7 +103,7 @@ def check_lead(answer: str, intent: str, pool: Pool, *, yes_no: bool = False) ->
 def _deciding(mention: Mention, dims: frozenset[str], pool: Pool) -> bool:
     """The mention has a reading of one of `dims` that a tool result holds."""
     readings = tuple(c for c in mention.candidates if c.dim in dims)
-    return bool(readings) and pool.match(dataclasses.replace(mention, candidates=readings)) is not None
+    return bool(readings) and pool.match(replace(mention, candidates=readings)) is not None
 
 
 __all__ = ["LEAD_DIMS", "LeadCheck", "asks_yes_no", "check_lead", "lead_sentence", "verdict_of"]

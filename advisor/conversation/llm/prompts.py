@@ -8,13 +8,12 @@ an unchecked number. Nothing secret is in here.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from knowledge.messages import known, t
+from knowledge.structs import Value
 
 
-@dataclass(frozen=True)
-class Slot:
+class Slot(Value):
     """One thing the advisor needs to know about a workload, the question that asks for it and its default (their
     words are "question.slot.NAME" and "question.slot_default.NAME" in the message catalogs; a slot without a
     default has no such entry)."""

@@ -90,6 +90,7 @@ def reset_breakers() -> None:
 # Per-turn state (passed to the middleware as the graph's runtime context)
 # ==============================================================================================================
 
+# A dataclass, not a msgspec struct: LangGraph's `context_schema` must be a dataclass, TypedDict or pydantic model.
 @dataclass
 class TurnState:
     settings: Settings

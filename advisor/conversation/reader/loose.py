@@ -20,7 +20,8 @@ The value used is stated in the answer with its range ("read 'a few hundred' as 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from knowledge.structs import Value
 
 _EN_SCALE = {"hundred": 100, "thousand": 1000, "k": 1000, "million": 1_000_000, "billion": 1_000_000_000,
              "dozen": 12}
@@ -58,8 +59,7 @@ _CN = re.compile(
     r"上(?P<up>百|千|万)(?=\s*(?:个|张|块|台|位|名|人|号|天|小时|万|亿|gb|g|元|块))")
 
 
-@dataclass(frozen=True)
-class Loose:
+class Loose(Value):
     """A loosely said amount: the words, the value used, and the range the words cover (`low` == `high`: exact)."""
 
     text: str

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from knowledge.params import param_counts
 
@@ -51,14 +52,13 @@ def _token_pattern(toks: list[str]) -> str:
     return SEP.join(parts)
 
 
-@dataclass
-class NameIndex:
+class NameIndex(msgspec.Struct):
     """The compiled spellings of one catalog, longest first, and each model's parameter counts."""
 
-    models: list[tuple[re.Pattern[str], str, int]] = field(default_factory=list)  # (pattern, id, alias length)
-    gpus: list[tuple[re.Pattern[str], str, int, bool]] = field(default_factory=list)  # (..., bare number)
-    gpu_ambiguous: dict[str, list[str]] = field(default_factory=dict)  # form -> ids, for "A100"
-    model_params: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # id -> (total, active, family)
+    models: list[tuple[re.Pattern[str], str, int]] = msgspec.field(default_factory=list)  # (pattern, id, alias length)
+    gpus: list[tuple[re.Pattern[str], str, int, bool]] = msgspec.field(default_factory=list)  # (..., bare number)
+    gpu_ambiguous: dict[str, list[str]] = msgspec.field(default_factory=dict)  # form -> ids, for "A100"
+    model_params: dict[str, tuple[float, float, str]] = msgspec.field(default_factory=dict)  # id -> (total, active, family)
 
 
 _INDEX_CACHE: dict[int, tuple[Catalog, NameIndex]] = {}

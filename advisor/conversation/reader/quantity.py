@@ -21,9 +21,9 @@ Pieces, each a pure function:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from advisor.conversation.reader.loose import rewrite_loose
+from knowledge.structs import Value
 
 # --- Chinese numerals ---------------------------------------------------------------------------------------------
 _CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
@@ -165,8 +165,7 @@ def rewrite(text: str, full: bool = False) -> str:
 
 
 # --- quantities ---------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(Value):
     """An amount read from text: `value` in the dimension's base unit (tokens, users, money in `currency`, bytes,
     params, days, percent, gpus), `hi` the top of a range, `span` the (start, end) of the typed words."""
 

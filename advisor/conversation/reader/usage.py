@@ -15,11 +15,11 @@ Pure functions over the lower-cased message with its amounts in digits (`quantit
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import Text
+from knowledge.structs import Value
 
 DAYS_PER_MONTH = 365 / 12  # 30.42: every day
 WEEKDAYS_PER_MONTH = 5 * 52 / 12  # 21.67: Monday to Friday
@@ -60,8 +60,7 @@ _SMALL = {"a": 1.0, "one": 1.0, "一": 1.0, "two": 2.0, "three": 3.0, "four": 4.
           "eight": 8.0, "nine": 9.0, "ten": 10.0}
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(Value):
     """The usage a message states: hours a month (per card, or the whole job's when `per_gpu` is False), the words
     they were read from, and the horizon in months (None: not said)."""
 

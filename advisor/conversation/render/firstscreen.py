@@ -16,8 +16,9 @@ by attribute, and the dialog's are being reshaped; the `Book` every number goes 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from advisor.analysis.result import top_option
 from advisor.conversation.dialog.machine import default_catalog, default_weights
@@ -53,8 +54,7 @@ DETAILS_OPEN = "<details>"
 _DETAILS = re.compile(r"<details><summary>(?P<title>.*?)</summary>\n\n(?P<body>.*?)\n\n</details>", re.S)
 
 
-@dataclass
-class Lead:
+class Lead(msgspec.Struct):
     """The answer's opening: its text, the verdict for feasibility questions and what the deciding number is."""
 
     text: str

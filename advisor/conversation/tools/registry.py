@@ -25,7 +25,6 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -52,13 +51,12 @@ from advisor.conversation.tools.explain import ask_clarifying_question_tool, exp
 from advisor.conversation.tools.hardware import compare_gpus_tool, lookup_gpu_tool, lookup_model_tool, recommend_tool
 from advisor.conversation.tools.results import ToolOutput, ToolResult, finding_dict, jsonable
 from knowledge.errors import AdvisorError
-from knowledge.structs import StructError
+from knowledge.structs import StructError, Value
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ToolSpec:
+class ToolSpec(Value):
     name: str
     args: type[BaseModel]
     run: Callable[[Any], ToolOutput]

@@ -8,7 +8,6 @@ import json
 import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -32,27 +31,25 @@ MAX_FORMULAS = 8
 MAX_ASSUMPTIONS = 8
 
 
-@dataclass
-class ToolOutput:
+class ToolOutput(msgspec.Struct):
     """What a tool function returns (call_tool wraps it into a ToolResult)."""
 
     summary: str
     data: dict[str, Any]
-    numbers: list[dict[str, Any]] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    artifact: dict[str, Any] = field(default_factory=dict)
+    numbers: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)
+    artifact: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class ToolResult:
+class ToolResult(msgspec.Struct):
     name: str
     ok: bool
     arguments: dict[str, Any]
     data: dict[str, Any]
     summary: str = ""
-    numbers: list[dict[str, Any]] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    artifact: dict[str, Any] = field(default_factory=dict)
+    numbers: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)
+    artifact: dict[str, Any] = msgspec.field(default_factory=dict)
     duration_s: float = 0.0
     error: str = ""
 
