@@ -33,7 +33,7 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
     if sized is None:
         return None
     w = replace(sized, concurrency=concurrency)
-    count = option.count if w.pp == 1 else w.tp
+    count = option.count  # the whole layout: a pipelined replica spans all its stages (serving.scheduler_for)
     t = timed(steps, "estimate_throughput", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
               lambda: estimate_throughput(model, gpu, count, w, load_calibration(), with_capacity=False),
               lambda r: f"{r.decode_tokens_per_s:.1f} tokens/s per sequence at {concurrency}")
@@ -56,7 +56,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     if sized is None or sized.is_training:
         return None
     w = replace(sized, concurrency=concurrency)
-    count = option.count if w.pp == 1 else w.tp
+    count = option.count  # the whole layout: a pipelined replica spans all its stages (serving.scheduler_for)
     tpot = tpot_target_s if tpot_target_s is not None else (None if ttft_target_s else DEFAULT_TPOT_TARGET_S)
     try:
         rep = timed(steps, "simulate_serving", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},

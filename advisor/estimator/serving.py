@@ -147,6 +147,8 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
     wtp, pp = int(w.tp or 1), int(w.pp or 1)
     world = int(w.gpus or 1) * int(w.nodes or 1)
     tp = wtp if (wtp > 1 or world == count or pp > 1) else count
+    if pp > 1 and count % (tp * pp):
+        pp = 1  # a pipeline the GPUs given cannot hold (`--pp` with fewer `--count`): TP alone, as the roofline reads it
     if tp < 1 or count % (tp * pp):
         raise InputError(f"tensor × pipeline parallelism {tp} × {pp} must divide the GPU count {count}", field="tp",
                          accepted=f"tp × pp a divisor of {count}")
