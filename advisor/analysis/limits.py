@@ -33,7 +33,7 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
     if sized is None:
         return None
     w = replace(sized, concurrency=concurrency)
-    count = option.count  # the whole layout: a pipelined replica spans all its stages (serving.scheduler_for)
+    count = option.count if w.pp == 1 else w.tp  # the roofline of one pipeline stage's TP group (recommend.speed)
     t = timed(steps, "estimate_throughput", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
               lambda: estimate_throughput(model, gpu, count, w, load_calibration(), with_capacity=False),
               lambda r: f"{r.decode_tokens_per_s:.1f} tokens/s per sequence at {concurrency}")
