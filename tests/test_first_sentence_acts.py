@@ -351,3 +351,11 @@ def test_a_tco_comparison_opens_with_the_lowest_tco(lang: str, text: str) -> Non
     assert f"{best['tco']['tco']['amount']:,.0f}" in line, line
     blocked = any(f.get("severity") == "block" for f in best.get("findings") or [])
     assert blocked == ("ruled out" in line or "被规则排除" in line), line
+
+
+def test_is_one_card_worth_it_over_another_is_a_comparison() -> None:
+    """"Is the B200 worth it over H200 for …?" names two cards and asks which is worth its price: a comparison
+    (the better value first), not a yes/no question about one of them."""
+    line, request = first("en", "Is the B200 worth it over H200 for Llama 3.1 405B serving?")
+    assert request.get("act") == "compare", request.get("act")
+    assert "better value" in line and "B200" in line and "H200" in line, line
