@@ -359,3 +359,19 @@ def test_is_one_card_worth_it_over_another_is_a_comparison() -> None:
     line, request = first("en", "Is the B200 worth it over H200 for Llama 3.1 405B serving?")
     assert request.get("act") == "compare", request.get("act")
     assert "better value" in line and "B200" in line and "H200" in line, line
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "Can a Mac Studio M3 Ultra 512GB run DeepSeek R1 at 4-bit?"),
+    ("zh", "Mac Studio M3 Ultra 512GB 能跑 DeepSeek R1 4bit 吗？"),
+    ("en", "Can a Mac Studio M3 Ultra 96GB run Llama 3.1 70B at 8-bit?"),
+])
+def test_a_mac_short_of_its_default_gpu_share_is_told_the_setting_that_raises_it(lang: str, text: str) -> None:
+    """macOS lets the GPU wire about 3/4 of the unified pool by default (the catalog's sources: GPUStack, exo,
+    llmfit); `iogpu.wired_limit_mb` raises it. The share suggested covers the need and leaves the system at least
+    16 GiB, and the pool is the catalog's."""
+    line, _ = first(lang, text)
+    need = float(re.search(r"(?:needs|需要) ([\d.]+) GiB", line).group(1))
+    mb = int(re.search(r"iogpu\.wired_limit_mb=(\d+)", line).group(1))
+    pool = float(re.search(r"(?:share of the|共) (\d+) GiB", line).group(1))
+    assert need * 1024 <= mb <= (pool - 16) * 1024, (need, mb, pool)

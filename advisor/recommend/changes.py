@@ -55,6 +55,7 @@ def changes(search: Search, options: list[Option], closest: list[Option], scope:
     if search.workload.is_training:
         out += _task_change(search, scope, owned)
     else:
+        out += _gpu_share_change(search, closest)
         out += _precision_change(search, c, scope, owned)
         out += _engine_change(search, scope, owned)
         out += _users_change(search, closest)
@@ -163,6 +164,36 @@ def _context_change(search: Search, closest: list[Option]) -> list[Change]:
                            f"{best.count}× {best.gpu_name}",
                    message_zh=f"上下文降到 {max_context} tokens 以内（原 {w.context}）可在 {best.count} 张 "
                               f"{best.gpu_name} 上装下")]
+
+
+GIB = 2**30
+SYSTEM_SHARE = 1 / 16  # of a unified pool left to the operating system when the GPU's share is raised (at least
+SYSTEM_MIN = 16 * GIB  # 16 GiB): a margin this tool chooses; macOS itself gives the GPU about 3/4 by default
+
+
+def _gpu_share_change(search: Search, closest: list[Option]) -> list[Change]:
+    """A unified-memory machine (a Mac) short of its default GPU share but not of its pool: the documented setting
+    that raises the share (the catalog's `UnifiedMemory.setting`, macOS `iogpu.wired_limit_mb`), to the need plus
+    2 GiB, never above the pool less what the system keeps."""
+    best = next((o for o in closest if not ruled_out_beyond_fit(o)), None)
+    if best is None:
+        return []
+    gpu = search.catalog.gpu(best.gpu)
+    um = gpu.unified_memory
+    need = best.per_gpu_bytes.get("total", 0)
+    if um is None or "iogpu.wired_limit_mb" not in um.setting or not need or need <= best.usable_bytes:
+        return []
+    ceiling = um.max_gpu_bytes or um.total_bytes - max(SYSTEM_MIN, um.total_bytes * SYSTEM_SHARE)
+    share = min(ceiling, math.ceil(need / GIB + 2) * GIB)
+    if need > share:
+        return []
+    mb = int(share // 2**20)
+
+    def say(lang: str) -> str:
+        return t("change.gpu_share", lang, share=f"{share / GIB:.0f} GiB", mb=mb, pool=f"{um.total_bytes / GIB:.0f} GiB",
+                 count=best.count, gpu=best.gpu_name, left=f"{(um.total_bytes - share) / GIB:.0f} GiB")
+
+    return [Change(kind="gpu_share", value=mb, message=say("en"), message_zh=say("zh"))]
 
 
 def _users_change(search: Search, closest: list[Option]) -> list[Change]:

@@ -150,7 +150,7 @@ class Change(Mutable):
     """Something that would have to change for a configuration to fit or meet the targets."""
     derived = True  # computed by the program from checked input (knowledge.structs)
 
-    kind: str  # "precision", "engine", "context", "concurrency", "budget", "gpus", "task"
+    kind: str  # "gpu_share", "precision", "engine", "context", "concurrency", "budget", "gpus", "task"
     for_existing: bool = False  # checked on the user's own cards only
     message: str
     message_zh: str

@@ -288,6 +288,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "change.precision.same": "switching to {new} weights",
     "change.task": "{new} instead of {old}: {count}× {gpu} fits{time}",
     "change.task.time": " (about {days} days for the job)",
+    "change.gpu_share": "raising the GPU's share of the {pool} of unified memory to {share} (`sudo sysctl iogpu.wired_limit_mb={mb}`, until the next reboot; macOS gives the GPU about 3/4 by default): {count}× {gpu} then holds it, leaving {left} to the system",
     "change.engine": "llama.cpp with the {fmt} file (whole layers on each card, no 10 % held back): {count}× {gpu} fits{speed}",
     "change.engine.speed": ", about {tps} tokens/s for one user",
     "change.users": {"one": "one user at a time (instead of {old}) at {context} tokens of context fits on {count}× {gpu}",
