@@ -383,7 +383,9 @@ def test_web_link_forgets_questions_before_a_reset(server, mock, make_app):
 def test_a_40kb_message_gets_the_conversations_clear_reply(server, mock, make_app, monkeypatch):
     for k in ("OPENAI_API_KEY", "ADVISOR_API_KEY", "ADVISOR_MODEL"):
         monkeypatch.delenv(k, raising=False)
-    make_app(conversation_factory=None)  # the real conversation layer
+    # the real conversation layer; no "working on it" placeholder however loaded the machine (this test reads the
+    # one answer: a placeholder posted after 5 s on a busy 2-core runner made it two messages)
+    make_app(conversation_factory=None, placeholder_after_s=120.0)
     text = ("Serve Qwen2.5-7B for 10 users. " + "blah " * 8000)[:40_000]
     send_event(server, mention(text, ts="1700000021.000100"), "Ev090")
     [call] = mock.wait_calls("chat.postMessage", 1, timeout=20)
