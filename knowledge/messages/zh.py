@@ -287,7 +287,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "change.precision.same": "改用 {new} 权重即可装下",
     "change.task": "改用 {new}（而不是 {old}）：{count} 张 {gpu} 可以装下{time}",
     "change.task.time": "（整个任务约 {days} 天）",
-    "change.gpu_share": "把 GPU 可用的统一内存（共 {pool}）提高到 {share}（`sudo sysctl iogpu.wired_limit_mb={mb}`，重启后恢复；macOS 默认只给 GPU 约 3/4）：{count} 台 {gpu} 即可装下，系统还剩 {left}",
+    "change.gpu_share": "把 GPU 可用的统一内存（共 {pool}）提高到 {share}（`sudo sysctl iogpu.wired_limit_mb={mb}`，重启后恢复；苹果系统默认只给 GPU 约 3/4）：{count} 台 {gpu} 即可装下，系统还剩 {left}",
     "change.engine": "改用 llama.cpp 跑 {fmt} 文件（按层切分到各卡，不预留 10% 显存）：{count} 张 {gpu} 可以装下{speed}",
     "change.engine.speed": "，单路约 {tps} tokens/s",
     "change.users": "并发降到 {n} 路以内（原 {old} 路，上下文 {context} tokens）可在 {count} 张 {gpu} 上装下",
