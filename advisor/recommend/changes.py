@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from advisor.estimator.formats import FORMAT_NAMES, bits_per_weight
-from advisor.estimator.limits import largest_context
+from advisor.estimator.limits import largest, largest_context
 from advisor.recommend.options import SPEED_MISSES, search_gpu
 from advisor.recommend.prices import cost_of, total_price
 from advisor.recommend.rank import leadable
@@ -26,7 +26,6 @@ from advisor.recommend.search import (
 )
 from advisor.workload import Constraints, Workload
 from knowledge.messages import t
-from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
 # 4-bit is the lowest precision suggested as a fix: below it (Q3_K, Q2_K) quality falls off sharply (llama.cpp's
@@ -152,10 +151,10 @@ def _engine_change(search: Search, scope: Constraints | None, owned: bool = Fals
 def _context_change(search: Search, closest: list[Option]) -> list[Change]:
     """Serving: the longest context that fits on the closest configuration no rule rules out."""
     w = search.workload
-    best = next((o for o in closest if not ruled_out_beyond_fit(o)), None)  # never a card a rule rules out
+    best = _closest_allowed(closest)
     if best is None:
         return []
-    max_context = _max_context(search, search.catalog.gpu(best.gpu), best)
+    max_context = largest_context(lambda n: _fits_on(search, best, context=n), w.context)
     useful = max(MIN_USEFUL_CONTEXT, (w.prompt_tokens or 0) + (w.output_tokens or 0))
     if not max_context or max_context >= w.context or max_context < useful:
         return []  # nothing to change, or a window too short to be of use (R1 for 100 users on 8 H20s: 768 tokens)
@@ -175,7 +174,7 @@ def _gpu_share_change(search: Search, closest: list[Option]) -> list[Change]:
     """A unified-memory machine (a Mac) short of its default GPU share but not of its pool: the documented setting
     that raises the share (the catalog's `UnifiedMemory.setting`, macOS `iogpu.wired_limit_mb`), to the need plus
     2 GiB, never above the pool less what the system keeps."""
-    best = next((o for o in closest if not ruled_out_beyond_fit(o)), None)
+    best = _closest_allowed(closest)
     if best is None:
         return []
     gpu = search.catalog.gpu(best.gpu)
@@ -200,31 +199,18 @@ def _users_change(search: Search, closest: list[Option]) -> list[Change]:
     """Serving several users: the most concurrent users whose KV cache fits at the asked context on the closest
     configuration no rule rules out (memory only; speed at that load is the simulation's)."""
     w = search.workload
-    best = next((o for o in closest if not ruled_out_beyond_fit(o)), None)
+    best = _closest_allowed(closest)
     if best is None or w.concurrency <= 1:
         return []
-    gpu = search.catalog.gpu(best.gpu)
-    layout = Layout(best.count, best.nodes, best.layout.tp, best.layout.pp, best.layout.zero, best.layout.zero_offload)
-
-    def fits_with(users: int) -> bool:
-        found = memory_of(search.varied(replace(w, concurrency=users)), gpu, layout)
-        return found is not None and headroom(found.estimate, gpu) >= MIN_HEADROOM
-
-    lo, hi = 0, w.concurrency - 1  # lo fits (0: none known yet), hi + 1 does not
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits_with(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    if lo < 1:
+    most = largest(lambda n: _fits_on(search, best, concurrency=n), w.concurrency - 1)
+    if most < 1:
         return []
 
     def say(lang: str) -> str:
-        return t("change.users", lang, n=lo, old=w.concurrency, context=w.context, count=best.count,
+        return t("change.users", lang, n=most, old=w.concurrency, context=w.context, count=best.count,
                  gpu=best.gpu_name)
 
-    return [Change(kind="concurrency", value=lo, message=say("en"), message_zh=say("zh"))]
+    return [Change(kind="concurrency", value=most, message=say("en"), message_zh=say("zh"))]
 
 
 def _bits(fmt: str) -> float:
@@ -254,16 +240,18 @@ def _retry(search: Search, w: Workload, constraints: Constraints | None = None, 
     return None
 
 
-def _max_context(search: Search, gpu: GpuSpec, opt: Option) -> int | None:
-    """Longest context (multiple of 256 tokens, up to the asked one) that fits with headroom on the option's
-    layout (advisor.estimator.limits.largest_context)."""
+def _closest_allowed(closest: list[Option]) -> Option | None:
+    """The closest configuration that no rule other than "does not fit" rules out (a change never points to a card
+    a market or engineering rule rules out)."""
+    return next((o for o in closest if not ruled_out_beyond_fit(o)), None)
+
+
+def _fits_on(search: Search, opt: Option, **change: int) -> bool:
+    """Whether the workload with `change` (a context, a number of users) fits with headroom on `opt`'s layout."""
+    gpu = search.catalog.gpu(opt.gpu)
     layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp, opt.layout.zero, opt.layout.zero_offload)
-
-    def fits_at(context: int) -> bool:
-        found = memory_of(search.varied(replace(search.workload, context=context)), gpu, layout)
-        return found is not None and headroom(found.estimate, gpu) >= MIN_HEADROOM
-
-    return largest_context(fits_at, search.workload.context) or None
+    found = memory_of(search.varied(replace(search.workload, **change)), gpu, layout)
+    return found is not None and headroom(found.estimate, gpu) >= MIN_HEADROOM
 
 
 def _money(amount: float | None, currency: str) -> str:
