@@ -10,6 +10,7 @@ with both per-user speeds and their ratio; when no format fits both, the first s
 
 from __future__ import annotations
 
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -138,16 +139,12 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     if len(fit) < 2:
         return None
 
-    def buy(o: dict[str, Any]) -> tuple[float, str] | None:
-        total = ((o.get("tco") or {}).get("purchase") or {}).get("total") or {}
-        return (float(total["amount"]), str(total.get("currency", "USD"))) if total.get("amount") else None
-
     if not criterion:  # "H100 or H200 for …?": speed and purchase side by side, in one verdict
-        return _speed_and_price(fit, buy, name, book, lang)
+        return _speed_and_price(fit, name, book, lang)
     if _FASTER.search(text):
         a, b, x, y, r = _faster(fit, name, book)
         return t("compare.faster", lang, a=name(a), b=name(b), x=x, y=y, r=r) + _ruled_out(a, name(a), lang)
-    priced = [(o, p) for o in fit if (p := buy(o)) is not None]
+    priced = [(o, p) for o in fit if (p := _purchase(o)) is not None]
     if len(priced) < 2 or priced[0][1][1] != priced[1][1][1]:
         return None
     cur = priced[0][1][1]
@@ -187,10 +184,6 @@ def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang
         return book.num(f"training wall-clock on {name(o)}", wall, "days", SRC, 1 if wall < 100 else 0,
                         suffix=t("slot.days", lang))
 
-    def price(o: dict[str, Any]) -> float | None:
-        total = ((o.get("tco") or {}).get("purchase") or {}).get("total") or {}
-        return float(total["amount"]) if total.get("amount") else None
-
     meets = [o for o in fit if "deadline" not in (o.get("misses") or [])]
     deadline = deadline or any("deadline" in (o.get("misses") or []) for o in runs)
     others = [t("compare.train.other", lang, name=name(o), days=days(o)) for o in fit]
@@ -198,10 +191,10 @@ def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang
     if deadline and not meets:
         return t("compare.train.none_meets", lang, a=name(fit[0]), days=days(fit[0]),
                  rest=t("list.sep", lang).join(others[1:]))
-    pick = min(meets, key=lambda o: (price(o) is None, price(o) or 0.0)) if meets else fit[0]
-    total = ((pick.get("tco") or {}).get("purchase") or {}).get("total") or {}
-    cost = book.money(f"purchase of {name(pick)}", float(total["amount"]), str(total.get("currency", "USD")),
-                      "advisor.estimator.cost.estimate_tco") if total.get("amount") else "—"
+    pick = min(meets, key=lambda o: (_purchase(o) or (math.inf, ""))[0]) if meets else fit[0]
+    paid = _purchase(pick)
+    cost = book.money(f"purchase of {name(pick)}", paid[0], paid[1], "advisor.estimator.cost.estimate_tco") \
+        if paid else "—"
     key = "compare.train.quote_deadline" if deadline else "compare.train.quote"
     rest = [o for i, o in enumerate(others) if i >= len(fit) or fit[i] is not pick]
     return t(key, lang, a=name(pick), days=days(pick), cost=cost, rest=t("list.sep", lang).join(rest)) \
@@ -231,29 +224,36 @@ def _tco_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang: str
     others += [t("compare.train.no_fit", lang, name=name(o)) for o in options if not o.get("fits")]
     head = t("compare.tco", lang, a=name(a), x=money(a, va), years=years, rest=t("list.sep", lang).join(others))
     note = _ruled_out(a, name(a), lang)
-    allowed = [(o, v) for o, v in rest if not _blocked(o)]
+    allowed = [(o, v) for o, v in rest if not _blocking(o)]
     if note and allowed:  # the cheapest is ruled out in the region: the cheapest one a buyer can have, too
         b, vb = allowed[0]
         note += t("compare.tco.allowed", lang, b=name(b), x=money(b, vb))
     return head + note
 
 
-def _blocked(o: dict[str, Any]) -> bool:
-    return any(f.get("severity") == "block" for f in o.get("findings") or [])
+def _purchase(o: dict[str, Any]) -> tuple[float, str] | None:
+    """(amount, currency) of an option's purchase (the TCO's cards + servers), None when it has no price."""
+    total = ((o.get("tco") or {}).get("purchase") or {}).get("total") or {}
+    return (float(total["amount"]), str(total.get("currency", "USD"))) if total.get("amount") else None
+
+
+def _blocking(o: dict[str, Any]) -> list[str]:
+    """The ids of the rules that rule the option out (its "block" findings)."""
+    return [str(f.get("rule_id")) for f in o.get("findings") or [] if f.get("severity") == "block"]
 
 
 def _ruled_out(o: dict[str, Any], name: str, lang: str) -> str:
     """The winner of a comparison that a rule rules out (a card restricted in the region): said right after the
     verdict, by the rules' titles; "" otherwise."""
-    rules = [rule_title(str(f.get("rule_id")), lang) for f in o.get("findings") or [] if f.get("severity") == "block"]
+    rules = [rule_title(rule, lang) for rule in _blocking(o)]
     return t("compare.ruled_out", lang, name=name, rules=t("list.sep", lang).join(rules)) if rules else ""
 
 
-def _speed_and_price(fit: list[dict[str, Any]], buy: Any, name: Any, book: Book, lang: str) -> str | None:
+def _speed_and_price(fit: list[dict[str, Any]], name: Any, book: Book, lang: str) -> str | None:
     """"A or B for this job?" with no criterion: which one is faster (decode tokens/s per user, and the ratio) and
     which one costs less to buy (cards + servers), said as one verdict ("faster and cheaper", or the trade-off);
     None when the two are not priced in one currency."""
-    pa, pb = (buy(o) for o in _by_speed(fit))
+    pa, pb = (_purchase(o) for o in _by_speed(fit))
     if pa is None or pb is None or pa[1] != pb[1]:
         return None
     a, b, x, y, r = _faster(fit, name, book)
