@@ -37,6 +37,7 @@ from advisor.conversation.render.labels import format_label, region_label, task_
 from advisor.conversation.render.options_table import (
     misses,
     need_and_usable,
+    opt_days,
     opt_layout,
     opt_memory,
     opt_name,
@@ -366,8 +367,7 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     if not tr or not tr.wall_s:
         return None
     name = opt_name(top, book)
-    days = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,
-                    1 if tr.wall_s < 100 * 86400 else 0, suffix=t("slot.days", lang))
+    days = opt_days(top, book, lang)
     hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 0,
                      suffix=t("screen.gpu_hours_unit", lang))
     given = bool(ev.workload.train_tokens)
@@ -383,8 +383,7 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
 
 def time_against(o: Any, base: Any, book: Book, lang: str) -> str:
     """Another named configuration's training time against `base`'s: its days, the speed ratio and its GPU price."""
-    days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", o.training.wall_s / 86400, "days", SRC_TRAINING,
-                    1 if o.training.wall_s < 100 * 86400 else 0, suffix=t("slot.days", lang))
+    days = opt_days(o, book, lang)
     ratio = book.num(f"training speed {o.count}× {o.gpu_name} / {base.count}× {base.gpu_name}",
                      base.training.wall_s / o.training.wall_s, "ratio", "ratio of the two wall-clock times", 1, suffix="")
     return t("screen.time.other", lang, name=opt_name(o, book), days=days, r=ratio, price=opt_price(o, book, lang))
@@ -541,8 +540,7 @@ def _short_speed(o: Any, book: Book, lang: str) -> str:
                         "tokens/s", SRC_THROUGHPUT, 0 if tput.decode_tokens_per_s >= 10 else 1)
     tr = o.training
     if tr and tr.wall_s:
-        return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,
-                        1 if tr.wall_s < 100 * 86400 else 0, suffix=t("slot.days", lang))
+        return opt_days(o, book, lang)
     return "—"
 
 

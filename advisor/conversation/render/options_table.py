@@ -187,8 +187,7 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
         return message("speed.per_user", lang, per=per, total=total)
     tr = o.training
     if tr and tr.wall_s:
-        days = book.num(f"training wall-clock on {o.count}× {o.gpu_name}", tr.wall_s / 86400, "days", SRC_TRAINING,
-                        1 if tr.wall_s < 100 * 86400 else 0, suffix=message("slot.days", lang))
+        days = opt_days(o, book, lang)
         hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 0,
                          suffix=message("speed.gpu_hours_unit", lang))
         if tr.planned and tr.planned.goodput:  # the planner's run total (training_advice.training_figures)
@@ -196,6 +195,13 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
             return message("speed.training_goodput", lang, days=days, hours=hours, goodput=g)
         return message("speed.training", lang, days=days, hours=hours)
     return "—"
+
+
+def opt_days(o: Option, book: Book, lang: str) -> str:
+    """The option's training wall-clock in days (one decimal below 100 days), booked; the option must have one."""
+    wall = o.training.wall_s if o.training and o.training.wall_s else 0.0
+    return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", wall / 86400, "days", SRC_TRAINING,
+                    1 if wall < 100 * 86400 else 0, suffix=message("slot.days", lang))
 
 
 def opt_price(o: Option, book: Book, lang: str) -> str:
