@@ -208,15 +208,20 @@ def kv_explain_lead(request: dict[str, Any], turn: Turn, catalog: Catalog, lang:
     ctx, seqs = int(job.get("context") or 4096), int(job.get("concurrency") or 1)
     one = kv_cache_bytes(model, ctx)
     per = book.gib(f"KV cache of {model.name} at {ctx} tokens", one)
-    layers = book.count(f"layers of {model.name}", model.num_layers, "layers", "model config.json")
-    heads = book.count(f"KV heads of {model.name}", model.num_kv_heads, "heads", "model config.json")
-    dim = book.count(f"head size of {model.name}", model.head_dim, "dims", "model config.json")
+    layers, heads, dim = _kv_shape(model, book)
     c = book.tokens("context of the job", ctx, "user input", lang)
     n = book.count("concurrent sequences", seqs, "sequences", "user input")
     total = book.gib(f"KV cache of {model.name} at {ctx} tokens × {seqs} sequences", one * seqs)
     turn.numbers.extend(x for x in book.numbers if x not in turn.numbers)
     return t("kv_claim.explain", lang, model=model.name, layers=layers, heads=heads, dim=dim, c=c, per=per, n=n,
              total=total)
+
+
+def _kv_shape(model: Any, book: Book) -> tuple[str, str, str]:
+    """The model's layers, KV heads and head size as the KV formula shows them, booked (model config.json)."""
+    return (book.count(f"layers of {model.name}", model.num_layers, "layers", "model config.json"),
+            book.count(f"KV heads of {model.name}", model.num_kv_heads, "heads", "model config.json"),
+            book.count(f"head size of {model.name}", model.head_dim, "dims", "model config.json"))
 
 
 def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog, lang: str) -> str | None:
@@ -234,9 +239,7 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
         ctx = int(job.get("context") or 4096)
         kv = kv_cache_bytes(model, ctx)
         got = book.gib(f"KV cache of {model.name} at {ctx} tokens", kv)
-        layers = book.count(f"layers of {model.name}", model.num_layers, "layers", "model config.json")
-        heads = book.count(f"KV heads of {model.name}", model.num_kv_heads, "heads", "model config.json")
-        dim = book.count(f"head size of {model.name}", model.head_dim, "dims", "model config.json")
+        layers, heads, dim = _kv_shape(model, book)
         c = book.tokens("context of the claim", ctx, "user input", lang)
         said = next((c_["value"] for c_ in request.get("claims", [])), None)
         small = said is None or said * 1e9 < 0.8 * kv
