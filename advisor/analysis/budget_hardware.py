@@ -62,20 +62,29 @@ def fast_enough(gpu: GpuSpec) -> bool:
     return gpu.memory_bytes / gpu.bandwidth_bytes_per_s <= READ_S
 
 
+def _everything_affordable(catalog: Catalog, budget: float, currency: str, region: str,
+                           condition: str) -> list[BudgetPick]:
+    return [p for gpu in catalog.gpus for p in _affordable(gpu, budget, currency, region, condition)]
+
+
+def _most_memory(picks: list[BudgetPick]) -> BudgetPick | None:
+    """The most memory in all among `picks` (fast cards first, module doc); then fewer cards, more bandwidth, less
+    money."""
+    if not picks:
+        return None
+    picks = [p for p in picks if fast_enough(p.gpu)] or picks
+    return max(picks, key=lambda p: (p.count * p.gpu.memory_bytes, -p.count, p.gpu.bandwidth_bytes_per_s, -p.total))
+
+
 def most_memory_within(catalog: Catalog, budget: float, currency: str, region: str = "global",
                        condition: str = "new") -> BudgetPick | None:
     """The configuration with the most GPU memory `budget` buys (module doc); None when no card is affordable."""
-    picks = [p for gpu in catalog.gpus for p in _affordable(gpu, budget, currency, region, condition)]
-    if not picks:
-        return None
-    fast = [p for p in picks if fast_enough(p.gpu)]
-    picks = fast or picks
-    return max(picks, key=lambda p: (p.count * p.gpu.memory_bytes, -p.count, p.gpu.bandwidth_bytes_per_s, -p.total))
+    return _most_memory(_everything_affordable(catalog, budget, currency, region, condition))
 
 
 def cheapest_card(catalog: Catalog, currency: str, region: str = "global", condition: str = "new") -> BudgetPick | None:
     """The cheapest single card on sale in the region (what a budget below it would have to reach)."""
-    picks = [p for gpu in catalog.gpus for p in _affordable(gpu, math.inf, currency, region, condition) if p.count == 1]
+    picks = [p for p in _everything_affordable(catalog, math.inf, currency, region, condition) if p.count == 1]
     return min(picks, key=lambda p: p.total) if picks else None
 
 
@@ -95,12 +104,11 @@ class BudgetHardware(Value):
 def budget_hardware(catalog: Catalog, budget: float, currency: str, region: str = "global",
                     condition: str = "new") -> BudgetHardware:
     """The configurations of :func:`most_memory_within` for `budget` (module doc)."""
-    pick = most_memory_within(catalog, budget, currency, region, condition)
+    picks = _everything_affordable(catalog, budget, currency, region, condition)
+    pick = _most_memory(picks)
     single = None
     if pick is not None and pick.count > 1:
-        ones = [p for gpu in catalog.gpus for p in _affordable(gpu, budget, currency, region, condition)
-                if p.count == 1 and fast_enough(p.gpu) and not p.gpu.is_machine]
-        single = max(ones, key=lambda p: (p.gpu.memory_bytes, p.gpu.bandwidth_bytes_per_s, -p.total), default=None)
+        single = _most_memory([p for p in picks if p.count == 1 and fast_enough(p.gpu) and not p.gpu.is_machine])
         single = None if single is not None and single.gpu.id == pick.gpu.id else single
     cheapest = cheapest_card(catalog, currency, region, condition) if pick is None else None
     return BudgetHardware(budget=budget, currency=currency, region=region, pick=pick, single=single, cheapest=cheapest)
