@@ -35,6 +35,9 @@ FORMS = [  # (words, value, low, high): the module doc's table, by hand
     ("一两万的预算", 20_000, 10_000, 20_000),
     ("数十张卡", 30, 20, 90),
     ("上百个用户", 100, 100, 199),
+    ("十来个人", 10, 10, 12),
+    ("二十来个同事", 20, 20, 24),  # not "十来" inside it (was read as 10)
+    ("两百来人", 200, 200, 240),
 ]
 
 NOT_AMOUNTS = ["a few questions about the H100", "several options", "which of several models is best?",
@@ -62,6 +65,7 @@ CASES = [  # (lang, message, field, value, low, high): several paraphrases of ea
     ("zh", "Qwen2.5-72B 给几十个用户用，要几张 H100？", "concurrency", 30, 20, 90),
     ("zh", "几十个人同时用 Qwen2.5-14B，需要什么卡", "concurrency", 30, 20, 90),
     ("zh", "部署 Qwen2.5-7B 给十几个人用，一张 4090 够吗", "concurrency", 15, 11, 19),
+    ("zh", "两张 H200 跑 Qwen3-32B 给二十来个同事用，卡不卡？", "concurrency", 20, 20, 24),
     ("en", "How long to fine-tune Qwen2.5-7B with LoRA on half a million tokens?", "train_tokens", 500_000,
      500_000, 500_000),
     ("en", "LoRA on Llama-3.1-8B with a few million tokens of data, how long on one H100?", "train_tokens",
