@@ -61,6 +61,7 @@ def _first(text: str) -> str:
     ("预算一万，推荐能跑的模型", 10_000),
     ("我有5万块钱，能本地跑什么模型", 50_000),
     ("10万预算能部署多大的模型？", 100_000),
+    ("我手上有 3 万块，想本地跑个写代码的模型，买啥？", 30_000),
 ])
 def test_chinese_budget_questions_are_answered_with_models_first(message: str, budget: int) -> None:
     turn = Conversation(lang="zh").respond(message)

@@ -375,3 +375,13 @@ def test_a_mac_short_of_its_default_gpu_share_is_told_the_setting_that_raises_it
     mb = int(re.search(r"iogpu\.wired_limit_mb=(\d+)", line).group(1))
     pool = float(re.search(r"(?:share of the|共) (\d+) GiB", line).group(1))
     assert need * 1024 <= mb <= (pool - 16) * 1024, (need, mb, pool)
+
+
+@pytest.mark.parametrize("text", ["想跑个 Qwen2.5-7B，一张 4090 够吗", "Qwen2.5-14B 推理，两张 L20 能跑吗？",
+                                  "Llama-3.1-8B 推理，一张 A10 行不行"])
+def test_a_chinese_serving_fit_speaks_of_speed_not_training_time(text: str) -> None:
+    """A serving job that fits: its first sentence gives the speed, never a training time with an empty job
+    ("按 计，训练时间 每路 …" came out of the training sentence's Chinese spacing for five days' worth of answers)."""
+    line, _ = first("zh", text)
+    assert line.startswith("**可以"), line
+    assert "训练时间" not in line and "按 计" not in line and "tokens/s" in line, line

@@ -190,7 +190,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
         speed = "—" if ev.load and o is load_option(ev) else opt_speed(o, book, lang, ev.workload)
         job = default_job(ev, book, lang) if ev.workload.is_training else ""
-        if lang == "zh" and job[:1].isascii():
+        if lang == "zh" and job and job[:1].isascii():
             job = " " + job  # a space between 按 and a Latin word ("按 LoRA 微调"), none before a Chinese one
         tail = ("" if speed == "—" else t("screen.option.time_job", lang, speed=speed, job=job) if job
                 else t("screen.option.time" if ev.workload.is_training else "screen.option.speed", lang, speed=speed))
