@@ -218,6 +218,16 @@ def default_precision(model: ModelSpec, gpu: GpuSpec, calib: Calibration) -> str
     return "bf16"
 
 
+def default_engine(model: ModelSpec, calib: Calibration) -> str:
+    """The framework the planner assumes when none is named: the one a family's published MoE pre-training ran
+    (DeepSeek-V3: DualPipe on HAI-LLM, its report §3.2), else Megatron-Core."""
+    if model.is_moe:
+        for name, eng in calib.planner.training_engines.items():
+            if model.family in eng.families:
+                return name
+    return "megatron"
+
+
 def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Overrides,
                 calib: Calibration, engine: str = "megatron") -> Iterator[ParallelLayout]:
     """Every (tp, cp, pp, ep, vpp, schedule) with TP·CP·PP·DP = count the rules, schedules and overrides allow."""
@@ -457,13 +467,15 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
 def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
                   context: int | None = None, precision: str | None = None, ov: Overrides = NO_OVERRIDES,
                   mfu: float | None = None, ignore_memory: bool = False, explain: bool = True,
-                  seq_len: int | None = None, engine: str = "megatron") -> Plan:
+                  seq_len: int | None = None, engine: str | None = None) -> Plan:
     """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals.
     `mfu`: the user's achieved MFU replaces the step-time model for the totals; `ignore_memory`: search every
     layout, fitting or not (the user skipped the memory check); `explain=False`: refuse without searching for the
     smallest count that would fit. `context`: tokens per training sequence (`seq_len`, its name in the JSON contract,
-    is accepted as well)."""
+    is accepted as well). `engine`: the training framework (None: `default_engine`, Megatron-Core unless the
+    family's published MoE pre-training ran another)."""
     context = int(context or seq_len or min(model.max_context, DEFAULT_CONTEXT))
+    engine = engine or default_engine(model, calib)
     eng = calib.planner.training_engines.get(engine)
     if calib.planner.training_engines and eng is None:
         raise InputError(f"unknown training engine '{engine}'", field="engine",
