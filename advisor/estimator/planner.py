@@ -53,6 +53,7 @@ from .step_time import (
     compute_utilisation,
     dp_seconds,
     intra_bytes_per_s,
+    moe_copy_seconds,
     nic_bytes_per_gpu,
     nvlink_domain,
     step_time,
@@ -300,6 +301,13 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
              + bf16_attention_extra(model, gpu, context, precision, "none")) / (peak * hfu)
     most = (train_flops_per_token(model, context, "pretrain", "full")[1]
             + bf16_attention_extra(model, gpu, context, precision, "full")) / (peak * hfu)
+    # MoE expert layers: GPU-seconds per token at the least any layout pays (unbounded tokens per expert, expert
+    # TP 1, the permutation hidden as under DualPipe); `bounded` adds each layout's exact excess
+    copies = model.experts_per_token * model.moe_layers if model.is_moe else 0
+    ideal = ParallelLayout(tp=1, pp=1, dp=1, micro_batch=2**40, schedule="dualpipe")
+    copy_floor = moe_copy_seconds(model, gpu, ideal, context, calib, precision, peak, hfu) if copies else 0.0
+    floor += copies * copy_floor
+    most += copies * copy_floor
     intra, nic = intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)
     domain = nvlink_domain(gpu, calib)
     fp8 = precision == "fp8"
@@ -315,8 +323,10 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
             for lay in _batchings(base, global_seqs, ov):
                 tokens = lay.global_batch_seqs * context
                 if lay.micro_batch not in bound:
-                    compute = tokens / lay.world * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum)
-                                                            * bubble_factor(lay, calib))
+                    excess = (copies * (moe_copy_seconds(model, gpu, lay, context, calib, precision, peak, hfu)
+                                        - copy_floor) if copies else 0.0)
+                    compute = tokens / lay.world * (floor + excess) * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum)
+                                                                       * bubble_factor(lay, calib))
                     bound[lay.micro_batch] = compute + sum(comm_terms(model, lay, context, calib, intra, nic, 4, fp8,
                                                                       engine, domain, ov.async_tp))
                 if bound[lay.micro_batch] >= cut * tokens:
