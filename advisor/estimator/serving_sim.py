@@ -38,6 +38,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+import statistics
 
 import msgspec
 from msgspec.structs import replace
@@ -46,7 +47,8 @@ from knowledge.errors import InputError
 
 from .throughput import Hardware, SpeedProfile, allreduce_seconds, smooth_max
 
-MAX_REQUESTS = 1200  # a simulation never serves more requests than this (bounded time)
+MAX_REQUESTS = 1200  # a simulation asked for a number of requests never serves more than this (bounded time)
+MEASURED = 64  # closed loop: the steady-state requests measured (the same lengths, in the same order, at every C)
 MAX_EVENTS = 40_000  # nor runs more scheduler events
 OPEN_LOOP_REQUESTS = 300  # Poisson arrivals by default: a minute of traffic, at most 300 requests (p95 from 15 above it)
 
@@ -94,15 +96,31 @@ class RequestMix(msgspec.Struct, frozen=True):
         f = math.exp(-sigma * sigma / 2.0)
         return cls(max(1, round(prompt * f)), max(1, round(output * f)), conversational=True, sigma=sigma, seed=seed)
 
-    def draw(self, n: int) -> list[tuple[int, int]]:
+    def draw(self, n: int, first: int = 0) -> list[tuple[int, int]]:
+        """`n` requests' (prompt, output) lengths; request `first` + i has stratum i mod MEASURED. Conversational
+        lengths are stratified (Latin hypercube): the MEASURED strata take the lognormal's quantiles (k + ½)/MEASURED
+        for the prompt and, in a fixed shuffled order from `seed`, for the output, so every window of MEASURED
+        consecutive requests holds each stratum once and a closed-loop run measures the same lengths in the same
+        order whatever its concurrency (common random numbers, not a fresh draw per run)."""
         if not self.conversational:
             return [(self.prompt, self.output)] * n
+        strata = self.strata()
+        return [strata[(i - first) % MEASURED] for i in range(n)]
+
+    def strata(self) -> list[tuple[int, int]]:
+        """MEASURED (prompt, output) pairs: fixed quantiles of the clipped lognormals, outputs paired by a seeded
+        shuffle (the prompt order itself from a second shuffle, so long prompts are not all at one end)."""
+        nd = statistics.NormalDist(0.0, self.sigma)
+        z = [nd.inv_cdf((k + 0.5) / MEASURED) for k in range(MEASURED)]
         rng = random.Random(self.seed)
+        po, oo = list(range(MEASURED)), list(range(MEASURED))
+        rng.shuffle(po)
+        rng.shuffle(oo)
 
-        def one(median: int) -> int:
-            return max(1, min(8 * median, round(median * math.exp(rng.gauss(0.0, self.sigma)))))
+        def one(median: int, zk: float) -> int:
+            return max(1, min(8 * median, round(median * math.exp(zk))))
 
-        return [(one(self.prompt), one(self.output)) for _ in range(n)]
+        return [(one(self.prompt, z[po[k]]), one(self.output, z[oo[k]])) for k in range(MEASURED)]
 
 
 class ServingResult(msgspec.Struct, frozen=True):
@@ -184,11 +202,13 @@ def _costs(prof: SpeedProfile, hw: Hardware, sch: Scheduler, spec: Speculation |
 
 
 def _pct(values: list[float], q: float) -> float:
+    """The q-quantile interpolated between order statistics (numpy's default, as vllm bench serve reports it)."""
     if not values:
         return 0.0
     s = sorted(values)
-    i = min(len(s) - 1, max(0, math.ceil(q * len(s)) - 1))
-    return s[i]
+    x = q * (len(s) - 1)
+    i = min(int(x), len(s) - 2) if len(s) > 1 else 0
+    return s[i] if len(s) == 1 else s[i] + (s[i + 1] - s[i]) * (x - i)
 
 
 def _weighted_pct(pairs: list[tuple[float, float]], q: float) -> float:
@@ -236,18 +256,25 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         raise InputError(f"concurrency must be ≥ 1, got {concurrency}", field="concurrency", accepted="≥ 1")
     if rate is not None and not rate > 0:
         raise InputError(f"request rate must be positive, got {rate}", field="rate", accepted="> 0 requests/s")
-    n = requests or (min(MAX_REQUESTS, max(4 * (concurrency or 1), 16)) if concurrency else
-                     min(OPEN_LOOP_REQUESTS, max(64, int(rate * 60) if rate else 64)))
-    n = min(n, MAX_REQUESTS)
-    lens = mix.draw(n)
+    # closed loop by default: a first wave of C (warm-up), MEASURED requests in steady state, C more that keep all
+    # C clients busy until the last measured one is done (the run stops there)
+    window = concurrency is not None and requests is None and stagger
+    if requests:
+        n = min(requests, MAX_REQUESTS)
+    elif concurrency is not None:
+        n = MEASURED + 2 * concurrency
+    else:
+        n = min(OPEN_LOOP_REQUESTS, max(64, int(rate * 60) if rate else 64))
+    lens = mix.draw(n, concurrency or 0)
     cap = max(sch.kv_capacity_tokens, 1)
     if any(p + o > cap for p, o in lens):
         raise InputError(f"one request of {max(p + o for p, o in lens)} tokens does not fit the KV cache of "
                          f"{cap} tokens", field="context", accepted=f"≤ {cap} tokens per request")
-    full = saturation(sch, lens)
+    typical = mix.draw(MEASURED)
+    full = saturation(sch, typical)
     if concurrency is not None and stagger and concurrency > full:
-        base = simulate(prof, hw, sch, mix, concurrency=full, requests=max(16, n * full // concurrency), seed=seed,
-                        spec=spec)
+        base = simulate(prof, hw, sch, mix, concurrency=full, seed=seed, spec=spec,
+                        requests=None if requests is None else max(16, n * full // concurrency))
         return queued(base, concurrency, full)
     costs = _costs(prof, hw, sch, spec)
     per_step_tokens = spec.tokens_per_step() if spec else 1.0
@@ -265,7 +292,8 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     else:  # closed loop: C clients in steady state, their phases spread evenly over one request's duration
         assert concurrency is not None
         start = min(concurrency, n)
-        p0, o0 = lens[0]
+        p0 = round(sum(p for p, _ in typical) / MEASURED)  # the mean request, the same at every C
+        o0 = round(sum(o for _, o in typical) / MEASURED)
         one = (costs.step(0, 0.0, [(0, min(p0, sch.max_num_batched_tokens))]) * math.ceil(p0 / sch.max_num_batched_tokens)
                + o0 / per_step_tokens * costs.step(start, start * (p0 + o0 / 2.0), []))
         for i in range(start):  # phases spread evenly over one request: independent clients in steady state
@@ -286,6 +314,8 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     dec_weight = 0.0
     dec_steps = 0
     finished: list[_Req] = []
+    lo, hi = (concurrency, concurrency + MEASURED) if window and concurrency is not None else (0, n)
+    left = hi - lo  # measured requests not finished yet: the run stops when none is left
 
     t_last = 0.0  # duration of the last step
 
@@ -293,8 +323,10 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         return sum_base + len(dec_set) * gstep * per_step_tokens
 
     def finish_decode(r: _Req) -> None:
-        nonlocal sum_base, next_req
+        nonlocal sum_base, next_req, left
         dec_set.discard(r.idx)
+        if lo <= r.idx < hi:
+            left -= 1
         sum_base -= r.prompt + r.generated - r.start_step * per_step_tokens
         running.remove(r)
         finished.append(r)
@@ -304,7 +336,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             heapq.heappush(arrivals, (nr.arrival, nr.idx))
             next_req += 1
 
-    while len(finished) < n and events < MAX_EVENTS:
+    while left > 0 and events < MAX_EVENTS:
         events += 1
         while arrivals and arrivals[0][0] <= now + 1e-12:
             waiting.append(reqs[heapq.heappop(arrivals)[1]])
@@ -413,7 +445,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     done = [r for r in finished if r.first_token >= 0]
     if not done:
         raise InputError("the simulation served no request", field="concurrency")
-    if concurrency is not None and n >= 3 * concurrency and stagger:
+    if window:
+        lat = [r for r in done if lo <= r.idx < hi]
+    elif concurrency is not None and n >= 3 * concurrency and stagger:
         # steady state: requests C … n−C−1. The first wave is the warm-up; request j < n−C finishes before the last
         # request is sent (its finish sends request j+C), so all C clients were busy or queued through its whole
         # life; the last C ones run while the clients stop one by one (a shrinking batch: the drain).
@@ -440,7 +474,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         out_rate = req_rate * sum(r.orig_output for r in steady) / len(steady)
 
     notes = []
-    if len(finished) < n:
+    if left > 0:
         notes.append(f"simulation stopped after {events} events ({len(finished)} of {n} requests)")
     return ServingResult(
         concurrency=concurrency, rate=rate, requests=len(done), ttft_p50_s=_pct(ttft, 0.5), ttft_p95_s=_pct(ttft, 0.95),
