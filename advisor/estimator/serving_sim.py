@@ -27,7 +27,8 @@ Metrics (as the benchmark clients report them): TTFT = first token's step end �
 TPOT = (last token − first token)/(output − 1) per request; ITL = every gap between tokens of a request (p50/p95
 over all tokens); output throughput = output tokens / makespan (open loop, and all requests at once), or for C
 closed-loop clients the steady state's C / R requests/s (R: mean send → last token). Closed-loop latencies are those
-of the steady state (requests C … n−C−1: after the first wave, before the clients stop); past the load at which the engine is
+of MEASURED requests in steady state (requests C … C+MEASURED−1: after the first wave, while C more keep every client
+busy; the run stops when they are done), the same lengths in the same order at every C (RequestMix.draw); past the load at which the engine is
 full (`saturation`) the extra users queue for a slot (`queued`): TTFT grows, TPOT stays the full engine's. Speculative decoding (an explicit option): each
 decode step verifies `k` drafted tokens (a (k+1)-token step) and yields (1 − α^(k+1))/(1 − α) tokens on average
 at acceptance rate α (Leviathan et al. 2023, eq. 1).
@@ -35,6 +36,8 @@ at acceptance rate α (Leviathan et al. 2023, eq. 1).
 
 from __future__ import annotations
 
+import collections
+import functools
 import heapq
 import math
 import random
@@ -45,7 +48,7 @@ from msgspec.structs import replace
 
 from knowledge.errors import InputError
 
-from .throughput import Hardware, SpeedProfile, allreduce_seconds, smooth_max
+from .throughput import Hardware, SpeedProfile, allreduce_seconds
 
 MAX_REQUESTS = 1200  # a simulation asked for a number of requests never serves more than this (bounded time)
 MEASURED = 64  # closed loop: the steady-state requests measured (the same lengths, in the same order, at every C)
@@ -104,23 +107,25 @@ class RequestMix(msgspec.Struct, frozen=True):
         order whatever its concurrency (common random numbers, not a fresh draw per run)."""
         if not self.conversational:
             return [(self.prompt, self.output)] * n
-        strata = self.strata()
+        strata = _strata(self)
         return [strata[(i - first) % MEASURED] for i in range(n)]
 
-    def strata(self) -> list[tuple[int, int]]:
-        """MEASURED (prompt, output) pairs: fixed quantiles of the clipped lognormals, outputs paired by a seeded
-        shuffle (the prompt order itself from a second shuffle, so long prompts are not all at one end)."""
-        nd = statistics.NormalDist(0.0, self.sigma)
-        z = [nd.inv_cdf((k + 0.5) / MEASURED) for k in range(MEASURED)]
-        rng = random.Random(self.seed)
-        po, oo = list(range(MEASURED)), list(range(MEASURED))
-        rng.shuffle(po)
-        rng.shuffle(oo)
 
-        def one(median: int, zk: float) -> int:
-            return max(1, min(8 * median, round(median * math.exp(zk))))
+@functools.lru_cache(maxsize=32)
+def _strata(mix: RequestMix) -> tuple[tuple[int, int], ...]:
+    """MEASURED (prompt, output) pairs of a conversational mix: fixed quantiles of the clipped lognormals, outputs
+    paired by a seeded shuffle (the prompt order itself from a second shuffle, so long prompts are not at one end)."""
+    nd = statistics.NormalDist(0.0, mix.sigma)
+    z = [nd.inv_cdf((k + 0.5) / MEASURED) for k in range(MEASURED)]
+    rng = random.Random(mix.seed)
+    po, oo = list(range(MEASURED)), list(range(MEASURED))
+    rng.shuffle(po)
+    rng.shuffle(oo)
 
-        return [(one(self.prompt, z[po[k]]), one(self.output, z[oo[k]])) for k in range(MEASURED)]
+    def one(median: int, zk: float) -> int:
+        return max(1, min(8 * median, round(median * math.exp(zk))))
+
+    return tuple((one(mix.prompt, z[po[k]]), one(mix.output, z[oo[k]])) for k in range(MEASURED))
 
 
 class ServingResult(msgspec.Struct, frozen=True):
@@ -165,40 +170,62 @@ class _Req(msgspec.Struct):
     residual: float = 0.0  # expected wait for the step in flight when it reached the scheduler (closed loop)
 
 
-class _Costs(msgspec.Struct):
-    prof: SpeedProfile
-    hw: Hardware
-    sch: Scheduler
-    kv_tok: float  # KV bytes per token of context per GPU (full-attention layers and windowed ones below the window)
-    attn_tok: float  # attention FLOPs per (query token × key token) per GPU
-    spec: Speculation | None
+class _Costs:
+    """The step cost's terms as per-step constants, computed once per simulation (the hot loop's only arithmetic):
+        t = pmax(W(T)·w_s, T·mm_s) + pmax(KV·kv_s, F·attn_s) + ar_0 + ar_1·T + fixed_0 + seq_s·(decodes + chunks)
+    the same terms as throughput.Step.total_s (all-reduce time is linear in T, its value at 0 and 1 token)."""
+
+    __slots__ = ("ar0", "ar1", "attn_s", "draft", "fixed0", "inv_p", "kv_s", "mm_s", "moe", "p", "q_per", "seq_s",
+                 "w_bytes_s", "w_s", "weight_read")
+
+    def __init__(self, prof: SpeedProfile, hw: Hardware, sch: Scheduler, spec: Speculation | None) -> None:
+        ref = 4096
+        kv_tok = prof.kv_bytes(ref) / ref  # KV bytes per token of context per GPU
+        attn_tok = prof.attention_flops(float(ref)) / ref  # attention FLOPs per (query × key token) per GPU
+        self.moe = bool(prof.n_experts)
+        self.weight_read = prof.weight_read_bytes
+        self.w_bytes_s = 1.0 / (hw.bandwidth * hw.eta_w)
+        self.w_s = prof.weight_read_bytes(1.0) * self.w_bytes_s  # dense: the same at every token count
+        self.mm_s = prof.matmul_flops_per_token / (hw.peak * hw.eta_c)
+        self.kv_s = kv_tok / (hw.bandwidth * hw.eta_kv)
+        self.attn_s = attn_tok / (hw.attn_peak * hw.eta_attn)
+        self.p = hw.sharpness
+        self.inv_p = 1.0 / hw.sharpness
+        self.ar0 = allreduce_seconds(0.0, prof, hw)
+        self.ar1 = allreduce_seconds(1.0, prof, hw) - self.ar0
+        self.fixed0 = sch.step_s + sch.layer_s * prof.layers
+        self.seq_s = sch.seq_s
+        self.q_per = spec.k + 1 if spec else 1  # query tokens per decode
+        self.draft = spec.k * spec.draft_cost if spec else 0.0
+
+    def _pmax(self, a: float, b: float) -> float:
+        hi, lo = (a, b) if a >= b else (b, a)
+        if hi <= 0.0:
+            return 0.0
+        smooth: float = hi * (1.0 + (lo / hi) ** self.p) ** self.inv_p  # throughput.smooth_max
+        return smooth
+
+    def decode(self, n_dec: int, sum_ctx: float) -> float:
+        """Seconds of a step of `n_dec` decodes whose contexts sum to `sum_ctx`, no prefill."""
+        q = n_dec * self.q_per
+        w = self.weight_read(q) * self.w_bytes_s if self.moe else self.w_s
+        roof = (self._pmax(w, q * self.mm_s) + self._pmax(sum_ctx * self.kv_s, sum_ctx * self.q_per * self.attn_s)
+                + (self.ar0 + self.ar1 * q if self.ar1 else 0.0))
+        return roof + self.fixed0 + self.seq_s * n_dec + (self.draft * roof if n_dec else 0.0)
 
     def step(self, n_dec: int, sum_ctx: float, chunks: list[tuple[int, int]]) -> float:
         """Seconds of one step with `n_dec` decodes whose contexts sum to `sum_ctx` and prefill `chunks`
-        (start, length)."""
-        prof, hw = self.prof, self.hw
-        q = n_dec * (self.spec.k + 1 if self.spec else 1)
-        tokens = q + sum(c for _, c in chunks)
-        kv = self.kv_tok * (sum_ctx + sum(s + c for s, c in chunks))
-        attn = self.attn_tok * (sum_ctx * (q / max(n_dec, 1)) + sum(c * (s + (c + 1) / 2) for s, c in chunks))
-        w = prof.weight_read_bytes(tokens)
-        mm = tokens * prof.matmul_flops_per_token
-        p = hw.sharpness  # the same terms as throughput.Step.total_s, without building the record
-        roof = (smooth_max(w / (hw.bandwidth * hw.eta_w), mm / (hw.peak * hw.eta_c), p)
-                + smooth_max(kv / (hw.bandwidth * hw.eta_kv), attn / (hw.attn_peak * hw.eta_attn), p)
-                + allreduce_seconds(tokens, prof, hw))
-        fixed = self.sch.step_s + self.sch.layer_s * prof.layers + self.sch.seq_s * (n_dec + len(chunks))
-        t = roof + fixed
-        if self.spec and n_dec:
-            t += self.spec.k * self.spec.draft_cost * roof
-        return t
-
-
-def _costs(prof: SpeedProfile, hw: Hardware, sch: Scheduler, spec: Speculation | None) -> _Costs:
-    ref = 4096
-    kv_tok = prof.kv_bytes(ref) / ref
-    attn_tok = prof.attention_flops(float(ref)) / ref
-    return _Costs(prof, hw, sch, kv_tok, attn_tok, spec)
+        (start, length): a chunk reads the KV up to its end and attends to its prefix plus its own triangle."""
+        q = n_dec * self.q_per
+        tokens, kv, attn = q, sum_ctx, sum_ctx * self.q_per if n_dec else 0.0
+        for s0, c in chunks:
+            tokens += c
+            kv += s0 + c
+            attn += c * (s0 + (c + 1) / 2)
+        w = self.weight_read(tokens) * self.w_bytes_s if self.moe else self.w_s
+        roof = (self._pmax(w, tokens * self.mm_s) + self._pmax(kv * self.kv_s, attn * self.attn_s)
+                + (self.ar0 + self.ar1 * tokens if self.ar1 else 0.0))
+        return roof + self.fixed0 + self.seq_s * (n_dec + len(chunks)) + (self.draft * roof if n_dec else 0.0)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -267,8 +294,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         n = min(OPEN_LOOP_REQUESTS, max(64, int(rate * 60) if rate else 64))
     lens = mix.draw(n, concurrency or 0)
     cap = max(sch.kv_capacity_tokens, 1)
-    if any(p + o > cap for p, o in lens):
-        raise InputError(f"one request of {max(p + o for p, o in lens)} tokens does not fit the KV cache of "
+    longest = max(p + o for p, o in (lens if not mix.conversational or n < MEASURED else _strata(mix)))
+    if longest > cap:
+        raise InputError(f"one request of {longest} tokens does not fit the KV cache of "
                          f"{cap} tokens", field="context", accepted=f"≤ {cap} tokens per request")
     typical = mix.draw(MEASURED)
     full = saturation(sch, typical)
@@ -276,7 +304,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         base = simulate(prof, hw, sch, mix, concurrency=full, seed=seed, spec=spec,
                         requests=None if requests is None else max(16, n * full // concurrency))
         return queued(base, concurrency, full)
-    costs = _costs(prof, hw, sch, spec)
+    costs = _Costs(prof, hw, sch, spec)
     per_step_tokens = spec.tokens_per_step() if spec else 1.0
     max_seqs = sch.max_num_seqs
     reqs = [_Req(i, 0.0, p, o, orig_output=o) for i, (p, o) in enumerate(lens)]
@@ -295,15 +323,16 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         p0 = round(sum(p for p, _ in typical) / MEASURED)  # the mean request, the same at every C
         o0 = round(sum(o for _, o in typical) / MEASURED)
         one = (costs.step(0, 0.0, [(0, min(p0, sch.max_num_batched_tokens))]) * math.ceil(p0 / sch.max_num_batched_tokens)
-               + o0 / per_step_tokens * costs.step(start, start * (p0 + o0 / 2.0), []))
+               + o0 / per_step_tokens * costs.decode(start, start * (p0 + o0 / 2.0)))
         for i in range(start):  # phases spread evenly over one request: independent clients in steady state
             reqs[i].client = i
             reqs[i].arrival = one * i / start if stagger else 0.0
             arrivals.append((reqs[i].arrival, i))
         heapq.heapify(arrivals)
         next_req = start
-    waiting: list[_Req] = []
-    running: list[_Req] = []  # admitted, in admission order
+    waiting: collections.deque[_Req] = collections.deque()
+    running: dict[int, _Req] = {}  # admitted, in admission order
+    prefilling: list[_Req] = []  # the running requests whose prompt is not done, in admission order
     decoding: list[tuple[int, int]] = []  # heap of (finish_step, idx)
     dec_set: set[int] = set()
     now, gstep = 0.0, 0
@@ -328,7 +357,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         if lo <= r.idx < hi:
             left -= 1
         sum_base -= r.prompt + r.generated - r.start_step * per_step_tokens
-        running.remove(r)
+        del running[r.idx]
         finished.append(r)
         if rate is None and next_req < n:  # the client sends its next request now; after the request overhead
             nr = reqs[next_req]  # it lands at a random point of a step: it waits half a step on average
@@ -350,9 +379,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         budget = sch.max_num_batched_tokens - n_dec
         kv_free = cap - (ctx_sum() + n_dec * per_step_tokens) - kv_used_prefill
         chunks: list[tuple[_Req, int]] = []
-        for r in running:
-            if r.idx in dec_set or budget <= 0:
-                continue
+        for r in prefilling:
+            if budget <= 0:
+                break
             c = min(budget, r.prompt - r.done_prefill) if sch.chunked_prefill else r.prompt - r.done_prefill
             if c > budget:
                 break
@@ -367,8 +396,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             c = min(budget, need) if sch.chunked_prefill else need
             if c > budget and (n_dec or chunks):
                 break  # no chunking: the whole prompt waits for a step with room
-            waiting.pop(0)
-            running.append(r)
+            waiting.popleft()
+            running[r.idx] = r
+            prefilling.append(r)
             kv_free -= need
             kv_used_prefill += need
             chunks.append((r, c))
@@ -388,7 +418,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             room = cap - kv_used_prefill - ctx_sum()
             k_kv = int(room // max(n_dec * per_step_tokens, 1))
             if k_kv < 1:  # preempt the newest running request (recompute later)
-                victim = running.pop()
+                victim = running.popitem()[1]
                 if victim.idx in dec_set:
                     dec_set.discard(victim.idx)
                     sum_base -= victim.prompt + victim.generated - victim.start_step * per_step_tokens
@@ -398,13 +428,14 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                     victim.output -= made
                 else:
                     kv_used_prefill -= victim.prompt
+                    prefilling.remove(victim)
                 victim.generated = 0
                 victim.done_prefill = 0
-                waiting.insert(0, victim)
+                waiting.appendleft(victim)
                 preempt += 1
                 continue
             k = min(k, k_kv)
-            t_mid = costs.step(n_dec, ctx_sum() + n_dec * per_step_tokens * (k - 1) / 2.0, [])
+            t_mid = costs.decode(n_dec, ctx_sum() + n_dec * per_step_tokens * (k - 1) / 2.0)
             if arrivals and not waiting and len(running) < max_seqs and sch.continuous_batching:
                 k = max(1, min(k, math.ceil((arrivals[0][0] - now) / t_mid)))
             now += k * t_mid
@@ -424,9 +455,11 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                 dec_steps += 1
                 dec_weight += n_dec
                 itl.append((t / per_step_tokens, n_dec * per_step_tokens))
+            prompts_done = False
             for r, c in chunks:
                 r.done_prefill += c
                 if r.done_prefill >= r.prompt:  # prompt done: the first token comes out of this step
+                    prompts_done = True
                     kv_used_prefill -= r.prompt
                     r.first_token = now if r.first_token < 0 else r.first_token
                     r.generated = 1
@@ -435,6 +468,8 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                     dec_set.add(r.idx)
                     sum_base += r.prompt + r.generated - r.start_step * per_step_tokens
                     heapq.heappush(decoding, (r.finish_step, r.idx))
+            if prompts_done:
+                prefilling = [r for r in prefilling if r.done_prefill < r.prompt]
         # requests whose last token came out by now
         while decoding and decoding[0][0] <= gstep:
             _, idx = heapq.heappop(decoding)
