@@ -49,7 +49,7 @@ def test_published_rows_within_tolerance():
     """benchmarks/serving_validation.yaml (73 rows: NIM/TensorRT-LLM up to 250 users, the whole TensorRT-LLM perf-overview table
     on H100/H200/B200 at 8B-405B, SGLang, vLLM): TPOT and output tokens/s within ±25 %, TTFT within ±35 %, on every
     row not marked `known_miss` (each mark says why: SGLang v0.3 before its overlap scheduler; 0.5-0.6B models whose
-    TTFT and throughput the host CPU sets; NIM 70B at 25 users, TTFT −36 %); the marked rows still miss (a fix
+    TTFT and throughput the host CPU sets); the marked rows still miss (a fix
     shows up here and the mark goes). The one row a constant was fitted on (`fitted`) is not counted."""
     bench = _bench()
     errs: dict[str, list[float]] = {"ttft_ms": [], "tpot_ms": [], "tokens_per_s": []}
@@ -68,9 +68,9 @@ def test_published_rows_within_tolerance():
             misses.append((row["id"], bad))
         else:
             passed += 1
-    assert len(bench.rows()) >= 73 and len(marked) <= 9
+    assert len(bench.rows()) >= 73 and len(marked) <= 8
     assert not misses, misses
-    assert passed >= 63
+    assert passed >= 64
     assert all(bad for _, bad in marked), marked
     assert statistics.median(errs["tokens_per_s"]) < 0.15
     assert statistics.median(errs["tpot_ms"]) < 0.15

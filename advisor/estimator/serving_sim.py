@@ -23,7 +23,10 @@ context (exact for the linear KV and attention terms) and advanced k steps at on
 clients, each sending its next request when the last one finished (vllm bench serve --max-concurrency, AIPerf
 --concurrency); open loop: Poisson arrivals at `rate` per second from a fixed seed.
 
-Metrics (as the benchmark clients report them): TTFT = first token's step end − arrival + request overhead;
+Metrics (as the benchmark clients report them): TTFT = first token's step end − arrival + request overhead, plus
+in the closed loop the wait for the step in flight when the request reaches a busy engine: at a random point of a
+step that is the renewal-theory residual E[t²]/(2·E[t]) over the measured stretch's steps (a long step is more
+likely to be hit; Kleinrock 1975, §5.2), 0 when the engine is idle;
 TPOT = (last token − first token)/(output − 1) per request; ITL = every gap between tokens of a request (p50/p95
 over all tokens); output throughput = output tokens / makespan (open loop, and all requests at once), or for C
 closed-loop clients the steady state's C / R requests/s (R: mean send → last token). Closed-loop latencies are those
@@ -167,7 +170,8 @@ class _Req(msgspec.Struct):
     start_step: int = 0  # global decode-step index of its first decode
     client: int = -1
     orig_output: int = 0
-    residual: float = 0.0  # expected wait for the step in flight when it reached the scheduler (closed loop)
+    residual: float = 0.0  # expected wait for the step in flight when it reached the scheduler (closed loop; −1:
+    # the engine was busy, the steady state's mean residual is filled in at the end)
 
 
 class _Costs:
@@ -347,6 +351,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     left = hi - lo  # measured requests not finished yet: the run stops when none is left
 
     t_last = 0.0  # duration of the last step
+    st1 = st2 = 0.0  # Σt and Σt² over the steps once the measured requests are being sent
 
     def ctx_sum() -> float:
         return sum_base + len(dec_set) * gstep * per_step_tokens
@@ -360,8 +365,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         del running[r.idx]
         finished.append(r)
         if rate is None and next_req < n:  # the client sends its next request now; after the request overhead
-            nr = reqs[next_req]  # it lands at a random point of a step: it waits half a step on average
-            nr.arrival, nr.client, nr.residual = now, r.client, 0.5 * t_last
+            nr = reqs[next_req]  # it lands at a random point of the step in flight, if there is one
+            nr.arrival, nr.client = now, r.client
+            nr.residual = -1.0 if running or waiting else 0.0  # the engine busy: filled in at the end
             heapq.heappush(arrivals, (nr.arrival, nr.idx))
             next_req += 1
 
@@ -440,6 +446,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                 k = max(1, min(k, math.ceil((arrivals[0][0] - now) / t_mid)))
             now += k * t_mid
             t_last = t_mid
+            if next_req > lo:
+                st1 += k * t_mid
+                st2 += k * t_mid * t_mid
             gstep += k
             steps += k
             dec_steps += k
@@ -449,6 +458,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             t = costs.step(n_dec, ctx_sum(), [(r.done_prefill, c) for r, c in chunks])
             now += t
             t_last = t
+            if next_req > lo:
+                st1 += t
+                st2 += t * t
             gstep += 1
             steps += 1
             if n_dec:
@@ -491,6 +503,10 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         lat = [r for r in done if r.idx >= concurrency]
     else:
         lat = done
+    wait = st2 / (2 * st1) if st1 > 0 else 0.5 * t_last
+    for r in lat:
+        if r.residual < 0:
+            r.residual = wait
     ttft = [r.first_token - r.arrival + sch.request_s + r.residual for r in lat]  # client send → first token
     tpot = [(r.last_token - r.first_token) / (r.orig_output - 1) for r in lat
             if r.orig_output > 1 and r.last_token > 0]
