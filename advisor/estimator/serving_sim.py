@@ -296,18 +296,18 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         n = MEASURED + 2 * concurrency
     else:
         n = min(OPEN_LOOP_REQUESTS, max(64, int(rate * 60) if rate else 64))
-    lens = mix.draw(n, concurrency or 0)
+    typical = mix.draw(MEASURED)  # every length the mix has (fixed: one; conversational: the strata)
     cap = max(sch.kv_capacity_tokens, 1)
-    longest = max(p + o for p, o in (lens if not mix.conversational or n < MEASURED else _strata(mix)))
+    longest = max(p + o for p, o in (typical if n >= MEASURED else mix.draw(n, concurrency or 0)))
     if longest > cap:
         raise InputError(f"one request of {longest} tokens does not fit the KV cache of "
                          f"{cap} tokens", field="context", accepted=f"≤ {cap} tokens per request")
-    typical = mix.draw(MEASURED)
     full = saturation(sch, typical)
     if concurrency is not None and stagger and concurrency > full:
         base = simulate(prof, hw, sch, mix, concurrency=full, seed=seed, spec=spec,
                         requests=None if requests is None else max(16, n * full // concurrency))
         return queued(base, concurrency, full)
+    lens = mix.draw(n, concurrency or 0)
     costs = _Costs(prof, hw, sch, spec)
     per_step_tokens = spec.tokens_per_step() if spec else 1.0
     max_seqs = sch.max_num_seqs
@@ -353,9 +353,6 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     t_last = 0.0  # duration of the last step
     st1 = st2 = 0.0  # Σt and Σt² over the steps once the measured requests are being sent
 
-    def ctx_sum() -> float:
-        return sum_base + len(dec_set) * gstep * per_step_tokens
-
     def finish_decode(r: _Req) -> None:
         nonlocal sum_base, next_req, left
         dec_set.discard(r.idx)
@@ -382,8 +379,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             continue
         # one scheduled step: decodes first, then prefill chunks
         n_dec = len(dec_set)
+        ctx = sum_base + n_dec * gstep * per_step_tokens  # Σ context of the decodes (unchanged until the step)
         budget = sch.max_num_batched_tokens - n_dec
-        kv_free = cap - (ctx_sum() + n_dec * per_step_tokens) - kv_used_prefill
+        kv_free = cap - (ctx + n_dec * per_step_tokens) - kv_used_prefill
         chunks: list[tuple[_Req, int]] = []
         for r in prefilling:
             if budget <= 0:
@@ -421,7 +419,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                 heapq.heappop(decoding)
                 k = decoding[0][0] - gstep if decoding else 1
             k = max(1, k)
-            room = cap - kv_used_prefill - ctx_sum()
+            room = cap - kv_used_prefill - ctx
             k_kv = int(room // max(n_dec * per_step_tokens, 1))
             if k_kv < 1:  # preempt the newest running request (recompute later)
                 victim = running.popitem()[1]
@@ -441,7 +439,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                 preempt += 1
                 continue
             k = min(k, k_kv)
-            t_mid = costs.decode(n_dec, ctx_sum() + n_dec * per_step_tokens * (k - 1) / 2.0)
+            t_mid = costs.decode(n_dec, ctx + n_dec * per_step_tokens * (k - 1) / 2.0)
             if arrivals and not waiting and len(running) < max_seqs and sch.continuous_batching:
                 k = max(1, min(k, math.ceil((arrivals[0][0] - now) / t_mid)))
             now += k * t_mid
@@ -455,7 +453,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             dec_weight += k * n_dec
             itl.append((t_mid / per_step_tokens, k * n_dec * per_step_tokens))
         else:
-            t = costs.step(n_dec, ctx_sum(), [(r.done_prefill, c) for r, c in chunks])
+            t = costs.step(n_dec, ctx, [(r.done_prefill, c) for r, c in chunks])
             now += t
             t_last = t
             if next_req > lo:
