@@ -136,10 +136,10 @@ def test_more_concurrency_never_lowers_ttft_or_tpot(case, prompt, output, c, ext
     stays the saturated engine's (serving_sim.queued).
 
     Not exact everywhere (docs/speed.md, "Properties"): with fixed lengths the closed-loop clients fall into a
-    periodic pattern, and where prompts dominate (outputs of a few dozen tokens) the number of prompts that share a
-    step changes with C discretely, so one more user can lower the median TTFT by one prompt's share of a step
-    (Llama-3.1-8B on an H100, 3,638-token prompts, 20-token outputs: 0.279 s at 7 users, 0.237 s at 8) while mean
-    latency and throughput keep rising; benchmarks/sweep_serving_properties.py counts such falls (with the
+    periodic pattern, and where prompts dominate (outputs of a few dozen tokens) the clients gather into convoys
+    whose number changes with C in whole numbers, so one more user can lower the median TTFT (Llama-3.1-8B on an
+    H200, 127-token prompts, 16-token outputs: 250 ms at 160 users in one convoy, 159 ms at 192 in several) while
+    mean latency and throughput keep rising; benchmarks/sweep_serving_properties.py counts such falls (with the
     conversational mix the median of 64 requests also moves with which prompts happen to share a step). The cases
     here are fixed (a seeded uniform draw) so the suite is deterministic."""
     try:
