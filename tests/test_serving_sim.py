@@ -219,7 +219,7 @@ def test_speculative_decoding_is_explicit_and_helps_at_low_load():
 @pytest.mark.parametrize("kw", [{"conc": 64}, {"conc": 50, "conversational": True}, {"conc": None, "rate": 20.0}])
 def test_one_simulation_is_fast(kw):
     """Closed loop, conversational lengths and Poisson arrivals (300 requests by default): each well under 50 ms
-    (benchmarks/bench_serving.py: 1-13 ms on one core)."""
+    (benchmarks/bench_serving.py: 0.5-6 ms on one core)."""
     _sim(**kw)
     t0 = time.perf_counter()
     for _ in range(5):
