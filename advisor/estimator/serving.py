@@ -27,7 +27,6 @@ from .serving_sim import RequestMix, Scheduler, ServingResult, Speculation, simu
 from .throughput import default_engine, hardware, memory_class, speed_profile
 
 GIB = 2**30
-BISECT_REQUESTS = 3  # requests per client in the bisection's simulations
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
 # SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (SGLang's offline run: 4,281
 # output tokens/s at 22.03 requests/s = 194 per request, sglang-vllm-060-bench); σ = 1 is a stated prior for its
@@ -175,7 +174,7 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
 def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
                      concurrency: int | None = None, rate: float | None = None, engine: str | None = None,
                      conversational: bool = False, speculation: Speculation | None = None,
-                     chunked_prefill: bool | None = None, requests_per_client: int = 3,
+                     chunked_prefill: bool | None = None, requests_per_client: int | None = None,
                      target_tpot_s: float | None = None, target_ttft_s: float | None = None,
                      stagger: bool = True, requests: int | None = None) -> ServingReport:
     """TTFT, TPOT/ITL and throughput of `model` on `count` × `gpu` under the workload's lengths, at `concurrency`
@@ -188,7 +187,7 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
         concurrency = int(concurrency or workload.concurrency or 1)
         per = max(1, math.ceil(concurrency / replicas))
         res = simulate(prof, hw, sch, mix, concurrency=per,
-                       requests=requests or min(1200, max(16, requests_per_client * per)),
+                       requests=requests or (requests_per_client * per if requests_per_client else None),
                        spec=speculation, stagger=stagger and sch.continuous_batching)
     else:
         res = simulate(prof, hw, sch, mix, rate=rate / replicas, spec=speculation, requests=requests)
@@ -226,7 +225,7 @@ def _max_concurrency(prof: Any, hw: Any, sch: Scheduler, mix: RequestMix, spec: 
     """Largest per-replica concurrency whose median TPOT and TTFT meet the targets (0: not even one request):
     doubling, then bisection; TPOT and TTFT grow with concurrency (tests/test_serving_sim.py)."""
     def ok(c: int) -> bool:
-        return _meets(simulate(prof, hw, sch, mix, concurrency=c, requests=max(16, BISECT_REQUESTS * c), spec=spec),
+        return _meets(simulate(prof, hw, sch, mix, concurrency=c, spec=spec),
                       tpot, ttft)
 
     if not ok(1):
