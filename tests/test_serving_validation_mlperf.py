@@ -1,0 +1,75 @@
+"""MLPerf Inference rows (benchmarks/serving_validation.yaml, `mlperf: true`): Llama 2 70B results of the v4.1 and
+v5.1 datacenter rounds (NVIDIA/Cisco TensorRT-LLM on H100, H200 and B200; AMD vLLM on MI300X and MI325X), held out
+from every fit. Offline: generated tokens/s at the submission's batch; Server/Interactive: tokens/s at the largest load
+that meets the round's TTFT/TPOT bounds (max_concurrency_for_target). The count within ±25 % must not regress."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Within ±25 % on output tokens/s on 2026-12-05: 11 of 20 (H100/H200/B200 TensorRT-LLM Offline and Server, H200
+# Interactive, MI325X Offline and Server). The misses, with what the model lacks:
+MLPERF_FLOOR = 11
+KNOWN_MISSES = {
+    "mlp41-amd-mi300x-off": "MI300X (750 W) with vLLM --enforce-eager: achieved FP8 GEMM rate below the H100-fitted "
+                            "fraction of peak (+54 %)",
+    "mlp41-amd-mi300x-srv": "same as Offline (+85 %)",
+    "mlp41-amd-mi300xx8-off": "same (+61 %)",
+    "mlp41-amd-mi300xx8-srv": "same (+77 %)",
+    "mlp51-amd-mi300xx8-off": "same, vLLM 0.9 (+37 %); MI325X with the same software is within (+12 %)",
+    "mlp51-amd-mi300xx8-srv": "same (+53 %)",
+    "mlp51-amd-mi300xx8-int": "40 ms TPOT bound: eager per-step launch cost not modelled for vLLM (+223 %)",
+    "mlp51-amd-mi325xx8-int": "same (+65 %)",
+    "mlp51-nv-b200x8-int": "40 ms TPOT bound on B200 FP4: the simulated small-batch step is too short (+110 %)",
+}
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("validate_serving", ROOT / "benchmarks" / "validate_serving.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_mlperf_rows_are_cited_with_their_settings():
+    """At least 20 rows from MLPerf's published results, each with its source (title, URL, retrieval date), the
+    submission's layout (GPUs, TP, precision, engine), lengths, and either the Offline batch or the latency bounds."""
+    bench = _bench()
+    sources = yaml.safe_load((ROOT / "knowledge" / "data" / "sources" / "calibration.yaml").read_text("utf-8"))
+    rows = bench.mlperf_rows()
+    assert len(rows) >= 20
+    for row in rows:
+        src = sources[row["source"]]
+        assert src["title"] and src["url"].startswith("https://") and src["retrieved"], row["id"]
+        assert not row.get("fitted") and not row.get("held_out"), row["id"]
+        assert row["count"] % row["tp"] == 0 and row["prompt"] > 0 and row["output"] > 0, row["id"]
+        if row.get("saturate"):
+            assert row["concurrency"] >= row["count"] // row["tp"], row["id"]
+        else:  # Server (2 s / 200 ms) or Interactive (450 ms / 40 ms)
+            assert row["limits"] in ({"ttft_ms": 2000, "tpot_ms": 200}, {"ttft_ms": 450, "tpot_ms": 40}), row["id"]
+        assert row["tokens_per_s"] > 0, row["id"]
+    ids = {r["id"] for r in rows}
+    assert not ids & {r["id"] for r in bench.rows()} and not ids & {r["id"] for r in bench.held_out_rows()}
+
+
+def test_mlperf_rows_within_tolerance_do_not_regress():
+    """The rows within ±25 % on tokens/s stay at or above the floor reached when they were added."""
+    bench = _bench()
+    within = [r["id"] for r in bench.mlperf_rows() if bench.within(r, bench.predict(r))]
+    misses = {r["id"] for r in bench.mlperf_rows()} - set(within)
+    assert len(within) >= MLPERF_FLOOR, sorted(misses)
+    assert misses <= set(KNOWN_MISSES), sorted(misses - set(KNOWN_MISSES))
+
+
+def test_validator_prints_the_mlperf_table(capsys):
+    """`benchmarks/validate_serving.py` prints the MLPerf table with its own total."""
+    bench = _bench()
+    ok = bench._table("MLPerf", bench.mlperf_rows()[:2])
+    out = capsys.readouterr().out
+    assert "mlp41-nv-h100x8-off" in out and "tok/s meas/pred" in out and 0 <= ok <= 2
