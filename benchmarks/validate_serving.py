@@ -78,14 +78,15 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
     w = Workload(model=model.id, weights=row["weights"], kv=row["kv"], prompt_tokens=prompt,
                  output_tokens=output, context=context, gpus=count, tp=int(row.get("tp") or count))
     calib = load_calibration()
+    flags = {k: row[k] for k in ("max_num_seqs", "max_num_batched_tokens") if row.get(k)}  # stated engine flags
     if row.get("limits"):  # an MLPerf server/interactive run: the most load that meets its latency bounds
         lim = row["limits"]
         conc = max(1, max_concurrency_for_target(model, gpu, count, w, calib, tpot_s=lim["tpot_ms"] / 1e3,
-                                                 ttft_s=lim["ttft_ms"] / 1e3, engine=row["engine"]))
-        rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"])
+                                                 ttft_s=lim["ttft_ms"] / 1e3, engine=row["engine"], **flags))
+        rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"], **flags)
     elif row.get("rate"):
         rep = simulate_serving(model, gpu, count, w, calib, rate=float(row["rate"]), engine=row["engine"],
-                               conversational=talk, requests=row.get("requests") or 600)
+                               conversational=talk, requests=row.get("requests") or 600, **flags)
     else:
         whole = saturating_concurrency(model, gpu, count, w, calib, engine=row["engine"])
         conc = row.get("concurrency") or whole
@@ -93,7 +94,8 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
             conc = min(conc, whole)
         rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"],
                                stagger=not row.get("saturate", False), conversational=talk,
-                               requests=row.get("requests") or (4 * conc if row.get("saturate") else None))
+                               requests=row.get("requests") or (4 * conc if row.get("saturate") else None),
+                               **flags)
     r = rep.result
     return {"ttft_ms": r.ttft_p50_s * 1e3, "tpot_ms": r.tpot_p50_s * 1e3, "tokens_per_s": rep.output_tokens_per_s}
 

@@ -141,7 +141,8 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
 
 
 def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calibration, engine: str | None,
-           chunked_prefill: bool | None) -> tuple[Any, Any, Scheduler, int, int, RequestMix, bool]:
+           chunked_prefill: bool | None, max_num_seqs: int | None = None,
+           max_num_batched_tokens: int | None = None) -> tuple[Any, Any, Scheduler, int, int, RequestMix, bool]:
     weights = w.weights or default_inference_format(model)
     kv = w.kv or "fp16"
     wtp, pp = int(w.tp or 1), int(w.pp or 1)
@@ -163,7 +164,8 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
     # a pipelined replica steps through its stages one after another: a step costs what the TP group's step over
     # all layers costs (vLLM's interleaved pipeline batches, which can raise throughput up to pp×, are not counted)
     sch = scheduler_for(eng, model, gpu, tp=tp, weights=weights, kv=kv, context=max(context, prompt + output),
-                        calib=calib, chunked_prefill=chunked_prefill, pp=pp)
+                        calib=calib, chunked_prefill=chunked_prefill, pp=pp, max_num_seqs=max_num_seqs,
+                        max_num_batched_tokens=max_num_batched_tokens)
     return prof, hw, sch, tp, count // (tp * pp), RequestMix(prompt, output), fp4
 
 
@@ -172,11 +174,14 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
                      conversational: bool = False, speculation: Speculation | None = None,
                      chunked_prefill: bool | None = None, requests_per_client: int = 3,
                      target_tpot_s: float | None = None, target_ttft_s: float | None = None,
-                     stagger: bool = True, requests: int | None = None) -> ServingReport:
+                     stagger: bool = True, requests: int | None = None, max_num_seqs: int | None = None,
+                     max_num_batched_tokens: int | None = None) -> ServingReport:
     """TTFT, TPOT/ITL and throughput of `model` on `count` × `gpu` under the workload's lengths, at `concurrency`
     concurrent requests (default: the workload's) or at `rate` requests/s; with a target, also the largest
-    concurrency that meets it (bisection, :func:`max_concurrency_for_target`)."""
-    prof, hw, sch, tp, replicas, mix, fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill)
+    concurrency that meets it (bisection, :func:`max_concurrency_for_target`). `max_num_seqs` and
+    `max_num_batched_tokens` override the engine's defaults (its batch and per-step token budget flags)."""
+    prof, hw, sch, tp, replicas, mix, fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill,
+                                                   max_num_seqs, max_num_batched_tokens)
     if conversational:  # the workload's prompt/output lengths are the means of a ShareGPT-like spread
         mix = RequestMix.with_means(mix.prompt, mix.output, sigma=CONVERSATION_SIGMA)
     if rate is None:
@@ -242,14 +247,16 @@ def _max_concurrency(prof: Any, hw: Any, sch: Scheduler, mix: RequestMix, spec: 
 
 def max_concurrency_for_target(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration,
                                *, tpot_s: float | None = None, ttft_s: float | None = None,
-                               engine: str | None = None) -> int:
+                               engine: str | None = None, max_num_seqs: int | None = None,
+                               max_num_batched_tokens: int | None = None) -> int:
     """The most concurrent requests `count` × `gpu` serve with median TPOT ≤ `tpot_s` and TTFT ≤ `ttft_s`."""
     if tpot_s is None and ttft_s is None:
         raise InputError("give a TPOT or TTFT target", field="target", accepted="tpot_s and/or ttft_s > 0")
     for name, v in (("tpot_s", tpot_s), ("ttft_s", ttft_s)):
         if v is not None and not v > 0:
             raise InputError(f"{name} target must be positive, got {v}", field=name, accepted="> 0 s")
-    prof, hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
+    prof, hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None, max_num_seqs,
+                                                     max_num_batched_tokens)
     return _max_concurrency(prof, hw, sch, mix, None, tpot_s, ttft_s) * replicas
 
 
