@@ -78,7 +78,8 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
     w = Workload(model=model.id, weights=row["weights"], kv=row["kv"], prompt_tokens=prompt,
                  output_tokens=output, context=context, gpus=count, tp=int(row.get("tp") or count))
     calib = load_calibration()
-    flags = {k: row[k] for k in ("max_num_seqs", "max_num_batched_tokens") if row.get(k)}  # stated engine flags
+    flags = {k: row[k] for k in ("max_num_seqs", "max_num_batched_tokens", "chunked_prefill")
+             if row.get(k) is not None}  # the engine flags a row states
     if row.get("limits"):  # an MLPerf server/interactive run: the most load that meets its latency bounds
         lim = row["limits"]
         conc = max(1, max_concurrency_for_target(model, gpu, count, w, calib, tpot_s=lim["tpot_ms"] / 1e3,

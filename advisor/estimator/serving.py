@@ -248,15 +248,15 @@ def _max_concurrency(prof: Any, hw: Any, sch: Scheduler, mix: RequestMix, spec: 
 def max_concurrency_for_target(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration,
                                *, tpot_s: float | None = None, ttft_s: float | None = None,
                                engine: str | None = None, max_num_seqs: int | None = None,
-                               max_num_batched_tokens: int | None = None) -> int:
+                               max_num_batched_tokens: int | None = None, chunked_prefill: bool | None = None) -> int:
     """The most concurrent requests `count` × `gpu` serve with median TPOT ≤ `tpot_s` and TTFT ≤ `ttft_s`."""
     if tpot_s is None and ttft_s is None:
         raise InputError("give a TPOT or TTFT target", field="target", accepted="tpot_s and/or ttft_s > 0")
     for name, v in (("tpot_s", tpot_s), ("ttft_s", ttft_s)):
         if v is not None and not v > 0:
             raise InputError(f"{name} target must be positive, got {v}", field=name, accepted="> 0 s")
-    prof, hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None, max_num_seqs,
-                                                     max_num_batched_tokens)
+    prof, hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill,
+                                                     max_num_seqs, max_num_batched_tokens)
     return _max_concurrency(prof, hw, sch, mix, None, tpot_s, ttft_s) * replicas
 
 
