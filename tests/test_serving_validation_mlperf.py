@@ -13,8 +13,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 
 # Within ±25 % on output tokens/s on 2026-12-05: 17 of 21 (with the MI355X open-division FP4 row), each simulated
-# with the submission's own batch, token budget and chunked-prefill flags, and the MI300X/MI325X matmul factor (calibration.yaml matmul_factor_by_gpu, from
-# the published MAMF table; without it 11 of 20, every AMD row +12…+223 %). The misses, with what the model lacks:
+# with the submission's own batch, token budget and chunked-prefill flags, and the MI300X/MI325X matmul factor
+# (calibration.yaml matmul_factor_by_gpu, from the published MAMF table; without it 11 of 20, every AMD row
+# +12…+223 %). The misses, with what the model lacks:
 MLPERF_FLOOR = 17
 KNOWN_MISSES = {
     "mlp41-amd-mi300x-srv": "one MI300X, vLLM 0.4.3 (max_num_seqs 768): +26 %, at the edge; the 8-GPU run is within",
