@@ -76,7 +76,8 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
     output = CONVERSATION_OUTPUT_MEAN if talk else row["output"]
     context = 4096 if talk else prompt + output  # the SGLang/vLLM runs served --max_model_len 4096
     w = Workload(model=model.id, weights=row["weights"], kv=row["kv"], prompt_tokens=prompt,
-                 output_tokens=output, context=context, gpus=count, tp=int(row.get("tp") or count))
+                 output_tokens=output, context=context, gpus=count, tp=int(row.get("tp") or count),
+                 pp=int(row.get("pp") or 1))
     calib = load_calibration()
     flags = {k: row[k] for k in ("max_num_seqs", "max_num_batched_tokens", "chunked_prefill")
              if row.get(k) is not None}  # the engine flags a row states
