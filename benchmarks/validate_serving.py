@@ -4,7 +4,11 @@
 
 Columns: measured and predicted TTFT (ms), TPOT (ms) and output tokens/s, signed errors in %. "(fitted on)": the
 row a calibration constant was fitted on (not a validation). Rows marked `held_out: true` were added after the model
-was built and never used to fit anything; they are printed in their own table with their own total.
+was built and never used to fit anything; they are printed in their own table with their own total. Rows marked
+`mlperf: true` (MLPerf Inference results, also held out) get a third table: Offline at the submission's batch, Server
+and Interactive as the output tokens/s at the largest concurrency meeting the round's TTFT/TPOT bounds (`limits`,
+max_concurrency_for_target); a row's `tp`, `pp`, `max_num_seqs`, `max_num_batched_tokens` and `chunked_prefill` are
+the engine settings it states.
 """
 
 from __future__ import annotations
