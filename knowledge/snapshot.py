@@ -44,15 +44,15 @@ def cache_dir() -> Path | None:
     return base / "gpu-advisor"
 
 
-def fingerprint(files: Iterable[Path]) -> str:
+def fingerprint(files: Iterable[str | os.PathLike[str]]) -> str:
     """SHA-256 over each file's path, size, inode and modification and status-change times in nanoseconds, in the
     order given, without reading the ~180 data files on every start (4 ms → under 1 ms). Any write changes the
     status-change time, which, unlike the modification time, a program cannot set back (`os.utime`), so an edit
     that keeps the size and restores the mtime is still seen. Raises OSError for a missing file."""
     digest = hashlib.sha256(f"gpu-advisor snapshot {FORMAT}".encode())
     for path in files:
-        st = path.stat()
-        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
+        st = os.stat(path)
+        digest.update(os.fspath(path).encode("utf-8", "surrogateescape") + b"\0")
         digest.update(f"{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{st.st_ctime_ns}\0".encode())
     return digest.hexdigest()
 

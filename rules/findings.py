@@ -1,6 +1,8 @@
 """The one thing a rule produces: a structured finding. Wording and citation are rendered from rule metadata."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: the structs' field annotations are then evaluated by this
+# module's byte-code when the classes are made, not compiled from text on every start
+# (knowledge.structs._resolve_annotations: ≈ 40 µs per annotation); names defined later are quoted.
 
 from typing import Any, Literal
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Literal
 
 from knowledge.errors import AdvisorError
-from knowledge.structs import Value, set_field
+from knowledge.structs import Value
 from rules.conditions import Cond
 from rules.findings import Severity
 
@@ -89,7 +89,6 @@ class RuleMeta(Value):
     shows: tuple[str, ...] = ()  # fact fields worth showing besides those the condition reads
     cite_fact: tuple[str, str] | None = None  # (source-id field, section field): cite the fact's own source
     # when it names one (a quoted claim cites its guide section, not the generic claims source)
-    fact_fields: tuple[str, ...] = ()  # computed in __post_init__ (any value given is replaced)
 
     def __post_init__(self) -> None:
         if not _ID.match(self.id):
@@ -103,18 +102,27 @@ class RuleMeta(Value):
         for name in ("summary", "en", "zh", "section", "source"):
             if not getattr(self, name).strip():
                 raise ValueError(f"{self.id}: empty {name}")
-        shown: list[str] = [*self.when.fields(), *self.shows]
-        for tpl in (self.en, self.zh):
-            for name in template_fields(tpl):
-                shown.extend(fact_fields_for(name))
-        if self.cite_fact:
-            shown.extend(self.cite_fact)  # the citation is rendered from these
-        shown = [n for n in shown if n != "kind"]
-        set_field(self, "fact_fields", tuple(dict.fromkeys(shown)))
+
+    @property
+    def fact_fields(self) -> tuple[str, ...]:
+        """The fact fields a finding of this rule shows: those its condition reads, `shows`, those behind its
+        templates' names and its citation's (computed on first use: an answer renders a few of the ~110 rules)."""
+        return _fact_fields(self)
 
     @property
     def sources(self) -> tuple[str, ...]:
         return (self.source, *self.refs)
+
+
+@lru_cache(maxsize=512)
+def _fact_fields(rule: RuleMeta) -> tuple[str, ...]:
+    shown: list[str] = [*rule.when.fields(), *rule.shows]
+    for tpl in (rule.en, rule.zh):
+        for name in template_fields(tpl):
+            shown.extend(fact_fields_for(name))
+    if rule.cite_fact:
+        shown.extend(rule.cite_fact)  # the citation is rendered from these
+    return tuple(dict.fromkeys(n for n in shown if n != "kind"))
 
 
 _TOPIC_MODULES: dict[Topic, str] = {t: f"rules.{t}" for t in TOPICS}

@@ -394,9 +394,11 @@ WARM_PATH = {  # command -> (argv, allowed from NOT_ON_WARM_PATH, also banned)
     "throughput": (COMMANDS["throughput"], set(), NO_PYDANTIC),
     "gpus": (["gpus", "--json", "--region", "cn"], set(), NO_PYDANTIC),
     "tco": (COMMANDS["tco"], set(), NO_PYDANTIC),
-    # an inference recommendation runs the rules (durable) but never the parallelism planner
+    # an inference recommendation runs the rules (durable) but never the parallelism planner; it states its
+    # assumptions from the catalog's small "recommend" section, never loading the main message tables
     "recommend": (COMMANDS["recommend"], {"durable", "durable_rules_engine", "rules", "advisor.recommend.recommender",
-                                          "advisor.recommend.training_advice"}, set()),
+                                          "advisor.recommend.training_advice"},
+                  {"knowledge.messages.en", "knowledge.messages.zh"}),
 }
 
 

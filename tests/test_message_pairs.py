@@ -22,11 +22,6 @@ SCANNED = ["advisor/conversation/render", "advisor/conversation/llm", "advisor/r
 
 # Files that may keep pairs, each with its reason (the list only shrinks).
 ALLOWED: dict[str, str] = {
-    # `recommend --json` states these sentences (in English) and builds their Chinese in the same pass; a catalog
-    # table would be imported by that command's start-up, which must not load one (3-6 ms of ~70 ms).
-    "advisor/recommend/assumptions.py": "recommend --json start-up",
-    "advisor/recommend/offload.py": "recommend --json start-up",
-    "advisor/recommend/recommender.py": "recommend --json start-up",
     # a token count's scale word ("20 亿 tokens" / "2 B tokens") is a number format with its own divisor (1e8 vs
     # 1e9), recorded with its unit for the grounding check, not a label
     "advisor/conversation/render/book.py": "number format",

@@ -105,11 +105,32 @@ def test_no_key_is_written_twice() -> None:
     import ast
     from pathlib import Path
 
-    for lang in ("en", "zh"):
-        path = Path(__file__).resolve().parents[1] / "knowledge" / "messages" / f"{lang}.py"
+    from knowledge.messages import SECTIONS
+
+    for name in ("en", "zh", *(f"{section}_{lang}" for section in SECTIONS for lang in ("en", "zh"))):
+        path = Path(__file__).resolve().parents[1] / "knowledge" / "messages" / f"{name}.py"
         table = next(node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                      if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Dict))
         assert isinstance(table, ast.Dict)
         keys = [k.value for k in table.keys if isinstance(k, ast.Constant)]
         twice = sorted({k for k in keys if keys.count(k) > 1})
-        assert not twice, (lang, twice)
+        assert not twice, (name, twice)
+
+
+def test_a_section_key_is_read_from_its_own_module_and_the_whole_table_has_it() -> None:
+    """`recommend` reads its sentences from the "recommend" section alone; `table` (the tests, `known`) sees every
+    key of every section, and a section's keys are the section's and nowhere else."""
+    import importlib
+
+    from knowledge.messages import SECTIONS
+
+    for section in SECTIONS:
+        for lang in LANGS:
+            part = importlib.import_module(f"knowledge.messages.{section}_{lang}").MESSAGES
+            main = importlib.import_module(f"knowledge.messages.{lang}").MESSAGES
+            assert part and all(key.startswith(section + ".") and key not in main for key in part)
+            assert all(table(lang)[key] == entry for key, entry in part.items())
+            assert not any(key.startswith(section + ".") for key in main)
+    assert t("recommend.per_node", "zh", n=8) == "每台服务器最多 8 张卡"
+    assert t("recommend.deadline", "en", days=30.0).startswith("no deadline given: configurations that finish within 30 days")
+    assert known("recommend.offload") and not known("recommend.no_such_sentence")

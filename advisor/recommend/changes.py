@@ -48,9 +48,7 @@ def changes(search: Search, options: list[Option], closest: list[Option], scope:
     fitting = [o for o in options if o.fits]
     out = _budget_change(fitting, c, search)
     if any(m in SPEED_MISSES for o in fitting for m in o.misses):
-        out.append(Change(kind="gpus", message="more GPUs per node or faster cards (the speed target is missed "
-                                               "by every configuration tried)",
-                          message_zh="需要更多或更快的显卡（所有配置都达不到速度目标）"))
+        out.append(Change(kind="gpus", message=t("change.gpus", "en"), message_zh=t("change.gpus", "zh")))
     if search.workload.is_training:
         out += _task_change(search, scope, owned)
     else:
@@ -74,11 +72,9 @@ def _budget_change(fitting: list[Option], c: Constraints, search: Search) -> lis
     if cheapest is None:
         return []
     amount = total_price(cheapest)
-    return [Change(kind="budget", value=amount,
-                   message=f"a budget of {_money(amount, c.currency)} buys {cheapest.count}× "
-                           f"{cheapest.gpu_name}, the cheapest configuration that fits",
-                   message_zh=f"预算提高到 {_money(amount, c.currency)} 可买 {cheapest.count} 张 "
-                              f"{cheapest.gpu_name}（能装下的最便宜配置）")]
+    fields = {"money": _money(amount, c.currency), "count": cheapest.count, "gpu": cheapest.gpu_name}
+    return [Change(kind="budget", value=amount, message=t("change.budget", "en", **fields),
+                   message_zh=t("change.budget", "zh", **fields))]
 
 
 def _task_change(search: Search, scope: Constraints | None, owned: bool = False) -> list[Change]:
@@ -158,11 +154,9 @@ def _context_change(search: Search, closest: list[Option]) -> list[Change]:
     useful = max(MIN_USEFUL_CONTEXT, (w.prompt_tokens or 0) + (w.output_tokens or 0))
     if not max_context or max_context >= w.context or max_context < useful:
         return []  # nothing to change, or a window too short to be of use (R1 for 100 users on 8 H20s: 768 tokens)
-    return [Change(kind="context", value=max_context,
-                   message=f"context ≤ {max_context} tokens (instead of {w.context}) fits on "
-                           f"{best.count}× {best.gpu_name}",
-                   message_zh=f"上下文降到 {max_context} tokens 以内（原 {w.context}）可在 {best.count} 张 "
-                              f"{best.gpu_name} 上装下")]
+    fields = {"context": max_context, "old": w.context, "count": best.count, "gpu": best.gpu_name}
+    return [Change(kind="context", value=max_context, message=t("change.context", "en", **fields),
+                   message_zh=t("change.context", "zh", **fields))]
 
 
 GIB = 2**30

@@ -18,6 +18,7 @@ from advisor.recommend.parts import LayerOffload, OptionLayout, ServingFigures
 from advisor.recommend.prices import option_price, option_tco
 from advisor.recommend.results import Option
 from knowledge.errors import InputError
+from knowledge.messages import t
 from knowledge.structs import replace
 
 if TYPE_CHECKING:  # the recommender is imported where an offload option is made: the dialog imports this module
@@ -128,26 +129,21 @@ def offer(search: Search, rec: Recommendation) -> None:
         rec.options.insert(at, opt)
     else:
         rec.closest.insert(0, opt)
-    t, lo = opt.throughput, opt.layout.layer_offload
-    assert t is not None and t.offload is not None and lo is not None  # an offload option
-    ram = lo.system_ram_bytes / GIB
-    rec.assumptions.append(
-        f"one {gpu.name} does not hold {search.model.name} even at 4 bits: the offload option keeps -ngl "
-        f"{lo.ngl} layers on the card and {lo.cpu_layers} in system RAM ({ram:.1f} GiB), "
-        f"≈ {t.decode_tokens_per_s:.1f} tokens/s ({t.offload['host']})")
-    rec.assumptions_zh.append(
-        f"一张 {gpu.name} 即使 4-bit 也放不下 {search.model.name}：卸载方案把 -ngl {lo.ngl} 层放在显卡上，"
-        f"{lo.cpu_layers} 层放在系统内存（{ram:.1f} GiB），约 {t.decode_tokens_per_s:.1f} tokens/s"
-        f"（按 {_host_zh(t.offload['host'])} 估算）")
+    fig, lo = opt.throughput, opt.layout.layer_offload
+    assert fig is not None and fig.offload is not None and lo is not None  # an offload option
+    fields = {"gpu": gpu.name, "model": search.model.name, "ngl": lo.ngl, "cpu_layers": lo.cpu_layers,
+              "ram": lo.system_ram_bytes / GIB, "tps": fig.decode_tokens_per_s}
+    rec.assumptions.append(t("recommend.offload", "en", host=fig.offload["host"], **fields))
+    rec.assumptions_zh.append(t("recommend.offload", "zh", host=_host_zh(fig.offload["host"]), **fields))
 
 
-# the host memory classes of knowledge/data/calibration.yaml and advisor.estimator.offload's words, in Chinese
-_HOST_ZH = (("HEDT/workstation", "高端台式机/工作站"), ("workstation", "工作站"), ("server socket", "服务器单路"),
-            ("desktop", "台式机"), (" (assumed)", "（假设值）"), ("stated ", "您给的 "))
+# the host memory classes of knowledge/data/calibration.yaml and advisor.estimator.offload's words, replaced in this
+# order (the catalog's "recommend.host.*" entries)
+_HOST_WORDS = ("hedt", "workstation", "server", "desktop", "assumed", "stated")
 
 
 def _host_zh(label: str) -> str:
     """A host's memory class ("desktop, 2 × DDR5-5600 = 89.6 GB/s (assumed)") in Chinese."""
-    for en, zh in _HOST_ZH:
-        label = label.replace(en, zh, 1)
+    for word in _HOST_WORDS:
+        label = label.replace(t(f"recommend.host.{word}", "en"), t(f"recommend.host.{word}", "zh"), 1)
     return label

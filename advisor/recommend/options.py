@@ -10,7 +10,7 @@ import math
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.launch import launch_hint
-from advisor.recommend.parts import OptionLayout
+from advisor.recommend.parts import OptionLayout, ServingFigures, TrainingFigures
 from advisor.recommend.prices import option_price, option_tco, total_price
 from advisor.recommend.results import Option
 from advisor.recommend.rules import apply_rules, blocked
@@ -27,7 +27,7 @@ from advisor.recommend.search import (
     precision,
     sized,
 )
-from advisor.recommend.speed import margin, speed
+from advisor.recommend.speed import Speed, margin, speed
 from advisor.workload import Workload
 from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
@@ -37,8 +37,9 @@ QUANTISED_FORMATS = ("awq-int4", "gptq-int4", "q4_k_m")  # tried in this order f
 
 
 def build_option(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout,
-                 labels: list[str] | None = None) -> Option:
-    """The option of one sized layout: memory, price, launch line; speed, TCO and margin when it fits."""
+                 labels: list[str] | None = None, pace: Speed | None = None) -> Option:
+    """The option of one sized layout: memory, price, launch line; speed, TCO and margin when it fits (`pace`: its
+    speed when the caller has computed it already)."""
     fits = est.fits(gpu)
     opt = Option(
         gpu=gpu.id, gpu_name=gpu.name, count=layout.count, nodes=layout.nodes,
@@ -52,7 +53,7 @@ def build_option(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload,
     )
     opt.set_memory(est, w)
     if fits:
-        opt.throughput, opt.training, formulas = speed(search, gpu, est, w, layout)
+        opt.throughput, opt.training, formulas = pace or speed(search, gpu, est, w, layout)
         opt.formulas += formulas
         opt.tco = option_tco(search, gpu, opt)
     opt.misses = target_misses(search, gpu, opt)
@@ -83,47 +84,62 @@ def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:
             out.append("budget")
     if c.power_limit_w is not None and gpu.tdp_w * opt.count > c.power_limit_w:
         out.append("power")
-    t = opt.throughput
+    return out + speed_misses(search, opt.throughput, opt.training)
+
+
+def speed_misses(search: Search, t: ServingFigures | None, training: TrainingFigures | None) -> list[str]:
+    """The speed targets (SPEED_MISSES: per-token latency, total throughput, training deadline) a configuration of
+    this speed misses."""
+    c = search.constraints
+    out = []
     if t:
         if c.max_ms_per_token is not None and t.ms_per_token > c.max_ms_per_token:
             out.append("latency")
         if c.min_tokens_per_s is not None and t.decode_tokens_per_s_total < c.min_tokens_per_s:
             out.append("throughput")
-    if opt.training and c.deadline_s is not None and opt.training.wall_s > c.deadline_s:
+    if training and c.deadline_s is not None and training.wall_s > c.deadline_s:
         out.append("deadline")
     return out
 
 
 def search_gpu(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tuple[Option | None, Option | None]:
-    """(the smallest option on `gpu` that fits and meets the speed targets, or the largest that was tried)."""
+    """(the smallest option on `gpu` that fits and meets the speed targets, or the largest that was tried).
+
+    A layout that fits but misses a speed target is judged on its speed alone (`speed_misses`) and the search
+    moves on; only the layout returned is built into an option (price, TCO, launch line, margin), with the speed
+    already computed. The option is the same as building every tried layout and keeping the last: building is a
+    pure function of (search, GPU, sizing), and a discarded option was never read beyond its speed."""
     remaining = list(pairs)
-    best: Option | None = None
+    last: tuple[Sizing, Speed] | None = None
     while remaining:
         found = first_fit(search, gpu, remaining)
         if found is None:
             break
-        opt = build_option(search, gpu, *found)
-        best = opt
-        if not any(m in SPEED_MISSES for m in opt.misses):
-            return opt, None
-        needed = _needed_for_speed(search, opt, found.layout, pairs, remaining)
+        if not found.estimate.fits(gpu):  # (a planner's layout) no speed without a fit: nothing is missed
+            return build_option(search, gpu, *found), None
+        pace = speed(search, gpu, *found)
+        last = found, pace
+        missed = speed_misses(search, pace.throughput, pace.training)
+        if not missed:
+            break
+        needed = _needed_for_speed(search, missed, pace.training, found.layout, pairs, remaining)
         remaining = [(n, k) for n, k in remaining if n >= needed]  # more GPUs for speed
-    if best is not None:
-        return best, None
+    if last is not None:
+        return build_option(search, gpu, *last[0], pace=last[1]), None
     near = closest_sizing(search, gpu, pairs)
     return None, (build_option(search, gpu, *near) if near else None)
 
 
-def _needed_for_speed(search: Search, opt: Option, layout: Layout, pairs: list[tuple[int, int]],
-                      remaining: list[tuple[int, int]]) -> int:
+def _needed_for_speed(search: Search, missed: list[str], training: TrainingFigures | None, layout: Layout,
+                      pairs: list[tuple[int, int]], remaining: list[tuple[int, int]]) -> int:
     """The fewest GPUs that may meet the missed speed target: one more than now, and for a deadline at least
     count × wall-clock / deadline, since time scales at best as 1/GPUs (not from an offloaded layout, whose
     host-side optimizer step more GPUs may drop altogether). Adds the full-server count in between the doublings
     to `remaining` (review R46: 64 GPUs at 34 days for a 30-day deadline need 73, i.e. 10 servers of 8)."""
     needed = layout.count + 1
     c = search.constraints
-    if "deadline" in opt.misses and layout.offload == "none" and c.deadline_s is not None and opt.training:
-        needed = max(needed, math.ceil(layout.count * opt.training.wall_s / c.deadline_s))
+    if "deadline" in missed and layout.offload == "none" and c.deadline_s is not None and training:
+        needed = max(needed, math.ceil(layout.count * training.wall_s / c.deadline_s))
         per_node = c.max_gpus_per_node
         nodes = min(math.ceil(needed / per_node), _node_limit(search))  # out of reach: the most servers allowed
         needed = max(layout.count + 1, min(needed, nodes * per_node))

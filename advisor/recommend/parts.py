@@ -7,7 +7,9 @@ training workload's `offload`) and llama.cpp's layer offload (`layer_offload`: `
 in system RAM). Both are written under the contract's one `offload` key, "layers" for the latter.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: the structs' field annotations are then evaluated by this
+# module's byte-code when the classes are made, not compiled from text on every start
+# (knowledge.structs._resolve_annotations: ≈ 40 µs per annotation); names defined later are quoted.
 
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -84,7 +86,7 @@ class OptionLayout(Frozen):
         return out
 
     @classmethod
-    def from_contract(cls, data: Mapping[str, Any]) -> OptionLayout:
+    def from_contract(cls, data: Mapping[str, Any]) -> "OptionLayout":
         """The layout back from its contract object (a client of `recommend --json`); StructError when invalid."""
         flat = dict(data)
         planned = {k: flat.pop(k) for k in fields(PlannedLayout) if k in flat}
@@ -115,7 +117,7 @@ class UnitPrice(Frozen):
                 "source": self.source, "end_of_life": self.end_of_life}
 
     @classmethod
-    def from_contract(cls, data: Mapping[str, Any]) -> UnitPrice:
+    def from_contract(cls, data: Mapping[str, Any]) -> "UnitPrice":
         """The price back from its contract object; StructError when invalid (a price without a currency)."""
         flat = dict(data)
         money = {k: flat.pop(k) for k in ("amount", "currency") if k in flat}
@@ -222,7 +224,7 @@ class OptionTco(Frozen):
     job_hours: float | None = None  # owned cards, training: the job's wall-clock hours (contract key only then)
 
     @classmethod
-    def of(cls, t: TcoEstimate, basis: TcoBasis) -> OptionTco:
+    def of(cls, t: TcoEstimate, basis: TcoBasis) -> "OptionTco":
         """The estimator's TCO of the cards on `basis`, before any adjustment."""
         cloud = None if t.cloud_cost is None else CloudRent(
             usd_per_gpu_hour=t.cloud_usd_per_gpu_hour, provider=t.cloud_provider,

@@ -99,6 +99,7 @@ from advisor.recommend.speed import NEAR_CAPACITY, fill_load
 from advisor.workload import Constraints, Workload, default_context
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import InputError
+from knowledge.messages import t
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import dump, dump_json, given, replace
 
@@ -313,15 +314,8 @@ def _default_interactivity(workload: Workload, c: Constraints) -> Constraints | 
 
 def interactivity_assumption(lang: str, met: bool) -> str:
     """The stated default target, and whether any configuration reaches it."""
-    tps = 1000.0 / INTERACTIVE_MS_PER_TOKEN
-    if lang == "zh":
-        head = (f"默认交互目标：每位用户每秒至少 {tps:.0f} 个 token（每 token ≤ {INTERACTIVE_MS_PER_TOKEN:.0f} ms，"
-                "MLPerf 推理基准 Llama 2 70B 交互场景的标准）")
-        return head + ("。" if met else "；目录中有价格、在本地区可买到新卡的配置都达不到，以下方案按显存选型，速度见表。")
-    head = (f"Default interactivity target: at least {tps:.0f} tokens/s for each user ({INTERACTIVE_MS_PER_TOKEN:.0f} ms "
-            "per output token, MLPerf Inference's Llama 2 70B interactive scenario)")
-    return head + ("." if met else "; no configuration that can be bought new in the region at a catalog price "
-                   "reaches it, so the options below are sized for memory; their speed is in the table.")
+    head = t("recommend.interactive", lang, tps=1000.0 / INTERACTIVE_MS_PER_TOKEN, ms=INTERACTIVE_MS_PER_TOKEN)
+    return head + t("recommend.interactive.met" if met else "recommend.interactive.unmet", lang)
 
 
 def _search_all(search: Search, gpus: dict[str, GpuSpec]) -> tuple[list[Option], list[Option]]:

@@ -4,6 +4,7 @@ rule engine gives for them; an option with a "block" finding is ruled out.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from advisor.estimator.results import MemoryEstimate
@@ -19,7 +20,12 @@ from rules.findings import Finding
 
 
 def config_facts(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: Workload) -> dict[str, Any]:
-    """The rule facts (rules.facts.ConfigFacts) of one priced, sized option."""
+    """The rule facts (rules.facts.ConfigFacts) of one priced, sized option, as the flat dict the engine asserts."""
+    return config_model(search, gpu, opt, est, w).to_facts()
+
+
+def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate, w: Workload) -> ConfigFacts:
+    """The checked rule facts of one priced, sized option (given to the engine as they are: not checked twice)."""
     c, model = search.constraints, search.model
     price = opt.price
     tp, pp = opt.layout.tp, opt.layout.pp
@@ -55,11 +61,11 @@ def config_facts(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
         facts.update(price_amount=total_price(opt), currency=price.per_card.currency)
         if c.budget is not None and c.currency == price.per_card.currency:
             facts["budget_amount"] = c.budget
-    return ConfigFacts.from_gpu(gpu, **{k: v for k, v in facts.items() if v is not None}).to_facts()
+    return ConfigFacts.from_gpu(gpu, **{k: v for k, v in facts.items() if v is not None})
 
 
-def workload_facts(search: Search) -> dict[str, Any]:
-    """The rule facts (rules.facts.WorkloadFacts) of the job itself, whatever the hardware."""
+def workload_facts(search: Search) -> WorkloadFacts:
+    """The checked rule facts (rules.facts.WorkloadFacts) of the job itself, whatever the hardware."""
     w, c, model = search.workload, search.constraints, search.model
     counts = param_counts(model)
     fields: dict[str, Any] = {"task": w.task, "params": counts.total, "active_params": counts.active,
@@ -67,11 +73,11 @@ def workload_facts(search: Search) -> dict[str, Any]:
                               "region": c.region, "model_id": model.id}
     if c.budget is not None:
         fields.update(budget_amount=c.budget, currency=c.currency)
-    return WorkloadFacts(**fields).to_facts()
+    return WorkloadFacts(**fields)
 
 
-def evaluate_rules(facts: list[dict[str, Any]]) -> list[Finding]:
-    """The findings of the rule engine for `facts`."""
+def evaluate_rules(facts: Sequence[Mapping[str, Any] | ConfigFacts | WorkloadFacts]) -> list[Finding]:
+    """The findings of the rule engine for `facts` (flat dicts, checked there, or checked fact models)."""
     return evaluate(facts)
 
 
@@ -80,7 +86,7 @@ def apply_rules(search: Search, opt: Option, gpu: GpuSpec) -> None:
     est, w = opt.memory_estimate, opt.sized_workload
     if est is None or w is None:
         raise ValueError(f"{opt.count}× {opt.gpu_name}: an option is checked with the memory estimate it was sized with")
-    opt.findings = evaluate_rules([config_facts(search, gpu, opt, est, w)])
+    opt.findings = evaluate_rules([config_model(search, gpu, opt, est, w)])
     opt.substitutes = sorted({f.alternative for f in opt.findings if f.alternative})
 
 

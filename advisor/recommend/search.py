@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from advisor.estimator.formats import weight_bytes
@@ -187,11 +188,24 @@ def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
         w = replace(w, engine=engine)
     if engine == "llama.cpp" and w.weights in GGUF_OF:  # "4-bit" on a Mac: llama.cpp's own 4-bit file, named so
         w = replace(w, weights=GGUF_OF[w.weights])
+    if not valid_sized(w):
+        return None
     try:
-        validate(Workload, dump(w))
         return Memory(estimate_memory(search.model, w, gpu), w)
     except (AdvisorError, ValueError):
         return None
+
+
+@lru_cache(maxsize=1024)
+def valid_sized(w: Workload) -> bool:
+    """Whether a sized workload (made by `replace`, unchecked) passes Workload's own checks. A pure function of the
+    workload (a frozen struct, hashed by its fields), memoised: a search sizes the same workload for every GPU of
+    a layout (~75 checks for ~10 distinct workloads per recommendation)."""
+    try:
+        validate(Workload, dump(w))
+    except (AdvisorError, ValueError):
+        return False
+    return True
 
 
 def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:

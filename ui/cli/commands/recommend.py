@@ -72,7 +72,6 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
     from advisor.workload import Constraints, Workload
     from knowledge.errors import InputError
     from knowledge.structs import StructError
-    from ui.cli.commands.estimate import validation_to_input_error
 
     try:
         sized = {} if args.context is None else {"context": args.context}
@@ -81,6 +80,8 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
                             output_tokens=args.output_tokens, train_tokens=args.tokens, engine=args.engine,
                             lora_rank=args.lora_rank)
     except StructError as exc:
+        from ui.cli.commands.estimate import validation_to_input_error  # only for a refused value: not at start-up
+
         raise validation_to_input_error(exc) from None
     try:
         constraints = validate(Constraints, {  # validated as a whole: errors name the flag ("existing.count")
