@@ -322,8 +322,12 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         notes.append(Assumption("left out as you asked: " + ", ".join(s.excluded + [v.upper() for v in vendors]),
                                 "按您的要求不考虑：" + "、".join(s.excluded + [v.upper() for v in vendors])))
     if s.gpu_count and not s.existing and not s.candidates:
-        kwargs["max_gpus_per_node"] = max(1, min(16, s.gpu_count))
-        kwargs["max_nodes"] = 1
+        if s.gpu_count <= 16:  # "四张卡", "8 GPUs": one machine
+            kwargs["max_gpus_per_node"] = max(1, s.gpu_count)
+            kwargs["max_nodes"] = 1
+        else:  # "2048 GPUs": a cluster of 8-GPU servers
+            kwargs["max_gpus_per_node"] = 8
+            kwargs["max_nodes"] = min(4096, -(-s.gpu_count // 8))
     if s.deadline_s:
         kwargs["deadline_s"] = s.deadline_s
     if s.tpot_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target
