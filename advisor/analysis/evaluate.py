@@ -157,7 +157,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         if lead is not None and lead.fits:
             target = request.constraints.max_ms_per_token  # the stated TPOT target, else the default one
             ev.load = serving_load(model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps,
-                                   tpot_target_s=target / 1000 if target else None)
+                                   tpot_target_s=target / 1000 if target else None,
+                                   ttft_target_s=request.ttft_target_s)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None

@@ -4,7 +4,9 @@ arguments)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from msgspec import Meta
 
 from advisor.workload import Constraints, Workload
 from knowledge.structs import Frozen
@@ -43,6 +45,7 @@ class AnalysisRequest(Frozen):
     claim: QuotedClaim | None = None
     concurrency_avg: int | None = None  # the average load next to the peak the workload is sized for
     concurrency_given: bool = False  # the user said a concurrency or a request rate
+    ttft_target_s: Annotated[float, Meta(gt=0, le=3600)] | None = None  # a stated time-to-first-token target
     offload_asked: bool = False  # the user asked about layer offload: the answer leads with it
     wants_nvlink: bool = False  # the user's plan takes NVLink between the named cards for granted
     intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)

@@ -111,7 +111,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "horizon_months",
-                 "horizon_text", "wants_nvlink", "condition", "offload", "home"):
+                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -322,10 +322,16 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         notes.append(Assumption("left out as you asked: " + ", ".join(s.excluded + [v.upper() for v in vendors]),
                                 "按您的要求不考虑：" + "、".join(s.excluded + [v.upper() for v in vendors])))
     if s.gpu_count and not s.existing and not s.candidates:
-        kwargs["max_gpus_per_node"] = max(1, min(16, s.gpu_count))
-        kwargs["max_nodes"] = 1
+        if s.gpu_count <= 16:  # "四张卡", "8 GPUs": one machine
+            kwargs["max_gpus_per_node"] = max(1, s.gpu_count)
+            kwargs["max_nodes"] = 1
+        else:  # "2048 GPUs": a cluster of 8-GPU servers
+            kwargs["max_gpus_per_node"] = 8
+            kwargs["max_nodes"] = min(4096, -(-s.gpu_count // 8))
     if s.deadline_s:
         kwargs["deadline_s"] = s.deadline_s
+    if s.tpot_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target
+        kwargs["max_ms_per_token"] = s.tpot_ms
     if s.buy_or_rent:
         kwargs["buy_or_rent"] = s.buy_or_rent
     if s.tco_years:
@@ -483,6 +489,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg, concurrency_given=s.concurrency is not None or s.qps is not None,
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
+        ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, stated=stated_fields(s),
         inferred=(*(("concurrency",) if s.concurrency is None and s.qps is not None else ()),
                   *(("context",) if prompt_fills(s) else ())))

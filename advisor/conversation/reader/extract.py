@@ -33,6 +33,7 @@ from advisor.conversation.reader.names import read_capacity, read_claim, read_gp
 from advisor.conversation.reader.numbers import cn_int, to_number
 from advisor.conversation.reader.quantity import rewrite as rewrite_numbers
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
+from advisor.conversation.reader.targets import read_latency_targets
 from advisor.conversation.reader.text import Text, normalise, scaled
 from advisor.conversation.reader.usage import read_usage_slots
 from advisor.conversation.reader.words import read_precision, read_settings, read_task
@@ -82,6 +83,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_capacity(t, slots)
     read_dataset(t, slots)
     read_usage_slots(t, slots)
+    read_latency_targets(t, slots)  # before the token amounts: "20 tokens/s per user" is a speed, not a length
     read_tokens(t, slots)
     read_money(t, slots, lang)
     read_context(t, slots)

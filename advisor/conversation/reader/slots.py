@@ -60,6 +60,9 @@ class Slots(Mutable):
     unknown_gpus: list[str] = msgspec.field(default_factory=list)
     train_tokens: float | None = None
     deadline_s: float | None = None
+    ttft_ms: float | None = None  # a stated time-to-first-token target ("TTFT under 1 s", "首 token 500ms 以内")
+    tpot_ms: float | None = None  # a stated time-per-output-token target ("TPOT ≤ 50 ms", "每路至少 20 tokens/s")
+    latency_text: str | None = None  # the words the latency targets were read from
     tco_years: int | None = None
     claim: Claim | None = None
     engine: str | None = None

@@ -342,6 +342,9 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
                        "tokens/s", SRC_LOAD, 0)
         bits.append(t("screen.load.total", lang, tot=tot))
     head = t("screen.load.head", lang, n=n, on=on, bits=t("list.comma", lang).join(bits))
+    ttft_target = (load.get("target") or {}).get("ttft_s")
+    if ttft_target and load.get("max_concurrency_for_target") is not None:
+        return head + _ttft_limit(load, o, on, book, lang) + t("sentence.end", lang)
     target = (load.get("target") or {}).get("tpot_s")
     limit = load.get("max_concurrency_for_target")
     if target and limit is not None:
@@ -360,6 +363,27 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
             tail = t("screen.load.not_one", lang, ms=ms, rate=rate, why=why)
         return head + tail + t("sentence.end", lang)
     return head + t("sentence.end", lang)
+
+
+def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) -> str:
+    """The largest concurrency meeting a stated time-to-first-token target (with the stated TPOT target when there
+    is one as well), as the clause after the load figures."""
+    target, limit = load["target"], load["max_concurrency_for_target"]
+    ttft = book.num("TTFT target", target["ttft_s"] * 1e3, "ms", SRC_USER, decimals_for(target["ttft_s"] * 1e3))
+    if target.get("tpot_s"):
+        tp = target["tpot_s"]
+        ms = book.num("TPOT target", tp * 1e3, "ms", SRC_USER, decimals_for(tp * 1e3))
+        rate = book.num("per-user speed at the TPOT target", 1 / tp, "tokens/s", "computed: 1 / TPOT target",
+                        decimals_for(round(1 / tp, 1)))
+        cond = t("screen.load.cond_both", lang, ttft=ttft, ms=ms, rate=rate)
+    else:
+        cond = t("screen.load.cond_ttft", lang, ttft=ttft)
+    why = t("screen.load.your_target", lang)
+    if limit < 1:
+        return t("screen.load.not_one_ttft", lang, cond=cond, why=why)
+    most = book.count(f"largest concurrency meeting the TTFT target on {on}", limit, "sequences", SRC_LOAD)
+    key = "screen.load.most_ttft_memory" if load.get("limit_bound") == "memory" else "screen.load.most_ttft"
+    return t(key, lang, most=most, cond=cond, why=why) + replicas_for_load(o, load["concurrency"], limit, book, lang)
 
 
 def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
@@ -543,6 +567,19 @@ def _short_speed(o: Any, book: Book, lang: str) -> str:
     return "—"
 
 
+def stated_targets(ev: Any, book: Book) -> list[str]:
+    """The latency targets the user stated, as "TTFT ≤ 1000 ms", "TPOT ≤ 50 ms" (the TTFT one as the simulation
+    was asked for it, advisor.analysis.limits.serving_load)."""
+    out = []
+    ttft = ((getattr(ev, "load", None) or {}).get("target") or {}).get("ttft_s")
+    if ttft:
+        out.append("TTFT ≤ " + book.num("TTFT target", ttft * 1e3, "ms", SRC_USER, decimals_for(ttft * 1e3)))
+    tpot = getattr(ev.constraints, "max_ms_per_token", None)
+    if tpot is not None and "max_ms_per_token" in (getattr(ev.constraints, "stated", None) or ("max_ms_per_token",)):
+        out.append("TPOT ≤ " + book.num("TPOT target", tpot, "ms", SRC_USER, decimals_for(tpot)))
+    return out
+
+
 def assumed_line(ev: Any, book: Book, lang: str) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details)."""
     w = ev.workload
@@ -557,6 +594,9 @@ def assumed_line(ev: Any, book: Book, lang: str) -> str:
         bits.append(t("screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default",
                       lang, tokens=tokens))
     bits.append(format_label(need_format(ev), lang))
+    targets = stated_targets(ev, book)
+    if targets:
+        bits.append(t("screen.assumed.targets", lang, targets=t("list.comma", lang).join(targets)))
     if w.task != "inference" and getattr(ev.constraints, "mfu", None):  # a stated MFU replaces the calibrated one
         pct = book.num("training MFU you stated", ev.constraints.mfu * 100, "%", "user input", 0, suffix="").strip()
         bits.append(t("screen.assumed.mfu", lang, pct=pct))

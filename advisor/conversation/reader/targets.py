@@ -1,0 +1,89 @@
+"""Latency targets a serving question states: time to first token ("TTFT under 1 s", "首 token 延迟 500ms 以内")
+and time per output token, said as a latency ("TPOT ≤ 50 ms", "每 token 不超过 40 毫秒") or as a per-user speed
+("at least 20 tokens/s per user", "每路至少 20 tokens/s", read as TPOT = 1000 / speed ms).
+
+A target is read only beside its own words (TTFT / first token / 首 token …; TPOT / per token / 每路 …), so a bare
+"500 ms" or "20 tokens/s" stays unread. Percentile words ("p95 TTFT") are kept in the words quoted; the analysis
+judges the simulated median (advisor.estimator.serving.max_concurrency_for_target) and says so.
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.conversation.reader.numbers import to_number
+from advisor.conversation.reader.slots import Slots
+from advisor.conversation.reader.text import NUM, Text
+
+_PCT = r"(?:\s*(?:p50|p90|p95|p99|median|average|mean|中位数?|平均))?"
+_BOUND_EN = (r"(?:\s*(?:of|under|below|within|less than|at most|no more than|not above|<=?|≤|:|=|is|be|to|should|must|"
+             r"needs?|has|have|stay|kept|keep|around|about|~))*")
+_BOUND_ZH = r"(?:\s*(?:要|需要|需|得|在|控制在|保持在|不超过|不高于|低于|小于|少于|最多|<=?|≤|:|：|=))*"
+_UNIT_TIME = r"(?P<unit>ms|msec|milliseconds?|毫秒|s|secs?|seconds?|秒)(?![a-z])"
+
+_TTFT = [
+    re.compile(rf"(?:ttft|time[- ]to[- ]first[- ]token|first[- ]token(?:[- ](?:latency|time|delay))?|"
+               rf"首\s*(?:个\s*)?(?:token|字|包)(?:\s*(?:延迟|时延|时间|响应))?){_PCT}{_BOUND_EN}{_BOUND_ZH}\s*"
+               rf"(?P<num>{NUM})\s*{_UNIT_TIME}", re.I),
+    # "first token within 2 seconds", "under 500 ms to the first token", "500ms 内出首字"
+    re.compile(rf"(?:under|below|within|in)\s*(?P<num>{NUM})\s*{_UNIT_TIME}\s*(?:to|for)\s*(?:the\s*)?first[- ]token",
+               re.I),
+    re.compile(rf"(?P<num>{NUM})\s*{_UNIT_TIME}\s*(?:以内|之内|内)\s*(?:出|返回|给出)?\s*首\s*(?:个\s*)?(?:token|字|包)", re.I),
+]
+_TPOT = [
+    re.compile(rf"(?:tpot|itl|inter[- ]token[- ]latency|time[- ]per[- ]output[- ]token|per[- ]token[- ]latency|"
+               rf"每\s*(?:个\s*)?(?:输出\s*)?token(?:\s*(?:延迟|时延|时间))?|输出延迟){_PCT}{_BOUND_EN}{_BOUND_ZH}\s*"
+               rf"(?P<num>{NUM})\s*{_UNIT_TIME}", re.I),
+    re.compile(rf"(?P<num>{NUM})\s*(?P<unit>ms|毫秒)\s*(?:per|/|each|every|一个|每)\s*(?:output\s*)?(?:token|个\s*token)", re.I),
+]
+_SPEED = [
+    # "at least 20 tokens/s per user", "20 tok/s for each user", "每路至少 20 tokens/s", "每个用户 30 token/秒"
+    re.compile(rf"(?:at least|minimum of|min\.?|no less than|>=|≥|over|above)?\s*(?P<num>{NUM})\s*"
+               rf"(?:tokens?\s*/\s*s(?:ec)?|tok/s|t/s|tokens? per second|token/秒|tokens?/秒)\s*"
+               rf"(?:per|for each|for every|each|/|a)\s*(?:user|request|sequence|stream|person|client)", re.I),
+    re.compile(rf"(?:每路|每个用户|每用户|每个请求|每人|单路|单用户)\s*(?:的?\s*速度)?\s*(?:要|需要|至少|不低于|不少于|≥|>=|达到)*\s*"
+               rf"(?P<num>{NUM})\s*(?:tokens?\s*/\s*s|tok/s|token/秒|tokens?/秒|字/秒)", re.I),
+]
+
+
+def _seconds(value: float, unit: str) -> float:
+    return value / 1000 if unit.lower() in ("ms", "msec", "millisecond", "milliseconds", "毫秒") else value
+
+
+def read_latency_targets(t: Text, slots: Slots) -> None:
+    """TTFT and TPOT targets beside their words, in milliseconds (`slots.ttft_ms`, `slots.tpot_ms`); the words
+    read go to `slots.latency_text`. A per-user speed is a TPOT target of 1000 / speed ms."""
+    said: list[str] = []
+    for rx in _TTFT:
+        m = rx.search(t.s)
+        if m:
+            v = to_number(m.group("num"))
+            if v and v > 0:
+                slots.ttft_ms = _seconds(v, m.group("unit")) * 1000
+                said.append(t.quote(m.start(), m.end()))
+                t.consume(m.start(), m.end())
+                break
+    for rx in _TPOT:
+        m = rx.search(t.s)
+        if m:
+            v = to_number(m.group("num"))
+            if v and v > 0:
+                slots.tpot_ms = _seconds(v, m.group("unit")) * 1000
+                said.append(t.quote(m.start(), m.end()))
+                t.consume(m.start(), m.end())
+                break
+    if slots.tpot_ms is None:
+        for rx in _SPEED:
+            m = rx.search(t.s)
+            if m:
+                v = to_number(m.group("num"))
+                if v and v > 0:
+                    slots.tpot_ms = 1000 / v
+                    said.append(t.quote(m.start(), m.end()))
+                    t.consume(m.start(), m.end())
+                    break
+    if said:
+        slots.latency_text = "; ".join(said)
+
+
+__all__ = ["read_latency_targets"]
