@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
-from knowledge.quantities import Currency
+from knowledge.quantities import Bytes, Currency
 from knowledge.structs import Frozen, Meta, NonNegativeFloat, PositiveFloat, PositiveInt, fields
 
 # lowercase letters, digits, '.' and '-' (e.g. "rtx-4090", "qwen2.5-72b"); equal to the file stem in the catalog
@@ -214,6 +214,11 @@ class GpuSpec(Strict):
         unknown = set(self.estimated) - set(fields(type(self)))
         if unknown:
             raise ValueError(f"estimated names unknown fields {sorted(unknown)}")
+
+    @property
+    def memory(self) -> Bytes:
+        """`memory_bytes` as Bytes: what the layers above compare and show (GiB or GB named)."""
+        return Bytes(self.memory_bytes)
 
     @property
     def stack(self) -> Stack:

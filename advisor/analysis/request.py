@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Literal
 
 from advisor.workload import Constraints, Workload
+from knowledge.quantities import Bytes
 from knowledge.structs import Frozen
 
 Role = Literal["existing", "candidate"]
@@ -28,6 +29,11 @@ class QuotedClaim(Frozen):
     value: float
     unit: str  # as typed: "GB", "G", "GiB", "TB"
     bytes_if_gib: float  # value read as GiB (2^30): the reading the check holds against the estimate
+
+    @property
+    def amount(self) -> Bytes:
+        """The quoted figure read as GiB, as Bytes."""
+        return Bytes.of(self.bytes_if_gib)
 
 
 class AnalysisRequest(Frozen):

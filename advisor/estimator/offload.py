@@ -354,5 +354,5 @@ def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, 
                    engine="llama.cpp")
     est = estimate_memory(model, one, gpu)
     return plan_offload(model, gpu, count, calib, host, weights=weights, kv=kv, context=context,
-                        prompt_tokens=prompt, ngl=ngl, cuda_context_bytes=est.per_gpu.overhead,
-                        compute_buffer_bytes=est.per_gpu.activations, decode_context=max(1, decode_context))
+                        prompt_tokens=prompt, ngl=ngl, cuda_context_bytes=est.per_gpu.overhead.n,
+                        compute_buffer_bytes=est.per_gpu.activations.n, decode_context=max(1, decode_context))

@@ -18,6 +18,7 @@ from advisor.recommend.parts import LayerOffload, OptionLayout, ServingFigures
 from advisor.recommend.prices import option_price, option_tco
 from advisor.recommend.results import Option
 from knowledge.errors import InputError
+from knowledge.quantities import memory_text
 from knowledge.structs import replace
 
 if TYPE_CHECKING:  # the recommender is imported where an offload option is made: the dialog imports this module
@@ -29,7 +30,6 @@ if TYPE_CHECKING:  # the recommender is imported where an offload option is made
     from knowledge.schemas import GpuSpec
 
 OFFLOAD_FORMAT = "q4_k_m"  # the GGUF format people run on one card (llama.cpp); a GGUF format the user gave wins
-GIB = 2**30
 
 
 def named_single_card(search: Search) -> GpuSpec | None:
@@ -90,8 +90,8 @@ def _offload_option(search: Search, gpu: GpuSpec, plan: OffloadPlan, ow: Workloa
         layout=OptionLayout(tp=1, pp=1, dp=1, engine="llama.cpp", weights=fmt, kv=w.kv,
                             layer_offload=LayerOffload(ngl=plan.ngl, cpu_layers=plan.cpu_layers,
                                                        system_ram_bytes=plan.system_ram_bytes)),
-        per_gpu_bytes=gpu_side.to_contract(), cpu_bytes=cpu_side.to_contract(), capacity_bytes=gpu.memory_bytes,
-        usable_bytes=gpu.memory_bytes, headroom_ratio=(gpu.memory_bytes - gpu_side.total) / gpu.memory_bytes,
+        per_gpu=gpu_side, cpu=cpu_side, capacity=gpu.memory,
+        usable=gpu.memory, headroom_ratio=(gpu.memory - gpu_side.total).ratio(gpu.memory),
         fits=True, price=option_price(search, gpu), labels=["offload"],
         throughput=ServingFigures(decode_tokens_per_s=tps, decode_tokens_per_s_total=tps, ms_per_token=1e3 / tps,
                                   prefill_tokens_per_s=plan.prefill_tokens_per_s, ttft_s=plan.ttft_s,
@@ -130,14 +130,14 @@ def offer(search: Search, rec: Recommendation) -> None:
         rec.closest.insert(0, opt)
     t, lo = opt.throughput, opt.layout.layer_offload
     assert t is not None and t.offload is not None and lo is not None  # an offload option
-    ram = lo.system_ram_bytes / GIB
+    ram = memory_text(lo.system_ram_bytes, "GiB", 1)
     rec.assumptions.append(
         f"one {gpu.name} does not hold {search.model.name} even at 4 bits: the offload option keeps -ngl "
-        f"{lo.ngl} layers on the card and {lo.cpu_layers} in system RAM ({ram:.1f} GiB), "
+        f"{lo.ngl} layers on the card and {lo.cpu_layers} in system RAM ({ram}), "
         f"≈ {t.decode_tokens_per_s:.1f} tokens/s ({t.offload['host']})")
     rec.assumptions_zh.append(
         f"一张 {gpu.name} 即使 4-bit 也放不下 {search.model.name}：卸载方案把 -ngl {lo.ngl} 层放在显卡上，"
-        f"{lo.cpu_layers} 层放在系统内存（{ram:.1f} GiB），约 {t.decode_tokens_per_s:.1f} tokens/s"
+        f"{lo.cpu_layers} 层放在系统内存（{ram}），约 {t.decode_tokens_per_s:.1f} tokens/s"
         f"（按 {_host_zh(t.offload['host'])} 估算）")
 
 

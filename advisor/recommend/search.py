@@ -222,13 +222,13 @@ def headroom(est: MemoryEstimate, gpu: GpuSpec) -> float:
     gpu_memory_utilization) is exceeded. An engine reservation of 0.9 is itself the 10 % headroom."""
     if not est.fits(gpu):
         return -1.0
-    return (gpu.memory_bytes - est.per_gpu.total) / gpu.memory_bytes
+    return (gpu.memory - est.per_gpu.total).ratio(gpu.memory)
 
 
 def sized(est: MemoryEstimate, gpu: GpuSpec) -> bool:
     """Fits with headroom, and any CPU offload fits the host RAM assumed per node (else the sizing rules
     `sizing-low-headroom` / `sizing-offload-ram-short` would flag or block it)."""
-    return headroom(est, gpu) >= MIN_HEADROOM and est.cpu.total <= DEFAULT_CPU_RAM_BYTES
+    return headroom(est, gpu) >= MIN_HEADROOM and est.cpu.total.n <= DEFAULT_CPU_RAM_BYTES
 
 
 def candidate_gpus(catalog: Catalog, c: Constraints) -> list[GpuSpec]:

@@ -112,12 +112,12 @@ def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, cont
         raise validation_to_input_error(exc) from None
     est = estimate_memory(model, w, gpu)
     if not est.fits(gpu):
-        short = -est.headroom_bytes(gpu) / GiB
+        short = (-est.headroom_bytes(gpu)).text("GiB", 2)
         raise InputError(
             f"{args.task} of {model.name} does not fit on {args.count} × {gpu.name}: needs "
-            f"{est.per_gpu.total / GiB:.2f} GiB per GPU, {est.usable_bytes(gpu) / GiB:.2f} GiB usable — short by "
-            f"{short:.2f} GiB (try more GPUs, --task lora/qlora, or check `gpu-advisor estimate`)", field="count",
-            message_zh=f"{model.name} 的 {args.task} 训练放不下 {args.count} 张 {gpu.name}：每卡还差 {short:.2f} GiB")
+            f"{est.per_gpu.total.text('GiB', 2)} per GPU, {est.usable_bytes(gpu).text('GiB', 2)} usable — short by "
+            f"{short} (try more GPUs, --task lora/qlora, or check `gpu-advisor estimate`)", field="count",
+            message_zh=f"{model.name} 的 {args.task} 训练放不下 {args.count} 张 {gpu.name}：每卡还差 {short}")
 
 
 PLANNED_TASKS = ("pretrain", "full")
