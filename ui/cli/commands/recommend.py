@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from advisor.workload import Constraints, Workload
 
 
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from advisor import workload as wl
     from advisor.workload import Constraints, Workload
