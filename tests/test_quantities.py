@@ -68,7 +68,7 @@ def test_money_in_two_currencies_does_not_add() -> None:
     with pytest.raises(TypeError, match="USD and CNY"):
         usd + cny
     with pytest.raises(TypeError, match="USD and CNY"):
-        usd < cny
+        assert usd < cny
     with pytest.raises(TypeError):
         usd + 5_000  # type: ignore[operator]
 
