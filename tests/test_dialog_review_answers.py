@@ -377,20 +377,19 @@ def test_r40_low_reliability_follows_the_sources_registry():
 
 def test_r40_story2_prices_from_expert_call_minutes_say_so():
     _, turn = ask(STORY2)
-    for name in ("NVIDIA H20 96GB", "NVIDIA L20"):
-        assert "(as of 2024-03-25, low-reliability source)" in _row(turn.answer, f"8× {name}"), name
-    # the RTX 4090's 2026 US street price is from an ordinary secondary source: no note
+    # the L20's only price is the expert-call channel figure (¥75,000, converted): said so on its row
+    assert "(as of 2024-03-25, low-reliability source)" in _row(turn.answer, "8× NVIDIA L20")
+    # the H20's US-dollar price is now Reuters' $10,000–12,000 of 2025-05-25 (press, not the expert call): no note,
+    # like the RTX 4090's 2026 US street price from an ordinary secondary source
+    assert "(as of 2025-05-25) |" in _row(turn.answer, "8× NVIDIA H20 96GB")
     assert "(as of 2026-05-01) |" in _row(turn.answer, "8× GeForce RTX 4090")
     cost = turn.answer.split("**Cost (8× NVIDIA H20 96GB", 1)[1].split("**Launch", 1)[0]
-    assert "- TCO: $" in cost and "(the card price comes from a low-reliability source)" in cost
+    assert "- TCO: $" in cost and "low-reliability" not in cost
     inputs = cost.split("dated inputs: ", 1)[1]
-    assert "(2024-03-25, low-reliability source)" in inputs and inputs.count("low-reliability") == 1
-    # the numbers are still the catalog's: 8 × ¥140,000 at the dated exchange rate
-    from advisor.estimator.calibration import load_economics
-
-    rate = load_economics().exchange_rate_cny_per_usd.value
+    assert "11000 USD (2025-05-25)" in inputs
+    # the numbers are still the catalog's: 8 × $11,000 (the midpoint of Reuters' range), no conversion
     price = number(turn, "purchase price of 8× NVIDIA H20 96GB (GPUs only)")
-    assert price.value == pytest.approx(8 * 140_000 / rate, rel=1e-9) and price.unit == "USD"
+    assert price.value == pytest.approx(8 * 11_000, rel=1e-9) and price.unit == "USD"
     grounded(turn, STORY2)
 
 

@@ -146,7 +146,7 @@ def test_dualpipe_schedule():
     plain = states_bytes(m, ParallelLayout(tp=1, pp=16, dp=128, ep=64, grad_accum=64))
     assert states_bytes(m, lay)[0] == pytest.approx(2 * plain[0])
     dual = plan_training(m, CAT.gpu("h800-sxm"), 2048, 14.8e12, CAL, engine="dualpipe")
-    base = plan_training(m, CAT.gpu("h800-sxm"), 2048, 14.8e12, CAL)
+    base = plan_training(m, CAT.gpu("h800-sxm"), 2048, 14.8e12, CAL, engine="megatron")
     assert dual.layout.schedule == "dualpipe" and dual.layout.pp % 2 == 0
     assert dual.layout.grad_accum >= 2 * dual.layout.pp
     assert dual.step.ep_s == 0 and dual.precision == "fp8"
@@ -191,3 +191,16 @@ def test_deepseek_v3_on_720_gpus_is_not_slower_than_on_672():
     assert lay.tp * lay.cp * lay.pp * lay.dp == more.count
     if more.count < 720:
         assert more.assumptions[0].startswith(f"uses {more.count} of the 720 GPUs")
+
+
+def test_deepseek_moe_defaults_to_its_reports_framework_others_to_megatron():
+    """DeepSeek-V3's report trained with DualPipe (§3.2.1): its MoE models default to that engine as they default to
+    FP8; a dense model of the family and every other family keep Megatron-Core; naming an engine wins."""
+    from advisor.estimator.planner import default_engine
+
+    assert default_engine(CAT.model("deepseek-v3"), CAL) == "dualpipe"
+    assert default_engine(CAT.model("deepseek-r1-distill-qwen-7b"), CAL) == "megatron"
+    assert default_engine(CAT.model("qwen3-30b-a3b"), CAL) == "megatron"
+    m, g = CAT.model("deepseek-v3"), CAT.gpu("h800-sxm")
+    assert plan_training(m, g, 2048, 1e12, CAL).engine == "dualpipe"
+    assert plan_training(m, g, 2048, 1e12, CAL, engine="megatron").layout.schedule != "dualpipe"

@@ -33,6 +33,12 @@ TOUCHED = {
     "v100-32g-sxm2": ("USD", 325.0, dt.date(2026, 1, 1), "used"),
     "b200": ("USD", 40000.0, dt.date(2026, 6, 1), "street"),
     "rtx-4090": ("USD", 1900.0, dt.date(2026, 5, 1), "street"),
+    # 2025–26 market prices replacing 2023 figures (H100 SXM was $36,500 of 2023-06-29, A100 80GB $15,000) or none
+    "h100-sxm": ("USD", 27500.0, dt.date(2026, 5, 25), "street"),  # ($25,000 + $30,000) / 2
+    "mi300x": ("USD", 17500.0, dt.date(2026, 5, 25), "street"),  # ($15,000 + $20,000) / 2
+    "h20": ("USD", 11000.0, dt.date(2025, 5, 25), "street"),  # ($10,000 + $12,000) / 2
+    "a100-80g-sxm": ("USD", 11500.0, dt.date(2026, 3, 20), "street"),  # ($8,000 + $15,000) / 2
+    "a100-80g-pcie": ("USD", 11500.0, dt.date(2026, 3, 20), "street"),
 }
 CHINA_CLOUD = {"rtx-3090": ("AutoDL", 2.4), "rtx-4090": ("AutoDL", 3.0), "a100-40g-pcie": ("AutoDL", 7.0),
                "a100-80g-pcie": ("AutoDL", 11.0)}

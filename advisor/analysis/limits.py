@@ -74,6 +74,10 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
         held = saturating_concurrency(model, gpu, count, w, load_calibration())
     except AdvisorError:
         held = None
+    if held is not None and option.fits:  # nor more than the memory estimate fits (the answer's "what fits")
+        fits = option_sequences(gpu, option, fits_with(model, gpu, sized))
+        if 0 < fits < held:
+            held = fits
     if limit is not None and held is not None and held < limit:
         limit, bound = held, "memory"
     return {"concurrency": concurrency, "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,

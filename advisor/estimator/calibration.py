@@ -152,6 +152,7 @@ class TrainingEngine(_Strict):
     recompute_regathers: bool = True  # ZeRO-3 gathers again for the recomputed forward (False: PyTorch FSDP)
     fp8_factor: Constant | None = None  # its FP8 GEMM efficiency relative to Transformer Engine's (fp8_hfu)
     selective_matmul_recompute: Constant | None = None  # its "selective" recomputes this share of the forward GEMMs
+    families: list[str] = msgspec.field(default_factory=list)  # MoE families whose published pre-training ran it
     note: str = ""
 
 
@@ -162,6 +163,9 @@ class PlannerCalibration(_Strict):
     fp8_hfu: Constant  # the same against the FP8 peak (Transformer Engine / DeepSeek FP8 GEMMs)
     elementwise_hidden: Constant  # h₀ of the memory-bound share: HFU × 1/(1 + h₀/h) (norms, rotary, softmax)
     moe_compute_factor: Constant  # grouped expert GEMMs, routing and permutation run below dense GEMM efficiency
+    # GEMM time grows as 1 + K₀/K with the reduction width K, K₀ = this × peak FLOP/s ÷ HBM bytes/s (step_time.moe_terms)
+    gemm_reduction_bytes: Constant | None = None
+    moe_bandwidth_efficiency: Constant | None = None  # share of HBM bandwidth the token permutation kernels reach
     tp_overlap: Constant  # share of TP/SP collectives hidden behind GEMMs
     ep_overlap: Constant  # share of the MoE all-to-all hidden behind compute
     ring_hop_latency_s: Constant  # one step of an NCCL ring collective across servers
@@ -205,6 +209,7 @@ class Calibration(_Strict):
                      *self.training.mfu_by_class.values(), *self.planner.hfu_by_class.values(),
                      self.planner.fp8_hfu, self.planner.moe_compute_factor, self.planner.tp_overlap,
                      self.planner.ep_overlap, self.planner.goodput, self.planner.memory_headroom,
+                     *([self.planner.moe_bandwidth_efficiency] if self.planner.moe_bandwidth_efficiency else []),
                      *(getattr(inf.bandwidth_efficiency, f) for f in fields(type(inf.bandwidth_efficiency)))]
         for c in fractions:
             if not 0 < c.value <= 1:

@@ -53,6 +53,7 @@ from .step_time import (
     compute_utilisation,
     dp_seconds,
     intra_bytes_per_s,
+    moe_copy_seconds,
     nic_bytes_per_gpu,
     nvlink_domain,
     step_time,
@@ -218,6 +219,16 @@ def default_precision(model: ModelSpec, gpu: GpuSpec, calib: Calibration) -> str
     return "bf16"
 
 
+def default_engine(model: ModelSpec, calib: Calibration) -> str:
+    """The framework the planner assumes when none is named: the one a family's published MoE pre-training ran
+    (DeepSeek-V3: DualPipe on HAI-LLM, its report §3.2), else Megatron-Core."""
+    if model.is_moe:
+        for name, eng in calib.planner.training_engines.items():
+            if model.family in eng.families:
+                return name
+    return "megatron"
+
+
 def _candidates(model: ModelSpec, gpu: GpuSpec, count: int, context: int, ov: Overrides,
                 calib: Calibration, engine: str = "megatron") -> Iterator[ParallelLayout]:
     """Every (tp, cp, pp, ep, vpp, schedule) with TP·CP·PP·DP = count the rules, schedules and overrides allow."""
@@ -290,6 +301,13 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
              + bf16_attention_extra(model, gpu, context, precision, "none")) / (peak * hfu)
     most = (train_flops_per_token(model, context, "pretrain", "full")[1]
             + bf16_attention_extra(model, gpu, context, precision, "full")) / (peak * hfu)
+    # MoE expert layers: GPU-seconds per token at the least any layout pays (unbounded tokens per expert, expert
+    # TP 1, the permutation hidden as under DualPipe); `bounded` adds each layout's exact excess
+    copies = model.experts_per_token * model.moe_layers if model.is_moe else 0
+    ideal = ParallelLayout(tp=1, pp=1, dp=1, micro_batch=2**40, schedule="dualpipe")
+    copy_floor = moe_copy_seconds(model, gpu, ideal, context, calib, precision, peak, hfu) if copies else 0.0
+    floor += copies * copy_floor
+    most += copies * copy_floor
     intra, nic = intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)
     domain = nvlink_domain(gpu, calib)
     fp8 = precision == "fp8"
@@ -305,8 +323,10 @@ def search(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cali
             for lay in _batchings(base, global_seqs, ov):
                 tokens = lay.global_batch_seqs * context
                 if lay.micro_batch not in bound:
-                    compute = tokens / lay.world * floor * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum)
-                                                            * bubble_factor(lay, calib))
+                    excess = (copies * (moe_copy_seconds(model, gpu, lay, context, calib, precision, peak, hfu)
+                                        - copy_floor) if copies else 0.0)
+                    compute = tokens / lay.world * (floor + excess) * (1 + (lay.pp - 1) / (lay.vpp * lay.grad_accum)
+                                                                       * bubble_factor(lay, calib))
                     bound[lay.micro_batch] = compute + sum(comm_terms(model, lay, context, calib, intra, nic, 4, fp8,
                                                                       engine, domain, ov.async_tp))
                 if bound[lay.micro_batch] >= cut * tokens:
@@ -457,13 +477,15 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
 def plan_training(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, calib: Calibration, *,
                   context: int | None = None, precision: str | None = None, ov: Overrides = NO_OVERRIDES,
                   mfu: float | None = None, ignore_memory: bool = False, explain: bool = True,
-                  seq_len: int | None = None, engine: str = "megatron") -> Plan:
+                  seq_len: int | None = None, engine: str | None = None) -> Plan:
     """The fastest layout of `count` × `gpu` that trains `model` on `tokens` tokens, with its run totals.
     `mfu`: the user's achieved MFU replaces the step-time model for the totals; `ignore_memory`: search every
     layout, fitting or not (the user skipped the memory check); `explain=False`: refuse without searching for the
     smallest count that would fit. `context`: tokens per training sequence (`seq_len`, its name in the JSON contract,
-    is accepted as well)."""
+    is accepted as well). `engine`: the training framework (None: `default_engine`, Megatron-Core unless the
+    family's published MoE pre-training ran another)."""
     context = int(context or seq_len or min(model.max_context, DEFAULT_CONTEXT))
+    engine = engine or default_engine(model, calib)
     eng = calib.planner.training_engines.get(engine)
     if calib.planner.training_engines and eng is None:
         raise InputError(f"unknown training engine '{engine}'", field="engine",

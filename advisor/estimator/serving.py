@@ -123,10 +123,15 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
         fixed = calib.inference.engine_fixed_costs.get("llama.cpp")
         if fixed is not None:
             layer_s = fixed.layer_s["hbm" if memory_class(gpu) == "hbm" else "gddr"].value
-    kv_tok = max(1, kv_cache_bytes(model, 4096, 1, kv, tp) // 4096)
+    kv_tok = max(1, kv_cache_bytes(model, context, 1, kv, tp) // context)  # bytes per token at the asked context
     b = engine_kv_budget(engine, model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context)
     if b is not None:
         cap = b.kv_tokens
+        if kv_tok < b.kv_bytes_per_token:
+            # hybrid attention (gpt-oss, Gemma 3): the engine's start-up figure sizes every layer for the whole
+            # sequence, but a running request's sliding-window layers keep only their window (vLLM V1's
+            # SlidingWindowManager frees the blocks that leave it), so the pool holds more tokens in service
+            cap = int(b.kv_tokens * b.kv_bytes_per_token // kv_tok)
     else:  # engines without a start-up reservation: 90 % of the card less weights and ~1.5 GiB of runtime
         free = 0.9 * visible_bytes(gpu) - weight_bytes(model, check_format(weights).name, tp=tp) - 1.5 * GIB
         cap = int(max(0.0, free) // kv_tok)

@@ -27,6 +27,21 @@
   prefetched behind the whole step's compute. The ring runs over NVLink when the DP group fits in one server,
   otherwise over each GPU's share of its server's NICs at the measured NCCL efficiency; every ring collective
   also pays (ranks − 1) hops of latency, which makes ZeRO-3 over thousands of ranks latency-bound.
+* MoE expert layers (`moe_copy_seconds`), per routed token copy (k per token and MoE layer), beyond the expert
+  GEMMs' FLOPs at the dense rate: (1) grouped-GEMM efficiency falls with the reduction width K as 1/(1 + K₀/K),
+  K₀ = `gemm_reduction_bytes` × peak FLOP/s ÷ HBM B/s (a GEMM's output tile is written once per K-loop: DeepGEMM's
+  H800 FP8 table, M = 4,096: 590 TFLOP/s at K = 512, 990 at 1,536, 1,025 at 2,048, 1,304 at 7,168, 1,358 at 16,384,
+  fits K₀ ≈ 740 = 1.25 × 1,979 TFLOP/s ÷ 3.35 TB/s within 3 %). Of the expert's 18·h·f training FLOPs, the forward
+  down projection (2 of 18, K = f/ETP) and the gate/up data gradient (4 of 18, K = 2f/ETP) reduce over the expert
+  width, both weight gradients (6 of 18) over the tokens one expert receives per micro-batch,
+  M_e = b·(s/CP)/TP · k · EP · ETP / E; the K = h terms are the dense GEMMs' own (in the calibrated HFU). (2) token
+  permutation, unpermutation and the gated activation are memory-bound: per copy, forward and backward, 8 h-wide
+  and 8 f-wide BF16 reads/writes (16·h + 16·f bytes; FP8 adds the casts of the expert inputs and gradients, 6·h + 9·f
+  bytes) at `moe_bandwidth_efficiency` of the HBM bandwidth; under DualPipe the h-wide part runs inside the
+  overlapped dispatch/combine kernels (DeepSeek-V3 report §3.2.2: the communication SMs forward, permute and
+  reduce) and is hidden with the all-to-all. Megatron-Core's MoE guide names these walls
+  ("fine-grained MoE produces many small operations that can underutilize GPU resources"); both grow as 1/f, which
+  is why many small experts (Qwen3, gpt-oss) train at a lower MFU than DeepSeek-V3's 2,048-wide ones.
 * EP: per MoE layer and micro-batch, dispatch and combine all-to-alls forward and backward (4; 6 with full
   recompute) of the tokens' top-k copies, b·(s/CP)/TP·k·h values (1 B FP8 dispatch as DeepSeek-V3, else 2 B); the
   share (1 − in-server ranks/EP) crosses the network; `ep_overlap` hidden.
@@ -117,6 +132,29 @@ def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: C
         hfu *= eng.fp8_factor.value
         note += f" × {eng.fp8_factor.value:.2f} for its FP8 linears ({', '.join(eng.fp8_factor.source)})"
     return peak, hfu, note
+
+
+def moe_copy_seconds(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int, calib: Calibration,
+                     precision: str, peak: float, hfu: float) -> float:
+    """Seconds one GPU spends per routed token copy of the whole cluster's step beyond the expert GEMMs' FLOPs
+    (module doc: reduction-width GEMM efficiency and the permutation's memory traffic); 0 for dense models or
+    without the constants. Multiply by copies per step (tokens × k × MoE layers) ÷ world."""
+    pl = calib.planner
+    if not model.is_moe or pl.gemm_reduction_bytes is None or pl.moe_bandwidth_efficiency is None:
+        return 0.0
+    h, etp = model.hidden_size, lay.expert_tp
+    f = model.moe_intermediate_size or model.intermediate_size
+    f_local = f / etp
+    bw = float(gpu.bandwidth_bytes_per_s)
+    k0 = pl.gemm_reduction_bytes.value * peak / bw
+    m_e = max(1.0, lay.micro_batch * context / (lay.cp * lay.tp) * model.experts_per_token * lay.ep * etp
+              / model.n_routed_experts)
+    gemm = etp * k0 * h * (4.0 + 6.0 * f_local / m_e) / (peak * hfu)
+    fp8 = 1.0 if precision == "fp8" else 0.0
+    # DualPipe: the permutation runs inside the overlapped dispatch/combine kernels (DeepSeek-V3 report §3.2.2)
+    h_traffic = 0.0 if lay.schedule == "dualpipe" else (16.0 + 6.0 * fp8) * h * etp
+    traffic = h_traffic + (16.0 + 9.0 * fp8) * f
+    return gemm + traffic / (bw * pl.moe_bandwidth_efficiency.value)
 
 
 def bubble_factor(lay: ParallelLayout, calib: Calibration) -> float:
@@ -258,6 +296,10 @@ def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int,
     work = hw_f + memoised(memo, ("attn16", lay.recompute),
                            lambda: bf16_attention_extra(model, gpu, context, precision, lay.recompute))
     compute = tokens / lay.world * work / (peak * hfu)
+    if model.is_moe:
+        per_copy = memoised(memo, ("moe", engine, lay.tp, lay.cp, lay.ep, lay.micro_batch, lay.expert_tp),
+                            lambda: moe_copy_seconds(model, gpu, lay, context, calib, precision, peak, hfu))
+        compute += tokens * model.experts_per_token * model.moe_layers / lay.world * per_copy
     bubble = compute * (lay.pp - 1) / (lay.vpp * m) * bubble_factor(lay, calib)
     bubble_fraction = bubble / (compute + bubble) if compute + bubble > 0 else 0.0
     intra, nic = memoised(memo, ("links",), lambda: (intra_bytes_per_s(gpu, calib), nic_bytes_per_gpu(gpu, calib)))

@@ -5,6 +5,7 @@ close the pick is to its memory limit (`margin`, with the longest context that s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -128,8 +129,13 @@ def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, t: Thr
 
 
 def max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Workload) -> int:
-    """Sequences of `w.context` tokens whose KV fits next to the weights, over all replicas."""
+    """Sequences of `w.context` tokens whose KV fits next to the weights, over all replicas. A sequence takes
+    kv_bytes_per_token × context, or less in a hybrid-attention model (gpt-oss, Gemma 3) whose sliding-window
+    layers hold only their window: then the estimate's own KV bytes per sequence (memory.kv_cache_bytes)."""
     per_seq = est.kv_bytes_per_token * w.context
+    held = est.per_gpu.kv_cache / w.concurrency if w.concurrency else 0
+    if 0 < held < 0.99 * per_seq:
+        per_seq = math.ceil(held)
     if not per_seq:
         return 0
     free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)

@@ -35,6 +35,7 @@ from advisor.conversation.render.book import (
 )
 from advisor.conversation.render.labels import format_label, region_label, task_label
 from advisor.conversation.render.options_table import (
+    SRC_LOAD,
     misses,
     need_and_usable,
     opt_days,
@@ -44,6 +45,7 @@ from advisor.conversation.render.options_table import (
     opt_price,
     opt_purchase,
     opt_speed,
+    user_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
 from advisor.estimator.results import BREAKDOWN_KEYS
@@ -298,8 +300,6 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
 
 
-SRC_LOAD = "advisor.estimator.serving.simulate_serving"
-
 
 def load_option(ev: Any) -> Any:
     """The option `Analysis.load` was simulated for (advisor.analysis.evaluate: the leading option, else the first
@@ -534,11 +534,10 @@ def compact_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
 
 
 def _short_speed(o: Any, book: Book, lang: str) -> str:
-    """Decode tokens/s per user, or the training wall-clock in days (the same Numbers as the full table's)."""
-    tput = o.throughput
-    if tput and tput.decode_tokens_per_s:
-        return book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", tput.decode_tokens_per_s,
-                        "tokens/s", SRC_THROUGHPUT, 0 if tput.decode_tokens_per_s >= 10 else 1)
+    """Tokens/s per user (options_table.user_speed), or the training wall-clock in days (the same Numbers as the full table's)."""
+    speed = user_speed(o, book)
+    if speed is not None:
+        return speed[0]
     tr = o.training
     if tr and tr.wall_s:
         return opt_days(o, book, lang)

@@ -177,14 +177,35 @@ def opt_memory(o: Option, book: Book, lang: str) -> str:
     return f"{need} / {usable}"
 
 
-def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
+SRC_LOAD = "advisor.estimator.serving.simulate_serving"
+
+
+def user_speed(o: Option, book: Book) -> tuple[str, str] | None:
+    """Output tokens/s per user and in total of a serving option, as recorded in `book`: the continuous-batching
+    simulation at the asked concurrency (`throughput.under_load`, the figure the "at N users" sentence gives) when
+    it ran, else the steady-state decode roofline (advisor.estimator.throughput). None for a non-serving option."""
     t = o.throughput
-    if t and t.decode_tokens_per_s:
-        per = book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t.decode_tokens_per_s, "tokens/s",
-                       SRC_THROUGHPUT, 0 if t.decode_tokens_per_s >= 10 else 1)
-        total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.decode_tokens_per_s_total or 0,
-                         "tokens/s", SRC_THROUGHPUT, 0)
-        return message("speed.per_user", lang, per=per, total=total)
+    if not (t and t.decode_tokens_per_s):
+        return None
+    ul = t.under_load
+    if ul is not None and ul.per_user_tokens_per_s > 0:
+        on, c = f"{o.count}× {o.gpu_name}", t.concurrency
+        per = book.num(f"tokens/s per user at {c} users on {on}", ul.per_user_tokens_per_s, "tokens/s", SRC_LOAD,
+                       1 if ul.per_user_tokens_per_s < 10 else 0)
+        total = book.num(f"output tokens/s in total at {c} users on {on}", ul.total_tokens_per_s, "tokens/s",
+                         SRC_LOAD, 0)
+        return per, total
+    per = book.num(f"decode tokens/s per sequence on {o.count}× {o.gpu_name}", t.decode_tokens_per_s, "tokens/s",
+                   SRC_THROUGHPUT, 0 if t.decode_tokens_per_s >= 10 else 1)
+    total = book.num(f"decode tokens/s total on {o.count}× {o.gpu_name}", t.decode_tokens_per_s_total or 0,
+                     "tokens/s", SRC_THROUGHPUT, 0)
+    return per, total
+
+
+def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
+    speed = user_speed(o, book)
+    if speed is not None:
+        return message("speed.per_user", lang, per=speed[0], total=speed[1])
     tr = o.training
     if tr and tr.wall_s:
         days = opt_days(o, book, lang)

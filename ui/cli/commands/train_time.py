@@ -76,8 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=["bf16", "fp8"], default=None,
                         help="tensor-core precision (default: FP8 for families pre-trained in FP8 on FP8 GPUs, else BF16)")
     parser.add_argument("--mfu", type=number(0.01, 1), default=None, help="override the achieved MFU (0.01 … 1)")
-    parser.add_argument("--engine", choices=["megatron", "fsdp", "deepspeed", "dualpipe"], default="megatron",
-                        help="training framework (default megatron): its efficiency, pipeline schedules and FP8")
+    parser.add_argument("--engine", choices=["megatron", "fsdp", "deepspeed", "dualpipe"], default=None,
+                        help="training framework (default megatron; dualpipe for DeepSeek MoE models, as their report "
+                             "ran): its efficiency, pipeline schedules and FP8")
     add_field(parser, Workload, "batch", "--micro-batch", "--batch", default=None,
               help="sequences per GPU per micro-batch (default: chosen by the planner; 1 for LoRA)")
     add_field(parser, Workload, "tp", default=None, help="tensor-parallel degree (default: planner)")
