@@ -17,6 +17,7 @@ from advisor.recommend.parts import Margin, MfuBasis, ServingFigures, TrainingFi
 from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
+from knowledge.quantities import Bytes
 from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
@@ -133,9 +134,9 @@ def max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Worklo
     kv_bytes_per_token × context, or less in a hybrid-attention model (gpt-oss, Gemma 3) whose sliding-window
     layers hold only their window: then the estimate's own KV bytes per sequence (memory.kv_cache_bytes)."""
     per_seq = est.kv_bytes_per_token * w.context
-    held = est.per_gpu.kv_cache / w.concurrency if w.concurrency else 0
-    if 0 < held < 0.99 * per_seq:
-        per_seq = math.ceil(held)
+    held = est.per_gpu.kv_cache.n / w.concurrency if w.concurrency else 0
+    if 0 < held < 0.99 * per_seq.n:
+        per_seq = Bytes(math.ceil(held))
     if not per_seq:
         return 0
     free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
