@@ -30,9 +30,11 @@ from knowledge.structs import FINITE, Frozen
 Currency = Literal["USD", "CNY"]
 SYMBOLS: dict[str, str] = {"USD": "$", "CNY": "¥"}
 
+GIB = 2**30  # bytes in a GiB: the estimator's formula lines and thresholds written in GiB use this one definition
+GB = 10**9  # bytes in a GB
 MemoryUnit = Literal["B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB"]
-UNIT_BYTES: dict[str, int] = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
-                              "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+UNIT_BYTES: dict[str, int] = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": GIB, "TiB": 2**40,
+                              "KB": 10**3, "MB": 10**6, "GB": GB, "TB": 10**12}
 """Bytes per unit: binary (IEC: KiB = 2¹⁰ B … TiB = 2⁴⁰ B) and decimal (SI: KB = 10³ B … TB = 10¹² B)."""
 
 

@@ -30,7 +30,6 @@ from knowledge.quantities import Bytes, memory_text
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value
 
-GIB = 2**30
 DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lora": "bf16", "freeze": "bf16",
                    "qlora": "nf4"}
 

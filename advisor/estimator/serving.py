@@ -16,6 +16,7 @@ from msgspec.structs import replace
 
 from advisor.workload import Workload
 from knowledge.errors import InputError
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
@@ -26,7 +27,6 @@ from .memory import default_inference_format, kv_cache_bytes
 from .serving_sim import RequestMix, Scheduler, ServingResult, Speculation, simulate
 from .throughput import default_engine, hardware, memory_class, speed_profile
 
-GIB = 2**30
 BISECT_REQUESTS = 3  # requests per client in the bisection's simulations
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
 # SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (SGLang's offline run: 4,281

@@ -51,7 +51,6 @@ from .model_flops import model_flops
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
 from .throughput_text import throughput_assumptions, throughput_formulas
 
-GIB = 2**30
 MAX_CONCURRENCY = 100_000
 ACT_BYTES = 2  # 16-bit activations in TP all-reduces
 

@@ -26,7 +26,7 @@ from advisor.recommend.search import (
 )
 from advisor.workload import Constraints, Workload
 from knowledge.messages import t
-from knowledge.quantities import memory_text
+from knowledge.quantities import GIB, memory_text
 from knowledge.structs import replace
 
 # 4-bit is the lowest precision suggested as a fix: below it (Q3_K, Q2_K) quality falls off sharply (llama.cpp's
@@ -166,7 +166,6 @@ def _context_change(search: Search, closest: list[Option]) -> list[Change]:
                               f"{best.gpu_name} 上装下")]
 
 
-GIB = 2**30
 SYSTEM_SHARE = 1 / 16  # of a unified pool left to the operating system when the GPU's share is raised (at least
 SYSTEM_MIN = 16 * GIB  # 16 GiB): a margin this tool chooses; macOS itself gives the GPU about 3/4 by default
 

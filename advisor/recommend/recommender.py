@@ -83,7 +83,6 @@ from advisor.recommend.rules import apply_rules, blocked, config_facts, evaluate
 from advisor.recommend.search import (
     CN_UNAVAILABLE,
     DEFAULT_CPU_RAM_BYTES,
-    GIB,
     MIN_HEADROOM,
     NODE_COUNTS,
     Layout,
@@ -98,6 +97,7 @@ from advisor.recommend.speed import NEAR_CAPACITY, fill_load
 from advisor.workload import Constraints, Workload, default_context
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import InputError
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import dump, dump_json, given, replace
 

@@ -25,6 +25,7 @@ from advisor.workload import Constraints, Offload, Workload
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.params import param_counts
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value, dump, replace, validate
 from rules.stacks import runs
@@ -34,7 +35,6 @@ if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference 
 
 CN_UNAVAILABLE = ("restricted", "licence_required", "not_sold")  # knowledge ChinaMarket.status: no new purchase in cn
 MIN_HEADROOM = 0.10  # rules' sizing threshold: below 10 % free memory a serving engine has no room to grow
-GIB = 2**30
 NODE_COUNTS = (1, 2, 4, 8)
 DEFAULT_CPU_RAM_BYTES = 512 * GIB  # host RAM assumed per node when checking offload (typical 8-GPU server)
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import msgspec
 
-from advisor.conversation.grounding.mentions import GIB, MONTH_S, YEAR_S, Candidate, Mention, extract, normalise
-from knowledge.quantities import UNIT_BYTES, in_unit
+from advisor.conversation.grounding.mentions import MONTH_S, YEAR_S, Candidate, Mention, extract, normalise
+from knowledge.quantities import GIB, UNIT_BYTES, in_unit
 from knowledge.structs import Value
 
 # dimensions: bytes, B/s, flop/s, tokens/s, s, W, kWh, ratio, USD, CNY, money (currency unknown),
