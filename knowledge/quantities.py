@@ -11,9 +11,11 @@
   another currency is refused with the one-line :class:`~knowledge.structs.StructError`, and money in two
   currencies does not add (no exchange rate is implied).
 
-Durations (seconds) and speeds (tokens/s) still cross as floats named by their unit (`ttft_s`, `tokens_per_s`):
-they have one unit each in the code (no s/ms or k-tokens mix-up has been found), so a type would guard nothing yet
-(docs/architecture.md, "Units").
+Why memory and money, not yet time: durations and speeds still cross as floats whose names carry the unit
+(`ttft_s`, `wall_s`, `ms_per_token`, `decode_tokens_per_s`). Memory came first because it is the number users read
+most and the one held in two units that a reader cannot tell apart (GiB and GB differ by 7 %: "80" is either);
+seconds, milliseconds and days are converted by the renderers at ~40 sites, each from a field named by its unit.
+A `Seconds` on the same pattern is the next step (docs/architecture.md, "Units", says where the boundary is).
 
 `Bytes` is a plain msgspec struct (no checks of its own: ≈ 0.1 µs to build), so results that hold several stay as
 cheap as the ints they replace; the JSON contract still writes the integer (`Bytes.n`) under the same keys.

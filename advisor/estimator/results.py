@@ -39,18 +39,19 @@ class Breakdown(Frozen):
 
     def normalize(self) -> None:
         """Parts as whole Bytes; `total` filled in as their sum, or checked against it."""
-        parts = {k: _whole(getattr(self, k)) for k in BREAKDOWN_KEYS}
-        expected = Bytes(sum(v.n for v in parts.values()))
-        total = _whole(self.total)
-        if total not in (ZERO, expected):
-            raise ValueError(f"total {total.n} is not the sum of the parts ({expected.n})")
-        for k, v in parts.items():
-            set_field(self, k, v)
-        set_field(self, "total", expected)
+        expected = 0
+        for k in BREAKDOWN_KEYS:
+            part = _whole(getattr(self, k))
+            set_field(self, k, part)
+            expected += part.n
+        given = _whole(self.total).n
+        if given not in (0, expected):
+            raise ValueError(f"total {given} is not the sum of the parts ({expected})")
+        set_field(self, "total", Bytes(expected))
 
     def check_invariants(self) -> None:
-        if any(v.n < 0 for v in self.parts().values()):
-            raise ValueError(f"negative bytes in { {k: v.n for k, v in self.parts().items()} }")
+        if any(getattr(self, k).n < 0 for k in BREAKDOWN_KEYS):
+            raise ValueError(f"negative bytes in {self.to_contract()}")
 
     def parts(self) -> dict[str, Bytes]:
         return {k: getattr(self, k) for k in BREAKDOWN_KEYS}
@@ -62,7 +63,7 @@ class Breakdown(Frozen):
 
 def _whole(value: Any) -> Bytes:
     """A part as given (Bytes, a number of bytes, None) as whole Bytes."""
-    if isinstance(value, Bytes):
+    if type(value) is Bytes:
         return value
     return Bytes(round(value or 0))
 
