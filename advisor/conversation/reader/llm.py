@@ -37,7 +37,12 @@ if TYPE_CHECKING:
     from advisor.conversation.llm.settings import Settings
     from knowledge.catalog import Catalog
 
+# What the model fills. The docstring and the `Meta` descriptions are part of the schema the model is sent (the
+# comments are not); the vocabularies are the request's and the workload's own (`Act`, `Role`, `Task`, …).
+
+
 class Card(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    # one card the message names: as typed, its role, how many (null when not said)
     name: str
     role: Role
     count: int | None
