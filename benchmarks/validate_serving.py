@@ -4,7 +4,11 @@
 
 Columns: measured and predicted TTFT (ms), TPOT (ms) and output tokens/s, signed errors in %. "(fitted on)": the
 row a calibration constant was fitted on (not a validation). Rows marked `held_out: true` were added after the model
-was built and never used to fit anything; they are printed in their own table with their own total.
+was built and never used to fit anything; they are printed in their own table with their own total. Rows marked
+`mlperf: true` (MLPerf Inference results, also held out) get a third table: Offline at the submission's batch, Server
+and Interactive as the output tokens/s at the largest concurrency meeting the round's TTFT/TPOT bounds (`limits`,
+max_concurrency_for_target); a row's `tp`, `pp`, `max_num_seqs`, `max_num_batched_tokens` and `chunked_prefill` are
+the engine settings it states.
 """
 
 from __future__ import annotations
@@ -29,13 +33,19 @@ def all_rows() -> list[dict[str, Any]]:
 
 
 def rows() -> list[dict[str, Any]]:
-    """The rows the model was built against (everything not marked `held_out`)."""
-    return [r for r in all_rows() if not r.get("held_out")]
+    """The rows the model was built against (everything not marked `held_out` or `mlperf`)."""
+    return [r for r in all_rows() if not r.get("held_out") and not r.get("mlperf")]
 
 
 def held_out_rows() -> list[dict[str, Any]]:
     """Published rows never used to fit or tune anything (`held_out: true`)."""
     return [r for r in all_rows() if r.get("held_out")]
+
+
+def mlperf_rows() -> list[dict[str, Any]]:
+    """MLPerf Inference results (`mlperf: true`), held out like the rows above: Offline at the stated batch, Server and
+    Interactive as the throughput at the largest load meeting their latency bounds (`limits`)."""
+    return [r for r in all_rows() if r.get("mlperf")]
 
 
 def model_of(name: str) -> Any:
@@ -55,6 +65,7 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
     from advisor.estimator.serving import (
         CONVERSATION_OUTPUT_MEAN,
         CONVERSATION_PROMPT_MEAN,
+        max_concurrency_for_target,
         saturating_concurrency,
         simulate_serving,
     )
@@ -69,16 +80,28 @@ def predict(row: dict[str, Any]) -> dict[str, float]:
     output = CONVERSATION_OUTPUT_MEAN if talk else row["output"]
     context = 4096 if talk else prompt + output  # the SGLang/vLLM runs served --max_model_len 4096
     w = Workload(model=model.id, weights=row["weights"], kv=row["kv"], prompt_tokens=prompt,
-                 output_tokens=output, context=context, gpus=count, tp=count)
+                 output_tokens=output, context=context, gpus=count, tp=int(row.get("tp") or count),
+                 pp=int(row.get("pp") or 1))
     calib = load_calibration()
-    if row.get("rate"):
+    flags = {k: row[k] for k in ("max_num_seqs", "max_num_batched_tokens", "chunked_prefill")
+             if row.get(k) is not None}  # the engine flags a row states
+    if row.get("limits"):  # an MLPerf server/interactive run: the most load that meets its latency bounds
+        lim = row["limits"]
+        conc = max(1, max_concurrency_for_target(model, gpu, count, w, calib, tpot_s=lim["tpot_ms"] / 1e3,
+                                                 ttft_s=lim["ttft_ms"] / 1e3, engine=row["engine"], **flags))
+        rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"], **flags)
+    elif row.get("rate"):
         rep = simulate_serving(model, gpu, count, w, calib, rate=float(row["rate"]), engine=row["engine"],
-                               conversational=talk, requests=600)
+                               conversational=talk, requests=row.get("requests") or 600, **flags)
     else:
-        conc = row.get("concurrency") or saturating_concurrency(model, gpu, count, w, calib, engine=row["engine"])
+        whole = saturating_concurrency(model, gpu, count, w, calib, engine=row["engine"])
+        conc = row.get("concurrency") or whole
+        if row.get("saturate"):  # a stated batch runs only as many requests as the KV cache holds whole
+            conc = min(conc, whole)
         rep = simulate_serving(model, gpu, count, w, calib, concurrency=conc, engine=row["engine"],
                                stagger=not row.get("saturate", False), conversational=talk,
-                               requests=row.get("requests") or (4 * conc if row.get("saturate") else None))
+                               requests=row.get("requests") or (4 * conc if row.get("saturate") else None),
+                               **flags)
     r = rep.result
     return {"ttft_ms": r.ttft_p50_s * 1e3, "tpot_ms": r.tpot_p50_s * 1e3, "tokens_per_s": rep.output_tokens_per_s}
 
@@ -114,14 +137,18 @@ def _table(title: str, table: list[dict[str, Any]]) -> int:
 
 
 def main() -> int:
-    base, held = rows(), held_out_rows()
+    base, held, mlp = rows(), held_out_rows(), mlperf_rows()
     ok_base = _table("Rows the model was built against", base)
     print()
     ok_held = _table("HELD-OUT rows (held_out: true; never fitted on)", held)
     print()
+    ok_mlp = _table("MLPerf Inference rows (mlperf: true; held out; Server/Interactive: tokens/s at the largest load "
+                    "meeting the bounds)", mlp)
+    print()
     print(f"{ok_base} of {len(base)} rows within tolerance (TTFT ±35 %, TPOT and tokens/s ±25 %)")
     print(f"held out: {ok_held} of {len(held)} rows within tolerance")
-    print(f"all: {ok_base + ok_held} of {len(base) + len(held)}")
+    print(f"MLPerf: {ok_mlp} of {len(mlp)} rows within tolerance")
+    print(f"all: {ok_base + ok_held + ok_mlp} of {len(base) + len(held) + len(mlp)}")
     return 0
 
 

@@ -3,6 +3,7 @@ its properties, and its speed."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import statistics
 import time
@@ -48,7 +49,7 @@ def test_published_rows_within_tolerance():
     """benchmarks/serving_validation.yaml (73 rows: NIM/TensorRT-LLM up to 250 users, the whole TensorRT-LLM perf-overview table
     on H100/H200/B200 at 8B-405B, SGLang, vLLM): TPOT and output tokens/s within ±25 %, TTFT within ±35 %, on every
     row not marked `known_miss` (each mark says why: SGLang v0.3 before its overlap scheduler; 0.5-0.6B models whose
-    TTFT and throughput the host CPU sets; NIM 70B at 25 users, TTFT −36 %); the marked rows still miss (a fix
+    TTFT and throughput the host CPU sets); the marked rows still miss (a fix
     shows up here and the mark goes). The one row a constant was fitted on (`fitted`) is not counted."""
     bench = _bench()
     errs: dict[str, list[float]] = {"ttft_ms": [], "tpot_ms": [], "tokens_per_s": []}
@@ -67,9 +68,9 @@ def test_published_rows_within_tolerance():
             misses.append((row["id"], bad))
         else:
             passed += 1
-    assert len(bench.rows()) >= 73 and len(marked) <= 9
+    assert len(bench.rows()) >= 73 and len(marked) <= 8
     assert not misses, misses
-    assert passed >= 63
+    assert passed >= 64
     assert all(bad for _, bad in marked), marked
     assert statistics.median(errs["tokens_per_s"]) < 0.15
     assert statistics.median(errs["tpot_ms"]) < 0.15
@@ -135,11 +136,12 @@ def test_more_concurrency_never_lowers_ttft_or_tpot(case, prompt, output, c, ext
     stays the saturated engine's (serving_sim.queued).
 
     Not exact everywhere (docs/speed.md, "Properties"): with fixed lengths the closed-loop clients fall into a
-    periodic pattern, and where prompts dominate (outputs of a few dozen tokens) the number of prompts that share a
-    step changes with C discretely, so one more user can lower the median TTFT by one prompt's share of a step
-    (Llama-3.1-8B on an H100, 3,638-token prompts, 20-token outputs: 0.279 s at 7 users, 0.237 s at 8; up to 16 %
-    in a seeded sweep of 2,400 runs) while mean latency and throughput keep rising; TPOT dips by at most 0.5 %.
-    The cases here are fixed (a seeded uniform draw) so the suite is deterministic."""
+    periodic pattern, and where prompts dominate (outputs of a few dozen tokens) the clients gather into convoys
+    whose number changes with C in whole numbers, so one more user can lower the median TTFT (Llama-3.1-8B on an
+    H200, 127-token prompts, 16-token outputs: 250 ms at 160 users in one convoy, 159 ms at 192 in several) while
+    mean latency and throughput keep rising; benchmarks/sweep_serving_properties.py counts such falls (with the
+    conversational mix the median of 64 requests also moves with which prompts happen to share a step). The cases
+    here are fixed (a seeded uniform draw) so the suite is deterministic."""
     try:
         a = _case_sim(case, prompt, output, c)
     except InputError:  # one request does not fit this card's KV cache: nothing to compare
@@ -217,7 +219,7 @@ def test_speculative_decoding_is_explicit_and_helps_at_low_load():
 @pytest.mark.parametrize("kw", [{"conc": 64}, {"conc": 50, "conversational": True}, {"conc": None, "rate": 20.0}])
 def test_one_simulation_is_fast(kw):
     """Closed loop, conversational lengths and Poisson arrivals (300 requests by default): each well under 50 ms
-    (benchmarks/bench_serving.py: 1-13 ms on one core)."""
+    (benchmarks/bench_serving.py: 0.5-6 ms on one core)."""
     _sim(**kw)
     t0 = time.perf_counter()
     for _ in range(5):
@@ -274,3 +276,44 @@ def test_a_pipelined_replica_holds_the_kv_cache_of_all_its_stages() -> None:
     assert piped.result.ttft_p50_s < 5.0
     one_stage = simulate_serving(model, gpu, 8, replace(w, pp=1, nodes=1), load_calibration(), concurrency=100)
     assert piped.scheduler.kv_capacity_tokens > 2 * one_stage.scheduler.kv_capacity_tokens
+
+
+def _ladder_cases(n: int, seed: int) -> list[tuple[int, int, int]]:
+    """(case, prompt, output) at the lengths people ask about (128-8,000-token prompts, 64-2,048-token outputs)."""
+    rng = random.Random(seed)
+    return [(rng.randrange(len(CASES)), rng.choice([128, 512, 1000, 2000, 4096, 8000]),
+             rng.choice([64, 128, 256, 500, 1000, 2048])) for _ in range(n)]
+
+
+@pytest.mark.parametrize(("case", "prompt", "output"), _ladder_cases(8, 2029))
+def test_doubling_the_users_never_lowers_median_ttft_or_tpot(case, prompt, output):
+    """A held-out-style sweep (a seed the simulation was not tuned on): 1, 2, 4 … 128 users at fixed lengths;
+    the median TTFT and TPOT never fall by more than 0.1 % (benchmarks/sweep_serving_properties.py: no such fall
+    in 1,856 doubling steps of 60 other cases)."""
+    try:
+        runs = [_case_sim(case, prompt, output, c) for c in (1, 2, 4, 8, 16, 32, 64, 128)]
+    except InputError:
+        return
+    for a, b in itertools.pairwise(runs):
+        assert b.ttft_p50_s >= a.ttft_p50_s * 0.999, (a.concurrency, b.concurrency)
+        assert b.tpot_p50_s >= a.tpot_p50_s * 0.999, (a.concurrency, b.concurrency)
+
+
+def test_every_concurrency_measures_the_same_conversational_requests():
+    """Common random numbers: the 64 measured requests of a conversational mix have the same lengths in the same
+    order at every concurrency (stratified lognormal quantiles, not a fresh draw per run), so a request that fits
+    the KV cache at one load fits at all, and the mix's spread is the stated one (median at the median, σ = 1)."""
+    from advisor.estimator.serving_sim import MEASURED, RequestMix
+
+    mix = RequestMix.with_means(215, 195, sigma=1.0)
+    for c in (1, 7, 8, 50):
+        lens = mix.draw(MEASURED + 2 * c, c)
+        assert lens[c:c + MEASURED] == mix.draw(MEASURED)
+    prompts = sorted(p for p, _ in mix.draw(MEASURED))
+    assert statistics.median(prompts) == pytest.approx(mix.prompt, rel=0.05)
+    assert prompts[-1] == 8 * mix.prompt or prompts[-1] > 5 * mix.prompt  # the long tail, clipped at 8 × median
+    m = "llama-3.1-8b"
+    w = _w(m, 2000, 500)
+    got = [simulate_serving(CAT.model(m), CAT.gpu("l4"), 1, w, CAL, concurrency=c, conversational=True).result
+           for c in (3, 4)]
+    assert got[1].ttft_p50_s >= got[0].ttft_p50_s > 0  # both loads served (the old fresh draw per run could not)

@@ -12,9 +12,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Within tolerance (TTFT ±35 %, TPOT and output tokens/s ±25 %) on 2026-12-05: 43 of 50. The misses: gpt-oss-120b on
-# one MI300X with vLLM (4 rows, TPOT −43…−56 %) and on 8 H100 at 4-16 users (3 rows, TPOT +28…+39 %).
-HELD_OUT_FLOOR = 43
+# Within tolerance (TTFT ±35 %, TPOT and output tokens/s ±25 %) on 2026-12-05: 59 of 71 (43 of the first 50). The
+# misses: gpt-oss-120b on one MI300X with vLLM (4 rows, TPOT −41…−52 % with the MI300X matmul factor) and on 8 H100
+# at 4-16 users (3 rows, TPOT +28…+39 %); Qwen3-30B-A3B at short prompts on B200/GB200 and at 32k on the RTX PRO 6000
+# (5 rows, +33…+106 % and −31 %). The RTX PRO 6000 TP1 x PP2 rows are within since pipelined replicas keep pp
+# microbatches in flight (they missed by −53…−58 % before). Each miss carries its `known_miss` reason in the yaml.
+HELD_OUT_FLOOR = 59
 
 
 def _bench():

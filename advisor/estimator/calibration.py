@@ -114,6 +114,9 @@ class InferenceCalibration(_Strict):
     fp8_compute_efficiency: Constant  # same, for FP8 GEMMs against the FP8 peak
     fp4_compute_efficiency: Constant | None = None  # same, for NVFP4/MXFP4 GEMMs against the FP4 peak (Blackwell)
     attention_efficiency: Constant  # fused attention kernels against the 16-bit dense peak
+    # GPUs whose measured large-matmul rate is a smaller share of their peak than the NVIDIA class the GEMM
+    # efficiencies above were fitted on: the ratio of the two shares, multiplying those efficiencies (by GPU id)
+    matmul_factor_by_gpu: dict[str, Constant] = msgspec.field(default_factory=dict)
     roofline_sharpness: Constant  # p of the smooth roofline (a^p + b^p)^(1/p); large p → hard max
     step_overhead_s: Constant  # fixed cost per forward step (launch, scheduling, sampling)
     layer_overhead_s: Constant  # extra fixed cost per transformer layer per forward step
@@ -203,6 +206,7 @@ class Calibration(_Strict):
         inf = self.inference
         fractions = [inf.kv_bandwidth_efficiency, inf.compute_efficiency, inf.fp8_compute_efficiency,
                      *([inf.fp4_compute_efficiency] if inf.fp4_compute_efficiency else []), inf.attention_efficiency, inf.allreduce.nvlink_efficiency,
+                     *inf.matmul_factor_by_gpu.values(),
                      inf.allreduce.pcie_efficiency, self.training.fp8_mfu, self.training.qlora_mfu_factor,
                      self.training.comm_overlap, self.training.consumer_pcie_efficiency,
                      self.training.network_efficiency,

@@ -4,6 +4,11 @@ meets a latency target.
 
 Replicas: `count` GPUs form count/tp copies of the TP group; a closed-loop concurrency C is split evenly (⌈C/r⌉ on
 each), an open-loop rate λ as λ/r; tokens/s in total = one replica's × r.
+
+Pipelines: a continuous-batching engine keeps pp batches in flight in a replica of pp stages, one in each stage
+(vLLM `max_concurrent_batches`: "PP requires PP-size concurrent batches to fill the pipeline"; TensorRT-LLM and SGLang
+likewise), so the replica is simulated as pp microbatch streams, each with 1/pp of its KV cache, each step costing a
+pass through every stage.
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ from .memory import default_inference_format, kv_cache_bytes
 from .serving_sim import RequestMix, Scheduler, ServingResult, Speculation, simulate
 from .throughput import default_engine, hardware, memory_class, speed_profile
 
-BISECT_REQUESTS = 3  # requests per client in the bisection's simulations
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
 # SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (SGLang's offline run: 4,281
 # output tokens/s at 22.03 requests/s = 194 per request, sglang-vllm-060-bench); σ = 1 is a stated prior for its
@@ -47,10 +51,11 @@ class ServingReport(msgspec.Struct, frozen=True):
     speculation: Speculation | None
     max_concurrency_for_target: int | None = None
     target: dict[str, float] | None = None
+    microbatches: int = 1  # batches in flight in each pipelined replica (its pp stages)
 
     @property
     def output_tokens_per_s(self) -> float:
-        return self.result.output_tokens_per_s * self.replicas
+        return self.result.output_tokens_per_s * self.replicas * self.microbatches
 
     def formulas(self) -> list[str]:
         r, s = self.result, self.scheduler
@@ -61,7 +66,9 @@ class ServingReport(msgspec.Struct, frozen=True):
             f"{s.kv_capacity_tokens:,} tokens per replica) at {load} per replica, {r.requests} requests: "
             f"TTFT p50 {r.ttft_p50_s * 1e3:.1f} ms, p95 {r.ttft_p95_s * 1e3:.1f} ms; TPOT p50 "
             f"{r.tpot_p50_s * 1e3:.2f} ms; ITL p95 {r.itl_p95_s * 1e3:.2f} ms; {self.output_tokens_per_s:,.0f} "
-            f"output tokens/s over {self.replicas} replica(s); mean decode batch {r.mean_batch:.1f}",
+            f"output tokens/s over {self.replicas} replica(s)"
+            + (f" of {self.microbatches} pipelined microbatches each" if self.microbatches > 1 else "")
+            + f"; mean decode batch {r.mean_batch:.1f}",
             f"step = roofline(tokens of the step) + {s.step_s * 1e3:.2f} ms + {s.layer_s * 1e6:.0f} µs × layers + "
             f"{s.seq_s * 1e6:.0f} µs × sequences; TTFT adds {s.request_s * 1e3:.1f} ms per request",
         ]
@@ -82,7 +89,8 @@ class ServingReport(msgspec.Struct, frozen=True):
                 "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
                 "tpot_p95_s": r.tpot_p95_s, "itl_s": r.itl_p50_s, "itl_p95_s": r.itl_p95_s,
                 "per_user_tokens_per_s": r.per_user_tokens_per_s, "output_tokens_per_s": self.output_tokens_per_s,
-                "requests_per_s": r.requests_per_s * self.replicas, "preemptions": r.preemptions,
+                "requests_per_s": r.requests_per_s * self.replicas * self.microbatches, "preemptions": r.preemptions,
+                "microbatches": self.microbatches,
                 "queue_s": r.queue_s,
                 "mean_batch": r.mean_batch, "kv_capacity_tokens": self.scheduler.kv_capacity_tokens,
                 "max_num_seqs": self.scheduler.max_num_seqs,
@@ -146,7 +154,8 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
 
 
 def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calibration, engine: str | None,
-           chunked_prefill: bool | None) -> tuple[Any, Any, Scheduler, int, int, RequestMix, bool]:
+           chunked_prefill: bool | None, max_num_seqs: int | None = None,
+           max_num_batched_tokens: int | None = None) -> tuple[Any, Any, Scheduler, int, int, RequestMix, bool]:
     weights = w.weights or default_inference_format(model)
     kv = w.kv or "fp16"
     wtp, pp = int(w.tp or 1), int(w.pp or 1)
@@ -165,40 +174,52 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
     fp4 = check_format(weights).name in ("fp4", "nvfp4", "mxfp4") and bool(getattr(gpu, "fp4_dense_flops", None))
     hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",
                                                         "transformers-compiled") else eng)  # FP4 peak where fp4
-    # a pipelined replica steps through its stages one after another: a step costs what the TP group's step over
-    # all layers costs (vLLM's interleaved pipeline batches, which can raise throughput up to pp×, are not counted)
+    # a pipelined replica steps each batch through its stages one after another: a step costs what the TP group's
+    # step over all layers costs; the pp batches in flight at once are simulate_serving's microbatch streams
     sch = scheduler_for(eng, model, gpu, tp=tp, weights=weights, kv=kv, context=max(context, prompt + output),
-                        calib=calib, chunked_prefill=chunked_prefill, pp=pp)
+                        calib=calib, chunked_prefill=chunked_prefill, pp=pp, max_num_seqs=max_num_seqs,
+                        max_num_batched_tokens=max_num_batched_tokens)
     return prof, hw, sch, tp, count // (tp * pp), RequestMix(prompt, output), fp4
+
+
+def _microbatched(sch: Scheduler, count: int, tp: int, replicas: int) -> tuple[Scheduler, int]:
+    """The scheduler one microbatch stream of a pipelined replica sees (1/pp of the KV cache) and pp; unchanged and 1
+    without a pipeline or without continuous batching."""
+    mb = max(1, count // (tp * replicas)) if sch.continuous_batching else 1
+    return (replace(sch, kv_capacity_tokens=sch.kv_capacity_tokens // mb) if mb > 1 else sch), mb
 
 
 def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
                      concurrency: int | None = None, rate: float | None = None, engine: str | None = None,
                      conversational: bool = False, speculation: Speculation | None = None,
-                     chunked_prefill: bool | None = None, requests_per_client: int = 3,
+                     chunked_prefill: bool | None = None, requests_per_client: int | None = None,
                      target_tpot_s: float | None = None, target_ttft_s: float | None = None,
-                     stagger: bool = True, requests: int | None = None) -> ServingReport:
+                     stagger: bool = True, requests: int | None = None, max_num_seqs: int | None = None,
+                     max_num_batched_tokens: int | None = None) -> ServingReport:
     """TTFT, TPOT/ITL and throughput of `model` on `count` × `gpu` under the workload's lengths, at `concurrency`
     concurrent requests (default: the workload's) or at `rate` requests/s; with a target, also the largest
-    concurrency that meets it (bisection, :func:`max_concurrency_for_target`)."""
-    prof, hw, sch, tp, replicas, mix, fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill)
+    concurrency that meets it (bisection, :func:`max_concurrency_for_target`). `max_num_seqs` and
+    `max_num_batched_tokens` override the engine's defaults (its batch and per-step token budget flags)."""
+    prof, hw, sch, tp, replicas, mix, fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill,
+                                                   max_num_seqs, max_num_batched_tokens)
     if conversational:  # the workload's prompt/output lengths are the means of a ShareGPT-like spread
         mix = RequestMix.with_means(mix.prompt, mix.output, sigma=CONVERSATION_SIGMA)
+    vsch, mb = _microbatched(sch, count, tp, replicas)
     if rate is None:
         concurrency = int(concurrency or workload.concurrency or 1)
-        per = max(1, math.ceil(concurrency / replicas))
-        res = simulate(prof, hw, sch, mix, concurrency=per,
-                       requests=requests or min(1200, max(16, requests_per_client * per)),
+        per = max(1, math.ceil(concurrency / (replicas * mb)))
+        res = simulate(prof, hw, vsch, mix, concurrency=per,
+                       requests=requests or (requests_per_client * per if requests_per_client else None),
                        spec=speculation, stagger=stagger and sch.continuous_batching)
     else:
-        res = simulate(prof, hw, sch, mix, rate=rate / replicas, spec=speculation, requests=requests)
+        res = simulate(prof, hw, vsch, mix, rate=rate / (replicas * mb), spec=speculation, requests=requests)
     report = ServingReport(engine=sch.engine, tp=tp, replicas=replicas, result=res, scheduler=sch, fp4=fp4,
-                           speculation=speculation)
+                           speculation=speculation, microbatches=mb)
     if target_tpot_s is None and target_ttft_s is None:
         return report
-    limit = _max_concurrency(prof, hw, sch, mix, speculation, target_tpot_s, target_ttft_s)
+    limit = _max_concurrency(prof, hw, vsch, mix, speculation, target_tpot_s, target_ttft_s)
     target = {k: v for k, v in (("tpot_s", target_tpot_s), ("ttft_s", target_ttft_s)) if v is not None}
-    return replace(report, max_concurrency_for_target=limit * replicas, target=target)
+    return replace(report, max_concurrency_for_target=limit * replicas * mb, target=target)
 
 
 def request_fits(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
@@ -212,9 +233,10 @@ def saturating_concurrency(model: ModelSpec, gpu: GpuSpec, count: int, workload:
                            engine: str | None = None) -> int:
     """Requests in flight at an infinite request rate: as many as the scheduler runs and the KV cache holds whole
     (prompt + output), over all replicas."""
-    _prof, _hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
-    per = min(sch.max_num_seqs, max(1, sch.kv_capacity_tokens // (mix.prompt + mix.output)))
-    return per * replicas
+    _prof, _hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
+    vsch, mb = _microbatched(sch, count, tp, replicas)
+    per = min(vsch.max_num_seqs, max(1, vsch.kv_capacity_tokens // (mix.prompt + mix.output)))
+    return per * replicas * mb
 
 
 def _meets(res: ServingResult, tpot: float | None, ttft: float | None) -> bool:
@@ -226,7 +248,7 @@ def _max_concurrency(prof: Any, hw: Any, sch: Scheduler, mix: RequestMix, spec: 
     """Largest per-replica concurrency whose median TPOT and TTFT meet the targets (0: not even one request):
     doubling, then bisection; TPOT and TTFT grow with concurrency (tests/test_serving_sim.py)."""
     def ok(c: int) -> bool:
-        return _meets(simulate(prof, hw, sch, mix, concurrency=c, requests=max(16, BISECT_REQUESTS * c), spec=spec),
+        return _meets(simulate(prof, hw, sch, mix, concurrency=c, spec=spec),
                       tpot, ttft)
 
     if not ok(1):
@@ -247,15 +269,18 @@ def _max_concurrency(prof: Any, hw: Any, sch: Scheduler, mix: RequestMix, spec: 
 
 def max_concurrency_for_target(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration,
                                *, tpot_s: float | None = None, ttft_s: float | None = None,
-                               engine: str | None = None) -> int:
+                               engine: str | None = None, max_num_seqs: int | None = None,
+                               max_num_batched_tokens: int | None = None, chunked_prefill: bool | None = None) -> int:
     """The most concurrent requests `count` × `gpu` serve with median TPOT ≤ `tpot_s` and TTFT ≤ `ttft_s`."""
     if tpot_s is None and ttft_s is None:
         raise InputError("give a TPOT or TTFT target", field="target", accepted="tpot_s and/or ttft_s > 0")
     for name, v in (("tpot_s", tpot_s), ("ttft_s", ttft_s)):
         if v is not None and not v > 0:
             raise InputError(f"{name} target must be positive, got {v}", field=name, accepted="> 0 s")
-    prof, hw, sch, _tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
-    return _max_concurrency(prof, hw, sch, mix, None, tpot_s, ttft_s) * replicas
+    prof, hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill,
+                                                    max_num_seqs, max_num_batched_tokens)
+    vsch, mb = _microbatched(sch, count, tp, replicas)
+    return _max_concurrency(prof, hw, vsch, mix, None, tpot_s, ttft_s) * replicas * mb
 
 
 def merge_into_contract(contract: dict[str, Any], report: ServingReport) -> dict[str, Any]:

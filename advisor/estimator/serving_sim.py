@@ -23,11 +23,15 @@ context (exact for the linear KV and attention terms) and advanced k steps at on
 clients, each sending its next request when the last one finished (vllm bench serve --max-concurrency, AIPerf
 --concurrency); open loop: Poisson arrivals at `rate` per second from a fixed seed.
 
-Metrics (as the benchmark clients report them): TTFT = first token's step end − arrival + request overhead;
+Metrics (as the benchmark clients report them): TTFT = first token's step end − arrival + request overhead, plus
+in the closed loop the wait for the step in flight when the request reaches a busy engine: at a random point of a
+step that is the renewal-theory residual E[t²]/(2·E[t]) over the measured stretch's steps (a long step is more
+likely to be hit; Kleinrock 1975, §5.2), 0 when the engine is idle;
 TPOT = (last token − first token)/(output − 1) per request; ITL = every gap between tokens of a request (p50/p95
 over all tokens); output throughput = output tokens / makespan (open loop, and all requests at once), or for C
 closed-loop clients the steady state's C / R requests/s (R: mean send → last token). Closed-loop latencies are those
-of the steady state (requests C … n−C−1: after the first wave, before the clients stop); past the load at which the engine is
+of MEASURED requests in steady state (requests C … C+MEASURED−1: after the first wave, while C more keep every client
+busy; the run stops when they are done), the same lengths in the same order at every C (RequestMix.draw); past the load at which the engine is
 full (`saturation`) the extra users queue for a slot (`queued`): TTFT grows, TPOT stays the full engine's. Speculative decoding (an explicit option): each
 decode step verifies `k` drafted tokens (a (k+1)-token step) and yields (1 − α^(k+1))/(1 − α) tokens on average
 at acceptance rate α (Leviathan et al. 2023, eq. 1).
@@ -35,18 +39,22 @@ at acceptance rate α (Leviathan et al. 2023, eq. 1).
 
 from __future__ import annotations
 
+import collections
+import functools
 import heapq
 import math
 import random
+import statistics
 
 import msgspec
 from msgspec.structs import replace
 
 from knowledge.errors import InputError
 
-from .throughput import Hardware, SpeedProfile, allreduce_seconds, smooth_max
+from .throughput import Hardware, SpeedProfile, allreduce_seconds
 
-MAX_REQUESTS = 1200  # a simulation never serves more requests than this (bounded time)
+MAX_REQUESTS = 1200  # a simulation asked for a number of requests never serves more than this (bounded time)
+MEASURED = 64  # closed loop: the steady-state requests measured (the same lengths, in the same order, at every C)
 MAX_EVENTS = 40_000  # nor runs more scheduler events
 OPEN_LOOP_REQUESTS = 300  # Poisson arrivals by default: a minute of traffic, at most 300 requests (p95 from 15 above it)
 
@@ -94,15 +102,33 @@ class RequestMix(msgspec.Struct, frozen=True):
         f = math.exp(-sigma * sigma / 2.0)
         return cls(max(1, round(prompt * f)), max(1, round(output * f)), conversational=True, sigma=sigma, seed=seed)
 
-    def draw(self, n: int) -> list[tuple[int, int]]:
+    def draw(self, n: int, first: int = 0) -> list[tuple[int, int]]:
+        """`n` requests' (prompt, output) lengths; request `first` + i has stratum i mod MEASURED. Conversational
+        lengths are stratified (Latin hypercube): the MEASURED strata take the lognormal's quantiles (k + ½)/MEASURED
+        for the prompt and, in a fixed shuffled order from `seed`, for the output, so every window of MEASURED
+        consecutive requests holds each stratum once and a closed-loop run measures the same lengths in the same
+        order whatever its concurrency (common random numbers, not a fresh draw per run)."""
         if not self.conversational:
             return [(self.prompt, self.output)] * n
-        rng = random.Random(self.seed)
+        strata = _strata(self)
+        return [strata[(i - first) % MEASURED] for i in range(n)]
 
-        def one(median: int) -> int:
-            return max(1, min(8 * median, round(median * math.exp(rng.gauss(0.0, self.sigma)))))
 
-        return [(one(self.prompt), one(self.output)) for _ in range(n)]
+@functools.lru_cache(maxsize=32)
+def _strata(mix: RequestMix) -> tuple[tuple[int, int], ...]:
+    """MEASURED (prompt, output) pairs of a conversational mix: fixed quantiles of the clipped lognormals, outputs
+    paired by a seeded shuffle (the prompt order itself from a second shuffle, so long prompts are not at one end)."""
+    nd = statistics.NormalDist(0.0, mix.sigma)
+    z = [nd.inv_cdf((k + 0.5) / MEASURED) for k in range(MEASURED)]
+    rng = random.Random(mix.seed)
+    po, oo = list(range(MEASURED)), list(range(MEASURED))
+    rng.shuffle(po)
+    rng.shuffle(oo)
+
+    def one(median: int, zk: float) -> int:
+        return max(1, min(8 * median, round(median * math.exp(zk))))
+
+    return tuple((one(mix.prompt, z[po[k]]), one(mix.output, z[oo[k]])) for k in range(MEASURED))
 
 
 class ServingResult(msgspec.Struct, frozen=True):
@@ -144,51 +170,76 @@ class _Req(msgspec.Struct):
     start_step: int = 0  # global decode-step index of its first decode
     client: int = -1
     orig_output: int = 0
-    residual: float = 0.0  # expected wait for the step in flight when it reached the scheduler (closed loop)
+    residual: float = 0.0  # expected wait for the step in flight when it reached the scheduler (closed loop; −1:
+    # the engine was busy, the steady state's mean residual is filled in at the end)
 
 
-class _Costs(msgspec.Struct):
-    prof: SpeedProfile
-    hw: Hardware
-    sch: Scheduler
-    kv_tok: float  # KV bytes per token of context per GPU (full-attention layers and windowed ones below the window)
-    attn_tok: float  # attention FLOPs per (query token × key token) per GPU
-    spec: Speculation | None
+class _Costs:
+    """The step cost's terms as per-step constants, computed once per simulation (the hot loop's only arithmetic):
+        t = pmax(W(T)·w_s, T·mm_s) + pmax(KV·kv_s, F·attn_s) + ar_0 + ar_1·T + fixed_0 + seq_s·(decodes + chunks)
+    the same terms as throughput.Step.total_s (all-reduce time is linear in T, its value at 0 and 1 token)."""
+
+    __slots__ = ("ar0", "ar1", "attn_s", "draft", "fixed0", "inv_p", "kv_s", "mm_s", "moe", "p", "q_per", "seq_s",
+                 "w_bytes_s", "w_s", "weight_read")
+
+    def __init__(self, prof: SpeedProfile, hw: Hardware, sch: Scheduler, spec: Speculation | None) -> None:
+        ref = 4096
+        kv_tok = prof.kv_bytes(ref) / ref  # KV bytes per token of context per GPU
+        attn_tok = prof.attention_flops(float(ref)) / ref  # attention FLOPs per (query × key token) per GPU
+        self.moe = bool(prof.n_experts)
+        self.weight_read = prof.weight_read_bytes
+        self.w_bytes_s = 1.0 / (hw.bandwidth * hw.eta_w)
+        self.w_s = prof.weight_read_bytes(1.0) * self.w_bytes_s  # dense: the same at every token count
+        self.mm_s = prof.matmul_flops_per_token / (hw.peak * hw.eta_c)
+        self.kv_s = kv_tok / (hw.bandwidth * hw.eta_kv)
+        self.attn_s = attn_tok / (hw.attn_peak * hw.eta_attn)
+        self.p = hw.sharpness
+        self.inv_p = 1.0 / hw.sharpness
+        self.ar0 = allreduce_seconds(0.0, prof, hw)
+        self.ar1 = allreduce_seconds(1.0, prof, hw) - self.ar0
+        self.fixed0 = sch.step_s + sch.layer_s * prof.layers
+        self.seq_s = sch.seq_s
+        self.q_per = spec.k + 1 if spec else 1  # query tokens per decode
+        self.draft = spec.k * spec.draft_cost if spec else 0.0
+
+    def _pmax(self, a: float, b: float) -> float:
+        hi, lo = (a, b) if a >= b else (b, a)
+        if hi <= 0.0:
+            return 0.0
+        smooth: float = hi * (1.0 + (lo / hi) ** self.p) ** self.inv_p  # throughput.smooth_max
+        return smooth
+
+    def decode(self, n_dec: int, sum_ctx: float) -> float:
+        """Seconds of a step of `n_dec` decodes whose contexts sum to `sum_ctx`, no prefill."""
+        q = n_dec * self.q_per
+        w = self.weight_read(q) * self.w_bytes_s if self.moe else self.w_s
+        roof = (self._pmax(w, q * self.mm_s) + self._pmax(sum_ctx * self.kv_s, sum_ctx * self.q_per * self.attn_s)
+                + (self.ar0 + self.ar1 * q if self.ar1 else 0.0))
+        return roof + self.fixed0 + self.seq_s * n_dec + (self.draft * roof if n_dec else 0.0)
 
     def step(self, n_dec: int, sum_ctx: float, chunks: list[tuple[int, int]]) -> float:
         """Seconds of one step with `n_dec` decodes whose contexts sum to `sum_ctx` and prefill `chunks`
-        (start, length)."""
-        prof, hw = self.prof, self.hw
-        q = n_dec * (self.spec.k + 1 if self.spec else 1)
-        tokens = q + sum(c for _, c in chunks)
-        kv = self.kv_tok * (sum_ctx + sum(s + c for s, c in chunks))
-        attn = self.attn_tok * (sum_ctx * (q / max(n_dec, 1)) + sum(c * (s + (c + 1) / 2) for s, c in chunks))
-        w = prof.weight_read_bytes(tokens)
-        mm = tokens * prof.matmul_flops_per_token
-        p = hw.sharpness  # the same terms as throughput.Step.total_s, without building the record
-        roof = (smooth_max(w / (hw.bandwidth * hw.eta_w), mm / (hw.peak * hw.eta_c), p)
-                + smooth_max(kv / (hw.bandwidth * hw.eta_kv), attn / (hw.attn_peak * hw.eta_attn), p)
-                + allreduce_seconds(tokens, prof, hw))
-        fixed = self.sch.step_s + self.sch.layer_s * prof.layers + self.sch.seq_s * (n_dec + len(chunks))
-        t = roof + fixed
-        if self.spec and n_dec:
-            t += self.spec.k * self.spec.draft_cost * roof
-        return t
-
-
-def _costs(prof: SpeedProfile, hw: Hardware, sch: Scheduler, spec: Speculation | None) -> _Costs:
-    ref = 4096
-    kv_tok = prof.kv_bytes(ref) / ref
-    attn_tok = prof.attention_flops(float(ref)) / ref
-    return _Costs(prof, hw, sch, kv_tok, attn_tok, spec)
+        (start, length): a chunk reads the KV up to its end and attends to its prefix plus its own triangle."""
+        q = n_dec * self.q_per
+        tokens, kv, attn = q, sum_ctx, sum_ctx * self.q_per if n_dec else 0.0
+        for s0, c in chunks:
+            tokens += c
+            kv += s0 + c
+            attn += c * (s0 + (c + 1) / 2)
+        w = self.weight_read(tokens) * self.w_bytes_s if self.moe else self.w_s
+        roof = (self._pmax(w, tokens * self.mm_s) + self._pmax(kv * self.kv_s, attn * self.attn_s)
+                + (self.ar0 + self.ar1 * tokens if self.ar1 else 0.0))
+        return roof + self.fixed0 + self.seq_s * (n_dec + len(chunks)) + (self.draft * roof if n_dec else 0.0)
 
 
 def _pct(values: list[float], q: float) -> float:
+    """The q-quantile interpolated between order statistics (numpy's default, as vllm bench serve reports it)."""
     if not values:
         return 0.0
     s = sorted(values)
-    i = min(len(s) - 1, max(0, math.ceil(q * len(s)) - 1))
-    return s[i]
+    x = q * (len(s) - 1)
+    i = min(int(x), len(s) - 2) if len(s) > 1 else 0
+    return s[i] if len(s) == 1 else s[i] + (s[i + 1] - s[i]) * (x - i)
 
 
 def _weighted_pct(pairs: list[tuple[float, float]], q: float) -> float:
@@ -236,20 +287,28 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         raise InputError(f"concurrency must be ≥ 1, got {concurrency}", field="concurrency", accepted="≥ 1")
     if rate is not None and not rate > 0:
         raise InputError(f"request rate must be positive, got {rate}", field="rate", accepted="> 0 requests/s")
-    n = requests or (min(MAX_REQUESTS, max(4 * (concurrency or 1), 16)) if concurrency else
-                     min(OPEN_LOOP_REQUESTS, max(64, int(rate * 60) if rate else 64)))
-    n = min(n, MAX_REQUESTS)
-    lens = mix.draw(n)
+    # closed loop by default: a first wave of C (warm-up), MEASURED requests in steady state, C more that keep all
+    # C clients busy until the last measured one is done (the run stops there)
+    window = concurrency is not None and requests is None and stagger
+    if requests:
+        n = min(requests, MAX_REQUESTS)
+    elif concurrency is not None:
+        n = MEASURED + 2 * concurrency
+    else:
+        n = min(OPEN_LOOP_REQUESTS, max(64, int(rate * 60) if rate else 64))
+    typical = mix.draw(MEASURED)  # every length the mix has (fixed: one; conversational: the strata)
     cap = max(sch.kv_capacity_tokens, 1)
-    if any(p + o > cap for p, o in lens):
-        raise InputError(f"one request of {max(p + o for p, o in lens)} tokens does not fit the KV cache of "
+    longest = max(p + o for p, o in (typical if n >= MEASURED else mix.draw(n, concurrency or 0)))
+    if longest > cap:
+        raise InputError(f"one request of {longest} tokens does not fit the KV cache of "
                          f"{cap} tokens", field="context", accepted=f"≤ {cap} tokens per request")
-    full = saturation(sch, lens)
+    full = saturation(sch, typical)
     if concurrency is not None and stagger and concurrency > full:
-        base = simulate(prof, hw, sch, mix, concurrency=full, requests=max(16, n * full // concurrency), seed=seed,
-                        spec=spec)
+        base = simulate(prof, hw, sch, mix, concurrency=full, seed=seed, spec=spec,
+                        requests=None if requests is None else max(16, n * full // concurrency))
         return queued(base, concurrency, full)
-    costs = _costs(prof, hw, sch, spec)
+    lens = mix.draw(n, concurrency or 0)
+    costs = _Costs(prof, hw, sch, spec)
     per_step_tokens = spec.tokens_per_step() if spec else 1.0
     max_seqs = sch.max_num_seqs
     reqs = [_Req(i, 0.0, p, o, orig_output=o) for i, (p, o) in enumerate(lens)]
@@ -265,17 +324,19 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     else:  # closed loop: C clients in steady state, their phases spread evenly over one request's duration
         assert concurrency is not None
         start = min(concurrency, n)
-        p0, o0 = lens[0]
+        p0 = round(sum(p for p, _ in typical) / MEASURED)  # the mean request, the same at every C
+        o0 = round(sum(o for _, o in typical) / MEASURED)
         one = (costs.step(0, 0.0, [(0, min(p0, sch.max_num_batched_tokens))]) * math.ceil(p0 / sch.max_num_batched_tokens)
-               + o0 / per_step_tokens * costs.step(start, start * (p0 + o0 / 2.0), []))
+               + o0 / per_step_tokens * costs.decode(start, start * (p0 + o0 / 2.0)))
         for i in range(start):  # phases spread evenly over one request: independent clients in steady state
             reqs[i].client = i
             reqs[i].arrival = one * i / start if stagger else 0.0
             arrivals.append((reqs[i].arrival, i))
         heapq.heapify(arrivals)
         next_req = start
-    waiting: list[_Req] = []
-    running: list[_Req] = []  # admitted, in admission order
+    waiting: collections.deque[_Req] = collections.deque()
+    running: dict[int, _Req] = {}  # admitted, in admission order
+    prefilling: list[_Req] = []  # the running requests whose prompt is not done, in admission order
     decoding: list[tuple[int, int]] = []  # heap of (finish_step, idx)
     dec_set: set[int] = set()
     now, gstep = 0.0, 0
@@ -286,25 +347,28 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     dec_weight = 0.0
     dec_steps = 0
     finished: list[_Req] = []
+    lo, hi = (concurrency, concurrency + MEASURED) if window and concurrency is not None else (0, n)
+    left = hi - lo  # measured requests not finished yet: the run stops when none is left
 
     t_last = 0.0  # duration of the last step
-
-    def ctx_sum() -> float:
-        return sum_base + len(dec_set) * gstep * per_step_tokens
+    st1 = st2 = 0.0  # Σt and Σt² over the steps once the measured requests are being sent
 
     def finish_decode(r: _Req) -> None:
-        nonlocal sum_base, next_req
+        nonlocal sum_base, next_req, left
         dec_set.discard(r.idx)
+        if lo <= r.idx < hi:
+            left -= 1
         sum_base -= r.prompt + r.generated - r.start_step * per_step_tokens
-        running.remove(r)
+        del running[r.idx]
         finished.append(r)
         if rate is None and next_req < n:  # the client sends its next request now; after the request overhead
-            nr = reqs[next_req]  # it lands at a random point of a step: it waits half a step on average
-            nr.arrival, nr.client, nr.residual = now, r.client, 0.5 * t_last
+            nr = reqs[next_req]  # it lands at a random point of the step in flight, if there is one
+            nr.arrival, nr.client = now, r.client
+            nr.residual = -1.0 if running or waiting else 0.0  # the engine busy: filled in at the end
             heapq.heappush(arrivals, (nr.arrival, nr.idx))
             next_req += 1
 
-    while len(finished) < n and events < MAX_EVENTS:
+    while left > 0 and events < MAX_EVENTS:
         events += 1
         while arrivals and arrivals[0][0] <= now + 1e-12:
             waiting.append(reqs[heapq.heappop(arrivals)[1]])
@@ -315,12 +379,13 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             continue
         # one scheduled step: decodes first, then prefill chunks
         n_dec = len(dec_set)
+        ctx = sum_base + n_dec * gstep * per_step_tokens  # Σ context of the decodes (unchanged until the step)
         budget = sch.max_num_batched_tokens - n_dec
-        kv_free = cap - (ctx_sum() + n_dec * per_step_tokens) - kv_used_prefill
+        kv_free = cap - (ctx + n_dec * per_step_tokens) - kv_used_prefill
         chunks: list[tuple[_Req, int]] = []
-        for r in running:
-            if r.idx in dec_set or budget <= 0:
-                continue
+        for r in prefilling:
+            if budget <= 0:
+                break
             c = min(budget, r.prompt - r.done_prefill) if sch.chunked_prefill else r.prompt - r.done_prefill
             if c > budget:
                 break
@@ -335,8 +400,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             c = min(budget, need) if sch.chunked_prefill else need
             if c > budget and (n_dec or chunks):
                 break  # no chunking: the whole prompt waits for a step with room
-            waiting.pop(0)
-            running.append(r)
+            waiting.popleft()
+            running[r.idx] = r
+            prefilling.append(r)
             kv_free -= need
             kv_used_prefill += need
             chunks.append((r, c))
@@ -353,10 +419,10 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                 heapq.heappop(decoding)
                 k = decoding[0][0] - gstep if decoding else 1
             k = max(1, k)
-            room = cap - kv_used_prefill - ctx_sum()
+            room = cap - kv_used_prefill - ctx
             k_kv = int(room // max(n_dec * per_step_tokens, 1))
             if k_kv < 1:  # preempt the newest running request (recompute later)
-                victim = running.pop()
+                victim = running.popitem()[1]
                 if victim.idx in dec_set:
                     dec_set.discard(victim.idx)
                     sum_base -= victim.prompt + victim.generated - victim.start_step * per_step_tokens
@@ -366,35 +432,44 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                     victim.output -= made
                 else:
                     kv_used_prefill -= victim.prompt
+                    prefilling.remove(victim)
                 victim.generated = 0
                 victim.done_prefill = 0
-                waiting.insert(0, victim)
+                waiting.appendleft(victim)
                 preempt += 1
                 continue
             k = min(k, k_kv)
-            t_mid = costs.step(n_dec, ctx_sum() + n_dec * per_step_tokens * (k - 1) / 2.0, [])
+            t_mid = costs.decode(n_dec, ctx + n_dec * per_step_tokens * (k - 1) / 2.0)
             if arrivals and not waiting and len(running) < max_seqs and sch.continuous_batching:
                 k = max(1, min(k, math.ceil((arrivals[0][0] - now) / t_mid)))
             now += k * t_mid
             t_last = t_mid
+            if next_req > lo:
+                st1 += k * t_mid
+                st2 += k * t_mid * t_mid
             gstep += k
             steps += k
             dec_steps += k
             dec_weight += k * n_dec
             itl.append((t_mid / per_step_tokens, k * n_dec * per_step_tokens))
         else:
-            t = costs.step(n_dec, ctx_sum(), [(r.done_prefill, c) for r, c in chunks])
+            t = costs.step(n_dec, ctx, [(r.done_prefill, c) for r, c in chunks])
             now += t
             t_last = t
+            if next_req > lo:
+                st1 += t
+                st2 += t * t
             gstep += 1
             steps += 1
             if n_dec:
                 dec_steps += 1
                 dec_weight += n_dec
                 itl.append((t / per_step_tokens, n_dec * per_step_tokens))
+            prompts_done = False
             for r, c in chunks:
                 r.done_prefill += c
                 if r.done_prefill >= r.prompt:  # prompt done: the first token comes out of this step
+                    prompts_done = True
                     kv_used_prefill -= r.prompt
                     r.first_token = now if r.first_token < 0 else r.first_token
                     r.generated = 1
@@ -403,6 +478,8 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                     dec_set.add(r.idx)
                     sum_base += r.prompt + r.generated - r.start_step * per_step_tokens
                     heapq.heappush(decoding, (r.finish_step, r.idx))
+            if prompts_done:
+                prefilling = [r for r in prefilling if r.done_prefill < r.prompt]
         # requests whose last token came out by now
         while decoding and decoding[0][0] <= gstep:
             _, idx = heapq.heappop(decoding)
@@ -413,7 +490,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     done = [r for r in finished if r.first_token >= 0]
     if not done:
         raise InputError("the simulation served no request", field="concurrency")
-    if concurrency is not None and n >= 3 * concurrency and stagger:
+    if window:
+        lat = [r for r in done if lo <= r.idx < hi]
+    elif concurrency is not None and n >= 3 * concurrency and stagger:
         # steady state: requests C … n−C−1. The first wave is the warm-up; request j < n−C finishes before the last
         # request is sent (its finish sends request j+C), so all C clients were busy or queued through its whole
         # life; the last C ones run while the clients stop one by one (a shrinking batch: the drain).
@@ -422,6 +501,10 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         lat = [r for r in done if r.idx >= concurrency]
     else:
         lat = done
+    wait = st2 / (2 * st1) if st1 > 0 else 0.5 * t_last
+    for r in lat:
+        if r.residual < 0:
+            r.residual = wait
     ttft = [r.first_token - r.arrival + sch.request_s + r.residual for r in lat]  # client send → first token
     tpot = [(r.last_token - r.first_token) / (r.orig_output - 1) for r in lat
             if r.orig_output > 1 and r.last_token > 0]
@@ -440,7 +523,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         out_rate = req_rate * sum(r.orig_output for r in steady) / len(steady)
 
     notes = []
-    if len(finished) < n:
+    if left > 0:
         notes.append(f"simulation stopped after {events} events ({len(finished)} of {n} requests)")
     return ServingResult(
         concurrency=concurrency, rate=rate, requests=len(done), ttft_p50_s=_pct(ttft, 0.5), ttft_p95_s=_pct(ttft, 0.95),

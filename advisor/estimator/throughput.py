@@ -205,6 +205,10 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
     eff = inf.bandwidth_efficiency
     fixed = inf.engine_fixed_costs.get(engine or default_engine(prof.weights))
     fp8_cores = prof.fp8_compute and bool(gpu.fp8_dense_flops) and gpu.supports_fp8
+    # GPUs whose measured matmul share of peak is below the class the efficiencies were fitted on (calibration.yaml
+    # matmul_factor_by_gpu, MAMF table); the FP4 efficiency was fitted on a B200 itself and keeps its value
+    factor = inf.matmul_factor_by_gpu.get(gpu.id)
+    matmul_factor = factor.value if factor is not None else 1.0
     if fp8_cores:
         peak, eta_c = float(gpu.fp8_dense_flops or 0), inf.fp8_compute_efficiency.value
         fam = "fp8"
@@ -214,11 +218,13 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         s = prof.fp4_share
         peak = 1.0 / (s / float(gpu.fp4_dense_flops) + (1.0 - s) / gpu.bf16_dense_flops)
         eta_c, fam = (inf.fp4_compute_efficiency or inf.fp8_compute_efficiency).value, "fp8"
+        matmul_factor = 1.0
     else:
         peak, eta_c = gpu.bf16_dense_flops, inf.compute_efficiency.value
         fam = "weight_only" if prof.family == "fp8" else prof.family
         if prof.weights == "fp32":
             peak = (getattr(gpu, "tf32_dense_flops", None) or gpu.fp32_flops)
+    eta_c *= matmul_factor
     link_bw, alpha, name = 0.0, 0.0, "none"
     if prof.tp > 1:
         link_bw, alpha, name = tp_link(gpu, prof.tp, calib)

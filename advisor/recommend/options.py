@@ -124,11 +124,26 @@ def _needed_for_speed(search: Search, opt: Option, layout: Layout, pairs: list[t
     if "deadline" in opt.misses and layout.offload == "none" and c.deadline_s is not None and opt.training:
         needed = max(needed, math.ceil(layout.count * opt.training.wall_s / c.deadline_s))
         per_node = c.max_gpus_per_node
-        nodes = math.ceil(needed / per_node)
-        if needed > per_node and nodes <= c.max_nodes and (nodes * per_node, nodes) not in pairs:
+        nodes = min(math.ceil(needed / per_node), _node_limit(search))  # out of reach: the most servers allowed
+        needed = max(layout.count + 1, min(needed, nodes * per_node))
+        if needed > per_node and nodes > layout.nodes and (nodes * per_node, nodes) not in pairs:
             remaining.append((nodes * per_node, nodes))
             remaining.sort()
     return needed
+
+
+DEFAULT_MAX_NODES = 64  # Constraints.max_nodes when the user set none
+PRETRAIN_MAX_NODES = 4096  # 32,768 GPUs at 8 per server: pre-training runs of 2024-26 used 16k-100k+ GPUs
+
+
+def _node_limit(search: Search) -> int:
+    """Servers a deadline may add: the stated `max_nodes`, or for pre-training with none stated, up to
+    PRETRAIN_MAX_NODES (a 405B model on 15.6T tokens needs tens of thousands of H100s for a 30-day run, where 64
+    servers would take years; Llama 3.1 405B trained on 16,384 H100s, arXiv:2407.21783 §3.3)."""
+    c = search.constraints
+    if search.workload.task == "pretrain" and c.max_nodes == DEFAULT_MAX_NODES:
+        return PRETRAIN_MAX_NODES
+    return c.max_nodes
 
 
 def existing_option(search: Search, gpu: GpuSpec, count: int, nodes: int,

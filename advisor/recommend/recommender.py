@@ -45,6 +45,7 @@ from advisor.recommend.assumptions import (
     DEFAULT_TRAINING_DEADLINE_S,
     advice_assumptions,
     deadline_assumption,
+    deadline_out_of_reach,
     search_assumptions,
     stack_assumption,
 )
@@ -245,6 +246,14 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     search = Search(model, workload, constraints, catalog)
     gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
     options, near = _search_all(search, gpus)
+    out_of_reach = default_deadline and bool(options) and not any(o.meets_targets for o in options)
+    if out_of_reach:  # the default deadline is a preference, not the user's: show the fastest tried, not nothing
+        for o in options:
+            if o.misses == ["deadline"]:
+                o.misses, o.meets_targets = [], True
+                o.findings = [f for f in o.findings if f.rule_id != "sizing-deadline-missed"]
+        constraints = replace(constraints, deadline_s=None)  # the rules check the options without it too
+        search = Search(model, workload, constraints, catalog)
     if interactive is not None and not any(could_lead(o, gpus[o.gpu], constraints) for o in options):
         # nothing a buyer could be recommended (priced, sold new in the region) reaches the interactive target: say
         # so, and size for the memory alone as before
@@ -271,6 +280,10 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
                                                             if not sold_in(g, constraints.region)],
     )
     _state_assumptions(search, rec, bool(lead), default_deadline)
+    if out_of_reach:
+        en, zh = deadline_out_of_reach()
+        rec.assumptions.append(en)
+        rec.assumptions_zh.append(zh)
     stack = stack_assumption(search, rec, gpus)
     if stack is not None:
         rec.assumptions.append(stack[0])

@@ -103,8 +103,7 @@ def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLo
     from advisor.estimator.serving import simulate_serving
 
     try:
-        rep = simulate_serving(search.model, gpu, count, w, load_calibration(), concurrency=w.concurrency,
-                               requests_per_client=3)
+        rep = simulate_serving(search.model, gpu, count, w, load_calibration(), concurrency=w.concurrency)
     except AdvisorError:
         return None
     r = rep.result

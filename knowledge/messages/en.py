@@ -300,6 +300,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "slot.unset": "—",
     "slot.concurrency_unit": "concurrent",
     "slot.days": "days",
+    "slot.hours": "hours",
+    "slot.minutes": "min",
     # --- memory per GPU, how far a configuration stretches, capacity (advisor/conversation/render/memory.py) ------
     "clause.sep": "; ",
     "sentence.end": ".",

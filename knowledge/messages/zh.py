@@ -298,6 +298,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "slot.unset": "未定",
     "slot.concurrency_unit": "",
     "slot.days": "天",
+    "slot.hours": "小时",
+    "slot.minutes": "分钟",
     # --- memory per GPU, how far a configuration stretches, capacity (advisor/conversation/render/memory.py) ------
     "clause.sep": "；",
     "sentence.end": "。",

@@ -173,6 +173,7 @@ def reset(state: DialogState) -> None:
 # from slots to Workload / Constraints (defaults applied, each one stated)
 # ----------------------------------------------------------------------------------------------------------------
 PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training reads that many tokens (fine-tuning sets are far smaller)
+PRETRAIN_GPUS = 1024  # "train X on 16k H100s": fine-tuning, even of a 405B model, runs on hundreds of GPUs, not thousands
 
 
 def _task_of(slots: Slots) -> str | None:
@@ -181,7 +182,11 @@ def _task_of(slots: Slots) -> str | None:
     if slots.task_generic == "finetune":
         return "lora"
     if slots.task_generic == "train":  # the default is answered with and said, never named and then asked for
-        return "pretrain" if (slots.train_tokens or 0) >= PRETRAIN_TOKENS else "lora"
+        named = [*slots.candidates, *([slots.existing] if slots.existing else [])]
+        cluster = max([m.count or 0 for m in named] + [slots.gpu_count or 0]) >= PRETRAIN_GPUS
+        return "pretrain" if (slots.train_tokens or 0) >= PRETRAIN_TOKENS or cluster else "lora"
+    if (slots.train_tokens or 0) >= PRETRAIN_TOKENS:  # "how many days for 405B on 15.6 trillion tokens?"
+        return "pretrain"
     return None
 
 

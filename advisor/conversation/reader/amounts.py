@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from advisor.conversation.reader.name_index import representative_model
 from advisor.conversation.reader.numbers import BIG_SCALE, DIGITS, names_other_slot, to_number, with_scale
 from advisor.conversation.reader.numbers import read as read_number
-from advisor.conversation.reader.ranges import check
+from advisor.conversation.reader.ranges import MAX_GPU_COUNT, check
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import CN_NUM, EN_WORD_NUM, NUM, SIZE, Text, scaled, size_of
 
@@ -259,7 +259,7 @@ def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
 
 
 def read_gpu_count(t: Text, slots: Slots) -> None:
-    """A GPU count without a card name ("四张卡", "8 GPUs", "单卡"), 1 to 4096."""
+    """A GPU count without a card name ("四张卡", "8 GPUs", "单卡"), 1 to MAX_GPU_COUNT."""
     for rx in _GPU_COUNT:
         m = rx.search(t.s)
         if not m:
@@ -268,7 +268,7 @@ def read_gpu_count(t: Text, slots: Slots) -> None:
             value: float | None = 2.0 if m.group("word").startswith(("双", "dual")) else 1.0
         else:
             value = to_number(m.group("num"))
-        if value and 1 <= value <= 4096:
+        if value and 1 <= value <= MAX_GPU_COUNT:
             slots.gpu_count = int(value)
             t.consume(m.start(), m.end())
             return

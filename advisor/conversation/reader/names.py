@@ -16,6 +16,7 @@ from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.inline_specs import read_bandwidth, read_user_model
 from advisor.conversation.reader.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
 from advisor.conversation.reader.numbers import DIGITS, to_number
+from advisor.conversation.reader.ranges import MAX_GPU_COUNT
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.text import EN_WORD_NUM, NUM, SIZE, Text, size_of
 
@@ -178,7 +179,12 @@ def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
 
 # --- GPUs ----------------------------------------------------------------------------------------------------------
 _MONEY_AFTER = re.compile(r"\s*(?:元|块|rmb|cny|usd|美元|万|k\b|w\b|tokens?|b\b|亿|年|天|小时|mhz|w\b|瓦|gb|g\b)")
-_COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*(?:卡\s*)?(?:的\s*)?$")
+_COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})(?P<k>k(?=\s))?\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*"
+                           rf"(?:卡\s*)?(?:的\s*)?$")
+# "16k H100s", "on 16K H100", "24k H100 GPUs": a count in thousands (training clusters) when the card is named as
+# hardware — after "on/using/with/across" or followed by a plural or a GPU word; a bare "32k H100" stays a context
+_K_COUNT_BEFORE = re.compile(r"(?:\b(?:on|using|with|across|over|of|have|own|got)|用|在|有)\s*$")
+_K_COUNT_AFTER = re.compile(r"(?:s\b|\s*(?:gpus?|cards?|accelerators?|nodes?|张|块|卡))", re.I)
 _COUNT_AFTER = re.compile(rf"(?:s|'s)?\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>{NUM})\s*(?:张|块|片)")
 _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}(?![a-z0-9])|"
                        r"(?<![a-z])(?:vera\s*)?rubin(?:\s*(?:cpx|ultra))?(?![a-z0-9])|"
@@ -279,11 +285,15 @@ def _count_near(s: str, start: int, end: int) -> tuple[int | None, int, int]:
     m = _COUNT_BEFORE.search(before)
     if m:
         value = to_number(m.group("num"))
-        if value is not None and 1 <= value <= 4096 and not re.search(r"\d\s*$", before[:m.start("num")]):
+        if value is not None and m.group("k"):
+            as_hardware = _K_COUNT_BEFORE.search(s[max(0, start - 40):start - (len(before) - m.start())]) \
+                or _K_COUNT_AFTER.match(s[end:end + 16]) or s[end - 1:end].lower() == "s"  # "H100s"
+            value = value * 1000 if as_hardware else None
+        if value is not None and 1 <= value <= MAX_GPU_COUNT and not re.search(r"\d\s*$", before[:m.start("num")]):
             return int(value), start - (len(before) - m.start()), end
     m = _COUNT_AFTER.match(s[end:end + 16])
     if m:
         value = to_number(m.group("num") or m.group("num2"))
-        if value is not None and 1 <= value <= 4096:
+        if value is not None and 1 <= value <= MAX_GPU_COUNT:
             return int(value), start, end + m.end()
     return None, start, end

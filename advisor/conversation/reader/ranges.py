@@ -16,6 +16,7 @@ from advisor.workload import Constraints, Workload, field_bounds
 from knowledge.structs import Frozen
 
 MIN_CONTEXT = 16  # tokens; a smaller number beside "context" is not a context length
+MAX_GPU_COUNT = 131_072  # GPUs: the largest training clusters reported (100k–200k) are read; beyond, not a count
 
 # slot -> (English label, Chinese label, unit en, unit zh)
 _LABELS = {

@@ -80,7 +80,11 @@ class Book:
         return text
 
     def tokens(self, name: str, value: float, source: str, lang: str) -> str:
-        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"."""
+        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"; 1.5e13 -> "15 T tokens" /
+        "15 万亿 tokens"."""
+        if value >= 1e12:
+            unit, scale = ("万亿 tokens", 1e12) if lang == "zh" else ("T tokens", 1e12)
+            return self.num(name, value / scale, unit, source, decimals_for(value / scale))
         if value >= 1e9:
             if lang == "zh":
                 return self.num(name, value / 1e8, "亿 tokens", source, decimals_for(value / 1e8))

@@ -369,7 +369,7 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         return None
     name = opt_name(top, book)
     days = opt_days(top, book, lang)
-    hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 0,
+    hours = book.num(f"GPU-hours on {top.count}× {top.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 1 if tr.gpu_hours < 10 else 0,
                      suffix=t("screen.gpu_hours_unit", lang))
     given = bool(ev.workload.train_tokens)
     tokens = train_tokens_text(ev, book, lang)

@@ -219,10 +219,16 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
 
 
 def opt_days(o: Option, book: Book, lang: str) -> str:
-    """The option's training wall-clock in days (one decimal below 100 days), booked; the option must have one."""
+    """The option's training wall-clock, booked: in days (one decimal below 100 days), or in hours below a day
+    and minutes below an hour (a run of 40 minutes is not "0.0 days"); the option must have one."""
     wall = o.training.wall_s if o.training and o.training.wall_s else 0.0
-    return book.num(f"training wall-clock on {o.count}× {o.gpu_name}", wall / 86400, "days", SRC_TRAINING,
-                    1 if wall < 100 * 86400 else 0, suffix=message("slot.days", lang))
+    name = f"training wall-clock on {o.count}× {o.gpu_name}"
+    if wall < 3600:
+        return book.num(name, max(wall / 60, 1.0), "minutes", SRC_TRAINING, 0, suffix=message("slot.minutes", lang))
+    if wall < 86400:
+        return book.num(name, wall / 3600, "hours", SRC_TRAINING, 1, suffix=message("slot.hours", lang))
+    return book.num(name, wall / 86400, "days", SRC_TRAINING, 1 if wall < 100 * 86400 else 0,
+                    suffix=message("slot.days", lang))
 
 
 def opt_price(o: Option, book: Book, lang: str) -> str:
