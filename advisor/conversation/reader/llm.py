@@ -141,10 +141,11 @@ def _alias_in(spec: Any, squashed_text: str) -> bool:
 
 def ground(reading: dict[str, Any], text: str, catalog: Catalog | None = None) -> tuple[dict[str, Any], list[str]]:
     """The reading without what the message does not say: names not in its words, numbers not among its amounts,
-    words outside the schema's vocabulary (a small model's constrained decoding can still invent them). Returns
-    the kept reading and what was dropped, for the note."""
+    words outside the schema's vocabulary (a small model's constrained decoding can still invent them), keys the
+    schema does not have (a server that ignored it). Returns the kept reading and what was dropped, for the note."""
     squashed, found, dropped = _squash(text), quantities(text), []
-    out = dict(reading)
+    out = {k: v for k, v in reading.items() if k in Reading.__struct_fields__}
+    dropped += [f"key {str(k)[:20]!r}" for k in reading if k not in Reading.__struct_fields__]
     def named(name: str, find: Any) -> bool:
         return _named_in(name, squashed) or (find is not None and _alias_in(find(name), squashed))
 
