@@ -110,12 +110,12 @@ def rows() -> list[Row]:
     oc = octocoder()
     for fmt, ref in [("bf16", 29.0260648727417), ("bnb-int8", 15.219234466552734), ("bnb-4bit", 9.543574333190918)]:
         e = estimate_memory(oc, Workload(engine="transformers", weights=fmt, context=80, prompt_tokens=20))
-        add("Measured", f"octocoder generate, {fmt}", (e.per_gpu.total - e.per_gpu.overhead) / GIB, ref, "GiB", 0.15,
+        add("Measured", f"octocoder generate, {fmt}", (e.per_gpu.total - e.per_gpu.overhead).gib, ref, "GiB", 0.15,
             "HF llm_tutorial_optimization (max_memory_allocated)")
     e = estimate_memory(bloomz_7b1(), Workload(task="lora", weights="fp32", lora_rank=8, lora_targets="attention",
                                                batch=8, context=64, recompute="none", flash_attention=False,
                                                engine="transformers"))
-    add("Measured", "bloomz-7b1 PEFT LoRA r8, fp32, b8 × 64", (e.per_gpu.total - e.per_gpu.overhead) / GIB, 32.0,
+    add("Measured", "bloomz-7b1 PEFT LoRA r8, fp32, b8 × 64", (e.per_gpu.total - e.per_gpu.overhead).gib, 32.0,
         "GiB", 0.15, "PEFT README (A100 80GB)")
     return out
 

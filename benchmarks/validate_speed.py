@@ -95,7 +95,7 @@ def predict_offload(r: dict, calib: Calibration) -> Row:
                                       engine="llama.cpp"), g)
     host = Host(f"{r['host_gbs']:g} GB/s", r["host_gbs"] * 1e9, stated=True)
     plan = plan_offload(m, g, 1, calib, host, weights=r["weights"], context=r["context"], ngl=r["ngl"],
-                        cuda_context_bytes=mem.per_gpu.overhead, compute_buffer_bytes=mem.per_gpu.activations,
+                        cuda_context_bytes=mem.per_gpu.overhead.n, compute_buffer_bytes=mem.per_gpu.activations.n,
                         decode_context=r.get("decode_context"))
     return Row("offload", r["id"], g.id, m.id,
                f"{r['weights']} -ngl {r['ngl']}/{m.num_layers}, host {r['host_gbs']:g} GB/s",

@@ -1,20 +1,161 @@
-"""Value types for numbers that cross layers with their unit: :class:`Money` (an amount in one of the catalog's
-currencies). The catalog prices cards in USD and CNY only (knowledge/schemas.py `Price.currency`); another currency
-is refused with the one-line :class:`~knowledge.structs.StructError`.
+"""Value types for numbers that cross layers with their unit.
+
+* :class:`Bytes`: an amount of memory. Memory is the number users read most and the one most easily misread: the
+  estimator and the engines count GiB (2³⁰ B), vendors and disks GB (10⁹ B), and 80 GB is 74.5 GiB while an
+  H100's "80 GB" of HBM is 80 GiB (knowledge/schemas.py); the layers above the estimator converted bare ints by hand
+  at dozens of sites. The estimator's results carry `Bytes` to the recommender, the analysis,
+  the renderers and the tools; the conversion to GiB or GB is done here only (:attr:`Bytes.gib`, :attr:`Bytes.gb`,
+  :meth:`Bytes.text`, which always prints the unit's name). A `Bytes` adds to and compares with another `Bytes`
+  only: a bare number (which could be GiB or GB) raises ``TypeError`` instead of being added as if it were bytes.
+* :class:`Money`: an amount in one of the catalog's currencies (USD, CNY; knowledge/schemas.py `Price.currency`);
+  another currency is refused with the one-line :class:`~knowledge.structs.StructError`, and money in two
+  currencies does not add (no exchange rate is implied).
+
+Why memory and money, not yet time: durations and speeds still cross as floats whose names carry the unit
+(`ttft_s`, `wall_s`, `ms_per_token`, `decode_tokens_per_s`). Memory came first because it is the number users read
+most and the one held in two units that a reader cannot tell apart (GiB and GB differ by 7 %: "80" is either);
+seconds, milliseconds and days are converted by the renderers at ~40 sites, each from a field named by its unit.
+A `Seconds` on the same pattern is the next step (docs/architecture.md, "Units", says where the boundary is).
+
+`Bytes` is a plain msgspec struct (no checks of its own: ≈ 0.1 µs to build), so results that hold several stay as
+cheap as the ints they replace; the JSON contract still writes the integer (`Bytes.n`) under the same keys.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import msgspec
+
 from knowledge.structs import FINITE, Frozen
 
 Currency = Literal["USD", "CNY"]
 SYMBOLS: dict[str, str] = {"USD": "$", "CNY": "¥"}
 
+GIB = 2**30  # bytes in a GiB: the estimator's formula lines and thresholds written in GiB use this one definition
+GB = 10**9  # bytes in a GB
+MemoryUnit = Literal["B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB"]
+UNIT_BYTES: dict[str, int] = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": GIB, "TiB": 2**40,
+                              "KB": 10**3, "MB": 10**6, "GB": GB, "TB": 10**12}
+"""Bytes per unit: binary (IEC: KiB = 2¹⁰ B … TiB = 2⁴⁰ B) and decimal (SI: KB = 10³ B … TB = 10¹² B)."""
+
+
+def in_unit(n_bytes: float, unit: MemoryUnit) -> float:
+    """`n_bytes` bytes in `unit`: the one conversion of memory for display (Bytes.to, Bytes.gib and the estimator's
+    formula lines, which format byte counts still being computed as floats)."""
+    return n_bytes / UNIT_BYTES[unit]
+
+
+def memory_text(n_bytes: float, unit: MemoryUnit = "GiB", digits: int = 1, *, grouped: bool = False) -> str:
+    """"74.5 GiB": `n_bytes` in `unit` with `digits` decimals and the unit's name (thousands grouped with
+    `grouped`)."""
+    value = n_bytes / UNIT_BYTES[unit]
+    return f"{value:,.{digits}f} {unit}" if grouped else f"{value:.{digits}f} {unit}"
+
+
+def _unitless(op: str, a: object, b: object) -> TypeError:
+    return TypeError(f"cannot {op} {type(a).__name__} and {type(b).__name__}: give the number a unit "
+                     "(Bytes(n), Bytes.of(x, 'GiB'), Bytes.of(x, 'GB'))")
+
+
+class Bytes(msgspec.Struct, frozen=True, order=True):
+    """An amount of memory in whole bytes (negative for a shortfall: headroom, a difference).
+
+    ``Bytes(n)`` from bytes, ``Bytes.of(x, "GiB")`` from another unit (rounded to whole bytes). Arithmetic keeps the
+    unit: Bytes ± Bytes and Bytes × number are Bytes; `.ratio(other)` and Bytes // Bytes are plain numbers. Bytes / x
+    is refused: it is the hand conversion `n / 2**30` this type replaces (`.gib`, `.gb`, `.to(unit)`).
+    """
+
+    n: int
+
+    @classmethod
+    def of(cls, value: float, unit: MemoryUnit = "B") -> Bytes:
+        """`value` in `unit` as whole bytes (80 GB → 80·10⁹ B)."""
+        return cls(round(value * UNIT_BYTES[unit]))
+
+    # --- the conversions (the only ones in the program) ----------------------------------------------------
+    def to(self, unit: MemoryUnit) -> float:
+        """The amount in `unit` (74.5 for 80 GB in GiB)."""
+        return in_unit(self.n, unit)
+
+    @property
+    def gib(self) -> float:
+        """In GiB (2³⁰ B): how the estimator and the engines (nvidia-smi, PyTorch) count."""
+        return self.n / 2**30
+
+    @property
+    def gb(self) -> float:
+        """In GB (10⁹ B): how datasheets and vendors count."""
+        return self.n / 10**9
+
+    def text(self, unit: MemoryUnit = "GiB", digits: int = 1, *, grouped: bool = False) -> str:
+        """"74.5 GiB": the amount in `unit` with `digits` decimals and the unit's name (thousands grouped with
+        `grouped`)."""
+        return memory_text(self.n, unit, digits, grouped=grouped)
+
+    def __str__(self) -> str:
+        return self.text("GiB", 1)
+
+    # --- arithmetic: Bytes with Bytes, scaled by plain numbers ----------------------------------------------
+    def __add__(self, other: Bytes) -> Bytes:
+        if type(other) is not Bytes:
+            raise _unitless("add", self, other)
+        return Bytes(self.n + other.n)
+
+    def __sub__(self, other: Bytes) -> Bytes:
+        if type(other) is not Bytes:
+            raise _unitless("subtract", self, other)
+        return Bytes(self.n - other.n)
+
+    def __radd__(self, other: object) -> Bytes:
+        raise _unitless("add", other, self)
+
+    def __rsub__(self, other: object) -> Bytes:
+        raise _unitless("subtract", other, self)
+
+    def __mul__(self, factor: float) -> Bytes:
+        if isinstance(factor, Bytes) or not isinstance(factor, int | float):
+            raise TypeError(f"cannot multiply Bytes by {type(factor).__name__}")
+        return Bytes(round(self.n * factor))
+
+    __rmul__ = __mul__
+
+    # no `/`: `total / 2**30` is the hand conversion this type replaces (.gib, .gb, .to(unit)); a share of another
+    # amount is .ratio(other), a split `amount * (1 / k)`. Left undefined, mypy flags it where it is written.
+
+    def ratio(self, other: Bytes) -> float:
+        """self / other as a plain number (utilisation, a share)."""
+        if type(other) is not Bytes:
+            raise _unitless("divide", self, other)
+        return self.n / other.n
+
+    def __floordiv__(self, other: Bytes) -> int:
+        """How many whole `other` fit in self (tokens of KV cache in free memory)."""
+        if type(other) is not Bytes:
+            raise _unitless("divide", self, other)
+        return self.n // other.n
+
+    def __neg__(self) -> Bytes:
+        return Bytes(-self.n)
+
+    def __abs__(self) -> Bytes:
+        return Bytes(abs(self.n))
+
+    def __bool__(self) -> bool:
+        return self.n != 0
+
+    @staticmethod
+    def total(amounts: Any) -> Bytes:
+        """The sum of an iterable of Bytes (`sum` would start from a bare 0)."""
+        return Bytes(sum(a.n for a in amounts))
+
+
+ZERO = Bytes(0)
+
 
 class Money(Frozen):
-    """An amount of money in `currency` (finite; negative only for a difference, e.g. a saving)."""
+    """An amount of money in `currency` (finite; negative only for a difference, e.g. a saving). Adds to and
+    compares with money in the same currency only."""
     derived = True  # computed by the program from checked input (knowledge.structs)
 
     amount: Annotated[float, FINITE]
@@ -26,6 +167,36 @@ class Money(Frozen):
 
     def __str__(self) -> str:
         return f"{SYMBOLS[self.currency]}{self.amount:,.0f} {self.currency}"
+
+    def _same(self, op: str, other: object) -> Money:
+        if not isinstance(other, Money):
+            raise TypeError(f"cannot {op} Money and {type(other).__name__}: give the number a currency")
+        if other.currency != self.currency:
+            raise TypeError(f"cannot {op} {self.currency} and {other.currency}: convert one first")
+        return other
+
+    def __add__(self, other: Money) -> Money:
+        return Money(amount=self.amount + self._same("add", other).amount, currency=self.currency)
+
+    def __sub__(self, other: Money) -> Money:
+        return Money(amount=self.amount - self._same("subtract", other).amount, currency=self.currency)
+
+    def __mul__(self, factor: float) -> Money:
+        if not isinstance(factor, int | float):
+            raise TypeError(f"cannot multiply Money by {type(factor).__name__}")
+        return Money(amount=self.amount * factor, currency=self.currency)
+
+    def __lt__(self, other: Money) -> bool:
+        return self.amount < self._same("compare", other).amount
+
+    def __le__(self, other: Money) -> bool:
+        return self.amount <= self._same("compare", other).amount
+
+    def __gt__(self, other: Money) -> bool:
+        return self.amount > self._same("compare", other).amount
+
+    def __ge__(self, other: Money) -> bool:
+        return self.amount >= self._same("compare", other).amount
 
     def to_contract(self) -> dict[str, Any]:
         """`{"amount", "currency"}` as the JSON contract writes money."""

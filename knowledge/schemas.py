@@ -15,7 +15,7 @@ of addressable memory as nvidia-smi reports it, 81920 MiB on an A100 80GB).
 import datetime as dt
 from typing import Annotated, Literal
 
-from knowledge.quantities import Currency
+from knowledge.quantities import Bytes, Currency
 from knowledge.structs import Frozen, Meta, NonNegativeFloat, PositiveFloat, PositiveInt, fields
 
 # lowercase letters, digits, '.' and '-' (e.g. "rtx-4090", "qwen2.5-72b"); equal to the file stem in the catalog
@@ -217,6 +217,11 @@ class GpuSpec(Strict):
         unknown = set(self.estimated) - set(fields(type(self)))
         if unknown:
             raise ValueError(f"estimated names unknown fields {sorted(unknown)}")
+
+    @property
+    def memory(self) -> Bytes:
+        """`memory_bytes` as Bytes: what the layers above compare and show (GiB or GB named)."""
+        return Bytes(self.memory_bytes)
 
     @property
     def stack(self) -> Stack:

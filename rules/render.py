@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from knowledge.catalog import data_dir
+from knowledge.quantities import in_unit
 from knowledge.structs import replace
 from rules.findings import Finding
 from rules.gpus import FAMILY_NAMES, family_name
@@ -57,7 +58,7 @@ def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> di
     ctx: dict[str, Any] = dict(fact)
     for key, value in fact.items():
         if key.endswith("_bytes") and isinstance(value, (int, float)) and not isinstance(value, bool):
-            ctx[key[: -len("_bytes")] + "_gib"] = value / 2**30
+            ctx[key[: -len("_bytes")] + "_gib"] = in_unit(value, "GiB")
     if isinstance(fact.get("gpu_arch"), str):
         ctx["arch"] = ARCH_NAMES.get(fact["gpu_arch"], fact["gpu_arch"])
     family = fact.get("gpu_family")

@@ -51,7 +51,7 @@ class Run:
 
     def predicted_reserved(self) -> int:
         e = estimate_memory(self.model(), self.workload())
-        return e.per_gpu.total - int(default_engines().get("transformers").cuda_context_bytes.value)
+        return e.per_gpu.total.n - int(default_engines().get("transformers").cuda_context_bytes.value)
 
     @property
     def measured_reserved(self) -> int:

@@ -36,7 +36,7 @@ def test_serving_question_need_options_and_capacity(catalog: Any) -> None:
     model = catalog.model("qwen2.5-7b")
     assert ev.model.id == model.id and ev.intent == "feasibility"
     assert ev.need is not None
-    assert ev.need.per_gpu.total == estimate_memory(model, workload).per_gpu.total
+    assert ev.need.per_gpu.total.n == estimate_memory(model, workload).per_gpu.total.n
     assert ev.recommendation is not None and ev.recommendation.options
     top = top_option(ev)
     assert top is ev.recommendation.options[0] and top.fits
@@ -59,7 +59,7 @@ def test_lora_on_owned_gpus(catalog: Any) -> None:
     assert (own.gpu, own.count) == (gpu.id, 2) and "existing" in own.labels
     sized = own.sized_workload
     assert sized is not None
-    assert own.per_gpu_bytes["total"] == estimate_memory(catalog.model("qwen2.5-7b"), sized, gpu).per_gpu.total
+    assert own.per_gpu.total.n == estimate_memory(catalog.model("qwen2.5-7b"), sized, gpu).per_gpu.total.n
     assert ev.limits is not None and ev.limits.option is own and ev.limits.training
     assert ev.limits.context == 2048 and ev.limits.context_cap >= 2048
     if own.fits:
@@ -86,9 +86,9 @@ def test_quoted_claim_checked_against_the_estimator(catalog: Any) -> None:
     assert ev.claim is not None and ev.claim.claim == claim
     one = validate(Workload, {**dump(workload), "gpus": 1, "tp": 1, "pp": 1, "concurrency": 1, "batch": 1})
     mem = estimate_memory(catalog.model("llama-3.1-70b"), one)
-    assert ev.claim.weights_bytes == mem.per_gpu.weights and ev.claim.total_bytes == mem.per_gpu.total
+    assert ev.claim.weights == mem.per_gpu.weights and ev.claim.total == mem.per_gpu.total
     assert ev.claim.fmt == "int4" and ev.claim.context == 4096
-    assert ev.claim.verdict == ("too_low" if claim.bytes_if_gib < mem.per_gpu.weights else "weights_only")
+    assert ev.claim.verdict == ("too_low" if claim.bytes_if_gib < mem.per_gpu.weights.n else "weights_only")
     assert all(f in ev.findings for f in ev.claim.findings)
 
 

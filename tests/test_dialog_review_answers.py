@@ -117,8 +117,8 @@ def test_r34_serving_on_own_card_gives_context_and_concurrency_limits():
     kv_token = 2 * model.num_layers * model.num_kv_heads * model.head_dim * 2
     assert kv_token == 57_344
     est = estimate_memory(model, Workload(model=model.id, context=4096), gpu)
-    assert est.kv_bytes_per_token == kv_token
-    free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
+    assert est.kv_bytes_per_token.n == kv_token
+    free = est.usable_bytes(gpu).n - (est.per_gpu.total.n - est.per_gpu.kv_cache.n)
     # at most what the KV cache alone allows next to one sequence's weights and activations (these grow with
     # the load: the prefill chunk and the logits of every sequence), and the estimator's own boundary
     assert 0.8 * free / (kv_token * 4096) <= conc <= free / (kv_token * 4096)
@@ -186,7 +186,7 @@ def test_r35_story6_shows_capacity_speed_and_cost_at_capacity():
 
         assert fits(n) and not fits(n + 1), gpu_id
         one = estimate_memory(model, Workload(model=model.id, context=4096, gpus=8, tp=8), gpu)
-        free = one.usable_bytes(gpu) - (one.per_gpu.total - one.per_gpu.kv_cache)
+        free = one.usable_bytes(gpu).n - (one.per_gpu.total.n - one.per_gpu.kv_cache.n)
         assert n <= free / (kv_gpu * 4096)
         total = number(turn, f"decode tokens/s total at capacity on {label}")
         ref = estimate_throughput(model, gpu, 8, Workload(model=model.id, context=4096, concurrency=n, gpus=8, tp=8),

@@ -31,16 +31,16 @@ def test_near_the_limit_the_first_lines_say_how_near(question: str, lang: str, m
     gpu = cat.gpu("rtx-4090")
     fl = training_fit_limits(cat.model(model), w, gpu)
     assert fl.fits and fl.largest_batch < 2  # the case is near the limit (else no line is due)
-    spare = f"{fl.spare_bytes / 2**30:.1f} GiB"
+    spare = f"{fl.spare.n / 2**30:.1f} GiB"
     assert spare in first and str(fl.largest_context) in first, first
     assert ("micro-batch 2 does not" in first) if lang == "en" else ("每批 2 条放不下" in first and "micro-batch" not in first), first
     # the spare memory is the card's usable memory minus the need the same line states
     need, usable = (float(x) for x in re.findall(r"([\d.]+) GiB", first)[:2])
-    assert abs((usable - need) - fl.spare_bytes / 2**30) <= 0.11
+    assert abs((usable - need) - fl.spare.n / 2**30) <= 0.11
     # one more sequence per micro-batch really does not fit; the longest sequence fits and 256 more do not
-    assert estimate_memory(cat.model(model), replace(w, batch=2), gpu).headroom_bytes(gpu) < 0
+    assert estimate_memory(cat.model(model), replace(w, batch=2), gpu).headroom_bytes(gpu).n < 0
     longer = replace(w, context=fl.largest_context + 256)
-    assert estimate_memory(cat.model(model), longer, gpu).headroom_bytes(gpu) < 0
+    assert estimate_memory(cat.model(model), longer, gpu).headroom_bytes(gpu).n < 0
 
 
 def test_room_to_spare_adds_no_limit_line() -> None:

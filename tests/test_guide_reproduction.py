@@ -352,7 +352,7 @@ def test_guide_configuration(case: Case) -> None:
             if f.rule_id in case.explained_by:
                 assert f.message and f.message_zh and f.source
                 if f.rule_id != RAM[0]:  # the memory findings quote the estimate
-                    assert f"{option.per_gpu_bytes['total'] / GIB:.1f}" in f.message, f.message
+                    assert f"{option.per_gpu.total.n / GIB:.1f}" in f.message, f.message
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -426,9 +426,9 @@ def test_offload_search_respects_host_ram() -> None:
     """The recommender's own answer never needs more host RAM than it assumes a node has (sizing-offload-ram-short
     would block it), and the guide's 8×A100 80GB for 70B training is blocked by exactly that."""
     option, rec = evaluated("g000-70b-training")
-    assert option.layout.zero_offload == "optimizer" and option.cpu_bytes["total"] > DEFAULT_CPU_RAM_BYTES
+    assert option.layout.zero_offload == "optimizer" and option.cpu.total.n > DEFAULT_CPU_RAM_BYTES
     mine = ours(rec, "a100-80g-sxm")
-    assert mine.cpu_bytes.get("total", 0) <= DEFAULT_CPU_RAM_BYTES
+    assert mine.cpu.total.n <= DEFAULT_CPU_RAM_BYTES
 
 
 def test_doc_table_agrees() -> None:
@@ -483,9 +483,9 @@ def _layout_text(o: Option) -> str:
 def render_row(case: Case) -> str:
     option, rec = evaluated(case.id)
     mine = ours(rec, case.gpu)
-    per = option.per_gpu_bytes
-    engine = f", engine uses {option.usable_bytes / GIB:.1f}" if option.usable_bytes < option.capacity_bytes else ""
-    numbers = (f"{per['total'] / GIB:.1f} of {option.capacity_bytes / GIB:.1f}{engine} "
+    per = option.per_gpu.to_contract()
+    engine = f", engine uses {option.usable.n / GIB:.1f}" if option.usable < option.capacity else ""
+    numbers = (f"{per['total'] / GIB:.1f} of {option.capacity.n / GIB:.1f}{engine} "
                f"({option.headroom_ratio * 100:.0f} % free)")
     found = ", ".join(f"`{r}`" for r in case.explained_by) or "— (fits)"
     return (f"| `{case.id}` | {case.row} | {case.guide_config} | {_workload_text(case)} | {numbers} | "

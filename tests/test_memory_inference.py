@@ -41,8 +41,8 @@ def test_breakdown_is_the_sum_of_its_parts(cat):
     e = estimate_memory(cat.model("llama-3-8b"), Workload(context=8192, batch=4))
     p = e.per_gpu
     assert p.total == p.weights + p.gradients + p.optimizer_states + p.activations + p.kv_cache + p.overhead
-    assert p.weights == weight_bytes(cat.model("llama-3-8b"), "bf16")
-    assert p.kv_cache == kv_cache_bytes(cat.model("llama-3-8b"), 8192, sequences=4, block_size=16)
+    assert p.weights.n == weight_bytes(cat.model("llama-3-8b"), "bf16")
+    assert p.kv_cache.n == kv_cache_bytes(cat.model("llama-3-8b"), 8192, sequences=4, block_size=16)
     with pytest.raises(ValueError):
         Breakdown(weights=1, total=5)
 
@@ -58,11 +58,11 @@ def test_vllm_reservation_semantics(cat):
     h100 = cat.gpu("h100-sxm")
     e = estimate_memory(cat.model("llama-3-8b"), Workload(engine="vllm"), h100)
     assert e.usable_fraction == 0.9
-    assert e.usable_bytes(h100) == int(0.9 * h100.memory_bytes)
-    assert e.fits(h100) and e.headroom_bytes(h100) == e.usable_bytes(h100) - e.per_gpu.total
+    assert e.usable_bytes(h100).n == int(0.9 * h100.memory_bytes)
+    assert e.fits(h100) and e.headroom_bytes(h100).n == e.usable_bytes(h100).n - e.per_gpu.total.n
     # KV capacity: the tokens whose cache fits in what weights, activations and overhead leave of 0.9 × 80 GiB
     per_token = 2 * 32 * 8 * 128 * 2
-    free = int(0.9 * h100.memory_bytes) - (e.per_gpu.total - e.per_gpu.kv_cache)
+    free = int(0.9 * h100.memory_bytes) - (e.per_gpu.total.n - e.per_gpu.kv_cache.n)
     assert e.kv_capacity_tokens(h100) == free // per_token
     assert any("0.9" in a for a in e.assumptions)
     hf = estimate_memory(cat.model("llama-3-8b"), Workload(engine="transformers"), h100)
@@ -74,9 +74,9 @@ def test_engines_differ_in_overhead_and_paging(cat):
     w = dict(context=1000, weights="q4_k_m")
     lcpp = estimate_memory(m, Workload(engine="llama.cpp", **w))
     vllm = estimate_memory(m, Workload(engine="vllm", **w))
-    assert lcpp.per_gpu.kv_cache == kv_cache_bytes(m, 1000)  # contiguous
-    assert vllm.per_gpu.kv_cache == kv_cache_bytes(m, 1008)  # 16-token pages
-    assert lcpp.per_gpu.overhead < vllm.per_gpu.overhead  # no CUDA graphs
+    assert lcpp.per_gpu.kv_cache.n == kv_cache_bytes(m, 1000)  # contiguous
+    assert vllm.per_gpu.kv_cache.n == kv_cache_bytes(m, 1008)  # 16-token pages
+    assert lcpp.per_gpu.overhead.n < vllm.per_gpu.overhead.n  # no CUDA graphs
 
 
 def test_llama_cpp_needs_gguf(cat):
@@ -93,7 +93,7 @@ def test_training_engine_rejected_for_inference(cat):
 
 def test_default_format_follows_checkpoint(cat):
     ds = estimate_memory(cat.model("deepseek-v3"), Workload(tp=8, gpus=8))
-    assert ds.per_gpu.weights == weight_bytes(cat.model("deepseek-v3"), "fp8", tp=8)
+    assert ds.per_gpu.weights.n == weight_bytes(cat.model("deepseek-v3"), "fp8", tp=8)
     # 671B in FP8 with 16-bit embeddings/head ≈ 640 GiB in all: ≈ 80 GiB per GPU — it does not fit 8 × H100 80GB
     assert not ds.fits(cat.gpu("h100-sxm")) and ds.fits(cat.gpu("h200-sxm"))
 
@@ -109,10 +109,10 @@ def test_tp_sharding_and_kv_replication(cat):
     m = cat.model("llama-3-70b")
     one = estimate_memory(m, Workload(tp=1, context=8192))
     four = estimate_memory(m, Workload(tp=4, gpus=4, context=8192))
-    assert four.per_gpu.weights == pytest.approx(one.per_gpu.weights / 4, rel=0.01)
-    assert four.per_gpu.kv_cache == one.per_gpu.kv_cache // 4
+    assert four.per_gpu.weights.n == pytest.approx(one.per_gpu.weights.n / 4, rel=0.01)
+    assert four.per_gpu.kv_cache.n == one.per_gpu.kv_cache.n // 4
     sixteen = estimate_memory(m, Workload(tp=16, gpus=16, context=8192))
-    assert sixteen.per_gpu.kv_cache == one.per_gpu.kv_cache // 8  # 8 KV heads: replicated beyond TP 8
+    assert sixteen.per_gpu.kv_cache.n == one.per_gpu.kv_cache.n // 8  # 8 KV heads: replicated beyond TP 8
     assert any("replicated" in a for a in sixteen.assumptions)
 
 
@@ -145,10 +145,10 @@ def test_eager_attention_costs_more_on_long_prompts(cat):
     fa = estimate_memory(m, Workload(engine="transformers", context=8192, flash_attention=True))
     eager = estimate_memory(m, Workload(engine="transformers", context=8192, flash_attention=False))
     # 32 heads × 8192² × (2 + 4) B of scores for one layer
-    assert eager.per_gpu.activations - fa.per_gpu.activations == 32 * 8192 * 8192 * 6
+    assert eager.per_gpu.activations.n - fa.per_gpu.activations.n == 32 * 8192 * 8192 * 6
     v100 = cat.gpu("v100-32g-sxm2")  # no FlashAttention-2 on Volta
     on_v100 = estimate_memory(m, Workload(engine="transformers", context=8192), v100)
-    assert on_v100.per_gpu.activations == eager.per_gpu.activations
+    assert on_v100.per_gpu.activations.n == eager.per_gpu.activations.n
 
 
 def test_engine_line_names_the_kv_type_of_a_bf16_checkpoint():
@@ -164,7 +164,7 @@ def test_engine_line_names_the_kv_type_of_a_bf16_checkpoint():
 
     def line(m, **kw):
         est = estimate_memory(m, Workload(context=4096, **kw))
-        return next(a for a in est.assumptions if a.startswith("engine:")), est.per_gpu.kv_cache
+        return next(a for a in est.assumptions if a.startswith("engine:")), est.per_gpu.kv_cache.n
 
     (q16, kv16), (qbf, kvbf) = line(qwen), line(qwen, kv="bf16")
     assert "KV cache bf16" in q16 and kv16 == kvbf

@@ -23,7 +23,7 @@ GIB = 2**30
 
 def _allocated(e) -> float:
     p = e.per_gpu
-    return (p.total - p.overhead) / GIB
+    return (p.total.n - p.overhead.n) / GIB
 
 
 @pytest.mark.parametrize("weights, measured", [

@@ -48,7 +48,7 @@ def test_parameter_counts_and_loaded_bytes_match_the_run(run: Run) -> None:
     resident = {"full": 4 * n, "full-bf16": 2 * n, "lora": 2 * n + 4 * p}[r["mode"]]
     assert 0 <= r["after_load_bytes"] - resident <= reserve_shares().cublas_workspace
     # the estimate's weights at its peak phase hold at least the resident weights
-    assert e.per_gpu.weights >= resident
+    assert e.per_gpu.weights.n >= resident
 
 
 def test_loss_buffers_by_vocabulary_hand_arithmetic() -> None:
@@ -69,9 +69,9 @@ def test_pure_bf16_peak_is_the_end_of_backward_hand_arithmetic() -> None:
     run = next(r for r in RUNS if r.line == 6)
     e = estimate_memory(run.model(), run.workload())
     p = e.per_gpu
-    assert p.weights + p.gradients + p.optimizer_states == 8 * 8_030_261_248
+    assert p.weights.n + p.gradients.n + p.optimizer_states.n == 8 * 8_030_261_248
     assert any("← peak" in f and f.startswith("phase end of backward") for f in e.formulas)
-    assert p.weights + p.gradients + p.optimizer_states + p.activations <= run.record["peak_allocated_bytes"] * 1.01
+    assert p.weights.n + p.gradients.n + p.optimizer_states.n + p.activations.n <= run.record["peak_allocated_bytes"] * 1.01
 
 
 def test_mixed_precision_is_18_bytes_per_param_with_gradient_accumulation() -> None:
@@ -83,9 +83,9 @@ def test_mixed_precision_is_18_bytes_per_param_with_gradient_accumulation() -> N
     linear = n - 32_000 * 4096 - (2 * 32 + 1) * 4096
     one = estimate_memory(m, Workload(task="full", context=512))
     accum = estimate_memory(m, Workload(task="full", context=512, grad_accum=8))
-    states = accum.per_gpu.weights + accum.per_gpu.gradients + accum.per_gpu.optimizer_states
+    states = accum.per_gpu.weights.n + accum.per_gpu.gradients.n + accum.per_gpu.optimizer_states.n
     assert states == 16 * n + 2 * linear  # ≈ 18 B/param
-    assert one.per_gpu.weights + one.per_gpu.gradients + one.per_gpu.optimizer_states == 16 * n
+    assert one.per_gpu.weights.n + one.per_gpu.gradients.n + one.per_gpu.optimizer_states.n == 16 * n
 
 
 def test_zero_defaults_to_deepspeed_llama2_7b_zero2_one_gpu() -> None:
@@ -93,7 +93,7 @@ def test_zero_defaults_to_deepspeed_llama2_7b_zero2_one_gpu() -> None:
     estimate_zero2_model_states_mem_needs (4Ψ + 16Ψ/N, N = 1); the ZeRO paper's 16Ψ gave 100.4."""
     m = load_catalog().model("llama-2-7b")
     e = estimate_memory(m, Workload(task="full", zero=2))
-    states = e.per_gpu.weights + e.per_gpu.gradients + e.per_gpu.optimizer_states
+    states = e.per_gpu.weights.n + e.per_gpu.gradients.n + e.per_gpu.optimizer_states.n
     assert states / GIB == pytest.approx(125.5, abs=0.05)
     assert e.to_contract()["per_gpu_bytes"]["total"] > states
     assert any("DeepSpeed" in a for a in e.assumptions)
@@ -115,7 +115,7 @@ def test_fsdp2_and_megatron_are_labelled(engine: str, words: str) -> None:
     if engine == "megatron":  # distributed optimizer: 2 + 4 + 12/d B/param (Megatron's table: 6 + 12/d)
         n = 6_738_415_616
         p = e.per_gpu
-        assert p.weights + p.gradients + p.optimizer_states == pytest.approx(6 * n + 12 * n / 8)
+        assert p.weights.n + p.gradients.n + p.optimizer_states.n == pytest.approx(6 * n + 12 * n / 8)
 
 
 def test_every_hf_training_formula_names_its_phase() -> None:
@@ -139,7 +139,7 @@ def test_near_the_limit_says_how_much_is_spare_and_what_does_not_fit() -> None:
     m, gpu = cat.model("llama-3-8b"), cat.gpu("rtx-4090")
     w = Workload(task="lora", context=2048)
     lim = training_fit_limits(m, w, gpu)
-    assert lim.fits and lim.spare_bytes == estimate_memory(m, w, gpu).headroom_bytes(gpu)
+    assert lim.fits and lim.spare.n == estimate_memory(m, w, gpu).headroom_bytes(gpu).n
 
     def fits(batch: int, context: int) -> bool:
         return estimate_memory(m, replace(w, batch=batch, context=context), gpu).fits(gpu)
@@ -147,7 +147,7 @@ def test_near_the_limit_says_how_much_is_spare_and_what_does_not_fit() -> None:
     assert fits(lim.largest_batch, 2048) and not fits(lim.largest_batch + 1, 2048)
     assert fits(1, lim.largest_context) and not fits(1, lim.largest_context + SEQ_STEP)
     text = lim.sentence()
-    assert text.startswith(f"fits with {lim.spare_bytes / GIB:.1f} GiB to spare at micro-batch 1")
+    assert text.startswith(f"fits with {lim.spare.n / GIB:.1f} GiB to spare at micro-batch 1")
     assert "micro-batch 2 does not" in text and f"{lim.largest_context} tokens" in text
     short = training_fit_limits(m, Workload(task="lora", context=8192), gpu)
     assert not short.fits and short.sentence().startswith("does not fit")

@@ -41,7 +41,7 @@ def test_estimate_memory_model_states_follow_the_engine(cat):
     for stage, expected in [(0, (4 + 4 + 4 + 8) * psi), (1, 4 * psi + 16 * psi / 64), (2, 4 * psi + 16 * psi / 64),
                             (3, 18 * psi / 64 + 4 * ll)]:
         e = estimate_memory(m, Workload(task="full", zero=stage, gpus=8, nodes=8))
-        got = e.per_gpu.weights + e.per_gpu.gradients + e.per_gpu.optimizer_states
+        got = e.per_gpu.weights.n + e.per_gpu.gradients.n + e.per_gpu.optimizer_states.n
         assert got == pytest.approx(expected, rel=1e-6), stage
 
 
@@ -94,12 +94,12 @@ def test_estimate_memory_offload_matches_deepspeed(cat):
     P, LL = param_counts(m).total, tm.largest_layer_params(m)
     e = estimate_memory(m, Workload(task="full", zero=3, offload="all", gpus=8))
     gpu, cpu = tm.deepspeed_zero3(P, LL, 8, 1, offload_params=True, offload_optimizer=True)
-    assert e.per_gpu.weights + e.per_gpu.gradients + e.per_gpu.optimizer_states == pytest.approx(gpu, rel=1e-6)
-    assert e.cpu.total == pytest.approx(cpu, rel=1e-6)
+    assert e.per_gpu.weights.n + e.per_gpu.gradients.n + e.per_gpu.optimizer_states.n == pytest.approx(gpu, rel=1e-6)
+    assert e.cpu.total.n == pytest.approx(cpu, rel=1e-6)
     e2 = estimate_memory(m, Workload(task="full", zero=2, offload="optimizer", gpus=8))
     gpu2, cpu2 = tm.deepspeed_zero2(P, 8, 1, offload_optimizer=True)
-    assert e2.per_gpu.weights == pytest.approx(gpu2, rel=1e-6) and e2.cpu.total == pytest.approx(cpu2, rel=1e-6)
-    assert e2.per_gpu.optimizer_states == 0 and e2.cpu.optimizer_states > 0
+    assert e2.per_gpu.weights.n == pytest.approx(gpu2, rel=1e-6) and e2.cpu.total.n == pytest.approx(cpu2, rel=1e-6)
+    assert e2.per_gpu.optimizer_states.n == 0 and e2.cpu.optimizer_states.n > 0
 
 
 def test_optimizer_bytes_per_param(cat):
@@ -108,14 +108,14 @@ def test_optimizer_bytes_per_param(cat):
 
     def states(opt: str) -> float:
         e = estimate_memory(m, Workload(task="full", optimizer=opt))
-        return (e.per_gpu.weights + e.per_gpu.gradients + e.per_gpu.optimizer_states) / P
+        return (e.per_gpu.weights.n + e.per_gpu.gradients.n + e.per_gpu.optimizer_states.n) / P
 
     assert states("adamw") == pytest.approx(16)  # 2 + 2 + 12 (ZeRO paper K = 12)
     assert states("adamw8bit") == pytest.approx(10)  # 2 + 2 + 4 master + 2 (two 8-bit moments)
     assert states("sgd") == pytest.approx(12)  # 2 + 2 + 4 master + 4 momentum
     assert states("adamw-bf16") == pytest.approx(8)  # bf16 weights, grads, m, v
     fp32 = estimate_memory(m, Workload(task="full", weights="fp32"))
-    assert (fp32.per_gpu.weights + fp32.per_gpu.gradients + fp32.per_gpu.optimizer_states) / P == pytest.approx(16)
+    assert (fp32.per_gpu.weights.n + fp32.per_gpu.gradients.n + fp32.per_gpu.optimizer_states.n) / P == pytest.approx(16)
 
 
 # --- activations (Korthikanti et al. 2022) ---------------------------------------------------------------------
@@ -195,9 +195,9 @@ def test_lora_rank_bounds(cat):
 
 def test_qlora_smaller_than_lora_smaller_than_full(cat):
     m = cat.model("llama-2-7b")
-    q = estimate_memory(m, Workload(task="qlora")).per_gpu.total
-    lo = estimate_memory(m, Workload(task="lora")).per_gpu.total
-    full = estimate_memory(m, Workload(task="full")).per_gpu.total
+    q = estimate_memory(m, Workload(task="qlora")).per_gpu.total.n
+    lo = estimate_memory(m, Workload(task="lora")).per_gpu.total.n
+    full = estimate_memory(m, Workload(task="full")).per_gpu.total.n
     assert q < lo < full
 
 
@@ -212,7 +212,7 @@ def test_moe_total_vs_active(cat):
     m = cat.model("mixtral-8x7b")
     e = estimate_memory(m, Workload(task="inference"))
     assert e.params > 46e9 and 12e9 < e.active_params < 13.5e9  # 46.7B total, 12.9B active (Mistral AI)
-    assert e.per_gpu.weights == pytest.approx(2 * e.params, rel=0.001)  # all experts are resident
+    assert e.per_gpu.weights.n == pytest.approx(2 * e.params, rel=0.001)  # all experts are resident
 
 
 def test_zero3_partitions_the_frozen_lora_base() -> None:
@@ -227,7 +227,7 @@ def test_zero3_partitions_the_frozen_lora_base() -> None:
     base = weight_bytes(m, "bf16")
     z2 = estimate_memory(m, Workload(model=m.id, task="lora", gpus=8, zero=2))
     z3 = estimate_memory(m, Workload(model=m.id, task="lora", gpus=8, zero=3))
-    assert z2.per_gpu.weights >= base
+    assert z2.per_gpu.weights.n >= base
     expected = base / 8 + 128_256 * 8_192 * 2
-    adapters = z3.per_gpu.weights - expected
+    adapters = z3.per_gpu.weights.n - expected
     assert 0 <= adapters < 0.01 * base  # only the fp32 adapters on top

@@ -19,7 +19,7 @@ GIB = 2**30
 def test_every_listed_model_leaves_ten_percent_of_the_card_free() -> None:
     gpu = CAT.gpu("rtx-4090")
     fits = models_that_fit(CAT, gpu)
-    assert fits and all(f.per_gpu_bytes <= 0.9 * gpu.memory_bytes for f in fits)
+    assert fits and all(f.per_gpu.n <= 0.9 * gpu.memory_bytes for f in fits)
     # largest first, and the largest is a ~32-34 B model at 4 bits: 34e9 × 4.85 / 8 ≈ 19.2 GiB of weights < 21.6 GiB,
     # while a 70 B model needs 70.6e9 × 4.85 / 8 ≈ 39.9 GiB — not on one card
     params = [f.params for f in fits]
@@ -32,7 +32,7 @@ def test_two_cards_hold_a_70b_at_four_bits() -> None:
     # 70.6e9 × 4.85 / 8 / 2 ≈ 20.0 GiB of weights per card, under 0.9 × 24 GiB = 21.6 GiB
     fits = models_that_fit(CAT, CAT.gpu("rtx-3090"), 2)
     seventy = next(f for f in fits if f.model.id == "llama-3.1-70b")
-    assert seventy.weights == "q4_k_m" and seventy.per_gpu_bytes <= 0.9 * 24 * GIB
+    assert seventy.weights == "q4_k_m" and seventy.per_gpu.n <= 0.9 * 24 * GIB
 
 
 def test_full_precision_when_it_fits() -> None:

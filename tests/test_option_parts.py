@@ -11,15 +11,16 @@ import json
 
 import pytest
 
+from advisor.estimator.results import Breakdown
 from advisor.recommend.parts import Margin, OptionLayout, UnitPrice
 from advisor.recommend.recommender import Option, recommend
 from advisor.workload import Constraints, Workload
 from knowledge.errors import InputError
-from knowledge.quantities import Money
+from knowledge.quantities import Bytes, Money
 from knowledge.structs import StructError
 
-BASE = {"gpu": "h100-sxm", "gpu_name": "H100 SXM", "count": 1, "per_gpu_bytes": {"total": 1}, "capacity_bytes": 2,
-        "usable_bytes": 2, "headroom_ratio": 0.5, "fits": True}
+BASE = {"gpu": "h100-sxm", "gpu_name": "H100 SXM", "count": 1, "per_gpu": Breakdown(overhead=1), "capacity": Bytes(2),
+        "usable": Bytes(2), "headroom_ratio": 0.5, "fits": True}
 LAYOUT_KEYS = ["tp", "pp", "dp", "zero", "offload", "engine", "weights", "kv", "recompute"]
 PRICE_KEYS = ["amount", "currency", "as_of", "condition", "reliability", "kind", "source", "end_of_life"]
 
@@ -66,9 +67,9 @@ def test_money_takes_only_the_catalogs_currencies_and_finite_amounts() -> None:
 
 
 def test_margin_keys_follow_near_capacity() -> None:
-    roomy = Margin(used_bytes=50, usable_bytes=100, share=0.5, near_capacity=False)
+    roomy = Margin(used=Bytes(50), usable=Bytes(100), share=0.5, near_capacity=False)
     assert list(roomy.to_contract()) == ["used_bytes", "usable_bytes", "share", "near_capacity"]
-    tight = Margin(used_bytes=97, usable_bytes=100, share=0.97, near_capacity=True, max_context=4096,
+    tight = Margin(used=Bytes(97), usable=Bytes(100), share=0.97, near_capacity=True, max_context=4096,
                    max_concurrency=None, context=2048, concurrency=8)
     assert tight.to_contract()["max_context"] == 4096 and tight.to_contract()["max_concurrency"] is None
 
@@ -114,7 +115,7 @@ def test_the_contract_reads_back_into_the_same_parts(kinds: dict[str, Option]) -
             assert list(data["price"]) == PRICE_KEYS
             assert UnitPrice.from_contract(data["price"]) == opt.price, kind
         if opt.margin is not None:
-            assert Margin(**data["margin"]) == opt.margin
+            assert Margin.from_contract(data["margin"]) == opt.margin
         else:
             assert data["margin"] == {}
 

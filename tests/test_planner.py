@@ -60,14 +60,14 @@ def test_estimate_with_engine_deepspeed_matches_its_estimator_to_the_byte(stage,
     m = CAT.model("llama-2-7b")
     P, LL = param_counts(m).total, tm.largest_layer_params(m)
     e = estimate_memory(m, Workload(task="full", zero=stage, gpus=gpus, nodes=nodes, engine="deepspeed"))
-    got = e.per_gpu.weights + e.per_gpu.gradients + e.per_gpu.optimizer_states
+    got = e.per_gpu.weights.n + e.per_gpu.gradients.n + e.per_gpu.optimizer_states.n
     ds = tm.deepspeed_zero2(P, gpus, nodes)[0] if stage < 3 else tm.deepspeed_zero3(P, LL, gpus, nodes)[0]
     assert abs(got - ds) <= 1
     assert any("DeepSpeed's estimate_zero2/zero3" in a for a in e.assumptions)
     # issue 28: asking for ZeRO without --engine runs DeepSpeed, so the default follows its accounting too (it was
     # the ZeRO paper's 16Ψ, 20 % under DeepSpeed's 20Ψ on one GPU) and says so
     default = estimate_memory(m, Workload(task="full", zero=stage, gpus=gpus, nodes=nodes))
-    p = default.per_gpu.weights + default.per_gpu.gradients + default.per_gpu.optimizer_states
+    p = default.per_gpu.weights.n + default.per_gpu.gradients.n + default.per_gpu.optimizer_states.n
     assert abs(p - ds) <= 1
     assert any("ZeRO runs in DeepSpeed" in a for a in default.assumptions)
 

@@ -12,6 +12,7 @@ from advisor.recommend.recommender import (
     spread_consumer,
     total_price,
 )
+from advisor.estimator.results import Breakdown
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, UnknownGpu
@@ -51,7 +52,7 @@ def test_every_option_fits_with_headroom_and_meets_the_budget() -> None:
     assert rec.options, rec.changes
     for o in rec.options:
         assert o.fits and o.meets_targets
-        assert o.per_gpu_bytes["total"] <= (1 - MIN_HEADROOM) * o.capacity_bytes
+        assert o.per_gpu.total.n <= (1 - MIN_HEADROOM) * o.capacity.n
         assert o.price is not None and o.price.per_card.currency == "CNY" and o.price.as_of
         assert total_price(o) <= 500_000
         assert not any(f.severity == "block" for f in o.findings)
@@ -93,7 +94,7 @@ def test_nothing_fits_gives_closest_and_checked_changes() -> None:
     rec = recommend(Workload(model="llama-2-70b", weights="awq-int4"),
                     Constraints(candidates=("rtx-5090",), max_gpus_per_node=1, max_nodes=1))
     assert not rec.options
-    assert rec.closest and rec.closest[0].per_gpu_bytes["weights"] > 32 * GIB
+    assert rec.closest and rec.closest[0].per_gpu.weights.n > 32 * GIB
     kinds = {c.kind for c in rec.changes}
     assert "precision" in kinds  # a lower-bit GGUF (Q2_K ≈ 3.35 bpw) squeezes onto one card
     change = next(c for c in rec.changes if c.kind == "precision")
@@ -179,7 +180,7 @@ def test_compare_named_configurations_user_story_6() -> None:
     assert by["h20"].fits and by["a800-80g-sxm"].fits
     assert {f.rule_id for f in by["a800-80g-sxm"].findings} & {"market-cn-restricted-2023"}
     # 8 × 24 GiB hold 141 GB of bf16 weights only without room for 32 × 4k tokens of KV: does not fit with headroom
-    assert by["rtx-4090"].per_gpu_bytes["weights"] > 15 * GIB
+    assert by["rtx-4090"].per_gpu.weights.n > 15 * GIB
 
 
 def test_launch_hint_for_vllm_names_the_layout() -> None:
@@ -276,7 +277,7 @@ def test_memoised_result_is_each_callers_own_copy():
     pristine = dump_json(first)
     first.options[0].labels.append("tampered")
     first.options[0].misses.append("tampered")  # the typed parts (throughput, layout, …) are frozen
-    first.options[0].per_gpu_bytes["total"] = 0
+    first.options[0].per_gpu = Breakdown()  # the memory breakdown is frozen: replaced, not edited
     first.options.reverse()
     first.assumptions.append("tampered")
     second = recommend(w, Constraints())

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 
 from advisor.estimator.memory import estimate_memory
+from advisor.estimator.results import Breakdown
 from advisor.recommend.recommender import Option, evaluate_configs, findings_contract, recommend
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
+from knowledge.quantities import Bytes
 from knowledge.structs import validate
 
 CAT = load_catalog()
@@ -19,7 +21,7 @@ def _reproduced_total(contract: dict[str, object]) -> int:
     """The per-GPU total `estimate_memory` gives for the contract's own sized workload and GPU."""
     data = json.loads(json.dumps(contract))  # what a client of `recommend --json` reads
     sized = validate(Workload, data["sized_workload"])
-    return estimate_memory(CAT.model(str(sized.model)), sized, CAT.gpu(data["gpu"])).per_gpu.total
+    return estimate_memory(CAT.model(str(sized.model)), sized, CAT.gpu(data["gpu"])).per_gpu.total.n
 
 
 def test_an_inference_option_with_tensor_parallelism_reproduces_its_memory() -> None:
@@ -52,8 +54,8 @@ def test_a_named_configuration_carries_its_sized_workload_fitting_or_not() -> No
 
 
 def test_an_option_without_an_estimate_has_no_sized_workload() -> None:
-    bare = Option(gpu="h100-sxm", gpu_name="H100 SXM", count=1, layout={"tp": 1, "pp": 1}, per_gpu_bytes={"total": 1},
-                  capacity_bytes=2, usable_bytes=2, headroom_ratio=0.5, fits=True)
+    bare = Option(gpu="h100-sxm", gpu_name="H100 SXM", count=1, layout={"tp": 1, "pp": 1}, per_gpu=Breakdown(overhead=1),
+                  capacity=Bytes(2), usable=Bytes(2), headroom_ratio=0.5, fits=True)
     contract = bare.to_contract()
     assert contract["sized_workload"] is None and list(contract)[-1] == "sized_workload"
 

@@ -21,7 +21,7 @@ def test_70b_on_one_named_4090_offers_offload_with_its_speed_and_the_rule():
     assert opt.count == 1 and opt.layout.engine == "llama.cpp" and opt.layout.weights == "q4_k_m"
     lo = opt.layout.layer_offload
     assert 40 <= lo.ngl <= 48 and lo.cpu_layers == 80 - lo.ngl
-    assert opt.per_gpu_bytes["total"] <= opt.capacity_bytes
+    assert opt.per_gpu.total <= opt.capacity
     assert 15 * 2**30 < lo.system_ram_bytes < 25 * 2**30
     assert 1.5 < opt.throughput.decode_tokens_per_s < 4.0 and opt.throughput.bound == "host-memory"
     rule = next(f for f in opt.findings if f.rule_id == "sizing-layer-offload-slow")

@@ -52,7 +52,7 @@ def test_a_pick_near_capacity_says_where_it_stops():
     assert o.count == 4 and o.near_capacity
     # stops at the longest context that still fits: more than asked, less than double it at 99 % full
     assert 32768 <= o.margin.max_context < 2 * 32768
-    assert o.margin.used_bytes <= o.margin.usable_bytes
+    assert o.margin.used.n <= o.margin.usable.n
 
 
 def test_qwen72b_in_china_on_300k_yuan():

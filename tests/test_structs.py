@@ -67,7 +67,7 @@ def test_lax_input_is_converted_and_stored_in_the_fields_type() -> None:
     assert w.context == 2048 and type(w.context) is int
     c = Constraints(budget=100, candidates=["h100-sxm"])  # type: ignore[arg-type]
     assert c.budget == 100.0 and type(c.budget) is float and c.candidates == ("h100-sxm",)
-    assert Breakdown(weights=10.4, kv_cache=1.6).total == 12  # parts rounded to whole bytes, total their sum
+    assert Breakdown(weights=10.4, kv_cache=1.6).total.n == 12  # parts rounded to whole bytes, total their sum
 
 
 def test_errors_name_field_limit_and_accepted_values() -> None:
@@ -195,7 +195,7 @@ def test_a_derived_result_with_its_declared_kinds_skips_the_conversion_but_not_t
     assert "EUR" in _one_line(currency.value)
     with pytest.raises(StructError):
         Breakdown(weights=-4)  # negative bytes: refused by the derived class's own check
-    assert Breakdown(weights=10.4, kv_cache=1.6).total == 12
+    assert Breakdown(weights=10.4, kv_cache=1.6).total.n == 12
 
 
 def test_a_derived_result_given_another_kind_of_value_is_converted_and_checked_as_before() -> None:

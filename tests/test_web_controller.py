@@ -284,7 +284,7 @@ def _sized_option(total_scale: float = 1.0, **sized_fields):
     catalog = load_catalog()
     sized = Workload(**{"model": "llama-3-70b", "weights": "int4", "context": 8192, "concurrency": 25, "gpus": 2,
                         "tp": 2, **sized_fields})
-    total = estimate_memory(catalog.model("llama-3-70b"), sized, catalog.gpu("h100-sxm")).per_gpu.total
+    total = estimate_memory(catalog.model("llama-3-70b"), sized, catalog.gpu("h100-sxm")).per_gpu.total.n
     return {"gpu": "h100-sxm", "count": 2, "nodes": 1, "layout": "TP 2 × PP 1", "capacity_bytes": 80 * GIB,
             "per_gpu_bytes": {"total": total * total_scale}, "sized_workload": dump(sized, json=True)}
 

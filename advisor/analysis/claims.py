@@ -12,6 +12,7 @@ from advisor.analysis.result import ClaimCheck
 from advisor.analysis.steps import timed
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
+from knowledge.quantities import ZERO
 from knowledge.structs import dump, validate
 from rules.engine import evaluate as evaluate_rules
 from rules.facts import ClaimFacts, ConfigFacts
@@ -35,15 +36,15 @@ def check_claim(model: ModelSpec, workload: Workload, claim: QuotedClaim, steps:
                                  "concurrency": 1, "batch": 1,
                                  "weights": workload.weights if workload.task == "inference" else None})
     mem = timed(steps, "check_claim", {"model": model.id, "weights": w.weights or "bf16", "claim": claim.text},
-                lambda: estimate_memory(model, w), lambda r: f"weights {r.per_gpu.weights / 1e9:.1f} GB")
+                lambda: estimate_memory(model, w), lambda r: f"weights {r.per_gpu.weights.text('GB')}")
     weights, kv = mem.per_gpu.weights, mem.per_gpu.kv_cache
-    if claim.bytes_if_gib < weights:
+    if claim.amount < weights:
         verdict = "too_low"
-    elif claim.bytes_if_gib < mem.per_gpu.total:
+    elif claim.amount < mem.per_gpu.total:
         verdict = "weights_only"
     else:
         verdict = "plausible"
-    check = ClaimCheck(claim=claim, weights_bytes=weights, kv_bytes=kv, total_bytes=mem.per_gpu.total,
+    check = ClaimCheck(claim=claim, weights=weights, kv=kv, total=mem.per_gpu.total,
                        fmt=w.weights or "bf16", context=w.context, verdict=verdict)
     try:
         check.guide_claim = match_guide_claim(claim.value, claim.unit, w.weights or "bf16", float(mem.params))
@@ -57,13 +58,13 @@ def check_claim(model: ModelSpec, workload: Workload, claim: QuotedClaim, steps:
 def _check_training_claim(model: ModelSpec, workload: Workload, claim: QuotedClaim, steps: list[Step]) -> ClaimCheck:
     w = validate(Workload, {**dump(workload), "gpus": 1, "tp": 1, "pp": 1, "zero": 0, "offload": "none"})
     mem = timed(steps, "check_claim", {"model": model.id, "task": w.task, "claim": claim.text},
-                lambda: estimate_memory(model, w), lambda r: f"training need {r.per_gpu.total / 2**30:.1f} GiB")
+                lambda: estimate_memory(model, w), lambda r: f"training need {r.per_gpu.total.text('GiB')}")
     per = mem.per_gpu
     states = per.gradients + per.optimizer_states + per.activations
-    verdict = "too_low" if claim.bytes_if_gib < per.weights else "weights_only" if claim.bytes_if_gib < per.total \
+    verdict = "too_low" if claim.amount < per.weights else "weights_only" if claim.amount < per.total \
         else "plausible"
-    return ClaimCheck(claim=claim, weights_bytes=per.weights, kv_bytes=0, total_bytes=per.total,
-                      fmt=w.weights or "bf16", context=w.context, verdict=verdict, task=w.task, states_bytes=states)
+    return ClaimCheck(claim=claim, weights=per.weights, kv=ZERO, total=per.total,
+                      fmt=w.weights or "bf16", context=w.context, verdict=verdict, task=w.task, states=states)
 
 
 def premise_findings(named: Sequence[NamedConfig], wants_nvlink: bool, catalog: Catalog,

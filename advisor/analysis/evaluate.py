@@ -52,7 +52,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
 
     ev.need = timed(steps, "estimate_memory", {"model": model.id, "task": workload.task},
                     lambda: estimate_memory(model, workload),
-                    lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB on one GPU")
+                    lambda r: f"{r.per_gpu.total.text('GiB')} on one GPU")
     ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
     if ev.recommendation is not None:
         # a machine named without a count ("Mac Studio M3 Ultra vs 4× 3090") is one machine, not a count to search

@@ -51,7 +51,7 @@ def evaluate_config(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: i
             w = validate(Workload, dump(w))
             mem = timed(steps, "estimate_memory", {"model": model.id, "gpu": gpu.id, "count": count, **layout},
                         partial(estimate_memory, model, w, gpu),
-                        lambda r: f"{r.per_gpu.total / 2**30:.1f} GiB per GPU")
+                        lambda r: f"{r.per_gpu.total.text('GiB')} per GPU")
         except (AdvisorError, StructError) as exc:
             result.error = str(exc)
             continue

@@ -20,6 +20,7 @@ from advisor.workload import Engine, WeightFormat, Workload
 from knowledge.catalog import Catalog
 from knowledge.errors import AdvisorError
 from knowledge.params import param_counts
+from knowledge.quantities import Bytes
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value
 
@@ -33,8 +34,8 @@ class ModelFit(Value):
     params: int  # total parameters
     active: int  # parameters read per token (MoE: the active experts; dense: all)
     weights: str  # the weight format, as the estimator names it
-    per_gpu_bytes: int
-    usable_bytes: int
+    per_gpu: Bytes  # memory per GPU at that format
+    usable: Bytes  # what the engine lets it use of one card
     full_precision: bool  # BF16 (or the checkpoint's own precision)
 
 

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from msgspec import Meta
 
 from advisor.workload import Constraints, Workload
+from knowledge.quantities import Bytes
 from knowledge.structs import Frozen
 
 Role = Literal["existing", "candidate"]
@@ -30,6 +31,11 @@ class QuotedClaim(Frozen):
     value: float
     unit: str  # as typed: "GB", "G", "GiB", "TB"
     bytes_if_gib: float  # value read as GiB (2^30): the reading the check holds against the estimate
+
+    @property
+    def amount(self) -> Bytes:
+        """The quoted figure read as GiB, as Bytes."""
+        return Bytes.of(self.bytes_if_gib)
 
 
 class AnalysisRequest(Frozen):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from advisor.workload import Constraints, Workload
+from knowledge.quantities import ZERO, Bytes
 
 if TYPE_CHECKING:
     from advisor.analysis.request import QuotedClaim
@@ -48,16 +49,16 @@ class ClaimCheck(msgspec.Struct):
     """A quoted memory figure against the weights (and KV cache at the stated context) the estimator computes."""
 
     claim: QuotedClaim
-    weights_bytes: int
-    kv_bytes: int
-    total_bytes: int
+    weights: Bytes
+    kv: Bytes
+    total: Bytes
     fmt: str
     context: int
     verdict: str  # "too_low", "weights_only", "plausible"
     guide_claim: Claim | None = None  # the guide claim the user is quoting, when one matches
     findings: list[Finding] = msgspec.field(default_factory=list)  # the claims rules' findings for it
     task: str = "inference"  # a training claim ("全量微调 24G 就够") is checked against the training need on one GPU
-    states_bytes: int = 0  # training: gradients + optimizer states + activations on that GPU
+    states: Bytes = ZERO  # training: gradients + optimizer states + activations on that GPU
 
 
 class Limits(msgspec.Struct):

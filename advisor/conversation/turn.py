@@ -13,8 +13,8 @@ from typing import Any, Literal
 import msgspec
 
 from advisor.analysis.steps import Step as Step  # the Turn carries the analysis's steps; imported from here too
-from advisor.estimator.results import BREAKDOWN_KEYS, Breakdown
-from knowledge.structs import Frozen, Mutable, Value, dump, field_type, fields, validate
+from advisor.estimator.results import BREAKDOWN_KEYS
+from knowledge.structs import Frozen, Mutable, NonNegativeInt, Value, dump, fields, validate
 from rules.findings import Finding
 
 
@@ -47,13 +47,13 @@ class _LeadConfig(Frozen):
     count: int
 
 
-# the estimator's Breakdown fields (bytes by purpose and their total, with their limits), after the configuration
-# they are of: taken from Breakdown, not written again
+# the estimator's Breakdown fields (bytes by purpose and their total), after the configuration they are of: the
+# names taken from Breakdown, not written again; integers of bytes, as the contract writes Breakdown.to_contract()
 _BYTE_FIELDS = (*BREAKDOWN_KEYS, "total")
 _STRUCT_CLASS: Any = type(_LeadConfig)  # the checked structs' metaclass: a class from the fields' annotations
 _BYTES = _STRUCT_CLASS("_Bytes", (_LeadConfig,), {
-    "__module__": __name__, "__annotations__": {name: field_type(Breakdown, name) for name in _BYTE_FIELDS},
-    **{name: fields(Breakdown)[name].default for name in _BYTE_FIELDS}})
+    "__module__": __name__, "__annotations__": dict.fromkeys(_BYTE_FIELDS, NonNegativeInt),
+    **dict.fromkeys(_BYTE_FIELDS, 0)})
 
 
 class MemoryBreakdown(_BYTES):  # type: ignore[misc,valid-type]

@@ -38,6 +38,7 @@ import msgspec
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value
 
@@ -50,7 +51,6 @@ from .throughput import default_engine
 if TYPE_CHECKING:
     from .speed_results import ThroughputEstimate
 
-GIB = 2**30
 MIB = 2**20
 
 # driver-visible share of the datasheet capacity (torch.cuda.mem_get_info total): H100/A100 80 GB report 79.15-79.22

@@ -26,10 +26,9 @@ from advisor.estimator.formats import weight_bytes
 from advisor.estimator.step_peak import Regime, StepPeak, StepStates, step_phases
 from advisor.workload import Workload
 from knowledge.params import param_counts
+from knowledge.quantities import GIB
 from knowledge.schemas import ModelSpec
 from knowledge.structs import Value
-
-GIB = 2**30
 
 
 class HfTraining(Value):

@@ -32,7 +32,6 @@ from .engines import default_engines
 from .parallel_layout import ParallelLayout
 from .training_memory import deepspeed_model_states, largest_layer_params
 
-GIB = 2**30
 BODY_GROUPS = ("attention", "mlp", "norm", "shared_experts", "router")
 
 

@@ -26,10 +26,10 @@ from advisor.estimator.results import Breakdown, MemoryEstimate
 from advisor.workload import WeightFormat, Workload
 from knowledge.errors import InputError
 from knowledge.params import param_counts
+from knowledge.quantities import Bytes, memory_text
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value
 
-GIB = 2**30
 DEFAULT_WEIGHTS = {"inference": "bf16", "full": "bf16", "pretrain": "bf16", "lora": "bf16", "freeze": "bf16",
                    "qlora": "nf4"}
 
@@ -160,8 +160,8 @@ def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def _gib(x: float) -> str:
-    return f"{x / GIB:.2f} GiB"
+def _gib(x: float | Bytes) -> str:
+    return x.text("GiB", 2) if isinstance(x, Bytes) else memory_text(x, "GiB", 2)
 
 
 def _flash(w: Workload, gpu: GpuSpec | None, engine: EngineProfile) -> tuple[bool, str]:
@@ -347,7 +347,7 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     return MemoryEstimate(
         model=model.id, task=w.task, params=counts.total, active_params=counts.active, gpus=w.world_size,
         per_gpu=per_gpu, formulas=formulas, assumptions=assumptions, engine=engine_id, usable_fraction=fraction,
-        kv_tokens_per_gpu=context * sequences, kv_bytes_per_token=round(per_tok_layer * stage_layers),
+        kv_tokens_per_gpu=context * sequences, kv_bytes_per_token=Bytes.of(per_tok_layer * stage_layers),
     )
 
 
@@ -627,11 +627,11 @@ def _offload(model: ModelSpec, w: Workload, total: int, shard: float, largest: f
 
 
 def fit_summary(estimate: MemoryEstimate, gpu: GpuSpec) -> dict[str, Any]:
-    """Fit of `estimate` on `gpu`: capacity, usable bytes, headroom, utilisation."""
+    """Fit of `estimate` on `gpu` as the contract writes it: capacity, usable bytes, headroom (integers)."""
     return {
         "gpu": gpu.id,
         "capacity_bytes": gpu.memory_bytes,
-        "usable_bytes": estimate.usable_bytes(gpu),
-        "headroom_bytes": estimate.headroom_bytes(gpu),
+        "usable_bytes": estimate.usable_bytes(gpu).n,
+        "headroom_bytes": estimate.headroom_bytes(gpu).n,
         "fits": estimate.fits(gpu),
     }

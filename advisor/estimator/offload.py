@@ -35,6 +35,7 @@ import msgspec
 
 from advisor.workload import DEFAULT_CONTEXT, Workload
 from knowledge.errors import InputError
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value
 
@@ -44,7 +45,6 @@ from .memory import default_inference_format, estimate_memory, kv_bytes_per_toke
 from .throughput import Hardware, SpeedProfile, hardware, memory_class, prefill_step, speed_profile
 from .training import pcie_bytes_per_s
 
-GIB = 2**30
 DENSE_GROUPS = ("attention", "mlp", "shared_experts", "router", "norm")  # read in full by every token
 
 
@@ -354,5 +354,5 @@ def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, 
                    engine="llama.cpp")
     est = estimate_memory(model, one, gpu)
     return plan_offload(model, gpu, count, calib, host, weights=weights, kv=kv, context=context,
-                        prompt_tokens=prompt, ngl=ngl, cuda_context_bytes=est.per_gpu.overhead,
-                        compute_buffer_bytes=est.per_gpu.activations, decode_context=max(1, decode_context))
+                        prompt_tokens=prompt, ngl=ngl, cuda_context_bytes=est.per_gpu.overhead.n,
+                        compute_buffer_bytes=est.per_gpu.activations.n, decode_context=max(1, decode_context))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from knowledge.quantities import GIB
 from knowledge.schemas import ModelSpec
 
 from .calibration import Calibration
@@ -14,7 +15,6 @@ if TYPE_CHECKING:
     from .planner import Plan
     from .speed_results import TrainTimeEstimate
 
-GIB = 2**30
 
 
 def plan_formulas(p: Plan, model: ModelSpec) -> list[str]:

@@ -29,6 +29,7 @@ import msgspec
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
 from knowledge.params import param_counts
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value, replace
 
@@ -63,7 +64,6 @@ from .training import MAX_TOKENS, train_flops_per_token
 if TYPE_CHECKING:
     from .results import MemoryEstimate
 
-GIB = 2**30
 MICRO_BATCHES = (1, 2, 4, 8)
 MAX_COUNT = 100_000
 TIE = 1 + 1e-9  # times per token this close are equal (float rounding)

@@ -1,6 +1,7 @@
-"""Result schemas of the estimator. Bytes are ints; every result carries its formula lines and assumptions.
+"""Result schemas of the estimator. Memory is :class:`~knowledge.quantities.Bytes` (the layers above read GiB or GB
+from it, never from a bare int); every result carries its formula lines and assumptions.
 
-`MemoryEstimate.to_contract()` is the `gpu-advisor estimate --json` contract of DESIGN.md.
+`MemoryEstimate.to_contract()` is the `gpu-advisor estimate --json` contract of DESIGN.md (bytes as integers).
 """
 
 from __future__ import annotations
@@ -9,59 +10,70 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
+from knowledge.quantities import ZERO, Bytes
 from knowledge.structs import Frozen, Meta, NonNegativeInt, set_field
 
 if TYPE_CHECKING:
     from knowledge.schemas import GpuSpec
 
-GIB = 2**30
-GB = 10**9
-
 BREAKDOWN_KEYS = ("weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead")
 
 
 class Breakdown(Frozen):
-    """Bytes by purpose; `total` is their sum (filled in when omitted)."""
+    """Memory by purpose; `total` is their sum (filled in when omitted). The estimator builds it from its byte
+    counts (numbers, rounded to whole bytes here); every reader gets :class:`Bytes`."""
     derived = True  # computed by the program from checked input (knowledge.structs)
 
-    weights: NonNegativeInt = 0
-    gradients: NonNegativeInt = 0
-    optimizer_states: NonNegativeInt = 0
-    activations: NonNegativeInt = 0
-    kv_cache: NonNegativeInt = 0
-    overhead: NonNegativeInt = 0
-    total: NonNegativeInt = 0
+    weights: Bytes = ZERO
+    gradients: Bytes = ZERO
+    optimizer_states: Bytes = ZERO
+    activations: Bytes = ZERO
+    kv_cache: Bytes = ZERO
+    overhead: Bytes = ZERO
+    total: Bytes = ZERO
 
-    if TYPE_CHECKING:  # what `prepare` takes: any number of bytes, rounded to whole ones
-        def __init__(self, *, weights: float = 0, gradients: float = 0, optimizer_states: float = 0,
-                     activations: float = 0, kv_cache: float = 0, overhead: float = 0, total: float = 0) -> None: ...
+    if TYPE_CHECKING:  # what the estimator passes: bytes as numbers (or Bytes), rounded to whole ones
+        def __init__(self, *, weights: float | Bytes = 0, gradients: float | Bytes = 0,
+                     optimizer_states: float | Bytes = 0, activations: float | Bytes = 0,
+                     kv_cache: float | Bytes = 0, overhead: float | Bytes = 0, total: float | Bytes = 0) -> None: ...
 
     def normalize(self) -> None:
-        """Parts rounded to whole bytes; `total` filled in as their sum, or checked against it."""
-        parts = {k: round(getattr(self, k) or 0) for k in BREAKDOWN_KEYS}
-        expected = sum(parts.values())
-        if self.total not in (None, 0, expected):
-            raise ValueError(f"total {self.total} is not the sum of the parts ({expected})")
-        for k, v in parts.items():
-            set_field(self, k, v)
-        set_field(self, "total", expected)
+        """Parts as whole Bytes; `total` filled in as their sum, or checked against it."""
+        expected = 0
+        for k in BREAKDOWN_KEYS:
+            part = _whole(getattr(self, k))
+            set_field(self, k, part)
+            expected += part.n
+        given = _whole(self.total).n
+        if given not in (0, expected):
+            raise ValueError(f"total {given} is not the sum of the parts ({expected})")
+        set_field(self, "total", Bytes(expected))
 
     def check_invariants(self) -> None:
-        if any(v < 0 for v in self.parts().values()):
-            raise ValueError(f"negative bytes in {self.parts()}")
+        if any(getattr(self, k).n < 0 for k in BREAKDOWN_KEYS):
+            raise ValueError(f"negative bytes in {self.to_contract()}")
 
-    def parts(self) -> dict[str, int]:
+    def parts(self) -> dict[str, Bytes]:
         return {k: getattr(self, k) for k in BREAKDOWN_KEYS}
 
     def to_contract(self) -> dict[str, int]:
-        return {**self.parts(), "total": self.total}
+        """`{weights, …, total}` in bytes (integers), as `per_gpu_bytes`/`cpu_bytes` of the contract."""
+        return {**{k: v.n for k, v in self.parts().items()}, "total": self.total.n}
+
+
+def _whole(value: Any) -> Bytes:
+    """A part as given (Bytes, a number of bytes, None) as whole Bytes."""
+    if type(value) is Bytes:
+        return value
+    return Bytes(round(value or 0))
 
 
 class MemoryEstimate(Frozen):
     """Memory needed per GPU (the most loaded one) and in host RAM, with the lines that produced it.
 
     `usable_fraction` is the share of a GPU's memory the engine lets the job use (vLLM's
-    `gpu_memory_utilization`, 1.0 otherwise); `fits`/`headroom_bytes` compare against it.
+    `gpu_memory_utilization`, 1.0 otherwise); `fits`/`headroom_bytes` compare against it. A GPU is a GpuSpec or
+    its capacity as Bytes.
     """
     derived = True  # computed by the program from checked input (knowledge.structs)
 
@@ -78,27 +90,25 @@ class MemoryEstimate(Frozen):
     engine: str | None = None
     usable_fraction: Annotated[float, Meta(gt=0, le=1)] = 1.0
     kv_tokens_per_gpu: NonNegativeInt = 0  # tokens of KV cache the estimate holds per GPU (inference)
-    kv_bytes_per_token: NonNegativeInt = 0  # per GPU, all layers (inference)
+    kv_bytes_per_token: Bytes = ZERO  # per token, per GPU, all layers (inference)
 
     # --- fit against a GPU ---------------------------------------------------------------------------------
-    def usable_bytes(self, gpu: GpuSpec | int) -> int:
-        """Memory the engine may use on `gpu` (a GpuSpec or a capacity in bytes)."""
-        capacity = gpu if isinstance(gpu, int) else gpu.memory_bytes
-        return int(capacity * self.usable_fraction)
+    def usable_bytes(self, gpu: GpuSpec | Bytes) -> Bytes:
+        """Memory the engine may use on `gpu`."""
+        return Bytes(int(_capacity(gpu).n * self.usable_fraction))
 
-    def headroom_bytes(self, gpu: GpuSpec | int) -> int:
+    def headroom_bytes(self, gpu: GpuSpec | Bytes) -> Bytes:
         """usable_bytes − per-GPU total; negative when it does not fit."""
         return self.usable_bytes(gpu) - self.per_gpu.total
 
-    def fits(self, gpu: GpuSpec | int) -> bool:
-        return self.headroom_bytes(gpu) >= 0
+    def fits(self, gpu: GpuSpec | Bytes) -> bool:
+        return self.headroom_bytes(gpu).n >= 0
 
-    def utilisation(self, gpu: GpuSpec | int) -> float:
+    def utilisation(self, gpu: GpuSpec | Bytes) -> float:
         """per-GPU total / GPU capacity."""
-        capacity = gpu if isinstance(gpu, int) else gpu.memory_bytes
-        return self.per_gpu.total / capacity
+        return self.per_gpu.total.ratio(_capacity(gpu))
 
-    def kv_capacity_tokens(self, gpu: GpuSpec | int) -> int:
+    def kv_capacity_tokens(self, gpu: GpuSpec | Bytes) -> int:
         """Tokens of KV cache that fit in the headroom on top of this estimate (serving capacity)."""
         if not self.kv_bytes_per_token:
             return 0
@@ -116,3 +126,7 @@ class MemoryEstimate(Frozen):
             "formulas": list(self.formulas),
             "assumptions": list(self.assumptions),
         }
+
+
+def _capacity(gpu: GpuSpec | Bytes) -> Bytes:
+    return gpu if isinstance(gpu, Bytes) else gpu.memory

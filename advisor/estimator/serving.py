@@ -21,6 +21,7 @@ from msgspec.structs import replace
 
 from advisor.workload import Workload
 from knowledge.errors import InputError
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
@@ -31,7 +32,6 @@ from .memory import default_inference_format, kv_cache_bytes
 from .serving_sim import RequestMix, Scheduler, ServingResult, Speculation, simulate
 from .throughput import default_engine, hardware, memory_class, speed_profile
 
-GIB = 2**30
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
 # SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (SGLang's offline run: 4,281
 # output tokens/s at 22.03 requests/s = 194 per request, sglang-vllm-060-bench); σ = 1 is a stated prior for its

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from knowledge.quantities import GIB
 from knowledge.schemas import ModelSpec
 from knowledge.structs import Value
 
 Regime = Literal["mixed", "bf16", "fp32", "adapter"]
-GIB = 2**30
 LOSS_FORWARD_BYTES = {"bf16": 2 + 4 + 4, "fp32": 4 + 4}  # per token × vocab: logits, fp32 upcast, log_softmax out
 LOSS_BACKWARD_BYTES = 4 + 4 + 4  # log_softmax output, NLL gradient, log_softmax input gradient (all fp32)
 

@@ -51,7 +51,6 @@ from .model_flops import model_flops
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
 from .throughput_text import throughput_assumptions, throughput_formulas
 
-GIB = 2**30
 MAX_CONCURRENCY = 100_000
 ACT_BYTES = 2  # 16-bit activations in TP all-reduces
 
@@ -515,9 +514,9 @@ def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: Workload, 
     replicas = count // tp
     per_replica = max(1, math.ceil(concurrency / replicas))
     est = estimate_memory(model, _memory_workload(w, tp, tp, per_replica, context), gpu)
-    shortfall = max(0, -est.headroom_bytes(gpu))
+    shortfall = max(0, -est.headroom_bytes(gpu).n)
     one_seq = kv_cache_bytes(model, context, 1, prof.kv, tp)
-    free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
+    free = (est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)).n
     per_rep_max = max(0, int(free // one_seq)) if one_seq else 0
     max_conc = min(per_rep_max * replicas, MAX_CONCURRENCY)
     ms_at_max = tps_at_max = None
@@ -525,7 +524,7 @@ def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: Workload, 
         step = decode_step(prof, hw, min(per_rep_max, MAX_CONCURRENCY), decode_context)
         ms_at_max = step.total_s * 1e3
         tps_at_max = min(per_rep_max, MAX_CONCURRENCY) * replicas / step.total_s
-    cap = Capacity(max_concurrency=max_conc, kv_tokens=max(0, int(free // max(est.kv_bytes_per_token, 1))),
+    cap = Capacity(max_concurrency=max_conc, kv_tokens=max(0, int(free // max(est.kv_bytes_per_token.n, 1))),
                    ms_per_token_at_max=ms_at_max, tokens_per_s_total_at_max=tps_at_max)
     return cap, shortfall == 0, int(shortfall)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
@@ -13,7 +14,6 @@ from .formats import FORMATS
 if TYPE_CHECKING:
     from .throughput import Hardware, Shape, SpeedProfile, Step
 
-GIB = 2**30
 
 
 def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: SpeedProfile, hw: Hardware,

@@ -42,7 +42,6 @@ BEST_CASE = ("calibrated on tuned llm-foundry/Megatron runs: a best case; large 
              "(Meta's Llama 2 runs took 1.5–1.6× the A100-hours this calibration predicts for them)")
 PRIOR_CASE = "a stated prior, no measured run of this class: treat it as a best case"
 DEFAULT_LORA_RANK = 16  # Workload's default rank, all linear layers adapted (the optimizer's share under LoRA)
-GIB = 2**30
 
 
 def gpu_class(gpu: GpuSpec) -> str:

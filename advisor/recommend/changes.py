@@ -26,6 +26,7 @@ from advisor.recommend.search import (
 )
 from advisor.workload import Constraints, Workload
 from knowledge.messages import t
+from knowledge.quantities import GIB, memory_text
 from knowledge.structs import replace
 
 # 4-bit is the lowest precision suggested as a fix: below it (Q3_K, Q2_K) quality falls off sharply (llama.cpp's
@@ -159,7 +160,6 @@ def _context_change(search: Search, closest: list[Option]) -> list[Change]:
                    message_zh=t("change.context", "zh", **fields))]
 
 
-GIB = 2**30
 SYSTEM_SHARE = 1 / 16  # of a unified pool left to the operating system when the GPU's share is raised (at least
 SYSTEM_MIN = 16 * GIB  # 16 GiB): a margin this tool chooses; macOS itself gives the GPU about 3/4 by default
 
@@ -173,8 +173,8 @@ def _gpu_share_change(search: Search, closest: list[Option]) -> list[Change]:
         return []
     gpu = search.catalog.gpu(best.gpu)
     um = gpu.unified_memory
-    need = best.per_gpu_bytes.get("total", 0)
-    if um is None or "iogpu.wired_limit_mb" not in um.setting or not need or need <= best.usable_bytes:
+    need = best.per_gpu.total.n
+    if um is None or "iogpu.wired_limit_mb" not in um.setting or not need or need <= best.usable.n:
         return []
     ceiling = um.max_gpu_bytes or um.total_bytes - max(SYSTEM_MIN, um.total_bytes * SYSTEM_SHARE)
     share = min(ceiling, math.ceil(need / GIB + 2) * GIB)
@@ -183,8 +183,8 @@ def _gpu_share_change(search: Search, closest: list[Option]) -> list[Change]:
     mb = int(share // 2**20)
 
     def say(lang: str) -> str:
-        return t("change.gpu_share", lang, share=f"{share / GIB:.0f} GiB", mb=mb, pool=f"{um.total_bytes / GIB:.0f} GiB",
-                 count=best.count, gpu=best.gpu_name, left=f"{(um.total_bytes - share) / GIB:.0f} GiB")
+        return t("change.gpu_share", lang, share=memory_text(share, "GiB", 0), mb=mb, pool=memory_text(um.total_bytes, "GiB", 0),
+                 count=best.count, gpu=best.gpu_name, left=memory_text(um.total_bytes - share, "GiB", 0))
 
     return [Change(kind="gpu_share", value=mb, message=say("en"), message_zh=say("zh"))]
 

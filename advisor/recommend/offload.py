@@ -19,6 +19,7 @@ from advisor.recommend.prices import option_price, option_tco
 from advisor.recommend.results import Option
 from knowledge.errors import InputError
 from knowledge.messages import t
+from knowledge.quantities import GIB
 from knowledge.structs import replace
 
 if TYPE_CHECKING:  # the recommender is imported where an offload option is made: the dialog imports this module
@@ -30,7 +31,6 @@ if TYPE_CHECKING:  # the recommender is imported where an offload option is made
     from knowledge.schemas import GpuSpec
 
 OFFLOAD_FORMAT = "q4_k_m"  # the GGUF format people run on one card (llama.cpp); a GGUF format the user gave wins
-GIB = 2**30
 
 
 def named_single_card(search: Search) -> GpuSpec | None:
@@ -91,8 +91,8 @@ def _offload_option(search: Search, gpu: GpuSpec, plan: OffloadPlan, ow: Workloa
         layout=OptionLayout(tp=1, pp=1, dp=1, engine="llama.cpp", weights=fmt, kv=w.kv,
                             layer_offload=LayerOffload(ngl=plan.ngl, cpu_layers=plan.cpu_layers,
                                                        system_ram_bytes=plan.system_ram_bytes)),
-        per_gpu_bytes=gpu_side.to_contract(), cpu_bytes=cpu_side.to_contract(), capacity_bytes=gpu.memory_bytes,
-        usable_bytes=gpu.memory_bytes, headroom_ratio=(gpu.memory_bytes - gpu_side.total) / gpu.memory_bytes,
+        per_gpu=gpu_side, cpu=cpu_side, capacity=gpu.memory,
+        usable=gpu.memory, headroom_ratio=(gpu.memory - gpu_side.total).ratio(gpu.memory),
         fits=True, price=option_price(search, gpu), labels=["offload"],
         throughput=ServingFigures(decode_tokens_per_s=tps, decode_tokens_per_s_total=tps, ms_per_token=1e3 / tps,
                                   prefill_tokens_per_s=plan.prefill_tokens_per_s, ttft_s=plan.ttft_s,

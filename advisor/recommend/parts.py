@@ -18,7 +18,7 @@ import msgspec
 
 from advisor.estimator.speed_results import DatedValue, TcoEstimate
 from advisor.workload import Offload
-from knowledge.quantities import Currency, Money
+from knowledge.quantities import Bytes, Currency, Money
 from knowledge.structs import Frozen, Meta, NonNegativeInt, PositiveInt, dump, fields, validate
 
 ZeroStage = Annotated[int, Meta(ge=0, le=3)]
@@ -129,8 +129,8 @@ class Margin(Frozen):
     near capacity, where it stops (the longest context at one sequence, the most sequences at the asked context)."""
     derived = True  # computed by the program from checked input (knowledge.structs)
 
-    used_bytes: NonNegativeInt
-    usable_bytes: NonNegativeInt
+    used: Bytes  # memory per GPU the option takes
+    usable: Bytes  # what the engine lets it use
     share: float
     near_capacity: bool
     max_context: int | None = None  # near capacity only (with the three below)
@@ -139,12 +139,19 @@ class Margin(Frozen):
     concurrency: int | None = None
 
     def to_contract(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"used_bytes": self.used_bytes, "usable_bytes": self.usable_bytes, "share": self.share,
+        out: dict[str, Any] = {"used_bytes": self.used.n, "usable_bytes": self.usable.n, "share": self.share,
                                "near_capacity": self.near_capacity}
         if self.near_capacity:
             out.update(max_context=self.max_context, max_concurrency=self.max_concurrency, context=self.context,
                        concurrency=self.concurrency)
         return out
+
+    @classmethod
+    def from_contract(cls, data: Mapping[str, Any]) -> "Margin":
+        """The margin from its contract object (bytes as integers)."""
+        flat = dict(data)
+        used, usable = {"n": flat.pop("used_bytes")}, {"n": flat.pop("usable_bytes")}
+        return validate(cls, {**flat, "used": used, "usable": usable})
 
 
 class Purchase(Frozen):

@@ -84,7 +84,6 @@ from advisor.recommend.rules import apply_rules, blocked, config_facts, evaluate
 from advisor.recommend.search import (
     CN_UNAVAILABLE,
     DEFAULT_CPU_RAM_BYTES,
-    GIB,
     MIN_HEADROOM,
     NODE_COUNTS,
     Layout,
@@ -100,6 +99,7 @@ from advisor.workload import Constraints, Workload, default_context
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import InputError
 from knowledge.messages import t
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import dump, dump_json, given, replace
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import msgspec
 
-from advisor.estimator.results import MemoryEstimate
+from advisor.estimator.results import Breakdown, MemoryEstimate
 from advisor.recommend.parts import Margin, OptionLayout, OptionTco, ServingFigures, TrainingFigures, UnitPrice
 from advisor.workload import Workload
 from knowledge.messages import t
-from knowledge.quantities import SYMBOLS
+from knowledge.quantities import SYMBOLS, Bytes
 from knowledge.structs import Mutable, dump
 from rules.findings import Finding
 
@@ -35,10 +35,10 @@ class Option(Mutable):
     count: int
     nodes: int = 1
     layout: OptionLayout
-    per_gpu_bytes: dict[str, int]
-    cpu_bytes: dict[str, int] = msgspec.field(default_factory=dict)
-    capacity_bytes: int
-    usable_bytes: int
+    per_gpu: Breakdown  # memory per GPU by purpose (the contract's `per_gpu_bytes`)
+    cpu: Breakdown = msgspec.field(default_factory=Breakdown)  # host memory of a CPU offload (zeros: none)
+    capacity: Bytes  # the card's memory (the contract's `capacity_bytes`)
+    usable: Bytes  # what the engine lets the job use of it
     headroom_ratio: float
     fits: bool
     throughput: ServingFigures | None = None  # a serving option's speed
@@ -71,7 +71,7 @@ class Option(Mutable):
             "gpu": self.gpu,
             "count": self.count,
             "layout": self.layout.to_contract(),
-            "per_gpu_bytes": self.per_gpu_bytes,
+            "per_gpu_bytes": self.per_gpu.to_contract(),
             "fits": self.fits,
             "throughput": (self.throughput.to_contract() if self.throughput else
                            self.training.to_contract() if self.training else {}),
@@ -80,7 +80,7 @@ class Option(Mutable):
             "gpu_name": self.gpu_name,
             "nodes": self.nodes,
             "labels": self.labels,
-            "capacity_bytes": self.capacity_bytes,
+            "capacity_bytes": self.capacity.n,
             "headroom_ratio": round(self.headroom_ratio, 4),
             "tco": None if self.tco is None else self.tco.to_contract(),
             "substitutes": self.substitutes,

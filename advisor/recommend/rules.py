@@ -39,7 +39,7 @@ def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
         "task": w.task, "precision": precision(w, model), "context": w.context, "max_context": model.max_context,
         "weight_format": precision(w, model), "used": opt.used_price,
         "concurrency": w.concurrency if not w.is_training else None,
-        "per_gpu_bytes": est.per_gpu.total, "kv_cache_bytes": est.per_gpu.kv_cache or None,
+        "per_gpu_bytes": est.per_gpu.total.n, "kv_cache_bytes": est.per_gpu.kv_cache.n or None,
         "fits": opt.fits, "headroom_ratio": min(1.0, opt.headroom_ratio),
         "flash_attention": w.flash_attention,
         "engine": opt.layout.engine or w.engine,
@@ -49,7 +49,7 @@ def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
         "tp_divides_heads": valid_tp(model, tp),
     }
     if est.cpu.total:
-        facts.update(offload_cpu_bytes=est.cpu.total, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)
+        facts.update(offload_cpu_bytes=est.cpu.total.n, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)
     if opt.training:
         facts.update(train_wall_s=opt.training.wall_s, deadline_s=c.deadline_s)
     if opt.throughput:

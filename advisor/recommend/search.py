@@ -26,6 +26,7 @@ from advisor.workload import Constraints, Offload, Workload
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.params import param_counts
+from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value, dump, replace, validate
 from rules.stacks import runs
@@ -35,7 +36,6 @@ if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference 
 
 CN_UNAVAILABLE = ("restricted", "licence_required", "not_sold")  # knowledge ChinaMarket.status: no new purchase in cn
 MIN_HEADROOM = 0.10  # rules' sizing threshold: below 10 % free memory a serving engine has no room to grow
-GIB = 2**30
 NODE_COUNTS = (1, 2, 4, 8)
 DEFAULT_CPU_RAM_BYTES = 512 * GIB  # host RAM assumed per node when checking offload (typical 8-GPU server)
 
@@ -236,13 +236,13 @@ def headroom(est: MemoryEstimate, gpu: GpuSpec) -> float:
     gpu_memory_utilization) is exceeded. An engine reservation of 0.9 is itself the 10 % headroom."""
     if not est.fits(gpu):
         return -1.0
-    return (gpu.memory_bytes - est.per_gpu.total) / gpu.memory_bytes
+    return (gpu.memory - est.per_gpu.total).ratio(gpu.memory)
 
 
 def sized(est: MemoryEstimate, gpu: GpuSpec) -> bool:
     """Fits with headroom, and any CPU offload fits the host RAM assumed per node (else the sizing rules
     `sizing-low-headroom` / `sizing-offload-ram-short` would flag or block it)."""
-    return headroom(est, gpu) >= MIN_HEADROOM and est.cpu.total <= DEFAULT_CPU_RAM_BYTES
+    return headroom(est, gpu) >= MIN_HEADROOM and est.cpu.total.n <= DEFAULT_CPU_RAM_BYTES
 
 
 def candidate_gpus(catalog: Catalog, c: Constraints) -> list[GpuSpec]:

@@ -17,6 +17,7 @@ from advisor.recommend.parts import Margin, MfuBasis, ServingFigures, TrainingFi
 from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload
 from knowledge.errors import AdvisorError
+from knowledge.quantities import Bytes
 from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
@@ -132,24 +133,24 @@ def max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Worklo
     kv_bytes_per_token × context, or less in a hybrid-attention model (gpt-oss, Gemma 3) whose sliding-window
     layers hold only their window: then the estimate's own KV bytes per sequence (memory.kv_cache_bytes)."""
     per_seq = est.kv_bytes_per_token * w.context
-    held = est.per_gpu.kv_cache / w.concurrency if w.concurrency else 0
-    if 0 < held < 0.99 * per_seq:
-        per_seq = math.ceil(held)
+    held = est.per_gpu.kv_cache.n / w.concurrency if w.concurrency else 0
+    if 0 < held < 0.99 * per_seq.n:
+        per_seq = Bytes(math.ceil(held))
     if not per_seq:
         return 0
     free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
-    return max(0, int(free // per_seq)) * max(1, layout.dp)
+    return max(0, free // per_seq) * max(1, layout.dp)
 
 
 def margin(search: Search, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> Margin:
     """Share of the engine's usable memory the pick takes: near_capacity above NEAR_CAPACITY, with the longest
     context (one sequence per replica) and the most sequences at the asked context before it stops fitting."""
     usable = est.usable_bytes(gpu)
-    share = est.per_gpu.total / usable if usable else 1.0
+    share = est.per_gpu.total.ratio(usable) if usable else 1.0
     if share <= NEAR_CAPACITY:
-        return Margin(used_bytes=est.per_gpu.total, usable_bytes=usable, share=round(share, 4), near_capacity=False)
+        return Margin(used=est.per_gpu.total, usable=usable, share=round(share, 4), near_capacity=False)
     w = search.workload
-    return Margin(used_bytes=est.per_gpu.total, usable_bytes=usable, share=round(share, 4), near_capacity=True,
+    return Margin(used=est.per_gpu.total, usable=usable, share=round(share, 4), near_capacity=True,
                   max_context=longest_context(search.varied(replace(w, concurrency=1)), gpu, opt),
                   max_concurrency=opt.throughput.max_concurrency if opt.throughput else None,
                   context=w.context, concurrency=w.concurrency)

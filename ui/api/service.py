@@ -25,11 +25,11 @@ from advisor.conversation.tools import registry as T
 from advisor.workload import Region
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
+from knowledge.quantities import Bytes
 from knowledge.structs import StructError, Value
 from ui.api.conversations import ask_turn
 from ui.cli.commands.catalog import gpu_detail, gpu_row, model_detail, model_row
 
-GiB = 2**30
 MAX_ASK_CHARS = 4000  # one advisor turn; the web chat's limit is of the same order
 
 
@@ -302,7 +302,7 @@ def _matches(query: str | None, *texts: Any) -> bool:
 def list_gpus(args: ListGpusArgs) -> dict[str, Any]:
     """The GPU catalog rows (`gpu-advisor gpus --json`), filtered, smallest memory first."""
     gpus = [g for g in load_catalog().gpus
-            if (args.min_memory_gib is None or g.memory_bytes >= args.min_memory_gib * GiB)
+            if (args.min_memory_gib is None or g.memory >= Bytes.of(args.min_memory_gib, "GiB"))
             and (args.vendor is None or g.vendor.lower() == args.vendor.strip().lower())
             and (args.segment is None or g.segment.lower() == args.segment.strip().lower())
             and (not args.china_available or g.china.status in ("available", "china_variant"))

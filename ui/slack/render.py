@@ -16,6 +16,7 @@ from typing import Any
 
 from advisor.conversation.render.firstscreen import split_details
 from knowledge.messages import known, t
+from knowledge.quantities import memory_text
 from ui.citations import source_without_path
 from ui.slack.text import (
     DETAILS_CHARS,
@@ -115,7 +116,7 @@ def words(lang: str) -> dict[str, str]:
 def fmt_gib(n_bytes: Any) -> str:
     """Bytes → "61.2 GiB" (1 GiB = 2^30 bytes)."""
     try:
-        return f"{float(n_bytes) / 2**30:,.1f} GiB"
+        return memory_text(float(n_bytes), "GiB", grouped=True)
     except (TypeError, ValueError):
         return "–"
 

@@ -18,8 +18,6 @@ from ui.turn_like import TurnLike
 if TYPE_CHECKING:
     from advisor.conversation.turn import Step
 
-GIB = 2**30  # bytes
-
 # Longest message the chat accepts, in characters (the reply says so); longer ones are refused before any work.
 MAX_MESSAGE_CHARS = 20_000
 # How much of a refused or very long message is echoed back in the chat.

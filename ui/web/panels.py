@@ -16,13 +16,14 @@ from typing import Any
 import msgspec
 
 from knowledge.messages import known, t
+from knowledge.quantities import in_unit
 from knowledge.structs import dump
 from rules.titles import plain_words as plain_words  # the page's and the chat's one place
 from rules.titles import rule_ids_to_titles as rule_ids_to_titles
 from rules.titles import rule_title
 from ui.citations import source_without_path
 from ui.turn_like import TurnLike
-from ui.web.messages import GIB, LANGS, PART_LABELS, PARTS, label, safe_markdown
+from ui.web.messages import LANGS, PART_LABELS, PARTS, label, safe_markdown
 from ui.web.messages import get_field as _get
 from ui.web.messages import plain_text as _plain
 
@@ -41,7 +42,7 @@ def number_or_none(value: Any) -> float | None:
 
 def fmt_gib(nbytes: Any) -> str:
     v = number_or_none(nbytes)
-    return "–" if v is None else f"{v / GIB:,.1f}"
+    return "–" if v is None else f"{in_unit(v, 'GiB'):,.1f}"
 
 
 def fmt_rate(value: Any) -> str:
@@ -272,10 +273,10 @@ def memory_chart_rows(turn: TurnLike, lang: str = "en", limit: int = 5,
     rows: list[dict[str, Any]] = []
     for name, parts, cap in bars:
         total = parts.pop("_total")
-        bar = [{"option": name, "part": PART_LABELS[part][lang], "GiB": round(parts[part] / GIB, 3), "order": order}
+        bar = [{"option": name, "part": PART_LABELS[part][lang], "GiB": round(in_unit(parts[part], "GiB"), 3), "order": order}
                for order, part in enumerate(PARTS) if part in parts]
         if cap is not None and cap > total:
-            bar.append({"option": name, "part": PART_LABELS["free"][lang], "GiB": round((cap - total) / GIB, 3),
+            bar.append({"option": name, "part": PART_LABELS["free"][lang], "GiB": round(in_unit(cap - total, "GiB"), 3),
                         "order": len(PARTS)})
         rows.extend(reversed(bar))  # the chart stacks the first row on top: weights end up at the bottom
     return rows
@@ -338,11 +339,11 @@ def context_sweep_rows(
         per_gpu = estimate(ctx)
         if not isinstance(per_gpu, Mapping) or number_or_none(per_gpu.get("total")) is None:
             continue
-        rows.append({"context": ctx, "series": total_name, "GiB": round(float(per_gpu["total"]) / GIB, 3)})
+        rows.append({"context": ctx, "series": total_name, "GiB": round(in_unit(float(per_gpu["total"]), "GiB"), 3)})
         if number_or_none(per_gpu.get("kv_cache")) is not None:
-            kv_rows.append({"context": ctx, "series": kv_name, "GiB": round(float(per_gpu["kv_cache"]) / GIB, 3)})
+            kv_rows.append({"context": ctx, "series": kv_name, "GiB": round(in_unit(float(per_gpu["kv_cache"]), "GiB"), 3)})
         if capacity_bytes:
-            rows.append({"context": ctx, "series": cap_name, "GiB": round(capacity_bytes / GIB, 3)})
+            rows.append({"context": ctx, "series": cap_name, "GiB": round(in_unit(capacity_bytes, "GiB"), 3)})
     if any(r["GiB"] > 0 for r in kv_rows):
         rows.extend(kv_rows)
     if context and rows:

@@ -21,7 +21,6 @@ from ui.turn_like import TurnLike
 from ui.web.messages import (
     ECHO_CHARS,
     EXAMPLES,
-    GIB,
     LABELS,
     LANGS,
     MAX_MESSAGE_CHARS,
@@ -72,7 +71,7 @@ from ui.web.panels import (
 )
 
 __all__ = [
-    "COMPACT_OPTION_KEYS", "ECHO_CHARS", "EXAMPLES", "GIB", "LABELS", "LANGS", "MAX_MESSAGE_CHARS",
+    "COMPACT_OPTION_KEYS", "ECHO_CHARS", "EXAMPLES", "LABELS", "LANGS", "MAX_MESSAGE_CHARS",
     "PARTS", "PART_LABELS", "STEPS_GROUP_ID", "SWEEP_CONTEXTS",
     "TABLE_COLUMNS", "answer_markdown", "assistant_message", "capacity_bytes", "check_message", "compact_option",
     "context_sweep_rows", "cost_throughput_rows", "detect_lang", "echo_user_text", "escape_html", "export_html",

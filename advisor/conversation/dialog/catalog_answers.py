@@ -190,7 +190,7 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
     head = t("compare.table_head", lang) + "\n|---|---|---|---|---|---|"
     rows = []
     for g in gpus:
-        mem = book.num(f"memory of {g.name}", g.memory_bytes / 2**30, "GiB", f"{SRC_CATALOG}: {g.id}", 0)
+        mem = book.gib(f"memory of {g.name}", g.memory, f"{SRC_CATALOG}: {g.id}", 0)
         bw_g = book.num(f"bandwidth of {g.name}", g.bandwidth_bytes_per_s / 1e9, "GB/s", f"{SRC_CATALOG}: {g.id}", 0)
         fl_g = book.num(f"dense BF16 of {g.name}", g.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {g.id}", 0)
         tdp = book.num(f"TDP of {g.name}", g.tdp_w, "W", f"{SRC_CATALOG}: {g.id}", 0)
@@ -243,7 +243,7 @@ def _spec_claim(gpu: GpuSpec, claim: Claim, text: str, book: Book, lang: str) ->
         what = t("spec.bandwidth", lang)
     else:
         stated = claim.value * (1024.0 if claim.unit.upper().startswith("T") else 1.0)  # GiB, as cards are sold
-        real = gpu.memory_bytes / 2**30
+        real = gpu.memory.gib
         right = abs(stated - real) <= 0.5
         shown = book.num(f"memory of {gpu.name}", real, "GiB", src, 0)
         what = t("spec.memory", lang)

@@ -27,6 +27,7 @@ from advisor.estimator.memory import kv_cache_bytes
 from knowledge.messages import known as has_message
 from knowledge.messages import t
 from knowledge.params import param_counts
+from knowledge.quantities import Bytes
 
 if TYPE_CHECKING:
     from advisor.conversation.turn import Turn
@@ -188,10 +189,10 @@ def _kv_claim_examples(request: dict[str, Any], job: dict[str, Any], book: Book,
         return None
     ctx = int(job.get("context") or 4096)
     c = book.tokens("context of the claim", ctx, "user input", lang)
-    sizes = [(m, kv_cache_bytes(m, ctx)) for m in models]
+    sizes = [(m, Bytes(kv_cache_bytes(m, ctx))) for m in models]
     shown = [f"{m.name} {book.gib(f'KV cache of {m.name} at {ctx} tokens', kv)}" for m, kv in sizes]
     said = next((c_["value"] for c_ in request.get("claims", [])), None)
-    small = said is not None and said * 1e9 < 0.8 * min(kv for _, kv in sizes)
+    small = said is not None and Bytes.of(said, "GB") < min(kv for _, kv in sizes) * 0.8
     verdict = t("kv_claim.no" if small else "kv_claim.depends", lang)
     return t("kv_claim.examples", lang, verdict=verdict, c=c, shown=t("list.sep", lang).join(shown),
              formula=_kv_formula(t("kv_claim.shape_names", lang), c, lang))
@@ -206,7 +207,7 @@ def kv_explain_lead(request: dict[str, Any], turn: Turn, catalog: Catalog, lang:
         return None
     book = Book()
     ctx, seqs = int(job.get("context") or 4096), int(job.get("concurrency") or 1)
-    one = kv_cache_bytes(model, ctx)
+    one = Bytes(kv_cache_bytes(model, ctx))
     per = book.gib(f"KV cache of {model.name} at {ctx} tokens", one)
     layers, heads, dim = _kv_shape(model, book)
     c = book.tokens("context of the job", ctx, "user input", lang)
@@ -237,12 +238,12 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
     out = None
     if _KV_WORDS.search(text) and model is not None:
         ctx = int(job.get("context") or 4096)
-        kv = kv_cache_bytes(model, ctx)
+        kv = Bytes(kv_cache_bytes(model, ctx))
         got = book.gib(f"KV cache of {model.name} at {ctx} tokens", kv)
         layers, heads, dim = _kv_shape(model, book)
         c = book.tokens("context of the claim", ctx, "user input", lang)
         said = next((c_["value"] for c_ in request.get("claims", [])), None)
-        small = said is None or said * 1e9 < 0.8 * kv
+        small = said is None or Bytes.of(said, "GB") < kv * 0.8
         verdict = t("kv_claim.no" if small else "kv_claim.roughly", lang)
         out = t("kv_claim.model", lang, verdict=verdict, model=model.name, c=c, got=got,
                 formula=_kv_formula(t("kv_claim.shape", lang, layers=layers, heads=heads, dim=dim), c, lang))
@@ -263,7 +264,7 @@ def claim_lead(request: dict[str, Any], turn: Turn, text: str, catalog: Catalog,
         active = book.num(f"active parameters of {moe.name}", counts.active / 1e9, "B params", src, 1, suffix="B")
         fmt = "FP8" if default_weights(moe.id) == "fp8" else "BF16"  # the checkpoint's own precision
         per = 1 if fmt == "FP8" else 2
-        weights = book.gb(f"{fmt} weights of all experts of {moe.name}", counts.total * per,
+        weights = book.gb(f"{fmt} weights of all experts of {moe.name}", Bytes.of(counts.total * per),
                           f"{per} bytes × parameters")
         out = t("moe_claim.all_experts", lang, model=moe.name, total=total, active=active, weights=weights, fmt=fmt)
     if out:

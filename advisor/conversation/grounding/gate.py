@@ -18,7 +18,8 @@ from typing import Any
 
 import msgspec
 
-from advisor.conversation.grounding.mentions import GIB, MONTH_S, YEAR_S, Candidate, Mention, extract, normalise
+from advisor.conversation.grounding.mentions import MONTH_S, YEAR_S, Candidate, Mention, extract, normalise
+from knowledge.quantities import GIB, UNIT_BYTES, in_unit
 from knowledge.structs import Value
 
 # dimensions: bytes, B/s, flop/s, tokens/s, s, W, kWh, ratio, USD, CNY, money (currency unknown),
@@ -149,7 +150,7 @@ class Pool:
         self.entries.append(Entry(dim, float(value), ref))
         if dim == "bytes" and value >= GIB and float(value) % GIB == 0:
             # a capacity of exactly N GiB is sold as "N GB" (H100 80GB = 80 GiB): accept the nominal figure
-            self.entries.append(Entry(dim, float(value) / GIB * 1e9, ref))
+            self.entries.append(Entry(dim, in_unit(float(value), "GiB") * UNIT_BYTES["GB"], ref))
 
     def add_text(self, text: str) -> None:
         """Numbers inside a tool's strings: with their units, and every digit run as a bare count."""

@@ -16,9 +16,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from knowledge.quantities import GIB  # the gate imports it from here too
 from knowledge.structs import Value
 
-GIB = 2**30
 YEAR_S = 365.25 * 86400
 MONTH_S = YEAR_S / 12
 

@@ -2,62 +2,96 @@
 
     request = llm_read("Serve Qwen2.5-72B to 50 users with 8k context", settings, catalog, "en")
 
-The model sees the message and a JSON schema (`READING_SCHEMA`: the act, the names it saw, each card's role and
-count, the numbers it read); LangChain's `with_structured_output(..., method="json_schema")` sends the schema as
-`response_format` (llama.cpp's server and OpenAI constrain decoding to it). The answer is then validated exactly
-like the offline reading (`request.validate`: the record's types, catalog ids that exist; a name the catalog lacks
-becomes an unknown name, never a stand-in). The model only reads: every number of the answer still comes from the
-estimator, the catalog and the renderer.
+The model sees the message and a JSON schema: the `Reading` struct below (the act, the names it saw, each card's
+role and count, the numbers it read), as `msgspec.json.schema` writes it with its references inlined
+(`reading_schema()`, made on first use: the `ask` path without a model never builds it). LangChain's
+`with_structured_output(..., method="json_schema")` sends it as `response_format` (OpenAI and llama.cpp's servers
+constrain decoding to it: every key required, enums, no other keys). The reply's text is decoded by msgspec,
+strictly (a cut-off or malformed reply is an error of one line, not completed by a lenient parser), held to the
+message (`ground`: a name that is not in its words, a number that is not among its amounts (8k = 8000 or 8192), a
+word outside the struct's vocabulary is dropped and named in the note), converted to `Reading` (every key there,
+each of its type and vocabulary) and then validated exactly like the offline reading (`request.validate`: catalog
+ids that exist; a name the catalog lacks becomes an unknown name, never a stand-in). The model only reads: every
+number of the answer still comes from the estimator, the catalog and the renderer.
 
-Before that, the reading is held to the message (`ground`): a name that is not in its words, a number that is not
-among its amounts (8k = 8000 or 8192), a word outside the schema's vocabulary is dropped and named in the note.
-
-A failure — no model, a timeout, an HTTP error, malformed, cut-off or empty JSON (every key the schema requires
-must be there), a reading that does not validate — falls back to the offline reader, and `Request.note` says why
-(`reader` stays "offline").
+A failure — no model, a timeout, an HTTP error, malformed, cut-off or empty JSON, a missing key, a reading that
+does not validate — falls back to the offline reader, and `Request.note` says why (`reader` stays "offline").
 """
 
 from __future__ import annotations
 
-import json
 import re
-from typing import TYPE_CHECKING, Any
+import typing
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any
+
+import msgspec
 
 from advisor.conversation.llm.chat_model import chat_openai_class
 from advisor.conversation.reader.quantity import quantities
-from advisor.conversation.reader.request import ACTS, Request, read, reconcile, validate
+from advisor.conversation.reader.request import Act, Request, Role, read, reconcile, validate
+from advisor.workload import Currency, Region, Task
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.conversation.llm.settings import Settings
     from knowledge.catalog import Catalog
 
-READING_SCHEMA: dict[str, Any] = {
-    "title": "Reading",
-    "description": "What one message to a GPU sizing advisor asks. Fill only what the message says.",
-    "type": "object",
-    "properties": {
-        "act": {"type": "string", "enum": list(ACTS), "description": "the kind of question"},
-        "model": {"type": ["string", "null"], "description": "the LLM named, as typed (e.g. Qwen2.5-72B)"},
-        "gpus": {"type": "array", "items": {
-            "type": "object",
-            "properties": {"name": {"type": "string"},
-                           "role": {"type": "string", "enum": ["owned", "candidate", "excluded", "compared"]},
-                           "count": {"type": ["integer", "null"]}},
-            "required": ["name", "role", "count"], "additionalProperties": False}},
-        "task": {"type": ["string", "null"], "enum": ["inference", "lora", "qlora", "full", "pretrain", None]},
-        "weights": {"type": ["string", "null"], "description": "bf16, fp16, fp8, int8, int4, awq-int4, gptq-int4, nf4"},
-        "context_tokens": {"type": ["integer", "null"]},
-        "concurrent_users": {"type": ["integer", "null"]},
-        "train_tokens": {"type": ["number", "null"]},
-        "budget": {"type": ["number", "null"]},
-        "currency": {"type": ["string", "null"], "enum": ["CNY", "USD", None]},
-        "region": {"type": ["string", "null"], "enum": ["cn", "global", None]},
-    },
-    "required": ["act", "model", "gpus", "task", "weights", "context_tokens", "concurrent_users", "train_tokens",
-                 "budget", "currency", "region"],
-    "additionalProperties": False,
-}
+# What the model fills. The docstring and the `Meta` descriptions are part of the schema the model is sent (the
+# comments are not); the vocabularies are the request's and the workload's own (`Act`, `Role`, `Task`, …).
+
+
+class Card(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    # one card the message names: as typed, its role, how many (null when not said)
+    name: str
+    role: Role
+    count: int | None
+
+
+class Reading(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """What one message to a GPU sizing advisor asks. Fill only what the message says."""
+
+    act: Annotated[Act, msgspec.Meta(description="the kind of question")]
+    model: Annotated[str | None, msgspec.Meta(description="the LLM named, as typed (e.g. Qwen2.5-72B)")]
+    gpus: list[Card]
+    task: Task | None
+    weights: Annotated[str | None, msgspec.Meta(description="bf16, fp16, fp8, int8, int4, awq-int4, gptq-int4, nf4")]
+    context_tokens: int | None
+    concurrent_users: int | None
+    train_tokens: float | None
+    budget: float | None
+    currency: Currency | None
+    region: Region | None
+
+
+@cache
+def reading_schema() -> dict[str, Any]:
+    """`Reading` as msgspec's JSON schema, its `$ref`s inlined (the schema is one object, as LangChain names the
+    response format after its top-level `title` and some OpenAI-compatible servers resolve no references), each
+    enum with its JSON type beside it (OpenAI's strict mode describes every value by a type)."""
+    found = msgspec.json.schema(Reading)
+    defs = found.get("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return inline(defs[node["$ref"].rsplit("/", 1)[-1]])
+        out = {k: inline(v) for k, v in node.items()}
+        if "enum" in out and "type" not in out and all(isinstance(v, str) for v in out["enum"]):
+            out = {"type": "string", **out}
+        return out
+
+    return typing.cast(dict[str, Any], inline(found))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "READING_SCHEMA":  # the schema as a constant, built on first use
+        return reading_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _SCHEMA_REFUSED = re.compile(r"response_format|validation error|json_schema", re.I)
 
@@ -66,7 +100,7 @@ PROMPT = ("Read the user's message to a GPU sizing advisor into the JSON schema.
           "Do not answer the question.")
 
 
-_TASKS = ("inference", "lora", "qlora", "full", "pretrain", "freeze")
+_WORDS = {name: typing.get_args(tp) for name, tp in (("task", Task), ("currency", Currency), ("region", Region))}
 _NUMERIC = {"context_tokens": "context", "concurrent_users": "concurrency", "train_tokens": "train_tokens",
             "budget": "budget"}
 
@@ -107,10 +141,11 @@ def _alias_in(spec: Any, squashed_text: str) -> bool:
 
 def ground(reading: dict[str, Any], text: str, catalog: Catalog | None = None) -> tuple[dict[str, Any], list[str]]:
     """The reading without what the message does not say: names not in its words, numbers not among its amounts,
-    words outside the schema's vocabulary (a small model's constrained decoding can still invent them). Returns
-    the kept reading and what was dropped, for the note."""
+    words outside the schema's vocabulary (a small model's constrained decoding can still invent them), keys the
+    schema does not have (a server that ignored it). Returns the kept reading and what was dropped, for the note."""
     squashed, found, dropped = _squash(text), quantities(text), []
-    out = dict(reading)
+    out = {k: v for k, v in reading.items() if k in Reading.__struct_fields__}
+    dropped += [f"key {str(k)[:20]!r}" for k in reading if k not in Reading.__struct_fields__]
     def named(name: str, find: Any) -> bool:
         return _named_in(name, squashed) or (find is not None and _alias_in(find(name), squashed))
 
@@ -125,13 +160,14 @@ def ground(reading: dict[str, Any], text: str, catalog: Catalog | None = None) -
             gpus.append(g)
         else:
             dropped.append(f"card {str(g.get('name') if isinstance(g, dict) else g)[:40]!r}")
-    out["gpus"] = gpus
+    if "gpus" in out:  # (a missing key stays missing: `Reading` requires it)
+        out["gpus"] = gpus
     for key in _NUMERIC:
         v = out.get(key)
         if v is not None and (not isinstance(v, int | float) or v <= 0 or not _number_in(float(v), found)):
             dropped.append(f"{_NUMERIC[key]} {v}")
             out[key] = None
-    for key, allowed in (("task", _TASKS), ("currency", ("CNY", "USD")), ("region", ("cn", "global"))):
+    for key, allowed in _WORDS.items():
         if out.get(key) is not None and out[key] not in allowed:
             dropped.append(f"{key} {str(out[key])[:20]!r}")
             out[key] = None
@@ -141,28 +177,36 @@ def ground(reading: dict[str, Any], text: str, catalog: Catalog | None = None) -
     return out, dropped
 
 
-def _to_request(reading: dict[str, Any], text: str, lang: str) -> dict[str, Any]:
+def _to_request(reading: Reading, lang: str) -> dict[str, Any]:
     """The schema's flat reading as the typed request's data (every value the model read is `stated`)."""
     job: list[dict[str, Any]] = []
     limits: list[dict[str, Any]] = []
     subjects: list[dict[str, Any]] = []
-    if reading.get("model"):
-        subjects.append({"kind": "model", "id": reading["model"], "text": reading["model"]})
-        job.append({"name": "model", "value": reading["model"], "text": reading["model"]})
+    if reading.model:
+        subjects.append({"kind": "model", "id": reading.model, "text": reading.model})
+        job.append({"name": "model", "value": reading.model, "text": reading.model})
     for key, name, unit in (("task", "task", ""), ("weights", "weights", ""), ("context_tokens", "context", "tokens"),
                             ("concurrent_users", "concurrency", "sequences"), ("train_tokens", "train_tokens", "tokens")):
-        if reading.get(key) is not None:
-            job.append({"name": name, "value": reading[key], "unit": unit})
-    if reading.get("budget") is not None:
-        limits.append({"name": "budget", "value": reading["budget"],
-                       "unit": reading.get("currency") or ("CNY" if lang == "zh" else "USD")})
-    if reading.get("region"):
-        limits.append({"name": "region", "value": reading["region"]})
-    hardware = [{"gpu": g.get("name"), "role": g.get("role", "candidate"), "count": g.get("count"),
-                 "text": g.get("name", "")} for g in reading.get("gpus") or []]
+        if getattr(reading, key) is not None:
+            job.append({"name": name, "value": getattr(reading, key), "unit": unit})
+    if reading.budget is not None:
+        limits.append({"name": "budget", "value": reading.budget,
+                       "unit": reading.currency or ("CNY" if lang == "zh" else "USD")})
+    if reading.region:
+        limits.append({"name": "region", "value": reading.region})
+    hardware = [{"gpu": g.name, "role": g.role, "count": g.count, "text": g.name} for g in reading.gpus]
     subjects += [{"kind": "gpu", "id": h["gpu"], "text": h["text"]} for h in hardware if h["role"] != "excluded"]
-    return {"act": reading.get("act"), "lang": lang, "subjects": subjects, "job": job, "limits": limits,
+    return {"act": reading.act, "lang": lang, "subjects": subjects, "job": job, "limits": limits,
             "hardware": hardware, "reader": "llm"}
+
+
+def decode_reading(raw: str | bytes, text: str, catalog: Catalog | None = None) -> tuple[Reading, list[str]]:
+    """The model's reply text as a `Reading` held to the message, and what was dropped. msgspec decodes the JSON
+    object strictly and converts the grounded values (`msgspec.DecodeError` / `ValidationError`, one line each:
+    "Object missing required field `budget`", "Expected `object`, got `array`")."""
+    data = msgspec.json.decode(raw, type=dict[str, Any])
+    data, dropped = ground(data, text, catalog)
+    return msgspec.convert(data, Reading, strict=False), dropped
 
 
 def _model(settings: Settings) -> Any:
@@ -183,25 +227,20 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
     try:
         model = chat_model if chat_model is not None else _model(settings)  # type: ignore[arg-type]
         messages = [("system", PROMPT), ("user", text[:4000])]
+        schema = reading_schema()
         try:
-            reading = model.with_structured_output(READING_SCHEMA, method="json_schema").invoke(messages)
+            # the reply's own text (`raw`), decoded below by msgspec: LangChain's lenient parser would complete a
+            # cut-off reply
+            raw = model.with_structured_output(schema, method="json_schema", include_raw=True).invoke(messages)["raw"]
         except Exception as exc:
             if not _SCHEMA_REFUSED.search(str(exc)):
                 raise
             # llama-cpp-python's server takes the schema as {"type": "json_object", "schema": …} (a grammar), not
             # OpenAI's json_schema: the same constraint, asked the way that server understands
-            raw = model.bind(response_format={"type": "json_object", "schema": READING_SCHEMA}).invoke(messages)
-            reading = json.loads(str(raw.content))
-        if isinstance(reading, str):
-            reading = json.loads(reading)
-        if not isinstance(reading, dict) or not reading.get("act"):
-            raise ValueError("empty structured answer")
-        missing = [k for k in READING_SCHEMA["required"] if k not in reading]
-        if missing:  # a cut-off reply that a lenient JSON parser completed: the schema requires every key
-            raise ValueError("incomplete structured answer, missing " + ", ".join(missing))
-        reading, dropped = ground(reading, text, catalog)
+            raw = model.bind(response_format={"type": "json_object", "schema": schema}).invoke(messages)
+        reading, dropped = decode_reading(str(raw.content), text, catalog)
         # the offline reading of the same words settles a disagreement on the act and the named model (`reconcile`)
-        request = reconcile(validate(_to_request(reading, text, lang), catalog), read(text, catalog, lang))
+        request = reconcile(validate(_to_request(reading, lang), catalog), read(text, catalog, lang))
         return replace(request, note="not in the message, dropped: " + ", ".join(dropped)) \
             if dropped else request
     except Exception as exc:  # noqa: BLE001 - any failure of the model's reading: the offline reader answers
@@ -209,4 +248,4 @@ def llm_read(text: str, settings: Settings | None, catalog: Catalog, lang: str =
         return replace(read(text, catalog, lang), note=f"model reading unusable ({detail}); read offline")
 
 
-__all__ = ["PROMPT", "READING_SCHEMA", "ground", "llm_read"]
+__all__ = ["PROMPT", "Reading", "decode_reading", "ground", "llm_read", "reading_schema"]

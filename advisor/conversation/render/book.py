@@ -10,13 +10,7 @@ from typing import Any
 
 from advisor.conversation.grounding.gate import extract as find_numbers
 from advisor.conversation.turn import Number
-from knowledge.quantities import Money
-
-GIB = 2**30
-
-
-GB = 10**9
-
+from knowledge.quantities import Bytes, Money
 
 SRC_MEMORY = "advisor.estimator.memory.estimate_memory"
 
@@ -61,11 +55,13 @@ class Book:
         label = unit if suffix is None else suffix
         return f"{text} {label}".rstrip() if label else text
 
-    def gib(self, name: str, n_bytes: float, source: str = SRC_MEMORY, digits: int = 1) -> str:
-        return self.num(name, n_bytes / GIB, "GiB", source, digits)
+    def gib(self, name: str, amount: Bytes, source: str = SRC_MEMORY, digits: int = 1) -> str:
+        """Memory in GiB ("74.5 GiB"), recorded in GiB."""
+        return self.num(name, amount.gib, "GiB", source, digits)
 
-    def gb(self, name: str, n_bytes: float, source: str = SRC_MEMORY, digits: int = 1) -> str:
-        return self.num(name, n_bytes / GB, "GB", source, digits)
+    def gb(self, name: str, amount: Bytes, source: str = SRC_MEMORY, digits: int = 1) -> str:
+        """Memory in GB ("80.0 GB"), recorded in GB."""
+        return self.num(name, amount.gb, "GB", source, digits)
 
     def count(self, name: str, value: float, unit: str, source: str) -> str:
         self.add(name, value, unit, source)

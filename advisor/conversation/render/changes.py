@@ -22,6 +22,7 @@ from advisor.conversation.render.labels import region_label, slot_label, slot_va
 from advisor.conversation.render.options_table import opt_name
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.messages import known, t
+from knowledge.quantities import Bytes
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Change as RecChange
@@ -51,12 +52,13 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
     if not parts:
         return ""
     text = t("changes.head", lang, changes=t("clause.sep", lang).join(parts))
-    before = state.last_numbers.get("need_total")
-    if before is not None and ev.need is not None and abs(ev.need.per_gpu.total - before) > 0.0005 * before:
+    kept = state.last_numbers.get("need_total")  # bytes, as the dialog state stores numbers
+    before = Bytes.of(kept) if kept is not None else None
+    if before is not None and ev.need is not None and abs(ev.need.per_gpu.total - before) > before * 0.0005:
         # ev.need is the job on one unsharded device: the total to spread over the GPUs, not what one GPU holds
         old = book.gib("previous total memory need (unsharded)", before, "previous turn: " + SRC_MEMORY)
         new = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
-        delta = abs(ev.need.per_gpu.total - before) / before * 100 if before else 0.0
+        delta = abs(ev.need.per_gpu.total - before).ratio(before) * 100 if before else 0.0
         up = ev.need.per_gpu.total > before
         pct = book.num("increase in memory" if up else "decrease in memory", delta, "%",
                        "computed from the two estimates", 0, suffix="").replace(" ", "") + "%"
@@ -113,10 +115,10 @@ def _effective(slot: str, ev: Analysis, book: Book, lang: str, catalog: Catalog)
 def key_numbers(ev: Analysis) -> dict[str, float]:
     out: dict[str, float] = {}
     if ev.need is not None:
-        out["need_total"] = float(ev.need.per_gpu.total)
+        out["need_total"] = float(ev.need.per_gpu.total.n)
     top = top_config(ev)
     if top is not None and top.memory is not None:
-        out["top_total"] = float(top.memory.per_gpu.total)
+        out["top_total"] = float(top.memory.per_gpu.total.n)
         out["top_count"] = float(top.count)
     return out
 

@@ -227,7 +227,7 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Ca
              "top": {"gpu": top.gpu, "count": top.count} if top is not None else None,
              "claim_verdict": ev.claim.verdict if ev.claim is not None else None, "unavailable": list(ev.unavailable),
              "intent": ev.intent, "answer_verdict": lead.verdict, "deciding": lead.deciding,
-             "breakdown": {k: int(v) for k, v in (lead_opt.per_gpu_bytes.items() if lead_opt is not None else [])},
+             "breakdown": lead_opt.per_gpu.to_contract() if lead_opt is not None else {},
              "assumptions": [assumption_text(a, lang) for a in ev.assumptions] + list(tool_assumptions)}
     return finish_turn("\n\n".join(x for x in first + sections if x), lang, state, book, questions=questions,
                        findings=list(ev.findings), options=_contract_options(ev, shown), memory=_memory_of(lead_opt),
@@ -386,10 +386,10 @@ def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
     """The leading option and its key numbers, for "what changed" in the next answer."""
     if top is not None:
         state.focus_gpu = top.gpu
-    state.last_numbers = {"need_total": float(ev.need.per_gpu.total)} if ev.need is not None else {}
+    state.last_numbers = {"need_total": float(ev.need.per_gpu.total.n)} if ev.need is not None else {}
     state.last_workload = {}
     if top is not None:
-        state.last_numbers.update(top_total=float(top.per_gpu_bytes.get("total", 0)), top_count=float(top.count))
+        state.last_numbers.update(top_total=float(top.per_gpu.total.n), top_count=float(top.count))
         speed = (top.throughput.decode_tokens_per_s_total if top.throughput else 0.0) or 0.0
         wall = (top.training.wall_s if top.training else 0.0) or 0.0
         if speed:
@@ -423,8 +423,8 @@ def _memory_of(lead_opt: Option | None) -> dict[str, Any] | None:
     """The leading option's memory per GPU, capacity and usable bytes, for the side panel's chart."""
     if lead_opt is None:
         return None
-    memory: dict[str, Any] = {k: int(v) for k, v in lead_opt.per_gpu_bytes.items()}
-    memory.update(capacity=int(lead_opt.capacity_bytes), usable=int(lead_opt.usable_bytes), gpu=lead_opt.gpu,
+    memory: dict[str, Any] = lead_opt.per_gpu.to_contract()
+    memory.update(capacity=lead_opt.capacity.n, usable=lead_opt.usable.n, gpu=lead_opt.gpu,
                   count=lead_opt.count)
     return memory
 

@@ -12,6 +12,7 @@ from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_MEMORY, SRC_RECOMMEND, SRC_USER, Book, decimals_for
 from advisor.conversation.render.labels import format_label
 from knowledge.messages import known, t
+from knowledge.quantities import Bytes
 from rules.sources import citation_in
 from rules.titles import for_people, rule_title
 
@@ -23,22 +24,22 @@ def claim_block(ev: Analysis, book: Book, lang: str) -> str:
     ck = ev.claim
     assert ck is not None
     quoted = book.num("quoted figure", ck.claim.value, ck.claim.unit, SRC_USER, decimals_for(ck.claim.value))
-    weights = book.gb("weights (claim check)", ck.weights_bytes)
-    weights_gib = book.gib("weights (claim check)", ck.weights_bytes)
-    kv = book.gib("KV cache (claim check)", ck.kv_bytes)
+    weights = book.gb("weights (claim check)", ck.weights)
+    weights_gib = book.gib("weights (claim check)", ck.weights)
+    kv = book.gib("KV cache (claim check)", ck.kv)
     ctx = book.tokens("claim check context", ck.context, SRC_DEFAULT, lang)
-    total = book.gib("total on one GPU (claim check)", ck.total_bytes)
+    total = book.gib("total on one GPU (claim check)", ck.total)
     fmt = format_label(ck.fmt, lang)
     params = float(ev.need.params) if ev.need is not None and ev.need.params else 0.0
     fmt_note = ""
     if params and ck.fmt not in ("bf16", "fp16", "fp32"):
         # which format: its real bits per weight, against the plain figure (params × bits / 8) a guide computes
-        bits = book.num("bits per weight (claim check)", ck.weights_bytes * 8 / params, "bits/weight", SRC_MEMORY, 2,
+        bits = book.num("bits per weight (claim check)", ck.weights.n * 8 / params, "bits/weight", SRC_MEMORY, 2,
                         suffix="bit")
         nominal = {"int4": 4, "awq-int4": 4, "gptq-int4": 4, "nf4": 4, "q4_k_m": 4, "q4_0": 4, "fp8": 8, "int8": 8,
                    "q8_0": 8, "gptq-int8": 8, "bnb-int8": 8}.get(ck.fmt)
         if nominal:
-            plain = book.gb("plain weights at nominal bits (claim check)", params * nominal / 8)
+            plain = book.gb("plain weights at nominal bits (claim check)", Bytes.of(params * nominal / 8))
             fmt_note = t("claim.check.bits", lang, fmt=fmt, bits=bits, nominal=nominal, plain=plain)
     gc = ck.guide_claim
     cited = ""
@@ -50,7 +51,7 @@ def claim_block(ev: Analysis, book: Book, lang: str) -> str:
     # the Chinese sentence shows the claim's own words, which hold the quoted figure
     quoted_tail = t("claim.check.quoted", lang, quoted=quoted) if lang != "zh" else ""
     if ck.task != "inference":  # a training claim: weights + gradients + optimizer states + activations on one GPU
-        states = book.gib("gradients, optimizer states and activations (claim check)", ck.states_bytes)
+        states = book.gib("gradients, optimizer states and activations (claim check)", ck.states)
         task = t(f"task.{ck.task}", lang) if known(f"task.{ck.task}") else ck.task
         return t("claim.train", lang, claim=ck.claim.text, verdict=t(f"claim.train.{ck.verdict}", lang),
                  task=task[:1].upper() + task[1:], model=ev.model.name, weights=weights, weights_gib=weights_gib,

@@ -48,11 +48,12 @@ from advisor.conversation.render.options_table import (
     user_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
+from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
 from knowledge.messages import t
+from knowledge.quantities import Bytes
 from knowledge.structs import dump
 
-GIB = 2**30
 DETAILS_OPEN = "<details>"
 _DETAILS = re.compile(r"<details><summary>(?P<title>.*?)</summary>\n\n(?P<body>.*?)\n\n</details>", re.S)
 
@@ -106,7 +107,7 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str) -> Lead:
     """A bare capacity ("28GB 显存够吗"): the job's memory need on one device against it. A card sold as "N GB"
     has N GiB (N·2^30 bytes); the need includes KV cache, activations and the engine's runtime."""
     need = ev.need
-    cap_bytes = int(cap.value * GIB)
+    cap_bytes = Bytes.of(cap.value, "GiB")
     fits = bool(need.fits(cap_bytes))
     model = ev.model.name
     fmt = format_label(need_format(ev), lang)
@@ -167,7 +168,7 @@ def fit_limits_text(fl: Any, book: Book, lang: str) -> str:
     if fl.fits and fl.largest_batch >= 2 * fl.batch:
         return ""
     src = "estimator: training_fit_limits (a full memory estimate per candidate)"
-    spare = book.gib("spare memory per GPU at the job as asked", abs(fl.spare_bytes), src)
+    spare = book.gib("spare memory per GPU at the job as asked", abs(fl.spare), src)
     batch = book.count("micro-batch asked", fl.batch, "sequences", src)
     ctx = book.count("sequence length asked", fl.context, "tokens", src)
     longest = book.count("longest sequence that fits at this micro-batch", fl.largest_context, "tokens", src)
@@ -204,7 +205,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
                       limits=limits),
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
     short = book.gib(f"shortfall per GPU on {o.count}× {o.gpu_name}",
-                     o.per_gpu_bytes.get("total", 0) - o.usable_bytes, "computed: need − usable")
+                     o.per_gpu.total - o.usable, "computed: need − usable")
     off = ev.offload
     if ev.offload_asked and off is not None and off.gpu == o.gpu and o.count == 1:
         return offload_lead(off, ev, book, lang, short)
@@ -251,7 +252,7 @@ def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
     where = f"on 1× {off.gpu_name} with layer offload"
     ngl = book.count(f"GPU layers (-ngl) {where}", lay.ngl, "layers", SRC_RECOMMEND)
     rest = book.count(f"layers in system RAM {where}", lay.cpu_layers, "layers", SRC_RECOMMEND)
-    ram = book.gib(f"system RAM for the offloaded layers {where}", lay.system_ram_bytes)
+    ram = book.gib(f"system RAM for the offloaded layers {where}", Bytes(lay.system_ram_bytes))
     tps = tput.decode_tokens_per_s
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
     fmt = format_label(off.layout.weights, lang)
@@ -503,10 +504,10 @@ def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:
     per = ev.need.per_gpu
     total = book.gib("total memory need (unsharded)", per.total)
     terms = [f"{t(f'part.{k}', lang)} {book.gib(f'{k} (unsharded)', getattr(per, k))}" for k in _PARTS
-             if getattr(per, k, 0) > 0]
+             if getattr(per, k).n > 0]
     fmt = format_label(need_format(ev), lang)
     fits = t("screen.need.holds", lang, name=opt_name(top, book), per_gpu=book.gib(
-        f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu_bytes.get("total", 0))) \
+        f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu.total)) \
         if top is not None and top.fits else ""
     return Lead(t("screen.need", lang, model=ev.model.name, fmt=fmt, total=total, terms=" + ".join(terms)) + fits,
                 None, "total memory need (unsharded)")
@@ -517,13 +518,13 @@ _PARTS = ("weights", "gradients", "optimizer_states", "kv_cache", "activations",
 
 def explain_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     """Where the per-GPU memory comes from: total = weights + KV cache + activations + runtime (+ training states)."""
-    parts = top.per_gpu_bytes if top is not None else {k: getattr(ev.need.per_gpu, k) for k in
-                                                        ("weights", "kv_cache", "activations", "overhead", "total")}
+    per = top.per_gpu if top is not None else ev.need.per_gpu
+    keys = BREAKDOWN_KEYS if top is not None else ("weights", "kv_cache", "activations", "overhead")
     where = f" on {top.count}× {top.gpu_name}" if top is not None else " (unsharded)"
-    total = book.gib(f"total memory per GPU{where}", parts.get("total", 0))
+    total = book.gib(f"total memory per GPU{where}", per.total)
     on = t("screen.explain.on", lang, name=opt_name(top, book)) if top is not None else ""
-    terms = [f"{t(f'part.{k}', lang)} {book.gib(f'{k} per GPU{where}', v)}" for k, v in parts.items()
-             if k in _PARTS and v > 0]
+    terms = [f"{t(f'part.{k}', lang)} {book.gib(f'{k} per GPU{where}', getattr(per, k))}" for k in keys
+             if getattr(per, k).n > 0]
     return Lead(t("screen.explain", lang, on=on, total=total, terms=" + ".join(terms)), None,
                 f"total memory per GPU{where}")
 
@@ -533,7 +534,7 @@ def gib_note(book: Book, lang: str, value: float | None) -> str:
     n = value if value else 24.0
     shown = book.num("card memory as sold", n, "GB", "vendor convention", 0)
     gib = book.num("card memory in GiB", n, "GiB", "vendor convention: memory chips come in powers of two", 0)
-    gb = book.num("card memory in GB", n * GIB / 1e9, "GB", "computed: N × 2^30 bytes / 1e9", 1)
+    gb = book.num("card memory in GB", Bytes.of(n, "GiB").gb, "GB", "computed: N × 2^30 bytes / 1e9", 1)
     return t("screen.gib_note", lang, shown=shown, gib=gib, gb=gb)
 
 

@@ -1,5 +1,6 @@
 """Memory: the per-GPU breakdown, the memory chart, how far a configuration stretches (longest context,
-most sequences) and the capacity at full load.
+most sequences) and the capacity at full load. Memory arrives as `Bytes` (an estimate's or an option's
+`Breakdown`) and is shown in GiB through `Book.gib`; the chart data of the Turn is integer bytes (the contract).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.analysis.result import Limits
+    from advisor.estimator.results import Breakdown
     from advisor.recommend.recommender import Option
 
 
@@ -33,14 +35,19 @@ def dialog_breakdown(ev: Analysis, book: Book, lang: str) -> str:
     assert mem is not None  # an answer's analysis always sizes the need
     where = (f"{config_name(top, book, lang)}" if top is not None and top.memory is not None
              else t("memory.one_gpu", lang))
+    return _breakdown(where, mem.per_gpu, mem.cpu, book, lang)
+
+
+def _breakdown(where: str, per_gpu: Breakdown, cpu: Breakdown, book: Book, lang: str) -> str:
+    """The per-GPU parts that are not zero, the total, and the host memory of an offload."""
     lines = [t("memory.head", lang, where=where)]
     for part in PARTS:
-        value = getattr(mem.per_gpu, part)
+        value = getattr(per_gpu, part)
         if value:
             lines.append(f"- {t(f'part.{part}', lang)}: {book.gib(f'{part} per GPU', value)}")
-    lines.append(f"- {t('memory.total', lang)}: {book.gib('total per GPU', mem.per_gpu.total)}")
-    if mem.cpu.total:
-        lines.append(f"- {t('memory.cpu_offload', lang)}: {book.gib('CPU memory', mem.cpu.total)}")
+    lines.append(f"- {t('memory.total', lang)}: {book.gib('total per GPU', per_gpu.total)}")
+    if cpu.total:
+        lines.append(f"- {t('memory.cpu_offload', lang)}: {book.gib('CPU memory', cpu.total)}")
     return "\n".join(lines)
 
 
@@ -49,11 +56,10 @@ def memory_chart_of(ev: Analysis) -> dict[str, Any] | None:
     mem = top.memory if top is not None and top.memory is not None else ev.need
     if mem is None:
         return None
-    chart: dict[str, Any] = {k: int(v) for k, v in mem.per_gpu.parts().items()}
-    chart["total"] = int(mem.per_gpu.total)
+    chart: dict[str, Any] = mem.per_gpu.to_contract()
     if top is not None and top.memory is not None:
-        chart["capacity"] = int(top.gpu.memory_bytes)
-        chart["usable"] = int(mem.usable_bytes(top.gpu))
+        chart["capacity"] = top.gpu.memory_bytes
+        chart["usable"] = mem.usable_bytes(top.gpu).n
         chart["gpu"] = top.gpu.id
         chart["count"] = top.count
     return chart
@@ -81,8 +87,8 @@ def limits_block(lim: Limits, book: Book, lang: str) -> str:
                        capped=t("limits.capped", lang) if capped else ""))
     else:
         parts.append(t("limits.none_fits", lang, what=what, step=step))
-        weights = o.per_gpu_bytes.get("weights", 0)
-        if weights > o.usable_bytes:
+        weights = o.per_gpu.weights
+        if weights > o.usable:
             w_gib = book.gib("weights per GPU", weights)
             parts[-1] += t("limits.weights_alone", lang, weights=w_gib)
         if lim.single_context:  # the asked load is the problem: what one sequence (micro-batch 1) can have
@@ -114,16 +120,7 @@ def limits_block(lim: Limits, book: Book, lang: str) -> str:
 
 
 def rec_breakdown(top: Option, book: Book, lang: str) -> str:
-    lines = [t("memory.head", lang, where=opt_name(top, book))]
-    for part in PARTS:
-        value = top.per_gpu_bytes.get(part, 0)
-        if value:
-            lines.append(f"- {t(f'part.{part}', lang)}: {book.gib(f'{part} per GPU', value)}")
-    lines.append(f"- {t('memory.total', lang)}: {book.gib('total per GPU', top.per_gpu_bytes.get('total', 0))}")
-    cpu = (top.cpu_bytes or {}).get("total", 0)
-    if cpu:
-        lines.append(f"- {t('memory.cpu_offload', lang)}: {book.gib('CPU memory', cpu)}")
-    return "\n".join(lines)
+    return _breakdown(opt_name(top, book), top.per_gpu, top.cpu, book, lang)
 
 
 def capacity_block(opts: list[Option], ev: Analysis, book: Book, lang: str) -> str:

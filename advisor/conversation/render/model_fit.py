@@ -39,7 +39,7 @@ def _params(book: Book, f: ModelFit, lang: str) -> str:
 
 
 def _gib(book: Book, f: ModelFit, on: str) -> str:
-    return book.gib(f"memory per GPU of {f.model.name} at {_fmt(f.weights)} on {on}", f.per_gpu_bytes)
+    return book.gib(f"memory per GPU of {f.model.name} at {_fmt(f.weights)} on {on}", f.per_gpu)
 
 
 def _priced(book: Book, pick: BudgetPick, lang: str) -> dict[str, str]:
@@ -74,7 +74,7 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
     `bought` (a budget and no card named), the first sentence says the budget, the models and the cards it buys."""
     book = Book()
     on = f"{count}× {gpu.name}"
-    usable = book.gib(f"usable memory per GPU of {gpu.name}", fits[0].usable_bytes if fits else gpu.memory_bytes * 0.9)
+    usable = book.gib(f"usable memory per GPU of {gpu.name}", fits[0].usable if fits else gpu.memory * 0.9)
     ctx = book.tokens("context sized for", context, "default context of a model-fit question", lang)
     extra = {"kind": "model_fit", "intent": "which_model"}
     if not fits:

@@ -167,8 +167,8 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
 
 def need_and_usable(o: Option, book: Book) -> tuple[str, str]:
     """The configuration's memory per GPU and its card's usable memory, in GiB, each recorded in `book`."""
-    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu_bytes.get("total", 0))
-    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable_bytes, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu.total)
+    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
     return need, usable
 
 

@@ -12,7 +12,16 @@ from advisor.conversation.tools.args import (
     TcoArgs,
     TrainTimeArgs,
 )
-from advisor.conversation.tools.format import fmt_bytes, fmt_count, fmt_money, fmt_pct, fmt_seconds, fmt_tokens_s, num
+from advisor.conversation.tools.format import (
+    fmt_bytes,
+    fmt_count,
+    fmt_money,
+    fmt_pct,
+    fmt_seconds,
+    fmt_tokens_s,
+    mem,
+    num,
+)
 from advisor.conversation.tools.results import (
     MAX_ASSUMPTIONS,
     MAX_FORMULAS,
@@ -47,10 +56,10 @@ def _memory_numbers(est: Any, src: str, prefix: str = "") -> list[dict[str, Any]
     out = []
     for part, value in est.per_gpu.parts().items():
         if value:
-            out.append(num(f"{prefix}{part.replace('_', ' ')} per GPU", value, "bytes", src))
-    out.append(num(f"{prefix}total per GPU", est.per_gpu.total, "bytes", src))
+            out.append(mem(f"{prefix}{part.replace('_', ' ')} per GPU", value, src))
+    out.append(mem(f"{prefix}total per GPU", est.per_gpu.total, src))
     if est.cpu.total:
-        out.append(num(f"{prefix}host RAM (CPU offload)", est.cpu.total, "bytes", src))
+        out.append(mem(f"{prefix}host RAM (CPU offload)", est.cpu.total, src))
     return out
 
 
@@ -75,7 +84,8 @@ def estimate_memory_tool(args: EstimateMemoryArgs) -> ToolOutput:
     numbers += _memory_numbers(est, src)
     data: dict[str, Any] = {"model": model.name, "task": est.task, "gpus": est.gpus}
     artifact: dict[str, Any] = {"estimate": est.to_contract(),
-                                "memory": {"parts": est.per_gpu.parts(), "total": est.per_gpu.total}}
+                                "memory": {"parts": {k: v.n for k, v in est.per_gpu.parts().items()},
+                                           "total": est.per_gpu.total.n}}
     summary = f"{model.name} {est.task}: {fmt_bytes(est.per_gpu.total)} per GPU"
     findings: list[Finding] = []
     if gpu is not None:
@@ -108,8 +118,8 @@ def memory_facts(est: MemoryEstimate, gpu: GpuSpec, args: EstimateMemoryArgs | C
     return [ConfigFacts.from_gpu(
         gpu, count=est.gpus, nodes=w.nodes, tp=w.tp, pp=w.pp, task=est.task, params=float(est.params),
         precision=_weights_for(w), context=w.context, concurrency=w.concurrency if not w.is_training else None,
-        per_gpu_bytes=est.per_gpu.total, kv_cache_bytes=est.per_gpu.kv_cache or None, fits=est.fits(gpu),
-        headroom_ratio=min(1.0, est.headroom_bytes(gpu) / gpu.memory_bytes))]
+        per_gpu_bytes=est.per_gpu.total.n, kv_cache_bytes=est.per_gpu.kv_cache.n or None, fits=est.fits(gpu),
+        headroom_ratio=min(1.0, est.headroom_bytes(gpu).ratio(gpu.memory)))]
 
 
 SIM_SOURCE = "simulate_serving (advisor.estimator.serving)"

@@ -1,13 +1,14 @@
 """How the tools show numbers to the model (the only place they are formatted): a number with its unit, display
 string and source (`num`), and bytes, bandwidth, FLOP/s, tokens/s, seconds, money, counts and ratios in words.
-Display strings give GiB and GB side by side (1 GiB = 2^30 B, 1 GB = 1e9 B)."""
+Display strings give GiB and GB side by side (1 GiB = 2^30 B, 1 GB = 1e9 B); memory arrives as
+`knowledge.quantities.Bytes` (`mem`) and is written in bytes, the tools' unit."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-GIB = 2**30
+from knowledge.quantities import Bytes, memory_text
 
 
 def num(name: str, value: float, unit: str, source: str, display: str | None = None) -> dict[str, Any]:
@@ -15,6 +16,11 @@ def num(name: str, value: float, unit: str, source: str, display: str | None = N
     value = float(value)
     return {"name": name, "value": _round_sig(value), "unit": unit, "display": display or _display(value, unit),
             "source": source}
+
+
+def mem(name: str, amount: Bytes, source: str) -> dict[str, Any]:
+    """An amount of memory as a tool number: in bytes, displayed in GiB and GB."""
+    return num(name, amount.n, "bytes", source)
 
 
 def _round_sig(x: float, digits: int = 10) -> float:
@@ -25,11 +31,12 @@ def _round_sig(x: float, digits: int = 10) -> float:
     return float(f"{x:.{digits}g}")
 
 
-def fmt_bytes(b: float) -> str:
+def fmt_bytes(b: float | Bytes) -> str:
     """"131.4 GiB (141.1 GB)"; MiB/MB below 1 GiB."""
-    if abs(b) < GIB:
-        return f"{b / 2**20:,.1f} MiB ({b / 1e6:,.1f} MB)"
-    return f"{b / GIB:,.1f} GiB ({b / 1e9:,.1f} GB)"
+    n = b.n if isinstance(b, Bytes) else b
+    if abs(n) < 2**30:
+        return f"{memory_text(n, 'MiB', grouped=True)} ({memory_text(n, 'MB', grouped=True)})"
+    return f"{memory_text(n, 'GiB', grouped=True)} ({memory_text(n, 'GB', grouped=True)})"
 
 
 def fmt_bandwidth(bps: float) -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.analysis.evaluate import analyse
 from advisor.conversation.tools.args import CompareGpusArgs, LookupGpuArgs, LookupModelArgs, RecommendArgs
 from advisor.conversation.tools.estimates import memory_facts, try_throughput
-from advisor.conversation.tools.format import fmt_bandwidth, fmt_bytes, fmt_count, fmt_flops, num
+from advisor.conversation.tools.format import fmt_bandwidth, fmt_bytes, fmt_count, fmt_flops, mem, num
 from advisor.conversation.tools.results import (
     MAX_ASSUMPTIONS,
     ToolOutput,
@@ -64,9 +64,9 @@ def recommend_tool(args: RecommendArgs) -> ToolOutput:
     memory = None
     if shown:
         first = shown[0]
-        memory = {"parts": {k: v for k, v in first.per_gpu_bytes.items() if k != "total"},
-                  "total": first.per_gpu_bytes.get("total"), "capacity": first.capacity_bytes,
-                  "usable": first.usable_bytes, "gpu": first.gpu}
+        memory = {"parts": {k: v.n for k, v in first.per_gpu.parts().items()},
+                  "total": first.per_gpu.total.n, "capacity": first.capacity.n, "usable": first.usable.n,
+                  "gpu": first.gpu}
     return ToolOutput(summary, data, numbers, findings,
                       {"options": (contract["options"] or contract["closest"])[: args.top],
                        "recommendation": contract, "memory": memory})
@@ -85,9 +85,9 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
         row["substitutes"] = list(opt.substitutes)
     if opt.launch_hint:
         row["launch_hint"] = opt.launch_hint
-    nums = [num(f"{tag}: memory per GPU", opt.per_gpu_bytes.get("total", 0), "bytes", src),
-            num(f"{tag}: GPU memory", opt.capacity_bytes, "bytes", src),
-            num(f"{tag}: usable memory per GPU", opt.usable_bytes, "bytes", src),
+    nums = [mem(f"{tag}: memory per GPU", opt.per_gpu.total, src),
+            mem(f"{tag}: GPU memory", opt.capacity, src),
+            mem(f"{tag}: usable memory per GPU", opt.usable, src),
             num(f"{tag}: headroom", opt.headroom_ratio, "ratio", src)]
     t = opt.throughput.to_contract() if opt.throughput else {}
     for key, name, unit, scale in (("decode_tokens_per_s", "decode speed per sequence", "tokens/s", 1.0),
@@ -142,8 +142,8 @@ def compare_gpus_tool(args: CompareGpusArgs) -> ToolOutput:
             else:
                 src = "estimate_memory (advisor.estimator.memory)"
                 row["fits"] = est.fits(g)
-                numbers.append(num(f"{g.name}: {model.name} memory per GPU ({args.count} GPU(s))", est.per_gpu.total,
-                                   "bytes", src))
+                numbers.append(mem(f"{g.name}: {model.name} memory per GPU ({args.count} GPU(s))", est.per_gpu.total,
+                                   src))
                 numbers.append(num(f"{g.name}: memory utilisation", est.utilisation(g), "ratio", src))
                 if workload.task == "inference" and est.fits(g):
                     speed = try_throughput(model, g, args.count, layout)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import InputError
+from knowledge.quantities import Bytes, in_unit
 from knowledge.structs import dump, fields
 from ui.cli import jsonout
 
@@ -27,10 +28,9 @@ if TYPE_CHECKING:
     from knowledge.catalog import Catalog
     from knowledge.schemas import GpuSpec, ModelSpec
 
-GiB = 2**30
 # GPU fields shown in `show`, with a unit formatter; others are printed as they are
 _GPU_UNITS = {
-    "memory_bytes": lambda v: f"{v / GiB:g} GiB ({v:,} bytes)",
+    "memory_bytes": lambda v: f"{in_unit(v, 'GiB'):g} GiB ({v:,} bytes)",
     "bandwidth_bytes_per_s": lambda v: f"{v / 1e12:g} TB/s",
     "bf16_dense_flops": lambda v: f"{v / 1e12:g} TFLOPS dense (BF16/FP16, FP32 accumulate)",
     "fp16_acc_dense_flops": lambda v: f"{v / 1e12:g} TFLOPS dense (FP16, FP16 accumulate)",
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             if args.min_memory < 0:
                 raise InputError(f"--min-memory must be a non-negative size in GB, got {args.min_memory:g}",
                                  field="--min-memory")
-            gpus = [g for g in gpus if g.memory_bytes >= args.min_memory * GiB]
+            gpus = [g for g in gpus if g.memory >= Bytes.of(args.min_memory, "GiB")]
         gpus.sort(key=lambda g: (g.memory_bytes, g.bf16_dense_flops))
         rows = [_gpu_row(g, args.region) for g in gpus]
         _emit(rows, args.json, lambda _: _gpu_table(gpus, args.region))
@@ -162,7 +162,7 @@ def _gpu_table(gpus: list[GpuSpec], region: str) -> str:
         headers += ["CHINA (as of)", "SUBSTITUTE"]
     rows = []
     for g in gpus:
-        row = [g.id, g.name, f"{g.memory_bytes / GiB:g}", f"{g.bandwidth_bytes_per_s / 1e12:.2f}",
+        row = [g.id, g.name, f"{g.memory.gib:g}", f"{g.bandwidth_bytes_per_s / 1e12:.2f}",
                f"{g.bf16_dense_flops / 1e12:.1f}", f"{g.fp8_dense_flops / 1e12:.1f}" if g.fp8_dense_flops else "-",
                f"{g.tdp_w:.0f}", f"{g.nvlink_bytes_per_s / 1e9:g}" if g.nvlink_bytes_per_s else "-", _price_text(g)]
         if region == "cn":
@@ -198,8 +198,8 @@ def _gpu_show_text(g: GpuSpec, catalog: Catalog) -> str:
     lines.append(f"{'software_stack':26} {g.stack} (engines: {', '.join(engines_on(g.stack))})")
     u = g.unified_memory
     if u is not None:
-        lines += ["", f"Unified memory: {u.total_bytes / 2**30:g} GiB pool; the GPU gets {u.gpu_bytes / 2**30:g} GiB by "
-                      f"default — {u.gpu_rule}" + (f"; up to {u.max_gpu_bytes / 2**30:g} GiB" if u.max_gpu_bytes else ""),
+        lines += ["", f"Unified memory: {in_unit(u.total_bytes, 'GiB'):g} GiB pool; the GPU gets {in_unit(u.gpu_bytes, 'GiB'):g} GiB by "
+                      f"default — {u.gpu_rule}" + (f"; up to {in_unit(u.max_gpu_bytes, 'GiB'):g} GiB" if u.max_gpu_bytes else ""),
                   f"  raise it: {u.setting}   [{', '.join(u.source)}]" if u.setting else f"  [{', '.join(u.source)}]"]
     c = g.china
     lines += ["", f"China market (as of {c.as_of}):",

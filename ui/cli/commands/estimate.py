@@ -21,10 +21,9 @@ if TYPE_CHECKING:
     from advisor.estimator.results import MemoryEstimate
     from advisor.workload import Workload
     from knowledge.errors import InputError
+    from knowledge.quantities import Bytes
     from knowledge.schemas import GpuSpec, ModelSpec
     from knowledge.structs import StructError
-
-GiB = 2**30
 
 FLAG_NAMES = {"train_tokens": "--tokens"}  # the Workload fields whose option is not `--field-name` (add_field's rule)
 
@@ -146,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
         if layout is not None:
             out["layout"] = layout
         if gpu is not None:
-            out["fit"] = _fit(est, gpu)
+            from advisor.estimator.memory import fit_summary  # loaded with estimate_memory above
+
+            out["fit"] = fit_summary(est, gpu)
         jsonout.write(out)
         sys.stdout.write("\n")
         return 0
@@ -193,10 +194,10 @@ def _run_offload(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec | None
 
 
 def estimate_memory_contract(model: ModelSpec, workload: Workload, gpu: GpuSpec) -> dict[str, Any]:
-    from advisor.estimator.memory import estimate_memory
+    from advisor.estimator.memory import estimate_memory, fit_summary
 
     est = estimate_memory(model, workload, gpu)
-    return est.to_contract() | {"fit": _fit(est, gpu)}
+    return est.to_contract() | {"fit": fit_summary(est, gpu)}
 
 
 def _planned(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec, workload: Workload) -> tuple[MemoryEstimate, dict[str, Any]]:
@@ -210,13 +211,8 @@ def _planned(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec, workload:
     return plan_memory_estimate(plan, model), plan.layout_dict()
 
 
-def _fit(est: MemoryEstimate, gpu: GpuSpec) -> dict[str, Any]:
-    return {"gpu": gpu.id, "capacity_bytes": gpu.memory_bytes, "usable_bytes": est.usable_bytes(gpu),
-            "headroom_bytes": est.headroom_bytes(gpu), "fits": est.fits(gpu)}
-
-
-def _g(x: int) -> str:
-    return f"{x / GiB:10.2f} GiB"
+def _g(x: Bytes) -> str:
+    return f"{x.gib:10.2f} GiB"
 
 
 def render(est: MemoryEstimate, model: ModelSpec, gpu: GpuSpec | None = None, limits: str | None = None) -> str:
@@ -238,11 +234,11 @@ def render(est: MemoryEstimate, model: ModelSpec, gpu: GpuSpec | None = None, li
     if gpu is not None:
         usable = est.usable_bytes(gpu)
         head = est.headroom_bytes(gpu)
-        verdict = "fits" if head >= 0 else "does NOT fit"
-        lines += ["", f"on {gpu.name} ({gpu.memory_bytes / GiB:g} GiB): {verdict}; "
-                      f"{est.per_gpu.total / GiB:.2f} of {usable / GiB:.2f} GiB usable"
+        verdict = "fits" if head.n >= 0 else "does NOT fit"
+        lines += ["", f"on {gpu.name} ({gpu.memory.gib:g} GiB): {verdict}; "
+                      f"{est.per_gpu.total.gib:.2f} of {usable.text('GiB', 2)} usable"
                       + (f" ({est.usable_fraction:g} × capacity)" if est.usable_fraction < 1 else "")
-                      + f", headroom {head / GiB:+.2f} GiB"]
+                      + f", headroom {head.gib:+.2f} GiB"]
         if est.kv_bytes_per_token:
             lines.append(f"  KV cache room for ≈ {est.kv_capacity_tokens(gpu):,} tokens in total at this setting")
         if limits:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-GiB = 2**30
+from knowledge.quantities import UNIT_BYTES, in_unit, memory_text
+
 OFFLOAD_HELP = ("layers: llama.cpp partial offload — the layers that do not fit on the GPU(s) run from system RAM "
                 "(reports -ngl, system RAM and speed)")
 
@@ -48,7 +49,7 @@ def plan(args: argparse.Namespace, model: Any, gpu: Any, count: int, workload: A
                          accepted="--concurrency 1 and --batch 1", message_zh="--offload layers 按单路（batch 1）估算")
     calib = load_calibration()
     bw = None if args.host_bandwidth is None else float(args.host_bandwidth) * 1e9
-    ram = None if args.host_ram is None else int(float(args.host_ram) * GiB)
+    ram = None if args.host_ram is None else int(float(args.host_ram) * UNIT_BYTES["GiB"])
     host = default_host(gpu, calib, bandwidth_bytes_per_s=bw, ram_bytes=ram)
     return offload_for(model, gpu, count, workload, calib, host, ngl=args.ngl)
 
@@ -61,9 +62,9 @@ def render(p: Any, model: Any, gpu: Any, count: int) -> str:
     lines = [
         f"{model.name}: llama.cpp partial offload on {where} — {head}",
         f"  -ngl          {p.ngl}  ({p.gpu_layers} layers{' + output matrix' if p.output_on_gpu else ''} on the GPU)",
-        f"  GPU memory    {p.gpu_bytes_per_gpu / GiB:10.2f} GiB per GPU" + ("" if p.fits else "  (does NOT fit)"),
-        f"  system RAM    {p.system_ram_bytes / GiB:10.2f} GiB needed"
-        + (f" of {p.host.ram_bytes / GiB:.0f} GiB" if p.host.ram_bytes else ""),
+        f"  GPU memory    {in_unit(p.gpu_bytes_per_gpu, 'GiB'):10.2f} GiB per GPU" + ("" if p.fits else "  (does NOT fit)"),
+        f"  system RAM    {in_unit(p.system_ram_bytes, 'GiB'):10.2f} GiB needed"
+        + (f" of {memory_text(p.host.ram_bytes, 'GiB', 0)}" if p.host.ram_bytes else ""),
         f"  decode        {p.decode_tokens_per_s:10.1f} tokens/s (GPU part {p.gpu_part_s * 1e3:.1f} ms + CPU part "
         f"{p.cpu_part_s * 1e3:.1f} ms per token)",
         f"  prefill       {p.prefill_tokens_per_s:10,.0f} tokens/s; first token {p.ttft_s * 1e3:.0f} ms",

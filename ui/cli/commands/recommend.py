@@ -13,16 +13,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from knowledge.quantities import SYMBOLS
+from knowledge.quantities import SYMBOLS, memory_text
 from knowledge.structs import replace, validate
 from ui.citations import source_without_path
 from ui.cli import jsonout
 
 if TYPE_CHECKING:
     from advisor.recommend.parts import UnitPrice
+    from advisor.recommend.results import Option, Recommendation
     from advisor.workload import Constraints, Workload
-
-GiB = 2**30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -125,7 +124,7 @@ def _money(price: UnitPrice | None, count: int) -> str:
     return f"{SYMBOLS[price.per_card.currency]}{price.per_card.amount * count:,.0f} (as of {price.as_of})"
 
 
-def _speed(o: Any) -> str:
+def _speed(o: Option) -> str:
     if o.throughput:
         t = o.throughput
         return f"{t.decode_tokens_per_s:.1f} tok/s/seq, {t.decode_tokens_per_s_total:.0f} tok/s total"
@@ -135,21 +134,21 @@ def _speed(o: Any) -> str:
     return "-"
 
 
-def render(rec: Any) -> str:
+def render(rec: Recommendation) -> str:
     m = rec.model
     lines = [f"{m['name']} ({m['params'] / 1e9:.1f}B params) — {rec.workload['task']}", ""]
     if rec.options:
         lines.append("options (memory per GPU in GiB = 2^30 bytes):")
         for i, o in enumerate(rec.options, 1):
             labels = f" [{', '.join(o.labels)}]" if o.labels else ""
-            lines.append(f"{i}. {o.count}× {o.gpu_name}{labels}: {o.per_gpu_bytes['total'] / GiB:.1f} of "
-                         f"{o.capacity_bytes / GiB:.0f} GiB per GPU; {_speed(o)}; {_money(o.price, o.count)}")
+            lines.append(f"{i}. {o.count}× {o.gpu_name}{labels}: {o.per_gpu.total.gib:.1f} of "
+                         f"{o.capacity.text('GiB', 0)} per GPU; {_speed(o)}; {_money(o.price, o.count)}")
             lay, lo = o.layout, o.layout.layer_offload
             lines.append(f"   layout TP {lay.tp} × PP {lay.pp} × DP {lay.dp}"
                          + (f", ZeRO-{lay.zero}" if lay.zero else "")
                          + (f", offload {lay.offload}" if lay.offload != 'none' else "")
                          + (f" (llama.cpp -ngl {lo.ngl}: {lo.cpu_layers} layers and "
-                            f"{lo.system_ram_bytes / GiB:.1f} GiB in system RAM)" if lo is not None else ""))
+                            f"{memory_text(lo.system_ram_bytes, 'GiB')} in system RAM)" if lo is not None else ""))
             if o.throughput and o.throughput.engine_log_line:
                 lines.append(f"   {lay.engine} at start-up: {o.throughput.engine_log_line}")
             lines.append(f"   launch: {o.launch_hint}")
@@ -158,8 +157,8 @@ def render(rec: Any) -> str:
     else:
         lines.append("nothing meets every constraint. closest:")
         for o in rec.closest:
-            lines.append(f"- {o.count}× {o.gpu_name}: {o.per_gpu_bytes['total'] / GiB:.1f} GiB per GPU of "
-                         f"{o.capacity_bytes / GiB:.0f} GiB; misses {', '.join(o.misses) or 'memory'}")
+            lines.append(f"- {o.count}× {o.gpu_name}: {o.per_gpu.total.text('GiB')} per GPU of "
+                         f"{o.capacity.text('GiB', 0)}; misses {', '.join(o.misses) or 'memory'}")
         if rec.changes:
             lines += ["", "what would have to change:"] + [f"- {c.message}" for c in rec.changes]
     if rec.findings:

@@ -26,6 +26,7 @@ import argparse
 import sys
 from typing import Any
 
+from knowledge.quantities import memory_text
 from knowledge.structs import replace
 from ui.cli import jsonout
 
@@ -82,7 +83,7 @@ def _tokens_per_s(args: argparse.Namespace, gpu: Any) -> tuple[float | None, str
         est = estimate_throughput(model, gpu, args.count, w, calib, with_capacity=False)
     elif not est.fits:
         raise InputError(f"{model.name} does not fit on {args.count} × {gpu.name}: short by "
-                         f"{est.memory_shortfall_bytes / 2**30:.2f} GiB per GPU", field="count")
+                         f"{memory_text(est.memory_shortfall_bytes, 'GiB', 2)} per GPU", field="count")
     return est.decode_tokens_per_s_total, (f"{model.name} {args.weights}, {est.concurrency} sequences × "
                                            f"{args.context} tokens: {est.decode_tokens_per_s_total:,.0f} tokens/s")
 

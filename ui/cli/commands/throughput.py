@@ -15,9 +15,8 @@ import argparse
 import sys
 from typing import Any
 
+from knowledge.quantities import in_unit, memory_text
 from ui.cli import jsonout
-
-GiB = 2**30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +98,7 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
     calib = load_calibration()
     est = estimate_throughput(model, gpu, args.count, workload, calib)
     if not est.fits:
-        short = est.memory_shortfall_bytes / GiB
+        short = in_unit(est.memory_shortfall_bytes, "GiB")
         raise InputError(
             f"{model.name} ({args.weights}, KV {args.kv}, {args.concurrency} × {args.context} tokens) does not fit on "
             f"{args.count} × {gpu.name}: short by {short:.2f} GiB per GPU — add GPUs, quantise (--weights), lower "
@@ -216,8 +215,8 @@ def engine_budget(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> A
 def engine_line(b: Any, instances: int) -> str:
     per = f" per instance, {instances} instances" if instances > 1 else ""
     name = "vLLM" if b.engine == "vllm" else "SGLang"
-    return (f"  engine        {name} at start-up: {b.log_line}{per} (KV {b.kv_cache_bytes / GiB:.2f} GiB, "
-            f"{b.kv_tokens:,} tokens; fraction {b.fraction:g} of {b.total_bytes / GiB:.2f} GiB)\n")
+    return (f"  engine        {name} at start-up: {b.log_line}{per} (KV {memory_text(b.kv_cache_bytes, 'GiB', 2)}, "
+            f"{b.kv_tokens:,} tokens; fraction {b.fraction:g} of {memory_text(b.total_bytes, 'GiB', 2)})\n")
 
 
 def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: float | None = None) -> str:

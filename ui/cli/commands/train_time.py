@@ -23,13 +23,13 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
+from knowledge.quantities import memory_text
 from ui.cli import jsonout
 
 if TYPE_CHECKING:
     from advisor.workload import Recompute
     from knowledge.schemas import GpuSpec, ModelSpec
 
-GiB = 2**30
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
 
@@ -113,12 +113,12 @@ def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, cont
         raise validation_to_input_error(exc) from None
     est = estimate_memory(model, w, gpu)
     if not est.fits(gpu):
-        short = -est.headroom_bytes(gpu) / GiB
+        short = (-est.headroom_bytes(gpu)).text("GiB", 2)
         raise InputError(
             f"{args.task} of {model.name} does not fit on {args.count} × {gpu.name}: needs "
-            f"{est.per_gpu.total / GiB:.2f} GiB per GPU, {est.usable_bytes(gpu) / GiB:.2f} GiB usable — short by "
-            f"{short:.2f} GiB (try more GPUs, --task lora/qlora, or check `gpu-advisor estimate`)", field="count",
-            message_zh=f"{model.name} 的 {args.task} 训练放不下 {args.count} 张 {gpu.name}：每卡还差 {short:.2f} GiB")
+            f"{est.per_gpu.total.text('GiB', 2)} per GPU, {est.usable_bytes(gpu).text('GiB', 2)} usable — short by "
+            f"{short} (try more GPUs, --task lora/qlora, or check `gpu-advisor estimate`)", field="count",
+            message_zh=f"{model.name} 的 {args.task} 训练放不下 {args.count} 张 {gpu.name}：每卡还差 {short}")
 
 
 PLANNED_TASKS = ("pretrain", "full")
@@ -206,7 +206,7 @@ def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
         f"                tp {lay.tp}, pp {lay.pp}, dp {lay.dp}, ep {lay.ep}, cp {lay.cp}, zero {lay.zero}, "
         f"recompute {lay.recompute}, micro-batch {lay.micro_batch}, accumulation {lay.grad_accum}, "
         f"global batch {plan.global_batch_tokens:,} tokens",
-        f"  memory/GPU    {mem.total / GiB:.1f} GiB of {plan.capacity_bytes / GiB:.0f} GiB ({mem.accounting})",
+        f"  memory/GPU    {memory_text(mem.total, 'GiB')} of {memory_text(plan.capacity_bytes, 'GiB', 0)} ({mem.accounting})",
         f"  step          {st.step_s:.3f} s = compute {st.compute_s:.3f} + bubble {st.bubble_s:.3f} "
         f"({st.bubble_fraction:.1%}) + exposed communication {st.exposed_comm_s:.3f}",
         f"  throughput    {plan.tokens_per_s:,.0f} tokens/s ({plan.tokens_per_s / plan.count:,.0f} per GPU)",
