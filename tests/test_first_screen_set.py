@@ -123,11 +123,18 @@ _UNITS = {
 _GPU_NAMES = sorted(((g.name, g.id) for g in CAT.gpus), key=lambda x: -len(x[0]))
 
 
+_SHORTER = {"days": ((_NUM + r"\s*(?:hours|小时)", 24.0), (_NUM + r"\s*(?:min|分钟)(?![a-z])", 1440.0))}
+
+
 def _values(text: str, unit: str) -> list[float]:
+    """Every figure in `unit` shown in `text`; a run under a day, shown in hours or minutes, counts in days."""
     out = []
-    for m in re.finditer(_UNITS[unit], text):
-        raw = next(g for g in m.groups() if g is not None)
-        out.append(float(raw.replace(",", "")))
+    for pattern, per in ((_UNITS[unit], 1.0), *_SHORTER.get(unit, ())):
+        for m in re.finditer(pattern, text):
+            raw = next(g for g in m.groups() if g is not None)
+            if per != 1.0 and re.match(r"\s*(?:GPU|卡)", text[m.end():]) or "GPU-hours" in m.group(0):
+                continue
+            out.append(float(raw.replace(",", "")) / per)
     return out
 
 

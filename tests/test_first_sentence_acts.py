@@ -275,7 +275,7 @@ def test_compute_time_in_gpu_units_is_a_how_long_question(lang: str, text: str) 
     training time with its GPU-hours."""
     line, request = first(lang, text)
     assert request.get("act") == "how_long", request.get("act")
-    assert re.search(r"(?:About [\d.]+ days on|约需 [\d.]+ 天)", line), line
+    assert re.search(r"(?:About [\d.]+ (?:days|hours|min) on|约需 [\d.]+ (?:天|小时|分钟))", line), line
     assert "GPU-hours" in line or "GPU 时数" in line, line
 
 

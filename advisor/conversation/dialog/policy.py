@@ -75,8 +75,10 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     if not rentable:
         return None
     # the lead when a provider rents it (or the card it is a China-market version of), else the first option that is
+    # and has a purchase price (so renting can be weighed against buying), else the first rentable one
     top = [x for x in rentable if x[0] is options[0]]
-    opt, gpu, rented = (top or rentable)[0]
+    priced = [x for x in rentable if (((x[0].get("tco") or {}).get("purchase") or {}).get("total") or {}).get("amount")]
+    opt, gpu, rented = (top or priced or rentable)[0]
     count = int(opt.get("count") or 1)
 
     rate = float(load_economics().exchange_rate_cny_per_usd.value)
