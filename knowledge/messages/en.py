@@ -565,6 +565,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "part.activations": "activations",
     "part.overhead": "runtime overhead",
     "screen.need.holds": " {name} holds it ({per_gpu} per GPU).",
+    "screen.need.holds_with": " {name} holds it with {lay} ({per_gpu} per GPU).",
     "screen.need": "{model} at {fmt} needs about {total} of GPU memory = {terms}.",
     "screen.explain.on": "On {name}, ",
     "screen.explain": "{on}{total} per GPU = {terms}.",

@@ -561,6 +561,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "part.activations": "激活",
     "part.overhead": "运行时开销",
     "screen.need.holds": "{name} 放得下（每卡 {per_gpu}）。",
+    "screen.need.holds_with": "{name} 用 {lay} 放得下（每卡 {per_gpu}）。",
     "screen.need": "{model}（{fmt}）约需 {total} 显存 = {terms}。",
     "screen.explain.on": "在 {name} 上，",
     "screen.explain": "{on}每卡 {total} = {terms}。",

@@ -506,9 +506,12 @@ def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:
     terms = [f"{t(f'part.{k}', lang)} {book.gib(f'{k} (unsharded)', getattr(per, k))}" for k in _PARTS
              if getattr(per, k).n > 0]
     fmt = format_label(need_format(ev), lang)
-    fits = t("screen.need.holds", lang, name=opt_name(top, book), per_gpu=book.gib(
-        f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu.total)) \
-        if top is not None and top.fits else ""
+    fits = ""
+    if top is not None and top.fits:  # with the offload or ZeRO sharding that brings it under the card, named
+        per_gpu = book.gib(f"memory per GPU on {top.count}× {top.gpu_name}", top.per_gpu.total)
+        split = top.layout.offload != "none" or top.layout.zero > 0
+        fits = t("screen.need.holds_with" if split else "screen.need.holds", lang, name=opt_name(top, book),
+                 per_gpu=per_gpu, lay=opt_layout(top, lang, book))
     return Lead(t("screen.need", lang, model=ev.model.name, fmt=fmt, total=total, terms=" + ".join(terms)) + fits,
                 None, "total memory need (unsharded)")
 
