@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import re
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
@@ -182,6 +183,10 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if blocking == "model" and asks_which_model(text) and (working.slots.existing or working.slots.candidates):
         yield _model_fit(state, working, text, lang, catalog)  # "what can I run on my 4090?": the models that fit
         return
+    if blocking == "model" and working.slots.budget and working.slots.task == "pretrain" and (
+            asks_which_model(text) or _HOW_BIG.search(text)):
+        yield _budget_train(state, working, lang, catalog)  # "$500k, the biggest model we can train in a month?"
+        return
     if blocking == "model" and asks_which_model(text) and working.slots.budget:
         yield _budget_fit(state, working, text, lang, catalog)  # "一两万的预算，能跑什么模型？": what the budget buys
         return
@@ -235,6 +240,27 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding), gpu, count, context,
                           coding, working, lang)
     working.pending = None
+    _commit(state, working)
+    return turn
+
+
+_HOW_BIG = re.compile(r"biggest|largest|how (?:big|large)|what size|最大|多大|多少参数", re.I)
+DEFAULT_TRAIN_DAYS = 30  # the recommender's default training deadline (advisor.recommend.assumptions)
+
+
+def _budget_train(state: DialogState, working: DialogState, lang: str, catalog: Catalog) -> Turn:
+    """A budget, pre-training and no model: the compute-optimal model the budget's training cards train in the
+    stated time (default 30 days) (advisor.analysis.budget_training)."""
+    from advisor.analysis.budget_training import budget_training  # start-up: only this question loads it
+    from advisor.conversation.render.model_fit import budget_train_turn  # start-up: as above
+
+    constraints, _ = build_constraints(working, lang)
+    assert constraints.budget is not None  # the caller checked that a budget was said
+    seconds = working.slots.deadline_s or DEFAULT_TRAIN_DAYS * 86400
+    tb = budget_training(catalog, constraints.budget, constraints.currency, constraints.region, seconds,
+                         constraints.condition)
+    working.pending = None
+    turn = budget_train_turn(tb, constraints.budget, constraints.currency, constraints.region, working, lang)
     _commit(state, working)
     return turn
 

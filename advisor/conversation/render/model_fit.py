@@ -14,6 +14,7 @@ from knowledge.messages import t, table
 
 if TYPE_CHECKING:
     from advisor.analysis.budget_hardware import BudgetHardware, BudgetPick
+    from advisor.analysis.budget_training import TrainingBudget
     from advisor.conversation.dialog.machine import DialogState
     from knowledge.schemas import GpuSpec
 
@@ -110,3 +111,32 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
             for f in (wanted + [f for f in fits if f not in wanted])[:SHOWN]]
     lines.append("\n".join([t("model_fit.table_head", lang), *rows]))
     return finish_turn("\n\n".join(lines), lang, state, book, extra=extra)
+
+
+SRC_TRAIN = "advisor.analysis.budget_training"
+
+
+def budget_train_turn(tb: TrainingBudget | None, budget: float, currency: str, region: str, state: DialogState,
+                      lang: str) -> Turn:
+    """"$500k — the biggest model we can train in a month?": the compute-optimal model size for the compute the
+    budget's training cards deliver in that time (advisor.analysis.budget_training), then how it was worked out."""
+    book = Book()
+    extra = {"kind": "model_fit", "intent": "which_model"}
+    money = book.money("budget", budget, currency, "user input")
+    where = t("budget_train.where_cn", lang) if region == "cn" else ""
+    if tb is None:
+        return finish_turn(t("budget_train.none", lang, budget=money, where=where), lang, state, book, extra=extra)
+    days = book.num("training time", tb.seconds / 86400, "days", "user input or the 30-day default", 0,
+                    suffix=t("slot.days", lang))
+    params = book.num("compute-optimal parameters", tb.params / 1e9, "B", SRC_TRAIN, 0 if tb.params >= 1e10 else 1,
+                      suffix="B")
+    tokens = book.tokens("compute-optimal training tokens", float(f"{tb.tokens:.3g}"), SRC_TRAIN, lang)
+    flops = f"{tb.flops:.1e}".replace("e+", "e")
+    book.add("training compute", tb.flops, "FLOPs", SRC_TRAIN)
+    mfu = book.num("MFU assumed", tb.mfu * 100, "%", SRC_TRAIN, 0, suffix="%")
+    priced = _priced(book, tb.pick, lang)
+    head = t("budget_train.head", lang, budget=money, params=params, days=days, tokens=tokens, **priced, where=where)
+    how = t("budget_train.how", lang, flops=flops, mfu=mfu, params=params, tokens=tokens)
+    note = t("budget_train.note", lang)
+    return finish_turn(head + "\n\n" + how + "\n\n" + note, lang, state, book, extra=extra)
+
