@@ -58,8 +58,9 @@ def _card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lan
     counts = param_counts(model)
     share = counts.active / counts.total if counts.total else 1.0
     per_token = need.per_gpu.weights * share + need.per_gpu.kv_cache
-    ceiling = book.num("decode ceiling of one sequence on the card you described", bandwidth / per_token, "tokens/s",
-                       SRC_ROOFLINE, 0 if bandwidth / per_token >= 10 else 1)
+    rate = bandwidth / per_token.n  # bytes/s ÷ bytes per token
+    ceiling = book.num("decode ceiling of one sequence on the card you described", rate, "tokens/s",
+                       SRC_ROOFLINE, 0 if rate >= 10 else 1)
     read = book.gb("bytes read per decoded token (active weights + KV cache)", per_token)
     return [t("inline_card.ceiling", lang, named=named, cap=cap, bw=bw, ceiling=ceiling, read=read)]
 
