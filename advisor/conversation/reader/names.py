@@ -231,6 +231,7 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
     index = build_index(catalog)
     taken_end = -1
     mentions: list[tuple[GpuMention, bool]] = []
+    replaced: list[tuple[GpuMention, str]] = []  # "… instead of an H100": compared when another card is named
     for start, end, matched, (gpu_id, bare) in _hits(t.s, [(p, (g, bare)) for p, g, _n, bare in index.gpus]):
         if start < taken_end or (bare and _MONEY_AFTER.match(t.s[end:end + 12])):
             continue  # "4090 元" is money, not a card
@@ -238,18 +239,29 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
         count, c_start, c_end = _count_near(t.s, start, end)
         span_start, span_end = min(start, c_start), max(end, c_end)
+        mention = GpuMention(gpu=gpu_id, count=count, text=t.quote(span_start, span_end), assumed=assumed)
         if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out
-            key = gpu_key(matched)  # "A100" names several cards: ruling it out rules out every one of them
-            for ruled_out in index.gpu_ambiguous.get(key) or index.gpu_ambiguous.get(key.removesuffix(" s")) or [gpu_id]:
-                if ruled_out not in slots.excluded:
-                    slots.excluded.append(ruled_out)
+            _exclude(slots, index.gpu_ambiguous, gpu_key(matched), gpu_id)
+        elif reading.replaced_here(t.s, start, end):
+            replaced.append((mention, gpu_key(matched)))
         else:
             clause = _clause_before(t.s, start)
             owned = bool(_OWN.search(clause)) and not _NOT_OWN.search(clause)
-            mentions.append((GpuMention(gpu=gpu_id, count=count, text=t.quote(span_start, span_end),
-                                        assumed=assumed), owned))
+            mentions.append((mention, owned))
         t.consume(span_start, span_end)
+    for mention, key in replaced:  # "4× 4090 rather than one H100": both sides; "what instead of an H100?": ruled out
+        if mentions:
+            mentions.append((mention, False))
+        else:
+            _exclude(slots, index.gpu_ambiguous, key, mention.gpu)
     return mentions
+
+
+def _exclude(slots: Slots, ambiguous: dict[str, list[str]], key: str, gpu_id: str) -> None:
+    """Rule a card out; "A100" names several cards, and ruling it out rules out every one of them."""
+    for ruled_out in ambiguous.get(key) or ambiguous.get(key.removesuffix(" s")) or [gpu_id]:
+        if ruled_out not in slots.excluded:
+            slots.excluded.append(ruled_out)
 
 
 def _resolve(catalog: Catalog, key: str, gpu_id: str, ambiguous: dict[str, list[str]]) -> tuple[str, str]:
