@@ -60,3 +60,44 @@ def test_instead_of_with_no_other_card_still_rules_it_out(lang: str, text: str, 
     turn = run(lang, [text])
     assert any(g.startswith(old) for g in hardware(turn, "excluded")), turn.extra["request"]["hardware"]
 
+
+# --- a headcount is not a concurrency: the people who use a service, of whom ~10 % are active at peak ---------------
+def job_value(turn: Any, name: str) -> dict[str, Any]:
+    return next(v for v in turn.extra["request"]["job"] if v["name"] == name)
+
+
+HEADCOUNTS = [  # (lang, message, people) — peak concurrency ≈ 10 % of them, rounded up (NVIDIA RAG sizing guide)
+    ("en", "Serve Llama 3 8B for our team of 15, what GPU?", 15),
+    ("en", "We're a 40-person company and want Qwen2.5-14B as an internal assistant. Which card?", 40),
+    ("en", "Qwen2.5-32B chatbot for 300 employees, how many GPUs?", 300),
+    ("en", "Our lab has 25 students who'd use a Qwen2.5-7B model, what should we buy?", 25),
+    ("zh", "我们组15个人用 Qwen2.5-7B，需要什么卡", 15),
+    ("zh", "给全公司 300 人用 Qwen2.5-32B，需要几张卡", 300),
+    ("zh", "200 人用 Qwen2.5-14B 需要几张卡", 200),
+    ("zh", "一个 40 人的团队要部署 Qwen2.5-14B，推荐什么配置", 40),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "people"), HEADCOUNTS, ids=[c[1][:40] for c in HEADCOUNTS])
+def test_headcount_becomes_a_stated_peak_share(lang: str, text: str, people: int) -> None:
+    turn = run(lang, [text])
+    conc = job_value(turn, "concurrency")
+    expected = -(-people // 10)  # 10 % of the people at the same time, rounded up (hand arithmetic)
+    assert conc["value"] == expected, (conc, turn.answer[:400])
+    assert conc["provenance"] == "inferred"
+    assert str(people) in turn.answer and "10%" in turn.answer, turn.answer[:600]
+
+
+@pytest.mark.parametrize(("lang", "text", "users"), [
+    ("en", "Serve Qwen2.5-14B to 50 concurrent users, which GPU?", 50),
+    ("en", "Llama 3.1 8B with 30 simultaneous users on L40S, enough?", 30),
+    ("en", "We have 40 people using it at the same time, Qwen2.5-7B, which card?", 40),
+    ("zh", "Qwen2.5-14B 50 并发需要什么卡", 50),
+    ("zh", "20 人同时用 Qwen2.5-7B，一张 4090 够吗", 20),
+    ("zh", "Qwen2.5-7B 同时在线 30 人，用什么卡", 30),
+])
+def test_explicit_concurrency_stays_concurrency(lang: str, text: str, users: int) -> None:
+    turn = run(lang, [text])
+    conc = job_value(turn, "concurrency")
+    assert conc["value"] == users and conc["provenance"] == "stated", conc
+

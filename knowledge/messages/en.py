@@ -563,6 +563,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.table.head": "| configuration | memory per GPU / usable | {speed} | GPU price |",
     "screen.table.offload": " + RAM offload ({fmt})",
     "screen.assumed.users": {"one": "{count} user", "other": "{count} users"},
+    "screen.assumed.people": "{people} people → about {n} at the same time ({share}% of them at peak, assumed)",
     "screen.assumed.context": "{ctx} context",
     "screen.assumed.train_tokens": "{tokens} of training data",
     "screen.assumed.train_tokens_default": "{tokens} of training data (default)",

@@ -559,6 +559,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.table.head": "| 配置 | 每卡显存 / 可用 | {speed} | 显卡价格 |",
     "screen.table.offload": " + 内存卸载（{fmt}）",
     "screen.assumed.users": "{count} 路并发",
+    "screen.assumed.people": "{people} 人 → 约 {n} 路并发（按高峰时 {share}% 的人同时在用估算）",
     "screen.assumed.context": "{ctx} 上下文",
     "screen.assumed.train_tokens": "训练数据 {tokens}",
     "screen.assumed.train_tokens_default": "训练数据 {tokens}（默认）",

@@ -42,16 +42,33 @@ _BUDGET_BARE = re.compile(
     rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
 )
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
-_CONCURRENCY = [
-    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
-    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名用户|名员工|名工程师|位同事|名同事|个同事|个员工|位员工|号人|人使用|人用|"
-               r"人(?=\s*(?:部署|团队|同时|在线|规模|访问|调用|并发)))"),
+_CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 concurrent users", "20 人同时用")
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|名用户|用户|人在线)"),
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*人(?=\s*(?:同时|在线|并发|一起))"),
     re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
-    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|concurrent|simultaneous|people|"
-               r"engineers|developers|employees|staff|colleagues|analysts|seats|customers|students|agents|members)(?![a-z])"),
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|"
+               r"concurrent|simultaneous|agents)(?![a-z])"),
     re.compile(rf"(?P<num>{DIGITS})\s*(?:concurrency|concurrent requests)(?![a-z])"),  # "at 64 concurrency"
     re.compile(rf"(?:concurrency|concurrent users|parallel requests|batch size)\s*(?:of|is|=|:|to|at|around|about)?\s*(?P<num>{DIGITS})"),
 ]
+_PEOPLE_WORD_NUM = (r"(?<![a-z])(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty|"
+                    r"thirty|forty|fifty)(?![a-z])")  # not "a"/"one": "a team with a GPU" is no headcount
+# people who use the service ("team of 15", "a 40-person company", "我们组15个人用", "全公司 300 人"): a headcount, of
+# whom only a share is active at once (the dialog's peak share); simultaneity words after it make it a concurrency
+_HEADCOUNT = [
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名员工|名工程师|名同事|名学生|位同事|个同事|个员工|"
+               r"位员工|个学生|号人|人使用|人用|人(?=\s*(?:部署|团队|规模|访问|调用|的|公司|小组|左右|上下)))"),
+    re.compile(rf"(?:团队|公司|全公司|组里|组内|我们组|小组|部门|实验室|课题组|全组|全员)\s*(?:有|共|一共|总共|大概|约|大约)?\s*"
+               rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*(?:人|员工|同事)"),
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|persons|engineers|developers|employees|staff|colleagues|"
+               r"analysts|seats|customers|students|members|researchers|teammates|coworkers|co-workers)(?![a-z])"),
+    re.compile(rf"(?<![a-z])(?:team|company|org|organi[sz]ation|group|lab|department|firm|startup|staff|headcount|class)\s+"
+               rf"(?:of|with)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})(?![a-z0-9])"),
+    re.compile(rf"(?P<num>{DIGITS}|{_PEOPLE_WORD_NUM})\s*-?\s*(?:person|people|man|member|strong|seat)\s+(?:\w+\s+)?"
+               r"(?:team|company|org|organi[sz]ation|startup|lab|group|firm|department|shop|office|class)(?![a-z])"),
+]
+_AT_ONCE_BEFORE = re.compile(r"(?:同时|同一时间|高峰|峰值|simultaneously|concurrently|at once|at peak)\s*(?:有|在线|使用|用)?\s*$")
+_AT_ONCE = re.compile(r"^.{0,16}?(?:同时|一起用|在线|并发|at (?:the same time|once)|simultaneous|concurrent|in parallel)")
 _PEAK = re.compile(rf"(?:高峰|峰值|peak|最多|最高|up to|max(?:imum)?)\s*(?:期|时|时段|of|is|at|:)?\s*(?P<num>{DIGITS})")
 _AVERAGE = re.compile(rf"(?:平时|平均|日常|通常|usually|normally|average|avg|typically)\s*(?:of|is|:|约|大概)?\s*(?P<num>{DIGITS})")
 _QPS = [
@@ -162,7 +179,8 @@ def read_context(t: Text, slots: Slots) -> None:
 
 def read_concurrency(t: Text, slots: Slots) -> None:
     """QPS, and the concurrency: the largest figure named (peak), and the average when a second, smaller one or
-    an "average/平时" figure is given."""
+    an "average/平时" figure is given; the people who use the service (`headcount`), when said as a team or company
+    size rather than as requests at the same time."""
     for rx in _QPS:
         m = rx.search(t.s)
         if m:
@@ -182,6 +200,19 @@ def read_concurrency(t: Text, slots: Slots) -> None:
                 values.append(int(value))
             elif wrong is not None:
                 slots.out_of_range.append(wrong)
+    people: list[int] = []
+    for rx in _HEADCOUNT:
+        for m in t.take(rx):
+            value = read_number(m.group("num"))
+            wrong = check("concurrency", value) if value else None
+            if value and wrong is None:
+                # "40 people using it at the same time": a concurrency after all
+                at_once = _AT_ONCE.match(t.s[m.end():]) or _AT_ONCE_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])
+                (values if at_once else people).append(int(value))
+            elif wrong is not None:
+                slots.out_of_range.append(wrong)
+    if people:
+        slots.headcount = max(people)
     if peak and (values or re.search(r"并发|concurren|users|用户", t.original.lower())):
         v = to_number(peak.group("num"))
         if v and 1 <= v <= 100_000:

@@ -178,6 +178,7 @@ def _job_shape(slots: Slots, gpus: int) -> str:
     if gpus == 1 or slots.capacity is not None:
         return "feasibility"
     described = (slots.task is not None or slots.task_generic is not None or slots.concurrency is not None
+                 or slots.headcount is not None
                  or slots.context is not None or slots.qps is not None or slots.weights is not None)
     return "which" if described else "other"
 

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from advisor.analysis.result import top_option
-from advisor.conversation.dialog.machine import default_catalog, default_weights
+from advisor.conversation.dialog.machine import PEAK_SHARE, PEAK_SHARE_SOURCE, default_catalog, default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -544,11 +544,18 @@ def _short_speed(o: Any, book: Book, lang: str) -> str:
     return "—"
 
 
-def assumed_line(ev: Any, book: Book, lang: str) -> str:
-    """The defaults this answer rests on, in one line (all assumptions are in the details)."""
+def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None) -> str:
+    """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
+    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.machine.PEAK_SHARE)."""
     w = ev.workload
     bits = [task_label(w.task, lang)]
-    if w.task == "inference":
+    if w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
+        bits.append(t("screen.assumed.people", lang,
+                      people=book.count("people using the service", people, "people", SRC_USER),
+                      n=book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency")),
+                      share=book.num("share of users active at peak", PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE,
+                                     suffix="")))
+    elif w.task == "inference":
         n = book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"))
         bits.append(t("screen.assumed.users", lang, n=w.concurrency, count=n))
     bits.append(t("screen.assumed.context", lang,
