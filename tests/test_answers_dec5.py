@@ -101,3 +101,37 @@ def test_explicit_concurrency_stays_concurrency(lang: str, text: str, users: int
     conc = job_value(turn, "concurrency")
     assert conc["value"] == users and conc["provenance"] == "stated", conc
 
+
+# --- "卡不卡 / is it fast enough / laggy": the speed first (tokens/s per user, time to first token), then the memory --
+LAG = [  # (lang, message, card words in the answer)
+    ("zh", "Qwen2.5-7B 在 4090 上跑卡不卡？", "4090"),
+    ("zh", "用一张 3090 跑 Llama 3.1 8B 会不会卡", "3090"),
+    ("zh", "4090 跑 Qwen2.5-14B 流畅吗", "4090"),
+    ("zh", "单张 L40S 部署 Qwen2.5-14B，速度够用吗", "L40S"),
+    ("en", "Is an RTX 4090 fast enough for Qwen2.5-32B at 4-bit?", "4090"),
+    ("en", "Will Llama 3.1 8B be laggy on an RTX 3090?", "3090"),
+    ("en", "Would Qwen2.5-14B feel sluggish on a single L40S?", "L40S"),
+    ("en", "Is Mistral 7B on an A6000 smooth enough for chatting?", "A6000"),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "card"), LAG, ids=[c[1][:40] for c in LAG])
+def test_lag_questions_lead_with_the_speed(lang: str, text: str, card: str) -> None:
+    turn = run(lang, [text])
+    first = first_paragraph(turn.answer).split("\n")[0]
+    head = first.split("。")[0] if lang == "zh" else first.split(". ")[0]
+    opt = next(o for o in turn.options if card.lower().replace(" ", "") in o["gpu_name"].lower().replace(" ", ""))
+    if not opt["fits"]:  # it does not run as asked: said first, as the answer to the speed question
+        assert head.startswith("**按原样跑不起来" if lang == "zh" else "**No speed to give"), head
+        return
+    assert "tokens/s" in head and card in head, first  # per-user speed on the card named, in the first sentence
+    assert ("首 token" in head) if lang == "zh" else ("first token" in head), first
+    # the speed shown is the estimator's (the option's per-user decode speed), not a restated formula
+    per_user = opt["throughput"]["decode_tokens_per_s"]
+    assert f"{per_user:.0f} tokens/s" in head, (per_user, head)
+    # the verdict against the 25 tokens/s per user interactivity target (MLPerf Inference interactive, 40 ms/token)
+    fast = per_user >= 25
+    if lang == "zh":
+        assert ("不会卡" in head) == fast and ("会卡" in head), head
+    else:
+        assert ("faster than" in head) == fast and ("target" in head), head

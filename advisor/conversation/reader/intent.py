@@ -98,9 +98,14 @@ _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能�
                         r"what (?:kinds?|sorts?|types?) of (?:questions|things)|"
                         r"what are your capabilities|what is this (?:bot|tool|app) for")
 _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*tokens?\s*/\s*s|速度(?:有)?多(?:少|快)|多快|生成速度|"
-                               r"吞吐(?:量)?(?:有|是)?多少",
+                               r"吞吐(?:量)?(?:有|是)?多少|"
+                               # "卡不卡 / 会不会卡 / 流畅吗 / 速度够吗": is it fast enough to use (not "卡" the card)
+                               r"卡不卡|会不会(?:很)?卡|会(?:很|不会)?卡(?:吗|嘛|么|顿)|卡顿|不卡|流畅|顺畅|丝滑|慢不慢|会不会(?:很)?慢|"
+                               r"会(?:很)?慢(?:吗|嘛|么)|快不快|速度(?:怎么样|如何|够|行|可以)|够快|响应(?:速度|快)|延迟(?:高|大|多少|怎么样)",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
-                           r"how quick(?:ly)?|throughput (?:will|would|do|does|can)")
+                           r"how quick(?:ly)?|throughput (?:will|would|do|does|can)|fast enough|quick enough|"
+                           r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
+                           r"what latency|how (?:long|much) latency|latency (?:be|like)")
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
 

@@ -182,7 +182,9 @@ def fit_limits_text(fl: Any, book: Book, lang: str) -> str:
 
 def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     """One configuration the user named: yes with the need and speed, or no with the shortfall and what would make
-    it work (the recommender's changes checked on it, else the best configuration that fits)."""
+    it work (the recommender's changes checked on it, else the best configuration that fits). A speed question
+    ("卡不卡？", "fast enough?") about a configuration that cannot hold the job is told first that there is no speed
+    to give, because it does not run as asked."""
     zh = lang == "zh"
     name = opt_name(o, book)
     need, usable = need_and_usable(o, book)
@@ -213,7 +215,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         # the user's own cards: a lighter method or format on them (a shorter context changes the job: the details)
         changes = [ch for ch in ev.recommendation.changes if ch.for_existing and ch.kind in ("task", "precision")]
     verdict = "with_changes" if changes else "no"
-    head = t("screen.option.short_one_card" if alone else "screen.option.short", lang, yes=_yes_no(verdict, lang),
+    yes = t("lead.speed.no_run", lang) if getattr(ev, "asks_speed", False) else _yes_no(verdict, lang)
+    head = t("screen.option.short_one_card" if alone else "screen.option.short", lang, yes=yes,
              who=who, short=short, need=need, gpu=o.gpu_name, usable=usable)
     if changes:
         ch = changes[0]
