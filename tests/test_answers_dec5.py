@@ -135,3 +135,44 @@ def test_lag_questions_lead_with_the_speed(lang: str, text: str, card: str) -> N
         assert ("不会卡" in head) == fast and ("会卡" in head), head
     else:
         assert ("faster than" in head) == fast and ("target" in head), head
+
+
+# --- serving speed for a chat turn (ShareGPT means) unless lengths are given; said in the answer -----------------------
+CHAT = [  # (lang, question without lengths, the same job with the chat turn's lengths typed out)
+    ("en", "Serve Qwen2.5-7B to 20 users on one L40S with 8k context",
+     "Serve Qwen2.5-7B to 20 users on one L40S with 8k context, 215-token prompts and 195-token outputs"),
+    ("en", "How fast is Llama 3.1 8B on one H100 for 8 users?",
+     "How fast is Llama 3.1 8B on one H100 for 8 users with prompts of 215 tokens and output of 195 tokens?"),
+    ("en", "Is one A100 80GB enough for Qwen2.5-14B with 16 concurrent users?",
+     "Is one A100 80GB enough for Qwen2.5-14B with 16 concurrent users, input 215 tokens, output 195 tokens?"),
+    ("zh", "一张 L40S 部署 Qwen2.5-7B，20 路并发，8k 上下文",
+     "一张 L40S 部署 Qwen2.5-7B，20 路并发，8k 上下文，输入 215 tokens，输出 195 tokens"),
+    ("zh", "一张 H100 跑 Llama 3.1 8B，8 路并发，速度怎么样",
+     "一张 H100 跑 Llama 3.1 8B，8 路并发，输入 215 tokens，输出 195 tokens，速度怎么样"),
+    ("zh", "Qwen2.5-14B 用一张 A100 80GB，16 路并发够吗",
+     "Qwen2.5-14B 用一张 A100 80GB，16 路并发，输入 215 tokens、输出 195 tokens，够吗"),
+]
+
+
+def load_figures(answer: str, lang: str) -> tuple[float, float]:
+    """(median TTFT in ms, per-user tokens/s) of the answer's load line."""
+    import re
+
+    if lang == "zh":
+        m = re.search(r"首 token 延迟 ([\d,]+) ms.*?每路 ([\d.]+) tokens/s", answer)
+    else:
+        m = re.search(r"first token after ([\d,]+) ms.*?([\d.]+) tokens/s per user", answer)
+    assert m, answer[:600]
+    return float(m.group(1).replace(",", "")), float(m.group(2))
+
+
+@pytest.mark.parametrize(("lang", "bare", "typed"), CHAT, ids=[c[1][:40] for c in CHAT])
+def test_speed_is_for_a_chat_turn_unless_lengths_are_given(lang: str, bare: str, typed: str) -> None:
+    a, b = run(lang, [bare]), run(lang, [typed])
+    # the default is the chat turn's lengths: the same speed as when those lengths are typed out
+    assert load_figures(a.answer, lang) == load_figures(b.answer, lang)
+    said = ("输入 215 tokens、输出 195 tokens" if lang == "zh" else "215 tokens in and 195 tokens out")
+    assert said in a.answer and said not in b.answer  # the default is said, a stated length is not re-said
+    # the memory is still sized for whole-context sequences (no prompt length given to the memory estimate)
+    assert a.options[0]["sized_workload"]["prompt_tokens"] is None
+

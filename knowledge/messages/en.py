@@ -569,6 +569,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.users": {"one": "{count} user", "other": "{count} users"},
     "screen.assumed.people": "{people} people → about {n} at the same time ({share}% of them at peak, assumed)",
     "screen.assumed.context": "{ctx} context",
+    "screen.assumed.chat": "first token and load for a chat turn of {prompt} in and {output} out (ShareGPT averages)",
     "screen.assumed.train_tokens": "{tokens} of training data",
     "screen.assumed.train_tokens_default": "{tokens} of training data (default)",
     "screen.assumed.mfu": "MFU {pct}% (as you stated)",

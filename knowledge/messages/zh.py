@@ -565,6 +565,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.users": "{count} 路并发",
     "screen.assumed.people": "{people} 人 → 约 {n} 路并发（按高峰时 {share}% 的人同时在用估算）",
     "screen.assumed.context": "{ctx} 上下文",
+    "screen.assumed.chat": "首 token 与负载按一轮对话（输入 {prompt}、输出 {output}，ShareGPT 平均）",
     "screen.assumed.train_tokens": "训练数据 {tokens}",
     "screen.assumed.train_tokens_default": "训练数据 {tokens}（默认）",
     "screen.assumed.mfu": "MFU {pct}%（按您给的值）",

@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 
 _TOKENS_AMOUNT = re.compile(
     rf"(?P<num>{NUM})\s*(?P<unit>万亿|千亿|百亿|十亿|亿|千万|百万|万|trillion|billion|million|thousand|bn|[kmbt])?"
-    r"\s*(?:个\s*)?(?:tokens?|词元|token数)(?![a-z])"
+    r"[\s-]*(?:个\s*)?(?:tokens?|词元|token数)(?![a-z])"
 )
+_PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
+_OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|replies|generations?|"
+                           r"(?:的)?(?:输出|回答|回复))(?![a-z])")
 _PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文)[^,.;，。；]{0,12}$")
 _OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|completion|response)[^,.;，。；]{0,12}$")
 _CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?(?![a-z])|context(?:\s*(?:length|window|len))?|ctx|max[\s_-]*model[\s_-]*len|窗口)"
@@ -99,7 +102,10 @@ def read_tokens(t: Text, slots: Slots) -> None:
         if value is None or value <= 0:
             continue
         before = t.s[max(0, m.start() - 24):m.start()]
-        slot = ("output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
+        after = t.s[m.end():m.end() + 24]
+        slot = ("output_tokens" if _OUTPUT_AFTER.match(after)  # "195-token answers": the word it qualifies first
+                else "prompt_tokens" if _PROMPT_AFTER.match(after)  # "2k-token prompts"
+                else "output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
                 else None)
         if slot is None and (re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before)
                              or re.match(r"\s*(?:of\s*)?" + _CONTEXT_WORDS, t.s[m.end():])):

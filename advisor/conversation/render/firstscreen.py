@@ -47,6 +47,7 @@ from advisor.conversation.render.options_table import (
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
 from advisor.recommend.search import default_train_tokens
+from advisor.workload import speed_workload
 from knowledge.messages import t
 from knowledge.structs import dump
 
@@ -547,6 +548,9 @@ def _short_speed(o: Any, book: Book, lang: str) -> str:
     return "—"
 
 
+SRC_CHAT = "advisor.workload.CHAT_PROMPT_TOKENS / CHAT_OUTPUT_TOKENS (ShareGPT means, sglang-vllm-060-bench)"
+
+
 def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
     the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.machine.PEAK_SHARE)."""
@@ -563,6 +567,11 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None) -> s
         bits.append(t("screen.assumed.users", lang, n=w.concurrency, count=n))
     bits.append(t("screen.assumed.context", lang,
                   ctx=book.tokens("context", w.context, source_of(ev, "context"), lang)))
+    if w.task == "inference" and w.prompt_tokens is None and w.output_tokens is None:
+        chat = speed_workload(w)  # the lengths the speed is estimated for (advisor.workload: ShareGPT means)
+        bits.append(t("screen.assumed.chat", lang,
+                      prompt=book.tokens("prompt tokens of a chat turn", chat.prompt_tokens or 0, SRC_CHAT, lang),
+                      output=book.tokens("output tokens of a chat turn", chat.output_tokens or 0, SRC_CHAT, lang)))
     if w.is_training:  # the data a training time is computed for; the default said as such
         tokens = train_tokens_text(ev, book, lang)
         bits.append(t("screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default",
