@@ -176,3 +176,28 @@ def test_speed_is_for_a_chat_turn_unless_lengths_are_given(lang: str, bare: str,
     # the memory is still sized for whole-context sequences (no prompt length given to the memory estimate)
     assert a.options[0]["sized_workload"]["prompt_tokens"] is None
 
+
+# --- a card the catalog lacks, typed with its memory ("3080 10GB", "4060 8G"): unknown said first, then a verdict ----
+UNKNOWN_WITH_MEMORY = [  # (lang, message, the card as typed, its memory in GB)
+    ("en", "I want to run Llama 3.1 8B on my gaming PC with a 3080 10GB, will it work?", "3080", 10),
+    ("en", "My RTX 3070 8GB — can it run Qwen2.5-14B?", "RTX 3070", 8),
+    ("en", "Will Qwen2.5-7B fit on a 2080 Super 8GB?", "2080 Super", 8),
+    ("zh", "学生党一张 4060 8G 能跑 Qwen2.5-7B 吗", "4060", 8),
+    ("zh", "我的 3060 Ti 8G 能跑 Llama 3.1 8B 吗", "3060 Ti", 8),
+    ("zh", "笔记本 4070 8GB 跑 Qwen2.5-3B 行不行", "4070", 8),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "card", "gb"), UNKNOWN_WITH_MEMORY, ids=[c[1][:40] for c in UNKNOWN_WITH_MEMORY])
+def test_an_unknown_card_with_its_memory_is_checked_against_that_memory(lang: str, text: str, card: str,
+                                                                       gb: int) -> None:
+    import re
+
+    turn = run(lang, [text])
+    paragraphs = turn.answer.strip().split("\n\n")
+    assert card in paragraphs[0], paragraphs[0]  # unknown said first, never a silent stand-in
+    verdict = paragraphs[1]
+    need = float(re.search(r"([\d.]+) GiB", verdict).group(1))  # type: ignore[union-attr]
+    fits = need <= gb  # a card sold as N GB holds N GiB (catalog convention), the need includes KV and runtime
+    yes = ("**可以**", "**Yes**") if fits else ("**不够**", "**No**")
+    assert verdict.startswith(yes), verdict

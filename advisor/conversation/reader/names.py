@@ -70,8 +70,12 @@ def read_capacity(t: Text, slots: Slots) -> None:
         value, unit = float(m.group(1).replace(",", "")), m.group(2)
         if unit == "tb" or not 1 <= value <= 1024 or _NOT_CAPACITY.match(t.s[m.end():m.end() + 24]):
             continue
+        # "a 3080 10GB": the memory of a card the catalog lacks, typed right after its name (read_gpus ran first)
+        after_unknown = bool(slots.unknown_gpus) and bool(
+            _CARD_NAME_BEFORE.search(t.original.lower()[max(0, m.start() - 16):m.start()]))
         if not (_CAPACITY_AFTER.match(t.s[m.start(2) + len(unit):]) or "显存" in m.group(0) or "vram" in m.group(0)
-                or "memory" in m.group(0) or _CAPACITY_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])):
+                or "memory" in m.group(0) or _CAPACITY_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])
+                or after_unknown):
             continue
         slots.capacity = _figure(t, m, m.start())
         slots.bandwidth = read_bandwidth(t.s)
@@ -187,6 +191,8 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        r"(?<![a-z0-9])(?:rtx\s*(?:pro\s*)?\d{4}\s*(?:ti\s*super|ti|super|d|blackwell)?|"
                        # NVIDIA's Ampere/Ada workstation cards by their plain names ("RTX A5000", "A4000", "Quadro RTX 8000")
                        r"(?:rtx\s*)?a[2-6]000(?:\s*ada)?(?![0-9])|quadro\s*(?:rtx\s*|gv|gp)?\d{3,4}|\d{4}\s*(?:ti\s*super|ti|super)|[ahlbv]\d{2,3}[a-z]?|"
+                       # a bare GeForce number with its memory or a card word ("一张 4060 8G", "my 3050 laptop")
+                       r"(?<![\d.$¥￥])[1-5]0[5-9]0(?=\s*(?:\d{1,2}\s*g(?:b|ib)?(?![a-z0-9])|显卡|的卡|gpu|笔记本|laptop))|"
                        r"mi\d{3}[a-z]?|gtx\s*\d{3,4}|gb\d{2,3}|gaudi\s*\d|dgx\s*spark|"
                        r"(?:mac\s*(?:studio|mini)\s*)?m\d\s*(?:ultra|max|pro)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3}|"
                        # other accelerators people ask about (Jetson, Radeon/Arc workstation cards, TPUs, Trainium)
