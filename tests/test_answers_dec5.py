@@ -201,3 +201,21 @@ def test_an_unknown_card_with_its_memory_is_checked_against_that_memory(lang: st
     fits = need <= gb  # a card sold as N GB holds N GiB (catalog convention), the need includes KV and runtime
     yes = ("**可以**", "**Yes**") if fits else ("**不够**", "**No**")
     assert verdict.startswith(yes), verdict
+
+
+# --- "A or B" with a trade-off: both figures in the same order (the faster one first), so each reads against its card --
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "Customer wants Qwen2.5-72B for 100 concurrent users in Shanghai, quote 8×H20 vs 8×L20"),
+    ("en", "For Llama 3.1 8B, one H100 or two RTX 4090s?"),
+    ("en", "A100 80GB or L40S for Qwen2.5-32B?"),
+    ("zh", "Qwen2.5-32B 用一张 H100 好还是两张 L40S 好"),
+    ("zh", "Qwen2.5-72B 100 路并发，8 张 H20 和 8 张 L20 选哪个"),
+    ("zh", "跑 Qwen2.5-32B，一张 A100 80GB 还是两张 L40S"),
+])
+def test_a_trade_off_lists_speed_and_price_in_the_same_order(lang: str, text: str) -> None:
+    import re
+
+    first = first_paragraph(run(lang, [text]).answer)
+    assert re.search(r"costs less|更便宜", first) and not re.search(r"faster and costs less|更快也更便宜", first), first
+    money = [float(v.replace(",", "")) for v in re.findall(r"[$¥]([\d,]+)", first)[:2]]
+    assert len(money) == 2 and money[0] > money[1], first  # the faster one is the dearer one, named first

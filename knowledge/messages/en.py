@@ -677,7 +677,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.better_value": "**{a} is the better value**: {x} of purchase per token/s of total throughput against {y} for {b}.",
     "compare.ruled_out": " Note that {name} is ruled out here: {rules}.",
     "compare.faster_and_cheaper": "**{a} is faster and costs less**: {x} per user against {y} on {b} ({r}×), {pa} to buy against {pb}.",
-    "compare.trade_off": "**{a} is faster ({r}×), {b} costs less**: {x} per user against {y}; {pb} to buy against {pa}.",
+    "compare.trade_off": "**{a} is faster ({r}×), {b} costs less**: {x} per user against {y}; {pa} to buy against {pb}.",
     "compare.cheaper": "**{a} costs less**: {x} to buy against {y} for {b}.",
     "compare.tco": "**{a} has the lowest {years}-year TCO**: {x} ({rest}).",
     "compare.tco.other": "{name} {x}",

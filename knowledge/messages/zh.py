@@ -673,7 +673,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.better_value": "**{a} 更划算**：每 token/s 总吞吐的购置成本 {x}，{b} 为 {y}。",
     "compare.ruled_out": "但注意：{name} 被规则排除（{rules}）。",
     "compare.faster_and_cheaper": "**{a} 更快也更便宜**：每路 {x}，{b} 为 {y}（{r}×）；整机 {pa}，{b} 为 {pb}。",
-    "compare.trade_off": "**{a} 更快（{r}×），{b} 更便宜**：每路 {x} 对 {y}；整机 {pb} 对 {pa}。",
+    "compare.trade_off": "**{a} 更快（{r}×），{b} 更便宜**：每路 {x} 对 {y}；整机 {pa} 对 {pb}。",
     "compare.cheaper": "**{a} 更便宜**：整机 {x}，{b} 为 {y}。",
     "compare.tco": "**{a} 的 {years} 年总拥有成本最低**：{x}（{rest}）。",
     "compare.tco.other": "{name} {x}",
