@@ -219,3 +219,35 @@ def test_a_trade_off_lists_speed_and_price_in_the_same_order(lang: str, text: st
     assert re.search(r"costs less|更便宜", first) and not re.search(r"faster and costs less|更快也更便宜", first), first
     money = [float(v.replace(",", "")) for v in re.findall(r"[$¥]([\d,]+)", first)[:2]]
     assert len(money) == 2 and money[0] > money[1], first  # the faster one is the dearer one, named first
+
+
+# --- "TTFT / 首 token 要多久": the first sentence gives the first-token time and the prompt length it is for -------------
+TTFT = [  # (lang, message, prompt tokens as typed)
+    ("en", "What's the TTFT of Llama 3.1 70B on 4× H100 with 30000-token prompts?", 30000),
+    ("en", "How long until the first token for Qwen2.5-7B on an L4 with 8k prompts?", 8000),
+    ("en", "Time to first token for Qwen2.5-14B on one A100 80GB, 4k inputs?", 4000),
+    ("zh", "4 张 H100 跑 Llama 3.1 70B，输入 30000 tokens，首 token 要多久", 30000),
+    ("zh", "一张 L4 跑 Qwen2.5-7B，输入 8000 tokens，首字延迟多少", 8000),
+    ("zh", "A100 80GB 跑 Qwen2.5-14B，输入 4k tokens，TTFT 多少", 4000),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "prompt"), TTFT, ids=[c[1][:40] for c in TTFT])
+def test_a_first_token_question_leads_with_it(lang: str, text: str, prompt: int) -> None:
+    turn = run(lang, [text])
+    first = first_paragraph(turn.answer).split("\n")[0]
+    head = first.split("。")[0] if lang == "zh" else first.split(". ")[0]
+    assert f"{prompt} tokens" in head, head  # the prompt the first-token time is for
+    ttft = turn.options[0]["throughput"]["ttft_s"]  # the estimator's prefill roofline for that prompt
+    shown = f"{ttft * 1e3:.0f} ms" if ttft < 1 else f"{ttft:.1f} s"
+    assert shown in head, (shown, head)
+    # hand check: prefill needs 2 × parameters FLOPs per prompt token, at most the cards' dense BF16 peak
+    from advisor.conversation.dialog.machine import default_catalog
+
+    opt = turn.options[0]
+    model = default_catalog().find_model(turn.extra["request"]["subjects"][0]["id"])
+    gpu = default_catalog().find_gpu(opt["gpu"])
+    assert model is not None and gpu is not None
+    floor = 2 * (model.published_params or 0) * prompt / (opt["count"] * gpu.bf16_dense_flops)
+    assert ttft >= floor, (ttft, floor)
+

@@ -25,6 +25,9 @@ _TOKENS_AMOUNT = re.compile(
     rf"(?P<num>{NUM})\s*(?P<unit>万亿|千亿|百亿|十亿|亿|千万|百万|万|trillion|billion|million|thousand|bn|[kmbt])?"
     r"[\s-]*(?:个\s*)?(?:tokens?|词元|token数)(?![a-z])"
 )
+# "8k prompts", "2k-token answers", "500-token outputs" without the word tokens after the number
+_BARE_LENGTH = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)?[\s-]*(?:tokens?[\s-]*)?"
+                          r"(?=(?:long\s+)?(?:prompts?|inputs?|outputs?|answers?|responses?|completions?)(?![a-z]))")
 _PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
 _OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|replies|generations?|"
                            r"(?:的)?(?:输出|回答|回复))(?![a-z])")
@@ -119,6 +122,25 @@ def read_tokens(t: Text, slots: Slots) -> None:
             slots.out_of_range.append(wrong)
         elif slot == "train_tokens":
             slots.train_tokens = value
+        else:
+            setattr(slots, slot, _int(value))
+        t.consume(m.start(), m.end())
+
+
+def read_bare_lengths(t: Text, slots: Slots) -> None:
+    """Prompt/output lengths typed without the word tokens ("8k prompts", "with 500 output"): the word after the
+    number says which; 1k = 1,000 tokens as typed."""
+    for m in t.finditer(_BARE_LENGTH):
+        value = scaled(m.group("num"), m.group("unit"))
+        if value is None or value < 16:
+            continue
+        after = t.s[m.end():m.end() + 24]
+        slot = "output_tokens" if _OUTPUT_AFTER.match(after) else "prompt_tokens"
+        if getattr(slots, slot) is not None:
+            continue
+        wrong = check(slot, value)
+        if wrong is not None:
+            slots.out_of_range.append(wrong)
         else:
             setattr(slots, slot, _int(value))
         t.consume(m.start(), m.end())

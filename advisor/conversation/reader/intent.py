@@ -101,11 +101,13 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                r"吞吐(?:量)?(?:有|是)?多少|"
                                # "卡不卡 / 会不会卡 / 流畅吗 / 速度够吗": is it fast enough to use (not "卡" the card)
                                r"卡不卡|会不会(?:很)?卡|会(?:很|不会)?卡(?:吗|嘛|么|顿)|卡顿|不卡|流畅|顺畅|丝滑|慢不慢|会不会(?:很)?慢|"
-                               r"会(?:很)?慢(?:吗|嘛|么)|快不快|速度(?:怎么样|如何|够|行|可以)|够快|响应(?:速度|快)|延迟(?:高|大|多少|怎么样)",
+                               r"会(?:很)?慢(?:吗|嘛|么)|快不快|速度(?:怎么样|如何|够|行|可以)|够快|响应(?:速度|快)|延迟(?:高|大|多少|怎么样)|"
+                               r"首\s*(?:token|字)\s*(?:延迟|时间)?\s*(?:要|是|有|大概)?\s*(?:多少|多久|多长|几)|ttft",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can)|fast enough|quick enough|"
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
-                           r"what latency|how (?:long|much) latency|latency (?:be|like)")
+                           r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
+                           r"first[\s-]token (?:latency|time)|(?:until|till|before|to get) (?:the )?first token|first token (?:comes?|arrives?|appears?)")
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
 

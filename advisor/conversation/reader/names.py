@@ -33,7 +33,8 @@ _CLAIM_MARKER = re.compile(
 _MEM_AMOUNT = re.compile(rf"({DIGITS})\s*(?:个\s*)?(gib|gb|g|tb)(?![a-z0-9])(?:\s*(?:显存|内存|vram|of vram|memory|ram))?")
 _MEM_UNITS = {"gib": "GiB", "gb": "GB", "g": "GB", "tb": "TB"}
 _CARD_NAME_BEFORE = re.compile(r"(?:(?<![a-z])[a-z]{1,3}\d{2,4}|\d{4}\s*(?:ti|super|d)?)\s*$")
-_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|"
+_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|(?:is |be )?enough|"
+                             r"够(?:不够|吗|用|了)|"
                              r"(?:gpu|graphics )?cards?(?![a-z])|gpus?(?![a-z])|显卡|的卡|卡(?!\s*[x×]))")
 _CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|标的|标称|标着|写着|has|have|with|是|为|of)"
                               r"\s*(?:only\s*)?$")

@@ -472,7 +472,6 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
     tail = "" if speed == "—" else t("clause.sep", lang) + speed
     lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
-    lay = lay if lang == "zh" else lay[:1].upper() + lay[1:]  # it starts the English sentence
     return Lead(t("screen.which", lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
 

@@ -12,6 +12,7 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.options_table import misses, need_and_usable, opt_layout, opt_name, opt_speed
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
+from advisor.workload import speed_workload
 from knowledge.messages import t
 
 if TYPE_CHECKING:
@@ -29,7 +30,8 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
-    if ev.asks_speed and intent not in ("compare", "claim", "how_long", "how_much") and len(users) <= 1:
+    # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
+    if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
             return _speed_lead(o, ev, book, lang)
@@ -113,7 +115,12 @@ def _ttft(o: Option, book: Book, lang: str) -> str:
     name = f"time to first token on {o.count}× {o.gpu_name}"
     value = (book.num(name, tput.ttft_s * 1e3, "ms", SRC_THROUGHPUT, 0) if tput.ttft_s < 1
              else book.num(name, tput.ttft_s, "s", SRC_THROUGHPUT, 1))
-    return t("lead.speed.ttft", lang, ttft=value)
+    sized = o.sized_workload
+    prompt = speed_workload(sized).prompt_tokens if sized is not None else None  # the prompt the TTFT is for
+    if not prompt:
+        return t("lead.speed.ttft", lang, ttft=value)
+    return t("lead.speed.ttft_prompt", lang, ttft=value,
+             prompt=book.tokens("prompt tokens of the first-token time", prompt, SRC_THROUGHPUT, lang))
 
 
 def _against_target(o: Option, ev: Analysis, book: Book, lang: str) -> str:
