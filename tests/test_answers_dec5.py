@@ -251,3 +251,31 @@ def test_a_first_token_question_leads_with_it(lang: str, text: str, prompt: int)
     floor = 2 * (model.published_params or 0) * prompt / (opt["count"] * gpu.bf16_dense_flops)
     assert ttft >= floor, (ttft, floor)
 
+
+# --- renting for a stated period: the first sentence is the cost of that period ----------------------------------------
+RENT_PERIOD = [  # (lang, message, months)
+    ("en", "How much does it cost to rent two RTX 4090s to serve Qwen2.5-14B for 6 months?", 6),
+    ("en", "What would renting 4 H100s for Llama 3.1 70B cost over 3 months?", 3),
+    ("en", "Rent an L40S for Qwen2.5-7B for a year: how much?", 12),
+    ("zh", "租两张 4090 跑 Qwen2.5-14B 半年要多少钱", 6),
+    ("zh", "租 4 张 H100 跑 Llama 3.1 70B 三个月多少钱", 3),
+    ("zh", "租一张 L40S 部署 Qwen2.5-7B，用一年要多少钱", 12),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "months"), RENT_PERIOD, ids=[c[1][:40] for c in RENT_PERIOD])
+def test_renting_for_a_period_leads_with_that_periods_cost(lang: str, text: str, months: int) -> None:
+    import re
+
+    answer = run(lang, [text]).answer
+    first = answer.strip().split("\n\n")[0]
+    total = re.search(r"\*\*(?:Renting .+? costs|租 .+?共) [$¥]([\d,]+)\*\*", first)
+    assert total, first
+    # hand arithmetic on the answer's own monthly figure at the same provider
+    provider = re.search(r"at (\S+) \(its dated|按下面 (\S+) 的带日期", first)
+    assert provider, first
+    name = provider.group(1) or provider.group(2)
+    monthly = re.search(rf"(?:{re.escape(name)} [$¥]([\d,]+)|[$¥]([\d,]+) at {re.escape(name)})", answer)
+    assert monthly, answer[:800]
+    per_month = float((monthly.group(1) or monthly.group(2)).replace(",", ""))
+    assert float(total.group(1).replace(",", "")) == pytest.approx(per_month * months, rel=0.002, abs=2)
