@@ -279,3 +279,29 @@ def test_renting_for_a_period_leads_with_that_periods_cost(lang: str, text: str,
     assert monthly, answer[:800]
     per_month = float((monthly.group(1) or monthly.group(2)).replace(",", ""))
     assert float(total.group(1).replace(",", "")) == pytest.approx(per_month * months, rel=0.002, abs=2)
+
+
+# --- comparing two configurations of which not both hold the job: that first ------------------------------------------
+NOT_BOTH = [
+    ("en", "Is an A6000 worth it over a 4090 for Qwen2.5-32B?"),
+    ("en", "4× RTX 4090 or one H100 for Llama 3 70B?"),
+    ("en", "Qwen2.5-72B: four 4090s versus two H100s?"),
+    ("zh", "Qwen2.5-72B 用 4 张 4090 还是 2 张 H100"),
+    ("zh", "跑 Qwen2.5-32B，A6000 和 4090 哪个好"),
+    ("zh", "Llama 3 70B 用一张 H100 还是四张 4090"),
+]
+
+
+@pytest.mark.parametrize(("lang", "text"), NOT_BOTH, ids=[c[1][:40] for c in NOT_BOTH])
+def test_a_comparison_says_first_which_side_holds_the_job(lang: str, text: str) -> None:
+    turn = run(lang, [text])
+    first = first_paragraph(turn.answer)
+    named = [o for o in turn.options if "candidate" in o.get("labels", []) or o.get("role") in ("candidate", "compared")]
+    fits = [o for o in (named or turn.options[:2]) if o["fits"]]
+    if not fits:
+        assert first.startswith("**Neither holds" if lang == "en" else "**按原样两者都放不下"), first
+    elif len(fits) == 1:
+        assert first.startswith("**Only " if lang == "en" else "**按原样只有 "), first
+        assert fits[0]["gpu_name"] in first.split("**")[1]
+    else:
+        assert not first.startswith(("**Neither", "**Only", "**按原样")), first
