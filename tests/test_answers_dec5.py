@@ -305,3 +305,21 @@ def test_a_comparison_says_first_which_side_holds_the_job(lang: str, text: str) 
         assert fits[0]["gpu_name"] in first.split("**")[1]
     else:
         assert not first.startswith(("**Neither", "**Only", "**按原样")), first
+
+
+USER_BASES = [  # a user base or a group of people, not all at once: sized for 10 % of them (rounded up)
+    ("en", "Our helpdesk bot will have 1,000 registered users, Llama 3.1 8B, how many L4s?", 1000),
+    ("en", "Qwen2.5-14B assistant with a user base of 5000, which GPUs?", 5000),
+    ("en", "We expect 800 monthly active users on Qwen2.5-7B; what card?", 800),
+    ("zh", "我想给实验室 20 个同学部署 Qwen2.5-7B 做助教，一张 3090 够不够", 20),
+    ("zh", "注册用户 2000 的客服机器人，用 Qwen2.5-14B，需要几张卡", 2000),
+    ("zh", "给学校 50 位老师部署 Qwen2.5-7B，用什么卡", 50),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "people"), USER_BASES, ids=[c[1][:40] for c in USER_BASES])
+def test_a_user_base_is_sized_for_its_peak_share(lang: str, text: str, people: int) -> None:
+    turn = run(lang, [text])
+    conc = job_value(turn, "concurrency")
+    assert conc["value"] == -(-people // 10) and conc["provenance"] == "inferred", conc
+    assert job_value(turn, "headcount")["value"] == people

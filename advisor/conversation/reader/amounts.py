@@ -63,7 +63,9 @@ _PEOPLE_WORD_NUM = (r"(?<![a-z])(?:two|three|four|five|six|seven|eight|nine|ten|
 # whom only a share is active at once (the dialog's peak share); simultaneity words after it make it a concurrency
 _HEADCOUNT = [
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名员工|名工程师|名同事|名学生|位同事|个同事|个员工|"
-               r"位员工|个学生|号人|人使用|人用|人(?=\s*(?:部署|团队|规模|访问|调用|的|公司|小组|左右|上下)))"),
+               r"位员工|个学生|个同学|位同学|名同学|位老师|名老师|个老师|名客服|个客服|位客户|个客户|名研究员|号人|人使用|人用|"
+               r"人(?=\s*(?:部署|团队|规模|访问|调用|的|公司|小组|左右|上下)))"),
+
     re.compile(rf"(?:团队|公司|全公司|组里|组内|我们组|小组|部门|实验室|课题组|全组|全员)\s*(?:有|共|一共|总共|大概|约|大约)?\s*"
                rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*(?:人|员工|同事)"),
     re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|persons|engineers|developers|employees|staff|colleagues|"
@@ -72,6 +74,14 @@ _HEADCOUNT = [
                rf"(?:of|with)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})(?![a-z0-9])"),
     re.compile(rf"(?P<num>{DIGITS}|{_PEOPLE_WORD_NUM})\s*-?\s*(?:person|people|man|member|strong|seat)\s+(?:\w+\s+)?"
                r"(?:team|company|org|organi[sz]ation|startup|lab|group|firm|department|shop|office|class)(?![a-z])"),
+]
+# a user base ("1,000 registered users", "a user base of 5000", "5000 monthly active users", "注册用户 2000"): read
+# before the concurrency patterns, which would take "a user" for one user
+_USER_BASE = [
+    re.compile(rf"(?P<num>{with_scale(DIGITS)})\s*(?:(?:registered|monthly|daily|weekly|total|active|potential|end)[\s-]+)"
+               r"{1,2}users(?![a-z])"),
+    re.compile(rf"(?:an?\s+)?(?:user\s*base|userbase)\s*(?:of|is|=|:|around|about)?\s*(?P<num>{with_scale(DIGITS)})"),
+    re.compile(rf"(?:注册用户|用户总数|总用户|日活|月活|用户规模)\s*(?:有|是|为|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
 ]
 _AT_ONCE_BEFORE = re.compile(r"(?:同时|同一时间|高峰|峰值|simultaneously|concurrently|at once|at peak)\s*(?:有|在线|使用|用)?\s*$")
 _AT_ONCE = re.compile(r"^.{0,16}?(?:同时|一起用|在线|并发|at (?:the same time|once)|simultaneous|concurrent|in parallel)")
@@ -220,6 +230,12 @@ def read_concurrency(t: Text, slots: Slots) -> None:
     peak = _PEAK.search(t.s)
     avg = _AVERAGE.search(t.s)
     values: list[int] = []
+    people: list[int] = []
+    for rx in _USER_BASE:
+        for m in t.take(rx):
+            value = read_number(m.group("num"))
+            if value and check("concurrency", value) is None:
+                people.append(int(value))
     for rx in _CONCURRENCY:
         for m in t.take(rx):
             value = read_number(m.group("num"))
@@ -228,7 +244,6 @@ def read_concurrency(t: Text, slots: Slots) -> None:
                 values.append(int(value))
             elif wrong is not None:
                 slots.out_of_range.append(wrong)
-    people: list[int] = []
     for rx in _HEADCOUNT:
         for m in t.take(rx):
             value = read_number(m.group("num"))
