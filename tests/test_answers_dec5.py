@@ -300,8 +300,8 @@ def test_a_comparison_says_first_which_side_holds_the_job(lang: str, text: str) 
     fits = [o for o in (named or turn.options[:2]) if o["fits"]]
     if not fits:
         assert first.startswith("**Neither holds" if lang == "en" else "**按原样两者都放不下"), first
-    elif len(fits) == 1:
-        assert first.startswith("**Only " if lang == "en" else "**按原样只有 "), first
+    elif len(fits) == 1:  # the dialog's verdict: only that one fits
+        assert first.startswith("**Only " if lang == "en" else "**只有"), first
         assert fits[0]["gpu_name"] in first.split("**")[1]
     else:
         assert not first.startswith(("**Neither", "**Only", "**按原样")), first

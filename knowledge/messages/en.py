@@ -552,7 +552,6 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.does_not_fit": "does not fit",
     "screen.compare.item": "{name}: {bits}",
     "screen.compare.neither": "**Neither holds the job as asked**: ",
-    "screen.compare.only": "**Only {name} holds the job as asked**: ",
     "screen.which": "{buy}. Run with {lay}: {need} per GPU of {usable} usable{tail}.",
     "part.weights": "weights",
     "part.gradients": "gradients",

@@ -548,7 +548,6 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.does_not_fit": "放不下",
     "screen.compare.item": "{name}：{bits}",
     "screen.compare.neither": "**按原样两者都放不下**：",
-    "screen.compare.only": "**按原样只有 {name} 放得下**：",
     "screen.which": "建议 {buy}。{lay}：每卡 {need}，可用 {usable}{tail}。",
     "part.weights": "权重",
     "part.gradients": "梯度",

@@ -460,10 +460,9 @@ def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
         else:
             bits.append(opt_memory(o, book, lang))
         parts.append(t("screen.compare.item", lang, name=opt_name(o, book), bits=t("list.comma", lang).join(bits)))
-    fitting = [o for o in users[:4] if o.fits]
-    # "Is an A6000 worth it over a 4090?" when not both hold the job: that first, before the item-by-item figures
-    head = (t("screen.compare.neither", lang) if not fitting
-            else t("screen.compare.only", lang, name=opt_name(fitting[0], book)) if len(fitting) == 1 else "")
+    # "Is an A6000 worth it over a 4090?" when neither holds the job: that first, before the item-by-item figures
+    # (when only one does, the dialog's verdict says so: dialog.compare.cards_verdict)
+    head = "" if any(o.fits for o in users[:4]) else t("screen.compare.neither", lang)
     return Lead(head + t("clause.sep", lang).join(parts) + t("sentence.end", lang), None, "")
 
 
