@@ -323,3 +323,23 @@ def test_a_user_base_is_sized_for_its_peak_share(lang: str, text: str, people: i
     conc = job_value(turn, "concurrency")
     assert conc["value"] == -(-people // 10) and conc["provenance"] == "inferred", conc
     assert job_value(turn, "headcount")["value"] == people
+
+
+FOLLOW_UPS = [  # (lang, turns, the concurrency sized for at the end, its provenance)
+    ("en", ["Serve Llama 3.1 8B for our team of 40", "what if it's 400 people?"], 40, "inferred"),
+    ("en", ["Qwen2.5-7B chatbot for 30 employees", "and for 300 employees?"], 30, "inferred"),
+    ("en", ["Serve Qwen2.5-14B for a 20-person team", "actually 50 concurrent users at peak"], 50, "stated"),
+    ("zh", ["部署 Llama 3.1 8B 给 40 个人用", "那换成 400 人呢"], 40, "inferred"),
+    ("zh", ["给 30 名员工部署 Qwen2.5-7B", "如果是 300 名员工呢"], 30, "inferred"),
+    ("zh", ["我们组 15 个人用 Qwen2.5-14B", "高峰 20 并发呢"], 20, "stated"),
+]
+
+
+@pytest.mark.parametrize(("lang", "turns", "conc", "prov"), FOLLOW_UPS, ids=[c[1][-1][:30] for c in FOLLOW_UPS])
+def test_a_follow_up_changes_the_headcount_or_the_concurrency(lang: str, turns: list[str], conc: int,
+                                                             prov: str) -> None:
+    turn = run(lang, turns)
+    value = job_value(turn, "concurrency")
+    assert value["value"] == conc and value["provenance"] == prov, value
+    if prov == "inferred":  # the change is said in the answer's own words
+        assert ("people using it" in turn.answer) if lang == "en" else ("使用人数" in turn.answer), turn.answer[:900]

@@ -304,6 +304,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.yes": "**Yes** — {text}",
     "slot.unset": "—",
     "slot.concurrency_unit": "concurrent",
+    "slot.people_unit": "people",
     "slot.days": "days",
     # --- memory per GPU, how far a configuration stretches, capacity (advisor/conversation/render/memory.py) ------
     "clause.sep": "; ",
@@ -819,6 +820,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "slot.label.kv": "KV cache format",
     "slot.label.context": "context",
     "slot.label.concurrency": "concurrency",
+    "slot.label.headcount": "people using it",
     "slot.label.qps": "QPS",
     "slot.label.budget": "budget",
     "slot.label.currency": "currency",

@@ -302,6 +302,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.yes": "**可以**：{text}",
     "slot.unset": "未定",
     "slot.concurrency_unit": "",
+    "slot.people_unit": "人",
     "slot.days": "天",
     # --- memory per GPU, how far a configuration stretches, capacity (advisor/conversation/render/memory.py) ------
     "clause.sep": "；",
@@ -815,6 +816,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "slot.label.kv": "KV 缓存格式",
     "slot.label.context": "上下文",
     "slot.label.concurrency": "并发",
+    "slot.label.headcount": "使用人数",
     "slot.label.qps": "QPS",
     "slot.label.budget": "预算",
     "slot.label.currency": "币种",
