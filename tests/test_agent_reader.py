@@ -34,7 +34,8 @@ def job(turn: Any) -> dict[str, Any]:
 
 
 def test_the_models_reading_is_answered_by_the_deterministic_dialog() -> None:
-    text = "Qwen2.5-72B for the 50 people of our support team, prompts up to 8k tokens"
+    # Dec 5: "the 50 people of our support team" is a headcount (10 % at once); 50 at once is said as such
+    text = "Qwen2.5-72B for 50 concurrent users on our support team, prompts up to 8k tokens"
     with MockOpenAI([message(reading(concurrent_users=50))]) as srv:
         turn = Conversation(settings=structured(srv.base_url)).respond(text)
         assert len(srv.requests) == 1  # one structured call, no tool loop

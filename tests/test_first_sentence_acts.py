@@ -236,11 +236,12 @@ def test_a_workstation_card_not_in_the_catalog_is_named_unknown_first(card: str)
 
 
 def test_hao_ren_counts_people() -> None:
-    """"给全公司 100 号人用": 号人 counts people (colloquial), read as the concurrency like 100 个人."""
+    """"给全公司 100 号人用": 号人 counts people (colloquial), read like 100 个人: the people who use the service
+    (Dec 5: a headcount, no longer all of them at once)."""
     from advisor.conversation.reader.extract import extract
     from knowledge.catalog import load_catalog
 
-    assert extract("8 卡 H20 能不能撑住 DeepSeek-R1 给全公司 100 号人用？", load_catalog(), lang="zh").concurrency == 100
+    assert extract("8 卡 H20 能不能撑住 DeepSeek-R1 给全公司 100 号人用？", load_catalog(), lang="zh").headcount == 100
 
 
 @pytest.mark.parametrize(("lang", "text", "defaults", "stated"), [

@@ -60,12 +60,12 @@ def test_words_that_are_not_amounts_stay_words(words: str) -> None:
 
 CASES = [  # (lang, message, field, value, low, high): several paraphrases of each case
     ("en", "Llama 3.1 70B for a few hundred users, which GPUs?", "concurrency", 300, 200, 500),
-    ("en", "We'll have a few hundred people chatting with Qwen2.5-32B; what hardware?", "concurrency", 300, 200, 500),
+    ("en", "We'll have a few hundred people chatting with Qwen2.5-32B; what hardware?", "headcount", 300, 200, 500),
     ("en", "Serve Mistral-7B to several hundred users", "concurrency", 500, 300, 900),
     ("zh", "Qwen2.5-72B 给几十个用户用，要几张 H100？", "concurrency", 30, 20, 90),
     ("zh", "几十个人同时用 Qwen2.5-14B，需要什么卡", "concurrency", 30, 20, 90),
-    ("zh", "部署 Qwen2.5-7B 给十几个人用，一张 4090 够吗", "concurrency", 15, 11, 19),
-    ("zh", "两张 H200 跑 Qwen3-32B 给二十来个同事用，卡不卡？", "concurrency", 20, 20, 24),
+    ("zh", "部署 Qwen2.5-7B 给十几个人用，一张 4090 够吗", "headcount", 15, 11, 19),
+    ("zh", "两张 H200 跑 Qwen3-32B 给二十来个同事用，卡不卡？", "headcount", 20, 20, 24),
     ("en", "How long to fine-tune Qwen2.5-7B with LoRA on half a million tokens?", "train_tokens", 500_000,
      500_000, 500_000),
     ("en", "LoRA on Llama-3.1-8B with a few million tokens of data, how long on one H100?", "train_tokens",
@@ -75,7 +75,7 @@ CASES = [  # (lang, message, field, value, low, high): several paraphrases of ea
 HELD_OUT = [  # written before the reader was tuned on CASES; reported, not tuned
     ("en", "Qwen2.5-32B for a couple hundred users: which GPUs?", "concurrency", 200, 200, 300),
     ("en", "We expect dozens of concurrent users on Llama 3.1 8B, what card?", "concurrency", 36, 24, 96),
-    ("zh", "给两三百人部署 Qwen2.5-72B，用什么卡？", "concurrency", 300, 200, 300),
+    ("zh", "给两三百人部署 Qwen2.5-72B，用什么卡？", "headcount", 300, 200, 300),
     ("zh", "Llama-3.1-8B LoRA 微调，几百万 tokens 的数据，一张 4090 要多久？", "train_tokens", 3_000_000, 2_000_000,
      9_000_000),
 ]

@@ -48,10 +48,10 @@ CONVS: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("w-en-1", "en", ["Serve Qwen2.5-72B to 50 users with 8k context"],
      {"act": "which", "user_input": ["context", "concurrency"]}),
     ("w-en-2", "en", ["We need Llama-3.1-70B for a team of 40 engineers, prompts up to 8,000 tokens"],
-     {"act": "which", "state": {"concurrency": 40}}),
+     {"act": "which", "state": {"headcount": 40, "concurrency": None}}),  # Dec 5: people, 10 % at once
     ("w-en-3", "en", ["Recommend GPUs for Qwen2.5-32B, twenty users, thirty-two thousand tokens of context"],
      {"act": "which", "state": {"concurrency": 20, "context": 32000}}),
-    ("w-zh-1", "zh", ["部署 Qwen2.5-72B 给 50 个人用，8k 上下文"], {"act": "which", "user_input": ["context", "concurrency"],
+    ("w-zh-1", "zh", ["部署 Qwen2.5-72B 给 50 个人用，8k 上下文"], {"act": "which", "user_input": ["context"],
                                                         "first_has": ["中国大陆"]}),
     ("w-zh-2", "zh", ["一万五个用户用 qwen2.5-7b，推荐配置"], {"act": "which", "state": {"concurrency": 15000}}),
     ("w-zh-3", "zh", ["部署 llama-3-8b 给二十个人用，预算两万五"], {"act": "which", "state": {"budget": 25000}}),
@@ -123,17 +123,18 @@ CONVS: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("mt-en-5", "en", ["Hi", "Can Qwen2.5-7B run on a single RTX 4090?"], {"act": "feasibility", "verdict": "yes"}),
     ("mt-en-6", "en", ["Serve Qwen2.5-14B for 8 users on one H100", "explain the KV cache number"],
      {"act": "explain", "state": {"concurrency": 8}}),
+    # Dec 5: "给 10 个人用" is the people who use it (headcount), sized for 10 % of them at once (ceil: 1, 5)
     ("mt-zh-1", "zh", ["部署 qwen2.5-7b 给 10 个人用，一张 H100", "那换成 50 个人呢"],
-     {"act": "what_if", "state": {"concurrency": 50}, "kv": ("qwen2.5-7b", 4096, 50)}),
+     {"act": "what_if", "state": {"headcount": 50}, "kv": ("qwen2.5-7b", 4096, 5)}),
     ("mt-zh-2", "zh", ["部署 qwen2.5-7b 给 10 个人用，一张 H100", "上下文改成 8k 呢"],
-     {"act": "what_if", "state": {"concurrency": 10, "context": 8192}, "kv": ("qwen2.5-7b", 8192, 10)}),
+     {"act": "what_if", "state": {"headcount": 10, "context": 8192}, "kv": ("qwen2.5-7b", 8192, 1)}),
     ("mt-zh-3", "zh", ["部署 qwen2.5-7b 给 10 个人用，一张 H100", "为什么每多一个用户显存就涨这么多？"],
-     {"act": "explain", "state": {"concurrency": 10}}),
+     {"act": "explain", "state": {"headcount": 10}}),
     ("mt-zh-4", "zh", ["用一张 L40S 给 4 个人部署 llama-3.1-8b", "换成 fp8 呢"],
-     {"act": "what_if", "state": {"concurrency": 4, "weights": "fp8"}, "weights": ("llama-3.1-8b", "fp8")}),
+     {"act": "what_if", "state": {"headcount": 4, "weights": "fp8"}, "weights": ("llama-3.1-8b", "fp8")}),
     ("mt-zh-5", "zh", ["你好", "一张 4090 能跑 Qwen2.5-7B 吗？"], {"act": "feasibility", "verdict": "yes"}),
     ("mt-zh-6", "zh", ["部署 qwen2.5-14b 给 8 个人用，一张 H100", "这个显存是怎么算出来的"],
-     {"act": "explain", "state": {"concurrency": 8}}),
+     {"act": "explain", "state": {"headcount": 8}}),
 ]
 
 _PUBLISHED = {"qwen2.5-7b": 7.61e9, "qwen2.5-14b": 14.7e9, "llama-3.1-8b": 8.03e9, "mistral-7b": 7.24e9}  # model cards

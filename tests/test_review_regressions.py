@@ -380,12 +380,14 @@ def test_job_line_states_the_total_memory_need():
 
 
 def test_people_count_is_concurrency_and_own_card_gets_its_changes():
-    """'给 10 个人部署' / 'for 20 people' are concurrency; when the user's own card cannot do it, the answer says what
-    would make it work on that card (checked by the recommender on the user's hardware)."""
+    """'给 10 个人部署' / 'for 20 people' are the people who use the service (Dec 5: a headcount, of whom the dialog
+    sizes for a stated peak share, no longer all at once); when the user's own card cannot do it, the answer says
+    what would make it work on that card (checked by the recommender on the user's hardware)."""
     from advisor.conversation.reader.extract import extract
 
-    assert extract("想给 10 个人部署 ChatGLM3-6B").concurrency == 10
-    assert extract("serve Llama-3-8B for 20 people").concurrency == 20
+    assert extract("想给 10 个人部署 ChatGLM3-6B").headcount == 10
+    assert extract("serve Llama-3-8B for 20 people").headcount == 20
+    assert extract("serve Llama-3-8B for 20 people at the same time").concurrency == 20
     assert extract("个人学习用 7B").concurrency is None
     answer = ask("我们有一张 RTX 3060，想给 10 个人部署 ChatGLM3-6B，4k 上下文，够吗？").answer
     changes = answer.split("**要让它可行，可以：**", 1)[1].split("**", 1)[0]

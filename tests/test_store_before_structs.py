@@ -26,7 +26,11 @@ STORED = json.loads((Path(__file__).parent / "data" / "stored" / "before_structs
 def test_a_stored_conversation_loads_and_is_stored_again_unchanged(name: str) -> None:
     stored = STORED[name]
     conv = Conversation.from_dict(stored)
-    assert compact_state(conv.to_dict()) == stored
+    again = compact_state(conv.to_dict())
+    # a slot added since (Dec 5: `headcount`) is stored as null; everything that was stored comes back unchanged
+    slots = again["state"]["slots"]
+    again["state"]["slots"] = {k: v for k, v in slots.items() if k in stored["state"]["slots"] or v is not None}
+    assert again == stored
 
 
 def test_the_loaded_state_has_the_values_stored() -> None:

@@ -16,7 +16,7 @@ from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_c
 from advisor.estimator.serving import saturating_concurrency, simulate_serving
 from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
-from advisor.workload import Workload
+from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.structs import replace
 
@@ -55,7 +55,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     sized = option.sized_workload
     if sized is None or sized.is_training:
         return None
-    w = replace(sized, concurrency=concurrency)
+    w = speed_workload(replace(sized, concurrency=concurrency))  # a chat turn's lengths unless stated
     count = option.count  # the whole layout: a pipelined replica spans all its stages (serving.scheduler_for)
     tpot = tpot_target_s if tpot_target_s is not None else (None if ttft_target_s else DEFAULT_TPOT_TARGET_S)
     try:
@@ -71,7 +71,8 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     # the queue, their first token delayed by whole requests), so the smaller of the two, with which one binds
     limit, bound = rep.max_concurrency_for_target, "latency"
     try:
-        held = saturating_concurrency(model, gpu, count, w, load_calibration())
+        # whole-context requests, as the memory was sized: a limit never above the sequences the answer sized for
+        held = saturating_concurrency(model, gpu, count, replace(sized, concurrency=concurrency), load_calibration())
     except AdvisorError:
         held = None
     if held is not None and option.fits:  # nor more than the memory estimate fits (the answer's "what fits")

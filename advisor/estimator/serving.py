@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from advisor.workload import Workload
+from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, Workload
 from knowledge.errors import InputError
 from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -33,11 +33,10 @@ from .serving_sim import RequestMix, Scheduler, ServingResult, Speculation, simu
 from .throughput import default_engine, hardware, memory_class, speed_profile
 
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
-# SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (SGLang's offline run: 4,281
-# output tokens/s at 22.03 requests/s = 194 per request, sglang-vllm-060-bench); σ = 1 is a stated prior for its
-# long tail (a few requests 5-8 × the median).
-CONVERSATION_PROMPT_MEAN = 215
-CONVERSATION_OUTPUT_MEAN = 195
+# SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (advisor.workload's chat turn,
+# cited there); σ = 1 is a stated prior for its long tail (a few requests 5-8 × the median).
+CONVERSATION_PROMPT_MEAN = CHAT_PROMPT_TOKENS
+CONVERSATION_OUTPUT_MEAN = CHAT_OUTPUT_TOKENS
 CONVERSATION_SIGMA = 1.0
 
 

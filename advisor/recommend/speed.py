@@ -15,7 +15,7 @@ from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.parts import Margin, MfuBasis, ServingFigures, TrainingFigures, UnderLoad
 from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
-from advisor.workload import Workload
+from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.quantities import Bytes
 from knowledge.schemas import GpuSpec
@@ -83,15 +83,35 @@ def fill_load(search: Search, options: Iterable[Option]) -> None:
     judged on them (the targets use the roofline's ms_per_token), so the search leaves them out for the dozens of
     configurations it tries and only the shown ones are simulated (≈ 5 ms each)."""
     users = search.workload.concurrency
-    if search.workload.is_training or users <= 1:
+    if search.workload.is_training:
         return
     for o in options:
         figs, sized = o.throughput, o.sized_workload
         if figs is None or sized is None or figs.under_load is not None or o.layout.layer_offload is not None:
             continue
-        # the whole layout: a pipelined replica's KV cache is spread over all its stages (serving.scheduler_for)
-        tw = replace(sized, tp=o.layout.tp, pp=o.layout.pp, concurrency=users)
-        o.throughput = replace(figs, under_load=under_load(search, search.catalog.gpu(o.gpu), o.count, tw))
+        # the whole layout: a pipelined replica's KV cache is spread over all its stages (serving.scheduler_for);
+        # time to first token and load for a chat turn unless lengths were given (advisor.workload.speed_workload)
+        tw = speed_workload(replace(sized, tp=o.layout.tp, pp=o.layout.pp, concurrency=users))
+        gpu = search.catalog.gpu(o.gpu)
+        o.throughput = replace(figs, ttft_s=_ttft(search, gpu, o, tw, figs.ttft_s),
+                               under_load=under_load(search, gpu, o.count, tw) if users > 1 else None)
+
+
+def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: float) -> float:
+    """The roofline's time to the first token of one `w` prompt on the option's layout (`before` when the lengths
+    are those it was computed for)."""
+    sized = o.sized_workload
+    if sized is None or (w.prompt_tokens == sized.prompt_tokens and w.output_tokens == sized.output_tokens):
+        return before
+    from advisor.estimator.throughput import estimate_throughput
+
+    try:
+        t = estimate_throughput(search.model, gpu, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
+                                replace(w, concurrency=search.workload.concurrency), load_calibration(),
+                                with_capacity=False)
+    except AdvisorError:
+        return before
+    return t.ttft_s
 
 
 def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLoad | None:

@@ -40,6 +40,11 @@ from advisor.workload import default_context  # noqa: E402  (one place for the d
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
 
+# The share of a service's users who send requests at its peak, when only its headcount is known ("team of 15"): "a
+# good estimate of peak usage for the Chat service is 10% of total users" (NVIDIA Enterprise RAG sizing guide,
+# source nvidia-rag-sizing). Stated in the answer as an assumption; "15 people" → ceil(1.5) = 2 at the same time.
+PEAK_SHARE = 0.10
+PEAK_SHARE_SOURCE = "nvidia-rag-sizing"
 QPS_SECONDS_PER_REQUEST = 1.0  # Little's law L = λ·W with W = 1 s when only QPS is known (stated as an assumption)
 
 BLOCKING = ("model", "task")
@@ -108,7 +113,9 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
             merged.task_generic = new.task_generic
             if old.task == "inference":
                 put("task", None)
-    for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps",
+    if new.headcount is not None and new.concurrency is None and new.qps is None:
+        merged.concurrency = merged.qps = None  # "it's for a team of 300" replaces an earlier user count
+    for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "horizon_months",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text"):
@@ -248,6 +255,14 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
             "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}）",
             {"qps": (s.qps, "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
              "w": (QPS_SECONDS_PER_REQUEST, "s", "dialog assumption")}))
+    if concurrency is None and s.headcount:
+        concurrency = peak_concurrency(s.headcount)
+        notes.append(Assumption(
+            "{people} people read as {conc} concurrent requests ({share} of them at the same time at peak)",
+            "{people} 人按 {conc} 路并发计算（高峰时约 {share} 的人同时在用）",
+            {"people": (s.headcount, "people", "user input"),
+             "conc": (concurrency, "sequences", "ceil(people × peak share)"),
+             "share": (PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE)}))
     if concurrency is None:
         concurrency = 1
         if task == "inference":
@@ -282,6 +297,11 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         return Workload(**kwargs), notes
     except StructError as exc:
         raise _input_error(exc) from None
+
+
+def peak_concurrency(people: int) -> int:
+    """Requests at the same time from a service's headcount: ceil(people × PEAK_SHARE), at least one."""
+    return max(1, math.ceil(people * PEAK_SHARE - 1e-9))
 
 
 def default_weights(model_id: str | None) -> str:
@@ -418,7 +438,7 @@ def next_question(state: DialogState) -> str | None:
     task = _task_of(s) or "inference"
     order = NEXT_INFERENCE if task == "inference" else NEXT_TRAINING
     known = {
-        "concurrency": s.concurrency is not None or s.qps is not None,
+        "concurrency": s.concurrency is not None or s.qps is not None or s.headcount is not None,
         "context": s.context is not None,
         "weights": s.weights is not None,
         "region": s.region is not None,
@@ -487,11 +507,12 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         workload=workload, constraints=constraints, named=named_configs(s),
         claim=QuotedClaim(text=s.claim.text, value=s.claim.value, unit=s.claim.unit, bytes_if_gib=s.claim.bytes_if_gib)
         if s.claim is not None else None,
-        concurrency_avg=s.concurrency_avg, concurrency_given=s.concurrency is not None or s.qps is not None,
+        concurrency_avg=s.concurrency_avg,
+        concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None,
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, stated=stated_fields(s),
-        inferred=(*(("concurrency",) if s.concurrency is None and s.qps is not None else ()),
+        inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ())))
 
 

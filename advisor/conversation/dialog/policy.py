@@ -64,6 +64,9 @@ def _rented_as(gpu: Any, catalog: Catalog) -> Any | None:
 _WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|better|划算|便宜|值得|合算|省钱", re.I)
 
 
+SRC_USAGE_HORIZON = "user input (rental period), reader.usage"
+
+
 def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None,
               text_asked: str = "") -> str | None:
     """The rental paragraph for the lead option of `turn` (None when it has no option or no dated quote), opened by
@@ -86,7 +89,9 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     use = rent.usage_of(request or {})
     # a training job rents its own GPU-hours once; a stated usage ("6 hours a day for a year") says how the cards would
     # be used beyond it, so that is compared month by month, as for serving
-    job_hours = None if use.stated else (opt.get("throughput") or {}).get("gpu_hours")
+    # a stated rental period ("租一个月", "for 6 months") prices the cards for that long, the job's own hours said beside
+    own_hours = (opt.get("throughput") or {}).get("gpu_hours")
+    job_hours = None if (use.stated or use.horizon_stated) else own_hours
     training = job_hours is not None
     how = t("rent.how.stated", lang, words=use.words) if use.stated else t("rent.how.always", lang)
     if job_hours is not None:
@@ -113,6 +118,19 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     what = f"{count}× {gpu.name}"
     text = t("rent.job" if training else "rent.month", lang, what=what, h=h, how=how,
              quotes=t("clause.sep", lang).join(parts))
+    if not training and own_hours and not use.stated:  # a training job rented for a stated period: what the run takes
+        job = book.num(f"GPU-hours of the job on {what}", float(own_hours), "GPU-hours", SRC_HOURS,
+                       1 if float(own_hours) < 100 else 0, suffix=t("rent.gpu_hours", lang))
+        text += t("rent.period_job", lang, h=job)
+    period = ""
+    if not training and use.horizon_stated and use.horizon != 1 and quotes:  # "for 6 months": the whole period
+        name, price, cur = quotes[0][0].rstrip("*"), quotes[0][1], quotes[0][2]
+        total = book.money(f"rental over the stated period at {name} for {what}", hours * price * use.horizon, cur,
+                           "GPU-hours a month × price per GPU-hour × months")
+        months = book.num("rental period", use.horizon, "months", SRC_USAGE_HORIZON, 0 if use.horizon == int(use.horizon)
+                          else 1, suffix=t("rent.months_unit", lang))
+        period = t("rent.period", lang, what=what, months=months, total=total, name=name) + "\n\n"
+    note = t("rent.not_fit", lang, what=what) if opt.get("fits") is False else ""  # said before any price
     if rented is not gpu:  # a China-market card no cloud lists: rented as the card it is cut down from
         text += t("rent.variant", lang, card=gpu.name, base=rented.name)
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
@@ -124,11 +142,13 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", [])) \
         and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
     if lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
-        text = text + "\n\n" + lead if rent_only else lead + "\n\n" + text
-    elif buy.get("amount"):
-        cost = book.money(f"purchase of {what}", float(buy["amount"]), str(buy.get("currency", "USD")),
-                          "advisor.estimator.cost.estimate_tco")
-        text += t("rent.buy_instead", lang, cost=cost)
+        text = note + period + text + "\n\n" + lead if rent_only else note + lead + "\n\n" + text
+    else:
+        if buy.get("amount"):
+            cost = book.money(f"purchase of {what}", float(buy["amount"]), str(buy.get("currency", "USD")),
+                              "advisor.estimator.cost.estimate_tco")
+            text += t("rent.buy_instead", lang, cost=cost)
+        text = note + period + text
     turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     return text
 

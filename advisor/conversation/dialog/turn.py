@@ -390,7 +390,8 @@ def _ask_ambiguous(state: DialogState, working: DialogState, slots: Slots, unsur
 
 def _slot_known(s: Slots, slot: str) -> bool:
     return {
-        "concurrency": s.concurrency is not None or s.qps is not None, "context": s.context is not None,
+        "concurrency": s.concurrency is not None or s.qps is not None or s.headcount is not None,
+        "context": s.context is not None,
         "weights": s.weights is not None, "region": s.region is not None, "budget": s.budget is not None,
         "output_tokens": s.output_tokens is not None, "train_tokens": s.train_tokens is not None,
         "deadline": s.deadline_s is not None,

@@ -23,8 +23,14 @@ if TYPE_CHECKING:
 
 _TOKENS_AMOUNT = re.compile(
     rf"(?P<num>{NUM})\s*(?P<unit>万亿|千亿|百亿|十亿|亿|千万|百万|万|trillion|billion|million|thousand|bn|[kmbt])?"
-    r"\s*(?:个\s*)?(?:tokens?|词元|token数)(?![a-z])"
+    r"[\s-]*(?:个\s*)?(?:tokens?|词元|token数)(?![a-z])"
 )
+# "8k prompts", "2k-token answers", "500-token outputs" without the word tokens after the number
+_BARE_LENGTH = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)?[\s-]*(?:tokens?[\s-]*)?"
+                          r"(?=(?:long\s+)?(?:prompts?|inputs?|outputs?|answers?|responses?|completions?)(?![a-z]))")
+_PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
+_OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|replies|generations?|"
+                           r"(?:的)?(?:输出|回答|回复))(?![a-z])")
 _PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文)[^,.;，。；]{0,12}$")
 _OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|completion|response)[^,.;，。；]{0,12}$")
 _CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?(?![a-z])|context(?:\s*(?:length|window|len))?|ctx|max[\s_-]*model[\s_-]*len|窗口)"
@@ -42,16 +48,43 @@ _BUDGET_BARE = re.compile(
     rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
 )
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
-_CONCURRENCY = [
-    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|用户|人在线)"),
-    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名用户|名员工|名工程师|位同事|名同事|个同事|个员工|位员工|号人|人使用|人用|"
-               r"人(?=\s*(?:部署|团队|同时|在线|规模|访问|调用|并发)))"),
+_CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 concurrent users", "20 人同时用")
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|名用户|用户|人在线)"),
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*人(?=\s*(?:同时|在线|并发|一起))"),
     re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
-    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|concurrent|simultaneous|people|"
-               r"engineers|developers|employees|staff|colleagues|analysts|seats|customers|students|agents|members)(?![a-z])"),
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|"
+               r"concurrent|simultaneous|agents)(?![a-z])"),
     re.compile(rf"(?P<num>{DIGITS})\s*(?:concurrency|concurrent requests)(?![a-z])"),  # "at 64 concurrency"
     re.compile(rf"(?:concurrency|concurrent users|parallel requests|batch size)\s*(?:of|is|=|:|to|at|around|about)?\s*(?P<num>{DIGITS})"),
 ]
+_PEOPLE_WORD_NUM = (r"(?<![a-z])(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty|"
+                    r"thirty|forty|fifty)(?![a-z])")  # not "a"/"one": "a team with a GPU" is no headcount
+# people who use the service ("team of 15", "a 40-person company", "我们组15个人用", "全公司 300 人"): a headcount, of
+# whom only a share is active at once (the dialog's peak share); simultaneity words after it make it a concurrency
+_HEADCOUNT = [
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名员工|名工程师|名同事|名学生|位同事|个同事|个员工|"
+               r"位员工|个学生|个同学|位同学|名同学|位老师|名老师|个老师|名客服|个客服|位客户|个客户|名研究员|号人|人使用|人用|"
+               r"人(?=\s*(?:部署|团队|规模|访问|调用|的|公司|小组|左右|上下|呢|吧|吗|了|的话|$|[，。,.?？!！；;])))"),
+
+    re.compile(rf"(?:团队|公司|全公司|组里|组内|我们组|小组|部门|实验室|课题组|全组|全员)\s*(?:有|共|一共|总共|大概|约|大约)?\s*"
+               rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*(?:人|员工|同事)"),
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|persons|engineers|developers|employees|staff|colleagues|"
+               r"analysts|seats|customers|students|members|researchers|teammates|coworkers|co-workers)(?![a-z])"),
+    re.compile(rf"(?<![a-z])(?:team|company|org|organi[sz]ation|group|lab|department|firm|startup|staff|headcount|class)\s+"
+               rf"(?:of|with)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})(?![a-z0-9])"),
+    re.compile(rf"(?P<num>{DIGITS}|{_PEOPLE_WORD_NUM})\s*-?\s*(?:person|people|man|member|strong|seat)\s+(?:\w+\s+)?"
+               r"(?:team|company|org|organi[sz]ation|startup|lab|group|firm|department|shop|office|class)(?![a-z])"),
+]
+# a user base ("1,000 registered users", "a user base of 5000", "5000 monthly active users", "注册用户 2000"): read
+# before the concurrency patterns, which would take "a user" for one user
+_USER_BASE = [
+    re.compile(rf"(?P<num>{with_scale(DIGITS)})\s*(?:(?:registered|monthly|daily|weekly|total|active|potential|end)[\s-]+)"
+               r"{1,2}users(?![a-z])"),
+    re.compile(rf"(?:an?\s+)?(?:user\s*base|userbase)\s*(?:of|is|=|:|around|about)?\s*(?P<num>{with_scale(DIGITS)})"),
+    re.compile(rf"(?:注册用户|用户总数|总用户|日活|月活|用户规模)\s*(?:有|是|为|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
+]
+_AT_ONCE_BEFORE = re.compile(r"(?:同时|同一时间|高峰|峰值|simultaneously|concurrently|at once|at peak)\s*(?:有|在线|使用|用)?\s*$")
+_AT_ONCE = re.compile(r"^.{0,16}?(?:同时|一起用|在线|并发|at (?:the same time|once)|simultaneous|concurrent|in parallel)")
 _PEAK = re.compile(rf"(?:高峰|峰值|peak|最多|最高|up to|max(?:imum)?)\s*(?:期|时|时段|of|is|at|:)?\s*(?P<num>{DIGITS})")
 _AVERAGE = re.compile(rf"(?:平时|平均|日常|通常|usually|normally|average|avg|typically)\s*(?:of|is|:|约|大概)?\s*(?P<num>{DIGITS})")
 _QPS = [
@@ -82,7 +115,10 @@ def read_tokens(t: Text, slots: Slots) -> None:
         if value is None or value <= 0:
             continue
         before = t.s[max(0, m.start() - 24):m.start()]
-        slot = ("output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
+        after = t.s[m.end():m.end() + 24]
+        slot = ("output_tokens" if _OUTPUT_AFTER.match(after)  # "195-token answers": the word it qualifies first
+                else "prompt_tokens" if _PROMPT_AFTER.match(after)  # "2k-token prompts"
+                else "output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
                 else None)
         if slot is None and (re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before)
                              or re.match(r"\s*(?:of\s*)?" + _CONTEXT_WORDS, t.s[m.end():])):
@@ -96,6 +132,25 @@ def read_tokens(t: Text, slots: Slots) -> None:
             slots.out_of_range.append(wrong)
         elif slot == "train_tokens":
             slots.train_tokens = value
+        else:
+            setattr(slots, slot, _int(value))
+        t.consume(m.start(), m.end())
+
+
+def read_bare_lengths(t: Text, slots: Slots) -> None:
+    """Prompt/output lengths typed without the word tokens ("8k prompts", "with 500 output"): the word after the
+    number says which; 1k = 1,000 tokens as typed."""
+    for m in t.finditer(_BARE_LENGTH):
+        value = scaled(m.group("num"), m.group("unit"))
+        if value is None or value < 16:
+            continue
+        after = t.s[m.end():m.end() + 24]
+        slot = "output_tokens" if _OUTPUT_AFTER.match(after) else "prompt_tokens"
+        if getattr(slots, slot) is not None:
+            continue
+        wrong = check(slot, value)
+        if wrong is not None:
+            slots.out_of_range.append(wrong)
         else:
             setattr(slots, slot, _int(value))
         t.consume(m.start(), m.end())
@@ -162,7 +217,8 @@ def read_context(t: Text, slots: Slots) -> None:
 
 def read_concurrency(t: Text, slots: Slots) -> None:
     """QPS, and the concurrency: the largest figure named (peak), and the average when a second, smaller one or
-    an "average/平时" figure is given."""
+    an "average/平时" figure is given; the people who use the service (`headcount`), when said as a team or company
+    size rather than as requests at the same time."""
     for rx in _QPS:
         m = rx.search(t.s)
         if m:
@@ -174,6 +230,12 @@ def read_concurrency(t: Text, slots: Slots) -> None:
     peak = _PEAK.search(t.s)
     avg = _AVERAGE.search(t.s)
     values: list[int] = []
+    people: list[int] = []
+    for rx in _USER_BASE:
+        for m in t.take(rx):
+            value = read_number(m.group("num"))
+            if value and check("concurrency", value) is None:
+                people.append(int(value))
     for rx in _CONCURRENCY:
         for m in t.take(rx):
             value = read_number(m.group("num"))
@@ -182,6 +244,18 @@ def read_concurrency(t: Text, slots: Slots) -> None:
                 values.append(int(value))
             elif wrong is not None:
                 slots.out_of_range.append(wrong)
+    for rx in _HEADCOUNT:
+        for m in t.take(rx):
+            value = read_number(m.group("num"))
+            wrong = check("concurrency", value) if value else None
+            if value and wrong is None:
+                # "40 people using it at the same time": a concurrency after all
+                at_once = _AT_ONCE.match(t.s[m.end():]) or _AT_ONCE_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])
+                (values if at_once else people).append(int(value))
+            elif wrong is not None:
+                slots.out_of_range.append(wrong)
+    if people:
+        slots.headcount = max(people)
     if peak and (values or re.search(r"并发|concurren|users|用户", t.original.lower())):
         v = to_number(peak.group("num"))
         if v and 1 <= v <= 100_000:

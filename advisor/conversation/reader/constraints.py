@@ -35,7 +35,7 @@ def cut_at_injection(text: str, match_start: int | None) -> str:
 # --- exclusions ---------------------------------------------------------------------------------------------------
 _EXCLUDE_BEFORE = re.compile(
     r"(?:除了|除去|不要|不用|不考虑|不含|排除|不能用|用不了|买不到|买不着|拿不到|搞不到|禁用|别用|别选|非|"
-    r"(?<![a-z])(?:no|not|except|excluding|without|other than|rather than|instead of|avoid|can'?t (?:get|buy|use)|"
+    r"(?<![a-z])(?:no|not|except|excluding|without|other than|avoid|can'?t (?:get|buy|use)|"
     r"cannot (?:get|buy|use)|unable to (?:get|buy)|no access to|besides|apart from|anything but)(?![a-z]))"
     r"\s*(?:(?:on|using|with|from)\s+)?(?:an?\s+|the\s+|any\s+)?(?:\d+\s*(?:x|张|块)?\s*)?$")
 _EXCLUDE_AFTER = re.compile(
@@ -43,6 +43,11 @@ _EXCLUDE_AFTER = re.compile(
     r"被禁|受限|不要|不用|以外|之外|除外|"
     r"(?:is|are)\s+(?:not available|unavailable|out of (?:stock|the question)|banned|not an option|off the table)|"
     r"(?:isn't|aren't) (?:available|an option)|not available)")
+# "4× 4090 rather than an H100", "用 4090 而不是 H100": the card is replaced, which rules it out only when the message
+# names no other card to put in its place ("what can I use instead of an H100?"); with one, the two are compared
+_INSTEAD_BEFORE = re.compile(
+    r"(?:而不是|而非|(?<![a-z])(?:rather than|instead of|in place of|in lieu of|as opposed to)(?![a-z]))"
+    r"\s*(?:(?:on|using|with|from|buying|getting)\s+)?(?:an?\s+|the\s+|one\s+|a single\s+)?(?:\d+\s*(?:x|×|张|块)?\s*)?$")
 _VENDORS = {"nvidia": r"nvidia|英伟达|n卡|n 卡", "amd": r"(?<![a-z])amd(?![a-z])|a卡", "huawei": r"huawei|华为|昇腾|ascend"}
 
 
@@ -67,6 +72,13 @@ def excluded_here(s: str, start: int, end: int) -> bool:
         return True
     nxt = _LIST_AFTER.match(s, end)
     return bool(nxt and _EXCLUDE_AFTER.match(s[nxt.end():nxt.end() + 24]))
+
+
+def replaced_here(s: str, start: int, end: int) -> bool:
+    """Is the card at s[start:end] the one the message would replace ("… instead of an H100", "而不是 A100")? The
+    caller compares it with the card named in its place, or rules it out when none is named."""
+    before = re.split(r"[,，。;；!！?？]", s[max(0, start - 40):start])[-1]
+    return bool(_INSTEAD_BEFORE.search(before))
 
 
 def excluded_vendors(s: str) -> list[str]:

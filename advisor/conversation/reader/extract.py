@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from advisor.conversation.reader import constraints as reading
 from advisor.conversation.reader.amounts import (
     read_bare_answer,
+    read_bare_lengths,
     read_concurrency,
     read_context,
     read_deadline_and_years,
@@ -85,6 +86,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_usage_slots(t, slots)
     read_latency_targets(t, slots)  # before the token amounts: "20 tokens/s per user" is a speed, not a length
     read_tokens(t, slots)
+    read_bare_lengths(t, slots)
     read_money(t, slots, lang)
     read_context(t, slots)
     read_concurrency(t, slots)

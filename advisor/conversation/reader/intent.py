@@ -60,8 +60,9 @@ _MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|�
                en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
                   r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
                   r"sold in|on sale|for sale|on the market")
-_COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)",
-                en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or|worth (?:it|the \w+) over|rather than")
+_COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)|代替|替代|取代|而不是|而非",
+                en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or|worth (?:it|the \w+) over|rather than|"
+                   r"instead of|in place of|in lieu of|as opposed to")
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
                        # compute time asked in GPU-time units: "how many A100 days", "how many GPU-hours", "多少卡时"
                        r"how many (?:[\w+.]+[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
@@ -97,9 +98,16 @@ _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能�
                         r"what (?:kinds?|sorts?|types?) of (?:questions|things)|"
                         r"what are your capabilities|what is this (?:bot|tool|app) for")
 _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*tokens?\s*/\s*s|速度(?:有)?多(?:少|快)|多快|生成速度|"
-                               r"吞吐(?:量)?(?:有|是)?多少",
+                               r"吞吐(?:量)?(?:有|是)?多少|"
+                               # "卡不卡 / 会不会卡 / 流畅吗 / 速度够吗": is it fast enough to use (not "卡" the card)
+                               r"卡不卡|会不会(?:很)?卡|会(?:很|不会)?卡(?:吗|嘛|么|顿)|卡顿|不卡|流畅|顺畅|丝滑|慢不慢|会不会(?:很)?慢|"
+                               r"会(?:很)?慢(?:吗|嘛|么)|快不快|速度(?:怎么样|如何|够|行|可以)|够快|响应(?:速度|快)|延迟(?:高|大|多少|怎么样)|"
+                               r"首\s*(?:token|字)\s*(?:延迟|时间)?\s*(?:要|是|有|大概)?\s*(?:多少|多久|多长|几)|ttft",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
-                           r"how quick(?:ly)?|throughput (?:will|would|do|does|can)")
+                           r"how quick(?:ly)?|throughput (?:will|would|do|does|can)|fast enough|quick enough|"
+                           r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
+                           r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
+                           r"first[\s-]token (?:latency|time)|(?:until|till|before|to get) (?:the )?first token|first token (?:comes?|arrives?|appears?)")
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
 
@@ -177,6 +185,7 @@ def _job_shape(slots: Slots, gpus: int) -> str:
     if gpus == 1 or slots.capacity is not None:
         return "feasibility"
     described = (slots.task is not None or slots.task_generic is not None or slots.concurrency is not None
+                 or slots.headcount is not None
                  or slots.context is not None or slots.qps is not None or slots.weights is not None)
     return "which" if described else "other"
 

@@ -97,6 +97,8 @@ _SCHEMA_REFUSED = re.compile(r"response_format|validation error|json_schema", re
 
 PROMPT = ("Read the user's message to a GPU sizing advisor into the JSON schema. Copy model and GPU names exactly "
           "as typed; give numbers as plain values (8k context = 8192, 50 users = 50); null for anything not said. "
+          "concurrent_users is requests at the same time; a team, company or user-base size ('team of 15', "
+          "'全公司 300 人用') is not: leave it null (the advisor sizes a headcount itself). "
           "Do not answer the question.")
 
 

@@ -34,7 +34,8 @@ _CLAIM_MARKER = re.compile(
 _MEM_AMOUNT = re.compile(rf"({DIGITS})\s*(?:个\s*)?(gib|gb|g|tb)(?![a-z0-9])(?:\s*(?:显存|内存|vram|of vram|memory|ram))?")
 _MEM_UNITS = {"gib": "GiB", "gb": "GB", "g": "GB", "tb": "TB"}
 _CARD_NAME_BEFORE = re.compile(r"(?:(?<![a-z])[a-z]{1,3}\d{2,4}|\d{4}\s*(?:ti|super|d)?)\s*$")
-_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|"
+_CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|(?:is |be )?enough|"
+                             r"够(?:不够|吗|用|了)|"
                              r"(?:gpu|graphics )?cards?(?![a-z])|gpus?(?![a-z])|显卡|的卡|卡(?!\s*[x×]))")
 _CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|标的|标称|标着|写着|has|have|with|是|为|of)"
                               r"\s*(?:only\s*)?$")
@@ -71,8 +72,12 @@ def read_capacity(t: Text, slots: Slots) -> None:
         value, unit = float(m.group(1).replace(",", "")), m.group(2)
         if unit == "tb" or not 1 <= value <= 1024 or _NOT_CAPACITY.match(t.s[m.end():m.end() + 24]):
             continue
+        # "a 3080 10GB": the memory of a card the catalog lacks, typed right after its name (read_gpus ran first)
+        after_unknown = bool(slots.unknown_gpus) and bool(
+            _CARD_NAME_BEFORE.search(t.original.lower()[max(0, m.start() - 16):m.start()]))
         if not (_CAPACITY_AFTER.match(t.s[m.start(2) + len(unit):]) or "显存" in m.group(0) or "vram" in m.group(0)
-                or "memory" in m.group(0) or _CAPACITY_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])):
+                or "memory" in m.group(0) or _CAPACITY_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])
+                or after_unknown):
             continue
         slots.capacity = _figure(t, m, m.start())
         slots.bandwidth = read_bandwidth(t.s)
@@ -179,6 +184,8 @@ def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
 
 # --- GPUs ----------------------------------------------------------------------------------------------------------
 _MONEY_AFTER = re.compile(r"\s*(?:元|块|rmb|cny|usd|美元|万|k\b|w\b|tokens?|b\b|亿|年|天|小时|mhz|w\b|瓦|gb|g\b)")
+# "a 40-person company", "a 100 people team", "40 人": a headcount, not the bare-number card (A40, 4090)
+_PEOPLE_AFTER = re.compile(r"\s*-?\s*(?:person|people|member|strong|seat|man)\b|\s*(?:个人|人|名|位)")
 _COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})(?P<k>k(?=\s))?\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*"
                            rf"(?:卡\s*)?(?:的\s*)?$")
 # "16k H100s", "on 16K H100", "24k H100 GPUs": a count in thousands (training clusters) when the card is named as
@@ -191,6 +198,8 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        r"(?<![a-z0-9])(?:rtx\s*(?:pro\s*)?\d{4}\s*(?:ti\s*super|ti|super|d|blackwell)?|"
                        # NVIDIA's Ampere/Ada workstation cards by their plain names ("RTX A5000", "A4000", "Quadro RTX 8000")
                        r"(?:rtx\s*)?a[2-6]000(?:\s*ada)?(?![0-9])|quadro\s*(?:rtx\s*|gv|gp)?\d{3,4}|\d{4}\s*(?:ti\s*super|ti|super)|[ahlbv]\d{2,3}[a-z]?|"
+                       # a bare GeForce number with its memory or a card word ("一张 4060 8G", "my 3050 laptop")
+                       r"(?<![\d.$¥￥])[1-5]0[5-9]0(?=\s*(?:\d{1,2}\s*g(?:b|ib)?(?![a-z0-9])|显卡|的卡|gpu|笔记本|laptop))|"
                        r"mi\d{3}[a-z]?|gtx\s*\d{3,4}|gb\d{2,3}|gaudi\s*\d|dgx\s*spark|"
                        r"(?:mac\s*(?:studio|mini)\s*)?m\d\s*(?:ultra|max|pro)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3}|"
                        # other accelerators people ask about (Jetson, Radeon/Arc workstation cards, TPUs, Trainium)
@@ -237,25 +246,37 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
     index = build_index(catalog)
     taken_end = -1
     mentions: list[tuple[GpuMention, bool]] = []
+    replaced: list[tuple[GpuMention, str]] = []  # "… instead of an H100": compared when another card is named
     for start, end, matched, (gpu_id, bare) in _hits(t.s, [(p, (g, bare)) for p, g, _n, bare in index.gpus]):
-        if start < taken_end or (bare and _MONEY_AFTER.match(t.s[end:end + 12])):
-            continue  # "4090 元" is money, not a card
+        if start < taken_end or (bare and _MONEY_AFTER.match(t.s[end:end + 12])) or _PEOPLE_AFTER.match(t.s[end:end + 12]):
+            continue  # "4090 元" is money, "a 40-person company" a headcount, not a card
         taken_end = end
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
         count, c_start, c_end = _count_near(t.s, start, end)
         span_start, span_end = min(start, c_start), max(end, c_end)
+        mention = GpuMention(gpu=gpu_id, count=count, text=t.quote(span_start, span_end), assumed=assumed)
         if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out
-            key = gpu_key(matched)  # "A100" names several cards: ruling it out rules out every one of them
-            for ruled_out in index.gpu_ambiguous.get(key) or index.gpu_ambiguous.get(key.removesuffix(" s")) or [gpu_id]:
-                if ruled_out not in slots.excluded:
-                    slots.excluded.append(ruled_out)
+            _exclude(slots, index.gpu_ambiguous, gpu_key(matched), gpu_id)
+        elif reading.replaced_here(t.s, start, end):
+            replaced.append((mention, gpu_key(matched)))
         else:
             clause = _clause_before(t.s, start)
             owned = bool(_OWN.search(clause)) and not _NOT_OWN.search(clause)
-            mentions.append((GpuMention(gpu=gpu_id, count=count, text=t.quote(span_start, span_end),
-                                        assumed=assumed), owned))
+            mentions.append((mention, owned))
         t.consume(span_start, span_end)
+    for mention, key in replaced:  # "4× 4090 rather than one H100": both sides; "what instead of an H100?": ruled out
+        if mentions:
+            mentions.append((mention, False))
+        else:
+            _exclude(slots, index.gpu_ambiguous, key, mention.gpu)
     return mentions
+
+
+def _exclude(slots: Slots, ambiguous: dict[str, list[str]], key: str, gpu_id: str) -> None:
+    """Rule a card out; "A100" names several cards, and ruling it out rules out every one of them."""
+    for ruled_out in ambiguous.get(key) or ambiguous.get(key.removesuffix(" s")) or [gpu_id]:
+        if ruled_out not in slots.excluded:
+            slots.excluded.append(ruled_out)
 
 
 def _resolve(catalog: Catalog, key: str, gpu_id: str, ambiguous: dict[str, list[str]]) -> tuple[str, str]:

@@ -53,6 +53,9 @@ def overlay(slots: Slots, req: Request) -> list[str]:
             slots.task_generic = None
         elif value.name == "weights" and isinstance(v, str) and v.lower() in _WEIGHTS:
             put("weights", v.lower())
+        elif (value.name == "concurrency" and slots.concurrency is None and slots.headcount is not None
+              and v == slots.headcount):
+            continue  # "给 50 个人用": the offline reader read people who use it, not 50 at once; the model's schema has no headcount
         elif value.name in ("context", "concurrency") and isinstance(v, int | float) and 0 < v <= 10_000_000:
             put(value.name, int(v))
         elif value.name == "train_tokens" and isinstance(v, int | float) and v > 0:

@@ -164,7 +164,7 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
 
 # --- provenance of the job's values ------------------------------------------------------------------------------
 _DIMENSION = {"context": "tokens", "prompt_tokens": "tokens", "output_tokens": "tokens", "train_tokens": "tokens",
-              "concurrency": "users", "budget": "money", "deadline_days": "days"}
+              "concurrency": "users", "headcount": "users", "budget": "money", "deadline_days": "days"}
 _WORDS = {  # where a stated word value was typed: the first cue of that value found in the message
     "task": {"inference": r"推理|部署|服务|serv\w*|inference|deploy\w*|chat|host\w*|run",
              "lora": r"lora|微调|fine[\s-]*tun\w*", "qlora": r"qlora", "full": r"全参|全量|full",
@@ -216,8 +216,11 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
         if value is None:
             continue
         said_now, said_before = getattr(now, name, None), getattr(merged, name, None)
-        if name == "concurrency" and said_now is None and now.qps is not None:
-            prov: Provenance = "inferred"  # from a request rate (Little's law)
+        prov: Provenance
+        if name == "concurrency" and merged.concurrency is None and merged.qps is None and merged.headcount:
+            prov, words_ = "inferred", ""  # from the people who use the service (dialog.machine.PEAK_SHARE)
+        elif name == "concurrency" and said_now is None and now.qps is not None:
+            prov = "inferred"  # from a request rate (Little's law)
             words_ = str(now.qps)
         elif name == "model" and said_now is not None and now.model_assumed in ("size", "closest", "default"):
             prov, words_ = "inferred", now.model_text or ""  # a bare size ("14B"): a representative model
@@ -241,6 +244,10 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
         else:
             prov, words_ = "default", ""
         out.append(Value(name=name, value=value, unit=units.get(name, ""), provenance=prov, text=words_))
+    if workload.get("task") == "inference" and merged.headcount and merged.concurrency is None and merged.qps is None:
+        said = now.headcount is not None  # the people who use the service, that concurrency was inferred from
+        out.append(Value(name="headcount", value=merged.headcount, unit="people", provenance="stated", earlier=not said,
+                         text=_span(text, "headcount", merged.headcount, found) if said else ""))
     return out
 
 

@@ -50,6 +50,7 @@ class Slots(Mutable):
     output_tokens: int | None = None
     concurrency: int | None = None
     concurrency_avg: int | None = None
+    headcount: int | None = None  # people who use the service ("team of 15", "全公司 300 人"), not all at once
     qps: float | None = None
     budget: float | None = None
     currency: str | None = None

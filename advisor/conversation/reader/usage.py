@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from advisor.conversation.reader.numbers import to_number
+from advisor.conversation.reader.numbers import cn_int, to_number
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import Text
 from knowledge.structs import Value
@@ -52,7 +52,10 @@ _HORIZON = re.compile(
     r"(?:(?<![a-z])(?:for|over|during|next|about|roughly|around)\s+(?:the\s+(?:next\s+)?|a\s+period\s+of\s+)?"
     r"(?:(?:just|only|about|around|roughly|maybe|another)\s+)?"
     r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*(?P<u>months?|years?|yrs?)(?![a-z]))|"
-    r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期)\s*(?P<zn>\d+(?:\.\d+)?|半|一)\s*(?:个)?\s*(?P<zu>月|年)")
+    r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期)\s*(?P<zn>\d+(?:\.\d+)?|半|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu>月|年)|"
+    # "三个月多少钱", "一年要多少钱": a period followed by the question of its cost
+    r"(?<![\d一二两三四五六七八九十])(?P<zn2>\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu2>月|年)"
+    r"(?=\s*(?:下来|总共|一共|共|要|大概|得)?\s*(?:多少钱|多少|费用|租金|成本|花多少|花费))")
 _HALF_YEAR = re.compile(r"half a year|six months|半年")
 
 
@@ -136,13 +139,15 @@ def read_usage(s: str) -> Usage:
     horizon_text = ""
     h = _HORIZON.search(s)
     if h:
-        raw = (h.group("n") or h.group("zn") or "").strip()
-        unit = h.group("u") or h.group("zu") or ""
-        n = 0.5 if raw in ("半", "half a") or raw.startswith("half") else _SMALL.get(raw) or float(raw)
+        raw = (h.group("n") or h.group("zn") or h.group("zn2") or "").strip()
+        unit = h.group("u") or h.group("zu") or h.group("zu2") or ""
+        n = (0.5 if raw in ("半", "half a") or raw.startswith("half") else _SMALL.get(raw) or float(cn_int(raw) or 0)
+             if not raw[:1].isdigit() else float(raw))
         months = n * (12 if unit.startswith(("y", "年")) else 1)
         if 0 < months <= 240:
             horizon, horizon_text = months, h.group(0).strip()
-            spans.append((h.start("n") if h.group("n") else h.start("zn"), h.end()))  # the verb ("租") stays
+            start = h.start("n") if h.group("n") else h.start("zn") if h.group("zn") else h.start("zn2")
+            spans.append((start, h.end()))  # the verb ("租") stays
     elif (half := _HALF_YEAR.search(s)) and re.search(r"用|租|for|over|rent|use", s[max(0, half.start() - 12):half.start()]):
         horizon, horizon_text = 6.0, half.group(0)
         spans.append(half.span())

@@ -107,7 +107,7 @@ def read_task(t: Text, slots: Slots) -> None:
     if _TRAIN.search(t.s):
         slots.task_generic = "train"
         return
-    if (_INFER.search(t.s) or slots.concurrency or slots.qps or slots.claim is not None
+    if (_INFER.search(t.s) or slots.concurrency or slots.headcount or slots.qps or slots.claim is not None
             or (slots.weights and slots.weights.startswith("q"))):
         slots.task = "inference"
 

@@ -27,7 +27,7 @@ def assumptions_block(assumptions: list[Assumption], book: Book, lang: str) -> s
                 values[key] = book.tokens(f"assumed {key}", value, source, lang)
             else:
                 values[key] = book.num(f"assumed {key}", value, unit, source, decimals_for(value),
-                                       suffix="" if unit in ("sequences",) else None)
+                                       suffix="" if unit in ("sequences", "people") else None)
         lines.append("- " + (a.zh if lang == "zh" else a.en).format(**values))
     return "\n".join(lines)
 

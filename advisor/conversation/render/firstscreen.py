@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from advisor.analysis.result import top_option
-from advisor.conversation.dialog.machine import default_catalog, default_weights
+from advisor.conversation.dialog.machine import PEAK_SHARE, PEAK_SHARE_SOURCE, default_catalog, default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -50,6 +50,7 @@ from advisor.conversation.render.options_table import (
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
 from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
+from advisor.workload import speed_workload
 from knowledge.messages import t
 from knowledge.quantities import Bytes
 from knowledge.structs import dump
@@ -185,7 +186,9 @@ def fit_limits_text(fl: Any, book: Book, lang: str) -> str:
 
 def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     """One configuration the user named: yes with the need and speed, or no with the shortfall and what would make
-    it work (the recommender's changes checked on it, else the best configuration that fits)."""
+    it work (the recommender's changes checked on it, else the best configuration that fits). A speed question
+    ("卡不卡？", "fast enough?") about a configuration that cannot hold the job is told first that there is no speed
+    to give, because it does not run as asked."""
     zh = lang == "zh"
     name = opt_name(o, book)
     need, usable = need_and_usable(o, book)
@@ -216,7 +219,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         # the user's own cards: a lighter method or format on them (a shorter context changes the job: the details)
         changes = [ch for ch in ev.recommendation.changes if ch.for_existing and ch.kind in ("task", "precision")]
     verdict = "with_changes" if changes else "no"
-    head = t("screen.option.short_one_card" if alone else "screen.option.short", lang, yes=_yes_no(verdict, lang),
+    yes = t("lead.speed.no_run", lang) if getattr(ev, "asks_speed", False) else _yes_no(verdict, lang)
+    head = t("screen.option.short_one_card" if alone else "screen.option.short", lang, yes=yes,
              who=who, short=short, need=need, gpu=o.gpu_name, usable=usable)
     if changes:
         ch = changes[0]
@@ -481,7 +485,10 @@ def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
         else:
             bits.append(opt_memory(o, book, lang))
         parts.append(t("screen.compare.item", lang, name=opt_name(o, book), bits=t("list.comma", lang).join(bits)))
-    return Lead(t("clause.sep", lang).join(parts) + t("sentence.end", lang), None, "")
+    # "Is an A6000 worth it over a 4090?" when neither holds the job: that first, before the item-by-item figures
+    # (when only one does, the dialog's verdict says so: dialog.compare.cards_verdict)
+    head = "" if any(o.fits for o in users[:4]) else t("screen.compare.neither", lang)
+    return Lead(head + t("clause.sep", lang).join(parts) + t("sentence.end", lang), None, "")
 
 
 def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
@@ -493,7 +500,6 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
     tail = "" if speed == "—" else t("clause.sep", lang) + speed
     lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
-    lay = lay if lang == "zh" else lay[:1].upper() + lay[1:]  # it starts the English sentence
     return Lead(t("screen.which", lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
 
@@ -584,15 +590,30 @@ def stated_targets(ev: Any, book: Book) -> list[str]:
     return out
 
 
-def assumed_line(ev: Any, book: Book, lang: str) -> str:
-    """The defaults this answer rests on, in one line (all assumptions are in the details)."""
+SRC_CHAT = "advisor.workload.CHAT_PROMPT_TOKENS / CHAT_OUTPUT_TOKENS (ShareGPT means, sglang-vllm-060-bench)"
+
+
+def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None) -> str:
+    """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
+    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.machine.PEAK_SHARE)."""
     w = ev.workload
     bits = [task_label(w.task, lang)]
-    if w.task == "inference":
+    if w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
+        bits.append(t("screen.assumed.people", lang,
+                      people=book.count("people using the service", people, "people", SRC_USER),
+                      n=book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency")),
+                      share=book.num("share of users active at peak", PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE,
+                                     suffix="")))
+    elif w.task == "inference":
         n = book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"))
         bits.append(t("screen.assumed.users", lang, n=w.concurrency, count=n))
     bits.append(t("screen.assumed.context", lang,
                   ctx=book.tokens("context", w.context, source_of(ev, "context"), lang)))
+    if w.task == "inference" and w.prompt_tokens is None and w.output_tokens is None:
+        chat = speed_workload(w)  # the lengths the speed is estimated for (advisor.workload: ShareGPT means)
+        bits.append(t("screen.assumed.chat", lang,
+                      prompt=book.tokens("prompt tokens of a chat turn", chat.prompt_tokens or 0, SRC_CHAT, lang),
+                      output=book.tokens("output tokens of a chat turn", chat.output_tokens or 0, SRC_CHAT, lang)))
     if w.is_training:  # the data a training time is computed for; the default said as such
         tokens = train_tokens_text(ev, book, lang)
         bits.append(t("screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default",

@@ -70,6 +70,8 @@ def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Catalog, p
         return book.tokens(name, value, SRC_USER, lang)
     if slot == "concurrency":
         return book.num(name, value, "sequences", SRC_USER, suffix=t("slot.concurrency_unit", lang))
+    if slot == "headcount":
+        return book.num(name, value, "people", SRC_USER, suffix=t("slot.people_unit", lang))
     if slot == "qps":
         return book.num(name, value, "requests/s", SRC_USER, decimals_for(value))
     if slot == "budget":

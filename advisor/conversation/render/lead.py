@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render.book import SRC_RECOMMEND, SRC_USER, Book
+from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.options_table import misses, need_and_usable, opt_layout, opt_name, opt_speed
+from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
+from advisor.workload import speed_workload
 from knowledge.messages import t
 
 if TYPE_CHECKING:
@@ -28,7 +30,8 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
-    if ev.asks_speed and intent not in ("compare", "claim", "how_long", "how_much") and len(users) <= 1:
+    # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
+    if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
             return _speed_lead(o, ev, book, lang)
@@ -98,5 +101,39 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
     missing = misses(o, lang)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
     text = t("lead.speed", lang, speed=opt_speed(o, book, lang, ev.workload), name=opt_name(o, book), warn=warn,
-             lay=opt_layout(o, lang, book), need=need, usable=usable)
+             lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=_ttft(o, book, lang),
+             verdict=_against_target(o, ev, book, lang))
     return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
+
+
+def _ttft(o: Option, book: Book, lang: str) -> str:
+    """The time to the first token of one request on the option (the prefill roofline of its prompt), in ms below a
+    second, else in seconds."""
+    tput = o.throughput
+    if tput is None or not tput.ttft_s:
+        return ""
+    name = f"time to first token on {o.count}× {o.gpu_name}"
+    value = (book.num(name, tput.ttft_s * 1e3, "ms", SRC_THROUGHPUT, 0) if tput.ttft_s < 1
+             else book.num(name, tput.ttft_s, "s", SRC_THROUGHPUT, 1))
+    sized = o.sized_workload
+    prompt = speed_workload(sized).prompt_tokens if sized is not None else None  # the prompt the TTFT is for
+    if not prompt:
+        return t("lead.speed.ttft", lang, ttft=value)
+    return t("lead.speed.ttft_prompt", lang, ttft=value,
+             prompt=book.tokens("prompt tokens of the first-token time", prompt, SRC_THROUGHPUT, lang))
+
+
+def _against_target(o: Option, ev: Analysis, book: Book, lang: str) -> str:
+    """"Is it fast enough / 卡不卡": the per-user decode speed against the stated per-token target, else the
+    default interactivity target (advisor.recommend.rank.INTERACTIVE_MS_PER_TOKEN: MLPerf Inference's interactive
+    scenario, 40 ms per token = 25 tokens/s per user)."""
+    tput = o.throughput
+    if tput is None or not tput.decode_tokens_per_s:
+        return ""
+    stated = getattr(ev.constraints, "max_ms_per_token", None)
+    ms = stated or INTERACTIVE_MS_PER_TOKEN
+    rate = book.num("per-user speed of the target", 1000.0 / ms, "tokens/s", SRC_USER if stated else INTERACTIVE_SOURCE,
+                    decimals_for(round(1000.0 / ms, 1)))
+    why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
+    fast = tput.ms_per_token <= ms
+    return t("lead.speed.fast" if fast else "lead.speed.slow", lang, rate=rate, why=why)
