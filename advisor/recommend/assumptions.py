@@ -71,9 +71,7 @@ def deadline_assumption() -> tuple[str, str]:
 def deadline_out_of_reach() -> tuple[str, str]:
     """The default deadline met by no configuration the search may build (pre-training a large model): the fastest
     configurations tried are shown with their own times instead of none."""
-    days = DEFAULT_TRAINING_DEADLINE_S / 86400
-    return (f"no configuration tried finishes within the default {days:g} days: the fastest ones tried are shown, "
-            "each with its own time", f"所试配置都无法在默认的 {days:g} 天内完成：列出所试最快的配置及各自所需时间")
+    return _both("recommend.deadline_out_of_reach", days=DEFAULT_TRAINING_DEADLINE_S / 86400)
 
 
 _STACK_NAMES = {"synapseai": "Intel Gaudi SynapseAI", "cann": "Huawei CANN", "metal": "Apple Metal", "cuda": "CUDA",

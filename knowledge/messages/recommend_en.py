@@ -23,6 +23,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "recommend.market.cn": "region cn: only cards sold new there are offered (left out: {names})",
     "recommend.market.global": "region global (outside mainland China): cards sold only in mainland China are not offered (left out: {names})",
     "recommend.deadline": "no deadline given: configurations that finish within {days:g} days are preferred (give a deadline to change this)",
+    "recommend.deadline_out_of_reach": "no configuration tried finishes within the default {days:g} days: the fastest ones tried are shown, each with its own time",
     "recommend.stack": "software stack: CUDA or ROCm (what vLLM and SGLang support in their own tree) is preferred; a card on another stack (Gaudi SynapseAI, Ascend CANN outside China, Apple Metal as a multi-user server) leads only when it is at least {pct} cheaper over the horizon than the cheapest CUDA/ROCm option meeting the same targets (a judgment: a second stack costs porting and validation time)",
     "recommend.stack.kept": "; {count}× {gpu} ({stack}) is {gap:.0%} cheaper, under that margin, so {lead_count}× {lead} leads",
     "recommend.stack.cheaper": "; {count}× {gpu} ({stack}) leads because it is {gap:.0%} cheaper than {alt_count}× {alt}",

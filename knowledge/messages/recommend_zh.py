@@ -21,6 +21,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "recommend.market.cn": "中国大陆地区：只推荐国内可买到新卡的型号（未纳入：{names}）",
     "recommend.market.global": "中国大陆以外地区：不推荐专供中国市场的型号（未纳入：{names}）",
     "recommend.deadline": "未给出期限：优先选择 {days:g} 天内能完成训练的配置（可指定期限）",
+    "recommend.deadline_out_of_reach": "所试配置都无法在默认的 {days:g} 天内完成：列出所试最快的配置及各自所需时间",
     "recommend.stack": "软件栈：优先 CUDA 或 ROCm（vLLM、SGLang 原生支持的平台）；其他软件栈的卡（Gaudi SynapseAI、中国以外的昇腾 CANN、作为多用户服务器的 Apple Metal）只有在总拥有成本比满足同样目标的最便宜 CUDA/ROCm 方案低至少 {pct} 时才作为首选（经验判断：多一套软件栈需要移植和验证的时间）",
     "recommend.stack.kept": "；{count}× {gpu}（{stack}）便宜 {gap:.0%}，未达到该幅度，因此首选 {lead_count}× {lead}",
     "recommend.stack.cheaper": "；{count}× {gpu}（{stack}）比 {alt_count}× {alt} 便宜 {gap:.0%}，因此作为首选",
