@@ -29,6 +29,7 @@ TERMS = frozenset(w.lower() for w in """
     Llama Qwen Mistral Mixtral DeepSeek Gemma Phi Yi GLM ChatGLM Baichuan InternLM
     LLM AI API CLI JSON Slack Markdown PDF prefill decode all-reduce nvidia-smi ROCm MLPerf InfiniBand
     GPU-Advisor Advisor zh-CN AutoDL RunPod gpushare.com Meta Reuters
+    ShareGPT Chinchilla Hoffmann
 """.split())
 # A citation as the views print it ("（来源：<title>, <section> (<url>，检索于 …)）", "_出处：…_", Slack's "_来源: …_"):
 # a registry title with the rule's locator, cut to a width, quoted as published, up to the end of its line

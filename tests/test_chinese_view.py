@@ -99,8 +99,6 @@ def _zh_values(table: dict[str, Any]) -> list[str]:
 KNOWN_MESSAGES: dict[str, set[str]] = {
     # the software stacks' own names, which a Chinese answer keeps (Apple Metal, Intel Gaudi SynapseAI)
     "recommend.stack": {"Metal", "SynapseAI"},
-    # a cited paper's author and name, kept as published (Hoffmann et al. 2022, "Chinchilla")
-    "budget_train.how": {"Hoffmann", "Chinchilla"},
 }
 
 

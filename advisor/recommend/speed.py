@@ -103,6 +103,7 @@ def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: float) -
     sized = o.sized_workload
     if sized is None or (w.prompt_tokens == sized.prompt_tokens and w.output_tokens == sized.output_tokens):
         return before
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
     from advisor.estimator.throughput import estimate_throughput
 
     try:

@@ -609,7 +609,8 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None) -> s
         bits.append(t("screen.assumed.users", lang, n=w.concurrency, count=n))
     bits.append(t("screen.assumed.context", lang,
                   ctx=book.tokens("context", w.context, source_of(ev, "context"), lang)))
-    if w.task == "inference" and w.prompt_tokens is None and w.output_tokens is None:
+    if w.task == "inference" and w.prompt_tokens is None and w.output_tokens is None and getattr(ev, "load", None):
+        # said where the answer shows the simulated load (its TTFT and per-user speed are for one chat turn)
         chat = speed_workload(w)  # the lengths the speed is estimated for (advisor.workload: ShareGPT means)
         bits.append(t("screen.assumed.chat", lang,
                       prompt=book.tokens("prompt tokens of a chat turn", chat.prompt_tokens or 0, SRC_CHAT, lang),
