@@ -10,7 +10,7 @@ from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
-from advisor.conversation.render.options_table import misses, need_and_usable, opt_layout, opt_name, opt_speed
+from advisor.conversation.render.options_table import SRC_LOAD, misses, need_and_usable, opt_layout, opt_name, opt_speed
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
 from knowledge.messages import t
@@ -112,9 +112,11 @@ def _ttft(o: Option, book: Book, lang: str) -> str:
     tput = o.throughput
     if tput is None or not tput.ttft_s:
         return ""
-    name = f"time to first token on {o.count}× {o.gpu_name}"
-    value = (book.num(name, tput.ttft_s * 1e3, "ms", SRC_THROUGHPUT, 0) if tput.ttft_s < 1
-             else book.num(name, tput.ttft_s, "s", SRC_THROUGHPUT, 1))
+    ul = tput.under_load  # simulated at the asked load: the median the "At N users" sentence gives
+    ttft, src = (ul.ttft_s, SRC_LOAD) if ul is not None and ul.ttft_s > 0 else (tput.ttft_s, SRC_THROUGHPUT)
+    name = (f"median time to first token at {tput.concurrency} users on {o.count}× {o.gpu_name}" if src == SRC_LOAD
+            else f"time to first token on {o.count}× {o.gpu_name}")
+    value = (book.num(name, ttft * 1e3, "ms", src, 0) if ttft < 1 else book.num(name, ttft, "s", src, 1))
     sized = o.sized_workload
     prompt = speed_workload(sized).prompt_tokens if sized is not None else None  # the prompt the TTFT is for
     if not prompt:
@@ -135,5 +137,6 @@ def _against_target(o: Option, ev: Analysis, book: Book, lang: str) -> str:
     rate = book.num("per-user speed of the target", 1000.0 / ms, "tokens/s", SRC_USER if stated else INTERACTIVE_SOURCE,
                     decimals_for(round(1000.0 / ms, 1)))
     why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
-    fast = tput.ms_per_token <= ms
+    ul = tput.under_load  # the simulated time per token at the asked load when there is one
+    fast = (ul.tpot_s * 1e3 if ul is not None and ul.tpot_s > 0 else tput.ms_per_token) <= ms
     return t("lead.speed.fast" if fast else "lead.speed.slow", lang, rate=rate, why=why)
