@@ -92,3 +92,13 @@ def test_an_unreachable_default_deadline_still_gets_the_fastest_configuration(te
 def test_short_runs_are_given_in_minutes_or_hours(text: str, unit: str) -> None:
     first = Conversation().respond(text).answer.splitlines()[0]
     assert re.search(unit, first) and "0.0 days" not in first and "0.0 天" not in first, first
+
+
+@pytest.mark.parametrize(("text", "task"), [
+    ("How long to fine-tune Qwen3-8B fully on 1B tokens with 8 H20?", "full"),
+    ("finetune it fully on our 4 A100s, Llama 3.1 8B", "full"),
+    ("we'd fine-tune the model fully, Llama 3.1 70B on 64 H100", "full"),
+    ("fine-tune Llama 3 8B with LoRA, fully utilising 2 GPUs", "lora"),
+])
+def test_fine_tuning_a_model_fully_is_full_fine_tuning(text: str, task: str) -> None:
+    assert _slots(text).task == task

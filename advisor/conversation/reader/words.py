@@ -46,7 +46,9 @@ _TASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"q[\s\-_]*lora"), "qlora"),
     (re.compile(r"(?<![a-z])lora|(?<![a-z])peft|adapter"), "lora"),
     (re.compile(r"全参|全量|全参数|full[\s\-_]*(?:parameter[\s\-_]*)?(?:fine[\s\-_]*tun\w*|finetun\w*|ft|sft)|full[\s\-_]*parameter|"
-                r"fully[\s\-_]*(?:fine[\s\-_]*tun\w*|finetun\w*)|all (?:the )?(?:weights|parameters) (?:trained|updated)"), "full"),
+                r"fully[\s\-_]*(?:fine[\s\-_]*tun\w*|finetun\w*)|all (?:the )?(?:weights|parameters) (?:trained|updated)|"
+                # "fine-tune Qwen3-8B fully", "finetune it fully on 1B tokens"
+                r"(?:fine[\s\-_]*tun\w*|finetun\w*)(?:\s+[\w.\-]+){0,3}\s+fully(?![\w-])"), "full"),
     (re.compile(r"冻结|freeze"), "freeze"),
     (re.compile(r"预训练|从头训练|从零训练|从零开始训练|从头开始训练|pre[\s\-_]*train\w*|from scratch|继续预训练|continued pretrain\w*"), "pretrain"),
 ]
