@@ -102,3 +102,15 @@ def test_short_runs_are_given_in_minutes_or_hours(text: str, unit: str) -> None:
 ])
 def test_fine_tuning_a_model_fully_is_full_fine_tuning(text: str, task: str) -> None:
     assert _slots(text).task == task
+
+
+@pytest.mark.parametrize("text", ["Is the H20 good for training a 7B model from scratch on 100B tokens?",
+                                  "用一张 H20 从头预训练 7B 模型，1000 亿 tokens，行吗？",
+                                  "Can one A100 80GB pretrain a 7B LLM on 100B tokens?"])
+def test_a_card_that_fits_but_takes_years_says_how_many_finish_in_time(text: str) -> None:
+    """Memory fits on one card, but C ≈ 6 · 7.6e9 · 1e11 = 4.6e21 FLOPs at ≤ 1e15 FLOP/s takes > 50 days: the
+    first sentence says so and names the count of that card that finishes within the default 30 days."""
+    first = Conversation().respond(text).answer.splitlines()[0]
+    m = re.search(r"(\d+)× [^:：]+? (?:finish in|约) ([\d.]+) ?(?:days|天)", first.split("30")[-1])
+    assert re.search(r"default 30-day deadline|默认的 30 天期限", first), first
+    assert m and int(m.group(1)) > 1 and float(m.group(2)) <= 30, first

@@ -10,7 +10,16 @@ from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
-from advisor.conversation.render.options_table import SRC_LOAD, misses, need_and_usable, opt_layout, opt_name, opt_speed
+from advisor.conversation.render.options_table import (
+    SRC_LOAD,
+    misses,
+    need_and_usable,
+    opt_days,
+    opt_layout,
+    opt_name,
+    opt_speed,
+)
+from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
 from knowledge.messages import t
@@ -46,6 +55,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         # "how long on my one 4090?" when it does not fit there: that first, then what would
         led = fs.option_lead(users[0], ev, book, lang, one_card=True)
         led.verdict = led.verdict if intent == "feasibility" else None  # a verdict answers a feasibility question
+        slow = _slow_training(users[0], top, ev, book, lang)
+        if slow:
+            led.text += t("sentence.gap", lang) + slow
         return led
     if (intent == "compare" and len(users) >= 2) or (intent in ("feasibility",) and len(users) >= 2):
         led = fs.compare_lead(users, ev, book, lang)
@@ -78,6 +90,25 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return fs.which_lead(chosen, ev, book, lang)
+
+
+def _slow_training(o: Option, top: Option | None, ev: Analysis, book: Book, lang: str) -> str:
+    """"Is one H20 good for pre-training a 7B on 100B tokens?": it fits, but past the deadline (the stated one, else
+    the recommender's 30-day default) — then the fewest of that card the answer offers that finish within it;
+    "" otherwise."""
+    deadline = getattr(ev.constraints, "deadline_s", None)
+    stated = deadline is not None
+    deadline = deadline or DEFAULT_TRAINING_DEADLINE_S
+    if not (o.fits and o.training and o.training.wall_s > deadline):
+        return ""
+    pool = [top, *ev.alternatives, *(ev.recommendation.options if ev.recommendation else [])]
+    faster = sorted((x for x in pool if x is not None and x.gpu == o.gpu and x.count > o.count and x.fits
+                     and x.training and x.training.wall_s <= deadline), key=lambda x: x.count)
+    if not faster:
+        return ""
+    why = t("lead.slow_training.yours" if stated else "lead.slow_training.default", lang)
+    return t("lead.slow_training", lang, name=opt_name(faster[0], book), days=opt_days(faster[0], book, lang),
+             why=why)
 
 
 def _over_budget(ev: Analysis, book: Book, lang: str) -> str:
