@@ -66,3 +66,13 @@ def test_a_per_user_speed_target_changes_the_recommendation_like_a_tpot_target()
     config = re.search(r"\d+× [^:(*]+?(?= in | \(|:)", by_tpot.splitlines()[0])
     assert config and config.group(0) in by_speed.splitlines()[0], (by_speed[:300], by_tpot[:300])
     assert "TPOT ≤ 40 ms" in by_speed
+
+
+@pytest.mark.parametrize("text", ["Throughput of Llama 3.1 8B on H100 at batch 64?",
+                                  "What's the throughput for Llama-3.1-8B on one H100 with batch size 64?",
+                                  "Llama 3.1 8B 在一张 H100 上 batch 64 的吞吐量是多少？"])
+def test_a_serving_batch_is_the_concurrency_and_a_throughput_question_opens_with_speed(text: str) -> None:
+    answer = Conversation().respond(text).answer
+    first = answer.splitlines()[0]
+    assert re.search(r"tokens/s per user|每路 [\d.]+ tokens/s|约每路", first), first
+    assert re.search(r"At 64 concurrent users|64 路并发时", answer), answer[:600]

@@ -255,6 +255,10 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
             "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}）",
             {"qps": (s.qps, "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
              "w": (QPS_SECONDS_PER_REQUEST, "s", "dialog assumption")}))
+    if concurrency is None and s.batch and task == "inference":  # "throughput at batch 64": 64 sequences at once
+        concurrency = s.batch
+        notes.append(Assumption("batch {n} read as {n} concurrent sequences", "批大小 {n} 按 {n} 路并发计算",
+                                {"n": (s.batch, "sequences", "user input")}))
     if concurrency is None and s.headcount:
         concurrency = peak_concurrency(s.headcount)
         notes.append(Assumption(
@@ -508,7 +512,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         claim=QuotedClaim(text=s.claim.text, value=s.claim.value, unit=s.claim.unit, bytes_if_gib=s.claim.bytes_if_gib)
         if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg,
-        concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None,
+        concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None
+        or (s.batch is not None and workload.task == "inference"),
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, stated=stated_fields(s),

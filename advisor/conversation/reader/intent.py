@@ -104,7 +104,8 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                r"会(?:很)?慢(?:吗|嘛|么)|快不快|速度(?:怎么样|如何|够|行|可以)|够快|响应(?:速度|快)|延迟(?:高|大|多少|怎么样)|"
                                r"首\s*(?:token|字)\s*(?:延迟|时间)?\s*(?:要|是|有|大概)?\s*(?:多少|多久|多长|几)|ttft",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
-                           r"how quick(?:ly)?|throughput (?:will|would|do|does|can)|fast enough|quick enough|"
+                           r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
+                           r"fast enough|quick enough|"
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
                            r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
                            r"first[\s-]token (?:latency|time)|(?:until|till|before|to get) (?:the )?first token|first token (?:comes?|arrives?|appears?)")
