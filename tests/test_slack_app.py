@@ -392,6 +392,10 @@ def test_a_40kb_message_gets_the_conversations_clear_reply(server, mock, make_ap
     shown = texts(call)
     assert "very long" in shown and "4000" in shown.replace(",", "")  # it read the first 4000 characters, and says so
     assert any(b["type"] == "table" for b in call.body["blocks"])  # and still answered
+    # its details follow in the thread: wait for them here, or on a loaded runner they land in the next test (whose
+    # injected Slack failure they then consume)
+    mock.wait_for(lambda calls: any(c.method == "chat.postMessage" and "Details" in str(c.body.get("text", ""))
+                                    for c in calls), timeout=30)
 
 
 def test_message_that_slack_refuses_outright_falls_back_to_text(server, mock, make_app):
