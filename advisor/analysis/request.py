@@ -58,6 +58,7 @@ class AnalysisRequest(Frozen):
     stated: tuple[str, ...] = ()  # the workload fields the user stated (the rest are defaults or inferred)
     inferred: tuple[str, ...] = ()  # fields implied by what was said (a concurrency from a request rate)
     asks_users: bool = False  # "how many users can it serve?"
+    asks_context: bool = False  # "what's the longest context on it?"
     asks_need: bool = False  # "how much memory does it need?"
     asks_speed: bool = False  # "how many tokens per second on …?"
     detail: Literal["answer", "options"] = "answer"

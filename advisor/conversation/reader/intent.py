@@ -77,6 +77,12 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|(?<![a-z])how many (?:users|people|"
                              r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
+# "what's the max context on one 4090?", "最长能开多少上下文": the longest context that fits, not a fit verdict
+_MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上下文(?:最长|最大|最多)|上下文(?:能|可以)?(?:开|支持|跑)?(?:到)?多(?:长|大|少)|"
+                          r"能开多(?:长|大)|最长能(?:开|跑|支持|放)?多(?:少|长|大)|多(?:长|大|少)的?上下文|"
+                          r"(?<![a-z])(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+)?"
+                          r"(?:context|sequence length|seq(?:uence)? len)|how (?:long|large|big) (?:a |of a )?(?:context|"
+                          r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can")
 _HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够",
                  en=r"how much (?:does|would|will|is|money|to)|price|cost|costs|quote|tco")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
@@ -199,6 +205,11 @@ def asks_memory(text: str) -> bool:
 def asks_speed(text: str) -> bool:
     """"How many tokens per second on 2 H100s?" / "每秒能出多少 token？": the answer opens with the speed."""
     return bool(_SPEED_QUESTION.search((text or "").lower()))
+
+
+def asks_context(text: str) -> bool:
+    """"What's the longest context on one 4090?": the answer is the longest context that fits."""
+    return bool(_MAX_CONTEXT.search((text or "").lower()))
 
 
 def asks_users(text: str) -> bool:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
+from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
     misses,
@@ -44,6 +44,10 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
             return _speed_lead(o, ev, book, lang)
+    if ev.asks_context and ev.limits is not None and len(users) == 1:  # "what's the longest context on it?"
+        led_ctx = _context_lead(ev, book, lang)
+        if led_ctx is not None:
+            return led_ctx
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
         led = fs.users_lead(users[0] if users else top, ev, book, lang)
         if led is not None:
@@ -90,6 +94,24 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return fs.which_lead(chosen, ev, book, lang)
+
+
+def _context_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """"What's the max context for X on one 4090?": the longest context that fits on the named configuration at the
+    asked load (advisor.analysis.limits.config_limits: bisection over estimate_memory in CONTEXT_STEP steps up to the
+    model's maximum), or that the model's whole context fits; None when the limits were not computed."""
+    lim = ev.limits
+    assert lim is not None
+    o = lim.option
+    name = opt_name(o, book)
+    load = book.count("sequences at once" if not lim.training else "micro-batch", lim.load, "sequences", SRC_USER)
+    cap = book.tokens("the model's maximum context", lim.context_cap, "catalog: max_position_embeddings", lang)
+    if lim.max_context <= 0:
+        return fs.Lead(t("lead.context.none", lang, name=name, load=load), "no", "longest context")
+    if lim.max_context >= lim.context_cap:
+        return fs.Lead(t("lead.context.all", lang, name=name, cap=cap, load=load), "yes", "longest context")
+    longest = book.tokens(f"longest context on {o.count}× {o.gpu_name}", lim.max_context, SRC_MEMORY, lang)
+    return fs.Lead(t("lead.context.max", lang, name=name, longest=longest, load=load, cap=cap), None, "longest context")
 
 
 def _slow_training(o: Option, top: Option | None, ev: Analysis, book: Book, lang: str) -> str:
