@@ -103,6 +103,9 @@ __all__ = ["compare_models"]
 # --- two card configurations: the verdict on the criterion asked ----------------------------------------------------
 _FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|更快|哪个快|速度|快", re.I)
 _VALUE = re.compile(r"cost[\s-]*effective|better value|bang for|worth|划算|性价比|值得", re.I)
+# "cheaper per token", "cost per million tokens", "每百万 token 成本": the owned cost per generated token, not the purchase
+_PER_TOKEN = re.compile(r"per (?:million |1m |thousand |1k )?(?:output )?tokens?|per[- ]token|cost per (?:million )?tokens?|"
+                        r"\$/\s*m?tok|每\s*(?:百万|千|个)?\s*(?:输出\s*)?token|token\s*成本|单位\s*token", re.I)
 _CHEAPER = re.compile(r"cheaper|cheapest|less expensive|costs? less|便宜|省钱|少花", re.I)
 _TCO = re.compile(r"\btco\b|total cost of ownership|cost of ownership|总拥有成本|拥有成本|全周期成本", re.I)
 
@@ -114,7 +117,7 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     cards + server); better value = lower purchase per token/s of total decode throughput at the stated load.
     With no criterion named, the faster and the cheaper one in one sentence (`_speed_and_price`). None when fewer
     than two sized configurations fit."""
-    criterion = bool(_FASTER.search(text) or _VALUE.search(text) or _CHEAPER.search(text))
+    criterion = bool(_FASTER.search(text) or _VALUE.search(text) or _CHEAPER.search(text) or _PER_TOKEN.search(text))
     wanted = {(h["gpu"], h.get("count")) for h in named or [] if h.get("gpu") and h.get("role") == "compared"}
     if wanted:  # the configurations the question names, not the changes the answer suggests beside them
         options = [o for o in options if (o["gpu"], o.get("count")) in wanted
@@ -144,6 +147,10 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     if _FASTER.search(text):
         a, b, x, y, r = _faster(fit, name, book)
         return t("compare.faster", lang, a=name(a), b=name(b), x=x, y=y, r=r) + _ruled_out(a, name(a), lang)
+    if _PER_TOKEN.search(text):
+        per_token = _per_token_verdict(fit, name, book, lang)
+        if per_token is not None:
+            return per_token
     priced = [(o, p) for o in fit if (p := _purchase(o)) is not None]
     if len(priced) < 2 or priced[0][1][1] != priced[1][1][1]:
         return None
@@ -162,6 +169,21 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         y = book.money(f"purchase of {name(b)}", pb[0], cur, "advisor.estimator.cost.estimate_tco")
         return t("compare.cheaper", lang, a=name(a), b=name(b), x=x, y=y) + _ruled_out(a, name(a), lang)
     return None
+
+
+def _per_token_verdict(fit: list[dict[str, Any]], name: Any, book: Book, lang: str) -> str | None:
+    """"Which is cheaper per token?": the lower owned cost per million output tokens (advisor.estimator.cost:
+    the TCO over its years ÷ the tokens generated at the asked load running around the clock, ×1e6); None when
+    either configuration has no such figure or they are in different currencies."""
+    per = [(o, c) for o in fit
+           if (c := ((o.get("tco") or {}).get("cost_per_million_tokens") or {}).get("owned")) and c.get("amount")]
+    if len(per) < 2 or per[0][1]["currency"] != per[1][1]["currency"]:
+        return None
+    (a, ca), (b, cb) = sorted(per[:2], key=lambda x: float(x[1]["amount"]))
+    src = "advisor.estimator.cost.estimate_tco (cost per million tokens, owned)"
+    x = book.money(f"owned cost per million output tokens on {name(a)}", float(ca["amount"]), str(ca["currency"]), src)
+    y = book.money(f"owned cost per million output tokens on {name(b)}", float(cb["amount"]), str(cb["currency"]), src)
+    return t("compare.per_token", lang, a=name(a), b=name(b), x=x, y=y) + _ruled_out(a, name(a), lang)
 
 
 def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang: str, deadline: bool = False
