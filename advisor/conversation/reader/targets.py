@@ -50,38 +50,31 @@ def _seconds(value: float, unit: str) -> float:
     return value / 1000 if unit.lower() in ("ms", "msec", "millisecond", "milliseconds", "毫秒") else value
 
 
+def _take(t: Text, patterns: list[re.Pattern[str]], said: list[str]) -> re.Match[str] | None:
+    """The first match of `patterns` whose number is positive, consumed from `t` and its words quoted into `said`."""
+    for rx in patterns:
+        m = rx.search(t.s)
+        if m:
+            v = to_number(m.group("num"))
+            if v and v > 0:
+                said.append(t.quote(m.start(), m.end()))
+                t.consume(m.start(), m.end())
+                return m
+    return None
+
+
 def read_latency_targets(t: Text, slots: Slots) -> None:
     """TTFT and TPOT targets beside their words, in milliseconds (`slots.ttft_ms`, `slots.tpot_ms`); the words
     read go to `slots.latency_text`. A per-user speed is a TPOT target of 1000 / speed ms."""
     said: list[str] = []
-    for rx in _TTFT:
-        m = rx.search(t.s)
-        if m:
-            v = to_number(m.group("num"))
-            if v and v > 0:
-                slots.ttft_ms = _seconds(v, m.group("unit")) * 1000
-                said.append(t.quote(m.start(), m.end()))
-                t.consume(m.start(), m.end())
-                break
-    for rx in _TPOT:
-        m = rx.search(t.s)
-        if m:
-            v = to_number(m.group("num"))
-            if v and v > 0:
-                slots.tpot_ms = _seconds(v, m.group("unit")) * 1000
-                said.append(t.quote(m.start(), m.end()))
-                t.consume(m.start(), m.end())
-                break
-    if slots.tpot_ms is None:
-        for rx in _SPEED:
-            m = rx.search(t.s)
-            if m:
-                v = to_number(m.group("num"))
-                if v and v > 0:
-                    slots.tpot_ms = 1000 / v
-                    said.append(t.quote(m.start(), m.end()))
-                    t.consume(m.start(), m.end())
-                    break
+    m = _take(t, _TTFT, said)
+    if m:
+        slots.ttft_ms = _seconds(to_number(m.group("num")) or 0.0, m.group("unit")) * 1000
+    m = _take(t, _TPOT, said)
+    if m:
+        slots.tpot_ms = _seconds(to_number(m.group("num")) or 0.0, m.group("unit")) * 1000
+    elif (m := _take(t, _SPEED, said)) is not None:
+        slots.tpot_ms = 1000 / (to_number(m.group("num")) or 1.0)
     if said:
         slots.latency_text = "; ".join(said)
 
