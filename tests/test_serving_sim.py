@@ -7,7 +7,6 @@ import itertools
 import random
 import statistics
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -20,20 +19,12 @@ from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.structs import replace
+from tests.serving_bench import validate_serving
 
 CAT = load_catalog()
 CAL = load_calibration()
-ROOT = Path(__file__).resolve().parents[1]
 
 
-def _bench():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("validate_serving", ROOT / "benchmarks" / "validate_serving.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _w(model: str, prompt: int, output: int, **kw) -> Workload:
@@ -51,7 +42,7 @@ def test_published_rows_within_tolerance():
     row not marked `known_miss` (each mark says why: SGLang v0.3 before its overlap scheduler; 0.5-0.6B models whose
     TTFT and throughput the host CPU sets); the marked rows still miss (a fix
     shows up here and the mark goes). The one row a constant was fitted on (`fitted`) is not counted."""
-    bench = _bench()
+    bench = validate_serving()
     errs: dict[str, list[float]] = {"ttft_ms": [], "tpot_ms": [], "tokens_per_s": []}
     misses, marked, passed = [], [], 0
     for row in bench.rows():
@@ -81,7 +72,7 @@ def test_fp4_rows_held_out_from_the_fit():
     """B200 NVFP4: the FP4 GEMM efficiency was fitted on one row (Llama-3.3-70B 2048/128); the nine held-out rows
     of the same table (70B at six other lengths, 405B TP4 at three) come within ±15 %, and FP4 beats the H200's FP8
     on every shared length, as measured."""
-    bench = _bench()
+    bench = validate_serving()
     rows = [r for r in bench.rows() if r["gpu"] == "b200" and not r.get("fitted")]
     assert len(rows) == 9
     for row in rows:

@@ -5,10 +5,11 @@ vLLM on H200, H100 and MI300X). The count within tolerance must not fall below w
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import yaml
+
+from tests.serving_bench import validate_serving
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,18 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 HELD_OUT_FLOOR = 59
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("validate_serving", ROOT / "benchmarks" / "validate_serving.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_held_out_rows_are_cited_and_not_fitted():
     """Every held-out row names a source with title, URL and retrieval date, states its load and at least one
     measured figure, and none carries a `fitted` mark."""
-    bench = _bench()
+    bench = validate_serving()
     sources = yaml.safe_load((ROOT / "knowledge" / "data" / "sources" / "calibration.yaml").read_text("utf-8"))
     rows = bench.held_out_rows()
     assert len(rows) >= 50
@@ -47,7 +42,7 @@ def test_held_out_rows_are_cited_and_not_fitted():
 
 def test_held_out_rows_within_tolerance_do_not_regress():
     """The held-out rows within tolerance stay at or above the floor reached when they were added."""
-    bench = _bench()
+    bench = validate_serving()
     rows = bench.held_out_rows()
     within = [r["id"] for r in rows if bench.within(r, bench.predict(r))]
     assert len(within) >= HELD_OUT_FLOOR, sorted({r["id"] for r in rows} - set(within))

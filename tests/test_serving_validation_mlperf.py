@@ -6,10 +6,11 @@ tokens/s at the largest load that meets the round's TTFT/TPOT bounds (max_concur
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import yaml
+
+from tests.serving_bench import validate_serving
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,18 +32,12 @@ KNOWN_MISSES = {
 }
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("validate_serving", ROOT / "benchmarks" / "validate_serving.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_mlperf_rows_are_cited_with_their_settings():
     """At least 20 rows from MLPerf's published results, each with its source (title, URL, retrieval date), the
     submission's layout (GPUs, TP, precision, engine), lengths, and either the Offline batch or the latency bounds."""
-    bench = _bench()
+    bench = validate_serving()
     sources = yaml.safe_load((ROOT / "knowledge" / "data" / "sources" / "calibration.yaml").read_text("utf-8"))
     rows = bench.mlperf_rows()
     assert len(rows) >= 24
@@ -62,7 +57,7 @@ def test_mlperf_rows_are_cited_with_their_settings():
 
 def test_mlperf_rows_within_tolerance_do_not_regress():
     """The rows within ±25 % on tokens/s stay at or above the floor reached when they were added."""
-    bench = _bench()
+    bench = validate_serving()
     within = [r["id"] for r in bench.mlperf_rows() if bench.within(r, bench.predict(r))]
     misses = {r["id"] for r in bench.mlperf_rows()} - set(within)
     assert len(within) >= MLPERF_FLOOR, sorted(misses)
@@ -71,7 +66,7 @@ def test_mlperf_rows_within_tolerance_do_not_regress():
 
 def test_validator_prints_the_mlperf_table(capsys):
     """`benchmarks/validate_serving.py` prints the MLPerf table with its own total."""
-    bench = _bench()
+    bench = validate_serving()
     ok = bench._table("MLPerf", bench.mlperf_rows()[:2])
     out = capsys.readouterr().out
     assert "mlp41-nv-h100x8-off" in out and "tok/s meas/pred" in out and 0 <= ok <= 2
