@@ -30,7 +30,7 @@ from advisor.recommend.search import (
 from advisor.recommend.speed import Speed, margin, speed
 from advisor.workload import Workload
 from knowledge.schemas import GpuSpec
-from knowledge.structs import replace
+from knowledge.structs import given, replace
 
 SPEED_MISSES = ("latency", "throughput", "deadline")
 QUANTISED_FORMATS = ("awq-int4", "gptq-int4", "q4_k_m")  # tried in this order for a named card (vLLM, then GGUF)
@@ -148,7 +148,6 @@ def _needed_for_speed(search: Search, missed: list[str], training: TrainingFigur
     return needed
 
 
-DEFAULT_MAX_NODES = 64  # Constraints.max_nodes when the user set none
 PRETRAIN_MAX_NODES = 4096  # 32,768 GPUs at 8 per server: pre-training runs of 2024-26 used 16k-100k+ GPUs
 
 
@@ -157,7 +156,7 @@ def _node_limit(search: Search) -> int:
     PRETRAIN_MAX_NODES (a 405B model on 15.6T tokens needs tens of thousands of H100s for a 30-day run, where 64
     servers would take years; Llama 3.1 405B trained on 16,384 H100s, arXiv:2407.21783 §3.3)."""
     c = search.constraints
-    if search.workload.task == "pretrain" and c.max_nodes == DEFAULT_MAX_NODES:
+    if search.workload.task == "pretrain" and not given(c, "max_nodes"):
         return PRETRAIN_MAX_NODES
     return c.max_nodes
 

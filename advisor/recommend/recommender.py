@@ -252,8 +252,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         for o in options:
             if o.misses == ["deadline"]:
                 o.misses, o.meets_targets = [], True
-                o.findings = [f for f in o.findings if f.rule_id != "sizing-deadline-missed"]
-        constraints = replace(constraints, deadline_s=None)  # the rules check the options without it too
+        constraints = replace(constraints, deadline_s=None)  # the rules (run on the shortlist) check without it too
         search = Search(model, workload, constraints, catalog)
     if interactive is not None and not any(could_lead(o, gpus[o.gpu], constraints) for o in options):
         # nothing a buyer could be recommended (priced, sold new in the region) reaches the interactive target: say
