@@ -584,8 +584,8 @@ def stated_targets(ev: Any, book: Book) -> list[str]:
     ttft = ((getattr(ev, "load", None) or {}).get("target") or {}).get("ttft_s")
     if ttft:
         out.append("TTFT ≤ " + book.num("TTFT target", ttft * 1e3, "ms", SRC_USER, decimals_for(ttft * 1e3)))
-    tpot = getattr(ev.constraints, "max_ms_per_token", None)
-    if tpot is not None and "max_ms_per_token" in (getattr(ev.constraints, "stated", None) or ("max_ms_per_token",)):
+    tpot = ev.constraints.max_ms_per_token  # set only when stated (the recommender adds its default to its own copy)
+    if tpot is not None:
         out.append("TPOT ≤ " + book.num("TPOT target", tpot, "ms", SRC_USER, decimals_for(tpot)))
     return out
 

@@ -118,7 +118,7 @@ def _slow_training(o: Option, top: Option | None, ev: Analysis, book: Book, lang
     """"Is one H20 good for pre-training a 7B on 100B tokens?": it fits, but past the deadline (the stated one, else
     the recommender's 30-day default) — then the fewest of that card the answer offers that finish within it;
     "" otherwise."""
-    deadline = getattr(ev.constraints, "deadline_s", None)
+    deadline = ev.constraints.deadline_s
     stated = deadline is not None
     deadline = deadline or DEFAULT_TRAINING_DEADLINE_S
     if not (o.fits and o.training and o.training.wall_s > deadline):
