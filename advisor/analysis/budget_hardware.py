@@ -46,11 +46,19 @@ def _counts(gpu: GpuSpec) -> tuple[int, ...]:
     return BASEBOARD_SIZES if gpu.interface in ("sxm", "oam") else COUNTS
 
 
-def _affordable(gpu: GpuSpec, budget: float, currency: str, region: str, condition: str) -> list[BudgetPick]:
+def buyable_price(gpu: GpuSpec, currency: str, region: str, condition: str) -> UnitPrice | None:
+    """The card's price when it can be bought in `region` in `condition` ("new": not end of life), else None."""
     if not sold_in(gpu, region) or (condition == "new" and end_of_life(gpu)):
-        return []
+        return None
     price = unit_price(gpu, currency, condition)
     if price is None or (price.end_of_life and condition == "new") or price.per_card.amount <= 0:
+        return None
+    return price
+
+
+def _affordable(gpu: GpuSpec, budget: float, currency: str, region: str, condition: str) -> list[BudgetPick]:
+    price = buyable_price(gpu, currency, region, condition)
+    if price is None:
         return []
     each = price.per_card.amount
     most = math.floor(budget / each + 1e-9) if math.isfinite(budget) else max(COUNTS)

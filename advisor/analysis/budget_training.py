@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import math
 
-from advisor.analysis.budget_hardware import BudgetPick
+from advisor.analysis.budget_hardware import BudgetPick, buyable_price
 from advisor.estimator.calibration import load_calibration
-from advisor.estimator.cost import end_of_life
-from advisor.recommend.prices import unit_price
-from advisor.recommend.search import sold_in
 from knowledge.catalog import Catalog
 from knowledge.structs import Value
 
@@ -49,12 +46,8 @@ def budget_training(catalog: Catalog, budget: float, currency: str, region: str,
     factors = load_calibration().inference.matmul_factor_by_gpu
     best: TrainingBudget | None = None
     for gpu in catalog.gpus:
-        if gpu.interface not in ("sxm", "oam") or not sold_in(gpu, region):
-            continue
-        if condition == "new" and end_of_life(gpu):
-            continue
-        price = unit_price(gpu, currency, condition)
-        if price is None or price.per_card.amount <= 0 or (price.end_of_life and condition == "new"):
+        price = buyable_price(gpu, currency, region, condition) if gpu.interface in ("sxm", "oam") else None
+        if price is None:
             continue
         n = math.floor(budget / price.per_card.amount + 1e-9) // BOARD * BOARD
         if n < BOARD:
