@@ -245,7 +245,6 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
 
 
 _HOW_BIG = re.compile(r"biggest|largest|how (?:big|large)|what size|最大|多大|多少参数", re.I)
-DEFAULT_TRAIN_DAYS = 30  # the recommender's default training deadline (advisor.recommend.assumptions)
 
 
 def _budget_train(state: DialogState, working: DialogState, lang: str, catalog: Catalog) -> Turn:
@@ -253,10 +252,11 @@ def _budget_train(state: DialogState, working: DialogState, lang: str, catalog: 
     stated time (default 30 days) (advisor.analysis.budget_training)."""
     from advisor.analysis.budget_training import budget_training  # start-up: only this question loads it
     from advisor.conversation.render.model_fit import budget_train_turn  # start-up: as above
+    from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S  # start-up: as above
 
     constraints, _ = build_constraints(working, lang)
     assert constraints.budget is not None  # the caller checked that a budget was said
-    seconds = working.slots.deadline_s or DEFAULT_TRAIN_DAYS * 86400
+    seconds = working.slots.deadline_s or DEFAULT_TRAINING_DEADLINE_S
     tb = budget_training(catalog, constraints.budget, constraints.currency, constraints.region, seconds,
                          constraints.condition)
     working.pending = None

@@ -128,7 +128,8 @@ def _slow_training(o: Option, top: Option | None, ev: Analysis, book: Book, lang
                      and x.training and x.training.wall_s <= deadline), key=lambda x: x.count)
     if not faster:
         return ""
-    why = t("lead.slow_training.yours" if stated else "lead.slow_training.default", lang)
+    why = t("lead.slow_training.yours" if stated else "lead.slow_training.default", lang,
+            days=f"{DEFAULT_TRAINING_DEADLINE_S / 86400:g}")
     return t("lead.slow_training", lang, name=opt_name(faster[0], book), days=opt_days(faster[0], book, lang),
              why=why)
 

@@ -136,7 +136,9 @@ def budget_train_turn(tb: TrainingBudget | None, budget: float, currency: str, r
     mfu = book.num("MFU assumed", tb.mfu * 100, "%", SRC_TRAIN, 0, suffix="%")
     priced = _priced(book, tb.pick, lang)
     head = t("budget_train.head", lang, budget=money, params=params, days=days, tokens=tokens, **priced, where=where)
-    how = t("budget_train.how", lang, flops=flops, mfu=mfu, params=params, tokens=tokens)
+    per_param = round(tb.tokens / tb.params, 6)  # the compute-optimal tokens per parameter the size was found for
+    how = t("budget_train.how", lang, flops=flops, mfu=mfu, params=params, tokens=tokens, tpp=f"{per_param:g}",
+            k=f"{6 * per_param:g}")
     note = t("budget_train.note", lang)
     return finish_turn(head + "\n\n" + how + "\n\n" + note, lang, state, book, extra=extra)
 
