@@ -114,7 +114,8 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
                   named: list[dict[str, Any]] | None = None, deadline: bool = False) -> str | None:
     """The first sentence of "which is faster / cheaper / better value, A or B?" over the two configurations sized
     (both fit): faster = higher decode tokens/s per user (estimate_throughput); cheaper = lower purchase (the TCO's
-    cards + server); better value = lower purchase per token/s of total decode throughput at the stated load.
+    cards + server); per token = lower owned cost per million output tokens (`_per_token_verdict`); better value =
+    lower purchase per token/s of total decode throughput at the stated load.
     With no criterion named, the faster and the cheaper one in one sentence (`_speed_and_price`). None when fewer
     than two sized configurations fit."""
     criterion = bool(_FASTER.search(text) or _VALUE.search(text) or _CHEAPER.search(text) or _PER_TOKEN.search(text))
