@@ -17,6 +17,7 @@ from advisor.conversation.reader.inline_specs import read_bandwidth, read_user_m
 from advisor.conversation.reader.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
 from advisor.conversation.reader.numbers import DIGITS, to_number
 from advisor.conversation.reader.ranges import MAX_GPU_COUNT
+from advisor.conversation.reader.servers import per_server_default, servers_near
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.text import EN_WORD_NUM, NUM, SIZE, Text, size_of
 
@@ -253,6 +254,14 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         taken_end = end
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
         count, c_start, c_end = _count_near(t.s, start, end)
+        in_servers = servers_near(t.s, start, end)
+        if in_servers is None and count is not None and re.match(r"[dh]gx\s*[a-z]", matched):
+            in_servers = (count, None, c_start, c_end)  # "2 DGX B200": systems of the card's usual server size
+        if in_servers is not None:  # "2 nodes of 8x H100", "两台 8 卡 H800": servers × GPUs per server
+            spec = catalog.gpu(gpu_id)
+            per = in_servers[1] or per_server_default(spec.interface, spec.segment, spec.max_per_node)
+            if per is not None and in_servers[0] * per <= MAX_GPU_COUNT:
+                count, c_start, c_end = in_servers[0] * per, in_servers[2], in_servers[3]
         span_start, span_end = min(start, c_start), max(end, c_end)
         mention = GpuMention(gpu=gpu_id, count=count, text=t.quote(span_start, span_end), assumed=assumed)
         if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out

@@ -45,6 +45,7 @@ from advisor.conversation.render.options_table import (
     opt_price,
     opt_purchase,
     opt_speed,
+    restates,
     user_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
@@ -204,6 +205,12 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
         lay = opt_layout(o, lang, book)
         limits = fit_limits_text(ev.fit_limits, book, lang) if ev.fit_limits is not None else ""
+        # fits, but an engineering rule forbids running it so ("not enough CPU RAM for the offload it relies on"):
+        # not a "yes"; a market rule (can it be bought in China) keeps the yes with its "but"
+        if any(f.severity == "block" and f.topic != "market" and not restates(f, o) for f in o.findings):
+            return Lead(t("screen.option.fits_blocked", lang, name=name, missing=t("list.sep", lang).join(missing),
+                          lay=lay, need=need, usable=usable, tail=tail, limits=limits),
+                        "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
         return Lead(t("screen.option.fits", lang, name=name, warn=warn, lay=lay, need=need, usable=usable, tail=tail,
                       limits=limits),
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
