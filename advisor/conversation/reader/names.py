@@ -118,6 +118,13 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
             continue
         suffix = _MODEL_PRECISION_SUFFIX.search(t.s, start, end)
         end = suffix.start() if suffix else end
+        newer = _other_version(t.s, start, end, _text, model_id, catalog)
+        if newer is not None:  # "Mistral Large 3" is not Mistral Large 2: an unknown model, never a stand-in
+            if slots.model is None and slots.unknown_model is None:
+                slots.unknown_model = t.quote(start, newer)
+            taken_end = newer
+            t.consume(start, newer)
+            continue
         if slots.model is None:
             slots.model, slots.model_text = model_id, t.quote(start, end)
         if model_id not in slots.models:
@@ -140,6 +147,26 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
         if unknown and len(unknown.group(0)) > 3:
             slots.unknown_model = t.original[unknown.start():unknown.end()].strip()
             t.consume(unknown.start(), unknown.end())  # "gpt-oss-120b": its "120b" is no bare model size
+
+
+# a version number right after a name without one ("mistral large 3"); not a count, size or unit ("mistral large 2x",
+# "… large 3 users", "… 4 张")
+_VERSION_AFTER = re.compile(r"[\s\-]?v?(?P<ver>\d{1,2}(?:\.\d)?)(?![\w.])(?!\s*(?:x|×|\*|users?|people|gpus?|cards?|nodes?|"
+                            r"servers?|k\b|tokens?|bits?|张|块|卡|个|人|路|台|位|万|千))")
+
+
+def _other_version(s: str, start: int, end: int, matched: str, model_id: str, catalog: Catalog) -> int | None:
+    """The end of "<name> <version>" when the catalog model matched by a version-less alias ("mistral large") is
+    another version than the one typed after it ("3"), else None."""
+    if re.search(r"\d", matched):
+        return None
+    m = _VERSION_AFTER.match(s, end)
+    if m is None:
+        return None
+    spec = catalog.model(model_id)
+    names = " ".join((spec.id, spec.name, *spec.aliases)).lower()
+    ver = m.group("ver")
+    return None if re.search(rf"(?<![\d.]){re.escape(ver)}(?![\d.])", names) else m.end()
 
 
 def _distilled(t: Text, slots: Slots, catalog: Catalog, named_at: int) -> None:
