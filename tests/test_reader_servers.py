@@ -74,3 +74,4 @@ def test_a_configuration_an_engineering_rule_forbids_is_not_a_plain_yes() -> Non
     servers have: the lead says it is ruled out, not "Yes … fits"."""
     first = Conversation(lang="en").respond("full fine-tune llama 3.1 70B on 2 nodes of 8x H100").answer.split("\n")[0]
     assert not first.startswith("**Yes") and "ruled out" in first.split("**")[1], first
+

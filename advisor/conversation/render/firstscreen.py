@@ -283,8 +283,21 @@ def count_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     missing = misses(top, lang)  # a rule's exclusion stays in the first sentence
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
     return Lead(t("screen.count", lang, name=name, warn=warn, need=need, usable=usable,
-                  lay=opt_layout(top, lang, book)),
+                  lay=opt_layout(top, lang, book), kv=_kv_share(top, ev, book, lang)),
                 None, f"GPUs ({top.gpu_name})")
+
+
+def _kv_share(o: Any, ev: Any, book: Book, lang: str) -> str:
+    """Why a serving count is larger than the weights alone need: the KV cache of every concurrent sequence at the
+    whole context (memory is sized for full-context sequences), said when it is over a quarter of the need."""
+    w, per = ev.workload, o.per_gpu
+    if w.is_training or per is None or per.kv_cache.gib <= 0.25 * per.total.gib or w.concurrency < 2:
+        return ""
+    where = f"on {o.count}× {o.gpu_name}"
+    kv = book.gib(f"KV cache per GPU {where}", per.kv_cache)
+    users = book.count(f"concurrent sequences {where}", w.concurrency, "sequences", "user input or default")
+    ctx = book.count(f"tokens per sequence {where}", w.context, "tokens", "user input or default")
+    return t("screen.count.kv", lang, kv=kv, users=users, ctx=ctx)
 
 
 def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
