@@ -23,7 +23,7 @@ LANGS = ("en", "zh")
 
 Entry = str | Mapping[str, str]
 
-SECTIONS = ("recommend",)  # key prefixes kept in their own modules, `<section>_<lang>.py`
+SECTIONS = ("recommend", "rules")  # key prefixes kept in their own modules, `<section>_<lang>.py`
 
 _tables: dict[str, Mapping[str, Entry]] = {}
 
