@@ -947,6 +947,4 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "api.conversation_not_found": "conversation not found: {cid!r} is not a conversation of yours (it may have been purged)",
     "ask.conversation_not_found": "--conversation: not found: {ident!r} is no stored conversation",
     "train_time.tokens_unread": "--tokens: '{text}' is not a token count",
-    # --- the rules could not be evaluated (rules/engine.py) --------------------------------------------------------------
-    "rules.not_validated": "the rules could not be checked; this answer is not validated ({detail}); please try again",
 }

@@ -943,6 +943,4 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "api.conversation_not_found": "未找到对话：{cid!r}",
     "ask.conversation_not_found": "--conversation：未找到：{ident!r} 不是已保存的对话",
     "train_time.tokens_unread": "--tokens：“{text}”不是有效的 token 数量（例如 2e9、2B、1.5T）",
-    # --- the rules could not be evaluated (rules/engine.py) --------------------------------------------------------------
-    "rules.not_validated": "规则无法检查；这个答案未经验证（{detail}），请重试",
 }
