@@ -118,8 +118,13 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str) -> Lead:
     usable = book.gib(f"usable memory of a {cap.value:g} GiB card", need.usable_bytes(cap_bytes))
     typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value))
     verdict = "yes" if fits else "no"
+    w = ev.workload  # a training job's need is weights, optimizer states and activations, not a KV cache
+    task = task_label(w.task, lang)
+    task = " " + task + " " if lang == "zh" and task[:1].isascii() else task  # "做 LoRA 微调", "做全参微调"
+    what = (t("screen.memory.what.training", lang, task=task.rstrip() if lang == "zh" else task) if w.is_training
+            else t("screen.memory.what.inference", lang))
     said = {"yes": _yes_no(verdict, lang), "model": model, "fmt": fmt, "total": total, "typed": typed,
-            "usable": usable, "weights": weights}
+            "usable": usable, "weights": weights, "what": what}
     if fits:
         text = t("screen.memory.fits", lang, **said)
     elif need.per_gpu.total <= cap_bytes:  # below the card's size but above what the engine may fill
@@ -127,7 +132,7 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str) -> Lead:
     else:
         text = t("screen.memory.over_card", lang, **said)
         if top is not None and top.fits:
-            text += t("screen.other_fits", lang, name=opt_name(top, book))
+            text += t("screen.other_fits", lang, name=opt_name(top, book), lay=opt_layout(top, lang, book))
     return Lead(text, verdict, "total memory need (unsharded)")
 
 
@@ -249,7 +254,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
                 head += t("screen.buy_as_asked", lang, fmt=fmt, name=opt_name(alt, book))
             return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
         if alt is not None:
-            head += t("screen.other_fits", lang, name=opt_name(alt, book))
+            head += t("screen.other_fits", lang, name=opt_name(alt, book), lay=opt_layout(alt, lang, book))
     if off is not None and off.gpu == o.gpu and o.count == 1:  # the card itself, slowly: llama.cpp layer offload
         head += offload_sentence(off, book, lang)
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
