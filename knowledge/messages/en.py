@@ -305,6 +305,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.fast": ", faster than {why} of {rate} per user, so not laggy",
     "lead.speed.slow": ", slower than {why} of {rate} per user, so it will feel laggy",
     "lead.yes": "**Yes** — {text}",
+    "lead.batch.train": "**The largest micro-batch on {name} is {most} sequences of {ctx} per GPU** ({task}, {lay}); a larger global batch comes from gradient accumulation or more GPUs.",
+    "lead.batch.serve": "**{name} holds at most {most} concurrent sequences of {ctx}** ({lay}): that is the largest batch the KV cache allows.",
     "lead.context.max": "**The longest context that fits on {name} is {longest}** ({load} at once; the model's maximum is {cap}).",
     "lead.context.all": "**The model's whole {cap} context fits on {name}** ({load} at once).",
     "lead.context.none": "**Not even a short context fits on {name}** ({load} at once): the weights alone leave no room.",

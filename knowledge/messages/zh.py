@@ -303,6 +303,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.fast": "，高于{why}（每路 {rate}），不会卡",
     "lead.speed.slow": "，低于{why}（每路 {rate}），会卡",
     "lead.yes": "**可以**：{text}",
+    "lead.batch.train": "**{name} 上每卡最大微批为 {most} 条 {ctx} 的序列**（{task}，{lay}）；更大的全局批量靠梯度累积或增加显卡。",
+    "lead.batch.serve": "**{name} 最多同时容纳 {most} 条 {ctx} 的序列**（{lay}）：这就是 KV 缓存允许的最大批量。",
     "lead.context.max": "**{name} 上最长能放下 {longest} 的上下文**（同时 {load} 路；模型最长支持 {cap}）。",
     "lead.context.all": "**模型完整的 {cap} 上下文在 {name} 上放得下**（同时 {load} 路）。",
     "lead.context.none": "**{name} 上连较短的上下文也放不下**（同时 {load} 路）：光权重就没有余量了。",

@@ -212,6 +212,20 @@ def asks_context(text: str) -> bool:
     return bool(_MAX_CONTEXT.search((text or "").lower()))
 
 
+# "what batch size can I use?", "batch size 最大能开多少": the largest micro-batch (training) or concurrency that fits
+_BATCH_QUESTION = re.compile(r"(?<![a-z])(?:what|which|max(?:imum)?|largest|biggest|how (?:big|large)(?: of)?(?: a)?)\s+"
+                             r"(?:micro[\s-]?)?batch(?:[\s-]?sizes?)?(?![a-z])|(?<![a-z])(?:micro[\s-]?)?batch[\s-]?sizes? "
+                             r"(?:can|could|should|will|would|fits?|do)(?![a-z])|how many (?:samples|sequences|examples) per "
+                             r"(?:batch|step)|(?:最大|最多)\s*(?:的)?\s*(?:micro[\s-]?)?(?:batch|批)|"
+                             r"batch\s*(?:size)?\s*(?:最大|最多|能开多|可以开多|开多|设多|能设多|多大|多少)|"
+                             r"(?:微)?批(?:次)?(?:大小)?\s*(?:最大|最多|能开多|可以开多|开多|设多|多大)|能开多大的?\s*(?:batch|批)")
+
+
+def asks_batch(text: str) -> bool:
+    """"What batch size can I use?": the answer is the largest micro-batch (training) or concurrency that fits."""
+    return bool(_BATCH_QUESTION.search((text or "").lower()))
+
+
 def asks_users(text: str) -> bool:
     """"How many users can it serve?": the answer is the most concurrent sequences, not a GPU count."""
     return bool(_HOW_MANY_USERS.search((text or "").lower()))
