@@ -28,6 +28,7 @@ from knowledge.catalog import load_catalog  # noqa: E402
 from knowledge.errors import InputError  # noqa: E402
 from knowledge.hf_config import spec_from_hf_config  # noqa: E402
 from knowledge.schemas import ModelSpec  # noqa: E402
+from knowledge.structs import replace  # noqa: E402
 
 TOLERANCE = {"run": 0.25, "step": 0.20}
 M = 2**20
@@ -164,17 +165,31 @@ class HeldOut:
         return self.plan is not None and abs(self.error) <= TOLERANCE[self.row["kind"]]
 
 
-def load_held_out() -> list[dict]:
+def _held_out_doc() -> dict:
     import yaml
 
-    return list(yaml.safe_load(HELD_OUT.read_text(encoding="utf-8"))["rows"])
+    return dict(yaml.safe_load(HELD_OUT.read_text(encoding="utf-8")))
+
+
+def load_held_out() -> list[dict]:
+    return list(_held_out_doc()["rows"])
+
+
+def held_out_model(name: str) -> ModelSpec:
+    """A row's model: the catalog's, or one of the file's `models` (a config.json read by knowledge.hf_config, with
+    the fields that reader cannot express set after it)."""
+    inline = (_held_out_doc().get("models") or {}).get(name)
+    if inline is None:
+        return load_catalog().model(name)
+    spec = spec_from_hf_config(dict(inline["config"]), id=name)
+    return replace(spec, **dict(inline.get("set") or {}))
 
 
 def predict_held_out(r: dict) -> HeldOut:
     """Step rows: tokens/s per GPU with the published layout pinned; run rows: GPU-hours with goodput of the
     planner's default plan (nothing pinned)."""
     cat, calib = load_catalog(), load_calibration()
-    model, gpu = cat.model(r["model"]), cat.gpu(r["gpu"])
+    model, gpu = held_out_model(r["model"]), cat.gpu(r["gpu"])
     if r["kind"] == "run":
         plan = plan_training(model, gpu, r["count"], float(r["tokens"]), calib, context=r["seq"])
         pinned = None
