@@ -2,9 +2,10 @@
 
 * compute = (global tokens / world) × hardware FLOPs per token / (peak × HFU); HFU is the calibrated compute-only
   utilisation of the GPU class at scale × 1/(1 + h₀/h) (memory-bound elementwise work grows as s·b·h against the
-  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models. FP8: the GEMMs run against the FP8 peak and the attention
-  (FlashAttention in BF16: Transformer Engine's and torchao's FP8 recipes convert the linear layers only) against
-  the BF16 peak, i.e. the attention FLOPs count (FP8 peak / BF16 peak) times.
+  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models. FP8: the transformer blocks' GEMMs run against the FP8
+  peak; the attention (FlashAttention in BF16: Transformer Engine's and torchao's FP8 recipes convert the linear
+  layers only) and the output projection (outside Transformer Engine in Megatron-Core, filtered out in torchtitan)
+  against the BF16 peak, i.e. their FLOPs count (FP8 peak / BF16 peak) times.
 * pipeline bubble (1F1B, m micro-batches, v interleaved stages; Narayanan et al. 2021 §2.2): the step is
   compute × (1 + z·(PP−1)/(v·m)); z = 1 for 1F1B, ≈ 1/3 for the zero-bubble ZB-H1 schedule (Qi et al. 2023);
   DualPipe (DeepSeek-V3 report §3.2.1, Table 2): bubble (PP/2−1)(F&B+B−3W) against 1F1B's (PP−1)(F+B), with
@@ -265,12 +266,18 @@ def engine_flops_per_token(model: ModelSpec, context: int, recompute: str, calib
 
 
 def bf16_attention_extra(model: ModelSpec, gpu: GpuSpec, context: int, precision: str, recompute: str) -> float:
-    """FP8 training: extra FP8-equivalent FLOPs per token for the attention, which runs at the BF16 peak — its
-    hardware FLOPs (3·A(s), 4·A(s) with selective or full recomputation) × (FP8 peak / BF16 peak − 1); 0 in BF16."""
+    """FP8 training: extra FP8-equivalent FLOPs per token for the work that stays at the BF16 peak, × (FP8 peak /
+    BF16 peak − 1); 0 in BF16. (1) The attention: its hardware FLOPs 3·A(s), 4·A(s) with selective or full
+    recomputation (Transformer Engine's and torchao's recipes convert the linear layers only). (2) The output
+    (vocabulary) projection, 6·h·V forward and backward, never recomputed: Megatron-Core builds it as its own
+    tensor_parallel.ColumnParallelLinear outside Transformer Engine, and torchtitan's float8 recipe filters
+    `output` out (components/quantization/float8.md)."""
     if precision != "fp8" or not gpu.bf16_dense_flops or not gpu.fp8_dense_flops:
         return 0.0
     attn = model_flops(model).causal_attention_flops_per_token(context)
-    return (3.0 if recompute == "none" else 4.0) * attn * (float(gpu.fp8_dense_flops) / float(gpu.bf16_dense_flops) - 1)
+    head = 6.0 * model.hidden_size * model.vocab_size
+    bf16 = (3.0 if recompute == "none" else 4.0) * attn + head
+    return bf16 * (float(gpu.fp8_dense_flops) / float(gpu.bf16_dense_flops) - 1)
 
 
 def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int, calib: Calibration, *,
