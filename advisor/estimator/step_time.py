@@ -23,6 +23,8 @@
 * DP: ZeRO-0/1/2 reduce-scatter the 16-bit gradients and all-gather the updated 16-bit parameters once per step
   (2 × 2Ψ bytes on each GPU, ring over DP × CP ranks), hidden behind the last micro-batch's backward and the first
   one's forward (Megatron --overlap-grad-reduce / --overlap-param-gather), i.e. up to one micro-batch's compute;
+  with an interleaved pipeline (v virtual stages) the chunks' gradients become final PP micro-batches apart, so up
+  to PP·(v − 1)/v micro-batches' compute (`interleaved_dp_window`);
   ZeRO-3 gathers the parameters for the forward and the backward (and the recomputed forward, except under PyTorch
   FSDP, whose backward gather serves the recomputation) in every micro-batch,
   prefetched behind the whole step's compute. The ring runs over NVLink when the DP group fits in one server,
@@ -225,6 +227,19 @@ def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calib
     return tp_s, cp_s, pp_s, ep_s
 
 
+def interleaved_dp_window(lay: ParallelLayout) -> float:
+    """Micro-batches of compute that hide ZeRO-1/2's gradient reduce-scatter and parameter all-gather (module doc):
+    1 without interleaving (the stage's last backward / first forward); with v > 1 virtual stages per rank the
+    interleaved schedule runs the backward of each group of PP micro-batches chunk by chunk, from the last virtual
+    stage to the first (Narayanan et al. 2021 §2.2.2), so chunk c's gradients are final while (v − 1 − c) chunk
+    groups of PP micro-batches remain, and Megatron's distributed optimizer reduces them then (its buckets are the
+    layers of one virtual stage: NeMo "Communication Overlap"); the forward of the next step mirrors it for the
+    gather: a window of PP·(v − 1)/v micro-batches (at most m)."""
+    if lay.vpp <= 1 or lay.pp <= 1:
+        return 1.0
+    return max(1.0, min(float(lay.grad_accum), lay.pp * (lay.vpp - 1) / lay.vpp))
+
+
 def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float, calib: Calibration,
                intra: float, nic: float, layers: int, domain: int | None = None,
                regather_for_recompute: bool = True) -> float:
@@ -245,7 +260,7 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
     else:
         raw = _ring(2 * 2 * dense, shards, link)
         calls = 2 * stage_layers
-        window = compute / m
+        window = compute / m * interleaved_dp_window(lay)
     raw += calls * (shards - 1) * hop if shards > 1 else 0.0
     if experts and lay.expert_dp > 1:
         edp = lay.expert_dp
