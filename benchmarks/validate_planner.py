@@ -8,8 +8,9 @@ the published layout pinned (what the report fixes) and the rest chosen by the p
     PYTHONPATH=. python benchmarks/validate_planner.py [--held-out]
 
 `--held-out` adds the rows of benchmarks/training_heldout.yaml: published runs the constants were not fitted on
-(NeMo, Megatron-Bridge, torchtitan, model cards); step rows with the published layout pinned, run rows with the
-planner's default layout (and the pinned one where the source states it).
+(NeMo, Megatron-Bridge, NVIDIA's DGX Cloud benchmarking recipes, torchtitan, fms-fsdp, model cards); step rows with
+the published layout pinned, run rows with the planner's default layout (and the pinned one where the source states
+it). A row's model is the catalog's or one the file defines from config.json fields (`models:`).
 """
 
 from __future__ import annotations
