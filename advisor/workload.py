@@ -121,6 +121,9 @@ class Constraints(Frozen):
 
     budget: Annotated[float, Meta(gt=0, le=1e12, description="upper limit on the purchase price, in currency"), FINITE] | None = None
     currency: Annotated[Currency, Meta(description="currency of budget and prices")] = "USD"
+    # what the budget pays for: the whole machine (cards and the rest of the server, the default) or the cards alone
+    # ("a GPU under $1000", "显卡预算 5000")
+    budget_covers: Annotated[Literal["system", "gpus"], Meta(description="what the budget pays for: the whole machine or the GPUs alone")] = "system"
     region: Annotated[Region, Meta(description="market whose prices and availability apply: 'cn' for mainland China (export rules apply), else 'global'")] = "global"
     existing: ExistingGpus | None = None  # hardware the user already owns: recommend how to use it
     # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")

@@ -10,7 +10,7 @@ import math
 from advisor.estimator.formats import FORMAT_NAMES, bits_per_weight
 from advisor.estimator.limits import largest, largest_context
 from advisor.recommend.options import SPEED_MISSES, search_gpu
-from advisor.recommend.prices import cost_of, total_price
+from advisor.recommend.prices import budget_price, cost_of
 from advisor.recommend.rank import leadable
 from advisor.recommend.results import Change, Option
 from advisor.recommend.rules import apply_rules, blocked, ruled_out_beyond_fit
@@ -68,11 +68,11 @@ def _budget_change(fitting: list[Option], c: Constraints, search: Search) -> lis
         return []
     # the budget is what every option misses: those missing nothing else that the lead rule allows
     leads = [o for o in fitting if set(o.misses) <= {"budget"} and leadable(o, search.catalog.gpu(o.gpu), c)]
-    cheapest = min((o for o in leads or fitting if total_price(o)), key=lambda o: total_price(o) or math.inf,
-                   default=None)
+    cheapest = min((o for o in leads or fitting if budget_price(o, c.budget_covers)),
+                   key=lambda o: budget_price(o, c.budget_covers) or math.inf, default=None)
     if cheapest is None:
         return []
-    amount = total_price(cheapest)
+    amount = budget_price(cheapest, c.budget_covers)
     fields = {"money": _money(amount, c.currency), "count": cheapest.count, "gpu": cheapest.gpu_name}
     return [Change(kind="budget", value=amount, message=t("change.budget", "en", **fields),
                    message_zh=t("change.budget", "zh", **fields))]

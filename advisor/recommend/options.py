@@ -11,7 +11,7 @@ from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.launch import launch_hint
 from advisor.recommend.parts import OptionLayout, ServingFigures, TrainingFigures
-from advisor.recommend.prices import option_price, option_tco, total_price
+from advisor.recommend.prices import budget_price, option_price, option_tco
 from advisor.recommend.results import Option
 from advisor.recommend.rules import apply_rules, blocked
 from advisor.recommend.search import (
@@ -76,7 +76,7 @@ def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:
     c = search.constraints
     out = []
     if c.budget is not None and "existing" not in opt.labels:
-        total = total_price(opt)
+        total = budget_price(opt, c.budget_covers)
         if total is None:
             out.append("no_price")
         elif total > c.budget:

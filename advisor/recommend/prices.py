@@ -119,6 +119,14 @@ def total_price(opt: Option) -> float | None:
     return opt.price.per_card.amount * opt.count
 
 
+def budget_price(opt: Option, covers: str) -> float | None:
+    """What the budget is held against: the whole purchase (total_price), or the cards alone when the budget was
+    said for the GPUs ("a GPU under $1000"); 0 for hardware already owned."""
+    if covers != "gpus" or (opt.tco is not None and opt.tco.basis == "owned"):
+        return total_price(opt)
+    return None if opt.price is None else opt.price.per_card.amount * opt.count
+
+
 def cost_of(o: Option) -> float:
     """Money over the horizon: the TCO when it could be computed, else the purchase price (inf when unpriced)."""
     if o.tco is not None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from advisor.estimator.results import MemoryEstimate
-from advisor.recommend.prices import total_price
+from advisor.recommend.prices import budget_price
 from advisor.recommend.results import Option
 from advisor.recommend.search import DEFAULT_CPU_RAM_BYTES, Search, precision, valid_tp
 from advisor.workload import Workload
@@ -58,7 +58,7 @@ def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
         if w.concurrency >= 8:
             facts["always_on"] = True
     if price is not None:
-        facts.update(price_amount=total_price(opt), currency=price.per_card.currency)
+        facts.update(price_amount=budget_price(opt, c.budget_covers), currency=price.per_card.currency)
         if c.budget is not None and c.currency == price.per_card.currency:
             facts["budget_amount"] = c.budget
     return ConfigFacts.from_gpu(gpu, **{k: v for k, v in facts.items() if v is not None})

@@ -253,7 +253,11 @@ def candidate_gpus(catalog: Catalog, c: Constraints) -> list[GpuSpec]:
         return [catalog.gpu(name) for name in c.candidates]
     # a unified-memory machine (Mac Studio, DGX Spark, Ryzen AI Max) is a one-user desktop: searched when named,
     # never proposed unasked as a server
-    return [g for g in catalog.gpus if sold_in(g, c.region) and not g.is_machine]
+    # a budget for the cards alone ("a GPU under $1000") buys a card for a PC or workstation: data-centre cards need a
+    # server chassis that budget leaves out
+    pc = c.budget_covers == "gpus"
+    return [g for g in catalog.gpus if sold_in(g, c.region) and not g.is_machine
+            and not (pc and g.segment == "datacenter")]
 
 
 def sold_in(gpu: GpuSpec, region: str) -> bool:

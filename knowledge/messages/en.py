@@ -581,6 +581,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.does_not_fit": "does not fit",
     "screen.compare.item": "{name}: {bits}",
     "screen.compare.neither": "**Neither holds the job as asked**: ",
+    "screen.which.cards": "{name}: {cards} for the cards, within your {budget} for GPUs (with a whole machine around them about {machine})",
     "screen.which": "{buy}. Run with {lay}: {need} per GPU of {usable} usable{tail}.",
     "part.weights": "weights",
     "part.gradients": "gradients",

@@ -577,6 +577,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.does_not_fit": "放不下",
     "screen.compare.item": "{name}：{bits}",
     "screen.compare.neither": "**按原样两者都放不下**：",
+    "screen.which.cards": "{name}：显卡 {cards}，在您 {budget} 的显卡预算内（连同整机约 {machine}）",
     "screen.which": "建议 {buy}。{lay}：每卡 {need}，可用 {usable}{tail}。",
     "part.weights": "权重",
     "part.gradients": "梯度",

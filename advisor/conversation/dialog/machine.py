@@ -124,6 +124,8 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
             put(name, value)
     if new.concurrency is not None:
         merged.concurrency_avg = new.concurrency_avg
+    if new.budget is not None:  # a new amount says again what it pays for (the cards alone, or the machine)
+        merged.budget_gpus = new.budget_gpus
     if new.weights is not None and merged.task == "qlora" and new.weights not in ("nf4", "int4", "gptq-int4", "awq-int4"):
         put("task", "lora")  # "QLoRA … 改成 8bit": an 8-bit base is LoRA on a quantised base, not QLoRA
     if (new.weights is None and merged.weights is not None and merged.task in ("full", "pretrain", "freeze")
@@ -323,6 +325,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
     kwargs: dict[str, Any] = {}
     if s.budget:
         kwargs["budget"] = s.budget
+        if s.budget_gpus:
+            kwargs["budget_covers"] = "gpus"
         kwargs["currency"] = s.currency or ("CNY" if lang == "zh" else "USD")
     elif s.currency:
         kwargs["currency"] = s.currency

@@ -159,14 +159,14 @@ def read_bare_lengths(t: Text, slots: Slots) -> None:
 def read_money(t: Text, slots: Slots, lang: str) -> None:
     """The budget: an amount with its currency ("$50k", "20万元"), else one after a budget word (CNY when the
     unit is 万 or the message is Chinese), else a bare 万 amount; of several, the largest is the cap."""
-    found: list[tuple[float, str]] = []
+    found: list[tuple[float, str, int, int]] = []
     for rx in _MONEY:
         for m in t.take(rx):
             value = scaled(m.group("num"), m.group("unit"))
             cur = m.group("cur")
             currency = "USD" if cur in ("$", "usd", "us$", "dollar", "dollars", "美元", "美金") else "CNY"
             if value:
-                found.append((value, currency))
+                found.append((value, currency, m.start(), m.end()))
     if not found:
         for m in t.finditer(_BUDGET_BARE):
             unit = m.group("unit")
@@ -175,7 +175,7 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
                 continue
             t.consume(m.start(), m.end())
             currency = "CNY" if unit in ("万", "千万", "百万", "十万", "w") or lang == "zh" else "USD"
-            found.append((value, currency))
+            found.append((value, currency, m.start(), m.end()))
     if not found:
         for m in t.finditer(_WAN_AMOUNT):
             if names_other_slot(t.s, m.start()):  # "上下文 2000万", "并发 20万": read by their own slots
@@ -183,14 +183,30 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
             t.consume(m.start(), m.end())
             value = scaled(m.group("num"), m.group("unit"))
             if value:
-                found.append((value, "CNY"))
+                found.append((value, "CNY", m.start(), m.end()))
     if found:
-        budget, currency = max(found)  # "50 万以内" with a second figure: the cap is the largest
+        budget, currency, start, end = max(found)  # "50 万以内" with a second figure: the cap is the largest
         wrong = check("budget", budget)
         if wrong is None:
             slots.budget, slots.currency = budget, currency
+            slots.budget_gpus = _for_the_cards(t.original.lower(), start, end) or None
         else:
             slots.out_of_range.append(wrong)
+
+
+# the budget said for the cards alone: a card word right before or after the amount ("a GPU under $1000",
+# "$800 graphics card", "显卡预算 5000", "5000 元以内的显卡"), and no word for the whole machine nearby
+_CARD_WORD = re.compile(r"(?<![a-z])(?:gpus?|graphics cards?|video cards?|cards?)(?![a-z])|显卡|单卡|一张卡|卡的?预算")
+_MACHINE_WORD = re.compile(r"(?<![a-z])(?:servers?|systems?|machines?|builds?|rigs?|pcs?|computers?|workstations?|"
+                           r"setups?|clusters?|nodes?|whole|total|all[\s-]in)(?![a-z])|服务器|整机|主机|电脑|工作站|机器|集群|总共|总预算|一共")
+
+
+def _for_the_cards(s: str, start: int, end: int) -> bool:
+    """Whether the amount at s[start:end] is a price for the GPUs alone (a card word within the clause around it)."""
+    before = re.split(r"[,.;!?，。；！？]", s[max(0, start - 30):start])[-1]
+    after = re.split(r"[,.;!?，。；！？]", s[end:end + 24])[0]
+    near = before + " " + after
+    return bool(_CARD_WORD.search(near)) and not _MACHINE_WORD.search(near)
 
 
 def read_context(t: Text, slots: Slots) -> None:

@@ -31,6 +31,7 @@ from advisor.conversation.render.book import (
     SRC_USER,
     Book,
     decimals_for,
+    money_of,
     source_of,
 )
 from advisor.conversation.render.labels import format_label, region_label, task_label
@@ -521,6 +522,14 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     then its memory per GPU against the usable memory and its speed."""
     need, usable = need_and_usable(top, book)
     buy = opt_purchase(top, book, lang) if top.price or "existing" in top.labels else opt_name(top, book)
+    c = ev.constraints
+    if c.budget_covers == "gpus" and c.budget is not None and top.price and "existing" not in top.labels:
+        # "a GPU under $1000": the cards' price against the budget first; the machine around them after
+        total = top.tco.purchase.total if top.tco is not None else None
+        buy = t("screen.which.cards", lang, name=opt_name(top, book), cards=opt_price(top, book, lang),
+                budget=book.money("budget", c.budget, c.currency, SRC_USER),
+                machine=money_of(book, f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)", total,
+                                 "advisor.estimator.cost.estimate_tco") if total else "—")
     # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
     tail = "" if speed == "—" else t("clause.sep", lang) + speed

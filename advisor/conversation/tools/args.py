@@ -106,7 +106,7 @@ class TrainTimeArgs(_TRAIN_LIMITS, _TRAIN_JOB, _TrainOn):  # type: ignore[misc,v
 # the limits a recommendation takes, flat: the GPU the user owns as two fields (existing_gpu, existing_count) and
 # the candidates as a JSON list of at most 20 ids (a bounded request)
 _RECOMMEND_LIMITS = pydantic_model(Constraints, _Args, only=(
-    "budget", "currency", "region", "candidates", "max_gpus_per_node", "max_nodes", "power_limit_w", "max_ms_per_token",
+    "budget", "budget_covers", "currency", "region", "candidates", "max_gpus_per_node", "max_nodes", "power_limit_w", "max_ms_per_token",
     "min_tokens_per_s", "deadline_s", "buy_or_rent"), adjust={
     "candidates": Adjust(annotation=list[str], default=[], limits={"max_length": 20}),
 })
@@ -132,7 +132,8 @@ class RecommendArgs(_EXISTING, _RECOMMEND_LIMITS, WorkloadArgs):  # type: ignore
         if self.existing_gpu is not None and self.existing_count is not None:
             existing = ExistingGpus(gpu=catalog.gpu(self.existing_gpu).id, count=self.existing_count)
         constraints = Constraints(
-            budget=self.budget, currency=self.currency, region=self.region, existing=existing,
+            budget=self.budget, budget_covers=self.budget_covers, currency=self.currency, region=self.region,
+            existing=existing,
             candidates=tuple(catalog.gpu(c).id for c in self.candidates), max_gpus_per_node=self.max_gpus_per_node,
             max_nodes=self.max_nodes, power_limit_w=self.power_limit_w, max_ms_per_token=self.max_ms_per_token,
             min_tokens_per_s=self.min_tokens_per_s, deadline_s=self.deadline_s, buy_or_rent=self.buy_or_rent)

@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_field(parser, Workload, "train_tokens", "--tokens")
     add_field(parser, Workload, "engine")
     add_field(parser, Workload, "lora_rank")
-    for name in ("budget", "currency", "region", "condition"):
+    for name in ("budget", "budget_covers", "currency", "region", "condition"):
         add_field(parser, Constraints, name)
     parser.add_argument("--candidates", default="", help="comma-separated GPU ids to choose from")
     parser.add_argument("--existing", metavar="N×GPU", default=None, help="GPUs you already own, e.g. 2x3090")
@@ -84,8 +84,8 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
         raise validation_to_input_error(exc) from None
     try:
         constraints = validate(Constraints, {  # validated as a whole: errors name the flag ("existing.count")
-            "budget": args.budget, "currency": args.currency, "region": args.region,
-            "candidates": tuple(c.strip() for c in args.candidates.split(",") if c.strip()),
+            "budget": args.budget, "budget_covers": args.budget_covers, "currency": args.currency,
+            "region": args.region, "candidates": tuple(c.strip() for c in args.candidates.split(",") if c.strip()),
             "existing": _existing(args.existing), "max_gpus_per_node": args.max_gpus_per_node,
             "max_ms_per_token": args.max_ms_per_token, "min_tokens_per_s": args.min_tokens_per_s,
             "deadline_s": None if args.deadline_days is None else args.deadline_days * 86400,
