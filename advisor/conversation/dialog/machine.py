@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 DEFAULT_MODEL = "qwen2.5-7b"
+# a coding use with no model named ("a coding assistant for 20 developers", "代码补全助手"): the catalog's coding
+# counterpart of DEFAULT_MODEL, same family and size (Qwen2.5-Coder-7B-Instruct), said in the answer as a default
+DEFAULT_CODING_MODEL = "qwen2.5-coder-7b"
 from advisor.recommend.offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
 from advisor.workload import default_context  # noqa: E402  (one place for the default)
 
@@ -462,12 +465,17 @@ def next_question(state: DialogState) -> str | None:
     return None
 
 
-def accept_default(state: DialogState, slot: str, lang: str) -> None:
-    """"默认/default" for `slot`: fill it with the default the question offered."""
+def default_model(coding: bool) -> str:
+    """The model answered with when none was named: the coding default for a coding use, else the general one."""
+    return DEFAULT_CODING_MODEL if coding else DEFAULT_MODEL
+
+
+def accept_default(state: DialogState, slot: str, lang: str, *, coding: bool = False) -> None:
+    """"默认/default" for `slot`: fill it with the default the question offered (`coding`: the use is coding)."""
     s = state.slots
     if slot == "model":
-        s.model = DEFAULT_MODEL
-        s.model_assumed = "default"
+        s.model = default_model(coding)
+        s.model_assumed = "coding" if coding else "default"
     elif slot == "task":
         if s.task_generic == "train":
             s.task, s.task_generic = "lora", None

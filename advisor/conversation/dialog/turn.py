@@ -190,6 +190,11 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if blocking == "model" and asks_which_model(text) and working.slots.budget:
         yield _budget_fit(state, working, text, lang, catalog)  # "一两万的预算，能跑什么模型？": what the budget buys
         return
+    if blocking == "model" and CODING.search(text) and slots.size_params is None and not slots.unknown_model:
+        # "a coding assistant for 20 developers": the coding default, said in the answer, not the general one asked
+        accept_default(working, "model", lang, coding=True)
+        slots.model, slots.model_assumed = working.slots.model, working.slots.model_assumed
+        blocking = None
     if blocking:
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return

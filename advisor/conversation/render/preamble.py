@@ -132,4 +132,6 @@ def _stand_in(slots: Slots, lang: str, catalog: Catalog) -> list[str]:
     if slots.model_assumed in ("size", "closest") and slots.size_params and slots.model:
         name = model_name(catalog, slots.model)
         out.append(t("preamble.stand_in", lang, name=name))
+    elif slots.model_assumed == "coding" and slots.model:  # no model named for a coding use: the coding default
+        out.append(t("preamble.coding_default", lang, name=model_name(catalog, slots.model)))
     return out
