@@ -424,6 +424,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "preamble.unknown_gpu_given": "'{name}' is not a GPU in the catalog: what follows uses the specs you gave (memory and bandwidth) and nothing else about it (price, software stack).",
     "preamble.unknown_gpu_given_memory": "'{name}' is not a GPU in the catalog: what follows uses the specs you gave (memory) and nothing else about it (price, software stack, speed); give its memory bandwidth (TB/s) for a speed.",
     "preamble.unknown_gpu": "'{name}' is not a GPU in the catalog, so nothing below is about it; tell me its memory size and memory bandwidth (GB and TB/s) and I can size it (supported cards: `gpu-advisor gpus`).",
+    "assumption.count_said": "no card named: the {n} GPUs you stated taken as {gpu}, the first choice of the search for this job (name a card to size that one)",
     "preamble.coding_default": "No model named, so for coding I use {name}, a coding model (the default for coding; name another model to size it instead).",
     "preamble.stand_in": "I use {name} as the representative model of that size (other architectures differ somewhat).",
     # --- the answer's headline and job line (advisor/conversation/render/headline.py) -----------------------------

@@ -422,6 +422,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "preamble.unknown_gpu_given": "目录里没有“{name}”这张卡；下面按您给的规格（显存和带宽）计算，其余（价格、软件栈）我没有数据。",
     "preamble.unknown_gpu_given_memory": "目录里没有“{name}”这张卡；下面按您给的规格（显存）计算，其余（价格、软件栈、速度）我没有数据；告诉我它的显存带宽（TB/s）就能估算速度。",
     "preamble.unknown_gpu": "目录里没有“{name}”这张卡，我没有它的数据，下面不是关于它的结论；告诉我它的显存容量和显存带宽（GB 与 TB/s）就能按它计算（支持的显卡见 `gpu-advisor gpus`）。",
+    "assumption.count_said": "未指定显卡：您说的 {n} 张卡按 {gpu} 计算（这项任务搜索到的首选卡；指定型号可按该卡计算）",
     "preamble.coding_default": "没有指定模型，写代码的用途默认按代码模型 {name} 计算（换别的模型请直接说）。",
     "preamble.stand_in": "按 {name} 作为这个规模的代表模型计算（架构不同结果会有出入）。",
     # --- the answer's headline and job line (advisor/conversation/render/headline.py) -----------------------------
