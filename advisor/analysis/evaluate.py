@@ -10,6 +10,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import check_claim, premise_findings
+from advisor.analysis.interconnect import link_share
 from advisor.analysis.limits import capacity, config_limits, serving_load, speed_at
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.request import AnalysisRequest, NamedConfig
@@ -45,7 +46,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,
                   inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need,
-                  asks_speed=request.asks_speed, asks_context=request.asks_context)
+                  asks_speed=request.asks_speed, asks_context=request.asks_context, asks_servers=request.asks_servers)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)
@@ -73,6 +74,12 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     ev.premise = premise_findings(request.named, request.wants_nvlink, catalog, steps)
     if ev.recommendation is not None:
         _stretch(request, model, catalog, steps, ev, ev.recommendation)
+    top = top_option(ev) if request.asks_link else None
+    if top is not None:  # "do I need NVLink?": the all-reduce share of the answered configuration's decode step
+        gpu = catalog.gpu(top.gpu)
+        ev.link = timed(steps, "link_share", {"gpu": gpu.id, "count": top.count, "tp": top.layout.tp},
+                        lambda: link_share(model, gpu, top),
+                        lambda r: f"all-reduce share {r.share:.0%}" if r.share is not None else r.link)
     ev.findings = _rules(ev)
     return ev
 

@@ -64,5 +64,7 @@ class AnalysisRequest(Frozen):
     asks_context: bool = False  # "what's the longest context on it?"
     asks_need: bool = False  # "how much memory does it need?"
     asks_speed: bool = False  # "how many tokens per second on …?"
+    asks_servers: bool = False  # "how many servers / 几台服务器?": the count in servers
+    asks_link: bool = False  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     detail: Literal["answer", "options"] = "answer"
     strict: bool = False
