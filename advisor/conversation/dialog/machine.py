@@ -140,7 +140,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.candidates = [c for c in merged.candidates if c.gpu not in merged.excluded]
     if new.capacity is not None:
         put("capacity", new.capacity)
-        merged.bandwidth = new.bandwidth
+        merged.bandwidth, merged.device = new.bandwidth, new.device
     if new.existing is not None:
         put("existing", new.existing)
     if new.candidates:

@@ -37,8 +37,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
     intent = ev.intent
     users = ev.user_options
     cap = state.slots.capacity
-    if intent in ("feasibility", "claim") and cap is not None and not users:
-        return fs.memory_lead(ev, cap, top, book, lang)
+    if (intent in ("feasibility", "claim") or state.slots.device is not None) and cap is not None and not users:
+        device = state.slots.device.name if state.slots.device is not None else ""
+        return fs.memory_lead(ev, cap, top, book, lang, device)  # a laptop GPU or a Mac: its memory, whatever asked
     if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
