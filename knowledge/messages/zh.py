@@ -539,7 +539,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.verdict.no": "**不够**",
     "screen.verdict.with_changes": "**按原样不行**",
     "screen.memory.device.no_speed": "{device} 的速度没法给出：它取决于具体机器（笔记本显卡的功耗设定、Mac 的芯片），目录里没有这些数据。",
-    "screen.memory.device.fits": "{yes}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，{device} 可用 {usable}，放得下。",
+    "screen.memory.device.fits": "{yes}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，{device} 给 GPU 的 {typed} 中可用 {usable}，放得下。",
     "screen.memory.device.over_usable": "{yes}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，超过 {device} 的可用 {usable}（共 {typed}，引擎预留 10%）；光权重就约 {weights}。",
     "screen.memory.device.over_card": "{yes}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，超过 {device} 能给它的 {typed}：光权重就约 {weights}。",
     "screen.memory.fits": "{yes}：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}，{typed} 的卡可用 {usable}，放得下。",

@@ -186,6 +186,10 @@ PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training r
 PRETRAIN_GPUS = 1024  # "train X on 16k H100s": fine-tuning, even of a 405B model, runs on hundreds of GPUs, not thousands
 
 
+# a generic width said for a llama.cpp engine ("4-bit with llama.cpp", a Mac) is the GGUF file of that width people run
+_GGUF_OF = {"int4": OFFLOAD_WEIGHTS, "int8": "q8_0"}
+
+
 def _task_of(slots: Slots) -> str | None:
     if slots.task:
         return slots.task
@@ -227,6 +231,10 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         weights = OFFLOAD_WEIGHTS  # layer offload is llama.cpp's: a GGUF file, the 4-bit one people run
         notes.append(Assumption(f"layer offload is llama.cpp's: GGUF {weights.upper()} weights assumed",
                                 f"按层卸载是 llama.cpp 的功能：按 GGUF {weights.upper()} 权重计算"))
+    if s.engine == "llama.cpp" and task == "inference" and weights in _GGUF_OF:
+        said, weights = weights, _GGUF_OF[weights]  # "4-bit on llama.cpp": the GGUF file of that width people run
+        notes.append(Assumption(f"llama.cpp runs GGUF files: {said.upper()} taken as GGUF {weights.upper()}",
+                                f"llama.cpp 使用 GGUF 文件：{said.upper()} 按 GGUF {weights.upper()} 计算"))
     gguf = task == "inference" and weights is None and not s.offload and (s.engine == "llama.cpp" or (
         s.home and s.engine is None and (s.concurrency or 1) <= 2))
     if gguf:  # Ollama / llama.cpp / a home machine: the GGUF 4-bit file people run, on a llama.cpp-style engine

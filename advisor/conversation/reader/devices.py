@@ -7,7 +7,7 @@ against that memory and says where it came from:
 * a laptop GPU: its own memory (8 GB for an RTX 4060 Laptop GPU), not the desktop card of the same name; a desktop
   catalog card matched by the same words ("4090" in "4090 laptop") is dropped;
 * a Mac: the GPU's default share of the unified memory (Metal's recommendedMaxWorkingSetSize, ≈ 2/3 up to 36 GB and
-  ≈ 3/4 above), not the whole pool.
+  ≈ 3/4 above), not the whole pool, run by a llama.cpp-style engine (vLLM and TensorRT-LLM need CUDA).
 
 A Mac the catalog lists ("M4 Max 36GB", "Mac Studio M3 Ultra 96GB") is left to the catalog's own entry.
 """
@@ -87,5 +87,6 @@ def _read_mac(t: Text, s: str, slots: Slots) -> None:
                                bytes_if_gib=float(share))
         slots.unknown_gpus = [u for u in slots.unknown_gpus if u.lower() not in words_.lower()]
         slots.home = True
+        slots.engine = "llama.cpp"  # Metal: llama.cpp (Ollama, LM Studio) or MLX, never the CUDA servers
         t.consume(name.start(), pool.end())
         return
