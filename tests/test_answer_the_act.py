@@ -204,7 +204,7 @@ def test_a_coding_use_defaults_to_a_coding_model(text: str) -> None:
 
 # --- 6. "do I need NVLink?": yes / no / when first, with the reason ---------------------------------------------------
 VERDICT = re.compile(r"^\*\*(?:No|Not needed|Not required|It helps|It matters for training|Already there|Optional|"
-                     r"不需要|有帮助|训练时很重要|已经有了|可选|不是必需的|这张卡没有 NVLink)")
+                     r"It would not help|不需要|有帮助|训练时很重要|已经有了|可选|不是必需的|这张卡没有 NVLink|TP \d+ 时帮不上)")
 NVLINK = [
     "Do I need NVLink for 70B on 4 GPUs?",
     "Does 2x RTX 4090 need NVLink to run Llama-3-70B AWQ?",
@@ -227,7 +227,7 @@ def _nvlink(text: str) -> None:
     assert named, lead
     gpu = max(named, key=lambda g: len(g.name))  # "NVIDIA A100 80GB SXM4", not "NVIDIA A10" inside it
     has = gpu.nvlink_bytes_per_s > 0
-    assert not has or not lead.startswith(("**No", "**Not needed", "**不需要")), lead
+    assert not has or ("cannot use it" not in lead and "用不了" not in lead), lead  # a card with NVLink can use it
     if not has:  # a card without NVLink is never said to have it, and its link is named: PCIe
         assert not lead.startswith(("**Already there", "**已经有了", "**Optional", "**可选")) and "PCIe" in lead, lead
     if gpu.segment == "consumer" and not has:  # GeForce since the 40 series: no connector, and the source says so

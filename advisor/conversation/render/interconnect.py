@@ -34,8 +34,8 @@ def link_text(link: LinkShare, name: str, book: Book, lang: str) -> str:
                      round((link.share or 0.0) * 100, 0), "%", SRC_LINK, 0, suffix="%")
     worth = book.num("share of a step that makes a faster link worth it", WORTH_SHARE * 100, "%", SRC_THROUGHPUT,
                      0, suffix="%")
-    if link.kind == "nvlink-bridge":
-        key = "link.bridge"
+    if link.kind == "nvlink-bridge":  # a bridge joins pairs: a larger TP group crosses PCIe (rule cap-3090-nvlink-pairs)
+        key = "link.bridge" if link.tp <= 2 else "link.bridge_pairs"
     elif link.has_nvlink:
         key = "link.has"
     elif link.consumer:
