@@ -435,7 +435,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "link.card.name_model": "告诉我模型，就能算出它占每步多少时间。",
     "link.bridge": "**可选，用桥接**：{name} 可以用 {nvlink} 两两相连{source}；装上后张量并行（TP {tp}）的 all-reduce 走 {link}，约占每个解码步的 {share}（约 {worth} 以上才值得换更快的互联）。",
     "link.card.bridge": "**可选**：{gpu} 支持 {nvlink}{source}，两两相连；把一个模型切到一对桥接的卡上（张量并行每层都要 all-reduce）时有帮助，每张卡各放一份模型则不需要互联。",
-    "link.bridge_pairs": "**TP {tp} 时帮不上**：{name} 只能两两桥接（{nvlink}{source}），TP {tp} 时张量并行的 all-reduce 仍走 {link}，约占每个解码步的 {share}（约 {worth} 以上才值得换更快的互联）；请把张量并行限制在桥接的一对卡内，或改用 NVSwitch 互联的 SXM/HGX 卡。",
+    "link.bridge_pairs": "**TP {tp} 时帮不上**：{name} 只能两两桥接（{nvlink}{source}），TP {tp} 时张量并行的 all-reduce 仍走 {link}，约占每个解码步的 {share}（约 {worth} 以上才值得换更快的互联）；请把张量并行限制在桥接的一对卡内，或改用整机 NVLink 全互联的 SXM/HGX 卡。",
     "link.card.has": "**已经有了**：{gpu} 支持 {nvlink}{source}；任务用不用得上取决于模型怎么切分（张量并行每层都要 all-reduce；每张卡各放一份模型则不需要互联）。",
     "link.card.consumer_none": "**不需要，而且 {gpu} 也用不了**：GeForce 从 RTX 40 系列起没有 NVLink 接口{source}，{count} 张卡之间走 PCIe（GeForce 不支持 P2P，经主机内存中转）。做推理时每张卡各放一份模型几乎没有影响；把一个模型切到多张卡上（张量并行）则每层都要经 PCIe 做 all-reduce。",
     "link.card.none": "**这张卡没有 NVLink，也常常用不着**：{gpu} 不支持 NVLink{source}，{count} 张卡之间走 PCIe。把一个模型切到多张卡上（张量并行）每层都要经它做 all-reduce；每张卡各放一份模型则不需要互联。",
