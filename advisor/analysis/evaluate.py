@@ -94,6 +94,7 @@ def count_said(request: AnalysisRequest, rec: Recommendation, ev: Analysis) -> t
         return ()
     en, zh = pair("assumption.count_said", n="{n}", gpu=lead.gpu_name)  # {n}: a number the renderer records
     ev.assumptions.append(Assumption(en, zh, {"n": (n, "", "user input")}))
+    ev.count_card = lead.gpu_name
     return (NamedConfig(gpu=lead.gpu, count=n, role="candidate", count_only=True),)
 
 

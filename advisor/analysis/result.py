@@ -110,6 +110,7 @@ class Analysis(msgspec.Struct):
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
     asks_speed: bool = False  # "how many tokens per second on …?": the speed first
     asks_servers: bool = False  # "how many servers / 几台": the count in servers first
+    count_card: str = ""  # a count said with no card: the card it was answered on (advisor.analysis.evaluate.count_said)
     link: LinkShare | None = None  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     asks_context: bool = False  # "what's the longest context on it?": the longest context that fits first
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named

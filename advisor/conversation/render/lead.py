@@ -94,6 +94,8 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return fs.Lead(text, "no" if intent == "feasibility" else None)
     if intent == "how_long":
         led = fs.time_lead(chosen, ev, book, lang)
+        if led is not None and ev.count_card and chosen.gpu_name == ev.count_card:  # "on 2048 GPUs": which GPUs
+            led.text += t("sentence.gap", lang) + t("lead.count_card", lang, gpu=ev.count_card)
         if led is not None:
             others = [u for u in users if u is not chosen and u.fits and u.training and u.training.wall_s]
             if others:  # "How long on our 8×A100? Would 8×H100 be worth it?": the other named one's time too
