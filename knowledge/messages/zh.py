@@ -427,7 +427,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "link.tp1": "**不需要**：{name} 每张卡都放下整个模型（TP 1），生成时卡与卡之间没有数据往来，NVLink 不会改变速度。",
     "link.has": "**已经有了**：{name} 之间用 {link} 互联；TP {tp} 时张量并行的 all-reduce 约占每个解码步的 {share}{source}。",
     "link.consumer_none": "**不需要，而且 {gpu} 也用不了**：GeForce 从 RTX 40 系列起没有 NVLink 接口{source}，{name} 的张量并行（TP {tp}）走 {link}，all-reduce 约占每个解码步的 {share}（约 {worth} 以上才值得换更快的互联）。",
-    "link.not_needed": "**不需要**：{name} 的张量并行（TP {tp}）all-reduce 走 {link}，约占每个解码步的 {share}，NVLink 最多也只能把解码提速这么多（约 {worth} 以上才值得）；这种卡没有 NVLink{source}。",
+    "link.not_needed": "**不需要**：{name} 的张量并行（TP {tp}）all-reduce 走 {link}，约占每个解码步的 {share}，NVLink 最多也只能省回这部分时间（约 {worth} 以上才值得）；这种卡没有 NVLink{source}。",
     "link.helps": "**有帮助**：{name} 的张量并行（TP {tp}）all-reduce 走 {link}，约占每个解码步的 {share}（约 {worth} 以上就值得换更快的互联），用 NVLink 互联的卡（SXM/HGX）最多能省回这一部分；这种卡没有 NVLink{source}。",
     "link.training.has": "**已经有了**：{name} 的卡之间用 {nvlink} 互联，承载每一层前向和反向的张量并行（TP {tp}）all-reduce{source}。",
     "link.training.none": "**训练时很重要**：张量并行（TP {tp}）每一层前向和反向都要 all-reduce 激活，{name} 只能走 {link}（没有 NVLink{source}）；用 NVLink 互联的卡（SXM/HGX）可以不占 PCIe。",
