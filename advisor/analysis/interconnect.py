@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.throughput import estimate_throughput, tp_link
 from knowledge.errors import AdvisorError
-from knowledge.structs import Value
+from knowledge.structs import Value, replace
 
 if TYPE_CHECKING:
+    from advisor.estimator.calibration import Calibration
     from advisor.recommend.results import Option
+    from advisor.workload import Workload
     from knowledge.schemas import GpuSpec, ModelSpec
 
 # a link whose all-reduces take at least this share of a decode step is worth a faster one: an NVLink-class link
@@ -44,6 +46,7 @@ class LinkShare(Value):
     link: str  # the link the estimator takes for the TP group ("PCIe 4.0 x16 (…)", "NVLink 4 … (450 GB/s each way)")
     share: float | None  # all-reduce time / decode-step time; None for training (no decode step)
     training: bool
+    share_pcie: float | None = None  # a bridged pair: the same share without the bridge (over PCIe)
 
     @property
     def has_nvlink(self) -> bool:
@@ -52,8 +55,9 @@ class LinkShare(Value):
 
     @property
     def worth(self) -> bool:
-        """A faster link would win back at least WORTH_SHARE of a step."""
-        return self.share is not None and self.share >= WORTH_SHARE
+        """A faster link would win back at least WORTH_SHARE of a step (for a bridged pair: the step over PCIe)."""
+        share = self.share_pcie if self.share_pcie is not None else self.share
+        return share is not None and share >= WORTH_SHARE
 
 
 def link_share(model: ModelSpec, gpu: GpuSpec, option: Option) -> LinkShare:
@@ -64,12 +68,22 @@ def link_share(model: ModelSpec, gpu: GpuSpec, option: Option) -> LinkShare:
     share: float | None = 0.0 if tp <= 1 else None
     sized = option.sized_workload
     training = option.training is not None
+    share_pcie: float | None = None
     if tp > 1 and not training and sized is not None:
-        try:
-            est = estimate_throughput(model, gpu, option.count if sized.pp == 1 else tp, sized, calib,
-                                      with_capacity=False)
-            share = est.decode_step.communication_s / est.decode_step.total_s
-        except (AdvisorError, ValueError):
-            share = None
+        count = option.count if sized.pp == 1 else tp
+        share = _decode_share(model, gpu, count, sized, calib)
+        if gpu.link_kind == "nvlink-bridge" and tp <= 2:  # the pair without its bridge: over PCIe
+            share_pcie = _decode_share(model, replace(gpu, link_kind="none", nvlink_bytes_per_s=0.0), count, sized,
+                                       calib)
     return LinkShare(gpu=gpu.id, gpu_name=gpu.name, count=option.count, tp=tp, kind=gpu.link_kind, nvlink=gpu.nvlink,
-                     consumer=gpu.segment == "consumer", link=link, share=share, training=training)
+                     consumer=gpu.segment == "consumer", link=link, share=share, training=training,
+                     share_pcie=share_pcie)
+
+
+def _decode_share(model: ModelSpec, gpu: GpuSpec, count: int, sized: Workload, calib: Calibration) -> float | None:
+    """The all-reduce share of one decode step (None when the estimator refuses the configuration)."""
+    try:
+        est = estimate_throughput(model, gpu, count, sized, calib, with_capacity=False)
+    except (AdvisorError, ValueError):
+        return None
+    return est.decode_step.communication_s / est.decode_step.total_s

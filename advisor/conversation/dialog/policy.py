@@ -23,7 +23,7 @@ from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.reader.intent import asks_link
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
-from advisor.conversation.render.interconnect import LINK_LEAD, card_text
+from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.memory import kv_cache_bytes
 from knowledge.messages import known as has_message
@@ -322,11 +322,12 @@ def link_first(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str)
     top = turn.extra.get("top") or {}
     gpu_id, count = (named[0]["gpu"], named[0].get("count") or 2) if named else (top.get("gpu"), top.get("count") or 1)
     gpu = catalog.find_gpu(str(gpu_id)) if gpu_id else None
-    if gpu is None:
-        return
     book = Book()
-    sized = any(v.get("name") == "model" for v in request.get("job") or [])
-    first = card_text(gpu, int(count), book, lang, sized=sized)
+    if gpu is None:  # "does NVLink matter for inference?": when it does, in general, before the question
+        first = book.text(t("link.general", lang), "interconnect", SRC_CARD)
+    else:
+        sized = any(v.get("name") == "model" for v in request.get("job") or [])
+        first = card_text(gpu, int(count), book, lang, sized=sized)
     turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     turn.answer = first + "\n\n" + turn.answer
 

@@ -34,8 +34,12 @@ def link_text(link: LinkShare, name: str, book: Book, lang: str) -> str:
                      round((link.share or 0.0) * 100, 0), "%", SRC_LINK, 0, suffix="%")
     worth = book.num("share of a step that makes a faster link worth it", WORTH_SHARE * 100, "%", SRC_THROUGHPUT,
                      0, suffix="%")
-    if link.kind == "nvlink-bridge":  # a bridge joins pairs: a larger TP group crosses PCIe (rule cap-3090-nvlink-pairs)
-        key = "link.bridge" if link.tp <= 2 else "link.bridge_pairs"
+    pcie = book.num(f"all-reduce share of a decode step on {link.count}× {link.gpu_name} over PCIe",
+                    round(link.share_pcie * 100, 0), "%", SRC_LINK, 0, suffix="%") if link.share_pcie is not None else ""
+    if link.kind == "nvlink-bridge" and link.tp > 2:  # a bridge joins pairs: TP above 2 crosses PCIe (cap-3090-nvlink-pairs)
+        key = "link.bridge_pairs"
+    elif link.kind == "nvlink-bridge":
+        key = "link.bridge" if link.worth else "link.bridge_optional"
     elif link.has_nvlink:
         key = "link.has"
     elif link.consumer:
@@ -43,7 +47,7 @@ def link_text(link: LinkShare, name: str, book: Book, lang: str) -> str:
     else:
         key = "link.helps" if link.worth else "link.not_needed"
     text = t(key, lang, name=name, gpu=link.gpu_name, tp=link.tp, link=link.link, nvlink=link.nvlink, share=share,
-             worth=worth, source=source)
+             worth=worth, source=source, pcie=pcie)
     return book.text(text, "interconnect", SRC_CARD)
 
 
