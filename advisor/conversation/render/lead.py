@@ -33,7 +33,15 @@ if TYPE_CHECKING:
 
 
 def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
-    """The opening sentences for the question asked (ev.intent); see advisor.conversation.reader.intent."""
+    """The opening sentences for the question asked (ev.intent); see advisor.conversation.reader.intent. A count
+    said with no card ("on 2048 GPUs") is followed by the card it was taken as."""
+    led = _lead_for(ev, top, state, book, lang)
+    if ev.count_card and ev.count_card in led.text:
+        led.text += t("sentence.gap", lang) + t("lead.count_card", lang, gpu=ev.count_card)
+    return led
+
+
+def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
     intent = ev.intent
     users = ev.user_options
     cap = state.slots.capacity
@@ -53,7 +61,7 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
             return first
         if o is not None:  # the configuration does not hold the job: the card's own link first, then why
             ev_off = replace(ev, link=None)
-            first = lead_for(ev_off, top, state, book, lang)
+            first = _lead_for(ev_off, top, state, book, lang)
             gpu = load_catalog().gpu(o.gpu)
             first.text = card_text(gpu, o.count, book, lang, sized=True) + t("sentence.gap", lang) + first.text
             first.deciding = LINK_LEAD
@@ -94,8 +102,6 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return fs.Lead(text, "no" if intent == "feasibility" else None)
     if intent == "how_long":
         led = fs.time_lead(chosen, ev, book, lang)
-        if led is not None and ev.count_card and chosen.gpu_name == ev.count_card:  # "on 2048 GPUs": which GPUs
-            led.text += t("sentence.gap", lang) + t("lead.count_card", lang, gpu=ev.count_card)
         if led is not None:
             others = [u for u in users if u is not chosen and u.fits and u.training and u.training.wall_s]
             if others:  # "How long on our 8×A100? Would 8×H100 be worth it?": the other named one's time too
