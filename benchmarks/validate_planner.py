@@ -8,8 +8,9 @@ the published layout pinned (what the report fixes) and the rest chosen by the p
     PYTHONPATH=. python benchmarks/validate_planner.py [--held-out]
 
 `--held-out` adds the rows of benchmarks/training_heldout.yaml: published runs the constants were not fitted on
-(NeMo, Megatron-Bridge, torchtitan, model cards); step rows with the published layout pinned, run rows with the
-planner's default layout (and the pinned one where the source states it).
+(NeMo, Megatron-Bridge, NVIDIA's DGX Cloud benchmarking recipes, torchtitan, fms-fsdp, model cards); step rows with
+the published layout pinned, run rows with the planner's default layout (and the pinned one where the source states
+it). A row's model is the catalog's or one the file defines from config.json fields (`models:`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from knowledge.catalog import load_catalog  # noqa: E402
 from knowledge.errors import InputError  # noqa: E402
 from knowledge.hf_config import spec_from_hf_config  # noqa: E402
 from knowledge.schemas import ModelSpec  # noqa: E402
+from knowledge.structs import replace  # noqa: E402
 
 TOLERANCE = {"run": 0.25, "step": 0.20}
 M = 2**20
@@ -84,7 +86,8 @@ ROWS = [
     Row("deepseek-v3", "run", "deepseek-v3", "h800-sxm", 2048, 14.8e12, 4096, 2_664_000, "deepseek-v3-paper",
         precision="fp8", note="pre-training stage (2,664K of the 2,788K total)"),
     Row("bloom-176b", "run", "bloom-176b", "a100-80g-sxm", 384, 366e9, 2048, 1_082_990, "bloom-paper",
-        ov=Overrides(tp=4, pp=12, zero=1, recompute="full", micro_batch=2, global_batch_tokens=2048 * 2048),
+        ov=Overrides(tp=4, pp=12, zero=1, recompute="full", micro_batch=2, global_batch_tokens=2048 * 2048,
+                     async_tp=False),
         note="BLOOM's own layout pinned: TP4 PP12 DP8, ZeRO-1, activation checkpointing, micro-batch 2"),
     Row("llama3-8k-tp8-pp16", "step", "llama-3.1-405b", "h100-sxm", 8192, 15.6e12, 8192, 430, "llama3-paper",
         ov=Overrides(tp=8, cp=1, pp=16, global_batch_tokens=16 * M)),
@@ -93,16 +96,16 @@ ROWS = [
     Row("llama3-16k-cp16", "step", "llama-3.1-405b", "h100-sxm", 16384, 15.6e12, 131072, 380, "llama3-paper",
         ov=Overrides(tp=8, cp=16, pp=16, global_batch_tokens=16 * M)),
     Row("megatron-1.7b", "step", megatron_gpt("gpt-1.7b", 2304, 24, 24), "a100-80g-sxm", 32, 1e11, 2048, 137,
-        "narayanan-2021", ov=Overrides(tp=1, pp=1, recompute="full", global_batch_tokens=512 * 2048), hardware=True),
+        "narayanan-2021", ov=Overrides(tp=1, pp=1, recompute="full", global_batch_tokens=512 * 2048, async_tp=False), hardware=True),
     Row("megatron-18.4b", "step", megatron_gpt("gpt-18.4b", 6144, 48, 40), "a100-80g-sxm", 256, 1e11, 2048, 135,
-        "narayanan-2021", ov=Overrides(tp=8, pp=1, recompute="full", global_batch_tokens=1024 * 2048), hardware=True),
+        "narayanan-2021", ov=Overrides(tp=8, pp=1, recompute="full", global_batch_tokens=1024 * 2048, async_tp=False), hardware=True),
     Row("megatron-145.6b", "step", megatron_gpt("gpt-145.6b", 12288, 96, 80), "a100-80g-sxm", 1536, 1e11, 2048, 148,
-        "narayanan-2021", ov=Overrides(tp=8, pp=8, recompute="full", global_batch_tokens=2304 * 2048), hardware=True),
+        "narayanan-2021", ov=Overrides(tp=8, pp=8, recompute="full", global_batch_tokens=2304 * 2048, async_tp=False), hardware=True),
     Row("megatron-529.6b", "step", megatron_gpt("gpt-529.6b", 20480, 128, 105), "a100-80g-sxm", 2520, 1e11, 2048,
-        163, "narayanan-2021", ov=Overrides(tp=8, pp=35, recompute="full", global_batch_tokens=2520 * 2048),
+        163, "narayanan-2021", ov=Overrides(tp=8, pp=35, recompute="full", global_batch_tokens=2520 * 2048, async_tp=False),
         hardware=True),
     Row("megatron-1t", "step", megatron_gpt("gpt-1t", 25600, 160, 128), "a100-80g-sxm", 3072, 1e11, 2048, 163,
-        "narayanan-2021", ov=Overrides(tp=8, pp=64, recompute="full", global_batch_tokens=3072 * 2048),
+        "narayanan-2021", ov=Overrides(tp=8, pp=64, recompute="full", global_batch_tokens=3072 * 2048, async_tp=False),
         hardware=True),
     # Megatron-Bridge 25.11 (the FP8 utilisation's own source): model TFLOP/s per GPU, FP8 current scaling
     Row("mbridge-llama3-8b-h100", "step", "llama-3-8b", "h100-sxm", 8, 1e10, 8192, 744, "megatron-bridge-perf",
@@ -114,7 +117,7 @@ ROWS = [
     Row("mbridge-llama3-8b-b200", "step", "llama-3-8b", "b200", 8, 1e10, 8192, 1576, "megatron-bridge-perf",
         precision="fp8", ov=Overrides(tp=1, pp=1, cp=1, micro_batch=2, global_batch_tokens=128 * 8192)),
     Row("opt-175b", "step", "opt-175b", "a100-80g-sxm", 992, 180e9, 2048, 147, "opt-paper",
-        ov=Overrides(tp=8, global_batch_tokens=2 * 10**6), hardware=True,
+        ov=Overrides(tp=8, global_batch_tokens=2 * 10**6, async_tp=False), hardware=True,
         note="'up to 147 TFLOP/s per GPU' read as hardware FLOP/s"),
 ]
 
@@ -164,17 +167,31 @@ class HeldOut:
         return self.plan is not None and abs(self.error) <= TOLERANCE[self.row["kind"]]
 
 
-def load_held_out() -> list[dict]:
+def _held_out_doc() -> dict:
     import yaml
 
-    return list(yaml.safe_load(HELD_OUT.read_text(encoding="utf-8"))["rows"])
+    return dict(yaml.safe_load(HELD_OUT.read_text(encoding="utf-8")))
+
+
+def load_held_out() -> list[dict]:
+    return list(_held_out_doc()["rows"])
+
+
+def held_out_model(name: str) -> ModelSpec:
+    """A row's model: the catalog's, or one of the file's `models` (a config.json read by knowledge.hf_config, with
+    the fields that reader cannot express set after it)."""
+    inline = (_held_out_doc().get("models") or {}).get(name)
+    if inline is None:
+        return load_catalog().model(name)
+    spec = spec_from_hf_config(dict(inline["config"]), id=name)
+    return replace(spec, **dict(inline.get("set") or {}))
 
 
 def predict_held_out(r: dict) -> HeldOut:
     """Step rows: tokens/s per GPU with the published layout pinned; run rows: GPU-hours with goodput of the
     planner's default plan (nothing pinned)."""
     cat, calib = load_catalog(), load_calibration()
-    model, gpu = cat.model(r["model"]), cat.gpu(r["gpu"])
+    model, gpu = held_out_model(r["model"]), cat.gpu(r["gpu"])
     if r["kind"] == "run":
         plan = plan_training(model, gpu, r["count"], float(r["tokens"]), calib, context=r["seq"])
         pinned = None

@@ -7,7 +7,8 @@ Modules:
 * `rules.meta`: `RuleMeta`, `all_rules()`, `get_rule(id)`; `rules.conditions`: the condition language;
 * one module per topic with its `RULES`: `substitution`, `market`, `risk`, `capability`, `value`,
   `scenario`, `practice`, `sizing`, `claims`;
-* `rules.render`, `rules.sources`: wording and citations from the metadata; `rules.gpus`: GPU families;
+* `rules.render`, `rules.sources`: wording (the message catalogs' "rules" section, knowledge/messages/rules_{en,zh}.py,
+  keyed by rule id) and citations (the metadata); `rules.gpus`: GPU families;
 * `rules.pure`: a durable-free reference evaluator the tests compare the engine with.
 
 `python -m rules` lists every rule (`--json` for machines, `--topic T` to filter).

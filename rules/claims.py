@@ -26,10 +26,6 @@ RULES: tuple[RuleMeta, ...] = (
         section=_SECTION,
         cite_fact=("claim_source", "section"),
         summary="A quoted guide figure is wrong: show the guide's number next to the computed one.",
-        en="The guide's figure is wrong: it says {stated_value:,g} {unit}; the computed value is "
-           "{computed_value:,g} {computed_unit}.{correction_note}",
-        zh="指南中的数字有误：指南给出 {stated_value:,g} {unit}，计算值为 {computed_value:,g} "
-           "{computed_unit}。{correction_note_zh}",
     ),
     RuleMeta(
         id="claim-wrong-statement",
@@ -41,8 +37,6 @@ RULES: tuple[RuleMeta, ...] = (
         section=_SECTION,
         cite_fact=("claim_source", "section"),
         summary="A quoted guide statement is wrong: give the correction.",
-        en="The guide's statement is wrong: “{claim_quote}”{computed_note}.{correction_note}",
-        zh="指南中的说法有误：“{claim_quote_zh}”{computed_note_zh}。{correction_note_zh}",
     ),
     RuleMeta(
         id="claim-dated",
@@ -54,8 +48,6 @@ RULES: tuple[RuleMeta, ...] = (
         section=_SECTION,
         cite_fact=("claim_source", "section"),
         summary="A quoted guide statement was true once and is out of date.",
-        en="The guide's statement is out of date: “{claim_quote}”{computed_note}.{correction_note}",
-        zh="指南中的说法已过时：“{claim_quote_zh}”{computed_note_zh}。{correction_note_zh}",
     ),
     RuleMeta(
         id="claim-right",
@@ -67,7 +59,5 @@ RULES: tuple[RuleMeta, ...] = (
         section=_SECTION,
         cite_fact=("claim_source", "section"),
         summary="A quoted guide statement checks out.",
-        en="The guide's statement checks out: “{claim_quote}”{computed_note}.",
-        zh="指南中的说法经核对无误：“{claim_quote_zh}”{computed_note_zh}。",
     ),
 )

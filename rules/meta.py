@@ -2,10 +2,12 @@
 
 A rule is data (`RuleMeta`): a stable id, the topic, the kind of fact it reads, a condition over that
 fact (`rules.conditions`), a severity, a source id in the sources registry (knowledge/data/sources/*.yaml)
-with the section it comes from, a one-line summary, and English and Chinese message templates rendered
-from the fact with `str.format` (see `rules.render` for the derived display fields such as
-`{per_gpu_gib:.1f}` or `{train_days:.1f}`). Market facts carry an `as_of` date. The engine only decides
-*whether* a rule fires; wording and citation always come from here.
+with the section it comes from and a one-line summary. Its wording is in the message catalogs
+(knowledge/messages/rules_{en,zh}.py), keyed "rules.<rule id>": one template per language, rendered from the
+fact with `str.format` (see `rules.render` for the derived display fields such as `{per_gpu_gib:.1f}` or
+`{train_days:.1f}`). Rules made from one pattern (the value ranking) share a template (`key`) and fill in their
+own catalog words (`words`). Market facts carry an `as_of` date. The engine only decides *whether* a rule fires;
+wording and citation always come from here.
 
 Topic modules (`rules.substitution`, `rules.market`, …) each export `RULES`; `all_rules()` collects them.
 """
@@ -19,6 +21,7 @@ from functools import lru_cache
 from typing import Literal
 
 from knowledge.errors import AdvisorError
+from knowledge.messages import LANGS, t
 from knowledge.structs import Value
 from rules.conditions import Cond
 from rules.findings import Severity
@@ -43,14 +46,10 @@ DERIVED_DISPLAY: dict[str, tuple[str, ...]] = {
     "active_params_b": ("active_params",),
     "power_kw": ("power_w",),
     "claim_quote": ("claim_en", "claim_text", "claim_id"),
-    "claim_quote_zh": ("claim_text", "claim_en", "claim_id"),
-    "correction_note": ("correction",),
-    "correction_note_zh": ("correction_zh", "correction"),
+    "correction_note": ("correction", "correction_zh"),
     "computed_note": ("computed_value", "computed_unit", "unit"),
-    "computed_note_zh": ("computed_value", "computed_unit", "unit"),
     "alternative": (),
     "kv_note": ("kv_cache_bytes", "context"),
-    "kv_note_zh": ("kv_cache_bytes", "context"),
 }
 
 
@@ -81,14 +80,15 @@ class RuleMeta(Value):
     source: str  # id in the sources registry
     section: str  # where in the source ("part 3, 显卡性价比对比-重要结论")
     summary: str  # one line, English
-    en: str  # message template, English
-    zh: str  # message template, Chinese
     refs: tuple[str, ...] = ()  # further source ids behind numbers quoted in the messages
     as_of: str | None = None  # ISO date of the market fact or price the rule states
     alternative: str | None = None  # a GPU family slug (rules.gpus) or a setting change ("precision=fp16")
     shows: tuple[str, ...] = ()  # fact fields worth showing besides those the condition reads
     cite_fact: tuple[str, str] | None = None  # (source-id field, section field): cite the fact's own source
     # when it names one (a quoted claim cites its guide section, not the generic claims source)
+    key: str = ""  # its templates' catalog key "rules.<key>" when rules share one; empty: "rules.<id>"
+    words: tuple[tuple[str, str], ...] = ()  # (template field, catalog key): the rule's own words in a shared
+    # template, filled in before the fact's fields (value-rank's place: "first of five.")
 
     def __post_init__(self) -> None:
         if not _ID.match(self.id):
@@ -99,7 +99,7 @@ class RuleMeta(Value):
             raise ValueError(f"{self.id}: topic '{self.topic}' (accepted: {', '.join(TOPICS)})")
         if self.as_of is not None and not _DATE.match(self.as_of):
             raise ValueError(f"{self.id}: as_of '{self.as_of}' must be an ISO date")
-        for name in ("summary", "en", "zh", "section", "source"):
+        for name in ("summary", "section", "source"):
             if not getattr(self, name).strip():
                 raise ValueError(f"{self.id}: empty {name}")
 
@@ -113,12 +113,34 @@ class RuleMeta(Value):
     def sources(self) -> tuple[str, ...]:
         return (self.source, *self.refs)
 
+    @property
+    def message_key(self) -> str:
+        """The catalog key of the rule's templates."""
+        return f"rules.{self.key or self.id}"
+
+    def template(self, lang: str) -> str:
+        """The rule's `str.format` template in `lang` ("zh", else English), its own words filled in."""
+        text = t(self.message_key, lang)
+        for name, key in self.words:
+            text = text.replace("{" + name + "}", t(key, lang))
+        return text
+
+    @property
+    def en(self) -> str:
+        """The English template (from the catalog)."""
+        return self.template("en")
+
+    @property
+    def zh(self) -> str:
+        """The Chinese template (from the catalog)."""
+        return self.template("zh")
+
 
 @lru_cache(maxsize=512)
 def _fact_fields(rule: RuleMeta) -> tuple[str, ...]:
     shown: list[str] = [*rule.when.fields(), *rule.shows]
-    for tpl in (rule.en, rule.zh):
-        for name in template_fields(tpl):
+    for lang in LANGS:
+        for name in template_fields(rule.template(lang)):
             shown.extend(fact_fields_for(name))
     if rule.cite_fact:
         shown.extend(rule.cite_fact)  # the citation is rendered from these
@@ -158,6 +180,8 @@ def get_rule(rule_id: str) -> RuleMeta:
         import difflib
 
         close = difflib.get_close_matches(rule_id, list(_by_id()), n=5, cutoff=0.5)
-        hint = f"; did you mean: {', '.join(close)}?" if close else ""
-        raise AdvisorError(f"unknown rule '{rule_id}'{hint}", field="rule_id",
-                           message_zh=f"未知的规则“{rule_id}”") from None
+        message, message_zh = (
+            t("rules.unknown_rule", lang, rule_id=rule_id,
+              hint=t("rules.unknown_rule.hint", lang, close=t("list.sep", lang).join(close)) if close else "")
+            for lang in LANGS)
+        raise AdvisorError(message, field="rule_id", message_zh=message_zh) from None

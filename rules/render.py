@@ -7,9 +7,13 @@ Templates are `str.format` strings over the fact plus a few display fields deriv
 * `{train_days}`, `{deadline_days}`: seconds / 86,400; `{params_b}`, `{active_params_b}`: parameters / 1e9;
 * `{power_kw}`: power_w / 1000;
 * `{alternative}`: the rule's alternative, as a display name when it is a GPU family;
-* `{kv_note}` / `{kv_note_zh}`: " (of which X GiB is KV cache at N tokens)" when the fact has both, else "";
-* claims: `{claim_quote}` (claim_en, else claim_text, else claim_id), `{claim_quote_zh}` (claim_text first), `{correction_note}` / `{correction_note_zh}` and
-  `{computed_note}` / `{computed_note_zh}` (empty when the fact has no correction or computed value).
+* `{kv_note}`: " (of which X GiB is KV cache at N tokens)" when the fact has both, else "";
+* claims: `{claim_quote}` (in English claim_en, else claim_text, else claim_id; in Chinese claim_text first),
+  `{correction_note}` (correction; in Chinese correction_zh first) and `{computed_note}` (empty when the fact has
+  no correction or computed value).
+
+The templates are the rule's (`RuleMeta.template`, from the message catalogs); the notes are worded in the
+template's language, so both languages format the same field names from the same fact.
 
 A name the fact lacks renders as "?" (and `render_messages` reports it; the meta-test requires none for
 every rule's firing scenarios).
@@ -24,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from knowledge.catalog import data_dir
+from knowledge.messages import LANGS, t
 from knowledge.quantities import in_unit
 from knowledge.structs import replace
 from rules.findings import Finding
@@ -53,8 +58,13 @@ class Figure(float):
         return float.__format__(self, spec)
 
 
-def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> dict[str, Any]:
-    """The fact plus the derived display fields listed in the module docstring."""
+def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None, lang: str = "en") -> dict[str, Any]:
+    """The fact plus the derived display fields listed in the module docstring, notes worded in `lang`."""
+    return {**_base_context(fact, rule), **_notes(fact, lang)}
+
+
+def _base_context(fact: Mapping[str, Any], rule: RuleMeta | None) -> dict[str, Any]:
+    """The fact plus the display fields that read the same in every language."""
     ctx: dict[str, Any] = dict(fact)
     for key, value in fact.items():
         if key.endswith("_bytes") and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -68,29 +78,33 @@ def display_context(fact: Mapping[str, Any], rule: RuleMeta | None = None) -> di
                             ("power_w", "power_kw", 1000)):
         if isinstance(fact.get(src), (int, float)):
             ctx[dst] = fact[src] / scale
-    ctx["claim_quote"] = fact.get("claim_en") or fact.get("claim_text") or fact.get("claim_id")
-    ctx["claim_quote_zh"] = fact.get("claim_text") or fact.get("claim_en") or fact.get("claim_id")
-    ctx["correction_note"] = f" {fact['correction']}" if fact.get("correction") else ""
-    ctx["correction_note_zh"] = fact.get("correction_zh") or fact.get("correction") or ""  # English beats nothing
     for key in ("computed_value", "stated_value"):
         if isinstance(fact.get(key), (int, float)) and not isinstance(fact.get(key), bool):
             ctx[key] = Figure(significant(fact[key]))
-    unit = fact.get("computed_unit") or fact.get("unit")
-    ctx.setdefault("computed_unit", unit)
-    if isinstance(fact.get("computed_value"), (int, float)) and unit:
-        ctx["computed_note"] = f" (computed: {ctx['computed_value']:,g} {unit})"
-        ctx["computed_note_zh"] = f"（计算值：{ctx['computed_value']:,g} {unit}）"
-    else:
-        ctx["computed_note"] = ctx["computed_note_zh"] = ""
-    kv, context = fact.get("kv_cache_bytes"), fact.get("context")
-    if isinstance(kv, (int, float)) and kv > 0 and isinstance(context, int):
-        ctx["kv_note"] = f" (of which {kv / 2**30:.1f} GiB is KV cache at {context:,} tokens)"
-        ctx["kv_note_zh"] = f"（其中 KV 缓存占 {kv / 2**30:.1f} GiB，上下文 {context:,} tokens）"
-    else:
-        ctx["kv_note"] = ctx["kv_note_zh"] = ""
+    ctx.setdefault("computed_unit", fact.get("computed_unit") or fact.get("unit"))
     if rule is not None and rule.alternative:
         ctx["alternative"] = FAMILY_NAMES.get(rule.alternative, rule.alternative)
     return ctx
+
+
+def _notes(fact: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """The display fields worded in `lang`: the quoted claim, the correction, the computed value, the KV cache."""
+    zh = lang == "zh"
+    first, second = ("claim_text", "claim_en") if zh else ("claim_en", "claim_text")
+    notes: dict[str, Any] = {"claim_quote": fact.get(first) or fact.get(second) or fact.get("claim_id")}
+    if zh:  # the English correction beats none
+        notes["correction_note"] = fact.get("correction_zh") or fact.get("correction") or ""
+    else:
+        notes["correction_note"] = f" {fact['correction']}" if fact.get("correction") else ""
+    value, unit = fact.get("computed_value"), fact.get("computed_unit") or fact.get("unit")
+    notes["computed_note"] = ""
+    if isinstance(value, (int, float)) and unit:
+        notes["computed_note"] = t("rules.note.computed", lang, value=Figure(significant(value)), unit=unit)
+    kv, context = fact.get("kv_cache_bytes"), fact.get("context")
+    notes["kv_note"] = ""
+    if isinstance(kv, (int, float)) and kv > 0 and isinstance(context, int):
+        notes["kv_note"] = t("rules.note.kv", lang, kv_gib=kv / 2**30, context=context)
+    return notes
 
 
 class _Formatter(string.Formatter):
@@ -112,10 +126,9 @@ class _Missing:
 
 def render_messages(rule: RuleMeta, fact: Mapping[str, Any]) -> tuple[str, str, list[str]]:
     """(English message, Chinese message, names the fact lacked)."""
-    ctx = display_context(fact, rule)
+    ctx = _base_context(fact, rule)
     fmt = _Formatter()
-    en = fmt.vformat(rule.en, (), ctx)
-    zh = fmt.vformat(rule.zh, (), ctx)
+    en, zh = (fmt.vformat(rule.template(lang), (), {**ctx, **_notes(fact, lang)}) for lang in LANGS)
     return en, zh, sorted(set(fmt.missing))
 
 

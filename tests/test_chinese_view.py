@@ -99,6 +99,22 @@ def _zh_values(table: dict[str, Any]) -> list[str]:
 KNOWN_MESSAGES: dict[str, set[str]] = {
     # the software stacks' own names, which a Chinese answer keeps (Apple Metal, Intel Gaudi SynapseAI)
     "recommend.stack": {"Metal", "SynapseAI"},
+    # the rules' findings (knowledge/messages/rules_zh.py): names of engines, kernels, libraries and hardware a
+    # Chinese engineer reads as they are (Apple's Metal, Huawei's MindIE, NVIDIA's Rubin, …)
+    "rules.cap-cann-engines": {"MindIE", "MindSpore", "torch_npu", "vllm-ascend"},
+    "rules.cap-fa2-inference": {"xFormers"},
+    "rules.cap-fp8-weight-only": {"Marlin"},
+    "rules.sub-4090-3090-fp8": {"Marlin"},
+    "rules.cap-machine-not-a-card": {"GbE", "exo"},  # 10 GbE Ethernet; exo, the cluster engine
+    "rules.cap-metal-engines": {"Metal", "mlx-lm"},
+    "rules.cap-metal-stack": {"Metal"},
+    "rules.market-cn-blackwell-dc": {"Rubin"},
+    "rules.practice-interconnect-multi-node": {"RoCE"},
+    "rules.risk-modded-card": {"vBIOS"},
+    "rules.sizing-offload-ram-short": {"offload"},  # the English term after the Chinese one: “卸载（offload）”
+    # vLLM's own error, quoted as it prints it so that the user recognises it
+    "rules.sizing-tp-heads": {"Total", "number", "of", "attention", "heads", "must", "be", "divisible", "by", "tensor",
+                              "parallel", "size"},
 }
 
 

@@ -3,9 +3,10 @@ layer, the recommender, the front ends and the rules read their words from the m
 (`knowledge/messages`), one place to translate.
 
 A pair is found in the source by its shape: a tuple with an English literal next to a Chinese one
-(``("over budget", "超出预算")``), a dict literal keyed "en" and "zh", a conditional expression choosing between
-an English and a Chinese literal, and an ``if lang == "zh":`` / ``if zh:`` block with a Chinese literal followed by
-an English one. Words the reader matches in the user's text (``advisor/conversation/reader``) are not scanned.
+(``("over budget", "超出预算")``), a dict literal keyed "en" and "zh", a call given both by keyword
+(``RuleMeta(en="Tight: …", zh="余量不足：…")``, ``note="…", note_zh="…"``), a conditional expression choosing
+between an English and a Chinese literal, and an ``if lang == "zh":`` / ``if zh:`` block with a Chinese literal
+followed by an English one. Words the reader matches in the user's text (``advisor/conversation/reader``) are not scanned.
 """
 
 from __future__ import annotations
@@ -65,6 +66,16 @@ def _chooses_language(test: ast.expr) -> bool:
     return bool(re.search(r"\bzh\b|\blang\b", ast.unparse(test)))
 
 
+def _keyword_pair(call: ast.Call) -> bool:
+    """A call given an English literal and a Chinese one by language-named keywords: `en`/`zh`, `x`/`x_zh`."""
+    given = {k.arg: k.value for k in call.keywords if k.arg}
+    for name, value in given.items():
+        english = "en" if name == "zh" else name.removesuffix("_zh") if name.endswith("_zh") else None
+        if english is not None and english in given and _pair(given[english], value):
+            return True
+    return False
+
+
 def pairs_in(source: str) -> list[int]:
     """The lines where `source` keeps an (English, Chinese) pair (module docstring)."""
     found: set[int] = set()
@@ -73,6 +84,8 @@ def pairs_in(source: str) -> list[int]:
         if isinstance(node, ast.Tuple) and any(_pair(a, b) for a, b in pairwise(node.elts)):
             found.add(node.lineno)
         elif isinstance(node, ast.Dict) and {"en", "zh"} <= {_text(k) for k in node.keys if k is not None}:
+            found.add(node.lineno)
+        elif isinstance(node, ast.Call) and _keyword_pair(node):
             found.add(node.lineno)
         elif isinstance(node, ast.IfExp) and _pair(node.body, node.orelse):
             found.add(node.lineno)
@@ -112,7 +125,10 @@ def test_the_scan_finds_each_shape_and_leaves_catalog_reads() -> None:
     assert pairs_in('word = "是" if zh else "yes"\n') == [1]
     assert pairs_in('def f(n, lang):\n    if lang == "zh":\n        return f"{n} 张卡"\n    return f"{n} GPUs"\n') == [2]
     assert pairs_in('def f(lang):\n    if zh:\n        x = "卡"\n    else:\n        x = "cards"\n    return x\n') == [2]
+    assert pairs_in('R = RuleMeta(\n    id="x",\n    en="Tight: {gpu}",\n    zh="余量不足：{gpu}",\n)\n') == [1]
+    assert pairs_in('err = InputError(field="x", message="no model", message_zh="没有模型")\n') == [1]
     assert pairs_in('def f(lang):\n    return t("option.miss.budget", lang)\n') == []
+    assert pairs_in('R = RuleMeta(id="x", key="value-rank", words=(("place", "rules.value-rank.place.1"),))\n') == []
     # matchers and names are not pairs: a regex of both languages' words, a language code, a unit in both
     assert pairs_in('RESET = re.compile(r"^(?:reset|重新开始)$")\nLANGS = ("en", "zh")\nX = ("GiB", "GiB")\n'
                     'CHOICES = [("English", "en"), ("中文", "zh")]\n') == []

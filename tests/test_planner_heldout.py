@@ -15,7 +15,7 @@ from benchmarks.validate_planner import held_out_all, load_held_out
 SOURCES = yaml.safe_load((Path(__file__).resolve().parents[1] / "knowledge/data/sources/calibration.yaml")
                          .read_text(encoding="utf-8"))
 CALIBRATION = (Path(__file__).resolve().parents[1] / "knowledge/data/calibration.yaml").read_text(encoding="utf-8")
-FLOOR = {"step": 38, "run": 1}  # rows within tolerance in this version (the table in docs/training-planner.md)
+FLOOR = {"step": 70, "run": 1}  # rows within tolerance in this version (the table in docs/training-planner.md)
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +121,12 @@ def test_small_experts_cost_more_per_flop(results):
     got = {h.row["id"]: h for h in results}
     for rid in ("mbridge-qwen3-30b-b200-8", "mbridge-qwen3-30b-b300-8"):
         assert got[rid].ok, (rid, got[rid].error)
+
+
+def test_nvidias_dense_h100_recipes_are_within_tolerance(results):
+    """NVIDIA/dgxc-benchmarking's dense Megatron-Core recipes on DGX-H100 (Llama 3.1 8B / 70B / 405B, Nemotron-4 15B /
+    340B; BF16 and FP8; 8 to 2,048 GPUs; TP, CP, interleaved PP): every row within ±20 % with its published layout —
+    20 rows that were all within tolerance when added, before any model change made after them."""
+    rows = [h for h in results if h.row["source"].startswith("dgxc-") and h.row["gpu"] == "h100-sxm"]
+    assert len(rows) == 20
+    assert all(h.ok for h in rows), [(h.row["id"], round(h.error, 3)) for h in rows if not h.ok]

@@ -62,6 +62,7 @@ class AnalysisRequest(Frozen):
     inferred: tuple[str, ...] = ()  # fields implied by what was said (a concurrency from a request rate)
     asks_users: bool = False  # "how many users can it serve?"
     asks_context: bool = False  # "what's the longest context on it?"
+    asks_batch: bool = False  # "what batch size can I use?"
     asks_need: bool = False  # "how much memory does it need?"
     asks_speed: bool = False  # "how many tokens per second on …?"
     asks_servers: bool = False  # "how many servers / 几台服务器?": the count in servers

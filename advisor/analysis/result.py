@@ -113,6 +113,7 @@ class Analysis(msgspec.Struct):
     count_card: str = ""  # a count said with no card: the card it was answered on (advisor.analysis.evaluate.count_said)
     link: LinkShare | None = None  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     asks_context: bool = False  # "what's the longest context on it?": the longest context that fits first
+    asks_batch: bool = False  # "what batch size can I use?": the largest micro-batch / concurrency that fits first
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
     smaller: list[SmallerFit] = msgspec.field(default_factory=list)  # same-family models that run on the user's own card

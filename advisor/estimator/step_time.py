@@ -2,9 +2,10 @@
 
 * compute = (global tokens / world) × hardware FLOPs per token / (peak × HFU); HFU is the calibrated compute-only
   utilisation of the GPU class at scale × 1/(1 + h₀/h) (memory-bound elementwise work grows as s·b·h against the
-  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models. FP8: the GEMMs run against the FP8 peak and the attention
-  (FlashAttention in BF16: Transformer Engine's and torchao's FP8 recipes convert the linear layers only) against
-  the BF16 peak, i.e. the attention FLOPs count (FP8 peak / BF16 peak) times.
+  GEMMs' s·b·h²), × `moe_compute_factor` for MoE models. FP8: the transformer blocks' GEMMs run against the FP8
+  peak; the attention (FlashAttention in BF16: Transformer Engine's and torchao's FP8 recipes convert the linear
+  layers only) and the output projection (outside Transformer Engine in Megatron-Core, filtered out in torchtitan)
+  against the BF16 peak, i.e. their FLOPs count (FP8 peak / BF16 peak) times.
 * pipeline bubble (1F1B, m micro-batches, v interleaved stages; Narayanan et al. 2021 §2.2): the step is
   compute × (1 + z·(PP−1)/(v·m)); z = 1 for 1F1B, ≈ 1/3 for the zero-bubble ZB-H1 schedule (Qi et al. 2023);
   DualPipe (DeepSeek-V3 report §3.2.1, Table 2): bubble (PP/2−1)(F&B+B−3W) against 1F1B's (PP−1)(F+B), with
@@ -22,6 +23,8 @@
 * DP: ZeRO-0/1/2 reduce-scatter the 16-bit gradients and all-gather the updated 16-bit parameters once per step
   (2 × 2Ψ bytes on each GPU, ring over DP × CP ranks), hidden behind the last micro-batch's backward and the first
   one's forward (Megatron --overlap-grad-reduce / --overlap-param-gather), i.e. up to one micro-batch's compute;
+  with an interleaved pipeline (v virtual stages) the chunks' gradients become final PP micro-batches apart, so up
+  to PP·(v − 1)/v micro-batches' compute (`interleaved_dp_window`);
   ZeRO-3 gathers the parameters for the forward and the backward (and the recomputed forward, except under PyTorch
   FSDP, whose backward gather serves the recomputation) in every micro-batch,
   prefetched behind the whole step's compute. The ring runs over NVLink when the DP group fits in one server,
@@ -224,6 +227,19 @@ def comm_terms(model: ModelSpec, lay: ParallelLayout, context: int, calib: Calib
     return tp_s, cp_s, pp_s, ep_s
 
 
+def interleaved_dp_window(lay: ParallelLayout) -> float:
+    """Micro-batches of compute that hide ZeRO-1/2's gradient reduce-scatter and parameter all-gather (module doc):
+    1 without interleaving (the stage's last backward / first forward); with v > 1 virtual stages per rank the
+    interleaved schedule runs the backward of each group of PP micro-batches chunk by chunk, from the last virtual
+    stage to the first (Narayanan et al. 2021 §2.2.2), so chunk c's gradients are final while (v − 1 − c) chunk
+    groups of PP micro-batches remain, and Megatron's distributed optimizer reduces them then (its buckets are the
+    layers of one virtual stage: NeMo "Communication Overlap"); the forward of the next step mirrors it for the
+    gather: a window of PP·(v − 1)/v micro-batches (at most m)."""
+    if lay.vpp <= 1 or lay.pp <= 1:
+        return 1.0
+    return max(1.0, min(float(lay.grad_accum), lay.pp * (lay.vpp - 1) / lay.vpp))
+
+
 def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float, calib: Calibration,
                intra: float, nic: float, layers: int, domain: int | None = None,
                regather_for_recompute: bool = True) -> float:
@@ -244,7 +260,7 @@ def dp_seconds(lay: ParallelLayout, dense: float, experts: float, compute: float
     else:
         raw = _ring(2 * 2 * dense, shards, link)
         calls = 2 * stage_layers
-        window = compute / m
+        window = compute / m * interleaved_dp_window(lay)
     raw += calls * (shards - 1) * hop if shards > 1 else 0.0
     if experts and lay.expert_dp > 1:
         edp = lay.expert_dp
@@ -265,12 +281,18 @@ def engine_flops_per_token(model: ModelSpec, context: int, recompute: str, calib
 
 
 def bf16_attention_extra(model: ModelSpec, gpu: GpuSpec, context: int, precision: str, recompute: str) -> float:
-    """FP8 training: extra FP8-equivalent FLOPs per token for the attention, which runs at the BF16 peak — its
-    hardware FLOPs (3·A(s), 4·A(s) with selective or full recomputation) × (FP8 peak / BF16 peak − 1); 0 in BF16."""
+    """FP8 training: extra FP8-equivalent FLOPs per token for the work that stays at the BF16 peak, × (FP8 peak /
+    BF16 peak − 1); 0 in BF16. (1) The attention: its hardware FLOPs 3·A(s), 4·A(s) with selective or full
+    recomputation (Transformer Engine's and torchao's recipes convert the linear layers only). (2) The output
+    (vocabulary) projection, 6·h·V forward and backward, never recomputed: Megatron-Core builds it as its own
+    tensor_parallel.ColumnParallelLinear outside Transformer Engine, and torchtitan's float8 recipe filters
+    `output` out (components/quantization/float8.md)."""
     if precision != "fp8" or not gpu.bf16_dense_flops or not gpu.fp8_dense_flops:
         return 0.0
     attn = model_flops(model).causal_attention_flops_per_token(context)
-    return (3.0 if recompute == "none" else 4.0) * attn * (float(gpu.fp8_dense_flops) / float(gpu.bf16_dense_flops) - 1)
+    head = 6.0 * model.hidden_size * model.vocab_size
+    bf16 = (3.0 if recompute == "none" else 4.0) * attn + head
+    return bf16 * (float(gpu.fp8_dense_flops) / float(gpu.bf16_dense_flops) - 1)
 
 
 def step_time(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, context: int, calib: Calibration, *,

@@ -6,10 +6,12 @@
 An entry is a string, or a plural entry ``{"one": …, "other": …}`` chosen by the field ``n`` (1 → "one"). Every key
 exists in every language with the same placeholders (`tests/test_messages.py`). A language other than "zh" reads
 English, as the front ends always did. A table is imported on its first use only, so a command that shows no
-sentence (``gpus --json``) never loads one. A key whose first part names a section (`SECTIONS`: "recommend.…") lives
-in that section's own small module per language (`recommend_en.py`, `recommend_zh.py`): `recommend --json` states
-its assumptions in both languages and loads those two alone (≈ 0.1 ms from byte-code, against ≈ 1 ms for both main
-tables and ≈ 10 ms compiling them without byte-code). `table(lang)` is the whole catalog, sections included.
+sentence (``gpus --json``) never loads one. A key whose first part names a section (`SECTIONS`: "recommend.…",
+"rules.…") lives in that section's own small module per language (`recommend_en.py`, `recommend_zh.py`; the rules'
+findings, one template per rule id, in `rules_en.py`, `rules_zh.py`): `recommend --json` states its assumptions and
+its findings in both languages and loads those four alone (≈ 0.1 ms for the recommend section from byte-code, against
+≈ 1 ms for both main tables and ≈ 10 ms compiling them without byte-code). `table(lang)` is the whole catalog,
+sections included.
 The renderer, the language model's layer, the front ends and the rules keep
 no (English, Chinese) pair of their own (`tests/test_message_pairs.py`; its short allowed list says why).
 """
@@ -23,7 +25,7 @@ LANGS = ("en", "zh")
 
 Entry = str | Mapping[str, str]
 
-SECTIONS = ("recommend",)  # key prefixes kept in their own modules, `<section>_<lang>.py`
+SECTIONS = ("recommend", "rules")  # key prefixes kept in their own modules, `<section>_<lang>.py`
 
 _tables: dict[str, Mapping[str, Entry]] = {}
 

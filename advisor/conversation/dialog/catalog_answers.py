@@ -155,7 +155,14 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
                       SRC_COST)
     tco = book.money(f"TCO of {count}× {gpu.name}", c["tco"]["amount"], currency, SRC_COST)
     years = book.num("TCO years", float(c["years"]), "years", SRC_COST, 0, suffix="")
-    head = t("market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per, kind=kind, date=date, rest=rest)
+    servers = int(c["servers"])
+    if servers > 1:  # "4 servers of B200", "16 H100": the cards fill several servers of the card's tier
+        head = t("market.servers", lang, servers=book.count("servers", servers, "servers", SRC_COST), n=n,
+                 per_server=book.count("GPUs per server", -(-count // servers), "GPUs", SRC_COST), gpu=gpu.name,
+                 total=total, gpus=gpus, per=per, kind=kind, date=date, rest=rest)
+    else:
+        head = t("market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per, kind=kind, date=date,
+                 rest=rest)
     more = t("market.server_tco", lang, years=years, tco=tco)
     dated = "; ".join(f"{p['name']} {p['value']:g} {p['unit']} ({p['as_of']})" for p in c.get("prices", []))
     return head, more + "\n\n" + book.text(t("market.dated_inputs", lang) + dated, "dated inputs", SRC_COST)

@@ -35,6 +35,7 @@ from advisor.conversation.dialog.machine import (
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
 from advisor.conversation.reader.intent import (
+    asks_batch,
     asks_context,
     asks_link,
     asks_memory,
@@ -349,8 +350,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_users=intent == "how_many" and asks_users(text),
                                asks_need=intent == "explain" and asks_memory(text),
                                asks_speed=not workload.is_training and asks_speed(text),
-                               asks_context=asks_context(text), asks_servers=asks_servers(text),
-                               asks_link=asks_link(text))
+                               asks_context=asks_context(text), asks_batch=asks_batch(text),
+                               asks_servers=asks_servers(text), asks_link=asks_link(text))
     try:
         evaluation = analyse(request, catalog, steps)
     except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us

@@ -84,10 +84,10 @@ _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上�
                           r"(?:context|sequence length|seq(?:uence)? len)|how (?:long|large|big) (?:a |of a )?(?:context|"
                           r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can")
 _HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够",
-                 en=r"how much (?:does|would|will|is|money|to)|price|cost|costs|quote|tco")
+                 en=r"how much (?:does|do|would|will|is|are|money|to|for)(?![a-z])|price|cost|costs|quote|tco")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
 _PRICE_ASKED = words(zh=r"多少钱|报价|报个价|什么价",
-                    en=r"how much (?:would|will|does|do|is|money)|what(?:'s| is| would be| will be) the (?:price|cost)|"
+                    en=r"how much (?:would|will|does|do|is|are|money|for)(?![a-z])|what(?:'s| is| would be| will be) the (?:price|cost)|"
                        r"price of|cost of")
 _FEASIBLE = words(zh=r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,40}吗|能跑|跑得动|跑得起|能不能|能否|可不可以|可以吗|行吗|行不行|放得下|"
                     r"装得下|装下|放下|塞得下|能装|能放|能开|能用|吃得下|撑得住",
@@ -232,6 +232,20 @@ def asks_speed(text: str) -> bool:
 def asks_context(text: str) -> bool:
     """"What's the longest context on one 4090?": the answer is the longest context that fits."""
     return bool(_MAX_CONTEXT.search((text or "").lower()))
+
+
+# "what batch size can I use?", "batch size 最大能开多少": the largest micro-batch (training) or concurrency that fits
+_BATCH_QUESTION = re.compile(r"(?<![a-z])(?:what|which|max(?:imum)?|largest|biggest|how (?:big|large)(?: of)?(?: a)?)\s+"
+                             r"(?:micro[\s-]?)?batch(?:[\s-]?sizes?)?(?![a-z])|(?<![a-z])(?:micro[\s-]?)?batch[\s-]?sizes? "
+                             r"(?:can|could|should|will|would|fits?|do)(?![a-z])|how many (?:samples|sequences|examples) per "
+                             r"(?:batch|step)|(?:最大|最多)\s*(?:的)?\s*(?:micro[\s-]?)?(?:batch|批)|"
+                             r"batch\s*(?:size)?\s*(?:最大|最多|能开多|可以开多|开多|设多|能设多|多大|多少)|"
+                             r"(?:微)?批(?:次)?(?:大小)?\s*(?:最大|最多|能开多|可以开多|开多|设多|多大)|能开多大的?\s*(?:batch|批)")
+
+
+def asks_batch(text: str) -> bool:
+    """"What batch size can I use?": the answer is the largest micro-batch (training) or concurrency that fits."""
+    return bool(_BATCH_QUESTION.search((text or "").lower()))
 
 
 def asks_users(text: str) -> bool:

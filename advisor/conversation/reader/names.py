@@ -17,6 +17,7 @@ from advisor.conversation.reader.inline_specs import read_bandwidth, read_user_m
 from advisor.conversation.reader.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
 from advisor.conversation.reader.numbers import DIGITS, to_number
 from advisor.conversation.reader.ranges import MAX_GPU_COUNT
+from advisor.conversation.reader.servers import per_server_default, servers_near
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.text import EN_WORD_NUM, NUM, SIZE, Text, size_of
 
@@ -117,6 +118,13 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
             continue
         suffix = _MODEL_PRECISION_SUFFIX.search(t.s, start, end)
         end = suffix.start() if suffix else end
+        newer = _other_version(t.s, start, end, _text, model_id, catalog)
+        if newer is not None:  # "Mistral Large 3" is not Mistral Large 2: an unknown model, never a stand-in
+            if slots.model is None and slots.unknown_model is None:
+                slots.unknown_model = t.quote(start, newer)
+            taken_end = newer
+            t.consume(start, newer)
+            continue
         if slots.model is None:
             slots.model, slots.model_text = model_id, t.quote(start, end)
         if model_id not in slots.models:
@@ -139,6 +147,26 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
         if unknown and len(unknown.group(0)) > 3:
             slots.unknown_model = t.original[unknown.start():unknown.end()].strip()
             t.consume(unknown.start(), unknown.end())  # "gpt-oss-120b": its "120b" is no bare model size
+
+
+# a version number right after a name without one ("mistral large 3"); not a count, size or unit ("mistral large 2x",
+# "… large 3 users", "… 4 张")
+_VERSION_AFTER = re.compile(r"[\s\-]?v?(?P<ver>\d{1,2}(?:\.\d)?)(?![\w.])(?!\s*(?:x|×|\*|users?|people|gpus?|cards?|nodes?|"
+                            r"servers?|k\b|tokens?|bits?|张|块|卡|个|人|路|台|位|万|千))")
+
+
+def _other_version(s: str, start: int, end: int, matched: str, model_id: str, catalog: Catalog) -> int | None:
+    """The end of "<name> <version>" when the catalog model matched by a version-less alias ("mistral large") is
+    another version than the one typed after it ("3"), else None."""
+    if re.search(r"\d", matched):
+        return None
+    m = _VERSION_AFTER.match(s, end)
+    if m is None:
+        return None
+    spec = catalog.model(model_id)
+    names = " ".join((spec.id, spec.name, *spec.aliases)).lower()
+    ver = m.group("ver")
+    return None if re.search(rf"(?<![\d.]){re.escape(ver)}(?![\d.])", names) else m.end()
 
 
 def _distilled(t: Text, slots: Slots, catalog: Catalog, named_at: int) -> None:
@@ -253,6 +281,14 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         taken_end = end
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
         count, c_start, c_end = _count_near(t.s, start, end)
+        in_servers = servers_near(t.s, start, end)
+        if in_servers is None and count is not None and re.match(r"[dh]gx\s*[a-z]", matched):
+            in_servers = (count, None, c_start, c_end)  # "2 DGX B200": systems of the card's usual server size
+        if in_servers is not None:  # "2 nodes of 8x H100", "两台 8 卡 H800": servers × GPUs per server
+            spec = catalog.gpu(gpu_id)
+            per = in_servers[1] or per_server_default(spec.interface, spec.segment, spec.max_per_node)
+            if per is not None and in_servers[0] * per <= MAX_GPU_COUNT:
+                count, c_start, c_end = in_servers[0] * per, in_servers[2], in_servers[3]
         span_start, span_end = min(start, c_start), max(end, c_end)
         mention = GpuMention(gpu=gpu_id, count=count, text=t.quote(span_start, span_end), assumed=assumed)
         if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out

@@ -45,6 +45,7 @@ from advisor.conversation.render.options_table import (
     opt_price,
     opt_purchase,
     opt_speed,
+    restates,
     user_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
@@ -118,11 +119,16 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str, device: str 
     usable = book.gib(f"usable memory of a {cap.value:g} GiB card", need.usable_bytes(cap_bytes))
     typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value))
     verdict = "yes" if fits else "no"
+    w = ev.workload  # a training job's need is weights, optimizer states and activations, not a KV cache
+    task = task_label(w.task, lang)
+    task = " " + task + " " if lang == "zh" and task[:1].isascii() else task  # "做 LoRA 微调", "做全参微调"
+    what = (t("screen.memory.what.training", lang, task=task.rstrip() if lang == "zh" else task) if w.is_training
+            else t("screen.memory.what.inference", lang))
     yes = _yes_no(verdict, lang)
     if device and getattr(ev, "asks_speed", False):  # "how fast on my laptop?": no speed can be claimed for it
         yes = t("screen.memory.device.no_speed", lang, device=device) + t("sentence.gap", lang) + yes
     said = {"yes": yes, "model": model, "fmt": fmt, "total": total, "typed": typed,
-            "usable": usable, "weights": weights, "device": device}
+            "usable": usable, "weights": weights, "what": what, "device": device}
     key = "screen.memory.device." if device else "screen.memory."
     if fits:
         text = t(key + "fits", lang, **said)
@@ -131,7 +137,7 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str, device: str 
     else:
         text = t(key + "over_card", lang, **said)
         if top is not None and top.fits:
-            text += t("screen.other_fits", lang, name=opt_name(top, book))
+            text += t("screen.other_fits", lang, name=opt_name(top, book), lay=opt_layout(top, lang, book))
     return Lead(text, verdict, "total memory need (unsharded)")
 
 
@@ -209,6 +215,12 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
         lay = opt_layout(o, lang, book)
         limits = fit_limits_text(ev.fit_limits, book, lang) if ev.fit_limits is not None else ""
+        # fits, but an engineering rule forbids running it so ("not enough CPU RAM for the offload it relies on"):
+        # not a "yes"; a market rule (can it be bought in China) keeps the yes with its "but"
+        if any(f.severity == "block" and f.topic != "market" and not restates(f, o) for f in o.findings):
+            return Lead(t("screen.option.fits_blocked", lang, name=name, missing=t("list.sep", lang).join(missing),
+                          lay=lay, need=need, usable=usable, tail=tail, limits=limits),
+                        "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
         return Lead(t("screen.option.fits", lang, name=name, warn=warn, lay=lay, need=need, usable=usable, tail=tail,
                       limits=limits),
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
@@ -247,7 +259,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
                 head += t("screen.buy_as_asked", lang, fmt=fmt, name=opt_name(alt, book))
             return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
         if alt is not None:
-            head += t("screen.other_fits", lang, name=opt_name(alt, book))
+            head += t("screen.other_fits", lang, name=opt_name(alt, book), lay=opt_layout(alt, lang, book))
     if off is not None and off.gpu == o.gpu and o.count == 1:  # the card itself, slowly: llama.cpp layer offload
         head += offload_sentence(off, book, lang)
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
@@ -281,8 +293,21 @@ def count_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     missing = misses(top, lang)  # a rule's exclusion stays in the first sentence
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
     return Lead(t("screen.count", lang, name=name, warn=warn, need=need, usable=usable,
-                  lay=opt_layout(top, lang, book)),
+                  lay=opt_layout(top, lang, book), kv=_kv_share(top, ev, book, lang)),
                 None, f"GPUs ({top.gpu_name})")
+
+
+def _kv_share(o: Any, ev: Any, book: Book, lang: str) -> str:
+    """Why a serving count is larger than the weights alone need: the KV cache of every concurrent sequence at the
+    whole context (memory is sized for full-context sequences), said when it is over a quarter of the need."""
+    w, per = ev.workload, o.per_gpu
+    if w.is_training or per is None or per.kv_cache.gib <= 0.25 * per.total.gib or w.concurrency < 2:
+        return ""
+    where = f"on {o.count}× {o.gpu_name}"
+    kv = book.gib(f"KV cache per GPU {where}", per.kv_cache)
+    users = book.count(f"concurrent sequences {where}", w.concurrency, "sequences", "user input or default")
+    ctx = book.count(f"tokens per sequence {where}", w.context, "tokens", "user input or default")
+    return t("screen.count.kv", lang, kv=kv, users=users, ctx=ctx)
 
 
 def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:

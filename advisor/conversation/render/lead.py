@@ -11,6 +11,7 @@ from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, link_text
+from advisor.conversation.render.labels import task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
     misses,
@@ -71,6 +72,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
             return _speed_lead(o, ev, book, lang)
+    if ev.asks_batch and ev.limits is not None and len(users) == 1:  # "what batch size can I use on it?"
+        led_batch = _batch_lead(ev, book, lang)
+        if led_batch is not None:
+            return led_batch
     if ev.asks_context and ev.limits is not None and len(users) == 1:  # "what's the longest context on it?"
         led_ctx = _context_lead(ev, book, lang)
         if led_ctx is not None:
@@ -146,6 +151,27 @@ def _context_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         return fs.Lead(t("lead.context.all", lang, name=name, cap=cap, load=load), "yes", "longest context")
     longest = book.tokens(f"longest context on {o.count}× {o.gpu_name}", lim.max_context, SRC_MEMORY, lang)
     return fs.Lead(t("lead.context.max", lang, name=name, longest=longest, load=load, cap=cap), None, "longest context")
+
+
+def _batch_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """"What batch size can I use?": the largest micro-batch per GPU (training) or the most concurrent sequences
+    (serving) that fit on the named configuration at the asked context (advisor.analysis.limits.config_limits,
+    each a full estimate with the configuration's own layout); None when nothing fits (the no-fit lead says why)."""
+    lim = ev.limits
+    assert lim is not None
+    if lim.max_load <= 0:
+        return None
+    o = lim.option
+    where = f"{o.count}× {o.gpu_name}"
+    ctx = book.tokens(f"tokens per sequence on {where}", lim.context, SRC_USER, lang)
+    if lim.training:
+        most = book.count(f"largest micro-batch per GPU on {where}", lim.max_load, "sequences", SRC_MEMORY)
+        return fs.Lead(t("lead.batch.train", lang, name=opt_name(o, book), most=most, ctx=ctx,
+                         task=task_label(ev.workload.task, lang), lay=opt_layout(o, lang, book)),
+                       None, f"largest micro-batch per GPU on {where}")
+    most = book.count(f"most concurrent sequences on {where}", lim.max_load, "sequences", SRC_MEMORY)
+    return fs.Lead(t("lead.batch.serve", lang, name=opt_name(o, book), most=most, ctx=ctx,
+                     lay=opt_layout(o, lang, book)), None, f"most concurrent sequences on {where}")
 
 
 def _slow_training(o: Option, top: Option | None, ev: Analysis, book: Book, lang: str) -> str:

@@ -1,0 +1,119 @@
+"""Counts said in servers: "2 nodes of 8x H100", "4 servers with 8 A100 each", "four 8-GPU H100 servers",
+"2 DGX B200", "两台 8 卡 H800", "2 台 H200 服务器，每台 8 卡", "2机16卡 A800".
+
+The GPU count is nodes × GPUs per node. A server count without a per-server count takes `DEFAULT_PER_SERVER`
+(the 8-GPU HGX/DGX baseboard most data-centre servers are built on; a DGX or HGX system always has 8). Chinese
+"N机M卡" usually gives the total ("2机16卡" = 16 GPUs); a per-server figure is only read when M could not be a
+total of N servers' cards (M ≤ 8 with N > 1 is read as per server: "双机八卡" = 2 × 8).
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.conversation.reader.numbers import to_number
+from advisor.conversation.reader.text import EN_WORD_NUM, NUM
+
+DEFAULT_PER_SERVER = 8  # HGX/DGX baseboards (H100, H200, B200, B300, A100, MI300X platforms) hold 8 GPUs
+_MAX_PER_SERVER = 16
+
+_N = rf"(?P<n>{NUM}|{EN_WORD_NUM})"
+_M = rf"(?P<m>{NUM}|{EN_WORD_NUM})"
+_SERVER = r"(?:nodes?|servers?|machines?|boxes|box|hosts?|systems?)"
+_GPU_WORD = r"(?:gpus?|cards?|accelerators?)"
+_ZH_SERVER = r"(?:服务器|机器|整机|主机|节点|机)"
+
+# before the card's name, anchored at its end
+_BEFORE = [
+    # "2 nodes of 8x ", "4 servers with 8 ", "2 nodes × 8 ", "two servers, each with 8 "
+    re.compile(rf"{_N}\s*(?:x|×|\*)?\s*{_SERVER}\s*(?:of|with|,|x|×|\*)?\s*(?:each\s*(?:with|of|having)\s*)?{_M}\s*(?:x|×|\*)?\s*"
+               rf"(?:{_GPU_WORD}\s*(?:of\s*)?)?$"),
+    # "2x 8-gpu nodes of ", "two 8-gpu "(… "servers" after the name)
+    re.compile(rf"{_N}\s*(?:x|×|\*)?\s*{_M}\s*-?\s*(?:gpus?|cards?|way)\s*(?P<srv>{_SERVER}\s*(?:of|with)?\s*)?$"),
+    # "2 dgx ", "4 hgx "
+    re.compile(rf"{_N}\s*(?:x|×|\*)?\s*(?P<dgx>dgx|hgx)\s*$"),
+    # "两台 8 卡 ", "2台8卡的", "2 个节点 8 卡 "
+    re.compile(rf"{_N}\s*(?:台|个节点|个服务器|台服务器|台机器)\s*(?:每台\s*)?{_M}\s*(?:卡|张|块)\s*(?:的\s*)?$"),
+    # "2机16卡 ", "双机八卡 "
+    re.compile(rf"(?P<n2>{NUM}|双|单)\s*机\s*{_M}\s*卡\s*(?:的\s*)?$"),
+    # "2 nodes of ", "4 servers with ", "three machines of "
+    re.compile(rf"{_N}\s*(?:x|×|\*)?\s*{_SERVER}\s*(?:of|with|each with)\s*$"),
+]
+# after the card's name, anchored at its start
+_AFTER_PER = [
+    # " servers with 8 gpus each", " nodes (8 gpus each)", " servers, 8 gpus per server"
+    re.compile(rf"^\s*{_SERVER}\s*[,(]?\s*(?:with|of|each with)?\s*{_M}\s*{_GPU_WORD}\s*(?:each|per\s*(?:node|server|machine|box))"),
+    # " 服务器，每台 8 卡", " 机器 每台8张"
+    re.compile(rf"^\s*{_ZH_SERVER}?\s*[,，]?\s*每(?:台|个节点|个服务器)\s*{_M}\s*(?:卡|张|块)"),
+]
+_AFTER_SERVER = re.compile(rf"^\s*(?:{_SERVER}|{_ZH_SERVER})")
+# a server count whose servers are named after the card: "4 H100 servers", "两台 H200 服务器"
+_N_BEFORE = re.compile(rf"{_N}\s*(?:台|个)?\s*$")  # no "x": "8x H200 box" is one box of 8
+
+
+def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, int] | None:
+    """(servers, GPUs per server or None when not said, span start, span end) when the count of the card at
+    s[start:end] is said in servers; `per_server_default` gives the card's usual server size for the None."""
+    before, after = s[max(0, start - 48):start], s[end:end + 48]
+    offset = start - len(before)
+    for pattern in _BEFORE:
+        m = pattern.search(before)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        if "srv" in groups and not groups["srv"] and not _AFTER_SERVER.match(after):
+            continue  # "two 8-gpu H100" without a server word is no server count
+        nodes = _value(groups.get("n") or {"双": "2", "单": "1"}.get(groups.get("n2") or "", groups.get("n2") or ""))
+        per = _value(groups["m"]) if groups.get("m") else None
+        span_end = end
+        if per is None:
+            per, span_end = _per_after(after, end)
+        if nodes is None:
+            continue
+        if groups.get("dgx"):
+            per = DEFAULT_PER_SERVER
+        if groups.get("n2") and per is not None and (per > _MAX_PER_SERVER or (per % nodes == 0 and per > 8)):
+            per = per // nodes  # "2机16卡": 16 in all
+        return _checked(nodes, per, offset + m.start(), span_end)
+    m = _N_BEFORE.search(before)
+    if m and _AFTER_SERVER.match(after):  # "4 H100 servers", "两台 H200 服务器(，每台 8 卡)"
+        nodes = _value(m.group("n"))
+        if nodes is not None:
+            server_end = end + _AFTER_SERVER.match(after).end()  # type: ignore[union-attr]
+            per, span_end = _per_after(after, end)
+            return _checked(nodes, per, offset + m.start(), max(span_end, server_end))
+    server = _AFTER_SERVER.match(after)
+    if server and not re.search(r"\d\s*(?:x|×|\*)?\s*$", before):  # "an H200 server", "H100 服务器多少钱": one
+        per, span_end = _per_after(after, end)
+        return _checked(1, per, start, max(span_end, end + server.end()))
+    return None
+
+
+def per_server_default(interface: str, segment: str, max_per_node: int | None) -> int | None:
+    """GPUs in a server of this card when the user gives only the server count: the catalog's `max_per_node`
+    (1 for a whole machine such as a Mac), 8 for SXM/OAM modules and data-centre PCIe cards; None for consumer
+    and workstation cards, whose "machine" holds however many the user says."""
+    if max_per_node is not None:
+        return max_per_node
+    if interface in ("sxm", "oam") or segment not in ("consumer", "workstation"):
+        return DEFAULT_PER_SERVER
+    return None
+
+
+def _per_after(after: str, end: int) -> tuple[int | None, int]:
+    for pattern in _AFTER_PER:
+        m = pattern.match(after)
+        if m:
+            return _value(m.group("m")), end + m.end()
+    return None, end
+
+
+def _value(text: str | None) -> int | None:
+    v = to_number(text) if text else None
+    return int(v) if v is not None and v == int(v) and v >= 1 else None
+
+
+def _checked(nodes: int, per: int | None, span_start: int, span_end: int) -> tuple[int, int | None, int, int] | None:
+    if (per is not None and not 1 <= per <= _MAX_PER_SERVER) or not 1 <= nodes <= 4096:
+        return None
+    return nodes, per, span_start, span_end
