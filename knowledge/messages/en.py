@@ -445,6 +445,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "link.card.has": "**Already there**: the {gpu} has {nvlink}{source}; whether a job leans on it depends on how the model is split (tensor parallel all-reduces every layer; copies of a model on separate cards need no link).",
     "link.card.consumer_none": "**No — and the {gpu} cannot use it**: GeForce cards since the RTX 40 series have no NVLink connector{source}, so {count} cards talk over PCIe (no peer-to-peer on GeForce: through host memory). For serving that costs little when each card holds its own copy of the model; splitting one model across the cards (tensor parallel) all-reduces every layer over PCIe.",
     "link.card.none": "**Not possible on this card, and often not needed**: the {gpu} has no NVLink{source}, so {count} cards talk over PCIe. Splitting one model across the cards (tensor parallel) all-reduces every layer over it; copies of a model on separate cards need no link.",
+    "lead.coding_default": "For {model} (the default coding model): ",
     "lead.count_card": "No card was named, so the GPUs you stated are taken as the {gpu}, the search's first choice for this job; name a card to size that one.",
     "assumption.count_said": "no card named: the {n} GPUs you stated taken as {gpu}, the first choice of the search for this job (name a card to size that one)",
     "preamble.device.laptop": "Sized for the {name} ({memory}), the laptop chip, which has less memory than the desktop card of the same name; its speed depends on the laptop's power limit, so only memory is checked.",

@@ -443,6 +443,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "link.card.has": "**已经有了**：{gpu} 支持 {nvlink}{source}；任务用不用得上取决于模型怎么切分（张量并行每层都要 all-reduce；每张卡各放一份模型则不需要互联）。",
     "link.card.consumer_none": "**不需要，而且 {gpu} 也用不了**：GeForce 从 RTX 40 系列起没有 NVLink 接口{source}，{count} 张卡之间走 PCIe（GeForce 不支持 P2P，经主机内存中转）。做推理时每张卡各放一份模型几乎没有影响；把一个模型切到多张卡上（张量并行）则每层都要经 PCIe 做 all-reduce。",
     "link.card.none": "**这张卡没有 NVLink，也常常用不着**：{gpu} 不支持 NVLink{source}，{count} 张卡之间走 PCIe。把一个模型切到多张卡上（张量并行）每层都要经它做 all-reduce；每张卡各放一份模型则不需要互联。",
+    "lead.coding_default": "按默认代码模型 {model}：",
     "lead.count_card": "没有指定显卡，您说的卡数按这项任务搜索到的首选 {gpu} 计算；指定型号可按该卡计算。",
     "assumption.count_said": "未指定显卡：您说的 {n} 张卡按 {gpu} 计算（这项任务搜索到的首选卡；指定型号可按该卡计算）",
     "preamble.device.laptop": "按 {name}（{memory}）计算：笔记本上的芯片显存比同名台式机显卡少；速度取决于笔记本的功耗设定，这里只核对显存。",

@@ -35,8 +35,11 @@ if TYPE_CHECKING:
 
 def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
     """The opening sentences for the question asked (ev.intent); see advisor.conversation.reader.intent. A count
-    said with no card ("on 2048 GPUs") is followed by the card it was taken as."""
+    said with no card ("on 2048 GPUs") is followed by the card it was taken as; an answer for the coding default model
+    says so first."""
     led = _lead_for(ev, top, state, book, lang)
+    if state.slots.model_assumed == "coding":  # no model named for a coding use: the answer is for the coding default
+        led.text = t("lead.coding_default", lang, model=ev.model.name) + led.text
     if ev.count_card and ev.count_card in led.text:
         led.text += t("sentence.gap", lang) + t("lead.count_card", lang, gpu=ev.count_card)
     return led
