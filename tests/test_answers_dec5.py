@@ -184,8 +184,8 @@ UNKNOWN_WITH_MEMORY = [  # (lang, message, the card as typed, its memory in GB)
     ("en", "Will Qwen2.5-7B fit on a 2080 Super 8GB?", "2080 Super", 8),
     ("zh", "学生党一张 4060 8G 能跑 Qwen2.5-7B 吗", "4060", 8),
     ("zh", "我的 3060 Ti 8G 能跑 Llama 3.1 8B 吗", "3060 Ti", 8),
-    ("zh", "笔记本 4070 8GB 跑 Qwen2.5-3B 行不行", "4070", 8),
 ]
+# ("笔记本 4070 8GB …") is a laptop GPU, a device the advisor knows: tests/test_answer_the_act.py checks its memory
 
 
 @pytest.mark.parametrize(("lang", "text", "card", "gb"), UNKNOWN_WITH_MEMORY, ids=[c[1][:40] for c in UNKNOWN_WITH_MEMORY])

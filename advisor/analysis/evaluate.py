@@ -10,10 +10,11 @@ import logging
 from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import check_claim, premise_findings
+from advisor.analysis.interconnect import link_share
 from advisor.analysis.limits import capacity, config_limits, serving_load, speed_at
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.request import AnalysisRequest, NamedConfig
-from advisor.analysis.result import Analysis, top_option
+from advisor.analysis.result import Analysis, Assumption, top_option
 from advisor.analysis.smaller import smaller_models_that_fit
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.fit_limits import FitLimits, training_fit_limits
@@ -22,6 +23,7 @@ from advisor.recommend.recommender import evaluate_configs
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError, NotValidated
+from knowledge.messages import pair
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -44,7 +46,8 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,
                   inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need,
-                  asks_speed=request.asks_speed, asks_context=request.asks_context, asks_batch=request.asks_batch)
+                  asks_speed=request.asks_speed, asks_context=request.asks_context, asks_batch=request.asks_batch,
+                  asks_servers=request.asks_servers)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)
@@ -57,7 +60,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     if ev.recommendation is not None:
         # a machine named without a count ("Mac Studio M3 Ultra vs 4× 3090") is one machine, not a count to search
         named = tuple(replace(m, count=1) if not m.count and catalog.gpu(m.gpu).is_machine else m
-                      for m in request.named)
+                      for m in request.named) or count_said(request, ev.recommendation, ev)
         _named_options(replace(request, named=named), ev.recommendation, steps, ev)
         ev.fit_limits = _single_gpu_fit_limits(ev, catalog)
     else:
@@ -72,8 +75,28 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     ev.premise = premise_findings(request.named, request.wants_nvlink, catalog, steps)
     if ev.recommendation is not None:
         _stretch(request, model, catalog, steps, ev, ev.recommendation)
+    top = top_option(ev) if request.asks_link else None
+    if top is not None:  # "do I need NVLink?": the all-reduce share of the answered configuration's decode step
+        gpu = catalog.gpu(top.gpu)
+        ev.link = timed(steps, "link_share", {"gpu": gpu.id, "count": top.count, "tp": top.layout.tp},
+                        lambda: link_share(model, gpu, top),
+                        lambda r: f"all-reduce share {r.share:.0%}" if r.share is not None else r.link)
     ev.findings = _rules(ev)
     return ev
+
+
+def count_said(request: AnalysisRequest, rec: Recommendation, ev: Analysis) -> tuple[NamedConfig, ...]:
+    """"How long to train X on 2048 GPUs?": the count said with no card is the configuration asked about, so a
+    training job is evaluated at exactly that count on the search's leading card (the search alone would answer
+    with its own smallest count that meets the deadline); the card so chosen is said as an assumption."""
+    n = request.count_said
+    lead = next((o for o in rec.options if o.meets_targets), rec.options[0] if rec.options else None)
+    if n is None or request.named or not request.workload.is_training or lead is None:
+        return ()
+    en, zh = pair("assumption.count_said", n="{n}", gpu=lead.gpu_name)  # {n}: a number the renderer records
+    ev.assumptions.append(Assumption(en, zh, {"n": (n, "", "user input")}))
+    ev.count_card = lead.gpu_name
+    return (NamedConfig(gpu=lead.gpu, count=n, role="candidate", count_only=True),)
 
 
 def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[Step], ev: Analysis) -> None:

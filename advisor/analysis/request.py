@@ -55,6 +55,9 @@ class AnalysisRequest(Frozen):
     offload_asked: bool = False  # the user asked about layer offload: the answer leads with it
     wants_nvlink: bool = False  # the user's plan takes NVLink between the named cards for granted
     intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
+    # GPUs said with no card ("train it on 2048 GPUs"): a training job is answered at that count, on the search's
+    # leading card (advisor.analysis.evaluate.count_said)
+    count_said: Annotated[int, Meta(ge=1, le=65536)] | None = None
     stated: tuple[str, ...] = ()  # the workload fields the user stated (the rest are defaults or inferred)
     inferred: tuple[str, ...] = ()  # fields implied by what was said (a concurrency from a request rate)
     asks_users: bool = False  # "how many users can it serve?"
@@ -62,5 +65,7 @@ class AnalysisRequest(Frozen):
     asks_batch: bool = False  # "what batch size can I use?"
     asks_need: bool = False  # "how much memory does it need?"
     asks_speed: bool = False  # "how many tokens per second on …?"
+    asks_servers: bool = False  # "how many servers / 几台服务器?": the count in servers
+    asks_link: bool = False  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     detail: Literal["answer", "options"] = "answer"
     strict: bool = False

@@ -13,6 +13,7 @@ from advisor.workload import Constraints, Workload
 from knowledge.quantities import ZERO, Bytes
 
 if TYPE_CHECKING:
+    from advisor.analysis.interconnect import LinkShare
     from advisor.analysis.request import QuotedClaim
     from advisor.analysis.smaller import SmallerFit
     from advisor.estimator.fit_limits import FitLimits
@@ -108,6 +109,9 @@ class Analysis(msgspec.Struct):
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
     asks_speed: bool = False  # "how many tokens per second on …?": the speed first
+    asks_servers: bool = False  # "how many servers / 几台": the count in servers first
+    count_card: str = ""  # a count said with no card: the card it was answered on (advisor.analysis.evaluate.count_said)
+    link: LinkShare | None = None  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     asks_context: bool = False  # "what's the longest context on it?": the longest context that fits first
     asks_batch: bool = False  # "what batch size can I use?": the largest micro-batch / concurrency that fits first
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named

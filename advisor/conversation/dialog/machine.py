@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 DEFAULT_MODEL = "qwen2.5-7b"
+# a coding use with no model named ("a coding assistant for 20 developers", "代码补全助手"): the catalog's coding
+# counterpart of DEFAULT_MODEL, same family and size (Qwen2.5-Coder-7B-Instruct), said in the answer as a default
+DEFAULT_CODING_MODEL = "qwen2.5-coder-7b"
 from advisor.recommend.offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
 from advisor.workload import default_context  # noqa: E402  (one place for the default)
 
@@ -139,7 +142,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.candidates = [c for c in merged.candidates if c.gpu not in merged.excluded]
     if new.capacity is not None:
         put("capacity", new.capacity)
-        merged.bandwidth = new.bandwidth
+        merged.bandwidth, merged.device = new.bandwidth, new.device
     if new.existing is not None:
         put("existing", new.existing)
     if new.candidates:
@@ -185,6 +188,10 @@ PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training r
 PRETRAIN_GPUS = 1024  # "train X on 16k H100s": fine-tuning, even of a 405B model, runs on hundreds of GPUs, not thousands
 
 
+# a generic width said for a llama.cpp engine ("4-bit with llama.cpp", a Mac) is the GGUF file of that width people run
+_GGUF_OF = {"int4": OFFLOAD_WEIGHTS, "int8": "q8_0"}
+
+
 def _task_of(slots: Slots) -> str | None:
     if slots.task:
         return slots.task
@@ -226,6 +233,10 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         weights = OFFLOAD_WEIGHTS  # layer offload is llama.cpp's: a GGUF file, the 4-bit one people run
         notes.append(Assumption(f"layer offload is llama.cpp's: GGUF {weights.upper()} weights assumed",
                                 f"按层卸载是 llama.cpp 的功能：按 GGUF {weights.upper()} 权重计算"))
+    if s.engine == "llama.cpp" and task == "inference" and weights in _GGUF_OF:
+        said, weights = weights, _GGUF_OF[weights]  # "4-bit on llama.cpp": the GGUF file of that width people run
+        notes.append(Assumption(f"llama.cpp runs GGUF files: {said.upper()} taken as GGUF {weights.upper()}",
+                                f"llama.cpp 使用 GGUF 文件：{said.upper()} 按 GGUF {weights.upper()} 计算"))
     gguf = task == "inference" and weights is None and not s.offload and (s.engine == "llama.cpp" or (
         s.home and s.engine is None and (s.concurrency or 1) <= 2))
     if gguf:  # Ollama / llama.cpp / a home machine: the GGUF 4-bit file people run, on a llama.cpp-style engine
@@ -466,12 +477,17 @@ def next_question(state: DialogState) -> str | None:
     return None
 
 
-def accept_default(state: DialogState, slot: str, lang: str) -> None:
-    """"默认/default" for `slot`: fill it with the default the question offered."""
+def default_model(coding: bool) -> str:
+    """The model answered with when none was named: the coding default for a coding use, else the general one."""
+    return DEFAULT_CODING_MODEL if coding else DEFAULT_MODEL
+
+
+def accept_default(state: DialogState, slot: str, lang: str, *, coding: bool = False) -> None:
+    """"默认/default" for `slot`: fill it with the default the question offered (`coding`: the use is coding)."""
     s = state.slots
     if slot == "model":
-        s.model = DEFAULT_MODEL
-        s.model_assumed = "default"
+        s.model = default_model(coding)
+        s.model_assumed = "coding" if coding else "default"
     elif slot == "task":
         if s.task_generic == "train":
             s.task, s.task_generic = "lora", None
@@ -509,7 +525,8 @@ def named_configs(slots: Slots) -> tuple[NamedConfig, ...]:
 
 def analysis_request(state: DialogState, workload: Workload, constraints: Constraints, *, intent: str = "other",
                      asks_users: bool = False, asks_need: bool = False, asks_speed: bool = False,
-                     asks_context: bool = False, asks_batch: bool = False) -> AnalysisRequest:
+                     asks_context: bool = False, asks_batch: bool = False, asks_servers: bool = False,
+                     asks_link: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -520,7 +537,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None
         or (s.batch is not None and workload.task == "inference"),
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
-        asks_context=asks_context, asks_batch=asks_batch,
+        count_said=s.gpu_count if s.gpu_count and not s.existing and not s.candidates else None,
+        asks_context=asks_context, asks_batch=asks_batch, asks_servers=asks_servers, asks_link=asks_link,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, stated=stated_fields(s),
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),

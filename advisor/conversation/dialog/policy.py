@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog import compare, rent
 from advisor.conversation.dialog.machine import default_weights
+from advisor.conversation.reader.intent import asks_link
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
+from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.memory import kv_cache_bytes
 from knowledge.messages import known as has_message
@@ -313,10 +315,29 @@ def claim_first(turn: Turn, lang: str) -> None:
     turn.answer = t("claim.first", lang, verdict=verdict, body=body) + "\n\n" + rest
 
 
+def link_first(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str) -> None:
+    """"Do two 4090s need NVLink?" with no configuration sized to answer it from (no model, or the cards do not
+    hold it): the named cards' own link from the catalog first (advisor.conversation.render.interconnect)."""
+    named = [h for h in request.get("hardware") or [] if h.get("gpu")]
+    top = turn.extra.get("top") or {}
+    gpu_id, count = (named[0]["gpu"], named[0].get("count") or 2) if named else (top.get("gpu"), top.get("count") or 1)
+    gpu = catalog.find_gpu(str(gpu_id)) if gpu_id else None
+    book = Book()
+    if gpu is None:  # "does NVLink matter for inference?": when it does, in general, before the question
+        first = book.text(t("link.general", lang), "interconnect", SRC_CARD)
+    else:
+        sized = any(v.get("name") == "model" for v in request.get("job") or [])
+        first = card_text(gpu, int(count), book, lang, sized=sized)
+    turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
+    turn.answer = first + "\n\n" + turn.answer
+
+
 def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text: str = "") -> None:
     """Put the act's own answer where it belongs in `turn.answer`: the rental cost first for a rent question; the
     dated status, its source and the alternatives right after the verdict of a market or legality question."""
     act = request.get("act")
+    if text and asks_link(text) and turn.extra.get("deciding") != LINK_LEAD:
+        link_first(request, turn, catalog, lang)  # "两张 4090 需要 NVLink 吗": the cards' own link first
     if act == "rent_vs_buy":
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
         first = rent_lead(turn, catalog, lang, str(region), request, text)

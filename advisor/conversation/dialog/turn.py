@@ -37,12 +37,15 @@ from advisor.conversation.reader.extract import Slots, extract
 from advisor.conversation.reader.intent import (
     asks_batch,
     asks_context,
+    asks_link,
     asks_memory,
+    asks_servers,
     asks_speed,
     asks_users,
     implies_inference,
 )
 from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
+from advisor.conversation.reader.slots import DeviceMention
 from advisor.conversation.reader.spec_claims import match_spec_claim
 from advisor.conversation.reader.turn import (
     CODING,
@@ -66,6 +69,7 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from advisor.conversation.session import Conversation
     from knowledge.catalog import Catalog
+    from knowledge.schemas import GpuSpec
 
 
 class DialogDriver:
@@ -187,7 +191,8 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     working.pending = None
 
     blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
-    if blocking == "model" and asks_which_model(text) and (working.slots.existing or working.slots.candidates):
+    if blocking == "model" and asks_which_model(text) and (
+            working.slots.existing or working.slots.candidates or working.slots.device):
         yield _model_fit(state, working, text, lang, catalog)  # "what can I run on my 4090?": the models that fit
         return
     if blocking == "model" and working.slots.budget and working.slots.task == "pretrain" and (
@@ -197,6 +202,11 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if blocking == "model" and asks_which_model(text) and working.slots.budget:
         yield _budget_fit(state, working, text, lang, catalog)  # "一两万的预算，能跑什么模型？": what the budget buys
         return
+    if blocking == "model" and CODING.search(text) and slots.size_params is None and not slots.unknown_model:
+        # "a coding assistant for 20 developers": the coding default, said in the answer, not the general one asked
+        accept_default(working, "model", lang, coding=True)
+        slots.model, slots.model_assumed = working.slots.model, working.slots.model_assumed
+        blocking = None
     if blocking:
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
@@ -240,8 +250,12 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     from advisor.analysis.model_fit import models_that_fit  # start-up: `gpu-advisor ask` never loads model_fit
     from advisor.conversation.render.model_fit import model_fit_turn  # start-up: as above
 
-    mention = working.slots.existing or working.slots.candidates[0]
-    gpu, count = catalog.gpu(mention.gpu), mention.count or 1
+    device = working.slots.device
+    if device is not None and not (working.slots.existing or working.slots.candidates):
+        gpu, count = device_spec(device, catalog), 1  # a laptop GPU or a Mac: its memory, said in the answer
+    else:
+        mention = working.slots.existing or working.slots.candidates[0]
+        gpu, count = catalog.gpu(mention.gpu), mention.count or 1
     context = working.slots.context or DEFAULT_CONTEXT
     coding = bool(CODING.search(text))
     turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding), gpu, count, context,
@@ -249,6 +263,15 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     working.pending = None
     _commit(state, working)
     return turn
+
+
+def device_spec(device: DeviceMention, catalog: Catalog) -> GpuSpec:
+    """The GpuSpec standing for a laptop GPU or an unlisted Mac, for memory only (knowledge.devices)."""
+    from knowledge.devices import laptop_spec, load_devices, mac_spec  # start-up: only this question loads it
+
+    if device.kind == "laptop":
+        return laptop_spec(next(d for d in load_devices().laptops if d.id == device.id), catalog)
+    return mac_spec(device.pool_gb or 0.0, device.name, catalog)
 
 
 _HOW_BIG = re.compile(r"biggest|largest|how (?:big|large)|what size|最大|多大|多少参数", re.I)
@@ -327,7 +350,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_users=intent == "how_many" and asks_users(text),
                                asks_need=intent == "explain" and asks_memory(text),
                                asks_speed=not workload.is_training and asks_speed(text),
-                               asks_context=asks_context(text), asks_batch=asks_batch(text))
+                               asks_context=asks_context(text), asks_batch=asks_batch(text),
+                               asks_servers=asks_servers(text), asks_link=asks_link(text))
     try:
         evaluation = analyse(request, catalog, steps)
     except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us

@@ -29,6 +29,7 @@ from advisor.conversation.reader.amounts import (
 )
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.dataset import read_dataset
+from advisor.conversation.reader.devices import read_device
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number
@@ -81,7 +82,9 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     if catalog is not None:
         read_models(t, slots, catalog)
         read_gpus(t, slots, catalog)
-    read_capacity(t, slots)
+        read_device(t, slots, catalog)  # a laptop GPU or an unlisted Mac: its usable memory, not a catalog card
+    if slots.device is None:
+        read_capacity(t, slots)
     read_dataset(t, slots)
     read_usage_slots(t, slots)
     read_latency_targets(t, slots)  # before the token amounts: "20 tokens/s per user" is a speed, not a length

@@ -115,6 +115,17 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
                            r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
                            r"first[\s-]token (?:latency|time)|(?:until|till|before|to get) (?:the )?first token|first token (?:comes?|arrives?|appears?)")
+# "Do I need NVLink for 70B on 4 GPUs?", "两张 4090 需要 NVLink 吗", "is NVLink worth it", "没有 NVLink 行不行": the
+# answer opens with whether the job needs the link between the cards (advisor.analysis.interconnect)
+_LINK_QUESTION = re.compile(
+    r"(?:need|require|necessary|needed|required|worth|matter|important|essential|must|have to|benefit|help|without|"
+    r"without an?|is there|does|do)[^.?!。？]{0,40}(?<![a-z])nvlink(?![a-z])|"
+    r"(?<![a-z])nvlink(?![a-z])[^.?!。？]{0,30}(?:necessary|required|needed|worth|matter|important|essential|help)|"
+    r"nvlink[^，。？?]{0,12}(?:需要|必要|必须|有用|有没有用|有啥用|有什么用|值得|值不值|重要|要不要|必不必要|影响大|"
+    r"有多大(?:影响|区别|帮助)|吗|么|嘛)|(?:需要|必要|必须|要不要|需不需要|是否需要|没有|不用|不加|不带)[^，。？?]{0,12}nvlink")
+# "how many servers / machines / nodes", "几台", "多少台服务器": the count answered in servers, not cards
+_SERVER_QUESTION = words(zh=r"几台|多少台|几个节点|多少个节点|几台服务器|多少服务器|几台机器|多少机器",
+                         en=r"how many (?:[\w-]+ ){0,2}(?:servers?|machines?|nodes?|boxes|hosts?)|number of (?:servers|machines|nodes)")
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
 
@@ -156,7 +167,7 @@ def _by_cue(text: str, slots: Slots, follow_up: bool) -> tuple[str, bool] | None
         return "explain", True
     if _HOW_LONG.search(s):
         return "how_long", True
-    if _HOW_MANY.search(s) or _HOW_MANY_USERS.search(s):
+    if _HOW_MANY.search(s) or _HOW_MANY_USERS.search(s) or _SERVER_QUESTION.search(s):
         return "how_many", True
     if _HOW_MUCH.search(s) and (not _FEASIBLE.search(s) or _PRICE_ASKED.search(s)):
         return "how_much", True
@@ -200,6 +211,17 @@ def _job_shape(slots: Slots, gpus: int) -> str:
 def asks_memory(text: str) -> bool:
     """"How much memory does it need?": the answer is the job's total memory need, then what fits it."""
     return bool(_MEMORY_QUESTION.search((text or "").lower()))
+
+
+def asks_link(text: str) -> bool:
+    """"Do I need NVLink for 70B on 4 GPUs?" / "两张 4090 需要 NVLink 吗": the answer opens with whether the job needs
+    a fast link between its cards, and why (advisor.analysis.interconnect)."""
+    return bool(_LINK_QUESTION.search((text or "").lower()))
+
+
+def asks_servers(text: str) -> bool:
+    """"How many servers do I need …?" / "需要几台服务器": the count of cards answered as servers."""
+    return bool(_SERVER_QUESTION.search((text or "").lower()))
 
 
 def asks_speed(text: str) -> bool:

@@ -222,6 +222,8 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
         elif name == "concurrency" and said_now is None and now.qps is not None:
             prov = "inferred"  # from a request rate (Little's law)
             words_ = str(now.qps)
+        elif name == "model" and said_now is not None and now.model_assumed == "coding":
+            prov, words_ = "default", ""  # no model named for a coding use: the coding default (dialog.machine)
         elif name == "model" and said_now is not None and now.model_assumed in ("size", "closest", "default"):
             prov, words_ = "inferred", now.model_text or ""  # a bare size ("14B"): a representative model
         elif said_now is not None:

@@ -30,6 +30,17 @@ class Claim(Mutable):
     bytes_if_gib: float  # value read as GiB (2^30)
 
 
+class DeviceMention(Mutable):
+    """A laptop GPU or an Apple Silicon Mac named by the product (advisor.conversation.reader.devices): its usable
+    memory is the slots' capacity."""
+
+    kind: str  # "laptop" or "apple"
+    id: str  # knowledge.devices id ("rtx-4060-laptop"; "apple-silicon")
+    name: str  # as the answer names it ("GeForce RTX 4060 Laptop GPU"; the user's words for a Mac)
+    text: str = ""  # the user's words
+    pool_gb: float | None = None  # a Mac's unified memory as sold (GB = GiB)
+
+
 class Slots(Mutable):
     """What one message says about the workload. None / empty means "not mentioned". Mutable: the dialog merges
     turns into a copy field by field (`dialog.machine.merge`)."""
@@ -85,6 +96,7 @@ class Slots(Mutable):
     excluded_vendors: list[str] = msgspec.field(default_factory=list)  # "no NVIDIA" / "不要英伟达": every card of that vendor ruled out
     bandwidth: float | None = None  # bytes/s of a card typed by its specs ("96 GB at 1.8 TB/s")
     capacity: Claim | None = None  # a card's memory typed without a card name ("28GB 显存够吗", "my card has 24 GB")
+    device: DeviceMention | None = None  # a laptop GPU or a Mac named by the product: capacity is its usable memory
     negative: str | None = None  # a count or amount typed with a minus sign ("-5 张 H100"): bad input, not 5
     # intents
     default: bool = False
@@ -118,4 +130,4 @@ class Slots(Mutable):
         return not self.workload_fields()
 
 
-__all__ = ["Claim", "GpuMention", "Slots"]
+__all__ = ["Claim", "DeviceMention", "GpuMention", "Slots"]

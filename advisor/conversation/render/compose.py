@@ -47,7 +47,14 @@ from advisor.conversation.render.options_table import (
     options_contract,
     options_table,
 )
-from advisor.conversation.render.preamble import notes_block, question_text, render_note, summary, unknown_lines
+from advisor.conversation.render.preamble import (
+    device_line,
+    notes_block,
+    question_text,
+    render_note,
+    summary,
+    unknown_lines,
+)
 from advisor.conversation.turn import Turn
 from advisor.recommend.recommender import same_config
 from knowledge.messages import known as has_message
@@ -257,8 +264,11 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
         first.append(fs.load_line(ev, fs.load_option(ev), book, lang))
     first += unknown_lines(slots, lang, catalog, names=False)
     unknown = state.slots.unknown_gpus
-    first += card_lines(ev, state.slots.capacity, state.slots.bandwidth, book, lang,  # specs typed, taken as given
-                        named=unknown[0] if len(unknown) == 1 else "")
+    if state.slots.device is not None and not ev.user_options:  # a laptop GPU or a Mac: its memory and sources
+        first.append(device_line(state.slots.device, catalog, book, lang))
+    else:
+        first += card_lines(ev, state.slots.capacity, state.slots.bandwidth, book, lang,  # specs typed, as given
+                            named=unknown[0] if len(unknown) == 1 else "")
     if ev.model.id in ASSUMED:  # a model typed by its shape: the user's own, sized as given
         first += model_lines(ev.model, ASSUMED[ev.model.id], book, lang)
     if slots.gib_question:

@@ -106,9 +106,10 @@ def _yes_no(verdict: str | None, lang: str) -> str:
     return t(f"screen.verdict.{verdict}", lang) if verdict in ("yes", "no", "with_changes") else ""
 
 
-def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str) -> Lead:
+def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str, device: str = "") -> Lead:
     """A bare capacity ("28GB 显存够吗"): the job's memory need on one device against it. A card sold as "N GB"
-    has N GiB (N·2^30 bytes); the need includes KV cache, activations and the engine's runtime."""
+    has N GiB (N·2^30 bytes); the need includes KV cache, activations and the engine's runtime. `device`: the
+    laptop GPU or Mac the capacity belongs to (advisor.conversation.reader.devices), named in the sentence."""
     need = ev.need
     cap_bytes = Bytes.of(cap.value, "GiB")
     fits = bool(need.fits(cap_bytes))
@@ -124,14 +125,18 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str) -> Lead:
     task = " " + task + " " if lang == "zh" and task[:1].isascii() else task  # "做 LoRA 微调", "做全参微调"
     what = (t("screen.memory.what.training", lang, task=task.rstrip() if lang == "zh" else task) if w.is_training
             else t("screen.memory.what.inference", lang))
-    said = {"yes": _yes_no(verdict, lang), "model": model, "fmt": fmt, "total": total, "typed": typed,
-            "usable": usable, "weights": weights, "what": what}
+    yes = _yes_no(verdict, lang)
+    if device and getattr(ev, "asks_speed", False):  # "how fast on my laptop?": no speed can be claimed for it
+        yes = t("screen.memory.device.no_speed", lang, device=device) + t("sentence.gap", lang) + yes
+    said = {"yes": yes, "model": model, "fmt": fmt, "total": total, "typed": typed,
+            "usable": usable, "weights": weights, "what": what, "device": device}
+    key = "screen.memory.device." if device else "screen.memory."
     if fits:
-        text = t("screen.memory.fits", lang, **said)
+        text = t(key + "fits", lang, **said)
     elif need.per_gpu.total <= cap_bytes:  # below the card's size but above what the engine may fill
-        text = t("screen.memory.over_usable", lang, **said)
+        text = t(key + "over_usable", lang, **said)
     else:
-        text = t("screen.memory.over_card", lang, **said)
+        text = t(key + "over_card", lang, **said)
         if top is not None and top.fits:
             text += t("screen.other_fits", lang, name=opt_name(top, book), lay=opt_layout(top, lang, book))
     return Lead(text, verdict, "total memory need (unsharded)")

@@ -10,6 +10,7 @@ from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
+from advisor.conversation.render.interconnect import LINK_LEAD, card_text, link_text
 from advisor.conversation.render.labels import task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
@@ -20,26 +21,55 @@ from advisor.conversation.render.options_table import (
     opt_name,
     opt_speed,
 )
+from advisor.conversation.render.scale_out import servers_sentence
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
+from knowledge.catalog import load_catalog
 from knowledge.messages import t
+from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.recommend.results import Option
 
 
 def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
-    """The opening sentences for the question asked (ev.intent); see advisor.conversation.reader.intent."""
+    """The opening sentences for the question asked (ev.intent); see advisor.conversation.reader.intent. A count
+    said with no card ("on 2048 GPUs") is followed by the card it was taken as; an answer for the coding default model
+    says so first."""
+    led = _lead_for(ev, top, state, book, lang)
+    if state.slots.model_assumed == "coding":  # no model named for a coding use: the answer is for the coding default
+        led.text = t("lead.coding_default", lang, model=ev.model.name) + led.text
+    if ev.count_card and ev.count_card in led.text:
+        led.text += t("sentence.gap", lang) + t("lead.count_card", lang, gpu=ev.count_card)
+    return led
+
+
+def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
     intent = ev.intent
     users = ev.user_options
     cap = state.slots.capacity
-    if intent in ("feasibility", "claim") and cap is not None and not users:
-        return fs.memory_lead(ev, cap, top, book, lang)
+    if (intent in ("feasibility", "claim") or state.slots.device is not None) and cap is not None and not users:
+        device = state.slots.device.name if state.slots.device is not None else ""
+        return fs.memory_lead(ev, cap, top, book, lang, device)  # a laptop GPU or a Mac: its memory, whatever asked
     if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
+    if ev.link is not None:  # "do I need NVLink for 70B on 4 GPUs?": yes / no / when, and why, first
+        o = users[0] if len(users) == 1 else top
+        if o is not None and o.fits:
+            first = fs.count_lead(o, ev, book, lang)
+            first.text = link_text(ev.link, opt_name(o, book), book, lang) + t("sentence.gap", lang) + first.text
+            first.deciding = LINK_LEAD
+            return first
+        if o is not None:  # the configuration does not hold the job: the card's own link first, then why
+            ev_off = replace(ev, link=None)
+            first = _lead_for(ev_off, top, state, book, lang)
+            gpu = load_catalog().gpu(o.gpu)
+            first.text = card_text(gpu, o.count, book, lang, sized=True) + t("sentence.gap", lang) + first.text
+            first.deciding = LINK_LEAD
+            return first
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
@@ -58,7 +88,7 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         if led is not None:
             return led
     if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
-        return fs.count_lead(users[0], ev, book, lang)
+        return _in_servers(fs.count_lead(users[0], ev, book, lang), users[0], ev, book, lang)
     one_short = intent in ("how_long", "how_much") and len(users) == 1 and not users[0].fits
     if (intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1) or one_short:
         # "how long on my one 4090?" when it does not fit there: that first, then what would
@@ -92,13 +122,20 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
     if intent == "explain":
         return fs.explain_lead(chosen, ev, book, lang)
     if intent == "how_many":
-        return fs.count_lead(chosen, ev, book, lang)
+        return _in_servers(fs.count_lead(chosen, ev, book, lang), chosen, ev, book, lang)
     if intent == "feasibility":
         led = fs.count_lead(chosen, ev, book, lang)
         led.text = t("lead.yes", lang, text=led.text) if chosen.fits else led.text
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return fs.which_lead(chosen, ev, book, lang)
+
+
+def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """"How many servers / 几台": the count in servers first (advisor.conversation.render.scale_out), then the cards."""
+    if ev.asks_servers and o.fits:
+        led.text = servers_sentence(o, ev, book, lang) + t("sentence.gap", lang) + led.text
+    return led
 
 
 def _context_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:

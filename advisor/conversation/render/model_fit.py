@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 from advisor.analysis.model_fit import ModelFit, is_coding
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.compose import finish_turn
+from advisor.conversation.render.preamble import device_line
 from advisor.conversation.turn import Turn
+from knowledge.catalog import load_catalog
 from knowledge.messages import t, table
 
 if TYPE_CHECKING:
@@ -96,6 +98,8 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
                            kind=one["kind"], as_of=one["as_of"]))
     else:
         lines = [t("model_fit.head", lang, which=which, on=on, usable=usable, ctx=ctx, items=joined)]
+    if state.slots.device is not None and bought is None:  # a laptop GPU or a Mac: where its memory came from
+        lines.append(device_line(state.slots.device, load_catalog(), book, lang))
     if coding and not wanted:
         lines.append(t("model_fit.no_coding", lang))
     full = next((f for f in wanted or fits if f.full_precision), None)

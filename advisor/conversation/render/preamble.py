@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights
 from advisor.conversation.reader.extract import MAX_CHARS, Slots
 from advisor.conversation.reader.lang import say
+from advisor.conversation.reader.slots import DeviceMention
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book
 from advisor.conversation.render.labels import (
     format_label,
@@ -19,10 +20,13 @@ from advisor.conversation.render.labels import (
     task_label,
 )
 from advisor.workload import DEFAULT_CONTEXT
+from knowledge.devices import load_devices
 from knowledge.messages import t
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
+
+SRC_DEVICES = "knowledge.devices (knowledge/data/devices/devices.yaml, cited)"
 
 
 def summary(state: DialogState, lang: str, catalog: Catalog, book: Book) -> str:
@@ -127,9 +131,32 @@ def unknown_lines(slots: Slots, lang: str, catalog: Catalog, *, names: bool = Tr
     return out + _stand_in(slots, lang, catalog) if stand_in else out
 
 
+def device_line(device: DeviceMention, catalog: Catalog, book: Book, lang: str) -> str:
+    """Where the memory of a laptop GPU or a Mac came from (knowledge.devices), with its sources; its figures are
+    recorded in `book`."""
+    devices = load_devices()
+    if device.kind == "laptop":
+        lap = next(d for d in devices.laptops if d.id == device.id)
+        ids = lap.cite
+        text = t("preamble.device.laptop", lang, name=lap.name, memory=lap.memory, said=device.text)
+    else:
+        pool = device.pool_gb or 0.0
+        ids = devices.apple.cite
+        share = devices.apple.share(pool)
+        text = t("preamble.device.apple", lang, name=device.name, pool=f"{pool:g} GB",
+                 gpu=f"{devices.apple.gpu_bytes(pool) / 2**30:.1f} GiB", frac="2/3" if share < 0.7 else "3/4",
+                 limit=f"{devices.apple.small_pool_gb:g} GB")
+    titles = [catalog.sources[sid].title.split(" (")[0] for sid in ids[:2] if sid in catalog.sources]
+    if titles:
+        text += t("preamble.device.sources", lang, titles="; ".join(titles))
+    return book.text(text, f"memory of {device.name}", SRC_DEVICES)
+
+
 def _stand_in(slots: Slots, lang: str, catalog: Catalog) -> list[str]:
     out: list[str] = []
     if slots.model_assumed in ("size", "closest") and slots.size_params and slots.model:
         name = model_name(catalog, slots.model)
         out.append(t("preamble.stand_in", lang, name=name))
+    elif slots.model_assumed == "coding" and slots.model:  # no model named for a coding use: the coding default
+        out.append(t("preamble.coding_default", lang, name=model_name(catalog, slots.model)))
     return out

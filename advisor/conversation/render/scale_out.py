@@ -10,6 +10,7 @@ from typing import Any
 from advisor.conversation.render.book import SRC_THROUGHPUT, Book
 from advisor.conversation.render.labels import format_label
 from advisor.estimator.memory import default_inference_format
+from knowledge.catalog import load_catalog
 from knowledge.messages import t
 
 
@@ -32,6 +33,34 @@ def replicas_for_load(o: Any, users: int, limit: int, book: Book, lang: str) -> 
                            f"computed: {copies} × full purchase of one deployment")
         cost = t("replicas.cost", lang, money=money)
     return t("replicas.copies", lang, users=users, r=r, cards=cards, cost=cost)
+
+
+def copies_for_load(ev: Any) -> int:
+    """Identical deployments the stated load needs: ⌈users / most users one serves within the target⌉ (1 when no
+    load was simulated or one copy carries it; see `replicas_for_load`)."""
+    load = getattr(ev, "load", None) or {}
+    limit, users = int(load.get("max_concurrency_for_target") or 0), int(load.get("concurrency") or 0)
+    if limit < 1 or users <= limit:
+        return 1
+    return math.ceil(users / limit)
+
+
+def servers_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
+    """"How many servers?": the configuration in servers of the search's node size (`max_gpus_per_node`, 8 unless
+    the user said otherwise; a unified-memory machine is its own server), for all the copies the load needs:
+
+        servers = ⌈copies × count / per_node⌉ when one copy fits a server, else copies × the copy's nodes."""
+    gpu = load_catalog().find_gpu(o.gpu)
+    per_node = 1 if gpu is not None and gpu.is_machine else ev.constraints.max_gpus_per_node
+    copies = copies_for_load(ev)
+    cards = copies * o.count
+    n = math.ceil(cards / per_node) if o.count <= per_node else copies * o.nodes
+    src = (f"computed: ⌈{copies} × {o.count} GPUs / {per_node} per server⌉" if o.count <= per_node
+           else f"computed: {copies} × {o.nodes} servers")
+    servers = book.count(f"servers for {cards}× {o.gpu_name}", n, "servers", src)
+    size = book.count("GPUs per server", per_node, "GPUs", "advisor.workload.Constraints.max_gpus_per_node")
+    total = book.count(f"GPUs in {n} servers of {o.gpu_name}", cards, "GPUs", f"computed: {copies} × {o.count}")
+    return t("screen.servers", lang, n=n, servers=servers, size=size, total=total, gpu=o.gpu_name)
 
 
 def offload_sentence(off: Any, book: Book, lang: str, owned: bool = False) -> str:
