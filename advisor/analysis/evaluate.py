@@ -17,6 +17,7 @@ from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, Assumption, top_option
 from advisor.analysis.smaller import smaller_models_that_fit
 from advisor.analysis.steps import Step, timed
+from advisor.analysis.variants import variant_needs
 from advisor.estimator.fit_limits import FitLimits, training_fit_limits
 from advisor.estimator.memory import estimate_memory
 from advisor.recommend.recommender import evaluate_configs
@@ -56,6 +57,10 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     ev.need = timed(steps, "estimate_memory", {"model": model.id, "task": workload.task},
                     lambda: estimate_memory(model, workload),
                     lambda r: f"{r.per_gpu.total.text('GiB')} on one GPU")
+    if request.variants:  # "LoRA vs QLoRA?": each setting's need, side by side
+        ev.variants = timed(steps, "estimate_memory", {"model": model.id, "variants": list(request.variants)},
+                            lambda: variant_needs(model, workload, request.variants),
+                            lambda r: "; ".join(f"{v.field}={v.value}: {v.need.per_gpu.total.text('GiB')}" for v in r))
     ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
     if ev.recommendation is not None:
         # a machine named without a count ("Mac Studio M3 Ultra vs 4× 3090") is one machine, not a count to search

@@ -63,6 +63,8 @@ class AnalysisRequest(Frozen):
     asks_users: bool = False  # "how many users can it serve?"
     asks_context: bool = False  # "what's the longest context on it?"
     asks_batch: bool = False  # "what batch size can I use?"
+    # settings of one field compared ("LoRA vs QLoRA", "8-bit KV cache?"): (field, value) each (reader.variants)
+    variants: tuple[tuple[str, str | int], ...] = ()
     asks_need: bool = False  # "how much memory does it need?"
     asks_speed: bool = False  # "how many tokens per second on …?"
     asks_servers: bool = False  # "how many servers / 几台服务器?": the count in servers

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from advisor.analysis.interconnect import LinkShare
     from advisor.analysis.request import QuotedClaim
     from advisor.analysis.smaller import SmallerFit
+    from advisor.analysis.variants import VariantNeed
     from advisor.estimator.fit_limits import FitLimits
     from advisor.estimator.results import MemoryEstimate
     from advisor.recommend.recommender import Change, Option, Recommendation
@@ -114,6 +115,7 @@ class Analysis(msgspec.Struct):
     link: LinkShare | None = None  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     asks_context: bool = False  # "what's the longest context on it?": the longest context that fits first
     asks_batch: bool = False  # "what batch size can I use?": the largest micro-batch / concurrency that fits first
+    variants: list[VariantNeed] = msgspec.field(default_factory=list)  # settings compared, each with its need
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
     smaller: list[SmallerFit] = msgspec.field(default_factory=list)  # same-family models that run on the user's own card

@@ -525,7 +525,8 @@ def named_configs(slots: Slots) -> tuple[NamedConfig, ...]:
 
 def analysis_request(state: DialogState, workload: Workload, constraints: Constraints, *, intent: str = "other",
                      asks_users: bool = False, asks_need: bool = False, asks_speed: bool = False,
-                     asks_context: bool = False, asks_batch: bool = False, asks_servers: bool = False,
+                     asks_context: bool = False, asks_batch: bool = False,
+                     variants: tuple[tuple[str, str | int], ...] = (), asks_servers: bool = False,
                      asks_link: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
@@ -538,7 +539,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         or (s.batch is not None and workload.task == "inference"),
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
         count_said=s.gpu_count if s.gpu_count and not s.existing and not s.candidates else None,
-        asks_context=asks_context, asks_batch=asks_batch, asks_servers=asks_servers, asks_link=asks_link,
+        asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, stated=stated_fields(s),
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),

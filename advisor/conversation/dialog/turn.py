@@ -58,6 +58,7 @@ from advisor.conversation.reader.turn import (
     read_intent,
     read_references,
 )
+from advisor.conversation.reader.variants import read_variants
 from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import DEFAULT_CONTEXT
@@ -351,6 +352,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_need=intent == "explain" and asks_memory(text),
                                asks_speed=not workload.is_training and asks_speed(text),
                                asks_context=asks_context(text), asks_batch=asks_batch(text),
+                               variants=read_variants(text),
                                asks_servers=asks_servers(text), asks_link=asks_link(text))
     try:
         evaluation = analyse(request, catalog, steps)

@@ -22,6 +22,7 @@ from advisor.conversation.render.options_table import (
     opt_speed,
 )
 from advisor.conversation.render.scale_out import servers_sentence
+from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
@@ -49,6 +50,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     intent = ev.intent
     users = ev.user_options
     cap = state.slots.capacity
+    if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
+        return variants_lead(ev, book, lang)
     if (intent in ("feasibility", "claim") or state.slots.device is not None) and cap is not None and not users:
         device = state.slots.device.name if state.slots.device is not None else ""
         return fs.memory_lead(ev, cap, top, book, lang, device)  # a laptop GPU or a Mac: its memory, whatever asked

@@ -1,0 +1,66 @@
+"""Two settings of one job compared ("LoRA vs QLoRA for a 13B", "is an 8-bit KV cache worth it at 128k?", "FP16 or
+INT4 for Llama 3 70B?") and "how much does the context change the memory?": the variants of the workload whose
+memory the answer sets side by side (advisor.analysis.variants).
+
+A variant is (workload field, value). Two methods or two weight formats are read when both are named in the
+message; an 8-bit / FP8 KV cache is compared with the default FP16 one; a question about the context's effect gets a
+ladder of contexts (4k, 32k, 128k, within the model's maximum).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+Variant = tuple[str, str | int]
+
+_SEP = r"\s*(?:vs\.?|versus|or|and|against|compared (?:to|with)|over|instead of|than|和|与|跟|还是|对比|比|相比|或)\s*"
+_METHODS = {
+    "full": r"full(?:[\s-]*parameter)?[\s-]*(?:fine[\s-]*tun(?:e|ing)|ft)|全参(?:数)?(?:微调)?|全量微调",
+    "qlora": r"q[\s-]?lora",
+    "lora": r"(?<![a-z])lora(?![a-z])",
+}
+_FORMATS = {
+    "bf16": r"(?<![a-z0-9])(?:bf16|fp16|16[\s-]?bit|半精度)(?![a-z0-9])",
+    "fp8": r"(?<![a-z0-9])fp8(?![a-z0-9])",
+    "int8": r"(?<![a-z0-9])(?:int8|8[\s-]?bit|8 位)(?![a-z0-9])",
+    "int4": r"(?<![a-z0-9])(?:int4|4[\s-]?bit|4 位|awq|gptq)(?![a-z0-9])",
+}
+_KV_8BIT = re.compile(r"(?:8[\s-]?bit|fp8|int8|量化|quantiz\w*)\s*(?:的\s*)?kv|kv\s*(?:cache|缓存)?\s*(?:in|at|to|用|做|为)?\s*"
+                      r"(?:8[\s-]?bit|fp8|int8)|kv\s*(?:cache|缓存)?\s*(?:量化|quantiz\w*)")
+_CONTEXT_EFFECT = re.compile(r"(?:context|sequence)(?: length| window| size)? (?:affect|change|impact|effect|scale|matter|"
+                             r"add|cost)|(?:longer|bigger|larger) (?:context|sequence)s?.{0,30}(?:memory|vram)|(?:affect|effect|impact) of (?:the )?(?:context|sequence)|how (?:does|do) "
+                             r"(?:the )?(?:context|sequence)|memory (?:grow|scale|increase)s? with (?:the )?(?:context|sequence)|"
+                             r"上下文(?:长度)?.{0,24}?(?:影响|关系)|上下文(?:长度)?(?:对|会)?(?:显存|内存)?(?:的)?(?:增加|变化)|上下文.{0,6}(?:越长|增加).{0,8}显存")
+CONTEXT_LADDER = (4096, 32768, 131072)
+
+
+def read_variants(text: str) -> tuple[Variant, ...]:
+    """The variants the message compares, in the order named; () when it compares none."""
+    s = (text or "").lower()
+    for field, table in (("task", _METHODS), ("weights", _FORMATS)):
+        named = _two_named(s, table)
+        if named:
+            return tuple((field, v) for v in named)
+    if _KV_8BIT.search(s):
+        return (("kv", "fp16"), ("kv", "fp8"))
+    if _CONTEXT_EFFECT.search(s):
+        return tuple(("context", c) for c in CONTEXT_LADDER)
+    return ()
+
+
+def _two_named(s: str, table: dict[str, str]) -> list[str]:
+    """Two different values of `table` named with a comparison word between them ("LoRA vs QLoRA"), in order."""
+    hits: list[tuple[int, int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for value, pattern in table.items():
+        for m in re.finditer(pattern, s):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue  # "qlora" is not also a "lora"
+            taken.append((m.start(), m.end()))
+            hits.append((m.start(), m.end(), value))
+    hits.sort()
+    for (_, end_a, a), (start_b, _, b) in itertools.pairwise(hits):
+        if a != b and re.fullmatch(rf"[\s,()]*(?:{_SEP})[\s,()]*(?:the|a|an)?\s*", s[end_a:start_b]):
+            return [a, b]
+    return []
