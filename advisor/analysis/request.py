@@ -61,5 +61,6 @@ class AnalysisRequest(Frozen):
     asks_context: bool = False  # "what's the longest context on it?"
     asks_need: bool = False  # "how much memory does it need?"
     asks_speed: bool = False  # "how many tokens per second on …?"
+    asks_token_cost: bool = False  # "what does a million tokens cost on …?"
     detail: Literal["answer", "options"] = "answer"
     strict: bool = False

@@ -109,6 +109,7 @@ class Analysis(msgspec.Struct):
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
     asks_speed: bool = False  # "how many tokens per second on …?": the speed first
     asks_context: bool = False  # "what's the longest context on it?": the longest context that fits first
+    asks_token_cost: bool = False  # "what does a million tokens cost on it?": the cost per token first
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
     smaller: list[SmallerFit] = msgspec.field(default_factory=list)  # same-family models that run on the user's own card

@@ -505,7 +505,7 @@ def named_configs(slots: Slots) -> tuple[NamedConfig, ...]:
 
 def analysis_request(state: DialogState, workload: Workload, constraints: Constraints, *, intent: str = "other",
                      asks_users: bool = False, asks_need: bool = False, asks_speed: bool = False,
-                     asks_context: bool = False) -> AnalysisRequest:
+                     asks_context: bool = False, asks_token_cost: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -518,7 +518,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
         asks_context=asks_context,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
-        asks_need=asks_need, asks_speed=asks_speed, stated=stated_fields(s),
+        asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ())))
 

@@ -34,7 +34,14 @@ from advisor.conversation.dialog.machine import (
 )
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
-from advisor.conversation.reader.intent import asks_context, asks_memory, asks_speed, asks_users, implies_inference
+from advisor.conversation.reader.intent import (
+    asks_context,
+    asks_memory,
+    asks_speed,
+    asks_token_cost,
+    asks_users,
+    implies_inference,
+)
 from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
 from advisor.conversation.reader.spec_claims import match_spec_claim
 from advisor.conversation.reader.turn import (
@@ -320,7 +327,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_users=intent == "how_many" and asks_users(text),
                                asks_need=intent == "explain" and asks_memory(text),
                                asks_speed=not workload.is_training and asks_speed(text),
-                               asks_context=asks_context(text))
+                               asks_context=asks_context(text),
+                               asks_token_cost=not workload.is_training and asks_token_cost(text))
     try:
         evaluation = analyse(request, catalog, steps)
     except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us

@@ -19,6 +19,7 @@ from advisor.conversation.render.options_table import (
     opt_name,
     opt_speed,
 )
+from advisor.conversation.render.token_cost import token_cost_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
@@ -39,6 +40,10 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
+    if ev.asks_token_cost and len(users) <= 1 and (users or top):  # "what does a million tokens cost on an L4?"
+        led_cost = token_cost_lead(users[0] if users else top, ev, book, lang)  # type: ignore[arg-type]
+        if led_cost is not None:
+            return led_cost
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
