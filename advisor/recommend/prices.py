@@ -128,11 +128,15 @@ def cost_of(o: Option) -> float:
     return total_price(o) or math.inf
 
 
-# Freshness policy: a card price dated more than PRICE_MAX_AGE_DAYS before the catalog's own date (its newest dated
-# card price or cloud quote, so the rule does not move with the calendar) is stale. A judgment, stated in every
-# answer it applies to, like STACK_MARGIN: about one GPU generation (Ampere 2020, Hopper/Ada 2022, Blackwell 2024),
-# after which a launch price no longer says what the card costs (a launch MSRP of 2023 is not a 2026 street price).
-# Stale prices are shown with their date and rank behind current ones (advisor.recommend.rank).
+# Freshness policy, in two steps (judgments, stated wherever they apply):
+# * a price older than PRICE_STALE_DAYS at quote time asks for a fresh supplier quote (ui.quote: the market moves;
+#   most of the catalog's new-card prices are launch prices of the last year or two);
+# * a card price dated more than PRICE_MAX_AGE_DAYS before the catalog's own date (its newest dated card price or
+#   cloud quote, so the rule does not move with the calendar) is stale: about one GPU generation (Ampere 2020,
+#   Hopper/Ada 2022, Blackwell 2024), after which a launch price no longer says what the card costs (a 2023 launch
+#   MSRP is not a 2026 street price). Stale prices are shown with their date and a warning and rank behind current
+#   ones (advisor.recommend.rank).
+PRICE_STALE_DAYS = 365
 PRICE_MAX_AGE_DAYS = 730
 
 
