@@ -109,9 +109,9 @@ def test_other_questions_are_not_read_as_a_cost_per_token(text: str) -> None:
 
 
 def test_the_per_million_formula_by_hand() -> None:
-    from advisor.estimator.cost import per_million_tokens
+    from advisor.estimator.cost import per_million_tokens, tokens_made
 
     # 8 GPUs at $2.00 per GPU-hour = $16 an hour; 1,000 tokens/s make 3.6 M tokens an hour: $16 / 3.6 = $4.44 per M
-    assert per_million_tokens(16.0, 1000.0, 1.0) == pytest.approx(16 / 3.6)
+    assert per_million_tokens(16.0, tokens_made(1000.0, 1.0)) == pytest.approx(16 / 3.6)
     # owned: ¥100,000 over 3 years around the clock at 500 tokens/s = 100,000 / (500 × 3600 × 26,280 / 1e6) = ¥2.11
-    assert per_million_tokens(100_000.0, 500.0, 3 * 8760) == pytest.approx(2.114, abs=1e-3)
+    assert per_million_tokens(100_000.0, tokens_made(500.0, 3 * 8760)) == pytest.approx(2.114, abs=1e-3)

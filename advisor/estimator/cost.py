@@ -109,10 +109,15 @@ def cloud_hour_price(cloud: CloudQuote, econ: Economics, currency: str) -> tuple
     return econ.to_currency(cloud.usd_per_hour, "USD", currency), cloud.usd_per_hour, "USD per GPU-hour"
 
 
-def per_million_tokens(cost: float, tokens_per_s: float, hours: float) -> float:
-    """Cost of one million generated tokens: cost / (tokens/s × 3600 × hours) × 10⁶ — the money spent over `hours`
-    of running at `tokens_per_s` in total (renting: count × price per GPU-hour over one hour)."""
-    return cost / (tokens_per_s * 3600.0 * hours) * 1e6
+def tokens_made(tokens_per_s: float, hours: float) -> float:
+    """Tokens generated in `hours` at `tokens_per_s` in total: tokens/s × 3600 × hours."""
+    return tokens_per_s * 3600.0 * hours
+
+
+def per_million_tokens(cost: float, tokens: float) -> float:
+    """Cost of one million generated tokens: cost / tokens × 10⁶, `tokens` the tokens that money makes
+    (`tokens_made`: owning, over the hours used; renting, count × price per GPU-hour over one hour)."""
+    return cost / tokens * 1e6
 
 
 def end_of_life(gpu: GpuSpec) -> bool:
@@ -394,10 +399,10 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
 
     per_m_owned = per_m_cloud = None
     if tokens_per_s is not None and yearly.gpu_hours > 0:  # cost / 1M tokens = cost / (tokens/s × 3600 × hours) × 10⁶
-        hours = HOURS_PER_YEAR * years * utilization
-        per_m_owned = _m(per_million_tokens(yearly.tco, tokens_per_s, hours), currency)
+        tokens = tokens_per_s * 3600.0 * HOURS_PER_YEAR * years * utilization  # tokens_made over the hours used
+        per_m_owned = _m(per_million_tokens(yearly.tco, tokens), currency)
         if rent.cloud_cost is not None:
-            per_m_cloud = _m(per_million_tokens(rent.cloud_cost, tokens_per_s, hours), currency)
+            per_m_cloud = _m(per_million_tokens(rent.cloud_cost, tokens), currency)
 
     cloud, tco, gpu_hours = rent.cloud, yearly.tco, yearly.gpu_hours
     return TcoEstimate(

@@ -5,7 +5,7 @@ at the most sequences it holds.
     owned   = TCO over the horizon / (tokens/s × 3600 × hours used) × 10⁶        (hours used = 8760 × years × utilisation)
     rented  = count × price per GPU-hour / (tokens/s × 3600) × 10⁶              (one hour of the cards, rented)
 
-both by advisor.estimator.cost.per_million_tokens; the price per GPU-hour is the catalog's dated cloud quote
+both by advisor.estimator.cost.per_million_tokens over tokens_made; the price per GPU-hour is the catalog's dated cloud quote
 (advisor.estimator.cost.cloud_price: the region's, most comparable tier, newest), the purchase the option's TCO. A
 card the catalog has no purchase price for is still costed rented; with neither price the answer says so first, and
 the GPU-hours a million tokens take, which any price per GPU-hour turns into the cost.
@@ -20,7 +20,7 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_THROUGHPUT, SRC_USER, Book
 from advisor.conversation.render.options_table import SRC_LOAD, misses, opt_name
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens
+from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens, tokens_made
 from knowledge.messages import t
 
 if TYPE_CHECKING:
@@ -101,9 +101,9 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
 
     def figures(speed: float, what: str) -> tuple[str, str]:
         mine = book.money(f"cost per million tokens owned on {o.count}× {o.gpu_name} {what}",
-                          per_million_tokens(owned[0], speed, owned[1]), cur, SRC_COST) if owned else ""
+                          per_million_tokens(owned[0], tokens_made(speed, owned[1])), cur, SRC_COST) if owned else ""
         rent = book.money(f"cost per million tokens rented on {o.count}× {o.gpu_name} {what}",
-                          per_million_tokens(rate[0], speed, 1.0), cur, SRC_COST) if rate else ""
+                          per_million_tokens(rate[0], tokens_made(speed, 1.0)), cur, SRC_COST) if rate else ""
         return mine, rent
 
     if owned is None and rate is None:
