@@ -95,9 +95,10 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
     missing = misses(o, lang)  # "ruled out: export controls" stays beside the name, as the speed lead keeps it
     name = opt_name(o, book) + (t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else "")
     owned, rate = _owned(o), _rate(o, ev, book, lang)
-    cap = ev.capacity.get((o.gpu, o.count)) if ev.capacity else None
-    full_tps = float(cap["total"]) if cap and cap.get("total") and cap["max_concurrency"] > (
-        o.throughput.concurrency if o.throughput else 1) else None
+    cap = ev.capacity.get((o.gpu, o.count)) or {}  # with no load stated: the most sequences it holds
+    asked = o.throughput.concurrency if o.throughput else 1
+    full = (float(cap["total"]), int(cap["max_concurrency"])) if cap.get("total") and \
+        int(cap.get("max_concurrency") or 0) > asked else None
 
     def figures(speed: float, what: str) -> tuple[str, str]:
         mine = book.money(f"cost per million tokens owned on {o.count}× {o.gpu_name} {what}",
@@ -107,8 +108,9 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
         return mine, rent
 
     if owned is None and rate is None:
-        hours = book.num(f"GPU-hours per million tokens on {o.count}× {o.gpu_name}", o.count * 1e6 / (tps * 3600),
-                         "GPU-hours", "count × 10⁶ / (tokens/s × 3600)", 1,
+        hours = book.num(f"GPU-hours per million tokens on {o.count}× {o.gpu_name}",
+                         per_million_tokens(o.count, tokens_made(tps, 1.0)), "GPU-hours",
+                         "count GPU-hours / (tokens/s × 3600) × 10⁶", 1,
                          suffix="GPU 小时" if lang == "zh" else "GPU-hours")
         return fs.Lead(t("token_cost.none", lang, name=name, gpu=o.gpu_name, why=_why_unpriced(o, book, lang),
                          at=at, hours=hours), None, "")
@@ -128,12 +130,12 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
     if rate:
         bits.append(rate[1])
     text = head + t("token_cost.basis", lang, bits=t("clause.sep", lang).join(bits))
-    if full_tps:
-        n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", cap["max_concurrency"],  # type: ignore[index]
-                       "sequences", "advisor.estimator.memory (largest concurrency that fits, bisection)")
-        speed = book.num(f"decode tokens/s total at capacity on {o.count}× {o.gpu_name}", full_tps, "tokens/s",
+    if full is not None:
+        n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", full[1], "sequences",
+                       "advisor.estimator.memory (largest concurrency that fits, bisection)")
+        speed = book.num(f"decode tokens/s total at capacity on {o.count}× {o.gpu_name}", full[0], "tokens/s",
                          SRC_THROUGHPUT, 0)
-        f_mine, f_rent = figures(full_tps, "at capacity")
+        f_mine, f_rent = figures(full[0], "at capacity")
         money = t("list.comma", lang).join(x for x in (
             t("token_cost.owned_word", lang, money=f_mine) if f_mine else "",
             t("token_cost.rented_word", lang, money=f_rent) if f_rent else "") if x)
