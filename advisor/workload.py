@@ -45,6 +45,14 @@ CHAT_PROMPT_TOKENS = 215
 CHAT_OUTPUT_TOKENS = 195
 
 
+def request_lengths(context: int, prompt: int | None, output: int | None) -> tuple[int, int]:
+    """(prompt, output) tokens of one request for the estimators: the stated ones, else a whole-context request
+    (prompt = half the context, output = the rest), as the memory is sized. Callers that want a chat turn's
+    lengths when none are stated apply `speed_workload` first (dialog, recommender, `gpu-advisor throughput`)."""
+    p = int(prompt or max(1, context // 2))
+    return p, int(output or max(1, context - p))
+
+
 def speed_workload(w: Workload) -> Workload:
     """The workload whose serving speed is estimated: the prompt/output lengths stated, else one chat turn's
     (CHAT_PROMPT_TOKENS, CHAT_OUTPUT_TOKENS) within the context; training and stated lengths unchanged."""

@@ -18,7 +18,8 @@ from tests.mock_openai_server import MockOpenAI, hang, message, status
 
 def reading(**over: Any) -> str:
     base: dict[str, Any] = {"act": "which", "model": "Qwen2.5-72B", "gpus": [], "task": "inference", "weights": None,
-                            "context_tokens": 8192, "concurrent_users": 50, "train_tokens": None, "budget": None,
+                            "context_tokens": 8192, "concurrent_users": 50, "headcount": None, "train_tokens": None,
+                            "budget": None,
                             "currency": None, "region": None}
     base.update(over)
     return json.dumps(base)

@@ -378,7 +378,8 @@ def test_r40_low_reliability_follows_the_sources_registry():
 def test_r40_story2_prices_from_expert_call_minutes_say_so():
     _, turn = ask(STORY2)
     # the L20's only price is the expert-call channel figure (¥75,000, converted): said so on its row
-    assert "(as of 2024-03-25, low-reliability source)" in _row(turn.answer, "8× NVIDIA L20")
+    # since the price-freshness policy (Dec 5) the 2024 price also says it is over two years old
+    assert "(as of 2024-03-25, low-reliability source, over 2 years old" in _row(turn.answer, "8× NVIDIA L20")
     # the H20's US-dollar price is now Reuters' $10,000–12,000 of 2025-05-25 (press, not the expert call): no note,
     # like the RTX 4090's 2026 US street price from an ordinary secondary source
     assert "(as of 2025-05-25) |" in _row(turn.answer, "8× NVIDIA H20 96GB")
@@ -396,8 +397,9 @@ def test_r40_story2_prices_from_expert_call_minutes_say_so():
 def test_r40_chinese_answer_says_it_in_chinese_and_keeps_the_catalog_price():
     said = "比较 8×H20 和 8×L20 部署 Qwen2.5-32B，100 并发，8k，国内机房，3 年 TCO"
     _, turn = ask(said)
-    assert "¥600,000（2024-03-25，来源可靠性低）" in _row(turn.answer, "8× NVIDIA L20")  # 8 × ¥75,000
-    assert "¥1,120,000（2024-03-25，来源可靠性低）" in _row(turn.answer, "8× NVIDIA H20 96GB")  # 8 × ¥140,000
+    # 8 × ¥75,000 and 8 × ¥140,000; since the price-freshness policy (Dec 5) also said to be over two years old
+    assert "¥600,000（2024-03-25，来源可靠性低，已超过 2 年" in _row(turn.answer, "8× NVIDIA L20")
+    assert "¥1,120,000（2024-03-25，来源可靠性低，已超过 2 年" in _row(turn.answer, "8× NVIDIA H20 96GB")
     assert "（显卡单价来源可靠性低）" in turn.answer and "单卡渠道价 75000 元（2024-03-25，来源可靠性低）" in turn.answer
     assert "low-reliability" not in turn.answer
     grounded(turn, said)

@@ -158,7 +158,10 @@ def check_rent(turn: Any, req: dict[str, Any]) -> None:
     assert paragraphs[0].startswith(("**Renting", "**Buying is cheaper", "**租", "**买更便宜")), paragraphs[0]
     first = next(p for p in paragraphs[:2] if p.startswith(("**Renting**", "**租用**")))
     for opt in turn.options:
-        gpu = catalog.find_gpu(opt["gpu"])
+        card = catalog.find_gpu(opt["gpu"])
+        # a China-market version (RTX 4090 D, 5090 D V2) is rented as the card it is cut down from (rent.variant)
+        base = card.china.china_variant_of if card is not None and card.china is not None else None
+        gpu = card if card is None or card.cloud or not base else catalog.find_gpu(base)
         if gpu is not None and gpu.cloud:
             break
     else:

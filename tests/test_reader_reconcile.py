@@ -19,7 +19,8 @@ from tests.mock_openai_server import MockOpenAI, message
 
 def reading(**over: Any) -> str:
     base: dict[str, Any] = {"act": "which", "model": None, "gpus": [], "task": None, "weights": None,
-                            "context_tokens": None, "concurrent_users": None, "train_tokens": None, "budget": None,
+                            "context_tokens": None, "concurrent_users": None, "headcount": None, "train_tokens": None,
+                            "budget": None,
                             "currency": None, "region": None}
     base.update(over)
     return json.dumps(base)

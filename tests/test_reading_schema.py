@@ -18,7 +18,8 @@ from advisor.conversation.reader.llm import Reading, decode_reading, reading_sch
 from advisor.conversation.reader.request import ACTS
 
 ROOT = Path(__file__).resolve().parents[1]
-KEYS = ["act", "model", "gpus", "task", "weights", "context_tokens", "concurrent_users", "train_tokens", "budget",
+KEYS = ["act", "model", "gpus", "task", "weights", "context_tokens", "concurrent_users", "headcount", "train_tokens",
+        "budget",
         "currency", "region"]
 
 
@@ -64,8 +65,8 @@ def test_llama_cpp_turns_the_schema_into_a_grammar_that_enforces_the_enums() -> 
 def test_the_reply_is_decoded_and_held_to_the_message() -> None:
     text = "Serve Qwen2.5-72B to 50 users with 8k context on two H100"
     reply = {"act": "feasibility", "model": "Qwen2.5-72B", "gpus": [{"name": "H100", "role": "candidate", "count": 2}],
-             "task": "serving", "weights": None, "context_tokens": 8192, "concurrent_users": 50, "train_tokens": None,
-             "budget": 5000, "currency": None, "region": None}
+             "task": "serving", "weights": None, "context_tokens": 8192, "concurrent_users": 50, "headcount": None,
+             "train_tokens": None, "budget": 5000, "currency": None, "region": None}
     reading, dropped = decode_reading(json.dumps(reply), text, default_catalog())
     assert isinstance(reading, Reading) and reading.gpus[0].count == 2 and reading.context_tokens == 8192
     assert reading.task is None and reading.budget is None  # not in the struct's vocabulary / not in the message

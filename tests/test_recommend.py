@@ -222,8 +222,9 @@ def test_one_server_before_consumer_cards_spread_over_several() -> None:
     cards spread over servers, and "lowest cost" marks the row that is cheapest to buy, whatever it is. Since the
     Atlas 300I Duo has a dated price (about US$1,400 a card), it is the cheapest fit, but at about 4 tokens/s per
     user against about 12 for 16× RTX 4090 D: where no buyable option reaches the 25 tokens/s-per-user default, the
-    lead stays within 2× the fastest buyable option's time per token (recommend_rank.SLOW_FACTOR), so the 4090 D
-    servers lead and the Atlas is the lowest cost."""
+    lead stays within 2× the fastest buyable option's time per token (recommend_rank.SLOW_FACTOR), so new RTX
+    servers lead and the Atlas is the lowest cost. Since the price-freshness policy (Dec 5) the RTX 4090 D, priced
+    from its 2023 launch MSRP, ranks behind the RTX 5090 D V2 (2025 price)."""
     from advisor.recommend.recommender import total_price
 
     cat = load_catalog()
@@ -231,7 +232,7 @@ def test_one_server_before_consumer_cards_spread_over_several() -> None:
     rec = recommend(Workload(model="qwen2.5-32b", concurrency=100, context=8192),
                     Constraints(region="cn", currency="CNY", budget=500_000))
     lead = rec.options[0]
-    assert "recommended" in lead.labels and "used" not in lead.labels and lead.gpu == "rtx-4090d"
+    assert "recommended" in lead.labels and "used" not in lead.labels and lead.gpu == "rtx-5090d-v2"
     assert (total_price(lead) or 0) <= 500_000
     fastest_new = min(o.throughput.ms_per_token for o in rec.options if "used" not in o.labels)
     assert lead.throughput.ms_per_token <= 2 * fastest_new

@@ -19,8 +19,8 @@ def reading(**over: object) -> str:
     base = {"act": "compare", "model": "Qwen2.5-72B",
             "gpus": [{"name": "H100", "role": "compared", "count": 1}, {"name": "4090", "role": "compared", "count": 4},
                      {"name": "A100", "role": "excluded", "count": None}],
-            "task": "inference", "weights": None, "context_tokens": 8192, "concurrent_users": 50, "train_tokens": None,
-            "budget": None, "currency": None, "region": None}
+            "task": "inference", "weights": None, "context_tokens": 8192, "concurrent_users": 50, "headcount": None,
+            "train_tokens": None, "budget": None, "currency": None, "region": None}
     base.update(over)
     return json.dumps(base)
 

@@ -128,3 +128,26 @@ def test_throughput_simulation_options(capsys):
     assert spec["speculative"] == {"k": 3, "acceptance": 0.7} and spec["tpot_s"] < poisson["tpot_s"]
     code, out, err = run(capsys, *base, "--spec-tokens", "0")
     assert code == 2 and "spec-tokens" in err
+
+
+@pytest.mark.parametrize(("model", "gpu", "users", "question"), [
+    ("llama-3.1-8b", "h100-sxm", 16, "How many tokens per second for Llama-3.1-8B on one H100 SXM with 16 concurrent "
+                                     "users?"),
+    ("qwen2.5-7b", "rtx-4090", 4, "Qwen2.5-7B 在一张 4090 上 4 个人同时用，每秒多少 token？"),
+])
+def test_throughput_defaults_are_the_dialogs_chat_turn(capsys, model, gpu, users, question):
+    """No lengths given: the CLI estimates one chat turn, 215 prompt and 195 output tokens (ShareGPT means of the
+    vLLM/SGLang benchmark clients, advisor.workload), as the dialog does, so both give the same speed."""
+    from advisor.conversation.session import Conversation
+
+    code, out, err = run(capsys, "throughput", "--model", model, "--gpu", gpu, "--concurrency", str(users), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["workload"]["prompt_tokens"], data["workload"]["output_tokens"]) == (215, 195)
+    assert data["workload"]["context"] == 4096  # memory and capacity stay sized for whole-context sequences
+    turn = Conversation(driver="deterministic").respond(question)
+    tput = next(o for o in turn.options if o["gpu"] == gpu and o["count"] == 1)["throughput"]
+    load = tput["under_load"]  # the simulated speed at the stated users the dialog's answer leads with
+    assert load["per_user_tokens_per_s"] == pytest.approx(data["decode_tokens_per_s"], rel=1e-6)
+    assert load["ttft_s"] == pytest.approx(data["ttft_s"], rel=1e-6)
+    assert tput["ttft_s"] == pytest.approx(data["roofline"]["ttft_s"], rel=1e-6)  # the 215-token prefill roofline

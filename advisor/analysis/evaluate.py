@@ -48,7 +48,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,
                   inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need,
                   asks_speed=request.asks_speed, asks_context=request.asks_context, asks_batch=request.asks_batch,
-                  asks_servers=request.asks_servers)
+                  asks_servers=request.asks_servers, asks_token_cost=request.asks_token_cost)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)

@@ -69,5 +69,6 @@ class AnalysisRequest(Frozen):
     asks_speed: bool = False  # "how many tokens per second on …?"
     asks_servers: bool = False  # "how many servers / 几台服务器?": the count in servers
     asks_link: bool = False  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
+    asks_token_cost: bool = False  # "what does a million tokens cost on …?"
     detail: Literal["answer", "options"] = "answer"
     strict: bool = False

@@ -116,6 +116,7 @@ class Analysis(msgspec.Struct):
     asks_context: bool = False  # "what's the longest context on it?": the longest context that fits first
     asks_batch: bool = False  # "what batch size can I use?": the largest micro-batch / concurrency that fits first
     variants: list[VariantNeed] = msgspec.field(default_factory=list)  # settings compared, each with its need
+    asks_token_cost: bool = False  # "what does a million tokens cost on it?": the cost per token first
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
     smaller: list[SmallerFit] = msgspec.field(default_factory=list)  # same-family models that run on the user's own card

@@ -101,6 +101,25 @@ def cloud_price(gpu: GpuSpec, econ: Economics, override_usd: float | None = None
     return None
 
 
+def cloud_hour_price(cloud: CloudQuote, econ: Economics, currency: str) -> tuple[float, float, str]:
+    """(price per GPU-hour in `currency`, the price as listed, its unit): a China quote's yuan figure as listed
+    (converted only for USD), else the USD one, at the dated exchange rate."""
+    if cloud.cny_per_hour is not None:
+        return econ.to_currency(cloud.cny_per_hour, "CNY", currency), cloud.cny_per_hour, "CNY per GPU-hour"
+    return econ.to_currency(cloud.usd_per_hour, "USD", currency), cloud.usd_per_hour, "USD per GPU-hour"
+
+
+def tokens_made(tokens_per_s: float, hours: float) -> float:
+    """Tokens generated in `hours` at `tokens_per_s` in total: tokens/s × 3600 × hours."""
+    return tokens_per_s * 3600.0 * hours
+
+
+def per_million_tokens(cost: float, tokens: float) -> float:
+    """Cost of one million generated tokens: cost / tokens × 10⁶, `tokens` the tokens that money makes
+    (`tokens_made`: owning, over the hours used; renting, count × price per GPU-hour over one hour)."""
+    return cost / tokens * 1e6
+
+
 def end_of_life(gpu: GpuSpec) -> bool:
     """A card sold only second-hand now: its newest catalog price (any currency, server shares aside) is a used
     price — no new-card price is as recent (RTX 3090/3060, RTX A6000, V100: review R02, launch MSRPs of 2020–21) —
@@ -294,12 +313,7 @@ def _renting(gpu: GpuSpec, count: int, econ: Economics, currency: str, cloud_usd
     cloud = cloud_price(gpu, econ, cloud_usd_per_hour, region=region)
     if cloud is None:
         return _Renting(None, None, None, None), []
-    if cloud.cny_per_hour is not None:  # a China quote: the yuan figure as listed, converted only for USD
-        cloud_hour = econ.to_currency(cloud.cny_per_hour, "CNY", currency)
-        listed, listed_unit = cloud.cny_per_hour, "CNY per GPU-hour"
-    else:
-        cloud_hour = econ.to_currency(cloud.usd_per_hour, "USD", currency)
-        listed, listed_unit = cloud.usd_per_hour, "USD per GPU-hour"
+    cloud_hour, listed, listed_unit = cloud_hour_price(cloud, econ, currency)
     cloud_cost = yearly.gpu_hours * cloud_hour
     price = DatedValue(name=f"cloud {cloud.tier.replace('_', ' ')} ({cloud.provider})", value=listed,
                        unit=listed_unit, as_of=cloud.date, source=cloud.source)
@@ -385,10 +399,10 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
 
     per_m_owned = per_m_cloud = None
     if tokens_per_s is not None and yearly.gpu_hours > 0:  # cost / 1M tokens = cost / (tokens/s × 3600 × hours) × 10⁶
-        tokens = tokens_per_s * 3600.0 * HOURS_PER_YEAR * years * utilization
-        per_m_owned = _m(yearly.tco / tokens * 1e6, currency)
+        tokens = tokens_per_s * 3600.0 * HOURS_PER_YEAR * years * utilization  # tokens_made over the hours used
+        per_m_owned = _m(per_million_tokens(yearly.tco, tokens), currency)
         if rent.cloud_cost is not None:
-            per_m_cloud = _m(rent.cloud_cost / tokens * 1e6, currency)
+            per_m_cloud = _m(per_million_tokens(rent.cloud_cost, tokens), currency)
 
     cloud, tco, gpu_hours = rent.cloud, yearly.tco, yearly.gpu_hours
     return TcoEstimate(

@@ -33,7 +33,7 @@ import math
 
 import msgspec
 
-from advisor.workload import DEFAULT_CONTEXT, Workload
+from advisor.workload import DEFAULT_CONTEXT, Workload, request_lengths
 from knowledge.errors import InputError
 from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -347,8 +347,7 @@ def offload_for(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, 
     kv = w.kv or "fp16"
     context = int(w.context)
     given_prompt, given_output = w.prompt_tokens, w.output_tokens
-    prompt = int(given_prompt or max(1, context // 2))
-    output = int(given_output or max(1, context - prompt))
+    prompt, output = request_lengths(context, given_prompt, given_output)
     decode_context = int(prompt + output / 2) if (given_prompt or given_output) else context
     one = Workload(task="inference", weights=weights, kv=kv, context=context, prompt_tokens=prompt,
                    engine="llama.cpp")

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, Workload
+from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, Workload, request_lengths
 from knowledge.errors import InputError
 from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -167,8 +167,7 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
                          accepted=f"tp × pp a divisor of {count}")
     eng = engine or w.engine or default_engine(weights)
     context = int(w.context)
-    prompt = int(w.prompt_tokens or max(1, context // 2))
-    output = int(w.output_tokens or max(1, context - prompt))
+    prompt, output = request_lengths(context, w.prompt_tokens, w.output_tokens)
     prof = speed_profile(model, weights, kv, tp)
     fp4 = check_format(weights).name in ("fp4", "nvfp4", "mxfp4") and bool(getattr(gpu, "fp4_dense_flops", None))
     hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",

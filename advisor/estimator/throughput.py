@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 
-from advisor.workload import DEFAULT_CONTEXT, Workload
+from advisor.workload import DEFAULT_CONTEXT, Workload, request_lengths
 from knowledge.errors import InputError
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value, replace
@@ -418,8 +418,7 @@ def _shape(model: ModelSpec, count: int, w: Workload) -> Shape:
     world = int(w.gpus or 1) * int(w.nodes or 1)
     tp = wtp if (wtp > 1 or world == count) else count
     context = int(w.context)
-    prompt = int(w.prompt_tokens or max(1, context // 2))
-    output = int(w.output_tokens or max(1, context - prompt))
+    prompt, output = request_lengths(context, w.prompt_tokens, w.output_tokens)
     concurrency = int(w.concurrency or 1)
     _check_inputs(count, tp, concurrency, context, prompt, output)
     replicas = count // tp

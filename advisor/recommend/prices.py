@@ -5,7 +5,9 @@ ranking compares.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+from functools import cache
 
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import end_of_life, estimate_tco, gpu_unit_price
@@ -132,3 +134,36 @@ def cost_of(o: Option) -> float:
     if o.tco is not None:
         return o.tco.tco.amount
     return total_price(o) or math.inf
+
+
+# Freshness policy, in two steps (judgments, stated wherever they apply):
+# * a price older than PRICE_STALE_DAYS at quote time asks for a fresh supplier quote (ui.quote: the market moves;
+#   most of the catalog's new-card prices are launch prices of the last year or two);
+# * a card price dated more than PRICE_MAX_AGE_DAYS before the catalog's own date (its newest dated card price or
+#   cloud quote, so the rule does not move with the calendar) is stale: about one GPU generation (Ampere 2020,
+#   Hopper/Ada 2022, Blackwell 2024), after which a launch price no longer says what the card costs (a 2023 launch
+#   MSRP is not a 2026 street price). Stale prices are shown with their date and a warning and rank behind current
+#   ones (advisor.recommend.rank).
+PRICE_STALE_DAYS = 365
+PRICE_MAX_AGE_DAYS = 730
+
+
+@cache
+def catalog_price_date() -> dt.date:
+    """The catalog's date: its newest dated card price or cloud quote (knowledge/data/gpus)."""
+    gpus = load_catalog().gpus
+    dates = [p.date for g in gpus for p in g.prices] + [q.date for g in gpus for q in g.cloud]
+    return max(dates) if dates else dt.date.today()
+
+
+def stale_price(o: Option) -> bool:
+    """The option is priced from a card price older than the freshness policy allows (PRICE_MAX_AGE_DAYS before
+    `catalog_price_date`); a price the user gave, or none, is not stale."""
+    p = o.price
+    if p is None or p.source == "user input":
+        return False
+    try:
+        when = dt.date.fromisoformat(p.as_of)
+    except ValueError:
+        return False
+    return (catalog_price_date() - when).days > PRICE_MAX_AGE_DAYS

@@ -7,7 +7,9 @@ The lead ("recommended") is new, currently sold hardware in a form the buyer can
 end-of-life or second-hand-only card (knowledge GpuSpec.availability), not priced used, not SXM/OAM modules outside
 a 4- or 8-GPU baseboard; among those, the lowest money over the horizon (TCO) with the same preferences as before
 (consumer cards spread over servers and options near their memory limit last). Used cards lead only when the
-request asks for used cards; the user's own cards always come first.
+request asks for used cards; the user's own cards always come first. An option priced from a stale card price
+(advisor.recommend.prices.stale_price: older than the freshness policy) ranks behind every currently priced one, so
+it leads only when no current price meets the targets.
 
 Software stack: a card whose stack the mainstream serving engines do not support in their own tree (Intel Gaudi's
 SynapseAI and Huawei's CANN run vLLM through out-of-tree plugins, Apple Metal runs no vLLM/SGLang/TensorRT-LLM:
@@ -23,7 +25,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from advisor.recommend.prices import cost_of, total_price
+from advisor.recommend.prices import cost_of, stale_price, total_price
 from advisor.recommend.results import Option
 from advisor.recommend.search import sold_in
 from advisor.workload import Constraints
@@ -90,7 +92,7 @@ def mainstream_stack(gpu: GpuSpec, region: str = "global", users: int = 2, train
 def prefer_mainstream(pick: Option, eligible: list[Option], gpus: dict[str, GpuSpec], order: Callable[[Option], Any],
                       region: str, users: int, training: bool) -> Option:
     """The lead after the stack preference: `pick` unless it runs an off-mainstream stack and the best mainstream
-    option by the same `order` (no more spread over servers, no nearer its memory limit) costs less than
+    option by the same `order` (no staler price, no slower, no more spread over servers) costs less than
     1 / (1 − STACK_MARGIN) times as much over the horizon."""
     if mainstream_stack(gpus[pick.gpu], region, users, training):
         return pick
@@ -98,7 +100,7 @@ def prefer_mainstream(pick: Option, eligible: list[Option], gpus: dict[str, GpuS
     if not alts:
         return pick
     alt = min(alts, key=order)
-    if order(alt)[:2] > order(pick)[:2]:
+    if order(alt)[:3] > order(pick)[:3]:
         return pick
     return alt if cost_of(pick) > (1.0 - STACK_MARGIN) * cost_of(alt) else pick
 
@@ -156,8 +158,8 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
             a card a chat user waits on (4 tokens/s where 12 are buyable within budget)."""
             return short_of_target and ms_per_token(o) > SLOW_FACTOR * best_ms
 
-        def order(o: Option) -> tuple[bool, bool, bool, float, float]:
-            return slow(o), spread(o), tight(o), cost_of(o), -perf(o)
+        def order(o: Option) -> tuple[bool, bool, bool, bool, float, float]:
+            return stale_price(o), slow(o), spread(o), tight(o), cost_of(o), -perf(o)
 
         lead = min(eligible, key=order)
         if not named:
@@ -178,5 +180,6 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
         if all(o is not x for x in labelled + existing):  # identity: pydantic's == compares every field
             labelled.append(o)
     taken = {id(o) for o in labelled + existing}
-    rest = sorted((o for o in ok if id(o) not in taken), key=lambda o: (spread(o), tight(o), cost_of(o), -perf(o)))
+    rest = sorted((o for o in ok if id(o) not in taken),
+                  key=lambda o: (stale_price(o), spread(o), tight(o), cost_of(o), -perf(o)))
     return existing + labelled + rest

@@ -22,6 +22,7 @@ import msgspec
 
 from advisor.conversation.render.cost import dated_zh
 from advisor.conversation.render.labels import FORMAT, region_label, slot_label, task_label
+from advisor.recommend.prices import PRICE_STALE_DAYS  # older than this at quote time: get a fresh supplier quote
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
 from knowledge.messages import known, t
@@ -34,7 +35,6 @@ from ui.web import panels as R
 from ui.web.messages import LANGS
 
 QUOTE_VALID_DAYS = 30  # a GPU quote's prices are good for about a month: the market moves (DESIGN.md prices)
-PRICE_STALE_DAYS = 365  # a price older than this at quote time is flagged as needing a fresh supplier quote
 
 CURRENCY_SIGN = {"CNY": "¥", "USD": "$"}
 

@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog.machine import default_weights
+from advisor.conversation.reader.intent import TOKEN_COST
 from advisor.conversation.render.book import Book
 from advisor.conversation.turn import Step
 from knowledge.messages import t
@@ -104,8 +105,7 @@ __all__ = ["compare_models"]
 _FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|更快|哪个快|速度|快", re.I)
 _VALUE = re.compile(r"cost[\s-]*effective|better value|bang for|worth|划算|性价比|值得", re.I)
 # "cheaper per token", "cost per million tokens", "每百万 token 成本": the owned cost per generated token, not the purchase
-_PER_TOKEN = re.compile(r"per (?:million |1m |thousand |1k )?(?:output )?tokens?|per[- ]token|cost per (?:million )?tokens?|"
-                        r"\$/\s*m?tok|每\s*(?:百万|千|个)?\s*(?:输出\s*)?token|token\s*成本|单位\s*token", re.I)
+_PER_TOKEN = TOKEN_COST
 _CHEAPER = re.compile(r"cheaper|cheapest|less expensive|costs? less|便宜|省钱|少花", re.I)
 _TCO = re.compile(r"\btco\b|total cost of ownership|cost of ownership|总拥有成本|拥有成本|全周期成本", re.I)
 

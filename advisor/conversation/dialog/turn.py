@@ -41,6 +41,7 @@ from advisor.conversation.reader.intent import (
     asks_memory,
     asks_servers,
     asks_speed,
+    asks_token_cost,
     asks_users,
     implies_inference,
 )
@@ -353,7 +354,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_speed=not workload.is_training and asks_speed(text),
                                asks_context=asks_context(text), asks_batch=asks_batch(text),
                                variants=read_variants(text),
-                               asks_servers=asks_servers(text), asks_link=asks_link(text))
+                               asks_servers=asks_servers(text), asks_link=asks_link(text),
+                               asks_token_cost=not workload.is_training and asks_token_cost(text))
     try:
         evaluation = analyse(request, catalog, steps)
     except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us

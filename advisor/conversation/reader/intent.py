@@ -126,6 +126,12 @@ _LINK_QUESTION = re.compile(
 # "how many servers / machines / nodes", "几台", "多少台服务器": the count answered in servers, not cards
 _SERVER_QUESTION = words(zh=r"几台|多少台|几个节点|多少个节点|几台服务器|多少服务器|几台机器|多少机器",
                          en=r"how many (?:[\w-]+ ){0,2}(?:servers?|machines?|nodes?|boxes|hosts?)|number of (?:servers|machines|nodes)")
+# "cost per million tokens", "cheaper per token", "每百万 token 成本": the cost of each generated token, not the purchase
+TOKEN_COST = re.compile(r"per (?:million |1m |thousand |1k )?(?:output )?tokens?|per[- ]token|cost per (?:million )?tokens?|"
+                        r"\$/\s*m?tok|每\s*(?:百万|千|个)?\s*(?:输出\s*)?token|token\s*(?:的)?\s*成本|单位\s*token|"
+                        r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
+                        r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,30}\bcost|"
+                        r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
 
@@ -227,6 +233,11 @@ def asks_servers(text: str) -> bool:
 def asks_speed(text: str) -> bool:
     """"How many tokens per second on 2 H100s?" / "每秒能出多少 token？": the answer opens with the speed."""
     return bool(_SPEED_QUESTION.search((text or "").lower()))
+
+
+def asks_token_cost(text: str) -> bool:
+    """"What does a million tokens cost on an L4?" / "每百万 token 成本": the answer opens with the cost per token."""
+    return bool(TOKEN_COST.search(text or ""))
 
 
 def asks_context(text: str) -> bool:

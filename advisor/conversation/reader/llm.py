@@ -57,7 +57,10 @@ class Reading(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     task: Task | None
     weights: Annotated[str | None, msgspec.Meta(description="bf16, fp16, fp8, int8, int4, awq-int4, gptq-int4, nf4")]
     context_tokens: int | None
-    concurrent_users: int | None
+    concurrent_users: Annotated[int | None, msgspec.Meta(
+        description="requests at the same time (e.g. 50 concurrent users)")]
+    headcount: Annotated[int | None, msgspec.Meta(
+        description="people who use the service, not all at once (a team, company or user base: 'team of 15')")]
     train_tokens: float | None
     budget: float | None
     currency: Currency | None
@@ -98,13 +101,13 @@ _SCHEMA_REFUSED = re.compile(r"response_format|validation error|json_schema", re
 PROMPT = ("Read the user's message to a GPU sizing advisor into the JSON schema. Copy model and GPU names exactly "
           "as typed; give numbers as plain values (8k context = 8192, 50 users = 50); null for anything not said. "
           "concurrent_users is requests at the same time; a team, company or user-base size ('team of 15', "
-          "'全公司 300 人用') is not: leave it null (the advisor sizes a headcount itself). "
+          "'全公司 300 人用', '50 employees will use it') is headcount, not concurrent_users. "
           "Do not answer the question.")
 
 
 _WORDS = {name: typing.get_args(tp) for name, tp in (("task", Task), ("currency", Currency), ("region", Region))}
-_NUMERIC = {"context_tokens": "context", "concurrent_users": "concurrency", "train_tokens": "train_tokens",
-            "budget": "budget"}
+_NUMERIC = {"context_tokens": "context", "concurrent_users": "concurrency", "headcount": "headcount",
+            "train_tokens": "train_tokens", "budget": "budget"}
 
 
 def _squash(s: str) -> str:
@@ -188,7 +191,8 @@ def _to_request(reading: Reading, lang: str) -> dict[str, Any]:
         subjects.append({"kind": "model", "id": reading.model, "text": reading.model})
         job.append({"name": "model", "value": reading.model, "text": reading.model})
     for key, name, unit in (("task", "task", ""), ("weights", "weights", ""), ("context_tokens", "context", "tokens"),
-                            ("concurrent_users", "concurrency", "sequences"), ("train_tokens", "train_tokens", "tokens")):
+                            ("concurrent_users", "concurrency", "sequences"), ("headcount", "headcount", "people"),
+                            ("train_tokens", "train_tokens", "tokens")):
         if getattr(reading, key) is not None:
             job.append({"name": name, "value": getattr(reading, key), "unit": unit})
     if reading.budget is not None:

@@ -46,6 +46,7 @@ def overlay(slots: Slots, req: Request) -> list[str]:
         slots.excluded = list(dict.fromkeys([*slots.excluded, *(h.gpu or "" for h in known if h.role == "excluded")]))
         slots.candidates = [c for c in slots.candidates if c.gpu not in slots.excluded]
     slots.unknown_gpus = list(dict.fromkeys([*slots.unknown_gpus, *(h.text for h in req.hardware if not h.known)]))
+    said_users = any(v.name == "concurrency" for v in req.job)
     for value in req.job:
         v = value.value
         if value.name == "task" and v in _TASKS:
@@ -55,7 +56,11 @@ def overlay(slots: Slots, req: Request) -> list[str]:
             put("weights", v.lower())
         elif (value.name == "concurrency" and slots.concurrency is None and slots.headcount is not None
               and v == slots.headcount):
-            continue  # "给 50 个人用": the offline reader read people who use it, not 50 at once; the model's schema has no headcount
+            continue  # "给 50 个人用": the offline reader read people who use it, not 50 at once
+        elif value.name == "headcount" and isinstance(v, int | float) and 0 < v <= 10_000_000:
+            put("headcount", int(v))  # people who use the service: the dialog sizes 10 % of them at once
+            if not said_users and slots.concurrency == int(v):
+                slots.concurrency = None  # the offline reader took those people for requests at once
         elif value.name in ("context", "concurrency") and isinstance(v, int | float) and 0 < v <= 10_000_000:
             put(value.name, int(v))
         elif value.name == "train_tokens" and isinstance(v, int | float) and v > 0:

@@ -22,6 +22,7 @@ from advisor.conversation.render.options_table import (
     opt_speed,
 )
 from advisor.conversation.render.scale_out import servers_sentence
+from advisor.conversation.render.token_cost import token_cost_lead
 from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
@@ -73,6 +74,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             first.text = card_text(gpu, o.count, book, lang, sized=True) + t("sentence.gap", lang) + first.text
             first.deciding = LINK_LEAD
             return first
+    if ev.asks_token_cost and len(users) <= 1 and (users or top):  # "what does a million tokens cost on an L4?"
+        led_cost = token_cost_lead(users[0] if users else top, ev, book, lang)  # type: ignore[arg-type]
+        if led_cost is not None:
+            return led_cost
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first

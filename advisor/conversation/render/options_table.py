@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.analysis.result import Analysis, ConfigResult
 from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_TRAINING, Book, money_of
+from advisor.recommend.prices import PRICE_MAX_AGE_DAYS, stale_price
 
 # option_tags (issue 15): 4-bit format, used-card price, near the memory limit
 from advisor.recommend.recommender import option_tags, spread_consumer, total_price
@@ -237,10 +238,23 @@ def opt_price(o: Option, book: Book, lang: str) -> str:
         return message("price.none", lang)
     total = book.money(f"purchase price of {o.count}× {o.gpu_name} (GPUs only)", p.per_card.amount * o.count,
                        p.per_card.currency, f"catalog price {p.source} as of {p.as_of}")
+    return message("price.with_date", lang, price=total, when=price_when(o, book, lang))
+
+
+def price_when(o: Option, book: Book, lang: str) -> str:
+    """The date of the option's card price, with what weakens it: a low-reliability source (e.g. the 2024 China
+    channel prices from expert-call minutes, review R40), a price older than the freshness policy
+    (advisor.recommend.prices.stale_price)."""
+    p = o.price
+    assert p is not None
     when = p.as_of
-    if low_reliability(p.source):  # e.g. the 2024 China channel prices from expert-call minutes (review R40)
+    if low_reliability(p.source):
         when += message("list.comma", lang) + message("price.low_reliability", lang)
-    return message("price.with_date", lang, price=total, when=when)
+    if stale_price(o):
+        years = book.num("freshness limit of card prices", PRICE_MAX_AGE_DAYS / 365, "years",
+                         "advisor.recommend.prices.PRICE_MAX_AGE_DAYS", 0, suffix="")
+        when += message("list.comma", lang) + message("price.stale", lang, years=years)
+    return when
 
 
 def opt_purchase(o: Option, book: Book, lang: str) -> str:
@@ -259,8 +273,7 @@ def opt_purchase(o: Option, book: Book, lang: str) -> str:
     p = o.price
     if "existing" in o.labels or p is None or not p.as_of:
         return text
-    when = p.as_of + (message("list.comma", lang) + message("price.low_reliability", lang) if low_reliability(p.source) else "")
-    return message("purchase.card_prices_as_of", lang, purchase=text, when=when)
+    return message("purchase.card_prices_as_of", lang, purchase=text, when=price_when(o, book, lang))
 
 
 def opt_notes(o: Option, lang: str, options: Sequence[Option] = ()) -> str:

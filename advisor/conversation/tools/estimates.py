@@ -40,7 +40,7 @@ from advisor.estimator.planner import Overrides, plan_training
 from advisor.estimator.serving import merge_into_contract, simulate_estimate
 from advisor.estimator.throughput import estimate_throughput
 from advisor.estimator.training import estimate_train_time
-from advisor.workload import Workload
+from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.structs import dump
 from rules.findings import Finding
@@ -129,7 +129,8 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
     """Decode speed per sequence and in total, prefill speed and time to first token on `count` GPUs."""
     cat = catalog()
     model, gpu = cat.model(args.model), cat.gpu(args.gpu)
-    est = estimate_throughput(model, gpu, args.count, args.to_workload(), load_calibration())
+    work = speed_workload(args.to_workload())  # a chat turn's lengths unless given, as the dialog and the CLI
+    est = estimate_throughput(model, gpu, args.count, work, load_calibration())
     src = "estimate_throughput (advisor.estimator.throughput)"
     numbers = [
         num("decode speed per sequence", est.decode_tokens_per_s, "tokens/s", src),
@@ -152,7 +153,7 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
                f"TTFT {fmt_seconds(est.ttft_s)} ({est.bound}-bound)")
     contract = est.to_contract()
 
-    served = simulate_estimate(est, model, gpu, args.to_workload(), load_calibration())
+    served = simulate_estimate(est, model, gpu, work, load_calibration())
     if served is not None:  # under load, as `gpu-advisor throughput --json` reports it (issue 29)
         contract = merge_into_contract(contract, served)
         r = served.result
@@ -160,7 +161,7 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
                     num("time per output token under load (median)", r.tpot_p50_s, "s", SIM_SOURCE),
                     num("output tokens/s under load", served.output_tokens_per_s, "tokens/s", SIM_SOURCE)]
 
-    budget = budget_for_estimate(est, model, gpu, getattr(args.to_workload(), "engine", None))
+    budget = budget_for_estimate(est, model, gpu, getattr(work, "engine", None))
     if budget is not None:  # the engine's own start-up figure, as `gpu-advisor throughput --json` reports it
         contract["engine_memory"] = budget.to_contract() | {"instances": est.replicas}
     return ToolOutput(summary, data, numbers, [], {"throughput": contract})

@@ -33,8 +33,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_field(parser, Workload, "weights")
     add_field(parser, Workload, "kv")
     add_field(parser, Workload, "context")
-    add_field(parser, Workload, "prompt_tokens", help="prompt tokens per request (default: half the context)")
-    add_field(parser, Workload, "output_tokens", help="generated tokens per request (default: the rest of the context)")
+    from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS
+
+    # the dialog's defaults (advisor.workload.speed_workload): one chat turn when neither length is given
+    add_field(parser, Workload, "prompt_tokens",
+              help=f"prompt tokens per request (default: one chat turn, {CHAT_PROMPT_TOKENS}, at most half the "
+                   "context, as the dialog assumes; memory and capacity are still for whole --context sequences)")
+    add_field(parser, Workload, "output_tokens",
+              help=f"generated tokens per request (default: {CHAT_OUTPUT_TOKENS} with the chat-turn prompt; the rest "
+                   "of the context when only --prompt-tokens is given)")
     add_field(parser, Workload, "concurrency")
     add_field(parser, Workload, "engine", help="serving engine for the memory check (default vllm)")
     parser.add_argument("--gpu-memory-utilization", type=number(0, 1, lo_open=True), default=None, metavar="F",
@@ -62,15 +69,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _workload(args: argparse.Namespace) -> Any:
-    from advisor.workload import Workload
+    """The request as a Workload, with the dialog's chat-turn lengths when none are given (speed_workload)."""
+    from advisor.workload import Workload, speed_workload
     from knowledge.structs import StructError
     from ui.cli.commands.estimate import validation_to_input_error
 
     tp = args.tp or args.count
     try:
-        return Workload(task="inference", weights=args.weights, kv=args.kv, context=args.context,
-                        prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens,
-                        concurrency=args.concurrency, gpus=max(1, args.count), tp=max(1, tp), engine=args.engine)
+        return speed_workload(Workload(
+            task="inference", weights=args.weights, kv=args.kv, context=args.context, prompt_tokens=args.prompt_tokens,
+            output_tokens=args.output_tokens, concurrency=args.concurrency, gpus=max(1, args.count), tp=max(1, tp),
+            engine=args.engine))
     except StructError as exc:
         raise validation_to_input_error(exc) from None
 

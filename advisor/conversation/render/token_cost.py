@@ -1,0 +1,159 @@
+"""The lead of "what does a million tokens cost on …?": the cost per million generated tokens on the configuration
+asked, owned and rented, at the stated load (simulated where the load was simulated) and, with no load stated, also
+at the most sequences it holds.
+
+    owned   = TCO over the horizon / (tokens/s × 3600 × hours used) × 10⁶        (hours used = 8760 × years × utilisation)
+    rented  = count × price per GPU-hour / (tokens/s × 3600) × 10⁶              (one hour of the cards, rented)
+
+both by advisor.estimator.cost.per_million_tokens over tokens_made; the price per GPU-hour is the catalog's dated cloud quote
+(advisor.estimator.cost.cloud_price: the region's, most comparable tier, newest), the purchase the option's TCO. A
+card the catalog has no purchase price for is still costed rented; with neither price the answer says so first, and
+the GPU-hours a million tokens take, which any price per GPU-hour turns into the cost.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from advisor.conversation.dialog.machine import default_catalog
+from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.render.book import SRC_THROUGHPUT, SRC_USER, Book
+from advisor.conversation.render.options_table import SRC_LOAD, misses, opt_name
+from advisor.estimator.calibration import load_economics
+from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens, tokens_made
+from knowledge.messages import t
+
+if TYPE_CHECKING:
+    from advisor.analysis.result import Analysis
+    from advisor.recommend.results import Option
+
+SRC_COST = "advisor.estimator.cost.per_million_tokens"
+_TIER_ZH = {"on_demand": "按需", "reserved": "包年包月", "spot": "竞价/社区", "serverless": "无服务器"}
+
+
+def _load(o: Option, ev: Analysis, book: Book, lang: str) -> tuple[float, str] | None:
+    """(tokens/s in total, the load in words) at the stated load: the serving simulation's output tokens/s where it
+    ran, else the decode roofline at the asked concurrency (one user when none was said)."""
+    tput = o.throughput
+    if tput is None:
+        return None
+    ul = tput.under_load
+    if ul is not None and ul.total_tokens_per_s > 0:
+        tps, src, key = ul.total_tokens_per_s, SRC_LOAD, "token_cost.load.simulated"
+    elif tput.decode_tokens_per_s_total:
+        tps, src, key = tput.decode_tokens_per_s_total, SRC_THROUGHPUT, "token_cost.load.roofline"
+    else:
+        return None
+    if tput.concurrency == 1 and key.endswith("roofline"):
+        key = "token_cost.load.one"
+    users = book.count("concurrent users of the cost per token", tput.concurrency, "sequences",
+                       SRC_USER if ev.workload.concurrency > 1 or "concurrency" in (ev.stated or ()) else
+                       "dialog default")
+    speed = book.num(f"tokens/s in total for the cost per token on {o.count}× {o.gpu_name}", tps, "tokens/s", src,
+                     0 if tps >= 10 else 1)
+    return tps, t(key, lang, users=users, speed=speed)
+
+
+def _rate(o: Option, ev: Analysis, book: Book, lang: str) -> tuple[float, str] | None:
+    """(the configuration's rent per hour in the request's currency, the quote in words) from the catalog's dated
+    cloud price for the card; None when it has none."""
+    gpu = default_catalog().find_gpu(o.gpu)
+    if gpu is None:
+        return None
+    econ = load_economics()
+    quote = cloud_price(gpu, econ, region=ev.constraints.region)
+    if quote is None or quote.origin == "user":
+        return None
+    hour, listed, unit = cloud_hour_price(quote, econ, ev.constraints.currency)
+    cur = "CNY" if unit.startswith("CNY") else "USD"
+    rate = book.money(f"cloud price per GPU-hour of {gpu.name} ({quote.provider})", listed, cur,
+                      f"knowledge catalog: {gpu.id} cloud ({quote.source}, {quote.date})")
+    tier = _TIER_ZH.get(quote.tier, quote.tier) if lang == "zh" else quote.tier.replace("_", " ")
+    words = t("token_cost.quote", lang, rate=rate, provider=quote.provider, tier=tier, as_of=str(quote.date))
+    if quote.region != ev.constraints.region:  # the only quotes are from the other market: said so
+        words += t("cost.rent_china_only" if quote.region == "cn" else "cost.rent_overseas_only", lang)
+    return hour * o.count, words
+
+
+def _owned(o: Option) -> tuple[float, float] | None:
+    """(the option's money over the horizon, the hours it runs) when it is priced (or owned: running cost)."""
+    tc = o.tco
+    if tc is None or tc.basis == "training_job" or tc.gpu_hours_used <= 0:
+        return None
+    return tc.tco.amount, tc.gpu_hours_used / o.count
+
+
+def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """The cost per million output tokens on `o` first (module docstring); None when `o` has no serving speed."""
+    if not o.fits or ev.workload.is_training:
+        return None
+    load = _load(o, ev, book, lang)
+    if load is None:
+        return None
+    tps, at = load
+    cur = ev.constraints.currency
+    missing = misses(o, lang)  # "ruled out: export controls" stays beside the name, as the speed lead keeps it
+    name = opt_name(o, book) + (t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else "")
+    owned, rate = _owned(o), _rate(o, ev, book, lang)
+    cap = ev.capacity.get((o.gpu, o.count)) or {}  # with no load stated: the most sequences it holds
+    asked = o.throughput.concurrency if o.throughput else 1
+    full = (float(cap["total"]), int(cap["max_concurrency"])) if cap.get("total") and \
+        int(cap.get("max_concurrency") or 0) > asked else None
+
+    def figures(speed: float, what: str) -> tuple[str, str]:
+        mine = book.money(f"cost per million tokens owned on {o.count}× {o.gpu_name} {what}",
+                          per_million_tokens(owned[0], tokens_made(speed, owned[1])), cur, SRC_COST) if owned else ""
+        rent = book.money(f"cost per million tokens rented on {o.count}× {o.gpu_name} {what}",
+                          per_million_tokens(rate[0], tokens_made(speed, 1.0)), cur, SRC_COST) if rate else ""
+        return mine, rent
+
+    if owned is None and rate is None:
+        hours = book.num(f"GPU-hours per million tokens on {o.count}× {o.gpu_name}",
+                         per_million_tokens(o.count, tokens_made(tps, 1.0)), "GPU-hours",
+                         "count GPU-hours / (tokens/s × 3600) × 10⁶", 1,
+                         suffix="GPU 小时" if lang == "zh" else "GPU-hours")
+        return fs.Lead(t("token_cost.none", lang, name=name, gpu=o.gpu_name, why=_why_unpriced(o, book, lang),
+                         at=at, hours=hours), None, "")
+    mine, rent = figures(tps, "at the stated load")
+    if mine and rent:
+        head = t("token_cost.both", lang, owned=mine, rented=rent, name=name, at=at)
+    elif mine:
+        head = t("token_cost.owned_only", lang, owned=mine, name=name, at=at)
+    else:
+        head = t("token_cost.rented_only", lang, rented=rent, name=name, at=at)
+    bits = []
+    if owned:
+        years = book.num("TCO years", o.tco.years, "years", "advisor.estimator.cost.estimate_tco", 0, suffix="") \
+            if o.tco is not None else ""
+        bits.append(t("token_cost.owned_basis" if o.tco is not None and o.tco.basis != "owned" else
+                      "token_cost.running_basis", lang, years=years))
+    if rate:
+        bits.append(rate[1])
+    text = head + t("token_cost.basis", lang, bits=t("clause.sep", lang).join(bits))
+    if full is not None:
+        n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", full[1], "sequences",
+                       "advisor.estimator.memory (largest concurrency that fits, bisection)")
+        speed = book.num(f"decode tokens/s total at capacity on {o.count}× {o.gpu_name}", full[0], "tokens/s",
+                         SRC_THROUGHPUT, 0)
+        f_mine, f_rent = figures(full[0], "at capacity")
+        money = t("list.comma", lang).join(x for x in (
+            t("token_cost.owned_word", lang, money=f_mine) if f_mine else "",
+            t("token_cost.rented_word", lang, money=f_rent) if f_rent else "") if x)
+        text += t("token_cost.full", lang, count=n, speed=speed, money=money)
+    if owned is None:
+        text += t("sentence.gap", lang) + t("token_cost.no_purchase", lang, gpu=o.gpu_name,
+                                               why=_why_unpriced(o, book, lang))
+    elif rate is None:
+        text += t("sentence.gap", lang) + t("token_cost.no_cloud", lang, gpu=o.gpu_name)
+    return fs.Lead(text, None, f"cost per million tokens on {o.count}× {o.gpu_name}")
+
+
+def _why_unpriced(o: Option, book: Book, lang: str) -> str:
+    """The catalog's reason a card has no purchase price (English text; the Chinese answer gives its gist)."""
+    card = default_catalog().find_gpu(o.gpu)
+    if card is None or not card.unpriced:
+        return t("sentence.end", lang)
+    if lang == "zh":
+        return t("screen.price.why", lang, why=t("screen.price.no_dated_quote", lang))
+    why = book.text(card.unpriced, f"why {o.gpu} is unpriced", f"knowledge catalog: {o.gpu}")
+    return t("screen.price.why", lang, why=why)
