@@ -1,5 +1,5 @@
 """The late-2025 / 2026 open-weight models: GLM-5 and GLM-5.1, GLM-4.7-Flash, Qwen3.5 (397B-A17B, 122B-A10B, 35B-A3B,
-27B), Qwen3.6 (35B-A3B, 27B), Kimi-K2.5, Qwen3-VL-4B and Ministral 3 3B.
+27B), Qwen3.6 (35B-A3B, 27B), Kimi-K2.5, Qwen3-VL-4B, Ministral 3 3B and Seed-OSS-36B.
 
 Independent references: the makers' published counts (GLM-5 technical report table, Qwen and Mistral model cards,
 Moonshot's card), typed here from those sources rather than read from the catalog, and hand arithmetic for the
@@ -23,13 +23,14 @@ CATALOG = load_catalog()
 # model id -> (published total, published active or None, whether the active figure is only the size in the name
 # ("A3B"), so that it is rounded to a whole billion). Sources: GLM-5 report (744B / 40B), GLM-4.7-Flash card
 # ("30B-A3B"), Qwen3.5 cards (397B / 17B, 122B / 10B, 35B / 3B, 27B), Qwen3.6 names, Kimi-K2.5 card (1T / 32B),
-# Qwen3-VL-4B name, Ministral 3 3B card (3.4B language model + 0.4B vision encoder).
+# Qwen3-VL-4B name, Ministral 3 3B card (3.4B language model + 0.4B vision encoder), Seed-OSS README (36B).
 PUBLISHED: dict[str, tuple[float, float | None, bool]] = {
     "glm-5": (744e9, 40e9, False), "glm-5.1": (744e9, 40e9, False), "glm-4.7-flash": (30e9, 3e9, True),
     "qwen3.5-397b-a17b": (397e9, 17e9, True), "qwen3.5-122b-a10b": (122e9, 10e9, True),
     "qwen3.5-35b-a3b": (35e9, 3e9, True), "qwen3.5-27b": (27e9, None, False),
     "qwen3.6-35b-a3b": (35e9, 3e9, True), "qwen3.6-27b": (27e9, None, False),
     "kimi-k2.5": (1e12, 32e9, False), "qwen3-vl-4b": (4e9, None, False), "ministral-3-3b": (3.4e9, None, False),
+    "seed-oss-36b": (36e9, None, False),
 }
 
 
@@ -98,7 +99,7 @@ def test_kimi_k25_ships_int4_experts() -> None:
     ("glm 4.7 flash", "glm-4.7-flash"), ("qwen3.5 397b", "qwen3.5-397b-a17b"), ("qwen3.5-122b-a10b", "qwen3.5-122b-a10b"),
     ("qwen3.5 35b", "qwen3.5-35b-a3b"), ("qwen3.5 27b", "qwen3.5-27b"), ("qwen3.6 35b", "qwen3.6-35b-a3b"),
     ("qwen3.6-27b", "qwen3.6-27b"), ("kimi k2.5", "kimi-k2.5"), ("qwen3 vl 4b", "qwen3-vl-4b"),
-    ("ministral 3 3b", "ministral-3-3b"), ("千问3.5 397b", "qwen3.5-397b-a17b"), ("智谱 glm-5", "glm-5"),
+    ("ministral 3 3b", "ministral-3-3b"), ("seed oss 36b", "seed-oss-36b"), ("千问3.5 397b", "qwen3.5-397b-a17b"), ("智谱 glm-5", "glm-5"),
     # the names they sit next to keep their models
     ("glm 4.7", "glm-4.7"), ("glm-4.5", "glm-4.5"), ("kimi k2", "kimi-k2"), ("kimi k2 thinking", "kimi-k2-thinking"),
     ("qwen3 32b", "qwen3-32b"), ("qwen3 vl 8b", "qwen3-vl-8b"), ("qwen3-next", "qwen3-next-80b-a3b"),
@@ -126,6 +127,7 @@ QUESTIONS = [
     ("Kimi K2.5 on 8x H200, does it fit?", "kimi-k2.5"),
     ("Will Qwen3-VL-4B run on an L4?", "qwen3-vl-4b"),
     ("Ministral 3 3B on an RTX 4090?", "ministral-3-3b"),
+    ("Can Seed-OSS-36B run on 2x RTX 4090 in 4-bit?", "seed-oss-36b"),
     ("GLM-5 需要几张 H200？", "glm-5"),
     ("智谱 GLM-5.1 用 H100 跑要几张", "glm-5.1"),
     ("一张 L40S 能跑 GLM-4.7-Flash 吗", "glm-4.7-flash"),
@@ -134,6 +136,7 @@ QUESTIONS = [
     ("Qwen3.6-27B 在 A100 上要几张", "qwen3.6-27b"),
     ("Kimi K2.5 推理要几张 H20？", "kimi-k2.5"),
     ("Ministral 3 3B 一张 4090 够吗", "ministral-3-3b"),
+    ("字节 Seed-OSS-36B 需要几张 A100", "seed-oss-36b"),
 ]
 
 
