@@ -16,6 +16,8 @@ from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.session import Conversation
 from advisor.estimator.memory import kv_cache_bytes, linear_state_bytes
 from knowledge.catalog import load_catalog
+from knowledge.errors import InputError
+from knowledge.hf_config import spec_from_hf_config
 from knowledge.params import param_counts
 
 CATALOG = load_catalog()
@@ -81,6 +83,29 @@ def test_qwen35_keeps_a_cache_only_on_full_layers(model_id: str, full: int, line
     state = linear * ((2 * 16 * 128 + value_heads * 128) * 3 + value_heads * 128 * 128) * 2
     assert linear_state_bytes(m) == state
     assert kv_cache_bytes(m, 32768) - state == full * 32768 * 2 * kv_heads * 256 * 2
+
+
+def test_a_glm52_config_with_shared_indexers_is_refused_by_name() -> None:
+    """GLM-5.2 shares one indexer among several layers ('indexer_types' full/shared): one indexer per layer would
+    over-count its key cache by about an eighth, so the reader refuses it rather than size it wrongly."""
+    config = {"model_type": "glm_moe_dsa", "hidden_size": 6144, "num_hidden_layers": 4, "num_attention_heads": 64,
+              "intermediate_size": 12288, "vocab_size": 154880, "max_position_embeddings": 1048576,
+              "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
+              "first_k_dense_replace": 3, "q_lora_rank": 2048, "kv_lora_rank": 512, "qk_nope_head_dim": 192,
+              "qk_rope_head_dim": 64, "v_head_dim": 256, "index_n_heads": 32, "index_head_dim": 128,
+              "indexer_types": ["full", "shared", "shared", "shared"]}
+    with pytest.raises(InputError, match="indexer_types"):
+        spec_from_hf_config(config)
+    config["indexer_types"] = ["full"] * 4
+    spec = spec_from_hf_config(config)
+    assert (spec.indexer_heads, spec.indexer_head_dim, spec.kv_lora_rank, spec.block) == (32, 128, 512, "deepseek")
+
+
+def test_rope_theta_is_read_from_rope_parameters() -> None:
+    config = {"model_type": "qwen3", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+              "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 4096,
+              "rope_parameters": {"rope_type": "default", "rope_theta": 5e6}}
+    assert spec_from_hf_config(config).rope_theta == 5e6
 
 
 def test_qwen35_dense_model_has_no_experts() -> None:
