@@ -8,6 +8,9 @@ Families and the key names they use (HF `transformers` configuration classes, pl
 | mixtral | num_local_experts, num_experts_per_tok (intermediate_size is per expert) |
 | qwen3_moe | num_experts, num_experts_per_tok, moe_intermediate_size (every layer MoE: decoder_sparse_step 1, mlp_only_layers []) |
 | deepseek_v2, deepseek_v3 | n_routed_experts, n_shared_experts, num_experts_per_tok, moe_intermediate_size, first_k_dense_replace, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim |
+| glm_moe_dsa (GLM-5), glm4_moe_lite (GLM-4.7-Flash) | as deepseek_v3 (MLA + MoE); glm_moe_dsa also index_n_heads, index_head_dim (one indexer per layer: `indexer_types` all "full") |
+| qwen3_5, qwen3_5_moe (and their `_text` configs) | as qwen3_next: layer_types / full_attention_interval, linear_* keys; the MoE one num_experts, moe_intermediate_size (also its intermediate_size when absent), shared_expert_intermediate_size |
+| any | rope_theta, else `rope_parameters.rope_theta` (transformers 5) |
 | chatglm | num_layers, multi_query_group_num, kv_channels, ffn_hidden_size, padded_vocab_size, seq_length, add_qkv_bias, rope_ratio |
 | gpt2 | n_embd, n_layer, n_head, n_inner (None: 4·n_embd), n_positions |
 | opt | ffn_dim, word_embed_proj_dim (must equal hidden_size), enable_bias |
@@ -43,11 +46,11 @@ USER_CONFIG_SOURCE = "user-config-json"
 
 _LLAMA_LIKE = {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "yi", "baichuan", "phi3", "gemma2", "glm",
                "deepseek_v2", "deepseek_v3"} | (NEW_LLAMA_LIKE - {"mistral3"})
-_DEEPSEEK = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2")
+_DEEPSEEK = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa", "glm4_moe_lite")
 SUPPORTED = tuple(sorted(_LLAMA_LIKE | LAYERNORM_FAMILIES | {"chatglm", "gpt2", "opt", "bloom"}))
 
 _BLOCK: dict[str, Block] = {"chatglm": "chatglm", "glm": "chatglm", "deepseek_v2": "deepseek", "deepseek_v3": "deepseek",
-          "deepseek_v32": "deepseek", "kimi_k2": "deepseek",
+          "deepseek_v32": "deepseek", "kimi_k2": "deepseek", "glm_moe_dsa": "deepseek", "glm4_moe_lite": "deepseek",
           "gemma2": "gemma2", "phi3": "phi3", "gpt2": "gpt", "opt": "opt", "bloom": "bloom"}
 _ARCH_TO_TYPE = {
     "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "MixtralForCausalLM": "mixtral",
@@ -61,6 +64,7 @@ _ARCH_TO_TYPE = {
     "MiniMaxM2ForCausalLM": "minimax_m2", "GPTNeoXForCausalLM": "gpt_neox", "FalconForCausalLM": "falcon",
     "PhiForCausalLM": "phi", "Starcoder2ForCausalLM": "starcoder2", "Olmo2ForCausalLM": "olmo2",
     "InternLM2ForCausalLM": "internlm2", "Qwen2MoeForCausalLM": "qwen2_moe", "CohereForCausalLM": "cohere",
+    "GlmMoeDsaForCausalLM": "glm_moe_dsa", "Glm4MoeLiteForCausalLM": "glm4_moe_lite",
 }
 # transformers' default for tie_word_embeddings per configuration class
 _TIE_DEFAULT = {"gemma2": True, "gemma3": True, "gpt2": True, "opt": True, "bloom": True}
@@ -169,6 +173,14 @@ def _int4_experts(quant: dict[str, Any]) -> bool:
         and "self_attn" in ignore and "shared_experts" in ignore
 
 
+def _rope_theta(r: ConfigReader) -> float | None:
+    """`rope_theta`, or the one in transformers 5's `rope_parameters` ({"rope_theta": …}) when the key is absent."""
+    params = r.c.get("rope_parameters")
+    if "rope_theta" not in r.c and isinstance(params, dict) and "rope_theta" in params:
+        return ConfigReader(params, r.t).float("rope_theta")
+    return r.float("rope_theta", default=10000.0)
+
+
 def _llama_like(r: ConfigReader) -> dict[str, Any]:
     t = r.t
     h = r.int("hidden_size")
@@ -178,12 +190,14 @@ def _llama_like(r: ConfigReader) -> dict[str, Any]:
         "num_layers": r.int("num_hidden_layers"),
         "num_attention_heads": nh,
         "num_kv_heads": r.int("num_key_value_heads", default=nh),
-        "intermediate_size": r.int("intermediate_size"),
+        # Qwen3.5 MoE configs carry no dense width (every layer has experts): the expert width stands in
+        "intermediate_size": r.int("intermediate_size", "moe_intermediate_size") if t == "qwen3_5_moe"
+        else r.int("intermediate_size"),
         "vocab_size": r.int("vocab_size"),
         "tie_word_embeddings": r.bool("tie_word_embeddings", default=_TIE_DEFAULT.get(t, False)),
         "max_context": r.int("max_position_embeddings", "model_max_length", "seq_length"),
         "hidden_act": r.raw("hidden_act", "hidden_activation", default="silu"),
-        "rope_theta": r.float("rope_theta", default=10000.0),
+        "rope_theta": _rope_theta(r),
     }
     head_dim = r.int("head_dim", default=None) if "head_dim" in r.c and r.c["head_dim"] is not None else None
     if head_dim is None and t == "gemma3":
@@ -195,7 +209,7 @@ def _llama_like(r: ConfigReader) -> dict[str, Any]:
         head_dim = h // nh
     out["head_dim"] = head_dim
     out["attention_bias"] = True if t == "qwen2" else r.bool("attention_bias", default=t == "glm")
-    out["qk_norm"] = t in ("qwen3", "qwen3_moe", "qwen3_next")
+    out["qk_norm"] = t in ("qwen3", "qwen3_moe", "qwen3_next", "qwen3_5", "qwen3_5_moe")
     out["norms_per_layer"] = 4 if t == "gemma2" else 2
     if t == "baichuan" and "rope_theta" not in r.c and h >= 5120:
         out["position_embedding"] = "alibi"  # Baichuan2-13B uses ALiBi; the 7B model uses RoPE

@@ -20,12 +20,14 @@ if TYPE_CHECKING:
 
 # model types whose attention and MLP follow the Llama layout, read by the common reader plus the hooks below
 NEW_LLAMA_LIKE = frozenset({"gpt_oss", "llama4", "gemma3", "qwen3_next", "glm4_moe", "deepseek_v32", "kimi_k2",
-                            "minimax_m2", "olmo2", "internlm2", "qwen2_moe", "cohere", "mistral3"})
+                            "minimax_m2", "olmo2", "internlm2", "qwen2_moe", "cohere", "mistral3", "qwen3_5",
+                            "qwen3_5_moe", "glm_moe_dsa", "glm4_moe_lite"})
 LAYERNORM_FAMILIES = frozenset({"gpt_neox", "falcon", "phi", "starcoder2"})
 # multimodal wrappers whose `text_config` holds the language model: wrapper type -> the text model's type
 TEXT_WRAPPERS = {"llama4": "llama4", "gemma3": "gemma3", "mistral3": "mistral", "llama4_text": "llama4",
                  "gemma3_text": "gemma3", "qwen3_vl": "qwen3", "qwen3_vl_text": "qwen3", "qwen3_vl_moe": "qwen3_moe",
-                 "qwen3_vl_moe_text": "qwen3_moe"}
+                 "qwen3_vl_moe_text": "qwen3_moe", "qwen3_5": "qwen3_5", "qwen3_5_text": "qwen3_5",
+                 "qwen3_5_moe": "qwen3_5_moe", "qwen3_5_moe_text": "qwen3_5_moe"}
 # keys that mean a piece the generic reader cannot size (checked only for unknown model types)
 _GENERIC_REFUSE = {
     "num_local_experts": "mixture-of-experts layers", "num_experts": "mixture-of-experts layers",
@@ -41,9 +43,8 @@ KNOWN_OTHER = {"mamba": "a state-space (Mamba) model", "mamba2": "a state-space 
                "rwkv": "a recurrent (RWKV) model", "rwkv5": "a recurrent (RWKV) model", "rwkv6": "a recurrent (RWKV) model",
                "jamba": "a hybrid attention/Mamba model", "zamba2": "a hybrid attention/Mamba model",
                "nemotron_h": "a hybrid attention/Mamba model", "falcon_h1": "a hybrid attention/Mamba model",
-               "qwen3_5": "a hybrid linear-attention model of another layout", "t5": "an encoder-decoder model",
+               "t5": "an encoder-decoder model",
                "bart": "an encoder-decoder model", "whisper": "a speech encoder-decoder", "bert": "an encoder-only model",
-               "glm4_moe_lite": "a GLM MoE with latent attention", "glm_moe_dsa": "a GLM MoE with sparse attention",
                "deepseek_v4": "DeepSeek-V4's attention"}
 GENERIC_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
 
@@ -89,7 +90,7 @@ def _sparse_step(r: ConfigReader, out: dict[str, Any]) -> None:
 def new_family(r: ConfigReader, out: dict[str, Any]) -> None:
     """Adjust the common Llama-like fields `out` for model type `r.t` (in place)."""
     t = r.t
-    if "layer_types" in r.c and t in ("gpt_oss", "gemma3", "qwen3_next", "llama4"):
+    if "layer_types" in r.c and t in ("gpt_oss", "gemma3", "qwen3_next", "llama4", "qwen3_5", "qwen3_5_moe"):
         out.update(layer_pattern(r, r.c["layer_types"]))
     if t == "gpt_oss":
         _moe(r, out, "num_local_experts", "intermediate_size")
@@ -112,15 +113,19 @@ def new_family(r: ConfigReader, out: dict[str, Any]) -> None:
             out.update(sliding_window_layers="pattern",
                        global_layer_every=r.int("sliding_window_pattern", default=6))
         out["head_dim"] = r.int("head_dim", default=256)
-    elif t == "qwen3_next":
-        _moe(r, out, "num_experts", "moe_intermediate_size")
-        _sparse_step(r, out)
-        out.update(qk_norm=True, n_shared_experts=1, shared_expert_gate=True,
-                   shared_expert_intermediate_size=r.int("shared_expert_intermediate_size"),
-                   linear_attention=LinearAttention(
-                       num_key_heads=r.int("linear_num_key_heads"), num_value_heads=r.int("linear_num_value_heads"),
-                       key_head_dim=r.int("linear_key_head_dim"), value_head_dim=r.int("linear_value_head_dim"),
-                       conv_kernel=r.int("linear_conv_kernel_dim", default=4)))
+    elif t in ("qwen3_next", "qwen3_5", "qwen3_5_moe"):
+        # Qwen3.5 keeps Qwen3-Next's layout (gated full attention every k-th layer, Gated DeltaNet between) with the
+        # linear layers' in_proj split into qkv, z, b, a instead of fused: the same parameters; its dense models
+        # (qwen3_5) have no experts
+        if t != "qwen3_5":
+            _moe(r, out, "num_experts", "moe_intermediate_size")
+            _sparse_step(r, out)
+            out.update(n_shared_experts=1, shared_expert_gate=True,
+                       shared_expert_intermediate_size=r.int("shared_expert_intermediate_size"))
+        out.update(qk_norm=True, linear_attention=LinearAttention(
+            num_key_heads=r.int("linear_num_key_heads"), num_value_heads=r.int("linear_num_value_heads"),
+            key_head_dim=r.int("linear_key_head_dim"), value_head_dim=r.int("linear_value_head_dim"),
+            conv_kernel=r.int("linear_conv_kernel_dim", default=4)))
         out.setdefault("global_layer_every", r.int("full_attention_interval", default=4))
     elif t == "qwen2_moe":
         _moe(r, out, "num_experts", "moe_intermediate_size")
@@ -151,9 +156,14 @@ def new_family(r: ConfigReader, out: dict[str, Any]) -> None:
                    qk_norm=r.bool("use_qk_norm", default=False), qk_norm_kind="per_layer")
     elif t == "internlm2":
         out["attention_bias"] = r.bool("bias", default=False)
-    if t in ("deepseek_v32", "kimi_k2", "glm4_moe"):
+    if t in ("deepseek_v32", "kimi_k2", "glm4_moe", "glm_moe_dsa", "glm4_moe_lite"):
         out["mtp_layers"] = r.int("num_nextn_predict_layers", default=0, positive=False)
-    if t == "deepseek_v32":
+    if t in ("deepseek_v32", "glm_moe_dsa"):  # GLM-5: DeepSeek-V3.2's MLA + lightning indexer under GLM's name
+        types = r.c.get("indexer_types")
+        if isinstance(types, list) and any(x != "full" for x in types):
+            raise InputError(f"config.json ({t}): indexers shared across layers ('indexer_types' "
+                             f"{sorted({str(x) for x in types})}) are not supported (one indexer per layer is)",
+                             field="indexer_types")
         out.update(indexer_heads=r.int("index_n_heads"), indexer_head_dim=r.int("index_head_dim"))
 
 

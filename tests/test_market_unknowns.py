@@ -68,11 +68,11 @@ UNKNOWN_MODELS = [
     ("How much memory does DeepSeek-V4 need?", "DeepSeek-V4"),
     ("Gemma 4 27B 能在一张 4090 上跑吗", "Gemma 4 27B"),
     ("Mistral Large 3 需要几张 H100", "Mistral Large 3"),
-    ("Will GLM-5 fit on 8× H200?", "GLM-5"),
+    ("Will GLM-5.2 fit on 8× H200?", "GLM-5.2"),
     ("Qwen3.5-72B 要几张 A100", "Qwen3.5-72B"),
     ("MI450X 能跑 Llama 5 吗", "Llama 5"),  # both unknown: the model first, the card named too
     ("Can Llama 4 Behemoth run on 8 B200?", "Llama 4 Behemoth"),  # not Scout or Maverick, and named whole
-    ("Kimi K2.5 要几张 H200", "Kimi K2.5"),  # a point release is another model than Kimi K2
+    ("Kimi K2.6 要几张 H200", "Kimi K2.6"),  # a point release is another model than Kimi K2
     ("Phi-5 能在一张 4090 上跑吗", "Phi-5"),
 ]
 

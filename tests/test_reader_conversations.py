@@ -100,12 +100,12 @@ CONVS: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("a-en-1", "en", ["What can you do?"], {"act": "capability"}),
     ("a-zh-1", "zh", ["你能做什么？"], {"act": "capability"}),
     # unknown names first, never a stand-in
-    ("u-en-1", "en", ["Qwen3.5-397B-A17B on a 4090?"], {"unknown_first": "Qwen3.5-397B-A17B", "no_model": True}),
+    ("u-en-1", "en", ["Gemma 4 31B on a 4090?"], {"unknown_first": "Gemma 4 31B", "no_model": True}),
     ("u-en-2", "en", ["Rubin CPX for Llama-3.1-405B?"], {"unknown_first": "Rubin CPX"}),
     ("u-en-3", "en", ["Can I run DeepSeek-V4 on a single H100 80GB?"], {"unknown_first": "DeepSeek-V4", "no_model": True}),
     ("u-zh-1", "zh", ["华为昇腾 950PR 能跑 Qwen2.5-72B 吗"], {"unknown_first": "昇腾 950PR"}),
-    ("u-zh-2", "zh", ["GLM-5 推理要几张 H20？"], {"unknown_first": "GLM-5", "no_model": True}),
-    ("u-zh-3", "zh", ["Qwen3.5-397B-A17B 能在一张 H100 上跑吗"], {"unknown_first": "Qwen3.5-397B-A17B", "no_model": True}),
+    ("u-zh-2", "zh", ["GLM-5.2 推理要几张 H20？"], {"unknown_first": "GLM-5.2", "no_model": True}),
+    ("u-zh-3", "zh", ["MiniMax-M3 能在一张 H100 上跑吗"], {"unknown_first": "MiniMax-M3", "no_model": True}),
     # exclusions honoured
     ("x-en-1", "en", ["We can't buy A100, and no 4090 D either. Which GPUs for Llama-3.1-70B serving?"],
      {"act": "which", "not_in_options": ["a100-80g-sxm", "a100-80g-pcie", "rtx-4090d"]}),

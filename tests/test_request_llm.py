@@ -43,9 +43,9 @@ def test_structured_call_fills_the_request() -> None:
 
 
 def test_a_name_the_catalog_lacks_stays_unknown() -> None:
-    with MockOpenAI([message(reading(act="feasibility", model="GLM-5", gpus=[]))]) as srv:
-        req = llm_read("GLM-5 on a 4090?", settings(srv.base_url), default_catalog(), "en")
-    assert req.reader == "llm" and "GLM-5" in req.unknown and req.subjects[0].known is False
+    with MockOpenAI([message(reading(act="feasibility", model="GLM-5.2", gpus=[]))]) as srv:
+        req = llm_read("GLM-5.2 on a 4090?", settings(srv.base_url), default_catalog(), "en")
+    assert req.reader == "llm" and "GLM-5.2" in req.unknown and req.subjects[0].known is False
 
 
 @pytest.mark.parametrize("reply", [message("not json at all"), message(""), message(reading(act="dance")),

@@ -119,6 +119,9 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
         suffix = _MODEL_PRECISION_SUFFIX.search(t.s, start, end)
         end = suffix.start() if suffix else end
         newer = _other_version(t.s, start, end, _text, model_id, catalog)
+        if newer is None:  # "GLM-5-Turbo" is not GLM-5 (a variant name would have matched as its own alias)
+            variant = _VARIANT_AFTER.match(t.s, end)
+            newer = variant.end() if variant else None
         if newer is not None:  # "Mistral Large 3" is not Mistral Large 2: an unknown model, never a stand-in
             if slots.model is None and slots.unknown_model is None:
                 slots.unknown_model = t.quote(start, newer)
@@ -153,6 +156,11 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
 # "… large 3 users", "… 4 张")
 _VERSION_AFTER = re.compile(r"[\s\-]?v?(?P<ver>\d{1,2}(?:\.\d)?)(?![\w.])(?!\s*(?:x|×|\*|users?|people|gpus?|cards?|nodes?|"
                             r"servers?|k\b|tokens?|bits?|张|块|卡|个|人|路|台|位|万|千))")
+
+
+# a variant word glued to a catalog name ("-flash", "-turbo", "-vl"): another model than the one the name matched
+_VARIANT_AFTER = re.compile(r"[\-_](?:flash|air|turbo|lite|mini|nano|max|plus|pro|ultra|omni|vl|coder)(?![a-z0-9])"
+                            r"(?:[\-_][a-z0-9]+)*")
 
 
 def _other_version(s: str, start: int, end: int, matched: str, model_id: str, catalog: Catalog) -> int | None:
