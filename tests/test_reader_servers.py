@@ -75,3 +75,8 @@ def test_a_configuration_an_engineering_rule_forbids_is_not_a_plain_yes() -> Non
     first = Conversation(lang="en").respond("full fine-tune llama 3.1 70B on 2 nodes of 8x H100").answer.split("\n")[0]
     assert not first.startswith("**Yes") and "ruled out" in first.split("**")[1], first
 
+
+
+@pytest.mark.parametrize("text", ["需要几台 H20 服务器部署 DeepSeek-R1，100 并发", "how many H100 servers for Llama 3.1 405B?"])
+def test_a_server_count_asked_is_not_one_server(text: str) -> None:
+    assert all(count is None for _, count in _cards(text)), _cards(text)

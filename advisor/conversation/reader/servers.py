@@ -83,7 +83,8 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
             per, span_end = _per_after(after, end)
             return _checked(nodes, per, offset + m.start(), max(span_end, server_end))
     server = _AFTER_SERVER.match(after)
-    if server and not re.search(r"\d\s*(?:x|×|\*)?\s*$", before):  # "an H200 server", "H100 服务器多少钱": one
+    asked = re.search(r"(?:几|多少)\s*(?:台|个)?\s*$|how many\s*$", before)  # "几台 H20 服务器": the count asked
+    if server and not asked and not re.search(r"\d\s*(?:x|×|\*)?\s*$", before):  # "an H200 server": one
         per, span_end = _per_after(after, end)
         return _checked(1, per, start, max(span_end, end + server.end()))
     return None
