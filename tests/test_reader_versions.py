@@ -30,3 +30,11 @@ def test_a_newer_version_is_unknown_not_a_stand_in(text: str) -> None:
 ])
 def test_the_catalog_version_or_a_count_keeps_the_model(text: str) -> None:
     assert extract(text, load_catalog()).model == "mistral-large-2"
+
+
+@pytest.mark.parametrize("text", ["Is the H100 still worth buying in 2026 or should I get B200?",
+                                  "2026 年还值得买 H100 吗？"])
+def test_a_year_is_not_a_spec_figure(text: str) -> None:
+    from advisor.conversation.reader.spec_claims import match_spec_claim
+
+    assert match_spec_claim(text, ["h100-sxm", "b200"]) is None

@@ -49,6 +49,8 @@ def match_spec_claim(text: str, gpus: Iterable[str]) -> Claim | None:
             value *= 1000.0
         if unit is None and scale in ("万", "亿"):
             unit = "CNY"
+        if unit is None and not scale and m.group("num").isdigit() and 1990 <= value <= 2039:
+            continue  # "worth buying in 2026": a year, not a figure of the card
         figures.append((value, unit))
     budget = re.search(r"预算|budget|花费|不超过|控制在", s)
     best = None
