@@ -79,9 +79,9 @@ class ServingReport(msgspec.Struct, frozen=True):
             lines.append(f"past the load the engine holds at once, users queue for a slot: TTFT includes "
                          f"{r.queue_s:.2f} s of waiting (R = C/X, the running batch and TPOT stay the full engine's)")
         if self.ladder:
-            lines.append("TTFT, TPOT and ITL are those for up to this load: the worst simulated at 1, 2, 3, 4, 6, 8, "
-                         "11, 16 … users up to it, read linearly between the two loads around it (never lower for "
-                         "more users)")
+            lines.append("TTFT, TPOT and ITL are those for up to this load: the worst simulated at 1, 2, 4, 8 … users "
+                         "(and where the engine is full) up to it, read linearly between the two loads around it "
+                         "(never lower for more users)")
         if self.speculation:
             sp = self.speculation
             lines.append(f"speculative decoding: {sp.k} drafted tokens, acceptance {sp.acceptance:.0%} → "

@@ -2,18 +2,17 @@
 
 One closed-loop simulation at C (serving_sim.simulate) is a deterministic run of whole steps, and its percentiles
 move with discrete alignments that one more user changes: which long prompts share a step, how many identical
-requests finish in the same step (convoys), whether a request sits just above or below the median of the 64 measured. A
-benchmark of the same engine shows the same ripples from run to run (vllm bench serve at --max-concurrency C and
-C + 1 with other samples of ShareGPT); their size here is counted by benchmarks/sweep_serving_properties.py. What
-the product prints has to be one consistent answer: the latency a deployment sized for C users gives is the worst it
+requests finish in the same step (convoys), whether a request sits just above or below the median of the 64
+measured (benchmarks/sweep_serving_properties.py --raw counts the falls; docs/speed.md, "Properties", what was
+tried against their causes). What the product prints has to be one consistent answer: the latency a deployment sized for C users gives is the worst it
 gives at any load up to C (users come and go; a load of C passes through every smaller one), so
 
     M(g_k) = max over j ≤ k of f(g_j)       f: TTFT/TPOT/ITL p50 and p95 simulated at the ladder's loads g_j
     F(C)   = M(g_k) + (M(g_k+1) − M(g_k)) · (C − g_k)/(g_k+1 − g_k)      g_k ≤ C < g_k+1
 
 each figure on its own: non-decreasing in C by construction, exact at the ladder's loads, and linear between them
-(TPOT grows about linearly with the running batch). The ladder is every power of two and the rounded geometric mean
-between neighbours (1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128 …), plus the load at which the engine is full
+(TPOT grows about linearly with the running batch). The ladder is every power of two (1, 2, 4 … 1,024; STEPS per
+doubling), plus the load at which the engine is full
 (serving_sim.saturation; past it the extra users queue, serving_sim.queued). Throughput and the mean batch stay the
 simulation's at C itself. The capacity search walks the same ladder and solves F(C) ≤ target between the last load
 that meets the target and the first that does not, so the largest C it reports meets the target with the figures
@@ -36,8 +35,8 @@ MAX_LOAD = 1 << 14  # the ladder's top (the capacity search stops at min(max_num
 
 
 def ladder(full: int, top: int) -> list[int]:
-    """The loads simulated for figures up to `top` users: 2^(k/2) rounded, and `full` (the engine's saturation), up
-    to the first load ≥ `top`."""
+    """The loads simulated for figures up to `top` users: 2^(k/STEPS) rounded, and `full` (the engine's saturation),
+    up to the first load ≥ `top`."""
     pts = sorted({round(2 ** (k / STEPS)) for k in range(STEPS * int(math.log2(MAX_LOAD)) + 1)} | {full})
     out = []
     for g in pts:
