@@ -263,18 +263,23 @@ def _pct(values: list[float], q: float) -> float:
     return s[i] if len(s) == 1 else s[i] + (s[i + 1] - s[i]) * (x - i)
 
 
-def _weighted_pct(pairs: list[tuple[float, float]], q: float) -> float:
-    """The q-quantile of values weighted by counts: [(value, weight)]."""
+def _weighted_pcts(pairs: list[tuple[float, float]], qs: tuple[float, ...]) -> tuple[float, ...]:
+    """The q-quantiles of values weighted by counts, [(value, weight)], for each q of `qs` (ascending), from one
+    sort."""
     if not pairs:
-        return 0.0
+        return tuple(0.0 for _ in qs)
     pairs = sorted(pairs)
     total = sum(w for _, w in pairs)
-    acc = 0.0
+    out: list[float] = []
+    acc, i = 0.0, 0
     for v, w in pairs:
         acc += w
-        if acc >= q * total - 1e-9:
-            return v
-    return pairs[-1][0]
+        while i < len(qs) and acc >= qs[i] * total - 1e-9:
+            out.append(v)
+            i += 1
+        if i == len(qs):
+            break
+    return (*out, *(pairs[-1][0] for _ in qs[len(out):]))
 
 
 def saturation(sch: Scheduler, lens: list[tuple[int, int]]) -> int:
@@ -544,13 +549,14 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         req_rate = min(concurrency, n) / r_mean
         out_rate = req_rate * sum(r.orig_output for r in steady) / len(steady)
 
+    itl_p50, itl_p95 = _weighted_pcts(itl, (0.5, 0.95))
     notes = []
     if left > 0:
         notes.append(f"simulation stopped after {events} events ({len(finished)} of {n} requests)")
     return ServingResult(
         concurrency=concurrency, rate=rate, requests=len(done), ttft_p50_s=_pct(ttft, 0.5), ttft_p95_s=_pct(ttft, 0.95),
         tpot_p50_s=_pct(tpot, 0.5) if tpot else 0.0, tpot_p95_s=_pct(tpot, 0.95) if tpot else 0.0,
-        itl_p50_s=_weighted_pct(itl, 0.5), itl_p95_s=_weighted_pct(itl, 0.95),
+        itl_p50_s=itl_p50, itl_p95_s=itl_p95,
         output_tokens_per_s=out_rate, requests_per_s=req_rate,
         makespan_s=span, preemptions=preempt, mean_batch=dec_weight / dec_steps if dec_steps else 0.0, steps=steps,
         events=events, notes=notes, e2e_mean_s=sum(e2e) / len(e2e) if e2e else 0.0)
