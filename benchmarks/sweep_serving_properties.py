@@ -2,9 +2,11 @@
 
 For each case (a model of 1B-70B on a card from an L4 to an H200, fixed lengths or the conversational mix, random
 prompt/output lengths), simulate a ladder of concurrencies (every C from 1 to 12, doubling to 256, and random
-+1 steps above 12) and count the steps where the median or p95 TTFT/TPOT falls by more than 0.1 %.
++1 steps above 12) and count the steps where the median or p95 TTFT/TPOT falls by more than 0.1 %, with a
+histogram of their sizes. By default the figures the product prints (simulate_serving: for up to C users,
+advisor/estimator/serving_ladder.py); `--raw`: the one simulation at each C as it comes out.
 
-    PYTHONPATH=$PWD python benchmarks/sweep_serving_properties.py [--cases 300] [--seed 1] [--show 20]
+    PYTHONPATH=$PWD python benchmarks/sweep_serving_properties.py [--cases 300] [--seed 1] [--show 20] [--raw]
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def cases(n: int, seed: int, mix: str = "both") -> list[dict[str, Any]]:
     return out
 
 
-def run(n: int, seed: int, show: int, mix: str = "both") -> int:
+def run(n: int, seed: int, show: int, mix: str = "both", raw: bool = False) -> int:
     cat, cal = load_catalog(), load_calibration()
     dips: list[tuple[float, str, dict[str, Any], int, int]] = []
     kinds: Counter[str] = Counter()
@@ -67,7 +69,7 @@ def run(n: int, seed: int, show: int, mix: str = "both") -> int:
                 memo: dict[int, Any] = memo) -> Any:
             if c not in memo:
                 memo[c] = simulate_serving(m, g, case["count"], w, cal, concurrency=c,
-                                           conversational=case["conversational"]).result
+                                           conversational=case["conversational"], ladder=not raw).result
             return memo[c]
 
         try:
@@ -94,6 +96,7 @@ def run(n: int, seed: int, show: int, mix: str = "both") -> int:
               f"{'conv ' if case['conversational'] else 'fixed'} {case['prompt']:5d}/{case['output']:4d}  C {a} → {b}")
     print(f"{n} cases, {sims} simulations in {dt:.0f} s ({dt / max(sims, 1) * 1e3:.1f} ms each): "
           f"{len(dips)} decreases beyond {TOL:.1%}", dict(kinds))
+    print("by size:", {f">{t:.0%}": sum(1 for d in dips if d[0] > t) for t in (0.01, 0.02, 0.05, 0.1, 0.2)})
     return len(dips)
 
 
@@ -103,8 +106,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--show", type=int, default=20)
     ap.add_argument("--mix", choices=("both", "fixed", "conv"), default="both")
+    ap.add_argument("--raw", action="store_true", help="the one simulation at each C, not the figures printed")
     args = ap.parse_args()
-    run(args.cases, args.seed, args.show, args.mix)
+    run(args.cases, args.seed, args.show, args.mix, args.raw)
 
 
 if __name__ == "__main__":

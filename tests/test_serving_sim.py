@@ -126,13 +126,9 @@ def test_more_concurrency_never_lowers_ttft_or_tpot(case, prompt, output, c, ext
     cache is full: past it the extra users queue for a slot (their wait is in TTFT) and the running batch, so TPOT,
     stays the saturated engine's (serving_sim.queued).
 
-    Not exact everywhere (docs/speed.md, "Properties"): with fixed lengths the closed-loop clients fall into a
-    periodic pattern, and where prompts dominate (outputs of a few dozen tokens) the clients gather into convoys
-    whose number changes with C in whole numbers, so one more user can lower the median TTFT (Llama-3.1-8B on an
-    H200, 127-token prompts, 16-token outputs: 250 ms at 160 users in one convoy, 159 ms at 192 in several) while
-    mean latency and throughput keep rising; benchmarks/sweep_serving_properties.py counts such falls (with the
-    conversational mix the median of 64 requests also moves with which prompts happen to share a step). The cases
-    here are fixed (a seeded uniform draw) so the suite is deterministic."""
+    The one simulation at C is not monotone everywhere (docs/speed.md, "Properties": convoys of identical requests,
+    which long prompts share a step); the figures printed are those for up to C users (serving_ladder), which never
+    fall. The cases here are fixed (a seeded uniform draw) so the suite is deterministic."""
     try:
         a = _case_sim(case, prompt, output, c)
     except InputError:  # one request does not fit this card's KV cache: nothing to compare
@@ -191,10 +187,9 @@ def test_target_concurrency_brackets_the_target():
     m, g = CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm")
     w = _w("llama-3.1-8b", 1000, 200)
     n = max_concurrency_for_target(m, g, 1, w, CAL, tpot_s=0.015)
-    assert n >= 2
-    assert simulate_serving(m, g, 1, w, CAL, concurrency=n, requests_per_client=3).result.tpot_p50_s <= 0.015
-    assert simulate_serving(m, g, 1, w, CAL, concurrency=n + 1, requests_per_client=3).result.tpot_p50_s > 0.015 \
-        or n + 1 > 1024
+    assert n >= 2  # the limit is judged on the figures printed for that load (tests/test_serving_ladder.py)
+    assert simulate_serving(m, g, 1, w, CAL, concurrency=n).result.tpot_p50_s <= 0.015
+    assert simulate_serving(m, g, 1, w, CAL, concurrency=n + 1).result.tpot_p50_s > 0.015 or n + 1 > 1024
     assert max_concurrency_for_target(m, g, 2, replace(w, gpus=2, tp=1), CAL, tpot_s=0.015) == 2 * n
     with pytest.raises(InputError):
         max_concurrency_for_target(m, g, 1, w, CAL)
@@ -210,12 +205,18 @@ def test_speculative_decoding_is_explicit_and_helps_at_low_load():
 @pytest.mark.parametrize("kw", [{"conc": 64}, {"conc": 50, "conversational": True}, {"conc": None, "rate": 20.0}])
 def test_one_simulation_is_fast(kw):
     """Closed loop, conversational lengths and Poisson arrivals (300 requests by default): each well under 50 ms
-    (benchmarks/bench_serving.py: 0.5-6 ms on one core)."""
+    (benchmarks/bench_serving.py), each cold: a closed loop simulates the ladder of loads up to C (serving_ladder),
+    which the process otherwise keeps for the next answer."""
+    from advisor.estimator.serving import clear_envelopes
+
     _sim(**kw)
-    t0 = time.perf_counter()
+    spent = 0.0
     for _ in range(5):
+        clear_envelopes()
+        t0 = time.perf_counter()
         _sim(**kw)
-    assert (time.perf_counter() - t0) / 5 < 0.05
+        spent += time.perf_counter() - t0
+    assert spent / 5 < 0.05
 
 
 def test_serve_to_50_users_figures():

@@ -13,7 +13,9 @@ pass through every stage.
 
 from __future__ import annotations
 
+import collections
 import math
+import threading
 from typing import Any
 
 import msgspec
@@ -29,7 +31,8 @@ from .engine_memory import engine_kv_budget, visible_bytes
 from .engines import default_engines
 from .formats import check_format, weight_bytes
 from .memory import default_inference_format, kv_cache_bytes
-from .serving_sim import RequestMix, Scheduler, ServingResult, Speculation, simulate
+from .serving_ladder import Envelope
+from .serving_sim import MEASURED, RequestMix, Scheduler, ServingResult, Speculation, saturation, simulate
 from .throughput import default_engine, hardware, memory_class, speed_profile
 
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
@@ -51,6 +54,7 @@ class ServingReport(msgspec.Struct, frozen=True):
     max_concurrency_for_target: int | None = None
     target: dict[str, float] | None = None
     microbatches: int = 1  # batches in flight in each pipelined replica (its pp stages)
+    ladder: bool = False  # the latency figures are those for up to C users (serving_ladder)
 
     @property
     def output_tokens_per_s(self) -> float:
@@ -74,6 +78,10 @@ class ServingReport(msgspec.Struct, frozen=True):
         if r.queue_s > 0:
             lines.append(f"past the load the engine holds at once, users queue for a slot: TTFT includes "
                          f"{r.queue_s:.2f} s of waiting (R = C/X, the running batch and TPOT stay the full engine's)")
+        if self.ladder:
+            lines.append("TTFT, TPOT and ITL are those for up to this load: the worst simulated at 1, 2, 4, 8 … users "
+                         "(and where the engine is full) up to it, read linearly between the two loads around it "
+                         "(never lower for more users)")
         if self.speculation:
             sp = self.speculation
             lines.append(f"speculative decoding: {sp.k} drafted tokens, acceptance {sp.acceptance:.0%} → "
@@ -193,29 +201,38 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
                      chunked_prefill: bool | None = None, requests_per_client: int | None = None,
                      target_tpot_s: float | None = None, target_ttft_s: float | None = None,
                      stagger: bool = True, requests: int | None = None, max_num_seqs: int | None = None,
-                     max_num_batched_tokens: int | None = None) -> ServingReport:
+                     max_num_batched_tokens: int | None = None, ladder: bool = True) -> ServingReport:
     """TTFT, TPOT/ITL and throughput of `model` on `count` × `gpu` under the workload's lengths, at `concurrency`
     concurrent requests (default: the workload's) or at `rate` requests/s; with a target, also the largest
-    concurrency that meets it (bisection, :func:`max_concurrency_for_target`). `max_num_seqs` and
-    `max_num_batched_tokens` override the engine's defaults (its batch and per-step token budget flags)."""
+    concurrency that meets it (:func:`max_concurrency_for_target`). `max_num_seqs` and
+    `max_num_batched_tokens` override the engine's defaults (its batch and per-step token budget flags).
+
+    A closed loop in steady state reports its latency figures for up to C users (serving_ladder: the worst over a
+    ladder of loads up to C, so they never fall as C grows and the capacity search reads the same figures);
+    `ladder=False`, an explicit request count or `stagger=False` give the one simulation at C as it came out."""
     prof, hw, sch, tp, replicas, mix, fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill,
                                                    max_num_seqs, max_num_batched_tokens)
     if conversational:  # the workload's prompt/output lengths are the means of a ShareGPT-like spread
         mix = RequestMix.with_means(mix.prompt, mix.output, sigma=CONVERSATION_SIGMA)
     vsch, mb = _microbatched(sch, count, tp, replicas)
+    env = _envelope(prof, hw, vsch, mix, speculation)
+    used_ladder = False
     if rate is None:
         concurrency = int(concurrency or workload.concurrency or 1)
         per = max(1, math.ceil(concurrency / (replicas * mb)))
-        res = simulate(prof, hw, vsch, mix, concurrency=per,
-                       requests=requests or (requests_per_client * per if requests_per_client else None),
-                       spec=speculation, stagger=stagger and sch.continuous_batching)
+        if ladder and requests is None and requests_per_client is None and stagger and sch.continuous_batching:
+            res, used_ladder = env.result(per), True  # the figures for up to `per` users (serving_ladder)
+        else:
+            res = simulate(prof, hw, vsch, mix, concurrency=per,
+                           requests=requests or (requests_per_client * per if requests_per_client else None),
+                           spec=speculation, stagger=stagger and sch.continuous_batching)
     else:
         res = simulate(prof, hw, vsch, mix, rate=rate / (replicas * mb), spec=speculation, requests=requests)
     report = ServingReport(engine=sch.engine, tp=tp, replicas=replicas, result=res, scheduler=sch, fp4=fp4,
-                           speculation=speculation, microbatches=mb)
+                           speculation=speculation, microbatches=mb, ladder=used_ladder)
     if target_tpot_s is None and target_ttft_s is None:
         return report
-    limit = _max_concurrency(prof, hw, vsch, mix, speculation, target_tpot_s, target_ttft_s)
+    limit = _max_concurrency(env, vsch, target_tpot_s, target_ttft_s)
     target = {k: v for k, v in (("tpot_s", target_tpot_s), ("ttft_s", target_ttft_s)) if v is not None}
     return replace(report, max_concurrency_for_target=limit * replicas * mb, target=target)
 
@@ -237,32 +254,41 @@ def saturating_concurrency(model: ModelSpec, gpu: GpuSpec, count: int, workload:
     return per * replicas * mb
 
 
-def _meets(res: ServingResult, tpot: float | None, ttft: float | None) -> bool:
-    return (tpot is None or res.tpot_p50_s <= tpot) and (ttft is None or res.ttft_p50_s <= ttft)
+_ENVELOPES: collections.OrderedDict[bytes, Envelope] = collections.OrderedDict()
+_ENVELOPES_LOCK = threading.Lock()
+ENVELOPES_KEPT = 64  # the ladders of the last 64 setups (an answer's figures and its capacity search share one)
 
 
-def _max_concurrency(prof: Any, hw: Any, sch: Scheduler, mix: RequestMix, spec: Speculation | None,
-                     tpot: float | None, ttft: float | None) -> int:
-    """Largest per-replica concurrency whose median TPOT and TTFT meet the targets (0: not even one request):
-    doubling, then bisection; TPOT and TTFT grow with concurrency (tests/test_serving_sim.py)."""
-    def ok(c: int) -> bool:
-        return _meets(simulate(prof, hw, sch, mix, concurrency=c, spec=spec),
-                      tpot, ttft)
-
-    if not ok(1):
-        return 0
-    hi_cap = min(sch.max_num_seqs, 1024)
-    lo, hi = 1, 2
-    while hi <= hi_cap and ok(hi):
-        lo, hi = hi, hi * 2
-    hi = min(hi, hi_cap + 1)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            lo = mid
+def _envelope(prof: Any, hw: Any, sch: Scheduler, mix: RequestMix, spec: Speculation | None) -> Envelope:
+    """The closed-loop steady state's figures over the ladder of loads (serving_ladder) for one replica; the
+    simulations are deterministic, so a setup simulated before in this process reuses its runs."""
+    key = msgspec.json.encode((prof, hw, sch, mix, spec))
+    with _ENVELOPES_LOCK:
+        env = _ENVELOPES.get(key)
+        if env is None:
+            env = Envelope(lambda c: simulate(prof, hw, sch, mix, concurrency=c, spec=spec),
+                           saturation(sch, mix.draw(MEASURED)))
+            _ENVELOPES[key] = env
+            while len(_ENVELOPES) > ENVELOPES_KEPT:
+                _ENVELOPES.popitem(last=False)
         else:
-            hi = mid
-    return lo
+            _ENVELOPES.move_to_end(key)
+        return env
+
+
+def clear_envelopes() -> None:
+    """Forget the simulated ladders (benchmarks time a cold answer)."""
+    with _ENVELOPES_LOCK:
+        _ENVELOPES.clear()
+
+
+def _max_concurrency(env: Envelope, sch: Scheduler, tpot: float | None, ttft: float | None) -> int:
+    """Largest per-replica concurrency whose median TPOT and TTFT, as printed for that load (serving_ladder: the
+    worst over the loads up to it), meet the targets (0: not even one request); at most min(max_num_seqs, 1024)."""
+    def ok(f: dict[str, float]) -> bool:
+        return (tpot is None or f["tpot_p50_s"] <= tpot) and (ttft is None or f["ttft_p50_s"] <= ttft)
+
+    return env.max_meeting(ok, min(sch.max_num_seqs, 1024))
 
 
 def max_concurrency_for_target(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration,
@@ -278,7 +304,7 @@ def max_concurrency_for_target(model: ModelSpec, gpu: GpuSpec, count: int, workl
     prof, hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill,
                                                     max_num_seqs, max_num_batched_tokens)
     vsch, mb = _microbatched(sch, count, tp, replicas)
-    return _max_concurrency(prof, hw, vsch, mix, None, tpot_s, ttft_s) * replicas * mb
+    return _max_concurrency(_envelope(prof, hw, vsch, mix, None), vsch, tpot_s, ttft_s) * replicas * mb
 
 
 def merge_into_contract(contract: dict[str, Any], report: ServingReport) -> dict[str, Any]:

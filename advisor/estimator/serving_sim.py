@@ -30,8 +30,9 @@ likely to be hit; Kleinrock 1975, §5.2), 0 when the engine is idle;
 TPOT = (last token − first token)/(output − 1) per request; ITL = every gap between tokens of a request (p50/p95
 over all tokens); output throughput = output tokens / makespan (open loop, and all requests at once), or for C
 closed-loop clients the steady state's C / R requests/s (R: mean send → last token). Closed-loop latencies are those
-of MEASURED requests in steady state (requests C … C+MEASURED−1: after the first wave, while C more keep every client
-busy; the run stops when they are done), the same lengths in the same order at every C (RequestMix.draw); past the load at which the engine is
+of CYCLES × MEASURED requests in steady state (requests C … C+63: after the first wave, while C more keep every
+client busy; the run stops when they are done): whole cycles of the mix, so the same lengths at every C, each cycle
+in its own order (RequestMix.draw); past the load at which the engine is
 full (`saturation`) the extra users queue for a slot (`queued`): TTFT grows, TPOT stays the full engine's. Speculative decoding (an explicit option): each
 decode step verifies `k` drafted tokens (a (k+1)-token step) and yields (1 − α^(k+1))/(1 − α) tokens on average
 at acceptance rate α (Leviathan et al. 2023, eq. 1).
@@ -54,7 +55,9 @@ from knowledge.errors import InputError
 from .throughput import Hardware, SpeedProfile, allreduce_seconds
 
 MAX_REQUESTS = 1200  # a simulation asked for a number of requests never serves more than this (bounded time)
-MEASURED = 64  # closed loop: the steady-state requests measured (the same lengths, in the same order, at every C)
+MEASURED = 64  # a cycle of the conversational mix: its 64 strata, each once
+CYCLES = 1  # closed loop: whole cycles of the mix measured in steady state (the same lengths at every C; two cycles
+# cost 1.5× and moved no validation row by more than 1 %)
 MAX_EVENTS = 40_000  # nor runs more scheduler events
 OPEN_LOOP_REQUESTS = 300  # Poisson arrivals by default: a minute of traffic, at most 300 requests (p95 from 15 above it)
 
@@ -103,15 +106,33 @@ class RequestMix(msgspec.Struct, frozen=True):
         return cls(max(1, round(prompt * f)), max(1, round(output * f)), conversational=True, sigma=sigma, seed=seed)
 
     def draw(self, n: int, first: int = 0) -> list[tuple[int, int]]:
-        """`n` requests' (prompt, output) lengths; request `first` + i has stratum i mod MEASURED. Conversational
-        lengths are stratified (Latin hypercube): the MEASURED strata take the lognormal's quantiles (k + ½)/MEASURED
-        for the prompt and, in a fixed shuffled order from `seed`, for the output, so every window of MEASURED
-        consecutive requests holds each stratum once and a closed-loop run measures the same lengths in the same
-        order whatever its concurrency (common random numbers, not a fresh draw per run)."""
+        """`n` requests' (prompt, output) lengths. Conversational lengths are stratified (Latin hypercube): MEASURED
+        strata take the lognormal's quantiles (k + ½)/MEASURED for the prompt and, paired by a seeded shuffle, for
+        the output. Requests come in cycles of MEASURED, cycle j = (i − `first`) // MEASURED holding every stratum
+        once in its own seeded order (cycle 0 in stratum order), so any whole cycles hold exactly the same lengths
+        whatever the concurrency (common random numbers), while the sequence is not periodic: with one order
+        repeated, a closed loop of C clients locks into a pattern that depends on C modulo the cycle (which long
+        prompt shares steps with which), as a benchmark's sample never does (vllm bench serve's ShareGPT dataset,
+        vllm/benchmarks/datasets/sharegpt.py: the conversations shuffled with --seed, the first --num-prompts valid
+        ones sent, none twice). Measured: 1,021 → 975 and 1,004 → 930 falls in the seeded sweeps of 300 cases
+        (benchmarks/sweep_serving_properties.py --raw, seeds 1 and 2)."""
         if not self.conversational:
             return [(self.prompt, self.output)] * n
         strata = _strata(self)
-        return [strata[(i - first) % MEASURED] for i in range(n)]
+        out = []
+        for i in range(n):
+            cycle, pos = divmod(i - first, MEASURED)
+            out.append(strata[_cycle_order(self.seed, cycle)[pos]])
+        return out
+
+
+@functools.lru_cache(maxsize=256)
+def _cycle_order(seed: int, cycle: int) -> tuple[int, ...]:
+    """The order of the MEASURED strata in cycle `cycle` of a conversational mix (cycle 0: stratum order)."""
+    order = list(range(MEASURED))
+    if cycle:
+        random.Random(f"{seed}:{cycle}").shuffle(order)
+    return tuple(order)
 
 
 @functools.lru_cache(maxsize=32)
@@ -242,18 +263,23 @@ def _pct(values: list[float], q: float) -> float:
     return s[i] if len(s) == 1 else s[i] + (s[i + 1] - s[i]) * (x - i)
 
 
-def _weighted_pct(pairs: list[tuple[float, float]], q: float) -> float:
-    """The q-quantile of values weighted by counts: [(value, weight)]."""
+def _weighted_pcts(pairs: list[tuple[float, float]], qs: tuple[float, ...]) -> tuple[float, ...]:
+    """The q-quantiles of values weighted by counts, [(value, weight)], for each q of `qs` (ascending), from one
+    sort."""
     if not pairs:
-        return 0.0
+        return tuple(0.0 for _ in qs)
     pairs = sorted(pairs)
     total = sum(w for _, w in pairs)
-    acc = 0.0
+    out: list[float] = []
+    acc, i = 0.0, 0
     for v, w in pairs:
         acc += w
-        if acc >= q * total - 1e-9:
-            return v
-    return pairs[-1][0]
+        while i < len(qs) and acc >= qs[i] * total - 1e-9:
+            out.append(v)
+            i += 1
+        if i == len(qs):
+            break
+    return (*out, *(pairs[-1][0] for _ in qs[len(out):]))
 
 
 def saturation(sch: Scheduler, lens: list[tuple[int, int]]) -> int:
@@ -287,13 +313,14 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         raise InputError(f"concurrency must be ≥ 1, got {concurrency}", field="concurrency", accepted="≥ 1")
     if rate is not None and not rate > 0:
         raise InputError(f"request rate must be positive, got {rate}", field="rate", accepted="> 0 requests/s")
-    # closed loop by default: a first wave of C (warm-up), MEASURED requests in steady state, C more that keep all
+    # closed loop by default: a first wave of C (warm-up), CYCLES whole cycles of the mix measured in steady state
+    # (the same lengths at every C), C more that keep all
     # C clients busy until the last measured one is done (the run stops there)
     window = concurrency is not None and requests is None and stagger
     if requests:
         n = min(requests, MAX_REQUESTS)
     elif concurrency is not None:
-        n = MEASURED + 2 * concurrency
+        n = CYCLES * MEASURED + 2 * concurrency
     else:
         n = min(OPEN_LOOP_REQUESTS, max(64, int(rate * 60) if rate else 64))
     typical = mix.draw(MEASURED)  # every length the mix has (fixed: one; conversational: the strata)
@@ -347,7 +374,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     dec_weight = 0.0
     dec_steps = 0
     finished: list[_Req] = []
-    lo, hi = (concurrency, concurrency + MEASURED) if window and concurrency is not None else (0, n)
+    lo, hi = (concurrency, concurrency + CYCLES * MEASURED) if window and concurrency is not None else (0, n)
     left = hi - lo  # measured requests not finished yet: the run stops when none is left
 
     t_last = 0.0  # duration of the last step
@@ -522,13 +549,14 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         req_rate = min(concurrency, n) / r_mean
         out_rate = req_rate * sum(r.orig_output for r in steady) / len(steady)
 
+    itl_p50, itl_p95 = _weighted_pcts(itl, (0.5, 0.95))
     notes = []
     if left > 0:
         notes.append(f"simulation stopped after {events} events ({len(finished)} of {n} requests)")
     return ServingResult(
         concurrency=concurrency, rate=rate, requests=len(done), ttft_p50_s=_pct(ttft, 0.5), ttft_p95_s=_pct(ttft, 0.95),
         tpot_p50_s=_pct(tpot, 0.5) if tpot else 0.0, tpot_p95_s=_pct(tpot, 0.95) if tpot else 0.0,
-        itl_p50_s=_weighted_pct(itl, 0.5), itl_p95_s=_weighted_pct(itl, 0.95),
+        itl_p50_s=itl_p50, itl_p95_s=itl_p95,
         output_tokens_per_s=out_rate, requests_per_s=req_rate,
         makespan_s=span, preemptions=preempt, mean_batch=dec_weight / dec_steps if dec_steps else 0.0, steps=steps,
         events=events, notes=notes, e2e_mean_s=sum(e2e) / len(e2e) if e2e else 0.0)
