@@ -110,10 +110,16 @@ class MemoryEstimate(Frozen):
 
     def kv_capacity_tokens(self, gpu: GpuSpec | Bytes) -> int:
         """Tokens of KV cache that fit in the headroom on top of this estimate (serving capacity)."""
-        if not self.kv_bytes_per_token:
+        return self.fit_count(gpu, self.kv_bytes_per_token)
+
+    def fit_count(self, gpu: GpuSpec | Bytes, each: Bytes) -> int:
+        """How many `each` (a token's or a sequence's KV cache) fit on one GPU next to everything but the KV cache:
+        ⌊(usable − (total − kv_cache)) / each⌋, at least 0; 0 when `each` is 0. The one place the estimator and the
+        recommender count tokens and sequences that fit (throughput capacity, an option's max concurrency)."""
+        if not each:
             return 0
         free = self.usable_bytes(gpu) - (self.per_gpu.total - self.per_gpu.kv_cache)
-        return max(0, free // self.kv_bytes_per_token)
+        return max(0, free // each)
 
     # --- contract --------------------------------------------------------------------------------------------
     def to_contract(self) -> dict[str, Any]:

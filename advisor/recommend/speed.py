@@ -104,15 +104,13 @@ def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: float) -
     if sized is None or (w.prompt_tokens == sized.prompt_tokens and w.output_tokens == sized.output_tokens):
         return before
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
-    from advisor.estimator.throughput import estimate_throughput
+    from advisor.estimator.throughput import time_to_first_token
 
     try:
-        t = estimate_throughput(search.model, gpu, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
-                                replace(w, concurrency=search.workload.concurrency), load_calibration(),
-                                with_capacity=False)
+        return time_to_first_token(search.model, gpu, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
+                                   replace(w, concurrency=search.workload.concurrency), load_calibration())
     except AdvisorError:
         return before
-    return t.ttft_s
 
 
 def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLoad | None:
@@ -157,10 +155,7 @@ def max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Worklo
     held = est.per_gpu.kv_cache.n / w.concurrency if w.concurrency else 0
     if 0 < held < 0.99 * per_seq.n:
         per_seq = Bytes(math.ceil(held))
-    if not per_seq:
-        return 0
-    free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
-    return max(0, free // per_seq) * max(1, layout.dp)
+    return est.fit_count(gpu, per_seq) * max(1, layout.dp)
 
 
 def margin(search: Search, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> Margin:
