@@ -13,7 +13,7 @@ cross-reference resolving. Any failure raises :class:`~knowledge.errors.CatalogE
 and field.
 
 Caching: in memory once per process and data directory; across processes, a JSON snapshot of the validated
-entries (:mod:`knowledge.snapshot`, outside the repository, keyed by the SHA-256 of the data files and of the
+entries (:mod:`knowledge.snapshot`, outside the repository, keyed by a hash (BLAKE2b) of the data files and of the
 code that validates them) saves parsing and validating the YAML on the next start: its entries were validated
 when it was written, and a digest of its payload shows it unchanged since, so they are constructed without
 validating again (:mod:`knowledge.trusted`); citations, cross-references and names are checked again. A stale,
@@ -433,7 +433,8 @@ _FOLDERS = ("sources", "gpus", "models")
 
 
 def _snapshot_key(root: Path) -> str | None:
-    """SHA-256 of the data files and of the modules that validate them; None when a file cannot be read."""
+    """A hash (snapshot.fingerprint) of the data files and of the modules that validate them; None when a file
+    cannot be read."""
     try:  # os.listdir: a third of pathlib's glob on this path, same names in the same order
         files = [os.path.join(d, name) for d in (os.path.join(root, folder) for folder in _FOLDERS)
                  for name in sorted(n for n in os.listdir(d) if n.endswith(".yaml"))]
