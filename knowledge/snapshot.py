@@ -56,21 +56,21 @@ def fingerprint(files: Iterable[str | os.PathLike[str]]) -> str:
     order given, without reading the ~180 data files on every start (4 ms → under 1 ms). Any write changes the
     status-change time, which, unlike the modification time, a program cannot set back (`os.utime`), so an edit
     that keeps the size and restores the mtime is still seen. Raises OSError for a missing file."""
-    digest = _hash(f"gpu-advisor snapshot {FORMAT}".encode())
+    parts = [f"gpu-advisor snapshot {FORMAT}".encode()]
     for path in files:
         st = os.stat(path)
-        digest.update(os.fspath(path).encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(f"{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{st.st_ctime_ns}\0".encode())
-    return digest.hexdigest()
+        parts.append(os.fspath(path).encode("utf-8", "surrogateescape") + b"\0")
+        parts.append(f"{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{st.st_ctime_ns}\0".encode())
+    return _hash(b"".join(parts))
 
 
-def _hash(data: bytes) -> Any:
-    """BLAKE2b of `data`, 32-byte digest (its hexdigest: 64 hex digits, as SHA-256's)."""
-    return blake2b(data, digest_size=32)
+def _hash(data: bytes) -> str:
+    """BLAKE2b of `data` with a 32-byte digest, as 64 hex digits."""
+    return blake2b(data, digest_size=32).hexdigest()
 
 
 def _file(directory: Path, kind: str, root: Path) -> Path:
-    tag = _hash(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    tag = _hash(str(root).encode("utf-8", "surrogateescape"))[:16]
     return directory / f"{kind}-{tag}.json"
 
 
@@ -89,7 +89,7 @@ def read(kind: str, root: Path, key: str) -> Any | None:
     if not isinstance(stored, dict) or stored.get("format") != FORMAT or stored.get("key") != key:
         return None
     start = raw.find(_PAYLOAD)  # the payload is the last member (see write): its bytes run to the closing brace
-    if start < 0 or _hash(raw[start + len(_PAYLOAD):-1]).hexdigest() != stored.get("digest"):
+    if start < 0 or _hash(raw[start + len(_PAYLOAD):-1]) != stored.get("digest"):
         return None
     return stored.get("payload")
 
@@ -103,7 +103,7 @@ def write(kind: str, root: Path, key: str, payload: Any) -> None:
     try:
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))  # dumps: C encoder; dump is Python
         head = json.dumps({"format": FORMAT, "key": key, "root": str(root),
-                           "digest": _hash(body.encode("utf-8")).hexdigest()},
+                           "digest": _hash(body.encode("utf-8"))},
                           ensure_ascii=False, separators=(",", ":"))
         text = f"{head[:-1]},{_PAYLOAD.decode()}{body}}}"
         directory.mkdir(parents=True, exist_ok=True)
