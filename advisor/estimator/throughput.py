@@ -50,7 +50,7 @@ from .formats import (
 from .memory import default_inference_format, estimate_memory, kv_cache_bytes
 from .model_flops import model_flops
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
-from .throughput_text import throughput_assumptions, throughput_formulas
+from .throughput_text import decode_step_formula, throughput_assumptions, throughput_formulas
 
 MAX_CONCURRENCY = 100_000
 ACT_BYTES = 2  # 16-bit activations in TP all-reduces
@@ -480,13 +480,16 @@ def _first_token_s(pstep: Step, hw: Hardware) -> float:
 
 
 def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
-                        with_capacity: bool = True) -> ThroughputEstimate:
+                        with_capacity: bool = True, brief: bool = False) -> ThroughputEstimate:
     """Decode/prefill speed of `model` on `count` × `gpu` for an inference `workload` (advisor.workload.Workload).
 
     Layout: when the workload describes these `count` GPUs (gpus × nodes = count) its `tp` is taken as given and
     the other GPUs are replicas that split the concurrency (tp = 1: count independent copies); otherwise (a bare
     workload) all `count` GPUs form one tensor-parallel group. The decode step reads the KV of a sequence at its mean length while
     it generates: prompt + output/2 (or `context` when no prompt/output lengths are given).
+
+    `brief`: the figures with the first formula line only (the decode step) and no assumptions, for a caller that
+    shows no more of them (the recommender's search, which tries dozens of configurations and shows a few).
     """
     shape = _shape(model, count, workload)
     prof, hw, dstep, pstep, hop = _steps(model, gpu, calib, shape)
@@ -496,10 +499,12 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
     ttft = _first_token_s(pstep, hw)
     ceiling = hw.bandwidth / max(dstep.bytes_read, 1.0)
     ceiling_total = per_replica * replicas * min(ceiling, hw.peak / max(dstep.flops, 1.0))
-    formulas = throughput_formulas(model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling, memory_class(gpu))
+    formulas = [decode_step_formula(dstep, hw)] if brief else throughput_formulas(
+        model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling, memory_class(gpu))
     touched = None
     if prof.n_experts:
         touched = prof.experts_touched(per_replica)
+    if touched is not None and not brief:
         formulas.append(f"MoE experts read per layer = E·(1−(1−k/E)^b) = {prof.n_experts}·(1−(1−{prof.experts_per_token}"
                         f"/{prof.n_experts})^{per_replica}) = {touched:.1f} of {prof.n_experts}")
 
@@ -519,7 +524,7 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
         decode_step=dstep.to_model(), prefill_step=pstep.to_model(), ceiling_tokens_per_s=ceiling,
         ceiling_tokens_per_s_total=ceiling_total, moe_experts_touched=touched, capacity=capacity, fits=fits,
         memory_shortfall_bytes=shortfall, formulas=formulas,
-        assumptions=throughput_assumptions(gpu, calib, shape, prof),
+        assumptions=[] if brief else throughput_assumptions(gpu, calib, shape, prof),
     )
 
 

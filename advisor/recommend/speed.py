@@ -62,7 +62,7 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
 
     tw = replace(w, tp=layout.tp, concurrency=search.workload.concurrency)
     t = estimate_throughput(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp), tw,
-                            load_calibration(), with_capacity=False)
+                            load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
     engine = engine_concurrency(search, gpu, est, t)
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
                                 decode_tokens_per_s_total=t.decode_tokens_per_s_total, ms_per_token=t.ms_per_token,
