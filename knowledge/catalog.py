@@ -421,9 +421,10 @@ def _check_model_sources(m: ModelSpec, sources: Mapping[str, Source], shown: str
 
 
 def _catalog(root: Path, sources: Mapping[str, Source], gpus: list[tuple[GpuSpec, str]], models: _Models,
-             model_index: dict[str, str]) -> Catalog:
+             model_index: dict[str, str], gpu_index: dict[str, str] | None = None) -> Catalog:
     return Catalog(gpus=tuple(g for g, _ in gpus), _models=models, sources=sources, path=root,
-                   _gpu_index=_index(gpus), _model_index=model_index, _gpu_by_id={g.id: g for g, _ in gpus})
+                   _gpu_index=_index(gpus) if gpu_index is None else gpu_index, _model_index=model_index,
+                   _gpu_by_id={g.id: g for g, _ in gpus})
 
 
 # --- snapshot (see knowledge/snapshot.py) -----------------------------------------------------------------------
@@ -458,6 +459,7 @@ def _to_snapshot(catalog: Catalog) -> dict[str, Any]:
         # each model as JSON text: parsing the snapshot only scans these strings; an entry is parsed when looked up
         "models": [[shown, json.dumps(body, separators=(",", ":"))] for shown, body in entries("models", catalog.models)],
         "model_index": catalog._model_index,
+        "gpu_index": catalog._gpu_index,  # ~700 names normalised (NFKC, a regex) on every start otherwise
     }
 
 
@@ -479,7 +481,10 @@ def _from_snapshot(root: Path, data: dict[str, Any]) -> Catalog:
     index = data["model_index"]
     if not isinstance(index, dict) or not set(index.values()) <= set(texts):
         raise CatalogError("snapshot: the model index names unknown models", field="models")
-    return _catalog(root, sources, gpus, _Models(list(texts), {}, texts, sources), index)
+    gpu_index = data["gpu_index"]
+    if not isinstance(gpu_index, dict) or not set(gpu_index.values()) <= {g.id for g, _ in gpus}:
+        raise CatalogError("snapshot: the GPU index names unknown GPUs", field="gpus")
+    return _catalog(root, sources, gpus, _Models(list(texts), {}, texts, sources), index, gpu_index)
 
 
 @lru_cache(maxsize=8)
