@@ -431,6 +431,11 @@ def _shape(model: ModelSpec, count: int, w: Workload) -> Shape:
                   max(1, math.ceil(concurrency / replicas)), has_lengths, decode_context, engine)
 
 
+def serving_shape(model: ModelSpec, count: int, workload: Workload) -> Shape:
+    """How `estimate_throughput` reads `workload` on `count` GPUs (its tp, formats and lengths), without estimating."""
+    return _shape(model, count, workload)
+
+
 def _steps(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
            shape: Shape) -> tuple[SpeedProfile, Hardware, Step, Step, tuple[float, float] | None]:
     """(profile, hardware, decode step, prefill step, llama.cpp's hand-over link (bytes/s, latency) or None).

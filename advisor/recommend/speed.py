@@ -22,7 +22,6 @@ from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
-    from advisor.estimator.speed_results import ThroughputEstimate
     from advisor.recommend.results import Option
 
 NEAR_CAPACITY = 0.95  # a pick whose per-GPU memory is above 95 % of what the engine may use is "near capacity"
@@ -63,14 +62,11 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     tw = replace(w, tp=layout.tp, concurrency=search.workload.concurrency)
     t = estimate_throughput(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp), tw,
                             load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
-    engine = engine_concurrency(search, gpu, est, t)
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
                                 decode_tokens_per_s_total=t.decode_tokens_per_s_total, ms_per_token=t.ms_per_token,
                                 prefill_tokens_per_s=t.prefill_tokens_per_s, ttft_s=t.ttft_s, bound=t.bound,
-                                concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w),
-                                engine_max_concurrency=engine[0] if engine else None,
-                                engine_log_line=engine[1] if engine else None),  # under_load: see fill_load
-                 None, t.formulas[:1])
+                                concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w)),
+                 None, t.formulas[:1])  # the engine's figures and the load: fill_load, for the shown options
 
 
 def _serving_gpus(count: int, tp: int, pp: int) -> int:
@@ -79,9 +75,10 @@ def _serving_gpus(count: int, tp: int, pp: int) -> int:
 
 
 def fill_load(search: Search, options: Iterable[Option]) -> None:
-    """The simulated figures under the stated load (`under_load`) for the options an answer shows. No target is
-    judged on them (the targets use the roofline's ms_per_token), so the search leaves them out for the dozens of
-    configurations it tries and only the shown ones are simulated (≈ 5 ms each)."""
+    """The simulated figures under the stated load (`under_load`) and the engine's own concurrency figure for the
+    options an answer shows. No target is judged on them (the targets use the roofline's ms_per_token), so the
+    search leaves them out for the dozens of configurations it tries and only the shown ones get them (the
+    simulation ≈ 1.5 ms each)."""
     users = search.workload.concurrency
     if search.workload.is_training:
         return
@@ -93,8 +90,25 @@ def fill_load(search: Search, options: Iterable[Option]) -> None:
         # time to first token and load for a chat turn unless lengths were given (advisor.workload.speed_workload)
         tw = speed_workload(replace(sized, tp=o.layout.tp, pp=o.layout.pp, concurrency=users))
         gpu = search.catalog.gpu(o.gpu)
+        engine = _engine_figures(search, gpu, o)
         o.throughput = replace(figs, ttft_s=_ttft(search, gpu, o, tw, figs.ttft_s),
-                               under_load=under_load(search, gpu, o.count, tw) if users > 1 else None)
+                               under_load=under_load(search, gpu, o.count, tw) if users > 1 else None,
+                               engine_max_concurrency=engine[0] if engine else None,
+                               engine_log_line=engine[1] if engine else None)
+
+
+def _engine_figures(search: Search, gpu: GpuSpec, o: Option) -> tuple[float, str] | None:
+    """`engine_concurrency` for the serving estimate behind `o.throughput` (`_serving_speed`'s workload and GPUs)."""
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
+    from advisor.estimator.throughput import serving_shape
+
+    est, sized = o.memory_estimate, o.sized_workload
+    if est is None or sized is None:
+        return None
+    shape = serving_shape(search.model, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
+                          replace(sized, tp=o.layout.tp, concurrency=search.workload.concurrency))
+    return engine_concurrency(search, gpu, est, tp=shape.tp, weights=shape.weights, kv=shape.kv,
+                              context=shape.context)
 
 
 def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: float) -> float:
@@ -131,17 +145,16 @@ def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLo
                      engine=rep.engine)
 
 
-def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, t: ThroughputEstimate
-                       ) -> tuple[float, str] | None:
-    """The serving engine's own start-up figure for one instance (vLLM: "Maximum concurrency for N tokens per
-    request: X x"; advisor/estimator/engine_memory.py), or nothing for engines without a KV reservation."""
+def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, *, tp: int, weights: str, kv: str,
+                       context: int) -> tuple[float, str] | None:
+    """The serving engine's own start-up figure for one instance of `tp` GPUs (vLLM: "Maximum concurrency for N
+    tokens per request: X x"; advisor/estimator/engine_memory.py), or nothing for engines without a KV reservation."""
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.engine_memory
     from advisor.estimator.engine_memory import engine_kv_budget
 
     if est.engine is None:
         return None
-    b = engine_kv_budget(est.engine, search.model, gpu, tp=t.tp, weights=t.weights, kv=t.kv,
-                         max_model_len=t.context)
+    b = engine_kv_budget(est.engine, search.model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context)
     if b is None:
         return None
     return round(b.max_concurrency, 2), b.log_line
