@@ -148,7 +148,7 @@ class _Hits:
 
 
 def _emit(rule_id: str) -> Callable[[Any], None]:
-    # exactly one parameter: durable treats a two-parameter action as asynchronous
+    # one parameter, the matched message (`_Host` runs every action synchronously, as durable runs one-parameter ones)
     def action(message: dict[str, Any]) -> None:
         _Hits.current.append((rule_id, message["m"]["_i"]))
 
