@@ -4,7 +4,6 @@ Values are validated here, once, with messages naming the field and the accepted
 functions can then trust their inputs. Tokens are counts, sizes are bytes, times are seconds.
 """
 
-from __future__ import annotations
 
 from typing import Annotated, Literal
 
@@ -53,7 +52,7 @@ def request_lengths(context: int, prompt: int | None, output: int | None) -> tup
     return p, int(output or max(1, context - p))
 
 
-def speed_workload(w: Workload) -> Workload:
+def speed_workload(w: "Workload") -> "Workload":
     """The workload whose serving speed is estimated: the prompt/output lengths stated, else one chat turn's
     (CHAT_PROMPT_TOKENS, CHAT_OUTPUT_TOKENS) within the context; training and stated lengths unchanged."""
     if w.task != "inference" or w.prompt_tokens is not None or w.output_tokens is not None:

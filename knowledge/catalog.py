@@ -13,7 +13,7 @@ cross-reference resolving. Any failure raises :class:`~knowledge.errors.CatalogE
 and field.
 
 Caching: in memory once per process and data directory; across processes, a JSON snapshot of the validated
-entries (:mod:`knowledge.snapshot`, outside the repository, keyed by the SHA-256 of the data files and of the
+entries (:mod:`knowledge.snapshot`, outside the repository, keyed by a hash (BLAKE2b) of the data files and of the
 code that validates them) saves parsing and validating the YAML on the next start: its entries were validated
 when it was written, and a digest of its payload shows it unchanged since, so they are constructed without
 validating again (:mod:`knowledge.trusted`); citations, cross-references and names are checked again. A stale,
@@ -421,9 +421,10 @@ def _check_model_sources(m: ModelSpec, sources: Mapping[str, Source], shown: str
 
 
 def _catalog(root: Path, sources: Mapping[str, Source], gpus: list[tuple[GpuSpec, str]], models: _Models,
-             model_index: dict[str, str]) -> Catalog:
+             model_index: dict[str, str], gpu_index: dict[str, str] | None = None) -> Catalog:
     return Catalog(gpus=tuple(g for g, _ in gpus), _models=models, sources=sources, path=root,
-                   _gpu_index=_index(gpus), _model_index=model_index, _gpu_by_id={g.id: g for g, _ in gpus})
+                   _gpu_index=_index(gpus) if gpu_index is None else gpu_index, _model_index=model_index,
+                   _gpu_by_id={g.id: g for g, _ in gpus})
 
 
 # --- snapshot (see knowledge/snapshot.py) -----------------------------------------------------------------------
@@ -433,7 +434,8 @@ _FOLDERS = ("sources", "gpus", "models")
 
 
 def _snapshot_key(root: Path) -> str | None:
-    """SHA-256 of the data files and of the modules that validate them; None when a file cannot be read."""
+    """A hash (snapshot.fingerprint) of the data files and of the modules that validate them; None when a file
+    cannot be read."""
     try:  # os.listdir: a third of pathlib's glob on this path, same names in the same order
         files = [os.path.join(d, name) for d in (os.path.join(root, folder) for folder in _FOLDERS)
                  for name in sorted(n for n in os.listdir(d) if n.endswith(".yaml"))]
@@ -457,6 +459,7 @@ def _to_snapshot(catalog: Catalog) -> dict[str, Any]:
         # each model as JSON text: parsing the snapshot only scans these strings; an entry is parsed when looked up
         "models": [[shown, json.dumps(body, separators=(",", ":"))] for shown, body in entries("models", catalog.models)],
         "model_index": catalog._model_index,
+        "gpu_index": catalog._gpu_index,  # ~700 names normalised (NFKC, a regex) on every start otherwise
     }
 
 
@@ -478,7 +481,10 @@ def _from_snapshot(root: Path, data: dict[str, Any]) -> Catalog:
     index = data["model_index"]
     if not isinstance(index, dict) or not set(index.values()) <= set(texts):
         raise CatalogError("snapshot: the model index names unknown models", field="models")
-    return _catalog(root, sources, gpus, _Models(list(texts), {}, texts, sources), index)
+    gpu_index = data["gpu_index"]
+    if not isinstance(gpu_index, dict) or not set(gpu_index.values()) <= {g.id for g, _ in gpus}:
+        raise CatalogError("snapshot: the GPU index names unknown GPUs", field="gpus")
+    return _catalog(root, sources, gpus, _Models(list(texts), {}, texts, sources), index, gpu_index)
 
 
 @lru_cache(maxsize=8)

@@ -266,7 +266,7 @@ def field_type(cls: type[msgspec.Struct], name: str) -> Any:
 class _Checker:
     """A class's field types as a struct without checks of its own, and its fields that must be finite."""
 
-    __slots__ = ("_shape", "cls_name", "finite", "floats", "hints", "kinds")
+    __slots__ = ("_shape", "checks", "cls_name", "finite", "floats", "hints", "kinds", "normalizes")
 
     def __init__(self, cls: type) -> None:
         self.cls_name = cls.__name__
@@ -275,15 +275,20 @@ class _Checker:
         self.finite = tuple(name for name, tp in hints.items() if _is_finite(tp))
         # fields that hold a float (alone or with None): an int put there by `replace` is stored as a float
         self.floats = tuple(name for name, tp in hints.items() if _float_only(tp))
-        # per field: the Python types its value may have without conversion (None: any), and its Literal values
-        self.kinds = tuple((name, *_kinds(tp)) for name, tp in hints.items())
+        # per field whose value is looked at: the Python types it may have without conversion, and its Literal
+        # values (fields of any value, `accepted` None, are left out)
+        self.kinds = tuple((name, accepted, literals) for name, tp in hints.items()
+                           for accepted, literals in [_kinds(tp)] if accepted is not None)
+        # whether the class has hooks of its own: the base's no-op hooks are not called (each construction)
+        self.normalizes = getattr(cls, "normalize", None) is not _Checked.normalize
+        self.checks = getattr(cls, "check_invariants", None) is not _Checked.check_invariants
 
     def plain(self, obj: Any) -> bool:
         """Whether every field of `obj` holds a value of a type its annotation names (a struct of the exact class,
         an int for a float, a Literal's own value): nothing for msgspec to convert. Containers are not looked into."""
         for name, accepted, literals in self.kinds:
             value = getattr(obj, name)
-            if accepted is not None and (type(value) not in accepted or (literals is not None and value not in literals)):
+            if type(value) not in accepted or (literals is not None and value not in literals):
                 return False
         return True
 
@@ -364,11 +369,12 @@ def _post_init(self: Any) -> None:
     if getattr(_STATE, "trusted", False):  # construct_trusted: our own dump of checked values, read back
         return
     cls = type(self)
-    checker = _checker(cls)
+    checker = cls.__dict__.get("_struct_checker") or _checker(cls)
     if getattr(_STATE, "unchecked", False):  # `replace`: a copy of checked values with the caller's changes
         checker.store_floats(self)
         return
-    self.normalize()
+    if checker.normalizes:
+        self.normalize()
     for name in checker.finite:  # first: NaN is "not finite", not "not ≥ 0"
         value = getattr(self, name)
         if isinstance(value, float) and not math.isfinite(value):
@@ -389,6 +395,8 @@ def _post_init(self: Any) -> None:
             new = getattr(shape, name)
             if new is not values[name]:
                 msgspec.structs.force_setattr(self, name, new)
+    if not checker.checks:
+        return
     try:
         self.check_invariants()
     except StructError:

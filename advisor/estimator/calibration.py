@@ -7,7 +7,6 @@ of constants serves every model and GPU: there is no per-model or per-GPU fudge,
 family, GPU class) that the data defines. The estimator functions take these objects as arguments and do no I/O.
 """
 
-from __future__ import annotations
 
 import builtins
 import datetime as dt

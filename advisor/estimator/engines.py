@@ -4,7 +4,6 @@ The constants live in ``knowledge/data/engines.yaml``, each with a source id; :f
 parsed YAML (pure), :func:`default_engines` reads the packaged file once (the only I/O, cached).
 """
 
-from __future__ import annotations
 
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -108,7 +107,7 @@ def default_engines() -> EngineTable:
                            trusted.dump, lambda data: trusted.construct(EngineTable, data))
 
 
-def _parse_file(path: Path) -> EngineTable:
+def _parse_file(path: "Path") -> "EngineTable":
     import yaml  # here: a warm start reads the snapshot and parses no YAML
 
     text = path.read_text(encoding="utf-8")

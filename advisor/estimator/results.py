@@ -4,7 +4,6 @@ from it, never from a bare int); every result carries its formula lines and assu
 `MemoryEstimate.to_contract()` is the `gpu-advisor estimate --json` contract of DESIGN.md (bytes as integers).
 """
 
-from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -93,27 +92,33 @@ class MemoryEstimate(Frozen):
     kv_bytes_per_token: Bytes = ZERO  # per token, per GPU, all layers (inference)
 
     # --- fit against a GPU ---------------------------------------------------------------------------------
-    def usable_bytes(self, gpu: GpuSpec | Bytes) -> Bytes:
+    def usable_bytes(self, gpu: "GpuSpec | Bytes") -> Bytes:
         """Memory the engine may use on `gpu`."""
         return Bytes(int(_capacity(gpu).n * self.usable_fraction))
 
-    def headroom_bytes(self, gpu: GpuSpec | Bytes) -> Bytes:
+    def headroom_bytes(self, gpu: "GpuSpec | Bytes") -> Bytes:
         """usable_bytes − per-GPU total; negative when it does not fit."""
         return self.usable_bytes(gpu) - self.per_gpu.total
 
-    def fits(self, gpu: GpuSpec | Bytes) -> bool:
+    def fits(self, gpu: "GpuSpec | Bytes") -> bool:
         return self.headroom_bytes(gpu).n >= 0
 
-    def utilisation(self, gpu: GpuSpec | Bytes) -> float:
+    def utilisation(self, gpu: "GpuSpec | Bytes") -> float:
         """per-GPU total / GPU capacity."""
         return self.per_gpu.total.ratio(_capacity(gpu))
 
-    def kv_capacity_tokens(self, gpu: GpuSpec | Bytes) -> int:
+    def kv_capacity_tokens(self, gpu: "GpuSpec | Bytes") -> int:
         """Tokens of KV cache that fit in the headroom on top of this estimate (serving capacity)."""
-        if not self.kv_bytes_per_token:
+        return self.fit_count(gpu, self.kv_bytes_per_token)
+
+    def fit_count(self, gpu: "GpuSpec | Bytes", each: Bytes) -> int:
+        """How many `each` (a token's or a sequence's KV cache) fit on one GPU next to everything but the KV cache:
+        ⌊(usable − (total − kv_cache)) / each⌋, at least 0; 0 when `each` is 0. The one place the estimator and the
+        recommender count tokens and sequences that fit (throughput capacity, an option's max concurrency)."""
+        if not each:
             return 0
         free = self.usable_bytes(gpu) - (self.per_gpu.total - self.per_gpu.kv_cache)
-        return max(0, free // self.kv_bytes_per_token)
+        return max(0, free // each)
 
     # --- contract --------------------------------------------------------------------------------------------
     def to_contract(self) -> dict[str, Any]:
@@ -128,5 +133,5 @@ class MemoryEstimate(Frozen):
         }
 
 
-def _capacity(gpu: GpuSpec | Bytes) -> Bytes:
+def _capacity(gpu: "GpuSpec | Bytes") -> Bytes:
     return gpu if isinstance(gpu, Bytes) else gpu.memory

@@ -44,8 +44,6 @@ import collections
 import functools
 import heapq
 import math
-import random
-import statistics
 
 import msgspec
 from msgspec.structs import replace
@@ -131,6 +129,8 @@ def _cycle_order(seed: int, cycle: int) -> tuple[int, ...]:
     """The order of the MEASURED strata in cycle `cycle` of a conversational mix (cycle 0: stratum order)."""
     order = list(range(MEASURED))
     if cycle:
+        import random  # start-up: only a conversational mix reorders its cycles (the recommender's runs never do)
+
         random.Random(f"{seed}:{cycle}").shuffle(order)
     return tuple(order)
 
@@ -139,6 +139,9 @@ def _cycle_order(seed: int, cycle: int) -> tuple[int, ...]:
 def _strata(mix: RequestMix) -> tuple[tuple[int, int], ...]:
     """MEASURED (prompt, output) pairs of a conversational mix: fixed quantiles of the clipped lognormals, outputs
     paired by a seeded shuffle (the prompt order itself from a second shuffle, so long prompts are not at one end)."""
+    import random  # start-up: only a conversational mix draws lengths (statistics and random ≈ 2 ms to import)
+    import statistics
+
     nd = statistics.NormalDist(0.0, mix.sigma)
     z = [nd.inv_cdf((k + 0.5) / MEASURED) for k in range(MEASURED)]
     rng = random.Random(mix.seed)
@@ -234,7 +237,8 @@ class _Costs:
         """Seconds of a step of `n_dec` decodes whose contexts sum to `sum_ctx`, no prefill."""
         q = n_dec * self.q_per
         w = self.weight_read(q) * self.w_bytes_s if self.moe else self.w_s
-        roof = (self._pmax(w, q * self.mm_s) + self._pmax(sum_ctx * self.kv_s, sum_ctx * self.q_per * self.attn_s)
+        pmax = self._pmax
+        roof = (pmax(w, q * self.mm_s) + pmax(sum_ctx * self.kv_s, sum_ctx * self.q_per * self.attn_s)
                 + (self.ar0 + self.ar1 * q if self.ar1 else 0.0))
         return roof + self.fixed0 + self.seq_s * n_dec + (self.draft * roof if n_dec else 0.0)
 
@@ -341,6 +345,8 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     reqs = [_Req(i, 0.0, p, o, orig_output=o) for i, (p, o) in enumerate(lens)]
     arrivals: list[tuple[float, int]] = []  # heap of (time, request index) not yet arrived
     if rate is not None:
+        import random  # start-up: only an open-loop run draws arrivals (the recommender's runs are closed-loop)
+
         rng = random.Random(seed)
         t = 0.0
         for r in reqs:
@@ -377,6 +383,10 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
     lo, hi = (concurrency, concurrency + CYCLES * MEASURED) if window and concurrency is not None else (0, n)
     left = hi - lo  # measured requests not finished yet: the run stops when none is left
 
+    # the hot loop's attribute and module lookups as locals (≈ 250 events per run, 8 runs per recommend)
+    heappush, heappop, ceil = heapq.heappush, heapq.heappop, math.ceil
+    step_cost, decode_cost = costs.step, costs.decode
+    batched_tokens, chunked, continuous = sch.max_num_batched_tokens, sch.chunked_prefill, sch.continuous_batching
     t_last = 0.0  # duration of the last step
     st1 = st2 = 0.0  # Σt and Σt² over the steps once the measured requests are being sent
 
@@ -392,13 +402,13 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             nr = reqs[next_req]  # it lands at a random point of the step in flight, if there is one
             nr.arrival, nr.client = now, r.client
             nr.residual = -1.0 if running or waiting else 0.0  # the engine busy: filled in at the end
-            heapq.heappush(arrivals, (nr.arrival, nr.idx))
+            heappush(arrivals, (nr.arrival, nr.idx))
             next_req += 1
 
     while left > 0 and events < MAX_EVENTS:
         events += 1
         while arrivals and arrivals[0][0] <= now + 1e-12:
-            waiting.append(reqs[heapq.heappop(arrivals)[1]])
+            waiting.append(reqs[heappop(arrivals)[1]])
         if not running and not waiting:
             if not arrivals:
                 break
@@ -407,24 +417,24 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
         # one scheduled step: decodes first, then prefill chunks
         n_dec = len(dec_set)
         ctx = sum_base + n_dec * gstep * per_step_tokens  # Σ context of the decodes (unchanged until the step)
-        budget = sch.max_num_batched_tokens - n_dec
+        budget = batched_tokens - n_dec
         kv_free = cap - (ctx + n_dec * per_step_tokens) - kv_used_prefill
         chunks: list[tuple[_Req, int]] = []
         for r in prefilling:
             if budget <= 0:
                 break
-            c = min(budget, r.prompt - r.done_prefill) if sch.chunked_prefill else r.prompt - r.done_prefill
+            c = min(budget, r.prompt - r.done_prefill) if chunked else r.prompt - r.done_prefill
             if c > budget:
                 break
             chunks.append((r, c))
             budget -= c
-        blocked = not sch.continuous_batching and bool(running)
+        blocked = not continuous and bool(running)
         while waiting and not blocked and len(running) < max_seqs and budget > 0:
             r = waiting[0]
             need = r.prompt
             if need > kv_free:
                 break
-            c = min(budget, need) if sch.chunked_prefill else need
+            c = min(budget, need) if chunked else need
             if c > budget and (n_dec or chunks):
                 break  # no chunking: the whole prompt waits for a step with room
             waiting.popleft()
@@ -443,7 +453,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             # a stretch of pure decode steps: until the next finish, arrival or KV overflow
             k = decoding[0][0] - gstep if decoding else 1
             while decoding and decoding[0][1] not in dec_set:
-                heapq.heappop(decoding)
+                heappop(decoding)
                 k = decoding[0][0] - gstep if decoding else 1
             k = max(1, k)
             room = cap - kv_used_prefill - ctx
@@ -466,9 +476,9 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                 preempt += 1
                 continue
             k = min(k, k_kv)
-            t_mid = costs.decode(n_dec, ctx + n_dec * per_step_tokens * (k - 1) / 2.0)
-            if arrivals and not waiting and len(running) < max_seqs and sch.continuous_batching:
-                k = max(1, min(k, math.ceil((arrivals[0][0] - now) / t_mid)))
+            t_mid = decode_cost(n_dec, ctx + n_dec * per_step_tokens * (k - 1) / 2.0)
+            if arrivals and not waiting and len(running) < max_seqs and continuous:
+                k = max(1, min(k, ceil((arrivals[0][0] - now) / t_mid)))
             now += k * t_mid
             t_last = t_mid
             if next_req > lo:
@@ -480,7 +490,7 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
             dec_weight += k * n_dec
             itl.append((t_mid / per_step_tokens, k * n_dec * per_step_tokens))
         else:
-            t = costs.step(n_dec, ctx, [(r.done_prefill, c) for r, c in chunks])
+            t = step_cost(n_dec, ctx, [(r.done_prefill, c) for r, c in chunks])
             now += t
             t_last = t
             if next_req > lo:
@@ -501,15 +511,15 @@ def simulate(prof: SpeedProfile, hw: Hardware, sch: Scheduler, mix: RequestMix, 
                     r.first_token = now if r.first_token < 0 else r.first_token
                     r.generated = 1
                     r.start_step = gstep
-                    r.finish_step = gstep + max(0, math.ceil((r.output - 1) / per_step_tokens))
+                    r.finish_step = gstep + max(0, ceil((r.output - 1) / per_step_tokens))
                     dec_set.add(r.idx)
                     sum_base += r.prompt + r.generated - r.start_step * per_step_tokens
-                    heapq.heappush(decoding, (r.finish_step, r.idx))
+                    heappush(decoding, (r.finish_step, r.idx))
             if prompts_done:
                 prefilling = [r for r in prefilling if r.done_prefill < r.prompt]
         # requests whose last token came out by now
         while decoding and decoding[0][0] <= gstep:
-            _, idx = heapq.heappop(decoding)
+            _, idx = heappop(decoding)
             r = reqs[idx]
             if idx in dec_set and r.finish_step <= gstep:
                 r.last_token = now

@@ -5,7 +5,6 @@ Every result carries the formula lines that produced it and the assumptions it r
 exactly the `--json` keys of DESIGN.md (plus documented extras).
 """
 
-from __future__ import annotations
 
 import datetime as dt
 from typing import Any, Literal

@@ -33,6 +33,7 @@ import math
 
 from advisor.workload import DEFAULT_CONTEXT, Workload, request_lengths
 from knowledge.errors import InputError
+from knowledge.quantities import Bytes
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value, replace
 
@@ -49,7 +50,7 @@ from .formats import (
 from .memory import default_inference_format, estimate_memory, kv_cache_bytes
 from .model_flops import model_flops
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
-from .throughput_text import throughput_assumptions, throughput_formulas
+from .throughput_text import decode_step_formula, throughput_assumptions, throughput_formulas
 
 MAX_CONCURRENCY = 100_000
 ACT_BYTES = 2  # 16-bit activations in TP all-reduces
@@ -429,6 +430,11 @@ def _shape(model: ModelSpec, count: int, w: Workload) -> Shape:
                   max(1, math.ceil(concurrency / replicas)), has_lengths, decode_context, engine)
 
 
+def serving_shape(model: ModelSpec, count: int, workload: Workload) -> Shape:
+    """How `estimate_throughput` reads `workload` on `count` GPUs (its tp, formats and lengths), without estimating."""
+    return _shape(model, count, workload)
+
+
 def _steps(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
            shape: Shape) -> tuple[SpeedProfile, Hardware, Step, Step, tuple[float, float] | None]:
     """(profile, hardware, decode step, prefill step, llama.cpp's hand-over link (bytes/s, latency) or None).
@@ -436,42 +442,73 @@ def _steps(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
     llama.cpp spreads the layers over the GPUs (--split-mode layer, its default): a token passes through them one
     after another, so a step costs what one GPU holding every layer would need, plus a hand-over per boundary;
     the other engines shard every layer (tensor parallelism) and all GPUs work at once."""
-    tp, per_replica, prompt = shape.tp, shape.per_replica, shape.prompt
-    layer_split = shape.engine == "llama.cpp" and tp > 1
-    prof = speed_profile(model, shape.weights, shape.kv, 1 if layer_split else tp)
+    prof, hw, pstep, hop = _prefill(model, gpu, calib, shape)
+    dstep = decode_step(prof, hw, shape.per_replica, shape.decode_context)
+    if hop is not None:
+        dstep = replace(dstep, comm_s=_hand_over(model, shape.tp, hop, shape.per_replica))
+    return prof, hw, dstep, pstep, hop
+
+
+def _prefill(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
+             shape: Shape) -> tuple[SpeedProfile, Hardware, Step, tuple[float, float] | None]:
+    """(profile, hardware, the prefill step of one prompt, llama.cpp's hand-over link or None): see `_steps`."""
+    layer_split = shape.engine == "llama.cpp" and shape.tp > 1
+    prof = speed_profile(model, shape.weights, shape.kv, 1 if layer_split else shape.tp)
     hw = hardware(gpu, prof, calib, shape.engine)
-    dstep = decode_step(prof, hw, per_replica, shape.decode_context)
-    pstep = prefill_step(prof, hw, 1, prompt)
+    pstep = prefill_step(prof, hw, 1, shape.prompt)
     hop = None
     if layer_split:
         link_bw, alpha, _name = tp_link(gpu, 2, calib)
         hop = link_bw, alpha
-        dstep = replace(dstep, comm_s=(tp - 1) * (alpha + per_replica * model.hidden_size * ACT_BYTES / link_bw))
-        pstep = replace(pstep, comm_s=(tp - 1) * (alpha + prompt * model.hidden_size * ACT_BYTES / link_bw))
-    return prof, hw, dstep, pstep, hop
+        pstep = replace(pstep, comm_s=_hand_over(model, shape.tp, hop, shape.prompt))
+    return prof, hw, pstep, hop
+
+
+def _hand_over(model: ModelSpec, tp: int, hop: tuple[float, float], tokens: int) -> float:
+    """llama.cpp's layer split: (tp − 1) hand-overs of `tokens` activations, each latency + bytes / link bandwidth."""
+    link_bw, alpha = hop
+    return (tp - 1) * (alpha + tokens * model.hidden_size * ACT_BYTES / link_bw)
+
+
+def time_to_first_token(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration) -> float:
+    """`estimate_throughput(...).ttft_s` of the same inputs (one prompt's prefill step + the request overhead),
+    without the decode step, the formulas and the result: what the recommender needs for a shown option's chat
+    turn, whose lengths differ from those it was sized for."""
+    shape = _shape(model, count, workload)
+    _prof, hw, pstep, _hop = _prefill(model, gpu, calib, shape)
+    return _first_token_s(pstep, hw)
+
+
+def _first_token_s(pstep: Step, hw: Hardware) -> float:
+    return pstep.total_s + hw.request_overhead
 
 
 def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
-                        with_capacity: bool = True) -> ThroughputEstimate:
+                        with_capacity: bool = True, brief: bool = False) -> ThroughputEstimate:
     """Decode/prefill speed of `model` on `count` × `gpu` for an inference `workload` (advisor.workload.Workload).
 
     Layout: when the workload describes these `count` GPUs (gpus × nodes = count) its `tp` is taken as given and
     the other GPUs are replicas that split the concurrency (tp = 1: count independent copies); otherwise (a bare
     workload) all `count` GPUs form one tensor-parallel group. The decode step reads the KV of a sequence at its mean length while
     it generates: prompt + output/2 (or `context` when no prompt/output lengths are given).
+
+    `brief`: the figures with the first formula line only (the decode step) and no assumptions, for a caller that
+    shows no more of them (the recommender's search, which tries dozens of configurations and shows a few).
     """
     shape = _shape(model, count, workload)
     prof, hw, dstep, pstep, hop = _steps(model, gpu, calib, shape)
     per_replica, replicas, context = shape.per_replica, shape.replicas, shape.context
     t_dec = dstep.total_s
     total = per_replica * replicas / t_dec
-    ttft = pstep.total_s + hw.request_overhead
+    ttft = _first_token_s(pstep, hw)
     ceiling = hw.bandwidth / max(dstep.bytes_read, 1.0)
     ceiling_total = per_replica * replicas * min(ceiling, hw.peak / max(dstep.flops, 1.0))
-    formulas = throughput_formulas(model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling, memory_class(gpu))
+    formulas = [decode_step_formula(dstep, hw)] if brief else throughput_formulas(
+        model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling, memory_class(gpu))
     touched = None
     if prof.n_experts:
         touched = prof.experts_touched(per_replica)
+    if touched is not None and not brief:
         formulas.append(f"MoE experts read per layer = E·(1−(1−k/E)^b) = {prof.n_experts}·(1−(1−{prof.experts_per_token}"
                         f"/{prof.n_experts})^{per_replica}) = {touched:.1f} of {prof.n_experts}")
 
@@ -491,7 +528,7 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
         decode_step=dstep.to_model(), prefill_step=pstep.to_model(), ceiling_tokens_per_s=ceiling,
         ceiling_tokens_per_s_total=ceiling_total, moe_experts_touched=touched, capacity=capacity, fits=fits,
         memory_shortfall_bytes=shortfall, formulas=formulas,
-        assumptions=throughput_assumptions(gpu, calib, shape, prof),
+        assumptions=[] if brief else throughput_assumptions(gpu, calib, shape, prof),
     )
 
 
@@ -514,16 +551,14 @@ def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: Workload, 
     per_replica = max(1, math.ceil(concurrency / replicas))
     est = estimate_memory(model, _memory_workload(w, tp, tp, per_replica, context), gpu)
     shortfall = max(0, -est.headroom_bytes(gpu).n)
-    one_seq = kv_cache_bytes(model, context, 1, prof.kv, tp)
-    free = (est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)).n
-    per_rep_max = max(0, int(free // one_seq)) if one_seq else 0
+    per_rep_max = est.fit_count(gpu, Bytes(kv_cache_bytes(model, context, 1, prof.kv, tp)))
     max_conc = min(per_rep_max * replicas, MAX_CONCURRENCY)
     ms_at_max = tps_at_max = None
     if per_rep_max >= 1:
         step = decode_step(prof, hw, min(per_rep_max, MAX_CONCURRENCY), decode_context)
         ms_at_max = step.total_s * 1e3
         tps_at_max = min(per_rep_max, MAX_CONCURRENCY) * replicas / step.total_s
-    cap = Capacity(max_concurrency=max_conc, kv_tokens=max(0, int(free // max(est.kv_bytes_per_token.n, 1))),
+    cap = Capacity(max_concurrency=max_conc, kv_tokens=est.kv_capacity_tokens(gpu),
                    ms_per_token_at_max=ms_at_max, tokens_per_s_total_at_max=tps_at_max)
     return cap, shortfall == 0, int(shortfall)
 

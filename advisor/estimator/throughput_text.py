@@ -22,12 +22,8 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: Spee
     """The formula lines of a throughput estimate, each with its numbers."""
     tp, per_replica, replicas, decode_context = shape.tp, shape.per_replica, shape.replicas, shape.decode_context
     t_dec = dstep.total_s
-    p = hw.sharpness
     formulas = [
-        f"decode step = pmax(weights, matmul) + pmax(KV, attention) + all-reduce + overhead = "
-        f"pmax({dstep.weights_s * 1e3:.3f}, {dstep.matmul_s * 1e3:.3f}) + pmax({dstep.kv_s * 1e3:.3f}, "
-        f"{dstep.attention_s * 1e3:.3f}) + {dstep.comm_s * 1e3:.3f} + {dstep.overhead_s * 1e3:.3f} ms = "
-        f"{t_dec * 1e3:.3f} ms ({dstep.bound}-bound); pmax(a, b) = (a^p + b^p)^(1/p), p = {p:g}",
+        decode_step_formula(dstep, hw),
         f"weights = {prof.weight_read_bytes(per_replica) / GIB:.3f} GiB / ({gpu.bandwidth_bytes_per_s / 1e9:.0f} GB/s"
         f" × η {hw.eta_w:.2f}); KV = {per_replica} × {prof.kv_bytes(decode_context) / GIB:.4f} GiB / (… × η "
         f"{hw.eta_kv:.2f}) per GPU",
@@ -53,6 +49,14 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: Spee
         formulas.append(f"all-reduce = 2 × {model.num_layers} × [2({tp}−1)/{tp} × tokens × {model.hidden_size} × 2 B "
                         f"/ {hw.link_bw / 1e9:.1f} GB/s + {sync} × {hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
     return formulas
+
+
+def decode_step_formula(dstep: Step, hw: Hardware) -> str:
+    """The first formula line of a throughput estimate: the decode step's terms and its time."""
+    return (f"decode step = pmax(weights, matmul) + pmax(KV, attention) + all-reduce + overhead = "
+            f"pmax({dstep.weights_s * 1e3:.3f}, {dstep.matmul_s * 1e3:.3f}) + pmax({dstep.kv_s * 1e3:.3f}, "
+            f"{dstep.attention_s * 1e3:.3f}) + {dstep.comm_s * 1e3:.3f} + {dstep.overhead_s * 1e3:.3f} ms = "
+            f"{dstep.total_s * 1e3:.3f} ms ({dstep.bound}-bound); pmax(a, b) = (a^p + b^p)^(1/p), p = {hw.sharpness:g}")
 
 
 def throughput_assumptions(gpu: GpuSpec, calib: Calibration, shape: Shape, prof: SpeedProfile) -> list[str]:

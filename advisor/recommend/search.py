@@ -25,7 +25,7 @@ from advisor.recommend import training_advice
 from advisor.workload import Constraints, Offload, Workload
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
-from knowledge.params import param_counts
+from knowledge.params import cached_per_spec, param_counts
 from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value, dump, replace, validate
@@ -345,10 +345,15 @@ def weights_cannot_fit(search: Search, gpu: GpuSpec, layout: Layout) -> bool:
         return False
 
     w = search.workload
-    shard = weight_bytes(search.model, precision(w, search.model), tp=layout.tp, pp=layout.pp)
-    kv = kv_cache_bytes(search.model, w.context, math.ceil(max(w.batch, w.concurrency) / layout.dp), w.kv, layout.tp,
-                        pp=layout.pp)
-    return shard + kv > (1 - MIN_HEADROOM) * gpu.memory_bytes
+    sequences = math.ceil(max(w.batch, w.concurrency) / layout.dp)
+    return _shards(search.model, precision(w, search.model), layout.tp, layout.pp, w.context, sequences, w.kv) > (
+        1 - MIN_HEADROOM) * gpu.memory_bytes
+
+
+@cached_per_spec
+def _shards(model: ModelSpec, weights: str, tp: int, pp: int, context: int, sequences: int, kv: str) -> int:
+    """Bytes of the weight shard and KV cache of one GPU (memoised: the search asks the same layouts of every card)."""
+    return weight_bytes(model, weights, tp=tp, pp=pp) + kv_cache_bytes(model, context, sequences, kv, tp, pp=pp)
 
 
 def closest_sizing(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> Sizing | None:

@@ -22,7 +22,6 @@ from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
-    from advisor.estimator.speed_results import ThroughputEstimate
     from advisor.recommend.results import Option
 
 NEAR_CAPACITY = 0.95  # a pick whose per-GPU memory is above 95 % of what the engine may use is "near capacity"
@@ -62,15 +61,12 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
 
     tw = replace(w, tp=layout.tp, concurrency=search.workload.concurrency)
     t = estimate_throughput(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp), tw,
-                            load_calibration(), with_capacity=False)
-    engine = engine_concurrency(search, gpu, est, t)
+                            load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
                                 decode_tokens_per_s_total=t.decode_tokens_per_s_total, ms_per_token=t.ms_per_token,
                                 prefill_tokens_per_s=t.prefill_tokens_per_s, ttft_s=t.ttft_s, bound=t.bound,
-                                concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w),
-                                engine_max_concurrency=engine[0] if engine else None,
-                                engine_log_line=engine[1] if engine else None),  # under_load: see fill_load
-                 None, t.formulas[:1])
+                                concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w)),
+                 None, t.formulas[:1])  # the engine's figures and the load: fill_load, for the shown options
 
 
 def _serving_gpus(count: int, tp: int, pp: int) -> int:
@@ -79,9 +75,10 @@ def _serving_gpus(count: int, tp: int, pp: int) -> int:
 
 
 def fill_load(search: Search, options: Iterable[Option]) -> None:
-    """The simulated figures under the stated load (`under_load`) for the options an answer shows. No target is
-    judged on them (the targets use the roofline's ms_per_token), so the search leaves them out for the dozens of
-    configurations it tries and only the shown ones are simulated (≈ 5 ms each)."""
+    """The simulated figures under the stated load (`under_load`) and the engine's own concurrency figure for the
+    options an answer shows. No target is judged on them (the targets use the roofline's ms_per_token), so the
+    search leaves them out for the dozens of configurations it tries and only the shown ones get them (the
+    simulation ≈ 1.5 ms each)."""
     users = search.workload.concurrency
     if search.workload.is_training:
         return
@@ -93,8 +90,25 @@ def fill_load(search: Search, options: Iterable[Option]) -> None:
         # time to first token and load for a chat turn unless lengths were given (advisor.workload.speed_workload)
         tw = speed_workload(replace(sized, tp=o.layout.tp, pp=o.layout.pp, concurrency=users))
         gpu = search.catalog.gpu(o.gpu)
+        engine = _engine_figures(search, gpu, o)
         o.throughput = replace(figs, ttft_s=_ttft(search, gpu, o, tw, figs.ttft_s),
-                               under_load=under_load(search, gpu, o.count, tw) if users > 1 else None)
+                               under_load=under_load(search, gpu, o.count, tw) if users > 1 else None,
+                               engine_max_concurrency=engine[0] if engine else None,
+                               engine_log_line=engine[1] if engine else None)
+
+
+def _engine_figures(search: Search, gpu: GpuSpec, o: Option) -> tuple[float, str] | None:
+    """`engine_concurrency` for the serving estimate behind `o.throughput` (`_serving_speed`'s workload and GPUs)."""
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
+    from advisor.estimator.throughput import serving_shape
+
+    est, sized = o.memory_estimate, o.sized_workload
+    if est is None or sized is None:
+        return None
+    shape = serving_shape(search.model, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
+                          replace(sized, tp=o.layout.tp, concurrency=search.workload.concurrency))
+    return engine_concurrency(search, gpu, est, tp=shape.tp, weights=shape.weights, kv=shape.kv,
+                              context=shape.context)
 
 
 def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: float) -> float:
@@ -104,15 +118,13 @@ def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: float) -
     if sized is None or (w.prompt_tokens == sized.prompt_tokens and w.output_tokens == sized.output_tokens):
         return before
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
-    from advisor.estimator.throughput import estimate_throughput
+    from advisor.estimator.throughput import time_to_first_token
 
     try:
-        t = estimate_throughput(search.model, gpu, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
-                                replace(w, concurrency=search.workload.concurrency), load_calibration(),
-                                with_capacity=False)
+        return time_to_first_token(search.model, gpu, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
+                                   replace(w, concurrency=search.workload.concurrency), load_calibration())
     except AdvisorError:
         return before
-    return t.ttft_s
 
 
 def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLoad | None:
@@ -133,17 +145,16 @@ def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLo
                      engine=rep.engine)
 
 
-def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, t: ThroughputEstimate
-                       ) -> tuple[float, str] | None:
-    """The serving engine's own start-up figure for one instance (vLLM: "Maximum concurrency for N tokens per
-    request: X x"; advisor/estimator/engine_memory.py), or nothing for engines without a KV reservation."""
+def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, *, tp: int, weights: str, kv: str,
+                       context: int) -> tuple[float, str] | None:
+    """The serving engine's own start-up figure for one instance of `tp` GPUs (vLLM: "Maximum concurrency for N
+    tokens per request: X x"; advisor/estimator/engine_memory.py), or nothing for engines without a KV reservation."""
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.engine_memory
     from advisor.estimator.engine_memory import engine_kv_budget
 
     if est.engine is None:
         return None
-    b = engine_kv_budget(est.engine, search.model, gpu, tp=t.tp, weights=t.weights, kv=t.kv,
-                         max_model_len=t.context)
+    b = engine_kv_budget(est.engine, search.model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context)
     if b is None:
         return None
     return round(b.max_concurrency, 2), b.log_line
@@ -157,10 +168,7 @@ def max_concurrency(est: MemoryEstimate, gpu: GpuSpec, layout: Layout, w: Worklo
     held = est.per_gpu.kv_cache.n / w.concurrency if w.concurrency else 0
     if 0 < held < 0.99 * per_seq.n:
         per_seq = Bytes(math.ceil(held))
-    if not per_seq:
-        return 0
-    free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
-    return max(0, free // per_seq) * max(1, layout.dp)
+    return est.fit_count(gpu, per_seq) * max(1, layout.dp)
 
 
 def margin(search: Search, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> Margin:

@@ -8,15 +8,8 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis, top_option
 from advisor.conversation.dialog.machine import Change, DialogState, default_weights
-from advisor.conversation.render.book import (
-    SRC_DEFAULT,
-    SRC_MEMORY,
-    SRC_RECOMMEND,
-    SRC_THROUGHPUT,
-    SRC_TRAINING,
-    SRC_USER,
-    Book,
-)
+from advisor.conversation.render import book as sources  # the provenance labels: sources.SRC_USER, …
+from advisor.conversation.render.book import Book
 from advisor.conversation.render.headline import top_config
 from advisor.conversation.render.labels import region_label, slot_label, slot_value, task_label
 from advisor.conversation.render.options_table import opt_name
@@ -45,7 +38,7 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
         if ch.slot == "budget":  # an amount in the currency it is priced in ("$400,000"), not the bare float
             cur = ev.constraints.currency
             old = book.money("previous budget", ch.old, cur, "previous turn") if ch.old else old
-            new = book.money("new budget", ch.new, cur, SRC_USER) if ch.new else new
+            new = book.money("new budget", ch.new, cur, sources.SRC_USER) if ch.new else new
         if not old.strip():
             old = t("changes.none", lang)
         parts.append(f"{slot_label(ch.slot, lang)} {old} → {new}")
@@ -56,7 +49,7 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
     before = Bytes.of(kept) if kept is not None else None
     if before is not None and ev.need is not None and abs(ev.need.per_gpu.total - before) > before * 0.0005:
         # ev.need is the job on one unsharded device: the total to spread over the GPUs, not what one GPU holds
-        old = book.gib("previous total memory need (unsharded)", before, "previous turn: " + SRC_MEMORY)
+        old = book.gib("previous total memory need (unsharded)", before, "previous turn: " + sources.SRC_MEMORY)
         new = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
         delta = abs(ev.need.per_gpu.total - before).ratio(before) * 100 if before else 0.0
         up = ev.need.per_gpu.total > before
@@ -84,14 +77,14 @@ def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
     last = state.last_numbers
     speed = top.throughput.decode_tokens_per_s_total if top.throughput else None
     if speed and last.get("top_tokens_per_s") and round(speed) != round(last["top_tokens_per_s"]):
-        old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + SRC_THROUGHPUT, 0)
-        new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", SRC_THROUGHPUT, 0)
+        old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + sources.SRC_THROUGHPUT, 0)
+        new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", sources.SRC_THROUGHPUT, 0)
         out += t("changes.decode_speed", lang, old=old, new=new)
     wall = top.training.wall_s if top.training else None
     if wall and last.get("top_wall_s"):
-        old = book.num("previous training time", last["top_wall_s"] / 86400, "days", "previous turn: " + SRC_TRAINING, 1,
+        old = book.num("previous training time", last["top_wall_s"] / 86400, "days", "previous turn: " + sources.SRC_TRAINING, 1,
                        suffix=t("slot.days", lang))
-        new = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", wall / 86400, "days", SRC_TRAINING, 1,
+        new = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", wall / 86400, "days", sources.SRC_TRAINING, 1,
                        suffix=t("slot.days", lang))
         out += t("changes.training_time", lang, old=old, new=new)
     return out
@@ -102,9 +95,9 @@ def _effective(slot: str, ev: Analysis, book: Book, lang: str, catalog: Catalog)
     if slot == "weights":
         default = default_weights(ev.workload.model).upper() if ev.workload.task == "inference" else "BF16"
     elif slot == "context":
-        default = book.tokens("previous context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
+        default = book.tokens("previous context", DEFAULT_CONTEXT, sources.SRC_DEFAULT, lang)
     elif slot == "concurrency":
-        default = book.count("previous concurrency", 1, "sequences", SRC_DEFAULT)
+        default = book.count("previous concurrency", 1, "sequences", sources.SRC_DEFAULT)
     elif slot == "task":
         default = task_label("inference", lang)
     else:  # the region default build_constraints applies: mainland China for Chinese users
@@ -140,7 +133,7 @@ def _checked_changes(title: str, changes: list[RecChange], book: Book, lang: str
         text = ch.message_zh if zh and ch.message_zh else ch.message
         if getattr(ch, "for_existing", False) and not of:
             text = t("changes.own_hardware", lang, change=text)
-        lines.append("- " + book.text(text, f"change ({ch.kind})" + (f" for {of}" if of else ""), SRC_RECOMMEND))
+        lines.append("- " + book.text(text, f"change ({ch.kind})" + (f" for {of}" if of else ""), sources.SRC_RECOMMEND))
     return "\n".join(lines)
 
 
