@@ -115,3 +115,12 @@ def test_the_per_million_formula_by_hand() -> None:
     assert per_million_tokens(16.0, tokens_made(1000.0, 1.0)) == pytest.approx(16 / 3.6)
     # owned: ¥100,000 over 3 years around the clock at 500 tokens/s = 100,000 / (500 × 3600 × 26,280 / 1e6) = ¥2.11
     assert per_million_tokens(100_000.0, tokens_made(500.0, 3 * 8760)) == pytest.approx(2.114, abs=1e-3)
+
+
+@pytest.mark.parametrize("text", ["Serve Llama 3.1 8B on one L40S: how many users at 30 ms per token?",
+                                  "Qwen2.5-7B 在 4090 上每个 token 30 毫秒以内能撑几个人",
+                                  "TPOT target 50 ms per token for Llama 3.1 70B on 2 H100"])
+def test_a_latency_per_token_is_not_a_cost_question(text: str) -> None:
+    from advisor.conversation.reader.intent import TOKEN_COST
+
+    assert not TOKEN_COST.search(text.lower())

@@ -127,8 +127,13 @@ _LINK_QUESTION = re.compile(
 _SERVER_QUESTION = words(zh=r"几台|多少台|几个节点|多少个节点|几台服务器|多少服务器|几台机器|多少机器",
                          en=r"how many (?:[\w-]+ ){0,2}(?:servers?|machines?|nodes?|boxes|hosts?)|number of (?:servers|machines|nodes)")
 # "cost per million tokens", "cheaper per token", "每百万 token 成本": the cost of each generated token, not the purchase
-TOKEN_COST = re.compile(r"per (?:million |1m |thousand |1k )?(?:output )?tokens?|per[- ]token|cost per (?:million )?tokens?|"
-                        r"\$/\s*m?tok|每\s*(?:百万|千|个)?\s*(?:输出\s*)?token|token\s*(?:的)?\s*成本|单位\s*token|"
+# "per token" alone is as often a latency ("30 ms per token", "每个 token 30 毫秒"): a cost word must be near it;
+# "per million tokens" / "每百万 token" is a price unit by itself
+_COST_WORD = r"(?:cost|costs|price|priced|pricing|spend|cheap\w*|expensive|dollars?|money|pay|usd|\$)"
+TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_COST_WORD}[^.?!;]{{0,30}}per[- ](?:output[- ])?token|"
+                        r"per[- ]token[^.?!;]{0,20}(?:cost|price|pricing|spend)|cost per (?:million )?tokens?|"
+                        r"\$/\s*m?tok|每\s*(?:百万|千|万)\s*(?:个)?\s*(?:输出\s*)?token|token\s*(?:的)?\s*(?:成本|费用|价格)|单位\s*token|"
+                        r"每\s*(?:个)?\s*(?:输出\s*)?token[^，。？?]{0,10}(?:成本|费用|价格|多少钱|几(?:分|毛)钱)|"
                         r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
                         r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,30}\bcost|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
