@@ -398,8 +398,8 @@ def test_r40_chinese_answer_says_it_in_chinese_and_keeps_the_catalog_price():
     said = "比较 8×H20 和 8×L20 部署 Qwen2.5-32B，100 并发，8k，国内机房，3 年 TCO"
     _, turn = ask(said)
     # 8 × ¥75,000 and 8 × ¥140,000; since the price-freshness policy (Dec 5) also said to be over two years old
-    assert "¥600,000（2024-03-25，来源可靠性低，已超过 2 年" in _row(turn.answer, "8× NVIDIA L20")
-    assert "¥1,120,000（2024-03-25，来源可靠性低，已超过 2 年" in _row(turn.answer, "8× NVIDIA H20 96GB")
+    assert "¥600,000（2024-03-25，来源可靠性低，已超 2 年" in _row(turn.answer, "8× NVIDIA L20")
+    assert "¥1,120,000（2024-03-25，来源可靠性低，已超 2 年" in _row(turn.answer, "8× NVIDIA H20 96GB")
     assert "（显卡单价来源可靠性低）" in turn.answer and "单卡渠道价 75000 元（2024-03-25，来源可靠性低）" in turn.answer
     assert "low-reliability" not in turn.answer
     grounded(turn, said)

@@ -111,7 +111,7 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
         hours = book.num(f"GPU-hours per million tokens on {o.count}× {o.gpu_name}",
                          per_million_tokens(o.count, tokens_made(tps, 1.0)), "GPU-hours",
                          "count GPU-hours / (tokens/s × 3600) × 10⁶", 1,
-                         suffix="GPU 小时" if lang == "zh" else "GPU-hours")
+                         suffix=t("rent.gpu_hours", lang))
         return fs.Lead(t("token_cost.none", lang, name=name, gpu=o.gpu_name, why=_why_unpriced(o, book, lang),
                          at=at, hours=hours), None, "")
     mine, rent = figures(tps, "at the stated load")
