@@ -8,6 +8,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     # --- shared ---------------------------------------------------------------------------------------------
     "suffix.owned": " (already owned)",
     "suffix.used": " (used)",
+    "list.and": " and ",
     "list.sep": ", ",
     # --- prices: condition and source reliability ----------------------------------------------------------
     "price.condition.new": "new",
@@ -585,6 +586,10 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.offload": "**Yes, slowly** — with llama.cpp layer offload ({fmt}), `-ngl {ngl}` layers stay on the {gpu} and the other {rest} go to system RAM ({ram} needed), at about {speed}. Without offload one card is short by {short}.",
     "screen.count": "You need {name}{warn}: {need} per GPU of {usable} usable ({lay}){kv}.",
     "screen.count.kv": "; {kv} of it is the KV cache of {users} sequences at their full {ctx} tokens",
+    "screen.users.target": "**{name} serves at most {most} concurrent users within {target}** (simulated, median).",
+    "screen.users.target_memory": "**{name} serves at most {most} concurrent users within {target}**: the memory holds no more at once.",
+    "screen.users.tpot": "{ms} per token",
+    "screen.users.ttft": "{ms} to the first token",
     "screen.users.at_that_load": ", {tot} in total ({per} per user) at that load",
     "screen.users": "{name} serves at most {most} concurrent requests of {ctx}{tail}.",
     "screen.load.p95": ", {p95} at p95",

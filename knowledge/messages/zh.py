@@ -8,6 +8,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     # --- shared ---------------------------------------------------------------------------------------------
     "suffix.owned": "（已有）",
     "suffix.used": "（二手）",
+    "list.and": "、",
     "list.sep": "、",
     # --- prices: condition and source reliability ----------------------------------------------------------
     "price.condition.new": "新卡",
@@ -581,6 +582,10 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.offload": "**可以，但很慢**：用 llama.cpp 按层卸载（{fmt}），`-ngl {ngl}` 层放在 {gpu} 上，其余 {rest} 层放进系统内存（需 {ram}），生成约 {speed}。不卸载的话一张卡差 {short}。",
     "screen.count": "需要 {name}{warn}：每卡 {need}，可用 {usable}（{lay}）{kv}。",
     "screen.count.kv": "；其中 {kv} 是 {users} 路序列各按满 {ctx} tokens 计的 KV 缓存",
+    "screen.users.target": "**{name} 最多可同时服务 {most} 路**（{target} 以内；模拟，按中位数）。",
+    "screen.users.target_memory": "**{name} 最多可同时服务 {most} 路**（{target} 以内）：显存同时只能容纳这么多。",
+    "screen.users.tpot": "每 token {ms}",
+    "screen.users.ttft": "首 token {ms}",
     "screen.users.at_that_load": "，此时合计 {tot}（每路 {per}）",
     "screen.users": "{name} 最多可同时服务 {most} 路 {ctx} 的请求{tail}。",
     "screen.load.p95": "，p95 {p95}",

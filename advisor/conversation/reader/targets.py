@@ -40,7 +40,8 @@ _SPEED = [
     # "at least 20 tokens/s per user", "20 tok/s for each user", "每路至少 20 tokens/s", "每个用户 30 token/秒"
     re.compile(rf"(?:at least|minimum of|min\.?|no less than|>=|≥|over|above)?\s*(?P<num>{NUM})\s*"
                rf"(?:tokens?\s*/\s*s(?:ec)?|tok/s|t/s|tokens? per second|token/秒|tokens?/秒)\s*"
-               rf"(?:per|for each|for every|each|/|a)\s*(?:user|request|sequence|stream|person|client)", re.I),
+               rf"(?:(?:per|for each|for every|each|/|a)\s*(?:user|request|sequence|stream|person|client)|each(?![a-z]))",
+               re.I),
     re.compile(rf"(?:每路|每个用户|每用户|每个请求|每人|单路|单用户)\s*(?:的?\s*速度)?\s*(?:要|需要|至少|不低于|不少于|≥|>=|达到)*\s*"
                rf"(?P<num>{NUM})\s*(?:tokens?\s*/\s*s|tok/s|token/秒|tokens?/秒|字/秒)", re.I),
 ]

@@ -314,6 +314,23 @@ def _kv_share(o: Any, ev: Any, book: Book, lang: str) -> str:
 def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     """"How many users can it serve?": the most concurrent sequences of the asked context that fit on `o` (the
     configuration's limits when the user named it, else its full-load capacity), with the decode speed there."""
+    load = ev.load
+    target = (load or {}).get("target") or {}
+    if load is not None and target and load.get("max_concurrency_for_target") is not None:
+        # a stated latency target ("how many users at 30 ms per token?"): the most users meeting it, first
+        on = f"{o.count}× {o.gpu_name}"
+        limit = int(load["max_concurrency_for_target"])
+        most = book.count(f"largest concurrency meeting the target on {on}", limit, "sequences", SRC_LOAD)
+        bits = []
+        if target.get("tpot_s"):
+            bits.append(t("screen.users.tpot", lang, ms=book.num("TPOT target", target["tpot_s"] * 1e3, "ms", SRC_USER,
+                                                                 decimals_for(target["tpot_s"] * 1e3))))
+        if target.get("ttft_s"):
+            bits.append(t("screen.users.ttft", lang, ms=book.num("TTFT target", target["ttft_s"] * 1e3, "ms", SRC_USER,
+                                                                 decimals_for(target["ttft_s"] * 1e3))))
+        key = "screen.users.target_memory" if load.get("limit_bound") == "memory" else "screen.users.target"
+        return Lead(t(key, lang, name=opt_name(o, book), most=most, target=t("list.and", lang).join(bits)), None,
+                    f"largest concurrency meeting the target on {on}")
     lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
         else None
     cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
