@@ -43,6 +43,7 @@ from advisor.conversation.reader.intent import (
     asks_speed,
     asks_token_cost,
     asks_users,
+    asks_value,
     implies_inference,
 )
 from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
@@ -126,6 +127,9 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     elif slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
             state.slots.model is None and act_of(intent, text, slots) == "rent_vs_buy":
         intent = "how_much"  # "is renting 8 H100s cheaper than buying them?": the cards priced both ways, no job
+    elif slots.model is None and slots.size_params is None and len(slots.candidates) + bool(slots.existing) == 1 \
+            and state.slots.model is None and asks_value(text):
+        intent = "market"  # "Is the A100 still worth buying?": its value per dollar, no job (catalog_answers)
     reading = read.get("reading")
     if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
         # start-up: `gpu-advisor ask` never loads advisor.conversation.reader.overlay

@@ -275,3 +275,17 @@ def implies_inference(intent: str, slots: Slots, text: str = "") -> bool:
         return True
     weights = slots.weights
     return bool(weights and weights not in ("bf16", "fp16", "fp32")) or slots.context is not None
+
+
+# "is the A100 still worth buying?", "A100 还值得买吗": a value verdict for the card (advisor.analysis.value)
+_VALUE_QUESTION = re.compile(r"(?<![a-z])(?:worth (?:it|buying|getting|purchasing|the (?:money|price|investment))|"
+                             r"should (?:i|we) (?:still )?(?:buy|get|purchase|invest in)|good (?:buy|value|deal|investment)|"
+                             r"(?:still|a) (?:good|smart|sensible) (?:buy|purchase|choice|investment)|"
+                             r"value for (?:the )?money)(?![a-z])|值得买|值不值得|还值得|值得入手|值得购买|值得入|还香吗|还能打吗|"
+                             r"划算吗|划不划算|性价比")
+
+
+def asks_value(text: str) -> bool:
+    """"Is the H100 still worth buying?" / "A100 还值得买吗": the answer is the card's value per dollar against the
+    newest card of its kind, with its dated price and age."""
+    return bool(_VALUE_QUESTION.search((text or "").lower()))
