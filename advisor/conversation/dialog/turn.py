@@ -44,7 +44,10 @@ from advisor.conversation.reader.intent import (
     asks_token_cost,
     asks_users,
     asks_value,
+    asks_why_count,
+    engines_compared,
     implies_inference,
+    reference_method,
 )
 from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
 from advisor.conversation.reader.slots import DeviceMention
@@ -213,6 +216,11 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         accept_default(working, "model", lang, coding=True)
         slots.model, slots.model_assumed = working.slots.model, working.slots.model_assumed
         blocking = None
+    if blocking == "model" and engines_compared(text) and slots.size_params is None and not slots.unknown_model:
+        # "Ollama 和 vLLM 哪个快": the engines compared on the default model, said in the answer, not a question
+        accept_default(working, "model", lang)
+        slots.model, slots.model_assumed = working.slots.model, working.slots.model_assumed
+        blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
     if blocking:
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
@@ -359,7 +367,10 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_context=asks_context(text), asks_batch=asks_batch(text),
                                variants=read_variants(text),
                                asks_servers=asks_servers(text), asks_link=asks_link(text),
-                               asks_token_cost=not workload.is_training and asks_token_cost(text))
+                               asks_token_cost=not workload.is_training and asks_token_cost(text),
+                               asks_why_count=intent == "explain" and asks_why_count(text),
+                               engines=() if workload.is_training else engines_compared(text),
+                               reference_method=reference_method(text) if workload.is_training else "")
     try:
         evaluation = analyse(request, catalog, steps)
     except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us
