@@ -468,6 +468,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.why.split": "so it is split over {n} cards: {per} per card",
     "acts.why.total": "**Because the job needs {total} on one card, more than one {card} can use ({usable})**: the weights are {weights} and the {part} {amount}; {split}.",
     "acts.why.one": "**It does not need more than one card here**: at {fmt} the job needs {total} ({weights} of it weights), which one {card} holds ({usable} usable).",
+    "acts.why.none": "**Because at {fmt} the weights alone are {weights}** ({arith}); with KV cache, activations and runtime the job needs {total} on one card.",
     "acts.why.bigger": "One card holds it alone only with more memory, e.g. the {card} ({memory}), or with smaller weights (FP8 or 4-bit).",
     "acts.dpo.adapter": "{method} is sized here as {task}: its frozen reference model is the base model with the adapter disabled (TRL's DPOTrainer with PEFT), so no second copy; full-parameter {method} would add a second frozen copy of the weights: +{extra} (BF16, {params} B parameters × 2 bytes), per GPU unless sharded.",
     "acts.dpo.full": "{method} is sized here as {task} of the policy; its frozen reference model adds a second copy of the weights that the figures below do not include: +{extra} (BF16, {params} B parameters × 2 bytes), per GPU unless sharded (ZeRO-3 / FSDP).",

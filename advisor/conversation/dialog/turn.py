@@ -368,7 +368,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                variants=read_variants(text),
                                asks_servers=asks_servers(text), asks_link=asks_link(text),
                                asks_token_cost=not workload.is_training and asks_token_cost(text),
-                               asks_why_count=intent == "explain" and asks_why_count(text),
+                               asks_why_count=asks_why_count(text),
                                engines=() if workload.is_training else engines_compared(text),
                                reference_method=reference_method(text) if workload.is_training else "")
     try:

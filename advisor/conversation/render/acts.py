@@ -59,7 +59,7 @@ def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
     return fs.Lead(text, None, f"decode tokens/s per user with {ENGINE_NAMES.get(runs[0].engine)} on {where}")
 
 
-def why_count_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+def why_count_lead(o: Option | None, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
     """"Why does 70B need two GPUs?": the job's memory on one card (the weights at its precision first) against what
     one card of the answer can use, then how it splits, and the smallest single card that would hold it."""
     need = ev.need
@@ -70,9 +70,15 @@ def why_count_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead | 
     params = param_counts(ev.model).total
     weights = book.gib("weights of the whole model", per.weights)
     total = book.gib("memory of the job on one GPU", per.total)
+    arith = t("acts.why.arith", lang, params=f"{params / 1e9:.1f}", bytes=f"{bits_per_weight(fmt) / 8:g}")
+    one = smallest_single_card(ev.model, ev.workload, load_catalog())
+    bigger = t("acts.why.bigger", lang, card=one.name, memory=book.gib(
+        f"memory of one {one.name}", one.memory, "knowledge catalog", 0)) if one is not None else ""
+    if o is None:  # nothing within the constraints: the need on one card, and the smallest card that holds it
+        text = t("acts.why.none", lang, fmt=format_label(fmt, lang), weights=weights, arith=arith, total=total)
+        return fs.Lead(text + (t("sentence.gap", lang) + bigger if bigger else ""), None, "weights of the whole model")
     usable = book.gib(f"usable memory of one {o.gpu_name}", o.usable)
     card = o.gpu_name
-    arith = t("acts.why.arith", lang, params=f"{params / 1e9:.1f}", bytes=f"{bits_per_weight(fmt) / 8:g}")
     if o.count <= 1:
         text = t("acts.why.one", lang, fmt=format_label(fmt, lang), total=total, weights=weights, card=card,
                  usable=usable)
@@ -86,10 +92,8 @@ def why_count_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead | 
         text = t("acts.why.total", lang, total=total, card=card, usable=usable, weights=weights,
                  part=t(f"part.{biggest}", lang), amount=book.gib(f"{biggest} on one GPU", getattr(per, biggest)),
                  split=split)
-    one = smallest_single_card(ev.model, ev.workload, load_catalog())
     if one is not None and one.id != o.gpu:
-        text += t("sentence.gap", lang) + t("acts.why.bigger", lang, card=one.name,
-                                            memory=book.gib(f"memory of one {one.name}", one.memory, "knowledge catalog", 0))
+        text += t("sentence.gap", lang) + bigger
     return fs.Lead(text, None, "weights of the whole model")
 
 

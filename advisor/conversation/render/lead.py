@@ -58,8 +58,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
         return variants_lead(ev, book, lang)
     led_act = engines_lead(ev, book, lang)  # "vLLM or llama.cpp, which is faster here?": each engine's speed
-    if led_act is None and ev.asks_why_count and (users or top):  # "why does 70B need two GPUs?": the reason first
-        led_act = why_count_lead(users[0] if len(users) == 1 else top or users[0], ev, book, lang)
+    if led_act is None and ev.asks_why_count:  # "why does 70B need two GPUs?": the reason first
+        led_act = why_count_lead(users[0] if len(users) == 1 else top or (users[0] if users else None), ev, book, lang)
     if led_act is not None:
         return led_act
     if (intent in ("feasibility", "claim") or state.slots.device is not None) and cap is not None and not users:
