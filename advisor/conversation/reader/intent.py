@@ -296,7 +296,7 @@ _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|sho
                         r"span|split|have)s?\b.{0,20}?(?:two|2|three|3|four|4|eight|8|multiple|several|more than one|"
                         r"\d+)\s*(?:x\s*)?(?:[\w-]+\s+)?(?:gpus?|cards?|accelerators?)|why (?:can't|cannot|won't|doesn't)"
                         r" .{0,60}?(?:fit|run) on (?:one|a single|1) (?:gpu|card)|(?:为什么|为啥).{0,30}?(?:要|需要|得|用|占)"
-                        r"\s*(?:两|二|三|四|八|多|几|\d+)\s*(?:张|块|个|台)?\s*(?:卡|gpu|显卡)|(?:为什么|为啥).{0,30}?(?:一张|单卡|单张)"
+                        r"\s*(?:两|二|三|四|八|多|几|\d+)\s*(?:张|块|台|(?:个\s*)?(?:卡|gpu|显卡))|(?:为什么|为啥).{0,30}?(?:一张|单卡|单张)"
                         r".{0,6}(?:放不下|装不下|跑不了|不够|不行)")
 
 
