@@ -455,6 +455,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.coding_default": "For {model} (the default coding model): ",
     # --- engines compared, why more than one card, DPO's reference model (advisor/conversation/render/acts.py) ---
     "acts.engine.lead": "**{verdict}** on {where}{load}: {runs}; each with the most precise of its usual formats that fits.",
+    "acts.engine.lead.none": "**{verdict}** on {where}{load}: {runs}.",
     "acts.engine.run": "{engine} decodes about {speed} per user ({fmt} weights, {mem} per GPU)",
     "acts.engine.none": "{engine}: none of its usual formats fits",
     "acts.engine.verdict.faster": "{engine} is faster",

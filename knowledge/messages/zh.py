@@ -453,6 +453,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.coding_default": "按默认代码模型 {model}：",
     # --- 引擎对比、为什么要多张卡、DPO 的参考模型（advisor/conversation/render/acts.py）---
     "acts.engine.lead": "**{verdict}**（{where}{load}）：{runs}；各用其常用格式中放得下的最高精度。",
+    "acts.engine.lead.none": "**{verdict}**（{where}{load}）：{runs}。",
     "acts.engine.run": "{engine} 每用户约 {speed}（{fmt} 权重，每卡 {mem}）",
     "acts.engine.none": "{engine} 的常用格式都放不下",
     "acts.engine.verdict.faster": "{engine} 更快",

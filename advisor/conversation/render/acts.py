@@ -55,7 +55,7 @@ def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         verdict = t("acts.engine.verdict.faster", lang, engine=ENGINE_NAMES.get(fitting[0].engine, fitting[0].engine))
     users = ev.workload.concurrency or 1
     load = t("acts.engine.users", lang, n=users) if users > 1 else ""
-    text = t("acts.engine.lead", lang, verdict=verdict, where=where, runs=t("list.sep", lang).join(parts), load=load)
+    text = t("acts.engine.lead" if fitting else "acts.engine.lead.none", lang, verdict=verdict, where=where, runs=t("list.sep", lang).join(parts), load=load)
     return fs.Lead(text, None, f"decode tokens/s per user with {ENGINE_NAMES.get(runs[0].engine)} on {where}")
 
 
