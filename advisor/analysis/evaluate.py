@@ -10,6 +10,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import check_claim, premise_findings
+from advisor.analysis.engines import engine_runs
 from advisor.analysis.interconnect import link_share
 from advisor.analysis.limits import capacity, config_limits, serving_load, speed_at
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
@@ -48,7 +49,8 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,
                   inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need,
                   asks_speed=request.asks_speed, asks_context=request.asks_context, asks_batch=request.asks_batch,
-                  asks_servers=request.asks_servers, asks_token_cost=request.asks_token_cost)
+                  asks_servers=request.asks_servers, asks_token_cost=request.asks_token_cost,
+                  asks_why_count=request.asks_why_count, reference_method=request.reference_method)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)
@@ -80,6 +82,8 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     ev.premise = premise_findings(request.named, request.wants_nvlink, catalog, steps)
     if ev.recommendation is not None:
         _stretch(request, model, catalog, steps, ev, ev.recommendation)
+    if request.engines:  # "vLLM or llama.cpp, which is faster on a 4090?": each engine sized and timed there
+        ev.engines = engine_runs(request, model, catalog, steps, ev)
     top = top_option(ev) if request.asks_link else None
     if top is not None:  # "do I need NVLink?": the all-reduce share of the answered configuration's decode step
         gpu = catalog.gpu(top.gpu)

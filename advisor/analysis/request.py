@@ -70,5 +70,8 @@ class AnalysisRequest(Frozen):
     asks_servers: bool = False  # "how many servers / 几台服务器?": the count in servers
     asks_link: bool = False  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     asks_token_cost: bool = False  # "what does a million tokens cost on …?"
+    asks_why_count: bool = False  # "why does 70B need two GPUs?": the reason for the count first
+    engines: tuple[str, ...] = ()  # serving engines compared ("vLLM or llama.cpp?"), each sized and timed
+    reference_method: str = ""  # "DPO": a preference method that keeps a frozen reference model
     detail: Literal["answer", "options"] = "answer"
     strict: bool = False

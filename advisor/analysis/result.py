@@ -81,6 +81,21 @@ class Limits(msgspec.Struct):
     at_max: dict[str, float] | None = None  # inference at max_load: per-sequence and total decode tokens/s
 
 
+class EngineRun(msgspec.Struct):
+    """One serving engine on one configuration (advisor.analysis.engines): the most precise weight format of the
+    engine's usual ones that fits with the recommender's headroom, and the decode speed there ("" / 0: none fits)."""
+
+    engine: str
+    gpu: str
+    gpu_name: str
+    count: int
+    weights: str  # the format that fits; "" when none of the engine's formats fits
+    per_gpu: Bytes = ZERO  # memory per GPU at that format
+    usable: Bytes = ZERO  # what the engine lets the job use of one card
+    tokens_per_s: float = 0.0  # decode tokens/s per sequence at the asked concurrency
+    tokens_per_s_total: float = 0.0  # all sequences together
+
+
 class Analysis(msgspec.Struct):
     """Everything an answer about one workload shows (advisor.analysis.evaluate.analyse)."""
 
@@ -117,6 +132,9 @@ class Analysis(msgspec.Struct):
     asks_batch: bool = False  # "what batch size can I use?": the largest micro-batch / concurrency that fits first
     variants: list[VariantNeed] = msgspec.field(default_factory=list)  # settings compared, each with its need
     asks_token_cost: bool = False  # "what does a million tokens cost on it?": the cost per token first
+    asks_why_count: bool = False  # "why does 70B need two GPUs?": the reason for the count first
+    engines: list[EngineRun] = msgspec.field(default_factory=list)  # engines compared on one configuration
+    reference_method: str = ""  # "DPO": the frozen reference model is said first (what the sizing assumes)
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
     offload_asked: bool = False  # the user asked about offload: the answer leads with it
     smaller: list[SmallerFit] = msgspec.field(default_factory=list)  # same-family models that run on the user's own card

@@ -12,11 +12,13 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from advisor.conversation.reader.intent import asks_value
 from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.render import compose
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.options_table import china_status
+from advisor.conversation.render.value import value_lead
 from advisor.conversation.turn import Step, Turn
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import cloud_price, estimate_tco, gpu_unit_price
@@ -52,6 +54,10 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         lead, rest = _compare(gpus, book, lang, claim=intent == "claim", text=text)
         stated = ratio_claim(text) if intent == "claim" else None
         deciding = f"{'compute' if stated and stated[0] == 'compute' else 'bandwidth'} ratio {gpus[0].name}/{gpus[1].name}"
+    elif intent == "market" and len(gpus) == 1 and asks_value(text) and (
+            valued := value_lead(gpus[0], catalog, book, lang)) is not None:
+        lead, rest = valued  # "is the A100 still worth buying?": value per dollar against the newest of its kind
+        deciding = f"memory per $1,000 of {gpus[0].name}"
     else:
         lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"),
                              price_first=intent == "how_much")

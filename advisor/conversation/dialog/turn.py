@@ -43,7 +43,11 @@ from advisor.conversation.reader.intent import (
     asks_speed,
     asks_token_cost,
     asks_users,
+    asks_value,
+    asks_why_count,
+    engines_compared,
     implies_inference,
+    reference_method,
 )
 from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
 from advisor.conversation.reader.slots import DeviceMention
@@ -126,6 +130,9 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     elif slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
             state.slots.model is None and act_of(intent, text, slots) == "rent_vs_buy":
         intent = "how_much"  # "is renting 8 H100s cheaper than buying them?": the cards priced both ways, no job
+    elif slots.model is None and slots.size_params is None and len(slots.candidates) + bool(slots.existing) == 1 \
+            and state.slots.model is None and asks_value(text):
+        intent = "market"  # "Is the A100 still worth buying?": its value per dollar, no job (catalog_answers)
     reading = read.get("reading")
     if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
         # start-up: `gpu-advisor ask` never loads advisor.conversation.reader.overlay
@@ -209,6 +216,11 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         accept_default(working, "model", lang, coding=True)
         slots.model, slots.model_assumed = working.slots.model, working.slots.model_assumed
         blocking = None
+    if blocking == "model" and engines_compared(text) and slots.size_params is None and not slots.unknown_model:
+        # "Ollama 和 vLLM 哪个快": the engines compared on the default model, said in the answer, not a question
+        accept_default(working, "model", lang)
+        slots.model, slots.model_assumed = working.slots.model, working.slots.model_assumed
+        blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
     if blocking:
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
@@ -355,7 +367,10 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_context=asks_context(text), asks_batch=asks_batch(text),
                                variants=read_variants(text),
                                asks_servers=asks_servers(text), asks_link=asks_link(text),
-                               asks_token_cost=not workload.is_training and asks_token_cost(text))
+                               asks_token_cost=not workload.is_training and asks_token_cost(text),
+                               asks_why_count=asks_why_count(text),
+                               engines=() if workload.is_training else engines_compared(text),
+                               reference_method=reference_method(text) if workload.is_training else "")
     try:
         evaluation = analyse(request, catalog, steps)
     except AdvisorError as exc:  # the tools refused this combination: say why, keep what the user told us

@@ -42,7 +42,7 @@ _MONEY = [
     # ¥200k, ￥ 50 万, $50k, $1.5m
     re.compile(rf"(?P<cur>[¥￥$])\s*(?P<num>{DIGITS})\s*(?P<unit>万|千|k|w|m|mn|million|thousand)?(?![a-z])"),
     # 50k usd, 50 thousand dollars, 20万元, 20万 人民币, 1.5 million rmb
-    re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块|人民币)(?![a-z])"),
+    re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片))|人民币)(?![a-z])"),  # "两块显卡": cards
 ]
 _BUDGET_BARE = re.compile(
     rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"

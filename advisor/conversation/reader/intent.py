@@ -280,3 +280,58 @@ def implies_inference(intent: str, slots: Slots, text: str = "") -> bool:
         return True
     weights = slots.weights
     return bool(weights and weights not in ("bf16", "fp16", "fp32")) or slots.context is not None
+
+
+# "is the A100 still worth buying?", "A100 还值得买吗": a value verdict for the card (advisor.analysis.value)
+_VALUE_QUESTION = re.compile(r"(?<![a-z])(?:worth (?:it|buying|getting|purchasing|the (?:money|price|investment))|"
+                             r"should (?:i|we) (?:still )?(?:buy|get|purchase|invest in)|good (?:buy|value|deal|investment)|"
+                             r"(?:still|a) (?:good|smart|sensible) (?:buy|purchase|choice|investment)|"
+                             r"value for (?:the )?money)(?![a-z])|值得买|值不值得|还值得|值得入手|值得购买|值得入|还香吗|还能打吗|"
+                             r"划算吗|划不划算|性价比")
+
+
+def asks_value(text: str) -> bool:
+    """"Is the H100 still worth buying?" / "A100 还值得买吗": the answer is the card's value per dollar against the
+    newest card of its kind, with its dated price and age."""
+    return bool(_VALUE_QUESTION.search((text or "").lower()))
+
+
+# "why does 70B need two GPUs?", "为什么 70B 要两张卡": the reason for the count (weights vs one card's memory)
+_WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|should)\b|how come\b).{0,60}?(?:need|take|require|use|"
+                        r"span|split|have)s?\b.{0,20}?(?:two|2|three|3|four|4|eight|8|multiple|several|more than one|"
+                        r"\d+)\s*(?:x\s*)?(?:[\w-]+\s+)?(?:gpus?|cards?|accelerators?)|why (?:can't|cannot|won't|doesn't)"
+                        r" .{0,60}?(?:fit|run) on (?:one|a single|1) (?:gpu|card)|(?:为什么|为啥).{0,30}?(?:要|需要|得|用|占)"
+                        r"\s*(?:两|二|三|四|八|多|几|\d+)\s*(?:张|块|台|(?:个\s*)?(?:卡|gpu|显卡))|(?:为什么|为啥).{0,30}?(?:一张|单卡|单张)"
+                        r".{0,6}(?:放不下|装不下|跑不了|不够|不行)")
+
+
+def asks_why_count(text: str) -> bool:
+    """"Why does 70B need two GPUs?": the reason for the count first (the weights against one card's memory)."""
+    return bool(_WHY_COUNT.search((text or "").lower()))
+
+
+# "which is faster, vLLM or llama.cpp?", "Ollama 和 vLLM 哪个快": serving engines named to be compared
+_ENGINE_NAMES = (("vllm", r"vllm"), ("llama.cpp", r"llama\.?cpp|ollama|lm studio"), ("sglang", r"sglang"),
+                 ("trtllm", r"tensorrt[\s_-]*llm|trt[\s_-]*llm"), ("transformers", r"(?<![a-z])transformers(?![a-z])"))
+_ENGINE_COMPARE = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|faster|slower|quicker|better|compare[ds]?|comparison)"
+                             r"(?![a-z])|哪个|还是|对比|比较|更快|谁快|快还是")
+
+
+def engines_compared(text: str) -> tuple[str, ...]:
+    """The serving engines the message compares ("Is vLLM or llama.cpp faster …?"), in the order named; () when
+    fewer than two are named or nothing compares them (Ollama and LM Studio run llama.cpp)."""
+    s = (text or "").lower()
+    found = sorted((m.start(), engine) for engine, rx in _ENGINE_NAMES if (m := re.search(rx, s)))
+    engines = tuple(dict.fromkeys(e for _, e in found))
+    return engines if len(engines) >= 2 and _ENGINE_COMPARE.search(s) else ()
+
+
+# preference tuning that keeps a frozen reference model beside the policy (TRL DPOTrainer, KTOTrainer)
+_REFERENCE_METHOD = re.compile(r"(?<![a-z])(dpo|kto|ipo)(?![a-z])")
+
+
+def reference_method(text: str) -> str:
+    """"DPO training Llama 3.1 8B …": the preference method named whose loss needs a frozen reference model
+    ("DPO", "KTO", "IPO"), else ""."""
+    m = _REFERENCE_METHOD.search((text or "").lower())
+    return m.group(1).upper() if m else ""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.render.acts import engines_lead, reference_note, why_count_lead
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, link_text
 from advisor.conversation.render.labels import task_label
@@ -40,6 +41,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
     said with no card ("on 2048 GPUs") is followed by the card it was taken as; an answer for the coding default model
     says so first."""
     led = _lead_for(ev, top, state, book, lang)
+    led.text = reference_note(ev, book, lang) + led.text  # "DPO …": what the sizing assumes about its reference model
+    if state.slots.model_assumed == "default" and ev.engines:  # engines compared with no model named
+        led.text = t("acts.engine.default_model", lang, model=ev.model.name) + led.text
     if state.slots.model_assumed == "coding":  # no model named for a coding use: the answer is for the coding default
         led.text = t("lead.coding_default", lang, model=ev.model.name) + led.text
     if ev.count_card and ev.count_card in led.text:
@@ -53,6 +57,11 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     cap = state.slots.capacity
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
         return variants_lead(ev, book, lang)
+    led_act = engines_lead(ev, book, lang)  # "vLLM or llama.cpp, which is faster here?": each engine's speed
+    if led_act is None and ev.asks_why_count:  # "why does 70B need two GPUs?": the reason first
+        led_act = why_count_lead(users[0] if len(users) == 1 else top or (users[0] if users else None), ev, book, lang)
+    if led_act is not None:
+        return led_act
     if (intent in ("feasibility", "claim") or state.slots.device is not None) and cap is not None and not users:
         device = state.slots.device.name if state.slots.device is not None else ""
         return fs.memory_lead(ev, cap, top, book, lang, device)  # a laptop GPU or a Mac: its memory, whatever asked

@@ -1,0 +1,79 @@
+"""Which serving engine is faster on a configuration ("Is vLLM or llama.cpp faster for Qwen2.5-14B on a 4090?").
+
+Each engine runs the formats it usually serves (the most precise first): vLLM, SGLang and TensorRT-LLM the
+checkpoint's precision, FP8 where the card has FP8 tensor cores, then AWQ-INT4; llama.cpp (Ollama, LM Studio) GGUF
+BF16, Q8_0, Q4_K_M; transformers BF16, bitsandbytes INT8, NF4. The first format that fits with the recommender's
+headroom (`advisor.recommend.search.sized` on `estimate_memory` with the engine's own memory profile) is timed with
+`advisor.estimator.throughput.estimate_throughput` at the asked concurrency and the request lengths the answer's
+speeds use (`advisor.workload.speed_workload`: one chat turn unless stated), with that engine's fixed
+costs per step (knowledge/data/calibration.yaml `engine_fixed_costs`). A format the user stated is used for every
+engine instead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from advisor.analysis.result import EngineRun, top_option
+from advisor.analysis.steps import Step, timed
+from advisor.estimator.calibration import load_calibration
+from advisor.estimator.formats import bits_per_weight
+from advisor.estimator.memory import default_inference_format, estimate_memory
+from advisor.estimator.throughput import estimate_throughput
+from advisor.recommend.search import sized
+from advisor.workload import speed_workload
+from knowledge.errors import AdvisorError
+from knowledge.structs import replace
+
+if TYPE_CHECKING:
+    from advisor.analysis.request import AnalysisRequest
+    from advisor.analysis.result import Analysis
+    from advisor.workload import Workload
+    from knowledge.catalog import Catalog
+    from knowledge.schemas import GpuSpec, ModelSpec
+
+SERVER_ENGINES = ("vllm", "sglang", "trtllm")
+
+
+def engine_formats(engine: str, gpu: GpuSpec) -> tuple[str, ...]:
+    """The weight formats `engine` usually serves on `gpu`, the most precise first."""
+    if engine == "llama.cpp":
+        return ("bf16", "q8_0", "q4_k_m")
+    if engine == "transformers":
+        return ("bf16", "bnb-int8", "nf4")
+    return ("bf16", "fp8", "awq-int4") if gpu.supports_fp8 else ("bf16", "int8", "awq-int4")
+
+
+def engine_run(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: int, engine: str,
+               stated_weights: str | None = None) -> EngineRun:
+    """`engine` on `count` × `gpu`: the most precise of its formats (no more precise than the checkpoint) that fits,
+    and its decode speed there; weights "" when none fits."""
+    own = default_inference_format(model)
+    formats = [stated_weights] if stated_weights else [
+        f for f in engine_formats(engine, gpu) if bits_per_weight(f) <= bits_per_weight(own)]
+    for fmt in formats:
+        w = replace(workload, weights=fmt, engine=engine, gpus=count, tp=count, nodes=1)
+        try:
+            est = estimate_memory(model, w, gpu)
+            if not sized(est, gpu):
+                continue
+            tput = estimate_throughput(model, gpu, count, speed_workload(w), load_calibration(), with_capacity=False)
+        except (AdvisorError, ValueError):
+            continue
+        return EngineRun(engine, gpu.id, gpu.name, count, fmt, est.per_gpu.total, est.usable_bytes(gpu),
+                         tput.decode_tokens_per_s, tput.decode_tokens_per_s_total)
+    return EngineRun(engine, gpu.id, gpu.name, count, "")
+
+
+def engine_runs(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],
+                ev: Analysis) -> list[EngineRun]:
+    """Each engine of `request.engines` on the one configuration named (else the answer's leading one)."""
+    users = ev.user_options
+    o = users[0] if len(users) == 1 else top_option(ev)
+    if o is None:
+        return []
+    gpu = catalog.gpu(o.gpu)
+    stated = request.workload.weights if "weights" in request.stated else None
+    return timed(steps, "compare_engines", {"gpu": gpu.id, "count": o.count, "engines": list(request.engines)},
+                 lambda: [engine_run(model, request.workload, gpu, o.count, e, stated) for e in request.engines],
+                 lambda r: "; ".join(f"{x.engine}: {x.weights or 'does not fit'} {x.tokens_per_s:.0f} tok/s" for x in r))

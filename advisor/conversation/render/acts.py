@@ -1,0 +1,113 @@
+"""Leads for acts beside a plain sizing: "which engine is faster here?" (advisor.analysis.engines), "why does it
+need two GPUs?" (the weights against one card's memory), and what a DPO sizing assumes about the frozen reference
+model (TRL's DPOTrainer: with a PEFT adapter the reference is the base with the adapter disabled, so no second
+copy; full-parameter DPO keeps a second frozen copy of the weights)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from advisor.analysis.result import Analysis
+from advisor.analysis.why_count import smallest_single_card
+from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.render.book import SRC_MEMORY, SRC_THROUGHPUT, Book
+from advisor.conversation.render.labels import PARTS, format_label, task_label
+from advisor.estimator.formats import bits_per_weight
+from advisor.estimator.memory import default_inference_format
+from knowledge.catalog import load_catalog
+from knowledge.messages import t
+from knowledge.params import param_counts
+from knowledge.quantities import Bytes
+
+if TYPE_CHECKING:
+    from advisor.recommend.results import Option
+
+ENGINE_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "sglang": "SGLang", "trtllm": "TensorRT-LLM",
+                "transformers": "transformers"}
+SAME_SPEED = 0.05  # within 5 %: about the same (the roofline's own error is larger)
+
+
+def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """"Is vLLM or llama.cpp faster on a 4090?": each engine's decode speed per user with the format it would use to
+    fit, the faster first; None when nothing was compared."""
+    runs = list(ev.engines)
+    if len(runs) < 2:
+        return None
+    where = f"{runs[0].count}× {runs[0].gpu_name}"
+    parts = []
+    for r in runs:
+        name = ENGINE_NAMES.get(r.engine, r.engine)
+        if not r.weights:
+            parts.append(t("acts.engine.none", lang, engine=name))
+            continue
+        speed = book.num(f"decode tokens/s per user with {name} on {where}", r.tokens_per_s, "tokens/s",
+                         SRC_THROUGHPUT, 0)
+        mem = book.gib(f"memory per GPU with {name} on {where}", r.per_gpu)
+        parts.append(t("acts.engine.run", lang, engine=name, speed=speed, fmt=format_label(r.weights, lang), mem=mem))
+    fitting = sorted((r for r in runs if r.weights), key=lambda r: -r.tokens_per_s)
+    if not fitting:
+        verdict = t("acts.engine.verdict.none", lang)
+    elif len(fitting) == 1:
+        verdict = t("acts.engine.verdict.only", lang, engine=ENGINE_NAMES.get(fitting[0].engine, fitting[0].engine))
+    elif fitting[0].tokens_per_s <= fitting[1].tokens_per_s * (1 + SAME_SPEED):
+        verdict = t("acts.engine.verdict.same", lang)
+    else:
+        verdict = t("acts.engine.verdict.faster", lang, engine=ENGINE_NAMES.get(fitting[0].engine, fitting[0].engine))
+    users = ev.workload.concurrency or 1
+    load = t("acts.engine.users", lang, n=users) if users > 1 else ""
+    text = t("acts.engine.lead" if fitting else "acts.engine.lead.none", lang, verdict=verdict, where=where, runs=t("list.sep", lang).join(parts), load=load)
+    return fs.Lead(text, None, f"decode tokens/s per user with {ENGINE_NAMES.get(runs[0].engine)} on {where}")
+
+
+def why_count_lead(o: Option | None, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """"Why does 70B need two GPUs?": the job's memory on one card (the weights at its precision first) against what
+    one card of the answer can use, then how it splits, and the smallest single card that would hold it."""
+    need = ev.need
+    if need is None:
+        return None
+    per = need.per_gpu
+    fmt = ev.workload.weights or default_inference_format(ev.model)
+    params = param_counts(ev.model).total
+    weights = book.gib("weights of the whole model", per.weights)
+    total = book.gib("memory of the job on one GPU", per.total)
+    arith = t("acts.why.arith", lang, params=f"{params / 1e9:.1f}", bytes=f"{bits_per_weight(fmt) / 8:g}")
+    one = smallest_single_card(ev.model, ev.workload, load_catalog())
+    bigger = t("acts.why.bigger", lang, card=one.name, memory=book.gib(
+        f"memory of one {one.name}", one.memory, "knowledge catalog", 0)) if one is not None else ""
+    if o is None:  # nothing within the constraints: the need on one card, and the smallest card that holds it
+        text = t("acts.why.none", lang, fmt=format_label(fmt, lang), weights=weights, arith=arith, total=total)
+        return fs.Lead(text + (t("sentence.gap", lang) + bigger if bigger else ""), None, "weights of the whole model")
+    usable = book.gib(f"usable memory of one {o.gpu_name}", o.usable)
+    card = o.gpu_name
+    if o.count <= 1:
+        text = t("acts.why.one", lang, fmt=format_label(fmt, lang), total=total, weights=weights, card=card,
+                 usable=usable)
+        return fs.Lead(text, None, "memory of the job on one GPU")
+    split = t("acts.why.split", lang, n=o.count, per=book.gib(f"memory per GPU on {o.count}× {card}", o.per_gpu.total))
+    if per.weights.n > o.usable.n:
+        text = t("acts.why.weights", lang, fmt=format_label(fmt, lang), weights=weights, arith=arith, card=card,
+                 usable=usable, total=total, split=split)
+    else:
+        biggest = max((p for p in PARTS if p != "weights"), key=lambda p: getattr(per, p).n)
+        text = t("acts.why.total", lang, total=total, card=card, usable=usable, weights=weights,
+                 part=t(f"part.{biggest}", lang), amount=book.gib(f"{biggest} on one GPU", getattr(per, biggest)),
+                 split=split)
+    if one is not None and one.id != o.gpu:
+        text += t("sentence.gap", lang) + bigger
+    return fs.Lead(text, None, "weights of the whole model")
+
+
+def reference_note(ev: Analysis, book: Book, lang: str) -> str:
+    """"DPO training Llama 3.1 8B …": what the sizing assumes about DPO's frozen reference model, said before the
+    answer: with LoRA/QLoRA none extra (the reference is the base with the adapter disabled); with full parameters
+    a second copy of the weights at BF16 (params × 2 bytes), which the sizing does not include."""
+    method = ev.reference_method
+    if not method:
+        return ""
+    task = ev.workload.task
+    params = param_counts(ev.model).total
+    extra = book.gib(f"{method} reference model weights (BF16)", Bytes(params * 2), SRC_MEMORY)
+    key = "acts.dpo.adapter" if task in ("lora", "qlora") else "acts.dpo.full"
+    return t(key, lang, method=method, task=task_label(task, lang), extra=extra, params=f"{params / 1e9:.2f}") + \
+        t("sentence.gap", lang)
+
