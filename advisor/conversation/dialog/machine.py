@@ -38,7 +38,7 @@ DEFAULT_MODEL = "qwen2.5-7b"
 # counterpart of DEFAULT_MODEL, same family and size (Qwen2.5-Coder-7B-Instruct), said in the answer as a default
 DEFAULT_CODING_MODEL = "qwen2.5-coder-7b"
 from advisor.recommend.offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
-from advisor.workload import default_context  # noqa: E402  (one place for the default)
+from advisor.workload import CHAT_OUTPUT_TOKENS, default_context  # noqa: E402  (one place for each default)
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -48,7 +48,17 @@ if TYPE_CHECKING:
 # source nvidia-rag-sizing). Stated in the answer as an assumption; "15 people" → ceil(1.5) = 2 at the same time.
 PEAK_SHARE = 0.10
 PEAK_SHARE_SOURCE = "nvidia-rag-sizing"
-QPS_SECONDS_PER_REQUEST = 1.0  # Little's law L = λ·W with W = 1 s when only QPS is known (stated as an assumption)
+
+
+def request_seconds(s: Slots) -> float:
+    """W of Little's law L = λ·W when only a request rate is known: one request's time in the engine at the
+    per-token target — its output tokens (stated, else a chat turn's CHAT_OUTPUT_TOKENS) × the stated time per
+    token, else the interactivity target (INTERACTIVE_MS_PER_TOKEN, MLPerf's interactive 40 ms). The first token's
+    wait is left out (tens of ms against seconds of decoding). Stated in the answer as an assumption."""
+    from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated request rate needs it
+
+    out = s.output_tokens or CHAT_OUTPUT_TOKENS
+    return out * (s.tpot_ms or INTERACTIVE_MS_PER_TOKEN) / 1000
 
 BLOCKING = ("model", "task")
 NEXT_INFERENCE = ("concurrency", "context", "weights", "region", "budget", "output_tokens")
@@ -262,12 +272,14 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
                                 {"ctx": (context, "tokens", "advisor.workload.default_context")}))
     concurrency = s.concurrency
     if concurrency is None and s.qps:
-        concurrency = max(1, math.ceil(s.qps * QPS_SECONDS_PER_REQUEST))
+        w_s = request_seconds(s)
+        concurrency = max(1, math.ceil(s.qps * w_s))
         notes.append(Assumption(
-            "{qps} requests/s read as {conc} concurrent requests (Little's law with {w} per request)",
-            "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}）",
-            {"qps": (s.qps, "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
-             "w": (QPS_SECONDS_PER_REQUEST, "s", "dialog assumption")}))
+            "{qps} requests/s read as {conc} concurrent requests (Little's law with {w} per request: its output "
+            "tokens at the per-token target)",
+            "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}：输出 token 数 × 每 token 目标时延）",
+            {"qps": (round(s.qps, 2), "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
+             "w": (round(w_s, 1), "s", "output tokens × time-per-token target")}))
     if concurrency is None and s.batch and task == "inference":  # "throughput at batch 64": 64 sequences at once
         concurrency = s.batch
         notes.append(Assumption("batch {n} read as {n} concurrent sequences", "批大小 {n} 按 {n} 路并发计算",

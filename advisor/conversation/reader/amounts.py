@@ -93,6 +93,18 @@ _QPS = [
     re.compile(rf"(?P<num>{DIGITS})\s*(?:qps|rps|requests?\s*(?:per|/)\s*(?:second|s|sec)|req/s|个?请求\s*/\s*秒|每秒请求)"),
     re.compile(rf"每秒\s*(?P<num>{NUM})\s*(?:个)?\s*(?:请求|次)"),
 ]
+# a request rate over a longer period ("1000 requests per minute", "50k queries a day", "每分钟 600 个请求"): the
+# rate per second is the count over the period (a daily count is an average; the peak is the user's to give)
+_PERIOD_S = {"minute": 60, "min": 60, "分钟": 60, "分": 60, "hour": 3600, "hr": 3600, "h": 3600, "小时": 3600, "时": 3600,
+             "day": 86400, "天": 86400, "日": 86400}
+_RATE = [
+    re.compile(rf"(?P<num>{DIGITS})\s*(?P<unit>k|m|million|thousand)?\s*(?:requests?|queries|calls|reqs?|prompts|"
+               r"conversations|chats)\s*(?:per|/|an?|each|every)\s*(?P<per>minute|min|hour|hr|h|day)(?![a-z])"),
+    re.compile(rf"(?P<num>{DIGITS})\s*(?P<unit>k|m)?\s*rpm(?![a-z])"),
+    re.compile(rf"每(?P<per>分钟|小时|天|日)\s*(?:约|大概|有|要处理|处理|接收)?\s*(?P<num>{NUM})\s*(?P<unit>万|千)?\s*(?:个|次)?\s*"
+               r"(?:请求|调用|对话|提问)"),
+    re.compile(rf"(?P<num>{NUM})\s*(?P<unit>万|千)?\s*(?:个|次)?\s*(?:请求|调用)\s*(?:/|每)\s*(?P<per>分钟|小时|天|日)"),
+]
 _DEADLINE = re.compile(
     rf"(?P<num>{NUM}|{EN_WORD_NUM}|半)\s*(?:个\s*)?(?P<unit>weeks?|days?|hours?|hrs?|months?|周|星期|礼拜|天|日|小时|月)"
 )
@@ -242,6 +254,15 @@ def read_concurrency(t: Text, slots: Slots) -> None:
             v = to_number(m.group("num"))
             if v and v > 0:
                 slots.qps = v
+                t.consume(m.start(), m.end())
+                break
+    for rx in _RATE if slots.qps is None else ():
+        m = rx.search(t.s)
+        if m:
+            v = scaled(m.group("num"), m.group("unit"))
+            per = _PERIOD_S.get(m.groupdict().get("per") or "minute", 60)
+            if v and v > 0:
+                slots.qps = v / per
                 t.consume(m.start(), m.end())
                 break
     peak = _PEAK.search(t.s)
