@@ -38,3 +38,24 @@ def test_a_year_is_not_a_spec_figure(text: str) -> None:
     from advisor.conversation.reader.spec_claims import match_spec_claim
 
     assert match_spec_claim(text, ["h100-sxm", "b200"]) is None
+
+
+@pytest.mark.parametrize(("text", "lang", "says"), [
+    ("Is Stable Diffusion XL fine on a 4060 Ti 16GB?", "en", "is not a language model"),
+    ("What GPU do I need for Whisper large-v3?", "en", "is not a language model"),
+    ("FLUX.1 dev 用 4090 跑得动吗", "zh", "不是大语言模型"),
+    ("SDXL 在 3060 12G 上能跑吗", "zh", "不是大语言模型"),
+])
+def test_an_image_or_speech_model_is_said_to_be_out_of_scope_first(text: str, lang: str, says: str) -> None:
+    from advisor.conversation.session import Conversation
+
+    first = Conversation(lang=lang).respond(text).answer.split("\n")[0]
+    assert says in first, first
+
+
+@pytest.mark.parametrize("text", ["推荐一个能在 3090 上跑的最强模型", "4090 上能跑的最好的模型是哪个"])
+def test_the_strongest_model_for_a_card_is_the_models_that_fit(text: str) -> None:
+    from advisor.conversation.session import Conversation
+
+    first = Conversation(lang="zh").respond(text).answer.split("\n")[0]
+    assert "能跑的最大模型" in first, first

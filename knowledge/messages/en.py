@@ -430,6 +430,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "question.output_tokens": "What is the average output length per request, in tokens? It sets the speed and cost figures. Default: a typical chat reply.",
     "question.train_tokens": "How many training tokens (dataset size × epochs)? With it I can estimate the training time.",
     "question.deadline": "By when must the training finish? Default: no deadline.",
+    "preamble.not_language_model": "'{name}' is not a language model: I size GPUs for LLMs (serving, fine-tuning, training), and image, speech and vision models are not in my catalog, so I will not answer with an LLM's figures in its place.",
     "preamble.unknown_model": "unknown model '{name}': it is not in my catalog, and I will not size another model in its place; give me its config.json (`gpu-advisor estimate --config config.json`) or its shape (layers, hidden size, KV heads, parameter count) and I can size it.",
     "preamble.unknown_gpu_given": "'{name}' is not a GPU in the catalog: what follows uses the specs you gave (memory and bandwidth) and nothing else about it (price, software stack).",
     "preamble.unknown_gpu_given_memory": "'{name}' is not a GPU in the catalog: what follows uses the specs you gave (memory) and nothing else about it (price, software stack, speed); give its memory bandwidth (TB/s) for a speed.",

@@ -428,6 +428,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "question.output_tokens": "平均每个请求输出多少 token？这会影响速度和成本估算。默认按常见对话长度。",
     "question.train_tokens": "训练数据总共多少 token（数据量 × 轮数）？有了它才能估算训练时间。",
     "question.deadline": "训练需要在多长时间内完成？默认不设期限。",
+    "preamble.not_language_model": "“{name}”不是大语言模型：我只为大语言模型（推理、微调、训练）估算显卡，图像、语音和视觉模型不在我的目录里，我不会拿某个大语言模型的数字冒充它。",
     "preamble.unknown_model": "未知的模型“{name}”：它不在我的模型目录里，我不会拿别的模型冒充它；给我它的 config.json（`gpu-advisor estimate --config config.json`），或它的层数、隐藏层维度（`hidden_size`）、KV 头数和参数量，就能按它计算。",
     "preamble.unknown_gpu_given": "目录里没有“{name}”这张卡；下面按您给的规格（显存和带宽）计算，其余（价格、软件栈）我没有数据。",
     "preamble.unknown_gpu_given_memory": "目录里没有“{name}”这张卡；下面按您给的规格（显存）计算，其余（价格、软件栈、速度）我没有数据；告诉我它的显存带宽（TB/s）就能估算速度。",

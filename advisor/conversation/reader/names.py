@@ -145,6 +145,12 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
             return
     if slots.model is not None and "distill" not in slots.model and _DISTILL.search(t.s):
         _distilled(t, slots, catalog, min(h[0] for h in hits))
+    if slots.model is None and (other := _NOT_A_LANGUAGE_MODEL.search(t.s)):
+        # "Stable Diffusion XL on a 4060 Ti", "Whisper large-v3": not a language model, so none the catalog holds;
+        # said first as unknown, never sized as some LLM
+        slots.unknown_model = t.original[other.start():other.end()].strip()
+        t.consume(other.start(), other.end())
+        return
     if slots.model is None and not _family_and_size(t, slots, catalog):
         unknown = _MODEL_LIKE.search(t.s)  # something that looks like a model name but is not in the catalog
         if unknown and len(unknown.group(0)) > 3:
@@ -161,6 +167,18 @@ _VERSION_AFTER = re.compile(r"[\s\-]?v?(?P<ver>\d{1,2}(?:\.\d)?)(?![\w.])(?!\s*(
 # a variant word glued to a catalog name ("-flash", "-turbo", "-vl"): another model than the one the name matched
 _VARIANT_AFTER = re.compile(r"[\-_](?:flash|air|turbo|lite|mini|nano|max|plus|pro|ultra|omni|vl|coder)(?![a-z0-9])"
                             r"(?:[\-_][a-z0-9]+)*")
+
+
+# image, speech and vision models people also ask about: the catalog sizes language models only
+_NOT_A_LANGUAGE_MODEL = re.compile(
+    r"(?<![a-z])(?:stable[\s-]*diffusion(?:[\s-]*(?:xl|\d(?:\.\d)?))?|sdxl|sd\s*3(?:\.5)?|flux(?:\.1)?(?:[\s-]*(?:dev|schnell|pro))?|"
+    r"whisper(?:[\s-]*(?:large|medium|small|base|tiny)(?:[\s-]*v\d)?)?|midjourney|dall[\s-]*e\s*\d?|comfyui|"
+    r"yolo\s*v?\d*|wan\s*2\.\d|hunyuan[\s-]*video|sora)(?![a-z0-9])")
+
+
+def not_a_language_model(name: str) -> bool:
+    """Whether `name` is an image, speech or vision model ("Stable Diffusion XL", "Whisper large-v3")."""
+    return bool(_NOT_A_LANGUAGE_MODEL.fullmatch(name.lower().strip()))
 
 
 def _other_version(s: str, start: int, end: int, matched: str, model_id: str, catalog: Catalog) -> int | None:

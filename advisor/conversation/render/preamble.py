@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights
 from advisor.conversation.reader.extract import MAX_CHARS, Slots
 from advisor.conversation.reader.lang import say
+from advisor.conversation.reader.names import not_a_language_model
 from advisor.conversation.reader.slots import DeviceMention
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book
 from advisor.conversation.render.labels import (
@@ -121,7 +122,8 @@ def unknown_lines(slots: Slots, lang: str, catalog: Catalog, *, names: bool = Tr
         return out + _stand_in(slots, lang, catalog) if stand_in else out
     if slots.unknown_model and slots.model is None and catalog.find_model(slots.unknown_model) is None:
         word = slots.unknown_model
-        out.append(t("preamble.unknown_model", lang, name=word))
+        key = "preamble.not_language_model" if not_a_language_model(word) else "preamble.unknown_model"
+        out.append(t(key, lang, name=word))
     for word in slots.unknown_gpus:
         if slots.capacity is not None:  # the user gave its specs: sized from them, as given (inline_specs)
             key = "preamble.unknown_gpu_given" if slots.bandwidth is not None else "preamble.unknown_gpu_given_memory"
