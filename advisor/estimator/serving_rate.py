@@ -1,0 +1,81 @@
+"""The largest Poisson request rate whose 99th-percentile TTFT and TPOT meet a bound: how MLPerf Inference judges
+its Server and Interactive scenarios.
+
+MLPerf's LoadGen issues the Server scenario's queries "according to a Poisson distribution" at the submitter's
+target QPS, and a Llama-2-70B run is valid only when the 99th percentile of TTFT and of TPOT over the run meet
+the bounds (Server: TTFT ≤ 2,000 ms, TPOT ≤ 200 ms; Interactive: ≤ 450 ms, ≤ 40 ms); the run lasts at least 600 s
+and 24,576 queries (MLCommons inference rules, "Scenarios" and the Llama 2 70B latency constraints; loadgen
+`mlperf.conf`, `llama2-70b.Server.ttft_latency`/`tpot_latency`, `*.min_duration = 600000`). The published tokens/s
+is then the throughput at the highest QPS that passes. So the equivalent here is open-loop arrivals, not closed-loop
+users, judged on p99, not on the median, over a run long enough to be in steady state:
+
+    λ* = max λ  with  TTFT_p99(λ) ≤ ttft  and  TPOT_p99(λ) ≤ tpot         tokens/s = λ* · output tokens
+
+found by bisection on log λ between 0 and the engine's saturated request rate (the closed loop at the load where
+it is full). Each λ is one simulation of RUN_REQUESTS Poisson arrivals from a fixed seed (common random numbers:
+the same arrival pattern scaled by 1/λ at every λ), several request lifetimes at the loads these bounds allow, so
+the first lifetime's ramp-up (requests that meet a part-empty engine) is a minority and, being the fast ones, stays
+out of the p99.
+"""
+
+from __future__ import annotations
+
+import math
+
+import msgspec
+from msgspec.structs import replace
+
+from advisor.workload import Workload
+from knowledge.schemas import GpuSpec, ModelSpec
+
+from .calibration import Calibration
+from .serving import _microbatched, _setup
+from .serving_sim import MAX_RATE_REQUESTS, MEASURED, ServingResult, saturation, simulate
+
+RUN_REQUESTS = MAX_RATE_REQUESTS  # Poisson arrivals per simulated run
+BISECTIONS = 12  # on log λ between λ_max/64 and λ_max: a resolution of 64^(1/4096), ≈ 0.1 %
+
+
+class RateAnswer(msgspec.Struct, frozen=True):
+    rate: float  # requests/s over all replicas (0: not even the lowest rate meets the bounds)
+    output_tokens_per_s: float  # rate × output tokens per request
+    result: ServingResult  # one replica's run at the rate found (per-replica rate)
+    replicas: int
+
+
+def max_rate_for_bounds(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calibration, *,
+                        ttft_s: float, tpot_s: float, engine: str | None = None,
+                        max_num_seqs: int | None = None, max_num_batched_tokens: int | None = None,
+                        chunked_prefill: bool | None = None, prefill_first: bool = False) -> RateAnswer:
+    """λ* (module doc) for `count` × `gpu` serving `model` at the workload's prompt/output lengths. `prefill_first`:
+    vLLM V0's scheduler without chunked prefill, which runs the prompts it admits in a step of their own ("by default,
+    vLLM scheduler prioritizes prefills"; once chunked prefill is enabled "the policy is changed to prioritize decode
+    requests": vLLM 0.5 docs, quoted in vllm-project/vllm PR #7874; V0 `Scheduler._schedule_default` schedules the
+    running decodes only when no prefill was scheduled), so every admission stalls the running decodes."""
+    prof, hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, w, calib, engine, chunked_prefill,
+                                                    max_num_seqs, max_num_batched_tokens)
+    vsch, mb = _microbatched(replace(sch, prefill_first=prefill_first), count, tp, replicas)
+    streams = replicas * mb
+
+    def run(lam: float) -> ServingResult:
+        return simulate(prof, hw, vsch, mix, rate=lam, requests=RUN_REQUESTS)
+
+    def ok(r: ServingResult) -> bool:
+        return r.ttft_p99_s <= ttft_s and r.tpot_p99_s <= tpot_s
+
+    lens = mix.draw(MEASURED)
+    full = saturation(vsch, lens)
+    top = simulate(prof, hw, vsch, mix, concurrency=full).requests_per_s  # the most the engine completes
+    lo, hi = top / 64.0, top
+    best = run(lo)
+    if not ok(best):
+        return RateAnswer(0.0, 0.0, best, replicas)
+    for _ in range(BISECTIONS):
+        mid = math.sqrt(lo * hi)
+        r = run(mid)
+        if ok(r):
+            lo, best = mid, r
+        else:
+            hi = mid
+    rate = lo * streams
+    return RateAnswer(rate, rate * sum(o for _, o in lens) / len(lens), best, replicas)
