@@ -11,8 +11,8 @@ users, judged on p99, not on the median, over a run long enough to be in steady 
 
     λ* = max λ  with  TTFT_p99(λ) ≤ ttft  and  TPOT_p99(λ) ≤ tpot         tokens/s = λ* · output tokens
 
-found by bisection on log λ between 0 and the engine's saturated request rate (the closed loop at the load where
-it is full). Each λ is one simulation of RUN_REQUESTS Poisson arrivals from a fixed seed (common random numbers:
+found by bisection on log λ below the engine's saturated request rate λ_max (the closed loop at the load where it
+is full): within [λ_max/8, λ_max], or the first factor of 8 below whose low end meets the bounds. Each λ is one simulation of RUN_REQUESTS Poisson arrivals from a fixed seed (common random numbers:
 the same arrival pattern scaled by 1/λ at every λ), several request lifetimes at the loads these bounds allow, so
 the first lifetime's ramp-up (requests that meet a part-empty engine) is a minority and, being the fast ones, stays
 out of the p99.
@@ -33,7 +33,7 @@ from .serving import _microbatched, _setup
 from .serving_sim import MAX_RATE_REQUESTS, MEASURED, ServingResult, saturation, simulate
 
 RUN_REQUESTS = MAX_RATE_REQUESTS  # Poisson arrivals per simulated run
-BISECTIONS = 12  # on log λ between λ_max/64 and λ_max: a resolution of 64^(1/4096), ≈ 0.1 %
+BISECTIONS = 8  # on log λ within a factor of 8: a resolution of 8^(1/256), ≈ 0.8 %
 
 
 class RateAnswer(msgspec.Struct, frozen=True):
@@ -48,10 +48,10 @@ def max_rate_for_bounds(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload,
                         max_num_seqs: int | None = None, max_num_batched_tokens: int | None = None,
                         chunked_prefill: bool | None = None, prefill_first: bool = False) -> RateAnswer:
     """λ* (module doc) for `count` × `gpu` serving `model` at the workload's prompt/output lengths. `prefill_first`:
-    vLLM V0's scheduler without chunked prefill, which runs the prompts it admits in a step of their own ("by default,
-    vLLM scheduler prioritizes prefills"; once chunked prefill is enabled "the policy is changed to prioritize decode
-    requests": vLLM 0.5 docs, quoted in vllm-project/vllm PR #7874; V0 `Scheduler._schedule_default` schedules the
-    running decodes only when no prefill was scheduled), so every admission stalls the running decodes."""
+    vLLM's V0 scheduler without chunked prefill, which "prioritizes prefills and doesn't batch prefill and decode to
+    the same batch", trading slower ITL for a shorter TTFT; only with chunked prefill does it prioritise decodes (vLLM
+    0.4-0.6 docs, Performance and Tuning, Chunked Prefill, https://docs.vllm.ai/en/v0.6.0/models/performance.html,
+    retrieved 2026-12-05; vllm-project/vllm PR #7874 quotes it), so every admission stalls the running decodes."""
     prof, hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, w, calib, engine, chunked_prefill,
                                                     max_num_seqs, max_num_batched_tokens)
     vsch, mb = _microbatched(replace(sch, prefill_first=prefill_first), count, tp, replicas)
@@ -66,10 +66,13 @@ def max_rate_for_bounds(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload,
     lens = mix.draw(MEASURED)
     full = saturation(vsch, lens)
     top = simulate(prof, hw, vsch, mix, concurrency=full).requests_per_s  # the most the engine completes
-    lo, hi = top / 64.0, top
+    lo, hi = top / 8.0, top
     best = run(lo)
-    if not ok(best):
-        return RateAnswer(0.0, 0.0, best, replicas)
+    while not ok(best):  # the bracket moves down by 8× until its low end meets the bounds
+        if lo < top / 4096.0:
+            return RateAnswer(0.0, 0.0, best, replicas)
+        lo, hi = lo / 8.0, lo
+        best = run(lo)
     for _ in range(BISECTIONS):
         mid = math.sqrt(lo * hi)
         r = run(mid)
