@@ -14,7 +14,7 @@ from tests.serving_bench import validate_serving
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Within ±25 % on output tokens/s on 2026-12-05: 28 of 31 (22 of the first 24; 6 of the 7 v5.1 Server/Interactive
+# Within ±25 % on output tokens/s on 2026-12-05: 35 of 39 (22 of the first 24; 13 of the 15 v5.1 Server/Interactive
 # rows added after the changes below, as found, source mlperf-inf-v51-more), each simulated with the submission's own batch, token
 # budget and chunked-prefill flags and the MI300X/MI325X matmul factor (calibration.yaml matmul_factor_by_gpu).
 # Server/Interactive are judged as LoadGen judges them: Poisson arrivals, p99 TTFT and TPOT within the bounds
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Interactive rows were 12-27 % high on H200 and MI325X, and +113 % on MI300X), and AMD's vLLM V0 runs without
 # chunked prefill schedule prompts in steps of their own (Scheduler.prefill_first; the MI300X Server rows went from
 # +25/+30 % to +16/+21 %). The misses, with what the model lacks:
-MLPERF_FLOOR = 28
+MLPERF_FLOOR = 35
 KNOWN_MISSES = {
     "mlp51-amd-mi300xx8-int": "40 ms TPOT bound on MI300X, vLLM V0 with 8-step scheduling: the published median "
                               "TPOT (31.9 ms) comes at ~36 running sequences per GPU, where the roofline gives "
@@ -32,6 +32,7 @@ KNOWN_MISSES = {
                                "+62 %, as the AMD row",
     "mlp51-nv-b200x8-int": "40 ms TPOT bound on B200 FP4 (max_num_tokens 768): the simulated step at a few hundred "
                            "sequences is too short; the FP4 efficiency was fitted on one prefill-bound row (+50 %)",
+    "mlp51-google-b200x8-int": "Google's run of the same B200 FP4 Interactive configuration (+70 %), as NVIDIA's row",
 }
 
 
