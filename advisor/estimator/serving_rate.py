@@ -21,6 +21,7 @@ out of the p99.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import msgspec
 from msgspec.structs import replace
@@ -30,7 +31,7 @@ from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
 from .serving import _microbatched, _setup
-from .serving_sim import MAX_RATE_REQUESTS, MEASURED, ServingResult, saturation, simulate
+from .serving_sim import MAX_RATE_REQUESTS, MEASURED, RequestMix, Scheduler, ServingResult, saturation, simulate
 
 RUN_REQUESTS = MAX_RATE_REQUESTS  # Poisson arrivals per simulated run
 BISECTIONS = 8  # on log λ within a factor of 8: a resolution of 8^(1/256), ≈ 0.8 %
@@ -52,10 +53,8 @@ def max_rate_for_bounds(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload,
     the same batch", trading slower ITL for a shorter TTFT; only with chunked prefill does it prioritise decodes (vLLM
     0.4-0.6 docs, Performance and Tuning, Chunked Prefill, https://docs.vllm.ai/en/v0.6.0/models/performance.html,
     retrieved 2026-12-05; vllm-project/vllm PR #7874 quotes it), so every admission stalls the running decodes."""
-    prof, hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, w, calib, engine, chunked_prefill,
-                                                    max_num_seqs, max_num_batched_tokens)
-    vsch, mb = _microbatched(replace(sch, prefill_first=prefill_first), count, tp, replicas)
-    streams = replicas * mb
+    prof, hw, vsch, mix, streams, replicas = _poisson_setup(model, gpu, count, w, calib, engine, max_num_seqs,
+                                                             max_num_batched_tokens, chunked_prefill, prefill_first)
 
     def run(lam: float) -> ServingResult:
         return simulate(prof, hw, vsch, mix, rate=lam, requests=RUN_REQUESTS)
@@ -82,3 +81,26 @@ def max_rate_for_bounds(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload,
             hi = mid
     rate = lo * streams
     return RateAnswer(rate, rate * sum(o for _, o in lens) / len(lens), best, replicas)
+
+
+def _poisson_setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calibration, engine: str | None,
+                   max_num_seqs: int | None, max_num_batched_tokens: int | None, chunked_prefill: bool | None,
+                   prefill_first: bool) -> tuple[Any, Any, Scheduler, RequestMix, int, int]:
+    """The simulation inputs of one arrival stream (a replica, or a pipelined replica's microbatch stream), the number
+    of streams and of replicas."""
+    prof, hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, w, calib, engine, chunked_prefill,
+                                                    max_num_seqs, max_num_batched_tokens)
+    vsch, mb = _microbatched(replace(sch, prefill_first=prefill_first), count, tp, replicas)
+    return prof, hw, vsch, mix, replicas * mb, replicas
+
+
+def simulate_at_rate(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calibration, *, rate: float,
+                     engine: str | None = None, max_num_seqs: int | None = None,
+                     max_num_batched_tokens: int | None = None, chunked_prefill: bool | None = None,
+                     prefill_first: bool = False) -> ServingResult:
+    """One stream's run of RUN_REQUESTS Poisson arrivals at `rate` requests/s over the whole system (a published
+    run's scheduled rate: its simulated medians against the published ones separate the step's cost from the
+    scheduler's)."""
+    prof, hw, vsch, mix, streams, _rep = _poisson_setup(model, gpu, count, w, calib, engine, max_num_seqs,
+                                                        max_num_batched_tokens, chunked_prefill, prefill_first)
+    return simulate(prof, hw, vsch, mix, rate=rate / streams, requests=RUN_REQUESTS)
