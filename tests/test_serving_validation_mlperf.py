@@ -1,7 +1,7 @@
 """MLPerf Inference rows (benchmarks/serving_validation.yaml, `mlperf: true`): Llama 2 70B results of the v4.1 and
 v5.1 datacenter rounds (NVIDIA/Cisco/Dell TensorRT-LLM on H100, H200, H200 NVL and B200; AMD vLLM on MI300X, MI325X
 and MI355X), held out from every fit. Offline: generated tokens/s at the submission's batch; Server/Interactive:
-tokens/s at the largest load that meets the round's TTFT/TPOT bounds (max_concurrency_for_target). The count within
+tokens/s at the highest Poisson rate whose p99 TTFT and TPOT meet the round's bounds (serving_rate). The count within
 ±25 % must not regress."""
 
 from __future__ import annotations
@@ -14,21 +14,25 @@ from tests.serving_bench import validate_serving
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Within ±25 % on output tokens/s on 2026-12-05: 19 of 24 (with the MI355X open-division FP4 row; 20 before the
-# simulator measured 64 steady-state requests, which moved the 8× MI300X Server row from +21 % to +25 %), each simulated
-# with the submission's own batch, token budget and chunked-prefill flags, and the MI300X/MI325X matmul factor
-# (calibration.yaml matmul_factor_by_gpu, from the published MAMF table; without it 11 of 20, every AMD row
-# +12…+223 %). The misses, with what the model lacks:
-MLPERF_FLOOR = 19
+# Within ±25 % on output tokens/s on 2026-12-05: 35 of 39 (22 of the first 24; 13 of the 15 v5.1 Server/Interactive
+# rows added after the changes below, as found, source mlperf-inf-v51-more), each simulated with the submission's own batch, token
+# budget and chunked-prefill flags and the MI300X/MI325X matmul factor (calibration.yaml matmul_factor_by_gpu).
+# Server/Interactive are judged as LoadGen judges them: Poisson arrivals, p99 TTFT and TPOT within the bounds
+# (serving_rate.max_rate_for_bounds; 19 of 24 when the median of a closed loop was held to the bounds: the
+# Interactive rows were 12-27 % high on H200 and MI325X, and +113 % on MI300X), and AMD's vLLM V0 runs without
+# chunked prefill schedule prompts in steps of their own (Scheduler.prefill_first; the MI300X Server rows went from
+# +25/+30 % to +16/+21 %). The misses, with what the model lacks:
+MLPERF_FLOOR = 35
 KNOWN_MISSES = {
-    "mlp41-amd-mi300x-srv": "one MI300X, vLLM 0.4.3 (max_num_seqs 768): +30 %, at the edge",
-    "mlp41-amd-mi300xx8-srv": "8× MI300X, vLLM 0.4.3 V0 without chunked prefill: +25 %, at the edge (whole-prompt "
-                              "prefill steps stall the decodes, as in the MI300X Interactive row)",
-    "mlp51-amd-mi300xx8-int": "40 ms TPOT bound, vLLM V0 without chunked prefill and 8-step scheduling: whole-prompt "
-                              "prefill steps stall every decode, which the simulator does not model (+114 %)",
-    "mlp51-amd-mi325xx8-int": "40 ms TPOT bound, vLLM 0.6.5 eager at small batch (+27 %)",
+    "mlp51-amd-mi300xx8-int": "40 ms TPOT bound on MI300X, vLLM V0 with 8-step scheduling: the published median "
+                              "TPOT (31.9 ms) comes at ~36 running sequences per GPU, where the roofline gives "
+                              "~23 ms; the ROCm build's small-batch kernels are not quantified by any source here "
+                              "(+55 %)",
+    "mlp51-dell-mi300xx8-int": "Dell's run of the same MI300X Interactive configuration (vLLM V0, 8-step scheduling): "
+                               "+62 %, as the AMD row",
     "mlp51-nv-b200x8-int": "40 ms TPOT bound on B200 FP4 (max_num_tokens 768): the simulated step at a few hundred "
-                           "sequences is too short; the FP4 efficiency was fitted on one prefill-bound row (+74 %)",
+                           "sequences is too short; the FP4 efficiency was fitted on one prefill-bound row (+50 %)",
+    "mlp51-google-b200x8-int": "Google's run of the same B200 FP4 Interactive configuration (+70 %), as NVIDIA's row",
 }
 
 
