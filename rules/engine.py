@@ -110,6 +110,10 @@ class _Host:
     def delete_state(self, ruleset: str, sid: str) -> None:
         _durable.delete_state(self.handle, sid)
 
+    def get_state(self, ruleset: str, sid: str) -> Any:
+        """A session's state (durable raises "Could not get …" for one that is not there)."""
+        return json.loads(_durable.get_state(self.handle, sid))
+
     def get_facts(self, ruleset: str, sid: str) -> Any:
         return json.loads(_durable.get_facts(self.handle, sid))
 
