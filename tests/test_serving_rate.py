@@ -4,7 +4,7 @@ and TPOT meet a bound, and vLLM V0's prefill-first scheduling (Scheduler.prefill
 from __future__ import annotations
 
 from advisor.estimator.calibration import load_calibration
-from advisor.estimator.serving import _microbatched, _setup
+from advisor.estimator.serving import microbatched, serving_setup
 from advisor.estimator.serving_rate import RUN_REQUESTS, max_rate_for_bounds
 from advisor.estimator.serving_sim import simulate
 from advisor.workload import Workload
@@ -28,7 +28,7 @@ def test_rate_found_meets_the_p99_bounds_and_a_little_more_does_not():
     r = ans.result
     assert ans.rate > 0 and r.ttft_p99_s <= 0.45 and r.tpot_p99_s <= 0.040
     assert r.ttft_p99_s >= r.ttft_p95_s >= r.ttft_p50_s and r.tpot_p99_s >= r.tpot_p50_s
-    prof, hw, sch, _tp, _rep, mix, _fp4 = _setup(model, gpu, 1, _w(), CAL, "trtllm", True, 512, 256)
+    prof, hw, sch, _tp, _rep, mix, _fp4 = serving_setup(model, gpu, 1, _w(), CAL, "trtllm", True, 512, 256)
     more = simulate(prof, hw, sch, mix, rate=ans.rate * 1.05, requests=RUN_REQUESTS)
     assert more.ttft_p99_s > 0.45 or more.tpot_p99_s > 0.040
     # published: Cisco C885 8 × H200 (MLPerf v5.1 Interactive, the same settings) 67.37 queries/s, 8.42 per GPU
@@ -48,8 +48,8 @@ def test_v0_prefill_first_trades_itl_for_ttft():
     "optimizes the TTFT, but incurs slower ITL" (Performance and Tuning, chunked prefill). At the same Poisson load
     the prefill-first scheduler gives a lower TTFT and a higher TPOT than whole prompts mixed into decode steps."""
     gpu, model = CAT.gpu("mi300x"), CAT.model("llama-2-70b")
-    prof, hw, sch, tp, rep, mix, _fp4 = _setup(model, gpu, 1, _w(), CAL, "vllm", False, 600, 40960)
-    sch, _mb = _microbatched(sch, 1, tp, rep)
+    prof, hw, sch, tp, rep, mix, _fp4 = serving_setup(model, gpu, 1, _w(), CAL, "vllm", False, 600, 40960)
+    sch, _mb = microbatched(sch, 1, tp, rep)
     mixed = simulate(prof, hw, sch, mix, rate=5.0, requests=600)
     v0 = simulate(prof, hw, replace(sch, prefill_first=True), mix, rate=5.0, requests=600)
     assert v0.ttft_p50_s < mixed.ttft_p50_s

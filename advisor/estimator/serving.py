@@ -160,7 +160,7 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
                      seq_s=sv.seq_s.value, request_s=sv.request_s.value, kv_capacity_tokens=int(cap))
 
 
-def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calibration, engine: str | None,
+def serving_setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calibration, engine: str | None,
            chunked_prefill: bool | None, max_num_seqs: int | None = None,
            max_num_batched_tokens: int | None = None) -> tuple[Any, Any, Scheduler, int, int, RequestMix, bool]:
     weights = w.weights or default_inference_format(model)
@@ -188,7 +188,7 @@ def _setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib: Calib
     return prof, hw, sch, tp, count // (tp * pp), RequestMix(prompt, output), fp4
 
 
-def _microbatched(sch: Scheduler, count: int, tp: int, replicas: int) -> tuple[Scheduler, int]:
+def microbatched(sch: Scheduler, count: int, tp: int, replicas: int) -> tuple[Scheduler, int]:
     """The scheduler one microbatch stream of a pipelined replica sees (1/pp of the KV cache) and pp; unchanged and 1
     without a pipeline or without continuous batching."""
     mb = max(1, count // (tp * replicas)) if sch.continuous_batching else 1
@@ -210,11 +210,11 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
     A closed loop in steady state reports its latency figures for up to C users (serving_ladder: the worst over a
     ladder of loads up to C, so they never fall as C grows and the capacity search reads the same figures);
     `ladder=False`, an explicit request count or `stagger=False` give the one simulation at C as it came out."""
-    prof, hw, sch, tp, replicas, mix, fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill,
+    prof, hw, sch, tp, replicas, mix, fp4 = serving_setup(model, gpu, count, workload, calib, engine, chunked_prefill,
                                                    max_num_seqs, max_num_batched_tokens)
     if conversational:  # the workload's prompt/output lengths are the means of a ShareGPT-like spread
         mix = RequestMix.with_means(mix.prompt, mix.output, sigma=CONVERSATION_SIGMA)
-    vsch, mb = _microbatched(sch, count, tp, replicas)
+    vsch, mb = microbatched(sch, count, tp, replicas)
     env = _envelope(prof, hw, vsch, mix, speculation)
     used_ladder = False
     if rate is None:
@@ -240,7 +240,7 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
 def request_fits(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
                  engine: str | None = None) -> bool:
     """Whether one request (prompt + output tokens) fits the KV cache the engine has beside the weights."""
-    _prof, _hw, sch, _tp, _replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
+    _prof, _hw, sch, _tp, _replicas, mix, _fp4 = serving_setup(model, gpu, count, workload, calib, engine, None)
     return sch.kv_capacity_tokens >= mix.prompt + mix.output
 
 
@@ -248,8 +248,8 @@ def saturating_concurrency(model: ModelSpec, gpu: GpuSpec, count: int, workload:
                            engine: str | None = None) -> int:
     """Requests in flight at an infinite request rate: as many as the scheduler runs and the KV cache holds whole
     (prompt + output), over all replicas."""
-    _prof, _hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, None)
-    vsch, mb = _microbatched(sch, count, tp, replicas)
+    _prof, _hw, sch, tp, replicas, mix, _fp4 = serving_setup(model, gpu, count, workload, calib, engine, None)
+    vsch, mb = microbatched(sch, count, tp, replicas)
     per = min(vsch.max_num_seqs, max(1, vsch.kv_capacity_tokens // (mix.prompt + mix.output)))
     return per * replicas * mb
 
@@ -301,9 +301,9 @@ def max_concurrency_for_target(model: ModelSpec, gpu: GpuSpec, count: int, workl
     for name, v in (("tpot_s", tpot_s), ("ttft_s", ttft_s)):
         if v is not None and not v > 0:
             raise InputError(f"{name} target must be positive, got {v}", field=name, accepted="> 0 s")
-    prof, hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, workload, calib, engine, chunked_prefill,
+    prof, hw, sch, tp, replicas, mix, _fp4 = serving_setup(model, gpu, count, workload, calib, engine, chunked_prefill,
                                                     max_num_seqs, max_num_batched_tokens)
-    vsch, mb = _microbatched(sch, count, tp, replicas)
+    vsch, mb = microbatched(sch, count, tp, replicas)
     return _max_concurrency(_envelope(prof, hw, vsch, mix, None), vsch, tpot_s, ttft_s) * replicas * mb
 
 

@@ -30,7 +30,7 @@ from advisor.workload import Workload
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
-from .serving import _microbatched, _setup
+from .serving import microbatched, serving_setup
 from .serving_sim import MAX_RATE_REQUESTS, MEASURED, RequestMix, Scheduler, ServingResult, saturation, simulate
 
 RUN_REQUESTS = MAX_RATE_REQUESTS  # Poisson arrivals per simulated run
@@ -88,9 +88,9 @@ def _poisson_setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, cali
                    prefill_first: bool) -> tuple[Any, Any, Scheduler, RequestMix, int, int]:
     """The simulation inputs of one arrival stream (a replica, or a pipelined replica's microbatch stream), the number
     of streams and of replicas."""
-    prof, hw, sch, tp, replicas, mix, _fp4 = _setup(model, gpu, count, w, calib, engine, chunked_prefill,
+    prof, hw, sch, tp, replicas, mix, _fp4 = serving_setup(model, gpu, count, w, calib, engine, chunked_prefill,
                                                     max_num_seqs, max_num_batched_tokens)
-    vsch, mb = _microbatched(replace(sch, prefill_first=prefill_first), count, tp, replicas)
+    vsch, mb = microbatched(replace(sch, prefill_first=prefill_first), count, tp, replicas)
     return prof, hw, vsch, mix, replicas * mb, replicas
 
 
