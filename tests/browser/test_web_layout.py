@@ -65,4 +65,6 @@ def test_answer_top_in_view_and_no_cell_wraps_letter_by_letter(sized_page, lang)
         chat, panel = page.locator("#chat").bounding_box(), page.locator("#result-col").bounding_box()
         assert panel["y"] >= chat["y"] + chat["height"] and panel["width"] >= 300
         assert page.evaluate("document.documentElement.scrollWidth") <= 390 + 1  # nothing runs off the side
+        bubble = page.locator("#chat .message-row.bot-row").last.bounding_box()
+        assert bubble["width"] >= 0.8 * 390, bubble  # the answer gets most of the phone's width (not 264 px of 390)
     page.screenshot(path=str(ARTIFACTS / f"layout-{size}-{lang}-full.png"), full_page=True)

@@ -115,7 +115,7 @@ def input_decimals(x: float) -> int:
 
 
 # Chinese names of the cost model's dated inputs (advisor.estimator.cost DatedValue names and units)
-_PRICE_KIND_ZH = {"street": "零售价", "channel": "渠道价", "used": "二手价", "launch_msrp": "首发建议零售价",
+_PRICE_KIND_ZH = {"street": "市场价", "channel": "渠道价", "used": "二手价", "launch_msrp": "首发建议零售价",
                   "user input": "用户输入",
                   "quote": "报价"}
 
@@ -125,7 +125,7 @@ _DATED_ZH: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?P<g>.+) per card \((?P<k>[^,)]+)(?:, converted from (?P<c>CNY|USD))?\)$"), "{g} 单卡{k}{conv}"),
     (re.compile(r"^server tier (?P<t>\S+) \(rest of system\)$"), "服务器档位 {t}（整机其余部分）"),
     (re.compile(r"^electricity$"), "电价"),
-    (re.compile(r"^cloud (?P<tier>[\w ]+?) \((?P<p>[^)]+)\)$"), "云租用价（{p}，{tier}）"),
+    (re.compile(r"^cloud (?P<tier>[\w ]+?) \((?P<p>.+)\)$"), "云租用价（{p}，{tier}）"),  # "RunPod (B200)"
 ]
 
 

@@ -138,6 +138,10 @@ def opt_name(o: Option, book: Book) -> str:
     return f"{n}× {o.gpu_name}"
 
 
+# The engines as their projects write their names (the layout keeps the lower-case ids of the contract).
+ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "megatron": "Megatron-LM"}
+
+
 def opt_layout(o: Option, lang: str, book: Book) -> str:
     lay = o.layout
     parts = []
@@ -158,12 +162,13 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
                           SRC_RECOMMEND)
         parts.append(message("layout.ngl", lang, ngl=ngl, rest=rest))
     elif lay.zero_offload != "none":
-        parts.append(message("layout.offload_to", lang, where=lay.zero_offload))
+        what = f"layout.offload_what.{lay.zero_offload}"  # "optimizer" / "all", in Chinese where asked
+        parts.append(message("layout.offload_to", lang, where=message(what, lang) if known(what) else lay.zero_offload))
     if lay.engine:
-        parts.append(lay.engine)
+        parts.append(ENGINE_LABELS.get(lay.engine, lay.engine))
 
     parts += option_tags(o, lang)
-    return ", ".join(parts) or message("layout.one_gpu", lang)
+    return message("list.sep", lang).join(parts) or message("layout.one_gpu", lang)  # "TP 2、vLLM" in Chinese
 
 
 def need_and_usable(o: Option, book: Book) -> tuple[str, str]:
