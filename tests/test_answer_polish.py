@@ -82,3 +82,10 @@ def test_a_guide_quote_is_shown_once() -> None:
     answer = _answer("两张 4090 需要 NVLink 吗")
     quote = "使用两张卡通过NVLink连接可获得更好性能"
     assert answer.count(quote) == 1 and "上面引用的这段话" in answer, answer
+
+
+@pytest.mark.parametrize("text", ["Best GPU under $1000 for running 7B models?", "显卡预算 5000 元，跑 Qwen2.5-7B 用什么卡"])
+def test_one_user_speed_is_said_once(text: str) -> None:
+    answer = _answer(text)  # one user (the default): per user and in total are the same figure
+    assert re.search(r"tokens/s per user|每路 [\d.]+ tokens/s", answer.split("\n")[0]), answer
+    assert not re.search(r"([\d.]+ tokens/s) per user, \1 total|每路 ([\d.]+ tokens/s)，合计 \2", answer), answer

@@ -391,6 +391,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "layout.offload_what.optimizer": "优化器状态",
     "layout.offload_what.all": "参数和优化器状态",
     "speed.per_user": "每路 {per}，合计 {total}",
+    "speed.one_user": "每路 {per}",
     "speed.gpu_hours_unit": "",
     "speed.training_goodput": "{days}（GPU 时数 {hours}，整体运行按 {goodput} 有效训练时间计）",
     "speed.training": "{days}（GPU 时数 {hours}）",

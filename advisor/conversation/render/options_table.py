@@ -210,8 +210,9 @@ def user_speed(o: Option, book: Book) -> tuple[str, str] | None:
 
 def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
     speed = user_speed(o, book)
-    if speed is not None:
-        return message("speed.per_user", lang, per=speed[0], total=speed[1])
+    if speed is not None:  # one stream: its speed once, not "52 tokens/s per user, 52 tokens/s total"
+        return message("speed.per_user" if speed[0] != speed[1] else "speed.one_user", lang, per=speed[0],
+                       total=speed[1])
     tr = o.training
     if tr and tr.wall_s:
         days = opt_days(o, book, lang)
