@@ -89,3 +89,13 @@ def test_one_user_speed_is_said_once(text: str) -> None:
     answer = _answer(text)  # one user (the default): per user and in total are the same figure
     assert re.search(r"tokens/s per user|每路 [\d.]+ tokens/s", answer.split("\n")[0]), answer
     assert not re.search(r"([\d.]+ tokens/s) per user, \1 total|每路 ([\d.]+ tokens/s)，合计 \2", answer), answer
+
+
+def test_token_cost_lead_nests_no_parenthesis_three_deep() -> None:
+    first = _answer("L4 跑 8B 每百万 token 成本").split("\n")[0]
+    assert "每百万输出 token" in first and "单路请求时 " in first, first
+    depth = deepest = 0
+    for ch in first:
+        depth += 1 if ch in "（(" else -1 if ch in "）)" else 0
+        deepest = max(deepest, depth)
+    assert deepest <= 2, first
