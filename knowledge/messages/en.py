@@ -947,7 +947,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "option.miss.blocked": "ruled out by a rule",
     "option.ruled_out": "ruled out: {why}",
     "option.ruled_out_sep": "; ",
-    "price.stale": "over {years} years old, older than the catalog's freshness limit: ask for a current quote",
+    "price.stale": "over {years} years old: ask for a current quote",
     "price.low_reliability": "low-reliability source",
     # --- what a training time's MFU rests on (advisor/conversation/render/assumptions.py) --------------------------------
     "assumptions.mfu_basis.fitted": "a best case: calibrated on tuned llm-foundry/Megatron runs; long multi-node runs reach less (Meta's Llama 2 runs took 1.5–1.6× the A100-hours this calibration predicts for them)",

@@ -943,7 +943,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "option.miss.blocked": "被规则排除",
     "option.ruled_out": "被规则排除：{why}",
     "option.ruled_out_sep": "、",
-    "price.stale": "已超过 {years} 年，超出目录的时效要求，请询价确认当前价格",
+    "price.stale": "已超过 {years} 年，请询价确认",
     "price.low_reliability": "来源可靠性低",
     # --- what a training time's MFU rests on (advisor/conversation/render/assumptions.py) --------------------------------
     "assumptions.mfu_basis.fitted": "属于最好情况：按调优过的 llm-foundry/Megatron 基准校准；长时间的多节点训练达不到（Meta 训练 Llama 2 实际用的 A100 时数是本校准预测值的 1.5–1.6 倍）",

@@ -2,8 +2,9 @@
 
 * `CSS`: readable tables at any width — chat tables scroll sideways inside their bubble instead of squeezing
   their columns to one character each, cells keep a minimum width of four
-  characters (Chinese ones included: 5em less 12 px of padding) and break only between words; the side-panel
-  table likewise; below 700 px the two columns stack (Gradio's rows wrap), the chat gets the full width and the answer most of
+  characters (Chinese ones included: 5em less 12 px of padding) and break only between words (headings too, so a
+  four-column answer table fits a desktop chat column); the side-panel table likewise; the answer bubble spans the
+  chat (no avatars); below 700 px the two columns stack (Gradio's rows wrap), the chat gets the full width and the answer most of
   it (narrow page margins and bubble insets).
   `scroll-padding-top` keeps a scrolled-to line clear of the chat's floating "Conversation" label.
 * `SCROLL_TO_ANSWER_JS`: run after each turn; scrolls the chat (and, on a phone, the page) so that the user's
@@ -41,7 +42,9 @@ html {{scroll-padding-top: 8px;}}
   width: max-content; border-collapse: collapse;}}
 #chat .prose th, #chat .prose td {{min-width: 5em; padding: 4px 6px !important; word-break: normal; overflow-wrap: normal;
   hyphens: none; vertical-align: top;}}
-#chat .prose th {{white-space: nowrap;}}
+#chat .prose th {{white-space: normal; word-break: keep-all;}}  /* a long heading wraps between words, never inside */
+#chat .message-row.bot-row {{margin-left: 8px !important; margin-right: 8px !important;
+  max-width: calc(100% - 16px) !important;}}  /* no avatars: the answer and its table get the chat's width */
 #options-table table {{table-layout: auto;}}
 #options-table th, #options-table td {{min-width: 5em; padding: 4px 6px !important; word-break: normal !important;
   overflow-wrap: normal !important;}}
