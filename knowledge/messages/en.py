@@ -354,6 +354,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "capacity.head": "**Capacity** (no concurrency was given, so the speeds above are for {one} user at a time; here is the most sequences of {context} each configuration holds at once, and its speed and cost at that load):",
     # --- an option's cost (advisor/conversation/render/cost.py) ---------------------------------------------------
     "list.comma": ", ",
+    "label.colon": ": ",
     "cost.years_unit": "years",
     "cost.head": "**Cost ({name}, {years}):**",
     "cost.purchase": "- purchase: {total}{parts}",

@@ -41,7 +41,7 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
     shaky = o.price is not None and low_reliability(o.price.source)  # the card price it rests on (review R40)
     if shaky:
         tco += message("cost.low_reliability", lang)
-    lines.append(f"- TCO: {tco}")
+    lines.append(f"- TCO{message('label.colon', lang)}{tco}")
     asked = asked_years
     if asked and abs(float(asked) - t.years) > 1e-9:
         lines.append(message("cost.other_years", lang, asked=book.count("TCO years asked", asked, "years", SRC_USER),
