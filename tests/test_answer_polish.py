@@ -104,7 +104,7 @@ def test_token_cost_lead_nests_no_parenthesis_three_deep() -> None:
 def test_chinese_breakdown_and_cost_lines_use_the_full_width_colon() -> None:
     answer = _answer("显卡预算 5000 元，跑 Qwen2.5-7B 用什么卡")
     lines = [x for x in answer.splitlines() if x.startswith("- ")]
-    labelled = [x for x in lines if re.match(r"- (权重|KV 缓存|合计|购置|电费|TCO)", x)]
+    labelled = [x for x in lines if re.match(r"- (权重|KV 缓存|合计|购置|电费|TCO)[:：]", x)]
     assert len(labelled) >= 5, lines  # the memory breakdown and the cost block were shown
     assert all(re.match(r"- [^:：]+：", x) for x in labelled), labelled
     assert "（" in next(x for x in labelled if x.startswith("- 电费")), labelled  # "/年（7474 kWh/年）"
