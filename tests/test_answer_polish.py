@@ -108,3 +108,9 @@ def test_chinese_breakdown_and_cost_lines_use_the_full_width_colon() -> None:
     assert len(labelled) >= 5, lines  # the memory breakdown and the cost block were shown
     assert all(re.match(r"- [^:：]+：", x) for x in labelled), labelled
     assert "（" in next(x for x in labelled if x.startswith("- 电费")), labelled  # "/年（7474 kWh/年）"
+
+
+def test_english_cost_inputs_spell_out_the_price_kind() -> None:
+    answer = _answer("Do I need NVLink for 70B on 4 GPUs?")
+    dated = next(x for x in answer.splitlines() if x.startswith("- dated inputs"))
+    assert "launch_msrp" not in dated and "per card (launch MSRP) " in dated, dated

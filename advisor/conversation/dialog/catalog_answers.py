@@ -16,7 +16,7 @@ from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.render import compose
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
-from advisor.conversation.render.cost import dated_zh
+from advisor.conversation.render.cost import dated_en, dated_zh
 from advisor.conversation.render.options_table import china_status
 from advisor.conversation.turn import Step, Turn
 from advisor.estimator.calibration import load_economics
@@ -178,7 +178,7 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
 
 def _dated_input(p: dict[str, object], lang: str) -> str:
     """One dated cost input ("exchange rate 7.1287 CNY per USD (2025-08-21)"), named in Chinese where asked."""
-    name, unit = (dated_zh(str(p["name"]), str(p["unit"])) if lang == "zh" else (str(p["name"]), str(p["unit"])))
+    name, unit = (dated_zh(str(p["name"]), str(p["unit"])) if lang == "zh" else (dated_en(str(p["name"])), str(p["unit"])))
     value = f"{float(p['value']):,g}" + (f" {unit}" if unit else "")  # type: ignore[arg-type]
     return t("cost.dated_input", lang, name=name, value=value, when=p["as_of"])
 

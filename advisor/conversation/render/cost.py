@@ -100,7 +100,7 @@ def _dated_inputs(t: OptionTco, book: Book, lang: str) -> list[str]:
     if dated:
         bits = []
         for x in dated[:6]:
-            name, unit = (dated_zh(x.name, x.unit) if zh else (x.name, x.unit))
+            name, unit = (dated_zh(x.name, x.unit) if zh else (dated_en(x.name), x.unit))
             v = book.num(f"input: {x.name}", x.value, x.unit, x.source, input_decimals(x.value), suffix=unit)
             when = str(x.as_of)
             if low_reliability(x.source):
@@ -135,6 +135,14 @@ _UNIT_ZH = {"CNY per USD": "元/美元", "CNY/kWh": "元/kWh", "USD/kWh": "美�
 
 
 _TIER_ZH = {"on demand": "按需", "on_demand": "按需", "spot": "竞价/社区", "serverless": "无服务器"}
+
+
+_PRICE_KIND_EN = {"launch_msrp": "launch MSRP", "server_share": "share of a server's price"}
+
+
+def dated_en(name: str) -> str:
+    """A dated cost input's name in words: the catalog's price kind ids ("launch_msrp") spelled out."""
+    return re.sub(r"\((launch_msrp|server_share)", lambda m: "(" + _PRICE_KIND_EN[m.group(1)], name)
 
 
 def dated_zh(name: str, unit: str) -> tuple[str, str]:
