@@ -118,7 +118,7 @@ def ask(*texts: str, lang: str | None = None):
 
 
 def job_line(answer: str) -> str:
-    return next(line for line in answer.splitlines() if line.startswith(("**Job:**", "**任务：**")))
+    return next(line for line in answer.splitlines() if line.startswith(("**Job:**", "**任务**：")))
 
 
 def test_job_line_names_the_checkpoint_precision():

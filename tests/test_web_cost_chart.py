@@ -106,6 +106,10 @@ def test_memory_chart_legend_names_only_the_turns_parts():
     assert re.findall(r'class="y-tick"[^>]*>([^<]*)<', svg) == ["0", "20", "40", "60"]
     assert memory_chart_html([], color_map()) == ""
     assert wrap("4. 32× Tesla V100 SXM2 16GB", 50) == ["4. 32×", "Tesla", "V100", "SXM2", "16GB"]
+    # a name longer than five lines: the fifth is cut to the bar's width, not run under the next bars' labels
+    from ui.web.cost_chart import text_width
+    long = wrap("1. 4× RTX PRO 6000 Blackwell Max-Q Workstation Edition 96GB", 60)
+    assert len(long) == 5 and long[-1].endswith("…") and text_width(long[-1], 11) <= 60, long
 
 
 def test_crowded_points_still_get_labels_that_do_not_overlap() -> None:

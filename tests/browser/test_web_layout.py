@@ -61,8 +61,14 @@ def test_answer_top_in_view_and_no_cell_wraps_letter_by_letter(sized_page, lang)
     steps = page.locator("#chat .thought-group")
     assert steps.count() == len(QUESTIONS[lang])  # one collapsed "how this was computed" element per answer
     assert "estimate_memory" not in page.locator("#chat").inner_text()  # the tool steps stay folded
+    if size == "desktop":  # the answer's own table (not a folded detail) shows all its columns without scrolling
+        widths = page.evaluate("""() => [...document.querySelectorAll('#chat .bot-row table')]
+            .filter(t => !t.closest('details')).map(t => [t.scrollWidth, t.clientWidth])""")
+        assert widths and all(sw <= cw + 1 for sw, cw in widths), widths
     if size == "phone":  # stacked: the side panel is below the chat, not beside it
         chat, panel = page.locator("#chat").bounding_box(), page.locator("#result-col").bounding_box()
         assert panel["y"] >= chat["y"] + chat["height"] and panel["width"] >= 300
         assert page.evaluate("document.documentElement.scrollWidth") <= 390 + 1  # nothing runs off the side
+        bubble = page.locator("#chat .message-row.bot-row").last.bounding_box()
+        assert bubble["width"] >= 0.8 * 390, bubble  # the answer gets most of the phone's width (not 264 px of 390)
     page.screenshot(path=str(ARTIFACTS / f"layout-{size}-{lang}-full.png"), full_page=True)

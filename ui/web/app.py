@@ -60,7 +60,7 @@ from ui.web.layout import (
     build_page,
 )
 from ui.web.limits import BodyLimit
-from ui.web.page import CSS
+from ui.web.page import CSS, PAGE_HEAD
 from ui.web.pool import TurnPool, remote_factory
 from ui.web.security import SecurityGuard, install_protocol
 from ui.web.settings import (
@@ -185,6 +185,7 @@ def launch_kwargs(settings: WebSettings, demo: Any = None) -> dict[str, Any]:
         "state_session_capacity": MAX_SESSIONS,
         "footer_links": ["api"],
         "css": CSS,
+        "head": PAGE_HEAD,
         "app_kwargs": {"middleware": [Middleware(SecurityGuard),  # headers, login throttle, API login, fn_index
                                       Middleware(OpsEndpoints, web=True),  # /healthz, /readyz, /metrics
                                       Middleware(BodyLimit, max_bytes=settings.max_body_bytes),

@@ -17,6 +17,7 @@ from ui.web.cost_chart import (
     PLOT_TOP,
     W,
     compact,
+    fit_text,
     legend_items,
     linear_ticks,
     short_config,
@@ -28,7 +29,9 @@ BAR_FONT = 11
 
 
 def wrap(text: str, width: float, size: float = BAR_FONT, lines: int = 5) -> list[str]:
-    """`text` broken between words into at most `lines` lines of about `width` (the last one takes the rest)."""
+    """`text` broken between words into at most `lines` lines of about `width`; the last one takes the rest, cut
+    with "…" to the width (a long name such as "RTX PRO 6000 Blackwell Max-Q Workstation Edition 96GB" would
+    otherwise run under its neighbours' labels)."""
     out: list[str] = []
     for word in text.split():
         if out and len(out) <= lines and text_width(out[-1] + " " + word, size) <= width:
@@ -37,6 +40,8 @@ def wrap(text: str, width: float, size: float = BAR_FONT, lines: int = 5) -> lis
             out.append(word)
         else:
             out[-1] += " " + word
+    if out:
+        out[-1] = fit_text(out[-1], width, size)
     return out
 
 

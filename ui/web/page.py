@@ -2,8 +2,10 @@
 
 * `CSS`: readable tables at any width — chat tables scroll sideways inside their bubble instead of squeezing
   their columns to one character each, cells keep a minimum width of four
-  characters (Chinese ones included: 5em less 12 px of padding) and break only between words; the side-panel
-  table likewise; below 700 px the two columns stack (Gradio's rows wrap) and the chat gets the full width.
+  characters (Chinese ones included: 5em less 12 px of padding) and break only between words (headings too, so a
+  four-column answer table fits a desktop chat column); the side-panel table likewise; the answer bubble spans the
+  chat (no avatars); below 700 px the two columns stack (Gradio's rows wrap), the chat gets the full width and the answer most of
+  it (narrow page margins and bubble insets).
   `scroll-padding-top` keeps a scrolled-to line clear of the chat's floating "Conversation" label.
 * `SCROLL_TO_ANSWER_JS`: run after each turn; scrolls the chat (and, on a phone, the page) so that the user's
   own question stays in view with the top of the newest answer below it (the answer's start when both do not fit)
@@ -40,7 +42,9 @@ html {{scroll-padding-top: 8px;}}
   width: max-content; border-collapse: collapse;}}
 #chat .prose th, #chat .prose td {{min-width: 5em; padding: 4px 6px !important; word-break: normal; overflow-wrap: normal;
   hyphens: none; vertical-align: top;}}
-#chat .prose th {{white-space: nowrap;}}
+#chat .prose th {{white-space: normal; word-break: keep-all;}}  /* a long heading wraps between words, never inside */
+#chat .message-row.bot-row {{margin-left: 8px !important; margin-right: 8px !important;
+  max-width: calc(100% - 16px) !important;}}  /* no avatars: the answer and its table get the chat's width */
 #options-table table {{table-layout: auto;}}
 #options-table th, #options-table td {{min-width: 5em; padding: 4px 6px !important; word-break: normal !important;
   overflow-wrap: normal !important;}}
@@ -52,8 +56,16 @@ html {{scroll-padding-top: 8px;}}
   #header h2 {{font-size: 1.2em;}}
   #header-row {{flex-direction: column; align-items: stretch;}}
   #header-row > div {{min-width: 100% !important;}}
+  /* a phone's width goes to the answer: bubbles 4 px from the chat's edges (not 20); page margins: PAGE_HEAD */
+  #header-row {{padding-left: 20px;}}  /* the title clear of the sidebar's toggle at the top left */
+  #chat .message-row {{margin-left: 4px !important; margin-right: 4px !important; max-width: calc(100% - 8px) !important;}}
 }}
 """
+
+# Gradio scopes `CSS` inside the app's `.contain`: the page's own side margins (32 px each, a sixth of a phone's
+# width) are set in the page head instead, 12 px below 700 px.
+PAGE_HEAD = ("<style>@media (max-width: 700px) {.gradio-container > .main.fillable "
+             "{padding-left: 12px !important; padding-right: 12px !important;}}</style>")
 
 SCROLL_TO_ANSWER_JS = """
 () => {

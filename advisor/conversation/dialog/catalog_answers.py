@@ -17,6 +17,7 @@ from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.render import compose
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
+from advisor.conversation.render.cost import dated_en, dated_zh
 from advisor.conversation.render.options_table import china_status
 from advisor.conversation.render.value import value_lead
 from advisor.conversation.turn import Step, Turn
@@ -90,7 +91,9 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
         verdict = t("market.verdict.yes" if buyable else "market.verdict.licence" if ch.status == "licence_required"
                     else "market.verdict.no", lang)
         lead = t("market.status", lang, verdict=verdict, gpu=gpu.name, status=status, when=when)
-    rest = [book.text(ch.note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
+    # the catalog's note is English: the Chinese view says it quotes the note as written
+    note = t("market.note_quoted", lang, note=ch.note) if zh else ch.note
+    rest = [book.text(note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
     if with_price:
         price_line = _server_price(gpu, count, currency, book, lang)
         if price_line and price_first:  # "what does a server with 8 H20 cost?": the price is the answer
@@ -140,9 +143,14 @@ def _card_price(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, la
         return t("market.card.no_used_price" if used else "market.card.no_price", lang, gpu=gpu.name)
     money = book.money(f"price per card of {gpu.name} ({p.kind})", p.amount, currency,
                        f"{SRC_CATALOG}: {gpu.id} price {p.source} as of {p.date}")
-    key = f"market.price_kind.{p.kind}"
     return t("market.card.used_price" if used else "market.card.price", lang, gpu=gpu.name, money=money,
-             kind=t(key, lang) if has_message(key) else p.kind, date=p.date.isoformat())
+             kind=_kind_label(p.kind, lang), date=p.date.isoformat())
+
+
+def _kind_label(kind: str, lang: str) -> str:
+    """A catalog price kind ("street", "channel", "used", ...) in the answer's language."""
+    key = f"market.price_kind.{kind}"
+    return t(key, lang) if has_message(key) else kind
 
 
 def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str) -> tuple[str, str] | None:
@@ -165,13 +173,20 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
     if servers > 1:  # "4 servers of B200", "16 H100": the cards fill several servers of the card's tier
         head = t("market.servers", lang, servers=book.count("servers", servers, "servers", SRC_COST), n=n,
                  per_server=book.count("GPUs per server", -(-count // servers), "GPUs", SRC_COST), gpu=gpu.name,
-                 total=total, gpus=gpus, per=per, kind=kind, date=date, rest=rest)
+                 total=total, gpus=gpus, per=per, kind=_kind_label(kind, lang), date=date, rest=rest)
     else:
-        head = t("market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per, kind=kind, date=date,
-                 rest=rest)
+        head = t("market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per,
+                 kind=_kind_label(kind, lang), date=date, rest=rest)
     more = t("market.server_tco", lang, years=years, tco=tco)
-    dated = "; ".join(f"{p['name']} {p['value']:g} {p['unit']} ({p['as_of']})" for p in c.get("prices", []))
+    dated = t("clause.sep", lang).join(_dated_input(p, lang) for p in c.get("prices", []))
     return head, more + "\n\n" + book.text(t("market.dated_inputs", lang) + dated, "dated inputs", SRC_COST)
+
+
+def _dated_input(p: dict[str, object], lang: str) -> str:
+    """One dated cost input ("exchange rate 7.1287 CNY per USD (2025-08-21)"), named in Chinese where asked."""
+    name, unit = (dated_zh(str(p["name"]), str(p["unit"])) if lang == "zh" else (dated_en(str(p["name"])), str(p["unit"])))
+    value = f"{float(p['value']):,g}" + (f" {unit}" if unit else "")  # type: ignore[arg-type]
+    return t("cost.dated_input", lang, name=name, value=value, when=p["as_of"])
 
 
 def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str = "") -> tuple[str, str]:

@@ -13,6 +13,7 @@ Every number is printed through :class:`~advisor.conversation.render.book.Book`,
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.result import Analysis, top_option
@@ -81,8 +82,21 @@ def _catalog_names(answer: str, book: Book) -> None:
 def finish_turn(answer: str, lang: str, state: DialogState, book: Book, **kw: Any) -> Turn:
     """The deterministic Turn of `answer`, with the numbers `book` recorded and the workload as understood."""
     _catalog_names(answer, book)
+    if lang == "zh":
+        answer = zh_spacing(answer)
     return Turn(answer=answer.strip(), lang=lang if lang in ("zh", "en") else "en", mode="deterministic",  # type: ignore[arg-type]
                 numbers=book.numbers, workload=workload_summary_dict(state), **kw)
+
+
+_BOLD_COLON = re.compile(r"：\*\* (?=\S)")  # "**标签：** 正文": the colon inside the bold, an ASCII gap after it
+_PAREN_GAP = re.compile(r"） (?=[\d¥$])")  # "（整机其余部分） 228,190 元"
+
+
+def zh_spacing(text: str) -> str:
+    """A Chinese answer without gaps an ASCII space leaves after full-width punctuation: a bold label closes
+    before its colon ("**变化**：…"; CommonMark would not close "**变化：**…" without the space) and a number
+    follows a closing parenthesis directly."""
+    return _PAREN_GAP.sub("）", _BOLD_COLON.sub("**：", text))
 
 
 def simple_turn(body: str, lang: str, state: DialogState, *, notes: list[str] | None = None,
@@ -117,7 +131,9 @@ def guide_claim_turn(claim: Claim, findings: list[Finding], state: DialogState, 
     quote = t("claim.guide_says", lang, guide=guide_name(claim.guide), section=claim.section,
               quote=book.text(claim.quote, 'guide quote', claim.guide))
     if findings:  # the claims rule words the correction (guide figure, computed figure, explanation) and cites it
-        lines = [t("claim.verdict_line", lang, verdict=verdict), quote, rec_findings(findings, book, lang)]
+        # the guide's words once: the finding that quotes them again (claims rule) points back to the quote line
+        checked = rec_findings(findings, book, lang).replace(f"“{claim.quote}”", t("claim.quoted_above", lang))
+        lines = [t("claim.verdict_line", lang, verdict=verdict), quote, checked]
     else:
         lines = [t("claim.verdict_head", lang, verdict=verdict) + book.text(explanation, f"claim {claim.id}",
                                                                           f"knowledge.guides claim {claim.id}"), quote]

@@ -41,7 +41,7 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
     shaky = o.price is not None and low_reliability(o.price.source)  # the card price it rests on (review R40)
     if shaky:
         tco += message("cost.low_reliability", lang)
-    lines.append(f"- TCO: {tco}")
+    lines.append(f"- TCO{message('label.colon', lang)}{tco}")
     asked = asked_years
     if asked and abs(float(asked) - t.years) > 1e-9:
         lines.append(message("cost.other_years", lang, asked=book.count("TCO years asked", asked, "years", SRC_USER),
@@ -100,7 +100,7 @@ def _dated_inputs(t: OptionTco, book: Book, lang: str) -> list[str]:
     if dated:
         bits = []
         for x in dated[:6]:
-            name, unit = (dated_zh(x.name, x.unit) if zh else (x.name, x.unit))
+            name, unit = (dated_zh(x.name, x.unit) if zh else (dated_en(x.name), x.unit))
             v = book.num(f"input: {x.name}", x.value, x.unit, x.source, input_decimals(x.value), suffix=unit)
             when = str(x.as_of)
             if low_reliability(x.source):
@@ -115,7 +115,7 @@ def input_decimals(x: float) -> int:
 
 
 # Chinese names of the cost model's dated inputs (advisor.estimator.cost DatedValue names and units)
-_PRICE_KIND_ZH = {"street": "零售价", "channel": "渠道价", "used": "二手价", "launch_msrp": "首发建议零售价",
+_PRICE_KIND_ZH = {"street": "市场价", "channel": "渠道价", "used": "二手价", "launch_msrp": "首发建议零售价",
                   "user input": "用户输入",
                   "quote": "报价"}
 
@@ -125,7 +125,7 @@ _DATED_ZH: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?P<g>.+) per card \((?P<k>[^,)]+)(?:, converted from (?P<c>CNY|USD))?\)$"), "{g} 单卡{k}{conv}"),
     (re.compile(r"^server tier (?P<t>\S+) \(rest of system\)$"), "服务器档位 {t}（整机其余部分）"),
     (re.compile(r"^electricity$"), "电价"),
-    (re.compile(r"^cloud (?P<tier>[\w ]+?) \((?P<p>[^)]+)\)$"), "云租用价（{p}，{tier}）"),
+    (re.compile(r"^cloud (?P<tier>[\w ]+?) \((?P<p>.+)\)$"), "云租用价（{p}，{tier}）"),  # "RunPod (B200)"
 ]
 
 
@@ -135,6 +135,14 @@ _UNIT_ZH = {"CNY per USD": "元/美元", "CNY/kWh": "元/kWh", "USD/kWh": "美�
 
 
 _TIER_ZH = {"on demand": "按需", "on_demand": "按需", "spot": "竞价/社区", "serverless": "无服务器"}
+
+
+_PRICE_KIND_EN = {"launch_msrp": "launch MSRP", "server_share": "share of a server's price"}
+
+
+def dated_en(name: str) -> str:
+    """A dated cost input's name in words: the catalog's price kind ids ("launch_msrp") spelled out."""
+    return re.sub(r"\((launch_msrp|server_share)", lambda m: "(" + _PRICE_KIND_EN[m.group(1)], name)
 
 
 def dated_zh(name: str, unit: str) -> tuple[str, str]:

@@ -96,6 +96,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_batch = _batch_lead(ev, book, lang)
         if led_batch is not None:
             return led_batch
+        if ev.limits.max_load <= 0:  # not even one sequence: the batch said first, then why and what would fit
+            first = _lead_for(replace(ev, asks_batch=False), top, state, book, lang)
+            first.text = _no_batch(ev, book, lang) + t("sentence.gap", lang) + first.text
+            return first
     if ev.asks_context and ev.limits is not None and len(users) == 1:  # "what's the longest context on it?"
         led_ctx = _context_lead(ev, book, lang)
         if led_ctx is not None:
@@ -192,6 +196,18 @@ def _batch_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
     most = book.count(f"most concurrent sequences on {where}", lim.max_load, "sequences", SRC_MEMORY)
     return fs.Lead(t("lead.batch.serve", lang, name=opt_name(o, book), most=most, ctx=ctx,
                      lay=opt_layout(o, lang, book)), None, f"most concurrent sequences on {where}")
+
+
+def _no_batch(ev: Analysis, book: Book, lang: str) -> str:
+    """"What batch size can I use?" when one sequence of the asked context does not fit: the batch size answered
+    (none, not even 1) before the no-fit lead's shortfall."""
+    lim = ev.limits
+    assert lim is not None
+    o = lim.option
+    where = f"{o.count}× {o.gpu_name}"
+    ctx = book.tokens(f"tokens per sequence on {where}", lim.context, SRC_USER, lang)
+    key = "lead.batch.none_train" if lim.training else "lead.batch.none_serve"
+    return t(key, lang, name=opt_name(o, book), ctx=ctx)
 
 
 def _slow_training(o: Option, top: Option | None, ev: Analysis, book: Book, lang: str) -> str:

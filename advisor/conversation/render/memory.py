@@ -41,13 +41,14 @@ def dialog_breakdown(ev: Analysis, book: Book, lang: str) -> str:
 def _breakdown(where: str, per_gpu: Breakdown, cpu: Breakdown, book: Book, lang: str) -> str:
     """The per-GPU parts that are not zero, the total, and the host memory of an offload."""
     lines = [t("memory.head", lang, where=where)]
+    colon = t("label.colon", lang)  # "权重：7.1 GiB" in Chinese
     for part in PARTS:
         value = getattr(per_gpu, part)
         if value:
-            lines.append(f"- {t(f'part.{part}', lang)}: {book.gib(f'{part} per GPU', value)}")
-    lines.append(f"- {t('memory.total', lang)}: {book.gib('total per GPU', per_gpu.total)}")
+            lines.append(f"- {t(f'part.{part}', lang)}{colon}{book.gib(f'{part} per GPU', value)}")
+    lines.append(f"- {t('memory.total', lang)}{colon}{book.gib('total per GPU', per_gpu.total)}")
     if cpu.total:
-        lines.append(f"- {t('memory.cpu_offload', lang)}: {book.gib('CPU memory', cpu.total)}")
+        lines.append(f"- {t('memory.cpu_offload', lang)}{colon}{book.gib('CPU memory', cpu.total)}")
     return "\n".join(lines)
 
 

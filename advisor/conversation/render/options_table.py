@@ -138,6 +138,10 @@ def opt_name(o: Option, book: Book) -> str:
     return f"{n}× {o.gpu_name}"
 
 
+# The engines as their projects write their names (the layout keeps the lower-case ids of the contract).
+ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "megatron": "Megatron-LM"}
+
+
 def opt_layout(o: Option, lang: str, book: Book) -> str:
     lay = o.layout
     parts = []
@@ -158,12 +162,13 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
                           SRC_RECOMMEND)
         parts.append(message("layout.ngl", lang, ngl=ngl, rest=rest))
     elif lay.zero_offload != "none":
-        parts.append(message("layout.offload_to", lang, where=lay.zero_offload))
+        what = f"layout.offload_what.{lay.zero_offload}"  # "optimizer" / "all", in Chinese where asked
+        parts.append(message("layout.offload_to", lang, where=message(what, lang) if known(what) else lay.zero_offload))
     if lay.engine:
-        parts.append(lay.engine)
+        parts.append(ENGINE_LABELS.get(lay.engine, lay.engine))
 
     parts += option_tags(o, lang)
-    return ", ".join(parts) or message("layout.one_gpu", lang)
+    return message("list.sep", lang).join(parts) or message("layout.one_gpu", lang)  # "TP 2、vLLM" in Chinese
 
 
 def need_and_usable(o: Option, book: Book) -> tuple[str, str]:
@@ -205,8 +210,9 @@ def user_speed(o: Option, book: Book) -> tuple[str, str] | None:
 
 def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
     speed = user_speed(o, book)
-    if speed is not None:
-        return message("speed.per_user", lang, per=speed[0], total=speed[1])
+    if speed is not None:  # one stream: its speed once, not "52 tokens/s per user, 52 tokens/s total"
+        return message("speed.per_user" if speed[0] != speed[1] else "speed.one_user", lang, per=speed[0],
+                       total=speed[1])
     tr = o.training
     if tr and tr.wall_s:
         days = opt_days(o, book, lang)
