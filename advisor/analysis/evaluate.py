@@ -7,7 +7,7 @@ memory estimator alone answers (:mod:`advisor.analysis.memory_only`) and the res
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.claims import check_claim, premise_findings
 from advisor.analysis.engines import engine_runs
@@ -191,6 +191,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             ev.load = serving_load(model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps,
                                    tpot_target_s=target / 1000 if target else None,
                                    ttft_target_s=request.ttft_target_s)
+            _same_figures(lead, ev.load)
     c = request.constraints
     if (request.asks_users and workload.task == "inference" and not request.concurrency_given and ev.load is None
             and (c.max_ms_per_token is not None or request.ttft_target_s is not None)):
@@ -213,6 +214,17 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         cap = capacity(model, catalog.gpu(o.gpu), o, steps)
         if cap is not None:
             ev.capacity[key] = cap
+
+
+def _same_figures(o: Option, load: dict[str, Any] | None) -> None:
+    """The option the load sentence speaks of shows that sentence's figures in its table row too (the ladder's "for
+    up to C users"; the recommender's rows carry the one simulation at C): one figure per fact."""
+    t = o.throughput
+    if load is None or t is None or t.under_load is None:
+        return
+    o.throughput = replace(t, under_load=replace(
+        t.under_load, ttft_s=load["ttft_s"], ttft_p95_s=load["ttft_p95_s"], tpot_s=load["tpot_s"],
+        per_user_tokens_per_s=load["per_user_tokens_per_s"], total_tokens_per_s=load["total_tokens_per_s"]))
 
 
 def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], ev: Analysis, *,

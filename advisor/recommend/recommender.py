@@ -433,5 +433,5 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
             opt.misses.append("blocked")
             opt.meets_targets = False
         out.append(opt)
-    fill_load(search, out, ladder=len(out))  # the configurations named: each may lead the answer
+    fill_load(search, out)
     return out

@@ -74,13 +74,14 @@ def _serving_gpus(count: int, tp: int, pp: int) -> int:
     return count if pp == 1 else tp
 
 
-def fill_load(search: Search, options: Iterable[Option], *, ladder: int = 1) -> None:
+def fill_load(search: Search, options: Iterable[Option], *, ladder: int = 0) -> None:
     """The simulated figures under the stated load (`under_load`) and the engine's own concurrency figure for the
     options an answer shows. No target is judged on them (the targets use the roofline's ms_per_token), so the
     search leaves them out for the dozens of configurations it tries and only the shown ones get them (the
-    simulation ≈ 1.5 ms each). The first `ladder` options (the one an answer's lead and capacity sentence speak of)
-    get the figures "for up to C users" of advisor.estimator.serving_ladder, the same the lead prints; the other
-    rows the one simulation at C (a ladder is ≈ 7 simulations)."""
+    simulation ≈ 1.5 ms each). The rows show the one simulation at C; the first `ladder` options get the figures "for
+    up to C users" of advisor.estimator.serving_ladder instead (a ladder is ≈ 7 simulations). An answer's load
+    sentence simulates its option's ladder and gives that option's row the same figures
+    (advisor.analysis.evaluate: one figure per fact)."""
     users = search.workload.concurrency
     if search.workload.is_training:
         return
