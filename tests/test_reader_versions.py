@@ -59,3 +59,10 @@ def test_the_strongest_model_for_a_card_is_the_models_that_fit(text: str) -> Non
 
     first = Conversation(lang="zh").respond(text).answer.split("\n")[0]
     assert "能跑的最大模型" in first, first
+
+
+@pytest.mark.parametrize("text", ["Ministral 3 8B on a 3060?", "Nemotron 3 Super 120B on 2 H100",
+                                  "Nemotron 3 Ultra 500B 需要几张 H200"])
+def test_a_named_model_the_catalog_lacks_gets_no_stand_in_of_its_size(text: str) -> None:
+    s = extract(text, load_catalog())
+    assert s.model is None and s.unknown_model, (s.model, s.unknown_model)

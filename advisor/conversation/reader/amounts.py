@@ -362,6 +362,8 @@ def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
         if slots.model is not None:
             continue
         slots.size_params = value
+        if slots.unknown_model:  # "Nemotron 3 Super 120B": the size of a model the catalog lacks, not a stand-in's
+            return
         if catalog is not None:
             model_id, err = representative_model(catalog, value, moe=_architecture_said(t.s))
             if model_id:

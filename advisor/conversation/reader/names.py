@@ -96,9 +96,9 @@ _FAMILY_SIZE = re.compile(
 _MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
                          r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|"
                          r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss|"
-                         r"devstral|magistral|phi|longcat|ling-|ring-)[\w.\-]*"
+                         r"devstral|magistral|ministral|phi|longcat|ling-|ring-)[\w.\-]*"
                          r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|behemoth|air|flash|pro|max|mini|"
-                         r"next|coder|instruct|thinking|turbo|nano|small|medium|large|oss|vl|omni))*")
+                         r"next|coder|instruct|thinking|turbo|nano|small|medium|large|super|ultra|oss|vl|omni))*")
 
 
 def _hits(s: str, patterns: Sequence[tuple[re.Pattern[str], Item]]) -> list[tuple[int, int, str, Item]]:
