@@ -192,18 +192,6 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
                                    tpot_target_s=target / 1000 if target else None,
                                    ttft_target_s=request.ttft_target_s)
             _same_figures(lead, ev.load)
-    c = request.constraints
-    if (request.asks_users and workload.task == "inference" and not request.concurrency_given and ev.load is None
-            and (c.max_ms_per_token is not None or request.ttft_target_s is not None)):
-        # "how many users at 30 ms per token?": the load the memory holds, simulated, and the most users meeting
-        # the stated target (the users lead gives that limit first)
-        o = one or top_option(ev)
-        if o is not None and o.fits:
-            held = ev.limits.max_load if ev.limits is not None and ev.limits.option is o else 0
-            held = held or (capacity(model, catalog.gpu(o.gpu), o, steps) or {}).get("max_concurrency") or 1
-            ev.load = serving_load(model, catalog.gpu(o.gpu), o, int(held), steps,
-                                   tpot_target_s=c.max_ms_per_token / 1000 if c.max_ms_per_token else None,
-                                   ttft_target_s=request.ttft_target_s)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None
@@ -214,6 +202,17 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         cap = capacity(model, catalog.gpu(o.gpu), o, steps)
         if cap is not None:
             ev.capacity[key] = cap
+    c = request.constraints
+    if request.asks_users and (c.max_ms_per_token is not None or request.ttft_target_s is not None):
+        # "how many users at 30 ms per token?": the load the memory holds (the limits of the configuration named,
+        # else its capacity above), simulated, and the most users meeting the stated target (the users lead)
+        asked = one or top_option(ev)
+        if asked is not None and asked.fits:
+            held = ev.limits.max_load if ev.limits is not None and ev.limits.option is asked else 0
+            held = held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 1
+            ev.load = serving_load(model, catalog.gpu(asked.gpu), asked, int(held), steps,
+                                   tpot_target_s=c.max_ms_per_token / 1000 if c.max_ms_per_token else None,
+                                   ttft_target_s=request.ttft_target_s)
 
 
 def _same_figures(o: Option, load: dict[str, Any] | None) -> None:

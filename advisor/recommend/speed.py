@@ -74,18 +74,17 @@ def _serving_gpus(count: int, tp: int, pp: int) -> int:
     return count if pp == 1 else tp
 
 
-def fill_load(search: Search, options: Iterable[Option], *, ladder: int = 0) -> None:
+def fill_load(search: Search, options: Iterable[Option]) -> None:
     """The simulated figures under the stated load (`under_load`) and the engine's own concurrency figure for the
     options an answer shows. No target is judged on them (the targets use the roofline's ms_per_token), so the
     search leaves them out for the dozens of configurations it tries and only the shown ones get them (the
-    simulation ≈ 1.5 ms each). The rows show the one simulation at C; the first `ladder` options get the figures "for
-    up to C users" of advisor.estimator.serving_ladder instead (a ladder is ≈ 7 simulations). An answer's load
-    sentence simulates its option's ladder and gives that option's row the same figures
-    (advisor.analysis.evaluate: one figure per fact)."""
+    simulation ≈ 1.5 ms each). The rows show the one simulation at C, not the ladder of advisor.estimator.serving_ladder
+    (≈ 7 simulations); an answer's load sentence simulates its option's ladder and gives that option's row the same
+    figures (advisor.analysis.evaluate: one figure per fact)."""
     users = search.workload.concurrency
     if search.workload.is_training:
         return
-    for i, o in enumerate(options):
+    for o in options:
         figs, sized = o.throughput, o.sized_workload
         if figs is None or sized is None or figs.under_load is not None or o.layout.layer_offload is not None:
             continue
@@ -95,7 +94,7 @@ def fill_load(search: Search, options: Iterable[Option], *, ladder: int = 0) -> 
         gpu = search.catalog.gpu(o.gpu)
         engine = _engine_figures(search, gpu, o)
         o.throughput = replace(figs, ttft_s=_ttft(search, gpu, o, tw, figs.ttft_s),
-                               under_load=under_load(search, gpu, o.count, tw, ladder=i < ladder) if users > 1 else None,
+                               under_load=under_load(search, gpu, o.count, tw) if users > 1 else None,
                                engine_max_concurrency=engine[0] if engine else None,
                                engine_log_line=engine[1] if engine else None)
 
@@ -130,9 +129,10 @@ def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: float) -
         return before
 
 
-def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload, *, ladder: bool = True) -> UnderLoad | None:
-    """At a stated concurrency above one, the continuous-batching simulation's figures (advisor.estimator.serving):
-    median TTFT and per-user tokens/s with prefills sharing the steps, and output tokens/s in total."""
+def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLoad | None:
+    """At a stated concurrency above one, the continuous-batching simulation's figures at that load
+    (advisor.estimator.serving, one simulation): median TTFT and per-user tokens/s with prefills sharing the steps,
+    and output tokens/s in total."""
     if w.concurrency <= 1:
         return None
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.serving
@@ -140,7 +140,7 @@ def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload, *, ladder:
 
     try:
         rep = simulate_serving(search.model, gpu, count, w, load_calibration(), concurrency=w.concurrency,
-                               ladder=ladder)
+                               ladder=False)
     except AdvisorError:
         return None
     r = rep.result
