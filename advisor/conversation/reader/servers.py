@@ -56,12 +56,13 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
     s[start:end] is said in servers; `per_server_default` gives the card's usual server size for the None."""
     before, after = s[max(0, start - 48):start], s[end:end + 48]
     offset = start - len(before)
+    server = _AFTER_SERVER.match(after)  # a server word right after the card's name
     for pattern in _BEFORE:
         m = pattern.search(before)
         if m is None:
             continue
         groups = m.groupdict()
-        if "srv" in groups and not groups["srv"] and not _AFTER_SERVER.match(after):
+        if "srv" in groups and not groups["srv"] and not server:
             continue  # "two 8-gpu H100" without a server word is no server count
         nodes = _value(groups.get("n") or {"双": "2", "单": "1"}.get(groups.get("n2") or "", groups.get("n2") or ""))
         per = _value(groups["m"]) if groups.get("m") else None
@@ -75,16 +76,16 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
         if groups.get("n2") and per is not None and (per > _MAX_PER_SERVER or (per % nodes == 0 and per > 8)):
             per = per // nodes  # "2机16卡": 16 in all
         return _checked(nodes, per, offset + m.start(), span_end)
+    if server is None:
+        return None
     m = _N_BEFORE.search(before)
-    if m and _AFTER_SERVER.match(after):  # "4 H100 servers", "两台 H200 服务器(，每台 8 卡)"
+    if m:  # "4 H100 servers", "两台 H200 服务器(，每台 8 卡)"
         nodes = _value(m.group("n"))
         if nodes is not None:
-            server_end = end + _AFTER_SERVER.match(after).end()  # type: ignore[union-attr]
             per, span_end = _per_after(after, end)
-            return _checked(nodes, per, offset + m.start(), max(span_end, server_end))
-    server = _AFTER_SERVER.match(after)
+            return _checked(nodes, per, offset + m.start(), max(span_end, end + server.end()))
     asked = re.search(r"(?:几|多少)\s*(?:台|个)?\s*$|how many\s*$", before)  # "几台 H20 服务器": the count asked
-    if server and not asked and not re.search(r"\d\s*(?:x|×|\*)?\s*$", before):  # "an H200 server": one
+    if not asked and not re.search(r"\d\s*(?:x|×|\*)?\s*$", before):  # "an H200 server": one
         per, span_end = _per_after(after, end)
         return _checked(1, per, start, max(span_end, end + server.end()))
     return None
