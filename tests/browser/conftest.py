@@ -55,6 +55,36 @@ def _no_remembered_language(request):
         request.getfixturevalue("browser_context").clear_cookies()
 
 
+def _timeout_error() -> type[Exception]:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # (playwright is optional: importorskip above)
+    return PlaywrightTimeout
+
+
+def submit(page, text: str) -> None:
+    """Type a question and press Enter; the box empties when the page has taken it. Pressed once more when it has
+    not after 10 s: on a loaded machine the first Enter can arrive before the page's handlers are bound."""
+    box = page.locator("#ask textarea")
+    box.fill(text)
+    box.press("Enter")
+    try:
+        page.wait_for_function("() => document.querySelector('#ask textarea').value === ''", timeout=10_000)
+    except _timeout_error():  # the question was not taken
+        box.fill(text)
+        box.press("Enter")
+        page.wait_for_function("() => document.querySelector('#ask textarea').value === ''", timeout=10_000)
+
+
+def wait_answered(page, script: str, arg, name: str, timeout_ms: int = 60_000) -> None:
+    """page.wait_for_function(script, arg); on a timeout the page's screenshot goes to tests/artifacts/<name>.png
+    and the chat's text into the failure message, so that a failure seen only in CI can be read afterwards."""
+    try:
+        page.wait_for_function(script, arg=arg, timeout=timeout_ms)
+    except _timeout_error() as exc:
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+        chat = page.locator("#chat").inner_text() if page.locator("#chat").count() else "(no #chat)"
+        raise AssertionError(f"no answer after {timeout_ms} ms ({exc.__class__.__name__}); chat: {chat[-600:]!r}") from exc
+
+
 @pytest.fixture
 def page(browser_context, web_url):
     page = browser_context.new_page()

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, submit, wait_answered
 
 # the page's own scroll to the start of the newest answer (ui/web/page.py SCROLL_TO_ANSWER_JS, issue 15): where it
 # exists the verdict must be on screen as the page leaves it; until then the test scrolls the answer's start into
@@ -68,10 +68,8 @@ def test_feasibility_verdict_above_the_fold_and_details_expand(browser_context, 
         page.set_default_timeout(20_000)
         page.goto(web_url)
         page.locator("#ask textarea").wait_for()
-        box = page.locator("#ask textarea")
-        box.fill(question)
-        box.press("Enter")
-        page.wait_for_function(_ANSWERED, arg=[verdict], timeout=30_000)
+        submit(page, question)
+        wait_answered(page, _ANSWERED, [verdict], f"web-first-screen-{lang}-{size}-timeout")
         page.wait_for_timeout(500)
         if not PAGE_SCROLLS:
             page.evaluate(_TO_ANSWER, [verdict])

@@ -8,22 +8,20 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, submit, wait_answered
 
 
 def _ask(page, text):
     """Type a question, press Enter, wait until the answer for it has arrived (no pending step left)."""
     bots = page.locator("#chat .message-row.bot-row, #chat .bot")
     before = page.locator("#chat").inner_text()
-    box = page.locator("#ask textarea")
-    box.fill(text)
-    box.press("Enter")
-    expect(box).to_have_value("")
-    page.wait_for_function(
+    submit(page, text)
+    wait_answered(
+        page,
         """([before]) => { const c = document.querySelector('#chat');
                            return c && c.innerText !== before && !c.querySelector('.pending, [aria-busy=true]')
                                   && /GiB|\\?|？/.test(c.innerText.slice(Math.max(0, before.length - 50))); }""",
-        arg=[before], timeout=20_000)
+        [before], "web-ask-timeout")
     page.wait_for_timeout(300)
     return bots
 
