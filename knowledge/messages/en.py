@@ -194,7 +194,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rule.title.market-cn-4090d": "RTX 4090 D: China-market card",
     "rule.title.market-cn-5090d": "RTX 5090 D: China-market card",
     "rule.title.market-cn-restricted-in-hand": "Restricted cards already in hand",
-    "rule.title.cap-bf16-needs-ampere": "No BF16 before Ampere",
+    "rule.title.cap-bf16-needs-ampere": "No BF16 on this card",
     "rule.title.cap-fp8-training": "FP8 training needs Ada or newer",
     "rule.title.cap-fp8-weight-only": "FP8 is weight-only here",
     "rule.title.cap-fp8-unsupported": "No FP8 on Volta",

@@ -105,7 +105,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
         "H200 sales excludes Blackwell and Rubin; the China Blackwell part reported on 2025-08-19 (B30A: one die, "
         "about half a B300, HBM and NVLink) depended on a US approval that had not come (not legal advice).",
     # --- capability (rules/capability.py) ---------------------------------------------------------------------------
-    "rules.cap-bf16-needs-ampere": "BF16 needs an Ampere or newer GPU; the {gpu} ({arch}) has FP16 tensor cores only. Run FP16 (mixed "
+    "rules.cap-bf16-needs-ampere": "The {gpu} ({arch}) has no BF16 support (on NVIDIA, BF16 needs Ampere or newer). Run FP16 (mixed "
         "precision with loss scaling for training); models trained in BF16 can overflow in FP16, so validate "
         "outputs.",
     "rules.cap-fp8-training": "FP8 training needs FP8 tensor cores (Ada, Hopper or Blackwell, compute capability 8.9+); the {gpu} "

@@ -193,7 +193,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rule.title.market-cn-4090d": "RTX 4090 D：国内特供",
     "rule.title.market-cn-5090d": "RTX 5090 D：国内特供",
     "rule.title.market-cn-restricted-in-hand": "已有的受限显卡",
-    "rule.title.cap-bf16-needs-ampere": "Ampere 之前不支持 BF16",
+    "rule.title.cap-bf16-needs-ampere": "该卡不支持 BF16",
     "rule.title.cap-fp8-training": "FP8 训练需要 Ada 及以上",
     "rule.title.cap-fp8-weight-only": "此卡 FP8 仅压缩权重",
     "rule.title.cap-fp8-unsupported": "Volta 不支持 FP8",
