@@ -129,10 +129,13 @@ def _validate(model: ModelSpec, w: Workload) -> None:
         raise InputError(f"{w.world_size} GPUs cannot be split into TP {w.tp} × PP {w.pp} groups", field="gpus",
                          accepted="gpus × nodes a multiple of tp × pp")
     if w.is_training:
-        if w.offload != "none" and w.zero == 0:
+        if w.offload != "none" and w.zero == 0 and w.engine != "fsdp":  # FSDP always shards (FULL_SHARD)
             raise InputError("CPU offload needs ZeRO (DeepSpeed ZeRO-Offload)", field="offload",
                              accepted="--zero 1, 2 or 3 with --offload optimizer; --zero 3 with --offload all")
-        if w.offload == "all" and w.zero != 3:
+        if w.engine == "fsdp" and w.offload == "optimizer":
+            raise InputError("FSDP offloads parameters, gradients and the optimizer step together "
+                             "(CPUOffload(offload_params=True))", field="offload", accepted="--offload all with --engine fsdp")
+        if w.offload == "all" and w.zero != 3 and w.engine != "fsdp":
             raise InputError("offloading parameters needs ZeRO stage 3", field="offload",
                              accepted="--zero 3 with --offload all, or --offload optimizer")
         if w.offload != "none" and w.optimizer not in ("adamw",):
@@ -503,6 +506,14 @@ def _adapter_states(model: ModelSpec, w: Workload, fmt: str, total: int, largest
     return _States(weights_b, grads_b, opt_b, Breakdown(), trainable, layers_with_grad, formulas, assumptions)
 
 
+def _fsdp_adapter(model: ModelSpec, w: Workload, fmt: str, dp: int) -> _States:
+    """(Q)LoRA under FSDP FULL_SHARD (advisor.estimator.fsdp_adapter: Answer.AI's fsdp_qlora layout)."""
+    from advisor.estimator.fsdp_adapter import fsdp_adapter_states
+
+    f = fsdp_adapter_states(model, w, fmt, dp)
+    return _States(f.weights, f.gradients, f.optimizer, f.cpu, f.trainable, None, f.formulas, f.assumptions)
+
+
 def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
     """Per GPU: the engine's model states + activations + engine overhead. HF transformers on one model-parallel
     rank without ZeRO: the peak over the phases of a step with the caching allocator's reserve (hf_training);
@@ -527,8 +538,12 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         assumptions.append("gradient checkpointing on (full recompute, HF gradient_checkpointing) for fine-tuning"
                            if task != "pretrain" else
                            "selective activation recomputation (Megatron default with sequence parallelism)")
-    st = (_full_states(model, w, engine_id, fmt, counts.total, shard, largest, dp) if task in ("full", "pretrain")
-          else _adapter_states(model, w, fmt, counts.total, largest, dp))
+    if engine_id == "fsdp" and task in ("lora", "qlora") and tp * pp == 1:
+        st = _fsdp_adapter(model, w, fmt, dp)
+    elif task in ("full", "pretrain"):
+        st = _full_states(model, w, engine_id, fmt, counts.total, shard, largest, dp)
+    else:
+        st = _adapter_states(model, w, fmt, counts.total, largest, dp)
     formulas = [f"every phase (model states): {line}" for line in st.formulas]
     assumptions += st.assumptions
 
