@@ -189,7 +189,11 @@ def estimate_memory(model: ModelSpec, workload: Workload, gpu: GpuSpec | None = 
     _validate(model, workload)
     table = engines or default_engines()
     if workload.is_training:
-        return _training(model, workload, gpu, table)
+        # start-up: preference training is loaded only for training estimates
+        from advisor.estimator.preference import sequences_workload, with_preference
+
+        est = _training(model, sequences_workload(workload), gpu, table)
+        return with_preference(est, model, workload, check_format(workload.weights or DEFAULT_WEIGHTS[workload.task]).name)
     return _inference(model, workload, gpu, table, weights_file_bytes)
 
 
