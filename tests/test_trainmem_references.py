@@ -15,6 +15,7 @@ from advisor.estimator.engines import default_engines
 from advisor.estimator.memory import estimate_memory
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
+from knowledge.structs import replace
 
 GIB = 2**30
 CAT = load_catalog()
@@ -49,9 +50,9 @@ def test_llama2_70b_on_two_24gb_cards_needs_cpu_offload() -> None:
     """Answer.AI's 70B runs on 2 × 24 GB (RTX 3090/4090, A5000) all used CPU offload: without it the 4-bit shards
     (~18 GiB each) leave no room for activations at 2,048 tokens; with it the peak is well under 24 GiB."""
     gpu = CAT.gpu("rtx-3090")
-    base = dict(task="qlora", engine="fsdp", gpus=2, context=2048, lora_rank=64)
-    sharded = estimate_memory(CAT.model("llama-2-70b"), Workload(**base), gpu)  # type: ignore[arg-type]
-    offloaded = estimate_memory(CAT.model("llama-2-70b"), Workload(**base, offload="all"), gpu)  # type: ignore[arg-type]
+    base = Workload(task="qlora", engine="fsdp", gpus=2, context=2048, lora_rank=64)
+    sharded = estimate_memory(CAT.model("llama-2-70b"), base, gpu)
+    offloaded = estimate_memory(CAT.model("llama-2-70b"), replace(base, offload="all"), gpu)
     assert not sharded.fits(gpu)
     assert offloaded.fits(gpu)
     assert offloaded.cpu.total.n > 35 * GIB  # the NF4 base (~37 GiB) lives in host RAM
