@@ -512,6 +512,7 @@ def _adapter_states(model: ModelSpec, w: Workload, fmt: str, total: int, largest
 
 def _fsdp_adapter(model: ModelSpec, w: Workload, fmt: str, dp: int) -> _States:
     """(Q)LoRA under FSDP FULL_SHARD (advisor.estimator.fsdp_adapter: Answer.AI's fsdp_qlora layout)."""
+    # start-up: loaded only for an FSDP adapter estimate
     from advisor.estimator.fsdp_adapter import fsdp_adapter_states
 
     f = fsdp_adapter_states(model, w, fmt, dp)
