@@ -2,9 +2,10 @@
 (AnswerDotAI/fsdp_qlora benchmarks_03_2024.md, peak reserved GiB per GPU, which excludes the CUDA context, so the
 estimate's CUDA-context line is left out), and TRL's DPO reference model (hand arithmetic from the model's shape).
 
-Tolerance: ±15 % for the FSDP runs without CPU offload. The runs with CPU offload are under-predicted by 13–15 %
-today (the tests pin that bound so a regression shows; see the report of this change), so an answer near the limit
-of a 24 GB card with CPU offload is flagged as having little memory to spare.
+Tolerance: ±15 % for the FSDP runs without CPU offload (Llama-2-7B at 512 tokens is the low one, −13 %: the
+runs' reserve after loading, 3.72 GiB, exceeds the weights the estimate holds, 2.76 GiB). The runs with CPU offload
+are under-predicted by 8–9 % today (the tests pin that bound, −10 %, so a regression shows); the recommender keeps
+10 % of the card free, which covers it.
 """
 
 from __future__ import annotations
@@ -40,10 +41,10 @@ def test_fsdp_qlora_without_offload_within_15_percent(model: str, context: int, 
 
 
 @pytest.mark.parametrize("model, context, batch, published", WITH_OFFLOAD)
-def test_fsdp_qlora_cpu_offload_within_15_percent_below(model: str, context: int, batch: int,
+def test_fsdp_qlora_cpu_offload_within_10_percent_below(model: str, context: int, batch: int,
                                                          published: float) -> None:
     pred = _reserved_gib(model, context=context, batch=batch, offload="all")
-    assert 0.85 * published <= pred <= 1.15 * published, f"{model}: {pred:.2f} vs {published}"
+    assert 0.90 * published <= pred <= 1.15 * published, f"{model}: {pred:.2f} vs {published}"
 
 
 def test_llama2_70b_on_two_24gb_cards_needs_cpu_offload() -> None:

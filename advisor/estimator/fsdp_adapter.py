@@ -10,6 +10,8 @@ Per GPU, N data-parallel ranks, one FSDP unit per decoder layer and a root unit 
                       FSDP neither shards nor offloads (Answer.AI had to preserve it through sharding)
     gathered        = root unit in 16-bit (FSDP keeps the root unsharded from its forward to its backward)
                       + 2 decoder layers in the base format (limit_all_gathers: the running unit and one prefetched)
+                      × (1 + 1/N) with CPU offload: the unit's shard is first copied to the GPU, then all-gathered
+                      beside it, both live until the unit reshards [torch-fsdp1-flat-param]
     dequantised     = the largest quantised matrix in bf16 (bitsandbytes dequantises one matrix at a time)
     adapters        = (2 + 2 + K) B × trainable / N   bf16 adapters and gradients, K = optimizer bytes
                       (host RAM with CPU offload, where the optimizer step then runs)
@@ -71,7 +73,8 @@ def fsdp_adapter_states(m: ModelSpec, w: Workload, fmt: str, dp: int) -> Adapter
         quantised = sum(la.d_in * la.d_out * la.count for la in tm.lora_targets(m, "all-linear"))
         constants = quantised * (FORMATS[fmt].bits - 4) / 8
     resident = (0.0 if offload else (base - constants) / dp) + constants
-    gathered = root + GATHERED_LAYERS * layer
+    copies = 1 + 1 / dp if offload else 1.0  # CPU offload: the shard's GPU copy beside the gathered unit
+    gathered = (root + GATHERED_LAYERS * layer) * copies
     deq = 2 * max(la.d_in * la.d_out for la in tm.lora_targets(m, "all-linear")) if qlora else 0.0
     adapters = (ab + ab + k) * trainable / dp
     on_gpu = 0.0 if offload else 1.0
@@ -84,7 +87,8 @@ def fsdp_adapter_states(m: ModelSpec, w: Workload, fmt: str, dp: int) -> Adapter
            else f"({_gib(base)} − constants) / {dp}") + f" + quantisation constants on every GPU {_gib(constants)}"
         + f" = {_gib(resident)} per GPU",
         f"gathered: root unit (embedding, final norm, lm_head in 16-bit) {_gib(root)} + {GATHERED_LAYERS} decoder "
-        f"layers × {_gib(layer)} (limit_all_gathers) = {_gib(gathered)}",
+        f"layers × {_gib(layer)} (limit_all_gathers)" + (f" × (1 + 1/{dp}) shard copies" if offload else "")
+        + f" = {_gib(gathered)}",
         f"LoRA adapters r = {w.lora_rank} on {w.lora_targets}: {trainable / 1e6:.2f}M params × ({ab} + {ab} + {k}) B "
         f"/ {dp} = {_gib(adapters)}" + (" in host RAM" if offload else " per GPU"),
     ]
