@@ -394,6 +394,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "layout.offload_to": "offload {where}",
     "layout.offload_what.optimizer": "optimizer",
     "layout.offload_what.all": "all",
+    "layout.offload_what.fsdp": "parameters to CPU RAM",
     "speed.per_user": "{per} per user, {total} total",
     "speed.one_user": "{per} per user",
     "speed.gpu_hours_unit": "GPU-hours",

@@ -392,6 +392,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "layout.offload_to": "卸载{where}",
     "layout.offload_what.optimizer": "优化器状态",
     "layout.offload_what.all": "参数和优化器状态",
+    "layout.offload_what.fsdp": "参数到内存（CPU offload）",
     "speed.per_user": "每路 {per}，合计 {total}",
     "speed.one_user": "每路 {per}",
     "speed.gpu_hours_unit": "",
