@@ -114,3 +114,22 @@ def test_dpo_reference_sharded_under_zero3_whole_under_zero2() -> None:
 def test_orpo_has_no_reference_model() -> None:
     e = estimate_memory(CAT.model("llama-3-8b"), Workload(task="full", method="orpo", context=2048))
     assert e.per_gpu.reference_model.n == 0
+
+
+def test_dpo_reference_whole_under_fsdp2() -> None:
+    """TRL's prepare_fsdp wraps the reference with one fully_shard call on the root (FSDP2): its forward gathers
+    every parameter at once, so a whole 16-bit copy is live on each GPU then, however many GPUs share it."""
+    m = CAT.model("llama-3-8b")
+    e = estimate_memory(m, Workload(task="full", method="dpo", context=2048, gpus=8, engine="fsdp"))
+    assert e.per_gpu.reference_model.n - 2 * 2 * 2048 * LLAMA3_VOCAB == 2 * LLAMA3_8B_PARAMS
+
+
+def test_full_dpo_recommendation_holds_the_reference_copy() -> None:
+    """The recommender sizes full DPO with the ZeRO layouts (TRL under DeepSpeed), so every option's memory has the
+    reference copy in it."""
+    from advisor.recommend.recommender import recommend
+
+    rec = recommend(Workload(model="llama-3-8b", task="full", method="dpo", context=2048),
+                    Constraints(candidates=("a100-80g-sxm",)))
+    assert rec.options
+    assert all(o.per_gpu.reference_model.n > 0 for o in rec.options)
