@@ -577,7 +577,10 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
     per_gpu = Breakdown(weights=st.weights, gradients=st.gradients, optimizer_states=st.optimizer,
                         activations=activations, overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
-    assumptions.append(f"engine: {engine.name}{ENGINE_VERSIONS.get(engine_id, '')}; micro-batch {w.batch} × "
+    label = f"{engine.name}{ENGINE_VERSIONS.get(engine_id, '')}"
+    if engine_id == "fsdp" and task in ("lora", "qlora") and tp * pp == 1:
+        label = "PyTorch FSDP training (followed: Answer.AI fsdp_qlora train.py, FULL_SHARD wrapper, a unit per layer)"
+    assumptions.append(f"engine: {label}; micro-batch {w.batch} × "
                        f"{w.context} tokens; {w.world_size} GPU(s): DP {dp} × TP {tp} × PP {pp}; optimizer "
                        f"{w.optimizer}")
     return MemoryEstimate(
