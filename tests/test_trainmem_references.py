@@ -133,3 +133,40 @@ def test_full_dpo_recommendation_holds_the_reference_copy() -> None:
                     Constraints(candidates=("a100-80g-sxm",)))
     assert rec.options
     assert all(o.per_gpu.reference_model.n > 0 for o in rec.options)
+
+
+# --- the chat's answers read the new memory -----------------------------------------------------------------------
+
+def _answer(lang: str, text: str) -> str:
+    from advisor.conversation.session import Conversation
+
+    return Conversation(lang=lang).respond(text).answer
+
+
+@pytest.mark.parametrize(("lang", "text"), [("en", "QLoRA Llama 3 70B on two 3090s"),
+                                            ("zh", "用两张 4090 做 70B 的 QLoRA 可以吗")])
+def test_two_24gb_cards_70b_qlora_is_sized_with_fsdp_cpu_offload(lang: str, text: str) -> None:
+    """The lead's per-GPU figure is the FSDP + QLoRA estimate with CPU offload (the published 2 × 24 GB layout) at
+    the default 4,096 tokens, and the answer names that layout; the longest sequence that fits is given."""
+    gpu = CAT.gpu("rtx-3090")
+    model = "llama-3-70b" if lang == "en" else "llama-3.1-70b"
+    need = estimate_memory(CAT.model(model), Workload(task="qlora", engine="fsdp", gpus=2, zero=3, offload="all",
+                                                      context=4096), gpu).per_gpu.total.n / GIB
+    answer = _answer(lang, text)
+    lead = answer.strip().split("\n\n")[0]
+    assert f"{need:.1f} GiB" in lead, lead
+    assert "FSDP" in answer
+    assert ("longest sequence that fits" in answer) if lang == "en" else ("最长" in answer)
+
+
+def test_full_dpo_on_one_h100_lead_counts_the_reference_copy() -> None:
+    answer = _answer("en", "full DPO of Llama-3-8B on one H100?")
+    lead = answer.strip().split("\n\n")[0]
+    assert lead.startswith("DPO is sized here as full fine-tuning") and "figures below include" in lead
+    # the one card fits with ZeRO-2 and the optimizer in host RAM; its figure holds the reference copy
+    gpu = CAT.gpu("h100-sxm")
+    est = estimate_memory(CAT.model("llama-3-8b"), Workload(task="full", method="dpo", zero=2, offload="optimizer",
+                                                            context=4096), gpu)
+    assert f"{est.per_gpu.total.n / GIB:.1f} GiB needed per GPU" in lead, lead
+    assert est.per_gpu.reference_model.n > 2 * LLAMA3_8B_PARAMS
+    assert "reference model (frozen copy)" in answer
