@@ -159,7 +159,8 @@ def test_dpo_says_what_it_assumes_about_the_reference_model_first(lang: str, tex
     assert head.startswith("DPO "), head
     opening = head.split("**")[0]  # before the sizing's verdict
     assert f"+{extra}" in opening, head
-    said = ("adapter disabled", "关闭适配器") if adapter else ("not include", "未计入")
+    # full-parameter DPO: the reference copy is now part of the sizing (it was said as not included before)
+    said = ("adapter disabled", "关闭适配器") if adapter else ("figures below include", "已包含")
     assert any(s in opening for s in said), head
 
 

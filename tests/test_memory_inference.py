@@ -51,7 +51,7 @@ def test_contract_keys(cat):
     c = estimate_memory(cat.model("llama-3-8b"), Workload()).to_contract()
     assert list(c) == ["params", "active_params", "per_gpu_bytes", "cpu_bytes", "formulas", "assumptions"]
     assert list(c["per_gpu_bytes"]) == ["weights", "gradients", "optimizer_states", "activations", "kv_cache",
-                                        "overhead", "total"]
+                                        "overhead", "reference_model", "total"]
 
 
 def test_vllm_reservation_semantics(cat):

@@ -209,7 +209,7 @@ def test_contract_keys() -> None:
     opt = rec.to_contract()["options"][0]
     assert {"gpu", "count", "layout", "per_gpu_bytes", "fits", "throughput", "price", "findings"} <= set(opt)
     assert set(opt["per_gpu_bytes"]) == {"weights", "gradients", "optimizer_states", "activations", "kv_cache",
-                                         "overhead", "total"}
+                                         "overhead", "reference_model", "total"}
     assert set(opt["price"]) >= {"amount", "currency"}
     for f in opt["findings"]:
         assert {"rule_id", "severity", "message", "source"} <= set(f)

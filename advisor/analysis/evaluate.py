@@ -44,6 +44,9 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     if catalog is None:
         catalog = load_catalog()
     steps = [] if steps is None else steps
+    w = request.workload
+    if request.reference_method and w.is_training and w.method == "sft":  # "DPO …": sized as DPO
+        request = replace(request, workload=replace(w, method=request.reference_method.lower()))
     workload, constraints = request.workload, request.constraints
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,

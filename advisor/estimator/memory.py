@@ -129,10 +129,13 @@ def _validate(model: ModelSpec, w: Workload) -> None:
         raise InputError(f"{w.world_size} GPUs cannot be split into TP {w.tp} × PP {w.pp} groups", field="gpus",
                          accepted="gpus × nodes a multiple of tp × pp")
     if w.is_training:
-        if w.offload != "none" and w.zero == 0:
+        if w.offload != "none" and w.zero == 0 and w.engine != "fsdp":  # FSDP always shards (FULL_SHARD)
             raise InputError("CPU offload needs ZeRO (DeepSpeed ZeRO-Offload)", field="offload",
                              accepted="--zero 1, 2 or 3 with --offload optimizer; --zero 3 with --offload all")
-        if w.offload == "all" and w.zero != 3:
+        if w.engine == "fsdp" and w.offload == "optimizer":
+            raise InputError("FSDP offloads parameters, gradients and the optimizer step together "
+                             "(CPUOffload(offload_params=True))", field="offload", accepted="--offload all with --engine fsdp")
+        if w.offload == "all" and w.zero != 3 and w.engine != "fsdp":
             raise InputError("offloading parameters needs ZeRO stage 3", field="offload",
                              accepted="--zero 3 with --offload all, or --offload optimizer")
         if w.offload != "none" and w.optimizer not in ("adamw",):
@@ -186,7 +189,11 @@ def estimate_memory(model: ModelSpec, workload: Workload, gpu: GpuSpec | None = 
     _validate(model, workload)
     table = engines or default_engines()
     if workload.is_training:
-        return _training(model, workload, gpu, table)
+        # start-up: preference training is loaded only for training estimates
+        from advisor.estimator.preference import sequences_workload, with_preference
+
+        est = _training(model, sequences_workload(workload), gpu, table)
+        return with_preference(est, model, workload, check_format(workload.weights or DEFAULT_WEIGHTS[workload.task]).name)
     return _inference(model, workload, gpu, table, weights_file_bytes)
 
 
@@ -503,6 +510,15 @@ def _adapter_states(model: ModelSpec, w: Workload, fmt: str, total: int, largest
     return _States(weights_b, grads_b, opt_b, Breakdown(), trainable, layers_with_grad, formulas, assumptions)
 
 
+def _fsdp_adapter(model: ModelSpec, w: Workload, fmt: str, dp: int) -> _States:
+    """(Q)LoRA under FSDP FULL_SHARD (advisor.estimator.fsdp_adapter: Answer.AI's fsdp_qlora layout)."""
+    # start-up: loaded only for an FSDP adapter estimate
+    from advisor.estimator.fsdp_adapter import fsdp_adapter_states
+
+    f = fsdp_adapter_states(model, w, fmt, dp)
+    return _States(f.weights, f.gradients, f.optimizer, f.cpu, f.trainable, None, f.formulas, f.assumptions)
+
+
 def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
     """Per GPU: the engine's model states + activations + engine overhead. HF transformers on one model-parallel
     rank without ZeRO: the peak over the phases of a step with the caching allocator's reserve (hf_training);
@@ -527,8 +543,12 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         assumptions.append("gradient checkpointing on (full recompute, HF gradient_checkpointing) for fine-tuning"
                            if task != "pretrain" else
                            "selective activation recomputation (Megatron default with sequence parallelism)")
-    st = (_full_states(model, w, engine_id, fmt, counts.total, shard, largest, dp) if task in ("full", "pretrain")
-          else _adapter_states(model, w, fmt, counts.total, largest, dp))
+    if engine_id == "fsdp" and task in ("lora", "qlora") and tp * pp == 1:
+        st = _fsdp_adapter(model, w, fmt, dp)
+    elif task in ("full", "pretrain"):
+        st = _full_states(model, w, engine_id, fmt, counts.total, shard, largest, dp)
+    else:
+        st = _adapter_states(model, w, fmt, counts.total, largest, dp)
     formulas = [f"every phase (model states): {line}" for line in st.formulas]
     assumptions += st.assumptions
 
@@ -557,7 +577,10 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
     per_gpu = Breakdown(weights=st.weights, gradients=st.gradients, optimizer_states=st.optimizer,
                         activations=activations, overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
-    assumptions.append(f"engine: {engine.name}{ENGINE_VERSIONS.get(engine_id, '')}; micro-batch {w.batch} × "
+    label = f"{engine.name}{ENGINE_VERSIONS.get(engine_id, '')}"
+    if engine_id == "fsdp" and task in ("lora", "qlora") and tp * pp == 1:
+        label = "PyTorch FSDP training (followed: Answer.AI fsdp_qlora train.py, FULL_SHARD wrapper, a unit per layer)"
+    assumptions.append(f"engine: {label}; micro-batch {w.batch} × "
                        f"{w.context} tokens; {w.world_size} GPU(s): DP {dp} × TP {tp} × PP {pp}; optimizer "
                        f"{w.optimizer}")
     return MemoryEstimate(

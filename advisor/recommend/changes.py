@@ -243,7 +243,8 @@ def _closest_allowed(closest: list[Option]) -> Option | None:
 def _fits_on(search: Search, opt: Option, **change: int) -> bool:
     """Whether the workload with `change` (a context, a number of users) fits with headroom on `opt`'s layout."""
     gpu = search.catalog.gpu(opt.gpu)
-    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp, opt.layout.zero, opt.layout.zero_offload)
+    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp, opt.layout.zero, opt.layout.zero_offload,
+                    engine="fsdp" if opt.layout.engine == "fsdp" else None)
     found = memory_of(search.varied(replace(search.workload, **change)), gpu, layout)
     return found is not None and headroom(found.estimate, gpu) >= MIN_HEADROOM
 

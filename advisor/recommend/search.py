@@ -22,7 +22,7 @@ from advisor.estimator.formats import weight_bytes
 from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format, estimate_memory, kv_cache_bytes
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
-from advisor.workload import Constraints, Offload, Workload
+from advisor.workload import Constraints, Engine, Offload, Workload
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.params import cached_per_spec, param_counts
@@ -48,6 +48,7 @@ class Layout(Value):
     zero: int = 0
     offload: Offload = "none"
     plan: Plan | None = None  # the parallelism planner's plan (pre-training, full FT)
+    engine: Engine | None = None  # the training engine this layout needs (FSDP for sharded QLoRA), else the workload's
 
     @property
     def per_node(self) -> int:
@@ -129,6 +130,10 @@ def training_layouts(w: Workload, count: int, nodes: int) -> list[Layout]:
     stages = [0, 2, 3] if w.task in ("lora", "qlora", "freeze") else [1, 2, 3]
     out = [Layout(count, nodes, 1, 1, z) for z in stages]
     out.append(Layout(count, nodes, 1, 1, 3, "optimizer"))
+    if w.task == "qlora" and w.engine in (None, "fsdp"):
+        # FSDP + QLoRA (Answer.AI's fsdp_qlora): the 4-bit base sharded over the GPUs, then also its CPU offload of
+        # parameters, the layout of their published 70B runs on 2 × 24 GB cards [answerai-fsdp-qlora-benchmarks]
+        out += [Layout(count, nodes, 1, 1, 3, "none", engine="fsdp"), Layout(count, nodes, 1, 1, 3, "all", engine="fsdp")]
     return out
 
 
@@ -144,6 +149,8 @@ def sized_workload(w: Workload, layout: Layout) -> Workload:
     """The workload as one GPU of `layout` sees it (inference replicas split the concurrency)."""
     update: dict[str, object] = {"gpus": layout.per_node, "nodes": layout.nodes, "tp": layout.tp, "pp": layout.pp,
                                  "zero": layout.zero, "offload": layout.offload}
+    if layout.engine:
+        update["engine"] = layout.engine
     if not w.is_training and layout.dp > 1:
         update["concurrency"] = math.ceil(w.concurrency / layout.dp)
     return replace(w, **update)

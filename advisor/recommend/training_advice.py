@@ -20,8 +20,10 @@ PLANNED_TASKS = ("pretrain", "full")
 
 
 def planned(w: Workload) -> bool:
-    """Whether the workload goes through the planner (pre-training and full fine-tuning without CPU offload)."""
-    return w.task in PLANNED_TASKS and w.offload == "none"
+    """Whether the workload goes through the planner (pre-training and full fine-tuning without CPU offload). TRL's
+    preference training (DPO, KTO, ORPO …) runs under accelerate with DeepSpeed or FSDP, not Megatron: it is sized by
+    the ZeRO layouts, whose estimate holds the reference model and the chosen + rejected sequences."""
+    return w.task in PLANNED_TASKS and w.offload == "none" and w.method == "sft"
 
 
 _PLANS: dict[tuple[object, ...], Plan | None] = {}

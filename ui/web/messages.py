@@ -41,7 +41,7 @@ def label(key: str, lang: str = "en", **fmt: Any) -> str:
 # The memory parts' names in the chart, from the message catalogs ("web.part.PART").
 PART_LABELS: dict[str, dict[str, str]] = {key.removeprefix("web.part."): dict(zip(LANGS, pair(key), strict=True))
                                           for key in table("en") if key.startswith("web.part.")}
-PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
+PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead", "reference_model")
 
 
 # Example prompts: inference, fine-tuning, pre-training, a sales quote and a guide-claim check, in both languages.

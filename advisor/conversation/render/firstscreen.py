@@ -578,7 +578,7 @@ def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:
                 None, "total memory need (unsharded)")
 
 
-_PARTS = ("weights", "gradients", "optimizer_states", "kv_cache", "activations", "overhead")  # the sum's order
+_PARTS = ("weights", "gradients", "optimizer_states", "kv_cache", "activations", "overhead", "reference_model")  # the sum's order
 
 
 def explain_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:

@@ -18,7 +18,7 @@ FORMAT = FORMAT_NAMES  # the short names of the weight formats (advisor.estimato
 
 
 # the parts of a GPU's memory, in the order a breakdown lists them; their words are "part.<part>" in the catalogs
-PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
+PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead", "reference_model")
 
 
 def slot_label(slot: str, lang: str) -> str:

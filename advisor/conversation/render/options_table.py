@@ -139,7 +139,7 @@ def opt_name(o: Option, book: Book) -> str:
 
 
 # The engines as their projects write their names (the layout keeps the lower-case ids of the contract).
-ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "megatron": "Megatron-LM"}
+ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "megatron": "Megatron-LM", "fsdp": "FSDP"}
 
 
 def opt_layout(o: Option, lang: str, book: Book) -> str:
@@ -154,7 +154,7 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         parts.append(f"PP {book.count('pipeline parallel degree', lay.pp, 'GPUs', SRC_RECOMMEND)}")
     if lay.dp > 1:
         parts.append(f"DP {book.count('data parallel degree', lay.dp, 'GPUs', SRC_RECOMMEND)}")
-    if lay.zero:
+    if lay.zero and lay.engine != "fsdp":  # FSDP shards fully by itself: no ZeRO stage to name
         parts.append(f"ZeRO-{book.count('ZeRO stage', lay.zero, '', SRC_RECOMMEND)}")
     if (lo := lay.layer_offload) is not None:  # llama.cpp layer offload: -ngl layers on the card, the rest in RAM
         ngl = book.count(f"GPU layers (-ngl) on 1× {o.gpu_name} with layer offload", lo.ngl, "layers", SRC_RECOMMEND)
@@ -163,6 +163,8 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         parts.append(message("layout.ngl", lang, ngl=ngl, rest=rest))
     elif lay.zero_offload != "none":
         what = f"layout.offload_what.{lay.zero_offload}"  # "optimizer" / "all", in Chinese where asked
+        if lay.engine == "fsdp":  # FSDP's CPU offload: the parameter shards and the optimizer step in host RAM
+            what = "layout.offload_what.fsdp"
         parts.append(message("layout.offload_to", lang, where=message(what, lang) if known(what) else lay.zero_offload))
     if lay.engine:
         parts.append(ENGINE_LABELS.get(lay.engine, lay.engine))
