@@ -6,7 +6,8 @@ import pytest
 
 from advisor.estimator.engines import default_engines, parse_engines
 from advisor.estimator.formats import weight_bytes
-from advisor.estimator.memory import estimate_memory, kv_cache_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
+from advisor.estimator.memory import estimate_memory
 from advisor.estimator.results import Breakdown
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from advisor.estimator.calibration import load_calibration
-from advisor.estimator.memory import estimate_memory, kv_cache_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
+from advisor.estimator.memory import estimate_memory
 from advisor.estimator.throughput import estimate_throughput, serving_shape, time_to_first_token
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog

@@ -45,7 +45,7 @@ from knowledge.structs import Value
 from .activations import prefill_workspace_bytes
 from .engines import default_engines
 from .formats import check_format, weight_bytes
-from .memory import kv_bytes_per_token_layer
+from .kv_cache import kv_bytes_per_token_layer
 from .throughput import default_engine
 
 if TYPE_CHECKING:

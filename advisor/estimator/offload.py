@@ -41,7 +41,8 @@ from knowledge.structs import Value
 
 from .calibration import Calibration, HostMemory
 from .formats import weight_bytes_by_group
-from .memory import default_inference_format, estimate_memory, kv_bytes_per_token_layer
+from .kv_cache import kv_bytes_per_token_layer
+from .memory import default_inference_format, estimate_memory
 from .throughput import Hardware, SpeedProfile, hardware, memory_class, prefill_step, speed_profile
 from .training import pcie_bytes_per_s
 

@@ -47,7 +47,8 @@ from .formats import (
     shard_weight_bytes,
     weight_bytes_by_group,
 )
-from .memory import default_inference_format, estimate_memory, kv_cache_bytes
+from .kv_cache import kv_cache_bytes
+from .memory import default_inference_format, estimate_memory
 from .model_flops import model_flops
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
 from .throughput_text import decode_step_formula, throughput_assumptions, throughput_formulas

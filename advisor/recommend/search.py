@@ -19,7 +19,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from advisor.estimator.formats import weight_bytes
-from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format, estimate_memory, kv_cache_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
+from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format, estimate_memory
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.workload import Constraints, Engine, Offload, Workload

@@ -25,7 +25,7 @@ from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.memory import kv_cache_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
 from knowledge.messages import known as has_message
 from knowledge.messages import t
 from knowledge.params import param_counts
