@@ -157,12 +157,19 @@ def test_two_24gb_cards_70b_qlora_is_sized_with_fsdp_cpu_offload(lang: str, text
     assert f"{need:.1f} GiB" in lead, lead
     assert "FSDP" in answer
     assert ("longest sequence that fits" in answer) if lang == "en" else ("最长" in answer)
+    # the lead says it too, before any other configuration: a shorter sequence keeps the user's two cards
+    limit = "With sequences of up to 3840 tokens (micro-batch 1) it fits on 2×" if lang == "en" else "序列不超过 3840"
+    assert limit in lead, lead
+    shorter = Workload(task="qlora", engine="fsdp", gpus=2, zero=3, offload="all", context=3840)
+    assert estimate_memory(CAT.model(model), shorter, gpu).per_gpu.total.n < 24.0 * GIB  # the 3,840 tokens do fit
 
 
 def test_full_dpo_on_one_h100_lead_counts_the_reference_copy() -> None:
     answer = _answer("en", "full DPO of Llama-3-8B on one H100?")
     lead = answer.strip().split("\n\n")[0]
-    assert lead.startswith("DPO is sized here as full fine-tuning") and "figures below include" in lead
+    # the verdict first, then what the sizing assumes about DPO's reference model
+    assert lead.startswith("**Yes: 1× NVIDIA H100"), lead
+    assert "DPO is sized here as full fine-tuning" in lead and "figures below include" in lead
     # the one card fits with ZeRO-2 and the optimizer in host RAM; its figure holds the reference copy
     gpu = CAT.gpu("h100-sxm")
     est = estimate_memory(CAT.model("llama-3-8b"), Workload(task="full", method="dpo", zero=2, offload="optimizer",

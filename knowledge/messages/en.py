@@ -599,6 +599,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.other_fits": " {name} fits it ({lay}).",
     "screen.unknown_card": "No verdict on the {asked}. What can be said is what the job needs: {model} at {fmt} needs about {total} with its KV cache and runtime (weights {weights}), so a single card needs more usable memory than that.",
     "screen.unknown_card.reference": " For reference only, catalog cards (not the {asked}) that hold it: {names}.",
+    "screen.fit.shorter": " With sequences of up to {longest} (micro-batch {batch}) it fits on {name}.",
     "screen.fit.next_does_not": "micro-batch {more} does not",
     "screen.fit.batch_up_to": "micro-batch up to {most} fits",
     "screen.fit.close": " Close to the limit: it fits with {spare} to spare at micro-batch {batch} × {ctx} tokens; {nxt}; the longest sequence at micro-batch {batch} is {longest} tokens.",

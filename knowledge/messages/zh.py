@@ -595,6 +595,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.other_fits": "{name} 放得下（{lay}）。",
     "screen.unknown_card": "关于 {asked} 没有结论。能算的是任务本身：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}（其中权重 {weights}），一张卡的可用显存要比这多才能单卡放下。",
     "screen.unknown_card.reference": "仅供参考（目录里的卡，不是 {asked}）：{names} 放得下。",
+    "screen.fit.shorter": "序列不超过 {longest}（每批 {batch} 条）时，{name} 放得下。",
     "screen.fit.next_does_not": "每批 {more} 条放不下",
     "screen.fit.batch_up_to": "每批最多 {most} 条",
     "screen.fit.close": "余量很小：每批 {batch} 条 × {ctx} tokens 时还剩 {spare}；{nxt}；每批 {batch} 条时最长序列 {longest} tokens。",

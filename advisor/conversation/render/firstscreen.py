@@ -50,6 +50,7 @@ from advisor.conversation.render.options_table import (
     user_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
+from advisor.estimator.limits import CONTEXT_STEP
 from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
 from advisor.workload import speed_workload
@@ -259,12 +260,26 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
                 fmt = format_label(need_format(ev), lang)
                 head += t("screen.buy_as_asked", lang, fmt=fmt, name=opt_name(alt, book))
             return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
+        head += shorter_fits(ev, o, book, lang)
         if alt is not None:
             head += t("screen.other_fits", lang, name=opt_name(alt, book), lay=opt_layout(alt, lang, book))
     if off is not None and off.gpu == o.gpu and o.count == 1:  # the card itself, slowly: llama.cpp layer offload
         head += offload_sentence(off, book, lang)
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
 
+
+
+def shorter_fits(ev: Any, o: Any, book: Book, lang: str) -> str:
+    """A training job just too long for the configuration named ("QLoRA 70B on two 3090s" at 4,096 tokens): the
+    longest sequence that fits on it at the micro-batch asked (ev.limits, the bisection of advisor.estimator.limits),
+    said before any other configuration, since shorter sequences keep the user's cards. Empty when none fits."""
+    lim = ev.limits
+    if lim is None or not lim.training or lim.option is not o or not lim.max_context:
+        return ""
+    src = f"{SRC_MEMORY} (bisection in steps of {CONTEXT_STEP} tokens)"
+    longest = book.tokens(f"longest context that fits on {o.count}× {o.gpu_name}", lim.max_context, src, lang)
+    batch = book.count("micro-batch asked", lim.load, "sequences", SRC_USER)
+    return t("screen.fit.shorter", lang, longest=longest, batch=batch, name=opt_name(o, book))
 
 
 def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:

@@ -41,7 +41,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
     said with no card ("on 2048 GPUs") is followed by the card it was taken as; an answer for the coding default model
     says so first."""
     led = _lead_for(ev, top, state, book, lang)
-    led.text = reference_note(ev, book, lang) + led.text  # "DPO …": what the sizing assumes about its reference model
+    note = reference_note(ev, book, lang)  # "DPO …": what the sizing assumes about its reference model, after the verdict
+    if note:
+        led.text = led.text.rstrip() + t("sentence.gap", lang) + note
     if state.slots.model_assumed == "default" and ev.engines:  # engines compared with no model named
         led.text = t("acts.engine.default_model", lang, model=ev.model.name) + led.text
     if state.slots.model_assumed == "coding":  # no model named for a coding use: the answer is for the coding default
