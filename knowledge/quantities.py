@@ -336,3 +336,7 @@ class Seconds(msgspec.Struct, frozen=True):
 
     def __bool__(self) -> bool:
         return self.s != 0
+
+
+SECOND, MINUTE, HOUR, DAY = Seconds(1.0), Seconds(60.0), Seconds(3600.0), Seconds(86400.0)
+"""The thresholds the answers choose a unit by (under a second in ms, under a day in hours, …)."""
