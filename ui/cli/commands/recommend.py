@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from knowledge.quantities import SYMBOLS, Seconds, memory_text
+from knowledge.quantities import DAY, SYMBOLS, Seconds, memory_text
 from knowledge.structs import replace, validate
 from ui.citations import source_without_path
 from ui.cli import jsonout
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--existing", metavar="N×GPU", default=None, help="GPUs you already own, e.g. 2x3090")
     for name in ("max_gpus_per_node", "max_ms_per_token", "min_tokens_per_s"):
         add_field(parser, Constraints, name)
-    add_field(parser, Constraints, "deadline_s", "--deadline-days", scale=86400, help="training must finish within "
+    add_field(parser, Constraints, "deadline_s", "--deadline-days", scale=DAY.s, help="training must finish within "
               "this many days")
     add_field(parser, Constraints, "power_limit_w")
     parser.add_argument("--limit", type=number(1, 100, integer=True), default=8, help="options to show")

@@ -186,8 +186,8 @@ def simulated(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
     from advisor.estimator.serving import simulate_estimate
     from advisor.estimator.serving_sim import Speculation
 
-    target = args.max_ms_per_token / 1e3 if args.max_ms_per_token is not None else None
-    ttft = args.max_ttft_ms / 1e3 if args.max_ttft_ms is not None else None
+    target = Seconds.of(args.max_ms_per_token, "ms").s if args.max_ms_per_token is not None else None
+    ttft = Seconds.of(args.max_ttft_ms, "ms").s if args.max_ttft_ms is not None else None
     spec = Speculation(k=args.spec_tokens, acceptance=args.spec_acceptance) if args.spec_tokens else None
     return simulate_estimate(est, model, gpu, _workload(args), load_calibration(), engine=args.engine,
                              rate=args.request_rate, target_tpot_s=target, target_ttft_s=ttft,
