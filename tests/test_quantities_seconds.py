@@ -68,3 +68,22 @@ def test_no_division_and_no_multiplying_two_durations() -> None:
     with pytest.raises(TypeError, match="cannot multiply Seconds by Seconds"):
         Seconds(2) * Seconds(3)  # type: ignore[operator]
     assert Seconds(2) != 2.0  # never equal to a bare number
+
+
+def test_the_answers_and_the_tools_format_durations_through_the_type() -> None:
+    from advisor.conversation.render.book import Book
+    from advisor.conversation.tools.format import dur, fmt_seconds
+
+    # the tools pick the unit that reads best: 38.4 ms, 95 s, 50 min, 2.4 hours (8,640 s), 16.3 days (1,411,200 s)
+    assert [fmt_seconds(Seconds(x)) for x in (0.0384, 0.004, 95, 3_000, 8_640, 1_411_200)] == [
+        "38 ms", "4.00 ms", "95.0 s", "50.0 min", "2.4 hours", "16.3 days"]
+    assert fmt_seconds(0.0384) == "38 ms"  # a bare number is seconds there (a tool number's unit "s")
+    n = dur("time to first token", Seconds.of(250, "ms"), "test")
+    assert n["value"] == 0.25 and n["unit"] == "s" and n["display"] == "250 ms"
+    # an answer shows a duration in the unit asked and records it in that unit for the grounding gate
+    book = Book()
+    assert book.duration("wall", Seconds(1_411_200), "days", "test", 1, suffix="天") == "16.3 天"
+    assert book.duration("ttft", Seconds(0.0384), "ms", "test", 0) == "38 ms"
+    assert book.duration("run", Seconds(8_640), "h", "test", 1) == "2.4 hours"
+    assert [(x.value, x.unit) for x in book.numbers] == [(pytest.approx(16.333333), "days"), (pytest.approx(38.4), "ms"),
+                                                         (pytest.approx(2.4), "hours")]
