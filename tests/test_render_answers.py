@@ -177,7 +177,7 @@ def test_training_time_from_the_default_tokens_says_so(monkeypatch, lang, text):
     lead = fs.first_sentences(turn.answer, 1)
     assert "100 M tokens" in lead and ("default" if lang == "en" else "默认") in lead, lead
     opt = next(o for o in ev.user_options if o.training)
-    wall = opt.training.wall_s  # under a day the time is given in hours (options_table.opt_days)
+    wall = opt.training.wall.s  # under a day the time is given in hours (options_table.opt_days)
     assert (f"{wall / 3600:.1f}" if 3600 <= wall < 86400 else f"{wall / 86400:.1f}") in lead
     assert len(turn.questions) <= 1
     assert "With it I can estimate the training time" not in screen and "才能估算训练时间" not in screen

@@ -153,7 +153,7 @@ def top_option(ev: Analysis) -> Option | None:
         if pool:
             def key(o: Option) -> tuple[float, float]:
                 price = o.price.per_card.amount * o.count if o.price else math.inf
-                speed = -o.training.wall_s if o.training else (
+                speed = -o.training.wall.s if o.training else (
                     o.throughput.decode_tokens_per_s_total if o.throughput else 0.0) or 0.0
                 return (price, -speed) if ok else (-speed, price)
             return min(pool, key=key)

@@ -26,7 +26,7 @@ from advisor.recommend.search import (
 )
 from advisor.workload import Constraints, Workload
 from knowledge.messages import t
-from knowledge.quantities import GIB, memory_text
+from knowledge.quantities import GIB, Seconds, memory_text
 from knowledge.structs import replace
 
 # 4-bit is the lowest precision suggested as a fix: below it (Q3_K, Q2_K) quality falls off sharply (llama.cpp's
@@ -84,10 +84,10 @@ def _task_change(search: Search, scope: Constraints | None, owned: bool = False)
     for task in LIGHTER_TASK.get(w.task, ()):
         alt = _retry(search, replace(w, task=task, weights=None), scope, owned)
         if alt is not None:
-            wall_s = alt.training.wall_s if alt.training else None
+            wall = alt.training.wall if alt.training else None
 
-            def say(lang: str, task: str = task, alt: Option = alt, wall_s: float | None = wall_s) -> str:
-                time = t("change.task.time", lang, days=f"{wall_s / 86400:.1f}") if wall_s else ""
+            def say(lang: str, task: str = task, alt: Option = alt, wall: Seconds | None = wall) -> str:
+                time = t("change.task.time", lang, days=f"{wall.days:.1f}") if wall else ""
                 return t("change.task", lang, new=t(f"task.{task}", lang), old=t(f"task.{w.task}", lang),
                          count=alt.count, gpu=alt.gpu_name, time=time)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from advisor.conversation.grounding.gate import extract as find_numbers
 from advisor.conversation.turn import Number
-from knowledge.quantities import Bytes, Money
+from knowledge.quantities import Bytes, DurationUnit, Money, Seconds
 
 SRC_MEMORY = "advisor.estimator.memory.estimate_memory"
 
@@ -31,6 +31,10 @@ def source_of(ev: Any, name: str) -> str:
     if name in (getattr(ev, "stated", None) or ()):
         return SRC_USER
     return SRC_INFERRED if name in (getattr(ev, "inferred", None) or ()) else SRC_DEFAULT
+
+
+BOOK_UNITS: dict[str, str] = {"ms": "ms", "s": "s", "min": "minutes", "h": "hours", "days": "days"}
+"""The unit a duration is recorded in (`Book.duration`), by the `Seconds` unit it is shown in."""
 
 
 class Book:
@@ -62,6 +66,12 @@ class Book:
     def gb(self, name: str, amount: Bytes, source: str = SRC_MEMORY, digits: int = 1) -> str:
         """Memory in GB ("80.0 GB"), recorded in GB."""
         return self.num(name, amount.gb, "GB", source, digits)
+
+    def duration(self, name: str, amount: Seconds, unit: DurationUnit, source: str, digits: int = 1,
+                 suffix: str | None = None) -> str:
+        """A duration in `unit` ("38 ms", "16.3 days", or the language's `suffix`), recorded in that unit as the
+        grounding gate reads it (ms, s, minutes, hours, days)."""
+        return self.num(name, amount.to(unit), BOOK_UNITS[unit], source, digits, suffix)
 
     def count(self, name: str, value: float, unit: str, source: str) -> str:
         self.add(name, value, unit, source)

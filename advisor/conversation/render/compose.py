@@ -417,7 +417,7 @@ def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
     if top is not None:
         state.last_numbers.update(top_total=float(top.per_gpu.total.n), top_count=float(top.count))
         speed = (top.throughput.decode_tokens_per_s_total if top.throughput else 0.0) or 0.0
-        wall = (top.training.wall_s if top.training else 0.0) or 0.0
+        wall = top.training.wall.s if top.training else 0.0
         if speed:
             state.last_numbers["top_tokens_per_s"] = float(speed)
         if wall:

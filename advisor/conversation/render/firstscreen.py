@@ -55,8 +55,7 @@ from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
 from advisor.workload import speed_workload
 from knowledge.messages import t
-from knowledge.quantities import Bytes
-from knowledge.structs import dump
+from knowledge.quantities import Bytes, Seconds
 
 DETAILS_OPEN = "<details>"
 _DETAILS = re.compile(r"<details><summary>(?P<title>.*?)</summary>\n\n(?P<body>.*?)\n\n</details>", re.S)
@@ -338,11 +337,9 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         most = book.count(f"largest concurrency meeting the target on {on}", limit, "sequences", SRC_LOAD)
         bits = []
         if target.get("tpot_s"):
-            bits.append(t("screen.users.tpot", lang, ms=book.num("TPOT target", target["tpot_s"] * 1e3, "ms", SRC_USER,
-                                                                 decimals_for(target["tpot_s"] * 1e3))))
+            bits.append(t("screen.users.tpot", lang, ms=target_ms(book, "TPOT target", target["tpot_s"], SRC_USER)))
         if target.get("ttft_s"):
-            bits.append(t("screen.users.ttft", lang, ms=book.num("TTFT target", target["ttft_s"] * 1e3, "ms", SRC_USER,
-                                                                 decimals_for(target["ttft_s"] * 1e3))))
+            bits.append(t("screen.users.ttft", lang, ms=target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)))
         key = "screen.users.target_memory" if load.get("limit_bound") == "memory" else "screen.users.target"
         return Lead(t(key, lang, name=opt_name(o, book), most=most, target=t("list.and", lang).join(bits)), None,
                     f"largest concurrency meeting the target on {on}")
@@ -384,25 +381,26 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
     stated = "concurrency" in (getattr(ev, "stated", None) or ())
     if load is None and top is not None and stated:  # the option's own figures under the stated load (no limit)
         ul = top.throughput.under_load if top.throughput else None
-        load = dict(dump(ul), concurrency=ev.workload.concurrency) if ul else None
+        load = dict(ul.to_contract(), concurrency=ev.workload.concurrency) if ul else None
     if not load or o is None or not load.get("per_user_tokens_per_s"):
         return ""
     on = f"{o.count}× {o.gpu_name}"
     n = book.count("concurrency", load["concurrency"], "sequences", source_of(ev, "concurrency"))
-    ttft = book.num(f"median time to first token at {load['concurrency']} users on {on}", load["ttft_s"] * 1e3, "ms",
-                    SRC_LOAD, 0)
+    ttft = book.duration(f"median time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_s"]),
+                         "ms", SRC_LOAD, 0)
     p95 = ""
     if load.get("ttft_p95_s"):
-        p95 = t("screen.load.p95", lang, p95=book.num(f"p95 time to first token at {load['concurrency']} users on {on}",
-                                                     load["ttft_p95_s"] * 1e3, "ms", SRC_LOAD, 0))
+        p95 = t("screen.load.p95", lang, p95=book.duration(
+            f"p95 time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_p95_s"]), "ms",
+            SRC_LOAD, 0))
     bits = [t("screen.load.ttft", lang, ttft=ttft, p95=p95)]
     per_v = load["per_user_tokens_per_s"]
     per = book.num(f"tokens/s per user at {load['concurrency']} users on {on}", per_v, "tokens/s", SRC_LOAD,
                    1 if per_v < 10 else 0)
     tpot = ""
     if load.get("tpot_s"):
-        tpot = t("screen.load.tpot", lang, tpot=book.num(
-            f"median time per output token at {load['concurrency']} users on {on}", load["tpot_s"] * 1e3, "ms",
+        tpot = t("screen.load.tpot", lang, tpot=book.duration(
+            f"median time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_s"]), "ms",
             SRC_LOAD, 0))
     bits.append(t("screen.load.per_user", lang, per=per, tpot=tpot))
     if load.get("total_tokens_per_s"):
@@ -417,7 +415,7 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
     limit = load.get("max_concurrency_for_target")
     if target and limit is not None:
         stated = ev.constraints.max_ms_per_token is not None
-        ms = book.num("TPOT target", target * 1e3, "ms", SRC_USER if stated else SRC_RECOMMEND, decimals_for(target * 1e3))
+        ms = target_ms(book, "TPOT target", target, SRC_USER if stated else SRC_RECOMMEND)
         rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
                         decimals_for(round(1 / target, 1)))
         why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
@@ -433,14 +431,20 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
     return head + t("sentence.end", lang)
 
 
+def target_ms(book: Book, name: str, seconds: float, source: str) -> str:
+    """A latency target (held in seconds in the analysis' load figures) in ms, with as many decimals as it has."""
+    d = Seconds(seconds)
+    return book.duration(name, d, "ms", source, decimals_for(d.ms))
+
+
 def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) -> str:
     """The largest concurrency meeting a stated time-to-first-token target (with the stated TPOT target when there
     is one as well), as the clause after the load figures."""
     target, limit = load["target"], load["max_concurrency_for_target"]
-    ttft = book.num("TTFT target", target["ttft_s"] * 1e3, "ms", SRC_USER, decimals_for(target["ttft_s"] * 1e3))
+    ttft = target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)
     if target.get("tpot_s"):
         tp = target["tpot_s"]
-        ms = book.num("TPOT target", tp * 1e3, "ms", SRC_USER, decimals_for(tp * 1e3))
+        ms = target_ms(book, "TPOT target", tp, SRC_USER)
         rate = book.num("per-user speed at the TPOT target", 1 / tp, "tokens/s", "computed: 1 / TPOT target",
                         decimals_for(round(1 / tp, 1)))
         cond = t("screen.load.cond_both", lang, ttft=ttft, ms=ms, rate=rate)
@@ -456,7 +460,7 @@ def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) ->
 
 def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     tr = top.training
-    if not tr or not tr.wall_s:
+    if not tr or not tr.wall:
         return None
     name = opt_name(top, book)
     days = opt_days(top, book, lang)
@@ -477,7 +481,7 @@ def time_against(o: Any, base: Any, book: Book, lang: str) -> str:
     """Another named configuration's training time against `base`'s: its days, the speed ratio and its GPU price."""
     days = opt_days(o, book, lang)
     ratio = book.num(f"training speed {o.count}× {o.gpu_name} / {base.count}× {base.gpu_name}",
-                     base.training.wall_s / o.training.wall_s, "ratio", "ratio of the two wall-clock times", 1, suffix="")
+                     base.training.wall.ratio(o.training.wall), "ratio", "ratio of the two wall-clock times", 1, suffix="")
     return t("screen.time.other", lang, name=opt_name(o, book), days=days, r=ratio, price=opt_price(o, book, lang))
 
 
@@ -643,7 +647,7 @@ def _short_speed(o: Any, book: Book, lang: str) -> str:
     if speed is not None:
         return speed[0]
     tr = o.training
-    if tr and tr.wall_s:
+    if tr and tr.wall:
         return opt_days(o, book, lang)
     return "—"
 
@@ -654,7 +658,7 @@ def stated_targets(ev: Any, book: Book) -> list[str]:
     out = []
     ttft = ((getattr(ev, "load", None) or {}).get("target") or {}).get("ttft_s")
     if ttft:
-        out.append("TTFT ≤ " + book.num("TTFT target", ttft * 1e3, "ms", SRC_USER, decimals_for(ttft * 1e3)))
+        out.append("TTFT ≤ " + target_ms(book, "TTFT target", ttft, SRC_USER))
     tpot = ev.constraints.max_ms_per_token  # set only when stated (the recommender adds its default to its own copy)
     if tpot is not None:
         out.append("TPOT ≤ " + book.num("TPOT target", tpot, "ms", SRC_USER, decimals_for(tpot)))

@@ -19,6 +19,7 @@ from knowledge.catalog import load_catalog
 from knowledge.errors import CatalogError
 from knowledge.messages import known
 from knowledge.messages import t as message
+from knowledge.quantities import DAY, HOUR, MINUTE, Seconds
 from rules.titles import rule_title
 
 if TYPE_CHECKING:
@@ -216,7 +217,7 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
         return message("speed.per_user" if speed[0] != speed[1] else "speed.one_user", lang, per=speed[0],
                        total=speed[1])
     tr = o.training
-    if tr and tr.wall_s:
+    if tr and tr.wall:
         days = opt_days(o, book, lang)
         hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 0,
                          suffix=message("speed.gpu_hours_unit", lang))
@@ -230,14 +231,14 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
 def opt_days(o: Option, book: Book, lang: str) -> str:
     """The option's training wall-clock, booked: in days (one decimal below 100 days), or in hours below a day
     and minutes below an hour (a run of 40 minutes is not "0.0 days"); the option must have one."""
-    wall = o.training.wall_s if o.training and o.training.wall_s else 0.0
+    wall = o.training.wall if o.training else Seconds(0.0)
     name = f"training wall-clock on {o.count}× {o.gpu_name}"
-    if wall < 3600:
-        return book.num(name, max(wall / 60, 1.0), "minutes", SRC_TRAINING, 0, suffix=message("slot.minutes", lang))
-    if wall < 86400:
-        return book.num(name, wall / 3600, "hours", SRC_TRAINING, 1, suffix=message("slot.hours", lang))
-    return book.num(name, wall / 86400, "days", SRC_TRAINING, 1 if wall < 100 * 86400 else 0,
-                    suffix=message("slot.days", lang))
+    if wall < HOUR:
+        return book.duration(name, max(wall, MINUTE), "min", SRC_TRAINING, 0, suffix=message("slot.minutes", lang))
+    if wall < DAY:
+        return book.duration(name, wall, "h", SRC_TRAINING, 1, suffix=message("slot.hours", lang))
+    return book.duration(name, wall, "days", SRC_TRAINING, 1 if wall < DAY * 100 else 0,
+                         suffix=message("slot.days", lang))
 
 
 def opt_price(o: Option, book: Book, lang: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from knowledge.quantities import UNIT_BYTES, in_unit, memory_text
+from knowledge.quantities import UNIT_BYTES, Seconds, in_unit, memory_text
 
 OFFLOAD_HELP = ("layers: llama.cpp partial offload — the layers that do not fit on the GPU(s) run from system RAM "
                 "(reports -ngl, system RAM and speed)")
@@ -65,9 +65,9 @@ def render(p: Any, model: Any, gpu: Any, count: int) -> str:
         f"  GPU memory    {in_unit(p.gpu_bytes_per_gpu, 'GiB'):10.2f} GiB per GPU" + ("" if p.fits else "  (does NOT fit)"),
         f"  system RAM    {in_unit(p.system_ram_bytes, 'GiB'):10.2f} GiB needed"
         + (f" of {memory_text(p.host.ram_bytes, 'GiB', 0)}" if p.host.ram_bytes else ""),
-        f"  decode        {p.decode_tokens_per_s:10.1f} tokens/s (GPU part {p.gpu_part_s * 1e3:.1f} ms + CPU part "
-        f"{p.cpu_part_s * 1e3:.1f} ms per token)",
-        f"  prefill       {p.prefill_tokens_per_s:10,.0f} tokens/s; first token {p.ttft_s * 1e3:.0f} ms",
+        f"  decode        {p.decode_tokens_per_s:10.1f} tokens/s (GPU part {Seconds(p.gpu_part_s).text('ms', 1)} + CPU "
+        f"part {Seconds(p.cpu_part_s).text('ms', 1)} per token)",
+        f"  prefill       {p.prefill_tokens_per_s:10,.0f} tokens/s; first token {Seconds(p.ttft_s).text('ms', 0)}",
         f"  host memory   {p.host.label}",
     ]
     lines += ["", "formulas:"] + [f"  - {f}" for f in p.formulas]

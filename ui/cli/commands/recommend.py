@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from knowledge.quantities import SYMBOLS, memory_text
+from knowledge.quantities import DAY, SYMBOLS, Seconds, memory_text
 from knowledge.structs import replace, validate
 from ui.citations import source_without_path
 from ui.cli import jsonout
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--existing", metavar="N×GPU", default=None, help="GPUs you already own, e.g. 2x3090")
     for name in ("max_gpus_per_node", "max_ms_per_token", "min_tokens_per_s"):
         add_field(parser, Constraints, name)
-    add_field(parser, Constraints, "deadline_s", "--deadline-days", scale=86400, help="training must finish within "
+    add_field(parser, Constraints, "deadline_s", "--deadline-days", scale=DAY.s, help="training must finish within "
               "this many days")
     add_field(parser, Constraints, "power_limit_w")
     parser.add_argument("--limit", type=number(1, 100, integer=True), default=8, help="options to show")
@@ -88,7 +88,7 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
             "region": args.region, "candidates": tuple(c.strip() for c in args.candidates.split(",") if c.strip()),
             "existing": _existing(args.existing), "max_gpus_per_node": args.max_gpus_per_node,
             "max_ms_per_token": args.max_ms_per_token, "min_tokens_per_s": args.min_tokens_per_s,
-            "deadline_s": None if args.deadline_days is None else args.deadline_days * 86400,
+            "deadline_s": None if args.deadline_days is None else Seconds.of(args.deadline_days, "days").s,
             "power_limit_w": args.power_limit_w, "condition": args.condition})
     except StructError as exc:
         err = exc.errors()[0]
@@ -130,7 +130,7 @@ def _speed(o: Option) -> str:
         return f"{t.decode_tokens_per_s:.1f} tok/s/seq, {t.decode_tokens_per_s_total:.0f} tok/s total"
     if o.training:
         case = {"fitted": " (best case)", "prior": " (prior; best case)"}.get(o.training.mfu_basis, "")
-        return f"{o.training.wall_s / 86400:.1f} days, MFU {o.training.mfu:.0%}{case}"
+        return f"{o.training.wall.text('days')}, MFU {o.training.mfu:.0%}{case}"
     return "-"
 
 

@@ -15,7 +15,7 @@ import argparse
 import sys
 from typing import Any
 
-from knowledge.quantities import in_unit, memory_text
+from knowledge.quantities import Seconds, in_unit, memory_text
 from ui.cli import jsonout
 
 
@@ -186,8 +186,8 @@ def simulated(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
     from advisor.estimator.serving import simulate_estimate
     from advisor.estimator.serving_sim import Speculation
 
-    target = args.max_ms_per_token / 1e3 if args.max_ms_per_token is not None else None
-    ttft = args.max_ttft_ms / 1e3 if args.max_ttft_ms is not None else None
+    target = Seconds.of(args.max_ms_per_token, "ms").s if args.max_ms_per_token is not None else None
+    ttft = Seconds.of(args.max_ttft_ms, "ms").s if args.max_ttft_ms is not None else None
     spec = Speculation(k=args.spec_tokens, acceptance=args.spec_acceptance) if args.spec_tokens else None
     return simulate_estimate(est, model, gpu, _workload(args), load_calibration(), engine=args.engine,
                              rate=args.request_rate, target_tpot_s=target, target_ttft_s=ttft,
@@ -198,9 +198,10 @@ def served_lines(rep: Any) -> str:
     r = rep.result
     per = f" ({rep.replicas} replicas)" if rep.replicas > 1 else ""
     load = f"{r.concurrency} concurrent requests" if r.concurrency else f"{r.rate:g} requests/s"
+    ttft, p95, tpot, itl = (Seconds(x) for x in (r.ttft_p50_s, r.ttft_p95_s, r.tpot_p50_s, r.itl_p95_s))
     text = (f"  under load    {rep.engine} simulation at {load}{per}: TTFT "
-            f"{r.ttft_p50_s * 1e3:.0f} ms (p95 {r.ttft_p95_s * 1e3:.0f}), {r.per_user_tokens_per_s:.1f} tokens/s per user "
-            f"(TPOT {r.tpot_p50_s * 1e3:.1f} ms, ITL p95 {r.itl_p95_s * 1e3:.1f} ms), "
+            f"{ttft.text('ms', 0)} (p95 {p95.ms:.0f}), {r.per_user_tokens_per_s:.1f} tokens/s per user "
+            f"(TPOT {tpot.text('ms', 1)}, ITL p95 {itl.text('ms', 1)}), "
             f"{rep.output_tokens_per_s:,.0f} output tokens/s in total")
     if rep.max_concurrency_for_target is not None:
         text += f"\n  target        {rep.max_concurrency_for_target:,} concurrent requests within the latency target"
@@ -233,12 +234,12 @@ def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: 
                                             (f" (TP {est.tp})" if est.tp > 1 else ""))
     lines = [
         f"{model.name} on {layout}; weights {est.weights}, KV {est.kv}",
-        f"  decode        {est.decode_tokens_per_s:10.1f} tokens/s per sequence ({est.ms_per_token:.2f} ms/token), "
+        f"  decode        {est.decode_tokens_per_s:10.1f} tokens/s per sequence ({est.tpot.ms:.2f} ms/token), "
         f"{est.decode_tokens_per_s_total:,.0f} tokens/s total at concurrency {est.concurrency} — {est.bound}-bound",
         f"  ceiling       {est.ceiling_tokens_per_s:10.1f} tokens/s per sequence (bandwidth / bytes per step)",
         f"  prefill       {est.prefill_tokens_per_s:10,.0f} tokens/s ({est.prompt_tokens} prompt tokens, "
         f"{est.prefill_bound}-bound)",
-        f"  first token   {est.ttft_s * 1e3:10.1f} ms;  whole reply of {est.output_tokens} tokens ≈ {est.e2e_s:.1f} s",
+        f"  first token   {est.ttft.ms:10.1f} ms;  whole reply of {est.output_tokens} tokens ≈ {est.e2e.text('s', 1)}",
     ]
     if est.moe_experts_touched is not None:
         lines.append(f"  MoE           {est.moe_experts_touched:.1f} routed experts read per layer per step")

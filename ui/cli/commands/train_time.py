@@ -23,7 +23,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from knowledge.quantities import memory_text
+from knowledge.quantities import Seconds, memory_text
 from ui.cli import jsonout
 
 if TYPE_CHECKING:
@@ -211,8 +211,8 @@ def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
         f"({st.bubble_fraction:.1%}) + exposed communication {st.exposed_comm_s:.3f}",
         f"  throughput    {plan.tokens_per_s:,.0f} tokens/s ({plan.tokens_per_s / plan.count:,.0f} per GPU)",
         f"  MFU           {plan.mfu:.1%}" + ("  (user override)" if plan.mfu_override is not None else ""),
-        f"  at step time  {plan.wall_s / 86400:,.2f} days, {plan.gpu_hours:,.0f} GPU-hours",
-        f"  run total     {plan.run_wall_s / 86400:,.2f} days, {plan.run_gpu_hours:,.0f} GPU-hours "
+        f"  at step time  {Seconds(plan.wall_s).text('days', 2, grouped=True)}, {plan.gpu_hours:,.0f} GPU-hours",
+        f"  run total     {Seconds(plan.run_wall_s).text('days', 2, grouped=True)}, {plan.run_gpu_hours:,.0f} GPU-hours "
         f"(goodput {plan.goodput:.0%}: restarts, checkpoints, evaluation — read this one for a budget)",
         "", "launch settings:",
     ]
@@ -223,14 +223,13 @@ def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
 
 
 def render(est: Any, model: Any, gpu: Any) -> str:
-    days = est.wall_s / 86400
     lines = [
         f"{est.task} of {model.name} on {est.count} × {gpu.name} ({est.precision}, {est.recompute} recompute, "
         f"sequence {est.context})",
         f"  tokens        {est.tokens:.4g}",
         f"  throughput    {est.tokens_per_s:,.0f} tokens/s ({est.tokens_per_s_per_gpu:,.0f} per GPU)",
         f"  MFU           {est.mfu:.1%}  ({est.mfu_source})",
-        f"  wall clock    {est.wall_s / 3600:,.1f} h = {days:,.2f} days",
+        f"  wall clock    {est.wall.text('h', 1, grouped=True)} = {est.wall.text('days', 2, grouped=True)}",
         f"  GPU-hours     {est.gpu_hours:,.0f}",
         "", "formulas:",
     ]
