@@ -111,6 +111,7 @@ KNOWN_MESSAGES: dict[str, set[str]] = {
     "rules.market-cn-blackwell-dc": {"Rubin"},
     "rules.practice-interconnect-multi-node": {"RoCE"},
     "rules.risk-modded-card": {"vBIOS"},
+    "rules.fact.unknown_kind": {"config", "workload", "claim"},  # the fact kinds a caller passes, as values
     "rules.sizing-offload-ram-short": {"offload"},  # the English term after the Chinese one: “卸载（offload）”
     # vLLM's own error, quoted as it prints it so that the user recognises it
     "rules.sizing-tp-heads": {"Total", "number", "of", "attention", "heads", "must", "be", "divisible", "by", "tensor",

@@ -33,6 +33,9 @@ def _fields_agree(english: object, other: object) -> bool:
 SAYS_LESS: dict[str, set[str]] = {
     # "以显存估算为准" (rely on the memory estimate) without repeating the configuration, as the Chinese always said
     "rules.value-scope-5080": {"count", "gpu"},
+    # the validator's own explanation is English ("Input should be greater than 0"): the Chinese names the field and
+    # the value given as invalid, and the values accepted
+    "rules.fact.wrong_value": {"msg"},
 }
 
 
