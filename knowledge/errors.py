@@ -7,6 +7,10 @@ the chat interfaces show it as a reply. Anything else escaping is a bug.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Self
 
 
 class AdvisorError(Exception):
@@ -21,6 +25,15 @@ class AdvisorError(Exception):
         if accepted and "accepted" not in message:
             text = f"{message} (accepted: {accepted})"
         super().__init__(text)
+
+    @classmethod
+    def from_key(cls, key: str, /, *, field: str | None = None, accepted: str | None = None,
+                 **fields: object) -> Self:
+        """The error whose words are the message catalogs' entry `key` in English and Chinese, filled from `fields`."""
+        from knowledge.messages import pair  # start-up: only a command that fails loads the catalog
+
+        message, message_zh = pair(key, **fields)
+        return cls(message, field=field, accepted=accepted, message_zh=message_zh)
 
     @property
     def message(self) -> str:

@@ -116,9 +116,9 @@ def kv_cache_bytes(model: ModelSpec, context: int, sequences: int = 1, kv: str =
 def _validate(model: ModelSpec, w: Workload) -> None:
     a, kvh = model.num_attention_heads, model.num_kv_heads
     if w.tp > a or a % w.tp:
-        raise InputError(f"tensor parallelism {w.tp} must divide the {a} attention heads of {model.name}",
-                         field="tp", accepted=f"a divisor of {a}: {', '.join(str(d) for d in _divisors(a))}",
-                         message_zh=f"张量并行度 {w.tp} 必须整除 {model.name} 的 {a} 个注意力头")
+        raise InputError.from_key("errors.tp_heads", field="tp",
+                                  accepted=f"a divisor of {a}: {', '.join(str(d) for d in _divisors(a))}",
+                                  tp=w.tp, heads=a, model=model.name)
     if not model.is_mla and w.tp > kvh and w.tp % kvh:
         raise InputError(f"tensor parallelism {w.tp} exceeds the {kvh} KV heads and is not a multiple of them",
                          field="tp", accepted=f"a divisor or multiple of {kvh}")
@@ -143,8 +143,8 @@ def _validate(model: ModelSpec, w: Workload) -> None:
     if w.task == "qlora":
         base = w.weights or "nf4"
         if base not in ("nf4", "bnb-4bit", "int4", "gptq-int4", "awq-int4"):
-            raise InputError(f"QLoRA needs a 4-bit base, not '{base}'", field="weights",
-                             accepted="nf4 (or another 4-bit format)", message_zh=f"QLoRA 需要 4-bit 基座，而不是“{base}”")
+            raise InputError.from_key("errors.qlora_base", field="weights", accepted="nf4 (or another 4-bit format)",
+                                      base=base)
     if w.task != "inference" and w.weights and FORMATS[w.weights].family == "gguf":
         raise InputError(f"GGUF ({w.weights}) is an inference format; training needs bf16/fp16/fp32 weights "
                          "(or nf4 for QLoRA)", field="weights", accepted="bf16, fp16, fp32; nf4 with --task qlora")

@@ -1060,4 +1060,54 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "api.conversation_not_found": "conversation not found: {cid!r} is not a conversation of yours (it may have been purged)",
     "ask.conversation_not_found": "--conversation: not found: {ident!r} is no stored conversation",
     "train_time.tokens_unread": "--tokens: '{text}' is not a token count",
+    # --- fixed replies of the reader (advisor/conversation/reader/lang.py `say`) -----------------------------------------
+    "reader.empty": "I got an empty message. Tell me about the job: which model, and whether you want to serve it, fine-tune it or pre-train it.",
+    "reader.nonsense": "I could not find a workload in that message. I size GPUs for LLM jobs: tell me the model (or its size), the task (serving, LoRA/QLoRA/full fine-tuning, pre-training) and anything you know about precision, context length, concurrency, budget or region.",
+    "reader.greeting": "Hello! I size GPUs for LLM inference, fine-tuning and pre-training, with every number computed and cited. For example: \"Serve Qwen2.5-32B for {conc} concurrent users at {ctx} context in China, budget {budget}\".",
+    "reader.thanks": "You're welcome. Ask a follow-up any time (\"what about FP8?\", \"what about 4 cards?\").",
+    "reader.reset": "Starting over: the earlier workload is cleared.",
+    "reader.injection": "I can only size hardware with my own calculators; requests to change my instructions, reveal a prompt or run other actions are ignored.",
+    "reader.truncated": "Your message was very long; I read only its first {n} characters.",
+    "reader.kept": "What I have so far: {summary}.",
+    "reader.nothing_yet": "Nothing about the workload yet.",
+    # --- a number outside what can be sized, said back (advisor/conversation/reader/ranges.py) ---------------------------
+    "range.reply": "I read {value}{unit} for the {label}, which is {side} I can size (accepted: {lo} to {hi}{unit}). "
+        "Please give a value in that range; I have not put another number in its place.",
+    "range.above": "more than",
+    "range.below": "less than",
+    "range.label.concurrency": "number of concurrent users",
+    "range.label.context": "context length",
+    "range.label.train_tokens": "training token budget",
+    "range.label.prompt_tokens": "prompt length",
+    "range.label.output_tokens": "output length",
+    "range.label.budget": "budget",
+    # --- two values for one slot: which one (advisor/conversation/reader/turn.py) ----------------------------------------
+    "ambiguity.question": "You wrote both {a} and {b} for the {what}: which one should I size for? (Ask for each in turn "
+        "to get both.)",
+    "ambiguity.what.model": "model size",
+    "ambiguity.what.context": "context length",
+    "ambiguity.what.concurrency": "number of concurrent users",
+    # --- the verdict of a rent-or-buy question (advisor/conversation/dialog/rent.py) -------------------------------------
+    "rent.verdict.job": "**Renting is cheaper** for this job: about {r} rented at {provider} against {p} to buy {what}; "
+        "buying pays off only after about {n} of the same size.",
+    "rent.verdict.runs": "runs",
+    "rent.verdict.horizon": {"one": "month", "other": "months"},
+    "rent.verdict.assumed": " (the default; tell me how long you need it)",
+    "rent.verdict.buy": "**Buying is cheaper** over {hz}{assumed}: {bt} to buy {what} ({p} up front + {om} a month for "
+        "power and operations) against {rt} rented ({rm} a month at {provider}); buying breaks even after about {be} "
+        "(resale value not counted).",
+    "rent.verdict.rent": "**Renting is cheaper** over {hz}{assumed}: {rt} rented ({rm} a month at {provider}) against "
+        "{bt} to buy {what} ({p} up front + {om} a month for power and operations); buying would break even only after "
+        "about {be}.",
+    "rent.verdict.never": "**Renting is cheaper**: {rm} a month at {provider} is less than the {om} a month that owning "
+        "{what} costs in power and operations, so buying ({p}) never breaks even.",
+    # --- amounts said loosely, said back (advisor/conversation/reader/loose.py, dialog/readback.py) ------------------------
+    "loose.read_as": "“{text}” read as {value}{range}",
+    "loose.range": " ({low}–{high})",
+    "loose.sep": "; ",
+    "loose.note": "_{parts}; tell me the exact number to change it._",
+    # --- a turn the conversation could not answer as asked (advisor/conversation/session.py) ----------------------------
+    "session.fallback": "The language model could not answer ({why}); this is the deterministic answer.",
+    "session.turn_failed": "Sorry, something went wrong in this turn ({error}). The conversation so far is kept; please "
+        "rephrase and try again.",
 }

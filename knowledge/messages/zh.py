@@ -1056,4 +1056,47 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "api.conversation_not_found": "未找到对话：{cid!r}",
     "ask.conversation_not_found": "--conversation：未找到：{ident!r} 不是已保存的对话",
     "train_time.tokens_unread": "--tokens：“{text}”不是有效的 token 数量（例如 2e9、2B、1.5T）",
+    # --- fixed replies of the reader (advisor/conversation/reader/lang.py `say`) -----------------------------------------
+    "reader.empty": "收到的是空消息。请说说您的任务：哪个模型，是推理部署、微调还是预训练？",
+    "reader.nonsense": "这条消息里没有找到可用的任务信息。我帮您为大模型任务选 GPU：请告诉我模型（或参数规模）、任务（推理部署、LoRA/QLoRA/全参微调、预训练），以及已知的精度、上下文长度、并发数、预算或地区。",
+    "reader.greeting": "您好！我可以为大模型推理、微调和预训练推荐 GPU 配置，每个数字都有计算依据和来源。例如：“Qwen2.5-32B 推理部署，{conc} 并发，上下文 {ctx}，国内机房，预算 {budget}”。",
+    "reader.thanks": "不客气。随时可以继续追问（例如“换成 FP8 呢？”“四张卡呢？”）。",
+    "reader.reset": "好的，重新开始：之前的任务信息已清空。",
+    "reader.injection": "我只能用自带的计算工具为硬件选型；修改指令、透露提示词或执行其他操作的请求会被忽略。",
+    "reader.truncated": "消息过长，只读取了前 {n} 个字符。",
+    "reader.kept": "目前已知：{summary}。",
+    "reader.nothing_yet": "还没有任务信息。",
+    # --- a number outside what can be sized, said back (advisor/conversation/reader/ranges.py) ---------------------------
+    "range.reply": "我读到的{label}是 {value}{unit}，{side}：可接受 {lo} 到 {hi}{unit}。请给出这个范围内的数值，我没有用别的数代替它。",
+    "range.above": "超过了上限",
+    "range.below": "低于下限",
+    "range.label.concurrency": "并发数",
+    "range.label.context": "上下文长度",
+    "range.label.train_tokens": "训练 token 数",
+    "range.label.prompt_tokens": "提示长度",
+    "range.label.output_tokens": "输出长度",
+    "range.label.budget": "预算",
+    # --- two values for one slot: which one (advisor/conversation/reader/turn.py) ----------------------------------------
+    "ambiguity.question": "您写了 {a} 和 {b}：按{what}计算，{a} 还是 {b}？（也可以分别问我，两种都算。）",
+    "ambiguity.what.model": "哪个规模的模型",
+    "ambiguity.what.context": "多长的上下文",
+    "ambiguity.what.concurrency": "多少并发",
+    # --- the verdict of a rent-or-buy question (advisor/conversation/dialog/rent.py) -------------------------------------
+    "rent.verdict.job": "**租更便宜**：这次训练租用约 {r}（{provider}），买同样的 {what} 要 {p}；要跑约 {n}这样的任务买卡才划算。",
+    "rent.verdict.runs": "次",
+    "rent.verdict.horizon": {"one": "个月", "other": "个月"},
+    "rent.verdict.assumed": "（按默认 3 年算，告诉我用多久可改）",
+    "rent.verdict.buy": "**买更便宜**：{hz}{assumed}内买 {what} 共 {bt}（{p} 一次性 + 每月电费运维 {om}），租要 {rt}（{provider} "
+        "每月 {rm}）；约 {be}后买卡回本（未计转卖残值）。",
+    "rent.verdict.rent": "**租更便宜**：{hz}{assumed}内租 {what} 共 {rt}（{provider} 每月 {rm}），买要 {bt}（{p} 一次性 + 每月 "
+        "{om}）；买卡要约 {be}才回本。",
+    "rent.verdict.never": "**租更便宜**：租 {what} 每月 {rm}（{provider}），还不到自有机器每月的电费运维 {om}，买卡（{p}）永远回不了本。",
+    # --- amounts said loosely, said back (advisor/conversation/reader/loose.py, dialog/readback.py) ------------------------
+    "loose.read_as": "“{text}”按 {value} 算{range}",
+    "loose.range": "（{low}–{high}）",
+    "loose.sep": "；",
+    "loose.note": "_{parts}；给出确切数字我就重算。_",
+    # --- a turn the conversation could not answer as asked (advisor/conversation/session.py) ----------------------------
+    "session.fallback": "语言模型未能作答（{why}），以下是确定性规则给出的回答。",
+    "session.turn_failed": "抱歉，这一轮处理出错（{error}）。之前的对话内容已保留，请换种说法再试。",
 }

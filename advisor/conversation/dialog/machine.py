@@ -405,7 +405,7 @@ def _input_error(exc: StructError) -> InputError:
     err = exc.errors(include_url=False)[0]
     where = ".".join(str(p) for p in err["loc"]) or "workload"
     msg = err["msg"].removeprefix("Value error, ")
-    return InputError(f"{where}: {msg}", field=where, message_zh=f"参数 {where} 无效：{msg}")
+    return InputError.from_key("errors.dialog_value", field=where, where=where, msg=msg)
 
 
 def apply_workload(state: DialogState, workload: Workload | None) -> None:

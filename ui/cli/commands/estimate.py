@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     elif offload:
         from knowledge.errors import InputError
 
-        raise InputError(f"--offload layers is llama.cpp's -ngl; got --engine {args.engine}", field="engine",
-                         accepted="--engine llama.cpp (or none)", message_zh="--offload layers 只适用于 llama.cpp")
+        raise InputError.from_key("errors.offload_engine", field="engine", accepted="--engine llama.cpp (or none)",
+                                  engine=args.engine)
     workload = _workload(args)
     model = model_of_args(args)
     gpu = None
@@ -179,8 +179,7 @@ def _run_offload(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec | None
     from ui.cli.commands import offload_cli
 
     if gpu is None:
-        raise InputError("--offload layers needs --gpu (how many layers fit depends on its memory)", field="gpu",
-                         accepted="a catalog GPU id (see `gpu-advisor gpus`)", message_zh="--offload layers 需要 --gpu")
+        raise InputError.from_key("errors.offload_gpu", field="gpu", accepted="a catalog GPU id (see `gpu-advisor gpus`)")
     count = workload.gpus * workload.nodes
     p = offload_cli.plan(args, model, gpu, count, workload)
     if args.json:

@@ -41,12 +41,11 @@ def plan(args: argparse.Namespace, model: Any, gpu: Any, count: int, workload: A
     from knowledge.errors import InputError
 
     if getattr(workload, "task", "inference") != "inference":
-        raise InputError(f"--offload layers is llama.cpp inference; got --task {workload.task}", field="offload",
-                         accepted="--task inference (training offload: --offload optimizer|all)",
-                         message_zh="--offload layers 只用于 llama.cpp 推理（训练请用 --offload optimizer|all）")
+        raise InputError.from_key("errors.offload_task", field="offload",
+                                  accepted="--task inference (training offload: --offload optimizer|all)",
+                                  task=workload.task)
     if int(getattr(workload, "concurrency", 1) or 1) > 1 or int(getattr(workload, "batch", 1) or 1) > 1:
-        raise InputError("--offload layers models one sequence at a time (llama.cpp, batch 1)", field="concurrency",
-                         accepted="--concurrency 1 and --batch 1", message_zh="--offload layers 按单路（batch 1）估算")
+        raise InputError.from_key("errors.offload_batch", field="concurrency", accepted="--concurrency 1 and --batch 1")
     calib = load_calibration()
     bw = None if args.host_bandwidth is None else float(args.host_bandwidth) * 1e9
     ram = None if args.host_ram is None else int(float(args.host_ram) * UNIT_BYTES["GiB"])

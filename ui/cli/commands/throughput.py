@@ -108,11 +108,9 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
     est = estimate_throughput(model, gpu, args.count, workload, calib)
     if not est.fits:
         short = in_unit(est.memory_shortfall_bytes, "GiB")
-        raise InputError(
-            f"{model.name} ({args.weights}, KV {args.kv}, {args.concurrency} × {args.context} tokens) does not fit on "
-            f"{args.count} × {gpu.name}: short by {short:.2f} GiB per GPU — add GPUs, quantise (--weights), lower "
-            f"--concurrency/--context, or use --kv fp8", field="count",
-            message_zh=f"{model.name} 放不下 {args.count} 张 {gpu.name}：每卡还差 {short:.2f} GiB")
+        raise InputError.from_key("errors.serve_short", field="count", model=model.name, weights=args.weights,
+                                  kv=args.kv, concurrency=args.concurrency, context=args.context, count=args.count,
+                                  gpu=gpu.name, short=short)
     users = None
     if args.max_ms_per_token is not None:
         limit = est.capacity.max_concurrency // est.replicas if est.capacity else None

@@ -51,8 +51,7 @@ def parse_tokens(text: str) -> float:
     lo, hi, _, _ = field_bounds(Workload, "train_tokens")  # the range the estimator accepts
     if not math.isfinite(value) or (lo is not None and 0 < value < lo):  # ≤ 0 and > hi: the estimator's own messages
         accepted = describe(lo, hi)
-        raise InputError(f"--tokens: {text} is out of range", field="tokens", accepted=accepted,
-                         message_zh=f"--tokens：{text} 超出范围（可接受：{accepted}）")
+        raise InputError.from_key("errors.tokens_range", field="tokens", accepted=accepted, text=text, range=accepted)
     return value
 
 
@@ -114,11 +113,9 @@ def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, cont
     est = estimate_memory(model, w, gpu)
     if not est.fits(gpu):
         short = (-est.headroom_bytes(gpu)).text("GiB", 2)
-        raise InputError(
-            f"{args.task} of {model.name} does not fit on {args.count} × {gpu.name}: needs "
-            f"{est.per_gpu.total.text('GiB', 2)} per GPU, {est.usable_bytes(gpu).text('GiB', 2)} usable — short by "
-            f"{short} (try more GPUs, --task lora/qlora, or check `gpu-advisor estimate`)", field="count",
-            message_zh=f"{model.name} 的 {args.task} 训练放不下 {args.count} 张 {gpu.name}：每卡还差 {short}")
+        raise InputError.from_key("errors.train_short", field="count", task=args.task, model=model.name,
+                                  count=args.count, gpu=gpu.name, needs=est.per_gpu.total.text("GiB", 2),
+                                  usable=est.usable_bytes(gpu).text("GiB", 2), short=short)
 
 
 PLANNED_TASKS = ("pretrain", "full")
