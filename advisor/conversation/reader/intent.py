@@ -131,13 +131,13 @@ _SERVER_QUESTION = words(zh=r"几台|多少台|几个节点|多少个节点|几�
 # "per token" alone is as often a latency ("30 ms per token", "每个 token 30 毫秒"): a cost word must be near it;
 # "per million tokens" / "每百万 token" is a price unit by itself
 _COST_WORD = r"(?:cost|costs|price|priced|pricing|spend|cheap\w*|expensive|dollars?|money|pay|usd|\$)"
-_TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_COST_WORD}[^.?!;]{{0,30}}per[- ](?:output[- ])?token|"
-                         r"per[- ]token[^.?!;]{0,20}(?:cost|price|pricing|spend)|cost per (?:million )?tokens?|"
-                         r"\$/\s*m?tok|每\s*(?:百万|千|万)\s*(?:个)?\s*(?:输出\s*)?token|token\s*(?:的)?\s*(?:成本|费用|价格)|单位\s*token|"
-                         r"每\s*(?:个)?\s*(?:输出\s*)?token[^，。？?]{0,10}(?:成本|费用|价格|多少钱|几(?:分|毛)钱)|"
-                         r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
-                         r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,30}\bcost|"
-                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
+TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_COST_WORD}[^.?!;]{{0,30}}per[- ](?:output[- ])?token|"
+                        r"per[- ]token[^.?!;]{0,20}(?:cost|price|pricing|spend)|cost per (?:million )?tokens?|"
+                        r"\$/\s*m?tok|每\s*(?:百万|千|万)\s*(?:个)?\s*(?:输出\s*)?token|token\s*(?:的)?\s*(?:成本|费用|价格)|单位\s*token|"
+                        r"每\s*(?:个)?\s*(?:输出\s*)?token[^，。？?]{0,10}(?:成本|费用|价格|多少钱|几(?:分|毛)钱)|"
+                        r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
+                        r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,30}\bcost|"
+                        r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
 
@@ -276,7 +276,7 @@ _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|sho
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
-    "token_cost": _TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
+    "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT,
 }
 
