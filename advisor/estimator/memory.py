@@ -116,8 +116,11 @@ def kv_cache_bytes(model: ModelSpec, context: int, sequences: int = 1, kv: str =
 def _validate(model: ModelSpec, w: Workload) -> None:
     a, kvh = model.num_attention_heads, model.num_kv_heads
     if w.tp > a or a % w.tp:
+        # start-up: only a TP degree that does not divide the heads loads the layouts
+        from advisor.estimator.parallel_layout import divisors
+
         raise InputError.from_key("errors.tp_heads", field="tp",
-                                  accepted=f"a divisor of {a}: {', '.join(str(d) for d in _divisors(a))}",
+                                  accepted=f"a divisor of {a}: {', '.join(str(d) for d in divisors(a))}",
                                   tp=w.tp, heads=a, model=model.name)
     if not model.is_mla and w.tp > kvh and w.tp % kvh:
         raise InputError(f"tensor parallelism {w.tp} exceeds the {kvh} KV heads and is not a multiple of them",
@@ -154,10 +157,6 @@ def _validate(model: ModelSpec, w: Workload) -> None:
     if w.task == "lora" and w.weights and w.weights not in ("bf16", "fp16", "fp32", "int8", "bnb-int8", "fp8"):
         raise InputError(f"LoRA on a {w.weights} base: use --task qlora for 4-bit bases", field="weights",
                          accepted="bf16, fp16, fp32, int8/bnb-int8")
-
-
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
 
 
 def _gib(x: float | Bytes) -> str:

@@ -79,6 +79,7 @@ class ParallelLayout(Value):
 
 
 def divisors(n: int) -> list[int]:
+    """The divisors of `n`, ascending (the TP degrees, stage and expert-group counts that split `n` evenly)."""
     return [d for d in range(1, n + 1) if n % d == 0]
 
 

@@ -90,7 +90,9 @@ def _not_found(what: str) -> InputError:
 
 
 def _when(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    from advisor.store.records import stored_at  # start-up: `history --help` loads no store module
+
+    return stored_at(ts)
 
 
 def _iso(ts: float) -> str:
