@@ -10,15 +10,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from advisor.estimator.calibration import load_calibration
+from knowledge.errors import InputError
 from knowledge.quantities import UNIT_BYTES, in_unit, memory_text
+from ui.cli.args import number
 
 OFFLOAD_HELP = ("layers: llama.cpp partial offload — the layers that do not fit on the GPU(s) run from system RAM "
                 "(reports -ngl, system RAM and speed)")
 
 
 def add_host_arguments(parser: argparse.ArgumentParser) -> None:
-    from ui.cli.args import number
-
     parser.add_argument("--ngl", type=number(0, 100_000, integer=True), default=None, metavar="N",
                         help="llama.cpp -ngl: layers on the GPU (default: as many as fit; implies --offload layers)")
     parser.add_argument("--host-bandwidth", type=number(0, 100_000, lo_open=True), default=None, metavar="GB/s",
@@ -36,9 +37,8 @@ def wants_offload(args: argparse.Namespace) -> bool:
 
 def plan(args: argparse.Namespace, model: Any, gpu: Any, count: int, workload: Any) -> Any:
     """The OffloadPlan for the command's model, GPU(s) and workload; InputError on a bad combination."""
-    from advisor.estimator.calibration import load_calibration
+    # start-up: only --offload layers plans a llama.cpp layer split
     from advisor.estimator.offload import default_host, offload_for
-    from knowledge.errors import InputError
 
     if getattr(workload, "task", "inference") != "inference":
         raise InputError.from_key("errors.offload_task", field="offload",

@@ -23,8 +23,20 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
+from advisor import workload as wl
+from advisor.estimator.calibration import load_calibration
+from advisor.estimator.memory import estimate_memory
+from advisor.estimator.plan_text import data_parallel_contract, launch_settings
+from advisor.estimator.planner import Overrides, Plan, plan_training
+from advisor.estimator.training import estimate_train_time
+from advisor.workload import DEFAULT_CONTEXT, Workload, field_bounds
+from knowledge.catalog import load_catalog
+from knowledge.errors import InputError
 from knowledge.quantities import memory_text
+from knowledge.structs import StructError
 from ui.cli import jsonout
+from ui.cli.args import add_field, describe, number
+from ui.cli.commands.estimate import model_of_args, validation_to_input_error
 
 if TYPE_CHECKING:
     from advisor.workload import Recompute
@@ -35,17 +47,14 @@ _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
 def parse_tokens(text: str) -> float:
     """'2B' → 2e9, '1.5T' → 1.5e12, '2e9' → 2e9, '100000' → 1e5; errors name the flag."""
-    from knowledge.errors import InputError
-
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*", str(text))
     if not m:
-        from knowledge.messages import pair  # here: a --tokens that reads loads no messages at start-up
+        # start-up: only a --tokens that does not read loads the message catalog
+        from knowledge.messages import pair
 
         message, message_zh = pair("train_time.tokens_unread", text=text)
         raise InputError(message, field="tokens", accepted="a positive number such as 2000000000, 2e9, 2B or 1.5T",
                          message_zh=message_zh)
-    from advisor.workload import Workload, field_bounds
-    from ui.cli.args import describe
 
     value = float(m.group(1)) * _SUFFIX[m.group(2).lower()]
     lo, hi, _, _ = field_bounds(Workload, "train_tokens")  # the range the estimator accepts
@@ -56,10 +65,6 @@ def parse_tokens(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor import workload as wl
-    from advisor.workload import Workload
-    from ui.cli.args import add_field, number
-
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
@@ -93,12 +98,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, context: int,
                   recompute: Recompute) -> None:
-    from advisor.estimator.memory import estimate_memory
-    from advisor.workload import Workload
-    from knowledge.errors import InputError
-    from knowledge.structs import StructError
-    from ui.cli.commands.estimate import validation_to_input_error
-
     per_node = min(args.count, 8)
     nodes = -(-args.count // 8)
     if args.count > 8 and args.count % 8:
@@ -122,9 +121,6 @@ PLANNED_TASKS = ("pretrain", "full")
 
 
 def overrides(args: argparse.Namespace) -> Any:
-    from advisor.estimator.planner import Overrides
-    from knowledge.errors import InputError
-
     gb = None
     if args.global_batch is not None:
         gb = parse_tokens(args.global_batch)
@@ -142,14 +138,6 @@ def overrides(args: argparse.Namespace) -> Any:
 
 
 def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.planner import plan_training
-    from advisor.estimator.training import estimate_train_time
-    from advisor.workload import DEFAULT_CONTEXT
-    from knowledge.catalog import load_catalog
-    from knowledge.errors import InputError
-    from ui.cli.commands.estimate import model_of_args
-
     tokens = parse_tokens(args.tokens)
     gpu = load_catalog().gpu(args.gpu)
     model = model_of_args(args)
@@ -175,10 +163,6 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.plan_text import data_parallel_contract
-    from advisor.estimator.planner import Plan
-
     est, model, gpu = compute(args)
     planned = isinstance(est, Plan)
     if args.json:
@@ -194,8 +178,6 @@ def run(args: argparse.Namespace) -> int:
 
 def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
     """Human report of a planned run: the layout, the step breakdown, both totals (labelled), launch settings."""
-    from advisor.estimator.plan_text import launch_settings
-
     lay, st, mem = plan.layout, plan.step, plan.memory
     lines = [
         f"{task} of {model.name} on {plan.count} × {gpu.name} ({plan.precision}, sequence {plan.context})",
