@@ -63,13 +63,14 @@ class UnknownIdError(AdvisorError):
         import difflib  # only when a name is not found: not on every start
 
         self.suggestions = difflib.get_close_matches(name.lower(), pool, n=5, cutoff=0.5)
-        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
-        hint_zh = f"；是不是：{'、'.join(self.suggestions)}？" if self.suggestions else ""
-        super().__init__(
-            f"unknown {kind} '{name}'{hint} (see `gpu-advisor {kind}s` for the list)",
-            field=kind,
-            message_zh=f"未知的{'显卡' if kind == 'gpu' else '模型'}“{name}”{hint_zh}",
-        )
+        from knowledge.messages import t  # start-up: only a name not in the catalog loads the catalog's words
+
+        def said(lang: str) -> str:
+            close = t("errors.unknown_id.sep", lang).join(self.suggestions)
+            hint = t("errors.unknown_id.hint", lang, names=close) if self.suggestions else ""
+            return t("errors.unknown_id", lang, what=t(f"errors.unknown_id.{kind}", lang), name=name, hint=hint)
+
+        super().__init__(said("en"), field=kind, message_zh=said("zh"))
 
 
 class UnknownGpu(UnknownIdError):

@@ -54,6 +54,12 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.no_price": "{gpu} has no price in the catalog; give one with --gpu-price AMOUNT (per card, {currency})",
     "errors.electricity": "electricity price cannot be negative, got {price:g}",
     "errors.region": "unknown region '{region}'",
+    # --- a name the catalogs lack (knowledge/errors.py UnknownIdError) ------------------------------------------------
+    "errors.unknown_id": "unknown {what} '{name}'{hint} (see `gpu-advisor {what}s` for the list)",
+    "errors.unknown_id.gpu": "gpu",
+    "errors.unknown_id.model": "model",
+    "errors.unknown_id.hint": "; did you mean: {names}?",
+    "errors.unknown_id.sep": ", ",
     # --- the recommender, the dialog, the store and the outputs -------------------------------------------------------
     "errors.no_model": "no model given",
     "errors.dialog_value": "{where}: {msg}",

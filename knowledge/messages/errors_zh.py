@@ -45,6 +45,12 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.no_price": "目录中没有 {gpu} 的价格；请用 --gpu-price 指定单卡价格（{currency}）",
     "errors.electricity": "电价不能为负数：{price:g}",
     "errors.region": "未知地区 '{region}'（可选：cn、global）",
+    # --- a name the catalogs lack (knowledge/errors.py UnknownIdError) ------------------------------------------------
+    "errors.unknown_id": "未知的{what}“{name}”{hint}",
+    "errors.unknown_id.gpu": "显卡",
+    "errors.unknown_id.model": "模型",
+    "errors.unknown_id.hint": "；是不是：{names}？",
+    "errors.unknown_id.sep": "、",
     # --- the recommender, the dialog, the store and the outputs -------------------------------------------------------
     "errors.no_model": "没有指定模型（可用 `gpu-advisor models` 查看支持的模型）",
     "errors.dialog_value": "参数 {where} 无效：{msg}",
