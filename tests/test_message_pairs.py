@@ -87,6 +87,16 @@ def _keyword_pair(call: ast.Call) -> bool:
     return False
 
 
+def _positional_pair(call: ast.Call) -> bool:
+    """A call whose first two arguments are a sentence in English and one in Chinese (`Assumption(en, zh)`); a name
+    beside its examples (`Slot("budget", "20万, $50k")`) or a unit beside a source is none."""
+    first = call.args[:2]
+    if len(first) < 2 or not _pair(*first):
+        return False
+    english = next(_text(a) for a in first if _english(a))
+    return " " in (english or "").strip()
+
+
 def _name(stmt: ast.Assign | ast.AugAssign) -> str | None:
     target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
     return target.id if isinstance(target, ast.Name) else None
@@ -121,8 +131,8 @@ def pairs_in(source: str) -> list[int]:
             found.add(node.lineno)
         elif isinstance(node, ast.Dict) and {"en", "zh"} <= {_text(k) for k in node.keys if k is not None}:
             found.add(node.lineno)
-        elif isinstance(node, ast.Call) and _keyword_pair(node):
-            found.add(node.lineno)
+        elif isinstance(node, ast.Call) and (_keyword_pair(node) or _positional_pair(node)):
+            found.add(node.lineno)  # `InputError(…, message_zh=…)`, `Assumption("no task given", "未说明任务")`
         elif isinstance(node, ast.IfExp) and _pair(node.body, node.orelse):
             found.add(node.lineno)
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple) and isinstance(
@@ -172,6 +182,8 @@ def test_the_scan_finds_each_shape_and_leaves_catalog_reads() -> None:
     assert pairs_in('R = RuleMeta(\n    id="x",\n    en="Tight: {gpu}",\n    zh="余量不足：{gpu}",\n)\n') == [1]
     assert pairs_in('err = InputError(field="x", message="no model", message_zh="没有模型")\n') == [1]
     assert pairs_in('raise InputError(f"no model {m}", field="model", message_zh=f"没有模型 {m}")\n') == [1]
+    assert pairs_in('notes.append(Assumption("task not given", "未说明任务", ("task",)))\n') == [1]
+    assert pairs_in('S = Slot("budget", "$50k, 20万")\nx = book.num("budget", 50, "万 CNY", "example question")\n') == []
     assert pairs_in('def f(kind):\n    text = f"{kind}: required"\n    text_zh = f"{kind} 缺少字段"\n') == [2]
     assert pairs_in('def f(lang):\n    if lang == "zh":\n        return "这是" + "中文"\n    return "in English"\n') == [2]
     assert pairs_in('def f(lang):\n    return t("option.miss.budget", lang)\n') == []
