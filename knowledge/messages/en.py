@@ -493,7 +493,6 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.offload_gguf": "layer offload is llama.cpp's: GGUF {weights} weights assumed",
     "assumption.llamacpp_gguf": "llama.cpp runs GGUF files: {said} taken as GGUF {weights}",
     "assumption.home_gguf": "llama.cpp-style engine (Ollama, LM Studio): GGUF {weights} weights assumed",
-    "assumption.native_weights": "weights in {shown}, the checkpoint's own precision",
     "assumption.context_prompt": "context {ctx} per sequence: the prompt and answer lengths you gave",
     "assumption.context": "context {ctx} per sequence",
     "assumption.qps": "{qps} requests/s read as {conc} concurrent requests (Little's law with {w} per request: its output tokens at the per-token target)",

@@ -491,7 +491,6 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.offload_gguf": "按层卸载是 llama.cpp 的功能：按 GGUF {weights} 权重计算",
     "assumption.llamacpp_gguf": "llama.cpp 使用 GGUF 文件：{said} 按 GGUF {weights} 计算",
     "assumption.home_gguf": "按 llama.cpp 类引擎（Ollama、LM Studio）计算：GGUF {weights} 权重",
-    "assumption.native_weights": "权重按 {shown} 计算（模型发布时的精度）",
     "assumption.context_prompt": "每条序列上下文 {ctx}（按您给的输入和输出长度）",
     "assumption.context": "每条序列上下文 {ctx}",
     "assumption.qps": "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}：输出 token 数 × 每 token 目标时延）",

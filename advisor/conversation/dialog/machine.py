@@ -228,7 +228,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         notes.append(Assumption(*pair("assumption.finetune_lora")))
     elif s.task is None and s.task_generic == "train":
         kind = "assumption.training_kind." + ("pretrain" if task == "pretrain" else "lora")
-        notes.append(Assumption(*(t("assumption.training_kind", lang, kind=t(kind, lang)) for lang in LANGS)))
+        en, zh = (t("assumption.training_kind", lang, kind=t(kind, lang)) for lang in LANGS)
+        notes.append(Assumption(en, zh))
     elif s.task is None:
         notes.append(Assumption(*pair("assumption.task_inference")))
     weights = s.weights
@@ -252,7 +253,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         native = default_weights(s.model)
         label = FORMATS[native].label  # the stored format named in full ("FP8 e4m3, 128×128 block scales")
         shown = native.upper() if label.upper() == native.upper() else label
-        notes.append(Assumption(*pair("assumption.native_weights", shown=shown)))
+        notes.append(Assumption(f"weights in {shown}, the checkpoint's own precision",
+                                f"权重按 {shown} 计算（模型发布时的精度）"))
     context = s.context
     widened = prompt_fills(s) if context is None and task == "inference" else None
     if widened is not None:
@@ -355,8 +357,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["candidates"] = tuple(g.id for g in default_catalog().gpus
                                      if g.id not in s.excluded and g.vendor.lower() not in vendors)
         left_out = s.excluded + [v.upper() for v in vendors]
-        notes.append(Assumption(*(t("assumption.excluded", lang, names=t("assumption.excluded.sep", lang).join(left_out))
-                                  for lang in LANGS)))
+        en, zh = (t("assumption.excluded", lang, names=t("assumption.excluded.sep", lang).join(left_out)) for lang in LANGS)
+        notes.append(Assumption(en, zh))
     if s.gpu_count and not s.existing and not s.candidates:
         if s.gpu_count <= 16:  # "四张卡", "8 GPUs": one machine
             kwargs["max_gpus_per_node"] = max(1, s.gpu_count)
