@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from advisor.conversation.reader.intent import asks_why_count, engines_compared, reference_method
+from advisor.conversation.reader.intent import asks, engines_compared, reference_method
 from advisor.conversation.session import Conversation
 
 
@@ -129,10 +129,10 @@ def test_two_cards_in_chinese_are_not_two_yuan() -> None:
 
 
 def test_why_count_reads_the_question_not_any_why() -> None:
-    assert asks_why_count("Why can't a 70B model run on a single GPU?")
-    assert asks_why_count("为什么 Qwen2.5-72B 需要 4 张卡？")
-    assert not asks_why_count("Why is the H100 faster than the A100?")
-    assert not asks_why_count("为什么 4090 比 3090 快")
+    assert asks("why_count", "Why can't a 70B model run on a single GPU?")
+    assert asks("why_count", "为什么 Qwen2.5-72B 需要 4 张卡？")
+    assert not asks("why_count", "Why is the H100 faster than the A100?")
+    assert not asks("why_count", "为什么 4090 比 3090 快")
 
 
 def test_a_small_model_answered_on_one_card_says_it_needs_only_one() -> None:

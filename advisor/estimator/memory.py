@@ -48,9 +48,12 @@ def default_inference_format(model: ModelSpec) -> WeightFormat:
 def _validate(model: ModelSpec, w: Workload) -> None:
     a, kvh = model.num_attention_heads, model.num_kv_heads
     if w.tp > a or a % w.tp:
-        raise InputError(f"tensor parallelism {w.tp} must divide the {a} attention heads of {model.name}",
-                         field="tp", accepted=f"a divisor of {a}: {', '.join(str(d) for d in _divisors(a))}",
-                         message_zh=f"张量并行度 {w.tp} 必须整除 {model.name} 的 {a} 个注意力头")
+        # start-up: only a TP degree that does not divide the heads loads the layouts
+        from advisor.estimator.parallel_layout import divisors
+
+        raise InputError.from_key("errors.tp_heads", field="tp",
+                                  accepted=f"a divisor of {a}: {', '.join(str(d) for d in divisors(a))}",
+                                  tp=w.tp, heads=a, model=model.name)
     if not model.is_mla and w.tp > kvh and w.tp % kvh:
         raise InputError(f"tensor parallelism {w.tp} exceeds the {kvh} KV heads and is not a multiple of them",
                          field="tp", accepted=f"a divisor or multiple of {kvh}")
@@ -78,8 +81,8 @@ def _validate(model: ModelSpec, w: Workload) -> None:
     if w.task == "qlora":
         base = w.weights or "nf4"
         if base not in ("nf4", "bnb-4bit", "int4", "gptq-int4", "awq-int4"):
-            raise InputError(f"QLoRA needs a 4-bit base, not '{base}'", field="weights",
-                             accepted="nf4 (or another 4-bit format)", message_zh=f"QLoRA 需要 4-bit 基座，而不是“{base}”")
+            raise InputError.from_key("errors.qlora_base", field="weights", accepted="nf4 (or another 4-bit format)",
+                                      base=base)
     if w.task != "inference" and w.weights and FORMATS[w.weights].family == "gguf":
         raise InputError(f"GGUF ({w.weights}) is an inference format; training needs bf16/fp16/fp32 weights "
                          "(or nf4 for QLoRA)", field="weights", accepted="bf16, fp16, fp32; nf4 with --task qlora")
@@ -89,10 +92,6 @@ def _validate(model: ModelSpec, w: Workload) -> None:
     if w.task == "lora" and w.weights and w.weights not in ("bf16", "fp16", "fp32", "int8", "bnb-int8", "fp8"):
         raise InputError(f"LoRA on a {w.weights} base: use --task qlora for 4-bit bases", field="weights",
                          accepted="bf16, fp16, fp32, int8/bnb-int8")
-
-
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
 
 
 def _gib(x: float | Bytes) -> str:

@@ -166,7 +166,9 @@ def speed_profile(model: ModelSpec, weights: str, kv: str, tp: int) -> SpeedProf
 
 
 def _divisor_text(n: int) -> str:
-    return "a GPU count that divides " + f"{n} (" + ", ".join(str(d) for d in range(1, n + 1) if n % d == 0) + ")"
+    from advisor.estimator.parallel_layout import divisors  # start-up: only a TP degree that fails loads the layouts
+
+    return "a GPU count that divides " + f"{n} (" + ", ".join(map(str, divisors(n))) + ")"
 
 
 # ------------------------------------------------------------------------------------------------------------

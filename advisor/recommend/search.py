@@ -282,9 +282,8 @@ def resolve_inputs(workload: Workload, constraints: Constraints, catalog: Catalo
     """The model spec and catalog of a request; every GPU it names is checked to exist (InputError, UnknownGpu)."""
     catalog = catalog or load_catalog()
     if model is None and workload.model is None:
-        raise InputError("no model given", field="model",
-                         accepted="a catalog model id or alias (see `gpu-advisor models`)",
-                         message_zh="没有指定模型（可用 `gpu-advisor models` 查看支持的模型）")
+        raise InputError.from_key("errors.no_model", field="model",
+                                  accepted="a catalog model id or alias (see `gpu-advisor models`)")
     model = model or catalog.model(workload.model or "")
     for name in constraints.candidates:
         catalog.gpu(name)

@@ -484,6 +484,27 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.dpo.full": "{method} is sized here as {task} of the policy with its frozen reference model, a second copy of the weights that the figures below include: +{extra} (BF16, {params} B parameters × 2 bytes), per GPU unless ZeRO-3 shards it, and chosen + rejected sequences per prompt.",
     "lead.count_card": "No card was named, so the GPUs you stated are taken as the {gpu}, the search's first choice for this job; name a card to size that one.",
     "assumption.count_said": "no card named: the {n} GPUs you stated taken as {gpu}, the first choice of the search for this job (name a card to size that one)",
+    # the dialog's defaults and readings, said as assumptions (advisor/conversation/dialog/machine.py)
+    "assumption.finetune_lora": "fine-tuning method not given: LoRA assumed",
+    "assumption.training_kind": "kind of training not given: {kind} assumed (say QLoRA, full fine-tuning or pre-training for another)",
+    "assumption.training_kind.pretrain": "pre-training",
+    "assumption.training_kind.lora": "LoRA fine-tuning",
+    "assumption.task_inference": "task not given: inference (serving) assumed",
+    "assumption.full_weights_bf16": "full-weight training keeps the weights in BF16 mixed precision; {weights} is a serving format here (FP8 training is not modelled)",
+    "assumption.offload_gguf": "layer offload is llama.cpp's: GGUF {weights} weights assumed",
+    "assumption.llamacpp_gguf": "llama.cpp runs GGUF files: {said} taken as GGUF {weights}",
+    "assumption.home_gguf": "llama.cpp-style engine (Ollama, LM Studio): GGUF {weights} weights assumed",
+    "assumption.context_prompt": "context {ctx} per sequence: the prompt and answer lengths you gave",
+    "assumption.context": "context {ctx} per sequence",
+    "assumption.qps": "{qps} requests/s read as {conc} concurrent requests (Little's law with {w} per request: its output tokens at the per-token target)",
+    "assumption.batch": "batch {n} read as {n} concurrent sequences",
+    "assumption.people": "{people} people read as {conc} concurrent requests ({share} of them at the same time at peak)",
+    "assumption.single": "one request at a time (concurrency {n})",
+    "assumption.peak": "sized for the peak of {peak} concurrent requests (average {avg})",
+    "assumption.region_cn": "region not given: mainland China assumed (only cards sold there)",
+    "assumption.excluded": "left out as you asked: {names}",
+    "assumption.excluded.sep": ", ",
+    "assumption.mfu": "training time at MFU {mfu} as you stated, not the calibrated figure",
     "preamble.device.laptop": "Sized for the {name} ({memory}), the laptop chip, which has less memory than the desktop card of the same name; its speed depends on the laptop's power limit, so only memory is checked.",
     "preamble.device.apple": "A Mac's {pool} of unified memory is shared with macOS: by default the GPU may use about {frac} of it ({gpu}; Metal's recommendedMaxWorkingSetSize, about 2/3 up to {limit} and 3/4 above), so that is the memory sized here; `sudo sysctl iogpu.wired_limit_mb=<MiB>` raises it until a reboot.",
     "preamble.device.sources": " (sources: {titles})",
@@ -1064,4 +1085,54 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "api.conversation_not_found": "conversation not found: {cid!r} is not a conversation of yours (it may have been purged)",
     "ask.conversation_not_found": "--conversation: not found: {ident!r} is no stored conversation",
     "train_time.tokens_unread": "--tokens: '{text}' is not a token count",
+    # --- fixed replies of the reader (advisor/conversation/reader/lang.py `say`) -----------------------------------------
+    "reader.empty": "I got an empty message. Tell me about the job: which model, and whether you want to serve it, fine-tune it or pre-train it.",
+    "reader.nonsense": "I could not find a workload in that message. I size GPUs for LLM jobs: tell me the model (or its size), the task (serving, LoRA/QLoRA/full fine-tuning, pre-training) and anything you know about precision, context length, concurrency, budget or region.",
+    "reader.greeting": "Hello! I size GPUs for LLM inference, fine-tuning and pre-training, with every number computed and cited. For example: \"Serve Qwen2.5-32B for {conc} concurrent users at {ctx} context in China, budget {budget}\".",
+    "reader.thanks": "You're welcome. Ask a follow-up any time (\"what about FP8?\", \"what about 4 cards?\").",
+    "reader.reset": "Starting over: the earlier workload is cleared.",
+    "reader.injection": "I can only size hardware with my own calculators; requests to change my instructions, reveal a prompt or run other actions are ignored.",
+    "reader.truncated": "Your message was very long; I read only its first {n} characters.",
+    "reader.kept": "What I have so far: {summary}.",
+    "reader.nothing_yet": "Nothing about the workload yet.",
+    # --- a number outside what can be sized, said back (advisor/conversation/reader/ranges.py) ---------------------------
+    "range.reply": "I read {value}{unit} for the {label}, which is {side} I can size (accepted: {lo} to {hi}{unit}). "
+        "Please give a value in that range; I have not put another number in its place.",
+    "range.above": "more than",
+    "range.below": "less than",
+    "range.label.concurrency": "number of concurrent users",
+    "range.label.context": "context length",
+    "range.label.train_tokens": "training token budget",
+    "range.label.prompt_tokens": "prompt length",
+    "range.label.output_tokens": "output length",
+    "range.label.budget": "budget",
+    # --- two values for one slot: which one (advisor/conversation/reader/turn.py) ----------------------------------------
+    "ambiguity.question": "You wrote both {a} and {b} for the {what}: which one should I size for? (Ask for each in turn "
+        "to get both.)",
+    "ambiguity.what.model": "model size",
+    "ambiguity.what.context": "context length",
+    "ambiguity.what.concurrency": "number of concurrent users",
+    # --- the verdict of a rent-or-buy question (advisor/conversation/dialog/rent.py) -------------------------------------
+    "rent.verdict.job": "**Renting is cheaper** for this job: about {r} rented at {provider} against {p} to buy {what}; "
+        "buying pays off only after about {n} of the same size.",
+    "rent.verdict.runs": "runs",
+    "rent.verdict.horizon": {"one": "month", "other": "months"},
+    "rent.verdict.assumed": " (the default; tell me how long you need it)",
+    "rent.verdict.buy": "**Buying is cheaper** over {hz}{assumed}: {bt} to buy {what} ({p} up front + {om} a month for "
+        "power and operations) against {rt} rented ({rm} a month at {provider}); buying breaks even after about {be} "
+        "(resale value not counted).",
+    "rent.verdict.rent": "**Renting is cheaper** over {hz}{assumed}: {rt} rented ({rm} a month at {provider}) against "
+        "{bt} to buy {what} ({p} up front + {om} a month for power and operations); buying would break even only after "
+        "about {be}.",
+    "rent.verdict.never": "**Renting is cheaper**: {rm} a month at {provider} is less than the {om} a month that owning "
+        "{what} costs in power and operations, so buying ({p}) never breaks even.",
+    # --- amounts said loosely, said back (advisor/conversation/reader/loose.py, dialog/readback.py) ------------------------
+    "loose.read_as": "“{text}” read as {value}{range}",
+    "loose.range": " ({low}–{high})",
+    "loose.sep": "; ",
+    "loose.note": "_{parts}; tell me the exact number to change it._",
+    # --- a turn the conversation could not answer as asked (advisor/conversation/session.py) ----------------------------
+    "session.fallback": "The language model could not answer ({why}); this is the deterministic answer.",
+    "session.turn_failed": "Sorry, something went wrong in this turn ({error}). The conversation so far is kept; please "
+        "rephrase and try again.",
 }

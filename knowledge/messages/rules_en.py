@@ -14,6 +14,13 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.not_validated": "the rules could not be checked; this answer is not validated ({detail}); please try again",
     "rules.unknown_rule": "unknown rule '{rule_id}'{hint}",
     "rules.unknown_rule.hint": "; did you mean: {close}?",
+    # --- a fact the caller asserted is invalid (rules/facts.py) ----------------------------------------------------
+    "rules.fact.unknown_kind": "fact kind {kind!r} is not known",
+    "rules.fact.invalid": "{kind} fact: {msg}",
+    "rules.fact.not_a_value": "{kind} fact: field '{loc}': {got!r} is not a valid value",
+    "rules.fact.required": "{kind} fact: field '{loc}' is required",
+    "rules.fact.wrong_value": "{kind} fact: field '{loc}': {msg} (got {got!r})",
+    "rules.fact.accepted": " (accepted: {accepted})",
     # --- display notes the templates share (rules/render.py) ------------------------------------------------------
     "rules.note.kv": " (of which {kv_gib:.1f} GiB is KV cache at {context:,} tokens)",
     "rules.note.computed": " (computed: {value:,g} {unit})",

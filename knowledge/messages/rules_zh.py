@@ -10,6 +10,13 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.not_validated": "规则无法检查；这个答案未经验证（{detail}），请重试",
     "rules.unknown_rule": "未知的规则“{rule_id}”{hint}",
     "rules.unknown_rule.hint": "；您是否要找：{close}？",
+    # --- a fact the caller asserted is invalid (rules/facts.py) ----------------------------------------------------
+    "rules.fact.unknown_kind": "未知的事实类型 {kind!r}（可用：config、workload、claim）",
+    "rules.fact.invalid": "{kind} 事实无效：{msg}",
+    "rules.fact.not_a_value": "{kind} 事实的字段“{loc}”取值 {got!r} 无效",
+    "rules.fact.required": "{kind} 事实缺少字段“{loc}”",
+    "rules.fact.wrong_value": "{kind} 事实的字段“{loc}”取值 {got!r} 无效",
+    "rules.fact.accepted": "（可用：{accepted}）",
     # --- display notes the templates share (rules/render.py) ------------------------------------------------------
     "rules.note.kv": "（其中 KV 缓存占 {kv_gib:.1f} GiB，上下文 {context:,} tokens）",
     "rules.note.computed": "（计算值：{value:,g} {unit}）",

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from knowledge.messages import pair, t, table
-from ui.turn_like import TurnLike
+from ui.turn_like import TurnLike, get_field
 
 if TYPE_CHECKING:
     from advisor.conversation.turn import Step
@@ -126,13 +126,6 @@ def echo_user_text(text: str, lang: str = "en") -> str:
 
 # ---------------------------------------------------------------------------------------------------------------
 # Chat messages
-
-
-def get_field(obj: object, name: str, default: Any = None) -> Any:
-    """Attribute or key `name` of a struct (a Turn, a Step) or a dict."""
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def user_message(text: str, lang: str = "en") -> dict[str, Any]:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from advisor.conversation.reader.intent import asks_value
+from advisor.conversation.reader.intent import asks
 from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.render import compose
 from advisor.conversation.render import firstscreen as fs
@@ -55,7 +55,7 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         lead, rest = _compare(gpus, book, lang, claim=intent == "claim", text=text)
         stated = ratio_claim(text) if intent == "claim" else None
         deciding = f"{'compute' if stated and stated[0] == 'compute' else 'bandwidth'} ratio {gpus[0].name}/{gpus[1].name}"
-    elif intent == "market" and len(gpus) == 1 and asks_value(text) and (
+    elif intent == "market" and len(gpus) == 1 and asks("value", text) and (
             valued := value_lead(gpus[0], catalog, book, lang)) is not None:
         lead, rest = valued  # "is the A100 still worth buying?": value per dollar against the newest of its kind
         deciding = f"memory per $1,000 of {gpus[0].name}"

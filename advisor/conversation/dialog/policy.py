@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog import compare, rent
 from advisor.conversation.dialog.machine import default_weights
-from advisor.conversation.reader.intent import asks_link
+from advisor.conversation.reader.intent import asks
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
@@ -336,7 +336,7 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
     """Put the act's own answer where it belongs in `turn.answer`: the rental cost first for a rent question; the
     dated status, its source and the alternatives right after the verdict of a market or legality question."""
     act = request.get("act")
-    if text and asks_link(text) and turn.extra.get("deciding") != LINK_LEAD:
+    if text and asks("link", text) and turn.extra.get("deciding") != LINK_LEAD:
         link_first(request, turn, catalog, lang)  # "两张 4090 需要 NVLink 吗": the cards' own link first
     if act == "rent_vs_buy":
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")

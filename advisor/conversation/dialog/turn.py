@@ -35,16 +35,7 @@ from advisor.conversation.dialog.machine import (
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
 from advisor.conversation.reader.intent import (
-    asks_batch,
-    asks_context,
-    asks_link,
-    asks_memory,
-    asks_servers,
-    asks_speed,
-    asks_token_cost,
-    asks_users,
-    asks_value,
-    asks_why_count,
+    asks,
     engines_compared,
     implies_inference,
     reference_method,
@@ -131,7 +122,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             state.slots.model is None and act_of(intent, text, slots) == "rent_vs_buy":
         intent = "how_much"  # "is renting 8 H100s cheaper than buying them?": the cards priced both ways, no job
     elif slots.model is None and slots.size_params is None and len(slots.candidates) + bool(slots.existing) == 1 \
-            and state.slots.model is None and asks_value(text):
+            and state.slots.model is None and asks("value", text):
         intent = "market"  # "Is the A100 still worth buying?": its value per dollar, no job (catalog_answers)
     reading = read.get("reading")
     if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
@@ -361,14 +352,14 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     assert workload is not None
     steps: list[Step] = []
     request = analysis_request(working, workload, constraints, intent=intent,
-                               asks_users=intent == "how_many" and asks_users(text),
-                               asks_need=intent == "explain" and asks_memory(text),
-                               asks_speed=not workload.is_training and asks_speed(text),
-                               asks_context=asks_context(text), asks_batch=asks_batch(text),
+                               asks_users=intent == "how_many" and asks("users", text),
+                               asks_need=intent == "explain" and asks("memory", text),
+                               asks_speed=not workload.is_training and asks("speed", text),
+                               asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),
-                               asks_servers=asks_servers(text), asks_link=asks_link(text),
-                               asks_token_cost=not workload.is_training and asks_token_cost(text),
-                               asks_why_count=asks_why_count(text),
+                               asks_servers=asks("servers", text), asks_link=asks("link", text),
+                               asks_token_cost=not workload.is_training and asks("token_cost", text),
+                               asks_why_count=asks("why_count", text),
                                engines=() if workload.is_training else engines_compared(text),
                                reference_method=reference_method(text) if workload.is_training else "")
     try:

@@ -35,6 +35,7 @@ conversation test sets:
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.slots import Slots
@@ -219,37 +220,6 @@ def _job_shape(slots: Slots, gpus: int) -> str:
     return "which" if described else "other"
 
 
-def asks_memory(text: str) -> bool:
-    """"How much memory does it need?": the answer is the job's total memory need, then what fits it."""
-    return bool(_MEMORY_QUESTION.search((text or "").lower()))
-
-
-def asks_link(text: str) -> bool:
-    """"Do I need NVLink for 70B on 4 GPUs?" / "两张 4090 需要 NVLink 吗": the answer opens with whether the job needs
-    a fast link between its cards, and why (advisor.analysis.interconnect)."""
-    return bool(_LINK_QUESTION.search((text or "").lower()))
-
-
-def asks_servers(text: str) -> bool:
-    """"How many servers do I need …?" / "需要几台服务器": the count of cards answered as servers."""
-    return bool(_SERVER_QUESTION.search((text or "").lower()))
-
-
-def asks_speed(text: str) -> bool:
-    """"How many tokens per second on 2 H100s?" / "每秒能出多少 token？": the answer opens with the speed."""
-    return bool(_SPEED_QUESTION.search((text or "").lower()))
-
-
-def asks_token_cost(text: str) -> bool:
-    """"What does a million tokens cost on an L4?" / "每百万 token 成本": the answer opens with the cost per token."""
-    return bool(TOKEN_COST.search(text or ""))
-
-
-def asks_context(text: str) -> bool:
-    """"What's the longest context on one 4090?": the answer is the longest context that fits."""
-    return bool(_MAX_CONTEXT.search((text or "").lower()))
-
-
 # "what batch size can I use?", "batch size 最大能开多少": the largest micro-batch (training) or concurrency that fits
 _BATCH_QUESTION = re.compile(r"(?<![a-z])(?:what|which|max(?:imum)?|largest|biggest|how (?:big|large)(?: of)?(?: a)?)\s+"
                              r"(?:micro[\s-]?)?batch(?:[\s-]?sizes?)?(?![a-z])|(?<![a-z])(?:micro[\s-]?)?batch[\s-]?sizes? "
@@ -257,16 +227,6 @@ _BATCH_QUESTION = re.compile(r"(?<![a-z])(?:what|which|max(?:imum)?|largest|bigg
                              r"(?:batch|step)|(?:最大|最多)\s*(?:的)?\s*(?:micro[\s-]?)?(?:batch|批)|"
                              r"batch\s*(?:size)?\s*(?:最大|最多|能开多|可以开多|开多|设多|能设多|多大|多少)|"
                              r"(?:微)?批(?:次)?(?:大小)?\s*(?:最大|最多|能开多|可以开多|开多|设多|多大)|能开多大的?\s*(?:batch|批)")
-
-
-def asks_batch(text: str) -> bool:
-    """"What batch size can I use?": the answer is the largest micro-batch (training) or concurrency that fits."""
-    return bool(_BATCH_QUESTION.search((text or "").lower()))
-
-
-def asks_users(text: str) -> bool:
-    """"How many users can it serve?": the answer is the most concurrent sequences, not a GPU count."""
-    return bool(_HOW_MANY_USERS.search((text or "").lower()))
 
 
 def implies_inference(intent: str, slots: Slots, text: str = "") -> bool:
@@ -290,12 +250,6 @@ _VALUE_QUESTION = re.compile(r"(?<![a-z])(?:worth (?:it|buying|getting|purchasin
                              r"划算吗|划不划算|性价比")
 
 
-def asks_value(text: str) -> bool:
-    """"Is the H100 still worth buying?" / "A100 还值得买吗": the answer is the card's value per dollar against the
-    newest card of its kind, with its dated price and age."""
-    return bool(_VALUE_QUESTION.search((text or "").lower()))
-
-
 # "why does 70B need two GPUs?", "为什么 70B 要两张卡": the reason for the count (weights vs one card's memory)
 _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|should)\b|how come\b).{0,60}?(?:need|take|require|use|"
                         r"span|split|have)s?\b.{0,20}?(?:two|2|three|3|four|4|eight|8|multiple|several|more than one|"
@@ -305,9 +259,31 @@ _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|sho
                         r".{0,6}(?:放不下|装不下|跑不了|不够|不行)")
 
 
-def asks_why_count(text: str) -> bool:
-    """"Why does 70B need two GPUs?": the reason for the count first (the weights against one card's memory)."""
-    return bool(_WHY_COUNT.search((text or "").lower()))
+# What a question asks the answer to open with, each read by its one pattern from the lowered message
+# (advisor.conversation.render.lead words the lead; `classify` reads the memory, users and servers patterns too):
+#   memory     "How much memory does it need?": the job's total memory need, then what fits it
+#   link       "Do I need NVLink for 70B on 4 GPUs?" / "两张 4090 需要 NVLink 吗": whether the job needs a fast link
+#              between its cards, and why (advisor.analysis.interconnect)
+#   servers    "How many servers do I need …?" / "需要几台服务器": the count of cards answered as servers
+#   speed      "How many tokens per second on 2 H100s?" / "每秒能出多少 token？": the speed
+#   token_cost "What does a million tokens cost on an L4?" / "每百万 token 成本": the cost per token
+#   context    "What's the longest context on one 4090?": the longest context that fits
+#   batch      "What batch size can I use?": the largest micro-batch (training) or concurrency that fits
+#   users      "How many users can it serve?": the most concurrent sequences, not a GPU count
+#   value      "Is the H100 still worth buying?" / "A100 还值得买吗": the card's value per dollar against the newest
+#              card of its kind, with its dated price and age
+#   why_count  "Why does 70B need two GPUs?": the reason for the count (the weights against one card's memory)
+Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count"]
+QUESTIONS: dict[Question, re.Pattern[str]] = {
+    "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
+    "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
+    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT,
+}
+
+
+def asks(question: Question, text: str) -> bool:
+    """Whether `text` asks `question` (QUESTIONS above), read from its lowered words."""
+    return bool(QUESTIONS[question].search((text or "").lower()))
 
 
 # "which is faster, vLLM or llama.cpp?", "Ollama 和 vLLM 哪个快": serving engines named to be compared

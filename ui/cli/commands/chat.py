@@ -31,8 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    # start-up: the conversation stack loads once the arguments are read (`chat --help`, a refused option)
     from advisor.conversation.render.firstscreen import plain_details
+
+    # start-up: the conversation stack loads once the arguments are read (`chat --help`, a refused option)
     from advisor.conversation.session import Conversation, new_conversation
+
+    # start-up: the conversation stack loads once the arguments are read (`chat --help`, a refused option)
     from advisor.conversation.turn import Turn
 
     stdin = stdin or sys.stdin

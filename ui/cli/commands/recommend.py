@@ -13,22 +13,22 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from advisor import workload as wl
+from advisor.recommend.recommender import recommend
+from advisor.workload import Constraints, Workload
+from knowledge.errors import InputError
 from knowledge.quantities import DAY, SYMBOLS, Seconds, memory_text
-from knowledge.structs import replace, validate
+from knowledge.structs import StructError, replace, validate
 from ui.citations import source_without_path
 from ui.cli import jsonout
+from ui.cli.args import add_field, number
 
 if TYPE_CHECKING:
     from advisor.recommend.parts import UnitPrice
     from advisor.recommend.results import Option, Recommendation
-    from advisor.workload import Constraints, Workload
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor import workload as wl
-    from advisor.workload import Constraints, Workload
-    from ui.cli.args import add_field, number
-
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
@@ -57,7 +57,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _existing(text: str | None) -> dict[str, Any] | None:
     import re
 
-    from knowledge.errors import InputError
 
     if not text:
         return None
@@ -68,10 +67,6 @@ def _existing(text: str | None) -> dict[str, Any] | None:
 
 
 def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
-    from advisor.workload import Constraints, Workload
-    from knowledge.errors import InputError
-    from knowledge.structs import StructError
-
     try:
         sized = {} if args.context is None else {"context": args.context}
         workload = Workload(model=args.model, task=args.task, weights=args.weights, kv=args.kv, **sized,
@@ -79,7 +74,8 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
                             output_tokens=args.output_tokens, train_tokens=args.tokens, engine=args.engine,
                             lora_rank=args.lora_rank)
     except StructError as exc:
-        from ui.cli.commands.estimate import validation_to_input_error  # only for a refused value: not at start-up
+        # start-up: only a workload that fails validation loads the estimate command's error wording
+        from ui.cli.commands.estimate import validation_to_input_error
 
         raise validation_to_input_error(exc) from None
     try:
@@ -100,11 +96,10 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from advisor.recommend.recommender import recommend
-
     workload, constraints = build_inputs(args)
     model = None
     if args.config:
+        # start-up: only --config reads a Hugging Face config.json
         from knowledge.hf_config import load_hf_config
 
         model = load_hf_config(args.config)
