@@ -168,6 +168,13 @@ def machine_pairs(gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> list[tuple[
 GGUF_OF = {"int4": "q4_k_m", "int8": "q8_0", "fp8": "q8_0"}
 
 
+def llamacpp_weights(model: ModelSpec, w: Workload) -> Workload:
+    """The workload as llama.cpp is sized with it: a generic precision, said ("4-bit") or the checkpoint's own by
+    default (DeepSeek-R1's FP8 on a Mac), becomes the GGUF file of that width (GGUF_OF); other formats stay."""
+    fmt = w.weights or default_inference_format(model)
+    return replace(w, weights=GGUF_OF[fmt]) if fmt in GGUF_OF else w
+
+
 def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
     """The engine `gpu` is sized with: the workload's; for serving on a stack without vLLM (Apple Metal) llama.cpp;
     else None (the estimator's default: vLLM for serving, transformers for training)."""
@@ -194,8 +201,8 @@ def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
     engine = engine_for(gpu, w)
     if engine != w.engine:
         w = replace(w, engine=engine)
-    if engine == "llama.cpp" and w.weights in GGUF_OF:  # "4-bit" on a Mac: llama.cpp's own 4-bit file, named so
-        w = replace(w, weights=GGUF_OF[w.weights])
+    if engine == "llama.cpp":  # "4-bit" on a Mac: llama.cpp's own 4-bit file, named so
+        w = llamacpp_weights(search.model, w)
     if not valid_sized(w):
         return None
     try:
@@ -229,8 +236,8 @@ def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
         return f"its {gpu.stack} software does not run {engine_for(gpu, w) or 'vllm'}"
     engine = engine_for(gpu, w)
     w = replace(w, engine=engine) if engine != w.engine else w
-    if engine == "llama.cpp" and w.weights in GGUF_OF:
-        w = replace(w, weights=GGUF_OF[w.weights])
+    if engine == "llama.cpp":
+        w = llamacpp_weights(search.model, w)
     try:
         Workload(**dump(w))
         estimate_memory(search.model, w, gpu)

@@ -526,7 +526,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      asks_context: bool = False, asks_batch: bool = False,
                      variants: tuple[tuple[str, str | int], ...] = (), asks_servers: bool = False,
                      asks_link: bool = False, asks_token_cost: bool = False, asks_why_count: bool = False,
-                     engines: tuple[str, ...] = (), reference_method: str = "") -> AnalysisRequest:
+                     engines: tuple[str, ...] = (), reference_method: str = "",
+                     asks_cheapest: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -541,7 +542,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
-        asks_why_count=asks_why_count, engines=engines, reference_method=reference_method,
+        asks_why_count=asks_why_count, engines=engines, reference_method=reference_method, asks_cheapest=asks_cheapest,
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ())))
 

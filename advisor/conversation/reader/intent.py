@@ -273,11 +273,15 @@ _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|sho
 #   value      "Is the H100 still worth buying?" / "A100 还值得买吗": the card's value per dollar against the newest
 #              card of its kind, with its dated price and age
 #   why_count  "Why does 70B need two GPUs?": the reason for the count (the weights against one card's memory)
-Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count"]
+# "the cheapest hardware to run R1", "最便宜的方案": the lowest purchase that fits, before the recommendation
+_CHEAPEST = re.compile(r"(?<![a-z])(?:cheapest|least expensive|lowest[\s-]cost|most affordable|as cheap as possible|"
+                       r"cheapest possible|on a shoestring|lowest price)(?![a-z])|最便宜|最省钱|成本最低|花钱最少|最低成本|最划算的配置")
+Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
+                   "cheapest"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
-    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT,
+    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST,
 }
 
 

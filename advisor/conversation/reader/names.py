@@ -306,6 +306,9 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             continue  # "4090 元" is money, "a 40-person company" a headcount, not a card
         taken_end = end
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
+        sized = _sized_variant(t.s, start, end, matched, gpu_id, catalog)
+        if sized is not None:  # "a Mac Studio M3 Ultra with 512GB", "a 40GB A100": the variant of that memory
+            gpu_id, assumed, end = sized[0], "", max(end, sized[1])
         count, c_start, c_end = _count_near(t.s, start, end)
         in_servers = servers_near(t.s, start, end)
         if in_servers is None and count is not None and re.match(r"[dh]gx\s*[a-z]", matched):
@@ -332,6 +335,34 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         else:
             _exclude(slots, index.gpu_ambiguous, key, mention.gpu)
     return mentions
+
+
+_MEMORY_AFTER = re.compile(r"\s*(?:,\s*)?(?:with|w/|having|of|带|有|配)?\s*(\d{2,4})\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+)?"
+                           r"(?:ram|ddr\d?|内存|系统内存|disk|ssd|硬盘))")
+_MEMORY_BEFORE = re.compile(r"(\d{2,4})\s*(?:gb|gib|g)\s*(?:of\s+)?(?:version\s+of\s+)?(?:the\s+)?(?:an?\s+)?$")
+
+
+def _sized_variant(s: str, start: int, end: int, matched: str, gpu_id: str, catalog: Catalog) -> tuple[str, int] | None:
+    """(catalog id, end of the memory said) of the card of the memory said beside the name, when the catalog lists
+    that name in several memory sizes ("Mac Studio M3 Ultra with 512GB" is the 512 GB machine, not the 96 GB one
+    the bare name resolves to; "a 40GB A100"); None when no size is said, the name already holds it, or no variant
+    of the name has it. System RAM ("a 4090 with 64GB RAM") is not the card's memory."""
+    if re.search(r"\d\s*(?:gb|gib|g)\b", matched):
+        return None
+    after = _MEMORY_AFTER.match(s, end)
+    before = _MEMORY_BEFORE.search(s[max(0, start - 24):start])
+    said = after or before
+    if said is None:
+        return None
+    n = int(said.group(1))
+    key = gpu_key(matched)
+    for g in catalog.gpus:
+        if g.id == gpu_id or not any(gpu_key(a).startswith(key) for a in (g.name, *g.aliases)):
+            continue
+        total = g.unified_memory.total_bytes if g.unified_memory is not None else g.memory_bytes
+        if any(abs(total / unit - n) <= 0.03 * n for unit in (2**30, 10**9)):
+            return g.id, after.end() if after else end
+    return None
 
 
 def _exclude(slots: Slots, ambiguous: dict[str, list[str]], key: str, gpu_id: str) -> None:

@@ -46,6 +46,7 @@ from advisor.conversation.render.options_table import (
     opt_price,
     opt_purchase,
     opt_speed,
+    opt_tco,
     restates,
     user_speed,
 )
@@ -558,9 +559,10 @@ def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
     return Lead(head + t("clause.sep", lang).join(parts) + t("sentence.end", lang), None, "")
 
 
-def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
+def which_lead(top: Any, ev: Any, book: Book, lang: str, key: str = "screen.which") -> Lead:
     """"Which GPUs?": the full purchase of the leading configuration first (cards, servers, 3-year TCO; issue 30),
-    then its memory per GPU against the usable memory and its speed."""
+    then its memory per GPU against the usable memory and its speed. `key`: the sentence's template (the cheapest
+    configuration is worded as such, `cheapest_lead`)."""
     need, usable = need_and_usable(top, book)
     buy = opt_purchase(top, book, lang) if top.price or "existing" in top.labels else opt_name(top, book)
     c = ev.constraints
@@ -575,8 +577,38 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
     tail = "" if speed == "—" else t("clause.sep", lang) + speed
     lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
-    return Lead(t("screen.which", lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
+    return Lead(t(key, lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
+
+
+def cheapest_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+    """"The cheapest hardware to run R1?": the fitting configuration with the lowest full purchase (cards and
+    servers, advisor.estimator.cost.estimate_tco) first, worded as the cheapest; then the recommended one when it
+    differs, with its purchase and what the cheapest lacks (near its memory limit, a target missed). None when the
+    recommendation already leads with the cheapest or nothing fitting is priced."""
+    rec = ev.recommendation
+    if rec is None or ev.user_options:
+        return None
+    priced = [o for o in rec.options if o.fits and o.tco is not None and o.tco.purchase.total
+              and "existing" not in o.labels]
+    priced = [o for o in priced if o.meets_targets] or priced  # the targets and rules met, where any meets them
+    cheapest = min(priced, key=lambda o: o.tco.purchase.total.amount, default=None)
+    if cheapest is None:
+        return None
+    led = which_lead(cheapest, ev, book, lang, key="screen.cheapest")
+    if top is not None and top is not cheapest and top.fits:
+        lacks = misses(cheapest, lang)
+        if cheapest.near_capacity:
+            lacks.append(t("option.tag.near_capacity", lang))
+        if "used" in cheapest.labels and "used" not in top.labels:
+            lacks.append(t("option.label.used", lang))
+        if top.tco is not None and cheapest.tco is not None and top.tco.tco.currency == cheapest.tco.tco.currency \
+                and top.tco.tco.amount < cheapest.tco.tco.amount:  # costs more to buy, less to own
+            lacks.append(t("screen.cheapest.higher_tco", lang, years=f"{top.tco.years:g}",
+                           tco=opt_tco(cheapest, book, lang), other=opt_tco(top, book, lang)))
+        why = t("screen.cheapest.lacks", lang, lacks=t("list.sep", lang).join(lacks)) if lacks else ""
+        led.text += t("screen.cheapest.instead", lang, buy=opt_purchase(top, book, lang), why=why)
+    return led
 
 
 def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:

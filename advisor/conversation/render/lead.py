@@ -139,6 +139,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             if others:  # "How long on our 8×A100? Would 8×H100 be worth it?": the other named one's time too
                 led.text += t("sentence.gap", lang) + fs.time_against(others[0], chosen, book, lang)
             return led
+    if ev.asks_cheapest and intent in ("which", "how_much", "other"):
+        led = fs.cheapest_lead(chosen, ev, book, lang)  # "the cheapest hardware for R1": the lowest purchase first
+        if led is not None:
+            return led
     if intent == "how_much":
         led = fs.price_lead(chosen, ev, book, lang)
         if led is not None:
