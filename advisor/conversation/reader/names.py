@@ -262,7 +262,10 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        # Chinese accelerators: Moore Threads, Cambricon, Hygon DCU, Kunlunxin, MetaX, Biren, Enflame
                        r"(?:摩尔线程\s*)?mtt\s*[sx]\d{3,4}|(?:寒武纪\s*)?(?:mlu\s*\d{3}[a-z]?|思元\s*\d{3})|"
                        r"(?:海光\s*(?:dcu\s*)?|dcu\s*)[kz]\d{3}[a-z]?|(?:昆仑芯|kunlun(?:xin)?)\s*[pr]?\d{3}|"
-                       r"(?:沐曦\s*)?(?:mxc|曦云\s*c)\s*\d{3}|(?:壁仞\s*)?br\s*\d{3}[a-z]?|燧原\s*[is]\d{2})(?![a-z0-9])")
+                       r"(?:沐曦\s*)?(?:mxc|曦云\s*c)\s*\d{3}|(?:壁仞\s*)?br\s*\d{3}[a-z]?|燧原\s*[is]\d{2}|"
+                       # the maker's name before a bare model code ("沐曦C500", "摩尔线程S4000", "天数智芯天垓150")
+                       r"(?:摩尔线程|沐曦|壁仞|燧原|天数智芯|天数|寒武纪|海光|昆仑芯)\s*(?:[\u4e00-\u9fff]{2}\s*)?[a-z]{0,3}\s*\d{2,4}[a-z]?)"
+                       r"(?![a-z0-9])")
 _OWN = re.compile(r"(?:我的|我们的|自己的|手上的|手里的|家里的|只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
 _SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供",
@@ -307,6 +310,11 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         taken_end = end
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
         count, c_start, c_end = _count_near(t.s, start, end)
+        other = _other_memory(t.s, start, end, matched, catalog.gpu(gpu_id).memory_bytes, count)
+        if other is not None:  # "4090 48G 魔改版", "H100 96G": a card the catalog does not hold, never its namesake
+            slots.unknown_gpus.append(t.quote(min(start, other[0]), max(end, other[1])))
+            t.consume(min(start, other[0]), max(end, other[1]))
+            continue
         in_servers = servers_near(t.s, start, end)
         if in_servers is None and count is not None and re.match(r"[dh]gx\s*[a-z]", matched):
             in_servers = (count, None, c_start, c_end)  # "2 DGX B200": systems of the card's usual server size
@@ -332,6 +340,30 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         else:
             _exclude(slots, index.gpu_ambiguous, key, mention.gpu)
     return mentions
+
+
+_MEM_AFTER = re.compile(r"\s*(?:的\s*)?(?:显存\s*)?(?P<gb>\d{1,3})\s*(?:gb|gib|g)(?![a-z0-9])(?!\s*(?:内存|系统|ram|of\s*ram|ddr))")
+_MEM_BEFORE = re.compile(r"(?<![\d.])(?P<gb>\d{1,3})\s*(?:gb|gib|g)\s*(?:显存\s*)?(?:的|版|版本)\s*$")
+
+
+def _other_memory(s: str, start: int, end: int, matched: str, memory_bytes: int,
+                  count: int | None) -> tuple[int, int] | None:
+    """The span of a memory size said right beside a catalog card's name that is not that card's memory ("4090
+    48G", "48G的4090"), or None. The size may be the card's in GB or GiB (±6 %), or the total of the cards counted
+    ("两张 4090 48G"); a size the name itself carries ("A100 40GB") was matched with it."""
+    if re.search(r"\d\s*(?:gb|gib|g)\b", matched):
+        return None
+    m = _MEM_AFTER.match(s, end)
+    span = (m.start("gb"), m.end()) if m else None
+    if m is None:
+        m = _MEM_BEFORE.search(s[max(0, start - 12):start])
+        span = (max(0, start - 12) + m.start(), start) if m else None
+    if m is None or span is None:
+        return None
+    stated = float(m.group("gb"))
+    sizes = [memory_bytes / 1e9, memory_bytes / 2**30]
+    sizes += [x * count for x in sizes] if count else []
+    return None if any(abs(stated - x) <= 0.06 * x for x in sizes) else span
 
 
 def _exclude(slots: Slots, ambiguous: dict[str, list[str]], key: str, gpu_id: str) -> None:
