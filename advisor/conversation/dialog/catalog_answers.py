@@ -213,7 +213,8 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
                     else "compare.verdict.not_right", lang)
     else:
         verdict = ""
-    lead = (t("compare.verdict_head", lang, verdict=verdict) if verdict else "") + t(
+    pick = "" if verdict else _pick(a, b, bw, fl, lang)
+    lead = pick + (t("compare.verdict_head", lang, verdict=verdict) if verdict else "") + t(
         "compare.lead", lang, a=a.name, bw_a=bw_a, b=b.name, bw_b=bw_b, r_bw=r_bw, fl_a=fl_a, fl_b=fl_b, r_fl=r_fl)
     head = t("compare.table_head", lang) + "\n|---|---|---|---|---|---|"
     rows = []
@@ -224,6 +225,20 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
         tdp = book.num(f"TDP of {g.name}", g.tdp_w, "W", f"{SRC_CATALOG}: {g.id}", 0)
         rows.append(f"| {g.name} | {mem} | {bw_g} | {fl_g} | {tdp} | {g.nvlink} |")
     return lead, head + "\n" + "\n".join(rows)
+
+
+def _pick(a: GpuSpec, b: GpuSpec, bw: float, fl: float, lang: str) -> str:
+    """The answer to "which is better" before the figures: the card ahead on both bandwidth (decode) and dense
+    compute (prefill, training), the one with more memory too when it has; split strengths named as such; within
+    15 % on both, close."""
+    if abs(bw - 1) <= 0.15 and abs(fl - 1) <= 0.15:
+        return t("compare.pick.close", lang, a=a.name, b=b.name)
+    if (bw > 1) == (fl > 1) or abs(bw - 1) <= 0.15 or abs(fl - 1) <= 0.15:
+        ahead = bw * fl > 1
+        win, lose = (a, b) if ahead else (b, a)
+        key = "compare.pick.all" if win.memory_bytes > lose.memory_bytes else "compare.pick.faster"
+        return t(key, lang, w=win.name, l=lose.name)
+    return t("compare.pick.split", lang, bw=(a if bw > 1 else b).name, fl=(a if fl > 1 else b).name)
 
 
 _BANDWIDTH = re.compile(r"带宽|bandwidth")
