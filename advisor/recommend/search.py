@@ -108,14 +108,15 @@ def valid_tp(model: ModelSpec, tp: int) -> bool:
 
 
 def inference_layout(model: ModelSpec, count: int, nodes: int) -> Layout | None:
-    """Tensor parallel inside a node, pipeline parallel across nodes; the largest valid TP degree."""
+    """Tensor parallel inside a node, pipeline parallel across nodes; the largest valid TP degree whose TP × PP
+    groups divide the count (10 cards on 2 nodes: TP 1 × PP 2, 5 replicas; never TP 2 × PP 2, which leaves 2 over)."""
     per_node = count // nodes
-    tp = per_node
-    while tp > 1 and not valid_tp(model, tp):
-        tp //= 2
     pp = nodes if nodes <= model.num_layers else 0
     if not pp:
         return None
+    tp = per_node
+    while tp > 1 and (not valid_tp(model, tp) or count % (tp * pp)):
+        tp //= 2
     return Layout(count=count, nodes=nodes, tp=tp, pp=pp)
 
 
@@ -168,6 +169,15 @@ def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
     return "llama.cpp" if runs(gpu.stack, "llama.cpp") else None
 
 
+def _gguf_file(model: ModelSpec, w: Workload, engine: str | None) -> Workload:
+    """On llama.cpp a width said ("4-bit" on a Mac) or the checkpoint's own FP8 (DeepSeek-V3, Kimi K2 on a Mac
+    Studio) is the GGUF file of that width people run (GGUF_OF); llama.cpp loads no FP8 checkpoint."""
+    if engine != "llama.cpp" or w.is_training:
+        return w
+    fmt = w.weights or default_inference_format(model)
+    return replace(w, weights=GGUF_OF[fmt]) if fmt in GGUF_OF else w
+
+
 def stack_runs(gpu: GpuSpec, w: Workload) -> bool:
     """Whether `gpu`'s software stack runs the engine the workload is sized with (rules.stacks); an inference-only
     part (GpuSpec.inference_only) runs no training job."""
@@ -186,8 +196,7 @@ def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
     engine = engine_for(gpu, w)
     if engine != w.engine:
         w = replace(w, engine=engine)
-    if engine == "llama.cpp" and w.weights in GGUF_OF:  # "4-bit" on a Mac: llama.cpp's own 4-bit file, named so
-        w = replace(w, weights=GGUF_OF[w.weights])
+    w = _gguf_file(search.model, w, engine)
     if not valid_sized(w):
         return None
     try:
@@ -221,8 +230,7 @@ def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
         return f"its {gpu.stack} software does not run {engine_for(gpu, w) or 'vllm'}"
     engine = engine_for(gpu, w)
     w = replace(w, engine=engine) if engine != w.engine else w
-    if engine == "llama.cpp" and w.weights in GGUF_OF:
-        w = replace(w, weights=GGUF_OF[w.weights])
+    w = _gguf_file(search.model, w, engine)
     try:
         Workload(**dump(w))
         estimate_memory(search.model, w, gpu)

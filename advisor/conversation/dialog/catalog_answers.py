@@ -148,9 +148,13 @@ def _card_price(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, la
 
 
 def _kind_label(kind: str, lang: str) -> str:
-    """A catalog price kind ("street", "channel", "used", ...) in the answer's language."""
+    """A catalog price kind ("street", "channel", "used", ...) in the answer's language; one converted from the
+    other currency ("launch_msrp, converted from USD") says so in that language too."""
+    kind, _, converted = kind.partition(", converted from ")
     key = f"market.price_kind.{kind}"
-    return t(key, lang) if has_message(key) else kind
+    said = t(key, lang) if has_message(key) else kind
+    cur = {"USD": "美元", "CNY": "人民币"}.get(converted, converted) if lang == "zh" else converted
+    return t("market.price_converted", lang, kind=said, cur=cur) if converted in ("USD", "CNY") else said
 
 
 def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str) -> tuple[str, str] | None:
@@ -174,8 +178,8 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
         head = t("market.servers", lang, servers=book.count("servers", servers, "servers", SRC_COST), n=n,
                  per_server=book.count("GPUs per server", -(-count // servers), "GPUs", SRC_COST), gpu=gpu.name,
                  total=total, gpus=gpus, per=per, kind=_kind_label(kind, lang), date=date, rest=rest)
-    else:
-        head = t("market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per,
+    else:  # one card: the card's price first (what "一张 H100 多少钱" asks), then the server around it
+        head = t("market.card" if count == 1 else "market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per,
                  kind=_kind_label(kind, lang), date=date, rest=rest)
     more = t("market.server_tco", lang, years=years, tco=tco)
     dated = t("clause.sep", lang).join(_dated_input(p, lang) for p in c.get("prices", []))
