@@ -806,6 +806,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.job": "**Renting**: this job takes about {h} on {what}; rented by the hour that is {quotes}.",
     "rent.how.stated": "used {words}",
     "rent.how.always": "running around the clock",
+    "rent.hourly": "**Renting a {gpu} costs {lo}–{hi} per GPU-hour** ({n} dated quotes). ",
+    "rent.hourly_one": "**Renting a {gpu} costs {lo} per GPU-hour** (a dated quote). ",
     "rent.month": "**Renting**: {what} {how} is {h} a month; rented, that is {quotes} a month.",
     "rent.period": "**Renting {what} for {months} costs {total}** at {name} (its dated quote below).",
     "rent.period_job": " The job itself takes about {h}.",

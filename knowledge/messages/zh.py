@@ -802,6 +802,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.job": "**租用**：这个任务在 {what} 上约需 {h}，按小时租：{quotes}。",
     "rent.how.stated": "按{words}计，",
     "rent.how.always": "全天候运行",
+    "rent.hourly": "**{gpu} 租用每 GPU 小时 {lo}–{hi}**（{n} 家带日期报价）。",
+    "rent.hourly_one": "**{gpu} 租用每 GPU 小时 {lo}**（带日期报价）。",
     "rent.month": "**租用**：{what} {how}每月 {h}，每月租金：{quotes}。",
     "rent.period": "**租 {what} {months}共 {total}**（按下面 {name} 的带日期报价）。",
     "rent.period_job": "这个任务本身约需 {h}。",

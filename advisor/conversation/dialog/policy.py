@@ -67,6 +67,7 @@ _WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|bet
 
 
 SRC_USAGE_HORIZON = "user input (rental period), reader.usage"
+_HOURLY = re.compile(r"每小时|一小时|1\s*小时|每个小时|按小时|小时价|时租|多少钱一小时|per[\s-]*hour|hourly|an hour|/\s*h(?:r|our)?\b", re.I)
 
 
 def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None,
@@ -120,6 +121,12 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     what = f"{count}× {gpu.name}"
     text = t("rent.job" if training else "rent.month", lang, what=what, h=h, how=how,
              quotes=t("clause.sep", lang).join(parts))
+    if not training and _HOURLY.search(text_asked) and len(quotes) > 0:  # "每小时多少钱": the hourly price leads
+        low, high = min(q[1] for q in quotes), max(q[1] for q in quotes)
+        lo = book.money(f"lowest price per GPU-hour of {gpu.name}", low, quotes[0][2], SRC_CLOUD)
+        hi = book.money(f"highest price per GPU-hour of {gpu.name}", high, quotes[0][2], SRC_CLOUD)
+        text = t("rent.hourly" if high > low else "rent.hourly_one", lang, gpu=gpu.name, lo=lo, hi=hi,
+                 n=len(quotes)) + text
     if not training and own_hours and not use.stated:  # a training job rented for a stated period: what the run takes
         job = book.num(f"GPU-hours of the job on {what}", float(own_hours), "GPU-hours", SRC_HOURS,
                        1 if float(own_hours) < 100 else 0, suffix=t("rent.gpu_hours", lang))
