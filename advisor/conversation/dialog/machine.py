@@ -77,6 +77,7 @@ class DialogState(Mutable):
     last_workload: dict[str, Any] = msgspec.field(default_factory=dict)
     answered: int = 0
     intent: str = "other"  # the intent of the last turn (advisor.conversation.reader.intent)
+    act_text: str = ""  # the last question that set the act ("需要多少显存"), read again by a follow-up that keeps it
 
 
 class Change(Value):

@@ -190,6 +190,10 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if unsure is not None:  # "70B or 8B", "8k 还是 32k": one question, the rest of the message kept
         yield _ask_ambiguous(state, working, slots, unsure, lang)
         return
+    asked = text
+    if intent == "what_if" and state.answered and state.intent in _KEPT_ACTS and state.act_text:
+        intent, asked = state.intent, state.act_text + "\n" + text  # "需要多少显存" → "那 128k 呢": still the memory
+    working.act_text = state.act_text if asked is not text else text
     read_references(working, slots, intent)
     changes = merge(working, slots)
     working.intent = intent
@@ -224,7 +228,12 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if blocking:
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
-    yield from _answer(state, working, text, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
+    yield from _answer(state, working, asked, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
+
+
+# the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
+# users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
+_KEPT_ACTS = ("explain", "how_many", "how_long")
 
 
 def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,
