@@ -34,6 +34,7 @@ from advisor.conversation.dialog.machine import (
 )
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
+from advisor.conversation.reader.hant import simplified
 from advisor.conversation.reader.intent import (
     asks_batch,
     asks_context,
@@ -99,6 +100,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     request of the message (`extra["request"]`, `ask --json`'s `request`). `reading`: the LLM reader's validated
     request, laid over the offline slots (`reader.overlay.overlay`); its act decides the intent."""
     read: dict[str, object] = {"reading": reading} if reading is not None else {}
+    text = simplified(text or "")  # "兩張4090", "預算二十萬": Taiwan and Hong Kong users read as the lexicon is written
     for item in _respond(state, text, lang, catalog, read):
         if isinstance(item, Turn) and "slots" in read:
             now = read["slots"]
