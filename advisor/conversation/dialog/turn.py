@@ -125,6 +125,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         yield compose.simple_turn("empty", lang, state, pending_question=True)
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
+    _tokens_not_size(slots, state)
     intent = read_intent(text, slots, state)
     if slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
             act_of(intent, text, slots) in ("legality", "market"):
@@ -231,6 +232,16 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
     yield from _answer(state, working, asked, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
+
+
+def _tokens_not_size(slots: Slots, state: DialogState) -> None:
+    """"5亿呢" after a training question sized in tokens ("数据1亿token"): the new amount of data, not a model of
+    5亿 parameters standing in for the one being trained."""
+    said = slots.model_text or ""
+    if (state.answered and state.slots.model and state.slots.train_tokens and slots.size_params and slots.model_assumed
+            and re.fullmatch(r"[\d.一二两三四五六七八九十百千]+\s*(?:千亿|百亿|十亿|亿)", said.strip())):
+        slots.train_tokens, slots.size_params = slots.size_params, None
+        slots.model, slots.model_text, slots.model_assumed = None, None, ""
 
 
 # the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
