@@ -61,7 +61,7 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         deciding = f"memory per $1,000 of {gpus[0].name}"
     else:
         lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"),
-                             price_first=intent == "how_much")
+                             price_first=intent == "how_much", tco_first=intent == "how_much" and bool(_TCO_ASKED.search(low)))
         if intent in ("how_much", "market"):  # "what does X cost, and a used Y?": every card named is priced
             lead += "".join(_card_price(g, m.text or g.name, low, currency, book, lang)
                             for g, m in zip(gpus[1:], mentions[1:], strict=True))
@@ -77,8 +77,11 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
                                "deciding": deciding})
 
 
+_TCO_ASKED = re.compile(r"电费|折旧|总拥有成本|运维|tco|total cost of ownership|power bill|electricity|running cost")
+
+
 def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, lang: str, with_price: bool,
-            price_first: bool = False) -> tuple[str, str]:
+            price_first: bool = False, tco_first: bool = False) -> tuple[str, str]:
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
     zh = lang == "zh"
     ch = gpu.china
@@ -99,6 +102,9 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
         if price_line and price_first:  # "what does a server with 8 H20 cost?": the price is the answer
             status_line = lead if zh or region == "cn" else t("market.in_china", lang, status=status, when=when)
             lead = price_line[0] + t("sentence.gap", lang) + status_line.replace("**", "")
+            if tco_first:  # "三年电费加折旧多少", "3-year TCO": the total cost of ownership is the answer, then the price
+                tco, _, dated = price_line[1].partition("\n\n")
+                lead, price_line = f"**{tco.strip()}**" + t("sentence.gap", lang) + lead, (price_line[0], dated)
             rest.append(price_line[1])
         elif price_line:
             lead += t("sentence.gap", lang) + price_line[0]

@@ -84,7 +84,7 @@ _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上�
                           r"(?<![a-z])(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+)?"
                           r"(?:context|sequence length|seq(?:uence)? len)|how (?:long|large|big) (?:a |of a )?(?:context|"
                           r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can")
-_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够",
+_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够|电费|折旧|总拥有成本|tco|要花|开销|投入多少",
                  en=r"how much (?:does|do|would|will|is|are|money|to|for)(?![a-z])|price|cost|costs|quote|tco")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
 _PRICE_ASKED = words(zh=r"多少钱|报价|报个价|什么价",
