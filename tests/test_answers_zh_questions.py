@@ -84,6 +84,8 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
      ("最多可同时服务",)),
     (("Mac Studio M3 Ultra 512G 能跑 DeepSeek R1 671B 吗",), "feasibility", "deepseek-r1",
      {"mac-studio-m3-ultra-512g": 1}, {}, ("不行", "不够", "可以")),
+    (("24G显存能跑多大模型",), "which_model", None, {}, {}, ("24 GB 显存的卡",)),
+    (("我有一张16G显存的卡，能跑什么模型",), "which_model", None, {}, {}, ("16 GB 显存的卡",)),
     # mixed Chinese and English is answered in Chinese
     (("Ryzen AI Max 395 128G 能跑 gpt-oss-120b 吗",), "feasibility", "gpt-oss-120b",
      {"ryzen-ai-max-395-128g": 1}, {}, ("可以",)),

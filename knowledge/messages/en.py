@@ -557,6 +557,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "web.part.optimizer_states": "optimizer states",
     "web.part.overhead": "overhead",
     "web.part.free": "free (to capacity)",
+    "model_fit.capacity_card": "{gb} GB card",
     "model_fit.none": "No catalog model fits {on} ({usable} usable; 1 user, {ctx}), not even at 4 bits.",
     "model_fit.item": "{name} ({params}, {fmt}: {gib} per GPU)",
     "model_fit.params_active": "{total}, {active} active",

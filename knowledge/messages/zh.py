@@ -554,6 +554,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "web.part.optimizer_states": "优化器状态",
     "web.part.overhead": "运行时开销",
     "web.part.free": "剩余（至容量）",
+    "model_fit.capacity_card": "{gb} GB 显存的卡",
     "model_fit.none": "目录里没有一个模型能放进 {on}（可用 {usable}，1 路、{ctx}），即使 4-bit 也不行。",
     "model_fit.item": "{name}（{params}，{fmt}：每卡 {gib}）",
     "model_fit.params_active": "{total}，激活 {active}",

@@ -69,6 +69,7 @@ from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError
+from knowledge.messages import t
 from knowledge.structs import dump, fields, replace
 
 log = logging.getLogger(__name__)
@@ -208,7 +209,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
 
     blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
     if blocking == "model" and asks_which_model(text) and (
-            working.slots.existing or working.slots.candidates or working.slots.device):
+            working.slots.existing or working.slots.candidates or working.slots.device or working.slots.capacity):
         yield _model_fit(state, working, text, lang, catalog)  # "what can I run on my 4090?": the models that fit
         return
     if blocking == "model" and working.slots.budget and working.slots.task == "pretrain" and (
@@ -286,9 +287,15 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     from advisor.analysis.model_fit import models_that_fit  # start-up: `gpu-advisor ask` never loads model_fit
     from advisor.conversation.render.model_fit import model_fit_turn  # start-up: as above
 
-    device = working.slots.device
+    device, cap = working.slots.device, working.slots.capacity
     if device is not None and not (working.slots.existing or working.slots.candidates):
         gpu, count = device_spec(device, catalog), 1  # a laptop GPU or a Mac: its memory, said in the answer
+    elif cap is not None and not (working.slots.existing or working.slots.candidates):
+        # "24G显存能跑多大模型": a card known by its memory alone (GiB as typed, the sizes cards are sold in)
+        base = min((g for g in catalog.gpus if g.segment == "consumer"),
+                   key=lambda g: abs(g.memory_bytes - cap.bytes_if_gib))  # a card of that memory's class (its formats)
+        gpu, count = replace(base, id="memory-only", name=t("model_fit.capacity_card", lang, gb=f"{cap.value:g}"),
+                             aliases=(), memory_bytes=int(cap.bytes_if_gib)), 1
     else:
         mention = working.slots.existing or working.slots.candidates[0]
         gpu, count = catalog.gpu(mention.gpu), mention.count or 1
