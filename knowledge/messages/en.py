@@ -297,6 +297,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "change.engine.speed": ", about {tps} tokens/s for one user",
     "change.users": {"one": "one user at a time (instead of {old}) at {context} tokens of context fits on {count}× {gpu}",
                      "other": "at most {n} concurrent users (instead of {old}) at {context} tokens of context fit on {count}× {gpu}"},
+    "lead.nothing_fits_need": "**No: nothing fits under these constraints** — {model} at {fmt} needs about {total} of GPU memory (unsharded), more than any configuration they allow.",
     "lead.nothing_fits": "**Nothing in the catalog fits under these constraints.**",
     "lead.over_budget": "**A budget of {budget} buys nothing that runs {model} as asked**: {change}.",
     "lead.speed": "**About {speed}{ttft}** on {name}{warn} ({lay}){verdict}: {need} needed per GPU of {usable} usable.",

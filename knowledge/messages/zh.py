@@ -295,6 +295,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "change.engine": "改用 llama.cpp 跑 {fmt} 文件（按层切分到各卡，不预留 10% 显存）：{count} 张 {gpu} 可以装下{speed}",
     "change.engine.speed": "，单路约 {tps} tokens/s",
     "change.users": "并发降到 {n} 路以内（原 {old} 路，上下文 {context} tokens）可在 {count} 张 {gpu} 上装下",
+    "lead.nothing_fits_need": "**不行：在当前约束下没有能放下的配置**——{model}（{fmt}）约需 {total} 显存（未分片），约束允许的配置都装不下。",
     "lead.nothing_fits": "**在当前约束下没有能放下的配置。**",
     "lead.over_budget": "**{budget} 的预算买不到能按这个要求运行 {model} 的配置**：{change}。",
     "lead.speed": "**{name} 上约{speed}{ttft}**{verdict}{warn}（{lay}），每卡需要 {need}，可用 {usable}。",
