@@ -86,6 +86,7 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
      {"mac-studio-m3-ultra-512g": 1}, {}, ("不行", "不够", "可以")),
     (("24G显存能跑多大模型",), "which_model", None, {}, {}, ("24 GB 显存的卡",)),
     (("我有一张16G显存的卡，能跑什么模型",), "which_model", None, {}, {}, ("16 GB 显存的卡",)),
+    (("单卡能跑qwen3-235b-a22b吗",), "feasibility", "qwen3-235b-a22b", {}, {}, ("不行",)),
     # mixed Chinese and English is answered in Chinese
     (("Ryzen AI Max 395 128G 能跑 gpt-oss-120b 吗",), "feasibility", "gpt-oss-120b",
      {"ryzen-ai-max-395-128g": 1}, {}, ("可以",)),

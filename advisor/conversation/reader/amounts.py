@@ -103,8 +103,8 @@ _RATE = [
     re.compile(rf"(?P<num>{DIGITS})\s*(?P<unit>k|m|million|thousand)?\s*(?:requests?|queries|calls|reqs?|prompts|"
                r"conversations|chats)\s*(?:per|/|an?|each|every)\s*(?P<per>minute|min|hour|hr|h|day)(?![a-z])"),
     re.compile(rf"(?P<num>{DIGITS})\s*(?P<unit>k|m)?\s*rpm(?![a-z])"),
-    re.compile(rf"每(?P<per>分钟|小时|天|日)\s*(?:约|大概|有|要处理|处理|接收)?\s*(?P<num>{NUM})\s*(?P<unit>万|千)?\s*(?:个|次)?\s*"
-               r"(?:请求|调用|对话|提问)"),
+    re.compile(rf"每(?P<per>分钟|小时|天|日)\s*(?:(?:约|大概|大约|差不多|有|会有|要处理|处理|接收|会收到|收到)\s*)*(?P<num>{NUM})\s*"
+               r"(?P<unit>万|千)?\s*(?:个|次|条|轮)?\s*(?:请求|调用|对话|提问|问答|会话)"),
     re.compile(rf"(?P<num>{NUM})\s*(?P<unit>万|千)?\s*(?:个|次)?\s*(?:请求|调用)\s*(?:/|每)\s*(?P<per>分钟|小时|天|日)"),
 ]
 _DEADLINE = re.compile(
