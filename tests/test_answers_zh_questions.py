@@ -141,6 +141,21 @@ UNKNOWN = [
 ]
 
 
+UNKNOWN_MODELS = [
+    ("腾讯混元 Hunyuan-A13B 要几张4090", "Hunyuan-A13B"),  # the model's name, not a card "A13B"
+    ("豆包 能本地部署吗，要几张卡", "豆包"),
+    ("Qwen3.5-72B 用两张H20够吗", "Qwen3.5-72B"),
+    ("DeepSeek V4 需要几张H20", "DeepSeek V4"),
+]
+
+
+@pytest.mark.parametrize(("text", "name"), UNKNOWN_MODELS, ids=[u[1] for u in UNKNOWN_MODELS])
+def test_unknown_model_is_said_first(text: str, name: str) -> None:
+    turn = ask(text)
+    assert name in turn.extra["request"]["unknown"], turn.extra["request"]["unknown"]
+    assert f"未知的模型“{name}”" in first(turn), first(turn)
+
+
 @pytest.mark.parametrize(("text", "name"), UNKNOWN, ids=[u[1] for u in UNKNOWN])
 def test_unknown_card_is_said_first(text: str, name: str) -> None:
     turn = ask(text)

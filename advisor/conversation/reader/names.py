@@ -94,7 +94,8 @@ _FAMILY_SIZE = re.compile(
     r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
     rf"[\s\-_]*(?:(?P<ver>\d+\.\d+)[\s\-_]*|(?P<ver2>\d+)[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
 _MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
-                         r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|"
+                         r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|豆包|doubao|"
+                         r"讯飞星火|星火大模型|盘古大模型|"
                          r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss|"
                          r"devstral|magistral|ministral|phi|longcat|ling-|ring-)[\w.\-]*"
                          r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|behemoth|air|flash|pro|max|mini|"
@@ -152,8 +153,12 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
         t.consume(other.start(), other.end())
         return
     if slots.model is None and not _family_and_size(t, slots, catalog):
-        unknown = _MODEL_LIKE.search(t.s)  # something that looks like a model name but is not in the catalog
-        if unknown and len(unknown.group(0)) > 3:
+        # something that looks like a model name but is not in the catalog ("混元 Hunyuan-A13B": the longer name)
+        unknown = next((m for m in _MODEL_LIKE.finditer(t.s) if len(m.group(0)) > 3 or (
+            len(m.group(0)) >= 2 and not m.group(0).isascii())), None)
+        if unknown and len(unknown.group(0)) <= 3:  # a Chinese name ("豆包"): a fuller Latin one after it, if any
+            unknown = next((m for m in _MODEL_LIKE.finditer(t.s, unknown.end()) if len(m.group(0)) > 3), unknown)
+        if unknown:
             slots.unknown_model = t.original[unknown.start():unknown.end()].strip()
             t.consume(unknown.start(), unknown.end())  # "gpt-oss-120b": its "120b" is no bare model size
 
