@@ -233,8 +233,27 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
         bw_g = book.num(f"bandwidth of {g.name}", g.bandwidth_bytes_per_s / 1e9, "GB/s", f"{SRC_CATALOG}: {g.id}", 0)
         fl_g = book.num(f"dense BF16 of {g.name}", g.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {g.id}", 0)
         tdp = book.num(f"TDP of {g.name}", g.tdp_w, "W", f"{SRC_CATALOG}: {g.id}", 0)
-        rows.append(f"| {g.name} | {mem} | {bw_g} | {fl_g} | {tdp} | {g.nvlink} |")
+        rows.append(f"| {g.name} | {mem} | {bw_g} | {fl_g} | {tdp} | {_link_words(str(g.nvlink), lang)} |")
     return lead, head + "\n" + "\n".join(rows)
+
+
+# the catalog's interconnect words in Chinese (a Chinese table leaves no English label); a remark in brackets that
+# stays English after them is dropped (the English view keeps it)
+_LINK_ZH = (("n/a — ", ""), ("NVLink bridge", "NVLink 桥接"), ("2-way", "双卡"), ("for 2 GPUs", "（双卡）"),
+            ("via NVSwitch", "经 NVSwitch"), ("capped at", "限速"), ("capped", "限速版"), ("full mesh", "全互联"),
+            ("per-chip bandwidth not published", "单芯片带宽未公布"), ("links", "条链路"), ("(full)", "（满速）"),
+            ("between paired cards", "（成对连接）"), ("on SXM2; PCIe card has no NVLink", "（SXM2；PCIe 版无 NVLink）"))
+
+
+def _link_words(link: str, lang: str) -> str:
+    """A card's interconnect as the catalog words it ("none (no NVLink connector …)"), in Chinese for Chinese."""
+    if lang != "zh":
+        return link
+    if link.startswith("none"):
+        return "无"
+    for en, zh in _LINK_ZH:
+        link = link.replace(en, zh)
+    return re.sub(r"\s*[(（][^()（）]*[A-Za-z]{3,}[^()（）]*[)）]|;.*$", "", link).strip() or link
 
 
 def _pick(a: GpuSpec, b: GpuSpec, bw: float, fl: float, lang: str) -> str:
