@@ -82,6 +82,9 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
      {"context": 8192}, ("首 token 约",)),
     (("十张5090能撑多少用户并发跑gpt-oss-20b",), "how_many", "gpt-oss-20b", {"rtx-5090": 10}, {},
      ("最多可同时服务",)),
+    # counts that split into no 8-card servers: the cards as one model-parallel group when replicas cannot hold it
+    (("十二张H20能跑DeepSeek-R1吗",), "feasibility", "deepseek-r1", {"h20": 12}, {}, ("可以",)),
+    (("二十张H20能跑多少并发的DeepSeek-R1",), "how_many", "deepseek-r1", {"h20": 20}, {}, ("最多可同时服务",)),
     (("Mac Studio M3 Ultra 512G 能跑 DeepSeek R1 671B 吗",), "feasibility", "deepseek-r1",
      {"mac-studio-m3-ultra-512g": 1}, {}, ("不行", "不够", "可以")),
     (("24G显存能跑多大模型",), "which_model", None, {}, {}, ("24 GB 显存的卡",)),

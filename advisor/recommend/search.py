@@ -138,7 +138,24 @@ def layouts_for(search: Search, count: int, nodes: int) -> list[Layout]:
     if search.workload.is_training:
         return training_layouts(search.workload, count, nodes)
     layout = inference_layout(search.model, count, nodes)
-    return [layout] if layout else []
+    out = [layout] if layout else []
+    whole = _whole_group(search.model, count, nodes)
+    if whole is not None and (layout is None or layout.tp * layout.pp < count):
+        out.append(whole)  # tried when the replicas above cannot hold the model
+    return out
+
+
+def _whole_group(model: ModelSpec, count: int, nodes: int) -> Layout | None:
+    """A count that does not split into nodes of 1, 2, 4 or 8 ("十张", "二十张 H20"): all the cards as one
+    model-parallel group, the largest valid TP degree up to 8 that divides the count, pipeline stages for the rest
+    (20 cards: TP 4 × PP 5). None for the usual counts, whose layout above is already one group or its replicas."""
+    if count % nodes == 0 and count // nodes in (1, 2, 4, 8):
+        return None
+    even = next((n for n in range(nodes, count + 1) if count % n == 0 and count // n <= 8), None)  # 20: 4 × 5
+    for tp in (8, 4, 2):
+        if even is not None and count % tp == 0 and valid_tp(model, tp) and count // tp <= model.num_layers:
+            return Layout(count=count, nodes=even, tp=tp, pp=count // tp)
+    return None
 
 
 def sized_workload(w: Workload, layout: Layout) -> Workload:
