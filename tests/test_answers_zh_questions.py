@@ -82,6 +82,10 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
      {"context": 8192}, ("首 token 约",)),
     (("十张5090能撑多少用户并发跑gpt-oss-20b",), "how_many", "gpt-oss-20b", {"rtx-5090": 10}, {},
      ("最多可同时服务",)),
+    (("kv cache 用 fp8 的话 qwen3-32b 32k 能省多少显存",), "explain", "qwen3-32b", {}, {"kv": "fp8", "context": 32768},
+     ("省 4.0 GiB",)),  # 2 × 64 layers × 8 KV heads × 128 × 1 byte × 32768 = 4 GiB, half of FP16's 8 GiB
+    (("qwen3-32b 推理，要求每个用户每秒至少20个token，50人并发，用H20要几张",), "how_many", "qwen3-32b", {"h20": None},
+     {"concurrency": 50}, ("您的目标（每路 20 tokens/s）",)),
     # counts that split into no 8-card servers: the cards as one model-parallel group when replicas cannot hold it
     (("十二张H20能跑DeepSeek-R1吗",), "feasibility", "deepseek-r1", {"h20": 12}, {}, ("可以",)),
     (("二十张H20能跑多少并发的DeepSeek-R1",), "how_many", "deepseek-r1", {"h20": 20}, {}, ("最多可同时服务",)),

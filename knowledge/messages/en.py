@@ -843,6 +843,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.train.none_meets": "**Every one of these misses the deadline**: the fastest, {a}, takes {days} ({rest}).",
     "compare.train.quote_deadline": "**{a} is the cheapest that meets the deadline**: it finishes in {days} for {cost} ({rest}).",
     "compare.train.quote": "**{a} costs least of those that fit**: it finishes in {days} for {cost} ({rest}).",
+    "kv_claim.saved": "**With a {kv} KV cache, {model} at {c} of context holds {small} per sequence, {save} less than {per} at FP16** ({total} saved over {n} concurrent sequences). ",
     "kv_claim.explain": "The KV cache of {model} per sequence = 2 (K and V) × {layers} layers × {heads} KV heads × {dim} × 2 bytes (FP16) × {c} = {per}; for {n} concurrent sequences, {total}. It grows linearly with the context and the number of sequences, whatever the weights.",
     "claim.verdict.too_low": "**No**",
     "claim.verdict.weights_only": "**Not quite**",

@@ -839,6 +839,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.train.none_meets": "**这几种配置都赶不上期限**：最快的 {a} 也要 {days}（{rest}）。",
     "compare.train.quote_deadline": "**{a} 是赶得上期限的配置里最便宜的**：{days}完成，采购 {cost}（{rest}）。",
     "compare.train.quote": "**{a} 是放得下的配置里最便宜的**：{days}完成，采购 {cost}（{rest}）。",
+    "kv_claim.saved": "**KV 缓存用 {kv}：{model} 在 {c} 上下文时每条序列 {small}，比 FP16 的 {per} 省 {save}**（{n} 路并发共省 {total}）。",
     "kv_claim.explain": "{model} 每条序列的 KV 缓存 = 2（K 和 V）× {layers} 层 × {heads} 个 KV 头 × {dim} 维 × 2 字节（FP16）× {c} = {per}；{n} 路并发共 {total}。它随上下文长度和并发数线性增长，与模型权重无关。",
     "claim.verdict.too_low": "**不对**",
     "claim.verdict.weights_only": "**不全对**",

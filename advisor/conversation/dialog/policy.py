@@ -244,9 +244,17 @@ def kv_explain_lead(request: dict[str, Any], turn: Turn, catalog: Catalog, lang:
     c = book.tokens("context of the job", ctx, "user input", lang)
     n = book.count("concurrent sequences", seqs, "sequences", "user input")
     total = book.gib(f"KV cache of {model.name} at {ctx} tokens × {seqs} sequences", one * seqs)
+    saved = ""
+    kv = str(job.get("kv") or "")
+    if kv in ("fp8", "int8", "int4"):  # "kv cache 用 fp8 能省多少": the smaller cache and the saving lead
+        small = Bytes(kv_cache_bytes(model, ctx, kv=kv))
+        saved = t("kv_claim.saved", lang, kv=kv.upper(), model=model.name, c=c,
+                  small=book.gib(f"KV cache of {model.name} at {ctx} tokens in {kv.upper()}", small), per=per,
+                  save=book.gib(f"KV cache saved per sequence in {kv.upper()}", one - small),
+                  n=n, total=book.gib(f"KV cache saved for {seqs} sequences", (one - small) * seqs))
     turn.numbers.extend(x for x in book.numbers if x not in turn.numbers)
-    return t("kv_claim.explain", lang, model=model.name, layers=layers, heads=heads, dim=dim, c=c, per=per, n=n,
-             total=total)
+    return saved + t("kv_claim.explain", lang, model=model.name, layers=layers, heads=heads, dim=dim, c=c, per=per,
+                     n=n, total=total)
 
 
 def _kv_shape(model: Any, book: Book) -> tuple[str, str, str]:
