@@ -86,6 +86,11 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
      ("省 4.0 GiB",)),  # 2 × 64 layers × 8 KV heads × 128 × 1 byte × 32768 = 4 GiB, half of FP16's 8 GiB
     (("qwen3-32b 推理，要求每个用户每秒至少20个token，50人并发，用H20要几张",), "how_many", "qwen3-32b", {"h20": None},
      {"concurrency": 50}, ("您的目标（每路 20 tokens/s）",)),
+    (("H20跑qwen3-32b 16并发行吗",), "feasibility", "qwen3-32b", {"h20": 1}, {"concurrency": 16}, ("可以",)),
+    (("3w预算跑qwen3-32b可以吗",), "feasibility", "qwen3-32b", {}, {"budget": 30000.0}, ()),
+    (("租4090一个小时多少钱",), "how_much", None, {"rtx-4090": None}, {}, ("每 GPU 小时",)),
+    (("kv cache 改成 fp8，qwen3-8b 128k 上下文每条序列多大",), "explain", "qwen3-8b", {},
+     {"kv": "fp8", "context": 131072}, ("省 9.0 GiB",)),  # 2 × 36 layers × 8 × 128 × 1 byte × 131072 = 9 GiB
     # counts that split into no 8-card servers: the cards as one model-parallel group when replicas cannot hold it
     (("十二张H20能跑DeepSeek-R1吗",), "feasibility", "deepseek-r1", {"h20": 12}, {}, ("可以",)),
     (("二十张H20能跑多少并发的DeepSeek-R1",), "how_many", "deepseek-r1", {"h20": 20}, {}, ("最多可同时服务",)),

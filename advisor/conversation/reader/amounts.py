@@ -49,6 +49,10 @@ _MONEY = [
 _BUDGET_BARE = re.compile(
     rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
 )
+# the amount before the word: "3w预算", "5千的预算", "两万块预算"
+_BUDGET_BEFORE = re.compile(
+    rf"(?<![\d.])(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w)?\s*(?:元|块钱|块)?\s*(?:的|左右的?|以内的?)?\s*预算"
+)
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
 _CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 concurrent users", "20 人同时用")
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|名用户|用户|人在线)"),
@@ -183,7 +187,7 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
             if value:
                 found.append((value, currency, m.start(), m.end()))
     if not found:
-        for m in t.finditer(_BUDGET_BARE):
+        for m in (*t.finditer(_BUDGET_BARE), *t.finditer(_BUDGET_BEFORE)):
             unit = m.group("unit")
             value = scaled(m.group("num"), unit)
             if not value or value < 100:

@@ -140,7 +140,7 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
                         r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
                         r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,30}\bcost|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
-_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
+_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大", en=r"how much (?:memory|vram|gpu memory)")
 
 
 def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
