@@ -91,6 +91,7 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
     (("租4090一个小时多少钱",), "how_much", None, {"rtx-4090": None}, {}, ("每 GPU 小时",)),
     (("kv cache 改成 fp8，qwen3-8b 128k 上下文每条序列多大",), "explain", "qwen3-8b", {},
      {"kv": "fp8", "context": 131072}, ("省 9.0 GiB",)),  # 2 × 36 layers × 8 × 128 × 1 byte × 131072 = 9 GiB
+    (("A800跑qwen2.5-32b首字延迟",), "feasibility", "qwen2.5-32b", {"a800-80g-sxm": 1}, {}, ("首 token 约",)),
     # counts that split into no 8-card servers: the cards as one model-parallel group when replicas cannot hold it
     (("十二张H20能跑DeepSeek-R1吗",), "feasibility", "deepseek-r1", {"h20": 12}, {}, ("可以",)),
     (("二十张H20能跑多少并发的DeepSeek-R1",), "how_many", "deepseek-r1", {"h20": 20}, {}, ("最多可同时服务",)),

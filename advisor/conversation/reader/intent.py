@@ -111,7 +111,8 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                r"会(?:很)?慢(?:吗|嘛|么)|快不快|速度(?:怎么样|如何|够|行|可以)|够快|响应(?:速度|快)|延迟(?:高|大|多少|怎么样)|"
                                r"首\s*(?:token|字)\s*(?:延迟|时间)?\s*(?:要|是|有|大概)?\s*(?:多少|多久|多长|几)|ttft|"
                                # a first-token target stated ("首字延迟要在500ms以内…行吗"): the answer opens with it
-                               r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间|响应)?\s*(?:要|需要|在|控制在|不超过|低于|小于)*\s*\d",
+                               r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间|响应)?\s*(?:要|需要|在|控制在|不超过|低于|小于)*\s*\d|"
+                               r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间)\s*(?:呢|如何|怎样|咋样)?\s*[?？]?\s*$",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
                            r"fast enough|quick enough|"
