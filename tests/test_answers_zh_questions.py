@@ -92,6 +92,7 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
     (("kv cache 改成 fp8，qwen3-8b 128k 上下文每条序列多大",), "explain", "qwen3-8b", {},
      {"kv": "fp8", "context": 131072}, ("省 9.0 GiB",)),  # 2 × 36 layers × 8 × 128 × 1 byte × 131072 = 9 GiB
     (("A800跑qwen2.5-32b首字延迟",), "feasibility", "qwen2.5-32b", {"a800-80g-sxm": 1}, {}, ("首 token 约",)),
+    (("满血版DeepSeek 要几张H20",), "how_many", "deepseek-r1", {"h20": None}, {}, ("需要",)),
     # counts that split into no 8-card servers: the cards as one model-parallel group when replicas cannot hold it
     (("十二张H20能跑DeepSeek-R1吗",), "feasibility", "deepseek-r1", {"h20": 12}, {}, ("可以",)),
     (("二十张H20能跑多少并发的DeepSeek-R1",), "how_many", "deepseek-r1", {"h20": 20}, {}, ("最多可同时服务",)),
@@ -189,6 +190,13 @@ def test_unknown_card_is_said_first(text: str, name: str) -> None:
 def test_a_card_said_with_its_own_memory_stays_that_card(text: str, gpu: str) -> None:
     turn = ask(text)
     assert gpu in cards(turn) and not turn.extra["request"]["unknown"], turn.extra["request"]
+
+
+@pytest.mark.parametrize("text", ["部署DeepSeek需要几张卡", "qwen 需要几张4090"])
+def test_a_family_named_alone_is_asked_about_not_called_unknown(text: str) -> None:
+    turn = ask(text)
+    assert not turn.extra["request"]["unknown"], turn.extra["request"]["unknown"]
+    assert "哪个模型" in turn.answer, turn.answer
 
 
 def test_traditional_characters_read_one_for_one() -> None:

@@ -102,6 +102,10 @@ _MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemm
                          r"next|coder|instruct|thinking|turbo|nano|small|medium|large|super|ultra|oss|vl|omni))*")
 
 
+# a family named alone, which the catalog holds several models of: the dialog asks which, never "unknown model"
+_FAMILY_ONLY = frozenset({"deepseek", "qwen", "llama", "glm", "kimi", "mistral", "gemma", "minimax", "phi"})
+
+
 def _hits(s: str, patterns: Sequence[tuple[re.Pattern[str], Item]]) -> list[tuple[int, int, str, Item]]:
     """Every match of the patterns in `s` as (start, end, matched text, item), leftmost first, longest first."""
     found = [(m.start(), m.end(), m.group(0), item) for pattern, item in patterns for m in pattern.finditer(s)]
@@ -158,7 +162,12 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
             len(m.group(0)) >= 2 and not m.group(0).isascii())), None)
         if unknown and len(unknown.group(0)) <= 3:  # a Chinese name ("豆包"): a fuller Latin one after it, if any
             unknown = next((m for m in _MODEL_LIKE.finditer(t.s, unknown.end()) if len(m.group(0)) > 3), unknown)
-        if unknown:
+        if unknown and unknown.group(0)[:1].isascii():  # "DeepSeek需要几张卡": a Latin name ends at the Chinese
+            cut = re.search(r"[\u3400-\u9fff]", unknown.group(0))
+            unknown = _MODEL_LIKE.match(t.s[:unknown.start() + cut.start()], unknown.start()) if cut else unknown
+        if unknown and unknown.group(0).strip(" -_") in _FAMILY_ONLY:
+            t.consume(unknown.start(), unknown.end())  # "满血版DeepSeek": a family, not a model; which one is asked
+        elif unknown:
             slots.unknown_model = t.original[unknown.start():unknown.end()].strip()
             t.consume(unknown.start(), unknown.end())  # "gpt-oss-120b": its "120b" is no bare model size
 
