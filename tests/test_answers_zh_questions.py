@@ -93,6 +93,11 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
      {"kv": "fp8", "context": 131072}, ("省 9.0 GiB",)),  # 2 × 36 layers × 8 × 128 × 1 byte × 131072 = 9 GiB
     (("A800跑qwen2.5-32b首字延迟",), "feasibility", "qwen2.5-32b", {"a800-80g-sxm": 1}, {}, ("首 token 约",)),
     (("满血版DeepSeek 要几张H20",), "how_many", "deepseek-r1", {"h20": None}, {}, ("需要",)),
+    (("帮我算一下 qwen3-235b-a22b fp8 在 8 张 H20 上 32k 上下文能开多少并发",), "how_many", "qwen3-235b-a22b",
+     {"h20": 8}, {"context": 32768, "weights": "fp8"}, ("最多可同时服务",)),
+    # a sales engineer's "我们有 … 报哪个": the servers are compared, none is the asker's own
+    (("客户想用 2B token 数据 LoRA 微调 Llama-3.1-70B，两周内完成。我们有 8×H20、8×L20 和 8×4090 三种服务器，报哪个？",),
+     "compare", "llama-3.1-70b", {"h20": 8, "l20": 8, "rtx-4090": 8}, {"train_tokens": 2e9}, ("H20",)),
     # counts that split into no 8-card servers: the cards as one model-parallel group when replicas cannot hold it
     (("十二张H20能跑DeepSeek-R1吗",), "feasibility", "deepseek-r1", {"h20": 12}, {}, ("可以",)),
     (("二十张H20能跑多少并发的DeepSeek-R1",), "how_many", "deepseek-r1", {"h20": 20}, {}, ("最多可同时服务",)),

@@ -250,8 +250,14 @@ def asks_token_cost(text: str) -> bool:
 
 
 def asks_context(text: str) -> bool:
-    """"What's the longest context on one 4090?": the answer is the longest context that fits."""
-    return bool(_MAX_CONTEXT.search((text or "").lower()))
+    """"What's the longest context on one 4090?": the answer is the longest context that fits ("32k 上下文能开多少并发"
+    asks users at that context, not the context)."""
+    s = (text or "").lower()
+    m = _MAX_CONTEXT.search(s)
+    return bool(m) and not _USERS_AFTER.match(s, m.end())
+
+
+_USERS_AFTER = re.compile(r"\s*(?:个|路|名)?\s*(?:并发|路|人|用户|请求|会话)")
 
 
 # "what batch size can I use?", "batch size 最大能开多少": the largest micro-batch (training) or concurrency that fits

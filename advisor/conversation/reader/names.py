@@ -282,7 +282,7 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        r"(?![a-z0-9])")
 _OWN = re.compile(r"(?:我的|我们的|自己的|手上的|手里的|家里的|只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
-_SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供",
+_SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供|报哪|给客户报|客户(?:要|想|需要)",
                  en=r"sell|sells|selling|quote|quoting|offer|offers|stock|carry|resell")
 _CLAUSE = re.compile(r"[,.;!?，。；！？\n]|(?<![a-z])and(?![a-z])|但是|不过|\bbut\b|想|want|plan")
 
