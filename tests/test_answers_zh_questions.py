@@ -120,6 +120,7 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
      {"rtx-4090": 8}, {"train_tokens": 5e8}, ()),
     (("8张4090 LoRA微调Qwen2.5-72B要多久，数据1亿token", "5亿呢"), "how_long", "qwen2.5-72b",
      {"rtx-4090": 8}, {"train_tokens": 5e8}, ()),
+    (("预算20万跑qwen3-32b", "要是租呢"), "what_if", "qwen3-32b", {}, {"buy_or_rent": "rent"}, ("租用",)),
     (("4090 跑 qwen3-14b 够吗", "那 32k 呢"), "what_if", "qwen3-14b", {"rtx-4090": 1}, {"context": 32768},
      ("不行", "不够")),
     (("两张4090跑Qwen2.5-72B行吗", "换成 int4 呢"), "what_if", "qwen2.5-72b", {"rtx-4090": 2},

@@ -377,6 +377,8 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     if act in ("what_if", "other", "feasibility") and merged.buy_or_rent and (
             now.usage_hours_month is not None or now.horizon_months is not None):
         act = "rent_vs_buy"  # "what if we only use it 8 hours a day?" after a rent-or-buy answer: asked again
+    elif act == "what_if" and now.buy_or_rent == "rent":
+        act = "rent_vs_buy"  # "要是租呢" after a purchase: the same cards priced as a rental
     cue = act != intent or len(now.models) >= 2 or from_cue(text, now, follow_up=intent == "what_if")
     wl = dict((workload or {}).get("workload") or {})
     cons = (workload or {}).get("constraints")
