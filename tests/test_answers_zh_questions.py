@@ -191,6 +191,8 @@ def test_unknown_card_is_said_first(text: str, name: str) -> None:
     ("H20 96G 跑 qwen3-32b 可以吗", "h20"),
     ("两张4090 48G显存能跑qwen3-32b int4吗", "rtx-4090"),  # the two cards' total
     ("L40S 48G 跑 qwen3-32b", "l40s"),
+    ("A800 PCIe 40G 跑 qwen2.5-14b", "a800-40g-pcie"),  # the 40 GB card of that name, said in another order
+    ("H20 141G 跑 qwen3-32b", "h20-141g"),
     ("单卡5090 32G，64G内存，能跑qwen3-30b-a3b吗", "rtx-5090"),  # 64G is the host's memory
 ])
 def test_a_card_said_with_its_own_memory_stays_that_card(text: str, gpu: str) -> None:

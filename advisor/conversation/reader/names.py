@@ -325,10 +325,13 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
         count, c_start, c_end = _count_near(t.s, start, end)
         other = _other_memory(t.s, start, end, matched, catalog.gpu(gpu_id).memory_bytes, count)
-        if other is not None:  # "4090 48G 魔改版", "H100 96G": a card the catalog does not hold, never its namesake
+        sibling = _sibling(catalog, gpu_id, t.s[other[0]:other[1]]) if other is not None else None
+        if other is not None and sibling is None:  # "4090 48G 魔改", "H100 96G": a card the catalog lacks, not its namesake
             slots.unknown_gpus.append(t.quote(min(start, other[0]), max(end, other[1])))
             t.consume(min(start, other[0]), max(end, other[1]))
             continue
+        if other is not None and sibling is not None:  # "A800 PCIe 40G": the 40 GB card of that name
+            gpu_id, start, end = sibling, min(start, other[0]), max(end, other[1])
         in_servers = servers_near(t.s, start, end)
         if in_servers is None and count is not None and re.match(r"[dh]gx\s*[a-z]", matched):
             in_servers = (count, None, c_start, c_end)  # "2 DGX B200": systems of the card's usual server size
@@ -378,6 +381,21 @@ def _other_memory(s: str, start: int, end: int, matched: str, memory_bytes: int,
     sizes = [memory_bytes / 1e9, memory_bytes / 2**30]
     sizes += [x * count for x in sizes] if count else []
     return None if any(abs(stated - x) <= 0.06 * x for x in sizes) else span
+
+
+def _sibling(catalog: Catalog, gpu_id: str, said: str) -> str | None:
+    """The catalog card of the same name as `gpu_id` with the memory said ("A800 PCIe 40G" → a800-40g-pcie), within
+    2 % in GB or GiB, sharing the most id words (its form factor); None when there is none."""
+    m = re.search(r"\d{1,3}", said)
+    if m is None:
+        return None
+    def model_word(card: str) -> str:  # "a800-80g-pcie" → "a800", "rtx-4090" → "4090"
+        return next((w for w in card.split("-") if any(c.isdigit() for c in w)), card)
+
+    stated, base, words_ = float(m.group(0)), model_word(gpu_id), set(gpu_id.split("-"))
+    same = [g for g in catalog.gpus if g.id != gpu_id and model_word(g.id) == base and any(
+        abs(stated - x) <= 0.02 * x for x in (g.memory_bytes / 1e9, g.memory_bytes / 2**30))]
+    return max(same, key=lambda g: len(words_ & set(g.id.split("-"))), default=None).id if same else None
 
 
 def _exclude(slots: Slots, ambiguous: dict[str, list[str]], key: str, gpu_id: str) -> None:
