@@ -155,6 +155,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "layout.one_gpu": "1 GPU",
     "chart.purchase_price": "purchase price",
     # --- an option in words (advisor/recommend/results.py) --------------------------------------------------------
+    "option.tag.int4_experts": "INT4 experts",
     "option.tag.used_price": "used-card price",
     "option.tag.near_capacity": "near its memory limit",
     "purchase.owned": "{name}: nothing to buy; running cost (power and operations) {run} over {years:g} years",

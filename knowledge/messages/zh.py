@@ -154,6 +154,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "layout.one_gpu": "单卡",
     "chart.purchase_price": "采购价",
     # --- an option in words (advisor/recommend/results.py) --------------------------------------------------------
+    "option.tag.int4_experts": "INT4 专家权重",
     "option.tag.used_price": "二手卡价",
     "option.tag.near_capacity": "接近显存上限",
     "purchase.owned": "{name}：无需购买；{years:g} 年运行成本（电费和运维）{run}",
