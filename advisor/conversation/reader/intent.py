@@ -254,7 +254,7 @@ def asks_context(text: str) -> bool:
     asks users at that context, not the context)."""
     s = (text or "").lower()
     m = _MAX_CONTEXT.search(s)
-    return bool(m) and not _USERS_AFTER.match(s, m.end())
+    return m is not None and not _USERS_AFTER.match(s, m.end())
 
 
 _USERS_AFTER = re.compile(r"\s*(?:个|路|名)?\s*(?:并发|路|人|用户|请求|会话)")

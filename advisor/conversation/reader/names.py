@@ -395,7 +395,7 @@ def _sibling(catalog: Catalog, gpu_id: str, said: str) -> str | None:
     stated, base, words_ = float(m.group(0)), model_word(gpu_id), set(gpu_id.split("-"))
     same = [g for g in catalog.gpus if g.id != gpu_id and model_word(g.id) == base and any(
         abs(stated - x) <= 0.02 * x for x in (g.memory_bytes / 1e9, g.memory_bytes / 2**30))]
-    return max(same, key=lambda g: len(words_ & set(g.id.split("-"))), default=None).id if same else None
+    return max(same, key=lambda g: len(words_ & set(g.id.split("-")))).id if same else None
 
 
 def _exclude(slots: Slots, ambiguous: dict[str, list[str]], key: str, gpu_id: str) -> None:
