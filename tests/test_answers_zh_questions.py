@@ -75,6 +75,7 @@ CASES: list[tuple[tuple[str, ...], str, str | None, dict[str, int | None], dict[
     (("一张H100现在多少钱",), "how_much", None, {"h100-sxm": 1}, {}, ("单卡约 ¥",)),
     (("RTX 5090 国内价格多少",), "how_much", None, {"rtx-5090": None}, {}, ("单卡约 ¥",)),
     (("8卡H20服务器三年电费加折旧多少",), "how_much", None, {"h20": 8}, {}, ("总拥有成本",)),
+    (("一台8卡4090每年电费多少",), "how_much", None, {"rtx-4090": 8}, {}, ("每年电费约 ¥",)),
     (("云上租 H100 每小时多少钱",), "how_much", None, {"h100-sxm": None}, {}, ("每 GPU 小时",)),
     (("租4090跑qwen3-32b推理每百万token成本多少",), "how_much", "qwen3-32b", {"rtx-4090": None}, {},
      ("每百万输出 token",)),

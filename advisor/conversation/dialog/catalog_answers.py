@@ -61,7 +61,7 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         deciding = f"memory per $1,000 of {gpus[0].name}"
     else:
         lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"),
-                             price_first=intent == "how_much", tco_first=intent == "how_much" and bool(_TCO_ASKED.search(low)))
+                             price_first=intent == "how_much", cost_first=_cost_asked(low) if intent == "how_much" else "")
         if intent in ("how_much", "market"):  # "what does X cost, and a used Y?": every card named is priced
             lead += "".join(_card_price(g, m.text or g.name, low, currency, book, lang)
                             for g, m in zip(gpus[1:], mentions[1:], strict=True))
@@ -77,11 +77,18 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
                                "deciding": deciding})
 
 
-_TCO_ASKED = re.compile(r"电费|折旧|总拥有成本|运维|tco|total cost of ownership|power bill|electricity|running cost")
+_TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|tco|total cost of ownership|running cost")
+_POWER_ASKED = re.compile(r"电费|耗电|用电|电力成本|power bill|electricity")
+
+
+def _cost_asked(low: str) -> str:
+    """"tco" for a running-cost question ("三年电费加折旧", "3-year TCO"), "power" for the electricity alone
+    ("一年电费多少"), else "": the sentence that leads the price answer."""
+    return "tco" if _TCO_ASKED.search(low) else "power" if _POWER_ASKED.search(low) else ""
 
 
 def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, lang: str, with_price: bool,
-            price_first: bool = False, tco_first: bool = False) -> tuple[str, str]:
+            price_first: bool = False, cost_first: str = "") -> tuple[str, str]:
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
     zh = lang == "zh"
     ch = gpu.china
@@ -98,13 +105,10 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
     note = t("market.note_quoted", lang, note=ch.note) if zh else ch.note
     rest = [book.text(note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
     if with_price:
-        price_line = _server_price(gpu, count, currency, book, lang)
+        price_line = _server_price(gpu, count, currency, book, lang, first=cost_first)
         if price_line and price_first:  # "what does a server with 8 H20 cost?": the price is the answer
             status_line = lead if zh or region == "cn" else t("market.in_china", lang, status=status, when=when)
             lead = price_line[0] + t("sentence.gap", lang) + status_line.replace("**", "")
-            if tco_first:  # "三年电费加折旧多少", "3-year TCO": the total cost of ownership is the answer, then the price
-                tco, _, dated = price_line[1].partition("\n\n")
-                lead, price_line = f"**{tco.strip()}**" + t("sentence.gap", lang) + lead, (price_line[0], dated)
             rest.append(price_line[1])
         elif price_line:
             lead += t("sentence.gap", lang) + price_line[0]
@@ -163,7 +167,10 @@ def _kind_label(kind: str, lang: str) -> str:
     return t("market.price_converted", lang, kind=said, cur=cur) if converted in ("USD", "CNY") else said
 
 
-def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str) -> tuple[str, str] | None:
+def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str,
+                  first: str = "") -> tuple[str, str] | None:
+    """The dated card price and the server purchase, then its TCO; `first` ("tco" or "power") puts the total cost
+    of ownership or the yearly electricity (the server's energy at full load × PUE × the dated price) first."""
     econ = load_economics()
     try:
         unit, date, kind, source = gpu_unit_price(gpu, currency, econ)
@@ -188,8 +195,16 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
         head = t("market.card" if count == 1 else "market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per,
                  kind=_kind_label(kind, lang), date=date, rest=rest)
     more = t("market.server_tco", lang, years=years, tco=tco)
+    if first == "power":
+        power = book.money(f"electricity per year of {count}× {gpu.name}", c["power_per_year"]["amount"], currency,
+                           SRC_COST)
+        kwh = book.num(f"energy per year of {count}× {gpu.name} (with PUE)", c["energy_kwh_per_year"], "kWh", SRC_COST, 0)
+        head = t("market.server_power", lang, power=power, kwh=kwh) + t("sentence.gap", lang) + head
+    elif first == "tco":
+        head, more = f"**{more.strip()}**" + t("sentence.gap", lang) + head, ""
     dated = t("clause.sep", lang).join(_dated_input(p, lang) for p in c.get("prices", []))
-    return head, more + "\n\n" + book.text(t("market.dated_inputs", lang) + dated, "dated inputs", SRC_COST)
+    return head, (more + "\n\n" if more else "") + book.text(t("market.dated_inputs", lang) + dated, "dated inputs",
+                                                              SRC_COST)
 
 
 def _dated_input(p: dict[str, object], lang: str) -> str:
