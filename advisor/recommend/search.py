@@ -110,14 +110,15 @@ def valid_tp(model: ModelSpec, tp: int) -> bool:
 
 
 def inference_layout(model: ModelSpec, count: int, nodes: int) -> Layout | None:
-    """Tensor parallel inside a node, pipeline parallel across nodes; the largest valid TP degree."""
+    """Tensor parallel inside a node, pipeline parallel across nodes; the largest valid TP degree whose TP × PP
+    groups divide the count (10 cards on 2 nodes: TP 1 × PP 2, 5 replicas; never TP 2 × PP 2, which leaves 2 over)."""
     per_node = count // nodes
-    tp = per_node
-    while tp > 1 and not valid_tp(model, tp):
-        tp //= 2
     pp = nodes if nodes <= model.num_layers else 0
     if not pp:
         return None
+    tp = per_node
+    while tp > 1 and (not valid_tp(model, tp) or count % (tp * pp)):
+        tp //= 2
     return Layout(count=count, nodes=nodes, tp=tp, pp=pp)
 
 
@@ -143,7 +144,24 @@ def layouts_for(search: Search, count: int, nodes: int) -> list[Layout]:
     if search.workload.is_training:
         return training_layouts(search.workload, count, nodes)
     layout = inference_layout(search.model, count, nodes)
-    return [layout] if layout else []
+    out = [layout] if layout else []
+    whole = _whole_group(search.model, count, nodes)
+    if whole is not None and (layout is None or layout.tp * layout.pp < count):
+        out.append(whole)  # tried when the replicas above cannot hold the model
+    return out
+
+
+def _whole_group(model: ModelSpec, count: int, nodes: int) -> Layout | None:
+    """A count that does not split into nodes of 1, 2, 4 or 8 ("十张", "二十张 H20"): all the cards as one
+    model-parallel group, the largest valid TP degree up to 8 that divides the count, pipeline stages for the rest
+    (20 cards: TP 4 × PP 5). None for the usual counts, whose layout above is already one group or its replicas."""
+    if count % nodes == 0 and count // nodes in (1, 2, 4, 8):
+        return None
+    even = next((n for n in range(nodes, count + 1) if count % n == 0 and count // n <= 8), None)  # 20: 4 × 5
+    for tp in (8, 4, 2):
+        if even is not None and count % tp == 0 and valid_tp(model, tp) and count // tp <= model.num_layers:
+            return Layout(count=count, nodes=even, tp=tp, pp=count // tp)
+    return None
 
 
 def sized_workload(w: Workload, layout: Layout) -> Workload:
@@ -168,19 +186,21 @@ def machine_pairs(gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> list[tuple[
 GGUF_OF = {"int4": "q4_k_m", "int8": "q8_0", "fp8": "q8_0"}
 
 
-def llamacpp_weights(model: ModelSpec, w: Workload) -> Workload:
-    """The workload as llama.cpp is sized with it: a generic precision, said ("4-bit") or the checkpoint's own by
-    default (DeepSeek-R1's FP8 on a Mac), becomes the GGUF file of that width (GGUF_OF); other formats stay."""
-    fmt = w.weights or default_inference_format(model)
-    return replace(w, weights=GGUF_OF[fmt]) if fmt in GGUF_OF else w
-
-
 def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
     """The engine `gpu` is sized with: the workload's; for serving on a stack without vLLM (Apple Metal) llama.cpp;
     else None (the estimator's default: vLLM for serving, transformers for training)."""
     if w.engine or w.is_training or runs(gpu.stack, "vllm"):
         return w.engine
     return "llama.cpp" if runs(gpu.stack, "llama.cpp") else None
+
+
+def _gguf_file(model: ModelSpec, w: Workload, engine: str | None) -> Workload:
+    """On llama.cpp a width said ("4-bit" on a Mac) or the checkpoint's own FP8 (DeepSeek-V3, Kimi K2 on a Mac
+    Studio) is the GGUF file of that width people run (GGUF_OF); llama.cpp loads no FP8 checkpoint."""
+    if engine != "llama.cpp" or w.is_training:
+        return w
+    fmt = w.weights or default_inference_format(model)
+    return replace(w, weights=GGUF_OF[fmt]) if fmt in GGUF_OF else w
 
 
 def stack_runs(gpu: GpuSpec, w: Workload) -> bool:
@@ -201,8 +221,7 @@ def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
     engine = engine_for(gpu, w)
     if engine != w.engine:
         w = replace(w, engine=engine)
-    if engine == "llama.cpp":  # "4-bit" on a Mac: llama.cpp's own 4-bit file, named so
-        w = llamacpp_weights(search.model, w)
+    w = _gguf_file(search.model, w, engine)
     if not valid_sized(w):
         return None
     try:
@@ -236,8 +255,7 @@ def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
         return f"its {gpu.stack} software does not run {engine_for(gpu, w) or 'vllm'}"
     engine = engine_for(gpu, w)
     w = replace(w, engine=engine) if engine != w.engine else w
-    if engine == "llama.cpp":
-        w = llamacpp_weights(search.model, w)
+    w = _gguf_file(search.model, w, engine)
     try:
         Workload(**dump(w))
         estimate_memory(search.model, w, gpu)

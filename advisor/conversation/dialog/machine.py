@@ -78,6 +78,7 @@ class DialogState(Mutable):
     last_workload: dict[str, Any] = msgspec.field(default_factory=dict)
     answered: int = 0
     intent: str = "other"  # the intent of the last turn (advisor.conversation.reader.intent)
+    act_text: str = ""  # the last question that set the act ("需要多少显存"), read again by a follow-up that keeps it
 
 
 class Change(Value):
@@ -203,6 +204,11 @@ PRETRAIN_GPUS = 1024  # "train X on 16k H100s": fine-tuning, even of a 405B mode
 _GGUF_OF = {"int4": OFFLOAD_WEIGHTS, "int8": "q8_0"}
 
 
+# the stored formats whose long label (advisor.estimator.formats) is English, as a Chinese answer names them
+_NATIVE_ZH = {"fp8": "FP8（e4m3，每 128×128 块一个缩放）", "mxfp4": "MXFP4（MoE 专家 MXFP4，每 32 个一个 E8M0 缩放；其余 BF16）",
+              "int4-experts": "INT4 路由专家（compressed-tensors，每 32 个一个 BF16 缩放；其余 BF16）"}
+
+
 def _task_of(slots: Slots) -> str | None:
     if slots.task:
         return slots.task
@@ -254,7 +260,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         label = FORMATS[native].label  # the stored format named in full ("FP8 e4m3, 128×128 block scales")
         shown = native.upper() if label.upper() == native.upper() else label
         notes.append(Assumption(f"weights in {shown}, the checkpoint's own precision",
-                                f"权重按 {shown} 计算（模型发布时的精度）"))
+                                f"权重按 {_NATIVE_ZH.get(native, shown)} 计算（模型发布时的精度）"))
     context = s.context
     widened = prompt_fills(s) if context is None and task == "inference" else None
     if widened is not None:

@@ -34,6 +34,7 @@ from advisor.conversation.dialog.machine import (
 )
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
+from advisor.conversation.reader.hant import simplified
 from advisor.conversation.reader.intent import (
     asks,
     engines_compared,
@@ -59,6 +60,7 @@ from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError
+from knowledge.messages import t
 from knowledge.structs import dump, fields, replace
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     request of the message (`extra["request"]`, `ask --json`'s `request`). `reading`: the LLM reader's validated
     request, laid over the offline slots (`reader.overlay.overlay`); its act decides the intent."""
     read: dict[str, object] = {"reading": reading} if reading is not None else {}
+    text = simplified(text or "")  # "兩張4090", "預算二十萬": Taiwan and Hong Kong users read as the lexicon is written
     for item in _respond(state, text, lang, catalog, read):
         if isinstance(item, Turn) and "slots" in read:
             now = read["slots"]
@@ -114,6 +117,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         yield compose.simple_turn("empty", lang, state, pending_question=True)
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
+    _tokens_not_size(slots, state)
     intent = read_intent(text, slots, state)
     if slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
             act_of(intent, text, slots) in ("legality", "market"):
@@ -181,6 +185,10 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if unsure is not None:  # "70B or 8B", "8k 还是 32k": one question, the rest of the message kept
         yield _ask_ambiguous(state, working, slots, unsure, lang)
         return
+    asked = text
+    if intent == "what_if" and state.answered and state.intent in _KEPT_ACTS and state.act_text:
+        intent, asked = state.intent, state.act_text + "\n" + text  # "需要多少显存" → "那 128k 呢": still the memory
+    working.act_text = state.act_text if asked is not text else text
     read_references(working, slots, intent)
     changes = merge(working, slots)
     working.intent = intent
@@ -192,7 +200,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
 
     blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
     if blocking == "model" and asks_which_model(text) and (
-            working.slots.existing or working.slots.candidates or working.slots.device):
+            working.slots.existing or working.slots.candidates or working.slots.device or working.slots.capacity):
         yield _model_fit(state, working, text, lang, catalog)  # "what can I run on my 4090?": the models that fit
         return
     if blocking == "model" and working.slots.budget and working.slots.task == "pretrain" and (
@@ -215,7 +223,22 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if blocking:
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
-    yield from _answer(state, working, text, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
+    yield from _answer(state, working, asked, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
+
+
+def _tokens_not_size(slots: Slots, state: DialogState) -> None:
+    """"5亿呢" after a training question sized in tokens ("数据1亿token"): the new amount of data, not a model of
+    5亿 parameters standing in for the one being trained."""
+    said = slots.model_text or ""
+    if (state.answered and state.slots.model and state.slots.train_tokens and slots.size_params and slots.model_assumed
+            and re.fullmatch(r"[\d.一二两三四五六七八九十百千]+\s*(?:千亿|百亿|十亿|亿)", said.strip())):
+        slots.train_tokens, slots.size_params = slots.size_params, None
+        slots.model, slots.model_text, slots.model_assumed = None, None, ""
+
+
+# the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
+# users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
+_KEPT_ACTS = ("explain", "how_many", "how_long")
 
 
 def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,
@@ -255,9 +278,15 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     from advisor.analysis.model_fit import models_that_fit  # start-up: `gpu-advisor ask` never loads model_fit
     from advisor.conversation.render.model_fit import model_fit_turn  # start-up: as above
 
-    device = working.slots.device
+    device, cap = working.slots.device, working.slots.capacity
     if device is not None and not (working.slots.existing or working.slots.candidates):
         gpu, count = device_spec(device, catalog), 1  # a laptop GPU or a Mac: its memory, said in the answer
+    elif cap is not None and not (working.slots.existing or working.slots.candidates):
+        # "24G显存能跑多大模型": a card known by its memory alone (GiB as typed, the sizes cards are sold in)
+        base = min((g for g in catalog.gpus if g.segment == "consumer"),
+                   key=lambda g: abs(g.memory_bytes - cap.bytes_if_gib))  # a card of that memory's class (its formats)
+        gpu, count = replace(base, id="memory-only", name=t("model_fit.capacity_card", lang, gb=f"{cap.value:g}"),
+                             aliases=(), memory_bytes=int(cap.bytes_if_gib)), 1
     else:
         mention = working.slots.existing or working.slots.candidates[0]
         gpu, count = catalog.gpu(mention.gpu), mention.count or 1

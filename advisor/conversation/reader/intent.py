@@ -61,7 +61,8 @@ _MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|�
                en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
                   r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
                   r"sold in|on sale|for sale|on the market")
-_COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)|代替|替代|取代|而不是|而非",
+_COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)|代替|替代|取代|而不是|而非|"
+                    r"(?:和|跟|与|同)\S{1,16}?比|比起来|怎么选|选哪|pk",
                 en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or|worth (?:it|the \w+) over|rather than|"
                    r"instead of|in place of|in lieu of|as opposed to")
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
@@ -84,7 +85,7 @@ _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上�
                           r"(?<![a-z])(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+)?"
                           r"(?:context|sequence length|seq(?:uence)? len)|how (?:long|large|big) (?:a |of a )?(?:context|"
                           r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can")
-_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够",
+_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够|电费|折旧|总拥有成本|tco|要花|开销|投入多少",
                  en=r"how much (?:does|do|would|will|is|are|money|to|for)(?![a-z])|price|cost|costs|quote|tco")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
 _PRICE_ASKED = words(zh=r"多少钱|报价|报个价|什么价",
@@ -109,7 +110,10 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                # "卡不卡 / 会不会卡 / 流畅吗 / 速度够吗": is it fast enough to use (not "卡" the card)
                                r"卡不卡|会不会(?:很)?卡|会(?:很|不会)?卡(?:吗|嘛|么|顿)|卡顿|不卡|流畅|顺畅|丝滑|慢不慢|会不会(?:很)?慢|"
                                r"会(?:很)?慢(?:吗|嘛|么)|快不快|速度(?:怎么样|如何|够|行|可以)|够快|响应(?:速度|快)|延迟(?:高|大|多少|怎么样)|"
-                               r"首\s*(?:token|字)\s*(?:延迟|时间)?\s*(?:要|是|有|大概)?\s*(?:多少|多久|多长|几)|ttft",
+                               r"首\s*(?:token|字)\s*(?:延迟|时间)?\s*(?:要|是|有|大概)?\s*(?:多少|多久|多长|几)|ttft|"
+                               # a first-token target stated ("首字延迟要在500ms以内…行吗"): the answer opens with it
+                               r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间|响应)?\s*(?:要|需要|在|控制在|不超过|低于|小于)*\s*\d|"
+                               r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间)\s*(?:呢|如何|怎样|咋样)?\s*[?？]?\s*$",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
                            r"fast enough|quick enough|"
@@ -138,7 +142,7 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
                         r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
                         r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,30}\bcost|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
-_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
+_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大", en=r"how much (?:memory|vram|gpu memory)")
 
 
 def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
@@ -285,9 +289,15 @@ QUESTIONS: dict[Question, re.Pattern[str]] = {
 }
 
 
+# "32k 上下文能开多少并发" asks the users at that context, not the longest context
+_USERS_AFTER = re.compile(r"\s*(?:个|路|名)?\s*(?:并发|路|人|用户|请求|会话)")
+
+
 def asks(question: Question, text: str) -> bool:
     """Whether `text` asks `question` (QUESTIONS above), read from its lowered words."""
-    return bool(QUESTIONS[question].search((text or "").lower()))
+    s = (text or "").lower()
+    m = QUESTIONS[question].search(s)
+    return m is not None and not (question == "context" and _USERS_AFTER.match(s, m.end()))
 
 
 # "which is faster, vLLM or llama.cpp?", "Ollama 和 vLLM 哪个快": serving engines named to be compared

@@ -20,8 +20,13 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _TECH = re.compile(
     r"(?i)\b(?:gpu|gpus|cpu|vram|qps|tokens?|lora|qlora|fp\d+|bf16|int\d|bit|gb|gib|tb|k|rtx|nvlink|pcie|sxm|"
     r"vllm|sglang|ollama|llama|qwen|deepseek|mistral|mixtral|gemma|glm|chatglm|baichuan|yi|phi|moe|tco|api|"
-    r"usd|rmb|cny|instruct|chat|hf|base|distill|sft|kv|cache|q\d_k_m|gguf|gptq|awq|nf4|zero|deepspeed|ti|super)\b"
+    r"usd|rmb|cny|instruct|chat|hf|base|distill|sft|kv|cache|q\d_k_m|gguf|gptq|awq|nf4|zero|deepspeed|ti|super|"
+    # the words of product names ("Ryzen AI Max", "gpt-oss", "Mac Studio", "Kimi K2", "RTX PRO", "DGX Spark")
+    r"gpt|oss|ai|max|pro|ultra|air|mini|mac|macbook|studio|ryzen|kimi|nvidia|amd|intel|apple|geforce|radeon|"
+    r"instinct|ascend|atlas|dgx|spark|coder|thinking|flash|scout|maverick|nemotron|next|turbo|vl|dpo|mlx|lm)\b"
 )
+# a Chinese question's own words: with them the message is Chinese however many product names it quotes
+_ZH_QUESTION = re.compile(r"[吗呢吧么嘛]\s*[?？]?\s*$|能不能|可不可以|够不够|行不行|多少|几张|几块|几台|怎么|什么|哪个|需要|能跑|跑得")
 
 
 def detect(text: str) -> Lang | None:
@@ -31,7 +36,7 @@ def detect(text: str) -> Lang | None:
         return None
     cjk = len(_CJK.findall(text))
     prose = [w for w in _LATIN_WORD.findall(text) if not _TECH.fullmatch(w)]
-    if cjk and cjk >= len(prose):
+    if cjk and (cjk >= len(prose) or _ZH_QUESTION.search(text)):
         return "zh"
     if prose:
         return "en"

@@ -144,7 +144,7 @@ def models_referred(text: str, slots: Slots, state: DialogState) -> None:
 _WHICH_MODEL = re.compile(
     r"\bwhich (?:llms?|models?)\b|\bwhat (?:llms?|models?)\b|\b(?:biggest|largest|best|strongest) (?:llm|model)s?\b|"
     r"\bwhat (?:can|could) (?:i|we) run\b|\bwhat (?:else )?(?:runs|fits)\b|哪个模型|哪些模型|什么模型|能跑什么|跑什么|跑哪个|"
-    r"推荐.{0,16}模型|最大.{0,8}模型|最强.{0,4}模型|最好.{0,4}模型|多大的模型|推荐哪个|推荐什么|选哪个|用哪个|哪个好|"
+    r"推荐.{0,16}模型|最大.{0,8}模型|最强.{0,4}模型|最好.{0,4}模型|多大(?:的)?模型|推荐哪个|推荐什么|选哪个|用哪个|哪个好|"
     r"跑(?:个|一个|点)[^，。？！,.?!]{0,10}模型", re.I)  # "想本地跑个写代码的模型": no model named yet
 CODING = re.compile(r"\bcod(?:e|ing|er)\b|\bprogramming\b|编程|写代码|代码", re.I)
 

@@ -90,16 +90,18 @@ class Book:
         return text
 
     def tokens(self, name: str, value: float, source: str, lang: str) -> str:
-        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"; 1.5e13 -> "15 T tokens" /
+        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"; 5e7 -> "50 M tokens" / "5000 万 tokens"; 1.5e13 -> "15 T tokens" /
         "15 万亿 tokens"."""
         if value >= 1e12:
             unit, scale = ("万亿 tokens", 1e12) if lang == "zh" else ("T tokens", 1e12)
             return self.num(name, value / scale, unit, source, decimals_for(value / scale))
-        if value >= 1e9:
+        if value >= (1e8 if lang == "zh" else 1e9):
             if lang == "zh":
                 return self.num(name, value / 1e8, "亿 tokens", source, decimals_for(value / 1e8))
             return self.num(name, value / 1e9, "B tokens", source, decimals_for(value / 1e9))
         if value >= 1e6:
+            if lang == "zh":  # "5000 万 tokens", as a Chinese reader counts (2e8 is "2 亿" above)
+                return self.num(name, value / 1e4, "万 tokens", source, decimals_for(value / 1e4))
             return self.num(name, value / 1e6, "M tokens", source, decimals_for(value / 1e6))
         return self.num(name, value, "tokens", source)
 

@@ -12,7 +12,7 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.acts import engines_lead, reference_note, why_count_lead
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, link_text
-from advisor.conversation.render.labels import task_label
+from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
     misses,
@@ -130,7 +130,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     chosen = top or (users[0] if users else None)
     if chosen is None:
         over = _over_budget(ev, book, lang)
-        text = over or t("lead.nothing_fits", lang)
+        text = over or _nothing_fits(ev, book, lang)
         return fs.Lead(text, "no" if intent == "feasibility" else None)
     if intent == "how_long":
         led = fs.time_lead(chosen, ev, book, lang)
@@ -297,3 +297,13 @@ def _against_target(o: Option, ev: Analysis, book: Book, lang: str) -> str:
     ul = tput.under_load  # the simulated time per token at the asked load when there is one
     fast = (ul.tpot.ms if ul is not None and ul.tpot.s > 0 else tput.tpot.ms) <= ms
     return t("lead.speed.fast" if fast else "lead.speed.slow", lang, rate=rate, why=why)
+
+
+def _nothing_fits(ev: Analysis, book: Book, lang: str) -> str:
+    """No configuration within the constraints ("单卡能跑 Qwen3-235B-A22B 吗"): said with the job's memory need on
+    one device, so the reader sees why (the need, unsharded, against the cards the constraints allow)."""
+    if ev.need is None or ev.workload.is_training:
+        return t("lead.nothing_fits", lang)
+    fmt = format_label(fs.need_format(ev), lang)
+    total = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
+    return t("lead.nothing_fits_need", lang, model=ev.model.name, fmt=fmt, total=total)
