@@ -307,6 +307,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.ttft_prompt": ", first token after {ttft} for a prompt of {prompt}",
     "lead.speed.fast": ", faster than {why} of {rate} per user, so not laggy",
     "lead.speed.slow": ", slower than {why} of {rate} per user, so it will feel laggy",
+    "lead.within_budget": "**Within your budget of {budget}**: ",
+    "lead.within_budget.spent": "**Within your budget of {budget}** ({spent} to buy): ",
     "lead.yes": "**Yes** — {text}",
     "lead.batch.train": "**The largest micro-batch on {name} is {most} sequences of {ctx} per GPU** ({task}, {lay}); a larger global batch comes from gradient accumulation or more GPUs.",
     "lead.batch.serve": "**{name} holds at most {most} concurrent sequences of {ctx}** ({lay}): that is the largest batch the KV cache allows.",

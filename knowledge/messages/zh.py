@@ -305,6 +305,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.ttft_prompt": "，{prompt} 的输入首 token 约 {ttft}",
     "lead.speed.fast": "，高于{why}（每路 {rate}），不会卡",
     "lead.speed.slow": "，低于{why}（每路 {rate}），会卡",
+    "lead.within_budget": "**在 {budget} 预算以内**：",
+    "lead.within_budget.spent": "**在 {budget} 预算以内**（整机采购 {spent}）：",
     "lead.yes": "**可以**：{text}",
     "lead.batch.train": "**{name} 上每卡最大微批为 {most} 条 {ctx} 的序列**（{task}，{lay}）；更大的全局批量靠梯度累积或增加显卡。",
     "lead.batch.serve": "**{name} 最多同时容纳 {most} 条 {ctx} 的序列**（{lay}）：这就是 KV 缓存允许的最大批量。",

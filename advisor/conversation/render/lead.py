@@ -25,6 +25,7 @@ from advisor.conversation.render.options_table import (
 from advisor.conversation.render.scale_out import servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead
 from advisor.conversation.render.variants import variants_lead
+from advisor.recommend.prices import budget_price
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
@@ -42,6 +43,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
     said with no card ("on 2048 GPUs") is followed by the card it was taken as; an answer for the coding default model
     says so first."""
     led = _lead_for(ev, top, state, book, lang)
+    head = _within_budget(led.text, ev.user_options[0] if len(ev.user_options) == 1 else top, ev, book, lang)
+    if head:
+        led.text = head + led.text
     note = reference_note(ev, book, lang)  # "DPO …": what the sizing assumes about its reference model, after the verdict
     if note:
         led.text = led.text.rstrip() + t("sentence.gap", lang) + note
@@ -157,6 +161,25 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return fs.which_lead(chosen, ev, book, lang)
+
+
+def _within_budget(text: str, o: Option | None, ev: Analysis, book: Book, lang: str) -> str:
+    """"预算 50 万，训练 7B", "$20k budget for Mistral 7B": a budget the answer stays within is said before it, with
+    what the configuration spends of it (advisor.recommend.prices.budget_price, the amount the recommender held
+    against the budget); "" when no budget was said, the configuration is over it, unpriced or owned, or the lead
+    already names the budget (over budget, the cards against a GPU budget)."""
+    c = ev.constraints
+    if c.budget is None or o is None or not o.fits or "existing" in o.labels or c.budget_covers == "gpus":
+        return ""
+    spent = budget_price(o, c.budget_covers)
+    budget = book.money("budget", c.budget, c.currency, SRC_USER)
+    if spent is None or spent > c.budget or budget in text:
+        return ""
+    cost = book.money(f"full purchase of {o.count}× {o.gpu_name} (GPUs and servers)", spent, c.currency,
+                      "advisor.estimator.cost.estimate_tco")
+    if cost in text:  # the lead says the purchase itself
+        return t("lead.within_budget", lang, budget=budget)
+    return t("lead.within_budget.spent", lang, budget=budget, spent=cost)
 
 
 def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
