@@ -25,8 +25,8 @@ from advisor.conversation.render.options_table import (
 from advisor.conversation.render.scale_out import servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead
 from advisor.conversation.render.variants import variants_lead
-from advisor.recommend.prices import budget_price
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
+from advisor.recommend.prices import budget_price
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
 from knowledge.catalog import load_catalog
