@@ -787,6 +787,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.server": "{n} 卡 {gpu} 整机约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余整机 {rest}。",
     "market.servers": "{servers} 台服务器共 {n} 卡 {gpu}（每台 {per_server} 卡）约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余 {servers} 台整机 {rest}。",
     "market.server_power": "**每年电费约 {power}**（整机满负荷、含 PUE 约 {kwh}，电价见下方带日期的输入）。",
+    "market.server_power_month": "**每月电费约 {power}**（整机满负荷、含 PUE 约 {kwh}，电价见下方带日期的输入）。",
     "market.server_tco": "{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。",
     "market.dated_inputs": "带日期的输入：",
     # --- "A100 还值得买吗"（advisor/conversation/render/value.py）---

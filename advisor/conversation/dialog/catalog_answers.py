@@ -78,14 +78,20 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
                                "deciding": deciding})
 
 
-_TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|tco|total cost of ownership|running cost")
+_TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|总成本|总花费|(?:含|连|加上?|包括)电费|tco|total cost|running cost|"
+                        r"(?:including|incl\.?|with|plus) (?:the )?(?:power|electricity)")
 _POWER_ASKED = re.compile(r"电费|耗电|用电|电力成本|power bill|electricity")
+_MONTH_ASKED = re.compile(r"每月|每个月|一个月|月电费|monthly|per month|a month|each month")
 
 
 def _cost_asked(low: str) -> str:
     """"tco" for a running-cost question ("三年电费加折旧", "3-year TCO"), "power" for the electricity alone
     ("一年电费多少"), else "": the sentence that leads the price answer."""
-    return "tco" if _TCO_ASKED.search(low) else "power" if _POWER_ASKED.search(low) else ""
+    if _TCO_ASKED.search(low):
+        return "tco"
+    if _POWER_ASKED.search(low):
+        return "power_month" if _MONTH_ASKED.search(low) else "power"
+    return ""
 
 
 def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, lang: str, with_price: bool,
@@ -196,11 +202,15 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
         head = t("market.card" if count == 1 else "market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per,
                  kind=_kind_label(kind, lang), date=date, rest=rest)
     more = t("market.server_tco", lang, years=years, tco=tco)
-    if first == "power":
-        power = book.money(f"electricity per year of {count}× {gpu.name}", c["power_per_year"]["amount"], currency,
-                           SRC_COST)
-        kwh = book.num(f"energy per year of {count}× {gpu.name} (with PUE)", c["energy_kwh_per_year"], "kWh", SRC_COST, 0)
-        head = t("market.server_power", lang, power=power, kwh=kwh) + t("sentence.gap", lang) + head
+    if first in ("power", "power_month"):  # "一个月电费多少": the year's figures over 12 months
+        per = 12 if first == "power_month" else 1
+        span = "month" if per == 12 else "year"
+        power = book.money(f"electricity per {span} of {count}× {gpu.name}", c["power_per_year"]["amount"] / per,
+                           currency, SRC_COST if per == 1 else f"{SRC_COST}: power per year / 12")
+        kwh = book.num(f"energy per {span} of {count}× {gpu.name} (with PUE)", c["energy_kwh_per_year"] / per, "kWh",
+                       SRC_COST, 0)
+        head = t(f"market.server_power{'_month' if per == 12 else ''}", lang, power=power, kwh=kwh) \
+            + t("sentence.gap", lang) + head
     elif first == "tco":
         head, more = f"**{more.strip()}**" + t("sentence.gap", lang) + head, ""
     dated = t("clause.sep", lang).join(_dated_input(p, lang) for p in c.get("prices", []))

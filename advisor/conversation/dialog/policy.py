@@ -121,7 +121,8 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     what = f"{count}× {gpu.name}"
     text = t("rent.job" if training else "rent.month", lang, what=what, h=h, how=how,
              quotes=t("clause.sep", lang).join(parts))
-    if not training and _HOURLY.search(text_asked) and len(quotes) > 0:  # "每小时多少钱": the hourly price leads
+    hourly = not training and bool(_HOURLY.search(text_asked)) and len(quotes) > 0
+    if hourly:  # "每小时多少钱": the hourly price leads
         low, high = min(q[1] for q in quotes), max(q[1] for q in quotes)
         lo = book.money(f"lowest price per GPU-hour of {gpu.name}", low, quotes[0][2], SRC_CLOUD)
         hi = book.money(f"highest price per GPU-hour of {gpu.name}", high, quotes[0][2], SRC_CLOUD)
@@ -150,6 +151,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                         use=use)
     rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", [])) \
         and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
+    rent_only = rent_only or (hourly and not _WHICH_CHEAPER.search(text_asked))  # "the hourly price of a B200"
     if lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
         text = note + period + text + "\n\n" + lead if rent_only else note + lead + "\n\n" + text
     else:

@@ -132,6 +132,8 @@ _MARKET_WORDS = words(zh=r"还能买|买得到|能买到|有货|缺货|在售|�
 _RENT = words(zh=r"租|租用|租赁|云上|云服务器|按小时|按量|每小时|算力租|云 gpu|云gpu",
               en=r"rent(?:ing|al|ed)?|lease|per hour|hourly|cloud|on[\s-]demand|spot|runpod|lambda|vast\.ai|aws|gcp|"
                  r"azure|coreweave")
+_MONTHLY = words(zh=r"每月|每个月|一个月|月成本|月费用|每月成本", en=r"monthly|per month|a month|each month|every month")
+_POWER = words(zh=r"电费|电力|功耗|耗电", en=r"electricity|power bill|power cost|energy")
 _TAG_QUESTION = re.compile(r"(?:right|correct|true|isn'?t it|is that so|am i right)\s*[?？]|对吧|对吗|是吗|没错吧|是真的吗|对不对|"
                            r"真的[^，。；？?]{0,40}吗|(?:is it|does it|do they|is that) really|really only|really just|"
                            r"(?:只要|只需|才|不过)[^，。；？?]{0,30}吧\s*[?？]|是不是[^，。；？?]{0,30}[?？]|不是吗")
@@ -149,6 +151,8 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
     if _TAG_QUESTION.search(s) and _CLAIM_SUBJECT.search(s):
         return "claim"  # "MoE models only need memory for their active experts, right?"
     rent = bool(_RENT.search(s)) or slots.buy_or_rent == "rent"
+    # "monthly cost of running 405B on H100s", "每个月要花多少": a running cost a month is the rental against owning
+    rent = rent or (intent == "how_much" and bool(_MONTHLY.search(s)) and not _POWER.search(s))
     per_token = bool(TOKEN_COST.search(s)) and not _BUY.search(s)  # "租 4090 每百万 token 成本": the token's cost
     if rent and not per_token and intent in ("how_much", "which", "other", "how_long", "how_many", "feasibility") and (
             _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap|划算|合算|值得|worth|makes? sense", s)):

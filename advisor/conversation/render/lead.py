@@ -20,9 +20,10 @@ from advisor.conversation.render.options_table import (
     opt_days,
     opt_layout,
     opt_name,
+    opt_purchase,
     opt_speed,
 )
-from advisor.conversation.render.scale_out import servers_sentence
+from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead
 from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
@@ -185,7 +186,11 @@ def _within_budget(text: str, o: Option | None, ev: Analysis, book: Book, lang: 
 def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
     """"How many servers / 几台": the count in servers first (advisor.conversation.render.scale_out), then the cards."""
     if ev.asks_servers and o.fits:
-        led.text = servers_sentence(o, ev, book, lang) + t("sentence.gap", lang) + led.text
+        head = servers_sentence(o, ev, book, lang)
+        if copies_for_load(ev) == 1 and (o.price or o.tco is not None) and "existing" not in o.labels:
+            # a sales engineer's "how many servers and what will it cost": the purchase with its date beside the count
+            head += t("sentence.gap", lang) + opt_purchase(o, book, lang) + t("sentence.end", lang)
+        led.text = head + t("sentence.gap", lang) + led.text
     return led
 
 
