@@ -203,13 +203,13 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
                  kind=_kind_label(kind, lang), date=date, rest=rest)
     more = t("market.server_tco", lang, years=years, tco=tco)
     if first in ("power", "power_month"):  # "一个月电费多少": the year's figures over 12 months
-        per = 12 if first == "power_month" else 1
-        span = "month" if per == 12 else "year"
-        power = book.money(f"electricity per {span} of {count}× {gpu.name}", c["power_per_year"]["amount"] / per,
-                           currency, SRC_COST if per == 1 else f"{SRC_COST}: power per year / 12")
-        kwh = book.num(f"energy per {span} of {count}× {gpu.name} (with PUE)", c["energy_kwh_per_year"] / per, "kWh",
+        div = 12 if first == "power_month" else 1
+        span = "month" if div == 12 else "year"
+        power = book.money(f"electricity per {span} of {count}× {gpu.name}", c["power_per_year"]["amount"] / div,
+                           currency, SRC_COST if div == 1 else f"{SRC_COST}: power per year / 12")
+        kwh = book.num(f"energy per {span} of {count}× {gpu.name} (with PUE)", c["energy_kwh_per_year"] / div, "kWh",
                        SRC_COST, 0)
-        head = t(f"market.server_power{'_month' if per == 12 else ''}", lang, power=power, kwh=kwh) \
+        head = t(f"market.server_power{'_month' if div == 12 else ''}", lang, power=power, kwh=kwh) \
             + t("sentence.gap", lang) + head
     elif first == "tco":
         head, more = f"**{more.strip()}**" + t("sentence.gap", lang) + head, ""
