@@ -792,6 +792,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.servers": "{servers} servers with {n}× {gpu} in all ({per_server} per server) are about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for the rest of the {servers} servers.",
     "market.server_power": "**Electricity is about {power} a year** (the server at full load, with PUE: {kwh}; the dated price is below).",
     "market.server_power_month": "**Electricity is about {power} a month** (the server at full load, with PUE: {kwh}; the dated price is below).",
+    "market.fabric_unpriced": "The network between the servers (InfiniBand or RoCE switches, cables, transceivers) is not in this price: the catalog has no dated price for it; each server's own network cards are included.",
     "market.server_tco": "{years}-year total cost of ownership (server, power, operations, full utilisation): about {tco}.",
     "market.dated_inputs": "Dated inputs: ",
     # --- "is the A100 still worth buying?" (advisor/conversation/render/value.py) ---

@@ -788,6 +788,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.servers": "{servers} 台服务器共 {n} 卡 {gpu}（每台 {per_server} 卡）约 {total}：显卡 {gpus}（单卡 {per}，{kind}，截至 {date}），其余 {servers} 台整机 {rest}。",
     "market.server_power": "**每年电费约 {power}**（整机满负荷、含 PUE 约 {kwh}，电价见下方带日期的输入）。",
     "market.server_power_month": "**每月电费约 {power}**（整机满负荷、含 PUE 约 {kwh}，电价见下方带日期的输入）。",
+    "market.fabric_unpriced": "服务器之间的组网（InfiniBand 或 RoCE 交换机、线缆、光模块）不在这个价格里：目录里没有它的带日期价格；每台服务器自带的网卡已计入。",
     "market.server_tco": "{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。",
     "market.dated_inputs": "带日期的输入：",
     # --- "A100 还值得买吗"（advisor/conversation/render/value.py）---

@@ -66,6 +66,10 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         if intent in ("how_much", "market"):  # "what does X cost, and a used Y?": every card named is priced
             lead += "".join(_card_price(g, m.text or g.name, low, currency, book, lang)
                             for g, m in zip(gpus[1:], mentions[1:], strict=True))
+        if intent == "how_much" and _FABRIC_ASKED.search(low):  # "4-node H100 cluster with InfiniBand": not priced
+            lead += t("sentence.gap", lang) + t("market.fabric_unpriced", lang)
+    if intent in ("how_much", "market"):  # "二手 A100 多少钱", "is a used A100 worth it": the used price, or none, first
+        lead = _used_first(gpus[0], mentions[0].text or gpus[0].name, low, currency, book, lang, lead)
     if intent == "how_much" and not deciding:
         priced = f"purchase price of {count}× {gpus[0].name} (GPUs only)"
         deciding = priced if any(n.name == priced for n in book.numbers) else ""
@@ -81,6 +85,8 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
 _TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|总成本|总花费|(?:含|连|加上?|包括)电费|tco|total cost|running cost|"
                         r"(?:including|incl\.?|with|plus) (?:the )?(?:power|electricity)")
 _POWER_ASKED = re.compile(r"电费|耗电|用电|电力成本|power bill|electricity")
+# the network between servers (switches, cables): economics.yaml prices each server with its own NICs, not the fabric
+_FABRIC_ASKED = re.compile(r"infiniband|(?<![a-z])ib(?![a-z])|roce|spectrum[\s-]*x|交换机|组网|网络|fabric|switch(?:es)?")
 _MONTH_ASKED = re.compile(r"每月|每个月|一个月|月电费|monthly|per month|a month|each month")
 
 
@@ -162,6 +168,20 @@ def _card_price(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, la
                        f"{SRC_CATALOG}: {gpu.id} price {p.source} as of {p.date}")
     return t("market.card.used_price" if used else "market.card.price", lang, gpu=gpu.name, money=money,
              kind=_kind_label(p.kind, lang), date=p.date.isoformat())
+
+
+def _used_first(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, lang: str, lead: str) -> str:
+    """"二手 A100 多少钱", "a used A100?": the catalog's used price first, or that it has none (never the new price in
+    its place unsaid); `lead` unchanged when "used" is not said next to the card or the lead already gives the used
+    price."""
+    at = low.find(said.lower())
+    if at < 0 or not _USED.search(low[max(0, at - 16):at + len(said) + 8]):
+        return lead
+    first = _card_price(gpu, said, low[max(0, at - 16):], currency, book, lang).strip()
+    p = gpu.price(currency, "used")
+    if p is not None and f"{p.amount:,.0f}" in lead:
+        return lead
+    return first + t("sentence.gap", lang) + lead
 
 
 def _kind_label(kind: str, lang: str) -> str:

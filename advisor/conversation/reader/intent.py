@@ -57,10 +57,12 @@ _WHAT_IF = re.compile(r"^\s*(?:那|那么|如果|假如|要是|换成|改成|改
 _EXPLAIN = re.compile(r"为什么|为啥|怎么算|如何算|怎么来的|哪来的|解释|依据|\bwhy\b|how (?:is|was|do you|did you) .{0,30}"
                       r"(?:computed|calculated|get|arrive|derive)|where (?:does|do|did) .{0,80}? come from|explain|breakdown|"
                       r"break (?:it|that|this) down|what makes up|walk me through|从哪来|从哪里来|怎么得出|构成")
-_MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售",
+_MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售|"
+                  r"卖到|卖给|卖进|进口|出口|运到国内|运进|发货到|国内(?:能|可以|有)",
                en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
                   r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
-                  r"sold in|on sale|for sale|on the market")
+                  r"sold in|on sale|for sale|on the market|(?:ship|import|deliver|sell|export)\w* [^.?!]{0,40}?(?:to|in|into) "
+                  r"(?:mainland )?china")
 _COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)|代替|替代|取代|而不是|而非|"
                     r"(?:和|跟|与|同)\S{1,16}?比|比起来|怎么选|选哪|pk",
                 en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or|worth (?:it|the \w+) over|rather than|"

@@ -38,6 +38,9 @@ _BEFORE = [
     re.compile(rf"(?P<n2>{NUM}|双|单)\s*机\s*{_M}\s*卡\s*(?:的\s*)?$"),
     # "2 nodes of ", "4 servers with ", "three machines of "
     re.compile(rf"{_N}\s*(?:x|×|\*)?\s*{_SERVER}\s*(?:of|with|each with)\s*$"),
+    # "a 4-node ", "4 node "(… "cluster"), "4 节点 ", "4个节点的 ": a cluster sized in servers
+    re.compile(rf"{_N}\s*(?:-\s*|\s)(?:nodes?|servers?)\s*$"),
+    re.compile(rf"{_N}\s*个?\s*(?:节点|台服务器)\s*(?:的\s*)?$"),
 ]
 # after the card's name, anchored at its start
 _AFTER_PER = [

@@ -148,7 +148,9 @@ def read_usage(s: str) -> Usage:
             horizon, horizon_text = months, h.group(0).strip()
             start = h.start("n") if h.group("n") else h.start("zn") if h.group("zn") else h.start("zn2")
             spans.append((start, h.end()))  # the verb ("租") stays
-    elif (half := _HALF_YEAR.search(s)) and re.search(r"用|租|for|over|rent|use", s[max(0, half.start() - 12):half.start()]):
+    elif (half := _HALF_YEAR.search(s)) and (re.search(r"用|租|跑|训|调|for|over|rent|use", s[max(0, half.start() - 12):half.start()])
+                                             or re.match(r"\s*(?:的|下来|内|里|左右)?\s*(?:[，。,.?？！!；;]|$)", s[half.end():])):
+        # "用半年", "租半年", "微调 qwen2.5-32b 半年" (the period closing the clause)
         horizon, horizon_text = 6.0, half.group(0)
         spans.append(half.span())
     return Usage(hours_month=hours_month, per_gpu=per_gpu, text=", ".join(dict.fromkeys(w.strip() for w in words)),
