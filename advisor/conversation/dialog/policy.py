@@ -141,6 +141,10 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                           else 1, suffix=t("rent.months_unit", lang))
         period = t("rent.period", lang, what=what, months=months, total=total, name=name) + "\n\n"
     note = t("rent.not_fit", lang, what=what) if opt.get("fits") is False else ""  # said before any price
+    first_opt = options[0] if options else None
+    if first_opt is not None and opt is not first_opt and first_opt.get("gpu_name"):  # never a silent stand-in
+        note += t("rent.other_option", lang, lead=f"{int(first_opt.get('count') or 1)}× {first_opt['gpu_name']}",
+                  what=what)
     if rented is not gpu:  # a China-market card no cloud lists: rented as the card it is cut down from
         text += t("rent.variant", lang, card=gpu.name, base=rented.name)
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}

@@ -41,6 +41,8 @@ _BEFORE = [
     # "a 4-node ", "4 node "(… "cluster"), "4 节点 ", "4个节点的 ": a cluster sized in servers
     re.compile(rf"{_N}\s*(?:-\s*|\s)(?:nodes?|servers?)\s*$"),
     re.compile(rf"{_N}\s*个?\s*(?:节点|台服务器)\s*(?:的\s*)?$"),
+    # "DGX H200 多少钱", "an HGX H100 quote": one such system, 8 GPUs
+    re.compile(r"(?<![a-z0-9])(?P<dgx>dgx|hgx)\s*-?\s*$"),
 ]
 # after the card's name, anchored at its start
 _AFTER_PER = [
@@ -72,6 +74,8 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
         span_end = end
         if per is None:
             per, span_end = _per_after(after, end)
+        if nodes is None and groups.get("dgx") and "n" not in groups:
+            nodes = 1  # a DGX or HGX named with no count: one system
         if nodes is None:
             continue
         if groups.get("dgx"):
