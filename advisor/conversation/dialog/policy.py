@@ -141,10 +141,10 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                           else 1, suffix=t("rent.months_unit", lang))
         period = t("rent.period", lang, what=what, months=months, total=total, name=name) + "\n\n"
     note = t("rent.not_fit", lang, what=what) if opt.get("fits") is False else ""  # said before any price
-    first_opt = options[0] if options else None
+    first_opt, other = options[0] if options else None, ""
     if first_opt is not None and opt is not first_opt and first_opt.get("gpu_name"):  # never a silent stand-in
-        note += t("rent.other_option", lang, lead=f"{int(first_opt.get('count') or 1)}× {first_opt['gpu_name']}",
-                  what=what)
+        other = t("sentence.gap", lang) + t("rent.other_option", lang, what=what,
+                                             lead=f"{int(first_opt.get('count') or 1)}× {first_opt['gpu_name']}")
     if rented is not gpu:  # a China-market card no cloud lists: rented as the card it is cut down from
         text += t("rent.variant", lang, card=gpu.name, base=rented.name)
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
@@ -157,13 +157,13 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
     rent_only = rent_only or (hourly and not _WHICH_CHEAPER.search(text_asked))  # "the hourly price of a B200"
     if lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
-        text = note + period + text + "\n\n" + lead if rent_only else note + lead + "\n\n" + text
+        text = note + period + text + other + "\n\n" + lead if rent_only else note + lead + other + "\n\n" + text
     else:
         if buy.get("amount"):
             cost = book.money(f"purchase of {what}", float(buy["amount"]), str(buy.get("currency", "USD")),
                               "advisor.estimator.cost.estimate_tco")
             text += t("rent.buy_instead", lang, cost=cost)
-        text = note + period + text
+        text = note + period + text + other
     turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     return text
 
