@@ -848,7 +848,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.month": "**Renting**: {what} {how} is {h} a month; rented, that is {quotes} a month.",
     "rent.period": "**Renting {what} for {months} costs {total}** at {name} (its dated quote below).",
     "rent.period_job": " The job itself takes about {h}.",
-    "rent.other_option": "No provider in the catalog rents the {lead} recommended for buying; the rental below is for {what}, the first option that can be rented.",
+    "rent.other_option": "No provider in the catalog rents the {lead} recommended for buying; the rental here is for {what}, the first option that can be rented.",
     "rent.not_fit": "Note: {what} does not hold this job as asked (below); its rental price is for the card as named. ",
     "rent.months_unit": "months",
     "rent.buy_instead": " Buying the same configuration costs {cost} up front (whole server).",
