@@ -83,7 +83,8 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
 
 
 _TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|总成本|总花费|(?:含|连|加上?|包括)电费|tco|total cost|running cost|"
-                        r"(?:including|incl\.?|with|plus) (?:the )?(?:power|electricity)")
+                        r"(?:including|incl\.?|with|plus) (?:the )?(?:power|electricity)|years? of (?:power|electricity|running)|"
+                        r"(?:power|electricity) (?:for|over) (?:\d+|one|two|three|four|five) years?|\d\s*年(?:的)?电费")
 _POWER_ASKED = re.compile(r"电费|耗电|用电|电力成本|power bill|electricity")
 # the network between servers (switches, cables): economics.yaml prices each server with its own NICs, not the fabric
 _FABRIC_ASKED = re.compile(r"infiniband|(?<![a-z])ib(?![a-z])|roce|spectrum[\s-]*x|交换机|组网|网络|fabric|switch(?:es)?")

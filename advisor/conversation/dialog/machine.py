@@ -79,6 +79,7 @@ class DialogState(Mutable):
     answered: int = 0
     intent: str = "other"  # the intent of the last turn (advisor.conversation.reader.intent)
     act_text: str = ""  # the last question that set the act ("需要多少显存"), read again by a follow-up that keeps it
+    catalog_count: int = 0  # the cards counted by the last catalog-only price answer ("8卡H100多少钱" → 8; "换成 H20 呢")
 
 
 class Change(Value):

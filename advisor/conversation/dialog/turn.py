@@ -41,6 +41,7 @@ from advisor.conversation.reader.intent import (
     implies_inference,
     reference_method,
 )
+from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
 from advisor.conversation.reader.slots import DeviceMention
 from advisor.conversation.reader.spec_claims import match_spec_claim
@@ -141,6 +142,9 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     models_referred(text, slots, state)
     if len(slots.models) >= 2:
         intent = "compare"  # two models named in one question (or the pair referred to): both are answered
+    follow = _catalog_follow_up(state, text, slots, intent, lang, catalog)
+    if follow is not None:  # "8卡H100多少钱" → "换成 H20 呢" / "and with 3 years of power?": the price asked again
+        slots, intent, text = follow
     read.update(slots=slots, intent=intent)
     if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
         return
@@ -262,6 +266,11 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
         if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
                 slots.candidates or slots.existing):
             yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
+            if intent in ("market", "how_much"):  # kept for a follow-up that changes the card or the cost asked
+                named = ([slots.existing] if slots.existing else []) + list(slots.candidates)
+                state.intent, state.act_text = intent, text
+                state.focus_gpu = named[0].gpu
+                state.catalog_count = next((m.count for m in named if m.count), None) or slots.gpu_count or 1
             return True
         if quoted is not None:  # "指南说 4090 的 FP16 是 82.6 TFLOPS，对吗？": check it; the workload is untouched
             steps: list[Step] = []
@@ -270,6 +279,40 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
             yield compose.guide_claim_turn(quoted, findings, state, lang, catalog)
             return True
     return False
+
+
+_OF_THEM = re.compile(r"(\d+|two|three|four|five|six|eight|ten|sixteen)\s+of\s+(?:them|those|these)")
+
+
+def _catalog_follow_up(state: DialogState, text: str, slots: Slots, intent: str, lang: str,
+                       catalog: Catalog) -> tuple[Slots, str, str] | None:
+    """A follow-up to a catalog-only price or market answer that names no model: the same question again with the
+    card it names (at the count asked before, "换成 H20 呢") or, naming none, the card asked before with what it adds
+    ("and with 3 years of power?", "一年电费呢"); the earlier question's words are read after the new ones. None when
+    the last answer was not one, or the message names a model or a size."""
+    if not (state.catalog_count and state.act_text and state.intent in ("how_much", "market") and state.slots.model is None):
+        return None
+    if slots.model is not None or slots.size_params is not None or slots.unknown_model or intent not in (
+            "what_if", "other", "how_much", "market"):
+        return None
+    asked = text + "\n" + state.act_text
+    again = intent if intent in ("how_much", "market") else state.intent
+    if slots.candidates or slots.existing:
+        named = ([slots.existing] if slots.existing else []) + list(slots.candidates)
+        if not any(m.count for m in named) and not slots.gpu_count:
+            slots.gpu_count = state.catalog_count
+        return slots, again, asked
+    prev = extract(state.act_text, catalog, lang=lang)
+    prev.candidates = [m for m in prev.candidates if m.gpu == state.focus_gpu] or prev.candidates[:1]
+    if not prev.candidates:
+        return None
+    of_them = _OF_THEM.search(text.lower())  # "and 4 of them?": the count said now
+    count = slots.gpu_count or (int(n) if of_them and (n := to_number(of_them.group(1))) and 1 <= n <= 4096
+                                else state.catalog_count)
+    prev.existing, prev.gpu_count, prev.buy_or_rent = None, count, slots.buy_or_rent
+    for m in prev.candidates:
+        m.count = count
+    return prev, again, asked
 
 
 def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, catalog: Catalog) -> Turn:
