@@ -793,6 +793,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.server_power": "**Electricity is about {power} a year** (the server at full load, with PUE: {kwh}; the dated price is below).",
     "market.server_power_month": "**Electricity is about {power} a month** (the server at full load, with PUE: {kwh}; the dated price is below).",
     "market.fabric_unpriced": "The network between the servers (InfiniBand or RoCE switches, cables, transceivers) is not in this price: the catalog has no dated price for it; each server's own network cards are included.",
+    "market.cost_compare": "**{what} costs less over {years} years**: {items}.",
+    "market.cost_item": "{what}: total cost of ownership {tco} ({buy} to buy, card price as of {date})",
     "market.server_tco": "{years}-year total cost of ownership (server, power, operations, full utilisation): about {tco}.",
     "market.dated_inputs": "Dated inputs: ",
     # --- "is the A100 still worth buying?" (advisor/conversation/render/value.py) ---

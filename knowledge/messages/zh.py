@@ -789,6 +789,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.server_power": "**每年电费约 {power}**（整机满负荷、含 PUE 约 {kwh}，电价见下方带日期的输入）。",
     "market.server_power_month": "**每月电费约 {power}**（整机满负荷、含 PUE 约 {kwh}，电价见下方带日期的输入）。",
     "market.fabric_unpriced": "服务器之间的组网（InfiniBand 或 RoCE 交换机、线缆、光模块）不在这个价格里：目录里没有它的带日期价格；每台服务器自带的网卡已计入。",
+    "market.cost_compare": "**{years} 年下来 {what} 更省钱**：{items}。",
+    "market.cost_item": "{what} 总拥有成本 {tco}（整机采购 {buy}，显卡价格截至 {date}）",
     "market.server_tco": "{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。",
     "market.dated_inputs": "带日期的输入：",
     # --- "A100 还值得买吗"（advisor/conversation/render/value.py）---

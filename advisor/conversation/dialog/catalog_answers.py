@@ -56,6 +56,10 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         lead, rest = _compare(gpus, book, lang, claim=intent == "claim", text=text)
         stated = ratio_claim(text) if intent == "claim" else None
         deciding = f"{'compute' if stated and stated[0] == 'compute' else 'bandwidth'} ratio {gpus[0].name}/{gpus[1].name}"
+        costs = _cost_compare(gpus[:2], [m.count or slots.gpu_count or 1 for m in mentions[:2]], currency, book, lang) \
+            if intent == "compare" and _COST_COMPARED.search(low) else ""
+        if costs:  # "3 年 TCO 对比：8 卡 H20 和 8 卡 A800": the money first, the specs after
+            lead, deciding = costs + "\n\n" + lead, f"TCO of {mentions[0].count or slots.gpu_count or 1}× {gpus[0].name}"
     elif intent == "market" and len(gpus) == 1 and asks("value", text) and (
             valued := value_lead(gpus[0], catalog, book, lang)) is not None:
         lead, rest = valued  # "is the A100 still worth buying?": value per dollar against the newest of its kind
@@ -237,6 +241,35 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
     dated = t("clause.sep", lang).join(_dated_input(p, lang) for p in c.get("prices", []))
     return head, (more + "\n\n" if more else "") + book.text(t("market.dated_inputs", lang) + dated, "dated inputs",
                                                               SRC_COST)
+
+
+_COST_COMPARED = re.compile(r"tco|总拥有成本|成本|价格|价钱|多少钱|报价|便宜|贵|花费|cost|price|cheaper|expensive|quote")
+
+
+def _cost_compare(gpus: list[GpuSpec], counts: list[int], currency: str, book: Book, lang: str) -> str:
+    """"3-year TCO, 8× H20 vs 8× A800": each configuration's server purchase (cards at their dated price + the rest
+    of the server) and its TCO over the horizon (advisor.estimator.cost.estimate_tco), the lower first named; "" when
+    either cannot be priced (the spec comparison then answers alone)."""
+    econ = load_economics()
+    rows = []
+    for gpu, count in zip(gpus, counts, strict=True):
+        try:
+            _, date, _, _ = gpu_unit_price(gpu, currency, econ)
+            c = estimate_tco(gpu, count, econ, currency=currency).to_contract()
+        except AdvisorError:
+            return ""
+        rows.append((gpu, count, float(c["tco"]["amount"]), float(c["purchase"]["total"]["amount"]), date,
+                     float(c["years"])))
+    items = []
+    for gpu, count, tco, buy, date, _ in sorted(rows, key=lambda r: r[2]):
+        what = f"{count}× {gpu.name}"
+        items.append(t("market.cost_item", lang, what=what, date=date.isoformat(),
+                       tco=book.money(f"TCO of {what}", tco, currency, SRC_COST),
+                       buy=book.money(f"server purchase of {what}", buy, currency, SRC_COST)))
+    low = min(rows, key=lambda r: r[2])
+    years = book.num("TCO years", rows[0][5], "years", SRC_COST, 0, suffix="")
+    return t("market.cost_compare", lang, what=f"{low[1]}× {low[0].name}", years=years,
+             items=t("clause.sep", lang).join(items))
 
 
 def _dated_input(p: dict[str, object], lang: str) -> str:
