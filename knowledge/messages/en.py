@@ -795,6 +795,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.fabric_unpriced": "The network between the servers (InfiniBand or RoCE switches, cables, transceivers) is not in this price: the catalog has no dated price for it; each server's own network cards are included.",
     "market.cost_compare": "**{what} costs less over {years} years**: {items}.",
     "market.cost_item": "{what}: total cost of ownership {tco} ({buy} to buy, card price as of {date})",
+    "market.budget.most": "**{budget} buys up to {n}× {gpu}** in {servers} server(s): {total} in all, servers included ({per} per card, {kind}, as of {date}).",
+    "market.budget.none": "**{budget} does not buy one {gpu} with a server around it**: one card is {per} ({kind}, as of {date}), {one} with its server.",
+    "market.budget.no_price": "**The catalog has no dated price for the {gpu}**, so I cannot say how many {budget} buys.",
     "market.server_tco": "{years}-year total cost of ownership (server, power, operations, full utilisation): about {tco}.",
     "market.dated_inputs": "Dated inputs: ",
     # --- "is the A100 still worth buying?" (advisor/conversation/render/value.py) ---

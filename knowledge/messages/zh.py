@@ -791,6 +791,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.fabric_unpriced": "服务器之间的组网（InfiniBand 或 RoCE 交换机、线缆、光模块）不在这个价格里：目录里没有它的带日期价格；每台服务器自带的网卡已计入。",
     "market.cost_compare": "**{years} 年下来 {what} 更省钱**：{items}。",
     "market.cost_item": "{what} 总拥有成本 {tco}（整机采购 {buy}，显卡价格截至 {date}）",
+    "market.budget.most": "**{budget} 最多能配 {n} 张 {gpu}**（连同 {servers} 台服务器）：整机共 {total}（单卡 {per}，{kind}，截至 {date}）。",
+    "market.budget.none": "**{budget} 配不了一台 {gpu} 整机**：单卡 {per}（{kind}，截至 {date}），配成 1 卡整机约 {one}。",
+    "market.budget.no_price": "**目录里没有 {gpu} 的带日期价格**，算不出 {budget} 能配几张。",
     "market.server_tco": "{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。",
     "market.dated_inputs": "带日期的输入：",
     # --- "A100 还值得买吗"（advisor/conversation/render/value.py）---

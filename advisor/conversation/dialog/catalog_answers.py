@@ -23,6 +23,7 @@ from advisor.conversation.render.value import value_lead
 from advisor.conversation.turn import Step, Turn
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import cloud_price, estimate_tco, gpu_unit_price
+from advisor.recommend.rank import BASEBOARD_SIZES
 from knowledge.errors import AdvisorError
 from knowledge.messages import known as has_message
 from knowledge.messages import t
@@ -270,6 +271,49 @@ def _cost_compare(gpus: list[GpuSpec], counts: list[int], currency: str, book: B
     years = book.num("TCO years", rows[0][5], "years", SRC_COST, 0, suffix="")
     return t("market.cost_compare", lang, what=f"{low[1]}× {low[0].name}", years=years,
              items=t("clause.sep", lang).join(items))
+
+
+def budget_cards_turn(gpu: GpuSpec, budget: float, currency: str, region: str, state: DialogState,
+                      lang: str) -> Turn:
+    """"30w预算能配几张4090", "how many H100s can $500k buy?": the most cards of the named kind whose full purchase
+    (cards at the dated catalog price + the servers they need, advisor.estimator.cost.estimate_tco) stays within the
+    budget, then the card's China status; the model is asked after, to size a job on them."""
+    book, econ = Book(), load_economics()
+    money = book.money("budget", budget, currency, "user input")
+    best: tuple[int, float, int] | None = None
+    try:
+        unit, date, kind, source = gpu_unit_price(gpu, currency, econ)
+        whole = gpu.interface in ("sxm", "oam") and not gpu.is_machine  # modules come on 4- or 8-GPU baseboards
+        for n in range(1, 4097):
+            if whole and n not in BASEBOARD_SIZES and n % 8:
+                continue
+            c = estimate_tco(gpu, n, econ, currency=currency).to_contract()
+            total = float(c["purchase"]["total"]["amount"])
+            if total > budget:
+                break
+            best = (n, total, int(c["servers"]))
+        one = float(estimate_tco(gpu, 1, econ, currency=currency).to_contract()["purchase"]["total"]["amount"])
+    except AdvisorError:
+        lead = t("market.budget.no_price", lang, budget=money, gpu=gpu.name)
+    else:
+        per = book.money(f"price per card of {gpu.name}", unit, currency, f"{SRC_CATALOG}: {gpu.id} price {source} as of {date}")
+        if best is None:
+            lead = t("market.budget.none", lang, budget=money, gpu=gpu.name, per=per, kind=_kind_label(kind, lang),
+                     date=date.isoformat(), one=book.money(f"server purchase of 1× {gpu.name}", one, currency, SRC_COST))
+        else:
+            n, total, servers = best
+            lead = t("market.budget.most", lang, budget=money, gpu=gpu.name, per=per, kind=_kind_label(kind, lang),
+                     date=date.isoformat(), n=book.count(f"GPUs within the budget ({gpu.name})", n, "GPUs", SRC_COST),
+                     servers=book.count("servers", servers, "servers", SRC_COST),
+                     total=book.money(f"server purchase of {n}× {gpu.name}", total, currency, SRC_COST))
+    if gpu.china is not None:
+        lead += t("sentence.gap", lang) + t("market.in_china", lang, status=china_status(gpu.china.status, lang),
+                                            when=gpu.china.as_of.isoformat()).replace("**", "")
+    question = t("claim.to_size", lang)
+    step = Step(name="lookup_gpu", arguments={"gpus": [gpu.id]}, summary=gpu.name)
+    return compose.finish_turn(lead + "\n\n" + question, lang, state, book, questions=[question], steps=[step],
+                               extra={"kind": "catalog", "intent": "how_many", "pending": state.pending,
+                                      "answer_verdict": None, "deciding": f"GPUs within the budget ({gpu.name})"})
 
 
 def _dated_input(p: dict[str, object], lang: str) -> str:

@@ -261,6 +261,13 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
         # "someone said the 4090 has 48 GB": the catalog answers
         yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
         return True
+    named = ([slots.existing] if slots.existing else []) + list(slots.candidates)
+    if slots.model is None and slots.size_params is None and state.slots.model is None and slots.budget \
+            and len(named) == 1 and _COUNT_ASKED.search(text.lower()):  # "30w预算能配几张4090": how many it buys
+        region = slots.region or ("cn" if lang == "zh" else "global")
+        yield catalog_answers.budget_cards_turn(catalog.gpu(named[0].gpu), slots.budget, slots.currency or (
+            "CNY" if region == "cn" or lang == "zh" else "USD"), region, state, lang)
+        return True
     if slots.model is None and slots.size_params is None and slots.claim is None:
         quoted = match_spec_claim(text.replace(slots.unknown_model or "\0", " "), [m.gpu for m in named_configs(slots)])
         if quoted is None and state.slots.model is None and intent in ("market", "compare", "claim", "how_much") and (
@@ -281,6 +288,7 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
     return False
 
 
+_COUNT_ASKED = re.compile(r"how many|几张|多少张|几块|多少块|几台|多少台|几卡|多少卡")
 _OF_THEM = re.compile(r"(\d+|two|three|four|five|six|eight|ten|sixteen)\s+of\s+(?:them|those|these)")
 
 
