@@ -116,7 +116,8 @@ def read_task(t: Text, slots: Slots) -> None:
         slots.task = "inference"
 
 
-_USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?)|second[- ]hand|refurbished|翻新")
+_USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?|ones|market|[ahlb]\d|rtx|mi\d|\d{4})|second[- ]hand|refurbished|翻新|"
+                   r"(?<![a-z])(?:buy|buying|bought|get|getting|go|going|purchase|purchasing)\s+(?:them\s+|it\s+)?used(?![a-z])")
 # llama.cpp layer offload to system RAM (not a trainer's optimizer/ZeRO offload, which the task words carry)
 _OFFLOAD = re.compile(r"(?<!优化器)(?<!optimizer )(?<!zero-)(?<!zero )(?:内存卸载|卸载到(?:系统)?内存|(?<!不)卸载|(?:放|挪|分)(?:一部分|部分)?(?:层)?"
                       r"(?:到|进|在)(?:系统|cpu\s*)?内存|(?:cpu|partial|layer|ram)\s*offload(?:ing)?|offload(?:ing)?\s+"

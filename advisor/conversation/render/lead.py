@@ -44,9 +44,14 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
     said with no card ("on 2048 GPUs") is followed by the card it was taken as; an answer for the coding default model
     says so first."""
     led = _lead_for(ev, top, state, book, lang)
-    head = _within_budget(led.text, ev.user_options[0] if len(ev.user_options) == 1 else top, ev, book, lang)
+    chosen = ev.user_options[0] if len(ev.user_options) == 1 else top
+    head = _within_budget(led.text, chosen, ev, book, lang)
     if head:
         led.text = head + led.text
+    if ev.constraints.condition == "used" and chosen is not None and chosen.price is not None \
+            and chosen.price.condition != "used" and "existing" not in chosen.labels:
+        # "what if we buy used?": a card the catalog has no used price for is priced new, and said so first
+        led.text = t("lead.no_used_price", lang, gpu=chosen.gpu_name) + led.text
     note = reference_note(ev, book, lang)  # "DPO …": what the sizing assumes about its reference model, after the verdict
     if note:
         led.text = led.text.rstrip() + t("sentence.gap", lang) + note
