@@ -19,7 +19,7 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.cost import dated_en, dated_zh
 from advisor.conversation.render.options_table import china_status
-from advisor.conversation.render.value import value_lead
+from advisor.conversation.render.value import pair_value_lead, value_lead
 from advisor.conversation.turn import Step, Turn
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import cloud_price, estimate_tco, gpu_unit_price
@@ -57,10 +57,14 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         lead, rest = _compare(gpus, book, lang, claim=intent == "claim", text=text)
         stated = ratio_claim(text) if intent == "claim" else None
         deciding = f"{'compute' if stated and stated[0] == 'compute' else 'bandwidth'} ratio {gpus[0].name}/{gpus[1].name}"
-        costs = _cost_compare(gpus[:2], [m.count or slots.gpu_count or 1 for m in mentions[:2]], currency, book, lang) \
-            if intent == "compare" and _COST_COMPARED.search(low) else ""
-        if costs:  # "3 年 TCO 对比：8 卡 H20 和 8 卡 A800": the money first, the specs after
-            lead, deciding = costs + "\n\n" + lead, f"TCO of {mentions[0].count or slots.gpu_count or 1}× {gpus[0].name}"
+        per_dollar = pair_value_lead(gpus[0], gpus[1], book, lang) \
+            if intent == "compare" and _VALUE_COMPARED.search(low) else None
+        costs = per_dollar or (_cost_compare(gpus[:2], [m.count or slots.gpu_count or 1 for m in mentions[:2]], currency,
+                                         book, lang) if intent == "compare" and _COST_COMPARED.search(low) else "")
+        if costs:  # "3 年 TCO 对比：8 卡 H20 和 8 卡 A800", "哪个性价比高": the money first, the specs after
+            lead = costs + "\n\n" + lead
+            deciding = f"memory per $1,000 of {gpus[0].name}" if per_dollar else \
+                f"TCO of {mentions[0].count or slots.gpu_count or 1}× {gpus[0].name}"
     elif intent == "market" and len(gpus) == 1 and asks("value", text) and (
             valued := value_lead(gpus[0], catalog, book, lang)) is not None:
         lead, rest = valued  # "is the A100 still worth buying?": value per dollar against the newest of its kind
@@ -244,6 +248,7 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
                                                               SRC_COST)
 
 
+_VALUE_COMPARED = re.compile(r"性价比|划算|值得|value|bang for|worth|per dollar|for the money")
 _COST_COMPARED = re.compile(r"tco|总拥有成本|成本|价格|价钱|多少钱|报价|便宜|贵|花费|cost|price|cheaper|expensive|quote")
 
 

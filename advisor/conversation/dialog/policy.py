@@ -137,8 +137,14 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         name, price, cur = quotes[0][0].rstrip("*"), quotes[0][1], quotes[0][2]
         total = book.money(f"rental over the stated period at {name} for {what}", hours * price * use.horizon, cur,
                            "GPU-hours a month × price per GPU-hour × months")
-        months = book.num("rental period", use.horizon, "months", SRC_USAGE_HORIZON, 0 if use.horizon == int(use.horizon)
-                          else 1, suffix=t("rent.months_unit", lang))
+        said = next((str(v.get("text") or "") for v in (request or {}).get("limits", []) if v.get("name") == "horizon_months"), "")
+        if re.search(r"weeks?|wks?|周|星期|礼拜", said):  # "for 2 weeks", "租两周": said in weeks
+            weeks = round(use.horizon * 365 / 7 / 12, 1)
+            months = book.num("rental period", weeks, "weeks", SRC_USAGE_HORIZON, 0 if weeks == int(weeks) else 1,
+                              suffix=t("rent.weeks_unit", lang))
+        else:
+            months = book.num("rental period", use.horizon, "months", SRC_USAGE_HORIZON,
+                              0 if use.horizon == int(use.horizon) else 1, suffix=t("rent.months_unit", lang))
         period = t("rent.period", lang, what=what, months=months, total=total, name=name) + "\n\n"
     note = t("rent.not_fit", lang, what=what) if opt.get("fits") is False else ""  # said before any price
     first_opt, other = options[0] if options else None, ""

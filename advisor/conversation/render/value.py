@@ -3,7 +3,7 @@ the newest card of its kind, per $1,000), then its age, whether it is still made
 
 from __future__ import annotations
 
-from advisor.analysis.value import METRICS, Priced, ValueVerdict, value_verdict
+from advisor.analysis.value import METRICS, Priced, ValueVerdict, priced, value_verdict
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.options_table import china_status
 from knowledge.catalog import Catalog
@@ -33,6 +33,24 @@ def value_lead(gpu: GpuSpec, catalog: Catalog, book: Book, lang: str) -> tuple[s
     age = t("value.age", lang, year=gpu.launch_year or "?", availability=t(f"value.availability.{gpu.availability}", lang),
             status=china_status(gpu.china.status, lang), when=gpu.china.as_of.isoformat())
     return first + t("sentence.gap", lang) + age, _details(v, lang)
+
+
+def pair_value_lead(a: GpuSpec, b: GpuSpec, book: Book, lang: str) -> str | None:
+    """"5090 和 4090 哪个性价比高": the two cards' memory, bandwidth and BF16 compute per $1,000 of their dated prices
+    (advisor.analysis.value.priced), which gives more of each; None when either has no price."""
+    card, peer = priced(a), priced(b)
+    if card is None or peer is None:
+        return None
+    better = tuple(m for m in METRICS if card.per_k[m] >= peer.per_k[m])
+    worse = tuple(m for m in METRICS if m not in better)
+    verdict = "yes" if not worse else "no" if not better else "partly"
+    v = ValueVerdict(card, peer, better, verdict)  # type: ignore[arg-type]
+    sep = t("value.and", lang)
+    key = "value.peer_price" if verdict == "partly" else "value.price"  # inside brackets: no second pair of them
+    return t(f"value.pair.{verdict}", lang, gpu=a.name, peer=b.name, price=_price(card, book, lang, key),
+             peer_price=_price(peer, book, lang, "value.peer_price"), figures=_figures(v, book, lang),
+             better=sep.join(t(f"value.metric.{m}", lang) for m in better),
+             worse=sep.join(t(f"value.metric.{m}", lang) for m in worse))
 
 
 def _price(p: Priced, book: Book, lang: str, key: str = "value.price") -> str:
