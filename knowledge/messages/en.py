@@ -309,7 +309,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.slow": ", slower than {why} of {rate} per user, so it will feel laggy",
     "lead.no_used_price": "The catalog has no used price for the {gpu}, so it is priced new below. ",
     "lead.within_budget": "**Within your budget of {budget}**: ",
-    "lead.within_budget.spent": "**Within your budget of {budget}** ({spent} to buy): ",
+    "lead.within_budget.spent": "**Within your budget of {budget}** ({spent} to buy, card prices as of {when}): ",
     "lead.yes": "**Yes** — {text}",
     "lead.batch.train": "**The largest micro-batch on {name} is {most} sequences of {ctx} per GPU** ({task}, {lay}); a larger global batch comes from gradient accumulation or more GPUs.",
     "lead.batch.serve": "**{name} holds at most {most} concurrent sequences of {ctx}** ({lay}): that is the largest batch the KV cache allows.",

@@ -307,7 +307,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.slow": "，低于{why}（每路 {rate}），会卡",
     "lead.no_used_price": "目录里没有 {gpu} 的二手价，下面按新卡价格计算。",
     "lead.within_budget": "**在 {budget} 预算以内**：",
-    "lead.within_budget.spent": "**在 {budget} 预算以内**（整机采购 {spent}）：",
+    "lead.within_budget.spent": "**在 {budget} 预算以内**（整机采购 {spent}，显卡价格截至 {when}）：",
     "lead.yes": "**可以**：{text}",
     "lead.batch.train": "**{name} 上每卡最大微批为 {most} 条 {ctx} 的序列**（{task}，{lay}）；更大的全局批量靠梯度累积或增加显卡。",
     "lead.batch.serve": "**{name} 最多同时容纳 {most} 条 {ctx} 的序列**（{lay}）：这就是 KV 缓存允许的最大批量。",

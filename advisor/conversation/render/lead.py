@@ -22,6 +22,7 @@ from advisor.conversation.render.options_table import (
     opt_name,
     opt_purchase,
     opt_speed,
+    price_when,
 )
 from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead
@@ -185,7 +186,8 @@ def _within_budget(text: str, o: Option | None, ev: Analysis, book: Book, lang: 
                       "advisor.estimator.cost.estimate_tco")
     if cost in text:  # the lead says the purchase itself
         return t("lead.within_budget", lang, budget=budget)
-    return t("lead.within_budget.spent", lang, budget=budget, spent=cost)
+    when = price_when(o, book, lang) if o.price is not None and o.price.as_of else "—"
+    return t("lead.within_budget.spent", lang, budget=budget, spent=cost, when=when)
 
 
 def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
