@@ -855,7 +855,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.hourly": "**Renting a {gpu} costs {lo}–{hi} per GPU-hour** ({n} dated quotes). ",
     "rent.hourly_one": "**Renting a {gpu} costs {lo} per GPU-hour** (a dated quote). ",
     "rent.month": "**Renting**: {what} {how} is {h} a month; rented, that is {quotes} a month.",
-    "rent.period": "**Renting {what} for {months} costs {total}** at {name} (its dated quote below).",
+    "rent.period": "**Renting {what} for {months} costs {total}** at {name} ({unit} per GPU-hour as of {date}).",
     "rent.period_job": " The job itself takes about {h}.",
     "rent.other_option": "No provider in the catalog rents the {lead} recommended for buying; the rental here is for {what}, the first option that can be rented.",
     "rent.not_fit": "Note: {what} does not hold this job as asked (below); its rental price is for the card as named. ",
@@ -1147,6 +1147,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     # --- the verdict of a rent-or-buy question (advisor/conversation/dialog/rent.py) -------------------------------------
     "rent.verdict.job": "**Renting is cheaper** for this job: about {r} rented at {provider} against {p} to buy {what}; "
         "buying pays off only after about {n} of the same size.",
+    "rent.verdict.dated": "(Rent at {provider}'s {unit} per GPU-hour as of {date}; card prices as of {card}.)",
+    "rent.verdict.dated_rent": "(Rent at {provider}'s {unit} per GPU-hour as of {date}.)",
     "rent.verdict.runs": "runs",
     "rent.verdict.horizon": {"one": "month", "other": "months"},
     "rent.verdict.assumed": " (the default; tell me how long you need it)",

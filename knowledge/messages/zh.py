@@ -851,7 +851,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.hourly": "**{gpu} 租用每 GPU 小时 {lo}–{hi}**（{n} 家带日期报价）。",
     "rent.hourly_one": "**{gpu} 租用每 GPU 小时 {lo}**（带日期报价）。",
     "rent.month": "**租用**：{what} {how}每月 {h}，每月租金：{quotes}。",
-    "rent.period": "**租 {what} {months}共 {total}**（按下面 {name} 的带日期报价）。",
+    "rent.period": "**租 {what} {months}共 {total}**（按 {name} 每 GPU 小时 {unit}，截至 {date}）。",
     "rent.period_job": "这个任务本身约需 {h}。",
     "rent.other_option": "目录里没有云厂商出租推荐采购的 {lead}；这里的租金按能租到的第一个方案 {what} 计算。",
     "rent.not_fit": "注意：按原样 {what} 放不下这个任务（见下文）；以下租金按所问的卡计算。",
@@ -1140,6 +1140,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "ambiguity.what.concurrency": "多少并发",
     # --- the verdict of a rent-or-buy question (advisor/conversation/dialog/rent.py) -------------------------------------
     "rent.verdict.job": "**租更便宜**：这次训练租用约 {r}（{provider}），买同样的 {what} 要 {p}；要跑约 {n}这样的任务买卡才划算。",
+    "rent.verdict.dated": "（租金按 {provider} 每 GPU 小时 {unit}，截至 {date}；显卡价格截至 {card}。）",
+    "rent.verdict.dated_rent": "（租金按 {provider} 每 GPU 小时 {unit}，截至 {date}。）",
     "rent.verdict.runs": "次",
     "rent.verdict.horizon": {"one": "个月", "other": "个月"},
     "rent.verdict.assumed": "（按默认 3 年算，告诉我用多久可改）",

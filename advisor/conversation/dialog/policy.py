@@ -145,7 +145,9 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         else:
             months = book.num("rental period", use.horizon, "months", SRC_USAGE_HORIZON,
                               0 if use.horizon == int(use.horizon) else 1, suffix=t("rent.months_unit", lang))
-        period = t("rent.period", lang, what=what, months=months, total=total, name=name) + "\n\n"
+        rate_h = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
+        period = t("rent.period", lang, what=what, months=months, total=total, name=name, unit=rate_h,
+                   date=quotes[0][3]) + "\n\n"
     note = t("rent.not_fit", lang, what=what) if opt.get("fits") is False else ""  # said before any price
     first_opt, other = options[0] if options else None, ""
     if first_opt is not None and opt is not first_opt and first_opt.get("gpu_name"):  # never a silent stand-in
@@ -159,6 +161,12 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                         monthly_rent=None if training else hours * first[1],
                         job_rent=hours * first[1] if training else None, tco=opt.get("tco") or {},
                         use=use)
+    if lead:  # every price in the verdict dated: the rental quote it uses and the cards' price
+        card_date = next((str(p.get("as_of")) for p in (opt.get("tco") or {}).get("prices", [])
+                          if "per card" in str(p.get("name", ""))), "")
+        unit = book.money(f"{first[0].rstrip('*')} price per GPU-hour of {gpu.name}", first[1], first[2], SRC_CLOUD)
+        lead += t("sentence.gap", lang) + t("rent.verdict.dated" if card_date else "rent.verdict.dated_rent", lang,
+                                            provider=first[0].rstrip("*"), unit=unit, date=first[3], card=card_date)
     rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", [])) \
         and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
     rent_only = rent_only or (hourly and not _WHICH_CHEAPER.search(text_asked))  # "the hourly price of a B200"
