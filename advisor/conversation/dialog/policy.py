@@ -67,7 +67,7 @@ _WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|bet
 
 
 SRC_USAGE_HORIZON = "user input (rental period), reader.usage"
-_HOURLY = re.compile(r"每小时|一个?小时|1\s*个?小时|每个小时|按小时|小时价|时租|多少钱一小时|per[\s-]*hour|hourly|an hour|/\s*h(?:r|our)?\b", re.I)
+_HOURLY = re.compile(r"每小时|一个?小时|1\s*个?小时|每个小时|按小时|小时价|时租|多少钱一小时|per[\s-]*(?:gpu[\s-]*)?hour|hourly|an hour|/\s*h(?:r|our)?\b", re.I)
 
 
 def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None,

@@ -53,6 +53,11 @@ _BUDGET_BARE = re.compile(
 _BUDGET_BEFORE = re.compile(
     rf"(?<![\d.])(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w)?\s*(?:元|块钱|块)?\s*(?:的|左右的?|以内的?)?\s*预算"
 )
+# "200k budget", "a 100 grand budget"; "20w 能买几张", "5万块能配什么": an amount before the word or before buying
+_BUDGET_BEFORE_WORD = re.compile(
+    rf"(?<![\d.])(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?:usd|dollars?)?\s*budget(?![a-z])|"
+    rf"(?<![\d.])(?P<num2>{NUM})\s*(?P<unit2>千万|百万|十万|万|千|k|w)\s*(?:元|块钱|块)?\s*(?:能|可以|够)\s*(?:买|配|采购|搞)"
+)
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
 _CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 concurrent users", "20 人同时用")
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|名用户|用户|人在线)"),
@@ -187,9 +192,10 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
             if value:
                 found.append((value, currency, m.start(), m.end()))
     if not found:
-        for m in (*t.finditer(_BUDGET_BARE), *t.finditer(_BUDGET_BEFORE)):
-            unit = m.group("unit")
-            value = scaled(m.group("num"), unit)
+        for m in (*t.finditer(_BUDGET_BARE), *t.finditer(_BUDGET_BEFORE), *t.finditer(_BUDGET_BEFORE_WORD)):
+            groups = m.groupdict()
+            unit = groups.get("unit") or groups.get("unit2")
+            value = scaled(groups.get("num") or groups.get("num2") or "", unit)
             if not value or value < 100:
                 continue
             t.consume(m.start(), m.end())

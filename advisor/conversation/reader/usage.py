@@ -52,7 +52,7 @@ _HORIZON = re.compile(
     r"(?:(?<![a-z])(?:for|over|during|next|about|roughly|around)\s+(?:the\s+(?:next\s+)?|a\s+period\s+of\s+)?"
     r"(?:(?:just|only|about|around|roughly|maybe|another)\s+)?"
     r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*(?P<u>months?|years?|yrs?|weeks?|wks?)(?![a-z]))|"
-    r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期)\s*(?P<zn>\d+(?:\.\d+)?|半|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu>月|年|周|星期|礼拜)|"
+    r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期|训练|训|微调|部署|运行|项目)\s*(?P<zn>\d+(?:\.\d+)?|半|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu>月|年|周|星期|礼拜)|"
     # "三个月多少钱", "一年要多少钱": a period followed by the question of its cost
     r"(?<![\d一二两三四五六七八九十])(?P<zn2>\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu2>月|年)"
     r"(?=\s*(?:下来|总共|一共|共|要|大概|得)?\s*(?:多少钱|多少|费用|租金|成本|花多少|花费))")
