@@ -28,7 +28,7 @@ from advisor.conversation.render.scale_out import copies_for_load, servers_sente
 from advisor.conversation.render.token_cost import token_cost_lead
 from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
-from advisor.recommend.prices import budget_price
+from advisor.recommend.prices import budget_price, unit_price
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
 from knowledge.catalog import load_catalog
@@ -282,7 +282,12 @@ def _over_budget(ev: Analysis, book: Book, lang: str) -> str:
         return ""
     budget = book.money("budget", c.budget, c.currency, SRC_USER)
     need = book.text(change.message_zh if lang == "zh" else change.message, "budget change", SRC_RECOMMEND)
-    return t("lead.over_budget", lang, budget=budget, model=ev.model.name, change=need)
+    text = t("lead.over_budget", lang, budget=budget, model=ev.model.name, change=need)
+    gpu = max((g for g in load_catalog().gpus if g.name in need), key=lambda g: len(g.name), default=None)
+    price = unit_price(gpu, c.currency, c.condition) if gpu is not None else None
+    if gpu is not None and price is not None and price.as_of:  # the card price that budget is worked from, dated
+        text += t("sentence.gap", lang) + t("lead.over_budget.when", lang, gpu=gpu.name, when=price.as_of)
+    return text
 
 
 def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
