@@ -215,3 +215,36 @@ def test_rental_for_another_option_says_so() -> None:
     if "推荐采购" in head:  # the recommended card has no rental quote: the stand-in is named
         assert "这里的租金按能租到的第一个方案" in head
     zh_clean(head)
+
+
+# --- horizons and wordings as typed ------------------------------------------------------------------------------
+def test_ten_days_of_rent_is_240_hours_a_card() -> None:
+    turn = ask("rent 8 A100s for 10 days, how much")
+    head = opening(turn)
+    assert "10 days" in head, head
+    hourly = float(re.search(r"\$([\d.]+) per GPU-hour", head).group(1))  # type: ignore[union-attr]
+    assert amounts(head, "$")[0] == pytest.approx(8 * 240 * hourly, abs=1)
+
+
+def test_five_year_tco_is_five_years_of_running_on_top_of_the_purchase() -> None:
+    three = opening(ask("8x H100 total cost of ownership over 3 years"))
+    five = opening(ask("a 5 year TCO for 8 H100"))
+    assert five.startswith("**5-year total cost of ownership"), five
+    buy = amounts(five, "$")[1]  # the server purchase, the same in both
+    run3, run5 = (amounts(three, "$")[0] - buy) / 3, (amounts(five, "$")[0] - buy) / 5
+    assert run5 == pytest.approx(run3, abs=2)  # power and operations a year do not depend on the horizon
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("200k budget to fine-tune Llama 3.1 70B with LoRA", "$200,000"),
+    ("20w 能买几张 L20", "¥200,000"),
+    ("is renting cheaper than buying H100s for a 6 month project", "over 6 months"),
+    ("训练 8 个月，租 8 卡 A800 还是买划算", "8 个月"),
+    ("need pricing on 3 DGX H100 systems", "24×"),
+    ("hourly rate for an H200", "per GPU-hour"),
+    ("power cost per month for 2x H100 servers", "a month"),
+])
+def test_buyer_wordings_are_read(question: str, said: str) -> None:
+    head = opening(ask(question))
+    assert said in head, head
+    assert "as of" in head or "截至" in head

@@ -860,6 +860,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.period_job": " The job itself takes about {h}.",
     "rent.other_option": "No provider in the catalog rents the {lead} recommended for buying; the rental here is for {what}, the first option that can be rented.",
     "rent.not_fit": "Note: {what} does not hold this job as asked (below); its rental price is for the card as named. ",
+    "rent.days_unit": "days",
     "rent.weeks_unit": "weeks",
     "rent.months_unit": "months",
     "rent.buy_instead": " Buying the same configuration costs {cost} up front (whole server).",

@@ -856,6 +856,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.period_job": "这个任务本身约需 {h}。",
     "rent.other_option": "目录里没有云厂商出租推荐采购的 {lead}；这里的租金按能租到的第一个方案 {what} 计算。",
     "rent.not_fit": "注意：按原样 {what} 放不下这个任务（见下文）；以下租金按所问的卡计算。",
+    "rent.days_unit": "天",
     "rent.weeks_unit": "周",
     "rent.months_unit": "个月",
     "rent.buy_instead": " 买同样的配置需一次性投入 {cost}（整机）。",

@@ -60,7 +60,7 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         per_dollar = pair_value_lead(gpus[0], gpus[1], book, lang) \
             if intent == "compare" and _VALUE_COMPARED.search(low) else None
         costs = per_dollar or (_cost_compare(gpus[:2], [m.count or slots.gpu_count or 1 for m in mentions[:2]], currency,
-                                         book, lang) if intent == "compare" and _COST_COMPARED.search(low) else "")
+                                             book, lang, _years_asked(low)) if intent == "compare" and _COST_COMPARED.search(low) else "")
         if costs:  # "3 年 TCO 对比：8 卡 H20 和 8 卡 A800", "哪个性价比高": the money first, the specs after
             lead = costs + "\n\n" + lead
             deciding = f"memory per $1,000 of {gpus[0].name}" if per_dollar else \
@@ -71,7 +71,8 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         deciding = f"memory per $1,000 of {gpus[0].name}"
     else:
         lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"),
-                             price_first=intent == "how_much", cost_first=_cost_asked(low) if intent == "how_much" else "")
+                             price_first=intent == "how_much", cost_first=_cost_asked(low) if intent == "how_much" else "",
+                             years=_years_asked(low))
         if intent in ("how_much", "market"):  # "what does X cost, and a used Y?": every card named is priced
             lead += "".join(_card_price(g, m.text or g.name, low, currency, book, lang)
                             for g, m in zip(gpus[1:], mentions[1:], strict=True))
@@ -94,10 +95,23 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
 _TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|总成本|总花费|(?:含|连|加上?|包括)电费|tco|total cost|running cost|"
                         r"(?:including|incl\.?|with|plus) (?:the )?(?:power|electricity)|years? of (?:power|electricity|running)|"
                         r"(?:power|electricity) (?:for|over) (?:\d+|one|two|three|four|five) years?|\d\s*年(?:的)?电费")
-_POWER_ASKED = re.compile(r"电费|耗电|用电|电力成本|power bill|electricity")
+_POWER_ASKED = re.compile(r"电费|耗电|用电|电力成本|power bill|power cost|energy cost|electricity")
 # the network between servers (switches, cables): economics.yaml prices each server with its own NICs, not the fabric
 _FABRIC_ASKED = re.compile(r"infiniband|(?<![a-z])ib(?![a-z])|roce|spectrum[\s-]*x|交换机|组网|网络|fabric|switch(?:es)?")
 _MONTH_ASKED = re.compile(r"每月|每个月|一个月|月电费|monthly|per month|a month|each month")
+
+
+_YEARS = re.compile(r"(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|ten|[一二两三四五六七八九十]{1,2})\s*-?\s*"
+                    r"(?:years?|yrs?|个?年)")
+
+
+def _years_asked(low: str) -> float | None:
+    """"5 year TCO", "五年总拥有成本": the horizon said for the total cost (1 to 10 years), else None (the default)."""
+    m = _YEARS.search(low)
+    words = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
+             "ten": 10.0}
+    n = (words.get(m.group(1)) or to_number(m.group(1))) if m else None
+    return float(n) if n is not None and 1 <= n <= 10 else None
 
 
 def _cost_asked(low: str) -> str:
@@ -111,7 +125,7 @@ def _cost_asked(low: str) -> str:
 
 
 def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, lang: str, with_price: bool,
-            price_first: bool = False, cost_first: str = "") -> tuple[str, str]:
+            price_first: bool = False, cost_first: str = "", years: float | None = None) -> tuple[str, str]:
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
     zh = lang == "zh"
     ch = gpu.china
@@ -128,7 +142,7 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
     note = t("market.note_quoted", lang, note=ch.note) if zh else ch.note
     rest = [book.text(note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
     if with_price:
-        price_line = _server_price(gpu, count, currency, book, lang, first=cost_first)
+        price_line = _server_price(gpu, count, currency, book, lang, first=cost_first, years=years)
         if price_line and price_first:  # "what does a server with 8 H20 cost?": the price is the answer
             status_line = lead if zh or region == "cn" else t("market.in_china", lang, status=status, when=when)
             lead = price_line[0] + t("sentence.gap", lang) + status_line.replace("**", "")
@@ -205,13 +219,13 @@ def _kind_label(kind: str, lang: str) -> str:
 
 
 def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str,
-                  first: str = "") -> tuple[str, str] | None:
+                  first: str = "", years: float | None = None) -> tuple[str, str] | None:
     """The dated card price and the server purchase, then its TCO; `first` ("tco" or "power") puts the total cost
     of ownership or the yearly electricity (the server's energy at full load × PUE × the dated price) first."""
     econ = load_economics()
     try:
         unit, date, kind, source = gpu_unit_price(gpu, currency, econ)
-        c = estimate_tco(gpu, count, econ, currency=currency).to_contract()
+        c = estimate_tco(gpu, count, econ, currency=currency, years=years).to_contract()
     except AdvisorError:
         return None
     n = book.count(f"GPUs ({gpu.name})", count, "GPUs", "user input")
@@ -222,7 +236,7 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
     rest = book.money(f"rest of the server for {count}× {gpu.name}", c["purchase"]["rest_of_system"]["amount"], currency,
                       SRC_COST)
     tco = book.money(f"TCO of {count}× {gpu.name}", c["tco"]["amount"], currency, SRC_COST)
-    years = book.num("TCO years", float(c["years"]), "years", SRC_COST, 0, suffix="")
+    said_years = book.num("TCO years", float(c["years"]), "years", SRC_COST, 0, suffix="")
     servers = int(c["servers"])
     if servers > 1:  # "4 servers of B200", "16 H100": the cards fill several servers of the card's tier
         head = t("market.servers", lang, servers=book.count("servers", servers, "servers", SRC_COST), n=n,
@@ -231,7 +245,7 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
     else:  # one card: the card's price first (what "一张 H100 多少钱" asks), then the server around it
         head = t("market.card" if count == 1 else "market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per,
                  kind=_kind_label(kind, lang), date=date, rest=rest)
-    more = t("market.server_tco", lang, years=years, tco=tco)
+    more = t("market.server_tco", lang, years=said_years, tco=tco)
     if first in ("power", "power_month"):  # "一个月电费多少": the year's figures over 12 months
         div = 12 if first == "power_month" else 1
         span = "month" if div == 12 else "year"
@@ -252,7 +266,8 @@ _VALUE_COMPARED = re.compile(r"性价比|划算|值得|value|bang for|worth|per 
 _COST_COMPARED = re.compile(r"tco|总拥有成本|成本|价格|价钱|多少钱|报价|便宜|贵|花费|cost|price|cheaper|expensive|quote")
 
 
-def _cost_compare(gpus: list[GpuSpec], counts: list[int], currency: str, book: Book, lang: str) -> str:
+def _cost_compare(gpus: list[GpuSpec], counts: list[int], currency: str, book: Book, lang: str,
+                  years: float | None = None) -> str:
     """"3-year TCO, 8× H20 vs 8× A800": each configuration's server purchase (cards at their dated price + the rest
     of the server) and its TCO over the horizon (advisor.estimator.cost.estimate_tco), the lower first named; "" when
     either cannot be priced (the spec comparison then answers alone)."""
@@ -261,7 +276,7 @@ def _cost_compare(gpus: list[GpuSpec], counts: list[int], currency: str, book: B
     for gpu, count in zip(gpus, counts, strict=True):
         try:
             _, date, _, _ = gpu_unit_price(gpu, currency, econ)
-            c = estimate_tco(gpu, count, econ, currency=currency).to_contract()
+            c = estimate_tco(gpu, count, econ, currency=currency, years=years).to_contract()
         except AdvisorError:
             return ""
         rows.append((gpu, count, float(c["tco"]["amount"]), float(c["purchase"]["total"]["amount"]), date,
@@ -273,8 +288,8 @@ def _cost_compare(gpus: list[GpuSpec], counts: list[int], currency: str, book: B
                        tco=book.money(f"TCO of {what}", tco, currency, SRC_COST),
                        buy=book.money(f"server purchase of {what}", buy, currency, SRC_COST)))
     low = min(rows, key=lambda r: r[2])
-    years = book.num("TCO years", rows[0][5], "years", SRC_COST, 0, suffix="")
-    return t("market.cost_compare", lang, what=f"{low[1]}× {low[0].name}", years=years,
+    horizon = book.num("TCO years", rows[0][5], "years", SRC_COST, 0, suffix="")
+    return t("market.cost_compare", lang, what=f"{low[1]}× {low[0].name}", years=horizon,
              items=t("clause.sep", lang).join(items))
 
 

@@ -138,7 +138,11 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         total = book.money(f"rental over the stated period at {name} for {what}", hours * price * use.horizon, cur,
                            "GPU-hours a month × price per GPU-hour × months")
         said = next((str(v.get("text") or "") for v in (request or {}).get("limits", []) if v.get("name") == "horizon_months"), "")
-        if re.search(r"weeks?|wks?|周|星期|礼拜", said):  # "for 2 weeks", "租两周": said in weeks
+        if re.search(r"days?|天", said):  # "for 10 days", "租 10 天": said in days
+            days = round(use.horizon * 365 / 12, 1)
+            months = book.num("rental period", days, "days", SRC_USAGE_HORIZON, 0 if days == int(days) else 1,
+                              suffix=t("rent.days_unit", lang))
+        elif re.search(r"weeks?|wks?|周|星期|礼拜", said):  # "for 2 weeks", "租两周": said in weeks
             weeks = round(use.horizon * 365 / 7 / 12, 1)
             months = book.num("rental period", weeks, "weeks", SRC_USAGE_HORIZON, 0 if weeks == int(weeks) else 1,
                               suffix=t("rent.weeks_unit", lang))

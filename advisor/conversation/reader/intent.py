@@ -89,11 +89,12 @@ _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上�
                           r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can")
 _HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|行情|多贵|花多少|成本|费用|预算够|电费|折旧|总拥有成本|tco|要花|开销|投入多少",
                  en=r"how much (?:does|do|would|will|is|are|money|to|for|per)(?![a-z])|price|cost|costs|quote|tco|"
-                    r"set (?:me|us) back|going for|selling for|electricity|power bill|ballpark")
+                    r"set (?:me|us) back|going for|selling for|electricity|power bill|ballpark|pricing|"
+                    r"(?:hourly|daily|monthly|rental) rates?|rates? (?:for|per)|how much\s*[?？.!]*\s*$")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
 _PRICE_ASKED = words(zh=r"多少钱|报价|报个价|什么价|行情|价格最低|最低价",
                     en=r"how much (?:would|will|does|do|is|are|money|for|per)(?![a-z])|what(?:'s| is| would be| will be) the (?:price|cost)|"
-                       r"set (?:me|us) back|going for|selling for|"
+                       r"set (?:me|us) back|going for|selling for|pricing|(?:hourly|daily|monthly|rental) rates?|"
                        r"price of|cost of")
 _FEASIBLE = words(zh=r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,40}吗|能跑|跑得动|跑得起|能不能|能否|可不可以|可以吗|行吗|行不行|放得下|"
                     r"装得下|装下|放下|塞得下|能装|能放|能开|能用|吃得下|撑得住",

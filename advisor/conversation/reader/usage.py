@@ -50,9 +50,9 @@ _ALWAYS = re.compile(r"24\s*/\s*7|24x7|around the clock|round the clock|all day(
                      r"continuously|always on|全天候|全天|24\s*小时(?!\s*(?:内|以内|之内))|不间断|一直开着|常开|不停机")
 _HORIZON = re.compile(
     r"(?:(?<![a-z])(?:for|over|during|next|about|roughly|around)\s+(?:the\s+(?:next\s+)?|a\s+period\s+of\s+)?"
-    r"(?:(?:just|only|about|around|roughly|maybe|another)\s+)?"
-    r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*(?P<u>months?|years?|yrs?|weeks?|wks?)(?![a-z]))|"
-    r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期|训练|训|微调|部署|运行|项目)\s*(?P<zn>\d+(?:\.\d+)?|半|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu>月|年|周|星期|礼拜)|"
+    r"(?:(?:just|only|about|around|roughly|maybe|another)\s+)?(?:an?\s+(?=\d))?"
+    r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*(?P<u>months?|years?|yrs?|weeks?|wks?|days?)(?![a-z]))|"
+    r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期|训练|训|微调|部署|运行|项目)\s*(?P<zn>\d+(?:\.\d+)?|半|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu>月|年|周|星期|礼拜|天)|"
     # "三个月多少钱", "一年要多少钱": a period followed by the question of its cost
     r"(?<![\d一二两三四五六七八九十])(?P<zn2>\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu2>月|年)"
     r"(?=\s*(?:下来|总共|一共|共|要|大概|得)?\s*(?:多少钱|多少|费用|租金|成本|花多少|花费))")
@@ -143,7 +143,8 @@ def read_usage(s: str) -> Usage:
         unit = h.group("u") or h.group("zu") or h.group("zu2") or ""
         n = (0.5 if raw in ("半", "half a") or raw.startswith("half") else _SMALL.get(raw) or float(cn_int(raw) or 0)
              if not raw[:1].isdigit() else float(raw))
-        months = n * (12 if unit.startswith(("y", "年")) else 7 * 12 / 365 if unit.startswith(("w", "周", "星", "礼")) else 1)
+        months = n * (12 if unit.startswith(("y", "年")) else 7 * 12 / 365 if unit.startswith(("w", "周", "星", "礼"))
+                      else 12 / 365 if unit.startswith(("d", "天")) else 1)
         if 0 < months <= 240:
             horizon, horizon_text = months, h.group(0).strip()
             start = h.start("n") if h.group("n") else h.start("zn") if h.group("zn") else h.start("zn2")
