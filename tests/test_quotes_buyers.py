@@ -248,3 +248,17 @@ def test_buyer_wordings_are_read(question: str, said: str) -> None:
     head = opening(ask(question))
     assert said in head, head
     assert "as of" in head or "截至" in head
+
+
+def test_annual_rent_is_twelve_months_of_hourly_quotes() -> None:
+    head = opening(ask("annual cost of renting 8x H100"))
+    assert "12 months" in head, head
+    hourly = float(re.search(r"\$([\d.]+) per GPU-hour", head).group(1))  # type: ignore[union-attr]
+    assert amounts(head, "$")[0] == pytest.approx(8 * 8760 * hourly, abs=1)
+
+
+def test_cost_per_year_with_power_is_the_tco_spread_over_its_years() -> None:
+    head = opening(ask("how much per year to run 8 H200 including electricity"))
+    year, tco, purchase, run = amounts(head, "$")[:4]
+    assert head.startswith("**About $") and "a year" in head.split("**")[1], head
+    assert tco == pytest.approx(purchase + 3 * run, abs=3) and year == pytest.approx(tco / 3, abs=1)

@@ -98,6 +98,7 @@ _TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|总成本|总花费|(?:�
 _POWER_ASKED = re.compile(r"电费|耗电|用电|电力成本|power bill|power cost|energy cost|electricity")
 # the network between servers (switches, cables): economics.yaml prices each server with its own NICs, not the fabric
 _FABRIC_ASKED = re.compile(r"infiniband|(?<![a-z])ib(?![a-z])|roce|spectrum[\s-]*x|交换机|组网|网络|fabric|switch(?:es)?")
+_YEAR_RATE = re.compile(r"per year|a year|annual\w*|yearly|each year|every year|每年|一年")
 _MONTH_ASKED = re.compile(r"每月|每个月|一个月|月电费|monthly|per month|a month|each month")
 
 
@@ -118,7 +119,7 @@ def _cost_asked(low: str) -> str:
     """"tco" for a running-cost question ("三年电费加折旧", "3-year TCO"), "power" for the electricity alone
     ("一年电费多少"), else "": the sentence that leads the price answer."""
     if _TCO_ASKED.search(low):
-        return "tco"
+        return "tco_year" if _YEAR_RATE.search(low) and not _YEARS.search(low) else "tco"
     if _POWER_ASKED.search(low):
         return "power_month" if _MONTH_ASKED.search(low) else "power"
     return ""
@@ -255,6 +256,13 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
                        SRC_COST, 0)
         head = t(f"market.server_power{'_month' if div == 12 else ''}", lang, power=power, kwh=kwh) \
             + t("sentence.gap", lang) + head
+    elif first == "tco_year":  # "how much per year to run it, power included": the TCO a year over the horizon
+        run = float(c["power_per_year"]["amount"]) + float(c["operations_per_year"]["amount"])
+        head = t("market.server_tco_year", lang, years=said_years, tco=tco, purchase=total,
+                 year=book.money(f"TCO a year of {count}× {gpu.name}", c["tco_per_year"]["amount"], currency, SRC_COST),
+                 run=book.money(f"power and operations a year of {count}× {gpu.name}", run, currency, SRC_COST)) \
+            + t("sentence.gap", lang) + head
+        more = ""
     elif first == "tco":
         head, more = f"**{more.strip()}**" + t("sentence.gap", lang) + head, ""
     dated = t("clause.sep", lang).join(_dated_input(p, lang) for p in c.get("prices", []))

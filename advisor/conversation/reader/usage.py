@@ -56,6 +56,7 @@ _HORIZON = re.compile(
     # "三个月多少钱", "一年要多少钱": a period followed by the question of its cost
     r"(?<![\d一二两三四五六七八九十])(?P<zn2>\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu2>月|年)"
     r"(?=\s*(?:下来|总共|一共|共|要|大概|得)?\s*(?:多少钱|多少|费用|租金|成本|花多少|花费))")
+_ANNUAL = re.compile(r"annual(?:ly)?|yearly|per year|a year|each year|每年|一年|全年|年租")
 _HALF_YEAR = re.compile(r"half a year|six months|半年")
 
 
@@ -149,6 +150,8 @@ def read_usage(s: str) -> Usage:
             horizon, horizon_text = months, h.group(0).strip()
             start = h.start("n") if h.group("n") else h.start("zn") if h.group("zn") else h.start("zn2")
             spans.append((start, h.end()))  # the verb ("租") stays
+    elif (annual := _ANNUAL.search(s)) and re.search(r"rent|租|cloud|云", s):  # "annual cost of renting": 12 months
+        horizon, horizon_text = 12.0, annual.group(0)
     elif (half := _HALF_YEAR.search(s)) and (re.search(r"用|租|跑|训|调|for|over|rent|use", s[max(0, half.start() - 12):half.start()])
                                              or re.match(r"\s*(?:的|下来|内|里|左右)?\s*(?:[，。,.?？！!；;]|$)", s[half.end():])):
         # "用半年", "租半年", "微调 qwen2.5-32b 半年" (the period closing the clause)
