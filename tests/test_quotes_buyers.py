@@ -262,3 +262,25 @@ def test_cost_per_year_with_power_is_the_tco_spread_over_its_years() -> None:
     year, tco, purchase, run = amounts(head, "$")[:4]
     assert head.startswith("**About $") and "a year" in head.split("**")[1], head
     assert tco == pytest.approx(purchase + 3 * run, abs=3) and year == pytest.approx(tco / 3, abs=1)
+
+
+# --- sales conversations: the follow-up keeps the job and asks its own act ----------------------------------------
+def test_how_many_servers_after_a_single_card_feasibility_counts_the_cards() -> None:
+    turn = ask("我们要买 H20 跑 DeepSeek-R1", "要几台")
+    head = opening(turn)
+    assert head.startswith("**需要") and "台服务器" in head and "整机采购 ¥" in head, head
+    assert opening(ask("我们要买 H20 跑 DeepSeek-R1", "要几台", "多少钱")).count("整机采购 ¥") >= 1
+
+
+def test_cheaper_option_follow_up_is_not_a_model_name() -> None:
+    head = opening(ask("quote for Llama 3.1 70B serving 100 users", "cheaper option?"))
+    assert head.startswith("The cheapest configuration that fits"), head
+
+
+def test_price_follow_ups_keep_period_and_condition() -> None:
+    rent = opening(ask("how much for 8x H100", "what about renting for 6 months"))
+    assert rent.startswith("**Renting 8× NVIDIA H100") and "6 months" in rent, rent
+    used = opening(ask("how much for 8x H100", "and if we buy used"))
+    assert used.startswith("A used NVIDIA H100") and "no used price" in used, used
+    known = opening(ask("8卡3090多少钱", "二手的呢"))
+    assert "二手" in known and "目录里没有二手报价" not in known, known  # the catalog has one (USD, converted)

@@ -79,7 +79,8 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         if intent == "how_much" and _FABRIC_ASKED.search(low):  # "4-node H100 cluster with InfiniBand": not priced
             lead += t("sentence.gap", lang) + t("market.fabric_unpriced", lang)
     if intent in ("how_much", "market"):  # "二手 A100 多少钱", "is a used A100 worth it": the used price, or none, first
-        lead = _used_first(gpus[0], mentions[0].text or gpus[0].name, low, currency, book, lang, lead)
+        lead = _used_first(gpus[0], mentions[0].text or gpus[0].name, low, currency, book, lang, lead,
+                           said=slots.condition == "used")
     if intent == "how_much" and not deciding:
         priced = f"purchase price of {count}× {gpus[0].name} (GPUs only)"
         deciding = priced if any(n.name == priced for n in book.numbers) else ""
@@ -195,17 +196,27 @@ def _card_price(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, la
              kind=_kind_label(p.kind, lang), date=p.date.isoformat())
 
 
-def _used_first(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, lang: str, lead: str) -> str:
+def _used_first(gpu: GpuSpec, name: str, low: str, currency: str, book: Book, lang: str, lead: str,
+                said: bool = False) -> str:
     """"二手 A100 多少钱", "a used A100?": the catalog's used price first, or that it has none (never the new price in
     its place unsaid); `lead` unchanged when "used" is not said next to the card or the lead already gives the used
     price."""
-    at = low.find(said.lower())
-    if at < 0 or not _USED.search(low[max(0, at - 16):at + len(said) + 8]):
+    at = low.find(name.lower())
+    near = at >= 0 and bool(_USED.search(low[max(0, at - 16):at + len(name) + 8]))
+    if not (near or said):  # `said`: used cards asked for in the message ("and if we buy used")
         return lead
-    first = _card_price(gpu, said, low[max(0, at - 16):], currency, book, lang).strip()
-    p = gpu.price(currency, "used")
-    if p is not None and f"{p.amount:,.0f}" in lead:
+    try:  # the catalog's used price, in the other currency converted at the dated rate when only that one is listed
+        amount, date, kind, source = gpu_unit_price(gpu, currency, load_economics(), "used")
+    except AdvisorError:
+        amount, kind = None, ""
+    if amount is None or not kind.startswith("used"):
+        return t("market.card.no_used_price", lang, gpu=gpu.name).strip() + t("sentence.gap", lang) + lead
+    money = book.money(f"price per card of {gpu.name} ({kind})", amount, currency,
+                       f"{SRC_CATALOG}: {gpu.id} price {source} as of {date}")
+    if money in lead:  # the lead already prices it used
         return lead
+    first = t("market.card.used_price", lang, gpu=gpu.name, money=money, kind=_kind_label(kind, lang),
+              date=date.isoformat()).strip()
     return first + t("sentence.gap", lang) + lead
 
 

@@ -171,6 +171,8 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
 
     # a question about the previous answer with nothing new in it ("why that much?", "这个配置要多少钱？", "how many
     # users can that setup serve?"): the last workload answered again for this question
+    if state.answered and slots.empty and state.slots.model is not None and asks("cheapest", text):
+        intent = "which"  # "cheaper option?" after a recommendation: the cheapest configuration of the same job
     about_previous = state.answered > 0 and (intent == "explain" or (
         intent in ("how_much", "how_long", "how_many", "feasibility", "which") and (slots.refers_previous or slots.question_words)))
     if slots.empty and not slots.default and not (slots.advice and state.slots.model is None) and not about_previous:
@@ -194,6 +196,9 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         intent, asked = state.intent, state.act_text + "\n" + text  # "需要多少显存" → "那 128k 呢": still the memory
     working.act_text = state.act_text if asked is not text else text
     read_references(working, slots, intent)
+    if intent == "how_many" and not (slots.candidates or slots.existing or slots.gpu_count) and not asks("users", text) \
+            and len(working.slots.candidates) == 1 and working.slots.existing is None:
+        working.slots.candidates[0].count = None  # "买 H20 跑 R1" → "要几台": the count of that card is the question
     changes = merge(working, slots)
     working.intent = intent
     if working.pending and working.pending not in BLOCKING:
@@ -288,6 +293,8 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
     return False
 
 
+_KEPT_FROM_FOLLOW_UP = ("buy_or_rent", "condition", "usage_hours_month", "usage_per_gpu", "usage_text", "horizon_months",
+                       "horizon_text", "region", "currency")
 _COUNT_ASKED = re.compile(r"how many|几张|多少张|几块|多少块|几台|多少台|几卡|多少卡")
 _OF_THEM = re.compile(r"(\d+|two|three|four|five|six|eight|ten|sixteen)\s+of\s+(?:them|those|these)")
 
@@ -317,7 +324,10 @@ def _catalog_follow_up(state: DialogState, text: str, slots: Slots, intent: str,
     of_them = _OF_THEM.search(text.lower())  # "and 4 of them?": the count said now
     count = slots.gpu_count or (int(n) if of_them and (n := to_number(of_them.group(1))) and 1 <= n <= 4096
                                 else state.catalog_count)
-    prev.existing, prev.gpu_count, prev.buy_or_rent = None, count, slots.buy_or_rent
+    prev.existing, prev.gpu_count = None, count
+    for name in _KEPT_FROM_FOLLOW_UP:  # "what about renting for 6 months", "and if we buy used": said now, kept
+        if getattr(slots, name) is not None:
+            setattr(prev, name, getattr(slots, name))
     for m in prev.candidates:
         m.count = count
     return prev, again, asked

@@ -62,7 +62,7 @@ _DEFAULT = re.compile(
 _RESET = re.compile(r"^\s*(?:重新开始|重来|清空|换个问题|新问题|从头再来|start over|reset|new question|clear|restart)\s*[.!。！]*\s*$")
 _GREETING = re.compile(r"^\s*(?:你好|您好|嗨|哈喽|在吗|hi|hello|hey|good (?:morning|afternoon|evening))\s*[,.!。！~，]*\s*$")
 _THANKS = re.compile(r"^\s*(?:谢谢|多谢|感谢|thanks|thank you|thx|ty)\s*(?:你|您|a lot|so much)?\s*[.!。！~]*\s*$")
-_QUESTION = re.compile(r"[?？]|吗|呢|么|多少|怎么|如何|哪|什么|能不能|够不够|可不可以|是否|\bhow\b|\bwhat\b|\bwhich\b|\bcan\b|\bshould\b|\bis it\b|\bwould\b|\benough\b")
+_QUESTION = re.compile(r"[?？]|吗|呢|么|多少|(?<![十几])几(?![乎十])|怎么|如何|哪|什么|能不能|够不够|可不可以|是否|\bhow\b|\bwhat\b|\bwhich\b|\bcan\b|\bshould\b|\bis it\b|\bwould\b|\benough\b")
 _ADVICE = words(zh=r"显卡|gpu|算力|硬件|服务器|配置|推荐|选卡|买卡|大模型",
                 en=r"llm|hardware|graphics card|recommend\w*|which card|what card|server")
 _DEFAULT_ANYWHERE = re.compile(r"(?:用|按|都|全部|就)默认|默认(?:就|即可|吧)|use (?:the )?defaults?|defaults? (?:for|is|are) fine|"

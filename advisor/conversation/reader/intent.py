@@ -286,7 +286,9 @@ _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|sho
 # "the cheapest hardware to run R1", "最便宜的方案": the lowest purchase that fits, before the recommendation
 _CHEAPEST = re.compile(r"(?<![a-z])(?:cheapest|least expensive|lowest[\s-]cost|most affordable|as cheap as possible|"
                        r"cheapest possible|on a shoestring|lowest price)(?![a-z])|最便宜|最省钱|成本最低|花钱最少|最低成本|最划算的配置|"
-                       r"价格最低|最低价|最实惠|预算最低|最少的钱")
+                       r"价格最低|最低价|最实惠|预算最低|最少的钱|有没有更便宜|更便宜的(?:方案|配置|选择|卡)|便宜(?:一)?点的|"
+                       r"(?<![a-z])(?:cheaper|less expensive|more affordable) (?:option|alternative|setup|config\w*|one|way|hardware)|"
+                       r"(?:something|anything) cheaper")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
                    "cheapest"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {

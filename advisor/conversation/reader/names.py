@@ -95,10 +95,10 @@ _FAMILY_SIZE = re.compile(
     r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
     rf"[\s\-_]*(?:(?P<ver>\d+\.\d+)[\s\-_]*|(?P<ver2>\d+)[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
 _MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
-                         r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|豆包|doubao|"
+                         r"bloom|opt(?=[\s\-_]*\d)|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|豆包|doubao|"
                          r"讯飞星火|星火大模型|盘古大模型|"
                          r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss|"
-                         r"devstral|magistral|ministral|phi|longcat|ling-|ring-)[\w.\-]*"
+                         r"devstral|magistral|ministral|phi(?=[\s\-_]*\d)|longcat|ling-|ring-)[\w.\-]*"
                          r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|behemoth|air|flash|pro|max|mini|"
                          r"next|coder|instruct|thinking|turbo|nano|small|medium|large|super|ultra|oss|vl|omni))*")
 
