@@ -284,3 +284,12 @@ def test_price_follow_ups_keep_period_and_condition() -> None:
     assert used.startswith("A used NVIDIA H100") and "no used price" in used, used
     known = opening(ask("8卡3090多少钱", "二手的呢"))
     assert "二手" in known and "目录里没有二手报价" not in known, known  # the catalog has one (USD, converted)
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("RMB 500k budget for Qwen3-32B, 100 users", "¥500,000"),
+    ("预算二十万人民币，跑 qwen2.5-32b 推理", "¥200,000"),
+    ("I have two hundred thousand dollars for Llama 3.1 70B", "$200,000"),
+])
+def test_budget_currency_as_typed(question: str, said: str) -> None:
+    assert said in opening(ask(question)).split("**")[1]

@@ -43,6 +43,8 @@ _BARE_K = re.compile(r"(?<![\d.$¥￥a-z])(1|2|4|8|16|32|64|128|256|512)\s*k(?![
 _MONEY = [
     # ¥200k, ￥ 50 万, $50k, $1.5m
     re.compile(rf"(?P<cur>[¥￥$])\s*(?P<num>{DIGITS})\s*(?P<unit>万|千|k|w|m|mn|million|thousand)?(?![a-z])"),
+    # RMB 500k, CNY 2m, USD 50k: the currency's code before the amount
+    re.compile(rf"(?<![a-z])(?P<cur>rmb|cny|usd)\s*(?P<num>{DIGITS})\s*(?P<unit>万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"),
     # 50k usd, 50 thousand dollars, 20万元, 20万 人民币, 1.5 million rmb
     re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片))|人民币)(?![a-z])"),  # "两块显卡": cards
 ]
