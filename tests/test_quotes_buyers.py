@@ -293,3 +293,16 @@ def test_price_follow_ups_keep_period_and_condition() -> None:
 ])
 def test_budget_currency_as_typed(question: str, said: str) -> None:
     assert said in opening(ask(question)).split("**")[1]
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("what's the lead time for B200 servers", "The catalog holds no delivery lead times"),
+    ("H200 多久能到货", "目录里没有 NVIDIA H200 SXM 141GB 的交货周期"),
+    ("MI300X in China?", "**No** — the AMD Instinct MI300X is “restricted”"),
+    ("how much are H100s in China", "One NVIDIA H100 SXM5 80GB costs about ¥"),
+    ("can NVIDIA deliver H20 to Beijing", "**Only with an export licence**"),
+])
+def test_delivery_and_china_questions(question: str, first: str) -> None:
+    head = opening(ask(question))
+    assert head.startswith(first), head
+    assert "as of" in head or "截至" in head

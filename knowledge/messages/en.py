@@ -801,6 +801,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.budget.none": "**{budget} does not buy one {gpu} with a server around it**: one card is {per} ({kind}, as of {date}), {one} with its server.",
     "market.budget.no_price": "**The catalog has no dated price for the {gpu}**, so I cannot say how many {budget} buys.",
     "market.server_tco_year": "**About {year} a year** over {years} years: the {years}-year total cost of ownership of {tco} is the {purchase} purchase plus {run} a year of power and operations at full utilisation.",
+    "market.lead_time_unknown": "The catalog holds no delivery lead times for the {gpu}; ask the supplier for a dated one. What it does hold:",
     "market.server_tco": "{years}-year total cost of ownership (server, power, operations, full utilisation): about {tco}.",
     "market.dated_inputs": "Dated inputs: ",
     # --- "is the A100 still worth buying?" (advisor/conversation/render/value.py) ---

@@ -797,6 +797,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.budget.none": "**{budget} 配不了一台 {gpu} 整机**：单卡 {per}（{kind}，截至 {date}），配成 1 卡整机约 {one}。",
     "market.budget.no_price": "**目录里没有 {gpu} 的带日期价格**，算不出 {budget} 能配几张。",
     "market.server_tco_year": "**按 {years} 年摊算每年约 {year}**：{years} 年总拥有成本 {tco} = 整机采购 {purchase} + 每年电费运维 {run}（满负荷）。",
+    "market.lead_time_unknown": "目录里没有 {gpu} 的交货周期，请向供应商要一个带日期的交期。目录里有的是：",
     "market.server_tco": "{years} 年总拥有成本（整机、电费、运维，满负荷）约 {tco}。",
     "market.dated_inputs": "带日期的输入：",
     # --- "A100 还值得买吗"（advisor/conversation/render/value.py）---

@@ -78,6 +78,8 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
                             for g, m in zip(gpus[1:], mentions[1:], strict=True))
         if intent == "how_much" and _FABRIC_ASKED.search(low):  # "4-node H100 cluster with InfiniBand": not priced
             lead += t("sentence.gap", lang) + t("market.fabric_unpriced", lang)
+    if intent in ("how_much", "market") and _LEAD_TIME.search(low):  # "H200 多久能到货": not in the catalog, said first
+        lead = t("market.lead_time_unknown", lang, gpu=gpus[0].name) + t("sentence.gap", lang) + lead
     if intent in ("how_much", "market"):  # "二手 A100 多少钱", "is a used A100 worth it": the used price, or none, first
         lead = _used_first(gpus[0], mentions[0].text or gpus[0].name, low, currency, book, lang, lead,
                            said=slots.condition == "used")
@@ -281,6 +283,7 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
                                                               SRC_COST)
 
 
+_LEAD_TIME = re.compile(r"lead[\s-]?times?|delivery (?:time|date)|how (?:long|soon)|到货|交期|交货|货期|多久")
 _VALUE_COMPARED = re.compile(r"性价比|划算|值得|value|bang for|worth|per dollar|for the money")
 _COST_COMPARED = re.compile(r"tco|总拥有成本|成本|价格|价钱|多少钱|报价|便宜|贵|花费|cost|price|cheaper|expensive|quote")
 

@@ -58,11 +58,13 @@ _EXPLAIN = re.compile(r"为什么|为啥|怎么算|如何算|怎么来的|哪来
                       r"(?:computed|calculated|get|arrive|derive)|where (?:does|do|did) .{0,80}? come from|explain|breakdown|"
                       r"break (?:it|that|this) down|what makes up|walk me through|从哪来|从哪里来|怎么得出|构成")
 _MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售|"
-                  r"卖到|卖给|卖进|进口|出口|运到国内|运进|发货到|国内(?:能|可以|有)",
+                  r"卖到|卖给|卖进|进口|出口|运到国内|运进|发货到|国内(?:能|可以|有)|到货|交期|交货|货期|发货",
                en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
                   r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
                   r"sold in|on sale|for sale|on the market|(?:ship|import|deliver|sell|export)\w* [^.?!]{0,40}?(?:to|in|into) "
-                  r"(?:mainland )?china")
+                  r"(?:mainland )?(?:china|beijing|shanghai|shenzhen|guangzhou|hangzhou|chengdu)|"
+                  r"lead[\s-]?times?|delivery (?:time|date)s?|how (?:long|soon) (?:to|until|before) (?:deliver|ship|arrive|get)")
+_IN_CHINA = re.compile(r"(?<![a-z])(?:in|into) (?:mainland )?china(?![a-z])")
 _COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)|代替|替代|取代|而不是|而非|"
                     r"(?:和|跟|与|同)\S{1,16}?比|比起来|怎么选|选哪|pk",
                 en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or|worth (?:it|the \w+) over|rather than|"
@@ -181,8 +183,8 @@ def _by_cue(text: str, slots: Slots, follow_up: bool) -> tuple[str, bool] | None
         return "capabilities", True
     if slots.claim is not None or (_CLAIM.search(s) and re.search(r"\d", s) and not _WHAT_IF.match(s)):
         return "claim", True
-    if _MARKET.search(s) and gpus and not has_model:
-        return "market", True
+    if (_MARKET.search(s) or (_IN_CHINA.search(s) and not _HOW_MUCH.search(s))) and gpus and not has_model:
+        return "market", True  # "MI300X in China?": its status there ("how much are H100s in China": the price)
     if gpus >= 2 and (_COMPARE.search(s) or _PICK.search(s)) and not _HOW_MANY.search(s):
         return "compare", True
     if _EXPLAIN.search(s) and not _FEASIBLE.search(s) and not _WHICH.search(s):
