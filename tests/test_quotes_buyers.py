@@ -306,3 +306,15 @@ def test_delivery_and_china_questions(question: str, first: str) -> None:
     head = opening(ask(question))
     assert head.startswith(first), head
     assert "as of" in head or "截至" in head
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("两台 DGX H100 报价", "2 台服务器共 16 卡 NVIDIA H100"),
+    ("L40S 每小时租金", "**NVIDIA L40S 租用每 GPU 小时"),
+    ("一台8卡H200 三年下来总共要花多少", "**3 年总拥有成本"),
+    ("can a Chinese company buy B200", "**No** — the NVIDIA B200"),
+])
+def test_more_buyer_wordings(question: str, first: str) -> None:
+    head = opening(ask(question))
+    assert head.startswith(first), head
+    assert "as of" in head or "截至" in head

@@ -95,7 +95,7 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
                                "deciding": deciding})
 
 
-_TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|总成本|总花费|(?:含|连|加上?|包括)电费|tco|total cost|running cost|"
+_TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|总成本|总花费|年下来|年总共|年一共|年要花|年花多少|(?:含|连|加上?|包括)电费|tco|total cost|running cost|"
                         r"(?:including|incl\.?|with|plus) (?:the )?(?:power|electricity)|years? of (?:power|electricity|running)|"
                         r"(?:power|electricity) (?:for|over) (?:\d+|one|two|three|four|five) years?|\d\s*年(?:的)?电费")
 _POWER_ASKED = re.compile(r"电费|耗电|用电|电力成本|power bill|power cost|energy cost|electricity")

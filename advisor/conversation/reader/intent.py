@@ -60,7 +60,8 @@ _EXPLAIN = re.compile(r"为什么|为啥|怎么算|如何算|怎么来的|哪来
 _MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|可以买|有货|缺货|禁售|禁运|出口管制|管制|限制|供货|在售|停售|"
                   r"卖到|卖给|卖进|进口|出口|运到国内|运进|发货到|国内(?:能|可以|有)|到货|交期|交货|货期|发货",
                en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
-                  r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
+                  r"(?:buy|get|purchase)|(?:chinese|china-based|china based) (?:companies|company|customers?|firms?|clients?|buyers?)|"
+                  r"can (?:a|an|our|my|the) [\w\s-]{0,30}?(?:buy|get|purchase|import)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
                   r"sold in|on sale|for sale|on the market|(?:ship|import|deliver|sell|export)\w* [^.?!]{0,40}?(?:to|in|into) "
                   r"(?:mainland )?(?:china|beijing|shanghai|shenzhen|guangzhou|hangzhou|chengdu)|"
                   r"lead[\s-]?times?|delivery (?:time|date)s?|how (?:long|soon) (?:to|until|before) (?:deliver|ship|arrive|get)")
@@ -89,7 +90,7 @@ _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上�
                           r"(?<![a-z])(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+)?"
                           r"(?:context|sequence length|seq(?:uence)? len)|how (?:long|large|big) (?:a |of a )?(?:context|"
                           r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can")
-_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|行情|多贵|花多少|成本|费用|预算够|电费|折旧|总拥有成本|tco|要花|开销|投入多少",
+_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|行情|租金|月租|时租|多贵|花多少|成本|费用|预算够|电费|折旧|总拥有成本|tco|要花|开销|投入多少",
                  en=r"how much (?:does|do|would|will|is|are|money|to|for|per)(?![a-z])|price|cost|costs|quote|tco|"
                     r"set (?:me|us) back|going for|selling for|electricity|power bill|ballpark|pricing|"
                     r"(?:hourly|daily|monthly|rental) rates?|rates? (?:for|per)|how much\s*[?？.!]*\s*$")

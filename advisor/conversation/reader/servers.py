@@ -31,7 +31,7 @@ _BEFORE = [
     # "2x 8-gpu nodes of ", "two 8-gpu "(… "servers" after the name)
     re.compile(rf"{_N}\s*(?:x|×|\*)?\s*{_M}\s*-?\s*(?:gpus?|cards?|way)\s*(?P<srv>{_SERVER}\s*(?:of|with)?\s*)?$"),
     # "2 dgx ", "4 hgx "
-    re.compile(rf"{_N}\s*(?:x|×|\*)?\s*(?P<dgx>dgx|hgx)\s*$"),
+    re.compile(rf"{_N}\s*(?:x|×|\*|台|套|个)?\s*(?P<dgx>dgx|hgx)\s*$"),
     # "两台 8 卡 ", "2台8卡的", "2 个节点 8 卡 "
     re.compile(rf"{_N}\s*(?:台|个节点|个服务器|台服务器|台机器)\s*(?:每台\s*)?{_M}\s*(?:卡|张|块)\s*(?:的\s*)?$"),
     # "2机16卡 ", "双机八卡 "
