@@ -858,7 +858,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.hourly": "**Renting a {gpu} costs {lo}–{hi} per GPU-hour** ({n} dated quotes). ",
     "rent.hourly_one": "**Renting a {gpu} costs {lo} per GPU-hour** (a dated quote). ",
     "rent.month": "**Renting**: {what} {how} is {h} a month; rented, that is {quotes} a month.",
-    "rent.period": "**Renting {what} for {months} costs {total}** at {name} ({unit} per GPU-hour as of {date}).",
+    "rent.period": "**Renting {what} for {months} costs {total}** at {name} (its dated quote below: {unit} per GPU-hour as of {date}).",
     "rent.period_job": " The job itself takes about {h}.",
     "rent.other_option": "No provider in the catalog rents the {lead} recommended for buying; the rental here is for {what}, the first option that can be rented.",
     "rent.not_fit": "Note: {what} does not hold this job as asked (below); its rental price is for the card as named. ",

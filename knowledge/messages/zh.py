@@ -854,7 +854,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.hourly": "**{gpu} 租用每 GPU 小时 {lo}–{hi}**（{n} 家带日期报价）。",
     "rent.hourly_one": "**{gpu} 租用每 GPU 小时 {lo}**（带日期报价）。",
     "rent.month": "**租用**：{what} {how}每月 {h}，每月租金：{quotes}。",
-    "rent.period": "**租 {what} {months}共 {total}**（按 {name} 每 GPU 小时 {unit}，截至 {date}）。",
+    "rent.period": "**租 {what} {months}共 {total}**（按下面 {name} 的带日期报价：每 GPU 小时 {unit}，截至 {date}）。",
     "rent.period_job": "这个任务本身约需 {h}。",
     "rent.other_option": "目录里没有云厂商出租推荐采购的 {lead}；这里的租金按能租到的第一个方案 {what} 计算。",
     "rent.not_fit": "注意：按原样 {what} 放不下这个任务（见下文）；以下租金按所问的卡计算。",

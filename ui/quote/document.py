@@ -361,12 +361,26 @@ def _assumptions(turn: TurnLike) -> list[str]:
 
 
 def headline(turn: TurnLike) -> str:
-    """The answer's first line without Markdown emphasis: what the recommendation says in one sentence."""
+    """The answer's first line without Markdown emphasis: what the recommendation says in one sentence (the chat's
+    "within your budget of …" opening left out: the quote lists the budget under its constraints)."""
     for line in str(_get(turn, "answer", "") or "").splitlines():
         text = re.sub(r"[*_`#>]+", "", line).strip()
         if text and not text.startswith("<"):
-            return text
+            return _WITHIN_BUDGET.sub("", text, count=1)
     return ""
+
+
+def _budget_opening() -> re.Pattern[str]:
+    """The chat lead's budget opening (render.lead.within_budget) in either language, any amounts."""
+    alts = []
+    for lang in LANGS:
+        for key in ("lead.within_budget", "lead.within_budget.spent"):
+            said = re.sub(r"[*_`#>]+", "", t(key, lang, budget="\0", spent="\0", when="\0"))
+            alts.append(".+?".join(re.escape(part) for part in said.split("\0")))
+    return re.compile("^(?:" + "|".join(sorted(alts, key=len, reverse=True)) + ")")
+
+
+_WITHIN_BUDGET = _budget_opening()
 
 
 def build_quote(turn: TurnLike, *, questions: Sequence[str] = (), lang: str = "en",
