@@ -884,6 +884,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.faster_and_cheaper": "**{a} is faster and costs less**: {x} per user against {y} on {b} ({r}×), {pa} to buy against {pb}.",
     "compare.trade_off": "**{a} is faster ({r}×), {b} costs less**: {x} per user against {y}; {pa} to buy against {pb}.",
     "compare.cheaper": "**{a} costs less**: {x} to buy against {y} for {b}.",
+    "compare.per_token.dated": " Card prices: {a} as of {da}, {b} as of {db}.",
     "compare.per_token": "**{a} costs less per token**: {x} per million output tokens against {y} on {b} (owned: the 3-year TCO over the tokens generated at this load, running around the clock).",
     "compare.tco": "**{a} has the lowest {years}-year TCO**: {x} ({rest}).",
     "compare.tco.other": "{name} {x}",

@@ -880,6 +880,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.faster_and_cheaper": "**{a} 更快也更便宜**：每路 {x}，{b} 为 {y}（{r}×）；整机 {pa}，{b} 为 {pb}。",
     "compare.trade_off": "**{a} 更快（{r}×），{b} 更便宜**：每路 {x} 对 {y}；整机 {pa} 对 {pb}。",
     "compare.cheaper": "**{a} 更便宜**：整机 {x}，{b} 为 {y}。",
+    "compare.per_token.dated": "显卡价格：{a} 截至 {da}，{b} 截至 {db}。",
     "compare.per_token": "**{a} 每 token 成本更低**：每百万输出 token {x}，{b} 为 {y}（自有：3 年总拥有成本摊到这个负载下全天候生成的 token）。",
     "compare.tco": "**{a} 的 {years} 年总拥有成本最低**：{x}（{rest}）。",
     "compare.tco.other": "{name} {x}",

@@ -182,7 +182,9 @@ def _per_token_verdict(fit: list[dict[str, Any]], name: Any, book: Book, lang: s
     src = "advisor.estimator.cost.estimate_tco (cost per million tokens, owned)"
     x = book.money(f"owned cost per million output tokens on {name(a)}", float(ca["amount"]), str(ca["currency"]), src)
     y = book.money(f"owned cost per million output tokens on {name(b)}", float(cb["amount"]), str(cb["currency"]), src)
-    return t("compare.per_token", lang, a=name(a), b=name(b), x=x, y=y) + _ruled_out(a, name(a), lang)
+    da, db = ((o.get("price") or {}).get("as_of") for o in (a, b))
+    dated = t("compare.per_token.dated", lang, a=name(a), b=name(b), da=da, db=db) if da and db else ""
+    return t("compare.per_token", lang, a=name(a), b=name(b), x=x, y=y) + dated + _ruled_out(a, name(a), lang)
 
 
 def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang: str, deadline: bool = False
