@@ -318,3 +318,20 @@ def test_more_buyer_wordings(question: str, first: str) -> None:
     head = opening(ask(question))
     assert head.startswith(first), head
     assert "as of" in head or "截至" in head
+
+
+@pytest.mark.parametrize(("text", "budget", "currency"), [
+    ("预算 1 个亿 部署 deepseek-v3", 1e8, "CNY"),
+    ("50K$ for llama 70b", 5e4, "USD"),
+    ("budget around 30-40k for Qwen2.5-72B", 4e4, "USD"),  # a range: its top is the cap
+    ("RMB 500k budget", 5e5, "CNY"),
+    ("200k budget to fine-tune Llama 3.1 70B", 2e5, "USD"),
+    ("20w 能买几张 L20", 2e5, "CNY"),
+])
+def test_budget_amounts_read_as_typed(text: str, budget: float, currency: str) -> None:
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    lang = "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
+    slots = extract(text, load_catalog(), lang=lang)
+    assert (slots.budget, slots.currency) == (budget, currency)

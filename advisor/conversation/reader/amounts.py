@@ -46,10 +46,11 @@ _MONEY = [
     # RMB 500k, CNY 2m, USD 50k: the currency's code before the amount
     re.compile(rf"(?<![a-z])(?P<cur>rmb|cny|usd)\s*(?P<num>{DIGITS})\s*(?P<unit>万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"),
     # 50k usd, 50 thousand dollars, 20万元, 20万 人民币, 1.5 million rmb
-    re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片))|人民币)(?![a-z])"),  # "两块显卡": cards
+    re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片))|人民币|\$)(?![a-z])"),  # "两块显卡": cards
 ]
 _BUDGET_BARE = re.compile(
-    rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
+    rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?:\d+(?:\.\d+)?\s*(?:-|~|～|到|至|to)\s*)?"  # "30-40k": the top
+    rf"(?P<num>{NUM})\s*(?:个\s*(?=亿))?(?P<unit>亿|千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
 )
 # the amount before the word: "3w预算", "5千的预算", "两万块预算"
 _BUDGET_BEFORE = re.compile(
