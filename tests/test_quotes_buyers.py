@@ -335,3 +335,10 @@ def test_budget_amounts_read_as_typed(text: str, budget: float, currency: str) -
     lang = "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
     slots = extract(text, load_catalog(), lang=lang)
     assert (slots.budget, slots.currency) == (budget, currency)
+
+
+def test_quote_follow_ups_keep_the_price() -> None:
+    swap = opening(ask("客户要部署 DeepSeek-V3，给个配置和报价", "换成 H20 呢"))
+    assert "NVIDIA H20" in swap and "整机采购 ¥" in swap and "截至" in swap, swap
+    that = opening(ask("serve Qwen2.5-72B to 100 users on H100", "how much is that"))
+    assert "does not hold it" in that and "$" in that and "to buy" in that, that

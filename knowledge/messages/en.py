@@ -309,6 +309,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.fast": ", faster than {why} of {rate} per user, so not laggy",
     "lead.speed.slow": ", slower than {why} of {rate} per user, so it will feel laggy",
     "lead.no_used_price": "The catalog has no used price for the {gpu}, so it is priced new below. ",
+    "lead.price_of_fitting": "{one} does not hold it; {fits} does: ",
     "lead.within_budget": "**Within your budget of {budget}**: ",
     "lead.within_budget.spent": "**Within your budget of {budget}** ({spent} to buy, card prices as of {when}): ",
     "lead.yes": "**Yes** — {text}",

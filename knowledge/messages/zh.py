@@ -307,6 +307,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.fast": "，高于{why}（每路 {rate}），不会卡",
     "lead.speed.slow": "，低于{why}（每路 {rate}），会卡",
     "lead.no_used_price": "目录里没有 {gpu} 的二手价，下面按新卡价格计算。",
+    "lead.price_of_fitting": "{one} 放不下，{fits} 可以：",
     "lead.within_budget": "**在 {budget} 预算以内**：",
     "lead.within_budget.spent": "**在 {budget} 预算以内**（整机采购 {spent}，显卡价格截至 {when}）：",
     "lead.yes": "**可以**：{text}",

@@ -247,7 +247,7 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 
 # the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
 # users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
-_KEPT_ACTS = ("explain", "how_many", "how_long")
+_KEPT_ACTS = ("explain", "how_many", "how_long", "how_much")  # "给个报价" → "换成 H20 呢": still the price
 
 
 def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,

@@ -124,6 +124,15 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             return led
     if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
         return _in_servers(fs.count_lead(users[0], ev, book, lang), users[0], ev, book, lang)
+    same = next((x for x in [*ev.alternatives, *(ev.recommendation.options if ev.recommendation else [])]
+                 if x.fits and users and x.gpu == users[0].gpu), None) if intent == "how_much" else None
+    if same is not None and len(users) == 1 and not users[0].fits:
+        # "how much is that?" when the named card alone does not hold the job: the price of the count of it that does
+        led_price = fs.price_lead(same, ev, book, lang)
+        if led_price is not None:
+            led_price.text = t("lead.price_of_fitting", lang, one=opt_name(users[0], book), fits=opt_name(same, book)) \
+                + led_price.text
+            return led_price
     one_short = intent in ("how_long", "how_much") and len(users) == 1 and not users[0].fits
     if (intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1) or one_short:
         # "how long on my one 4090?" when it does not fit there: that first, then what would
