@@ -2,8 +2,9 @@
 "3 epochs", "训练 3 轮".
 
 The training token budget is samples × tokens per sample × epochs (decimal scales: "1k tokens" is 1,000 here, a
-count of tokens, not a context length). Only the sample count and the epochs are consumed: the per-sample length
-stays in the text, where `read_context` takes it as the sequence length the job trains at, as before.
+count of tokens, not a context length). The per-sample length is also the sequence length the job trains at
+(k = 1024 there, as `read_context` reads "2k"): "100k examples of 512 tokens" trains 512-token sequences, not
+the default context; a context word elsewhere in the message ("8k context") still wins, read after this.
 A count of samples without a length, or epochs without a dataset, sets nothing (the dialog's default stays, and
 says so).
 """
@@ -14,7 +15,7 @@ import re
 
 from advisor.conversation.reader.ranges import check
 from advisor.conversation.reader.slots import Slots
-from advisor.conversation.reader.text import EN_WORD_NUM, NUM, Text, scaled
+from advisor.conversation.reader.text import EN_WORD_NUM, NUM, Text, scaled, to_number
 
 _SCALE = r"(?:万亿|亿|千万|百万|十万|万|千|thousand|million|billion|[kmbw])"
 _ITEMS_EN = (r"(?:samples?|examples?|conversations?|dialog(?:ue)?s?|records?|rows?|instructions?|pairs?|"
@@ -62,7 +63,10 @@ def read_dataset(t: Text, slots: Slots) -> None:
                 slots.train_tokens = tokens
             else:
                 slots.out_of_range.append(wrong)
-            t.consume(m.start("count"), m.start("len"))
+            seq = int(round((to_number(m.group("len")) or 0) * (1024 if m.group("lunit") else 1)))
+            if check("context", seq) is None:
+                slots.context = seq
+            t.consume(m.start("count"), m.end("len"))
             return
 
 
