@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from rules.findings import Finding
 
 log = logging.getLogger(__name__)
+PREFERENCE_METHODS = ("DPO", "KTO", "IPO")  # sized as that objective; online RL (GRPO, PPO) is not modelled
 log.addHandler(logging.NullHandler())
 
 
@@ -46,7 +47,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
         catalog = load_catalog()
     steps = [] if steps is None else steps
     w = request.workload
-    if request.reference_method and w.is_training and w.method == "sft":  # "DPO …": sized as DPO
+    if request.reference_method in PREFERENCE_METHODS and w.is_training and w.method == "sft":  # "DPO …": sized as DPO
         request = replace(request, workload=replace(w, method=request.reference_method.lower()))
     workload, constraints = request.workload, request.constraints
     model = catalog.model(workload.model or "")

@@ -480,6 +480,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.why.one": "**这里一张卡就够**：按 {fmt} 共需 {total}（其中权重 {weights}），一张 {card} 放得下（可用 {usable}）。",
     "acts.why.none": "**因为按 {fmt} 仅权重就有 {weights}**（{arith}）；加上 KV 缓存、激活和运行时开销，单卡共需 {total}。",
     "acts.why.bigger": "要单卡放下，只能换显存更大的卡，如 {card}（{memory}），或用更小的权重格式（FP8 或 4 bit）。",
+    "acts.rl.unsupported": "**{method}（在线强化学习）不在估算范围内**：生成 rollout、奖励打分和冻结的参考模型都没有算进去，下面只按{task}估算策略模型的训练步，是显存和时间的下限。",
+    "acts.rl.generic": "**强化学习（在线 RL）微调不在估算范围内**：生成 rollout、奖励打分和冻结的参考模型都没有算进去，下面只按{task}估算策略模型的训练步，是显存和时间的下限。",
     "acts.dpo.adapter": "{method} 这里按 {task} 估算：参考模型就是关闭适配器的基座模型（TRL 配合 PEFT 时的做法），不需要第二份权重；全参数 {method} 还要一份冻结的权重：+{extra}（BF16，{params}B 参数 × 2 字节），未分片时每卡都要。",
     "acts.dpo.full": "{method} 这里按策略模型的 {task} 估算，并计入冻结的参考模型（第二份权重，下面的数字已包含）：+{extra}（BF16，{params}B 参数 × 2 字节），除非 ZeRO-3 分片，否则每卡都要；每个提示含选中与拒绝两条回答序列。",
     "lead.count_card": "没有指定显卡，您说的卡数按这项任务搜索到的首选 {gpu} 计算；指定型号可按该卡计算。",

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 
+from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.reader.ranges import check
 from advisor.conversation.reader.slots import Slots
-from advisor.conversation.reader.text import EN_WORD_NUM, NUM, Text, scaled, to_number
+from advisor.conversation.reader.text import EN_WORD_NUM, NUM, Text, scaled
 
 _SCALE = r"(?:万亿|亿|千万|百万|十万|万|千|thousand|million|billion|[kmbw])"
 _ITEMS_EN = (r"(?:samples?|examples?|conversations?|dialog(?:ue)?s?|records?|rows?|instructions?|pairs?|"
@@ -63,7 +64,7 @@ def read_dataset(t: Text, slots: Slots) -> None:
                 slots.train_tokens = tokens
             else:
                 slots.out_of_range.append(wrong)
-            seq = int(round((to_number(m.group("len")) or 0) * (1024 if m.group("lunit") else 1)))
+            seq = round((to_number(m.group("len")) or 0) * (1024 if m.group("lunit") else 1))
             if check("context", seq) is None:
                 slots.context = seq
             t.consume(m.start("count"), m.end("len"))

@@ -318,10 +318,17 @@ def engines_compared(text: str) -> tuple[str, ...]:
 
 # preference tuning that keeps a frozen reference model beside the policy (TRL DPOTrainer, KTOTrainer)
 _REFERENCE_METHOD = re.compile(r"(?<![a-z])(dpo|kto|ipo)(?![a-z])")
+# online reinforcement learning: each step also generates rollouts with the policy (TRL GRPOTrainer, PPOTrainer)
+_RL_METHOD = re.compile(r"(?<![a-z])(grpo|ppo|rloo|dapo|rlhf)(?![a-z])|(强化学习|reinforcement[\s-]*learning)")
+RL_METHODS = ("GRPO", "PPO", "RLOO", "DAPO", "RLHF", "RL")
 
 
 def reference_method(text: str) -> str:
     """"DPO training Llama 3.1 8B …": the preference method named whose loss needs a frozen reference model
-    ("DPO", "KTO", "IPO"), else ""."""
-    m = _REFERENCE_METHOD.search((text or "").lower())
+    ("DPO", "KTO", "IPO"), or an online RL method whose rollouts the sizing leaves out (`RL_METHODS`), else ""."""
+    s = (text or "").lower()
+    rl = _RL_METHOD.search(s)
+    if rl:  # online RL is named first: its rollouts are what the sizing leaves out ("GRPO", "强化学习" -> "RL")
+        return rl.group(1).upper() if rl.group(1) else "RL"
+    m = _REFERENCE_METHOD.search(s)
     return m.group(1).upper() if m else ""

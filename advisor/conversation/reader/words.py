@@ -54,7 +54,7 @@ _TASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"冻结|freeze"), "freeze"),
     (re.compile(r"预训练|从头训练|从零训练|从零开始训练|从头开始训练|pre[\s\-_]*train\w*|from scratch|继续预训练|continued pretrain\w*"), "pretrain"),
 ]
-_FINETUNE = re.compile(r"微调|精调|fine[\s\-_]*tun\w*|finetun\w*|(?<![a-z])sft(?![a-z])|instruction[\s\-_]*tun\w*|指令微调|调优|(?<![a-z])(?:dpo|kto|ipo|orpo|simpo|rlhf)(?![a-z])|偏好(?:对齐|优化|训练)")
+_FINETUNE = re.compile(r"微调|精调|fine[\s\-_]*tun\w*|finetun\w*|(?<![a-z])sft(?![a-z])|instruction[\s\-_]*tun\w*|指令微调|调优|(?<![a-z])(?:dpo|kto|ipo|orpo|simpo|rlhf|grpo|ppo|rloo|dapo)(?![a-z])|偏好(?:对齐|优化|训练)|强化学习")
 _TRAIN = re.compile(r"训练|(?<![a-z])train(?:ing|ed)?(?![a-z])")
 _INFER = re.compile(
     r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"

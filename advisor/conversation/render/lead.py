@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render.acts import engines_lead, reference_note, why_count_lead
+from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, link_text
 from advisor.conversation.render.labels import format_label, task_label
@@ -47,6 +47,8 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         led.text = led.text.rstrip() + t("sentence.gap", lang) + note
     if state.slots.model_assumed == "default" and ev.engines:  # engines compared with no model named
         led.text = t("acts.engine.default_model", lang, model=ev.model.name) + led.text
+    if rl_note(ev, lang):  # "GRPO …": not modelled, said before anything else
+        led.text = rl_note(ev, lang) + led.text
     if state.slots.model_assumed == "coding":  # no model named for a coding use: the answer is for the coding default
         led.text = t("lead.coding_default", lang, model=ev.model.name) + led.text
     if ev.count_card and ev.count_card in led.text:
