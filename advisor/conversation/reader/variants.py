@@ -33,6 +33,9 @@ _CONTEXT_EFFECT = re.compile(r"(?:context|sequence)(?: length| window| size)? (?
                              r"(?:the )?(?:context|sequence)|memory (?:grow|scale|increase)s? with (?:the )?(?:context|sequence)|"
                              r"上下文(?:长度)?.{0,24}?(?:影响|关系)|上下文(?:长度)?(?:对|会)?(?:显存|内存)?(?:的)?(?:增加|变化)|上下文.{0,6}(?:越长|增加).{0,8}显存")
 CONTEXT_LADDER = (4096, 32768, 131072)
+# "should I turn gradient checkpointing on?", "要开梯度检查点吗": the job with full recomputation and without it
+_CHECKPOINTING = re.compile(r"gradient[\s_-]*checkpoint\w*|activation[\s_-]*(?:checkpoint\w*|recomput\w*)|"
+                            r"梯度检查点|激活(?:值)?重计算|重计算")
 
 
 def read_variants(text: str) -> tuple[Variant, ...]:
@@ -46,6 +49,8 @@ def read_variants(text: str) -> tuple[Variant, ...]:
         return (("kv", "fp16"), ("kv", "fp8"))
     if _CONTEXT_EFFECT.search(s):
         return tuple(("context", c) for c in CONTEXT_LADDER)
+    if _CHECKPOINTING.search(s):
+        return (("recompute", "full"), ("recompute", "none"))
     return ()
 
 

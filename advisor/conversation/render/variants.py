@@ -37,8 +37,11 @@ def variants_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
             ys = book.gib(f"{k} with {_name(b, 'en')}", y, SRC_MEMORY)
             parts.append(t("variants.part", lang, part=t(f"part.{k}", lang), a=xs, b=ys))
     key = "variants.two.less" if b.need.per_gpu.total < a.need.per_gpu.total else "variants.two.more"
-    return fs.Lead(t(key, lang, model=ev.model.name, a=_name(a, lang), need_a=na, b=_name(b, lang), need_b=nb,
-                     gap=gap, parts=t("list.sep", lang).join(parts)), None, f"memory need with {_name(b, 'en')}")
+    text = t(key, lang, model=ev.model.name, a=_name(a, lang), need_a=na, b=_name(b, lang), need_b=nb,
+             gap=gap, parts=t("list.sep", lang).join(parts))
+    if a.field == "recompute":  # what turning it off costs and saves, after the two needs
+        text += t("sentence.gap", lang) + t("variants.recompute.advice", lang)
+    return fs.Lead(text, None, f"memory need with {_name(b, 'en')}")
 
 
 def _context_ladder(ev: Analysis, vs: list[VariantNeed], book: Book, lang: str) -> fs.Lead:
@@ -66,4 +69,6 @@ def _name(v: VariantNeed, lang: str) -> str:
         return t("variants.kv", lang, fmt=format_label(str(v.value), lang))
     if v.field == "weights":
         return t("variants.weights", lang, fmt=format_label(str(v.value), lang))
+    if v.field == "recompute":  # "gradient checkpointing on or off?": full recomputation against none
+        return t(f"variants.recompute.{v.value}", lang)
     return str(v.value)
