@@ -84,7 +84,10 @@ _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上�
                           r"能开多(?:长|大)|最长能(?:开|跑|支持|放)?多(?:少|长|大)|多(?:长|大|少)的?上下文|"
                           r"(?<![a-z])(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+)?"
                           r"(?:context|sequence length|seq(?:uence)? len)|how (?:long|large|big) (?:a |of a )?(?:context|"
-                          r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can")
+                          r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can|"
+                          # "what sequence length can I fit for QLoRA …", "the longest sequence I can train"
+                          r"what (?:max(?:imum)? )?(?:sequence length|seq(?:uence)? len|max(?:imum)? length) (?:can|could|will|would|fits?)|"
+                          r"(?<![a-z])(?:longest|max(?:imum)?) (?:training )?sequences?(?![a-z])")
 _HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够|电费|折旧|总拥有成本|tco|要花|开销|投入多少",
                  en=r"how much (?:does|do|would|will|is|are|money|to|for)(?![a-z])|price|cost|costs|quote|tco")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
@@ -142,7 +145,10 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
                         r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
                         r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,30}\bcost|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
-_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大", en=r"how much (?:memory|vram|gpu memory)")
+_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大|"
+                               r"显存(?:要求|需求)|最(?:少|低)(?:需要|要)?显存",
+                         en=r"how much (?:memory|vram|gpu memory)|(?:min(?:imum)?|least) (?:amount of )?(?:gpu )?(?:memory|vram)|"
+                            r"(?:memory|vram) (?:do (?:i|we) need|is needed|requirements?)|how many gb (?:of )?(?:vram|gpu memory)")
 
 
 def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
@@ -280,12 +286,14 @@ _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|sho
 # "the cheapest hardware to run R1", "最便宜的方案": the lowest purchase that fits, before the recommendation
 _CHEAPEST = re.compile(r"(?<![a-z])(?:cheapest|least expensive|lowest[\s-]cost|most affordable|as cheap as possible|"
                        r"cheapest possible|on a shoestring|lowest price)(?![a-z])|最便宜|最省钱|成本最低|花钱最少|最低成本|最划算的配置")
+# "how many GPU hours to train …", "需要多少卡时": a training time answered in GPU-hours first
+_GPU_HOURS = re.compile(r"gpu[\s-]*hours?|gpu[\s-]*hrs?|gpu[\s-]*days?|卡时|gpu\s*时|gpu\s*小时|机时|卡\s*·?\s*小时")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest"]
+                   "cheapest", "gpu_hours"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
-    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST,
+    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "gpu_hours": _GPU_HOURS,
 }
 
 
