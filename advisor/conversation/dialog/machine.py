@@ -139,6 +139,12 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
             put(name, value)
     if new.concurrency is not None:
         merged.concurrency_avg = new.concurrency_avg
+    if new.epochs is not None:  # "and 5 epochs?": the earlier dataset (tokens per epoch) passed over that many times
+        if new.train_tokens is None and old.train_tokens:
+            put("train_tokens", old.train_tokens / (old.epochs or 1) * new.epochs)
+        merged.epochs = new.epochs
+    elif new.train_tokens is not None:  # a new total ("and 1B tokens?") is one pass unless its epochs are said
+        merged.epochs = None
     if new.budget is not None:  # a new amount says again what it pays for (the cards alone, or the machine)
         merged.budget_gpus = new.budget_gpus
     if new.weights is not None and merged.task == "qlora" and new.weights not in ("nf4", "int4", "gptq-int4", "awq-int4"):

@@ -119,6 +119,9 @@ _GPU_COUNT = [
     re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:张|块|片)\s*(?:卡|显卡|gpu)?"),
     re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:个|台)?\s*(?:卡|显卡|gpu|gpus|cards?|graphics cards?|accelerators?)(?![a-z])"),
     re.compile(r"(?P<word>单卡|双卡|single gpu|single card|one gpu|one card)"),
+    # "and on two of them?", "what about 4 of those": the card of the previous answer, that many ("which one of
+    # these" is a choice, not a count)
+    re.compile(rf"(?!(?:one|a|an|single)\b)(?P<num>{NUM}|{EN_WORD_NUM})\s+of (?:them|those|these|that card|those cards)(?![a-z])"),
 ]
 
 

@@ -5,8 +5,8 @@ The training token budget is samples × tokens per sample × epochs (decimal sca
 count of tokens, not a context length). The per-sample length is also the sequence length the job trains at
 (k = 1024 there, as `read_context` reads "2k"): "100k examples of 512 tokens" trains 512-token sequences, not
 the default context; a context word elsewhere in the message ("8k context") still wins, read after this.
-A count of samples without a length, or epochs without a dataset, sets nothing (the dialog's default stays, and
-says so).
+A count of samples without a length sets nothing (the dialog's default stays, and says so); epochs alone set only
+`slots.epochs`, which the dialog applies to the dataset an earlier turn gave ("and 5 epochs?").
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def read_dataset(t: Text, slots: Slots) -> None:
     sample count and a per-sample length; the count and the epochs are consumed, the length is left for
     `read_context`."""
     epochs = _read_epochs(t)
+    slots.epochs = epochs
     for rx in (*_EN, *_ZH):
         for m in t.finditer(rx):
             count = scaled(m.group("count"), m.group("cunit"))
@@ -79,3 +80,16 @@ def _read_epochs(t: Text) -> int | None:
                 t.consume(m.start(), m.end())
                 return int(n)
     return None
+
+
+_TOTAL = re.compile(r"(?<![a-z])(?:in total|total|overall|all told)(?![a-z])|总共|总计|一共|合计|总量")
+
+
+def apply_epochs(t: Text, slots: Slots, dataset_tokens: float | None) -> None:
+    """"a 100M-token dataset for 3 epochs", "数据集 2 亿 token，训练 3 轮": a token amount read apart from a dataset
+    of samples is one pass, so the budget is that amount × epochs (300 M, 6 亿); not when the amount is said to be
+    the total ("600M tokens in total"). `dataset_tokens`: train_tokens as `read_dataset` left it (epochs included)."""
+    if slots.epochs and slots.train_tokens and dataset_tokens is None and not _TOTAL.search(t.s):
+        tokens = slots.train_tokens * slots.epochs
+        if check("train_tokens", tokens) is None:
+            slots.train_tokens = tokens

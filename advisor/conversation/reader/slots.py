@@ -72,6 +72,7 @@ class Slots(Mutable):
     gpu_count: int | None = None
     unknown_gpus: list[str] = msgspec.field(default_factory=list)
     train_tokens: float | None = None
+    epochs: int | None = None  # "3 epochs", "训练 3 轮": said with a dataset or alone ("and 5 epochs?" rescales it)
     deadline_s: float | None = None
     ttft_ms: float | None = None  # a stated time-to-first-token target ("TTFT under 1 s", "首 token 500ms 以内")
     tpot_ms: float | None = None  # a stated time-per-output-token target ("TPOT ≤ 50 ms", "每路至少 20 tokens/s")
