@@ -77,6 +77,7 @@ _ZERO = re.compile(r"zero[\s\-_]*(?:stage)?[\s\-_]*(?P<n>[0-3])(?![0-9])")
 _MFU = re.compile(r"(?:mfu|model flops utili[sz]ation|算力利用率|利用率)\D{0,12}?(?P<a>\d{1,2}(?:\.\d+)?)\s*%|"
                   r"(?P<b>\d{1,2}(?:\.\d+)?)\s*%\s*(?:的\s*)?(?:mfu|model flops|算力利用率|利用率)")
 _LORA_RANK = re.compile(r"(?:rank|秩|r)\s*(?:=|:|of|为|是)?\s*(?P<n>\d{1,4})(?![0-9])")
+_GLOBAL_BATCH = re.compile(r"(?:global|total|effective|overall|全局|总|整体|等效)\s*(?:的)?\s*$")
 _BATCH = re.compile(rf"(?:batch[\s\-_]*size|micro[\s\-_]*batch|批大小|批量大小|batch)\s*(?:=|:|of|为|是)?\s*(?P<n>{DIGITS})")
 _BUY = re.compile(r"买卡|购买|采购|自建|买(?!不)|(?<![a-z])buy(?:ing)?(?![a-z])|purchase|on[\s-]*prem")
 _RENT = re.compile(r"租(?:用|赁|云|卡)?|云上|上云|云服务|(?<![a-z])rent(?:al|ing)?(?![a-z])|cloud|lease")
@@ -161,11 +162,13 @@ def read_settings(t: Text, slots: Slots) -> None:
         m = _LORA_RANK.search(s)
         if m and 1 <= int(m.group("n")) <= 4096:
             slots.lora_rank = int(m.group("n"))
-    m = _BATCH.search(s)
-    if m:
+    for m in _BATCH.finditer(s):  # the micro-batch per GPU; a global batch comes from accumulation, not memory
+        if _GLOBAL_BATCH.search(s[max(0, m.start() - 12):m.start()]):
+            continue  # "global batch 64 and micro batch 4": the 4
         v = to_number(m.group("n"))
         if v and 1 <= v <= 100_000:
             slots.batch = int(v)
+            break
     buy, rent = bool(_BUY.search(s)), bool(_RENT.search(s))
     if buy and rent:
         slots.buy_or_rent = "either"
