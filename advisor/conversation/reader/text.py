@@ -76,11 +76,8 @@ class Text:
         return self.original[start:end].strip()
 
 
-_GLUED_COUNT = re.compile(r"(?<![\w.])(\d{1,3})[xX](?=(?:[A-Za-z]{1,4} ?)?\d{2,4}(?!\d))")  # "2x3090", "8xH100"
-
-
 def _normalise_keep_case(text: str) -> str:
-    text = _GLUED_COUNT.sub(r"\1 x ", unicodedata.normalize("NFKC", text))
+    text = unicodedata.normalize("NFKC", text)
     return text.replace("×", " x ").replace("✕", " x ").replace("～", "~").replace("‐", "-").replace("–", "-")
 
 
