@@ -552,6 +552,10 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
                 budget=book.money("budget", c.budget, c.currency, SRC_USER),
                 machine=money_of(book, f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)", total,
                                  "advisor.estimator.cost.estimate_tco") if total else "—")
+    elif c.budget is not None and top.tco is not None and top.tco.purchase.total.currency == c.currency and \
+            0 < top.tco.purchase.total.amount <= c.budget:
+        # "we have $50k": the purchase said against the budget the user stated, in the first sentence
+        buy += t("screen.which.within", lang, budget=book.money("budget", c.budget, c.currency, SRC_USER))
     # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
     tail = "" if speed == "—" else t("clause.sep", lang) + speed

@@ -87,6 +87,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_cost = token_cost_lead(users[0] if users else top, ev, book, lang)  # type: ignore[arg-type]
         if led_cost is not None:
             return led_cost
+        if users and not users[0].fits:  # one card too small: the cost on the fewest of the same card that hold it
+            led_more = _token_cost_on_more(users[0], ev, book, lang)
+            if led_more is not None:
+                return led_more
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
@@ -150,6 +154,21 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return fs.which_lead(chosen, ev, book, lang)
+
+
+def _token_cost_on_more(named: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """"Cost per million tokens of a 32B on an L4?" when one L4 cannot hold it: that first (need against usable),
+    then the cost per token on the fewest cards of the same kind that fit (the recommender's own option)."""
+    rec = ev.recommendation
+    more = min((o for o in (rec.options if rec is not None else []) if o.gpu == named.gpu and o.fits),
+               key=lambda o: o.count, default=None)
+    led = token_cost_lead(more, ev, book, lang) if more is not None else None
+    if more is None or led is None:
+        return None
+    need, usable = need_and_usable(named, book)
+    led.text = t("token_cost.more_cards", lang, name=opt_name(named, book), model=ev.model.name, need=need,
+                 usable=usable, more=opt_name(more, book)) + led.text
+    return led
 
 
 def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
