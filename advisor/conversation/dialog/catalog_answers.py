@@ -211,8 +211,8 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
     elif claim:
         verdict = t(("compare.verdict.right" if close_fl else "compare.verdict.half_right") if close_bw
                     else "compare.verdict.not_right", lang)
-    else:
-        verdict = ""
+    else:  # "4090 vs 5090 for local LLMs": which is faster first, by the same two ratios the sentence gives
+        verdict = _card_verdict(a, b, bw, fl, book, lang)
     lead = (t("compare.verdict_head", lang, verdict=verdict) if verdict else "") + t(
         "compare.lead", lang, a=a.name, bw_a=bw_a, b=b.name, bw_b=bw_b, r_bw=r_bw, fl_a=fl_a, fl_b=fl_b, r_fl=r_fl)
     head = t("compare.table_head", lang) + "\n|---|---|---|---|---|---|"
@@ -224,6 +224,31 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
         tdp = book.num(f"TDP of {g.name}", g.tdp_w, "W", f"{SRC_CATALOG}: {g.id}", 0)
         rows.append(f"| {g.name} | {mem} | {bw_g} | {fl_g} | {tdp} | {g.nvlink} |")
     return lead, head + "\n" + "\n".join(rows)
+
+
+SAME = 0.05  # within 5 %: about as fast (the roofline's own error is larger)
+
+
+def _card_verdict(a: GpuSpec, b: GpuSpec, bw: float, fl: float, book: Book, lang: str) -> str:
+    """Which of two cards is faster for LLMs with no job named: decode follows bandwidth (ratio `bw` = a/b), prefill
+    and training follow dense BF16 compute (`fl`); then which holds more memory (the larger model it fits)."""
+    fast_bw = a if bw > 1 else b
+    fast_fl = a if fl > 1 else b
+    if abs(bw - 1) <= SAME and abs(fl - 1) <= SAME:
+        head = t("compare.card.same", lang)
+    elif abs(fl - 1) <= SAME or fast_bw.id == fast_fl.id:
+        head = t("compare.card.faster", lang, fast=fast_bw.name)
+    elif abs(bw - 1) <= SAME:
+        head = t("compare.card.faster_compute", lang, fast=fast_fl.name)
+    else:
+        head = t("compare.card.split", lang, bw=fast_bw.name, fl=fast_fl.name)
+    if a.memory_bytes != b.memory_bytes:
+        big, small = (a, b) if a.memory_bytes > b.memory_bytes else (b, a)
+        same = fast_bw.id == fast_fl.id == big.id and abs(bw - 1) > SAME  # the faster one is also the larger
+        head += t("compare.card.memory_too" if same else "compare.card.memory", lang, big=big.name,
+                  mb=book.gib(f"memory of {big.name}", big.memory, f"{SRC_CATALOG}: {big.id}", 0),
+                  ms=book.gib(f"memory of {small.name}", small.memory, f"{SRC_CATALOG}: {small.id}", 0))
+    return head
 
 
 _BANDWIDTH = re.compile(r"带宽|bandwidth")
