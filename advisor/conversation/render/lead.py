@@ -30,6 +30,7 @@ from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
+from knowledge.quantities import Bytes
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     users = ev.user_options
     cap = state.slots.capacity
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
-        return variants_lead(ev, book, lang)
+        typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value)) if cap else ""
+        return variants_lead(ev, book, lang, Bytes.of(cap.value, "GiB") if cap is not None else None, typed)
     led_act = engines_lead(ev, book, lang)  # "vLLM or llama.cpp, which is faster here?": each engine's speed
     if led_act is None and ev.asks_why_count:  # "why does 70B need two GPUs?": the reason first
         led_act = why_count_lead(users[0] if len(users) == 1 else top or (users[0] if users else None), ev, book, lang)
