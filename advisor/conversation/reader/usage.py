@@ -51,7 +51,8 @@ _ALWAYS = re.compile(r"24\s*/\s*7|24x7|around the clock|round the clock|all day(
 _HORIZON = re.compile(
     r"(?:(?<![a-z])(?:for|over|during|next|about|roughly|around)\s+(?:the\s+(?:next\s+)?|a\s+period\s+of\s+)?"
     r"(?:(?:just|only|about|around|roughly|maybe|another)\s+)?"
-    r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*(?P<u>months?|years?|yrs?)(?![a-z]))|"
+    r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*"
+    r"(?P<u>months?|years?|yrs?|weeks?|wks?|days?)(?![a-z]))|"
     r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期)\s*(?P<zn>\d+(?:\.\d+)?|半|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu>月|年)|"
     # "三个月多少钱", "一年要多少钱": a period followed by the question of its cost
     r"(?<![\d一二两三四五六七八九十])(?P<zn2>\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu2>月|年)"
@@ -143,7 +144,9 @@ def read_usage(s: str) -> Usage:
         unit = h.group("u") or h.group("zu") or h.group("zu2") or ""
         n = (0.5 if raw in ("半", "half a") or raw.startswith("half") else _SMALL.get(raw) or float(cn_int(raw) or 0)
              if not raw[:1].isdigit() else float(raw))
-        months = n * (12 if unit.startswith(("y", "年")) else 1)
+        # "for a week", "for 10 days": a short rental, in months of DAYS_PER_MONTH days
+        months = n * (12 if unit.startswith(("y", "年")) else 7 / DAYS_PER_MONTH if unit.startswith("w") else
+                      1 / DAYS_PER_MONTH if unit.startswith("d") else 1)
         if 0 < months <= 240:
             horizon, horizon_text = months, h.group(0).strip()
             start = h.start("n") if h.group("n") else h.start("zn") if h.group("zn") else h.start("zn2")
