@@ -64,7 +64,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_act = why_count_lead(users[0] if len(users) == 1 else top or (users[0] if users else None), ev, book, lang)
     if led_act is not None:
         return led_act
-    if (intent in ("feasibility", "claim") or state.slots.device is not None) and cap is not None and not users:
+    if (intent in ("feasibility", "claim", "what_if") or state.slots.device is not None) and cap is not None and not users:
         device = state.slots.device.name if state.slots.device is not None else ""
         return fs.memory_lead(ev, cap, top, book, lang, device)  # a laptop GPU or a Mac: its memory, whatever asked
     if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
