@@ -94,7 +94,9 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             if led_more is not None:
                 return led_more
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
-    if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users:
+    # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count is asked, the speed follows it
+    if ev.asks_speed and intent not in ("compare", "claim", "how_much", "how_many") and len(users) <= 1 \
+            and not ev.asks_users:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
             return _speed_lead(o, ev, book, lang)
