@@ -493,6 +493,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "preamble.device.apple": "A Mac's {pool} of unified memory is shared with macOS: by default the GPU may use about {frac} of it ({gpu}; Metal's recommendedMaxWorkingSetSize, about 2/3 up to {limit} and 3/4 above), so that is the memory sized here; `sudo sysctl iogpu.wired_limit_mb=<MiB>` raises it until a reboot.",
     "preamble.device.sources": " (sources: {titles})",
     "preamble.coding_default": "No model named, so for coding I use {name}, a coding model (the default for coding; name another model to size it instead).",
+    "preamble.twin": "'{typed}' is sized as {name}, the catalog model with the same architecture (the weights differ, the memory and speed do not).",
     "preamble.stand_in": "I use {name} as the representative model of that size (other architectures differ somewhat).",
     # --- the answer's headline and job line (advisor/conversation/render/headline.py) -----------------------------
     "headline.not_estimated": "**{name}: could not be estimated** ({error})",

@@ -491,6 +491,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "preamble.device.apple": "Mac 的 {pool} 统一内存与系统共用：默认 GPU 最多只能用约 {frac}（{gpu}；苹果图形接口给 GPU 的默认上限 `recommendedMaxWorkingSetSize`，{limit} 及以下约 2/3，以上约 3/4），这里按这部分计算；`sudo sysctl iogpu.wired_limit_mb=<MiB>` 可以调高（重启后恢复）。",
     "preamble.device.sources": "（来源：{titles}）",
     "preamble.coding_default": "没有指定模型，写代码的用途默认按代码模型 {name} 计算（换别的模型请直接说）。",
+    "preamble.twin": "「{typed}」按 {name} 估算：目录中与它架构相同的模型（权重不同，显存和速度相同）。",
     "preamble.stand_in": "按 {name} 作为这个规模的代表模型计算（架构不同结果会有出入）。",
     # --- the answer's headline and job line (advisor/conversation/render/headline.py) -----------------------------
     "headline.not_estimated": "**{name}：无法估算**（{error}）",

@@ -98,7 +98,9 @@ _FEASIBLE = words(zh=r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,
                     r"will (?:it|this|that)|would (?:it|this|that)|is (?:it|this|that|one) (?:enough|possible|feasible)|"
                     r"possible|feasible|able to|run on|handle")
 _WHICH = re.compile(r"什么卡|什么显卡|什么gpu|哪种|哪张|哪块|哪些卡|选什么|买什么|用什么|推荐|选卡|配置什么|怎么配|"
-                    r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration)|what else|recommend|"
+                    r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration|rig|box|build|"
+                    r"machine|workstation)(?![a-z])|(?<![a-z])best (?:rig|box|build|machine|workstation|setup|gpu|card)s?(?![a-z])|"
+                    r"what else|recommend|"
                     r"what (?:do|should) (?:i|we) (?:buy|get|use)|what (?:gpu|hardware)")
 _PICK = words(zh=r"哪个|哪款|哪种|哪一|选哪|报哪", en=r"which")
 _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能干什么|你可以做什么|你能帮我做什么|你能帮我什么|你有什么功能|"
