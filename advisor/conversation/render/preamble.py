@@ -5,7 +5,6 @@ and the clarifying question for a slot (with the default it would use).
 from __future__ import annotations
 
 import re
-
 from typing import TYPE_CHECKING
 
 from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights
