@@ -229,23 +229,47 @@ def test_the_quant_named_is_the_most_precise_that_fits() -> None:
     assert ladder[0][0] == "BF16" and ladder[0][1] > 70.6e9 * 2 / 2**30
 
 
-@pytest.mark.parametrize(("gpu", "gib", "bus_bits", "sms", "boost_ghz", "tpu_fp32_tflops"), [
-    # TechPowerUp database figures (knowledge/data/sources/gpus.yaml: tpu-4070*): bus width, SMs, boost, FP32
-    ("rtx-4070ti-super", 16, 256, 66, 2.61, 44.10),
-    ("rtx-4070-super", 12, 192, 56, 2.475, 35.48),
-    ("rtx-4070ti", 12, 192, 60, 2.61, 40.09),
-    ("rtx-4070", 12, 192, 46, 2.475, 29.15),
+@pytest.mark.parametrize(("gpu", "gib", "gbps", "bus_bits", "sms", "boost_ghz", "tensor", "tpu_fp32_tflops"), [
+    # TechPowerUp database figures (knowledge/data/sources/gpus.yaml: tpu-*): data rate, bus width, SMs, boost, FP32;
+    # tensor: FP16/BF16 FLOP per SM per clock with FP32 accumulate (GeForce 512, RTX workstation 1024: whitepapers)
+    ("rtx-4070ti-super", 16, 21, 256, 66, 2.61, 512, 44.10),
+    ("rtx-4070-super", 12, 21, 192, 56, 2.475, 512, 35.48),
+    ("rtx-4070ti", 12, 21, 192, 60, 2.61, 512, 40.09),
+    ("rtx-4070", 12, 21, 192, 46, 2.475, 512, 29.15),
+    ("rtx-4060", 8, 17, 128, 24, 2.46, 512, 15.11),
+    ("rtx-3080", 10, 19, 320, 68, 1.71, 512, 29.77),
+    ("rtx-3080ti", 12, 19, 384, 80, 1.665, 512, 34.10),
+    ("rtx-3070", 8, 14, 256, 46, 1.725, 512, 20.31),
+    ("rtx-a5000", 24, 16, 384, 64, 1.695, 1024, 27.77),
+    ("rtx-a4000", 16, 14, 256, 48, 1.56, 1024, 19.17),
 ])
-def test_rtx_4070_family_catalog_figures(gpu: str, gib: int, bus_bits: int, sms: int, boost_ghz: float,
-                                         tpu_fp32_tflops: float) -> None:
+def test_added_card_catalog_figures(gpu: str, gib: int, gbps: int, bus_bits: int, sms: int, boost_ghz: float,
+                                    tensor: int, tpu_fp32_tflops: float) -> None:
     spec = CAT.gpu(gpu)
     assert spec.memory_bytes == gib * 2**30
-    assert spec.bandwidth_bytes_per_s == pytest.approx(21e9 * bus_bits / 8, rel=0.001)  # 21 Gbps GDDR6X
+    assert spec.bandwidth_bytes_per_s == pytest.approx(gbps * 1e9 * bus_bits / 8, rel=0.002)  # data rate × bus
     assert spec.fp32_flops == pytest.approx(tpu_fp32_tflops * 1e12, rel=0.002)
     assert spec.fp32_flops == pytest.approx(sms * 128 * 2 * boost_ghz * 1e9, rel=0.002)  # by hand
-    # GeForce Ada tensor cores, FP16/BF16 with FP32 accumulate: 512 FLOP per SM per clock, twice the 256 of FP32
-    assert spec.bf16_dense_flops == pytest.approx(2 * spec.fp32_flops, rel=0.002)
+    assert spec.bf16_dense_flops == pytest.approx(sms * tensor * boost_ghz * 1e9, rel=0.002)
     tpp = spec.int8_dense_ops / 1e12 * 8  # TPP = 8-bit dense TOPS × 8 bits
     assert tpp < 4800 and spec.china is not None and spec.china.status == "available"
     for field in ("memory_bytes", "bandwidth_bytes_per_s", "fp32_flops", "bf16_dense_flops"):
         assert spec.cite.get(field), field  # every number cites a source entry
+    assert all(sid in CAT.sources for ids in spec.cite.values() for sid in ids)
+
+
+@pytest.mark.parametrize(("text", "gpu"), [
+    ("can my 3080 run llama 3.1 8b in int8?", "rtx-3080"),
+    ("rtx 3080 ti for qwen3 8b?", "rtx-3080ti"),
+    ("is a 3070 enough for qwen3 4b?", "rtx-3070"),
+    ("can a 4060 run gemma 3 4b", "rtx-4060"),
+    ("4060 ti 16gb for qwen3 8b", "rtx-4060ti-16g"),
+    ("two A5000 for llama 3.1 70b int4?", "rtx-a5000"),
+    ("a4000 qwen3-8b fp16?", "rtx-a4000"),
+])
+def test_common_cards_are_read_as_catalog_cards(text: str, gpu: str) -> None:
+    turn = ask(text)
+    ids = {(s.get("kind"), s.get("id")) for s in (turn.extra.get("request") or {}).get("subjects", [])}
+    assert ("gpu", gpu) in ids, ids
+    assert "not a GPU in the catalog" not in str(turn.answer)
+    assert re.match(r"\*\*(Yes|No|Not as asked)", lead_of(turn)), lead_of(turn)
