@@ -70,7 +70,7 @@ CASES = [
     ("whats the token cost of gemma 3 27b on a rtx pro 6000 blackwell", None, "gemma-3-27b",
      "rtx-pro-6000-blackwell", {}, r"^\*\*About \$[\d.,]+ per million output tokens"),
     ("1M tokens a day of Llama 3.3 70B, what does it cost on H100?", None, "llama-3.3-70b", "h100-sxm", {},
-     r"^\*\*About \$[\d.,]+ per million output tokens"),
+     r"^\*\*1\.0 M tokens a day on \d+× NVIDIA H100 .* costs about \$[\d.,]+ a day rented.*per million output tokens"),
     ("$/1M tokens for qwen3 8b on L40S", None, "qwen3-8b", "l40s", {}, r"per million output tokens"),
     # a budget in any spelling is read and said against the purchase
     ("we have $50k, what's the best setup to serve llama 3.3 70b?", "which", "llama-3.3-70b", None, {},
@@ -273,3 +273,32 @@ def test_common_cards_are_read_as_catalog_cards(text: str, gpu: str) -> None:
     assert ("gpu", gpu) in ids, ids
     assert "not a GPU in the catalog" not in str(turn.answer)
     assert re.match(r"\*\*(Yes|No|Not as asked)", lead_of(turn)), lead_of(turn)
+
+
+@pytest.mark.parametrize(("text", "per_day"), [
+    ("1M tokens a day of Llama 3.3 70B, what does it cost on H100?", 1e6),
+    ("we generate 30 million tokens per month with qwen3 8b on an L40S, cost per token?", 30e6 / (365 / 12)),
+])
+def test_a_daily_volume_is_costed_as_a_day_of_the_cards(text: str, per_day: float) -> None:
+    """The cards are paid for every hour: a day of rent is GPUs × $/GPU-hour × 24 (the rate the answer quotes), and
+    a million tokens at that volume costs that day ÷ (tokens a day / 10⁶); the average rate is tokens a day / 86,400."""
+    lead = lead_of(ask(text))
+    m = re.match(r"\*\*([\d.]+) M tokens a day on (\d+)× .*? costs about \$([\d,.]+) a day rented around the clock "
+                 r"\(\$([\d,.]+) per million tokens\).*?: that is ([\d.]+) tokens/s on average", lead)
+    assert m, lead
+    rate = re.search(r"rented at \$([\d.]+) per GPU-hour", lead)
+    assert rate, lead
+    count, day, per_m, mean = int(m.group(2)), _money(m.group(3)), _money(m.group(4)), float(m.group(5))
+    assert float(m.group(1)) == pytest.approx(per_day / 1e6, abs=0.05)
+    assert day == pytest.approx(count * float(rate.group(1)) * 24, rel=0.01)
+    assert per_m == pytest.approx(day / (per_day / 1e6), rel=0.02)
+    assert mean == pytest.approx(per_day / 86400, abs=0.6)
+
+
+def test_a_daily_volume_beyond_the_card_says_how_many_it_takes() -> None:
+    lead = lead_of(ask("500M tokens a day of llama 3.1 8b on one L4, what's the cost per million?"))
+    m = re.match(r"\*\*500 M tokens a day is more than 1× NVIDIA L4 makes\*\*: (\d+) tokens/s on average against "
+                 r"(\d+) tokens/s at full load; it takes about (\d+)× NVIDIA L4", lead)
+    assert m, lead
+    assert int(m.group(1)) == round(500e6 / 86400)
+    assert abs(int(m.group(3)) - int(m.group(1)) / int(m.group(2))) <= 1.5  # ⌈average / full load⌉ cards

@@ -142,7 +142,7 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
                         r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
                         r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,50}\bcost|"
                         r"\btokens?[- ](?:cost|price|pricing)s?\b|\bcost of (?:the |each |a |one )?(?:generated |output )?"
-                        r"tokens?\b|\bprice per (?:output )?tokens?\b|\$\s*/\s*(?:1m|million)|"
+                        r"tokens?\b|\bprice per (?:output )?tokens?\b|\$\s*/\s*(?:1m|million)|\b(?:cost|price) per (?:1m|million)\b|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 

@@ -160,6 +160,31 @@ def read_usage(s: str) -> Usage:
 
 
 
+_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
+# "1M tokens a day", "30 million tokens per month", "500k tok/day", "每天 100 万 token" (digits after rewrite_numbers)
+_VOLUME = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<s>k|m|mm|b|bn|thousand|million|billion)?\s*(?:output\s+)?"
+                     r"(?:tokens?|toks?)\s*(?:a|per|/|each|every)\s*(?P<u>day|month)(?![a-z])", re.I)
+_VOLUME_ZH = re.compile(r"每(?P<u>天|日|月)\s*(?:生成|输出|处理|跑)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<s>万|亿)?\s*(?:个)?\s*tokens?")
+
+
+def read_token_volume(t: Text, slots: Slots) -> None:
+    """A token volume over time ("1M tokens a day", "30M tokens per month", "每天 100 万 token"): tokens a day
+    (a month is DAYS_PER_MONTH days), its words blanked so the token readers do not take it for a training set."""
+    m = _VOLUME.search(t.s)
+    if m:
+        n = float(m.group("n")) * _SCALE.get((m.group("s") or "").lower(), 1.0)
+        per_day = n / DAYS_PER_MONTH if m.group("u").lower() == "month" else n
+    elif (z := _VOLUME_ZH.search(t.s)) is not None:
+        m = z
+        n = float(z.group("n")) * {"万": 1e4, "亿": 1e8}.get(z.group("s") or "", 1.0)
+        per_day = n / DAYS_PER_MONTH if z.group("u") == "月" else n
+    else:
+        return
+    if per_day > 0:
+        slots.tokens_per_day = per_day
+        t.consume(m.start(), m.end())
+
+
 def read_usage_slots(t: Text, slots: Slots) -> None:
     """The extractor's reader: the usage and horizon into `slots`, their words blanked (so "8 hours a day" is not
     read as an 8-hour deadline)."""
@@ -175,4 +200,5 @@ def read_usage_slots(t: Text, slots: Slots) -> None:
         t.consume(start, end)
 
 
-__all__ = ["DAYS_PER_MONTH", "HOURS_PER_MONTH", "WEEKDAYS_PER_MONTH", "Usage", "read_usage", "read_usage_slots"]
+__all__ = ["DAYS_PER_MONTH", "HOURS_PER_MONTH", "WEEKDAYS_PER_MONTH", "Usage", "read_token_volume", "read_usage",
+           "read_usage_slots"]

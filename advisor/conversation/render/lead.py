@@ -23,7 +23,7 @@ from advisor.conversation.render.options_table import (
     opt_speed,
 )
 from advisor.conversation.render.scale_out import servers_sentence
-from advisor.conversation.render.token_cost import token_cost_lead
+from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
@@ -87,12 +87,14 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             return first
     if ev.asks_token_cost and len(users) <= 1 and (users or top):  # "what does a million tokens cost on an L4?"
         led_cost = token_cost_lead(users[0] if users else top, ev, book, lang)  # type: ignore[arg-type]
-        if led_cost is not None:
+        on = users[0] if users else top
+        if led_cost is None and users and not users[0].fits:  # one card too small: the fewest of it that hold it
+            led_cost, on = _token_cost_on_more(users[0], ev, book, lang)
+        if led_cost is not None and on is not None:
+            if state.slots.tokens_per_day:  # "1M tokens a day": what that volume costs, the cards idle the rest
+                volume = volume_sentence(on, ev, book, lang, state.slots.tokens_per_day)
+                led_cost.text = volume + t("sentence.gap", lang) + led_cost.text if volume else led_cost.text
             return led_cost
-        if users and not users[0].fits:  # one card too small: the cost on the fewest of the same card that hold it
-            led_more = _token_cost_on_more(users[0], ev, book, lang)
-            if led_more is not None:
-                return led_more
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
     # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count is asked, the speed follows it
     if ev.asks_speed and intent not in ("compare", "claim", "how_much", "how_many") and len(users) <= 1 \
@@ -160,7 +162,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     return fs.which_lead(chosen, ev, book, lang)
 
 
-def _token_cost_on_more(named: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+def _token_cost_on_more(named: Option, ev: Analysis, book: Book, lang: str) -> tuple[fs.Lead | None, Option | None]:
     """"Cost per million tokens of a 32B on an L4?" when one L4 cannot hold it: that first (need against usable),
     then the cost per token on the fewest cards of the same kind that fit (the recommender's own option)."""
     rec = ev.recommendation
@@ -168,11 +170,11 @@ def _token_cost_on_more(named: Option, ev: Analysis, book: Book, lang: str) -> f
                key=lambda o: o.count, default=None)
     led = token_cost_lead(more, ev, book, lang) if more is not None else None
     if more is None or led is None:
-        return None
+        return None, None
     need, usable = need_and_usable(named, book)
     led.text = t("token_cost.more_cards", lang, name=opt_name(named, book), model=ev.model.name, need=need,
                  usable=usable, more=opt_name(more, book)) + led.text
-    return led
+    return led, more
 
 
 def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
