@@ -49,6 +49,11 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         led.text = t("lead.coding_default", lang, model=ev.model.name) + led.text
     if ev.count_card and ev.count_card in led.text:
         led.text += t("sentence.gap", lang) + t("lead.count_card", lang, gpu=ev.count_card)
+    users = ev.user_options
+    if state.slots.offload and ev.offload is None and len(users) == 1 and users[0].fits and \
+            users[0].layout.offload == "none" and not ev.workload.is_training:
+        # "… on a 3090 with CPU offloading?" when the card holds it whole: no offload, said after the answer
+        led.text += t("sentence.gap", lang) + t("lead.no_offload_needed", lang, name=opt_name(users[0], book))
     return led
 
 
