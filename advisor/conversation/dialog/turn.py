@@ -201,7 +201,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
 
     blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
     if blocking == "model" and asks_which_model(text) and (
-            working.slots.existing or working.slots.candidates or working.slots.device):
+            working.slots.existing or working.slots.candidates or working.slots.device or working.slots.capacity):
         yield _model_fit(state, working, text, lang, catalog)  # "what can I run on my 4090?": the models that fit
         return
     if blocking == "model" and working.slots.budget and working.slots.task == "pretrain" and (
@@ -265,8 +265,11 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     from advisor.conversation.render.model_fit import model_fit_turn  # start-up: as above
 
     device = working.slots.device
+    cap = working.slots.capacity
     if device is not None and not (working.slots.existing or working.slots.candidates):
         gpu, count = device_spec(device, catalog), 1  # a laptop GPU or a Mac: its memory, said in the answer
+    elif cap is not None and not (working.slots.existing or working.slots.candidates):
+        gpu, count = memory_spec(cap.value, catalog), 1  # "the largest model on a 24GB card": that memory only
     else:
         mention = working.slots.existing or working.slots.candidates[0]
         gpu, count = catalog.gpu(mention.gpu), mention.count or 1
@@ -277,6 +280,13 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     working.pending = None
     _commit(state, working)
     return turn
+
+
+def memory_spec(gib: float, catalog: Catalog) -> GpuSpec:
+    """A GpuSpec standing for a card known only by its memory ("a 24GB card"), for memory only (as
+    knowledge.devices.laptop_spec): a catalog GeForce card with that memory (a card sold as N GB has N GiB)."""
+    base = catalog.gpu("rtx-4090")
+    return replace(base, id="memory-only", name=f"{gib:g} GB card", aliases=(), memory_bytes=int(gib * 2**30))
 
 
 def device_spec(device: DeviceMention, catalog: Catalog) -> GpuSpec:
