@@ -64,7 +64,9 @@ def _rented_as(gpu: Any, catalog: Catalog) -> Any | None:
     return base if base is not None and base.cloud else None
 
 
-_WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|better|划算|便宜|值得|合算|省钱", re.I)
+# "cheaper to rent?", "server vs renting", "rent or own": renting weighed against buying, the verdict first
+_WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|better|(?<![a-z])vs\.?(?![a-z])|versus|"
+                            r"compared (?:to|with)|or (?:buy|own|purchase)|划算|便宜|值得|合算|省钱|还是买", re.I)
 
 
 SRC_USAGE_HORIZON = "user input (rental period), reader.usage"
