@@ -302,3 +302,44 @@ def test_a_daily_volume_beyond_the_card_says_how_many_it_takes() -> None:
     assert m, lead
     assert int(m.group(1)) == round(500e6 / 86400)
     assert abs(int(m.group(3)) - int(m.group(1)) / int(m.group(2))) <= 1.5  # ⌈average / full load⌉ cards
+
+
+@pytest.mark.parametrize(("text", "gib"), [
+    ("what's the largest model I can run on a 24GB card?", 24),
+    ("biggest model that fits in 48gb of vram?", 48),
+])
+def test_the_largest_models_for_a_bare_memory_size(text: str, gib: int) -> None:
+    """Each model named fits the memory typed (its need per GPU, said beside it, is under it)."""
+    lead = lead_of(ask(text))
+    assert lead.startswith(f"**The largest models that fit 1× {gib} GB card**"), lead
+    needs = [float(x) for x in re.findall(r": ([\d.]+) GiB per GPU", lead)]
+    assert needs and all(n <= gib for n in needs), needs
+
+
+def test_renting_weighed_against_a_server_leads_with_the_verdict() -> None:
+    lead = lead_of(ask("cost of 8x H200 server vs renting for 3 years"))
+    assert re.match(r"\*\*(Buying|Renting) is cheaper\*\* over 36 months", lead), lead
+
+
+def test_offload_asked_when_the_card_holds_it_whole() -> None:
+    turn = ask("qwen3 32b on a 3090 with cpu offloading, how many tok/s?")
+    lead = lead_of(turn)
+    assert re.match(r"\*\*About \d+ tokens/s per user", lead), lead  # the act (the speed) first
+    assert "No layer offload is needed" in lead
+
+
+def test_an_architecture_twin_is_said() -> None:
+    """'Qwen3-Coder-30B-A3B' is sized as the catalog's Qwen3-30B-A3B-Instruct-2507 (same architecture, its catalog
+    note): the answer says so instead of answering silently for another model's name."""
+    turn = ask("qwen3-coder-30b-a3b on a single 3090 at 64k context?")
+    assert "is sized as Qwen3-30B-A3B-Instruct-2507" in str(turn.answer)
+
+
+@pytest.mark.parametrize("text", [
+    "what's the best rig for llama 3.3 70b with $20k?",
+    "which box should I build for qwen3 32b?",
+])
+def test_a_rig_question_is_a_which_question(text: str) -> None:
+    turn = ask(text)
+    assert (turn.extra.get("request") or {}).get("act") == "which"
+    assert lead_of(turn).startswith("I recommend"), lead_of(turn)
