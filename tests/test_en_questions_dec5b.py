@@ -343,3 +343,19 @@ def test_a_rig_question_is_a_which_question(text: str) -> None:
     turn = ask(text)
     assert (turn.extra.get("request") or {}).get("act") == "which"
     assert lead_of(turn).startswith("I recommend"), lead_of(turn)
+
+
+@pytest.mark.parametrize(("text", "gpu", "count"), [
+    ("finetune qwen3 14b lora on 2x4090", "rtx-4090", 2),
+    ("qwen3 14b on 4x4090", "rtx-4090", 4),
+    ("llama 70b on 8xH100, fits?", "h100-sxm", 8),
+])
+def test_a_count_glued_to_the_card_is_read(text: str, gpu: str, count: int) -> None:
+    hw = [(h.get("gpu"), h.get("count")) for h in (ask(text).extra.get("request") or {}).get("hardware", [])]
+    assert (gpu, count) in hw, hw
+
+
+def test_a_price_per_hour_is_not_a_budget() -> None:
+    limits = {v["name"]: v["value"] for v in (ask("our H100s cost $2.10/hr, what's the cost per million tokens for "
+                                                  "llama 3.1 8b?").extra.get("request") or {}).get("limits", [])}
+    assert "budget" not in limits, limits

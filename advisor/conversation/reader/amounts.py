@@ -44,6 +44,7 @@ _MONEY = [
     # 50k usd, 50 thousand dollars, 20万元, 20万 人民币, 1.5 million rmb
     re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片))|人民币)(?![a-z])"),  # "两块显卡": cards
 ]
+_PER_HOUR = re.compile(r"\s*(?:/|per|an|a|each|every|每)\s*(?:gpu[\s-]*|card[\s-]*|卡)?(?:hr|hrs|hour|h|小时|时)(?![a-z])")
 _BUDGET_BARE = re.compile(
     rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
 )
@@ -175,6 +176,8 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
     found: list[tuple[float, str, int, int]] = []
     for rx in _MONEY:
         for m in t.take(rx):
+            if _PER_HOUR.match(t.s, m.end()):  # "$2.10/hr", "¥15 每小时": a price per GPU-hour, not a budget
+                continue
             value = scaled(m.group("num"), m.group("unit"))
             cur = m.group("cur")
             currency = "USD" if cur in ("$", "usd", "us$", "dollar", "dollars", "美元", "美金") else "CNY"
