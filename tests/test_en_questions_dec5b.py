@@ -359,3 +359,16 @@ def test_a_price_per_hour_is_not_a_budget() -> None:
     limits = {v["name"]: v["value"] for v in (ask("our H100s cost $2.10/hr, what's the cost per million tokens for "
                                                   "llama 3.1 8b?").extra.get("request") or {}).get("limits", [])}
     assert "budget" not in limits, limits
+
+
+def test_radeon_rx_7900_xtx_is_a_catalog_card() -> None:
+    """24 GB GDDR6, 384-bit at 20 Gbps (960 GB/s); RDNA 3 WMMA 96 CUs × 512 FLOP × 2.498 GHz ≈ 122.8 TFLOPS (the FP16
+    figure of its database page); launch price $999 (TweakTown); no FP8 compute on RDNA 3."""
+    spec = CAT.gpu("rx-7900-xtx")
+    assert spec.memory_bytes == 24 * 2**30
+    assert spec.bandwidth_bytes_per_s == pytest.approx(20e9 * 384 / 8)
+    assert spec.bf16_dense_flops == pytest.approx(96 * 512 * 2.498e9, rel=0.002)
+    assert not spec.supports_fp8 and spec.price("USD") is not None and spec.price("USD").amount == 999
+    turn = ask("how about an rx 7900 xtx for llama 3 8b?")
+    assert ("gpu", "rx-7900-xtx") in {(s.get("kind"), s.get("id")) for s in turn.extra["request"]["subjects"]}
+    assert re.match(r"\*\*(Yes|No|Not as asked)", lead_of(turn)), lead_of(turn)

@@ -54,7 +54,7 @@ UNKNOWN_CARDS = [
     ("Can an Arc B580 run Gemma 3 12B?", "Arc B580", "gemma-3-12b", 12.19e9, 2.0),  # (the 4070 Ti SUPER is in the catalog now)
     ("H300 上能跑 Kimi K2 吗", "H300", "kimi-k2", 1.0e12, 1.0),
     ("Jetson AGX Thor 能跑 Qwen3-30B-A3B 吗", "Jetson AGX Thor", "qwen3-30b-a3b", 30.5e9, 2.0),
-    ("Is an RX 7900 XTX enough for Qwen3-14B?", "RX 7900 XTX", "qwen3-14b", 14.8e9, 2.0),
+    ("Is an RX 9070 XT enough for Qwen3-14B?", "RX 9070 XT", "qwen3-14b", 14.8e9, 2.0),  # (the 7900 XTX: in the catalog)
     ("TPU v5e 跑 Llama 3.1 8B 需要几张", "TPU v5e", "llama-3.1-8b", 8.03e9, 2.0),
     ("摩尔线程 MTT S4000 能跑 Qwen3-14B 吗", "MTT S4000", "qwen3-14b", 14.8e9, 2.0),
     ("寒武纪 MLU370 跑 Qwen3-8B 要几张", "MLU370", "qwen3-8b", 8.2e9, 2.0),
