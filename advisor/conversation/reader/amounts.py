@@ -48,6 +48,13 @@ _PER_HOUR = re.compile(r"\s*(?:/|per|an|a|each|every|每)\s*(?:gpu[\s-]*|card[\s
 _BUDGET_BARE = re.compile(
     rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
 )
+# "we've got 30k", "I have 50k to spend": an amount with its scale after "we have / got", read as money only when no
+# noun follows ("we have 30k users" is a headcount)
+_HAVE_AMOUNT = re.compile(
+    rf"(?<![a-z])(?:we|i)\s*(?:'ve|'d|have|had)?\s*(?:got|have|has)\s+(?:about\s+|around\s+|roughly\s+|maybe\s+)?"
+    rf"(?P<num>{NUM})\s*(?P<unit>k|m|mn|million|thousand)(?![a-z0-9])(?!\s*(?:tokens?|users?|people|persons|requests?|"
+    rf"req|rps|concurrent|gpus?|cards?|servers?|nodes?|samples|examples|docs?|documents|rows|records|employees|devs|"
+    rf"developers|engineers|customers|params?|parameters|context|ctx|steps|images)(?![a-z]))")
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
 _CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 concurrent users", "20 人同时用")
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|名用户|用户|人在线)"),
@@ -192,6 +199,12 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
             t.consume(m.start(), m.end())
             currency = "CNY" if unit in ("万", "千万", "百万", "十万", "w") or lang == "zh" else "USD"
             found.append((value, currency, m.start(), m.end()))
+    if not found:
+        for m in t.finditer(_HAVE_AMOUNT):
+            value = scaled(m.group("num"), m.group("unit"))
+            if value and value >= 1000:
+                t.consume(m.start(), m.end())
+                found.append((value, "CNY" if lang == "zh" else "USD", m.start(), m.end()))
     if not found:
         for m in t.finditer(_WAN_AMOUNT):
             if names_other_slot(t.s, m.start()):  # "上下文 2000万", "并发 20万": read by their own slots

@@ -76,7 +76,8 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
                        r"number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几|"
                        # "…, how many?", "how many would I need?", "how many of those": the count of the card named
                        r"(?<![a-z])how many(?:\s+(?:do|would|will|should|must)\s+(?:i|we|you)(?:\s+(?:need|want))?)?\s*(?:[?？]|$)|"
-                       r"(?<![a-z])how many (?:do|would|will|should) (?:i|we|you) need|(?<![a-z])how many of (?:those|these|them)")
+                       r"(?<![a-z])how many (?:do|would|will|should) (?:i|we|you) need|(?<![a-z])how many of (?:those|these|them)|"
+                       r"(?<![a-z])how many (?:would|will|does|do|might) (?:it|that|this|they) (?:take|need)")
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|(?<![a-z])how many (?:users|people|"
                              r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
@@ -143,6 +144,9 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
                         r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,50}\bcost|"
                         r"\btokens?[- ](?:cost|price|pricing)s?\b|\bcost of (?:the |each |a |one )?(?:generated |output )?"
                         r"tokens?\b|\bprice per (?:output )?tokens?\b|\$\s*/\s*(?:1m|million)|\b(?:cost|price) per (?:1m|million)\b|"
+                        # a volume over time with a cost word: "5 million tokens per day … cost on H200?"
+                        r"\btokens?\s*(?:a|per|/|each)\s*(?:day|month)\b.{0,60}\b(?:cost|price|spend|pay)|"
+                        r"\b(?:cost|price|spend|pay)\w*\b.{0,60}\btokens?\s*(?:a|per|/|each)\s*(?:day|month)\b|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
 
