@@ -414,3 +414,17 @@ def test_second_held_out_paraphrases(turns: str, act: str | None, model: str | N
 def test_we_have_an_amount_of_users_is_no_budget() -> None:
     limits = {v["name"] for v in (ask("we have 30k users on llama 3.1 8b").extra.get("request") or {}).get("limits", [])}
     assert "budget" not in limits
+
+
+@pytest.mark.parametrize(("text", "gpu", "count"), [
+    ("GB200 NVL72 for Kimi K2 throughput?", "gb200", 72),  # one rack: the 72 GPUs of its NVLink domain
+    ("how fast is deepseek v3 on a GB300 NVL72", "gb300", 72),
+    ("2 GB200 NVL72 racks for training llama 405b on 15T tokens, how long?", "gb200", 144),
+])
+def test_an_nvl72_rack_is_its_gpus(text: str, gpu: str, count: int) -> None:
+    hw = [(h.get("gpu"), h.get("count")) for h in (ask(text).extra.get("request") or {}).get("hardware", [])]
+    assert (gpu, count) in hw, hw
+
+
+def test_throughput_asked_leads_with_the_speed() -> None:
+    assert re.match(r"\*\*About \d+ tokens/s per user", lead_of(ask("GB200 NVL72 for Kimi K2 throughput?")))

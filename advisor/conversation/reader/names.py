@@ -316,6 +316,11 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             per = in_servers[1] or per_server_default(spec.interface, spec.segment, spec.max_per_node)
             if per is not None and in_servers[0] * per <= MAX_GPU_COUNT:
                 count, c_start, c_end = in_servers[0] * per, in_servers[2], in_servers[3]
+        rack = _RACK.search(t.s[start:end + 8]) if gpu_id.startswith(("gb200", "gb300")) else None
+        if rack is not None and (count or 1) * int(rack.group(1)) <= MAX_GPU_COUNT:
+            # "a GB200 NVL72", "2 GB300 NVL72 racks": the racks' GPUs (72 or 36 each, as the name says)
+            count = (count or 1) * int(rack.group(1))
+            c_start, c_end = (c_start, max(end, start + rack.end())) if c_start < start else (start, start + rack.end())
         span_start, span_end = min(start, c_start), max(end, c_end)
         mention = GpuMention(gpu=gpu_id, count=count, text=t.quote(span_start, span_end), assumed=assumed)
         if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out
@@ -333,6 +338,9 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         else:
             _exclude(slots, index.gpu_ambiguous, key, mention.gpu)
     return mentions
+
+
+_RACK = re.compile(r"nvl\s*-?\s*(36|72)(?![0-9])")  # GB200 / GB300 NVL36 and NVL72 racks: GPUs per NVLink domain
 
 
 def _exclude(slots: Slots, ambiguous: dict[str, list[str]], key: str, gpu_id: str) -> None:
