@@ -428,3 +428,12 @@ def test_an_nvl72_rack_is_its_gpus(text: str, gpu: str, count: int) -> None:
 
 def test_throughput_asked_leads_with_the_speed() -> None:
     assert re.match(r"\*\*About \d+ tokens/s per user", lead_of(ask("GB200 NVL72 for Kimi K2 throughput?")))
+
+
+@pytest.mark.parametrize(("text", "name", "value"), [
+    ("need to host qwen3-235b for ~40 ppl, what gpus and what'll it cost?", "headcount", 40),
+    ("How much VRAM to fine-tune Qwen3-8B with full params and Adam?", "task", "full"),
+])
+def test_shorthand_is_read(text: str, name: str, value: Any) -> None:
+    values = {v["name"]: v["value"] for v in (ask(text).extra.get("request") or {}).get("job", [])}
+    assert values.get(name) == value, values

@@ -77,7 +77,7 @@ _HEADCOUNT = [
 
     re.compile(rf"(?:团队|公司|全公司|组里|组内|我们组|小组|部门|实验室|课题组|全组|全员)\s*(?:有|共|一共|总共|大概|约|大约)?\s*"
                rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*(?:人|员工|同事)"),
-    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|persons|engineers|developers|employees|staff|colleagues|"
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|ppl|persons|engineers|developers|devs|employees|staff|colleagues|"
                r"analysts|seats|customers|students|members|researchers|teammates|coworkers|co-workers)(?![a-z])"),
     re.compile(rf"(?<![a-z])(?:team|company|org|organi[sz]ation|group|lab|department|firm|startup|staff|headcount|class)\s+"
                rf"(?:of|with)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})(?![a-z0-9])"),
