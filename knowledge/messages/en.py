@@ -488,7 +488,6 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.dpo.adapter": "{method} is sized here as {task}: its frozen reference model is the base model with the adapter disabled (TRL's DPOTrainer with PEFT), so no second copy; full-parameter {method} would add a second frozen copy of the weights: +{extra} (BF16, {params} B parameters × 2 bytes), per GPU unless sharded.",
     "acts.dpo.full": "{method} is sized here as {task} of the policy; its frozen reference model adds a second copy of the weights that the figures below do not include: +{extra} (BF16, {params} B parameters × 2 bytes), per GPU unless sharded (ZeRO-3 / FSDP).",
     "lead.no_offload_needed": "No layer offload is needed: the model fits on {name} as it is, and offloading layers to system RAM would only slow it down.",
-    "lead.cheapest": "**The cheapest configuration that runs it: {buy}** ({lay}).",
     "lead.count_card": "No card was named, so the GPUs you stated are taken as the {gpu}, the search's first choice for this job; name a card to size that one.",
     "assumption.count_said": "no card named: the {n} GPUs you stated taken as {gpu}, the first choice of the search for this job (name a card to size that one)",
     "preamble.device.laptop": "Sized for the {name} ({memory}), the laptop chip, which has less memory than the desktop card of the same name; its speed depends on the laptop's power limit, so only memory is checked.",

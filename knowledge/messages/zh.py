@@ -486,7 +486,6 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.dpo.adapter": "{method} 这里按 {task} 估算：参考模型就是关闭适配器的基座模型（TRL 配合 PEFT 时的做法），不需要第二份权重；全参数 {method} 还要一份冻结的权重：+{extra}（BF16，{params}B 参数 × 2 字节），未分片时每卡都要。",
     "acts.dpo.full": "{method} 这里按策略模型的 {task} 估算；冻结的参考模型还要一份权重，下面的数字未计入：+{extra}（BF16，{params}B 参数 × 2 字节），未分片（ZeRO-3 / FSDP）时每卡都要。",
     "lead.no_offload_needed": "不需要把层卸载到内存：模型在 {name} 上整体放得下，卸载到系统内存只会更慢。",
-    "lead.cheapest": "**能跑起来的最便宜配置：{buy}**（{lay}）。",
     "lead.count_card": "没有指定显卡，您说的卡数按这项任务搜索到的首选 {gpu} 计算；指定型号可按该卡计算。",
     "assumption.count_said": "未指定显卡：您说的 {n} 张卡按 {gpu} 计算（这项任务搜索到的首选卡；指定型号可按该卡计算）",
     "preamble.device.laptop": "按 {name}（{memory}）计算：笔记本上的芯片显存比同名台式机显卡少；速度取决于笔记本的功耗设定，这里只核对显存。",

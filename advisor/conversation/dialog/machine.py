@@ -131,7 +131,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months",
-                 "horizon_text", "wants_nvlink", "condition", "offload", "wants_cheapest", "home", "ttft_ms", "tpot_ms", "latency_text"):
+                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)

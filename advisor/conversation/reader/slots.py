@@ -91,7 +91,6 @@ class Slots(Mutable):
     horizon_text: str | None = None
     condition: str | None = None  # "used" when second-hand cards are asked for
     home: bool | None = None  # a home or personal machine ("at home", "my gaming PC", "家用", "笔记本"): llama.cpp-style
-    wants_cheapest: bool | None = None  # "the cheapest way / machine to run X": the lowest purchase leads
     offload: bool | None = None  # llama.cpp layer offload asked for ("加内存卸载", "offload to RAM", "-ngl")
     wants_nvlink: bool | None = None  # the plan joins the cards over NVLink ("两张 4090 用 NVLink 桥接"); False: "no NVLink"
     excluded: list[str] = msgspec.field(default_factory=list)  # cards ruled out ("国内买不到 A100", "not H20", "除了 4090"): never candidates

@@ -123,8 +123,6 @@ _OFFLOAD = re.compile(r"(?<!优化器)(?<!optimizer )(?<!zero-)(?<!zero )(?:内�
                       # "on a 3090 with offload", "using CPU offloading", "w/ offload" (not "offload the optimizer")
                       r"(?<![a-z])(?:with|using|via|plus|w/)\s+(?:some\s+|partial\s+)?offload(?:ing)?(?!\s+(?:the\s+)?"
                       r"(?:optimi[sz]er|params|parameters|gradients))|(?:gpu|vram)\s*\+\s*(?:cpu|ram|system ram))")
-# "the cheapest way to run X", "least expensive setup", "最便宜的配置": the lowest purchase asked for, not the best pick
-_CHEAPEST = re.compile(r"(?<![a-z])(?:cheapest|least expensive|lowest[\s-]cost|most affordable)(?![a-z])|最便宜|最省钱|成本最低|花钱最少")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")
@@ -141,8 +139,6 @@ def read_settings(t: Text, slots: Slots) -> None:
         slots.condition = "used"
     if _OFFLOAD.search(s):
         slots.offload = True
-    if _CHEAPEST.search(s):
-        slots.wants_cheapest = True
     if _HOME.search(s):
         slots.home = True
     place = reading.region_from_places(s)

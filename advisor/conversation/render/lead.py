@@ -20,7 +20,6 @@ from advisor.conversation.render.options_table import (
     opt_days,
     opt_layout,
     opt_name,
-    opt_purchase,
     opt_speed,
 )
 from advisor.conversation.render.scale_out import servers_sentence
@@ -160,24 +159,12 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return fs.explain_lead(chosen, ev, book, lang)
     if intent == "how_many":
         return _in_servers(fs.count_lead(chosen, ev, book, lang), chosen, ev, book, lang)
-    cheap = _cheapest(ev) if state.slots.wants_cheapest and intent in ("which", "how_much", "other") else None
-    if cheap is not None and cheap is not chosen:  # "the cheapest way to run X": the lowest purchase first
-        led = fs.which_lead(chosen, ev, book, lang)
-        led.text = t("lead.cheapest", lang, buy=opt_purchase(cheap, book, lang), lay=opt_layout(cheap, lang, book)) + \
-            t("sentence.gap", lang) + led.text
-        return led
     if intent == "feasibility":
         led = fs.count_lead(chosen, ev, book, lang)
         led.text = t("lead.yes", lang, text=led.text) if chosen.fits else led.text
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return fs.which_lead(chosen, ev, book, lang)
-
-
-def _cheapest(ev: Analysis) -> Option | None:
-    """The option the recommender labels lowest cost (the cheapest purchase, cards and servers, that fits)."""
-    rec = ev.recommendation
-    return next((o for o in (rec.options if rec is not None else []) if "lowest_cost" in o.labels and o.fits), None)
 
 
 def _token_cost_on_more(named: Option, ev: Analysis, book: Book, lang: str) -> tuple[fs.Lead | None, Option | None]:
