@@ -22,6 +22,9 @@ WeightFormat = Literal[
 KvFormat = Literal["fp16", "bf16", "fp8", "int8", "int4", "fp32"]
 Optimizer = Literal["adamw", "adamw8bit", "sgd", "adamw-bf16"]
 Recompute = Literal["none", "selective", "full"]
+# the training objective: supervised (sft) or a TRL preference method. DPO/IPO (DPOTrainer) and KTO keep a frozen
+# reference model unless trained through a PEFT adapter; DPO/IPO/ORPO/SimPO run chosen + rejected per prompt
+Method = Literal["sft", "dpo", "ipo", "kto", "orpo", "simpo"]
 Offload = Literal["none", "optimizer", "all"]
 Engine = Literal["transformers", "transformers-compiled", "vllm", "llama.cpp", "sglang", "trtllm", "deepspeed", "megatron",
                  "fsdp"]
@@ -96,6 +99,7 @@ class Workload(Frozen):
     lora_rank: Annotated[int, Meta(ge=1, le=4096, description="LoRA rank")] = 16
     grad_accum: Annotated[int, Meta(ge=1, le=100_000, description="training: micro-batches per optimizer step (gradients stay live between them; HF Trainer default 1)")] = 1
     lora_targets: Annotated[Literal["attention", "all-linear"], Meta(description="the layers LoRA adapts")] = "all-linear"
+    method: Annotated[Method, Meta(description="training objective: sft, or a preference method (dpo/ipo/kto keep a frozen reference model without a LoRA adapter; dpo/ipo/orpo/simpo run chosen + rejected sequences per prompt)")] = "sft"
     engine: Annotated[Engine, Meta(description="runtime (unset: vllm for serving, transformers for training)")] | None = None
     train_tokens: Annotated[float, Meta(ge=1, le=1e15, description="token budget for training"), FINITE] | None = None
     flash_attention: Annotated[bool, Meta(description="FlashAttention (unset: on where the GPU supports it)")] | None = None

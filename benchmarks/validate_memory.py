@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from advisor.estimator import training_memory as tm  # noqa: E402
-from advisor.estimator.activations import layer_activations  # noqa: E402
-from advisor.estimator.formats import weight_bytes  # noqa: E402
-from advisor.estimator.memory import estimate_memory, kv_cache_bytes  # noqa: E402
-from advisor.workload import Workload  # noqa: E402
-from knowledge.catalog import load_catalog  # noqa: E402
-from tests.memory_fixtures import bloomz_7b1, codellama_34b, gpt_like, octocoder  # noqa: E402
+from advisor.estimator import training_memory as tm
+from advisor.estimator.activations import layer_activations
+from advisor.estimator.formats import weight_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
+from advisor.estimator.memory import estimate_memory
+from advisor.workload import Workload
+from knowledge.catalog import load_catalog
+from tests.memory_fixtures import bloomz_7b1, codellama_34b, gpt_like, octocoder
 
 GIB, GB, MIB = 2**30, 1e9, 2**20
 

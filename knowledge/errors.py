@@ -7,6 +7,10 @@ the chat interfaces show it as a reply. Anything else escaping is a bug.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Self
 
 
 class AdvisorError(Exception):
@@ -21,6 +25,15 @@ class AdvisorError(Exception):
         if accepted and "accepted" not in message:
             text = f"{message} (accepted: {accepted})"
         super().__init__(text)
+
+    @classmethod
+    def from_key(cls, key: str, /, *, field: str | None = None, accepted: str | None = None,
+                 **fields: object) -> Self:
+        """The error whose words are the message catalogs' entry `key` in English and Chinese, filled from `fields`."""
+        from knowledge.messages import pair  # start-up: only a command that fails loads the catalog
+
+        message, message_zh = pair(key, **fields)
+        return cls(message, field=field, accepted=accepted, message_zh=message_zh)
 
     @property
     def message(self) -> str:
@@ -50,13 +63,14 @@ class UnknownIdError(AdvisorError):
         import difflib  # only when a name is not found: not on every start
 
         self.suggestions = difflib.get_close_matches(name.lower(), pool, n=5, cutoff=0.5)
-        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
-        hint_zh = f"；是不是：{'、'.join(self.suggestions)}？" if self.suggestions else ""
-        super().__init__(
-            f"unknown {kind} '{name}'{hint} (see `gpu-advisor {kind}s` for the list)",
-            field=kind,
-            message_zh=f"未知的{'显卡' if kind == 'gpu' else '模型'}“{name}”{hint_zh}",
-        )
+        from knowledge.messages import t  # start-up: only a name not in the catalog loads the catalog's words
+
+        def said(lang: str) -> str:
+            close = t("errors.unknown_id.sep", lang).join(self.suggestions)
+            hint = t("errors.unknown_id.hint", lang, names=close) if self.suggestions else ""
+            return t("errors.unknown_id", lang, what=t(f"errors.unknown_id.{kind}", lang), name=name, hint=hint)
+
+        super().__init__(said("en"), field=kind, message_zh=said("zh"))
 
 
 class UnknownGpu(UnknownIdError):

@@ -10,15 +10,26 @@
 * :class:`Money`: an amount in one of the catalog's currencies (USD, CNY; knowledge/schemas.py `Price.currency`);
   another currency is refused with the one-line :class:`~knowledge.structs.StructError`, and money in two
   currencies does not add (no exchange rate is implied).
+* :class:`Seconds`: a duration (time to first token, time per output token, a training run's wall-clock). The
+  estimator computes in seconds; answers show milliseconds (a token's latency), hours or days (a run), and the
+  renderers used to multiply by 1000 or divide by 3600 and 86400 themselves at ~40 sites, each reading a float
+  named by its unit (`ttft_s`, `ms_per_token`, `wall_s`). The results that reach the answers now carry `Seconds`
+  and the conversions are made here only:
 
-Why memory and money, not yet time: durations and speeds still cross as floats whose names carry the unit
-(`ttft_s`, `wall_s`, `ms_per_token`, `decode_tokens_per_s`). Memory came first because it is the number users read
-most and the one held in two units that a reader cannot tell apart (GiB and GB differ by 7 %: "80" is either);
-seconds, milliseconds and days are converted by the renderers at ~40 sites, each from a field named by its unit.
-A `Seconds` on the same pattern is the next step (docs/architecture.md, "Units", says where the boundary is).
+      ms = s × 1000        min = s / 60        h = s / 3600        days = s / 86400
 
-`Bytes` is a plain msgspec struct (no checks of its own: ≈ 0.1 µs to build), so results that hold several stay as
-cheap as the ints they replace; the JSON contract still writes the integer (`Bytes.n`) under the same keys.
+  (:attr:`Seconds.ms`, :attr:`.hours`, :attr:`.days`, :meth:`.to`, :meth:`.text`, which always prints the unit:
+  "38 ms", "2.4 h", "16.3 days"; in Chinese "16.3 天"). A day is 86,400 s (no calendar: a run's wall-clock).
+  A `Seconds` adds to and compares with another `Seconds` only; a bare number (seconds? milliseconds?) raises
+  ``TypeError`` naming the fix (``Seconds(x)``, ``Seconds.of(x, "ms")``).
+
+Speeds (tokens/s) stay floats: they are shown in one unit only, tokens/s, so no reader converts them and there is
+no second unit to confuse them with (docs/architecture.md, "Units", lists what crosses typed and what does not).
+
+`Bytes` and `Seconds` are plain msgspec structs (no checks of their own: ≈ 0.1 µs to build), so results that hold
+several stay as cheap as the numbers they replace; the JSON contract still writes the number (`Bytes.n`,
+`Seconds.s`, or `Seconds.ms` under a key named `ms_…`) under the same keys. Inside the estimator's loops (the serving
+simulation, the step times, the planner) durations stay floats; the results are typed where they are built.
 """
 
 from __future__ import annotations
@@ -201,3 +212,131 @@ class Money(Frozen):
     def to_contract(self) -> dict[str, Any]:
         """`{"amount", "currency"}` as the JSON contract writes money."""
         return {"amount": self.amount, "currency": self.currency}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# durations
+
+DurationUnit = Literal["ms", "s", "min", "h", "days"]
+UNIT_SECONDS: dict[str, float] = {"s": 1.0, "min": 60.0, "h": 3600.0, "days": 86400.0}
+"""Seconds per unit (a day is 86,400 s); milliseconds are multiplied by 1000 instead (`Seconds.to`)."""
+DURATION_NAMES: dict[str, dict[str, str]] = {
+    "en": {"ms": "ms", "s": "s", "min": "min", "h": "h", "days": "days"},
+    "zh": {"ms": "ms", "s": "秒", "min": "分钟", "h": "小时", "days": "天"},
+}
+"""How `Seconds.text` names each unit in each language of the answers."""
+
+
+def _no_unit(op: str, a: object, b: object) -> TypeError:
+    return TypeError(f"cannot {op} {type(a).__name__} and {type(b).__name__}: give the number a unit "
+                     "(Seconds(x) for seconds, Seconds.of(x, 'ms'), Seconds.of(x, 'h'))")
+
+
+class Seconds(msgspec.Struct, frozen=True):
+    """A duration in seconds (a float: a token's latency is a fraction of one).
+
+    ``Seconds(x)`` from seconds, ``Seconds.of(x, "ms")`` from another unit. Arithmetic keeps the unit:
+    Seconds ± Seconds and Seconds × number are Seconds; `.ratio(other)` is a plain number. Seconds / number is
+    refused: it is the hand conversion `wall_s / 86400` this type replaces (`.days`, `.hours`, `.ms`, `.to(unit)`).
+    """
+
+    s: float
+
+    @classmethod
+    def of(cls, value: float, unit: DurationUnit = "s") -> Seconds:
+        """`value` in `unit` as seconds (38 ms → 0.038 s; 2 days → 172,800 s)."""
+        return cls(value / 1000 if unit == "ms" else value * UNIT_SECONDS[unit])
+
+    # --- the conversions (the only ones in the program) ----------------------------------------------------
+    def to(self, unit: DurationUnit) -> float:
+        """The duration in `unit` (0.038 s → 38.0 in ms; 1,411,200 s → 16.33 in days)."""
+        return self.s * 1000 if unit == "ms" else self.s / UNIT_SECONDS[unit]
+
+    @property
+    def ms(self) -> float:
+        """In milliseconds (s × 1000): a token's latency."""
+        return self.s * 1000
+
+    @property
+    def hours(self) -> float:
+        """In hours (s / 3600)."""
+        return self.s / 3600
+
+    @property
+    def days(self) -> float:
+        """In days of 86,400 s (s / 86400): a training run."""
+        return self.s / 86400
+
+    def text(self, unit: DurationUnit = "s", digits: int = 1, *, lang: str = "en", grouped: bool = False) -> str:
+        """"38 ms", "2.4 h", "16.3 days" ("16.3 天" in Chinese): the duration in `unit` with `digits` decimals and
+        the unit's name (thousands grouped with `grouped`)."""
+        value = self.to(unit)
+        number = f"{value:,.{digits}f}" if grouped else f"{value:.{digits}f}"
+        return f"{number} {DURATION_NAMES.get(lang, DURATION_NAMES['en'])[unit]}"
+
+    def __str__(self) -> str:
+        return self.text("s", 3)
+
+    # --- arithmetic: Seconds with Seconds, scaled by plain numbers ------------------------------------------
+    def __add__(self, other: Seconds) -> Seconds:
+        if type(other) is not Seconds:
+            raise _no_unit("add", self, other)
+        return Seconds(self.s + other.s)
+
+    def __sub__(self, other: Seconds) -> Seconds:
+        if type(other) is not Seconds:
+            raise _no_unit("subtract", self, other)
+        return Seconds(self.s - other.s)
+
+    def __radd__(self, other: object) -> Seconds:
+        raise _no_unit("add", other, self)
+
+    def __rsub__(self, other: object) -> Seconds:
+        raise _no_unit("subtract", other, self)
+
+    def __mul__(self, factor: float) -> Seconds:
+        if isinstance(factor, Seconds) or not isinstance(factor, int | float):
+            raise TypeError(f"cannot multiply Seconds by {type(factor).__name__}")
+        return Seconds(self.s * factor)
+
+    __rmul__ = __mul__
+
+    # no `/`: `wall_s / 86400` is the hand conversion this type replaces (.days, .hours, .ms, .to(unit)); a share of
+    # another duration is .ratio(other). Left undefined, mypy flags it where it is written.
+
+    def ratio(self, other: Seconds) -> float:
+        """self / other as a plain number (how many times longer; a share of a step)."""
+        if type(other) is not Seconds:
+            raise _no_unit("divide", self, other)
+        return self.s / other.s
+
+    def __neg__(self) -> Seconds:
+        return Seconds(-self.s)
+
+    # ordered with Seconds only (a bare number is refused with the fix, not compared as if it were seconds)
+    def __lt__(self, other: Seconds) -> bool:
+        if type(other) is not Seconds:
+            raise _no_unit("compare", self, other)
+        return self.s < other.s
+
+    def __le__(self, other: Seconds) -> bool:
+        if type(other) is not Seconds:
+            raise _no_unit("compare", self, other)
+        return self.s <= other.s
+
+    def __gt__(self, other: Seconds) -> bool:
+        if type(other) is not Seconds:
+            raise _no_unit("compare", self, other)
+        return self.s > other.s
+
+    def __ge__(self, other: Seconds) -> bool:
+        if type(other) is not Seconds:
+            raise _no_unit("compare", self, other)
+        return self.s >= other.s
+
+    def __bool__(self) -> bool:
+        return self.s != 0
+
+
+SECOND, MINUTE, HOUR, DAY = Seconds(1.0), Seconds(60.0), Seconds(3600.0), Seconds(86400.0)
+"""The thresholds the answers choose a unit by (under a second in ms, under a day in hours, …)."""

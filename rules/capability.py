@@ -39,7 +39,7 @@ RULES: tuple[RuleMeta, ...] = (
         source="a100-wp",
         section="third-generation Tensor Cores: BF16",
         refs=("turing-wp",),
-        summary="BF16 needs Ampere or newer; Turing and Volta cards run FP16 instead.",
+        summary="BF16 needs hardware support (NVIDIA: Ampere or newer); cards without it run FP16 instead.",
         alternative="precision=fp16",
     ),
     RuleMeta(

@@ -50,6 +50,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from knowledge.errors import AdvisorError, InputError
+from knowledge.messages import pair, t
 from knowledge.schemas import FP4_ARCHITECTURES, Architecture, Segment, Stack
 from knowledge.structs import Meta, Mutable, StructError, dump, fields, validate
 from rules.gpus import resolve_gpu
@@ -380,8 +381,8 @@ def validate_facts(fact: Mapping[str, Any] | _Facts) -> dict[str, Any]:
     kind = fact.get("kind")
     model = _MODELS.get(kind) if isinstance(kind, str) else None
     if model is None:
-        raise InputError(f"fact kind {kind!r} is not known", field="kind", accepted="config, workload, claim",
-                         message_zh=f"未知的事实类型 {kind!r}（可用：config、workload、claim）")
+        message, message_zh = pair("rules.fact.unknown_kind", kind=kind)
+        raise InputError(message, field="kind", accepted="config, workload, claim", message_zh=message_zh)
     try:
         values = dict(fact)
         if isinstance(values.get("precision"), str) and "precision" in fields(model):  # "awq-int4" → "int4"
@@ -398,19 +399,14 @@ def validate_facts(fact: Mapping[str, Any] | _Facts) -> dict[str, Any]:
         got = err.get("input")
         if not err["loc"]:  # a check across fields (model validator)
             first = msg.split(" ", 1)[0]
-            raise InputError(f"{kind} fact: {msg}", field=first if first in fields(model) else None,
-                             message_zh=f"{kind} 事实无效：{msg}") from None
-        if err["type"] in ("literal_error", "enum"):
-            text = f"{kind} fact: field '{loc}': {got!r} is not a valid value"
-            text_zh = f"{kind} 事实的字段“{loc}”取值 {got!r} 无效"
-        elif err["type"] == "missing":
-            text = f"{kind} fact: field '{loc}' is required"
-            text_zh = f"{kind} 事实缺少字段“{loc}”"
-        else:
-            text = f"{kind} fact: field '{loc}': {msg} (got {got!r})"
-            text_zh = f"{kind} 事实的字段“{loc}”取值 {got!r} 无效"
-        if accepted:
-            text_zh += f"（可用：{accepted}）"
+            message, message_zh = pair("rules.fact.invalid", kind=kind, msg=msg)
+            raise InputError(message, field=first if first in fields(model) else None, message_zh=message_zh) from None
+        key = ("rules.fact.not_a_value" if err["type"] in ("literal_error", "enum") else
+               "rules.fact.required" if err["type"] == "missing" else "rules.fact.wrong_value")
+        text, text_zh = pair(key, kind=kind, loc=loc, got=got, msg=msg)
+        if accepted:  # the English suffix is the one InputError would add; the Chinese says it in its own words
+            text += t("rules.fact.accepted", "en", accepted=accepted)
+            text_zh += t("rules.fact.accepted", "zh", accepted=accepted)
         raise InputError(text, field=loc, accepted=accepted, message_zh=text_zh) from None
     except AdvisorError:
         raise

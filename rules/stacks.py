@@ -16,7 +16,7 @@ from typing import Final
 _ALL = frozenset({"transformers", "vllm", "llama.cpp", "sglang", "trtllm", "deepspeed", "megatron"})
 
 STACK_ENGINES: Final[dict[str, frozenset[str]]] = {
-    "cuda": _ALL,
+    "cuda": _ALL | {"fsdp"},  # PyTorch FSDP with bitsandbytes 4-bit (FSDP + QLoRA) is sized on CUDA only
     "rocm": _ALL - {"trtllm"},
     "cann": _ALL - {"trtllm"},
     "metal": frozenset({"transformers", "llama.cpp"}),

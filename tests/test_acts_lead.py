@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from advisor.conversation.reader.intent import asks_why_count, engines_compared, reference_method
+from advisor.conversation.reader.intent import asks, engines_compared, reference_method
 from advisor.conversation.session import Conversation
 
 
@@ -129,10 +129,10 @@ def test_two_cards_in_chinese_are_not_two_yuan() -> None:
 
 
 def test_why_count_reads_the_question_not_any_why() -> None:
-    assert asks_why_count("Why can't a 70B model run on a single GPU?")
-    assert asks_why_count("为什么 Qwen2.5-72B 需要 4 张卡？")
-    assert not asks_why_count("Why is the H100 faster than the A100?")
-    assert not asks_why_count("为什么 4090 比 3090 快")
+    assert asks("why_count", "Why can't a 70B model run on a single GPU?")
+    assert asks("why_count", "为什么 Qwen2.5-72B 需要 4 张卡？")
+    assert not asks("why_count", "Why is the H100 faster than the A100?")
+    assert not asks("why_count", "为什么 4090 比 3090 快")
 
 
 def test_a_small_model_answered_on_one_card_says_it_needs_only_one() -> None:
@@ -153,14 +153,18 @@ def test_a_small_model_answered_on_one_card_says_it_needs_only_one() -> None:
     ("zh", "8 张 H100 做 Qwen2.5-7B 的 DPO 对齐够吗", True, "14.2 GiB"),
     ("zh", "Qwen2.5-7B 做 DPO，4 张 4090 够不够？", True, "14.2 GiB"),
 ])
-def test_dpo_says_what_it_assumes_about_the_reference_model_first(lang: str, text: str, adapter: bool,
-                                                                   extra: str) -> None:
+def test_dpo_says_what_it_assumes_about_the_reference_model_after_the_verdict(lang: str, text: str, adapter: bool,
+                                                                               extra: str) -> None:
     head = first(lang, text)
-    assert head.startswith("DPO "), head
-    opening = head.split("**")[0]  # before the sizing's verdict
-    assert f"+{extra}" in opening, head
-    said = ("adapter disabled", "关闭适配器") if adapter else ("not include", "未计入")
-    assert any(s in opening for s in said), head
+    # the answer to the act asked (a verdict, or the memory figure) first; then what the sizing assumes about the
+    # reference model
+    at = head.find("DPO ")
+    assert at > 0 and "GiB" in head[:at], head
+    note = head[at:]
+    assert f"+{extra}" in note, head
+    # full-parameter DPO: the reference copy is part of the sizing (it was said as not included before)
+    said = ("adapter disabled", "关闭适配器") if adapter else ("figures below include", "已包含")
+    assert any(s in note for s in said), head
 
 
 def test_reference_method_names_only_methods_with_a_reference_model() -> None:

@@ -12,8 +12,8 @@ import pytest
 
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.session import Conversation
+from advisor.estimator.kv_cache import kv_cache_bytes
 from knowledge.catalog import load_catalog
-from advisor.estimator.memory import kv_cache_bytes
 
 QUESTIONS = [
     ("en", "serve gpt-oss-120b to 40 users on 2 H100s"),

@@ -183,7 +183,7 @@ def _spread(o) -> bool:
 
 
 def _speed(o) -> float:
-    return -float(o.training.wall_s) if o.training else float(o.throughput.decode_tokens_per_s_total)
+    return -float(o.training.wall.s) if o.training else float(o.throughput.decode_tokens_per_s_total)
 
 
 def _money(o) -> float:
@@ -220,12 +220,12 @@ def _check_lead(q: Q, rec: Recommendation) -> None:
             and "candidates" not in q.extra):  # named cards are compared as named, with no default target
         # reachable by a configuration that could lead: priced, new, sold in the region (an unpriced card that is
         # fast enough — Ascend 910C in China — cannot be recommended, so it does not keep the target)
-        reachable = any(o.throughput and o.throughput.ms_per_token <= TPOT_MS and total_price(o)
+        reachable = any(o.throughput and o.throughput.tpot.ms <= TPOT_MS and total_price(o)
                         and not _second_hand(o, cat.gpu(o.gpu))
                         and (q.region != "cn" or cat.gpu(o.gpu).china.status not in CN_NO_NEW_SALE)
                         for o in rec.options + rec.closest)
         if reachable:
-            assert lead.throughput.ms_per_token <= TPOT_MS, f"{q.text}: lead below 25 tokens/s per user"
+            assert lead.throughput.tpot.ms <= TPOT_MS, f"{q.text}: lead below 25 tokens/s per user"
         stated = " ".join(rec.assumptions)
         assert "25 tokens/s" in stated and "MLPerf" in stated
 

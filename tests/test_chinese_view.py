@@ -111,6 +111,17 @@ KNOWN_MESSAGES: dict[str, set[str]] = {
     "rules.market-cn-blackwell-dc": {"Rubin"},
     "rules.practice-interconnect-multi-node": {"RoCE"},
     "rules.risk-modded-card": {"vBIOS"},
+    "rules.fact.unknown_kind": {"config", "workload", "claim"},  # the fact kinds a caller passes, as values
+    # the errors of a bad input quote the command line as it is typed: options and their values, a program's name
+    # and the command that installs it
+    "errors.offload_task": {"layers", "optimizer", "all"},
+    "errors.offload_batch": {"layers", "batch"},
+    "errors.offload_gpu": {"layers"},
+    "errors.offload_engine": {"layers"},
+    "errors.region": {"cn", "global"},
+    "errors.no_chromium": {"Chromium", "apt-get", "install", "chromium"},
+    "errors.chromium_timeout": {"Chromium"},
+    "errors.chromium_failed": {"Chromium"},
     "rules.sizing-offload-ram-short": {"offload"},  # the English term after the Chinese one: “卸载（offload）”
     # vLLM's own error, quoted as it prints it so that the user recognises it
     "rules.sizing-tp-heads": {"Total", "number", "of", "attention", "heads", "must", "be", "divisible", "by", "tensor",

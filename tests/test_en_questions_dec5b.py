@@ -100,7 +100,7 @@ CASES = [
     ("llama 3.1 70b Q4_K_M gguf on a 3090 with offload, how fast?", None, "llama-3.1-70b", "rtx-3090",
      {"weights": "q4_k_m"}, r"layer offload.*-ngl \d+.*tokens/s"),
     # which of two cards is better, with no job: the faster first
-    ("4090 vs 5090 for local llms", "compare", None, None, {}, r"^\*\*The GeForce RTX 5090 is faster"),
+    ("4090 vs 5090 for local llms", "compare", None, None, {}, r"^\*\*The GeForce RTX 5090 is (faster|stronger)"),
     ("MI355X vs B200 for deepseek v3 inference", "compare", "deepseek-v3", "mi355x", {},
      r"^\*\*.*(about as fast|is faster)"),
     # a rental period in weeks or days
@@ -125,8 +125,8 @@ HELD_OUT = [
     ("token cost for qwen3-14b on a single L40S", None, "qwen3-14b", "l40s", {}, r"per million output tokens"),
     ("how much per million tokens would gemma 3 27b cost me on a 4090?", None, "gemma-3-27b", "rtx-4090", {},
      r"per million output tokens"),
-    ("RTX 3090 vs RTX 4090 for running local models", "compare", None, None, {}, r"^\*\*The GeForce RTX 4090 is faster"),
-    ("a100 or h100 — which is quicker for training?", "compare", None, None, {}, r"^\*\*The NVIDIA H100 .* is faster"),
+    ("RTX 3090 vs RTX 4090 for running local models", "compare", None, None, {}, r"^\*\*The GeForce RTX 4090 is (faster|stronger)"),
+    ("a100 or h100 — which is quicker for training?", "compare", None, None, {}, r"^\*\*The NVIDIA H100 .* is (faster|stronger)"),
     ("which quantization of llama 3.1 70b fits in 64gb?", None, "llama-3.1-70b", None, {},
      r"most precise weight format .* fits in 64 GB"),
     ("does qwen3 32b fit into 48 GB?", "feasibility", "qwen3-32b", None, {}, r"^\*\*(Yes|No)\*\* — .* 48 GB"),
@@ -143,7 +143,7 @@ HELD_OUT = [
     ("does llama 3.3 70b fit in 96GB in int8? || and fp16?", None, "llama-3.3-70b", None, {"weights": "fp16"},
      r"^\*\*(Yes|No)\*\* — .* 96 GB"),
     ("4070 Ti SUPER vs 4080 SUPER for running llms", "compare", None, None, {},
-     r"^\*\*The GeForce RTX 4080 SUPER is faster"),
+     r"^\*\*The GeForce RTX 4080 SUPER is (faster|stronger)"),
     ("How fast is gemma 3 12b on a 4070?", None, "gemma-3-12b", "rtx-4070", {}, r"tokens/s|No speed to give"),
 ]
 
@@ -387,7 +387,7 @@ HELD_OUT_2 = [
     ("we push about 5 million tokens per day through llama 3.1 70b — cost on H200?", None, "llama-3.1-70b", "h200-sxm",
      {}, r"^\*\*5\.0 M tokens a day on .* costs about"),
     ("MI300X vs H100, which card is better for LLMs in general?", "compare", None, None, {},
-     r"^\*\*The .* (faster|decodes faster|prefills)"),
+     r"^\*\*(The .* is (faster|stronger)|Each leads|The .* are close)"),
     ("what's the highest quant of qwen3 32b I can fit on a 4090?", None, "qwen3-32b", "rtx-4090", {},
      r"most precise weight format"),
     ("does gemma 3 27b fit within 32 GB at q8?", "feasibility", "gemma-3-27b", None, {}, r"^\*\*(Yes|No)\*\* — .* 32 GB"),
@@ -398,7 +398,7 @@ HELD_OUT_2 = [
     ("biggest model for a 12GB card?", None, None, None, {}, r"largest models that fit 1× 12 GB card"),
     ("llama 3.1 8b on 8xL4, fits?", "feasibility", "llama-3.1-8b", "l4", {}, r"^\*\*(Yes|No|Not as asked)"),
     ("4060 vs 4060 ti 16gb for local llms", "compare", None, None, {},
-     r"^\*\*The GeForce RTX 4060 Ti 16GB is faster"),
+     r"^\*\*The GeForce RTX 4060 Ti 16GB is (faster|stronger)"),
     ("rent vs buy for 4x A100 80GB, 12 hours a day", "rent_vs_buy", None, "a100-80g-sxm", {},
      r"^\*\*(Renting|Buying) is cheaper"),
 ]

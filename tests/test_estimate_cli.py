@@ -15,7 +15,8 @@ from ui.cli.entry import main
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = ["params", "active_params", "per_gpu_bytes", "cpu_bytes", "formulas", "assumptions"]
-PART_KEYS = ["weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead", "total"]
+PART_KEYS = ["weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead", "reference_model",
+             "total"]  # reference_model: preference training's frozen copy (added with DPO sizing)
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -245,7 +245,7 @@ def test_hao_ren_counts_people() -> None:
 
 
 @pytest.mark.parametrize(("lang", "text", "defaults", "stated"), [
-    ("zh", "几十张 910B 能训练 70B 吗", ["LoRA 微调（默认）", "100 M tokens（默认）"], []),
+    ("zh", "几十张 910B 能训练 70B 吗", ["LoRA 微调（默认）", "1 亿 tokens（默认）"], []),
     ("en", "can 8 H100s train a 70B?", ["LoRA fine-tuning (default)", "100 M tokens of training data (default)"], []),
     ("en", "LoRA fine-tune a 13B on our two 3090s", ["100 M tokens of training data (default)"], ["LoRA"]),
     ("en", "Could two A100s handle a QLoRA run of a 70B on 2B tokens?", [], ["QLoRA", "2"]),

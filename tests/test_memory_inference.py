@@ -6,7 +6,8 @@ import pytest
 
 from advisor.estimator.engines import default_engines, parse_engines
 from advisor.estimator.formats import weight_bytes
-from advisor.estimator.memory import estimate_memory, kv_cache_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
+from advisor.estimator.memory import estimate_memory
 from advisor.estimator.results import Breakdown
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
@@ -51,7 +52,7 @@ def test_contract_keys(cat):
     c = estimate_memory(cat.model("llama-3-8b"), Workload()).to_contract()
     assert list(c) == ["params", "active_params", "per_gpu_bytes", "cpu_bytes", "formulas", "assumptions"]
     assert list(c["per_gpu_bytes"]) == ["weights", "gradients", "optimizer_states", "activations", "kv_cache",
-                                        "overhead", "total"]
+                                        "overhead", "reference_model", "total"]
 
 
 def test_vllm_reservation_semantics(cat):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.estimator.memory import kv_bytes_per_token_layer, kv_cache_bytes
+from advisor.estimator.kv_cache import kv_bytes_per_token_layer, kv_cache_bytes
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 

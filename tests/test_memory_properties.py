@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.estimator.formats import weight_bytes
-from advisor.estimator.memory import estimate_memory, kv_cache_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
+from advisor.estimator.memory import estimate_memory
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
 from knowledge.structs import replace

@@ -33,6 +33,26 @@ def _fields_agree(english: object, other: object) -> bool:
 SAYS_LESS: dict[str, set[str]] = {
     # "以显存估算为准" (rely on the memory estimate) without repeating the configuration, as the Chinese always said
     "rules.value-scope-5080": {"count", "gpu"},
+    # the validator's own explanation is English ("Input should be greater than 0"): the Chinese names the field and
+    # the value given as invalid, and the values accepted
+    "rules.fact.wrong_value": {"msg"},
+    # the errors of a bad input (knowledge/messages/errors_zh.py): the Chinese names the value and what is wrong in
+    # fewer words, as it always did; the English adds the arithmetic (DP, world size), the given value or the
+    # tool's own detail (an exception's text, a process's exit status)
+    "errors.layout_factor": {"dp", "world"},
+    "errors.count_factor": {"tp", "cp", "pp"},
+    "errors.tp_domain": {"where"},
+    "errors.cp_context": {"context"},
+    "errors.tokens_positive": {"tokens"},
+    "errors.tokens_absurd": {"tokens", "most"},
+    "errors.no_layout": {"pinned", "headroom", "leanest"},
+    "errors.train_short": {"needs", "usable"},
+    "errors.serve_short": {"weights", "kv", "concurrency", "context"},
+    "errors.offload_task": {"task"},
+    "errors.offload_engine": {"engine"},
+    "errors.not_finite": {"detail"},
+    "errors.chromium_timeout": {"seconds"},
+    "errors.chromium_failed": {"code", "detail"},
 }
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from advisor.estimator.formats import weight_bytes
-from advisor.estimator.memory import kv_cache_bytes, linear_state_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes, linear_state_bytes
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.hf_config import spec_from_hf_config

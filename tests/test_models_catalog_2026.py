@@ -14,7 +14,7 @@ import pytest
 
 from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.session import Conversation
-from advisor.estimator.memory import kv_cache_bytes, linear_state_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes, linear_state_bytes
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.hf_config import spec_from_hf_config

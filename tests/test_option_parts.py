@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from advisor.estimator.results import Breakdown
@@ -143,7 +144,7 @@ def test_owned_cards_running_a_job_say_its_hours_last() -> None:
     own = evaluate_configs(w, [("rtx-3090", 2)], c)[0]
     assert own.tco is not None and own.tco.basis == "owned" and own.tco.purchase.total is None
     data = own.to_contract()["tco"]
-    assert list(data)[-2:] == ["basis", "job_hours"] and data["job_hours"] == own.training.wall_s / 3600
+    assert list(data)[-2:] == ["basis", "job_hours"] and data["job_hours"] == own.training.wall.hours
 
 
 def test_a_training_time_has_the_six_keys_and_the_planners_five(kinds: dict[str, Option]) -> None:
@@ -158,5 +159,5 @@ def test_a_training_time_has_the_six_keys_and_the_planners_five(kinds: dict[str,
     serving = kinds["tensor_parallel"]
     assert serving.training is None and serving.to_contract()["throughput"] == serving.throughput.to_contract()
     with pytest.raises(StructError) as exc:
-        Option(**BASE, layout={"tp": 1, "pp": 1}, training={**lora.training.to_contract(), "mfu_basis": "guessed"})
+        Option(**BASE, layout={"tp": 1, "pp": 1}, training={**msgspec.structs.asdict(lora.training), "mfu_basis": "guessed"})
     assert "mfu_basis" in _one_line(exc)

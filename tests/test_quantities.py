@@ -78,6 +78,7 @@ def test_estimator_results_carry_bytes_and_the_contract_still_writes_integers() 
     assert parts.total == Bytes(16_060_522_496 + 1_073_741_824 + 2 * 2**30)
     assert parts.to_contract() == {"weights": 16_060_522_496, "gradients": 0, "optimizer_states": 0,
                                    "activations": 0, "kv_cache": 1_073_741_824, "overhead": 2_147_483_648,
+                                   "reference_model": 0,
                                    "total": 19_281_747_968}
     assert all(type(v) is int for v in parts.to_contract().values())
     est = MemoryEstimate(model="m", task="inference", params=8_030_261_248, active_params=8_030_261_248,

@@ -156,7 +156,7 @@ def test_training_deadline_adds_gpus() -> None:
     loose = recommend(w, Constraints(candidates=("h100-sxm",)))
     tight = recommend(w, Constraints(candidates=("h100-sxm",), deadline_s=2 * 86400))
     assert tight.options[0].count > loose.options[0].count
-    assert tight.options[0].training.wall_s <= 2 * 86400
+    assert tight.options[0].training.wall.s <= 2 * 86400
 
 
 def test_deadline_is_met_with_whole_servers_between_doublings() -> None:
@@ -167,9 +167,9 @@ def test_deadline_is_met_with_whole_servers_between_doublings() -> None:
     c = Constraints(candidates=("h100-sxm",), deadline_s=30 * 86400)
     best = recommend(w, c).options[0]
     assert 64 < best.count < 128 and best.count % 8 == 0 and best.nodes == best.count // 8
-    assert best.training.wall_s <= 30 * 86400 and "deadline" not in best.misses
+    assert best.training.wall.s <= 30 * 86400 and "deadline" not in best.misses
     [fewer] = evaluate_configs(w, [("h100-sxm", best.count - 8)], c)
-    assert fewer.training.wall_s > 30 * 86400
+    assert fewer.training.wall.s > 30 * 86400
 
 
 def test_compare_named_configurations_user_story_6() -> None:
@@ -209,7 +209,7 @@ def test_contract_keys() -> None:
     opt = rec.to_contract()["options"][0]
     assert {"gpu", "count", "layout", "per_gpu_bytes", "fits", "throughput", "price", "findings"} <= set(opt)
     assert set(opt["per_gpu_bytes"]) == {"weights", "gradients", "optimizer_states", "activations", "kv_cache",
-                                         "overhead", "total"}
+                                         "overhead", "reference_model", "total"}
     assert set(opt["price"]) >= {"amount", "currency"}
     for f in opt["findings"]:
         assert {"rule_id", "severity", "message", "source"} <= set(f)
@@ -234,10 +234,10 @@ def test_one_server_before_consumer_cards_spread_over_several() -> None:
     lead = rec.options[0]
     assert "recommended" in lead.labels and "used" not in lead.labels and lead.gpu == "rtx-5090d-v2"
     assert (total_price(lead) or 0) <= 500_000
-    fastest_new = min(o.throughput.ms_per_token for o in rec.options if "used" not in o.labels)
-    assert lead.throughput.ms_per_token <= 2 * fastest_new
+    fastest_new = min(o.throughput.tpot.ms for o in rec.options if "used" not in o.labels)
+    assert lead.throughput.tpot.ms <= 2 * fastest_new
     atlas = next(o for o in rec.options if o.gpu == "atlas-300i-duo")  # still offered: the cheapest purchase
-    assert "lowest_cost" in atlas.labels and atlas.throughput.ms_per_token > 2 * lead.throughput.ms_per_token
+    assert "lowest_cost" in atlas.labels and atlas.throughput.tpot.ms > 2 * lead.throughput.tpot.ms
     used = [o for o in rec.options if "used" in o.labels]
     one_server = next(o for o in used if o.nodes == 1)
     spread = [o for o in used if spread_consumer(o, gpus)]

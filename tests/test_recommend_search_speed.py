@@ -22,6 +22,7 @@ from advisor.recommend.options import SPEED_MISSES, _needed_for_speed, build_opt
 from advisor.recommend.results import Option
 from advisor.recommend.search import Search, candidate_gpus, closest_sizing, counts, first_fit, resolve_inputs
 from advisor.workload import Constraints, Workload
+from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec
 from knowledge.structs import dump_json
 
@@ -81,9 +82,9 @@ def test_speed_misses_names_each_missed_target() -> None:
     model, catalog = resolve_inputs(Workload(model="llama-3.1-8b"), Constraints())
     c = Constraints(max_ms_per_token=10.0, min_tokens_per_s=5000.0, deadline_s=3600.0)
     search = Search(model, Workload(model="llama-3.1-8b"), c, catalog)
-    fast = type("T", (), {"ms_per_token": 5.0, "decode_tokens_per_s_total": 6000.0})()
-    slow = type("T", (), {"ms_per_token": 12.5, "decode_tokens_per_s_total": 4000.0})()
-    long_run = type("R", (), {"wall_s": 7200.0})()
+    fast = type("T", (), {"tpot": Seconds.of(5.0, "ms"), "decode_tokens_per_s_total": 6000.0})()
+    slow = type("T", (), {"tpot": Seconds.of(12.5, "ms"), "decode_tokens_per_s_total": 4000.0})()
+    long_run = type("R", (), {"wall": Seconds.of(2, "h")})()
     assert speed_misses(search, fast, None) == []
     assert speed_misses(search, slow, None) == ["latency", "throughput"]
     assert speed_misses(search, None, long_run) == ["deadline"]

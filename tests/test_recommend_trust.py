@@ -92,7 +92,7 @@ def test_lora_on_owned_3090s_costs_running_cost_only_and_rents_the_job():
     o = evaluate_configs(w, [("rtx-3090", 2)], c)[0]
     t = o.tco.to_contract()
     assert t["basis"] == "owned" and t["purchase"]["total"] is None
-    hours = o.training.wall_s / 3600
+    hours = o.training.wall.hours
     # issue 30: owned hardware is costed as power and operations (no purchase)
     yearly = t["power_per_year"]["amount"] + t["operations_per_year"]["amount"]
     assert t["tco"]["amount"] == pytest.approx(yearly * hours / 8760)

@@ -175,16 +175,16 @@ def test_training_time_from_the_default_tokens_says_so(monkeypatch, lang, text):
     tokens = default_train_tokens(ev.model, ev.workload)
     assert tokens == 1e8  # fine-tuning's default budget
     lead = fs.first_sentences(turn.answer, 1)
-    assert "100 M tokens" in lead and ("default" if lang == "en" else "默认") in lead, lead
+    assert ("100 M tokens" if lang == "en" else "1 亿 tokens") in lead and ("default" if lang == "en" else "默认") in lead, lead
     opt = next(o for o in ev.user_options if o.training)
-    wall = opt.training.wall_s  # under a day the time is given in hours (options_table.opt_days)
+    wall = opt.training.wall.s  # under a day the time is given in hours (options_table.opt_days)
     assert (f"{wall / 3600:.1f}" if 3600 <= wall < 86400 else f"{wall / 86400:.1f}") in lead
     assert len(turn.questions) <= 1
     assert "With it I can estimate the training time" not in screen and "才能估算训练时间" not in screen
     if turn.questions:
         q = turn.questions[0]
         if "token" in q:  # the data-size question says the time above used the default
-            assert "100 M tokens" in q and ("above" if lang == "en" else "上面的训练时间") in q
+            assert ("100 M tokens" if lang == "en" else "1 亿 tokens") in q and ("above" if lang == "en" else "上面的训练时间") in q
 
 
 def test_training_time_for_stated_tokens_has_no_default_note(monkeypatch):

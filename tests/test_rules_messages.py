@@ -23,9 +23,11 @@ from tests.test_messages import SAYS_LESS
 RULES = all_rules()
 IDS = [r.id for r in RULES]
 CATALOG = {lang: importlib.import_module(f"knowledge.messages.rules_{lang}").MESSAGES for lang in LANGS}
-# the section's entries that are no rule's template: the engine's errors and the notes `rules.render` words
+# the section's entries that are no rule's template: the engine's errors, the notes `rules.render` words and the
+# errors of a fact that does not validate (`rules.facts`)
 SHARED = {"rules.not_validated", "rules.unknown_rule", "rules.unknown_rule.hint", "rules.note.kv",
-          "rules.note.computed"}
+          "rules.note.computed", "rules.fact.unknown_kind", "rules.fact.invalid", "rules.fact.not_a_value",
+          "rules.fact.required", "rules.fact.wrong_value", "rules.fact.accepted"}
 NAMES = {w for name in ARCH_NAMES.values() for w in name.split()}  # "Da Vinci", "Ada Lovelace": names
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from advisor.estimator.calibration import load_calibration
-from advisor.estimator.memory import estimate_memory, kv_cache_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
+from advisor.estimator.memory import estimate_memory
 from advisor.estimator.throughput import estimate_throughput, serving_shape, time_to_first_token
 from advisor.workload import Workload
 from knowledge.catalog import load_catalog
@@ -31,7 +32,7 @@ def test_shortcuts_agree_with_the_whole_estimate(model: str, gpu: str, count: in
     m, g = CAT.model(model), CAT.gpu(gpu)
     w = Workload(model=model, **fields)  # type: ignore[arg-type]
     full = estimate_throughput(m, g, count, w, CAL, with_capacity=False)
-    assert time_to_first_token(m, g, count, w, CAL) == full.ttft_s
+    assert time_to_first_token(m, g, count, w, CAL) == full.ttft.s
     shape = serving_shape(m, count, w)
     assert (shape.tp, shape.weights, shape.kv, shape.context) == (full.tp, full.weights, full.kv, full.context)
     brief = estimate_throughput(m, g, count, w, CAL, with_capacity=False, brief=True)

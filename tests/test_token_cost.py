@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from advisor.conversation.reader.intent import asks_token_cost
+from advisor.conversation.reader.intent import asks
 from advisor.conversation.session import Conversation
 from knowledge.catalog import load_catalog
 
@@ -105,7 +105,7 @@ def test_no_price_at_all_is_said_first_with_the_gpu_hours(text: str, gpu: str) -
     "How much does an L4 cost?", "Serve Llama-3.1-8B to 10 users on an L4", "L4 多少钱一张", "训练 1B tokens 要多久",
 ])
 def test_other_questions_are_not_read_as_a_cost_per_token(text: str) -> None:
-    assert not asks_token_cost(text)
+    assert not asks("token_cost", text)
 
 
 def test_the_per_million_formula_by_hand() -> None:
@@ -121,6 +121,6 @@ def test_the_per_million_formula_by_hand() -> None:
                                   "Qwen2.5-7B 在 4090 上每个 token 30 毫秒以内能撑几个人",
                                   "TPOT target 50 ms per token for Llama 3.1 70B on 2 H100"])
 def test_a_latency_per_token_is_not_a_cost_question(text: str) -> None:
-    from advisor.conversation.reader.intent import TOKEN_COST
+    from advisor.conversation.reader.intent import QUESTIONS
 
-    assert not TOKEN_COST.search(text.lower())
+    assert not QUESTIONS["token_cost"].search(text.lower())

@@ -26,6 +26,7 @@ from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError, NotValidated
 from knowledge.messages import pair
+from knowledge.quantities import Seconds
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -52,13 +53,17 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     if catalog is None:
         catalog = load_catalog()
     steps = [] if steps is None else steps
+    w = request.workload
+    if request.reference_method and w.is_training and w.method == "sft":  # "DPO …": sized as DPO
+        request = replace(request, workload=replace(w, method=request.reference_method.lower()))
     workload, constraints = request.workload, request.constraints
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,
                   inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need,
                   asks_speed=request.asks_speed, asks_context=request.asks_context, asks_batch=request.asks_batch,
                   asks_servers=request.asks_servers, asks_token_cost=request.asks_token_cost,
-                  asks_why_count=request.asks_why_count, reference_method=request.reference_method)
+                  asks_why_count=request.asks_why_count, reference_method=request.reference_method,
+                  asks_cheapest=request.asks_cheapest)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)
@@ -197,7 +202,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         if lead is not None and lead.fits:
             target = request.constraints.max_ms_per_token  # the stated TPOT target, else the default one
             ev.load = serving_load(model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps,
-                                   tpot_target_s=target / 1000 if target else None,
+                                   tpot_target_s=Seconds.of(target, "ms").s if target else None,
                                    ttft_target_s=request.ttft_target_s)
             _same_figures(lead, ev.load)
     if workload.task != "inference" or request.concurrency_given:
@@ -219,7 +224,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             held = ev.limits.max_load if ev.limits is not None and ev.limits.option is asked else 0
             held = held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 1
             ev.load = serving_load(model, catalog.gpu(asked.gpu), asked, int(held), steps,
-                                   tpot_target_s=c.max_ms_per_token / 1000 if c.max_ms_per_token else None,
+                                   tpot_target_s=Seconds.of(c.max_ms_per_token, "ms").s if c.max_ms_per_token else None,
                                    ttft_target_s=request.ttft_target_s)
 
 
@@ -230,7 +235,7 @@ def _same_figures(o: Option, load: dict[str, Any] | None) -> None:
     if load is None or t is None or t.under_load is None:
         return
     o.throughput = replace(t, under_load=replace(
-        t.under_load, ttft_s=load["ttft_s"], ttft_p95_s=load["ttft_p95_s"], tpot_s=load["tpot_s"],
+        t.under_load, ttft=Seconds(load["ttft_s"]), ttft_p95=Seconds(load["ttft_p95_s"]), tpot=Seconds(load["tpot_s"]),
         per_user_tokens_per_s=load["per_user_tokens_per_s"], total_tokens_per_s=load["total_tokens_per_s"]))
 
 

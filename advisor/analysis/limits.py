@@ -18,6 +18,7 @@ from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
+from knowledge.quantities import Seconds
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
 
 # the default TPOT target: the recommender's interactivity target (advisor.recommend.rank.INTERACTIVE_MS_PER_TOKEN,
 # MLPerf Inference's interactive scenario), so the answer's concurrency limit and the ranking use one figure
-DEFAULT_TPOT_TARGET_S = INTERACTIVE_MS_PER_TOKEN / 1000
+DEFAULT_TPOT_TARGET_S = Seconds.of(INTERACTIVE_MS_PER_TOKEN, "ms").s
 
 
 def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int, steps: list[Step], *,
@@ -62,7 +63,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
         rep = timed(steps, "simulate_serving", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
                     lambda: simulate_serving(model, gpu, count, w, load_calibration(), concurrency=concurrency,
                                              target_tpot_s=tpot, target_ttft_s=ttft_target_s),
-                    lambda r: f"TTFT {r.result.ttft_p50_s * 1e3:.0f} ms, {r.result.per_user_tokens_per_s:.1f} "
+                    lambda r: f"TTFT {Seconds(r.result.ttft_p50_s).text('ms', 0)}, {r.result.per_user_tokens_per_s:.1f} "
                               f"tokens/s per user at {concurrency}")
     except AdvisorError:
         return None

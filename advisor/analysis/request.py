@@ -71,6 +71,7 @@ class AnalysisRequest(Frozen):
     asks_link: bool = False  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     asks_token_cost: bool = False  # "what does a million tokens cost on …?"
     asks_why_count: bool = False  # "why does 70B need two GPUs?": the reason for the count first
+    asks_cheapest: bool = False  # "the cheapest hardware for R1": the lowest purchase that fits first
     engines: tuple[str, ...] = ()  # serving engines compared ("vLLM or llama.cpp?"), each sized and timed
     reference_method: str = ""  # "DPO": a preference method that keeps a frozen reference model
     detail: Literal["answer", "options"] = "answer"

@@ -133,6 +133,7 @@ class Analysis(msgspec.Struct):
     variants: list[VariantNeed] = msgspec.field(default_factory=list)  # settings compared, each with its need
     asks_token_cost: bool = False  # "what does a million tokens cost on it?": the cost per token first
     asks_why_count: bool = False  # "why does 70B need two GPUs?": the reason for the count first
+    asks_cheapest: bool = False  # "the cheapest hardware for R1": the lowest purchase that fits first
     engines: list[EngineRun] = msgspec.field(default_factory=list)  # engines compared on one configuration
     reference_method: str = ""  # "DPO": the frozen reference model is said first (what the sizing assumes)
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named
@@ -153,7 +154,7 @@ def top_option(ev: Analysis) -> Option | None:
         if pool:
             def key(o: Option) -> tuple[float, float]:
                 price = o.price.per_card.amount * o.count if o.price else math.inf
-                speed = -o.training.wall_s if o.training else (
+                speed = -o.training.wall.s if o.training else (
                     o.throughput.decode_tokens_per_s_total if o.throughput else 0.0) or 0.0
                 return (price, -speed) if ok else (-speed, price)
             return min(pool, key=key)

@@ -38,6 +38,7 @@ from advisor.conversation.reader.lang import detect
 from advisor.conversation.turn import Fallback, Step, Turn, fallback_of, load_turn
 from advisor.workload import Constraints, Workload
 from knowledge.errors import AdvisorError, InputError
+from knowledge.messages import t
 from knowledge.structs import dump, replace, validate
 
 if TYPE_CHECKING:
@@ -49,11 +50,6 @@ log.addHandler(logging.NullHandler())  # the application decides where logs go (
 DRIVERS = ("deterministic", "llm")
 HISTORY_KEPT = 50  # turns kept (in memory and in to_dict()); older ones are dropped (the slot state keeps what they said)
 STATE_VERSION = 1
-
-_FALLBACK_NOTE = {
-    "en": "The language model could not answer ({why}); this is the deterministic answer.",
-    "zh": "语言模型未能作答（{why}），以下是确定性规则给出的回答。",
-}
 
 
 def llm_configured(settings: Any = None) -> bool:
@@ -203,18 +199,15 @@ class Conversation:
             self.state = snapshot
             note_of = getattr(exc, "note", None)  # the agent's AgentUnavailable words its own reason
             note = note_of(self.lang) if callable(note_of) else (
-                _FALLBACK_NOTE.get(self.lang, _FALLBACK_NOTE["en"]).format(why=why))
+                t("session.fallback", self.lang, why=why))
             fallback = fallback_of(exc, why)
         yield from self._stream_dialog(text, note=note, fallback=fallback)
 
     def _error_turn(self, exc: BaseException) -> Turn:
         if isinstance(exc, AdvisorError):
             message = exc.localized(self.lang)
-        elif self.lang == "zh":
-            message = f"抱歉，这一轮处理出错（{type(exc).__name__}）。之前的对话内容已保留，请换种说法再试。"
         else:
-            message = (f"Sorry, something went wrong in this turn ({type(exc).__name__}). "
-                       "The conversation so far is kept; please rephrase and try again.")
+            message = t("session.turn_failed", self.lang, error=type(exc).__name__)
         return Turn(answer=message, lang="zh" if self.lang == "zh" else "en",
                     mode="deterministic", note="error", workload=self._workload_dict())
 

@@ -150,9 +150,8 @@ def gpu_unit_price(gpu: GpuSpec, currency: str, econ: Economics, condition: str 
             if cur == currency:
                 return p.amount, p.date, p.kind, p.source
             return econ.to_currency(p.amount, cur, currency), p.date, f"{p.kind}, converted from {cur}", p.source
-    raise InputError(f"{gpu.name} has no price in the catalog; give one with --gpu-price AMOUNT (per card, "
-                     f"{currency})", field="gpu_price", accepted="a positive amount per card",
-                     message_zh=f"目录中没有 {gpu.name} 的价格；请用 --gpu-price 指定单卡价格（{currency}）")
+    raise InputError.from_key("errors.no_price", field="gpu_price", accepted="a positive amount per card",
+                              gpu=gpu.name, currency=currency)
 
 
 def check_tco_inputs(count: int, years: float, utilization: float, electricity: float | None, currency: str,
@@ -170,8 +169,8 @@ def check_tco_inputs(count: int, years: float, utilization: float, electricity: 
                          field="utilization", accepted=f"{MIN_UTILIZATION:g} … 1 (e.g. 0.6 for 60%)")
     if electricity is not None:
         if electricity < 0:
-            raise InputError(f"electricity price cannot be negative, got {electricity:g}", field="electricity",
-                             accepted=f"≥ 0 {currency} per kWh", message_zh=f"电价不能为负数：{electricity:g}")
+            raise InputError.from_key("errors.electricity", field="electricity", accepted=f"≥ 0 {currency} per kWh",
+                                      price=electricity)
         if electricity > MAX_ELECTRICITY[currency]:
             raise InputError(f"electricity price {electricity:g} {currency}/kWh is implausible", field="electricity",
                              accepted=f"0 … {MAX_ELECTRICITY[currency]:g} {currency} per kWh")
@@ -241,8 +240,7 @@ def _check_tco_request(count: int, years: float, utilization: float, electricity
     """Raise InputError naming the first input of `estimate_tco` out of its accepted range."""
     check_tco_inputs(count, years, utilization, electricity, currency, gpu_price, cloud_usd, pue)
     if region not in REGIONS:
-        raise InputError(f"unknown region '{region}'", field="region", accepted="cn, global",
-                         message_zh=f"未知地区 '{region}'（可选：cn、global）")
+        raise InputError.from_key("errors.region", field="region", accepted="cn, global", region=region)
     if tokens_per_s is not None and tokens_per_s <= 0:
         raise InputError("tokens/s must be positive", field="tokens_per_s", accepted="> 0")
 
@@ -463,12 +461,13 @@ def recompute_guide_tco(rows: Sequence[TcoRow], gpus: dict[str, GpuSpec], econ: 
             ours = quote and count * HOURS_PER_YEAR * years * econ.to_currency(quote.usd_per_hour, "USD", "CNY")
             lows = sorted(r.usd_per_hour for r in econ.cloud_reference.get(gpu.id, [])) if gpu else []
             rng = f" (references: ${lows[0]:g}–${lows[-1]:g}/GPU-hour)" if len(lows) > 1 else ""
+            guide_total = f"{row.total_cny / 1e4:,.0f}万 CNY"  # the guide's amount in the guide's own unit
             out.append(GuideTcoCheck(
                 option=row.option_en, guide_initial=None, guide_energy=row.energy_cny, guide_operations=None,
                 guide_total=row.total_cny, ours_initial=None, ours_energy=None, ours_operations=None,
                 ours_total=ours or None,
                 explanation=(f"the guide names no GPU count or hours; as 8 H100 around the clock for {years:g} years its "
-                             f"{row.total_cny / 1e4:,.0f}万 CNY implies {implied:,.1f} CNY (${implied_usd:.2f}) per "
+                             f"{guide_total} implies {implied:,.1f} CNY (${implied_usd:.2f}) per "
                              f"GPU-hour{rng}; our figure uses the {quote.origin}'s newest on-demand price "
                              f"(${quote.usd_per_hour:g}, {quote.provider}, {quote.date})" if quote else
                              "the guide names no GPU count or hours"),

@@ -45,7 +45,7 @@ from knowledge.structs import Value
 from .activations import prefill_workspace_bytes
 from .engines import default_engines
 from .formats import check_format, weight_bytes
-from .memory import kv_bytes_per_token_layer
+from .kv_cache import kv_bytes_per_token_layer
 from .throughput import default_engine
 
 if TYPE_CHECKING:
@@ -142,9 +142,8 @@ def _engine_constants(tp: int) -> tuple[int, int, int]:
 
 def check_fraction(value: float, flag: str) -> None:
     if not 0 < value <= 1:
-        raise InputError(f"{flag} must be in (0, 1], got {value:g}", field=flag.lstrip("-").replace("-", "_"),
-                         accepted="a fraction > 0 and ≤ 1 of the whole GPU's memory",
-                         message_zh=f"{flag} 必须在 (0, 1] 之间（占整张卡显存的比例），收到 {value:g}")
+        raise InputError.from_key("errors.fraction", field=flag.lstrip("-").replace("-", "_"),
+                                  accepted="a fraction > 0 and ≤ 1 of the whole GPU's memory", flag=flag, value=value)
 
 
 def vllm_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: str = "bf16", kv: str = "fp16",
@@ -180,8 +179,7 @@ def vllm_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: str 
     budget = total * util
     if kv_cache_memory_bytes is not None:
         if kv_cache_memory_bytes <= 0:
-            raise InputError("--kv-cache-memory-bytes must be positive", field="kv_cache_memory_bytes",
-                             accepted="> 0 bytes", message_zh="--kv-cache-memory-bytes 必须大于 0")
+            raise InputError.from_key("errors.kv_cache_bytes", field="kv_cache_memory_bytes", accepted="> 0 bytes")
         kv_bytes = int(kv_cache_memory_bytes)
         how = f"KV = --kv-cache-memory-bytes = {kv_bytes / GIB:.2f} GiB (gpu_memory_utilization ignored)"
     else:

@@ -22,6 +22,7 @@ from advisor.estimator.formats import (
     weight_bytes,
     weight_bytes_by_group,
 )
+from advisor.estimator.kv_cache import kv_bytes_per_token_layer, kv_cache_bytes, linear_state_bytes, sliding_layers
 from advisor.estimator.results import Breakdown, MemoryEstimate
 from advisor.workload import WeightFormat, Workload
 from knowledge.errors import InputError
@@ -42,83 +43,17 @@ def default_inference_format(model: ModelSpec) -> WeightFormat:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# KV cache
-
-def kv_bytes_per_token_layer(model: ModelSpec, kv: str = "fp16", tp: int = 1) -> float:
-    """Bytes of one token's cache in one layer on one GPU.
-
-    MHA/GQA/MQA: 2 (K and V) × kv_heads_per_gpu × head_dim × bytes, kv_heads_per_gpu = max(1, kv_heads / tp)
-    (heads are replicated once TP exceeds them). MLA (DeepSeek-V2/V3): the compressed latent and the shared rope
-    key, (kv_lora_rank + qk_rope_head_dim) × bytes, the same on every TP rank [deepseek-v2-paper, vllm-mla].
-    """
-    b = kv_bits(kv) / 8
-    if model.is_mla:
-        # DeepSeek-V3.2: the lightning indexer caches one fp8 key (+ an fp32 scale per 128) per token and layer
-        indexer = (model.indexer_head_dim or 0) * (1 + 4 / 128)
-        return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * b + indexer
-    return 2 * kv_heads_per_gpu(model, tp) * model.head_dim * b
-
-
-def _sliding_layers(model: ModelSpec) -> int:
-    """Layers with a local window (sliding or chunked): all, every other (Gemma-2, gpt-oss: layers 0, 2, …), or all
-    but every k-th (Gemma 3, Llama 4). Linear-attention layers are not counted (they keep a state, no KV)."""
-    if model.sliding_window is None or model.sliding_window_layers == "none":
-        return 0
-    return model.num_layers - model.global_layers - model.linear_layers
-
-
-def linear_state_bytes(model: ModelSpec, sequences: int = 1, tp: int = 1) -> int:
-    """Fixed-size state of the linear-attention (Gated DeltaNet) layers, independent of context [qwen3-next]:
-    per layer and sequence, the conv state (2·key_dim + value_dim) × (kernel − 1) plus the recurrent state
-    v_heads × key_head_dim × value_head_dim, in bf16 (vLLM's mamba cache dtype "auto"), split over TP ranks."""
-    la = model.linear_attention
-    if la is None:
-        return 0
-    conv_dim = 2 * la.num_key_heads * la.key_head_dim + la.num_value_heads * la.value_head_dim
-    per_layer = conv_dim * (la.conv_kernel - 1) + la.num_value_heads * la.key_head_dim * la.value_head_dim
-    return round(model.linear_layers * per_layer * 2 * sequences / tp)
-
-
-def _round_up(x: int, block: int | None) -> int:
-    if not block or block <= 1:
-        return x
-    return -(-x // block) * block
-
-
-def kv_cache_bytes(model: ModelSpec, context: int, sequences: int = 1, kv: str = "fp16", tp: int = 1,
-                   block_size: int | None = None, pp: int = 1) -> int:
-    """KV-cache bytes on one GPU for `sequences` sequences of `context` tokens each.
-
-    Σ_layers min(context, window_l) (rounded up to `block_size`-token pages) × per-token-per-layer bytes × sequences;
-    sliding-window layers hold at most `sliding_window` tokens (Mistral: all layers; Gemma-2: every other layer).
-    Under PP a GPU holds ⌈L/pp⌉ layers (the share of sliding layers kept proportional).
-    """
-    if context < 1 or sequences < 1:
-        raise InputError("tokens and sequences must be at least 1", field="context", accepted="≥ 1")
-    if tp < 1 or pp < 1:
-        raise InputError("tp and pp must be at least 1", field="tp", accepted="≥ 1")
-    per = kv_bytes_per_token_layer(model, kv, tp)
-    n_sliding = _sliding_layers(model)
-    n_full = model.num_layers - n_sliding - model.linear_layers
-    window = model.sliding_window or context
-    full_tok = _round_up(context, block_size)
-    slide_tok = _round_up(min(context, window), block_size)
-    total_layers = model.num_layers
-    stage_layers = -(-total_layers // pp)
-    scale = stage_layers / total_layers
-    value = (n_full * full_tok + n_sliding * slide_tok) * per * sequences * scale
-    return round(value) + round(linear_state_bytes(model, sequences, tp) * scale)
-
-
-# --------------------------------------------------------------------------------------------------------------
 # helpers
 
 def _validate(model: ModelSpec, w: Workload) -> None:
     a, kvh = model.num_attention_heads, model.num_kv_heads
     if w.tp > a or a % w.tp:
-        raise InputError(f"tensor parallelism {w.tp} must divide the {a} attention heads of {model.name}",
-                         field="tp", accepted=f"a divisor of {a}: {', '.join(str(d) for d in _divisors(a))}",
-                         message_zh=f"张量并行度 {w.tp} 必须整除 {model.name} 的 {a} 个注意力头")
+        # start-up: only a TP degree that does not divide the heads loads the layouts
+        from advisor.estimator.parallel_layout import divisors
+
+        raise InputError.from_key("errors.tp_heads", field="tp",
+                                  accepted=f"a divisor of {a}: {', '.join(str(d) for d in divisors(a))}",
+                                  tp=w.tp, heads=a, model=model.name)
     if not model.is_mla and w.tp > kvh and w.tp % kvh:
         raise InputError(f"tensor parallelism {w.tp} exceeds the {kvh} KV heads and is not a multiple of them",
                          field="tp", accepted=f"a divisor or multiple of {kvh}")
@@ -129,10 +64,13 @@ def _validate(model: ModelSpec, w: Workload) -> None:
         raise InputError(f"{w.world_size} GPUs cannot be split into TP {w.tp} × PP {w.pp} groups", field="gpus",
                          accepted="gpus × nodes a multiple of tp × pp")
     if w.is_training:
-        if w.offload != "none" and w.zero == 0:
+        if w.offload != "none" and w.zero == 0 and w.engine != "fsdp":  # FSDP always shards (FULL_SHARD)
             raise InputError("CPU offload needs ZeRO (DeepSpeed ZeRO-Offload)", field="offload",
                              accepted="--zero 1, 2 or 3 with --offload optimizer; --zero 3 with --offload all")
-        if w.offload == "all" and w.zero != 3:
+        if w.engine == "fsdp" and w.offload == "optimizer":
+            raise InputError("FSDP offloads parameters, gradients and the optimizer step together "
+                             "(CPUOffload(offload_params=True))", field="offload", accepted="--offload all with --engine fsdp")
+        if w.offload == "all" and w.zero != 3 and w.engine != "fsdp":
             raise InputError("offloading parameters needs ZeRO stage 3", field="offload",
                              accepted="--zero 3 with --offload all, or --offload optimizer")
         if w.offload != "none" and w.optimizer not in ("adamw",):
@@ -143,8 +81,8 @@ def _validate(model: ModelSpec, w: Workload) -> None:
     if w.task == "qlora":
         base = w.weights or "nf4"
         if base not in ("nf4", "bnb-4bit", "int4", "gptq-int4", "awq-int4"):
-            raise InputError(f"QLoRA needs a 4-bit base, not '{base}'", field="weights",
-                             accepted="nf4 (or another 4-bit format)", message_zh=f"QLoRA 需要 4-bit 基座，而不是“{base}”")
+            raise InputError.from_key("errors.qlora_base", field="weights", accepted="nf4 (or another 4-bit format)",
+                                      base=base)
     if w.task != "inference" and w.weights and FORMATS[w.weights].family == "gguf":
         raise InputError(f"GGUF ({w.weights}) is an inference format; training needs bf16/fp16/fp32 weights "
                          "(or nf4 for QLoRA)", field="weights", accepted="bf16, fp16, fp32; nf4 with --task qlora")
@@ -154,10 +92,6 @@ def _validate(model: ModelSpec, w: Workload) -> None:
     if w.task == "lora" and w.weights and w.weights not in ("bf16", "fp16", "fp32", "int8", "bnb-int8", "fp8"):
         raise InputError(f"LoRA on a {w.weights} base: use --task qlora for 4-bit bases", field="weights",
                          accepted="bf16, fp16, fp32, int8/bnb-int8")
-
-
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
 
 
 def _gib(x: float | Bytes) -> str:
@@ -186,7 +120,11 @@ def estimate_memory(model: ModelSpec, workload: Workload, gpu: GpuSpec | None = 
     _validate(model, workload)
     table = engines or default_engines()
     if workload.is_training:
-        return _training(model, workload, gpu, table)
+        # start-up: preference training is loaded only for training estimates
+        from advisor.estimator.preference import sequences_workload, with_preference
+
+        est = _training(model, sequences_workload(workload), gpu, table)
+        return with_preference(est, model, workload, check_format(workload.weights or DEFAULT_WEIGHTS[workload.task]).name)
     return _inference(model, workload, gpu, table, weights_file_bytes)
 
 
@@ -263,9 +201,9 @@ def _inference_kv(model: ModelSpec, w: Workload, engine: EngineProfile, sequence
                    f"{context} × {stage_layers} × {kvh} × {model.head_dim} × {kv_bits(w.kv) / 8:g} = {_gib(kv)}")
         if tp > model.num_kv_heads:
             assumptions.append(f"TP {tp} > {model.num_kv_heads} KV heads: each GPU keeps a replicated KV head")
-    if _sliding_layers(model):
+    if sliding_layers(model):
         kind = "chunked-attention" if model.local_attention == "chunked" else "sliding"
-        assumptions.append(f"{_sliding_layers(model)} of {model.num_layers} layers use a {model.sliding_window}-token "
+        assumptions.append(f"{sliding_layers(model)} of {model.num_layers} layers use a {model.sliding_window}-token "
                            f"{kind} window and cache at most that many tokens (a window-aware cache: HF HybridCache, "
                            "llama.cpp SWA cache, vLLM's hybrid allocator; engines without one hold the full context)")
     if model.linear_attention is not None:
@@ -503,6 +441,15 @@ def _adapter_states(model: ModelSpec, w: Workload, fmt: str, total: int, largest
     return _States(weights_b, grads_b, opt_b, Breakdown(), trainable, layers_with_grad, formulas, assumptions)
 
 
+def _fsdp_adapter(model: ModelSpec, w: Workload, fmt: str, dp: int) -> _States:
+    """(Q)LoRA under FSDP FULL_SHARD (advisor.estimator.fsdp_adapter: Answer.AI's fsdp_qlora layout)."""
+    # start-up: loaded only for an FSDP adapter estimate
+    from advisor.estimator.fsdp_adapter import fsdp_adapter_states
+
+    f = fsdp_adapter_states(model, w, fmt, dp)
+    return _States(f.weights, f.gradients, f.optimizer, f.cpu, f.trainable, None, f.formulas, f.assumptions)
+
+
 def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineTable) -> MemoryEstimate:
     """Per GPU: the engine's model states + activations + engine overhead. HF transformers on one model-parallel
     rank without ZeRO: the peak over the phases of a step with the caching allocator's reserve (hf_training);
@@ -527,8 +474,12 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
         assumptions.append("gradient checkpointing on (full recompute, HF gradient_checkpointing) for fine-tuning"
                            if task != "pretrain" else
                            "selective activation recomputation (Megatron default with sequence parallelism)")
-    st = (_full_states(model, w, engine_id, fmt, counts.total, shard, largest, dp) if task in ("full", "pretrain")
-          else _adapter_states(model, w, fmt, counts.total, largest, dp))
+    if engine_id == "fsdp" and task in ("lora", "qlora") and tp * pp == 1:
+        st = _fsdp_adapter(model, w, fmt, dp)
+    elif task in ("full", "pretrain"):
+        st = _full_states(model, w, engine_id, fmt, counts.total, shard, largest, dp)
+    else:
+        st = _adapter_states(model, w, fmt, counts.total, largest, dp)
     formulas = [f"every phase (model states): {line}" for line in st.formulas]
     assumptions += st.assumptions
 
@@ -557,7 +508,10 @@ def _training(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: EngineT
     per_gpu = Breakdown(weights=st.weights, gradients=st.gradients, optimizer_states=st.optimizer,
                         activations=activations, overhead=overhead)
     formulas.append(f"total per GPU = {_gib(per_gpu.total)}")
-    assumptions.append(f"engine: {engine.name}{ENGINE_VERSIONS.get(engine_id, '')}; micro-batch {w.batch} × "
+    label = f"{engine.name}{ENGINE_VERSIONS.get(engine_id, '')}"
+    if engine_id == "fsdp" and task in ("lora", "qlora") and tp * pp == 1:
+        label = "PyTorch FSDP training (followed: Answer.AI fsdp_qlora train.py, FULL_SHARD wrapper, a unit per layer)"
+    assumptions.append(f"engine: {label}; micro-batch {w.batch} × "
                        f"{w.context} tokens; {w.world_size} GPU(s): DP {dp} × TP {tp} × PP {pp}; optimizer "
                        f"{w.optimizer}")
     return MemoryEstimate(

@@ -41,7 +41,8 @@ from knowledge.structs import Value
 
 from .calibration import Calibration, HostMemory
 from .formats import weight_bytes_by_group
-from .memory import default_inference_format, estimate_memory, kv_bytes_per_token_layer
+from .kv_cache import kv_bytes_per_token_layer
+from .memory import default_inference_format, estimate_memory
 from .throughput import Hardware, SpeedProfile, hardware, memory_class, prefill_step, speed_profile
 from .training import pcie_bytes_per_s
 
@@ -107,13 +108,10 @@ def default_host(gpu: GpuSpec, calib: Calibration, *, bandwidth_bytes_per_s: flo
     """The host class assumed for `gpu`'s market segment, or the user's stated bandwidth; validates both inputs."""
     hm = _host_memory(calib)
     if bandwidth_bytes_per_s is not None and not (math.isfinite(bandwidth_bytes_per_s) and bandwidth_bytes_per_s > 0):
-        raise InputError(f"--host-bandwidth must be positive, got {bandwidth_bytes_per_s / 1e9:g} GB/s",
-                         field="host_bandwidth", accepted="> 0 GB/s (e.g. 89.6 for 2 × DDR5-5600)",
-                         message_zh=f"内存带宽 --host-bandwidth 必须大于 0 GB/s（例如 2 × DDR5-5600 为 89.6），"
-                                    f"收到 {bandwidth_bytes_per_s / 1e9:g}")
+        raise InputError.from_key("errors.host_bandwidth", field="host_bandwidth",
+                                  accepted="> 0 GB/s (e.g. 89.6 for 2 × DDR5-5600)", gb_per_s=bandwidth_bytes_per_s / 1e9)
     if ram_bytes is not None and ram_bytes <= 0:
-        raise InputError(f"--host-ram must be positive, got {ram_bytes / GIB:g} GiB", field="host_ram",
-                         accepted="> 0 GiB", message_zh=f"系统内存 --host-ram 必须大于 0 GiB，收到 {ram_bytes / GIB:g}")
+        raise InputError.from_key("errors.host_ram", field="host_ram", accepted="> 0 GiB", gib=ram_bytes / GIB)
     if bandwidth_bytes_per_s is not None:
         return Host(f"stated {bandwidth_bytes_per_s / 1e9:g} GB/s", bandwidth_bytes_per_s, ram_bytes, stated=True)
     cls = hm.classes[hm.default_class[gpu.segment]]
@@ -158,10 +156,8 @@ def check_ngl(model: ModelSpec, ngl: int | None) -> None:
     """-ngl must lie in 0 … L + 1 (L repeating layers, then the output matrix)."""
     L = model.num_layers
     if ngl is not None and not 0 <= ngl <= L + 1:
-        raise InputError(f"--ngl {ngl} is beyond {model.name}'s {L} layers", field="ngl",
-                         accepted=f"0 … {L + 1} ({L} layers + the output matrix)",
-                         message_zh=f"--ngl {ngl} 超出 {model.name} 的 {L} 层（可选 0 … {L + 1}，"
-                                    f"{L + 1} 表示含输出层全部上 GPU）")
+        raise InputError.from_key("errors.ngl", field="ngl", accepted=f"0 … {L + 1} ({L} layers + the output matrix)",
+                                  ngl=ngl, model=model.name, layers=L, most=L + 1)
 
 
 class _Placement(Value):
@@ -225,11 +221,9 @@ def _placement(model: ModelSpec, gpu: GpuSpec, count: int, host: Host, sp: _Spli
     host_ram = host.ram_bytes
     fits_ram = host_ram is None or ram <= host_ram
     if host_ram is not None and not fits_ram and c_layers:
-        raise InputError(f"--host-ram: the offload needs {ram / GIB:.1f} GiB of system RAM for {c_layers} CPU layers, "
-                         f"the host has {host_ram / GIB:.1f} GiB: no host memory to spare", field="host_ram",
-                         accepted=f"≥ {ram / GIB:.1f} GiB (or more GPUs, or a smaller --weights format)",
-                         message_zh=f"--host-ram：卸载 {c_layers} 层需要 {ram / GIB:.1f} GiB 系统内存，主机只有 "
-                                    f"{host_ram / GIB:.1f} GiB（需 ≥ {ram / GIB:.1f} GiB，或加卡、换更小的量化）")
+        raise InputError.from_key("errors.host_ram_short", field="host_ram",
+                                  accepted=f"≥ {ram / GIB:.1f} GiB (or more GPUs, or a smaller --weights format)",
+                                  need_gib=ram / GIB, layers=c_layers, host_gib=host_ram / GIB)
     return _Placement(budget, fit_ngl, chosen, g_layers, out_gpu, c_layers, gpu_buffer, gpu_bytes, ram,
                       fits_gpu and fits_ram)
 

@@ -79,6 +79,7 @@ class ParallelLayout(Value):
 
 
 def divisors(n: int) -> list[int]:
+    """The divisors of `n`, ascending (the TP degrees, stage and expert-group counts that split `n` evenly)."""
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
@@ -120,10 +121,9 @@ def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout
         if value < 1:
             raise InputError(f"{name} must be at least 1, got {value}", field=name, accepted="≥ 1")
     if lay.world != count:
-        raise InputError(f"{count} GPUs do not factor as TP {lay.tp} × CP {lay.cp} × PP {lay.pp} × DP {lay.dp} "
-                         f"(= {lay.world})", field="count",
-                         accepted=f"TP × CP × PP dividing {count}: world size = TP × CP × PP × DP",
-                         message_zh=f"{count} 张卡无法分解为 TP {lay.tp} × CP {lay.cp} × PP {lay.pp} × DP")
+        raise InputError.from_key("errors.layout_factor", field="count",
+                                  accepted=f"TP × CP × PP dividing {count}: world size = TP × CP × PP × DP",
+                                  count=count, tp=lay.tp, cp=lay.cp, pp=lay.pp, dp=lay.dp, world=lay.world)
     why = tp_ok(model, lay.tp)
     if why:
         ok = [d for d in divisors(model.num_attention_heads) if tp_ok(model, d) is None]
@@ -133,29 +133,26 @@ def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout
     if lay.tp > limit:
         where = ("one server's NVLink domain" if nvlink_domain(gpu, gpus_per_node) > 1
                  else f"{pcie_tp_max} PCIe cards without NVLink")
-        raise InputError(f"tensor parallelism {lay.tp} exceeds {where} ({limit} GPUs on {gpu.name})", field="tp",
-                         accepted=f"1 … {limit}", message_zh=f"张量并行度 {lay.tp} 超出 {gpu.name} 的 NVLink 域（最多 {limit}）")
+        raise InputError.from_key("errors.tp_domain", field="tp", accepted=f"1 … {limit}", tp=lay.tp, where=where,
+                                  limit=limit, gpu=gpu.name)
     if not stages_ok(model.num_layers, lay.pp):
-        raise InputError(f"pipeline parallelism {lay.pp} cannot split the {model.num_layers} layers of {model.name} "
-                         f"into {lay.pp} non-empty stages", field="pp",
-                         accepted=f"a stage count ≤ {model.num_layers} (a divisor of {model.num_layers} is balanced)",
-                         message_zh=f"流水线并行度 {lay.pp} 超过 {model.name} 的 {model.num_layers} 层")
+        raise InputError.from_key("errors.pp_layers", field="pp",
+                                  accepted=f"a stage count ≤ {model.num_layers} (a divisor of {model.num_layers} is balanced)",
+                                  pp=lay.pp, layers=model.num_layers, model=model.name)
     if lay.vpp > 1 and (lay.pp == 1 or not stages_ok(model.num_layers, lay.pp * lay.vpp)):
         raise InputError(f"{lay.vpp} interleaved stages per GPU need PP > 1 and {lay.pp * lay.vpp} ≤ "
                          f"{model.num_layers} layers", field="vpp", accepted="1, or PP × vpp ≤ layers")
     if lay.cp > 1 and context % (2 * lay.cp):
-        raise InputError(f"context parallelism {lay.cp} needs a sequence length divisible by 2 × CP = {2 * lay.cp}, "
-                         f"got {context}", field="cp", accepted=f"CP with {context} % (2·CP) = 0",
-                         message_zh=f"上下文并行度 {lay.cp} 要求序列长度能被 {2 * lay.cp} 整除")
+        raise InputError.from_key("errors.cp_context", field="cp", accepted=f"CP with {context} % (2·CP) = 0",
+                                  cp=lay.cp, divisor=2 * lay.cp, context=context)
     experts = model.n_routed_experts if model.is_moe else 0
     if lay.ep > 1 and not experts:
-        raise InputError(f"expert parallelism {lay.ep} needs a mixture-of-experts model; {model.name} is dense",
-                         field="ep", accepted="1 for dense models",
-                         message_zh=f"专家并行（EP {lay.ep}）只适用于 MoE 模型；{model.name} 是稠密模型")
+        raise InputError.from_key("errors.ep_dense", field="ep", accepted="1 for dense models", ep=lay.ep,
+                                  model=model.name)
     if experts and (lay.ep > experts or experts % lay.ep):
-        raise InputError(f"expert parallelism {lay.ep} must divide the {experts} routed experts of {model.name}",
-                         field="ep", accepted=", ".join(str(d) for d in divisors(experts) if d <= count),
-                         message_zh=f"专家并行度 {lay.ep} 必须整除 {model.name} 的 {experts} 个路由专家")
+        raise InputError.from_key("errors.ep_experts", field="ep",
+                                  accepted=", ".join(str(d) for d in divisors(experts) if d <= count),
+                                  ep=lay.ep, experts=experts, model=model.name)
     if lay.ep > 1 and (lay.tp * lay.dp * lay.cp) % lay.ep:
         raise InputError(f"expert parallelism {lay.ep} must divide TP × DP × CP = {lay.tp * lay.dp * lay.cp} (experts "
                          "are spread over the data-parallel ranks, or folded over the tensor-parallel ones too)",
@@ -164,9 +161,7 @@ def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout
     if lay.zero not in ZERO_STAGES:
         raise InputError(f"ZeRO stage {lay.zero} is not defined", field="zero", accepted="0, 1, 2 or 3")
     if lay.zero == 3 and lay.pp > 1:
-        raise InputError("ZeRO-3 shards every parameter over the data-parallel ranks and does not combine with "
-                         "pipeline parallelism (DeepSpeed and Megatron refuse it)", field="zero",
-                         accepted="--zero 0, 1 or 2 with --pp > 1", message_zh="ZeRO-3 不能与流水线并行同时使用")
+        raise InputError.from_key("errors.zero3_pp", field="zero", accepted="--zero 0, 1 or 2 with --pp > 1")
     if lay.recompute not in RECOMPUTES:
         raise InputError(f"unknown recompute '{lay.recompute}'", field="recompute", accepted=", ".join(RECOMPUTES))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from knowledge.quantities import GIB
+from knowledge.quantities import GIB, Seconds
 from knowledge.schemas import ModelSpec
 
 from .calibration import Calibration
@@ -138,6 +138,7 @@ def data_parallel_contract(est: TrainTimeEstimate, zero: int, micro_batch: int,
     step_s = est.tokens_per_step / est.tokens_per_s
     out["step"] = {"step_s": step_s, "compute_s": est.compute_s_per_step,
                    "exposed_comm_s": est.communication_s_per_step, "bubble_fraction": 0.0}
-    out["run"] = {"goodput": goodput, "gpu_hours": est.gpu_hours / goodput, "wall_s": est.wall_s / goodput,
-                  "wall_days": est.wall_s / goodput / 86400}
+    run_wall = Seconds(est.wall.s / goodput)
+    out["run"] = {"goodput": goodput, "gpu_hours": est.gpu_hours / goodput, "wall_s": run_wall.s,
+                  "wall_days": run_wall.days}
     return out

@@ -440,11 +440,11 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
                  precision: str, calib: Calibration) -> None:
     """Bad input: one InputError naming the field and what is accepted."""
     if not math.isfinite(tokens) or tokens <= 0:
-        raise InputError(f"token budget must be positive, got {tokens:g}", field="tokens",
-                         accepted=f"1 … {MAX_TOKENS:.0e} tokens", message_zh="训练 token 数必须为正数")
+        raise InputError.from_key("errors.tokens_positive", field="tokens", accepted=f"1 … {MAX_TOKENS:.0e} tokens",
+                                  tokens=tokens)
     if tokens > MAX_TOKENS:
-        raise InputError(f"token budget {tokens:.3g} is absurd (more than {MAX_TOKENS:.0e} tokens)", field="tokens",
-                         accepted=f"1 … {MAX_TOKENS:.0e} tokens", message_zh="训练 token 数大得离谱")
+        raise InputError.from_key("errors.tokens_absurd", field="tokens", accepted=f"1 … {MAX_TOKENS:.0e} tokens",
+                                  tokens=tokens, most=MAX_TOKENS)
     if not 1 <= count <= MAX_COUNT:
         raise InputError(f"GPU count must be between 1 and {MAX_COUNT}, got {count}", field="count",
                          accepted=f"1 … {MAX_COUNT}")
@@ -460,9 +460,9 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
                          field="global_batch", accepted=f"{context} … 1e10 tokens (e.g. 4M)")
     split = (ov.tp or 1) * (ov.pp or 1) * (ov.cp or 1)
     if count % split:
-        raise InputError(f"{count} GPUs do not factor as TP {ov.tp or 1} × CP {ov.cp or 1} × PP {ov.pp or 1} × DP",
-                         field="count", accepted=f"a GPU count that is a multiple of {split} (world = TP×CP×PP×DP)",
-                         message_zh=f"{count} 张卡无法分解为 TP × CP × PP × DP（需为 {split} 的倍数）")
+        raise InputError.from_key("errors.count_factor", field="count",
+                                  accepted=f"a GPU count that is a multiple of {split} (world = TP×CP×PP×DP)",
+                                  count=count, tp=ov.tp or 1, cp=ov.cp or 1, pp=ov.pp or 1, split=split)
     if ov.micro_batch is not None and not 1 <= ov.micro_batch <= 4096:
         raise InputError(f"micro-batch must be 1 … 4096 sequences, got {ov.micro_batch}", field="micro_batch",
                          accepted="1 … 4096")
@@ -555,14 +555,16 @@ def _no_fit(model: ModelSpec, gpu: GpuSpec, count: int, context: int, calib: Cal
     pinned = [f"{k} {v}" for k, v in (("TP", ov.tp), ("PP", ov.pp), ("CP", ov.cp), ("EP", ov.ep),
                                       ("ZeRO", ov.zero), ("recompute", ov.recompute),
                                       ("micro-batch", ov.micro_batch)) if v is not None]
+    from knowledge.messages import t  # start-up: only a layout that fits nowhere loads the catalog
+
     with_pins = f" with {', '.join(pinned)}" if pinned else ""
-    tail = (f"; the smallest count that fits is {need} GPUs" if need else
-            f"; no count up to {MAX_COUNT} fits")
-    return InputError(f"no layout of {model.name} fits {count} × {gpu.name}{with_pins} with "
-                      f"{calib.planner.memory_headroom.value:.0%} memory headroom{needs}{tail}",
-                      field="count", accepted=f"≥ {need} GPUs" if need else "a GPU with more memory",
-                      message_zh=(f"{count} 张 {gpu.name} 放不下 {model.name} 的任何并行布局"
-                                  + (f"；至少需要 {need} 张" if need else "")))
+    fields = {"model": model.name, "count": count, "gpu": gpu.name, "pinned": with_pins,
+              "headroom": calib.planner.memory_headroom.value, "leanest": needs}
+    tail = {lang: t("errors.no_layout.need", lang, n=need) if need else
+            "" if lang == "zh" else f"; no count up to {MAX_COUNT} fits" for lang in ("en", "zh")}
+    return InputError(t("errors.no_layout", "en", **fields, need=tail["en"]), field="count",
+                      accepted=f"≥ {need} GPUs" if need else "a GPU with more memory",
+                      message_zh=t("errors.no_layout", "zh", **fields, need=tail["zh"]))
 
 
 def plan_memory_estimate(plan: Plan, model: ModelSpec, task: str = "pretrain") -> MemoryEstimate:

@@ -15,7 +15,7 @@ from knowledge.structs import Frozen, Meta, NonNegativeInt, set_field
 if TYPE_CHECKING:
     from knowledge.schemas import GpuSpec
 
-BREAKDOWN_KEYS = ("weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead")
+BREAKDOWN_KEYS = ("weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead", "reference_model")
 
 
 class Breakdown(Frozen):
@@ -29,12 +29,14 @@ class Breakdown(Frozen):
     activations: Bytes = ZERO
     kv_cache: Bytes = ZERO
     overhead: Bytes = ZERO
+    reference_model: Bytes = ZERO  # preference training (DPO, KTO): the frozen reference model's copy
     total: Bytes = ZERO
 
     if TYPE_CHECKING:  # what the estimator passes: bytes as numbers (or Bytes), rounded to whole ones
         def __init__(self, *, weights: float | Bytes = 0, gradients: float | Bytes = 0,
                      optimizer_states: float | Bytes = 0, activations: float | Bytes = 0,
-                     kv_cache: float | Bytes = 0, overhead: float | Bytes = 0, total: float | Bytes = 0) -> None: ...
+                     kv_cache: float | Bytes = 0, overhead: float | Bytes = 0,
+                     reference_model: float | Bytes = 0, total: float | Bytes = 0) -> None: ...
 
     def normalize(self) -> None:
         """Parts as whole Bytes; `total` filled in as their sum, or checked against it."""

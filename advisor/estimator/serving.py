@@ -30,7 +30,8 @@ from .calibration import Calibration
 from .engine_memory import engine_kv_budget, visible_bytes
 from .engines import default_engines
 from .formats import check_format, weight_bytes
-from .memory import default_inference_format, kv_cache_bytes
+from .kv_cache import kv_cache_bytes
+from .memory import default_inference_format
 from .serving_ladder import Envelope
 from .serving_sim import MEASURED, RequestMix, Scheduler, ServingResult, Speculation, saturation, simulate
 from .throughput import default_engine, hardware, memory_class, speed_profile

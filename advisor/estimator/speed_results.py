@@ -1,6 +1,10 @@
 """Result schemas of the speed, training-time and cost estimators.
 
-SI units inside (seconds, tokens/s, bytes, FLOP, watts, kWh); money as a float with an explicit `currency`.
+SI units inside (seconds, tokens/s, bytes, FLOP, watts, kWh). The durations that reach the answers are
+:class:`~knowledge.quantities.Seconds` (time to first token, time per output token, a request's and a run's
+wall-clock: the renderers read ms, hours or days from them, never by hand); the step-time breakdowns, the capacity
+figures and the per-step parts stay floats in seconds (the estimator's own numbers, dumped as they are). Money is
+:class:`~knowledge.quantities.Money`.
 Every result carries the formula lines that produced it and the assumptions it rests on; `to_contract()` gives
 exactly the `--json` keys of DESIGN.md (plus documented extras).
 """
@@ -11,7 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from knowledge.quantities import Money
+from knowledge.quantities import Money, Seconds
 from knowledge.structs import Frozen, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, dump
 
 Bound = Literal["memory", "compute"]
@@ -66,10 +70,10 @@ class ThroughputEstimate(_Result):
     concurrency: PositiveInt
     decode_tokens_per_s: PositiveFloat  # per sequence
     decode_tokens_per_s_total: PositiveFloat  # all sequences, all replicas
-    ms_per_token: PositiveFloat
+    tpot: Seconds  # time per output token of one sequence (the contract's `ms_per_token`)
     prefill_tokens_per_s: PositiveFloat
-    ttft_s: PositiveFloat  # batch-1 time to first token for prompt_tokens
-    e2e_s: PositiveFloat  # ttft + output_tokens at the per-sequence decode rate
+    ttft: Seconds  # batch-1 time to first token for prompt_tokens
+    e2e: Seconds  # ttft + output_tokens at the per-sequence decode rate
     bound: Bound  # of the decode step
     prefill_bound: Bound
     decode_step: StepTime
@@ -89,11 +93,11 @@ class ThroughputEstimate(_Result):
             "decode_tokens_per_s": self.decode_tokens_per_s,
             "decode_tokens_per_s_total": self.decode_tokens_per_s_total,
             "prefill_tokens_per_s": self.prefill_tokens_per_s,
-            "ttft_s": self.ttft_s,
+            "ttft_s": self.ttft.s,
             "bound": self.bound,
             "formulas": list(self.formulas),
-            "ms_per_token": self.ms_per_token,
-            "e2e_s": self.e2e_s,
+            "ms_per_token": self.tpot.ms,
+            "e2e_s": self.e2e.s,
             "prefill_bound": self.prefill_bound,
             "ceiling_tokens_per_s": self.ceiling_tokens_per_s,
             "layout": {"gpu": self.gpu, "count": self.count, "tp": self.tp, "replicas": self.replicas},
@@ -113,8 +117,8 @@ class ServingEstimate(_Result):
     batch: PositiveInt
     input_tokens: PositiveInt
     output_tokens: PositiveInt
-    prefill_s: PositiveFloat
-    decode_s: PositiveFloat
+    prefill: Seconds
+    decode: Seconds
     output_tokens_per_s: PositiveFloat  # all GPUs of the group
     output_tokens_per_s_per_gpu: PositiveFloat
     formulas: list[str] = msgspec.field(default_factory=list)
@@ -144,7 +148,7 @@ class TrainTimeEstimate(_Result):
     tokens_per_step: PositiveFloat
     tokens_per_s: PositiveFloat  # all GPUs
     tokens_per_s_per_gpu: PositiveFloat
-    wall_s: PositiveFloat
+    wall: Seconds  # the run's wall-clock (the contract's `wall_s` and `wall_days`)
     gpu_hours: PositiveFloat
     formulas: list[str] = msgspec.field(default_factory=list)
     assumptions: list[str] = msgspec.field(default_factory=list)
@@ -153,12 +157,12 @@ class TrainTimeEstimate(_Result):
         """DESIGN.md `gpu-advisor train-time --json` keys, then extras."""
         return {
             "gpu_hours": self.gpu_hours,
-            "wall_s": self.wall_s,
+            "wall_s": self.wall.s,
             "mfu": self.mfu,
             "tokens_per_s": self.tokens_per_s,
             "formulas": list(self.formulas),
             "tokens_per_s_per_gpu": self.tokens_per_s_per_gpu,
-            "wall_days": self.wall_s / 86400,
+            "wall_days": self.wall.days,
             "flops_per_token": self.flops_per_token,
             "total_flops": self.flops_per_token * self.tokens,
             "mfu_source": self.mfu_source,

@@ -33,7 +33,7 @@ import math
 
 from advisor.workload import DEFAULT_CONTEXT, Workload, request_lengths
 from knowledge.errors import InputError
-from knowledge.quantities import Bytes
+from knowledge.quantities import Bytes, Seconds
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value, replace
 
@@ -47,7 +47,8 @@ from .formats import (
     shard_weight_bytes,
     weight_bytes_by_group,
 )
-from .memory import default_inference_format, estimate_memory, kv_cache_bytes
+from .kv_cache import kv_cache_bytes
+from .memory import default_inference_format, estimate_memory
 from .model_flops import model_flops
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
 from .throughput_text import decode_step_formula, throughput_assumptions, throughput_formulas
@@ -165,7 +166,9 @@ def speed_profile(model: ModelSpec, weights: str, kv: str, tp: int) -> SpeedProf
 
 
 def _divisor_text(n: int) -> str:
-    return "a GPU count that divides " + f"{n} (" + ", ".join(str(d) for d in range(1, n + 1) if n % d == 0) + ")"
+    from advisor.estimator.parallel_layout import divisors  # start-up: only a TP degree that fails loads the layouts
+
+    return "a GPU count that divides " + f"{n} (" + ", ".join(map(str, divisors(n))) + ")"
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -471,7 +474,7 @@ def _hand_over(model: ModelSpec, tp: int, hop: tuple[float, float], tokens: int)
 
 
 def time_to_first_token(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration) -> float:
-    """`estimate_throughput(...).ttft_s` of the same inputs (one prompt's prefill step + the request overhead),
+    """`estimate_throughput(...).ttft` in seconds, of the same inputs (one prompt's prefill step + the request overhead),
     without the decode step, the formulas and the result: what the recommender needs for a shown option's chat
     turn, whose lengths differ from those it was sized for."""
     shape = _shape(model, count, workload)
@@ -523,8 +526,8 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
         model=model.id, gpu=gpu.id, count=count, tp=shape.tp, replicas=replicas, weights=prof.weights, kv=shape.kv,
         context=context, decode_context=shape.decode_context, prompt_tokens=shape.prompt, output_tokens=shape.output,
         concurrency=shape.concurrency, decode_tokens_per_s=1.0 / t_dec, decode_tokens_per_s_total=total,
-        ms_per_token=t_dec * 1e3, prefill_tokens_per_s=shape.prompt / pstep.total_s, ttft_s=ttft,
-        e2e_s=ttft + shape.output * t_dec, bound=dstep.bound, prefill_bound=pstep.bound,
+        tpot=Seconds(t_dec), prefill_tokens_per_s=shape.prompt / pstep.total_s, ttft=Seconds(ttft),
+        e2e=Seconds(ttft + shape.output * t_dec), bound=dstep.bound, prefill_bound=pstep.bound,
         decode_step=dstep.to_model(), prefill_step=pstep.to_model(), ceiling_tokens_per_s=ceiling,
         ceiling_tokens_per_s_total=ceiling_total, moe_experts_touched=touched, capacity=capacity, fits=fits,
         memory_shortfall_bytes=shortfall, formulas=formulas,
@@ -603,7 +606,7 @@ def estimate_serving(model: ModelSpec, gpu: GpuSpec, tp: int, calib: Calibration
     dec = output_tokens * step
     rate = batch * output_tokens / (pre + dec)
     return ServingEstimate(
-        batch=batch, input_tokens=input_tokens, output_tokens=output_tokens, prefill_s=pre, decode_s=dec,
+        batch=batch, input_tokens=input_tokens, output_tokens=output_tokens, prefill=Seconds(pre), decode=Seconds(dec),
         output_tokens_per_s=rate, output_tokens_per_s_per_gpu=rate / tp,
         formulas=[f"{batch} × {output_tokens} / ({pre:.3f} s prefill + {output_tokens} × {step * 1e3:.2f} ms) = "
                   f"{rate:,.0f} output tokens/s"],

@@ -26,6 +26,7 @@ import math
 
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import InputError
+from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value
 
@@ -423,7 +424,7 @@ def estimate_train_time(model: ModelSpec, gpu: GpuSpec, count: int, tokens: floa
         mfu_compute=rate.base, mfu_source=rate.source, communication_s_per_step=st.exposed_s,
         compute_s_per_step=st.compute_s, offload_s_per_step=st.offload_s,
         tokens_per_step=st.step_tokens * count, tokens_per_s=tokens_per_s, tokens_per_s_per_gpu=tokens_per_s_gpu,
-        wall_s=wall_s, gpu_hours=wall_s * count / 3600.0,
+        wall=Seconds(wall_s), gpu_hours=wall_s * count / 3600.0,
         formulas=_train_formulas(model, count, tokens, calib, context, task, recompute, precision, micro_batch,
                                  offload, mfu, rate, st, model_f, hw_f),
         assumptions=_train_assumptions(gpu, count, calib, context, zero, micro_batch, offload, mfu, rate, st),

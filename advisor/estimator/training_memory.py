@@ -176,9 +176,8 @@ def lora_params(m: ModelSpec, rank: int, targets: str = "all-linear") -> int:
 
 def check_lora_rank(m: ModelSpec, rank: int) -> None:
     if not 1 <= rank <= m.hidden_size:
-        raise InputError(f"LoRA rank {rank} is outside 1..{m.hidden_size} (the model's hidden size)",
-                         field="lora_rank", accepted=f"1 to {m.hidden_size}",
-                         message_zh=f"LoRA 秩 {rank} 超出范围 1..{m.hidden_size}（模型隐藏维度）")
+        raise InputError.from_key("errors.lora_rank", field="lora_rank", accepted=f"1 to {m.hidden_size}", rank=rank,
+                                  hidden=m.hidden_size)
 
 
 FREEZE_TRAINABLE_LAYERS = 2  # LLaMA-Factory's freeze_trainable_layers default: the last 2 blocks [llamafactory-args]

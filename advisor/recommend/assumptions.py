@@ -12,9 +12,11 @@ from advisor.recommend.results import Option, Recommendation
 from advisor.recommend.search import MIN_HEADROOM, Search
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.messages import t
+from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec
 
-DEFAULT_TRAINING_DEADLINE_S = 30 * 86400  # when none is given; stated as an assumption in the answer
+DEFAULT_TRAINING_DEADLINE = Seconds.of(30, "days")  # when none is given; stated as an assumption in the answer
+DEFAULT_TRAINING_DEADLINE_S = DEFAULT_TRAINING_DEADLINE.s  # the same in the Constraints field it fills
 
 
 def _both(key: str, **fields: object) -> tuple[str, str]:
@@ -65,13 +67,13 @@ def _market_assumption(region: str, names: list[str]) -> tuple[str, str]:
 
 def deadline_assumption() -> tuple[str, str]:
     """No deadline given for a training job: the default one the search used (`DEFAULT_TRAINING_DEADLINE_S`)."""
-    return _both("recommend.deadline", days=DEFAULT_TRAINING_DEADLINE_S / 86400)
+    return _both("recommend.deadline", days=DEFAULT_TRAINING_DEADLINE.days)
 
 
 def deadline_out_of_reach() -> tuple[str, str]:
     """The default deadline met by no configuration the search may build (pre-training a large model): the fastest
     configurations tried are shown with their own times instead of none."""
-    return _both("recommend.deadline_out_of_reach", days=DEFAULT_TRAINING_DEADLINE_S / 86400)
+    return _both("recommend.deadline_out_of_reach", days=DEFAULT_TRAINING_DEADLINE.days)
 
 
 _STACK_NAMES = {"synapseai": "Intel Gaudi SynapseAI", "cann": "Huawei CANN", "metal": "Apple Metal", "cuda": "CUDA",

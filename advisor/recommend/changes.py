@@ -26,7 +26,7 @@ from advisor.recommend.search import (
 )
 from advisor.workload import Constraints, Workload
 from knowledge.messages import t
-from knowledge.quantities import GIB, memory_text
+from knowledge.quantities import GIB, Seconds, memory_text
 from knowledge.structs import replace
 
 # 4-bit is the lowest precision suggested as a fix: below it (Q3_K, Q2_K) quality falls off sharply (llama.cpp's
@@ -84,10 +84,10 @@ def _task_change(search: Search, scope: Constraints | None, owned: bool = False)
     for task in LIGHTER_TASK.get(w.task, ()):
         alt = _retry(search, replace(w, task=task, weights=None), scope, owned)
         if alt is not None:
-            wall_s = alt.training.wall_s if alt.training else None
+            wall = alt.training.wall if alt.training else None
 
-            def say(lang: str, task: str = task, alt: Option = alt, wall_s: float | None = wall_s) -> str:
-                time = t("change.task.time", lang, days=f"{wall_s / 86400:.1f}") if wall_s else ""
+            def say(lang: str, task: str = task, alt: Option = alt, wall: Seconds | None = wall) -> str:
+                time = t("change.task.time", lang, days=f"{wall.days:.1f}") if wall else ""
                 return t("change.task", lang, new=t(f"task.{task}", lang), old=t(f"task.{w.task}", lang),
                          count=alt.count, gpu=alt.gpu_name, time=time)
 
@@ -243,7 +243,8 @@ def _closest_allowed(closest: list[Option]) -> Option | None:
 def _fits_on(search: Search, opt: Option, **change: int) -> bool:
     """Whether the workload with `change` (a context, a number of users) fits with headroom on `opt`'s layout."""
     gpu = search.catalog.gpu(opt.gpu)
-    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp, opt.layout.zero, opt.layout.zero_offload)
+    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp, opt.layout.zero, opt.layout.zero_offload,
+                    engine="fsdp" if opt.layout.engine == "fsdp" else None)
     found = memory_of(search.varied(replace(search.workload, **change)), gpu, layout)
     return found is not None and headroom(found.estimate, gpu) >= MIN_HEADROOM
 

@@ -19,7 +19,7 @@ from advisor.recommend.prices import option_price, option_tco
 from advisor.recommend.results import Option
 from knowledge.errors import InputError
 from knowledge.messages import t
-from knowledge.quantities import GIB
+from knowledge.quantities import GIB, Seconds
 from knowledge.structs import replace
 
 if TYPE_CHECKING:  # the recommender is imported where an offload option is made: the dialog imports this module
@@ -94,8 +94,8 @@ def _offload_option(search: Search, gpu: GpuSpec, plan: OffloadPlan, ow: Workloa
         per_gpu=gpu_side, cpu=cpu_side, capacity=gpu.memory,
         usable=gpu.memory, headroom_ratio=(gpu.memory - gpu_side.total).ratio(gpu.memory),
         fits=True, price=option_price(search, gpu), labels=["offload"],
-        throughput=ServingFigures(decode_tokens_per_s=tps, decode_tokens_per_s_total=tps, ms_per_token=1e3 / tps,
-                                  prefill_tokens_per_s=plan.prefill_tokens_per_s, ttft_s=plan.ttft_s,
+        throughput=ServingFigures(decode_tokens_per_s=tps, decode_tokens_per_s_total=tps, tpot=Seconds(1 / tps),
+                                  prefill_tokens_per_s=plan.prefill_tokens_per_s, ttft=Seconds(plan.ttft_s),
                                   bound="host-memory", concurrency=1, max_concurrency=1, offload=plan.to_contract()),
         formulas=list(plan.formulas), assumptions=list(plan.assumptions),
         launch_hint=f"llama-server -m {search.model.name}-{fmt.upper()}.gguf -ngl {plan.ngl} -c {w.context}",

@@ -29,6 +29,7 @@ from advisor.recommend.search import (
 )
 from advisor.recommend.speed import Speed, margin, speed
 from advisor.workload import Workload
+from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec
 from knowledge.structs import given, replace
 
@@ -92,11 +93,11 @@ def speed_misses(search: Search, t: ServingFigures | None, training: TrainingFig
     c = search.constraints
     out = []
     if t:
-        if c.max_ms_per_token is not None and t.ms_per_token > c.max_ms_per_token:
+        if c.max_ms_per_token is not None and t.tpot.ms > c.max_ms_per_token:
             out.append("latency")
         if c.min_tokens_per_s is not None and t.decode_tokens_per_s_total < c.min_tokens_per_s:
             out.append("throughput")
-    if training and c.deadline_s is not None and training.wall_s > c.deadline_s:
+    if training and c.deadline_s is not None and training.wall > Seconds(c.deadline_s):
         out.append("deadline")
     return out
 
@@ -138,7 +139,7 @@ def _needed_for_speed(search: Search, missed: list[str], training: TrainingFigur
     needed = layout.count + 1
     c = search.constraints
     if "deadline" in missed and layout.offload == "none" and c.deadline_s is not None and training:
-        needed = max(needed, math.ceil(layout.count * training.wall_s / c.deadline_s))
+        needed = max(needed, math.ceil(layout.count * training.wall.ratio(Seconds(c.deadline_s))))
         per_node = c.max_gpus_per_node
         nodes = min(math.ceil(needed / per_node), _node_limit(search))  # out of reach: the most servers allowed
         needed = max(layout.count + 1, min(needed, nodes * per_node))

@@ -18,7 +18,7 @@ import msgspec
 
 from advisor.estimator.speed_results import DatedValue, TcoEstimate
 from advisor.workload import Offload
-from knowledge.quantities import Bytes, Currency, Money
+from knowledge.quantities import Bytes, Currency, Money, Seconds
 from knowledge.structs import Frozen, Meta, NonNegativeInt, PositiveInt, dump, fields, validate
 
 ZeroStage = Annotated[int, Meta(ge=0, le=3)]
@@ -292,7 +292,7 @@ class PlannedRun(Frozen):
     behind the run totals, the pipeline bubble and the layout in words."""
     derived = True  # computed by the program from checked input (knowledge.structs)
 
-    step_wall_s: float
+    step_wall: Seconds  # the run's wall-clock at the step-time MFU (before goodput)
     step_gpu_hours: float
     goodput: float  # share of the wall-clock that trains (failures, restarts, checkpoints)
     bubble_fraction: float
@@ -309,7 +309,7 @@ class TrainingFigures(Frozen):
 
     tokens: float
     tokens_per_s: float
-    wall_s: float  # the run total (with goodput, from the planner)
+    wall: Seconds  # the run total (with goodput, from the planner)
     gpu_hours: float
     mfu: float
     mfu_basis: MfuBasis
@@ -317,11 +317,11 @@ class TrainingFigures(Frozen):
 
     def to_contract(self) -> dict[str, Any]:
         """The contract's `throughput` object of a training option."""
-        out: dict[str, Any] = {"tokens": self.tokens, "tokens_per_s": self.tokens_per_s, "wall_s": self.wall_s,
+        out: dict[str, Any] = {"tokens": self.tokens, "tokens_per_s": self.tokens_per_s, "wall_s": self.wall.s,
                                "gpu_hours": self.gpu_hours, "mfu": self.mfu, "mfu_basis": self.mfu_basis}
         if self.planned is not None:
             p = self.planned
-            out.update(step_wall_s=p.step_wall_s, step_gpu_hours=p.step_gpu_hours, goodput=p.goodput,
+            out.update(step_wall_s=p.step_wall.s, step_gpu_hours=p.step_gpu_hours, goodput=p.goodput,
                        bubble_fraction=p.bubble_fraction, layout=p.layout)
         return out
 
@@ -331,26 +331,32 @@ class UnderLoad(Frozen):
     time to first token, median time per output token, output tokens/s per user and in total, the engine simulated."""
     derived = True  # computed by the program from checked input (knowledge.structs)
 
-    ttft_s: float
-    ttft_p95_s: float
-    tpot_s: float
+    ttft: Seconds
+    ttft_p95: Seconds
+    tpot: Seconds
     per_user_tokens_per_s: float
     total_tokens_per_s: float
     engine: str
 
+    def to_contract(self) -> dict[str, Any]:
+        """The contract's `under_load` object (durations in seconds)."""
+        return {"ttft_s": self.ttft.s, "ttft_p95_s": self.ttft_p95.s, "tpot_s": self.tpot.s,
+                "per_user_tokens_per_s": self.per_user_tokens_per_s, "total_tokens_per_s": self.total_tokens_per_s,
+                "engine": self.engine}
+
 
 class ServingFigures(Frozen):
     """A serving option's speed (advisor.estimator.throughput rooflines): decode tokens/s per sequence and in total,
-    time per output token (ms), prefill tokens/s and time to first token, what bounds decode, the concurrency asked
+    time per output token, prefill tokens/s and time to first token, what bounds decode, the concurrency asked
     and the most sequences that fit; the engine's own start-up concurrency figure, the simulation under load, and a
     llama.cpp layer-offload plan where they apply."""
     derived = True  # computed by the program from checked input (knowledge.structs)
 
     decode_tokens_per_s: float
     decode_tokens_per_s_total: float
-    ms_per_token: float
+    tpot: Seconds  # time per output token (the contract's `ms_per_token`)
     prefill_tokens_per_s: float
-    ttft_s: float
+    ttft: Seconds
     bound: str  # "memory", "compute", "host-memory" …
     concurrency: int
     max_concurrency: int
@@ -365,13 +371,13 @@ class ServingFigures(Frozen):
         """The contract's `throughput` object of a serving option (optional groups only when present)."""
         out: dict[str, Any] = {
             "decode_tokens_per_s": self.decode_tokens_per_s, "decode_tokens_per_s_total": self.decode_tokens_per_s_total,
-            "ms_per_token": self.ms_per_token, "prefill_tokens_per_s": self.prefill_tokens_per_s,
-            "ttft_s": self.ttft_s, "bound": self.bound, "concurrency": self.concurrency,
+            "ms_per_token": self.tpot.ms, "prefill_tokens_per_s": self.prefill_tokens_per_s,
+            "ttft_s": self.ttft.s, "bound": self.bound, "concurrency": self.concurrency,
             "max_concurrency": self.max_concurrency}
         if self.engine_log_line is not None:
             out.update(engine_max_concurrency=self.engine_max_concurrency, engine_log_line=self.engine_log_line)
         if self.under_load is not None:
-            out["under_load"] = dump(self.under_load)
+            out["under_load"] = self.under_load.to_contract()
         if self.offload is not None:
             out["offload"] = self.offload
         return out

@@ -69,7 +69,7 @@ def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> OptionTco | None:
     if opt.training and out.cloud is not None:
         out = _rent_the_job(out, opt.training.gpu_hours)
     if owned:
-        return _running_cost_only(out, opt.training.wall_s / 3600 if opt.training else None)
+        return _running_cost_only(out, opt.training.wall.hours if opt.training else None)
     return out
 
 

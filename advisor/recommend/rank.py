@@ -107,7 +107,7 @@ def prefer_mainstream(pick: Option, eligible: list[Option], gpus: dict[str, GpuS
 
 def ms_per_token(o: Option) -> float:
     """Time per output token each user sees (serving options); infinity where the option has no speed."""
-    ms = o.throughput.ms_per_token if o.throughput else None
+    ms = o.throughput.tpot.ms if o.throughput else None
     return ms if ms else math.inf
 
 
@@ -126,11 +126,11 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
     roomy = any(not o.near_capacity for o in priced)
 
     def perf(o: Option) -> float:
-        return -o.training.wall_s if training and o.training else (o.throughput.decode_tokens_per_s_total if o.throughput else 0.0)
+        return -o.training.wall.s if training and o.training else (o.throughput.decode_tokens_per_s_total if o.throughput else 0.0)
 
     def value(o: Option) -> float:
         money = cost_of(o)
-        return 1.0 / (money * o.training.wall_s) if training and o.training else perf(o) / money
+        return 1.0 / (money * o.training.wall.s) if training and o.training else perf(o) / money
 
     def spread(o: Option) -> bool:
         return compact and spread_consumer(o, gpus)

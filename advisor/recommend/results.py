@@ -128,7 +128,7 @@ def option_tags(o: Option, lang: str = "en") -> list[str]:
     serving = not o.training and not o.layout.recompute
     if serving and o.quantised:
         fmt = o.layout.weights
-        tags.append("INT4 experts" if fmt == "int4-experts" else fmt.upper())  # Kimi K2 Thinking's own format
+        tags.append(t("option.tag.int4_experts", lang) if fmt == "int4-experts" else fmt.upper())  # Kimi K2's own format
     if o.used_price:
         tags.append(t("option.tag.used_price", lang))
     if o.near_capacity:

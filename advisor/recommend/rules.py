@@ -51,10 +51,10 @@ def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
     if est.cpu.total:
         facts.update(offload_cpu_bytes=est.cpu.total.n, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)
     if opt.training:
-        facts.update(train_wall_s=opt.training.wall_s, deadline_s=c.deadline_s)
+        facts.update(train_wall_s=opt.training.wall.s, deadline_s=c.deadline_s)
     if opt.throughput:
         facts.update(tokens_per_s=opt.throughput.decode_tokens_per_s_total, min_tokens_per_s=c.min_tokens_per_s,
-                     ms_per_token=opt.throughput.ms_per_token, max_ms_per_token=c.max_ms_per_token)
+                     ms_per_token=opt.throughput.tpot.ms, max_ms_per_token=c.max_ms_per_token)
         if w.concurrency >= 8:
             facts["always_on"] = True
     if price is not None:

@@ -19,10 +19,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from advisor.estimator.formats import weight_bytes
-from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format, estimate_memory, kv_cache_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
+from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format, estimate_memory
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
-from advisor.workload import Constraints, Offload, Workload
+from advisor.workload import Constraints, Engine, Offload, Workload
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.params import cached_per_spec, param_counts
@@ -48,6 +49,7 @@ class Layout(Value):
     zero: int = 0
     offload: Offload = "none"
     plan: Plan | None = None  # the parallelism planner's plan (pre-training, full FT)
+    engine: Engine | None = None  # the training engine this layout needs (FSDP for sharded QLoRA), else the workload's
 
     @property
     def per_node(self) -> int:
@@ -108,14 +110,15 @@ def valid_tp(model: ModelSpec, tp: int) -> bool:
 
 
 def inference_layout(model: ModelSpec, count: int, nodes: int) -> Layout | None:
-    """Tensor parallel inside a node, pipeline parallel across nodes; the largest valid TP degree."""
+    """Tensor parallel inside a node, pipeline parallel across nodes; the largest valid TP degree whose TP × PP
+    groups divide the count (10 cards on 2 nodes: TP 1 × PP 2, 5 replicas; never TP 2 × PP 2, which leaves 2 over)."""
     per_node = count // nodes
-    tp = per_node
-    while tp > 1 and not valid_tp(model, tp):
-        tp //= 2
     pp = nodes if nodes <= model.num_layers else 0
     if not pp:
         return None
+    tp = per_node
+    while tp > 1 and (not valid_tp(model, tp) or count % (tp * pp)):
+        tp //= 2
     return Layout(count=count, nodes=nodes, tp=tp, pp=pp)
 
 
@@ -129,6 +132,10 @@ def training_layouts(w: Workload, count: int, nodes: int) -> list[Layout]:
     stages = [0, 2, 3] if w.task in ("lora", "qlora", "freeze") else [1, 2, 3]
     out = [Layout(count, nodes, 1, 1, z) for z in stages]
     out.append(Layout(count, nodes, 1, 1, 3, "optimizer"))
+    if w.task == "qlora" and w.engine in (None, "fsdp"):
+        # FSDP + QLoRA (Answer.AI's fsdp_qlora): the 4-bit base sharded over the GPUs, then also its CPU offload of
+        # parameters, the layout of their published 70B runs on 2 × 24 GB cards [answerai-fsdp-qlora-benchmarks]
+        out += [Layout(count, nodes, 1, 1, 3, "none", engine="fsdp"), Layout(count, nodes, 1, 1, 3, "all", engine="fsdp")]
     return out
 
 
@@ -137,13 +144,32 @@ def layouts_for(search: Search, count: int, nodes: int) -> list[Layout]:
     if search.workload.is_training:
         return training_layouts(search.workload, count, nodes)
     layout = inference_layout(search.model, count, nodes)
-    return [layout] if layout else []
+    out = [layout] if layout else []
+    whole = _whole_group(search.model, count, nodes)
+    if whole is not None and (layout is None or layout.tp * layout.pp < count):
+        out.append(whole)  # tried when the replicas above cannot hold the model
+    return out
+
+
+def _whole_group(model: ModelSpec, count: int, nodes: int) -> Layout | None:
+    """A count that does not split into nodes of 1, 2, 4 or 8 ("十张", "二十张 H20"): all the cards as one
+    model-parallel group, the largest valid TP degree up to 8 that divides the count, pipeline stages for the rest
+    (20 cards: TP 4 × PP 5). None for the usual counts, whose layout above is already one group or its replicas."""
+    if count % nodes == 0 and count // nodes in (1, 2, 4, 8):
+        return None
+    even = next((n for n in range(nodes, count + 1) if count % n == 0 and count // n <= 8), None)  # 20: 4 × 5
+    for tp in (8, 4, 2):
+        if even is not None and count % tp == 0 and valid_tp(model, tp) and count // tp <= model.num_layers:
+            return Layout(count=count, nodes=even, tp=tp, pp=count // tp)
+    return None
 
 
 def sized_workload(w: Workload, layout: Layout) -> Workload:
     """The workload as one GPU of `layout` sees it (inference replicas split the concurrency)."""
     update: dict[str, object] = {"gpus": layout.per_node, "nodes": layout.nodes, "tp": layout.tp, "pp": layout.pp,
                                  "zero": layout.zero, "offload": layout.offload}
+    if layout.engine:
+        update["engine"] = layout.engine
     if not w.is_training and layout.dp > 1:
         update["concurrency"] = math.ceil(w.concurrency / layout.dp)
     return replace(w, **update)
@@ -168,6 +194,15 @@ def engine_for(gpu: GpuSpec, w: Workload) -> str | None:
     return "llama.cpp" if runs(gpu.stack, "llama.cpp") else None
 
 
+def _gguf_file(model: ModelSpec, w: Workload, engine: str | None) -> Workload:
+    """On llama.cpp a width said ("4-bit" on a Mac) or the checkpoint's own FP8 (DeepSeek-V3, Kimi K2 on a Mac
+    Studio) is the GGUF file of that width people run (GGUF_OF); llama.cpp loads no FP8 checkpoint."""
+    if engine != "llama.cpp" or w.is_training:
+        return w
+    fmt = w.weights or default_inference_format(model)
+    return replace(w, weights=GGUF_OF[fmt]) if fmt in GGUF_OF else w
+
+
 def stack_runs(gpu: GpuSpec, w: Workload) -> bool:
     """Whether `gpu`'s software stack runs the engine the workload is sized with (rules.stacks); an inference-only
     part (GpuSpec.inference_only) runs no training job."""
@@ -186,8 +221,7 @@ def memory_of(search: Search, gpu: GpuSpec, layout: Layout) -> Memory | None:
     engine = engine_for(gpu, w)
     if engine != w.engine:
         w = replace(w, engine=engine)
-    if engine == "llama.cpp" and w.weights in GGUF_OF:  # "4-bit" on a Mac: llama.cpp's own 4-bit file, named so
-        w = replace(w, weights=GGUF_OF[w.weights])
+    w = _gguf_file(search.model, w, engine)
     if not valid_sized(w):
         return None
     try:
@@ -221,8 +255,7 @@ def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
         return f"its {gpu.stack} software does not run {engine_for(gpu, w) or 'vllm'}"
     engine = engine_for(gpu, w)
     w = replace(w, engine=engine) if engine != w.engine else w
-    if engine == "llama.cpp" and w.weights in GGUF_OF:
-        w = replace(w, weights=GGUF_OF[w.weights])
+    w = _gguf_file(search.model, w, engine)
     try:
         Workload(**dump(w))
         estimate_memory(search.model, w, gpu)
@@ -274,9 +307,8 @@ def resolve_inputs(workload: Workload, constraints: Constraints, catalog: Catalo
     """The model spec and catalog of a request; every GPU it names is checked to exist (InputError, UnknownGpu)."""
     catalog = catalog or load_catalog()
     if model is None and workload.model is None:
-        raise InputError("no model given", field="model",
-                         accepted="a catalog model id or alias (see `gpu-advisor models`)",
-                         message_zh="没有指定模型（可用 `gpu-advisor models` 查看支持的模型）")
+        raise InputError.from_key("errors.no_model", field="model",
+                                  accepted="a catalog model id or alias (see `gpu-advisor models`)")
     model = model or catalog.model(workload.model or "")
     for name in constraints.candidates:
         catalog.gpu(name)

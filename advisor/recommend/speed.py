@@ -17,7 +17,7 @@ from advisor.recommend.parts import Margin, MfuBasis, ServingFigures, TrainingFi
 from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
-from knowledge.quantities import Bytes
+from knowledge.quantities import Bytes, Seconds
 from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
@@ -50,7 +50,7 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
                             task=w.task, recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0,
                             micro_batch=w.batch, offload=layout.offload, mfu=search.constraints.mfu)
     basis: MfuBasis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
-    return Speed(None, TrainingFigures(tokens=tokens, tokens_per_s=r.tokens_per_s, wall_s=r.wall_s,
+    return Speed(None, TrainingFigures(tokens=tokens, tokens_per_s=r.tokens_per_s, wall=r.wall,
                                      gpu_hours=r.gpu_hours, mfu=r.mfu, mfu_basis=basis), r.formulas[:1])
 
 
@@ -63,8 +63,8 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     t = estimate_throughput(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp), tw,
                             load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
-                                decode_tokens_per_s_total=t.decode_tokens_per_s_total, ms_per_token=t.ms_per_token,
-                                prefill_tokens_per_s=t.prefill_tokens_per_s, ttft_s=t.ttft_s, bound=t.bound,
+                                decode_tokens_per_s_total=t.decode_tokens_per_s_total, tpot=t.tpot,
+                                prefill_tokens_per_s=t.prefill_tokens_per_s, ttft=t.ttft, bound=t.bound,
                                 concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w)),
                  None, t.formulas[:1])  # the engine's figures and the load: fill_load, for the shown options
 
@@ -93,7 +93,7 @@ def fill_load(search: Search, options: Iterable[Option]) -> None:
         tw = speed_workload(replace(sized, tp=o.layout.tp, pp=o.layout.pp, concurrency=users))
         gpu = search.catalog.gpu(o.gpu)
         engine = _engine_figures(search, gpu, o)
-        o.throughput = replace(figs, ttft_s=_ttft(search, gpu, o, tw, figs.ttft_s),
+        o.throughput = replace(figs, ttft=_ttft(search, gpu, o, tw, figs.ttft),
                                under_load=under_load(search, gpu, o.count, tw) if users > 1 else None,
                                engine_max_concurrency=engine[0] if engine else None,
                                engine_log_line=engine[1] if engine else None)
@@ -113,7 +113,7 @@ def _engine_figures(search: Search, gpu: GpuSpec, o: Option) -> tuple[float, str
                               context=shape.context)
 
 
-def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: float) -> float:
+def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: Seconds) -> Seconds:
     """The roofline's time to the first token of one `w` prompt on the option's layout (`before` when the lengths
     are those it was computed for)."""
     sized = o.sized_workload
@@ -123,8 +123,8 @@ def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: float) -
     from advisor.estimator.throughput import time_to_first_token
 
     try:
-        return time_to_first_token(search.model, gpu, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
-                                   replace(w, concurrency=search.workload.concurrency), load_calibration())
+        return Seconds(time_to_first_token(search.model, gpu, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
+                                           replace(w, concurrency=search.workload.concurrency), load_calibration()))
     except AdvisorError:
         return before
 
@@ -144,7 +144,7 @@ def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLo
     except AdvisorError:
         return None
     r = rep.result
-    return UnderLoad(ttft_s=r.ttft_p50_s, ttft_p95_s=r.ttft_p95_s, tpot_s=r.tpot_p50_s,
+    return UnderLoad(ttft=Seconds(r.ttft_p50_s), ttft_p95=Seconds(r.ttft_p95_s), tpot=Seconds(r.tpot_p50_s),
                      per_user_tokens_per_s=r.per_user_tokens_per_s, total_tokens_per_s=rep.output_tokens_per_s,
                      engine=rep.engine)
 

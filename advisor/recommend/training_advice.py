@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.estimator.calibration import load_calibration
 from advisor.recommend.parts import OptionLayout, PlannedLayout, PlannedRun, TrainingFigures
 from knowledge.errors import InputError
+from knowledge.quantities import Seconds
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
     from advisor.estimator.planner import Plan
@@ -20,8 +21,10 @@ PLANNED_TASKS = ("pretrain", "full")
 
 
 def planned(w: Workload) -> bool:
-    """Whether the workload goes through the planner (pre-training and full fine-tuning without CPU offload)."""
-    return w.task in PLANNED_TASKS and w.offload == "none"
+    """Whether the workload goes through the planner (pre-training and full fine-tuning without CPU offload). TRL's
+    preference training (DPO, KTO, ORPO …) runs under accelerate with DeepSpeed or FSDP, not Megatron: it is sized by
+    the ZeRO layouts, whose estimate holds the reference model and the chosen + rejected sequences."""
+    return w.task in PLANNED_TASKS and w.offload == "none" and w.method == "sft"
 
 
 _PLANS: dict[tuple[object, ...], Plan | None] = {}
@@ -71,11 +74,12 @@ def planned_layout(plan: Plan, zero_offload: Offload, weights: str, kv: str) -> 
 
 
 def training_figures(plan: Plan, mfu_given: bool = False) -> TrainingFigures:
-    """An option's `training`: `wall_s`/`gpu_hours` are the run totals with goodput (what a budget or a deadline
-    needs); `step_wall_s`/`step_gpu_hours` the same at the step-time MFU."""
-    run = PlannedRun(step_wall_s=plan.wall_s, step_gpu_hours=plan.gpu_hours, goodput=plan.goodput,
+    """An option's `training`: `wall`/`gpu_hours` are the run totals with goodput (what a budget or a deadline
+    needs); `step_wall`/`step_gpu_hours` the same at the step-time MFU. The planner's seconds become `Seconds`
+    here, at its result boundary."""
+    run = PlannedRun(step_wall=Seconds(plan.wall_s), step_gpu_hours=plan.gpu_hours, goodput=plan.goodput,
                      bubble_fraction=plan.step.bubble_fraction, layout=plan.layout.describe())
-    return TrainingFigures(tokens=plan.tokens, tokens_per_s=plan.tokens_per_s, wall_s=plan.run_wall_s,
+    return TrainingFigures(tokens=plan.tokens, tokens_per_s=plan.tokens_per_s, wall=Seconds(plan.run_wall_s),
                            gpu_hours=plan.run_gpu_hours, mfu=plan.mfu, mfu_basis="given" if mfu_given else "fitted",
                            planned=run)
 

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from knowledge.structs import Value
+
+
+def stored_at(ts: float) -> str:
+    """A record's time (`updated_at`, `created_at`, `computed_at`: seconds since the epoch) as the history lists show
+    it, to the minute in UTC: "2026-12-05 12:40 UTC"."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 class ConversationRecord(Value):

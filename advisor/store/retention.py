@@ -23,11 +23,9 @@ def parse_age(text: str) -> float:
     """"30d", "12h", "45m", "90s" (or a bare number of days) -> seconds; InputError otherwise."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([dhms]?)\s*", text or "", re.IGNORECASE)
     if not m or float(m.group(1)) <= 0:
-        raise InputError(f"--older-than: {text!r} is not an age", field="--older-than",
-                         accepted="a positive number with a unit: 30d (days), 12h (hours), 45m (minutes), 90s; "
-                                  "a bare number is days",
-                         message_zh=f"--older-than：{text!r} 不是有效的时长（可接受：正数加单位，如 30d 天、12h 小时、"
-                                    "45m 分钟、90s 秒；只写数字表示天）")
+        raise InputError.from_key("errors.older_than", field="--older-than",
+                                  accepted="a positive number with a unit: 30d (days), 12h (hours), 45m (minutes), 90s; "
+                                           "a bare number is days", text=text)
     return float(m.group(1)) * _UNITS[(m.group(2) or "d").lower()]
 
 

@@ -8,7 +8,8 @@ exists in every language with the same placeholders (`tests/test_messages.py`). 
 English, as the front ends always did. A table is imported on its first use only, so a command that shows no
 sentence (``gpus --json``) never loads one. A key whose first part names a section (`SECTIONS`: "recommend.…",
 "rules.…") lives in that section's own small module per language (`recommend_en.py`, `recommend_zh.py`; the rules'
-findings, one template per rule id, in `rules_en.py`, `rules_zh.py`): `recommend --json` states its assumptions and
+findings, one template per rule id, in `rules_en.py`, `rules_zh.py`; the errors of a bad input, which only a failing
+command reads, in `errors_en.py`, `errors_zh.py`): `recommend --json` states its assumptions and
 its findings in both languages and loads those four alone (≈ 0.1 ms for the recommend section from byte-code, against
 ≈ 1 ms for both main tables and ≈ 10 ms compiling them without byte-code). `table(lang)` is the whole catalog,
 sections included.
@@ -25,7 +26,7 @@ LANGS = ("en", "zh")
 
 Entry = str | Mapping[str, str]
 
-SECTIONS = ("recommend", "rules")  # key prefixes kept in their own modules, `<section>_<lang>.py`
+SECTIONS = ("recommend", "rules", "errors")  # key prefixes kept in their own modules, `<section>_<lang>.py`
 
 _tables: dict[str, Mapping[str, Entry]] = {}
 

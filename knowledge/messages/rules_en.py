@@ -14,6 +14,13 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.not_validated": "the rules could not be checked; this answer is not validated ({detail}); please try again",
     "rules.unknown_rule": "unknown rule '{rule_id}'{hint}",
     "rules.unknown_rule.hint": "; did you mean: {close}?",
+    # --- a fact the caller asserted is invalid (rules/facts.py) ----------------------------------------------------
+    "rules.fact.unknown_kind": "fact kind {kind!r} is not known",
+    "rules.fact.invalid": "{kind} fact: {msg}",
+    "rules.fact.not_a_value": "{kind} fact: field '{loc}': {got!r} is not a valid value",
+    "rules.fact.required": "{kind} fact: field '{loc}' is required",
+    "rules.fact.wrong_value": "{kind} fact: field '{loc}': {msg} (got {got!r})",
+    "rules.fact.accepted": " (accepted: {accepted})",
     # --- display notes the templates share (rules/render.py) ------------------------------------------------------
     "rules.note.kv": " (of which {kv_gib:.1f} GiB is KV cache at {context:,} tokens)",
     "rules.note.computed": " (computed: {value:,g} {unit})",
@@ -105,7 +112,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
         "H200 sales excludes Blackwell and Rubin; the China Blackwell part reported on 2025-08-19 (B30A: one die, "
         "about half a B300, HBM and NVLink) depended on a US approval that had not come (not legal advice).",
     # --- capability (rules/capability.py) ---------------------------------------------------------------------------
-    "rules.cap-bf16-needs-ampere": "BF16 needs an Ampere or newer GPU; the {gpu} ({arch}) has FP16 tensor cores only. Run FP16 (mixed "
+    "rules.cap-bf16-needs-ampere": "The {gpu} ({arch}) has no BF16 support (on NVIDIA, BF16 needs Ampere or newer). Run FP16 (mixed "
         "precision with loss scaling for training); models trained in BF16 can overflow in FP16, so validate "
         "outputs.",
     "rules.cap-fp8-training": "FP8 training needs FP8 tensor cores (Ada, Hopper or Blackwell, compute capability 8.9+); the {gpu} "

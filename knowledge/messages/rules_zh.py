@@ -10,6 +10,13 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.not_validated": "规则无法检查；这个答案未经验证（{detail}），请重试",
     "rules.unknown_rule": "未知的规则“{rule_id}”{hint}",
     "rules.unknown_rule.hint": "；您是否要找：{close}？",
+    # --- a fact the caller asserted is invalid (rules/facts.py) ----------------------------------------------------
+    "rules.fact.unknown_kind": "未知的事实类型 {kind!r}（可用：config、workload、claim）",
+    "rules.fact.invalid": "{kind} 事实无效：{msg}",
+    "rules.fact.not_a_value": "{kind} 事实的字段“{loc}”取值 {got!r} 无效",
+    "rules.fact.required": "{kind} 事实缺少字段“{loc}”",
+    "rules.fact.wrong_value": "{kind} 事实的字段“{loc}”取值 {got!r} 无效",
+    "rules.fact.accepted": "（可用：{accepted}）",
     # --- display notes the templates share (rules/render.py) ------------------------------------------------------
     "rules.note.kv": "（其中 KV 缓存占 {kv_gib:.1f} GiB，上下文 {context:,} tokens）",
     "rules.note.computed": "（计算值：{value:,g} {unit}）",
@@ -82,7 +89,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
         "Rubin；2025-08-19 报道的中国版 Blackwell（B30A：单芯片，约为 B300 的一半，配 HBM 与 NVLink）需美方批准，"
         "至今未获批（非法律意见）。",
     # --- capability (rules/capability.py) ---------------------------------------------------------------------------
-    "rules.cap-bf16-needs-ampere": "BF16 需要 Ampere 或更新架构；{gpu}（{arch}）只有 FP16 张量核心。请改用 FP16（训练时用带损失缩放的混合"
+    "rules.cap-bf16-needs-ampere": "{gpu}（{arch}）不支持 BF16（NVIDIA 卡需 Ampere 或更新架构）。请改用 FP16（训练时用带损失缩放的混合"
         "精度）；以 BF16 训练的模型在 FP16 下可能溢出，需验证输出。",
     "rules.cap-fp8-training": "FP8 训练需要 FP8 张量核心（Ada、Hopper 或 Blackwell，计算能力 8.9 及以上）；{gpu}（{arch}）没有。"
         "请在该卡上使用 BF16/FP16 混合精度训练，或改用支持 FP8 的显卡。",

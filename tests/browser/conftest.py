@@ -60,18 +60,24 @@ def _timeout_error() -> type[Exception]:
     return PlaywrightTimeout
 
 
-def submit(page, text: str) -> None:
-    """Type a question and press Enter; the box empties when the page has taken it. Pressed once more when it has
-    not after 10 s: on a loaded machine the first Enter can arrive before the page's handlers are bound."""
+def submit(page, text: str, *, button: bool = False) -> None:
+    """Type a question and press Enter (or click Send, with `button`); the box empties when the page has taken it.
+    Sent once more when it has not after 10 s: on a loaded machine the first press can arrive before the page's
+    handlers are bound."""
     box = page.locator("#ask textarea")
-    box.fill(text)
-    box.press("Enter")
-    try:
-        page.wait_for_function("() => document.querySelector('#ask textarea').value === ''", timeout=10_000)
-    except _timeout_error():  # the question was not taken
+    empty = "() => document.querySelector('#ask textarea').value === ''"
+    for attempt in range(2):
         box.fill(text)
-        box.press("Enter")
-        page.wait_for_function("() => document.querySelector('#ask textarea').value === ''", timeout=10_000)
+        if button:
+            page.locator("#send").click()
+        else:
+            box.press("Enter")
+        try:
+            page.wait_for_function(empty, timeout=10_000)
+            return
+        except _timeout_error():  # the question was not taken
+            if attempt:
+                raise
 
 
 def wait_answered(page, script: str, arg, name: str, timeout_ms: int = 60_000) -> None:

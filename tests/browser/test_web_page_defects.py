@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, submit
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 LOCALES = {"en": "en-US", "zh": "zh-CN"}
@@ -59,8 +59,7 @@ def _in_view(page, sel):
 
 
 def _answer(page, text, lang):
-    page.locator("#ask textarea").fill(text)
-    page.locator("#send").click()
+    submit(page, text, button=True)
     expect(page.locator("#chat .pending")).to_have_count(0, timeout=60_000)
     page.wait_for_function("() => document.querySelectorAll('#chat .message-row.bot-row').length > 0")
     page.wait_for_timeout(900)  # the scroll after the answer and the panel refresh

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from advisor.workload import field_bounds
+from knowledge.structs import field_type, fields
 
 MAX_DIGITS = 18  # no count or size the advisor takes has more digits
 
@@ -101,8 +102,6 @@ def field_number(model: Any, name: str, *, integer: bool | None = None, scale: f
     takes scale=86400). `integer` defaults to the field's annotation being int."""
     lo, hi, lo_open, hi_open = field_bounds(model, name)
     if integer is None:
-        from knowledge.structs import field_type
-
         annotation = str(field_type(model, name))
         integer = "int" in annotation and "float" not in annotation
     return number(None if lo is None else lo / scale, None if hi is None else hi / scale, integer=integer,
@@ -120,8 +119,6 @@ def _members(tp: Any) -> list[Any]:
 
 def field_description(model: Any, name: str) -> str | None:
     """The `Meta(description=...)` of `model.name` (on the field or on the non-None member of an optional)."""
-    from knowledge.structs import field_type
-
     def find(tp: Any) -> str | None:
         if typing.get_origin(tp) is Annotated:
             own = next((m.description for m in typing.get_args(tp)[1:]
@@ -141,8 +138,6 @@ def add_field(parser: argparse.ArgumentParser | argparse._ArgumentGroup, model: 
     on/off, `default` the field's default and `help` its description. `flags` default to `--name-with-dashes`;
     `overrides` (a command's own default, a subset of choices, a help naming that command's default, dest,
     metavar) go to `add_argument` as given."""
-    from knowledge.structs import field_type, fields
-
     kind = _members(field_type(model, name))
     kwargs: dict[str, Any] = {}
     if len(kind) == 1 and typing.get_origin(kind[0]) is Literal:

@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     _refuse_blank(parser, argv[1:])
     args = parser.parse_args(argv[1:])
     args.command = name
+    # start-up: `gpu-advisor --help` and a mistyped command load nothing of the project
     from knowledge.errors import AdvisorError
 
     try:

@@ -14,8 +14,7 @@ def dumps(data: Any, *, indent: int | None = 2) -> str:
     try:
         return json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=False)
     except ValueError as exc:  # "Out of range float values are not JSON compliant"
-        raise AdvisorError(f"a result is not a finite number, so no JSON is printed ({exc})",
-                           message_zh="结果中有非有限数值，未输出 JSON") from None
+        raise AdvisorError.from_key("errors.not_finite", detail=exc) from None
 
 
 def write(data: Any, out: IO[str] | None = None) -> None:

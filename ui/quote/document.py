@@ -26,6 +26,7 @@ from advisor.recommend.prices import PRICE_STALE_DAYS  # older than this at quot
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
 from knowledge.messages import known, t
+from knowledge.quantities import Seconds
 from knowledge.structs import Value
 from rules.sources import source
 from rules.titles import rule_title
@@ -247,7 +248,7 @@ def _speed_words(opt: Mapping[str, Any], lang: str) -> str:
     if not isinstance(speed, Mapping):
         return "–"
     if R.number_or_none(speed.get("wall_s")) is not None:
-        return t("quote.train_days", lang, days=float(speed["wall_s"]) / 86400)
+        return t("quote.train_days", lang, days=Seconds(float(speed["wall_s"])).days)
     ms, total = R.number_or_none(speed.get("ms_per_token")), R.number_or_none(speed.get("decode_tokens_per_s_total"))
     if ms is None or not ms:
         return "–"

@@ -32,8 +32,7 @@ def html_to_pdf(html_text: str, out_path: str | Path, *, chromium: str | None = 
     """Write the PDF of `html_text` to `out_path` (A4, as the page's @page rule says, no header or footer)."""
     browser = chromium or find_chromium()
     if not browser:
-        raise AdvisorError("no Chromium found to print the quote to PDF (apt-get install chromium)",
-                           field="chromium", message_zh="找不到用于生成 PDF 的 Chromium（apt-get install chromium）")
+        raise AdvisorError.from_key("errors.no_chromium", field="chromium")
     out = Path(out_path).resolve()
     work = Path(tempfile.mkdtemp(prefix="gpu-advisor-pdf-"))
     try:
@@ -46,12 +45,11 @@ def html_to_pdf(html_text: str, out_path: str | Path, *, chromium: str | None = 
         try:
             done = subprocess.run(cmd, capture_output=True, timeout=timeout_s, check=False)
         except subprocess.TimeoutExpired:
-            raise AdvisorError(f"Chromium did not finish printing the quote within {timeout_s:.0f} s",
-                               field="chromium", message_zh="Chromium 生成 PDF 超时") from None
+            raise AdvisorError.from_key("errors.chromium_timeout", field="chromium", seconds=timeout_s) from None
         if done.returncode != 0 or not out.exists() or out.stat().st_size == 0:
             tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
-            raise AdvisorError(f"Chromium could not print the quote (exit {done.returncode}): {tail[0][:200]}",
-                               field="chromium", message_zh="Chromium 无法生成 PDF")
+            raise AdvisorError.from_key("errors.chromium_failed", field="chromium", code=done.returncode,
+                                        detail=tail[0][:200])
         return out
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -152,6 +152,7 @@ def _open() -> Throttle:
 
 
 def client_address(scope: Scope) -> str:
+    """The address the request came from (the ASGI scope's client host), "unknown" when the server gives none."""
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
 

@@ -46,6 +46,7 @@ from ui.slack.text import (
     truncate,
 )
 from ui.turn_like import TurnLike
+from ui.turn_like import get_field as _get
 
 __all__ = [
     "DETAILS_CHARS",
@@ -138,12 +139,6 @@ def fmt_money(price: Any) -> str:
     except (TypeError, ValueError):
         return "–"
     return f"{amount:,.0f} {price.get('currency', '')}".strip()
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def _gpu_name(option: Mapping[str, Any]) -> str:

@@ -73,6 +73,11 @@ class SessionState(msgspec.Struct):
     quote_id: str | None = None  # permanent link of the latest recommendation
 
 
+def session_of(state: object) -> SessionState:
+    """The session's state, or a fresh one (a new browser session, or a state Gradio dropped)."""
+    return state if isinstance(state, SessionState) else SessionState()
+
+
 # Intermediate chat updates (tool steps, streamed text) are sent at most this often, in seconds.
 STREAM_INTERVAL_S = 0.1
 MAX_SHOWN_MESSAGES = 300  # chat messages a session shows (the conversation keeps its own bounded history)

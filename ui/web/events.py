@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ui.web import render as R
-from ui.web.chat import ChatController, SessionState, message_lang, prefill_question
+from ui.web.chat import ChatController, SessionState, message_lang, prefill_question, session_of
 from ui.web.cost_chart import cost_chart_html
 from ui.web.layout import CHAT_KEYS, CONTEXT_COLUMNS, Page, axis_title, color_map
 from ui.web.memory_chart import memory_chart_html
@@ -24,11 +24,6 @@ from ui.web.page import LOAD_JS, REMEMBER_LANG_JS, SCROLL_TO_ANSWER_JS, TRASH_ST
 if TYPE_CHECKING:
     import gradio as gr
     from gradio.events import Dependency
-
-
-def session_of(state: object) -> SessionState:
-    """The session's state, or a fresh one (a new browser session, or a state Gradio dropped)."""
-    return state if isinstance(state, SessionState) else SessionState()
 
 
 def current_chart(rows: list[dict[str, Any]], ui_lang: str) -> Any:

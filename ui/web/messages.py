@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from knowledge.messages import pair, t, table
-from ui.turn_like import TurnLike
+from ui.turn_like import TurnLike, get_field
 
 if TYPE_CHECKING:
     from advisor.conversation.turn import Step
@@ -41,7 +41,7 @@ def label(key: str, lang: str = "en", **fmt: Any) -> str:
 # The memory parts' names in the chart, from the message catalogs ("web.part.PART").
 PART_LABELS: dict[str, dict[str, str]] = {key.removeprefix("web.part."): dict(zip(LANGS, pair(key), strict=True))
                                           for key in table("en") if key.startswith("web.part.")}
-PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
+PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead", "reference_model")
 
 
 # Example prompts: inference, fine-tuning, pre-training, a sales quote and a guide-claim check, in both languages.
@@ -126,13 +126,6 @@ def echo_user_text(text: str, lang: str = "en") -> str:
 
 # ---------------------------------------------------------------------------------------------------------------
 # Chat messages
-
-
-def get_field(obj: object, name: str, default: Any = None) -> Any:
-    """Attribute or key `name` of a struct (a Turn, a Step) or a dict."""
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def user_message(text: str, lang: str = "en") -> dict[str, Any]:

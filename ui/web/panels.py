@@ -23,8 +23,8 @@ from rules.titles import rule_ids_to_titles as rule_ids_to_titles
 from rules.titles import rule_title
 from ui.citations import source_without_path
 from ui.turn_like import TurnLike
+from ui.turn_like import get_field as _get
 from ui.web.messages import LANGS, PART_LABELS, PARTS, label, safe_markdown
-from ui.web.messages import get_field as _get
 from ui.web.messages import plain_text as _plain
 
 # ---------------------------------------------------------------------------------------------------------------

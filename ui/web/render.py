@@ -18,6 +18,7 @@ from ui.citations import source_without_path
 from ui.quote.document import build_quote
 from ui.quote.render import quote_html, quote_markdown
 from ui.turn_like import TurnLike
+from ui.turn_like import get_field as _get
 from ui.web.messages import (
     ECHO_CHARS,
     EXAMPLES,
@@ -42,7 +43,6 @@ from ui.web.messages import (
     steps_messages,
     user_message,
 )
-from ui.web.messages import get_field as _get
 from ui.web.panels import (
     SWEEP_CONTEXTS,
     TABLE_COLUMNS,

@@ -38,7 +38,16 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ui.server.auth_throttle import FORGET_S, FREE_FAILURES, MAX_LOCK_S, MemoryThrottle, Throttle, keys_for, shared
+from ui.server.auth_throttle import (
+    FORGET_S,
+    FREE_FAILURES,
+    MAX_LOCK_S,
+    MemoryThrottle,
+    Throttle,
+    client_address,
+    keys_for,
+    shared,
+)
 from ui.server.http import HEADER_TIMEOUT_S, GuardedHttp
 from ui.server.metrics import watch_sessions
 
@@ -122,11 +131,6 @@ class SessionCap:
                 del self._seen[client]
         self._total = sum(len(s) for s in self._seen.values())
         return self._total
-
-
-def _client(scope: Scope) -> str:
-    client = scope.get("client")
-    return str(client[0]) if client else "unknown"
 
 
 def _with_headers(send: Send) -> Send:
@@ -264,7 +268,7 @@ class SecurityGuard:
                 await _answer(send, 403, "this function is not part of the API; the public endpoint is /chat")
                 return
             session = json.loads(body or b"{}").get("session_hash")
-            if isinstance(session, str) and not self.sessions.admit(_client(scope), session):
+            if isinstance(session, str) and not self.sessions.admit(client_address(scope), session):
                 await _answer(send, 429, "too many sessions from this address; close some tabs or wait",
                               [(b"retry-after", b"60")])
                 return

@@ -20,20 +20,19 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from advisor.conversation.session import Conversation
 from advisor.conversation.turn import load_turn
 from advisor.store import Conflict, QuoteRecord, StoreUnavailable
 from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
-from advisor.store.records import ConversationRecord, NewTurn
+from advisor.store.records import ConversationRecord, NewTurn, stored_at
 from advisor.store.retention import open_server_store
 from advisor.store.sql import new_id, plausible_id
 from knowledge.messages import t as message
 from ui.quote.stored import freeze_quote
 from ui.web import render as R
-from ui.web.chat import MAX_SHOWN_MESSAGES, ChatController, SessionState, message_lang, turn_json
+from ui.web.chat import MAX_SHOWN_MESSAGES, ChatController, SessionState, message_lang, session_of, turn_json
 
 log = logging.getLogger("gpu_advisor.web")
 
@@ -254,20 +253,16 @@ class StoredChatController(ChatController):
         except StoreUnavailable:
             return "\n".join(out)
         out += [f"**{t('recent', lang)}**", ""]
-        out += [f"- [{_link_text(c.title)}](?c={c.id}) · {_when(c.updated_at)}" for c in convs] or [t("none", lang)]
+        out += [f"- [{_link_text(c.title)}](?c={c.id}) · {stored_at(c.updated_at)}" for c in convs] or [t("none", lang)]
         out += ["", f"**{t('quotes', lang)}**", ""]
         out += [f"- [{_link_text(q.question)}](quote/{q.quote_id}.md) · [JSON](quote/{q.quote_id}.json) · "
-                f"{_when(q.created_at)}" for q in quotes] or [t("none", lang)]
+                f"{stored_at(q.created_at)}" for q in quotes] or [t("none", lang)]
         return "\n".join(out)
 
 
 def _link_text(text: str) -> str:
     text = " ".join((text or "…").split())[:60]
     return "".join(ch for ch in text if ch not in "[]()<>*_`\\|#!") or "…"
-
-
-def _when(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 # -------------------------------------------------------------------------------------------------------------
@@ -357,11 +352,8 @@ def attach_history(gr: Any, demo: Any, ctl: StoredChatController, *, session: An
     cid_in = gr.Textbox(visible=False, label="conversation_id")
     opener = gr.Button(visible=False)
 
-    def as_session(state: Any) -> SessionState:
-        return state if isinstance(state, SessionState) else SessionState()
-
     def side(state: Any, ui_lang: str) -> tuple[str, str]:
-        st = as_session(state)
+        st = session_of(state)
         return ctl.sidebar(st, ui_lang), st.conversation_id or ""
 
     def opened(cid: Any, ui_lang: str, request: Any) -> tuple[Any, ...]:
@@ -394,7 +386,7 @@ def attach_history(gr: Any, demo: Any, ctl: StoredChatController, *, session: An
     open_api.__annotations__["request"] = on_load.__annotations__["request"] = gr.Request
 
     def panels(ui_lang: str, state: Any) -> tuple[Any, ...]:
-        return panel_values(as_session(state), ui_lang if ui_lang in R.LANGS else "en")
+        return panel_values(session_of(state), ui_lang if ui_lang in R.LANGS else "en")
 
     outputs = [*chat_outputs, history, conv_box]
     chat_event.then(side, inputs=[session, lang],

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from advisor.conversation.reader.intent import asks_value
+from advisor.conversation.reader.intent import asks
 from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.render import compose
 from advisor.conversation.render import firstscreen as fs
@@ -55,13 +55,13 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         lead, rest = _compare(gpus, book, lang, claim=intent == "claim", text=text)
         stated = ratio_claim(text) if intent == "claim" else None
         deciding = f"{'compute' if stated and stated[0] == 'compute' else 'bandwidth'} ratio {gpus[0].name}/{gpus[1].name}"
-    elif intent == "market" and len(gpus) == 1 and asks_value(text) and (
+    elif intent == "market" and len(gpus) == 1 and asks("value", text) and (
             valued := value_lead(gpus[0], catalog, book, lang)) is not None:
         lead, rest = valued  # "is the A100 still worth buying?": value per dollar against the newest of its kind
         deciding = f"memory per $1,000 of {gpus[0].name}"
     else:
         lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"),
-                             price_first=intent == "how_much")
+                             price_first=intent == "how_much", cost_first=_cost_asked(low) if intent == "how_much" else "")
         if intent in ("how_much", "market"):  # "what does X cost, and a used Y?": every card named is priced
             lead += "".join(_card_price(g, m.text or g.name, low, currency, book, lang)
                             for g, m in zip(gpus[1:], mentions[1:], strict=True))
@@ -77,8 +77,18 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
                                "deciding": deciding})
 
 
+_TCO_ASKED = re.compile(r"折旧|总拥有成本|运维|tco|total cost of ownership|running cost")
+_POWER_ASKED = re.compile(r"电费|耗电|用电|电力成本|power bill|electricity")
+
+
+def _cost_asked(low: str) -> str:
+    """"tco" for a running-cost question ("三年电费加折旧", "3-year TCO"), "power" for the electricity alone
+    ("一年电费多少"), else "": the sentence that leads the price answer."""
+    return "tco" if _TCO_ASKED.search(low) else "power" if _POWER_ASKED.search(low) else ""
+
+
 def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, lang: str, with_price: bool,
-            price_first: bool = False) -> tuple[str, str]:
+            price_first: bool = False, cost_first: str = "") -> tuple[str, str]:
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
     zh = lang == "zh"
     ch = gpu.china
@@ -95,7 +105,7 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
     note = t("market.note_quoted", lang, note=ch.note) if zh else ch.note
     rest = [book.text(note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
     if with_price:
-        price_line = _server_price(gpu, count, currency, book, lang)
+        price_line = _server_price(gpu, count, currency, book, lang, first=cost_first)
         if price_line and price_first:  # "what does a server with 8 H20 cost?": the price is the answer
             status_line = lead if zh or region == "cn" else t("market.in_china", lang, status=status, when=when)
             lead = price_line[0] + t("sentence.gap", lang) + status_line.replace("**", "")
@@ -148,12 +158,19 @@ def _card_price(gpu: GpuSpec, said: str, low: str, currency: str, book: Book, la
 
 
 def _kind_label(kind: str, lang: str) -> str:
-    """A catalog price kind ("street", "channel", "used", ...) in the answer's language."""
+    """A catalog price kind ("street", "channel", "used", ...) in the answer's language; one converted from the
+    other currency ("launch_msrp, converted from USD") says so in that language too."""
+    kind, _, converted = kind.partition(", converted from ")
     key = f"market.price_kind.{kind}"
-    return t(key, lang) if has_message(key) else kind
+    said = t(key, lang) if has_message(key) else kind
+    cur = {"USD": "美元", "CNY": "人民币"}.get(converted, converted) if lang == "zh" else converted
+    return t("market.price_converted", lang, kind=said, cur=cur) if converted in ("USD", "CNY") else said
 
 
-def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str) -> tuple[str, str] | None:
+def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str,
+                  first: str = "") -> tuple[str, str] | None:
+    """The dated card price and the server purchase, then its TCO; `first` ("tco" or "power") puts the total cost
+    of ownership or the yearly electricity (the server's energy at full load × PUE × the dated price) first."""
     econ = load_economics()
     try:
         unit, date, kind, source = gpu_unit_price(gpu, currency, econ)
@@ -174,12 +191,20 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
         head = t("market.servers", lang, servers=book.count("servers", servers, "servers", SRC_COST), n=n,
                  per_server=book.count("GPUs per server", -(-count // servers), "GPUs", SRC_COST), gpu=gpu.name,
                  total=total, gpus=gpus, per=per, kind=_kind_label(kind, lang), date=date, rest=rest)
-    else:
-        head = t("market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per,
+    else:  # one card: the card's price first (what "一张 H100 多少钱" asks), then the server around it
+        head = t("market.card" if count == 1 else "market.server", lang, n=n, gpu=gpu.name, total=total, gpus=gpus, per=per,
                  kind=_kind_label(kind, lang), date=date, rest=rest)
     more = t("market.server_tco", lang, years=years, tco=tco)
+    if first == "power":
+        power = book.money(f"electricity per year of {count}× {gpu.name}", c["power_per_year"]["amount"], currency,
+                           SRC_COST)
+        kwh = book.num(f"energy per year of {count}× {gpu.name} (with PUE)", c["energy_kwh_per_year"], "kWh", SRC_COST, 0)
+        head = t("market.server_power", lang, power=power, kwh=kwh) + t("sentence.gap", lang) + head
+    elif first == "tco":
+        head, more = f"**{more.strip()}**" + t("sentence.gap", lang) + head, ""
     dated = t("clause.sep", lang).join(_dated_input(p, lang) for p in c.get("prices", []))
-    return head, more + "\n\n" + book.text(t("market.dated_inputs", lang) + dated, "dated inputs", SRC_COST)
+    return head, (more + "\n\n" if more else "") + book.text(t("market.dated_inputs", lang) + dated, "dated inputs",
+                                                              SRC_COST)
 
 
 def _dated_input(p: dict[str, object], lang: str) -> str:
@@ -211,9 +236,10 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
     elif claim:
         verdict = t(("compare.verdict.right" if close_fl else "compare.verdict.half_right") if close_bw
                     else "compare.verdict.not_right", lang)
-    else:  # "4090 vs 5090 for local LLMs": which is faster first, by the same two ratios the sentence gives
-        verdict = _card_verdict(a, b, bw, fl, book, lang)
-    lead = (t("compare.verdict_head", lang, verdict=verdict) if verdict else "") + t(
+    else:
+        verdict = ""
+    pick = "" if verdict else _pick(a, b, bw, fl, lang)
+    lead = pick + (t("compare.verdict_head", lang, verdict=verdict) if verdict else "") + t(
         "compare.lead", lang, a=a.name, bw_a=bw_a, b=b.name, bw_b=bw_b, r_bw=r_bw, fl_a=fl_a, fl_b=fl_b, r_fl=r_fl)
     head = t("compare.table_head", lang) + "\n|---|---|---|---|---|---|"
     rows = []
@@ -222,33 +248,41 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
         bw_g = book.num(f"bandwidth of {g.name}", g.bandwidth_bytes_per_s / 1e9, "GB/s", f"{SRC_CATALOG}: {g.id}", 0)
         fl_g = book.num(f"dense BF16 of {g.name}", g.bf16_dense_flops / 1e12, "TFLOPS", f"{SRC_CATALOG}: {g.id}", 0)
         tdp = book.num(f"TDP of {g.name}", g.tdp_w, "W", f"{SRC_CATALOG}: {g.id}", 0)
-        rows.append(f"| {g.name} | {mem} | {bw_g} | {fl_g} | {tdp} | {g.nvlink} |")
+        rows.append(f"| {g.name} | {mem} | {bw_g} | {fl_g} | {tdp} | {_link_words(str(g.nvlink), lang)} |")
     return lead, head + "\n" + "\n".join(rows)
 
 
-SAME = 0.05  # within 5 %: about as fast (the roofline's own error is larger)
+# the catalog's interconnect words in Chinese (a Chinese table leaves no English label); a remark in brackets that
+# stays English after them is dropped (the English view keeps it)
+_LINK_ZH = (("n/a — ", ""), ("NVLink bridge", "NVLink 桥接"), ("2-way", "双卡"), ("for 2 GPUs", "（双卡）"),
+            ("via NVSwitch", "经 NVSwitch"), ("capped at", "限速"), ("capped", "限速版"), ("full mesh", "全互联"),
+            ("per-chip bandwidth not published", "单芯片带宽未公布"), ("links", "条链路"), ("(full)", "（满速）"),
+            ("between paired cards", "（成对连接）"), ("on SXM2; PCIe card has no NVLink", "（SXM2；PCIe 版无 NVLink）"))
 
 
-def _card_verdict(a: GpuSpec, b: GpuSpec, bw: float, fl: float, book: Book, lang: str) -> str:
-    """Which of two cards is faster for LLMs with no job named: decode follows bandwidth (ratio `bw` = a/b), prefill
-    and training follow dense BF16 compute (`fl`); then which holds more memory (the larger model it fits)."""
-    fast_bw = a if bw > 1 else b
-    fast_fl = a if fl > 1 else b
-    if abs(bw - 1) <= SAME and abs(fl - 1) <= SAME:
-        head = t("compare.card.same", lang)
-    elif abs(fl - 1) <= SAME or fast_bw.id == fast_fl.id:
-        head = t("compare.card.faster", lang, fast=fast_bw.name)
-    elif abs(bw - 1) <= SAME:
-        head = t("compare.card.faster_compute", lang, fast=fast_fl.name)
-    else:
-        head = t("compare.card.split", lang, bw=fast_bw.name, fl=fast_fl.name)
-    if a.memory_bytes != b.memory_bytes:
-        big, small = (a, b) if a.memory_bytes > b.memory_bytes else (b, a)
-        same = fast_bw.id == fast_fl.id == big.id and abs(bw - 1) > SAME  # the faster one is also the larger
-        head += t("compare.card.memory_too" if same else "compare.card.memory", lang, big=big.name,
-                  mb=book.gib(f"memory of {big.name}", big.memory, f"{SRC_CATALOG}: {big.id}", 0),
-                  ms=book.gib(f"memory of {small.name}", small.memory, f"{SRC_CATALOG}: {small.id}", 0))
-    return head
+def _link_words(link: str, lang: str) -> str:
+    """A card's interconnect as the catalog words it ("none (no NVLink connector …)"), in Chinese for Chinese."""
+    if lang != "zh":
+        return link
+    if link.startswith("none"):
+        return "无"
+    for en, zh in _LINK_ZH:
+        link = link.replace(en, zh)
+    return re.sub(r"\s*[(（][^()（）]*[A-Za-z]{3,}[^()（）]*[)）]|;.*$", "", link).strip() or link
+
+
+def _pick(a: GpuSpec, b: GpuSpec, bw: float, fl: float, lang: str) -> str:
+    """The answer to "which is better" before the figures: the card ahead on both bandwidth (decode) and dense
+    compute (prefill, training), the one with more memory too when it has; split strengths named as such; within
+    15 % on both, close."""
+    if abs(bw - 1) <= 0.15 and abs(fl - 1) <= 0.15:
+        return t("compare.pick.close", lang, a=a.name, b=b.name)
+    if (bw > 1) == (fl > 1) or abs(bw - 1) <= 0.15 or abs(fl - 1) <= 0.15:
+        ahead = bw * fl > 1
+        win, lose = (a, b) if ahead else (b, a)
+        key = "compare.pick.all" if win.memory_bytes > lose.memory_bytes else "compare.pick.faster"
+        return t(key, lang, w=win.name, l=lose.name)
+    return t("compare.pick.split", lang, bw=(a if bw > 1 else b).name, fl=(a if fl > 1 else b).name)
 
 
 _BANDWIDTH = re.compile(r"带宽|bandwidth")

@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog.machine import default_weights
-from advisor.conversation.reader.intent import TOKEN_COST
+from advisor.conversation.reader.intent import asks
 from advisor.conversation.render.book import Book
 from advisor.conversation.turn import Step
 from knowledge.messages import t
@@ -104,8 +104,6 @@ __all__ = ["compare_models"]
 # --- two card configurations: the verdict on the criterion asked ----------------------------------------------------
 _FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|更快|哪个快|速度|快", re.I)
 _VALUE = re.compile(r"cost[\s-]*effective|better value|bang for|worth|划算|性价比|值得", re.I)
-# "cheaper per token", "cost per million tokens", "每百万 token 成本": the owned cost per generated token, not the purchase
-_PER_TOKEN = TOKEN_COST
 _CHEAPER = re.compile(r"cheaper|cheapest|less expensive|costs? less|便宜|省钱|少花", re.I)
 _TCO = re.compile(r"\btco\b|total cost of ownership|cost of ownership|总拥有成本|拥有成本|全周期成本", re.I)
 
@@ -118,7 +116,7 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     lower purchase per token/s of total decode throughput at the stated load.
     With no criterion named, the faster and the cheaper one in one sentence (`_speed_and_price`). None when fewer
     than two sized configurations fit."""
-    criterion = bool(_FASTER.search(text) or _VALUE.search(text) or _CHEAPER.search(text) or _PER_TOKEN.search(text))
+    criterion = bool(_FASTER.search(text) or _VALUE.search(text) or _CHEAPER.search(text) or asks("token_cost", text))
     wanted = {(h["gpu"], h.get("count")) for h in named or [] if h.get("gpu") and h.get("role") == "compared"}
     if wanted:  # the configurations the question names, not the changes the answer suggests beside them
         options = [o for o in options if (o["gpu"], o.get("count")) in wanted
@@ -148,7 +146,7 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     if _FASTER.search(text):
         a, b, x, y, r = _faster(fit, name, book)
         return t("compare.faster", lang, a=name(a), b=name(b), x=x, y=y, r=r) + _ruled_out(a, name(a), lang)
-    if _PER_TOKEN.search(text):
+    if asks("token_cost", text):  # "cheaper per token", "每百万 token 成本": the owned cost per token
         per_token = _per_token_verdict(fit, name, book, lang)
         if per_token is not None:
             return per_token

@@ -28,6 +28,7 @@ from advisor.estimator.memory import default_inference_format
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
+from knowledge.messages import LANGS, pair, t
 from knowledge.structs import Mutable, StructError, Value, dump, fields, replace
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class DialogState(Mutable):
     last_workload: dict[str, Any] = msgspec.field(default_factory=dict)
     answered: int = 0
     intent: str = "other"  # the intent of the last turn (advisor.conversation.reader.intent)
+    act_text: str = ""  # the last question that set the act ("需要多少显存"), read again by a follow-up that keeps it
 
 
 class Change(Value):
@@ -202,6 +204,11 @@ PRETRAIN_GPUS = 1024  # "train X on 16k H100s": fine-tuning, even of a 405B mode
 _GGUF_OF = {"int4": OFFLOAD_WEIGHTS, "int8": "q8_0"}
 
 
+# the stored formats whose long label (advisor.estimator.formats) is English, as a Chinese answer names them
+_NATIVE_ZH = {"fp8": "FP8（e4m3，每 128×128 块一个缩放）", "mxfp4": "MXFP4（MoE 专家 MXFP4，每 32 个一个 E8M0 缩放；其余 BF16）",
+              "int4-experts": "INT4 路由专家（compressed-tensors，每 32 个一个 BF16 缩放；其余 BF16）"}
+
+
 def _task_of(slots: Slots) -> str | None:
     if slots.task:
         return slots.task
@@ -224,82 +231,68 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         return None, notes
     task = _task_of(s) or "inference"
     if s.task is None and s.task_generic == "finetune":
-        notes.append(Assumption("fine-tuning method not given: LoRA assumed", "未说明微调方式：按 LoRA 计算"))
+        notes.append(Assumption(*pair("assumption.finetune_lora")))
     elif s.task is None and s.task_generic == "train":
-        notes.append(Assumption(f"kind of training not given: {'pre-training' if task == 'pretrain' else 'LoRA fine-tuning'}"
-                                " assumed (say QLoRA, full fine-tuning or pre-training for another)",
-                                f"未说明训练方式：按{'预训练' if task == 'pretrain' else ' LoRA 微调'}计算（如需 QLoRA、全参微调或预训练请说明）"))
+        kind = "assumption.training_kind." + ("pretrain" if task == "pretrain" else "lora")
+        en, zh = (t("assumption.training_kind", lang, kind=t(kind, lang)) for lang in LANGS)
+        notes.append(Assumption(en, zh))
     elif s.task is None:
-        notes.append(Assumption("task not given: inference (serving) assumed", "未说明任务：按推理部署计算"))
+        notes.append(Assumption(*pair("assumption.task_inference")))
     weights = s.weights
     if task == "qlora" and weights in (None, "int4"):
         weights = "nf4"
     if task in ("full", "pretrain", "freeze") and weights not in (None, "bf16", "fp16", "fp32"):
-        notes.append(Assumption(f"full-weight training keeps the weights in BF16 mixed precision; {weights.upper()} "
-                                "is a serving format here (FP8 training is not modelled)",
-                                f"全参训练的权重按 BF16 混合精度计算；{weights.upper()} 在这里按部署格式处理（不估算 FP8 训练）"))
+        notes.append(Assumption(*pair("assumption.full_weights_bf16", weights=weights.upper())))
         weights = None
     if s.offload and task == "inference" and weights in (None, "int4"):
         weights = OFFLOAD_WEIGHTS  # layer offload is llama.cpp's: a GGUF file, the 4-bit one people run
-        notes.append(Assumption(f"layer offload is llama.cpp's: GGUF {weights.upper()} weights assumed",
-                                f"按层卸载是 llama.cpp 的功能：按 GGUF {weights.upper()} 权重计算"))
+        notes.append(Assumption(*pair("assumption.offload_gguf", weights=weights.upper())))
     if s.engine == "llama.cpp" and task == "inference" and weights in _GGUF_OF:
         said, weights = weights, _GGUF_OF[weights]  # "4-bit on llama.cpp": the GGUF file of that width people run
-        notes.append(Assumption(f"llama.cpp runs GGUF files: {said.upper()} taken as GGUF {weights.upper()}",
-                                f"llama.cpp 使用 GGUF 文件：{said.upper()} 按 GGUF {weights.upper()} 计算"))
+        notes.append(Assumption(*pair("assumption.llamacpp_gguf", said=said.upper(), weights=weights.upper())))
     gguf = task == "inference" and weights is None and not s.offload and (s.engine == "llama.cpp" or (
         s.home and s.engine is None and (s.concurrency or 1) <= 2))
     if gguf:  # Ollama / llama.cpp / a home machine: the GGUF 4-bit file people run, on a llama.cpp-style engine
         weights = OFFLOAD_WEIGHTS
-        notes.append(Assumption(f"llama.cpp-style engine (Ollama, LM Studio): GGUF {weights.upper()} weights assumed",
-                                f"按 llama.cpp 类引擎（Ollama、LM Studio）计算：GGUF {weights.upper()} 权重"))
+        notes.append(Assumption(*pair("assumption.home_gguf", weights=weights.upper())))
     if weights is None and task == "inference":
         native = default_weights(s.model)
         label = FORMATS[native].label  # the stored format named in full ("FP8 e4m3, 128×128 block scales")
         shown = native.upper() if label.upper() == native.upper() else label
         notes.append(Assumption(f"weights in {shown}, the checkpoint's own precision",
-                                f"权重按 {shown} 计算（模型发布时的精度）"))
+                                f"权重按 {_NATIVE_ZH.get(native, shown)} 计算（模型发布时的精度）"))
     context = s.context
     widened = prompt_fills(s) if context is None and task == "inference" else None
     if widened is not None:
         context = widened  # "prompts of 20k tokens": the context holds them (never cut to the default)
-        notes.append(Assumption("context {ctx} per sequence: the prompt and answer lengths you gave",
-                                "每条序列上下文 {ctx}（按您给的输入和输出长度）",
-                                {"ctx": (widened, "tokens", "inferred from user input")}))
+        notes.append(Assumption(*pair("assumption.context_prompt"), {"ctx": (widened, "tokens", "inferred from user input")}))
     if context is None:
         context = default_context(default_catalog().find_model(s.model or "") if task == "inference" else None)
-        notes.append(Assumption("context {ctx} per sequence", "每条序列上下文 {ctx}",
-                                {"ctx": (context, "tokens", "advisor.workload.default_context")}))
+        notes.append(Assumption(*pair("assumption.context"), {"ctx": (context, "tokens", "advisor.workload.default_context")}))
     concurrency = s.concurrency
     if concurrency is None and s.qps:
         w_s = request_seconds(s)
         concurrency = max(1, math.ceil(s.qps * w_s))
         notes.append(Assumption(
-            "{qps} requests/s read as {conc} concurrent requests (Little's law with {w} per request: its output "
-            "tokens at the per-token target)",
-            "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}：输出 token 数 × 每 token 目标时延）",
+            *pair("assumption.qps"),
             {"qps": (round(s.qps, 2), "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
              "w": (round(w_s, 1), "s", "output tokens × time-per-token target")}))
     if concurrency is None and s.batch and task == "inference":  # "throughput at batch 64": 64 sequences at once
         concurrency = s.batch
-        notes.append(Assumption("batch {n} read as {n} concurrent sequences", "批大小 {n} 按 {n} 路并发计算",
-                                {"n": (s.batch, "sequences", "user input")}))
+        notes.append(Assumption(*pair("assumption.batch"), {"n": (s.batch, "sequences", "user input")}))
     if concurrency is None and s.headcount:
         concurrency = peak_concurrency(s.headcount)
         notes.append(Assumption(
-            "{people} people read as {conc} concurrent requests ({share} of them at the same time at peak)",
-            "{people} 人按 {conc} 路并发计算（高峰时约 {share} 的人同时在用）",
+            *pair("assumption.people"),
             {"people": (s.headcount, "people", "user input"),
              "conc": (concurrency, "sequences", "ceil(people × peak share)"),
              "share": (PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE)}))
     if concurrency is None:
         concurrency = 1
         if task == "inference":
-            notes.append(Assumption("one request at a time (concurrency {n})", "单路请求（并发 {n}）",
-                                    {"n": (1, "sequences", "dialog default")}))
+            notes.append(Assumption(*pair("assumption.single"), {"n": (1, "sequences", "dialog default")}))
     if s.concurrency_avg is not None and s.concurrency is not None and task == "inference":
-        notes.append(Assumption("sized for the peak of {peak} concurrent requests (average {avg})",
-                                "按高峰 {peak} 并发配置（平时 {avg}）",
+        notes.append(Assumption(*pair("assumption.peak"),
                                 {"peak": (s.concurrency, "sequences", "user input"),
                                  "avg": (s.concurrency_avg, "sequences", "user input")}))
     kwargs: dict[str, Any] = {"model": s.model, "task": task, "weights": weights, "context": context,
@@ -360,8 +353,7 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
     elif lang == "zh":
         # the region question offers mainland China as the default to Chinese users: apply what it promises
         kwargs["region"] = "cn"
-        notes.append(Assumption("region not given: mainland China assumed (only cards sold there)",
-                                "未说明部署地区：按中国大陆计算（只考虑国内可买到的卡）"))
+        notes.append(Assumption(*pair("assumption.region_cn")))
     if s.existing:
         kwargs["existing"] = ExistingGpus(gpu=s.existing.gpu, count=s.existing.count or 1)
     if s.candidates:
@@ -370,8 +362,9 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         vendors = {v.lower() for v in s.excluded_vendors}
         kwargs["candidates"] = tuple(g.id for g in default_catalog().gpus
                                      if g.id not in s.excluded and g.vendor.lower() not in vendors)
-        notes.append(Assumption("left out as you asked: " + ", ".join(s.excluded + [v.upper() for v in vendors]),
-                                "按您的要求不考虑：" + "、".join(s.excluded + [v.upper() for v in vendors])))
+        left_out = s.excluded + [v.upper() for v in vendors]
+        en, zh = (t("assumption.excluded", lang, names=t("assumption.excluded.sep", lang).join(left_out)) for lang in LANGS)
+        notes.append(Assumption(en, zh))
     if s.gpu_count and not s.existing and not s.candidates:
         if s.gpu_count <= 16:  # "四张卡", "8 GPUs": one machine
             kwargs["max_gpus_per_node"] = max(1, s.gpu_count)
@@ -392,8 +385,7 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
     if s.mfu:  # a stated training MFU (the serving estimate has none)
         kwargs["mfu"] = s.mfu
         if s.task != "inference":
-            notes.append(Assumption("training time at MFU {mfu} as you stated, not the calibrated figure",
-                                    "训练时间按您给的 MFU {mfu} 计算，而不是校准值",
+            notes.append(Assumption(*pair("assumption.mfu"),
                                     {"mfu": (round(s.mfu * 100, 1), "%", "user input")}))
     try:
         return Constraints(**kwargs), notes
@@ -405,7 +397,7 @@ def _input_error(exc: StructError) -> InputError:
     err = exc.errors(include_url=False)[0]
     where = ".".join(str(p) for p in err["loc"]) or "workload"
     msg = err["msg"].removeprefix("Value error, ")
-    return InputError(f"{where}: {msg}", field=where, message_zh=f"参数 {where} 无效：{msg}")
+    return InputError.from_key("errors.dialog_value", field=where, where=where, msg=msg)
 
 
 def apply_workload(state: DialogState, workload: Workload | None) -> None:
@@ -540,7 +532,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      asks_context: bool = False, asks_batch: bool = False,
                      variants: tuple[tuple[str, str | int], ...] = (), asks_servers: bool = False,
                      asks_link: bool = False, asks_token_cost: bool = False, asks_why_count: bool = False,
-                     engines: tuple[str, ...] = (), reference_method: str = "") -> AnalysisRequest:
+                     engines: tuple[str, ...] = (), reference_method: str = "",
+                     asks_cheapest: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -555,7 +548,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
-        asks_why_count=asks_why_count, engines=engines, reference_method=reference_method,
+        asks_why_count=asks_why_count, engines=engines, reference_method=reference_method, asks_cheapest=asks_cheapest,
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ())))
 

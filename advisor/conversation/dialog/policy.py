@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog import compare, rent
 from advisor.conversation.dialog.machine import default_weights
-from advisor.conversation.reader.intent import asks_link
+from advisor.conversation.reader.intent import asks
 from advisor.conversation.reader.lang import say
 from advisor.conversation.reader.usage import DAYS_PER_MONTH
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.memory import kv_cache_bytes
+from advisor.estimator.kv_cache import kv_cache_bytes
 from knowledge.messages import known as has_message
 from knowledge.messages import t
 from knowledge.params import param_counts
@@ -70,6 +70,7 @@ _WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|bet
 
 
 SRC_USAGE_HORIZON = "user input (rental period), reader.usage"
+_HOURLY = re.compile(r"每小时|一个?小时|1\s*个?小时|每个小时|按小时|小时价|时租|多少钱一小时|per[\s-]*hour|hourly|an hour|/\s*h(?:r|our)?\b", re.I)
 
 
 def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None,
@@ -123,6 +124,12 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     what = f"{count}× {gpu.name}"
     text = t("rent.job" if training else "rent.month", lang, what=what, h=h, how=how,
              quotes=t("clause.sep", lang).join(parts))
+    if not training and _HOURLY.search(text_asked) and len(quotes) > 0:  # "每小时多少钱": the hourly price leads
+        low, high = min(q[1] for q in quotes), max(q[1] for q in quotes)
+        lo = book.money(f"lowest price per GPU-hour of {gpu.name}", low, quotes[0][2], SRC_CLOUD)
+        hi = book.money(f"highest price per GPU-hour of {gpu.name}", high, quotes[0][2], SRC_CLOUD)
+        text = t("rent.hourly" if high > low else "rent.hourly_one", lang, gpu=gpu.name, lo=lo, hi=hi,
+                 n=len(quotes)) + text
     if not training and own_hours and not use.stated:  # a training job rented for a stated period: what the run takes
         job = book.num(f"GPU-hours of the job on {what}", float(own_hours), "GPU-hours", SRC_HOURS,
                        1 if float(own_hours) < 100 else 0, suffix=t("rent.gpu_hours", lang))
@@ -248,9 +255,17 @@ def kv_explain_lead(request: dict[str, Any], turn: Turn, catalog: Catalog, lang:
     c = book.tokens("context of the job", ctx, "user input", lang)
     n = book.count("concurrent sequences", seqs, "sequences", "user input")
     total = book.gib(f"KV cache of {model.name} at {ctx} tokens × {seqs} sequences", one * seqs)
+    saved = ""
+    kv = str(job.get("kv") or "")
+    if kv in ("fp8", "int8", "int4"):  # "kv cache 用 fp8 能省多少": the smaller cache and the saving lead
+        small = Bytes(kv_cache_bytes(model, ctx, kv=kv))
+        saved = t("kv_claim.saved", lang, kv=kv.upper(), model=model.name, c=c,
+                  small=book.gib(f"KV cache of {model.name} at {ctx} tokens in {kv.upper()}", small), per=per,
+                  save=book.gib(f"KV cache saved per sequence in {kv.upper()}", one - small),
+                  n=n, total=book.gib(f"KV cache saved for {seqs} sequences", (one - small) * seqs))
     turn.numbers.extend(x for x in book.numbers if x not in turn.numbers)
-    return t("kv_claim.explain", lang, model=model.name, layers=layers, heads=heads, dim=dim, c=c, per=per, n=n,
-             total=total)
+    return saved + t("kv_claim.explain", lang, model=model.name, layers=layers, heads=heads, dim=dim, c=c, per=per,
+                     n=n, total=total)
 
 
 def _kv_shape(model: Any, book: Book) -> tuple[str, str, str]:
@@ -347,7 +362,7 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
     """Put the act's own answer where it belongs in `turn.answer`: the rental cost first for a rent question; the
     dated status, its source and the alternatives right after the verdict of a market or legality question."""
     act = request.get("act")
-    if text and asks_link(text) and turn.extra.get("deciding") != LINK_LEAD:
+    if text and asks("link", text) and turn.extra.get("deciding") != LINK_LEAD:
         link_first(request, turn, catalog, lang)  # "两张 4090 需要 NVLink 吗": the cards' own link first
     if act == "rent_vs_buy":
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")

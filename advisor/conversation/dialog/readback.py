@@ -7,6 +7,7 @@ from typing import Any
 
 from advisor.conversation.reader.loose import Loose, find, phrase
 from advisor.conversation.render.book import Book
+from knowledge.messages import t
 
 SRC = "user input, read loosely (advisor.conversation.reader.loose)"
 
@@ -26,9 +27,7 @@ def loose_note(request: dict[str, Any], text: str, lang: str) -> str | None:
             said.append(x)
     if not said:
         return None
-    parts = [phrase(x, lang) for x in said]
-    return ("_" + "；".join(parts) + "；给出确切数字我就重算。_" if lang == "zh" else
-            "_" + "; ".join(parts) + "; tell me the exact number to change it._")
+    return t("loose.note", lang, parts=t("loose.sep", lang).join(phrase(x, lang) for x in said))
 
 
 def add_loose_note(request: dict[str, Any], turn: Any, text: str, lang: str) -> None:

@@ -19,6 +19,7 @@ from advisor.conversation.reader.usage import HOURS_PER_MONTH
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import estimate_tco
 from knowledge.errors import AdvisorError
+from knowledge.messages import t
 from knowledge.structs import Value
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ def usage_of(request: dict[str, Any]) -> Usage:
 def verdict(*, book: Book, lang: str, what: str, monthly_rent: float | None, job_rent: float | None, cur: str,
             provider: str, tco: dict[str, Any], use: Usage, rate: float) -> str | None:
     """The first sentence of a rent-or-buy answer (see the module doc); None without a purchase price."""
-    zh = lang == "zh"
     buy = ((tco.get("purchase") or {}).get("total") or {})
     if not buy.get("amount"):
         return None
@@ -71,10 +71,8 @@ def verdict(*, book: Book, lang: str, what: str, monthly_rent: float | None, job
         r = book.money(f"rental of the job on {what} at {provider}", job_rent, cur, SRC_TCO)
         runs = purchase / job_rent if job_rent > 0 else None
         n = book.num(f"runs of this job that cost as much as buying {what}", runs or 0, "runs", "purchase / rental",
-                     0 if (runs or 0) >= 10 else 1, suffix="次" if zh else "runs")
-        return (f"**租更便宜**：这次训练租用约 {r}（{provider}），买同样的 {what} 要 {p}；要跑约 {n}这样的任务买卡才划算。" if zh else
-                f"**Renting is cheaper** for this job: about {r} rented at {provider} against {p} to buy {what}; buying "
-                f"pays off only after about {n} of the same size.")
+                     0 if (runs or 0) >= 10 else 1, suffix=t("rent.verdict.runs", lang))
+        return t("rent.verdict.job", lang, r=r, provider=provider, p=p, what=what, n=n)
     assert monthly_rent is not None
     fraction = min(1.0, use.hours / HOURS_PER_MONTH) if use.per_gpu else 1.0
     own = (conv(tco.get("power_per_year")) * fraction + conv(tco.get("operations_per_year"))) / 12
@@ -82,31 +80,19 @@ def verdict(*, book: Book, lang: str, what: str, monthly_rent: float | None, job
     rent_total, buy_total = monthly_rent * horizon, purchase + own * horizon
     hz = book.num("horizon of the comparison", horizon, "months", SRC_USAGE if use.horizon_stated else
                   "economics default TCO years × 12", 0 if horizon == int(horizon) else 1,
-                  suffix="个月" if zh else "month" if horizon == 1 else "months")
+                  suffix=t("rent.verdict.horizon", lang, n=horizon))
     rt = book.money(f"rental of {what} over the horizon at {provider}", rent_total, cur, "monthly rent × months")
     bt = book.money(f"purchase and running of {what} over the horizon", buy_total, cur, "purchase + running × months")
     rm = book.money(f"rental a month of {what} at {provider}", monthly_rent, cur, "GPU-hours × price per GPU-hour")
     om = book.money(f"power and operations a month of {what} owned", own, cur, SRC_TCO)
-    assumed = "" if use.horizon_stated else ("（按默认 3 年算，告诉我用多久可改）" if zh else
-                                             " (the default; tell me how long you need it)")
+    assumed = "" if use.horizon_stated else t("rent.verdict.assumed", lang)
+    said = {"hz": hz, "assumed": assumed, "what": what, "bt": bt, "p": p, "om": om, "rt": rt, "rm": rm, "provider": provider}
     if monthly_rent > own:
         months = purchase / (monthly_rent - own)
         be = book.num(f"break-even month of buying {what}", months, "months", "purchase / (rent − running a month)",
-                      0 if months >= 10 else 1, suffix="个月" if zh else "months")
-        if months <= horizon:
-            return (f"**买更便宜**：{hz}{assumed}内买 {what} 共 {bt}（{p} 一次性 + 每月电费运维 {om}），租要 {rt}（{provider} "
-                    f"每月 {rm}）；约 {be}后买卡回本（未计转卖残值）。" if zh else
-                    f"**Buying is cheaper** over {hz}{assumed}: {bt} to buy {what} ({p} up front + {om} a month for power "
-                    f"and operations) against {rt} rented ({rm} a month at {provider}); buying breaks even after about "
-                    f"{be} (resale value not counted).")
-        return (f"**租更便宜**：{hz}{assumed}内租 {what} 共 {rt}（{provider} 每月 {rm}），买要 {bt}（{p} 一次性 + 每月 {om}）；"
-                f"买卡要约 {be}才回本。" if zh else
-                f"**Renting is cheaper** over {hz}{assumed}: {rt} rented ({rm} a month at {provider}) against {bt} to buy "
-                f"{what} ({p} up front + {om} a month for power and operations); buying would break even only after "
-                f"about {be}.")
-    return (f"**租更便宜**：租 {what} 每月 {rm}（{provider}），还不到自有机器每月的电费运维 {om}，买卡（{p}）永远回不了本。" if zh else
-            f"**Renting is cheaper**: {rm} a month at {provider} is less than the {om} a month that owning {what} costs in "
-            f"power and operations, so buying ({p}) never breaks even.")
+                      0 if months >= 10 else 1, suffix=t("rent.months_unit", lang))
+        return t("rent.verdict.buy" if months <= horizon else "rent.verdict.rent", lang, **said, be=be)
+    return t("rent.verdict.never", lang, **said)
 
 
 def card_options(request: dict[str, Any], catalog: Catalog, currency: str) -> list[dict[str, Any]]:

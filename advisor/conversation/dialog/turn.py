@@ -34,17 +34,9 @@ from advisor.conversation.dialog.machine import (
 )
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
+from advisor.conversation.reader.hant import simplified
 from advisor.conversation.reader.intent import (
-    asks_batch,
-    asks_context,
-    asks_link,
-    asks_memory,
-    asks_servers,
-    asks_speed,
-    asks_token_cost,
-    asks_users,
-    asks_value,
-    asks_why_count,
+    asks,
     engines_compared,
     implies_inference,
     reference_method,
@@ -68,6 +60,7 @@ from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError
+from knowledge.messages import t
 from knowledge.structs import dump, fields, replace
 
 log = logging.getLogger(__name__)
@@ -99,6 +92,7 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     request of the message (`extra["request"]`, `ask --json`'s `request`). `reading`: the LLM reader's validated
     request, laid over the offline slots (`reader.overlay.overlay`); its act decides the intent."""
     read: dict[str, object] = {"reading": reading} if reading is not None else {}
+    text = simplified(text or "")  # "兩張4090", "預算二十萬": Taiwan and Hong Kong users read as the lexicon is written
     for item in _respond(state, text, lang, catalog, read):
         if isinstance(item, Turn) and "slots" in read:
             now = read["slots"]
@@ -123,6 +117,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         yield compose.simple_turn("empty", lang, state, pending_question=True)
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang)
+    _tokens_not_size(slots, state)
     intent = read_intent(text, slots, state)
     if slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
             act_of(intent, text, slots) in ("legality", "market"):
@@ -131,7 +126,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             state.slots.model is None and act_of(intent, text, slots) == "rent_vs_buy":
         intent = "how_much"  # "is renting 8 H100s cheaper than buying them?": the cards priced both ways, no job
     elif slots.model is None and slots.size_params is None and len(slots.candidates) + bool(slots.existing) == 1 \
-            and state.slots.model is None and asks_value(text):
+            and state.slots.model is None and asks("value", text):
         intent = "market"  # "Is the A100 still worth buying?": its value per dollar, no job (catalog_answers)
     reading = read.get("reading")
     if isinstance(reading, Request):  # the LLM reader's request: its values over the offline ones, its act
@@ -190,6 +185,10 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if unsure is not None:  # "70B or 8B", "8k 还是 32k": one question, the rest of the message kept
         yield _ask_ambiguous(state, working, slots, unsure, lang)
         return
+    asked = text
+    if intent == "what_if" and state.answered and state.intent in _KEPT_ACTS and state.act_text:
+        intent, asked = state.intent, state.act_text + "\n" + text  # "需要多少显存" → "那 128k 呢": still the memory
+    working.act_text = state.act_text if asked is not text else text
     read_references(working, slots, intent)
     changes = merge(working, slots)
     working.intent = intent
@@ -224,7 +223,22 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if blocking:
         yield from _ask(blocking, state, working, lang, catalog, notes=notes, slots=slots, changes=changes)
         return
-    yield from _answer(state, working, text, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
+    yield from _answer(state, working, asked, intent, lang, catalog, notes=notes, slots=slots, changes=changes)
+
+
+def _tokens_not_size(slots: Slots, state: DialogState) -> None:
+    """"5亿呢" after a training question sized in tokens ("数据1亿token"): the new amount of data, not a model of
+    5亿 parameters standing in for the one being trained."""
+    said = slots.model_text or ""
+    if (state.answered and state.slots.model and state.slots.train_tokens and slots.size_params and slots.model_assumed
+            and re.fullmatch(r"[\d.一二两三四五六七八九十百千]+\s*(?:千亿|百亿|十亿|亿)", said.strip())):
+        slots.train_tokens, slots.size_params = slots.size_params, None
+        slots.model, slots.model_text, slots.model_assumed = None, None, ""
+
+
+# the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
+# users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
+_KEPT_ACTS = ("explain", "how_many", "how_long")
 
 
 def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,
@@ -264,12 +278,15 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     from advisor.analysis.model_fit import models_that_fit  # start-up: `gpu-advisor ask` never loads model_fit
     from advisor.conversation.render.model_fit import model_fit_turn  # start-up: as above
 
-    device = working.slots.device
-    cap = working.slots.capacity
+    device, cap = working.slots.device, working.slots.capacity
     if device is not None and not (working.slots.existing or working.slots.candidates):
         gpu, count = device_spec(device, catalog), 1  # a laptop GPU or a Mac: its memory, said in the answer
     elif cap is not None and not (working.slots.existing or working.slots.candidates):
-        gpu, count = memory_spec(cap.value, catalog), 1  # "the largest model on a 24GB card": that memory only
+        # "24G显存能跑多大模型": a card known by its memory alone (GiB as typed, the sizes cards are sold in)
+        base = min((g for g in catalog.gpus if g.segment == "consumer"),
+                   key=lambda g: abs(g.memory_bytes - cap.bytes_if_gib))  # a card of that memory's class (its formats)
+        gpu, count = replace(base, id="memory-only", name=t("model_fit.capacity_card", lang, gb=f"{cap.value:g}"),
+                             aliases=(), memory_bytes=int(cap.bytes_if_gib)), 1
     else:
         mention = working.slots.existing or working.slots.candidates[0]
         gpu, count = catalog.gpu(mention.gpu), mention.count or 1
@@ -280,13 +297,6 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     working.pending = None
     _commit(state, working)
     return turn
-
-
-def memory_spec(gib: float, catalog: Catalog) -> GpuSpec:
-    """A GpuSpec standing for a card known only by its memory ("a 24GB card"), for memory only (as
-    knowledge.devices.laptop_spec): a catalog GeForce card with that memory (a card sold as N GB has N GiB)."""
-    base = catalog.gpu("rtx-4090")
-    return replace(base, id="memory-only", name=f"{gib:g} GB card", aliases=(), memory_bytes=int(gib * 2**30))
 
 
 def device_spec(device: DeviceMention, catalog: Catalog) -> GpuSpec:
@@ -371,14 +381,14 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     assert workload is not None
     steps: list[Step] = []
     request = analysis_request(working, workload, constraints, intent=intent,
-                               asks_users=intent == "how_many" and asks_users(text),
-                               asks_need=intent == "explain" and asks_memory(text),
-                               asks_speed=not workload.is_training and asks_speed(text),
-                               asks_context=asks_context(text), asks_batch=asks_batch(text),
+                               asks_users=intent == "how_many" and asks("users", text),
+                               asks_need=intent == "explain" and asks("memory", text),
+                               asks_speed=not workload.is_training and asks("speed", text),
+                               asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),
-                               asks_servers=asks_servers(text), asks_link=asks_link(text),
-                               asks_token_cost=not workload.is_training and asks_token_cost(text),
-                               asks_why_count=asks_why_count(text),
+                               asks_servers=asks("servers", text), asks_link=asks("link", text),
+                               asks_token_cost=not workload.is_training and asks("token_cost", text),
+                               asks_why_count=asks("why_count", text), asks_cheapest=asks("cheapest", text),
                                engines=() if workload.is_training else engines_compared(text),
                                reference_method=reference_method(text) if workload.is_training else "")
     try:

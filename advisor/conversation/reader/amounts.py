@@ -37,6 +37,8 @@ _CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uenc
 _CTX_VALUE = rf"(?P<num>{with_scale(DIGITS, BIG_SCALE)}|{with_scale(CN_NUM, BIG_SCALE)})\s*(?P<k>k|千|m)?(?:\s*tokens?)?"
 _CONTEXT_AFTER = re.compile(_CONTEXT_WORDS + r"\s*(?:改成|改为|换成|设为|设成|调到|是|为|of|is|=|:|to|at|达到|要|需要|到)?\s*(?:about\s*|约\s*)?" + _CTX_VALUE + r"(?![a-z0-9])")
 _CONTEXT_BEFORE = re.compile(_CTX_VALUE + r"\s*(?:的|tokens?\s*(?:of\s*)?)?\s*" + _CONTEXT_WORDS)
+_DATA_BEFORE = re.compile(r"(?:数据|数据量|语料|训练集|数据集|训练数据)[^，。；,;0-9]{0,6}$")
+_NOT_CONTEXT_AFTER = re.compile(r"\s*(?:个|路|名|位)?\s*(?:并发|路|人|用户|请求|会话|users?|concurrent|requests?|sessions?|people)")
 _BARE_K = re.compile(r"(?<![\d.$¥￥a-z])(1|2|4|8|16|32|64|128|256|512)\s*k(?![a-z0-9])(?!\s*(?:usd|rmb|cny|元|美元|dollars|\$))")
 _MONEY = [
     # ¥200k, ￥ 50 万, $50k, $1.5m
@@ -55,6 +57,10 @@ _HAVE_AMOUNT = re.compile(
     rf"(?P<num>{NUM})\s*(?P<unit>k|m|mn|million|thousand)(?![a-z0-9])(?!\s*(?:tokens?|users?|people|persons|requests?|"
     rf"req|rps|concurrent|gpus?|cards?|servers?|nodes?|samples|examples|docs?|documents|rows|records|employees|devs|"
     rf"developers|engineers|customers|params?|parameters|context|ctx|steps|images)(?![a-z]))")
+# the amount before the word: "3w预算", "5千的预算", "两万块预算"
+_BUDGET_BEFORE = re.compile(
+    rf"(?<![\d.])(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w)?\s*(?:元|块钱|块)?\s*(?:的|左右的?|以内的?)?\s*预算"
+)
 _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(?!\s*(?:tokens?|参数|并发|用户|条|字|次|个|人|卡))")
 _CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 concurrent users", "20 人同时用")
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|名用户|用户|人在线)"),
@@ -109,8 +115,8 @@ _RATE = [
     re.compile(rf"(?P<num>{DIGITS})\s*(?P<unit>k|m|million|thousand)?\s*(?:requests?|queries|calls|reqs?|prompts|"
                r"conversations|chats)\s*(?:per|/|an?|each|every)\s*(?P<per>minute|min|hour|hr|h|day)(?![a-z])"),
     re.compile(rf"(?P<num>{DIGITS})\s*(?P<unit>k|m)?\s*rpm(?![a-z])"),
-    re.compile(rf"每(?P<per>分钟|小时|天|日)\s*(?:约|大概|有|要处理|处理|接收)?\s*(?P<num>{NUM})\s*(?P<unit>万|千)?\s*(?:个|次)?\s*"
-               r"(?:请求|调用|对话|提问)"),
+    re.compile(rf"每(?P<per>分钟|小时|天|日)\s*(?:(?:约|大概|大约|差不多|有|会有|要处理|处理|接收|会收到|收到)\s*)*(?P<num>{NUM})\s*"
+               r"(?P<unit>万|千)?\s*(?:个|次|条|轮)?\s*(?:请求|调用|对话|提问|问答|会话)"),
     re.compile(rf"(?P<num>{NUM})\s*(?P<unit>万|千)?\s*(?:个|次)?\s*(?:请求|调用)\s*(?:/|每)\s*(?P<per>分钟|小时|天|日)"),
 ]
 _DEADLINE = re.compile(
@@ -191,7 +197,7 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
             if value:
                 found.append((value, currency, m.start(), m.end()))
     if not found:
-        for m in t.finditer(_BUDGET_BARE):
+        for m in (*t.finditer(_BUDGET_BARE), *t.finditer(_BUDGET_BEFORE)):
             unit = m.group("unit")
             value = scaled(m.group("num"), unit)
             if not value or value < 100:
@@ -243,6 +249,8 @@ def read_context(t: Text, slots: Slots) -> None:
     power-of-two "32k"."""
     for rx in (_CONTEXT_AFTER, _CONTEXT_BEFORE):
         m = rx.search(t.s)
+        if m and rx is _CONTEXT_AFTER and _NOT_CONTEXT_AFTER.match(t.s, m.end()):
+            m = None  # "32k 上下文 50 并发": the 50 after "上下文" counts users; the 32k before it is the context
         if m:
             value = read_number(m.group("num")) or 0.0
             k = m.group("k")
@@ -375,6 +383,9 @@ def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
         if not value or not 5e7 <= value <= 5e12:
             continue
         t.consume(m.start(), m.end())
+        if m.group("cnunit") and slots.train_tokens is None and _DATA_BEFORE.search(t.s[max(0, m.start() - 12):m.start()]):
+            slots.train_tokens = value  # "数据改成5亿", "语料 3 亿": the data's tokens, not a model of 5亿 parameters
+            continue
         if slots.model is not None:
             continue
         slots.size_params = value

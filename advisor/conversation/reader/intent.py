@@ -35,6 +35,7 @@ conversation test sets:
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.slots import Slots
@@ -60,7 +61,8 @@ _MARKET = words(zh=r"采购|买得到|买到|买不买得到|能买|还能买|�
                en=r"available|availability|in stock|export|ban(?:ned)?|restricted|can (?:i|we) (?:still )?"
                   r"(?:buy|get|purchase)|still (?:buy|sold|get|purchase|procure)|legal to|purchase|procure|"
                   r"sold in|on sale|for sale|on the market")
-_COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)|代替|替代|取代|而不是|而非",
+_COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)|代替|替代|取代|而不是|而非|"
+                    r"(?:和|跟|与|同)\S{1,16}?比|比起来|怎么选|选哪|pk",
                 en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or|worth (?:it|the \w+) over|rather than|"
                    r"instead of|in place of|in lieu of|as opposed to")
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
@@ -87,7 +89,7 @@ _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上�
                           r"(?<![a-z])(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+)?"
                           r"(?:context|sequence length|seq(?:uence)? len)|how (?:long|large|big) (?:a |of a )?(?:context|"
                           r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can")
-_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够",
+_HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|多贵|花多少|成本|费用|预算够|电费|折旧|总拥有成本|tco|要花|开销|投入多少",
                  en=r"how much (?:does|do|would|will|is|are|money|to|for)(?![a-z])|price|cost|costs|quote|tco")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
 _PRICE_ASKED = words(zh=r"多少钱|报价|报个价|什么价",
@@ -114,7 +116,10 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                # "卡不卡 / 会不会卡 / 流畅吗 / 速度够吗": is it fast enough to use (not "卡" the card)
                                r"卡不卡|会不会(?:很)?卡|会(?:很|不会)?卡(?:吗|嘛|么|顿)|卡顿|不卡|流畅|顺畅|丝滑|慢不慢|会不会(?:很)?慢|"
                                r"会(?:很)?慢(?:吗|嘛|么)|快不快|速度(?:怎么样|如何|够|行|可以)|够快|响应(?:速度|快)|延迟(?:高|大|多少|怎么样)|"
-                               r"首\s*(?:token|字)\s*(?:延迟|时间)?\s*(?:要|是|有|大概)?\s*(?:多少|多久|多长|几)|ttft",
+                               r"首\s*(?:token|字)\s*(?:延迟|时间)?\s*(?:要|是|有|大概)?\s*(?:多少|多久|多长|几)|ttft|"
+                               # a first-token target stated ("首字延迟要在500ms以内…行吗"): the answer opens with it
+                               r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间|响应)?\s*(?:要|需要|在|控制在|不超过|低于|小于)*\s*\d|"
+                               r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间)\s*(?:呢|如何|怎样|咋样)?\s*[?？]?\s*$",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
                            r"throughput\s*[?？]|tokens?/sec\b|tps\s*[?？]|"
@@ -150,7 +155,7 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
                         r"\b(?:cost|price|spend|pay)\w*\b.{0,60}\btokens?\s*(?:a|per|/|each)\s*(?:day|month)\b|"
                         r"每\s*(?:天|日|月)\s*\d[\d.,]*\s*(?:万|亿)?\s*(?:个)?\s*tokens?.{0,40}?(?:多少钱|成本|费用|花多少|要多少)|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
-_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少", en=r"how much (?:memory|vram|gpu memory)")
+_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大", en=r"how much (?:memory|vram|gpu memory)")
 
 
 def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
@@ -232,37 +237,6 @@ def _job_shape(slots: Slots, gpus: int) -> str:
     return "which" if described else "other"
 
 
-def asks_memory(text: str) -> bool:
-    """"How much memory does it need?": the answer is the job's total memory need, then what fits it."""
-    return bool(_MEMORY_QUESTION.search((text or "").lower()))
-
-
-def asks_link(text: str) -> bool:
-    """"Do I need NVLink for 70B on 4 GPUs?" / "两张 4090 需要 NVLink 吗": the answer opens with whether the job needs
-    a fast link between its cards, and why (advisor.analysis.interconnect)."""
-    return bool(_LINK_QUESTION.search((text or "").lower()))
-
-
-def asks_servers(text: str) -> bool:
-    """"How many servers do I need …?" / "需要几台服务器": the count of cards answered as servers."""
-    return bool(_SERVER_QUESTION.search((text or "").lower()))
-
-
-def asks_speed(text: str) -> bool:
-    """"How many tokens per second on 2 H100s?" / "每秒能出多少 token？": the answer opens with the speed."""
-    return bool(_SPEED_QUESTION.search((text or "").lower()))
-
-
-def asks_token_cost(text: str) -> bool:
-    """"What does a million tokens cost on an L4?" / "每百万 token 成本": the answer opens with the cost per token."""
-    return bool(TOKEN_COST.search(text or ""))
-
-
-def asks_context(text: str) -> bool:
-    """"What's the longest context on one 4090?": the answer is the longest context that fits."""
-    return bool(_MAX_CONTEXT.search((text or "").lower()))
-
-
 # "what batch size can I use?", "batch size 最大能开多少": the largest micro-batch (training) or concurrency that fits
 _BATCH_QUESTION = re.compile(r"(?<![a-z])(?:what|which|max(?:imum)?|largest|biggest|how (?:big|large)(?: of)?(?: a)?)\s+"
                              r"(?:micro[\s-]?)?batch(?:[\s-]?sizes?)?(?![a-z])|(?<![a-z])(?:micro[\s-]?)?batch[\s-]?sizes? "
@@ -270,16 +244,6 @@ _BATCH_QUESTION = re.compile(r"(?<![a-z])(?:what|which|max(?:imum)?|largest|bigg
                              r"(?:batch|step)|(?:最大|最多)\s*(?:的)?\s*(?:micro[\s-]?)?(?:batch|批)|"
                              r"batch\s*(?:size)?\s*(?:最大|最多|能开多|可以开多|开多|设多|能设多|多大|多少)|"
                              r"(?:微)?批(?:次)?(?:大小)?\s*(?:最大|最多|能开多|可以开多|开多|设多|多大)|能开多大的?\s*(?:batch|批)")
-
-
-def asks_batch(text: str) -> bool:
-    """"What batch size can I use?": the answer is the largest micro-batch (training) or concurrency that fits."""
-    return bool(_BATCH_QUESTION.search((text or "").lower()))
-
-
-def asks_users(text: str) -> bool:
-    """"How many users can it serve?": the answer is the most concurrent sequences, not a GPU count."""
-    return bool(_HOW_MANY_USERS.search((text or "").lower()))
 
 
 def implies_inference(intent: str, slots: Slots, text: str = "") -> bool:
@@ -303,12 +267,6 @@ _VALUE_QUESTION = re.compile(r"(?<![a-z])(?:worth (?:it|buying|getting|purchasin
                              r"划算吗|划不划算|性价比")
 
 
-def asks_value(text: str) -> bool:
-    """"Is the H100 still worth buying?" / "A100 还值得买吗": the answer is the card's value per dollar against the
-    newest card of its kind, with its dated price and age."""
-    return bool(_VALUE_QUESTION.search((text or "").lower()))
-
-
 # "why does 70B need two GPUs?", "为什么 70B 要两张卡": the reason for the count (weights vs one card's memory)
 _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|should)\b|how come\b).{0,60}?(?:need|take|require|use|"
                         r"span|split|have)s?\b.{0,20}?(?:two|2|three|3|four|4|eight|8|multiple|several|more than one|"
@@ -318,9 +276,41 @@ _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|sho
                         r".{0,6}(?:放不下|装不下|跑不了|不够|不行)")
 
 
-def asks_why_count(text: str) -> bool:
-    """"Why does 70B need two GPUs?": the reason for the count first (the weights against one card's memory)."""
-    return bool(_WHY_COUNT.search((text or "").lower()))
+# What a question asks the answer to open with, each read by its one pattern from the lowered message
+# (advisor.conversation.render.lead words the lead; `classify` reads the memory, users and servers patterns too):
+#   memory     "How much memory does it need?": the job's total memory need, then what fits it
+#   link       "Do I need NVLink for 70B on 4 GPUs?" / "两张 4090 需要 NVLink 吗": whether the job needs a fast link
+#              between its cards, and why (advisor.analysis.interconnect)
+#   servers    "How many servers do I need …?" / "需要几台服务器": the count of cards answered as servers
+#   speed      "How many tokens per second on 2 H100s?" / "每秒能出多少 token？": the speed
+#   token_cost "What does a million tokens cost on an L4?" / "每百万 token 成本": the cost per token
+#   context    "What's the longest context on one 4090?": the longest context that fits
+#   batch      "What batch size can I use?": the largest micro-batch (training) or concurrency that fits
+#   users      "How many users can it serve?": the most concurrent sequences, not a GPU count
+#   value      "Is the H100 still worth buying?" / "A100 还值得买吗": the card's value per dollar against the newest
+#              card of its kind, with its dated price and age
+#   why_count  "Why does 70B need two GPUs?": the reason for the count (the weights against one card's memory)
+# "the cheapest hardware to run R1", "最便宜的方案": the lowest purchase that fits, before the recommendation
+_CHEAPEST = re.compile(r"(?<![a-z])(?:cheapest|least expensive|lowest[\s-]cost|most affordable|as cheap as possible|"
+                       r"cheapest possible|on a shoestring|lowest price)(?![a-z])|最便宜|最省钱|成本最低|花钱最少|最低成本|最划算的配置")
+Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
+                   "cheapest"]
+QUESTIONS: dict[Question, re.Pattern[str]] = {
+    "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
+    "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
+    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST,
+}
+
+
+# "32k 上下文能开多少并发" asks the users at that context, not the longest context
+_USERS_AFTER = re.compile(r"\s*(?:个|路|名)?\s*(?:并发|路|人|用户|请求|会话)")
+
+
+def asks(question: Question, text: str) -> bool:
+    """Whether `text` asks `question` (QUESTIONS above), read from its lowered words."""
+    s = (text or "").lower()
+    m = QUESTIONS[question].search(s)
+    return m is not None and not (question == "context" and _USERS_AFTER.match(s, m.end()))
 
 
 # "which is faster, vLLM or llama.cpp?", "Ollama 和 vLLM 哪个快": serving engines named to be compared

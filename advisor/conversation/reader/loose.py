@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from knowledge.messages import t
 from knowledge.structs import Value
 
 _EN_SCALE = {"hundred": 100, "thousand": 1000, "k": 1000, "million": 1_000_000, "billion": 1_000_000_000,
@@ -149,10 +150,8 @@ def rewrite_loose(text: str) -> str:
 
 def phrase(x: Loose, lang: str) -> str:
     """How the answer says what it read: "“a few hundred” read as 300 (200–500)"."""
-    rng = "" if x.exact else (f"（{_digits(x.low)}–{_digits(x.high)}）" if lang == "zh" else
-                              f" ({_digits(x.low)}–{_digits(x.high)})")
-    return (f"“{x.text}”按 {_digits(x.value)} 算{rng}" if lang == "zh" else
-            f"“{x.text}” read as {_digits(x.value)}{rng}")
+    rng = "" if x.exact else t("loose.range", lang, low=_digits(x.low), high=_digits(x.high))
+    return t("loose.read_as", lang, text=x.text, value=_digits(x.value), range=rng)
 
 
 __all__ = ["Loose", "find", "phrase", "rewrite_loose"]

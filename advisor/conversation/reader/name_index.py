@@ -111,7 +111,10 @@ def _index_models(index: NameIndex, models: tuple[ModelSpec, ...]) -> None:
             if toks:
                 # a name ending in a word ("Mistral Large") followed by a version number is another generation
                 # ("Mistral Large 3"), never this one; a count after it ("GLM-4.5-Air 2 张") is not a version
-                version = rf"(?!{SEP}\d+(?:\.\d+)?(?![\d.]|\s*[a-z×*张块台片卡]))" if toks[-1].isalpha() else ""
+                # a name ending in its size ("Qwen3-32B", tokens "32", "b") takes no version after it: "qwen3-32b
+                # 16并发" is 16 users
+                sized = len(toks) >= 2 and toks[-1] in ("b", "m") and toks[-2].replace(".", "").isdigit()
+                version = rf"(?!{SEP}\d+(?:\.\d+)?(?![\d.]|\s*[a-z×*张块台片卡]))" if toks[-1].isalpha() and not sized else ""
                 # "Kimi K2.5" is not Kimi K2: a point release after the name is another model
                 pattern = re.compile(rf"(?<![a-z0-9.]){_token_pattern(toks)}{version}{_MODEL_SUFFIX}(?![a-z0-9]|\.\d)")
                 index.models.append((pattern, spec.id, len(form)))

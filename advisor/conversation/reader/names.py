@@ -95,11 +95,16 @@ _FAMILY_SIZE = re.compile(
     r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
     rf"[\s\-_]*(?:(?P<ver>\d+\.\d+)[\s\-_]*|(?P<ver2>\d+)[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
 _MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
-                         r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|"
+                         r"bloom|opt|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|豆包|doubao|"
+                         r"讯飞星火|星火大模型|盘古大模型|"
                          r"starcoder|codestral|nemotron|granite|command[\s-]?r|smollm|seed[\s-]?oss|"
                          r"devstral|magistral|ministral|phi|longcat|ling-|ring-)[\w.\-]*"
                          r"(?:[\s\-](?:\d[\w.\-]*|[a-z]{1,2}\d[\w.\-]*|scout|maverick|behemoth|air|flash|pro|max|mini|"
                          r"next|coder|instruct|thinking|turbo|nano|small|medium|large|super|ultra|oss|vl|omni))*")
+
+
+# a family named alone, which the catalog holds several models of: the dialog asks which, never "unknown model"
+_FAMILY_ONLY = frozenset({"deepseek", "qwen", "llama", "glm", "kimi", "mistral", "gemma", "minimax", "phi"})
 
 
 def _hits(s: str, patterns: Sequence[tuple[re.Pattern[str], Item]]) -> list[tuple[int, int, str, Item]]:
@@ -153,8 +158,17 @@ def read_models(t: Text, slots: Slots, catalog: Catalog) -> None:
         t.consume(other.start(), other.end())
         return
     if slots.model is None and not _family_and_size(t, slots, catalog):
-        unknown = _MODEL_LIKE.search(t.s)  # something that looks like a model name but is not in the catalog
-        if unknown and len(unknown.group(0)) > 3:
+        # something that looks like a model name but is not in the catalog ("混元 Hunyuan-A13B": the longer name)
+        unknown = next((m for m in _MODEL_LIKE.finditer(t.s) if len(m.group(0)) > 3 or (
+            len(m.group(0)) >= 2 and not m.group(0).isascii())), None)
+        if unknown and len(unknown.group(0)) <= 3:  # a Chinese name ("豆包"): a fuller Latin one after it, if any
+            unknown = next((m for m in _MODEL_LIKE.finditer(t.s, unknown.end()) if len(m.group(0)) > 3), unknown)
+        if unknown and unknown.group(0)[:1].isascii():  # "DeepSeek需要几张卡": a Latin name ends at the Chinese
+            cut = re.search(r"[\u3400-\u9fff]", unknown.group(0))
+            unknown = _MODEL_LIKE.match(t.s[:unknown.start() + cut.start()], unknown.start()) if cut else unknown
+        if unknown and unknown.group(0).strip(" -_") in _FAMILY_ONLY:
+            t.consume(unknown.start(), unknown.end())  # "满血版DeepSeek": a family, not a model; which one is asked
+        elif unknown:
             slots.unknown_model = t.original[unknown.start():unknown.end()].strip()
             t.consume(unknown.start(), unknown.end())  # "gpt-oss-120b": its "120b" is no bare model size
 
@@ -263,10 +277,13 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        # Chinese accelerators: Moore Threads, Cambricon, Hygon DCU, Kunlunxin, MetaX, Biren, Enflame
                        r"(?:摩尔线程\s*)?mtt\s*[sx]\d{3,4}|(?:寒武纪\s*)?(?:mlu\s*\d{3}[a-z]?|思元\s*\d{3})|"
                        r"(?:海光\s*(?:dcu\s*)?|dcu\s*)[kz]\d{3}[a-z]?|(?:昆仑芯|kunlun(?:xin)?)\s*[pr]?\d{3}|"
-                       r"(?:沐曦\s*)?(?:mxc|曦云\s*c)\s*\d{3}|(?:壁仞\s*)?br\s*\d{3}[a-z]?|燧原\s*[is]\d{2})(?![a-z0-9])")
+                       r"(?:沐曦\s*)?(?:mxc|曦云\s*c)\s*\d{3}|(?:壁仞\s*)?br\s*\d{3}[a-z]?|燧原\s*[is]\d{2}|"
+                       # the maker's name before a bare model code ("沐曦C500", "摩尔线程S4000", "天数智芯天垓150")
+                       r"(?:摩尔线程|沐曦|壁仞|燧原|天数智芯|天数|寒武纪|海光|昆仑芯)\s*(?:[\u4e00-\u9fff]{2}\s*)?[a-z]{0,3}\s*\d{2,4}[a-z]?)"
+                       r"(?![a-z0-9])")
 _OWN = re.compile(r"(?:我的|我们的|自己的|手上的|手里的|家里的|只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
-_SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供",
+_SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供|报哪|给客户报|客户(?:要|想|需要)",
                  en=r"sell|sells|selling|quote|quoting|offer|offers|stock|carry|resell")
 _CLAUSE = re.compile(r"[,.;!?，。；！？\n]|(?<![a-z])and(?![a-z])|但是|不过|\bbut\b|想|want|plan")
 
@@ -307,7 +324,18 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             continue  # "4090 元" is money, "a 40-person company" a headcount, not a card
         taken_end = end
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
+        sized = _sized_variant(t.s, start, end, matched, gpu_id, catalog)
+        if sized is not None:  # "a Mac Studio M3 Ultra with 512GB", "a 40GB A100": the variant of that memory
+            gpu_id, assumed, end = sized[0], "", max(end, sized[1])
         count, c_start, c_end = _count_near(t.s, start, end)
+        other = _other_memory(t.s, start, end, matched, catalog.gpu(gpu_id).memory_bytes, count)
+        sibling = _sibling(catalog, gpu_id, t.s[other[0]:other[1]]) if other is not None else None
+        if other is not None and sibling is None:  # "4090 48G 魔改", "H100 96G": a card the catalog lacks, not its namesake
+            slots.unknown_gpus.append(t.quote(min(start, other[0]), max(end, other[1])))
+            t.consume(min(start, other[0]), max(end, other[1]))
+            continue
+        if other is not None and sibling is not None:  # "A800 PCIe 40G": the 40 GB card of that name
+            gpu_id, start, end = sibling, min(start, other[0]), max(end, other[1])
         in_servers = servers_near(t.s, start, end)
         if in_servers is None and count is not None and re.match(r"[dh]gx\s*[a-z]", matched):
             in_servers = (count, None, c_start, c_end)  # "2 DGX B200": systems of the card's usual server size
@@ -341,6 +369,73 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
 
 
 _RACK = re.compile(r"nvl\s*-?\s*(36|72)(?![0-9])")  # GB200 / GB300 NVL36 and NVL72 racks: GPUs per NVLink domain
+
+
+_MEMORY_AFTER = re.compile(r"\s*(?:,\s*)?(?:with|w/|having|of|带|有|配)?\s*(\d{2,4})\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+)?"
+                           r"(?:ram|ddr\d?|内存|系统内存|disk|ssd|硬盘))")
+_MEMORY_BEFORE = re.compile(r"(\d{2,4})\s*(?:gb|gib|g)\s*(?:of\s+)?(?:version\s+of\s+)?(?:the\s+)?(?:an?\s+)?$")
+
+
+def _sized_variant(s: str, start: int, end: int, matched: str, gpu_id: str, catalog: Catalog) -> tuple[str, int] | None:
+    """(catalog id, end of the memory said) of the card of the memory said beside the name, when the catalog lists
+    that name in several memory sizes ("Mac Studio M3 Ultra with 512GB" is the 512 GB machine, not the 96 GB one
+    the bare name resolves to; "a 40GB A100"); None when no size is said, the name already holds it, or no variant
+    of the name has it. System RAM ("a 4090 with 64GB RAM") is not the card's memory."""
+    if re.search(r"\d\s*(?:gb|gib|g)\b", matched):
+        return None
+    after = _MEMORY_AFTER.match(s, end)
+    before = _MEMORY_BEFORE.search(s[max(0, start - 24):start])
+    said = after or before
+    if said is None:
+        return None
+    n = int(said.group(1))
+    key = gpu_key(matched)
+    for g in catalog.gpus:
+        if g.id == gpu_id or not any(gpu_key(a).startswith(key) for a in (g.name, *g.aliases)):
+            continue
+        total = g.unified_memory.total_bytes if g.unified_memory is not None else g.memory_bytes
+        if any(abs(total / unit - n) <= 0.03 * n for unit in (2**30, 10**9)):
+            return g.id, after.end() if after else end
+    return None
+
+
+_MEM_AFTER = re.compile(r"\s*(?:的\s*)?(?:显存\s*)?(?P<gb>\d{1,3})\s*(?:gb|gib|g)(?![a-z0-9])(?!\s*(?:内存|系统|ram|of\s*ram|ddr))")
+_MEM_BEFORE = re.compile(r"(?<![\d.])(?P<gb>\d{1,3})\s*(?:gb|gib|g)\s*(?:显存\s*)?(?:的|版|版本)\s*$")
+
+
+def _other_memory(s: str, start: int, end: int, matched: str, memory_bytes: int,
+                  count: int | None) -> tuple[int, int] | None:
+    """The span of a memory size said right beside a catalog card's name that is not that card's memory ("4090
+    48G", "48G的4090"), or None. The size may be the card's in GB or GiB (±6 %), or the total of the cards counted
+    ("两张 4090 48G"); a size the name itself carries ("A100 40GB") was matched with it."""
+    if re.search(r"\d\s*(?:gb|gib|g)\b", matched):
+        return None
+    m = _MEM_AFTER.match(s, end)
+    span = (m.start("gb"), m.end()) if m else None
+    if m is None:
+        m = _MEM_BEFORE.search(s[max(0, start - 12):start])
+        span = (max(0, start - 12) + m.start(), start) if m else None
+    if m is None or span is None:
+        return None
+    stated = float(m.group("gb"))
+    sizes = [memory_bytes / 1e9, memory_bytes / 2**30]
+    sizes += [x * count for x in sizes] if count else []
+    return None if any(abs(stated - x) <= 0.06 * x for x in sizes) else span
+
+
+def _sibling(catalog: Catalog, gpu_id: str, said: str) -> str | None:
+    """The catalog card of the same name as `gpu_id` with the memory said ("A800 PCIe 40G" → a800-40g-pcie), within
+    2 % in GB or GiB, sharing the most id words (its form factor); None when there is none."""
+    m = re.search(r"\d{1,3}", said)
+    if m is None:
+        return None
+    def model_word(card: str) -> str:  # "a800-80g-pcie" → "a800", "rtx-4090" → "4090"
+        return next((w for w in card.split("-") if any(c.isdigit() for c in w)), card)
+
+    stated, base, words_ = float(m.group(0)), model_word(gpu_id), set(gpu_id.split("-"))
+    same = [g for g in catalog.gpus if g.id != gpu_id and model_word(g.id) == base and any(
+        abs(stated - x) <= 0.02 * x for x in (g.memory_bytes / 1e9, g.memory_bytes / 2**30))]
+    return max(same, key=lambda g: len(words_ & set(g.id.split("-")))).id if same else None
 
 
 def _exclude(slots: Slots, ambiguous: dict[str, list[str]], key: str, gpu_id: str) -> None:

@@ -13,20 +13,16 @@ import math
 import sys
 
 from advisor.workload import Constraints, Workload, field_bounds
+from knowledge.messages import t
 from knowledge.structs import Frozen
 
 MIN_CONTEXT = 16  # tokens; a smaller number beside "context" is not a context length
 MAX_GPU_COUNT = 131_072  # GPUs: the largest training clusters reported (100k–200k) are read; beyond, not a count
 
-# slot -> (English label, Chinese label, unit en, unit zh)
-_LABELS = {
-    "concurrency": ("number of concurrent users", "并发数", "", ""),
-    "context": ("context length", "上下文长度", " tokens", " tokens"),
-    "train_tokens": ("training token budget", "训练 token 数", " tokens", " tokens"),
-    "prompt_tokens": ("prompt length", "提示长度", " tokens", " tokens"),
-    "output_tokens": ("output length", "输出长度", " tokens", " tokens"),
-    "budget": ("budget", "预算", "", ""),
-}
+# the slots said back with a label of their own (the catalog's "range.label.<slot>") and their unit, the same in both
+# languages; another slot is named as it is
+_UNITS = {"concurrency": "", "context": " tokens", "train_tokens": " tokens", "prompt_tokens": " tokens",
+          "output_tokens": " tokens", "budget": ""}
 
 
 class OutOfRange(Frozen):
@@ -66,14 +62,8 @@ def reply(items: list[OutOfRange], lang: str) -> str:
     """One sentence per number: what was read, that it is out of range, and the accepted range."""
     lines = []
     for it in items:
-        en, zh, unit_en, unit_zh = _LABELS.get(it.slot, (it.slot, it.slot, "", ""))
-        side_en = "more than" if it.value > it.hi else "less than"
-        side_zh = "超过了上限" if it.value > it.hi else "低于下限"
-        if lang == "zh":
-            lines.append(f"我读到的{zh}是 {_num(it.value)}{unit_zh}，{side_zh}：可接受 {_num(it.lo)} 到 "
-                         f"{_num(it.hi)}{unit_zh}。请给出这个范围内的数值，我没有用别的数代替它。")
-        else:
-            lines.append(f"I read {_num(it.value)}{unit_en} for the {en}, which is {side_en} I can size "
-                         f"(accepted: {_num(it.lo)} to {_num(it.hi)}{unit_en}). Please give a value in that range; "
-                         "I have not put another number in its place.")
+        label = t(f"range.label.{it.slot}", lang) if it.slot in _UNITS else it.slot
+        side = t("range.above" if it.value > it.hi else "range.below", lang)
+        lines.append(t("range.reply", lang, label=label, value=_num(it.value), unit=_UNITS.get(it.slot, ""), side=side,
+                       lo=_num(it.lo), hi=_num(it.hi)))
     return "\n\n".join(lines)

@@ -31,7 +31,7 @@ from advisor.conversation.dialog.machine import DialogState, build_constraints, 
 from advisor.conversation.reader import loose
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.extract import extract
-from advisor.conversation.reader.intent import from_cue
+from advisor.conversation.reader.intent import TOKEN_COST, from_cue
 from advisor.conversation.reader.loose import Loose
 from advisor.conversation.reader.quantity import Quantity, quantities
 from advisor.conversation.reader.turn import keep_job, read_intent, read_references
@@ -149,7 +149,8 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
     if _TAG_QUESTION.search(s) and _CLAIM_SUBJECT.search(s):
         return "claim"  # "MoE models only need memory for their active experts, right?"
     rent = bool(_RENT.search(s)) or slots.buy_or_rent == "rent"
-    if rent and intent in ("how_much", "which", "other", "how_long", "how_many", "feasibility") and (
+    per_token = bool(TOKEN_COST.search(s)) and not _BUY.search(s)  # "租 4090 每百万 token 成本": the token's cost
+    if rent and not per_token and intent in ("how_much", "which", "other", "how_long", "how_many", "feasibility") and (
             _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap|划算|合算|值得|worth|makes? sense", s)):
         return "rent_vs_buy"
     if intent == "market" or (_MARKET_WORDS.search(s) and (slots.candidates or slots.existing or slots.excluded)
@@ -380,6 +381,8 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     if act in ("what_if", "other", "feasibility") and merged.buy_or_rent and (
             now.usage_hours_month is not None or now.horizon_months is not None):
         act = "rent_vs_buy"  # "what if we only use it 8 hours a day?" after a rent-or-buy answer: asked again
+    elif act == "what_if" and now.buy_or_rent == "rent":
+        act = "rent_vs_buy"  # "要是租呢" after a purchase: the same cards priced as a rental
     cue = act != intent or len(now.models) >= 2 or from_cue(text, now, follow_up=intent == "what_if")
     wl = dict((workload or {}).get("workload") or {})
     cons = (workload or {}).get("constraints")

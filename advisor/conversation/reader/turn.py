@@ -12,6 +12,7 @@ from advisor.conversation.reader.constraints import cut_at_injection
 from advisor.conversation.reader.extract import INJECTION, GpuMention, Slots
 from advisor.conversation.reader.intent import classify
 from advisor.conversation.reader.quantity import Quantity, quantities, rewrite
+from knowledge.messages import t
 
 if TYPE_CHECKING:
     from advisor.conversation.dialog.machine import DialogState
@@ -123,12 +124,7 @@ def drop_ambiguous(slots: Slots, slot: str) -> None:
 
 def ambiguity_question(slot: str, values: list[str], lang: str) -> str:
     """The one question that settles it, in the user's language."""
-    a, b = values[0], values[1]
-    if lang == "zh":
-        what = {"model": "哪个规模的模型", "context": "多长的上下文", "concurrency": "多少并发"}[slot]
-        return f"您写了 {a} 和 {b}：按{what}计算，{a} 还是 {b}？（也可以分别问我，两种都算。）"
-    what = {"model": "model size", "context": "context length", "concurrency": "number of concurrent users"}[slot]
-    return f"You wrote both {a} and {b} for the {what}: which one should I size for? (Ask for each in turn to get both.)"
+    return t("ambiguity.question", lang, a=values[0], b=values[1], what=t(f"ambiguity.what.{slot}", lang))
 
 
 _KIND_PAIR = re.compile(r"(?:moe|mixture[\s-]*of[\s-]*experts|混合专家|专家模型|稀疏)[^,.;?，。；？]{0,24}"
@@ -148,7 +144,7 @@ def models_referred(text: str, slots: Slots, state: DialogState) -> None:
 _WHICH_MODEL = re.compile(
     r"\bwhich (?:llms?|models?)\b|\bwhat (?:llms?|models?)\b|\b(?:biggest|largest|best|strongest) (?:llm|model)s?\b|"
     r"\bwhat (?:can|could) (?:i|we) run\b|\bwhat (?:else )?(?:runs|fits)\b|哪个模型|哪些模型|什么模型|能跑什么|跑什么|跑哪个|"
-    r"推荐.{0,16}模型|最大.{0,8}模型|最强.{0,4}模型|最好.{0,4}模型|多大的模型|推荐哪个|推荐什么|选哪个|用哪个|哪个好|"
+    r"推荐.{0,16}模型|最大.{0,8}模型|最强.{0,4}模型|最好.{0,4}模型|多大(?:的)?模型|推荐哪个|推荐什么|选哪个|用哪个|哪个好|"
     r"跑(?:个|一个|点)[^，。？！,.?!]{0,10}模型", re.I)  # "想本地跑个写代码的模型": no model named yet
 CODING = re.compile(r"\bcod(?:e|ing|er)\b|\bprogramming\b|编程|写代码|代码", re.I)
 

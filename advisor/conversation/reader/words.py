@@ -46,6 +46,8 @@ _TASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"q[\s\-_]*lora"), "qlora"),
     (re.compile(r"(?<![a-z])lora|(?<![a-z])peft|adapter"), "lora"),
     (re.compile(r"全参|全量|全参数|full[\s\-_]*(?:parameter[\s\-_]*)?(?:fine[\s\-_]*tun\w*|finetun\w*|ft|sft)|full[\s\-_]*param(?:eter)?s?(?![a-z])|"
+                # "full DPO of Llama-3-8B": a preference method on all the weights
+                r"full[\s\-_]*(?:dpo|kto|ipo|orpo|simpo)(?![a-z])|"
                 r"fully[\s\-_]*(?:fine[\s\-_]*tun\w*|finetun\w*)|all (?:the )?(?:weights|parameters) (?:trained|updated)|"
                 # "fine-tune Qwen3-8B fully", "finetune it fully on 1B tokens"
                 r"(?:fine[\s\-_]*tun\w*|finetun\w*)(?:\s+[\w.\-]+){0,3}\s+fully(?![\w-])"), "full"),

@@ -98,9 +98,9 @@ def why_count_lead(o: Option | None, ev: Analysis, book: Book, lang: str) -> fs.
 
 
 def reference_note(ev: Analysis, book: Book, lang: str) -> str:
-    """"DPO training Llama 3.1 8B …": what the sizing assumes about DPO's frozen reference model, said before the
-    answer: with LoRA/QLoRA none extra (the reference is the base with the adapter disabled); with full parameters
-    a second copy of the weights at BF16 (params × 2 bytes), which the sizing does not include."""
+    """"DPO training Llama 3.1 8B …": what the sizing assumes about DPO's frozen reference model, said after the
+    verdict: with LoRA/QLoRA none extra (the reference is the base with the adapter disabled); with full parameters
+    a second copy of the weights at BF16 (params × 2 bytes), which the figures include (estimator.preference)."""
     method = ev.reference_method
     if not method:
         return ""
@@ -108,6 +108,5 @@ def reference_note(ev: Analysis, book: Book, lang: str) -> str:
     params = param_counts(ev.model).total
     extra = book.gib(f"{method} reference model weights (BF16)", Bytes(params * 2), SRC_MEMORY)
     key = "acts.dpo.adapter" if task in ("lora", "qlora") else "acts.dpo.full"
-    return t(key, lang, method=method, task=task_label(task, lang), extra=extra, params=f"{params / 1e9:.2f}") + \
-        t("sentence.gap", lang)
+    return t(key, lang, method=method, task=task_label(task, lang), extra=extra, params=f"{params / 1e9:.2f}")
 

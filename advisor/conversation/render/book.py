@@ -10,7 +10,7 @@ from typing import Any
 
 from advisor.conversation.grounding.gate import extract as find_numbers
 from advisor.conversation.turn import Number
-from knowledge.quantities import Bytes, Money
+from knowledge.quantities import Bytes, DurationUnit, Money, Seconds
 
 SRC_MEMORY = "advisor.estimator.memory.estimate_memory"
 
@@ -31,6 +31,10 @@ def source_of(ev: Any, name: str) -> str:
     if name in (getattr(ev, "stated", None) or ()):
         return SRC_USER
     return SRC_INFERRED if name in (getattr(ev, "inferred", None) or ()) else SRC_DEFAULT
+
+
+BOOK_UNITS: dict[str, str] = {"ms": "ms", "s": "s", "min": "minutes", "h": "hours", "days": "days"}
+"""The unit a duration is recorded in (`Book.duration`), by the `Seconds` unit it is shown in."""
 
 
 class Book:
@@ -63,6 +67,12 @@ class Book:
         """Memory in GB ("80.0 GB"), recorded in GB."""
         return self.num(name, amount.gb, "GB", source, digits)
 
+    def duration(self, name: str, amount: Seconds, unit: DurationUnit, source: str, digits: int = 1,
+                 suffix: str | None = None) -> str:
+        """A duration in `unit` ("38 ms", "16.3 days", or the language's `suffix`), recorded in that unit as the
+        grounding gate reads it (ms, s, minutes, hours, days)."""
+        return self.num(name, amount.to(unit), BOOK_UNITS[unit], source, digits, suffix)
+
     def count(self, name: str, value: float, unit: str, source: str) -> str:
         self.add(name, value, unit, source)
         return str(int(value))
@@ -80,16 +90,18 @@ class Book:
         return text
 
     def tokens(self, name: str, value: float, source: str, lang: str) -> str:
-        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"; 1.5e13 -> "15 T tokens" /
+        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"; 5e7 -> "50 M tokens" / "5000 万 tokens"; 1.5e13 -> "15 T tokens" /
         "15 万亿 tokens"."""
         if value >= 1e12:
             unit, scale = ("万亿 tokens", 1e12) if lang == "zh" else ("T tokens", 1e12)
             return self.num(name, value / scale, unit, source, decimals_for(value / scale))
-        if value >= 1e9:
+        if value >= (1e8 if lang == "zh" else 1e9):
             if lang == "zh":
                 return self.num(name, value / 1e8, "亿 tokens", source, decimals_for(value / 1e8))
             return self.num(name, value / 1e9, "B tokens", source, decimals_for(value / 1e9))
         if value >= 1e6:
+            if lang == "zh":  # "5000 万 tokens", as a Chinese reader counts (2e8 is "2 亿" above)
+                return self.num(name, value / 1e4, "万 tokens", source, decimals_for(value / 1e4))
             return self.num(name, value / 1e6, "M tokens", source, decimals_for(value / 1e6))
         return self.num(name, value, "tokens", source)
 

@@ -15,7 +15,7 @@ from advisor.conversation.render.labels import region_label, slot_label, slot_va
 from advisor.conversation.render.options_table import opt_name
 from advisor.workload import DEFAULT_CONTEXT
 from knowledge.messages import known, t
-from knowledge.quantities import Bytes
+from knowledge.quantities import Bytes, Seconds
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Change as RecChange
@@ -80,12 +80,12 @@ def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
         old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + sources.SRC_THROUGHPUT, 0)
         new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", sources.SRC_THROUGHPUT, 0)
         out += t("changes.decode_speed", lang, old=old, new=new)
-    wall = top.training.wall_s if top.training else None
+    wall = top.training.wall if top.training else None
     if wall and last.get("top_wall_s"):
-        old = book.num("previous training time", last["top_wall_s"] / 86400, "days", "previous turn: " + sources.SRC_TRAINING, 1,
-                       suffix=t("slot.days", lang))
-        new = book.num(f"training wall-clock on {top.count}× {top.gpu_name}", wall / 86400, "days", sources.SRC_TRAINING, 1,
-                       suffix=t("slot.days", lang))
+        old = book.duration("previous training time", Seconds(last["top_wall_s"]), "days",
+                            "previous turn: " + sources.SRC_TRAINING, 1, suffix=t("slot.days", lang))
+        new = book.duration(f"training wall-clock on {top.count}× {top.gpu_name}", wall, "days", sources.SRC_TRAINING, 1,
+                            suffix=t("slot.days", lang))
         out += t("changes.training_time", lang, old=old, new=new)
     return out
 

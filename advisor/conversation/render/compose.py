@@ -150,16 +150,17 @@ def guide_claim_turn(claim: Claim, findings: list[Finding], state: DialogState, 
 
 def question_turn(slot: str, state: DialogState, lang: str, catalog: Catalog, *, notes: list[str], slots: Slots,
                   changes: list[Change], findings: list[Finding] | None = None) -> Turn:
-    """A blocking question; `findings` that correct the user's premise (NVLink on a card without it) come first."""
+    """A blocking question, first (what the answer needs), then what is known; an unknown name and `findings` that
+    correct the user's premise (NVLink on a card without it) come before it."""
     book = Book()
     lines = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog)
-    known = summary(state, lang, catalog, book)
-    if known:
-        lines.append(t("question.so_far", lang, known=known))
     if findings:
         lines.append(rec_findings(list(findings), book, lang, title=t("findings.correction", lang)))
     q = question_text(slot, state, lang, catalog, book)
     lines.append(q)
+    known = summary(state, lang, catalog, book)
+    if known:
+        lines.append(t("question.so_far", lang, known=known))
     return finish_turn("\n\n".join(x for x in lines if x), lang, state, book, questions=[q], findings=list(findings or []),
                  extra={"kind": "question", "pending": slot, "blocking": True})
 
@@ -418,7 +419,7 @@ def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
     if top is not None:
         state.last_numbers.update(top_total=float(top.per_gpu.total.n), top_count=float(top.count))
         speed = (top.throughput.decode_tokens_per_s_total if top.throughput else 0.0) or 0.0
-        wall = (top.training.wall_s if top.training else 0.0) or 0.0
+        wall = top.training.wall.s if top.training else 0.0
         if speed:
             state.last_numbers["top_tokens_per_s"] = float(speed)
         if wall:

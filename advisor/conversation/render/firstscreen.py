@@ -46,16 +46,17 @@ from advisor.conversation.render.options_table import (
     opt_price,
     opt_purchase,
     opt_speed,
+    opt_tco,
     restates,
     user_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
+from advisor.estimator.limits import CONTEXT_STEP
 from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
 from advisor.workload import speed_workload
 from knowledge.messages import t
-from knowledge.quantities import Bytes
-from knowledge.structs import dump
+from knowledge.quantities import Bytes, Seconds
 
 DETAILS_OPEN = "<details>"
 _DETAILS = re.compile(r"<details><summary>(?P<title>.*?)</summary>\n\n(?P<body>.*?)\n\n</details>", re.S)
@@ -259,12 +260,26 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
                 fmt = format_label(need_format(ev), lang)
                 head += t("screen.buy_as_asked", lang, fmt=fmt, name=opt_name(alt, book))
             return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
+        head += shorter_fits(ev, o, book, lang)
         if alt is not None:
             head += t("screen.other_fits", lang, name=opt_name(alt, book), lay=opt_layout(alt, lang, book))
     if off is not None and off.gpu == o.gpu and o.count == 1:  # the card itself, slowly: llama.cpp layer offload
         head += offload_sentence(off, book, lang)
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
 
+
+
+def shorter_fits(ev: Any, o: Any, book: Book, lang: str) -> str:
+    """A training job just too long for the configuration named ("QLoRA 70B on two 3090s" at 4,096 tokens): the
+    longest sequence that fits on it at the micro-batch asked (ev.limits, the bisection of advisor.estimator.limits),
+    said before any other configuration, since shorter sequences keep the user's cards. Empty when none fits."""
+    lim = ev.limits
+    if lim is None or not lim.training or lim.option is not o or not lim.max_context:
+        return ""
+    src = f"{SRC_MEMORY} (bisection in steps of {CONTEXT_STEP} tokens)"
+    longest = book.tokens(f"longest context that fits on {o.count}× {o.gpu_name}", lim.max_context, src, lang)
+    batch = book.count("micro-batch asked", lim.load, "sequences", SRC_USER)
+    return t("screen.fit.shorter", lang, longest=longest, batch=batch, name=opt_name(o, book))
 
 
 def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
@@ -323,11 +338,9 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         most = book.count(f"largest concurrency meeting the target on {on}", limit, "sequences", SRC_LOAD)
         bits = []
         if target.get("tpot_s"):
-            bits.append(t("screen.users.tpot", lang, ms=book.num("TPOT target", target["tpot_s"] * 1e3, "ms", SRC_USER,
-                                                                 decimals_for(target["tpot_s"] * 1e3))))
+            bits.append(t("screen.users.tpot", lang, ms=target_ms(book, "TPOT target", target["tpot_s"], SRC_USER)))
         if target.get("ttft_s"):
-            bits.append(t("screen.users.ttft", lang, ms=book.num("TTFT target", target["ttft_s"] * 1e3, "ms", SRC_USER,
-                                                                 decimals_for(target["ttft_s"] * 1e3))))
+            bits.append(t("screen.users.ttft", lang, ms=target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)))
         key = "screen.users.target_memory" if load.get("limit_bound") == "memory" else "screen.users.target"
         return Lead(t(key, lang, name=opt_name(o, book), most=most, target=t("list.and", lang).join(bits)), None,
                     f"largest concurrency meeting the target on {on}")
@@ -369,25 +382,26 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
     stated = "concurrency" in (getattr(ev, "stated", None) or ())
     if load is None and top is not None and stated:  # the option's own figures under the stated load (no limit)
         ul = top.throughput.under_load if top.throughput else None
-        load = dict(dump(ul), concurrency=ev.workload.concurrency) if ul else None
+        load = dict(ul.to_contract(), concurrency=ev.workload.concurrency) if ul else None
     if not load or o is None or not load.get("per_user_tokens_per_s"):
         return ""
     on = f"{o.count}× {o.gpu_name}"
     n = book.count("concurrency", load["concurrency"], "sequences", source_of(ev, "concurrency"))
-    ttft = book.num(f"median time to first token at {load['concurrency']} users on {on}", load["ttft_s"] * 1e3, "ms",
-                    SRC_LOAD, 0)
+    ttft = book.duration(f"median time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_s"]),
+                         "ms", SRC_LOAD, 0)
     p95 = ""
     if load.get("ttft_p95_s"):
-        p95 = t("screen.load.p95", lang, p95=book.num(f"p95 time to first token at {load['concurrency']} users on {on}",
-                                                     load["ttft_p95_s"] * 1e3, "ms", SRC_LOAD, 0))
+        p95 = t("screen.load.p95", lang, p95=book.duration(
+            f"p95 time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_p95_s"]), "ms",
+            SRC_LOAD, 0))
     bits = [t("screen.load.ttft", lang, ttft=ttft, p95=p95)]
     per_v = load["per_user_tokens_per_s"]
     per = book.num(f"tokens/s per user at {load['concurrency']} users on {on}", per_v, "tokens/s", SRC_LOAD,
                    1 if per_v < 10 else 0)
     tpot = ""
     if load.get("tpot_s"):
-        tpot = t("screen.load.tpot", lang, tpot=book.num(
-            f"median time per output token at {load['concurrency']} users on {on}", load["tpot_s"] * 1e3, "ms",
+        tpot = t("screen.load.tpot", lang, tpot=book.duration(
+            f"median time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_s"]), "ms",
             SRC_LOAD, 0))
     bits.append(t("screen.load.per_user", lang, per=per, tpot=tpot))
     if load.get("total_tokens_per_s"):
@@ -402,7 +416,7 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
     limit = load.get("max_concurrency_for_target")
     if target and limit is not None:
         stated = ev.constraints.max_ms_per_token is not None
-        ms = book.num("TPOT target", target * 1e3, "ms", SRC_USER if stated else SRC_RECOMMEND, decimals_for(target * 1e3))
+        ms = target_ms(book, "TPOT target", target, SRC_USER if stated else SRC_RECOMMEND)
         rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
                         decimals_for(round(1 / target, 1)))
         why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
@@ -418,14 +432,20 @@ def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
     return head + t("sentence.end", lang)
 
 
+def target_ms(book: Book, name: str, seconds: float, source: str) -> str:
+    """A latency target (held in seconds in the analysis' load figures) in ms, with as many decimals as it has."""
+    d = Seconds(seconds)
+    return book.duration(name, d, "ms", source, decimals_for(d.ms))
+
+
 def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) -> str:
     """The largest concurrency meeting a stated time-to-first-token target (with the stated TPOT target when there
     is one as well), as the clause after the load figures."""
     target, limit = load["target"], load["max_concurrency_for_target"]
-    ttft = book.num("TTFT target", target["ttft_s"] * 1e3, "ms", SRC_USER, decimals_for(target["ttft_s"] * 1e3))
+    ttft = target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)
     if target.get("tpot_s"):
         tp = target["tpot_s"]
-        ms = book.num("TPOT target", tp * 1e3, "ms", SRC_USER, decimals_for(tp * 1e3))
+        ms = target_ms(book, "TPOT target", tp, SRC_USER)
         rate = book.num("per-user speed at the TPOT target", 1 / tp, "tokens/s", "computed: 1 / TPOT target",
                         decimals_for(round(1 / tp, 1)))
         cond = t("screen.load.cond_both", lang, ttft=ttft, ms=ms, rate=rate)
@@ -441,7 +461,7 @@ def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) ->
 
 def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     tr = top.training
-    if not tr or not tr.wall_s:
+    if not tr or not tr.wall:
         return None
     name = opt_name(top, book)
     days = opt_days(top, book, lang)
@@ -462,7 +482,7 @@ def time_against(o: Any, base: Any, book: Book, lang: str) -> str:
     """Another named configuration's training time against `base`'s: its days, the speed ratio and its GPU price."""
     days = opt_days(o, book, lang)
     ratio = book.num(f"training speed {o.count}× {o.gpu_name} / {base.count}× {base.gpu_name}",
-                     base.training.wall_s / o.training.wall_s, "ratio", "ratio of the two wall-clock times", 1, suffix="")
+                     base.training.wall.ratio(o.training.wall), "ratio", "ratio of the two wall-clock times", 1, suffix="")
     return t("screen.time.other", lang, name=opt_name(o, book), days=days, r=ratio, price=opt_price(o, book, lang))
 
 
@@ -539,9 +559,10 @@ def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
     return Lead(head + t("clause.sep", lang).join(parts) + t("sentence.end", lang), None, "")
 
 
-def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
+def which_lead(top: Any, ev: Any, book: Book, lang: str, key: str = "screen.which") -> Lead:
     """"Which GPUs?": the full purchase of the leading configuration first (cards, servers, 3-year TCO; issue 30),
-    then its memory per GPU against the usable memory and its speed."""
+    then its memory per GPU against the usable memory and its speed. `key`: the sentence's template (the cheapest
+    configuration is worded as such, `cheapest_lead`)."""
     need, usable = need_and_usable(top, book)
     buy = opt_purchase(top, book, lang) if top.price or "existing" in top.labels else opt_name(top, book)
     c = ev.constraints
@@ -560,8 +581,38 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
     tail = "" if speed == "—" else t("clause.sep", lang) + speed
     lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
-    return Lead(t("screen.which", lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
+    return Lead(t(key, lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
+
+
+def cheapest_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+    """"The cheapest hardware to run R1?": the fitting configuration with the lowest full purchase (cards and
+    servers, advisor.estimator.cost.estimate_tco) first, worded as the cheapest; then the recommended one when it
+    differs, with its purchase and what the cheapest lacks (near its memory limit, a target missed). None when the
+    recommendation already leads with the cheapest or nothing fitting is priced."""
+    rec = ev.recommendation
+    if rec is None or ev.user_options:
+        return None
+    priced = [o for o in rec.options if o.fits and o.tco is not None and o.tco.purchase.total
+              and "existing" not in o.labels]
+    priced = [o for o in priced if o.meets_targets] or priced  # the targets and rules met, where any meets them
+    cheapest = min(priced, key=lambda o: o.tco.purchase.total.amount, default=None)
+    if cheapest is None:
+        return None
+    led = which_lead(cheapest, ev, book, lang, key="screen.cheapest")
+    if top is not None and top is not cheapest and top.fits:
+        lacks = misses(cheapest, lang)
+        if cheapest.near_capacity:
+            lacks.append(t("option.tag.near_capacity", lang))
+        if "used" in cheapest.labels and "used" not in top.labels:
+            lacks.append(t("option.label.used", lang))
+        if top.tco is not None and cheapest.tco is not None and top.tco.tco.currency == cheapest.tco.tco.currency \
+                and top.tco.tco.amount < cheapest.tco.tco.amount:  # costs more to buy, less to own
+            lacks.append(t("screen.cheapest.higher_tco", lang, years=f"{top.tco.years:g}",
+                           tco=opt_tco(cheapest, book, lang), other=opt_tco(top, book, lang)))
+        why = t("screen.cheapest.lacks", lang, lacks=t("list.sep", lang).join(lacks)) if lacks else ""
+        led.text += t("screen.cheapest.instead", lang, buy=opt_purchase(top, book, lang), why=why)
+    return led
 
 
 def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:
@@ -582,7 +633,7 @@ def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:
                 None, "total memory need (unsharded)")
 
 
-_PARTS = ("weights", "gradients", "optimizer_states", "kv_cache", "activations", "overhead")  # the sum's order
+_PARTS = ("weights", "gradients", "optimizer_states", "kv_cache", "activations", "overhead", "reference_model")  # the sum's order
 
 
 def explain_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
@@ -634,7 +685,7 @@ def _short_speed(o: Any, book: Book, lang: str) -> str:
     if speed is not None:
         return speed[0]
     tr = o.training
-    if tr and tr.wall_s:
+    if tr and tr.wall:
         return opt_days(o, book, lang)
     return "—"
 
@@ -645,7 +696,7 @@ def stated_targets(ev: Any, book: Book) -> list[str]:
     out = []
     ttft = ((getattr(ev, "load", None) or {}).get("target") or {}).get("ttft_s")
     if ttft:
-        out.append("TTFT ≤ " + book.num("TTFT target", ttft * 1e3, "ms", SRC_USER, decimals_for(ttft * 1e3)))
+        out.append("TTFT ≤ " + target_ms(book, "TTFT target", ttft, SRC_USER))
     tpot = ev.constraints.max_ms_per_token  # set only when stated (the recommender adds its default to its own copy)
     if tpot is not None:
         out.append("TPOT ≤ " + book.num("TPOT target", tpot, "ms", SRC_USER, decimals_for(tpot)))

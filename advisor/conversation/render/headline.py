@@ -132,8 +132,8 @@ def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str
 
 
 def speed_value(o: Option) -> tuple[str, float] | None:
-    if o.training and o.training.wall_s:
-        return "wall_s", o.training.wall_s
+    if o.training and o.training.wall:
+        return "wall_s", o.training.wall.s
     total = o.throughput.decode_tokens_per_s_total if o.throughput else None
     return ("tokens_per_s", total) if total else None
 

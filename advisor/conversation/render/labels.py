@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
 from advisor.estimator.formats import FORMAT_NAMES
 from knowledge.messages import known, t
+from knowledge.quantities import Seconds
 
 if TYPE_CHECKING:
     from advisor.conversation.reader.extract import GpuMention
@@ -18,7 +19,7 @@ FORMAT = FORMAT_NAMES  # the short names of the weight formats (advisor.estimato
 
 
 # the parts of a GPU's memory, in the order a breakdown lists them; their words are "part.<part>" in the catalogs
-PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
+PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead", "reference_model")
 
 
 def slot_label(slot: str, lang: str) -> str:
@@ -83,7 +84,8 @@ def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Catalog, p
     if slot == "candidates":
         return ", ".join(mention_text(book, m, lang, catalog, f"{name} {i}") for i, m in enumerate(value))
     if slot == "deadline_s":
-        return book.num(name, value / 86400, "days", SRC_USER, decimals_for(value / 86400), suffix=t("slot.days", lang))
+        d = Seconds(value)
+        return book.duration(name, d, "days", SRC_USER, decimals_for(d.days), suffix=t("slot.days", lang))
     if slot in ("gpu_count", "batch", "lora_rank", "zero", "tco_years"):
         return book.count(name, value, {"gpu_count": "GPUs", "tco_years": "years"}.get(slot, ""), SRC_USER)
     return str(value)

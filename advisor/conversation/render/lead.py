@@ -12,7 +12,7 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.acts import engines_lead, reference_note, why_count_lead
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, link_text
-from advisor.conversation.render.labels import task_label
+from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
     misses,
@@ -25,12 +25,12 @@ from advisor.conversation.render.options_table import (
 from advisor.conversation.render.scale_out import servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
-from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S
+from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
-from knowledge.quantities import Bytes
+from knowledge.quantities import SECOND, Bytes, Seconds
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -42,7 +42,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
     said with no card ("on 2048 GPUs") is followed by the card it was taken as; an answer for the coding default model
     says so first."""
     led = _lead_for(ev, top, state, book, lang)
-    led.text = reference_note(ev, book, lang) + led.text  # "DPO …": what the sizing assumes about its reference model
+    note = reference_note(ev, book, lang)  # "DPO …": what the sizing assumes about its reference model, after the verdict
+    if note:
+        led.text = led.text.rstrip() + t("sentence.gap", lang) + note
     if state.slots.model_assumed == "default" and ev.engines:  # engines compared with no model named
         led.text = t("acts.engine.default_model", lang, model=ev.model.name) + led.text
     if state.slots.model_assumed == "coding":  # no model named for a coding use: the answer is for the coding default
@@ -142,14 +144,18 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     chosen = top or (users[0] if users else None)
     if chosen is None:
         over = _over_budget(ev, book, lang)
-        text = over or t("lead.nothing_fits", lang)
+        text = over or _nothing_fits(ev, book, lang)
         return fs.Lead(text, "no" if intent == "feasibility" else None)
     if intent == "how_long":
         led = fs.time_lead(chosen, ev, book, lang)
         if led is not None:
-            others = [u for u in users if u is not chosen and u.fits and u.training and u.training.wall_s]
+            others = [u for u in users if u is not chosen and u.fits and u.training and u.training.wall]
             if others:  # "How long on our 8×A100? Would 8×H100 be worth it?": the other named one's time too
                 led.text += t("sentence.gap", lang) + fs.time_against(others[0], chosen, book, lang)
+            return led
+    if ev.asks_cheapest and intent in ("which", "how_much", "other"):
+        led = fs.cheapest_lead(chosen, ev, book, lang)  # "the cheapest hardware for R1": the lowest purchase first
+        if led is not None:
             return led
     if intent == "how_much":
         led = fs.price_lead(chosen, ev, book, lang)
@@ -246,16 +252,16 @@ def _slow_training(o: Option, top: Option | None, ev: Analysis, book: Book, lang
     "" otherwise."""
     deadline = ev.constraints.deadline_s
     stated = deadline is not None
-    deadline = deadline or DEFAULT_TRAINING_DEADLINE_S
-    if not (o.fits and o.training and o.training.wall_s > deadline):
+    limit = Seconds(deadline) if deadline else DEFAULT_TRAINING_DEADLINE
+    if not (o.fits and o.training and o.training.wall > limit):
         return ""
     pool = [top, *ev.alternatives, *(ev.recommendation.options if ev.recommendation else [])]
     faster = sorted((x for x in pool if x is not None and x.gpu == o.gpu and x.count > o.count and x.fits
-                     and x.training and x.training.wall_s <= deadline), key=lambda x: x.count)
+                     and x.training and x.training.wall <= limit), key=lambda x: x.count)
     if not faster:
         return ""
     why = t("lead.slow_training.yours" if stated else "lead.slow_training.default", lang,
-            days=f"{DEFAULT_TRAINING_DEADLINE_S / 86400:g}")
+            days=f"{DEFAULT_TRAINING_DEADLINE.days:g}")
     return t("lead.slow_training", lang, name=opt_name(faster[0], book), days=opt_days(faster[0], book, lang),
              why=why)
 
@@ -290,13 +296,13 @@ def _ttft(o: Option, book: Book, lang: str) -> str:
     """The time to the first token of one request on the option (the prefill roofline of its prompt), in ms below a
     second, else in seconds."""
     tput = o.throughput
-    if tput is None or not tput.ttft_s:
+    if tput is None or not tput.ttft:
         return ""
     ul = tput.under_load  # simulated at the asked load: the median the "At N users" sentence gives
-    ttft, src = (ul.ttft_s, SRC_LOAD) if ul is not None and ul.ttft_s > 0 else (tput.ttft_s, SRC_THROUGHPUT)
+    ttft, src = (ul.ttft, SRC_LOAD) if ul is not None and ul.ttft.s > 0 else (tput.ttft, SRC_THROUGHPUT)
     name = (f"median time to first token at {tput.concurrency} users on {o.count}× {o.gpu_name}" if src == SRC_LOAD
             else f"time to first token on {o.count}× {o.gpu_name}")
-    value = (book.num(name, ttft * 1e3, "ms", src, 0) if ttft < 1 else book.num(name, ttft, "s", src, 1))
+    value = book.duration(name, ttft, "ms", src, 0) if ttft < SECOND else book.duration(name, ttft, "s", src, 1)
     sized = o.sized_workload
     prompt = speed_workload(sized).prompt_tokens if sized is not None else None  # the prompt the TTFT is for
     if not prompt:
@@ -318,5 +324,15 @@ def _against_target(o: Option, ev: Analysis, book: Book, lang: str) -> str:
                     decimals_for(round(1000.0 / ms, 1)))
     why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
     ul = tput.under_load  # the simulated time per token at the asked load when there is one
-    fast = (ul.tpot_s * 1e3 if ul is not None and ul.tpot_s > 0 else tput.ms_per_token) <= ms
+    fast = (ul.tpot.ms if ul is not None and ul.tpot.s > 0 else tput.tpot.ms) <= ms
     return t("lead.speed.fast" if fast else "lead.speed.slow", lang, rate=rate, why=why)
+
+
+def _nothing_fits(ev: Analysis, book: Book, lang: str) -> str:
+    """No configuration within the constraints ("单卡能跑 Qwen3-235B-A22B 吗"): said with the job's memory need on
+    one device, so the reader sees why (the need, unsharded, against the cards the constraints allow)."""
+    if ev.need is None or ev.workload.is_training:
+        return t("lead.nothing_fits", lang)
+    fmt = format_label(fs.need_format(ev), lang)
+    total = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
+    return t("lead.nothing_fits_need", lang, model=ev.model.name, fmt=fmt, total=total)

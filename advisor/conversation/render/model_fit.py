@@ -13,6 +13,7 @@ from advisor.conversation.render.preamble import device_line
 from advisor.conversation.turn import Turn
 from knowledge.catalog import load_catalog
 from knowledge.messages import t, table
+from knowledge.quantities import Seconds
 
 if TYPE_CHECKING:
     from advisor.analysis.budget_hardware import BudgetHardware, BudgetPick
@@ -130,8 +131,8 @@ def budget_train_turn(tb: TrainingBudget | None, budget: float, currency: str, r
     where = t("budget_train.where_cn", lang) if region == "cn" else ""
     if tb is None:
         return finish_turn(t("budget_train.none", lang, budget=money, where=where), lang, state, book, extra=extra)
-    days = book.num("training time", tb.seconds / 86400, "days", "user input or the 30-day default", 0,
-                    suffix=t("slot.days", lang))
+    days = book.duration("training time", Seconds(tb.seconds), "days", "user input or the 30-day default", 0,
+                         suffix=t("slot.days", lang))
     params = book.num("compute-optimal parameters", tb.params / 1e9, "B", SRC_TRAIN, 0 if tb.params >= 1e10 else 1,
                       suffix="B")
     tokens = book.tokens("compute-optimal training tokens", float(f"{tb.tokens:.3g}"), SRC_TRAIN, lang)

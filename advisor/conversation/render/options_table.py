@@ -19,6 +19,7 @@ from knowledge.catalog import load_catalog
 from knowledge.errors import CatalogError
 from knowledge.messages import known
 from knowledge.messages import t as message
+from knowledge.quantities import DAY, HOUR, MINUTE, Seconds
 from rules.titles import rule_title
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ def opt_name(o: Option, book: Book) -> str:
 
 
 # The engines as their projects write their names (the layout keeps the lower-case ids of the contract).
-ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "megatron": "Megatron-LM"}
+ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "megatron": "Megatron-LM", "fsdp": "FSDP"}
 
 
 def opt_layout(o: Option, lang: str, book: Book) -> str:
@@ -154,7 +155,7 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         parts.append(f"PP {book.count('pipeline parallel degree', lay.pp, 'GPUs', SRC_RECOMMEND)}")
     if lay.dp > 1:
         parts.append(f"DP {book.count('data parallel degree', lay.dp, 'GPUs', SRC_RECOMMEND)}")
-    if lay.zero:
+    if lay.zero and lay.engine != "fsdp":  # FSDP shards fully by itself: no ZeRO stage to name
         parts.append(f"ZeRO-{book.count('ZeRO stage', lay.zero, '', SRC_RECOMMEND)}")
     if (lo := lay.layer_offload) is not None:  # llama.cpp layer offload: -ngl layers on the card, the rest in RAM
         ngl = book.count(f"GPU layers (-ngl) on 1× {o.gpu_name} with layer offload", lo.ngl, "layers", SRC_RECOMMEND)
@@ -163,6 +164,8 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         parts.append(message("layout.ngl", lang, ngl=ngl, rest=rest))
     elif lay.zero_offload != "none":
         what = f"layout.offload_what.{lay.zero_offload}"  # "optimizer" / "all", in Chinese where asked
+        if lay.engine == "fsdp":  # FSDP's CPU offload: the parameter shards and the optimizer step in host RAM
+            what = "layout.offload_what.fsdp"
         parts.append(message("layout.offload_to", lang, where=message(what, lang) if known(what) else lay.zero_offload))
     if lay.engine:
         parts.append(ENGINE_LABELS.get(lay.engine, lay.engine))
@@ -214,7 +217,7 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
         return message("speed.per_user" if speed[0] != speed[1] else "speed.one_user", lang, per=speed[0],
                        total=speed[1])
     tr = o.training
-    if tr and tr.wall_s:
+    if tr and tr.wall:
         days = opt_days(o, book, lang)
         hours = book.num(f"GPU-hours on {o.count}× {o.gpu_name}", tr.gpu_hours, "GPU-hours", SRC_TRAINING, 0,
                          suffix=message("speed.gpu_hours_unit", lang))
@@ -228,14 +231,14 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
 def opt_days(o: Option, book: Book, lang: str) -> str:
     """The option's training wall-clock, booked: in days (one decimal below 100 days), or in hours below a day
     and minutes below an hour (a run of 40 minutes is not "0.0 days"); the option must have one."""
-    wall = o.training.wall_s if o.training and o.training.wall_s else 0.0
+    wall = o.training.wall if o.training else Seconds(0.0)
     name = f"training wall-clock on {o.count}× {o.gpu_name}"
-    if wall < 3600:
-        return book.num(name, max(wall / 60, 1.0), "minutes", SRC_TRAINING, 0, suffix=message("slot.minutes", lang))
-    if wall < 86400:
-        return book.num(name, wall / 3600, "hours", SRC_TRAINING, 1, suffix=message("slot.hours", lang))
-    return book.num(name, wall / 86400, "days", SRC_TRAINING, 1 if wall < 100 * 86400 else 0,
-                    suffix=message("slot.days", lang))
+    if wall < HOUR:
+        return book.duration(name, max(wall, MINUTE), "min", SRC_TRAINING, 0, suffix=message("slot.minutes", lang))
+    if wall < DAY:
+        return book.duration(name, wall, "h", SRC_TRAINING, 1, suffix=message("slot.hours", lang))
+    return book.duration(name, wall, "days", SRC_TRAINING, 1 if wall < DAY * 100 else 0,
+                         suffix=message("slot.days", lang))
 
 
 def opt_price(o: Option, book: Book, lang: str) -> str:

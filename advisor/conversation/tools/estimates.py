@@ -13,6 +13,7 @@ from advisor.conversation.tools.args import (
     TrainTimeArgs,
 )
 from advisor.conversation.tools.format import (
+    dur,
     fmt_bytes,
     fmt_count,
     fmt_money,
@@ -42,6 +43,7 @@ from advisor.estimator.throughput import estimate_throughput
 from advisor.estimator.training import estimate_train_time
 from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
+from knowledge.quantities import DAY, Seconds
 from knowledge.structs import dump
 from rules.findings import Finding
 
@@ -135,10 +137,10 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
     numbers = [
         num("decode speed per sequence", est.decode_tokens_per_s, "tokens/s", src),
         num("decode speed, all sequences", est.decode_tokens_per_s_total, "tokens/s", src),
-        num("time per output token", est.ms_per_token / 1000, "s", src),
+        dur("time per output token", est.tpot, src),
         num("prefill speed", est.prefill_tokens_per_s, "tokens/s", src),
-        num("time to first token", est.ttft_s, "s", src),
-        num("end-to-end time per request", est.e2e_s, "s", src),
+        dur("time to first token", est.ttft, src),
+        dur("end-to-end time per request", est.e2e, src),
         num("physical ceiling per sequence", est.ceiling_tokens_per_s, "tokens/s", src),
     ]
     if est.capacity is not None:
@@ -150,15 +152,15 @@ def estimate_throughput_tool(args: EstimateThroughputArgs) -> ToolOutput:
     if not est.fits:
         numbers.append(num("memory shortfall", est.memory_shortfall_bytes, "bytes", src))
     summary = (f"{model.name} on {est.count}× {gpu.name}: {fmt_tokens_s(est.decode_tokens_per_s)} per sequence, "
-               f"TTFT {fmt_seconds(est.ttft_s)} ({est.bound}-bound)")
+               f"TTFT {fmt_seconds(est.ttft)} ({est.bound}-bound)")
     contract = est.to_contract()
 
     served = simulate_estimate(est, model, gpu, work, load_calibration())
     if served is not None:  # under load, as `gpu-advisor throughput --json` reports it (issue 29)
         contract = merge_into_contract(contract, served)
         r = served.result
-        numbers += [num("time to first token under load (median)", r.ttft_p50_s, "s", SIM_SOURCE),
-                    num("time per output token under load (median)", r.tpot_p50_s, "s", SIM_SOURCE),
+        numbers += [dur("time to first token under load (median)", Seconds(r.ttft_p50_s), SIM_SOURCE),
+                    dur("time per output token under load (median)", Seconds(r.tpot_p50_s), SIM_SOURCE),
                     num("output tokens/s under load", served.output_tokens_per_s, "tokens/s", SIM_SOURCE)]
 
     budget = budget_for_estimate(est, model, gpu, getattr(work, "engine", None))
@@ -181,9 +183,9 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
         num("training tokens", est.tokens, "tokens", src, fmt_count(est.tokens, "tokens")),
         num("throughput, all GPUs", est.tokens_per_s, "tokens/s", src),
         num("throughput per GPU", est.tokens_per_s_per_gpu, "tokens/s", src),
-        num("wall-clock time", est.wall_s, "s", src,
-            f"{est.wall_s / 86400:,.1f} days ({est.wall_s / 3600:,.0f} hours)" if est.wall_s >= 86400
-            else fmt_seconds(est.wall_s)),
+        dur("wall-clock time", est.wall, src,
+            f"{est.wall.text('days', 1, grouped=True)} ({est.wall.hours:,.0f} hours)" if est.wall >= DAY
+            else fmt_seconds(est.wall)),
         num("GPU-hours", est.gpu_hours, "GPU-hours", src),
         num("MFU", est.mfu, "ratio", f"{src}; {est.mfu_source}"),
         num("model FLOPs per token", est.flops_per_token, "FLOP", src, f"{est.flops_per_token:.3g} FLOP"),
@@ -194,7 +196,7 @@ def train_time_tool(args: TrainTimeArgs) -> ToolOutput:
             "recompute": est.recompute, "context": est.context, "numbers": numbers,
             "formulas": cap(est.formulas, MAX_FORMULAS), "assumptions": cap(est.assumptions, MAX_ASSUMPTIONS),
             "inputs": args.model_dump(exclude_unset=True, mode="json")}
-    summary = (f"{model.name} {est.task} on {est.count}× {gpu.name}: {fmt_seconds(est.wall_s)}, "
+    summary = (f"{model.name} {est.task} on {est.count}× {gpu.name}: {fmt_seconds(est.wall)}, "
                f"{est.gpu_hours:,.0f} GPU-hours at MFU {fmt_pct(est.mfu)}")
     contract = data_parallel_contract(est, 3 if args.zero is None else args.zero, 1,
                                       load_calibration().planner.goodput.value)
@@ -207,15 +209,16 @@ def _planned_train_time(args: TrainTimeArgs, model: ModelSpec, gpu: GpuSpec) -> 
     p = plan_training(model, gpu, args.count, args.tokens, load_calibration(), context=args.context,
                       precision=args.precision, ov=ov, mfu=args.mfu)
     src = "plan_training (advisor.estimator.planner)"
-    days = f"{p.wall_s / 86400:,.1f} days" if p.wall_s >= 86400 else fmt_seconds(p.wall_s)
+    wall, run_wall = Seconds(p.wall_s), Seconds(p.run_wall_s)  # the planner's result in seconds
+    days = wall.text("days", 1, grouped=True) if wall >= DAY else fmt_seconds(wall)
     numbers = [
         num("training tokens", p.tokens, "tokens", src, fmt_count(p.tokens, "tokens")),
         num("throughput, all GPUs", p.tokens_per_s, "tokens/s", src),
         num("throughput per GPU", p.tokens_per_s / p.count, "tokens/s", src),
-        num("wall-clock time", p.wall_s, "s", f"{src}; at the step-time MFU", days),
+        dur("wall-clock time", wall, f"{src}; at the step-time MFU", days),
         num("GPU-hours", p.gpu_hours, "GPU-hours", f"{src}; at the step-time MFU"),
-        num("run total wall-clock (with goodput)", p.run_wall_s, "s", f"{src}; goodput {p.goodput_source}",
-            f"{p.run_wall_s / 86400:,.1f} days"),
+        dur("run total wall-clock (with goodput)", run_wall, f"{src}; goodput {p.goodput_source}",
+            run_wall.text("days", 1, grouped=True)),
         num("run total GPU-hours (with goodput)", p.run_gpu_hours, "GPU-hours", f"{src}; goodput {p.goodput_source}"),
         num("MFU", p.mfu, "ratio", src),
         num("pipeline bubble", p.step.bubble_fraction, "ratio", src),
@@ -227,7 +230,7 @@ def _planned_train_time(args: TrainTimeArgs, model: ModelSpec, gpu: GpuSpec) -> 
             "assumptions": cap(p.assumptions, MAX_ASSUMPTIONS),
             "inputs": args.model_dump(exclude_unset=True, mode="json")}
     summary = (f"{model.name} {args.task} on {p.count}× {gpu.name} as {p.layout.describe()}: "
-               f"{p.run_wall_s / 86400:,.1f} days and {p.run_gpu_hours:,.0f} GPU-hours as a run total "
+               f"{run_wall.text('days', 1, grouped=True)} and {p.run_gpu_hours:,.0f} GPU-hours as a run total "
                f"({p.gpu_hours:,.0f} at the step time, MFU {fmt_pct(p.mfu)})")
     return ToolOutput(summary, data, numbers, [], {"train_time": p.to_contract(args.task)})
 

@@ -1,14 +1,15 @@
 """How the tools show numbers to the model (the only place they are formatted): a number with its unit, display
 string and source (`num`), and bytes, bandwidth, FLOP/s, tokens/s, seconds, money, counts and ratios in words.
 Display strings give GiB and GB side by side (1 GiB = 2^30 B, 1 GB = 1e9 B); memory arrives as
-`knowledge.quantities.Bytes` (`mem`) and is written in bytes, the tools' unit."""
+`knowledge.quantities.Bytes` (`mem`) and is written in bytes, the tools' unit; durations arrive as `Seconds` (`dur`)
+and are written in seconds, shown in ms, s, min, hours or days through the type's conversions."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from knowledge.quantities import Bytes, memory_text
+from knowledge.quantities import Bytes, Seconds, memory_text
 
 
 def num(name: str, value: float, unit: str, source: str, display: str | None = None) -> dict[str, Any]:
@@ -21,6 +22,11 @@ def num(name: str, value: float, unit: str, source: str, display: str | None = N
 def mem(name: str, amount: Bytes, source: str) -> dict[str, Any]:
     """An amount of memory as a tool number: in bytes, displayed in GiB and GB."""
     return num(name, amount.n, "bytes", source)
+
+
+def dur(name: str, amount: Seconds, source: str, display: str | None = None) -> dict[str, Any]:
+    """A duration as a tool number: in seconds, displayed in the unit that reads best (`fmt_seconds`)."""
+    return num(name, amount.s, "s", source, display)
 
 
 def _round_sig(x: float, digits: int = 10) -> float:
@@ -51,16 +57,18 @@ def fmt_tokens_s(x: float) -> str:
     return f"{x:,.0f} tokens/s" if x >= 100 else f"{x:,.1f} tokens/s"
 
 
-def fmt_seconds(s: float) -> str:
-    if s < 1:
-        return f"{s * 1000:,.0f} ms" if s >= 0.01 else f"{s * 1000:,.2f} ms"
-    if s < 120:
-        return f"{s:,.1f} s"
-    if s < 7200:
-        return f"{s / 60:,.1f} min"
-    if s < 3 * 86400:
-        return f"{s / 3600:,.1f} hours"
-    return f"{s / 86400:,.1f} days"
+def fmt_seconds(duration: float | Seconds) -> str:
+    """"38 ms", "1.2 s", "3.5 min", "2.4 hours", "16.3 days": the unit that reads best (a number is seconds)."""
+    d = duration if isinstance(duration, Seconds) else Seconds(duration)
+    if d.s < 1:
+        return d.text("ms", 0 if d.s >= 0.01 else 2, grouped=True)
+    if d.s < 120:
+        return d.text("s", 1, grouped=True)
+    if d.s < 7200:
+        return d.text("min", 1, grouped=True)
+    if d < Seconds.of(3, "days"):
+        return f"{d.hours:,.1f} hours"
+    return d.text("days", 1, grouped=True)
 
 
 def fmt_money(amount: float, currency: str) -> str:

@@ -21,7 +21,8 @@ from advisor.conversation.tools.results import (
     finding_dict,
 )
 from advisor.estimator.formats import weight_bytes
-from advisor.estimator.memory import estimate_memory, kv_bytes_per_token_layer
+from advisor.estimator.kv_cache import kv_bytes_per_token_layer
+from advisor.estimator.memory import estimate_memory
 from knowledge.errors import AdvisorError
 from knowledge.params import param_counts
 from knowledge.structs import dump

@@ -15,6 +15,7 @@ import argparse
 import sys
 from typing import Any
 
+from knowledge.errors import InputError
 from ui.cli.commands.server_args import add_host_port, usage_epilog
 
 HELP = "serve the JSON API (/api/v1) without the browser chat"
@@ -30,12 +31,13 @@ def serve_uvicorn(app: Any, host: str, port: int, banner: str) -> None:
     """Run `app` under uvicorn until interrupted; a port that cannot be bound is one InputError line."""
     import logging
 
+    # optional dependency: uvicorn comes with the web extra
     import uvicorn
 
-    from knowledge.errors import InputError
 
     if not 1 <= port <= 65535:
         raise InputError(f"--port {port} is out of range", field="port", accepted="1 … 65535")
+    # optional dependency: uvicorn's settings, with the web extra
     from ui.server.http import uvicorn_config
 
     server = uvicorn.Server(uvicorn_config(app, host, port, log_level="warning", lifespan="auto"))
@@ -55,7 +57,10 @@ def run(args: argparse.Namespace) -> int:
     import logging
     import os
 
+    # start-up: the API's app loads once the arguments are read (`api --help`, a refused option)
     from ui.api.http import ENV_TOKEN, build_api
+
+    # start-up: the API's app loads once the arguments are read (`api --help`, a refused option)
     from ui.web.app import ENV_AUTH, parse_auth
 
     auth = parse_auth(os.environ.get(ENV_AUTH))
@@ -63,7 +68,10 @@ def run(args: argparse.Namespace) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1") and not (auth or token):
         logging.getLogger(__name__).warning("serving the API on %s without authentication; set %s or %s",
                                             args.host, ENV_AUTH, ENV_TOKEN)
+    # start-up: the API's app loads once the arguments are read (`api --help`, a refused option)
     from ui.api import conversations as api_conversations
+
+    # start-up: the API's app loads once the arguments are read (`api --help`, a refused option)
     from ui.server import logs, metrics
 
     metrics.prepare()

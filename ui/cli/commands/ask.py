@@ -36,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _load(path: Path, args: argparse.Namespace) -> Conversation:
+    # start-up: the conversation stack loads once the arguments are read (`ask --help`, a refused option)
     from advisor.conversation.session import Conversation, new_conversation
 
     try:
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     if args.state:
         conv = _load(Path(args.state), args)
     else:
+        # start-up: the conversation stack loads once the arguments are read (`ask --help`, a refused option)
         from advisor.conversation.session import Conversation, new_conversation
 
         conv = Conversation(driver=args.driver, lang=args.lang) if args.driver else new_conversation(lang=args.lang)
@@ -87,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if turn.note and turn.note != "error":
         print(f"({turn.note})\n")
+    # start-up: the conversation stack loads once the arguments are read (`ask --help`, a refused option)
     from advisor.conversation.render.firstscreen import plain_details
 
     print(plain_details(turn.answer))  # the answer's collapsible sections as headed plain sections
@@ -94,7 +97,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_stored(args: argparse.Namespace, text: str) -> int:
+    # start-up: the conversation stack loads once the arguments are read (`ask --help`, a refused option)
     from advisor.conversation.session import Conversation, new_conversation
+
+    # start-up: only --conversation opens the conversation store
     from ui.cli.commands.ask_store import stored_turn
 
     def make() -> Conversation:

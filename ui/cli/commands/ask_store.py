@@ -10,6 +10,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from advisor.store import open_store
+from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
+from advisor.store.records import NewTurn
+from advisor.store.sql import new_id
 from knowledge.errors import InputError
 from knowledge.messages import pair
 
@@ -22,11 +26,6 @@ def stored_turn(ident: str, text: str, make: Callable[[], Conversation],
                 load: Callable[[dict[str, Any]], Conversation]) -> tuple[Turn, str, bool]:
     """(the Turn, the conversation id, saved) for `text` asked in conversation `ident` ("new" or an id).
     `make()` is a fresh Conversation, `load(dict)` one rebuilt from a stored state."""
-    from advisor.store import open_store
-    from advisor.store.keeper import CorruptState, Keeper, request_key, result_json, slim_history
-    from advisor.store.records import NewTurn
-    from advisor.store.sql import new_id
-
     store = open_store()
     if store is None:
         raise InputError("--conversation needs a conversation store (GPU_ADVISOR_DATABASE_URL is 'memory')",

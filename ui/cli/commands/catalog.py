@@ -19,10 +19,12 @@ import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.quantities import Bytes, in_unit
 from knowledge.structs import dump, fields
 from ui.cli import jsonout
+from ui.cli.args import number
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -48,7 +50,6 @@ _CHINA_STATUS = {"available": "available", "restricted": "restricted", "licence_
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
-    from ui.cli.args import number
     parser.add_argument("target", nargs="*", metavar="show ID",
                         help=f"`show ID` prints every field of one {name[:-1]} with its sources")
     parser.add_argument("--json", action="store_true", help="machine-readable output (SI units)")
@@ -60,8 +61,6 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knowledge.catalog import load_catalog
-
     kind = args.command  # "gpus" or "models"
     target = list(args.target)
     catalog = load_catalog()
@@ -89,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         rows = [_gpu_row(g, args.region) for g in gpus]
         _emit(rows, args.json, lambda _: _gpu_table(gpus, args.region))
     else:
+        # start-up: only `models` counts parameters; `gpus` loads no knowledge.params
         from knowledge.params import param_counts
 
         models = sorted(catalog.models, key=lambda m: param_counts(m).total)
@@ -193,6 +193,7 @@ def _gpu_show_text(g: GpuSpec, catalog: Catalog) -> str:
             shown += "  (estimate)"
         src = g.cite.get(name)
         lines.append(f"{name:26} {shown}" + (f"   [{', '.join(src)}]" if src else ""))
+    # start-up: only `gpus show` lists the engines of a card's stack
     from rules.stacks import engines_on
 
     lines.append(f"{'software_stack':26} {g.stack} (engines: {', '.join(engines_on(g.stack))})")
@@ -230,6 +231,7 @@ def _gpu_show_text(g: GpuSpec, catalog: Catalog) -> str:
 # --- models --------------------------------------------------------------------------------------------------
 
 def _model_row(m: ModelSpec) -> dict[str, Any]:
+    # start-up: only `models` counts parameters; `gpus` loads no knowledge.params
     from knowledge.params import param_counts
 
     counts = param_counts(m)
@@ -245,6 +247,7 @@ def _model_row(m: ModelSpec) -> dict[str, Any]:
 
 
 def _model_detail(m: ModelSpec, catalog: Catalog) -> dict[str, Any]:
+    # start-up: only `models` counts parameters; `gpus` loads no knowledge.params
     from knowledge.params import param_counts
 
     counts = param_counts(m)
@@ -264,6 +267,7 @@ def _billions(n: int) -> str:
 
 
 def _model_table(models: list[ModelSpec]) -> str:
+    # start-up: only `models` counts parameters; `gpus` loads no knowledge.params
     from knowledge.params import param_counts
 
     headers = ["ID", "NAME", "PARAMS", "ACTIVE", "LAYERS", "HIDDEN", "HEADS/KV", "CONTEXT", "DTYPE", "ATTENTION"]
@@ -287,6 +291,7 @@ def _model_table(models: list[ModelSpec]) -> str:
 
 
 def _model_show_text(m: ModelSpec, catalog: Catalog) -> str:
+    # start-up: only `models` counts parameters; `gpus` loads no knowledge.params
     from knowledge.params import param_counts
 
     c = param_counts(m)

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import TextIO
 
+from knowledge.quantities import Seconds
 from ui.cli import jsonout
 
 HELP = "interactive conversation in the terminal"
@@ -30,8 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    # start-up: the conversation stack loads once the arguments are read (`chat --help`, a refused option)
     from advisor.conversation.render.firstscreen import plain_details
+
+    # start-up: the conversation stack loads once the arguments are read (`chat --help`, a refused option)
     from advisor.conversation.session import Conversation, new_conversation
+
+    # start-up: the conversation stack loads once the arguments are read (`chat --help`, a refused option)
     from advisor.conversation.turn import Turn
 
     stdin = stdin or sys.stdin
@@ -69,7 +75,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
                     last = item
                 elif not args.quiet:
                     mark = "✓" if item.ok else "✗"
-                    out.write(f"  {mark} {item.name} ({item.duration_s * 1000:.0f} ms) {item.summary}\n")
+                    out.write(f"  {mark} {item.name} ({Seconds(item.duration_s).text('ms', 0)}) {item.summary}\n")
             assert last is not None
             if last.note and last.note != "error":
                 out.write(f"({last.note})\n")

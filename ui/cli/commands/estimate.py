@@ -14,25 +14,27 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from knowledge.structs import dump
+from advisor.estimator.calibration import load_calibration
+from advisor.estimator.memory import estimate_memory, fit_summary
+from advisor.workload import Workload
+from knowledge import structs
+from knowledge.catalog import load_catalog
+from knowledge.errors import InputError
+from knowledge.structs import StructError, dump
 from ui.cli import jsonout
+from ui.cli.args import add_field
+from ui.cli.commands import offload_cli
+from ui.cli.commands.offload_cli import OFFLOAD_HELP, add_host_arguments
 
 if TYPE_CHECKING:
     from advisor.estimator.results import MemoryEstimate
-    from advisor.workload import Workload
-    from knowledge.errors import InputError
     from knowledge.quantities import Bytes
     from knowledge.schemas import GpuSpec, ModelSpec
-    from knowledge.structs import StructError
 
 FLAG_NAMES = {"train_tokens": "--tokens"}  # the Workload fields whose option is not `--field-name` (add_field's rule)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor.workload import Workload
-    from ui.cli.args import add_field
-    from ui.cli.commands.offload_cli import OFFLOAD_HELP, add_host_arguments
-
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
@@ -47,21 +49,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_field(parser, Workload, "nodes")
     add_field(parser, Workload, "tp", default=None, help="tensor-parallel degree (default 1; pretrain with --gpu: the planner's)")
     add_field(parser, Workload, "pp", default=None, help="pipeline-parallel degree (default 1; pretrain with --gpu: the planner's)")
-    for name in ("recompute", "lora_rank", "lora_targets", "grad_accum", "engine", "flash_attention"):
+    for name in ("recompute", "lora_rank", "lora_targets", "grad_accum", "method", "engine", "flash_attention"):
         add_field(parser, Workload, name)
     parser.add_argument("--gpu", metavar="ID", default=None, help="show fit and headroom on this GPU")
     parser.add_argument("--json", action="store_true", help="machine-readable output (bytes)")
 
 
 def _workload(args: argparse.Namespace) -> Workload:
-    from advisor.workload import Workload
-    from knowledge.structs import StructError
     values = {
         "task": args.task, "weights": args.weights, "kv": args.kv, "context": args.context, "batch": args.batch,
         "concurrency": args.concurrency, "prompt_tokens": args.prompt_tokens, "optimizer": args.optimizer,
         "zero": args.zero, "offload": "none" if args.offload == "layers" else args.offload, "gpus": args.gpus, "nodes": args.nodes, "tp": args.tp or 1,
         "pp": args.pp or 1, "recompute": args.recompute, "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
-        "engine": args.engine, "grad_accum": args.grad_accum,
+        "engine": args.engine, "grad_accum": args.grad_accum, "method": args.method,
         "flash_attention": None if args.flash_attention is None else args.flash_attention == "on",
     }
     try:
@@ -72,14 +72,10 @@ def _workload(args: argparse.Namespace) -> Workload:
 
 def validation_to_input_error(exc: StructError) -> InputError:
     """The first pydantic error of a Workload as one InputError naming the flag and the accepted range."""
-    from knowledge.errors import InputError
-
     err = exc.errors()[0]
     field = str(err["loc"][0]) if err.get("loc") else "workload"
     flag = FLAG_NAMES.get(field, "--" + field.replace("_", "-"))
     ctx = err.get("ctx") or {}
-    from advisor.workload import Workload
-    from knowledge import structs
 
     lo, hi, _, _ = structs.bounds(Workload, field) if field in Workload.__struct_fields__ else (None, None, False, False)
     accepted = f"{lo} to {hi:,}" if lo is not None and hi is not None else None
@@ -102,32 +98,24 @@ def validation_to_input_error(exc: StructError) -> InputError:
 def model_of_args(args: argparse.Namespace) -> ModelSpec:
     """The ModelSpec the command names: from `--config` (a Hugging Face config.json) or the catalog."""
     if args.config:
+        # start-up: only --config reads a Hugging Face config.json
         from knowledge.hf_config import load_hf_config
 
         return load_hf_config(args.config)
-    from knowledge.catalog import load_catalog
-
     return load_catalog().model(args.model)
 
 
 def run(args: argparse.Namespace) -> int:
-    from advisor.estimator.memory import estimate_memory
-    from ui.cli.commands import offload_cli
-
     offload = offload_cli.wants_offload(args)
     if offload and args.engine in (None, "llama.cpp"):
         args.engine = "llama.cpp"
     elif offload:
-        from knowledge.errors import InputError
-
-        raise InputError(f"--offload layers is llama.cpp's -ngl; got --engine {args.engine}", field="engine",
-                         accepted="--engine llama.cpp (or none)", message_zh="--offload layers 只适用于 llama.cpp")
+        raise InputError.from_key("errors.offload_engine", field="engine", accepted="--engine llama.cpp (or none)",
+                                  engine=args.engine)
     workload = _workload(args)
     model = model_of_args(args)
     gpu = None
     if args.gpu:
-        from knowledge.catalog import load_catalog
-
         gpu = load_catalog().gpu(args.gpu)
     if offload:
         return _run_offload(args, model, gpu, workload)
@@ -139,20 +127,20 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = est.to_contract()
         if getattr(args, "weights_file", None):
+            # start-up: only --weights-file reads a weight file's header
             from knowledge.weight_files import read_weight_file
 
             out["weights_file"] = dump(read_weight_file(args.weights_file), json=True)
         if layout is not None:
             out["layout"] = layout
         if gpu is not None:
-            from advisor.estimator.memory import fit_summary  # loaded with estimate_memory above
-
             out["fit"] = fit_summary(est, gpu)
         jsonout.write(out)
         sys.stdout.write("\n")
         return 0
     limits = None
     if gpu is not None and workload.is_training and layout is None:
+        # start-up: only a training job on a named GPU states its fit limits
         from advisor.estimator.fit_limits import training_fit_limits
 
         limits = training_fit_limits(model, workload, gpu).sentence()
@@ -164,7 +152,7 @@ def _weights_file(args: argparse.Namespace, workload: Workload) -> int | None:
     """Bytes of `--weights-file` (inference only); a GGUF file implies a GGUF weight format."""
     if not getattr(args, "weights_file", None):
         return None
-    from knowledge.errors import InputError
+    # start-up: only --weights-file reads a weight file's header
     from knowledge.weight_files import read_weight_file
 
     if workload.is_training:
@@ -175,12 +163,8 @@ def _weights_file(args: argparse.Namespace, workload: Workload) -> int | None:
 
 def _run_offload(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec | None, workload: Workload) -> int:
     """`--offload layers`: memory on both sides of a llama.cpp layer split (and its speed)."""
-    from knowledge.errors import InputError
-    from ui.cli.commands import offload_cli
-
     if gpu is None:
-        raise InputError("--offload layers needs --gpu (how many layers fit depends on its memory)", field="gpu",
-                         accepted="a catalog GPU id (see `gpu-advisor gpus`)", message_zh="--offload layers 需要 --gpu")
+        raise InputError.from_key("errors.offload_gpu", field="gpu", accepted="a catalog GPU id (see `gpu-advisor gpus`)")
     count = workload.gpus * workload.nodes
     p = offload_cli.plan(args, model, gpu, count, workload)
     if args.json:
@@ -194,15 +178,13 @@ def _run_offload(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec | None
 
 
 def estimate_memory_contract(model: ModelSpec, workload: Workload, gpu: GpuSpec) -> dict[str, Any]:
-    from advisor.estimator.memory import estimate_memory, fit_summary
-
     est = estimate_memory(model, workload, gpu)
     return est.to_contract() | {"fit": fit_summary(est, gpu)}
 
 
 def _planned(args: argparse.Namespace, model: ModelSpec, gpu: GpuSpec, workload: Workload) -> tuple[MemoryEstimate, dict[str, Any]]:
     """Pre-training memory at the planner's layout for gpus × nodes GPUs (what `train-time` would run)."""
-    from advisor.estimator.calibration import load_calibration
+    # start-up: only pre-training on a named GPU with no layout given runs the planner
     from advisor.estimator.planner import Overrides, plan_memory_estimate, plan_training
 
     ov = Overrides(zero=args.zero or None, recompute=args.recompute,

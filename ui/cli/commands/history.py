@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge.errors import AdvisorError, InputError
 from knowledge.messages import pair, t
+from ui.cli.args import number
 
 if TYPE_CHECKING:
     from advisor.store.records import ConversationRecord, QuoteRecord
@@ -28,8 +29,6 @@ ACTIONS = ("list", "show", "export", "purge")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ui.cli.args import number
-
     parser.add_argument("action", choices=ACTIONS, help="list, show ID, export ID or purge")
     parser.add_argument("id", nargs="?", default=None, help="a conversation id (or a quote id) for show/export")
     parser.add_argument("--quotes", action="store_true", help="list: the saved quotes instead of conversations")
@@ -52,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # start-up: only `history purge` parses an age
     from advisor.store.retention import parse_age
 
     if args.action in ("show", "export") and not args.id:
@@ -74,6 +74,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _open() -> Store:
+    # start-up: a usage error answers before any store module loads
     from advisor.store import open_store
 
     store = open_store()
@@ -90,7 +91,9 @@ def _not_found(what: str) -> InputError:
 
 
 def _when(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    from advisor.store.records import stored_at  # start-up: `history --help` loads no store module
+
+    return stored_at(ts)
 
 
 def _iso(ts: float) -> str:
@@ -174,6 +177,7 @@ def _conversation_markdown(doc: dict[str, Any], lang: str) -> str:
 
 
 def _show(store: Store, args: argparse.Namespace) -> None:
+    # start-up: only showing a quote reads its record type
     from advisor.store.records import QuoteRecord
 
     record = _find(store, args.id)
@@ -194,7 +198,10 @@ def _show(store: Store, args: argparse.Namespace) -> None:
 
 
 def _export(store: Store, args: argparse.Namespace) -> None:
+    # start-up: only exporting a quote loads the quote renderer
     from advisor.store.records import QuoteRecord
+
+    # start-up: only exporting a quote loads the quote renderer
     from ui.quote.stored import freeze_quote
 
     record = _find(store, args.id)
@@ -220,6 +227,7 @@ def _export(store: Store, args: argparse.Namespace) -> None:
 
 
 def _purge(store: Store, args: argparse.Namespace, age_s: float | None) -> None:
+    # start-up: only `history purge` reads the retention
     from advisor.store import retention_days
 
     if age_s is None:

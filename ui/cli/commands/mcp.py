@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 
+from knowledge.errors import InputError
 from ui.cli.commands.server_args import DEFAULT_HOST, add_host_port, usage_epilog
 
 HELP = "serve the advisor over the Model Context Protocol (stdio, or --http)"
@@ -25,9 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knowledge.errors import InputError
-
     try:
+        # start-up: the MCP SDK loads once the arguments are read (`mcp --help`, a refused option)
         from ui.api import mcp_server
     except ImportError as exc:
         raise InputError(f"the MCP server needs the `mcp` package ({exc.name} is missing)", field="mcp",
@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is out of range", field="port", accepted="1 … 65535")
     token = mcp_server.http_token(args.host)
+    # start-up: only --http serves over uvicorn
     from ui.cli.commands.api import serve_uvicorn
 
     serve_uvicorn(mcp_server.http_app(args.host, token), args.host, args.port,

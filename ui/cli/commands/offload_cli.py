@@ -10,15 +10,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from knowledge.quantities import UNIT_BYTES, in_unit, memory_text
+from advisor.estimator.calibration import load_calibration
+from knowledge.errors import InputError
+from knowledge.quantities import UNIT_BYTES, Seconds, in_unit, memory_text
+from ui.cli.args import number
 
 OFFLOAD_HELP = ("layers: llama.cpp partial offload — the layers that do not fit on the GPU(s) run from system RAM "
                 "(reports -ngl, system RAM and speed)")
 
 
 def add_host_arguments(parser: argparse.ArgumentParser) -> None:
-    from ui.cli.args import number
-
     parser.add_argument("--ngl", type=number(0, 100_000, integer=True), default=None, metavar="N",
                         help="llama.cpp -ngl: layers on the GPU (default: as many as fit; implies --offload layers)")
     parser.add_argument("--host-bandwidth", type=number(0, 100_000, lo_open=True), default=None, metavar="GB/s",
@@ -36,17 +37,15 @@ def wants_offload(args: argparse.Namespace) -> bool:
 
 def plan(args: argparse.Namespace, model: Any, gpu: Any, count: int, workload: Any) -> Any:
     """The OffloadPlan for the command's model, GPU(s) and workload; InputError on a bad combination."""
-    from advisor.estimator.calibration import load_calibration
+    # start-up: only --offload layers plans a llama.cpp layer split
     from advisor.estimator.offload import default_host, offload_for
-    from knowledge.errors import InputError
 
     if getattr(workload, "task", "inference") != "inference":
-        raise InputError(f"--offload layers is llama.cpp inference; got --task {workload.task}", field="offload",
-                         accepted="--task inference (training offload: --offload optimizer|all)",
-                         message_zh="--offload layers 只用于 llama.cpp 推理（训练请用 --offload optimizer|all）")
+        raise InputError.from_key("errors.offload_task", field="offload",
+                                  accepted="--task inference (training offload: --offload optimizer|all)",
+                                  task=workload.task)
     if int(getattr(workload, "concurrency", 1) or 1) > 1 or int(getattr(workload, "batch", 1) or 1) > 1:
-        raise InputError("--offload layers models one sequence at a time (llama.cpp, batch 1)", field="concurrency",
-                         accepted="--concurrency 1 and --batch 1", message_zh="--offload layers 按单路（batch 1）估算")
+        raise InputError.from_key("errors.offload_batch", field="concurrency", accepted="--concurrency 1 and --batch 1")
     calib = load_calibration()
     bw = None if args.host_bandwidth is None else float(args.host_bandwidth) * 1e9
     ram = None if args.host_ram is None else int(float(args.host_ram) * UNIT_BYTES["GiB"])
@@ -65,9 +64,9 @@ def render(p: Any, model: Any, gpu: Any, count: int) -> str:
         f"  GPU memory    {in_unit(p.gpu_bytes_per_gpu, 'GiB'):10.2f} GiB per GPU" + ("" if p.fits else "  (does NOT fit)"),
         f"  system RAM    {in_unit(p.system_ram_bytes, 'GiB'):10.2f} GiB needed"
         + (f" of {memory_text(p.host.ram_bytes, 'GiB', 0)}" if p.host.ram_bytes else ""),
-        f"  decode        {p.decode_tokens_per_s:10.1f} tokens/s (GPU part {p.gpu_part_s * 1e3:.1f} ms + CPU part "
-        f"{p.cpu_part_s * 1e3:.1f} ms per token)",
-        f"  prefill       {p.prefill_tokens_per_s:10,.0f} tokens/s; first token {p.ttft_s * 1e3:.0f} ms",
+        f"  decode        {p.decode_tokens_per_s:10.1f} tokens/s (GPU part {Seconds(p.gpu_part_s).text('ms', 1)} + CPU "
+        f"part {Seconds(p.cpu_part_s).text('ms', 1)} per token)",
+        f"  prefill       {p.prefill_tokens_per_s:10,.0f} tokens/s; first token {Seconds(p.ttft_s).text('ms', 0)}",
         f"  host memory   {p.host.label}",
     ]
     lines += ["", "formulas:"] + [f"  - {f}" for f in p.formulas]

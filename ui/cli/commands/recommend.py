@@ -13,22 +13,22 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from knowledge.quantities import SYMBOLS, memory_text
-from knowledge.structs import replace, validate
+from advisor import workload as wl
+from advisor.recommend.recommender import recommend
+from advisor.workload import Constraints, Workload
+from knowledge.errors import InputError
+from knowledge.quantities import DAY, SYMBOLS, Seconds, memory_text
+from knowledge.structs import StructError, replace, validate
 from ui.citations import source_without_path
 from ui.cli import jsonout
+from ui.cli.args import add_field, number
 
 if TYPE_CHECKING:
     from advisor.recommend.parts import UnitPrice
     from advisor.recommend.results import Option, Recommendation
-    from advisor.workload import Constraints, Workload
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor import workload as wl
-    from advisor.workload import Constraints, Workload
-    from ui.cli.args import add_field, number
-
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--existing", metavar="N×GPU", default=None, help="GPUs you already own, e.g. 2x3090")
     for name in ("max_gpus_per_node", "max_ms_per_token", "min_tokens_per_s"):
         add_field(parser, Constraints, name)
-    add_field(parser, Constraints, "deadline_s", "--deadline-days", scale=86400, help="training must finish within "
+    add_field(parser, Constraints, "deadline_s", "--deadline-days", scale=DAY.s, help="training must finish within "
               "this many days")
     add_field(parser, Constraints, "power_limit_w")
     parser.add_argument("--limit", type=number(1, 100, integer=True), default=8, help="options to show")
@@ -57,7 +57,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _existing(text: str | None) -> dict[str, Any] | None:
     import re
 
-    from knowledge.errors import InputError
 
     if not text:
         return None
@@ -68,10 +67,6 @@ def _existing(text: str | None) -> dict[str, Any] | None:
 
 
 def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
-    from advisor.workload import Constraints, Workload
-    from knowledge.errors import InputError
-    from knowledge.structs import StructError
-
     try:
         sized = {} if args.context is None else {"context": args.context}
         workload = Workload(model=args.model, task=args.task, weights=args.weights, kv=args.kv, **sized,
@@ -79,7 +74,8 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
                             output_tokens=args.output_tokens, train_tokens=args.tokens, engine=args.engine,
                             lora_rank=args.lora_rank)
     except StructError as exc:
-        from ui.cli.commands.estimate import validation_to_input_error  # only for a refused value: not at start-up
+        # start-up: only a workload that fails validation loads the estimate command's error wording
+        from ui.cli.commands.estimate import validation_to_input_error
 
         raise validation_to_input_error(exc) from None
     try:
@@ -88,7 +84,7 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
             "region": args.region, "candidates": tuple(c.strip() for c in args.candidates.split(",") if c.strip()),
             "existing": _existing(args.existing), "max_gpus_per_node": args.max_gpus_per_node,
             "max_ms_per_token": args.max_ms_per_token, "min_tokens_per_s": args.min_tokens_per_s,
-            "deadline_s": None if args.deadline_days is None else args.deadline_days * 86400,
+            "deadline_s": None if args.deadline_days is None else Seconds.of(args.deadline_days, "days").s,
             "power_limit_w": args.power_limit_w, "condition": args.condition})
     except StructError as exc:
         err = exc.errors()[0]
@@ -100,11 +96,10 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from advisor.recommend.recommender import recommend
-
     workload, constraints = build_inputs(args)
     model = None
     if args.config:
+        # start-up: only --config reads a Hugging Face config.json
         from knowledge.hf_config import load_hf_config
 
         model = load_hf_config(args.config)
@@ -130,7 +125,7 @@ def _speed(o: Option) -> str:
         return f"{t.decode_tokens_per_s:.1f} tok/s/seq, {t.decode_tokens_per_s_total:.0f} tok/s total"
     if o.training:
         case = {"fitted": " (best case)", "prior": " (prior; best case)"}.get(o.training.mfu_basis, "")
-        return f"{o.training.wall_s / 86400:.1f} days, MFU {o.training.mfu:.0%}{case}"
+        return f"{o.training.wall.text('days')}, MFU {o.training.mfu:.0%}{case}"
     return "-"
 
 

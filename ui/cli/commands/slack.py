@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import logging
 
+from knowledge.errors import InputError
+
 HELP = "start the Slack bot (Socket Mode or HTTP Events API)"
 
 
@@ -27,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knowledge.errors import InputError
+    # start-up: slack_bolt loads once the arguments are read (`slack --help`, a refused option)
     from ui.slack.app import SlackSettings, build_slack_app, check_settings
 
     settings = SlackSettings.from_env()
@@ -38,12 +40,14 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--with-web needs HTTP mode (--http)", field="--with-web")
     check_settings(settings, mode)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # start-up: the conversation store loads once the arguments are read
     from advisor.store.retention import open_server_store
 
     database = open_server_store()  # threads and event dedupe (GPU_ADVISOR_DATABASE_URL; default SQLite file)
     app = build_slack_app(settings, mode=mode, database=database)
 
     if mode == "socket":
+        # start-up: only Socket Mode (no --http) loads its handler
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
         print("GPU Advisor Slack bot: Socket Mode (Ctrl-C to stop)", flush=True)
@@ -51,11 +55,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     try:
+        # start-up: only --http serves the web page beside the bot
         from ui.server.combined import build_server_app, serve
 
         web_settings = None
         if args.with_web:
-            from ui.web.app import settings_from  # login, queue and size limits from GPU_ADVISOR_WEB_* as for `web`
+            # start-up: only --http serves the web page beside the bot
+            from ui.web.app import settings_from
 
             web_settings = settings_from(host=args.host, port=args.port)
         api = build_server_app(app, with_web=args.with_web, web_settings=web_settings, store=database)

@@ -26,15 +26,18 @@ import argparse
 import sys
 from typing import Any
 
+from advisor.estimator.calibration import load_calibration, load_economics
+from advisor.estimator.cost import check_tco_inputs, estimate_tco
+from advisor.workload import Constraints, Workload
+from knowledge.catalog import load_catalog
+from knowledge.errors import InputError
 from knowledge.quantities import memory_text
 from knowledge.structs import replace
 from ui.cli import jsonout
+from ui.cli.args import add_field, number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor.workload import Constraints, Workload
-    from ui.cli.args import add_field, number
-
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__
     parser.add_argument("--gpu", metavar="ID", required=True, help="catalog GPU id or alias")
@@ -63,15 +66,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _tokens_per_s(args: argparse.Namespace, gpu: Any) -> tuple[float | None, str | None]:
     if args.tokens_per_s is not None or not args.model:
         return args.tokens_per_s, None
-    from advisor.estimator.calibration import load_calibration
+    # start-up: only --model computes the tokens/s (the throughput estimator)
     from advisor.estimator.throughput import estimate_throughput
-    from advisor.workload import Workload
-    from knowledge.catalog import load_catalog
-    from knowledge.errors import InputError
 
     model = load_catalog().model(args.model)
     calib = load_calibration()
     if args.weights is None:  # the same default as estimate/recommend/ask
+        # start-up: only --model computes the tokens/s (the throughput estimator)
         from advisor.estimator.memory import default_inference_format
 
         args.weights = default_inference_format(model)
@@ -89,13 +90,8 @@ def _tokens_per_s(args: argparse.Namespace, gpu: Any) -> tuple[float | None, str
 
 
 def compute(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
-    from advisor.estimator.calibration import load_economics
-    from advisor.estimator.cost import estimate_tco
-    from knowledge.catalog import load_catalog
-
     gpu = load_catalog().gpu(args.gpu)
     econ = load_economics()
-    from advisor.estimator.cost import check_tco_inputs
 
     check_tco_inputs(args.count, args.years if args.years is not None else econ.default_years.value, args.utilization,
            args.electricity, args.currency, args.gpu_price, args.cloud_price, args.pue)

@@ -15,14 +15,25 @@ import argparse
 import sys
 from typing import Any
 
-from knowledge.quantities import in_unit, memory_text
+from advisor.estimator.calibration import load_calibration
+from advisor.estimator.engine_memory import budget_for_estimate, vllm_kv_budget
+from advisor.estimator.memory import default_inference_format
+from advisor.estimator.serving import merge_into_contract, simulate_estimate
+from advisor.estimator.serving_sim import Speculation
+from advisor.estimator.throughput import default_engine, estimate_throughput, max_concurrency_for_latency
+from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, Constraints, Workload, speed_workload
+from knowledge.catalog import load_catalog
+from knowledge.errors import InputError
+from knowledge.quantities import Seconds, in_unit, memory_text
+from knowledge.structs import StructError
 from ui.cli import jsonout
+from ui.cli.args import add_field, number
+from ui.cli.commands import offload_cli
+from ui.cli.commands.estimate import model_of_args, validation_to_input_error
+from ui.cli.commands.offload_cli import add_host_arguments, wants_offload
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor.workload import Constraints, Workload
-    from ui.cli.args import add_field, number
-
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
@@ -33,7 +44,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_field(parser, Workload, "weights")
     add_field(parser, Workload, "kv")
     add_field(parser, Workload, "context")
-    from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS
 
     # the dialog's defaults (advisor.workload.speed_workload): one chat turn when neither length is given
     add_field(parser, Workload, "prompt_tokens",
@@ -50,7 +60,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="vLLM: KV cache bytes per GPU, replacing --gpu-memory-utilization")
     parser.add_argument("--offload", choices=["none", "layers"], default="none",
                         help="layers: llama.cpp partial offload to system RAM (-ngl, RAM needed, speed)")
-    from ui.cli.commands.offload_cli import add_host_arguments
 
     add_host_arguments(parser)
     add_field(parser, Constraints, "max_ms_per_token", metavar="MS",
@@ -70,10 +79,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _workload(args: argparse.Namespace) -> Any:
     """The request as a Workload, with the dialog's chat-turn lengths when none are given (speed_workload)."""
-    from advisor.workload import Workload, speed_workload
-    from knowledge.structs import StructError
-    from ui.cli.commands.estimate import validation_to_input_error
-
     tp = args.tp or args.count
     try:
         return speed_workload(Workload(
@@ -85,19 +90,11 @@ def _workload(args: argparse.Namespace) -> Any:
 
 
 def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.throughput import estimate_throughput, max_concurrency_for_latency
-    from knowledge.catalog import load_catalog
-    from knowledge.errors import InputError
-    from ui.cli.commands.estimate import model_of_args
-
     if args.count < 1:
         raise InputError(f"--count must be at least 1, got {args.count}", field="count", accepted="1 … 1024")
     gpu = load_catalog().gpu(args.gpu)
     model = model_of_args(args)
     if args.weights is None:  # the same default as estimate/recommend/ask
-        from advisor.estimator.memory import default_inference_format
-
         args.weights = default_inference_format(model)
     workload = _workload(args)
     if (args.prompt_tokens or 0) + (args.output_tokens or 0) > args.context:
@@ -108,11 +105,9 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
     est = estimate_throughput(model, gpu, args.count, workload, calib)
     if not est.fits:
         short = in_unit(est.memory_shortfall_bytes, "GiB")
-        raise InputError(
-            f"{model.name} ({args.weights}, KV {args.kv}, {args.concurrency} × {args.context} tokens) does not fit on "
-            f"{args.count} × {gpu.name}: short by {short:.2f} GiB per GPU — add GPUs, quantise (--weights), lower "
-            f"--concurrency/--context, or use --kv fp8", field="count",
-            message_zh=f"{model.name} 放不下 {args.count} 张 {gpu.name}：每卡还差 {short:.2f} GiB")
+        raise InputError.from_key("errors.serve_short", field="count", model=model.name, weights=args.weights,
+                                  kv=args.kv, concurrency=args.concurrency, context=args.context, count=args.count,
+                                  gpu=gpu.name, short=short)
     users = None
     if args.max_ms_per_token is not None:
         limit = est.capacity.max_concurrency // est.replicas if est.capacity else None
@@ -124,16 +119,9 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any, int | None]:
 
 def run_offload(args: argparse.Namespace) -> int:
     """`--offload layers`: the llama.cpp layer split for --count GPUs plus system RAM, at batch 1."""
-    from knowledge.catalog import load_catalog
-    from knowledge.errors import InputError
-    from ui.cli.commands import offload_cli
-    from ui.cli.commands.estimate import model_of_args
-
     gpu = load_catalog().gpu(args.gpu)
     model = model_of_args(args)
     if args.weights is None:
-        from advisor.estimator.memory import default_inference_format
-
         args.weights = default_inference_format(model)
     if (args.prompt_tokens or 0) + (args.output_tokens or 0) > args.context:
         raise InputError(f"--prompt-tokens + --output-tokens exceed --context {args.context}", field="context",
@@ -148,8 +136,6 @@ def run_offload(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ui.cli.commands.offload_cli import wants_offload
-
     if wants_offload(args):
         return run_offload(args)
     est, model, gpu, users = compute(args)
@@ -158,8 +144,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = est.to_contract()
         if served is not None:
-            from advisor.estimator.serving import merge_into_contract
-
             out = merge_into_contract(out, served)
         if users is not None:
             out["users_at_latency"] = {"max_ms_per_token": args.max_ms_per_token, "concurrency": users}
@@ -182,12 +166,8 @@ def run(args: argparse.Namespace) -> int:
 def simulated(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
     """The continuous-batching simulation at --concurrency or --request-rate (advisor.estimator.serving), with the
     concurrency limit for --max-ms-per-token / --max-ttft-ms; None where it does not apply."""
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.serving import simulate_estimate
-    from advisor.estimator.serving_sim import Speculation
-
-    target = args.max_ms_per_token / 1e3 if args.max_ms_per_token is not None else None
-    ttft = args.max_ttft_ms / 1e3 if args.max_ttft_ms is not None else None
+    target = Seconds.of(args.max_ms_per_token, "ms").s if args.max_ms_per_token is not None else None
+    ttft = Seconds.of(args.max_ttft_ms, "ms").s if args.max_ttft_ms is not None else None
     spec = Speculation(k=args.spec_tokens, acceptance=args.spec_acceptance) if args.spec_tokens else None
     return simulate_estimate(est, model, gpu, _workload(args), load_calibration(), engine=args.engine,
                              rate=args.request_rate, target_tpot_s=target, target_ttft_s=ttft,
@@ -198,9 +178,10 @@ def served_lines(rep: Any) -> str:
     r = rep.result
     per = f" ({rep.replicas} replicas)" if rep.replicas > 1 else ""
     load = f"{r.concurrency} concurrent requests" if r.concurrency else f"{r.rate:g} requests/s"
+    ttft, p95, tpot, itl = (Seconds(x) for x in (r.ttft_p50_s, r.ttft_p95_s, r.tpot_p50_s, r.itl_p95_s))
     text = (f"  under load    {rep.engine} simulation at {load}{per}: TTFT "
-            f"{r.ttft_p50_s * 1e3:.0f} ms (p95 {r.ttft_p95_s * 1e3:.0f}), {r.per_user_tokens_per_s:.1f} tokens/s per user "
-            f"(TPOT {r.tpot_p50_s * 1e3:.1f} ms, ITL p95 {r.itl_p95_s * 1e3:.1f} ms), "
+            f"{ttft.text('ms', 0)} (p95 {p95.ms:.0f}), {r.per_user_tokens_per_s:.1f} tokens/s per user "
+            f"(TPOT {tpot.text('ms', 1)}, ITL p95 {itl.text('ms', 1)}), "
             f"{rep.output_tokens_per_s:,.0f} output tokens/s in total")
     if rep.max_concurrency_for_target is not None:
         text += f"\n  target        {rep.max_concurrency_for_target:,} concurrent requests within the latency target"
@@ -210,9 +191,6 @@ def served_lines(rep: Any) -> str:
 def engine_budget(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
     """The serving engine's own KV budget for one instance (TP group) at --context tokens per request, or None for
     engines without a start-up reservation (llama.cpp)."""
-    from advisor.estimator.engine_memory import budget_for_estimate, vllm_kv_budget
-    from advisor.estimator.throughput import default_engine
-
     engine = args.engine or default_engine(est.weights)
     if engine == "vllm" and (args.gpu_memory_utilization is not None or args.kv_cache_memory_bytes is not None):
         return vllm_kv_budget(model, gpu, tp=est.tp, weights=est.weights, kv=est.kv, max_model_len=est.context,
@@ -233,12 +211,12 @@ def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: 
                                             (f" (TP {est.tp})" if est.tp > 1 else ""))
     lines = [
         f"{model.name} on {layout}; weights {est.weights}, KV {est.kv}",
-        f"  decode        {est.decode_tokens_per_s:10.1f} tokens/s per sequence ({est.ms_per_token:.2f} ms/token), "
+        f"  decode        {est.decode_tokens_per_s:10.1f} tokens/s per sequence ({est.tpot.ms:.2f} ms/token), "
         f"{est.decode_tokens_per_s_total:,.0f} tokens/s total at concurrency {est.concurrency} — {est.bound}-bound",
         f"  ceiling       {est.ceiling_tokens_per_s:10.1f} tokens/s per sequence (bandwidth / bytes per step)",
         f"  prefill       {est.prefill_tokens_per_s:10,.0f} tokens/s ({est.prompt_tokens} prompt tokens, "
         f"{est.prefill_bound}-bound)",
-        f"  first token   {est.ttft_s * 1e3:10.1f} ms;  whole reply of {est.output_tokens} tokens ≈ {est.e2e_s:.1f} s",
+        f"  first token   {est.ttft.ms:10.1f} ms;  whole reply of {est.output_tokens} tokens ≈ {est.e2e.text('s', 1)}",
     ]
     if est.moe_experts_touched is not None:
         lines.append(f"  MoE           {est.moe_experts_touched:.1f} routed experts read per layer per step")

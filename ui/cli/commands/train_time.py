@@ -23,8 +23,20 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from knowledge.quantities import memory_text
+from advisor import workload as wl
+from advisor.estimator.calibration import load_calibration
+from advisor.estimator.memory import estimate_memory
+from advisor.estimator.plan_text import data_parallel_contract, launch_settings
+from advisor.estimator.planner import Overrides, Plan, plan_training
+from advisor.estimator.training import estimate_train_time
+from advisor.workload import DEFAULT_CONTEXT, Workload, field_bounds
+from knowledge.catalog import load_catalog
+from knowledge.errors import InputError
+from knowledge.quantities import Seconds, memory_text
+from knowledge.structs import StructError
 from ui.cli import jsonout
+from ui.cli.args import add_field, describe, number
+from ui.cli.commands.estimate import model_of_args, validation_to_input_error
 
 if TYPE_CHECKING:
     from advisor.workload import Recompute
@@ -35,32 +47,24 @@ _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
 def parse_tokens(text: str) -> float:
     """'2B' → 2e9, '1.5T' → 1.5e12, '2e9' → 2e9, '100000' → 1e5; errors name the flag."""
-    from knowledge.errors import InputError
-
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*", str(text))
     if not m:
-        from knowledge.messages import pair  # here: a --tokens that reads loads no messages at start-up
+        # start-up: only a --tokens that does not read loads the message catalog
+        from knowledge.messages import pair
 
         message, message_zh = pair("train_time.tokens_unread", text=text)
         raise InputError(message, field="tokens", accepted="a positive number such as 2000000000, 2e9, 2B or 1.5T",
                          message_zh=message_zh)
-    from advisor.workload import Workload, field_bounds
-    from ui.cli.args import describe
 
     value = float(m.group(1)) * _SUFFIX[m.group(2).lower()]
     lo, hi, _, _ = field_bounds(Workload, "train_tokens")  # the range the estimator accepts
     if not math.isfinite(value) or (lo is not None and 0 < value < lo):  # ≤ 0 and > hi: the estimator's own messages
         accepted = describe(lo, hi)
-        raise InputError(f"--tokens: {text} is out of range", field="tokens", accepted=accepted,
-                         message_zh=f"--tokens：{text} 超出范围（可接受：{accepted}）")
+        raise InputError.from_key("errors.tokens_range", field="tokens", accepted=accepted, text=text, range=accepted)
     return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from advisor import workload as wl
-    from advisor.workload import Workload
-    from ui.cli.args import add_field, number
-
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="ID", help="catalog id or alias (see `gpu-advisor models`)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
@@ -94,12 +98,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, context: int,
                   recompute: Recompute) -> None:
-    from advisor.estimator.memory import estimate_memory
-    from advisor.workload import Workload
-    from knowledge.errors import InputError
-    from knowledge.structs import StructError
-    from ui.cli.commands.estimate import validation_to_input_error
-
     per_node = min(args.count, 8)
     nodes = -(-args.count // 8)
     if args.count > 8 and args.count % 8:
@@ -114,20 +112,15 @@ def _memory_check(model: ModelSpec, gpu: GpuSpec, args: argparse.Namespace, cont
     est = estimate_memory(model, w, gpu)
     if not est.fits(gpu):
         short = (-est.headroom_bytes(gpu)).text("GiB", 2)
-        raise InputError(
-            f"{args.task} of {model.name} does not fit on {args.count} × {gpu.name}: needs "
-            f"{est.per_gpu.total.text('GiB', 2)} per GPU, {est.usable_bytes(gpu).text('GiB', 2)} usable — short by "
-            f"{short} (try more GPUs, --task lora/qlora, or check `gpu-advisor estimate`)", field="count",
-            message_zh=f"{model.name} 的 {args.task} 训练放不下 {args.count} 张 {gpu.name}：每卡还差 {short}")
+        raise InputError.from_key("errors.train_short", field="count", task=args.task, model=model.name,
+                                  count=args.count, gpu=gpu.name, needs=est.per_gpu.total.text("GiB", 2),
+                                  usable=est.usable_bytes(gpu).text("GiB", 2), short=short)
 
 
 PLANNED_TASKS = ("pretrain", "full")
 
 
 def overrides(args: argparse.Namespace) -> Any:
-    from advisor.estimator.planner import Overrides
-    from knowledge.errors import InputError
-
     gb = None
     if args.global_batch is not None:
         gb = parse_tokens(args.global_batch)
@@ -145,14 +138,6 @@ def overrides(args: argparse.Namespace) -> Any:
 
 
 def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.planner import plan_training
-    from advisor.estimator.training import estimate_train_time
-    from advisor.workload import DEFAULT_CONTEXT
-    from knowledge.catalog import load_catalog
-    from knowledge.errors import InputError
-    from ui.cli.commands.estimate import model_of_args
-
     tokens = parse_tokens(args.tokens)
     gpu = load_catalog().gpu(args.gpu)
     model = model_of_args(args)
@@ -178,10 +163,6 @@ def compute(args: argparse.Namespace) -> tuple[Any, Any, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.plan_text import data_parallel_contract
-    from advisor.estimator.planner import Plan
-
     est, model, gpu = compute(args)
     planned = isinstance(est, Plan)
     if args.json:
@@ -197,8 +178,6 @@ def run(args: argparse.Namespace) -> int:
 
 def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
     """Human report of a planned run: the layout, the step breakdown, both totals (labelled), launch settings."""
-    from advisor.estimator.plan_text import launch_settings
-
     lay, st, mem = plan.layout, plan.step, plan.memory
     lines = [
         f"{task} of {model.name} on {plan.count} × {gpu.name} ({plan.precision}, sequence {plan.context})",
@@ -211,8 +190,8 @@ def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
         f"({st.bubble_fraction:.1%}) + exposed communication {st.exposed_comm_s:.3f}",
         f"  throughput    {plan.tokens_per_s:,.0f} tokens/s ({plan.tokens_per_s / plan.count:,.0f} per GPU)",
         f"  MFU           {plan.mfu:.1%}" + ("  (user override)" if plan.mfu_override is not None else ""),
-        f"  at step time  {plan.wall_s / 86400:,.2f} days, {plan.gpu_hours:,.0f} GPU-hours",
-        f"  run total     {plan.run_wall_s / 86400:,.2f} days, {plan.run_gpu_hours:,.0f} GPU-hours "
+        f"  at step time  {Seconds(plan.wall_s).text('days', 2, grouped=True)}, {plan.gpu_hours:,.0f} GPU-hours",
+        f"  run total     {Seconds(plan.run_wall_s).text('days', 2, grouped=True)}, {plan.run_gpu_hours:,.0f} GPU-hours "
         f"(goodput {plan.goodput:.0%}: restarts, checkpoints, evaluation — read this one for a budget)",
         "", "launch settings:",
     ]
@@ -223,14 +202,13 @@ def render_plan(plan: Any, model: Any, gpu: Any, task: str) -> str:
 
 
 def render(est: Any, model: Any, gpu: Any) -> str:
-    days = est.wall_s / 86400
     lines = [
         f"{est.task} of {model.name} on {est.count} × {gpu.name} ({est.precision}, {est.recompute} recompute, "
         f"sequence {est.context})",
         f"  tokens        {est.tokens:.4g}",
         f"  throughput    {est.tokens_per_s:,.0f} tokens/s ({est.tokens_per_s_per_gpu:,.0f} per GPU)",
         f"  MFU           {est.mfu:.1%}  ({est.mfu_source})",
-        f"  wall clock    {est.wall_s / 3600:,.1f} h = {days:,.2f} days",
+        f"  wall clock    {est.wall.text('h', 1, grouped=True)} = {est.wall.text('days', 2, grouped=True)}",
         f"  GPU-hours     {est.gpu_hours:,.0f}",
         "", "formulas:",
     ]

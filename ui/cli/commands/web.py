@@ -35,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # start-up: Gradio loads once the arguments are read (`web --help`, a refused option)
     from ui.web.app import serve, settings_from
 
     settings = settings_from(host=args.host, port=args.port, auth=args.auth, queue_size=args.queue_size,
