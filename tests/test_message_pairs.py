@@ -27,8 +27,8 @@ SCANNED = ["advisor", "ui", "rules"]
 
 # Files that may keep pairs: how many, and why (the list only shrinks; a file keeps exactly its count).
 ALLOWED: dict[str, tuple[int, str]] = {
-    # a token count's scale word ("20 亿 tokens" / "2 B tokens") is a number format with its own divisor (1e8 vs
-    # 1e9), recorded with its unit for the grounding check, not a label
+    # a token count's scale per language (TOKEN_SCALES: "2 B tokens" / "20 亿 tokens") is a number format with its
+    # own divisors (10⁹ vs 10⁸), recorded with its unit for the grounding check, not a label
     "advisor/conversation/render/book.py": (1, "number format"),
     # the checkpoint-precision note ("weights in FP8 e4m3, …" / "权重按 … 计算"), whose Chinese is being reworded to
     # name the stored formats in Chinese by a concurrent change; it moves to the catalog once that change is in

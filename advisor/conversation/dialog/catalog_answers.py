@@ -26,6 +26,7 @@ from advisor.estimator.cost import cloud_price, estimate_tco, gpu_unit_price
 from knowledge.errors import AdvisorError
 from knowledge.messages import known as has_message
 from knowledge.messages import t
+from knowledge.messages.catalog_words_zh import LINK_WORDS_ZH
 
 if TYPE_CHECKING:
     from advisor.conversation.dialog.machine import DialogState
@@ -252,21 +253,13 @@ def _compare(gpus: list[GpuSpec], book: Book, lang: str, claim: bool, text: str 
     return lead, head + "\n" + "\n".join(rows)
 
 
-# the catalog's interconnect words in Chinese (a Chinese table leaves no English label); a remark in brackets that
-# stays English after them is dropped (the English view keeps it)
-_LINK_ZH = (("n/a — ", ""), ("NVLink bridge", "NVLink 桥接"), ("2-way", "双卡"), ("for 2 GPUs", "（双卡）"),
-            ("via NVSwitch", "经 NVSwitch"), ("capped at", "限速"), ("capped", "限速版"), ("full mesh", "全互联"),
-            ("per-chip bandwidth not published", "单芯片带宽未公布"), ("links", "条链路"), ("(full)", "（满速）"),
-            ("between paired cards", "（成对连接）"), ("on SXM2; PCIe card has no NVLink", "（SXM2；PCIe 版无 NVLink）"))
-
-
 def _link_words(link: str, lang: str) -> str:
     """A card's interconnect as the catalog words it ("none (no NVLink connector …)"), in Chinese for Chinese."""
     if lang != "zh":
         return link
     if link.startswith("none"):
         return "无"
-    for en, zh in _LINK_ZH:
+    for en, zh in LINK_WORDS_ZH:
         link = link.replace(en, zh)
     return re.sub(r"\s*[(（][^()（）]*[A-Za-z]{3,}[^()（）]*[)）]|;.*$", "", link).strip() or link
 

@@ -23,6 +23,7 @@ from advisor.conversation.reader.text import EN_WORD_NUM, NUM, SIZE, Text, size_
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
+    from knowledge.schemas import GpuSpec
 
 Item = TypeVar("Item")
 
@@ -389,12 +390,18 @@ def _sized_variant(s: str, start: int, end: int, matched: str, gpu_id: str, cata
     if said is None:
         return None
     n = int(said.group(1))
+
+    def holds(g: GpuSpec) -> bool:  # the memory said, in GiB or GB (±1.5 %: "94GB" is not "96GB")
+        total = g.unified_memory.total_bytes if g.unified_memory is not None else g.memory_bytes
+        return any(abs(total / unit - n) <= 0.015 * n for unit in (2**30, 10**9))
+
+    if holds(catalog.gpu(gpu_id)):  # "a 5090 with 32GB": the card's own memory, said again
+        return None
     key = gpu_key(matched)
     for g in catalog.gpus:
         if g.id == gpu_id or not any(gpu_key(a).startswith(key) for a in (g.name, *g.aliases)):
             continue
-        total = g.unified_memory.total_bytes if g.unified_memory is not None else g.memory_bytes
-        if any(abs(total / unit - n) <= 0.03 * n for unit in (2**30, 10**9)):
+        if holds(g):
             return g.id, after.end() if after else end
     return None
 

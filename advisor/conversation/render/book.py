@@ -37,6 +37,14 @@ BOOK_UNITS: dict[str, str] = {"ms": "ms", "s": "s", "min": "minutes", "h": "hour
 """The unit a duration is recorded in (`Book.duration`), by the `Seconds` unit it is shown in."""
 
 
+# a token count's scale per language: (from, divisor, unit). English counts in thousands (M, B, T); Chinese in
+# ten-thousands (万, 亿 = 10⁸, 万亿 = 10¹²), so 2e8 is "2 亿 tokens" and 5e7 "5000 万 tokens"
+TOKEN_SCALES: dict[str, tuple[tuple[float, float, str], ...]] = {
+    "en": ((1e12, 1e12, "T tokens"), (1e9, 1e9, "B tokens"), (1e6, 1e6, "M tokens")),
+    "zh": ((1e12, 1e12, "万亿 tokens"), (1e8, 1e8, "亿 tokens"), (1e6, 1e4, "万 tokens")),
+}
+
+
 class Book:
     """Formats numbers for the answer and records each one as a Number (deduplicated by name, value and unit)."""
 
@@ -90,19 +98,11 @@ class Book:
         return text
 
     def tokens(self, name: str, value: float, source: str, lang: str) -> str:
-        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"; 5e7 -> "50 M tokens" / "5000 万 tokens"; 1.5e13 -> "15 T tokens" /
-        "15 万亿 tokens"."""
-        if value >= 1e12:
-            unit, scale = ("万亿 tokens", 1e12) if lang == "zh" else ("T tokens", 1e12)
-            return self.num(name, value / scale, unit, source, decimals_for(value / scale))
-        if value >= (1e8 if lang == "zh" else 1e9):
-            if lang == "zh":
-                return self.num(name, value / 1e8, "亿 tokens", source, decimals_for(value / 1e8))
-            return self.num(name, value / 1e9, "B tokens", source, decimals_for(value / 1e9))
-        if value >= 1e6:
-            if lang == "zh":  # "5000 万 tokens", as a Chinese reader counts (2e8 is "2 亿" above)
-                return self.num(name, value / 1e4, "万 tokens", source, decimals_for(value / 1e4))
-            return self.num(name, value / 1e6, "M tokens", source, decimals_for(value / 1e6))
+        """Token counts: 8192 -> "8192 tokens"; 2e9 -> "2 B tokens" / "20 亿 tokens"; 5e7 -> "50 M tokens" /
+        "5000 万 tokens"; 1.5e13 -> "15 T tokens" / "15 万亿 tokens" (TOKEN_SCALES)."""
+        for above, divisor, unit in TOKEN_SCALES["zh" if lang == "zh" else "en"]:
+            if value >= above:
+                return self.num(name, value / divisor, unit, source, decimals_for(value / divisor))
         return self.num(name, value, "tokens", source)
 
 
