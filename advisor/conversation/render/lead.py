@@ -103,12 +103,16 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
                 led_cost.text = volume + t("sentence.gap", lang) + led_cost.text if volume else led_cost.text
             return led_cost
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
-    # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count is asked, the speed follows it
-    if ev.asks_speed and intent not in ("compare", "claim", "how_much", "how_many") and len(users) <= 1 \
-            and not ev.asks_users:
+    if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
-            return _speed_lead(o, ev, book, lang)
+            speed = _speed_lead(o, ev, book, lang)
+            if intent != "how_many" or ev.constraints.max_ms_per_token is not None:
+                return speed  # a per-user speed target stated: the speed against it names the count too
+            # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count first, then the speed there
+            counted = _in_servers(fs.count_lead(o, ev, book, lang), o, ev, book, lang)
+            counted.text += t("sentence.gap", lang) + speed.text
+            return counted
     if ev.asks_batch and ev.limits is not None and len(users) == 1:  # "what batch size can I use on it?"
         led_batch = _batch_lead(ev, book, lang)
         if led_batch is not None:
