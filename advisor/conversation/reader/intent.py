@@ -75,7 +75,11 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
                        # "how many Gaudi 3 cards", "how many Ascend 910B", "how many Mac Studios"
                        r"(?:[\w+.-]+\s+){1,4}(?:gpus?|cards?|accelerators?|chips?|npus?|machines?|units?|boxes)\b|"
                        r"(?:intel\s+)?gaudi|(?:huawei\s+)?ascend|mac\s*(?:studio|mini)s?|dgx|(?:amd\s+)?instinct)|"
-                       r"number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几")
+                       r"number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几|"
+                       # "…, how many?", "how many would I need?", "how many of those": the count of the card named
+                       r"(?<![a-z])how many(?:\s+(?:do|would|will|should|must)\s+(?:i|we|you)(?:\s+(?:need|want))?)?\s*(?:[?？]|$)|"
+                       r"(?<![a-z])how many (?:do|would|will|should) (?:i|we|you) need|(?<![a-z])how many of (?:those|these|them)|"
+                       r"(?<![a-z])how many (?:would|will|does|do|might) (?:it|that|this|they) (?:take|need)")
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|(?<![a-z])how many (?:users|people|"
                              r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
@@ -100,7 +104,9 @@ _FEASIBLE = words(zh=r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,
                     r"will (?:it|this|that)|would (?:it|this|that)|is (?:it|this|that|one) (?:enough|possible|feasible)|"
                     r"possible|feasible|able to|run on|handle")
 _WHICH = re.compile(r"什么卡|什么显卡|什么gpu|哪种|哪张|哪块|哪些卡|选什么|买什么|用什么|推荐|选卡|配置什么|怎么配|"
-                    r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration)|what else|recommend|"
+                    r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration|rig|box|build|"
+                    r"machine|workstation)(?![a-z])|(?<![a-z])best (?:rig|box|build|machine|workstation|setup|gpu|card)s?(?![a-z])|"
+                    r"what else|recommend|"
                     r"what (?:do|should) (?:i|we) (?:buy|get|use)|what (?:gpu|hardware)")
 _PICK = words(zh=r"哪个|哪款|哪种|哪一|选哪|报哪", en=r"which")
 _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能干什么|你可以做什么|你能帮我做什么|你能帮我什么|你有什么功能|"
@@ -119,6 +125,7 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间)\s*(?:呢|如何|怎样|咋样)?\s*[?？]?\s*$",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
+                           r"throughput\s*[?？]|tokens?/sec\b|tps\s*[?？]|"
                            r"fast enough|quick enough|"
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
                            r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
@@ -143,7 +150,13 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
                         r"\$/\s*m?tok|每\s*(?:百万|千|万)\s*(?:个)?\s*(?:输出\s*)?token|token\s*(?:的)?\s*(?:成本|费用|价格)|单位\s*token|"
                         r"每\s*(?:个)?\s*(?:输出\s*)?token[^，。？?]{0,10}(?:成本|费用|价格|多少钱|几(?:分|毛)钱)|"
                         r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
-                        r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,30}\bcost|"
+                        r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,50}\bcost|"
+                        r"\btokens?[- ](?:cost|price|pricing)s?\b|\bcost of (?:the |each |a |one )?(?:generated |output )?"
+                        r"tokens?\b|\bprice per (?:output )?tokens?\b|\$\s*/\s*(?:1m|million)|\b(?:cost|price) per (?:1m|million)\b|"
+                        # a volume over time with a cost word: "5 million tokens per day … cost on H200?"
+                        r"\btokens?\s*(?:a|per|/|each)\s*(?:day|month)\b.{0,60}\b(?:cost|price|spend|pay)|"
+                        r"\b(?:cost|price|spend|pay)\w*\b.{0,60}\btokens?\s*(?:a|per|/|each)\s*(?:day|month)\b|"
+                        r"每\s*(?:天|日|月)\s*\d[\d.,]*\s*(?:万|亿)?\s*(?:个)?\s*tokens?.{0,40}?(?:多少钱|成本|费用|花多少|要多少)|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大|"
                                r"显存(?:要求|需求)|最(?:少|低)(?:需要|要)?显存",

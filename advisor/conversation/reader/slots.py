@@ -87,6 +87,7 @@ class Slots(Mutable):
     usage_hours_month: float | None = None  # hours a month the hardware runs ("8 hours a day", "每月 200 小时")
     usage_per_gpu: bool | None = None  # False: "500 GPU-hours a month" is the whole job's, not each card's
     usage_text: str | None = None  # the words the usage was read from
+    tokens_per_day: float | None = None  # a generated-token volume ("1M tokens a day", "30M tokens/month"), per day
     horizon_months: float | None = None  # how long it is used ("用半年", "for 18 months"): a rent-or-buy horizon
     horizon_text: str | None = None
     condition: str | None = None  # "used" when second-hand cards are asked for

@@ -45,7 +45,7 @@ _KV_FORMAT = re.compile(
 _TASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"q[\s\-_]*lora"), "qlora"),
     (re.compile(r"(?<![a-z])lora|(?<![a-z])peft|adapter"), "lora"),
-    (re.compile(r"全参|全量|全参数|full[\s\-_]*(?:parameter[\s\-_]*)?(?:fine[\s\-_]*tun\w*|finetun\w*|ft|sft)|full[\s\-_]*parameter|"
+    (re.compile(r"全参|全量|全参数|full[\s\-_]*(?:parameter[\s\-_]*)?(?:fine[\s\-_]*tun\w*|finetun\w*|ft|sft)|full[\s\-_]*param(?:eter)?s?(?![a-z])|"
                 # "full DPO of Llama-3-8B": a preference method on all the weights
                 r"full[\s\-_]*(?:dpo|kto|ipo|orpo|simpo)(?![a-z])|"
                 r"fully[\s\-_]*(?:fine[\s\-_]*tun\w*|finetun\w*)|all (?:the )?(?:weights|parameters) (?:trained|updated)|"
@@ -122,7 +122,10 @@ _USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?)|second[- ]hand|refur
 _OFFLOAD = re.compile(r"(?<!优化器)(?<!optimizer )(?<!zero-)(?<!zero )(?:内存卸载|卸载到(?:系统)?内存|(?<!不)卸载|(?:放|挪|分)(?:一部分|部分)?(?:层)?"
                       r"(?:到|进|在)(?:系统|cpu\s*)?内存|(?:cpu|partial|layer|ram)\s*offload(?:ing)?|offload(?:ing)?\s+"
                       r"(?:(?:some |the )?layers|to (?:the )?(?:cpu|ram|system (?:memory|ram)))|(?<![a-z])-?ngl(?![a-z])|"
-                      r"n_gpu_layers|gpu[- ]layers)")
+                      r"n_gpu_layers|gpu[- ]layers|"
+                      # "on a 3090 with offload", "using CPU offloading", "w/ offload" (not "offload the optimizer")
+                      r"(?<![a-z])(?:with|using|via|plus|w/)\s+(?:some\s+|partial\s+)?offload(?:ing)?(?!\s+(?:the\s+)?"
+                      r"(?:optimi[sz]er|params|parameters|gradients))|(?:gpu|vram)\s*\+\s*(?:cpu|ram|system ram))")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")

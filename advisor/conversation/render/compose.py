@@ -277,6 +277,7 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
     assumed defaults."""
     first: list[str] = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog, stand_in=False) + [lead.text]
+    users_lead = lead.deciding.startswith(("most concurrent sequences", "largest concurrency meeting"))
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
         first.append(fs.load_line(ev, fs.load_option(ev), book, lang))
     first += unknown_lines(slots, lang, catalog, names=False)
@@ -295,7 +296,7 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     changed = changes_block(changes, state, ev, book, lang, catalog)
     if changed:
         first.append(changed)
-    first.append(fs.assumed_line(ev, book, lang, people=state.slots.headcount))
+    first.append(fs.assumed_line(ev, book, lang, people=state.slots.headcount, users_answered=users_lead))
     return first
 
 

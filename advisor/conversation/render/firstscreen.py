@@ -576,6 +576,10 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str, key: str = "screen.whic
                 budget=book.money("budget", c.budget, c.currency, SRC_USER),
                 machine=money_of(book, f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)", total,
                                  "advisor.estimator.cost.estimate_tco") if total else "—")
+    elif c.budget is not None and top.tco is not None and top.tco.purchase.total.currency == c.currency and \
+            0 < top.tco.purchase.total.amount <= c.budget:
+        # "we have $50k": the purchase said against the budget the user stated, in the first sentence
+        buy += t("screen.which.within", lang, budget=book.money("budget", c.budget, c.currency, SRC_USER))
     # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
     tail = "" if speed == "—" else t("clause.sep", lang) + speed
@@ -667,7 +671,9 @@ def compact_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
     head = t("screen.table.head", lang, speed=speed) + "\n|---|---|---|---|"
     rows = []
     for o in opts[:3]:
-        mark = "✓" if o.fits else "✗"
+        # ⛔: it fits in memory but a market or engineering rule rules it out (the lead says which); never a bare ✓
+        ruled_out = any(f.severity == "block" and f.rule_id != "sizing-does-not-fit" for f in o.findings)
+        mark = "✗" if not o.fits else "⛔" if ruled_out else "✓"
         name = opt_name(o, book)
         if "offload" in o.labels:  # the same card again, with llama.cpp layer offload to system RAM
             name += t("screen.table.offload", lang, fmt=format_label(o.layout.weights, lang))
@@ -703,12 +709,16 @@ def stated_targets(ev: Any, book: Book) -> list[str]:
 SRC_CHAT = "advisor.workload.CHAT_PROMPT_TOKENS / CHAT_OUTPUT_TOKENS (ShareGPT means, sglang-vllm-060-bench)"
 
 
-def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None) -> str:
+def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, users_answered: bool = False) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
-    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.machine.PEAK_SHARE)."""
+    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.machine.PEAK_SHARE);
+    `users_answered`: the lead answers "how many users?", so the default concurrency is no assumption of it."""
     w = ev.workload
     bits = [task_label(w.task, lang)]
-    if w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
+    stated_users = "concurrency" in (getattr(ev, "stated", None) or ())
+    if users_answered and not stated_users:
+        pass  # the user count is the answer, not an assumption ("1 user" under "serves at most 5 users" misleads)
+    elif w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
         bits.append(t("screen.assumed.people", lang,
                       people=book.count("people using the service", people, "people", SRC_USER),
                       n=book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency")),

@@ -24,14 +24,14 @@ from advisor.conversation.render.options_table import (
     opt_speed,
 )
 from advisor.conversation.render.scale_out import servers_sentence
-from advisor.conversation.render.token_cost import token_cost_lead
+from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
-from knowledge.quantities import SECOND, Seconds
+from knowledge.quantities import SECOND, Bytes, Seconds
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -54,6 +54,11 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         led.text = t("lead.coding_default", lang, model=ev.model.name) + led.text
     if ev.count_card and ev.count_card in led.text:
         led.text += t("sentence.gap", lang) + t("lead.count_card", lang, gpu=ev.count_card)
+    users = ev.user_options
+    if state.slots.offload and ev.offload is None and len(users) == 1 and users[0].fits and \
+            users[0].layout.offload == "none" and not ev.workload.is_training:
+        # "… on a 3090 with CPU offloading?" when the card holds it whole: no offload, said after the answer
+        led.text += t("sentence.gap", lang) + t("lead.no_offload_needed", lang, name=opt_name(users[0], book))
     return led
 
 
@@ -62,13 +67,14 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     users = ev.user_options
     cap = state.slots.capacity
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
-        return variants_lead(ev, book, lang)
+        typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value)) if cap else ""
+        return variants_lead(ev, book, lang, Bytes.of(cap.value, "GiB") if cap is not None else None, typed)
     led_act = engines_lead(ev, book, lang)  # "vLLM or llama.cpp, which is faster here?": each engine's speed
     if led_act is None and ev.asks_why_count:  # "why does 70B need two GPUs?": the reason first
         led_act = why_count_lead(users[0] if len(users) == 1 else top or (users[0] if users else None), ev, book, lang)
     if led_act is not None:
         return led_act
-    if (intent in ("feasibility", "claim") or state.slots.device is not None) and cap is not None and not users:
+    if (intent in ("feasibility", "claim", "what_if") or state.slots.device is not None) and cap is not None and not users:
         device = state.slots.device.name if state.slots.device is not None else ""
         return fs.memory_lead(ev, cap, top, book, lang, device)  # a laptop GPU or a Mac: its memory, whatever asked
     if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
@@ -91,13 +97,25 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             return first
     if ev.asks_token_cost and len(users) <= 1 and (users or top):  # "what does a million tokens cost on an L4?"
         led_cost = token_cost_lead(users[0] if users else top, ev, book, lang)  # type: ignore[arg-type]
-        if led_cost is not None:
+        on = users[0] if users else top
+        if led_cost is None and users and not users[0].fits:  # one card too small: the fewest of it that hold it
+            led_cost, on = _token_cost_on_more(users[0], ev, book, lang)
+        if led_cost is not None and on is not None:
+            if state.slots.tokens_per_day:  # "1M tokens a day": what that volume costs, the cards idle the rest
+                volume = volume_sentence(on, ev, book, lang, state.slots.tokens_per_day)
+                led_cost.text = volume + t("sentence.gap", lang) + led_cost.text if volume else led_cost.text
             return led_cost
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
-            return _speed_lead(o, ev, book, lang)
+            speed = _speed_lead(o, ev, book, lang)
+            if intent != "how_many" or ev.constraints.max_ms_per_token is not None:
+                return speed  # a per-user speed target stated: the speed against it names the count too
+            # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count first, then the speed there
+            counted = _in_servers(fs.count_lead(o, ev, book, lang), o, ev, book, lang)
+            counted.text += t("sentence.gap", lang) + speed.text
+            return counted
     if ev.asks_batch and ev.limits is not None and len(users) == 1:  # "what batch size can I use on it?"
         led_batch = _batch_lead(ev, book, lang)
         if led_batch is not None:
@@ -160,6 +178,21 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return fs.which_lead(chosen, ev, book, lang)
+
+
+def _token_cost_on_more(named: Option, ev: Analysis, book: Book, lang: str) -> tuple[fs.Lead | None, Option | None]:
+    """"Cost per million tokens of a 32B on an L4?" when one L4 cannot hold it: that first (need against usable),
+    then the cost per token on the fewest cards of the same kind that fit (the recommender's own option)."""
+    rec = ev.recommendation
+    more = min((o for o in (rec.options if rec is not None else []) if o.gpu == named.gpu and o.fits),
+               key=lambda o: o.count, default=None)
+    led = token_cost_lead(more, ev, book, lang) if more is not None else None
+    if more is None or led is None:
+        return None, None
+    need, usable = need_and_usable(named, book)
+    led.text = t("token_cost.more_cards", lang, name=opt_name(named, book), model=ev.model.name, need=need,
+                 usable=usable, more=opt_name(more, book)) + led.text
+    return led, more
 
 
 def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
