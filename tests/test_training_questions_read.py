@@ -142,3 +142,17 @@ def test_card_given_by_its_memory_is_not_replaced() -> None:
         "max batch size for LoRA on Llama 3.1 8B on a 24GB card").answer
     assert "No card was named" not in answer
     assert answer.startswith("**No**")  # 8B at BF16 LoRA: weights alone ~15 GiB, plus activations, over 24 GB
+
+
+@pytest.mark.parametrize(("lang", "text", "opening"), [
+    ("en", "what's the biggest model I can LoRA fine-tune on a 4090?",
+     "**The largest models that fit LoRA fine-tuning on 1× GeForce RTX 4090**"),
+    ("zh", "24G 显存最大能 QLoRA 微调多大的模型", "上能做 QLoRA 微调的最大模型"),
+])
+def test_largest_model_to_train_is_sized_for_training(lang: str, text: str, opening: str) -> None:
+    lead = first(Conversation(lang=lang, driver="deterministic"), text)
+    assert opening in lead
+    assert "1 user" not in lead and "路" not in lead  # not the serving answer
+    # every model listed holds its training step: 10 % of a 24 GiB card free, so at most 21.6 GiB per GPU
+    after_usable = re.findall(r"([\d.]+) GiB", lead.split("**", 2)[2])[1:]
+    assert len(after_usable) == 3 and all(float(g) <= 24 * 0.9 for g in after_usable)

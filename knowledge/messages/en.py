@@ -601,6 +601,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "model_fit.params_active": "{total}, {active} active",
     "model_fit.which_models": "models",
     "model_fit.which_coding": "coding models",
+    "model_fit.head_train": "**The largest models that fit {task} on {on}** ({usable} usable; micro-batch 1 × {ctx}): {items}.",
+    "model_fit.note_train": "_Each model sized for {task} at micro-batch 1 with gradient checkpointing (weights, trainable and optimizer states, activations, runtime), ZeRO-3 across several cards and no CPU offload, with 10 % of the card left free; name a model and your data to size its time._",
     "model_fit.head": "**The largest {which} that fit {on}** ({usable} usable; 1 user, {ctx} context): {items}.",
     "model_fit.join": "; ",
     "model_fit.no_coding": "None of the catalog's coding models fits; these are general models.",

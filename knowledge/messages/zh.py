@@ -598,6 +598,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "model_fit.params_active": "{total}，激活 {active}",
     "model_fit.which_models": "模型",
     "model_fit.which_coding": "编程模型",
+    "model_fit.head_train": "**{on} 上能做 {task}的最大模型**（可用 {usable}；每批 1 条 × {ctx}）：{items}。",
+    "model_fit.note_train": "_每个模型按 {task}估算：每批 1 条、开梯度检查点（权重、可训练参数与优化器状态、激活、运行时），多卡时用 ZeRO-3、不卸载到 CPU，并给每张卡留 10 % 余量；告诉我模型和数据量即可估算训练时间。_",
     "model_fit.head": "**{on} 能跑的最大{which}**（可用 {usable}，1 路、{ctx} 上下文）：{items}。",
     "model_fit.join": "；",
     "model_fit.no_coding": "目录里的编程模型都放不下，以上是通用模型。",
