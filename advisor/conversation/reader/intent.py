@@ -69,7 +69,9 @@ _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几�
                        # compute time asked in GPU-time units: "how many A100 days", "how many GPU-hours", "多少卡时"
                        r"how many (?:[\w+.]+[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
                        r"多少\s*(?:个)?\s*(?:卡时|卡天|机时|gpu\s*(?:时|小时|天)|[a-z]*\d+\s*(?:卡时|卡天|小时|天))|"
-                       r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock")
+                       r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock|"
+                       # "… with 32 A100s — days?", "8 H100s, time?": the unit or "time" asked alone at the end
+                       r"(?:^|[,;:—-]\s*)(?:days|hours|weeks|time|duration|eta)\s*\?+\s*$")
 _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几卡|多少卡|多少个\s*gpu|几个\s*gpu|how many (?:gpus?|cards?|"
                        r"h\d+s?|a\d+s?|l\d+s?|rtx|\d{4}s?|[a-z]{1,3}\d{2,4}[a-z]?s?|servers?|nodes?|of them|"
                        # "how many Gaudi 3 cards", "how many Ascend 910B", "how many Mac Studios"
