@@ -69,7 +69,9 @@ _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几�
                        # compute time asked in GPU-time units: "how many A100 days", "how many GPU-hours", "多少卡时"
                        r"how many (?:[\w+.]+[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
                        r"多少\s*(?:个)?\s*(?:卡时|卡天|机时|gpu\s*(?:时|小时|天)|[a-z]*\d+\s*(?:卡时|卡天|小时|天))|"
-                       r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock|"
+                       r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|"
+                       r"estimat\w* (?:the |my )?(?:training |fine[\s-]*tuning )?(?:time|duration)|"
+                       r"how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock|"
                        # "… with 32 A100s — days?", "8 H100s, time?": the unit or "time" asked alone at the end
                        r"(?:^|[,;:—-]\s*)(?:days|hours|weeks|time|duration|eta)\s*\?+\s*$")
 _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几卡|多少卡|多少个\s*gpu|几个\s*gpu|how many (?:gpus?|cards?|"
@@ -342,7 +344,8 @@ def engines_compared(text: str) -> tuple[str, ...]:
 # preference tuning that keeps a frozen reference model beside the policy (TRL DPOTrainer, KTOTrainer)
 _REFERENCE_METHOD = re.compile(r"(?<![a-z])(dpo|kto|ipo)(?![a-z])")
 # online reinforcement learning: each step also generates rollouts with the policy (TRL GRPOTrainer, PPOTrainer)
-_RL_METHOD = re.compile(r"(?<![a-z])(grpo|ppo|rloo|dapo|rlhf)(?![a-z])|(强化学习|reinforcement[\s-]*learning)")
+_RL_METHOD = re.compile(r"(?<![a-z])(grpo|ppo|rloo|dapo)(?![a-z])")  # the algorithm, before the family word
+_RL_FAMILY = re.compile(r"(?<![a-z])(rlhf)(?![a-z])|(强化学习|reinforcement[\s-]*learning)")
 RL_METHODS = ("GRPO", "PPO", "RLOO", "DAPO", "RLHF", "RL")
 
 
@@ -350,7 +353,7 @@ def reference_method(text: str) -> str:
     """"DPO training Llama 3.1 8B …": the preference method named whose loss needs a frozen reference model
     ("DPO", "KTO", "IPO"), or an online RL method whose rollouts the sizing leaves out (`RL_METHODS`), else ""."""
     s = (text or "").lower()
-    rl = _RL_METHOD.search(s)
+    rl = _RL_METHOD.search(s) or _RL_FAMILY.search(s)  # "RLHF with PPO": PPO
     if rl:  # online RL is named first: its rollouts are what the sizing leaves out ("GRPO", "强化学习" -> "RL")
         return rl.group(1).upper() if rl.group(1) else "RL"
     m = _REFERENCE_METHOD.search(s)
