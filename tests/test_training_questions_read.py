@@ -156,3 +156,24 @@ def test_largest_model_to_train_is_sized_for_training(lang: str, text: str, open
     # every model listed holds its training step: 10 % of a 24 GiB card free, so at most 21.6 GiB per GPU
     after_usable = re.findall(r"([\d.]+) GiB", lead.split("**", 2)[2])[1:]
     assert len(after_usable) == 3 and all(float(g) <= 24 * 0.9 for g in after_usable)
+
+
+@pytest.mark.parametrize(("text", "pattern"), [
+    # 25,000 × 2,000 × 4 = 200,000,000 tokens
+    ("Time estimate for LoRA on Llama 3.1 8B: 25k conversations averaging 2k tokens, 4 epochs, one RTX 4090",
+     r"^About [\d.]+ \w+ on 1× GeForce RTX 4090 for 200 M tokens"),
+    # 40,000 × 1,500 × 3 = 180,000,000 tokens
+    ("Estimate training time: Qwen2.5-7B, LoRA, 40k samples x 1.5k tokens, 3 epochs, single A100 80GB",
+     r"^About [\d.]+ \w+ on 1× NVIDIA A100 80GB \w+ for 180 M tokens"),
+    ("continued pretraining of Qwen2.5-14B on 50 billion tokens with 32 A100s — days?",
+     r"^About [\d.]+ days on 32× NVIDIA A100 80GB \w+ for 50 B tokens"),
+    ("VRAM needed for full fine-tuning Llama 3.2 1B?", r"^Llama-3.2-1B at BF16 needs about [\d.]+ GiB of GPU memory"),
+    ("RLHF with PPO for Llama 3.1 8B on 8 A100s: how long?", r"^\*\*PPO \(online reinforcement learning\)"),
+])
+def test_more_paraphrases_lead_with_the_act(text: str, pattern: str) -> None:
+    assert re.search(pattern, first(Conversation(lang="en", driver="deterministic"), text))
+
+
+def test_this_time_is_not_a_time_question() -> None:
+    lead = first(Conversation(lang="en", driver="deterministic"), "Can I LoRA fine-tune Qwen2.5-7B on a 4090 this time?")
+    assert lead.startswith("**")  # a verdict on the card, not "About … days"

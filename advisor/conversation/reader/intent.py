@@ -70,7 +70,7 @@ _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几�
                        r"how many (?:[\w+.]+[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
                        r"多少\s*(?:个)?\s*(?:卡时|卡天|机时|gpu\s*(?:时|小时|天)|[a-z]*\d+\s*(?:卡时|卡天|小时|天))|"
                        r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|"
-                       r"estimat\w* (?:the |my )?(?:training |fine[\s-]*tuning )?(?:time|duration)|"
+                       r"estimat\w* (?:the |my )?(?:training |fine[\s-]*tuning )?(?:time|duration)|time estimate|"
                        r"how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock|"
                        # "… with 32 A100s — days?", "8 H100s, time?": the unit or "time" asked alone at the end
                        r"(?:^|[,;:—-]\s*)(?:days|hours|weeks|time|duration|eta)\s*\?+\s*$")
@@ -165,7 +165,7 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
 _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大|"
                                r"显存(?:要求|需求)|最(?:少|低)(?:需要|要)?显存",
                          en=r"how much (?:memory|vram|gpu memory)|(?:min(?:imum)?|least) (?:amount of )?(?:gpu )?(?:memory|vram)|"
-                            r"(?:memory|vram) (?:do (?:i|we) need|is needed|requirements?)|how many gb (?:of )?(?:vram|gpu memory)")
+                            r"(?:memory|vram) (?:do (?:i|we) need|is needed|needed|required|requirements?)|how many gb (?:of )?(?:vram|gpu memory)")
 
 
 def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
