@@ -303,14 +303,12 @@ _WHY_COUNT = re.compile(r"(?<![a-z])(?:why (?:does|do|would|will|is|are|must|sho
 # "the cheapest hardware to run R1", "最便宜的方案": the lowest purchase that fits, before the recommendation
 _CHEAPEST = re.compile(r"(?<![a-z])(?:cheapest|least expensive|lowest[\s-]cost|most affordable|as cheap as possible|"
                        r"cheapest possible|on a shoestring|lowest price)(?![a-z])|最便宜|最省钱|成本最低|花钱最少|最低成本|最划算的配置")
-# "how many GPU hours to train …", "需要多少卡时": a training time answered in GPU-hours first
-_GPU_HOURS = re.compile(r"gpu[\s-]*hours?|gpu[\s-]*hrs?|gpu[\s-]*days?|卡时|gpu\s*时|gpu\s*小时|机时|卡\s*·?\s*小时")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest", "gpu_hours"]
+                   "cheapest"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
-    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "gpu_hours": _GPU_HOURS,
+    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST,
 }
 
 

@@ -459,9 +459,7 @@ def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) ->
     return t(key, lang, most=most, cond=cond, why=why) + replicas_for_load(o, load["concurrency"], limit, book, lang)
 
 
-def time_lead(top: Any, ev: Any, book: Book, lang: str, *, gpu_hours_first: bool = False) -> Lead | None:
-    """"How long …": the wall-clock time on the configuration with its GPU-hours; "how many GPU hours …" puts the
-    GPU-hours (wall-clock × GPUs) first."""
+def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     tr = top.training
     if not tr or not tr.wall:
         return None
@@ -476,8 +474,7 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str, *, gpu_hours_first: bool
         what += t("screen.time.default_task", lang, task=task_label(ev.workload.task, lang))
     if lang == "zh" and what[-1:].isascii():
         what += " "  # "训练 10 亿 tokens 约需", not "tokens约需"
-    key = "screen.time.gpu_hours_first" if gpu_hours_first else "screen.time"
-    return Lead(t(key, lang, name=name, what=what, days=days, hours=hours),
+    return Lead(t("screen.time", lang, name=name, what=what, days=days, hours=hours),
                 None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
-from advisor.conversation.reader.intent import asks
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
@@ -154,7 +153,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         text = over or _nothing_fits(ev, book, lang)
         return fs.Lead(text, "no" if intent == "feasibility" else None)
     if intent == "how_long":
-        led = fs.time_lead(chosen, ev, book, lang, gpu_hours_first=asks("gpu_hours", state.act_text))
+        led = fs.time_lead(chosen, ev, book, lang)
         if led is not None:
             others = [u for u in users if u is not chosen and u.fits and u.training and u.training.wall]
             if others:  # "How long on our 8×A100? Would 8×H100 be worth it?": the other named one's time too
