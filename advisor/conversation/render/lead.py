@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.render import load_lead, purchase_lead
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, link_text
@@ -128,7 +129,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led_ctx is not None:
             return led_ctx
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
-        led = fs.users_lead(users[0] if users else top, ev, book, lang)
+        led = load_lead.users_lead(users[0] if users else top, ev, book, lang)
         if led is not None:
             return led
     if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
@@ -160,11 +161,11 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
                 led.text += t("sentence.gap", lang) + fs.time_against(others[0], chosen, book, lang)
             return led
     if ev.asks_cheapest and intent in ("which", "how_much", "other"):
-        led = fs.cheapest_lead(chosen, ev, book, lang)  # "the cheapest hardware for R1": the lowest purchase first
+        led = purchase_lead.cheapest_lead(chosen, ev, book, lang)  # "the cheapest hardware for R1": the lowest purchase first
         if led is not None:
             return led
     if intent == "how_much":
-        led = fs.price_lead(chosen, ev, book, lang)
+        led = purchase_lead.price_lead(chosen, ev, book, lang)
         if led is not None:
             return led
     if intent == "explain":
@@ -176,7 +177,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led.text = t("lead.yes", lang, text=led.text) if chosen.fits else led.text
         led.verdict = "yes" if chosen.fits else "no"
         return led
-    return fs.which_lead(chosen, ev, book, lang)
+    return purchase_lead.which_lead(chosen, ev, book, lang)
 
 
 def _token_cost_on_more(named: Option, ev: Analysis, book: Book, lang: str) -> tuple[fs.Lead | None, Option | None]:
