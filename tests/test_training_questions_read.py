@@ -168,3 +168,20 @@ def test_more_paraphrases_lead_with_the_act(text: str, pattern: str) -> None:
 def test_this_time_is_not_a_time_question() -> None:
     lead = first(Conversation(lang="en", driver="deterministic"), "Can I LoRA fine-tune Qwen2.5-7B on a 4090 this time?")
     assert lead.startswith("**")  # a verdict on the card, not "About … days"
+
+
+@pytest.mark.parametrize(("lang", "text", "said"), [
+    # 10,000 samples × 4,096 tokens (the default sequence) × 1 epoch = 40,960,000 = 4096 万
+    ("zh", "一万条数据微调 Qwen2.5-7B 要多久", "至多 4096 万 tokens"),
+    # 20,000 × 4,096 × 3 = 245,760,000
+    ("en", "fine-tune Llama 3.1 8B on 20k samples for 3 epochs with LoRA on one H100, how long?", "at most 245.76 M tokens"),
+])
+def test_samples_without_a_length_are_an_upper_bound(lang: str, text: str, said: str) -> None:
+    answer = Conversation(lang=lang, driver="deterministic").respond(text).answer
+    assert said in answer.split("\n\n")[0]
+    assert ("no length given" in answer) or ("没有给出长度" in answer)
+
+
+def test_a_count_per_day_is_a_rate_not_a_dataset(catalog) -> None:  # type: ignore[no-untyped-def]
+    s = extract("客服机器人每天 5 万条对话，Qwen2.5-7B", catalog)
+    assert s.samples is None and s.qps is not None

@@ -145,6 +145,10 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.epochs = new.epochs
     elif new.train_tokens is not None:  # a new total ("and 1B tokens?") is one pass unless its epochs are said
         merged.epochs = None
+    if new.samples is not None:  # samples without their length: sized in `workload_from` at the sequence length
+        put("samples", new.samples)
+    if new.train_tokens is not None:
+        merged.samples = None
     if new.budget is not None:  # a new amount says again what it pays for (the cards alone, or the machine)
         merged.budget_gpus = new.budget_gpus
     if new.weights is not None and merged.task == "qlora" and new.weights not in ("nf4", "int4", "gptq-int4", "awq-int4"):
@@ -313,6 +317,11 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["output_tokens"] = min(s.output_tokens, context)
     if s.train_tokens and task != "inference":
         kwargs["train_tokens"] = s.train_tokens
+    elif s.samples and task != "inference":  # "一万条数据": each sample as long as the sequence trained (an upper bound)
+        kwargs["train_tokens"] = s.samples * context * (s.epochs or 1)
+        notes.append(Assumption(*pair("assumption.samples"), {"samples": (s.samples, "", "user input"),
+                                                              "ctx": (context, "tokens", "sequence length"),
+                                                              "epochs": (s.epochs or 1, "", "user input")}))
     if s.engine:
         kwargs["engine"] = s.engine
     elif (s.offload or gguf) and task == "inference":

@@ -38,6 +38,13 @@ _EN = [
 _ZH = [
     re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*{_ITEMS_ZH}{_GAP}{_LEN}"),
 ]
+_TRAINING = re.compile(r"微调|精调|训练|fine[\s-]*tun|finetun|(?<![a-z])(?:train\w*|sft|q?lora|epochs?|dpo)(?![a-z])")
+_PER_TIME = re.compile(r"\s*(?:(?:per|a|each|every|/)\s*(?:day|hour|minute|second|month|week)|每(?:天|日|小时|分钟|秒|月|周))")
+# a count of samples alone: "一万条数据", "5 万条样本", "20k samples", "on 100,000 instruction pairs"
+_COUNT_ONLY = [
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*(?:条\s*(?:训练)?\s*{_DATA_ZH}|{_ITEMS_ZH}|条(?=\s*[，,、。]))"),
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s+(?:[a-z&-]+\s+){{0,2}}?(?:training\s+)?{_ITEMS_EN}(?![a-z])"),
+]
 _EPOCHS = [
     re.compile(rf"(?P<n>{NUM}|{EN_WORD_NUM})\s*(?:full\s+)?(?:epochs?|passes over the data)(?![a-z])"),
     re.compile(rf"(?:训练|跑|迭代|过)\s*(?P<n>{NUM})\s*(?:个)?\s*(?:轮|遍|epochs?|个\s*epochs?)"),
@@ -72,6 +79,15 @@ def read_dataset(t: Text, slots: Slots) -> None:
                 slots.context = seq
             t.consume(m.start("count"), m.end("len"))
             return
+    for rx in _COUNT_ONLY if _TRAINING.search(t.s) else ():  # "一万条数据微调": the count, its length left to the dialog
+        for m in t.finditer(rx):
+            if _PER_TIME.match(t.s, m.end()):
+                continue  # "20k chats per day" is a request rate
+            count = scaled(m.group("count"), m.group("cunit"))
+            if count and count >= MIN_SAMPLES and check("train_tokens", count) is None:
+                slots.samples = count
+                t.consume(m.start(), m.end())
+                return
 
 
 def _read_epochs(t: Text) -> int | None:

@@ -338,7 +338,9 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                      suffix=t("screen.gpu_hours_unit", lang))
     given = bool(ev.workload.train_tokens)
     tokens = train_tokens_text(ev, book, lang)
-    what = t("screen.time.tokens" if given else "screen.time.default_tokens", lang, tokens=tokens)
+    bound = given and "train_tokens" not in (getattr(ev, "stated", None) or ())  # from a sample count alone
+    what = t("screen.time.tokens_bound" if bound else "screen.time.tokens" if given else "screen.time.default_tokens",
+             lang, tokens=tokens)
     if "task" not in (getattr(ev, "stated", None) or ()):  # the method was not said: the default one, named
         what += t("screen.time.default_task", lang, task=task_label(ev.workload.task, lang))
     if lang == "zh" and what[-1:].isascii():
@@ -530,8 +532,10 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
                       output=book.tokens("output tokens of a chat turn", chat.output_tokens or 0, SRC_CHAT, lang)))
     if w.is_training:  # the data a training time is computed for; the default said as such
         tokens = train_tokens_text(ev, book, lang)
-        bits.append(t("screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default",
-                      lang, tokens=tokens))
+        key = "screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default"
+        if w.train_tokens and "train_tokens" not in (getattr(ev, "stated", None) or ()):
+            key = "screen.assumed.train_tokens_bound"  # a sample count without its length: an upper bound
+        bits.append(t(key, lang, tokens=tokens))
     bits.append(format_label(need_format(ev), lang))
     targets = stated_targets(ev, book)
     if targets:
