@@ -50,7 +50,7 @@ _EPOCHS = [
     re.compile(rf"(?:训练|跑|迭代|过)\s*(?P<n>{NUM})\s*(?:个)?\s*(?:轮|遍|epochs?|个\s*epochs?)"),
     re.compile(rf"(?P<n>{NUM})\s*个\s*epochs?"),
     # "5 万条，每条 1k token，3 轮": rounds beside a dataset, not "3 轮对话" (turns of a conversation)
-    re.compile(rf"(?<![\d.])(?P<n>{NUM})\s*(?:轮|遍)(?!\s*(?:对话|会话|问答|交互|聊天))"),
+    re.compile(rf"(?<![\d.第])(?P<n>{NUM})\s*(?:轮|遍)(?!\s*(?:对话|会话|问答|交互|聊天))"),
 ]
 MIN_SAMPLES = 100  # fewer is one conversation's length ("a conversation of 8k tokens"), not a dataset
 MAX_EPOCHS = 100  # more is a misreading (a step count, a year), not a fine-tuning schedule
