@@ -185,3 +185,18 @@ def test_samples_without_a_length_are_an_upper_bound(lang: str, text: str, said:
 def test_a_count_per_day_is_a_rate_not_a_dataset(catalog) -> None:  # type: ignore[no-untyped-def]
     s = extract("客服机器人每天 5 万条对话，Qwen2.5-7B", catalog)
     assert s.samples is None and s.qps is not None
+
+
+@pytest.mark.parametrize(("lang", "turns", "tokens"), [
+    # 10,000 samples × 800 tokens × 3 epochs = 24,000,000
+    ("zh", ["一万条数据微调 Qwen2.5-7B，一张 H100 要多久", "训练 3 轮呢", "每条大约 800 token"], 10_000 * 800 * 3),
+    # 20,000 × 800 × 1 = 16,000,000
+    ("en", ["fine-tune Llama 3.1 8B on 20k samples with LoRA on one H100, how long?", "each sample is about 800 tokens"],
+     20_000 * 800),
+])
+def test_sample_length_said_after_the_count(lang: str, turns: list[str], tokens: int) -> None:
+    conv = Conversation(lang=lang, driver="deterministic")
+    for text in turns:
+        conv.respond(text)
+    assert conv.state.slots.train_tokens == pytest.approx(tokens)
+    assert conv.state.slots.context == 800

@@ -147,6 +147,9 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.epochs = None
     if new.samples is not None:  # samples without their length: sized in `workload_from` at the sequence length
         put("samples", new.samples)
+    if new.sample_tokens is not None and new.train_tokens is None and merged.samples:  # "每条大约 800 token"
+        put("train_tokens", merged.samples * new.sample_tokens * (merged.epochs or 1))
+        merged.samples = None
     if new.train_tokens is not None:
         merged.samples = None
     if new.budget is not None:  # a new amount says again what it pays for (the cards alone, or the machine)

@@ -38,6 +38,12 @@ _EN = [
 _ZH = [
     re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*{_ITEMS_ZH}{_GAP}{_LEN}"),
 ]
+# a sample's length alone: "每条大约 800 token", "每条样本平均 1.5k tokens", "each sample is ~800 tokens"
+_LEN_ONLY = [
+    re.compile(rf"每\s*(?:条|个|份)\s*(?:训练)?\s*{_DATA_ZH}?\s*(?:大约|大概|约|平均|平均约|左右|是|有)*\s*~?\s*{_LEN}"),
+    re.compile(rf"(?<![a-z])(?:each|per|every|the average|average|avg\.?)\s+{_ITEMS_EN}(?:\s+(?:is|has|of|averag\w*|about|around|roughly|~))*\s*~?\s*{_LEN}"),
+    re.compile(rf"{_LEN}\s*(?:each|per\s+{_ITEMS_EN})(?![a-z])"),
+]
 _TRAINING = re.compile(r"微调|精调|训练|fine[\s-]*tun|finetun|(?<![a-z])(?:train\w*|sft|q?lora|epochs?|dpo)(?![a-z])")
 _PER_TIME = re.compile(r"\s*(?:(?:per|a|each|every|/)\s*(?:day|hour|minute|second|month|week)|每(?:天|日|小时|分钟|秒|月|周))")
 # a count of samples alone: "一万条数据", "5 万条样本", "20k samples", "on 100,000 instruction pairs"
@@ -79,6 +85,17 @@ def read_dataset(t: Text, slots: Slots) -> None:
                 slots.context = seq
             t.consume(m.start("count"), m.end("len"))
             return
+    for rx in _LEN_ONLY:  # "每条大约 800 token", "each sample is about 800 tokens": the length alone (a follow-up)
+        hit = rx.search(t.s)
+        if hit:
+            m = hit
+            length = scaled(m.group("len"), m.group("lunit"))
+            if length and length >= 1 and check("context", length) is None:
+                slots.sample_tokens = length
+                seq = round((to_number(m.group("len")) or 0) * (1024 if m.group("lunit") else 1))
+                slots.context = seq if check("context", seq) is None else slots.context
+                t.consume(m.start(), m.end())
+                return
     for rx in _COUNT_ONLY if _TRAINING.search(t.s) else ():  # "一万条数据微调": the count, its length left to the dialog
         for m in t.finditer(rx):
             if _PER_TIME.match(t.s, m.end()):
