@@ -704,7 +704,6 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "token_cost.no_purchase": "The catalog has no dated purchase price for the {gpu}, so owning it cannot be costed{why}",
     "token_cost.no_cloud": "The catalog has no cloud price per GPU-hour for the {gpu}, so renting it cannot be costed.",
     "token_cost.more_cards": "{model} does not fit on {name} ({need} needed per GPU, {usable} usable), so the cost is for {more}, the fewest of that card that hold it: ",
-    "token_cost.volume.m": "M tokens",
     "token_cost.volume": "**{vol} a day on {name} costs about {bits}**: that is {mean} on average, {share}% of what it makes at full load, and the cards are paid for while they sit idle.",
     "token_cost.volume.rented": "{day} a day rented around the clock ({per} per million tokens)",
     "token_cost.volume.owned": "{day} a day owned ({per} per million tokens)",

@@ -700,7 +700,6 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "token_cost.no_purchase": "目录中没有 {gpu} 的带日期购买价格，无法计算自有成本{why}",
     "token_cost.no_cloud": "目录中没有 {gpu} 的云上每 GPU 小时价格，无法计算租用成本。",
     "token_cost.more_cards": "{model} 放不进 {name}（每卡需要 {need}，可用 {usable}），以下按能装下它的最少卡数 {more} 计算：",
-    "token_cost.volume.m": "M tokens",
     "token_cost.volume": "**在 {name} 上每天 {vol} 约需 {bits}**：平均 {mean}，只占满载产出的 {share}%，显卡空闲时也在计费。",
     "token_cost.volume.rented": "全天租用每天 {day}（每百万 token {per}）",
     "token_cost.volume.owned": "自有每天 {day}（每百万 token {per}）",

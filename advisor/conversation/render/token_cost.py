@@ -168,8 +168,9 @@ def volume_sentence(o: Option, ev: Analysis, book: Book, lang: str, per_day: flo
     full = float(cap.get("total") or 0)  # the most it makes (its most sequences at once); 0 when not computed
     where = f"{o.count}× {o.gpu_name}"
     avg = per_day / 86400
-    vol = book.num("tokens a day you stated", per_day / 1e6, "M tokens", SRC_USER, 1 if per_day < 1e7 else 0,
-                   suffix=t("token_cost.volume.m", lang))
+    # "1.0 M tokens" (millions, a decimal below 10 M); Chinese counts in 万 and 亿 ("100 万 tokens", Book.tokens)
+    vol = (book.tokens("tokens a day you stated", per_day, SRC_USER, lang) if lang == "zh" else
+           book.num("tokens a day you stated", per_day / 1e6, "M tokens", SRC_USER, 1 if per_day < 1e7 else 0))
     mean = book.num("average tokens/s of the stated daily volume", avg, "tokens/s", "tokens a day / 86,400 s",
                     1 if avg < 10 else 0)
     if full and avg > full:  # more than it makes at full load: about how many of these configurations it takes
