@@ -118,6 +118,8 @@ def reference_note(ev: Analysis, book: Book, lang: str) -> str:
     task = ev.workload.task
     params = param_counts(ev.model).total
     extra = book.gib(f"{method} reference model weights (BF16)", Bytes(params * 2), SRC_MEMORY)
-    key = "acts.dpo.adapter" if task in ("lora", "qlora") else "acts.dpo.full"
+    # KTO trains on unpaired examples (one completion per prompt, Ethayarajh 2024): no chosen + rejected pair
+    key = "acts.dpo.adapter" if task in ("lora", "qlora") else "acts.dpo.full_unpaired" if method == "KTO" \
+        else "acts.dpo.full"
     return t(key, lang, method=method, task=task_label(task, lang), extra=extra, params=f"{params / 1e9:.2f}")
 
