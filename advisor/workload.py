@@ -73,6 +73,10 @@ def default_context(model: object | None) -> int:
     return int(own) if own else DEFAULT_CONTEXT
 
 
+# the longest sequence sized: Llama 4 Scout's "10M" context, 10 × 2²⁰ tokens (its config's max_position_embeddings,
+# knowledge/data/models), the longest of any catalog model
+MAX_CONTEXT = 10_485_760
+
 class Workload(Frozen):
     """One LLM job. `model` is a catalog id or alias; `None` means "not said yet" (the dialog asks)."""
 
@@ -80,11 +84,11 @@ class Workload(Frozen):
     task: Annotated[Task, Meta(description="inference, or the kind of training")] = "inference"
     weights: Annotated[WeightFormat, Meta(description="weight format (unset: the checkpoint's own precision; nf4 for qlora)")] | None = None
     kv: Annotated[KvFormat, Meta(description="KV-cache format")] = "fp16"
-    context: Annotated[int, Meta(ge=1, le=10_000_000, description="tokens per sequence (prompt + output)")] = _CONTEXT_DEFAULT
+    context: Annotated[int, Meta(ge=1, le=MAX_CONTEXT, description="tokens per sequence (prompt + output)")] = _CONTEXT_DEFAULT
     batch: Annotated[int, Meta(ge=1, le=100_000, description="micro-batch per GPU for training; sequences for inference")] = 1
     concurrency: Annotated[int, Meta(ge=1, le=100_000, description="concurrent sequences served")] = 1
-    prompt_tokens: Annotated[int, Meta(ge=1, le=10_000_000, description="prompt tokens per request")] | None = None
-    output_tokens: Annotated[int, Meta(ge=1, le=10_000_000, description="generated tokens per request")] | None = None
+    prompt_tokens: Annotated[int, Meta(ge=1, le=MAX_CONTEXT, description="prompt tokens per request")] | None = None
+    output_tokens: Annotated[int, Meta(ge=1, le=MAX_CONTEXT, description="generated tokens per request")] | None = None
     optimizer: Annotated[Optimizer, Meta(description="training optimizer (its state per parameter)")] = "adamw"
     zero: Annotated[int, Meta(ge=0, le=3, description="DeepSpeed ZeRO stage")] = 0
     offload: Annotated[Offload, Meta(description="training: ZeRO offload of the optimizer state (or all) to host RAM")] = "none"

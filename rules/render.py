@@ -38,7 +38,7 @@ from rules.sources import citation
 
 MISSING = "?"
 ARCH_NAMES = {"volta": "Volta", "turing": "Turing", "ampere": "Ampere", "ada": "Ada Lovelace", "hopper": "Hopper",
-              "blackwell": "Blackwell", "cdna2": "CDNA 2", "cdna3": "CDNA 3", "cdna4": "CDNA 4", "rdna3.5": "RDNA 3.5",
+              "blackwell": "Blackwell", "cdna2": "CDNA 2", "cdna3": "CDNA 3", "cdna4": "CDNA 4", "rdna3": "RDNA 3", "rdna3.5": "RDNA 3.5",
               "davinci": "Da Vinci", "apple-m3": "Apple M3", "apple-m4": "Apple M4", "gaudi3": "Gaudi 3"}
 
 

@@ -179,10 +179,11 @@ def test_speed_is_for_a_chat_turn_unless_lengths_are_given(lang: str, bare: str,
 
 # --- a card the catalog lacks, typed with its memory ("3080 10GB", "4060 8G"): unknown said first, then a verdict ----
 UNKNOWN_WITH_MEMORY = [  # (lang, message, the card as typed, its memory in GB)
-    ("en", "I want to run Llama 3.1 8B on my gaming PC with a 3080 10GB, will it work?", "3080", 10),
-    ("en", "My RTX 3070 8GB — can it run Qwen2.5-14B?", "RTX 3070", 8),
+    # (the 3080, 3070 and 4060 are catalog cards now: cards it still lacks stand in these phrasings)
+    ("en", "I want to run Llama 3.1 8B on my gaming PC with a 1080 Ti 11GB, will it work?", "1080 Ti", 11),
+    ("en", "My RTX 2070 8GB — can it run Qwen2.5-14B?", "RTX 2070", 8),
     ("en", "Will Qwen2.5-7B fit on a 2080 Super 8GB?", "2080 Super", 8),
-    ("zh", "学生党一张 4060 8G 能跑 Qwen2.5-7B 吗", "4060", 8),
+    ("zh", "学生党一张 2060 6G 能跑 Qwen2.5-7B 吗", "2060", 6),
     ("zh", "我的 3060 Ti 8G 能跑 Llama 3.1 8B 吗", "3060 Ti", 8),
 ]
 # ("笔记本 4070 8GB …") is a laptop GPU, a device the advisor knows: tests/test_answer_the_act.py checks its memory

@@ -42,9 +42,9 @@ def test_scaled_numbers_fill_their_slot(text: str, slot: str, value: float) -> N
     ("qwen2.5-7b 推理 20万个用户", "concurrency", 2e5, 1e5),  # was nothing (dropped)
     ("qwen2.5-7b 20万并发", "concurrency", 2e5, 1e5),
     ("qwen2.5-7b 并发 20万", "concurrency", 2e5, 1e5),  # was a budget of ¥200,000
-    ("qwen2.5-7b 上下文 2000万", "context", 2e7, 1e7),  # was a budget of ¥20,000,000
-    ("qwen2.5-7b 上下文 2000万 tokens", "context", 2e7, 1e7),  # was a context of 2,000
-    ("qwen2.5-7b 上下文 1.5亿", "context", 1.5e8, 1e7),
+    ("qwen2.5-7b 上下文 2000万", "context", 2e7, 10_485_760),  # was a budget of ¥20,000,000
+    ("qwen2.5-7b 上下文 2000万 tokens", "context", 2e7, 10_485_760),  # was a context of 2,000
+    ("qwen2.5-7b 上下文 1.5亿", "context", 1.5e8, 10_485_760),
 ])
 def test_too_large_scaled_numbers_are_reported(text: str, slot: str, value: float, hi: float) -> None:
     slots = extract(text, lang="zh")

@@ -26,10 +26,10 @@ def test_scientific_notation_is_read_whole(text: str, slot: str, value: float) -
 @pytest.mark.parametrize(("text", "slot", "value", "hi"), [
     ("serve qwen2.5-7b to 200000 concurrent users", "concurrency", 200_000, 100_000),  # was silently 1
     ("qwen2.5-7b 200000 并发", "concurrency", 200_000, 100_000),
-    ("qwen2.5-7b with 20000000 tokens context", "context", 2e7, 1e7),  # was silently 4096
-    ("qwen2.5-7b 上下文 20000000", "context", 2e7, 1e7),
+    ("qwen2.5-7b with 20000000 tokens context", "context", 2e7, 10_485_760),  # was silently 4096
+    ("qwen2.5-7b 上下文 20000000", "context", 2e7, 10_485_760),
     ("pretrain llama-3-8b on 1e308 tokens", "train_tokens", 1e308, 1e15),  # was read as 308
-    ("qwen2.5-7b context 1e400", "context", sys.float_info.max, 1e7),
+    ("qwen2.5-7b context 1e400", "context", sys.float_info.max, 10_485_760),
 ])
 def test_out_of_range_numbers_are_reported_not_replaced(text: str, slot: str, value: float, hi: float) -> None:
     slots = extract(text)
@@ -46,7 +46,7 @@ def test_bare_answers_are_range_checked(pending: str, text: str) -> None:
 @pytest.mark.parametrize(("text", "needles"), [
     ("serve qwen2.5-7b to 200000 concurrent users", ["200,000", "number of concurrent users", "1 to 100,000"]),
     ("qwen2.5-7b 200000 并发", ["200,000", "并发数", "1 到 100,000"]),
-    ("qwen2.5-7b with 20000000 tokens context", ["20,000,000 tokens", "context length", "16 to 10,000,000"]),
+    ("qwen2.5-7b with 20000000 tokens context", ["20,000,000 tokens", "context length", "16 to 10,485,760"]),
     ("用 qwen2.5-7b，上下文 20000000", ["20,000,000", "上下文长度", "超过了上限"]),
 ])
 def test_the_reply_says_what_was_read_and_the_limit(text: str, needles: list[str]) -> None:
@@ -93,3 +93,14 @@ def test_config_file_reads_are_bounded(tmp_path) -> None:
 def test_config_path_too_long_is_one_error() -> None:
     with pytest.raises(InputError, match="cannot read config file"):
         load_hf_config("9" * 400)  # OSError: file name too long, from is_dir(), found by the fuzz test
+
+
+def test_llama4_scouts_full_10m_context_is_sized_not_refused() -> None:
+    """"10M context" for Llama 4 Scout is its whole window, 10 × 2²⁰ = 10,485,760 tokens (the model's config,
+    knowledge/data/models): within the accepted range, so it is sized, not refused as out of range."""
+    from advisor.conversation.session import Conversation
+    from knowledge.catalog import load_catalog
+
+    assert load_catalog().model("llama-4-scout").max_context == 10 * 2**20
+    turn = Conversation(lang="en").respond("Llama 4 Scout with 10M context on 8 H100s?")
+    assert "more than I can size" not in turn.answer and "GiB" in turn.answer.split("\n")[0], turn.answer[:300]

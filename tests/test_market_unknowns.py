@@ -51,10 +51,10 @@ UNKNOWN_CARDS = [
     ("Is one B400 enough for gpt-oss-120b?", "B400", "gpt-oss-120b", 116.83e9, 4.25 / 8),
     ("MI400 跑 GLM-4.5-Air 需要几张", "MI400", "glm-4.5-air", 106e9, 2.0),
     ("一张 5090 Ti 能跑 Qwen3-8B 吗", "5090 Ti", "qwen3-8b", 8.2e9, 2.0),
-    ("Can a 4070 Ti Super run Gemma 3 12B?", "4070 Ti Super", "gemma-3-12b", 12.19e9, 2.0),
+    ("Can an Arc B580 run Gemma 3 12B?", "Arc B580", "gemma-3-12b", 12.19e9, 2.0),  # (the 4070 Ti SUPER is in the catalog now)
     ("H300 上能跑 Kimi K2 吗", "H300", "kimi-k2", 1.0e12, 1.0),
     ("Jetson AGX Thor 能跑 Qwen3-30B-A3B 吗", "Jetson AGX Thor", "qwen3-30b-a3b", 30.5e9, 2.0),
-    ("Is an RX 7900 XTX enough for Qwen3-14B?", "RX 7900 XTX", "qwen3-14b", 14.8e9, 2.0),
+    ("Is an RX 9070 XT enough for Qwen3-14B?", "RX 9070 XT", "qwen3-14b", 14.8e9, 2.0),  # (the 7900 XTX: in the catalog)
     ("TPU v5e 跑 Llama 3.1 8B 需要几张", "TPU v5e", "llama-3.1-8b", 8.03e9, 2.0),
     ("摩尔线程 MTT S4000 能跑 Qwen3-14B 吗", "MTT S4000", "qwen3-14b", 14.8e9, 2.0),
     ("寒武纪 MLU370 跑 Qwen3-8B 要几张", "MLU370", "qwen3-8b", 8.2e9, 2.0),

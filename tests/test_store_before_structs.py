@@ -30,6 +30,8 @@ def test_a_stored_conversation_loads_and_is_stored_again_unchanged(name: str) ->
     # a slot added since (Dec 5: `headcount`) is stored as null; everything that was stored comes back unchanged
     slots = again["state"]["slots"]
     again["state"]["slots"] = {k: v for k, v in slots.items() if k in stored["state"]["slots"] or v is not None}
+    # so is a state field added since (Dec 5: `act_text`, the question that set the act) at its empty default
+    again["state"] = {k: v for k, v in again["state"].items() if k in stored["state"] or v not in (None, "", [], {})}
     assert again == stored
 
 

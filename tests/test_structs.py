@@ -104,7 +104,7 @@ def test_replace_dump_fields_bounds_and_provenance() -> None:
     assert dump(Constraints(existing=ExistingGpus(gpu="a", count=2)), json=True)["existing"] == {"gpu": "a", "count": 2}
     assert dump(Constraints(), json=True)["candidates"] == [] and dump(Constraints())["candidates"] == ()
     assert list(fields(Workload))[:3] == ["model", "task", "weights"]
-    assert field_bounds(Workload, "context") == (1, 10_000_000, False, False)
+    assert field_bounds(Workload, "context") == (1, 10_485_760, False, False)  # Llama 4 Scout's 10M = 10 × 2²⁰ tokens
     assert field_bounds(Constraints, "budget") == (0, 1e12, True, False)
 
 

@@ -19,16 +19,16 @@ from advisor.analysis.steps import Step, timed
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.memory import default_inference_format, estimate_memory
+from advisor.estimator.serving import simulate_serving
 from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.search import sized
-from advisor.workload import speed_workload
+from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.analysis.request import AnalysisRequest
     from advisor.analysis.result import Analysis
-    from advisor.workload import Workload
     from knowledge.catalog import Catalog
     from knowledge.schemas import GpuSpec, ModelSpec
 
@@ -57,12 +57,24 @@ def engine_run(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: int, e
             est = estimate_memory(model, w, gpu)
             if not sized(est, gpu):
                 continue
-            tput = estimate_throughput(model, gpu, count, speed_workload(w), load_calibration(), with_capacity=False)
+            per_user, total = _speed(model, gpu, count, w)
         except (AdvisorError, ValueError):
             continue
         return EngineRun(engine, gpu.id, gpu.name, count, fmt, est.per_gpu.total, est.usable_bytes(gpu),
-                         tput.decode_tokens_per_s, tput.decode_tokens_per_s_total)
+                         per_user, total)
     return EngineRun(engine, gpu.id, gpu.name, count, "")
+
+
+def _speed(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload) -> tuple[float, float]:
+    """Decode tokens/s per user and in total: one user from the roofline (estimate_throughput), several from the
+    continuous-batching simulation at that concurrency, the computation the answer's load sentence uses
+    (advisor.analysis.limits.serving_load), so the two never disagree for the same engine and format."""
+    chat = speed_workload(w)
+    if (w.concurrency or 1) > 1:
+        rep = simulate_serving(model, gpu, count, chat, load_calibration(), concurrency=w.concurrency)
+        return rep.result.per_user_tokens_per_s, rep.output_tokens_per_s
+    tput = estimate_throughput(model, gpu, count, chat, load_calibration(), with_capacity=False)
+    return tput.decode_tokens_per_s, tput.decode_tokens_per_s_total
 
 
 def engine_runs(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],

@@ -32,11 +32,20 @@ from knowledge.structs import replace
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option, Recommendation
     from knowledge.catalog import Catalog
-    from knowledge.schemas import ModelSpec
+    from knowledge.schemas import GpuSpec, ModelSpec
     from rules.findings import Finding
 
 log = logging.getLogger(__name__)
+PREFERENCE_METHODS = ("DPO", "KTO", "IPO")  # sized as that objective; online RL (GRPO, PPO) is not modelled
 log.addHandler(logging.NullHandler())
+
+
+def _one_named(request: AnalysisRequest, catalog: Catalog) -> tuple[GpuSpec | None, int]:
+    """The one configuration the user named (its card and count, one when unsaid), for sizing variants on it."""
+    if len(request.named) != 1:
+        return None, 1
+    named = request.named[0]
+    return catalog.gpu(named.gpu), int(named.count or 1)
 
 
 def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: list[Step] | None = None) -> Analysis:
@@ -46,7 +55,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
         catalog = load_catalog()
     steps = [] if steps is None else steps
     w = request.workload
-    if request.reference_method and w.is_training and w.method == "sft":  # "DPO …": sized as DPO
+    if request.reference_method in PREFERENCE_METHODS and w.is_training and w.method == "sft":  # "DPO …": sized as DPO
         request = replace(request, workload=replace(w, method=request.reference_method.lower()))
     workload, constraints = request.workload, request.constraints
     model = catalog.model(workload.model or "")
@@ -66,7 +75,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                     lambda r: f"{r.per_gpu.total.text('GiB')} on one GPU")
     if request.variants:  # "LoRA vs QLoRA?": each setting's need, side by side
         ev.variants = timed(steps, "estimate_memory", {"model": model.id, "variants": list(request.variants)},
-                            lambda: variant_needs(model, workload, request.variants),
+                            lambda: variant_needs(model, workload, request.variants, *_one_named(request, catalog)),
                             lambda r: "; ".join(f"{v.field}={v.value}: {v.need.per_gpu.total.text('GiB')}" for v in r))
     ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
     if ev.recommendation is not None:

@@ -14,9 +14,9 @@ it has FP8 tensor cores) and AWQ-INT4. Nothing below 4 bits is offered: quality 
 from __future__ import annotations
 
 from advisor.estimator.formats import bits_per_weight
-from advisor.estimator.memory import default_inference_format, estimate_memory
+from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format, estimate_memory
 from advisor.recommend.search import sized
-from advisor.workload import Engine, WeightFormat, Workload
+from advisor.workload import Engine, Task, WeightFormat, Workload
 from knowledge.catalog import Catalog
 from knowledge.errors import AdvisorError
 from knowledge.params import param_counts
@@ -46,6 +46,22 @@ def formats_for(gpu: GpuSpec) -> tuple[tuple[WeightFormat, ...], Engine]:
     return ("bf16", "q8_0", "q4_k_m"), "llama.cpp"
 
 
+def train_fit_on(model: ModelSpec, gpu: GpuSpec, count: int, context: int, task: Task) -> ModelFit | None:
+    """`model` trained by `task` (LoRA, QLoRA, full) on `count` × `gpu` at micro-batch 1 × `context` tokens, at the
+    task's own weight format (BF16; NF4 for QLoRA), data-parallel with ZeRO-3 on more than one card and no CPU
+    offload: its memory per GPU, when it fits with the recommender's headroom."""
+    w = Workload(model=model.id, task=task, context=context, gpus=count, zero=3 if count > 1 else 0)
+    try:
+        est = estimate_memory(model, w, gpu)
+    except (AdvisorError, ValueError):
+        return None
+    if not sized(est, gpu):
+        return None
+    counts = param_counts(model)
+    return ModelFit(model, counts.total, counts.active or counts.total, DEFAULT_WEIGHTS[task], est.per_gpu.total,
+                    est.usable_bytes(gpu), True)
+
+
 def fit_on(model: ModelSpec, gpu: GpuSpec, count: int, context: int) -> ModelFit | None:
     """The most precise format at which `model` fits `count` × `gpu` for one user: the checkpoint's own precision
     (BF16; FP8 for DeepSeek; MXFP4 for gpt-oss), then the stack's smaller formats of `formats_for(gpu)`."""
@@ -66,9 +82,13 @@ def fit_on(model: ModelSpec, gpu: GpuSpec, count: int, context: int) -> ModelFit
 
 
 def models_that_fit(catalog: Catalog, gpu: GpuSpec, count: int = 1, *, context: int = 4096,
-                    coding: bool = False) -> list[ModelFit]:
-    """Every catalog model that fits, the largest (total parameters) first; coding models first for `coding`."""
-    fits = [f for m in catalog.models if not m.id.startswith("user-") and (f := fit_on(m, gpu, count, context))]
+                    coding: bool = False, task: Task = "inference") -> list[ModelFit]:
+    """Every catalog model that fits, the largest (total parameters) first; coding models first for `coding`; for
+    a training `task` ("the biggest model I can LoRA on a 4090"), trained that way (`train_fit_on`)."""
+    def one(m: ModelSpec) -> ModelFit | None:
+        return fit_on(m, gpu, count, context) if task == "inference" else train_fit_on(m, gpu, count, context, task)
+
+    fits = [f for m in catalog.models if not m.id.startswith("user-") and (f := one(m))]
     fits.sort(key=lambda f: -f.params)
     if coding:
         fits.sort(key=lambda f: not is_coding(f.model))  # stable: the largest coding models first

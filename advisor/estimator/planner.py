@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from advisor.workload import DEFAULT_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, MAX_CONTEXT
 from knowledge.errors import InputError
 from knowledge.params import param_counts
 from knowledge.quantities import GIB
@@ -448,8 +448,8 @@ def check_inputs(model: ModelSpec, gpu: GpuSpec, count: int, tokens: float, cont
     if not 1 <= count <= MAX_COUNT:
         raise InputError(f"GPU count must be between 1 and {MAX_COUNT}, got {count}", field="count",
                          accepted=f"1 … {MAX_COUNT}")
-    if not 1 <= context <= 10_000_000:
-        raise InputError(f"sequence length must be between 1 and 10,000,000, got {context}", field="context")
+    if not 1 <= context <= MAX_CONTEXT:
+        raise InputError(f"sequence length must be between 1 and {MAX_CONTEXT:,}, got {context}", field="context")
     if precision == "fp8" and not (gpu.fp8_dense_flops and gpu.supports_fp8):
         raise InputError(f"{gpu.name} has no FP8 tensor cores; FP8 training needs Hopper, Ada or newer",
                          field="precision", accepted="bf16 on this GPU")

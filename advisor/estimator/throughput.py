@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 
-from advisor.workload import DEFAULT_CONTEXT, Workload, request_lengths
+from advisor.workload import DEFAULT_CONTEXT, MAX_CONTEXT, Workload, request_lengths
 from knowledge.errors import InputError
 from knowledge.quantities import Bytes, Seconds
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -389,9 +389,9 @@ def _check_inputs(count: int, tp: int, concurrency: int, context: int, prompt: i
         raise InputError(f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}",
                          field="concurrency", accepted=f"1 … {MAX_CONCURRENCY}")
     for name, value in (("context", context), ("prompt_tokens", prompt), ("output_tokens", output)):
-        if not 1 <= value <= 10_000_000:
-            raise InputError(f"{name} must be between 1 and 10,000,000 tokens, got {value}", field=name,
-                             accepted="1 … 10,000,000")
+        if not 1 <= value <= MAX_CONTEXT:
+            raise InputError(f"{name} must be between 1 and {MAX_CONTEXT:,} tokens, got {value}", field=name,
+                             accepted=f"1 … {MAX_CONTEXT:,}")
 
 
 class Shape(Value):

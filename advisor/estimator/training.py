@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from advisor.workload import DEFAULT_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, MAX_CONTEXT
 from knowledge.errors import InputError
 from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -208,8 +208,8 @@ def _check(tokens: float, count: int, context: int, mfu: float | None, task: str
                          field="tokens", accepted=f"1 … {MAX_TOKENS:.0e} tokens")
     if count < 1 or count > 100_000:
         raise InputError(f"GPU count must be between 1 and 100000, got {count}", field="count")
-    if context < 1 or context > 10_000_000:
-        raise InputError(f"sequence length must be between 1 and 10,000,000, got {context}", field="context")
+    if context < 1 or context > MAX_CONTEXT:
+        raise InputError(f"sequence length must be between 1 and {MAX_CONTEXT:,}, got {context}", field="context")
     if mfu is not None and not 0 < mfu <= 1:
         raise InputError(f"MFU must be a fraction in (0, 1], got {mfu}", field="mfu", accepted="0 < mfu ≤ 1")
     if task not in TASKS:

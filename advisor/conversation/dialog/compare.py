@@ -277,13 +277,18 @@ def _speed_and_price(fit: list[dict[str, Any]], name: Any, book: Book, lang: str
     which one costs less to buy (cards + servers), said as one verdict ("faster and cheaper", or the trade-off);
     None when the two are not priced in one currency."""
     pa, pb = (_purchase(o) for o in _by_speed(fit))
-    if pa is None or pb is None or pa[1] != pb[1]:
-        return None
     a, b, x, y, r = _faster(fit, name, book)
+    if pa is None or pb is None or pa[1] != pb[1]:  # not both priced: the speed verdict alone, never none at all
+        sa, sb = (float(o["throughput"]["decode_tokens_per_s"]) for o in (a, b))
+        key = "compare.as_fast" if sa <= sb * (1 + SAME_SPEED) else "compare.faster"
+        return t(key, lang, a=name(a), b=name(b), x=x, y=y, r=r) + _ruled_out(a, name(a), lang)
     ma = book.money(f"purchase of {name(a)}", pa[0], pa[1], "advisor.estimator.cost.estimate_tco")
     mb = book.money(f"purchase of {name(b)}", pb[0], pb[1], "advisor.estimator.cost.estimate_tco")
     key = "compare.faster_and_cheaper" if pa[0] <= pb[0] else "compare.trade_off"
     return t(key, lang, a=name(a), b=name(b), x=x, y=y, r=r, pa=ma, pb=mb) + _ruled_out(a, name(a), lang)
+
+
+SAME_SPEED = 0.05  # within 5 %: about as fast (the roofline's own error is larger)
 
 
 def _by_speed(fit: list[dict[str, Any]]) -> list[dict[str, Any]]:

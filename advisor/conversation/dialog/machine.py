@@ -133,13 +133,26 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.concurrency = merged.qps = None  # "it's for a team of 300" replaces an earlier user count
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "horizon_months",
+                 "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
     if new.concurrency is not None:
         merged.concurrency_avg = new.concurrency_avg
+    if new.epochs is not None:  # "and 5 epochs?": the earlier dataset (tokens per epoch) passed over that many times
+        if new.train_tokens is None and old.train_tokens:
+            put("train_tokens", old.train_tokens / (old.epochs or 1) * new.epochs)
+        merged.epochs = new.epochs
+    elif new.train_tokens is not None:  # a new total ("and 1B tokens?") is one pass unless its epochs are said
+        merged.epochs = None
+    if new.samples is not None:  # samples without their length: sized in `workload_from` at the sequence length
+        put("samples", new.samples)
+    if new.sample_tokens is not None and new.train_tokens is None and merged.samples:  # "每条大约 800 token"
+        put("train_tokens", merged.samples * new.sample_tokens * (merged.epochs or 1))
+        merged.samples = None
+    if new.train_tokens is not None:
+        merged.samples = None
     if new.budget is not None:  # a new amount says again what it pays for (the cards alone, or the machine)
         merged.budget_gpus = new.budget_gpus
     if new.weights is not None and merged.task == "qlora" and new.weights not in ("nf4", "int4", "gptq-int4", "awq-int4"):
@@ -308,6 +321,11 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["output_tokens"] = min(s.output_tokens, context)
     if s.train_tokens and task != "inference":
         kwargs["train_tokens"] = s.train_tokens
+    elif s.samples and task != "inference":  # "一万条数据": each sample as long as the sequence trained (an upper bound)
+        kwargs["train_tokens"] = s.samples * context * (s.epochs or 1)
+        notes.append(Assumption(*pair("assumption.samples"), {"samples": (s.samples, "", "user input"),
+                                                              "ctx": (context, "tokens", "sequence length"),
+                                                              "epochs": (s.epochs or 1, "", "user input")}))
     if s.engine:
         kwargs["engine"] = s.engine
     elif (s.offload or gguf) and task == "inference":
@@ -545,7 +563,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None
         or (s.batch is not None and workload.task == "inference"),
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
-        count_said=s.gpu_count if s.gpu_count and not s.existing and not s.candidates else None,
+        count_said=s.gpu_count if s.gpu_count and not s.existing and not s.candidates and s.capacity is None
+        and s.device is None else None,  # "a 24GB card": the card is that memory, not the search's stand-in
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),

@@ -22,6 +22,7 @@ from advisor.conversation.dialog import compare, rent
 from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.reader.intent import asks
 from advisor.conversation.reader.lang import say
+from advisor.conversation.reader.usage import DAYS_PER_MONTH
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
 from advisor.estimator.calibration import load_economics
@@ -63,7 +64,9 @@ def _rented_as(gpu: Any, catalog: Catalog) -> Any | None:
     return base if base is not None and base.cloud else None
 
 
-_WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|better|划算|便宜|值得|合算|省钱", re.I)
+# "cheaper to rent?", "server vs renting", "rent or own": renting weighed against buying, the verdict first
+_WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|better|(?<![a-z])vs\.?(?![a-z])|versus|"
+                            r"compared (?:to|with)|or (?:buy|own|purchase)|划算|便宜|值得|合算|省钱|还是买", re.I)
 
 
 SRC_USAGE_HORIZON = "user input (rental period), reader.usage"
@@ -137,15 +140,13 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         name, price, cur = quotes[0][0].rstrip("*"), quotes[0][1], quotes[0][2]
         total = book.money(f"rental over the stated period at {name} for {what}", hours * price * use.horizon, cur,
                            "GPU-hours a month × price per GPU-hour × months")
-        said = next((str(v.get("text") or "") for v in (request or {}).get("limits", []) if v.get("name") == "horizon_months"), "")
-        if re.search(r"days?|天", said):  # "for 10 days", "租 10 天": said in days
-            days = round(use.horizon * 365 / 12, 1)
-            months = book.num("rental period", days, "days", SRC_USAGE_HORIZON, 0 if days == int(days) else 1,
-                              suffix=t("rent.days_unit", lang))
-        elif re.search(r"weeks?|wks?|周|星期|礼拜", said):  # "for 2 weeks", "租两周": said in weeks
-            weeks = round(use.horizon * 365 / 7 / 12, 1)
-            months = book.num("rental period", weeks, "weeks", SRC_USAGE_HORIZON, 0 if weeks == int(weeks) else 1,
-                              suffix=t("rent.weeks_unit", lang))
+        days = use.horizon * DAYS_PER_MONTH
+        if use.horizon < 1 and abs(days / 7 - round(days / 7)) < 0.01:  # "for a week", "for two weeks"
+            months = book.num("rental period", round(days / 7), "weeks", SRC_USAGE_HORIZON, 0,
+                              suffix=t("rent.week_unit" if round(days / 7) == 1 else "rent.weeks_unit", lang))
+        elif use.horizon < 1:  # "for 10 days"
+            months = book.num("rental period", round(days), "days", SRC_USAGE_HORIZON, 0,
+                              suffix=t("rent.day_unit" if round(days) == 1 else "rent.days_unit", lang))
         else:
             months = book.num("rental period", use.horizon, "months", SRC_USAGE_HORIZON,
                               0 if use.horizon == int(use.horizon) else 1, suffix=t("rent.months_unit", lang))

@@ -59,7 +59,7 @@ from advisor.conversation.reader.turn import (
 from advisor.conversation.reader.variants import read_variants
 from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
-from advisor.workload import DEFAULT_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, Task
 from knowledge.errors import AdvisorError
 from knowledge.messages import t
 from knowledge.structs import dump, fields, replace
@@ -353,8 +353,10 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
         gpu, count = catalog.gpu(mention.gpu), mention.count or 1
     context = working.slots.context or DEFAULT_CONTEXT
     coding = bool(CODING.search(text))
-    turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding), gpu, count, context,
-                          coding, working, lang)
+    trained: dict[str | None, Task] = {"lora": "lora", "qlora": "qlora", "full": "full"}  # "the biggest model I can LoRA on …"
+    task = trained.get(working.slots.task, "lora" if working.slots.task_generic == "finetune" else "inference")
+    turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding, task=task), gpu, count,
+                          context, coding, working, lang, task=task)
     working.pending = None
     _commit(state, working)
     return turn

@@ -48,10 +48,18 @@ _MONEY = [
     # 50k usd, 50 thousand dollars, 20万元, 20万 人民币, 1.5 million rmb
     re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片))|人民币|\$)(?![a-z])"),  # "两块显卡": cards
 ]
+_PER_HOUR = re.compile(r"\s*(?:/|per|an|a|each|every|每)\s*(?:gpu[\s-]*|card[\s-]*|卡)?(?:hr|hrs|hour|h|小时|时)(?![a-z])")
 _BUDGET_BARE = re.compile(
     rf"(?:预算|budget|花费|不超过|控制在|spend|afford)\D{{0,12}}?(?:\d+(?:\.\d+)?\s*(?:-|~|～|到|至|to)\s*)?"  # "30-40k": the top
     rf"(?P<num>{NUM})\s*(?:个\s*(?=亿))?(?P<unit>亿|千万|百万|十万|万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"
 )
+# "we've got 30k", "I have 50k to spend": an amount with its scale after "we have / got", read as money only when no
+# noun follows ("we have 30k users" is a headcount)
+_HAVE_AMOUNT = re.compile(
+    rf"(?<![a-z])(?:we|i)\s*(?:'ve|'d|have|had)?\s*(?:got|have|has)\s+(?:about\s+|around\s+|roughly\s+|maybe\s+)?"
+    rf"(?P<num>{NUM})\s*(?P<unit>k|m|mn|million|thousand)(?![a-z0-9])(?!\s*(?:tokens?|users?|people|persons|requests?|"
+    rf"req|rps|concurrent|gpus?|cards?|servers?|nodes?|samples|examples|docs?|documents|rows|records|employees|devs|"
+    rf"developers|engineers|customers|params?|parameters|context|ctx|steps|images)(?![a-z]))")
 # the amount before the word: "3w预算", "5千的预算", "两万块预算"
 _BUDGET_BEFORE = re.compile(
     rf"(?<![\d.])(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w)?\s*(?:元|块钱|块)?\s*(?:的|左右的?|以内的?)?\s*预算"
@@ -83,7 +91,7 @@ _HEADCOUNT = [
 
     re.compile(rf"(?:团队|公司|全公司|组里|组内|我们组|小组|部门|实验室|课题组|全组|全员)\s*(?:有|共|一共|总共|大概|约|大约)?\s*"
                rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*(?:人|员工|同事)"),
-    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|persons|engineers|developers|employees|staff|colleagues|"
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|ppl|persons|engineers|developers|devs|employees|staff|colleagues|"
                r"analysts|seats|customers|students|members|researchers|teammates|coworkers|co-workers)(?![a-z])"),
     re.compile(rf"(?<![a-z])(?:team|company|org|organi[sz]ation|group|lab|department|firm|startup|staff|headcount|class)\s+"
                rf"(?:of|with)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})(?![a-z0-9])"),
@@ -127,6 +135,9 @@ _GPU_COUNT = [
     re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:张|块|片)\s*(?:卡|显卡|gpu)?"),
     re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:个|台)?\s*(?:卡|显卡|gpu|gpus|cards?|graphics cards?|accelerators?)(?![a-z])"),
     re.compile(r"(?P<word>单卡|双卡|single gpu|single card|one gpu|one card)"),
+    # "and on two of them?", "what about 4 of those": the card of the previous answer, that many ("which one of
+    # these" is a choice, not a count)
+    re.compile(rf"(?!(?:one|a|an|single)\b)(?P<num>{NUM}|{EN_WORD_NUM})\s+of (?:them|those|these|that card|those cards)(?![a-z])"),
 ]
 
 
@@ -189,6 +200,8 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
     found: list[tuple[float, str, int, int]] = []
     for rx in _MONEY:
         for m in t.take(rx):
+            if _PER_HOUR.match(t.s, m.end()):  # "$2.10/hr", "¥15 每小时": a price per GPU-hour, not a budget
+                continue
             value = scaled(m.group("num"), m.group("unit"))
             cur = m.group("cur")
             currency = "USD" if cur in ("$", "usd", "us$", "dollar", "dollars", "美元", "美金") else "CNY"
@@ -204,6 +217,12 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
             t.consume(m.start(), m.end())
             currency = "CNY" if unit in ("万", "千万", "百万", "十万", "w") or lang == "zh" else "USD"
             found.append((value, currency, m.start(), m.end()))
+    if not found:
+        for m in t.finditer(_HAVE_AMOUNT):
+            value = scaled(m.group("num"), m.group("unit"))
+            if value and value >= 1000:
+                t.consume(m.start(), m.end())
+                found.append((value, "CNY" if lang == "zh" else "USD", m.start(), m.end()))
     if not found:
         for m in t.finditer(_WAN_AMOUNT):
             if names_other_slot(t.s, m.start()):  # "上下文 2000万", "并发 20万": read by their own slots

@@ -2,16 +2,18 @@
 "3 epochs", "训练 3 轮".
 
 The training token budget is samples × tokens per sample × epochs (decimal scales: "1k tokens" is 1,000 here, a
-count of tokens, not a context length). Only the sample count and the epochs are consumed: the per-sample length
-stays in the text, where `read_context` takes it as the sequence length the job trains at, as before.
-A count of samples without a length, or epochs without a dataset, sets nothing (the dialog's default stays, and
-says so).
+count of tokens, not a context length). The per-sample length is also the sequence length the job trains at
+(k = 1024 there, as `read_context` reads "2k"): "100k examples of 512 tokens" trains 512-token sequences, not
+the default context; a context word elsewhere in the message ("8k context") still wins, read after this.
+A count of samples without a length sets nothing (the dialog's default stays, and says so); epochs alone set only
+`slots.epochs`, which the dialog applies to the dataset an earlier turn gave ("and 5 epochs?").
 """
 
 from __future__ import annotations
 
 import re
 
+from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.reader.ranges import check
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import EN_WORD_NUM, NUM, Text, scaled
@@ -36,10 +38,25 @@ _EN = [
 _ZH = [
     re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*{_ITEMS_ZH}{_GAP}{_LEN}"),
 ]
+# a sample's length alone: "每条大约 800 token", "每条样本平均 1.5k tokens", "each sample is ~800 tokens"
+_LEN_ONLY = [
+    re.compile(rf"每\s*(?:条|个|份)\s*(?:训练)?\s*{_DATA_ZH}?\s*(?:大约|大概|约|平均|平均约|左右|是|有)*\s*~?\s*{_LEN}"),
+    re.compile(rf"(?<![a-z])(?:each|per|every|the average|average|avg\.?)\s+{_ITEMS_EN}(?:\s+(?:is|has|of|averag\w*|about|around|roughly|~))*\s*~?\s*{_LEN}"),
+    re.compile(rf"{_LEN}\s*(?:each|per\s+{_ITEMS_EN})(?![a-z])"),
+]
+_TRAINING = re.compile(r"微调|精调|训练|fine[\s-]*tun|finetun|(?<![a-z])(?:train\w*|sft|q?lora|epochs?|dpo)(?![a-z])")
+_PER_TIME = re.compile(r"\s*(?:(?:per|a|each|every|/)\s*(?:day|hour|minute|second|month|week)|每(?:天|日|小时|分钟|秒|月|周))")
+# a count of samples alone: "一万条数据", "5 万条样本", "20k samples", "on 100,000 instruction pairs"
+_COUNT_ONLY = [
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*(?:条\s*(?:训练)?\s*{_DATA_ZH}|{_ITEMS_ZH}|条(?=\s*[，,、。]))"),
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s+(?:[a-z&-]+\s+){{0,2}}?(?:training\s+)?{_ITEMS_EN}(?![a-z])"),
+]
 _EPOCHS = [
     re.compile(rf"(?P<n>{NUM}|{EN_WORD_NUM})\s*(?:full\s+)?(?:epochs?|passes over the data)(?![a-z])"),
     re.compile(rf"(?:训练|跑|迭代|过)\s*(?P<n>{NUM})\s*(?:个)?\s*(?:轮|遍|epochs?|个\s*epochs?)"),
     re.compile(rf"(?P<n>{NUM})\s*个\s*epochs?"),
+    # "5 万条，每条 1k token，3 轮": rounds beside a dataset, not "3 轮对话" (turns of a conversation)
+    re.compile(rf"(?<![\d.第])(?P<n>{NUM})\s*(?:轮|遍)(?!\s*(?:对话|会话|问答|交互|聊天))"),
 ]
 MIN_SAMPLES = 100  # fewer is one conversation's length ("a conversation of 8k tokens"), not a dataset
 MAX_EPOCHS = 100  # more is a misreading (a step count, a year), not a fine-tuning schedule
@@ -50,6 +67,7 @@ def read_dataset(t: Text, slots: Slots) -> None:
     sample count and a per-sample length; the count and the epochs are consumed, the length is left for
     `read_context`."""
     epochs = _read_epochs(t)
+    slots.epochs = epochs
     for rx in (*_EN, *_ZH):
         for m in t.finditer(rx):
             count = scaled(m.group("count"), m.group("cunit"))
@@ -62,8 +80,31 @@ def read_dataset(t: Text, slots: Slots) -> None:
                 slots.train_tokens = tokens
             else:
                 slots.out_of_range.append(wrong)
-            t.consume(m.start("count"), m.start("len"))
+            seq = round((to_number(m.group("len")) or 0) * (1024 if m.group("lunit") else 1))
+            if check("context", seq) is None:
+                slots.context = seq
+            t.consume(m.start("count"), m.end("len"))
             return
+    for rx in _LEN_ONLY:  # "每条大约 800 token", "each sample is about 800 tokens": the length alone (a follow-up)
+        hit = rx.search(t.s)
+        if hit:
+            m = hit
+            length = scaled(m.group("len"), m.group("lunit"))
+            if length and length >= 1 and check("context", length) is None:
+                slots.sample_tokens = length
+                seq = round((to_number(m.group("len")) or 0) * (1024 if m.group("lunit") else 1))
+                slots.context = seq if check("context", seq) is None else slots.context
+                t.consume(m.start(), m.end())
+                return
+    for rx in _COUNT_ONLY if _TRAINING.search(t.s) else ():  # "一万条数据微调": the count, its length left to the dialog
+        for m in t.finditer(rx):
+            if _PER_TIME.match(t.s, m.end()):
+                continue  # "20k chats per day" is a request rate
+            count = scaled(m.group("count"), m.group("cunit"))
+            if count and count >= MIN_SAMPLES and check("train_tokens", count) is None:
+                slots.samples = count
+                t.consume(m.start(), m.end())
+                return
 
 
 def _read_epochs(t: Text) -> int | None:
@@ -74,3 +115,16 @@ def _read_epochs(t: Text) -> int | None:
                 t.consume(m.start(), m.end())
                 return int(n)
     return None
+
+
+_TOTAL = re.compile(r"(?<![a-z])(?:in total|total|overall|all told)(?![a-z])|总共|总计|一共|合计|总量")
+
+
+def apply_epochs(t: Text, slots: Slots, dataset_tokens: float | None) -> None:
+    """"a 100M-token dataset for 3 epochs", "数据集 2 亿 token，训练 3 轮": a token amount read apart from a dataset
+    of samples is one pass, so the budget is that amount × epochs (300 M, 6 亿); not when the amount is said to be
+    the total ("600M tokens in total"). `dataset_tokens`: train_tokens as `read_dataset` left it (epochs included)."""
+    if slots.epochs and slots.train_tokens and dataset_tokens is None and not _TOTAL.search(t.s):
+        tokens = slots.train_tokens * slots.epochs
+        if check("train_tokens", tokens) is None:
+            slots.train_tokens = tokens

@@ -28,7 +28,7 @@ from advisor.conversation.reader.amounts import (
     read_tokens,
 )
 from advisor.conversation.reader.cues import words
-from advisor.conversation.reader.dataset import read_dataset
+from advisor.conversation.reader.dataset import apply_epochs, read_dataset
 from advisor.conversation.reader.devices import read_device
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
@@ -37,7 +37,7 @@ from advisor.conversation.reader.quantity import rewrite as rewrite_numbers
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.targets import read_latency_targets
 from advisor.conversation.reader.text import Text, normalise, scaled
-from advisor.conversation.reader.usage import read_usage_slots
+from advisor.conversation.reader.usage import read_token_volume, read_usage_slots
 from advisor.conversation.reader.words import read_precision, read_settings, read_task
 
 if TYPE_CHECKING:
@@ -86,9 +86,12 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     if slots.device is None:
         read_capacity(t, slots)
     read_dataset(t, slots)
+    dataset_tokens = slots.train_tokens
     read_usage_slots(t, slots)
+    read_token_volume(t, slots)  # "1M tokens a day": a volume to cost, not a training set
     read_latency_targets(t, slots)  # before the token amounts: "20 tokens/s per user" is a speed, not a length
     read_tokens(t, slots)
+    apply_epochs(t, slots, dataset_tokens)
     read_bare_lengths(t, slots)
     read_money(t, slots, lang)
     read_context(t, slots)

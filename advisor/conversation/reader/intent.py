@@ -74,13 +74,21 @@ _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几�
                        # compute time asked in GPU-time units: "how many A100 days", "how many GPU-hours", "多少卡时"
                        r"how many (?:[\w+.]+[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
                        r"多少\s*(?:个)?\s*(?:卡时|卡天|机时|gpu\s*(?:时|小时|天)|[a-z]*\d+\s*(?:卡时|卡天|小时|天))|"
-                       r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock")
+                       r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|"
+                       r"estimat\w* (?:the |my )?(?:training |fine[\s-]*tuning )?(?:time|duration)|time estimate|"
+                       r"how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock|"
+                       # "… with 32 A100s — days?", "8 H100s, time?": the unit or "time" asked alone at the end
+                       r"(?:^|[,;:—-]\s*)(?:days|hours|weeks|time|duration|eta)\s*\?+\s*$")
 _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几卡|多少卡|多少个\s*gpu|几个\s*gpu|how many (?:gpus?|cards?|"
                        r"h\d+s?|a\d+s?|l\d+s?|rtx|\d{4}s?|[a-z]{1,3}\d{2,4}[a-z]?s?|servers?|nodes?|of them|"
                        # "how many Gaudi 3 cards", "how many Ascend 910B", "how many Mac Studios"
                        r"(?:[\w+.-]+\s+){1,4}(?:gpus?|cards?|accelerators?|chips?|npus?|machines?|units?|boxes)\b|"
                        r"(?:intel\s+)?gaudi|(?:huawei\s+)?ascend|mac\s*(?:studio|mini)s?|dgx|(?:amd\s+)?instinct)|"
-                       r"number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几")
+                       r"number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几|"
+                       # "…, how many?", "how many would I need?", "how many of those": the count of the card named
+                       r"(?<![a-z])how many(?:\s+(?:do|would|will|should|must)\s+(?:i|we|you)(?:\s+(?:need|want))?)?\s*(?:[?？]|$)|"
+                       r"(?<![a-z])how many (?:do|would|will|should) (?:i|we|you) need|(?<![a-z])how many of (?:those|these|them)|"
+                       r"(?<![a-z])how many (?:would|will|does|do|might) (?:it|that|this|they) (?:take|need)")
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|(?<![a-z])how many (?:users|people|"
                              r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
@@ -89,7 +97,10 @@ _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上�
                           r"能开多(?:长|大)|最长能(?:开|跑|支持|放)?多(?:少|长|大)|多(?:长|大|少)的?上下文|"
                           r"(?<![a-z])(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+)?"
                           r"(?:context|sequence length|seq(?:uence)? len)|how (?:long|large|big) (?:a |of a )?(?:context|"
-                          r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can")
+                          r"sequence)|how many tokens of context|how much context|what context(?: length| size| window)? can|"
+                          # "what sequence length can I fit for QLoRA …", "the longest sequence I can train"
+                          r"what (?:max(?:imum)? )?(?:sequence length|seq(?:uence)? len|max(?:imum)? length) (?:can|could|will|would|fits?)|"
+                          r"(?<![a-z])(?:longest|max(?:imum)?) (?:training )?sequences?(?![a-z])")
 _HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|行情|租金|月租|时租|多贵|花多少|成本|费用|预算够|电费|折旧|总拥有成本|tco|要花|开销|投入多少",
                  en=r"how much (?:does|do|would|will|is|are|money|to|for|per)(?![a-z])|price|cost|costs|quote|tco|"
                     r"set (?:me|us) back|going for|selling for|electricity|power bill|ballpark|pricing|"
@@ -105,7 +116,9 @@ _FEASIBLE = words(zh=r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,
                     r"will (?:it|this|that)|would (?:it|this|that)|is (?:it|this|that|one) (?:enough|possible|feasible)|"
                     r"possible|feasible|able to|run on|handle")
 _WHICH = re.compile(r"什么卡|什么显卡|什么gpu|哪种|哪张|哪块|哪些卡|选什么|买什么|用什么|推荐|选卡|配置什么|怎么配|"
-                    r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration)|what else|recommend|"
+                    r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration|rig|box|build|"
+                    r"machine|workstation)(?![a-z])|(?<![a-z])best (?:rig|box|build|machine|workstation|setup|gpu|card)s?(?![a-z])|"
+                    r"what else|recommend|"
                     r"what (?:do|should) (?:i|we) (?:buy|get|use)|what (?:gpu|hardware)")
 _PICK = words(zh=r"哪个|哪款|哪种|哪一|选哪|报哪", en=r"which")
 _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能干什么|你可以做什么|你能帮我做什么|你能帮我什么|你有什么功能|"
@@ -124,6 +137,7 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间)\s*(?:呢|如何|怎样|咋样)?\s*[?？]?\s*$",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
+                           r"throughput\s*[?？]|tokens?/sec\b|tps\s*[?？]|"
                            r"fast enough|quick enough|"
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
                            r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
@@ -148,10 +162,19 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
                         r"\$/\s*m?tok|每\s*(?:百万|千|万)\s*(?:个)?\s*(?:输出\s*)?token|token\s*(?:的)?\s*(?:成本|费用|价格)|单位\s*token|"
                         r"每\s*(?:个)?\s*(?:输出\s*)?token[^，。？?]{0,10}(?:成本|费用|价格|多少钱|几(?:分|毛)钱)|"
                         r"(?:百万|每千|每万)\s*个?\s*tokens?.{0,8}?(?:要|花|多少钱|成本|费用)|"
-                        r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,30}\bcost|"
+                        r"\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b.{0,50}\bcost|"
+                        r"\btokens?[- ](?:cost|price|pricing)s?\b|\bcost of (?:the |each |a |one )?(?:generated |output )?"
+                        r"tokens?\b|\bprice per (?:output )?tokens?\b|\$\s*/\s*(?:1m|million)|\b(?:cost|price) per (?:1m|million)\b|"
+                        # a volume over time with a cost word: "5 million tokens per day … cost on H200?"
+                        r"\btokens?\s*(?:a|per|/|each)\s*(?:day|month)\b.{0,60}\b(?:cost|price|spend|pay)|"
+                        r"\b(?:cost|price|spend|pay)\w*\b.{0,60}\btokens?\s*(?:a|per|/|each)\s*(?:day|month)\b|"
+                        r"每\s*(?:天|日|月)\s*\d[\d.,]*\s*(?:万|亿)?\s*(?:个)?\s*tokens?.{0,40}?(?:多少钱|成本|费用|花多少|要多少)|"
                         r"how much (?:is|are|for|does|would)\s+(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
-_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大", en=r"how much (?:memory|vram|gpu memory)")
+_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大|"
+                               r"显存(?:要求|需求)|最(?:少|低)(?:需要|要)?显存",
+                         en=r"how much (?:memory|vram|gpu memory)|(?:min(?:imum)?|least) (?:amount of )?(?:gpu )?(?:memory|vram)|"
+                            r"(?:memory|vram) (?:do (?:i|we) need|is needed|needed|required|requirements?)|how many gb (?:of )?(?:vram|gpu memory)")
 
 
 def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
@@ -330,10 +353,18 @@ def engines_compared(text: str) -> tuple[str, ...]:
 
 # preference tuning that keeps a frozen reference model beside the policy (TRL DPOTrainer, KTOTrainer)
 _REFERENCE_METHOD = re.compile(r"(?<![a-z])(dpo|kto|ipo)(?![a-z])")
+# online reinforcement learning: each step also generates rollouts with the policy (TRL GRPOTrainer, PPOTrainer)
+_RL_METHOD = re.compile(r"(?<![a-z])(grpo|ppo|rloo|dapo)(?![a-z])")  # the algorithm, before the family word
+_RL_FAMILY = re.compile(r"(?<![a-z])(rlhf)(?![a-z])|(强化学习|reinforcement[\s-]*learning)")
+RL_METHODS = ("GRPO", "PPO", "RLOO", "DAPO", "RLHF", "RL")
 
 
 def reference_method(text: str) -> str:
     """"DPO training Llama 3.1 8B …": the preference method named whose loss needs a frozen reference model
-    ("DPO", "KTO", "IPO"), else ""."""
-    m = _REFERENCE_METHOD.search((text or "").lower())
+    ("DPO", "KTO", "IPO"), or an online RL method whose rollouts the sizing leaves out (`RL_METHODS`), else ""."""
+    s = (text or "").lower()
+    rl = _RL_METHOD.search(s) or _RL_FAMILY.search(s)  # "RLHF with PPO": PPO
+    if rl:  # online RL is named first: its rollouts are what the sizing leaves out ("GRPO", "强化学习" -> "RL")
+        return rl.group(1).upper() if rl.group(1) else "RL"
+    m = _REFERENCE_METHOD.search(s)
     return m.group(1).upper() if m else ""

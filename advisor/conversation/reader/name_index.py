@@ -140,7 +140,9 @@ def _index_gpus(index: NameIndex, gpus: tuple[GpuSpec, ...]) -> None:
             continue  # "6000" alone is not the RTX 6000 Ada; bare numbers only for GeForce cards
         # "RTX 5090 Ti" / "4080 Super" is another card than the RTX 5090 / 4080: no match without its variant word
         variant = rf"(?!{SEP}(?:ti|super)(?![a-z]))"
-        pattern = re.compile(rf"(?<![a-z0-9]){_GPU_PREFIX}{_token_pattern(toks)}(?:s|'s)?{variant}(?![a-z0-9])")
+        # "2x4090", "8xH100": a count glued to the card by its "x" still leaves the card a word of its own
+        pattern = re.compile(rf"(?:(?<![a-z0-9])|(?<=\d[x×])){_GPU_PREFIX}{_token_pattern(toks)}(?:s|'s)?{variant}"
+                             rf"(?![a-z0-9])")
         if len(owners) > 1:
             index.gpu_ambiguous[key] = owners
         index.gpus.append((pattern, owners[0], len(key), bare_number))

@@ -39,8 +39,9 @@ _CARD_NAME_BEFORE = re.compile(r"(?:(?<![a-z])[a-z]{1,3}\d{2,4}|\d{4}\s*(?:ti|su
 _CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|(?:is |be )?enough|"
                              r"够(?:不够|吗|用|了)|"
                              r"(?:gpu|graphics )?cards?(?![a-z])|gpus?(?![a-z])|显卡|的卡|卡(?!\s*[x×]))")
-_CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|标的|标称|标着|写着|has|have|with|是|为|of)"
-                              r"\s*(?:only\s*)?$")
+_CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|标的|标称|标着|写着|has|have|with|是|为|of|"
+                              r"(?<![a-z])(?:fits?|fitting|run|runs|squeeze|load)\s+(?:on|in|into|within)(?:\s+(?:a|an|one|just))?|"
+                              r"(?<![a-z])within)\s*(?:only\s*)?$")  # "fit on 80GB", "runs in 24gb", "within 48 GB"
 _NOT_CAPACITY = re.compile(r"\s*(?:的)?\s*(?:ram|内存|system memory|cpu memory|disk|硬盘|ssd|nvme|data|数据|file|文件|download|下载)")
 
 
@@ -344,6 +345,11 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             per = in_servers[1] or per_server_default(spec.interface, spec.segment, spec.max_per_node)
             if per is not None and in_servers[0] * per <= MAX_GPU_COUNT:
                 count, c_start, c_end = in_servers[0] * per, in_servers[2], in_servers[3]
+        rack = _RACK.search(t.s[start:end + 8]) if gpu_id.startswith(("gb200", "gb300")) else None
+        if rack is not None and (count or 1) * int(rack.group(1)) <= MAX_GPU_COUNT:
+            # "a GB200 NVL72", "2 GB300 NVL72 racks": the racks' GPUs (72 or 36 each, as the name says)
+            count = (count or 1) * int(rack.group(1))
+            c_start, c_end = (c_start, max(end, start + rack.end())) if c_start < start else (start, start + rack.end())
         span_start, span_end = min(start, c_start), max(end, c_end)
         mention = GpuMention(gpu=gpu_id, count=count, text=t.quote(span_start, span_end), assumed=assumed)
         if reading.excluded_here(t.s, start, end):  # "国内买不到 A100", "not H20", "除了 4090": ruled out
@@ -361,6 +367,9 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         else:
             _exclude(slots, index.gpu_ambiguous, key, mention.gpu)
     return mentions
+
+
+_RACK = re.compile(r"nvl\s*-?\s*(36|72)(?![0-9])")  # GB200 / GB300 NVL36 and NVL72 racks: GPUs per NVLink domain
 
 
 _MEMORY_AFTER = re.compile(r"\s*(?:,\s*)?(?:with|w/|having|of|带|有|配)?\s*(\d{2,4})\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+)?"

@@ -8,7 +8,7 @@ from typing import Any, get_args
 
 from advisor.conversation.reader.request import Request
 from advisor.conversation.reader.slots import GpuMention, Slots
-from advisor.workload import Task, WeightFormat
+from advisor.workload import MAX_CONTEXT, Task, WeightFormat
 
 INTENT_OF_ACT = {"legality": "market", "rent_vs_buy": "how_much", "capability": "capabilities"}
 _TASKS = frozenset(get_args(Task))
@@ -61,7 +61,7 @@ def overlay(slots: Slots, req: Request) -> list[str]:
             put("headcount", int(v))  # people who use the service: the dialog sizes 10 % of them at once
             if not said_users and slots.concurrency == int(v):
                 slots.concurrency = None  # the offline reader took those people for requests at once
-        elif value.name in ("context", "concurrency") and isinstance(v, int | float) and 0 < v <= 10_000_000:
+        elif value.name in ("context", "concurrency") and isinstance(v, int | float) and 0 < v <= MAX_CONTEXT:
             put(value.name, int(v))
         elif value.name == "train_tokens" and isinstance(v, int | float) and v > 0:
             put("train_tokens", float(v))

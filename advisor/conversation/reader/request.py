@@ -293,6 +293,10 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
         out.append(Value(name="usage_hours_month", value=round(use.usage_hours_month, 2),
                          unit="hours per GPU" if use.usage_per_gpu is not False else "GPU-hours",
                          provenance="stated", text=use.usage_text or "", earlier=use is not now))
+    vol = now if now.tokens_per_day is not None else merged
+    if vol.tokens_per_day is not None:  # "1M tokens a day": the volume the cost per token is said for
+        out.append(Value(name="tokens_per_day", value=round(vol.tokens_per_day), unit="tokens per day",
+                         provenance="stated", earlier=vol is not now))
     hz = now if now.horizon_months is not None else merged
     if hz.horizon_months is not None:
         out.append(Value(name="horizon_months", value=hz.horizon_months, unit="months", provenance="stated",

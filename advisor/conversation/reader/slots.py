@@ -72,6 +72,9 @@ class Slots(Mutable):
     gpu_count: int | None = None
     unknown_gpus: list[str] = msgspec.field(default_factory=list)
     train_tokens: float | None = None
+    epochs: int | None = None  # "3 epochs", "训练 3 轮": said with a dataset or alone ("and 5 epochs?" rescales it)
+    samples: float | None = None  # "一万条数据", "20k samples" said without their length (the dialog assumes one)
+    sample_tokens: float | None = None  # "每条大约 800 token" said alone: the length of the samples said before
     deadline_s: float | None = None
     ttft_ms: float | None = None  # a stated time-to-first-token target ("TTFT under 1 s", "首 token 500ms 以内")
     tpot_ms: float | None = None  # a stated time-per-output-token target ("TPOT ≤ 50 ms", "每路至少 20 tokens/s")
@@ -86,6 +89,7 @@ class Slots(Mutable):
     usage_hours_month: float | None = None  # hours a month the hardware runs ("8 hours a day", "每月 200 小时")
     usage_per_gpu: bool | None = None  # False: "500 GPU-hours a month" is the whole job's, not each card's
     usage_text: str | None = None  # the words the usage was read from
+    tokens_per_day: float | None = None  # a generated-token volume ("1M tokens a day", "30M tokens/month"), per day
     horizon_months: float | None = None  # how long it is used ("用半年", "for 18 months"): a rent-or-buy horizon
     horizon_text: str | None = None
     condition: str | None = None  # "used" when second-hand cards are asked for

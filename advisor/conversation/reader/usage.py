@@ -51,7 +51,8 @@ _ALWAYS = re.compile(r"24\s*/\s*7|24x7|around the clock|round the clock|all day(
 _HORIZON = re.compile(
     r"(?:(?<![a-z])(?:for|over|during|next|about|roughly|around)\s+(?:the\s+(?:next\s+)?|a\s+period\s+of\s+)?"
     r"(?:(?:just|only|about|around|roughly|maybe|another)\s+)?(?:an?\s+(?=\d))?"
-    r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*(?P<u>months?|years?|yrs?|weeks?|wks?|days?)(?![a-z]))|"
+    r"(?P<n>\d+(?:\.\d+)?|half\s+a|a|one|two|three|four|five|six|seven|eight|nine|ten)\s*-?\s*"
+    r"(?P<u>months?|years?|yrs?|weeks?|wks?|days?)(?![a-z]))|"
     r"(?:用|租|租用|跑|使用|用上|为期|共|总共|租期|周期|训练|训|微调|部署|运行|项目)\s*(?P<zn>\d+(?:\.\d+)?|半|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu>月|年|周|星期|礼拜|天)|"
     # "三个月多少钱", "一年要多少钱": a period followed by the question of its cost
     r"(?<![\d一二两三四五六七八九十])(?P<zn2>\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(?P<zu2>月|年)"
@@ -144,8 +145,9 @@ def read_usage(s: str) -> Usage:
         unit = h.group("u") or h.group("zu") or h.group("zu2") or ""
         n = (0.5 if raw in ("半", "half a") or raw.startswith("half") else _SMALL.get(raw) or float(cn_int(raw) or 0)
              if not raw[:1].isdigit() else float(raw))
-        months = n * (12 if unit.startswith(("y", "年")) else 7 * 12 / 365 if unit.startswith(("w", "周", "星", "礼"))
-                      else 12 / 365 if unit.startswith(("d", "天")) else 1)
+        # "for a week", "for 10 days", "租两周": a short rental, in months of DAYS_PER_MONTH days
+        months = n * (12 if unit.startswith(("y", "年")) else 7 / DAYS_PER_MONTH if unit.startswith(("w", "周", "星", "礼"))
+                      else 1 / DAYS_PER_MONTH if unit.startswith(("d", "天")) else 1)
         if 0 < months <= 240:
             horizon, horizon_text = months, h.group(0).strip()
             start = h.start("n") if h.group("n") else h.start("zn") if h.group("zn") else h.start("zn2")
@@ -163,6 +165,31 @@ def read_usage(s: str) -> Usage:
 
 
 
+_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
+# "1M tokens a day", "30 million tokens per month", "500k tok/day", "每天 100 万 token" (digits after rewrite_numbers)
+_VOLUME = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<s>k|m|mm|b|bn|thousand|million|billion)?\s*(?:output\s+)?"
+                     r"(?:tokens?|toks?)\s*(?:a|per|/|each|every)\s*(?P<u>day|month)(?![a-z])", re.I)
+_VOLUME_ZH = re.compile(r"每(?P<u>天|日|月)\s*(?:生成|输出|处理|跑)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<s>万|亿)?\s*(?:个)?\s*tokens?")
+
+
+def read_token_volume(t: Text, slots: Slots) -> None:
+    """A token volume over time ("1M tokens a day", "30M tokens per month", "每天 100 万 token"): tokens a day
+    (a month is DAYS_PER_MONTH days), its words blanked so the token readers do not take it for a training set."""
+    m = _VOLUME.search(t.s)
+    if m:
+        n = float(m.group("n")) * _SCALE.get((m.group("s") or "").lower(), 1.0)
+        per_day = n / DAYS_PER_MONTH if m.group("u").lower() == "month" else n
+    elif (z := _VOLUME_ZH.search(t.s)) is not None:
+        m = z
+        n = float(z.group("n")) * {"万": 1e4, "亿": 1e8}.get(z.group("s") or "", 1.0)
+        per_day = n / DAYS_PER_MONTH if z.group("u") == "月" else n
+    else:
+        return
+    if per_day > 0:
+        slots.tokens_per_day = per_day
+        t.consume(m.start(), m.end())
+
+
 def read_usage_slots(t: Text, slots: Slots) -> None:
     """The extractor's reader: the usage and horizon into `slots`, their words blanked (so "8 hours a day" is not
     read as an 8-hour deadline)."""
@@ -178,4 +205,5 @@ def read_usage_slots(t: Text, slots: Slots) -> None:
         t.consume(start, end)
 
 
-__all__ = ["DAYS_PER_MONTH", "HOURS_PER_MONTH", "WEEKDAYS_PER_MONTH", "Usage", "read_usage", "read_usage_slots"]
+__all__ = ["DAYS_PER_MONTH", "HOURS_PER_MONTH", "WEEKDAYS_PER_MONTH", "Usage", "read_token_volume", "read_usage",
+           "read_usage_slots"]

@@ -33,6 +33,16 @@ _CONTEXT_EFFECT = re.compile(r"(?:context|sequence)(?: length| window| size)? (?
                              r"(?:the )?(?:context|sequence)|memory (?:grow|scale|increase)s? with (?:the )?(?:context|sequence)|"
                              r"上下文(?:长度)?.{0,24}?(?:影响|关系)|上下文(?:长度)?(?:对|会)?(?:显存|内存)?(?:的)?(?:增加|变化)|上下文.{0,6}(?:越长|增加).{0,8}显存")
 CONTEXT_LADDER = (4096, 32768, 131072)
+# "should I turn gradient checkpointing on?", "要开梯度检查点吗": the job with full recomputation and without it
+_CHECKPOINTING = re.compile(r"gradient[\s_-]*checkpoint\w*|activation[\s_-]*(?:checkpoint\w*|recomput\w*)|"
+                            r"梯度检查点|激活(?:值)?重计算|重计算")
+# "what quant fits in 48 GB?", "which GGUF quant for a 3090?", "how low do I need to quantize?", "最低用几bit": the
+# formats from the checkpoint's precision down to 2-bit GGUF, each sized (the answer names the most precise that fits)
+_QUANT_QUESTION = re.compile(
+    r"(?<![a-z])(?:what|which|best|highest|biggest|largest|lowest|max(?:imum)?)\s+(?:gguf\s+|q\s*)?(?:quant(?:s|ization|isation)?"
+    r"(?:\s+level)?|bit[\s-]?(?:width|depth)|q[\s-]?level)(?![a-z])|how (?:low|far|much) (?:do|should|must|would) (?:i|we|you) "
+    r"(?:need to |have to )?quanti[sz]e|(?:哪个|什么|哪种|最高|最低|用几|几)\s*(?:位|bit|比特)?\s*(?:量化|精度)(?!\s*kv)")
+QUANT_LADDER = ("bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k")
 
 
 def read_variants(text: str) -> tuple[Variant, ...]:
@@ -42,10 +52,14 @@ def read_variants(text: str) -> tuple[Variant, ...]:
         named = _two_named(s, table)
         if named:
             return tuple((field, v) for v in named)
+    if _QUANT_QUESTION.search(s) and not _two_named(s, _FORMATS):
+        return tuple(("weights", f) for f in QUANT_LADDER)
     if _KV_8BIT.search(s):
         return (("kv", "fp16"), ("kv", "fp8"))
     if _CONTEXT_EFFECT.search(s):
         return tuple(("context", c) for c in CONTEXT_LADDER)
+    if _CHECKPOINTING.search(s):
+        return (("recompute", "full"), ("recompute", "none"))
     return ()
 
 

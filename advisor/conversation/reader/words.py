@@ -45,7 +45,7 @@ _KV_FORMAT = re.compile(
 _TASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"q[\s\-_]*lora"), "qlora"),
     (re.compile(r"(?<![a-z])lora|(?<![a-z])peft|adapter"), "lora"),
-    (re.compile(r"全参|全量|全参数|full[\s\-_]*(?:parameter[\s\-_]*)?(?:fine[\s\-_]*tun\w*|finetun\w*|ft|sft)|full[\s\-_]*parameter|"
+    (re.compile(r"全参|全量|全参数|full[\s\-_]*(?:parameter[\s\-_]*)?(?:fine[\s\-_]*tun\w*|finetun\w*|ft|sft)|full[\s\-_]*param(?:eter)?s?(?![a-z])|"
                 # "full DPO of Llama-3-8B": a preference method on all the weights
                 r"full[\s\-_]*(?:dpo|kto|ipo|orpo|simpo)(?![a-z])|"
                 r"fully[\s\-_]*(?:fine[\s\-_]*tun\w*|finetun\w*)|all (?:the )?(?:weights|parameters) (?:trained|updated)|"
@@ -54,7 +54,7 @@ _TASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"冻结|freeze"), "freeze"),
     (re.compile(r"预训练|从头训练|从零训练|从零开始训练|从头开始训练|pre[\s\-_]*train\w*|from scratch|继续预训练|continued pretrain\w*"), "pretrain"),
 ]
-_FINETUNE = re.compile(r"微调|精调|fine[\s\-_]*tun\w*|finetun\w*|(?<![a-z])sft(?![a-z])|instruction[\s\-_]*tun\w*|指令微调|调优|(?<![a-z])(?:dpo|kto|ipo|orpo|simpo|rlhf)(?![a-z])|偏好(?:对齐|优化|训练)")
+_FINETUNE = re.compile(r"微调|精调|fine[\s\-_]*tun\w*|finetun\w*|(?<![a-z])sft(?![a-z])|instruction[\s\-_]*tun\w*|指令微调|调优|(?<![a-z])(?:dpo|kto|ipo|orpo|simpo|rlhf|grpo|ppo|rloo|dapo)(?![a-z])|偏好(?:对齐|优化|训练)|强化学习")
 _TRAIN = re.compile(r"训练|(?<![a-z])train(?:ing|ed)?(?![a-z])")
 _INFER = re.compile(
     r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"
@@ -78,6 +78,7 @@ _ZERO = re.compile(r"zero[\s\-_]*(?:stage)?[\s\-_]*(?P<n>[0-3])(?![0-9])")
 _MFU = re.compile(r"(?:mfu|model flops utili[sz]ation|算力利用率|利用率)\D{0,12}?(?P<a>\d{1,2}(?:\.\d+)?)\s*%|"
                   r"(?P<b>\d{1,2}(?:\.\d+)?)\s*%\s*(?:的\s*)?(?:mfu|model flops|算力利用率|利用率)")
 _LORA_RANK = re.compile(r"(?:rank|秩|r)\s*(?:=|:|of|为|是)?\s*(?P<n>\d{1,4})(?![0-9])")
+_GLOBAL_BATCH = re.compile(r"(?:global|total|effective|overall|全局|总|整体|等效)\s*(?:的)?\s*$")
 _BATCH = re.compile(rf"(?:batch[\s\-_]*size|micro[\s\-_]*batch|批大小|批量大小|batch)\s*(?:=|:|of|为|是)?\s*(?P<n>{DIGITS})")
 _BUY = re.compile(r"买卡|购买|采购|自建|买(?!不)|(?<![a-z])buy(?:ing)?(?![a-z])|purchase|on[\s-]*prem")
 _RENT = re.compile(r"租(?:用|赁|云|卡)?|云上|上云|云服务|(?<![a-z])rent(?:al|ing)?(?![a-z])|cloud|lease")
@@ -123,7 +124,10 @@ _USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?|ones|market|[ahlb]\d|
 _OFFLOAD = re.compile(r"(?<!优化器)(?<!optimizer )(?<!zero-)(?<!zero )(?:内存卸载|卸载到(?:系统)?内存|(?<!不)卸载|(?:放|挪|分)(?:一部分|部分)?(?:层)?"
                       r"(?:到|进|在)(?:系统|cpu\s*)?内存|(?:cpu|partial|layer|ram)\s*offload(?:ing)?|offload(?:ing)?\s+"
                       r"(?:(?:some |the )?layers|to (?:the )?(?:cpu|ram|system (?:memory|ram)))|(?<![a-z])-?ngl(?![a-z])|"
-                      r"n_gpu_layers|gpu[- ]layers)")
+                      r"n_gpu_layers|gpu[- ]layers|"
+                      # "on a 3090 with offload", "using CPU offloading", "w/ offload" (not "offload the optimizer")
+                      r"(?<![a-z])(?:with|using|via|plus|w/)\s+(?:some\s+|partial\s+)?offload(?:ing)?(?!\s+(?:the\s+)?"
+                      r"(?:optimi[sz]er|params|parameters|gradients))|(?:gpu|vram)\s*\+\s*(?:cpu|ram|system ram))")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")
@@ -163,11 +167,13 @@ def read_settings(t: Text, slots: Slots) -> None:
         m = _LORA_RANK.search(s)
         if m and 1 <= int(m.group("n")) <= 4096:
             slots.lora_rank = int(m.group("n"))
-    m = _BATCH.search(s)
-    if m:
+    for m in _BATCH.finditer(s):  # the micro-batch per GPU; a global batch comes from accumulation, not memory
+        if _GLOBAL_BATCH.search(s[max(0, m.start() - 12):m.start()]):
+            continue  # "global batch 64 and micro batch 4": the 4
         v = to_number(m.group("n"))
         if v and 1 <= v <= 100_000:
             slots.batch = int(v)
+            break
     buy, rent = bool(_BUY.search(s)), bool(_RENT.search(s))
     if buy and rent:
         slots.buy_or_rent = "either"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis
 from advisor.analysis.why_count import smallest_single_card
+from advisor.conversation.reader.intent import RL_METHODS
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_MEMORY, SRC_THROUGHPUT, Book
 from advisor.conversation.render.labels import PARTS, format_label, task_label
@@ -97,16 +98,28 @@ def why_count_lead(o: Option | None, ev: Analysis, book: Book, lang: str) -> fs.
     return fs.Lead(text, None, "weights of the whole model")
 
 
+def rl_note(ev: Analysis, lang: str) -> str:
+    """"GRPO on Qwen2.5-7B …": online RL is not modelled, said first; what follows sizes the policy's training step
+    alone (rollout generation, reward scoring and a reference model left out), a lower bound on memory and time."""
+    method = ev.reference_method
+    if method not in RL_METHODS:
+        return ""
+    key = "acts.rl.generic" if method == "RL" else "acts.rl.unsupported"
+    return t(key, lang, method=method, task=task_label(ev.workload.task, lang))
+
+
 def reference_note(ev: Analysis, book: Book, lang: str) -> str:
     """"DPO training Llama 3.1 8B …": what the sizing assumes about DPO's frozen reference model, said after the
     verdict: with LoRA/QLoRA none extra (the reference is the base with the adapter disabled); with full parameters
     a second copy of the weights at BF16 (params × 2 bytes), which the figures include (estimator.preference)."""
     method = ev.reference_method
-    if not method:
+    if not method or method in RL_METHODS:  # online RL is said before the verdict (rl_note)
         return ""
     task = ev.workload.task
     params = param_counts(ev.model).total
     extra = book.gib(f"{method} reference model weights (BF16)", Bytes(params * 2), SRC_MEMORY)
-    key = "acts.dpo.adapter" if task in ("lora", "qlora") else "acts.dpo.full"
+    # KTO trains on unpaired examples (one completion per prompt, Ethayarajh 2024): no chosen + rejected pair
+    key = "acts.dpo.adapter" if task in ("lora", "qlora") else "acts.dpo.full_unpaired" if method == "KTO" \
+        else "acts.dpo.full"
     return t(key, lang, method=method, task=task_label(task, lang), extra=extra, params=f"{params / 1e9:.2f}")
 

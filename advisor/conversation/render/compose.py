@@ -27,6 +27,7 @@ from advisor.conversation.reader.extract import Slots
 from advisor.conversation.reader.inline_specs import ASSUMED, card_lines, model_lines
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.render import load_lead
 from advisor.conversation.render.assumptions import assumption_text, assumption_zh, assumptions_block, mfu_assumption
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book
 from advisor.conversation.render.changes import changes_block, key_numbers, named_changes, rec_changes
@@ -277,8 +278,9 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
     assumed defaults."""
     first: list[str] = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog, stand_in=False) + [lead.text]
+    users_lead = lead.deciding.startswith(("most concurrent sequences", "largest concurrency meeting"))
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
-        first.append(fs.load_line(ev, fs.load_option(ev), book, lang))
+        first.append(load_lead.load_line(ev, fs.load_option(ev), book, lang))
     first += unknown_lines(slots, lang, catalog, names=False)
     unknown = state.slots.unknown_gpus
     if state.slots.device is not None and not ev.user_options:  # a laptop GPU or a Mac: its memory and sources
@@ -295,7 +297,7 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     changed = changes_block(changes, state, ev, book, lang, catalog)
     if changed:
         first.append(changed)
-    first.append(fs.assumed_line(ev, book, lang, people=state.slots.headcount))
+    first.append(fs.assumed_line(ev, book, lang, people=state.slots.headcount, users_answered=users_lead))
     return first
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from advisor.analysis.result import top_option
-from advisor.conversation.dialog.machine import PEAK_SHARE, PEAK_SHARE_SOURCE, default_catalog, default_weights
+from advisor.conversation.dialog.machine import PEAK_SHARE, PEAK_SHARE_SOURCE, default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -31,12 +31,10 @@ from advisor.conversation.render.book import (
     SRC_USER,
     Book,
     decimals_for,
-    money_of,
     source_of,
 )
 from advisor.conversation.render.labels import format_label, region_label, task_label
 from advisor.conversation.render.options_table import (
-    SRC_LOAD,
     misses,
     need_and_usable,
     opt_days,
@@ -44,13 +42,11 @@ from advisor.conversation.render.options_table import (
     opt_memory,
     opt_name,
     opt_price,
-    opt_purchase,
     opt_speed,
-    opt_tco,
     restates,
     user_speed,
 )
-from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller, replicas_for_load
+from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller
 from advisor.estimator.limits import CONTEXT_STEP
 from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
@@ -326,137 +322,10 @@ def _kv_share(o: Any, ev: Any, book: Book, lang: str) -> str:
     return t("screen.count.kv", lang, kv=kv, users=users, ctx=ctx)
 
 
-def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
-    """"How many users can it serve?": the most concurrent sequences of the asked context that fit on `o` (the
-    configuration's limits when the user named it, else its full-load capacity), with the decode speed there."""
-    load = ev.load
-    target = (load or {}).get("target") or {}
-    if load is not None and target and load.get("max_concurrency_for_target") is not None:
-        # a stated latency target ("how many users at 30 ms per token?"): the most users meeting it, first
-        on = f"{o.count}× {o.gpu_name}"
-        limit = int(load["max_concurrency_for_target"])
-        most = book.count(f"largest concurrency meeting the target on {on}", limit, "sequences", SRC_LOAD)
-        bits = []
-        if target.get("tpot_s"):
-            bits.append(t("screen.users.tpot", lang, ms=target_ms(book, "TPOT target", target["tpot_s"], SRC_USER)))
-        if target.get("ttft_s"):
-            bits.append(t("screen.users.ttft", lang, ms=target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)))
-        key = "screen.users.target_memory" if load.get("limit_bound") == "memory" else "screen.users.target"
-        return Lead(t(key, lang, name=opt_name(o, book), most=most, target=t("list.and", lang).join(bits)), None,
-                    f"largest concurrency meeting the target on {on}")
-    lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
-        else None
-    cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
-    n = (lim.max_load if lim is not None and not lim.training else 0) or cap.get("max_concurrency") or 0
-    speed = (lim.at_max if lim is not None and lim.at_max else None) or cap
-    if not n:
-        return None
-    name = opt_name(o, book)
-    most = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", int(n), "sequences", SRC_MEMORY)
-    ctx = book.tokens("context", ev.workload.context, source_of(ev, "context"), lang)
-    tail = ""
-    if speed and speed.get("total"):
-        tot = book.num(f"decode tokens/s total at {int(n)} sequences on {o.count}× {o.gpu_name}", speed["total"],
-                       "tokens/s", SRC_THROUGHPUT, 0)
-        per = book.num(f"decode tokens/s per sequence at {int(n)} sequences on {o.count}× {o.gpu_name}",
-                       speed["per_seq"], "tokens/s", SRC_THROUGHPUT, 1 if speed["per_seq"] < 10 else 0)
-        tail = t("screen.users.at_that_load", lang, tot=tot, per=per)
-    return Lead(t("screen.users", lang, name=name, most=most, ctx=ctx, tail=tail), None,
-                f"most concurrent sequences on {o.count}× {o.gpu_name}")
-
-
-
 def load_option(ev: Any) -> Any:
     """The option `Analysis.load` was simulated for (advisor.analysis.evaluate: the leading option, else the first
     of the user's own that fits)."""
     return top_option(ev) or next((o for o in ev.user_options if o.fits), None)
-
-
-def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
-    """"Serve X to N users": at the stated concurrency on the leading option, the continuous-batching simulation's
-    median time to first token (and p95), per-user decode speed (1 / median TPOT) and total output tokens/s, then
-    the largest concurrency whose median TPOT meets the stated target, else the recommender's interactivity target
-    (advisor.analysis.limits.serving_load; DEFAULT_TPOT_TARGET_S). "" when no load was simulated."""
-    load = ev.load
-    o = top
-    stated = "concurrency" in (getattr(ev, "stated", None) or ())
-    if load is None and top is not None and stated:  # the option's own figures under the stated load (no limit)
-        ul = top.throughput.under_load if top.throughput else None
-        load = dict(ul.to_contract(), concurrency=ev.workload.concurrency) if ul else None
-    if not load or o is None or not load.get("per_user_tokens_per_s"):
-        return ""
-    on = f"{o.count}× {o.gpu_name}"
-    n = book.count("concurrency", load["concurrency"], "sequences", source_of(ev, "concurrency"))
-    ttft = book.duration(f"median time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_s"]),
-                         "ms", SRC_LOAD, 0)
-    p95 = ""
-    if load.get("ttft_p95_s"):
-        p95 = t("screen.load.p95", lang, p95=book.duration(
-            f"p95 time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_p95_s"]), "ms",
-            SRC_LOAD, 0))
-    bits = [t("screen.load.ttft", lang, ttft=ttft, p95=p95)]
-    per_v = load["per_user_tokens_per_s"]
-    per = book.num(f"tokens/s per user at {load['concurrency']} users on {on}", per_v, "tokens/s", SRC_LOAD,
-                   1 if per_v < 10 else 0)
-    tpot = ""
-    if load.get("tpot_s"):
-        tpot = t("screen.load.tpot", lang, tpot=book.duration(
-            f"median time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_s"]), "ms",
-            SRC_LOAD, 0))
-    bits.append(t("screen.load.per_user", lang, per=per, tpot=tpot))
-    if load.get("total_tokens_per_s"):
-        tot = book.num(f"output tokens/s in total at {load['concurrency']} users on {on}", load["total_tokens_per_s"],
-                       "tokens/s", SRC_LOAD, 0)
-        bits.append(t("screen.load.total", lang, tot=tot))
-    head = t("screen.load.head", lang, n=n, on=on, bits=t("list.comma", lang).join(bits))
-    ttft_target = (load.get("target") or {}).get("ttft_s")
-    if ttft_target and load.get("max_concurrency_for_target") is not None:
-        return head + _ttft_limit(load, o, on, book, lang) + t("sentence.end", lang)
-    target = (load.get("target") or {}).get("tpot_s")
-    limit = load.get("max_concurrency_for_target")
-    if target and limit is not None:
-        stated = ev.constraints.max_ms_per_token is not None
-        ms = target_ms(book, "TPOT target", target, SRC_USER if stated else SRC_RECOMMEND)
-        rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
-                        decimals_for(round(1 / target, 1)))
-        why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
-        if limit >= 1:
-            most = book.count(f"largest concurrency meeting the TPOT target on {on}", limit, "sequences", SRC_LOAD)
-            # the KV cache holds fewer requests than the latency allows, or the latency is the limit
-            tail = t("screen.load.most_memory" if load.get("limit_bound") == "memory" else "screen.load.most", lang,
-                     most=most, ms=ms, rate=rate, why=why)
-            tail += replicas_for_load(o, load["concurrency"], limit, book, lang)
-        else:
-            tail = t("screen.load.not_one", lang, ms=ms, rate=rate, why=why)
-        return head + tail + t("sentence.end", lang)
-    return head + t("sentence.end", lang)
-
-
-def target_ms(book: Book, name: str, seconds: float, source: str) -> str:
-    """A latency target (held in seconds in the analysis' load figures) in ms, with as many decimals as it has."""
-    d = Seconds(seconds)
-    return book.duration(name, d, "ms", source, decimals_for(d.ms))
-
-
-def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) -> str:
-    """The largest concurrency meeting a stated time-to-first-token target (with the stated TPOT target when there
-    is one as well), as the clause after the load figures."""
-    target, limit = load["target"], load["max_concurrency_for_target"]
-    ttft = target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)
-    if target.get("tpot_s"):
-        tp = target["tpot_s"]
-        ms = target_ms(book, "TPOT target", tp, SRC_USER)
-        rate = book.num("per-user speed at the TPOT target", 1 / tp, "tokens/s", "computed: 1 / TPOT target",
-                        decimals_for(round(1 / tp, 1)))
-        cond = t("screen.load.cond_both", lang, ttft=ttft, ms=ms, rate=rate)
-    else:
-        cond = t("screen.load.cond_ttft", lang, ttft=ttft)
-    why = t("screen.load.your_target", lang)
-    if limit < 1:
-        return t("screen.load.not_one_ttft", lang, cond=cond, why=why)
-    most = book.count(f"largest concurrency meeting the TTFT target on {on}", limit, "sequences", SRC_LOAD)
-    key = "screen.load.most_ttft_memory" if load.get("limit_bound") == "memory" else "screen.load.most_ttft"
-    return t(key, lang, most=most, cond=cond, why=why) + replicas_for_load(o, load["concurrency"], limit, book, lang)
 
 
 def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
@@ -469,7 +338,9 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                      suffix=t("screen.gpu_hours_unit", lang))
     given = bool(ev.workload.train_tokens)
     tokens = train_tokens_text(ev, book, lang)
-    what = t("screen.time.tokens" if given else "screen.time.default_tokens", lang, tokens=tokens)
+    bound = given and "train_tokens" not in (getattr(ev, "stated", None) or ())  # from a sample count alone
+    what = t("screen.time.tokens_bound" if bound else "screen.time.tokens" if given else "screen.time.default_tokens",
+             lang, tokens=tokens)
     if "task" not in (getattr(ev, "stated", None) or ()):  # the method was not said: the default one, named
         what += t("screen.time.default_task", lang, task=task_label(ev.workload.task, lang))
     if lang == "zh" and what[-1:].isascii():
@@ -515,29 +386,6 @@ def train_tokens_question(ev: Any, book: Book, lang: str) -> str:
     return t("screen.train_tokens_question", lang, tokens=tokens)
 
 
-def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
-    """"What will it cost?": the full purchase (cards and servers) and the TCO over the horizon, as
-    `Recommendation.lead_summary` words it; owned cards by their running cost (power and operation) only."""
-    name = opt_name(top, book)
-    if not top.price and "existing" not in top.labels:  # a price the catalog does not have: said, not replaced
-
-        card = default_catalog().find_gpu(top.gpu)
-        why = book.text(card.unpriced, f"why {top.gpu} is unpriced", f"knowledge catalog: {top.gpu}") \
-            if card is not None and card.unpriced else ""
-        # the catalog's reason is English text: the Chinese sentence gives its gist
-        reason = t("screen.price.why", lang, why=why if lang != "zh" else t("screen.price.no_dated_quote", lang))
-        return Lead(t("screen.price.none", lang, gpu=top.gpu_name, name=name)
-                    + (reason if why else t("sentence.end", lang)), None, "")
-    text = opt_purchase(top, book, lang)
-    if "existing" in top.labels:
-        deciding = f"TCO of {top.count}× {top.gpu_name}" if top.tco is not None else ""
-    elif top.tco is not None and top.tco.purchase.total:
-        deciding = f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)"
-    else:
-        deciding = f"purchase price of {top.count}× {top.gpu_name} (GPUs only)"
-    return Lead(text + t("sentence.end", lang), None, deciding)
-
-
 def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
     parts = []
     for o in users[:4]:
@@ -557,58 +405,6 @@ def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
     # (when only one does, the dialog's verdict says so: dialog.compare.cards_verdict)
     head = "" if any(o.fits for o in users[:4]) else t("screen.compare.neither", lang)
     return Lead(head + t("clause.sep", lang).join(parts) + t("sentence.end", lang), None, "")
-
-
-def which_lead(top: Any, ev: Any, book: Book, lang: str, key: str = "screen.which") -> Lead:
-    """"Which GPUs?": the full purchase of the leading configuration first (cards, servers, 3-year TCO; issue 30),
-    then its memory per GPU against the usable memory and its speed. `key`: the sentence's template (the cheapest
-    configuration is worded as such, `cheapest_lead`)."""
-    need, usable = need_and_usable(top, book)
-    buy = opt_purchase(top, book, lang) if top.price or "existing" in top.labels else opt_name(top, book)
-    c = ev.constraints
-    if c.budget_covers == "gpus" and c.budget is not None and top.price and "existing" not in top.labels:
-        # "a GPU under $1000": the cards' price against the budget first; the machine around them after
-        total = top.tco.purchase.total if top.tco is not None else None
-        buy = t("screen.which.cards", lang, name=opt_name(top, book), cards=opt_price(top, book, lang),
-                budget=book.money("budget", c.budget, c.currency, SRC_USER),
-                machine=money_of(book, f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)", total,
-                                 "advisor.estimator.cost.estimate_tco") if total else "—")
-    # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
-    speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
-    tail = "" if speed == "—" else t("clause.sep", lang) + speed
-    lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
-    return Lead(t(key, lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
-                f"memory per GPU on {top.count}× {top.gpu_name}")
-
-
-def cheapest_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
-    """"The cheapest hardware to run R1?": the fitting configuration with the lowest full purchase (cards and
-    servers, advisor.estimator.cost.estimate_tco) first, worded as the cheapest; then the recommended one when it
-    differs, with its purchase and what the cheapest lacks (near its memory limit, a target missed). None when the
-    recommendation already leads with the cheapest or nothing fitting is priced."""
-    rec = ev.recommendation
-    if rec is None or ev.user_options:
-        return None
-    priced = [o for o in rec.options if o.fits and o.tco is not None and o.tco.purchase.total
-              and "existing" not in o.labels]
-    priced = [o for o in priced if o.meets_targets] or priced  # the targets and rules met, where any meets them
-    cheapest = min(priced, key=lambda o: o.tco.purchase.total.amount, default=None)
-    if cheapest is None:
-        return None
-    led = which_lead(cheapest, ev, book, lang, key="screen.cheapest")
-    if top is not None and top is not cheapest and top.fits:
-        lacks = misses(cheapest, lang)
-        if cheapest.near_capacity:
-            lacks.append(t("option.tag.near_capacity", lang))
-        if "used" in cheapest.labels and "used" not in top.labels:
-            lacks.append(t("option.label.used", lang))
-        if top.tco is not None and cheapest.tco is not None and top.tco.tco.currency == cheapest.tco.tco.currency \
-                and top.tco.tco.amount < cheapest.tco.tco.amount:  # costs more to buy, less to own
-            lacks.append(t("screen.cheapest.higher_tco", lang, years=f"{top.tco.years:g}",
-                           tco=opt_tco(cheapest, book, lang), other=opt_tco(top, book, lang)))
-        why = t("screen.cheapest.lacks", lang, lacks=t("list.sep", lang).join(lacks)) if lacks else ""
-        led.text += t("screen.cheapest.instead", lang, buy=opt_purchase(top, book, lang), why=why)
-    return led
 
 
 def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:
@@ -664,7 +460,9 @@ def compact_table(opts: list[Any], book: Book, lang: str, w: Any) -> str:
     head = t("screen.table.head", lang, speed=speed) + "\n|---|---|---|---|"
     rows = []
     for o in opts[:3]:
-        mark = "✓" if o.fits else "✗"
+        # ⛔: it fits in memory but a market or engineering rule rules it out (the lead says which); never a bare ✓
+        ruled_out = any(f.severity == "block" and f.rule_id != "sizing-does-not-fit" for f in o.findings)
+        mark = "✗" if not o.fits else "⛔" if ruled_out else "✓"
         name = opt_name(o, book)
         if "offload" in o.labels:  # the same card again, with llama.cpp layer offload to system RAM
             name += t("screen.table.offload", lang, fmt=format_label(o.layout.weights, lang))
@@ -684,6 +482,12 @@ def _short_speed(o: Any, book: Book, lang: str) -> str:
     return "—"
 
 
+def target_ms(book: Book, name: str, seconds: float, source: str) -> str:
+    """A latency target (held in seconds in the analysis' load figures) in ms, with as many decimals as it has."""
+    d = Seconds(seconds)
+    return book.duration(name, d, "ms", source, decimals_for(d.ms))
+
+
 def stated_targets(ev: Any, book: Book) -> list[str]:
     """The latency targets the user stated, as "TTFT ≤ 1000 ms", "TPOT ≤ 50 ms" (the TTFT one as the simulation
     was asked for it, advisor.analysis.limits.serving_load)."""
@@ -700,12 +504,16 @@ def stated_targets(ev: Any, book: Book) -> list[str]:
 SRC_CHAT = "advisor.workload.CHAT_PROMPT_TOKENS / CHAT_OUTPUT_TOKENS (ShareGPT means, sglang-vllm-060-bench)"
 
 
-def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None) -> str:
+def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, users_answered: bool = False) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
-    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.machine.PEAK_SHARE)."""
+    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.machine.PEAK_SHARE);
+    `users_answered`: the lead answers "how many users?", so the default concurrency is no assumption of it."""
     w = ev.workload
     bits = [task_label(w.task, lang)]
-    if w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
+    stated_users = "concurrency" in (getattr(ev, "stated", None) or ())
+    if users_answered and not stated_users:
+        pass  # the user count is the answer, not an assumption ("1 user" under "serves at most 5 users" misleads)
+    elif w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
         bits.append(t("screen.assumed.people", lang,
                       people=book.count("people using the service", people, "people", SRC_USER),
                       n=book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency")),
@@ -724,8 +532,10 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None) -> s
                       output=book.tokens("output tokens of a chat turn", chat.output_tokens or 0, SRC_CHAT, lang)))
     if w.is_training:  # the data a training time is computed for; the default said as such
         tokens = train_tokens_text(ev, book, lang)
-        bits.append(t("screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default",
-                      lang, tokens=tokens))
+        key = "screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default"
+        if w.train_tokens and "train_tokens" not in (getattr(ev, "stated", None) or ()):
+            key = "screen.assumed.train_tokens_bound"  # a sample count without its length: an upper bound
+        bits.append(t(key, lang, tokens=tokens))
     bits.append(format_label(need_format(ev), lang))
     targets = stated_targets(ev, book)
     if targets:

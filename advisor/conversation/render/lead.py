@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render.acts import engines_lead, reference_note, why_count_lead
+from advisor.conversation.render import load_lead, purchase_lead
+from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, link_text
 from advisor.conversation.render.labels import format_label, task_label
@@ -25,7 +26,7 @@ from advisor.conversation.render.options_table import (
     price_when,
 )
 from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
-from advisor.conversation.render.token_cost import token_cost_lead
+from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.prices import budget_price, unit_price
@@ -33,7 +34,7 @@ from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
-from knowledge.quantities import SECOND, Seconds
+from knowledge.quantities import SECOND, Bytes, Seconds
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -58,10 +59,17 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         led.text = led.text.rstrip() + t("sentence.gap", lang) + note
     if state.slots.model_assumed == "default" and ev.engines:  # engines compared with no model named
         led.text = t("acts.engine.default_model", lang, model=ev.model.name) + led.text
+    if rl_note(ev, lang):  # "GRPO …": not modelled, said before anything else
+        led.text = rl_note(ev, lang) + led.text
     if state.slots.model_assumed == "coding":  # no model named for a coding use: the answer is for the coding default
         led.text = t("lead.coding_default", lang, model=ev.model.name) + led.text
     if ev.count_card and ev.count_card in led.text:
         led.text += t("sentence.gap", lang) + t("lead.count_card", lang, gpu=ev.count_card)
+    users = ev.user_options
+    if state.slots.offload and ev.offload is None and len(users) == 1 and users[0].fits and \
+            users[0].layout.offload == "none" and not ev.workload.is_training:
+        # "… on a 3090 with CPU offloading?" when the card holds it whole: no offload, said after the answer
+        led.text += t("sentence.gap", lang) + t("lead.no_offload_needed", lang, name=opt_name(users[0], book))
     return led
 
 
@@ -70,13 +78,14 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     users = ev.user_options
     cap = state.slots.capacity
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
-        return variants_lead(ev, book, lang)
+        typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value)) if cap else ""
+        return variants_lead(ev, book, lang, Bytes.of(cap.value, "GiB") if cap is not None else None, typed)
     led_act = engines_lead(ev, book, lang)  # "vLLM or llama.cpp, which is faster here?": each engine's speed
     if led_act is None and ev.asks_why_count:  # "why does 70B need two GPUs?": the reason first
         led_act = why_count_lead(users[0] if len(users) == 1 else top or (users[0] if users else None), ev, book, lang)
     if led_act is not None:
         return led_act
-    if (intent in ("feasibility", "claim") or state.slots.device is not None) and cap is not None and not users:
+    if (intent in ("feasibility", "claim", "what_if") or state.slots.device is not None) and cap is not None and not users:
         device = state.slots.device.name if state.slots.device is not None else ""
         return fs.memory_lead(ev, cap, top, book, lang, device)  # a laptop GPU or a Mac: its memory, whatever asked
     if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
@@ -99,13 +108,25 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             return first
     if ev.asks_token_cost and len(users) <= 1 and (users or top):  # "what does a million tokens cost on an L4?"
         led_cost = token_cost_lead(users[0] if users else top, ev, book, lang)  # type: ignore[arg-type]
-        if led_cost is not None:
+        on = users[0] if users else top
+        if led_cost is None and users and not users[0].fits:  # one card too small: the fewest of it that hold it
+            led_cost, on = _token_cost_on_more(users[0], ev, book, lang)
+        if led_cost is not None and on is not None:
+            if state.slots.tokens_per_day:  # "1M tokens a day": what that volume costs, the cards idle the rest
+                volume = volume_sentence(on, ev, book, lang, state.slots.tokens_per_day)
+                led_cost.text = volume + t("sentence.gap", lang) + led_cost.text if volume else led_cost.text
             return led_cost
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
-            return _speed_lead(o, ev, book, lang)
+            speed = _speed_lead(o, ev, book, lang)
+            if intent != "how_many" or ev.constraints.max_ms_per_token is not None:
+                return speed  # a per-user speed target stated: the speed against it names the count too
+            # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count first, then the speed there
+            counted = _in_servers(fs.count_lead(o, ev, book, lang), o, ev, book, lang)
+            counted.text += t("sentence.gap", lang) + speed.text
+            return counted
     if ev.asks_batch and ev.limits is not None and len(users) == 1:  # "what batch size can I use on it?"
         led_batch = _batch_lead(ev, book, lang)
         if led_batch is not None:
@@ -119,7 +140,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led_ctx is not None:
             return led_ctx
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
-        led = fs.users_lead(users[0] if users else top, ev, book, lang)
+        led = load_lead.users_lead(users[0] if users else top, ev, book, lang)
         if led is not None:
             return led
     if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
@@ -128,7 +149,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
                  if x.fits and users and x.gpu == users[0].gpu), None) if intent == "how_much" else None
     if same is not None and len(users) == 1 and not users[0].fits:
         # "how much is that?" when the named card alone does not hold the job: the price of the count of it that does
-        led_price = fs.price_lead(same, ev, book, lang)
+        led_price = purchase_lead.price_lead(same, ev, book, lang)
         if led_price is not None:
             led_price.text = t("lead.price_of_fitting", lang, one=opt_name(users[0], book), fits=opt_name(same, book)) \
                 + led_price.text
@@ -160,11 +181,11 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
                 led.text += t("sentence.gap", lang) + fs.time_against(others[0], chosen, book, lang)
             return led
     if ev.asks_cheapest and intent in ("which", "how_much", "other"):
-        led = fs.cheapest_lead(chosen, ev, book, lang)  # "the cheapest hardware for R1": the lowest purchase first
+        led = purchase_lead.cheapest_lead(chosen, ev, book, lang)  # "the cheapest hardware for R1": the lowest purchase first
         if led is not None:
             return led
     if intent == "how_much":
-        led = fs.price_lead(chosen, ev, book, lang)
+        led = purchase_lead.price_lead(chosen, ev, book, lang)
         if led is not None:
             return led
     if intent == "explain":
@@ -176,7 +197,22 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led.text = t("lead.yes", lang, text=led.text) if chosen.fits else led.text
         led.verdict = "yes" if chosen.fits else "no"
         return led
-    return fs.which_lead(chosen, ev, book, lang)
+    return purchase_lead.which_lead(chosen, ev, book, lang)
+
+
+def _token_cost_on_more(named: Option, ev: Analysis, book: Book, lang: str) -> tuple[fs.Lead | None, Option | None]:
+    """"Cost per million tokens of a 32B on an L4?" when one L4 cannot hold it: that first (need against usable),
+    then the cost per token on the fewest cards of the same kind that fit (the recommender's own option)."""
+    rec = ev.recommendation
+    more = min((o for o in (rec.options if rec is not None else []) if o.gpu == named.gpu and o.fits),
+               key=lambda o: o.count, default=None)
+    led = token_cost_lead(more, ev, book, lang) if more is not None else None
+    if more is None or led is None:
+        return None, None
+    need, usable = need_and_usable(named, book)
+    led.text = t("token_cost.more_cards", lang, name=opt_name(named, book), model=ev.model.name, need=need,
+                 usable=usable, more=opt_name(more, book)) + led.text
+    return led, more
 
 
 def _within_budget(text: str, o: Option | None, ev: Analysis, book: Book, lang: str) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.model_fit import ModelFit, is_coding
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.compose import finish_turn
+from advisor.conversation.render.labels import task_label
 from advisor.conversation.render.preamble import device_line
 from advisor.conversation.turn import Turn
 from knowledge.catalog import load_catalog
@@ -73,7 +74,8 @@ def budget_none_turn(hw: BudgetHardware, state: DialogState, lang: str) -> Turn:
 
 
 def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int, coding: bool,
-                   state: DialogState, lang: str, bought: BudgetHardware | None = None) -> Turn:
+                   state: DialogState, lang: str, bought: BudgetHardware | None = None,
+                   task: str = "inference") -> Turn:
     """The Turn: the largest models that fit first (coding models first when asked for code), then a table. With
     `bought` (a budget and no card named), the first sentence says the budget, the models and the cards it buys."""
     book = Book()
@@ -97,6 +99,9 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
             one = _priced(book, bought.single, lang)
             lines.append(t("model_fit.budget_single", lang, budget=budget, on=one["on"], price=one["price"],
                            kind=one["kind"], as_of=one["as_of"]))
+    elif task != "inference":  # "the biggest model I can LoRA on a 4090": trained that way, micro-batch 1
+        lines = [t("model_fit.head_train", lang, task=task_label(task, lang), on=on, usable=usable, ctx=ctx,
+                   items=joined)]
     else:
         lines = [t("model_fit.head", lang, which=which, on=on, usable=usable, ctx=ctx, items=joined)]
     if state.slots.device is not None and bought is None:  # a laptop GPU or a Mac: where its memory came from
@@ -104,10 +109,11 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
     if coding and not wanted:
         lines.append(t("model_fit.no_coding", lang))
     full = next((f for f in wanted or fits if f.full_precision), None)
-    if full is not None and full not in (wanted[:LEAD] or fits[:LEAD]):
+    if task == "inference" and full is not None and full not in (wanted[:LEAD] or fits[:LEAD]):
         lines.append(t("model_fit.full", lang, fmt=_fmt(full.weights), name=full.model.name,
                        params=_params(book, full, lang), gib=_gib(book, full, on)))
-    lines.append(t("model_fit.note", lang))
+    lines.append(t("model_fit.note" if task == "inference" else "model_fit.note_train", lang,
+                   task=task_label(task, lang)))
     if bought is not None and bought.pick is not None:
         lines.append(t("model_fit.budget_note", lang))
         if not bought.pick.gpu.is_machine:

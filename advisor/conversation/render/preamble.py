@@ -4,6 +4,7 @@ and the clarifying question for a slot (with the default it would use).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights
@@ -161,4 +162,14 @@ def _stand_in(slots: Slots, lang: str, catalog: Catalog) -> list[str]:
         out.append(t("preamble.stand_in", lang, name=name))
     elif slots.model_assumed == "coding" and slots.model:  # no model named for a coding use: the coding default
         out.append(t("preamble.coding_default", lang, name=model_name(catalog, slots.model)))
+    elif slots.model and slots.model_text:  # "Qwen3-Coder-30B-A3B" read as its architecture twin: said, never silent
+        name = model_name(catalog, slots.model)
+        typed = set(re.findall(r"[a-z]+", slots.model_text.lower()))
+        extra = sorted((typed & _VARIANT_WORDS) - set(re.findall(r"[a-z]+", f"{name} {slots.model}".lower())))
+        if extra:
+            out.append(t("preamble.twin", lang, typed=slots.model_text, name=name))
     return out
+
+
+# variant words that name another checkpoint of the same architecture (a catalog alias may map them to it)
+_VARIANT_WORDS = frozenset({"coder", "math", "guard", "abliterated", "uncensored", "distill", "vl", "vision"})

@@ -13,6 +13,7 @@ the GPU-hours a million tokens take, which any price per GPU-hour turns into the
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from advisor.conversation.dialog.machine import default_catalog
@@ -157,3 +158,49 @@ def _why_unpriced(o: Option, book: Book, lang: str) -> str:
         return t("screen.price.why", lang, why=t("screen.price.no_dated_quote", lang))
     why = book.text(card.unpriced, f"why {o.gpu} is unpriced", f"knowledge catalog: {o.gpu}")
     return t("screen.price.why", lang, why=why)
+
+
+def volume_sentence(o: Option, ev: Analysis, book: Book, lang: str, per_day: float) -> str:
+    """"1M tokens a day — what does it cost?": a stated daily volume against what `o` makes at full load. The cards
+    are paid for every hour whatever they make, so at that volume a day costs the rent of 24 hours (or a day of
+    the TCO) and a million tokens costs that day's money ÷ (tokens a day / 10⁶); "" when `o` has no speed."""
+    cap = ev.capacity.get((o.gpu, o.count)) or {}
+    full = float(cap.get("total") or 0)  # the most it makes (its most sequences at once); 0 when not computed
+    where = f"{o.count}× {o.gpu_name}"
+    avg = per_day / 86400
+    # "1.0 M tokens" (millions, a decimal below 10 M); Chinese counts in 万 and 亿 ("100 万 tokens", Book.tokens)
+    vol = (book.tokens("tokens a day you stated", per_day, SRC_USER, lang) if lang == "zh" else
+           book.num("tokens a day you stated", per_day / 1e6, "M tokens", SRC_USER, 1 if per_day < 1e7 else 0))
+    mean = book.num("average tokens/s of the stated daily volume", avg, "tokens/s", "tokens a day / 86,400 s",
+                    1 if avg < 10 else 0)
+    if full and avg > full:  # more than it makes at full load: about how many of these configurations it takes
+        top = book.num(f"decode tokens/s in total at full load on {where}", full, "tokens/s", SRC_THROUGHPUT, 0)
+        more = book.count(f"GPUs ({o.gpu_name}) for the stated daily volume at full load",
+                          math.ceil(avg / full) * o.count, "GPUs", "⌈average / full load⌉ × GPUs")
+        return t("token_cost.volume.over", lang, vol=vol, mean=mean, name=opt_name(o, book), top=top, more=more,
+                 gpu=o.gpu_name)
+    cur = ev.constraints.currency
+    bits = []
+    rate = _rate(o, ev, book, lang)
+    if rate is not None:
+        day = rate[0] * 24
+        bits.append(t("token_cost.volume.rented", lang,
+                      day=book.money(f"rent of {where} for 24 hours", day, cur, "price per GPU-hour × GPUs × 24 h"),
+                      per=book.money(f"cost per million tokens rented on {where} at the stated volume",
+                                     day / (per_day / 1e6), cur, "rent a day / (tokens a day / 10⁶)")))
+    owned = _owned(o)
+    if owned is not None and owned[1] > 0:
+        day = owned[0] / (owned[1] / 24)
+        bits.append(t("token_cost.volume.owned", lang,
+                      day=book.money(f"TCO a day of {where}", day, cur, "TCO / days it runs"),
+                      per=book.money(f"cost per million tokens owned on {where} at the stated volume",
+                                     day / (per_day / 1e6), cur, "TCO a day / (tokens a day / 10⁶)")))
+    if not bits:
+        return ""
+    if not full:
+        return t("token_cost.volume.idle", lang, vol=vol, name=opt_name(o, book), mean=mean,
+                 bits=t("list.comma", lang).join(bits))
+    share = book.num(f"share of full-load output used on {where}", avg / full * 100, "%", "average / full load",
+                     1 if avg / full < 0.1 else 0, suffix="")
+    return t("token_cost.volume", lang, vol=vol, name=opt_name(o, book), mean=mean, share=share,
+             bits=t("list.comma", lang).join(bits))

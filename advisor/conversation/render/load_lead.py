@@ -1,0 +1,142 @@
+"""The answer under a load: "how many users at 30 ms per token?" (users_lead) and the line with the first token,
+per-user speed and the users limit at the load asked (load_line; advisor.estimator.serving_ladder figures)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.conversation.render.book import (
+    SRC_MEMORY,
+    SRC_RECOMMEND,
+    SRC_THROUGHPUT,
+    SRC_USER,
+    Book,
+    decimals_for,
+    source_of,
+)
+from advisor.conversation.render.firstscreen import Lead, target_ms
+from advisor.conversation.render.options_table import (
+    SRC_LOAD,
+    opt_name,
+)
+from advisor.conversation.render.scale_out import replicas_for_load
+from knowledge.messages import t
+from knowledge.quantities import Seconds
+
+
+def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+    """"How many users can it serve?": the most concurrent sequences of the asked context that fit on `o` (the
+    configuration's limits when the user named it, else its full-load capacity), with the decode speed there."""
+    load = ev.load
+    target = (load or {}).get("target") or {}
+    if load is not None and target and load.get("max_concurrency_for_target") is not None:
+        # a stated latency target ("how many users at 30 ms per token?"): the most users meeting it, first
+        on = f"{o.count}× {o.gpu_name}"
+        limit = int(load["max_concurrency_for_target"])
+        most = book.count(f"largest concurrency meeting the target on {on}", limit, "sequences", SRC_LOAD)
+        bits = []
+        if target.get("tpot_s"):
+            bits.append(t("screen.users.tpot", lang, ms=target_ms(book, "TPOT target", target["tpot_s"], SRC_USER)))
+        if target.get("ttft_s"):
+            bits.append(t("screen.users.ttft", lang, ms=target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)))
+        key = "screen.users.target_memory" if load.get("limit_bound") == "memory" else "screen.users.target"
+        return Lead(t(key, lang, name=opt_name(o, book), most=most, target=t("list.and", lang).join(bits)), None,
+                    f"largest concurrency meeting the target on {on}")
+    lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
+        else None
+    cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
+    n = (lim.max_load if lim is not None and not lim.training else 0) or cap.get("max_concurrency") or 0
+    speed = (lim.at_max if lim is not None and lim.at_max else None) or cap
+    if not n:
+        return None
+    name = opt_name(o, book)
+    most = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", int(n), "sequences", SRC_MEMORY)
+    ctx = book.tokens("context", ev.workload.context, source_of(ev, "context"), lang)
+    tail = ""
+    if speed and speed.get("total"):
+        tot = book.num(f"decode tokens/s total at {int(n)} sequences on {o.count}× {o.gpu_name}", speed["total"],
+                       "tokens/s", SRC_THROUGHPUT, 0)
+        per = book.num(f"decode tokens/s per sequence at {int(n)} sequences on {o.count}× {o.gpu_name}",
+                       speed["per_seq"], "tokens/s", SRC_THROUGHPUT, 1 if speed["per_seq"] < 10 else 0)
+        tail = t("screen.users.at_that_load", lang, tot=tot, per=per)
+    return Lead(t("screen.users", lang, name=name, most=most, ctx=ctx, tail=tail), None,
+                f"most concurrent sequences on {o.count}× {o.gpu_name}")
+
+def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
+    """"Serve X to N users": at the stated concurrency on the leading option, the continuous-batching simulation's
+    median time to first token (and p95), per-user decode speed (1 / median TPOT) and total output tokens/s, then
+    the largest concurrency whose median TPOT meets the stated target, else the recommender's interactivity target
+    (advisor.analysis.limits.serving_load; DEFAULT_TPOT_TARGET_S). "" when no load was simulated."""
+    load = ev.load
+    o = top
+    stated = "concurrency" in (getattr(ev, "stated", None) or ())
+    if load is None and top is not None and stated:  # the option's own figures under the stated load (no limit)
+        ul = top.throughput.under_load if top.throughput else None
+        load = dict(ul.to_contract(), concurrency=ev.workload.concurrency) if ul else None
+    if not load or o is None or not load.get("per_user_tokens_per_s"):
+        return ""
+    on = f"{o.count}× {o.gpu_name}"
+    n = book.count("concurrency", load["concurrency"], "sequences", source_of(ev, "concurrency"))
+    ttft = book.duration(f"median time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_s"]),
+                         "ms", SRC_LOAD, 0)
+    p95 = ""
+    if load.get("ttft_p95_s"):
+        p95 = t("screen.load.p95", lang, p95=book.duration(
+            f"p95 time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_p95_s"]), "ms",
+            SRC_LOAD, 0))
+    bits = [t("screen.load.ttft", lang, ttft=ttft, p95=p95)]
+    per_v = load["per_user_tokens_per_s"]
+    per = book.num(f"tokens/s per user at {load['concurrency']} users on {on}", per_v, "tokens/s", SRC_LOAD,
+                   1 if per_v < 10 else 0)
+    tpot = ""
+    if load.get("tpot_s"):
+        tpot = t("screen.load.tpot", lang, tpot=book.duration(
+            f"median time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_s"]), "ms",
+            SRC_LOAD, 0))
+    bits.append(t("screen.load.per_user", lang, per=per, tpot=tpot))
+    if load.get("total_tokens_per_s"):
+        tot = book.num(f"output tokens/s in total at {load['concurrency']} users on {on}", load["total_tokens_per_s"],
+                       "tokens/s", SRC_LOAD, 0)
+        bits.append(t("screen.load.total", lang, tot=tot))
+    head = t("screen.load.head", lang, n=n, on=on, bits=t("list.comma", lang).join(bits))
+    ttft_target = (load.get("target") or {}).get("ttft_s")
+    if ttft_target and load.get("max_concurrency_for_target") is not None:
+        return head + _ttft_limit(load, o, on, book, lang) + t("sentence.end", lang)
+    target = (load.get("target") or {}).get("tpot_s")
+    limit = load.get("max_concurrency_for_target")
+    if target and limit is not None:
+        stated = ev.constraints.max_ms_per_token is not None
+        ms = target_ms(book, "TPOT target", target, SRC_USER if stated else SRC_RECOMMEND)
+        rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
+                        decimals_for(round(1 / target, 1)))
+        why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
+        if limit >= 1:
+            most = book.count(f"largest concurrency meeting the TPOT target on {on}", limit, "sequences", SRC_LOAD)
+            # the KV cache holds fewer requests than the latency allows, or the latency is the limit
+            tail = t("screen.load.most_memory" if load.get("limit_bound") == "memory" else "screen.load.most", lang,
+                     most=most, ms=ms, rate=rate, why=why)
+            tail += replicas_for_load(o, load["concurrency"], limit, book, lang)
+        else:
+            tail = t("screen.load.not_one", lang, ms=ms, rate=rate, why=why)
+        return head + tail + t("sentence.end", lang)
+    return head + t("sentence.end", lang)
+
+def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) -> str:
+    """The largest concurrency meeting a stated time-to-first-token target (with the stated TPOT target when there
+    is one as well), as the clause after the load figures."""
+    target, limit = load["target"], load["max_concurrency_for_target"]
+    ttft = target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)
+    if target.get("tpot_s"):
+        tp = target["tpot_s"]
+        ms = target_ms(book, "TPOT target", tp, SRC_USER)
+        rate = book.num("per-user speed at the TPOT target", 1 / tp, "tokens/s", "computed: 1 / TPOT target",
+                        decimals_for(round(1 / tp, 1)))
+        cond = t("screen.load.cond_both", lang, ttft=ttft, ms=ms, rate=rate)
+    else:
+        cond = t("screen.load.cond_ttft", lang, ttft=ttft)
+    why = t("screen.load.your_target", lang)
+    if limit < 1:
+        return t("screen.load.not_one_ttft", lang, cond=cond, why=why)
+    most = book.count(f"largest concurrency meeting the TTFT target on {on}", limit, "sequences", SRC_LOAD)
+    key = "screen.load.most_ttft_memory" if load.get("limit_bound") == "memory" else "screen.load.most_ttft"
+    return t(key, lang, most=most, cond=cond, why=why) + replicas_for_load(o, load["concurrency"], limit, book, lang)

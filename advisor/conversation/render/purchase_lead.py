@@ -1,0 +1,102 @@
+"""What to buy, first: the leading configuration's full purchase ("which GPUs?", which_lead), its price ("what will
+it cost?", price_lead) and the cheapest configuration that fits ("the cheapest hardware for R1", cheapest_lead)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.conversation.dialog.machine import default_catalog
+from advisor.conversation.render.book import (
+    SRC_USER,
+    Book,
+    money_of,
+)
+from advisor.conversation.render.firstscreen import Lead, load_option
+from advisor.conversation.render.options_table import (
+    misses,
+    need_and_usable,
+    opt_layout,
+    opt_name,
+    opt_price,
+    opt_purchase,
+    opt_speed,
+    opt_tco,
+)
+from knowledge.messages import t
+
+
+def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+    """"What will it cost?": the full purchase (cards and servers) and the TCO over the horizon, as
+    `Recommendation.lead_summary` words it; owned cards by their running cost (power and operation) only."""
+    name = opt_name(top, book)
+    if not top.price and "existing" not in top.labels:  # a price the catalog does not have: said, not replaced
+
+        card = default_catalog().find_gpu(top.gpu)
+        why = book.text(card.unpriced, f"why {top.gpu} is unpriced", f"knowledge catalog: {top.gpu}") \
+            if card is not None and card.unpriced else ""
+        # the catalog's reason is English text: the Chinese sentence gives its gist
+        reason = t("screen.price.why", lang, why=why if lang != "zh" else t("screen.price.no_dated_quote", lang))
+        return Lead(t("screen.price.none", lang, gpu=top.gpu_name, name=name)
+                    + (reason if why else t("sentence.end", lang)), None, "")
+    text = opt_purchase(top, book, lang)
+    if "existing" in top.labels:
+        deciding = f"TCO of {top.count}× {top.gpu_name}" if top.tco is not None else ""
+    elif top.tco is not None and top.tco.purchase.total:
+        deciding = f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)"
+    else:
+        deciding = f"purchase price of {top.count}× {top.gpu_name} (GPUs only)"
+    return Lead(text + t("sentence.end", lang), None, deciding)
+
+def which_lead(top: Any, ev: Any, book: Book, lang: str, key: str = "screen.which") -> Lead:
+    """"Which GPUs?": the full purchase of the leading configuration first (cards, servers, 3-year TCO; issue 30),
+    then its memory per GPU against the usable memory and its speed. `key`: the sentence's template (the cheapest
+    configuration is worded as such, `cheapest_lead`)."""
+    need, usable = need_and_usable(top, book)
+    buy = opt_purchase(top, book, lang) if top.price or "existing" in top.labels else opt_name(top, book)
+    c = ev.constraints
+    if c.budget_covers == "gpus" and c.budget is not None and top.price and "existing" not in top.labels:
+        # "a GPU under $1000": the cards' price against the budget first; the machine around them after
+        total = top.tco.purchase.total if top.tco is not None else None
+        buy = t("screen.which.cards", lang, name=opt_name(top, book), cards=opt_price(top, book, lang),
+                budget=book.money("budget", c.budget, c.currency, SRC_USER),
+                machine=money_of(book, f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)", total,
+                                 "advisor.estimator.cost.estimate_tco") if total else "—")
+    elif c.budget is not None and top.tco is not None and top.tco.purchase.total.currency == c.currency and \
+            0 < top.tco.purchase.total.amount <= c.budget:
+        # "we have $50k": the purchase said against the budget the user stated, in the first sentence
+        buy += t("screen.which.within", lang, budget=book.money("budget", c.budget, c.currency, SRC_USER))
+    # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
+    speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
+    tail = "" if speed == "—" else t("clause.sep", lang) + speed
+    lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
+    return Lead(t(key, lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
+                f"memory per GPU on {top.count}× {top.gpu_name}")
+
+def cheapest_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+    """"The cheapest hardware to run R1?": the fitting configuration with the lowest full purchase (cards and
+    servers, advisor.estimator.cost.estimate_tco) first, worded as the cheapest; then the recommended one when it
+    differs, with its purchase and what the cheapest lacks (near its memory limit, a target missed). None when the
+    recommendation already leads with the cheapest or nothing fitting is priced."""
+    rec = ev.recommendation
+    if rec is None or ev.user_options:
+        return None
+    priced = [o for o in rec.options if o.fits and o.tco is not None and o.tco.purchase.total
+              and "existing" not in o.labels]
+    priced = [o for o in priced if o.meets_targets] or priced  # the targets and rules met, where any meets them
+    cheapest = min(priced, key=lambda o: o.tco.purchase.total.amount, default=None)
+    if cheapest is None:
+        return None
+    led = which_lead(cheapest, ev, book, lang, key="screen.cheapest")
+    if top is not None and top is not cheapest and top.fits:
+        lacks = misses(cheapest, lang)
+        if cheapest.near_capacity:
+            lacks.append(t("option.tag.near_capacity", lang))
+        if "used" in cheapest.labels and "used" not in top.labels:
+            lacks.append(t("option.label.used", lang))
+        if top.tco is not None and cheapest.tco is not None and top.tco.tco.currency == cheapest.tco.tco.currency \
+                and top.tco.tco.amount < cheapest.tco.tco.amount:  # costs more to buy, less to own
+            lacks.append(t("screen.cheapest.higher_tco", lang, years=f"{top.tco.years:g}",
+                           tco=opt_tco(cheapest, book, lang), other=opt_tco(top, book, lang)))
+        why = t("screen.cheapest.lacks", lang, lacks=t("list.sep", lang).join(lacks)) if lacks else ""
+        led.text += t("screen.cheapest.instead", lang, buy=opt_purchase(top, book, lang), why=why)
+    return led
