@@ -43,3 +43,32 @@ def test_x_counts_without_plural_servers_stay_card_counts(text: str, gpu: str, c
 def test_two_x_h100_servers_answer_sizes_sixteen_cards() -> None:
     first = _first("I have 2x H100 servers, can I serve Llama 3 70B?")
     assert "16×" in first and "H100" in first, first
+
+
+# --- 2. a count of cards known only by their memory ------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "count", "gb"), [
+    ("2 张 24G 的卡能跑多大模型", 2, 24.0),
+    ("what's the biggest model two 24GB cards can run?", 2, 24.0),
+    ("a pair of 48GB cards for Llama 3 70B", 2, 48.0),
+    ("24G显存能跑多大模型", None, 24.0),  # one card: no count said
+])
+def test_a_count_beside_a_memory_only_card_is_read(text: str, count: int | None, gb: float) -> None:
+    s = extract(text, load_catalog())
+    assert s.capacity is not None and s.capacity.value == gb and s.gpu_count == count, (s.capacity, s.gpu_count)
+
+
+@pytest.mark.parametrize(("text", "lang", "says"), [
+    ("2 张 24G 的卡能跑多大模型", "zh", "2× 24 GB"),
+    ("what's the biggest model two 24GB cards can run?", "en", "2× 24 GB"),
+    ("24G显存能跑多大模型", "zh", "1× 24 GB"),
+])
+def test_the_largest_model_on_memory_only_cards_keeps_the_count(text: str, lang: str, says: str) -> None:
+    first = _first(text, lang)
+    assert says in first, first
+
+
+def test_two_24gb_cards_hold_a_70b_at_4_bits_one_does_not() -> None:
+    # Llama-3-70B at ~4.8 bits/param (Q4_K_M) is 70.6e9 × 4.8 / 8 ≈ 42 GB ≈ 39 GiB of weights: over one 24 GB card,
+    # about 20 GiB per card on two
+    two, one = _first("2 张 24G 的卡能跑多大模型", "zh"), _first("24G显存能跑多大模型", "zh")
+    assert "70B" in two and "70B" not in one, (two, one)
