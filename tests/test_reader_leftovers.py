@@ -4,6 +4,8 @@ Expected numbers are worked out by hand in the comments."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from advisor.conversation.reader.extract import extract
@@ -72,3 +74,37 @@ def test_two_24gb_cards_hold_a_70b_at_4_bits_one_does_not() -> None:
     # about 20 GiB per card on two
     two, one = _first("2 张 24G 的卡能跑多大模型", "zh"), _first("24G显存能跑多大模型", "zh")
     assert "70B" in two and "70B" not in one, (two, one)
+
+
+# --- 4. a total-throughput target --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "rate"), [
+    ("serve Llama 3.1 70B on H100s at 5000 tokens/s in total", 5000.0),
+    ("部署 Qwen2.5-72B，总吞吐 5000 token/s，要几张 H100", 5000.0),
+    ("Llama 3.1 8B, at least 2k tok/s aggregate, which GPU?", 2000.0),  # 2k = 2 × 1000
+    ("total throughput of 5,000 tokens/s for Llama 3.1 70B", 5000.0),
+    ("Qwen2.5-72B 总吞吐量要达到 1.5万 tokens/s", 15000.0),  # 1.5 万 = 1.5 × 10,000
+])
+def test_a_total_throughput_target_is_read(text: str, rate: float) -> None:
+    s = extract(text, load_catalog())
+    assert s.min_tokens_per_s == rate and s.tpot_ms is None, (s.min_tokens_per_s, s.tpot_ms)
+
+
+def test_a_per_user_speed_is_not_a_total() -> None:
+    s = extract("Llama 3.1 70B with at least 20 tokens/s per user", load_catalog())
+    assert s.min_tokens_per_s is None and s.tpot_ms == 50.0  # 1000 / 20 ms per token
+
+
+@pytest.mark.parametrize(("text", "lang", "users"), [
+    # 5000 tokens/s at the 25 tokens/s interactivity target (40 ms per token) is 5000 × 0.040 = 200 streams
+    ("serve Llama 3.1 70B on H100s at 5000 tokens/s in total", "en", "200 users"),
+    ("部署 Qwen2.5-72B，总吞吐 5000 token/s，要几张 H100", "zh", "200 路并发"),
+    # 2000 × 0.040 = 80 streams
+    ("Llama 3.1 8B, at least 2k tok/s aggregate, which GPU?", "en", "80 users"),
+])
+def test_the_answer_leads_with_a_configuration_meeting_the_total(text: str, lang: str, users: str) -> None:
+    answer = Conversation(lang=lang).respond(text).answer
+    first = answer.split("\n")[0]
+    totals = [float(a or b) for a, b in re.findall(r"(\d+) tokens/s total|合计 (\d+) tokens/s", first)]
+    target = extract(text, load_catalog()).min_tokens_per_s
+    assert totals and target is not None and totals[0] >= target, first
+    assert users in answer, answer[:600]

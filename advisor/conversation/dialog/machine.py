@@ -134,7 +134,8 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months",
-                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text"):
+                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
+                 "min_tokens_per_s", "throughput_text"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -301,6 +302,16 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
             {"people": (s.headcount, "people", "user input"),
              "conc": (concurrency, "sequences", "ceil(people × peak share)"),
              "share": (PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE)}))
+    if concurrency is None and s.min_tokens_per_s and task == "inference":
+        # "5000 tokens/s in total": total = streams × per-stream speed, each stream at the per-token target
+        from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated total rate needs it
+
+        ms = s.tpot_ms or INTERACTIVE_MS_PER_TOKEN
+        concurrency = max(1, math.ceil(s.min_tokens_per_s * ms / 1000))
+        notes.append(Assumption(
+            *pair("assumption.total_rate"),
+            {"rate": (s.min_tokens_per_s, "tokens/s", "user input"), "conc": (concurrency, "sequences",
+             "total tokens/s × time per token"), "speed": (round(1000 / ms, 1), "tokens/s", "per-token target")}))
     if concurrency is None:
         concurrency = 1
         if task == "inference":
@@ -395,6 +406,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["deadline_s"] = s.deadline_s
     if s.tpot_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target
         kwargs["max_ms_per_token"] = s.tpot_ms
+    if s.min_tokens_per_s:  # a stated total throughput: the recommender keeps only configurations reaching it
+        kwargs["min_tokens_per_s"] = s.min_tokens_per_s
     if s.buy_or_rent:
         kwargs["buy_or_rent"] = s.buy_or_rent
     if s.tco_years:

@@ -50,6 +50,30 @@ _SPEED = [
 ]
 
 
+_RATE = r"(?:tokens?\s*/\s*s(?:ec)?|tok/s|t/s|tokens? (?:per|a) second|tokens?\s*/\s*秒|tokens?\s*每秒)"
+_AMOUNT = rf"(?P<num>{NUM})\s*(?P<mult>k|千|万)?\s*"
+_TOTAL = [
+    # "5000 tokens/s in total", "at least 2k tok/s aggregate", "5,000 tokens/s across all users", "合计 5000 tokens/s"
+    re.compile(rf"{_AMOUNT}{_RATE}\s*(?:in total|total|aggregate|overall|combined|altogether|in aggregate|"
+               rf"across (?:all )?(?:the )?(?:users|requests|streams)|(?:的)?\s*总吞吐)", re.I),
+    # "total throughput of 5000 tokens/s", "aggregate throughput ≥ 2k tok/s", "总吞吐 5000 token/s", "总吞吐量要达到 5000 tokens/s"
+    re.compile(rf"(?:total|aggregate|overall|combined)\s*(?:output\s*)?(?:throughput|generation|decode)?{_BOUND_EN}"
+               rf"(?:\s*(?:at least|>=|≥))?\s*{_AMOUNT}{_RATE}", re.I),
+    re.compile(rf"(?:总吞吐量?|总输出速度|合计|总共|整体吞吐量?){_BOUND_ZH}(?:\s*(?:达到|至少|不低于|不少于))*\s*{_AMOUNT}{_RATE}", re.I),
+]
+_MULT = {"k": 1e3, "千": 1e3, "万": 1e4}
+
+
+def read_total_throughput(t: Text, slots: Slots) -> None:
+    """A total (all users together) output-throughput target ("5000 tokens/s in total", "总吞吐 5000 token/s",
+    "at least 2k tok/s aggregate"), in tokens/s: `slots.min_tokens_per_s`, the recommender's Constraints field."""
+    said: list[str] = []
+    m = _take(t, _TOTAL, said)
+    if m:
+        slots.min_tokens_per_s = (to_number(m.group("num")) or 0.0) * _MULT.get((m.group("mult") or "").lower(), 1.0)
+        slots.throughput_text = said[0]
+
+
 def _seconds(value: float, unit: str) -> float:
     return value / 1000 if unit.lower() in ("ms", "msec", "millisecond", "milliseconds", "毫秒") else value
 
@@ -83,4 +107,4 @@ def read_latency_targets(t: Text, slots: Slots) -> None:
         slots.latency_text = "; ".join(said)
 
 
-__all__ = ["read_latency_targets"]
+__all__ = ["read_latency_targets", "read_total_throughput"]
