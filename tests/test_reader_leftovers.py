@@ -108,3 +108,36 @@ def test_the_answer_leads_with_a_configuration_meeting_the_total(text: str, lang
     target = extract(text, load_catalog()).min_tokens_per_s
     assert totals and target is not None and totals[0] >= target, first
     assert users in answer, answer[:600]
+
+
+# --- 3. latency targets: TTFT read as such, an end-to-end one read as its per-token share and said first -------------
+@pytest.mark.parametrize(("text", "ttft", "tpot", "e2e"), [
+    ("Llama 3.1 70B on H100, p95 latency under 2 s, 20 users", None, None, 2000.0),
+    ("end-to-end latency below 3 seconds for Qwen2.5-72B with 50 users", None, None, 3000.0),
+    ("Qwen2.5-72B 首字延迟 p95 小于 500ms，50 并发，要几张 H20", 500.0, None, None),  # a first-token target
+    ("Qwen2.5-72B 响应时间 2 秒以内，50 并发", None, None, 2000.0),
+    ("端到端延迟小于 3 秒，部署 Qwen2.5-72B", None, None, 3000.0),
+    ("TTFT under 500 ms and per-token latency 40 ms for Llama 3.1 8B", 500.0, 40.0, None),  # not end to end
+])
+def test_latency_targets_are_read_by_kind(text: str, ttft: float | None, tpot: float | None, e2e: float | None) -> None:
+    s = extract(text, load_catalog())
+    assert (s.ttft_ms, s.tpot_ms, s.e2e_ms) == (ttft, tpot, e2e), (s.ttft_ms, s.tpot_ms, s.e2e_ms)
+
+
+@pytest.mark.parametrize(("text", "lang", "words", "per_token"), [
+    # 2 s over a chat reply of 195 output tokens: 2000 / 195 = 10.3 ms per token, shown as 10 ms
+    ("Llama 3.1 70B on H100, p95 latency under 2 s, 20 users", "en", "not simulated", "10 ms per token"),
+    # 3 s / 195 = 15.4 ms
+    ("end-to-end latency below 3 seconds for Qwen2.5-72B with 50 users on H100", "en", "not simulated",
+     "15 ms per token"),
+    ("Qwen2.5-72B 响应时间 2 秒以内，50 并发，要几张 H20", "zh", "端到端延迟不在模拟之内", "每 token 不超过 10 ms"),
+])
+def test_an_end_to_end_target_says_first_how_it_was_read(text: str, lang: str, words: str, per_token: str) -> None:
+    first = _first(text, lang)
+    assert words in first[:40] and per_token in first, first  # the reading opens the answer
+
+
+def test_an_end_to_end_target_becomes_the_per_token_target() -> None:
+    # 2 s / 195 output tokens = 10.26 ms per token, the recommender's TPOT target
+    answer = Conversation(lang="en").respond("Llama 3.1 70B on H100, p95 latency under 2 s, 20 users").answer
+    assert "TPOT ≤ 10.26 ms" in answer, answer[:800]

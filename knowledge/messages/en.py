@@ -477,6 +477,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "link.card.has": "**Already there**: the {gpu} has {nvlink}{source}; whether a job leans on it depends on how the model is split (tensor parallel all-reduces every layer; copies of a model on separate cards need no link).",
     "link.card.consumer_none": "**No — and the {gpu} cannot use it**: GeForce cards since the RTX 40 series have no NVLink connector{source}, so {count} cards talk over PCIe (no peer-to-peer on GeForce: through host memory). For serving that costs little when each card holds its own copy of the model; splitting one model across the cards (tensor parallel) all-reduces every layer over PCIe.",
     "link.card.none": "**Not possible on this card, and often not needed**: the {gpu} has no NVLink{source}, so {count} cards talk over PCIe. Splitting one model across the cards (tensor parallel) all-reduces every layer over it; copies of a model on separate cards need no link.",
+    "lead.e2e": "End-to-end latency is not simulated (time to first token and time per token are): \"{said}\" is read as {e2e} for a reply of {out} output tokens, so at most {ms} per token, the first token's wait not counted; sized for that. ",
     "lead.coding_default": "For {model} (the default coding model): ",
     # --- engines compared, why more than one card, DPO's reference model (advisor/conversation/render/acts.py) ---
     "acts.engine.lead": "**{verdict}** on {where}{load}: {runs}; each with the most precise of its usual formats that fits.",

@@ -51,6 +51,13 @@ PEAK_SHARE = 0.10
 PEAK_SHARE_SOURCE = "nvidia-rag-sizing"
 
 
+def e2e_tpot_ms(s: Slots) -> float | None:
+    """The time per output token an end-to-end target allows: e2e = TTFT + output tokens × TPOT, so TPOT ≤ e2e /
+    output tokens with the first token's wait left out (the serving simulator bounds TTFT and TPOT, not their sum);
+    output tokens as stated, else a chat turn's CHAT_OUTPUT_TOKENS. Said first in the answer (lead.e2e)."""
+    return s.e2e_ms / (s.output_tokens or CHAT_OUTPUT_TOKENS) if s.e2e_ms else None
+
+
 def request_seconds(s: Slots) -> float:
     """W of Little's law L = λ·W when only a request rate is known: one request's time in the engine at the
     per-token target — its output tokens (stated, else a chat turn's CHAT_OUTPUT_TOKENS) × the stated time per
@@ -135,7 +142,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
-                 "min_tokens_per_s", "throughput_text"):
+                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -404,8 +411,9 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
             kwargs["max_nodes"] = min(4096, -(-s.gpu_count // 8))
     if s.deadline_s:
         kwargs["deadline_s"] = s.deadline_s
-    if s.tpot_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target
-        kwargs["max_ms_per_token"] = s.tpot_ms
+    if s.tpot_ms or s.e2e_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target;
+        # an end-to-end one is its per-token share over the reply's output tokens (e2e_tpot_ms), the stricter kept
+        kwargs["max_ms_per_token"] = min(x for x in (s.tpot_ms, e2e_tpot_ms(s)) if x)
     if s.min_tokens_per_s:  # a stated total throughput: the recommender keeps only configurations reaching it
         kwargs["min_tokens_per_s"] = s.min_tokens_per_s
     if s.buy_or_rent:

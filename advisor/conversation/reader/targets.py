@@ -36,6 +36,17 @@ _TPOT = [
                rf"(?P<num>{NUM})\s*{_UNIT_TIME}", re.I),
     re.compile(rf"(?P<num>{NUM})\s*(?P<unit>ms|毫秒)\s*(?:per|/|each|every|一个|每)\s*(?:output\s*)?(?:token|个\s*token)", re.I),
 ]
+# an end-to-end target (the whole reply): "p95 latency under 2 s", "end-to-end latency below 3 seconds",
+# "响应时间 2 秒以内"; read after TTFT and TPOT, so "first token latency" and "per-token latency" are theirs
+_E2E = [
+    re.compile(rf"(?:(?:p50|p90|p95|p99)\s*)?(?:end[- ]to[- ]end|e2e|response|request|reply|overall|total)?\s*(?:latency|response[- ]time|"
+               rf"time[- ]to[- ](?:respond|answer))(?:\s*(?:per|for each|for a|of a|of each)\s*(?:request|reply|response))?"
+               rf"{_PCT}{_BOUND_EN}\s*(?P<num>{NUM})\s*{_UNIT_TIME}", re.I),
+    re.compile(rf"(?:p50|p90|p95|p99)\s*(?:end[- ]to[- ]end|e2e)?\s*(?:latency)?{_BOUND_EN}\s*(?P<num>{NUM})\s*{_UNIT_TIME}",
+               re.I),
+    re.compile(rf"(?:端到端(?:延迟|时延)?|响应时间|响应延迟|请求延迟|整体延迟|总延迟|延迟|时延){_PCT}{_BOUND_ZH}"
+               rf"(?:\s*(?:p50|p90|p95|p99))?{_BOUND_ZH}\s*(?P<num>{NUM})\s*{_UNIT_TIME}", re.I),
+]
 _SPEED = [
     # "at least 20 tokens/s per user", "20 tok/s for each user", "每路至少 20 tokens/s", "每个用户 30 token/秒"
     re.compile(rf"(?:at least|minimum of|min\.?|no less than|>=|≥|over|above)?\s*(?P<num>{NUM})\s*"
@@ -105,6 +116,10 @@ def read_latency_targets(t: Text, slots: Slots) -> None:
         slots.tpot_ms = 1000 / (to_number(m.group("num")) or 1.0)
     if said:
         slots.latency_text = "; ".join(said)
+    e2e: list[str] = []
+    if (m := _take(t, _E2E, e2e)) is not None:
+        slots.e2e_ms = _seconds(to_number(m.group("num")) or 0.0, m.group("unit")) * 1000
+        slots.e2e_text = e2e[0]
 
 
 __all__ = ["read_latency_targets", "read_total_throughput"]

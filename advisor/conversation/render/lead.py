@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis
-from advisor.conversation.dialog.machine import DialogState
+from advisor.conversation.dialog.machine import DialogState, e2e_tpot_ms
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render import load_lead, purchase_lead
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
@@ -31,7 +31,7 @@ from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.prices import budget_price, unit_price
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
-from advisor.workload import speed_workload
+from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
 from knowledge.quantities import SECOND, Bytes, Seconds
@@ -70,7 +70,21 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
             users[0].layout.offload == "none" and not ev.workload.is_training:
         # "… on a 3090 with CPU offloading?" when the card holds it whole: no offload, said after the answer
         led.text += t("sentence.gap", lang) + t("lead.no_offload_needed", lang, name=opt_name(users[0], book))
+    if state.slots.e2e_ms and not ev.workload.is_training:  # an end-to-end target: how it was read, before all else
+        led.text = _e2e_read(state, book, lang) + led.text
     return led
+
+
+def _e2e_read(state: DialogState, book: Book, lang: str) -> str:
+    """'p95 latency under 2 s' read as a time per token: e2e / output tokens (dialog.machine.e2e_tpot_ms)."""
+    s = state.slots
+    out = s.output_tokens or CHAT_OUTPUT_TOKENS
+    ms = e2e_tpot_ms(s) or 0.0
+    sec = (s.e2e_ms or 0.0) / 1000
+    e2e = book.num("end-to-end latency you named", sec, "s", SRC_USER, decimals_for(sec))
+    per = book.num("time per output token the end-to-end target allows (e2e / output tokens)", ms, "ms",
+                   "end-to-end latency / output tokens", 1 if ms < 10 else 0)
+    return t("lead.e2e", lang, said=s.e2e_text or "", e2e=e2e, out=out, ms=per)
 
 
 def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
