@@ -141,3 +141,22 @@ def test_an_end_to_end_target_becomes_the_per_token_target() -> None:
     # 2 s / 195 output tokens = 10.26 ms per token, the recommender's TPOT target
     answer = Conversation(lang="en").respond("Llama 3.1 70B on H100, p95 latency under 2 s, 20 users").answer
     assert "TPOT ≤ 10.26 ms" in answer, answer[:800]
+
+
+@pytest.mark.parametrize(("text", "lang", "verdict", "says"), [
+    # Qwen2.5-32B BF16: 32.8e9 × 2 B = 65.5 GB = 61.0 GiB of weights, 30.5 GiB per card on two: over 24 GB's 21.6 usable
+    ("two 24GB cards, can I run Qwen2.5 32B?", "en", "**No**", "split over 2 cards of 24 GB"),
+    # Llama-3-70B BF16: 70.6e9 × 2 B = 131.4 GiB, 65.7 GiB of weights per card on two: over 48 GB
+    ("a pair of 48GB cards for Llama 3 70B", "en", "**No**", "split over 2 cards of 48 GB"),
+    # Qwen2.5-14B BF16: 14.8e9 × 2 B = 27.5 GiB of weights, 13.8 GiB per card on two: fits 24 GB, one card does not
+    ("2 张 24G 的卡能跑 Qwen2.5-14B 吗", "zh", "**可以**", "切分到 2 张 24 GB"),
+])
+def test_a_feasibility_check_on_counted_memory_only_cards_splits_the_model(text: str, lang: str, verdict: str,
+                                                                          says: str) -> None:
+    first = _first(text, lang)
+    assert first.startswith(verdict) and says in first, first
+
+
+def test_one_memory_only_card_is_still_checked_whole() -> None:
+    first = _first("24G显存能跑 Qwen2.5-14B 吗", "zh")  # 27.5 GiB of weights on one 24 GB card: no
+    assert first.startswith("**不够**") and "切分" not in first, first

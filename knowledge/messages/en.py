@@ -640,6 +640,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.memory.device.over_card": "{yes} — {model} at {fmt} needs about {total} {what}, more than the {typed} the {device} can give it: the weights alone are about {weights}.",
     "screen.memory.what.inference": "with its KV cache and runtime",
     "screen.memory.what.training": "for {task} with its optimizer states, activations and runtime",
+    "screen.memory.split.fits": "{yes} — {model} at {fmt} split over {n} cards of {typed} (tensor parallel {n}) needs about {per} per card {what}, which fits ({usable} usable on each); on one card it would need {total}.",
+    "screen.memory.split.over": "{yes} — {model} at {fmt} split over {n} cards of {typed} (tensor parallel {n}) needs about {per} per card {what}, more than the {usable} usable on each; the weights alone are about {weights} in all.",
     "screen.memory.fits": "{yes} — {model} at {fmt} needs about {total} {what}, which fits in {typed} of memory ({usable} usable).",
     "screen.memory.over_usable": "{yes} — {model} at {fmt} needs about {total} {what}, more than the {usable} a {typed} card leaves usable (the engine keeps 10 %); the weights alone are about {weights}.",
     "screen.memory.over_card": "{yes} — {model} at {fmt} needs about {total} {what}, not {typed}: the weights alone are about {weights}.",

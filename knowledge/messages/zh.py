@@ -636,6 +636,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.memory.device.over_card": "{yes}：{model}（{fmt}）{what}约需 {total}，超过 {device} 能给它的 {typed}：光权重就约 {weights}。",
     "screen.memory.what.inference": "连同 KV 缓存和运行时",
     "screen.memory.what.training": "做{task}连同优化器状态、激活和运行时",
+    "screen.memory.split.fits": "{yes}：{model}（{fmt}）切分到 {n} 张 {typed} 的卡上（张量并行 {n}），{what}每卡约需 {per}，每卡可用 {usable}，放得下；单卡则需 {total}。",
+    "screen.memory.split.over": "{yes}：{model}（{fmt}）切分到 {n} 张 {typed} 的卡上（张量并行 {n}），{what}每卡约需 {per}，超过每卡可用的 {usable}；仅权重合计约 {weights}。",
     "screen.memory.fits": "{yes}：{model}（{fmt}）{what}约需 {total}，{typed} 的卡可用 {usable}，放得下。",
     "screen.memory.over_usable": "{yes}：{model}（{fmt}）{what}约需 {total}，超过 {typed} 显卡的可用 {usable}（引擎预留 10%）；光权重就约 {weights}。",
     "screen.memory.over_card": "{yes}：{model}（{fmt}）{what}约需 {total}，不是 {typed}：光权重就约 {weights}。",
