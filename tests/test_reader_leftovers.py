@@ -160,3 +160,12 @@ def test_a_feasibility_check_on_counted_memory_only_cards_splits_the_model(text:
 def test_one_memory_only_card_is_still_checked_whole() -> None:
     first = _first("24G显存能跑 Qwen2.5-14B 吗", "zh")  # 27.5 GiB of weights on one 24 GB card: no
     assert first.startswith("**不够**") and "切分" not in first, first
+
+
+@pytest.mark.parametrize(("text", "lang", "says"), [
+    ("two 24GB cards, can I run Qwen2.5 32B?", "en", "2 cards with 24 GB of memory each"),
+    ("2 张 24G 的卡能跑 Qwen2.5-14B 吗", "zh", "2 张 24 GB 显存的卡"),
+])
+def test_the_taken_as_given_line_keeps_the_count(text: str, lang: str, says: str) -> None:
+    answer = Conversation(lang=lang).respond(text).answer
+    assert says in answer, answer[:600]

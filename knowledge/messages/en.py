@@ -1025,6 +1025,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     # --- a card or a model typed by its specs (advisor/conversation/reader/inline_specs.py) ----------------------------
     "inline_card.named": "the {name} as ",
     "inline_card.memory": "Taken as given: {named}a card with {cap} of memory (not a catalog card, so only its memory is checked).",
+    "inline_card.memory.n": "Taken as given: {named}{n} cards with {cap} of memory each (not a catalog card, so only their memory is checked).",
     "inline_card.bandwidth": "Taken as given: {named}a card with {cap} at {bw} (not a catalog card).",
     "inline_card.ceiling": "Taken as given: {named}a card with {cap} at {bw} (not a catalog card). One sequence decodes at most about {ceiling} (bandwidth ÷ the {read} of weights and KV cache read per token; engines reach a fraction of this).",
     "inline_model.assumed.num_attention_heads": "attention heads = hidden ÷ {hd}",

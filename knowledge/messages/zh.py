@@ -1021,6 +1021,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     # --- a card or a model typed by its specs (advisor/conversation/reader/inline_specs.py) ----------------------------
     "inline_card.named": "{name}，",
     "inline_card.memory": "按您给的规格计算：一张 {cap} 显存的卡（{named}不是目录里的卡，只核对显存）。",
+    "inline_card.memory.n": "按您给的规格计算：{n} 张 {cap} 显存的卡（{named}不是目录里的卡，只核对显存）。",
     "inline_card.bandwidth": "按您给的规格计算：{cap} 显存、带宽 {bw} 的卡（{named}不是目录里的卡）。",
     "inline_card.ceiling": "按您给的规格计算：{cap} 显存、带宽 {bw} 的卡（{named}不是目录里的卡）。单路解码速度上限约 {ceiling}（带宽 ÷ 每个 token 读取的 {read} 权重与 KV 缓存；实际引擎通常只能达到其中一部分）。",
     "inline_model.assumed.num_attention_heads": "注意力头数 = 隐藏层维度 ÷ {hd}",
