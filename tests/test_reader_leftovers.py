@@ -169,3 +169,27 @@ def test_one_memory_only_card_is_still_checked_whole() -> None:
 def test_the_taken_as_given_line_keeps_the_count(text: str, lang: str, says: str) -> None:
     answer = Conversation(lang=lang).respond(text).answer
     assert says in answer, answer[:600]
+
+
+# --- 5. a count said in racks: no per-rack count in the catalog, so the answer asks first --------------------------
+@pytest.mark.parametrize(("text", "words"), [
+    ("half a rack of H100, can it serve DeepSeek-V3?", "half a rack"),
+    ("a full rack of H100 for Llama 3 405B", "a full rack"),
+    ("半个机柜的 H100 能跑 DeepSeek-V3 吗", "半个机柜"),
+])
+def test_a_rack_is_read_without_a_count(text: str, words: str) -> None:
+    s = extract(text, load_catalog())
+    assert s.rack_text == words and [m.count for m in s.candidates] == [None], (s.rack_text, s.candidates)
+
+
+def test_no_rack_without_the_word() -> None:
+    assert extract("two H100 servers for DeepSeek-V3", load_catalog()).rack_text is None
+
+
+@pytest.mark.parametrize(("text", "lang", "opening"), [
+    ("half a rack of H100, can it serve DeepSeek-V3?", "en", "How many NVIDIA H100"),
+    ("半个机柜的 H100 能跑 DeepSeek-V3 吗", "zh", "您的一个机柜放多少张"),
+])
+def test_a_rack_answer_asks_its_size_first(text: str, lang: str, opening: str) -> None:
+    first = _first(text, lang)
+    assert first.startswith(opening), first

@@ -34,6 +34,7 @@ from advisor.conversation.reader.name_index import build_index, representative_m
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number
 from advisor.conversation.reader.quantity import rewrite as rewrite_numbers
+from advisor.conversation.reader.servers import read_racks
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.targets import read_latency_targets, read_total_throughput
 from advisor.conversation.reader.text import Text, normalise, scaled
@@ -82,6 +83,8 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     if catalog is not None:
         read_models(t, slots, catalog)
         read_gpus(t, slots, catalog)
+        if slots.existing or slots.candidates:
+            slots.rack_text = read_racks(t.s)  # "half a rack of H100": how many per rack is asked
         read_device(t, slots, catalog)  # a laptop GPU or an unlisted Mac: its usable memory, not a catalog card
     if slots.device is None:
         read_capacity(t, slots)

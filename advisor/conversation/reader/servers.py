@@ -101,6 +101,19 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
     return None
 
 
+# a count said in racks: "half a rack of H100", "a full rack", "2 racks of B200", "半个机柜的 H100", "一整个机架"
+_RACK = re.compile(rf"(?:(?:half|quarter|full|whole|{NUM}|{EN_WORD_NUM}|a)\s*(?:an?\s*)?(?:full\s*|whole\s*)?racks?|"
+                   rf"racks?\s*(?:of|full of)|(?:半|一|两|二|三|四|整|{NUM})?\s*(?:个|台|整个)?\s*(?:机柜|机架))(?![a-z])", re.I)
+
+
+def read_racks(text: str) -> str | None:
+    """The words of a count said in racks, which no catalog card gives a size for: a rack's GPU count depends on
+    the servers in it and the rack's power and cooling (an HGX/DGX H100 server draws about 10 kW, so a rack may
+    hold from one to four), so the answer says the count is unknown and asks for it."""
+    m = _RACK.search(text)
+    return m.group(0).strip() if m else None
+
+
 def per_server_default(interface: str, segment: str, max_per_node: int | None) -> int | None:
     """GPUs in a server of this card when the user gives only the server count: the catalog's `max_per_node`
     (1 for a whole machine such as a Mac), 8 for SXM/OAM modules and data-centre PCIe cards; None for consumer

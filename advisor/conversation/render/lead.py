@@ -70,6 +70,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
             users[0].layout.offload == "none" and not ev.workload.is_training:
         # "… on a 3090 with CPU offloading?" when the card holds it whole: no offload, said after the answer
         led.text += t("sentence.gap", lang) + t("lead.no_offload_needed", lang, name=opt_name(users[0], book))
+    if state.slots.rack_text and (ev.user_options or top is not None):  # "half a rack of H100": its size asked first
+        on = ev.user_options[0] if ev.user_options else top
+        led.text = t("lead.rack", lang, said=state.slots.rack_text, gpu=on.gpu_name if on else "") + led.text
     if state.slots.e2e_ms and not ev.workload.is_training:  # an end-to-end target: how it was read, before all else
         led.text = _e2e_read(state, book, lang) + led.text
     return led
