@@ -193,3 +193,12 @@ def test_no_rack_without_the_word() -> None:
 def test_a_rack_answer_asks_its_size_first(text: str, lang: str, opening: str) -> None:
     first = _first(text, lang)
     assert first.startswith(opening), first
+
+
+def test_the_json_request_shows_the_total_target_and_the_inferred_streams() -> None:
+    turn = Conversation(lang="en").respond("serve Llama 3.1 70B on H100s at 5000 tokens/s in total")
+    request = turn.to_contract()["request"]  # what `ask --json` prints under "request"
+    limits = {v["name"]: v for v in request["limits"]}
+    job = {v["name"]: v for v in request["job"]}
+    assert limits["min_tokens_per_s"]["value"] == 5000.0 and limits["min_tokens_per_s"]["provenance"] == "stated"
+    assert job["concurrency"]["value"] == 200 and job["concurrency"]["provenance"] == "inferred"  # 5000 × 0.040
