@@ -202,3 +202,9 @@ def test_the_json_request_shows_the_total_target_and_the_inferred_streams() -> N
     job = {v["name"]: v for v in request["job"]}
     assert limits["min_tokens_per_s"]["value"] == 5000.0 and limits["min_tokens_per_s"]["provenance"] == "stated"
     assert job["concurrency"]["value"] == 200 and job["concurrency"]["provenance"] == "inferred"  # 5000 × 0.040
+
+
+def test_a_total_target_no_configuration_meets_is_named_not_blamed_on_memory() -> None:
+    # 8 H20 at 200 streams decode about 2.3k tokens/s in all (the estimator), under the 5000 asked
+    first = _first("部署 Qwen2.5-72B，总吞吐 5000 token/s，要几张 H20", "zh")
+    assert "总吞吐 5000 tokens/s" in first and "未分片" not in first, first

@@ -406,6 +406,16 @@ def _nothing_fits(ev: Analysis, book: Book, lang: str) -> str:
     one device, so the reader sees why (the need, unsharded, against the cards the constraints allow)."""
     if ev.need is None or ev.workload.is_training:
         return t("lead.nothing_fits", lang)
+    c = ev.constraints
+    if c.min_tokens_per_s is not None or c.max_ms_per_token is not None:  # a speed target, not memory, may rule all out
+        said = []
+        if c.min_tokens_per_s is not None:
+            said.append(t("lead.target.total", lang, rate=book.num("total throughput target", c.min_tokens_per_s,
+                                                                  "tokens/s", SRC_USER, 0)))
+        if c.max_ms_per_token is not None:
+            said.append(t("lead.target.tpot", lang, ms=book.num("time per token target", c.max_ms_per_token, "ms",
+                                                               SRC_USER, 1 if c.max_ms_per_token < 10 else 0)))
+        return t("lead.nothing_meets", lang, model=ev.model.name, targets=t("list.sep", lang).join(said))
     fmt = format_label(fs.need_format(ev), lang)
     total = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
     return t("lead.nothing_fits_need", lang, model=ev.model.name, fmt=fmt, total=total)
