@@ -208,3 +208,18 @@ def test_a_total_target_no_configuration_meets_is_named_not_blamed_on_memory() -
     # 8 H20 at 200 streams decode about 2.3k tokens/s in all (the estimator), under the 5000 asked
     first = _first("部署 Qwen2.5-72B，总吞吐 5000 token/s，要几张 H20", "zh")
     assert "总吞吐 5000 tokens/s" in first and "未分片" not in first, first
+
+
+@pytest.mark.parametrize(("text", "gpu", "count"), [
+    ("2 racks of GB200 for DeepSeek-V3", "gb200", 144),  # a GB200 NVL72 rack is one 72-GPU NVLink domain: 2 × 72
+    ("a rack of GB300, how fast is DeepSeek-R1?", "gb300", 72),
+    ("一个机柜的 GB200 能跑 DeepSeek-V3 吗", "gb200", 72),
+])
+def test_racks_of_a_rack_scale_system_are_counted(text: str, gpu: str, count: int) -> None:
+    s = extract(text, load_catalog())
+    assert (gpu, count) in _cards(text) and s.rack_text is None, (_cards(text), s.rack_text)
+
+
+def test_half_a_rack_of_a_rack_scale_system_is_asked() -> None:
+    first = _first("half a rack of GB200 for DeepSeek-V3")
+    assert first.startswith("How many NVIDIA GB200") and "holds 72" in first, first

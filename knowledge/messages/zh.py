@@ -479,6 +479,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "link.card.consumer_none": "**不需要，而且 {gpu} 也用不了**：GeForce 从 RTX 40 系列起没有 NVLink 接口{source}，{count} 张卡之间走 PCIe（GeForce 不支持 P2P，经主机内存中转）。做推理时每张卡各放一份模型几乎没有影响；把一个模型切到多张卡上（张量并行）则每层都要经 PCIe 做 all-reduce。",
     "link.card.none": "**这张卡没有 NVLink，也常常用不着**：{gpu} 不支持 NVLink{source}，{count} 张卡之间走 PCIe。把一个模型切到多张卡上（张量并行）每层都要经它做 all-reduce；每张卡各放一份模型则不需要互联。",
     "lead.rack": "您的一个机柜放多少张 {gpu}？目录里没有每柜的卡数（取决于柜内服务器和机柜的供电、散热），所以“{said}”没有换算成卡数；请告诉我柜内的服务器数或卡数。先按下面计算：",
+    "lead.rack.part": "您指的是多少张 {gpu}？一个整柜是 {per} 张（一个 NVLink 域），“{said}”不是整数个机柜，所以没有换算成卡数。先按下面计算：",
     "lead.e2e": "端到端延迟不在模拟之内（模拟的是首 token 延迟和每 token 时延）：“{said}”按 {out} 个输出 token 的一次回复共 {e2e} 理解，即每 token 不超过 {ms}，不计首 token 等待；按此配置。",
     "lead.coding_default": "按默认代码模型 {model}：",
     # --- 引擎对比、为什么要多张卡、DPO 的参考模型（advisor/conversation/render/acts.py）---

@@ -114,6 +114,18 @@ def read_racks(text: str) -> str | None:
     return m.group(0).strip() if m else None
 
 
+def racks_said(words: str) -> int | None:
+    """The whole number of racks in the words `read_racks` found ("2 racks" → 2, "a full rack", "一个机柜" → 1);
+    None for a part of one ("half a rack", "半个机柜") or no count."""
+    w = words.lower()
+    if re.search(r"half|quarter|半", w):
+        return None
+    m = re.search(rf"{NUM}|{EN_WORD_NUM}", w)
+    if m:
+        return _value(m.group(0))
+    return 1 if re.search(r"(?:^|\s)(?:a|one|full|whole)\b|一|整", w) else None
+
+
 def per_server_default(interface: str, segment: str, max_per_node: int | None) -> int | None:
     """GPUs in a server of this card when the user gives only the server count: the catalog's `max_per_node`
     (1 for a whole machine such as a Mac), 8 for SXM/OAM modules and data-centre PCIe cards; None for consumer

@@ -72,7 +72,10 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         led.text += t("sentence.gap", lang) + t("lead.no_offload_needed", lang, name=opt_name(users[0], book))
     if state.slots.rack_text and (ev.user_options or top is not None):  # "half a rack of H100": its size asked first
         on = ev.user_options[0] if ev.user_options else top
-        led.text = t("lead.rack", lang, said=state.slots.rack_text, gpu=on.gpu_name if on else "") + led.text
+        spec = load_catalog().gpu(on.gpu) if on else None
+        per = spec.nvlink_domain if spec is not None and "rack" in spec.form_factor.lower() else None
+        led.text = (t("lead.rack.part", lang, said=state.slots.rack_text, gpu=on.gpu_name if on else "", per=per) if per
+                    else t("lead.rack", lang, said=state.slots.rack_text, gpu=on.gpu_name if on else "")) + led.text
     if state.slots.e2e_ms and not ev.workload.is_training:  # an end-to-end target: how it was read, before all else
         led.text = _e2e_read(state, book, lang) + led.text
     return led
