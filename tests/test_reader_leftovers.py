@@ -223,3 +223,8 @@ def test_racks_of_a_rack_scale_system_are_counted(text: str, gpu: str, count: in
 def test_half_a_rack_of_a_rack_scale_system_is_asked() -> None:
     first = _first("half a rack of GB200 for DeepSeek-V3")
     assert first.startswith("How many NVIDIA GB200") and "holds 72" in first, first
+
+
+@pytest.mark.parametrize("text", ["keep track of the cost of 8 H100 for Llama 3 70B", "Barack asks about 2 H100"])
+def test_rack_inside_another_word_is_no_rack(text: str) -> None:
+    assert extract(text, load_catalog()).rack_text is None

@@ -102,7 +102,7 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
 
 
 # a count said in racks: "half a rack of H100", "a full rack", "2 racks of B200", "半个机柜的 H100", "一整个机架"
-_RACK = re.compile(rf"(?:(?:half|quarter|full|whole|{NUM}|{EN_WORD_NUM}|a)\s*(?:an?\s*)?(?:full\s*|whole\s*)?racks?|"
+_RACK = re.compile(rf"(?<![a-z])(?:(?:half|quarter|full|whole|{NUM}|{EN_WORD_NUM}|a)\s*(?:an?\s*)?(?:full\s*|whole\s*)?racks?|"
                    rf"racks?\s*(?:of|full of)|(?:半|一|两|二|三|四|整|{NUM})?\s*(?:个|台|整个)?\s*(?:机柜|机架))(?![a-z])", re.I)
 
 
