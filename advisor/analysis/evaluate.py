@@ -73,6 +73,13 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     ev.need = timed(steps, "estimate_memory", {"model": model.id, "task": workload.task},
                     lambda: estimate_memory(model, workload),
                     lambda r: f"{r.per_gpu.total.text('GiB')} on one GPU")
+    if request.capacity_count and request.capacity_count > 1 and not workload.is_training:
+        n = request.capacity_count  # "two 24GB cards": the model split over them by tensor parallelism
+        try:
+            ev.need_split = estimate_memory(model, replace(workload, gpus=n, nodes=1, tp=n, pp=1))
+            ev.split_count = n
+        except (InputError, ValueError):
+            ev.need_split = None  # TP of that degree does not divide the model's heads: one card's check stands
     if request.variants:  # "LoRA vs QLoRA?": each setting's need, side by side
         ev.variants = timed(steps, "estimate_memory", {"model": model.id, "variants": list(request.variants)},
                             lambda: variant_needs(model, workload, request.variants, *_one_named(request, catalog)),

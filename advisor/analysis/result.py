@@ -103,6 +103,8 @@ class Analysis(msgspec.Struct):
     constraints: Constraints
     model: ModelSpec
     need: MemoryEstimate | None = None  # on one GPU with no card (the job's memory need)
+    need_split: MemoryEstimate | None = None  # per card over `split_count` memory-only cards ("two 24GB cards"), TP
+    split_count: int = 1
     configs: list[ConfigResult] = msgspec.field(default_factory=list)  # memory-only answer (no recommender)
     recommendation: Recommendation | None = None
     user_options: list[Option] = msgspec.field(default_factory=list)  # each configuration the user named

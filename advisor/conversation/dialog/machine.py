@@ -51,6 +51,13 @@ PEAK_SHARE = 0.10
 PEAK_SHARE_SOURCE = "nvidia-rag-sizing"
 
 
+def e2e_tpot_ms(s: Slots) -> float | None:
+    """The time per output token an end-to-end target allows: e2e = TTFT + output tokens × TPOT, so TPOT ≤ e2e /
+    output tokens with the first token's wait left out (the serving simulator bounds TTFT and TPOT, not their sum);
+    output tokens as stated, else a chat turn's CHAT_OUTPUT_TOKENS. Said first in the answer (lead.e2e)."""
+    return s.e2e_ms / (s.output_tokens or CHAT_OUTPUT_TOKENS) if s.e2e_ms else None
+
+
 def request_seconds(s: Slots) -> float:
     """W of Little's law L = λ·W when only a request rate is known: one request's time in the engine at the
     per-token target — its output tokens (stated, else a chat turn's CHAT_OUTPUT_TOKENS) × the stated time per
@@ -134,7 +141,8 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months",
-                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text"):
+                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
+                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -301,6 +309,16 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
             {"people": (s.headcount, "people", "user input"),
              "conc": (concurrency, "sequences", "ceil(people × peak share)"),
              "share": (PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE)}))
+    if concurrency is None and s.min_tokens_per_s and task == "inference":
+        # "5000 tokens/s in total": total = streams × per-stream speed, each stream at the per-token target
+        from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated total rate needs it
+
+        ms = s.tpot_ms or INTERACTIVE_MS_PER_TOKEN
+        concurrency = max(1, math.ceil(s.min_tokens_per_s * ms / 1000))
+        notes.append(Assumption(
+            *pair("assumption.total_rate"),
+            {"rate": (s.min_tokens_per_s, "tokens/s", "user input"), "conc": (concurrency, "sequences",
+             "total tokens/s × time per token"), "speed": (round(1000 / ms, 1), "tokens/s", "per-token target")}))
     if concurrency is None:
         concurrency = 1
         if task == "inference":
@@ -393,8 +411,11 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
             kwargs["max_nodes"] = min(4096, -(-s.gpu_count // 8))
     if s.deadline_s:
         kwargs["deadline_s"] = s.deadline_s
-    if s.tpot_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target
-        kwargs["max_ms_per_token"] = s.tpot_ms
+    if s.tpot_ms or s.e2e_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target;
+        # an end-to-end one is its per-token share over the reply's output tokens (e2e_tpot_ms), the stricter kept
+        kwargs["max_ms_per_token"] = min(x for x in (s.tpot_ms, e2e_tpot_ms(s)) if x)
+    if s.min_tokens_per_s:  # a stated total throughput: the recommender keeps only configurations reaching it
+        kwargs["min_tokens_per_s"] = s.min_tokens_per_s
     if s.buy_or_rent:
         kwargs["buy_or_rent"] = s.buy_or_rent
     if s.tco_years:
@@ -565,6 +586,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
         count_said=s.gpu_count if s.gpu_count and not s.existing and not s.candidates and s.capacity is None
         and s.device is None else None,  # "a 24GB card": the card is that memory, not the search's stand-in
+        capacity_count=s.gpu_count if s.capacity is not None and s.gpu_count and 1 < s.gpu_count <= 1024
+        and not s.existing and not s.candidates and s.device is None else None,  # "two 24GB cards"
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),

@@ -347,7 +347,7 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
         base = min((g for g in catalog.gpus if g.segment == "consumer"),
                    key=lambda g: abs(g.memory_bytes - cap.bytes_if_gib))  # a card of that memory's class (its formats)
         gpu, count = replace(base, id="memory-only", name=t("model_fit.capacity_card", lang, gb=f"{cap.value:g}"),
-                             aliases=(), memory_bytes=int(cap.bytes_if_gib)), 1
+                             aliases=(), memory_bytes=int(cap.bytes_if_gib)), working.slots.gpu_count or 1  # "2 张 24G 的卡": two
     else:
         mention = working.slots.existing or working.slots.candidates[0]
         gpu, count = catalog.gpu(mention.gpu), mention.count or 1

@@ -34,8 +34,9 @@ from advisor.conversation.reader.name_index import build_index, representative_m
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number
 from advisor.conversation.reader.quantity import rewrite as rewrite_numbers
+from advisor.conversation.reader.servers import racks_said, read_racks
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
-from advisor.conversation.reader.targets import read_latency_targets
+from advisor.conversation.reader.targets import read_latency_targets, read_total_throughput
 from advisor.conversation.reader.text import Text, normalise, scaled
 from advisor.conversation.reader.usage import read_token_volume, read_usage_slots
 from advisor.conversation.reader.words import read_precision, read_settings, read_task
@@ -69,6 +70,19 @@ _DEFAULT_ANYWHERE = re.compile(r"(?:用|按|都|全部|就)默认|默认(?:就|�
                                r"go with (?:the )?defaults?")
 
 
+def _rack_scale(slots: Slots, catalog: Catalog) -> None:
+    """A rack-scale system sold as whole racks (GB200/GB300 NVL72: form factor "… NVL72 rack") holds its NVLink
+    domain per rack (the catalog's `nvlink_domain`, 72), so "2 racks of GB200" is 2 × 72 = 144 GPUs; other cards
+    keep `rack_text` and the answer asks the rack's size."""
+    racks = racks_said(slots.rack_text) if slots.rack_text else None
+    for mention in [m for m in (slots.existing, *slots.candidates) if m is not None]:
+        gpu = catalog.gpu(mention.gpu) if mention.gpu else None
+        per = gpu.nvlink_domain if gpu is not None and "rack" in gpu.form_factor.lower() else None
+        if racks and per and mention.count is None:
+            mention.count = racks * per
+            slots.rack_text = None
+
+
 def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = None, lang: str = "en") -> Slots:
     """Everything `text` says about the workload. `pending` is the slot the last question asked for, so a bare
     answer ("32k", "50", "int4") fills it. `lang` picks the currency of a bare budget (zh: CNY, en: USD)."""
@@ -82,6 +96,9 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     if catalog is not None:
         read_models(t, slots, catalog)
         read_gpus(t, slots, catalog)
+        if slots.existing or slots.candidates:
+            slots.rack_text = read_racks(t.s)  # "half a rack of H100": how many per rack is asked
+            _rack_scale(slots, catalog)  # "2 racks of GB200": a rack-scale system's NVLink domain per rack
         read_device(t, slots, catalog)  # a laptop GPU or an unlisted Mac: its usable memory, not a catalog card
     if slots.device is None:
         read_capacity(t, slots)
@@ -89,6 +106,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     dataset_tokens = slots.train_tokens
     read_usage_slots(t, slots)
     read_token_volume(t, slots)  # "1M tokens a day": a volume to cost, not a training set
+    read_total_throughput(t, slots)  # before the per-user speed: "5000 tokens/s in total" is all users together
     read_latency_targets(t, slots)  # before the token amounts: "20 tokens/s per user" is a speed, not a length
     read_tokens(t, slots)
     apply_epochs(t, slots, dataset_tokens)

@@ -48,7 +48,9 @@ def card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang
 def _card_lines(ev: Any, capacity: Any, bandwidth: float | None, book: Book, lang: str, named: str) -> list[str]:
     cap = book.num("capacity you named", capacity.value, capacity.unit, SRC_USER, 0 if capacity.value >= 10 else 1)
     if bandwidth is None:
-        return [t("inline_card.memory", lang, named=named, cap=cap)]
+        n = getattr(ev, "split_count", 1)  # "two 24GB cards": the count said with them
+        return [t("inline_card.memory.n", lang, named=named, cap=cap, n=n) if n > 1 else
+                t("inline_card.memory", lang, named=named, cap=cap)]
     bw = book.num("memory bandwidth you named", bandwidth / 1e12, "TB/s", SRC_USER, 2 if bandwidth < 1e12 else 1)
     need = getattr(ev, "need", None)
     model = getattr(ev, "model", None)

@@ -224,6 +224,8 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
         prov: Provenance
         if name == "concurrency" and merged.concurrency is None and merged.qps is None and merged.headcount:
             prov, words_ = "inferred", ""  # from the people who use the service (dialog.machine.PEAK_SHARE)
+        elif name == "concurrency" and merged.concurrency is None and merged.qps is None and merged.min_tokens_per_s:
+            prov, words_ = "inferred", ""  # from a total throughput at the per-token target (dialog.machine)
         elif name == "concurrency" and said_now is None and now.qps is not None:
             prov = "inferred"  # from a request rate (Little's law)
             words_ = str(now.qps)
@@ -297,6 +299,10 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
     if vol.tokens_per_day is not None:  # "1M tokens a day": the volume the cost per token is said for
         out.append(Value(name="tokens_per_day", value=round(vol.tokens_per_day), unit="tokens per day",
                          provenance="stated", earlier=vol is not now))
+    rate = now if now.min_tokens_per_s is not None else merged
+    if rate.min_tokens_per_s is not None:  # "5000 tokens/s in total": the recommender's total-throughput target
+        out.append(Value(name="min_tokens_per_s", value=rate.min_tokens_per_s, unit="tokens/s", provenance="stated",
+                         text=rate.throughput_text or "", earlier=rate is not now))
     hz = now if now.horizon_months is not None else merged
     if hz.horizon_months is not None:
         out.append(Value(name="horizon_months", value=hz.horizon_months, unit="months", provenance="stated",

@@ -54,6 +54,9 @@ _AFTER_PER = [
 _AFTER_SERVER = re.compile(rf"^\s*(?:{_SERVER}|{_ZH_SERVER})")
 # a server count whose servers are named after the card: "4 H100 servers", "两台 H200 服务器"
 _N_BEFORE = re.compile(rf"{_N}\s*(?:台|个)?\s*$")  # no "x": "8x H200 box" is one box of 8
+# "2x H100 servers": with "x", only a plural server word makes the count one of servers
+_N_X_BEFORE = re.compile(rf"{_N}\s*(?:x|×|\*)\s*$")
+_PLURAL_SERVER = re.compile(r"^\s*(?:nodes|servers|machines|boxes|hosts|systems)(?![a-z])")
 
 
 def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, int] | None:
@@ -85,7 +88,7 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
         return _checked(nodes, per, offset + m.start(), span_end)
     if server is None:
         return None
-    m = _N_BEFORE.search(before)
+    m = _N_BEFORE.search(before) or (_N_X_BEFORE.search(before) if _PLURAL_SERVER.match(after) else None)
     if m:  # "4 H100 servers", "两台 H200 服务器(，每台 8 卡)"
         nodes = _value(m.group("n"))
         if nodes is not None:
@@ -96,6 +99,31 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
         per, span_end = _per_after(after, end)
         return _checked(1, per, start, max(span_end, end + server.end()))
     return None
+
+
+# a count said in racks: "half a rack of H100", "a full rack", "2 racks of B200", "半个机柜的 H100", "一整个机架"
+_RACK = re.compile(rf"(?<![a-z])(?:(?:half|quarter|full|whole|{NUM}|{EN_WORD_NUM}|a)\s*(?:an?\s*)?(?:full\s*|whole\s*)?racks?|"
+                   rf"racks?\s*(?:of|full of)|(?:半|一|两|二|三|四|整|{NUM})?\s*(?:个|台|整个)?\s*(?:机柜|机架))(?![a-z])", re.I)
+
+
+def read_racks(text: str) -> str | None:
+    """The words of a count said in racks, which no catalog card gives a size for: a rack's GPU count depends on
+    the servers in it and the rack's power and cooling (an HGX/DGX H100 server draws about 10 kW, so a rack may
+    hold from one to four), so the answer says the count is unknown and asks for it."""
+    m = _RACK.search(text)
+    return m.group(0).strip() if m else None
+
+
+def racks_said(words: str) -> int | None:
+    """The whole number of racks in the words `read_racks` found ("2 racks" → 2, "a full rack", "一个机柜" → 1);
+    None for a part of one ("half a rack", "半个机柜") or no count."""
+    w = words.lower()
+    if re.search(r"half|quarter|半", w):
+        return None
+    m = re.search(rf"{NUM}|{EN_WORD_NUM}", w)
+    if m:
+        return _value(m.group(0))
+    return 1 if re.search(r"(?:^|\s)(?:a|one|full|whole)\b|一|整", w) else None
 
 
 def per_server_default(interface: str, segment: str, max_per_node: int | None) -> int | None:

@@ -79,6 +79,11 @@ class Slots(Mutable):
     ttft_ms: float | None = None  # a stated time-to-first-token target ("TTFT under 1 s", "首 token 500ms 以内")
     tpot_ms: float | None = None  # a stated time-per-output-token target ("TPOT ≤ 50 ms", "每路至少 20 tokens/s")
     latency_text: str | None = None  # the words the latency targets were read from
+    e2e_ms: float | None = None  # an end-to-end (whole reply) latency target ("p95 latency under 2 s", "响应时间 2 秒以内")
+    e2e_text: str | None = None  # the words it was read from
+    rack_text: str | None = None  # a count said in racks ("half a rack of H100"): the rack's size is asked
+    min_tokens_per_s: float | None = None  # a total output-throughput target ("5000 tokens/s in total", "总吞吐 5000 token/s")
+    throughput_text: str | None = None  # the words it was read from
     tco_years: int | None = None
     claim: Claim | None = None
     engine: str | None = None

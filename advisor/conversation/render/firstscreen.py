@@ -128,6 +128,17 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str, device: str 
     said = {"yes": yes, "model": model, "fmt": fmt, "total": total, "typed": typed,
             "usable": usable, "weights": weights, "what": what, "device": device}
     key = "screen.memory.device." if device else "screen.memory."
+    split = getattr(ev, "need_split", None)
+    if split is not None and not device:  # "two 24GB cards": each card holds its share of the split model
+        n = ev.split_count
+        per = book.gib(f"memory need per card over {n} cards (tensor parallel {n})", split.per_gpu.total)
+        ok = bool(split.fits(cap_bytes))
+        verdict = "yes" if ok else "no"
+        said |= {"yes": _yes_no(verdict, lang), "n": n, "per": per}
+        text = t("screen.memory.split." + ("fits" if ok else "over"), lang, **said)
+        if not ok and top is not None and top.fits:
+            text += t("screen.other_fits", lang, name=opt_name(top, book), lay=opt_layout(top, lang, book))
+        return Lead(text, verdict, f"memory need per card over {n} cards (tensor parallel {n})")
     if fits:
         text = t(key + "fits", lang, **said)
     elif need.per_gpu.total <= cap_bytes:  # below the card's size but above what the engine may fill

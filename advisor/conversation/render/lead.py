@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis
-from advisor.conversation.dialog.machine import DialogState
+from advisor.conversation.dialog.machine import DialogState, e2e_tpot_ms
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render import load_lead, purchase_lead
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
@@ -31,7 +31,7 @@ from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.prices import budget_price, unit_price
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
-from advisor.workload import speed_workload
+from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
 from knowledge.quantities import SECOND, Bytes, Seconds
@@ -70,7 +70,27 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
             users[0].layout.offload == "none" and not ev.workload.is_training:
         # "… on a 3090 with CPU offloading?" when the card holds it whole: no offload, said after the answer
         led.text += t("sentence.gap", lang) + t("lead.no_offload_needed", lang, name=opt_name(users[0], book))
+    if state.slots.rack_text and (ev.user_options or top is not None):  # "half a rack of H100": its size asked first
+        on = ev.user_options[0] if ev.user_options else top
+        spec = load_catalog().gpu(on.gpu) if on else None
+        per = spec.nvlink_domain if spec is not None and "rack" in spec.form_factor.lower() else None
+        led.text = (t("lead.rack.part", lang, said=state.slots.rack_text, gpu=on.gpu_name if on else "", per=per) if per
+                    else t("lead.rack", lang, said=state.slots.rack_text, gpu=on.gpu_name if on else "")) + led.text
+    if state.slots.e2e_ms and not ev.workload.is_training:  # an end-to-end target: how it was read, before all else
+        led.text = _e2e_read(state, book, lang) + led.text
     return led
+
+
+def _e2e_read(state: DialogState, book: Book, lang: str) -> str:
+    """'p95 latency under 2 s' read as a time per token: e2e / output tokens (dialog.machine.e2e_tpot_ms)."""
+    s = state.slots
+    out = s.output_tokens or CHAT_OUTPUT_TOKENS
+    ms = e2e_tpot_ms(s) or 0.0
+    sec = (s.e2e_ms or 0.0) / 1000
+    e2e = book.num("end-to-end latency you named", sec, "s", SRC_USER, decimals_for(sec))
+    per = book.num("time per output token the end-to-end target allows (e2e / output tokens)", ms, "ms",
+                   "end-to-end latency / output tokens", 1 if ms < 10 else 0)
+    return t("lead.e2e", lang, said=s.e2e_text or "", e2e=e2e, out=out, ms=per)
 
 
 def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
@@ -389,6 +409,16 @@ def _nothing_fits(ev: Analysis, book: Book, lang: str) -> str:
     one device, so the reader sees why (the need, unsharded, against the cards the constraints allow)."""
     if ev.need is None or ev.workload.is_training:
         return t("lead.nothing_fits", lang)
+    c = ev.constraints
+    if c.min_tokens_per_s is not None or c.max_ms_per_token is not None:  # a speed target, not memory, may rule all out
+        said = []
+        if c.min_tokens_per_s is not None:
+            said.append(t("lead.target.total", lang, rate=book.num("total throughput target", c.min_tokens_per_s,
+                                                                  "tokens/s", SRC_USER, 0)))
+        if c.max_ms_per_token is not None:
+            said.append(t("lead.target.tpot", lang, ms=book.num("time per token target", c.max_ms_per_token, "ms",
+                                                               SRC_USER, 1 if c.max_ms_per_token < 10 else 0)))
+        return t("lead.nothing_meets", lang, model=ev.model.name, targets=t("list.sep", lang).join(said))
     fmt = format_label(fs.need_format(ev), lang)
     total = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
     return t("lead.nothing_fits_need", lang, model=ev.model.name, fmt=fmt, total=total)
