@@ -64,9 +64,14 @@ def memory_text(n_bytes: float, unit: MemoryUnit = "GiB", digits: int = 1, *, gr
     return f"{value:,.{digits}f} {unit}" if grouped else f"{value:.{digits}f} {unit}"
 
 
+_FIXES = {"Bytes": "Bytes(n), Bytes.of(x, 'GiB'), Bytes.of(x, 'GB')",
+          "Seconds": "Seconds(x) for seconds, Seconds.of(x, 'ms'), Seconds.of(x, 'h')"}
+
+
 def _unitless(op: str, a: object, b: object) -> TypeError:
-    return TypeError(f"cannot {op} {type(a).__name__} and {type(b).__name__}: give the number a unit "
-                     "(Bytes(n), Bytes.of(x, 'GiB'), Bytes.of(x, 'GB'))")
+    """The refusal of a bare number beside a unit type (`a` or `b`), naming the constructors that give it a unit."""
+    kind = type(a).__name__ if type(a).__name__ in _FIXES else type(b).__name__
+    return TypeError(f"cannot {op} {type(a).__name__} and {type(b).__name__}: give the number a unit ({_FIXES[kind]})")
 
 
 class Bytes(msgspec.Struct, frozen=True, order=True):
@@ -227,11 +232,6 @@ DURATION_NAMES: dict[str, dict[str, str]] = {
 """How `Seconds.text` names each unit in each language of the answers."""
 
 
-def _no_unit(op: str, a: object, b: object) -> TypeError:
-    return TypeError(f"cannot {op} {type(a).__name__} and {type(b).__name__}: give the number a unit "
-                     "(Seconds(x) for seconds, Seconds.of(x, 'ms'), Seconds.of(x, 'h'))")
-
-
 class Seconds(msgspec.Struct, frozen=True):
     """A duration in seconds (a float: a token's latency is a fraction of one).
 
@@ -280,19 +280,19 @@ class Seconds(msgspec.Struct, frozen=True):
     # --- arithmetic: Seconds with Seconds, scaled by plain numbers ------------------------------------------
     def __add__(self, other: Seconds) -> Seconds:
         if type(other) is not Seconds:
-            raise _no_unit("add", self, other)
+            raise _unitless("add", self, other)
         return Seconds(self.s + other.s)
 
     def __sub__(self, other: Seconds) -> Seconds:
         if type(other) is not Seconds:
-            raise _no_unit("subtract", self, other)
+            raise _unitless("subtract", self, other)
         return Seconds(self.s - other.s)
 
     def __radd__(self, other: object) -> Seconds:
-        raise _no_unit("add", other, self)
+        raise _unitless("add", other, self)
 
     def __rsub__(self, other: object) -> Seconds:
-        raise _no_unit("subtract", other, self)
+        raise _unitless("subtract", other, self)
 
     def __mul__(self, factor: float) -> Seconds:
         if isinstance(factor, Seconds) or not isinstance(factor, int | float):
@@ -307,7 +307,7 @@ class Seconds(msgspec.Struct, frozen=True):
     def ratio(self, other: Seconds) -> float:
         """self / other as a plain number (how many times longer; a share of a step)."""
         if type(other) is not Seconds:
-            raise _no_unit("divide", self, other)
+            raise _unitless("divide", self, other)
         return self.s / other.s
 
     def __neg__(self) -> Seconds:
@@ -316,22 +316,22 @@ class Seconds(msgspec.Struct, frozen=True):
     # ordered with Seconds only (a bare number is refused with the fix, not compared as if it were seconds)
     def __lt__(self, other: Seconds) -> bool:
         if type(other) is not Seconds:
-            raise _no_unit("compare", self, other)
+            raise _unitless("compare", self, other)
         return self.s < other.s
 
     def __le__(self, other: Seconds) -> bool:
         if type(other) is not Seconds:
-            raise _no_unit("compare", self, other)
+            raise _unitless("compare", self, other)
         return self.s <= other.s
 
     def __gt__(self, other: Seconds) -> bool:
         if type(other) is not Seconds:
-            raise _no_unit("compare", self, other)
+            raise _unitless("compare", self, other)
         return self.s > other.s
 
     def __ge__(self, other: Seconds) -> bool:
         if type(other) is not Seconds:
-            raise _no_unit("compare", self, other)
+            raise _unitless("compare", self, other)
         return self.s >= other.s
 
     def __bool__(self) -> bool:
