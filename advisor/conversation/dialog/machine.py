@@ -39,6 +39,7 @@ DEFAULT_MODEL = "qwen2.5-7b"
 # counterpart of DEFAULT_MODEL, same family and size (Qwen2.5-Coder-7B-Instruct), said in the answer as a default
 DEFAULT_CODING_MODEL = "qwen2.5-coder-7b"
 from advisor.recommend.offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
+from advisor.recommend.search import GGUF_OF  # noqa: E402 (a width said for llama.cpp: the GGUF file people run)
 from advisor.workload import CHAT_OUTPUT_TOKENS, default_context  # noqa: E402  (one place for each default)
 
 if TYPE_CHECKING:
@@ -222,10 +223,6 @@ PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training r
 PRETRAIN_GPUS = 1024  # "train X on 16k H100s": fine-tuning, even of a 405B model, runs on hundreds of GPUs, not thousands
 
 
-# a generic width said for a llama.cpp engine ("4-bit with llama.cpp", a Mac) is the GGUF file of that width people run
-_GGUF_OF = {"int4": OFFLOAD_WEIGHTS, "int8": "q8_0"}
-
-
 # the stored formats whose long label (advisor.estimator.formats) is English, as a Chinese answer names them
 _NATIVE_ZH = {"fp8": "FP8（e4m3，每 128×128 块一个缩放）", "mxfp4": "MXFP4（MoE 专家 MXFP4，每 32 个一个 E8M0 缩放；其余 BF16）",
               "int4-experts": "INT4 路由专家（compressed-tensors，每 32 个一个 BF16 缩放；其余 BF16）"}
@@ -269,8 +266,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     if s.offload and task == "inference" and weights in (None, "int4"):
         weights = OFFLOAD_WEIGHTS  # layer offload is llama.cpp's: a GGUF file, the 4-bit one people run
         notes.append(Assumption(*pair("assumption.offload_gguf", weights=weights.upper())))
-    if s.engine == "llama.cpp" and task == "inference" and weights in _GGUF_OF:
-        said, weights = weights, _GGUF_OF[weights]  # "4-bit on llama.cpp": the GGUF file of that width people run
+    if s.engine == "llama.cpp" and task == "inference" and weights in GGUF_OF:
+        said, weights = weights, GGUF_OF[weights]  # "4-bit on llama.cpp": the GGUF file of that width people run
         notes.append(Assumption(*pair("assumption.llamacpp_gguf", said=said.upper(), weights=weights.upper())))
     gguf = task == "inference" and weights is None and not s.offload and (s.engine == "llama.cpp" or (
         s.home and s.engine is None and (s.concurrency or 1) <= 2))
