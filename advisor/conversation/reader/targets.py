@@ -50,7 +50,7 @@ _RATE = re.compile(
     rf"(?P<num>{_NUM})\s*{_MULT}\s*(?P<plus>\+)?\s*(?:个\s*)?"
     rf"(?:(?P<tok>{_TOK}){_PER_SEC}|(?P<tps>tps)(?![a-z])|(?P<word>words?){_PER_SEC}|(?P<zi>字)\s*(?:/|每)\s*秒)"
     # "每秒至少 40 个 token", "每秒钟输出 30 个字"
-    rf"|每秒钟?\s*(?P<pre>(?:(?:输出|生成|吐出?|出|能|要|需要|至少|不少于|不低于|达到|有|约|大概|≥|>=?)\s*)*)"
+    rf"|每秒钟?(?P<pre>[^\d,;.，；。！？!?a-z]{{0,8}}?)"  # "每秒至少", "每秒能看到": a few words, no number
     rf"(?P<num2>{_NUM})\s*(?P<mult2>k|千|万)?\s*(?:个\s*)?(?P<tok2>tokens?|token|词元|字)")
 _TIME = re.compile(rf"(?P<num>{_NUM})\s*(?P<unit>ms|msec|millis(?:econds?)?|毫秒|s|secs?|seconds?|秒钟?)(?![a-z])")
 _SCALE = {"k": 1e3, "千": 1e3, "万": 1e4}
@@ -67,7 +67,7 @@ _TPOT = words(zh=r"每\s*(?:一\s*)?(?:个\s*)?(?:输出\s*)?(?:token|词元|字
               en=r"tpot|itl|inter[- ]token(?:[- ]latency)?|between (?:two |consecutive |each )?tokens|"
                  r"per[- ](?:output[- ]|generated[- ])?token|(?:each|every) (?:output |new |generated )?token|"
                  r"time per (?:output )?token|token[- ]to[- ]token|tokens? every")
-_E2E = words(zh=r"端到端|响应时间|响应延迟|请求延迟|整体延迟|总延迟|延迟|时延|耗时|整个?(?:回答|回复|响应|请求)|完整(?:的)?(?:回答|回复)|"
+_E2E = words(zh=r"端到端|响应时间|响应延迟|请求延迟|整体延迟|总延迟|延迟|时延|耗时|整[个条次]?(?:回答|回复|响应|请求)|完整(?:的)?(?:回答|回复)|"
                 r"(?:回答|回复|生成)完|完成",
              en=r"e2e|end[- ]to[- ]end|latency|response[- ]times?|round[- ]trip|(?:whole|full|complete|entire|total) "
                 r"(?:replies|reply|answers?|responses?|requests?|generations?|outputs?)|complete answers?|"
@@ -90,7 +90,7 @@ _MEASURED = words(zh=r"目前|现在|实测|测得|测出|上次|之前|以前|�
                      r"(?:we|i) (?:get|got|see|saw)|(?:we|i)(?:'re| are| am|'m) (?:getting|seeing)")
 # what may stand between a quantity and the cue after it: "700ms for the first token", "30 tok/s to every one"
 _FILLER = re.compile(r"^[\s/:]*(?:(?:for|to|of|the|our|a|an|in|on|at|per|max(?:imum)?|min(?:imum)?|or less|or more|"
-                     r"p\d\d|的|给|让)\s*)*$")
+                     r"before|until|till|p\d\d|的|给|让|以?[内下]|之内)\s*)*$")
 _AFTER = 24  # characters after a quantity searched for its cue
 
 
@@ -121,7 +121,7 @@ def _rates(s: str) -> list[_Quantity]:
         v *= _SCALE.get(m.group("mult2") if pre else m.group("mult") or "", 1.0)
         if m.group("word"):
             v *= TOKENS_PER_WORD
-        out.append(_Quantity(m.start(), m.end(), tokens_per_s=v, hedged=bool(m.group("plus") or (pre and m.group("pre")))))
+        out.append(_Quantity(m.start(), m.end(), tokens_per_s=v, hedged=bool(m.group("plus") or (pre and _TARGET_WORD.search(m.group("pre"))))))
     return out
 
 
