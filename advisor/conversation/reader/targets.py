@@ -27,6 +27,7 @@ so the answer can quote them; percentile words ("p95 TTFT") stay in the quote an
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from advisor.conversation.reader.cues import words
@@ -170,21 +171,30 @@ class _Read:
     spans: list[tuple[int, int]]
 
 
-def _clause(s: str, at: int) -> tuple[int, int]:
-    start = max((m.end() for m in _CLAUSE_END.finditer(s, 0, at)), default=0)
-    m = _CLAUSE_END.search(s, at)
-    return start, (m.start() if m else len(s))
+def _clauses(s: str) -> list[tuple[int, int]]:
+    """The clauses of `s` as [start, end) spans, between the separators of _CLAUSE_END."""
+    cuts = [(m.start(), m.end()) for m in _CLAUSE_END.finditer(s)]
+    starts = [0, *(b for _, b in cuts)]
+    ends = [*(a for a, _ in cuts), len(s)]
+    return list(zip(starts, ends, strict=True))
 
 
 def _roles(s: str) -> dict[str, _Read]:
     """The first target of each role ("ttft", "tpot" from a latency, "speed", "e2e", "total") in `s`."""
     found: dict[str, _Read] = {}
     qs = _quantities(s)
+    clauses = _clauses(s)
+    measured: dict[int, bool] = {}
     for i, q in enumerate(qs):
-        lo, hi = _clause(s, q.start)
+        if len(found) == 5:
+            break
+        c = bisect_right(clauses, (q.start, len(s) + 1)) - 1  # the clause the quantity starts in
+        lo, hi = clauses[c]
         before = (max(lo, qs[i - 1].end if i else 0), q.start)
         after = (q.end, min(hi, q.end + _AFTER, qs[i + 1].start if i + 1 < len(qs) else len(s)))
-        if _MEASURED.search(s, lo, hi):
+        if c not in measured:
+            measured[c] = _MEASURED.search(s, lo, hi) is not None
+        if measured[c]:
             continue
         role, cue = _role(q, s, before, after)
         if role is None or role in found:
