@@ -36,8 +36,8 @@ from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import CN_NUM, EN_WORD_NUM, Text
 
 # A bare rate above this is a total, not one user's speed: one stream decodes at most memory bandwidth / weight
-# bytes per second, 8 TB/s (B200) / 16 GB (an 8B model in BF16) = 500 tokens/s, the fastest single stream the
-# catalog's cards reach on a model anyone serves to several users.
+# bytes per second, 8 TB/s (the catalog's fastest memory: GB200, GB300, MI355X) / 16 GB (an 8B model in BF16)
+# = 500 tokens/s, the fastest single stream the catalog's cards reach on a model commonly served to many users.
 PER_USER_MAX_TOKENS_PER_S = 500.0
 TOKENS_PER_WORD = 4 / 3  # OpenAI: 1 token ≈ 3/4 of a word (module docstring)
 
