@@ -309,6 +309,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.ttft_prompt": "，{prompt} 的输入首 token 约 {ttft}",
     "lead.speed.fast": "，高于{why}（每路 {rate}），不会卡",
     "lead.speed.slow": "，低于{why}（每路 {rate}），会卡",
+    "lead.speed.total_met": "，达到您的总吞吐目标（合计 {rate}）",
+    "lead.speed.total_short": "，未达到您的总吞吐目标（合计 {rate}）",
     "lead.no_used_price": "目录里没有 {gpu} 的二手价，下面按新卡价格计算。",
     "lead.price_of_fitting": "{one} 放不下，{fits} 可以：",
     "lead.within_budget": "**在 {budget} 预算以内**：",
