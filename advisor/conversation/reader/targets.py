@@ -15,8 +15,10 @@ Reading is in two steps, so that a wording is not one pattern of its own:
    plain "latency"/"延迟": "首 token 延迟"); a time without a cue is no target ("it took 500 ms"). A rate is per user
    ("per user", "each", "every", "每路", "每人", "人均", …) or total ("in total", "aggregate", "combined", "总", "合计",
    …), the nearer cue deciding; a rate with neither but a target word ("at least", "no slower than", "≥", "should",
-   "feel like", "至少", "不低于", "以上", "保证", …) is per user up to PER_USER_MAX_TOKENS_PER_S and total above it; a
-   bare rate ("能跑 20 tokens/s 吗") and a measured one ("we currently get 15 tok/s") are no target.
+   "feel like", "至少", "不低于", "以上", "保证", …) or asked about in a yes/no question ("能跑 20 tokens/s 吗",
+   "will it give me 15 tokens per second?": the verdict is judged against the speed asked) is per user up to
+   PER_USER_MAX_TOKENS_PER_S and total above it; a bare rate ("20 tokens/s is what we need to beat") and a
+   measured one ("we currently get 15 tok/s", "只有 10 tokens/s") are no target.
 
 Words per second are tokens at 4/3 tokens per word (OpenAI, "What are tokens and how to count them": 1 token ≈ 3/4
 of an English word; https://help.openai.com/en/articles/4936856, retrieved 2026-12-05); a Chinese 字 is read as one
@@ -28,7 +30,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+
+import msgspec
 
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.numbers import DIGITS, to_number
@@ -86,17 +89,23 @@ _TARGET_WORD = words(zh=r"至少|不低于|不少于|不慢于|不小于|以上|
                      en=r"at least|minimum|min|no less than|not less than|no slower than|not slower than|not below|"
                         r"never below|or more|or better|or faster|over|above|should|must|needs?|want|wants|requires?|"
                         r"required|target|aim|goal|guarantee|ensure|feel(?:s)? like|expect|throughput|at|[≥>]=?|\+")
-_MEASURED = words(zh=r"目前|现在|实测|测得|测出|上次|之前|以前|跑出",
+_MEASURED = words(zh=r"目前|现在|实测|测得|测出|上次|之前|以前|跑出|跑了|只有|才",
                   en=r"currently|right now|at the moment|today|last time|measured|benchmarked|was|were|took|"
                      r"(?:we|i) (?:get|got|see|saw)|(?:we|i)(?:'re| are| am|'m) (?:getting|seeing)")
+# a yes/no question about reaching a speed ("能跑 20 tokens/s 吗", "will 2x 3090 give me 15 tokens per second?",
+# "can it do 30 tok/s"): the speed asked about is the one the verdict is judged against
+_ASKED = words(zh=r"能(?:不能)?|可以|可不可以|能否|是否|够不够|达得到|达不到|跑得到|做得到",
+               en=r"(?:can|could|will|would|does|do|is|are|should)\b.{0,40}?\b(?:run|do|get|give|reach|hit|achieve|"
+                  r"manage|deliver|sustain|push|generate|produce|output|serve|make)s?")
+_QUESTION_START = re.compile(r"\s*(?:and |so |but |then )?(?:can|could|will|would|does|do|is|are|should)\b")  # no "?"
+_QUESTION_END = re.compile(r"\s*(?:吗|么|嘛|呢|没有|不)?\s*[?？]|\s*(?:吗|么|嘛)(?![\w])")
 # what may stand between a quantity and the cue after it: "700ms for the first token", "30 tok/s to every one"
 _FILLER = re.compile(r"^[\s/:]*(?:(?:for|to|of|the|our|a|an|in|on|at|per|max(?:imum)?|min(?:imum)?|or less|or more|"
                      r"before|until|till|p\d\d|的|给|让|以?[内下]|之内)\s*)*$")
 _AFTER = 24  # characters after a quantity searched for its cue
 
 
-@dataclass(frozen=True)
-class _Quantity:
+class _Quantity(msgspec.Struct, frozen=True):
     """A number with a time unit (`seconds`) or a rate unit (`tokens_per_s`) at [start, end) of the text."""
     start: int
     end: int
@@ -144,8 +153,7 @@ def _quantities(s: str) -> list[_Quantity]:
     return sorted([*rates, *_times(s)], key=lambda q: q.start)
 
 
-@dataclass(frozen=True)
-class _Cue:
+class _Cue(msgspec.Struct, frozen=True):
     start: int
     end: int
     distance: int  # characters between the cue and its quantity
@@ -164,8 +172,7 @@ def _cue(rx: re.Pattern[str], s: str, before: tuple[int, int], after: tuple[int,
     return best
 
 
-@dataclass
-class _Read:
+class _Read(msgspec.Struct):
     """One target read: its value, the spans to blank and the words to quote."""
     value: float
     spans: list[tuple[int, int]]
@@ -222,7 +229,11 @@ def _role(q: _Quantity, s: str, before: tuple[int, int], after: tuple[int, int])
         return "total", total
     hedge = _cue(_TARGET_WORD, s, before, after)
     if hedge is None and not q.hedged:
-        return None, None
+        asked = _cue(_ASKED, s, before, after)
+        question = _QUESTION_END.search(s, q.end, after[1] + 8) or _QUESTION_START.match(s, before[0])
+        if asked is None or q.tokens_per_s is None or not question:
+            return None, None
+        hedge = asked
     return ("speed" if (q.tokens_per_s or 0.0) <= PER_USER_MAX_TOKENS_PER_S else "total"), hedge
 
 
