@@ -148,6 +148,7 @@ class Constraints(Frozen):
     power_limit_w: Annotated[float, Meta(gt=0, le=1e9, description="power limit in watts"), FINITE] | None = None
     max_ms_per_token: Annotated[float, Meta(gt=0, le=1e6, description="per-sequence decode latency target"), FINITE] | None = None
     min_tokens_per_s: Annotated[float, Meta(gt=0, le=1e12, description="total throughput target"), FINITE] | None = None
+    max_ttft_ms: Annotated[float, Meta(gt=0, le=3.6e6, description="time-to-first-token target (ms)"), FINITE] | None = None
     deadline_s: Annotated[float, Meta(gt=0, le=3.2e9, description="training must finish within this wall time (seconds; at most ~100 years)"), FINITE] | None = None
     tco_years: Annotated[float, Meta(gt=0, le=15, description="TCO horizon in years (unset: the economics default)"), FINITE] | None = None
     buy_or_rent: Literal["buy", "rent", "either"] = "either"

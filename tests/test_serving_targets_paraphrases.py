@@ -54,11 +54,7 @@ def _answered(item: dict[str, Any]) -> bool:
     return bool({"tpot_ms", "ttft_ms", "e2e_ms"} & set(item)) and extract(item["text"], CAT).model is not None
 
 
-# A TTFT target at one user at a time ("10 analysts" is read as about 1 at once) is read but not judged: the load is
-# simulated only above one concurrent user (advisor.analysis.evaluate), so the answer does not name it
-_ONE_USER = pytest.mark.xfail(strict=True, reason="a TTFT target at one concurrent user is not simulated")
-ANSWERED = [pytest.param(it, id=it["text"][:48], marks=[_ONE_USER] if "analysts" in it["text"] else [])
-            for it in ITEMS if _answered(it)]
+ANSWERED = [pytest.param(it, id=it["text"][:48]) for it in ITEMS if _answered(it)]
 
 
 @pytest.mark.parametrize("item", ANSWERED)
@@ -83,6 +79,10 @@ def test_the_answer_takes_the_target_as_the_users(item: dict[str, Any]) -> None:
             assert none is not None and _close(float(none.group(1) or none.group(2)), item["tpot_ms"], 0.02)
     if "ttft_ms" in item:
         ms = f"{item['ttft_ms']:.0f} ms"
-        assert re.search(rf"first token within {ms}.{{0,120}}?your target|首 token ≤ {ms}.{{0,80}}?您的目标", lead), lead
+        # above one user the load sentence's limit, at one user the first-token line (a target of a second or more
+        # in seconds: "4.0 s")
+        shown = ms if item["ttft_ms"] < 1000 else f"{item['ttft_ms'] / 1000:.1f} s"
+        assert re.search(rf"first token within {ms}.{{0,120}}?your target|首 token ≤ {ms}.{{0,80}}?您的目标|"
+                         rf"(?:within|over) your target of {shown}|您的目标（{shown}）", lead), lead
     if "e2e_ms" in item:
         assert re.search(r"not simulated|不在模拟之内", first) and f"{item['e2e_ms'] / 1000:.0f} s" in first, first

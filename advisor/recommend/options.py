@@ -33,7 +33,7 @@ from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec
 from knowledge.structs import given, replace
 
-SPEED_MISSES = ("latency", "throughput", "deadline")
+SPEED_MISSES = ("latency", "ttft", "throughput", "deadline")
 QUANTISED_FORMATS = ("awq-int4", "gptq-int4", "q4_k_m")  # tried in this order for a named card (vLLM, then GGUF)
 
 
@@ -95,6 +95,8 @@ def speed_misses(search: Search, t: ServingFigures | None, training: TrainingFig
     if t:
         if c.max_ms_per_token is not None and t.tpot.ms > c.max_ms_per_token:
             out.append("latency")
+        if c.max_ttft_ms is not None and t.judged_ttft.ms > c.max_ttft_ms:
+            out.append("ttft")
         if c.min_tokens_per_s is not None and t.judged_total < c.min_tokens_per_s:
             out.append("throughput")
     if training and c.deadline_s is not None and training.wall > Seconds(c.deadline_s):

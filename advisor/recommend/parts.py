@@ -368,6 +368,14 @@ class ServingFigures(Frozen):
     offload: dict[str, Any] | None = None
 
     @property
+    def judged_ttft(self) -> Seconds:
+        """Time to the first token a TTFT target is judged on: the simulation's median at the stated load where it
+        ran (what the answer shows), else the prefill roofline's for one prompt."""
+        if self.under_load is not None and self.under_load.ttft.s > 0:
+            return self.under_load.ttft
+        return self.ttft
+
+    @property
     def judged_total(self) -> float:
         """Output tokens/s in total that a total-throughput target is judged on: the simulation's at the stated load
         where it ran (what the answer shows), else the decode roofline's."""

@@ -63,14 +63,23 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     tw = replace(w, tp=layout.tp, concurrency=users)
     t = estimate_throughput(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp), tw,
                             load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
-    # a total-throughput target is judged on what the answer shows: the simulation at the stated load (the decode
-    # roofline leaves out the prefills sharing the steps); other options get it in fill_load, shown ones only
-    load = (under_load(search, gpu, layout.count, speed_workload(replace(w, tp=layout.tp, pp=layout.pp,
-                                                                         concurrency=users)))
-            if search.constraints.min_tokens_per_s is not None and users > 1 else None)
+    # a total-throughput or first-token target is judged on what the answer shows: the simulation at the stated load
+    # (the rooflines leave out the prefills sharing the steps); other options get it in fill_load, shown ones only
+    c, ttft, load = search.constraints, t.ttft, None
+    if c.min_tokens_per_s is not None or c.max_ttft_ms is not None:
+        sw = speed_workload(replace(w, tp=layout.tp, pp=layout.pp, concurrency=users))
+        load = under_load(search, gpu, layout.count, sw) if users > 1 else None
+        if c.max_ttft_ms is not None and load is None:  # one user: the prompt's prefill, as fill_load shows it
+            from advisor.estimator.throughput import time_to_first_token
+
+            try:
+                ttft = Seconds(time_to_first_token(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp),
+                                                   sw, load_calibration()))
+            except AdvisorError:
+                pass
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
                                 decode_tokens_per_s_total=t.decode_tokens_per_s_total, tpot=t.tpot,
-                                prefill_tokens_per_s=t.prefill_tokens_per_s, ttft=t.ttft, bound=t.bound,
+                                prefill_tokens_per_s=t.prefill_tokens_per_s, ttft=ttft, bound=t.bound,
                                 concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w),
                                 under_load=load),
                  None, t.formulas[:1])  # the engine's figures and the load: fill_load, for the shown options

@@ -409,6 +409,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["max_ms_per_token"] = min(x for x in (s.tpot_ms, e2e_tpot_ms(s)) if x)
     if s.min_tokens_per_s:  # a stated total throughput: the recommender keeps only configurations reaching it
         kwargs["min_tokens_per_s"] = s.min_tokens_per_s
+    if s.ttft_ms:  # a stated time to first token: judged like the per-token one
+        kwargs["max_ttft_ms"] = s.ttft_ms
     if s.buy_or_rent:
         kwargs["buy_or_rent"] = s.buy_or_rent
     if s.tco_years:

@@ -34,7 +34,7 @@ from advisor.conversation.render.changes import changes_block, key_numbers, name
 from advisor.conversation.render.cost import rec_cost
 from advisor.conversation.render.findings import claim_block, findings_block, guide_name, rec_findings
 from advisor.conversation.render.headline import headline, job_line, rec_headline, top_config, verdict_of
-from advisor.conversation.render.lead import lead_for
+from advisor.conversation.render.lead import lead_for, ttft_target_line
 from advisor.conversation.render.memory import (
     capacity_block,
     dialog_breakdown,
@@ -281,6 +281,8 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     users_lead = lead.deciding.startswith(("most concurrent sequences", "largest concurrency meeting"))
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
         first.append(load_lead.load_line(ev, fs.load_option(ev), book, lang))
+    first.append(ttft_target_line(fs.load_option(ev), ev, book, lang,  # a first-token target at one user
+                                  said=lead.deciding.startswith("decode tokens/s per sequence")))
     first += unknown_lines(slots, lang, catalog, names=False)
     unknown = state.slots.unknown_gpus
     if state.slots.device is not None and not ev.user_options:  # a laptop GPU or a Mac: its memory and sources

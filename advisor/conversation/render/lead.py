@@ -387,6 +387,30 @@ def _ttft(o: Option, book: Book, lang: str) -> str:
              prompt=book.tokens("prompt tokens of the first-token time", prompt, SRC_THROUGHPUT, lang))
 
 
+def ttft_target_line(o: Option | None, ev: Analysis, book: Book, lang: str, *, said: bool = False) -> str:
+    """A stated time-to-first-token target at one user (above one, the load sentence judges it on the simulation):
+    the option's first-token time for the prompt its speed is given for, within or over the target ("" without a
+    target, a fitting option or a first-token time); `said`: the lead gave that time already, only the verdict."""
+    target = ev.constraints.max_ttft_ms
+    if target is None or o is None or not o.fits or o.throughput is None or not o.throughput.ttft:
+        return ""
+    if o.throughput.under_load is not None and ev.workload.concurrency > 1:
+        return ""
+    ttft = o.throughput.judged_ttft
+    name = f"time to first token on {o.count}× {o.gpu_name}"
+    value = book.duration(name, ttft, "ms", SRC_THROUGHPUT, 0) if ttft < SECOND else \
+        book.duration(name, ttft, "s", SRC_THROUGHPUT, 1)
+    goal = Seconds.of(target, "ms")
+    wanted = book.duration("time to first token target", goal, "ms", SRC_USER, 0) if goal < SECOND else \
+        book.duration("time to first token target", goal, "s", SRC_USER, 1)
+    sized = o.sized_workload
+    tokens = speed_workload(sized).prompt_tokens if sized is not None else None
+    prompt = t("lead.ttft_target.prompt", lang, prompt=book.tokens("prompt tokens of the first-token time", tokens,
+                                                                    SRC_THROUGHPUT, lang)) if tokens else ""
+    key = "lead.ttft_target.met" if ttft.ms <= target else "lead.ttft_target.missed"
+    return t(key + ("_short" if said else ""), lang, ttft=value, prompt=prompt, target=wanted)
+
+
 def _against_target(o: Option, ev: Analysis, book: Book, lang: str) -> str:
     """"Is it fast enough / 卡不卡": the total output tokens/s against a stated total target (with no per-token one),
     else the per-user decode speed against the stated per-token target, else the default interactivity target (advisor.recommend.rank.INTERACTIVE_MS_PER_TOKEN: MLPerf Inference's interactive

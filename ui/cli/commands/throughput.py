@@ -64,8 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_arguments(parser)
     add_field(parser, Constraints, "max_ms_per_token", metavar="MS",
               help="also report how many concurrent users get ≤ MS milliseconds per token")
-    parser.add_argument("--max-ttft-ms", type=number(0, 1e7, lo_open=True), default=None, metavar="MS",
-                        help="with the simulation: the concurrency limit also keeps the median TTFT ≤ MS")
+    add_field(parser, Constraints, "max_ttft_ms", metavar="MS",
+              help="with the simulation: the concurrency limit also keeps the median TTFT ≤ MS")
     parser.add_argument("--request-rate", type=number(0, 1e6, lo_open=True), default=None, metavar="R",
                         help="simulate Poisson arrivals at R requests/s instead of --concurrency clients")
     parser.add_argument("--traffic", choices=["fixed", "conversation"], default="fixed",
