@@ -34,6 +34,7 @@ from advisor.conversation.reader.name_index import build_index, representative_m
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number
 from advisor.conversation.reader.quantity import rewrite as rewrite_numbers
+from advisor.conversation.reader.rental import read_rate
 from advisor.conversation.reader.servers import racks_said, read_racks
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.targets import read_latency_targets, read_total_throughput
@@ -83,6 +84,18 @@ def _rack_scale(slots: Slots, catalog: Catalog) -> None:
             slots.rack_text = None
 
 
+def _read_rent_rate(t: Text, slots: Slots, lang: str) -> None:
+    """The rental price the person states and the provider (reader.rental); a zero or negative one is bad input."""
+    rate, span, bad = read_rate(t.s, lang)
+    if span is not None:
+        t.consume(*span)
+    if bad is not None:
+        slots.bad_rate = bad
+    elif rate is not None:
+        slots.rent_rate = rate
+        slots.buy_or_rent = slots.buy_or_rent or "rent"
+
+
 def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = None, lang: str = "en") -> Slots:
     """Everything `text` says about the workload. `pending` is the slot the last question asked for, so a bare
     answer ("32k", "50", "int4") fills it. `lang` picks the currency of a bare budget (zh: CNY, en: USD)."""
@@ -111,6 +124,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_tokens(t, slots)
     apply_epochs(t, slots, dataset_tokens)
     read_bare_lengths(t, slots)
+    _read_rent_rate(t, slots, lang)  # before the budget: "$2.5/GPU-hour", "每小时 18 元" is a price, not a budget
     read_money(t, slots, lang)
     read_context(t, slots)
     read_concurrency(t, slots)
