@@ -71,6 +71,6 @@ def score(name: str, verbose: bool = False) -> tuple[int, int, int, int]:
 
 
 if __name__ == "__main__":
-    for which in sys.argv[1:] or ["dev", "heldout"]:
+    for which in [a for a in sys.argv[1:] if not a.startswith("-")] or ["dev", "heldout"]:
         a, b, c, d = score(which, verbose="-v" in sys.argv or which == "dev")
         print(f"{which}: read {a}/{b}, lead {c}/{d}")

@@ -86,7 +86,7 @@ def _rack_scale(slots: Slots, catalog: Catalog) -> None:
 
 def _read_rent_rate(t: Text, slots: Slots, lang: str) -> None:
     """The rental price the person states and the provider (reader.rental); a zero or negative one is bad input."""
-    rate, span, bad = read_rate(t.s, lang)
+    rate, span, bad = read_rate(t.s, lang, t.original.lower())
     if span is not None:
         t.consume(*span)
     if bad is not None:

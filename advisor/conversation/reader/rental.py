@@ -140,21 +140,23 @@ def find_rates(s: str, lang: str) -> list[tuple[re.Match[str], float, str, bool]
     return sorted(out, key=lambda x: x[0].start())
 
 
-def read_rate(s: str, lang: str) -> tuple[RentRate | None, tuple[int, int] | None, str | None]:
-    """(the stated rate, the span it was read from, the words of a zero or negative rate) of the lower-cased message;
-    the first rate said wins."""
+def read_rate(s: str, lang: str, full: str | None = None) -> tuple[RentRate | None, tuple[int, int] | None, str | None]:
+    """(the stated rate, the span it was read from, the words of a zero or negative rate) of the lower-cased message
+    `s` (its read parts blanked); `full`, the same message unblanked (same length), gives the words around the
+    amount (the GPU count of an instance, "8 卡", is read by the card reader first); the first rate said wins."""
     rates = find_rates(s, lang)
+    full = full if full is not None and len(full) == len(s) else s
     if not rates:
         return None, None, None
     m, value, cur, said = rates[0]
-    before, after = _clause(s, m.start(), m.end())
+    before, after = _clause(full, m.start(), m.end())
     hour = _AFTER.match(after)
     end = m.end() + (hour.end() if hour else 0)
     words = s[m.start():end].strip() if hour else (before.strip()[-12:] + " " + s[m.start():m.end()].strip()).strip()
     if value <= 0:
         return None, (m.start(), end), words
-    provider = read_provider(s)
-    near_before, near_after = _clause(s, m.start(), m.end(), 48, 64)
+    provider = read_provider(full)
+    near_before, near_after = _clause(full, m.start(), m.end(), 48, 64)
     near = near_before + " " + near_after
     for_gpus = _FOR_GPUS.match(near_after)
     per_gpu = bool(_PER_GPU.search(near)) and not for_gpus
