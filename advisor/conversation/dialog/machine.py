@@ -25,7 +25,7 @@ from advisor.analysis.result import Assumption
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
 from advisor.estimator.formats import FORMATS
 from advisor.estimator.memory import default_inference_format
-from advisor.workload import Constraints, ExistingGpus, Workload
+from advisor.workload import Constraints, ExistingGpus, StatedRent, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.messages import LANGS, pair, t
@@ -419,6 +419,10 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["tco_years"] = s.tco_years
     if s.condition:
         kwargs["condition"] = s.condition
+    if s.rent_rate is not None and s.rent_rate.amount:  # the person's own rental price, for the card it was said for
+        named = [c.gpu for c in s.candidates]
+        kwargs["rent"] = StatedRent(per_gpu_hour=s.rent_rate.amount, currency=s.rent_rate.currency,  # type: ignore[arg-type]
+                                    provider=s.rent_rate.provider, gpu=named[0] if len(named) == 1 else None)
     if s.mfu:  # a stated training MFU (the serving estimate has none)
         kwargs["mfu"] = s.mfu
         if s.task != "inference":
