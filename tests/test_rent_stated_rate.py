@@ -126,3 +126,13 @@ def test_yen_sign_and_bare_rate() -> None:
     assert r is not None and (r.amount, r.currency, r.currency_said) == (2.5, "USD", False)
     r, _, _ = read_rate("8 hours a day, budget $5000", "en")
     assert r is None  # a usage and a budget are not a price per hour
+
+
+def test_cost_per_million_tokens_rented_at_the_users_price() -> None:
+    answer, _ = _ask("rent H100 at $2.5/hr, what's the cost per million tokens for Llama 3.1 8B at 20 users?", "en")
+    head = _first(answer)
+    assert "rented at your $2.50 per GPU-hour" in head
+    speed = float(re.search(r"\((\d+) tokens/s in total", head).group(1))  # type: ignore[union-attr]
+    rented = re.search(r"\$([\d.]+) rented", head)
+    assert rented is not None  # one GPU-hour at $2.50 makes speed × 3600 tokens
+    assert float(rented.group(1)) == pytest.approx(2.5 / (speed * 3600) * 1e6, abs=0.006)

@@ -713,6 +713,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "token_cost.owned_basis": "owned is the {years}-year TCO (purchase, power, operations) at full utilisation",
     "token_cost.running_basis": "owned is the running cost of your cards (power and operations)",
     "token_cost.quote": "rented at {rate} per GPU-hour ({provider}, {tier}, as of {as_of})",
+    "token_cost.quote_stated": "rented at your {rate} per GPU-hour{at}",
     "token_cost.full": " At full load, {count} sequences at {speed} in total: {money}.",
     "token_cost.owned_word": "{money} owned",
     "token_cost.rented_word": "{money} rented",

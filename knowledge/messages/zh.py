@@ -709,6 +709,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "token_cost.owned_basis": "自有按 {years} 年总拥有成本（购置、电费、运维）、满负荷计算",
     "token_cost.running_basis": "自有按现有卡的运行成本（电费与运维）计算",
     "token_cost.quote": "租用按 {provider} 每 GPU 小时 {rate}（{tier}，截至 {as_of}）计算",
+    "token_cost.quote_stated": "租用按您给的每 GPU 小时 {rate}{at}计算",
     "token_cost.full": "满载 {count} 路时合计 {speed}：{money}。",
     "token_cost.owned_word": "自有 {money}",
     "token_cost.rented_word": "租用 {money}",
