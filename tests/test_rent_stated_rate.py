@@ -136,3 +136,19 @@ def test_cost_per_million_tokens_rented_at_the_users_price() -> None:
     rented = re.search(r"\$([\d.]+) rented", head)
     assert rented is not None  # one GPU-hour at $2.50 makes speed × 3600 tokens
     assert float(rented.group(1)) == pytest.approx(2.5 / (speed * 3600) * 1e6, abs=0.006)
+
+
+def test_a_stated_period_totals_at_the_users_price() -> None:
+    answer, _ = _ask("rent an H100 at $2.5/hr for 6 months to serve Llama 3.1 8B, total cost?", "en")
+    assert "Over 6 months that is $10,950" in _first(answer)  # 6 × 730 h × $2.50
+
+
+def test_the_price_stays_for_follow_ups_and_a_new_one_replaces_it() -> None:
+    conv = Conversation(lang="en")
+    conv.respond("rent H100 at $2.5/hr to serve Llama 3.1 8B, monthly cost?")
+    head = _first(conv.respond("what if we only use it 8 hours a day?").answer)
+    assert "$2.50 per GPU-hour" in head and "$608 a month" in head  # 8 h × 365/12 days × $2.50 = $608.33
+    head = _first(conv.respond("and at $2/hr?").answer)
+    assert "$2.00 per GPU-hour" in head and "$487 a month" in head  # 243.33 h × $2.00 = $486.67
+    zh = Conversation(lang="zh").respond("AutoDL 上 4090 一小时 2 块钱，跑 Qwen2.5-7B 一个月多少钱").answer
+    assert "AutoDL自己的 GeForce RTX 4090 报价是每 GPU 小时 ¥3.00" in _first(zh)  # the catalog's dated yuan quote

@@ -794,6 +794,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.stated.month": "**At your {unit} per GPU-hour{at}, {what} {how} ({h} a month) is {cost} a month.**",
     "rent.stated.job": "**At your {unit} per GPU-hour{at}, this job's {h} on {what} cost {cost}.**",
     "rent.stated.whole": " (rented as {n} whole {g}-GPU instance(s); the job needs {count} GPUs)",
+    "rent.stated.period": " Over {months} that is {total}.",
     "rent.stated.at": " at {provider}",
     "rent.stated.instance": " ({instance} an hour for an instance of {n} GPUs, divided by {n})",
     "rent.stated.instance_assumed": " ({instance} an hour for the instance; its GPU count was not said, so it is taken as the {n} GPUs sized here: tell me how many GPUs it has)",

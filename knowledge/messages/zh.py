@@ -790,6 +790,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.stated.month": "**按您给的每 GPU 小时 {unit}{at}，{what} {how}每月 {h}，每月 {cost}。**",
     "rent.stated.job": "**按您给的每 GPU 小时 {unit}{at}，这个任务在 {what} 上约需 {h}，共 {cost}。**",
     "rent.stated.whole": "（按整机租 {n} 台 {g} 卡实例；任务需要 {count} 张卡）",
+    "rent.stated.period": "{months}共 {total}。",
     "rent.stated.at": "（{provider}）",
     "rent.stated.instance": "（整机每小时 {instance}，{n} 张卡，除以 {n}）",
     "rent.stated.instance_assumed": "（整机每小时 {instance}；没有说明实例有几张卡，按这里的 {n} 张计算，请告诉我实例有几张卡）",

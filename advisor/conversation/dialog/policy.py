@@ -125,7 +125,15 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     text = t("rent.job" if training else "rent.month", lang, what=what, h=h, how=how,
              quotes=t("clause.sep", lang).join(parts))
     stated = rent.stated_of(request or {})
-    mine = _stated_lead(stated, book, lang, rented, count, hours, h, how, what, training, rate) if stated else ""
+    mine = ""
+    if stated is not None:
+        over = ""
+        if not training and use.horizon_stated and use.horizon != 1:  # "for 6 months": the whole period too
+            over = t("rent.stated.period", lang, months=_period_words(use, book, lang), total=book.money(
+                f"rental over the stated period of {what} at your price", billed_hours(stated, count, hours)
+                * use.horizon * stated.per_gpu(count), stated.currency,
+                "GPU-hours a month × your price per GPU-hour × months"))
+        mine = _stated_lead(stated, book, lang, rented, count, hours, h, how, what, training, rate, over)
     hourly = not training and stated is None and bool(_HOURLY.search(text_asked)) and len(quotes) > 0
     if hourly:  # "每小时多少钱": the hourly price leads
         low, high = min(q[1] for q in quotes), max(q[1] for q in quotes)
@@ -142,16 +150,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         name, price, cur = quotes[0][0].rstrip("*"), quotes[0][1], quotes[0][2]
         total = book.money(f"rental over the stated period at {name} for {what}", hours * price * use.horizon, cur,
                            "GPU-hours a month × price per GPU-hour × months")
-        days = use.horizon * DAYS_PER_MONTH
-        if use.horizon < 1 and abs(days / 7 - round(days / 7)) < 0.01:  # "for a week", "for two weeks"
-            months = book.num("rental period", round(days / 7), "weeks", SRC_USAGE_HORIZON, 0,
-                              suffix=t("rent.week_unit" if round(days / 7) == 1 else "rent.weeks_unit", lang))
-        elif use.horizon < 1:  # "for 10 days"
-            months = book.num("rental period", round(days), "days", SRC_USAGE_HORIZON, 0,
-                              suffix=t("rent.day_unit" if round(days) == 1 else "rent.days_unit", lang))
-        else:
-            months = book.num("rental period", use.horizon, "months", SRC_USAGE_HORIZON,
-                              0 if use.horizon == int(use.horizon) else 1, suffix=t("rent.months_unit", lang))
+        months = _period_words(use, book, lang)
         rate_h = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
         period = t("rent.period", lang, what=what, months=months, total=total, name=name, unit=rate_h,
                    date=quotes[0][3]) + "\n\n"
@@ -205,6 +204,19 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
 SRC_STATED = "user input (rental price stated by the user), reader.rental"
 
 
+def _period_words(use: rent.Usage, book: Book, lang: str) -> str:
+    """The stated rental period in words: weeks or days under a month ("for two weeks", "for 10 days"), else months."""
+    days = use.horizon * DAYS_PER_MONTH
+    if use.horizon < 1 and abs(days / 7 - round(days / 7)) < 0.01:  # "for a week", "for two weeks"
+        return book.num("rental period", round(days / 7), "weeks", SRC_USAGE_HORIZON, 0,
+                        suffix=t("rent.week_unit" if round(days / 7) == 1 else "rent.weeks_unit", lang))
+    if use.horizon < 1:  # "for 10 days"
+        return book.num("rental period", round(days), "days", SRC_USAGE_HORIZON, 0,
+                        suffix=t("rent.day_unit" if round(days) == 1 else "rent.days_unit", lang))
+    return book.num("rental period", use.horizon, "months", SRC_USAGE_HORIZON,
+                    0 if use.horizon == int(use.horizon) else 1, suffix=t("rent.months_unit", lang))
+
+
 def billed_hours(stated: rent.Stated, count: int, hours: float) -> float:
     """GPU-hours billed at the person's price: an instance is rented whole, so `count` cards on instances of g GPUs
     bill ⌈count / g⌉ × g GPUs (hours × that / count); otherwise the cards' own hours."""
@@ -220,7 +232,7 @@ def _in_currency(amount: float, cur: str, to: str, cny_per_usd: float) -> float:
 
 
 def _stated_lead(stated: rent.Stated, book: Book, lang: str, rented: Any, count: int, hours: float, h: str, how: str,
-                 what: str, training: bool, cny_per_usd: float) -> str:
+                 what: str, training: bool, cny_per_usd: float, over: str = "") -> str:
     """The first sentence when the person states their own price: cost = GPU-hours × their price per GPU-hour (an
     instance's price over its GPUs), in their currency; then the provider's own listed price where the catalog has
     one, or that it is not in the catalog, and that the catalog's quotes follow as comparison."""
@@ -244,15 +256,15 @@ def _stated_lead(stated: rent.Stated, book: Book, lang: str, rented: Any, count:
     cost = book.money(f"rental of {what} at your price", hours * per, cur, "GPU-hours × your price per GPU-hour")
     at = t("rent.stated.at", lang, provider=stated.provider) if stated.provider else ""
     text = t("rent.stated.job" if training else "rent.stated.month", lang, unit=unit, at=at, what=what + whole,
-             how=how, h=h, cost=cost)
+             how=how, h=h, cost=cost) + over
     if not stated.provider:
         return text + t("rent.stated.compare", lang)
     listed = rent.listed_quote(rented, stated.provider)
     if listed is None:  # never a silent drop: the provider named is not in the price catalog
         return text + t("rent.stated.not_listed", lang, provider=stated.provider, gpu=rented.name)
-    usd, date, _ = listed
+    amount, listed_cur, date = listed
     theirs = book.money(f"{stated.provider} listed price per GPU-hour of {rented.name}",
-                        _in_currency(usd, "USD", cur, cny_per_usd), cur, SRC_CLOUD)
+                        _in_currency(amount, listed_cur, cur, cny_per_usd), cur, SRC_CLOUD)
     return text + t("rent.stated.listed", lang, provider=stated.provider, gpu=rented.name, unit=theirs, date=date)
 
 

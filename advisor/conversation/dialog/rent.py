@@ -92,13 +92,15 @@ def stated_of(request: dict[str, Any]) -> Stated | None:
 
 
 def listed_quote(gpu: Any, provider: str) -> tuple[float, str, str] | None:
-    """The catalog's own dated price of `provider` for `gpu` (USD per GPU-hour, date, as listed), from the card's
-    quotes (`GpuSpec.cloud`) or economics.yaml's dated references; None when the catalog has none."""
+    """The catalog's own dated price of `provider` for `gpu` per GPU-hour (amount, its currency: a China quote's
+    yuan as listed, else USD; date), from the card's quotes (`GpuSpec.cloud`) or economics.yaml's dated references;
+    None when the catalog has none."""
     key = provider.lower()
     refs = load_economics().cloud_reference.get(gpu.id) or []
     for q in [*gpu.cloud, *refs]:
         if str(q.provider).lower().startswith(key):
-            return float(q.usd_per_hour), q.date.isoformat(), str(q.provider)
+            cny = getattr(q, "cny_per_hour", None)
+            return (float(cny), "CNY", q.date.isoformat()) if cny else (float(q.usd_per_hour), "USD", q.date.isoformat())
     return None
 
 
