@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from advisor.conversation.render.labels import provider_label
 from advisor.conversation.session import Conversation
 from tests.rent_rate_score import cases, money_in, stated
 
@@ -44,8 +45,8 @@ def test_held_out_price_is_read_and_leads(case: dict[str, Any]) -> None:
     assert any(abs(x - case["rate"]) < 0.005 for x in shown), head  # the person's own price, as theirs
     if case["month"] is not None:  # the month at that price, by hand in the set
         assert any(abs(x - case["month"]) <= 1 for x in shown), head
-    if case["provider"]:
-        assert case["provider"] in head
+    if case["provider"]:  # named in the answer's language ("腾讯云" is Tencent Cloud in English)
+        assert provider_label(case["provider"], case["lang"]) in head
 
 
 def test_development_set_is_read() -> None:
@@ -152,3 +153,12 @@ def test_the_price_stays_for_follow_ups_and_a_new_one_replaces_it() -> None:
     assert "$2.00 per GPU-hour" in head and "$487 a month" in head  # 243.33 h × $2.00 = $486.67
     zh = Conversation(lang="zh").respond("AutoDL 上 4090 一小时 2 块钱，跑 Qwen2.5-7B 一个月多少钱").answer
     assert "AutoDL自己的 GeForce RTX 4090 报价是每 GPU 小时 ¥3.00" in _first(zh)  # the catalog's dated yuan quote
+
+
+def test_a_chinese_cloud_is_named_in_english_in_an_english_answer() -> None:
+    answer, request = _ask("Tencent Cloud rents us an H20 for 10 yuan an hour; running Qwen2.5-32B, what's the "
+                           "monthly cost?", "en")
+    assert stated(request) == (10.0, "CNY", "腾讯云")
+    head = _first(answer)
+    assert "¥7,300 a month" in head  # 730 h × ¥10
+    assert "Tencent Cloud is not in the price catalog for the NVIDIA H20 96GB" in head

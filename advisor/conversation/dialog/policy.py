@@ -25,6 +25,7 @@ from advisor.conversation.reader.lang import say
 from advisor.conversation.reader.usage import DAYS_PER_MONTH
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
+from advisor.conversation.render.labels import provider_label
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.kv_cache import kv_cache_bytes
 from knowledge.messages import known as has_message
@@ -133,7 +134,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                 f"rental over the stated period of {what} at your price", billed_hours(stated, count, hours)
                 * use.horizon * stated.per_gpu(count), stated.currency,
                 "GPU-hours a month × your price per GPU-hour × months"))
-        mine = _stated_lead(stated, book, lang, rented, count, hours, h, how, what, training, rate, over)
+        mine = _stated_lead(stated, book, lang, gpu, count, hours, h, how, what, training, rate, over)
     hourly = not training and stated is None and bool(_HOURLY.search(text_asked)) and len(quotes) > 0
     if hourly:  # "每小时多少钱": the hourly price leads
         low, high = min(q[1] for q in quotes), max(q[1] for q in quotes)
@@ -167,7 +168,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     if stated is not None:  # the person's own price decides rent or buy; the catalog's quotes are the comparison
         price = unit_price = _in_currency(stated.per_gpu(count), stated.currency, first[2], rate)
         price *= 1.0 if training else billed_hours(stated, count, hours) / hours  # whole instances are billed
-        label = (t("rent.stated.you_at", lang, provider=stated.provider) if stated.provider
+        label = (t("rent.stated.you_at", lang, provider=provider_label(stated.provider, lang)) if stated.provider
                  else t("rent.stated.you", lang))
     lead = rent.verdict(book=book, lang=lang, what=what, cur=first[2], provider=label, rate=rate,
                         monthly_rent=None if training else hours * price,
@@ -254,18 +255,19 @@ def _stated_lead(stated: rent.Stated, book: Book, lang: str, rented: Any, count:
                      "instances × GPUs per instance × hours a month", 0, suffix=t("rent.gpu_hours", lang))
         whole = t("rent.stated.whole", lang, n=n, g=stated.gpus, count=count)
     cost = book.money(f"rental of {what} at your price", hours * per, cur, "GPU-hours × your price per GPU-hour")
-    at = t("rent.stated.at", lang, provider=stated.provider) if stated.provider else ""
+    name = provider_label(stated.provider, lang) if stated.provider else ""
+    at = t("rent.stated.at", lang, provider=name) if name else ""
     text = t("rent.stated.job" if training else "rent.stated.month", lang, unit=unit, at=at, what=what + whole,
              how=how, h=h, cost=cost) + over
     if not stated.provider:
         return text + t("rent.stated.compare", lang)
     listed = rent.listed_quote(rented, stated.provider)
     if listed is None:  # never a silent drop: the provider named is not in the price catalog
-        return text + t("rent.stated.not_listed", lang, provider=stated.provider, gpu=rented.name)
+        return text + t("rent.stated.not_listed", lang, provider=name, gpu=rented.name)
     amount, listed_cur, date = listed
     theirs = book.money(f"{stated.provider} listed price per GPU-hour of {rented.name}",
                         _in_currency(amount, listed_cur, cur, cny_per_usd), cur, SRC_CLOUD)
-    return text + t("rent.stated.listed", lang, provider=stated.provider, gpu=rented.name, unit=theirs, date=date)
+    return text + t("rent.stated.listed", lang, provider=name, gpu=rented.name, unit=theirs, date=date)
 
 
 def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | None:

@@ -56,6 +56,9 @@ PROVIDERS: tuple[tuple[str, str], ...] = (
     ("京东云", r"京东云|(?<![a-z])jd cloud(?![a-z])"),
     ("天翼云", r"天翼云"),
 )
+# the message-catalog id of a provider whose canonical name is Chinese ("provider.<id>": its name in each language)
+PROVIDER_IDS = {"阿里云": "aliyun", "腾讯云": "tencent", "火山引擎": "volcengine", "百度智能云": "baidu", "华为云": "huawei",
+                "恒源云": "gpushare", "矩池云": "matpool", "京东云": "jdcloud", "天翼云": "ctyun"}
 _PROVIDER_RX = [(name, re.compile(rx)) for name, rx in PROVIDERS]
 
 _NUM = r"(?P<sign>[-−])?\s*(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)"
@@ -170,4 +173,4 @@ def read_rate(s: str, lang: str, full: str | None = None) -> tuple[RentRate | No
     return RentRate(amount=value, currency=cur, currency_said=said, provider=provider, text=words), (m.start(), end), None
 
 
-__all__ = ["PROVIDERS", "RentRate", "find_rates", "read_provider", "read_rate"]
+__all__ = ["PROVIDERS", "PROVIDER_IDS", "RentRate", "find_rates", "read_provider", "read_rate"]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_THROUGHPUT, SRC_USER, Book
+from advisor.conversation.render.labels import provider_label
 from advisor.conversation.render.options_table import SRC_LOAD, misses, opt_name
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens, tokens_made
@@ -69,7 +70,7 @@ def _rate(o: Option, ev: Analysis, book: Book, lang: str) -> tuple[float, str] |
         hour, listed, unit = cloud_hour_price(mine, econ, ev.constraints.currency)
         rate = book.money(f"your price per GPU-hour of {gpu.name}", listed, "CNY" if unit.startswith("CNY") else "USD",
                           "user input (rental price stated by the user)")
-        at = t("rent.stated.at", lang, provider=mine.provider) if mine.provider != "user" else ""
+        at = t("rent.stated.at", lang, provider=provider_label(mine.provider, lang)) if mine.provider != "user" else ""
         return hour * o.count, t("token_cost.quote_stated", lang, rate=rate, at=at)
     quote = cloud_price(gpu, econ, region=ev.constraints.region)
     if quote is None or quote.origin == "user":
