@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from advisor.conversation.reader import constraints as reading
 from advisor.conversation.reader.amounts import (
     read_bare_answer,
@@ -88,11 +90,12 @@ def _read_rent_rate(t: Text, slots: Slots, lang: str) -> None:
     """The rental price the person states and the provider (reader.rental); a zero or negative one is bad input."""
     rate, span, bad = read_rate(t.s, lang, t.original.lower())
     if span is not None:
+        words = t.quote(*span)  # the user's own words, case kept
         t.consume(*span)
     if bad is not None:
-        slots.bad_rate = bad
+        slots.bad_rate = words if span is not None else bad
     elif rate is not None:
-        slots.rent_rate = rate
+        slots.rent_rate = msgspec.structs.replace(rate, text=words) if span is not None else rate
         slots.buy_or_rent = slots.buy_or_rent or "rent"
 
 
