@@ -125,8 +125,9 @@ def test_yen_sign_and_bare_rate() -> None:
     assert r is not None and (r.amount, r.currency) == (2.0, "CNY")
     r, _, _ = read_rate("rent an h100 at 2.5/hr", "en")
     assert r is not None and (r.amount, r.currency, r.currency_said) == (2.5, "USD", False)
-    r, _, _ = read_rate("8 hours a day, budget $5000", "en")
-    assert r is None  # a usage and a budget are not a price per hour
+    for text in ("8 hours a day, budget $5000", "we generate 2 million tokens per hour at $3 per 1m tokens",
+                 "electricity is 0.6 元/kwh", "每天用 8 小时，预算 20 万", "$2000 for 100 hours of h100"):
+        assert read_rate(text, "en")[0] is None, text  # a usage, a budget, a token or power price: no hourly rent
 
 
 def test_cost_per_million_tokens_rented_at_the_users_price() -> None:

@@ -82,6 +82,9 @@ _BEFORE = re.compile(
     r"(?:(?:每|一|1)\s*(?:个)?\s*(?:卡|张)?\s*(?:每)?\s*(?:个)?\s*小时|每卡时|每卡每时|时租|小时价|租金每小时|"
     r"hourly(?:\s+(?:rate|price|cost))?|per\s+(?:gpu[\s-]*)?hour|an\s+hour|/\s*h(?:ou)?r)"
     r"\s*(?:的)?\s*(?:价格|租金|单价|费用|价)?\s*(?:是|为|要|只要|仅|约|大概|大约|:|of|is|at|costs?|=)?\s*(?:about|around|~)?\s*$")
+# a price per token, never per hour: "$3 per 1M tokens", "每百万 token 2 元"
+_PER_TOKEN = re.compile(r"^\s*(?:per|/|每|a|for)\s*(?:1\s*)?(?:m|mn|million|k|thousand|百万|千|万)?\s*(?:output\s+|input\s+)?"
+                        r"(?:tokens?|词元)|^\s*(?:per|/|每)\s*(?:1\s*)?(?:m|mn|million|百万)(?![a-z])")
 _CLAUSE = re.compile(r"[,;!?，。；！？\n]|(?<![\d])\.(?!\d)")
 _PER_GPU = re.compile(r"(?<![a-z])(?:per\s+(?:gpu|card)|each|per\s+[a-z]{0,6}\d{2,4}[a-z]*(?!\s*(?:instance|node|server))|"
                       r"apiece)(?![a-z])|每卡|每张|/卡|单卡|一张")
@@ -134,7 +137,7 @@ def find_rates(s: str, lang: str) -> list[tuple[re.Match[str], float, str, bool]
             if any(m.start() < e and s0 < m.end() for s0, e in taken):
                 continue
             before, after = _clause(s, m.start(), m.end())
-            if not (_AFTER.match(after) or _BEFORE.search(before)):
+            if _PER_TOKEN.match(after) or not (_AFTER.match(after) or _BEFORE.search(before)):
                 continue
             value = float(m.group("num").replace(",", "")) * (-1 if m.group("sign") else 1)
             cur, said = _currency(m.groupdict().get("cur"), lang)
