@@ -163,3 +163,10 @@ def test_a_chinese_cloud_is_named_in_english_in_an_english_answer() -> None:
     head = _first(answer)
     assert "¥7,300 a month" in head  # 730 h × ¥10
     assert "Tencent Cloud is not in the price catalog for the NVIDIA H20 96GB" in head
+
+
+def test_a_card_no_provider_lists_is_still_priced_at_the_users_rate() -> None:
+    answer, _ = _ask("华为云上租 910B 每小时 10 元，跑 Qwen2.5-7B 一个月多少？", "zh")
+    head = _first(answer)
+    assert "¥7,300" in head  # 730 h × ¥10
+    assert "目录中没有" in head and "租用报价可供对比" in head  # no catalog quote to compare with, said so

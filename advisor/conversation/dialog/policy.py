@@ -82,6 +82,9 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     options = turn.options or rent.card_options(request or {}, catalog, "CNY" if region == "cn" else "USD")
     rentable = [(o, g, r) for o in options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None
                 and (r := _rented_as(g, catalog)) is not None]
+    stated = rent.stated_of(request or {})
+    if not rentable and stated is not None:  # no catalog quote, but the person's own price: it alone prices renting
+        rentable = [(o, g, g) for o in options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None][:1]
     if not rentable:
         return None
     # the lead when a provider rents it (or the card it is a China-market version of), else the first option that is
@@ -120,12 +123,11 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         key = f"rent.tier.{tier}"
         tier_txt = t(key, lang) if has_message(key) else tier
         parts.append(t("rent.quote", lang, name=name, cost=cost, unit=unit, tier=tier_txt, date=date, abroad=abroad))
-    if not parts:
+    if not parts and stated is None:
         return None
     what = f"{count}× {gpu.name}"
     text = t("rent.job" if training else "rent.month", lang, what=what, h=h, how=how,
-             quotes=t("clause.sep", lang).join(parts))
-    stated = rent.stated_of(request or {})
+             quotes=t("clause.sep", lang).join(parts)) if parts else ""
     mine = ""
     if stated is not None:
         over = ""
@@ -134,7 +136,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                 f"rental over the stated period of {what} at your price", billed_hours(stated, count, hours)
                 * use.horizon * stated.per_gpu(count), stated.currency,
                 "GPU-hours a month × your price per GPU-hour × months"))
-        mine = _stated_lead(stated, book, lang, gpu, count, hours, h, how, what, training, rate, over)
+        mine = _stated_lead(stated, book, lang, gpu, count, hours, h, how, what, training, rate, over, bool(parts))
     hourly = not training and stated is None and bool(_HOURLY.search(text_asked)) and len(quotes) > 0
     if hourly:  # "每小时多少钱": the hourly price leads
         low, high = min(q[1] for q in quotes), max(q[1] for q in quotes)
@@ -160,11 +162,12 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     if first_opt is not None and opt is not first_opt and first_opt.get("gpu_name"):  # never a silent stand-in
         other = t("sentence.gap", lang) + t("rent.other_option", lang, what=what,
                                              lead=f"{int(first_opt.get('count') or 1)}× {first_opt['gpu_name']}")
-    if rented is not gpu:  # a China-market card no cloud lists: rented as the card it is cut down from
+    if rented is not gpu and text:  # a China-market card no cloud lists: rented as the card it is cut down from
         text += t("rent.variant", lang, card=gpu.name, base=rented.name)
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
-    first = quotes[0]
+    first = quotes[0] if quotes else ("", 0.0, str(buy.get("currency") or ("CNY" if region == "cn" else "USD")), "", "")
     price, label = first[1], first[0].rstrip("*")
+    unit_price = price
     if stated is not None:  # the person's own price decides rent or buy; the catalog's quotes are the comparison
         price = unit_price = _in_currency(stated.per_gpu(count), stated.currency, first[2], rate)
         price *= 1.0 if training else billed_hours(stated, count, hours) / hours  # whole instances are billed
@@ -189,7 +192,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
     rent_only = rent_only or (hourly and not _WHICH_CHEAPER.search(text_asked))  # "the hourly price of a B200"
     if mine:  # the person's own price leads; the verdict at that price, then the catalog's quotes as comparison
-        text = note + mine + other + "\n\n" + (lead + "\n\n" if lead else "") + text
+        text = (note + mine + other + "\n\n" + (lead + "\n\n" if lead else "") + text).strip()
     elif lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
         text = note + period + text + other + "\n\n" + lead if rent_only else note + lead + other + "\n\n" + text
     else:
@@ -233,7 +236,7 @@ def _in_currency(amount: float, cur: str, to: str, cny_per_usd: float) -> float:
 
 
 def _stated_lead(stated: rent.Stated, book: Book, lang: str, rented: Any, count: int, hours: float, h: str, how: str,
-                 what: str, training: bool, cny_per_usd: float, over: str = "") -> str:
+                 what: str, training: bool, cny_per_usd: float, over: str = "", quoted: bool = True) -> str:
     """The first sentence when the person states their own price: cost = GPU-hours × their price per GPU-hour (an
     instance's price over its GPUs), in their currency; then the provider's own listed price where the catalog has
     one, or that it is not in the catalog, and that the catalog's quotes follow as comparison."""
@@ -259,15 +262,16 @@ def _stated_lead(stated: rent.Stated, book: Book, lang: str, rented: Any, count:
     at = t("rent.stated.at", lang, provider=name) if name else ""
     text = t("rent.stated.job" if training else "rent.stated.month", lang, unit=unit, at=at, what=what + whole,
              how=how, h=h, cost=cost) + over
+    compare = t("rent.stated.compare", lang) if quoted else t("rent.stated.no_quotes", lang, gpu=rented.name)
     if not stated.provider:
-        return text + t("rent.stated.compare", lang)
+        return text + compare
     listed = rent.listed_quote(rented, stated.provider)
     if listed is None:  # never a silent drop: the provider named is not in the price catalog
-        return text + t("rent.stated.not_listed", lang, provider=name, gpu=rented.name)
+        return text + t("rent.stated.not_listed", lang, provider=name, gpu=rented.name) + compare
     amount, listed_cur, date = listed
     theirs = book.money(f"{stated.provider} listed price per GPU-hour of {rented.name}",
                         _in_currency(amount, listed_cur, cur, cny_per_usd), cur, SRC_CLOUD)
-    return text + t("rent.stated.listed", lang, provider=name, gpu=rented.name, unit=theirs, date=date)
+    return text + t("rent.stated.listed", lang, provider=name, gpu=rented.name, unit=theirs, date=date) + compare
 
 
 def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | None:
