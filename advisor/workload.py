@@ -131,6 +131,17 @@ class ExistingGpus(Frozen):
     count: Annotated[int, Meta(ge=1, le=4096)]
 
 
+class StatedRent(Frozen):
+    """A rental price the person states for themselves ("$2.50 per GPU-hour on AWS", "每卡每小时 18 元"): per
+    GPU-hour in `currency`, the provider named, and the card it was said for (None: no card named, so it prices
+    every card sized). It replaces the catalog's quote in the rent comparison of that card."""
+
+    per_gpu_hour: Annotated[float, Meta(gt=0, le=1e6, description="rental price per GPU-hour, in currency"), FINITE]
+    currency: Annotated[Currency, Meta(description="currency of the rental price")] = "USD"
+    provider: str | None = None
+    gpu: str | None = None
+
+
 class Constraints(Frozen):
     """Limits on the hardware that may be recommended."""
 
@@ -154,6 +165,7 @@ class Constraints(Frozen):
     buy_or_rent: Literal["buy", "rent", "either"] = "either"
     mfu: Annotated[float, Meta(gt=0, le=1, description="a training MFU the user states (0–1); None: the calibrated one"), FINITE] | None = None
     condition: Annotated[Literal["new", "used"], Meta(description="price cards new (a company purchase) or used (second-hand)")] = "new"
+    rent: StatedRent | None = None  # a rental price the person states: it prices the rent comparison of its card
 
 
 def field_bounds(model: type[msgspec.Struct], name: str) -> tuple[float | None, float | None, bool, bool]:

@@ -306,9 +306,10 @@ def _yearly(gpu: GpuSpec, count: int, bought: _Purchase, run: _Running, econ: Ec
 
 
 def _renting(gpu: GpuSpec, count: int, econ: Economics, currency: str, cloud_usd_per_hour: float | None,
-             region: str, years: float, purchase: float, yearly: _Yearly) -> tuple[_Renting, list[DatedValue]]:
+             region: str, years: float, purchase: float, yearly: _Yearly, quote: CloudQuote | None = None
+             ) -> tuple[_Renting, list[DatedValue]]:
     """cloud = GPU-hours used × price per GPU-hour; break-even u* = (purchase + N·ops) / (count·8760·N·c − N·P₁)."""
-    cloud = cloud_price(gpu, econ, cloud_usd_per_hour, region=region)
+    cloud = quote or cloud_price(gpu, econ, cloud_usd_per_hour, region=region)
     if cloud is None:
         return _Renting(None, None, None, None), []
     cloud_hour, listed, listed_unit = cloud_hour_price(cloud, econ, currency)
@@ -376,14 +377,24 @@ def _tco_assumptions(gpu: GpuSpec, econ: Economics, currency: str, years: float,
     return assumptions
 
 
+def _stated_rate(cloud: CloudQuote | None) -> Money | None:
+    """A price per GPU-hour the person stated (origin "user"), in the currency they said it in; None otherwise."""
+    if cloud is None or cloud.origin != "user":
+        return None
+    if cloud.cny_per_hour is not None:
+        return _m(cloud.cny_per_hour, "CNY")
+    return _m(cloud.usd_per_hour, "USD")
+
+
 def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | None = None, currency: str = "CNY",
                  electricity: float | None = None, utilization: float = 1.0, pue: float | None = None,
                  gpu_price: float | None = None, cloud_usd_per_hour: float | None = None,
                  tokens_per_s: float | None = None, operations_fraction: float | None = None,
-                 region: str = "global", condition: str = "new") -> TcoEstimate:
+                 region: str = "global", condition: str = "new", cloud_quote: CloudQuote | None = None) -> TcoEstimate:
     """Owning `count` × `gpu` for `years` at `utilization` against renting the same GPU-hours; see the module
     docstring for every formula. `tokens_per_s` (the whole configuration at full load) adds cost per 1M tokens.
-    `region` ("cn" or "global") picks the cloud quote: a mainland-China provider's, in CNY as listed, for "cn"."""
+    `region` ("cn" or "global") picks the cloud quote: a mainland-China provider's, in CNY as listed, for "cn";
+    `cloud_quote`, a price the person states (origin "user"), replaces the catalog's."""
     years = float(years if years is not None else econ.default_years.value)
     _check_tco_request(count, years, utilization, electricity, currency, gpu_price, cloud_usd_per_hour, pue, region,
                        tokens_per_s)
@@ -391,7 +402,8 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
     bought, bought_prices = _purchase(gpu, count, econ, currency, gpu_price, condition)
     run, run_prices = _running(econ, currency, electricity, pue, operations_fraction)
     yearly = _yearly(gpu, count, bought, run, econ, years, utilization)
-    rent, rent_prices = _renting(gpu, count, econ, currency, cloud_usd_per_hour, region, years, bought.total, yearly)
+    rent, rent_prices = _renting(gpu, count, econ, currency, cloud_usd_per_hour, region, years, bought.total, yearly,
+                                 cloud_quote)
     prices = [DatedValue(name="exchange rate", value=rate.value, unit="CNY per USD", as_of=rate.as_of,
                          source=",".join(rate.source)), *bought_prices, *run_prices, *rent_prices]
 
@@ -419,6 +431,7 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
         cloud_region=cloud.region if cloud else None,
         cloud_other_region=bool(cloud and cloud.origin != "user" and cloud.region != region),
         cloud_cost=_m(rent.cloud_cost, currency) if rent.cloud_cost is not None else None,
+        cloud_stated_rate=_stated_rate(cloud),
         break_even_utilization=rent.break_even, tokens_per_s=tokens_per_s, cost_per_million_tokens_owned=per_m_owned,
         cost_per_million_tokens_cloud=per_m_cloud, prices=prices,
         formulas=_tco_formulas(gpu, count, currency, years, utilization, bought, run, yearly, rent, tokens_per_s,

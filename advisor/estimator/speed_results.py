@@ -219,6 +219,7 @@ class TcoEstimate(_Result):
     cloud_region: str | None = None  # the quote's market: "cn" (a mainland-China provider) or "global"
     cloud_other_region: bool = False  # the quote is from the other market than the one asked (no local quote)
     cloud_cost: Money | None = None  # renting the same GPU-hours
+    cloud_stated_rate: Money | None = None  # the price per GPU-hour the person stated, when it priced the rent
     break_even_utilization: float | None = None  # utilisation above which buying is cheaper than renting
     tokens_per_s: float | None = None
     cost_per_million_tokens_owned: Money | None = None

@@ -175,6 +175,7 @@ class CloudRent(Frozen):
     region: str | None  # the quote's market: "cn" or "global"
     other_region: bool = False  # the only quote is from the other market than the one asked
     gpu_hours: float | None = None  # training: the job's GPU-hours (contract key only then)
+    stated_rate: Money | None = None  # the price per GPU-hour the person stated (None: a catalog quote)
 
 
 class TokenCost(Frozen):
@@ -236,7 +237,7 @@ class OptionTco(Frozen):
         cloud = None if t.cloud_cost is None else CloudRent(
             usd_per_gpu_hour=t.cloud_usd_per_gpu_hour, provider=t.cloud_provider,
             as_of=t.cloud_price_date.isoformat() if t.cloud_price_date else None, cost=t.cloud_cost,
-            region=t.cloud_region, other_region=t.cloud_other_region)
+            region=t.cloud_region, other_region=t.cloud_other_region, stated_rate=t.cloud_stated_rate)
         per_million = None if t.cost_per_million_tokens_owned is None else TokenCost(
             owned=t.cost_per_million_tokens_owned, cloud=t.cost_per_million_tokens_cloud)
         return cls(

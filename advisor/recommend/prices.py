@@ -10,10 +10,11 @@ import math
 from functools import cache
 
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.cost import end_of_life, estimate_tco, gpu_unit_price
+from advisor.estimator.cost import CloudQuote, end_of_life, estimate_tco, gpu_unit_price
 from advisor.recommend.parts import OptionTco, Purchase, UnitPrice
 from advisor.recommend.results import Option
 from advisor.recommend.search import Search
+from advisor.workload import Constraints
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.quantities import Money
@@ -45,6 +46,20 @@ def option_price(search: Search, gpu: GpuSpec) -> UnitPrice | None:
     return unit_price(gpu, search.constraints.currency, search.constraints.condition)
 
 
+def stated_quote(c: Constraints, gpu: GpuSpec) -> CloudQuote | None:
+    """The person's own rental price as the cloud quote of `gpu` (origin "user"), when it was said for that card or
+    for no card in particular; a yuan price keeps its listed figure (`cny_per_hour`), its USD equivalent at the dated
+    exchange rate."""
+    r = c.rent
+    if r is None or (r.gpu is not None and r.gpu != gpu.id):
+        return None
+    cny_per_usd = float(load_economics().exchange_rate_cny_per_usd.value)
+    usd = r.per_gpu_hour if r.currency == "USD" else r.per_gpu_hour / cny_per_usd
+    return CloudQuote(usd, r.provider or "user", None, "user input (rental price stated by the user)", "user",
+                      region="cn" if r.currency == "CNY" else "global",
+                      cny_per_hour=r.per_gpu_hour if r.currency == "CNY" else None)
+
+
 def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> OptionTco | None:
     """Money for the job (advisor.estimator.cost.estimate_tco), three cases:
 
@@ -62,7 +77,7 @@ def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> OptionTco | None:
     try:
         t = estimate_tco(gpu, opt.count, load_economics(), currency=c.currency, years=c.tco_years,
                          tokens_per_s=tps or None, region=c.region, condition=c.condition,
-                         gpu_price=None if opt.price is not None else 1.0)
+                         gpu_price=None if opt.price is not None else 1.0, cloud_quote=stated_quote(c, gpu))
     except InputError:
         return None
     out = OptionTco.of(t, "owned" if owned else "training_job" if opt.training else "serving_horizon")

@@ -25,7 +25,7 @@ from advisor.analysis.result import Assumption
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
 from advisor.estimator.formats import FORMATS
 from advisor.estimator.memory import default_inference_format
-from advisor.workload import Constraints, ExistingGpus, Workload
+from advisor.workload import Constraints, ExistingGpus, StatedRent, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.messages import LANGS, pair, t
@@ -141,7 +141,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.concurrency = merged.qps = None  # "it's for a team of 300" replaces an earlier user count
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months",
+                 "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text"):
         value = getattr(new, name)
@@ -417,6 +417,10 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["tco_years"] = s.tco_years
     if s.condition:
         kwargs["condition"] = s.condition
+    if s.rent_rate is not None and s.rent_rate.amount:  # the person's own rental price, for the card it was said for
+        named = [c.gpu for c in s.candidates]
+        kwargs["rent"] = StatedRent(per_gpu_hour=s.rent_rate.amount, currency=s.rent_rate.currency,  # type: ignore[arg-type]
+                                    provider=s.rent_rate.provider, gpu=named[0] if len(named) == 1 else None)
     if s.mfu:  # a stated training MFU (the serving estimate has none)
         kwargs["mfu"] = s.mfu
         if s.task != "inference":

@@ -25,6 +25,7 @@ from advisor.conversation.reader.lang import say
 from advisor.conversation.reader.usage import DAYS_PER_MONTH
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
+from advisor.conversation.render.labels import provider_label
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.kv_cache import kv_cache_bytes
 from knowledge.messages import known as has_message
@@ -81,6 +82,9 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     options = turn.options or rent.card_options(request or {}, catalog, "CNY" if region == "cn" else "USD")
     rentable = [(o, g, r) for o in options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None
                 and (r := _rented_as(g, catalog)) is not None]
+    stated = rent.stated_of(request or {})
+    if not rentable and stated is not None:  # no catalog quote, but the person's own price: it alone prices renting
+        rentable = [(o, g, g) for o in options if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None][:1]
     if not rentable:
         return None
     # the lead when a provider rents it (or the card it is a China-market version of), else the first option that is
@@ -119,12 +123,21 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         key = f"rent.tier.{tier}"
         tier_txt = t(key, lang) if has_message(key) else tier
         parts.append(t("rent.quote", lang, name=name, cost=cost, unit=unit, tier=tier_txt, date=date, abroad=abroad))
-    if not parts:
+    if not parts and stated is None:
         return None
     what = f"{count}× {gpu.name}"
     text = t("rent.job" if training else "rent.month", lang, what=what, h=h, how=how,
-             quotes=t("clause.sep", lang).join(parts))
-    hourly = not training and bool(_HOURLY.search(text_asked)) and len(quotes) > 0
+             quotes=t("clause.sep", lang).join(parts)) if parts else ""
+    mine = ""
+    if stated is not None:
+        over = ""
+        if not training and use.horizon_stated and use.horizon != 1:  # "for 6 months": the whole period too
+            over = t("rent.stated.period", lang, months=_period_words(use, book, lang), total=book.money(
+                f"rental over the stated period of {what} at your price", billed_hours(stated, count, hours)
+                * use.horizon * stated.per_gpu(count), stated.currency,
+                "GPU-hours a month × your price per GPU-hour × months"))
+        mine = _stated_lead(stated, book, lang, gpu, count, hours, h, how, what, training, rate, over, bool(parts))
+    hourly = not training and stated is None and bool(_HOURLY.search(text_asked)) and len(quotes) > 0
     if hourly:  # "每小时多少钱": the hourly price leads
         low, high = min(q[1] for q in quotes), max(q[1] for q in quotes)
         lo = book.money(f"lowest price per GPU-hour of {gpu.name}", low, quotes[0][2], SRC_CLOUD)
@@ -136,20 +149,11 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                        1 if float(own_hours) < 100 else 0, suffix=t("rent.gpu_hours", lang))
         text += t("rent.period_job", lang, h=job)
     period = ""
-    if not training and use.horizon_stated and use.horizon != 1 and quotes:  # "for 6 months": the whole period
+    if not training and use.horizon_stated and use.horizon != 1 and quotes and stated is None:  # "for 6 months": the whole period
         name, price, cur = quotes[0][0].rstrip("*"), quotes[0][1], quotes[0][2]
         total = book.money(f"rental over the stated period at {name} for {what}", hours * price * use.horizon, cur,
                            "GPU-hours a month × price per GPU-hour × months")
-        days = use.horizon * DAYS_PER_MONTH
-        if use.horizon < 1 and abs(days / 7 - round(days / 7)) < 0.01:  # "for a week", "for two weeks"
-            months = book.num("rental period", round(days / 7), "weeks", SRC_USAGE_HORIZON, 0,
-                              suffix=t("rent.week_unit" if round(days / 7) == 1 else "rent.weeks_unit", lang))
-        elif use.horizon < 1:  # "for 10 days"
-            months = book.num("rental period", round(days), "days", SRC_USAGE_HORIZON, 0,
-                              suffix=t("rent.day_unit" if round(days) == 1 else "rent.days_unit", lang))
-        else:
-            months = book.num("rental period", use.horizon, "months", SRC_USAGE_HORIZON,
-                              0 if use.horizon == int(use.horizon) else 1, suffix=t("rent.months_unit", lang))
+        months = _period_words(use, book, lang)
         rate_h = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
         period = t("rent.period", lang, what=what, months=months, total=total, name=name, unit=rate_h,
                    date=quotes[0][3]) + "\n\n"
@@ -158,24 +162,38 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     if first_opt is not None and opt is not first_opt and first_opt.get("gpu_name"):  # never a silent stand-in
         other = t("sentence.gap", lang) + t("rent.other_option", lang, what=what,
                                              lead=f"{int(first_opt.get('count') or 1)}× {first_opt['gpu_name']}")
-    if rented is not gpu:  # a China-market card no cloud lists: rented as the card it is cut down from
+    if rented is not gpu and text:  # a China-market card no cloud lists: rented as the card it is cut down from
         text += t("rent.variant", lang, card=gpu.name, base=rented.name)
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
-    first = quotes[0]
-    lead = rent.verdict(book=book, lang=lang, what=what, cur=first[2], provider=first[0].rstrip("*"), rate=rate,
-                        monthly_rent=None if training else hours * first[1],
-                        job_rent=hours * first[1] if training else None, tco=opt.get("tco") or {},
+    first = quotes[0] if quotes else ("", 0.0, str(buy.get("currency") or ("CNY" if region == "cn" else "USD")), "", "")
+    price, label = first[1], first[0].rstrip("*")
+    unit_price = price
+    if stated is not None:  # the person's own price decides rent or buy; the catalog's quotes are the comparison
+        price = unit_price = _in_currency(stated.per_gpu(count), stated.currency, first[2], rate)
+        price *= 1.0 if training else billed_hours(stated, count, hours) / hours  # whole instances are billed
+        label = (t("rent.stated.you_at", lang, provider=provider_label(stated.provider, lang)) if stated.provider
+                 else t("rent.stated.you", lang))
+    lead = rent.verdict(book=book, lang=lang, what=what, cur=first[2], provider=label, rate=rate,
+                        monthly_rent=None if training else hours * price,
+                        job_rent=hours * price if training else None, tco=opt.get("tco") or {},
                         use=use)
     if lead:  # every price in the verdict dated: the rental quote it uses and the cards' price
         card_date = next((str(p.get("as_of")) for p in (opt.get("tco") or {}).get("prices", [])
                           if "per card" in str(p.get("name", ""))), "")
-        unit = book.money(f"{first[0].rstrip('*')} price per GPU-hour of {gpu.name}", first[1], first[2], SRC_CLOUD)
-        lead += t("sentence.gap", lang) + t("rent.verdict.dated" if card_date else "rent.verdict.dated_rent", lang,
-                                            provider=first[0].rstrip("*"), unit=unit, date=first[3], card=card_date)
+        if stated is not None:
+            unit = book.money(f"your price per GPU-hour of {gpu.name}", unit_price, first[2], SRC_STATED)
+            lead += t("sentence.gap", lang) + t("rent.verdict.stated" if card_date else "rent.verdict.stated_rent",
+                                                lang, unit=unit, card=card_date)
+        else:
+            unit = book.money(f"{label} price per GPU-hour of {gpu.name}", first[1], first[2], SRC_CLOUD)
+            lead += t("sentence.gap", lang) + t("rent.verdict.dated" if card_date else "rent.verdict.dated_rent",
+                                                lang, provider=label, unit=unit, date=first[3], card=card_date)
     rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", [])) \
         and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
     rent_only = rent_only or (hourly and not _WHICH_CHEAPER.search(text_asked))  # "the hourly price of a B200"
-    if lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
+    if mine:  # the person's own price leads; the verdict at that price, then the catalog's quotes as comparison
+        text = (note + mine + other + "\n\n" + (lead + "\n\n" if lead else "") + text).strip()
+    elif lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
         text = note + period + text + other + "\n\n" + lead if rent_only else note + lead + other + "\n\n" + text
     else:
         if buy.get("amount"):
@@ -185,6 +203,75 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         text = note + period + text + other
     turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
     return text
+
+
+SRC_STATED = "user input (rental price stated by the user), reader.rental"
+
+
+def _period_words(use: rent.Usage, book: Book, lang: str) -> str:
+    """The stated rental period in words: weeks or days under a month ("for two weeks", "for 10 days"), else months."""
+    days = use.horizon * DAYS_PER_MONTH
+    if use.horizon < 1 and abs(days / 7 - round(days / 7)) < 0.01:  # "for a week", "for two weeks"
+        return book.num("rental period", round(days / 7), "weeks", SRC_USAGE_HORIZON, 0,
+                        suffix=t("rent.week_unit" if round(days / 7) == 1 else "rent.weeks_unit", lang))
+    if use.horizon < 1:  # "for 10 days"
+        return book.num("rental period", round(days), "days", SRC_USAGE_HORIZON, 0,
+                        suffix=t("rent.day_unit" if round(days) == 1 else "rent.days_unit", lang))
+    return book.num("rental period", use.horizon, "months", SRC_USAGE_HORIZON,
+                    0 if use.horizon == int(use.horizon) else 1, suffix=t("rent.months_unit", lang))
+
+
+def billed_hours(stated: rent.Stated, count: int, hours: float) -> float:
+    """GPU-hours billed at the person's price: an instance is rented whole, so `count` cards on instances of g GPUs
+    bill ⌈count / g⌉ × g GPUs (hours × that / count); otherwise the cards' own hours."""
+    n = stated.whole(count)
+    return hours / count * n * int(stated.gpus or 1) if n else hours
+
+
+def _in_currency(amount: float, cur: str, to: str, cny_per_usd: float) -> float:
+    """`amount` in `cur` converted to `to` at the dated exchange rate (economics.yaml)."""
+    if cur == to:
+        return amount
+    return amount * cny_per_usd if to == "CNY" else amount / cny_per_usd
+
+
+def _stated_lead(stated: rent.Stated, book: Book, lang: str, rented: Any, count: int, hours: float, h: str, how: str,
+                 what: str, training: bool, cny_per_usd: float, over: str = "", quoted: bool = True) -> str:
+    """The first sentence when the person states their own price: cost = GPU-hours × their price per GPU-hour (an
+    instance's price over its GPUs), in their currency; then the provider's own listed price where the catalog has
+    one, or that it is not in the catalog, and that the catalog's quotes follow as comparison."""
+    per, cur = stated.per_gpu(count), stated.currency
+    unit = book.money(f"your price per GPU-hour of {rented.name}", per, cur, SRC_STATED)
+    if stated.amount is None:  # an instance's price, its GPU count not said: taken as the cards sized, said so
+        unit += t("rent.stated.instance_assumed", lang, instance=book.money(
+            "your price per instance-hour", float(stated.instance or 0), cur, SRC_STATED), n=count)
+    elif stated.instance is not None and stated.gpus:
+        unit += t("rent.stated.instance", lang, instance=book.money(
+            "your price per instance-hour", stated.instance, cur, SRC_STATED), n=stated.gpus)
+    if not stated.currency_said:
+        unit += t("rent.stated.currency_assumed", lang, cur=cur)
+    whole = ""
+    if stated.whole(count) and not training and stated.gpus:
+        n = stated.whole(count)
+        hours = billed_hours(stated, count, hours)
+        h = book.num(f"GPU-hours per month billed for {n} instances of {stated.gpus} GPUs", hours, "GPU-hours",
+                     "instances × GPUs per instance × hours a month", 0, suffix=t("rent.gpu_hours", lang))
+        whole = t("rent.stated.whole", lang, n=n, g=stated.gpus, count=count)
+    cost = book.money(f"rental of {what} at your price", hours * per, cur, "GPU-hours × your price per GPU-hour")
+    name = provider_label(stated.provider, lang) if stated.provider else ""
+    at = t("rent.stated.at", lang, provider=name) if name else ""
+    text = t("rent.stated.job" if training else "rent.stated.month", lang, unit=unit, at=at, what=what + whole,
+             how=how, h=h, cost=cost) + over
+    compare = t("rent.stated.compare", lang) if quoted else t("rent.stated.no_quotes", lang, gpu=rented.name)
+    if not stated.provider:
+        return text + compare
+    listed = rent.listed_quote(rented, stated.provider)
+    if listed is None:  # never a silent drop: the provider named is not in the price catalog
+        return text + t("rent.stated.not_listed", lang, provider=name, gpu=rented.name) + compare
+    amount, listed_cur, date = listed
+    theirs = book.money(f"{stated.provider} listed price per GPU-hour of {rented.name}",
+                        _in_currency(amount, listed_cur, cur, cny_per_usd), cur, SRC_CLOUD)
+    return text + t("rent.stated.listed", lang, provider=name, gpu=rented.name, unit=theirs, date=date) + compare
 
 
 def market_note(request: dict[str, Any], catalog: Catalog, lang: str) -> str | None:
@@ -376,6 +463,8 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
     """Put the act's own answer where it belongs in `turn.answer`: the rental cost first for a rent question; the
     dated status, its source and the alternatives right after the verdict of a market or legality question."""
     act = request.get("act")
+    if turn.extra.get("kind") == "input_error":  # bad input is answered by its one line alone
+        return
     if text and asks("link", text) and turn.extra.get("deciding") != LINK_LEAD:
         link_first(request, turn, catalog, lang)  # "两张 4090 需要 NVLink 吗": the cards' own link first
     if act == "rent_vs_buy":

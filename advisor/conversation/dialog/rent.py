@@ -50,6 +50,60 @@ def usage_of(request: dict[str, Any]) -> Usage:
                  words=str(u.get("text") or ""), horizon=float(h["value"]), horizon_stated=h.get("provenance") == "stated")
 
 
+class Stated(Value):
+    """A rental price the person states (reader.rental, carried in the request's limits with provenance "stated"):
+    per GPU-hour in `currency` (None: an instance's price whose GPU count was not said), the instance's price and
+    GPU count where it was one, the provider named (None when none), and whether the currency was said."""
+
+    amount: float | None
+    currency: str
+    currency_said: bool
+    instance: float | None
+    gpus: int | None
+    provider: str | None
+
+    def per_gpu(self, count: int) -> float:
+        """The price per GPU-hour: as said, else the instance's price over its GPUs (the `count` sized when the
+        instance's GPU count was not said; the answer says so)."""
+        return self.amount if self.amount is not None else float(self.instance or 0.0) / max(1, count)
+
+
+    def whole(self, count: int) -> int:
+        """Whole instances rented for `count` cards when an instance's price and GPU count were said and the
+        count does not fill them (⌈count / GPUs⌉); 0 otherwise (the cards' own hours are billed)."""
+        if self.instance is None or not self.gpus or count % self.gpus == 0:
+            return 0
+        return -(-count // self.gpus)
+
+
+def stated_of(request: dict[str, Any]) -> Stated | None:
+    """The rental price the typed request carries as said by the person, None when none was said."""
+    limits = {v["name"]: v for v in request.get("limits", [])}
+    rate, inst = limits.get("rent_rate"), limits.get("rent_rate_instance")
+    if rate is None and inst is None:
+        return None
+    unit = str((rate or inst or {}).get("unit") or "USD")
+    gpus = limits.get("rent_rate_gpus")
+    provider = limits.get("rent_provider")
+    return Stated(amount=float(rate["value"]) if rate else None, currency=unit.split()[0],
+                  currency_said=(rate or inst or {}).get("provenance") == "stated",
+                  instance=float(inst["value"]) if inst else None, gpus=int(gpus["value"]) if gpus else None,
+                  provider=str(provider["value"]) if provider else None)
+
+
+def listed_quote(gpu: Any, provider: str) -> tuple[float, str, str] | None:
+    """The catalog's own dated price of `provider` for `gpu` per GPU-hour (amount, its currency: a China quote's
+    yuan as listed, else USD; date), from the card's quotes (`GpuSpec.cloud`) or economics.yaml's dated references;
+    None when the catalog has none."""
+    key = provider.lower()
+    refs = load_economics().cloud_reference.get(gpu.id) or []
+    for q in [*gpu.cloud, *refs]:
+        if str(q.provider).lower().startswith(key):
+            cny = getattr(q, "cny_per_hour", None)
+            return (float(cny), "CNY", q.date.isoformat()) if cny else (float(q.usd_per_hour), "USD", q.date.isoformat())
+    return None
+
+
 def verdict(*, book: Book, lang: str, what: str, monthly_rent: float | None, job_rent: float | None, cur: str,
             provider: str, tco: dict[str, Any], use: Usage, rate: float) -> str | None:
     """The first sentence of a rent-or-buy answer (see the module doc); None without a purchase price."""
@@ -111,4 +165,4 @@ def card_options(request: dict[str, Any], catalog: Catalog, currency: str) -> li
     return out
 
 
-__all__ = ["Usage", "card_options", "usage_of", "verdict"]
+__all__ = ["Stated", "Usage", "card_options", "listed_quote", "stated_of", "usage_of", "verdict"]

@@ -258,6 +258,10 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
         yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
                                   text=compose.negative_line(slots.negative, lang))
         return True
+    if slots.bad_rate:  # "$-3/hour", "0 元/小时": a rental price must be above zero, said in one line
+        yield compose.simple_turn("", lang, state, show_state=True, kind="input_error",
+                                  text=t("answer.bad_rate", lang, typed=slots.bad_rate))
+        return True
     if intent == "capabilities":  # "what can you do?": said with three examples; nothing is changed
         yield catalog_answers.capabilities_turn(state, lang)
         return True

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from advisor.conversation.reader import constraints as reading
 from advisor.conversation.reader.amounts import (
     read_bare_answer,
@@ -34,6 +36,7 @@ from advisor.conversation.reader.name_index import build_index, representative_m
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number
 from advisor.conversation.reader.quantity import rewrite as rewrite_numbers
+from advisor.conversation.reader.rental import read_rate
 from advisor.conversation.reader.servers import racks_said, read_racks
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.targets import read_serving_targets
@@ -83,6 +86,19 @@ def _rack_scale(slots: Slots, catalog: Catalog) -> None:
             slots.rack_text = None
 
 
+def _read_rent_rate(t: Text, slots: Slots, lang: str) -> None:
+    """The rental price the person states and the provider (reader.rental); a zero or negative one is bad input."""
+    rate, span, bad = read_rate(t.s, lang, t.original.lower())
+    if span is not None:
+        words = t.quote(*span)  # the user's own words, case kept
+        t.consume(*span)
+    if bad is not None:
+        slots.bad_rate = words if span is not None else bad
+    elif rate is not None:
+        slots.rent_rate = msgspec.structs.replace(rate, text=words) if span is not None else rate
+        slots.buy_or_rent = slots.buy_or_rent or "rent"
+
+
 def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = None, lang: str = "en") -> Slots:
     """Everything `text` says about the workload. `pending` is the slot the last question asked for, so a bare
     answer ("32k", "50", "int4") fills it. `lang` picks the currency of a bare budget (zh: CNY, en: USD)."""
@@ -110,6 +126,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_tokens(t, slots)
     apply_epochs(t, slots, dataset_tokens)
     read_bare_lengths(t, slots)
+    _read_rent_rate(t, slots, lang)  # before the budget: "$2.5/GPU-hour", "每小时 18 元" is a price, not a budget
     read_money(t, slots, lang)
     read_context(t, slots)
     read_concurrency(t, slots)

@@ -155,7 +155,8 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
     rent = rent or (intent == "how_much" and bool(_MONTHLY.search(s)) and not _POWER.search(s))
     per_token = bool(TOKEN_COST.search(s)) and not _BUY.search(s)  # "租 4090 每百万 token 成本": the token's cost
     if rent and not per_token and intent in ("how_much", "which", "other", "how_long", "how_many", "feasibility") and (
-            _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap|划算|合算|值得|worth|makes? sense", s)):
+            _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap|划算|合算|值得|worth|makes? sense", s)
+            or (slots.rent_rate is not None and re.search(r"bill|spend|费用|月租|花多少|" + _MONTHLY.pattern, s))):
         return "rent_vs_buy"
     if intent == "market" or (_MARKET_WORDS.search(s) and (slots.candidates or slots.existing or slots.excluded)
                               and slots.model is None):
@@ -303,10 +304,34 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
     if rate.min_tokens_per_s is not None:  # "5000 tokens/s in total": the recommender's total-throughput target
         out.append(Value(name="min_tokens_per_s", value=rate.min_tokens_per_s, unit="tokens/s", provenance="stated",
                          text=rate.throughput_text or "", earlier=rate is not now))
+    out += _rent_rate_values(now, merged)
     hz = now if now.horizon_months is not None else merged
     if hz.horizon_months is not None:
         out.append(Value(name="horizon_months", value=hz.horizon_months, unit="months", provenance="stated",
                          text=hz.horizon_text or "", earlier=hz is not now))
+    return out
+
+
+def _rent_rate_values(now: Slots, merged: Slots) -> list[Value]:
+    """The rental price the person states (per GPU-hour; an instance's price and its GPU count where that was said)
+    and the provider they named, each with provenance "stated" (reader.rental)."""
+    said = now if now.rent_rate is not None else merged
+    r = said.rent_rate
+    if r is None:
+        return []
+    earlier = said is not now
+    out = []
+    if r.amount is not None:
+        out.append(Value(name="rent_rate", value=round(r.amount, 6), unit=f"{r.currency} per GPU-hour",
+                         provenance="stated" if r.currency_said else "inferred", text=r.text, earlier=earlier))
+    if r.instance_amount is not None:
+        out.append(Value(name="rent_rate_instance", value=r.instance_amount, unit=f"{r.currency} per instance-hour",
+                         provenance="stated", text=r.text, earlier=earlier))
+        if r.gpus:
+            out.append(Value(name="rent_rate_gpus", value=r.gpus, unit="GPUs per instance", provenance="stated",
+                             text=r.text, earlier=earlier))
+    if r.provider:
+        out.append(Value(name="rent_provider", value=r.provider, provenance="stated", text=r.provider, earlier=earlier))
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import msgspec
 
 from advisor.conversation.reader.ranges import OutOfRange
+from advisor.conversation.reader.rental import RentRate
 from knowledge.structs import Mutable, fields
 
 
@@ -97,6 +98,7 @@ class Slots(Mutable):
     tokens_per_day: float | None = None  # a generated-token volume ("1M tokens a day", "30M tokens/month"), per day
     horizon_months: float | None = None  # how long it is used ("用半年", "for 18 months"): a rent-or-buy horizon
     horizon_text: str | None = None
+    rent_rate: RentRate | None = None  # a rental price the person states ("at $2.5/GPU-hour", "每小时 12 块"), reader.rental
     condition: str | None = None  # "used" when second-hand cards are asked for
     home: bool | None = None  # a home or personal machine ("at home", "my gaming PC", "家用", "笔记本"): llama.cpp-style
     offload: bool | None = None  # llama.cpp layer offload asked for ("加内存卸载", "offload to RAM", "-ngl")
@@ -106,6 +108,7 @@ class Slots(Mutable):
     bandwidth: float | None = None  # bytes/s of a card typed by its specs ("96 GB at 1.8 TB/s")
     capacity: Claim | None = None  # a card's memory typed without a card name ("28GB 显存够吗", "my card has 24 GB")
     device: DeviceMention | None = None  # a laptop GPU or a Mac named by the product: capacity is its usable memory
+    bad_rate: str | None = None  # a zero or negative rental price ("$-3/hour", "0 元/小时"): bad input
     negative: str | None = None  # a count or amount typed with a minus sign ("-5 张 H100"): bad input, not 5
     # intents
     default: bool = False
@@ -123,7 +126,7 @@ class Slots(Mutable):
     def workload_fields(self) -> dict[str, object]:
         """The non-empty workload slots (everything except intents), for merging and for tests."""
         intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice",
-                   "gib_question", "refers_previous", "negative", "out_of_range"}
+                   "gib_question", "refers_previous", "negative", "bad_rate", "out_of_range"}
         out: dict[str, object] = {}
         for name in fields(type(self)):
             if name in intents:

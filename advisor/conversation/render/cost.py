@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import SRC_MEMORY, SRC_USER, Book, money_of
+from advisor.conversation.render.labels import provider_label
 from advisor.conversation.render.options_table import low_reliability, opt_name
 from knowledge.messages import known
 from knowledge.messages import t as message
@@ -79,7 +80,13 @@ def _rent_lines(o: Any, t: OptionTco, book: Book, lang: str, src: str) -> list[s
     compared."""
     lines: list[str] = []
     cloud = t.cloud
-    if cloud is not None:
+    if cloud is not None and cloud.stated_rate is not None:  # the person's own price (reader.rental), said as theirs
+        rent = money_of(book, "renting the same GPU-hours", cloud.cost, f"{src} (your price per GPU-hour)")
+        rate = money_of(book, "your price per GPU-hour", cloud.stated_rate, "user input (rental price stated by the user)")
+        at = (message("rent.stated.at", lang, provider=provider_label(cloud.provider, lang))
+              if cloud.provider not in (None, "user") else "")
+        lines.append(message("cost.rent_stated", lang, rent=rent, rate=rate, at=at))
+    elif cloud is not None:
         rent = money_of(book, "renting the same GPU-hours", cloud.cost, f"{src} (cloud {cloud.provider})")
         rate = book.num("cloud price per GPU-hour", float(cloud.usd_per_gpu_hour or 0), "USD/GPU-hour",
                         f"{cloud.provider} as of {cloud.as_of}", 2, suffix="")

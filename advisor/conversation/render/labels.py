@@ -22,6 +22,15 @@ FORMAT = FORMAT_NAMES  # the short names of the weight formats (advisor.estimato
 PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead", "reference_model")
 
 
+def provider_label(name: str, lang: str) -> str:
+    """A rental provider's name in the user's language: a Chinese cloud's English name in an English answer
+    ("provider.<id>" in the catalogs, reader.rental.PROVIDER_IDS); other names as written."""
+    from advisor.conversation.reader.rental import PROVIDER_IDS
+
+    key = f"provider.{PROVIDER_IDS.get(name, '')}"
+    return t(key, lang) if name in PROVIDER_IDS and known(key) else name
+
+
 def slot_label(slot: str, lang: str) -> str:
     """A slot's name in words ("weights": "precision"); a slot the catalogs lack by its name, underscores as spaces."""
     key = f"slot.label.{slot}"

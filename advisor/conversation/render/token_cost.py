@@ -5,7 +5,8 @@ at the most sequences it holds.
     owned   = TCO over the horizon / (tokens/s × 3600 × hours used) × 10⁶        (hours used = 8760 × years × utilisation)
     rented  = count × price per GPU-hour / (tokens/s × 3600) × 10⁶              (one hour of the cards, rented)
 
-both by advisor.estimator.cost.per_million_tokens over tokens_made; the price per GPU-hour is the catalog's dated cloud quote
+both by advisor.estimator.cost.per_million_tokens over tokens_made; the price per GPU-hour is the one the person stated for
+the card, else the catalog's dated cloud quote
 (advisor.estimator.cost.cloud_price: the region's, most comparable tier, newest), the purchase the option's TCO. A
 card the catalog has no purchase price for is still costed rented; with neither price the answer says so first, and
 the GPU-hours a million tokens take, which any price per GPU-hour turns into the cost.
@@ -19,9 +20,11 @@ from typing import TYPE_CHECKING
 from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_THROUGHPUT, SRC_USER, Book
+from advisor.conversation.render.labels import provider_label
 from advisor.conversation.render.options_table import SRC_LOAD, misses, opt_name
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens, tokens_made
+from advisor.recommend.prices import stated_quote
 from knowledge.messages import known, t
 
 if TYPE_CHECKING:
@@ -55,12 +58,19 @@ def _load(o: Option, ev: Analysis, book: Book, lang: str) -> tuple[float, str] |
 
 
 def _rate(o: Option, ev: Analysis, book: Book, lang: str) -> tuple[float, str] | None:
-    """(the configuration's rent per hour in the request's currency, the quote in words) from the catalog's dated
-    cloud price for the card; None when it has none."""
+    """(the configuration's rent per hour in the request's currency, the quote in words) at the price the person
+    stated for the card (`Constraints.rent`), else the catalog's dated cloud price; None when it has none."""
     gpu = default_catalog().find_gpu(o.gpu)
     if gpu is None:
         return None
     econ = load_economics()
+    mine = stated_quote(ev.constraints, gpu)
+    if mine is not None:
+        hour, listed, unit = cloud_hour_price(mine, econ, ev.constraints.currency)
+        rate = book.money(f"your price per GPU-hour of {gpu.name}", listed, "CNY" if unit.startswith("CNY") else "USD",
+                          "user input (rental price stated by the user)")
+        at = t("rent.stated.at", lang, provider=provider_label(mine.provider, lang)) if mine.provider != "user" else ""
+        return hour * o.count, t("token_cost.quote_stated", lang, rate=rate, at=at)
     quote = cloud_price(gpu, econ, region=ev.constraints.region)
     if quote is None or quote.origin == "user":
         return None
