@@ -70,6 +70,7 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
         sw = speed_workload(replace(w, tp=layout.tp, pp=layout.pp, concurrency=users))
         load = under_load(search, gpu, layout.count, sw) if users > 1 else None
         if c.max_ttft_ms is not None and load is None:  # one user: the prompt's prefill, as fill_load shows it
+            # start-up: only a stated first-token target at one user needs it (as estimate_throughput above)
             from advisor.estimator.throughput import time_to_first_token
 
             try:

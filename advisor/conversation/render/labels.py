@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.reader.rental import PROVIDER_IDS
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
 from advisor.estimator.formats import FORMAT_NAMES
 from knowledge.messages import known, t
@@ -25,8 +26,6 @@ PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", 
 def provider_label(name: str, lang: str) -> str:
     """A rental provider's name in the user's language: a Chinese cloud's English name in an English answer
     ("provider.<id>" in the catalogs, reader.rental.PROVIDER_IDS); other names as written."""
-    from advisor.conversation.reader.rental import PROVIDER_IDS
-
     key = f"provider.{PROVIDER_IDS.get(name, '')}"
     return t(key, lang) if name in PROVIDER_IDS and known(key) else name
 
