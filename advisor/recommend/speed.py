@@ -14,7 +14,7 @@ from advisor.estimator.limits import largest_context
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.parts import Margin, MfuBasis, ServingFigures, TrainingFigures, UnderLoad
-from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
+from advisor.recommend.search import NEAR_CAPACITY, Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.quantities import Bytes, Seconds
@@ -24,7 +24,6 @@ from knowledge.structs import replace
 if TYPE_CHECKING:
     from advisor.recommend.results import Option
 
-NEAR_CAPACITY = 0.95  # a pick whose per-GPU memory is above 95 % of what the engine may use is "near capacity"
 
 
 class Speed(NamedTuple):
@@ -59,19 +58,26 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
     from advisor.estimator.throughput import estimate_throughput
 
-    tw = replace(w, tp=layout.tp, concurrency=search.workload.concurrency)
-    t = estimate_throughput(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp), tw,
+    gpus, tw = _roofline_view(layout.count, layout.tp, layout.pp, replace(w, concurrency=search.workload.concurrency))
+    t = estimate_throughput(search.model, gpu, gpus, tw,
                             load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
                                 decode_tokens_per_s_total=t.decode_tokens_per_s_total, tpot=t.tpot,
                                 prefill_tokens_per_s=t.prefill_tokens_per_s, ttft=t.ttft, bound=t.bound,
-                                concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w)),
+                                concurrency=search.workload.concurrency,
+                                max_concurrency=max_concurrency(est, gpu, layout, w)),
                  None, t.formulas[:1])  # the engine's figures and the load: fill_load, for the shown options
 
 
-def _serving_gpus(count: int, tp: int, pp: int) -> int:
-    """The GPUs one serving estimate covers: the whole layout, or one pipeline stage's TP group when pipelined."""
-    return count if pp == 1 else tp
+def _roofline_view(count: int, tp: int, pp: int, w: Workload) -> tuple[int, Workload]:
+    """The GPUs the serving roofline covers and the workload it reads: the whole layout, or when pipelined one
+    stage's TP group of every replica (count / pp = TP × replicas: a token passes the stages one after another, so
+    its step costs what one TP group over all layers costs, and the replicas share the users as unpipelined ones
+    do), as a world of its own so that TP 1 stays TP 1 (throughput._shape reads TP = count otherwise)."""
+    w = replace(w, tp=tp)
+    if pp == 1:
+        return count, w
+    return count // pp, replace(w, gpus=count // pp, nodes=1, pp=1)
 
 
 def fill_load(search: Search, options: Iterable[Option]) -> None:
@@ -107,8 +113,8 @@ def _engine_figures(search: Search, gpu: GpuSpec, o: Option) -> tuple[float, str
     est, sized = o.memory_estimate, o.sized_workload
     if est is None or sized is None:
         return None
-    shape = serving_shape(search.model, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
-                          replace(sized, tp=o.layout.tp, concurrency=search.workload.concurrency))
+    shape = serving_shape(search.model, *_roofline_view(o.count, o.layout.tp, o.layout.pp,
+                                                        replace(sized, concurrency=search.workload.concurrency)))
     return engine_concurrency(search, gpu, est, tp=shape.tp, weights=shape.weights, kv=shape.kv,
                               context=shape.context)
 
@@ -123,8 +129,8 @@ def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: Seconds)
     from advisor.estimator.throughput import time_to_first_token
 
     try:
-        return Seconds(time_to_first_token(search.model, gpu, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
-                                           replace(w, concurrency=search.workload.concurrency), load_calibration()))
+        gpus, tw = _roofline_view(o.count, o.layout.tp, o.layout.pp, replace(w, concurrency=search.workload.concurrency))
+        return Seconds(time_to_first_token(search.model, gpu, gpus, tw, load_calibration()))
     except AdvisorError:
         return before
 
