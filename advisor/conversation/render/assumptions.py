@@ -43,7 +43,7 @@ _ASSUMPTION_ZH: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^at most (?P<n>\d+) GPUs per node$"), "每台服务器最多 {n} 张卡"),
     (re.compile(r"^serving layout: the smallest tensor-parallel group inside a server.*"),
      "推理部署的并行方式：取服务器内能装下权重和所分担用户 KV 缓存的最小张量并行组，其余卡上复制为独立副本（副本数不超过用户数）；"
-     "只有一个副本在一台服务器上放不下时才跨服务器做流水线并行"),
+     "只有单个副本超出单台服务器时才跨服务器做流水线并行"),
     (re.compile(r"^training time for a default token budget.*"),
      "训练时间按默认 token 数估算（预训练每参数 20 个 token，微调 1 亿 token）：请提供实际数据量以获得准确估计"),
     (re.compile(r"^vLLM claims (?P<f>[\d.]+) of GPU memory at start-up = (?P<g>[\d.]+ GiB) of (?P<name>.+?) and .*"),
