@@ -58,7 +58,7 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
     from advisor.estimator.throughput import estimate_throughput
 
-    gpus, tw = _roofline_view(layout.count, layout.tp, layout.pp, replace(w, concurrency=search.workload.concurrency))
+    gpus, tw = roofline_view(layout.count, layout.tp, layout.pp, replace(w, concurrency=search.workload.concurrency))
     t = estimate_throughput(search.model, gpu, gpus, tw,
                             load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
@@ -69,15 +69,14 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
                  None, t.formulas[:1])  # the engine's figures and the load: fill_load, for the shown options
 
 
-def _roofline_view(count: int, tp: int, pp: int, w: Workload) -> tuple[int, Workload]:
-    """The GPUs the serving roofline covers and the workload it reads: the whole layout, or when pipelined one
-    stage's TP group of every replica (count / pp = TP × replicas: a token passes the stages one after another, so
-    its step costs what one TP group over all layers costs, and the replicas share the users as unpipelined ones
-    do), as a world of its own so that TP 1 stays TP 1 (throughput._shape reads TP = count otherwise)."""
-    w = replace(w, tp=tp)
-    if pp == 1:
-        return count, w
-    return count // pp, replace(w, gpus=count // pp, nodes=1, pp=1)
+def roofline_view(count: int, tp: int, pp: int, w: Workload) -> tuple[int, Workload]:
+    """The GPUs the serving roofline covers and the workload it reads, for `w.concurrency` users on `count` GPUs in
+    replicas of TP `tp` × PP `pp`: the TP groups of one pipeline stage (a token passes the stages one after another,
+    so its step costs what one TP group over all layers costs), of the replicas that have a user (the others idle;
+    the figures are those of ⌈users / replicas⌉ a replica either way), as a world of its own so that TP 1 stays
+    TP 1 (throughput._shape reads TP = count otherwise)."""
+    busy = min(max(1, count // (tp * pp)), max(1, w.concurrency))
+    return tp * busy, replace(w, tp=tp, gpus=tp * busy, nodes=1, pp=1)
 
 
 def fill_load(search: Search, options: Iterable[Option]) -> None:
@@ -113,7 +112,7 @@ def _engine_figures(search: Search, gpu: GpuSpec, o: Option) -> tuple[float, str
     est, sized = o.memory_estimate, o.sized_workload
     if est is None or sized is None:
         return None
-    shape = serving_shape(search.model, *_roofline_view(o.count, o.layout.tp, o.layout.pp,
+    shape = serving_shape(search.model, *roofline_view(o.count, o.layout.tp, o.layout.pp,
                                                         replace(sized, concurrency=search.workload.concurrency)))
     return engine_concurrency(search, gpu, est, tp=shape.tp, weights=shape.weights, kv=shape.kv,
                               context=shape.context)
@@ -129,7 +128,7 @@ def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: Seconds)
     from advisor.estimator.throughput import time_to_first_token
 
     try:
-        gpus, tw = _roofline_view(o.count, o.layout.tp, o.layout.pp, replace(w, concurrency=search.workload.concurrency))
+        gpus, tw = roofline_view(o.count, o.layout.tp, o.layout.pp, replace(w, concurrency=search.workload.concurrency))
         return Seconds(time_to_first_token(search.model, gpu, gpus, tw, load_calibration()))
     except AdvisorError:
         return before
