@@ -227,7 +227,18 @@ def struct_error(cls: type, data: Any, exc: Exception) -> StructError:
 # ----------------------------------------------------------------------------------------------------------------
 # construction and checks
 
-_STATE = threading.local()  # depth > 0 while msgspec builds structs from data it has just checked
+class _BuildState(threading.local):
+    """How the structs being built in this thread came to be: `depth` > 0 while msgspec builds them from data it
+    has just checked, `unchecked` inside `replace`, `trusted` inside `construct_trusted`. Class-level defaults, so a
+    thread that never set a flag reads it without the AttributeError a `getattr(local, name, default)` raises and
+    catches inside (≈ 0.4 µs, three per construction, thousands per recommendation)."""
+
+    depth = 0
+    unchecked = False
+    trusted = False
+
+
+_STATE = _BuildState()
 
 
 _EVALUATED: dict[tuple[str, str], Any] = {}  # (module, annotation text) -> the type it names
@@ -366,11 +377,11 @@ def _checker(cls: type) -> _Checker:
 
 
 def _post_init(self: Any) -> None:
-    if getattr(_STATE, "trusted", False):  # construct_trusted: our own dump of checked values, read back
+    if _STATE.trusted:  # construct_trusted: our own dump of checked values, read back
         return
     cls = type(self)
     checker = cls.__dict__.get("_struct_checker") or _checker(cls)
-    if getattr(_STATE, "unchecked", False):  # `replace`: a copy of checked values with the caller's changes
+    if _STATE.unchecked:  # `replace`: a copy of checked values with the caller's changes
         checker.store_floats(self)
         return
     if checker.normalizes:
@@ -380,7 +391,7 @@ def _post_init(self: Any) -> None:
         if isinstance(value, float) and not math.isfinite(value):
             raise StructError(cls.__name__, [{"type": "finite_number", "loc": (name,), "input": value,
                                               "msg": "Input should be a finite number"}])
-    if getattr(_STATE, "depth", 0):  # built by msgspec from data it has just checked
+    if _STATE.depth:  # built by msgspec from data it has just checked
         pass
     elif self.derived and checker.plain(self):  # a derived result whose fields have their declared kinds
         checker.store_floats(self)
@@ -496,7 +507,7 @@ def validate(cls: type[S], data: Any, *, strict: bool = False) -> S:
     if not isinstance(data, Mapping):
         raise StructError(cls.__name__, [{"type": "model_type", "loc": (), "input": data,
                                           "msg": f"Input should be a valid dictionary or instance of {cls.__name__}"}])
-    _STATE.depth = getattr(_STATE, "depth", 0) + 1
+    _STATE.depth += 1
     try:
         return msgspec.convert(data, cls, strict=strict)
     except msgspec.ValidationError as exc:

@@ -92,8 +92,8 @@ def test_speed_misses_names_each_missed_target() -> None:
     model, catalog = resolve_inputs(Workload(model="llama-3.1-8b"), Constraints())
     c = Constraints(max_ms_per_token=10.0, min_tokens_per_s=5000.0, deadline_s=3600.0)
     search = Search(model, Workload(model="llama-3.1-8b"), c, catalog)
-    fast = type("T", (), {"tpot": Seconds.of(5.0, "ms"), "decode_tokens_per_s_total": 6000.0})()
-    slow = type("T", (), {"tpot": Seconds.of(12.5, "ms"), "decode_tokens_per_s_total": 4000.0})()
+    fast = type("T", (), {"tpot": Seconds.of(5.0, "ms"), "judged_total": 6000.0})()
+    slow = type("T", (), {"tpot": Seconds.of(12.5, "ms"), "judged_total": 4000.0})()
     long_run = type("R", (), {"wall": Seconds.of(2, "h")})()
     assert speed_misses(search, fast, None) == []
     assert speed_misses(search, slow, None) == ["latency", "throughput"]

@@ -1,7 +1,8 @@
 """Held-out serving rows (benchmarks/serving_validation.yaml, `held_out: true`): published measurements added after
 the serving model was built and never used to fit a constant. They come from sources independent of the fitted ones
 (the TensorRT-LLM perf overview's other lengths and its 1.x release, SemiAnalysis InferenceX sweeps of SGLang and
-vLLM on H200, H100 and MI300X). The count within tolerance must not fall below what the model reaches today."""
+vLLM on H200, H100 and MI300X, gpustack's performance lab on one H100 or A100, one-user SGLang on 8 B200). The count
+within tolerance must not fall below what the model reaches today."""
 
 from __future__ import annotations
 
@@ -18,7 +19,16 @@ ROOT = Path(__file__).resolve().parents[1]
 # at 4-16 users (3 rows, TPOT +28…+39 %); Qwen3-30B-A3B at short prompts on B200/GB200 and at 32k on the RTX PRO 6000
 # (5 rows, +33…+106 % and −31 %). The RTX PRO 6000 TP1 x PP2 rows are within since pipelined replicas keep pp
 # microbatches in flight (they missed by −53…−58 % before). Each miss carries its `known_miss` reason in the yaml.
-HELD_OUT_FLOOR = 59
+# Then 31 rows of gpustack's performance lab (Qwen3-8B/14B/32B, vLLM 0.11 / SGLang 0.5 / TensorRT-LLM 1.2rc1 at their
+# defaults through `vllm bench serve`), scored before any change to the model: 5 of 31 within (the A100 SGLang and
+# TensorRT-LLM rows and vLLM's 4000/200). The misses: TTFT at 1-8 users through the OpenAI chat endpoint (−39…−72 %,
+# request handling on the host) and every all-at-once H100 row (+36…+116 %, the lab's H100 at about half the
+# compute-bound rate of the TensorRT-LLM H100 tables; its A100 rows are within), held as they are. Three one-user
+# TP8 rows on 8 x B200 (SGLang 0.5.8) miss too: gpt-oss-120b and Qwen3-235B +82 / +64 % (the all-reduce's latency at
+# one token is costed as 2·log2(8) synchronisations where the engines run a one-shot all-reduce; with it they come to
+# +10 / −3 %, but the DeepSeek-R1 TP8 and SGLang v0.3 70B TP4 rows fall below, so it is not adopted), GLM-4.6 −25 %.
+# 64 of 105.
+HELD_OUT_FLOOR = 64
 
 
 

@@ -98,7 +98,7 @@ def speed_misses(search: Search, t: ServingFigures | None, training: TrainingFig
     if t:
         if c.max_ms_per_token is not None and t.tpot.ms > c.max_ms_per_token:
             out.append("latency")
-        if c.min_tokens_per_s is not None and t.decode_tokens_per_s_total < c.min_tokens_per_s:
+        if c.min_tokens_per_s is not None and t.judged_total < c.min_tokens_per_s:
             out.append("throughput")
     if training and c.deadline_s is not None and training.wall > Seconds(c.deadline_s):
         out.append("deadline")

@@ -370,6 +370,14 @@ class ServingFigures(Frozen):
     # on every `recommend` start-up)
     offload: dict[str, Any] | None = None
 
+    @property
+    def judged_total(self) -> float:
+        """Output tokens/s in total that a total-throughput target is judged on: the simulation's at the stated load
+        where it ran (what the answer shows), else the decode roofline's."""
+        if self.under_load is not None and self.under_load.total_tokens_per_s > 0:
+            return self.under_load.total_tokens_per_s
+        return self.decode_tokens_per_s_total
+
     def to_contract(self) -> dict[str, Any]:
         """The contract's `throughput` object of a serving option (optional groups only when present)."""
         out: dict[str, Any] = {

@@ -54,7 +54,7 @@ def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
     if opt.training:
         facts.update(train_wall_s=opt.training.wall.s, deadline_s=c.deadline_s)
     if opt.throughput:
-        facts.update(tokens_per_s=opt.throughput.decode_tokens_per_s_total, min_tokens_per_s=c.min_tokens_per_s,
+        facts.update(tokens_per_s=opt.throughput.judged_total, min_tokens_per_s=c.min_tokens_per_s,
                      ms_per_token=opt.throughput.tpot.ms, max_ms_per_token=c.max_ms_per_token)
         if w.concurrency >= 8:
             facts["always_on"] = True

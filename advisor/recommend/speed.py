@@ -58,14 +58,20 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
     from advisor.estimator.throughput import estimate_throughput
 
-    gpus, tw = roofline_view(layout.count, layout.tp, layout.pp, replace(w, concurrency=search.workload.concurrency))
+    users = search.workload.concurrency
+    gpus, tw = roofline_view(layout.count, layout.tp, layout.pp, replace(w, concurrency=users))
     t = estimate_throughput(search.model, gpu, gpus, tw,
                             load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
+    # a total-throughput target is judged on what the answer shows: the simulation at the stated load (the decode
+    # roofline leaves out the prefills sharing the steps); other options get it in fill_load, shown ones only
+    load = (under_load(search, gpu, layout.count, speed_workload(replace(w, tp=layout.tp, pp=layout.pp,
+                                                                         concurrency=users)))
+            if search.constraints.min_tokens_per_s is not None and users > 1 else None)
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
                                 decode_tokens_per_s_total=t.decode_tokens_per_s_total, tpot=t.tpot,
                                 prefill_tokens_per_s=t.prefill_tokens_per_s, ttft=t.ttft, bound=t.bound,
-                                concurrency=search.workload.concurrency,
-                                max_concurrency=max_concurrency(est, gpu, layout, w)),
+                                concurrency=users, max_concurrency=max_concurrency(est, gpu, layout, w),
+                                under_load=load),
                  None, t.formulas[:1])  # the engine's figures and the load: fill_load, for the shown options
 
 
@@ -91,15 +97,15 @@ def fill_load(search: Search, options: Iterable[Option]) -> None:
         return
     for o in options:
         figs, sized = o.throughput, o.sized_workload
-        if figs is None or sized is None or figs.under_load is not None or o.layout.layer_offload is not None:
-            continue
+        if figs is None or sized is None or figs.engine_log_line is not None or o.layout.layer_offload is not None:
+            continue  # (an engine line: filled already)
         # the whole layout: a pipelined replica's KV cache is spread over all its stages (serving.scheduler_for);
         # time to first token and load for a chat turn unless lengths were given (advisor.workload.speed_workload)
         tw = speed_workload(replace(sized, tp=o.layout.tp, pp=o.layout.pp, concurrency=users))
         gpu = search.catalog.gpu(o.gpu)
         engine = _engine_figures(search, gpu, o)
         o.throughput = replace(figs, ttft=_ttft(search, gpu, o, tw, figs.ttft),
-                               under_load=under_load(search, gpu, o.count, tw) if users > 1 else None,
+                               under_load=figs.under_load or (under_load(search, gpu, o.count, tw) if users > 1 else None),
                                engine_max_concurrency=engine[0] if engine else None,
                                engine_log_line=engine[1] if engine else None)
 

@@ -312,6 +312,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.ttft_prompt": ", first token after {ttft} for a prompt of {prompt}",
     "lead.speed.fast": ", faster than {why} of {rate} per user, so not laggy",
     "lead.speed.slow": ", slower than {why} of {rate} per user, so it will feel laggy",
+    "lead.speed.total_met": ", meeting your target of {rate} in total",
+    "lead.speed.total_short": ", short of your target of {rate} in total",
     "lead.no_used_price": "The catalog has no used price for the {gpu}, so it is priced new below. ",
     "lead.price_of_fitting": "{one} does not hold it; {fits} does: ",
     "lead.within_budget": "**Within your budget of {budget}**: ",

@@ -307,11 +307,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
              "conc": (concurrency, "sequences", "ceil(people × peak share)"),
              "share": (PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE)}))
     if concurrency is None and s.min_tokens_per_s and task == "inference":
-        # "5000 tokens/s in total": total = streams × per-stream speed, each stream at the per-token target
-        from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated total rate needs it
-
-        ms = s.tpot_ms or INTERACTIVE_MS_PER_TOKEN
-        concurrency = max(1, math.ceil(s.min_tokens_per_s * ms / 1000))
+        concurrency, ms = rate_concurrency(s)
         notes.append(Assumption(
             *pair("assumption.total_rate"),
             {"rate": (s.min_tokens_per_s, "tokens/s", "user input"), "conc": (concurrency, "sequences",
@@ -490,6 +486,15 @@ def missing_blocking(state: DialogState, implied_inference: bool = False) -> str
     if s.model is None:
         return "model"
     return None  # a task not said is answered as serving (stated), then asked after (`next_question`)
+
+
+def rate_concurrency(s: Slots) -> tuple[int, float]:
+    """(streams, ms per token) a stated total rate ("5000 tokens/s in total") implies: total = streams × per-stream
+    speed, each stream at the per-token target (the stated one, else the default interactivity target)."""
+    from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated total rate needs it
+
+    ms = s.tpot_ms or INTERACTIVE_MS_PER_TOKEN
+    return max(1, math.ceil((s.min_tokens_per_s or 0) * ms / 1000)), ms
 
 
 def next_question(state: DialogState) -> str | None:

@@ -112,8 +112,9 @@ _PEAK = re.compile(rf"(?:高峰|峰值|peak|最多|最高|up to|max(?:imum)?)\s*
 _AVERAGE = re.compile(rf"(?:平时|平均|日常|通常|usually|normally|average|avg|typically)\s*(?:of|is|:|约|大概)?\s*(?P<num>{DIGITS})")
 _QPS = [
     re.compile(rf"(?:qps|rps)\s*(?:of|is|=|:|约|为|是|达到|大概)?\s*(?P<num>{DIGITS})"),
-    re.compile(rf"(?P<num>{DIGITS})\s*(?:qps|rps|requests?\s*(?:per|/)\s*(?:second|s|sec)|req/s|个?请求\s*/\s*秒|每秒请求)"),
-    re.compile(rf"每秒\s*(?P<num>{NUM})\s*(?:个)?\s*(?:请求|次)"),
+    re.compile(rf"(?P<num>{DIGITS})\s*(?:qps|rps|(?:requests?|queries|query|calls?|reqs?)\s*(?:per|/|an?|each|every)\s*"
+               r"(?:second|s|sec)(?![a-z])|req/s|个?(?:请求|查询|调用)\s*/\s*秒|每秒请求)"),
+    re.compile(rf"每秒钟?\s*(?:(?:处理|接收|收到|有|约|大概|要|需要|会有)\s*)*(?P<num>{NUM})\s*(?:个|次)?\s*(?:请求|次|查询|调用)"),
 ]
 # a request rate over a longer period ("1000 requests per minute", "50k queries a day", "每分钟 600 个请求"): the
 # rate per second is the count over the period (a daily count is an average; the peak is the user's to give)

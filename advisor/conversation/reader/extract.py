@@ -36,7 +36,7 @@ from advisor.conversation.reader.numbers import cn_int, to_number
 from advisor.conversation.reader.quantity import rewrite as rewrite_numbers
 from advisor.conversation.reader.servers import racks_said, read_racks
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
-from advisor.conversation.reader.targets import read_latency_targets, read_total_throughput
+from advisor.conversation.reader.targets import read_serving_targets
 from advisor.conversation.reader.text import Text, normalise, scaled
 from advisor.conversation.reader.usage import read_token_volume, read_usage_slots
 from advisor.conversation.reader.words import read_precision, read_settings, read_task
@@ -106,8 +106,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     dataset_tokens = slots.train_tokens
     read_usage_slots(t, slots)
     read_token_volume(t, slots)  # "1M tokens a day": a volume to cost, not a training set
-    read_total_throughput(t, slots)  # before the per-user speed: "5000 tokens/s in total" is all users together
-    read_latency_targets(t, slots)  # before the token amounts: "20 tokens/s per user" is a speed, not a length
+    read_serving_targets(t, slots)  # before the token amounts: "20 tokens/s per user" is a speed, not a length
     read_tokens(t, slots)
     apply_epochs(t, slots, dataset_tokens)
     read_bare_lengths(t, slots)

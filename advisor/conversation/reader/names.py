@@ -325,18 +325,18 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             continue  # "4090 元" is money, "a 40-person company" a headcount, not a card
         taken_end = end
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
-        sized = _sized_variant(t.s, start, end, matched, gpu_id, catalog)
-        if sized is not None:  # "a Mac Studio M3 Ultra with 512GB", "a 40GB A100": the variant of that memory
-            gpu_id, assumed, end = sized[0], "", max(end, sized[1])
+        said = _memory_said(t.s, start, end, matched)
+        variant = None
+        if said is not None and not _holds(catalog.gpu(gpu_id), said[0], OWN_TOLERANCE):
+            variant = _variant(catalog, gpu_id, matched, said[0])
+        if said is not None and variant is not None:  # "Mac Studio M3 Ultra with 512GB", "a 40GB A100": that one
+            gpu_id, assumed, start, end = variant, "", min(start, said[1]), max(end, said[2])
         count, c_start, c_end = _count_near(t.s, start, end)
-        other = _other_memory(t.s, start, end, matched, catalog.gpu(gpu_id).memory_bytes, count)
-        sibling = _sibling(catalog, gpu_id, t.s[other[0]:other[1]]) if other is not None else None
-        if other is not None and sibling is None:  # "4090 48G 魔改", "H100 96G": a card the catalog lacks, not its namesake
-            slots.unknown_gpus.append(t.quote(min(start, other[0]), max(end, other[1])))
-            t.consume(min(start, other[0]), max(end, other[1]))
+        if said is not None and variant is None and not _holds(catalog.gpu(gpu_id), said[0], OWN_TOLERANCE, count):
+            # "4090 48G 魔改", "48G的4090", "H100 96G": a card the catalog lacks, not its namesake ("两张 4090 48G": both)
+            slots.unknown_gpus.append(t.quote(min(start, said[1]), max(end, said[2])))
+            t.consume(min(start, said[1]), max(end, said[2]))
             continue
-        if other is not None and sibling is not None:  # "A800 PCIe 40G": the 40 GB card of that name
-            gpu_id, start, end = sibling, min(start, other[0]), max(end, other[1])
         in_servers = servers_near(t.s, start, end)
         if in_servers is None and count is not None and re.match(r"[dh]gx\s*[a-z]", matched):
             in_servers = (count, None, c_start, c_end)  # "2 DGX B200": systems of the card's usual server size
@@ -372,76 +372,51 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
 _RACK = re.compile(r"nvl\s*-?\s*(36|72)(?![0-9])")  # GB200 / GB300 NVL36 and NVL72 racks: GPUs per NVLink domain
 
 
-_MEMORY_AFTER = re.compile(r"\s*(?:,\s*)?(?:with|w/|having|of|带|有|配)?\s*(\d{2,4})\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+)?"
-                           r"(?:ram|ddr\d?|内存|系统内存|disk|ssd|硬盘))")
-_MEMORY_BEFORE = re.compile(r"(\d{2,4})\s*(?:gb|gib|g)\s*(?:of\s+)?(?:version\s+of\s+)?(?:the\s+)?(?:an?\s+)?$")
+# a memory size said right beside a card's name: after it ("A100 80G", "a 4090 with 48GB", "4090 的显存 48G") or
+# before it ("a 40GB A100", "48G的4090", "24G 版 4090"); system RAM and disks ("a 4090 with 64GB RAM") are not the card's
+_MEMORY_AFTER = re.compile(
+    r"\s*(?:,\s*)?(?:with|w/|having|of|带|有|配|的)?\s*(?:显存\s*)?(?P<gb>\d{1,4})\s*(?:gb|gib|g)(?![a-z0-9])"
+    r"(?!\s*(?:of\s+)?(?:system\s+)?(?:ram|ddr\d?|内存|系统|disk|ssd|硬盘))")
+_MEMORY_BEFORE = re.compile(r"(?<![\d.])(?P<gb>\d{1,4})\s*(?:gb|gib|g)\s*(?:显存\s*)?(?:的|版本|版)?\s*(?:of\s+)?"
+                            r"(?:version\s+of\s+)?(?:the\s+)?(?:an?\s+)?$")
+_BEFORE_WINDOW = 24  # characters looked at before a name for a size said ahead of it
 
 
-def _sized_variant(s: str, start: int, end: int, matched: str, gpu_id: str, catalog: Catalog) -> tuple[str, int] | None:
-    """(catalog id, end of the memory said) of the card of the memory said beside the name, when the catalog lists
-    that name in several memory sizes ("Mac Studio M3 Ultra with 512GB" is the 512 GB machine, not the 96 GB one
-    the bare name resolves to; "a 40GB A100"); None when no size is said, the name already holds it, or no variant
-    of the name has it. System RAM ("a 4090 with 64GB RAM") is not the card's memory."""
+def _memory_said(s: str, start: int, end: int, matched: str) -> tuple[float, int, int] | None:
+    """(the number said, GB or GiB; its span) of a memory size said beside the card name at s[start:end], or None
+    (also when the name itself carries one: "A100 40GB" was matched with it)."""
     if re.search(r"\d\s*(?:gb|gib|g)\b", matched):
         return None
-    after = _MEMORY_AFTER.match(s, end)
-    before = _MEMORY_BEFORE.search(s[max(0, start - 24):start])
-    said = after or before
-    if said is None:
-        return None
-    n = int(said.group(1))
-
-    def holds(g: GpuSpec) -> bool:  # the memory said, in GiB or GB (±1.5 %: "94GB" is not "96GB")
-        total = g.unified_memory.total_bytes if g.unified_memory is not None else g.memory_bytes
-        return any(abs(total / unit - n) <= 0.015 * n for unit in (2**30, 10**9))
-
-    if holds(catalog.gpu(gpu_id)):  # "a 5090 with 32GB": the card's own memory, said again
-        return None
-    key = gpu_key(matched)
-    for g in catalog.gpus:
-        if g.id == gpu_id or not any(gpu_key(a).startswith(key) for a in (g.name, *g.aliases)):
-            continue
-        if holds(g):
-            return g.id, after.end() if after else end
-    return None
+    m = _MEMORY_AFTER.match(s, end)
+    if m is not None:
+        return float(m.group("gb")), m.start("gb"), m.end()
+    lo = max(0, start - _BEFORE_WINDOW)
+    m = _MEMORY_BEFORE.search(s[lo:start])
+    return (float(m.group("gb")), lo + m.start(), start) if m is not None else None
 
 
-_MEM_AFTER = re.compile(r"\s*(?:的\s*)?(?:显存\s*)?(?P<gb>\d{1,3})\s*(?:gb|gib|g)(?![a-z0-9])(?!\s*(?:内存|系统|ram|of\s*ram|ddr))")
-_MEM_BEFORE = re.compile(r"(?<![\d.])(?P<gb>\d{1,3})\s*(?:gb|gib|g)\s*(?:显存\s*)?(?:的|版|版本)\s*$")
-
-
-def _other_memory(s: str, start: int, end: int, matched: str, memory_bytes: int,
-                  count: int | None) -> tuple[int, int] | None:
-    """The span of a memory size said right beside a catalog card's name that is not that card's memory ("4090
-    48G", "48G的4090"), or None. The size may be the card's in GB or GiB (±6 %), or the total of the cards counted
-    ("两张 4090 48G"); a size the name itself carries ("A100 40GB") was matched with it."""
-    if re.search(r"\d\s*(?:gb|gib|g)\b", matched):
-        return None
-    m = _MEM_AFTER.match(s, end)
-    span = (m.start("gb"), m.end()) if m else None
-    if m is None:
-        m = _MEM_BEFORE.search(s[max(0, start - 12):start])
-        span = (max(0, start - 12) + m.start(), start) if m else None
-    if m is None or span is None:
-        return None
-    stated = float(m.group("gb"))
-    sizes = [memory_bytes / 1e9, memory_bytes / 2**30]
+def _holds(gpu: GpuSpec, gb: float, tolerance: float, count: int | None = None) -> bool:
+    """Whether `gb` is the memory of `gpu` (or of `count` of them) in GB or GiB, within `tolerance` (a share)."""
+    total = gpu.unified_memory.total_bytes if gpu.unified_memory is not None else gpu.memory_bytes
+    sizes = [total / 1e9, total / 2**30]
     sizes += [x * count for x in sizes] if count else []
-    return None if any(abs(stated - x) <= 0.06 * x for x in sizes) else span
+    return any(abs(gb - x) <= tolerance * x for x in sizes)
 
 
-def _sibling(catalog: Catalog, gpu_id: str, said: str) -> str | None:
-    """The catalog card of the same name as `gpu_id` with the memory said ("A800 PCIe 40G" → a800-40g-pcie), within
-    2 % in GB or GiB, sharing the most id words (its form factor); None when there is none."""
-    m = re.search(r"\d{1,3}", said)
-    if m is None:
-        return None
+OWN_TOLERANCE = 0.06  # a card's own memory said loosely ("B200 180GB" for 192 GB, "A100 40G" for 40 GiB)
+VARIANT_TOLERANCE = 0.02  # telling memory variants of one name apart ("94GB" is not "96GB")
+
+
+def _variant(catalog: Catalog, gpu_id: str, matched: str, gb: float) -> str | None:
+    """The catalog card of the same name as `gpu_id` (an alias starting with the words said, or the same model word
+    in the id: "a800-80g-pcie" → "a800") whose memory is `gb`, sharing the most id words with `gpu_id` (its form
+    factor); None when there is none."""
     def model_word(card: str) -> str:  # "a800-80g-pcie" → "a800", "rtx-4090" → "4090"
         return next((w for w in card.split("-") if any(c.isdigit() for c in w)), card)
 
-    stated, base, words_ = float(m.group(0)), model_word(gpu_id), set(gpu_id.split("-"))
-    same = [g for g in catalog.gpus if g.id != gpu_id and model_word(g.id) == base and any(
-        abs(stated - x) <= 0.02 * x for x in (g.memory_bytes / 1e9, g.memory_bytes / 2**30))]
+    key, base, words_ = gpu_key(matched), model_word(gpu_id), set(gpu_id.split("-"))
+    same = [g for g in catalog.gpus if g.id != gpu_id and _holds(g, gb, VARIANT_TOLERANCE) and (
+        model_word(g.id) == base or any(gpu_key(a).startswith(key) for a in (g.name, *g.aliases)))]
     return max(same, key=lambda g: len(words_ & set(g.id.split("-")))).id if same else None
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.render.book import SRC_MEMORY, SRC_USER, Book, money_of
 from advisor.conversation.render.options_table import low_reliability, opt_name
+from knowledge.messages import known
 from knowledge.messages import t as message
 
 if TYPE_CHECKING:
@@ -134,9 +135,6 @@ _UNIT_ZH = {"CNY per USD": "元/美元", "CNY/kWh": "元/kWh", "USD/kWh": "美�
             "ratio": "", "CNY": "元", "USD": "美元"}
 
 
-_TIER_ZH = {"on demand": "按需", "on_demand": "按需", "spot": "竞价/社区", "serverless": "无服务器"}
-
-
 _PRICE_KIND_EN = {"launch_msrp": "launch MSRP", "server_share": "share of a server's price"}
 
 
@@ -155,7 +153,8 @@ def dated_zh(name: str, unit: str) -> tuple[str, str]:
                 d["k"] = _PRICE_KIND_ZH.get(d["k"], d["k"])
                 d["conv"] = f"（由{'美元' if d['c'] == 'USD' else '人民币'}换算）" if d["c"] else ""
             if "tier" in d:
-                d["tier"] = _TIER_ZH.get(d["tier"], d["tier"])
+                tier = d["tier"].replace(" ", "_")  # "on demand" as the English name writes it
+                d["tier"] = message(f"rent.tier.{tier}", "zh") if known(f"rent.tier.{tier}") else d["tier"]
             name = template.format(**d)
             break
     return name, _UNIT_ZH.get(unit, unit)

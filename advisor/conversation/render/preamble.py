@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights
+from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights, rate_concurrency
 from advisor.conversation.reader.extract import MAX_CHARS, Slots
 from advisor.conversation.reader.lang import say
 from advisor.conversation.reader.names import not_a_language_model
@@ -75,6 +75,11 @@ def question_text(slot: str | None, state: DialogState, lang: str, catalog: Cata
         name = model_name(catalog, s.model) if catalog is not None and s.model else t("question.the_model", lang)
         return t("question.task", lang, name=name)
     if slot == "concurrency":
+        if s.min_tokens_per_s and (s.task or "inference") == "inference":  # the streams a stated total rate implies
+            streams = rate_concurrency(s)[0]
+            derived = book.num("concurrency from the total rate", streams, "sequences", "total tokens/s × time per token",
+                               suffix="")
+            return t("question.concurrency", lang, default=derived)
         one = book.num("default concurrency", 1, "sequences", SRC_DEFAULT, suffix="")
         return t("question.concurrency", lang, default=one)
     if slot == "context" and (s.task or s.task_generic) not in (None, "inference"):

@@ -22,14 +22,13 @@ from advisor.conversation.render.book import SRC_THROUGHPUT, SRC_USER, Book
 from advisor.conversation.render.options_table import SRC_LOAD, misses, opt_name
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens, tokens_made
-from knowledge.messages import t
+from knowledge.messages import known, t
 
 if TYPE_CHECKING:
     from advisor.analysis.result import Analysis
     from advisor.recommend.results import Option
 
 SRC_COST = "advisor.estimator.cost.per_million_tokens"
-_TIER_ZH = {"on_demand": "按需", "reserved": "包年包月", "spot": "竞价/社区", "serverless": "无服务器"}
 
 
 def _load(o: Option, ev: Analysis, book: Book, lang: str) -> tuple[float, str] | None:
@@ -69,7 +68,7 @@ def _rate(o: Option, ev: Analysis, book: Book, lang: str) -> tuple[float, str] |
     cur = "CNY" if unit.startswith("CNY") else "USD"
     rate = book.money(f"cloud price per GPU-hour of {gpu.name} ({quote.provider})", listed, cur,
                       f"knowledge catalog: {gpu.id} cloud ({quote.source}, {quote.date})")
-    tier = _TIER_ZH.get(quote.tier, quote.tier) if lang == "zh" else quote.tier.replace("_", " ")
+    tier = t(f"rent.tier.{quote.tier}", lang) if known(f"rent.tier.{quote.tier}") else quote.tier
     words = t("token_cost.quote", lang, rate=rate, provider=quote.provider, tier=tier, as_of=str(quote.date))
     if quote.region != ev.constraints.region:  # the only quotes are from the other market: said so
         words += t("cost.rent_china_only" if quote.region == "cn" else "cost.rent_overseas_only", lang)
