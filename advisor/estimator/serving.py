@@ -2,8 +2,11 @@
 profile (knowledge/data/engines.yaml `serving`) and the engine's KV cache (engine_memory), and the largest load that
 meets a latency target.
 
-Replicas: `count` GPUs form count/tp copies of the TP group; a closed-loop concurrency C is split evenly (⌈C/r⌉ on
-each), an open-loop rate λ as λ/r; tokens/s in total = one replica's × r.
+Replicas: `count` GPUs form count/tp copies of the TP group, independent engines with their own weights and KV cache
+serving separate requests (vLLM's Data Parallel Deployment, docs.vllm.ai/en/latest/serving/data_parallel_deployment/;
+SGLang's DP guide: throughput "multiplied nearly linearly"); a closed-loop concurrency C is split evenly (⌈C/r⌉ on
+each), an open-loop rate λ as λ/r; tokens/s in total = one replica's × r, or × C/⌈C/r⌉ when fewer users than
+replicas leave some idle (`ServingReport.streams`).
 
 Pipelines: a continuous-batching engine keeps pp batches in flight in a replica of pp stages, one in each stage
 (vLLM `max_concurrent_batches`: "PP requires PP-size concurrent batches to fill the pipeline"; TensorRT-LLM and SGLang
