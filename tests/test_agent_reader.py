@@ -51,9 +51,11 @@ def test_the_models_reading_is_answered_by_the_deterministic_dialog() -> None:
     assert [(o["gpu"], o["count"]) for o in turn.options] == [(o["gpu"], o["count"]) for o in same.options]
     assert turn.options and turn.options[0]["per_gpu_bytes"] == same.options[0]["per_gpu_bytes"]
     # hand check of one number: BF16 weights of Qwen2.5-72B (72.7e9 params × 2 bytes) over the tensor-parallel cards
+    # (one replica's TP group: the other cards hold copies)
     first = turn.options[0]
     per_gpu_weights = first["per_gpu_bytes"]["weights"]
-    assert per_gpu_weights == pytest.approx(72.7e9 * 2 / first["count"], rel=0.03)
+    assert first["count"] == first["layout"]["tp"] * first["layout"]["pp"] * first["layout"]["dp"]
+    assert per_gpu_weights == pytest.approx(72.7e9 * 2 / first["layout"]["tp"], rel=0.03)
 
 
 def test_what_the_message_does_not_say_is_dropped_from_the_reading() -> None:

@@ -215,9 +215,15 @@ def test_recommend_serves_a_mac_with_llama_cpp_and_never_with_vllm() -> None:
 
 
 def test_named_machines_are_a_pipeline_over_the_network_with_a_warning() -> None:
+    """A model one machine holds runs as whole copies, one a machine (Llama-2-70B in FP16, 138 GB, on a 512 GB Mac
+    Studio); one no machine holds (DeepSeek-V3 as its Q8_0 GGUF, ~713 GB) is a pipeline over the network. Both warn
+    that the machines are a cluster, not one server."""
     (opt,) = evaluate_configs(Workload(model="llama-2-70b"), [("mac-studio-m3-ultra-512g", 8)])
-    assert opt.layout.tp == 1 and opt.layout.pp == 8 and opt.nodes == 8
+    assert (opt.layout.tp, opt.layout.pp, opt.layout.dp, opt.nodes) == (1, 1, 8, 8)
     assert "cap-machine-not-a-card" in [f.rule_id for f in opt.findings]
+    (big,) = evaluate_configs(Workload(model="deepseek-v3"), [("mac-studio-m3-ultra-512g", 8)])
+    assert big.layout.tp == 1 and big.layout.pp >= 2 and big.nodes == 8
+    assert "cap-machine-not-a-card" in [f.rule_id for f in big.findings]
 
 
 def test_tensor_parallel_across_machines_is_blocked_by_a_rule() -> None:

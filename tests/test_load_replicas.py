@@ -17,9 +17,11 @@ def _num(text: str) -> float:
 
 
 @pytest.mark.parametrize("lang,text,users", [
-    # Dec 5: "给全公司两百人用" is a headcount (10 % at once); "两百人同时用" is the concurrency this test needs
-    ("zh", "老板让我问下，DeepSeek V3 满血版给全公司两百人同时用，大概要花多少钱", 200),
-    ("en", "We need DeepSeek-V3 for 200 concurrent users in China: what hardware, and what will it cost?", 200),
+    # Dec 5: "给全公司两百人用" is a headcount (10 % at once); "两百人同时用" is the concurrency this test needs.
+    # The cards are named: unnamed, the search itself now adds serving replicas until the users are within the
+    # target (64× Ascend 910C as 8 replicas × TP 8), so one deployment carries them all
+    ("zh", "老板让我问下，DeepSeek V3 满血版给全公司两百人同时用，16张910C够不够，大概要花多少钱", 200),
+    ("en", "We need DeepSeek-V3 on 16 Ascend 910C for 200 concurrent users in China: what will it cost?", 200),
 ])
 def test_copies_of_a_deployment_cover_the_users(lang: str, text: str, users: int) -> None:
     answer = Conversation(lang=lang).respond(text).answer
@@ -30,7 +32,8 @@ def test_copies_of_a_deployment_cover_the_users(lang: str, text: str, users: int
     else:
         most = re.search(r"at most (\d+) concurrent users stay within", answer)
         more = re.search(r"take (\d+) copies of this deployment \((\d+) cards, ¥([\d,]+) to buy\)", answer)
-        one = re.search(r"(\d+)× .*?: ¥([\d,]+) to buy", answer)
+        one = (re.search(r"(\d+)× .*?: ¥([\d,]+) to buy", answer)  # a recommendation's lead, else the named cards'
+               or re.search(r"\*\*Cost \((\d+)× [^\n]*\):\*\*\n- purchase: ¥([\d,]+)", answer))
     assert most and more and one, answer
     per_copy, copies, cards = int(most.group(1)), int(more.group(1)), int(more.group(2))
     assert per_copy < users

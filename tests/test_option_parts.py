@@ -97,8 +97,9 @@ def kinds() -> dict[str, Option]:
 
 def test_each_layout_kind_has_the_documented_keys(kinds: dict[str, Option]) -> None:
     planner = ["ep", "cp", "recompute_layers", "micro_batch", "grad_accum", "global_batch_tokens", "vpp", "summary"]
-    expected = {"tensor_parallel": LAYOUT_KEYS, "optimizer": LAYOUT_KEYS, "megatron": LAYOUT_KEYS + planner,
-                "layers": [*LAYOUT_KEYS, "ngl", "cpu_layers", "system_ram_bytes"]}
+    serving = [*LAYOUT_KEYS[:3], "replicas", *LAYOUT_KEYS[3:]]  # a serving layout says its replicas (= dp)
+    expected = {"tensor_parallel": serving, "optimizer": LAYOUT_KEYS, "megatron": LAYOUT_KEYS + planner,
+                "layers": [*serving, "ngl", "cpu_layers", "system_ram_bytes"]}
     for kind, opt in kinds.items():
         layout = opt.to_contract()["layout"]
         assert list(layout) == expected[kind], kind

@@ -2,7 +2,8 @@
 
 `search_gpu` builds only the layout it returns (price, TCO, launch line, margin) and judges the layouts it moves past
 on their speed alone. The reference below is the search as it was written before: build every layout tried, keep
-the last one, move on while a speed target is missed. Both are run on every candidate GPU of requests that make the
+the last one, move on (a serving layout to the count's larger TP groups, then more GPUs) while a speed target is
+missed. Both are run on every candidate GPU of requests that make the
 search move on (a latency target most single cards miss; a training deadline that takes several servers) and must
 give the same option, field for field.
 """
@@ -20,7 +21,15 @@ import pytest
 
 from advisor.recommend.options import SPEED_MISSES, _needed_for_speed, build_option, search_gpu, speed_misses
 from advisor.recommend.results import Option
-from advisor.recommend.search import Search, candidate_gpus, closest_sizing, counts, first_fit, resolve_inputs
+from advisor.recommend.search import (
+    Search,
+    candidate_gpus,
+    closest_sizing,
+    counts,
+    first_fit,
+    resolve_inputs,
+    wider_groups,
+)
 from advisor.workload import Constraints, Workload
 from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec
@@ -37,10 +46,11 @@ def _reference(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tu
         found = first_fit(search, gpu, remaining)
         if found is None:
             break
-        opt = build_option(search, gpu, *found)
-        best = opt
-        if not any(m in SPEED_MISSES for m in opt.misses):
-            return opt, None
+        for sizing in (found, *wider_groups(search, gpu, found)):  # serving: the count's larger TP groups first
+            opt = build_option(search, gpu, *sizing)
+            best = opt
+            if not any(m in SPEED_MISSES for m in opt.misses):
+                return opt, None
         missed = [m for m in opt.misses if m in SPEED_MISSES]
         needed = _needed_for_speed(search, missed, opt.training, found.layout, pairs, remaining)
         remaining = [(n, k) for n, k in remaining if n >= needed]

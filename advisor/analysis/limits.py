@@ -16,6 +16,7 @@ from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_c
 from advisor.estimator.serving import saturating_concurrency, simulate_serving
 from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
+from advisor.recommend.speed import roofline_view
 from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.quantities import Seconds
@@ -33,8 +34,8 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
     sized = option.sized_workload
     if sized is None:
         return None
-    w = replace(sized, concurrency=concurrency)
-    count = option.count if w.pp == 1 else w.tp  # the roofline of one pipeline stage's TP group (recommend.speed)
+    # the recommender's roofline of the option's layout: one pipeline stage's TP groups of the busy replicas
+    count, w = roofline_view(option.count, option.layout.tp, option.layout.pp, replace(sized, concurrency=concurrency))
     t = timed(steps, "estimate_throughput", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
               lambda: estimate_throughput(model, gpu, count, w, load_calibration(), with_capacity=False),
               lambda r: f"{r.decode_tokens_per_s:.1f} tokens/s per sequence at {concurrency}")

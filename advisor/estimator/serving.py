@@ -2,8 +2,11 @@
 profile (knowledge/data/engines.yaml `serving`) and the engine's KV cache (engine_memory), and the largest load that
 meets a latency target.
 
-Replicas: `count` GPUs form count/tp copies of the TP group; a closed-loop concurrency C is split evenly (⌈C/r⌉ on
-each), an open-loop rate λ as λ/r; tokens/s in total = one replica's × r.
+Replicas: `count` GPUs form count/tp copies of the TP group, independent engines with their own weights and KV cache
+serving separate requests (vLLM's Data Parallel Deployment, docs.vllm.ai/en/latest/serving/data_parallel_deployment/;
+SGLang's DP guide: throughput "multiplied nearly linearly"); a closed-loop concurrency C is split evenly (⌈C/r⌉ on
+each), an open-loop rate λ as λ/r; tokens/s in total = one replica's × r, or × C/⌈C/r⌉ when fewer users than
+replicas leave some idle (`ServingReport.streams`).
 
 Pipelines: a continuous-batching engine keeps pp batches in flight in a replica of pp stages, one in each stage
 (vLLM `max_concurrent_batches`: "PP requires PP-size concurrent batches to fill the pipeline"; TensorRT-LLM and SGLang
@@ -56,10 +59,21 @@ class ServingReport(msgspec.Struct, frozen=True):
     target: dict[str, float] | None = None
     microbatches: int = 1  # batches in flight in each pipelined replica (its pp stages)
     ladder: bool = False  # the latency figures are those for up to C users (serving_ladder)
+    users: int | None = None  # closed loop: the concurrency over all replicas (None: an open-loop rate)
+
+    @property
+    def streams(self) -> float:
+        """The replica streams (replicas × microbatches) the totals count: all of them at a rate; in a closed loop of
+        C users, each stream simulated at ⌈C/streams⌉, the C/⌈C/streams⌉ streams' worth that C users fill (1 user
+        on 4 replicas is one stream's tokens, not four; uneven shares are counted at the busier stream's speed)."""
+        streams = self.replicas * self.microbatches
+        if not self.users or not self.result.concurrency:
+            return float(streams)
+        return min(float(streams), self.users / self.result.concurrency)
 
     @property
     def output_tokens_per_s(self) -> float:
-        return self.result.output_tokens_per_s * self.replicas * self.microbatches
+        return self.result.output_tokens_per_s * self.streams
 
     def formulas(self) -> list[str]:
         r, s = self.result, self.scheduler
@@ -97,7 +111,7 @@ class ServingReport(msgspec.Struct, frozen=True):
                 "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
                 "tpot_p95_s": r.tpot_p95_s, "itl_s": r.itl_p50_s, "itl_p95_s": r.itl_p95_s,
                 "per_user_tokens_per_s": r.per_user_tokens_per_s, "output_tokens_per_s": self.output_tokens_per_s,
-                "requests_per_s": r.requests_per_s * self.replicas * self.microbatches, "preemptions": r.preemptions,
+                "requests_per_s": r.requests_per_s * self.streams, "preemptions": r.preemptions,
                 "microbatches": self.microbatches,
                 "queue_s": r.queue_s,
                 "mean_batch": r.mean_batch, "kv_capacity_tokens": self.scheduler.kv_capacity_tokens,
@@ -230,7 +244,8 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
     else:
         res = simulate(prof, hw, vsch, mix, rate=rate / (replicas * mb), spec=speculation, requests=requests)
     report = ServingReport(engine=sch.engine, tp=tp, replicas=replicas, result=res, scheduler=sch, fp4=fp4,
-                           speculation=speculation, microbatches=mb, ladder=used_ladder)
+                           speculation=speculation, microbatches=mb, ladder=used_ladder,
+                           users=concurrency if rate is None else None)
     if target_tpot_s is None and target_ttft_s is None:
         return report
     limit = _max_concurrency(env, vsch, target_tpot_s, target_ttft_s)

@@ -502,10 +502,12 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
     prof, hw, dstep, pstep, hop = _steps(model, gpu, calib, shape)
     per_replica, replicas, context = shape.per_replica, shape.replicas, shape.context
     t_dec = dstep.total_s
-    total = per_replica * replicas / t_dec
+    # every one of the C sequences gains a token per step of its replica, costed at the busiest replica's ⌈C/r⌉
+    # (1 user on 4 replicas: one sequence's tokens, not four)
+    total = shape.concurrency / t_dec
     ttft = _first_token_s(pstep, hw)
     ceiling = hw.bandwidth / max(dstep.bytes_read, 1.0)
-    ceiling_total = per_replica * replicas * min(ceiling, hw.peak / max(dstep.flops, 1.0))
+    ceiling_total = shape.concurrency * min(ceiling, hw.peak / max(dstep.flops, 1.0))
     formulas = [decode_step_formula(dstep, hw)] if brief else throughput_formulas(
         model, gpu, shape, prof, hw, dstep, pstep, hop, ttft, ceiling, memory_class(gpu))
     touched = None

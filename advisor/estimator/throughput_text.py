@@ -20,7 +20,7 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: Spee
                         dstep: Step, pstep: Step, hop: tuple[float, float] | None, ttft: float,
                         ceiling: float, mem_class: str) -> list[str]:
     """The formula lines of a throughput estimate, each with its numbers."""
-    tp, per_replica, replicas, decode_context = shape.tp, shape.per_replica, shape.replicas, shape.decode_context
+    tp, per_replica, decode_context = shape.tp, shape.per_replica, shape.decode_context
     t_dec = dstep.total_s
     formulas = [
         decode_step_formula(dstep, hw),
@@ -32,8 +32,8 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: Spee
         f"TFLOP/s × η {hw.eta_attn:.2f})",
         f"overhead ({shape.engine}, {mem_class.upper()} GPU) = {hw.step_overhead * 1e3:.3f} ms + "
         f"{model.num_layers} layers × {hw.layer_overhead * 1e6:.1f} µs",
-        f"decode tokens/s per sequence = 1 / step = {1.0 / t_dec:.1f}; total = {per_replica * replicas} sequences / "
-        f"step = {per_replica * replicas / t_dec:.1f}",
+        f"decode tokens/s per sequence = 1 / step = {1.0 / t_dec:.1f}; total = {shape.concurrency} sequences / "
+        f"step = {shape.concurrency / t_dec:.1f}",
         f"prefill {shape.prompt} tokens = pmax({pstep.weights_s * 1e3:.3f}, {pstep.matmul_s * 1e3:.3f}) + "
         f"pmax({pstep.kv_s * 1e3:.3f}, {pstep.attention_s * 1e3:.3f}) + {pstep.comm_s * 1e3:.3f} + "
         f"{pstep.overhead_s * 1e3:.3f} ms; TTFT = prefill + {hw.request_overhead * 1e3:.1f} ms request overhead = "

@@ -4,8 +4,6 @@ LLaMA-Factory (with its DeepSpeed configs) for fine-tuning, Megatron-LM for the 
 
 from __future__ import annotations
 
-import math
-
 from advisor.recommend import training_advice
 from advisor.recommend.search import Layout, Search, precision
 from advisor.workload import Workload
@@ -26,21 +24,24 @@ def launch_hint(search: Search, gpu: GpuSpec, w: Workload, layout: Layout) -> st
 
 
 def _serving_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
-    """`llama-server` for a GGUF format, else `vllm serve` on the instruction-tuned (or quantised) checkpoint."""
+    """`llama-server` for a GGUF format, else `vllm serve` on the instruction-tuned (or quantised) checkpoint: one
+    replica's command (`w` is sized for one replica: its share of the users), × the replicas behind a load balancer."""
     repo = m.hf_repo_chat or m.hf_repo or m.id  # a chat service serves the instruction-tuned checkpoint
     fmt = "awq-int4" if w.weights == "int4" else w.weights or ""  # generic 4-bit: the AWQ checkpoint
     quant = VLLM_QUANTIZATION.get(fmt, "")
     ckpt = quantized_checkpoint(m, fmt)
     if fmt.startswith("q"):
-        split = f" --tensor-split {','.join(['1'] * layout.count)}" if layout.count > 1 else ""
+        split = f" --tensor-split {','.join(['1'] * layout.tp)}" if layout.tp > 1 else ""  # one copy's GPUs
         model_arg = f"-hf {ckpt.repo}:{fmt.upper()}" if ckpt else f"-m <{fmt.upper()} GGUF of {repo}>"
-        return f"llama-server {model_arg} -c {w.context} -ngl 999 --parallel {w.concurrency}{split}"
+        copies = f" (× {layout.dp} replicas behind a load balancer)" if layout.dp > 1 else ""
+        return (f"llama-server {model_arg} -c {w.context} -ngl 999 "
+                f"--parallel {w.concurrency}{split}{copies}")
     if quant in ("awq", "gptq"):
         repo = ckpt.repo if ckpt else f"<{fmt.upper()} checkpoint of {repo}>"
     parts = [f"vllm serve {repo}", f"--tensor-parallel-size {layout.tp}"]
     if layout.pp > 1:
         parts.append(f"--pipeline-parallel-size {layout.pp}")
-    parts += [f"--max-model-len {w.context}", f"--max-num-seqs {max(1, math.ceil(w.concurrency / layout.dp))}"]
+    parts += [f"--max-model-len {w.context}", f"--max-num-seqs {w.concurrency}"]  # `w`: one replica's share
     if quant:
         parts.append(f"--quantization {quant}")
     elif not gpu.supports_bf16 and precision(w, m) == "fp16":

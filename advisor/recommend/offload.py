@@ -88,7 +88,7 @@ def _offload_option(search: Search, gpu: GpuSpec, plan: OffloadPlan, ow: Workloa
     tps = plan.decode_tokens_per_s
     opt = Option(
         gpu=gpu.id, gpu_name=gpu.name, count=1, nodes=1,
-        layout=OptionLayout(tp=1, pp=1, dp=1, engine="llama.cpp", weights=fmt, kv=w.kv,
+        layout=OptionLayout(tp=1, pp=1, dp=1, replicas=1, engine="llama.cpp", weights=fmt, kv=w.kv,
                             layer_offload=LayerOffload(ngl=plan.ngl, cpu_layers=plan.cpu_layers,
                                                        system_ram_bytes=plan.system_ram_bytes)),
         per_gpu=gpu_side, cpu=cpu_side, capacity=gpu.memory,

@@ -25,7 +25,9 @@ from advisor.recommend.search import (
     memory_of,
     planned,
     precision,
+    roomier,
     sized,
+    wider_groups,
 )
 from advisor.recommend.speed import Speed, margin, speed
 from advisor.workload import Workload
@@ -69,7 +71,8 @@ def option_layout(layout: Layout, engine: str | None, weights: str, w: Workload)
     if layout.plan is not None:
         return training_advice.planned_layout(layout.plan, layout.offload, weights, w.kv)
     return OptionLayout(tp=layout.tp, pp=layout.pp, dp=layout.dp, zero=layout.zero, zero_offload=layout.offload,
-                        engine=engine, weights=weights, kv=w.kv, recompute=w.recompute if w.is_training else None)
+                        engine=engine, weights=weights, kv=w.kv, recompute=w.recompute if w.is_training else None,
+                        replicas=None if w.is_training else layout.dp)
 
 
 def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:
@@ -119,10 +122,15 @@ def search_gpu(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tu
             break
         if not found.estimate.fits(gpu):  # (a planner's layout) no speed without a fit: nothing is missed
             return build_option(search, gpu, *found), None
-        pace = speed(search, gpu, *found)
-        last = found, pace
-        missed = speed_misses(search, pace.throughput, pace.training)
-        if not missed:
+        missed: list[str] = []
+        pace = None
+        for sizing in (found, *wider_groups(search, gpu, found)):  # serving: larger TP groups before more GPUs
+            pace = speed(search, gpu, *sizing)
+            last = sizing, pace
+            missed = speed_misses(search, pace.throughput, pace.training)
+            if not missed:
+                break
+        if not missed or pace is None:
             break
         needed = _needed_for_speed(search, missed, pace.training, found.layout, pairs, remaining)
         remaining = [(n, k) for n, k in remaining if n >= needed]  # more GPUs for speed
@@ -182,7 +190,20 @@ def existing_option(search: Search, gpu: GpuSpec, count: int, nodes: int,
     # the first layout sized with headroom, else the first that fits at all, else the last tried
     pick = (next((t for t in tried if sized(t.estimate, gpu)), None)
             or next((t for t in tried if t.estimate.fits(gpu)), None) or (tried[-1] if tried else None))
-    return build_option(search, gpu, *pick, labels=list(labels)) if pick else None
+    if pick is None:
+        return None
+    pace = None
+    if sized(pick.estimate, gpu) and not search.workload.is_training:
+        pick = roomier(search, gpu, pick)
+        # serving replicas that miss a speed target: the count's first larger TP group that meets it, else the pick
+        pace = speed(search, gpu, *pick)
+        if speed_misses(search, pace.throughput, pace.training):
+            for wider in wider_groups(search, gpu, pick):
+                fast = speed(search, gpu, *wider)
+                if not speed_misses(search, fast.throughput, fast.training):
+                    pick, pace = wider, fast
+                    break
+    return build_option(search, gpu, *pick, labels=list(labels), pace=pace)
 
 
 def same_config(a: Option, b: Option) -> bool:

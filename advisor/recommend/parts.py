@@ -49,7 +49,7 @@ class LayerOffload(Frozen):
 
 
 class OptionLayout(Frozen):
-    """How an option splits the model: TP × PP × DP, the ZeRO stage and its optimizer offload, the engine, the
+    """How an option splits the model: TP × PP × DP (serving: DP independent replicas), the ZeRO stage and its optimizer offload, the engine, the
     weight and KV formats, activation recomputation (training only), and the planner's or llama.cpp's extras."""
     derived = True  # computed by the program from checked input (knowledge.structs)
 
@@ -64,6 +64,7 @@ class OptionLayout(Frozen):
     recompute: str | None = None  # serving: None
     planned: PlannedLayout | None = None  # the parallelism planner's layout (engine "megatron")
     layer_offload: LayerOffload | None = None  # llama.cpp layers in system RAM; JSON `offload` "layers"
+    replicas: PositiveInt | None = None  # serving: independent engine copies sharing the users (= dp); training: None
 
     @property
     def offload(self) -> str:
@@ -72,9 +73,11 @@ class OptionLayout(Frozen):
 
     def to_contract(self) -> dict[str, Any]:
         """The contract's flat `layout` object: the common keys, then the planner's, then llama.cpp's."""
-        out: dict[str, Any] = {"tp": self.tp, "pp": self.pp, "dp": self.dp, "zero": self.zero, "offload": self.offload,
-                               "engine": self.engine, "weights": self.weights, "kv": self.kv,
-                               "recompute": self.recompute}
+        out: dict[str, Any] = {"tp": self.tp, "pp": self.pp, "dp": self.dp}
+        if self.replicas is not None:  # serving: the dp copies are independent engines ("2 replicas × TP 8")
+            out["replicas"] = self.replicas
+        out.update(zero=self.zero, offload=self.offload, engine=self.engine, weights=self.weights, kv=self.kv,
+                   recompute=self.recompute)
         if self.planned is not None:
             p = self.planned
             out.update(ep=p.ep, cp=p.cp, recompute_layers=p.recompute_layers, micro_batch=p.micro_batch,

@@ -132,8 +132,8 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
         money = cost_of(o)
         return 1.0 / (money * o.training.wall.s) if training and o.training else perf(o) / money
 
-    def spread(o: Option) -> bool:
-        return compact and spread_consumer(o, gpus)
+    def spread(o: Option) -> int:  # consumer cards over servers: not the pick, and over more servers still less so
+        return o.nodes if compact and spread_consumer(o, gpus) else 0
 
     def tight(o: Option) -> bool:  # near its memory limit while another option has room: not the pick
         return roomy and o.near_capacity
@@ -158,7 +158,7 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
             a card a chat user waits on (4 tokens/s where 12 are buyable within budget)."""
             return short_of_target and ms_per_token(o) > SLOW_FACTOR * best_ms
 
-        def order(o: Option) -> tuple[bool, bool, bool, bool, float, float]:
+        def order(o: Option) -> tuple[bool, bool, int, bool, float, float]:
             return stale_price(o), slow(o), spread(o), tight(o), cost_of(o), -perf(o)
 
         lead = min(eligible, key=order)

@@ -85,6 +85,7 @@ from advisor.recommend.search import (
     CN_UNAVAILABLE,
     DEFAULT_CPU_RAM_BYTES,
     MIN_HEADROOM,
+    NEAR_CAPACITY,
     NODE_COUNTS,
     Layout,
     Search,
@@ -94,7 +95,7 @@ from advisor.recommend.search import (
     sold_in,
     why_unsized,
 )
-from advisor.recommend.speed import NEAR_CAPACITY, fill_load
+from advisor.recommend.speed import fill_load
 from advisor.workload import Constraints, Workload, default_context
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import InputError

@@ -31,8 +31,9 @@ def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
     tp, pp = opt.layout.tp, opt.layout.pp
     if opt.layout.engine == "llama.cpp":
         # llama.cpp's default split (--split-mode layer) gives each GPU whole layers: a pipeline, with no per-layer
-        # all-reduce, so the tensor-parallel rules do not apply (the layout's tp only shards the weights; review R31)
-        tp, pp = 1, max(pp, opt.count)
+        # all-reduce, so the tensor-parallel rules do not apply (the layout's tp only shards the weights; review R31);
+        # the pipeline is one replica's GPUs (its tp × pp), the other replicas are copies of it
+        tp, pp = 1, max(pp, opt.layout.tp * opt.layout.pp)
     facts: dict[str, Any] = {
         "count": opt.count, "nodes": opt.nodes, "tp": tp, "pp": pp, "region": c.region,
         "acquisition": "owned" if "existing" in opt.labels else ("rent" if c.buy_or_rent == "rent" else "buy"),

@@ -4,8 +4,9 @@ memory estimate fits with headroom (`first_fit`), or the largest tried when none
 Counts: 1, 2, 4, 8 within a node, then whole nodes (`counts`); a unified-memory machine (Mac Studio, DGX Spark, Ryzen
 AI Max) is tried as one machine only (`machine_pairs`): several are a network cluster, not a tensor-parallel server.
 A card is sized with an engine its software stack runs (`rules.stacks`): llama.cpp on Apple Metal when none is named,
-and no option when the named engine does not run there (vLLM on a Mac, TensorRT-LLM on Ascend). Inference: tensor parallel inside a node, pipeline
-parallel across nodes, the largest TP degree the attention heads allow. Training: data parallel with ZeRO, from
+and no option when the named engine does not run there (vLLM on a Mac, TensorRT-LLM on Ascend). Inference: the
+smallest tensor-parallel group inside a node that holds the load, as independent replicas over the other GPUs;
+pipeline parallel across nodes only when one copy does not fit in a node (`inference_layouts`). Training: data parallel with ZeRO, from
 the lightest sharding to full offload; pre-training and full fine-tuning go through the parallelism planner
 (advisor.recommend.training_advice). A layout fits when it leaves ≥ `MIN_HEADROOM` of the card free and any CPU offload
 fits the host RAM assumed per node (`DEFAULT_CPU_RAM_BYTES`).
@@ -14,7 +15,7 @@ fits the host RAM assumed per node (`DEFAULT_CPU_RAM_BYTES`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -39,6 +40,7 @@ CN_UNAVAILABLE = ("restricted", "licence_required", "not_sold")  # knowledge Chi
 MIN_HEADROOM = 0.10  # rules' sizing threshold: below 10 % free memory a serving engine has no room to grow
 NODE_COUNTS = (1, 2, 4, 8)
 DEFAULT_CPU_RAM_BYTES = 512 * GIB  # host RAM assumed per node when checking offload (typical 8-GPU server)
+NEAR_CAPACITY = 0.95  # a pick whose per-GPU memory is above 95 % of what the engine may use is "near capacity"
 
 
 class Layout(Value):
@@ -109,17 +111,38 @@ def valid_tp(model: ModelSpec, tp: int) -> bool:
     return model.is_mla or (tp <= kv and kv % tp == 0) or (tp > kv and tp % kv == 0)
 
 
-def inference_layout(model: ModelSpec, count: int, nodes: int) -> Layout | None:
-    """Tensor parallel inside a node, pipeline parallel across nodes; the largest valid TP degree whose TP × PP
-    groups divide the count (10 cards on 2 nodes: TP 1 × PP 2, 5 replicas; never TP 2 × PP 2, which leaves 2 over)."""
+def inference_layouts(model: ModelSpec, count: int, nodes: int, users: int = 1) -> list[Layout]:
+    """The serving layouts of `count` GPUs on `nodes` nodes for `users` concurrent users, lightest replica first;
+    the search keeps the first whose memory fits the weights and the KV cache of the replica's share of the users
+    (`first_fit`):
+
+    1. independent replicas of one tensor-parallel group inside a server, TP = 1, 2, 4 … up to the GPUs per node
+       (powers of two dividing it, and the node's own count; `valid_tp`), count / TP replicas, each serving
+       ⌈users / replicas⌉: the smallest TP that holds the load uses the fewest GPUs per copy of the weights. No
+       more replicas than users (a copy without a request idles while a wider group would speed up the few), so
+       one user gets the node's widest group, as before replicas; when even that leaves copies over (one user on
+       two servers), the widest group alone.
+       NVIDIA NIM's "throughput" profiles use the minimum number of GPUs that hold the model, its "latency"
+       profiles more (docs.nvidia.com/nim/large-language-models/latest/optimization.html); vLLM's Data Parallel
+       Deployment replicates the weights over separate instances serving independent batches
+       (docs.vllm.ai/en/latest/serving/data_parallel_deployment/), and SGLang's DP guide says throughput then
+       grows nearly linearly with the replicas (docs.sglang.io/advanced_features/dp_dpa_smg_guide.html);
+    2. only when no replica fits in one server: TP over a whole node × PP = 2, 4 … nodes, the rest replicas (vLLM's
+       Distributed Inference and Serving: tensor parallel inside a node, pipeline parallel across nodes when the
+       model does not fit in one node, docs.vllm.ai/en/v0.8.4/serving/distributed_serving.html). 10 cards on 2
+       nodes end with TP 1 × PP 2, 5 replicas, never TP 2 × PP 2, which leaves 2 over."""
     per_node = count // nodes
-    pp = nodes if nodes <= model.num_layers else 0
-    if not pp:
-        return None
-    tp = per_node
-    while tp > 1 and (not valid_tp(model, tp) or count % (tp * pp)):
-        tp //= 2
-    return Layout(count=count, nodes=nodes, tp=tp, pp=pp)
+    tps = [tp for tp in sorted({per_node} | {2 ** k for k in range(per_node.bit_length()) if per_node % 2 ** k == 0})
+           if valid_tp(model, tp)]
+    flat = [Layout(count=count, nodes=nodes, tp=tp, pp=1) for tp in tps] if count % nodes == 0 else []
+    out = [lay for lay in flat if lay.dp <= max(1, users)] or flat[-1:]
+    if nodes > 1:
+        stages = sorted({nodes} | {2 ** k for k in range(1, nodes.bit_length()) if nodes % 2 ** k == 0})
+        for pp in (pp for pp in stages if pp <= model.num_layers):
+            # a stage is a node's largest TP group whose stages divide the count (vLLM: TP = GPUs per node)
+            tp = max((tp for tp in tps if count % (tp * pp) == 0), default=1)
+            out.append(Layout(count=count, nodes=nodes, tp=tp, pp=pp))
+    return out
 
 
 def training_layouts(w: Workload, count: int, nodes: int) -> list[Layout]:
@@ -140,13 +163,12 @@ def training_layouts(w: Workload, count: int, nodes: int) -> list[Layout]:
 
 
 def layouts_for(search: Search, count: int, nodes: int) -> list[Layout]:
-    """The layouts to try for `count` GPUs on `nodes` nodes, lightest first (inference: the one TP × PP layout)."""
+    """The layouts to try for `count` GPUs on `nodes` nodes, lightest first (inference: `inference_layouts`)."""
     if search.workload.is_training:
         return training_layouts(search.workload, count, nodes)
-    layout = inference_layout(search.model, count, nodes)
-    out = [layout] if layout else []
+    out = inference_layouts(search.model, count, nodes, search.workload.concurrency)
     whole = _whole_group(search.model, count, nodes)
-    if whole is not None and (layout is None or layout.tp * layout.pp < count):
+    if whole is not None and (not out or out[-1].tp * out[-1].pp < count):
         out.append(whole)  # tried when the replicas above cannot hold the model
     return out
 
@@ -333,10 +355,41 @@ def first_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) ->
                 continue
             est, w = found
             if sized(est, gpu):
-                return Sizing(est, w, layout)
+                return roomier(search, gpu, Sizing(est, w, layout))
             if w.is_training and unshardable_exceeds(est, gpu):
                 return None  # activations and runtime overhead do not shrink with more data-parallel GPUs
     return None
+
+
+def wider_groups(search: Search, gpu: GpuSpec, found: Sizing) -> Iterator[Sizing]:
+    """For a serving layout of replicas that misses a speed target: the same count's larger tensor-parallel groups
+    inside a server (fewer replicas, each faster per token) that fit with headroom, lightest first; NIM's "latency"
+    profiles likewise spend more GPUs per copy than its "throughput" ones (see `inference_layouts`). Nothing for
+    training, nor after a pipeline across nodes, whose more stages add no speed per token."""
+    lay = found.layout
+    if search.workload.is_training or lay.pp > 1:
+        return
+    for layout in layouts_for(search, lay.count, lay.nodes):
+        if layout.pp > 1 or layout.tp <= lay.tp or weights_cannot_fit(search, gpu, layout):
+            continue
+        memory = memory_of(search, gpu, layout)
+        if memory is not None and sized(memory.estimate, gpu):
+            yield Sizing(*memory, layout)
+
+
+def near_capacity(est: MemoryEstimate, gpu: GpuSpec) -> bool:
+    """The per-GPU need is above NEAR_CAPACITY of what the engine may use on `gpu`."""
+    usable = est.usable_bytes(gpu)
+    return not usable.n or est.per_gpu.total.ratio(usable) > NEAR_CAPACITY
+
+
+def roomier(search: Search, gpu: GpuSpec, found: Sizing) -> Sizing:
+    """A serving replica that fits but is near capacity (a 72B model in BF16 on TP 2 of 80 GB cards: ~1 GiB left
+    for the KV cache) gives way to the count's first larger TP group that is not, when there is one: a practitioner
+    does not run an engine whose cache holds barely one request when the same GPUs hold fewer, roomier copies."""
+    if not near_capacity(found.estimate, gpu):
+        return found
+    return next((s for s in wider_groups(search, gpu, found) if not near_capacity(s.estimate, gpu)), found)
 
 
 def planned_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> Sizing | None:

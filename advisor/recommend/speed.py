@@ -14,7 +14,7 @@ from advisor.estimator.limits import largest_context
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.parts import Margin, MfuBasis, ServingFigures, TrainingFigures, UnderLoad
-from advisor.recommend.search import Layout, Search, default_train_tokens, memory_of
+from advisor.recommend.search import NEAR_CAPACITY, Layout, Search, default_train_tokens, memory_of
 from advisor.workload import Workload, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.quantities import Bytes, Seconds
@@ -24,7 +24,6 @@ from knowledge.structs import replace
 if TYPE_CHECKING:
     from advisor.recommend.results import Option
 
-NEAR_CAPACITY = 0.95  # a pick whose per-GPU memory is above 95 % of what the engine may use is "near capacity"
 
 
 class Speed(NamedTuple):
@@ -60,8 +59,8 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     from advisor.estimator.throughput import estimate_throughput
 
     users = search.workload.concurrency
-    tw = replace(w, tp=layout.tp, concurrency=users)
-    t = estimate_throughput(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp), tw,
+    gpus, tw = roofline_view(layout.count, layout.tp, layout.pp, replace(w, concurrency=users))
+    t = estimate_throughput(search.model, gpu, gpus, tw,
                             load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
     # a total-throughput or first-token target is judged on what the answer shows: the simulation at the stated load
     # (the rooflines leave out the prefills sharing the steps); other options get it in fill_load, shown ones only
@@ -74,27 +73,33 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
             from advisor.estimator.throughput import time_to_first_token
 
             try:
-                ttft = Seconds(time_to_first_token(search.model, gpu, _serving_gpus(layout.count, layout.tp, layout.pp),
-                                                   sw, load_calibration()))
+                view, vw = roofline_view(layout.count, layout.tp, layout.pp, sw)
+                ttft = Seconds(time_to_first_token(search.model, gpu, view, vw, load_calibration()))
             except AdvisorError:
                 pass
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
                                 decode_tokens_per_s_total=t.decode_tokens_per_s_total, tpot=t.tpot,
                                 prefill_tokens_per_s=t.prefill_tokens_per_s, ttft=ttft, bound=t.bound,
-                                concurrency=w.concurrency, max_concurrency=max_concurrency(est, gpu, layout, w),
+                                concurrency=users, max_concurrency=max_concurrency(est, gpu, layout, w),
                                 under_load=load),
                  None, t.formulas[:1])  # the engine's figures and the load: fill_load, for the shown options
 
 
-def _serving_gpus(count: int, tp: int, pp: int) -> int:
-    """The GPUs one serving estimate covers: the whole layout, or one pipeline stage's TP group when pipelined."""
-    return count if pp == 1 else tp
+def roofline_view(count: int, tp: int, pp: int, w: Workload) -> tuple[int, Workload]:
+    """The GPUs the serving roofline covers and the workload it reads, for `w.concurrency` users on `count` GPUs in
+    replicas of TP `tp` × PP `pp`: the TP groups of one pipeline stage (a token passes the stages one after another,
+    so its step costs what one TP group over all layers costs), of the replicas that have a user (the others idle;
+    the figures are those of ⌈users / replicas⌉ a replica either way), as a world of its own so that TP 1 stays
+    TP 1 (throughput._shape reads TP = count otherwise)."""
+    busy = min(max(1, count // (tp * pp)), max(1, w.concurrency))
+    return tp * busy, replace(w, tp=tp, gpus=tp * busy, nodes=1, pp=1)
 
 
 def fill_load(search: Search, options: Iterable[Option]) -> None:
     """The simulated figures under the stated load (`under_load`) and the engine's own concurrency figure for the
-    options an answer shows. No target is judged on them (the targets use the roofline's ms_per_token), so the
-    search leaves them out for the dozens of configurations it tries and only the shown ones get them (the
+    options an answer shows. The per-token target is judged on the roofline's ms_per_token, so the search leaves
+    them out for the dozens of configurations it tries (unless a total or first-token target is stated:
+    `_serving_speed` simulates then, and that simulation is kept) and only the shown ones get them (the
     simulation ≈ 1.5 ms each). The rows show the one simulation at C, not the ladder of advisor.estimator.serving_ladder
     (≈ 7 simulations); an answer's load sentence simulates its option's ladder and gives that option's row the same
     figures (advisor.analysis.evaluate: one figure per fact)."""
@@ -124,8 +129,8 @@ def _engine_figures(search: Search, gpu: GpuSpec, o: Option) -> tuple[float, str
     est, sized = o.memory_estimate, o.sized_workload
     if est is None or sized is None:
         return None
-    shape = serving_shape(search.model, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
-                          replace(sized, tp=o.layout.tp, concurrency=search.workload.concurrency))
+    shape = serving_shape(search.model, *roofline_view(o.count, o.layout.tp, o.layout.pp,
+                                                        replace(sized, concurrency=search.workload.concurrency)))
     return engine_concurrency(search, gpu, est, tp=shape.tp, weights=shape.weights, kv=shape.kv,
                               context=shape.context)
 
@@ -140,8 +145,8 @@ def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: Seconds)
     from advisor.estimator.throughput import time_to_first_token
 
     try:
-        return Seconds(time_to_first_token(search.model, gpu, _serving_gpus(o.count, o.layout.tp, o.layout.pp),
-                                           replace(w, concurrency=search.workload.concurrency), load_calibration()))
+        gpus, tw = roofline_view(o.count, o.layout.tp, o.layout.pp, replace(w, concurrency=search.workload.concurrency))
+        return Seconds(time_to_first_token(search.model, gpu, gpus, tw, load_calibration()))
     except AdvisorError:
         return before
 

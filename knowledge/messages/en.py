@@ -153,6 +153,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "table.per_years": " / {years} y",
     "layout.offload": "offload {where}",
     "layout.one_gpu": "1 GPU",
+    "layout.replicas": "{n} replicas × {group}",
     "chart.purchase_price": "purchase price",
     # --- an option in words (advisor/recommend/results.py) --------------------------------------------------------
     "option.tag.int4_experts": "INT4 experts",

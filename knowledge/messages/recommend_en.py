@@ -13,7 +13,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "recommend.headroom": "a configuration fits when its per-GPU memory leaves ≥ {headroom:.0%} of the card free (an engine that reserves 90 % of the card, as vLLM does, leaves that by itself)",
     "recommend.prices": "prices in {currency}: the newest dated price per card in the catalog (converted at the dated exchange rate where only the other currency is known) plus the rest of the server as the guides' tiers price it; TCO over the default years at full utilisation",
     "recommend.per_node": "at most {n} GPUs per node",
-    "recommend.layouts": "tensor parallel inside a node, pipeline parallel across nodes; replicas when the heads do not divide the GPU count",
+    "recommend.layouts": "serving layout: the smallest tensor-parallel group inside a server that holds the weights and its share of the users' KV cache, copied as independent replicas over the other GPUs (no more copies than users); pipeline parallel across servers only when one copy does not fit in a server",
     "recommend.default_tokens": "training time for a default token budget (20 tokens per parameter for pre-training, 100 M tokens for fine-tuning): give the real budget for a real estimate",
     "recommend.used": "used cards asked for: priced at dated used-card prices where the catalog has them",
     "recommend.new": "new-card prices (a company purchase){eol}",

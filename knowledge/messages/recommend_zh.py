@@ -11,7 +11,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "recommend.headroom": "每卡显存至少留出 {headroom:.0%} 余量才算“装得下”（vLLM 这类只占用 90% 显存的引擎本身即留出该余量）",
     "recommend.prices": "价格以 {currency} 计：取目录中每张卡最新的带日期价格（只有另一币种时按带日期的汇率换算），加上按指南分档估算的整机其余部分；TCO 按默认年限、满负荷计算",
     "recommend.per_node": "每台服务器最多 {n} 张卡",
-    "recommend.layouts": "节点内张量并行、节点间流水线并行；注意力头数不能整除卡数时改为多副本",
+    "recommend.layouts": "推理部署的并行方式：取服务器内能装下权重和所分担用户 KV 缓存的最小张量并行组，其余卡上复制为独立副本（副本数不超过用户数）；只有单个副本超出单台服务器时才跨服务器做流水线并行",
     "recommend.default_tokens": "训练时间按默认 token 量估算（预训练每参数 20 token，微调 1 亿 token）：请给出实际数据量以得到准确估计",
     "recommend.used": "按要求使用二手卡：有二手价的按带日期的二手价计算",
     "recommend.new": "按新卡价格计算（企业采购）{eol}",

@@ -152,6 +152,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "table.per_years": " / {years} 年",
     "layout.offload": "卸载到 {where}",
     "layout.one_gpu": "单卡",
+    "layout.replicas": "{n} 个副本 × {group}",
     "chart.purchase_price": "采购价",
     # --- an option in words (advisor/recommend/results.py) --------------------------------------------------------
     "option.tag.int4_experts": "INT4 专家权重",

@@ -171,14 +171,17 @@ def _fits_text(fits: Any, lang: str) -> str:
 
 
 def _layout_text(layout: Any, lang: str = "en") -> str:
-    """"TP 4", "TP 2 × PP 2", "DP 8, ZeRO-3", "1 GPU" (单卡) from a layout dict; text layouts as given."""
+    """"TP 4", "TP 2 × PP 2", "DP 8, ZeRO-3", "2 replicas × TP 8" (2 个副本 × TP 8), "1 GPU" (单卡) from a layout
+    dict; text layouts as given."""
     if isinstance(layout, Mapping):
         def n(key: str) -> int:
             v = layout.get(key)
             return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
 
         shard = " × ".join(f"{name} {n(key)}" for key, name in (("tp", "TP"), ("pp", "PP")) if n(key) > 1)
-        extra = [f"DP {n('dp')}"] if n("dp") > 1 else []
+        extra = [f"DP {n('dp')}"] if n("dp") > 1 and "replicas" not in layout else []
+        if n("replicas") > 1:  # serving: independent engine copies ("2 replicas × TP 8", 2 个副本 × TP 8)
+            shard = t("layout.replicas", lang, n=n("replicas"), group=shard or t("layout.one_gpu", lang))
         extra += [f"ZeRO-{n('zero')}"] if n("zero") > 0 else []
         if layout.get("offload") not in (None, "", "none"):
             where = str(layout["offload"])

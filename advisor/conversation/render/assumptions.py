@@ -41,8 +41,9 @@ _ASSUMPTION_ZH: list[tuple[re.Pattern[str], str]] = [
      "价格以 {c} 计：取目录中每张卡最新的带日期价格（只有另一币种时按带日期汇率换算），服务器其余部分按指南的档位计价；"
      "TCO 按默认年限、满负荷计算"),
     (re.compile(r"^at most (?P<n>\d+) GPUs per node$"), "每台服务器最多 {n} 张卡"),
-    (re.compile(r"^tensor parallel inside a node, pipeline parallel across nodes.*"),
-     "机内张量并行、跨机流水线并行；注意力头数不能整除卡数时用多副本"),
+    (re.compile(r"^serving layout: the smallest tensor-parallel group inside a server.*"),
+     "推理部署的并行方式：取服务器内能装下权重和所分担用户 KV 缓存的最小张量并行组，其余卡上复制为独立副本（副本数不超过用户数）；"
+     "只有单个副本超出单台服务器时才跨服务器做流水线并行"),
     (re.compile(r"^training time for a default token budget.*"),
      "训练时间按默认 token 数估算（预训练每参数 20 个 token，微调 1 亿 token）：请提供实际数据量以获得准确估计"),
     (re.compile(r"^vLLM claims (?P<f>[\d.]+) of GPU memory at start-up = (?P<g>[\d.]+ GiB) of (?P<name>.+?) and .*"),

@@ -144,6 +144,7 @@ ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "megatron": "Megatron-LM", 
 
 
 def opt_layout(o: Option, lang: str, book: Book) -> str:
+    """"TP 2, vLLM", "DP 8, ZeRO-3", and for serving replicas "2 replicas × TP 8, vLLM" (2 个副本 × TP 8、vLLM)."""
     lay = o.layout
     parts = []
     if lay.tp > 1 and lay.engine == "llama.cpp":  # llama.cpp splits layers, it has no TP
@@ -153,7 +154,10 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         parts.append(f"TP {book.count('tensor parallel degree', lay.tp, 'GPUs', SRC_RECOMMEND)}")
     if lay.pp > 1:
         parts.append(f"PP {book.count('pipeline parallel degree', lay.pp, 'GPUs', SRC_RECOMMEND)}")
-    if lay.dp > 1:
+    if lay.replicas is not None and lay.replicas > 1:  # serving: independent engine copies, each one group above
+        n = book.count('serving replicas', lay.replicas, 'replicas', SRC_RECOMMEND)
+        parts = [message("layout.replicas", lang, n=n, group=" × ".join(parts) or message("layout.one_gpu", lang))]
+    elif lay.dp > 1:
         parts.append(f"DP {book.count('data parallel degree', lay.dp, 'GPUs', SRC_RECOMMEND)}")
     if lay.zero and lay.engine != "fsdp":  # FSDP shards fully by itself: no ZeRO stage to name
         parts.append(f"ZeRO-{book.count('ZeRO stage', lay.zero, '', SRC_RECOMMEND)}")

@@ -17,6 +17,7 @@ from advisor import workload as wl
 from advisor.recommend.recommender import recommend
 from advisor.workload import Constraints, Workload
 from knowledge.errors import InputError
+from knowledge.messages import t
 from knowledge.quantities import DAY, SYMBOLS, Seconds, memory_text
 from knowledge.structs import StructError, replace, validate
 from ui.citations import source_without_path
@@ -140,7 +141,12 @@ def render(rec: Recommendation) -> str:
             lines.append(f"{i}. {o.count}× {o.gpu_name}{labels}: {o.per_gpu.total.gib:.1f} of "
                          f"{o.capacity.text('GiB', 0)} per GPU; {_speed(o)}; {_money(o.price, o.count)}")
             lay, lo = o.layout, o.layout.layer_offload
-            lines.append(f"   layout TP {lay.tp} × PP {lay.pp} × DP {lay.dp}"
+            shards = f"TP {lay.tp} × PP {lay.pp}"
+            if lay.replicas is None:  # training: the data-parallel degree
+                shards += f" × DP {lay.dp}"
+            elif lay.replicas > 1:  # serving: independent engine copies sharing the users
+                shards = t("layout.replicas", "en", n=lay.replicas, group=shards)
+            lines.append(f"   layout {shards}"
                          + (f", ZeRO-{lay.zero}" if lay.zero else "")
                          + (f", offload {lay.offload}" if lay.offload != 'none' else "")
                          + (f" (llama.cpp -ngl {lo.ngl}: {lo.cpu_layers} layers and "
