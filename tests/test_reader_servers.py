@@ -28,6 +28,9 @@ def _cards(text: str) -> list[tuple[str, int | None]]:
     ("How much do 2 DGX B200 cost?", "b200", 16),
     ("3 nodes x 8 H200, can we train a 405B?", "h200-sxm", 24),
     ("an 8-GPU H200 box for Qwen3-235B?", "h200-sxm", 8),
+    ("we have two 8x H100 servers, serve Llama 3.1 70B to 200 users", "h100-sxm", 16),  # not 8 servers of 8
+    ("two 8xH100 nodes for Qwen2.5-72B", "h100-sxm", 16),
+    ("three 4x A100 boxes, can they train a 13B?", "a100-80g-sxm", 12),
     ("用 2 台 8 卡 H800 训练 70B 要多久，数据 1T tokens", "h800-sxm", 16),
     ("报价：两台 8 卡 H200 服务器", "h200-sxm", 16),
     ("两台 H100 服务器，每台 8 卡，能跑 DeepSeek-V3 吗", "h100-sxm", 16),
@@ -43,6 +46,7 @@ def test_server_counts_are_gpu_counts(text: str, gpu: str, count: int) -> None:
     ("what does an 8x H200 box cost?", "h200-sxm", 8),  # one box of eight, not eight boxes
     ("我有一台 4090 机器，能跑 Qwen2.5-14B 吗", "rtx-4090", 1),  # a PC with its card, not a server of eight
     ("serve Llama 3.1 8B on 2x H100", "h100-sxm", 2),
+    ("two 8x H100 for Llama 3.1 70B?", "h100-sxm", 8),  # no server word: the eight cards said
 ])
 def test_card_counts_are_not_server_counts(text: str, gpu: str, count: int | None) -> None:
     assert (gpu, count) in _cards(text), _cards(text)
