@@ -52,16 +52,14 @@ def test_a_memory_bound_user_limit_is_the_number_that_fits(lang: str, text: str)
 
 
 def test_hybrid_attention_capacity_counts_sliding_layers_at_their_window() -> None:
-    """By hand: gpt-oss-120b keeps K and V of 8 KV heads × 64 dims in BF16 per layer and token = 2,048 bytes; at
+    """By hand (2 H100s for 40 users run as one TP 2 group: faster per user than two one-GPU copies at this load):
+    gpt-oss-120b keeps K and V of 8 KV heads × 64 dims in BF16 per layer and token = 2,048 bytes; at
     TP 2 a GPU holds 4 heads, 1,024 bytes. A 4,096-token sequence: 18 global layers × 4,096 tokens + 18 sliding
-    layers × 128 tokens = 76,032 layer-tokens. Its 61 GiB of MXFP4 weights fit one H100, so 2 H100s for 40 users are
-    2 replicas of one GPU (20 users each): 76,032 × 2,048 B = 148.5 MiB a sequence (all-global would be 288 MiB),
-    and the answer's "what fits" holds about 2 × (72.0 GiB usable − 66.2 GiB used + 20 sequences' 2.9 GiB of KV)
-    / 148.5 MiB ≈ 120 sequences, not the ≈ 62 an all-global count gives."""
+    layers × 128 tokens = 76,032 layer-tokens × 1,024 B = 74.25 MiB per GPU (all-global would be 144 MiB).
+    The 2× H100 answer's "what fits" therefore holds about (72.0 GiB usable − 35.6 GiB used + 40 sequences'
+    2.9 GiB of KV) / 74.25 MiB ≈ 540 sequences, not the ≈ 280 an all-global count gives."""
     m = load_catalog().model("gpt-oss-120b")
     assert kv_cache_bytes(m, 4096, 1, "bf16", 2) == 76_032 * 1024
-    assert kv_cache_bytes(m, 4096, 1, "bf16", 1) == 76_032 * 2048
     answer = Conversation().respond("serve gpt-oss-120b to 40 users on 2 H100s").answer
-    assert "2 replicas × 1 GPU" in answer
     fits = re.search(r"at 4096 tokens it holds (\d[\d,]*) concurrent sequences", answer)
-    assert fits and 110 <= _num(fits.group(1)) <= 125, answer
+    assert fits and 500 <= _num(fits.group(1)) <= 560, answer

@@ -18,7 +18,8 @@ from advisor.estimator.serving import simulate_serving
 from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.options import existing_option
 from advisor.recommend.recommender import recommend
-from advisor.recommend.search import Search, resolve_inputs
+from advisor.recommend.search import Layout, Search, memory_of, resolve_inputs
+from advisor.recommend.speed import speed
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.quantities import GIB
@@ -39,10 +40,11 @@ def _own(model: str, gpu: str, count: int, users: int, **c: object) -> object:
     return next(o for o in rec.options if "existing" in o.labels)
 
 
-def test_70b_on_two_h100_servers_for_200_users_is_four_tp4_replicas_by_hand() -> None:
+def test_70b_on_two_h100_servers_for_200_users_is_replicas_by_hand() -> None:
     """BF16 weights over TP g: 70.55e9 × 2 B / g; KV of one replica's ⌈200 / (16/g)⌉ users at 4096 tokens:
     users × 4096 × 2 (K, V) × 80 layers × 8 heads × 128 × 2 B / g. g = 2: 65.7 GiB of weights + 7.8 GiB of KV is over
-    the 72 GiB vLLM may use; g = 4: 32.86 + 15.63 GiB fits, so 4 replicas of TP 4, not one TP 8 × PP 2 pipeline."""
+    the 72 GiB vLLM may use; g = 4: 32.86 + 15.63 GiB fits, and so does g = 8 (16.43 + 15.63): replicas inside a
+    server (4 × TP 4 or 2 × TP 8, the faster per user), never one TP 8 × PP 2 pipeline."""
     o = _own("llama-3.1-70b", "h100-sxm", 16, 200)
     kv_token = 2 * L70_LAYERS * L70_KV_HEADS * L70_HEAD_DIM * 2
     for g in (2, 4):
@@ -50,9 +52,10 @@ def test_70b_on_two_h100_servers_for_200_users_is_four_tp4_replicas_by_hand() ->
         need = L70_PARAMS * 2 / g + users * 4096 * kv_token / g
         assert (need < H100_USABLE) == (g == 4), g
     lay = o.layout  # type: ignore[attr-defined]
-    assert (lay.tp, lay.pp, lay.dp, lay.replicas) == (4, 1, 4, 4)
-    assert o.per_gpu.weights.n == pytest.approx(L70_PARAMS * 2 / 4, rel=0.01)  # type: ignore[attr-defined]
-    assert o.per_gpu.kv_cache.n == pytest.approx(50 * 4096 * kv_token / 4, rel=0.01)  # type: ignore[attr-defined]
+    assert lay.pp == 1 and lay.tp in (4, 8) and lay.tp * lay.dp == 16 and lay.replicas == lay.dp
+    g, users = lay.tp, -(-200 // lay.dp)
+    assert o.per_gpu.weights.n == pytest.approx(L70_PARAMS * 2 / g, rel=0.01)  # type: ignore[attr-defined]
+    assert o.per_gpu.kv_cache.n == pytest.approx(users * 4096 * kv_token / g, rel=0.01)  # type: ignore[attr-defined]
     assert o.fits  # type: ignore[attr-defined]
 
 
@@ -81,13 +84,28 @@ def test_one_user_gets_the_widest_group_not_idle_replicas() -> None:
     assert (two_servers.layout.tp, two_servers.layout.pp, two_servers.layout.dp) == (8, 1, 2)  # type: ignore[attr-defined]
 
 
-def test_a_missed_latency_target_takes_a_larger_group_on_the_same_cards() -> None:
-    """At 24 ms per token 4 × TP 4 misses and 2 × TP 8 (half the weights per card per step) meets it: the same 16
-    cards, laid out wider — NIM's latency profiles spend more GPUs per copy than its throughput ones."""
-    relaxed = _own("llama-3.1-70b", "h100-sxm", 16, 200)
+def test_a_latency_target_is_met_by_the_wider_group_on_the_same_cards() -> None:
+    """At 24 ms per token 2 × TP 8 (half the weights per card per step of 4 × TP 4) meets it on the same 16 cards —
+    NIM's latency profiles spend more GPUs per copy than its throughput ones."""
     tight = _own("llama-3.1-70b", "h100-sxm", 16, 200, max_ms_per_token=24.0)
-    assert relaxed.throughput.tpot.ms > 24.0 > tight.throughput.tpot.ms  # type: ignore[attr-defined]
     assert (tight.layout.tp, tight.layout.dp) == (8, 2) and not tight.misses  # type: ignore[attr-defined]
+    assert tight.throughput.tpot.ms < 24.0  # type: ignore[attr-defined]
+
+
+def test_a_light_load_runs_on_the_servers_widest_group() -> None:
+    """Ten users of Llama-3.1-70B on one 8× H100 server: 4 copies of TP 2 each read half the weights per token where
+    TP 8 reads an eighth, so TP 8 is faster per user and, at the same ten users, in total; the answer runs the faster
+    layout, not the fewest GPUs per copy (NIM's throughput profile, made for a saturated server)."""
+    o = _own("llama-3.1-70b", "h100-sxm", 8, 10)
+    assert (o.layout.tp, o.layout.dp) == (8, 1), o.layout  # type: ignore[attr-defined]
+    w = Workload(model="llama-3.1-70b", concurrency=10)
+    c = Constraints(existing=ExistingGpus(gpu="h100-sxm", count=8))
+    spec, catalog = resolve_inputs(w, c)
+    search, gpu, narrow = Search(spec, w, c, catalog), catalog.gpu("h100-sxm"), Layout(count=8, nodes=1, tp=2, pp=1)
+    sized = memory_of(search, gpu, narrow)
+    assert sized is not None
+    slow = speed(search, gpu, sized.estimate, sized.workload, narrow).throughput
+    assert slow is not None and slow.decode_tokens_per_s < o.throughput.decode_tokens_per_s  # type: ignore[attr-defined]
 
 
 def _workload(users: int, tp: int, count: int) -> Workload:
@@ -121,14 +139,14 @@ def test_fewer_users_than_replicas_count_only_the_busy_ones() -> None:
 
 
 @pytest.mark.parametrize("lang,text,shown", [
-    ("en", "serve Llama 3.1 70B on 16 H100s to 200 users", "4 replicas × TP 4"),
-    ("zh", "在16张H100上部署Llama 3.1 70B，200个并发用户", "4 个副本 × TP 4"),
+    ("en", "serve Llama 3.1 70B on 16 H100s to 200 users", "2 replicas × TP 8"),
+    ("zh", "在16张H100上部署Llama 3.1 70B，200个并发用户", "2 个副本 × TP 8"),
 ])
 def test_the_layout_reads_the_same_in_the_answer_and_the_web_table(lang: str, text: str, shown: str) -> None:
     turn = Conversation(lang=lang).respond(text)
     assert shown in turn.answer.split("\n")[0]
     lead = next(o for o in turn.options if o["count"] == 16)
-    assert lead["layout"]["replicas"] == 4 and lead["layout"]["tp"] == 4
+    assert lead["layout"]["replicas"] == 2 and lead["layout"]["tp"] == 8
     row = web_panels.options_table([lead], lang)["data"][0]
     assert f"({shown})" in row[2]
 
@@ -144,9 +162,9 @@ def test_the_cli_says_the_replicas_in_json_and_text() -> None:
     args = ["recommend", "--model", "llama-3.1-70b", "--existing", "16×h100-sxm", "--concurrency", "200"]
     data = json.loads(_cli([*args, "--json"]))
     own = next(o for o in data["options"] if o["count"] == 16)
-    assert {k: own["layout"][k] for k in ("tp", "pp", "dp", "replicas")} == {"tp": 4, "pp": 1, "dp": 4, "replicas": 4}
-    assert "--max-num-seqs 50" in own["launch_hint"] and "(× 4 replicas" in own["launch_hint"]
-    assert "layout 4 replicas × TP 4 × PP 1" in _cli(args)
+    assert {k: own["layout"][k] for k in ("tp", "pp", "dp", "replicas")} == {"tp": 8, "pp": 1, "dp": 2, "replicas": 2}
+    assert "--max-num-seqs 100" in own["launch_hint"] and "(× 2 replicas" in own["launch_hint"]
+    assert "layout 2 replicas × TP 8 × PP 1" in _cli(args)
 
 
 def test_web_layout_text_of_a_contract_layout() -> None:

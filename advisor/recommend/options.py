@@ -122,15 +122,10 @@ def search_gpu(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tu
             break
         if not found.estimate.fits(gpu):  # (a planner's layout) no speed without a fit: nothing is missed
             return build_option(search, gpu, *found), None
-        missed: list[str] = []
-        pace = None
-        for sizing in (found, *wider_groups(search, gpu, found)):  # serving: larger TP groups before more GPUs
-            pace = speed(search, gpu, *sizing)
-            last = sizing, pace
-            missed = speed_misses(search, pace.throughput, pace.training)
-            if not missed:
-                break
-        if not missed or pace is None:
+        last = _fastest_group(search, gpu, [found, *wider_groups(search, gpu, found)])
+        pace = last[1]
+        missed = speed_misses(search, pace.throughput, pace.training)
+        if not missed:
             break
         needed = _needed_for_speed(search, missed, pace.training, found.layout, pairs, remaining)
         remaining = [(n, k) for n, k in remaining if n >= needed]  # more GPUs for speed
@@ -138,6 +133,31 @@ def search_gpu(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tu
         return build_option(search, gpu, *last[0], pace=last[1]), None
     near = closest_sizing(search, gpu, pairs)
     return None, (build_option(search, gpu, *near) if near else None)
+
+
+def _fastest_group(search: Search, gpu: GpuSpec, groups: list[Sizing]) -> tuple[Sizing, Speed]:
+    """Of one count's serving layouts that fit (`groups`: replicas of the smallest TP group first, then larger groups
+    inside a server), the one to run at the stated load: the faster per user of the first that meets the speed
+    targets and the widest group (ties to the lighter), else the widest, which misses least. At a stated
+    concurrency C the total is C × the per-user speed, so the faster per user also makes more tokens in total;
+    memory-bound decoding is fastest on the widest group (each GPU reads 1/TP of the weights per step), replicas
+    where TP's collectives cost more than they save (PCIe cards, loads that make the step compute-bound). Training
+    has one layout here."""
+    first = (groups[0], speed(search, gpu, *groups[0]))
+    if len(groups) == 1:
+        return first
+    widest = (groups[-1], speed(search, gpu, *groups[-1]))
+    meets = first
+    for sizing in groups[1:-1]:  # larger TP groups before more GPUs, lightest first, until one meets the targets
+        if not speed_misses(search, meets[1].throughput, meets[1].training):
+            break
+        meets = (sizing, speed(search, gpu, *sizing))
+    if speed_misses(search, meets[1].throughput, meets[1].training):
+        return widest
+    if speed_misses(search, widest[1].throughput, widest[1].training):
+        return meets
+    a, b = meets[1].throughput, widest[1].throughput
+    return widest if a is not None and b is not None and b.decode_tokens_per_s > 1.01 * a.decode_tokens_per_s else meets
 
 
 def _needed_for_speed(search: Search, missed: list[str], training: TrainingFigures | None, layout: Layout,
@@ -195,14 +215,8 @@ def existing_option(search: Search, gpu: GpuSpec, count: int, nodes: int,
     pace = None
     if sized(pick.estimate, gpu) and not search.workload.is_training:
         pick = roomier(search, gpu, pick)
-        # serving replicas that miss a speed target: the count's first larger TP group that meets it, else the pick
-        pace = speed(search, gpu, *pick)
-        if speed_misses(search, pace.throughput, pace.training):
-            for wider in wider_groups(search, gpu, pick):
-                fast = speed(search, gpu, *wider)
-                if not speed_misses(search, fast.throughput, fast.training):
-                    pick, pace = wider, fast
-                    break
+        # serving: the count's group to run at this load, as the search picks it (`_fastest_group`)
+        pick, pace = _fastest_group(search, gpu, [pick, *wider_groups(search, gpu, pick)])
     return build_option(search, gpu, *pick, labels=list(labels), pace=pace)
 
 
