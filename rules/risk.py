@@ -7,7 +7,7 @@ cards are built for 7×24 operation, and points to the second-hand market for th
 
 from __future__ import annotations
 
-from rules.common import CONFIG, CONSUMER, GUIDE_000, GUIDE_003, NOT_DATACENTER
+from rules.common import CONFIG, CONSUMER, GUIDE_000, GUIDE_003, NOT_DATACENTER, TRAINING
 from rules.conditions import f
 from rules.meta import RuleMeta
 
@@ -42,7 +42,9 @@ RULES: tuple[RuleMeta, ...] = (
         id="risk-consumer-multi-node",
         topic="risk",
         applies_to=CONFIG,
-        when=CONSUMER & (f.nodes > 1),
+        # data crosses the servers: training's gradients, or a serving pipeline over them (independent serving
+        # replicas, one per server, exchange nothing)
+        when=CONSUMER & (f.nodes > 1) & (TRAINING | (f.pp > 1)),
         severity="warn",
         source=GUIDE_003,
         section=_VALUE_CONCLUSIONS + ": 在集群环境下，考虑到数据传输损耗和集群运行稳定性，A100/H100仍是首选",
