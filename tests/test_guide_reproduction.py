@@ -232,9 +232,8 @@ TIER_CASES: tuple[Case, ...] = (
     _tier("individual", "basic", "infer-1", "2080ti 22G * 2", "rtx-2080ti-22g", 2, "qwen2.5-14b", infer(), "fits",
           (), 2, "agrees"),
     _tier("individual", "basic", "infer-5", "2080ti 22G * 2", "rtx-2080ti-22g", 2, "qwen2.5-14b",
-          infer(concurrency=5), "short", NOT_FIT, 4,
-          f"the weights fit; with 5 sequences and {_NO_FA} the total passes the 0.9 of each card vLLM uses, "
-          "though not the card itself"),
+          infer(concurrency=5), "fits", (), 2,
+          "agrees: vLLM's attention kernels for Turing (xFormers / Triton) are fused, no attention scores stored"),
     _tier("individual", "basic", "lora", "2080ti 22G * 2", "rtx-2080ti-22g", 2, "qwen2.5-14b", lora(), "short",
           NOT_FIT, 4, f"ZeRO-3 halves the 16-bit base; {_NO_FA} and the gathered layers overflow 22 GiB"),
     _tier("individual", "basic", "train", "2080ti 22G * 2", "rtx-2080ti-22g", 2, "gpt2-24l", train(1024), "fits",
@@ -249,8 +248,8 @@ TIER_CASES: tuple[Case, ...] = (
           "one card holds a 0.2B model"),
     # --- tier 2: 14B-30B inference & fine-tuning, ~2B training, 5-20 concurrent -----------------------------
     _tier("small-team", "basic", "infer-5", "2080ti 22G * 4", "rtx-2080ti-22g", 4, "qwen2.5-32b",
-          infer(concurrency=5), "short", NOT_FIT, 8,
-          f"the weights fit; with 5 sequences and {_NO_FA} the total passes the 0.9 of each card vLLM uses"),
+          infer(concurrency=5), "fits", (), 4,
+          "agrees: vLLM's attention kernels for Turing (xFormers / Triton) are fused, no attention scores stored"),
     _tier("small-team", "basic", "infer-20", "2080ti 22G * 4", "rtx-2080ti-22g", 4, "qwen2.5-32b",
           infer(concurrency=20), "short", NOT_FIT, 8, "20 sequences of 4k tokens (20 GiB of KV cache) do not fit "
           "next to the weights"),

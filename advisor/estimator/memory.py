@@ -98,11 +98,22 @@ def _gib(x: float | Bytes) -> str:
     return x.text("GiB", 2) if isinstance(x, Bytes) else memory_text(x, "GiB", 2)
 
 
-def _flash(w: Workload, gpu: GpuSpec | None, engine: EngineProfile) -> tuple[bool, str]:
+# serving engines whose attention backends are fused on every card they run on, FlashAttention-2 or not: vLLM picks
+# FlashAttention on Ampere and later, xFormers / Triton kernels before it (docs.vllm.ai, attention backends), its
+# Ascend plugin torch_npu's npu_fused_infer_attention_score and paged attention (vllm-ascend
+# vllm_ascend/attention/attention_v1.py); SGLang its FlashInfer / Triton / Ascend backends; TensorRT-LLM its own
+# fused MHA. None materialises the s × s attention scores.
+FUSED_ON_ANY_CARD = ("vllm", "sglang", "trtllm")
+
+
+def _flash(w: Workload, gpu: GpuSpec | None, engine: EngineProfile, engine_id: str = "") -> tuple[bool, str]:
     if w.flash_attention is not None:
         return w.flash_attention, f"FlashAttention {'on' if w.flash_attention else 'off'} (as requested)"
     if not engine.flash_attention:
         return False, f"{engine.name} without flash attention by default (attention scores materialised)"
+    if gpu is not None and not gpu.supports_flash_attention_2 and engine_id in FUSED_ON_ANY_CARD:
+        return True, (f"{gpu.name} does not run FlashAttention-2; {engine.name}'s own fused attention kernel for it "
+                      "keeps the attention scores unmaterialised")
     if gpu is not None and not gpu.supports_flash_attention_2:
         return False, f"{gpu.name} does not run FlashAttention-2: attention scores materialised (eager/SDPA math)"
     return True, "FlashAttention/fused SDPA (no s² attention-score storage)"
@@ -224,7 +235,7 @@ def _inference_activations(model: ModelSpec, w: Workload, gpu: GpuSpec | None, e
     """activations = one layer's prefill temporaries for a chunk of the prompts + fp32 logits of the sequences
     (activations.prefill_workspace_bytes); transformers adds one quantised matrix dequantised to fp16."""
     tp, context = w.tp, w.context
-    flash, flash_note = _flash(w, gpu, engine)
+    flash, flash_note = _flash(w, gpu, engine, engine_id)
     chunk_cfg = engine.prefill_chunk_tokens.value if engine.prefill_chunk_tokens else None
     prompt = w.prompt_tokens or context
     chunk = int(min(chunk_cfg, prompt * sequences)) if chunk_cfg else prompt * sequences

@@ -21,7 +21,7 @@ from advisor.conversation.render.labels import (
     slot_value,
     task_label,
 )
-from advisor.workload import DEFAULT_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, default_context
 from knowledge.devices import load_devices
 from knowledge.messages import t
 
@@ -85,8 +85,9 @@ def question_text(slot: str | None, state: DialogState, lang: str, catalog: Cata
     if slot == "context" and (s.task or s.task_generic) not in (None, "inference"):
         ctx = book.tokens("default context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
         return t("question.sequence_length", lang, default=ctx)
-    if slot == "context":
-        ctx = book.tokens("default context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
+    if slot == "context":  # the model's own default (a reasoning model writes long answers), as the answer assumed
+        spec = catalog.find_model(s.model) if catalog is not None and s.model else None
+        ctx = book.tokens("default context", default_context(spec), "advisor.workload.default_context", lang)
         return t("question.context", lang, default=ctx)
     if slot == "weights":
         native = default_weights(s.model).upper()
