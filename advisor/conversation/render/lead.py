@@ -25,12 +25,12 @@ from advisor.conversation.render.options_table import (
     opt_speed,
     price_when,
 )
+from advisor.conversation.render.purchase_lead import against_target
 from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.prices import budget_price, unit_price
-from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
@@ -364,7 +364,7 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
     text = t("lead.speed", lang, speed=opt_speed(o, book, lang, ev.workload), name=opt_name(o, book), warn=warn,
              lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=_ttft(o, book, lang),
-             verdict=_against_target(o, ev, book, lang))
+             verdict=against_target(o, ev, book, lang))
     return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
 
 
@@ -410,26 +410,6 @@ def ttft_target_line(o: Option | None, ev: Analysis, book: Book, lang: str, *, s
     key = "lead.ttft_target.met" if ttft.ms <= target else "lead.ttft_target.missed"
     return t(key + ("_short" if said else ""), lang, ttft=value, prompt=prompt, target=wanted)
 
-
-def _against_target(o: Option, ev: Analysis, book: Book, lang: str) -> str:
-    """"Is it fast enough / 卡不卡": the total output tokens/s against a stated total target (with no per-token one),
-    else the per-user decode speed against the stated per-token target, else the default interactivity target (advisor.recommend.rank.INTERACTIVE_MS_PER_TOKEN: MLPerf Inference's interactive
-    scenario, 40 ms per token = 25 tokens/s per user)."""
-    tput = o.throughput
-    if tput is None or not tput.decode_tokens_per_s:
-        return ""
-    stated = getattr(ev.constraints, "max_ms_per_token", None)
-    total = ev.constraints.min_tokens_per_s
-    if total is not None and stated is None:  # "8,000 tokens/s in total": judged on the total, as the search judged it
-        rate = book.num("total throughput target", total, "tokens/s", SRC_USER, 0)
-        return t("lead.speed.total_met" if tput.judged_total >= total else "lead.speed.total_short", lang, rate=rate)
-    ms = stated or INTERACTIVE_MS_PER_TOKEN
-    rate = book.num("per-user speed of the target", 1000.0 / ms, "tokens/s", SRC_USER if stated else INTERACTIVE_SOURCE,
-                    decimals_for(round(1000.0 / ms, 1)))
-    why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
-    ul = tput.under_load  # the simulated time per token at the asked load when there is one
-    fast = (ul.tpot.ms if ul is not None and ul.tpot.s > 0 else tput.tpot.ms) <= ms
-    return t("lead.speed.fast" if fast else "lead.speed.slow", lang, rate=rate, why=why)
 
 
 def _nothing_fits(ev: Analysis, book: Book, lang: str) -> str:

@@ -9,6 +9,7 @@ from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render.book import (
     SRC_USER,
     Book,
+    decimals_for,
     money_of,
 )
 from advisor.conversation.render.firstscreen import Lead, load_option
@@ -22,6 +23,7 @@ from advisor.conversation.render.options_table import (
     opt_speed,
     opt_tco,
 )
+from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from knowledge.messages import t
 
 
@@ -68,6 +70,8 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str, key: str = "screen.whic
     # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
     tail = "" if speed == "—" else t("clause.sep", lang) + speed
+    if slower_than_target(top, ev) and not (ev.constraints.min_tokens_per_s and not ev.constraints.max_ms_per_token):
+        tail += against_target(top, ev, book, lang)  # too slow for the target: said in the first sentence
     lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
     return Lead(t(key, lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
@@ -100,3 +104,36 @@ def cheapest_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         why = t("screen.cheapest.lacks", lang, lacks=t("list.sep", lang).join(lacks)) if lacks else ""
         led.text += t("screen.cheapest.instead", lang, buy=opt_purchase(top, book, lang), why=why)
     return led
+
+
+def target_ms(ev: Any) -> float:
+    """The per-token target an answer judges speed against: the stated one, else the default interactivity target
+    (advisor.recommend.rank.INTERACTIVE_MS_PER_TOKEN: MLPerf Inference's interactive scenario, 40 ms per token)."""
+    return float(getattr(ev.constraints, "max_ms_per_token", None) or INTERACTIVE_MS_PER_TOKEN)
+
+
+def slower_than_target(o: Any, ev: Any) -> bool:
+    """Whether the option's time per token at the asked load (simulated where it was) is over `target_ms`."""
+    tput = o.throughput
+    if tput is None or not tput.decode_tokens_per_s:
+        return False
+    ul = tput.under_load
+    return bool((ul.tpot.ms if ul is not None and ul.tpot.s > 0 else tput.tpot.ms) > target_ms(ev))
+
+
+def against_target(o: Any, ev: Any, book: Book, lang: str) -> str:
+    """"Is it fast enough / 卡不卡": the total output tokens/s against a stated total target (with no per-token one),
+    else the per-user decode speed against the per-token target (`target_ms`)."""
+    tput = o.throughput
+    if tput is None or not tput.decode_tokens_per_s:
+        return ""
+    stated = getattr(ev.constraints, "max_ms_per_token", None)
+    total = ev.constraints.min_tokens_per_s
+    if total is not None and stated is None:  # "8,000 tokens/s in total": judged on the total, as the search judged it
+        rate = book.num("total throughput target", total, "tokens/s", SRC_USER, 0)
+        return t("lead.speed.total_met" if tput.judged_total >= total else "lead.speed.total_short", lang, rate=rate)
+    ms = target_ms(ev)
+    rate = book.num("per-user speed of the target", 1000.0 / ms, "tokens/s", SRC_USER if stated else INTERACTIVE_SOURCE,
+                    decimals_for(round(1000.0 / ms, 1)))
+    why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
+    return t("lead.speed.slow" if slower_than_target(o, ev) else "lead.speed.fast", lang, rate=rate, why=why)
