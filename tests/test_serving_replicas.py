@@ -173,3 +173,14 @@ def test_web_layout_text_of_a_contract_layout() -> None:
     assert web_panels._layout_text(lay, "zh") == "2 个副本 × TP 8"
     assert web_panels._layout_text({**lay, "tp": 1, "dp": 8, "replicas": 8}, "zh") == "8 个副本 × 单卡"
     assert web_panels._layout_text({"tp": 1, "pp": 1, "dp": 8, "zero": 3, "offload": "none"}, "en") == "DP 8, ZeRO-3"
+
+
+def test_a_pipelined_option_has_no_engine_start_up_figure() -> None:
+    """vLLM's start-up KV figure is modelled for one TP group holding every layer; DeepSeek-V3 over two servers of 8
+    H100 (TP 8 × PP 2) gets none rather than the '0.00x' one group holding all 61 layers would give."""
+    w = Workload(model="deepseek-v3", concurrency=8)
+    c = Constraints(existing=ExistingGpus(gpu="h100-sxm", count=16))
+    rec = recommend(w, c)
+    own = next(o for o in rec.options if "existing" in o.labels)
+    assert own.layout.pp == 2 and own.throughput is not None
+    assert own.throughput.engine_log_line is None and own.throughput.engine_max_concurrency is None

@@ -127,8 +127,8 @@ def _engine_figures(search: Search, gpu: GpuSpec, o: Option) -> tuple[float, str
     from advisor.estimator.throughput import serving_shape
 
     est, sized = o.memory_estimate, o.sized_workload
-    if est is None or sized is None:
-        return None
+    if est is None or sized is None or o.layout.pp > 1:  # the start-up budget is modelled for one TP group holding
+        return None  # every layer; a pipeline's stages each hold a share of them (no figure rather than a wrong one)
     shape = serving_shape(search.model, *roofline_view(o.count, o.layout.tp, o.layout.pp,
                                                         replace(sized, concurrency=search.workload.concurrency)))
     return engine_concurrency(search, gpu, est, tp=shape.tp, weights=shape.weights, kv=shape.kv,
