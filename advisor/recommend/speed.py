@@ -69,14 +69,7 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
         sw = speed_workload(replace(w, tp=layout.tp, pp=layout.pp, concurrency=users))
         load = under_load(search, gpu, layout.count, sw) if users > 1 else None
         if c.max_ttft_ms is not None and load is None:  # one user: the prompt's prefill, as fill_load shows it
-            # start-up: only a stated first-token target at one user needs it (as estimate_throughput above)
-            from advisor.estimator.throughput import time_to_first_token
-
-            try:
-                view, vw = roofline_view(layout.count, layout.tp, layout.pp, sw)
-                ttft = Seconds(time_to_first_token(search.model, gpu, view, vw, load_calibration()))
-            except AdvisorError:
-                pass
+            ttft = _ttft(search, gpu, w, layout, sw, t.ttft)
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
                                 decode_tokens_per_s_total=t.decode_tokens_per_s_total, tpot=t.tpot,
                                 prefill_tokens_per_s=t.prefill_tokens_per_s, ttft=ttft, bound=t.bound,
@@ -115,7 +108,8 @@ def fill_load(search: Search, options: Iterable[Option]) -> None:
         tw = speed_workload(replace(sized, tp=o.layout.tp, pp=o.layout.pp, concurrency=users))
         gpu = search.catalog.gpu(o.gpu)
         engine = _engine_figures(search, gpu, o)
-        o.throughput = replace(figs, ttft=_ttft(search, gpu, o, tw, figs.ttft),
+        layout = Layout(o.count, o.nodes, o.layout.tp, o.layout.pp)
+        o.throughput = replace(figs, ttft=_ttft(search, gpu, sized, layout, tw, figs.ttft),
                                under_load=figs.under_load or (under_load(search, gpu, o.count, tw) if users > 1 else None),
                                engine_max_concurrency=engine[0] if engine else None,
                                engine_log_line=engine[1] if engine else None)
@@ -135,17 +129,18 @@ def _engine_figures(search: Search, gpu: GpuSpec, o: Option) -> tuple[float, str
                               context=shape.context)
 
 
-def _ttft(search: Search, gpu: GpuSpec, o: Option, w: Workload, before: Seconds) -> Seconds:
-    """The roofline's time to the first token of one `w` prompt on the option's layout (`before` when the lengths
-    are those it was computed for)."""
-    sized = o.sized_workload
+def _ttft(search: Search, gpu: GpuSpec, sized: Workload | None, layout: Layout, w: Workload,
+          before: Seconds) -> Seconds:
+    """The roofline's time to the first token of one `w` prompt on `layout` (`before` when the lengths are those
+    `sized`, the workload it was computed for, has)."""
     if sized is None or (w.prompt_tokens == sized.prompt_tokens and w.output_tokens == sized.output_tokens):
         return before
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
     from advisor.estimator.throughput import time_to_first_token
 
     try:
-        gpus, tw = roofline_view(o.count, o.layout.tp, o.layout.pp, replace(w, concurrency=search.workload.concurrency))
+        gpus, tw = roofline_view(layout.count, layout.tp, layout.pp,
+                                 replace(w, concurrency=search.workload.concurrency))
         return Seconds(time_to_first_token(search.model, gpu, gpus, tw, load_calibration()))
     except AdvisorError:
         return before
