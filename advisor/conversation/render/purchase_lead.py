@@ -70,7 +70,7 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str, key: str = "screen.whic
     # under a stated load the simulated speed follows on the next line (load_line): not a second figure here
     speed = "—" if ev.load and top is load_option(ev) else opt_speed(top, book, lang, ev.workload)
     tail = "" if speed == "—" else t("clause.sep", lang) + speed
-    if slower_than_target(top, ev) and not (ev.constraints.min_tokens_per_s and not ev.constraints.max_ms_per_token):
+    if slower_than_target(top, ev):
         tail += against_target(top, ev, book, lang)  # too slow for the target: said in the first sentence
     lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
     return Lead(t(key, lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
@@ -113,9 +113,11 @@ def target_ms(ev: Any) -> float:
 
 
 def slower_than_target(o: Any, ev: Any) -> bool:
-    """Whether the option's time per token at the asked load (simulated where it was) is over `target_ms`."""
+    """Whether the option's time per token at the asked load (simulated where it was) is over `target_ms`; False
+    where a stated total throughput, with no per-token target, is what the answer judges (`against_target`)."""
     tput = o.throughput
-    if tput is None or not tput.decode_tokens_per_s:
+    c = ev.constraints
+    if tput is None or not tput.decode_tokens_per_s or (c.min_tokens_per_s is not None and c.max_ms_per_token is None):
         return False
     ul = tput.under_load
     return bool((ul.tpot.ms if ul is not None and ul.tpot.s > 0 else tput.tpot.ms) > target_ms(ev))
