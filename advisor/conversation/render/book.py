@@ -10,7 +10,7 @@ from typing import Any
 
 from advisor.conversation.grounding.gate import extract as find_numbers
 from advisor.conversation.turn import Number
-from knowledge.quantities import Bytes, DurationUnit, Money, Seconds
+from knowledge.quantities import SECOND, Bytes, DurationUnit, Money, Seconds
 
 SRC_MEMORY = "advisor.estimator.memory.estimate_memory"
 
@@ -80,6 +80,12 @@ class Book:
         """A duration in `unit` ("38 ms", "16.3 days", or the language's `suffix`), recorded in that unit as the
         grounding gate reads it (ms, s, minutes, hours, days)."""
         return self.num(name, amount.to(unit), BOOK_UNITS[unit], source, digits, suffix)
+
+    def latency(self, name: str, amount: Seconds, source: str) -> str:
+        """A latency as people read it: whole milliseconds below a second ("67 ms"), else seconds to one decimal
+        ("1.7 s")."""
+        return self.duration(name, amount, "ms", source, 0) if amount < SECOND else \
+            self.duration(name, amount, "s", source, 1)
 
     def count(self, name: str, value: float, unit: str, source: str) -> str:
         self.add(name, value, unit, source)

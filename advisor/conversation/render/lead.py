@@ -34,7 +34,7 @@ from advisor.recommend.prices import budget_price, unit_price
 from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
-from knowledge.quantities import SECOND, Bytes, Seconds
+from knowledge.quantities import Bytes, Seconds
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -378,7 +378,7 @@ def _ttft(o: Option, book: Book, lang: str) -> str:
     ttft, src = (ul.ttft, SRC_LOAD) if ul is not None and ul.ttft.s > 0 else (tput.ttft, SRC_THROUGHPUT)
     name = (f"median time to first token at {tput.concurrency} users on {o.count}× {o.gpu_name}" if src == SRC_LOAD
             else f"time to first token on {o.count}× {o.gpu_name}")
-    value = book.duration(name, ttft, "ms", src, 0) if ttft < SECOND else book.duration(name, ttft, "s", src, 1)
+    value = book.latency(name, ttft, src)
     sized = o.sized_workload
     prompt = speed_workload(sized).prompt_tokens if sized is not None else None  # the prompt the TTFT is for
     if not prompt:
@@ -398,11 +398,9 @@ def ttft_target_line(o: Option | None, ev: Analysis, book: Book, lang: str, *, s
         return ""
     ttft = o.throughput.judged_ttft
     name = f"time to first token on {o.count}× {o.gpu_name}"
-    value = book.duration(name, ttft, "ms", SRC_THROUGHPUT, 0) if ttft < SECOND else \
-        book.duration(name, ttft, "s", SRC_THROUGHPUT, 1)
+    value = book.latency(name, ttft, SRC_THROUGHPUT)
     goal = Seconds.of(target, "ms")
-    wanted = book.duration("time to first token target", goal, "ms", SRC_USER, 0) if goal < SECOND else \
-        book.duration("time to first token target", goal, "s", SRC_USER, 1)
+    wanted = book.latency("time to first token target", goal, SRC_USER)
     sized = o.sized_workload
     tokens = speed_workload(sized).prompt_tokens if sized is not None else None
     prompt = t("lead.ttft_target.prompt", lang, prompt=book.tokens("prompt tokens of the first-token time", tokens,
