@@ -94,10 +94,11 @@ _MEASURED = words(zh=r"目前|现在|实测|测得|测出|上次|之前|以前|�
                      r"(?:we|i) (?:get|got|see|saw)|(?:we|i)(?:'re| are| am|'m) (?:getting|seeing)")
 # a yes/no question about reaching a speed ("能跑 20 tokens/s 吗", "will 2x 3090 give me 15 tokens per second?",
 # "can it do 30 tok/s"): the speed asked about is the one the verdict is judged against
+_AUX = r"(?:can|could|will|would|does|do|is|are|should)"  # a yes/no question's first word
 _ASKED = words(zh=r"能(?:不能)?|可以|可不可以|能否|是否|够不够|达得到|达不到|跑得到|做得到",
-               en=r"(?:can|could|will|would|does|do|is|are|should)\b.{0,40}?\b(?:run|do|get|give|reach|hit|achieve|"
-                  r"manage|deliver|sustain|push|generate|produce|output|serve|make)s?")
-_QUESTION_START = re.compile(r"\s*(?:and |so |but |then )?(?:can|could|will|would|does|do|is|are|should)\b")  # no "?"
+               en=rf"{_AUX}\b.{{0,40}}?\b(?:run|do|get|give|reach|hit|achieve|manage|deliver|sustain|push|generate|"
+                  r"produce|output|serve|make)s?")
+_QUESTION_START = re.compile(rf"\s*(?:and |so |but |then )?{_AUX}\b")  # a question without its "?"
 _QUESTION_END = re.compile(r"\s*(?:吗|么|嘛|呢|没有|不)?\s*[?？]|\s*(?:吗|么|嘛)(?![\w])")
 # what may stand between a quantity and the cue after it: "700ms for the first token", "30 tok/s to every one"
 _FILLER = re.compile(r"^[\s/:]*(?:(?:for|to|of|the|our|a|an|in|on|at|per|max(?:imum)?|min(?:imum)?|or less|or more|"
