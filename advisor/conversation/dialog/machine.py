@@ -330,6 +330,9 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["prompt_tokens"] = min(s.prompt_tokens, context)
     if s.output_tokens:
         kwargs["output_tokens"] = min(s.output_tokens, context)
+    elif s.prompt_tokens and task == "inference":  # "8k prompts", no answer length: a chat turn's answer, not the
+        # rest of the context (a prompt as long as the context would leave 1 token of answer: all prefill)
+        kwargs["output_tokens"] = answer_tokens(s.prompt_tokens, context)
     if s.train_tokens and task != "inference":
         kwargs["train_tokens"] = s.train_tokens
     elif s.samples and task != "inference":  # "一万条数据": each sample as long as the sequence trained (an upper bound)
@@ -604,12 +607,19 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                   *(("context",) if prompt_fills(s) else ())))
 
 
+def answer_tokens(prompt: int, context: int) -> int:
+    """The answer length assumed beside a stated prompt when none was said: a chat turn's CHAT_OUTPUT_TOKENS, within
+    what the context leaves (at least 1)."""
+    return max(1, min(CHAT_OUTPUT_TOKENS, context - prompt))
+
+
 def prompt_fills(s: Slots) -> int | None:
     """The context a stated prompt (and answer) length needs when no context was said and it is longer than the
-    model's default context: prompt + output tokens; None otherwise."""
+    model's default context: prompt + output tokens (a chat turn's CHAT_OUTPUT_TOKENS when no answer length was
+    said); None otherwise."""
     if s.context is not None or not s.prompt_tokens:
         return None
-    need = s.prompt_tokens + (s.output_tokens or 0)
+    need = s.prompt_tokens + (s.output_tokens or CHAT_OUTPUT_TOKENS)
     return need if need > default_context(default_catalog().find_model(s.model or "")) else None
 
 

@@ -28,6 +28,9 @@ _TOKENS_AMOUNT = re.compile(
 # "8k prompts", "2k-token answers", "500-token outputs" without the word tokens after the number
 _BARE_LENGTH = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)?[\s-]*(?:tokens?[\s-]*)?"
                           r"(?=(?:long\s+)?(?:prompts?|inputs?|outputs?|answers?|responses?|completions?)(?![a-z]))")
+# "8k 的 prompt", "4k 输入", "1k 的回答": with 的 or a Chinese word only when the k is typed ("4090 的输入" is a card)
+_BARE_LENGTH_K = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)(?:\s*tokens?)?\s*(?:的\s*)?"
+                            r"(?=(?:prompts?|inputs?|outputs?|answers?|responses?|输入|提示词?|输出|回答|回复)(?![a-z]))")
 _PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
 _OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|replies|generations?|"
                            r"(?:的)?(?:输出|回答|回复))(?![a-z])")
@@ -179,7 +182,7 @@ def read_tokens(t: Text, slots: Slots) -> None:
 def read_bare_lengths(t: Text, slots: Slots) -> None:
     """Prompt/output lengths typed without the word tokens ("8k prompts", "with 500 output"): the word after the
     number says which; 1k = 1,000 tokens as typed."""
-    for m in t.finditer(_BARE_LENGTH):
+    for m in [*t.finditer(_BARE_LENGTH), *t.finditer(_BARE_LENGTH_K)]:
         value = scaled(m.group("num"), m.group("unit"))
         if value is None or value < 16:
             continue

@@ -37,7 +37,7 @@ from advisor.conversation.reader.quantity import Quantity, quantities
 from advisor.conversation.reader.turn import keep_job, read_intent, read_references
 from advisor.conversation.reader.usage import HOURS_PER_MONTH
 from advisor.estimator.calibration import load_economics
-from advisor.workload import DEFAULT_CONTEXT
+from advisor.workload import CHAT_OUTPUT_TOKENS, DEFAULT_CONTEXT
 from knowledge.errors import AdvisorError
 from knowledge.structs import Frozen, dump, replace
 from knowledge.structs import validate as validate_struct
@@ -237,7 +237,7 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
         elif said_now is not None:
             prov, words_ = "stated", (now.model_text or "") if name == "model" else _span(text, name, said_now, found)
         elif name == "context" and said_before is None and merged.prompt_tokens and value != DEFAULT_CONTEXT and \
-                value == merged.prompt_tokens + (merged.output_tokens or 0):
+                value == merged.prompt_tokens + (merged.output_tokens or CHAT_OUTPUT_TOKENS):
             prov, words_ = "inferred", ""  # the prompt (and answer) lengths the person gave
         elif name == "concurrency" and said_before is None and merged.qps is not None:
             prov, words_ = "inferred", "" if now.qps is None else str(now.qps)  # from an earlier request rate

@@ -220,7 +220,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
             job = " " + job  # a space between 按 and a Latin word ("按 LoRA 微调"), none before a Chinese one
         tail = ("" if speed == "—" else t("screen.option.time_job", lang, speed=speed, job=job) if job
                 else t("screen.option.time" if ev.workload.is_training else "screen.option.speed", lang, speed=speed))
-        missing = misses(o, lang)
+        missing = misses(o, lang, running=True)
         warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
         lay = opt_layout(o, lang, book)
         limits = fit_limits_text(ev.fit_limits, book, lang) if ev.fit_limits is not None else ""
@@ -541,6 +541,11 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
         bits.append(t("screen.assumed.chat", lang,
                       prompt=book.tokens("prompt tokens of a chat turn", chat.prompt_tokens or 0, SRC_CHAT, lang),
                       output=book.tokens("output tokens of a chat turn", chat.output_tokens or 0, SRC_CHAT, lang)))
+    elif w.task == "inference" and w.prompt_tokens is not None and w.output_tokens is not None \
+            and source_of(ev, "output_tokens") == SRC_DEFAULT and getattr(ev, "load", None):
+        # a prompt length said, the answer's not: the chat turn's answer was assumed (dialog.machine.answer_tokens)
+        bits.append(t("screen.assumed.answer", lang,
+                      output=book.tokens("output tokens of a chat turn", w.output_tokens, SRC_CHAT, lang)))
     if w.is_training:  # the data a training time is computed for; the default said as such
         tokens = train_tokens_text(ev, book, lang)
         key = "screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default"

@@ -360,7 +360,7 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
     advisor.estimator.throughput at the asked concurrency), then the memory it takes; what a rule says against it
     stays in the sentence."""
     need, usable = need_and_usable(o, book)
-    missing = misses(o, lang)
+    missing = misses(o, lang, running=True)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
     text = t("lead.speed", lang, speed=opt_speed(o, book, lang, ev.workload), name=opt_name(o, book), warn=warn,
              lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=_ttft(o, book, lang),

@@ -102,13 +102,18 @@ def restates(f: Finding, o: Option) -> bool:
     return (not o.fits) if miss == "fit" else (miss is not None and miss in o.misses)
 
 
-def misses(o: Option, lang: str) -> list[str]:
+def misses(o: Option, lang: str, *, running: bool = False) -> list[str]:
     """What `o` misses, in words, each once: "ruled out by a rule" only when a block finding says more than a miss
-    already listed (a market or capability rule), not when the blocking rule is the missed deadline itself."""
+    already listed (a market or capability rule), not when the blocking rule is the missed deadline itself.
+    `running`: the question is whether a card the person named runs the job (can it, how fast), not what to buy; a
+    market rule alone (an export-restricted card in China) then does not rule their question out and is said as a
+    note ("but: RTX 4090 restricted in China", "但注意：…"). Asked how many to buy, it stays "ruled out"."""
     blocks = [f for f in o.findings if f.severity == "block"]
     keep = [m for m in o.misses if m != "blocked" or not blocks or any(not restates(f, o) for f in blocks)]
     named = [rule_title(f.rule_id, lang) for f in blocks if not restates(f, o)]
-    return [message("option.ruled_out", lang, why=message("option.ruled_out_sep", lang).join(named))
+    market_only = running and "candidate" in o.labels and all(f.topic == "market" for f in blocks if not restates(f, o))
+    key = "option.market_note" if market_only else "option.ruled_out"
+    return [message(key, lang, why=message("option.ruled_out_sep", lang).join(named))
             if m == "blocked" and named else _miss(m, lang) for m in keep]
 
 
