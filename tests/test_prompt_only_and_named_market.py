@@ -80,3 +80,17 @@ def test_a_named_card_a_market_rule_blocks_is_answered_with_a_note(text, lang, n
     lead = _turn(text, lang).answer.split("\n")[0]
     assert note in lead, lead
     assert "ruled out" not in lead and "被规则排除" not in lead, lead
+
+
+@pytest.mark.parametrize(("text", "lang", "usable", "speed"), [
+    ("We want to host Llama 3.1 70B for about 50 people chatting at once on H100s. How fast will it feel?", "en",
+     "GiB usable", "On them, about"),
+    ("50 个人同时聊天，用 H100 部署 Llama 3.1 70B，需要几张，速度怎么样", "zh", "可用", "这样部署约"),
+])
+def test_how_many_and_how_fast_names_the_cards_and_their_memory_once(text, lang, usable, speed):
+    """The count first, then the speed on those cards: the cards, layout and memory are not said a second time in
+    the same paragraph (they were: "…51.0 GiB per GPU of 72.0 GiB usable (TP 4, vLLM)… on 4× H100 (TP 4, vLLM)…:
+    51.0 GiB needed per GPU of 72.0 GiB usable")."""
+    lead = _turn(text, lang).answer.split("\n")[0]
+    assert lead.count(usable) == 1 and lead.count("TP 4") == 1, lead
+    assert speed in lead and "tokens/s" in lead.split(speed)[1], lead

@@ -306,6 +306,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.nothing_fits": "**Nothing in the catalog fits under these constraints.**",
     "lead.over_budget": "**A budget of {budget} buys nothing that runs {model} as asked**: {change}.",
     "lead.over_budget.when": "(The {gpu} price as of {when}.)",
+    "lead.speed.there": "**On them, about {speed}{ttft}**{verdict}.",
     "lead.speed": "**About {speed}{ttft}** on {name}{warn} ({lay}){verdict}: {need} needed per GPU of {usable} usable.",
     "lead.speed.no_run": "**No speed to give: it does not run as asked**",
     "lead.speed.ttft": ", first token after {ttft}",

@@ -304,6 +304,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.nothing_fits": "**在当前约束下没有能放下的配置。**",
     "lead.over_budget": "**{budget} 的预算买不到能按这个要求运行 {model} 的配置**：{change}。",
     "lead.over_budget.when": "（{gpu} 价格截至 {when}。）",
+    "lead.speed.there": "**这样部署约{speed}{ttft}**{verdict}。",
     "lead.speed": "**{name} 上约{speed}{ttft}**{verdict}{warn}（{lay}），每卡需要 {need}，可用 {usable}。",
     "lead.speed.no_run": "**按原样跑不起来，谈不上速度**",
     "lead.speed.ttft": "，首 token 约 {ttft}",

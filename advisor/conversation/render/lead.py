@@ -140,12 +140,12 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
-            speed = _speed_lead(o, ev, book, lang)
             if intent != "how_many" or ev.constraints.max_ms_per_token is not None:
-                return speed  # a per-user speed target stated: the speed against it names the count too
-            # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count first, then the speed there
+                return _speed_lead(o, ev, book, lang)  # a per-user speed target stated: the speed against it names the count too
+            # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count first, then the speed there (the
+            # count's sentence has named the cards, their layout and memory: not said twice)
             counted = _in_servers(fs.count_lead(o, ev, book, lang), o, ev, book, lang)
-            counted.text += t("sentence.gap", lang) + speed.text
+            counted.text += t("sentence.gap", lang) + _speed_lead(o, ev, book, lang, there=True).text
             return counted
     if ev.asks_batch and ev.limits is not None and len(users) == 1:  # "what batch size can I use on it?"
         led_batch = _batch_lead(ev, book, lang)
@@ -355,10 +355,14 @@ def _over_budget(ev: Analysis, book: Book, lang: str) -> str:
     return text
 
 
-def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
+def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool = False) -> fs.Lead:
     """"How many tokens per second?": the decode speed per user and in total on the configuration (the roofline of
     advisor.estimator.throughput at the asked concurrency), then the memory it takes; what a rule says against it
-    stays in the sentence."""
+    stays in the sentence. `there`: after a sentence that named the configuration (the count), the speed alone."""
+    if there:
+        return fs.Lead(t("lead.speed.there", lang, speed=opt_speed(o, book, lang, ev.workload), ttft=_ttft(o, book, lang),
+                         verdict=against_target(o, ev, book, lang)),
+                       None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
     need, usable = need_and_usable(o, book)
     missing = misses(o, lang, running=True)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
