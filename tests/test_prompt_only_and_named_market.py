@@ -94,3 +94,22 @@ def test_how_many_and_how_fast_names_the_cards_and_their_memory_once(text, lang,
     lead = _turn(text, lang).answer.split("\n")[0]
     assert lead.count(usable) == 1 and lead.count("TP 4") == 1, lead
     assert speed in lead and "tokens/s" in lead.split(speed)[1], lead
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Compare H200 and B200 for serving Llama 3.1 405B FP8 to 100 users", "en"),
+    ("A100 or L40S for Qwen2.5-32B with 40 concurrent users — which is faster?", "en"),
+    ("H20 和 L20 跑 Qwen2.5-72B，同时 50 路并发，哪个更快", "zh"),
+])
+def test_a_comparison_verdict_gives_the_speeds_its_table_shows(text, lang):
+    """"A or B?" under a stated load: the verdict's per-user speeds are the rows' (the simulation at that load),
+    not the steady-state roofline beside them (which said "25 against 23 tokens/s" over rows of 23 and 19)."""
+    import re
+
+    turn = _turn(text, lang)
+    lead = turn.answer.split("\n")[0]
+    said = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) tokens/s", lead)][:2]
+    shown = sorted((round(o["throughput"]["under_load"]["per_user_tokens_per_s"]) for o in turn.options
+                    if o.get("fits") and (o.get("throughput") or {}).get("under_load")), reverse=True)[:2]
+    assert len(said) == 2 and len(shown) == 2, (lead, shown)
+    assert sorted(said, reverse=True) == [float(x) for x in shown], (lead, shown)
