@@ -191,8 +191,27 @@ class Catalog:
     def gpu_ids(self) -> tuple[str, ...]:
         return tuple(g.id for g in self.gpus)
 
+    def memory_twins(self, gpu_id: str) -> list[GpuSpec]:
+        """The catalog's other memory sizes of the card `gpu_id` names, with more memory, smallest first: the ids
+        that are the same once the memory ("96g") and form-factor words ("pcie", "sxm", "nvl") are left out
+        ("mac-studio-m3-ultra-96g" → the 256 GB and 512 GB machines; "a100-40g-pcie" → the 80 GB A100s; not the
+        RTX PRO 6000 for the RTX 6000 Ada)."""
+        own = self.gpu(gpu_id)
+        key = twin_key(own.id)
+        return sorted((g for g in self.gpus if g.id != own.id and twin_key(g.id) == key and g.memory > own.memory),
+                      key=lambda g: (g.memory, g.id))
+
     def model_ids(self) -> tuple[str, ...]:
         return tuple(self._models.order)
+
+
+_FORM_WORDS = frozenset({"pcie", "sxm", "sxm2", "sxm4", "sxm5", "nvl", "maxq", "server", "hgx", "oam", "v2"})
+
+
+def twin_key(gpu_id: str) -> str:
+    """A catalog id without its memory and form-factor words: the cards one name sells in several memory sizes
+    share it ("a100-80g-sxm" and "a100-40g-pcie" → "a100")."""
+    return "-".join(w for w in gpu_id.split("-") if w not in _FORM_WORDS and not (w[:-1].isdigit() and w[-1] == "g"))
 
 
 def _pool(name: str, index: dict[str, str]) -> list[str]:

@@ -113,3 +113,37 @@ def test_a_comparison_verdict_gives_the_speeds_its_table_shows(text, lang):
                     if o.get("fits") and (o.get("throughput") or {}).get("under_load")), reverse=True)[:2]
     assert len(said) == 2 and len(shown) == 2, (lead, shown)
     assert sorted(said, reverse=True) == [float(x) for x in shown], (lead, shown)
+
+
+def test_memory_twins_are_the_same_card_in_larger_sizes():
+    """The catalog's other memory sizes of one card, by id with memory and form-factor words left out."""
+    twins = {g: [x.id for x in CAT.memory_twins(g)] for g in ("mac-studio-m3-ultra-96g", "a100-40g-pcie", "rtx-6000-ada",
+                                                               "h100-sxm", "rtx-4060", "mac-studio-m3-ultra-512g")}
+    assert twins["mac-studio-m3-ultra-96g"] == ["mac-studio-m3-ultra-256g", "mac-studio-m3-ultra-512g"]
+    assert set(twins["a100-40g-pcie"]) == {"a100-80g-pcie", "a100-80g-sxm"}
+    assert twins["rtx-6000-ada"] == []  # the RTX PRO 6000 Blackwell is another card, not a larger RTX 6000 Ada
+    assert twins["h100-sxm"] == ["h100-nvl"]  # 94 GB
+    assert twins["rtx-4060"] == []  # the 4060 Ti 16GB is another card
+    assert twins["mac-studio-m3-ultra-512g"] == []
+
+
+@pytest.mark.parametrize(("text", "lang", "twin", "said"), [
+    # DeepSeek-V3 at Q4_K_M: 671 B parameters × ~4.8 bits ≈ 375 GiB of weights; the 96 GB machine lends its GPU
+    # 72 GiB, the 512 GB one 384 GiB (macOS's default GPU share, catalog)
+    ("Can a Mac Studio M3 Ultra run DeepSeek-V3 at Q4?", "en", "Mac Studio M3 Ultra 512GB",
+     "The same card with more memory, 1× Apple Mac Studio M3 Ultra 512GB"),
+    # 70B at FP16 over two cards: 2 × 70.6e9 / 2 bytes ≈ 65.7 GiB of weights per card, over a 40 GB card's 36 GiB
+    # usable and under an 80 GB card's 72 GiB
+    ("Will Llama 3.1 70B in FP16 fit on 2 A100 40GB?", "en", "A100 80GB", "The same card with more memory, 2× NVIDIA A100 80GB"),
+    ("两张 A100 40G 能跑 Llama 3.1 70B FP16 吗", "zh", "A100 80GB", "同款更大显存的 2× NVIDIA A100 80GB"),
+])
+def test_a_named_card_too_small_is_answered_with_its_larger_size_when_that_holds_the_job(text, lang, twin, said):
+    lead = _turn(text, lang).answer.split("\n")[0]
+    assert lead.startswith("**No**" if lang == "en" and "Mac" in text else "**") and said in lead, lead
+    assert lead.index(said) > lead.index("GiB"), lead  # after the verdict on the card as named
+
+
+def test_no_larger_size_is_offered_when_none_holds_the_job():
+    """Llama 3.1 405B at BF16 (≈ 756 GiB of weights) fits no A100 size on two cards: nothing about a larger size."""
+    lead = _turn("Will Llama 3.1 405B fit on 2 A100 40GB?", "en").answer.split("\n")[0]
+    assert "more memory" not in lead, lead

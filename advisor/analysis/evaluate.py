@@ -155,6 +155,7 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
     lone = [m for m in candidates if m.count]
     if not owned and len(lone) == 1:
         _lone_config(workload, constraints, lone[0], steps, ev)
+        ev.bigger_twin = _bigger_twin(workload, constraints, lone[0], steps, ev)
     count_only = next((m for m in candidates if m.count and m.count_only), None)
     if count_only is not None and count_only.count and not any(o.meets_targets for o in ev.user_options):
         # "what if we only have four cards?": the leading card at that count does not work; what does, in as
@@ -189,6 +190,21 @@ def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig
         ev.named_changes = [ch for ch in probe.changes if ch.for_existing]
         ev.named_config = shown
         ev.offload = _offload_of(probe)
+
+
+def _bigger_twin(workload: Workload, constraints: Constraints, lone: NamedConfig, steps: list[Step],
+                 ev: Analysis) -> Option | None:
+    """"Can a Mac Studio M3 Ultra run DeepSeek-V3 at Q4?": when the card named (its catalog default, the 96 GB
+    machine) cannot hold the job at the count named, the smallest of the same card's larger memory sizes that can
+    (Catalog.memory_twins: the 512 GB machine), evaluated as named; None when the named one fits or none does."""
+    shown = next((o for o in ev.user_options if o.gpu == lone.gpu and o.count == lone.count), None)
+    if shown is None or shown.fits:
+        return None
+    for twin in load_catalog().memory_twins(lone.gpu):
+        opt = _evaluate_named(workload, constraints, [replace(lone, gpu=twin.id)], steps)[0]
+        if opt.fits:
+            return opt
+    return None
 
 
 def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,

@@ -123,6 +123,7 @@ class Analysis(msgspec.Struct):
     premise: list[Finding] = msgspec.field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
     named_changes: list[Change] = msgspec.field(default_factory=list)  # what would make the one configuration named work
     named_config: Option | None = None  # that configuration
+    bigger_twin: Option | None = None  # the same card with more memory, at the count named, when that one holds the job
     intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)

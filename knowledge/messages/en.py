@@ -660,6 +660,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.memory.over_usable": "{yes} — {model} at {fmt} needs about {total} {what}, more than the {usable} a {typed} card leaves usable (the engine keeps 10 %); the weights alone are about {weights}.",
     "screen.memory.over_card": "{yes} — {model} at {fmt} needs about {total} {what}, not {typed}: the weights alone are about {weights}.",
     "screen.buy_as_asked": " To run it at {fmt} as asked you would buy: {name} fits it.",
+    "screen.twin_fits": " The same card with more memory, {name}, holds it: {need} needed per GPU of {usable} usable.",
     "screen.other_fits": " {name} fits it ({lay}).",
     "screen.unknown_card": "No verdict on the {asked}. What can be said is what the job needs: {model} at {fmt} needs about {total} with its KV cache and runtime (weights {weights}), so a single card needs more usable memory than that.",
     "screen.unknown_card.reference": " For reference only, catalog cards (not the {asked}) that hold it: {names}.",

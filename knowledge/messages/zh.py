@@ -656,6 +656,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.memory.over_usable": "{yes}：{model}（{fmt}）{what}约需 {total}，超过 {typed} 显卡的可用 {usable}（引擎预留 10%）；光权重就约 {weights}。",
     "screen.memory.over_card": "{yes}：{model}（{fmt}）{what}约需 {total}，不是 {typed}：光权重就约 {weights}。",
     "screen.buy_as_asked": "要按 {fmt} 原样跑，得另买：{name} 放得下。",
+    "screen.twin_fits": "同款更大显存的 {name} 放得下：每卡需要 {need}，可用 {usable}。",
     "screen.other_fits": "{name} 放得下（{lay}）。",
     "screen.unknown_card": "关于 {asked} 没有结论。能算的是任务本身：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}（其中权重 {weights}），一张卡的可用显存要比这多才能单卡放下。",
     "screen.unknown_card.reference": "仅供参考（目录里的卡，不是 {asked}）：{names} 放得下。",

@@ -253,7 +253,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         msg = book.text(ch.message_zh if zh and ch.message_zh else ch.message, f"change ({ch.kind}) for {name}",
                         SRC_RECOMMEND)
         head += t("screen.option.change", lang, msg=msg)
-        head = head.rstrip("。.") + t("sentence.end", lang)
+        head = head.rstrip("。.") + t("sentence.end", lang) + _twin_sentence(ev, book, lang)
     else:
         alt = _best_other(ev, o)
         own = "existing" in o.labels and o.count == 1
@@ -267,13 +267,23 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
                 fmt = format_label(need_format(ev), lang)
                 head += t("screen.buy_as_asked", lang, fmt=fmt, name=opt_name(alt, book))
             return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
-        head += shorter_fits(ev, o, book, lang)
+        head += shorter_fits(ev, o, book, lang) + _twin_sentence(ev, book, lang)
         if alt is not None:
             head += t("screen.other_fits", lang, name=opt_name(alt, book), lay=opt_layout(alt, lang, book))
     if off is not None and off.gpu == o.gpu and o.count == 1:  # the card itself, slowly: llama.cpp layer offload
         head += offload_sentence(off, book, lang)
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
 
+
+
+def _twin_sentence(ev: Any, book: Book, lang: str) -> str:
+    """The same card with more memory that holds the job as asked (analysis.evaluate._bigger_twin: "the 512 GB Mac
+    Studio M3 Ultra", "2× A100 80GB"), with its need and usable memory; "" when there is none."""
+    twin = getattr(ev, "bigger_twin", None)
+    if twin is None:
+        return ""
+    need, usable = need_and_usable(twin, book)
+    return t("screen.twin_fits", lang, name=opt_name(twin, book), need=need, usable=usable)
 
 
 def shorter_fits(ev: Any, o: Any, book: Book, lang: str) -> str:
