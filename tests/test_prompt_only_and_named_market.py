@@ -147,3 +147,35 @@ def test_no_larger_size_is_offered_when_none_holds_the_job():
     """Llama 3.1 405B at BF16 (≈ 756 GiB of weights) fits no A100 size on two cards: nothing about a larger size."""
     lead = _turn("Will Llama 3.1 405B fit on 2 A100 40GB?", "en").answer.split("\n")[0]
     assert "more memory" not in lead, lead
+
+
+@pytest.mark.parametrize(("text", "lang", "concurrency", "headcount"), [
+    ("我想用 Qwen3-32B 做客服机器人，100 个坐席同时用", "zh", 100, None),  # seats in use at once: a load
+    ("客服中心 300 个座席，部署 Qwen2.5-72B", "zh", None, 300),  # seats: people, a share of them at once
+])
+def test_call_centre_seats_are_people(text, lang, concurrency, headcount):
+    s = extract(text.lower(), CAT, lang=lang)
+    assert (s.concurrency, s.headcount) == (concurrency, headcount)
+
+
+@pytest.mark.parametrize(("turns", "lang"), [
+    (["我想用 Qwen3-32B 做客服机器人，100 个坐席同时用", "用国产卡呢"], "zh"),
+    (["Serve DeepSeek-R1 to 30 users on domestic Chinese accelerators"], "en"),
+    (["Qwen2.5-72B 推理，20 路并发，要求信创，国产化替代方案"], "zh"),
+])
+def test_cards_made_in_china_asked_for_are_the_only_ones_searched(turns, lang):
+    """"用国产卡呢" after a recommendation of RTX 5090 D cards gave the same answer again; now only the catalog's
+    cards made in China (Huawei Ascend, Atlas) are searched, and the assumption says so."""
+    conv = Conversation(driver="deterministic", lang=lang)
+    for text in turns:
+        turn = conv.respond(text)
+    vendors = {CAT.gpu(o["gpu"]).vendor for o in turn.options}
+    assert vendors == {"Huawei"}, [o["gpu"] for o in turn.options]
+    said = "只考虑国产卡（Huawei）" if lang == "zh" else "cards made in China only, as you asked (Huawei)"
+    assert said in turn.answer, turn.answer[:900]
+
+
+def test_a_vendor_named_as_domestic_in_another_sense_is_not_read_as_china_made():
+    """"the domestic market" is no hardware request; "国产" alone (a region word) keeps every vendor."""
+    for text, lang in (("serve llama 3.1 8b for the domestic market, 10 users", "en"), ("国产大模型 Qwen2.5-7B 部署，10 路并发", "zh")):
+        assert extract(text, CAT, lang=lang).excluded_vendors == []

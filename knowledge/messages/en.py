@@ -539,6 +539,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.single": "one request at a time (concurrency {n})",
     "assumption.peak": "sized for the peak of {peak} concurrent requests (average {avg})",
     "assumption.region_cn": "region not given: mainland China assumed (only cards sold there)",
+    "assumption.domestic": "cards made in China only, as you asked ({vendors})",
     "assumption.excluded": "left out as you asked: {names}",
     "assumption.excluded.sep": ", ",
     "assumption.mfu": "training time at MFU {mfu} as you stated, not the calibrated figure",

@@ -537,6 +537,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.single": "单路请求（并发 {n}）",
     "assumption.peak": "按高峰 {peak} 并发配置（平时 {avg}）",
     "assumption.region_cn": "未说明部署地区：按中国大陆计算（只考虑国内可买到的卡）",
+    "assumption.domestic": "按您的要求只考虑国产卡（{vendors}）",
     "assumption.excluded": "按您的要求不考虑：{names}",
     "assumption.excluded.sep": "、",
     "assumption.mfu": "训练时间按您给的 MFU {mfu} 计算，而不是校准值",

@@ -22,6 +22,7 @@ import msgspec
 
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.analysis.result import Assumption
+from advisor.conversation.reader.constraints import FOREIGN_VENDORS
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
 from advisor.estimator.formats import FORMATS
 from advisor.estimator.memory import default_inference_format
@@ -395,8 +396,13 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         vendors = {v.lower() for v in s.excluded_vendors}
         kwargs["candidates"] = tuple(g.id for g in default_catalog().gpus
                                      if g.id not in s.excluded and g.vendor.lower() not in vendors)
-        left_out = s.excluded + [v.upper() for v in vendors]
-        en, zh = (t("assumption.excluded", lang, names=t("assumption.excluded.sep", lang).join(left_out)) for lang in LANGS)
+        if vendors >= set(FOREIGN_VENDORS):  # "国产卡": the cards made in China only
+            made = sorted({g.vendor for g in default_catalog().gpus if g.vendor.lower() not in vendors})
+            en, zh = (t("assumption.domestic", lang, vendors=t("assumption.excluded.sep", lang).join(made)) for lang in LANGS)
+        else:
+            left_out = s.excluded + [v.upper() for v in vendors]
+            en, zh = (t("assumption.excluded", lang, names=t("assumption.excluded.sep", lang).join(left_out))
+                      for lang in LANGS)
         notes.append(Assumption(en, zh))
     if s.gpu_count and not s.existing and not s.candidates:
         if s.gpu_count <= 16:  # "四张卡", "8 GPUs": one machine

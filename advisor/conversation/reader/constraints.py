@@ -81,8 +81,19 @@ def replaced_here(s: str, start: int, end: int) -> bool:
     return bool(_INSTEAD_BEFORE.search(before))
 
 
+# cards made in China asked for ("国产卡", "用国产芯片呢", "domestic Chinese accelerators", "信创"): every vendor from
+# elsewhere is left out (the catalog's Chinese vendor is Huawei: Ascend 910B/910C, Atlas 300I Duo)
+_DOMESTIC = re.compile(r"国产(?:化)?\s*(?:的)?\s*(?:卡|显卡|gpu|npu|芯片|算力|加速卡|ai\s*芯片|替代|方案|硬件)|信创|自主可控|去\s*(?:英伟达|nvidia)化|"
+                       r"(?<![a-z])(?:domestic|chinese|china[- ]made|home[- ]grown)\s+(?:chinese\s+)?"
+                       r"(?:gpus?|cards?|chips?|accelerators?|npus?|hardware|silicon)(?![a-z])")
+FOREIGN_VENDORS = ("nvidia", "amd", "apple", "intel")
+
+
 def excluded_vendors(s: str) -> list[str]:
-    """Vendors ruled out as a whole: "no NVIDIA", "不要英伟达的卡", "除了 NVIDIA 以外"."""
+    """Vendors ruled out as a whole: "no NVIDIA", "不要英伟达的卡", "除了 NVIDIA 以外"; cards made in China asked
+    for ("国产卡", "domestic chips") rule out every vendor from elsewhere."""
+    if _DOMESTIC.search(s):
+        return list(FOREIGN_VENDORS)
     out = []
     for vendor, words in _VENDORS.items():
         if re.search(rf"(?:(?<![a-z])(?:no|not|non|without|except|avoid|excluding)[\s-]+(?:{words})|(?:不要|不用|除了|排除|非)\s*(?:{words}))", s) \
