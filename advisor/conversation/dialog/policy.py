@@ -22,6 +22,7 @@ from advisor.conversation.dialog import compare, rent
 from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.reader.intent import asks
 from advisor.conversation.reader.lang import say
+from advisor.conversation.reader.rental import read_provider
 from advisor.conversation.reader.usage import DAYS_PER_MONTH
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
@@ -115,6 +116,13 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                      suffix=t("rent.gpu_hours", lang))
     parts = []
     quotes = _quotes(rented, region, rate)
+    asked_at = read_provider(text_asked.lower()) if stated is None else None  # "on Lambda": that provider first
+    unlisted = ""
+    if asked_at is not None:
+        theirs = [q for q in quotes if q[0].rstrip("*").lower().startswith(asked_at.lower())]
+        quotes = theirs + [q for q in quotes if q not in theirs]
+        if not theirs:  # said first: the quotes that follow are other providers'
+            unlisted = t("rent.stated.not_listed", lang, provider=provider_label(asked_at, lang), gpu=rented.name).strip() + " "
     for provider, price, cur, date, tier in quotes[:4]:
         name = provider.rstrip("*")
         cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * price, cur, SRC_CLOUD)
@@ -155,8 +163,9 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                            "GPU-hours a month × price per GPU-hour × months")
         months = _period_words(use, book, lang)
         rate_h = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
-        period = t("rent.period", lang, what=what, months=months, total=total, name=name, unit=rate_h,
-                   date=quotes[0][3]) + "\n\n"
+        period = unlisted + t("rent.period", lang, what=what, months=months, total=total, name=name, unit=rate_h,
+                              date=quotes[0][3]) + "\n\n"
+        unlisted = ""
     note = t("rent.not_fit", lang, what=what) if opt.get("fits") is False else ""  # said before any price
     first_opt, other = options[0] if options else None, ""
     if first_opt is not None and opt is not first_opt and first_opt.get("gpu_name"):  # never a silent stand-in
@@ -202,7 +211,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
             text += t("rent.buy_instead", lang, cost=cost)
         text = note + period + text + other
     turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
-    return text
+    return unlisted + text  # (empty once the period sentence said it)
 
 
 SRC_STATED = "user input (rental price stated by the user), reader.rental"

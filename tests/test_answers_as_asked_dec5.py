@@ -1,4 +1,4 @@
-"""Two answers read as the person who asked them would (2026-12-05):
+"""Answers read as the person who asked them would (2026-12-05): what was asked is what is answered.
 
 * A prompt length said without an answer length ("8k prompts", "8k 的 prompt") is a chat request with that prompt:
   its answer is a chat turn's (advisor.workload.CHAT_OUTPUT_TOKENS, ShareGPT's mean) and the context holds both.
@@ -7,6 +7,9 @@
 * A card the person named, asked whether it runs the job or how fast, is not "ruled out" by a market rule alone
   (an export-restricted card in China that they use or can get): the rule is said as a note. Asked how many cards to
   buy, the exclusion stays (tests/test_review_regressions.py::test_named_card_blocked_in_china_is_still_sized).
+* "How many … and how fast" says the cards and their memory once; a comparison's verdict gives the speeds its table
+  shows; a named card too small is answered with its larger memory size when that holds the job; "国产卡" searches
+  the cards made in China; call-centre seats are people; a rental is priced at the provider named.
 
 Real catalog, reader, estimator, simulator, rules and deterministic dialog; no network.
 """
@@ -179,3 +182,20 @@ def test_a_vendor_named_as_domestic_in_another_sense_is_not_read_as_china_made()
     """"the domestic market" is no hardware request; "国产" alone (a region word) keeps every vendor."""
     for text, lang in (("serve llama 3.1 8b for the domestic market, 10 users", "en"), ("国产大模型 Qwen2.5-7B 部署，10 路并发", "zh")):
         assert extract(text, CAT, lang=lang).excluded_vendors == []
+
+
+@pytest.mark.parametrize(("text", "lang", "first", "unlisted"), [
+    ("how much to rent 8 H100s for a week on Lambda?", "en", "at Lambda", False),
+    ("rent 4 H100 on Modal per month, cost?", "en", "at Modal", False),
+    ("在 AutoDL 上租 2 张 4090 一个月多少钱", "zh", "AutoDL", False),
+    ("how much to rent 8 H100s for a week on CoreWeave?", "en", "CoreWeave is not in the price catalog", True),
+])
+def test_a_rental_priced_at_the_provider_named(text, lang, first, unlisted):
+    """"…on Lambda?" was priced at the cheapest quote (RunPod) without a word about Lambda; now the named provider's
+    dated quote leads, and a provider the catalog has no quote from is said so before the others."""
+    answer = _turn(text, lang).answer
+    head = answer.split("\n")[0]
+    assert first in head, head
+    if not unlisted:
+        others = [p for p in ("RunPod", "Lambda", "Modal", "恒源云") if p not in first]
+        assert all(head.find(first) < head.find(p) or p not in head for p in others), head
