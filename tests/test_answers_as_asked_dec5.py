@@ -199,3 +199,16 @@ def test_a_rental_priced_at_the_provider_named(text, lang, first, unlisted):
     if not unlisted:
         others = [p for p in ("RunPod", "Lambda", "Modal", "恒源云") if p not in first]
         assert all(head.find(first) < head.find(p) or p not in head for p in others), head
+
+
+@pytest.mark.parametrize(("text", "lang", "budget", "currency"), [
+    ("预算 5 万刀，部署 Qwen2.5-72B", "zh", 50_000, "USD"),  # 刀: dollars (was read as ¥50,000)
+    ("500k yuan budget for Qwen2.5-72B", "en", 500_000, "CNY"),  # (was not read)
+    ("budget 50k bucks, serve Llama 3.1 70B", "en", 50_000, "USD"),
+    ("两块显卡，预算 2 万", "zh", 20_000, "CNY"),  # 两块显卡: two cards, not ¥2
+    ("刀片服务器 8 台，预算 100 万", "zh", 1_000_000, "CNY"),  # 刀片: blades, not dollars
+])
+def test_budget_currency_words_are_the_rental_reader_s(text, lang, budget, currency):
+    """One list of currency words for budgets and rental prices (reader.numbers.USD_WORDS / CNY_WORDS)."""
+    s = extract(text.lower(), CAT, lang=lang)
+    assert (s.budget, s.currency) == (budget, currency)

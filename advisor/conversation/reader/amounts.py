@@ -12,7 +12,16 @@ import re
 from typing import TYPE_CHECKING
 
 from advisor.conversation.reader.name_index import representative_model
-from advisor.conversation.reader.numbers import BIG_SCALE, DIGITS, names_other_slot, to_number, with_scale
+from advisor.conversation.reader.numbers import (
+    BIG_SCALE,
+    CNY_WORDS,
+    DIGITS,
+    USD_WORDS,
+    currency_of,
+    names_other_slot,
+    to_number,
+    with_scale,
+)
 from advisor.conversation.reader.numbers import read as read_number
 from advisor.conversation.reader.ranges import MAX_GPU_COUNT, check
 from advisor.conversation.reader.slots import Slots
@@ -49,7 +58,7 @@ _MONEY = [
     # RMB 500k, CNY 2m, USD 50k: the currency's code before the amount
     re.compile(rf"(?<![a-z])(?P<cur>rmb|cny|usd)\s*(?P<num>{DIGITS})\s*(?P<unit>万|千|k|w|m|mn|million|thousand)?(?![a-z0-9])"),
     # 50k usd, 50 thousand dollars, 20万元, 20万 人民币, 1.5 million rmb
-    re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>usd|us\$|dollars?|美元|美金|rmb|cny|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片))|人民币|\$)(?![a-z])"),  # "两块显卡": cards
+    re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万|千|k|w|m|mn|million|thousand)?\s*(?P<cur>{USD_WORDS}|{CNY_WORDS}|\$)(?![a-z])"),
 ]
 _PER_HOUR = re.compile(r"\s*(?:/|per|an|a|each|every|每)\s*(?:gpu[\s-]*|card[\s-]*|卡)?(?:hr|hrs|hour|h|小时|时)(?![a-z])")
 _BUDGET_BARE = re.compile(
@@ -208,7 +217,7 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
                 continue
             value = scaled(m.group("num"), m.group("unit"))
             cur = m.group("cur")
-            currency = "USD" if cur in ("$", "usd", "us$", "dollar", "dollars", "美元", "美金") else "CNY"
+            currency = currency_of(cur)
             if value:
                 found.append((value, currency, m.start(), m.end()))
     if not found:

@@ -88,3 +88,15 @@ def read(text: str) -> float | None:
 def names_other_slot(text: str, start: int) -> bool:
     """True when the words just before `start` name the context or the concurrency (so not an amount of money)."""
     return bool(_SLOT_BEFORE.search(text[max(0, start - 24):start]))
+
+
+# currency words after an amount, one list for budgets (reader.amounts) and rental prices (reader.rental): dollars
+# ("bucks", "刀" in Chinese slang, not "刀片" blades) and yuan ("块" not before a card: "两块显卡" are two cards)
+USD_WORDS = r"usd|us\$|dollars?|bucks|美元|美金|刀(?!片)"
+CNY_WORDS = r"rmb|cny|yuan|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片))|人民币"
+_USD_WORD = re.compile(rf"\$|(?:{USD_WORDS})")
+
+
+def currency_of(word: str) -> str:
+    """"USD" for a dollar sign or word, "CNY" for any other currency word of USD_WORDS/CNY_WORDS, ¥ and ￥."""
+    return "USD" if _USD_WORD.fullmatch(word) else "CNY"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from advisor.conversation.reader.numbers import CNY_WORDS, USD_WORDS, currency_of
 from knowledge.structs import Value
 
 # (canonical name, pattern on the lower-cased message); a word that is also plain English ("modal", "replicate",
@@ -62,11 +63,9 @@ PROVIDER_IDS = {"阿里云": "aliyun", "腾讯云": "tencent", "火山引擎": "
 _PROVIDER_RX = [(name, re.compile(rx)) for name, rx in PROVIDERS]
 
 _NUM = r"(?P<sign>[-−])?\s*(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)"
-_USD = r"usd|us\$|dollars?|bucks|美元|美金|刀"
-_CNY = r"rmb|cny|yuan|元|块钱|块|人民币"
 _AMOUNTS = [
     re.compile(rf"(?P<cur>us\$|\$|¥|(?<![a-z])(?:usd|rmb|cny)(?![a-z]))\s*{_NUM}(?![\d.]|\s*(?:k|万|千|m)(?![a-z]))"),
-    re.compile(rf"(?<![\w.$¥]){_NUM}\s*(?P<cur>{_USD}|{_CNY})(?![a-z])"),
+    re.compile(rf"(?<![\w.$¥]){_NUM}\s*(?P<cur>{USD_WORDS}|{CNY_WORDS})(?![a-z])"),
 ]
 # a number with no currency, right before a per-hour mark: "at 2.5/hr"
 _BARE = re.compile(rf"(?<![\w.$¥\-−]){_NUM}(?=\s*/\s*(?:gpu[\s-]*)?(?:hr|hrs|hour|h)(?![a-z]))")
@@ -125,7 +124,7 @@ def _clause(s: str, start: int, end: int, before: int = 40, after: int = 48) -> 
 def _currency(cur: str | None, lang: str) -> tuple[str, bool]:
     if not cur:
         return ("CNY" if lang == "zh" else "USD"), False
-    return ("USD" if re.fullmatch(rf"\$|{_USD}", cur) else "CNY"), True
+    return currency_of(cur), True
 
 
 def find_rates(s: str, lang: str) -> list[tuple[re.Match[str], float, str, bool]]:
