@@ -212,3 +212,36 @@ def test_budget_currency_words_are_the_rental_reader_s(text, lang, budget, curre
     """One list of currency words for budgets and rental prices (reader.numbers.USD_WORDS / CNY_WORDS)."""
     s = extract(text.lower(), CAT, lang=lang)
     assert (s.budget, s.currency) == (budget, currency)
+
+
+# rental prices per day, week or month: the hourly price is the amount over the period's hours (a month: 8760 / 12 =
+# 730 h; a week 168 h; a day 24 h), computed here by hand
+@pytest.mark.parametrize(("text", "lang", "per_gpu_hour", "currency"), [
+    ("we rent H100s at $1,500 per GPU per month, buy or keep renting for Llama 3.1 70B?", "en", 1500 / 730, "USD"),
+    ("4090 月租 2000 元，买还是租划算", "zh", 2000 / 730, "CNY"),
+    ("每天 60 块租 4090 划算吗", "zh", 60 / 24, "CNY"),
+    ("Lambda charges $90 per day for an A100; serve Qwen2.5-32B", "en", 90 / 24, "USD"),
+    ("renting at $400 a week per GPU for our L40S fleet", "en", 400 / 168, "USD"),
+    ("租一台 8 卡 H100 服务器 月租 12 万，跑 DeepSeek-R1", "zh", 120_000 / 730 / 8, "CNY"),  # the server's price / 8
+    ("renting 8 H100s at $1.5k per GPU a month, should we buy?", "en", 1500 / 730, "USD"),
+])
+def test_a_rental_price_per_day_week_or_month_is_read_per_gpu_hour(text, lang, per_gpu_hour, currency):
+    r = extract(text.lower(), CAT, lang=lang).rent_rate
+    assert r is not None and r.currency == currency and r.amount == pytest.approx(per_gpu_hour, rel=1e-6), r
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("we spend $20,000 a month on the OpenAI API, would buying H100s be cheaper?", "en"),  # an API bill
+    ("budget $3,000 a month for renting GPUs for Llama 3.1 8B", "en"),  # a budget
+    ("预算每月 2 万，租卡跑 Qwen2.5-72B", "zh"),
+    ("we process 5,000 documents a day with Llama 3.1 8B on one A100", "en"),  # no price at all
+    ("电费每月 3000 元，自己买 4 张 4090 划算吗", "zh"),  # a power bill
+])
+def test_a_monthly_amount_that_is_no_rental_price_is_not_read_as_one(text, lang):
+    assert extract(text.lower(), CAT, lang=lang).rent_rate is None
+
+
+def test_the_answer_says_how_a_monthly_price_became_an_hourly_one():
+    answer = _turn("we rent H100s at $1,500 per GPU per month for Llama 3.1 70B serving. Buy or keep renting?",
+                   "en").answer
+    assert answer.startswith("**At your $2.05 (your price per month ÷ 730 hours) per GPU-hour"), answer[:300]

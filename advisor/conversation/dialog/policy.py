@@ -257,6 +257,11 @@ def _stated_lead(stated: rent.Stated, book: Book, lang: str, rented: Any, count:
     elif stated.instance is not None and stated.gpus:
         unit += t("rent.stated.instance", lang, instance=book.money(
             "your price per instance-hour", stated.instance, cur, SRC_STATED), n=stated.gpus)
+    if stated.period_hours != 1.0:  # "$1,500 per GPU per month": the hourly price it makes, and how
+        hours_of = book.num("hours of the period the stated price covers", stated.period_hours, "hours",
+                            "730 h a month (8760 / 12), 168 h a week, 24 h a day", 0, suffix="")
+        period = "month" if stated.period_hours > 200 else "week" if stated.period_hours > 100 else "day"
+        unit += t("rent.stated.per_period", lang, period=t(f"rent.period.{period}", lang), hours=hours_of)
     if not stated.currency_said:
         unit += t("rent.stated.currency_assumed", lang, cur=cur)
     whole = ""

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import re
 
+DAYS_PER_MONTH = 365 / 12  # 30.42: every day
+HOURS_PER_MONTH = 24 * DAYS_PER_MONTH  # 730 h: a month around the clock (usage, rental prices per month)
+
 _BIG = {"万": 1e4, "亿": 1e8}  # the scales that multiply whatever comes before them (一千五百 万)
 _SMALL = {"十": 10.0, "百": 100.0, "千": 1e3}  # after Arabic digits only ("3千", "1.5百"); 两千 is a numeral
 

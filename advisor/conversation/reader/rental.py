@@ -16,6 +16,11 @@ instance, divided by the GPU count said beside it ("8-GPU", "8 卡", "for 8 H100
 keeps the instance price and `gpus` None (the answer assumes the cards it sizes and says so). Otherwise per GPU.
 A zero or negative rate is bad input (`bad`), never read as its absolute value.
 
+A price per day, week or month ("$1,500 per GPU per month", "月租 2000 元", "每天 60 块", "月租 1.2 万") is read when the
+message rents (a rental word or a provider) and no budget or spending word sits beside it ("we spend $20k a month on
+the API" is no rental price); the hourly price is the amount over the period's hours (730 a month = 8760 / 12, 168 a
+week, 24 a day), `per_hours` keeps which, and the answer says so.
+
 Providers: the names people use for the clouds that rent GPUs (`PROVIDERS`), canonical names as the catalog's
 `CloudPrice.provider` starts with where the catalog has them.
 """
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from advisor.conversation.reader.numbers import CNY_WORDS, USD_WORDS, currency_of
+from advisor.conversation.reader.numbers import CNY_WORDS, HOURS_PER_MONTH, USD_WORDS, currency_of
 from knowledge.structs import Value
 
 # (canonical name, pattern on the lower-cased message); a word that is also plain English ("modal", "replicate",
@@ -67,6 +72,10 @@ _AMOUNTS = [
     re.compile(rf"(?P<cur>us\$|\$|¥|(?<![a-z])(?:usd|rmb|cny)(?![a-z]))\s*{_NUM}(?![\d.]|\s*(?:k|万|千|m)(?![a-z]))"),
     re.compile(rf"(?<![\w.$¥]){_NUM}\s*(?P<cur>{USD_WORDS}|{CNY_WORDS})(?![a-z])"),
 ]
+# a scaled amount ("1.2 万", "$1.5k"): only as a price per day, week or month ("月租 1.2 万", "$1.5k a month")
+_SCALED = re.compile(rf"(?:(?P<cur>us\$|\$|¥)\s*|(?<![\w.,$¥]))(?<![\d.,]){_NUM}\s*(?P<scale>万|千|k)(?![a-z])\s*"
+                     rf"(?P<cur2>{USD_WORDS}|{CNY_WORDS})?")
+_SCALE = {"万": 1e4, "千": 1e3, "k": 1e3}
 # a number with no currency, right before a per-hour mark: "at 2.5/hr"
 _BARE = re.compile(rf"(?<![\w.$¥\-−]){_NUM}(?=\s*/\s*(?:gpu[\s-]*)?(?:hr|hrs|hour|h)(?![a-z]))")
 
@@ -81,6 +90,30 @@ _BEFORE = re.compile(
     r"(?:(?:每|一|1)\s*(?:个)?\s*(?:卡|张)?\s*(?:每)?\s*(?:个)?\s*小时|每卡时|每卡每时|时租|小时价|租金每小时|"
     r"hourly(?:\s+(?:rate|price|cost))?|per\s+(?:gpu[\s-]*)?hour|an\s+hour|/\s*h(?:ou)?r)"
     r"\s*(?:的)?\s*(?:价格|租金|单价|费用|价)?\s*(?:是|为|要|只要|仅|约|大概|大约|:|of|is|at|costs?|=)?\s*(?:about|around|~)?\s*$")
+# a rental price per day, week or month ("$1,500 per GPU per month", "月租 2000 元", "每天 60 块", "¥12,000/台/月"):
+# read only with a rental word in the message ("rent", "租", "lease", a provider) and no budget or spending word
+# beside it ("we spend $20k a month on the API" is no rental price), then divided by the period's hours
+_PERIOD_HOURS = {"month": HOURS_PER_MONTH, "mo": HOURS_PER_MONTH, "月": HOURS_PER_MONTH, "个月": HOURS_PER_MONTH,
+                 "week": 168.0, "wk": 168.0, "周": 168.0, "星期": 168.0, "day": 24.0, "天": 24.0, "日": 24.0}
+_PERIOD_AFTER = re.compile(
+    rf"^\s*(?:(?:/|per|an?|each|every|每|一|一个)\s*(?:{_GPU_WORD}|台|instance|node|server|machine)?\s*[-/]?\s*)+"
+    r"(?P<p>months?|mo|weeks?|wk|days?|个月|月|周|星期|天|日)(?![a-z])|^\s*(?P<ly>monthly|weekly|daily)(?![a-z])")
+_PERIOD_BEFORE = re.compile(
+    r"(?P<p>月租|包月|每月|每个月|一个月|周租|每周|日租|每天|一天|monthly(?:\s+(?:rate|price|rent|cost|fee))?|"
+    r"per\s+month|a\s+month|weekly(?:\s+(?:rate|price|rent))?|daily(?:\s+(?:rate|price|rent))?|per\s+day)"
+    r"\s*(?:的)?\s*(?:价格|租金|单价|费用|价)?\s*(?:是|为|要|只要|仅|约|大概|大约|:|of|is|at|costs?|=)?\s*(?:about|around|~)?\s*$")
+_RENT_WORD = re.compile(r"(?<![a-z])(?:rent\w*|leas\w*|cloud|instances?|on[- ]demand|reserved)(?![a-z])|租|云")
+_SPEND_WORD = re.compile(r"预算|budget|spend\w*|花费|开销|afford|api|tokens?|token|电费|salary|工资")
+_PERIOD_OF = {"月租": "month", "包月": "month", "每月": "month", "每个月": "month", "一个月": "month", "周租": "week",
+              "每周": "week", "日租": "day", "每天": "day", "一天": "day"}
+
+
+def _period_hours(word: str) -> float:
+    """Hours of the period a price word names ("月租" → 730, "weekly" → 168, "per day" → 24)."""
+    w = _PERIOD_OF.get(word, word).lower()
+    return next((hours for key, hours in _PERIOD_HOURS.items() if key in w), HOURS_PER_MONTH)
+
+
 # a price per token, never per hour: "$3 per 1M tokens", "每百万 token 2 元"
 _PER_TOKEN = re.compile(r"^\s*(?:per|/|每|a|for)\s*(?:1\s*)?(?:m|mn|million|k|thousand|百万|千|万)?\s*(?:output\s+|input\s+)?"
                         r"(?:tokens?|词元)|^\s*(?:per|/|每)\s*(?:1\s*)?(?:m|mn|million|百万)(?![a-z])")
@@ -106,6 +139,7 @@ class RentRate(Value):
     gpus: int | None = None
     provider: str | None = None
     text: str = ""
+    per_hours: float = 1.0  # the hours the price as said covers: 1 for a rate per hour, 730 for one per month
 
 
 def read_provider(s: str) -> str | None:
@@ -127,22 +161,59 @@ def _currency(cur: str | None, lang: str) -> tuple[str, bool]:
     return currency_of(cur), True
 
 
-def find_rates(s: str, lang: str) -> list[tuple[re.Match[str], float, str, bool]]:
-    """(match, signed amount, currency, currency said) of every amount said per hour in `s` (lower case)."""
+def find_rates(s: str, lang: str) -> list[tuple[re.Match[str], float, str, bool, float]]:
+    """(match, signed amount, currency, currency said, hours the amount covers) of every rental price in `s` (lower
+    case): per hour, or per day, week or month where the message rents and does not speak of a budget there."""
     out = []
     taken: list[tuple[int, int]] = []
-    for rx in (*_AMOUNTS, _BARE):
+    renting = bool(_RENT_WORD.search(s)) or read_provider(s) is not None
+    for rx in _AMOUNTS:
         for m in rx.finditer(s):
             if any(m.start() < e and s0 < m.end() for s0, e in taken):
                 continue
             before, after = _clause(s, m.start(), m.end())
-            if _PER_TOKEN.match(after) or not (_AFTER.match(after) or _BEFORE.search(before)):
+            if _PER_TOKEN.match(after):
+                continue
+            hours = 1.0 if (_AFTER.match(after) or _BEFORE.search(before)) else _period(before, after, renting)
+            if hours is None:
                 continue
             value = float(m.group("num").replace(",", "")) * (-1 if m.group("sign") else 1)
             cur, said = _currency(m.groupdict().get("cur"), lang)
             taken.append((m.start(), m.end()))
-            out.append((m, value, cur, said))
+            out.append((m, value, cur, said, hours))
+    for m in _SCALED.finditer(s):  # "月租 1.2 万": per day, week or month only
+        if any(m.start() < e and s0 < m.end() for s0, e in taken):
+            continue
+        before, after = _clause(s, m.start(), m.end())
+        hours = _period(before, after, renting)
+        if hours is None:
+            continue
+        value = float(m.group("num").replace(",", "")) * _SCALE[m.group("scale")] * (-1 if m.group("sign") else 1)
+        word = m.group("cur") or m.group("cur2")
+        cur, said = _currency(word, lang) if word else ("CNY", True) if m.group("scale") in ("万", "千") else \
+            _currency(None, lang)
+        taken.append((m.start(), m.end()))
+        out.append((m, value, cur, said, hours))
+    for m in _BARE.finditer(s):  # "at 2.5/hr": per hour only
+        before, after = _clause(s, m.start(), m.end())
+        if not any(m.start() < e and s0 < m.end() for s0, e in taken) and not _PER_TOKEN.match(after) and (
+                _AFTER.match(after) or _BEFORE.search(before)):
+            value = float(m.group("num").replace(",", "")) * (-1 if m.group("sign") else 1)
+            cur, said = _currency(None, lang)
+            out.append((m, value, cur, said, 1.0))
     return sorted(out, key=lambda x: x[0].start())
+
+
+def _period(before: str, after: str, renting: bool) -> float | None:
+    """The hours of the day, week or month an amount is the rental price of ("$1,500 per GPU per month": 730),
+    None when it is no such price (no rental word in the message, or a budget word in its clause)."""
+    if not renting or _SPEND_WORD.search(before) or _SPEND_WORD.search(after[:24]):
+        return None
+    m = _PERIOD_AFTER.match(after)
+    if m is not None:
+        return _period_hours(m.group("p") or m.group("ly"))
+    b = _PERIOD_BEFORE.search(before)
+    return _period_hours(b.group("p")) if b is not None else None
 
 
 def read_rate(s: str, lang: str, full: str | None = None) -> tuple[RentRate | None, tuple[int, int] | None, str | None]:
@@ -153,9 +224,9 @@ def read_rate(s: str, lang: str, full: str | None = None) -> tuple[RentRate | No
     full = full if full is not None and len(full) == len(s) else s
     if not rates:
         return None, None, None
-    m, value, cur, said = rates[0]
+    m, value, cur, said, per_hours = rates[0]
     before, after = _clause(full, m.start(), m.end())
-    hour = _AFTER.match(after)
+    hour = _AFTER.match(after) if per_hours == 1.0 else _PERIOD_AFTER.match(after)
     end = m.end() + (hour.end() if hour else 0)
     words = s[m.start():end].strip() if hour else (before.strip()[-12:] + " " + s[m.start():m.end()].strip()).strip()
     if value <= 0:
@@ -170,9 +241,12 @@ def read_rate(s: str, lang: str, full: str | None = None) -> tuple[RentRate | No
         counted = for_gpus or _INSTANCE_GPUS.search(near)
         n = int(counted.group("n") or counted.groupdict().get("n2") or 0) if counted else 0
         gpus = n if 1 <= n <= 64 else None
-        return (RentRate(amount=value / gpus if gpus else None, currency=cur, currency_said=said, instance_amount=value,
-                         gpus=gpus, provider=provider, text=words), (m.start(), end), None)
-    return RentRate(amount=value, currency=cur, currency_said=said, provider=provider, text=words), (m.start(), end), None
+        hourly = value / per_hours
+        return (RentRate(amount=hourly / gpus if gpus else None, currency=cur, currency_said=said,
+                         instance_amount=hourly, gpus=gpus, provider=provider, text=words, per_hours=per_hours),
+                (m.start(), end), None)
+    return (RentRate(amount=value / per_hours, currency=cur, currency_said=said, provider=provider, text=words,
+                     per_hours=per_hours), (m.start(), end), None)
 
 
 __all__ = ["PROVIDERS", "PROVIDER_IDS", "RentRate", "find_rates", "read_provider", "read_rate"]

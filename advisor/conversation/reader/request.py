@@ -330,6 +330,9 @@ def _rent_rate_values(now: Slots, merged: Slots) -> list[Value]:
         if r.gpus:
             out.append(Value(name="rent_rate_gpus", value=r.gpus, unit="GPUs per instance", provenance="stated",
                              text=r.text, earlier=earlier))
+    if r.per_hours != 1.0:  # a price per day, week or month ("$1,500 per GPU per month"): the hours it covers
+        out.append(Value(name="rent_rate_period_hours", value=round(r.per_hours, 4), unit="hours", provenance="stated",
+                         text=r.text, earlier=earlier))
     if r.provider:
         out.append(Value(name="rent_provider", value=r.provider, provenance="stated", text=r.provider, earlier=earlier))
     return out

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import re
 
-from advisor.conversation.reader.numbers import cn_int, to_number
+from advisor.conversation.reader.numbers import DAYS_PER_MONTH, HOURS_PER_MONTH, cn_int, to_number
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import Text
 from knowledge.structs import Value
 
-DAYS_PER_MONTH = 365 / 12  # 30.42: every day
 WEEKDAYS_PER_MONTH = 5 * 52 / 12  # 21.67: Monday to Friday
 WEEKS_PER_MONTH = 52 / 12  # 4.33
-HOURS_PER_MONTH = 24 * DAYS_PER_MONTH  # 730 h: around the clock
 
 _NUMBER = (r"\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3}|(?<![a-z])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
            r"twelve|sixteen|twenty)(?![a-z])")
