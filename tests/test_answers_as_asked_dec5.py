@@ -245,3 +245,21 @@ def test_the_answer_says_how_a_monthly_price_became_an_hourly_one():
     answer = _turn("we rent H100s at $1,500 per GPU per month for Llama 3.1 70B serving. Buy or keep renting?",
                    "en").answer
     assert answer.startswith("**At your $2.05 (your price per month ÷ 730 hours) per GPU-hour"), answer[:300]
+
+
+def test_the_recommend_tool_takes_the_person_s_rental_price():
+    """The LLM agent's and MCP's recommend tool carries a stated rental price as the dialog does (Constraints.rent):
+    renting the same GPU-hours is priced at it — 4 cards × 8760 h × 3 years × $1.20 = $126,144 — where the catalog's
+    cheapest dated quote is used otherwise; a price ≤ 0 is refused in one line."""
+    from advisor.conversation.tools.registry import call_tool
+
+    base = {"model": "llama-3.1-70b", "concurrency": 20, "candidates": ["h100-sxm"], "top": 1}
+    mine = call_tool("recommend", {**base, "rent_per_gpu_hour": 1.2, "rent_provider": "Lambda"})
+    listed = call_tool("recommend", base)
+    row = mine.data["options"][0]
+    assert row["count"] == 4
+    rent = next(n for n in row["numbers"] if n.startswith("renting the same GPU-hours"))
+    assert "(your stated price): $126,144" in rent, rent
+    assert "your stated price" not in " ".join(listed.data["options"][0]["numbers"])
+    bad = call_tool("recommend", {**base, "rent_per_gpu_hour": -1})
+    assert not bad.ok and "rent_per_gpu_hour" in str(bad.error) and "\n" not in str(bad.error)

@@ -13,6 +13,7 @@ from advisor.estimator.planner import MAX_COUNT
 from advisor.workload import (
     Constraints,
     ExistingGpus,
+    StatedRent,
     Workload,
 )
 from knowledge.pydantic_models import Adjust, pydantic_model
@@ -110,13 +111,21 @@ _RECOMMEND_LIMITS = pydantic_model(Constraints, _Args, only=(
     "min_tokens_per_s", "max_ttft_ms", "deadline_s", "buy_or_rent"), adjust={
     "candidates": Adjust(annotation=list[str], default=[], limits={"max_length": 20}),
 })
+# the person's own rental price ("we rent H100s at $2.50 an hour on AWS"): the rent side of each option's TCO uses
+# it instead of the catalog's quotes; three flat fields, all optional (the struct's price is required once one is given)
+_RENT = pydantic_model(StatedRent, _Args, only=("per_gpu_hour", "currency", "provider"), adjust={
+    "per_gpu_hour": Adjust(name="rent_per_gpu_hour", optional=True,
+                           description="the user's own rental price per GPU-hour, when they state one"),
+    "currency": Adjust(name="rent_currency", note=" (with rent_per_gpu_hour)"),
+    "provider": Adjust(name="rent_provider", description="the cloud the user rents from, when named"),
+})
 _EXISTING = pydantic_model(ExistingGpus, _Args, adjust={
     "gpu": Adjust(name="existing_gpu", optional=True, description="a GPU the user already owns (id or alias)"),
     "count": Adjust(name="existing_count", optional=True),
 })
 
 
-class RecommendArgs(_EXISTING, _RECOMMEND_LIMITS, WorkloadArgs):  # type: ignore[misc,valid-type]
+class RecommendArgs(_RENT, _EXISTING, _RECOMMEND_LIMITS, WorkloadArgs):  # type: ignore[misc,valid-type]
     top: int = Field(3, ge=1, le=10, description="how many options to return")
 
     @model_validator(mode="after")
@@ -137,7 +146,9 @@ class RecommendArgs(_EXISTING, _RECOMMEND_LIMITS, WorkloadArgs):  # type: ignore
             candidates=tuple(catalog.gpu(c).id for c in self.candidates), max_gpus_per_node=self.max_gpus_per_node,
             max_nodes=self.max_nodes, power_limit_w=self.power_limit_w, max_ms_per_token=self.max_ms_per_token,
             min_tokens_per_s=self.min_tokens_per_s, max_ttft_ms=self.max_ttft_ms, deadline_s=self.deadline_s,
-            buy_or_rent=self.buy_or_rent)
+            buy_or_rent=self.buy_or_rent,
+            rent=None if self.rent_per_gpu_hour is None else StatedRent(
+                per_gpu_hour=self.rent_per_gpu_hour, currency=self.rent_currency, provider=self.rent_provider))
         return AnalysisRequest(workload=self.to_workload(), constraints=constraints, detail="options", strict=True)
 
 

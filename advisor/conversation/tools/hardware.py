@@ -114,6 +114,12 @@ def _option_row(i: int, opt: Option, src: str) -> tuple[dict[str, Any], list[dic
     if opt.tco is not None:
         tco = opt.tco.tco
         nums.append(num(f"{tag}: TCO over {opt.tco.years} years", tco.amount, tco.currency, src))
+        cloud = opt.tco.cloud
+        if cloud is not None:  # renting the same GPU-hours instead: at the user's stated price, else a dated quote
+            where = ("your stated price" if cloud.stated_rate is not None
+                     else f"{cloud.provider or 'a cloud'} as of {cloud.as_of}")
+            nums.append(num(f"{tag}: renting the same GPU-hours over {opt.tco.years} years ({where})", cloud.cost.amount,
+                            cloud.cost.currency, src))
     row["numbers"] = [f"{n['name'].split(': ', 1)[1]}: {n['display']}" for n in nums]
     row["finding_ids"] = [f.rule_id for f in opt.findings]
     return row, nums, list(opt.findings)
