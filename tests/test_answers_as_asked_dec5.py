@@ -263,3 +263,20 @@ def test_the_recommend_tool_takes_the_person_s_rental_price():
     assert "your stated price" not in " ".join(listed.data["options"][0]["numbers"])
     bad = call_tool("recommend", {**base, "rent_per_gpu_hour": -1})
     assert not bad.ok and "rent_per_gpu_hour" in str(bad.error) and "\n" not in str(bad.error)
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("4090 月租 2000 元，跑 Qwen2.5-14B，买还是租划算", "zh"),
+    ("在国内用两张 4090 跑 Qwen2.5-14B 可以吗", "zh"),
+    ("50 个人同时聊天，用 H100 部署 Llama 3.1 70B，需要几张，速度怎么样", "zh"),
+    ("文章说 70B 4bit 只要 28GB 显存，对吗", "zh"),
+    ("we rent H100s at $1,500 per GPU per month for Llama 3.1 70B serving. Buy or keep renting?", "en"),
+])
+def test_bold_renders_as_bold_in_the_chat(text, lang):
+    """CommonMark closes ** only when it is "right-flanking": after punctuation ("。**") it must be followed by a space
+    or punctuation, so "…每月 ¥4,000。**下面…" showed its asterisks in the web chat (seen in a phone screenshot). The
+    answer rendered by markdown-it (the CommonMark parser Gradio's chat uses) keeps no literal ** in its text."""
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").render(_turn(text, lang).answer.split("<details>")[0])
+    assert "**" not in html, html[:600]
