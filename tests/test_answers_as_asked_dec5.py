@@ -280,3 +280,12 @@ def test_bold_renders_as_bold_in_the_chat(text, lang):
 
     html = MarkdownIt("commonmark").render(_turn(text, lang).answer.split("<details>")[0])
     assert "**" not in html, html[:600]
+
+
+@pytest.mark.parametrize(("text", "home"), [
+    ("想在本地跑 Qwen2.5-14B，一张 3060 12G 够吗", True),  # a person's own machine: the GGUF file people run
+    ("我有一张 4090，想本地跑 DeepSeek-R1-Distill-Qwen-32B，行吗", True),
+    ("公司想本地部署 DeepSeek-R1，200 人用", False),  # on-premises for a company is not a home machine
+])
+def test_running_it_locally_is_a_home_machine(text, home):
+    assert bool(extract(text.lower(), CAT, lang="zh").home) is home

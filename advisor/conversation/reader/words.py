@@ -72,7 +72,8 @@ _ENGINES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"megatron"), "megatron"),
     (re.compile(r"transformers|hugging ?face"), "transformers"),
 ]
-_HOME = re.compile(r"家用|家里|在家|自己的电脑|个人电脑|游戏本|笔记本|台式机|(?<![a-z])(?:at home|home (?:lab|pc|server|use|setup)|"
+_HOME = re.compile(r"家用|家里|在家|自己的电脑|个人电脑|游戏本|笔记本|台式机|(?:在)?本地(?:跑|运行|玩|试试?)|"
+                   r"(?<![a-z])(?:at home|home (?:lab|pc|server|use|setup)|"
                    r"my (?:own )?(?:pc|laptop|desktop|gaming (?:pc|rig)|workstation)|gaming (?:pc|rig)|hobby\w*)(?![a-z])")
 _ZERO = re.compile(r"zero[\s\-_]*(?:stage)?[\s\-_]*(?P<n>[0-3])(?![0-9])")
 _MFU = re.compile(r"(?:mfu|model flops utili[sz]ation|算力利用率|利用率)\D{0,12}?(?P<a>\d{1,2}(?:\.\d+)?)\s*%|"
