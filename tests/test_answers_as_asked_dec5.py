@@ -289,3 +289,43 @@ def test_bold_renders_as_bold_in_the_chat(text, lang):
 ])
 def test_running_it_locally_is_a_home_machine(text, home):
     assert bool(extract(text.lower(), CAT, lang="zh").home) is home
+
+
+@pytest.mark.parametrize(("text", "lang", "opens"), [
+    ("Do I need InfiniBand for 4 nodes of H100 pre-training a 70B model on 200B tokens?", "en",
+     "over one 100 Gb/s Ethernet port per server it would take"),
+    ("4 台 H100 服务器预训练 70B，需要 IB 网络吗", "zh", "每台服务器只有一个 100 Gb/s 以太网口时要"),
+    ("Pre-training Llama 3.1 8B on 1T tokens with 64 H100 — is 100GbE between the servers enough?", "en",
+     "over one 100 Gb/s Ethernet port per server it would take"),
+    ("full fine-tune Qwen2.5-7B on 2 H100, do I need InfiniBand?", "en", "**No: 2× NVIDIA H100 SXM5 80GB is one server**"),
+])
+def test_a_network_question_is_answered_first(text, lang, opens):
+    """"Do I need InfiniBand?" opened with "Yes: 32× H100 fits" before; now with the run over one 100 GbE port per
+    server against the network assumed, from the same estimator (advisor.analysis.fabric)."""
+    turn = _turn(text, lang)
+    assert opens in turn.answer.split("\n")[0], turn.answer[:400]
+
+
+def test_a_slower_network_never_shortens_a_run():
+    """Property: with every server's network cut to 100 GbE the estimator's run is never shorter (the planner
+    re-plans for it, so it can only lose what the faster network bought); data parallelism across 8 servers loses
+    more than pipeline stages across 4."""
+    from advisor.analysis.fabric import fabric_need
+    from advisor.recommend.recommender import recommend
+    from advisor.workload import Constraints, Workload
+
+    slowdowns = {}
+    for model, tokens, nodes in (("llama-3.1-70b", 2e11, 4), ("llama-3.1-8b", 1e12, 8), ("qwen2.5-7b", 3e11, 2)):
+        w = Workload(model=model, task="pretrain", train_tokens=tokens)
+        o = recommend(w, Constraints(candidates=("h100-sxm",), max_gpus_per_node=8, max_nodes=nodes,
+                                     deadline_s=3650 * 86400)).options[0]
+        need = fabric_need(CAT.model(model), CAT.gpu("h100-sxm"), o, w)
+        assert need is not None and need.ethernet_wall_s >= need.wall_s * 0.999, (model, need)
+        slowdowns[model] = need.slowdown
+    # 64 H100 for an 8B model: data parallelism across 8 servers moves the gradients through the network every step
+    from advisor.recommend.recommender import evaluate_configs
+
+    w = Workload(model="llama-3.1-8b", task="pretrain", train_tokens=1e12)
+    wide = evaluate_configs(w, [("h100-sxm", 64)], Constraints(max_gpus_per_node=8, max_nodes=8))[0]
+    need = fabric_need(CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm"), wide, w)
+    assert need is not None and need.nodes == 8 and need.slowdown > 1.05, need

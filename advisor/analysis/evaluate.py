@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.claims import check_claim, premise_findings
 from advisor.analysis.engines import engine_runs
+from advisor.analysis.fabric import fabric_need
 from advisor.analysis.interconnect import link_share
 from advisor.analysis.limits import capacity, config_limits, serving_load, speed_at
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
@@ -111,6 +112,12 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
         ev.link = timed(steps, "link_share", {"gpu": gpu.id, "count": top.count, "tp": top.layout.tp},
                         lambda: link_share(model, gpu, top),
                         lambda r: f"all-reduce share {r.share:.0%}" if r.share is not None else r.link)
+    trained = top_option(ev) if request.asks_fabric else None
+    if trained is not None and trained.training is not None:  # "do I need InfiniBand?": the run over 100 GbE
+        on = catalog.gpu(trained.gpu)
+        ev.fabric = timed(steps, "fabric_need", {"gpu": on.id, "count": trained.count, "nodes": trained.nodes},
+                          lambda: fabric_need(model, on, trained, request.workload, request.constraints.mfu),
+                          lambda r: f"{r.slowdown:.2f}× over 100 GbE" if r is not None else "no comparison")
     ev.findings = _rules(ev)
     return ev
 

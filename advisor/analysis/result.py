@@ -13,6 +13,7 @@ from advisor.workload import Constraints, Workload
 from knowledge.quantities import ZERO, Bytes
 
 if TYPE_CHECKING:
+    from advisor.analysis.fabric import FabricNeed
     from advisor.analysis.interconnect import LinkShare
     from advisor.analysis.request import QuotedClaim
     from advisor.analysis.smaller import SmallerFit
@@ -131,6 +132,7 @@ class Analysis(msgspec.Struct):
     asks_servers: bool = False  # "how many servers / 几台": the count in servers first
     count_card: str = ""  # a count said with no card: the card it was answered on (advisor.analysis.evaluate.count_said)
     link: LinkShare | None = None  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
+    fabric: FabricNeed | None = None  # "do I need InfiniBand?": the run over 100 GbE between servers (analysis.fabric)
     asks_context: bool = False  # "what's the longest context on it?": the longest context that fits first
     asks_batch: bool = False  # "what batch size can I use?": the largest micro-batch / concurrency that fits first
     variants: list[VariantNeed] = msgspec.field(default_factory=list)  # settings compared, each with its need

@@ -315,12 +315,20 @@ _CHEAPEST = re.compile(r"(?<![a-z])(?:cheapest|least expensive|lowest[\s-]cost|m
                        r"价格最低|最低价|最实惠|预算最低|最少的钱|有没有更便宜|更便宜的(?:方案|配置|选择|卡)|便宜(?:一)?点的|"
                        r"(?<![a-z])(?:cheaper|less expensive|more affordable) (?:option|alternative|setup|config\w*|one|way|hardware)|"
                        r"(?:something|anything) cheaper")
+# "Do I need InfiniBand for 4 nodes?", "4 台服务器训练需要 IB 网络吗", "is 100GbE enough between the servers": the network
+# between servers a training job needs (advisor.analysis.fabric)
+_NET = r"(?:infiniband|(?<![a-z])ib(?![a-z])|roce(?:v2)?|rdma|(?:100|200|400|800)\s*g(?:b(?:e|it)?|/s)?(?![a-z0-9])|ethernet|以太网|ib\s*网络?|高速网络?|组网|网络互联|节点间网络|机间网络|服务器间网络|inter-?node network|network between (?:the )?(?:servers|nodes))"
+_FABRIC_QUESTION = re.compile(
+    rf"(?:need|require|necessary|needed|required|worth|matter|important|essential|must|have to|enough|ok|okay|suffice)"
+    rf"[^.?!。？]{{0,40}}{_NET}|{_NET}[^.?!。？]{{0,30}}(?:necessary|required|needed|worth|matter|important|essential|"
+    rf"enough|sufficient|ok|okay|fine|good enough)|{_NET}[^，。？?]{{0,16}}(?:需要|必要|必须|值得|重要|要不要|够不够|够吗|"
+    rf"够用|行不行|可以吗|影响大|吗|么|嘛)|(?:需要|必要|必须|要不要|需不需要|是否需要|没有|不用|不上)[^，。？?]{{0,12}}{_NET}")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest"]
+                   "cheapest", "fabric"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
-    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST,
+    "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
 }
 
 

@@ -1,6 +1,8 @@
 """The answer to "do I need NVLink?" (advisor.analysis.interconnect): yes, no or when, first, with the reason — the
 share of a decode step the tensor-parallel all-reduces take on the configuration's own link, or the card's own
-link from the catalog when no job was sized ("两张 4090 需要 NVLink 吗"), with the catalog's source for it."""
+link from the catalog when no job was sized ("两张 4090 需要 NVLink 吗"), with the catalog's source for it; and to
+"do I need InfiniBand?" (advisor.analysis.fabric): the training run over one 100 GbE port per server against the
+network assumed."""
 
 from __future__ import annotations
 
@@ -10,9 +12,11 @@ from advisor.analysis.interconnect import NVLINK_CLASS, WORTH_SHARE, LinkShare
 from advisor.conversation.render.book import SRC_THROUGHPUT, Book
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
+from knowledge.quantities import DAY, Seconds
 from rules.meta import get_rule
 
 if TYPE_CHECKING:
+    from advisor.analysis.fabric import FabricNeed
     from knowledge.schemas import GpuSpec
 
 NO_NVLINK_RULE = "cap-no-nvlink"  # "GeForce 40 and 50 series have no NVLink connector" (rules.capability)
@@ -80,3 +84,29 @@ def _source(gpu_id: str, lang: str) -> str:
         ids = gpu.cite.get("nvlink") or gpu.cite.get("nvlink_bytes_per_s") or []
     titles = [catalog.sources[sid].title.split(" (")[0] for sid in ids if sid in catalog.sources]
     return t("link.source", lang, title=titles[0]) if titles else ""
+
+
+SRC_FABRIC = "advisor.analysis.fabric.fabric_need (the planner or 6·N·D estimate under each network)"
+
+
+def fabric_text(fabric: FabricNeed, name: str, lay: str, book: Book, lang: str) -> str:
+    """The opening sentence of "do I need InfiniBand?": one server uses no network between servers; otherwise the
+    run over the assumed network against one 100 Gb/s Ethernet port per server, and whether that is needed."""
+    if fabric.nodes <= 1:
+        return t("fabric.one_server", lang, name=name)
+    where = f"on {fabric.count}× {fabric.gpu_name}"
+    fast = _run_time(book, f"training wall-clock {where}", fabric.wall_s, lang)
+    slow = _run_time(book, f"training wall-clock {where} over 100 GbE per server", fabric.ethernet_wall_s, lang)
+    ratio = book.num(f"slowdown over 100 GbE per server {where}", fabric.slowdown, "ratio", SRC_FABRIC, 2, suffix="")
+    gbps = book.num(f"network per server assumed {where}", fabric.network_bytes_per_s * 8 / 1e9, "Gb/s", SRC_FABRIC, 0,
+                    suffix="")
+    key = "fabric.needed" if fabric.needed else "fabric.not_needed"
+    return t(key, lang, name=name, nodes=fabric.nodes, fast=fast, slow=slow, r=ratio, gbps=gbps, lay=lay)
+
+
+def _run_time(book: Book, name: str, seconds: float, lang: str) -> str:
+    """A run's wall-clock in days (hours below a day), recorded in `book`."""
+    s = Seconds(seconds)
+    if s < DAY:
+        return book.duration(name, s, "h", SRC_FABRIC, 1, suffix=t("slot.hours", lang))
+    return book.duration(name, s, "days", SRC_FABRIC, 1, suffix=t("slot.days", lang))

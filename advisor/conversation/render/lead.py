@@ -12,7 +12,7 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render import load_lead, purchase_lead
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
 from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
-from advisor.conversation.render.interconnect import LINK_LEAD, card_text, link_text
+from advisor.conversation.render.interconnect import LINK_LEAD, card_text, fabric_text, link_text
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
@@ -112,6 +112,14 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
+    if ev.fabric is not None:  # "do I need InfiniBand for 4 nodes?": the run over 100 GbE per server, first
+        o = users[0] if len(users) == 1 else top
+        if o is not None and o.fits:
+            first = fs.count_lead(o, ev, book, lang)
+            first.text = fabric_text(ev.fabric, opt_name(o, book), opt_layout(o, lang, book), book, lang) + \
+                t("sentence.gap", lang) + first.text
+            first.deciding = LINK_LEAD
+            return first
     if ev.link is not None:  # "do I need NVLink for 70B on 4 GPUs?": yes / no / when, and why, first
         o = users[0] if len(users) == 1 else top
         if o is not None and o.fits:
