@@ -27,7 +27,7 @@ TERMS = frozenset(w.lower() for w in """
     GPU GPUs CPU RAM NVMe NVLink PCIe SXM HBM HBM3 HBM3e GDDR6 GDDR6X GDDR7 CUDA ECC OAM NVL PSU ATX
     NVIDIA AMD Intel Huawei Ascend GeForce RTX Tesla Quadro Volta Turing Ampere Ada Lovelace Hopper Blackwell
     Llama Qwen Mistral Mixtral DeepSeek Gemma Phi Yi GLM ChatGLM Baichuan InternLM
-    LLM AI API CLI JSON Slack Markdown PDF prefill decode all-reduce nvidia-smi ROCm MLPerf InfiniBand
+    LLM AI API CLI JSON Slack Markdown PDF prefill decode all-reduce nvidia-smi ROCm MLPerf InfiniBand RoCE
     GPU-Advisor Advisor zh-CN AutoDL RunPod gpushare.com Meta Reuters
     ShareGPT Chinchilla Hoffmann
 """.split())
