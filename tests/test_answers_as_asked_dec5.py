@@ -329,3 +329,29 @@ def test_a_slower_network_never_shortens_a_run():
     wide = evaluate_configs(w, [("h100-sxm", 64)], Constraints(max_gpus_per_node=8, max_nodes=8))[0]
     need = fabric_need(CAT.model("llama-3.1-8b"), CAT.gpu("h100-sxm"), wide, w)
     assert need is not None and need.nodes == 8 and need.slowdown > 1.05, need
+
+
+@pytest.mark.parametrize(("text", "lang", "said"), [
+    # Llama 3.1 8B (config.json: 32 layers, 8 KV heads of 128): 2 × 8 × 128 × 2 bytes = 4 KiB a layer, × 32 = 128 KiB
+    ("How much KV cache does Llama 3.1 8B use per token?", "en", "**Llama-3.1-8B caches 128 KiB of KV per token**"),
+    # Qwen2.5-72B (80 layers, 8 KV heads of 128): 4 KiB × 80 = 320 KiB; 4096 tokens × 320 KiB = 1.25 GiB
+    ("Qwen2.5-72B 每个 token 的 KV 缓存多大", "zh", "**Qwen2.5-72B 每个 token 的 KV 缓存为 320 KiB**"),
+    # DeepSeek-V3 (MLA, 61 layers): (512 latent + 64 rope) × 2 bytes = 1,152 B a layer, × 61 = 68.6 KiB
+    ("what's the KV cache size for one token of DeepSeek-V3?", "en", "**DeepSeek-V3 caches 68.6 KiB of KV per token**"),
+    # an FP8 cache: 1 byte an element, 2 KiB a layer × 80 layers = 160 KiB (asked beside a format, not a comparison)
+    ("Llama 3.1 70B with an FP8 KV cache: bytes per token of KV?", "en", "**Llama-3.1-70B caches 160 KiB of KV per token**"),
+])
+def test_kv_cache_per_token_is_answered_first(text, lang, said):
+    """It was answered with "I recommend 2× RTX 5060 Ti …"; the values are worked out above from the configs."""
+    assert _turn(text, lang).answer.startswith(said)
+
+
+@pytest.mark.parametrize(("text", "concurrency", "headcount"), [
+    ("40 support agents using Qwen2.5-32B at once, what GPUs?", 40, None),
+    ("25 call-center operators at the same time on Llama 3.1 8B", 25, None),
+    ("we have 30 software engineers, serve Qwen2.5-Coder-32B", None, 30),
+    ("train on 8 A100 GPUs for 3 epochs", None, None),
+])
+def test_people_named_by_their_role(text, concurrency, headcount):
+    s = extract(text.lower(), CAT, lang="en")
+    assert (s.concurrency, s.headcount) == (concurrency, headcount)

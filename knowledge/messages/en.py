@@ -310,6 +310,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "fabric.one_server": "**No: {name} is one server**, so no network between servers is used; InfiniBand or RoCE matters once a job spans servers.",
     "fabric.needed": "**Yes, for this job: over one 100 Gb/s Ethernet port per server it would take {slow} instead of {fast} ({r}× as long)** on {name} in {nodes} servers ({gbps} Gb/s per server assumed: InfiniBand or RoCE, {lay}).",
     "fabric.not_needed": "**Not much, for this job: over one 100 Gb/s Ethernet port per server it would take {slow} instead of {fast} ({r}×)** on {name} in {nodes} servers ({gbps} Gb/s per server assumed; {lay}).",
+    "lead.kv_token": "**{model} caches {token} of KV per token** ({fmt} KV cache over its {layers} layers, {layer} per layer, unsplit): one sequence of {ctx} takes {seq}.",
     "lead.speed": "**About {speed}{ttft}** on {name}{warn} ({lay}){verdict}: {need} needed per GPU of {usable} usable.",
     "lead.speed.no_run": "**No speed to give: it does not run as asked**",
     "lead.speed.ttft": ", first token after {ttft}",

@@ -308,6 +308,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "fabric.one_server": "**不需要：{name} 在一台服务器内**，不经过服务器之间的网络；任务跨服务器时才需要 InfiniBand 或 RoCE。",
     "fabric.needed": "**这个任务需要：每台服务器只有一个 100 Gb/s 以太网口时要 {slow}，而不是 {fast}（{r} 倍）**（{name}，{nodes} 台服务器，按每台 {gbps} Gb/s 的 InfiniBand 或 RoCE 计算，{lay}）。",
     "fabric.not_needed": "**这个任务对服务器间网络要求不高：每台服务器只有一个 100 Gb/s 以太网口时要 {slow}，而不是 {fast}（{r} 倍）**（{name}，{nodes} 台服务器，按每台 {gbps} Gb/s 计算，{lay}）。",
+    "lead.kv_token": "**{model} 每个 token 的 KV 缓存为 {token}**（{fmt} KV 缓存，{layers} 层合计，每层 {layer}，未按张量并行切分）：一条 {ctx} 的序列需要 {seq}。",
     "lead.speed": "**{name} 上约{speed}{ttft}**{verdict}{warn}（{lay}），每卡需要 {need}，可用 {usable}。",
     "lead.speed.no_run": "**按原样跑不起来，谈不上速度**",
     "lead.speed.ttft": "，首 token 约 {ttft}",

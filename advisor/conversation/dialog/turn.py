@@ -457,6 +457,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                variants=read_variants(text),
                                asks_servers=asks("servers", text), asks_link=asks("link", text),
                                asks_fabric=workload.is_training and asks("fabric", text),
+                               asks_kv_token=asks("kv_token", text),
                                asks_token_cost=not workload.is_training and asks("token_cost", text),
                                asks_why_count=asks("why_count", text), asks_cheapest=asks("cheapest", text),
                                engines=() if workload.is_training else engines_compared(text),

@@ -88,6 +88,11 @@ _CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 co
     re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
     re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|"
                r"concurrent|simultaneous|agents)(?![a-z])"),
+    # "40 support agents using it at once", "25 call-center operators at the same time": people named by their role,
+    # with the simultaneity said after them
+    re.compile(rf"(?P<num>{with_scale(DIGITS)})\s+(?:[a-z-]+\s+){{1,2}}(?:agents|operators|reps|representatives|staff|"
+               r"analysts|engineers|developers|users)(?=[^?!;\n]{0,30}(?:at once|at the same time|simultaneously|"
+               r"concurrently|in parallel))"),
     re.compile(rf"(?P<num>{DIGITS})\s*(?:concurrency|concurrent requests)(?![a-z])"),  # "at 64 concurrency"
     re.compile(rf"(?:concurrency|concurrent users|parallel requests|batch size)\s*(?:of|is|=|:|to|at|around|about)?\s*(?P<num>{DIGITS})"),
 ]
@@ -105,6 +110,9 @@ _HEADCOUNT = [
                rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*(?:人|员工|同事)"),
     re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|ppl|persons|engineers|developers|devs|employees|staff|colleagues|"
                r"analysts|seats|customers|students|members|researchers|teammates|coworkers|co-workers)(?![a-z])"),
+    # "30 software engineers", "200 support staff": people named by role, one word before the noun
+    re.compile(rf"(?P<num>{with_scale(DIGITS)})\s+(?:[a-z]+-?[a-z]*\s+)(?:engineers|developers|devs|employees|staff|"
+               r"analysts|researchers|students|agents|operators|reps|colleagues|teammates)(?![a-z])"),
     re.compile(rf"(?<![a-z])(?:team|company|org|organi[sz]ation|group|lab|department|firm|startup|staff|headcount|class)\s+"
                rf"(?:of|with)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})(?![a-z0-9])"),
     re.compile(rf"(?P<num>{DIGITS}|{_PEOPLE_WORD_NUM})\s*-?\s*(?:person|people|man|member|strong|seat)\s+(?:\w+\s+)?"

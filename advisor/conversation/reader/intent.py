@@ -323,12 +323,17 @@ _FABRIC_QUESTION = re.compile(
     rf"[^.?!。？]{{0,40}}{_NET}|{_NET}[^.?!。？]{{0,30}}(?:necessary|required|needed|worth|matter|important|essential|"
     rf"enough|sufficient|ok|okay|fine|good enough)|{_NET}[^，。？?]{{0,16}}(?:需要|必要|必须|值得|重要|要不要|够不够|够吗|"
     rf"够用|行不行|可以吗|影响大|吗|么|嘛)|(?:需要|必要|必须|要不要|需不需要|是否需要|没有|不用|不上)[^，。？?]{{0,12}}{_NET}")
+# "How much KV cache does Llama 3.1 8B use per token?", "每个 token 的 KV 缓存多大": the cache of one token, first
+_KV_PER_TOKEN = words(zh=r"(?:每个|每|单个|一个)\s*token[^，。？?]{0,10}kv|kv\s*(?:cache|缓存)?[^，。？?]{0,12}(?:每个|每|单个|一个)\s*token",
+                      en=r"kv[\s-]*cache[^?!\n]{0,40}(?:per|each|a single|one|1)[\s-]token|per[\s-]token[^?!\n]{0,24}kv(?![a-z])|"
+                         r"kv[\s-]*(?:cache\s+)?(?:size|bytes|memory)\s+(?:of|for)\s+(?:one|a|each|1|a single)\s+token")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest", "fabric"]
+                   "cheapest", "fabric", "kv_token"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
+    "kv_token": _KV_PER_TOKEN,
 }
 
 

@@ -29,12 +29,13 @@ from advisor.conversation.render.purchase_lead import against_target
 from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
+from advisor.estimator.kv_cache import kv_bytes_per_token_layer, kv_cache_bytes
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.prices import budget_price, unit_price
 from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
-from knowledge.quantities import Bytes, Seconds
+from knowledge.quantities import UNIT_BYTES, Bytes, Seconds
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -97,6 +98,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     intent = ev.intent
     users = ev.user_options
     cap = state.slots.capacity
+    if ev.asks_kv_token and ev.model is not None:  # "how much KV cache per token?": that, first
+        return kv_token_lead(ev, book, lang)
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
         typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value)) if cap else ""
         return variants_lead(ev, book, lang, Bytes.of(cap.value, "GiB") if cap is not None else None, typed)
@@ -440,3 +443,25 @@ def _nothing_fits(ev: Analysis, book: Book, lang: str) -> str:
     fmt = format_label(fs.need_format(ev), lang)
     total = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
     return t("lead.nothing_fits_need", lang, model=ev.model.name, fmt=fmt, total=total)
+
+
+SRC_KV = "advisor.estimator.kv_cache.kv_cache_bytes (K and V of every layer; sliding-window layers capped)"
+
+
+def kv_token_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """"How much KV cache does it use per token?": one token's K and V over every layer (one GPU, no TP split), then
+    one sequence of the context asked or assumed. Bytes per token and layer = 2 (K, V) × KV heads × head dim × bytes
+    (MLA: the compressed latent and its rope key), advisor.estimator.kv_cache."""
+    model, w = ev.model, ev.workload
+    per_token = kv_cache_bytes(model, 1, kv=w.kv)
+    per_seq = kv_cache_bytes(model, w.context, kv=w.kv)
+    unit = "MiB" if per_token >= 2**20 else "KiB"
+    token = book.num(f"KV cache per token of {model.name} ({w.kv})", per_token / UNIT_BYTES[unit], unit, SRC_KV,
+                     0 if per_token / UNIT_BYTES[unit] >= 100 else 1)
+    layer = book.num(f"KV cache per token per layer of {model.name} ({w.kv})",
+                     kv_bytes_per_token_layer(model, w.kv) / 2**10, "KiB", SRC_KV, 1)
+    seq = book.gib(f"KV cache of one {w.context}-token sequence of {model.name}", Bytes(per_seq), SRC_KV, 2)
+    ctx = book.tokens("context", w.context, SRC_KV, lang)
+    text = t("lead.kv_token", lang, model=model.name, token=token, layer=layer, layers=model.num_layers,
+             fmt=format_label(w.kv, lang), ctx=ctx, seq=seq)
+    return fs.Lead(text, None, f"KV cache per token of {model.name} ({w.kv})")
