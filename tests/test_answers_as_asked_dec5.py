@@ -355,3 +355,27 @@ def test_kv_cache_per_token_is_answered_first(text, lang, said):
 def test_people_named_by_their_role(text, concurrency, headcount):
     s = extract(text.lower(), CAT, lang="en")
     assert (s.concurrency, s.headcount) == (concurrency, headcount)
+
+
+@pytest.mark.parametrize(("text", "lang", "opens"), [
+    ("How many tokens per day can 1 H100 generate with Llama 3.1 8B?", "en", "**About "),
+    ("what's the daily output of 8x H200 serving Llama 3.1 70B?", "en", "**About "),
+    ("一张 4090 跑 Qwen2.5-7B，一天能生成多少 token", "zh", "**1× GeForce RTX 4090 满负荷全天运行，每天约生成 "),
+])
+def test_tokens_a_day_is_answered_first(text, lang, opens):
+    """"How many tokens a day?" was answered "Yes: it fits … 163 tokens/s per user"; now the output at full load
+    around the clock. The day's tokens are the total tokens/s the sentence gives × 86,400 s (checked here)."""
+    import re
+
+    lead = _turn(text, lang).answer.split("\n")[0]
+    assert lead.startswith(opens), lead
+    tps = float(re.search(r"(\d+) tokens/s", lead).group(1))
+    scale = {"M": 1e6, "万": 1e4, "亿": 1e8}
+    amount, unit = re.search(r"(\d+(?:\.\d+)?) ?(M|万|亿) tokens", lead).groups()
+    assert float(amount) * scale[unit] == pytest.approx(tps * 86_400, rel=0.002), lead
+
+
+def test_a_daily_volume_stated_is_not_asked():
+    """"we need 1M tokens per day" states a volume: the answer sizes for it, and does not open with a capacity."""
+    lead = _turn("we need 1M tokens per day with Llama 3.1 8B, what GPU?", "en").answer.split("\n")[0]
+    assert "a day** on" not in lead, lead

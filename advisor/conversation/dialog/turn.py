@@ -458,6 +458,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_servers=asks("servers", text), asks_link=asks("link", text),
                                asks_fabric=workload.is_training and asks("fabric", text),
                                asks_kv_token=asks("kv_token", text),
+                               asks_tokens_per_day=not workload.is_training and slots.tokens_per_day is None
+                               and asks("tokens_per_day", text),
                                asks_token_cost=not workload.is_training and asks("token_cost", text),
                                asks_why_count=asks("why_count", text), asks_cheapest=asks("cheapest", text),
                                engines=() if workload.is_training else engines_compared(text),

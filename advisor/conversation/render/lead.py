@@ -115,6 +115,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
+    if ev.asks_tokens_per_day and (users or top) is not None:  # "how many tokens a day can it generate?"
+        led_day = _tokens_per_day_lead(users[0] if len(users) == 1 else top, ev, book, lang)  # type: ignore[arg-type]
+        if led_day is not None:
+            return led_day
     if ev.fabric is not None:  # "do I need InfiniBand for 4 nodes?": the run over 100 GbE per server, first
         o = users[0] if len(users) == 1 else top
         if o is not None and o.fits:
@@ -465,3 +469,27 @@ def kv_token_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
     text = t("lead.kv_token", lang, model=model.name, token=token, layer=layer, layers=model.num_layers,
              fmt=format_label(w.kv, lang), ctx=ctx, seq=seq)
     return fs.Lead(text, None, f"KV cache per token of {model.name} ({w.kv})")
+
+
+SRC_DAY = "analysis.limits.capacity: output tokens/s at full load (estimate_throughput) × 86,400 s"
+
+
+def _tokens_per_day_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """"How many tokens a day?": the output tokens/s at full load (as many sequences of the context as the memory
+    holds, analysis.limits.capacity) × 86,400 s, running around the clock; None without that capacity."""
+    lim = ev.limits if ev.limits is not None and ev.limits.option is o and not ev.limits.training else None
+    if lim is not None and lim.at_max and lim.max_load > 0:  # the configuration named: its own stretch
+        total, most = float(lim.at_max["total"]), lim.max_load
+    else:
+        cap = ev.capacity.get((o.gpu, o.count)) if o.fits else None
+        if not cap:
+            return None
+        total, most = float(cap["total"]), int(cap["max_concurrency"])
+    on = f"{o.count}× {o.gpu_name}"
+    day = book.tokens(f"output tokens a day at full load on {on}", total * 86_400, SRC_DAY, lang)
+    tps = book.num(f"output tokens/s in total at full load on {on}", total, "tokens/s", SRC_DAY, 0)
+    n = book.count(f"concurrent sequences at full load on {on}", most, "sequences", SRC_DAY)
+    ctx = book.tokens("context", ev.workload.context, SRC_DAY, lang)
+    text = t("lead.tokens_per_day", lang, day=day, name=opt_name(o, book), tps=tps, n=n, ctx=ctx)
+    return fs.Lead(text, None, f"output tokens a day at full load on {on}")
+
