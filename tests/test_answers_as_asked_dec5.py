@@ -379,3 +379,26 @@ def test_a_daily_volume_stated_is_not_asked():
     """"we need 1M tokens per day" states a volume: the answer sizes for it, and does not open with a capacity."""
     lead = _turn("we need 1M tokens per day with Llama 3.1 8B, what GPU?", "en").answer.split("\n")[0]
     assert "a day** on" not in lead, lead
+
+
+@pytest.mark.parametrize(("text", "lang", "opens"), [
+    ("What is the power draw of 8 H100s running Llama 3.1 70B, and the yearly electricity cost?", "en",
+     "**8× NVIDIA H100 SXM5 80GB draws about "),
+    ("8 张 4090 跑 Qwen2.5-72B，一年电费多少", "zh", "**8× GeForce RTX 4090 平均约 "),
+])
+def test_power_and_electricity_are_answered_first(text, lang, opens):
+    """It opened with the purchase price. The kW at the wall is the year's kWh over 8760 h, and the GPUs' TDP is
+    8 × 700 W for H100 SXM and 8 × 450 W for RTX 4090 (catalog), checked here."""
+    import re
+
+    lead = _turn(text, lang).answer.split("\n")[0]
+    assert lead.startswith(opens), lead
+    kw = float(re.search(r"约? ?(\d+(?:\.\d+)?) kW", lead).group(1))
+    kwh = float(re.search(r"(\d[\d,]*) (?:kWh|度电)", lead).group(1).replace(",", ""))
+    assert kw == pytest.approx(kwh / 8760, abs=0.05), lead
+    assert ("5600 W" if "H100" in text else "3600 W") in lead
+
+
+def test_a_power_limit_is_no_power_question():
+    lead = _turn("serve llama 3.1 70b to 50 users under a 3 kW power limit", "en").answer.split("\n")[0]
+    assert "at the wall" not in lead, lead

@@ -332,13 +332,17 @@ _TOKENS_PER_DAY = words(zh=r"(?:每天|一天|每日|一日)\s*(?:最多)?\s*(?:
                            r"(?:亿|万|百万)?\s*(?:个)?\s*tokens?|(?:多少|几)\s*(?:亿|万)?\s*tokens?\s*(?:每天|一天|/\s*天)",
                         en=r"how many (?:output )?tokens?[^?!\n]{0,60}(?:per|a|each|every|in a|in one|/)\s*day|"
                            r"(?:tokens?|output)\s*(?:per|a|/)\s*day[^?!\n]{0,40}\?|daily (?:token )?(?:output|capacity|throughput)")
+# "What is the power draw of 8 H100s …?", "一年电费多少", "功耗多大": the power and its yearly electricity, first
+_POWER = words(zh=r"功耗|耗电|电费|用电量|多少瓦|多少千瓦|多少度电|多大功率|功率多大|功率是多少",
+               en=r"power (?:draw|consumption|usage|use|bill|requirements?)|how many (?:watts|kilowatts|kw)(?![a-z])|"
+                  r"electricity (?:cost|bill|use|usage)|energy (?:cost|use|usage|consumption|bill)|how much power")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest", "fabric", "kv_token", "tokens_per_day"]
+                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
-    "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY,
+    "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
 }
 
 

@@ -115,6 +115,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
+    if ev.asks_power and (users or top) is not None:  # "what is the power draw and the electricity a year?"
+        led_power = _power_lead(users[0] if len(users) == 1 else top, book, lang)  # type: ignore[arg-type]
+        if led_power is not None:
+            return led_power
     if ev.asks_tokens_per_day and (users or top) is not None:  # "how many tokens a day can it generate?"
         led_day = _tokens_per_day_lead(users[0] if len(users) == 1 else top, ev, book, lang)  # type: ignore[arg-type]
         if led_day is not None:
@@ -493,3 +497,23 @@ def _tokens_per_day_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.L
     text = t("lead.tokens_per_day", lang, day=day, name=opt_name(o, book), tps=tps, n=n, ctx=ctx)
     return fs.Lead(text, None, f"output tokens a day at full load on {on}")
 
+
+
+SRC_POWER = "advisor.estimator.cost.estimate_tco: (count × TDP + servers × platform W) × utilisation × 8760 h × PUE"
+
+
+def _power_lead(o: Option, book: Book, lang: str) -> fs.Lead | None:
+    """"What is its power draw, and the electricity a year?": the average power at the wall, the option's yearly
+    energy over 8760 h (estimate_tco: GPUs' TDP and the servers' platform power × utilisation × PUE), the GPUs'
+    TDP alone, and the electricity bill a year; None without a TCO."""
+    tco = o.tco
+    if tco is None or not tco.energy_kwh_per_year:
+        return None
+    on = f"{o.count}× {o.gpu_name}"
+    kw = book.num(f"average power at the wall of {on} (PUE included)", tco.energy_kwh_per_year / 8760.0, "kW", SRC_POWER,
+                  1)
+    kwh = book.num(f"energy a year of {on}", tco.energy_kwh_per_year, "kWh", SRC_POWER, 0, suffix="")
+    gpu_w = book.num(f"GPU TDP of {on}", load_catalog().gpu(o.gpu).tdp_w * o.count, "W", "catalog: GpuSpec.tdp_w", 0)
+    cost = book.money(f"electricity a year for {on}", tco.power_per_year.amount, tco.power_per_year.currency, SRC_POWER)
+    text = t("lead.power", lang, name=opt_name(o, book), kw=kw, kwh=kwh, gpu_w=gpu_w, cost=cost)
+    return fs.Lead(text, None, f"average power at the wall of {on} (PUE included)")
