@@ -402,3 +402,18 @@ def test_power_and_electricity_are_answered_first(text, lang, opens):
 def test_a_power_limit_is_no_power_question():
     lead = _turn("serve llama 3.1 70b to 50 users under a 3 kW power limit", "en").answer.split("\n")[0]
     assert "at the wall" not in lead, lead
+
+
+@pytest.mark.parametrize(("text", "lang", "head", "flags"), [
+    ("Qwen2.5-72B AWQ 用 vLLM 部署在 2 张 L20 上，并发 20，启动命令怎么写", "zh", "**启动命令**（2× NVIDIA L20）",
+     ("--tensor-parallel-size 2", "--max-num-seqs 20", "--quantization awq")),
+    ("What's the vllm serve command for Llama 3.1 70B on 4 H100 with 32 users?", "en",
+     "**Launch command** for 4× NVIDIA H100 SXM5 80GB", ("--tensor-parallel-size 4", "--max-num-seqs 32")),
+])
+def test_a_launch_command_asked_for_leads(text, lang, head, flags):
+    """"启动命令怎么写" answered feasibility and kept the command in a closed section; the command now comes first,
+    with the configuration's own flags, and the verdict on it follows."""
+    answer = _turn(text, lang).answer
+    assert answer.startswith(head), answer[:300]
+    block = answer.split("```")[1]
+    assert block.strip().startswith("vllm serve") and all(f in block for f in flags), block

@@ -75,6 +75,7 @@ class AnalysisRequest(Frozen):
     asks_kv_token: bool = False  # "how much KV cache per token?": one token's cache over all layers, first
     asks_tokens_per_day: bool = False  # "how many tokens a day can it generate?": the output at full load × 86,400 s
     asks_power: bool = False  # "what is its power draw / electricity cost?": the option's power and yearly energy
+    asks_launch: bool = False  # "启动命令怎么写": the engine's launch line for the configuration, first
     asks_token_cost: bool = False  # "what does a million tokens cost on …?"
     asks_why_count: bool = False  # "why does 70B need two GPUs?": the reason for the count first
     asks_cheapest: bool = False  # "the cheapest hardware for R1": the lowest purchase that fits first

@@ -136,6 +136,7 @@ class Analysis(msgspec.Struct):
     asks_kv_token: bool = False  # "how much KV cache per token?": that first (render.lead.kv_token_lead)
     asks_tokens_per_day: bool = False  # "how many tokens a day?": the output at full load, first (render.lead)
     asks_power: bool = False  # "its power draw / electricity?": the option's power and yearly energy, first
+    asks_launch: bool = False  # "the launch command?": the option's launch line, first
     asks_context: bool = False  # "what's the longest context on it?": the longest context that fits first
     asks_batch: bool = False  # "what batch size can I use?": the largest micro-batch / concurrency that fits first
     variants: list[VariantNeed] = msgspec.field(default_factory=list)  # settings compared, each with its need

@@ -313,6 +313,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.kv_token": "**{model} caches {token} of KV per token** ({fmt} KV cache over its {layers} layers, {layer} per layer, unsplit): one sequence of {ctx} takes {seq}.",
     "lead.tokens_per_day": "**About {day} a day** on {name} at full load around the clock: {tps} in total × 86,400 s, with {n} sequences of {ctx} at once (as many as its memory holds).",
     "lead.power": "**{name} draws about {kw} at the wall** (servers and cooling included, around the clock: {kwh} kWh a year; the GPUs' TDP alone is {gpu_w}): electricity about {cost} a year.",
+    "lead.launch": "**Launch command** for {name}:\n\n```\n{line}\n```",
     "lead.speed": "**About {speed}{ttft}** on {name}{warn} ({lay}){verdict}: {need} needed per GPU of {usable} usable.",
     "lead.speed.no_run": "**No speed to give: it does not run as asked**",
     "lead.speed.ttft": ", first token after {ttft}",

@@ -311,6 +311,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.kv_token": "**{model} 每个 token 的 KV 缓存为 {token}**（{fmt} KV 缓存，{layers} 层合计，每层 {layer}，未按张量并行切分）：一条 {ctx} 的序列需要 {seq}。",
     "lead.tokens_per_day": "**{name} 满负荷全天运行，每天约生成 {day}**：合计 {tps} × 86,400 秒，同时 {n} 条 {ctx} 的序列（显存能放下的最多条数）。",
     "lead.power": "**{name} 平均约 {kw}（含服务器与制冷）**：全天运行每年 {kwh} 度电（显卡 TDP 合计 {gpu_w}），电费每年约 {cost}。",
+    "lead.launch": "**启动命令**（{name}）：\n\n```\n{line}\n```",
     "lead.speed": "**{name} 上约{speed}{ttft}**{verdict}{warn}（{lay}），每卡需要 {need}，可用 {usable}。",
     "lead.speed.no_run": "**按原样跑不起来，谈不上速度**",
     "lead.speed.ttft": "，首 token 约 {ttft}",

@@ -458,6 +458,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_servers=asks("servers", text), asks_link=asks("link", text),
                                asks_fabric=workload.is_training and asks("fabric", text),
                                asks_kv_token=asks("kv_token", text), asks_power=asks("power", text),
+                               asks_launch=not workload.is_training and asks("launch", text),
                                asks_tokens_per_day=not workload.is_training and slots.tokens_per_day is None
                                and asks("tokens_per_day", text),
                                asks_token_cost=not workload.is_training and asks("token_cost", text),

@@ -336,13 +336,18 @@ _TOKENS_PER_DAY = words(zh=r"(?:每天|一天|每日|一日)\s*(?:最多)?\s*(?:
 _POWER = words(zh=r"功耗|耗电|电费|用电量|多少瓦|多少千瓦|多少度电|多大功率|功率多大|功率是多少",
                en=r"power (?:draw|consumption|usage|use|bill|requirements?)|how many (?:watts|kilowatts|kw)(?![a-z])|"
                   r"electricity (?:cost|bill|use|usage)|energy (?:cost|use|usage|consumption|bill)|how much power")
+# "启动命令怎么写", "what's the vllm serve command?", "how do I launch it": the engine's launch line, first
+_LAUNCH = words(zh=r"启动命令|启动参数|部署命令|运行命令|命令怎么写|命令行怎么|怎么启动|如何启动|启动脚本",
+                en=r"(?:launch|serve|run|start(?:up)?|docker) (?:command|cmd|line|flags|arguments|args)|"
+                   r"vllm serve (?:command|flags)|how (?:do|should|can) (?:i|we) (?:launch|start) (?:it|the (?:server|engine|model))")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power"]
+                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
+    "launch": _LAUNCH,
 }
 
 

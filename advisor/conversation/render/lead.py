@@ -115,6 +115,12 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
+    if ev.asks_launch and (users or top) is not None:  # "启动命令怎么写": the launch line, then the verdict on it
+        o = users[0] if len(users) == 1 else top
+        if o is not None and o.fits and o.launch_hint:
+            first = _lead_for(replace(ev, asks_launch=False), top, state, book, lang)
+            first.text = t("lead.launch", lang, name=opt_name(o, book), line=o.launch_hint) + "\n\n" + first.text
+            return first
     if ev.asks_power and (users or top) is not None:  # "what is the power draw and the electricity a year?"
         led_power = _power_lead(users[0] if len(users) == 1 else top, book, lang)  # type: ignore[arg-type]
         if led_power is not None:
