@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.training import estimate_train_time, inter_node_bytes_per_s
-from knowledge.errors import InputError
+from advisor.recommend.training_advice import plan_for
 from knowledge.structs import Value, replace
 
 if TYPE_CHECKING:
@@ -39,8 +39,7 @@ class FabricNeed(Value):
     gpu_name: str
     count: int
     nodes: int
-    network: str  # the assumed network per server, as the estimator describes it ("8 × 400 Gb/s NICs, one per GPU")
-    network_bytes_per_s: float  # that network's line rate per server, one direction (0 for one server)
+    network_bytes_per_s: float  # the assumed network's line rate per server, one direction (0 for one server)
     wall_s: float  # the run as sized (the option's own figure)
     ethernet_wall_s: float  # the same job with one 100 GbE port per server (= wall_s for one server)
 
@@ -74,39 +73,32 @@ def fabric_need(model: ModelSpec, gpu: GpuSpec, option: Option, workload: Worklo
         return None
     calib = load_calibration()
     per_node = -(-option.count // option.nodes)
-    rate, network = inter_node_bytes_per_s(gpu, per_node, calib) if option.nodes > 1 else (0.0, "")
     wall = tr.wall.s
     if option.nodes <= 1:
-        return FabricNeed(gpu_name=option.gpu_name, count=option.count, nodes=1, network=network,
-                          network_bytes_per_s=rate, wall_s=wall, ethernet_wall_s=wall)
-    fast, slow = _run_seconds(model, gpu, option, workload, calib, mfu), \
-        _run_seconds(model, gpu, option, workload, ethernet_calibration(calib), mfu)
+        return FabricNeed(gpu_name=option.gpu_name, count=option.count, nodes=1, network_bytes_per_s=0.0, wall_s=wall,
+                          ethernet_wall_s=wall)
+    fast = _run_seconds(model, gpu, option, workload, None, mfu)  # the project's network: the option's own plan
+    slow = _run_seconds(model, gpu, option, workload, ethernet_calibration(calib), mfu)
     if fast is None or slow is None:
         return None
-    return FabricNeed(gpu_name=option.gpu_name, count=option.count, nodes=option.nodes, network=network,
-                      network_bytes_per_s=rate, wall_s=wall, ethernet_wall_s=wall * slow / fast)
+    rate = inter_node_bytes_per_s(gpu, per_node, calib)[0]
+    return FabricNeed(gpu_name=option.gpu_name, count=option.count, nodes=option.nodes, network_bytes_per_s=rate,
+                      wall_s=wall, ethernet_wall_s=wall * slow / fast)
 
 
-def _run_seconds(model: ModelSpec, gpu: GpuSpec, option: Option, w: Workload, calib: Calibration,
+def _run_seconds(model: ModelSpec, gpu: GpuSpec, option: Option, w: Workload, calib: Calibration | None,
                  mfu: float | None) -> float | None:
     """The run's wall-clock as the option's speed was computed (advisor.recommend.speed), under `calib`: the
-    planner's fastest layout when the option was planned, else the 6·N·D estimate at the option's layout."""
+    planner's fastest layout when the option was planned (memoised for the project's calibration, `calib` None), else
+    the 6·N·D estimate at the option's layout."""
     tr = option.training
     assert tr is not None
-    if tr.planned is not None:
-        # start-up: only a network question loads the planner here
-        from advisor.estimator.planner import Overrides, plan_training
-
-        ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None, zero=w.zero or None)
-        try:
-            plan = plan_training(model, gpu, option.count, tr.tokens, calib, context=w.context, ov=ov, mfu=mfu,
-                                 explain=False)
-        except InputError:  # no layout fits under this network: no comparison (the answer says nothing of it)
-            return None
-        return plan.run_wall_s
+    if tr.planned is not None:  # the same planner call as the option's (training_advice.plan_for), under `calib`
+        plan = plan_for(model, gpu, option.count, w, tr.tokens, mfu, calib)
+        return None if plan is None else plan.run_wall_s  # None: no layout fits under this network
 
     lay = option.layout
-    r = estimate_train_time(model, gpu, option.count, tr.tokens, calib, context=w.context, task=w.task,
+    r = estimate_train_time(model, gpu, option.count, tr.tokens, calib or load_calibration(), context=w.context, task=w.task,
                             recompute=w.recompute, zero=max(lay.zero, 1) if option.count > 1 else 0,
                             micro_batch=w.batch, offload=lay.zero_offload, mfu=mfu)
     return r.wall.s

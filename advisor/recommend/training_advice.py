@@ -12,6 +12,7 @@ from knowledge.errors import InputError
 from knowledge.quantities import Seconds
 
 if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference recommendation never loads it
+    from advisor.estimator.calibration import Calibration
     from advisor.estimator.planner import Plan
     from advisor.estimator.results import MemoryEstimate
     from advisor.workload import Offload, Workload
@@ -31,23 +32,26 @@ _PLANS: dict[tuple[object, ...], Plan | None] = {}
 
 
 def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: float,
-             mfu: float | None = None) -> Plan | None:
+             mfu: float | None = None, calib: Calibration | None = None) -> Plan | None:
     """The planner's fastest fitting layout of `count` × `gpu` for `w`, or None when no layout fits (memoised: the
     recommender's count search and its deadline pass ask for the same configurations; plans are immutable). A ZeRO
-    stage the workload names is pinned; a stated `mfu` replaces the step-time model's for the run totals."""
+    stage the workload names is pinned; a stated `mfu` replaces the step-time model's for the run totals. `calib`:
+    another calibration than the project's (a what-if such as analysis.fabric's slower network; not memoised)."""
     key = (model.id, model.hidden_size, model.num_layers, model.vocab_size, gpu.id, gpu.memory_bytes, count, tokens,
            w.context, w.recompute, w.batch, w.zero, mfu)
-    if key in _PLANS:
+    if calib is None and key in _PLANS:
         return _PLANS[key]
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.planner
     from advisor.estimator.planner import Overrides, plan_training
 
     ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None, zero=w.zero or None)
     try:
-        plan = plan_training(model, gpu, count, tokens, load_calibration(), context=w.context, ov=ov, mfu=mfu,
+        plan = plan_training(model, gpu, count, tokens, calib or load_calibration(), context=w.context, ov=ov, mfu=mfu,
                              explain=False)
     except InputError:
         plan = None
+    if calib is not None:
+        return plan
     if len(_PLANS) > 4096:
         _PLANS.clear()
     _PLANS[key] = plan

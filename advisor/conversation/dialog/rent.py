@@ -62,7 +62,6 @@ class Stated(Value):
     gpus: int | None
     provider: str | None
     period_hours: float = 1.0  # the hours the price as said covers (730 for one per month), divided out above
-    said: str = ""  # the price in the person's words
 
     def per_gpu(self, count: int) -> float:
         """The price per GPU-hour: as said, else the instance's price over its GPUs (the `count` sized when the
@@ -92,7 +91,7 @@ def stated_of(request: dict[str, Any]) -> Stated | None:
                   currency_said=(rate or inst or {}).get("provenance") == "stated",
                   instance=float(inst["value"]) if inst else None, gpus=int(gpus["value"]) if gpus else None,
                   provider=str(provider["value"]) if provider else None,
-                  period_hours=float(period["value"]) if period else 1.0, said=str((rate or inst or {}).get("text") or ""))
+                  period_hours=float(period["value"]) if period else 1.0)
 
 
 def listed_quote(gpu: Any, provider: str) -> tuple[float, str, str] | None:

@@ -97,6 +97,7 @@ def _e2e_read(state: DialogState, book: Book, lang: str) -> str:
 def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, lang: str) -> fs.Lead:
     intent = ev.intent
     users = ev.user_options
+    asked = users[0] if len(users) == 1 else top  # the configuration a question about "it" is about
     cap = state.slots.capacity
     if ev.asks_kv_token and ev.model is not None:  # "how much KV cache per token?": that, first
         return kv_token_lead(ev, book, lang)
@@ -115,30 +116,26 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return fs.need_lead(ev, top, book, lang)
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
-    if ev.asks_launch and (users or top) is not None:  # "启动命令怎么写": the launch line, then the verdict on it
-        o = users[0] if len(users) == 1 else top
-        if o is not None and o.fits and o.launch_hint:
-            first = _lead_for(replace(ev, asks_launch=False), top, state, book, lang)
-            first.text = t("lead.launch", lang, name=opt_name(o, book), line=o.launch_hint) + "\n\n" + first.text
-            return first
-    if ev.asks_power and (users or top) is not None:  # "what is the power draw and the electricity a year?"
-        led_power = _power_lead(users[0] if len(users) == 1 else top, book, lang)  # type: ignore[arg-type]
+    if ev.asks_launch and asked is not None and asked.fits and asked.launch_hint:  # "启动命令怎么写": the line first
+        first = _lead_for(replace(ev, asks_launch=False), top, state, book, lang)
+        first.text = t("lead.launch", lang, name=opt_name(asked, book), line=asked.launch_hint) + "\n\n" + first.text
+        return first
+    if ev.asks_power and asked is not None:  # "what is the power draw and the electricity a year?"
+        led_power = _power_lead(asked, book, lang)
         if led_power is not None:
             return led_power
-    if ev.asks_tokens_per_day and (users or top) is not None:  # "how many tokens a day can it generate?"
-        led_day = _tokens_per_day_lead(users[0] if len(users) == 1 else top, ev, book, lang)  # type: ignore[arg-type]
+    if ev.asks_tokens_per_day and asked is not None:  # "how many tokens a day can it generate?"
+        led_day = _tokens_per_day_lead(asked, ev, book, lang)
         if led_day is not None:
             return led_day
-    if ev.fabric is not None:  # "do I need InfiniBand for 4 nodes?": the run over 100 GbE per server, first
-        o = users[0] if len(users) == 1 else top
-        if o is not None and o.fits:
-            first = fs.count_lead(o, ev, book, lang)
-            first.text = fabric_text(ev.fabric, opt_name(o, book), opt_layout(o, lang, book), book, lang) + \
-                t("sentence.gap", lang) + first.text
-            first.deciding = LINK_LEAD
-            return first
+    if ev.fabric is not None and asked is not None and asked.fits:  # "do I need InfiniBand?": 100 GbE run first
+        first = fs.count_lead(asked, ev, book, lang)
+        first.text = fabric_text(ev.fabric, opt_name(asked, book), opt_layout(asked, lang, book), book, lang) + \
+            t("sentence.gap", lang) + first.text
+        first.deciding = LINK_LEAD
+        return first
     if ev.link is not None:  # "do I need NVLink for 70B on 4 GPUs?": yes / no / when, and why, first
-        o = users[0] if len(users) == 1 else top
+        o = asked
         if o is not None and o.fits:
             first = fs.count_lead(o, ev, book, lang)
             first.text = link_text(ev.link, opt_name(o, book), book, lang) + t("sentence.gap", lang) + first.text
