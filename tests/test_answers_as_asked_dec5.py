@@ -417,3 +417,27 @@ def test_a_launch_command_asked_for_leads(text, lang, head, flags):
     assert answer.startswith(head), answer[:300]
     block = answer.split("```")[1]
     assert block.strip().startswith("vllm serve") and all(f in block for f in flags), block
+
+
+def test_a_grace_hopper_card_the_catalog_lacks_is_said_unknown_first():
+    """"GH200" was silently answered with an RTX PRO 6000 recommendation; a g[bh]NNN name is now a card word."""
+    answer = _turn("is the GH200 any good for serving Gemma 3 27B to a dozen folks?", "en").answer
+    assert answer.startswith("'GH200' is not a GPU in the catalog"), answer[:200]
+
+
+@pytest.mark.parametrize(("text", "lang", "vendor"), [
+    ("俺们打算整几块昇腾卡跑个 Qwen3-32B，给客服用，一天下来能吐多少 token 啊", "zh", "Huawei"),
+    ("用华为的卡部署 DeepSeek-R1，30 人同时用", "zh", "Huawei"),
+    ("serve Llama 3.1 70B on AMD GPUs for 20 users", "en", "AMD"),
+])
+def test_one_vendor_s_cards_asked_for_are_the_only_ones_searched(text, lang, vendor):
+    """A vendor named as the kind of card ("整几块昇腾卡", "on AMD GPUs") was ignored (RTX 5090 D again); its cards
+    are now the only ones searched, and no unified-memory desktop is proposed unasked (the Ryzen AI Max box was)."""
+    turn = _turn(text, lang)
+    gpus = [CAT.gpu(o["gpu"]) for o in turn.options]
+    assert gpus and {g.vendor for g in gpus} == {vendor} and not any(g.is_machine for g in gpus), [g.id for g in gpus]
+
+
+def test_a_colloquial_tokens_a_day_question_is_read():
+    lead = _turn("俺们打算整几块昇腾卡跑个 Qwen3-32B，给客服用，一天下来能吐多少 token 啊", "zh").answer.split("\n")[0]
+    assert "满负荷全天运行，每天约生成" in lead, lead

@@ -547,6 +547,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.peak": "sized for the peak of {peak} concurrent requests (average {avg})",
     "assumption.region_cn": "region not given: mainland China assumed (only cards sold there)",
     "assumption.domestic": "cards made in China only, as you asked ({vendors})",
+    "assumption.one_vendor": "{vendor} cards only, as you asked",
     "assumption.excluded": "left out as you asked: {names}",
     "assumption.excluded.sep": ", ",
     "assumption.mfu": "training time at MFU {mfu} as you stated, not the calibrated figure",

@@ -545,6 +545,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.peak": "按高峰 {peak} 并发配置（平时 {avg}）",
     "assumption.region_cn": "未说明部署地区：按中国大陆计算（只考虑国内可买到的卡）",
     "assumption.domestic": "按您的要求只考虑国产卡（{vendors}）",
+    "assumption.one_vendor": "按您的要求只考虑 {vendor} 的卡",
     "assumption.excluded": "按您的要求不考虑：{names}",
     "assumption.excluded.sep": "、",
     "assumption.mfu": "训练时间按您给的 MFU {mfu} 计算，而不是校准值",

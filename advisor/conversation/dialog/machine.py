@@ -394,11 +394,15 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["candidates"] = tuple(c.gpu for c in s.candidates)
     elif s.excluded or s.excluded_vendors:  # "国内买不到 A100", "no NVIDIA": search every other card
         vendors = {v.lower() for v in s.excluded_vendors}
+        # every other card the search would propose (a unified-memory machine is searched only when named:
+        # advisor.recommend.search.candidate_gpus)
         kwargs["candidates"] = tuple(g.id for g in default_catalog().gpus
-                                     if g.id not in s.excluded and g.vendor.lower() not in vendors)
+                                     if g.id not in s.excluded and g.vendor.lower() not in vendors and not g.is_machine)
+        kept = sorted({g.vendor for g in default_catalog().gpus if g.vendor.lower() not in vendors})
         if vendors >= set(FOREIGN_VENDORS):  # "国产卡": the cards made in China only
-            made = sorted({g.vendor for g in default_catalog().gpus if g.vendor.lower() not in vendors})
-            en, zh = (t("assumption.domestic", lang, vendors=t("assumption.excluded.sep", lang).join(made)) for lang in LANGS)
+            en, zh = (t("assumption.domestic", lang, vendors=t("assumption.excluded.sep", lang).join(kept)) for lang in LANGS)
+        elif len(kept) == 1 and not s.excluded:  # "on AMD GPUs": one vendor's cards only
+            en, zh = (t("assumption.one_vendor", lang, vendor=kept[0]) for lang in LANGS)
         else:
             left_out = s.excluded + [v.upper() for v in vendors]
             en, zh = (t("assumption.excluded", lang, names=t("assumption.excluded.sep", lang).join(left_out))

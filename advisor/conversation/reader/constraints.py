@@ -87,6 +87,10 @@ _DOMESTIC = re.compile(r"国产(?:化)?\s*(?:的)?\s*(?:卡|显卡|gpu|npu|芯�
                        r"(?<![a-z])(?:domestic|chinese|china[- ]made|home[- ]grown)\s+(?:chinese\s+)?"
                        r"(?:gpus?|cards?|chips?|accelerators?|npus?|hardware|silicon)(?![a-z])")
 FOREIGN_VENDORS = ("nvidia", "amd", "apple", "intel")
+# one vendor's cards asked for by the vendor alone ("整几块昇腾卡", "用华为的卡", "on AMD GPUs"): the others left out
+_WANTED = (r"(?:用|整|上|买|选|换成?|只要|只用|采购)\s*(?:几|一些|两|\d+)?\s*(?:块|张|台|个)?\s*(?:{words})\s*(?:的)?\s*"
+           r"(?:卡|显卡|npu|芯片|gpu|加速卡)|(?<![a-z])(?:on|with|using|use|only|buy|get)\s+(?:\d+\s+)?(?:{words})\s+"
+           r"(?:gpus?|cards?|npus?|accelerators?|chips?)(?![a-z])")
 
 
 def excluded_vendors(s: str) -> list[str]:
@@ -94,6 +98,9 @@ def excluded_vendors(s: str) -> list[str]:
     for ("国产卡", "domestic chips") rule out every vendor from elsewhere."""
     if _DOMESTIC.search(s):
         return list(FOREIGN_VENDORS)
+    wanted = [v for v, words in _VENDORS.items() if re.search(_WANTED.format(words=words), s)]
+    if len(wanted) == 1:  # "整几块昇腾卡", "on AMD GPUs": the cards of that vendor only
+        return [v for v in dict.fromkeys((*FOREIGN_VENDORS, *_VENDORS)) if v != wanted[0]]
     out = []
     for vendor, words in _VENDORS.items():
         if re.search(rf"(?:(?<![a-z])(?:no|not|non|without|except|avoid|excluding)[\s-]+(?:{words})|(?:不要|不用|除了|排除|非)\s*(?:{words}))", s) \

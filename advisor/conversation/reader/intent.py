@@ -328,7 +328,7 @@ _KV_PER_TOKEN = words(zh=r"(?:每个|每|单个|一个)\s*token[^，。？?]{0,1
                       en=r"kv[\s-]*cache[^?!\n]{0,40}(?:per|each|a single|one|1)[\s-]token|per[\s-]token[^?!\n]{0,24}kv(?![a-z])|"
                          r"kv[\s-]*(?:cache\s+)?(?:size|bytes|memory)\s+(?:of|for)\s+(?:one|a|each|1|a single)\s+token")
 # "How many tokens per day can 1 H100 generate?", "一天能生成多少 token": the daily output at full load, first
-_TOKENS_PER_DAY = words(zh=r"(?:每天|一天|每日|一日)\s*(?:最多)?\s*(?:能|可以)?\s*(?:生成|输出|产出|处理|吞吐|跑|出)?\s*(?:多少|几)\s*"
+_TOKENS_PER_DAY = words(zh=r"(?:每天|一天|每日|一日)(?:下来)?\s*(?:最多)?\s*(?:能|可以)?\s*(?:生成|输出|产出|处理|吞吐|跑|出|吐)?\s*(?:多少|几)\s*"
                            r"(?:亿|万|百万)?\s*(?:个)?\s*tokens?|(?:多少|几)\s*(?:亿|万)?\s*tokens?\s*(?:每天|一天|/\s*天)",
                         en=r"how many (?:output )?tokens?[^?!\n]{0,60}(?:per|a|each|every|in a|in one|/)\s*day|"
                            r"(?:tokens?|output)\s*(?:per|a|/)\s*day[^?!\n]{0,40}\?|daily (?:token )?(?:output|capacity|throughput)")

@@ -270,7 +270,7 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        r"(?:rtx\s*)?a[2-6]000(?:\s*ada)?(?![0-9])|quadro\s*(?:rtx\s*|gv|gp)?\d{3,4}|\d{4}\s*(?:ti\s*super|ti|super)|[ahlbv]\d{2,3}[a-z]?|"
                        # a bare GeForce number with its memory or a card word ("一张 4060 8G", "my 3050 laptop")
                        r"(?<![\d.$¥￥])[1-5]0[5-9]0(?=\s*(?:\d{1,2}\s*g(?:b|ib)?(?![a-z0-9])|显卡|的卡|gpu|笔记本|laptop))|"
-                       r"mi\d{3}[a-z]?|gtx\s*\d{3,4}|gb\d{2,3}|gaudi\s*\d|dgx\s*spark|"
+                       r"mi\d{3}[a-z]?|gtx\s*\d{3,4}|g[bh]\d{2,3}|gaudi\s*\d|dgx\s*spark|"
                        r"(?:mac\s*(?:studio|mini)\s*)?m\d\s*(?:ultra|max|pro)(?:\s*\d+\s*gb?)?|(?:ryzen\s*)?ai\s*max\+?\s*\d{3}|"
                        # other accelerators people ask about (Jetson, Radeon/Arc workstation cards, TPUs, Trainium)
                        r"jetson\s*(?:agx\s*)?(?:thor|orin)|radeon\s*(?:ai\s*)?pro\s*[rw]\d{4}|rx\s*\d{4}\s*(?:xtx|xt)?|"
