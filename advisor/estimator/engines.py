@@ -34,8 +34,9 @@ class EngineConstant(Frozen):
 class ServingProfile(Frozen):
     """How one serving engine schedules and what each step costs besides the roofline (advisor/estimator/serving_sim.py).
 
-    Fixed costs per forward step: step_s + layer_s · L + seq_s · (sequences in the batch); request_s is added to
-    each request's time to first token (HTTP, tokenisation, detokenisation of the first token)."""
+    Fixed costs per forward step: step_s + (layer_s + act_quant_s · G) · L + seq_s · (sequences in the batch), G the
+    FP8 GEMMs of a layer when the matmuls run on FP8 tensor cores; request_s is added to each request's time to first
+    token (HTTP, tokenisation, detokenisation of the first token)."""
 
     step_s: EngineConstant
     layer_s: EngineConstant
@@ -47,6 +48,9 @@ class ServingProfile(Frozen):
     continuous_batching: bool = True  # False: one request at a time (transformers generate, llama.cpp default slot)
     speculative: bool = False  # the engine offers speculative decoding (an explicit option, never a default)
     fp4_compute: bool = False  # runs FP4 (NVFP4/MXFP4) matmuls on Blackwell tensor cores
+    # per FP8 GEMM and layer: the kernel that quantises the activations per token group before a block-scaled FP8
+    # GEMM on FP8 tensor cores (advisor.estimator.serving.fp8_gemms_per_layer); None: fused into the previous kernel
+    act_quant_s: EngineConstant | None = None
     source: list[str] = msgspec.field(default_factory=list)
     note: str = ""
 

@@ -32,7 +32,7 @@ from knowledge.schemas import GpuSpec, ModelSpec
 from .calibration import Calibration
 from .engine_memory import engine_kv_budget, visible_bytes
 from .engines import default_engines
-from .formats import check_format, weight_bytes
+from .formats import check_format, native_compute, weight_bytes
 from .kv_cache import kv_cache_bytes
 from .memory import default_inference_format
 from .serving_ladder import Envelope
@@ -129,6 +129,17 @@ def _target_text(target: dict[str, float]) -> str:
     return " and ".join(p for p in parts if p)
 
 
+def fp8_gemms_per_layer(model: ModelSpec) -> float:
+    """The FP8 GEMMs of one layer, averaged over the layers, that each quantise their input (act_quant_s):
+    attention 2 (fused QKV, output), MLA 4 (q_a, q_b, kv_a, output; 3 without a query low-rank); a dense MLP 2 (fused
+    gate-up, down); an MoE layer 2 for the routed experts (the fused-MoE kernel's two GEMMs) and 2 for shared experts.
+    The router and MLA's absorbed key/value products stay in 16 bits."""
+    attention = (4 if model.q_lora_rank else 3) if model.is_mla else 2
+    moe = model.moe_layers
+    per_moe = 2 + (2 if model.n_shared_experts else 0)
+    return attention + (2 * (model.num_layers - moe) + per_moe * moe) / model.num_layers
+
+
 def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weights: str, kv: str, context: int,
                   calib: Calibration, chunked_prefill: bool | None = None, max_num_seqs: int | None = None,
                   max_num_batched_tokens: int | None = None, pp: int = 1) -> Scheduler:
@@ -153,6 +164,8 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
         fixed = calib.inference.engine_fixed_costs.get("llama.cpp")
         if fixed is not None:
             layer_s = fixed.layer_s["hbm" if memory_class(gpu) == "hbm" else "gddr"].value
+    if sv.act_quant_s is not None and native_compute(weights, gpu) == "fp8":
+        layer_s += sv.act_quant_s.value * fp8_gemms_per_layer(model)
     kv_tok = max(1, kv_cache_bytes(model, context, 1, kv, tp) // context)  # bytes per token at the asked context
     b = engine_kv_budget(engine, model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context)
     if b is not None:

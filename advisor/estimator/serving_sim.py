@@ -52,7 +52,8 @@ from msgspec.structs import replace
 
 from knowledge.errors import InputError
 
-from .throughput import Hardware, SpeedProfile, allreduce_seconds
+from .collectives import seconds as allreduce_seconds
+from .throughput import Hardware, SpeedProfile
 
 MAX_REQUESTS = 1200  # a simulation asked for a number of requests never serves more than this (bounded time)
 MAX_RATE_REQUESTS = 5000  # nor an open-loop one (an MLPerf-style run needs several request lifetimes, serving_rate)
@@ -206,11 +207,12 @@ class _Req(msgspec.Struct):
 
 class _Costs:
     """The step cost's terms as per-step constants, computed once per simulation (the hot loop's only arithmetic):
-        t = pmax(W(T)·w_s, T·mm_s) + pmax(KV·kv_s, F·attn_s) + ar_0 + ar_1·T + fixed_0 + seq_s·(decodes + chunks)
-    the same terms as throughput.Step.total_s (all-reduce time is linear in T, its value at 0 and 1 token)."""
+        t = pmax(W(T)·w_s, T·mm_s) + pmax(KV·kv_s, F·attn_s) + AR(T) + fixed_0 + seq_s·(decodes + chunks)
+    the same terms as throughput.Step.total_s (AR: the all-reduce lines of collectives.pieces, one-shot, two-shot or
+    NCCL by the step's tokens)."""
 
-    __slots__ = ("ar0", "ar1", "attn_s", "draft", "fixed0", "inv_p", "kv_s", "mm_s", "moe", "p", "q_per", "seq_s",
-                 "w_bytes_s", "w_s", "weight_read")
+    __slots__ = ("allreduce", "attn_s", "draft", "fixed0", "has_ar", "inv_p", "kv_s", "mm_s", "moe", "p", "q_per",
+                 "seq_s", "w_bytes_s", "w_s", "weight_read")
 
     def __init__(self, prof: SpeedProfile, hw: Hardware, sch: Scheduler, spec: Speculation | None) -> None:
         ref = 4096
@@ -225,8 +227,8 @@ class _Costs:
         self.attn_s = attn_tok / (hw.attn_peak * hw.eta_attn)
         self.p = hw.sharpness
         self.inv_p = 1.0 / hw.sharpness
-        self.ar0 = allreduce_seconds(0.0, prof, hw)
-        self.ar1 = allreduce_seconds(1.0, prof, hw) - self.ar0
+        self.allreduce = hw.allreduce  # lines in the step's tokens (collectives.pieces)
+        self.has_ar = bool(hw.allreduce)
         self.fixed0 = sch.step_s + sch.layer_s * prof.layers
         self.seq_s = sch.seq_s
         self.q_per = spec.k + 1 if spec else 1  # query tokens per decode
@@ -245,7 +247,7 @@ class _Costs:
         w = self.weight_read(q) * self.w_bytes_s if self.moe else self.w_s
         pmax = self._pmax
         roof = (pmax(w, q * self.mm_s) + pmax(sum_ctx * self.kv_s, sum_ctx * self.q_per * self.attn_s)
-                + (self.ar0 + self.ar1 * q if self.ar1 else 0.0))
+                + (allreduce_seconds(q, self.allreduce) if self.has_ar else 0.0))
         return roof + self.fixed0 + self.seq_s * n_dec + (self.draft * roof if n_dec else 0.0)
 
     def step(self, n_dec: int, sum_ctx: float, chunks: list[tuple[int, int]]) -> float:
@@ -259,7 +261,7 @@ class _Costs:
             attn += c * (s0 + (c + 1) / 2)
         w = self.weight_read(tokens) * self.w_bytes_s if self.moe else self.w_s
         roof = (self._pmax(w, tokens * self.mm_s) + self._pmax(kv * self.kv_s, attn * self.attn_s)
-                + (self.ar0 + self.ar1 * tokens if self.ar1 else 0.0))
+                + (allreduce_seconds(tokens, self.allreduce) if self.has_ar else 0.0))
         return roof + self.fixed0 + self.seq_s * (n_dec + len(chunks)) + (self.draft * roof if n_dec else 0.0)
 
 

@@ -37,7 +37,9 @@ from knowledge.quantities import Bytes, Seconds
 from knowledge.schemas import GpuSpec, ModelSpec
 from knowledge.structs import Value, replace
 
+from . import collectives
 from .calibration import Calibration
+from .collectives import ACT_BYTES
 from .formats import (
     FORMATS,
     NATIVE_COMPUTE,
@@ -54,7 +56,6 @@ from .speed_results import Bound, Capacity, ServingEstimate, StepTime, Throughpu
 from .throughput_text import decode_step_formula, throughput_assumptions, throughput_formulas
 
 MAX_CONCURRENCY = 100_000
-ACT_BYTES = 2  # 16-bit activations in TP all-reduces
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -191,6 +192,8 @@ class Hardware(Value):
     request_overhead: float
     sharpness: float
     link_switched: bool = False  # every GPU of the group on one switch (NVSwitch, Infinity Fabric mesh)
+    # the step's all-reduce seconds as lines in its tokens (collectives.pieces); empty without TP
+    allreduce: tuple[tuple[float, float, float], ...] = ()
 
 
 def memory_class(gpu: GpuSpec) -> str:
@@ -245,6 +248,7 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         link_bw=link_bw, link_alpha=alpha, link_name=name, step_overhead=step_c,
         layer_overhead=layer_c, request_overhead=inf.request_overhead_s.value,
         sharpness=inf.roofline_sharpness.value, link_switched=switched,
+        allreduce=collectives.pieces(prof.tp, prof.hidden, prof.layers, link_bw, alpha, switched),
     )
 
 
@@ -324,20 +328,7 @@ class Step(Value):
                         bound=self.bound, bytes_read=int(self.bytes_read), flops=self.flops)
 
 
-def _allreduce_s(tokens: float, prof: SpeedProfile, hw: Hardware) -> float:
-    if prof.tp == 1:
-        return 0.0
-    msg = tokens * prof.hidden * ACT_BYTES
-    steps = 2.0 * (prof.tp - 1)  # ring: reduce-scatter then all-gather, tp − 1 steps each
-    # latency: on a switched fabric (NVSwitch, Infinity Fabric mesh) every pair is one hop, so the collective
-    # libraries use recursive halving/doubling (Rabenseifner; Thakur, Rabenseifner & Gropp 2005): 2·log2(tp)
-    # synchronisations for the same 2(tp−1)/tp·n bytes; a ring over PCIe or 2-way bridges needs 2(tp−1). Equal at TP2.
-    sync = 2.0 * math.log2(prof.tp) if hw.link_switched else steps
-    one = steps / prof.tp * msg / hw.link_bw + sync * hw.link_alpha
-    return 2.0 * prof.layers * one  # after attention and after the MLP
-
-
-allreduce_seconds, smooth_max = _allreduce_s, _pmax  # the step's terms, public for the serving simulation
+smooth_max = _pmax  # the step's term, public for the serving simulation
 
 
 def decode_step(prof: SpeedProfile, hw: Hardware, batch: int, context: int) -> Step:
@@ -360,7 +351,7 @@ def _step(prof: SpeedProfile, hw: Hardware, tokens: int, kv_bytes: float, attent
     return Step(
         weights_s=w_bytes / (hw.bandwidth * hw.eta_w), kv_s=kv_bytes / (hw.bandwidth * hw.eta_kv),
         matmul_s=mm / (hw.peak * hw.eta_c), attention_s=attention_flops / (hw.attn_peak * hw.eta_attn),
-        comm_s=_allreduce_s(tokens, prof, hw), overhead_s=hw.step_overhead + hw.layer_overhead * prof.layers,
+        comm_s=collectives.seconds(tokens, hw.allreduce), overhead_s=hw.step_overhead + hw.layer_overhead * prof.layers,
         bytes_read=w_bytes + kv_bytes, flops=mm + attention_flops, sharpness=hw.sharpness,
     )
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 
+from . import collectives
 from .calibration import Calibration
 from .formats import FORMATS
 
@@ -45,9 +46,12 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: Spee
                         f"layers + ({tp}−1) hand-overs × [tokens × {model.hidden_size} × 2 B / {hop[0] / 1e9:.1f} GB/s "
                         f"+ {hop[1] * 1e6:.0f} µs]; no speed-up for one sequence")
     elif tp > 1:
-        sync = f"2·log2({tp})" if hw.link_switched else f"2({tp}−1)"
-        formulas.append(f"all-reduce = 2 × {model.num_layers} × [2({tp}−1)/{tp} × tokens × {model.hidden_size} × 2 B "
-                        f"/ {hw.link_bw / 1e9:.1f} GB/s + {sync} × {hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
+        kind = collectives.kernel(per_replica, tp, model.hidden_size, hw.link_switched)
+        share, sync = {"one-shot": (f"({tp}−1)", "2"), "two-shot": (f"2({tp}−1)/{tp}", "2")}.get(
+            kind, (f"2({tp}−1)/{tp}", f"2·log2({tp})" if hw.link_switched else f"2({tp}−1)"))
+        formulas.append(f"all-reduce ({kind} at {per_replica} tokens) = 2 × {model.num_layers} × [{share} × tokens × "
+                        f"{model.hidden_size} × 2 B / {hw.link_bw / 1e9:.1f} GB/s + {sync} × "
+                        f"{hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
     return formulas
 
 
