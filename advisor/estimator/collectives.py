@@ -7,19 +7,21 @@ every GPU of a group of t. With B the link's achieved bandwidth one way and α o
 * custom all-reduce, on a switched fabric (NVSwitch, Infinity Fabric) with t in {2, 4, 6, 8} and n up to its 8 MiB
   buffer (vLLM csrc/custom_all_reduce.cuh and CustomAllreduce(max_size=8192 * 1024); SGLang runs the same kernels as
   sglang::cross_device_reduce_*; TensorRT-LLM's AllReduceStrategy AUTO picks its ONESHOT/TWOSHOT kernels alike):
-  - one-shot (cross_device_reduce_1stage), always at t = 2, below 512 KiB at t ≤ 4 and 256 KiB at t ≤ 8: each GPU
-    reads the t − 1 other buffers and adds them, between a start and an end synchronisation:
-        (t − 1) · n / B + 2α
-  - two-shot (cross_device_reduce_2stage) above that: a reduce-scatter and an all-gather in one kernel, with the
-    same two synchronisations:                  2(t − 1)/t · n / B + 2α
+  - one-shot (cross_device_reduce_1stage): each GPU reads the t − 1 other buffers and adds them, between a start and
+    an end synchronisation:                      (t − 1) · n / B + 2α
+  - two-shot (cross_device_reduce_2stage): a reduce-scatter, a synchronisation, then an all-gather from the peers'
+    partial sums, one round more:              2(t − 1)/t · n / B + 3α
+  The engines run one-shot for small messages and two-shot above a size (vLLM: always one-shot at t = 2, 512 KiB at
+  t ≤ 4, 256 KiB at t ≤ 8); this model takes the cheaper of the two, which switches at α·B / ((t−1)(1 − 2/t)) bytes
+  (≈ 350 KiB at t = 8 on H100 NVLink, 1.2 MB at t = 4): near the engines' switch, and without a step at it, so a
+  larger batch never pays less.
 * NCCL otherwise: on a switched fabric recursive halving/doubling, 2·log2(t) synchronisations (Thakur, Rabenseifner
   & Gropp 2005); a ring over PCIe or 2-way bridges, 2(t − 1):
         2(t − 1)/t · n / B + s · α
 
-One-shot reads (t − 1)·n instead of 2(t − 1)/t·n but synchronises twice instead of 2·log2(t) times: what a decode
-step of a few sequences on 8 GPUs spends in all-reduces is mostly synchronisation (gpt-oss-120b at one user on
-8 × B200: 72 all-reduces a step). The cost is piecewise linear in the tokens of the step: :func:`pieces` gives the
-lines the serving simulation evaluates step by step.
+At a few sequences the synchronisations are the whole cost: gpt-oss-120b at one user on 8 × B200 all-reduces 72
+times a step, 2 synchronisations each instead of NCCL's 6. The cost is piecewise linear in the tokens of the step:
+:func:`pieces` gives the lines the serving simulation evaluates step by step.
 """
 
 from __future__ import annotations
@@ -31,13 +33,6 @@ CUSTOM_SIZES = frozenset({2, 4, 6, 8})  # the group sizes the custom kernels are
 CUSTOM_MAX_BYTES = 8 * 1024 * 1024  # CustomAllreduce max_size: larger messages go to NCCL
 
 
-def one_shot_limit(tp: int) -> int:
-    """Message bytes below which the custom all-reduce runs one-shot (vLLM custom_all_reduce.cuh)."""
-    if tp == 2:
-        return CUSTOM_MAX_BYTES
-    return 512 * 1024 if tp <= 4 else 256 * 1024
-
-
 def pieces(tp: int, hidden: int, layers: int, link_bw: float, alpha: float,
            switched: bool) -> tuple[tuple[float, float, float], ...]:
     """The step's all-reduce seconds as lines: ((tokens up to, seconds at 0 tokens, seconds per token), ...), in
@@ -46,17 +41,18 @@ def pieces(tp: int, hidden: int, layers: int, link_bw: float, alpha: float,
         return ()
     per_token = hidden * ACT_BYTES  # bytes of one token's activations
     twice = 2.0 * layers  # two all-reduces per layer
-    ring = 2.0 * (tp - 1) / tp / link_bw  # seconds per byte of a reduce-scatter + all-gather
+    ring = 2.0 * (tp - 1) / tp * per_token / link_bw  # seconds per token of a reduce-scatter + all-gather
     nccl_syncs = 2.0 * math.log2(tp) if switched else 2.0 * (tp - 1)
-    nccl = (twice * nccl_syncs * alpha, twice * ring * per_token)
+    nccl = (twice * nccl_syncs * alpha, twice * ring)
     if not switched or tp not in CUSTOM_SIZES:
         return ((math.inf, *nccl),)
-    # a message of exactly the limit goes to the next kernel (the engines compare bytes < limit)
-    one_shot_tokens = (one_shot_limit(tp) - 1) / per_token
     custom_tokens = CUSTOM_MAX_BYTES / per_token
-    one_shot = (twice * 2.0 * alpha, twice * (tp - 1) / link_bw * per_token)
-    two_shot = (twice * 2.0 * alpha, twice * ring * per_token)
-    return ((one_shot_tokens, *one_shot), (custom_tokens, *two_shot), (math.inf, *nccl))
+    one_shot = (twice * 2.0 * alpha, twice * (tp - 1) * per_token / link_bw)
+    if tp == 2:  # one-shot only: the same bytes as two-shot, one round fewer
+        return ((custom_tokens, *one_shot), (math.inf, *nccl))
+    two_shot = (twice * 3.0 * alpha, twice * ring)
+    switch = min(custom_tokens, (two_shot[0] - one_shot[0]) / (one_shot[1] - two_shot[1]))
+    return ((switch, *one_shot), (custom_tokens, *two_shot), (math.inf, *nccl))
 
 
 def seconds(tokens: float, lines: tuple[tuple[float, float, float], ...]) -> float:
@@ -67,11 +63,10 @@ def seconds(tokens: float, lines: tuple[tuple[float, float, float], ...]) -> flo
     return 0.0
 
 
-def kernel(tokens: float, tp: int, hidden: int, switched: bool) -> str:
-    """Which all-reduce runs for a step of `tokens` tokens (for the formula text)."""
-    n = tokens * hidden * ACT_BYTES
-    if tp == 1:
-        return "none"
-    if switched and tp in CUSTOM_SIZES and n <= CUSTOM_MAX_BYTES:
-        return "one-shot" if n < one_shot_limit(tp) else "two-shot"
-    return "NCCL"
+def kernel(tokens: float, lines: tuple[tuple[float, float, float], ...]) -> str:
+    """Which all-reduce :func:`seconds` costs for a step of `tokens` tokens (for the formula text)."""
+    names = {1: ("NCCL",), 2: ("one-shot", "NCCL"), 3: ("one-shot", "two-shot", "NCCL")}.get(len(lines), ())
+    for name, (limit, _, _) in zip(names, lines, strict=True):
+        if tokens <= limit:
+            return name
+    return "none"
