@@ -29,7 +29,8 @@ SETUPS = [("llama-3.2-1b", "l4", 1), ("llama-3.2-1b", "h100-sxm", 1), ("qwen2.5-
           ("qwen2.5-7b", "a100-80g-sxm", 1), ("llama-3.1-8b", "h200-sxm", 1), ("qwen2.5-14b", "l40s", 1),
           ("qwen2.5-14b", "a100-40g-sxm", 1), ("qwen2.5-32b", "h100-sxm", 1), ("gemma-2-27b", "a100-80g-sxm", 1),
           ("llama-3.3-70b", "h100-sxm", 2), ("llama-3.3-70b", "h200-sxm", 1), ("qwen2.5-72b", "a100-80g-sxm", 4),
-          ("llama-3.1-8b", "rtx-4090", 1), ("mistral-7b-v0.3", "l40s", 1), ("qwen3-30b-a3b", "h100-sxm", 1)]
+          ("llama-3.1-8b", "rtx-4090", 1), ("mistral-7b-v0.3", "l40s", 1), ("qwen3-30b-a3b", "h100-sxm", 1),
+          ("llama-3.1-70b", "h100-sxm", 8), ("gpt-oss-120b", "b200", 8), ("qwen2.5-72b", "mi300x", 4)]
 METRICS = ("ttft_p50_s", "tpot_p50_s", "ttft_p95_s", "tpot_p95_s")
 TOL = 0.001
 

@@ -26,10 +26,12 @@ from knowledge.errors import InputError
 CAT = load_catalog()
 CAL = load_calibration()
 FIGURES = ("ttft_p50_s", "ttft_p95_s", "tpot_p50_s", "tpot_p95_s")
-# (model, card, GPUs as one TP group): 1B-70B, KV caches from a few GB (L4, 70B on 2 × H100) to ~100 GB (H200)
+# (model, card, GPUs as one TP group): 1B-120B, KV caches from a few GB (L4, 70B on 2 × H100) to ~100 GB (H200); TP8
+# groups whose all-reduce changes kernel with the batch (one-shot, two-shot, NCCL: advisor/estimator/collectives.py)
 SETUPS = [("llama-3.2-1b", "l4", 1), ("llama-3.1-8b", "h100-sxm", 1), ("qwen2.5-14b", "l40s", 1),
           ("qwen2.5-32b", "h100-sxm", 1), ("llama-3.3-70b", "h100-sxm", 2), ("qwen3-30b-a3b", "h100-sxm", 1),
-          ("llama-3.1-8b", "h200-sxm", 1), ("mistral-7b-v0.3", "l40s", 1)]
+          ("llama-3.1-8b", "h200-sxm", 1), ("mistral-7b-v0.3", "l40s", 1), ("llama-3.1-70b", "h100-sxm", 8),
+          ("gpt-oss-120b", "b200", 8)]
 
 
 def _cases(n: int, seed: int) -> list[tuple[str, str, int, int, int, bool]]:
