@@ -59,9 +59,9 @@ def test_published_rows_within_tolerance():
             misses.append((row["id"], bad))
         else:
             passed += 1
-    assert len(bench.rows()) >= 73 and len(marked) <= 9  # the 9th: SGLang v0.3 70B at 4 requests/s, as its 8 requests/s twin
+    assert len(bench.rows()) >= 73 and len(marked) <= 7
     assert not misses, misses
-    assert passed >= 63
+    assert passed >= 65
     assert all(bad for _, bad in marked), marked
     assert statistics.median(errs["tokens_per_s"]) < 0.15
     assert statistics.median(errs["tpot_ms"]) < 0.15
