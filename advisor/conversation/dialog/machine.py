@@ -628,12 +628,15 @@ def answer_tokens(prompt: int, context: int) -> int:
 
 
 def prompt_fills(s: Slots) -> int | None:
-    """The context a stated prompt (and answer) length needs when no context was said and it is longer than the
-    model's default context: prompt + output tokens (a chat turn's CHAT_OUTPUT_TOKENS when no answer length was
-    said); None otherwise."""
+    """The context per sequence that stated request lengths set when no context was said: prompt + output tokens
+    when both were said ("1k prompt, 1k output": each request is that long, as a benchmark's are, so 32 users of
+    DeepSeek-R1 are not sized at its 32k default); prompt + a chat turn's CHAT_OUTPUT_TOKENS when only the prompt was
+    and that is longer than the model's default context (a chat window keeps its default); None otherwise."""
     if s.context is not None or not s.prompt_tokens:
         return None
-    need = s.prompt_tokens + (s.output_tokens or CHAT_OUTPUT_TOKENS)
+    if s.output_tokens:
+        return s.prompt_tokens + s.output_tokens
+    need = s.prompt_tokens + CHAT_OUTPUT_TOKENS
     return need if need > default_context(default_catalog().find_model(s.model or "")) else None
 
 

@@ -40,6 +40,17 @@ _BARE_LENGTH = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit
 # "8k 的 prompt", "4k 输入", "1k 的回答": with 的 or a Chinese word only when the k is typed ("4090 的输入" is a card)
 _BARE_LENGTH_K = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)(?:\s*tokens?)?\s*(?:的\s*)?"
                             r"(?=(?:prompts?|inputs?|outputs?|answers?|responses?|输入|提示词?|输出|回答|回复)(?![a-z]))")
+# the word first ("prompt 1k, output 512", "输入 1k 输出 1k", "input length 4096"): a number after a length word, not
+# a speed ("output 1000 tokens/s"), a count or a card; the pair is read together so "input 2k output 512" does not
+# give the 2k to the output word after it
+_PROMPT_WORD = r"(?:prompts?|inputs?|输入|提示词?)"
+_OUTPUT_WORD = r"(?:outputs?|answers?|responses?|completions?|输出|回答|回复|生成)"
+_LENGTH_VALUE = (r"\s*(?:length|len|长度|tokens?)?\s*(?:of|is|=|:|为|是)?\s*(?:about\s*|约\s*)?"
+                 r"(?P<{0}>\d+(?:\.\d+)?)\s*(?P<{0}_k>k)?(?:\s*tokens?)?"
+                 r"(?![\d.]|\s*(?:tok(?:en)?s?\s*/|/\s*s|tps|每秒|个|张|块|卡|gpus?|cards?|gb|gib|users?|路|并发|人|w\b))")
+_LENGTH_PAIR = re.compile(rf"(?<![a-z]){_PROMPT_WORD}{_LENGTH_VALUE.format('p')}\s*(?:[,，/、;；]|and|和|与)?\s*"
+                          rf"{_OUTPUT_WORD}{_LENGTH_VALUE.format('o')}")
+_LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
 _PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
 _OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|replies|generations?|"
                            r"(?:的)?(?:输出|回答|回复))(?![a-z])")
@@ -196,9 +207,37 @@ def read_tokens(t: Text, slots: Slots) -> None:
         t.consume(m.start(), m.end())
 
 
+def _set_length(t: Text, slots: Slots, slot: str, num: str, unit: str | None, span: tuple[int, int]) -> None:
+    value = scaled(num, unit)
+    if value is None or value < 16 or getattr(slots, slot) is not None:
+        return
+    wrong = check(slot, value)
+    if wrong is not None:
+        slots.out_of_range.append(wrong)
+    else:
+        setattr(slots, slot, _int(value))
+    t.consume(*span)
+
+
 def read_bare_lengths(t: Text, slots: Slots) -> None:
-    """Prompt/output lengths typed without the word tokens ("8k prompts", "with 500 output"): the word after the
-    number says which; 1k = 1,000 tokens as typed."""
+    """Prompt/output lengths typed without the word tokens: a pair with the words first ("prompt 1k, output 512",
+    "输入 1k 输出 1k"), then numbers with the word after them ("8k prompts", "with 500 output"), then a word
+    followed by its number ("output of 300"); 1k = 1,000 tokens as typed."""
+    for m in t.finditer(_LENGTH_PAIR):
+        if slots.prompt_tokens is None and slots.output_tokens is None:
+            _set_length(t, slots, "prompt_tokens", m.group("p"), m.group("p_k"), (m.start(), m.end()))
+            _set_length(t, slots, "output_tokens", m.group("o"), m.group("o_k"), (m.start(), m.end()))
+    _bare_lengths_before_words(t, slots)
+    for m in t.finditer(_LENGTH_AFTER_WORD):
+        before = t.s[max(0, m.start() - 8):m.start()]
+        if re.search(r"\d\s*k?\s*(?:tokens?)?\s*$", before):  # "1k prompt 1k output": the number before is its own
+            continue
+        slot = "prompt_tokens" if re.fullmatch(_PROMPT_WORD, m.group("word")) else "output_tokens"
+        _set_length(t, slots, slot, m.group("n"), m.group("n_k"), (m.start(), m.end()))
+
+
+def _bare_lengths_before_words(t: Text, slots: Slots) -> None:
+    """Numbers whose next word says prompt or output ("8k prompts", "300-token answers", "4k 输入")."""
     for m in [*t.finditer(_BARE_LENGTH), *t.finditer(_BARE_LENGTH_K)]:
         value = scaled(m.group("num"), m.group("unit"))
         if value is None or value < 16:
