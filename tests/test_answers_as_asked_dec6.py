@@ -10,6 +10,8 @@
 * Lengths with the word first ("输入 1k 输出 1k", "prompt 1k, output 512", "input length 4096") are read; the pair is
   read together, so "input 2k output 512" no longer gives the 2k to the output word after it, and "1k" beside a
   length word is no longer taken for a 1,024-token context.
+* "Time per output token?", "TPOT", "inter-token latency", "每个 token 多少毫秒", "出字速度" are speed questions: the
+  answer opens with the speed, the time per token beside the per-user rate (they were answered "Yes: … fits").
 
 Real catalog, reader, estimator, simulator, rules and deterministic dialog; no network.
 """
@@ -93,3 +95,17 @@ def test_lengths_with_the_word_first_are_read(text, lang, prompt, output):
 def test_a_speed_or_a_count_after_a_length_word_is_not_a_length(text):
     s = extract(text.lower(), CAT, lang="zh" if "张" in text else "en")
     assert s.prompt_tokens is None and s.output_tokens is None
+
+
+@pytest.mark.parametrize(("text", "lang", "unit"), [
+    ("gpt-oss-20b on an RTX 4090 with 8 users: time per output token?", "en", "ms per token"),
+    ("what's the TPOT of Qwen2.5-7B on an L4 at 4 concurrent users", "en", "ms per token"),
+    ("inter-token latency for Llama 3.1 8B on one H100 with 16 users?", "en", "ms per token"),
+    ("Llama 3.1 8B 单卡 H100，16 路并发，每个 token 多少毫秒？", "zh", "每 token"),
+    ("Qwen2.5-7B 用一张 L4，4 路并发，出字速度怎么样", "zh", "每 token"),
+])
+def test_a_time_per_token_question_opens_with_the_speed_in_its_unit(text, lang, unit):
+    # it was answered "Yes: 1× … fits" first, the speed only in the paragraph after
+    lead = _turn(text, lang).answer.split("\n")[0]
+    assert unit in lead and "tokens/s" in lead, lead
+    assert not lead.startswith("**Yes") and not lead.startswith("**可以"), lead

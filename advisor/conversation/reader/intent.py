@@ -134,14 +134,21 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                r"首\s*(?:token|字)\s*(?:延迟|时间)?\s*(?:要|是|有|大概)?\s*(?:多少|多久|多长|几)|ttft|"
                                # a first-token target stated ("首字延迟要在500ms以内…行吗"): the answer opens with it
                                r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间|响应)?\s*(?:要|需要|在|控制在|不超过|低于|小于)*\s*\d|"
-                               r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间)\s*(?:呢|如何|怎样|咋样)?\s*[?？]?\s*$",
+                               r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间)\s*(?:呢|如何|怎样|咋样)?\s*[?？]?\s*$|"
+                               # the time between tokens: "每个 token 多少毫秒", "出字速度", "tpot"
+                               r"每\s*(?:个\s*)?(?:token|字)\s*(?:要|需要|大概|是)?\s*(?:多少|几)\s*(?:毫秒|ms)|出字速度|吐字(?:速度)?|"
+                               r"(?<![a-z])tpot(?![a-z])|token\s*间隔|字间延迟",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
                            r"throughput\s*[?？]|tokens?/sec\b|tps\s*[?？]|"
                            r"fast enough|quick enough|"
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
                            r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
-                           r"first[\s-]token (?:latency|time)|(?:until|till|before|to get) (?:the )?first token|first token (?:comes?|arrives?|appears?)")
+                           r"first[\s-]token (?:latency|time)|(?:until|till|before|to get) (?:the )?first token|first token (?:comes?|arrives?|appears?)|"
+                           # the time between tokens: "time per output token", "TPOT", "ITL", "ms per token"
+                           r"time per (?:output )?token|(?<![a-z])tpot(?![a-z])|(?<![a-z])itl(?![a-z])|inter[\s-]token latency|"
+                           r"(?:per[\s-]token|token[\s-]to[\s-]token|decode) latency|time between tokens|"
+                           r"how many (?:ms|milliseconds) (?:per|a|for each) token")
 # "Do I need NVLink for 70B on 4 GPUs?", "两张 4090 需要 NVLink 吗", "is NVLink worth it", "没有 NVLink 行不行": the
 # answer opens with whether the job needs the link between the cards (advisor.analysis.interconnect)
 _LINK_QUESTION = re.compile(

@@ -24,6 +24,7 @@ from advisor.conversation.render.options_table import (
     opt_purchase,
     opt_speed,
     price_when,
+    user_speed,
 )
 from advisor.conversation.render.purchase_lead import against_target
 from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
@@ -381,17 +382,33 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
     """"How many tokens per second?": the decode speed per user and in total on the configuration (the roofline of
     advisor.estimator.throughput at the asked concurrency), then the memory it takes; what a rule says against it
     stays in the sentence. `there`: after a sentence that named the configuration (the count), the speed alone."""
+    speed = _speed_with_tpot(o, book, lang) or opt_speed(o, book, lang, ev.workload)
     if there:
-        return fs.Lead(t("lead.speed.there", lang, speed=opt_speed(o, book, lang, ev.workload), ttft=_ttft(o, book, lang),
+        return fs.Lead(t("lead.speed.there", lang, speed=speed, ttft=_ttft(o, book, lang),
                          verdict=against_target(o, ev, book, lang)),
                        None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
     need, usable = need_and_usable(o, book)
     missing = misses(o, lang, running=True)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
-    text = t("lead.speed", lang, speed=opt_speed(o, book, lang, ev.workload), name=opt_name(o, book), warn=warn,
+    text = t("lead.speed", lang, speed=speed, name=opt_name(o, book), warn=warn,
              lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=_ttft(o, book, lang),
              verdict=against_target(o, ev, book, lang))
     return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
+
+
+def _speed_with_tpot(o: Option, book: Book, lang: str) -> str | None:
+    """The per-user speed with its time per output token beside it ("70 tokens/s per user (14 ms per token), 548
+    tokens/s total": "time per output token?" is answered in its own unit), from the simulation at the asked load;
+    None without one (the caller's plain speed then)."""
+    tput, speed = o.throughput, user_speed(o, book)
+    ul = tput.under_load if tput is not None else None
+    if speed is None or ul is None or ul.tpot.s <= 0:
+        return None
+    tpot = t("screen.load.tpot", lang, tpot=book.duration(
+        f"median time per output token at {tput.concurrency} users on {o.count}× {o.gpu_name}", ul.tpot, "ms",  # type: ignore[union-attr]
+        SRC_LOAD, 0))
+    per, total = speed
+    return t("speed.per_user" if per != total else "speed.one_user", lang, per=per + tpot, total=total)
 
 
 def _ttft(o: Option, book: Book, lang: str) -> str:
