@@ -12,6 +12,9 @@
   length word is no longer taken for a 1,024-token context.
 * "Time per output token?", "TPOT", "inter-token latency", "每个 token 多少毫秒", "出字速度" are speed questions: the
   answer opens with the speed, the time per token beside the per-user rate (they were answered "Yes: … fits").
+* An output rate ("output 1000 tokens/s", "an output of 2000 tokens/s", "500 output tokens per second total",
+  "生成 40 tokens/s") is a speed target: a total above 500 tokens/s, a per-user speed below; it was read as an
+  output length and no target.
 
 Real catalog, reader, estimator, simulator, rules and deterministic dialog; no network.
 """
@@ -109,3 +112,18 @@ def test_a_time_per_token_question_opens_with_the_speed_in_its_unit(text, lang, 
     lead = _turn(text, lang).answer.split("\n")[0]
     assert unit in lead and "tokens/s" in lead, lead
     assert not lead.startswith("**Yes") and not lead.startswith("**可以"), lead
+
+
+@pytest.mark.parametrize(("text", "lang", "total", "tpot_ms"), [
+    ("output 1000 tokens/s please", "en", 1000.0, None),
+    ("Llama 3.1 8B on H100 with an output of 2000 tokens/s", "en", 2000.0, None),
+    ("输出 1000 tokens/s", "zh", 1000.0, None),
+    ("serve Qwen2.5-7B at 500 output tokens per second total", "en", 500.0, None),
+    ("生成 40 tokens/s 就行", "zh", None, 25.0),
+])
+def test_an_output_rate_is_a_speed_target_not_an_output_length(text, lang, total, tpot_ms):
+    # "output 1000 tokens/s" was read as 1,000-token outputs and no target
+    s = extract(text.lower(), CAT, lang=lang)
+    assert s.output_tokens is None
+    assert s.min_tokens_per_s == total
+    assert (s.tpot_ms is None) == (tpot_ms is None) and (tpot_ms is None or abs(s.tpot_ms - tpot_ms) < 1e-9)

@@ -51,6 +51,7 @@ _LENGTH_VALUE = (r"\s*(?:length|len|长度|tokens?)?\s*(?:of|is|=|:|为|是)?\s*
 _LENGTH_PAIR = re.compile(rf"(?<![a-z]){_PROMPT_WORD}{_LENGTH_VALUE.format('p')}\s*(?:[,，/、;；]|and|和|与)?\s*"
                           rf"{_OUTPUT_WORD}{_LENGTH_VALUE.format('o')}")
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
+_RATE_AFTER = re.compile(r"\s*(?:/\s*(?:s|sec|second)|(?:per|an?|each|every)\s+sec(?:ond)?|/\s*秒|每秒)(?![a-z])")
 _PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
 _OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|replies|generations?|"
                            r"(?:的)?(?:输出|回答|回复))(?![a-z])")
@@ -182,7 +183,7 @@ def read_tokens(t: Text, slots: Slots) -> None:
     budget of at least 1e6 ("2B tokens") or 1e5 after a data word ("on 500000 tokens"); "context of 8192 tokens" is left to `read_context`."""
     for m in t.finditer(_TOKENS_AMOUNT):
         value = scaled(m.group("num"), m.group("unit"))
-        if value is None or value <= 0:
+        if value is None or value <= 0 or _RATE_AFTER.match(t.s, m.end()):  # "1000 tokens/s": a speed, not a length
             continue
         before = t.s[max(0, m.start() - 24):m.start()]
         after = t.s[m.end():m.end() + 24]

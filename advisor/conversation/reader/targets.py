@@ -51,7 +51,7 @@ _MULT = r"(?P<mult>k|千|万)?"
 _TOK = r"(?:tokens?|toks?|tkns?|tk|t|词元)"
 _PER_SEC = r"(?:/\s*(?:s|sec|second)|\s*(?:per|an?|each|every)\s+sec(?:ond)?|\s*/\s*秒|\s*每秒)(?![a-z])"
 _RATE = re.compile(
-    rf"(?P<num>{_NUM})\s*{_MULT}\s*(?P<plus>\+)?\s*(?:个\s*)?"
+    rf"(?P<num>{_NUM})\s*{_MULT}\s*(?P<plus>\+)?\s*(?:个\s*)?(?:(?:output|generated|new)\s+)?"  # "500 output tokens/s"
     rf"(?:(?P<tok>{_TOK}){_PER_SEC}|(?P<tps>tps)(?![a-z])|(?P<word>words?){_PER_SEC}|(?P<zi>字)\s*(?:/|每)\s*秒)"
     # "每秒至少 40 个 token", "每秒钟输出 30 个字"
     rf"|每秒钟?(?P<pre>[^\d,;.，；。！？!?a-z]{{0,8}}?)"  # "每秒至少", "每秒能看到": a few words, no number
@@ -85,10 +85,12 @@ _TOTAL = words(zh=r"总|合计|一共|整体|集群|整个系统|全部用户|�
                en=r"total|in total|aggregate|combined|overall|altogether|in sum|summed|across|system[- ]wide|"
                   r"cluster[- ]wide|whole (?:service|system|cluster|deployment|fleet)|all (?:users|streams|requests) "
                   r"(?:together|combined)")
-_TARGET_WORD = words(zh=r"至少|不低于|不少于|不慢于|不小于|以上|起|保证|确保|要求|需要|要|达到|目标|希望|得|≥|>=?",
+_TARGET_WORD = words(zh=r"至少|不低于|不少于|不慢于|不小于|以上|起|保证|确保|要求|需要|要|达到|目标|希望|得|≥|>=?|输出|生成",
                      en=r"at least|minimum|min|no less than|not less than|no slower than|not slower than|not below|"
                         r"never below|or more|or better|or faster|over|above|should|must|needs?|want|wants|requires?|"
-                        r"required|target|aim|goal|guarantee|ensure|feel(?:s)? like|expect|throughput|at|[≥>]=?|\+")
+                        r"required|target|aim|goal|guarantee|ensure|feel(?:s)? like|expect|throughput|at|[≥>]=?|\+|"
+                        # an output rate stated ("output 1000 tokens/s", "an output of 2000 tok/s"): a requirement
+                        r"outputs?(?: speed| rate)?(?: of)?|generat(?:e|es|ion|ing)(?: speed| rate)?")
 _MEASURED = words(zh=r"目前|现在|实测|测得|测出|上次|之前|以前|跑出|跑了|只有|才",
                   en=r"currently|right now|at the moment|today|last time|measured|benchmarked|was|were|took|"
                      r"(?:we|i) (?:get|got|see|saw)|(?:we|i)(?:'re| are| am|'m) (?:getting|seeing)")
