@@ -15,6 +15,8 @@
 * An output rate ("output 1000 tokens/s", "an output of 2000 tokens/s", "500 output tokens per second total",
   "生成 40 tokens/s") is a speed target: a total above 500 tokens/s, a per-user speed below; it was read as an
   output length and no target.
+* Benchmark shorthand for request lengths ("2k in 256 out", "ISL 1024 OSL 128", "1k/1k in/out", "输入/输出 1024/1024")
+  is read; "单张/单块 4090" is one card (it was answered on two).
 
 Real catalog, reader, estimator, simulator, rules and deterministic dialog; no network.
 """
@@ -127,3 +129,28 @@ def test_an_output_rate_is_a_speed_target_not_an_output_length(text, lang, total
     assert s.output_tokens is None
     assert s.min_tokens_per_s == total
     assert (s.tpot_ms is None) == (tpot_ms is None) and (tpot_ms is None or abs(s.tpot_ms - tpot_ms) < 1e-9)
+
+
+@pytest.mark.parametrize(("text", "prompt", "output"), [
+    ("what throughput does one b200 give on llama 3.1 8b at 64 concurrent requests, 2k in 256 out?", 2000, 256),
+    ("1024 in / 128 out", 1024, 128),
+    ("isl 1024 osl 128", 1024, 128),
+    ("isl=2048, osl=256", 2048, 256),
+    ("1k/1k in/out", 1000, 1000),
+    ("input/output 2048/256", 2048, 256),
+    ("输入/输出 1024/1024", 1024, 1024),
+])
+def test_a_benchmarks_length_shorthand_is_read(text, prompt, output):
+    s = extract(text, CAT, lang="zh" if "输" in text else "en")
+    assert (s.prompt_tokens, s.output_tokens) == (prompt, output)
+
+
+def test_in_and_out_as_plain_words_are_no_lengths():
+    s = extract("we log in 5 users out of 20", CAT, lang="en")
+    assert s.prompt_tokens is None and s.output_tokens is None
+
+
+@pytest.mark.parametrize("text", ["单张 4090 跑 Qwen3-8B，10 个并发，首 token 多久？", "单块 H100 能跑 Llama 3.1 70B 吗"])
+def test_a_single_card_in_chinese_is_one_card(text):
+    # "单张 4090" was answered on 2× RTX 4090 (the count was not read)
+    assert extract(text.lower(), CAT, lang="zh").gpu_count == 1

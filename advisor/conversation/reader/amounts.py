@@ -50,6 +50,16 @@ _LENGTH_VALUE = (r"\s*(?:length|len|长度|tokens?)?\s*(?:of|is|=|:|为|是)?\s*
                  r"(?![\d.]|\s*(?:tok(?:en)?s?\s*/|/\s*s|tps|每秒|个|张|块|卡|gpus?|cards?|gb|gib|users?|路|并发|人|w\b))")
 _LENGTH_PAIR = re.compile(rf"(?<![a-z]){_PROMPT_WORD}{_LENGTH_VALUE.format('p')}\s*(?:[,，/、;；]|and|和|与)?\s*"
                           rf"{_OUTPUT_WORD}{_LENGTH_VALUE.format('o')}")
+# benchmark shorthand for a request's lengths: "2k in, 256 out", "1024 in / 128 out", "ISL 1024 OSL 128",
+# "1k/1k in/out", "input/output 2048/256"
+_N = r"(?P<{0}>\d+(?:\.\d+)?)\s*(?P<{0}_k>k)?\s*(?:tokens?\s*)?"
+_IO_WORDS = r"(?:in\s*/\s*out|input\s*/\s*output|inputs?\s*/\s*outputs?|i\s*/\s*o|isl\s*/\s*osl|prompt\s*/\s*output|输入\s*/\s*输出)"
+_LENGTH_SHORTHAND = [
+    re.compile(rf"(?<![\d.a-z]){_N.format('p')}(?:in|input)\s*(?:[,/;]|and)?\s*{_N.format('o')}(?:out|output)(?![a-z])"),
+    re.compile(rf"(?<![a-z])isl\s*[=:]?\s*{_N.format('p')}[,/;]?\s*(?:and\s*)?osl\s*[=:]?\s*{_N.format('o')}"),
+    re.compile(rf"(?<![\d.]){_N.format('p')}/\s*{_N.format('o')}{_IO_WORDS}(?![a-z])"),
+    re.compile(rf"(?<![a-z]){_IO_WORDS}\s*(?:lengths?|长度)?\s*(?:of|=|:|为|是)?\s*{_N.format('p')}/\s*{_N.format('o')}"),
+]
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
 _RATE_AFTER = re.compile(r"\s*(?:/\s*(?:s|sec|second)|(?:per|an?|each|every)\s+sec(?:ond)?|/\s*秒|每秒)(?![a-z])")
 _PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
@@ -167,7 +177,7 @@ _TCO_YEARS = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:-|\s)?\s*(?:years?|
 _GPU_COUNT = [
     re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:张|块|片)\s*(?:卡|显卡|gpu)?"),
     re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})\s*(?:个|台)?\s*(?:卡|显卡|gpu|gpus|cards?|graphics cards?|accelerators?)(?![a-z])"),
-    re.compile(r"(?P<word>单卡|双卡|single gpu|single card|one gpu|one card)"),
+    re.compile(r"(?P<word>单卡|双卡|单张|单块|双张|双块|single gpu|single card|one gpu|one card)"),
     # "and on two of them?", "what about 4 of those": the card of the previous answer, that many ("which one of
     # these" is a choice, not a count)
     re.compile(rf"(?!(?:one|a|an|single)\b)(?P<num>{NUM}|{EN_WORD_NUM})\s+of (?:them|those|these|that card|those cards)(?![a-z])"),
@@ -221,13 +231,14 @@ def _set_length(t: Text, slots: Slots, slot: str, num: str, unit: str | None, sp
 
 
 def read_bare_lengths(t: Text, slots: Slots) -> None:
-    """Prompt/output lengths typed without the word tokens: a pair with the words first ("prompt 1k, output 512",
-    "输入 1k 输出 1k"), then numbers with the word after them ("8k prompts", "with 500 output"), then a word
+    """Prompt/output lengths typed without the word tokens: a benchmark's shorthand ("2k in, 256 out", "ISL 1024 OSL
+    128", "1k/1k in/out") or a pair with the words first ("prompt 1k, output 512", "输入 1k 输出 1k"), then numbers with the word after them ("8k prompts", "with 500 output"), then a word
     followed by its number ("output of 300"); 1k = 1,000 tokens as typed."""
-    for m in t.finditer(_LENGTH_PAIR):
-        if slots.prompt_tokens is None and slots.output_tokens is None:
-            _set_length(t, slots, "prompt_tokens", m.group("p"), m.group("p_k"), (m.start(), m.end()))
-            _set_length(t, slots, "output_tokens", m.group("o"), m.group("o_k"), (m.start(), m.end()))
+    for rx in (*_LENGTH_SHORTHAND, _LENGTH_PAIR):
+        for m in t.finditer(rx):
+            if slots.prompt_tokens is None and slots.output_tokens is None:
+                _set_length(t, slots, "prompt_tokens", m.group("p"), m.group("p_k"), (m.start(), m.end()))
+                _set_length(t, slots, "output_tokens", m.group("o"), m.group("o_k"), (m.start(), m.end()))
     _bare_lengths_before_words(t, slots)
     for m in t.finditer(_LENGTH_AFTER_WORD):
         before = t.s[max(0, m.start() - 8):m.start()]
