@@ -56,3 +56,26 @@ def test_a_reader_that_goes_away_is_no_error() -> None:
 def test_the_console_script_is_the_process_entry_point() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["gpu-advisor"] == "ui.cli.entry:run_process"
+
+
+def test_indented_json_is_byte_for_byte_what_json_writes() -> None:
+    # ui.cli.jsonout lays out json's compact text with msgspec.json.format instead of json's pure-Python indenting
+    # encoder: the same bytes, floats and escapes as json wrote them
+    import math
+
+    from knowledge.errors import AdvisorError
+    from ui.cli import jsonout
+
+    tricky = {"a": [], "b": {}, "c": [1.0, 1e-05, 2.5e20, -0.0, 10**20, "中文 \"quoted\" \\ \n\t\u2028"],
+              "d": {"x": {"y": [{}, [[]], None, True, False]}}, "": "empty key", "e": 0.1 + 0.2}
+    assert jsonout.dumps(tricky) == json.dumps(tricky, ensure_ascii=False, indent=2, allow_nan=False)
+    out = _cli("gpus", "--json")
+    data = json.loads(out.stdout)
+    assert jsonout.dumps(data) == json.dumps(data, ensure_ascii=False, indent=2)
+    assert jsonout.dumps(tricky, indent=None) == json.dumps(tricky, ensure_ascii=False)
+    for bad in (math.nan, math.inf):
+        try:
+            jsonout.dumps({"x": bad})
+        except AdvisorError:
+            continue
+        raise AssertionError(f"{bad} was written")
