@@ -154,3 +154,10 @@ def test_in_and_out_as_plain_words_are_no_lengths():
 def test_a_single_card_in_chinese_is_one_card(text):
     # "单张 4090" was answered on 2× RTX 4090 (the count was not read)
     assert extract(text.lower(), CAT, lang="zh").gpu_count == 1
+
+
+def test_the_next_question_does_not_ask_a_context_the_lengths_gave():
+    # "输入 1k 输出 1k" sets the context (2000): the follow-up asked for it again ("上下文长度…默认 32768")
+    turn = _turn("8 张 H200 用 SGLang 跑 DeepSeek-R1 FP8，32 个并发，输入 1k 输出 1k，每个用户多快？", "zh")
+    follow = next(line for line in turn.answer.split("\n") if "接下来想确认" in line)
+    assert "上下文" not in follow, follow

@@ -523,7 +523,7 @@ def next_question(state: DialogState) -> str | None:
     order = NEXT_INFERENCE if task == "inference" else NEXT_TRAINING
     known = {
         "concurrency": s.concurrency is not None or s.qps is not None or s.headcount is not None,
-        "context": s.context is not None,
+        "context": s.context is not None or prompt_fills(s) is not None,  # the request lengths said set it
         "weights": s.weights is not None,
         "region": s.region is not None,
         "budget": s.budget is not None or s.existing is not None,
