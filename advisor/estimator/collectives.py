@@ -27,46 +27,78 @@ times a step, 2 synchronisations each instead of NCCL's 6. The cost is piecewise
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 ACT_BYTES = 2  # 16-bit activations
 CUSTOM_SIZES = frozenset({2, 4, 6, 8})  # the group sizes the custom kernels are built for
 CUSTOM_MAX_BYTES = 8 * 1024 * 1024  # CustomAllreduce max_size: larger messages go to NCCL
 
 
-def pieces(tp: int, hidden: int, layers: int, link_bw: float, alpha: float,
-           switched: bool) -> tuple[tuple[float, float, float], ...]:
-    """The step's all-reduce seconds as lines: ((tokens up to, seconds at 0 tokens, seconds per token), ...), in
-    order of the token limit; the last line has no limit (inf). Empty for one GPU."""
+class Kernel(NamedTuple):
+    """One all-reduce algorithm: the bytes each GPU moves per byte of message and its synchronisations, for a group
+    of t GPUs, as numbers (`share`, `syncs`) and as the formula line writes them (`{t}` for the group size)."""
+
+    name: str
+    share: Callable[[int], float]
+    syncs: Callable[[int], float]
+    share_text: str
+    syncs_text: str
+
+
+def _ring_share(t: int) -> float:
+    return 2.0 * (t - 1) / t
+
+
+KERNELS = {
+    "one-shot": Kernel("one-shot", lambda t: t - 1, lambda t: 2.0, "({t}−1)", "2"),
+    "two-shot": Kernel("two-shot", _ring_share, lambda t: 3.0, "2({t}−1)/{t}", "3"),
+    "nccl": Kernel("NCCL", _ring_share, lambda t: 2.0 * math.log2(t), "2({t}−1)/{t}", "2·log2({t})"),  # switched
+    "nccl-ring": Kernel("NCCL", _ring_share, lambda t: 2.0 * (t - 1), "2({t}−1)/{t}", "2({t}−1)"),  # PCIe, bridges
+}
+
+
+class Line(NamedTuple):
+    """The all-reduce seconds of a step up to `limit` tokens: at_zero + per_token × tokens, run by the kernel of key
+    `kernel` in KERNELS (plain values: a Hardware holding its lines is encoded as a cache key)."""
+
+    limit: float
+    at_zero: float
+    per_token: float
+    kernel: str
+
+
+def pieces(tp: int, hidden: int, layers: int, link_bw: float, alpha: float, switched: bool) -> tuple[Line, ...]:
+    """The step's all-reduce seconds as lines in its tokens, in order of the token limit; the last line has no
+    limit (inf). Empty for one GPU."""
     if tp == 1:
         return ()
     per_token = hidden * ACT_BYTES  # bytes of one token's activations
     twice = 2.0 * layers  # two all-reduces per layer
-    ring = 2.0 * (tp - 1) / tp * per_token / link_bw  # seconds per token of a reduce-scatter + all-gather
-    nccl_syncs = 2.0 * math.log2(tp) if switched else 2.0 * (tp - 1)
-    nccl = (twice * nccl_syncs * alpha, twice * ring)
+
+    def line(limit: float, key: str) -> Line:
+        k = KERNELS[key]
+        return Line(limit, twice * k.syncs(tp) * alpha, twice * (k.share(tp) * per_token / link_bw), key)
+
+    nccl = line(math.inf, "nccl" if switched else "nccl-ring")
     if not switched or tp not in CUSTOM_SIZES:
-        return ((math.inf, *nccl),)
+        return (nccl,)
     custom_tokens = CUSTOM_MAX_BYTES / per_token
-    one_shot = (twice * 2.0 * alpha, twice * (tp - 1) * per_token / link_bw)
     if tp == 2:  # one-shot only: the same bytes as two-shot, one round fewer
-        return ((custom_tokens, *one_shot), (math.inf, *nccl))
-    two_shot = (twice * 3.0 * alpha, twice * ring)
-    switch = min(custom_tokens, (two_shot[0] - one_shot[0]) / (one_shot[1] - two_shot[1]))
-    return ((switch, *one_shot), (custom_tokens, *two_shot), (math.inf, *nccl))
+        return (line(custom_tokens, "one-shot"), nccl)
+    one, two = line(0.0, "one-shot"), line(custom_tokens, "two-shot")
+    switch = min(custom_tokens, (two.at_zero - one.at_zero) / (one.per_token - two.per_token))
+    return (one._replace(limit=switch), two, nccl)
 
 
-def seconds(tokens: float, lines: tuple[tuple[float, float, float], ...]) -> float:
+def seconds(tokens: float, lines: tuple[Line, ...]) -> float:
     """All-reduce seconds of a step over `tokens` tokens, from :func:`pieces`."""
-    for limit, at_zero, per_token in lines:
+    for limit, at_zero, per_token, _ in lines:
         if tokens <= limit:
             return at_zero + per_token * tokens
     return 0.0
 
 
-def kernel(tokens: float, lines: tuple[tuple[float, float, float], ...]) -> str:
-    """Which all-reduce :func:`seconds` costs for a step of `tokens` tokens (for the formula text)."""
-    names = {1: ("NCCL",), 2: ("one-shot", "NCCL"), 3: ("one-shot", "two-shot", "NCCL")}.get(len(lines), ())
-    for name, (limit, _, _) in zip(names, lines, strict=True):
-        if tokens <= limit:
-            return name
-    return "none"
+def kernel(tokens: float, lines: tuple[Line, ...]) -> Kernel | None:
+    """The all-reduce :func:`seconds` costs for a step of `tokens` tokens (for the formula text); None without TP."""
+    return next((KERNELS[ln.kernel] for ln in lines if tokens <= ln.limit), None)

@@ -211,8 +211,8 @@ class _Costs:
     the same terms as throughput.Step.total_s (AR: the all-reduce lines of collectives.pieces, one-shot, two-shot or
     NCCL by the step's tokens)."""
 
-    __slots__ = ("allreduce", "attn_s", "draft", "fixed0", "has_ar", "inv_p", "kv_s", "mm_s", "moe", "p", "q_per",
-                 "seq_s", "w_bytes_s", "w_s", "weight_read")
+    __slots__ = ("allreduce", "attn_s", "draft", "fixed0", "inv_p", "kv_s", "mm_s", "moe", "p", "q_per", "seq_s",
+                 "w_bytes_s", "w_s", "weight_read")
 
     def __init__(self, prof: SpeedProfile, hw: Hardware, sch: Scheduler, spec: Speculation | None) -> None:
         ref = 4096
@@ -227,8 +227,7 @@ class _Costs:
         self.attn_s = attn_tok / (hw.attn_peak * hw.eta_attn)
         self.p = hw.sharpness
         self.inv_p = 1.0 / hw.sharpness
-        self.allreduce = hw.allreduce  # lines in the step's tokens (collectives.pieces)
-        self.has_ar = bool(hw.allreduce)
+        self.allreduce = hw.allreduce  # lines in the step's tokens (collectives.pieces); () without TP
         self.fixed0 = sch.step_s + sch.layer_s * prof.layers
         self.seq_s = sch.seq_s
         self.q_per = spec.k + 1 if spec else 1  # query tokens per decode
@@ -247,7 +246,7 @@ class _Costs:
         w = self.weight_read(q) * self.w_bytes_s if self.moe else self.w_s
         pmax = self._pmax
         roof = (pmax(w, q * self.mm_s) + pmax(sum_ctx * self.kv_s, sum_ctx * self.q_per * self.attn_s)
-                + (allreduce_seconds(q, self.allreduce) if self.has_ar else 0.0))
+                + (allreduce_seconds(q, self.allreduce) if self.allreduce else 0.0))
         return roof + self.fixed0 + self.seq_s * n_dec + (self.draft * roof if n_dec else 0.0)
 
     def step(self, n_dec: int, sum_ctx: float, chunks: list[tuple[int, int]]) -> float:
@@ -261,7 +260,7 @@ class _Costs:
             attn += c * (s0 + (c + 1) / 2)
         w = self.weight_read(tokens) * self.w_bytes_s if self.moe else self.w_s
         roof = (self._pmax(w, tokens * self.mm_s) + self._pmax(kv * self.kv_s, attn * self.attn_s)
-                + (allreduce_seconds(tokens, self.allreduce) if self.has_ar else 0.0))
+                + (allreduce_seconds(tokens, self.allreduce) if self.allreduce else 0.0))
         return roof + self.fixed0 + self.seq_s * (n_dec + len(chunks)) + (self.draft * roof if n_dec else 0.0)
 
 

@@ -193,7 +193,7 @@ class Hardware(Value):
     sharpness: float
     link_switched: bool = False  # every GPU of the group on one switch (NVSwitch, Infinity Fabric mesh)
     # the step's all-reduce seconds as lines in its tokens (collectives.pieces); empty without TP
-    allreduce: tuple[tuple[float, float, float], ...] = ()
+    allreduce: tuple[collectives.Line, ...] = ()
 
 
 def memory_class(gpu: GpuSpec) -> str:

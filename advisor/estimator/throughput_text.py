@@ -46,12 +46,12 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: Spee
                         f"layers + ({tp}−1) hand-overs × [tokens × {model.hidden_size} × 2 B / {hop[0] / 1e9:.1f} GB/s "
                         f"+ {hop[1] * 1e6:.0f} µs]; no speed-up for one sequence")
     elif tp > 1:
-        kind = collectives.kernel(per_replica, hw.allreduce)
-        share, sync = {"one-shot": (f"({tp}−1)", "2"), "two-shot": (f"2({tp}−1)/{tp}", "3")}.get(
-            kind, (f"2({tp}−1)/{tp}", f"2·log2({tp})" if hw.link_switched else f"2({tp}−1)"))
-        formulas.append(f"all-reduce ({kind} at {per_replica} tokens) = 2 × {model.num_layers} × [{share} × tokens × "
-                        f"{model.hidden_size} × 2 B / {hw.link_bw / 1e9:.1f} GB/s + {sync} × "
-                        f"{hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
+        k = collectives.kernel(per_replica, hw.allreduce)
+        if k is not None:
+            formulas.append(f"all-reduce ({k.name} at {per_replica} tokens) = 2 × {model.num_layers} × "
+                            f"[{k.share_text.format(t=tp)} × tokens × {model.hidden_size} × 2 B / "
+                            f"{hw.link_bw / 1e9:.1f} GB/s + {k.syncs_text.format(t=tp)} × "
+                            f"{hw.link_alpha * 1e6:.0f} µs] over {hw.link_name}")
     return formulas
 
 

@@ -219,6 +219,8 @@ def read_tokens(t: Text, slots: Slots) -> None:
 
 
 def _set_length(t: Text, slots: Slots, slot: str, num: str, unit: str | None, span: tuple[int, int]) -> None:
+    """A prompt or output length read at `span` (1k = 1,000 as typed), when that slot is still empty and the value is
+    at least 16 tokens; out of range it is reported, not set. The span is consumed either way."""
     value = scaled(num, unit)
     if value is None or value < 16 or getattr(slots, slot) is not None:
         return
@@ -232,8 +234,9 @@ def _set_length(t: Text, slots: Slots, slot: str, num: str, unit: str | None, sp
 
 def read_bare_lengths(t: Text, slots: Slots) -> None:
     """Prompt/output lengths typed without the word tokens: a benchmark's shorthand ("2k in, 256 out", "ISL 1024 OSL
-    128", "1k/1k in/out") or a pair with the words first ("prompt 1k, output 512", "输入 1k 输出 1k"), then numbers with the word after them ("8k prompts", "with 500 output"), then a word
-    followed by its number ("output of 300"); 1k = 1,000 tokens as typed."""
+    128", "1k/1k in/out") or a pair with the words first ("prompt 1k, output 512", "输入 1k 输出 1k"), then numbers
+    with the word after them ("8k prompts", "with 500 output"), then a word followed by its number ("output of 300");
+    1k = 1,000 tokens as typed."""
     for rx in (*_LENGTH_SHORTHAND, _LENGTH_PAIR):
         for m in t.finditer(rx):
             if slots.prompt_tokens is None and slots.output_tokens is None:
@@ -251,19 +254,9 @@ def read_bare_lengths(t: Text, slots: Slots) -> None:
 def _bare_lengths_before_words(t: Text, slots: Slots) -> None:
     """Numbers whose next word says prompt or output ("8k prompts", "300-token answers", "4k 输入")."""
     for m in [*t.finditer(_BARE_LENGTH), *t.finditer(_BARE_LENGTH_K)]:
-        value = scaled(m.group("num"), m.group("unit"))
-        if value is None or value < 16:
-            continue
         after = t.s[m.end():m.end() + 24]
         slot = "output_tokens" if _OUTPUT_AFTER.match(after) else "prompt_tokens"
-        if getattr(slots, slot) is not None:
-            continue
-        wrong = check(slot, value)
-        if wrong is not None:
-            slots.out_of_range.append(wrong)
-        else:
-            setattr(slots, slot, _int(value))
-        t.consume(m.start(), m.end())
+        _set_length(t, slots, slot, m.group("num"), m.group("unit"), (m.start(), m.end()))
 
 
 def read_money(t: Text, slots: Slots, lang: str) -> None:

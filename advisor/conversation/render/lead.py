@@ -401,12 +401,11 @@ def _speed_with_tpot(o: Option, book: Book, lang: str) -> str | None:
     tokens/s total": "time per output token?" is answered in its own unit), from the simulation at the asked load;
     None without one (the caller's plain speed then)."""
     tput, speed = o.throughput, user_speed(o, book)
-    ul = tput.under_load if tput is not None else None
-    if speed is None or ul is None or ul.tpot.s <= 0:
+    if tput is None or speed is None or tput.under_load is None or tput.under_load.tpot.s <= 0:
         return None
     tpot = t("screen.load.tpot", lang, tpot=book.duration(
-        f"median time per output token at {tput.concurrency} users on {o.count}× {o.gpu_name}", ul.tpot, "ms",  # type: ignore[union-attr]
-        SRC_LOAD, 0))
+        f"median time per output token at {tput.concurrency} users on {o.count}× {o.gpu_name}", tput.under_load.tpot,
+        "ms", SRC_LOAD, 0))
     per, total = speed
     return t("speed.per_user" if per != total else "speed.one_user", lang, per=per + tpot, total=total)
 
