@@ -62,6 +62,11 @@ SUMMARY = {
 ONE_SHOT = frozenset({"gpus", "models", "estimate", "throughput", "train-time", "tco", "recommend"})
 
 
+def _one_shot_process() -> bool:
+    """Whether this process runs a one-shot command (its own argv names one of `ONE_SHOT`)."""
+    return len(sys.argv) > 1 and sys.argv[1] in ONE_SHOT
+
+
 def _terminal_columns() -> int:
     """What `shutil.get_terminal_size` gives argparse ($COLUMNS, the terminal, else 80) without importing shutil
     (≈ 3 ms with the compression modules it pulls in): argparse builds a help formatter on every add_argument."""
@@ -120,7 +125,7 @@ def _refuse_blank(parser: _Parser, argv: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; `argv` None means this process runs it (the console script, `python -m`): a one-shot command
     then turns the cyclic garbage collector off (`ONE_SHOT`). Callers in a process that goes on pass `argv`."""
-    if argv is None and len(sys.argv) > 1 and sys.argv[1] in ONE_SHOT:
+    if argv is None and _one_shot_process():
         gc.disable()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -183,7 +188,7 @@ def run_process() -> NoReturn:
     the same way ("Dismissing Python Garbage Collection at Instagram", 2017: `atexit.register(os._exit, 0)`).
     These commands leave no thread, open store or atexit hook behind; the long-running ones exit normally."""
     code = main()
-    if len(sys.argv) > 1 and sys.argv[1] in ONE_SHOT:
+    if _one_shot_process():
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
