@@ -16,7 +16,8 @@
   "生成 40 tokens/s") is a speed target: a total above 500 tokens/s, a per-user speed below; it was read as an
   output length and no target.
 * Benchmark shorthand for request lengths ("2k in 256 out", "ISL 1024 OSL 128", "1k/1k in/out", "输入/输出 1024/1024")
-  is read; "单张/单块 4090" is one card (it was answered on two).
+  is read; "单张/单块 4090" is one card (it was answered on two); "二十来号人" / "20来个人" is about twenty people;
+  "per-user speed at 6 chats?" is a speed question.
 
 Real catalog, reader, estimator, simulator, rules and deterministic dialog; no network.
 """
@@ -161,3 +162,19 @@ def test_the_next_question_does_not_ask_a_context_the_lengths_gave():
     turn = _turn("8 张 H200 用 SGLang 跑 DeepSeek-R1 FP8，32 个并发，输入 1k 输出 1k，每个用户多快？", "zh")
     follow = next(line for line in turn.answer.split("\n") if "接下来想确认" in line)
     assert "上下文" not in follow, follow
+
+
+@pytest.mark.parametrize(("text", "concurrency"), [
+    ("老板问：llama 4 scout 放两张 h200 上，二十来号人一起用，每人能有多快？", 20),
+    ("二十来号人同时在线", 20),
+])
+def test_about_twenty_people_said_loosely_in_chinese(text, concurrency):
+    # "二十来号人" was not read at all: the answer was for one user
+    assert extract(text, CAT, lang="zh").concurrency == concurrency
+
+
+@pytest.mark.parametrize("text", ["Gemma 3 27B on an RTX PRO 5000 Blackwell — per-user speed at 6 simultaneous chats?",
+                                  "Qwen2.5-14B on one L40S, what's the speed per user at 12 concurrent requests?"])
+def test_a_per_user_speed_question_is_a_speed_question(text):
+    lead = _turn(text).answer.split("\n")[0]
+    assert lead.startswith("**About") or lead.startswith("**No speed to give"), lead

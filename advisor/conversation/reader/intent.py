@@ -145,6 +145,10 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
                            r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
                            r"first[\s-]token (?:latency|time)|(?:until|till|before|to get) (?:the )?first token|first token (?:comes?|arrives?|appears?)|"
+                           # "per-user speed at 6 chats?", "speed per user": the speed, asked by its subject
+                           r"(?:per[\s-](?:user|stream|request|person|seat)|each user'?s?|single[\s-]user) "
+                           r"(?:speed|throughput|rate|tokens?/s|tok/s)|speed (?:per|for each|for every|of each) "
+                           r"(?:user|stream|request|person|seat)|"
                            # the time between tokens: "time per output token", "TPOT", "ITL", "ms per token"
                            r"time per (?:output )?token|(?<![a-z])tpot(?![a-z])|(?<![a-z])itl(?![a-z])|inter[\s-]token latency|"
                            r"(?:per[\s-]token|token[\s-]to[\s-]token|decode) latency|time between tokens|"

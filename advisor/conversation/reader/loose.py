@@ -9,7 +9,7 @@ The value used is stated in the answer with its range ("read 'a few hundred' as 
 * a pair of neighbouring numerals (一两, 两三, 三五, 七八, and with a unit 两三百, 一两万) is the top of the pair (a
   demand sized for its top, a count of cards read as the most said), the range from the bottom;
 * a vague count is a representative value inside its range: "a couple (of)" 2 (2–3), "a few" 3 (2–5), "a handful"
-  5 (3–7), "several" 5 (3–9), "几" / "数" 3 (2–9), "十几" 15 (11–19), "二十几" 25 (21–29), "十来" 10 (10–12), "二十来" 20 (20–24),
+  5 (3–7), "several" 5 (3–9), "几" / "数" 3 (2–9), "十几" 15 (11–19), "二十几" 25 (21–29), "十来" 10 (10–12), "二十来" / "20来" 20 (20–24),
   "上百" 100 (100–199); times a scale word after it ("a few hundred" 300 (200–500), "几十" 30 (20–90), "几万");
   "dozens of" 36 (24–96), "hundreds of" 300 (200–900), "thousands of" 3000 (2000–9000);
 * two number words joined by "or" / "to" ("two or three H100s") are a pair as above;
@@ -56,7 +56,8 @@ _CN = re.compile(
     r"(?P<pair>一两|两三|二三|三四|三五|四五|五六|六七|七八|八九)(?:(?P<pscale>十万|百万|千万|十|百|千|万|亿)|" + _UNIT_CN + ")|"
     r"(?P<tens>[二三四五六七八九])?十几(?P<tscale>万|亿)?|"
     r"(?:几|数)(?P<vscale>十万|百万|千万|十|百|千|万|亿)|"
-    r"(?P<ltens>[二两三四五六七八九])?(?P<lai>十|百|千|万)来(?=\s*(?:个|张|块|台|位|名|人|天|小时))|"
+    r"(?:(?P<ltens>[二两三四五六七八九])?(?P<lai>十|百|千|万)|(?<![\d.])(?P<dlai>[1-9]\d*0))来"
+    r"(?=\s*(?:个|张|块|台|位|名|号|人|天|小时))|"  # "二十来号人", "20来个人"
     r"上(?P<up>百|千|万)(?=\s*(?:个|张|块|台|位|名|人|号|天|小时|万|亿|gb|g|元|块))")
 
 
@@ -108,8 +109,11 @@ def _cn(m: re.Match[str]) -> Loose:
     if m.group("vscale"):
         scale = _CN_SCALE[m.group("vscale")]
         return Loose(text, 3 * scale, 2 * scale, 9 * scale, span)
-    if m.group("lai"):  # "十来" 10 (10–12), "二十来" 20 (20–24): a little over the round number
-        base = _CN_DIGIT[m.group("ltens")] * _CN_SCALE[m.group("lai")] if m.group("ltens") else _CN_SCALE[m.group("lai")]
+    if m.group("lai") or m.group("dlai"):  # "十来" 10 (10–12), "二十来"/"20来" 20 (20–24): a little over the round number
+        if m.group("dlai"):
+            base = float(m.group("dlai"))
+        else:
+            base = _CN_DIGIT[m.group("ltens")] * _CN_SCALE[m.group("lai")] if m.group("ltens") else _CN_SCALE[m.group("lai")]
         return Loose(text, base, base, base * 1.2, span)
     scale = _CN_SCALE[m.group("up")]
     return Loose(text, scale, scale, 2 * scale - 1, span)
