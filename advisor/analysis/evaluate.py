@@ -199,6 +199,11 @@ def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig
         ev.named_changes = [ch for ch in probe.changes if ch.for_existing]
         ev.named_config = shown
         ev.offload = _offload_of(probe)
+    fmt = next((ch.value for ch in ev.named_changes if ch.kind == "precision" and isinstance(ch.value, str)), None)
+    if fmt is not None and workload.task == "inference":
+        # the change evaluated on the configuration named, so a speed or load question is answered as changed
+        changed = _evaluate_named(replace(workload, weights=fmt), constraints, [lone], steps)[0]
+        ev.changed_config = changed if changed.fits else None
 
 
 def _bigger_twin(workload: Workload, constraints: Constraints, lone: NamedConfig, steps: list[Step],
@@ -238,6 +243,12 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
                                    tpot_target_s=Seconds.of(target, "ms").s if target else None,
                                    ttft_target_s=request.ttft_target_s)
             _same_figures(lead, ev.load)
+    changed = ev.changed_config
+    if changed is not None and request.concurrency_given and workload.concurrency > 1:
+        target = request.constraints.max_ms_per_token
+        ev.changed_load = serving_load(model, catalog.gpu(changed.gpu), changed, workload.concurrency, steps,
+                                       tpot_target_s=Seconds.of(target, "ms").s if target else None,
+                                       ttft_target_s=request.ttft_target_s)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None

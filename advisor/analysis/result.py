@@ -124,6 +124,10 @@ class Analysis(msgspec.Struct):
     premise: list[Finding] = msgspec.field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
     named_changes: list[Change] = msgspec.field(default_factory=list)  # what would make the one configuration named work
     named_config: Option | None = None  # that configuration
+    # that configuration with the first of those changes applied when it is a weight format (FP8, INT4) and it then
+    # holds the job, and its load at the stated concurrency: "on 2× H100 at 50 users?" answered as changed
+    changed_config: Option | None = None
+    changed_load: dict[str, Any] | None = None
     bigger_twin: Option | None = None  # the same card with more memory, at the count named, when that one holds the job
     intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)

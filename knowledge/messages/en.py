@@ -702,6 +702,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.load.per_user": "{per} per user{tpot}",
     "screen.load.total": "{tot} in total",
     "screen.load.head": "**At {n} concurrent users** on {on}: {bits}",
+    "screen.load.changed": "With {fmt} weights: ",
     "screen.load.your_target": "your target",
     "screen.load.default_target": "the default interactivity target",
     "screen.load.most_memory": "; at most {most} concurrent users, as many requests as the KV cache holds at once, each within {ms} per token ({rate}, {why})",

@@ -698,6 +698,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.load.per_user": "每路 {per}{tpot}",
     "screen.load.total": "合计 {tot}",
     "screen.load.head": "**{n} 路并发时**（{on}）：{bits}",
+    "screen.load.changed": "改用 {fmt} 权重后：",
     "screen.load.your_target": "您的目标",
     "screen.load.default_target": "默认交互目标",
     "screen.load.most_memory": "；最多 {most} 路并发（KV 缓存一次放得下的请求数），每路都在每 token {ms} 以内（每路 {rate}，{why}）",

@@ -516,8 +516,9 @@ def rate_concurrency(s: Slots) -> tuple[int, float]:
     return max(1, math.ceil((s.min_tokens_per_s or 0) * ms / 1000)), ms
 
 
-def next_question(state: DialogState) -> str | None:
-    """The most useful slot still unknown, not yet asked and not defaulted (one at a time)."""
+def next_question(state: DialogState, answered: tuple[str, ...] = ()) -> str | None:
+    """The most useful slot still unknown, not yet asked and not defaulted (one at a time); `answered`: slots the
+    answer itself gives (how many users → concurrency), never asked back."""
     s = state.slots
     task = _task_of(s) or "inference"
     order = NEXT_INFERENCE if task == "inference" else NEXT_TRAINING
@@ -534,7 +535,7 @@ def next_question(state: DialogState) -> str | None:
     if _task_of(s) is None and "task" not in state.asked and "task" not in state.defaulted:
         return "task"  # the whole job may differ: asked first, after an answer for serving
     for slot in order:
-        if known.get(slot) or slot in state.asked or slot in state.defaulted:
+        if known.get(slot) or slot in state.asked or slot in state.defaulted or slot in answered:
             continue
         if task != "inference" and slot == "region" and s.existing is not None:
             continue

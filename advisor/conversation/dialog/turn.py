@@ -478,7 +478,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     for step in steps:
         yield step
     evaluation.assumptions = w_notes + c_notes + evaluation.assumptions
-    follow = next_question(working)
+    # the user's question is how many users: its answer is no slot to ask for
+    follow = next_question(working, answered=("concurrency",) if request.asks_users else ())
     working.pending = follow
     if follow and follow not in working.asked:
         working.asked.append(follow)

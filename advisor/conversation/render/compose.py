@@ -281,6 +281,7 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     users_lead = lead.deciding.startswith(("most concurrent sequences", "largest concurrency meeting"))
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
         first.append(load_lead.load_line(ev, fs.load_option(ev), book, lang))
+        first.append(load_lead.changed_line(ev, book, lang))  # the named cards, as the change makes them hold it
     first.append(ttft_target_line(fs.load_option(ev), ev, book, lang,  # a first-token target at one user
                                   said=lead.deciding.startswith("decode tokens/s per sequence")))
     first += unknown_lines(slots, lang, catalog, names=False)

@@ -98,7 +98,9 @@ def rec_headline(ev: Analysis, top: Option | None, book: Book, lang: str) -> str
         if o.fits:
             speed = opt_speed(o, book, lang, ev.workload)
             tail = "" if speed == "—" else t("headline.speed_tail", lang, speed=speed)
-            missing = misses(o, lang)
+            # a card the person named, asked whether it runs, how fast or how many users: a market rule is a note
+            # there, as in the lead (options_table.misses); asked how many to buy, it stays "ruled out"
+            missing = misses(o, lang, running=ev.intent != "how_many" or ev.asks_users)
             warn = t("headline.but", lang, misses=t("list.sep", lang).join(missing)) if missing else ""
             return t("headline.option_fits", lang, name=opt_name(o, book), warn=warn, layout=opt_layout(o, lang, book),
                      need=need, usable=usable, tail=tail)

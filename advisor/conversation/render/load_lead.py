@@ -15,6 +15,7 @@ from advisor.conversation.render.book import (
     source_of,
 )
 from advisor.conversation.render.firstscreen import Lead, target_ms
+from advisor.conversation.render.labels import format_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
     opt_name,
@@ -62,12 +63,28 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     return Lead(t("screen.users", lang, name=name, most=most, ctx=ctx, tail=tail), None,
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
 
-def load_line(ev: Any, top: Any, book: Book, lang: str) -> str:
+def changed_line(ev: Any, book: Book, lang: str) -> str:
+    """The configuration the person named, which does not hold the job as asked, with the weight format that makes
+    it hold it (Analysis.changed_config): its load line at the stated concurrency, led by the format ("With FP8
+    weights: at 50 concurrent users on 2× H100 …"); "" without one."""
+    o, load = ev.changed_config, ev.changed_load
+    if o is None or not load:
+        return ""
+    line = load_line(ev, o, book, lang, load=load)
+    if not line:
+        return ""
+    fmt = book.text(format_label(o.sized_workload.weights if o.sized_workload else "", lang),
+                    f"weight format that makes {o.count}× {o.gpu_name} hold the job", SRC_RECOMMEND)
+    return t("screen.load.changed", lang, fmt=fmt) + line
+
+
+def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] | None = None) -> str:
     """"Serve X to N users": at the stated concurrency on the leading option, the continuous-batching simulation's
     median time to first token (and p95), per-user decode speed (1 / median TPOT) and total output tokens/s, then
     the largest concurrency whose median TPOT meets the stated target, else the recommender's interactivity target
-    (advisor.analysis.limits.serving_load; DEFAULT_TPOT_TARGET_S). "" when no load was simulated."""
-    load = ev.load
+    (advisor.analysis.limits.serving_load; DEFAULT_TPOT_TARGET_S). "" when no load was simulated. `load`: another
+    option's simulated load than the analysis's own (changed_line)."""
+    load = load if load is not None else ev.load
     o = top
     stated = "concurrency" in (getattr(ev, "stated", None) or ())
     if load is None and top is not None and stated:  # the option's own figures under the stated load (no limit)
