@@ -92,3 +92,18 @@ def test_a_market_rule_is_a_note_beside_a_named_card_asked_about_and_a_block_whe
     assert "但注意：RTX 4090 在国内受限" in head and "被规则排除" not in head, head
     buying = _answer("国内买几张4090跑Qwen2.5-32B？", "zh")
     assert "但被规则排除：RTX 4090 在国内受限" in buying.split("\n")[0]
+
+
+@pytest.mark.parametrize(("text", "lang", "qps", "out"), [
+    ("QPS 大概 5，每个请求输入 2000 输出 500，用 Qwen3-32B，H20 要几张？", "zh", 5, 500),
+    ("about 5 requests a second, 2000-token prompts and 500-token replies, Qwen3-32B — how many H20s?", "en", 5, 500),
+    ("每秒 8 个请求，输入 1k 输出 300，Qwen2.5-14B，用 L40S 要几张？", "zh", 8, 300),
+])
+def test_a_request_rate_is_sized_to_put_out_what_it_asks_for(text, lang, qps, out):
+    """"5 QPS of 500-token answers: how many H20?" was answered 2× H20 (they hold the 100 requests Little's law
+    gives), whose simulation at that load put out 556 tokens/s against the 2,500 the rate asks for; the count now
+    sustains the rate (λ × output tokens, judged on the simulation at that load)."""
+    screen = _first_screen(_answer(text, lang))
+    line = next(ln for ln in screen.splitlines() if "路并发时" in ln or "concurrent users**" in ln)
+    total = float(re.search(r"合计 ([\d.]+) tokens/s" if lang == "zh" else r"([\d.]+) tokens/s in total", line).group(1))
+    assert total >= qps * out, line
