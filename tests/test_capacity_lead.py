@@ -23,4 +23,4 @@ def test_a_training_capacity_lead_speaks_of_training(text: str, lang: str, metho
 def test_the_card_that_fits_instead_says_how() -> None:
     first = Conversation(lang="zh").respond("24G 显存能全参微调 Qwen2.5-1.5B 吗").answer.split("\n")[0]
     tail = first.split("。")[-2]  # "1× … 放得下（ZeRO-2, 卸载 optimizer, deepspeed）"
-    assert "放得下（" in tail and "deepspeed" in tail, first
+    assert "放得下（" in tail and "DeepSpeed" in tail, first

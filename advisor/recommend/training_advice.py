@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the planner is imported where a plan is made: an inference 
     from knowledge.schemas import GpuSpec, ModelSpec
 
 PLANNED_TASKS = ("pretrain", "full")
+PLANNED_ENGINES = ("megatron", "fsdp", "deepspeed")  # the workload engines the planner models (calibration planner)
 
 
 def planned(w: Workload) -> bool:
@@ -37,8 +38,9 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
     recommender's count search and its deadline pass ask for the same configurations; plans are immutable). A ZeRO
     stage the workload names is pinned; a stated `mfu` replaces the step-time model's for the run totals. `calib`:
     another calibration than the project's (a what-if such as analysis.fabric's slower network; not memoised)."""
+    engine = w.engine if w.engine in PLANNED_ENGINES else None  # a training framework named: planned with it
     key = (model.id, model.hidden_size, model.num_layers, model.vocab_size, gpu.id, gpu.memory_bytes, count, tokens,
-           w.context, w.recompute, w.batch, w.zero, mfu)
+           w.context, w.recompute, w.batch, w.zero, mfu, engine)
     if calib is None and key in _PLANS:
         return _PLANS[key]
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.planner
@@ -47,7 +49,7 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
     ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None, zero=w.zero or None)
     try:
         plan = plan_training(model, gpu, count, tokens, calib or load_calibration(), context=w.context, ov=ov, mfu=mfu,
-                             explain=False)
+                             explain=False, engine=engine)
     except InputError:
         plan = None
     if calib is not None:
@@ -68,12 +70,12 @@ def plan_memory(plan: Plan, model: ModelSpec, w: Workload) -> MemoryEstimate:
 
 
 def planned_layout(plan: Plan, zero_offload: Offload, weights: str, kv: str) -> OptionLayout:
-    """The planner's layout as an option's `layout` (engine "megatron")."""
+    """The planner's layout as an option's `layout`, under the engine it was planned for."""
     lay = plan.layout
     extra = PlannedLayout(ep=lay.ep, cp=lay.cp, recompute_layers=lay.recompute_layers, micro_batch=lay.micro_batch,
                           grad_accum=lay.grad_accum, global_batch_tokens=plan.global_batch_tokens, vpp=lay.vpp,
                           summary=lay.describe())
-    return OptionLayout(tp=lay.tp, pp=lay.pp, dp=lay.dp, zero=lay.zero, zero_offload=zero_offload, engine="megatron",
+    return OptionLayout(tp=lay.tp, pp=lay.pp, dp=lay.dp, zero=lay.zero, zero_offload=zero_offload, engine=plan.engine,
                         weights=weights, kv=kv, recompute=lay.recompute, planned=extra)
 
 

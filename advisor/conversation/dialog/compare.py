@@ -128,7 +128,7 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         gpu = catalog.find_gpu(str(o["gpu"]))
         return f"{int(o.get('count') or 1)}× {gpu.name if gpu else o['gpu']}"
 
-    trained = _training_verdict(options, name, book, lang, deadline)
+    trained = _training_verdict(options, name, book, lang, deadline, faster=bool(_FASTER.search(text)))
     if trained is not None:
         return trained
     if _TCO.search(text) and not _FASTER.search(text):
@@ -188,12 +188,14 @@ def _per_token_verdict(fit: list[dict[str, Any]], name: Any, book: Book, lang: s
     return t("compare.per_token", lang, a=name(a), b=name(b), x=x, y=y) + dated + _ruled_out(a, name(a), lang)
 
 
-def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang: str, deadline: bool = False
-                      ) -> str | None:
+def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang: str, deadline: bool = False,
+                      faster: bool = False) -> str | None:
     """Training jobs on the named configurations ("we sell 8×H20, 8×L20 and 8×RTX 4090: which do we quote?"): the
     one to quote is the cheapest to buy of those that fit and meet the deadline (the fastest when none is priced);
     when none meets it, that first, with the fastest; each other configuration's time, or that it does not fit.
-    `deadline`: the question stated one. None when no option is a training run."""
+    `deadline`: the question stated one. `faster`: the question asks which is faster or how much ("512 or 1024
+    H100s, how much faster?"): the fastest against the slowest, the ratio of their wall-clock times and the GPU-hours
+    each takes (what the speed-up costs in scaling efficiency). None when no option is a training run."""
     timed = [o for o in options if "wall_s" in (o.get("throughput") or {})]
     runs = [o for o in options if o in timed or not o.get("fits")]  # a configuration that does not fit has no time
     if not timed or len(runs) < 2 or len(runs) != len(options):
@@ -208,6 +210,18 @@ def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang
         return book.num(f"training wall-clock on {name(o)}", wall, "days", SRC, 1 if wall < 100 else 0,
                         suffix=t("slot.days", lang))
 
+    if faster and len(fit) >= 2 and not deadline:
+        a, b = fit[0], fit[-1]
+        ratio = float(b["throughput"]["wall_s"]) / float(a["throughput"]["wall_s"])
+        r = book.num(f"training speed {name(a)} / {name(b)}", ratio, "ratio", "ratio of the two wall-clock times", 1,
+                     suffix="")
+
+        def hours(o: dict[str, Any]) -> str:
+            return book.num(f"GPU-hours on {name(o)}", float(o["throughput"]["gpu_hours"]), "GPU-hours", SRC, 0,
+                            suffix="")
+
+        return t("compare.train.faster", lang, a=name(a), da=days(a), b=name(b), db=days(b), r=r, ha=hours(a),
+                 hb=hours(b)) + _ruled_out(a, name(a), lang)
     meets = [o for o in fit if "deadline" not in (o.get("misses") or [])]
     deadline = deadline or any("deadline" in (o.get("misses") or []) for o in runs)
     others = [t("compare.train.other", lang, name=name(o), days=days(o)) for o in fit]

@@ -605,7 +605,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      engines: tuple[str, ...] = (), reference_method: str = "",
                      asks_cheapest: bool = False, asks_fabric: bool = False,
                      asks_kv_token: bool = False, asks_tokens_per_day: bool = False,
-                     asks_power: bool = False, asks_launch: bool = False) -> AnalysisRequest:
+                     asks_power: bool = False, asks_launch: bool = False,
+                     asks_train_speed: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -622,7 +623,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         and not s.existing and not s.candidates and s.device is None else None,  # "two 24GB cards"
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
         asks_fabric=asks_fabric, asks_kv_token=asks_kv_token, asks_tokens_per_day=asks_tokens_per_day,
-        asks_power=asks_power, asks_launch=asks_launch,
+        asks_power=asks_power, asks_launch=asks_launch, asks_train_speed=asks_train_speed,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
         asks_why_count=asks_why_count, engines=engines, reference_method=reference_method, asks_cheapest=asks_cheapest,

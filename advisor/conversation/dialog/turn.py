@@ -453,6 +453,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                # a per-token or per-user speed target read this turn, in whatever words, asks
                                # whether the speed meets it: the answer opens with the speed against it
                                asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None),
+                               asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),
                                asks_servers=asks("servers", text), asks_link=asks("link", text),

@@ -90,8 +90,14 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
                        r"(?<![a-z])how many (?:do|would|will|should) (?:i|we|you) need|(?<![a-z])how many of (?:those|these|them)|"
                        r"(?<![a-z])how many (?:would|will|does|do|might) (?:it|that|this|they) (?:take|need)")
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
-_HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|(?<![a-z])how many (?:users|people|"
-                             r"concurrent|requests|sequences|sessions)|max(?:imum)? (?:concurrency|users)(?![a-z])")
+_HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|最大并发|并发上限|并发(?:能|可以)?(?:到|开到)?多少|"
+                             r"(?:撑|扛|带|承载|支撑)(?:得住)?(?:多少|几)|(?<![a-z])how many (?:users|people|"
+                             r"concurrent|requests|sequences|sessions|(?:simultaneous|parallel) (?:users|requests|chats|"
+                             r"sessions|streams|conversations))|max(?:imum)? (?:number of )?(?:concurrent |simultaneous )?"
+                             r"(?:concurrency|users|requests|sessions|streams)(?![a-z])|"
+                             # "at what concurrency does it stop meeting 50 ms TTFT?", "what concurrency can it sustain"
+                             r"(?:at|to|up to) what (?:concurrency|load|number of (?:users|requests))|"
+                             r"(?:what|how much) concurrency (?:can|could|does|do|will|would|is|before)")
 # "what's the max context on one 4090?", "最长能开多少上下文": the longest context that fits, not a fit verdict
 _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上下文(?:最长|最大|最多)|上下文(?:能|可以)?(?:开|支持|跑)?(?:到)?多(?:长|大|少)|"
                           r"能开多(?:长|大)|最长能(?:开|跑|支持|放)?多(?:少|长|大)|多(?:长|大|少)的?上下文|"
@@ -351,14 +357,19 @@ _POWER = words(zh=r"功耗|耗电|电费|用电量|多少瓦|多少千瓦|多少
 _LAUNCH = words(zh=r"启动命令|启动参数|部署命令|运行命令|命令怎么写|命令行怎么|怎么启动|如何启动|启动脚本",
                 en=r"(?:launch|serve|run|start(?:up)?|docker) (?:command|cmd|line|flags|arguments|args)|"
                    r"vllm serve (?:command|flags)|how (?:do|should|can) (?:i|we) (?:launch|start) (?:it|the (?:server|engine|model))")
+# "what MFU should I expect?", "算力利用率多少": a training run's model-FLOPs utilisation (a stated one, "at 40 % MFU", is
+# an input: slots.mfu)
+_MFU_QUESTION = words(zh=r"(?:算力利用率|mfu)[^，。]{0,6}(?:多少|多高|能到|大概|几|如何|怎么样)|(?:多少|多高)[^，。]{0,4}(?:算力利用率|mfu)",
+                      en=r"(?:what|which|expected?|expect|how (?:much|high)|typical|realistic|achievable)[^?.!\n]{0,40}"
+                         r"(?<![a-z])(?:mfu|hfu|model flops utili[sz]ation)(?![a-z])|(?<![a-z])mfu\s*[?？]")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch"]
+                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
-    "launch": _LAUNCH,
+    "launch": _LAUNCH, "mfu": _MFU_QUESTION,
 }
 
 

@@ -55,7 +55,11 @@ _TASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"预训练|从头训练|从零训练|从零开始训练|从头开始训练|pre[\s\-_]*train\w*|from scratch|继续预训练|continued pretrain\w*"), "pretrain"),
 ]
 _FINETUNE = re.compile(r"微调|精调|fine[\s\-_]*tun\w*|finetun\w*|(?<![a-z])sft(?![a-z])|instruction[\s\-_]*tun\w*|指令微调|调优|(?<![a-z])(?:dpo|kto|ipo|orpo|simpo|rlhf|grpo|ppo|rloo|dapo)(?![a-z])|偏好(?:对齐|优化|训练)|强化学习")
-_TRAIN = re.compile(r"训练|(?<![a-z])train(?:ing|ed)?(?![a-z])")
+# "训练", and "训" alone as the verb ("用 8 张 H100 训 Llama3-8B", "训一个 70B"), not 培训/教训/军训 …
+_TRAIN = re.compile(r"训练|(?<![培教集军家校特])训(?![练诫斥话])|(?<![a-z])train(?:ing|ed)?(?![a-z])")
+# a training framework or a per-GPU throughput asked ("with FSDP", "MFU?", "每卡每秒多少 token"): full-parameter training
+_FULL_TRAINING_CUE = re.compile(r"(?<![a-z])(?:fsdp2?|torchtitan|megatron|mfu|hfu)(?![a-z])|model flops utili|算力利用率|"
+                                r"per[\s-]gpu|每卡|单卡每秒")
 _INFER = re.compile(
     r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"
     r"inference|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"
@@ -70,6 +74,7 @@ _ENGINES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"tensorrt[\s\-_]*llm|trt[\s\-_]*llm"), "trtllm"),
     (re.compile(r"deepspeed"), "deepspeed"),
     (re.compile(r"megatron"), "megatron"),
+    (re.compile(r"(?<![a-z])fsdp2?(?![a-z])|torchtitan"), "fsdp"),
     (re.compile(r"transformers|hugging ?face"), "transformers"),
 ]
 _HOME = re.compile(r"家用|家里|在家|自己的电脑|个人电脑|游戏本|笔记本|台式机|(?:在)?本地(?:跑|运行|玩|试试?)|"
@@ -112,6 +117,9 @@ def read_task(t: Text, slots: Slots) -> None:
         slots.task_generic = "finetune"
         return
     if _TRAIN.search(t.s):
+        if _FULL_TRAINING_CUE.search(t.s):  # "training Llama 3 8B with FSDP: what MFU?": every weight trained
+            slots.task = "pretrain"
+            return
         slots.task_generic = "train"
         return
     if (_INFER.search(t.s) or slots.concurrency or slots.headcount or slots.qps or slots.claim is not None

@@ -11,7 +11,15 @@ from advisor.conversation.dialog.machine import DialogState, e2e_tpot_ms
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render import load_lead, purchase_lead
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
-from advisor.conversation.render.book import SRC_MEMORY, SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book, decimals_for
+from advisor.conversation.render.book import (
+    SRC_MEMORY,
+    SRC_RECOMMEND,
+    SRC_THROUGHPUT,
+    SRC_TRAINING,
+    SRC_USER,
+    Book,
+    decimals_for,
+)
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, fabric_text, link_text
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
@@ -159,6 +167,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
                 volume = volume_sentence(on, ev, book, lang, state.slots.tokens_per_day)
                 led_cost.text = volume + t("sentence.gap", lang) + led_cost.text if volume else led_cost.text
             return led_cost
+    if ev.asks_train_speed and len(users) <= 1:  # a training job's "tokens/s per GPU?" / "what MFU?": that, first
+        o = users[0] if users else top
+        if o is not None and o.fits and o.training is not None and o.training.tokens_per_s > 0:
+            return _train_speed_lead(o, ev, book, lang)
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
@@ -394,6 +406,24 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
              lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=_ttft(o, book, lang),
              verdict=against_target(o, ev, book, lang))
     return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
+
+
+def _train_speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """A training run's throughput, asked ("tokens per second per GPU?", "每卡每秒多少 token", "what MFU?"): tokens/s per
+    GPU and in all, the model-FLOPs utilisation they mean (advisor.estimator.planner / training: MFU = 6·N·tokens/s ÷
+    peak), the layout and memory, then what the run takes at that rate."""
+    tr = o.training
+    assert tr is not None
+    on = f"{o.count}× {o.gpu_name}"
+    per_gpu = tr.tokens_per_s / o.count
+    per = book.num(f"training tokens/s per GPU on {on}", per_gpu, "tokens/s", SRC_TRAINING, 0 if per_gpu >= 100 else 1)
+    total = book.num(f"training tokens/s on all {o.count} GPUs of {on}", tr.tokens_per_s, "tokens/s", SRC_TRAINING, 0)
+    mfu = book.num(f"MFU on {on}", tr.mfu * 100, "%", SRC_TRAINING, 0, suffix="%")
+    need, usable = need_and_usable(o, book)
+    text = t("lead.train_speed" if o.count > 1 else "lead.train_speed.one", lang, per=per, total=total, count=o.count, mfu=mfu, name=opt_name(o, book),
+             lay=opt_layout(o, lang, book), need=need, usable=usable, tokens=fs.train_tokens_text(ev, book, lang),
+             days=opt_days(o, book, lang))
+    return fs.Lead(text, None, f"training tokens/s per GPU on {on}")
 
 
 def _speed_with_tpot(o: Option, book: Book, lang: str) -> str | None:

@@ -145,7 +145,8 @@ def opt_name(o: Option, book: Book) -> str:
 
 
 # The engines as their projects write their names (the layout keeps the lower-case ids of the contract).
-ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "megatron": "Megatron-LM", "fsdp": "FSDP"}
+ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "megatron": "Megatron-LM", "fsdp": "FSDP", "deepspeed": "DeepSpeed",
+                 "dualpipe": "DualPipe"}
 
 
 def opt_layout(o: Option, lang: str, book: Book) -> str:
