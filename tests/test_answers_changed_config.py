@@ -107,3 +107,17 @@ def test_a_request_rate_is_sized_to_put_out_what_it_asks_for(text, lang, qps, ou
     line = next(ln for ln in screen.splitlines() if "路并发时" in ln or "concurrent users**" in ln)
     total = float(re.search(r"合计 ([\d.]+) tokens/s" if lang == "zh" else r"([\d.]+) tokens/s in total", line).group(1))
     assert total >= qps * out, line
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("At what concurrency does Llama 3.1 8B on one H100 stop meeting 50 ms TTFT?", "en"),
+    ("what's the max number of simultaneous users for Qwen3-32B on 2 H100 at 30 tokens/s each?", "en"),
+    ("How much concurrency can one L40S sustain for Qwen2.5-7B?", "en"),
+    ("两张 4090 跑 Qwen2.5-14B，并发上限是多少？", "zh"),
+    ("一台 8 卡 H20 跑 DeepSeek-R1 能撑多少人同时用？", "zh"),
+])
+def test_how_many_users_in_other_words_opens_with_the_users(text, lang):
+    """These were answered at one user ("About 163 tokens/s …", "within your target"): the lead is now the most
+    concurrent users the configuration serves."""
+    lead = _answer(text, lang).split("\n")[0]
+    assert re.search(r"最多可同时服务 \d+ 路" if lang == "zh" else r"serves at most \d+ concurrent", lead), lead
