@@ -121,3 +121,38 @@ def test_how_many_users_in_other_words_opens_with_the_users(text, lang):
     concurrent users the configuration serves."""
     lead = _answer(text, lang).split("\n")[0]
     assert re.search(r"最多可同时服务 \d+ 路" if lang == "zh" else r"serves at most \d+ concurrent", lead), lead
+
+
+@pytest.mark.parametrize(("text", "lang", "users", "said"), [
+    ("预算 50 万，想给 100 人的团队部署一个代码助手，推荐什么配置？", "zh", 10, "10 路并发"),
+    ("what is the biggest model I can run on two 4090s for 8 users?", "en", 8, "8 concurrent users"),
+    ("一张 4090 能跑什么模型？", "zh", 1, "1 路"),
+])
+def test_which_models_fit_are_sized_for_the_users_said(text, lang, users, said):
+    """"A team of 100, ¥500k: what setup?" listed the models the budget runs for one user ("1 路"); the models are
+    now sized for the team's peak users (10 % of 100) and the answer says so."""
+    answer = _answer(text, lang)
+    assert said in answer.split("\n")[0], answer.split("\n")[0]
+    first = re.search(r"GiB per GPU|每卡 ([\d.]+) GiB", answer)
+    assert first, answer[:400]
+
+
+def test_more_users_take_more_memory_for_the_same_model_on_the_same_cards():
+    """The per-GPU memory a model-fit answer gives grows with the users it is sized for (the KV cache of each)."""
+    from advisor.analysis.model_fit import fit_on
+
+    model, gpu = CAT.model("qwen2.5-coder-32b-instruct"), CAT.gpu("h100-sxm")
+    one, ten = fit_on(model, gpu, 2, 4096, 1), fit_on(model, gpu, 2, 4096, 10)
+    assert one is not None and ten is not None and ten.per_gpu.gib > one.per_gpu.gib
+
+
+@pytest.mark.parametrize(("text", "lang", "head"), [
+    ("cost per million output tokens for Llama 3.1 8B on an L40S at full load?", "en", "at full load, "),
+    ("L40S 跑 Llama 3.1 8B 满载时每百万 token 成本多少？", "zh", "满载 "),
+    ("what does a million tokens cost on one H100 with Qwen2.5-14B when it's fully loaded?", "en", "at full load, "),
+])
+def test_a_token_cost_at_full_load_opens_with_the_full_load(text, lang, head):
+    """"… at full load?" opened with one request at a time ($5.50) and gave full load ($0.32) after it."""
+    lead = _answer(text, lang).split("\n")[0]
+    assert head in lead and ("for one request" not in lead and "单路请求" not in lead), lead
+    assert "被规则排除" not in lead  # a market rule beside the card asked about is a note ("但注意")

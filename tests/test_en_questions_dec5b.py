@@ -169,10 +169,11 @@ def test_a_users_answer_assumes_no_user_count(text: str) -> None:
 
 def test_a_card_a_market_rule_rules_out_is_not_ticked() -> None:
     """The L4 is restricted for China in the catalog (performance density over 5.92, rules/market.py): the lead
-    says it is ruled out and the short table does not mark it ✓."""
+    says so beside the card asked about (a note, as the speed lead says it: the question is what running it costs)
+    and the short table does not mark it ✓."""
     assert CAT.gpu("l4").china is not None and CAT.gpu("l4").china.status == "restricted"
     turn = ask("what does a million tokens cost on an L4 for qwen2.5 7b in china?")
-    assert "ruled out" in lead_of(turn), lead_of(turn)
+    assert "(but: Above the export thresholds)" in lead_of(turn), lead_of(turn)
     row = next(r for r in str(turn.answer).splitlines() if r.startswith("| 1× NVIDIA L4 |"))
     assert "✓" not in row and "⛔" in row, row
 

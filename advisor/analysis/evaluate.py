@@ -67,7 +67,8 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_why_count=request.asks_why_count, reference_method=request.reference_method,
                   asks_cheapest=request.asks_cheapest, asks_kv_token=request.asks_kv_token,
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
-                  asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed)
+                  asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
+                  asks_full_load=request.asks_full_load)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)

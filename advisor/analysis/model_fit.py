@@ -62,15 +62,16 @@ def train_fit_on(model: ModelSpec, gpu: GpuSpec, count: int, context: int, task:
                     est.usable_bytes(gpu), True)
 
 
-def fit_on(model: ModelSpec, gpu: GpuSpec, count: int, context: int) -> ModelFit | None:
-    """The most precise format at which `model` fits `count` × `gpu` for one user: the checkpoint's own precision
-    (BF16; FP8 for DeepSeek; MXFP4 for gpt-oss), then the stack's smaller formats of `formats_for(gpu)`."""
+def fit_on(model: ModelSpec, gpu: GpuSpec, count: int, context: int, users: int = 1) -> ModelFit | None:
+    """The most precise format at which `model` fits `count` × `gpu` for `users` concurrent sequences of `context`
+    tokens: the checkpoint's own precision (BF16; FP8 for DeepSeek; MXFP4 for gpt-oss), then the stack's smaller
+    formats of `formats_for(gpu)`."""
     stack, engine = formats_for(gpu)
     own = default_inference_format(model)
     formats: list[WeightFormat] = [own, *(f for f in stack if bits_per_weight(f) < bits_per_weight(own))]
     counts = param_counts(model)
     for fmt in formats:
-        w = Workload(model=model.id, weights=fmt, context=context, concurrency=1, gpus=count, tp=count, engine=engine)
+        w = Workload(model=model.id, weights=fmt, context=context, concurrency=users, gpus=count, tp=count, engine=engine)
         try:
             est = estimate_memory(model, w, gpu)
         except (AdvisorError, ValueError):
@@ -82,11 +83,12 @@ def fit_on(model: ModelSpec, gpu: GpuSpec, count: int, context: int) -> ModelFit
 
 
 def models_that_fit(catalog: Catalog, gpu: GpuSpec, count: int = 1, *, context: int = 4096,
-                    coding: bool = False, task: Task = "inference") -> list[ModelFit]:
+                    coding: bool = False, task: Task = "inference", users: int = 1) -> list[ModelFit]:
     """Every catalog model that fits, the largest (total parameters) first; coding models first for `coding`; for
-    a training `task` ("the biggest model I can LoRA on a 4090"), trained that way (`train_fit_on`)."""
+    a training `task` ("the biggest model I can LoRA on a 4090"), trained that way (`train_fit_on`); served to
+    `users` concurrent sequences."""
     def one(m: ModelSpec) -> ModelFit | None:
-        return fit_on(m, gpu, count, context) if task == "inference" else train_fit_on(m, gpu, count, context, task)
+        return fit_on(m, gpu, count, context, users) if task == "inference" else train_fit_on(m, gpu, count, context, task)
 
     fits = [f for m in catalog.models if not m.id.startswith("user-") and (f := one(m))]
     fits.sort(key=lambda f: -f.params)

@@ -243,6 +243,41 @@ def _task_of(slots: Slots) -> str | None:
     return None
 
 
+def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
+    """The concurrent sequences the slots ask to serve, with how each was read: the users said; a request rate by
+    Little's law; a batch; a headcount at its peak share; a total rate at the per-token target; else one."""
+    notes: list[Assumption] = []
+    concurrency = s.concurrency
+    if concurrency is None and s.qps:
+        w_s = request_seconds(s)
+        concurrency = max(1, math.ceil(s.qps * w_s))
+        notes.append(Assumption(
+            *pair("assumption.qps"),
+            {"qps": (round(s.qps, 2), "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
+             "w": (round(w_s, 1), "s", "output tokens × time-per-token target")}))
+    if concurrency is None and s.batch and task == "inference":  # "throughput at batch 64": 64 sequences at once
+        concurrency = s.batch
+        notes.append(Assumption(*pair("assumption.batch"), {"n": (s.batch, "sequences", "user input")}))
+    if concurrency is None and s.headcount:
+        concurrency = peak_concurrency(s.headcount)
+        notes.append(Assumption(
+            *pair("assumption.people"),
+            {"people": (s.headcount, "people", "user input"),
+             "conc": (concurrency, "sequences", "ceil(people × peak share)"),
+             "share": (PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE)}))
+    if concurrency is None and s.min_tokens_per_s and task == "inference":
+        concurrency, ms = rate_concurrency(s)
+        notes.append(Assumption(
+            *pair("assumption.total_rate"),
+            {"rate": (s.min_tokens_per_s, "tokens/s", "user input"), "conc": (concurrency, "sequences",
+             "total tokens/s × time per token"), "speed": (round(1000 / ms, 1), "tokens/s", "per-token target")}))
+    if concurrency is None:
+        concurrency = 1
+        if task == "inference":
+            notes.append(Assumption(*pair("assumption.single"), {"n": (1, "sequences", "dialog default")}))
+    return concurrency, notes
+
+
 def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption]]:
     """The Workload the slots describe, with the defaults it needed (None when no model is known yet)."""
     s = state.slots
@@ -289,34 +324,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     if context is None:
         context = default_context(default_catalog().find_model(s.model or "") if task == "inference" else None)
         notes.append(Assumption(*pair("assumption.context"), {"ctx": (context, "tokens", "advisor.workload.default_context")}))
-    concurrency = s.concurrency
-    if concurrency is None and s.qps:
-        w_s = request_seconds(s)
-        concurrency = max(1, math.ceil(s.qps * w_s))
-        notes.append(Assumption(
-            *pair("assumption.qps"),
-            {"qps": (round(s.qps, 2), "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
-             "w": (round(w_s, 1), "s", "output tokens × time-per-token target")}))
-    if concurrency is None and s.batch and task == "inference":  # "throughput at batch 64": 64 sequences at once
-        concurrency = s.batch
-        notes.append(Assumption(*pair("assumption.batch"), {"n": (s.batch, "sequences", "user input")}))
-    if concurrency is None and s.headcount:
-        concurrency = peak_concurrency(s.headcount)
-        notes.append(Assumption(
-            *pair("assumption.people"),
-            {"people": (s.headcount, "people", "user input"),
-             "conc": (concurrency, "sequences", "ceil(people × peak share)"),
-             "share": (PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE)}))
-    if concurrency is None and s.min_tokens_per_s and task == "inference":
-        concurrency, ms = rate_concurrency(s)
-        notes.append(Assumption(
-            *pair("assumption.total_rate"),
-            {"rate": (s.min_tokens_per_s, "tokens/s", "user input"), "conc": (concurrency, "sequences",
-             "total tokens/s × time per token"), "speed": (round(1000 / ms, 1), "tokens/s", "per-token target")}))
-    if concurrency is None:
-        concurrency = 1
-        if task == "inference":
-            notes.append(Assumption(*pair("assumption.single"), {"n": (1, "sequences", "dialog default")}))
+    concurrency, load_notes = serving_concurrency(s, task)
+    notes += load_notes
     if s.concurrency_avg is not None and s.concurrency is not None and task == "inference":
         notes.append(Assumption(*pair("assumption.peak"),
                                 {"peak": (s.concurrency, "sequences", "user input"),
@@ -606,7 +615,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      asks_cheapest: bool = False, asks_fabric: bool = False,
                      asks_kv_token: bool = False, asks_tokens_per_day: bool = False,
                      asks_power: bool = False, asks_launch: bool = False,
-                     asks_train_speed: bool = False) -> AnalysisRequest:
+                     asks_train_speed: bool = False, asks_full_load: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -624,6 +633,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
         asks_fabric=asks_fabric, asks_kv_token=asks_kv_token, asks_tokens_per_day=asks_tokens_per_day,
         asks_power=asks_power, asks_launch=asks_launch, asks_train_speed=asks_train_speed,
+        asks_full_load=asks_full_load,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
         asks_why_count=asks_why_count, engines=engines, reference_method=reference_method, asks_cheapest=asks_cheapest,

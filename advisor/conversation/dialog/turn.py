@@ -31,6 +31,7 @@ from advisor.conversation.dialog.machine import (
     named_configs,
     next_question,
     reset,
+    serving_concurrency,
 )
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
@@ -359,8 +360,9 @@ def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, c
     coding = bool(CODING.search(text))
     trained: dict[str | None, Task] = {"lora": "lora", "qlora": "qlora", "full": "full"}  # "the biggest model I can LoRA on …"
     task = trained.get(working.slots.task, "lora" if working.slots.task_generic == "finetune" else "inference")
-    turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding, task=task), gpu, count,
-                          context, coding, working, lang, task=task)
+    users = serving_concurrency(working.slots, task)[0] if task == "inference" else 1  # "for 10 users": sized so
+    turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding, task=task, users=users),
+                          gpu, count, context, coding, working, lang, task=task, users=users)
     working.pending = None
     _commit(state, working)
     return turn
@@ -414,8 +416,9 @@ def _budget_fit(state: DialogState, working: DialogState, text: str, lang: str, 
         gpu, count = bought.pick.gpu, bought.pick.count
         context = working.slots.context or DEFAULT_CONTEXT
         coding = bool(CODING.search(text))
-        turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding), gpu, count,
-                              context, coding, working, lang, bought=bought)
+        users = serving_concurrency(working.slots, "inference")[0]  # "a team of 100": its peak users
+        turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding, users=users), gpu,
+                              count, context, coding, working, lang, bought=bought, users=users)
     _commit(state, working)
     return turn
 
@@ -454,6 +457,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                # whether the speed meets it: the answer opens with the speed against it
                                asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None),
                                asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
+                               asks_full_load=not workload.is_training and asks("full_load", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),
                                asks_servers=asks("servers", text), asks_link=asks("link", text),

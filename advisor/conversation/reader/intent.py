@@ -362,14 +362,17 @@ _LAUNCH = words(zh=r"启动命令|启动参数|部署命令|运行命令|命令�
 _MFU_QUESTION = words(zh=r"(?:算力利用率|mfu)[^，。]{0,6}(?:多少|多高|能到|大概|几|如何|怎么样)|(?:多少|多高)[^，。]{0,4}(?:算力利用率|mfu)",
                       en=r"(?:what|which|expected?|expect|how (?:much|high)|typical|realistic|achievable)[^?.!\n]{0,40}"
                          r"(?<![a-z])(?:mfu|hfu|model flops utili[sz]ation)(?![a-z])|(?<![a-z])mfu\s*[?？]")
+# "cost per million tokens at full load", "满载时": the figures at the most sequences the cards hold
+_FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发", en=r"(?<![a-z])(?:at|under) (?:full|max(?:imum)?|peak) "
+                   r"(?:load|capacity|utili[sz]ation|batch)|fully (?:loaded|utili[sz]ed|saturated)|(?<![a-z])saturat")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu"]
+                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
-    "launch": _LAUNCH, "mfu": _MFU_QUESTION,
+    "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD,
 }
 
 

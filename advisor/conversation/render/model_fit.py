@@ -75,16 +75,19 @@ def budget_none_turn(hw: BudgetHardware, state: DialogState, lang: str) -> Turn:
 
 def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int, coding: bool,
                    state: DialogState, lang: str, bought: BudgetHardware | None = None,
-                   task: str = "inference") -> Turn:
+                   task: str = "inference", users: int = 1) -> Turn:
     """The Turn: the largest models that fit first (coding models first when asked for code), then a table. With
-    `bought` (a budget and no card named), the first sentence says the budget, the models and the cards it buys."""
+    `bought` (a budget and no card named), the first sentence says the budget, the models and the cards it buys.
+    `users`: the concurrent sequences each model was sized for (the users said, else one)."""
     book = Book()
+    n = book.count("concurrent sequences sized for", users, "sequences", "users said, else one")
+    who = {"who": t("model_fit.users_many" if users > 1 else "model_fit.user_one", lang, n=n)}
     on = f"{count}× {gpu.name}"
     usable = book.gib(f"usable memory per GPU of {gpu.name}", fits[0].usable if fits else gpu.memory * 0.9)
     ctx = book.tokens("context sized for", context, "default context of a model-fit question", lang)
     extra = {"kind": "model_fit", "intent": "which_model"}
     if not fits:
-        return finish_turn(t("model_fit.none", lang, on=on, usable=usable, ctx=ctx), lang, state, book, extra=extra)
+        return finish_turn(t("model_fit.none", lang, on=on, usable=usable, ctx=ctx, **who), lang, state, book, extra=extra)
     wanted = [f for f in fits if is_coding(f.model)] if coding else fits
     items = [t("model_fit.item", lang, name=f.model.name, params=_params(book, f, lang), fmt=_fmt(f.weights),
                gib=_gib(book, f, on)) for f in (wanted[:LEAD] or fits[:LEAD])]
@@ -94,7 +97,7 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
         budget = book.money("budget", bought.budget, bought.currency, "user input")
         where = t("model_fit.budget_where_cn", lang) if bought.region == "cn" else ""
         lines = [t("model_fit.budget_head", lang, budget=budget, which=which, items=joined, where=where,
-                   usable=usable, ctx=ctx, **_priced(book, bought.pick, lang))]
+                   usable=usable, ctx=ctx, **who, **_priced(book, bought.pick, lang))]
         if bought.single is not None:
             one = _priced(book, bought.single, lang)
             lines.append(t("model_fit.budget_single", lang, budget=budget, on=one["on"], price=one["price"],
@@ -103,7 +106,7 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
         lines = [t("model_fit.head_train", lang, task=task_label(task, lang), on=on, usable=usable, ctx=ctx,
                    items=joined)]
     else:
-        lines = [t("model_fit.head", lang, which=which, on=on, usable=usable, ctx=ctx, items=joined)]
+        lines = [t("model_fit.head", lang, which=which, on=on, usable=usable, ctx=ctx, items=joined, **who)]
     if state.slots.device is not None and bought is None:  # a laptop GPU or a Mac: where its memory came from
         lines.append(device_line(state.slots.device, load_catalog(), book, lang))
     if coding and not wanted:
@@ -113,7 +116,7 @@ def model_fit_turn(fits: list[ModelFit], gpu: GpuSpec, count: int, context: int,
         lines.append(t("model_fit.full", lang, fmt=_fmt(full.weights), name=full.model.name,
                        params=_params(book, full, lang), gib=_gib(book, full, on)))
     lines.append(t("model_fit.note" if task == "inference" else "model_fit.note_train", lang,
-                   task=task_label(task, lang)))
+                   task=task_label(task, lang), **who))
     if bought is not None and bought.pick is not None:
         lines.append(t("model_fit.budget_note", lang))
         if not bought.pick.gpu.is_machine:

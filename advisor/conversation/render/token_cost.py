@@ -102,10 +102,13 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
         return None
     tps, at = load
     cur = ev.constraints.currency
-    missing = misses(o, lang)  # "ruled out: export controls" stays beside the name, as the speed lead keeps it
+    missing = misses(o, lang, running=True)  # a market rule beside a named card: a note, as the speed lead says it
     name = opt_name(o, book) + (t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else "")
     owned, rate = _owned(o), _rate(o, ev, book, lang)
     cap = ev.capacity.get((o.gpu, o.count)) or {}  # with no load stated: the most sequences it holds
+    lim = ev.limits
+    if not cap and lim is not None and lim.option.gpu == o.gpu and lim.option.count == o.count and lim.at_max:
+        cap = {"total": lim.at_max.get("total"), "max_concurrency": lim.max_load}  # the named one's own limits
     asked = o.throughput.concurrency if o.throughput else 1
     full = (float(cap["total"]), int(cap["max_concurrency"])) if cap.get("total") and \
         int(cap.get("max_concurrency") or 0) > asked else None
@@ -124,7 +127,15 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
                          suffix=t("rent.gpu_hours", lang))
         return fs.Lead(t("token_cost.none", lang, name=name, gpu=o.gpu_name, why=_why_unpriced(o, book, lang),
                          at=at, hours=hours), None, "")
-    mine, rent = figures(tps, "at the stated load")
+    if full is not None and ev.asks_full_load:  # "at full load": the most sequences it holds lead, the asked load after
+        n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", full[1], "sequences",
+                       "advisor.estimator.memory (largest concurrency that fits, bisection)")
+        speed = book.num(f"decode tokens/s total at capacity on {o.count}× {o.gpu_name}", full[0], "tokens/s",
+                         SRC_THROUGHPUT, 0)
+        (tps, at), full = (full[0], t("token_cost.load.full", lang, count=n, speed=speed)), None
+        mine, rent = figures(tps, "at capacity")
+    else:
+        mine, rent = figures(tps, "at the stated load")
     if mine and rent:
         head = t("token_cost.both", lang, owned=mine, rented=rent, name=name, at=at)
     elif mine:
