@@ -107,6 +107,9 @@ class Workload(Frozen):
     engine: Annotated[Engine, Meta(description="runtime (unset: vllm for serving, transformers for training)")] | None = None
     train_tokens: Annotated[float, Meta(ge=1, le=1e15, description="token budget for training"), FINITE] | None = None
     flash_attention: Annotated[bool, Meta(description="FlashAttention (unset: on where the GPU supports it)")] | None = None
+    train_precision: Annotated[Literal["bf16", "fp8"], Meta(description="pre-training / full fine-tuning: the GEMMs' "
+                               "precision (unset: FP8 for families published in FP8 on cards with FP8 tensor cores, "
+                               "else BF16)")] | None = None
 
     def check_invariants(self) -> None:
         world = self.gpus * self.nodes

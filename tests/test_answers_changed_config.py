@@ -156,3 +156,27 @@ def test_a_token_cost_at_full_load_opens_with_the_full_load(text, lang, head):
     lead = _answer(text, lang).split("\n")[0]
     assert head in lead and ("for one request" not in lead and "单路请求" not in lead), lead
     assert "被规则排除" not in lead  # a market rule beside the card asked about is a note ("但注意")
+
+
+@pytest.mark.parametrize(("text", "lang", "out"), [
+    ("How many requests per second can one H100 handle with Llama 3.1 8B?", "en", 195),
+    ("what QPS can 2x L40S sustain for Qwen2.5-14B with 1k prompts and 200-token answers?", "en", 200),
+    ("DeepSeek-V3.2 在 8 张 H20 上，每秒能处理多少请求？输入 2k 输出 500", "zh", 500),
+    ("4 张 4090 跑 Qwen2.5-32B-AWQ，QPS 能到多少？", "zh", 195),
+    ("max RPS for Qwen3-32B on one H200 at 30 ms per token?", "en", 195),
+])
+def test_a_request_rate_question_opens_with_the_rate_the_cards_sustain(text, lang, out):
+    """"每秒能处理多少请求" was answered with one user's speed (208 tokens/s): the answer is now the closed-loop rate at
+    the most concurrent requests within the per-token target, X = C / R (Little's law), which puts out X × output
+    tokens a second."""
+    answer = _answer(text, lang)
+    lead = answer.split("\n")[0]
+    rps = float(re.search(r"约每秒 ([\d.]+) 个请求" if lang == "zh" else r"About ([\d.]+) requests per second", lead).group(1))
+    total = float(re.search(r"合计 ([\d.]+) tokens/s" if lang == "zh" else r"([\d.]+) tokens/s in total", lead).group(1))
+    at_once = int(re.search(r"同时 (\d+) 路" if lang == "zh" else r"(\d+) requests at once", lead).group(1))
+    assert rps == pytest.approx(total / out, rel=0.03)
+    # each request takes C / X seconds, at least its output at the target's pace would (never faster than the engine)
+    ms = 30 if "30 ms" in text else 40
+    assert at_once / rps <= out * ms / 1000 * 1.05 + 1.0
+    assumed = next(ln for ln in answer.splitlines() if ln.startswith(("_Assumed", "_按以下条件")))
+    assert "1 user" not in assumed and "1 路并发" not in assumed, assumed

@@ -114,3 +114,36 @@ def test_two_counts_of_one_card_are_compared_by_their_wall_clock(text, lang, cou
 def test_a_count_before_a_count_is_read_only_as_a_count(text, counts):
     s = extract(text, CAT, lang="en")
     assert {(c.gpu, c.count) for c in s.candidates} == counts
+
+
+def _assumed(answer: str) -> str:
+    return next(ln for ln in answer.splitlines() if ln.startswith(("_Assumed", "_按以下条件")))
+
+
+def test_fp8_said_for_pre_training_is_planned_in_fp8():
+    """"pretrain Llama 3 70B in FP8 on 512 H100s" was planned in BF16 (45.1 days) with a note that FP8 training is not
+    modelled; the planner models it (Transformer Engine FP8 GEMMs), so it is planned so and said."""
+    fp8 = _answer("pretrain Llama 3 70B in FP8 on 512 H100s for 2T tokens, how long?")
+    bf16 = _answer("pretrain Llama 3 70B on 512 H100s for 2T tokens, how long?")
+    d8, d16 = (_num(r"About ([\d.]+) days", _lead(a)) for a in (fp8, bf16))
+    # NeMo / DGX Cloud Llama 3.1 70B on H100: FP8 1,662 against BF16 1,118 tokens/s per GPU (1.49×, held-out rows)
+    assert 1.25 <= d16 / d8 <= 1.75, (d16, d8)
+    assert "FP8 training" in _assumed(fp8) and "BF16" in _assumed(bf16)
+    plan = plan_training(CAT.model("llama-3-70b"), CAT.gpu("h100-sxm"), 512, 2e12, load_calibration(), precision="fp8",
+                         explain=False)
+    assert d8 == pytest.approx(plan.run_wall_s / 86400, rel=0.01)
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("DeepSeek-V3 pretraining on 2048 H800s for 14.8T tokens — how many GPU hours?", "en"),
+    ("训练 DeepSeek-V3 用 FP8，2048 张 H800，14.8T token，要多少 GPU 小时？", "zh"),
+])
+def test_the_assumed_precision_is_the_plans(text, lang):
+    """DeepSeek-V3 is planned in FP8 (its published recipe, planner.default_precision); the assumptions said BF16."""
+    assumed = _assumed(_answer(text, lang))
+    assert ("FP8 training" in assumed or "FP8 训练" in assumed) and "BF16," not in assumed and "BF16，" not in assumed
+
+
+def test_fp8_asked_on_a_card_without_fp8_tensor_cores_is_planned_in_bf16():
+    answer = _answer("pretrain Llama 3 70B in FP8 on 512 A100s for 2T tokens, how long?")
+    assert "BF16" in _assumed(answer) and "FP8 training (" not in _assumed(answer)

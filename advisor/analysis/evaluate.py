@@ -68,7 +68,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_cheapest=request.asks_cheapest, asks_kv_token=request.asks_kv_token,
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
-                  asks_full_load=request.asks_full_load)
+                  asks_full_load=request.asks_full_load, asks_rps=request.asks_rps)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)
@@ -261,6 +261,9 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         if cap is not None:
             ev.capacity[key] = cap
     c = request.constraints
+    if request.asks_rps and workload.task == "inference":
+        _requests_per_s(request, model, catalog, steps, ev, one)
+        return
     if request.asks_users and (c.max_ms_per_token is not None or request.ttft_target_s is not None):
         # "how many users at 30 ms per token?": the load the memory holds (the limits of the configuration named,
         # else its capacity above), simulated, and the most users meeting the stated target (the users lead)
@@ -271,6 +274,31 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             ev.load = serving_load(model, catalog.gpu(asked.gpu), asked, int(held), steps,
                                    tpot_target_s=Seconds.of(c.max_ms_per_token, "ms").s if c.max_ms_per_token else None,
                                    ttft_target_s=request.ttft_target_s)
+
+
+def _requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                    one: Option | None) -> None:
+    """"How many requests per second can it handle?": the most concurrent requests the configuration serves within
+    the per-token target (stated, else the interactivity default; the TTFT target too when stated), no more than
+    its memory holds, simulated again at that load: its closed-loop rate X = C / R requests/s (Little's law) is the
+    answer (`Analysis.load` at that concurrency, `requests_per_s`)."""
+    asked = one or top_option(ev)
+    if asked is None or not asked.fits:
+        return
+    c, gpu = request.constraints, catalog.gpu(asked.gpu)
+    tpot = Seconds.of(c.max_ms_per_token, "ms").s if c.max_ms_per_token else None
+    held = ev.limits.max_load if ev.limits is not None and ev.limits.option is asked else 0
+    held = held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 0
+    if not held:
+        cap = capacity(model, gpu, asked, steps)
+        held = int(cap["max_concurrency"]) if cap else 1
+    probe = serving_load(model, gpu, asked, int(held), steps, tpot_target_s=tpot, ttft_target_s=request.ttft_target_s)
+    limit = int((probe or {}).get("max_concurrency_for_target") or 0)
+    if probe is None or limit < 1:
+        ev.load = probe
+        return
+    ev.load = probe if limit == int(held) else serving_load(model, gpu, asked, limit, steps, tpot_target_s=tpot,
+                                                             ttft_target_s=request.ttft_target_s)
 
 
 def _same_figures(o: Option, load: dict[str, Any] | None) -> None:

@@ -37,6 +37,7 @@ class PlannedLayout(Frozen):
     global_batch_tokens: NonNegativeInt
     vpp: PositiveInt
     summary: str  # "TP 2 × PP 4 × DP 8, ZeRO-1, …"
+    precision: str = "bf16"  # the GEMMs' precision the plan trains in ("fp8": the family's published FP8 recipe)
 
 
 class LayerOffload(Frozen):

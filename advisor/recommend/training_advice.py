@@ -39,8 +39,10 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
     stage the workload names is pinned; a stated `mfu` replaces the step-time model's for the run totals. `calib`:
     another calibration than the project's (a what-if such as analysis.fabric's slower network; not memoised)."""
     engine = w.engine if w.engine in PLANNED_ENGINES else None  # a training framework named: planned with it
+    # FP8 asked for: on cards with FP8 tensor cores (elsewhere the planner's BF16, as the option's precision says)
+    precision = w.train_precision if w.train_precision != "fp8" or (gpu.supports_fp8 and gpu.fp8_dense_flops) else None
     key = (model.id, model.hidden_size, model.num_layers, model.vocab_size, gpu.id, gpu.memory_bytes, count, tokens,
-           w.context, w.recompute, w.batch, w.zero, mfu, engine)
+           w.context, w.recompute, w.batch, w.zero, mfu, engine, precision)
     if calib is None and key in _PLANS:
         return _PLANS[key]
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.planner
@@ -49,7 +51,7 @@ def plan_for(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, tokens: fl
     ov = Overrides(recompute=w.recompute, micro_batch=w.batch if w.batch > 1 else None, zero=w.zero or None)
     try:
         plan = plan_training(model, gpu, count, tokens, calib or load_calibration(), context=w.context, ov=ov, mfu=mfu,
-                             explain=False, engine=engine)
+                             explain=False, engine=engine, precision=precision)
     except InputError:
         plan = None
     if calib is not None:
@@ -74,7 +76,7 @@ def planned_layout(plan: Plan, zero_offload: Offload, weights: str, kv: str) -> 
     lay = plan.layout
     extra = PlannedLayout(ep=lay.ep, cp=lay.cp, recompute_layers=lay.recompute_layers, micro_batch=lay.micro_batch,
                           grad_accum=lay.grad_accum, global_batch_tokens=plan.global_batch_tokens, vpp=lay.vpp,
-                          summary=lay.describe())
+                          summary=lay.describe(), precision=plan.precision)
     return OptionLayout(tp=lay.tp, pp=lay.pp, dp=lay.dp, zero=lay.zero, zero_offload=zero_offload, engine=plan.engine,
                         weights=weights, kv=kv, recompute=lay.recompute, planned=extra)
 

@@ -296,7 +296,11 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     weights = s.weights
     if task == "qlora" and weights in (None, "int4"):
         weights = "nf4"
-    if task in ("full", "pretrain", "freeze") and weights not in (None, "bf16", "fp16", "fp32"):
+    train_precision = None
+    if task in ("full", "pretrain") and weights == "fp8":  # "pre-train in FP8": FP8 GEMMs, BF16 master weights
+        train_precision, weights = "fp8", None
+        notes.append(Assumption(*pair("assumption.fp8_training")))
+    elif task in ("full", "pretrain", "freeze") and weights not in (None, "bf16", "fp16", "fp32"):
         notes.append(Assumption(*pair("assumption.full_weights_bf16", weights=weights.upper())))
         weights = None
     if s.offload and task == "inference" and weights in (None, "int4"):
@@ -332,6 +336,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
                                  "avg": (s.concurrency_avg, "sequences", "user input")}))
     kwargs: dict[str, Any] = {"model": s.model, "task": task, "weights": weights, "context": context,
                               "concurrency": concurrency if task == "inference" else 1}
+    if train_precision:
+        kwargs["train_precision"] = train_precision
     if s.kv:
         kwargs["kv"] = s.kv
     if s.batch:
@@ -615,7 +621,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      asks_cheapest: bool = False, asks_fabric: bool = False,
                      asks_kv_token: bool = False, asks_tokens_per_day: bool = False,
                      asks_power: bool = False, asks_launch: bool = False,
-                     asks_train_speed: bool = False, asks_full_load: bool = False) -> AnalysisRequest:
+                     asks_train_speed: bool = False, asks_full_load: bool = False,
+                     asks_rps: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -633,7 +640,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
         asks_fabric=asks_fabric, asks_kv_token=asks_kv_token, asks_tokens_per_day=asks_tokens_per_day,
         asks_power=asks_power, asks_launch=asks_launch, asks_train_speed=asks_train_speed,
-        asks_full_load=asks_full_load,
+        asks_full_load=asks_full_load, asks_rps=asks_rps,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
         asks_why_count=asks_why_count, engines=engines, reference_method=reference_method, asks_cheapest=asks_cheapest,

@@ -458,6 +458,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None),
                                asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
                                asks_full_load=not workload.is_training and asks("full_load", text),
+                               asks_rps=not workload.is_training and asks("rps", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),
                                asks_servers=asks("servers", text), asks_link=asks("link", text),

@@ -365,14 +365,20 @@ _MFU_QUESTION = words(zh=r"(?:算力利用率|mfu)[^，。]{0,6}(?:多少|多高
 # "cost per million tokens at full load", "满载时": the figures at the most sequences the cards hold
 _FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发", en=r"(?<![a-z])(?:at|under) (?:full|max(?:imum)?|peak) "
                    r"(?:load|capacity|utili[sz]ation|batch)|fully (?:loaded|utili[sz]ed|saturated)|(?<![a-z])saturat")
+# "how many requests per second can it handle?", "每秒能处理多少请求", "能支撑多少 QPS": the request rate it sustains
+_RPS_QUESTION = words(zh=r"每秒(?:钟)?(?:能|可以|最多)?(?:处理|承载|支持|支撑|扛|接|响应|服务)?(?:住)?(?:多少|几)(?:个|次)?(?:请求|查询|调用)|"
+                         r"(?:qps|rps|tps)\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)|(?:多少|几)\s*(?:的)?\s*(?:qps|rps)",
+                      en=r"(?:how many|what|max(?:imum)?|how much) (?:requests?|queries|calls) (?:per|a|/) ?(?:second|sec|s)\b|"
+                         r"(?:what|how much|max(?:imum)?) (?:qps|rps)|(?:qps|rps) (?:can|could|does|will|would|is)|"
+                         r"requests? per second (?:can|could|does|will|would|is|it)")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load"]
+                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
-    "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD,
+    "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD, "rps": _RPS_QUESTION,
 }
 
 

@@ -108,7 +108,8 @@ class Book:
         "5000 万 tokens"; 1.5e13 -> "15 T tokens" / "15 万亿 tokens" (TOKEN_SCALES)."""
         for above, divisor, unit in TOKEN_SCALES["zh" if lang == "zh" else "en"]:
             if value >= above:
-                return self.num(name, value / divisor, unit, source, decimals_for(value / divisor))
+                scaled = value / divisor  # four digits need no decimals: "1606 亿 tokens", not "1606.05 亿"
+                return self.num(name, scaled, unit, source, 0 if scaled >= 1000 else decimals_for(scaled))
         return self.num(name, value, "tokens", source)
 
 

@@ -278,7 +278,8 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     """The first screen up to its compact table: notes, the lead, corrections, unknown names, what changed, the
     assumed defaults."""
     first: list[str] = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog, stand_in=False) + [lead.text]
-    users_lead = lead.deciding.startswith(("most concurrent sequences", "largest concurrency meeting"))
+    users_lead = lead.deciding.startswith(("most concurrent sequences", "largest concurrency meeting",
+                                           "requests per second"))
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
         first.append(load_lead.load_line(ev, fs.load_option(ev), book, lang))
         first.append(load_lead.changed_line(ev, book, lang))  # the named cards, as the change makes them hold it

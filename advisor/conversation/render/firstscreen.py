@@ -173,6 +173,14 @@ def unknown_card_lead(ev: Any, cards: list[str], top: Any, book: Book, lang: str
     return Lead(text, None, "total memory need (unsharded)")
 
 
+def _planned_precision(ev: Any) -> str | None:
+    """The precision the planner trains the answered configuration in (its PlannedLayout), None when unplanned."""
+    users = getattr(ev, "user_options", None) or []
+    o = users[0] if len(users) == 1 else top_option(ev)
+    planned = o.layout.planned if o is not None and o.layout is not None else None
+    return planned.precision if planned is not None else None
+
+
 def need_format(ev: Any) -> str:
     return ev.workload.weights or c_default_weights(ev)
 
@@ -562,7 +570,8 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
         if w.train_tokens and "train_tokens" not in (getattr(ev, "stated", None) or ()):
             key = "screen.assumed.train_tokens_bound"  # a sample count without its length: an upper bound
         bits.append(t(key, lang, tokens=tokens))
-    bits.append(format_label(need_format(ev), lang))
+    planned = _planned_precision(ev) if w.is_training else None
+    bits.append(t("screen.assumed.fp8_training", lang) if planned == "fp8" else format_label(need_format(ev), lang))
     targets = stated_targets(ev, book)
     if targets:
         bits.append(t("screen.assumed.targets", lang, targets=t("list.comma", lang).join(targets)))

@@ -171,6 +171,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         o = users[0] if users else top
         if o is not None and o.fits and o.training is not None and o.training.tokens_per_s > 0:
             return _train_speed_lead(o, ev, book, lang)
+    if ev.asks_rps and len(users) <= 1:  # "how many requests per second can it handle?": the rate, first
+        led_rps = load_lead.rps_lead(users[0] if users else top, ev, book, lang)
+        if led_rps is not None:
+            return led_rps
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users:
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first

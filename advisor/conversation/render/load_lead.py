@@ -18,9 +18,12 @@ from advisor.conversation.render.firstscreen import Lead, target_ms
 from advisor.conversation.render.labels import format_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
+    opt_layout,
     opt_name,
 )
 from advisor.conversation.render.scale_out import replicas_for_load
+from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
+from advisor.workload import speed_workload
 from knowledge.messages import t
 from knowledge.quantities import Seconds
 
@@ -62,6 +65,31 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         tail = t("screen.users.at_that_load", lang, tot=tot, per=per)
     return Lead(t("screen.users", lang, name=name, most=most, ctx=ctx, tail=tail), None,
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
+
+def rps_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+    """"How many requests per second can it handle?": the closed-loop rate (Little's law, X = C / R) at the most
+    concurrent requests meeting the per-token target (advisor.analysis.evaluate._requests_per_s), with that load,
+    the target and the request lengths it holds for; None without a simulated rate."""
+    load = ev.load
+    if not load or not load.get("requests_per_s") or o is None:
+        return None
+    on = f"{o.count}× {o.gpu_name}"
+    rps = float(load["requests_per_s"])
+    rate = book.num(f"requests per second on {on} at {load['concurrency']} concurrent requests", rps, "requests/s",
+                    SRC_LOAD, 1 if rps < 100 else 0, suffix="")
+    most = book.count(f"concurrent requests meeting the target on {on}", int(load["concurrency"]), "sequences", SRC_LOAD)
+    tot = book.num(f"output tokens/s in total at {load['concurrency']} requests on {on}", load["total_tokens_per_s"],
+                   "tokens/s", SRC_LOAD, 0)
+    target = (load.get("target") or {}).get("tpot_s") or INTERACTIVE_MS_PER_TOKEN / 1000
+    stated = ev.constraints.max_ms_per_token is not None
+    ms = target_ms(book, "TPOT target", target, SRC_USER if stated else SRC_RECOMMEND)
+    why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
+    w = speed_workload(ev.workload)
+    pin = book.tokens("prompt tokens per request", w.prompt_tokens or 0, source_of(ev, "prompt_tokens"), lang)
+    pout = book.tokens("output tokens per request", w.output_tokens or 0, source_of(ev, "output_tokens"), lang)
+    return Lead(t("screen.rps", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), rps=rate, most=most,
+                  ms=ms, why=why, tot=tot, pin=pin, pout=pout), None, f"requests per second on {on}")
+
 
 def changed_line(ev: Any, book: Book, lang: str) -> str:
     """The configuration the person named, which does not hold the job as asked, with the weight format that makes
