@@ -147,3 +147,36 @@ def test_the_assumed_precision_is_the_plans(text, lang):
 def test_fp8_asked_on_a_card_without_fp8_tensor_cores_is_planned_in_bf16():
     answer = _answer("pretrain Llama 3 70B in FP8 on 512 A100s for 2T tokens, how long?")
     assert "BF16" in _assumed(answer) and "FP8 training (" not in _assumed(answer)
+
+
+def test_fp8_said_for_training_carries_to_the_next_turn():
+    """"8 张 H100 训 Llama3-8B" → "换成 FP8 呢？" → "16 张呢？": the third turn dropped FP8 ("精度 FP8 → 未定") because
+    a serving precision does not carry into full training; FP8 said for that training is its precision and stays."""
+    c = Conversation(driver="deterministic", lang="zh")
+    c.respond("8 张 H100 训 Llama3-8B，每卡每秒多少 token？")
+    c.respond("换成 FP8 呢？")
+    third = c.respond("16 张呢？").answer
+    assert "FP8 训练" in _assumed(third) and "未定" not in third.split("<details>")[0], third[:600]
+    c2 = Conversation(driver="deterministic", lang="en")  # said for serving first, it does not carry into training
+    c2.respond("serve Llama 3.1 8B in FP8 on one H100")
+    trained = c2.respond("and pretraining it on 8 H100s for 100B tokens?").answer
+    assert "FP8 training" not in _assumed(trained), _assumed(trained)
+
+
+@pytest.mark.parametrize(("text", "out"), [
+    ("what if answers are 1000 tokens long?", 1000),
+    ("responses are around 800 tokens", 800),
+    ("each reply is about 500 tokens", 500),
+    ("回答大概 1000 个 token", 1000),
+])
+def test_answer_lengths_in_a_sentence_are_read(text, out):
+    s = extract(text.lower(), CAT, lang="zh" if re.search(r"[\u4e00-\u9fff]", text) else "en")
+    assert s.output_tokens == out
+
+
+@pytest.mark.parametrize("text", [
+    "answers are 5 users at once",  # a count, not a length
+    "responses are 20 tokens/s per user",  # a speed
+])
+def test_answer_words_before_a_count_or_speed_are_not_lengths(text):
+    assert extract(text, CAT, lang="en").output_tokens is None

@@ -167,9 +167,11 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.budget_gpus = new.budget_gpus
     if new.weights is not None and merged.task == "qlora" and new.weights not in ("nf4", "int4", "gptq-int4", "awq-int4"):
         put("task", "lora")  # "QLoRA … 改成 8bit": an 8-bit base is LoRA on a quantised base, not QLoRA
+    fp8_training = merged.weights == "fp8" and merged.task in ("full", "pretrain") and old.task in ("full", "pretrain")
     if (new.weights is None and merged.weights is not None and merged.task in ("full", "pretrain", "freeze")
-            and merged.weights not in ("bf16", "fp16", "fp32")):
-        put("weights", None)  # an earlier turn's serving precision does not carry over to full training
+            and merged.weights not in ("bf16", "fp16", "fp32") and not fp8_training):
+        put("weights", None)  # an earlier turn's serving precision does not carry over to full training (FP8 said
+        # for that training, "换成 FP8 呢", does: it is the plan's precision, build_workload's train_precision)
     if new.weights is None and merged.task == "qlora" and merged.weights not in (None, "nf4", "int4"):
         put("weights", None)
     if new.excluded or new.excluded_vendors:

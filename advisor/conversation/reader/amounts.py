@@ -44,8 +44,10 @@ _BARE_LENGTH_K = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<un
 # a speed ("output 1000 tokens/s"), a count or a card; the pair is read together so "input 2k output 512" does not
 # give the 2k to the output word after it
 _PROMPT_WORD = r"(?:prompts?|inputs?|输入|提示词?)"
-_OUTPUT_WORD = r"(?:outputs?|answers?|responses?|completions?|输出|回答|回复|生成)"
-_LENGTH_VALUE = (r"\s*(?:length|len|长度|tokens?)?\s*(?:of|is|=|:|为|是)?\s*(?:about\s*|约\s*)?"
+_OUTPUT_WORD = r"(?:outputs?|answers?|responses?|completions?|repl(?:y|ies)|输出|回答|回复|生成)"
+# "answers are 1000 tokens long", "each reply is about 500 tokens", "回答大概 1000 个 token"
+_LENGTH_VALUE = (r"\s*(?:length|len|长度|tokens?)?\s*(?:of|is|are|=|:|为|是|will be|would be|average|averaging)?\s*"
+                 r"(?:about\s*|around\s*|roughly\s*|approximately\s*|~\s*|约\s*|大概\s*|大约\s*)?"
                  r"(?P<{0}>\d+(?:\.\d+)?)\s*(?P<{0}_k>k)?(?:\s*tokens?)?"
                  r"(?![\d.]|\s*(?:tok(?:en)?s?\s*/|/\s*s|tps|每秒|个|张|块|卡|gpus?|cards?|gb|gib|users?|路|并发|人|w\b))")
 _LENGTH_PAIR = re.compile(rf"(?<![a-z]){_PROMPT_WORD}{_LENGTH_VALUE.format('p')}\s*(?:[,，/、;；]|and|和|与)?\s*"
