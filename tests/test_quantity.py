@@ -138,7 +138,7 @@ def test_rewrite_leaves_words_that_are_not_amounts(text: str, same: bool) -> Non
     ("qwen2.5-7b 上下文三万二 够吗", "context", 32_000),
     ("budget is fifty grand for llama-3.1-70b serving", "budget", 50_000),
     ("thirty-two thousand tokens of context for llama-3.1-8b", "context", 32_000),
-    # a team is a headcount, not 50 at once (dialog.machine.PEAK_SHARE turns it into a concurrency)
+    # a team is a headcount, not 50 at once (dialog.load.PEAK_SHARE turns it into a concurrency)
     ("serve llama-3.1-70b to a team of 50 engineers", "headcount", 50),
 ])
 def test_the_extractor_reads_the_misread_forms(text: str, slot: str, value: float) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from advisor.analysis.claims import claim_findings, premise_findings
 from advisor.analysis.evaluate import analyse
 from advisor.conversation.dialog import catalog_answers, policy, readback
+from advisor.conversation.dialog.load import serving_concurrency
 from advisor.conversation.dialog.machine import (
     BLOCKING,
     Change,
@@ -31,7 +32,6 @@ from advisor.conversation.dialog.machine import (
     named_configs,
     next_question,
     reset,
-    serving_concurrency,
 )
 from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract

@@ -224,7 +224,7 @@ def _job(text: str, now: Slots, merged: Slots, workload: dict[str, Any], intent:
         said_now, said_before = getattr(now, name, None), getattr(merged, name, None)
         prov: Provenance
         if name == "concurrency" and merged.concurrency is None and merged.qps is None and merged.headcount:
-            prov, words_ = "inferred", ""  # from the people who use the service (dialog.machine.PEAK_SHARE)
+            prov, words_ = "inferred", ""  # from the people who use the service (dialog.load.PEAK_SHARE)
         elif name == "concurrency" and merged.concurrency is None and merged.qps is None and merged.min_tokens_per_s:
             prov, words_ = "inferred", ""  # from a total throughput at the per-token target (dialog.machine)
         elif name == "concurrency" and said_now is None and now.qps is not None:

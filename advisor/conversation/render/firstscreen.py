@@ -21,7 +21,8 @@ from typing import Any
 import msgspec
 
 from advisor.analysis.result import top_option
-from advisor.conversation.dialog.machine import PEAK_SHARE, PEAK_SHARE_SOURCE, default_weights
+from advisor.conversation.dialog.load import PEAK_SHARE, PEAK_SHARE_SOURCE
+from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
     SRC_MEMORY,
@@ -535,7 +536,7 @@ SRC_CHAT = "advisor.workload.CHAT_PROMPT_TOKENS / CHAT_OUTPUT_TOKENS (ShareGPT m
 
 def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, users_answered: bool = False) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
-    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.machine.PEAK_SHARE);
+    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.load.PEAK_SHARE);
     `users_answered`: the lead answers "how many users?", so the default concurrency is no assumption of it."""
     w = ev.workload
     bits = [task_label(w.task, lang)]

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.analysis.result import Analysis
-from advisor.conversation.dialog.machine import DialogState, e2e_tpot_ms
+from advisor.conversation.dialog.load import e2e_tpot_ms
+from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render import load_lead, purchase_lead
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
@@ -92,7 +93,7 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
 
 
 def _e2e_read(state: DialogState, book: Book, lang: str) -> str:
-    """'p95 latency under 2 s' read as a time per token: e2e / output tokens (dialog.machine.e2e_tpot_ms)."""
+    """'p95 latency under 2 s' read as a time per token: e2e / output tokens (dialog.load.e2e_tpot_ms)."""
     s = state.slots
     out = s.output_tokens or CHAT_OUTPUT_TOKENS
     ms = e2e_tpot_ms(s) or 0.0

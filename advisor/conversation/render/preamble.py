@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights, rate_concurrency
+from advisor.conversation.dialog.load import rate_concurrency
+from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights
 from advisor.conversation.reader.extract import MAX_CHARS, Slots
 from advisor.conversation.reader.lang import say
 from advisor.conversation.reader.names import not_a_language_model

@@ -1,0 +1,85 @@
+"""How many sequences a message asks to serve at once, read from the slots: the users said; a request rate by Little's
+law at the per-token target; a batch; a headcount at its peak share; a total rate at the per-token target; else one
+(`serving_concurrency`, each with the assumption it rests on), and the per-token target an end-to-end one allows."""
+
+from __future__ import annotations
+
+import math
+
+from advisor.analysis.result import Assumption
+from advisor.conversation.reader.extract import Slots
+from advisor.workload import CHAT_OUTPUT_TOKENS
+from knowledge.messages import pair
+
+# The share of a service's users who send requests at its peak, when only its headcount is known ("team of 15"): "a
+# good estimate of peak usage for the Chat service is 10% of total users" (NVIDIA Enterprise RAG sizing guide,
+# source nvidia-rag-sizing). Stated in the answer as an assumption; "15 people" → ceil(1.5) = 2 at the same time.
+PEAK_SHARE = 0.10
+PEAK_SHARE_SOURCE = "nvidia-rag-sizing"
+
+
+def e2e_tpot_ms(s: Slots) -> float | None:
+    """The time per output token an end-to-end target allows: e2e = TTFT + output tokens × TPOT, so TPOT ≤ e2e /
+    output tokens with the first token's wait left out (the serving simulator bounds TTFT and TPOT, not their sum);
+    output tokens as stated, else a chat turn's CHAT_OUTPUT_TOKENS. Said first in the answer (lead.e2e)."""
+    return s.e2e_ms / (s.output_tokens or CHAT_OUTPUT_TOKENS) if s.e2e_ms else None
+
+
+def request_seconds(s: Slots) -> float:
+    """W of Little's law L = λ·W when only a request rate is known: one request's time in the engine at the
+    per-token target — its output tokens (stated, else a chat turn's CHAT_OUTPUT_TOKENS) × the stated time per
+    token, else the interactivity target (INTERACTIVE_MS_PER_TOKEN, MLPerf's interactive 40 ms). The first token's
+    wait is left out (tens of ms against seconds of decoding). Stated in the answer as an assumption."""
+    from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated request rate needs it
+
+    out = s.output_tokens or CHAT_OUTPUT_TOKENS
+    return out * (s.tpot_ms or INTERACTIVE_MS_PER_TOKEN) / 1000
+
+
+def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
+    """The concurrent sequences the slots ask to serve, with how each was read: the users said; a request rate by
+    Little's law; a batch; a headcount at its peak share; a total rate at the per-token target; else one."""
+    notes: list[Assumption] = []
+    concurrency = s.concurrency
+    if concurrency is None and s.qps:
+        w_s = request_seconds(s)
+        concurrency = max(1, math.ceil(s.qps * w_s))
+        notes.append(Assumption(
+            *pair("assumption.qps"),
+            {"qps": (round(s.qps, 2), "requests/s", "user input"), "conc": (concurrency, "sequences", "Little's law L = λ·W"),
+             "w": (round(w_s, 1), "s", "output tokens × time-per-token target")}))
+    if concurrency is None and s.batch and task == "inference":  # "throughput at batch 64": 64 sequences at once
+        concurrency = s.batch
+        notes.append(Assumption(*pair("assumption.batch"), {"n": (s.batch, "sequences", "user input")}))
+    if concurrency is None and s.headcount:
+        concurrency = peak_concurrency(s.headcount)
+        notes.append(Assumption(
+            *pair("assumption.people"),
+            {"people": (s.headcount, "people", "user input"),
+             "conc": (concurrency, "sequences", "ceil(people × peak share)"),
+             "share": (PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE)}))
+    if concurrency is None and s.min_tokens_per_s and task == "inference":
+        concurrency, ms = rate_concurrency(s)
+        notes.append(Assumption(
+            *pair("assumption.total_rate"),
+            {"rate": (s.min_tokens_per_s, "tokens/s", "user input"), "conc": (concurrency, "sequences",
+             "total tokens/s × time per token"), "speed": (round(1000 / ms, 1), "tokens/s", "per-token target")}))
+    if concurrency is None:
+        concurrency = 1
+        if task == "inference":
+            notes.append(Assumption(*pair("assumption.single"), {"n": (1, "sequences", "dialog default")}))
+    return concurrency, notes
+
+
+def peak_concurrency(people: int) -> int:
+    """Requests at the same time from a service's headcount: ceil(people × PEAK_SHARE), at least one."""
+    return max(1, math.ceil(people * PEAK_SHARE - 1e-9))
+
+
+def rate_concurrency(s: Slots) -> tuple[int, float]:
+    """(streams, ms per token) a stated total rate ("5000 tokens/s in total") implies: total = streams × per-stream
+    speed, each stream at the per-token target (the stated one, else the default interactivity target)."""
+    from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated total rate needs it
+
+    ms = s.tpot_ms or INTERACTIVE_MS_PER_TOKEN
+    return max(1, math.ceil((s.min_tokens_per_s or 0) * ms / 1000)), ms
