@@ -180,3 +180,46 @@ def test_a_request_rate_question_opens_with_the_rate_the_cards_sustain(text, lan
     assert at_once / rps <= out * ms / 1000 * 1.05 + 1.0
     assumed = next(ln for ln in answer.splitlines() if ln.startswith(("_Assumed", "_按以下条件")))
     assert "1 user" not in assumed and "1 路并发" not in assumed, assumed
+
+
+def _ms(pattern: str, text: str) -> float:
+    m = re.search(pattern, text)
+    assert m, (pattern, text)
+    return float(m.group(1))
+
+
+@pytest.mark.parametrize(("text", "lang", "spread"), [
+    ("p99 latency for Qwen3-30B-A3B on one H100 at 32 users?", "en", True),
+    ("Qwen2.5-32B 两张 H100，50 并发，P99 首字延迟多少？", "zh", True),
+    ("Llama 3.1 8B on one H100, 64 users, 2k prompts 200 outputs: p99 TTFT?", "en", False),
+])
+def test_a_p99_question_gets_the_99th_percentiles(text, lang, spread):
+    """"p99 latency?" was answered with the median and p95 only. The p99 is now given, from a run whose request
+    lengths spread as chats do when none were stated (one length for all would put p99 at the median)."""
+    answer = _first_screen(_answer(text, lang))
+    line = next(ln for ln in answer.splitlines() if "p99" in ln)
+    if lang == "zh":
+        med = _ms(r"首 token 延迟 (\d+) ms", line)
+        p95 = _ms(r"p95 (\d+) ms", line)
+        p99 = _ms(r"p99 (\d+) ms", line)
+    else:
+        med = _ms(r"first token after (\d+) ms", line)
+        p95 = _ms(r"(\d+) ms at p95", line)
+        p99 = _ms(r"(\d+) ms at p99", line)
+    assert med <= p95 <= p99
+    assert (("spread as in real chats" in line) or ("长短不一" in line)) == spread
+
+
+def test_no_p99_unless_asked():
+    line = _first_screen(_answer("Qwen2.5-32B on two H100s at 50 users, TTFT?"))
+    assert "p99" not in line
+
+
+def test_spread_lengths_lengthen_the_tail():
+    """Prompts of spread lengths (ShareGPT-like lognormal, the same means) give a longer p99 TTFT at 50 users on
+    2 × H100 than one length for all: the long prompts are the tail."""
+    w = speed_workload(Workload(model="qwen2.5-32b", task="inference", concurrency=50, context=4096, tp=2, gpus=2))
+    args = (CAT.model("qwen2.5-32b"), CAT.gpu("h100-sxm"), 2, w, load_calibration())
+    fixed = simulate_serving(*args, concurrency=50).result
+    spread = simulate_serving(*args, concurrency=50, conversational=True).result
+    assert spread.ttft_p99_s > fixed.ttft_p99_s

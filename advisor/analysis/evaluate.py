@@ -68,7 +68,8 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_cheapest=request.asks_cheapest, asks_kv_token=request.asks_kv_token,
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
-                  asks_full_load=request.asks_full_load, asks_rps=request.asks_rps)
+                  asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
+                  asks_p99=request.asks_p99)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)
@@ -242,14 +243,14 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             target = request.constraints.max_ms_per_token  # the stated TPOT target, else the default one
             ev.load = serving_load(model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps,
                                    tpot_target_s=Seconds.of(target, "ms").s if target else None,
-                                   ttft_target_s=request.ttft_target_s)
+                                   ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
             _same_figures(lead, ev.load)
     changed = ev.changed_config
     if changed is not None and request.concurrency_given and workload.concurrency > 1:
         target = request.constraints.max_ms_per_token
         ev.changed_load = serving_load(model, catalog.gpu(changed.gpu), changed, workload.concurrency, steps,
                                        tpot_target_s=Seconds.of(target, "ms").s if target else None,
-                                       ttft_target_s=request.ttft_target_s)
+                                       ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None
@@ -273,7 +274,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             held = held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 1
             ev.load = serving_load(model, catalog.gpu(asked.gpu), asked, int(held), steps,
                                    tpot_target_s=Seconds.of(c.max_ms_per_token, "ms").s if c.max_ms_per_token else None,
-                                   ttft_target_s=request.ttft_target_s)
+                                   ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
 
 
 def _requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
@@ -292,13 +293,14 @@ def _requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog
     if not held:
         cap = capacity(model, gpu, asked, steps)
         held = int(cap["max_concurrency"]) if cap else 1
-    probe = serving_load(model, gpu, asked, int(held), steps, tpot_target_s=tpot, ttft_target_s=request.ttft_target_s)
+    probe = serving_load(model, gpu, asked, int(held), steps, tpot_target_s=tpot, ttft_target_s=request.ttft_target_s,
+                         tails=request.asks_p99)
     limit = int((probe or {}).get("max_concurrency_for_target") or 0)
     if probe is None or limit < 1:
         ev.load = probe
         return
     ev.load = probe if limit == int(held) else serving_load(model, gpu, asked, limit, steps, tpot_target_s=tpot,
-                                                             ttft_target_s=request.ttft_target_s)
+                                                             ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
 
 
 def _same_figures(o: Option, load: dict[str, Any] | None) -> None:

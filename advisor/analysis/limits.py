@@ -17,7 +17,7 @@ from advisor.estimator.serving import saturating_concurrency, simulate_serving
 from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.recommend.speed import roofline_view
-from advisor.workload import Workload, speed_workload
+from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, Workload, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.quantities import Seconds
 from knowledge.structs import replace
@@ -47,8 +47,27 @@ def speed_at(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
 DEFAULT_TPOT_TARGET_S = Seconds.of(INTERACTIVE_MS_PER_TOKEN, "ms").s
 
 
+def _tails(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, concurrency: int, r: Any) -> dict[str, float]:
+    """The 99th percentiles of TTFT and TPOT at `concurrency`: of the run itself when the request lengths were
+    stated (fixed lengths: the tail is the scheduler's), else of a run whose lengths spread as conversations do
+    (lognormal around the chat turn's means, `conversational`): one length for every request would put the p99 at
+    the median. Never below the p95 of the run printed beside them."""
+    fixed = w.prompt_tokens is not None and w.output_tokens is not None and (
+        w.prompt_tokens, w.output_tokens) != (CHAT_PROMPT_TOKENS, CHAT_OUTPUT_TOKENS)
+    tail = r
+    if not fixed:
+        try:
+            tail = simulate_serving(model, gpu, count, w, load_calibration(), concurrency=concurrency,
+                                    conversational=True).result
+        except AdvisorError:
+            tail = r
+    return {"ttft_p99_s": max(tail.ttft_p99_s, r.ttft_p95_s), "tpot_p99_s": max(tail.tpot_p99_s, r.tpot_p95_s),
+            "tails_spread": not fixed}
+
+
 def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int, steps: list[Step], *,
-                 tpot_target_s: float | None = None, ttft_target_s: float | None = None) -> dict[str, Any] | None:
+                 tpot_target_s: float | None = None, ttft_target_s: float | None = None,
+                 tails: bool = False) -> dict[str, Any] | None:
     """"Serve X to N users": a serving option at `concurrency` concurrent requests under the continuous-batching
     simulation (advisor.estimator.serving) — median and p95 TTFT, per-user tokens/s, total output tokens/s — and
     the largest concurrency whose median TPOT (and TTFT, when given) meets the target (default: the recommender's
@@ -86,6 +105,8 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     return {"concurrency": concurrency, "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
             "per_user_tokens_per_s": r.per_user_tokens_per_s, "total_tokens_per_s": rep.output_tokens_per_s,
             "requests_per_s": r.requests_per_s,
+            # the 99th percentiles of the run at this load, no lower than the p95 printed beside them (`tails`)
+            **(_tails(model, gpu, count, w, concurrency, r) if tails else {}),
             "max_concurrency_for_target": limit, "limit_bound": bound, "target": rep.target,
             "engine": rep.engine, "formulas": rep.formulas()}
 

@@ -129,6 +129,10 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
         p95 = t("screen.load.p95", lang, p95=book.duration(
             f"p95 time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_p95_s"]), "ms",
             SRC_LOAD, 0))
+    if getattr(ev, "asks_p99", False) and load.get("ttft_p99_s"):  # "p99 latency?": the tail beside the median
+        p95 += t("screen.load.p99_spread" if load.get("tails_spread") else "screen.load.p99", lang, p99=book.duration(
+            f"p99 time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_p99_s"]), "ms",
+            SRC_LOAD, 0))
     bits = [t("screen.load.ttft", lang, ttft=ttft, p95=p95)]
     per_v = load["per_user_tokens_per_s"]
     per = book.num(f"tokens/s per user at {load['concurrency']} users on {on}", per_v, "tokens/s", SRC_LOAD,
@@ -138,6 +142,11 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
         tpot = t("screen.load.tpot", lang, tpot=book.duration(
             f"median time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_s"]), "ms",
             SRC_LOAD, 0))
+        if getattr(ev, "asks_p99", False) and load.get("tpot_p99_s"):
+            tpot = t("screen.load.tpot_p99", lang, tpot=book.duration(
+                f"median time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_s"]), "ms",
+                SRC_LOAD, 0), p99=book.duration(f"p99 time per output token at {load['concurrency']} users on {on}",
+                                                Seconds(load["tpot_p99_s"]), "ms", SRC_LOAD, 0))
     bits.append(t("screen.load.per_user", lang, per=per, tpot=tpot))
     if load.get("total_tokens_per_s"):
         tot = book.num(f"output tokens/s in total at {load['concurrency']} users on {on}", load["total_tokens_per_s"],
