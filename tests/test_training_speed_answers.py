@@ -180,3 +180,22 @@ def test_answer_lengths_in_a_sentence_are_read(text, out):
 ])
 def test_answer_words_before_a_count_or_speed_are_not_lengths(text):
     assert extract(text, CAT, lang="en").output_tokens is None
+
+
+@pytest.mark.parametrize(("text", "lang", "said"), [
+    ("全参微调 Qwen2.5-7B，8 张 A800，1 亿 token，要多久？显存够吗？", "zh", "显存够：每卡需要"),
+    ("How long to full fine-tune Qwen2.5-7B on 8 A800s for 100M tokens, and is the memory enough?", "en",
+     "The memory is enough:"),
+    ("LoRA on Qwen2.5-7B with one A100 80GB for 20M tokens: how long, and will it fit?", "en", "The memory is enough:"),
+])
+def test_how_long_and_does_it_fit_answers_both(text, lang, said):
+    """"要多久？显存够吗？" gave the time only; the memory verdict follows it now, the same figures as the table."""
+    lead = _lead(_answer(text, lang))
+    assert ("小时" in lead or "hours" in lead or "days" in lead or "天" in lead or "min" in lead) and said in lead, lead
+    need = _num(r"每卡需要 ([\d.]+) GiB" if lang == "zh" else r"([\d.]+) GiB needed per GPU", lead)
+    usable = _num(r"可用 ([\d.]+) GiB" if lang == "zh" else r"of ([\d.]+) GiB usable", lead)
+    assert need <= usable
+
+
+def test_how_long_alone_says_no_memory_verdict():
+    assert "显存够" not in _lead(_answer("全参微调 Qwen2.5-7B，8 张 A800，1 亿 token，要多久？", "zh"))

@@ -69,7 +69,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
-                  asks_p99=request.asks_p99)
+                  asks_p99=request.asks_p99, asks_fits=request.asks_fits)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)

@@ -70,6 +70,7 @@ class AnalysisRequest(Frozen):
     asks_need: bool = False  # "how much memory does it need?"
     asks_speed: bool = False  # "how many tokens per second on …?"
     asks_full_load: bool = False  # "at full load", "满载"
+    asks_fits: bool = False  # "显存够吗", "is the memory enough?" beside another question
     asks_p99: bool = False  # "p99 latency?": the 99th percentiles beside the median
     asks_rps: bool = False  # "how many requests per second can it handle?", "每秒能处理多少请求"
     asks_train_speed: bool = False  # training: "tokens/s per GPU?", "what MFU?"

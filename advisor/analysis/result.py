@@ -133,6 +133,7 @@ class Analysis(msgspec.Struct):
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
     asks_speed: bool = False  # "how many tokens per second on …?": the speed first
+    asks_fits: bool = False  # "… and is memory enough?": the memory verdict after the answer asked first
     asks_p99: bool = False  # "p99 TTFT?": the load line gives the 99th percentiles too
     asks_rps: bool = False  # "how many requests per second?": the rate at the most users within the target
     asks_full_load: bool = False  # "… at full load?": the figures at the most sequences the cards hold

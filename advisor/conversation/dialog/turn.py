@@ -460,6 +460,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_full_load=not workload.is_training and asks("full_load", text),
                                asks_rps=not workload.is_training and asks("rps", text),
                                asks_p99=not workload.is_training and asks("p99", text),
+                               asks_fits=asks("fits", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),
                                asks_servers=asks("servers", text), asks_link=asks("link", text),

@@ -373,16 +373,20 @@ _RPS_QUESTION = words(zh=r"每秒(?:钟)?(?:能|可以|最多)?(?:处理|承载|
                          r"requests? per second (?:can|could|does|will|would|is|it)")
 # "p99 latency?", "99th percentile TTFT", "tail latency", "P99 首字延迟": the 99th percentiles beside the median
 _P99 = re.compile(r"(?<![a-z0-9])p\s*99(?![0-9])|99(?:th)?[\s-]*(?:percentile|pct|百分位|分位)|tail latenc|尾延迟|长尾")
+# "显存够吗", "is the memory enough?", "will it fit?": whether the job fits, asked beside another question
+_FITS = words(zh=r"显存(?:够|够用|够不够|足够|充足|放得下|装得下|放不放得下)|放得下吗|装得下吗|放不放得下|够不够用|会不会爆显存|爆显存吗",
+              en=r"(?:enough|sufficient) (?:gpu )?(?:memory|vram)|(?:memory|vram) (?:is |be )?(?:enough|sufficient)|"
+                 r"(?:will|does|would) (?:it|that|this) fit|fit in (?:the )?(?:memory|vram)|run out of (?:memory|vram)|\boom\b")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
                    "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps",
-                   "p99"]
+                   "p99", "fits"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
     "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD, "rps": _RPS_QUESTION,
-    "p99": _P99,
+    "p99": _P99, "fits": _FITS,
 }
 
 

@@ -235,6 +235,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return fs.Lead(text, "no" if intent == "feasibility" else None)
     if intent == "how_long":
         led = fs.time_lead(chosen, ev, book, lang)
+        if led is not None and ev.asks_fits and chosen.fits:  # "要多久？显存够吗？": both, the time first
+            need, usable = need_and_usable(chosen, book)
+            led.text += t("sentence.gap", lang) + t("lead.fits_too", lang, need=need, usable=usable,
+                                                    lay=opt_layout(chosen, lang, book))
         if led is not None:
             others = [u for u in users if u is not chosen and u.fits and u.training and u.training.wall]
             if others:  # "How long on our 8×A100? Would 8×H100 be worth it?": the other named one's time too
