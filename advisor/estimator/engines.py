@@ -49,7 +49,7 @@ class ServingProfile(Frozen):
     speculative: bool = False  # the engine offers speculative decoding (an explicit option, never a default)
     fp4_compute: bool = False  # runs FP4 (NVFP4/MXFP4) matmuls on Blackwell tensor cores
     # per FP8 GEMM and layer: the kernel that quantises the activations per token group before a block-scaled FP8
-    # GEMM on FP8 tensor cores (advisor.estimator.serving.fp8_gemms_per_layer); None: fused into the previous kernel
+    # GEMM on FP8 tensor cores (advisor.estimator.throughput.fp8_gemms_per_layer); None: fused into the previous kernel
     act_quant_s: EngineConstant | None = None
     source: list[str] = msgspec.field(default_factory=list)
     note: str = ""

@@ -37,7 +37,7 @@ from .kv_cache import kv_cache_bytes
 from .memory import default_inference_format
 from .serving_ladder import Envelope
 from .serving_sim import MEASURED, RequestMix, Scheduler, ServingResult, Speculation, saturation, simulate
-from .throughput import default_engine, hardware, memory_class, speed_profile
+from .throughput import default_engine, fp8_gemms_per_layer, hardware, memory_class, speed_profile
 
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
 # SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (advisor.workload's chat turn,
@@ -127,17 +127,6 @@ def _target_text(target: dict[str, float]) -> str:
     parts = [f"TPOT ≤ {target['tpot_s'] * 1e3:g} ms" if "tpot_s" in target else "",
              f"TTFT ≤ {target['ttft_s'] * 1e3:g} ms" if "ttft_s" in target else ""]
     return " and ".join(p for p in parts if p)
-
-
-def fp8_gemms_per_layer(model: ModelSpec) -> float:
-    """The FP8 GEMMs of one layer, averaged over the layers, that each quantise their input (act_quant_s):
-    attention 2 (fused QKV, output), MLA 4 (q_a, q_b, kv_a, output; 3 without a query low-rank); a dense MLP 2 (fused
-    gate-up, down); an MoE layer 2 for the routed experts (the fused-MoE kernel's two GEMMs) and 2 for shared experts.
-    The router and MLA's absorbed key/value products stay in 16 bits."""
-    attention = (4 if model.q_lora_rank else 3) if model.is_mla else 2
-    moe = model.moe_layers
-    per_moe = 2 + (2 if model.n_shared_experts else 0)
-    return attention + (2 * (model.num_layers - moe) + per_moe * moe) / model.num_layers
 
 
 def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weights: str, kv: str, context: int,

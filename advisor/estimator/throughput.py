@@ -206,6 +206,17 @@ def default_engine(weights: str) -> str:
     return "llama.cpp" if FORMATS[check_format(weights).name].family == "gguf" else "vllm"
 
 
+def fp8_gemms_per_layer(model: ModelSpec) -> float:
+    """The FP8 GEMMs of one layer, averaged over the layers, that each quantise their input (act_quant_s):
+    attention 2 (fused QKV, output), MLA 4 (q_a, q_b, kv_a, output; 3 without a query low-rank); a dense MLP 2 (fused
+    gate-up, down); an MoE layer 2 for the routed experts (the fused-MoE kernel's two GEMMs) and 2 for shared experts.
+    The router and MLA's absorbed key/value products stay in 16 bits."""
+    attention = (4 if model.q_lora_rank else 3) if model.is_mla else 2
+    moe = model.moe_layers
+    per_moe = 2 + (2 if model.n_shared_experts else 0)
+    return attention + (2 * (model.num_layers - moe) + per_moe * moe) / model.num_layers
+
+
 def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str | None = None) -> Hardware:
     """The GPU's numbers for this profile, with the fixed costs of `engine` (default: by the weight format)."""
     inf = calib.inference
@@ -242,6 +253,14 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         step_c, layer_c = fixed.step_s.value, fixed.layer_s[memory_class(gpu)].value  # type: ignore[index]
         if fam == "float" and fixed.float_bandwidth_efficiency is not None:
             eta_w = fixed.float_bandwidth_efficiency.value
+    if fp8_cores:  # the engine's own kernel quantising each FP8 GEMM's input (vLLM, SGLang; fused in TensorRT-LLM):
+        # the same per-layer cost the serving simulation's scheduler pays (engines.yaml act_quant_s)
+        from .engines import default_engines  # start-up: only an FP8 model on FP8 tensor cores reads engines.yaml
+
+        profile = default_engines().get(engine or default_engine(prof.weights))
+        quant = profile.serving.act_quant_s if profile is not None and profile.serving is not None else None
+        if quant is not None:
+            layer_c += quant.value * fp8_gemms_per_layer(prof.model)
     return Hardware(
         bandwidth=gpu.bandwidth_bytes_per_s, peak=peak, eta_w=eta_w, eta_kv=inf.kv_bandwidth_efficiency.value, eta_c=eta_c,
         attn_peak=gpu.bf16_dense_flops, eta_attn=inf.attention_efficiency.value,
