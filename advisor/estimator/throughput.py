@@ -612,7 +612,7 @@ def estimate_serving(model: ModelSpec, gpu: GpuSpec, tp: int, calib: Calibration
         output tokens/s = batch · OSL / (t_prefill + OSL · t_step(batch, ISL + OSL/2))
     """
     prof = speed_profile(model, weights, kv, tp)
-    hw = hardware(gpu, prof, calib)
+    hw = hardware(gpu, prof, calib, "trtllm")  # that benchmark's engine: its FP8 activation quantisation is fused
     pre = prefill_step(prof, hw, batch, input_tokens).total_s
     step = decode_step(prof, hw, batch, int(input_tokens + output_tokens / 2)).total_s
     dec = output_tokens * step
