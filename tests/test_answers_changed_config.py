@@ -223,3 +223,13 @@ def test_spread_lengths_lengthen_the_tail():
     fixed = simulate_serving(*args, concurrency=50).result
     spread = simulate_serving(*args, concurrency=50, conversational=True).result
     assert spread.ttft_p99_s > fixed.ttft_p99_s
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("4090 跑 Qwen2.5-7B，TPS 能到多少？", "zh"),
+    ("what TPS can I get on an H100 with Llama 3 8B?", "en"),
+])
+def test_tps_is_tokens_per_second_not_requests(text, lang):
+    """TPS is tokens per second in an LLM answer (QPS/RPS are request rates): the speed, not a request rate."""
+    lead = _answer(text, lang).split("\n")[0]
+    assert "tokens/s" in lead and "请求" not in lead and "requests per second" not in lead, lead

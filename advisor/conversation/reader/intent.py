@@ -143,10 +143,12 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                r"首\s*(?:个\s*)?(?:token|字|包)\s*(?:延迟|时延|时间)\s*(?:呢|如何|怎样|咋样)?\s*[?？]?\s*$|"
                                # the time between tokens: "每个 token 多少毫秒", "出字速度", "tpot"
                                r"每\s*(?:个\s*)?(?:token|字)\s*(?:要|需要|大概|是)?\s*(?:多少|几)\s*(?:毫秒|ms)|出字速度|吐字(?:速度)?|"
-                               r"(?<![a-z])tpot(?![a-z])|token\s*间隔|字间延迟",
+                               r"(?<![a-z])tpot(?![a-z])|token\s*间隔|字间延迟|"
+                               # "TPS 能到多少": tokens per second (a request rate is QPS/RPS)
+                               r"(?<![a-z])tps\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
-                           r"throughput\s*[?？]|tokens?/sec\b|tps\s*[?？]|"
+                           r"throughput\s*[?？]|tokens?/sec\b|tps\s*[?？]|what tps\b|"
                            r"fast enough|quick enough|"
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
                            r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
@@ -367,7 +369,7 @@ _FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发", en=
                    r"(?:load|capacity|utili[sz]ation|batch)|fully (?:loaded|utili[sz]ed|saturated)|(?<![a-z])saturat")
 # "how many requests per second can it handle?", "每秒能处理多少请求", "能支撑多少 QPS": the request rate it sustains
 _RPS_QUESTION = words(zh=r"每秒(?:钟)?(?:能|可以|最多)?(?:处理|承载|支持|支撑|扛|接|响应|服务)?(?:住)?(?:多少|几)(?:个|次)?(?:请求|查询|调用)|"
-                         r"(?:qps|rps|tps)\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)|(?:多少|几)\s*(?:的)?\s*(?:qps|rps)",
+                         r"(?:qps|rps)\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)|(?:多少|几)\s*(?:的)?\s*(?:qps|rps)",
                       en=r"(?:how many|what|max(?:imum)?|how much) (?:requests?|queries|calls) (?:per|a|/) ?(?:second|sec|s)\b|"
                          r"(?:what|how much|max(?:imum)?) (?:qps|rps)|(?:qps|rps) (?:can|could|does|will|would|is)|"
                          r"requests? per second (?:can|could|does|will|would|is|it)")
