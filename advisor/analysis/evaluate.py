@@ -240,17 +240,11 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
     if workload.task == "inference" and request.concurrency_given and workload.concurrency > 1:
         lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
         if lead is not None and lead.fits:
-            target = request.constraints.max_ms_per_token  # the stated TPOT target, else the default one
-            ev.load = serving_load(model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps,
-                                   tpot_target_s=Seconds.of(target, "ms").s if target else None,
-                                   ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
+            ev.load = _load_at(request, model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps)
             _same_figures(lead, ev.load)
     changed = ev.changed_config
     if changed is not None and request.concurrency_given and workload.concurrency > 1:
-        target = request.constraints.max_ms_per_token
-        ev.changed_load = serving_load(model, catalog.gpu(changed.gpu), changed, workload.concurrency, steps,
-                                       tpot_target_s=Seconds.of(target, "ms").s if target else None,
-                                       ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
+        ev.changed_load = _load_at(request, model, catalog.gpu(changed.gpu), changed, workload.concurrency, steps)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None
@@ -270,11 +264,23 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         # else its capacity above), simulated, and the most users meeting the stated target (the users lead)
         asked = one or top_option(ev)
         if asked is not None and asked.fits:
-            held = ev.limits.max_load if ev.limits is not None and ev.limits.option is asked else 0
-            held = held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 1
-            ev.load = serving_load(model, catalog.gpu(asked.gpu), asked, int(held), steps,
-                                   tpot_target_s=Seconds.of(c.max_ms_per_token, "ms").s if c.max_ms_per_token else None,
-                                   ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
+            ev.load = _load_at(request, model, catalog.gpu(asked.gpu), asked, _held(ev, asked) or 1, steps)
+
+
+def _load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
+             steps: list[Step]) -> dict[str, Any] | None:
+    """The simulated load on `option` at `concurrency` under the request's targets: its per-token target (stated,
+    else serving_load's default), its first-token target, and the 99th percentiles when they were asked."""
+    ms = request.constraints.max_ms_per_token
+    return serving_load(model, gpu, option, concurrency, steps, tpot_target_s=Seconds.of(ms, "ms").s if ms else None,
+                        ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
+
+
+def _held(ev: Analysis, asked: Option) -> int:
+    """The concurrent sequences `asked` holds: the limits of the configuration named, else its capacity row; 0
+    when neither was made."""
+    held = ev.limits.max_load if ev.limits is not None and ev.limits.option is asked else 0
+    return int(held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 0)
 
 
 def _requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
@@ -286,21 +292,17 @@ def _requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog
     asked = one or top_option(ev)
     if asked is None or not asked.fits:
         return
-    c, gpu = request.constraints, catalog.gpu(asked.gpu)
-    tpot = Seconds.of(c.max_ms_per_token, "ms").s if c.max_ms_per_token else None
-    held = ev.limits.max_load if ev.limits is not None and ev.limits.option is asked else 0
-    held = held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 0
+    gpu = catalog.gpu(asked.gpu)
+    held = _held(ev, asked)
     if not held:
         cap = capacity(model, gpu, asked, steps)
         held = int(cap["max_concurrency"]) if cap else 1
-    probe = serving_load(model, gpu, asked, int(held), steps, tpot_target_s=tpot, ttft_target_s=request.ttft_target_s,
-                         tails=request.asks_p99)
+    probe = _load_at(request, model, gpu, asked, held, steps)
     limit = int((probe or {}).get("max_concurrency_for_target") or 0)
     if probe is None or limit < 1:
         ev.load = probe
         return
-    ev.load = probe if limit == int(held) else serving_load(model, gpu, asked, limit, steps, tpot_target_s=tpot,
-                                                             ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
+    ev.load = probe if limit == held else _load_at(request, model, gpu, asked, limit, steps)
 
 
 def _same_figures(o: Option, load: dict[str, Any] | None) -> None:

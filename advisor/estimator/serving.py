@@ -37,7 +37,7 @@ from .kv_cache import kv_cache_bytes
 from .memory import default_inference_format
 from .serving_ladder import Envelope
 from .serving_sim import MEASURED, RequestMix, Scheduler, ServingResult, Speculation, saturation, simulate
-from .throughput import default_engine, fp8_gemms_per_layer, hardware, memory_class, speed_profile
+from .throughput import act_quant_per_layer, default_engine, hardware, memory_class, speed_profile
 
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
 # SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (advisor.workload's chat turn,
@@ -153,8 +153,7 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
         fixed = calib.inference.engine_fixed_costs.get("llama.cpp")
         if fixed is not None:
             layer_s = fixed.layer_s["hbm" if memory_class(gpu) == "hbm" else "gddr"].value
-    if sv.act_quant_s is not None and native_compute(weights, gpu) == "fp8":
-        layer_s += sv.act_quant_s.value * fp8_gemms_per_layer(model)
+    layer_s += act_quant_per_layer(engine, model, native_compute(weights, gpu) == "fp8")
     kv_tok = max(1, kv_cache_bytes(model, context, 1, kv, tp) // context)  # bytes per token at the asked context
     b = engine_kv_budget(engine, model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context)
     if b is not None:

@@ -217,6 +217,20 @@ def fp8_gemms_per_layer(model: ModelSpec) -> float:
     return attention + (2 * (model.num_layers - moe) + per_moe * moe) / model.num_layers
 
 
+def act_quant_per_layer(engine: str, model: ModelSpec, fp8_cores: bool) -> float:
+    """Seconds per layer the engine spends quantising each FP8 GEMM's input in a kernel of its own (engines.yaml
+    `act_quant_s` × `fp8_gemms_per_layer`; vLLM, SGLang), when the matmuls run on FP8 tensor cores; 0 otherwise and
+    for engines that fuse it (TensorRT-LLM). The one charge the roofline (`hardware`) and the serving simulation's
+    scheduler (serving.scheduler_for) both pay."""
+    if not fp8_cores:
+        return 0.0
+    from .engines import default_engines  # start-up: only an FP8 model on FP8 tensor cores reads engines.yaml
+
+    profile = default_engines().get(engine)
+    quant = profile.serving.act_quant_s if profile is not None and profile.serving is not None else None
+    return quant.value * fp8_gemms_per_layer(model) if quant is not None else 0.0
+
+
 def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str | None = None) -> Hardware:
     """The GPU's numbers for this profile, with the fixed costs of `engine` (default: by the weight format)."""
     inf = calib.inference
@@ -253,14 +267,7 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         step_c, layer_c = fixed.step_s.value, fixed.layer_s[memory_class(gpu)].value  # type: ignore[index]
         if fam == "float" and fixed.float_bandwidth_efficiency is not None:
             eta_w = fixed.float_bandwidth_efficiency.value
-    if fp8_cores:  # the engine's own kernel quantising each FP8 GEMM's input (vLLM, SGLang; fused in TensorRT-LLM):
-        # the same per-layer cost the serving simulation's scheduler pays (engines.yaml act_quant_s)
-        from .engines import default_engines  # start-up: only an FP8 model on FP8 tensor cores reads engines.yaml
-
-        profile = default_engines().get(engine or default_engine(prof.weights))
-        quant = profile.serving.act_quant_s if profile is not None and profile.serving is not None else None
-        if quant is not None:
-            layer_c += quant.value * fp8_gemms_per_layer(prof.model)
+    layer_c += act_quant_per_layer(engine or default_engine(prof.weights), prof.model, fp8_cores)
     return Hardware(
         bandwidth=gpu.bandwidth_bytes_per_s, peak=peak, eta_w=eta_w, eta_kv=inf.kv_bandwidth_efficiency.value, eta_c=eta_c,
         attn_peak=gpu.bf16_dense_flops, eta_attn=inf.attention_efficiency.value,

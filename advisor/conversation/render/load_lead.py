@@ -139,14 +139,13 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
                    1 if per_v < 10 else 0)
     tpot = ""
     if load.get("tpot_s"):
-        tpot = t("screen.load.tpot", lang, tpot=book.duration(
-            f"median time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_s"]), "ms",
-            SRC_LOAD, 0))
+        median = book.duration(f"median time per output token at {load['concurrency']} users on {on}",
+                               Seconds(load["tpot_s"]), "ms", SRC_LOAD, 0)
+        tpot = t("screen.load.tpot", lang, tpot=median)
         if getattr(ev, "asks_p99", False) and load.get("tpot_p99_s"):
-            tpot = t("screen.load.tpot_p99", lang, tpot=book.duration(
-                f"median time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_s"]), "ms",
-                SRC_LOAD, 0), p99=book.duration(f"p99 time per output token at {load['concurrency']} users on {on}",
-                                                Seconds(load["tpot_p99_s"]), "ms", SRC_LOAD, 0))
+            tpot = t("screen.load.tpot_p99", lang, tpot=median, p99=book.duration(
+                f"p99 time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_p99_s"]), "ms",
+                SRC_LOAD, 0))
     bits.append(t("screen.load.per_user", lang, per=per, tpot=tpot))
     if load.get("total_tokens_per_s"):
         tot = book.num(f"output tokens/s in total at {load['concurrency']} users on {on}", load["total_tokens_per_s"],

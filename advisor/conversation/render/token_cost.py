@@ -113,6 +113,14 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
     full = (float(cap["total"]), int(cap["max_concurrency"])) if cap.get("total") and \
         int(cap.get("max_concurrency") or 0) > asked else None
 
+    def at_capacity() -> tuple[str, str]:  # (the most sequences it holds, its tokens/s there), booked once
+        assert full is not None
+        n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", full[1], "sequences",
+                       "advisor.estimator.memory (largest concurrency that fits, bisection)")
+        speed = book.num(f"decode tokens/s total at capacity on {o.count}× {o.gpu_name}", full[0], "tokens/s",
+                         SRC_THROUGHPUT, 0)
+        return n, speed
+
     def figures(speed: float, what: str) -> tuple[str, str]:
         mine = book.money(f"cost per million tokens owned on {o.count}× {o.gpu_name} {what}",
                           per_million_tokens(owned[0], tokens_made(speed, owned[1])), cur, SRC_COST) if owned else ""
@@ -128,10 +136,7 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
         return fs.Lead(t("token_cost.none", lang, name=name, gpu=o.gpu_name, why=_why_unpriced(o, book, lang),
                          at=at, hours=hours), None, "")
     if full is not None and ev.asks_full_load:  # "at full load": the most sequences it holds lead, the asked load after
-        n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", full[1], "sequences",
-                       "advisor.estimator.memory (largest concurrency that fits, bisection)")
-        speed = book.num(f"decode tokens/s total at capacity on {o.count}× {o.gpu_name}", full[0], "tokens/s",
-                         SRC_THROUGHPUT, 0)
+        n, speed = at_capacity()
         (tps, at), full = (full[0], t("token_cost.load.full", lang, count=n, speed=speed)), None
         mine, rent = figures(tps, "at capacity")
     else:
@@ -152,10 +157,7 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
         bits.append(rate[1])
     text = head + t("token_cost.basis", lang, bits=t("clause.sep", lang).join(bits))
     if full is not None:
-        n = book.count(f"most concurrent sequences on {o.count}× {o.gpu_name}", full[1], "sequences",
-                       "advisor.estimator.memory (largest concurrency that fits, bisection)")
-        speed = book.num(f"decode tokens/s total at capacity on {o.count}× {o.gpu_name}", full[0], "tokens/s",
-                         SRC_THROUGHPUT, 0)
+        n, speed = at_capacity()
         f_mine, f_rent = figures(full[0], "at capacity")
         money = t("list.comma", lang).join(x for x in (
             t("token_cost.owned_word", lang, money=f_mine) if f_mine else "",
