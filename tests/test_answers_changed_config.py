@@ -233,3 +233,19 @@ def test_tps_is_tokens_per_second_not_requests(text, lang):
     """TPS is tokens per second in an LLM answer (QPS/RPS are request rates): the speed, not a request rate."""
     lead = _answer(text, lang).split("\n")[0]
     assert "tokens/s" in lead and "请求" not in lead and "requests per second" not in lead, lead
+
+
+def test_yi_kuai_er_is_together_not_one_yuan():
+    """"十几号人一块儿用" (use it together) was read as a budget of ¥1 ("一块" is colloquial for one yuan), and the
+    answer said the cards were over budget."""
+    from advisor.conversation.reader.extract import extract
+
+    s = extract("老板问：俩 4090 跑个 qwen2.5-14b，十几号人一块儿用，卡不卡？", CAT, lang="zh")
+    assert s.budget is None
+    assert extract("预算 5 万块", CAT, lang="zh").budget == 50_000  # 块 as yuan stays
+    assert "超出预算" not in _answer("老板问：俩 4090 跑个 Qwen2.5-14B，十几号人一块儿用，卡不卡？", "zh").split("\n")[0]
+
+
+def test_a_request_rate_asked_with_a_word_between():
+    lead = _answer("roughly how many chat requests a second could a pair of L40S push with Mistral Small 24B?")
+    assert re.match(r"\*\*About [\d.]+ requests per second\*\*", lead.split("\n")[0]), lead[:300]

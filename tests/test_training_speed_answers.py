@@ -199,3 +199,9 @@ def test_how_long_and_does_it_fit_answers_both(text, lang, said):
 
 def test_how_long_alone_says_no_memory_verdict():
     assert "显存够" not in _lead(_answer("全参微调 Qwen2.5-7B，8 张 A800，1 亿 token，要多久？", "zh"))
+
+
+def test_a_per_gpu_token_rate_is_a_training_throughput_question():
+    lead = _lead(_answer("if we fine-tune Gemma 3 27B fully with torchtitan on 16 H200s, what per-GPU token rate is "
+                         "realistic?"))
+    assert re.match(r"\*\*About [\d,.]+ tokens/s per GPU\*\*", lead) and "FSDP" in lead, lead

@@ -363,14 +363,16 @@ _LAUNCH = words(zh=r"启动命令|启动参数|部署命令|运行命令|命令�
 # an input: slots.mfu)
 _MFU_QUESTION = words(zh=r"(?:算力利用率|mfu)[^，。]{0,6}(?:多少|多高|能到|大概|几|如何|怎么样)|(?:多少|多高)[^，。]{0,4}(?:算力利用率|mfu)",
                       en=r"(?:what|which|expected?|expect|how (?:much|high)|typical|realistic|achievable)[^?.!\n]{0,40}"
-                         r"(?<![a-z])(?:mfu|hfu|model flops utili[sz]ation)(?![a-z])|(?<![a-z])mfu\s*[?？]")
+                         r"(?<![a-z])(?:mfu|hfu|model flops utili[sz]ation)(?![a-z])|(?<![a-z])mfu\s*[?？]|"
+                         # a training run's rate in other words: "what per-GPU token rate is realistic?"
+                         r"per[\s-]gpu (?:token )?(?:rate|throughput)|(?<![a-z])token (?:rate|throughput) per gpu")
 # "cost per million tokens at full load", "满载时": the figures at the most sequences the cards hold
 _FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发", en=r"(?<![a-z])(?:at|under) (?:full|max(?:imum)?|peak) "
                    r"(?:load|capacity|utili[sz]ation|batch)|fully (?:loaded|utili[sz]ed|saturated)|(?<![a-z])saturat")
 # "how many requests per second can it handle?", "每秒能处理多少请求", "能支撑多少 QPS": the request rate it sustains
 _RPS_QUESTION = words(zh=r"每秒(?:钟)?(?:能|可以|最多)?(?:处理|承载|支持|支撑|扛|接|响应|服务)?(?:住)?(?:多少|几)(?:个|次)?(?:请求|查询|调用)|"
                          r"(?:qps|rps)\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)|(?:多少|几)\s*(?:的)?\s*(?:qps|rps)",
-                      en=r"(?:how many|what|max(?:imum)?|how much) (?:requests?|queries|calls) (?:per|a|/) ?(?:second|sec|s)\b|"
+                      en=r"(?:how many|what|max(?:imum)?|how much) (?:[a-z]+ )?(?:requests?|queries|calls) (?:per|a|/) ?(?:second|sec|s)\b|"
                          r"(?:what|how much|max(?:imum)?) (?:qps|rps)|(?:qps|rps) (?:can|could|does|will|would|is)|"
                          r"requests? per second (?:can|could|does|will|would|is|it)")
 # "p99 latency?", "99th percentile TTFT", "tail latency", "P99 首字延迟": the 99th percentiles beside the median

@@ -96,7 +96,7 @@ def names_other_slot(text: str, start: int) -> bool:
 # currency words after an amount, one list for budgets (reader.amounts) and rental prices (reader.rental): dollars
 # ("bucks", "刀" in Chinese slang, not "刀片" blades) and yuan ("块" not before a card: "两块显卡" are two cards)
 USD_WORDS = r"usd|us\$|dollars?|bucks|美元|美金|刀(?!片)"
-CNY_WORDS = r"rmb|cny|yuan|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片))|人民币"
+CNY_WORDS = r"rmb|cny|yuan|元|块钱|块(?!(?:显卡|卡|gpu|npu|芯片|儿))|人民币"
 _USD_WORD = re.compile(rf"\$|(?:{USD_WORDS})")
 
 
