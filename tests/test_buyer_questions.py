@@ -220,12 +220,12 @@ def _check_lead(q: Q, rec: Recommendation) -> None:
             and "candidates" not in q.extra):  # named cards are compared as named, with no default target
         # reachable by a configuration that could lead: priced, new, sold in the region (an unpriced card that is
         # fast enough — Ascend 910C in China — cannot be recommended, so it does not keep the target)
-        reachable = any(o.throughput and o.throughput.tpot.ms <= TPOT_MS and total_price(o)
+        reachable = any(o.throughput and o.throughput.judged_tpot.ms <= TPOT_MS and total_price(o)
                         and not _second_hand(o, cat.gpu(o.gpu))
                         and (q.region != "cn" or cat.gpu(o.gpu).china.status not in CN_NO_NEW_SALE)
                         for o in rec.options + rec.closest)
         if reachable:
-            assert lead.throughput.tpot.ms <= TPOT_MS, f"{q.text}: lead below 25 tokens/s per user"
+            assert lead.throughput.judged_tpot.ms <= TPOT_MS, f"{q.text}: lead below 25 tokens/s per user"
         stated = " ".join(rec.assumptions)
         assert "25 tokens/s" in stated and "MLPerf" in stated
 
@@ -295,13 +295,14 @@ def test_buyer_question(q: Q) -> None:
 
 
 def test_the_stack_preference_is_stated_and_named_cards_skip_it() -> None:
-    """Qwen2.5-72B for 50 users at 8k: 4× Gaudi 3 is cheaper over the horizon than 4× H200 but by less than 30 %, so
-    the H200 leads and the answer names the cheaper Gaudi configuration and the gap; asked about Gaudi 3 and H200 by
-    name, the cheaper Gaudi 3 leads and no preference is stated. In one server: over two, 16× RTX 5090 as 2
-    replicas × TP 8 now also meets the per-token target and is the cheapest purchase, so the stale-priced Gaudi 3
-    falls out of the shortlist."""
+    """Qwen2.5-72B for 64 users at 8k: 4× Gaudi 3 is cheaper over the horizon than the in-tree lead but by less than
+    30 %, so the in-tree card leads and the answer names the cheaper Gaudi configuration and the gap; asked about
+    Gaudi 3 and H200 by name, no preference is stated. In one server: over two, 16× RTX 5090 as 2 replicas × TP 8
+    also meets the per-token target and is the cheapest purchase, so the stale-priced Gaudi 3 falls out of the
+    shortlist. (At 50 users, since the target is judged on the simulated chat load the answer shows, 8× RTX PRO
+    6000 meet it and are cheaper than the Gaudi 3: no preference to state there.)"""
     cat = load_catalog()
-    w = Workload(model="qwen2.5-72b", concurrency=50, context=8192)
+    w = Workload(model="qwen2.5-72b", concurrency=64, context=8192)
     rec = recommend(w, Constraints(max_nodes=1))
     lead = rec.options[0]
     gaudi = [o for o in rec.options if o.gpu == "gaudi3" and o.meets_targets]

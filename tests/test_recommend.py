@@ -216,15 +216,14 @@ def test_contract_keys() -> None:
 
 
 def test_one_server_before_consumer_cards_spread_over_several() -> None:
-    """User story 1 (Qwen2.5-32B, 100 × 8k, China, ¥500k): 16 RTX 3090s in two servers are cheaper to buy than one
-    server but dearer to own (a second server, twice the power) and used. Issue 30 changed the lead and the labels:
-    the lead is new hardware within ¥500k, the one-server used RTX A6000 is still the best value before the used
-    cards spread over servers, and "lowest cost" marks the row that is cheapest to buy, whatever it is. Since the
-    Atlas 300I Duo has a dated price (about US$1,400 a card), it is the cheapest fit, but at about 4 tokens/s per
-    user against about 12 for 16× RTX 4090 D: where no buyable option reaches the 25 tokens/s-per-user default, the
-    lead stays within 2× the fastest buyable option's time per token (recommend_rank.SLOW_FACTOR), so new RTX
-    servers lead and the Atlas is the lowest cost. Since the price-freshness policy (Dec 5) the RTX 4090 D, priced
-    from its 2023 launch MSRP, ranks behind the RTX 5090 D V2 (2025 price)."""
+    """User story 1 (Qwen2.5-32B, 100 × 8k, China, ¥500k). Issue 30 changed the lead and the labels: the lead is new
+    hardware within ¥500k, and "lowest cost" marks the row that is cheapest to buy, whatever it is. Since the price-
+    freshness policy (Dec 5) the RTX 4090 D, priced from its 2023 launch MSRP, ranks behind the RTX 5090 D V2 (2025
+    price). Since the per-token target is judged on the simulated chat load the answer shows (Dec 6: the roofline
+    read all 100 sequences' KV at the full 8k and ran a pipelined replica's users as one batch), 16 of them in two
+    servers meet the 25 tokens/s-per-user default, and the Atlas 300I Duo (about 4 tokens/s per user) is no longer
+    offered as meeting it. At 40 users one server of used cards holds the job at that speed, and value ranks it
+    before consumer cards spread over two servers."""
     from advisor.recommend.recommender import total_price
 
     cat = load_catalog()
@@ -233,18 +232,18 @@ def test_one_server_before_consumer_cards_spread_over_several() -> None:
                     Constraints(region="cn", currency="CNY", budget=500_000))
     lead = rec.options[0]
     assert "recommended" in lead.labels and "used" not in lead.labels and lead.gpu == "rtx-5090d-v2"
-    assert (total_price(lead) or 0) <= 500_000
-    fastest_new = min(o.throughput.tpot.ms for o in rec.options if "used" not in o.labels)
-    assert lead.throughput.tpot.ms <= 2 * fastest_new
-    atlas = next(o for o in rec.options if o.gpu == "atlas-300i-duo")  # still offered: the cheapest purchase
-    assert "lowest_cost" in atlas.labels and atlas.throughput.tpot.ms > 2 * lead.throughput.tpot.ms
-    used = [o for o in rec.options if "used" in o.labels]
+    assert (total_price(lead) or 0) <= 500_000 and lead.meets_targets
+    assert lead.throughput is not None and lead.throughput.judged_tpot.ms <= 40.0
+    assert not any(o.gpu == "atlas-300i-duo" and o.meets_targets for o in rec.options)
+    cheapest = next(o for o in rec.options if "lowest_cost" in o.labels)
+    assert all((total_price(cheapest) or 0) <= (total_price(o) or float("inf")) for o in rec.options)
+    fewer = recommend(Workload(model="qwen2.5-32b", concurrency=40, context=8192),
+                      Constraints(region="cn", currency="CNY", budget=500_000))
+    used = [o for o in fewer.options if "used" in o.labels]
     one_server = next(o for o in used if o.nodes == 1)
     spread = [o for o in used if spread_consumer(o, gpus)]
     assert spread and all(cost_of(one_server) <= cost_of(o) for o in spread)
     assert "best_value" in one_server.labels  # value ranks one server before consumer cards spread over two
-    cheapest = next(o for o in rec.options if "lowest_cost" in o.labels)
-    assert all((total_price(cheapest) or 0) <= (total_price(o) or float("inf")) for o in rec.options)
 
 
 def test_changes_for_the_users_own_card() -> None:

@@ -3,7 +3,8 @@
 `search_gpu` builds only the layout it returns (price, TCO, launch line, margin) and judges the layouts it moves past
 on their speed alone. The reference below is the search as it was written before: build every layout tried, keep
 the last one, move on (a serving layout to the count's larger TP groups, then more GPUs) while a speed target is
-missed. Both are run on every candidate GPU of requests that make the
+missed, and once a serving layout of several servers meets it, every server count in between in turn (the search
+bisects). Both are run on every candidate GPU of requests that make the
 search move on (a latency target most single cards miss; a training deadline that takes several servers) and must
 give the same option, field for field.
 """
@@ -42,6 +43,7 @@ def _reference(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tu
     """The search before it skipped building the layouts it moves past."""
     remaining = list(pairs)
     best: Option | None = None
+    slow = 0  # the most servers of a serving layout that missed a speed target
     while remaining:
         found = first_fit(search, gpu, remaining)
         if found is None:
@@ -51,10 +53,17 @@ def _reference(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tu
         opts = [build_option(search, gpu, *sizing) for sizing in (found, *wider_groups(search, gpu, found))]
         meeting = [o for o in opts if not any(m in SPEED_MISSES for m in o.misses)]
         if meeting:
+            if slow and found.workload.task == "inference":
+                # every whole-server count between the last that missed and this one, fewest first
+                for k in range(slow + 1, found.layout.nodes):
+                    got = _reference(search, gpu, [(k * search.constraints.max_gpus_per_node, k)])[0]
+                    if got is not None and not any(m in SPEED_MISSES for m in got.misses):
+                        return got, None
             first, widest = meeting[0], opts[-1]
             faster = (widest in meeting and widest.throughput is not None and first.throughput is not None
                       and widest.throughput.decode_tokens_per_s > 1.01 * first.throughput.decode_tokens_per_s)
             return (widest if faster else first), None
+        slow = found.layout.nodes if found.layout.nodes > 1 else 0
         opt = best = opts[-1]
         missed = [m for m in opt.misses if m in SPEED_MISSES]
         needed = _needed_for_speed(search, missed, opt.training, found.layout, pairs, remaining)
@@ -97,8 +106,8 @@ def test_speed_misses_names_each_missed_target() -> None:
     model, catalog = resolve_inputs(Workload(model="llama-3.1-8b"), Constraints())
     c = Constraints(max_ms_per_token=10.0, min_tokens_per_s=5000.0, deadline_s=3600.0)
     search = Search(model, Workload(model="llama-3.1-8b"), c, catalog)
-    fast = type("T", (), {"tpot": Seconds.of(5.0, "ms"), "judged_total": 6000.0})()
-    slow = type("T", (), {"tpot": Seconds.of(12.5, "ms"), "judged_total": 4000.0})()
+    fast = type("T", (), {"judged_tpot": Seconds.of(5.0, "ms"), "judged_total": 6000.0})()
+    slow = type("T", (), {"judged_tpot": Seconds.of(12.5, "ms"), "judged_total": 4000.0})()
     long_run = type("R", (), {"wall": Seconds.of(2, "h")})()
     assert speed_misses(search, fast, None) == []
     assert speed_misses(search, slow, None) == ["latency", "throughput"]

@@ -69,6 +69,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
+                  rate_period_s=request.rate_period_s,
                   asks_p99=request.asks_p99, asks_fits=request.asks_fits)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
@@ -161,6 +162,7 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
             hit = next((o for o in (probe.options + probe.closest if probe else []) if o.gpu == mention.gpu), None)
             if hit is not None:
                 ev.user_options += _evaluate_named(workload, constraints, [replace(mention, count=hit.count)], steps)
+    _same_count(request, steps, ev)
     candidates = [m for m in request.named if m.role == "candidate"]
     owned = any(m.role == "existing" for m in request.named)
     lone = [m for m in candidates if m.count]
@@ -261,10 +263,15 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         return
     if request.asks_users and (c.max_ms_per_token is not None or request.ttft_target_s is not None):
         # "how many users at 30 ms per token?": the load the memory holds (the limits of the configuration named,
-        # else its capacity above), simulated, and the most users meeting the stated target (the users lead)
+        # else its capacity above), simulated, and the most users meeting the stated target (the users lead); the
+        # load sentence then speaks of that many users, not of the memory's most, which nobody asked about
         asked = one or top_option(ev)
         if asked is not None and asked.fits:
-            ev.load = _load_at(request, model, catalog.gpu(asked.gpu), asked, _held(ev, asked) or 1, steps)
+            gpu, held = catalog.gpu(asked.gpu), _held(ev, asked) or 1
+            ev.load = _load_at(request, model, gpu, asked, held, steps)
+            limit = int((ev.load or {}).get("max_concurrency_for_target") or 0)
+            if 1 <= limit < held:
+                ev.load = _load_at(request, model, gpu, asked, limit, steps) or ev.load
 
 
 def _load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
@@ -340,6 +347,22 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
         log.warning("recommend failed; answering from the memory estimator: %s", exc)
         ev.unavailable.append("recommend")
         return None
+
+
+def _same_count(request: AnalysisRequest, steps: list[Step], ev: Analysis) -> None:
+    """"How much faster would B200s be than H100s for training a 70B?": two or more cards named with no count, for
+    a training job, are compared at one count, the largest of their smallest fitting counts (a run's time falls
+    with its GPUs, so 1× B200 against 4× H100 would compare the counts, not the cards); kept as sized when that
+    count does not fit them all."""
+    named = [m for m in request.named if m.role == "candidate"]
+    opts = ev.user_options
+    if (request.intent != "compare" or not request.workload.is_training or len(named) < 2 or len(opts) != len(named)
+            or any(m.count for m in named) or not all(o.fits for o in opts) or len({o.count for o in opts}) == 1):
+        return
+    n = max(o.count for o in opts)
+    same = _evaluate_named(request.workload, request.constraints, [replace(m, count=n) for m in named], steps)
+    if all(o.fits for o in same):
+        ev.user_options = same
 
 
 def _evaluate_named(workload: Workload, constraints: Constraints, named: list[NamedConfig],

@@ -73,6 +73,7 @@ class AnalysisRequest(Frozen):
     asks_fits: bool = False  # "显存够吗", "is the memory enough?" beside another question
     asks_p99: bool = False  # "p99 latency?": the 99th percentiles beside the median
     asks_rps: bool = False  # "how many requests per second can it handle?", "每秒能处理多少请求"
+    rate_period_s: Annotated[int, Meta(ge=1, le=86400)] = 1  # the period the rate is asked in: 60 "per minute"
     asks_train_speed: bool = False  # training: "tokens/s per GPU?", "what MFU?"
     asks_servers: bool = False  # "how many servers / 几台服务器?": the count in servers
     asks_link: bool = False  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)

@@ -136,6 +136,7 @@ class Analysis(msgspec.Struct):
     asks_fits: bool = False  # "… and is memory enough?": the memory verdict after the answer asked first
     asks_p99: bool = False  # "p99 TTFT?": the load line gives the 99th percentiles too
     asks_rps: bool = False  # "how many requests per second?": the rate at the most users within the target
+    rate_period_s: int = 1  # the period that rate was asked in (60: "requests per minute")
     asks_full_load: bool = False  # "… at full load?": the figures at the most sequences the cards hold
     asks_train_speed: bool = False  # a training job's "tokens/s per GPU?" / "what MFU?": the throughput first
     asks_servers: bool = False  # "how many servers / 几台": the count in servers first

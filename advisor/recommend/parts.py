@@ -381,6 +381,14 @@ class ServingFigures(Frozen):
         return self.ttft
 
     @property
+    def judged_tpot(self) -> Seconds:
+        """Time per output token a per-token target is judged on: the simulation's median at the stated load where it
+        ran (what the answer shows), else the decode roofline's."""
+        if self.under_load is not None and self.under_load.tpot.s > 0:
+            return self.under_load.tpot
+        return self.tpot
+
+    @property
     def judged_total(self) -> float:
         """Output tokens/s in total that a total-throughput target is judged on: the simulation's at the stated load
         where it ran (what the answer shows), else the decode roofline's."""

@@ -55,7 +55,7 @@ def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
         facts.update(train_wall_s=opt.training.wall.s, deadline_s=c.deadline_s)
     if opt.throughput:
         facts.update(tokens_per_s=opt.throughput.judged_total, min_tokens_per_s=c.min_tokens_per_s,
-                     ms_per_token=opt.throughput.tpot.ms, max_ms_per_token=c.max_ms_per_token)
+                     ms_per_token=opt.throughput.judged_tpot.ms, max_ms_per_token=c.max_ms_per_token)
         if w.concurrency >= 8:
             facts["always_on"] = True
     if price is not None:

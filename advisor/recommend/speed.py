@@ -62,10 +62,11 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     gpus, tw = roofline_view(layout.count, layout.tp, layout.pp, replace(w, concurrency=users))
     t = estimate_throughput(search.model, gpu, gpus, tw,
                             load_calibration(), with_capacity=False, brief=True)  # only formulas[:1] is kept
-    # a total-throughput or first-token target is judged on what the answer shows: the simulation at the stated load
-    # (the rooflines leave out the prefills sharing the steps); other options get it in fill_load, shown ones only
+    # a speed target is judged on what the answer shows: the simulation at the stated load (the rooflines leave out
+    # the prefills sharing the steps, and read every sequence's KV cache at the full context where a chat turn's is
+    # shorter); other options get it in fill_load, shown ones only
     c, ttft, load = search.constraints, t.ttft, None
-    if c.min_tokens_per_s is not None or c.max_ttft_ms is not None:
+    if c.min_tokens_per_s is not None or c.max_ttft_ms is not None or c.max_ms_per_token is not None:
         sw = speed_workload(replace(w, tp=layout.tp, pp=layout.pp, concurrency=users))
         load = under_load(search, gpu, layout.count, sw) if users > 1 else None
         if c.max_ttft_ms is not None and load is None:  # one user: the prompt's prefill, as fill_load shows it

@@ -103,7 +103,8 @@ __all__ = ["compare_models"]
 
 
 # --- two card configurations: the verdict on the criterion asked ----------------------------------------------------
-_FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|更快|哪个快|速度|快", re.I)
+_FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|shorter|sooner|less time|time sav|更快|哪个快|速度|快|缩短|"
+                     r"(?:节省|省|少)(?:了|下)?(?:多少|几)?(?:时间|天)", re.I)
 _VALUE = re.compile(r"cost[\s-]*effective|better value|bang for|worth|划算|性价比|值得", re.I)
 _CHEAPER = re.compile(r"cheaper|cheapest|less expensive|costs? less|便宜|省钱|少花", re.I)
 _TCO = re.compile(r"\btco\b|total cost of ownership|cost of ownership|总拥有成本|拥有成本|全周期成本", re.I)
@@ -205,7 +206,12 @@ def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang
     if not fit:
         return None
 
+    short = float(fit[-1]["throughput"]["wall_s"]) < 86400  # every run under a day: all in hours, one unit
+
     def days(o: dict[str, Any]) -> str:
+        if short:
+            hrs = float(o["throughput"]["wall_s"]) / 3600
+            return book.num(f"training wall-clock on {name(o)}", hrs, "hours", SRC, 1, suffix=t("slot.hours", lang))
         wall = float(o["throughput"]["wall_s"]) / 86400
         return book.num(f"training wall-clock on {name(o)}", wall, "days", SRC, 1 if wall < 100 else 0,
                         suffix=t("slot.days", lang))

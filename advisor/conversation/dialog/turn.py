@@ -40,6 +40,7 @@ from advisor.conversation.reader.intent import (
     asks,
     engines_compared,
     implies_inference,
+    rate_period,
     reference_method,
 )
 from advisor.conversation.reader.numbers import to_number
@@ -458,7 +459,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None),
                                asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
                                asks_full_load=not workload.is_training and asks("full_load", text),
-                               asks_rps=not workload.is_training and asks("rps", text),
+                               asks_rps=not workload.is_training and asks("rps", text), rate_period_s=rate_period(text),
                                asks_p99=not workload.is_training and asks("p99", text),
                                asks_fits=asks("fits", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),

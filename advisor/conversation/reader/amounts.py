@@ -110,7 +110,8 @@ _CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 co
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|名用户|用户|人在线)"),
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*人(?=\s*(?:同时|在线|并发|一起))"),
     re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
-    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:concurrent\s*)?(?:users|user|sessions|requests|streams|clients|"
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:(?:concurrent|parallel|simultaneous|in[\s-]flight|active)\s*)?"
+               r"(?:users|user|sessions|requests|streams|clients|"
                r"concurrent|simultaneous|agents)(?![a-z])"),
     # "40 support agents using it at once", "25 call-center operators at the same time": people named by their role,
     # with the simultaneity said after them

@@ -96,7 +96,8 @@ _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多
                              r"sessions|streams|conversations))|max(?:imum)? (?:number of )?(?:concurrent |simultaneous )?"
                              r"(?:concurrency|users|requests|sessions|streams)(?![a-z])|"
                              # "at what concurrency does it stop meeting 50 ms TTFT?", "what concurrency can it sustain"
-                             r"(?:at|to|up to) what (?:concurrency|load|number of (?:users|requests))|"
+                             r"(?:at|to|up to|until) what (?:concurrency|load|(?:number|count) of (?:(?:simultaneous|concurrent|parallel|active) )?"
+                             r"(?:users|requests|sessions|streams|people))|"
                              r"(?:what|how much) concurrency (?:can|could|does|do|will|would|is|before)")
 # "what's the max context on one 4090?", "最长能开多少上下文": the longest context that fits, not a fit verdict
 _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上下文(?:最长|最大|最多)|上下文(?:能|可以)?(?:开|支持|跑)?(?:到)?多(?:长|大|少)|"
@@ -370,13 +371,27 @@ _MFU_QUESTION = words(zh=r"(?:算力利用率|mfu)[^，。]{0,6}(?:多少|多高
 _FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发", en=r"(?<![a-z])(?:at|under) (?:full|max(?:imum)?|peak) "
                    r"(?:load|capacity|utili[sz]ation|batch)|fully (?:loaded|utili[sz]ed|saturated)|(?<![a-z])saturat")
 # "how many requests per second can it handle?", "每秒能处理多少请求", "能支撑多少 QPS": the request rate it sustains
-_RPS_QUESTION = words(zh=r"每秒(?:钟)?(?:能|可以|最多)?(?:处理|承载|支持|支撑|扛|接|响应|服务)?(?:住)?(?:多少|几)(?:个|次)?(?:请求|查询|调用)|"
+_RPS_QUESTION = words(zh=r"每(?:秒|分钟|小时|天)(?:钟)?(?:能|可以|最多)?(?:处理|承载|支持|支撑|扛|接|响应|服务)?(?:住)?(?:多少|几)(?:个|次)?(?:请求|查询|调用)|"
                          r"(?:qps|rps)\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)|(?:多少|几)\s*(?:的)?\s*(?:qps|rps)",
-                      en=r"(?:how many|what|max(?:imum)?|how much) (?:[a-z]+ )?(?:requests?|queries|calls) (?:per|a|/) ?(?:second|sec|s)\b|"
-                         r"(?:what|how much|max(?:imum)?) (?:qps|rps)|(?:qps|rps) (?:can|could|does|will|would|is)|"
-                         r"requests? per second (?:can|could|does|will|would|is|it)")
+                      en=r"(?:how many|what|max(?:imum)?|how much) (?:[a-z]+ )?(?:requests?|queries|calls|prompts|chats|"
+                         r"conversations) (?:per|a|an|each|/) ?(?:second|sec|s|minute|min|hour|hr|day)\b|"
+                         r"(?:what|how much|max(?:imum)?) (?:qps|rps|rpm)|(?:qps|rps|rpm) (?:can|could|does|will|would|is)|"
+                         r"requests? per (?:second|minute|hour|day) (?:can|could|does|will|would|is|it)")
+# the period a request-rate question counts in ("requests per minute", "每小时多少请求"): seconds per period
+_RATE_PERIOD = ((re.compile(r"(?:per|a|an|each|/) ?(?:minute|min)\b|(?<![a-z])rpm(?![a-z])|每分钟"), 60),
+                (re.compile(r"(?:per|an|a|each|/) ?(?:hour|hr)\b|每小时"), 3600),
+                (re.compile(r"(?:per|a|each|/) ?day\b|每天|每日"), 86400))
+
+
+def rate_period(text: str) -> int:
+    """Seconds in the period a request-rate question counts in: 60 for "requests per minute", 3600 per hour, 86400
+    per day, else 1 (per second)."""
+    s = (text or "").lower()
+    return next((period for pattern, period in _RATE_PERIOD if pattern.search(s)), 1)
 # "p99 latency?", "99th percentile TTFT", "tail latency", "P99 首字延迟": the 99th percentiles beside the median
-_P99 = re.compile(r"(?<![a-z0-9])p\s*99(?![0-9])|99(?:th)?[\s-]*(?:percentile|pct|百分位|分位)|tail latenc|尾延迟|长尾")
+# "p95 TTFT", "95th percentile": the same tail run (its p95 is printed beside the p99)
+_P99 = re.compile(r"(?<![a-z0-9])p\s*9[59](?![0-9])|9[59](?:th)?[\s-]*(?:percentile|pct|%\s*分位|百分位|分位)|tail latenc|"
+                  r"尾延迟|长尾|worst[\s-]case (?:latency|ttft|wait)")
 # "显存够吗", "is the memory enough?", "will it fit?": whether the job fits, asked beside another question
 _FITS = words(zh=r"显存(?:够|够用|够不够|足够|充足|放得下|装得下|放不放得下)|放得下吗|装得下吗|放不放得下|够不够用|会不会爆显存|爆显存吗",
               en=r"(?:enough|sufficient) (?:gpu )?(?:memory|vram)|(?:memory|vram) (?:is |be )?(?:enough|sufficient)|"

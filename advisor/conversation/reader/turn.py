@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from advisor.conversation.reader.constraints import cut_at_injection
 from advisor.conversation.reader.extract import INJECTION, GpuMention, Slots
-from advisor.conversation.reader.intent import classify
+from advisor.conversation.reader.intent import classify, from_cue
 from advisor.conversation.reader.quantity import Quantity, quantities, rewrite
 from knowledge.messages import t
 
@@ -30,8 +30,11 @@ def read_intent(text: str, slots: Slots, state: DialogState) -> str:
     """The question's intent, read from what precedes any injection attempt."""
     low = (text or "").lower()
     hit = INJECTION.search(low)
-    intent = classify(cut_at_injection(low, hit.start() if hit else None), slots, follow_up=state.answered > 0)
-    return "how_many" if intent == "feasibility" and _plural_card(slots) else intent
+    cut = cut_at_injection(low, hit.start() if hit else None)
+    intent = classify(cut, slots, follow_up=state.answered > 0)
+    if intent == "feasibility" and (_plural_card(slots) or _card_for_a_load(cut, slots, state)):
+        return "how_many"
+    return intent
 
 
 # "on H100s", "with A100s", "4090s": a card named in the plural without a number asks how many of it, not whether one
@@ -47,6 +50,28 @@ def _plural_card(slots: Slots) -> bool:
     if mention.count is not None or not re.search(r"\d", text) or not _PLURAL_CARD.search(text):
         return False
     return not (mention.gpu or "").lower().endswith("s")  # "L40S" is the card's own name, not a plural
+
+
+# "a", "one", "my", "单张", "一块" … right before the card: one card is meant ("Gemma 27B on a 4090 for 20 users?")
+_ONE_CARD_BEFORE = re.compile(r"(?:(?<![a-z])(?:an?|one|single|my|our|the|this|that|1)\s*[x×*]?\s*|"
+                              r"(?:一|单|1)\s*(?:张|块|个|台|片)\s*|单卡\s*)$")
+
+
+def _card_for_a_load(text: str, slots: Slots, state: DialogState) -> bool:
+    """A job stated for many users on a card named bare, with no question of whether it runs ("Serve DeepSeek-V3
+    for 500 concurrent users on H200", "Qwen2.5-72B 200 并发 H20 部署"): how many of that card, not whether one
+    holds the job. "Gemma 27B on a 4090 for 20 users?" (a card with an article) and any yes/no question keep
+    the question about one card."""
+    if state.answered > 0 or len(slots.candidates) != 1 or slots.existing is not None or slots.gpu_count is not None:
+        return False
+    mention = slots.candidates[0]
+    users = max(slots.concurrency or 0, slots.headcount or 0)
+    if mention.count is not None or not mention.text or (users <= 1 and not slots.qps):
+        return False
+    if from_cue(text, slots):
+        return False  # "can it …", "够不够", "does it fit": a yes/no question
+    at = text.find(mention.text.lower())
+    return at >= 0 and not _ONE_CARD_BEFORE.search(text[:at].rstrip())
 
 
 def read_references(state: DialogState, slots: Slots, intent: str) -> None:

@@ -281,7 +281,11 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     users_lead = lead.deciding.startswith(("most concurrent sequences", "largest concurrency meeting",
                                            "requests per second"))
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
-        first.append(load_lead.load_line(ev, fs.load_option(ev), book, lang))
+        line = load_lead.load_line(ev, fs.load_option(ev), book, lang)
+        if line and ev.asks_p99 and not users_lead:  # "p95 TTFT at 16 users?": the tails under that load, first
+            first.insert(first.index(lead.text), line)
+        else:
+            first.append(line)
         first.append(load_lead.changed_line(ev, book, lang))  # the named cards, as the change makes them hold it
     first.append(ttft_target_line(fs.load_option(ev), ev, book, lang,  # a first-token target at one user
                                   said=lead.deciding.startswith("decode tokens/s per sequence")))

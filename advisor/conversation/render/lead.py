@@ -177,7 +177,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led_rps is not None:
             return led_rps
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
-    if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users:
+    if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users \
+            and not (ev.asks_batch and ev.limits is not None and ev.limits.max_load > 0):  # "what batch size for max throughput?"
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
             if intent != "how_many" or ev.constraints.max_ms_per_token is not None:
@@ -345,8 +346,15 @@ def _batch_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
                          task=task_label(ev.workload.task, lang), lay=opt_layout(o, lang, book)),
                        None, f"largest micro-batch per GPU on {where}")
     most = book.count(f"most concurrent sequences on {where}", lim.max_load, "sequences", SRC_MEMORY)
-    return fs.Lead(t("lead.batch.serve", lang, name=opt_name(o, book), most=most, ctx=ctx,
-                     lay=opt_layout(o, lang, book)), None, f"most concurrent sequences on {where}")
+    text = t("lead.batch.serve", lang, name=opt_name(o, book), most=most, ctx=ctx, lay=opt_layout(o, lang, book))
+    at = lim.at_max or {}
+    if at.get("total"):  # "… for max throughput?": what that batch puts out (the decode roofline at that load)
+        tot = book.num(f"decode tokens/s total at {lim.max_load} sequences on {where}", at["total"], "tokens/s",
+                       SRC_THROUGHPUT, 0)
+        per = book.num(f"decode tokens/s per sequence at {lim.max_load} sequences on {where}", at["per_seq"],
+                       "tokens/s", SRC_THROUGHPUT, 1 if at["per_seq"] < 10 else 0)
+        text = text.rstrip("。.") + t("screen.users.at_that_load", lang, tot=tot, per=per) + t("sentence.end", lang)
+    return fs.Lead(text, None, f"most concurrent sequences on {where}")
 
 
 def _no_batch(ev: Analysis, book: Book, lang: str) -> str:

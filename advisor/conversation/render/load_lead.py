@@ -87,8 +87,15 @@ def rps_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     w = speed_workload(ev.workload)
     pin = book.tokens("prompt tokens per request", w.prompt_tokens or 0, source_of(ev, "prompt_tokens"), lang)
     pout = book.tokens("output tokens per request", w.output_tokens or 0, source_of(ev, "output_tokens"), lang)
-    return Lead(t("screen.rps", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), rps=rate, most=most,
-                  ms=ms, why=why, tot=tot, pin=pin, pout=pout), None, f"requests per second on {on}")
+    period = getattr(ev, "rate_period_s", 1)
+    per = ""
+    if period > 1:  # "how many requests per minute?": that count too, from the same rate
+        unit = {60: "minute", 3600: "hour", 86400: "day"}.get(period, "minute")
+        n = book.num(f"requests per {unit} on {on}", rps * period, f"requests/{unit}",
+                     f"computed: requests per second × {period} s", 0, suffix="")
+        per = t(f"screen.rps.per_{unit}", lang, n=n)
+    return Lead(t("screen.rps", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), rps=rate, per=per,
+                  most=most, ms=ms, why=why, tot=tot, pin=pin, pout=pout), None, f"requests per second on {on}")
 
 
 def changed_line(ev: Any, book: Book, lang: str) -> str:
