@@ -37,6 +37,7 @@ def number(pattern: str, text: str) -> float:
 @pytest.mark.parametrize("text", [
     "Serve DeepSeek-V3 for 500 concurrent users on H200",
     "Llama-3.1-70B for 120 concurrent users on H100, 8k context",
+    "serve qwen2.5-72b on l40s for 10 users",  # L40S is the card's own name, not a plural: bare all the same
 ])
 def test_a_card_named_bare_for_many_users_is_counted(text: str) -> None:
     lead = first_paragraph(answer(text))

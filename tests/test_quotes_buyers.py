@@ -343,4 +343,5 @@ def test_quote_follow_ups_keep_the_price() -> None:
     swap = opening(ask("客户要部署 DeepSeek-V3，给个配置和报价", "换成 H20 呢"))
     assert "NVIDIA H20" in swap and "整机采购 ¥" in swap and "截至" in swap, swap
     that = opening(ask("serve Qwen2.5-72B to 100 users on H100", "how much is that"))
-    assert "does not hold it" in that and "$" in that and "to buy" in that, that
+    # "on H100" bare for 100 users asks how many of them (Dec 6): "that" is the count that holds the job, priced
+    assert "NVIDIA H100" in that and "$" in that and "to buy" in that and "does not hold it" not in that, that

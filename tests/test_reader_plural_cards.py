@@ -22,7 +22,8 @@ def test_plural_card_is_a_how_many_question(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "Can I run Qwen2.5-14B on a 4090?",
     "Does Llama 3.1 8B fit on one H100?",
-    "serve qwen2.5-72b on l40s for 10 users",
+    "serve qwen2.5-72b on an l40s for 10 users",  # (bare, "on l40s for 10 users" asks how many: test_answers_dec6)
+    "Can Qwen2.5-14B run on L40S?",
 ])
 def test_singular_or_own_name_stays_about_the_card(text: str) -> None:
     turn = Conversation(lang="en").respond(text)

@@ -150,18 +150,19 @@ def _fastest_group(search: Search, gpu: GpuSpec, groups: list[Sizing]) -> tuple[
     first = (groups[0], speed(search, gpu, *groups[0]))
     if len(groups) == 1:
         return first
-    widest = (groups[-1], speed(search, gpu, *groups[-1]))
     meets = first
     for sizing in groups[1:-1]:  # larger TP groups before more GPUs, lightest first, until one meets the targets
         if not speed_misses(search, meets[1].throughput, meets[1].training):
             break
         meets = (sizing, speed(search, gpu, *sizing))
     if speed_misses(search, meets[1].throughput, meets[1].training):
-        return widest
-    if speed_misses(search, widest[1].throughput, widest[1].training):
+        return groups[-1], speed(search, gpu, *groups[-1])
+    # the widest group is judged (simulated) only when its roofline is faster per user than the one that meets
+    a, b = meets[1].throughput, speed(search, gpu, *groups[-1], judge=False).throughput
+    if a is None or b is None or b.decode_tokens_per_s <= 1.01 * a.decode_tokens_per_s:
         return meets
-    a, b = meets[1].throughput, widest[1].throughput
-    return widest if a is not None and b is not None and b.decode_tokens_per_s > 1.01 * a.decode_tokens_per_s else meets
+    widest = (groups[-1], speed(search, gpu, *groups[-1]))
+    return meets if speed_misses(search, widest[1].throughput, widest[1].training) else widest
 
 
 def _fewest_servers(search: Search, gpu: GpuSpec, slow: int, met: tuple[Sizing, Speed]) -> tuple[Sizing, Speed]:

@@ -34,10 +34,12 @@ class Speed(NamedTuple):
     formulas: list[str]
 
 
-def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout) -> Speed:
-    """The speed of a fitting configuration: serving throughput, or training time (planner or 6·N·D)."""
+def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout, *,
+          judge: bool = True) -> Speed:
+    """The speed of a fitting configuration: serving throughput, or training time (planner or 6·N·D). `judge=False`:
+    the serving rooflines alone, without the simulation a speed target is judged on."""
     if not w.is_training:
-        return _serving_speed(search, gpu, est, w, layout)
+        return _serving_speed(search, gpu, est, w, layout, judge)
     if layout.plan is not None:
         return Speed(None, training_advice.training_figures(layout.plan, search.constraints.mfu is not None),
                      layout.plan.formulas[:1])
@@ -53,7 +55,8 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
                                      gpu_hours=r.gpu_hours, mfu=r.mfu, mfu_basis=basis), r.formulas[:1])
 
 
-def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout) -> Speed:
+def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout,
+                   judge: bool = True) -> Speed:
     """Decode and prefill rooflines for the whole request's concurrency (advisor.estimator.throughput)."""
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
     from advisor.estimator.throughput import estimate_throughput
@@ -66,9 +69,11 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
     # the prefills sharing the steps, and read every sequence's KV cache at the full context where a chat turn's is
     # shorter); other options get it in fill_load, shown ones only
     c, ttft, load = search.constraints, t.ttft, None
-    if c.min_tokens_per_s is not None or c.max_ttft_ms is not None or c.max_ms_per_token is not None:
+    if judge and (c.min_tokens_per_s is not None or c.max_ttft_ms is not None or c.max_ms_per_token is not None):
         sw = speed_workload(replace(w, tp=layout.tp, pp=layout.pp, concurrency=users))
-        load = under_load(search, gpu, layout.count, sw) if users > 1 else None
+        only_tpot = c.min_tokens_per_s is None and c.max_ttft_ms is None
+        if users > 1 and not (only_tpot and (_surely_fast(search, t.tpot, sw) or (layout.pp == 1 and _surely_slow(search, gpu, gpus, tw, sw)))):
+            load = under_load(search, gpu, layout.count, sw)
         if c.max_ttft_ms is not None and load is None:  # one user: the prompt's prefill, as fill_load shows it
             ttft = _ttft(search, gpu, w, layout, sw, t.ttft)
     return Speed(ServingFigures(decode_tokens_per_s=t.decode_tokens_per_s,
@@ -77,6 +82,37 @@ def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workloa
                                 concurrency=users, max_concurrency=max_concurrency(est, gpu, layout, w),
                                 under_load=load),
                  None, t.formulas[:1])  # the engine's figures and the load: fill_load, for the shown options
+
+
+# a decode roofline this far inside the per-token target, for chat-like requests (prompts no longer than twice the
+# output), meets it in the simulation too: over 1,759 layouts (7 models × 4 loads × 3 contexts × the catalog) the
+# simulated time per token at a chat turn's lengths was at most 1.49× this roofline (short windows, many users: the
+# prefills sharing the steps), median 0.77 (it reads every sequence's KV cache at the full context)
+SURE_MARGIN = 0.65
+
+
+def _surely_fast(search: Search, tpot: Seconds, sw: Workload) -> bool:
+    """Whether a layout meets the per-token target without simulating it (SURE_MARGIN)."""
+    target = search.constraints.max_ms_per_token
+    if target is None or not sw.prompt_tokens or not sw.output_tokens or sw.prompt_tokens > 2 * sw.output_tokens:
+        return False
+    return tpot.ms <= SURE_MARGIN * target
+
+
+def _surely_slow(search: Search, gpu: GpuSpec, gpus: int, tw: Workload, sw: Workload) -> bool:
+    """Whether a layout without a pipeline misses the per-token target even on the decode roofline with every
+    sequence at its prompt's length (the least KV cache a request reads, and no prefill sharing the steps): the
+    simulation, which adds both, misses it too (≥ 1.03× this roofline over 598 such layouts), so the search moves
+    on without running it (≈ 4 ms each, dozens of layouts per answer). Not for a pipeline: the roofline runs its
+    users as one batch where the engine keeps a micro-batch per stage in flight (down to 0.19× in the simulation)."""
+    from advisor.estimator.throughput import estimate_throughput
+
+    target = search.constraints.max_ms_per_token
+    if target is None or not sw.prompt_tokens:
+        return False
+    short = replace(tw, context=max(1, min(tw.context, sw.prompt_tokens)))
+    t = estimate_throughput(search.model, gpu, gpus, short, load_calibration(), with_capacity=False, brief=True)
+    return t.tpot.ms > target
 
 
 def roofline_view(count: int, tp: int, pp: int, w: Workload) -> tuple[int, Workload]:

@@ -409,6 +409,11 @@ QUESTIONS: dict[Question, re.Pattern[str]] = {
 }
 
 
+# a percentile followed by a bound is a target, not a question: "p95 <= 3 s", "p99 TTFT under 2 s", "P99 首字延迟不超过 1 秒"
+_BOUND_AFTER = re.compile(r"(?:\s*(?:(?:e2e|end[\s-]to[\s-]end|ttft|tpot|itl|latency|time to first token|首字延迟|首 ?token ?延迟|"
+                          r"延迟|时延)\s*)*(?:of\s+)?(?:is\s+|should be\s+|must be\s+|needs to be\s+)?"
+                          r"(?:<=?|≤|=|:|under|below|within|at most|less than|no more than|≦|不超过|低于|小于|以内|控制在|要在|在|\d))")
+
 # "32k 上下文能开多少并发" asks the users at that context, not the longest context
 _USERS_AFTER = re.compile(r"\s*(?:个|路|名)?\s*(?:并发|路|人|用户|请求|会话)")
 
@@ -416,6 +421,8 @@ _USERS_AFTER = re.compile(r"\s*(?:个|路|名)?\s*(?:并发|路|人|用户|请�
 def asks(question: Question, text: str) -> bool:
     """Whether `text` asks `question` (QUESTIONS above), read from its lowered words."""
     s = (text or "").lower()
+    if question == "p99":  # "p95 TTFT?" asks the tail; "p95 latency under 2 s" states a target (targets.py reads it)
+        return any(not _BOUND_AFTER.match(s, m.end()) for m in QUESTIONS[question].finditer(s))
     m = QUESTIONS[question].search(s)
     return m is not None and not (question == "context" and _USERS_AFTER.match(s, m.end()))
 
