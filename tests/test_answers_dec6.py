@@ -208,3 +208,36 @@ def test_two_cards_compared_for_training_are_compared_at_one_count(text: str) ->
     assert m, head
     assert m.group(1) == m.group(5)
     assert "H100" not in m.group(2) or "A100" in head  # the newer card is the faster one
+
+
+@pytest.mark.parametrize(("model", "users", "context", "target"), [
+    ("qwen2.5-32b", 100, 8192, 40.0), ("llama-3.1-70b", 64, 4096, 30.0), ("deepseek-v3", 300, 4096, 40.0),
+    ("qwen3-30b-a3b", 200, 16384, 25.0), ("llama-3.1-8b", 500, 2048, 20.0),
+])
+def test_every_option_is_judged_on_the_load_it_shows(model: str, users: int, context: int, target: float) -> None:
+    """Each option the recommender returns with a simulated load misses the per-token target exactly when the
+    median time per token it shows under that load is over the target (the search's screens, the bisection over
+    servers and the figures filled for display agree)."""
+    rec = recommend(Workload(model=model, concurrency=users, context=context), Constraints(max_ms_per_token=target))
+    shown = [o for o in rec.options if o.throughput is not None and o.throughput.under_load is not None]
+    assert shown
+    for o in shown:
+        assert o.throughput is not None and o.throughput.under_load is not None
+        slow = o.throughput.under_load.tpot.ms > target
+        assert slow == ("latency" in o.misses), (o.gpu, o.count, o.throughput.under_load.tpot.ms, o.misses)
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("What's the max throughput of DeepSeek-R1 on 8x H200 with SGLang in tokens per second?", "en"),
+    ("Llama-3.1-8B on one H100: peak throughput?", "en"),
+    ("8 张 H200 跑 DeepSeek-R1 最大吞吐多少 token/s？", "zh"),
+])
+def test_max_throughput_is_the_total_at_the_most_sequences_held(text: str, lang: str) -> None:
+    head = first_paragraph(answer(text, lang))
+    if lang == "en":
+        n = number(r"serves at most (\d+) concurrent requests", head)
+        total = number(r"([\d,]+) tokens/s in total", head)
+    else:
+        n = number(r"最多可同时服务 (\d+) 路", head)
+        total = number(r"合计 ([\d,]+) tokens/s", head)
+    assert n > 1 and total > n  # more than one token/s per sequence, at the most sequences held

@@ -105,6 +105,7 @@ def _surely_slow(search: Search, gpu: GpuSpec, gpus: int, tw: Workload, sw: Work
     simulation, which adds both, misses it too (≥ 1.03× this roofline over 598 such layouts), so the search moves
     on without running it (≈ 4 ms each, dozens of layouts per answer). Not for a pipeline: the roofline runs its
     users as one batch where the engine keeps a micro-batch per stage in flight (down to 0.19× in the simulation)."""
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.throughput
     from advisor.estimator.throughput import estimate_throughput
 
     target = search.constraints.max_ms_per_token

@@ -177,6 +177,13 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led_rps is not None:
             return led_rps
     # ev.asks_speed is only set for serving: "首 token 要多久" / "how long to the first token" asks the speed too
+    if (ev.asks_full_load and ev.asks_speed and not ev.workload.is_training and len(users) <= 1
+            and "concurrency" not in (ev.stated or ()) and intent not in ("compare", "claim", "how_much")
+            and not ev.asks_batch):
+        # "what's the max throughput on 8× H200?": the most sequences it holds and the tokens/s at that load
+        led_full = load_lead.users_lead(users[0] if users else top, ev, book, lang)
+        if led_full is not None:
+            return led_full
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users \
             and not (ev.asks_batch and ev.limits is not None and ev.limits.max_load > 0):  # "what batch size for max throughput?"
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
