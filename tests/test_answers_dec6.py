@@ -241,3 +241,79 @@ def test_max_throughput_is_the_total_at_the_most_sequences_held(text: str, lang:
         n = number(r"最多可同时服务 (\d+) 路", head)
         total = number(r"合计 ([\d,]+) tokens/s", head)
     assert n > 1 and total > n  # more than one token/s per sequence, at the most sequences held
+
+
+# --- a batch-inference job: how long it takes --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "n", "prompt"), [
+    ("we need to summarize 1 million documents of 3k tokens each with qwen2.5-7b on 4x l40s", 1_000_000, 3000),
+    ("classify 200k support tickets with llama-3.1-8b, about 500 tokens each", 200_000, 500),
+    ("offline batch of 30k prompts, each is about 2k tokens, llama 70b on 8 h100", 30_000, 2000),
+    ("批量推理：用 qwen2.5-72b 处理 50 万条数据，每条输入 1000 输出 200 token", 500_000, 1000),
+    ("批量处理 10 万条评论，每条约 300 token，用 qwen2.5-7b 做情感分类", 100_000, 300),
+])
+def test_a_batch_job_is_read_as_requests_to_run_not_a_training_set(text: str, n: int, prompt: int) -> None:
+    s = extract(text, CAT, lang="zh" if "批" in text else "en")
+    assert s.job_requests == n and s.prompt_tokens == prompt and s.train_tokens is None
+    assert s.task == "inference"
+
+
+@pytest.mark.parametrize("text", [
+    "fine-tune on 50k samples of 1k tokens",
+    "10万条数据，每条 1k tokens，LoRA 微调 qwen2.5-7b",
+    "we get 20k requests per day for qwen2.5-7b",
+])
+def test_a_training_set_or_a_daily_rate_is_no_batch_job(text: str) -> None:
+    assert extract(text, CAT, lang="zh" if "条" in text else "en").job_requests is None
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("We need to summarize 1 million documents of 3k tokens each with Qwen2.5-7B on 4x L40S. How long will the batch "
+     "job take?", "en"),
+    ("Classify 200k support tickets with Llama-3.1-8B, about 500 tokens each. How long on one H100?", "en"),
+    ("批量推理：用 Qwen2.5-72B 处理 50 万条数据，每条输入 1000 输出 200 token，8 张 H100 要跑多久？", "zh"),
+])
+def test_a_batch_job_opens_with_its_time_at_the_rate_the_cards_sustain(text: str, lang: str) -> None:
+    """The time is the requests over the closed-loop rate at the most requests held at once: the printed time,
+    rate and count agree (time × rate = requests), and the rate is the simulation's at that load."""
+    head = first_paragraph(answer(text, lang))
+    if lang == "en":
+        n = number(r"\*\*([\d,]+) requests take about", head)
+        took = number(r"take about ([\d.]+) (?:hours|min|days)", head)
+        unit = re.search(r"take about [\d.]+ (hours|min|days)", head).group(1)  # type: ignore[union-attr]
+        rps = number(r"([\d.]+) requests per second", head)
+    else:
+        n = number(r"\*\*([\d,]+) 条请求约需", head)
+        took = number(r"约需 ([\d.]+) (?:小时|分钟|天)", head)
+        unit = {"小时": "hours", "分钟": "min", "天": "days"}[re.search(r"约需 [\d.]+ (小时|分钟|天)", head).group(1)]  # type: ignore[union-attr]
+        rps = number(r"每秒 ([\d.]+) 个请求", head)
+    seconds = took * {"hours": 3600, "min": 60, "days": 86400}[unit]
+    assert seconds == pytest.approx(n / rps, rel=0.02)
+
+
+# --- the time of one whole answer ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "lang", "out", "users"), [
+    ("How long does a 2000-token answer take on Llama-3.1-70B with 4x H100 when 40 people are using it?", "en", 2000, 40),
+    ("What's the end-to-end latency for a 500-token reply from Qwen3-32B on 2x H100 at 20 concurrent users?", "en", 500,
+     20),
+    ("生成一个 1000 token 的回答要多久？Qwen2.5-32B，两张 H100，30 人同时用", "zh", 1000, 30),
+    ("How long does a response take for Llama-3.1-8B on one L4?", "en", 195, 1),
+])
+def test_how_long_an_answer_takes_is_first_token_then_every_token(text: str, lang: str, out: int, users: int) -> None:
+    """E2E = TTFT + (output − 1) × TPOT at the load asked ("when 40 people are using it" is 40 at once, not a
+    headcount of whom 10 % are active)."""
+    head = first_paragraph(answer(text, lang))
+    if lang == "en":
+        assert number(r"An answer of (\d+) tokens", head) == out
+        e2e = number(r"takes about ([\d.]+) s", head)
+        ttft_ms = number(r"first token after ([\d.]+) ms", head)
+        tpot_ms = number(r"then (\d+) ms per token", head)
+        assert (f"at {users} concurrent users" in head) if users > 1 else ("for one user" in head)
+    else:
+        assert number(r"生成 (\d+) tokens", head) == out
+        e2e = number(r"约需 ([\d.]+) s", head)
+        ttft_ms = number(r"首 token (\d+) ms", head)
+        tpot_ms = number(r"之后每 token (\d+) ms", head)
+        assert f"{users} 路并发时" in head
+    assert e2e == pytest.approx((ttft_ms + (out - 1) * tpot_ms) / 1000, rel=0.03)

@@ -69,7 +69,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
-                  rate_period_s=request.rate_period_s,
+                  rate_period_s=request.rate_period_s, asks_e2e=request.asks_e2e,
                   asks_p99=request.asks_p99, asks_fits=request.asks_fits)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
@@ -258,6 +258,9 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         if cap is not None:
             ev.capacity[key] = cap
     c = request.constraints
+    if request.job_requests and workload.task == "inference":
+        _batch_job(request, model, catalog, steps, ev, one)
+        return
     if request.asks_rps and workload.task == "inference":
         _requests_per_s(request, model, catalog, steps, ev, one)
         return
@@ -310,6 +313,27 @@ def _requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog
         ev.load = probe
         return
     ev.load = probe if limit == held else _load_at(request, model, gpu, asked, limit, steps)
+
+
+def _batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+               one: Option | None) -> None:
+    """"Summarise 1 million documents on 4× L40S: how long?": a batch job keeps the engine's batch full, so its
+    requests run at the most the memory holds at once (the configuration named, else the lead), simulated at that
+    load (`Analysis.load`); the job takes requests ÷ the closed-loop rate X = C / R (Little's law) seconds."""
+    asked = one or top_option(ev)
+    n = request.job_requests
+    if asked is None or not asked.fits or not n:
+        return
+    gpu = catalog.gpu(asked.gpu)
+    held = _held(ev, asked)
+    if not held:
+        cap = capacity(model, gpu, asked, steps)
+        held = int(cap["max_concurrency"]) if cap else 1
+    ev.load = _load_at(request, model, gpu, asked, max(1, held), steps)
+    rate = float((ev.load or {}).get("requests_per_s") or 0)
+    if rate > 0:
+        ev.batch = {"requests": n, "requests_per_s": rate, "seconds": n / rate, "concurrency": max(1, held),
+                    "gpu": asked.gpu, "count": asked.count}
 
 
 def _same_figures(o: Option, load: dict[str, Any] | None) -> None:

@@ -50,6 +50,7 @@ class AnalysisRequest(Frozen):
     named: tuple[NamedConfig, ...] = ()
     claim: QuotedClaim | None = None
     concurrency_avg: int | None = None  # the average load next to the peak the workload is sized for
+    job_requests: Annotated[float, Meta(ge=1, le=1e12)] | None = None  # a batch-inference job's requests
     concurrency_given: bool = False  # the user said a concurrency or a request rate
     ttft_target_s: Annotated[float, Meta(gt=0, le=3600)] | None = None  # a stated time-to-first-token target
     offload_asked: bool = False  # the user asked about layer offload: the answer leads with it
@@ -73,6 +74,7 @@ class AnalysisRequest(Frozen):
     asks_fits: bool = False  # "显存够吗", "is the memory enough?" beside another question
     asks_p99: bool = False  # "p99 latency?": the 99th percentiles beside the median
     asks_rps: bool = False  # "how many requests per second can it handle?", "每秒能处理多少请求"
+    asks_e2e: bool = False  # "how long does a 2000-token answer take?": the whole answer's time
     rate_period_s: Annotated[int, Meta(ge=1, le=86400)] = 1  # the period the rate is asked in: 60 "per minute"
     asks_train_speed: bool = False  # training: "tokens/s per GPU?", "what MFU?"
     asks_servers: bool = False  # "how many servers / 几台服务器?": the count in servers

@@ -120,7 +120,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
-                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text"):
+                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -552,7 +552,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      asks_power: bool = False, asks_launch: bool = False,
                      asks_train_speed: bool = False, asks_full_load: bool = False,
                      asks_rps: bool = False, asks_p99: bool = False, asks_fits: bool = False,
-                     rate_period_s: int = 1) -> AnalysisRequest:
+                     rate_period_s: int = 1, asks_e2e: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -560,6 +560,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         claim=QuotedClaim(text=s.claim.text, value=s.claim.value, unit=s.claim.unit, bytes_if_gib=s.claim.bytes_if_gib)
         if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg,
+        job_requests=s.job_requests if workload.task == "inference" else None,
         concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None
         or (s.batch is not None and workload.task == "inference"),
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
@@ -571,6 +572,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_fabric=asks_fabric, asks_kv_token=asks_kv_token, asks_tokens_per_day=asks_tokens_per_day,
         asks_power=asks_power, asks_launch=asks_launch, asks_train_speed=asks_train_speed,
         asks_full_load=asks_full_load, asks_rps=asks_rps, rate_period_s=rate_period_s, asks_p99=asks_p99,
+        asks_e2e=asks_e2e,
         asks_fits=asks_fits,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),

@@ -36,7 +36,7 @@ _TOKENS_AMOUNT = re.compile(
 )
 # "8k prompts", "2k-token answers", "500-token outputs" without the word tokens after the number
 _BARE_LENGTH = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)?[\s-]*(?:tokens?[\s-]*)?"
-                          r"(?=(?:long\s+)?(?:prompts?|inputs?|outputs?|answers?|responses?|completions?)(?![a-z]))")
+                          r"(?=(?:long\s+)?(?:prompts?|inputs?|outputs?|answers?|responses?|completions?|repl(?:y|ies))(?![a-z]))")
 # "8k 的 prompt", "4k 输入", "1k 的回答": with 的 or a Chinese word only when the k is typed ("4090 的输入" is a card)
 _BARE_LENGTH_K = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)(?:\s*tokens?)?\s*(?:的\s*)?"
                             r"(?=(?:prompts?|inputs?|outputs?|answers?|responses?|输入|提示词?|输出|回答|回复)(?![a-z]))")
@@ -65,7 +65,7 @@ _LENGTH_SHORTHAND = [
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
 _RATE_AFTER = re.compile(r"\s*(?:/\s*(?:s|sec|second)|(?:per|an?|each|every)\s+sec(?:ond)?|/\s*秒|每秒)(?![a-z])")
 _PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
-_OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|replies|generations?|"
+_OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|repl(?:y|ies)|generations?|"
                            r"(?:的)?(?:输出|回答|回复))(?![a-z])")
 _PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文)[^,.;，。；]{0,12}$")
 _OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|completion|response)[^,.;，。；]{0,12}$")
@@ -119,6 +119,10 @@ _CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 co
                r"analysts|engineers|developers|users)(?=[^?!;\n]{0,30}(?:at once|at the same time|simultaneously|"
                r"concurrently|in parallel))"),
     re.compile(rf"(?P<num>{DIGITS})\s*(?:concurrency|concurrent requests)(?![a-z])"),  # "at 64 concurrency"
+    # "when 40 people are using it", "while 25 users are chatting": people using it at that moment
+    re.compile(rf"(?<![a-z])(?:when|while|with)\s+(?P<num>{with_scale(DIGITS)})\s+(?:people|users|persons|colleagues|"
+               r"engineers|developers|agents|customers)\s+(?:are\s+)?(?:all\s+)?(?:using|on|hitting|querying|chatting|"
+               r"calling|sending)(?![a-z])"),
     re.compile(rf"(?:concurrency|concurrent users|parallel requests|batch size)\s*(?:of|is|=|:|to|at|around|about)?\s*(?P<num>{DIGITS})"),
 ]
 _PEOPLE_WORD_NUM = (r"(?<![a-z])(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty|"

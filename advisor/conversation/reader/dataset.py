@@ -62,6 +62,53 @@ MIN_SAMPLES = 100  # fewer is one conversation's length ("a conversation of 8k t
 MAX_EPOCHS = 100  # more is a misreading (a step count, a year), not a fine-tuning schedule
 
 
+# a batch-inference job: its items and a word that runs a model over them ("summarise 1 million documents", "批量推理
+# 50 万条数据", "classify 200k tickets", "offline batch of 30k prompts"), with no training word in the message
+_BATCH_CUE = re.compile(r"(?<![a-z])(?:batch|offline|summari[sz]\w*|classif\w*|translat\w*|label\w*|annotat\w*|tag(?:ging)?|"
+                        r"extract\w*|process\w*|rewrite|rewriting|score|scoring|run (?:it |them )?(?:over|through|on))(?![a-z])|"
+                        r"批量|离线|跑批|摘要|总结|分类|翻译|标注|打标|抽取|提取|处理|清洗|改写|跑完|过一遍")
+_JOB_ITEMS_EN = (r"(?:documents?|docs?|articles?|files?|pages?|items?|records?|rows?|prompts?|requests?|queries|questions?|"
+                 r"tickets?|emails?|reviews?|messages?|samples?|texts?|transcripts?|papers?|reports?|conversations?|chats?)")
+_JOB_ITEMS_ZH = r"(?:条|篇|份|个\s*(?:文档|文件|问题|请求)|封)\s*(?:数据|文档|文本|记录|样本|评论|邮件|工单|对话|请求|问题|文章|新闻|论文|报告)?"
+_JOB = [
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s+(?:[a-z&-]+\s+){{0,2}}?{_JOB_ITEMS_EN}(?![a-z])"
+               rf"(?:\s*(?:of|with|at|averaging|,)?\s*(?:about|around|roughly|~)?\s*{_LEN}(?:\s*each)?)?"),
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*{_JOB_ITEMS_ZH}"),
+]
+_JOB_LEN = [re.compile(rf"{_LEN}\s*(?:each|apiece|per\s+(?:item|document|doc|ticket|request|prompt|file|article|row|record))"
+                       r"(?![a-z])"),
+            re.compile(rf"(?<![a-z])(?:each|every)\s+(?:one\s+|item\s+|document\s+|doc\s+)?(?:is|has)\s+(?:about|around|"
+                       rf"roughly|~)?\s*{_LEN}"),
+            re.compile(rf"每\s*(?:条|篇|份|个)\s*(?:数据|文档|文本|记录|样本)?\s*(?:大约|大概|约|平均|平均约|左右|是|有)*\s*~?\s*{_LEN}")]
+MIN_JOB_REQUESTS = 100  # fewer is a handful of requests, not a batch job
+
+
+def read_batch_job(t: Text, slots: Slots) -> None:
+    """`slots.job_requests` from a batch-inference job's size ("summarise 1 million documents of 3k tokens each",
+    "批量推理 50 万条数据"): the count of items when the message runs a model over them and trains nothing; a length
+    said with the items ("of 3k tokens each") is each request's prompt (decimal: a count of tokens)."""
+    if not _BATCH_CUE.search(t.s) or _TRAINING.search(t.s):
+        return
+    for rx in _JOB:
+        for m in t.finditer(rx):
+            if _PER_TIME.match(t.s, m.end()):
+                continue  # "20k requests per day" is a request rate
+            count = scaled(m.group("count"), m.group("cunit"))
+            if not count or count < MIN_JOB_REQUESTS or count > 1e12 or count != int(count):
+                continue
+            slots.job_requests = count
+            length = scaled(m.group("len"), m.group("lunit")) if "len" in rx.groupindex and m.group("len") else None
+            t.consume(m.start(), m.end())
+            each = None if length else next((x for x in (p.search(t.s) for p in _JOB_LEN) if x), None)
+            if each is not None:  # "…, about 500 tokens each", "每条约 800 token"
+                length = scaled(each.group("len"), each.group("lunit"))
+                t.consume(each.start(), each.end())
+            if length and check("context", length) is None:
+                slots.prompt_tokens = int(length)
+            slots.task = slots.task or "inference"
+            return
+
+
 def read_dataset(t: Text, slots: Slots) -> None:
     """Set `slots.train_tokens` from a dataset's size (samples × tokens each × epochs) when the text gives both a
     sample count and a per-sample length; the count and the epochs are consumed, the length is left for

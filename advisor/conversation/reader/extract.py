@@ -30,7 +30,7 @@ from advisor.conversation.reader.amounts import (
     read_tokens,
 )
 from advisor.conversation.reader.cues import words
-from advisor.conversation.reader.dataset import apply_epochs, read_dataset
+from advisor.conversation.reader.dataset import apply_epochs, read_batch_job, read_dataset
 from advisor.conversation.reader.devices import read_device
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
@@ -118,6 +118,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
         read_device(t, slots, catalog)  # a laptop GPU or an unlisted Mac: its usable memory, not a catalog card
     if slots.device is None:
         read_capacity(t, slots)
+    read_batch_job(t, slots)  # before the dataset: "50 万条数据" to run through a model is no training set
     read_dataset(t, slots)
     dataset_tokens = slots.train_tokens
     read_usage_slots(t, slots)

@@ -379,6 +379,15 @@ _RPS_QUESTION = words(zh=r"每(?:秒|分钟|小时|天)(?:钟)?(?:能|可以|最
                          r"conversations) (?:per|a|an|each|/) ?(?:second|sec|s|minute|min|hour|hr|day)\b|"
                          r"(?:what|how much|max(?:imum)?) (?:qps|rps|rpm)|(?:qps|rps|rpm) (?:can|could|does|will|would|is)|"
                          r"requests? per (?:second|minute|hour|day) (?:can|could|does|will|would|is|it)")
+# "how long does a 2000-token answer take?", "end-to-end latency of a reply", "生成一个 1000 token 的回答要多久": the
+# time of one whole answer (first token, then every token after it)
+_E2E_QUESTION = words(zh=r"端到端|(?:一个|一条|一次|完整的?)(?:完整)?(?:的)?\s*(?:\d+\s*k?\s*(?:个\s*)?(?:tokens?|token|字)\s*的?\s*)?"
+                         r"(?:回答|回复|答案|输出)\s*(?:要|需要|得)?(?:多久|多长时间|几秒)|(?:回答|回复|生成)(?:完|一次|一遍)?"
+                         r"\s*(?:要|需要|得)\s*(?:多久|多长时间|几秒)",
+                      en=r"end[\s-]to[\s-]end|(?<![a-z])e2e(?![a-z])|total (?:latency|response time|time per (?:request|answer))|"
+                         r"how long (?:does|will|would|do) (?:it take (?:to (?:get|generate|produce|write|stream) |for )?)?"
+                         r"(?:a|an|the|each|one|my|our)?\s*(?:[\d,.]+\s*k?[\s-]*tokens?[\s-]*)?(?:long\s+)?"
+                         r"(?:answers?|repl(?:y|ies)|responses?|completions?|generations?|outputs?)")
 # the period a request-rate question counts in ("requests per minute", "每小时多少请求"): seconds per period
 _RATE_PERIOD = ((re.compile(r"(?:per|a|an|each|/) ?(?:minute|min)\b|(?<![a-z])rpm(?![a-z])|每分钟"), 60),
                 (re.compile(r"(?:per|an|a|each|/) ?(?:hour|hr)\b|每小时"), 3600),
@@ -400,14 +409,14 @@ _FITS = words(zh=r"显存(?:够|够用|够不够|足够|充足|放得下|装得�
                  r"(?:will|does|would) (?:it|that|this) fit|fit in (?:the )?(?:memory|vram)|run out of (?:memory|vram)|\boom\b")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
                    "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps",
-                   "p99", "fits"]
+                   "p99", "fits", "e2e"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
     "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD, "rps": _RPS_QUESTION,
-    "p99": _P99, "fits": _FITS,
+    "p99": _P99, "fits": _FITS, "e2e": _E2E_QUESTION,
 }
 
 

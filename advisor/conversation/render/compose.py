@@ -281,7 +281,7 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     users_lead = lead.deciding.startswith(("most concurrent sequences", "largest concurrency meeting",
                                            "requests per second"))
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
-        line = load_lead.load_line(ev, fs.load_option(ev), book, lang)
+        line = "" if ev.batch else load_lead.load_line(ev, fs.load_option(ev), book, lang)  # (the job's lead has its load)
         if line and ev.asks_p99 and not users_lead:  # "p95 TTFT at 16 users?": the tails under that load, first
             first.insert(first.index(lead.text), line)
         else:

@@ -541,8 +541,9 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     w = ev.workload
     bits = [task_label(w.task, lang)]
     stated_users = "concurrency" in (getattr(ev, "stated", None) or ())
-    if users_answered and not stated_users:
-        pass  # the user count is the answer, not an assumption ("1 user" under "serves at most 5 users" misleads)
+    if (users_answered or getattr(ev, "batch", None)) and not stated_users:
+        pass  # the user count is the answer, not an assumption ("1 user" under "serves at most 5 users" misleads;
+        # a batch job runs as many at once as the cards hold, which its lead says)
     elif w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
         bits.append(t("screen.assumed.people", lang,
                       people=book.count("people using the service", people, "people", SRC_USER),

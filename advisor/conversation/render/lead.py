@@ -172,6 +172,14 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         o = users[0] if users else top
         if o is not None and o.fits and o.training is not None and o.training.tokens_per_s > 0:
             return _train_speed_lead(o, ev, book, lang)
+    if getattr(ev, "asks_e2e", False) and not ev.workload.is_training and len(users) <= 1 and not ev.batch:
+        led_e2e = load_lead.e2e_lead(users[0] if users else top, ev, book, lang)  # "how long does an answer take?"
+        if led_e2e is not None:
+            return led_e2e
+    if getattr(ev, "batch", None) and len(users) <= 1:  # "summarise 1M documents: how long?": the job's time, first
+        led_job = load_lead.batch_lead(users[0] if users else top, ev, book, lang)
+        if led_job is not None:
+            return led_job
     if ev.asks_rps and len(users) <= 1:  # "how many requests per second can it handle?": the rate, first
         led_rps = load_lead.rps_lead(users[0] if users else top, ev, book, lang)
         if led_rps is not None:

@@ -98,6 +98,66 @@ def rps_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                   most=most, ms=ms, why=why, tot=tot, pin=pin, pout=pout), None, f"requests per second on {on}")
 
 
+def e2e_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+    """"How long does a 2000-token answer take?": the whole answer, first token + (output − 1) × time per output
+    token, at the stated load (the simulation's medians, `Analysis.load`), else for one user (the option's roofline
+    figures); None without them."""
+    if o is None or not o.fits or o.throughput is None:
+        return None
+    w = speed_workload(ev.workload)
+    out = int(w.output_tokens or 0)
+    load = ev.load if ev.load and ev.load.get("tpot_s") and (ev.load.get("concurrency") or 0) > 1 else None
+    on = f"{o.count}× {o.gpu_name}"
+    if load is not None:
+        ttft_s, tpot_s, src, users = float(load["ttft_s"]), float(load["tpot_s"]), SRC_LOAD, int(load["concurrency"])
+    else:
+        ul = o.throughput.under_load
+        ttft_s = (ul.ttft if ul is not None and ul.ttft.s > 0 else o.throughput.ttft).s
+        tpot_s = (ul.tpot if ul is not None and ul.tpot.s > 0 else o.throughput.tpot).s
+        src, users = (SRC_LOAD if ul is not None else SRC_THROUGHPUT), 1
+    if out < 1 or tpot_s <= 0:
+        return None
+    total = Seconds(ttft_s + (out - 1) * tpot_s)
+    e2e = book.latency(f"time of a whole answer at {users} users on {on}", total, "computed: TTFT + (output − 1) × TPOT")
+    n_out = book.tokens("output tokens per request", out, source_of(ev, "output_tokens"), lang)
+    if "output_tokens" not in (getattr(ev, "stated", None) or ()):  # no length said: a chat turn's, and said so
+        n_out += t("screen.e2e.assumed_len", lang)
+    ttft = book.latency(f"median time to first token at {users} users on {on}", Seconds(ttft_s), src)
+    tpot = book.duration(f"median time per output token at {users} users on {on}", Seconds(tpot_s), "ms", src, 0)
+    who = t("screen.e2e.users", lang, n=book.count("concurrency", users, "sequences", source_of(ev, "concurrency"))) \
+        if users > 1 else t("screen.e2e.one", lang)
+    text = t("screen.e2e", lang, out=n_out, e2e=e2e, who=who, name=opt_name(o, book), ttft=ttft, tpot=tpot)
+    return Lead(text.replace("） 的", "）的"), None, f"time of a whole answer at {users} users on {on}")
+
+
+def batch_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+    """"Summarise 1 million documents: how long?": the batch job's time at the most requests the cards hold at once
+    (advisor.analysis.evaluate._batch_job: requests ÷ the closed-loop rate), with that load, the rate and the request
+    lengths; None without a simulated rate."""
+    job, load = ev.batch, ev.load
+    if not job or not load or o is None:
+        return None
+    on = f"{o.count}× {o.gpu_name}"
+    n = book.num("requests in the batch job", float(job["requests"]), "requests", source_of(ev, "job_requests"), 0,
+                 suffix="")
+    secs = float(job["seconds"])
+    unit, scale = (("minutes", 60) if secs < 3600 else ("hours", 3600) if secs < 3 * 86400 else ("days", 86400))
+    took = book.num(f"batch job time on {on}", secs / scale, unit, "computed: requests ÷ requests per second",
+                    1 if secs / scale < 100 else 0, suffix=t(f"slot.{unit}", lang))
+    rps = float(job["requests_per_s"])
+    rate = book.num(f"requests per second on {on} at {load['concurrency']} concurrent requests", rps, "requests/s",
+                    SRC_LOAD, 1 if rps < 100 else 0, suffix="")
+    most = book.count(f"concurrent requests of the batch job on {on}", int(load["concurrency"]), "sequences",
+                      SRC_MEMORY)
+    tot = book.num(f"output tokens/s in total at {load['concurrency']} requests on {on}", load["total_tokens_per_s"],
+                   "tokens/s", SRC_LOAD, 0)
+    w = speed_workload(ev.workload)
+    pin = book.tokens("prompt tokens per request", w.prompt_tokens or 0, source_of(ev, "prompt_tokens"), lang)
+    pout = book.tokens("output tokens per request", w.output_tokens or 0, source_of(ev, "output_tokens"), lang)
+    return Lead(t("screen.batch_job", lang, n=n, took=took, name=opt_name(o, book), lay=opt_layout(o, lang, book),
+                  most=most, rps=rate, tot=tot, pin=pin, pout=pout), None, f"batch job time on {on}")
+
+
 def changed_line(ev: Any, book: Book, lang: str) -> str:
     """The configuration the person named, which does not hold the job as asked, with the weight format that makes
     it hold it (Analysis.changed_config): its load line at the stated concurrency, led by the format ("With FP8
