@@ -317,3 +317,43 @@ def test_how_long_an_answer_takes_is_first_token_then_every_token(text: str, lan
         tpot_ms = number(r"之后每 token (\d+) ms", head)
         assert f"{users} 路并发时" in head
     assert e2e == pytest.approx((ttft_ms + (out - 1) * tpot_ms) / 1000, rel=0.03)
+
+
+# --- servers asked: "how many 8-GPU H100 servers", "几台 8 卡 H20 服务器" ----------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "how many 8-gpu h100 servers to serve llama-3.1-405b fp8 to 200 users?",
+    "qwen3-235b-a22b 给 1000 人同时用，需要几台 8 卡 h20 服务器？",
+])
+def test_the_server_size_of_a_servers_question_is_no_count_of_cards(text: str) -> None:
+    """"8-GPU" / "8 卡" is the size of the servers asked about, not 8 cards (they were sized as 8× and found short)."""
+    s = extract(text, CAT, lang="zh" if "台" in text else "en")
+    assert len(s.candidates) == 1 and s.candidates[0].count is None and s.gpu_count is None
+
+
+def test_two_eight_gpu_servers_are_still_sixteen_cards() -> None:
+    assert extract("两台 8 卡 h20 服务器", CAT, lang="zh").candidates[0].count == 16
+    assert extract("two 8-gpu h100 servers", CAT, lang="en").candidates[0].count == 16
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("How many 8-GPU H100 servers to serve Llama-3.1-405B FP8 to 200 users?", "en"),
+    ("Qwen3-235B-A22B 给 1000 人同时用，需要几台 8 卡 H20 服务器？", "zh"),
+    ("Serve DeepSeek-V3 for 500 concurrent users, target 30 tokens/s each — how many H200 nodes?", "en"),
+])
+def test_a_servers_answer_counts_the_same_cards_throughout_its_first_paragraph(text: str, lang: str) -> None:
+    """The servers sentence and the configuration after it speak of the same cards: "5 servers: 40× H100 … You
+    need 16× H100" said two different counts (the servers for the load at the interactivity target, the cards for
+    memory)."""
+    head = first_paragraph(answer(text, lang))
+    servers = number(r"\*\*(\d+) servers\*\*" if lang == "en" else r"\*\*需要 (\d+) 台服务器\*\*", head)
+    total = number(r"\): (\d+)× .+? in all" if lang == "en" else r"共 (\d+) 张", head)
+    assert total <= servers * 8
+    counts = {int(c) for c in re.findall(r"(\d+)× NVIDIA", head)}
+    copies = re.search(r"That is (\d+) copies of (\d+)×|即 (\d+) 套 (\d+)×", head)
+    if copies:
+        k, per = (int(copies.group(1)), int(copies.group(2))) if copies.group(1) else (int(copies.group(3)),
+                                                                                      int(copies.group(4)))
+        assert k * per == total and counts <= {total, per}
+    else:
+        assert counts == {int(total)}, head

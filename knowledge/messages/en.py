@@ -714,6 +714,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.load.head": "**At {n} concurrent users** on {on}: {bits}",
     "screen.e2e": "**An answer of {out} takes about {e2e}** {who} on {name}: the first token after {ttft}, then {tpot} per token.",
     "screen.e2e.users": "at {n} concurrent users",
+    "screen.servers.copies": "That is {copies} copies of {name} ({lay}), each with {need} per GPU of {usable} usable.",
     "screen.e2e.one": "for one user",
     "screen.e2e.assumed_len": " (a chat turn's average; say yours)",
     "screen.batch_job": "**{n} requests take about {took}** on {name} ({lay}), run {most} at a time: {rps} requests per second, {tot} out in total, for requests of {pin} in and {pout} out.",

@@ -710,6 +710,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.load.head": "**{n} 路并发时**（{on}）：{bits}",
     "screen.e2e": "**生成 {out} 的回答约需 {e2e}**（{who}，{name}）：首 token {ttft}，之后每 token {tpot}。",
     "screen.e2e.users": "{n} 路并发时",
+    "screen.servers.copies": "即 {copies} 套 {name}（{lay}），每卡 {need}，可用 {usable}。",
     "screen.e2e.one": "单路",
     "screen.e2e.assumed_len": "（按一轮对话的平均长度，可告诉我实际长度）",
     "screen.batch_job": "**{n} 条请求约需 {took}**（{name}，{lay}），每次同时跑 {most} 路：每秒 {rps} 个请求，合计输出 {tot}；按每条输入 {pin}、输出 {pout} 计算。",

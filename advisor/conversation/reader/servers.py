@@ -97,7 +97,9 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
         if nodes is not None:
             per, span_end = _per_after(after, end)
             return _checked(nodes, per, offset + m.start(), max(span_end, end + server.end()))
-    asked = re.search(r"(?:几|多少)\s*(?:台|个)?\s*$|how many\s*$", before)  # "几台 H20 服务器": the count asked
+    # "几台 H20 服务器", "how many 8-GPU H100 servers", "几台 8 卡 H20 服务器": the count of servers asked
+    asked = re.search(r"(?:(?:几|多少)\s*(?:台|个)?|how many)\s*(?:(?:\d+|eight|four)\s*-?\s*(?:gpus?|cards?|way|卡|张)\s*(?:的)?\s*)?$",
+                      before)
     if not asked and not re.search(r"\d\s*(?:x|×|\*)?\s*$", before):  # "an H200 server": one
         per, span_end = _per_after(after, end)
         return _checked(1, per, start, max(span_end, end + server.end()))

@@ -197,7 +197,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
             if intent != "how_many" or ev.constraints.max_ms_per_token is not None:
-                return _speed_lead(o, ev, book, lang)  # a per-user speed target stated: the speed against it names the count too
+                # a per-user speed target stated: the speed against it names the count too (in servers when asked)
+                return _in_servers(_speed_lead(o, ev, book, lang), o, ev, book, lang)
             # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count first, then the speed there (the
             # count's sentence has named the cards, their layout and memory: not said twice)
             counted = _in_servers(fs.count_lead(o, ev, book, lang), o, ev, book, lang)
@@ -319,9 +320,15 @@ def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) ->
     """"How many servers / 几台": the count in servers first (advisor.conversation.render.scale_out), then the cards."""
     if ev.asks_servers and o.fits:
         head = servers_sentence(o, ev, book, lang)
-        if copies_for_load(ev) == 1 and (o.price or o.tco is not None) and "existing" not in o.labels:
+        copies = copies_for_load(ev)
+        if copies == 1 and (o.price or o.tco is not None) and "existing" not in o.labels:
             # a sales engineer's "how many servers and what will it cost": the purchase with its date beside the count
             head += t("sentence.gap", lang) + opt_purchase(o, book, lang) + t("sentence.end", lang)
+        if copies > 1:  # the servers hold several copies of the configuration: each copy, not "you need" one of them
+            need, usable = need_and_usable(o, book)
+            led.text = t("screen.servers.copies", lang, copies=book.count("copies of the deployment", copies, "copies",
+                                                                        "computed: ⌈users / users within the target⌉"),
+                         name=opt_name(o, book), lay=opt_layout(o, lang, book), need=need, usable=usable)
         led.text = head + t("sentence.gap", lang) + led.text
     return led
 
