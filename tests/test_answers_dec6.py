@@ -357,3 +357,53 @@ def test_a_servers_answer_counts_the_same_cards_throughout_its_first_paragraph(t
         assert k * per == total and counts <= {total, per}
     else:
         assert counts == {int(total)}, head
+
+
+# --- training at scale: FP8 against BF16, the plan's batch and layout; two cards neither of which holds it -----------
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("If I use FP8 instead of BF16 to pretrain Llama-3.1-8B on 64 H100, how much faster?", "en"),
+    ("Llama-3.1-70B 在 256 张 H100 上预训练 2T token，FP8 比 BF16 快多少？", "zh"),
+])
+def test_fp8_against_bf16_training_is_the_ratio_of_the_two_runs(text: str, lang: str) -> None:
+    """Both runs planned on the same cards; the ratio is between NeMo's published FP8/BF16 speed-ups (1.3-1.5×
+    for Llama 3.1 8B and 70B, dgxc-llama31-2504) give or take a quarter, and equals the ratio of the times shown."""
+    head = first_paragraph(answer(text, lang))
+    if lang == "en":
+        a = number(r"takes ([\d.]+) (?:days|hours)", head)
+        b = number(r"in BF16 \(([\d.]+) (?:days|hours)\)", head)
+        r = number(r"([\d.]+)× as fast", head)
+        pa, pb = number(r"\*\*: (\d+) against", head), number(r"against (\d+) tokens/s per GPU", head)
+    else:
+        a = number(r"FP8 训练约 ([\d.]+) 天", head)
+        b = number(r"BF16（([\d.]+) 天）", head)
+        r = number(r"的 ([\d.]+) 倍", head)
+        pa, pb = number(r"每卡每秒 (\d+) 对", head), number(r"对 (\d+) tokens", head)
+    assert r == pytest.approx(b / a, rel=0.06)
+    assert r == pytest.approx(pa / pb, rel=0.06)
+    assert 1.3 * 0.75 <= r <= 1.5 * 1.25
+
+
+@pytest.mark.parametrize(("text", "lang", "gpus"), [
+    ("What global batch size and parallelism would you use to pretrain Llama-3.1-70B on 1024 H100?", "en", 1024),
+    ("用 512 张 H800 预训练 Qwen2.5-32B，并行策略和全局 batch 怎么设？", "zh", 512),
+    ("How would you shard Llama-3.1-405B pretraining across 2048 H100s?", "en", 2048),
+])
+def test_the_plan_asked_is_its_layout_and_global_batch(text: str, lang: str, gpus: int) -> None:
+    """TP × PP × DP covers the cards, and micro-batch × accumulation × DP is the global batch in sequences."""
+    head = first_paragraph(answer(text, lang))
+    tp = int(number(r"TP (\d+)", head)) if "TP " in head else 1
+    pp = int(number(r"PP (\d+)", head)) if "PP " in head else 1
+    dp = int(number(r"DP (\d+)", head))
+    assert tp * pp * dp == gpus
+    seqs = number(r"global batch of (\d+) sequences" if lang == "en" else r"全局批量 (\d+) 条序列", head)
+    mb = number(r"micro-batch (\d+) ×" if lang == "en" else r"每卡微批 (\d+) ×", head)
+    acc = number(r"× (\d+) accumulation" if lang == "en" else r"梯度累积 (\d+) 步", head)
+    assert mb * acc * dp == seqs
+
+
+def test_when_neither_named_card_holds_it_the_answer_says_how_many_of_each_would() -> None:
+    head = first_paragraph(answer("For 300 concurrent users of Llama-3.1-8B, is one H100 or two L40S better?"))
+    assert head.startswith("**Neither holds the job as asked**")
+    m = re.search(r"What would hold it: (\d+)× NVIDIA H100 SXM5 80GB .*?, (\d+)× NVIDIA L40S", head)
+    assert m and int(m.group(1)) > 1 and int(m.group(2)) > 2, head

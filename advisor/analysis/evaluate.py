@@ -69,7 +69,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
-                  rate_period_s=request.rate_period_s, asks_e2e=request.asks_e2e,
+                  rate_period_s=request.rate_period_s, asks_e2e=request.asks_e2e, asks_plan=request.asks_plan,
                   asks_p99=request.asks_p99, asks_fits=request.asks_fits)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
@@ -96,6 +96,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
         named = tuple(replace(m, count=1) if not m.count and catalog.gpu(m.gpu).is_machine else m
                       for m in request.named) or count_said(request, ev.recommendation, ev)
         _named_options(replace(request, named=named), ev.recommendation, steps, ev)
+        _training_precisions(request, steps, ev)
         ev.fit_limits = _single_gpu_fit_limits(ev, catalog)
     else:
         for mention in request.named:
@@ -371,6 +372,26 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
         log.warning("recommend failed; answering from the memory estimator: %s", exc)
         ev.unavailable.append("recommend")
         return None
+
+
+def _training_precisions(request: AnalysisRequest, steps: list[Step], ev: Analysis) -> None:
+    """"FP8 instead of BF16 to pre-train it on 64 H100: how much faster?": the configuration named (or the lead)
+    planned in FP8 and in BF16 (`Workload.train_precision`), the runs side by side (`Analysis.precision_runs`)
+    in place of the memory of the two weight formats, which is not what is asked."""
+    w = request.workload
+    asked = {v for f, v in request.variants if f == "weights"}
+    if w.task not in ("pretrain", "full") or asked != {"fp8", "bf16"}:
+        return
+    base = ev.user_options[0] if len(ev.user_options) == 1 else top_option(ev)
+    if base is None or not base.fits:
+        return
+    runs = []
+    for precision in ("fp8", "bf16"):
+        sized = replace(w, weights=None, train_precision=precision)
+        runs += _evaluate_named(sized, request.constraints, [NamedConfig(gpu=base.gpu, count=base.count)], steps)
+    if len(runs) == 2 and all(o.fits and o.training is not None for o in runs):
+        ev.precision_runs = runs
+        ev.variants = []
 
 
 def _same_count(request: AnalysisRequest, steps: list[Step], ev: Analysis) -> None:

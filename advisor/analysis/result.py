@@ -122,6 +122,7 @@ class Analysis(msgspec.Struct):
     # concurrency limit for the stated or default TPOT target (advisor.analysis.limits.serving_load)
     load: dict[str, Any] | None = None
     batch: dict[str, Any] | None = None  # a batch-inference job: its requests, the rate they run at, its time
+    precision_runs: list[Option] = msgspec.field(default_factory=list)  # a training run in FP8, then in BF16
     premise: list[Finding] = msgspec.field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
     named_changes: list[Change] = msgspec.field(default_factory=list)  # what would make the one configuration named work
     named_config: Option | None = None  # that configuration
@@ -139,6 +140,7 @@ class Analysis(msgspec.Struct):
     asks_rps: bool = False  # "how many requests per second?": the rate at the most users within the target
     rate_period_s: int = 1  # the period that rate was asked in (60: "requests per minute")
     asks_e2e: bool = False  # "how long does a 2000-token answer take?": first token + output × time per token
+    asks_plan: bool = False  # "what global batch and parallelism would you use?": the planned layout and batch
     asks_full_load: bool = False  # "… at full load?": the figures at the most sequences the cards hold
     asks_train_speed: bool = False  # a training job's "tokens/s per GPU?" / "what MFU?": the throughput first
     asks_servers: bool = False  # "how many servers / 几台": the count in servers first

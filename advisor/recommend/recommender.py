@@ -304,13 +304,12 @@ def _users(workload: Workload) -> int:
 
 
 def _default_interactivity(workload: Workload, c: Constraints) -> Constraints | None:
-    """Chat serving with no stated speed target, on hardware still to be chosen (the cards or their count: a card
-    named without a count is searched for the count that serves the load, so "how many H100 for 200 users?" is
-    answered with the copies that keep each user at the target, as the answer's servers sentence counts them):
-    the constraints with the default per-user target (`INTERACTIVE_MS_PER_TOKEN`, MLPerf Inference's interactive
-    scenario); else None. Not for one user (nothing to share the cards with) or cards the user owns."""
+    """Chat serving with no stated speed target, on hardware still to be chosen: the constraints with the default
+    per-user target (`INTERACTIVE_MS_PER_TOKEN`, MLPerf Inference's interactive scenario); else None. Not for cards
+    the user named: replicating a named card until each copy serves a handful of users at the default speed (80×
+    L40S for 20 users of a 72B model) answers no one; the answer says the speed and the copies the target takes."""
     if (workload.is_training or c.max_ms_per_token is not None or c.min_tokens_per_s is not None
-            or (c.candidates and workload.concurrency <= 1) or c.existing is not None or workload.engine == "llama.cpp"):
+            or c.candidates or c.existing is not None or workload.engine == "llama.cpp"):
         return None
     return replace(c, max_ms_per_token=INTERACTIVE_MS_PER_TOKEN)
 

@@ -463,6 +463,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_p99=not workload.is_training and asks("p99", text),
                                # ("complete answers in under 15 s end to end" states a target: slots.e2e_ms)
                                asks_e2e=not workload.is_training and asks("e2e", text) and slots.e2e_ms is None,
+                               asks_plan=workload.is_training and asks("global_batch", text),
                                asks_fits=asks("fits", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),

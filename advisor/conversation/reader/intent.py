@@ -388,6 +388,11 @@ _E2E_QUESTION = words(zh=r"端到端|(?:一个|一条|一次|完整的?)(?:完�
                          r"how long (?:does|will|would|do) (?:it take (?:to (?:get|generate|produce|write|stream) |for )?)?"
                          r"(?:a|an|the|each|one|my|our)?\s*(?:[\d,.]+\s*k?[\s-]*tokens?[\s-]*)?(?:long\s+)?"
                          r"(?:answers?|repl(?:y|ies)|responses?|completions?|generations?|outputs?)")
+# "what global batch size and parallelism?", "全局 batch 设多大": the planned run's batch and layout
+_GLOBAL_BATCH = words(zh=r"全局\s*(?:batch|批)|global\s*batch|并行策略|并行方式|怎么切分|如何切分",
+                      en=r"global[\s-]*batch|(?<![a-z])gbs(?![a-z])|(?:what|which) (?:parallelism|parallel layout|layout|"
+                         r"sharding)|parallelism (?:would|should|do) (?:you|i|we)|how (?:would|should) (?:you|i|we) "
+                         r"(?:shard|split|parallel)")
 # the period a request-rate question counts in ("requests per minute", "每小时多少请求"): seconds per period
 _RATE_PERIOD = ((re.compile(r"(?:per|a|an|each|/) ?(?:minute|min)\b|(?<![a-z])rpm(?![a-z])|每分钟"), 60),
                 (re.compile(r"(?:per|an|a|each|/) ?(?:hour|hr)\b|每小时"), 3600),
@@ -409,7 +414,7 @@ _FITS = words(zh=r"显存(?:够|够用|够不够|足够|充足|放得下|装得�
                  r"(?:will|does|would) (?:it|that|this) fit|fit in (?:the )?(?:memory|vram)|run out of (?:memory|vram)|\boom\b")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
                    "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps",
-                   "p99", "fits", "e2e"]
+                   "p99", "fits", "e2e", "global_batch"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
@@ -417,6 +422,7 @@ QUESTIONS: dict[Question, re.Pattern[str]] = {
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
     "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD, "rps": _RPS_QUESTION,
     "p99": _P99, "fits": _FITS, "e2e": _E2E_QUESTION,
+    "global_batch": _GLOBAL_BATCH,
 }
 
 

@@ -434,7 +434,17 @@ def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
     # "Is an A6000 worth it over a 4090?" when neither holds the job: that first, before the item-by-item figures
     # (when only one does, the dialog's verdict says so: dialog.compare.cards_verdict)
     head = "" if any(o.fits for o in users[:4]) else t("screen.compare.neither", lang)
-    return Lead(head + t("clause.sep", lang).join(parts) + t("sentence.end", lang), None, "")
+    text = head + t("clause.sep", lang).join(parts) + t("sentence.end", lang)
+    if not head:
+        return Lead(text, None, "")
+    # none holds it: how many of each named card would (the search's smallest fitting count of each)
+    found = list(ev.recommendation.options) if getattr(ev, "recommendation", None) is not None else []
+    holds = [t("screen.compare.holds_item", lang, name=opt_name(x, book), lay=opt_layout(x, lang, book))
+             for o in users[:4]
+             for x in [next((x for x in found if x.gpu == o.gpu and x.fits and x.count > o.count), None)] if x is not None]
+    if holds:
+        text += t("sentence.gap", lang) + t("screen.compare.holds", lang, items=t("list.sep", lang).join(holds))
+    return Lead(text, None, "")
 
 
 def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:

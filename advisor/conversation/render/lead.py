@@ -111,6 +111,11 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     cap = state.slots.capacity
     if ev.asks_kv_token and ev.model is not None:  # "how much KV cache per token?": that, first
         return kv_token_lead(ev, book, lang)
+    plan_of = asked if asked is not None and asked.fits and asked.layout.planned is not None else None
+    if ev.asks_plan and plan_of is not None:  # "what global batch and parallelism?": the plan, first
+        return _plan_lead(plan_of, ev, book, lang)
+    if ev.precision_runs:  # "FP8 instead of BF16: how much faster?": the run planned in each
+        return _precision_lead(ev, book, lang)
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
         typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value)) if cap else ""
         return variants_lead(ev, book, lang, Bytes.of(cap.value, "GiB") if cap is not None else None, typed)
@@ -445,6 +450,54 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
              lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=_ttft(o, book, lang),
              verdict=against_target(o, ev, book, lang))
     return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
+
+
+def _plan_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """"What global batch size and parallelism would you use?": the planner's layout for the configuration (its
+    TP/PP/DP, ZeRO stage, recomputation), its global batch in sequences and tokens, and the micro-batch ×
+    accumulation that makes it (advisor.estimator.planner: the batch searched within the family's published
+    schedule and the critical-batch bound), with the run's time."""
+    p = o.layout.planned
+    assert p is not None
+    on = f"{o.count}× {o.gpu_name}"
+    ctx = max(1, ev.workload.context)
+    seqs = book.num(f"global batch in sequences on {on}", p.global_batch_tokens / ctx, "sequences", SRC_TRAINING, 0,
+                    suffix="")
+    toks = book.tokens(f"global batch in tokens on {on}", p.global_batch_tokens, SRC_TRAINING, lang)
+    mb = book.count(f"micro-batch per GPU on {on}", p.micro_batch, "sequences", SRC_TRAINING)
+    acc = book.count(f"gradient accumulation steps on {on}", p.grad_accum, "steps", SRC_TRAINING)
+    return fs.Lead(t("lead.plan", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), seqs=seqs, toks=toks,
+                     mb=mb, acc=acc, days=opt_days(o, book, lang), tokens=fs.train_tokens_text(ev, book, lang)),
+                   None, f"global batch in tokens on {on}")
+
+
+def _precision_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """"FP8 instead of BF16 for this run: how much faster?": the configuration's run planned in FP8 and in BF16
+    (advisor.analysis.evaluate._training_precisions), the ratio of their wall-clock times and each one's tokens/s
+    per GPU."""
+    fp8, bf16 = ev.precision_runs
+    assert fp8.training is not None and bf16.training is not None
+    on = f"{fp8.count}× {fp8.gpu_name}"
+
+    def run(o: Option, label: str) -> tuple[str, str]:
+        tr = o.training
+        assert tr is not None
+        wall = tr.wall
+        unit, digits = ("days", 1) if wall.s >= 86400 else ("h", 1)
+        took = book.duration(f"{label} training wall-clock on {on}", wall, unit, SRC_TRAINING, digits,
+                             suffix=t("slot.days" if unit == "days" else "slot.hours", lang))
+        per = book.num(f"{label} training tokens/s per GPU on {on}", tr.tokens_per_s / o.count, "tokens/s",
+                       SRC_TRAINING, 0, suffix="")
+        return took, per
+
+    a, pa = run(fp8, "FP8")
+    b, pb = run(bf16, "BF16")
+    assert fp8.training is not None and bf16.training is not None
+    ratio = bf16.training.wall.s / fp8.training.wall.s
+    r = book.num(f"FP8 / BF16 training speed on {on}", ratio, "ratio", "ratio of the two wall-clock times", 2, suffix="")
+    return fs.Lead(t("lead.train_precision", lang, name=opt_name(fp8, book), a=a, b=b, r=r, pa=pa, pb=pb,
+                     lay=opt_layout(fp8, lang, book), tokens=fs.train_tokens_text(ev, book, lang)),
+                   None, f"FP8 / BF16 training speed on {on}")
 
 
 def _train_speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
