@@ -483,9 +483,12 @@ def _precision_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
         tr = o.training
         assert tr is not None
         wall = tr.wall
-        unit, digits = ("days", 1) if wall.s >= 86400 else ("h", 1)
-        took = book.duration(f"{label} training wall-clock on {on}", wall, unit, SRC_TRAINING, digits,
-                             suffix=t("slot.days" if unit == "days" else "slot.hours", lang))
+        if wall.s >= 86400:
+            took = book.duration(f"{label} training wall-clock on {on}", wall, "days", SRC_TRAINING, 1,
+                                 suffix=t("slot.days", lang))
+        else:
+            took = book.duration(f"{label} training wall-clock on {on}", wall, "h", SRC_TRAINING, 1,
+                                 suffix=t("slot.hours", lang))
         per = book.num(f"{label} training tokens/s per GPU on {on}", tr.tokens_per_s / o.count, "tokens/s",
                        SRC_TRAINING, 0, suffix="")
         return took, per
