@@ -407,3 +407,18 @@ def test_when_neither_named_card_holds_it_the_answer_says_how_many_of_each_would
     assert head.startswith("**Neither holds the job as asked**")
     m = re.search(r"What would hold it: (\d+)× NVIDIA H100 SXM5 80GB .*?, (\d+)× NVIDIA L40S", head)
     assert m and int(m.group(1)) > 1 and int(m.group(2)) > 2, head
+
+
+def test_a_batch_job_asks_its_answers_length_and_a_reply_recomputes_it() -> None:
+    """No users to ask about in a batch job: the follow-up asks the answers' length, and the bare reply recomputes
+    the job's time (shorter answers, more requests at once, less time); "on an L4?" keeps the job."""
+    c = Conversation(driver="deterministic", lang="en")
+    first = c.respond("Classify 200k support tickets with Llama-3.1-8B, about 500 tokens each. How long on one H100?")
+    assert "output length" in first.answer.split("Next question:")[1][:120]
+    hours = number(r"take about ([\d.]+) hours", first.answer)
+    short = first_paragraph(c.respond("10").answer)
+    assert "10 tokens out" in short
+    took = number(r"take about ([\d.]+) (?:min|hours)", short) / (60 if " min" in short.split("**")[1] else 1)
+    assert took < hours
+    l4 = first_paragraph(c.respond("what about on an L4?").answer)
+    assert l4.startswith("**200,000 requests take about") and "NVIDIA L4" in l4

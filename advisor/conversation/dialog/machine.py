@@ -475,7 +475,9 @@ def next_question(state: DialogState, answered: tuple[str, ...] = ()) -> str | N
     task = _task_of(s) or "inference"
     order = NEXT_INFERENCE if task == "inference" else NEXT_TRAINING
     known = {
-        "concurrency": s.concurrency is not None or s.qps is not None or s.headcount is not None,
+        # (a batch job runs as many requests at once as the cards hold: no users to ask about)
+        "concurrency": s.concurrency is not None or s.qps is not None or s.headcount is not None
+        or s.job_requests is not None,
         "context": s.context is not None or prompt_fills(s) is not None,  # the request lengths said set it
         "weights": s.weights is not None,
         "region": s.region is not None,
@@ -486,6 +488,8 @@ def next_question(state: DialogState, answered: tuple[str, ...] = ()) -> str | N
     }
     if _task_of(s) is None and "task" not in state.asked and "task" not in state.defaulted:
         return "task"  # the whole job may differ: asked first, after an answer for serving
+    if s.job_requests is not None and not known["output_tokens"] and "output_tokens" not in state.asked + state.defaulted:
+        return "output_tokens"  # a batch job's time turns on its answers' length, assumed a chat turn's until said
     for slot in order:
         if known.get(slot) or slot in state.asked or slot in state.defaulted or slot in answered:
             continue
