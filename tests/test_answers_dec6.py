@@ -272,10 +272,12 @@ def test_a_training_set_or_a_daily_rate_is_no_batch_job(text: str) -> None:
      "job take?", "en"),
     ("Classify 200k support tickets with Llama-3.1-8B, about 500 tokens each. How long on one H100?", "en"),
     ("批量推理：用 Qwen2.5-72B 处理 50 万条数据，每条输入 1000 输出 200 token，8 张 H100 要跑多久？", "zh"),
+    ("Process 1 million prompts of 500 tokens each with Llama-3.1-8B on 8 H100s, batch job: how long?", "en"),
 ])
 def test_a_batch_job_opens_with_its_time_at_the_rate_the_cards_sustain(text: str, lang: str) -> None:
     """The time is the requests over the closed-loop rate at the most requests held at once: the printed time,
-    rate and count agree (time × rate = requests), and the rate is the simulation's at that load."""
+    rate and count agree (time × rate = requests), and the rate is all the replicas' (rate × output tokens = the
+    output tokens/s in total; one replica's rate had been counted for eight)."""
     head = first_paragraph(answer(text, lang))
     if lang == "en":
         n = number(r"\*\*([\d,]+) requests take about", head)
@@ -287,8 +289,20 @@ def test_a_batch_job_opens_with_its_time_at_the_rate_the_cards_sustain(text: str
         took = number(r"约需 ([\d.]+) (?:小时|分钟|天)", head)
         unit = {"小时": "hours", "分钟": "min", "天": "days"}[re.search(r"约需 [\d.]+ (小时|分钟|天)", head).group(1)]  # type: ignore[union-attr]
         rps = number(r"每秒 ([\d.]+) 个请求", head)
-    seconds = took * {"hours": 3600, "min": 60, "days": 86400}[unit]
-    assert seconds == pytest.approx(n / rps, rel=0.02)
+    unit_s = {"hours": 3600, "min": 60, "days": 86400}[unit]
+    assert abs(took * unit_s - n / rps) <= 0.05 * unit_s + 0.02 * n / rps  # the time printed to one decimal
+    if lang == "en":
+        out = number(r"in and (\d+) tokens out", head)
+        total = number(r"([\d,]+) tokens/s out in total", head)
+        assert rps * out == pytest.approx(total, rel=0.03)
+
+
+def test_a_batch_job_on_several_cards_runs_in_the_faster_layout() -> None:
+    """An 8B model on 8 H100s: eight one-GPU replicas put out more than one TP 8 group (the layout a single user
+    gets), and the job is timed in them."""
+    head = first_paragraph(answer("Process 1 million prompts of 500 tokens each with Llama-3.1-8B on 8 H100s, batch "
+                                  "job: how long?"))
+    assert "8 replicas × 1 GPU" in head, head
 
 
 # --- the time of one whole answer ---------------------------------------------------------------------------------------

@@ -105,7 +105,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
         limit, bound = held, "memory"
     return {"concurrency": concurrency, "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
             "per_user_tokens_per_s": r.per_user_tokens_per_s, "total_tokens_per_s": rep.output_tokens_per_s,
-            "requests_per_s": r.requests_per_s,
+            "requests_per_s": rep.requests_per_s,  # over all replicas (the result's are one replica's)
             # the 99th percentiles of the run at this load, no lower than the p95 printed beside them (`tails`)
             **(_tails(model, gpu, count, w, concurrency, r) if tails else {}),
             "max_concurrency_for_target": limit, "limit_bound": bound, "target": rep.target,

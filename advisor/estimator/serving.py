@@ -75,6 +75,11 @@ class ServingReport(msgspec.Struct, frozen=True):
     def output_tokens_per_s(self) -> float:
         return self.result.output_tokens_per_s * self.streams
 
+    @property
+    def requests_per_s(self) -> float:
+        """Requests completed per second over all the streams (the result's are one replica's)."""
+        return self.result.requests_per_s * self.streams
+
     def formulas(self) -> list[str]:
         r, s = self.result, self.scheduler
         load = f"{r.concurrency} concurrent requests" if r.concurrency else f"{r.rate:g} requests/s"

@@ -216,9 +216,10 @@ def _node_limit(search: Search) -> int:
 
 
 def existing_option(search: Search, gpu: GpuSpec, count: int, nodes: int,
-                    labels: tuple[str, ...] = ("existing",)) -> Option | None:
+                    labels: tuple[str, ...] = ("existing",), *, per_user: bool = True) -> Option | None:
     """The given count of `gpu` with the lightest layout that fits with headroom (else the lightest that fits at
-    all, else the last tried), fitting or not."""
+    all, else the last tried), fitting or not; for serving, then the count's group that is fastest per user at
+    the load (`_fastest_group`), unless `per_user` is False (a batch job's throughput: the replicas stay)."""
     plan = planned(search, gpu, count, nodes) if training_advice.planned(search.workload) else None
     if plan is not None:
         return build_option(search, gpu, *plan, labels=list(labels))
@@ -238,8 +239,8 @@ def existing_option(search: Search, gpu: GpuSpec, count: int, nodes: int,
     pace = None
     if sized(pick.estimate, gpu) and not search.workload.is_training:
         pick = roomier(search, gpu, pick)
-        # serving: the count's group to run at this load, as the search picks it (`_fastest_group`)
-        pick, pace = _fastest_group(search, gpu, [pick, *wider_groups(search, gpu, pick)])
+        if per_user:  # serving: the count's group to run at this load, as the search picks it (`_fastest_group`)
+            pick, pace = _fastest_group(search, gpu, [pick, *wider_groups(search, gpu, pick)])
     return build_option(search, gpu, *pick, labels=list(labels), pace=pace)
 
 

@@ -411,11 +411,13 @@ def _owned(c: Constraints, catalog: Catalog, gpu: GpuSpec, count: int) -> tuple[
 
 
 def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], constraints: Constraints | None = None,
-                     *, catalog: Catalog | None = None, model: ModelSpec | None = None) -> list[Option]:
+                     *, catalog: Catalog | None = None, model: ModelSpec | None = None,
+                     per_user: bool = True) -> list[Option]:
     """Each (gpu, count) as the user named it: memory, speed, price and findings, fitting or not.
 
     The layout is the one the search would use for that count (training: the lightest ZeRO stage that fits with
-    headroom and within the host RAM assumed for offload, else the lightest that fits at all)."""
+    headroom and within the host RAM assumed for offload, else the lightest that fits at all); `per_user=False`
+    keeps serving's lightest layout (replicas of the smallest group) instead of the fastest per user."""
     constraints = constraints or Constraints()
     model, catalog = resolve_inputs(workload, constraints, catalog, model)
     search = Search(model, workload, constraints, catalog)
@@ -427,7 +429,8 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
         gpu = catalog.gpu(name)
         # a unified-memory machine (Mac Studio, DGX Spark) is its own node: N of them pipeline over the network
         nodes = count if gpu.is_machine else max(1, math.ceil(count / constraints.max_gpus_per_node))
-        opt = existing_option(search, gpu, count, nodes, labels=_owned(constraints, catalog, gpu, count))
+        opt = existing_option(search, gpu, count, nodes, labels=_owned(constraints, catalog, gpu, count),
+                              per_user=per_user)
         if opt is None:
             raise InputError(f"{count}× {gpu.name} cannot be sized for {model.name}: "
                              f"{why_unsized(search, gpu, count, nodes)}", field="count")

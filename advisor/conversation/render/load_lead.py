@@ -135,6 +135,7 @@ def batch_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     (advisor.analysis.evaluate._batch_job: requests ÷ the closed-loop rate), with that load, the rate and the request
     lengths; None without a simulated rate."""
     job, load = ev.batch, ev.load
+    o = job.get("option") or o if job else o  # the layout the job runs fastest in (replicas, for a batch)
     if not job or not load or o is None:
         return None
     on = f"{o.count}× {o.gpu_name}"
