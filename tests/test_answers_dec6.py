@@ -436,3 +436,18 @@ def test_a_batch_job_asks_its_answers_length_and_a_reply_recomputes_it() -> None
     assert took < hours
     l4 = first_paragraph(c.respond("what about on an L4?").answer)
     assert l4.startswith("**200,000 requests take about") and "NVIDIA L4" in l4
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("How many users can 2 H100 serve on Llama-3.1-70B FP8 and what TTFT will they see?", "en"),
+    ("我们 8 张 A800，跑 Qwen2.5-72B，上下文 32k，最多能同时服务多少人，首字延迟多少？", "zh"),
+])
+def test_how_many_users_and_their_first_token_gives_both(text: str, lang: str) -> None:
+    """"How many users, and what TTFT?": the users at the default per-token target, then the simulated load at that
+    many users with its first token (the users alone had been answered)."""
+    out = answer(text, lang)
+    head = first_paragraph(out)
+    most = number(r"serves at most (\d+) concurrent users" if lang == "en" else r"最多可同时服务 (\d+) 路", head)
+    at = number(r"\*\*At (\d+) concurrent users\*\*" if lang == "en" else r"\*\*(\d+) 路并发时\*\*", out)
+    assert at == most
+    assert re.search(r"first token after \d+ ms" if lang == "en" else r"首 token 延迟 \d+ ms", out)
