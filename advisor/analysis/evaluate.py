@@ -265,13 +265,12 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
     if request.asks_rps and workload.task == "inference":
         _requests_per_s(request, model, catalog, steps, ev, one)
         return
-    if request.asks_users and (c.max_ms_per_token is not None or request.ttft_target_s is not None
-                               or request.asks_speed):
+    if request.asks_users:
         # "how many users at 30 ms per token?": the load the memory holds (the limits of the configuration named,
         # else its capacity above), simulated, and the most users meeting the stated target (the users lead); the
         # load sentence then speaks of that many users, not of the memory's most, which nobody asked about.
-        # "How many users, and what TTFT?" (no target): the same at the default per-token target, so the first
-        # token is said at a load people can use
+        # "How many users (and what TTFT)?" with no target: the same at the default per-token target, so the users
+        # and their speed are the simulation's, as under any other load the answer shows
         asked = one or top_option(ev)
         if asked is not None and asked.fits:
             gpu, held = catalog.gpu(asked.gpu), _held(ev, asked) or 1

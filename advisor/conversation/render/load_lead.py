@@ -38,14 +38,23 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         on = f"{o.count}× {o.gpu_name}"
         limit = int(load["max_concurrency_for_target"])
         most = book.count(f"largest concurrency meeting the target on {on}", limit, "sequences", SRC_LOAD)
+        stated = ev.constraints.max_ms_per_token is not None
         bits = []
         if target.get("tpot_s"):
-            bits.append(t("screen.users.tpot", lang, ms=target_ms(book, "TPOT target", target["tpot_s"], SRC_USER)))
+            ms = target_ms(book, "TPOT target", target["tpot_s"], SRC_USER if stated else SRC_RECOMMEND)
+            bits.append(t("screen.users.tpot", lang, ms=ms))
         if target.get("ttft_s"):
             bits.append(t("screen.users.ttft", lang, ms=target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)))
-        key = "screen.users.target_memory" if load.get("limit_bound") == "memory" else "screen.users.target"
-        return Lead(t(key, lang, name=opt_name(o, book), most=most, target=t("list.and", lang).join(bits)), None,
-                    f"largest concurrency meeting the target on {on}")
+        memory = load.get("limit_bound") == "memory"
+        note = "" if stated or target.get("ttft_s") else t("screen.users.default", lang)
+        text = t("screen.users.target_memory" if memory else "screen.users.target", lang, name=opt_name(o, book),
+                 most=most, target=t("list.and", lang).join(bits), note=note)
+        held = _held_sequences(o, ev)
+        if not memory and not stated and held > limit:  # no target said: what the memory holds, slower, beside it
+            text += t("sentence.gap", lang) + t("screen.users.memory_more", lang, n=book.count(
+                f"most concurrent sequences on {on}", held, "sequences", SRC_MEMORY), ctx=book.tokens(
+                "context", ev.workload.context, source_of(ev, "context"), lang))
+        return Lead(text, None, f"largest concurrency meeting the target on {on}")
     lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
         else None
     cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
@@ -65,6 +74,15 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         tail = t("screen.users.at_that_load", lang, tot=tot, per=per)
     return Lead(t("screen.users", lang, name=name, most=most, ctx=ctx, tail=tail), None,
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
+
+def _held_sequences(o: Any, ev: Any) -> int:
+    """The most concurrent sequences of the asked context `o` holds (its limits when named, else its capacity row);
+    0 when neither was made."""
+    lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
+        else None
+    cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
+    return int((lim.max_load if lim is not None and not lim.training else 0) or cap.get("max_concurrency") or 0)
+
 
 def rps_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     """"How many requests per second can it handle?": the closed-loop rate (Little's law, X = C / R) at the most
