@@ -258,7 +258,6 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         cap = capacity(model, catalog.gpu(o.gpu), o, steps)
         if cap is not None:
             ev.capacity[key] = cap
-    c = request.constraints
     if request.job_requests and workload.task == "inference":
         _batch_job(request, model, catalog, steps, ev, one)
         return
