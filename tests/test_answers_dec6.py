@@ -451,3 +451,11 @@ def test_how_many_users_and_their_first_token_gives_both(text: str, lang: str) -
     at = number(r"\*\*At (\d+) concurrent users\*\*" if lang == "en" else r"\*\*(\d+) 路并发时\*\*", out)
     assert at == most
     assert re.search(r"first token after \d+ ms" if lang == "en" else r"首 token 延迟 \d+ ms", out)
+
+
+def test_servers_for_a_named_card_without_a_target_count_the_configuration_not_default_speed_copies() -> None:
+    """No speed target said: the servers are those of the configuration sized (4 L40S hold Qwen2.5-72B: one
+    server), and the load sentence says how slow 20 users are on it; the default speed is not bought by quoting ten
+    servers of copies."""
+    head = first_paragraph(answer("How many L40S servers do I need for Qwen2.5-72B with 20 users?"))
+    assert head.startswith("**1 server**") and "4× NVIDIA L40S in all" in head, head
