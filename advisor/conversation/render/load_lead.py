@@ -160,9 +160,12 @@ def batch_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     n = book.num("requests in the batch job", float(job["requests"]), "requests", source_of(ev, "job_requests"), 0,
                  suffix="")
     secs = float(job["seconds"])
-    unit, scale = (("minutes", 60) if secs < 3600 else ("hours", 3600) if secs < 3 * 86400 else ("days", 86400))
-    took = book.num(f"batch job time on {on}", secs / scale, unit, "computed: requests ÷ requests per second",
-                    1 if secs / scale < 100 else 0, suffix=t(f"slot.{unit}", lang))
+    if secs < 60:  # a job of a few requests: seconds ("0.3 min" said nothing)
+        took = book.latency(f"batch job time on {on}", Seconds(secs), "computed: requests ÷ requests per second")
+    else:
+        unit, scale = (("minutes", 60) if secs < 3600 else ("hours", 3600) if secs < 3 * 86400 else ("days", 86400))
+        took = book.num(f"batch job time on {on}", secs / scale, unit, "computed: requests ÷ requests per second",
+                        1 if secs / scale < 100 else 0, suffix=t(f"slot.{unit}", lang))
     rps = float(job["requests_per_s"])
     rate = book.num(f"requests per second on {on} at {load['concurrency']} concurrent requests", rps, "requests/s",
                     SRC_LOAD, 1 if rps < 100 else 0, suffix="")
