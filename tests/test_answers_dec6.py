@@ -459,3 +459,29 @@ def test_servers_for_a_named_card_without_a_target_count_the_configuration_not_d
     servers of copies."""
     head = first_paragraph(answer("How many L40S servers do I need for Qwen2.5-72B with 20 users?"))
     assert head.startswith("**1 server**") and "4× NVIDIA L40S in all" in head, head
+
+
+@pytest.mark.parametrize(("text", "lang", "hours"), [
+    ("How many H100 do we need to summarize 1 million documents of 3k tokens with Qwen2.5-72B in 10 hours?", "en", 10),
+    ("用 Qwen2.5-7B 批量处理 100 万条数据，每条 1000 token，要在 24 小时内跑完，需要几张 4090？", "zh", 24),
+])
+def test_a_batch_job_with_a_deadline_is_sized_in_copies_that_meet_it(text: str, lang: str, hours: float) -> None:
+    """"… in 10 hours, how many H100?": copies of the configuration that puts out the most requests per GPU, as
+    many as the deadline takes (copies × rate of one × deadline ≥ requests, one copy fewer falls short)."""
+    head = first_paragraph(answer(text, lang))
+    if lang == "en":
+        assert head.startswith("**To finish within")
+        k = number(r"(\d+) copies of", head)
+        per = number(r"copies of (\d+)× ", head)
+        rate = number(r"([\d.]+) requests per second each", head)
+        cards = number(r"(\d+)× [^,]+ in all", head)
+        n = number(r"([\d,]+) requests take about", head)
+    else:
+        assert head.startswith("**要在")
+        k = number(r"需要 (\d+) 套", head)
+        per = number(r"套 (\d+)× ", head)
+        rate = number(r"每套每秒 ([\d.]+) 个请求", head)
+        cards = number(r"共 (\d+) 张", head)
+        n = number(r"([\d,]+) 条请求约需", head)
+    assert cards == k * per
+    assert k * rate * hours * 3600 >= n * 0.99 and (k - 1) * rate * hours * 3600 < n * 1.01

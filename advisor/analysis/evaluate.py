@@ -7,6 +7,7 @@ memory estimator alone answers (:mod:`advisor.analysis.memory_only`) and the res
 from __future__ import annotations
 
 import logging
+import math
 from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.claims import check_claim, premise_findings
@@ -330,16 +331,45 @@ def _batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
     if asked is None or not asked.fits or not n:
         return
     gpu = catalog.gpu(asked.gpu)
-    options = [asked]
-    if asked.count > 1:
-        spread = timed(steps, "evaluate_configs", {"model": model.id, "configs": [(asked.gpu, asked.count)],
-                                                   "layout": "lightest"},
-                       # (enough users for a replica on every group: one user gets the widest group whatever)
-                       lambda: evaluate_configs(replace(request.workload, concurrency=asked.count * 8),
-                                                [(asked.gpu, asked.count)], request.constraints, per_user=False),
-                       lambda r: ", ".join(f"{o.count}× {o.gpu}, TP {o.layout.tp}" for o in r))
-        if spread and spread[0].fits and spread[0].layout.tp < asked.layout.tp:
-            options.append(spread[0])
+    best = _fastest_batch(request, model, gpu, [asked, *_as_replicas(request, model, asked, asked.count, steps)],
+                          steps, ev)
+    if best is None:
+        return
+    rate, opt, held, ev.load = best
+    ev.batch = {"requests": n, "requests_per_s": rate, "seconds": n / rate, "concurrency": held, "option": opt}
+    deadline = request.constraints.deadline_s
+    if deadline and n / rate > deadline:
+        # "… in 10 hours": copies of the one server's worth of these cards that puts out the most per GPU
+        per_node = request.constraints.max_gpus_per_node
+        sizes = [k for k in (2 * asked.count, 4 * asked.count, 8 * asked.count) if asked.count < k <= per_node]
+        tried = [best] + [b for k in sizes
+                          for b in [_fastest_batch(request, model, gpu, _as_replicas(request, model, asked, k, steps),
+                                                   steps, ev)] if b is not None]
+        rate_k, opt_k, _, _ = max(tried, key=lambda b: b[0] / b[1].count)
+        copies = math.ceil(n / (rate_k * deadline))
+        ev.batch.update(deadline_s=deadline, copies=copies, copy_option=opt_k, copy_rate=rate_k)
+
+
+def _as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, count: int,
+                 steps: list[Step]) -> list[Option]:
+    """`count` of the asked card laid out for throughput: replicas of the smallest group that holds the model (one
+    user would get the widest group, so the layout is sized for enough users to give every group one); [] when it
+    does not fit or adds nothing to `asked`."""
+    if count <= 1 and count == asked.count:
+        return []
+    users = max(count * 8, request.workload.concurrency)
+    got = timed(steps, "evaluate_configs", {"model": model.id, "configs": [(asked.gpu, count)], "layout": "lightest"},
+                lambda: evaluate_configs(replace(request.workload, concurrency=users), [(asked.gpu, count)],
+                                         request.constraints, per_user=False),
+                lambda r: ", ".join(f"{o.count}× {o.gpu}, TP {o.layout.tp}" for o in r))
+    keep = [o for o in got if o.fits and (o.count != asked.count or o.layout.tp < asked.layout.tp)]
+    return keep
+
+
+def _fastest_batch(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, options: list[Option],
+                   steps: list[Step], ev: Analysis) -> tuple[float, Option, int, dict[str, Any]] | None:
+    """Of `options`, the one with the highest closed-loop rate at the most requests it holds at once: (requests/s,
+    option, requests held, its simulated load)."""
     best: tuple[float, Option, int, dict[str, Any]] | None = None
     for opt in options:
         held = _held(ev, opt)
@@ -350,10 +380,7 @@ def _batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
         rate = float((load or {}).get("requests_per_s") or 0)
         if load is not None and rate > 0 and (best is None or rate > best[0]):
             best = (rate, opt, max(1, held), load)
-    if best is not None:
-        rate, opt, held, ev.load = best
-        ev.batch = {"requests": n, "requests_per_s": rate, "seconds": n / rate, "concurrency": held,
-                    "option": opt}
+    return best
 
 
 def _same_figures(o: Option, load: dict[str, Any] | None) -> None:

@@ -10,13 +10,12 @@ from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.load import e2e_tpot_ms
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render import load_lead, purchase_lead
+from advisor.conversation.render import load_lead, purchase_lead, training_lead
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
 from advisor.conversation.render.book import (
     SRC_MEMORY,
     SRC_RECOMMEND,
     SRC_THROUGHPUT,
-    SRC_TRAINING,
     SRC_USER,
     Book,
     decimals_for,
@@ -113,9 +112,9 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return kv_token_lead(ev, book, lang)
     plan_of = asked if asked is not None and asked.fits and asked.layout.planned is not None else None
     if ev.asks_plan and plan_of is not None:  # "what global batch and parallelism?": the plan, first
-        return _plan_lead(plan_of, ev, book, lang)
+        return training_lead.plan_lead(plan_of, ev, book, lang)
     if ev.precision_runs:  # "FP8 instead of BF16: how much faster?": the run planned in each
-        return _precision_lead(ev, book, lang)
+        return training_lead.precision_lead(ev, book, lang)
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
         typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value)) if cap else ""
         return variants_lead(ev, book, lang, Bytes.of(cap.value, "GiB") if cap is not None else None, typed)
@@ -176,7 +175,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     if ev.asks_train_speed and len(users) <= 1:  # a training job's "tokens/s per GPU?" / "what MFU?": that, first
         o = users[0] if users else top
         if o is not None and o.fits and o.training is not None and o.training.tokens_per_s > 0:
-            return _train_speed_lead(o, ev, book, lang)
+            return training_lead.train_speed_lead(o, ev, book, lang)
     if getattr(ev, "asks_e2e", False) and not ev.workload.is_training and len(users) <= 1 and not ev.batch:
         led_e2e = load_lead.e2e_lead(users[0] if users else top, ev, book, lang)  # "how long does an answer take?"
         if led_e2e is not None:
@@ -450,75 +449,6 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
              lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=_ttft(o, book, lang),
              verdict=against_target(o, ev, book, lang))
     return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
-
-
-def _plan_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
-    """"What global batch size and parallelism would you use?": the planner's layout for the configuration (its
-    TP/PP/DP, ZeRO stage, recomputation), its global batch in sequences and tokens, and the micro-batch ×
-    accumulation that makes it (advisor.estimator.planner: the batch searched within the family's published
-    schedule and the critical-batch bound), with the run's time."""
-    p = o.layout.planned
-    assert p is not None
-    on = f"{o.count}× {o.gpu_name}"
-    ctx = max(1, ev.workload.context)
-    seqs = book.num(f"global batch in sequences on {on}", p.global_batch_tokens / ctx, "sequences", SRC_TRAINING, 0,
-                    suffix="")
-    toks = book.tokens(f"global batch in tokens on {on}", p.global_batch_tokens, SRC_TRAINING, lang)
-    mb = book.count(f"micro-batch per GPU on {on}", p.micro_batch, "sequences", SRC_TRAINING)
-    acc = book.count(f"gradient accumulation steps on {on}", p.grad_accum, "steps", SRC_TRAINING)
-    return fs.Lead(t("lead.plan", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), seqs=seqs, toks=toks,
-                     mb=mb, acc=acc, days=opt_days(o, book, lang), tokens=fs.train_tokens_text(ev, book, lang)),
-                   None, f"global batch in tokens on {on}")
-
-
-def _precision_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
-    """"FP8 instead of BF16 for this run: how much faster?": the configuration's run planned in FP8 and in BF16
-    (advisor.analysis.evaluate._training_precisions), the ratio of their wall-clock times and each one's tokens/s
-    per GPU."""
-    fp8, bf16 = ev.precision_runs
-    assert fp8.training is not None and bf16.training is not None
-    on = f"{fp8.count}× {fp8.gpu_name}"
-
-    def run(o: Option, label: str) -> tuple[str, str]:
-        tr = o.training
-        assert tr is not None
-        wall = tr.wall
-        if wall.s >= 86400:
-            took = book.duration(f"{label} training wall-clock on {on}", wall, "days", SRC_TRAINING, 1,
-                                 suffix=t("slot.days", lang))
-        else:
-            took = book.duration(f"{label} training wall-clock on {on}", wall, "h", SRC_TRAINING, 1,
-                                 suffix=t("slot.hours", lang))
-        per = book.num(f"{label} training tokens/s per GPU on {on}", tr.tokens_per_s / o.count, "tokens/s",
-                       SRC_TRAINING, 0, suffix="")
-        return took, per
-
-    a, pa = run(fp8, "FP8")
-    b, pb = run(bf16, "BF16")
-    assert fp8.training is not None and bf16.training is not None
-    ratio = bf16.training.wall.s / fp8.training.wall.s
-    r = book.num(f"FP8 / BF16 training speed on {on}", ratio, "ratio", "ratio of the two wall-clock times", 2, suffix="")
-    return fs.Lead(t("lead.train_precision", lang, name=opt_name(fp8, book), a=a, b=b, r=r, pa=pa, pb=pb,
-                     lay=opt_layout(fp8, lang, book), tokens=fs.train_tokens_text(ev, book, lang)),
-                   None, f"FP8 / BF16 training speed on {on}")
-
-
-def _train_speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
-    """A training run's throughput, asked ("tokens per second per GPU?", "每卡每秒多少 token", "what MFU?"): tokens/s per
-    GPU and in all, the model-FLOPs utilisation they mean (advisor.estimator.planner / training: MFU = 6·N·tokens/s ÷
-    peak), the layout and memory, then what the run takes at that rate."""
-    tr = o.training
-    assert tr is not None
-    on = f"{o.count}× {o.gpu_name}"
-    per_gpu = tr.tokens_per_s / o.count
-    per = book.num(f"training tokens/s per GPU on {on}", per_gpu, "tokens/s", SRC_TRAINING, 0 if per_gpu >= 100 else 1)
-    total = book.num(f"training tokens/s on all {o.count} GPUs of {on}", tr.tokens_per_s, "tokens/s", SRC_TRAINING, 0)
-    mfu = book.num(f"MFU on {on}", tr.mfu * 100, "%", SRC_TRAINING, 0, suffix="%")
-    need, usable = need_and_usable(o, book)
-    text = t("lead.train_speed" if o.count > 1 else "lead.train_speed.one", lang, per=per, total=total, count=o.count,
-             mfu=mfu, name=opt_name(o, book), lay=opt_layout(o, lang, book), need=need, usable=usable,
-             tokens=fs.train_tokens_text(ev, book, lang), days=opt_days(o, book, lang))
-    return fs.Lead(text, None, f"training tokens/s per GPU on {on}")
 
 
 def _speed_with_tpot(o: Option, book: Book, lang: str) -> str | None:

@@ -1,0 +1,84 @@
+"""The first sentence of a training question about the run itself: its throughput and MFU ("tokens/s per GPU?"),
+the plan's layout and global batch ("what parallelism?"), and the run in FP8 against BF16 ("how much faster?")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.render.book import SRC_TRAINING, Book
+from advisor.conversation.render.options_table import need_and_usable, opt_days, opt_layout, opt_name
+from knowledge.messages import t
+
+if TYPE_CHECKING:
+    from advisor.analysis.result import Analysis
+    from advisor.recommend.results import Option
+
+
+def plan_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """"What global batch size and parallelism would you use?": the planner's layout for the configuration (its
+    TP/PP/DP, ZeRO stage, recomputation), its global batch in sequences and tokens, and the micro-batch ×
+    accumulation that makes it (advisor.estimator.planner: the batch searched within the family's published
+    schedule and the critical-batch bound), with the run's time."""
+    p = o.layout.planned
+    assert p is not None
+    on = f"{o.count}× {o.gpu_name}"
+    ctx = max(1, ev.workload.context)
+    seqs = book.num(f"global batch in sequences on {on}", p.global_batch_tokens / ctx, "sequences", SRC_TRAINING, 0,
+                    suffix="")
+    toks = book.tokens(f"global batch in tokens on {on}", p.global_batch_tokens, SRC_TRAINING, lang)
+    mb = book.count(f"micro-batch per GPU on {on}", p.micro_batch, "sequences", SRC_TRAINING)
+    acc = book.count(f"gradient accumulation steps on {on}", p.grad_accum, "steps", SRC_TRAINING)
+    return fs.Lead(t("lead.plan", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), seqs=seqs, toks=toks,
+                     mb=mb, acc=acc, days=opt_days(o, book, lang), tokens=fs.train_tokens_text(ev, book, lang)),
+                   None, f"global batch in tokens on {on}")
+
+
+def precision_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """"FP8 instead of BF16 for this run: how much faster?": the configuration's run planned in FP8 and in BF16
+    (advisor.analysis.evaluate._training_precisions), the ratio of their wall-clock times and each one's tokens/s
+    per GPU."""
+    fp8, bf16 = ev.precision_runs
+    assert fp8.training is not None and bf16.training is not None
+    on = f"{fp8.count}× {fp8.gpu_name}"
+
+    def run(o: Option, label: str) -> tuple[str, str]:
+        tr = o.training
+        assert tr is not None
+        wall = tr.wall
+        if wall.s >= 86400:
+            took = book.duration(f"{label} training wall-clock on {on}", wall, "days", SRC_TRAINING, 1,
+                                 suffix=t("slot.days", lang))
+        else:
+            took = book.duration(f"{label} training wall-clock on {on}", wall, "h", SRC_TRAINING, 1,
+                                 suffix=t("slot.hours", lang))
+        per = book.num(f"{label} training tokens/s per GPU on {on}", tr.tokens_per_s / o.count, "tokens/s",
+                       SRC_TRAINING, 0, suffix="")
+        return took, per
+
+    a, pa = run(fp8, "FP8")
+    b, pb = run(bf16, "BF16")
+    assert fp8.training is not None and bf16.training is not None
+    ratio = bf16.training.wall.s / fp8.training.wall.s
+    r = book.num(f"FP8 / BF16 training speed on {on}", ratio, "ratio", "ratio of the two wall-clock times", 2, suffix="")
+    return fs.Lead(t("lead.train_precision", lang, name=opt_name(fp8, book), a=a, b=b, r=r, pa=pa, pb=pb,
+                     lay=opt_layout(fp8, lang, book), tokens=fs.train_tokens_text(ev, book, lang)),
+                   None, f"FP8 / BF16 training speed on {on}")
+
+
+def train_speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """A training run's throughput, asked ("tokens per second per GPU?", "每卡每秒多少 token", "what MFU?"): tokens/s per
+    GPU and in all, the model-FLOPs utilisation they mean (advisor.estimator.planner / training: MFU = 6·N·tokens/s ÷
+    peak), the layout and memory, then what the run takes at that rate."""
+    tr = o.training
+    assert tr is not None
+    on = f"{o.count}× {o.gpu_name}"
+    per_gpu = tr.tokens_per_s / o.count
+    per = book.num(f"training tokens/s per GPU on {on}", per_gpu, "tokens/s", SRC_TRAINING, 0 if per_gpu >= 100 else 1)
+    total = book.num(f"training tokens/s on all {o.count} GPUs of {on}", tr.tokens_per_s, "tokens/s", SRC_TRAINING, 0)
+    mfu = book.num(f"MFU on {on}", tr.mfu * 100, "%", SRC_TRAINING, 0, suffix="%")
+    need, usable = need_and_usable(o, book)
+    text = t("lead.train_speed" if o.count > 1 else "lead.train_speed.one", lang, per=per, total=total, count=o.count,
+             mfu=mfu, name=opt_name(o, book), lay=opt_layout(o, lang, book), need=need, usable=usable,
+             tokens=fs.train_tokens_text(ev, book, lang), days=opt_days(o, book, lang))
+    return fs.Lead(text, None, f"training tokens/s per GPU on {on}")
