@@ -485,3 +485,17 @@ def test_a_batch_job_with_a_deadline_is_sized_in_copies_that_meet_it(text: str, 
         n = number(r"([\d,]+) 条请求约需", head)
     assert cards == k * per
     assert k * rate * hours * 3600 >= n * 0.99 and (k - 1) * rate * hours * 3600 < n * 1.01
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("8 张 H800 跑 DeepSeek-R1-Distill-Qwen-32B，100 人同时提问，首字要等多久？", "zh"),
+    ("Llama-3.1-8B on one RTX 4090 with 50 users: what TTFT?", "en"),
+])
+def test_a_load_the_cards_cannot_hold_is_answered_at_the_most_they_hold(text: str, lang: str) -> None:
+    """"100 users on 8 H800: TTFT?" when only 62 fit: after the shortfall, the load line at the most users the
+    cards hold, the number the change names (the TTFT asked had been left unanswered)."""
+    out = answer(text, lang)
+    said = number(r"并发降到 (\d+) 路以内" if lang == "zh" else r"at most (\d+) concurrent users \(instead of", out)
+    at = number(r"\*\*(\d+) 路并发时\*\*" if lang == "zh" else r"\*\*At (\d+) concurrent users\*\*", out)
+    assert at == said
+    assert re.search(r"首 token 延迟 \d+ ms" if lang == "zh" else r"first token after \d+ ms", out)

@@ -206,9 +206,14 @@ def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig
         ev.named_config = shown
         ev.offload = _offload_of(probe)
     fmt = next((ch.value for ch in ev.named_changes if ch.kind == "precision" and isinstance(ch.value, str)), None)
+    fewer = next((ch.value for ch in ev.named_changes if ch.kind == "concurrency" and isinstance(ch.value, int)), None)
     if fmt is not None and workload.task == "inference":
         # the change evaluated on the configuration named, so a speed or load question is answered as changed
         changed = _evaluate_named(replace(workload, weights=fmt), constraints, [lone], steps)[0]
+        ev.changed_config = changed if changed.fits else None
+    elif fewer is not None and 1 < fewer < workload.concurrency and workload.task == "inference":
+        # "100 users on 8 H800: TTFT?" when 62 fit: the load of the most users it holds, so the question is answered
+        changed = _evaluate_named(replace(workload, concurrency=fewer), constraints, [lone], steps)[0]
         ev.changed_config = changed if changed.fits else None
 
 
@@ -248,7 +253,9 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             _same_figures(lead, ev.load)
     changed = ev.changed_config
     if changed is not None and request.concurrency_given and workload.concurrency > 1:
-        ev.changed_load = _load_at(request, model, catalog.gpu(changed.gpu), changed, workload.concurrency, steps)
+        users = min(workload.concurrency, changed.sized_workload.concurrency if changed.sized_workload else
+                    workload.concurrency)  # a change of load (fewer users) is simulated at that load
+        ev.changed_load = _load_at(request, model, catalog.gpu(changed.gpu), changed, users, steps)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None
