@@ -303,6 +303,17 @@ def _held(ev: Analysis, asked: Option) -> int:
     return int(held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 0)
 
 
+def _held_or_capacity(ev: Analysis, model: ModelSpec, gpu: GpuSpec, option: Option, steps: list[Step], *,
+                      made: bool = True) -> int:
+    """The concurrent sequences `option` holds, at least 1: `_held` where its limits or capacity row were made
+    (`made`: `option` is the one they were made for, not another layout of the same cards), else its capacity now."""
+    held = _held(ev, option) if made else 0
+    if not held:
+        cap = capacity(model, gpu, option, steps)
+        held = int(cap["max_concurrency"]) if cap else 1
+    return max(1, held)
+
+
 def _requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
                     one: Option | None) -> None:
     """"How many requests per second can it handle?": the most concurrent requests the configuration serves within
@@ -313,10 +324,7 @@ def _requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog
     if asked is None or not asked.fits:
         return
     gpu = catalog.gpu(asked.gpu)
-    held = _held(ev, asked)
-    if not held:
-        cap = capacity(model, gpu, asked, steps)
-        held = int(cap["max_concurrency"]) if cap else 1
+    held = _held_or_capacity(ev, model, gpu, asked, steps)
     probe = _load_at(request, model, gpu, asked, held, steps)
     limit = int((probe or {}).get("max_concurrency_for_target") or 0)
     if probe is None or limit < 1:
@@ -339,7 +347,7 @@ def _batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
         return
     gpu = catalog.gpu(asked.gpu)
     best = _fastest_batch(request, model, gpu, [asked, *_as_replicas(request, model, asked, asked.count, steps)],
-                          steps, ev)
+                          steps, ev, asked)
     if best is None:
         return
     rate, opt, held, ev.load = best
@@ -351,7 +359,7 @@ def _batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
         sizes = [k for k in (2 * asked.count, 4 * asked.count, 8 * asked.count) if asked.count < k <= per_node]
         tried = [best] + [b for k in sizes
                           for b in [_fastest_batch(request, model, gpu, _as_replicas(request, model, asked, k, steps),
-                                                   steps, ev)] if b is not None]
+                                                   steps, ev, None)] if b is not None]
         rate_k, opt_k, _, _ = max(tried, key=lambda b: b[0] / b[1].count)
         copies = math.ceil(n / (rate_k * deadline))
         ev.batch.update(deadline_s=deadline, copies=copies, copy_option=opt_k, copy_rate=rate_k)
@@ -362,31 +370,29 @@ def _as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, coun
     """`count` of the asked card laid out for throughput: replicas of the smallest group that holds the model (one
     user would get the widest group, so the layout is sized for enough users to give every group one); [] when it
     does not fit or adds nothing to `asked`."""
-    if count <= 1 and count == asked.count:
+    if count <= 1:
         return []
     users = max(count * 8, request.workload.concurrency)
     got = timed(steps, "evaluate_configs", {"model": model.id, "configs": [(asked.gpu, count)], "layout": "lightest"},
                 lambda: evaluate_configs(replace(request.workload, concurrency=users), [(asked.gpu, count)],
                                          request.constraints, per_user=False),
                 lambda r: ", ".join(f"{o.count}× {o.gpu}, TP {o.layout.tp}" for o in r))
-    keep = [o for o in got if o.fits and (o.count != asked.count or o.layout.tp < asked.layout.tp)]
-    return keep
+    return [o for o in got if o.fits and (o.count != asked.count or o.layout.tp < asked.layout.tp)]
 
 
 def _fastest_batch(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, options: list[Option],
-                   steps: list[Step], ev: Analysis) -> tuple[float, Option, int, dict[str, Any]] | None:
+                   steps: list[Step], ev: Analysis,
+                   asked: Option | None) -> tuple[float, Option, int, dict[str, Any]] | None:
     """Of `options`, the one with the highest closed-loop rate at the most requests it holds at once: (requests/s,
-    option, requests held, its simulated load)."""
+    option, requests held, its simulated load). Only `asked` reads the limits or capacity row the analysis made:
+    a capacity row is keyed by card and count, and another layout of those cards holds another number."""
     best: tuple[float, Option, int, dict[str, Any]] | None = None
     for opt in options:
-        held = _held(ev, opt)
-        if not held:
-            cap = capacity(model, gpu, opt, steps)
-            held = int(cap["max_concurrency"]) if cap else 1
-        load = _load_at(request, model, gpu, opt, max(1, held), steps)
+        held = _held_or_capacity(ev, model, gpu, opt, steps, made=opt is asked)
+        load = _load_at(request, model, gpu, opt, held, steps)
         rate = float((load or {}).get("requests_per_s") or 0)
         if load is not None and rate > 0 and (best is None or rate > best[0]):
-            best = (rate, opt, max(1, held), load)
+            best = (rate, opt, held, load)
     return best
 
 
