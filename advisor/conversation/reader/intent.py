@@ -398,12 +398,6 @@ _RATE_PERIOD = ((re.compile(r"(?:per|a|an|each|/) ?(?:minute|min)\b|(?<![a-z])rp
                 (re.compile(r"(?:per|an|a|each|/) ?(?:hour|hr)\b|每小时"), 3600),
                 (re.compile(r"(?:per|a|each|/) ?day\b|每天|每日"), 86400))
 
-
-def rate_period(text: str) -> int:
-    """Seconds in the period a request-rate question counts in: 60 for "requests per minute", 3600 per hour, 86400
-    per day, else 1 (per second)."""
-    s = (text or "").lower()
-    return next((period for pattern, period in _RATE_PERIOD if pattern.search(s)), 1)
 # "p99 latency?", "99th percentile TTFT", "tail latency", "P99 首字延迟": the 99th percentiles beside the median
 # "p95 TTFT", "95th percentile": the same tail run (its p95 is printed beside the p99)
 _P99 = re.compile(r"(?<![a-z0-9])p\s*9[59](?![0-9])|9[59](?:th)?[\s-]*(?:percentile|pct|%\s*分位|百分位|分位)|tail latenc|"
@@ -442,6 +436,13 @@ def asks(question: Question, text: str) -> bool:
         return any(not _BOUND_AFTER.match(s, m.end()) for m in QUESTIONS[question].finditer(s))
     m = QUESTIONS[question].search(s)
     return m is not None and not (question == "context" and _USERS_AFTER.match(s, m.end()))
+
+
+def rate_period(text: str) -> int:
+    """Seconds in the period a request-rate question counts in: 60 for "requests per minute", 3600 per hour, 86400
+    per day, else 1 (per second)."""
+    s = (text or "").lower()
+    return next((period for pattern, period in _RATE_PERIOD if pattern.search(s)), 1)
 
 
 # "which is faster, vLLM or llama.cpp?", "Ollama 和 vLLM 哪个快": serving engines named to be compared

@@ -17,7 +17,7 @@ from advisor.conversation.reader.inline_specs import read_bandwidth, read_user_m
 from advisor.conversation.reader.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
 from advisor.conversation.reader.numbers import DIGITS, to_number
 from advisor.conversation.reader.ranges import MAX_GPU_COUNT
-from advisor.conversation.reader.servers import per_server_default, servers_near
+from advisor.conversation.reader.servers import per_server_default, servers_asked, servers_near
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.text import EN_WORD_NUM, NUM, SIZE, Text, size_of
 
@@ -382,8 +382,7 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             per = in_servers[1] or per_server_default(spec.interface, spec.segment, spec.max_per_node)
             if per is not None and in_servers[0] * per <= MAX_GPU_COUNT:
                 count, c_start, c_end = in_servers[0] * per, in_servers[2], in_servers[3]
-        elif count is not None and c_start < start and _SERVERS_ASKED.search(t.s[max(0, c_start - 8):c_start]) \
-                and _SERVER_WORD_AFTER.match(t.s[end:end + 8]):
+        elif count is not None and c_start < start and servers_asked(t.s, start, end):
             count = None  # "几台 8 卡 H20 服务器": 8 cards in a server, the count of servers asked
         rack = _RACK.search(t.s[start:end + 8]) if gpu_id.startswith(("gb200", "gb300")) else None
         if rack is not None and (count or 1) * int(rack.group(1)) <= MAX_GPU_COUNT:
@@ -486,10 +485,6 @@ def _clause_before(s: str, start: int) -> str:
     for m in _CLAUSE.finditer(s, 0, start):
         cut = m.end()
     return s[cut:start]
-
-
-_SERVERS_ASKED = re.compile(r"(?:几|多少)\s*(?:台|个)\s*$")
-_SERVER_WORD_AFTER = re.compile(r"^\s*(?:的\s*)?(?:服务器|机器|整机|主机|节点)")
 
 
 def _count_near(s: str, start: int, end: int) -> tuple[int | None, int, int]:

@@ -97,13 +97,24 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
         if nodes is not None:
             per, span_end = _per_after(after, end)
             return _checked(nodes, per, offset + m.start(), max(span_end, end + server.end()))
-    # "几台 H20 服务器", "how many 8-GPU H100 servers", "几台 8 卡 H20 服务器": the count of servers asked
-    asked = re.search(r"(?:(?:几|多少)\s*(?:台|个)?|how many)\s*(?:(?:\d+|eight|four)\s*-?\s*(?:gpus?|cards?|way|卡|张)\s*(?:的)?\s*)?$",
-                      before)
+    asked = _ASKED.search(before)
     if not asked and not re.search(r"\d\s*(?:x|×|\*)?\s*$", before):  # "an H200 server": one
         per, span_end = _per_after(after, end)
         return _checked(1, per, start, max(span_end, end + server.end()))
     return None
+
+
+# "几台 H20 服务器", "how many 8-GPU H100 servers", "几台 8 卡 H20 服务器": the count of servers asked (a server size may
+# stand between the words and the card)
+_ASKED = re.compile(r"(?:(?:几|多少)\s*(?:台|个)?|how many)\s*(?:(?:\d+|eight|four)\s*-?\s*(?:gpus?|cards?|way|卡|张)\s*"
+                    r"(?:的)?\s*)?$")
+_SERVER_AFTER = re.compile(rf"^\s*(?:的\s*)?(?:{_SERVER}|{_ZH_SERVER})")
+
+
+def servers_asked(s: str, start: int, end: int) -> bool:
+    """Whether the count of servers of the card at s[start:end] is what is asked ("几台 8 卡 H20 服务器"): a count said
+    just before the card is then the servers' size, not a count of cards."""
+    return bool(_SERVER_AFTER.match(s[end:end + 48]) and _ASKED.search(s[max(0, start - 48):start]))
 
 
 # a count said in racks: "half a rack of H100", "a full rack", "2 racks of B200", "半个机柜的 H100", "一整个机架"
