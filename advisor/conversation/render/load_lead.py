@@ -49,17 +49,13 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         note = "" if stated or target.get("ttft_s") else t("screen.users.default", lang)
         text = t("screen.users.target_memory" if memory else "screen.users.target", lang, name=opt_name(o, book),
                  most=most, target=t("list.and", lang).join(bits), note=note)
-        held = _held_sequences(o, ev)
+        held, _ = _memory_load(o, ev)
         if not memory and not stated and held > limit:  # no target said: what the memory holds, slower, beside it
             text += t("sentence.gap", lang) + t("screen.users.memory_more", lang, n=book.count(
                 f"most concurrent sequences on {on}", held, "sequences", SRC_MEMORY), ctx=book.tokens(
                 "context", ev.workload.context, source_of(ev, "context"), lang))
         return Lead(text, None, f"largest concurrency meeting the target on {on}")
-    lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
-        else None
-    cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
-    n = (lim.max_load if lim is not None and not lim.training else 0) or cap.get("max_concurrency") or 0
-    speed = (lim.at_max if lim is not None and lim.at_max else None) or cap
+    n, speed = _memory_load(o, ev)
     if not n:
         return None
     name = opt_name(o, book)
@@ -75,13 +71,15 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     return Lead(t("screen.users", lang, name=name, most=most, ctx=ctx, tail=tail), None,
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
 
-def _held_sequences(o: Any, ev: Any) -> int:
-    """The most concurrent sequences of the asked context `o` holds (its limits when named, else its capacity row);
-    0 when neither was made."""
+
+def _memory_load(o: Any, ev: Any) -> tuple[int, dict[str, Any]]:
+    """(the most concurrent sequences of the asked context `o` holds, the decode speed there): its limits when the
+    user named it, else its capacity row; (0, {}) when neither was made."""
     lim = ev.limits if ev.limits is not None and (ev.limits.option.gpu, ev.limits.option.count) == (o.gpu, o.count) \
         else None
     cap = (ev.capacity or {}).get((o.gpu, o.count)) or {}
-    return int((lim.max_load if lim is not None and not lim.training else 0) or cap.get("max_concurrency") or 0)
+    n = (lim.max_load if lim is not None and not lim.training else 0) or cap.get("max_concurrency") or 0
+    return int(n), (lim.at_max if lim is not None and lim.at_max else None) or cap
 
 
 def rps_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:

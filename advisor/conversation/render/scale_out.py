@@ -40,11 +40,10 @@ def copies_for_load(ev: Any) -> int:
     load was simulated, one copy carries it, or the target is only the default one: the configuration was sized
     without it, and the load sentence says what the default speed would take; see `replicas_for_load`)."""
     c = getattr(ev, "constraints", None)
-    if c is not None and c.max_ms_per_token is None and not c.min_tokens_per_s and not getattr(ev, "stated_ttft", None):
-        ttft = ((getattr(ev, "load", None) or {}).get("target") or {}).get("ttft_s")
-        if not ttft:
-            return 1
     load = getattr(ev, "load", None) or {}
+    if c is not None and c.max_ms_per_token is None and not c.min_tokens_per_s and not (load.get("target") or {}).get(
+            "ttft_s"):
+        return 1
     limit, users = int(load.get("max_concurrency_for_target") or 0), int(load.get("concurrency") or 0)
     if limit < 1 or users <= limit:
         return 1
