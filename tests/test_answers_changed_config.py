@@ -18,17 +18,13 @@ import re
 
 import pytest
 
-from advisor.conversation.session import Conversation
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.serving import simulate_serving
 from advisor.workload import Workload, speed_workload
 from knowledge.catalog import load_catalog
+from tests.answer_text import answer as _answer
 
 CAT = load_catalog()
-
-
-def _answer(text: str, lang: str = "en") -> str:
-    return Conversation(driver="deterministic", lang=lang).respond(text).answer
 
 
 def _first_screen(answer: str) -> str:

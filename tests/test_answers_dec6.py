@@ -14,22 +14,13 @@ from advisor.conversation.session import Conversation
 from advisor.recommend.recommender import recommend
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
+from tests.answer_text import answer, number
 
 CAT = load_catalog()
 
 
-def answer(text: str, lang: str = "en") -> str:
-    return Conversation(driver="deterministic", lang=lang).respond(text).answer
-
-
 def first_paragraph(text: str) -> str:
     return text.split("\n\n")[0]
-
-
-def number(pattern: str, text: str) -> float:
-    m = re.search(pattern, text)
-    assert m, f"{pattern!r} not in {text[:400]!r}"
-    return float(m.group(1).replace(",", ""))
 
 
 # --- a card named bare for a load: how many of it, not whether one holds the job ------------------------------------

@@ -24,22 +24,16 @@ from advisor.conversation.session import Conversation
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.planner import plan_training
 from knowledge.catalog import load_catalog
+from tests.answer_text import answer as _answer
+from tests.answer_text import number as _num
 
 CAT = load_catalog()
-
-
-def _answer(text: str, lang: str = "en") -> str:
-    return Conversation(driver="deterministic", lang=lang).respond(text).answer
 
 
 def _lead(answer: str) -> str:
     return answer.split("\n")[0]
 
 
-def _num(pattern: str, text: str) -> float:
-    m = re.search(pattern, text)
-    assert m, (pattern, text)
-    return float(m.group(1).replace(",", ""))
 
 
 @pytest.mark.parametrize(("text", "lang", "count"), [
