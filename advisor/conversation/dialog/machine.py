@@ -120,7 +120,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
-                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests"):
+                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "server_size"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -368,6 +368,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         else:  # "2048 GPUs": a cluster of 8-GPU servers
             kwargs["max_gpus_per_node"] = 8
             kwargs["max_nodes"] = min(4096, -(-s.gpu_count // 8))
+    if s.server_size:  # "how many 4x L40S servers": servers of that size
+        kwargs["max_gpus_per_node"] = s.server_size
     if s.deadline_s:
         kwargs["deadline_s"] = s.deadline_s
     if s.tpot_ms or s.e2e_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target;

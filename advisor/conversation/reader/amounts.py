@@ -145,7 +145,10 @@ _HEADCOUNT = [
     re.compile(rf"(?<![a-z])(?:team|company|org|organi[sz]ation|group|lab|department|firm|startup|staff|headcount|class)\s+"
                rf"(?:of|with)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})(?![a-z0-9])"),
     re.compile(rf"(?P<num>{DIGITS}|{_PEOPLE_WORD_NUM})\s*-?\s*(?:person|people|man|member|strong|seat)\s+(?:\w+\s+)?"
-               r"(?:team|company|org|organi[sz]ation|startup|lab|group|firm|department|shop|office|class)(?![a-z])"),
+               r"(?:team|company|org|organi[sz]ation|startup|lab|group|firm|department|shop|office|class|desk|helpdesk|"
+               r"cent(?:er|re)|agency|school|university|hospital|clinic|division|unit|squad|business|studio|practice)(?![a-z])"),
+    # "a 40-person support desk": hyphenated, a headcount whatever the noun after it
+    re.compile(rf"(?P<num>{DIGITS}|{_PEOPLE_WORD_NUM})-(?:person|people|member|seat)(?![a-z-])"),
 ]
 # a user base ("1,000 registered users", "a user base of 5000", "5000 monthly active users", "注册用户 2000"): read
 # before the concurrency patterns, which would take "a user" for one user

@@ -383,6 +383,7 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             if per is not None and in_servers[0] * per <= MAX_GPU_COUNT:
                 count, c_start, c_end = in_servers[0] * per, in_servers[2], in_servers[3]
         elif count is not None and c_start < start and servers_asked(t.s, start, end):
+            slots.server_size = count if 1 <= count <= 16 else None
             count = None  # "几台 8 卡 H20 服务器": 8 cards in a server, the count of servers asked
         rack = _RACK.search(t.s[start:end + 8]) if gpu_id.startswith(("gb200", "gb300")) else None
         if rack is not None and (count or 1) * int(rack.group(1)) <= MAX_GPU_COUNT:

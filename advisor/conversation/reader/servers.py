@@ -92,7 +92,7 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
     if server is None:
         return None
     m = _N_BEFORE.search(before) or (_N_X_BEFORE.search(before) if _PLURAL_SERVER.match(after) else None)
-    if m:  # "4 H100 servers", "两台 H200 服务器(，每台 8 卡)"
+    if m and not _ASKED.search(before):  # "4 H100 servers", "两台 H200 服务器(，每台 8 卡)"
         nodes = _value(m.group("n"))
         if nodes is not None:
             per, span_end = _per_after(after, end)
@@ -106,8 +106,8 @@ def servers_near(s: str, start: int, end: int) -> tuple[int, int | None, int, in
 
 # "几台 H20 服务器", "how many 8-GPU H100 servers", "几台 8 卡 H20 服务器": the count of servers asked (a server size may
 # stand between the words and the card)
-_ASKED = re.compile(r"(?:(?:几|多少)\s*(?:台|个)?|how many)\s*(?:(?:\d+|eight|four)\s*-?\s*(?:gpus?|cards?|way|卡|张)\s*"
-                    r"(?:的)?\s*)?$")
+_ASKED = re.compile(r"(?:(?:几|多少)\s*(?:台|个)?|how many)\s*(?:(?:\d+|eight|four)\s*(?:-?\s*(?:gpus?|cards?|way|卡|张)|"
+                    r"(?:x|×|\*))\s*(?:的)?\s*)?$")  # "how many 8x H100 servers": 8 a server, the servers asked
 _SERVER_AFTER = re.compile(rf"^\s*(?:的\s*)?(?:{_SERVER}|{_ZH_SERVER})")
 
 

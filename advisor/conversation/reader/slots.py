@@ -71,6 +71,7 @@ class Slots(Mutable):
     existing: GpuMention | None = None
     candidates: list[GpuMention] = msgspec.field(default_factory=list)
     gpu_count: int | None = None
+    server_size: int | None = None  # GPUs in each server when the count of servers is asked ("how many 4x L40S servers")
     unknown_gpus: list[str] = msgspec.field(default_factory=list)
     train_tokens: float | None = None
     epochs: int | None = None  # "3 epochs", "训练 3 轮": said with a dataset or alone ("and 5 epochs?" rescales it)
