@@ -353,16 +353,21 @@ def _batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
     rate, opt, held, ev.load = best
     ev.batch = {"requests": n, "requests_per_s": rate, "seconds": n / rate, "concurrency": held, "option": opt}
     deadline = request.constraints.deadline_s
-    if deadline and n / rate > deadline:
-        # "… in 10 hours": copies of the one server's worth of these cards that puts out the most per GPU
+    if deadline and (n / rate > deadline or one is None):
+        # "… in 10 hours": copies of the one server's worth of these cards that puts out the most per GPU. With no
+        # card named the recommender chose the card for the job's rate, judged at a chat pace (Little's law), where a
+        # batch runs the engine full: its count is then sized the same way, from one card up to a server
         per_node = request.constraints.max_gpus_per_node
-        sizes = [k for k in (2 * asked.count, 4 * asked.count, 8 * asked.count) if asked.count < k <= per_node]
+        sizes = [k for k in ((1, 2, 4, 8, 16) if one is None else (2 * asked.count, 4 * asked.count, 8 * asked.count))
+                 if (asked.count < k or one is None) and k <= per_node]
         tried = [best] + [b for k in sizes
                           for b in [_fastest_batch(request, model, gpu, _as_replicas(request, model, asked, k, steps),
                                                    steps, ev, None)] if b is not None]
-        rate_k, opt_k, _, _ = max(tried, key=lambda b: b[0] / b[1].count)
+        top = max(b[0] / b[1].count for b in tried)  # within 1 % of the most per GPU, the fewest cards a copy
+        rate_k, opt_k, _, _ = min((b for b in tried if b[0] / b[1].count >= 0.99 * top), key=lambda b: b[1].count)
         copies = math.ceil(n / (rate_k * deadline))
-        ev.batch.update(deadline_s=deadline, copies=copies, copy_option=opt_k, copy_rate=rate_k)
+        if one is not None or copies * opt_k.count < asked.count:
+            ev.batch.update(deadline_s=deadline, copies=copies, copy_option=opt_k, copy_rate=rate_k, sized=one is None)
 
 
 def _as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, count: int,
@@ -370,7 +375,7 @@ def _as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, coun
     """`count` of the asked card laid out for throughput: replicas of the smallest group that holds the model (one
     user would get the widest group, so the layout is sized for enough users to give every group one); [] when it
     does not fit or adds nothing to `asked`."""
-    if count <= 1:
+    if count <= 1 and asked.count <= 1:
         return []
     users = max(count * 8, request.workload.concurrency)
     got = timed(steps, "evaluate_configs", {"model": model.id, "configs": [(asked.gpu, count)], "layout": "lightest"},

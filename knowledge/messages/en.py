@@ -544,6 +544,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.context": "context {ctx} per sequence",
     "assumption.total_rate": "a total of {rate} read as {conc} concurrent requests at {speed} each (total = requests × speed per request)",
     "assumption.qps_rate": "{qps} requests/s of {out} output tokens each take {rate} output tokens/s: only configurations that sustain it at that load are kept",
+    "assumption.job_rate": "{n} requests within {hours} hours is {qps} requests/s, read as {conc} concurrent requests (Little's law with each request's output tokens at the default per-token pace)",
     "assumption.qps": "{qps} requests/s read as {conc} concurrent requests (Little's law with {w} per request: its output tokens at the per-token target)",
     "assumption.samples": "{samples} samples with no length given: each taken as a full sequence of {ctx}, × {epochs} epoch(s): an upper bound on the training tokens (say the average tokens per sample to size it exactly)",
     "assumption.batch": "batch {n} read as {n} concurrent sequences",

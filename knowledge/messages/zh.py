@@ -542,6 +542,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.context": "每条序列上下文 {ctx}",
     "assumption.total_rate": "总吞吐 {rate} 按 {conc} 路并发、每路 {speed} 计算（总吞吐 = 并发数 × 每路速度）",
     "assumption.qps_rate": "QPS {qps}、每个请求输出 {out} tokens，需要合计 {rate} tokens/s 的输出：只保留在该负载下跟得上的配置",
+    "assumption.job_rate": "{hours} 小时内处理 {n} 个请求，即每秒 {qps} 个，按 {conc} 路并发计算（利特尔定律，每个请求的输出 token 数 × 默认每 token 时延）",
     "assumption.qps": "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}：输出 token 数 × 每 token 目标时延）",
     "assumption.samples": "{samples} 条样本没有给出长度：每条按满序列 {ctx} 计，× {epochs} 轮，是训练 token 数的上限（告诉我每条平均多少 token 即可精确估算）",
     "assumption.batch": "批大小 {n} 按 {n} 路并发计算",

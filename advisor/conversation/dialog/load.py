@@ -36,11 +36,30 @@ def request_seconds(s: Slots) -> float:
     return out * (s.tpot_ms or INTERACTIVE_MS_PER_TOKEN) / 1000
 
 
+def job_rate(s: Slots) -> float | None:
+    """The request rate a batch job with a deadline asks for when no card is named ("1 million documents within 24
+    hours: what hardware?"): λ = requests ÷ deadline, sized like a stated request rate (the hardware is chosen to
+    sustain it). With a card named the analysis sizes copies of it instead (advisor.analysis.evaluate._batch_job)."""
+    if not (s.job_requests and s.deadline_s) or s.qps or s.candidates or s.existing is not None:
+        return None
+    return s.job_requests / s.deadline_s
+
+
 def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
     """The concurrent sequences the slots ask to serve, with how each was read: the users said; a request rate by
-    Little's law; a batch; a headcount at its peak share; a total rate at the per-token target; else one."""
+    Little's law; a batch job's rate to meet its deadline, likewise; a batch; a headcount at its peak share; a total
+    rate at the per-token target; else one."""
     notes: list[Assumption] = []
     concurrency = s.concurrency
+    job = job_rate(s) if concurrency is None and task == "inference" else None
+    if job:
+        w_s = request_seconds(s)
+        concurrency = max(1, math.ceil(job * w_s))
+        notes.append(Assumption(
+            *pair("assumption.job_rate"),
+            {"n": (s.job_requests, "requests", "user input"), "hours": (round((s.deadline_s or 0) / 3600, 1), "h",
+             "user input"), "qps": (round(job, 2), "requests/s", "requests ÷ deadline"),
+             "conc": (concurrency, "sequences", "Little's law L = λ·W")}))
     if concurrency is None and s.qps:
         w_s = request_seconds(s)
         concurrency = max(1, math.ceil(s.qps * w_s))

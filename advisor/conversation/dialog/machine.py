@@ -21,7 +21,7 @@ import msgspec
 
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.analysis.result import Assumption
-from advisor.conversation.dialog.load import e2e_tpot_ms, serving_concurrency
+from advisor.conversation.dialog.load import e2e_tpot_ms, job_rate, serving_concurrency
 from advisor.conversation.reader.constraints import FOREIGN_VENDORS
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
 from advisor.estimator.formats import FORMATS
@@ -377,13 +377,15 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["max_ms_per_token"] = min(x for x in (s.tpot_ms, e2e_tpot_ms(s)) if x)
     if s.min_tokens_per_s:  # a stated total throughput: the recommender keeps only configurations reaching it
         kwargs["min_tokens_per_s"] = s.min_tokens_per_s
-    elif s.qps and s.concurrency is None and (s.task or "inference") == "inference":
-        # a request rate is served only where its output comes out as fast as it is asked for: λ × output tokens a
-        # request (the same output as Little's law in build_workload), judged on the simulation at that load
+    elif (qps := s.qps or job_rate(s)) and s.concurrency is None and (s.task or "inference") == "inference":
+        # a request rate (stated, or a batch job's to meet its deadline) is served only where its output comes out as
+        # fast as it is asked for: λ × output tokens a request (the same output as Little's law in build_workload),
+        # judged on the simulation at that load
         out = s.output_tokens or CHAT_OUTPUT_TOKENS
-        kwargs["min_tokens_per_s"] = rate = s.qps * out
+        kwargs["min_tokens_per_s"] = rate = qps * out
         notes.append(Assumption(*pair("assumption.qps_rate"), {
-            "qps": (round(s.qps, 2), "requests/s", "user input"), "out": (out, "tokens", "output tokens a request"),
+            "qps": (round(qps, 2), "requests/s", "user input" if s.qps else "requests ÷ deadline"),
+            "out": (out, "tokens", "output tokens a request"),
             "rate": (round(rate), "tokens/s", "requests/s × output tokens")}))
     if s.ttft_ms:  # a stated time to first token: judged like the per-token one
         kwargs["max_ttft_ms"] = s.ttft_ms

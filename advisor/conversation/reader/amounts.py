@@ -65,7 +65,10 @@ _LENGTH_SHORTHAND = [
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
 _RATE_AFTER = re.compile(r"\s*(?:/\s*(?:s|sec|second)|(?:per|an?|each|every)\s+sec(?:ond)?|/\s*秒|每秒)(?![a-z])")
 _PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
+# (after "N tokens" only: "a 10-token label", "200-token summaries"; "500 summaries" is a count)
 _OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|repl(?:y|ies)|generations?|"
+                           r"labels?|summar(?:y|ies)|tags?|classifications?|categor(?:y|ies)|titles?|verdicts?|"
+                           r"(?:的)?(?:摘要|标签|分类结果|标题)|"
                            r"(?:的)?(?:输出|回答|回复))(?![a-z])")
 _PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文)[^,.;，。；]{0,12}$")
 _OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|completion|response)[^,.;，。；]{0,12}$")

@@ -178,7 +178,7 @@ def batch_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
              most=most, rps=rate, tot=tot, pin=pin, pout=pout)
     if job.get("copies"):  # "… in 10 hours": the copies of the configuration that put out the most per GPU
         in_time = _in_time(job, book, lang)  # "how many … in 10 hours?": that, first
-        if ev.intent == "how_many":
+        if ev.intent == "how_many" or job.get("sized"):  # asked, or the hardware sized for it (no card named)
             text = "**" + in_time.rstrip("。.") + "**" + t("sentence.end", lang) + t("sentence.gap", lang) \
                 + text.replace("**", "")
         else:
