@@ -98,3 +98,75 @@ def test_the_length_of_a_label_or_summary_is_the_output(text: str, lang: str, pr
 def test_five_hundred_summaries_are_a_count_not_a_length() -> None:
     s = extract("write 500 summaries with llama-3.1-8b on an h100", CAT, lang="en")
     assert s.output_tokens is None, s
+
+
+# --- training-plan and precision questions: a pre-training run, compared in each precision --------------------------
+
+@pytest.mark.parametrize("text, lang", [
+    ("global batch size and TP/PP/DP layout for a 13B on 64 A100s?", "en"),
+    ("DeepSeek-V3 训练，2048 张 H800，global batch 多大合适？", "zh"),
+])
+def test_global_batch_is_no_region(text: str, lang: str) -> None:
+    s = extract(text.lower(), CAT, lang=lang)
+    assert s.region is None, s
+
+
+def test_a_layout_question_is_about_pre_training() -> None:
+    """"Global batch and TP/PP/DP for a 13B on 64 A100s" had been answered as serving (8 replicas × TP 8)."""
+    lead = first_paragraph(answer("global batch size and TP/PP/DP layout for a 13B on 64 A100s?"))
+    assert "global batch of" in lead and "sequences" in lead, lead
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("Is FP8 training on H100 faster than BF16? speedup for 70B?", "en"),
+    ("H100 上训练 Llama 3.1 8B，FP8 比 BF16 快多少？", "zh"),
+])
+def test_fp8_against_bf16_training_on_a_bare_card_compares_runs(text: str, lang: str) -> None:
+    """The card named bare does not hold the run (70B) or takes years on one (8B): both runs are planned on the
+    count of it that finishes within the default deadline, and FP8 comes out faster (NeMo's published 70B ratio on
+    H100 is 1.49×, 8B 1.32×: tolerance taken as 1.2-1.8×)."""
+    lead = first_paragraph(answer(text, lang))
+    ratio = number(r"([\d.]+)× as fast" if lang == "en" else r"的 ([\d.]+) 倍", lead)
+    assert 1.2 <= ratio <= 1.8, lead
+    days = number(r"takes ([\d.]+) days" if lang == "en" else r"训练约 ([\d.]+) 天", lead)
+    assert days <= 30, lead
+
+
+@pytest.mark.parametrize("text", ["does lora use less memory than full fine-tuning for a 7b?",
+                                  "is fp8 training on h100 faster than bf16?"])
+def test_two_settings_compared_with_a_comparative(text: str) -> None:
+    from advisor.conversation.reader.variants import read_variants
+
+    assert len(read_variants(text)) == 2
+
+
+# --- lengths and job sizes said in the shapes people use ------------------------------------------------------------
+
+@pytest.mark.parametrize("text, lang, prompt, output, job", [
+    ("用 qwen2.5-7b 批量处理 50 万条数据，每条输入 1k token 输出 200 token，一张 h100 多久能跑完？", "zh", 1000, 200, 500_000),
+    ("500k prompts, 1k tokens in, 500 out, gpt-oss-20b, hours on one h100?", "en", 1000, 500, 500_000),
+    ("how long until the first token for qwen2.5-7b on an l4 with 8k prompts?", "en", 8000, None, None),
+])
+def test_lengths_beside_a_job(text: str, lang: str, prompt: int, output: int | None, job: int | None) -> None:
+    s = extract(text, CAT, lang=lang)
+    assert (s.prompt_tokens, s.output_tokens, s.job_requests) == (prompt, output, job), s
+
+
+# --- a stated peak share of the people ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, lang, people, share", [
+    ("5000 个学生同时用 qwen2.5-14b，高峰 10% 在线，需要几张 4090？", "zh", 5000, 0.10),
+    ("公司 2000 人，高峰 5% 的人同时用 qwen2.5-32b", "zh", 2000, 0.05),
+    ("we have 3000 employees, about 8% of them online at peak, serving llama-3.1-70b", "en", 3000, 0.08),
+    ("5000 users, 10% concurrent, qwen2.5-32b", "en", 5000, 0.10),
+])
+def test_a_stated_peak_share(text: str, lang: str, people: int, share: float) -> None:
+    s = extract(text, CAT, lang=lang)
+    assert (s.headcount, s.peak_share, s.concurrency) == (people, share, None), s
+
+
+def test_the_stated_share_sizes_the_load() -> None:
+    """5000 students with 10 % online at peak are 500 at once; the share had been read as 10 users on average and the
+    5000 as the concurrency."""
+    text = answer("We have 3000 employees, about 8% of them online at peak, serving Llama-3.1-70B. How many H100?")
+    assert "At 240 concurrent users" in text and "8% of them at peak, as you said" in text, text[:600]

@@ -447,12 +447,28 @@ def _training_precisions(request: AnalysisRequest, steps: list[Step], ev: Analys
     if w.task not in ("pretrain", "full") or asked != {"fp8", "bf16"}:
         return
     base = ev.user_options[0] if len(ev.user_options) == 1 else top_option(ev)
-    if base is None or not base.fits:
+    if base is None:
         return
+    from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S  # start-up: training answers only
+
+    count = base.count
+    slow = base.training is not None and base.training.wall.s > DEFAULT_TRAINING_DEADLINE_S
+    if not base.fits or slow:  # a card that cannot hold the run, or takes years on it ("FP8 training on H100 …, for
+        # a 70B?"): the recommender's count of that card, which finishes within its default deadline; else (a card
+        # the region's search leaves out) the run's cards scaled to that deadline, in whole 8-GPU servers
+        rec = ev.recommendation.options if ev.recommendation is not None else []
+        sized = next((o for o in rec if o.gpu == base.gpu and o.fits and o.training is not None), None)
+        if sized is not None:
+            count = sized.count
+        elif base.fits and base.training is not None:
+            need = base.count * base.training.wall.s / DEFAULT_TRAINING_DEADLINE_S
+            count = 8 * 2 ** math.ceil(math.log2(max(1.0, need / 8)))
+        else:
+            return
     runs = []
     for precision in ("fp8", "bf16"):
         sized = replace(w, weights=None, train_precision=precision)
-        runs += _evaluate_named(sized, request.constraints, [NamedConfig(gpu=base.gpu, count=base.count)], steps)
+        runs += _evaluate_named(sized, request.constraints, [NamedConfig(gpu=base.gpu, count=count)], steps)
     if len(runs) == 2 and all(o.fits and o.training is not None for o in runs):
         ev.precision_runs = runs
         ev.variants = []

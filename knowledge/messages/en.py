@@ -807,6 +807,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.table.offload": " + RAM offload ({fmt})",
     "screen.assumed.users": {"one": "{count} user", "other": "{count} users"},
     "screen.assumed.people": "{people} people → about {n} at the same time ({share}% of them at peak, assumed)",
+    "screen.assumed.people.stated": "{people} people → about {n} at the same time ({share}% of them at peak, as you said)",
     "screen.assumed.context": "{ctx} context",
     "screen.assumed.fp8_training": "FP8 training (FP8 GEMMs, BF16 master weights)",
     "screen.assumed.answer": "answers of {output} (a chat turn's, the ShareGPT average: say how long yours are)",

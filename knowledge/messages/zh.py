@@ -803,6 +803,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.table.offload": " + 内存卸载（{fmt}）",
     "screen.assumed.users": "{count} 路并发",
     "screen.assumed.people": "{people} 人 → 约 {n} 路并发（按高峰时 {share}% 的人同时在用估算）",
+    "screen.assumed.people.stated": "{people} 人 → 约 {n} 路并发（按您说的高峰时 {share}% 的人同时在用）",
     "screen.assumed.context": "{ctx} 上下文",
     "screen.assumed.fp8_training": "FP8 训练（矩阵乘用 FP8，主权重 BF16）",
     "screen.assumed.answer": "每次回答 {output}（按一轮对话的 ShareGPT 平均，实际长度不同请告诉我）",

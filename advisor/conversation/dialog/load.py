@@ -71,12 +71,12 @@ def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
         concurrency = s.batch
         notes.append(Assumption(*pair("assumption.batch"), {"n": (s.batch, "sequences", "user input")}))
     if concurrency is None and s.headcount:
-        concurrency = peak_concurrency(s.headcount)
+        concurrency = peak_concurrency(s.headcount, s.peak_share)
         notes.append(Assumption(
             *pair("assumption.people"),
             {"people": (s.headcount, "people", "user input"),
              "conc": (concurrency, "sequences", "ceil(people × peak share)"),
-             "share": (PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE)}))
+             "share": ((s.peak_share or PEAK_SHARE) * 100, "%", "user input" if s.peak_share else PEAK_SHARE_SOURCE)}))
     if concurrency is None and s.min_tokens_per_s and task == "inference":
         concurrency, ms = rate_concurrency(s)
         notes.append(Assumption(
@@ -90,9 +90,10 @@ def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
     return concurrency, notes
 
 
-def peak_concurrency(people: int) -> int:
-    """Requests at the same time from a service's headcount: ceil(people × PEAK_SHARE), at least one."""
-    return max(1, math.ceil(people * PEAK_SHARE - 1e-9))
+def peak_concurrency(people: int, share: float | None = None) -> int:
+    """Requests at the same time from a service's headcount: ceil(people × share), the share the person stated
+    or PEAK_SHARE, at least one."""
+    return max(1, math.ceil(people * (share or PEAK_SHARE) - 1e-9))
 
 
 def rate_concurrency(s: Slots) -> tuple[int, float]:

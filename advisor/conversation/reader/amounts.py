@@ -62,6 +62,7 @@ _LENGTH_SHORTHAND = [
     re.compile(rf"(?<![\d.]){_N.format('p')}/\s*{_N.format('o')}{_IO_WORDS}(?![a-z])"),
     re.compile(rf"(?<![a-z]){_IO_WORDS}\s*(?:lengths?|长度)?\s*(?:of|=|:|为|是)?\s*{_N.format('p')}/\s*{_N.format('o')}"),
 ]
+_IN_OUT_AFTER = re.compile(r"\s*(?:in|input)\s*(?:[,/;]|and)?\s*\d")
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
 _RATE_AFTER = re.compile(r"\s*(?:/\s*(?:s|sec|second)|(?:per|an?|each|every)\s+sec(?:ond)?|/\s*秒|每秒)(?![a-z])")
 _PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
@@ -70,6 +71,11 @@ _OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|
                            r"labels?|summar(?:y|ies)|tags?|classifications?|categor(?:y|ies)|titles?|verdicts?|"
                            r"(?:的)?(?:摘要|标签|分类结果|标题)|"
                            r"(?:的)?(?:输出|回答|回复))(?![a-z])")
+# a length word right before the number ("每条输入 1k token", "output: 200 tokens") names it whatever word follows
+_PROMPT_RIGHT_BEFORE = re.compile(r"(?:输入|提示词?|(?<![a-z])(?:prompts?|inputs?))\s*(?:长度|length)?\s*(?:是|为|of|is|=|:|：)?\s*"
+                                  r"(?:约|大约|大概|about|around|~)?\s*$")
+_OUTPUT_RIGHT_BEFORE = re.compile(r"(?:输出|回答|回复|(?<![a-z])(?:outputs?|answers?|responses?))\s*(?:长度|length)?\s*"
+                                  r"(?:是|为|of|is|=|:|：)?\s*(?:约|大约|大概|about|around|~)?\s*$")
 _PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文)[^,.;，。；]{0,12}$")
 _OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|completion|response)[^,.;，。；]{0,12}$")
 _CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?(?![a-z])|context(?:\s*(?:length|window|len))?|ctx|max[\s_-]*model[\s_-]*len|窗口)"
@@ -163,6 +169,17 @@ _USER_BASE = [
 ]
 _AT_ONCE_BEFORE = re.compile(r"(?:同时|同一时间|高峰|峰值|simultaneously|concurrently|at once|at peak)\s*(?:有|在线|使用|用)?\s*$")
 _AT_ONCE = re.compile(r"^.{0,16}?(?:同时|一起用|在线|并发|at (?:the same time|once)|simultaneous|concurrent|in parallel)")
+# the share of the people who use it at once, as the person states it ("高峰 10% 在线", "峰值时 5% 的人同时用", "10% of
+# them online at peak", "peak concurrency of 5%"): the headcount times it is the concurrency
+_PCT = r"(?P<pct>\d+(?:\.\d+)?)\s*(?:%|％|percent)"
+_SHARE = [
+    re.compile(rf"(?:高峰|峰值|同时在线|同时使用|并发)\s*(?:期|时|时段|期间|的时候)?\s*(?:约|大概|大约|有|会有|是|率|比例)?\s*(?:约)?\s*{_PCT}"),
+    re.compile(rf"{_PCT}\s*(?:的)?\s*(?:人|用户|员工|学生|同事|客户)?\s*(?:会)?\s*(?:同时|在线|并发|活跃)"),
+    re.compile(rf"{_PCT}\s*(?:of\s+(?:them|those|the\s+\w+|users|people|employees|staff|students|customers)\s+)?(?:are\s+|is\s+|will\s+be\s+|"
+               r"being\s+)?(?:active|online|concurrent(?:ly)?|simultaneous(?:ly)?|at\s+(?:the\s+same\s+time|once|peak)|"
+               r"using\s+it\s+at\s+once|on\s+at\s+once)(?![a-z])"),
+    re.compile(rf"(?:peak|concurrency)\s*(?:concurrency|usage|share|rate|ratio)?\s*(?:of|is|at|around|about|:)?\s*{_PCT}"),
+]
 _PEAK = re.compile(rf"(?:高峰|峰值|peak|最多|最高|up to|max(?:imum)?)\s*(?:期|时|时段|of|is|at|:)?\s*(?P<num>{DIGITS})")
 _AVERAGE = re.compile(rf"(?:平时|平均|日常|通常|usually|normally|average|avg|typically)\s*(?:of|is|:|约|大概)?\s*(?P<num>{DIGITS})")
 _QPS = [
@@ -208,9 +225,13 @@ def read_tokens(t: Text, slots: Slots) -> None:
         value = scaled(m.group("num"), m.group("unit"))
         if value is None or value <= 0 or _RATE_AFTER.match(t.s, m.end()):  # "1000 tokens/s": a speed, not a length
             continue
+        if _IN_OUT_AFTER.match(t.s, m.end()):  # "1k tokens in, 500 out": the shorthand pair (read_bare_lengths)
+            continue
         before = t.s[max(0, m.start() - 24):m.start()]
         after = t.s[m.end():m.end() + 24]
-        slot = ("output_tokens" if _OUTPUT_AFTER.match(after)  # "195-token answers": the word it qualifies first
+        slot = ("prompt_tokens" if _PROMPT_RIGHT_BEFORE.search(before)  # "输入 1k token 输出 200 token": its own word
+                else "output_tokens" if _OUTPUT_RIGHT_BEFORE.search(before)
+                else "output_tokens" if _OUTPUT_AFTER.match(after)  # "195-token answers": the word it qualifies first
                 else "prompt_tokens" if _PROMPT_AFTER.match(after)  # "2k-token prompts"
                 else "output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
                 else None)
@@ -379,6 +400,14 @@ def read_concurrency(t: Text, slots: Slots) -> None:
                 slots.qps = v / per
                 t.consume(m.start(), m.end())
                 break
+    share = None
+    for rx in _SHARE:  # before the peak figure: "高峰 10%" is a share, not 10 users
+        m = rx.search(t.s)
+        pct = to_number(m.group("pct")) if m else None
+        if m and pct and 0 < pct <= 100:
+            share = pct / 100
+            t.consume(m.start(), m.end())
+            break
     peak = _PEAK.search(t.s)
     avg = _AVERAGE.search(t.s)
     values: list[int] = []
@@ -403,11 +432,14 @@ def read_concurrency(t: Text, slots: Slots) -> None:
             if value and wrong is None:
                 # "40 people using it at the same time": a concurrency after all
                 at_once = _AT_ONCE.match(t.s[m.end():]) or _AT_ONCE_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])
-                (values if at_once else people).append(int(value))
+                (values if at_once and share is None else people).append(int(value))
             elif wrong is not None:
                 slots.out_of_range.append(wrong)
+    if share is not None and values and not people:  # "5000 users, 10% online at peak": the users are the people
+        people, values = [max(values)], []
     if people:
         slots.headcount = max(people)
+        slots.peak_share = share
     if peak and (values or re.search(r"并发|concurren|users|用户", t.original.lower())):
         v = to_number(peak.group("num"))
         if v and 1 <= v <= 100_000:

@@ -67,12 +67,19 @@ MAX_EPOCHS = 100  # more is a misreading (a step count, a year), not a fine-tuni
 _BATCH_CUE = re.compile(r"(?<![a-z])(?:batch|offline|summari[sz]\w*|classif\w*|translat\w*|label\w*|annotat\w*|tag(?:ging)?|"
                         r"extract\w*|process\w*|rewrite|rewriting|score|scoring|run (?:it |them )?(?:over|through|on))(?![a-z])|"
                         r"批量|离线|跑批|摘要|总结|分类|翻译|标注|打标|抽取|提取|处理|清洗|改写|跑完|过一遍")
+# a time asked for the items alone ("500k prompts, 1k in / 500 out: hours on one H100?"): a job too, unless the time is
+# a request's own (first token, latency) or the count is a prompt length ("8k prompts": prompts of 8k tokens)
+_TIME_CUE = re.compile(r"how long|how many (?:hours|days)|(?<![a-z])(?:hours|days) (?:on|with|for)(?![a-z])|多久|多长时间|"
+                       r"几个?小时|几天")
+_ONE_REQUEST_TIME = re.compile(r"first token|ttft|latency|首字|首\s*token|延迟|时延")
+_LENGTH_LIKE = re.compile(r"(?:1|2|4|8|16|32|64|128|256)\s*k\s+(?:prompts?|inputs?|queries|requests?)")
 _JOB_ITEMS_EN = (r"(?:documents?|docs?|articles?|files?|pages?|items?|records?|rows?|prompts?|requests?|queries|questions?|"
                  r"tickets?|emails?|reviews?|messages?|samples?|texts?|transcripts?|papers?|reports?|conversations?|chats?)")
 _JOB_ITEMS_ZH = r"(?:条|篇|份|个\s*(?:文档|文件|问题|请求)|封)\s*(?:数据|文档|文本|记录|样本|评论|邮件|工单|对话|请求|问题|文章|新闻|论文|报告)?"
 _JOB = [
     re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s+(?:[a-z&-]+\s+){{0,2}}?{_JOB_ITEMS_EN}(?![a-z])"
-               rf"(?:\s*(?:of|with|at|averaging|,)?\s*(?:about|around|roughly|~)?\s*{_LEN}(?:\s*each)?)?"),
+               rf"(?:\s*(?:of|with|at|averaging|,)?\s*(?:about|around|roughly|~)?\s*{_LEN}(?![a-z]|\s*(?:in|input)(?![a-z]))"
+               rf"(?:\s*each)?)?"),  # ("500k prompts, 1k tokens in, 500 out": the pair is read by the lengths)
     re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*{_JOB_ITEMS_ZH}"),
 ]
 _JOB_LEN = [re.compile(rf"{_LEN}\s*(?:each|apiece|per\s+(?:item|document|doc|ticket|request|prompt|file|article|row|record))"
@@ -87,12 +94,15 @@ def read_batch_job(t: Text, slots: Slots) -> None:
     """`slots.job_requests` from a batch-inference job's size ("summarise 1 million documents of 3k tokens each",
     "批量推理 50 万条数据"): the count of items when the message runs a model over them and trains nothing; a length
     said with the items ("of 3k tokens each") is each request's prompt (decimal: a count of tokens)."""
-    if not _BATCH_CUE.search(t.s) or _TRAINING.search(t.s):
+    strong = bool(_BATCH_CUE.search(t.s))
+    if not (strong or (_TIME_CUE.search(t.s) and not _ONE_REQUEST_TIME.search(t.s))) or _TRAINING.search(t.s):
         return
     for rx in _JOB:
         for m in t.finditer(rx):
             if _PER_TIME.match(t.s, m.end()):
                 continue  # "20k requests per day" is a request rate
+            if not strong and _LENGTH_LIKE.match(m.group(0)):
+                continue
             count = scaled(m.group("count"), m.group("cunit"))
             if not count or count < MIN_JOB_REQUESTS or count > 1e12 or count != int(count):
                 continue

@@ -62,6 +62,7 @@ class Slots(Mutable):
     output_tokens: int | None = None
     concurrency: int | None = None
     concurrency_avg: int | None = None
+    peak_share: float | None = None  # the share of the headcount at once the person states ("高峰 10% 在线", "5% at peak")
     headcount: int | None = None  # people who use the service ("team of 15", "全公司 300 人"), not all at once
     qps: float | None = None
     budget: float | None = None

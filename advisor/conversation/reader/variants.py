@@ -15,6 +15,9 @@ import re
 Variant = tuple[str, str | int]
 
 _SEP = r"\s*(?:vs\.?|versus|or|and|against|compared (?:to|with)|over|instead of|than|和|与|跟|还是|对比|比|相比|或)\s*"
+# a few words, then a comparative ("FP8 training on H100 faster than BF16", "LoRA uses less memory than full")
+_COMPARED_AFTER = re.compile(r"[\s\w,()/-]{0,40}?(?<![a-z])(?:faster|slower|quicker|better|worse|cheaper|(?:more|less|fewer)"
+                             r"(?:\s+\w+)?)\s+than\s*(?:the|a|an)?\s*")
 _METHODS = {
     "full": r"full(?:[\s-]*parameter)?[\s-]*(?:fine[\s-]*tun(?:e|ing)|ft)|全参(?:数)?(?:微调)?|全量微调",
     "qlora": r"q[\s-]?lora",
@@ -75,6 +78,7 @@ def _two_named(s: str, table: dict[str, str]) -> list[str]:
             hits.append((m.start(), m.end(), value))
     hits.sort()
     for (_, end_a, a), (start_b, _, b) in itertools.pairwise(hits):
-        if a != b and re.fullmatch(rf"[\s,()]*(?:{_SEP})[\s,()]*(?:the|a|an)?\s*", s[end_a:start_b]):
+        if a != b and (re.fullmatch(rf"[\s,()]*(?:{_SEP})[\s,()]*(?:the|a|an)?\s*", s[end_a:start_b])
+                       or _COMPARED_AFTER.fullmatch(s[end_a:start_b])):
             return [a, b]
     return []

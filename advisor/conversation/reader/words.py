@@ -58,15 +58,23 @@ _FINETUNE = re.compile(r"微调|精调|fine[\s\-_]*tun\w*|finetun\w*|(?<![a-z])s
 # "训练", and "训" alone as the verb ("用 8 张 H100 训 Llama3-8B", "训一个 70B"), not 培训/教训/军训 …
 _TRAIN = re.compile(r"训练|(?<![培教集军家校特])训(?![练诫斥话])|(?<![a-z])train(?:ing|ed)?(?![a-z])")
 # a training framework or a per-GPU throughput asked ("with FSDP", "MFU?", "每卡每秒多少 token"): full-parameter training
+# a training plan asked ("global batch", "TP/PP/DP layout", "3D parallelism", "并行策略"): a pre-training run, with no
+# training word needed
+_PLAN_CUE = (r"global[\s-]*batch|全局\s*(?:batch|批)|(?<![a-z])(?:tp|pp|dp)\s*[/×x,、]\s*(?:tp|pp|dp)(?![a-z])|"
+             r"3d[\s-]*parallel|pipeline[\s-]*parallel|tensor[\s-]*parallel|并行策略|流水线并行|张量并行")
+_PLAN = re.compile(_PLAN_CUE)
 _FULL_TRAINING_CUE = re.compile(r"(?<![a-z])(?:fsdp2?|torchtitan|megatron|mfu|hfu)(?![a-z])|model flops utili|算力利用率|"
-                                r"per[\s-]gpu|每卡|单卡每秒")
+                                r"per[\s-]gpu|每卡|单卡每秒|" + _PLAN_CUE + "|"
+                                # FP8 against BF16 training: a pre-training (or full) run's choice
+                                r"fp8[\s-]*(?:training|train)|(?:training|train)\s+(?:in|with)\s+fp8|"
+                                r"(?:fp8|bf16)\s*(?:vs\.?|versus|比|对比|相比|instead of|而不是|还是|or|and|和)\s*(?:the\s*)?(?:fp8|bf16)")
 _INFER = re.compile(
     r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"
     r"inference|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"
 )
 _REGION_CN = re.compile(r"国内|中国|大陆|境内|内地|国产|(?<![a-z])china(?![a-z])|mainland|(?<![a-z])prc(?![a-z])|in cn(?![a-z])|chinese market|"
                         r"chinese (?:companies|company|customers?|firms?|clients?|buyers?)")
-_REGION_GLOBAL = re.compile(r"海外|国外|境外|overseas|outside china|(?<![a-z])global(?![a-z])|(?<![a-z])usa?(?![a-z])|united states|europe|(?<![a-z])eu(?![a-z])|international")
+_REGION_GLOBAL = re.compile(r"海外|国外|境外|overseas|outside china|(?<![a-z])global(?![a-z])(?!\s*[-_]?\s*(?:batch|bs|batch[\s_-]*size|tokens?|step|norm|attention|layers?|sequences?|seqs?|gbs)(?![a-z]))|(?<![a-z])usa?(?![a-z])|united states|europe|(?<![a-z])eu(?![a-z])|international")
 _ENGINES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"vllm"), "vllm"),
     (re.compile(r"llama\.cpp|llamacpp|ollama|lm studio|gguf"), "llama.cpp"),
@@ -116,8 +124,8 @@ def read_task(t: Text, slots: Slots) -> None:
     if _FINETUNE.search(t.s):
         slots.task_generic = "finetune"
         return
-    if _TRAIN.search(t.s):
-        if _FULL_TRAINING_CUE.search(t.s):  # "training Llama 3 8B with FSDP: what MFU?": every weight trained
+    if _TRAIN.search(t.s) or (_PLAN.search(t.s) and not _INFER.search(t.s)):
+        if _FULL_TRAINING_CUE.search(t.original.lower()):  # (the words as typed: a precision read before is blanked)  # "training Llama 3 8B with FSDP: what MFU?": every weight trained
             slots.task = "pretrain"
             return
         slots.task_generic = "train"

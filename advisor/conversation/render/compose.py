@@ -305,7 +305,8 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     changed = changes_block(changes, state, ev, book, lang, catalog)
     if changed:
         first.append(changed)
-    first.append(fs.assumed_line(ev, book, lang, people=state.slots.headcount, users_answered=users_lead))
+    first.append(fs.assumed_line(ev, book, lang, people=state.slots.headcount, users_answered=users_lead,
+                                    share=state.slots.peak_share))
     return first
 
 

@@ -544,7 +544,8 @@ def stated_targets(ev: Any, book: Book) -> list[str]:
 SRC_CHAT = "advisor.workload.CHAT_PROMPT_TOKENS / CHAT_OUTPUT_TOKENS (ShareGPT means, sglang-vllm-060-bench)"
 
 
-def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, users_answered: bool = False) -> str:
+def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, users_answered: bool = False,
+                 share: float | None = None) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
     the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.load.PEAK_SHARE);
     `users_answered`: the lead answers "how many users?", so the default concurrency is no assumption of it."""
@@ -555,11 +556,11 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
         pass  # the user count is the answer, not an assumption ("1 user" under "serves at most 5 users" misleads;
         # a batch job runs as many at once as the cards hold, which its lead says)
     elif w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
-        bits.append(t("screen.assumed.people", lang,
+        bits.append(t("screen.assumed.people.stated" if share else "screen.assumed.people", lang,
                       people=book.count("people using the service", people, "people", SRC_USER),
                       n=book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency")),
-                      share=book.num("share of users active at peak", PEAK_SHARE * 100, "%", PEAK_SHARE_SOURCE,
-                                     suffix="")))
+                      share=book.num("share of users active at peak", (share or PEAK_SHARE) * 100, "%",
+                                     SRC_USER if share else PEAK_SHARE_SOURCE, suffix="")))
     elif w.task == "inference":
         n = book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"))
         bits.append(t("screen.assumed.users", lang, n=w.concurrency, count=n))
