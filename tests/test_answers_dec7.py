@@ -3,6 +3,8 @@ count is asked ("how many 8x H100 servers"), a headcount said as an N-person any
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from advisor.conversation.reader.extract import extract
@@ -170,3 +172,26 @@ def test_the_stated_share_sizes_the_load() -> None:
     5000 as the concurrency."""
     text = answer("We have 3000 employees, about 8% of them online at peak, serving Llama-3.1-70B. How many H100?")
     assert "At 240 concurrent users" in text and "8% of them at peak, as you said" in text, text[:600]
+
+
+# --- a follow-up asking one figure of the job answered --------------------------------------------------------------
+
+@pytest.mark.parametrize("first, then, lang, expect", [
+    ("Qwen2.5-72B 部署在 8 张 H20 上，50 路并发", "P99 首字延迟呢？", "zh", r"p99 \d+ ms"),
+    ("Qwen2.5-72B 部署在 8 张 H20 上，50 路并发", "吞吐呢", "zh", r"合计 \d+ tokens/s"),
+    ("Llama-3.1-70B on 4 H100 for 40 users", "what's the p95 latency then?", "en", r"\d+ ms at p95"),
+    ("Llama-3.1-70B on 4 H100 for 40 users", "and the TTFT?", "en", r"first token after \d+ ms"),
+])
+def test_a_follow_up_asking_a_figure_is_answered(first: str, then: str, lang: str, expect: str) -> None:
+    """"P99 首字延迟呢？" after a job had been answered "目前已知 … 上下文长度是多少？" (a question back) or "no job found"."""
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang=lang)
+    c.respond(first)
+    lead = first_paragraph(c.respond(then).answer)
+    assert re.search(expect, lead), lead
+
+
+def test_assumed_rates_name_their_unit_once() -> None:
+    text = answer("We expect 20 requests per second to gpt-oss-120b, avg 1500 input / 300 output tokens. How many B200s?")
+    assert "requests/s requests/s" not in text and "tokens/s tokens/s" not in text and "tokens tokens" not in text

@@ -175,6 +175,9 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     # users can that setup serve?"): the last workload answered again for this question
     if state.answered and slots.empty and state.slots.model is not None and asks("cheapest", text):
         intent = "which"  # "cheaper option?" after a recommendation: the cheapest configuration of the same job
+    elif (state.answered and slots.empty and intent == "what_if" and state.slots.model is not None
+          and (any(asks(q, text) for q in _FIGURES) or _FIGURE_WORDS.search(text.lower()))):
+        intent = "feasibility"  # "P99 首字延迟呢？", "and the TTFT?": a figure of the job answered, asked as a question of it
     about_previous = state.answered > 0 and (intent == "explain" or (
         intent in ("how_much", "how_long", "how_many", "feasibility", "which") and (slots.refers_previous or slots.question_words)))
     if slots.empty and not slots.default and not (slots.advice and state.slots.model is None) and not about_previous:
@@ -249,6 +252,9 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 
 # the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
 # users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
+# the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢")
+_FIGURES = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch")
+_FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed")
 _KEPT_ACTS = ("explain", "how_many", "how_long", "how_much")  # "给个报价" → "换成 H20 呢": still the price
 
 
@@ -456,7 +462,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_need=intent == "explain" and asks("memory", text),
                                # a per-token or per-user speed target read this turn, in whatever words, asks
                                # whether the speed meets it: the answer opens with the speed against it
-                               asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None),
+                               asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None
+                                                                        or bool(_FIGURE_WORDS.search(text.lower()))),
                                asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
                                asks_full_load=not workload.is_training and asks("full_load", text),
                                asks_rps=not workload.is_training and asks("rps", text), rate_period_s=rate_period(text),
