@@ -195,3 +195,33 @@ def test_a_follow_up_asking_a_figure_is_answered(first: str, then: str, lang: st
 def test_assumed_rates_name_their_unit_once() -> None:
     text = answer("We expect 20 requests per second to gpt-oss-120b, avg 1500 input / 300 output tokens. How many B200s?")
     assert "requests/s requests/s" not in text and "tokens/s tokens/s" not in text and "tokens tokens" not in text
+
+
+# --- a token volume over time is a rate the hardware must sustain ------------------------------------------------------
+
+@pytest.mark.parametrize("text, lang, per_day", [
+    ("we need to process 10m tokens/hour with llama 3.1 70b, how many h100s?", "en", 240e6),
+    ("llama 3.1 8b 每小时要处理 500 万 token", "zh", 120e6),
+    ("30M tokens per month on qwen2.5-7b", "en", 1e6),
+])
+def test_a_token_volume_per_period(text: str, lang: str, per_day: float) -> None:
+    s = extract(text, CAT, lang=lang)
+    assert s.tokens_per_day == pytest.approx(per_day) and s.train_tokens is None, s
+
+
+def test_a_volume_an_hour_sizes_the_cards() -> None:
+    """10M tokens an hour is 2,778 tokens/s on average: the cards sized put out at least that at their load (it had
+    been read as a training-token count, and 2× H100 sized for one user)."""
+    lead = answer("We need to process 10M tokens/hour with Llama 3.1 70B, how many H100s?")
+    total = number(r"([\d,]+) tokens/s in total", lead)
+    assert total >= 10e6 / 3600, lead[:500]
+
+
+def test_a_first_token_target_alone_is_what_the_rate_is_judged_on() -> None:
+    """"Max QPS keeping p95 TTFT under 500 ms": the rate is the most requests whose first token meets it; the lead had
+    said "each within 40 ms per token (the default target)" beside a load at 98 ms per token, and a one-user TTFT
+    of 16 ms had followed the load's 293 ms."""
+    text = answer("What's the max QPS for Llama 3.1 8B on one H100 with 512 in / 128 out, keeping p95 TTFT under 500ms?")
+    lead = first_paragraph(text)
+    assert "first token within 500 ms" in lead and "per token (the default" not in lead, lead
+    assert "for a prompt of 512 tokens: within your target" not in text

@@ -457,9 +457,9 @@ def _training_precisions(request: AnalysisRequest, steps: list[Step], ev: Analys
         # a 70B?"): the recommender's count of that card, which finishes within its default deadline; else (a card
         # the region's search leaves out) the run's cards scaled to that deadline, in whole 8-GPU servers
         rec = ev.recommendation.options if ev.recommendation is not None else []
-        sized = next((o for o in rec if o.gpu == base.gpu and o.fits and o.training is not None), None)
-        if sized is not None:
-            count = sized.count
+        fit = next((o for o in rec if o.gpu == base.gpu and o.fits and o.training is not None), None)
+        if fit is not None:
+            count = fit.count
         elif base.fits and base.training is not None:
             need = base.count * base.training.wall.s / DEFAULT_TRAINING_DEADLINE_S
             count = 8 * 2 ** math.ceil(math.log2(max(1.0, need / 8)))

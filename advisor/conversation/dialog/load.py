@@ -57,7 +57,7 @@ def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
         concurrency = max(1, math.ceil(job * w_s))
         notes.append(Assumption(
             *pair("assumption.job_rate"),
-            {"n": (s.job_requests, "requests", "user input"), "hours": (round((s.deadline_s or 0) / 3600, 1), "h",
+            {"n": (s.job_requests or 0, "requests", "user input"), "hours": (round((s.deadline_s or 0) / 3600, 1), "h",
              "user input"), "qps": (round(job, 2), "requests/s", "requests ÷ deadline"),
              "conc": (concurrency, "sequences", "Little's law L = λ·W")}))
     if concurrency is None and s.qps:
@@ -77,6 +77,12 @@ def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
             {"people": (s.headcount, "people", "user input"),
              "conc": (concurrency, "sequences", "ceil(people × peak share)"),
              "share": ((s.peak_share or PEAK_SHARE) * 100, "%", "user input" if s.peak_share else PEAK_SHARE_SOURCE)}))
+    if concurrency is None and s.min_tokens_per_s is None and volume_rate(s) and task == "inference":
+        concurrency, ms = rate_concurrency(s, volume_rate(s))
+        notes.append(Assumption(
+            *pair("assumption.volume_rate"),
+            {"day": (s.tokens_per_day or 0, "tokens", "user input"), "rate": (round(volume_rate(s) or 0), "tokens/s",
+             "tokens a day ÷ 86,400 s"), "conc": (concurrency, "sequences", "total tokens/s × time per token")}))
     if concurrency is None and s.min_tokens_per_s and task == "inference":
         concurrency, ms = rate_concurrency(s)
         notes.append(Assumption(
@@ -96,10 +102,20 @@ def peak_concurrency(people: int, share: float | None = None) -> int:
     return max(1, math.ceil(people * (share or PEAK_SHARE) - 1e-9))
 
 
-def rate_concurrency(s: Slots) -> tuple[int, float]:
-    """(streams, ms per token) a stated total rate ("5000 tokens/s in total") implies: total = streams × per-stream
-    speed, each stream at the per-token target (the stated one, else the default interactivity target)."""
+def rate_concurrency(s: Slots, rate: float | None = None) -> tuple[int, float]:
+    """(streams, ms per token) a total rate (`rate`, else the stated "5000 tokens/s in total") implies: total =
+    streams × per-stream speed, each stream at the per-token target (the stated one, else the default interactivity
+    target)."""
     from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated total rate needs it
 
     ms = s.tpot_ms or INTERACTIVE_MS_PER_TOKEN
-    return max(1, math.ceil((s.min_tokens_per_s or 0) * ms / 1000)), ms
+    return max(1, math.ceil((rate or s.min_tokens_per_s or 0) * ms / 1000)), ms
+
+
+def volume_rate(s: Slots) -> float | None:
+    """The output rate a token volume to serve implies ("240M tokens a day", "10M tokens an hour": its average,
+    tokens a day ÷ 86,400 s), when no load is stated otherwise (users, a request rate, a headcount, a total rate);
+    the hardware is sized to sustain it, like a stated total rate."""
+    if not s.tokens_per_day or s.concurrency is not None or s.qps or s.headcount or s.min_tokens_per_s or s.job_requests:
+        return None
+    return s.tokens_per_day / 86_400

@@ -21,7 +21,7 @@ import msgspec
 
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.analysis.result import Assumption
-from advisor.conversation.dialog.load import e2e_tpot_ms, job_rate, serving_concurrency
+from advisor.conversation.dialog.load import e2e_tpot_ms, job_rate, serving_concurrency, volume_rate
 from advisor.conversation.reader.constraints import FOREIGN_VENDORS
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
 from advisor.estimator.formats import FORMATS
@@ -388,6 +388,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
             "qps": (round(qps, 2), "requests/s", "user input" if s.qps else "requests ÷ deadline"),
             "out": (out, "tokens", "output tokens a request"),
             "rate": (round(rate), "tokens/s", "requests/s × output tokens")}))
+    elif (volume := volume_rate(s)) and (s.task or "inference") == "inference":
+        kwargs["min_tokens_per_s"] = volume  # "240M tokens a day": its average rate sustained
     if s.ttft_ms:  # a stated time to first token: judged like the per-token one
         kwargs["max_ttft_ms"] = s.ttft_ms
     if s.buy_or_rent:
@@ -482,7 +484,7 @@ def next_question(state: DialogState, answered: tuple[str, ...] = ()) -> str | N
     known = {
         # (a batch job runs as many requests at once as the cards hold: no users to ask about)
         "concurrency": s.concurrency is not None or s.qps is not None or s.headcount is not None
-        or s.job_requests is not None,
+        or s.job_requests is not None or volume_rate(s) is not None,
         "context": s.context is not None or prompt_fills(s) is not None,  # the request lengths said set it
         "weights": s.weights is not None,
         "region": s.region is not None,
@@ -571,7 +573,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         concurrency_avg=s.concurrency_avg,
         job_requests=s.job_requests if workload.task == "inference" else None,
         concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None
-        or (s.batch is not None and workload.task == "inference"),
+        or (s.batch is not None and workload.task == "inference") or volume_rate(s) is not None,
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
         count_said=s.gpu_count if s.gpu_count and not s.existing and not s.candidates and s.capacity is None
         and s.device is None else None,  # "a 24GB card": the card is that memory, not the search's stand-in

@@ -37,6 +37,7 @@ from advisor.conversation.reader import ranges
 from advisor.conversation.reader.extract import Slots, extract
 from advisor.conversation.reader.hant import simplified
 from advisor.conversation.reader.intent import (
+    Question,
     asks,
     engines_compared,
     implies_inference,
@@ -253,7 +254,7 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 # the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
 # users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢")
-_FIGURES = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch")
+_FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch")
 _FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed")
 _KEPT_ACTS = ("explain", "how_many", "how_long", "how_much")  # "给个报价" → "换成 H20 呢": still the price
 
@@ -555,7 +556,8 @@ def _ask_ambiguous(state: DialogState, working: DialogState, slots: Slots, unsur
 
 def _slot_known(s: Slots, slot: str) -> bool:
     return {
-        "concurrency": s.concurrency is not None or s.qps is not None or s.headcount is not None,
+        "concurrency": s.concurrency is not None or s.qps is not None or s.headcount is not None
+        or s.tokens_per_day is not None,
         "context": s.context is not None,
         "weights": s.weights is not None, "region": s.region is not None, "budget": s.budget is not None,
         "output_tokens": s.output_tokens is not None, "train_tokens": s.train_tokens is not None,

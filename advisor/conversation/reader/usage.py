@@ -166,8 +166,10 @@ def read_usage(s: str) -> Usage:
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
 # "1M tokens a day", "30 million tokens per month", "500k tok/day", "每天 100 万 token" (digits after rewrite_numbers)
 _VOLUME = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<s>k|m|mm|b|bn|thousand|million|billion)?\s*(?:output\s+)?"
-                     r"(?:tokens?|toks?)\s*(?:a|per|/|each|every)\s*(?P<u>day|month)(?![a-z])", re.I)
-_VOLUME_ZH = re.compile(r"每(?P<u>天|日|月)\s*(?:生成|输出|处理|跑)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<s>万|亿)?\s*(?:个)?\s*tokens?")
+                     r"(?:tokens?|toks?)\s*(?:a|an|per|/|each|every)\s*(?P<u>day|month|hour|hr)(?![a-z])", re.I)
+_VOLUME_ZH = re.compile(r"每(?P<u>天|日|月|小时)\s*(?:要|需要)?\s*(?:生成|输出|处理|跑)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<s>万|亿)?\s*(?:个)?\s*tokens?")
+_VOLUME_PER_DAY = {"day": 1.0, "天": 1.0, "日": 1.0, "month": 1 / DAYS_PER_MONTH, "月": 1 / DAYS_PER_MONTH, "hour": 24.0,
+            "hr": 24.0, "小时": 24.0}
 
 
 def read_token_volume(t: Text, slots: Slots) -> None:
@@ -176,13 +178,12 @@ def read_token_volume(t: Text, slots: Slots) -> None:
     m = _VOLUME.search(t.s)
     if m:
         n = float(m.group("n")) * _SCALE.get((m.group("s") or "").lower(), 1.0)
-        per_day = n / DAYS_PER_MONTH if m.group("u").lower() == "month" else n
     elif (z := _VOLUME_ZH.search(t.s)) is not None:
         m = z
         n = float(z.group("n")) * {"万": 1e4, "亿": 1e8}.get(z.group("s") or "", 1.0)
-        per_day = n / DAYS_PER_MONTH if z.group("u") == "月" else n
     else:
         return
+    per_day = n * _VOLUME_PER_DAY[m.group("u").lower()]  # ("10M tokens an hour": 240M a day)
     if per_day > 0:
         slots.tokens_per_day = per_day
         t.consume(m.start(), m.end())

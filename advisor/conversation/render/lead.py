@@ -491,8 +491,8 @@ def ttft_target_line(o: Option | None, ev: Analysis, book: Book, lang: str, *, s
     target = ev.constraints.max_ttft_ms
     if target is None or o is None or not o.fits or o.throughput is None or not o.throughput.ttft:
         return ""
-    if o.throughput.under_load is not None and ev.workload.concurrency > 1:
-        return ""
+    if (o.throughput.under_load is not None and ev.workload.concurrency > 1) or (ev.load or {}).get("concurrency", 0) > 1:
+        return ""  # (a load the answer simulated, a request rate's or a batch's: its line judges the target)
     ttft = o.throughput.judged_ttft
     name = f"time to first token on {o.count}× {o.gpu_name}"
     value = book.latency(name, ttft, SRC_THROUGHPUT)

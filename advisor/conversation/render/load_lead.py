@@ -96,10 +96,15 @@ def rps_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     most = book.count(f"concurrent requests meeting the target on {on}", int(load["concurrency"]), "sequences", SRC_LOAD)
     tot = book.num(f"output tokens/s in total at {load['concurrency']} requests on {on}", load["total_tokens_per_s"],
                    "tokens/s", SRC_LOAD, 0)
-    target = (load.get("target") or {}).get("tpot_s") or INTERACTIVE_MS_PER_TOKEN / 1000
+    goal = load.get("target") or {}
+    target = goal.get("tpot_s") or INTERACTIVE_MS_PER_TOKEN / 1000
     stated = ev.constraints.max_ms_per_token is not None
     ms = target_ms(book, "TPOT target", target, SRC_USER if stated else SRC_RECOMMEND)
     why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
+    key = "screen.rps"
+    if goal.get("ttft_s") and not goal.get("tpot_s"):  # a first-token target alone ("p95 TTFT under 500 ms"): that one
+        key, ms = "screen.rps.ttft", target_ms(book, "TTFT target", float(goal["ttft_s"]), SRC_USER)
+        why = t("screen.load.your_target", lang)
     w = speed_workload(ev.workload)
     pin = book.tokens("prompt tokens per request", w.prompt_tokens or 0, source_of(ev, "prompt_tokens"), lang)
     pout = book.tokens("output tokens per request", w.output_tokens or 0, source_of(ev, "output_tokens"), lang)
@@ -110,7 +115,7 @@ def rps_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         n = book.num(f"requests per {unit} on {on}", rps * period, f"requests/{unit}",
                      f"computed: requests per second × {period} s", 0, suffix="")
         per = t(f"screen.rps.per_{unit}", lang, n=n)
-    return Lead(t("screen.rps", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), rps=rate, per=per,
+    return Lead(t(key, lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), rps=rate, per=per,
                   most=most, ms=ms, why=why, tot=tot, pin=pin, pout=pout), None, f"requests per second on {on}")
 
 
