@@ -417,7 +417,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "changes.head": "**What changed:** {changes}",
     "changes.need": ". Total memory need (unsharded): {old} → {new} ({change})",
     "changes.leading": "; leading option {old} → {new}",
-    "changes.decode_speed": "; total decode speed {old} → {new}",
+    "changes.decode_speed": "; total output speed {old} → {new}",
     "changes.training_time": "; training time {old} → {new}",
     "changes.default": "{value} (default)",
     "changes.would_work": "**What would make it work:**",

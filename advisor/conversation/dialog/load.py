@@ -118,4 +118,6 @@ def volume_rate(s: Slots) -> float | None:
     the hardware is sized to sustain it, like a stated total rate."""
     if not s.tokens_per_day or s.concurrency is not None or s.qps or s.headcount or s.min_tokens_per_s or s.job_requests:
         return None
+    if s.existing is not None or s.gpu_count or any(c.count for c in s.candidates):
+        return None  # "500M tokens a day on one L4": what those cards make of it (render.lead's volume sentence)
     return s.tokens_per_day / 86_400

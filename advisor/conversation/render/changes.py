@@ -19,7 +19,7 @@ from knowledge.quantities import Bytes, Seconds
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Change as RecChange
-    from advisor.recommend.recommender import Recommendation
+    from advisor.recommend.recommender import Option, Recommendation
     from knowledge.catalog import Catalog
 
 
@@ -75,10 +75,10 @@ def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
         old = f"{book.count('previous GPU count', before['top_count'], 'GPUs', 'previous turn')}× {before['top_name']}"
         out += t("changes.leading", lang, old=old, new=opt_name(top, book))
     last = state.last_numbers
-    speed = top.throughput.decode_tokens_per_s_total if top.throughput else None
+    speed = shown_total_speed(ev, top)
     if speed and last.get("top_tokens_per_s") and round(speed) != round(last["top_tokens_per_s"]):
         old = book.num("previous total decode speed", last["top_tokens_per_s"], "tokens/s", "previous turn: " + sources.SRC_THROUGHPUT, 0)
-        new = book.num(f"decode tokens/s total on {top.count}× {top.gpu_name}", speed, "tokens/s", sources.SRC_THROUGHPUT, 0)
+        new = book.num(f"total tokens/s shown on {top.count}× {top.gpu_name}", speed, "tokens/s", sources.SRC_THROUGHPUT, 0)
         out += t("changes.decode_speed", lang, old=old, new=new)
     wall = top.training.wall if top.training else None
     if wall and last.get("top_wall_s"):
@@ -88,6 +88,21 @@ def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
                             suffix=t("slot.days", lang))
         out += t("changes.training_time", lang, old=old, new=new)
     return out
+
+
+def shown_total_speed(ev: Analysis, top: Option) -> float:
+    """The total output tokens/s the answer shows for its leading option: the simulated load's (the answer's load
+    line, else the option's row under load), else the decode roofline's for one user; one figure per fact, so "what
+    changed" compares what the two answers said."""
+    load = ev.load or {}
+    if load.get("total_tokens_per_s") and (load.get("concurrency") or 0) > 1:
+        return float(load["total_tokens_per_s"])
+    t = top.throughput
+    if t is None:
+        return 0.0
+    if t.under_load is not None and t.under_load.total_tokens_per_s:
+        return float(t.under_load.total_tokens_per_s)
+    return float(t.decode_tokens_per_s_total or 0.0)
 
 
 def _effective(slot: str, ev: Analysis, book: Book, lang: str, catalog: Catalog) -> str:

@@ -30,7 +30,13 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render import load_lead
 from advisor.conversation.render.assumptions import assumption_text, assumption_zh, assumptions_block, mfu_assumption
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book
-from advisor.conversation.render.changes import changes_block, key_numbers, named_changes, rec_changes
+from advisor.conversation.render.changes import (
+    changes_block,
+    key_numbers,
+    named_changes,
+    rec_changes,
+    shown_total_speed,
+)
 from advisor.conversation.render.cost import rec_cost
 from advisor.conversation.render.findings import claim_block, findings_block, guide_name, rec_findings
 from advisor.conversation.render.headline import headline, job_line, rec_headline, top_config, verdict_of
@@ -428,7 +434,7 @@ def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
     state.last_workload = {}
     if top is not None:
         state.last_numbers.update(top_total=float(top.per_gpu.total.n), top_count=float(top.count))
-        speed = (top.throughput.decode_tokens_per_s_total if top.throughput else 0.0) or 0.0
+        speed = shown_total_speed(ev, top)
         wall = top.training.wall.s if top.training else 0.0
         if speed:
             state.last_numbers["top_tokens_per_s"] = float(speed)
