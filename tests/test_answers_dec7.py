@@ -225,3 +225,25 @@ def test_a_first_token_target_alone_is_what_the_rate_is_judged_on() -> None:
     lead = first_paragraph(text)
     assert "first token within 500 ms" in lead and "per token (the default" not in lead, lead
     assert "for a prompt of 512 tokens: within your target" not in text
+
+
+# --- the copies a load needs are for the users asked; an engine's parallel slots are named as the limit --------------
+
+def test_the_copies_are_for_the_users_asked() -> None:
+    """"What about 100 users?" on 2× A100 that hold 56: the load is shown at 56, the copies are for the 100 (had been
+    for 56)."""
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang="en")
+    c.respond("Can 2x A100 80GB serve Llama 3.1 70B in fp8 for 20 users?")
+    text = c.respond("what about 100 users?").answer
+    within = number(r"at most (\d+) concurrent users stay within", text)
+    copies = number(r"all 100 users within that take (\d+) copies", text)
+    assert copies == -(-100 // within), text[:900]
+
+
+def test_a_llama_cpp_slot_limit_is_named_as_such() -> None:
+    """Ten users on one RTX 5090 (llama.cpp, 4 parallel slots): four run at a time at 20 ms per token, the others
+    wait; it had said "at most 4 users stay within 50 ms per token" beside a speed of 20 ms."""
+    text = answer("Can one RTX 5090 serve Qwen3-32B to 10 users at 20 tok/s?")
+    assert "the engine's parallel slots" in text and "the others wait for a free slot" in text, text[:900]

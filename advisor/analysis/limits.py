@@ -103,6 +103,9 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
             held = fits
     if limit is not None and held is not None and held < limit:
         limit, bound = held, "memory"
+    slots = rep.scheduler.max_num_seqs * rep.replicas
+    if limit is not None and limit >= slots and concurrency > slots:  # the engine's parallel slots bind (llama.cpp's
+        limit, bound = slots, "slots"  # --parallel): more users wait for a free slot, their first token delayed
     return {"concurrency": concurrency, "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
             "per_user_tokens_per_s": r.per_user_tokens_per_s, "total_tokens_per_s": rep.output_tokens_per_s,
             "requests_per_s": rep.requests_per_s,  # over all replicas (the result's are one replica's)

@@ -735,6 +735,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.load.default_target": "the default interactivity target",
     "screen.load.most_memory": "; at most {most} concurrent users, as many requests as the KV cache holds at once, each within {ms} per token ({rate}, {why})",
     "screen.load.most": "; at most {most} concurrent users stay within {ms} per token ({rate} each, {why})",
+    "screen.load.most_slots": "; at most {most} concurrent users run at once, the engine's parallel slots, each within {ms} per token ({rate}, {why}); the others wait for a free slot",
     "screen.load.not_one": "; not even one user stays within {ms} per token ({rate}, {why})",
     "screen.load.most_ttft": "; at most {most} concurrent users {cond} ({why})",
     "screen.load.most_ttft_memory": "; at most {most} concurrent users (as many requests as the KV cache holds at once), all of whom {cond} ({why})",

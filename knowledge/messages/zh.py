@@ -731,6 +731,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.load.default_target": "默认交互目标",
     "screen.load.most_memory": "；最多 {most} 路并发（KV 缓存一次放得下的请求数），每路都在每 token {ms} 以内（每路 {rate}，{why}）",
     "screen.load.most": "；每 token ≤ {ms}（每路 {rate}，{why}）时最多 {most} 路并发",
+    "screen.load.most_slots": "；引擎一次最多并行 {most} 路（并行槽位数），每路都在每 token {ms} 以内（每路 {rate}，{why}）；其余请求排队等空闲槽位",
     "screen.load.not_one": "；即使只有 1 路也达不到每 token ≤ {ms}（每路 {rate}，{why}）",
     "screen.load.most_ttft": "；{cond}（{why}）时最多 {most} 路并发",
     "screen.load.most_ttft_memory": "；最多 {most} 路并发（KV 缓存一次放得下的请求数），每路都满足{cond}（{why}）",

@@ -464,7 +464,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                # a per-token or per-user speed target read this turn, in whatever words, asks
                                # whether the speed meets it: the answer opens with the speed against it
                                asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None
-                                                                        or bool(_FIGURE_WORDS.search(text.lower()))),
+                                                                        or (slots.empty and state.answered > 0
+                                                                            and bool(_FIGURE_WORDS.search(text.lower())))),
                                asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
                                asks_full_load=not workload.is_training and asks("full_load", text),
                                asks_rps=not workload.is_training and asks("rps", text), rate_period_s=rate_period(text),

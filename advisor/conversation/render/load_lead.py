@@ -273,7 +273,7 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
     head = t("screen.load.head", lang, n=n, on=on, bits=t("list.comma", lang).join(bits))
     ttft_target = (load.get("target") or {}).get("ttft_s")
     if ttft_target and load.get("max_concurrency_for_target") is not None:
-        return head + _ttft_limit(load, o, on, book, lang) + t("sentence.end", lang)
+        return head + _ttft_limit(load, o, on, book, lang, _users_to_serve(ev, load)) + t("sentence.end", lang)
     target = (load.get("target") or {}).get("tpot_s")
     limit = load.get("max_concurrency_for_target")
     if target and limit is not None:
@@ -285,15 +285,22 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
         if limit >= 1:
             most = book.count(f"largest concurrency meeting the TPOT target on {on}", limit, "sequences", SRC_LOAD)
             # the KV cache holds fewer requests than the latency allows, or the latency is the limit
-            tail = t("screen.load.most_memory" if load.get("limit_bound") == "memory" else "screen.load.most", lang,
-                     most=most, ms=ms, rate=rate, why=why)
-            tail += replicas_for_load(o, load["concurrency"], limit, book, lang)
+            bound = load.get("limit_bound")
+            tail = t("screen.load.most_memory" if bound == "memory" else "screen.load.most_slots" if bound == "slots"
+                     else "screen.load.most", lang, most=most, ms=ms, rate=rate, why=why)
+            tail += replicas_for_load(o, _users_to_serve(ev, load), limit, book, lang)
         else:
             tail = t("screen.load.not_one", lang, ms=ms, rate=rate, why=why)
         return head + tail + t("sentence.end", lang)
     return head + t("sentence.end", lang)
 
-def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) -> str:
+def _users_to_serve(ev: Any, load: dict[str, Any]) -> int:
+    """The users the copies are for: those asked about, when the load was simulated at fewer (the most the cards
+    hold: "100 users on 2× A100" run at the 56 they hold, the copies are for the 100)."""
+    return max(int(load["concurrency"]), int(getattr(ev.workload, "concurrency", 1) or 1))
+
+
+def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str, users: int) -> str:
     """The largest concurrency meeting a stated time-to-first-token target (with the stated TPOT target when there
     is one as well), as the clause after the load figures."""
     target, limit = load["target"], load["max_concurrency_for_target"]
@@ -311,4 +318,4 @@ def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str) ->
         return t("screen.load.not_one_ttft", lang, cond=cond, why=why)
     most = book.count(f"largest concurrency meeting the TTFT target on {on}", limit, "sequences", SRC_LOAD)
     key = "screen.load.most_ttft_memory" if load.get("limit_bound") == "memory" else "screen.load.most_ttft"
-    return t(key, lang, most=most, cond=cond, why=why) + replicas_for_load(o, load["concurrency"], limit, book, lang)
+    return t(key, lang, most=most, cond=cond, why=why) + replicas_for_load(o, users, limit, book, lang)
