@@ -247,3 +247,33 @@ def test_a_llama_cpp_slot_limit_is_named_as_such() -> None:
     wait; it had said "at most 4 users stay within 50 ms per token" beside a speed of 20 ms."""
     text = answer("Can one RTX 5090 serve Qwen3-32B to 10 users at 20 tok/s?")
     assert "the engine's parallel slots" in text and "the others wait for a free slot" in text, text[:900]
+
+
+# --- the most users a budget buys ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, lang", [
+    ("预算 200万元，部署 Qwen3-32B，最多能支持多少并发？", "zh"),
+    ("We have a $500k budget to serve Llama-3.1-70B. How many concurrent users can we support at most?", "en"),
+])
+def test_a_budget_is_spent_on_users(text: str, lang: str) -> None:
+    """The budget buys copies of one configuration; the users are copies × the users one copy serves within the
+    default per-token target, and the copies' purchase stays within the budget. It had answered one 4-card machine
+    of ¥86k out of ¥2M, 16 users."""
+    lead = first_paragraph(answer(text, lang))
+    if lang == "zh":
+        users, copies, each = (number(p, lead) for p in (r"约可同时服务 (\d+) 路", r"买 (\d+) 套", r"每套最多 (\d+) 路"))
+        spent, budget = number(r"整机 ¥([\d,]+)", lead), 2_000_000
+    else:
+        users, copies, each = (number(p, lead) for p in (r"buys about (\d+) concurrent", r": (\d+) copies of",
+                                                            r"serving at most (\d+) within"))
+        spent, budget = number(r"in all for \$([\d,]+)", lead), 500_000
+    assert users == copies * each and copies >= 2, lead
+    assert spent <= budget, lead
+    # the load line below is one copy's, at the users it serves
+    assert re.search(rf"(?:At {int(each)} concurrent users|{int(each)} 路并发时)", answer(text, lang)), lead
+
+
+def test_a_budget_buys_new_cards_sold_in_the_region() -> None:
+    """No used or end-of-life cards for a company's budget (had been 49 sets of second-hand RTX 3090)."""
+    lead = first_paragraph(answer("预算 200万元，部署 Qwen3-32B，最多能支持多少并发？", "zh"))
+    assert "二手" not in lead and "3090" not in lead, lead

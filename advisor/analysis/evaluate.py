@@ -285,6 +285,62 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             limit = int((ev.load or {}).get("max_concurrency_for_target") or 0)
             if 1 <= limit < held:
                 ev.load = _load_at(request, model, gpu, asked, limit, steps) or ev.load
+        if one is None and request.constraints.budget and request.constraints.budget_covers == "system":
+            _budget_users(request, model, catalog, steps, ev)
+
+
+BUDGET_OPTIONS = 6  # the recommender's leading configurations tried for "the most users a budget buys"
+
+
+def _budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],
+                  ev: Analysis) -> None:
+    """"With a ¥2M budget, how many concurrent users at most?": the budget spent on identical copies of one of the
+    recommender's leading configurations (each priced, sold in the region), the copies that fit it,
+    ⌊budget ÷ price of one copy⌋, times the users one copy serves within the per-token target (stated, else the
+    default; no more than its memory holds, simulated at that load): the configuration whose copies serve the most
+    (`Analysis.budget_users`; ties: the cheaper), its load the answer's load line. Copies of an inference deployment
+    scale linearly (each keeps its own weights and KV cache), as `render.scale_out.replicas_for_load` counts them."""
+    from advisor.recommend.prices import budget_price  # start-up: only a budget question prices copies
+    from advisor.recommend.rank import leadable, mainstream_stack
+
+    c = request.constraints
+    budget = c.budget or 0.0
+    rec = ev.recommendation.options if ev.recommendation is not None else []
+    best: tuple[int, float, Option, int, int, dict[str, Any]] | None = None
+    seen: set[tuple[str, int, int]] = set()
+    # hardware a company would buy in quantity: priced new and sold in the region (no used or end-of-life cards),
+    # on a mainstream software stack
+    buyable = [o for o in rec if o.fits and "existing" not in o.labels and leadable(o, catalog.gpu(o.gpu), c)
+               and mainstream_stack(catalog.gpu(o.gpu), c.region, users=2)]
+    per_node = c.max_gpus_per_node
+    tried = []
+    for o in buyable[:BUDGET_OPTIONS]:  # each as sized, and a whole server's worth of its cards laid out for users
+        tried.append(o)
+        for k in (2 * o.count, 4 * o.count, 8 * o.count):
+            if o.count < k <= per_node:
+                tried += [x for x in _as_replicas(request, model, o, k, steps) if x.fits]
+    for o in tried:
+        key = (o.gpu, o.count, o.layout.tp)
+        price = budget_price(o, "system")
+        if key in seen or not price or price > budget:
+            continue
+        seen.add(key)
+        gpu = catalog.gpu(o.gpu)
+        held = _held_or_capacity(ev, model, gpu, o, steps, made=False) or 1
+        load = _load_at(request, model, gpu, o, held, steps)
+        per = int((load or {}).get("max_concurrency_for_target") or 0)
+        if load is None or per < 1:
+            continue
+        if per < held:
+            load = _load_at(request, model, gpu, o, per, steps) or load
+        copies = int(budget // price)
+        users = copies * per
+        if best is None or (users, -copies * price) > (best[0], -best[1]):
+            best = (users, copies * price, o, copies, per, load)
+    if best is not None and best[3] > 1:
+        users, spent, o, copies, per, load = best
+        ev.budget_users = {"option": o, "copies": copies, "per_copy": per, "users": users, "spent": spent}
+        ev.load = load
 
 
 def _load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,

@@ -285,7 +285,7 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     assumed defaults."""
     first: list[str] = [notes_block(notes, book, lang)] + unknown_lines(slots, lang, catalog, stand_in=False) + [lead.text]
     users_lead = lead.deciding.startswith(("most concurrent sequences", "largest concurrency meeting",
-                                           "requests per second"))
+                                           "requests per second", "users served by copies"))
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
         line = "" if ev.batch else load_lead.load_line(ev, fs.load_option(ev), book, lang)  # (the job's lead has its load)
         if line and ev.asks_p99 and not users_lead:  # "p95 TTFT at 16 users?": the tails under that load, first

@@ -355,6 +355,8 @@ def _kv_share(o: Any, ev: Any, book: Book, lang: str) -> str:
 def load_option(ev: Any) -> Any:
     """The option `Analysis.load` was simulated for (advisor.analysis.evaluate: the leading option, else the first
     of the user's own that fits)."""
+    if getattr(ev, "budget_users", None):  # the copies a budget buys: the load is that configuration's
+        return ev.budget_users["option"]
     return top_option(ev) or next((o for o in ev.user_options if o.fits), None)
 
 

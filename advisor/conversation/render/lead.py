@@ -221,7 +221,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led_ctx is not None:
             return led_ctx
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
-        led = load_lead.users_lead(users[0] if users else top, ev, book, lang)
+        led = load_lead.budget_users_lead(ev, book, lang) or load_lead.users_lead(users[0] if users else top, ev,
+                                                                                   book, lang)
         if led is not None:
             return led
     if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first

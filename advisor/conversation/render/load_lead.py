@@ -28,6 +28,32 @@ from knowledge.messages import t
 from knowledge.quantities import Seconds
 
 
+def budget_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
+    """"With a ¥2M budget, how many users at most?": the copies of one configuration the budget buys and the users
+    they serve within the per-token target (advisor.analysis.evaluate._budget_users); None without them."""
+    got = getattr(ev, "budget_users", None)
+    if not got:
+        return None
+    o, copies, per = got["option"], int(got["copies"]), int(got["per_copy"])
+    on = f"{o.count}× {o.gpu_name}"
+    c = ev.constraints
+    budget = book.money("budget", c.budget, c.currency, SRC_USER)
+    users = book.count(f"users served by {copies} copies of {on} within the target", copies * per, "sequences",
+                       f"computed: {copies} copies × {per} users each")
+    k = book.count(f"copies of {on} within the budget", copies, "copies", "computed: ⌊budget ÷ full purchase of one copy⌋")
+    cards = book.count(f"GPUs in {copies} copies of {on}", copies * o.count, "GPUs", f"computed: {copies} × {o.count}")
+    spent = book.money(f"full purchase of {copies} copies of {on}", float(got["spent"]), c.currency,
+                       f"computed: {copies} × full purchase of one copy")
+    each = book.count(f"largest concurrency meeting the target on {on}", per, "sequences", SRC_LOAD)
+    target = ((ev.load or {}).get("target") or {}).get("tpot_s") or INTERACTIVE_MS_PER_TOKEN / 1000
+    stated = c.max_ms_per_token is not None
+    ms = target_ms(book, "TPOT target", target, SRC_USER if stated else SRC_RECOMMEND)
+    why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
+    text = t("screen.budget_users", lang, budget=budget, users=users, k=k, name=opt_name(o, book),
+             lay=opt_layout(o, lang, book), cards=cards, gpu=o.gpu_name, spent=spent, each=each, ms=ms, why=why)
+    return Lead(text, None, f"users served by copies of {on} within the budget")
+
+
 def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     """"How many users can it serve?": the most concurrent sequences of the asked context that fit on `o` (the
     configuration's limits when the user named it, else its full-load capacity), with the decode speed there."""
