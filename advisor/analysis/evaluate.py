@@ -532,12 +532,15 @@ def _training_precisions(request: AnalysisRequest, steps: list[Step], ev: Analys
 
 def _same_count(request: AnalysisRequest, steps: list[Step], ev: Analysis) -> None:
     """"How much faster would B200s be than H100s for training a 70B?": two or more cards named with no count, for
-    a training job, are compared at one count, the largest of their smallest fitting counts (a run's time falls
+    a training job (or their serving speed), are compared at one count, the largest of their smallest fitting counts (a run's time falls
     with its GPUs, so 1× B200 against 4× H100 would compare the counts, not the cards); kept as sized when that
     count does not fit them all."""
     named = [m for m in request.named if m.role == "candidate"]
     opts = ev.user_options
-    if (request.intent != "compare" or not request.workload.is_training or len(named) < 2 or len(opts) != len(named)
+    # serving too when the speed is what is compared ("how much faster is H200 than H100 for a 405B?"): 4× H200
+    # against 8× H100 would compare the counts
+    by_card = request.workload.is_training or request.asks_speed
+    if (request.intent != "compare" or not by_card or len(named) < 2 or len(opts) != len(named)
             or any(m.count for m in named) or not all(o.fits for o in opts) or len({o.count for o in opts}) == 1):
         return
     n = max(o.count for o in opts)

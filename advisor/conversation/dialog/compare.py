@@ -103,6 +103,11 @@ __all__ = ["compare_models"]
 
 
 # --- two card configurations: the verdict on the criterion asked ----------------------------------------------------
+def faster_asked(text: str) -> bool:
+    """Whether a comparison asks which is faster ("how much faster", "哪个快", "tokens/s")."""
+    return bool(_FASTER.search(text.lower()))
+
+
 _FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|shorter|sooner|less time|time sav|更快|哪个快|速度|快|缩短|"
                      r"(?:节省|省|少)(?:了|下)?(?:多少|几)?(?:时间|天)", re.I)
 _VALUE = re.compile(r"cost[\s-]*effective|better value|bang for|worth|划算|性价比|值得", re.I)

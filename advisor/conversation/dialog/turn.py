@@ -450,6 +450,8 @@ def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, cat
 def _answer(state: DialogState, working: DialogState, text: str, intent: str, lang: str, catalog: Catalog, *,
             notes: list[str], slots: Slots, changes: list[Change]) -> Iterator[Step | Turn]:
     """The workload and constraints the slots describe, evaluated with the tools, answered, then committed."""
+    from advisor.conversation.dialog.compare import faster_asked  # start-up: with the answer, not the module
+
     try:
         workload, w_notes = build_workload(working)
         constraints, c_notes = build_constraints(working, lang)
@@ -464,6 +466,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                # a per-token or per-user speed target read this turn, in whatever words, asks
                                # whether the speed meets it: the answer opens with the speed against it
                                asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None
+                                                                        or (intent == "compare" and faster_asked(text))
                                                                         or (slots.empty and state.answered > 0
                                                                             and bool(_FIGURE_WORDS.search(text.lower())))),
                                asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
