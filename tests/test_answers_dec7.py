@@ -289,5 +289,5 @@ def test_how_much_faster_compares_the_cards_at_one_count(text: str, lang: str) -
     tokens/s, 1.28×; at one user the fixed costs narrow it: 1.1-1.45× accepted)."""
     lead = first_paragraph(answer(text, lang))
     assert re.match(r"\*\*8× NVIDIA H200", lead), lead
-    ratio = number(r"\(([\d.]+)×\)", lead)
+    ratio = number(r"[(（]([\d.]+)×[)）]", lead)
     assert 1.1 <= ratio <= 1.45, lead
