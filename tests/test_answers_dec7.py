@@ -291,3 +291,23 @@ def test_how_much_faster_compares_the_cards_at_one_count(text: str, lang: str) -
     assert re.match(r"\*\*8× NVIDIA H200", lead), lead
     ratio = number(r"[(（]([\d.]+)×[)）]", lead)
     assert 1.1 <= ratio <= 1.45, lead
+
+
+# --- a batch job said as its tokens ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, lang, tokens, length", [
+    ("我们有 1亿 token 的文档，用 qwen3-30b-a3b 做摘要，8卡 l40s 多久跑完？", "zh", 1e8, 2000),
+    ("we have 100m tokens of documents to summarize with llama 3.1 8b on 4 l40s, how long?", "en", 1e8, 2000),
+    ("summarize a corpus of 2b tokens with qwen2.5-7b, each document about 4k tokens", "en", 2e9, 4000),
+])
+def test_a_job_said_as_its_tokens(text: str, lang: str, tokens: float, length: int) -> None:
+    """"100M tokens of documents" had been read as 100 million documents, and "1亿 token 的文档" as a training set."""
+    s = extract(text, CAT, lang=lang)
+    assert (s.job_tokens, s.prompt_tokens, s.train_tokens) == (tokens, length, None), s
+    assert s.job_requests == -(-tokens // length), s
+
+
+def test_a_job_said_as_its_tokens_is_timed() -> None:
+    text = answer("we have 100M tokens of documents to summarize with Llama 3.1 8B on 4 L40S, how long?")
+    assert first_paragraph(text).startswith("**50000 requests take about"), text[:300]
+    assert "100 M tokens of documents read as 50000 requests of 2000 tokens each" in text

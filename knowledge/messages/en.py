@@ -544,6 +544,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.context": "context {ctx} per sequence",
     "assumption.total_rate": "a total of {rate} read as {conc} concurrent requests at {speed} each (total = requests × speed per request)",
     "assumption.qps_rate": "{qps} of {out} output each take {rate} of output: only configurations that sustain it at that load are kept",
+    "assumption.job_tokens": "{tokens} of documents read as {n} requests of {len} each (a document's length as assumed unless you gave it: say yours)",
     "assumption.job_rate": "{n} within {hours} is {qps}, read as {conc} concurrent requests (Little's law with each request's output tokens at the default per-token pace)",
     "assumption.volume_rate": "{day} a day is {rate} on average, read as {conc} concurrent requests at the default per-token pace; configurations are kept only where they sustain that rate",
     "assumption.qps": "{qps} read as {conc} concurrent requests (Little's law with {w} per request: its output tokens at the per-token target)",

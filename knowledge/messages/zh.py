@@ -542,6 +542,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.context": "每条序列上下文 {ctx}",
     "assumption.total_rate": "总吞吐 {rate} 按 {conc} 路并发、每路 {speed} 计算（总吞吐 = 并发数 × 每路速度）",
     "assumption.qps_rate": "QPS {qps}、每个请求输出 {out}，需要合计 {rate} 的输出：只保留在该负载下跟得上的配置",
+    "assumption.job_tokens": "{tokens} 的文档按 {n} 个请求计算，每个 {len}（未说明时按假设的单篇长度，请告诉我实际长度）",
     "assumption.job_rate": "{hours} 内处理 {n}，即 {qps}，按 {conc} 路并发计算（利特尔定律，每个请求的输出 token 数 × 默认每 token 时延）",
     "assumption.volume_rate": "每天 {day} 即平均 {rate}，按默认每 token 时延折合 {conc} 路并发；只保留能持续跑出这个速度的配置",
     "assumption.qps": "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}：输出 token 数 × 每 token 目标时延）",

@@ -50,6 +50,11 @@ def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
     Little's law; a batch job's rate to meet its deadline, likewise; a batch; a headcount at its peak share; a total
     rate at the per-token target; else one."""
     notes: list[Assumption] = []
+    if s.job_tokens and s.job_requests and task == "inference":  # "1亿 token 的文档": requests of a length
+        notes.append(Assumption(*pair("assumption.job_tokens"), {
+            "tokens": (s.job_tokens, "tokens", "user input"), "n": (s.job_requests, "sequences", "tokens ÷ prompt length"),
+            "len": (s.prompt_tokens or 0, "tokens", "assumed document length (reader.dataset.JOB_DOC_TOKENS) unless "
+                    "stated")}))
     concurrency = s.concurrency
     job = job_rate(s) if concurrency is None and task == "inference" else None
     if job:

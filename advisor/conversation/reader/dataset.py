@@ -77,17 +77,25 @@ _JOB_ITEMS_EN = (r"(?:documents?|docs?|articles?|files?|pages?|items?|records?|r
                  r"tickets?|emails?|reviews?|messages?|samples?|texts?|transcripts?|papers?|reports?|conversations?|chats?)")
 _JOB_ITEMS_ZH = r"(?:条|篇|份|个\s*(?:文档|文件|问题|请求)|封)\s*(?:数据|文档|文本|记录|样本|评论|邮件|工单|对话|请求|问题|文章|新闻|论文|报告)?"
 _JOB = [
-    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s+(?:[a-z&-]+\s+){{0,2}}?{_JOB_ITEMS_EN}(?![a-z])"
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s+(?:(?!tokens?\b|toks?\b)[a-z&-]+\s+){{0,2}}?{_JOB_ITEMS_EN}(?![a-z])"
                rf"(?:\s*(?:of|with|at|averaging|,)?\s*(?:about|around|roughly|~)?\s*{_LEN}(?![a-z]|\s*(?:in|input)(?![a-z]))"
                rf"(?:\s*each)?)?"),  # ("500k prompts, 1k tokens in, 500 out": the pair is read by the lengths)
     re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*{_JOB_ITEMS_ZH}"),
 ]
 _JOB_LEN = [re.compile(rf"{_LEN}\s*(?:each|apiece|per\s+(?:item|document|doc|ticket|request|prompt|file|article|row|record))"
                        r"(?![a-z])"),
-            re.compile(rf"(?<![a-z])(?:each|every)\s+(?:one\s+|item\s+|document\s+|doc\s+)?(?:is|has)\s+(?:about|around|"
-                       rf"roughly|~)?\s*{_LEN}"),
+            re.compile(rf"(?<![a-z])(?:each|every)\s+(?:one\s+|item\s+|document\s+|doc\s+|article\s+|file\s+)?(?:(?:is|has)\s+)?"
+                       rf"(?:about|around|roughly|averaging|~)?\s*{_LEN}"),
             re.compile(rf"每\s*(?:条|篇|份|个)\s*(?:数据|文档|文本|记录|样本)?\s*(?:大约|大概|约|平均|平均约|左右|是|有)*\s*~?\s*{_LEN}")]
 MIN_JOB_REQUESTS = 100  # fewer is a handful of requests, not a batch job
+# a job said as its tokens ("1亿 token 的文档", "100M tokens of documents", "a corpus of 2B tokens"): its prompt tokens
+_JOB_TOKENS = [
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*(?:个\s*)?(?:tokens?|toks?)\s*(?:的|of)?\s*(?:documents?|docs?|"
+               r"texts?|articles?|data|papers?|reports?|logs?|transcripts?|content|文档|文本|数据|文章|语料|资料|日志|内容)"),
+    re.compile(rf"(?:corpus|dataset|documents?|文档|语料|文本)\s*(?:of|totall?ing|totaling|with|共|总共|一共|约|大约|有)?\s*"
+               rf"(?:about\s*|around\s*|~\s*)?(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*(?:个\s*)?(?:tokens?|toks?)"),
+]
+MIN_JOB_TOKENS = 1e5  # fewer is one long prompt, not a job
 
 
 def read_batch_job(t: Text, slots: Slots) -> None:
@@ -117,6 +125,37 @@ def read_batch_job(t: Text, slots: Slots) -> None:
                 slots.prompt_tokens = int(length)
             slots.task = slots.task or "inference"
             return
+    if not strong:
+        return
+    for rx in _JOB_TOKENS:  # no items counted: the job's tokens, in requests of a stated or assumed length (dialog)
+        hit = rx.search(t.s)
+        tokens = scaled(hit.group("count"), hit.group("cunit")) if hit else None
+        if hit and tokens and MIN_JOB_TOKENS <= tokens <= 1e15:
+            slots.job_tokens = tokens
+            slots.task = slots.task or "inference"
+            t.consume(hit.start(), hit.end())
+            each = next((x for x in (p.search(t.s) for p in _JOB_LEN) if x), None)
+            length = scaled(each.group("len"), each.group("lunit")) if each else None
+            if each is not None and length and check("context", length) is None:  # "each document about 4k tokens"
+                slots.prompt_tokens = int(length)
+                t.consume(each.start(), each.end())
+            return
+
+
+# the length of one document when a job is said only as its tokens: a few pages of text (the summarisation sets'
+# documents run from about 700 tokens, CNN/DailyMail, to several thousand, arXiv); stated as an assumption, asked to
+# be corrected
+JOB_DOC_TOKENS = 2000
+
+
+def job_from_tokens(slots: Slots) -> None:
+    """A job said as its tokens and no items ("1亿 token 的文档"): requests = ⌈tokens ÷ a request's prompt⌉, the
+    prompt as stated ("每篇 3k token") else JOB_DOC_TOKENS, which the answer states as assumed."""
+    if not slots.job_tokens or slots.job_requests:
+        return
+    length = slots.prompt_tokens or JOB_DOC_TOKENS
+    slots.prompt_tokens = length
+    slots.job_requests = float(-(-int(slots.job_tokens) // length))
 
 
 def read_dataset(t: Text, slots: Slots) -> None:

@@ -30,7 +30,7 @@ from advisor.conversation.reader.amounts import (
     read_tokens,
 )
 from advisor.conversation.reader.cues import words
-from advisor.conversation.reader.dataset import apply_epochs, read_batch_job, read_dataset
+from advisor.conversation.reader.dataset import apply_epochs, job_from_tokens, read_batch_job, read_dataset
 from advisor.conversation.reader.devices import read_device
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
@@ -139,6 +139,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_settings(t, slots)
     if pending:
         read_bare_answer(t, slots, pending, lang)
+    job_from_tokens(slots)
     return slots
 
 

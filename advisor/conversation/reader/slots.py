@@ -78,6 +78,7 @@ class Slots(Mutable):
     epochs: int | None = None  # "3 epochs", "训练 3 轮": said with a dataset or alone ("and 5 epochs?" rescales it)
     samples: float | None = None  # "一万条数据", "20k samples" said without their length (the dialog assumes one)
     sample_tokens: float | None = None  # "每条大约 800 token" said alone: the length of the samples said before
+    job_tokens: float | None = None  # a batch job said as its tokens ("1亿 token 的文档 做摘要"): requests of an assumed length
     job_requests: float | None = None  # "summarise 1 million documents", "批量处理 50 万条数据": a batch-inference job
     deadline_s: float | None = None
     ttft_ms: float | None = None  # a stated time-to-first-token target ("TTFT under 1 s", "首 token 500ms 以内")
