@@ -180,7 +180,7 @@ def test_the_stated_share_sizes_the_load() -> None:
     ("Qwen2.5-72B 部署在 8 张 H20 上，50 路并发", "P99 首字延迟呢？", "zh", r"p99 \d+ ms"),
     ("Qwen2.5-72B 部署在 8 张 H20 上，50 路并发", "吞吐呢", "zh", r"合计 \d+ tokens/s"),
     ("Llama-3.1-70B on 4 H100 for 40 users", "what's the p95 latency then?", "en", r"\d+ ms at p95"),
-    ("Llama-3.1-70B on 4 H100 for 40 users", "and the TTFT?", "en", r"first token after \d+ ms"),
+    ("Llama-3.1-70B on 4 H100 for 40 users", "and the TTFT?", "en", r"^\*\*First token after \d+ ms"),
 ])
 def test_a_follow_up_asking_a_figure_is_answered(first: str, then: str, lang: str, expect: str) -> None:
     """"P99 首字延迟呢？" after a job had been answered "目前已知 … 上下文长度是多少？" (a question back) or "no job found"."""
@@ -311,3 +311,25 @@ def test_a_job_said_as_its_tokens_is_timed() -> None:
     text = answer("we have 100M tokens of documents to summarize with Llama 3.1 8B on 4 L40S, how long?")
     assert first_paragraph(text).startswith("**50000 requests take about"), text[:300]
     assert "100 M tokens of documents read as 50000 requests of 2000 tokens each" in text
+
+
+# --- the act asked leads: the first-token time, the count ------------------------------------------------------------
+
+@pytest.mark.parametrize("text, lang, start", [
+    ("whats the TTFT for qwen2.5-72b on 4x H100 with a 8k token prompt?", "en", "**First token after "),
+    ("what's the time to first token for a 32k prompt on Llama 3.1 8B on an L40S?", "en", "**First token after "),
+    ("4 张 H100 跑 Qwen2.5-72B，8k 输入的首字延迟多少？", "zh", "**4× NVIDIA H100 SXM5 80GB 上，8000 tokens 的输入首 token 约"),
+])
+def test_a_first_token_question_opens_with_it(text: str, lang: str, start: str) -> None:
+    lead = first_paragraph(answer(text, lang))
+    assert lead.startswith(start), lead
+
+
+@pytest.mark.parametrize("text", [
+    "how many H20 do i need to serve DeepSeek-R1 671B for 100 users at 15 tok/s?",
+    "we need to serve Mistral Large 2 to 400 concurrent users at 20 tok/s. how many H100?",
+])
+def test_how_many_with_a_speed_target_opens_with_the_count(text: str) -> None:
+    """The count asked first, then the speed on it against the target (the speed had led, the count inside it)."""
+    lead = first_paragraph(answer(text))
+    assert re.match(r"You need \d+× ", lead) and "On them, about" in lead, lead

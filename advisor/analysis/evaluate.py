@@ -70,7 +70,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
-                  rate_period_s=request.rate_period_s, asks_e2e=request.asks_e2e, asks_plan=request.asks_plan,
+                  rate_period_s=request.rate_period_s, asks_e2e=request.asks_e2e, asks_ttft=request.asks_ttft, asks_plan=request.asks_plan,
                   asks_p99=request.asks_p99, asks_fits=request.asks_fits)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)

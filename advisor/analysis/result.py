@@ -142,6 +142,7 @@ class Analysis(msgspec.Struct):
     asks_rps: bool = False  # "how many requests per second?": the rate at the most users within the target
     rate_period_s: int = 1  # the period that rate was asked in (60: "requests per minute")
     asks_e2e: bool = False  # "how long does a 2000-token answer take?": first token + output × time per token
+    asks_ttft: bool = False  # "what's the TTFT …?": the speed lead opens with the first-token time
     asks_plan: bool = False  # "what global batch and parallelism would you use?": the planned layout and batch
     asks_full_load: bool = False  # "… at full load?": the figures at the most sequences the cards hold
     asks_train_speed: bool = False  # a training job's "tokens/s per GPU?" / "what MFU?": the throughput first

@@ -256,6 +256,8 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢")
 _FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch")
 _FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed")
+# "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)
+_TTFT_ASKED = re.compile(r"ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token|首字|首\s*token|首个\s*token")
 _KEPT_ACTS = ("explain", "how_many", "how_long", "how_much")  # "给个报价" → "换成 H20 呢": still the price
 
 
@@ -475,6 +477,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_p99=not workload.is_training and asks("p99", text),
                                # ("complete answers in under 15 s end to end" states a target: slots.e2e_ms)
                                asks_e2e=not workload.is_training and asks("e2e", text) and slots.e2e_ms is None,
+                               asks_ttft=not workload.is_training and bool(_TTFT_ASKED.search(text.lower()))
+                               and slots.ttft_ms is None,
                                asks_plan=workload.is_training and asks("global_batch", text),
                                asks_fits=asks("fits", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),

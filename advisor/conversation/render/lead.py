@@ -200,8 +200,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             and not (ev.asks_batch and ev.limits is not None and ev.limits.max_load > 0):  # "what batch size for max throughput?"
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
-            if intent != "how_many" or ev.constraints.max_ms_per_token is not None:
-                # a per-user speed target stated: the speed against it names the count too (in servers when asked)
+            if intent != "how_many":
                 return _in_servers(_speed_lead(o, ev, book, lang), o, ev, book, lang)
             # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count first, then the speed there (the
             # count's sentence has named the cards, their layout and memory: not said twice)
@@ -446,8 +445,11 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
     need, usable = need_and_usable(o, book)
     missing = misses(o, lang, running=True)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
-    text = t("lead.speed", lang, speed=speed, name=opt_name(o, book), warn=warn,
-             lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=_ttft(o, book, lang),
+    ttft = _ttft(o, book, lang)
+    # "what's the TTFT …?": the first-token time first, the speed after it
+    key, first = ("lead.ttft_first", _ttft(o, book, lang, first=True)) if ev.asks_ttft and ttft else ("lead.speed", "")
+    text = t(key, lang, speed=speed, name=opt_name(o, book), warn=warn, first=first,
+             lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=ttft,
              verdict=against_target(o, ev, book, lang))
     return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
 
@@ -466,9 +468,9 @@ def _speed_with_tpot(o: Option, book: Book, lang: str) -> str | None:
     return t("speed.per_user" if per != total else "speed.one_user", lang, per=per + tpot, total=total)
 
 
-def _ttft(o: Option, book: Book, lang: str) -> str:
+def _ttft(o: Option, book: Book, lang: str, first: bool = False) -> str:
     """The time to the first token of one request on the option (the prefill roofline of its prompt), in ms below a
-    second, else in seconds."""
+    second, else in seconds; `first`: worded to open the sentence."""
     tput = o.throughput
     if tput is None or not tput.ttft:
         return ""
@@ -479,9 +481,10 @@ def _ttft(o: Option, book: Book, lang: str) -> str:
     value = book.latency(name, ttft, src)
     sized = o.sized_workload
     prompt = speed_workload(sized).prompt_tokens if sized is not None else None  # the prompt the TTFT is for
+    lead = ".first" if first else ""
     if not prompt:
-        return t("lead.speed.ttft", lang, ttft=value)
-    return t("lead.speed.ttft_prompt", lang, ttft=value,
+        return t("lead.speed.ttft" + lead, lang, ttft=value)
+    return t("lead.speed.ttft_prompt" + lead, lang, ttft=value,
              prompt=book.tokens("prompt tokens of the first-token time", prompt, SRC_THROUGHPUT, lang))
 
 
