@@ -112,10 +112,11 @@ def test_a_comparison_verdict_gives_the_speeds_its_table_shows(text, lang):
     turn = _turn(text, lang)
     lead = turn.answer.split("\n")[0]
     said = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) tokens/s", lead)][:2]
-    shown = sorted((round(o["throughput"]["under_load"]["per_user_tokens_per_s"]) for o in turn.options
-                    if o.get("fits") and (o.get("throughput") or {}).get("under_load")), reverse=True)[:2]
-    assert len(said) == 2 and len(shown) == 2, (lead, shown)
-    assert sorted(said, reverse=True) == [float(x) for x in shown], (lead, shown)
+    # the rows of the configurations compared (the named cards; at one count when the speed is what is compared)
+    shown = {float(round(o["throughput"]["under_load"]["per_user_tokens_per_s"])) for o in turn.options
+             if o.get("fits") and (o.get("throughput") or {}).get("under_load") and "candidate" in (o.get("labels") or [])}
+    assert len(said) == 2 and len(shown) >= 2, (lead, shown)
+    assert set(said) <= shown, (lead, shown)
 
 
 def test_memory_twins_are_the_same_card_in_larger_sizes():

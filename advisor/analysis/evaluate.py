@@ -341,6 +341,10 @@ def _budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, 
         users, spent, o, copies, per, load = best
         ev.budget_users = {"option": o, "copies": copies, "per_copy": per, "users": users, "spent": spent}
         ev.load = load
+        if ev.recommendation is not None:  # the configuration answered leads the options shown with it
+            from advisor.recommend.recommender import same_config
+
+            ev.recommendation.options = [o, *(x for x in ev.recommendation.options if not same_config(x, o))]
 
 
 def _load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
