@@ -333,3 +333,15 @@ def test_how_many_with_a_speed_target_opens_with_the_count(text: str) -> None:
     """The count asked first, then the speed on it against the target (the speed had led, the count inside it)."""
     lead = first_paragraph(answer(text))
     assert re.match(r"You need \d+× ", lead) and "On them, about" in lead, lead
+
+
+def test_a_context_follow_up_keeps_the_first_token_question() -> None:
+    """"首字延迟多少？" then "如果上下文是 32k 呢？": still the first token (it had answered "放得下"), and no change said
+    for a context the last answer used already (DeepSeek-R1's own default is 32k; it had said "4096（默认）→ 32768")."""
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang="zh")
+    c.respond("DeepSeek-R1 671B 在 8卡 H200 上首字延迟多少？")
+    text = c.respond("如果上下文是 32k 呢？").answer
+    assert "首 token 约" in first_paragraph(text), text[:300]
+    assert "4096 tokens（默认） → 32768" not in text

@@ -198,8 +198,10 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         yield _ask_ambiguous(state, working, slots, unsure, lang)
         return
     asked = text
-    if intent == "what_if" and state.answered and state.intent in _KEPT_ACTS and state.act_text:
-        intent, asked = state.intent, state.act_text + "\n" + text  # "需要多少显存" → "那 128k 呢": still the memory
+    if intent == "what_if" and state.answered and state.act_text and (
+            state.intent in _KEPT_ACTS or (state.intent == "feasibility" and _TTFT_ASKED.search(state.act_text.lower()))):
+        # "需要多少显存" → "那 128k 呢": still the memory; "首字延迟多少" → "如果上下文是 32k 呢": still the first token
+        intent, asked = state.intent, state.act_text + "\n" + text
     working.act_text = state.act_text if asked is not text else text
     read_references(working, slots, intent)
     if intent == "how_many" and not (slots.candidates or slots.existing or slots.gpu_count) and not asks("users", text) \

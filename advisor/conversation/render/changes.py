@@ -30,7 +30,11 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
     for ch in changes:
         if not known(f"slot.label.{ch.slot}"):
             continue
-        if ch.old is None and ch.slot in ("weights", "context", "concurrency", "task", "region"):
+        if ch.old is None and ch.slot == "context" and state.last_workload.get("context") == ch.new:
+            continue  # the context set now is the one the last answer used already (a model's own default: 32k)
+        if ch.old is None and ch.slot == "context" and state.last_workload.get("context"):
+            old = book.tokens("previous context", int(state.last_workload["context"]), "previous turn", lang)
+        elif ch.old is None and ch.slot in ("weights", "context", "concurrency", "task", "region"):
             old = _effective(ch.slot, ev, book, lang, catalog)
         else:
             old = slot_value(book, ch.slot, ch.old, lang, catalog, "previous")

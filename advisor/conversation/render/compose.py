@@ -440,7 +440,8 @@ def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
             state.last_numbers["top_tokens_per_s"] = float(speed)
         if wall:
             state.last_numbers["top_wall_s"] = float(wall)
-        state.last_workload = {"top_gpu": top.gpu, "top_name": top.gpu_name, "top_count": top.count}
+        state.last_workload = {"top_gpu": top.gpu, "top_name": top.gpu_name, "top_count": top.count,
+                               "context": ev.workload.context}
 
 
 def _users_verdict(ev: Analysis) -> str | None:
