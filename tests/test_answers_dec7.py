@@ -345,3 +345,11 @@ def test_a_context_follow_up_keeps_the_first_token_question() -> None:
     text = c.respond("如果上下文是 32k 呢？").answer
     assert "首 token 约" in first_paragraph(text), text[:300]
     assert "4096 tokens（默认） → 32768" not in text
+
+
+def test_training_alternatives_stay_at_the_scale_named() -> None:
+    """1024 H800 named for a 70B run: the alternatives are searched within twice as many GPUs (the table had offered
+    32,768 Ascend 910B2 for ¥2.9 billion to meet the default deadline)."""
+    text = answer("用 1024 张 H800 预训练一个 70B 的 dense 模型，训练 15T token 大概要多久？", "zh")
+    counts = [int(n) for n in re.findall(r"^\| (\d+)× ", text, flags=re.M)]
+    assert counts and max(counts) <= 2048, counts

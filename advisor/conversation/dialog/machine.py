@@ -369,6 +369,11 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         else:  # "2048 GPUs": a cluster of 8-GPU servers
             kwargs["max_gpus_per_node"] = 8
             kwargs["max_nodes"] = min(4096, -(-s.gpu_count // 8))
+    counted = [c.count for c in s.candidates if c.count]
+    if counted and max(counted) >= 64 and (s.task or "") in ("pretrain", "full") and not s.gpu_count:
+        # "1024 张 H800 预训练 70B": the alternatives beside the cards named are searched at their scale (up to twice
+        # as many GPUs), not 32,768 cards to meet a default deadline
+        kwargs["max_nodes"] = max(1, min(4096, -(-2 * max(counted) // 8)))
     if s.server_size:  # "how many 4x L40S servers": servers of that size
         kwargs["max_gpus_per_node"] = s.server_size
     if s.deadline_s:
