@@ -315,6 +315,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.power": "**{name} draws about {kw} at the wall** (servers and cooling included, around the clock: {kwh} kWh a year; the GPUs' TDP alone is {gpu_w}): electricity about {cost} a year.",
     "lead.launch": "**Launch command** for {name}:\n\n```\n{line}\n```",
     "lead.ttft_first": "**{first}, then about {speed}** on {name}{warn} ({lay}){verdict}: {need} needed per GPU of {usable} usable.",
+    "launch.replicas": "(× {n} replicas behind a load balancer)",
     "lead.speed": "**About {speed}{ttft}** on {name}{warn} ({lay}){verdict}: {need} needed per GPU of {usable} usable.",
     "lead.fits_too": "The memory is enough: {need} needed per GPU of {usable} usable ({lay}).",
     "lead.train_speed": "**About {per} per GPU** ({total} on all {count}), {mfu} MFU, on {name} ({lay}): {need} needed per GPU of {usable} usable. At that rate {tokens} take {days}.",

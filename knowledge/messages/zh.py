@@ -313,6 +313,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.power": "**{name} 平均约 {kw}（含服务器与制冷）**：全天运行每年 {kwh} 度电（显卡 TDP 合计 {gpu_w}），电费每年约 {cost}。",
     "lead.launch": "**启动命令**（{name}）：\n\n```\n{line}\n```",
     "lead.ttft_first": "**{name} 上，{first}，之后约{speed}**{verdict}{warn}（{lay}），每卡需要 {need}，可用 {usable}。",
+    "launch.replicas": "（× {n} 个副本，前面加负载均衡）",
     "lead.speed": "**{name} 上约{speed}{ttft}**{verdict}{warn}（{lay}），每卡需要 {need}，可用 {usable}。",
     "lead.fits_too": "显存够：每卡需要 {need}，可用 {usable}（{lay}）。",
     "lead.train_speed": "**{name} 上约每卡 {per}**（{count} 张合计 {total}），MFU {mfu}（{lay}）；每卡需要 {need}，可用 {usable}。按这个速度，{tokens} 需要 {days}。",

@@ -386,7 +386,7 @@ def _detail_sections(ev: Analysis, state: DialogState, top: Option | None, lead_
                         ev.capacity.get((lead_opt.gpu, lead_opt.count))) if lead_opt.fits else ""
         sections.append(fs.details(t("answer.details.cost", lang), cost))
         if lead_opt.launch_hint and lead_opt.fits:
-            hint = book.text(lead_opt.launch_hint, "launch hint", SRC_RECOMMEND + " launch hint")
+            hint = book.text(_hint_in(lead_opt.launch_hint, lang), "launch hint", SRC_RECOMMEND + " launch hint")
             sections.append(fs.details(t("answer.details.launch", lang), f"```\n{hint}\n```"))
     fixes: list[str] = []
     if ev.named_changes and ev.named_config is not None:
@@ -424,6 +424,20 @@ def _all_assumptions(ev: Analysis, lead_opt: Option | None, book: Book, lang: st
         extra = "\n".join("- " + book.text(a, "assumption", SRC_RECOMMEND) for a in tool_assumptions)
         assumptions = (assumptions + "\n" + extra) if assumptions else (t("assumptions.title", lang) + "\n" + extra)
     return assumptions, tool_assumptions
+
+
+_REPLICAS = re.compile(r"\(× (\d+) replicas behind a load balancer\)")
+
+
+def _hint_in(hint: str, lang: str) -> str:
+    """A launch command as the answer's language shows it: in Chinese the planner's English summary of the layout
+    before " — " is left out (the answer says the layout in Chinese) and the replicas note is translated; the
+    command itself is the tool's own."""
+    if lang != "zh":
+        return hint
+    if " — " in hint:
+        hint = hint.split(" — ", 1)[1]
+    return _REPLICAS.sub(lambda m: t("launch.replicas", lang, n=m.group(1)), hint)
 
 
 def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
