@@ -353,3 +353,11 @@ def test_training_alternatives_stay_at_the_scale_named() -> None:
     text = answer("用 1024 张 H800 预训练一个 70B 的 dense 模型，训练 15T token 大概要多久？", "zh")
     counts = [int(n) for n in re.findall(r"^\| (\d+)× ", text, flags=re.M)]
     assert counts and max(counts) <= 2048, counts
+
+
+@pytest.mark.parametrize("text", ["does going from 8 to 64 gpus make my 30b pretraining 8x faster?",
+                                  "预训练一个 30B 模型，512 张 H800"])
+def test_a_bare_size_to_pre_train_stands_for_a_dense_model(text: str) -> None:
+    """"Pre-train a 30B" had stood for Qwen3-30B-A3B, a mixture of experts with 3B active: a tenth of the compute."""
+    s = extract(text.lower(), CAT, lang="zh" if "预训练" in text else "en")
+    assert s.model == "qwen2.5-32b", s.model

@@ -301,7 +301,7 @@ def _budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, 
     (`Analysis.budget_users`; ties: the cheaper), its load the answer's load line. Copies of an inference deployment
     scale linearly (each keeps its own weights and KV cache), as `render.scale_out.replicas_for_load` counts them."""
     from advisor.recommend.prices import budget_price  # start-up: only a budget question prices copies
-    from advisor.recommend.rank import leadable, mainstream_stack
+    from advisor.recommend.rank import leadable, mainstream_stack  # start-up: likewise
 
     c = request.constraints
     budget = c.budget or 0.0
@@ -342,7 +342,7 @@ def _budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, 
         ev.budget_users = {"option": o, "copies": copies, "per_copy": per, "users": users, "spent": spent}
         ev.load = load
         if ev.recommendation is not None:  # the configuration answered leads the options shown with it
-            from advisor.recommend.recommender import same_config
+            from advisor.recommend.recommender import same_config  # start-up: only a budget's copies reorder options
 
             ev.recommendation.options = [o, *(x for x in ev.recommendation.options if not same_config(x, o))]
 

@@ -703,6 +703,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.option.change": " What would make it work: {msg}",
     "screen.offload": "**Yes, slowly** — with llama.cpp layer offload ({fmt}), `-ngl {ngl}` layers stay on the {gpu} and the other {rest} go to system RAM ({ram} needed), at about {speed}. Without offload one card is short by {short}.",
     "screen.count": "You need {name}{warn}: {need} per GPU of {usable} usable ({lay}){kv}.",
+    "screen.count.goal": " for your target of {rate} per user",
     "screen.count.kv": "; {kv} of it is the KV cache of {users} sequences at their full {ctx} tokens",
     "screen.budget_users": "**{budget} buys about {users} concurrent users**: {k} copies of {name} ({lay}), {cards}× {gpu} in all for {spent}, each serving at most {each} within {ms} per token ({why}; simulated, median).",
     "screen.users.target": "**{name} serves at most {most} concurrent users within {target}{note}** (simulated, median).",

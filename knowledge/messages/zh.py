@@ -699,6 +699,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.option.change": "可行的改法：{msg}",
     "screen.offload": "**可以，但很慢**：用 llama.cpp 按层卸载（{fmt}），`-ngl {ngl}` 层放在 {gpu} 上，其余 {rest} 层放进系统内存（需 {ram}），生成约 {speed}。不卸载的话一张卡差 {short}。",
     "screen.count": "需要 {name}{warn}：每卡 {need}，可用 {usable}（{lay}）{kv}。",
+    "screen.count.goal": "，满足您的目标（每路 {rate}）",
     "screen.count.kv": "；其中 {kv} 是 {users} 路序列各按满 {ctx} tokens 计的 KV 缓存",
     "screen.budget_users": "**{budget} 预算约可同时服务 {users} 路**：买 {k} 套 {name}（{lay}），共 {cards} 张 {gpu}，整机 {spent}；每套最多 {each} 路、每 token 不超过 {ms}（{why}；模拟，按中位数）。",
     "screen.users.target": "**{name} 最多可同时服务 {most} 路**（{target} 以内{note}；模拟，按中位数）。",

@@ -489,6 +489,9 @@ def read_deadline_and_years(t: Text, slots: Slots) -> None:
         break
 
 
+_PRETRAINING = re.compile(r"pre[\s-]?train|from scratch|预训练|从头(?:开始)?训|继续预训练|continued pre")
+
+
 def _architecture_said(s: str) -> bool | None:
     """"dense" / "稠密" → False, "MoE" / "混合专家" → True, neither → None (any architecture may stand in)."""
     if re.search(r"(?<![a-z])dense(?![a-z])|稠密|非\s*moe|non[\s-]?moe", s):
@@ -514,7 +517,14 @@ def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
         if slots.unknown_model:  # "Nemotron 3 Super 120B": the size of a model the catalog lacks, not a stand-in's
             return
         if catalog is not None:
-            model_id, err = representative_model(catalog, value, moe=_architecture_said(t.s))
+            moe = _architecture_said(t.s)
+            model_id, err = representative_model(catalog, value, moe=moe)
+            if moe is None and _PRETRAINING.search(t.original.lower()):
+                # "pre-train a 30B": a dense model of that size when the catalog has one within 15 % (a 30B-A3B MoE
+                # costs a tenth of the compute a 30B pre-training run means)
+                dense, d_err = representative_model(catalog, value, moe=False)
+                if dense and d_err < 0.15:
+                    model_id, err = dense, d_err
             if model_id:
                 slots.model = model_id
                 slots.model_text = t.quote(m.start(), m.end())

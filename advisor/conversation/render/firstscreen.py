@@ -329,12 +329,13 @@ def _best_other(ev: Any, o: Any) -> Any:
     return next((x for x in pool if x.fits and x.meets_targets and (x.gpu, x.count) != (o.gpu, o.count)), None)
 
 
-def count_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead:
+def count_lead(top: Any, ev: Any, book: Book, lang: str, goal: str = "") -> Lead:
+    """"How many?": the count of the configuration, its memory and layout; `goal`: the target the count is for."""
     need, usable = need_and_usable(top, book)
     name = opt_name(top, book)
     missing = misses(top, lang)  # a rule's exclusion stays in the first sentence
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
-    return Lead(t("screen.count", lang, name=name, warn=warn, need=need, usable=usable,
+    return Lead(t("screen.count", lang, name=name, warn=warn + goal, need=need, usable=usable,
                   lay=opt_layout(top, lang, book), kv=_kv_share(top, ev, book, lang)),
                 None, f"GPUs ({top.gpu_name})")
 

@@ -204,7 +204,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
                 return _in_servers(_speed_lead(o, ev, book, lang), o, ev, book, lang)
             # "… TTFT under 500 ms for 30 users on H100s — how many GPUs?": the count first, then the speed there (the
             # count's sentence has named the cards, their layout and memory: not said twice)
-            counted = _in_servers(fs.count_lead(o, ev, book, lang), o, ev, book, lang)
+            counted = _in_servers(fs.count_lead(o, ev, book, lang, goal=_count_goal(ev, book, lang)), o, ev, book, lang)
             counted.text += t("sentence.gap", lang) + _speed_lead(o, ev, book, lang, there=True).text
             return counted
     if ev.asks_batch and ev.limits is not None and len(users) == 1:  # "what batch size can I use on it?"
@@ -452,6 +452,16 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
              lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=ttft,
              verdict=against_target(o, ev, book, lang))
     return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
+
+
+def _count_goal(ev: Analysis, book: Book, lang: str) -> str:
+    """The per-user target a count is for, said in the count's sentence ("You need 2× H20 for your target of 20
+    tokens/s per user"); "" without a stated one."""
+    ms = ev.constraints.max_ms_per_token
+    if ms is None:
+        return ""
+    rate = book.num("per-user speed of the target", 1000.0 / ms, "tokens/s", SRC_USER, decimals_for(round(1000.0 / ms, 1)))
+    return t("screen.count.goal", lang, rate=rate)
 
 
 def _speed_with_tpot(o: Option, book: Book, lang: str) -> str | None:
