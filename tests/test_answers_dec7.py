@@ -361,3 +361,43 @@ def test_a_bare_size_to_pre_train_stands_for_a_dense_model(text: str) -> None:
     """"Pre-train a 30B" had stood for Qwen3-30B-A3B, a mixture of experts with 3B active: a tenth of the compute."""
     s = extract(text.lower(), CAT, lang="zh" if "预训练" in text else "en")
     assert s.model == "qwen2.5-32b", s.model
+
+
+# --- second audit: words that had been misread -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, tokens, deadline_days", [
+    ("pre-training a 34b model on 4 trillion tokens in 30 days, how many h200s?", 4e12, 30),
+    ("1.3b model 300b toks on 16 a100 80gb how long", 3e11, None),
+])
+def test_training_tokens_beside_a_deadline_or_in_short(text: str, tokens: float, deadline_days: int | None) -> None:
+    """"4 trillion tokens in 30 days" had been taken for a prompt/answer pair ("N tokens in, M out") and dropped;
+    "toks" had not been a token count."""
+    s = extract(text, CAT, lang="en")
+    assert s.train_tokens == tokens, s
+    assert (s.deadline_s / 86400 if s.deadline_s else None) == deadline_days, s
+
+
+@pytest.mark.parametrize("text, lang, output", [
+    ("summarize 50k articles of 3k tokens to 150 tokens each with llama 3.1 8b on one h100, how long?", "en", 150),
+    ("summarise 1m docs (2k tokens each) down to 200 tokens", "en", 200),
+    ("把 10 万篇文章（每篇 2k token）压缩到 200 token，一张 l20 要多久", "zh", 200),
+])
+def test_what_each_item_becomes_is_the_output(text: str, lang: str, output: int) -> None:
+    """"… to 150 tokens each" had been read as a 150-token context, the requests then 150 in and 1 out."""
+    s = extract(text, CAT, lang=lang)
+    assert s.output_tokens == output and s.context is None, s
+
+
+def test_context_up_to_is_still_a_context() -> None:
+    s = extract("batch process 100k prompts with context up to 8k tokens", CAT, lang="en")
+    assert s.context == 8192 and s.output_tokens is None, s
+
+
+@pytest.mark.parametrize("text, lang, task", [
+    ("is a single h100 enough to fully fine-tune llama 3.1 8b (not lora)?", "en", "full"),
+    ("full fine-tune llama 8b, no lora", "en", "full"),
+    ("不用 lora，全参微调 qwen 7b 要几张卡", "zh", "full"),
+    ("qlora rather than lora for llama 8b", "en", "qlora"),
+])
+def test_a_method_ruled_out_is_not_the_task(text: str, lang: str, task: str) -> None:
+    assert extract(text, CAT, lang=lang).task == task

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 _TOKENS_AMOUNT = re.compile(
     rf"(?P<num>{NUM})\s*(?P<unit>万亿|千亿|百亿|十亿|亿|千万|百万|万|trillion|billion|million|thousand|bn|[kmbt])?"
-    r"[\s-]*(?:个\s*)?(?:tokens?|词元|token数)(?![a-z])"
+    r"[\s-]*(?:个\s*)?(?:tokens?|toks?|词元|token数)(?![a-z])"
 )
 # "8k prompts", "2k-token answers", "500-token outputs" without the word tokens after the number
 _BARE_LENGTH = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)?[\s-]*(?:tokens?[\s-]*)?"
@@ -62,7 +62,7 @@ _LENGTH_SHORTHAND = [
     re.compile(rf"(?<![\d.]){_N.format('p')}/\s*{_N.format('o')}{_IO_WORDS}(?![a-z])"),
     re.compile(rf"(?<![a-z]){_IO_WORDS}\s*(?:lengths?|长度)?\s*(?:of|=|:|为|是)?\s*{_N.format('p')}/\s*{_N.format('o')}"),
 ]
-_IN_OUT_AFTER = re.compile(r"\s*(?:in|input)\s*(?:[,/;]|and)?\s*\d")
+_IN_OUT_AFTER = re.compile(r"\s*(?:in|input)\s*(?:[,/;]|and)?\s*\d+(?:\.\d+)?\s*k?\s*(?:tokens?\s*)?(?:out|output)(?![a-z])")
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
 _RATE_AFTER = re.compile(r"\s*(?:/\s*(?:s|sec|second)|(?:per|an?|each|every)\s+sec(?:ond)?|/\s*秒|每秒)(?![a-z])")
 _PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")

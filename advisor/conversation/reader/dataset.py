@@ -88,6 +88,11 @@ _JOB_LEN = [re.compile(rf"{_LEN}\s*(?:each|apiece|per\s+(?:item|document|doc|tic
                        rf"(?:about|around|roughly|averaging|~)?\s*{_LEN}"),
             re.compile(rf"每\s*(?:条|篇|份|个)\s*(?:数据|文档|文本|记录|样本)?\s*(?:大约|大概|约|平均|平均约|左右|是|有)*\s*~?\s*{_LEN}")]
 MIN_JOB_REQUESTS = 100  # fewer is a handful of requests, not a batch job
+# what each item becomes ("… to 150 tokens each", "down to 200 tokens", "压缩到 200 token", "总结成 300 字以内"): the
+# output of each request, read with the job (a context said this way has its own word before "to")
+_JOB_OUTPUT = re.compile(rf"(?:(?<![a-z])(?:down\s+to|into|to|in)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?|"
+                         rf"(?:压缩|缩短|总结|概括|摘要|精简)(?:到|成|为)\s*(?:约|大约|大概)?\s*){_LEN}(?!\s*(?:/|per\b|a\s+day|每))")
+_CONTEXT_BEFORE_TO = re.compile(r"(?:context|window|ctx|上下文|窗口|prompts?|inputs?)\s*(?:length\s*)?(?:up\s+)?$")
 # a job said as its tokens ("1亿 token 的文档", "100M tokens of documents", "a corpus of 2B tokens"): its prompt tokens
 _JOB_TOKENS = [
     re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*(?:个\s*)?(?:tokens?|toks?)\s*(?:的|of)?\s*(?:documents?|docs?|"
@@ -124,6 +129,7 @@ def read_batch_job(t: Text, slots: Slots) -> None:
             if length and check("context", length) is None:
                 slots.prompt_tokens = int(length)
             slots.task = slots.task or "inference"
+            _job_output(t, slots)
             return
     if not strong:
         return
@@ -146,6 +152,18 @@ def read_batch_job(t: Text, slots: Slots) -> None:
 # documents run from about 700 tokens, CNN/DailyMail, to several thousand, arXiv); stated as an assumption, asked to
 # be corrected
 JOB_DOC_TOKENS = 2000
+
+
+def _job_output(t: Text, slots: Slots) -> None:
+    """The length each item of a batch job becomes ("summarise 50k articles of 3k tokens to 150 tokens each")."""
+    for m in t.finditer(_JOB_OUTPUT):
+        if _CONTEXT_BEFORE_TO.search(t.s[max(0, m.start() - 24):m.start()]):
+            continue
+        length = scaled(m.group("len"), m.group("lunit"))
+        if length and check("output_tokens", length) is None:
+            slots.output_tokens = int(length)
+            t.consume(m.start(), m.end())
+            return
 
 
 def job_from_tokens(slots: Slots) -> None:

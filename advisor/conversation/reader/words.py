@@ -54,6 +54,7 @@ _TASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"冻结|freeze"), "freeze"),
     (re.compile(r"预训练|从头训练|从零训练|从零开始训练|从头开始训练|pre[\s\-_]*train\w*|from scratch|继续预训练|continued pretrain\w*"), "pretrain"),
 ]
+_NEGATED = re.compile(r"(?:(?<![a-z])(?:not|no|without|rather than|instead of|never)|不用|不是|不要|而不是|非)\s*(?:a\s+|an\s+|the\s+|用\s*)?$")
 _FINETUNE = re.compile(r"微调|精调|fine[\s\-_]*tun\w*|finetun\w*|(?<![a-z])sft(?![a-z])|instruction[\s\-_]*tun\w*|指令微调|调优|(?<![a-z])(?:dpo|kto|ipo|orpo|simpo|rlhf|grpo|ppo|rloo|dapo)(?![a-z])|偏好(?:对齐|优化|训练)|强化学习")
 # "训练", and "训" alone as the verb ("用 8 张 H100 训 Llama3-8B", "训一个 70B"), not 培训/教训/军训 …
 _TRAIN = re.compile(r"训练|(?<![培教集军家校特])训(?![练诫斥话])|(?<![a-z])train(?:ing|ed)?(?![a-z])")
@@ -119,7 +120,8 @@ def read_task(t: Text, slots: Slots) -> None:
     """The task: a method word (QLoRA, LoRA, full, freeze, pre-training), else "finetune"/"train" without a
     method (`task_generic`), else inference when serving words, a concurrency, a claim or a GGUF quant say so."""
     for rx, task in _TASKS:
-        if rx.search(t.s):
+        hits = [m for m in rx.finditer(t.s) if not _NEGATED.search(t.s[max(0, m.start() - 14):m.start()])]
+        if hits:  # ("fully fine-tune it (not LoRA)", "不用 LoRA，全参微调": the method ruled out is not the task)
             slots.task = task  # a generic 4-bit QLoRA base keeps "int4": the dialog maps it to nf4
             return
     if _FINETUNE.search(t.s):

@@ -32,6 +32,8 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
             continue
         if ch.old is None and ch.slot == "context" and state.last_workload.get("context") == ch.new:
             continue  # the context set now is the one the last answer used already (a model's own default: 32k)
+        if ch.old is None and _default_of(ch.slot, ev, lang) == ch.new:
+            continue  # said now, as the last answer had assumed it ("inference (default) → inference")
         if ch.old is None and ch.slot == "context" and state.last_workload.get("context"):
             old = book.tokens("previous context", int(state.last_workload["context"]), "previous turn", lang)
         elif ch.old is None and ch.slot in ("weights", "context", "concurrency", "task", "region"):
@@ -107,6 +109,19 @@ def shown_total_speed(ev: Analysis, top: Option) -> float:
     if t.under_load is not None and t.under_load.total_tokens_per_s:
         return float(t.under_load.total_tokens_per_s)
     return float(t.decode_tokens_per_s_total or 0.0)
+
+
+def _default_of(slot: str, ev: Analysis, lang: str) -> object:
+    """The value a slot's default had in the last answer (`_effective` says it), to compare with one said now."""
+    if slot == "task":
+        return "inference"
+    if slot == "weights" and ev.workload.task == "inference":
+        return default_weights(ev.workload.model)
+    if slot == "concurrency":
+        return 1
+    if slot == "region":
+        return "cn" if lang == "zh" else "global"
+    return None
 
 
 def _effective(slot: str, ev: Analysis, book: Book, lang: str, catalog: Catalog) -> str:
