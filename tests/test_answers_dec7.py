@@ -401,3 +401,26 @@ def test_context_up_to_is_still_a_context() -> None:
 ])
 def test_a_method_ruled_out_is_not_the_task(text: str, lang: str, task: str) -> None:
     assert extract(text, CAT, lang=lang).task == task
+
+
+# --- a count or a budget said against the last one --------------------------------------------------------------------
+
+@pytest.mark.parametrize("then", ["and with 2x the GPUs?", "what if we double the GPUs?", "twice as many GPUs?"])
+def test_twice_the_gpus_doubles_the_last_count(then: str) -> None:
+    """"And with 2x the GPUs?" had been "no job found"; the run on twice the cards takes about half as long."""
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang="en")
+    before = c.respond("Pretraining Llama 3.1 70B on 15T tokens with 1024 H100s, how long?").answer
+    after = c.respond(then).answer
+    assert "2048× NVIDIA H100" in first_paragraph(after), after[:300]
+    ratio = number(r"About ([\d.]+) days", before) / number(r"About ([\d.]+) days", after)
+    assert 1.6 <= ratio <= 2.05, (before[:200], after[:200])
+
+
+def test_a_doubled_budget_is_twice_the_last() -> None:
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang="zh")
+    c.respond("预算 300 万，部署 DeepSeek-R1，推荐什么配置？")
+    assert "¥6,000,000" in c.respond("预算翻倍呢？").answer

@@ -162,6 +162,14 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         put("existing", new.existing)
     if new.candidates:
         put("candidates", list(new.candidates))
+    if new.budget_scale and new.budget is None and old.budget:  # "预算翻倍呢": the last budget times the factor
+        put("budget", old.budget * new.budget_scale)
+    if new.gpu_scale and new.gpu_count is None and not new.candidates and new.existing is None:
+        # "and with 2x the GPUs?": the last count (the cards named, else the last answer's lead) times the factor
+        last = ((merged.existing.count if merged.existing else None)
+                or next((c.count for c in merged.candidates if c.count), None) or state.last_workload.get("top_count"))
+        if last:
+            new.gpu_count = max(1, round(int(last) * new.gpu_scale))
     if new.gpu_count is not None:
         if new.existing is None and not new.candidates:
             if merged.existing is not None:

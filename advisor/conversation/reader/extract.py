@@ -26,6 +26,7 @@ from advisor.conversation.reader.amounts import (
     read_deadline_and_years,
     read_gpu_count,
     read_money,
+    read_relative,
     read_size,
     read_tokens,
 )
@@ -133,6 +134,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_concurrency(t, slots)
     read_deadline_and_years(t, slots)
     read_size(t, slots, catalog)
+    read_relative(t, slots)  # before the count: "2x the GPUs" is a factor, not two GPUs
     read_gpu_count(t, slots)
     read_precision(t, slots)
     read_task(t, slots)

@@ -72,6 +72,8 @@ class Slots(Mutable):
     existing: GpuMention | None = None
     candidates: list[GpuMention] = msgspec.field(default_factory=list)
     gpu_count: int | None = None
+    gpu_scale: float | None = None  # "and with 2x the GPUs?", "卡数翻倍": the last answer's count times this
+    budget_scale: float | None = None  # "预算翻倍呢", "double the budget": the last budget times this
     server_size: int | None = None  # GPUs in each server when the count of servers is asked ("how many 4x L40S servers")
     unknown_gpus: list[str] = msgspec.field(default_factory=list)
     train_tokens: float | None = None
