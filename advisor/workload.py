@@ -58,8 +58,10 @@ def request_lengths(context: int, prompt: int | None, output: int | None) -> tup
 def speed_workload(w: "Workload") -> "Workload":
     """The workload whose serving speed is estimated: the prompt/output lengths stated, else one chat turn's
     (CHAT_PROMPT_TOKENS, CHAT_OUTPUT_TOKENS) within the context; training and stated lengths unchanged."""
-    if w.task != "inference" or w.prompt_tokens is not None or w.output_tokens is not None:
+    if w.task != "inference" or w.prompt_tokens is not None:
         return w
+    if w.output_tokens is not None:  # an answer's length alone ("8k-token answers"): a chat turn's prompt before it
+        return msgspec.structs.replace(w, prompt_tokens=min(CHAT_PROMPT_TOKENS, max(1, w.context - w.output_tokens)))
     prompt = min(CHAT_PROMPT_TOKENS, max(1, w.context // 2))
     output = min(CHAT_OUTPUT_TOKENS, max(1, w.context - prompt))
     return msgspec.structs.replace(w, prompt_tokens=prompt, output_tokens=output)

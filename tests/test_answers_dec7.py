@@ -424,3 +424,21 @@ def test_a_doubled_budget_is_twice_the_last() -> None:
     c = Conversation(driver="deterministic", lang="zh")
     c.respond("预算 300 万，部署 DeepSeek-R1，推荐什么配置？")
     assert "¥6,000,000" in c.respond("预算翻倍呢？").answer
+
+
+@pytest.mark.parametrize("text, lang, per_day", [
+    ("每天要生成五亿 token，模型 qwen3-32b，需要几张 h20？", "zh", 5e8),
+    ("一天处理 5 亿 tokens 的量，qwen3-32b 需要几张 h20", "zh", 5e8),
+])
+def test_a_daily_volume_in_chinese_numerals(text: str, lang: str, per_day: float) -> None:
+    """"每天要生成五亿 token" had been read as one answer of 500 million tokens and refused."""
+    s = extract(text, CAT, lang=lang)
+    assert s.tokens_per_day == per_day and s.output_tokens is None and not s.out_of_range, s
+
+
+def test_an_answer_length_alone_widens_the_context_and_keeps_a_chat_prompt() -> None:
+    """16k-token reasoning outputs: each sequence is sized to hold them (had been the 4,096 default), and the first
+    token is for a chat turn's prompt (had been the context less the output)."""
+    text = answer("Serve QwQ-32B with 16k-token reasoning outputs to 40 users on H100s, how many?")
+    assert number(r"at their full (\d+) tokens", text) >= 16000, text[:400]
+    assert number(r"first token after (\d+) ms", text) < 500, text[:600]

@@ -41,7 +41,7 @@ DEFAULT_MODEL = "qwen2.5-7b"
 DEFAULT_CODING_MODEL = "qwen2.5-coder-7b"
 from advisor.recommend.offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
 from advisor.recommend.search import GGUF_OF  # noqa: E402 (a width said for llama.cpp: the GGUF file people run)
-from advisor.workload import CHAT_OUTPUT_TOKENS, default_context  # noqa: E402  (one place for each default)
+from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, default_context  # noqa: E402  (one place for each default)
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -617,8 +617,11 @@ def prompt_fills(s: Slots) -> int | None:
     when both were said ("1k prompt, 1k output": each request is that long, as a benchmark's are, so 32 users of
     DeepSeek-R1 are not sized at its 32k default); prompt + a chat turn's CHAT_OUTPUT_TOKENS when only the prompt was
     and that is longer than the model's default context (a chat window keeps its default); None otherwise."""
-    if s.context is not None or not s.prompt_tokens:
+    if s.context is not None or not (s.prompt_tokens or s.output_tokens):
         return None
+    if not s.prompt_tokens:  # an answer's length alone ("16k-token reasoning outputs"): after a chat turn's prompt
+        need = CHAT_PROMPT_TOKENS + int(s.output_tokens or 0)
+        return need if need > default_context(default_catalog().find_model(s.model or "")) else None
     if s.output_tokens:
         return s.prompt_tokens + s.output_tokens
     need = s.prompt_tokens + CHAT_OUTPUT_TOKENS

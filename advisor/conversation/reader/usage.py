@@ -167,8 +167,9 @@ _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1
 # "1M tokens a day", "30 million tokens per month", "500k tok/day", "每天 100 万 token" (digits after rewrite_numbers)
 _VOLUME = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<s>k|m|mm|b|bn|thousand|million|billion)?\s*(?:output\s+)?"
                      r"(?:tokens?|toks?)\s*(?:a|an|per|/|each|every)\s*(?P<u>day|month|hour|hr)(?![a-z])", re.I)
-_VOLUME_ZH = re.compile(r"每(?P<u>天|日|月|小时)\s*(?:要|需要)?\s*(?:生成|输出|处理|跑)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<s>万|亿)?\s*(?:个)?\s*tokens?")
-_VOLUME_PER_DAY = {"day": 1.0, "天": 1.0, "日": 1.0, "month": 1 / DAYS_PER_MONTH, "月": 1 / DAYS_PER_MONTH, "hour": 24.0,
+_VOLUME_ZH = re.compile(r"(?:每|一|日均|平均每)(?P<u>天|日|月|小时)\s*(?:要|需要|大概|大约|约)?\s*(?:生成|输出|处理|跑|消耗)?\s*"
+                        r"(?:的量)?\s*(?:约|大概|大约)?\s*(?P<n>\d+(?:\.\d+)?|[零一二两三四五六七八九十百千]+)\s*(?P<s>万|亿)?\s*(?:个)?\s*tokens?")
+_VOLUME_PER_DAY = {"day": 1.0, "天": 1.0, "日": 1.0, "": 1.0, "month": 1 / DAYS_PER_MONTH, "月": 1 / DAYS_PER_MONTH, "hour": 24.0,
             "hr": 24.0, "小时": 24.0}
 
 
@@ -180,7 +181,7 @@ def read_token_volume(t: Text, slots: Slots) -> None:
         n = float(m.group("n")) * _SCALE.get((m.group("s") or "").lower(), 1.0)
     elif (z := _VOLUME_ZH.search(t.s)) is not None:
         m = z
-        n = float(z.group("n")) * {"万": 1e4, "亿": 1e8}.get(z.group("s") or "", 1.0)
+        n = (to_number(z.group("n")) or 0.0) * {"万": 1e4, "亿": 1e8}.get(z.group("s") or "", 1.0)
     else:
         return
     per_day = n * _VOLUME_PER_DAY[m.group("u").lower()]  # ("10M tokens an hour": 240M a day)
