@@ -8,6 +8,7 @@ import re
 import pytest
 
 from advisor.conversation.reader.extract import extract
+from advisor.recommend.recommender import recommend
 from knowledge.catalog import load_catalog
 from tests.answer_text import answer, number
 
@@ -442,3 +443,19 @@ def test_an_answer_length_alone_widens_the_context_and_keeps_a_chat_prompt() -> 
     text = answer("Serve QwQ-32B with 16k-token reasoning outputs to 40 users on H100s, how many?")
     assert number(r"at their full (\d+) tokens", text) >= 16000, text[:400]
     assert number(r"first token after (\d+) ms", text) < 500, text[:600]
+
+
+def test_the_fewest_servers_that_meet_a_training_deadline() -> None:
+    """7B on 1T tokens within 30 days on H100: the count is the fewest whole servers that finish in time (the jump to
+    count × time ÷ deadline from 2 cards had given 56, where 48 finish in about 25 days), and one server fewer does
+    not."""
+    from advisor.recommend.recommender import evaluate_configs
+    from advisor.workload import Constraints, Workload
+
+    w = Workload(model="qwen2.5-7b", task="pretrain", train_tokens=1e12, context=4096)
+    c = Constraints(deadline_s=30 * 86400, candidates=("h100-sxm",))
+    rec = recommend(w, c)
+    n = rec.options[0].count
+    assert rec.options[0].training.wall.s <= 30 * 86400
+    fewer = evaluate_configs(w, [("h100-sxm", n - 8)], c)[0]
+    assert fewer.training.wall.s > 30 * 86400, (n, fewer.training.wall.s / 86400)

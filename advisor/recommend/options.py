@@ -116,7 +116,7 @@ def search_gpu(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tu
     pure function of (search, GPU, sizing), and a discarded option was never read beyond its speed."""
     remaining = list(pairs)
     last: tuple[Sizing, Speed] | None = None
-    slow_nodes = 0  # the most servers of a serving layout that missed a speed target
+    slow_nodes: int | None = None  # whole servers of a layout that missed a speed target (None: none missed)
     while remaining:
         found = first_fit(search, gpu, remaining)
         if found is None:
@@ -127,10 +127,13 @@ def search_gpu(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> tu
         pace = last[1]
         missed = speed_misses(search, pace.throughput, pace.training)
         if not missed:
-            if slow_nodes and pace.training is None:
+            if slow_nodes is not None and last[0].layout.nodes - slow_nodes > 1:
                 last = _fewest_servers(search, gpu, slow_nodes, last)
             break
-        slow_nodes = found.layout.nodes if found.layout.nodes > 1 else 0
+        if pace.training is not None:  # whole servers that missed a deadline (a run's time falls with its GPUs)
+            slow_nodes = found.layout.count // search.constraints.max_gpus_per_node
+        elif found.layout.nodes > 1:
+            slow_nodes = found.layout.nodes
         needed = _needed_for_speed(search, missed, pace.training, found.layout, pairs, remaining)
         remaining = [(n, k) for n, k in remaining if n >= needed]  # more GPUs for speed
     if last is not None:
@@ -166,10 +169,12 @@ def _fastest_group(search: Search, gpu: GpuSpec, groups: list[Sizing]) -> tuple[
 
 
 def _fewest_servers(search: Search, gpu: GpuSpec, slow: int, met: tuple[Sizing, Speed]) -> tuple[Sizing, Speed]:
-    """A serving layout of whole servers that meets the speed targets (`met`) when `slow` servers missed them: the
-    fewest servers in between that also meet them, by bisection (each added replica takes users off the others, so
-    the per-user speed only grows with the servers). The server counts double (`counts`), so without this 500
-    DeepSeek-V3 users at 30 tokens/s each were quoted 8 servers of H200 where 6 meet the target."""
+    """A layout of whole servers that meets the speed targets (`met`) when `slow` servers missed them: the fewest
+    servers in between that also meet them, by bisection (each added replica takes users off the others, so the
+    per-user speed only grows with the servers; a training run's time falls with its GPUs). The server counts
+    double (`counts`), so without this 500 DeepSeek-V3 users at 30 tokens/s each were quoted 8 servers of H200 where
+    6 meet the target, and a deadline's jump to count × time ÷ deadline overshot where a layout change at more GPUs
+    runs faster than linearly (7B on 1T tokens in 30 days: 56 H100 where 48 finish in 25 days)."""
     per_node = search.constraints.max_gpus_per_node
     lo, hi = slow, met[0].layout.nodes  # lo misses, hi meets
     while hi - lo > 1:
