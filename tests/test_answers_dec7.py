@@ -459,3 +459,18 @@ def test_the_fewest_servers_that_meet_a_training_deadline() -> None:
     assert rec.options[0].training.wall.s <= 30 * 86400
     fewer = evaluate_configs(w, [("h100-sxm", n - 8)], c)[0]
     assert fewer.training.wall.s > 30 * 86400, (n, fewer.training.wall.s / 86400)
+
+
+@pytest.mark.parametrize("text, lang, phrase", [
+    ("is 8x L40S enough for Llama 3.1 70B with 50 users?", "en", "but slowly: at 50 users each gets"),
+    ("8 张 L40S 跑 Llama 3.1 70B，50 人同时用，够吗？", "zh", "但 50 路并发时每路只有"),
+])
+def test_enough_memory_but_too_slow_is_said_in_the_yes(text: str, lang: str, phrase: str) -> None:
+    """The yes had said "fits" alone while the load line under it gave 15 tokens/s a user, 3 users within the default
+    target; the per-user figure in the yes is the load line's."""
+    text_ = answer(text, lang)
+    lead = first_paragraph(text_)
+    assert phrase in lead, lead
+    per = number(r"each gets (\d+) tokens/s" if lang == "en" else r"每路只有 (\d+) tokens/s", lead)
+    shown = number(r"(\d+) tokens/s per user" if lang == "en" else r"每路 (\d+) tokens/s", text_.split("\n\n")[1])
+    assert per == shown, (lead, text_.split("\n\n")[1])

@@ -697,6 +697,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.but": " (but: {missing})",
     "screen.option.fits_blocked": "**{name} holds it in memory, but it is {missing}** ({lay}): {need} needed per GPU of {usable} usable{tail}.{limits}",
     "screen.option.fits": "**Yes: {name} fits**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}.{limits}",
+    "screen.option.slow_load": ", but slowly: at {users} users each gets {per}, below {rate}, {why}",
     "screen.one_card": "one card",
     "screen.option.short": "{yes} — {who} is short by {short}: it needs {need} per GPU and the {gpu} has {usable} usable.",
     "screen.option.short_one_card": "{yes} — {who} is short by {short}: it needs {need} per GPU and the {gpu} has {usable} usable.",

@@ -693,6 +693,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.but": "（但{missing}）",
     "screen.option.fits_blocked": "**{name} 显存放得下，但{missing}**（{lay}），每卡需要 {need}，可用 {usable}{tail}。{limits}",
     "screen.option.fits": "**可以：{name} 放得下**{warn}（{lay}），每卡需要 {need}，可用 {usable}{tail}。{limits}",
+    "screen.option.slow_load": "，但 {users} 路并发时每路只有 {per}，低于每路 {rate}（{why}），会卡",
     "screen.one_card": "一张卡",
     "screen.option.short": "{yes}：{who} 每卡差 {short}——需要 {need}，{gpu} 可用 {usable}。",
     "screen.option.short_one_card": "{yes}：{who}差 {short}——需要 {need}，{gpu} 可用 {usable}。",

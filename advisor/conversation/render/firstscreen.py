@@ -36,6 +36,7 @@ from advisor.conversation.render.book import (
 )
 from advisor.conversation.render.labels import format_label, region_label, task_label
 from advisor.conversation.render.options_table import (
+    SRC_LOAD,
     misses,
     need_and_usable,
     opt_days,
@@ -231,6 +232,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
                 else t("screen.option.time" if ev.workload.is_training else "screen.option.speed", lang, speed=speed))
         missing = misses(o, lang, running=True)
         warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
+        warn += _slow_under_load(o, ev, book, lang)
         lay = opt_layout(o, lang, book)
         limits = fit_limits_text(ev.fit_limits, book, lang) if ev.fit_limits is not None else ""
         # fits, but an engineering rule forbids running it so ("not enough CPU RAM for the offload it relies on"):
@@ -523,6 +525,25 @@ def _short_speed(o: Any, book: Book, lang: str) -> str:
     if tr and tr.wall:
         return opt_days(o, book, lang)
     return "—"
+
+
+def _slow_under_load(o: Any, ev: Any, book: Book, lang: str) -> str:
+    """"Is 8× L40S enough for 50 users?": it holds them, but the yes says at once when the load it is asked for runs
+    slower per user than the per-token target (stated, else the default interactivity one), from the simulation the
+    load line gives; "" otherwise."""
+    load = getattr(ev, "load", None) or {}
+    target = (load.get("target") or {}).get("tpot_s")
+    users = int(load.get("concurrency") or 0)
+    if users < 2 or not target or o is not load_option(ev) or float(load.get("tpot_s") or 0) <= target:
+        return ""
+    where = f"at {users} users on {o.count}× {o.gpu_name}"
+    speed = float(load["per_user_tokens_per_s"])
+    per = book.num(f"tokens/s per user {where}", speed, "tokens/s", SRC_LOAD, 0 if speed >= 10 else 1)
+    rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
+                    decimals_for(round(1 / target, 1)))
+    stated = ev.constraints.max_ms_per_token is not None
+    why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
+    return t("screen.option.slow_load", lang, users=users, per=per, rate=rate, why=why)
 
 
 def target_ms(book: Book, name: str, seconds: float, source: str) -> str:
