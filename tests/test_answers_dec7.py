@@ -474,3 +474,13 @@ def test_enough_memory_but_too_slow_is_said_in_the_yes(text: str, lang: str, phr
     per = number(r"each gets (\d+) tokens/s" if lang == "en" else r"每路只有 (\d+) tokens/s", lead)
     shown = number(r"(\d+) tokens/s per user" if lang == "en" else r"每路 (\d+) tokens/s", text_.split("\n\n")[1])
     assert per == shown, (lead, text_.split("\n\n")[1])
+
+
+def test_a_card_swapped_in_a_follow_up_keeps_the_count_asked_about() -> None:
+    """"A single RTX 5090?" then "and the 4090?": one 4090 (short of memory), not 2× 4090 sized silently."""
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang="en")
+    c.respond("How many tok/s does Qwen3-14B do on a single RTX 5090?")
+    lead = first_paragraph(c.respond("and the 4090?").answer)
+    assert "2× GeForce RTX 4090" not in lead and "one card is short" in lead, lead

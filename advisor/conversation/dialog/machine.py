@@ -161,7 +161,12 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     if new.existing is not None:
         put("existing", new.existing)
     if new.candidates:
-        put("candidates", list(new.candidates))
+        cands = list(new.candidates)
+        if (len(cands) == 1 and cands[0].count is None and len(old.candidates) == 1 and old.candidates[0].count
+                and new.gpu_count is None and not new.gpu_scale and new.existing is None):
+            # "a single RTX 5090?" → "and the 4090?": the card swapped at the count asked about (not re-sized to 2)
+            cands = [replace(cands[0], count=old.candidates[0].count)]
+        put("candidates", cands)
     if new.budget_scale and new.budget is None and old.budget:  # "预算翻倍呢": the last budget times the factor
         put("budget", old.budget * new.budget_scale)
     if new.gpu_scale and new.gpu_count is None and not new.candidates and new.existing is None:
