@@ -484,3 +484,10 @@ def test_a_card_swapped_in_a_follow_up_keeps_the_count_asked_about() -> None:
     c.respond("How many tok/s does Qwen3-14B do on a single RTX 5090?")
     lead = first_paragraph(c.respond("and the 4090?").answer)
     assert "2× GeForce RTX 4090" not in lead and "one card is short" in lead, lead
+
+
+def test_a_first_token_target_nothing_meets_is_the_reason_given() -> None:
+    """Two L20 hold Qwen3-32B; none reach a 2 s first token for 32k prompts. The answer had blamed the memory
+    ("约需 71.7 GiB … 都装不下")."""
+    lead = first_paragraph(answer("首字延迟要求 P95 小于 2 秒，输入 32k，Qwen3-32B，用 L20 要几张？", "zh"))
+    assert "首 token 不超过 2.0 s" in lead and "装不下" not in lead, lead

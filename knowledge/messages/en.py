@@ -300,6 +300,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "change.users": {"one": "one user at a time (instead of {old}) at {context} tokens of context fits on {count}× {gpu}",
                      "other": "at most {n} concurrent users (instead of {old}) at {context} tokens of context fit on {count}× {gpu}"},
     "lead.nothing_meets": "**No: no configuration the search allows holds {model} and meets the targets** ({targets}) at this load; try a lower target, fewer users or several deployments side by side.",
+    "lead.target.ttft": "a first token within {ms}",
     "lead.target.total": "{rate} in total",
     "lead.target.tpot": "at most {ms} per token",
     "lead.nothing_fits_need": "**No: nothing fits under these constraints** — {model} at {fmt} needs about {total} of GPU memory (unsharded), more than any configuration they allow.",

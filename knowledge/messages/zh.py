@@ -298,6 +298,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "change.engine.speed": "，单路约 {tps} tokens/s",
     "change.users": "并发降到 {n} 路以内（原 {old} 路，上下文 {context} tokens）可在 {count} 张 {gpu} 上装下",
     "lead.nothing_meets": "**不行：搜索范围内没有既能放下 {model} 又能在这个负载下达到目标的配置**（{targets}）；可以降低目标、减少并发，或多套部署并行。",
+    "lead.target.ttft": "首 token 不超过 {ms}",
     "lead.target.total": "总吞吐 {rate}",
     "lead.target.tpot": "每 token 不超过 {ms}",
     "lead.nothing_fits_need": "**不行：在当前约束下没有能放下的配置**——{model}（{fmt}）约需 {total} 显存（未分片），约束允许的配置都装不下。",

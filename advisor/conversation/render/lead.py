@@ -527,8 +527,11 @@ def _nothing_fits(ev: Analysis, book: Book, lang: str) -> str:
     if ev.need is None or ev.workload.is_training:
         return t("lead.nothing_fits", lang)
     c = ev.constraints
-    if c.min_tokens_per_s is not None or c.max_ms_per_token is not None:  # a speed target, not memory, may rule all out
-        said = []
+    if c.min_tokens_per_s is not None or c.max_ms_per_token is not None or c.max_ttft_ms is not None:
+        said = []  # a speed target, not memory, may rule all out
+        if c.max_ttft_ms is not None:
+            said.append(t("lead.target.ttft", lang, ms=book.latency("first-token target", Seconds.of(c.max_ttft_ms, "ms"),
+                                                                    SRC_USER)))
         if c.min_tokens_per_s is not None:
             said.append(t("lead.target.total", lang, rate=book.num("total throughput target", c.min_tokens_per_s,
                                                                   "tokens/s", SRC_USER, 0)))
