@@ -70,7 +70,8 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
-                  rate_period_s=request.rate_period_s, asks_e2e=request.asks_e2e, asks_ttft=request.asks_ttft, asks_plan=request.asks_plan,
+                  rate_period_s=request.rate_period_s, asks_e2e=request.asks_e2e, asks_ttft=request.asks_ttft,
+                  asks_speculation=request.asks_speculation, asks_plan=request.asks_plan,
                   asks_p99=request.asks_p99, asks_fits=request.asks_fits)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
@@ -256,6 +257,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         users = min(workload.concurrency, changed.sized_workload.concurrency if changed.sized_workload else
                     workload.concurrency)  # a change of load (fewer users) is simulated at that load
         ev.changed_load = _load_at(request, model, catalog.gpu(changed.gpu), changed, users, steps)
+    if request.asks_speculation and workload.task == "inference":
+        _speculation(request, model, catalog, steps, ev, one)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None
@@ -287,6 +290,26 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
                 ev.load = _load_at(request, model, gpu, asked, limit, steps) or ev.load
         if one is None and request.constraints.budget and request.constraints.budget_covers == "system":
             _budget_users(request, model, catalog, steps, ev)
+
+
+def _speculation(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                 one: Option | None) -> None:
+    """"Does speculative decoding help, how much faster?": the configuration named (else the lead) at the load asked
+    (one user when none was), simulated without and with speculation (`Speculation()`: k drafted tokens a step, each
+    accepted with probability α, a draft step at a few % of the target's; tokens a step (1 − α^(k+1)) / (1 − α)):
+    `Analysis.speculation`. Its gain shrinks as the load grows: the drafts' verification shares the batch."""
+    from advisor.estimator.serving_sim import Speculation  # start-up: only a speculation question simulates it
+
+    asked = one or top_option(ev)
+    if asked is None or not asked.fits:
+        return
+    gpu, users = catalog.gpu(asked.gpu), max(1, request.workload.concurrency)
+    spec = Speculation()
+    base = _load_at(request, model, gpu, asked, users, steps)
+    with_spec = serving_load(model, gpu, asked, users, steps, speculation=spec)
+    if base and with_spec:
+        ev.speculation = {"option": asked, "users": users, "base": base, "spec": with_spec, "k": spec.k,
+                          "acceptance": spec.acceptance, "tokens_per_step": spec.tokens_per_step()}
 
 
 BUDGET_OPTIONS = 6  # the recommender's leading configurations tried for "the most users a budget buys"

@@ -14,6 +14,7 @@ from advisor.estimator.calibration import load_calibration, load_economics
 from advisor.estimator.cost import estimate_tco
 from advisor.estimator.limits import CONTEXT_STEP, fits_with, largest, largest_context, most_sequences
 from advisor.estimator.serving import saturating_concurrency, simulate_serving
+from advisor.estimator.serving_sim import Speculation
 from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.recommend.speed import roofline_view
@@ -68,7 +69,7 @@ def _tails(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, concurrency:
 
 def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int, steps: list[Step], *,
                  tpot_target_s: float | None = None, ttft_target_s: float | None = None,
-                 tails: bool = False) -> dict[str, Any] | None:
+                 tails: bool = False, speculation: Speculation | None = None) -> dict[str, Any] | None:
     """"Serve X to N users": a serving option at `concurrency` concurrent requests under the continuous-batching
     simulation (advisor.estimator.serving) — median and p95 TTFT, per-user tokens/s, total output tokens/s — and
     the largest concurrency whose median TPOT (and TTFT, when given) meets the target (default: the recommender's
@@ -83,6 +84,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     try:
         rep = timed(steps, "simulate_serving", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
                     lambda: simulate_serving(model, gpu, count, w, load_calibration(), concurrency=concurrency,
+                                             speculation=speculation,
                                              target_tpot_s=tpot, target_ttft_s=ttft_target_s),
                     lambda r: f"TTFT {Seconds(r.result.ttft_p50_s).text('ms', 0)}, {r.result.per_user_tokens_per_s:.1f} "
                               f"tokens/s per user at {concurrency}")

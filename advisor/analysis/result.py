@@ -143,6 +143,9 @@ class Analysis(msgspec.Struct):
     rate_period_s: int = 1  # the period that rate was asked in (60: "requests per minute")
     asks_e2e: bool = False  # "how long does a 2000-token answer take?": first token + output × time per token
     asks_ttft: bool = False  # "what's the TTFT …?": the speed lead opens with the first-token time
+    asks_speculation: bool = False  # "does speculative decoding help?"
+    # "does speculative decoding help?": the load without and with it (advisor.analysis.evaluate._speculation)
+    speculation: dict[str, Any] | None = None
     asks_plan: bool = False  # "what global batch and parallelism would you use?": the planned layout and batch
     asks_full_load: bool = False  # "… at full load?": the figures at the most sequences the cards hold
     asks_train_speed: bool = False  # a training job's "tokens/s per GPU?" / "what MFU?": the throughput first

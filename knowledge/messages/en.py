@@ -707,6 +707,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.count": "You need {name}{warn}: {need} per GPU of {usable} usable ({lay}){kv}.",
     "screen.count.goal": " for your target of {rate} per user",
     "screen.count.kv": "; {kv} of it is the KV cache of {users} sequences at their full {ctx} tokens",
+    "screen.speculation": "**With speculative decoding about {p1} per user against {p0} without ({ratio}×)** on {name} ({lay}) at {users} concurrent users: {t1} against {t0} in total. Assumed: {k} drafted tokens a step, each accepted with probability {acc} ({tps} tokens a step), a draft step at a few % of the model's; the gain shrinks as the batch fills, since the drafts are verified in it.",
     "screen.budget_users": "**{budget} buys about {users} concurrent users**: {k} copies of {name} ({lay}), {cards}× {gpu} in all for {spent}, each serving at most {each} within {ms} per token ({why}; simulated, median).",
     "screen.users.target": "**{name} serves at most {most} concurrent users within {target}{note}** (simulated, median).",
     "screen.users.default": " (the default interactivity target)",

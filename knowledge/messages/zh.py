@@ -703,6 +703,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.count": "需要 {name}{warn}：每卡 {need}，可用 {usable}（{lay}）{kv}。",
     "screen.count.goal": "，满足您的目标（每路 {rate}）",
     "screen.count.kv": "；其中 {kv} 是 {users} 路序列各按满 {ctx} tokens 计的 KV 缓存",
+    "screen.speculation": "**开启投机解码后每路约 {p1}，不开为 {p0}（{ratio}×）**（{name}，{lay}，{users} 路并发）：合计 {t1} 对 {t0}。按每步草稿 {k}、每个草稿被接受的概率 {acc}（每步约 {tps} 个 token）、草稿一步的开销为模型一步的几个百分点计算；并发越高收益越小，因为草稿要在同一批里验证。",
     "screen.budget_users": "**{budget} 预算约可同时服务 {users} 路**：买 {k} 套 {name}（{lay}），共 {cards} 张 {gpu}，整机 {spent}；每套最多 {each} 路、每 token 不超过 {ms}（{why}；模拟，按中位数）。",
     "screen.users.target": "**{name} 最多可同时服务 {most} 路**（{target} 以内{note}；模拟，按中位数）。",
     "screen.users.default": "，即默认交互目标",

@@ -257,8 +257,12 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 # users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢")
 _FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch")
-_FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed")
+_FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed|speculative|spec[\s-]*decod|"
+                           r"eagle|medusa|mtp|draft model|投机|推测解码")
 # "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)
+# "does speculative decoding help?", "with EAGLE / MTP / a draft model", "投机解码能快多少": the load with and without it
+_SPECULATION = re.compile(r"speculative|spec(?:ulative)?[\s-]*decod\w*|draft[\s-]*model|(?<![a-z])(?:eagle-?\d?|medusa|mtp)(?![a-z])|"
+                          r"multi[\s-]*token[\s-]*predict\w*|投机|推测解码|草稿模型")
 _TTFT_ASKED = re.compile(r"ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token|首字|首\s*token|首个\s*token")
 _KEPT_ACTS = ("explain", "how_many", "how_long", "how_much")  # "给个报价" → "换成 H20 呢": still the price
 
@@ -479,6 +483,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_p99=not workload.is_training and asks("p99", text),
                                # ("complete answers in under 15 s end to end" states a target: slots.e2e_ms)
                                asks_e2e=not workload.is_training and asks("e2e", text) and slots.e2e_ms is None,
+                               asks_speculation=not workload.is_training and bool(_SPECULATION.search(text.lower())),
                                asks_ttft=not workload.is_training and bool(_TTFT_ASKED.search(text.lower()))
                                and slots.ttft_ms is None,
                                asks_plan=workload.is_training and asks("global_batch", text),

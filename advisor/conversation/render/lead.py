@@ -184,6 +184,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_job = load_lead.batch_lead(users[0] if users else top, ev, book, lang)
         if led_job is not None:
             return led_job
+    if ev.speculation:  # "does speculative decoding help?": with and without, first
+        led_spec = load_lead.speculation_lead(ev, book, lang)
+        if led_spec is not None:
+            return led_spec
     if ev.asks_rps and len(users) <= 1:  # "how many requests per second can it handle?": the rate, first
         led_rps = load_lead.rps_lead(users[0] if users else top, ev, book, lang)
         if led_rps is not None:

@@ -28,6 +28,34 @@ from knowledge.messages import t
 from knowledge.quantities import Seconds
 
 
+def speculation_lead(ev: Any, book: Book, lang: str) -> Lead | None:
+    """"Does speculative decoding help?": the per-user and total speed at the load asked without and with it
+    (advisor.analysis.evaluate._speculation), with the drafting it assumes; None without the two runs."""
+    got = getattr(ev, "speculation", None)
+    if not got:
+        return None
+    o, base, spec, users = got["option"], got["base"], got["spec"], int(got["users"])
+    on = f"{o.count}× {o.gpu_name} at {users} users"
+    src = SRC_LOAD + " (speculation)"
+    per0, per1 = float(base["per_user_tokens_per_s"]), float(spec["per_user_tokens_per_s"])
+    p0 = book.num(f"tokens/s per user without speculation on {on}", per0, "tokens/s", SRC_LOAD, 0 if per0 >= 10 else 1)
+    p1 = book.num(f"tokens/s per user with speculation on {on}", per1, "tokens/s", src, 0 if per1 >= 10 else 1)
+    ratio = book.num(f"speed-up of speculation on {on}", per1 / per0 if per0 else 0.0, "×", "computed: with ÷ without",
+                     2, suffix="")
+    t0 = book.num(f"output tokens/s in total without speculation on {on}", float(base["total_tokens_per_s"]),
+                  "tokens/s", SRC_LOAD, 0)
+    t1 = book.num(f"output tokens/s in total with speculation on {on}", float(spec["total_tokens_per_s"]),
+                  "tokens/s", src, 0)
+    k = book.count("drafted tokens per step", int(got["k"]), "tokens", "advisor.estimator.serving_sim.Speculation")
+    acc = book.num("acceptance of each drafted token", float(got["acceptance"]) * 100, "%",
+                   "advisor.estimator.serving_sim.Speculation", 0, suffix="").strip() + "%"
+    tps = book.num("tokens per step with speculation", float(got["tokens_per_step"]), "tokens",
+                   "computed: (1 − α^(k+1)) / (1 − α)", 2, suffix="")
+    text = t("screen.speculation", lang, p1=p1, p0=p0, ratio=ratio, name=opt_name(o, book),
+             lay=opt_layout(o, lang, book), users=users, t1=t1, t0=t0, k=k, acc=acc, tps=tps)
+    return Lead(text, None, f"speculative decoding on {on}")
+
+
 def budget_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     """"With a ¥2M budget, how many users at most?": the copies of one configuration the budget buys and the users
     they serve within the per-token target (advisor.analysis.evaluate._budget_users); None without them."""
