@@ -62,6 +62,8 @@ _LENGTH_SHORTHAND = [
     re.compile(rf"(?<![\d.]){_N.format('p')}/\s*{_N.format('o')}{_IO_WORDS}(?![a-z])"),
     re.compile(rf"(?<![a-z]){_IO_WORDS}\s*(?:lengths?|长度)?\s*(?:of|=|:|为|是)?\s*{_N.format('p')}/\s*{_N.format('o')}"),
 ]
+MAX_ANSWER_TOKENS = 200_000  # longer, beside a price, is what the price is per (reasoning traces reach ~64-128k)
+_PRICE_WORDS = re.compile(r"cost|price|\$|¥|usd|per[\s-]*(?:m|million)|/\s*m?tok|成本|价格|多少钱|费用|每百万")
 _IN_OUT_AFTER = re.compile(r"\s*(?:in|input)\s*(?:[,/;]|and)?\s*\d+(?:\.\d+)?\s*k?\s*(?:tokens?\s*)?(?:out|output)(?![a-z])")
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
 _RATE_AFTER = re.compile(r"\s*(?:/\s*(?:s|sec|second)|(?:per|an?|each|every)\s+sec(?:ond)?|/\s*秒|每秒)(?![a-z])")
@@ -235,6 +237,8 @@ def read_tokens(t: Text, slots: Slots) -> None:
                 else "prompt_tokens" if _PROMPT_AFTER.match(after)  # "2k-token prompts"
                 else "output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
                 else None)
+        if slot == "output_tokens" and value >= MAX_ANSWER_TOKENS and _PRICE_WORDS.search(t.s):
+            continue  # "a million output tokens" (what a price is per), not one answer's length
         if slot is None and (re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before)
                              or re.match(r"\s*(?:of\s*)?" + _CONTEXT_WORDS, t.s[m.end():])):
             continue  # "context of 8192 tokens": the context pattern reads it
@@ -258,6 +262,8 @@ def _set_length(t: Text, slots: Slots, slot: str, num: str, unit: str | None, sp
     value = scaled(num, unit)
     if value is None or value < 16 or getattr(slots, slot) is not None:
         return
+    if slot == "output_tokens" and value >= MAX_ANSWER_TOKENS and _PRICE_WORDS.search(t.s):
+        return  # "the cost of a million output tokens": what a price is per, not one answer's length
     wrong = check(slot, value)
     if wrong is not None:
         slots.out_of_range.append(wrong)
