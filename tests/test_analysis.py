@@ -10,7 +10,8 @@ import pytest
 from advisor.analysis.evaluate import analyse
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.analysis.result import Analysis, top_option
-from advisor.conversation.dialog.machine import DialogState, analysis_request, build_constraints, build_workload
+from advisor.conversation.dialog.analysis_request import analysis_request
+from advisor.conversation.dialog.machine import DialogState, build_constraints, build_workload
 from advisor.conversation.reader.extract import Slots
 from advisor.conversation.tools.registry import call_tool
 from advisor.estimator.memory import estimate_memory

@@ -510,3 +510,17 @@ def test_speculation_gains_less_at_a_fuller_batch() -> None:
     one = first_paragraph(answer("Does speculative decoding help Llama 3.1 8B on one H100 for a single user?"))
     many = first_paragraph(answer("Does speculative decoding help Llama 3.1 8B on one H100 with 64 users?"))
     assert number(r"\(([\d.]+)×\)", many) < number(r"\(([\d.]+)×\)", one), (one, many)
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("Megatron vs FSDP vs DeepSpeed for pre-training Llama 3.1 70B on 64 H100 — which is fastest?", "en"),
+    ("用 256 张 H800 预训练 70B，Megatron 和 DeepSpeed 哪个快？", "zh"),
+])
+def test_training_frameworks_compared_plan_the_run_with_each(text: str, lang: str) -> None:
+    """The frameworks named are each planned on the cards named; the lead gives every one's time and tokens/s per
+    GPU (the question had been answered with one plan)."""
+    lead = first_paragraph(answer(text, lang))
+    for name in (("Megatron-LM", "FSDP", "DeepSpeed") if lang == "en" else ("Megatron-LM", "DeepSpeed")):
+        assert name in lead, lead
+    per = [float(x) for x in re.findall(r"(\d+) tokens/s per GPU" if lang == "en" else r"每卡每秒 (\d+) tokens", lead)]
+    assert len(per) == (3 if lang == "en" else 2) and max(per) / min(per) < 1.3, lead

@@ -7,23 +7,31 @@ memory estimator alone answers (:mod:`advisor.analysis.memory_only`) and the res
 from __future__ import annotations
 
 import logging
-import math
 from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.claims import check_claim, premise_findings
 from advisor.analysis.engines import engine_runs
 from advisor.analysis.fabric import fabric_need
 from advisor.analysis.interconnect import link_share
-from advisor.analysis.limits import capacity, config_limits, serving_load, speed_at
+from advisor.analysis.limits import capacity, config_limits, speed_at
+from advisor.analysis.load_answers import (
+    batch_job,
+    budget_users,
+    held_sequences,
+    load_at,
+    requests_per_s,
+    speculation,
+)
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
+from advisor.analysis.named import evaluate_named
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, Assumption, top_option
 from advisor.analysis.smaller import smaller_models_that_fit
 from advisor.analysis.steps import Step, timed
+from advisor.analysis.training_compare import same_count, training_frameworks, training_precisions
 from advisor.analysis.variants import variant_needs
 from advisor.estimator.fit_limits import FitLimits, training_fit_limits
 from advisor.estimator.memory import estimate_memory
-from advisor.recommend.recommender import evaluate_configs
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError, NotValidated
@@ -98,7 +106,8 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
         named = tuple(replace(m, count=1) if not m.count and catalog.gpu(m.gpu).is_machine else m
                       for m in request.named) or count_said(request, ev.recommendation, ev)
         _named_options(replace(request, named=named), ev.recommendation, steps, ev)
-        _training_precisions(request, steps, ev)
+        training_precisions(request, steps, ev)
+        training_frameworks(request, steps, ev)
         ev.fit_limits = _single_gpu_fit_limits(ev, catalog)
     else:
         for mention in request.named:
@@ -151,7 +160,7 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
     workload, constraints = request.workload, request.constraints
     exact = [m for m in request.named if m.count or m.role == "existing"]
     if exact:
-        ev.user_options = _evaluate_named(workload, constraints, exact, steps)
+        ev.user_options = evaluate_named(workload, constraints, exact, steps)
     for mention in request.named:  # a card named without a count: the search's smallest fitting count
         if mention.count or mention.role == "existing":
             continue
@@ -164,8 +173,8 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
             probe = _recommend(workload, replace(constraints, region="global", candidates=(mention.gpu,), budget=None), steps, ev)
             hit = next((o for o in (probe.options + probe.closest if probe else []) if o.gpu == mention.gpu), None)
             if hit is not None:
-                ev.user_options += _evaluate_named(workload, constraints, [replace(mention, count=hit.count)], steps)
-    _same_count(request, steps, ev)
+                ev.user_options += evaluate_named(workload, constraints, [replace(mention, count=hit.count)], steps)
+    same_count(request, steps, ev)
     candidates = [m for m in request.named if m.role == "candidate"]
     owned = any(m.role == "existing" for m in request.named)
     lone = [m for m in candidates if m.count]
@@ -210,11 +219,11 @@ def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig
     fewer = next((ch.value for ch in ev.named_changes if ch.kind == "concurrency" and isinstance(ch.value, int)), None)
     if fmt is not None and workload.task == "inference":
         # the change evaluated on the configuration named, so a speed or load question is answered as changed
-        changed = _evaluate_named(replace(workload, weights=fmt), constraints, [lone], steps)[0]
+        changed = evaluate_named(replace(workload, weights=fmt), constraints, [lone], steps)[0]
         ev.changed_config = changed if changed.fits else None
     elif fewer is not None and 1 < fewer < workload.concurrency and workload.task == "inference":
         # "100 users on 8 H800: TTFT?" when 62 fit: the load of the most users it holds, so the question is answered
-        changed = _evaluate_named(replace(workload, concurrency=fewer), constraints, [lone], steps)[0]
+        changed = evaluate_named(replace(workload, concurrency=fewer), constraints, [lone], steps)[0]
         ev.changed_config = changed if changed.fits else None
 
 
@@ -227,7 +236,7 @@ def _bigger_twin(workload: Workload, constraints: Constraints, lone: NamedConfig
     if shown is None or shown.fits:
         return None
     for twin in load_catalog().memory_twins(lone.gpu):
-        opt = _evaluate_named(workload, constraints, [replace(lone, gpu=twin.id)], steps)[0]
+        opt = evaluate_named(workload, constraints, [replace(lone, gpu=twin.id)], steps)[0]
         if opt.fits:
             return opt
     return None
@@ -250,15 +259,15 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
     if workload.task == "inference" and request.concurrency_given and workload.concurrency > 1:
         lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
         if lead is not None and lead.fits:
-            ev.load = _load_at(request, model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps)
+            ev.load = load_at(request, model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps)
             _same_figures(lead, ev.load)
     changed = ev.changed_config
     if changed is not None and request.concurrency_given and workload.concurrency > 1:
         users = min(workload.concurrency, changed.sized_workload.concurrency if changed.sized_workload else
                     workload.concurrency)  # a change of load (fewer users) is simulated at that load
-        ev.changed_load = _load_at(request, model, catalog.gpu(changed.gpu), changed, users, steps)
+        ev.changed_load = load_at(request, model, catalog.gpu(changed.gpu), changed, users, steps)
     if request.asks_speculation and workload.task == "inference":
-        _speculation(request, model, catalog, steps, ev, one)
+        speculation(request, model, catalog, steps, ev, one)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None
@@ -270,10 +279,10 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         if cap is not None:
             ev.capacity[key] = cap
     if request.job_requests and workload.task == "inference":
-        _batch_job(request, model, catalog, steps, ev, one)
+        batch_job(request, model, catalog, steps, ev, one)
         return
     if request.asks_rps and workload.task == "inference":
-        _requests_per_s(request, model, catalog, steps, ev, one)
+        requests_per_s(request, model, catalog, steps, ev, one)
         return
     if request.asks_users:
         # "how many users at 30 ms per token?": the load the memory holds (the limits of the configuration named,
@@ -283,205 +292,13 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         # and their speed are the simulation's, as under any other load the answer shows
         asked = one or top_option(ev)
         if asked is not None and asked.fits:
-            gpu, held = catalog.gpu(asked.gpu), _held(ev, asked) or 1
-            ev.load = _load_at(request, model, gpu, asked, held, steps)
+            gpu, held = catalog.gpu(asked.gpu), held_sequences(ev, asked) or 1
+            ev.load = load_at(request, model, gpu, asked, held, steps)
             limit = int((ev.load or {}).get("max_concurrency_for_target") or 0)
             if 1 <= limit < held:
-                ev.load = _load_at(request, model, gpu, asked, limit, steps) or ev.load
+                ev.load = load_at(request, model, gpu, asked, limit, steps) or ev.load
         if one is None and request.constraints.budget and request.constraints.budget_covers == "system":
-            _budget_users(request, model, catalog, steps, ev)
-
-
-def _speculation(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
-                 one: Option | None) -> None:
-    """"Does speculative decoding help, how much faster?": the configuration named (else the lead) at the load asked
-    (one user when none was), simulated without and with speculation (`Speculation()`: k drafted tokens a step, each
-    accepted with probability α, a draft step at a few % of the target's; tokens a step (1 − α^(k+1)) / (1 − α)):
-    `Analysis.speculation`. Its gain shrinks as the load grows: the drafts' verification shares the batch."""
-    from advisor.estimator.serving_sim import Speculation  # start-up: only a speculation question simulates it
-
-    asked = one or top_option(ev)
-    if asked is None or not asked.fits:
-        return
-    gpu, users = catalog.gpu(asked.gpu), max(1, request.workload.concurrency)
-    spec = Speculation()
-    base = _load_at(request, model, gpu, asked, users, steps)
-    with_spec = serving_load(model, gpu, asked, users, steps, speculation=spec)
-    if base and with_spec:
-        ev.speculation = {"option": asked, "users": users, "base": base, "spec": with_spec, "k": spec.k,
-                          "acceptance": spec.acceptance, "tokens_per_step": spec.tokens_per_step()}
-
-
-BUDGET_OPTIONS = 6  # the recommender's leading configurations tried for "the most users a budget buys"
-
-
-def _budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],
-                  ev: Analysis) -> None:
-    """"With a ¥2M budget, how many concurrent users at most?": the budget spent on identical copies of one of the
-    recommender's leading configurations (each priced, sold in the region), the copies that fit it,
-    ⌊budget ÷ price of one copy⌋, times the users one copy serves within the per-token target (stated, else the
-    default; no more than its memory holds, simulated at that load): the configuration whose copies serve the most
-    (`Analysis.budget_users`; ties: the cheaper), its load the answer's load line. Copies of an inference deployment
-    scale linearly (each keeps its own weights and KV cache), as `render.scale_out.replicas_for_load` counts them."""
-    from advisor.recommend.prices import budget_price  # start-up: only a budget question prices copies
-    from advisor.recommend.rank import leadable, mainstream_stack  # start-up: likewise
-
-    c = request.constraints
-    budget = c.budget or 0.0
-    rec = ev.recommendation.options if ev.recommendation is not None else []
-    best: tuple[int, float, Option, int, int, dict[str, Any]] | None = None
-    seen: set[tuple[str, int, int]] = set()
-    # hardware a company would buy in quantity: priced new and sold in the region (no used or end-of-life cards),
-    # on a mainstream software stack
-    buyable = [o for o in rec if o.fits and "existing" not in o.labels and leadable(o, catalog.gpu(o.gpu), c)
-               and mainstream_stack(catalog.gpu(o.gpu), c.region, users=2)]
-    per_node = c.max_gpus_per_node
-    tried = []
-    for o in buyable[:BUDGET_OPTIONS]:  # each as sized, and a whole server's worth of its cards laid out for users
-        tried.append(o)
-        for k in (2 * o.count, 4 * o.count, 8 * o.count):
-            if o.count < k <= per_node:
-                tried += [x for x in _as_replicas(request, model, o, k, steps) if x.fits]
-    for o in tried:
-        key = (o.gpu, o.count, o.layout.tp)
-        price = budget_price(o, "system")
-        if key in seen or not price or price > budget:
-            continue
-        seen.add(key)
-        gpu = catalog.gpu(o.gpu)
-        held = _held_or_capacity(ev, model, gpu, o, steps, made=False) or 1
-        load = _load_at(request, model, gpu, o, held, steps)
-        per = int((load or {}).get("max_concurrency_for_target") or 0)
-        if load is None or per < 1:
-            continue
-        if per < held:
-            load = _load_at(request, model, gpu, o, per, steps) or load
-        copies = int(budget // price)
-        users = copies * per
-        if best is None or (users, -copies * price) > (best[0], -best[1]):
-            best = (users, copies * price, o, copies, per, load)
-    if best is not None and best[3] > 1:
-        users, spent, o, copies, per, load = best
-        ev.budget_users = {"option": o, "copies": copies, "per_copy": per, "users": users, "spent": spent}
-        ev.load = load
-        if ev.recommendation is not None:  # the configuration answered leads the options shown with it
-            from advisor.recommend.recommender import same_config  # start-up: only a budget's copies reorder options
-
-            ev.recommendation.options = [o, *(x for x in ev.recommendation.options if not same_config(x, o))]
-
-
-def _load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
-             steps: list[Step]) -> dict[str, Any] | None:
-    """The simulated load on `option` at `concurrency` under the request's targets: its per-token target (stated,
-    else serving_load's default), its first-token target, and the 99th percentiles when they were asked."""
-    ms = request.constraints.max_ms_per_token
-    return serving_load(model, gpu, option, concurrency, steps, tpot_target_s=Seconds.of(ms, "ms").s if ms else None,
-                        ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
-
-
-def _held(ev: Analysis, asked: Option) -> int:
-    """The concurrent sequences `asked` holds: the limits of the configuration named, else its capacity row; 0
-    when neither was made."""
-    held = ev.limits.max_load if ev.limits is not None and ev.limits.option is asked else 0
-    return int(held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 0)
-
-
-def _held_or_capacity(ev: Analysis, model: ModelSpec, gpu: GpuSpec, option: Option, steps: list[Step], *,
-                      made: bool = True) -> int:
-    """The concurrent sequences `option` holds, at least 1: `_held` where its limits or capacity row were made
-    (`made`: `option` is the one they were made for, not another layout of the same cards), else its capacity now."""
-    held = _held(ev, option) if made else 0
-    if not held:
-        cap = capacity(model, gpu, option, steps)
-        held = int(cap["max_concurrency"]) if cap else 1
-    return max(1, held)
-
-
-def _requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
-                    one: Option | None) -> None:
-    """"How many requests per second can it handle?": the most concurrent requests the configuration serves within
-    the per-token target (stated, else the interactivity default; the TTFT target too when stated), no more than
-    its memory holds, simulated again at that load: its closed-loop rate X = C / R requests/s (Little's law) is the
-    answer (`Analysis.load` at that concurrency, `requests_per_s`)."""
-    asked = one or top_option(ev)
-    if asked is None or not asked.fits:
-        return
-    gpu = catalog.gpu(asked.gpu)
-    held = _held_or_capacity(ev, model, gpu, asked, steps)
-    probe = _load_at(request, model, gpu, asked, held, steps)
-    limit = int((probe or {}).get("max_concurrency_for_target") or 0)
-    if probe is None or limit < 1:
-        ev.load = probe
-        return
-    ev.load = probe if limit == held else _load_at(request, model, gpu, asked, limit, steps)
-
-
-def _batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
-               one: Option | None) -> None:
-    """"Summarise 1 million documents on 4× L40S: how long?": a batch job keeps the engine's batch full, so its
-    requests run at the most the memory holds at once (the configuration named, else the lead), simulated at that
-    load (`Analysis.load`); the job takes requests ÷ the closed-loop rate X = C / R (Little's law) seconds. The
-    configuration was laid out for one user (its widest tensor-parallel group); its cards as replicas of the
-    smallest group that holds the model are tried too, and the faster kept (8 replicas of an 8B model on 8 L4s
-    rather than one TP 8 group over PCIe)."""
-    asked = one or top_option(ev)
-    n = request.job_requests
-    if asked is None or not asked.fits or not n:
-        return
-    gpu = catalog.gpu(asked.gpu)
-    best = _fastest_batch(request, model, gpu, [asked, *_as_replicas(request, model, asked, asked.count, steps)],
-                          steps, ev, asked)
-    if best is None:
-        return
-    rate, opt, held, ev.load = best
-    ev.batch = {"requests": n, "requests_per_s": rate, "seconds": n / rate, "concurrency": held, "option": opt}
-    deadline = request.constraints.deadline_s
-    if deadline and (n / rate > deadline or one is None):
-        # "… in 10 hours": copies of the one server's worth of these cards that puts out the most per GPU. With no
-        # card named the recommender chose the card for the job's rate, judged at a chat pace (Little's law), where a
-        # batch runs the engine full: its count is then sized the same way, from one card up to a server
-        per_node = request.constraints.max_gpus_per_node
-        sizes = [k for k in ((1, 2, 4, 8, 16) if one is None else (2 * asked.count, 4 * asked.count, 8 * asked.count))
-                 if (asked.count < k or one is None) and k <= per_node]
-        tried = [best] + [b for k in sizes
-                          for b in [_fastest_batch(request, model, gpu, _as_replicas(request, model, asked, k, steps),
-                                                   steps, ev, None)] if b is not None]
-        top = max(b[0] / b[1].count for b in tried)  # within 1 % of the most per GPU, the fewest cards a copy
-        rate_k, opt_k, _, _ = min((b for b in tried if b[0] / b[1].count >= 0.99 * top), key=lambda b: b[1].count)
-        copies = math.ceil(n / (rate_k * deadline))
-        if one is not None or copies * opt_k.count < asked.count:
-            ev.batch.update(deadline_s=deadline, copies=copies, copy_option=opt_k, copy_rate=rate_k, sized=one is None)
-
-
-def _as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, count: int,
-                 steps: list[Step]) -> list[Option]:
-    """`count` of the asked card laid out for throughput: replicas of the smallest group that holds the model (one
-    user would get the widest group, so the layout is sized for enough users to give every group one); [] when it
-    does not fit or adds nothing to `asked`."""
-    if count <= 1 and asked.count <= 1:
-        return []
-    users = max(count * 8, request.workload.concurrency)
-    got = timed(steps, "evaluate_configs", {"model": model.id, "configs": [(asked.gpu, count)], "layout": "lightest"},
-                lambda: evaluate_configs(replace(request.workload, concurrency=users), [(asked.gpu, count)],
-                                         request.constraints, per_user=False),
-                lambda r: ", ".join(f"{o.count}× {o.gpu}, TP {o.layout.tp}" for o in r))
-    return [o for o in got if o.fits and (o.count != asked.count or o.layout.tp < asked.layout.tp)]
-
-
-def _fastest_batch(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, options: list[Option],
-                   steps: list[Step], ev: Analysis,
-                   asked: Option | None) -> tuple[float, Option, int, dict[str, Any]] | None:
-    """Of `options`, the one with the highest closed-loop rate at the most requests it holds at once: (requests/s,
-    option, requests held, its simulated load). Only `asked` reads the limits or capacity row the analysis made:
-    a capacity row is keyed by card and count, and another layout of those cards holds another number."""
-    best: tuple[float, Option, int, dict[str, Any]] | None = None
-    for opt in options:
-        held = _held_or_capacity(ev, model, gpu, opt, steps, made=opt is asked)
-        load = _load_at(request, model, gpu, opt, held, steps)
-        rate = float((load or {}).get("requests_per_s") or 0)
-        if load is not None and rate > 0 and (best is None or rate > best[0]):
-            best = (rate, opt, held, load)
-    return best
+            budget_users(request, model, catalog, steps, ev)
 
 
 def _same_figures(o: Option, load: dict[str, Any] | None) -> None:
@@ -519,80 +336,6 @@ def _recommend(workload: Workload, constraints: Constraints, steps: list[Step], 
         log.warning("recommend failed; answering from the memory estimator: %s", exc)
         ev.unavailable.append("recommend")
         return None
-
-
-def _training_precisions(request: AnalysisRequest, steps: list[Step], ev: Analysis) -> None:
-    """"FP8 instead of BF16 to pre-train it on 64 H100: how much faster?": the configuration named (or the lead)
-    planned in FP8 and in BF16 (`Workload.train_precision`), the runs side by side (`Analysis.precision_runs`)
-    in place of the memory of the two weight formats, which is not what is asked."""
-    w = request.workload
-    asked = {v for f, v in request.variants if f == "weights"}
-    if w.task not in ("pretrain", "full") or asked != {"fp8", "bf16"}:
-        return
-    base = ev.user_options[0] if len(ev.user_options) == 1 else top_option(ev)
-    if base is None:
-        return
-    from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S  # start-up: training answers only
-
-    count = base.count
-    slow = base.training is not None and base.training.wall.s > DEFAULT_TRAINING_DEADLINE_S
-    if not base.fits or slow:  # a card that cannot hold the run, or takes years on it ("FP8 training on H100 …, for
-        # a 70B?"): the recommender's count of that card, which finishes within its default deadline; else (a card
-        # the region's search leaves out) the run's cards scaled to that deadline, in whole 8-GPU servers
-        rec = ev.recommendation.options if ev.recommendation is not None else []
-        fit = next((o for o in rec if o.gpu == base.gpu and o.fits and o.training is not None), None)
-        if fit is not None:
-            count = fit.count
-        elif base.fits and base.training is not None:
-            need = base.count * base.training.wall.s / DEFAULT_TRAINING_DEADLINE_S
-            count = 8 * 2 ** math.ceil(math.log2(max(1.0, need / 8)))
-        else:
-            return
-    runs = []
-    for precision in ("fp8", "bf16"):
-        sized = replace(w, weights=None, train_precision=precision)
-        runs += _evaluate_named(sized, request.constraints, [NamedConfig(gpu=base.gpu, count=count)], steps)
-    if len(runs) == 2 and all(o.fits and o.training is not None for o in runs):
-        ev.precision_runs = runs
-        ev.variants = []
-
-
-def _same_count(request: AnalysisRequest, steps: list[Step], ev: Analysis) -> None:
-    """"How much faster would B200s be than H100s for training a 70B?": two or more cards named with no count, for
-    a training job (or their serving speed), are compared at one count, the largest of their smallest fitting counts (a run's time falls
-    with its GPUs, so 1× B200 against 4× H100 would compare the counts, not the cards); kept as sized when that
-    count does not fit them all."""
-    named = [m for m in request.named if m.role == "candidate"]
-    opts = ev.user_options
-    # serving too when the speed is what is compared ("how much faster is H200 than H100 for a 405B?"): 4× H200
-    # against 8× H100 would compare the counts
-    by_card = request.workload.is_training or request.asks_speed
-    if (request.intent != "compare" or not by_card or len(named) < 2 or len(opts) != len(named)
-            or any(m.count for m in named) or not all(o.fits for o in opts) or len({o.count for o in opts}) == 1):
-        return
-    n = max(o.count for o in opts)
-    same = _evaluate_named(request.workload, request.constraints, [replace(m, count=n) for m in named], steps)
-    if all(o.fits for o in same):
-        ev.user_options = same
-
-
-def _evaluate_named(workload: Workload, constraints: Constraints, named: list[NamedConfig],
-                    steps: list[Step]) -> list[Option]:
-    """The named configurations exactly as named (advisor.recommend.recommender.evaluate_configs), labelled with their role;
-    the node limit widened to hold the widest."""
-    configs = [(m.gpu, m.count or 1) for m in named]
-    widest = max(n for _, n in configs)
-    c = constraints
-    if widest > c.max_gpus_per_node * c.max_nodes:
-        c = replace(c, max_nodes=-(-widest // c.max_gpus_per_node))
-    options = timed(steps, "evaluate_configs", {"model": workload.model, "configs": configs},
-                    lambda: evaluate_configs(workload, configs, c),
-                    lambda r: ", ".join(f"{o.count}× {o.gpu}: {'fits' if o.fits else 'does not fit'}" for o in r))
-    out = []
-    for opt, mention in zip(options, named, strict=True):
-        labels = [lab for lab in opt.labels if lab != mention.role] + [mention.role]
-        out.append(replace(opt, labels=labels))
-    return out
 
 
 def _offload_of(rec: Recommendation) -> Option | None:

@@ -144,7 +144,8 @@ class Analysis(msgspec.Struct):
     asks_e2e: bool = False  # "how long does a 2000-token answer take?": first token + output × time per token
     asks_ttft: bool = False  # "what's the TTFT …?": the speed lead opens with the first-token time
     asks_speculation: bool = False  # "does speculative decoding help?"
-    # "does speculative decoding help?": the load without and with it (advisor.analysis.evaluate._speculation)
+    framework_runs: list[Option] = msgspec.field(default_factory=list)  # one training run per framework compared
+    # "does speculative decoding help?": the load without and with it (advisor.analysis.load_answers.speculation)
     speculation: dict[str, Any] | None = None
     asks_plan: bool = False  # "what global batch and parallelism would you use?": the planned layout and batch
     asks_full_load: bool = False  # "… at full load?": the figures at the most sequences the cards hold

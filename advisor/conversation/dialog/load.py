@@ -39,7 +39,7 @@ def request_seconds(s: Slots) -> float:
 def job_rate(s: Slots) -> float | None:
     """The request rate a batch job with a deadline asks for when no card is named ("1 million documents within 24
     hours: what hardware?"): λ = requests ÷ deadline, sized like a stated request rate (the hardware is chosen to
-    sustain it). With a card named the analysis sizes copies of it instead (advisor.analysis.evaluate._batch_job)."""
+    sustain it). With a card named the analysis sizes copies of it instead (advisor.analysis.load_answers.batch_job)."""
     if not (s.job_requests and s.deadline_s) or s.qps or s.candidates or s.existing is not None:
         return None
     return s.job_requests / s.deadline_s

@@ -17,19 +17,18 @@ from typing import TYPE_CHECKING
 from advisor.analysis.claims import claim_findings, premise_findings
 from advisor.analysis.evaluate import analyse
 from advisor.conversation.dialog import catalog_answers, policy, readback
+from advisor.conversation.dialog.analysis_request import analysis_request, named_configs
 from advisor.conversation.dialog.load import serving_concurrency
 from advisor.conversation.dialog.machine import (
     BLOCKING,
     Change,
     DialogState,
     accept_default,
-    analysis_request,
     build_constraints,
     build_workload,
     default_catalog,
     merge,
     missing_blocking,
-    named_configs,
     next_question,
     reset,
 )
@@ -43,6 +42,7 @@ from advisor.conversation.reader.intent import (
     implies_inference,
     rate_period,
     reference_method,
+    training_frameworks_compared,
 )
 from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
@@ -484,6 +484,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                # ("complete answers in under 15 s end to end" states a target: slots.e2e_ms)
                                asks_e2e=not workload.is_training and asks("e2e", text) and slots.e2e_ms is None,
                                asks_speculation=not workload.is_training and bool(_SPECULATION.search(text.lower())),
+                               frameworks=training_frameworks_compared(text) if workload.is_training else (),
                                asks_ttft=not workload.is_training and bool(_TTFT_ASKED.search(text.lower()))
                                and slots.ttft_ms is None,
                                asks_plan=workload.is_training and asks("global_batch", text),

@@ -26,13 +26,13 @@ from advisor.conversation.reader.amounts import (
     read_deadline_and_years,
     read_gpu_count,
     read_money,
-    read_relative,
     read_size,
     read_tokens,
 )
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.dataset import apply_epochs, job_from_tokens, read_batch_job, read_dataset
 from advisor.conversation.reader.devices import read_device
+from advisor.conversation.reader.factors import read_relative
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number

@@ -452,6 +452,25 @@ _ENGINE_COMPARE = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|faster|slower|quicke
                              r"(?![a-z])|哪个|还是|对比|比较|更快|谁快|快还是")
 
 
+# the training frameworks the planner models (calibration planner.training_engines), as people name them
+_TRAINING_FRAMEWORKS = (("megatron", r"megatron|nemo(?![a-z])"), ("fsdp", r"(?<![a-z])fsdp2?(?![a-z])|torchtitan"),
+                        ("deepspeed", r"deepspeed|zero[\s-]?3"))
+_FRAMEWORK_QUESTION = re.compile(r"which (?:training )?(?:framework|stack|library)|what (?:training )?(?:framework|stack)|"
+                                 r"哪个框架|用什么框架|框架选|训练框架")
+
+
+def training_frameworks_compared(text: str) -> tuple[str, ...]:
+    """The training frameworks a message compares ("Megatron vs FSDP vs DeepSpeed for a 70B?", "which framework?"):
+    those named, in order, when two or more are named with a comparison, or all three for "which framework";
+    () otherwise."""
+    s = (text or "").lower()
+    found = sorted((m.start(), name) for name, rx in _TRAINING_FRAMEWORKS if (m := re.search(rx, s)))
+    named = tuple(dict.fromkeys(n for _, n in found))
+    if len(named) >= 2 and (_ENGINE_COMPARE.search(s) or _FRAMEWORK_QUESTION.search(s) or "," in s or "/" in s):
+        return named
+    return tuple(n for n, _ in _TRAINING_FRAMEWORKS) if _FRAMEWORK_QUESTION.search(s) else ()
+
+
 def engines_compared(text: str) -> tuple[str, ...]:
     """The serving engines the message compares ("Is vLLM or llama.cpp faster …?"), in the order named; () when
     fewer than two are named or nothing compares them (Ollama and LM Studio run llama.cpp)."""

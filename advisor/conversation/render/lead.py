@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.load import e2e_tpot_ms
 from advisor.conversation.dialog.machine import DialogState
+from advisor.conversation.render import figure_leads, load_lead, purchase_lead, training_lead
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render import load_lead, purchase_lead, training_lead
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
 from advisor.conversation.render.book import (
     SRC_MEMORY,
@@ -38,13 +38,12 @@ from advisor.conversation.render.purchase_lead import against_target
 from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
-from advisor.estimator.kv_cache import kv_bytes_per_token_layer, kv_cache_bytes
 from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.prices import budget_price, unit_price
 from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
-from knowledge.quantities import UNIT_BYTES, Bytes, Seconds
+from knowledge.quantities import Bytes, Seconds
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
@@ -109,12 +108,14 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     asked = users[0] if len(users) == 1 else top  # the configuration a question about "it" is about
     cap = state.slots.capacity
     if ev.asks_kv_token and ev.model is not None:  # "how much KV cache per token?": that, first
-        return kv_token_lead(ev, book, lang)
+        return figure_leads.kv_token_lead(ev, book, lang)
     plan_of = asked if asked is not None and asked.fits and asked.layout.planned is not None else None
     if ev.asks_plan and plan_of is not None:  # "what global batch and parallelism?": the plan, first
         return training_lead.plan_lead(plan_of, ev, book, lang)
     if ev.precision_runs:  # "FP8 instead of BF16: how much faster?": the run planned in each
         return training_lead.precision_lead(ev, book, lang)
+    if ev.framework_runs:  # "Megatron, FSDP or DeepSpeed?": the run planned with each
+        return training_lead.framework_lead(ev, book, lang)
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
         typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value)) if cap else ""
         return variants_lead(ev, book, lang, Bytes.of(cap.value, "GiB") if cap is not None else None, typed)
@@ -139,7 +140,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led_power is not None:
             return led_power
     if ev.asks_tokens_per_day and asked is not None:  # "how many tokens a day can it generate?"
-        led_day = _tokens_per_day_lead(asked, ev, book, lang)
+        led_day = figure_leads.tokens_per_day_lead(asked, ev, book, lang)
         if led_day is not None:
             return led_day
     if ev.fabric is not None and asked is not None and asked.fits:  # "do I need InfiniBand?": 100 GbE run first
@@ -546,52 +547,6 @@ def _nothing_fits(ev: Analysis, book: Book, lang: str) -> str:
     fmt = format_label(fs.need_format(ev), lang)
     total = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
     return t("lead.nothing_fits_need", lang, model=ev.model.name, fmt=fmt, total=total)
-
-
-SRC_KV = "advisor.estimator.kv_cache.kv_cache_bytes (K and V of every layer; sliding-window layers capped)"
-
-
-def kv_token_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
-    """"How much KV cache does it use per token?": one token's K and V over every layer (one GPU, no TP split), then
-    one sequence of the context asked or assumed. Bytes per token and layer = 2 (K, V) × KV heads × head dim × bytes
-    (MLA: the compressed latent and its rope key), advisor.estimator.kv_cache."""
-    model, w = ev.model, ev.workload
-    per_token = kv_cache_bytes(model, 1, kv=w.kv)
-    per_seq = kv_cache_bytes(model, w.context, kv=w.kv)
-    unit = "MiB" if per_token >= 2**20 else "KiB"
-    token = book.num(f"KV cache per token of {model.name} ({w.kv})", per_token / UNIT_BYTES[unit], unit, SRC_KV,
-                     0 if per_token / UNIT_BYTES[unit] >= 100 else 1)
-    layer = book.num(f"KV cache per token per layer of {model.name} ({w.kv})",
-                     kv_bytes_per_token_layer(model, w.kv) / 2**10, "KiB", SRC_KV, 1)
-    seq = book.gib(f"KV cache of one {w.context}-token sequence of {model.name}", Bytes(per_seq), SRC_KV, 2)
-    ctx = book.tokens("context", w.context, SRC_KV, lang)
-    text = t("lead.kv_token", lang, model=model.name, token=token, layer=layer, layers=model.num_layers,
-             fmt=format_label(w.kv, lang), ctx=ctx, seq=seq)
-    return fs.Lead(text, None, f"KV cache per token of {model.name} ({w.kv})")
-
-
-SRC_DAY = "analysis.limits.capacity: output tokens/s at full load (estimate_throughput) × 86,400 s"
-
-
-def _tokens_per_day_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
-    """"How many tokens a day?": the output tokens/s at full load (as many sequences of the context as the memory
-    holds, analysis.limits.capacity) × 86,400 s, running around the clock; None without that capacity."""
-    lim = ev.limits if ev.limits is not None and ev.limits.option is o and not ev.limits.training else None
-    if lim is not None and lim.at_max and lim.max_load > 0:  # the configuration named: its own stretch
-        total, most = float(lim.at_max["total"]), lim.max_load
-    else:
-        cap = ev.capacity.get((o.gpu, o.count)) if o.fits else None
-        if not cap:
-            return None
-        total, most = float(cap["total"]), int(cap["max_concurrency"])
-    on = f"{o.count}× {o.gpu_name}"
-    day = book.tokens(f"output tokens a day at full load on {on}", total * 86_400, SRC_DAY, lang)
-    tps = book.num(f"output tokens/s in total at full load on {on}", total, "tokens/s", SRC_DAY, 0)
-    n = book.count(f"concurrent sequences at full load on {on}", most, "sequences", SRC_DAY)
-    ctx = book.tokens("context", ev.workload.context, SRC_DAY, lang)
-    text = t("lead.tokens_per_day", lang, day=day, name=opt_name(o, book), tps=tps, n=n, ctx=ctx)
-    return fs.Lead(text, None, f"output tokens a day at full load on {on}")
-
 
 
 SRC_POWER = "advisor.estimator.cost.estimate_tco: (count × TDP + servers × platform W) × utilisation × 8760 h × PUE"

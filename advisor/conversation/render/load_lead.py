@@ -30,7 +30,7 @@ from knowledge.quantities import Seconds
 
 def speculation_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     """"Does speculative decoding help?": the per-user and total speed at the load asked without and with it
-    (advisor.analysis.evaluate._speculation), with the drafting it assumes; None without the two runs."""
+    (advisor.analysis.load_answers.speculation), with the drafting it assumes; None without the two runs."""
     got = getattr(ev, "speculation", None)
     if not got:
         return None
@@ -58,7 +58,7 @@ def speculation_lead(ev: Any, book: Book, lang: str) -> Lead | None:
 
 def budget_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     """"With a ¥2M budget, how many users at most?": the copies of one configuration the budget buys and the users
-    they serve within the per-token target (advisor.analysis.evaluate._budget_users); None without them."""
+    they serve within the per-token target (advisor.analysis.load_answers.budget_users); None without them."""
     got = getattr(ev, "budget_users", None)
     if not got:
         return None
@@ -138,7 +138,7 @@ def _memory_load(o: Any, ev: Any) -> tuple[int, dict[str, Any]]:
 
 def rps_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     """"How many requests per second can it handle?": the closed-loop rate (Little's law, X = C / R) at the most
-    concurrent requests meeting the per-token target (advisor.analysis.evaluate._requests_per_s), with that load,
+    concurrent requests meeting the per-token target (advisor.analysis.load_answers.requests_per_s), with that load,
     the target and the request lengths it holds for; None without a simulated rate."""
     load = ev.load
     if not load or not load.get("requests_per_s") or o is None:
@@ -207,7 +207,7 @@ def e2e_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
 
 def batch_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     """"Summarise 1 million documents: how long?": the batch job's time at the most requests the cards hold at once
-    (advisor.analysis.evaluate._batch_job: requests ÷ the closed-loop rate), with that load, the rate and the request
+    (advisor.analysis.load_answers.batch_job: requests ÷ the closed-loop rate), with that load, the rate and the request
     lengths; None without a simulated rate."""
     job, load = ev.batch, ev.load
     o = job.get("option") or o if job else o  # the layout the job runs fastest in (replicas, for a batch)
@@ -247,7 +247,7 @@ def batch_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
 
 def _in_time(job: dict[str, Any], book: Book, lang: str) -> str:
     """The copies a batch job's deadline takes: ⌈requests ÷ (rate of one copy × deadline)⌉ of the configuration
-    with the highest rate per GPU (advisor.analysis.evaluate._batch_job), its cards and its purchase."""
+    with the highest rate per GPU (advisor.analysis.load_answers.batch_job), its cards and its purchase."""
     o, copies = job["copy_option"], int(job["copies"])
     on = f"{o.count}× {o.gpu_name}"
     hours = float(job["deadline_s"]) / 3600

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_TRAINING, Book
-from advisor.conversation.render.options_table import need_and_usable, opt_days, opt_layout, opt_name
+from advisor.conversation.render.options_table import ENGINE_LABELS, need_and_usable, opt_days, opt_layout, opt_name
 from knowledge.messages import t
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def plan_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
 
 def precision_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
     """"FP8 instead of BF16 for this run: how much faster?": the configuration's run planned in FP8 and in BF16
-    (advisor.analysis.evaluate._training_precisions), the ratio of their wall-clock times and each one's tokens/s
+    (advisor.analysis.training_compare.training_precisions), the ratio of their wall-clock times and each one's tokens/s
     per GPU."""
     fp8, bf16 = ev.precision_runs
     assert fp8.training is not None and bf16.training is not None
@@ -64,6 +64,47 @@ def precision_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
     return fs.Lead(t("lead.train_precision", lang, name=opt_name(fp8, book), a=a, b=b, r=r, pa=pa, pb=pb,
                      lay=opt_layout(fp8, lang, book), tokens=fs.train_tokens_text(ev, book, lang)),
                    None, f"FP8 / BF16 training speed on {on}")
+
+
+def framework_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
+    """"Megatron, FSDP or DeepSpeed for this run?": the configuration's run planned with each framework
+    (advisor.analysis.training_compare.training_frameworks), fastest first: its time, how much faster than each other, and
+    every run's tokens/s per GPU and layout."""
+    runs = ev.framework_runs
+    best = runs[0]
+    assert best.training is not None
+    on = f"{best.count}× {best.gpu_name}"
+    parts = []
+    for o in runs:
+        tr = o.training
+        assert tr is not None
+        name = _engine(o)
+        if tr.wall.s >= 86400:
+            took = book.duration(f"{name} training wall-clock on {on}", tr.wall, "days", SRC_TRAINING, 1,
+                                 suffix=t("slot.days", lang))
+        else:
+            took = book.duration(f"{name} training wall-clock on {on}", tr.wall, "h", SRC_TRAINING, 1,
+                                 suffix=t("slot.hours", lang))
+        per = book.num(f"{name} training tokens/s per GPU on {on}", tr.tokens_per_s / o.count, "tokens/s",
+                       SRC_TRAINING, 0, suffix="")
+        parts.append(t("lead.framework.run", lang, engine=name, took=took, per=per, lay=opt_layout(o, lang, book)))
+    first = best.training
+    second = runs[1].training
+    assert second is not None
+    ratio = second.wall.s / first.wall.s
+    r = book.num(f"speed of {_engine(best)} over {_engine(runs[1])} on {on}", ratio, "ratio",
+                 "ratio of the two wall-clock times", 2, suffix="")
+    # within 3 %: the planner's frameworks differ only in what they overlap and schedule, not a choice to make on speed
+    key = "lead.framework.same" if ratio < 1.03 else "lead.framework"
+    text = t(key, lang, engine=_engine(best), name=opt_name(best, book), r=r, other=_engine(runs[1]),
+             runs=t("list.sep", lang).join(parts), tokens=fs.train_tokens_text(ev, book, lang))
+    return fs.Lead(text, None, f"training frameworks compared on {on}")
+
+
+def _engine(o: Option) -> str:
+    """The training framework of an option's layout, as people name it."""
+    e = o.layout.engine or ""
+    return ENGINE_LABELS.get(e, e)
 
 
 def train_speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:

@@ -1,0 +1,213 @@
+"""What a serving question asks of a load beyond the options (:func:`advisor.analysis.evaluate.analyse` calls these):
+the request rate a configuration sustains, a batch job's time and the copies its deadline takes, the users a budget
+buys, and speculative decoding with and without. Each simulates the configuration at the load it answers for
+(:func:`advisor.analysis.limits.serving_load`) and leaves its figures on the :class:`Analysis`."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from advisor.analysis.limits import capacity, serving_load
+from advisor.analysis.request import AnalysisRequest
+from advisor.analysis.result import Analysis, top_option
+from advisor.analysis.steps import Step, timed
+from advisor.recommend.recommender import evaluate_configs
+from knowledge.quantities import Seconds
+from knowledge.structs import replace
+
+if TYPE_CHECKING:
+    from advisor.recommend.recommender import Option
+    from knowledge.catalog import Catalog
+    from knowledge.schemas import GpuSpec, ModelSpec
+
+BUDGET_OPTIONS = 6  # the recommender's leading configurations tried for "the most users a budget buys"
+
+
+def speculation(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                 one: Option | None) -> None:
+    """"Does speculative decoding help, how much faster?": the configuration named (else the lead) at the load asked
+    (one user when none was), simulated without and with speculation (`Speculation()`: k drafted tokens a step, each
+    accepted with probability α, a draft step at a few % of the target's; tokens a step (1 − α^(k+1)) / (1 − α)):
+    `Analysis.speculation`. Its gain shrinks as the load grows: the drafts' verification shares the batch."""
+    from advisor.estimator.serving_sim import Speculation  # start-up: only a speculation question simulates it
+
+    asked = one or top_option(ev)
+    if asked is None or not asked.fits:
+        return
+    gpu, users = catalog.gpu(asked.gpu), max(1, request.workload.concurrency)
+    spec = Speculation()
+    base = load_at(request, model, gpu, asked, users, steps)
+    with_spec = serving_load(model, gpu, asked, users, steps, speculation=spec)
+    if base and with_spec:
+        ev.speculation = {"option": asked, "users": users, "base": base, "spec": with_spec, "k": spec.k,
+                          "acceptance": spec.acceptance, "tokens_per_step": spec.tokens_per_step()}
+
+
+def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],
+                  ev: Analysis) -> None:
+    """"With a ¥2M budget, how many concurrent users at most?": the budget spent on identical copies of one of the
+    recommender's leading configurations (each priced, sold in the region), the copies that fit it,
+    ⌊budget ÷ price of one copy⌋, times the users one copy serves within the per-token target (stated, else the
+    default; no more than its memory holds, simulated at that load): the configuration whose copies serve the most
+    (`Analysis.budget_users`; ties: the cheaper), its load the answer's load line. Copies of an inference deployment
+    scale linearly (each keeps its own weights and KV cache), as `render.scale_out.replicas_for_load` counts them."""
+    from advisor.recommend.prices import budget_price  # start-up: only a budget question prices copies
+    from advisor.recommend.rank import leadable, mainstream_stack  # start-up: likewise
+
+    c = request.constraints
+    budget = c.budget or 0.0
+    rec = ev.recommendation.options if ev.recommendation is not None else []
+    best: tuple[int, float, Option, int, int, dict[str, Any]] | None = None
+    seen: set[tuple[str, int, int]] = set()
+    # hardware a company would buy in quantity: priced new and sold in the region (no used or end-of-life cards),
+    # on a mainstream software stack
+    buyable = [o for o in rec if o.fits and "existing" not in o.labels and leadable(o, catalog.gpu(o.gpu), c)
+               and mainstream_stack(catalog.gpu(o.gpu), c.region, users=2)]
+    per_node = c.max_gpus_per_node
+    tried = []
+    for o in buyable[:BUDGET_OPTIONS]:  # each as sized, and a whole server's worth of its cards laid out for users
+        tried.append(o)
+        for k in (2 * o.count, 4 * o.count, 8 * o.count):
+            if o.count < k <= per_node:
+                tried += [x for x in as_replicas(request, model, o, k, steps) if x.fits]
+    for o in tried:
+        key = (o.gpu, o.count, o.layout.tp)
+        price = budget_price(o, "system")
+        if key in seen or not price or price > budget:
+            continue
+        seen.add(key)
+        gpu = catalog.gpu(o.gpu)
+        held = held_or_capacity(ev, model, gpu, o, steps, made=False) or 1
+        load = load_at(request, model, gpu, o, held, steps)
+        per = int((load or {}).get("max_concurrency_for_target") or 0)
+        if load is None or per < 1:
+            continue
+        if per < held:
+            load = load_at(request, model, gpu, o, per, steps) or load
+        copies = int(budget // price)
+        users = copies * per
+        if best is None or (users, -copies * price) > (best[0], -best[1]):
+            best = (users, copies * price, o, copies, per, load)
+    if best is not None and best[3] > 1:
+        users, spent, o, copies, per, load = best
+        ev.budget_users = {"option": o, "copies": copies, "per_copy": per, "users": users, "spent": spent}
+        ev.load = load
+        if ev.recommendation is not None:  # the configuration answered leads the options shown with it
+            from advisor.recommend.recommender import same_config  # start-up: only a budget's copies reorder options
+
+            ev.recommendation.options = [o, *(x for x in ev.recommendation.options if not same_config(x, o))]
+
+
+def load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
+             steps: list[Step]) -> dict[str, Any] | None:
+    """The simulated load on `option` at `concurrency` under the request's targets: its per-token target (stated,
+    else serving_load's default), its first-token target, and the 99th percentiles when they were asked."""
+    ms = request.constraints.max_ms_per_token
+    return serving_load(model, gpu, option, concurrency, steps, tpot_target_s=Seconds.of(ms, "ms").s if ms else None,
+                        ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
+
+
+def held_sequences(ev: Analysis, asked: Option) -> int:
+    """The concurrent sequences `asked` holds: the limits of the configuration named, else its capacity row; 0
+    when neither was made."""
+    held = ev.limits.max_load if ev.limits is not None and ev.limits.option is asked else 0
+    return int(held or ev.capacity.get((asked.gpu, asked.count), {}).get("max_concurrency") or 0)
+
+
+def held_or_capacity(ev: Analysis, model: ModelSpec, gpu: GpuSpec, option: Option, steps: list[Step], *,
+                      made: bool = True) -> int:
+    """The concurrent sequences `option` holds, at least 1: `held_sequences` where its limits or capacity row were made
+    (`made`: `option` is the one they were made for, not another layout of the same cards), else its capacity now."""
+    held = held_sequences(ev, option) if made else 0
+    if not held:
+        cap = capacity(model, gpu, option, steps)
+        held = int(cap["max_concurrency"]) if cap else 1
+    return max(1, held)
+
+
+def requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                    one: Option | None) -> None:
+    """"How many requests per second can it handle?": the most concurrent requests the configuration serves within
+    the per-token target (stated, else the interactivity default; the TTFT target too when stated), no more than
+    its memory holds, simulated again at that load: its closed-loop rate X = C / R requests/s (Little's law) is the
+    answer (`Analysis.load` at that concurrency, `requests_per_s`)."""
+    asked = one or top_option(ev)
+    if asked is None or not asked.fits:
+        return
+    gpu = catalog.gpu(asked.gpu)
+    held = held_or_capacity(ev, model, gpu, asked, steps)
+    probe = load_at(request, model, gpu, asked, held, steps)
+    limit = int((probe or {}).get("max_concurrency_for_target") or 0)
+    if probe is None or limit < 1:
+        ev.load = probe
+        return
+    ev.load = probe if limit == held else load_at(request, model, gpu, asked, limit, steps)
+
+
+def batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+               one: Option | None) -> None:
+    """"Summarise 1 million documents on 4× L40S: how long?": a batch job keeps the engine's batch full, so its
+    requests run at the most the memory holds at once (the configuration named, else the lead), simulated at that
+    load (`Analysis.load`); the job takes requests ÷ the closed-loop rate X = C / R (Little's law) seconds. The
+    configuration was laid out for one user (its widest tensor-parallel group); its cards as replicas of the
+    smallest group that holds the model are tried too, and the faster kept (8 replicas of an 8B model on 8 L4s
+    rather than one TP 8 group over PCIe)."""
+    asked = one or top_option(ev)
+    n = request.job_requests
+    if asked is None or not asked.fits or not n:
+        return
+    gpu = catalog.gpu(asked.gpu)
+    best = fastest_batch(request, model, gpu, [asked, *as_replicas(request, model, asked, asked.count, steps)],
+                          steps, ev, asked)
+    if best is None:
+        return
+    rate, opt, held, ev.load = best
+    ev.batch = {"requests": n, "requests_per_s": rate, "seconds": n / rate, "concurrency": held, "option": opt}
+    deadline = request.constraints.deadline_s
+    if deadline and (n / rate > deadline or one is None):
+        # "… in 10 hours": copies of the one server's worth of these cards that puts out the most per GPU. With no
+        # card named the recommender chose the card for the job's rate, judged at a chat pace (Little's law), where a
+        # batch runs the engine full: its count is then sized the same way, from one card up to a server
+        per_node = request.constraints.max_gpus_per_node
+        sizes = [k for k in ((1, 2, 4, 8, 16) if one is None else (2 * asked.count, 4 * asked.count, 8 * asked.count))
+                 if (asked.count < k or one is None) and k <= per_node]
+        tried = [best] + [b for k in sizes
+                          for b in [fastest_batch(request, model, gpu, as_replicas(request, model, asked, k, steps),
+                                                   steps, ev, None)] if b is not None]
+        top = max(b[0] / b[1].count for b in tried)  # within 1 % of the most per GPU, the fewest cards a copy
+        rate_k, opt_k, _, _ = min((b for b in tried if b[0] / b[1].count >= 0.99 * top), key=lambda b: b[1].count)
+        copies = math.ceil(n / (rate_k * deadline))
+        if one is not None or copies * opt_k.count < asked.count:
+            ev.batch.update(deadline_s=deadline, copies=copies, copy_option=opt_k, copy_rate=rate_k, sized=one is None)
+
+
+def as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, count: int,
+                 steps: list[Step]) -> list[Option]:
+    """`count` of the asked card laid out for throughput: replicas of the smallest group that holds the model (one
+    user would get the widest group, so the layout is sized for enough users to give every group one); [] when it
+    does not fit or adds nothing to `asked`."""
+    if count <= 1 and asked.count <= 1:
+        return []
+    users = max(count * 8, request.workload.concurrency)
+    got = timed(steps, "evaluate_configs", {"model": model.id, "configs": [(asked.gpu, count)], "layout": "lightest"},
+                lambda: evaluate_configs(replace(request.workload, concurrency=users), [(asked.gpu, count)],
+                                         request.constraints, per_user=False),
+                lambda r: ", ".join(f"{o.count}× {o.gpu}, TP {o.layout.tp}" for o in r))
+    return [o for o in got if o.fits and (o.count != asked.count or o.layout.tp < asked.layout.tp)]
+
+
+def fastest_batch(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, options: list[Option],
+                   steps: list[Step], ev: Analysis,
+                   asked: Option | None) -> tuple[float, Option, int, dict[str, Any]] | None:
+    """Of `options`, the one with the highest closed-loop rate at the most requests it holds at once: (requests/s,
+    option, requests held, its simulated load). Only `asked` reads the limits or capacity row the analysis made:
+    a capacity row is keyed by card and count, and another layout of those cards holds another number."""
+    best: tuple[float, Option, int, dict[str, Any]] | None = None
+    for opt in options:
+        held = held_or_capacity(ev, model, gpu, opt, steps, made=opt is asked)
+        load = load_at(request, model, gpu, opt, held, steps)
+        rate = float((load or {}).get("requests_per_s") or 0)
+        if load is not None and rate > 0 and (best is None or rate > best[0]):
+            best = (rate, opt, held, load)
+    return best

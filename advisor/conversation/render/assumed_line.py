@@ -1,0 +1,81 @@
+"""The one line of defaults under an answer's lead ("Assumed: inference (serving), 40 users, 4096 tokens context, …"):
+what the answer rests on that the person did not say."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.conversation.dialog.load import PEAK_SHARE, PEAK_SHARE_SOURCE
+from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book, decimals_for, source_of
+from advisor.conversation.render.firstscreen import need_format, planned_precision, target_ms, train_tokens_text
+from advisor.conversation.render.labels import format_label, region_label, task_label
+from advisor.workload import speed_workload
+from knowledge.messages import t
+
+
+def stated_targets(ev: Any, book: Book) -> list[str]:
+    """The latency targets the user stated, as "TTFT ≤ 1000 ms", "TPOT ≤ 50 ms" (the TTFT one as the simulation
+    was asked for it, advisor.analysis.limits.serving_load)."""
+    out = []
+    ttft = ((getattr(ev, "load", None) or {}).get("target") or {}).get("ttft_s")
+    if ttft:
+        out.append("TTFT ≤ " + target_ms(book, "TTFT target", ttft, SRC_USER))
+    tpot = ev.constraints.max_ms_per_token  # set only when stated (the recommender adds its default to its own copy)
+    if tpot is not None:
+        out.append("TPOT ≤ " + book.num("TPOT target", tpot, "ms", SRC_USER, decimals_for(tpot)))
+    return out
+
+
+SRC_CHAT = "advisor.workload.CHAT_PROMPT_TOKENS / CHAT_OUTPUT_TOKENS (ShareGPT means, sglang-vllm-060-bench)"
+
+
+def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, users_answered: bool = False,
+                 share: float | None = None) -> str:
+    """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
+    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.load.PEAK_SHARE);
+    `users_answered`: the lead answers "how many users?", so the default concurrency is no assumption of it."""
+    w = ev.workload
+    bits = [task_label(w.task, lang)]
+    stated_users = "concurrency" in (getattr(ev, "stated", None) or ())
+    if (users_answered or getattr(ev, "batch", None)) and not stated_users:
+        pass  # the user count is the answer, not an assumption ("1 user" under "serves at most 5 users" misleads;
+        # a batch job runs as many at once as the cards hold, which its lead says)
+    elif w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
+        bits.append(t("screen.assumed.people.stated" if share else "screen.assumed.people", lang,
+                      people=book.count("people using the service", people, "people", SRC_USER),
+                      n=book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency")),
+                      share=book.num("share of users active at peak", (share or PEAK_SHARE) * 100, "%",
+                                     SRC_USER if share else PEAK_SHARE_SOURCE, suffix="")))
+    elif w.task == "inference":
+        n = book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"))
+        bits.append(t("screen.assumed.users", lang, n=w.concurrency, count=n))
+    bits.append(t("screen.assumed.context", lang,
+                  ctx=book.tokens("context", w.context, source_of(ev, "context"), lang)))
+    if w.task == "inference" and w.prompt_tokens is None and w.output_tokens is None and getattr(ev, "load", None):
+        # said where the answer shows the simulated load (its TTFT and per-user speed are for one chat turn)
+        chat = speed_workload(w)  # the lengths the speed is estimated for (advisor.workload: ShareGPT means)
+        bits.append(t("screen.assumed.chat", lang,
+                      prompt=book.tokens("prompt tokens of a chat turn", chat.prompt_tokens or 0, SRC_CHAT, lang),
+                      output=book.tokens("output tokens of a chat turn", chat.output_tokens or 0, SRC_CHAT, lang)))
+    elif w.task == "inference" and w.prompt_tokens is not None and w.output_tokens is not None \
+            and source_of(ev, "output_tokens") == SRC_DEFAULT and getattr(ev, "load", None):
+        # a prompt length said, the answer's not: the chat turn's answer was assumed (dialog.machine.answer_tokens)
+        bits.append(t("screen.assumed.answer", lang,
+                      output=book.tokens("output tokens of a chat turn", w.output_tokens, SRC_CHAT, lang)))
+    if w.is_training:  # the data a training time is computed for; the default said as such
+        tokens = train_tokens_text(ev, book, lang)
+        key = "screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default"
+        if w.train_tokens and "train_tokens" not in (getattr(ev, "stated", None) or ()):
+            key = "screen.assumed.train_tokens_bound"  # a sample count without its length: an upper bound
+        bits.append(t(key, lang, tokens=tokens))
+    planned = planned_precision(ev) if w.is_training else None
+    bits.append(t("screen.assumed.fp8_training", lang) if planned == "fp8" else format_label(need_format(ev), lang))
+    targets = stated_targets(ev, book)
+    if targets:
+        bits.append(t("screen.assumed.targets", lang, targets=t("list.comma", lang).join(targets)))
+    if w.task != "inference" and getattr(ev.constraints, "mfu", None):  # a stated MFU replaces the calibrated one
+        pct = book.num("training MFU you stated", ev.constraints.mfu * 100, "%", "user input", 0, suffix="").strip()
+        bits.append(t("screen.assumed.mfu", lang, pct=pct))
+    region = ev.constraints.region
+    bits.append(region_label(region, lang))
+    return t("screen.assumed", lang, bits=t("list.comma", lang).join(bits))
