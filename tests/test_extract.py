@@ -10,6 +10,7 @@ import pytest
 
 from advisor.conversation.reader.extract import cn_int, extract, representative_model, scaled, to_number
 from advisor.conversation.reader.lang import detect
+from advisor.conversation.reader.ranges import MAX_GPU_COUNT
 from knowledge.catalog import load_catalog
 
 CAT = load_catalog()
@@ -388,4 +389,5 @@ def test_extract_never_raises_and_stays_in_range(text):
     assert s.budget is None or s.budget > 0
     assert s.model is None or CAT.find_model(s.model) is not None
     for m in ([s.existing] if s.existing else []) + s.candidates:
-        assert CAT.find_gpu(m.gpu) is not None and (m.count is None or 1 <= m.count <= 4096)
+        # (up to the reader's own limit, ranges.MAX_GPU_COUNT: "16k H100s" is a cluster)
+        assert CAT.find_gpu(m.gpu) is not None and (m.count is None or 1 <= m.count <= MAX_GPU_COUNT)

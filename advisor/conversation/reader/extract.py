@@ -52,12 +52,18 @@ MAX_CHARS = 4000  # longer messages are cut (the dialog says so)
 
 INJECTION = re.compile(
     r"ignore (?:all |any |the )?(?:your |previous |prior |above |earlier )*(?:instructions|rules|prompts?|directions)"
-    r"|disregard (?:all |your |previous |the )*(?:instructions|rules)|system prompt|developer mode|jailbreak"
+    r"|disregard (?:all |your |previous |the )*(?:instructions|rules)|developer mode|jailbreak"
+    # a system prompt asked for or replaced, not one a workload's requests carry ("prompts of 2k tokens incl. the
+    # system prompt", "每次输入含系统提示 1200 token")
+    r"|(?:reveal|print|show|repeat|output|leak|dump|what(?:'s| is)) (?:me )?(?:your |the )?(?:system prompt|instructions)"
+    r"|(?:new|override|change|replace) (?:your |the )?system prompt|system prompt\s*[:：]\s*(?:you|ignore)"
     r"|you are now|act as (?:an? )?(?:unrestricted|evil|different)|reveal (?:your|the) (?:prompt|instructions)"
     r"|print (?:your|the) (?:prompt|instructions|system)|rm -rf|drop table|delete (?:all|the|every|files?|database)"
     r"|call a tool|run (?:a |this )?(?:shell|command)|execute (?:a |this )?(?:command|code|shell)|api key|\bdan\b"
-    r"|忽略(?:之前|以上|上面|前面|你的|所有|全部)*(?:的)?(?:指令|指示|提示|规则|设定|要求)|系统提示|提示词|越狱|开发者模式"
-    r"|删除(?:所有|全部)?(?:文件|数据)|执行(?:命令|代码|脚本)|你现在是|扮演"
+    r"|忽略(?:之前|以上|上面|前面|你的|所有|全部|的)*(?:指令|指示|提示|规则|设定|要求)|越狱|开发者模式"
+    r"|(?:输出|告诉我|显示|泄露|打印|给我看|复述|重复)\s*(?:一下)?\s*(?:你的)?\s*(?:系统提示|提示词|系统指令)"
+    r"|(?:系统提示词?|提示词|系统指令)\s*(?:打印|输出|显示|发给我|告诉我|泄露)"
+    r"|删除(?:所有|全部)?(?:文件|数据)|执行(?:命令|代码|脚本)|你现在是|(?:你|请你?)(?:现在)?(?:来)?扮演"
 )
 _DEFAULT = re.compile(
     r"^\s*(?:(?:就|都|全|全部|用|按|使用)?\s*默认(?:值|的|吧|就行|就好|即可|配置)?|你(?:来)?定|随便|都行|无所谓|"
