@@ -64,6 +64,7 @@ _LENGTH_SHORTHAND = [
 ]
 MAX_ANSWER_TOKENS = 200_000  # longer, beside a price, is what the price is per (reasoning traces reach ~64-128k)
 _PRICE_WORDS = re.compile(r"cost|price|\$|¥|usd|per[\s-]*(?:m|million)|/\s*m?tok|成本|价格|多少钱|费用|每百万")
+_PER_BEFORE = re.compile(r"(?:每|(?<![a-z])per|/)\s*$")
 _IN_OUT_AFTER = re.compile(r"\s*(?:in|input)\s*(?:[,/;]|and)?\s*\d+(?:\.\d+)?\s*k?\s*(?:tokens?\s*)?(?:out|output)(?![a-z])")
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
 _RATE_AFTER = re.compile(r"\s*(?:/\s*(?:s|sec|second)|(?:per|an?|each|every)\s+sec(?:ond)?|/\s*秒|每秒)(?![a-z])")
@@ -120,7 +121,8 @@ _WAN_AMOUNT = re.compile(rf"(?P<num>{NUM})\s*(?P<unit>千万|百万|十万|万)(
 _CONCURRENCY = [  # requests at the same time, said as such ("50 并发", "30 concurrent users", "20 人同时用")
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|路|人)?\s*(?:并发|并发数|并发量|同时在线|人同时|路并发|个用户|位用户|名用户|用户|人在线)"),
     re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*人(?=\s*(?:同时|在线|并发|一起))"),
-    re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
+    re.compile(rf"(?:并发|并发数|并发量|同时在线)\s*(?:数|量)?\s*(?:改成|改为|换成|是|为|:|到|达到|约|大概|提到|提高到|提升到|加到|涨到|"
+               rf"增加到|增长到|翻到|上到|降到|减到|调到)?\s*(?P<num>{with_scale(NUM)})"),
     re.compile(rf"(?P<num>{with_scale(DIGITS)}|{EN_WORD_NUM})\s*(?:(?:concurrent|parallel|simultaneous|in[\s-]flight|active)\s*)?"
                r"(?:users|user|sessions|requests|streams|clients|"
                r"concurrent|simultaneous|agents)(?![a-z])"),
@@ -185,7 +187,7 @@ _SHARE = [
 _PEAK = re.compile(rf"(?:高峰|峰值|peak|最多|最高|up to|max(?:imum)?)\s*(?:期|时|时段|of|is|at|:)?\s*(?P<num>{DIGITS})")
 _AVERAGE = re.compile(rf"(?:平时|平均|日常|通常|usually|normally|average|avg|typically)\s*(?:of|is|:|约|大概)?\s*(?P<num>{DIGITS})")
 _QPS = [
-    re.compile(rf"(?:qps|rps)\s*(?:of|is|=|:|约|为|是|达到|大概)?\s*(?P<num>{DIGITS})"),
+    re.compile(rf"(?:qps|rps)\s*(?:of|is|=|:|约|为|是|达到|大概|改成|改为|提到|提高到|加到|涨到|增加到|降到|调到|to|at)?\s*(?P<num>{DIGITS})"),
     re.compile(rf"(?P<num>{DIGITS})\s*(?:qps|rps|(?:requests?|queries|query|calls?|reqs?)\s*(?:per|/|an?|each|every)\s*"
                r"(?:second|s|sec)(?![a-z])|req/s|个?(?:请求|查询|调用)\s*/\s*秒|每秒请求)"),
     re.compile(rf"每秒钟?\s*(?:(?:处理|接收|收到|有|约|大概|要|需要|会有)\s*)*(?P<num>{NUM})\s*(?:个|次)?\s*(?:请求|次|查询|调用)"),
@@ -226,6 +228,8 @@ def read_tokens(t: Text, slots: Slots) -> None:
     for m in t.finditer(_TOKENS_AMOUNT):
         value = scaled(m.group("num"), m.group("unit"))
         if value is None or value <= 0 or _RATE_AFTER.match(t.s, m.end()):  # "1000 tokens/s": a speed, not a length
+            continue
+        if _PER_BEFORE.search(t.s[max(0, m.start() - 8):m.start()]):  # "每百万 token 成本", "cost per 1M tokens": a unit
             continue
         if _IN_OUT_AFTER.match(t.s, m.end()):  # "1k tokens in, 500 out": the shorthand pair (read_bare_lengths)
             continue
@@ -538,8 +542,19 @@ def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
         return
 
 
+# "how many 4-GPU servers", "需要几台 8 卡服务器": the servers' size, the count of servers asked (no card named)
+_SERVER_SIZE_ASKED = re.compile(rf"(?:how many|(?:几|多少)\s*(?:台|个))\s*(?P<num>{NUM}|{EN_WORD_NUM})\s*[-\s]?\s*(?:x\s*)?(?:gpus?|cards?|卡|张卡?)"
+                                r"\s*(?:的)?\s*(?:servers?|nodes?|machines?|boxes|服务器|机器|节点|整机)")
+
+
 def read_gpu_count(t: Text, slots: Slots) -> None:
-    """A GPU count without a card name ("四张卡", "8 GPUs", "单卡"), 1 to MAX_GPU_COUNT."""
+    """A GPU count without a card name ("四张卡", "8 GPUs", "单卡"), 1 to MAX_GPU_COUNT; a server size asked
+    ("how many 4-GPU servers") is `server_size`, not a count."""
+    m = _SERVER_SIZE_ASKED.search(t.s)
+    size = to_number(m.group("num")) if m else None
+    if m and size and 1 <= size <= 16:
+        slots.server_size = int(size)
+        t.consume(m.start(), m.end())
     for rx in _GPU_COUNT:
         m = rx.search(t.s)
         if not m:

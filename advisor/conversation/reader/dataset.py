@@ -45,7 +45,8 @@ _LEN_ONLY = [
     re.compile(rf"{_LEN}\s*(?:each|per\s+{_ITEMS_EN})(?![a-z])"),
 ]
 _TRAINING = re.compile(r"微调|精调|训练|fine[\s-]*tun|finetun|(?<![a-z])(?:train\w*|sft|q?lora|epochs?|dpo)(?![a-z])")
-_PER_TIME = re.compile(r"\s*(?:(?:per|a|each|every|/)\s*(?:day|hour|minute|second|month|week)|每(?:天|日|小时|分钟|秒|月|周))")
+_PER_TIME = re.compile(r"\s*(?:(?:per|a|each|every|/)\s*(?:day|hour|minute|second|sec|s|month|week)(?![a-z])|"
+                       r"每(?:天|日|小时|分钟|秒|月|周)|/\s*秒)")
 # a count of samples alone: "一万条数据", "5 万条样本", "20k samples", "on 100,000 instruction pairs"
 _COUNT_ONLY = [
     re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*(?:条\s*(?:训练)?\s*{_DATA_ZH}|{_ITEMS_ZH}|条(?=\s*[，,、。]))"),

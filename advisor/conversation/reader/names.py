@@ -253,7 +253,8 @@ def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
 
 
 # --- GPUs ----------------------------------------------------------------------------------------------------------
-_MONEY_AFTER = re.compile(r"\s*(?:元|块|rmb|cny|usd|美元|万|k\b|w\b|tokens?|b\b|亿|年|天|小时|mhz|w\b|瓦|gb|g\b)")
+_MONEY_AFTER = re.compile(r"\s*(?:元|块|rmb|cny|usd|美元|万|k\b|w\b|tokens?|b\b|亿|年|天|小时|mhz|w\b|瓦|gb|g\b|"
+                          r"ms\b|毫秒|秒|s\b|sec|seconds?|%|users?|tok)")  # "a 40 ms target": a number, not the A40
 # "a 40-person company", "a 100 people team", "40 人": a headcount, not the bare-number card (A40, 4090)
 _PEOPLE_AFTER = re.compile(r"\s*-?\s*(?:person|people|member|strong|seat|man)\b|\s*(?:个人|人|名|位)")
 _COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})(?P<k>k(?=\s))?\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*"
@@ -358,7 +359,9 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
     mentions: list[tuple[GpuMention, bool]] = []
     replaced: list[tuple[GpuMention, str]] = []  # "… instead of an H100": compared when another card is named
     for start, end, matched, (gpu_id, bare) in _hits(t.s, [(p, (g, bare)) for p, g, _n, bare in index.gpus]):
-        if start < taken_end or (bare and _MONEY_AFTER.match(t.s[end:end + 12])) or _PEOPLE_AFTER.match(t.s[end:end + 12]):
+        spaced = re.fullmatch(r"[a-z]{1,2}\s+\d+", matched)  # "a 40" as typed apart: the A40 only without a unit after
+        if start < taken_end or ((bare or spaced) and _MONEY_AFTER.match(t.s[end:end + 12])) \
+                or _PEOPLE_AFTER.match(t.s[end:end + 12]):
             continue  # "4090 元" is money, "a 40-person company" a headcount, not a card
         taken_end = end
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)

@@ -76,8 +76,13 @@ class Text:
         return self.original[start:end].strip()
 
 
+# a number with thousands separators ("2,000 tokens", "1,200 prompt tokens"), read as the number
+_THOUSANDS = re.compile(r"(?<![\d,.])(\d{1,3})((?:,\d{3})+)(?![\d,])")
+
+
 def _normalise_keep_case(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
+    text = _THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)
     return text.replace("×", " x ").replace("✕", " x ").replace("～", "~").replace("‐", "-").replace("–", "-")
 
 
