@@ -567,3 +567,18 @@ def test_ticket_numbers(text: str, lang: str, want: dict) -> None:
     assert {k: getattr(s, k) for k in want} == want, s
     if "40 ms" in text:
         assert [c.gpu for c in s.candidates] == ["h100-sxm"]
+
+
+def test_a_training_run_followed_by_its_figures() -> None:
+    """"Tokens per second per GPU?", "what MFU?" and "electricity for the run?" after a run on 1024 H100: each about
+    that run (the first had moved to the recommender's 656 GPUs, the second found no job, the third flipped the task
+    to serving and gave a year's bill)."""
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang="en")
+    days = number(r"About ([\d.]+) days", c.respond("Pretraining Llama 3.1 8B on 15T tokens with 1024 H100s, how long?").answer)
+    per_gpu = first_paragraph(c.respond("how many tokens per second per GPU is that?").answer)
+    assert "on all 1024" in per_gpu, per_gpu
+    assert "MFU" in first_paragraph(c.respond("what MFU is that?").answer)
+    power = first_paragraph(c.respond("what would the electricity cost for the run be?").answer)
+    assert power.startswith("**The run's electricity") and f"{days} days" in power, power

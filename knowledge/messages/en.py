@@ -313,6 +313,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "fabric.not_needed": "**Not much, for this job: over one 100 Gb/s Ethernet port per server it would take {slow} instead of {fast} ({r}×)** on {name} in {nodes} servers ({gbps} Gb/s per server assumed; {lay}).",
     "lead.kv_token": "**{model} caches {token} of KV per token** ({fmt} KV cache over its {layers} layers, {layer} per layer, unsplit): one sequence of {ctx} takes {seq}.",
     "lead.tokens_per_day": "**About {day} a day** on {name} at full load around the clock: {tps} in total × 86,400 s, with {n} sequences of {ctx} at once (as many as its memory holds).",
+    "lead.power.run": "**The run's electricity: about {cost}** ({kwh} kWh over {days} on {name} at {kw} at the wall).",
     "lead.power": "**{name} draws about {kw} at the wall** (servers and cooling included, around the clock: {kwh} kWh a year; the GPUs' TDP alone is {gpu_w}): electricity about {cost} a year.",
     "lead.launch": "**Launch command** for {name}:\n\n```\n{line}\n```",
     "lead.ttft_first": "**{first}, then about {speed}** on {name}{warn} ({lay}){verdict}: {need} needed per GPU of {usable} usable.",

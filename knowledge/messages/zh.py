@@ -311,6 +311,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "fabric.not_needed": "**这个任务对服务器间网络要求不高：每台服务器只有一个 100 Gb/s 以太网口时要 {slow}，而不是 {fast}（{r} 倍）**（{name}，{nodes} 台服务器，按每台 {gbps} Gb/s 计算，{lay}）。",
     "lead.kv_token": "**{model} 每个 token 的 KV 缓存为 {token}**（{fmt} KV 缓存，{layers} 层合计，每层 {layer}，未按张量并行切分）：一条 {ctx} 的序列需要 {seq}。",
     "lead.tokens_per_day": "**{name} 满负荷全天运行，每天约生成 {day}**：合计 {tps} × 86,400 秒，同时 {n} 条 {ctx} 的序列（显存能放下的最多条数）。",
+    "lead.power.run": "**这次训练的电费约 {cost}**（{name} 在墙插处约 {kw}，{days}共 {kwh} 度电）。",
     "lead.power": "**{name} 平均约 {kw}（含服务器与制冷）**：全天运行每年 {kwh} 度电（显卡 TDP 合计 {gpu_w}），电费每年约 {cost}。",
     "lead.launch": "**启动命令**（{name}）：\n\n```\n{line}\n```",
     "lead.ttft_first": "**{name} 上，{first}，之后约{speed}**{verdict}{warn}（{lay}），每卡需要 {need}，可用 {usable}。",

@@ -205,6 +205,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     working.act_text = state.act_text if asked is not text else text
     read_references(working, slots, intent)
     if intent == "how_many" and not (slots.candidates or slots.existing or slots.gpu_count) and not asks("users", text) \
+            and not any(asks(q, text) for q in _FIGURES) \
             and len(working.slots.candidates) == 1 and working.slots.existing is None:
         working.slots.candidates[0].count = None  # "买 H20 跑 R1" → "要几台": the count of that card is the question
     changes = merge(working, slots)
@@ -256,7 +257,8 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 # the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
 # users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢")
-_FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch")
+_FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch", "mfu",
+                                  "global_batch", "power", "servers")
 _FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed|speculative|spec[\s-]*decod|"
                            r"eagle|medusa|mtp|draft model|投机|推测解码")
 # "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)

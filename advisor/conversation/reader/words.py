@@ -71,7 +71,7 @@ _FULL_TRAINING_CUE = re.compile(r"(?<![a-z])(?:fsdp2?|torchtitan|megatron|mfu|hf
                                 r"(?:fp8|bf16)\s*(?:vs\.?|versus|比|对比|相比|instead of|而不是|还是|or|and|和)\s*(?:the\s*)?(?:fp8|bf16)")
 _INFER = re.compile(
     r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"
-    r"inference|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"
+    r"inference|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])(?<!the )(?<!a )(?<!this )(?<!that )(?<!training )run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"
 )
 _REGION_CN = re.compile(r"国内|中国|大陆|境内|内地|国产|(?<![a-z])china(?![a-z])|mainland|(?<![a-z])prc(?![a-z])|in cn(?![a-z])|chinese market|"
                         r"chinese (?:companies|company|customers?|firms?|clients?|buyers?)")

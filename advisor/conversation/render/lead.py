@@ -566,4 +566,13 @@ def _power_lead(o: Option, book: Book, lang: str) -> fs.Lead | None:
     gpu_w = book.num(f"GPU TDP of {on}", load_catalog().gpu(o.gpu).tdp_w * o.count, "W", "catalog: GpuSpec.tdp_w", 0)
     cost = book.money(f"electricity a year for {on}", tco.power_per_year.amount, tco.power_per_year.currency, SRC_POWER)
     text = t("lead.power", lang, name=opt_name(o, book), kw=kw, kwh=kwh, gpu_w=gpu_w, cost=cost)
+    tr = o.training
+    if tr is not None and tr.wall and tco.power_per_year.amount:  # a training run: its own energy and bill too
+        share = tr.wall.s / (8760.0 * 3600)
+        run_kwh = book.num(f"energy of the training run on {on}", tco.energy_kwh_per_year * share, "kWh",
+                           SRC_POWER + " × run wall-clock ÷ 8760 h", 0, suffix="")
+        run_cost = book.money(f"electricity of the training run on {on}", tco.power_per_year.amount * share,
+                              tco.power_per_year.currency, SRC_POWER + " × run wall-clock ÷ 8760 h")
+        text = t("lead.power.run", lang, name=opt_name(o, book), kw=kw, days=opt_days(o, book, lang), kwh=run_kwh,
+                 cost=run_cost) + t("sentence.gap", lang) + text.replace("**", "")
     return fs.Lead(text, None, f"average power at the wall of {on} (PUE included)")
