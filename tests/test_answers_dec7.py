@@ -582,3 +582,12 @@ def test_a_training_run_followed_by_its_figures() -> None:
     assert "MFU" in first_paragraph(c.respond("what MFU is that?").answer)
     power = first_paragraph(c.respond("what would the electricity cost for the run be?").answer)
     assert power.startswith("**The run's electricity") and f"{days} days" in power, power
+
+
+@pytest.mark.parametrize("text", ["budget €600k for llama 70b serving", "budget 600k eur for llama 70b"])
+def test_a_budget_in_another_currency_is_said_how_it_was_taken(text: str) -> None:
+    """"€600k" had been read as $600,000 without a word."""
+    s = extract(text, CAT, lang="en")
+    assert s.budget == 600_000 and s.other_currency == "EUR", s
+    full = answer("We have a budget of €600k to serve Llama 3.1 70B to 200 users, what should we buy?")
+    assert "not said in US dollars or yuan" in full

@@ -120,7 +120,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
-                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size",
+                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency",
                  "peak_share"):
         value = getattr(new, name)
         if value is not None:
@@ -345,6 +345,9 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         if s.budget_gpus:
             kwargs["budget_covers"] = "gpus"
         kwargs["currency"] = s.currency or ("CNY" if lang == "zh" else "USD")
+        if s.other_currency:  # "€600k": the catalog prices in USD and CNY only; said how the amount was taken
+            notes.append(Assumption(*pair("assumption.other_currency"), {
+                "amount": (s.budget, kwargs["currency"], "user input")}))
     elif s.currency:
         kwargs["currency"] = s.currency
     else:

@@ -303,9 +303,23 @@ def _bare_lengths_before_words(t: Text, slots: Slots) -> None:
         _set_length(t, slots, slot, m.group("num"), m.group("unit"), (m.start(), m.end()))
 
 
+_OTHER_CURRENCY = (("EUR", re.compile(r"€|(?<![a-z])eur(?:os?)?(?![a-z])|欧元")),
+                   ("GBP", re.compile(r"£|(?<![a-z])gbp(?![a-z])|(?<![a-z])pounds?(?![a-z])|英镑")),
+                   ("JPY", re.compile(r"(?<![a-z])jpy(?![a-z])|(?<![a-z])yen(?![a-z])|日元")))
+
+
 def read_money(t: Text, slots: Slots, lang: str) -> None:
     """The budget: an amount with its currency ("$50k", "20万元"), else one after a budget word (CNY when the
-    unit is 万 or the message is Chinese), else a bare 万 amount; of several, the largest is the cap."""
+    unit is 万 or the message is Chinese), else a bare 万 amount; of several, the largest is the cap. A currency the
+    catalog does not price in ("€600k") is kept as said (`other_currency`): the answer says how it was taken."""
+    s0 = t.s
+    read_budget(t, slots, lang)
+    if slots.budget is not None:
+        slots.other_currency = next((code for code, rx in _OTHER_CURRENCY if rx.search(s0)), None)
+
+
+def read_budget(t: Text, slots: Slots, lang: str) -> None:
+    """`read_money`'s amounts (see there)."""
     found: list[tuple[float, str, int, int]] = []
     for rx in _MONEY:
         for m in t.take(rx):

@@ -66,6 +66,7 @@ class Slots(Mutable):
     headcount: int | None = None  # people who use the service ("team of 15", "全公司 300 人"), not all at once
     qps: float | None = None
     budget: float | None = None
+    other_currency: str | None = None  # a budget said in a currency the catalog does not price in ("€600k")
     budget_gpus: bool | None = None  # the budget was said for the cards alone ("a GPU under $1000", "显卡预算 5000")
     currency: str | None = None
     region: str | None = None
