@@ -591,3 +591,13 @@ def test_a_budget_in_another_currency_is_said_how_it_was_taken(text: str) -> Non
     assert s.budget == 600_000 and s.other_currency == "EUR", s
     full = answer("We have a budget of €600k to serve Llama 3.1 70B to 200 users, what should we buy?")
     assert "not said in US dollars or yuan" in full
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("用 gpt-oss-120b 服务 300 路并发，H100 和 L40S 选哪个，各要几张？", "zh"),
+    ("H100 or L40S for Llama 3.1 70B with 50 users, and how many of each?", "en"),
+])
+def test_two_cards_and_how_many_of_each(text: str, lang: str) -> None:
+    """"Which, and how many of each?": both cards at the count each takes (the L40S had not appeared at all)."""
+    lead = first_paragraph(answer(text, lang))
+    assert "H100" in lead and "L40S" in lead, lead

@@ -197,6 +197,9 @@ _MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多�
                             r"(?:memory|vram) (?:do (?:i|we) need|is needed|needed|required|requirements?)|how many gb (?:of )?(?:vram|gpu memory)")
 
 
+_EACH = re.compile(r"各|分别|每种|(?<![a-z])(?:each|respectively)(?![a-z])|of each")
+
+
 def classify(text: str, slots: Slots, *, follow_up: bool = False) -> str:
     """The intent of `text` given what `extract` read from it (`slots`); `follow_up`: an answer came before.
 
@@ -229,8 +232,8 @@ def _by_cue(text: str, slots: Slots, follow_up: bool) -> tuple[str, bool] | None
         return "claim", True
     if (_MARKET.search(s) or (_IN_CHINA.search(s) and not _HOW_MUCH.search(s))) and gpus and not has_model:
         return "market", True  # "MI300X in China?": its status there ("how much are H100s in China": the price)
-    if gpus >= 2 and (_COMPARE.search(s) or _PICK.search(s)) and not _HOW_MANY.search(s):
-        return "compare", True
+    if gpus >= 2 and (_COMPARE.search(s) or _PICK.search(s)) and (not _HOW_MANY.search(s) or _EACH.search(s)):
+        return "compare", True  # ("H100 和 L40S 选哪个，各要几张？": both cards, each at the count it takes)
     if _EXPLAIN.search(s) and not _FEASIBLE.search(s) and not _WHICH.search(s):
         return "explain", True
     if _HOW_LONG.search(s):
