@@ -601,3 +601,24 @@ def test_two_cards_and_how_many_of_each(text: str, lang: str) -> None:
     """"Which, and how many of each?": both cards at the count each takes (the L40S had not appeared at all)."""
     lead = first_paragraph(answer(text, lang))
     assert "H100" in lead and "L40S" in lead, lead
+
+
+def test_a_tail_asked_after_the_most_users_is_at_that_load() -> None:
+    """"最多支持多少并发？" then "P95 首字延迟是多少？": the tail at the users just answered (it had fallen back to one
+    user and given no p95)."""
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang="zh")
+    most = number(r"最多可同时服务 (\d+) 路", c.respond("8 张 H100 跑 Qwen2.5-72B FP8，每路至少 20 token/s，最多支持多少并发？").answer)
+    lead = first_paragraph(c.respond("P95 首字延迟是多少？").answer)
+    assert lead.startswith(f"**{int(most)} 路并发时**") and "p95" in lead, lead
+
+
+def test_an_end_to_end_target_sets_the_pace_of_a_request_rate() -> None:
+    """QPS with a 200 ms end-to-end bound on 16-token answers: Little's law runs at the per-token pace it allows
+    (12.5 ms), not the default 40 ms."""
+    from advisor.conversation.dialog.load import request_seconds
+
+    s = extract("每秒 10 个请求，每个输出 16 token，端到端 200 ms 以内，qwen2.5-7b", CAT, lang="zh")
+    if s.e2e_ms and s.output_tokens:
+        assert request_seconds(s) == pytest.approx(s.output_tokens * s.e2e_ms / s.output_tokens / 1000)

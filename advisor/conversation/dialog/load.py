@@ -33,7 +33,7 @@ def request_seconds(s: Slots) -> float:
     from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated request rate needs it
 
     out = s.output_tokens or CHAT_OUTPUT_TOKENS
-    return out * (s.tpot_ms or INTERACTIVE_MS_PER_TOKEN) / 1000
+    return out * (s.tpot_ms or e2e_tpot_ms(s) or INTERACTIVE_MS_PER_TOKEN) / 1000
 
 
 def job_rate(s: Slots) -> float | None:
@@ -113,7 +113,7 @@ def rate_concurrency(s: Slots, rate: float | None = None) -> tuple[int, float]:
     target)."""
     from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN  # start-up: only a stated total rate needs it
 
-    ms = s.tpot_ms or INTERACTIVE_MS_PER_TOKEN
+    ms = s.tpot_ms or e2e_tpot_ms(s) or INTERACTIVE_MS_PER_TOKEN
     return max(1, math.ceil((rate or s.min_tokens_per_s or 0) * ms / 1000)), ms
 
 

@@ -179,6 +179,8 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     elif (state.answered and slots.empty and intent == "what_if" and state.slots.model is not None
           and (any(asks(q, text) for q in _FIGURES) or _FIGURE_WORDS.search(text.lower()))):
         intent = "feasibility"  # "P99 首字延迟呢？", "and the TTFT?": a figure of the job answered, asked as a question of it
+        if state.slots.concurrency is None and int(state.last_workload.get("load_users") or 0) > 1:
+            slots.concurrency = int(state.last_workload["load_users"])  # at the load the last answer gave ("at most 158")
     about_previous = state.answered > 0 and (intent == "explain" or (
         intent in ("how_much", "how_long", "how_many", "feasibility", "which") and (slots.refers_previous or slots.question_words)))
     if slots.empty and not slots.default and not (slots.advice and state.slots.model is None) and not about_previous:

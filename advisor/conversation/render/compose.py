@@ -456,7 +456,9 @@ def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
         if wall:
             state.last_numbers["top_wall_s"] = float(wall)
         state.last_workload = {"top_gpu": top.gpu, "top_name": top.gpu_name, "top_count": top.count,
-                               "context": ev.workload.context}
+                               "context": ev.workload.context,
+                               # the load the answer simulated ("at most 158 users"): a figure asked next is at it
+                               "load_users": int((ev.load or {}).get("concurrency") or 0)}
 
 
 def _users_verdict(ev: Analysis) -> str | None:
