@@ -620,5 +620,5 @@ def test_an_end_to_end_target_sets_the_pace_of_a_request_rate() -> None:
     from advisor.conversation.dialog.load import request_seconds
 
     s = extract("每秒 10 个请求，每个输出 16 token，端到端 200 ms 以内，qwen2.5-7b", CAT, lang="zh")
-    if s.e2e_ms and s.output_tokens:
-        assert request_seconds(s) == pytest.approx(s.output_tokens * s.e2e_ms / s.output_tokens / 1000)
+    assert (s.e2e_ms, s.output_tokens, s.qps) == (200.0, 16, 10.0), s
+    assert request_seconds(s) == pytest.approx(0.2)  # 16 tokens × 12.5 ms (was 16 × 40 ms = 0.64 s)
