@@ -622,3 +622,10 @@ def test_an_end_to_end_target_sets_the_pace_of_a_request_rate() -> None:
     s = extract("每秒 10 个请求，每个输出 16 token，端到端 200 ms 以内，qwen2.5-7b", CAT, lang="zh")
     assert (s.e2e_ms, s.output_tokens, s.qps) == (200.0, 16, 10.0), s
     assert request_seconds(s) == pytest.approx(0.2)  # 16 tokens × 12.5 ms (was 16 × 40 ms = 0.64 s)
+
+
+@pytest.mark.parametrize("text", ["what is the max requests/s with p95 ttft under 1 s?", "how many req/s can it do"])
+def test_a_request_rate_asked_in_short(text: str) -> None:
+    from advisor.conversation.reader.intent import asks
+
+    assert asks("rps", text)

@@ -378,8 +378,8 @@ _FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发|最�
 # "how many requests per second can it handle?", "每秒能处理多少请求", "能支撑多少 QPS": the request rate it sustains
 _RPS_QUESTION = words(zh=r"每(?:秒|分钟|小时|天)(?:钟)?(?:能|可以|最多)?(?:处理|承载|支持|支撑|扛|接|响应|服务)?(?:住)?(?:多少|几)(?:个|次)?(?:请求|查询|调用)|"
                          r"(?:qps|rps)\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)|(?:多少|几)\s*(?:的)?\s*(?:qps|rps)",
-                      en=r"(?:how many|what|max(?:imum)?|how much) (?:[a-z]+ )?(?:requests?|queries|calls|prompts|chats|"
-                         r"conversations) (?:per|a|an|each|/) ?(?:second|sec|s|minute|min|hour|hr|day)\b|"
+                      en=r"(?:how many|what|max(?:imum)?|how much) (?:[a-z]+ )?(?:requests?|req|reqs|queries|calls|prompts|chats|"
+                         r"conversations) ?(?:per|a|an|each|/) ?(?:second|sec|s|minute|min|hour|hr|day)\b|"
                          r"(?:what|how much|max(?:imum)?) (?:qps|rps|rpm)|(?:qps|rps|rpm) (?:can|could|does|will|would|is)|"
                          r"requests? per (?:second|minute|hour|day) (?:can|could|does|will|would|is|it)")
 # "how long does a 2000-token answer take?", "end-to-end latency of a reply", "生成一个 1000 token 的回答要多久": the
