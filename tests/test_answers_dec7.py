@@ -629,3 +629,13 @@ def test_a_request_rate_asked_in_short(text: str) -> None:
     from advisor.conversation.reader.intent import asks
 
     assert asks("rps", text)
+
+
+def test_a_batch_job_with_no_deadline_is_sized_to_finish_within_a_day() -> None:
+    """No deadline and no card: the hardware is chosen for the job's rate over a default day, said as an assumption
+    (it had been timed on the one-user lead: 1M 3k-token documents on a 70B, 25.7 days on 8× RTX 4090)."""
+    text = answer("We need to summarise 1 million documents of about 3k tokens each with Llama-3.1-70B. What hardware "
+                  "and how long will it take?")
+    lead = first_paragraph(text)
+    assert number(r"take about ([\d.]+) hours", lead) <= 24, lead
+    assert "no deadline given" in text

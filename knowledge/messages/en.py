@@ -554,6 +554,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.job_rate": "{n} within {hours} is {qps}, read as {conc} concurrent requests (Little's law with each request's output tokens at the default per-token pace)",
     "assumption.volume_rate": "{day} a day is {rate} on average, read as {conc} concurrent requests at the default per-token pace; configurations are kept only where they sustain that rate",
     "assumption.other_currency": "the budget was not said in US dollars or yuan, the currencies the catalog prices in: it is taken as {amount}, with no exchange rate applied; say it in USD or CNY for an exact comparison",
+    "assumption.job_rate_default": "no deadline given: the hardware is sized to run the {n} within {hours} hours (a default; say yours), {qps}, read as {conc} concurrent requests (Little's law with each request's output tokens at the default per-token pace)",
     "assumption.qps": "{qps} read as {conc} concurrent requests (Little's law with {w} per request: its output tokens at the per-token target)",
     "assumption.samples": "{samples} samples with no length given: each taken as a full sequence of {ctx}, × {epochs} epoch(s): an upper bound on the training tokens (say the average tokens per sample to size it exactly)",
     "assumption.batch": "batch {n} read as {n} concurrent sequences",

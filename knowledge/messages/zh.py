@@ -552,6 +552,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.job_rate": "{hours} 内处理 {n}，即 {qps}，按 {conc} 路并发计算（利特尔定律，每个请求的输出 token 数 × 默认每 token 时延）",
     "assumption.volume_rate": "每天 {day} 即平均 {rate}，按默认每 token 时延折合 {conc} 路并发；只保留能持续跑出这个速度的配置",
     "assumption.other_currency": "预算不是以美元或人民币给出的（目录只有这两种币种的价格）：按 {amount} 计算，未做汇率换算；请用美元或人民币给出预算以便准确比较",
+    "assumption.job_rate_default": "未给期限：按 {hours} 内跑完 {n} 选配硬件（默认值，可告诉我实际期限），即 {qps}，按 {conc} 路并发计算（利特尔定律，每个请求的输出 token 数 × 默认每 token 时延）",
     "assumption.qps": "QPS {qps} 按 {conc} 路并发计算（利特尔定律，每个请求 {w}：输出 token 数 × 每 token 目标时延）",
     "assumption.samples": "{samples} 条样本没有给出长度：每条按满序列 {ctx} 计，× {epochs} 轮，是训练 token 数的上限（告诉我每条平均多少 token 即可精确估算）",
     "assumption.batch": "批大小 {n} 按 {n} 路并发计算",

@@ -36,13 +36,19 @@ def request_seconds(s: Slots) -> float:
     return out * (s.tpot_ms or e2e_tpot_ms(s) or INTERACTIVE_MS_PER_TOKEN) / 1000
 
 
+# a batch job with no deadline and no card: the hardware is sized to finish it within a day (said as an assumption);
+# without one the one-user lead was timed (200,000 tickets on 2 consumer cards)
+JOB_DEFAULT_DEADLINE_S = 86_400
+
+
 def job_rate(s: Slots) -> float | None:
-    """The request rate a batch job with a deadline asks for when no card is named ("1 million documents within 24
-    hours: what hardware?"): λ = requests ÷ deadline, sized like a stated request rate (the hardware is chosen to
-    sustain it). With a card named the analysis sizes copies of it instead (advisor.analysis.load_answers.batch_job)."""
-    if not (s.job_requests and s.deadline_s) or s.qps or s.candidates or s.existing is not None:
+    """The request rate a batch job asks for when no card is named ("1 million documents within 24 hours: what
+    hardware?"): λ = requests ÷ deadline (stated, else JOB_DEFAULT_DEADLINE_S), sized like a stated request rate (the
+    hardware is chosen to sustain it). With a card named the analysis sizes copies of it instead
+    (advisor.analysis.load_answers.batch_job)."""
+    if not s.job_requests or s.qps or s.candidates or s.existing is not None:
         return None
-    return s.job_requests / s.deadline_s
+    return s.job_requests / (s.deadline_s or JOB_DEFAULT_DEADLINE_S)
 
 
 def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
@@ -61,7 +67,7 @@ def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
         w_s = request_seconds(s)
         concurrency = max(1, math.ceil(job * w_s))
         notes.append(Assumption(
-            *pair("assumption.job_rate"),
+            *pair("assumption.job_rate" if s.deadline_s else "assumption.job_rate_default"),
             {"n": (s.job_requests or 0, "requests", "user input"), "hours": (round((s.deadline_s or 0) / 3600, 1), "h",
              "user input"), "qps": (round(job, 2), "requests/s", "requests ÷ deadline"),
              "conc": (concurrency, "sequences", "Little's law L = λ·W")}))
