@@ -639,3 +639,12 @@ def test_a_batch_job_with_no_deadline_is_sized_to_finish_within_a_day() -> None:
     lead = first_paragraph(text)
     assert number(r"take about ([\d.]+) hours", lead) <= 24, lead
     assert "no deadline given" in text
+
+
+def test_what_changed_says_rent_or_buy_in_the_users_language() -> None:
+    """"买或租 未定 → rent" had shown the setting's English value in a Chinese answer."""
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang="zh")
+    c.respond("Qwen2.5-7B 部署，20 路并发")
+    assert "买或租 未定 → 租用" in c.respond("租的话呢？").answer

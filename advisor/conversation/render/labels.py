@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.reader.rental import PROVIDER_IDS
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
+from advisor.conversation.render.options_table import ENGINE_LABELS
 from advisor.estimator.formats import FORMAT_NAMES
 from knowledge.messages import known, t
 from knowledge.quantities import Seconds
@@ -96,6 +97,10 @@ def slot_value(book: Book, slot: str, value: Any, lang: str, catalog: Catalog, p
         return book.duration(name, d, "days", SRC_USER, decimals_for(d.days), suffix=t("slot.days", lang))
     if slot in ("gpu_count", "batch", "lora_rank", "zero", "tco_years"):
         return book.count(name, value, {"gpu_count": "GPUs", "tco_years": "years"}.get(slot, ""), SRC_USER)
+    if slot == "buy_or_rent" and value in ("buy", "rent", "either"):  # in the user's words, not the enum's
+        return t(f"slot.buy_or_rent.{value}", lang)
+    if slot == "engine":
+        return ENGINE_LABELS.get(str(value), str(value))
     return str(value)
 
 
