@@ -87,7 +87,8 @@ def _top_change(state: DialogState, ev: Analysis, book: Book, lang: str) -> str:
         new = book.num(f"total tokens/s shown on {top.count}× {top.gpu_name}", speed, "tokens/s", sources.SRC_THROUGHPUT, 0)
         out += t("changes.decode_speed", lang, old=old, new=new)
     wall = top.training.wall if top.training else None
-    if wall and last.get("top_wall_s"):
+    if wall and last.get("top_wall_s") and round(wall.s / 8640) != round(float(last["top_wall_s"]) / 8640):
+        # (said in days to one decimal: a change under 0.1 day would read "4.1 days → 4.1 days")
         old = book.duration("previous training time", Seconds(last["top_wall_s"]), "days",
                             "previous turn: " + sources.SRC_TRAINING, 1, suffix=t("slot.days", lang))
         new = book.duration(f"training wall-clock on {top.count}× {top.gpu_name}", wall, "days", sources.SRC_TRAINING, 1,
