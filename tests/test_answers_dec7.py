@@ -244,9 +244,9 @@ def test_the_copies_are_for_the_users_asked() -> None:
 
 
 def test_a_llama_cpp_slot_limit_is_named_as_such() -> None:
-    """Ten users on one RTX 5090 (llama.cpp, 4 parallel slots): four run at a time at 20 ms per token, the others
-    wait; it had said "at most 4 users stay within 50 ms per token" beside a speed of 20 ms."""
-    text = answer("Can one RTX 5090 serve Qwen3-32B to 10 users at 20 tok/s?")
+    """Six users on one RTX 5090 under Ollama (llama.cpp, 4 parallel slots): four run at a time at 20 ms per token,
+    the others wait; it had said "at most 4 users stay within 50 ms per token" beside a speed of 20 ms."""
+    text = answer("Serve Qwen3-32B Q4_K_M with Ollama on one RTX 5090 to 6 users")
     assert "the engine's parallel slots" in text and "the others wait for a free slot" in text, text[:900]
 
 
@@ -648,3 +648,10 @@ def test_what_changed_says_rent_or_buy_in_the_users_language() -> None:
     c = Conversation(driver="deterministic", lang="zh")
     c.respond("Qwen2.5-7B 部署，20 路并发")
     assert "买或租 未定 → 租用" in c.respond("租的话呢？").answer
+
+
+def test_no_gguf_change_is_offered_to_serve_many_users() -> None:
+    """A GGUF quant runs under llama.cpp's few parallel slots: it had been the change offered for 40 users on one
+    H100 (and for 400 users, with a 257 s first token)."""
+    lead = first_paragraph(answer("Reasoning model Qwen3-30B-A3B with 16k token outputs, 40 users - is 1 H100 enough?"))
+    assert "GGUF" not in lead and "Q4_K_M" not in lead, lead

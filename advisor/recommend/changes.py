@@ -32,6 +32,7 @@ from knowledge.structs import replace
 # 4-bit is the lowest precision suggested as a fix: below it (Q3_K, Q2_K) quality falls off sharply (llama.cpp's
 # perplexity tables), so more cards are the answer there; a sub-4-bit format the user asks for is still sized
 LOWER_PRECISION = {"inference": ("fp8", "int8", "awq-int4", "q4_k_m")}
+LLAMA_CPP_MAX_USERS = 8  # above this many users a GGUF (llama.cpp) weight format is no change to offer
 BELOW_4_BIT = ("q3_k_m", "q2_k")  # a last resort for one user on the one card allowed (a home setup), never for serving
 # a context cut below this is not offered: a chat turn (system prompt, question, answer) needs a few thousand tokens,
 # and the 2,048-token window of the first Llama generation is the shortest any current model was trained with
@@ -106,6 +107,8 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None,
         formats.insert(0, "int8")  # no FP8 tensor cores: INT8 runs natively, FP8 only as weight-only upcast
     if c.max_gpus_per_node * c.max_nodes == 1 and w.concurrency <= 1:
         formats += BELOW_4_BIT
+    if w.concurrency > LLAMA_CPP_MAX_USERS:  # a GGUF quant runs under llama.cpp: a handful of parallel slots, not a
+        formats.remove("q4_k_m")  # service for dozens of users (it had been offered for 400, with a 257 s first token)
     for fmt in formats:
         if _bits(fmt) >= _bits(current):
             continue
