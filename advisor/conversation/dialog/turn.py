@@ -260,7 +260,7 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 # users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢")
 _FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch", "mfu",
-                                  "global_batch", "power", "servers")
+                                  "global_batch", "power")
 _FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed|speculative|spec[\s-]*decod|"
                            r"eagle|medusa|mtp|draft model|投机|推测解码")
 # "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)
