@@ -741,6 +741,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.e2e.assumed_len": " (a chat turn's average; say yours)",
     "screen.batch_job": "**{n} requests take about {took}** on {name} ({lay}), run {most} at a time: {rps} requests per second, {tot} out in total, for requests of {pin} in and {pout} out.",
     "screen.batch_job.in_time": "To finish within {within}: {k} copies of {name} ({lay}, {rate} requests per second each), {cards}× {gpu} in all.",
+    "screen.batch_job.in_time_default": "Sized to finish within {within} (no deadline given; say yours): {k} copies of {name} ({lay}, {rate} requests per second each), {cards}× {gpu} in all.",
     "screen.rps.per_minute": " ({n} a minute)",
     "screen.rps.per_hour": " ({n} an hour)",
     "screen.rps.per_day": " ({n} a day at that rate around the clock)",

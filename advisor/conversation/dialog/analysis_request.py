@@ -4,7 +4,7 @@ configurations named, and what the question asks beyond them (advisor.analysis c
 from __future__ import annotations
 
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
-from advisor.conversation.dialog.load import volume_rate
+from advisor.conversation.dialog.load import job_rate, volume_rate
 from advisor.conversation.dialog.machine import DialogState, prompt_fills
 from advisor.conversation.reader.slots import Slots
 from advisor.workload import Constraints, Workload
@@ -57,7 +57,9 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
         asks_why_count=asks_why_count, engines=engines, reference_method=reference_method, asks_cheapest=asks_cheapest,
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
-                  *(("context",) if prompt_fills(s) else ())))
+                  *(("context",) if prompt_fills(s) else ()),
+                  # a batch job's day when no deadline was said (dialog.load.JOB_DEFAULT_DEADLINE_S)
+                  *(("deadline",) if s.deadline_s is None and job_rate(s) is not None else ())))
 
 
 def stated_fields(s: Slots) -> tuple[str, ...]:

@@ -236,7 +236,7 @@ def batch_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     text = t("screen.batch_job", lang, n=n, took=took, name=opt_name(o, book), lay=opt_layout(o, lang, book),
              most=most, rps=rate, tot=tot, pin=pin, pout=pout)
     if job.get("copies"):  # "… in 10 hours": the copies of the configuration that put out the most per GPU
-        in_time = _in_time(job, book, lang)  # "how many … in 10 hours?": that, first
+        in_time = _in_time(job, book, lang, default="deadline" in (getattr(ev, "inferred", None) or ()))  # "how many … in 10 hours?": that, first
         if ev.intent == "how_many" or job.get("sized"):  # asked, or the hardware sized for it (no card named)
             text = "**" + in_time.rstrip("。.") + "**" + t("sentence.end", lang) + t("sentence.gap", lang) \
                 + text.replace("**", "")
@@ -245,20 +245,20 @@ def batch_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     return Lead(text, None, f"batch job time on {on}")
 
 
-def _in_time(job: dict[str, Any], book: Book, lang: str) -> str:
+def _in_time(job: dict[str, Any], book: Book, lang: str, default: bool = False) -> str:
     """The copies a batch job's deadline takes: ⌈requests ÷ (rate of one copy × deadline)⌉ of the configuration
     with the highest rate per GPU (advisor.analysis.load_answers.batch_job), its cards and its purchase."""
     o, copies = job["copy_option"], int(job["copies"])
     on = f"{o.count}× {o.gpu_name}"
     hours = float(job["deadline_s"]) / 3600
-    within = book.num("the batch job's deadline", hours, "hours", SRC_USER, 1 if hours < 10 else 0,
-                      suffix=t("slot.hours", lang))
+    within = book.num("the batch job's deadline", hours, "hours", "dialog.load.JOB_DEFAULT_DEADLINE_S" if default
+                      else SRC_USER, 1 if hours < 10 else 0, suffix=t("slot.hours", lang))
     k = book.count(f"copies of {on} for the deadline", copies, "copies",
                    "computed: ⌈requests ÷ (requests per second of one copy × deadline)⌉")
     rate = book.num(f"requests per second of one copy of {on}", float(job["copy_rate"]), "requests/s", SRC_LOAD,
                     1 if float(job["copy_rate"]) < 100 else 0, suffix="")
     cards = book.count(f"GPUs for the deadline of {on}", copies * o.count, "GPUs", f"computed: {copies} × {o.count}")
-    return t("screen.batch_job.in_time", lang, within=within, k=k, name=opt_name(o, book),
+    return t("screen.batch_job.in_time_default" if default else "screen.batch_job.in_time", lang, within=within, k=k, name=opt_name(o, book),
              lay=opt_layout(o, lang, book), rate=rate, cards=cards, gpu=o.gpu_name)
 
 
