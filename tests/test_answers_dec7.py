@@ -658,3 +658,25 @@ def test_no_gguf_change_is_offered_to_serve_many_users() -> None:
     H100 (and for 400 users, with a 257 s first token)."""
     lead = first_paragraph(answer("Reasoning model Qwen3-30B-A3B with 16k token outputs, 40 users - is 1 H100 enough?"))
     assert "GGUF" not in lead and "Q4_K_M" not in lead, lead
+
+
+@pytest.mark.parametrize("text, lang, cap", [
+    ("we can rent up to 128 h200s to fully fine-tune qwen2.5-72b on 20b tokens in 10 days, how many do we need?", "en",
+     128),
+    ("最多 64 张 h800，训练 70b 需要几张？", "zh", 64),
+])
+def test_up_to_n_cards_is_a_ceiling_when_the_count_is_asked(text: str, lang: str, cap: int) -> None:
+    """"We can rent up to 128 H200s … how many do we actually need?" had answered 128."""
+    s = extract(text, CAT, lang=lang)
+    assert s.gpu_cap == cap and s.candidates[0].count is None, s
+
+
+def test_up_to_n_cards_is_the_count_when_the_time_is_asked() -> None:
+    s = extract("最多 64 张 h800，预训练 7b 模型 500b token 要多久？", CAT, lang="zh")
+    assert s.gpu_cap is None and s.candidates[0].count == 64, s
+
+
+def test_the_count_needed_stays_within_the_ceiling() -> None:
+    lead = first_paragraph(answer("we can rent up to 128 H200s to fully fine-tune Qwen2.5-72B on 20B tokens in 10 "
+                                  "days, how many do we need?"))
+    assert number(r"You need (\d+)× NVIDIA H200", lead) < 128, lead

@@ -126,7 +126,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
-                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency",
+                 "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
                  "peak_share"):
         value = getattr(new, name)
         if value is not None:
@@ -396,6 +396,9 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         # "1024 张 H800 预训练 70B": the alternatives beside the cards named are searched at their scale (up to twice
         # as many GPUs), not 32,768 cards to meet a default deadline
         kwargs["max_nodes"] = max(1, min(4096, -(-2 * max(counted) // 8)))
+    if s.gpu_cap:  # "up to 128 H200s": the search stays within that many
+        kwargs["max_gpus_per_node"] = min(8, s.gpu_cap)
+        kwargs["max_nodes"] = max(1, -(-s.gpu_cap // 8))
     if s.server_size:  # "how many 4x L40S servers": servers of that size
         kwargs["max_gpus_per_node"] = s.server_size
     if s.deadline_s:

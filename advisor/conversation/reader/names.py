@@ -385,6 +385,9 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             per = in_servers[1] or per_server_default(spec.interface, spec.segment, spec.max_per_node)
             if per is not None and in_servers[0] * per <= MAX_GPU_COUNT:
                 count, c_start, c_end = in_servers[0] * per, in_servers[2], in_servers[3]
+        elif (count is not None and c_start < start and _CAP_BEFORE.search(t.s[max(0, c_start - 24):c_start])
+              and _COUNT_ASKED.search(t.s)):
+            slots.gpu_cap, count = count, None  # "we can rent up to 128 H200s": a ceiling; the count is the question
         elif count is not None and c_start < start and servers_asked(t.s, start, end):
             slots.server_size = count if 1 <= count <= 16 else None
             count = None  # "几台 8 卡 H20 服务器": 8 cards in a server, the count of servers asked
@@ -412,6 +415,9 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
     return mentions
 
 
+# a count said as a ceiling ("up to 128 H200s", "at most 64 GPUs of H100", "最多 64 张 H800")
+_CAP_BEFORE = re.compile(r"(?:(?<![a-z])up to|at most|no more than|a maximum of|max(?:imum)? of|最多(?:能用|可用|只有)?|至多|不超过)\s*$")
+_COUNT_ASKED = re.compile(r"how many|(?:几|多少)\s*(?:张|台|块|个|卡)|(?:actually|really) need")  # (else "up to 64" is the 64)
 _RACK = re.compile(r"nvl\s*-?\s*(36|72)(?![0-9])")  # GB200 / GB300 NVL36 and NVL72 racks: GPUs per NVLink domain
 
 

@@ -73,6 +73,7 @@ class Slots(Mutable):
     existing: GpuMention | None = None
     candidates: list[GpuMention] = msgspec.field(default_factory=list)
     gpu_count: int | None = None
+    gpu_cap: int | None = None  # "up to 128 H200s": the most GPUs there are; how many are needed is the question
     gpu_scale: float | None = None  # "and with 2x the GPUs?", "卡数翻倍": the last answer's count times this
     budget_scale: float | None = None  # "预算翻倍呢", "double the budget": the last budget times this
     server_size: int | None = None  # GPUs in each server when the count of servers is asked ("how many 4x L40S servers")
