@@ -641,7 +641,7 @@ def test_a_batch_job_with_no_deadline_is_sized_to_finish_within_a_day() -> None:
     rate = number(r"([\d.]+) requests per second each", lead)
     copies = number(r"(\d+) copies of", lead)
     assert copies * rate * 86_400 >= 1_000_000 > (copies - 1) * rate * 86_400, lead  # the fewest copies for the day
-    assert "no deadline given" in text
+    assert "no deadline given" in text and "requests within 24 h (a default" in text
 
 
 def test_what_changed_says_rent_or_buy_in_the_users_language() -> None:
@@ -680,3 +680,9 @@ def test_the_count_needed_stays_within_the_ceiling() -> None:
     lead = first_paragraph(answer("we can rent up to 128 H200s to fully fine-tune Qwen2.5-72B on 20B tokens in 10 "
                                   "days, how many do we need?"))
     assert number(r"You need (\d+)× NVIDIA H200", lead) < 128, lead
+
+
+def test_up_to_n_cards_stays_the_count_when_users_are_asked() -> None:
+    """"Up to 128 H200s, how many users can we serve?": the users are asked, the 128 are the cards."""
+    s = extract("we have up to 128 h200s, how many users can we serve with llama 70b?", CAT, lang="en")
+    assert s.gpu_cap is None and s.existing is not None and s.existing.count == 128, s

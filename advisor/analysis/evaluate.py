@@ -19,6 +19,7 @@ from advisor.analysis.load_answers import (
     budget_users,
     held_sequences,
     load_at,
+    load_within_target,
     requests_per_s,
     speculation,
 )
@@ -292,11 +293,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         # and their speed are the simulation's, as under any other load the answer shows
         asked = one or top_option(ev)
         if asked is not None and asked.fits:
-            gpu, held = catalog.gpu(asked.gpu), held_sequences(ev, asked) or 1
-            ev.load = load_at(request, model, gpu, asked, held, steps)
-            limit = int((ev.load or {}).get("max_concurrency_for_target") or 0)
-            if 1 <= limit < held:
-                ev.load = load_at(request, model, gpu, asked, limit, steps) or ev.load
+            ev.load, _ = load_within_target(request, model, catalog.gpu(asked.gpu), asked,
+                                            held_sequences(ev, asked) or 1, steps)
         if one is None and request.constraints.budget and request.constraints.budget_covers == "system":
             budget_users(request, model, catalog, steps, ev)
 

@@ -25,7 +25,7 @@ BUDGET_OPTIONS = 6  # the recommender's leading configurations tried for "the mo
 
 
 def speculation(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
-                 one: Option | None) -> None:
+                one: Option | None) -> None:
     """"Does speculative decoding help, how much faster?": the configuration named (else the lead) at the load asked
     (one user when none was), simulated without and with speculation (`Speculation()`: k drafted tokens a step, each
     accepted with probability α, a draft step at a few % of the target's; tokens a step (1 − α^(k+1)) / (1 − α)):
@@ -45,7 +45,7 @@ def speculation(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
 
 
 def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],
-                  ev: Analysis) -> None:
+                 ev: Analysis) -> None:
     """"With a ¥2M budget, how many concurrent users at most?": the budget spent on identical copies of one of the
     recommender's leading configurations (each priced, sold in the region), the copies that fit it,
     ⌊budget ÷ price of one copy⌋, times the users one copy serves within the per-token target (stated, else the
@@ -68,9 +68,8 @@ def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, s
     tried = []
     for o in buyable[:BUDGET_OPTIONS]:  # each as sized, and a whole server's worth of its cards laid out for users
         tried.append(o)
-        for k in (2 * o.count, 4 * o.count, 8 * o.count):
-            if o.count < k <= per_node:
-                tried += [x for x in as_replicas(request, model, o, k, steps) if x.fits]
+        for k in server_sizes(o.count, per_node):
+            tried += [x for x in as_replicas(request, model, o, k, steps) if x.fits]
     for o in tried:
         key = (o.gpu, o.count, o.layout.tp)
         price = budget_price(o, "system")
@@ -78,13 +77,10 @@ def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, s
             continue
         seen.add(key)
         gpu = catalog.gpu(o.gpu)
-        held = held_or_capacity(ev, model, gpu, o, steps, made=False) or 1
-        load = load_at(request, model, gpu, o, held, steps)
-        per = int((load or {}).get("max_concurrency_for_target") or 0)
+        load, per = load_within_target(request, model, gpu, o, held_or_capacity(ev, model, gpu, o, steps, made=False),
+                                       steps)
         if load is None or per < 1:
             continue
-        if per < held:
-            load = load_at(request, model, gpu, o, per, steps) or load
         copies = int(budget // price)
         users = copies * per
         if best is None or (users, -copies * price) > (best[0], -best[1]):
@@ -100,12 +96,29 @@ def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, s
 
 
 def load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
-             steps: list[Step]) -> dict[str, Any] | None:
+            steps: list[Step]) -> dict[str, Any] | None:
     """The simulated load on `option` at `concurrency` under the request's targets: its per-token target (stated,
     else serving_load's default), its first-token target, and the 99th percentiles when they were asked."""
     ms = request.constraints.max_ms_per_token
     return serving_load(model, gpu, option, concurrency, steps, tpot_target_s=Seconds.of(ms, "ms").s if ms else None,
                         ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
+
+
+def load_within_target(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, held: int,
+                       steps: list[Step]) -> tuple[dict[str, Any] | None, int]:
+    """The load on `option` at the most requests it holds (`held`), simulated again at the most that meet the
+    per-token target when that is fewer: (that load, the target's limit read from the first run; 0 without one)."""
+    load = load_at(request, model, gpu, option, held, steps)
+    limit = int((load or {}).get("max_concurrency_for_target") or 0)
+    if 1 <= limit < held:
+        load = load_at(request, model, gpu, option, limit, steps) or load
+    return load, limit
+
+
+def server_sizes(count: int, per_node: int) -> list[int]:
+    """Counts of a card to try beyond `count`, doubling up to a server's `per_node` (the copies a deadline or a
+    budget buys may run better on more cards each)."""
+    return [k for k in (2 * count, 4 * count, 8 * count) if count < k <= per_node]
 
 
 def held_sequences(ev: Analysis, asked: Option) -> int:
@@ -116,7 +129,7 @@ def held_sequences(ev: Analysis, asked: Option) -> int:
 
 
 def held_or_capacity(ev: Analysis, model: ModelSpec, gpu: GpuSpec, option: Option, steps: list[Step], *,
-                      made: bool = True) -> int:
+                     made: bool = True) -> int:
     """The concurrent sequences `option` holds, at least 1: `held_sequences` where its limits or capacity row were made
     (`made`: `option` is the one they were made for, not another layout of the same cards), else its capacity now."""
     held = held_sequences(ev, option) if made else 0
@@ -127,7 +140,7 @@ def held_or_capacity(ev: Analysis, model: ModelSpec, gpu: GpuSpec, option: Optio
 
 
 def requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
-                    one: Option | None) -> None:
+                   one: Option | None) -> None:
     """"How many requests per second can it handle?": the most concurrent requests the configuration serves within
     the per-token target (stated, else the interactivity default; the TTFT target too when stated), no more than
     its memory holds, simulated again at that load: its closed-loop rate X = C / R requests/s (Little's law) is the
@@ -146,7 +159,7 @@ def requests_per_s(request: AnalysisRequest, model: ModelSpec, catalog: Catalog,
 
 
 def batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
-               one: Option | None) -> None:
+              one: Option | None) -> None:
     """"Summarise 1 million documents on 4× L40S: how long?": a batch job keeps the engine's batch full, so its
     requests run at the most the memory holds at once (the configuration named, else the lead), simulated at that
     load (`Analysis.load`); the job takes requests ÷ the closed-loop rate X = C / R (Little's law) seconds. The
@@ -159,7 +172,7 @@ def batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, step
         return
     gpu = catalog.gpu(asked.gpu)
     best = fastest_batch(request, model, gpu, [asked, *as_replicas(request, model, asked, asked.count, steps)],
-                          steps, ev, asked)
+                         steps, ev, asked)
     if best is None:
         return
     rate, opt, held, ev.load = best
@@ -170,11 +183,10 @@ def batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, step
         # card named the recommender chose the card for the job's rate, judged at a chat pace (Little's law), where a
         # batch runs the engine full: its count is then sized the same way, from one card up to a server
         per_node = request.constraints.max_gpus_per_node
-        sizes = [k for k in ((1, 2, 4, 8, 16) if one is None else (2 * asked.count, 4 * asked.count, 8 * asked.count))
-                 if (asked.count < k or one is None) and k <= per_node]
+        sizes = [k for k in (1, 2, 4, 8, 16) if k <= per_node] if one is None else server_sizes(asked.count, per_node)
         tried = [best] + [b for k in sizes
                           for b in [fastest_batch(request, model, gpu, as_replicas(request, model, asked, k, steps),
-                                                   steps, ev, None)] if b is not None]
+                                                  steps, ev, None)] if b is not None]
         top = max(b[0] / b[1].count for b in tried)  # within 1 % of the most per GPU, the fewest cards a copy
         rate_k, opt_k, _, _ = min((b for b in tried if b[0] / b[1].count >= 0.99 * top), key=lambda b: b[1].count)
         copies = math.ceil(n / (rate_k * deadline))
@@ -183,7 +195,7 @@ def batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, step
 
 
 def as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, count: int,
-                 steps: list[Step]) -> list[Option]:
+                steps: list[Step]) -> list[Option]:
     """`count` of the asked card laid out for throughput: replicas of the smallest group that holds the model (one
     user would get the widest group, so the layout is sized for enough users to give every group one); [] when it
     does not fit or adds nothing to `asked`."""
@@ -198,8 +210,8 @@ def as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, count
 
 
 def fastest_batch(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, options: list[Option],
-                   steps: list[Step], ev: Analysis,
-                   asked: Option | None) -> tuple[float, Option, int, dict[str, Any]] | None:
+                  steps: list[Step], ev: Analysis,
+                  asked: Option | None) -> tuple[float, Option, int, dict[str, Any]] | None:
     """Of `options`, the one with the highest closed-loop rate at the most requests it holds at once: (requests/s,
     option, requests held, its simulated load). Only `asked` reads the limits or capacity row the analysis made:
     a capacity row is keyed by card and count, and another layout of those cards holds another number."""

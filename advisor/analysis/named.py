@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def evaluate_named(workload: Workload, constraints: Constraints, named: list[NamedConfig],
-                    steps: list[Step]) -> list[Option]:
+                   steps: list[Step]) -> list[Option]:
     """The named configurations exactly as named (advisor.recommend.recommender.evaluate_configs), labelled with their role;
     the node limit widened to hold the widest."""
     configs = [(m.gpu, m.count or 1) for m in named]

@@ -61,7 +61,7 @@ def training_frameworks(request: AnalysisRequest, steps: list[Step], ev: Analysi
     runs = []
     for engine in request.frameworks:
         got = evaluate_named(replace(w, engine=engine), request.constraints,
-                              [NamedConfig(gpu=base.gpu, count=base.count)], steps)
+                             [NamedConfig(gpu=base.gpu, count=base.count)], steps)
         runs += [o for o in got if o.fits and o.training is not None]
     if len(runs) >= 2:
         ev.framework_runs = sorted(runs, key=lambda o: o.training.wall.s if o.training else math.inf)
@@ -69,9 +69,9 @@ def training_frameworks(request: AnalysisRequest, steps: list[Step], ev: Analysi
 
 def same_count(request: AnalysisRequest, steps: list[Step], ev: Analysis) -> None:
     """"How much faster would B200s be than H100s for training a 70B?": two or more cards named with no count, for
-    a training job (or their serving speed), are compared at one count, the largest of their smallest fitting counts (a run's time falls
-    with its GPUs, so 1× B200 against 4× H100 would compare the counts, not the cards); kept as sized when that
-    count does not fit them all."""
+    a training job (or their serving speed), are compared at one count, the largest of their smallest fitting counts
+    (a run's time falls with its GPUs, so 1× B200 against 4× H100 would compare the counts, not the cards); kept as
+    sized when that count does not fit them all."""
     named = [m for m in request.named if m.role == "candidate"]
     opts = ev.user_options
     # serving too when the speed is what is compared ("how much faster is H200 than H100 for a 405B?"): 4× H200

@@ -68,8 +68,10 @@ def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
         concurrency = max(1, math.ceil(job * w_s))
         notes.append(Assumption(
             *pair("assumption.job_rate" if s.deadline_s else "assumption.job_rate_default"),
-            {"n": (s.job_requests or 0, "requests", "user input"), "hours": (round((s.deadline_s or 0) / 3600, 1), "h",
-             "user input"), "qps": (round(job, 2), "requests/s", "requests ÷ deadline"),
+            {"n": (s.job_requests or 0, "sequences", "user input"),  # (the word is the message's: 个请求, requests)
+             "hours": (round((s.deadline_s or JOB_DEFAULT_DEADLINE_S) / 3600, 1), "h",
+                       "user input" if s.deadline_s else "dialog.load.JOB_DEFAULT_DEADLINE_S"),
+             "qps": (round(job, 2), "requests/s", "requests ÷ deadline"),
              "conc": (concurrency, "sequences", "Little's law L = λ·W")}))
     if concurrency is None and s.qps:
         w_s = request_seconds(s)
@@ -88,11 +90,12 @@ def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
             {"people": (s.headcount, "people", "user input"),
              "conc": (concurrency, "sequences", "ceil(people × peak share)"),
              "share": ((s.peak_share or PEAK_SHARE) * 100, "%", "user input" if s.peak_share else PEAK_SHARE_SOURCE)}))
-    if concurrency is None and s.min_tokens_per_s is None and volume_rate(s) and task == "inference":
-        concurrency, ms = rate_concurrency(s, volume_rate(s))
+    volume = volume_rate(s) if concurrency is None and task == "inference" else None
+    if volume:
+        concurrency, ms = rate_concurrency(s, volume)
         notes.append(Assumption(
             *pair("assumption.volume_rate"),
-            {"day": (s.tokens_per_day or 0, "tokens", "user input"), "rate": (round(volume_rate(s) or 0), "tokens/s",
+            {"day": (s.tokens_per_day or 0, "tokens", "user input"), "rate": (round(volume), "tokens/s",
              "tokens a day ÷ 86,400 s"), "conc": (concurrency, "sequences", "total tokens/s × time per token")}))
     if concurrency is None and s.min_tokens_per_s and task == "inference":
         concurrency, ms = rate_concurrency(s)

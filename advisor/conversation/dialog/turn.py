@@ -256,18 +256,18 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
         slots.model, slots.model_text, slots.model_assumed = None, None, ""
 
 
-# the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
-# users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
-# the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢")
-_FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch", "mfu",
-                                  "global_batch", "power")
-_FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed|speculative|spec[\s-]*decod|"
-                           r"eagle|medusa|mtp|draft model|投机|推测解码")
-# "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)
 # "does speculative decoding help?", "with EAGLE / MTP / a draft model", "投机解码能快多少": the load with and without it
 _SPECULATION = re.compile(r"speculative|spec(?:ulative)?[\s-]*decod\w*|draft[\s-]*model|(?<![a-z])(?:eagle-?\d?|medusa|mtp)(?![a-z])|"
                           r"multi[\s-]*token[\s-]*predict\w*|投机|推测解码|草稿模型")
+# "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)
 _TTFT_ASKED = re.compile(r"ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token|首字|首\s*token|首个\s*token")
+# the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢"): the
+# questions of reader.intent, and words for a speed or with speculation
+_FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch", "mfu",
+                                  "global_batch", "power")
+_FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed|" + _SPECULATION.pattern)
+# the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
+# users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
 _KEPT_ACTS = ("explain", "how_many", "how_long", "how_much")  # "给个报价" → "换成 H20 呢": still the price
 
 

@@ -24,6 +24,7 @@ from advisor.conversation.reader.numbers import (
 )
 from advisor.conversation.reader.numbers import read as read_number
 from advisor.conversation.reader.ranges import MAX_GPU_COUNT, check
+from advisor.conversation.reader.servers import server_size_asked
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import CN_NUM, EN_WORD_NUM, NUM, SIZE, Text, scaled, size_of
 
@@ -64,6 +65,14 @@ _LENGTH_SHORTHAND = [
 ]
 MAX_ANSWER_TOKENS = 200_000  # longer, beside a price, is what the price is per (reasoning traces reach ~64-128k)
 _PRICE_WORDS = re.compile(r"cost|price|\$|¥|usd|per[\s-]*(?:m|million)|/\s*m?tok|成本|价格|多少钱|费用|每百万")
+
+
+def _price_unit(t: Text, value: float) -> bool:
+    """Whether an output amount is what a price is per ("the cost of a million output tokens"), not one answer's
+    length: beyond MAX_ANSWER_TOKENS with a price word in the message."""
+    return value >= MAX_ANSWER_TOKENS and bool(_PRICE_WORDS.search(t.s))
+
+
 _PER_BEFORE = re.compile(r"(?:每|(?<![a-z])per|/)\s*$")
 _IN_OUT_AFTER = re.compile(r"\s*(?:in|input)\s*(?:[,/;]|and)?\s*\d+(?:\.\d+)?\s*k?\s*(?:tokens?\s*)?(?:out|output)(?![a-z])")
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
@@ -241,8 +250,8 @@ def read_tokens(t: Text, slots: Slots) -> None:
                 else "prompt_tokens" if _PROMPT_AFTER.match(after)  # "2k-token prompts"
                 else "output_tokens" if _OUTPUT_WORDS.search(before) else "prompt_tokens" if _PROMPT_WORDS.search(before)
                 else None)
-        if slot == "output_tokens" and value >= MAX_ANSWER_TOKENS and _PRICE_WORDS.search(t.s):
-            continue  # "a million output tokens" (what a price is per), not one answer's length
+        if slot == "output_tokens" and _price_unit(t, value):
+            continue
         if slot is None and (re.search(_CONTEXT_WORDS + r"[^,.;，。；]{0,8}$", before)
                              or re.match(r"\s*(?:of\s*)?" + _CONTEXT_WORDS, t.s[m.end():])):
             continue  # "context of 8192 tokens": the context pattern reads it
@@ -266,8 +275,8 @@ def _set_length(t: Text, slots: Slots, slot: str, num: str, unit: str | None, sp
     value = scaled(num, unit)
     if value is None or value < 16 or getattr(slots, slot) is not None:
         return
-    if slot == "output_tokens" and value >= MAX_ANSWER_TOKENS and _PRICE_WORDS.search(t.s):
-        return  # "the cost of a million output tokens": what a price is per, not one answer's length
+    if slot == "output_tokens" and _price_unit(t, value):
+        return
     wrong = check(slot, value)
     if wrong is not None:
         slots.out_of_range.append(wrong)
@@ -313,12 +322,12 @@ def read_money(t: Text, slots: Slots, lang: str) -> None:
     unit is 万 or the message is Chinese), else a bare 万 amount; of several, the largest is the cap. A currency the
     catalog does not price in ("€600k") is kept as said (`other_currency`): the answer says how it was taken."""
     s0 = t.s
-    read_budget(t, slots, lang)
+    _read_budget(t, slots, lang)
     if slots.budget is not None:
         slots.other_currency = next((code for code, rx in _OTHER_CURRENCY if rx.search(s0)), None)
 
 
-def read_budget(t: Text, slots: Slots, lang: str) -> None:
+def _read_budget(t: Text, slots: Slots, lang: str) -> None:
     """`read_money`'s amounts (see there)."""
     found: list[tuple[float, str, int, int]] = []
     for rx in _MONEY:
@@ -556,19 +565,13 @@ def read_size(t: Text, slots: Slots, catalog: Catalog | None) -> None:
         return
 
 
-# "how many 4-GPU servers", "需要几台 8 卡服务器": the servers' size, the count of servers asked (no card named)
-_SERVER_SIZE_ASKED = re.compile(rf"(?:how many|(?:几|多少)\s*(?:台|个))\s*(?P<num>{NUM}|{EN_WORD_NUM})\s*[-\s]?\s*(?:x\s*)?(?:gpus?|cards?|卡|张卡?)"
-                                r"\s*(?:的)?\s*(?:servers?|nodes?|machines?|boxes|服务器|机器|节点|整机)")
-
-
 def read_gpu_count(t: Text, slots: Slots) -> None:
     """A GPU count without a card name ("四张卡", "8 GPUs", "单卡"), 1 to MAX_GPU_COUNT; a server size asked
     ("how many 4-GPU servers") is `server_size`, not a count."""
-    m = _SERVER_SIZE_ASKED.search(t.s)
-    size = to_number(m.group("num")) if m else None
-    if m and size and 1 <= size <= 16:
-        slots.server_size = int(size)
-        t.consume(m.start(), m.end())
+    sized = server_size_asked(t.s)  # "how many 4-GPU servers", "需要几台 8 卡服务器"
+    if sized is not None:
+        slots.server_size = sized[0]
+        t.consume(sized[1], sized[2])
     for rx in _GPU_COUNT:
         m = rx.search(t.s)
         if not m:

@@ -417,7 +417,10 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
 
 # a count said as a ceiling ("up to 128 H200s", "at most 64 GPUs of H100", "最多 64 张 H800")
 _CAP_BEFORE = re.compile(r"(?:(?<![a-z])up to|at most|no more than|a maximum of|max(?:imum)? of|最多(?:能用|可用|只有)?|至多|不超过)\s*$")
-_COUNT_ASKED = re.compile(r"how many|(?:几|多少)\s*(?:张|台|块|个|卡)|(?:actually|really) need")  # (else "up to 64" is the 64)
+# the count of cards asked (else "up to 64" is the 64): not "how many users / requests / tokens"
+_COUNT_ASKED = re.compile(r"how many(?!\s+(?:concurrent\s+)?(?:users?|people|persons|requests?|queries|tokens?|sessions?|"
+                          r"streams?|chats?|customers?|seats?|days?|hours?))|(?:几|多少)\s*(?:张|台|块|卡)|"
+                          r"(?:actually|really) need")
 _RACK = re.compile(r"nvl\s*-?\s*(36|72)(?![0-9])")  # GB200 / GB300 NVL36 and NVL72 racks: GPUs per NVLink domain
 
 

@@ -111,6 +111,19 @@ _ASKED = re.compile(r"(?:(?:几|多少)\s*(?:台|个)?|how many)\s*(?:(?:\d+|eig
 _SERVER_AFTER = re.compile(rf"^\s*(?:的\s*)?(?:{_SERVER}|{_ZH_SERVER})")
 
 
+# the same asked with no card named: "how many 4-GPU servers", "需要几台 8 卡服务器"
+_SIZE_ASKED = re.compile(rf"(?:how many|(?:几|多少)\s*(?:台|个))\s*{_M}\s*[-\s]?\s*(?:x\s*)?(?:{_GPU_WORD}|卡|张卡?)"
+                         rf"\s*(?:的)?\s*(?:{_SERVER}|{_ZH_SERVER})")
+
+
+def server_size_asked(s: str) -> tuple[int, int, int] | None:
+    """(GPUs per server, span) when the count of servers of a size is asked with no card named ("how many 4-GPU
+    servers"): that size is the servers', not a count of GPUs."""
+    m = _SIZE_ASKED.search(s)
+    size = _value(m.group("m")) if m else None
+    return (size, m.start(), m.end()) if m and size and size <= _MAX_PER_SERVER else None
+
+
 def servers_asked(s: str, start: int, end: int) -> bool:
     """Whether the count of servers of the card at s[start:end] is what is asked ("几台 8 卡 H20 服务器"): a count said
     just before the card is then the servers' size, not a count of cards."""

@@ -450,10 +450,9 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
     need, usable = need_and_usable(o, book)
     missing = misses(o, lang, running=True)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
-    ttft = _ttft(o, book, lang)
-    # "what's the TTFT …?": the first-token time first, the speed after it
-    key, first = ("lead.ttft_first", _ttft(o, book, lang, first=True)) if ev.asks_ttft and ttft else ("lead.speed", "")
-    text = t(key, lang, speed=speed, name=opt_name(o, book), warn=warn, first=first,
+    ttft = _ttft(o, book, lang, first=ev.asks_ttft)  # "what's the TTFT …?": the first-token time first, then the speed
+    key = "lead.ttft_first" if ev.asks_ttft and ttft else "lead.speed"
+    text = t(key, lang, speed=speed, name=opt_name(o, book), warn=warn, first=ttft,
              lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=ttft,
              verdict=against_target(o, ev, book, lang))
     return fs.Lead(text, None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")

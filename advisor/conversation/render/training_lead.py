@@ -41,23 +41,8 @@ def precision_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
     fp8, bf16 = ev.precision_runs
     assert fp8.training is not None and bf16.training is not None
     on = f"{fp8.count}× {fp8.gpu_name}"
-
-    def run(o: Option, label: str) -> tuple[str, str]:
-        tr = o.training
-        assert tr is not None
-        wall = tr.wall
-        if wall.s >= 86400:
-            took = book.duration(f"{label} training wall-clock on {on}", wall, "days", SRC_TRAINING, 1,
-                                 suffix=t("slot.days", lang))
-        else:
-            took = book.duration(f"{label} training wall-clock on {on}", wall, "h", SRC_TRAINING, 1,
-                                 suffix=t("slot.hours", lang))
-        per = book.num(f"{label} training tokens/s per GPU on {on}", tr.tokens_per_s / o.count, "tokens/s",
-                       SRC_TRAINING, 0, suffix="")
-        return took, per
-
-    a, pa = run(fp8, "FP8")
-    b, pb = run(bf16, "BF16")
+    a, pa = _run_figures(fp8, "FP8", on, book, lang)
+    b, pb = _run_figures(bf16, "BF16", on, book, lang)
     assert fp8.training is not None and bf16.training is not None
     ratio = bf16.training.wall.s / fp8.training.wall.s
     r = book.num(f"FP8 / BF16 training speed on {on}", ratio, "ratio", "ratio of the two wall-clock times", 2, suffix="")
@@ -76,18 +61,8 @@ def framework_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
     on = f"{best.count}× {best.gpu_name}"
     parts = []
     for o in runs:
-        tr = o.training
-        assert tr is not None
-        name = _engine(o)
-        if tr.wall.s >= 86400:
-            took = book.duration(f"{name} training wall-clock on {on}", tr.wall, "days", SRC_TRAINING, 1,
-                                 suffix=t("slot.days", lang))
-        else:
-            took = book.duration(f"{name} training wall-clock on {on}", tr.wall, "h", SRC_TRAINING, 1,
-                                 suffix=t("slot.hours", lang))
-        per = book.num(f"{name} training tokens/s per GPU on {on}", tr.tokens_per_s / o.count, "tokens/s",
-                       SRC_TRAINING, 0, suffix="")
-        parts.append(t("lead.framework.run", lang, engine=name, took=took, per=per, lay=opt_layout(o, lang, book)))
+        took, per = _run_figures(o, _engine(o), on, book, lang)
+        parts.append(t("lead.framework.run", lang, engine=_engine(o), took=took, per=per, lay=opt_layout(o, lang, book)))
     first = best.training
     second = runs[1].training
     assert second is not None
@@ -99,6 +74,21 @@ def framework_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead:
     text = t(key, lang, engine=_engine(best), name=opt_name(best, book), r=r, other=_engine(runs[1]),
              runs=t("list.sep", lang).join(parts), tokens=fs.train_tokens_text(ev, book, lang))
     return fs.Lead(text, None, f"training frameworks compared on {on}")
+
+
+def _run_figures(o: Option, label: str, on: str, book: Book, lang: str) -> tuple[str, str]:
+    """One compared run's wall-clock (in days, in hours under a day) and tokens/s per GPU, recorded as `label`'s."""
+    tr = o.training
+    assert tr is not None
+    if tr.wall.s >= 86400:
+        took = book.duration(f"{label} training wall-clock on {on}", tr.wall, "days", SRC_TRAINING, 1,
+                             suffix=t("slot.days", lang))
+    else:
+        took = book.duration(f"{label} training wall-clock on {on}", tr.wall, "h", SRC_TRAINING, 1,
+                             suffix=t("slot.hours", lang))
+    per = book.num(f"{label} training tokens/s per GPU on {on}", tr.tokens_per_s / o.count, "tokens/s", SRC_TRAINING,
+                   0, suffix="")
+    return took, per
 
 
 def _engine(o: Option) -> str:
