@@ -686,3 +686,13 @@ def test_up_to_n_cards_stays_the_count_when_users_are_asked() -> None:
     """"Up to 128 H200s, how many users can we serve?": the users are asked, the 128 are the cards."""
     s = extract("we have up to 128 h200s, how many users can we serve with llama 70b?", CAT, lang="en")
     assert s.gpu_cap is None and s.existing is not None and s.existing.count == 128, s
+
+
+@pytest.mark.parametrize("text, headcount, concurrency", [
+    ("our ops team wants phi-4 on a couple of a6000s for like 30 folks hammering it, will it keep up?", None, 30),
+    ("about 40 folks use our wiki bot on llama 8b", 40, None),
+])
+def test_folks_are_people(text: str, headcount: int | None, concurrency: int | None) -> None:
+    """"30 folks hammering it" had been no load at all (one user)."""
+    s = extract(text, CAT, lang="en")
+    assert (s.headcount, s.concurrency) == (headcount, concurrency), s

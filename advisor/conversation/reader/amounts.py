@@ -159,7 +159,7 @@ _HEADCOUNT = [
 
     re.compile(rf"(?:团队|公司|全公司|组里|组内|我们组|小组|部门|实验室|课题组|全组|全员)\s*(?:有|共|一共|总共|大概|约|大约)?\s*"
                rf"(?P<num>{with_scale(NUM)})\s*(?:个|名|位)?\s*(?:人|员工|同事)"),
-    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|ppl|persons|engineers|developers|devs|employees|staff|colleagues|"
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}|{_PEOPLE_WORD_NUM})\s*(?:people|ppl|persons|folks|engineers|developers|devs|employees|staff|colleagues|"
                r"analysts|seats|customers|students|members|researchers|teammates|coworkers|co-workers)(?![a-z])"),
     # "30 software engineers", "200 support staff": people named by role, one word before the noun
     re.compile(rf"(?P<num>{with_scale(DIGITS)})\s+(?:[a-z]+-?[a-z]*\s+)(?:engineers|developers|devs|employees|staff|"
@@ -181,7 +181,8 @@ _USER_BASE = [
     re.compile(rf"(?:注册用户|用户总数|总用户|日活|月活|用户规模)\s*(?:有|是|为|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
 ]
 _AT_ONCE_BEFORE = re.compile(r"(?:同时|同一时间|高峰|峰值|simultaneously|concurrently|at once|at peak)\s*(?:有|在线|使用|用)?\s*$")
-_AT_ONCE = re.compile(r"^.{0,16}?(?:同时|一起用|在线|并发|at (?:the same time|once)|simultaneous|concurrent|in parallel)")
+_AT_ONCE = re.compile(r"^.{0,16}?(?:同时|一起用|在线|并发|at (?:the same time|once)|simultaneous|concurrent|in parallel|"
+                      r"hammering|pounding|hitting it)")
 # the share of the people who use it at once, as the person states it ("高峰 10% 在线", "峰值时 5% 的人同时用", "10% of
 # them online at peak", "peak concurrency of 5%"): the headcount times it is the concurrency
 _PCT = r"(?P<pct>\d+(?:\.\d+)?)\s*(?:%|％|percent)"
