@@ -25,6 +25,7 @@ from advisor.analysis.load_answers import (
 )
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.named import evaluate_named
+from advisor.analysis.rent_budget import rent_cap
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, Assumption, top_option
 from advisor.analysis.smaller import smaller_models_that_fit
@@ -69,6 +70,10 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     if request.reference_method in PREFERENCE_METHODS and w.is_training and w.method == "sft":  # "DPO …": sized as DPO
         request = replace(request, workload=replace(w, method=request.reference_method.lower()))
     workload, constraints = request.workload, request.constraints
+    rented = None
+    if workload.is_training and constraints.monthly_rent_budget:  # "$100k a month for rented H100s": that many cards
+        constraints, rented = rent_cap(constraints, catalog)
+        request = replace(request, constraints=constraints)
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,
                   inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need,
@@ -81,7 +86,7 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
                   rate_period_s=request.rate_period_s, asks_e2e=request.asks_e2e, asks_ttft=request.asks_ttft,
                   asks_speculation=request.asks_speculation, asks_plan=request.asks_plan,
-                  asks_p99=request.asks_p99, asks_fits=request.asks_fits)
+                  asks_p99=request.asks_p99, asks_fits=request.asks_fits, rent_cap=rented)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)
@@ -285,7 +290,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
     if request.asks_rps and workload.task == "inference":
         requests_per_s(request, model, catalog, steps, ev, one)
         return
-    if request.asks_users:
+    if request.asks_users or request.constraints.monthly_rent_budget:
         # "how many users at 30 ms per token?": the load the memory holds (the limits of the configuration named,
         # else its capacity above), simulated, and the most users meeting the stated target (the users lead); the
         # load sentence then speaks of that many users, not of the memory's most, which nobody asked about.
@@ -295,8 +300,10 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         if asked is not None and asked.fits:
             ev.load, _ = load_within_target(request, model, catalog.gpu(asked.gpu), asked,
                                             held_sequences(ev, asked) or 1, steps)
-        if one is None and request.constraints.budget and request.constraints.budget_covers == "system":
-            budget_users(request, model, catalog, steps, ev)
+        c = request.constraints
+        counted = any(m.count for m in request.named)  # a card named bare ("rent H100s") leaves the count to the budget
+        if (one is None or not counted) and (c.monthly_rent_budget or (c.budget and c.budget_covers == "system")):
+            budget_users(request, model, catalog, steps, ev)  # a month's rent is spent on users whatever was asked
 
 
 def _same_figures(o: Option, load: dict[str, Any] | None) -> None:

@@ -12,6 +12,7 @@ from advisor.analysis.limits import capacity, serving_load
 from advisor.analysis.request import AnalysisRequest
 from advisor.analysis.result import Analysis, top_option
 from advisor.analysis.steps import Step, timed
+from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.recommend.recommender import evaluate_configs
 from knowledge.quantities import Seconds
 from knowledge.structs import replace
@@ -51,18 +52,31 @@ def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, s
     ⌊budget ÷ price of one copy⌋, times the users one copy serves within the per-token target (stated, else the
     default; no more than its memory holds, simulated at that load): the configuration whose copies serve the most
     (`Analysis.budget_users`; ties: the cheaper), its load the answer's load line. Copies of an inference deployment
-    scale linearly (each keeps its own weights and KV cache), as `render.scale_out.replicas_for_load` counts them."""
-    from advisor.recommend.prices import budget_price  # start-up: only a budget question prices copies
+    scale linearly (each keeps its own weights and KV cache), as `render.scale_out.replicas_for_load` counts them.
+
+    A budget a month ("$40k a month", Constraints.monthly_rent_budget) rents instead: a copy's price is its cards
+    around the clock for a month, count × price per GPU-hour × 730 h (the stated rate, else the catalog's quote),
+    and cards nobody rents out are left out."""
+    from advisor.recommend.prices import budget_price, hourly_rent  # start-up: only a budget question prices copies
     from advisor.recommend.rank import leadable, mainstream_stack  # start-up: likewise
 
     c = request.constraints
-    budget = c.budget or 0.0
+    monthly = c.monthly_rent_budget
+    budget = monthly or c.budget or 0.0
+
+    def price_of(o: Option) -> float | None:
+        if not monthly:
+            return budget_price(o, "system")
+        rate = hourly_rent(o)
+        return None if rate is None else o.count * rate * HOURS_PER_MONTH
+
     rec = ev.recommendation.options if ev.recommendation is not None else []
     best: tuple[int, float, Option, int, int, dict[str, Any]] | None = None
     seen: set[tuple[str, int, int]] = set()
-    # hardware a company would buy in quantity: priced new and sold in the region (no used or end-of-life cards),
-    # on a mainstream software stack
-    buyable = [o for o in rec if o.fits and "existing" not in o.labels and leadable(o, catalog.gpu(o.gpu), c)
+    # hardware a company would buy in quantity: priced new and sold in the region (no used or end-of-life cards), or
+    # rent (any card a cloud lists), on a mainstream software stack
+    buyable = [o for o in rec if o.fits and "existing" not in o.labels
+               and (hourly_rent(o) is not None if monthly else leadable(o, catalog.gpu(o.gpu), c))
                and mainstream_stack(catalog.gpu(o.gpu), c.region, users=2)]
     per_node = c.max_gpus_per_node
     tried = []
@@ -72,7 +86,7 @@ def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, s
             tried += [x for x in as_replicas(request, model, o, k, steps) if x.fits]
     for o in tried:
         key = (o.gpu, o.count, o.layout.tp)
-        price = budget_price(o, "system")
+        price = price_of(o)
         if key in seen or not price or price > budget:
             continue
         seen.add(key)
@@ -85,9 +99,15 @@ def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, s
         users = copies * per
         if best is None or (users, -copies * price) > (best[0], -best[1]):
             best = (users, copies * price, o, copies, per, load)
-    if best is not None and best[3] > 1:
+    if best is not None and (best[3] > 1 or monthly):
         users, spent, o, copies, per, load = best
         ev.budget_users = {"option": o, "copies": copies, "per_copy": per, "users": users, "spent": spent}
+        if monthly:  # the rate, and the cards the month's budget rents in all (a copy's worth may leave some over)
+            rate = (price_of(o) or 0.0) / (o.count * HOURS_PER_MONTH)
+            cloud = o.tco.cloud if o.tco is not None else None
+            ev.budget_users.update(monthly=True, rate=rate, rentable=int(budget // (rate * HOURS_PER_MONTH)),
+                                   provider=cloud.provider if cloud is not None and cloud.stated_rate is None else None,
+                                   as_of=cloud.as_of if cloud is not None else None)
         ev.load = load
         if ev.recommendation is not None:  # the configuration answered leads the options shown with it
             from advisor.recommend.recommender import same_config  # start-up: only a budget's copies reorder options

@@ -124,6 +124,7 @@ class Analysis(msgspec.Struct):
     batch: dict[str, Any] | None = None  # a batch-inference job: its requests, the rate they run at, its time
     # "with a ¥2M budget, how many users at most?": copies of the configuration that serves the most users within it
     budget_users: dict[str, Any] | None = None
+    rent_cap: dict[str, Any] | None = None  # a training job's budget a month: the cards it rents (analysis.rent_budget)
     precision_runs: list[Option] = msgspec.field(default_factory=list)  # a training run in FP8, then in BF16
     premise: list[Finding] = msgspec.field(default_factory=list)  # findings on what the user assumes (NVLink on a 4090)
     named_changes: list[Change] = msgspec.field(default_factory=list)  # what would make the one configuration named work

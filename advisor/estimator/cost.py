@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from knowledge.guides import TcoRow
 
 HOURS_PER_YEAR = 8760.0
+HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h: a month around the clock (rent per month)
 CURRENCIES = ("CNY", "USD")
 MAX_ELECTRICITY = {"CNY": 20.0, "USD": 3.0}  # per kWh: ten times the dearest retail tariffs
 # The shortest horizon and the lowest busy share a TCO is computed for: below them the yearly figures and the

@@ -144,6 +144,15 @@ def budget_price(opt: Option, covers: str) -> float | None:
     return None if opt.price is None else opt.price.per_card.amount * opt.count
 
 
+def hourly_rent(opt: Option) -> float | None:
+    """The price per GPU-hour `opt`'s serving TCO rents its cards at (the stated rate, else the catalog's quote;
+    OptionTco.cloud: rent over the hours used ÷ those hours); None when it has none or prices a training job."""
+    t = opt.tco
+    if t is None or t.cloud is None or t.basis != "serving_horizon" or t.gpu_hours_used <= 0:
+        return None
+    return t.cloud.cost.amount / t.gpu_hours_used
+
+
 def cost_of(o: Option) -> float:
     """Money over the horizon: the TCO when it could be computed, else the purchase price (inf when unpriced)."""
     if o.tco is not None:

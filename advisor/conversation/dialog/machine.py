@@ -146,8 +146,9 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.samples = None
     if new.train_tokens is not None:
         merged.samples = None
-    if new.budget is not None:  # a new amount says again what it pays for (the cards alone, or the machine)
-        merged.budget_gpus = new.budget_gpus
+    if new.budget is not None:  # a new amount says again what it pays for (the cards alone, or the machine) and
+        merged.budget_gpus = new.budget_gpus  # whether it is spent once or every month
+        merged.budget_monthly = new.budget_monthly
     if new.weights is not None and merged.task == "qlora" and new.weights not in ("nf4", "int4", "gptq-int4", "awq-int4"):
         put("task", "lora")  # "QLoRA … 改成 8bit": an 8-bit base is LoRA on a quantised base, not QLoRA
     fp8_training = merged.weights == "fp8" and merged.task in ("full", "pretrain") and old.task in ("full", "pretrain")
@@ -346,7 +347,11 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
     s = state.slots
     notes: list[Assumption] = []
     kwargs: dict[str, Any] = {}
-    if s.budget:
+    if s.budget and s.budget_monthly:  # "$40k a month": rented, not bought (analysis.load_answers.budget_users)
+        kwargs["monthly_rent_budget"] = s.budget
+        kwargs["currency"] = s.currency or ("CNY" if lang == "zh" else "USD")
+        kwargs["buy_or_rent"] = "rent"
+    elif s.budget:
         kwargs["budget"] = s.budget
         if s.budget_gpus:
             kwargs["budget_covers"] = "gpus"
@@ -468,7 +473,8 @@ def apply_workload(state: DialogState, workload: Workload | None) -> None:
 
 def apply_constraints(state: DialogState, c: Constraints) -> None:
     s = state.slots
-    s.budget, s.currency, s.region = c.budget, c.currency, c.region
+    s.budget, s.currency, s.region = c.budget or c.monthly_rent_budget, c.currency, c.region
+    s.budget_monthly = True if c.monthly_rent_budget and not c.budget else None
     s.existing = GpuMention(gpu=c.existing.gpu, count=c.existing.count) if c.existing else None
     s.candidates = [GpuMention(gpu=g) for g in c.candidates]
     s.deadline_s, s.buy_or_rent = c.deadline_s, c.buy_or_rent

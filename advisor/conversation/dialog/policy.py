@@ -28,6 +28,7 @@ from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
 from advisor.conversation.render.labels import provider_label
 from advisor.estimator.calibration import load_economics
+from advisor.estimator.cost import HOURS_PER_MONTH  # 730 h: a serving deployment rents its cards around the clock
 from advisor.estimator.kv_cache import kv_cache_bytes
 from knowledge.messages import known as has_message
 from knowledge.messages import t
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from advisor.conversation.turn import Turn
     from knowledge.catalog import Catalog
 
-HOURS_PER_MONTH = 8760 / 12  # 730 h: a serving deployment rents its cards around the clock
 SRC_CLOUD = "knowledge catalog: GpuSpec.cloud (dated provider quote)"
 SRC_HOURS = "advisor.estimator.training_time (GPU-hours of the lead option)"
 SRC_MARKET = "knowledge catalog: GpuSpec.china (dated China-market status and its sources)"

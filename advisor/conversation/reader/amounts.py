@@ -370,8 +370,23 @@ def _read_budget(t: Text, slots: Slots, lang: str) -> None:
         if wrong is None:
             slots.budget, slots.currency = budget, currency
             slots.budget_gpus = _for_the_cards(t.original.lower(), start, end) or None
+            slots.budget_monthly = _per_month(t.original.lower(), start, end) or None
         else:
             slots.out_of_range.append(wrong)
+
+
+# a budget said as a spend per month: a month word right after the amount ("$40k/month", "$40k a month", "30万/月",
+# "30 万每月") or before it in its clause ("monthly budget of $40k", "每月租卡预算 30 万", "月预算 30 万")
+_MONTH_AFTER = re.compile(r"\s*(?:(?:usd|dollars?|rmb|cny|yuan|元|块|人民币)\s*)?(?:/\s*(?:mo(?:nth)?|月)(?![a-z])|"
+                          r"(?:per|a|each|every)\s+month|monthly|每个?月|一个月|包月)")
+_MONTH_BEFORE = re.compile(r"(?<![a-z])monthly(?![a-z])|(?<![a-z])(?:per|a|each|every)\s+month(?![a-z])|每个?月|月预算|"
+                           r"一个月|月租|包月|月均|月度")
+
+
+def _per_month(s: str, start: int, end: int) -> bool:
+    """Whether the amount at s[start:end] is a spend per month (`_MONTH_AFTER` / `_MONTH_BEFORE`)."""
+    before = re.split(r"[,.;!?，。；！？]", s[max(0, start - 30):start])[-1] + s[start:end]  # its own "月预算 20 万"
+    return bool(_MONTH_AFTER.match(s, end) or _MONTH_BEFORE.search(before))
 
 
 # the budget said for the cards alone: a card word right before or after the amount ("a GPU under $1000",

@@ -103,7 +103,12 @@ _PERIOD_BEFORE = re.compile(
     r"per\s+month|a\s+month|weekly(?:\s+(?:rate|price|rent))?|daily(?:\s+(?:rate|price|rent))?|per\s+day)"
     r"\s*(?:的)?\s*(?:价格|租金|单价|费用|价)?\s*(?:是|为|要|只要|仅|约|大概|大约|:|of|is|at|costs?|=)?\s*(?:about|around|~)?\s*$")
 _RENT_WORD = re.compile(r"(?<![a-z])(?:rent\w*|leas\w*|cloud|instances?|on[- ]demand|reserved)(?![a-z])|租|云")
-_SPEND_WORD = re.compile(r"预算|budget|spend\w*|花费|开销|afford|api|tokens?|token|电费|salary|工资")
+_SPEND_WORD = re.compile(r"预算|budget|spend\w*|花费|开销|afford|api|tokens?|token|电费|salary|工资|"
+                         r"(?<![a-z])(?:we\s+have|we've\s+got|we\s+got|allocat\w*|earmark\w*)(?![a-z])|我们有|能花|可以花|"
+                         r"最多花|额度|能投入")
+# the most a rental price per GPU-hour said per day, week or month can be: above it the amount is a budget for
+# many cards ("$100k a month for rented H100s"), not one card's price (B300s rent for under $10 an hour)
+_MAX_PERIOD_RATE = {"USD": 50.0, "CNY": 350.0}
 _PERIOD_OF = {"月租": "month", "包月": "month", "每月": "month", "每个月": "month", "一个月": "month", "周租": "week",
               "每周": "week", "日租": "day", "每天": "day", "一天": "day"}
 
@@ -245,6 +250,8 @@ def read_rate(s: str, lang: str, full: str | None = None) -> tuple[RentRate | No
         return (RentRate(amount=hourly / gpus if gpus else None, currency=cur, currency_said=said,
                          instance_amount=hourly, gpus=gpus, provider=provider, text=words, per_hours=per_hours),
                 (m.start(), end), None)
+    if per_hours > 1.0 and value / per_hours > _MAX_PERIOD_RATE.get(cur, 50.0):
+        return None, None, None  # a budget a month, read by reader.amounts
     return (RentRate(amount=value / per_hours, currency=cur, currency_said=said, provider=provider, text=words,
                      per_hours=per_hours), (m.start(), end), None)
 

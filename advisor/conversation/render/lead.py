@@ -63,6 +63,9 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
             and chosen.price.condition != "used" and "existing" not in chosen.labels:
         # "what if we buy used?": a card the catalog has no used price for is priced new, and said so first
         led.text = t("lead.no_used_price", lang, gpu=chosen.gpu_name) + led.text
+    rented = load_lead.rent_cap_sentence(ev, book, lang)  # "$100k a month for rented H100s": the cards it rents, first
+    if rented:
+        led.text = rented + t("sentence.gap", lang) + led.text
     note = reference_note(ev, book, lang)  # "DPO …": what the sizing assumes about its reference model, after the verdict
     if note:
         led.text = led.text.rstrip() + t("sentence.gap", lang) + note
@@ -224,6 +227,11 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_ctx = _context_lead(ev, book, lang)
         if led_ctx is not None:
             return led_ctx
+    monthly = (getattr(ev, "budget_users", None) or {}).get("monthly")
+    if monthly and intent not in ("compare", "claim"):  # "$25k a month: what can we get?": what the month's rent buys
+        led_rent = load_lead.budget_users_lead(ev, book, lang)
+        if led_rent is not None:
+            return led_rent
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
         led = load_lead.budget_users_lead(ev, book, lang) or load_lead.users_lead(users[0] if users else top, ev,
                                                                                    book, lang)

@@ -65,7 +65,7 @@ def budget_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     o, copies, per = got["option"], int(got["copies"]), int(got["per_copy"])
     on = f"{o.count}× {o.gpu_name}"
     c = ev.constraints
-    budget = book.money("budget", c.budget, c.currency, SRC_USER)
+    budget = book.money("budget", c.budget or c.monthly_rent_budget, c.currency, SRC_USER)
     users = book.count(f"users served by {copies} copies of {on} within the target", copies * per, "sequences",
                        f"computed: {copies} copies × {per} users each")
     k = book.count(f"copies of {on} within the budget", copies, "copies", "computed: ⌊budget ÷ full purchase of one copy⌋")
@@ -77,9 +77,45 @@ def budget_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     stated = c.max_ms_per_token is not None
     ms = target_ms(book, "TPOT target", target, SRC_USER if stated else SRC_RECOMMEND)
     why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
-    text = t("screen.budget_users", lang, budget=budget, users=users, k=k, name=opt_name(o, book),
-             lay=opt_layout(o, lang, book), cards=cards, gpu=o.gpu_name, spent=spent, each=each, ms=ms, why=why)
-    return Lead(text, None, f"users served by copies of {on} within the budget")
+    fields = {"budget": budget, "users": users, "k": k, "name": opt_name(o, book), "lay": opt_layout(o, lang, book),
+              "cards": cards, "gpu": o.gpu_name, "spent": spent, "each": each, "ms": ms, "why": why}
+    if got.get("monthly"):  # "$40k a month": the cards it rents around the clock, and the copies they make
+        rate = float(got["rate"])
+        quoted = got.get("provider") and got.get("as_of")
+        fields.update(
+            whose=t("screen.rent_budget.quote", lang, provider=got["provider"], date=got["as_of"]) if quoted
+            else t("screen.rent_budget.yours", lang),
+            rate=book.money(f"rent per GPU-hour of {o.gpu_name}", rate, c.currency,
+                            "stated rent per GPU-hour" if c.rent is not None else "catalog cloud quote (OptionTco.cloud)"),
+            rentable=book.count(f"{o.gpu_name} rented around the clock within the month's budget", int(got["rentable"]),
+                                "GPUs", "computed: ⌊budget a month ÷ (price per GPU-hour × 730 h)⌋"),
+            spent=book.money(f"rent a month of {copies} copies of {on}", float(got["spent"]), c.currency,
+                             f"computed: {copies} × {o.count} GPUs × price per GPU-hour × 730 h"))
+        return Lead(t("screen.rent_budget_users", lang, **fields), None, f"users served by copies of {on} rented a month")
+    return Lead(t("screen.budget_users", lang, **fields), None, f"users served by copies of {on} within the budget")
+
+
+def rent_cap_sentence(ev: Any, book: Book, lang: str) -> str:
+    """A training job's budget a month: the cards it rents around the clock and the whole servers the plan keeps
+    within (advisor.analysis.rent_budget); "" without one."""
+    got = getattr(ev, "rent_cap", None)
+    if not got:
+        return ""
+    c, gpu = ev.constraints, got["gpu_name"]
+    budget = book.money("budget", c.monthly_rent_budget, c.currency, SRC_USER)
+    if got.get("no_quote"):
+        return t("screen.rent_budget_no_quote", lang, budget=budget, gpu=gpu)
+    quoted = got.get("provider") and got.get("as_of")
+    return t("screen.rent_budget_cap", lang, budget=budget,
+             rentable=book.count(f"{gpu} rented around the clock within the month's budget", int(got["rented"]), "GPUs",
+                                 "computed: ⌊budget a month ÷ (price per GPU-hour × 730 h)⌋"),
+             gpu=gpu,
+             rate=book.money(f"rent per GPU-hour of {gpu}", float(got["rate"]), c.currency,
+                             "catalog cloud quote" if quoted else "stated rent per GPU-hour"),
+             whose=t("screen.rent_budget.quote", lang, provider=got["provider"], date=got["as_of"]) if quoted
+             else t("screen.rent_budget.yours", lang),
+             within=book.count(f"{gpu} the plan may use within the month's budget", int(got["within"]), "GPUs",
+                               "computed: whole 8-GPU servers within the cards rented"))
 
 
 def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:

@@ -1,0 +1,48 @@
+"""A training job's budget a month ("$100k a month for rented H100s, pre-train a 7B: how long?"): the cards that month
+rents around the clock, the plan kept within them.
+
+    rate   = the stated price per GPU-hour of the card, else its catalog cloud quote (advisor.estimator.cost.cloud_price)
+    n      = ⌊budget a month ÷ (rate × 730 h)⌋        (730 h = 8760 h / 12: a month around the clock)
+    search = whole 8-GPU servers within n (n itself below one server)
+
+A serving budget a month is spent on copies of a configuration instead (advisor.analysis.load_answers.budget_users).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from advisor.estimator.calibration import load_economics
+from advisor.estimator.cost import HOURS_PER_MONTH, cloud_hour_price, cloud_price
+from advisor.recommend.prices import stated_quote
+from knowledge.structs import replace
+
+if TYPE_CHECKING:
+    from advisor.workload import Constraints
+    from knowledge.catalog import Catalog
+
+SERVER = 8  # GPUs per server a rented training cluster comes in
+
+
+def rent_cap(constraints: Constraints, catalog: Catalog) -> tuple[Constraints, dict[str, Any] | None]:
+    """(`constraints` kept within the cards a month's budget rents, what it rents) for one named card; unchanged and
+    None when no budget a month, no single card named, or not even one card rented; unchanged with `no_quote` when
+    neither the person nor the catalog prices renting the card."""
+    budget = constraints.monthly_rent_budget
+    if not budget or len(constraints.candidates) != 1:
+        return constraints, None
+    gpu = catalog.gpu(constraints.candidates[0])
+    econ = load_economics()
+    quote = stated_quote(constraints, gpu) or cloud_price(gpu, econ, region=constraints.region)
+    if quote is None:  # nobody's price to divide by: the answer asks for the person's own
+        return constraints, {"gpu": gpu.id, "gpu_name": gpu.name, "no_quote": True}
+    rate = cloud_hour_price(quote, econ, constraints.currency)[0]
+    rented = int(budget // (rate * HOURS_PER_MONTH)) if rate > 0 else 0
+    if rented < 1:
+        return constraints, None
+    per_node, nodes = (SERVER, rented // SERVER) if rented >= SERVER else (rented, 1)
+    capped = replace(constraints, max_gpus_per_node=min(constraints.max_gpus_per_node, per_node),
+                     max_nodes=min(constraints.max_nodes, nodes))
+    return capped, {"gpu": gpu.id, "gpu_name": gpu.name, "rented": rented, "within": per_node * nodes, "rate": rate,
+                    "provider": None if quote.origin == "user" else quote.provider,
+                    "as_of": quote.date.isoformat() if quote.date else None}

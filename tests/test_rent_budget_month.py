@@ -1,0 +1,117 @@
+"""A budget said per month ("$40k a month", "每月预算 30 万") is a rental spend, not a purchase: what it rents around
+the clock (730 h a month) at the stated or the catalog's price per GPU-hour, and the users (serving) or the cards a
+training run may use (analysis.load_answers.budget_users, analysis.rent_budget). It had been read as a purchase
+budget ("A budget of $40,000 buys nothing that runs Llama-3.1-70B") or as one card's rent a month ("your $137 per
+GPU-hour")."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from advisor.conversation.reader.extract import extract
+from knowledge.catalog import load_catalog
+from tests.answer_text import answer, number
+
+CAT = load_catalog()
+MONTH_H = 8760 / 12
+
+
+def first_paragraph(text: str) -> str:
+    return text.split("\n\n")[0]
+
+
+@pytest.mark.parametrize("text, lang, amount", [
+    ("We have a budget of $40k per month to rent H100s at $2.5/h.", "en", 40_000),
+    ("$40k/month budget for serving", "en", 40_000),
+    ("monthly budget of $60,000 for Llama 70B", "en", 60_000),
+    ("We can spend $15k monthly on GPUs", "en", 15_000),
+    ("We have $100k a month for rented H100s", "en", 100_000),
+    ("每月租卡预算 30 万元，H100 每卡每小时 15 元", "zh", 300_000),
+    ("预算30万/月", "zh", 300_000),
+    ("月预算 20 万，租 H20", "zh", 200_000),
+    ("一个月 5 万预算租 4090", "zh", 50_000),
+])
+def test_a_budget_a_month_is_read_as_one(text: str, lang: str, amount: float) -> None:
+    s = extract(text.lower(), CAT, lang=lang)
+    assert s.budget == amount and s.budget_monthly, s
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("budget $500k for a server", "en"),
+    ("$100k budget, power costs $3k a month", "en"),
+    ("预算 50 万买服务器", "zh"),
+    ("每月电费 2 万，预算 100 万买服务器", "zh"),
+])
+def test_a_purchase_budget_stays_one(text: str, lang: str) -> None:
+    s = extract(text.lower(), CAT, lang=lang)
+    assert s.budget and not s.budget_monthly, s
+
+
+def test_a_month_of_budget_is_no_rent_rate_but_one_cards_month_is() -> None:
+    """$100k a month is no card's rent (that would be $137 an hour); $1,800 a month per GPU is ($2.47 an hour)."""
+    assert extract("we have $100k a month for rented h100s", CAT, lang="en").rent_rate is None
+    rate = extract("renting h100 costs us $1,800 a month per gpu", CAT, lang="en").rent_rate
+    assert rate is not None and rate.amount == pytest.approx(1800 / MONTH_H)
+
+
+def test_serving_a_month_at_a_stated_rate_rents_that_many_cards() -> None:
+    """$40,000 ÷ ($2.50 × 730 h) = 21.9: 21 H100s, laid out as copies that fit within them; the answer opens with the
+    month's cards, not with the rent of the one configuration sized for one user."""
+    text = answer("We have a budget of $40k per month to rent H100s at $2.5/h. How many users of Llama-3.1-70B "
+                  "can we serve?")
+    lead = first_paragraph(text)
+    assert number(r"rents (\d+)× NVIDIA H100", lead) == math.floor(40_000 / (2.5 * MONTH_H)), lead
+    copies = number(r"As (\d+) copies", lead)
+    per = number(r"copies of (\d+)× NVIDIA H100", lead)
+    assert copies * per <= 21
+    assert number(r"GPUs for \$([\d,]+) a month", lead) == pytest.approx(copies * per * 2.5 * MONTH_H, abs=1)
+    users = number(r"serve about (\d+) concurrent users", lead)
+    assert users == copies * number(r"each copy at most (\d+)", lead)
+    assert users > 100  # 20-odd H100s hold hundreds of 4k-token chats of a 70B model
+    assert "buys nothing" not in text
+
+
+def test_a_month_without_a_rate_uses_a_dated_catalog_quote() -> None:
+    lead = first_paragraph(answer("Our cloud budget is $25k a month. Serving Qwen2.5-72B to our team, what can we get?"))
+    m_rate = number(r"at \$([\d.]+) per GPU-hour \(", lead)
+    assert "as of 20" in lead, lead
+    cards = number(r"rents (\d+)×", lead)
+    assert cards == math.floor(25_000 / (m_rate * MONTH_H))
+    assert number(r"for \$([\d,]+) a month", lead) <= 25_000
+
+
+def test_chinese_month_budget_with_a_yuan_rate() -> None:
+    """¥300,000 ÷ (¥15 × 730 h) = 27.4: 27 H100s."""
+    lead = first_paragraph(answer("每月租卡预算 30 万元，H100 每卡每小时 15 元，Qwen2.5-72B 能服务多少并发用户？", "zh"))
+    assert number(r"可全天候租 (\d+) 张", lead) == 27, lead
+    assert number(r"约可同时服务 (\d+) 路", lead) > 50
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("Monthly GPU spend cap is $30,000; we rent A100s at $1.5/hr. How many concurrent users for Llama 3.1 8B?", "en"),
+    ("一个月租卡最多花 8 万，租 4090 跑 Qwen2.5-14B，能撑多少人同时用？", "zh"),
+])
+def test_paraphrased_month_budgets_lead_with_what_they_rent(text: str, lang: str) -> None:
+    lead = first_paragraph(answer(text, lang))
+    assert ("a month rents" in lead) if lang == "en" else ("可全天候租" in lead), lead
+
+
+def test_a_training_run_on_a_month_budget_stays_within_its_cards() -> None:
+    """$100,000 ÷ ($2.69 RunPod H100 × 730 h) = 50.9: 50 H100s, whole servers 48; the run is planned on at most 48."""
+    text = answer("We have $100k a month for rented H100s. Pre-train a 7B on 1T tokens, how long will it take?")
+    lead = first_paragraph(text)
+    rate = number(r"at \$([\d.]+) per GPU-hour", lead)
+    rented = number(r"rents (\d+)× NVIDIA H100", lead)
+    assert rented == math.floor(100_000 / (rate * MONTH_H))
+    used = number(r"on (\d+)× NVIDIA H100 SXM5 80GB for 1 T tokens", lead)
+    assert used <= rented and used % 8 == 0, lead
+    assert "$137" not in text
+
+
+def test_a_training_month_budget_with_no_price_for_the_card_asks_for_one() -> None:
+    lead = first_paragraph(answer("每月预算 50 万租 H20，预训练一个 7B 模型，1T token，要多久？", "zh"))
+    assert "没有" in lead and "租用价格" in lead, lead
+    priced = first_paragraph(answer("每月预算 50 万租 H20，每卡每小时 8 元，预训练一个 7B 模型，1T token，要多久？", "zh"))
+    assert number(r"可全天候租 (\d+) 张", priced) == math.floor(500_000 / (8 * MONTH_H)), priced
