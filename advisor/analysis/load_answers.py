@@ -211,7 +211,33 @@ def batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, step
         rate_k, opt_k, _, _ = min((b for b in tried if b[0] / b[1].count >= 0.99 * top), key=lambda b: b[1].count)
         copies = math.ceil(n / (rate_k * deadline))
         if one is not None or copies * opt_k.count < asked.count:
-            ev.batch.update(deadline_s=deadline, copies=copies, copy_option=opt_k, copy_rate=rate_k, sized=one is None)
+            # sized: the cards are the advisor's to count (none named, or a card named without a count)
+            sized = one is None or not any(m.count for m in request.named)
+            ev.batch.update(deadline_s=deadline, copies=copies, copy_option=opt_k, copy_rate=rate_k, sized=sized)
+    ev.batch["rent"] = job_rent(ev.batch, asked)
+
+
+def job_rent(job: dict[str, Any], asked: Option) -> dict[str, Any] | None:
+    """A batch job's cost rented by the GPU-hour: the cards it runs on × its time, at the stated or the catalog's
+    price per GPU-hour (prices.hourly_rent). With copies for a deadline, each copy runs n ÷ (copies × one copy's rate)
+    seconds; otherwise the configuration answered runs the job's whole time. None when nothing prices renting."""
+    from advisor.recommend.prices import hourly_rent  # start-up: only a batch job is costed by the hour
+
+    n = float(job["requests"])
+    if job.get("copies"):
+        opt, copies = job["copy_option"], int(job["copies"])
+        gpus, seconds = copies * opt.count, n / (copies * float(job["copy_rate"]))
+    else:
+        opt = job["option"]
+        gpus, seconds = opt.count, float(job["seconds"])
+    rate = hourly_rent(opt) or hourly_rent(asked)
+    if not rate:
+        return None
+    cloud = (opt.tco or asked.tco).cloud if (opt.tco or asked.tco) is not None else None
+    gpu_hours = gpus * seconds / 3600
+    return {"rate": rate, "gpus": gpus, "hours": seconds / 3600, "gpu_hours": gpu_hours, "cost": gpu_hours * rate,
+            "provider": cloud.provider if cloud is not None and cloud.stated_rate is None else None,
+            "as_of": cloud.as_of if cloud is not None else None}
 
 
 def as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, count: int,

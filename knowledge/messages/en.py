@@ -747,6 +747,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.batch_job": "**{n} requests take about {took}** on {name} ({lay}), run {most} at a time: {rps} requests per second, {tot} out in total, for requests of {pin} in and {pout} out.",
     "screen.batch_job.in_time": "To finish within {within}: {k} copies of {name} ({lay}, {rate} requests per second each), {cards}× {gpu} in all.",
     "screen.batch_job.in_time_default": "Sized to finish within {within} (no deadline given; say yours): {k} copies of {name} ({lay}, {rate} requests per second each), {cards}× {gpu} in all.",
+    "screen.batch_job.rent": "Rented at {rate} per GPU-hour{whose}, the job costs about {cost}: {gpus} GPUs × {hours} = {gh}.",
+    "screen.batch_job.no_rent": "The catalog has no rental price for the {gpu}, so the job's cost is not computed: tell me your price per GPU-hour (\"at $2/hour\").",
     "screen.rps.per_minute": " ({n} a minute)",
     "screen.rps.per_hour": " ({n} an hour)",
     "screen.rps.per_day": " ({n} a day at that rate around the clock)",

@@ -743,6 +743,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.batch_job": "**{n} 条请求约需 {took}**（{name}，{lay}），每次同时跑 {most} 路：每秒 {rps} 个请求，合计输出 {tot}；按每条输入 {pin}、输出 {pout} 计算。",
     "screen.batch_job.in_time": "要在 {within}内跑完：需要 {k} 套 {name}（{lay}，每套每秒 {rate} 个请求），共 {cards} 张 {gpu}。",
     "screen.batch_job.in_time_default": "按 {within}内跑完选配（未给期限，可告诉我实际期限）：需要 {k} 套 {name}（{lay}，每套每秒 {rate} 个请求），共 {cards} 张 {gpu}。",
+    "screen.batch_job.rent": "按每 GPU 小时 {rate}{whose}租用，这批任务约需 {cost}：{gpus} 张卡 × {hours} = {gh}。",
+    "screen.batch_job.no_rent": "目录里没有 {gpu} 的租用价格，所以没有算这批任务的费用：告诉我您的每卡每小时价格（如“每卡每小时 8 元”）即可算出。",
     "screen.rps.per_minute": "（每分钟约 {n} 个）",
     "screen.rps.per_hour": "（每小时约 {n} 个）",
     "screen.rps.per_day": "（全天满负荷约每天 {n} 个）",

@@ -4,7 +4,7 @@ configurations named, and what the question asks beyond them (advisor.analysis c
 from __future__ import annotations
 
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
-from advisor.conversation.dialog.load import job_rate, volume_rate
+from advisor.conversation.dialog.load import job_default_day, volume_rate
 from advisor.conversation.dialog.machine import DialogState, prompt_fills
 from advisor.conversation.reader.slots import Slots
 from advisor.workload import Constraints, Workload
@@ -59,7 +59,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ()),
                   # a batch job's day when no deadline was said (dialog.load.JOB_DEFAULT_DEADLINE_S)
-                  *(("deadline",) if s.deadline_s is None and job_rate(s) is not None else ())))
+                  *(("deadline",) if job_default_day(s) else ())))
 
 
 def stated_fields(s: Slots) -> tuple[str, ...]:

@@ -51,6 +51,14 @@ def job_rate(s: Slots) -> float | None:
     return s.job_requests / (s.deadline_s or JOB_DEFAULT_DEADLINE_S)
 
 
+def job_default_day(s: Slots) -> bool:
+    """Whether a batch job is sized to finish within the default day (JOB_DEFAULT_DEADLINE_S): no deadline said and
+    no count of cards ("on H100", or no card at all), so the hardware is the advisor's to size; a count said
+    ("on 2 H100s") is the person's, and the job's time on it is the answer."""
+    return bool(s.job_requests) and not s.deadline_s and not s.qps and s.existing is None \
+        and not any(c.count for c in s.candidates)
+
+
 def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
     """The concurrent sequences the slots ask to serve, with how each was read: the users said; a request rate by
     Little's law; a batch job's rate to meet its deadline, likewise; a batch; a headcount at its peak share; a total

@@ -24,6 +24,7 @@ from advisor.analysis.result import Assumption
 from advisor.conversation.dialog.load import (
     JOB_DEFAULT_DEADLINE_S,
     e2e_tpot_ms,
+    job_default_day,
     job_rate,
     serving_concurrency,
     volume_rate,
@@ -408,7 +409,7 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["max_gpus_per_node"] = s.server_size
     if s.deadline_s:
         kwargs["deadline_s"] = s.deadline_s
-    elif job_rate(s) is not None:  # a batch job with no deadline and no card: sized to finish within the default day
+    elif job_default_day(s):  # a batch job with no deadline and no count: sized to finish within the default day
         kwargs["deadline_s"] = JOB_DEFAULT_DEADLINE_S  # (the copies it takes are cut to it, as for a stated one)
     if s.tpot_ms or s.e2e_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target;
         # an end-to-end one is its per-token share over the reply's output tokens (e2e_tpot_ms), the stricter kept

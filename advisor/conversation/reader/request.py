@@ -154,7 +154,9 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
     # "monthly cost of running 405B on H100s", "每个月要花多少": a running cost a month is the rental against owning
     rent = rent or (intent == "how_much" and bool(_MONTHLY.search(s)) and not _POWER.search(s))
     per_token = bool(TOKEN_COST.search(s)) and not _BUY.search(s)  # "租 4090 每百万 token 成本": the token's cost
-    spend = slots.budget_monthly and intent != "how_much"  # "$40k a month to rent H100s: how many users?": what it buys
+    # "$40k a month to rent H100s: how many users?": what it buys; a batch job rented by the hour: the job's own cost
+    spend = (slots.budget_monthly and intent != "how_much") or (
+        (slots.job_requests or slots.job_tokens) and not _BUY.search(s))
     if rent and not per_token and not spend and intent in ("how_much", "which", "other", "how_long", "how_many",
                                                            "feasibility") and (
             _BUY.search(s) or intent == "how_much" or re.search(r"多少钱|cost|price|贵|便宜|cheap|划算|合算|值得|worth|makes? sense", s)

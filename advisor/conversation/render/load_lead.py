@@ -278,7 +278,32 @@ def batch_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                 + text.replace("**", "")
         else:
             text += t("sentence.gap", lang) + in_time
+    rent = job.get("rent")
+    if rent:  # the job rented by the GPU-hour: its cards × its time × the price per GPU-hour
+        text += t("sentence.gap", lang) + _job_rent(rent, ev, book, lang)
+    elif ev.intent == "how_much" or ev.constraints.buy_or_rent == "rent":  # its cost asked, and nothing prices it
+        text += t("sentence.gap", lang) + t("screen.batch_job.no_rent", lang, gpu=o.gpu_name)
     return Lead(text, None, f"batch job time on {on}")
+
+
+def _job_rent(rent: dict[str, Any], ev: Any, book: Book, lang: str) -> str:
+    """"Rented at $2.49 per GPU-hour (your rate), the job costs about $1,234: 12 GPUs × 41.3 hours = 496 GPU-hours"
+    (advisor.analysis.load_answers.job_rent)."""
+    cur = ev.constraints.currency
+    quoted = rent.get("provider") and rent.get("as_of")
+    gh = float(rent["gpu_hours"])
+    return t("screen.batch_job.rent", lang,
+             rate=book.money("rent per GPU-hour for the batch job", float(rent["rate"]), cur,
+                             "catalog cloud quote" if quoted else "stated rent per GPU-hour"),
+             whose=t("screen.rent_budget.quote", lang, provider=rent["provider"], date=rent["as_of"]) if quoted
+             else t("screen.rent_budget.yours", lang),
+             cost=book.money("rental cost of the batch job", float(rent["cost"]), cur,
+                             "computed: GPUs × job hours × price per GPU-hour"),
+             gpus=book.count("GPUs the batch job runs on", int(rent["gpus"]), "GPUs", "the configuration answered"),
+             hours=book.num("hours the batch job runs", float(rent["hours"]), "hours", "computed: requests ÷ requests per second",
+                            1, suffix=t("slot.hours", lang)),
+             gh=book.num("GPU-hours of the batch job", gh, "GPU-hours", "computed: GPUs × hours", 0 if gh >= 100 else 1,
+                         suffix=t("rent.gpu_hours", lang)))
 
 
 def _in_time(job: dict[str, Any], book: Book, lang: str, default: bool = False) -> str:

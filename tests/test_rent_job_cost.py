@@ -1,0 +1,54 @@
+"""A batch job rented by the GPU-hour is costed as a job: the cards it runs on × its hours × the price per GPU-hour
+(stated, else the catalog's dated quote; analysis.load_answers.job_rent). It had been priced as a month of rent of
+the configuration sized for one user, and a card named without a count ran the whole job on that one configuration
+(16.9 days on 2× H100) instead of being sized to a day like a job with no card named."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.answer_text import answer, number
+
+
+def first_paragraph(text: str) -> str:
+    return text.split("\n\n")[0]
+
+
+def test_a_rented_job_with_a_deadline_costs_its_gpu_hours() -> None:
+    lead = first_paragraph(answer("Summarise 1 million documents of 3k tokens with Llama-3.1-70B on H100 within 24 "
+                                  "hours, rented at $2.49/h. How many GPUs and what does the job cost?"))
+    assert lead.startswith("**To finish within 24 hours"), lead
+    gpus = number(r"([\d,]+)× NVIDIA H100 SXM5 80GB in all", lead)
+    cost = number(r"the job costs about \$([\d,.]+)", lead)
+    hours = number(r"GPUs × ([\d.]+) hours", lead)
+    assert number(r"costs about \$[\d,.]+: (\d+) GPUs", lead) == gpus
+    assert hours <= 24
+    assert cost == pytest.approx(gpus * hours * 2.49, rel=0.01)
+    assert "a month" not in lead  # the job's cost, not a month of rent
+
+
+def test_a_card_named_without_a_count_is_sized_to_a_day_and_costed() -> None:
+    text = answer("Summarise 1 million documents of 3k tokens with Llama-3.1-70B on rented H100 at $2.49/h. "
+                  "What will the job cost?")
+    lead = first_paragraph(text)
+    assert lead.startswith("**Sized to finish within 24 hours"), lead
+    assert number(r"GPUs × ([\d.]+) hours", lead) <= 24
+    assert "(your rate)" in lead
+
+
+def test_a_count_said_keeps_its_cards_and_prices_them_at_a_dated_quote() -> None:
+    lead = first_paragraph(answer("Summarise 1 million documents of 3k tokens with Llama-3.1-70B on 2 H100s. How long?"))
+    assert "on 2× NVIDIA H100" in lead and "Sized to finish" not in lead, lead
+    days = number(r"take about ([\d.]+) days", lead)
+    assert number(r"2 GPUs × ([\d.]+) hours", lead) == pytest.approx(days * 24, rel=0.01)
+    assert "as of 20" in lead  # the catalog's quote, dated
+
+
+def test_chinese_job_at_a_yuan_rate_and_without_one() -> None:
+    priced = first_paragraph(answer("用 Qwen2.5-72B 在 H20 上批量处理 50 万条数据，每条 2k token，租 H20 每卡每小时 7 元，"
+                                    "要多久，多少钱？", "zh"))
+    cards = number(r"(\d+) 张卡 ×", priced)
+    hours = number(r"张卡 × ([\d.]+) 小时", priced)
+    assert number(r"约需 ¥([\d,]+)：", priced) == pytest.approx(cards * hours * 7, rel=0.01), priced
+    unpriced = first_paragraph(answer("租 H20 批量处理 50 万条数据，模型 Qwen2.5-72B，每条 2k token，总共多少钱？", "zh"))
+    assert "没有" in unpriced and "租用价格" in unpriced, unpriced
