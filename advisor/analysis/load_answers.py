@@ -233,7 +233,8 @@ def job_rent(job: dict[str, Any], asked: Option) -> dict[str, Any] | None:
     rate = hourly_rent(opt) or hourly_rent(asked)
     if not rate:
         return None
-    cloud = (opt.tco or asked.tco).cloud if (opt.tco or asked.tco) is not None else None
+    tco = opt.tco or asked.tco
+    cloud = tco.cloud if tco is not None else None
     gpu_hours = gpus * seconds / 3600
     return {"rate": rate, "gpus": gpus, "hours": seconds / 3600, "gpu_hours": gpu_hours, "cost": gpu_hours * rate,
             "provider": cloud.provider if cloud is not None and cloud.stated_rate is None else None,
