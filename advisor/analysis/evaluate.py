@@ -25,7 +25,7 @@ from advisor.analysis.load_answers import (
 )
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.named import evaluate_named
-from advisor.analysis.rent_budget import rent_cap
+from advisor.analysis.rent_budget import rent_cap, rentable_cards
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, Assumption, top_option
 from advisor.analysis.smaller import smaller_models_that_fit
@@ -73,6 +73,9 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
     rented = None
     if workload.is_training and constraints.monthly_rent_budget:  # "$100k a month for rented H100s": that many cards
         constraints, rented = rent_cap(constraints, catalog)
+        request = replace(request, constraints=constraints)
+    elif constraints.monthly_rent_budget and not constraints.candidates:  # "每月 5 万租卡": among the cards rented out
+        constraints = replace(constraints, candidates=rentable_cards(catalog, constraints.region))
         request = replace(request, constraints=constraints)
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,

@@ -13,6 +13,7 @@ from advisor.analysis.request import AnalysisRequest
 from advisor.analysis.result import Analysis, top_option
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.cost import HOURS_PER_MONTH
+from advisor.estimator.memory import default_inference_format
 from advisor.recommend.recommender import evaluate_configs
 from knowledge.quantities import Seconds
 from knowledge.structs import replace
@@ -75,7 +76,8 @@ def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, s
     seen: set[tuple[str, int, int]] = set()
     # hardware a company would buy in quantity: priced new and sold in the region (no used or end-of-life cards), or
     # rent (any card a cloud lists), on a mainstream software stack
-    buyable = [o for o in rec if o.fits and "existing" not in o.labels
+    weights = request.workload.weights or default_inference_format(model)  # as asked: no quantised stand-in
+    buyable = [o for o in rec if o.fits and "existing" not in o.labels and o.layout.weights == weights
                and (hourly_rent(o) is not None if monthly else leadable(o, catalog.gpu(o.gpu), c))
                and mainstream_stack(catalog.gpu(o.gpu), c.region, users=2)]
     per_node = c.max_gpus_per_node

@@ -5,7 +5,8 @@ rents around the clock, the plan kept within them.
     n      = ⌊budget a month ÷ (rate × 730 h)⌋        (730 h = 8760 h / 12: a month around the clock)
     search = whole 8-GPU servers within n (n itself below one server)
 
-A serving budget a month is spent on copies of a configuration instead (advisor.analysis.load_answers.budget_users).
+A serving budget a month is spent on copies of a configuration instead (advisor.analysis.load_answers.budget_users),
+searched among the cards a cloud rents out (`rentable_cards`) when none is named.
 """
 
 from __future__ import annotations
@@ -46,3 +47,14 @@ def rent_cap(constraints: Constraints, catalog: Catalog) -> tuple[Constraints, d
     return capped, {"gpu": gpu.id, "gpu_name": gpu.name, "rented": rented, "within": per_node * nodes, "rate": rate,
                     "provider": None if quote.origin == "user" else quote.provider,
                     "as_of": quote.date.isoformat() if quote.date else None}
+
+
+def rentable_cards(catalog: Catalog, region: str = "global") -> tuple[str, ...]:
+    """The cards a budget a month can rent: those with a dated cloud quote from a provider in `region` (a mainland-China
+    user rents from mainland clouds, billed in yuan), else, when no card has one there, any dated quote in the catalog
+    or economics.yaml's reference (not whole machines)."""
+    local = tuple(g.id for g in catalog.gpus if any(q.region == region for q in g.cloud) and not g.is_machine)
+    if local:
+        return local
+    refs = load_economics().cloud_reference
+    return tuple(g.id for g in catalog.gpus if (g.cloud or refs.get(g.id)) and not g.is_machine)
