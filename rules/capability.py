@@ -75,6 +75,18 @@ RULES: tuple[RuleMeta, ...] = (
         alternative="precision=fp16",
     ),
     RuleMeta(
+        id="cap-fp8-ascend",
+        topic="capability",
+        applies_to=CONFIG,
+        when=(f.precision == "fp8") & INFERENCE & (f.gpu_arch == "davinci"),
+        severity="warn",
+        source="rules-vllm-ascend-quant",
+        section="Quantize model: W8A8 weights with ModelSlim, --quantization ascend",
+        summary="Ascend NPUs have no FP8: an FP8 checkpoint is served as W8A8 INT8 converted with msModelSlim (the same "
+                "byte per weight), started with --quantization ascend.",
+        alternative="precision=int8",
+    ),
+    RuleMeta(
         id="cap-bf16-serving-pre-ampere",
         topic="capability",
         applies_to=CONFIG,

@@ -277,7 +277,8 @@ class ConfigFacts(_Facts):
             "segment": gpu.segment,
             "memory_bytes": gpu.memory_bytes,
             "tdp_w": gpu.tdp_w,
-            "nvlink": gpu.nvlink_bytes_per_s > 0,
+            # a card-to-card link (NVLink, Infinity Fabric, Ascend's HCCS), its bandwidth published or not
+            "nvlink": gpu.nvlink_bytes_per_s > 0 or gpu.link_kind != "none",
             "modded": gpu.modded,
             "software_stack": gpu.stack,
             "bf16": gpu.supports_bf16,

@@ -147,7 +147,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("mi355x", r"^mi ?355 ?x?"),
         ("ascend-910b", r"^(ascend ?)?910 ?b"),
         ("ascend-910c", r"^(ascend ?)?910 ?c"),
-        ("atlas-300i-duo", r"^atlas ?300 ?i ?duo"),
+        ("atlas-300i-duo", r"^(?:atlas ?300 ?i ?duo|(?:ascend ?)?310 ?p)"),
         ("mac-m3-ultra", r"^(mac (studio )?)?m3 ultra"),
         ("mac-m4-max", r"^(mac (studio |book pro )?)?m4 max"),
         ("dgx-spark", r"^(dgx spark|gb10)"),

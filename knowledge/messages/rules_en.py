@@ -120,6 +120,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.cap-fp8-weight-only": "The {gpu} ({arch}) has no FP8 tensor cores: vLLM runs FP8 checkpoints on it as weight-only W8A16 "
         "(FP8 Marlin), which halves weight memory but computes in 16-bit, so prefill gains nothing. FP8 "
         "mixture-of-experts layers may not be supported on this path.",
+    "rules.cap-fp8-ascend": "The {gpu} has no FP8: an FP8 checkpoint runs on Ascend as W8A8 INT8 converted with msModelSlim (the same "
+        "byte per weight, so the memory above holds), served by vllm-ascend with --quantization ascend.",
     "rules.cap-fp8-unsupported": "The {gpu} (Volta, compute capability 7.0) cannot run FP8 checkpoints: vLLM's weight-only FP8 path needs "
         "compute capability 7.5 or newer. Use FP16 or an INT8/INT4 format instead.",
     "rules.cap-bf16-serving-pre-ampere": "The {gpu} ({arch}) has no BF16 tensor cores, so a BF16 configuration is not offered on it: serve it "

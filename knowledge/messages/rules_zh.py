@@ -95,6 +95,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
         "请在该卡上使用 BF16/FP16 混合精度训练，或改用支持 FP8 的显卡。",
     "rules.cap-fp8-weight-only": "{gpu}（{arch}）没有 FP8 张量核心：vLLM 会以仅权重量化 W8A16（FP8 Marlin）方式运行 FP8 模型，"
         "权重显存减半，但计算仍为 16 位，prefill 没有加速；MoE 的 FP8 层在此路径下可能不受支持。",
+    "rules.cap-fp8-ascend": "{gpu} 不支持 FP8：FP8 模型在昇腾上要先用 msModelSlim 转成 W8A8 INT8（每个权重同样 1 字节，上面的显存仍成立），"
+        "再用 vllm-ascend 的 --quantization ascend 启动。",
     "rules.cap-fp8-unsupported": "{gpu}（Volta，计算能力 7.0）无法运行 FP8 模型：vLLM 的仅权重 FP8 路径需要计算能力 7.5 及以上。"
         "请改用 FP16 或 INT8/INT4 格式。",
     "rules.cap-bf16-serving-pre-ampere": "{gpu}（{arch}）没有 BF16 张量核心，因此不提供 BF16 配置：请改用量化版本（GPTQ/AWQ/GGUF，这类卡可运行）"

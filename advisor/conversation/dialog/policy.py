@@ -484,6 +484,10 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
     if act == "rent_vs_buy":
         region = next((v["value"] for v in request.get("limits", []) if v["name"] == "region"), "global")
         first = rent_lead(turn, catalog, lang, str(region), request, text)
+        if not first and turn.options:  # "如果租的话每月多少" about cards no provider lists: said, not the quote again
+            name = next((g.name for o in turn.options[:1] if (g := catalog.find_gpu(str(o.get("gpu", "")))) is not None),
+                        None)
+            first = t("rent.none", lang, gpu=name) if name else None
         if first:
             turn.answer = first + "\n\n" + turn.answer
     elif act == "claim" and turn.extra.get("claim_verdict") and turn.extra.get("kind") != "claim":

@@ -1,0 +1,45 @@
+"""Answers an audit of fresh questions found wrong (Dec 8): FP8 asked on Ascend (no FP8 there: W8A8 INT8 with
+msModelSlim, started with --quantization ascend), Ascend's HCCS taken for PCIe, a rent follow-up about cards no cloud
+lists (it repeated the purchase), and a month's rental budget in yuan answered with overseas quotes or AWQ copies."""
+
+from __future__ import annotations
+
+from tests.answer_text import answer, number
+
+
+def first_paragraph(text: str) -> str:
+    return text.split("\n\n")[0]
+
+
+def test_fp8_on_910b_says_no_fp8_and_launches_w8a8() -> None:
+    text = answer("DeepSeek-V3 用 16 张 910B 能跑 FP8 吗", "zh")
+    assert "昇腾不支持 FP8" in text and "W8A8" in text, text[:600]
+    assert "--quantization ascend" in text and "--quantization fp8" not in text
+    assert "PCIe 上做张量并行" not in text  # eight 910Bs in a server talk over HCCS
+
+
+def test_fp8_on_ascend_in_english_too() -> None:
+    text = answer("Can 8 Ascend 910C serve Qwen3-235B-A22B in FP8?")
+    assert "No FP8 on Ascend" in text and "--quantization ascend" in text
+
+
+def test_fp8_on_hopper_is_left_alone() -> None:
+    text = answer("Can 8 H20 serve Qwen3-235B-A22B in FP8?")
+    assert "No FP8 on Ascend" not in text and "--quantization fp8" in text
+
+
+def test_a_rent_follow_up_about_cards_nobody_rents_says_so() -> None:
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang="zh")
+    first = c.respond("预算 50 万买卡跑 DeepSeek-R1").answer
+    rent = c.respond("如果租的话每月多少").answer
+    assert first_paragraph(rent) != first_paragraph(first)
+    assert "没有出租" in first_paragraph(rent) and "310P" in first_paragraph(rent), first_paragraph(rent)
+
+
+def test_chinese_month_budget_rents_from_mainland_clouds_in_the_precision_asked() -> None:
+    lead = first_paragraph(answer("每月预算5万，租卡做推理，能支撑多少用户用72B", "zh"))
+    assert number(r"可全天候租 (\d+) 张", lead) >= 1
+    assert any(p in lead for p in ("AutoDL", "恒源云", "矩池云", "阿里云", "腾讯云", "火山引擎", "百度智能云", "华为云")), lead
+    assert "AWQ" not in lead and "INT4" not in lead
