@@ -43,3 +43,20 @@ def test_chinese_month_budget_rents_from_mainland_clouds_in_the_precision_asked(
     assert number(r"可全天候租 (\d+) 张", lead) >= 1
     assert any(p in lead for p in ("AutoDL", "恒源云", "矩池云", "阿里云", "腾讯云", "火山引擎", "百度智能云", "华为云")), lead
     assert "AWQ" not in lead and "INT4" not in lead
+
+
+def test_a_card_asked_for_under_an_amount_is_a_card_budget() -> None:
+    """"Best GPU for … under $1000" prices the cards, not a whole server: it had answered that $1,000 buys nothing
+    (a $2,149 machine the cheapest)."""
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    cat = load_catalog()
+    for text, lang in (("best gpu for qwen2.5-7b inference under $1000", "en"),
+                       ("what gpu should i buy to run llama 3 8b, budget $600", "en"),
+                       ("预算 5000 元，跑 7B 模型买什么显卡", "zh")):
+        assert extract(text, cat, lang=lang).budget_gpus, text
+    for text in ("best setup for qwen 7b under $3000", "which gpu server for 70b under $100k"):
+        assert not extract(text, cat, lang="en").budget_gpus, text
+    lead = first_paragraph(answer("best gpu for qwen2.5-7b inference under $1000"))
+    assert "buys nothing" not in lead and number(r"\$([\d,]+) \(as of [\d-]+\) for the cards", lead) <= 1000, lead

@@ -396,11 +396,20 @@ _MACHINE_WORD = re.compile(r"(?<![a-z])(?:servers?|systems?|machines?|builds?|ri
                            r"setups?|clusters?|nodes?|whole|total|all[\s-]in)(?![a-z])|服务器|整机|主机|电脑|工作站|机器|集群|总共|总预算|一共")
 
 
+# a question whose subject is a card ("best gpu for … under $1000", "which card can I get for $800", "买什么显卡")
+_CARD_ASKED = re.compile(r"(?<![a-z])(?:best|which|what|cheapest|good|recommend\w*)\s+(?:[\w-]+\s+){0,2}"
+                         r"(?:gpus?|graphics cards?|video cards?|cards?)(?![a-z])|哪(?:张|款|个|种)(?:显卡|卡)|什么(?:显卡|卡)|"
+                         r"显卡推荐|推荐(?:一?[张款个])?显卡")
+
+
 def _for_the_cards(s: str, start: int, end: int) -> bool:
-    """Whether the amount at s[start:end] is a price for the GPUs alone (a card word within the clause around it)."""
+    """Whether the amount at s[start:end] is a price for the GPUs alone: a card word within the clause around it, or
+    a question asking for a card with no word for the whole machine anywhere in it."""
     before = re.split(r"[,.;!?，。；！？]", s[max(0, start - 30):start])[-1]
     after = re.split(r"[,.;!?，。；！？]", s[end:end + 24])[0]
     near = before + " " + after
+    if _CARD_ASKED.search(s) and not _MACHINE_WORD.search(s):
+        return True
     return bool(_CARD_WORD.search(near)) and not _MACHINE_WORD.search(near)
 
 
