@@ -4,6 +4,8 @@ lists (it repeated the purchase), and a month's rental budget in yuan answered w
 
 from __future__ import annotations
 
+import pytest
+
 from tests.answer_text import answer, number
 
 
@@ -60,3 +62,36 @@ def test_a_card_asked_for_under_an_amount_is_a_card_budget() -> None:
         assert not extract(text, cat, lang="en").budget_gpus, text
     lead = first_paragraph(answer("best gpu for qwen2.5-7b inference under $1000"))
     assert "buys nothing" not in lead and number(r"\$([\d,]+) \(as of [\d-]+\) for the cards", lead) <= 1000, lead
+
+
+@pytest.mark.parametrize("text, lang, people, each", [
+    ("serve llama-3.1-8b for 1000 daily active users, avg 20 msgs/day each, what hardware", "en", 1000, 20),
+    ("5000 DAU, each sends about 30 messages per day, qwen 7b", "en", 5000, 30),
+    ("300 employees, 50 queries a day per user, llama 70b", "en", 300, 50),
+    ("DAU of 20k, 10 chats a day each", "en", 20_000, 10),
+    ("公司 2000 人用，每人每天 20 条消息，Qwen2.5-14B", "zh", 2000, 20),
+    ("日活 1 万，人均每天提问 15 次，Qwen2.5-32B", "zh", 10_000, 15),
+])
+def test_each_persons_requests_a_day_make_the_rate(text: str, lang: str, people: int, each: int) -> None:
+    """People × requests a day each ÷ 86,400 s: the day's average rate (the 10 %-at-peak share of a bare headcount
+    had been used, and "日活 1 万" read as a ¥10,000 budget)."""
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    s = extract(text.lower(), load_catalog(), lang=lang)
+    assert s.headcount == people and s.budget is None, s
+    assert s.qps == pytest.approx(people * each / 86400)
+
+
+def test_a_total_a_day_stays_a_total() -> None:
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    s = extract("we get 20000 requests a day on llama 8b", load_catalog(), lang="en")
+    assert s.qps == pytest.approx(20000 / 86400) and s.headcount is None
+
+
+def test_the_assumed_line_says_how_the_people_made_the_load() -> None:
+    text = answer("serve llama-3.1-8b for 1000 daily active users, avg 20 msgs/day each, what hardware")
+    assert "1000 people × 20 requests a day each → 0.23 requests per second" in text
+    assert "10% of them at peak" not in text

@@ -836,6 +836,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.users": {"one": "{count} user", "other": "{count} users"},
     "screen.assumed.people": "{people} people → about {n} at the same time ({share}% of them at peak, assumed)",
     "screen.assumed.people.stated": "{people} people → about {n} at the same time ({share}% of them at peak, as you said)",
+    "screen.assumed.people_daily": "{people} people × {each} requests a day each → {qps} requests per second averaged over the day → about {n} at the same time (say your peak hour for a peak)",
     "screen.assumed.context": "{ctx} context",
     "screen.assumed.fp8_training": "FP8 training (FP8 GEMMs, BF16 master weights)",
     "screen.assumed.answer": "answers of {output} (a chat turn's, the ShareGPT average: say how long yours are)",

@@ -175,9 +175,11 @@ _HEADCOUNT = [
 # a user base ("1,000 registered users", "a user base of 5000", "5000 monthly active users", "注册用户 2000"): read
 # before the concurrency patterns, which would take "a user" for one user
 _USER_BASE = [
-    re.compile(rf"(?P<num>{with_scale(DIGITS)})\s*(?:(?:registered|monthly|daily|weekly|total|active|potential|end)[\s-]+)"
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}(?:\s*[km](?![a-z]))?)\s*(?:(?:registered|monthly|daily|weekly|total|active|potential|end)[\s-]+)"
                r"{1,2}users(?![a-z])"),
     re.compile(rf"(?:an?\s+)?(?:user\s*base|userbase)\s*(?:of|is|=|:|around|about)?\s*(?P<num>{with_scale(DIGITS)})"),
+    re.compile(rf"(?P<num>{with_scale(DIGITS)}(?:\s*[km](?![a-z]))?)\s*(?:dau|mau|wau)(?![a-z])|(?:dau|mau)\s*"
+               rf"(?:of|is|=|:|around|about)?\s*(?P<num2>{with_scale(DIGITS)}(?:\s*[km](?![a-z]))?)"),
     re.compile(rf"(?:注册用户|用户总数|总用户|日活|月活|用户规模)\s*(?:有|是|为|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
 ]
 _AT_ONCE_BEFORE = re.compile(r"(?:同时|同一时间|高峰|峰值|simultaneously|concurrently|at once|at peak)\s*(?:有|在线|使用|用)?\s*$")
@@ -214,6 +216,16 @@ _RATE = [
                r"(?P<unit>万|千)?\s*(?:个|次|条|轮)?\s*(?:请求|调用|对话|提问|问答|会话)"),
     re.compile(rf"(?P<num>{NUM})\s*(?P<unit>万|千)?\s*(?:个|次)?\s*(?:请求|调用)\s*(?:/|每)\s*(?P<per>分钟|小时|天|日)"),
 ]
+# each person's messages a day beside a headcount ("avg 20 msgs/day each", "each sends about 30 messages per day",
+# "50 queries a day per user", "每人每天 20 条", "人均每天提问 15 次"): the people's requests over the day
+_MSG_WORD = r"(?:msgs?|messages?|requests?|queries|questions|chats?|calls?|prompts?|conversations?|turns?)"
+_A_DAY = r"\s*(?:/|per|an?|each|every)\s*day(?![a-z])"
+_EACH_A_DAY = re.compile(
+    rf"(?:each|every\s+(?:user|one|person)|per\s+(?:user|person|head))\s+(?:[a-z]+\s+){{0,3}}?(?P<num>{DIGITS})\s*"
+    rf"{_MSG_WORD}{_A_DAY}|"
+    rf"(?P<num3>{DIGITS})\s*{_MSG_WORD}{_A_DAY}\s*(?:each|per\s+(?:user|person|head)|apiece|per\s+capita)(?![a-z])|"
+    rf"(?:每人|人均|每个人|每位用户|每个用户)\s*每天\s*(?:(?:约|大概|大约|平均|发|问|提问|发送|调用|会话)\s*)*(?P<num2>{NUM})\s*"
+    r"(?:条|次|个|轮)")
 _DEADLINE = re.compile(
     rf"(?P<num>{NUM}|{EN_WORD_NUM}|半)\s*(?:个\s*)?(?P<unit>weeks?|days?|hours?|hrs?|months?|周|星期|礼拜|天|日|小时|月)"
 )
@@ -449,6 +461,10 @@ def read_concurrency(t: Text, slots: Slots) -> None:
                 slots.qps = v
                 t.consume(m.start(), m.end())
                 break
+    daily = _EACH_A_DAY.search(t.s) if slots.qps is None else None
+    each = to_number(next(g for g in daily.group("num", "num2", "num3") if g)) if daily else None
+    if daily:  # each person's requests a day: multiplied by the people once they are read, not a total rate
+        t.consume(daily.start(), daily.end())
     for rx in _RATE if slots.qps is None else ():
         m = rx.search(t.s)
         if m:
@@ -472,7 +488,9 @@ def read_concurrency(t: Text, slots: Slots) -> None:
     people: list[int] = []
     for rx in _USER_BASE:
         for m in t.take(rx):
-            value = read_number(m.group("num"))
+            got = m.group("num") or m.groupdict().get("num2") or ""
+            k = re.fullmatch(r"([\d.,]+)\s*(k|m)", got.strip())  # "DAU of 20k", "50k monthly active users"
+            value = scaled(k.group(1).replace(",", ""), k.group(2)) if k else read_number(got)
             if value and check("concurrency", value) is None:
                 people.append(int(value))
     for rx in _CONCURRENCY:
@@ -498,6 +516,8 @@ def read_concurrency(t: Text, slots: Slots) -> None:
     if people:
         slots.headcount = max(people)
         slots.peak_share = share
+        if each and 0 < each <= 10_000 and slots.qps is None:  # "1000 DAU, 20 messages a day each": a day's average
+            slots.qps, slots.daily_each = slots.headcount * each / 86400, each
     if peak and (values or re.search(r"并发|concurren|users|用户", t.original.lower())):
         v = to_number(peak.group("num"))
         if v and 1 <= v <= 100_000:

@@ -22,7 +22,8 @@ BIG_SCALE = r"(?:万亿|千亿|百亿|十亿|亿|千万|百万|十万|万)"  # w
 
 # a context or concurrency word just before a number: "上下文 2000万", "并发 20万" name that slot, not money
 _SLOT_BEFORE = re.compile(
-    r"(?:上下文(?:长度|窗口)?|序列长度|context(?:\s*(?:length|window|len))?|ctx|并发(?:数|量)?|同时在线|用户数?|users?)"
+    r"(?:上下文(?:长度|窗口)?|序列长度|context(?:\s*(?:length|window|len))?|ctx|并发(?:数|量)?|同时在线|用户数?|users?|"
+    r"日活(?:用户)?|月活(?:用户)?|dau|mau|注册用户|用户总数|用户规模)"
     r"\s*(?:改成|改为|换成|设为|是|为|要|达到|到|约|大概|of|is|=|:)?\s*$"
 )
 

@@ -30,9 +30,10 @@ SRC_CHAT = "advisor.workload.CHAT_PROMPT_TOKENS / CHAT_OUTPUT_TOKENS (ShareGPT m
 
 
 def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, users_answered: bool = False,
-                 share: float | None = None) -> str:
+                 share: float | None = None, daily_each: float | None = None, qps: float | None = None) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
-    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.load.PEAK_SHARE);
+    the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.load.PEAK_SHARE), or, with
+    `daily_each` (each one's requests a day), their requests averaged over the day, `qps`, by Little's law;
     `users_answered`: the lead answers "how many users?", so the default concurrency is no assumption of it."""
     w = ev.workload
     bits = [task_label(w.task, lang)]
@@ -40,6 +41,13 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     if (users_answered or getattr(ev, "batch", None)) and not stated_users:
         pass  # the user count is the answer, not an assumption ("1 user" under "serves at most 5 users" misleads;
         # a batch job runs as many at once as the cards hold, which its lead says)
+    elif w.task == "inference" and people and daily_each and qps:  # "1000 users, 20 messages a day each"
+        bits.append(t("screen.assumed.people_daily", lang,
+                      people=book.count("people using the service", people, "people", SRC_USER),
+                      each=book.num("requests a day per person", daily_each, "requests", SRC_USER, 0, suffix=""),
+                      qps=book.num("requests per second, the day's average", qps, "requests/s",
+                                   "computed: people × requests a day each ÷ 86,400 s", 2, suffix=""),
+                      n=book.count("concurrency", w.concurrency, "sequences", "Little's law L = λ·W")))
     elif w.task == "inference" and people and "concurrency" not in (getattr(ev, "stated", None) or ()):
         bits.append(t("screen.assumed.people.stated" if share else "screen.assumed.people", lang,
                       people=book.count("people using the service", people, "people", SRC_USER),

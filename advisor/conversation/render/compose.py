@@ -313,7 +313,8 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     if changed:
         first.append(changed)
     first.append(assumed_line(ev, book, lang, people=state.slots.headcount, users_answered=users_lead,
-                                    share=state.slots.peak_share))
+                              share=state.slots.peak_share, daily_each=state.slots.daily_each,
+                              qps=state.slots.qps))
     return first
 
 
