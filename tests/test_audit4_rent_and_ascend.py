@@ -95,3 +95,34 @@ def test_the_assumed_line_says_how_the_people_made_the_load() -> None:
     text = answer("serve llama-3.1-8b for 1000 daily active users, avg 20 msgs/day each, what hardware")
     assert "1000 people × 20 requests a day each → 0.23 requests per second" in text
     assert "10% of them at peak" not in text
+
+
+def test_a_per_token_comparison_with_no_load_is_made_at_full_load() -> None:
+    """At one user a serving box is mostly idle: "which is cheaper per token?" compares each at the most sequences
+    it holds (the figures of its capacity line), and says so."""
+    from advisor.conversation.session import Conversation
+
+    turn = Conversation(driver="deterministic", lang="en").respond(
+        "H100 vs MI300X for serving Llama 3.1 70B, which is cheaper per token?")
+    lead = first_paragraph(turn.answer)
+    assert "each at full load" in lead, lead
+    full = turn.extra["capacity"]
+    costs = sorted(c["cost_per_million"]["amount"] for c in full.values() if c.get("cost_per_million"))[:2]
+    shown = [number(r"\*\*: \$([\d.]+) per million", lead), number(r"against \$([\d.]+)", lead)]
+    assert shown == pytest.approx(costs, abs=0.01)
+
+
+@pytest.mark.parametrize("chain, lang, verdict", [
+    (("H100 vs MI300X for serving Llama 3.1 70B, which is cheaper per token?", "at 64 concurrent users"), "en",
+     "costs less per token"),
+    (("H200和B200跑Llama 3.1 405B哪个性价比高", "按 64 并发算呢"), "zh", "更划算"),
+    (("L40S or A100 80GB for Qwen2.5-32B, which is faster?", "and with 32k context?"), "en", "faster"),
+])
+def test_a_comparison_stays_one_when_the_follow_up_changes_the_job(chain: tuple[str, str], lang: str,
+                                                                   verdict: str) -> None:
+    from advisor.conversation.session import Conversation
+
+    c = Conversation(driver="deterministic", lang=lang)
+    c.respond(chain[0])
+    lead = first_paragraph(c.respond(chain[1]).answer)
+    assert lead.startswith("**") and verdict in lead, lead

@@ -89,8 +89,9 @@ def test_a_card_comparison_opens_with_the_criterion_asked(lang: str, text: str, 
         a, b = sorted(named, key=lambda o: -o["throughput"]["decode_tokens_per_s"])
         speeds = [float(x) for x in re.findall(r"(\d+) tokens/s", head)]
         assert speeds == [round(a["throughput"]["decode_tokens_per_s"]), round(b["throughput"]["decode_tokens_per_s"])]
-    else:  # purchase per token/s of total decode throughput, lower first
-        per = sorted(o["tco"]["purchase"]["total"]["amount"] / o["throughput"]["decode_tokens_per_s_total"]
+    else:  # purchase per token/s of total decode throughput, lower first; with no load said, each at full load
+        full = turn.extra["capacity"]
+        per = sorted(o["tco"]["purchase"]["total"]["amount"] / full[f"{o['gpu']}:{o['count']}"]["total"]
                      for o in named)
         shown = [float(x.replace(",", "")) for x in re.findall(r"[$¥]([\d,]+(?:\.\d+)?)", head)]
         assert shown == pytest.approx(per, rel=0.005, abs=1)

@@ -116,7 +116,8 @@ _TCO = re.compile(r"\btco\b|total cost of ownership|cost of ownership|总拥有�
 
 
 def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: Catalog, book: Book,
-                  named: list[dict[str, Any]] | None = None, deadline: bool = False) -> str | None:
+                  named: list[dict[str, Any]] | None = None, deadline: bool = False,
+                  capacity: dict[str, Any] | None = None) -> str | None:
     """The first sentence of "which is faster / cheaper / better value, A or B?" over the two configurations sized
     (both fit): faster = higher decode tokens/s per user (estimate_throughput); cheaper = lower purchase (the TCO's
     cards + server); per token = lower owned cost per million output tokens (`_per_token_verdict`); better value =
@@ -154,7 +155,7 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         a, b, x, y, r = _faster(fit, name, book)
         return t("compare.faster", lang, a=name(a), b=name(b), x=x, y=y, r=r) + _ruled_out(a, name(a), lang)
     if asks("token_cost", text):  # "cheaper per token", "每百万 token 成本": the owned cost per token
-        per_token = _per_token_verdict(fit, name, book, lang)
+        per_token = _per_token_verdict(fit, name, book, lang, capacity)
         if per_token is not None:
             return per_token
     priced = [(o, p) for o in fit if (p := _purchase(o)) is not None]
@@ -162,13 +163,22 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         return None
     cur = priced[0][1][1]
     if _VALUE.search(text):
+        def total(o: dict[str, Any]) -> float:
+            """Total tokens/s at the stated load, else at full load (the most it holds; one user leaves it idle)."""
+            full = (capacity or {}).get(f"{o.get('gpu')}:{o.get('count')}") or {}
+            one = int((o.get("throughput") or {}).get("concurrency") or 1) <= 1
+            return float(full["total"]) if one and full.get("total") else _speeds(o)[1]
+
         def per(o: dict[str, Any], p: tuple[float, str]) -> float:
-            return p[0] / _speeds(o)[1]
+            return p[0] / total(o)
 
         (a, pa), (b, pb) = sorted(priced, key=lambda x: per(*x))
         x = book.money(f"purchase per token/s of total decode on {name(a)}", per(a, pa), cur, "purchase / total tokens/s")
         y = book.money(f"purchase per token/s of total decode on {name(b)}", per(b, pb), cur, "purchase / total tokens/s")
-        return t("compare.better_value", lang, a=name(a), b=name(b), x=x, y=y) + _ruled_out(a, name(a), lang)
+        full = all((capacity or {}).get(f"{o.get('gpu')}:{o.get('count')}") and
+                   int((o.get("throughput") or {}).get("concurrency") or 1) <= 1 for o in (a, b))
+        return t("compare.better_value", lang, a=name(a), b=name(b), x=x, y=y,
+                 at=t("compare.at_full_load", lang) if full else "") + _ruled_out(a, name(a), lang)
     if _CHEAPER.search(text):
         (a, pa), (b, pb) = sorted(priced, key=lambda x: x[1][0])
         x = book.money(f"purchase of {name(a)}", pa[0], cur, "advisor.estimator.cost.estimate_tco")
@@ -177,10 +187,27 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     return None
 
 
-def _per_token_verdict(fit: list[dict[str, Any]], name: Any, book: Book, lang: str) -> str | None:
+def _per_token_verdict(fit: list[dict[str, Any]], name: Any, book: Book, lang: str,
+                       capacity: dict[str, Any] | None = None) -> str | None:
     """"Which is cheaper per token?": the lower owned cost per million output tokens (advisor.estimator.cost:
-    the TCO over its years ÷ the tokens generated at the asked load running around the clock, ×1e6); None when
-    either configuration has no such figure or they are in different currencies."""
+    the TCO over its years ÷ the tokens generated at the asked load running around the clock, ×1e6); with no load
+    stated, each at full load (`capacity`: the most sequences it holds, analysis.limits.capacity), where a serving
+    box earns its keep, not at one user. None when either has no such figure or they are in different currencies."""
+    full = [(o, c, int(k["max_concurrency"])) for o in fit
+            if (k := (capacity or {}).get(f"{o.get('gpu')}:{o.get('count')}")) and (c := k.get("cost_per_million"))
+            and c.get("amount")]
+    if len(full) >= 2 and full[0][1]["currency"] == full[1][1]["currency"] \
+            and all(int((o.get("throughput") or {}).get("concurrency") or 1) <= 1 for o in fit):
+        (a, ca, na), (b, cb, nb) = sorted(full[:2], key=lambda x: float(x[1]["amount"]))
+        src = "advisor.analysis.limits.capacity (cost per million tokens at full load, owned)"
+        x = book.money(f"owned cost per million output tokens at full load on {name(a)}", float(ca["amount"]),
+                       str(ca["currency"]), src)
+        y = book.money(f"owned cost per million output tokens at full load on {name(b)}", float(cb["amount"]),
+                       str(cb["currency"]), src)
+        ka = book.count(f"most concurrent sequences on {name(a)}", na, "sequences", src)
+        kb = book.count(f"most concurrent sequences on {name(b)}", nb, "sequences", src)
+        return t("compare.per_token.full", lang, a=name(a), b=name(b), x=x, y=y, na=ka, nb=kb) \
+            + _ruled_out(a, name(a), lang)
     per = [(o, c) for o in fit
            if (c := ((o.get("tco") or {}).get("cost_per_million_tokens") or {}).get("owned")) and c.get("amount")]
     if len(per) < 2 or per[0][1]["currency"] != per[1][1]["currency"]:

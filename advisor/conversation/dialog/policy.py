@@ -502,7 +502,8 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
     elif act == "compare" and turn.options and text and not turn.answer.startswith("**"):
         book = Book()  # "which is faster, an L40S or an A100?": the answer to that criterion first
         deadline = any(v.get("name") == "deadline_days" for v in request.get("limits", []))
-        lead = compare.cards_verdict(turn.options, text, lang, catalog, book, request.get("hardware"), deadline)
+        lead = compare.cards_verdict(turn.options, text, lang, catalog, book, request.get("hardware"), deadline,
+                                     capacity=turn.extra.get("capacity"))
         if lead:
             turn.numbers.extend(n for n in book.numbers if n not in turn.numbers)
             turn.answer = lead + "\n\n" + turn.answer

@@ -107,7 +107,10 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
                     typed = replace(typed, act=reading.act, act_from=reading.act_from, reader="llm",
                                     note="; ".join(n for n in (reading.note, str(read.get("diffs") or "")) if n))
                 item.extra["request"] = typed.to_json()
-                policy.apply(item.extra["request"], item, catalog, lang, text)  # the act's own answer first
+                # the act's own answer first; a kept act ("at 64 users" after "which is cheaper per token?") is
+                # answered for the question it keeps
+                kept = state.act_text if state.act_text and state.act_text != text else ""
+                policy.apply(item.extra["request"], item, catalog, lang, (kept + "\n" + text).strip())
                 readback.add_loose_note(item.extra["request"], item, text, lang)  # "a few hundred": 300 (200–500)
             except Exception:
                 log.exception("typed request not built")
@@ -204,6 +207,8 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             state.intent in _KEPT_ACTS or (state.intent == "feasibility" and _TTFT_ASKED.search(state.act_text.lower()))):
         # "需要多少显存" → "那 128k 呢": still the memory; "首字延迟多少" → "如果上下文是 32k 呢": still the first token
         intent, asked = state.intent, state.act_text + "\n" + text
+        if intent == "compare":  # the typed request's act is the comparison kept (its verdict leads, dialog.policy)
+            read["intent"] = intent
     working.act_text = state.act_text if asked is not text else text
     read_references(working, slots, intent)
     if intent == "how_many" and not (slots.candidates or slots.existing or slots.gpu_count) and not asks("users", text) \
@@ -268,7 +273,8 @@ _FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_l
 _FIGURE_WORDS = re.compile(r"吞吐|每路速度|速度呢|延迟|时延|tokens?/s|tok/s|per[\s-]user speed|" + _SPECULATION.pattern)
 # the acts a follow-up that only changes the job ("那 32k 呢", "换成四张呢") answers again: the memory asked, the
 # users served, the training time; other acts (feasibility, which) are what a what-if answers anyway
-_KEPT_ACTS = ("explain", "how_many", "how_long", "how_much")  # "给个报价" → "换成 H20 呢": still the price
+_KEPT_ACTS = ("explain", "how_many", "how_long", "how_much", "compare")  # "给个报价" → "换成 H20 呢": still the price;
+# "H100 vs MI300X, cheaper per token?" → "at 64 concurrent users": still the comparison
 
 
 def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, lang: str,

@@ -260,6 +260,11 @@ def recommendation_turn(ev: Analysis, state: DialogState, lang: str, catalog: Ca
              "claim_verdict": ev.claim.verdict if ev.claim is not None else None, "unavailable": list(ev.unavailable),
              "intent": ev.intent, "answer_verdict": lead.verdict, "deciding": lead.deciding,
              "breakdown": lead_opt.per_gpu.to_contract() if lead_opt is not None else {},
+             # each configuration at full load when no load was stated (analysis.limits.capacity): a per-token
+             # comparison is made there, not at one user (dialog.compare)
+             "capacity": {f"{g}:{n}": {"max_concurrency": c["max_concurrency"], "total": c["total"],
+                                       "cost_per_million": c.get("cost_per_million")}
+                          for (g, n), c in ev.capacity.items()},
              "assumptions": [assumption_text(a, lang) for a in ev.assumptions] + list(tool_assumptions)}
     return finish_turn("\n\n".join(x for x in first + sections if x), lang, state, book, questions=questions,
                        findings=list(ev.findings), options=_contract_options(ev, shown), memory=_memory_of(lead_opt),
