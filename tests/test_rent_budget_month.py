@@ -115,3 +115,35 @@ def test_a_training_month_budget_with_no_price_for_the_card_asks_for_one() -> No
     assert "没有" in lead and "租用价格" in lead, lead
     priced = first_paragraph(answer("每月预算 50 万租 H20，每卡每小时 8 元，预训练一个 7B 模型，1T token，要多久？", "zh"))
     assert number(r"可全天候租 (\d+) 张", priced) == math.floor(500_000 / (8 * MONTH_H)), priced
+
+
+@pytest.mark.parametrize("text, lang, cap", [
+    ("budget $2/hr, what's the best gpu i can rent to serve mistral small 24b", "en", 2.0),
+    ("what can I rent for under $3 an hour to run qwen 32b", "en", 3.0),
+    ("每小时预算 20 元，租什么卡跑 Qwen2.5-32B", "zh", 20.0),
+    ("每小时不超过 20 元，租什么卡跑 Qwen2.5-32B", "zh", 20.0),
+])
+def test_a_ceiling_an_hour_is_no_price(text: str, lang: str, cap: float) -> None:
+    s = extract(text.lower(), CAT, lang=lang)
+    assert s.rent_cap_hour == cap and s.rent_rate is None, s
+
+
+def test_a_price_an_hour_stays_a_price() -> None:
+    s = extract("rent h100 at $2.5/hr to serve llama 3.1 8b", CAT, lang="en")
+    assert s.rent_rate is not None and s.rent_rate.amount == 2.5 and s.rent_cap_hour is None
+
+
+def test_an_hourly_ceiling_rents_within_it() -> None:
+    """"Budget $2/hr, best GPU I can rent": the copies that serve the most within $2 an hour, said per hour (it had
+    recommended buying 4× RTX 5060 Ti)."""
+    lead = first_paragraph(answer("budget $2/hr, what's the best gpu i can rent to serve mistral small 24b"))
+    assert lead.startswith("**$2.00 an hour rents"), lead
+    assert number(r"for \$([\d.]+) an hour", lead) <= 2.0
+    with_load = first_paragraph(answer("what can I rent for under $3 an hour to run qwen 32b for 20 users?"))
+    assert number(r"is \$([\d.]+) an hour, within your \$3.00 an hour", with_load) <= 3.0, with_load
+
+
+def test_a_month_budget_with_a_load_leads_with_the_rent() -> None:
+    lead = first_paragraph(answer("每月租卡预算 5 万，Qwen2.5-72B，50 个并发，怎么配？", "zh"))
+    assert lead.startswith("**全天候租用的话"), lead
+    assert number(r"每月 ¥([\d,]+)，在您每月 ¥50,000 的预算之内", lead) <= 50_000

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import math
 
+from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.launch import launch_hint
 from advisor.recommend.parts import OptionLayout, ServingFigures, TrainingFigures
-from advisor.recommend.prices import budget_price, option_price, option_tco
+from advisor.recommend.prices import budget_price, hourly_rent, option_price, option_tco
 from advisor.recommend.results import Option
 from advisor.recommend.rules import apply_rules, blocked
 from advisor.recommend.search import (
@@ -84,6 +85,13 @@ def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:
         if total is None:
             out.append("no_price")
         elif total > c.budget:
+            out.append("budget")
+    if c.monthly_rent_budget is not None and "existing" not in opt.labels and not opt.training:
+        # a serving budget spent on rent ("$3 an hour", "$40k a month"): the cards around the clock at their rate
+        rate = hourly_rent(opt)
+        if rate is None:
+            out.append("no_price")
+        elif opt.count * rate * HOURS_PER_MONTH > c.monthly_rent_budget * (1 + 1e-9):
             out.append("budget")
     if c.power_limit_w is not None and gpu.tdp_w * opt.count > c.power_limit_w:
         out.append("power")

@@ -31,6 +31,7 @@ from advisor.conversation.dialog.load import (
 )
 from advisor.conversation.reader.constraints import FOREIGN_VENDORS
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
+from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.formats import FORMATS
 from advisor.estimator.memory import default_inference_format
 from advisor.workload import Constraints, ExistingGpus, StatedRent, Workload
@@ -128,7 +129,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
-                 "peak_share", "daily_each"):
+                 "peak_share", "daily_each", "rent_cap_hour"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -348,8 +349,10 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
     s = state.slots
     notes: list[Assumption] = []
     kwargs: dict[str, Any] = {}
-    if s.budget and s.budget_monthly:  # "$40k a month": rented, not bought (analysis.load_answers.budget_users)
-        kwargs["monthly_rent_budget"] = s.budget
+    if (s.budget and s.budget_monthly) or s.rent_cap_hour:  # "$40k a month", "$2/hr max": rented, not bought
+        # (analysis.load_answers.budget_users); an hour's ceiling is that much for each of a month's 730 hours
+        kwargs["monthly_rent_budget"] = s.rent_cap_hour * HOURS_PER_MONTH if s.rent_cap_hour else s.budget
+        kwargs["rent_budget_hourly"] = bool(s.rent_cap_hour)
         kwargs["currency"] = s.currency or ("CNY" if lang == "zh" else "USD")
         kwargs["buy_or_rent"] = "rent"
     elif s.budget:

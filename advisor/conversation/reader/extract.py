@@ -101,6 +101,9 @@ def _read_rent_rate(t: Text, slots: Slots, lang: str) -> None:
         t.consume(*span)
     if bad is not None:
         slots.bad_rate = words if span is not None else bad
+    elif rate is not None and rate.cap and rate.amount:  # "budget $2/hr": the most an hour, spent on rented cards
+        slots.rent_cap_hour, slots.currency = rate.amount, rate.currency
+        slots.buy_or_rent = slots.buy_or_rent or "rent"
     elif rate is not None:
         slots.rent_rate = msgspec.structs.replace(rate, text=words) if span is not None else rate
         slots.buy_or_rent = slots.buy_or_rent or "rent"

@@ -89,7 +89,8 @@ _AFTER = re.compile(
 _BEFORE = re.compile(
     r"(?:(?:每|一|1)\s*(?:个)?\s*(?:卡|张)?\s*(?:每)?\s*(?:个)?\s*小时|每卡时|每卡每时|时租|小时价|租金每小时|"
     r"hourly(?:\s+(?:rate|price|cost))?|per\s+(?:gpu[\s-]*)?hour|an\s+hour|/\s*h(?:ou)?r)"
-    r"\s*(?:的)?\s*(?:价格|租金|单价|费用|价)?\s*(?:是|为|要|只要|仅|约|大概|大约|:|of|is|at|costs?|=)?\s*(?:about|around|~)?\s*$")
+    r"\s*(?:的)?\s*(?:价格|租金|单价|费用|价|预算)?\s*(?:是|为|要|只要|仅|约|大概|大约|不超过|最多|:|of|is|at|costs?|=)?\s*"
+    r"(?:about|around|~)?\s*$")
 # a rental price per day, week or month ("$1,500 per GPU per month", "月租 2000 元", "每天 60 块", "¥12,000/台/月"):
 # read only with a rental word in the message ("rent", "租", "lease", a provider) and no budget or spending word
 # beside it ("we spend $20k a month on the API" is no rental price), then divided by the period's hours
@@ -103,6 +104,12 @@ _PERIOD_BEFORE = re.compile(
     r"per\s+month|a\s+month|weekly(?:\s+(?:rate|price|rent))?|daily(?:\s+(?:rate|price|rent))?|per\s+day)"
     r"\s*(?:的)?\s*(?:价格|租金|单价|费用|价)?\s*(?:是|为|要|只要|仅|约|大概|大约|:|of|is|at|costs?|=)?\s*(?:about|around|~)?\s*$")
 _RENT_WORD = re.compile(r"(?<![a-z])(?:rent\w*|leas\w*|cloud|instances?|on[- ]demand|reserved)(?![a-z])|租|云")
+# the most a person will pay an hour, not a price they were quoted: a budget or ceiling word before the amount
+# ("budget $2/hr", "under $3 an hour", "max $5/hour", "每小时预算 20 元", "每小时不超过 20 元") or after it ("$2/hr max",
+# "每小时 20 元以内")
+_CAP_BEFORE = re.compile(r"(?:budget(?:\s+(?:of|is))?|under|below|up\s+to|at\s+most|max(?:imum)?|no\s+more\s+than|"
+                         r"less\s+than|within|cap(?:ped)?(?:\s+(?:at|of))?|afford|预算|不超过|最多|低于|控制在)\s*[:：]?\s*$")
+_CAP_AFTER = re.compile(r"^\s*(?:max(?:imum)?|at\s+most|or\s+less|tops|以内|以下|之内)(?![a-z])")
 _SPEND_WORD = re.compile(r"预算|budget|spend\w*|花费|开销|afford|api|tokens?|token|电费|salary|工资|"
                          r"(?<![a-z])(?:we\s+have|we've\s+got|we\s+got|allocat\w*|earmark\w*)(?![a-z])|我们有|能花|可以花|"
                          r"最多花|额度|能投入")
@@ -145,6 +152,7 @@ class RentRate(Value):
     provider: str | None = None
     text: str = ""
     per_hours: float = 1.0  # the hours the price as said covers: 1 for a rate per hour, 730 for one per month
+    cap: bool = False  # the most the person will pay an hour ("budget $2/hr", "under $3 an hour"), not a price
 
 
 def read_provider(s: str) -> str | None:
@@ -252,8 +260,9 @@ def read_rate(s: str, lang: str, full: str | None = None) -> tuple[RentRate | No
                 (m.start(), end), None)
     if per_hours > 1.0 and value / per_hours > _MAX_PERIOD_RATE.get(cur, 50.0):
         return None, None, None  # a budget a month, read by reader.amounts
+    cap = per_hours == 1.0 and bool(_CAP_BEFORE.search(before) or _CAP_AFTER.match(after[hour.end():] if hour else after))
     return (RentRate(amount=value / per_hours, currency=cur, currency_said=said, provider=provider, text=words,
-                     per_hours=per_hours), (m.start(), end), None)
+                     per_hours=per_hours, cap=cap), (m.start(), end), None)
 
 
 __all__ = ["PROVIDERS", "PROVIDER_IDS", "RentRate", "find_rates", "read_provider", "read_rate"]

@@ -155,7 +155,7 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
     rent = rent or (intent == "how_much" and bool(_MONTHLY.search(s)) and not _POWER.search(s))
     per_token = bool(TOKEN_COST.search(s)) and not _BUY.search(s)  # "租 4090 每百万 token 成本": the token's cost
     # "$40k a month to rent H100s: how many users?": what it buys; a batch job rented by the hour: the job's own cost
-    spend = (slots.budget_monthly and intent != "how_much") or (
+    spend = ((slots.budget_monthly or slots.rent_cap_hour) and not _BUY.search(s)) or (
         (slots.job_requests or slots.job_tokens) and not _BUY.search(s))
     if rent and not per_token and not spend and intent in ("how_much", "which", "other", "how_long", "how_many",
                                                            "feasibility") and (

@@ -69,6 +69,7 @@ class Slots(Mutable):
     other_currency: str | None = None  # a budget said in a currency the catalog does not price in ("€600k")
     budget_gpus: bool | None = None  # the budget was said for the cards alone ("a GPU under $1000", "显卡预算 5000")
     daily_each: float | None = None  # each person's requests a day ("20 msgs/day each"): qps = headcount × it / 86400
+    rent_cap_hour: float | None = None  # the most an hour for rented cards ("budget $2/hr", "每小时不超过 20 元")
     budget_monthly: bool | None = None  # the budget is a spend per month ("$40k a month", "每月预算 30 万"): rent
     currency: str | None = None
     region: str | None = None

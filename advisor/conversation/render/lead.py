@@ -66,6 +66,11 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
     rented = load_lead.rent_cap_sentence(ev, book, lang)  # "$100k a month for rented H100s": the cards it rents, first
     if rented:
         led.text = rented + t("sentence.gap", lang) + led.text
+    rent_of = load_lead.rent_within_sentence(chosen, ev, book, lang)  # "under $3 an hour … for 20 users": its rent
+    if rent_of and ev.intent in ("which", "how_much", "other"):  # a recommendation: its rent is the budget's answer
+        led.text = "**" + rent_of.rstrip("。.") + "**" + t("sentence.end", lang) + t("sentence.gap", lang) + led.text
+    elif rent_of:  # "yes, 2× A100 fits" / "you need 4": then what they rent for
+        led.text = led.text.rstrip() + t("sentence.gap", lang) + rent_of
     note = reference_note(ev, book, lang)  # "DPO …": what the sizing assumes about its reference model, after the verdict
     if note:
         led.text = led.text.rstrip() + t("sentence.gap", lang) + note

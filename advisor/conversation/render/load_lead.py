@@ -22,6 +22,7 @@ from advisor.conversation.render.options_table import (
     opt_name,
 )
 from advisor.conversation.render.scale_out import replicas_for_load
+from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.workload import speed_workload
 from knowledge.messages import t
@@ -91,8 +92,40 @@ def budget_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
                                 "GPUs", "computed: ⌊budget a month ÷ (price per GPU-hour × 730 h)⌋"),
             spent=book.money(f"rent a month of {copies} copies of {on}", float(got["spent"]), c.currency,
                              f"computed: {copies} × {o.count} GPUs × price per GPU-hour × 730 h"))
+        if c.rent_budget_hourly:  # "$2/hr max": the same month said per hour (÷ 730 h)
+            fields.update(budget=book.money("budget an hour", float(c.monthly_rent_budget) / HOURS_PER_MONTH, c.currency,
+                                            SRC_USER),
+                          spent=book.money(f"rent an hour of {copies} copies of {on}",
+                                           float(got["spent"]) / HOURS_PER_MONTH, c.currency,
+                                           f"computed: {copies} × {o.count} GPUs × price per GPU-hour"))
+            return Lead(t("screen.rent_hour_users", lang, **fields), None, f"users served by copies of {on} rented")
         return Lead(t("screen.rent_budget_users", lang, **fields), None, f"users served by copies of {on} rented a month")
     return Lead(t("screen.budget_users", lang, **fields), None, f"users served by copies of {on} within the budget")
+
+
+def rent_within_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
+    """A rental budget ("under $3 an hour", "$40k a month") with the load stated: what the configuration answered
+    rents for, against the budget (prices.hourly_rent: the stated or the catalog's rate); "" without one."""
+    c = ev.constraints
+    if not c.monthly_rent_budget or o is None or getattr(ev, "budget_users", None):
+        return ""
+    from advisor.recommend.prices import hourly_rent  # start-up: only a rental budget prices the answer's rent
+
+    rate = hourly_rent(o)
+    if rate is None:
+        return ""
+    hourly = c.rent_budget_hourly
+    period = 1.0 if hourly else HOURS_PER_MONTH
+    cost = book.money(f"rent of {o.count}× {o.gpu_name} " + ("an hour" if hourly else "a month"),
+                      o.count * rate * period, c.currency, "computed: GPUs × price per GPU-hour" + ("" if hourly else " × 730 h"))
+    budget = book.money("rental budget", float(c.monthly_rent_budget) / (HOURS_PER_MONTH if hourly else 1.0),
+                        c.currency, SRC_USER)
+    each = book.money(f"rent per GPU-hour of {o.gpu_name}", rate, c.currency, "OptionTco.cloud (stated or catalog quote)")
+    key = "screen.rent_within.hour" if hourly else "screen.rent_within.month"
+    within = o.count * rate * HOURS_PER_MONTH <= float(c.monthly_rent_budget) * (1 + 1e-9)
+    per = t("screen.rent_within.per_hour" if hourly else "screen.rent_within.per_month", lang, budget=budget)
+    return t(key, lang, n=o.count, gpu=o.gpu_name, each=each, cost=cost,
+             fit=t("screen.rent_within.ok" if within else "screen.rent_within.over", lang, budget=per))
 
 
 def rent_cap_sentence(ev: Any, book: Book, lang: str) -> str:
