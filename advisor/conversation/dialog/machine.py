@@ -29,12 +29,12 @@ from advisor.conversation.dialog.load import (
     serving_concurrency,
     volume_rate,
 )
+from advisor.conversation.dialog.money import money_constraints
 from advisor.conversation.reader.constraints import FOREIGN_VENDORS
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
-from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.formats import FORMATS
 from advisor.estimator.memory import default_inference_format
-from advisor.workload import Constraints, ExistingGpus, StatedRent, Workload
+from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.messages import LANGS, pair, t
@@ -347,26 +347,7 @@ def default_weights(model_id: str | None) -> str:
 
 def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints, list[Assumption]]:
     s = state.slots
-    notes: list[Assumption] = []
-    kwargs: dict[str, Any] = {}
-    if (s.budget and s.budget_monthly) or s.rent_cap_hour:  # "$40k a month", "$2/hr max": rented, not bought
-        # (analysis.load_answers.budget_users); an hour's ceiling is that much for each of a month's 730 hours
-        kwargs["monthly_rent_budget"] = s.rent_cap_hour * HOURS_PER_MONTH if s.rent_cap_hour else s.budget
-        kwargs["rent_budget_hourly"] = bool(s.rent_cap_hour)
-        kwargs["currency"] = s.currency or ("CNY" if lang == "zh" else "USD")
-        kwargs["buy_or_rent"] = "rent"
-    elif s.budget:
-        kwargs["budget"] = s.budget
-        if s.budget_gpus:
-            kwargs["budget_covers"] = "gpus"
-        kwargs["currency"] = s.currency or ("CNY" if lang == "zh" else "USD")
-        if s.other_currency:  # "€600k": the catalog prices in USD and CNY only; said how the amount was taken
-            notes.append(Assumption(*pair("assumption.other_currency"), {
-                "amount": (s.budget, kwargs["currency"], "user input")}))
-    elif s.currency:
-        kwargs["currency"] = s.currency
-    else:
-        kwargs["currency"] = "CNY" if lang == "zh" or s.region == "cn" else "USD"  # prices in the user's currency
+    kwargs, notes = money_constraints(s, lang)  # budget, currency, rent (dialog.money)
     if s.region:
         kwargs["region"] = s.region
     elif lang == "zh":
@@ -433,16 +414,6 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["min_tokens_per_s"] = volume  # "240M tokens a day": its average rate sustained
     if s.ttft_ms:  # a stated time to first token: judged like the per-token one
         kwargs["max_ttft_ms"] = s.ttft_ms
-    if s.buy_or_rent:
-        kwargs["buy_or_rent"] = s.buy_or_rent
-    if s.tco_years:
-        kwargs["tco_years"] = s.tco_years
-    if s.condition:
-        kwargs["condition"] = s.condition
-    if s.rent_rate is not None and s.rent_rate.amount:  # the person's own rental price, for the card it was said for
-        named = [c.gpu for c in s.candidates]
-        kwargs["rent"] = StatedRent(per_gpu_hour=s.rent_rate.amount, currency=s.rent_rate.currency,  # type: ignore[arg-type]
-                                    provider=s.rent_rate.provider, gpu=named[0] if len(named) == 1 else None)
     if s.mfu:  # a stated training MFU (the serving estimate has none)
         kwargs["mfu"] = s.mfu
         if s.task != "inference":
