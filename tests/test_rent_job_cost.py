@@ -52,3 +52,17 @@ def test_chinese_job_at_a_yuan_rate_and_without_one() -> None:
     assert number(r"约需 ¥([\d,]+)：", priced) == pytest.approx(cards * hours * 7, rel=0.01), priced
     unpriced = first_paragraph(answer("租 H20 批量处理 50 万条数据，模型 Qwen2.5-72B，每条 2k token，总共多少钱？", "zh"))
     assert "没有" in unpriced and "租用价格" in unpriced, unpriced
+
+
+def test_a_rented_fine_tune_takes_the_count_with_the_fewest_gpu_hours() -> None:
+    """Full fine-tuning of an 8B on 100M tokens "on rented H100s": one H100 with the optimizer offloaded to CPU takes
+    about four times the GPU-hours of 4 H100s without offload (6·N·D = 4.8e18 FLOPs is about 3 GPU-hours at the
+    planner's MFU), and renting charges the GPU-hours: it had been priced on the single offloaded card ($34)."""
+    text = answer("how much would it cost to finetune llama 3.1 8b full params on 100M tokens on rented H100s")
+    head = text.split("\n\n")[0]
+    gpu_hours = number(r"takes about ([\d.]+) GPU-hours", head)
+    flops_hours = 6 * 8.03e9 * 100e6 / (989e12 * 3600)  # at 100 % MFU: 1.35 GPU-hours
+    assert flops_hours < gpu_hours < 3 * flops_hours, head
+    assert number(r"that is \$([\d.]+) at RunPod", head) == pytest.approx(gpu_hours * 2.69, rel=0.02)
+    one = answer("how much would it cost to finetune llama 3.1 8b full params on 100M tokens on one H100")
+    assert "1× NVIDIA H100" in one.split("\n\n")[0] or "1× NVIDIA H100" in one  # a count said is kept

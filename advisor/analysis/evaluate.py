@@ -25,7 +25,7 @@ from advisor.analysis.load_answers import (
 )
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.named import evaluate_named
-from advisor.analysis.rent_budget import rent_cap, rentable_cards
+from advisor.analysis.rent_budget import cheapest_rented, rent_cap, rentable_cards
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, Assumption, top_option
 from advisor.analysis.smaller import smaller_models_that_fit
@@ -174,7 +174,8 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
         if mention.count or mention.role == "existing":
             continue
         found = next((o for o in rec.options + rec.closest if o.gpu == mention.gpu), None)
-        if found is not None:
+        if found is not None:  # a rented training run: the count with the fewest GPU-hours (analysis.rent_budget)
+            found = cheapest_rented(workload, constraints, found, steps)
             ev.user_options.append(replace(found, labels=list(found.labels) + ["candidate"]))
         elif constraints.region == "cn":
             # a card a China-market rule rules out ("H800 集群") leaves the search empty-handed: size it as if

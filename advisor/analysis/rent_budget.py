@@ -7,6 +7,10 @@ rents around the clock, the plan kept within them.
 
 A serving budget a month is spent on copies of a configuration instead (advisor.analysis.load_answers.budget_users),
 searched among the cards a cloud rents out (`rentable_cards`) when none is named.
+
+A rented training run is paid by the GPU-hour, so for a card named without a count the count with the fewest
+GPU-hours is the cheapest (`cheapest_rented`): the smallest count that fits may lean on CPU offload and take several
+times the GPU-hours of twice as many cards without it.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from advisor.recommend.prices import stated_quote
 from knowledge.structs import replace
 
 if TYPE_CHECKING:
-    from advisor.workload import Constraints
+    from advisor.analysis.steps import Step
+    from advisor.recommend.recommender import Option
+    from advisor.workload import Constraints, Workload
     from knowledge.catalog import Catalog
 
 SERVER = 8  # GPUs per server a rented training cluster comes in
@@ -58,3 +64,23 @@ def rentable_cards(catalog: Catalog, region: str = "global") -> tuple[str, ...]:
         return local
     refs = load_economics().cloud_reference
     return tuple(g.id for g in catalog.gpus if (g.cloud or refs.get(g.id)) and not g.is_machine)
+
+
+def cheapest_rented(workload: Workload, constraints: Constraints, found: Option, steps: list[Step]) -> Option:
+    """Of `found` (the search's smallest fitting count of a card named without one) and 2, 4 and 8 times as many of
+    that card within a server, the training run with the fewest GPU-hours — what renting by the hour charges for —
+    when it saves over 10 %; `found` otherwise (and for anything but a rented fine-tuning run)."""
+    from advisor.analysis.named import evaluate_named  # start-up: only a rented training run tries more cards
+    from advisor.analysis.request import NamedConfig  # start-up: likewise
+
+    if (constraints.buy_or_rent != "rent" or not workload.is_training or found.training is None
+            or not found.training.gpu_hours):
+        return found
+    sizes = [k * found.count for k in (2, 4, 8) if k * found.count <= constraints.max_gpus_per_node]
+    tried = evaluate_named(workload, constraints, [NamedConfig(gpu=found.gpu, count=n) for n in sizes], steps) \
+        if sizes else []
+    runs = [o for o in tried if o.fits and o.training is not None and o.training.gpu_hours]
+    best = min(runs, key=lambda o: (o.training.gpu_hours, o.count), default=None)  # type: ignore[union-attr]
+    if best is None or best.training is None or best.training.gpu_hours > 0.9 * found.training.gpu_hours:
+        return found
+    return replace(best, labels=[lab for lab in best.labels if lab != "candidate"])

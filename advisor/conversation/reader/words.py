@@ -97,7 +97,7 @@ _GLOBAL_BATCH = re.compile(r"(?:global|total|effective|overall|全局|总|整体
 _BATCH = re.compile(rf"(?:batch[\s\-_]*size|micro[\s\-_]*batch|批大小|批量大小|batch)\s*(?:=|:|of|为|是|to|at|set to|"
                     rf"开到|开成|设成|设为|设到|调到|调成|拉到|给到|用)?\s*(?P<n>{DIGITS})")
 _BUY = re.compile(r"买卡|购买|采购|自建|买(?!不)|(?<![a-z])buy(?:ing)?(?![a-z])|purchase|on[\s-]*prem")
-_RENT = re.compile(r"租(?:用|赁|云|卡)?|云上|上云|云服务|(?<![a-z])rent(?:al|ing)?(?![a-z])|cloud|lease")
+_RENT = re.compile(r"租(?:用|赁|云|卡)?|云上|上云|云服务|(?<![a-z])rent(?:als?|ing|ed|s)?(?![a-z])|cloud|lease")
 
 
 def read_precision(t: Text, slots: Slots) -> None:
