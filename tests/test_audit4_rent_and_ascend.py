@@ -126,3 +126,21 @@ def test_a_comparison_stays_one_when_the_follow_up_changes_the_job(chain: tuple[
     c.respond(chain[0])
     lead = first_paragraph(c.respond(chain[1]).answer)
     assert lead.startswith("**") and verdict in lead, lead
+
+
+@pytest.mark.parametrize("text, lang, total", [
+    ("70b全参微调要多少显存，8张A800够吗", "zh", r"约需 ([\d.]+) GiB 显存"),
+    ("How much VRAM does Qwen2.5-32B need for inference, and is one A100 80GB enough?", "en",
+     r"needs about ([\d.]+) GiB of GPU memory"),
+])
+def test_how_much_memory_and_is_it_enough_gives_both(text: str, lang: str, total: str) -> None:
+    """The total asked first, then the verdict on the cards named (it had given the verdict alone)."""
+    lead = first_paragraph(answer(text, lang))
+    need = number(total, lead)
+    assert lead.index("**") > lead.index(str(need).rstrip("0").rstrip(".")), lead
+    assert ("放得下" in lead) if lang == "zh" else ("fits" in lead)
+
+
+def test_full_fine_tuning_70b_needs_16_bytes_a_parameter_and_more() -> None:
+    lead = first_paragraph(answer("70b全参微调要多少显存，8张A800够吗", "zh"))
+    assert number(r"约需 ([\d.]+) GiB 显存", lead) * 2**30 >= 16 * 70.6e9  # mixed-precision Adam: 16 B/param + activations

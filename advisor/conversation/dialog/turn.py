@@ -265,6 +265,9 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 _SPECULATION = re.compile(r"speculative|spec(?:ulative)?[\s-]*decod\w*|draft[\s-]*model|(?<![a-z])(?:eagle-?\d?|medusa|mtp)(?![a-z])|"
                           r"multi[\s-]*token[\s-]*predict\w*|投机|推测解码|草稿模型")
 # "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)
+# "how much memory … and is X enough?": the total is asked beside the verdict
+_HOW_MUCH_MEMORY = re.compile(r"(?:要|需要|得|占)?多少(?:显存|内存|gb|g)|显存(?:要|需要)多少|how\s+much\s+(?:vram|memory|gpu\s+memory)|"
+                              r"how\s+many\s+(?:gb|gib)")
 _TTFT_ASKED = re.compile(r"ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token|首字|首\s*token|首个\s*token")
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢"): the
 # questions of reader.intent, and words for a speed or with speculation
@@ -480,7 +483,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
     steps: list[Step] = []
     request = analysis_request(working, workload, constraints, intent=intent,
                                asks_users=intent == "how_many" and asks("users", text),
-                               asks_need=intent == "explain" and asks("memory", text),
+                               asks_need=(intent == "explain" and asks("memory", text))
+                               or (intent == "feasibility" and bool(_HOW_MUCH_MEMORY.search(text.lower()))),
                                # a per-token or per-user speed target read this turn, in whatever words, asks
                                # whether the speed meets it: the answer opens with the speed against it
                                asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None

@@ -137,6 +137,11 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return fs.memory_lead(ev, cap, top, book, lang, device)  # a laptop GPU or a Mac: its memory, whatever asked
     if intent == "explain" and ev.asks_need and not users and ev.need is not None:  # "需要多少显存？"
         return fs.need_lead(ev, top, book, lang)
+    if ev.asks_need and users and ev.need is not None and intent in ("feasibility", "explain", "how_many"):
+        # "70B 全参微调要多少显存，8 张 A800 够吗": the total first, then the verdict on the cards named
+        then = _lead_for(replace(ev, asks_need=False), top, state, book, lang)
+        then.text = fs.need_lead(ev, None, book, lang).text.rstrip() + t("sentence.gap", lang) + then.text
+        return then
     if state.slots.unknown_gpus and not users and ev.need is not None:  # the card asked is not in the catalog
         return fs.unknown_card_lead(ev, list(state.slots.unknown_gpus), top, book, lang)
     if ev.asks_launch and asked is not None and asked.fits and asked.launch_hint:  # "启动命令怎么写": the line first
