@@ -144,3 +144,13 @@ def test_how_much_memory_and_is_it_enough_gives_both(text: str, lang: str, total
 def test_full_fine_tuning_70b_needs_16_bytes_a_parameter_and_more() -> None:
     lead = first_paragraph(answer("70b全参微调要多少显存，8张A800够吗", "zh"))
     assert number(r"约需 ([\d.]+) GiB 显存", lead) * 2**30 >= 16 * 70.6e9  # mixed-precision Adam: 16 B/param + activations
+
+
+def test_an_fp8_kv_cache_is_offered_before_quantising_the_weights() -> None:
+    """DeepSeek-V3 FP8 on 8× MI300X at 64k for 32 users is short by about 45 GiB a GPU, most of it KV cache: an FP8
+    KV cache (one byte a value) holds it with the FP8 weights as they are; it had offered AWQ INT4 weights, and
+    simulated that change at 16 users, one replica's share, not the 32 asked."""
+    text = answer("deepseek v3 on 8x mi300x in fp8 at 64k ctx – can it serve 32 users?")
+    head = first_paragraph(text)
+    assert "FP8 KV cache" in head and "AWQ" not in head, head
+    assert number(r"\*\*At (\d+) concurrent users\*\* on 8× AMD Instinct MI300X", text) == 32

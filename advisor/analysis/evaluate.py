@@ -226,8 +226,12 @@ def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig
         ev.named_config = shown
         ev.offload = _offload_of(probe)
     fmt = next((ch.value for ch in ev.named_changes if ch.kind == "precision" and isinstance(ch.value, str)), None)
+    kv = next((ch.value for ch in ev.named_changes if ch.kind == "kv" and isinstance(ch.value, str)), None)
     fewer = next((ch.value for ch in ev.named_changes if ch.kind == "concurrency" and isinstance(ch.value, int)), None)
-    if fmt is not None and workload.task == "inference":
+    if kv is not None and workload.task == "inference":  # an FP8 KV cache, the weights kept: the lighter change
+        changed = evaluate_named(replace(workload, kv=kv), constraints, [lone], steps)[0]
+        ev.changed_config = changed if changed.fits else None
+    elif fmt is not None and workload.task == "inference":
         # the change evaluated on the configuration named, so a speed or load question is answered as changed
         changed = evaluate_named(replace(workload, weights=fmt), constraints, [lone], steps)[0]
         ev.changed_config = changed if changed.fits else None
@@ -273,7 +277,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             _same_figures(lead, ev.load)
     changed = ev.changed_config
     if changed is not None and request.concurrency_given and workload.concurrency > 1:
-        users = min(workload.concurrency, changed.sized_workload.concurrency if changed.sized_workload else
+        copies = max(1, changed.layout.replicas or 1)  # the sized workload is one replica's share of the users
+        users = min(workload.concurrency, changed.sized_workload.concurrency * copies if changed.sized_workload else
                     workload.concurrency)  # a change of load (fewer users) is simulated at that load
         ev.changed_load = load_at(request, model, catalog.gpu(changed.gpu), changed, users, steps)
     if request.asks_speculation and workload.task == "inference":

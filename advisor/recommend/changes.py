@@ -55,6 +55,7 @@ def changes(search: Search, options: list[Option], closest: list[Option], scope:
         out += _task_change(search, scope, owned)
     else:
         out += _gpu_share_change(search, closest)
+        out += _kv_change(search, scope, owned)
         out += _precision_change(search, c, scope, owned)
         out += _engine_change(search, scope, owned)
         out += _users_change(search, closest)
@@ -94,6 +95,20 @@ def _task_change(search: Search, scope: Constraints | None, owned: bool = False)
 
             return [Change(kind="task", value=task, message=say("en"), message_zh=say("zh"))]
     return []
+
+
+def _kv_change(search: Search, scope: Constraints | None, owned: bool = False) -> list[Change]:
+    """Serving: an FP8 KV cache (one byte a value instead of two; vLLM --kv-cache-dtype fp8), the weights as asked,
+    when that alone fits: many users or a long context fill the cache, not the weights."""
+    w = search.workload
+    if w.kv in ("fp8", "int8") or w.concurrency * w.context < 32_768:
+        return []
+    alt = _retry(search, replace(w, kv="fp8"), scope, owned)
+    if alt is None:
+        return []
+    key = "change.kv.same" if owned else "change.kv"
+    return [Change(kind="kv", value="fp8", message=t(key, "en", count=alt.count, gpu=alt.gpu_name),
+                   message_zh=t(key, "zh", count=alt.count, gpu=alt.gpu_name))]
 
 
 def _precision_change(search: Search, c: Constraints, scope: Constraints | None, owned: bool = False

@@ -366,6 +366,8 @@ def changed_line(ev: Any, book: Book, lang: str) -> str:
     line = load_line(ev, o, book, lang, load=load)
     if not line:
         return ""
+    if o.sized_workload is not None and o.sized_workload.kv != ev.workload.kv:  # "With an FP8 KV cache: at 32 …"
+        return t("screen.load.changed_kv", lang) + line
     if o.sized_workload is not None and o.sized_workload.weights == ev.workload.weights:
         return line  # the change is the load itself ("at most 62 users"): its line says so
     fmt = book.text(format_label(o.sized_workload.weights if o.sized_workload else "", lang),
