@@ -89,7 +89,8 @@ def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: lis
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
                   rate_period_s=request.rate_period_s, asks_e2e=request.asks_e2e, asks_ttft=request.asks_ttft,
                   asks_speculation=request.asks_speculation, asks_plan=request.asks_plan,
-                  asks_p99=request.asks_p99, asks_fits=request.asks_fits, rent_cap=rented)
+                  asks_p99=request.asks_p99, asks_fits=request.asks_fits,
+                  asks_oom=request.asks_oom, rent_cap=rented)
     if request.detail == "options":
         ev.recommendation = _recommend(workload, constraints, steps, ev, strict=request.strict)
         ev.findings = _rules(ev)

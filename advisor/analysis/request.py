@@ -72,6 +72,7 @@ class AnalysisRequest(Frozen):
     asks_speed: bool = False  # "how many tokens per second on …?"
     asks_full_load: bool = False  # "at full load", "满载"
     asks_fits: bool = False  # "显存够吗", "is the memory enough?" beside another question
+    asks_oom: bool = False  # "will it OOM?", "会爆显存吗": whether it fits, asked so that yes means it does not
     asks_p99: bool = False  # "p99 latency?": the 99th percentiles beside the median
     asks_rps: bool = False  # "how many requests per second can it handle?", "每秒能处理多少请求"
     asks_e2e: bool = False  # "how long does a 2000-token answer take?": the whole answer's time

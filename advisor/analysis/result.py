@@ -139,6 +139,7 @@ class Analysis(msgspec.Struct):
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)
     asks_speed: bool = False  # "how many tokens per second on …?": the speed first
     asks_fits: bool = False  # "… and is memory enough?": the memory verdict after the answer asked first
+    asks_oom: bool = False  # "will it OOM?": the verdict said the other way round ("Yes, it will run out of memory")
     asks_p99: bool = False  # "p99 TTFT?": the load line gives the 99th percentiles too
     asks_rps: bool = False  # "how many requests per second?": the rate at the most users within the target
     rate_period_s: int = 1  # the period that rate was asked in (60: "requests per minute")

@@ -678,6 +678,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.verdict.yes": "**Yes**",
     "screen.verdict.no": "**No**",
     "screen.verdict.with_changes": "**Not as asked**",
+    "screen.verdict.oom": "**Yes, it will run out of memory**",
+    "screen.verdict.no_oom": "**No, it fits**",
+    "screen.verdict.oom_with_changes": "**Yes, as asked it will run out of memory**",
     "screen.memory.device.no_speed": "No speed figure for the {device}: its speed depends on the machine (a laptop GPU's power limit, a Mac's chip), which the catalog does not have.",
     "screen.memory.device.fits": "{yes} — {model} at {fmt} needs about {total} {what}, which fits the {device}: {usable} usable of the {typed} it has for the GPU.",
     "screen.memory.device.over_usable": "{yes} — {model} at {fmt} needs about {total} {what}, more than the {usable} usable on the {device} (of {typed}; the engine keeps 10 %); the weights alone are about {weights}.",
@@ -695,6 +698,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.unknown_card": "No verdict on the {asked}. What can be said is what the job needs: {model} at {fmt} needs about {total} with its KV cache and runtime (weights {weights}), so a single card needs more usable memory than that.",
     "screen.unknown_card.reference": " For reference only, catalog cards (not the {asked}) that hold it: {names}.",
     "screen.fit.shorter": " With sequences of up to {longest} (micro-batch {batch}) it fits on {name}.",
+    "screen.fit.accumulate": " Keeping your {ctx}-token sequences, it fits on {name} at micro-batch {mb} with {acc} steps of gradient accumulation: the same {batch} sequences per optimizer step, with gradient checkpointing on (as assumed).",
+    "screen.fit.shorter_or": " Or, at micro-batch {batch}, sequences of up to {longest} fit.",
     "screen.fit.next_does_not": "micro-batch {more} does not",
     "screen.fit.batch_up_to": "micro-batch up to {most} fits",
     "screen.fit.close": " Close to the limit: it fits with {spare} to spare at micro-batch {batch} × {ctx} tokens; {nxt}; the longest sequence at micro-batch {batch} is {longest} tokens.",
@@ -703,12 +708,14 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.option.speed": "; {speed}",
     "screen.but": " (but: {missing})",
     "screen.option.fits_blocked": "**{name} holds it in memory, but it is {missing}** ({lay}): {need} needed per GPU of {usable} usable{tail}.{limits}",
+    "screen.option.fits_oom": "**No, it fits: {name} does not run out of memory**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}.{limits}",
     "screen.option.fits": "**Yes: {name} fits**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}.{limits}",
     "screen.option.slow_load": ", but slowly: at {users} users each gets {per}, below {rate}, {why}",
     "screen.one_card": "one card",
     "screen.option.short": "{yes} — {who} is short by {short}: it needs {need} per GPU and the {gpu} has {usable} usable.",
     "screen.option.short_one_card": "{yes} — {who} is short by {short}: it needs {need} per GPU and the {gpu} has {usable} usable.",
     "screen.option.change": " What would make it work: {msg}",
+    "screen.option.changed_speed": " With {fmt} weights, {name} runs it at about {per} for one user.",
     "screen.offload": "**Yes, slowly** — with llama.cpp layer offload ({fmt}), `-ngl {ngl}` layers stay on the {gpu} and the other {rest} go to system RAM ({ram} needed), at about {speed}. Without offload one card is short by {short}.",
     "screen.count": "You need {name}{warn}: {need} per GPU of {usable} usable ({lay}){kv}.",
     "screen.count.goal": " for your target of {rate} per user",
@@ -729,6 +736,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.rent_budget.yours": " (your rate)",
     "screen.users.target": "**{name} serves at most {most} concurrent users within {target}{note}** (simulated, median).",
     "screen.users.default": " (the default interactivity target)",
+    "screen.users.none_default": "**{name} holds {n} concurrent requests of {ctx}, at about {per} each** — below the {rate} per user of the interactive default ({ms}){one}.",
+    "screen.users.none_stated": "**None meets your target of {target} on {name}**{one}; its memory holds {n} concurrent requests of {ctx}, at about {per} each.",
+    "screen.users.one": "; at 1 user it is {per}",
     "screen.users.memory_more": "The memory holds {n} requests of {ctx} at once, each slower than that.",
     "screen.users.target_memory": "**{name} serves at most {most} concurrent users within {target}{note}**: the memory holds no more at once.",
     "screen.users.tpot": "{ms} per token",
@@ -851,6 +861,12 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.fp8_training": "FP8 training (FP8 GEMMs, BF16 master weights)",
     "screen.assumed.answer": "answers of {output} (a chat turn's, the ShareGPT average: say how long yours are)",
     "screen.assumed.chat": "first token and load for a chat turn of {prompt} in and {output} out (ShareGPT averages)",
+    "screen.assumed.length": "“{said}” read as {tokens} {which} ({ratio})",
+    "screen.assumed.length.prompt_tokens": "in",
+    "screen.assumed.length.output_tokens": "out",
+    "screen.assumed.length.zh_char": "{per} token per Chinese character, an upper bound for Qwen and Llama 3 tokenizers",
+    "screen.assumed.length.word": "{per} tokens per English word: 100 tokens ≈ 75 words, OpenAI",
+    "screen.assumed.length.char": "{per} token per English character: 1 token ≈ 4 characters, OpenAI",
     "screen.assumed.train_tokens_bound": "at most {tokens} of training data (each sample a full sequence)",
     "screen.assumed.train_tokens": "{tokens} of training data",
     "screen.assumed.train_tokens_default": "{tokens} of training data (default)",
@@ -1016,6 +1032,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.job": "**Renting**: this job takes about {h} on {what}; rented by the hour that is {quotes}.",
     "rent.how.stated": "used {words}",
     "rent.how.always": "running around the clock",
+    "rent.how.share": "{pct} of the time",
     "rent.hourly": "**Renting a {gpu} costs {lo}–{hi} per GPU-hour** ({n} dated quotes). ",
     "rent.hourly_one": "**Renting a {gpu} costs {lo} per GPU-hour** (a dated quote). ",
     "rent.month": "**Renting**: {what} {how} is {h} a month; rented, that is {quotes} a month.",
@@ -1330,13 +1347,14 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.verdict.runs": "runs",
     "rent.verdict.horizon": {"one": "month", "other": "months"},
     "rent.verdict.assumed": " (the default; tell me how long you need it)",
+    "rent.verdict.used": ", used {words}",
     "rent.verdict.buy": "**Buying is cheaper** over {hz}{assumed}: {bt} to buy {what} ({p} up front + {om} a month for "
-        "power and operations) against {rt} rented ({rm} a month at {provider}); buying breaks even after about {be} "
+        "power and operations) against {rt} rented ({rm} a month at {provider}{used}); buying breaks even after about {be} "
         "(resale value not counted).",
-    "rent.verdict.rent": "**Renting is cheaper** over {hz}{assumed}: {rt} rented ({rm} a month at {provider}) against "
+    "rent.verdict.rent": "**Renting is cheaper** over {hz}{assumed}: {rt} rented ({rm} a month at {provider}{used}) against "
         "{bt} to buy {what} ({p} up front + {om} a month for power and operations); buying would break even only after "
         "about {be}.",
-    "rent.verdict.never": "**Renting is cheaper**: {rm} a month at {provider} is less than the {om} a month that owning "
+    "rent.verdict.never": "**Renting is cheaper**: {rm} a month at {provider}{used} is less than the {om} a month that owning "
         "{what} costs in power and operations, so buying ({p}) never breaks even.",
     # --- amounts said loosely, said back (advisor/conversation/reader/loose.py, dialog/readback.py) ------------------------
     "loose.read_as": "“{text}” read as {value}{range}",

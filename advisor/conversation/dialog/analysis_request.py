@@ -27,7 +27,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      asks_kv_token: bool = False, asks_tokens_per_day: bool = False,
                      asks_power: bool = False, asks_launch: bool = False,
                      asks_train_speed: bool = False, asks_full_load: bool = False,
-                     asks_rps: bool = False, asks_p99: bool = False, asks_fits: bool = False,
+                     asks_rps: bool = False, asks_p99: bool = False, asks_fits: bool = False, asks_oom: bool = False,
                      rate_period_s: int = 1, asks_e2e: bool = False, asks_plan: bool = False,
                      asks_ttft: bool = False, asks_speculation: bool = False,
                      frameworks: tuple[str, ...] = ()) -> AnalysisRequest:
@@ -52,7 +52,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_full_load=asks_full_load, asks_rps=asks_rps, rate_period_s=rate_period_s, asks_p99=asks_p99,
         asks_e2e=asks_e2e, asks_plan=asks_plan, asks_ttft=asks_ttft, asks_speculation=asks_speculation,
         frameworks=frameworks,
-        asks_fits=asks_fits,
+        asks_fits=asks_fits, asks_oom=asks_oom,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
         asks_why_count=asks_why_count, engines=engines, reference_method=reference_method, asks_cheapest=asks_cheapest,

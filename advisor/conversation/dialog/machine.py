@@ -133,6 +133,11 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         value = getattr(new, name)
         if value is not None:
             put(name, value)
+    if new.usage_hours_month is not None:
+        merged.usage_share = new.usage_share  # "8 hours a day" after "60% of the time": hours, no longer a share
+    if new.said_lengths:  # "每条1000字": its words beside the slot it fills (the answer says the ratio)
+        said = {x.slot for x in new.said_lengths}
+        merged.said_lengths = [x for x in old.said_lengths or () if x.slot not in said] + new.said_lengths
     if new.concurrency is not None:
         merged.concurrency_avg = new.concurrency_avg
     if new.epochs is not None:  # "and 5 epochs?": the earlier dataset (tokens per epoch) passed over that many times

@@ -104,7 +104,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     own_hours = (opt.get("throughput") or {}).get("gpu_hours")
     job_hours = None if (use.stated or use.horizon_stated) else own_hours
     training = job_hours is not None
-    how = t("rent.how.stated", lang, words=use.words) if use.stated else t("rent.how.always", lang)
+    how = t("rent.how.stated", lang, words=rent.usage_words(use, book, lang)) if use.stated else t("rent.how.always", lang)
     if job_hours is not None:
         hours = float(job_hours)
         h = book.num(f"GPU-hours of the job on {count}× {gpu.name}", hours, "GPU-hours", SRC_HOURS, 1 if hours < 100 else 0,

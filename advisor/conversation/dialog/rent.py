@@ -6,8 +6,9 @@
     buy            P = the TCO's purchase (cards + rest of the server)
     break-even     m* = P / (R − O) months (never when R ≤ O); over H months renting costs R·H, buying P + O·H
 
-GPU-hours a month = cards × hours each card runs (the stated usage: "8 hours a day" = 8 × 365/12 = 243 h; not
-stated: around the clock, 730 h). A training job rents its own GPU-hours once: the verdict compares that one run
+GPU-hours a month = cards × hours each card runs (the stated usage: "8 hours a day" = 8 × 365/12 = 243 h; a share
+of the time, "60% of the time" = 0.6 × 730 h = 438 h, so renting costs that share and owning that share of the power;
+not stated: around the clock, 730 h). A training job rents its own GPU-hours once: the verdict compares that one run
 with the purchase. The resale value of owned cards is not counted (said in the answer).
 """
 
@@ -39,6 +40,7 @@ class Usage(Value):
     words: str
     horizon: float
     horizon_stated: bool
+    share: float | None = None  # the usage said as a share of the time (0–1), None when said in hours or not said
 
 
 def usage_of(request: dict[str, Any]) -> Usage:
@@ -46,8 +48,19 @@ def usage_of(request: dict[str, Any]) -> Usage:
     limits = {v["name"]: v for v in request.get("limits", [])}
     u = limits.get("usage_hours_month") or {"value": HOURS_PER_MONTH, "provenance": "default"}
     h = limits.get("horizon_months") or {"value": 36, "provenance": "default"}
+    share = limits.get("usage_share")
     return Usage(hours=float(u["value"]), per_gpu=u.get("unit") != "GPU-hours", stated=u.get("provenance") == "stated",
-                 words=str(u.get("text") or ""), horizon=float(h["value"]), horizon_stated=h.get("provenance") == "stated")
+                 words=str(u.get("text") or ""), horizon=float(h["value"]), horizon_stated=h.get("provenance") == "stated",
+                 share=float(share["value"]) if share else None)
+
+
+def usage_words(use: Usage, book: Book, lang: str) -> str:
+    """The stated usage as the answer says it: a share of the time in the answer's language ("60% of the time",
+    "60% 的时间在用"), else the person's words ("8 hours a day")."""
+    if use.share is None:
+        return use.words
+    pct = book.num("share of the time the cards are used", use.share * 100, "%", SRC_USAGE, 0, suffix="").strip()
+    return t("rent.how.share", lang, pct=pct + "%")
 
 
 class Stated(Value):
@@ -143,7 +156,9 @@ def verdict(*, book: Book, lang: str, what: str, monthly_rent: float | None, job
     rm = book.money(f"rental a month of {what} at {provider}", monthly_rent, cur, "GPU-hours × price per GPU-hour")
     om = book.money(f"power and operations a month of {what} owned", own, cur, SRC_TCO)
     assumed = "" if use.horizon_stated else t("rent.verdict.assumed", lang)
-    said = {"hz": hz, "assumed": assumed, "what": what, "bt": bt, "p": p, "om": om, "rt": rt, "rm": rm, "provider": provider}
+    used = t("rent.verdict.used", lang, words=usage_words(use, book, lang)) if use.stated else ""
+    said = {"hz": hz, "assumed": assumed, "what": what, "bt": bt, "p": p, "om": om, "rt": rt, "rm": rm, "provider": provider,
+            "used": used}
     if monthly_rent > own:
         months = purchase / (monthly_rent - own)
         be = book.num(f"break-even month of buying {what}", months, "months", "purchase / (rent − running a month)",
@@ -168,4 +183,4 @@ def card_options(request: dict[str, Any], catalog: Catalog, currency: str) -> li
     return out
 
 
-__all__ = ["Stated", "Usage", "card_options", "listed_quote", "stated_of", "usage_of", "verdict"]
+__all__ = ["Stated", "Usage", "card_options", "listed_quote", "stated_of", "usage_of", "usage_words", "verdict"]

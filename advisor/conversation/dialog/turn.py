@@ -327,8 +327,8 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
     return False
 
 
-_KEPT_FROM_FOLLOW_UP = ("buy_or_rent", "condition", "usage_hours_month", "usage_per_gpu", "usage_text", "horizon_months",
-                       "horizon_text", "region", "currency")
+_KEPT_FROM_FOLLOW_UP = ("buy_or_rent", "condition", "usage_hours_month", "usage_per_gpu", "usage_text", "usage_share",
+                       "horizon_months", "horizon_text", "region", "currency")
 _COUNT_ASKED = re.compile(r"how many|几张|多少张|几块|多少块|几台|多少台|几卡|多少卡")
 _OF_THEM = re.compile(r"(\d+|two|three|four|five|six|eight|ten|sixteen)\s+of\s+(?:them|those|these)")
 
@@ -362,6 +362,8 @@ def _catalog_follow_up(state: DialogState, text: str, slots: Slots, intent: str,
     for name in _KEPT_FROM_FOLLOW_UP:  # "what about renting for 6 months", "and if we buy used": said now, kept
         if getattr(slots, name) is not None:
             setattr(prev, name, getattr(slots, name))
+    if slots.usage_hours_month is not None:  # hours said now replace a share said before
+        prev.usage_share = slots.usage_share
     for m in prev.candidates:
         m.count = count
     return prev, again, asked
@@ -502,7 +504,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_ttft=not workload.is_training and bool(_TTFT_ASKED.search(text.lower()))
                                and slots.ttft_ms is None,
                                asks_plan=workload.is_training and asks("global_batch", text),
-                               asks_fits=asks("fits", text),
+                               asks_fits=asks("fits", text), asks_oom=asks("oom", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),
                                asks_servers=asks("servers", text), asks_link=asks("link", text),

@@ -50,7 +50,8 @@ _OUTPUT_WORD = r"(?:outputs?|answers?|responses?|completions?|repl(?:y|ies)|输�
 _LENGTH_VALUE = (r"\s*(?:length|len|长度|tokens?)?\s*(?:of|is|are|=|:|为|是|will be|would be|average|averaging)?\s*"
                  r"(?:about\s*|around\s*|roughly\s*|approximately\s*|~\s*|约\s*|大概\s*|大约\s*)?"
                  r"(?P<{0}>\d+(?:\.\d+)?)\s*(?P<{0}_k>k)?(?:\s*tokens?)?"
-                 r"(?![\d.]|\s*(?:tok(?:en)?s?\s*/|/\s*s|tps|每秒|个|张|块|卡|gpus?|cards?|gb|gib|users?|路|并发|人|w\b))")
+                 r"(?![\d.]|\s*(?:tok(?:en)?s?\s*/|/\s*s|tps|每秒|个|张|块|卡|gpus?|cards?|gb|gib|users?|路|并发|人|w\b|"
+                 r"字|汉字|中文字|words?\b|char))")  # a length in characters or words: reader.text_length
 _LENGTH_PAIR = re.compile(rf"(?<![a-z]){_PROMPT_WORD}{_LENGTH_VALUE.format('p')}\s*(?:[,，/、;；]|and|和|与)?\s*"
                           rf"{_OUTPUT_WORD}{_LENGTH_VALUE.format('o')}")
 # benchmark shorthand for a request's lengths: "2k in, 256 out", "1024 in / 128 out", "ISL 1024 OSL 128",

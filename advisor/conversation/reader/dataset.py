@@ -78,7 +78,9 @@ _JOB_ITEMS_EN = (r"(?:documents?|docs?|articles?|files?|pages?|items?|records?|r
                  r"tickets?|emails?|reviews?|messages?|samples?|texts?|transcripts?|papers?|reports?|conversations?|chats?)")
 _JOB_ITEMS_ZH = r"(?:条|篇|份|个\s*(?:文档|文件|问题|请求)|封)\s*(?:数据|文档|文本|记录|样本|评论|邮件|工单|对话|请求|问题|文章|新闻|论文|报告)?"
 _JOB = [
-    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s+(?:(?!tokens?\b|toks?\b)[a-z&-]+\s+){{0,2}}?{_JOB_ITEMS_EN}(?![a-z])"
+    # ("1M 2000-word documents": the length in words is left to reader.text_length)
+    re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s+(?P<adj>\d[\d,.]*\s*k?\s*-?\s*(?:words?|characters?|chars?)\s+)?"
+               rf"(?:(?!tokens?\b|toks?\b)[a-z&-]+\s+){{0,2}}?(?P<items>{_JOB_ITEMS_EN})(?![a-z])"
                rf"(?:\s*(?:of|with|at|averaging|,)?\s*(?:about|around|roughly|~)?\s*{_LEN}(?![a-z]|\s*(?:in|input)(?![a-z]))"
                rf"(?:\s*each)?)?"),  # ("500k prompts, 1k tokens in, 500 out": the pair is read by the lengths)
     re.compile(rf"(?P<count>{NUM})\s*(?P<cunit>{_SCALE})?\s*{_JOB_ITEMS_ZH}"),
@@ -122,7 +124,10 @@ def read_batch_job(t: Text, slots: Slots) -> None:
                 continue
             slots.job_requests = count
             length = scaled(m.group("len"), m.group("lunit")) if "len" in rx.groupindex and m.group("len") else None
-            t.consume(m.start(), m.end())
+            said_in_words = "adj" in rx.groupindex and m.group("adj")  # its words and items stay for text_length
+            t.consume(m.start(), m.start("adj") if said_in_words else m.end())
+            if said_in_words:
+                t.consume(m.end("items"), m.end())
             each = None if length else next((x for x in (p.search(t.s) for p in _JOB_LEN) if x), None)
             if each is not None:  # "…, about 500 tokens each", "每条约 800 token"
                 length = scaled(each.group("len"), each.group("lunit"))

@@ -42,6 +42,7 @@ from advisor.conversation.reader.servers import racks_said, read_racks
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.targets import read_serving_targets
 from advisor.conversation.reader.text import Text, normalise, scaled
+from advisor.conversation.reader.text_length import read_text_lengths
 from advisor.conversation.reader.usage import read_token_volume, read_usage_slots
 from advisor.conversation.reader.words import read_precision, read_settings, read_task
 
@@ -137,6 +138,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_tokens(t, slots)
     apply_epochs(t, slots, dataset_tokens)
     read_bare_lengths(t, slots)
+    read_text_lengths(t, slots)  # "每条1000字", "2000-word documents": after the lengths said in tokens
     _read_rent_rate(t, slots, lang)  # before the budget: "$2.5/GPU-hour", "每小时 18 元" is a price, not a budget
     read_money(t, slots, lang)
     read_context(t, slots)

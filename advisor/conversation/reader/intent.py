@@ -147,7 +147,7 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                                r"(?<![a-z])tpot(?![a-z])|token\s*间隔|字间延迟|"
                                # "TPS 能到多少": tokens per second (a request rate is QPS/RPS)
                                r"(?<![a-z])tps\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)",
-                        en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what speed|"
+                        en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what (?:decode |generation |output |inference )?speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
                            r"throughput\s*[?？]|tokens?/sec\b|tps\s*[?？]|what tps\b|"
                            r"fast enough|quick enough|"
@@ -409,16 +409,20 @@ _P99 = re.compile(r"(?<![a-z0-9])p\s*9[59](?![0-9])|9[59](?:th)?[\s-]*(?:percent
 _FITS = words(zh=r"显存(?:够|够用|够不够|足够|充足|放得下|装得下|放不放得下)|放得下吗|装得下吗|放不放得下|够不够用|会不会爆显存|爆显存吗",
               en=r"(?:enough|sufficient) (?:gpu )?(?:memory|vram)|(?:memory|vram) (?:is |be )?(?:enough|sufficient)|"
                  r"(?:will|does|would) (?:it|that|this) fit|fit in (?:the )?(?:memory|vram)|run out of (?:memory|vram)|\boom\b")
+# "will it OOM?", "out of memory?", "会爆显存吗", "会不会OOM": whether it fits, asked the other way round (yes = it does not)
+_OOM = words(zh=r"爆显存|显存溢出|撑爆|(?:会不会|会|能不能|可能)\s*oom|oom\s*(?:吗|不|么)",
+             en=r"(?<![a-z])oom(?:s|ing|ed)?(?![a-z])|out[\s-]of[\s-]memory|run out of (?:gpu )?(?:memory|vram)|"
+                r"(?:memory|vram) (?:blow|run)s? (?:up|out)")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
                    "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps",
-                   "p99", "fits", "e2e", "global_batch"]
+                   "p99", "fits", "oom", "e2e", "global_batch"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
     "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD, "rps": _RPS_QUESTION,
-    "p99": _P99, "fits": _FITS, "e2e": _E2E_QUESTION,
+    "p99": _P99, "fits": _FITS, "oom": _OOM, "e2e": _E2E_QUESTION,
     "global_batch": _GLOBAL_BATCH,
 }
 

@@ -287,7 +287,8 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
                              text=""))  # a Chinese question with no place: mainland China, said in the answer
     for q in found:  # "assume 35% MFU", "MFU 按 40% 算": the efficiency the person states for training time
         near = text[max(0, q.span[0] - 24):q.span[1] + 16].lower() if q.dimension == "percent" else ""
-        if near and re.search(r"mfu|model flops|利用率|算力利用|efficiency", near) and 0 < q.value <= 100:
+        if near and re.search(r"mfu|model flops|利用率|算力利用|efficiency", near) and 0 < q.value <= 100 and not (
+                now.usage_share is not None and q.text in (now.usage_text or "")):  # "利用率 60%" of a rental: the time used
             out.append(Value(name="mfu", value=q.value / 100, unit="fraction", provenance="stated", text=q.text))
             break
     buy_or_rent = now.buy_or_rent or merged.buy_or_rent  # a turn answered without a merge still counts
@@ -300,6 +301,9 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
         out.append(Value(name="usage_hours_month", value=round(use.usage_hours_month, 2),
                          unit="hours per GPU" if use.usage_per_gpu is not False else "GPU-hours",
                          provenance="stated", text=use.usage_text or "", earlier=use is not now))
+        if use.usage_share is not None:  # "60% of the time": the share the hours came from, said back as such
+            out.append(Value(name="usage_share", value=round(use.usage_share, 4), unit="fraction", provenance="stated",
+                             text=use.usage_text or "", earlier=use is not now))
     vol = now if now.tokens_per_day is not None else merged
     if vol.tokens_per_day is not None:  # "1M tokens a day": the volume the cost per token is said for
         out.append(Value(name="tokens_per_day", value=round(vol.tokens_per_day), unit="tokens per day",
@@ -420,9 +424,10 @@ def read_request(text: str, now: Slots, state: DialogState, intent: str, lang: s
     `workload`: the workload and constraints the turn computed, as in `Turn.workload`)."""
     merged = state.slots
     act = act_of(intent, text, now)
-    if act in ("what_if", "other", "feasibility") and merged.buy_or_rent and (
+    if act in ("what_if", "other", "feasibility", "how_much") and (merged.buy_or_rent or now.buy_or_rent) and (
             now.usage_hours_month is not None or now.horizon_months is not None):
-        act = "rent_vs_buy"  # "what if we only use it 8 hours a day?" after a rent-or-buy answer: asked again
+        act = "rent_vs_buy"  # "what if we only use it 8 hours a day?" after a rent-or-buy answer: asked again (a
+        # catalog-only one is asked again as its price question: how_much)
     elif act == "what_if" and now.buy_or_rent == "rent":
         act = "rent_vs_buy"  # "要是租呢" after a purchase: the same cards priced as a rental
     cue = act != intent or len(now.models) >= 2 or from_cue(text, now, follow_up=intent == "what_if")

@@ -42,6 +42,18 @@ class DeviceMention(Mutable):
     pool_gb: float | None = None  # a Mac's unified memory as sold (GB = GiB)
 
 
+class SaidLength(Mutable):
+    """A prompt or output length said in characters or words (reader.text_length): the slot it fills, the amount and
+    its unit ("zh_char", "word", "char"), the tokens per unit used, the tokens read and the user's words."""
+
+    slot: str
+    amount: float
+    unit: str
+    per: float
+    tokens: int
+    text: str
+
+
 class Slots(Mutable):
     """What one message says about the workload. None / empty means "not mentioned". Mutable: the dialog merges
     turns into a copy field by field (`dialog.machine.merge`)."""
@@ -60,6 +72,7 @@ class Slots(Mutable):
     batch: int | None = None
     prompt_tokens: int | None = None
     output_tokens: int | None = None
+    said_lengths: list[SaidLength] | None = None  # lengths said in characters or words ("每条1000字")
     concurrency: int | None = None
     concurrency_avg: int | None = None
     peak_share: float | None = None  # the share of the headcount at once the person states ("高峰 10% 在线", "5% at peak")
@@ -106,6 +119,7 @@ class Slots(Mutable):
     usage_hours_month: float | None = None  # hours a month the hardware runs ("8 hours a day", "每月 200 小时")
     usage_per_gpu: bool | None = None  # False: "500 GPU-hours a month" is the whole job's, not each card's
     usage_text: str | None = None  # the words the usage was read from
+    usage_share: float | None = None  # the usage said as a share of the time ("60% of the time"), 0–1
     tokens_per_day: float | None = None  # a generated-token volume ("1M tokens a day", "30M tokens/month"), per day
     horizon_months: float | None = None  # how long it is used ("用半年", "for 18 months"): a rent-or-buy horizon
     horizon_text: str | None = None

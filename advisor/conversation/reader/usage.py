@@ -6,7 +6,8 @@ comparison ("8 hours a day", "每天用 8 小时", "weekdays only", "about 200 h
 
 Hours a month = hours a day × days a month, days a month = 365 / 12 = 30.42 (every day) or 5 × 52 / 12 = 21.67
 (weekdays); a week's hours × 52 / 12; a month's hours as said. "Business hours" / "9 to 5" / "工作时间" is 8 h on
-weekdays; "24/7" / "around the clock" / "全天" is 24 h every day. "N GPU-hours a month" is the whole job's hours
+weekdays; "24/7" / "around the clock" / "全天" is 24 h every day; a share of the time ("60% of the time", "利用率 60%",
+"六成时间在用", reader.usage_share) is that share of HOURS_PER_MONTH (0.6 × 730 h = 438 h). "N GPU-hours a month" is the whole job's hours
 (not per card). The horizon: "for / over N months|years", "用 / 租 N 个月|年", "半年" (6 months).
 
 Pure functions over the lower-cased message with its amounts in digits (`quantity.rewrite`).
@@ -19,6 +20,7 @@ import re
 from advisor.conversation.reader.numbers import DAYS_PER_MONTH, HOURS_PER_MONTH, cn_int, to_number
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import Text
+from advisor.conversation.reader.usage_share import read_share
 from knowledge.structs import Value
 
 WEEKDAYS_PER_MONTH = 5 * 52 / 12  # 21.67: Monday to Friday
@@ -73,6 +75,7 @@ class Usage(Value):
     horizon_months: float | None = None
     horizon_text: str = ""
     spans: tuple[tuple[int, int], ...] = ()
+    share: float | None = None  # the share of the time said ("60% of the time"): hours_month = share × 730 h
 
 
 def _num(m: re.Match[str], *names: str) -> float | None:
@@ -135,6 +138,11 @@ def read_usage(s: str) -> Usage:
             per_day = 24.0  # "weekdays only" without the hours: a card rented for its days runs them through
         if per_day is not None:
             hours_month = per_day * (days if days is not None else DAYS_PER_MONTH)
+    share = read_share(s) if hours_month is None else None
+    if share is not None:  # "60% of the time": that share of a month around the clock, each card
+        hours_month = share.share * HOURS_PER_MONTH
+        spans.append(share.span)
+        words.append(share.text)
     horizon: float | None = None
     horizon_text = ""
     h = _HORIZON.search(s)
@@ -158,7 +166,8 @@ def read_usage(s: str) -> Usage:
         horizon, horizon_text = 6.0, half.group(0)
         spans.append(half.span())
     return Usage(hours_month=hours_month, per_gpu=per_gpu, text=", ".join(dict.fromkeys(w.strip() for w in words)),
-                 horizon_months=horizon, horizon_text=horizon_text, spans=tuple(spans))
+                 horizon_months=horizon, horizon_text=horizon_text, spans=tuple(spans),
+                 share=share.share if share is not None else None)
 
 
 
@@ -196,6 +205,7 @@ def read_usage_slots(t: Text, slots: Slots) -> None:
     got = read_usage(t.s)
     if got.hours_month is not None:
         slots.usage_hours_month, slots.usage_per_gpu, slots.usage_text = got.hours_month, got.per_gpu, got.text
+        slots.usage_share = got.share
     if got.horizon_months is not None:
         slots.horizon_months, slots.horizon_text = got.horizon_months, got.horizon_text
         years = got.horizon_months / 12

@@ -3,9 +3,11 @@ what the answer rests on that the person did not say."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from advisor.conversation.dialog.load import PEAK_SHARE, PEAK_SHARE_SOURCE
+from advisor.conversation.reader.slots import SaidLength
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book, decimals_for, source_of
 from advisor.conversation.render.firstscreen import need_format, planned_precision, target_ms, train_tokens_text
 from advisor.conversation.render.labels import format_label, region_label, task_label
@@ -26,15 +28,34 @@ def stated_targets(ev: Any, book: Book) -> list[str]:
     return out
 
 
+SRC_LENGTH = "user input in characters or words, advisor.conversation.reader.text_length"
 SRC_CHAT = "advisor.workload.CHAT_PROMPT_TOKENS / CHAT_OUTPUT_TOKENS (ShareGPT means, sglang-vllm-060-bench)"
 
 
+def said_length_bits(ev: Any, said: Sequence[SaidLength], book: Book, lang: str) -> list[str]:
+    """Each length said in characters or words that the answer uses, with its conversion to tokens ("“1000字” read as
+    1000 tokens in (1 token per Chinese character, …)", reader.text_length)."""
+    out = []
+    for x in said:
+        if getattr(ev.workload, x.slot, None) != x.tokens:
+            continue  # replaced since by a length in tokens
+        per = book.num(f"tokens per unit of a length said in {x.unit}", x.per, "tokens", SRC_LENGTH,
+                       0 if x.per == int(x.per) else 2, suffix="")
+        bit = t("screen.assumed.length", lang, said=x.text, which=t(f"screen.assumed.length.{x.slot}", lang),
+                tokens=book.tokens(f"{x.slot} read from a length in {x.unit}", x.tokens, SRC_LENGTH, lang),
+                ratio=t(f"screen.assumed.length.{x.unit}", lang, per=per))
+        out.append(book.text(bit, "length said in characters or words", SRC_LENGTH))
+    return out
+
+
 def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, users_answered: bool = False,
-                 share: float | None = None, daily_each: float | None = None, qps: float | None = None) -> str:
+                 share: float | None = None, daily_each: float | None = None, qps: float | None = None,
+                 said: Sequence[SaidLength] = ()) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
     the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.load.PEAK_SHARE), or, with
     `daily_each` (each one's requests a day), their requests averaged over the day, `qps`, by Little's law;
-    `users_answered`: the lead answers "how many users?", so the default concurrency is no assumption of it."""
+    `users_answered`: the lead answers "how many users?", so the default concurrency is no assumption of it;
+    `said`: the lengths said in characters or words, stated with their conversion to tokens."""
     w = ev.workload
     bits = [task_label(w.task, lang)]
     stated_users = "concurrency" in (getattr(ev, "stated", None) or ())
@@ -70,6 +91,7 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
         # a prompt length said, the answer's not: the chat turn's answer was assumed (dialog.machine.answer_tokens)
         bits.append(t("screen.assumed.answer", lang,
                       output=book.tokens("output tokens of a chat turn", w.output_tokens, SRC_CHAT, lang)))
+    bits += said_length_bits(ev, said, book, lang)
     if w.is_training:  # the data a training time is computed for; the default said as such
         tokens = train_tokens_text(ev, book, lang)
         key = "screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default"

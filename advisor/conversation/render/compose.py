@@ -319,7 +319,7 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
         first.append(changed)
     first.append(assumed_line(ev, book, lang, people=state.slots.headcount, users_answered=users_lead,
                               share=state.slots.peak_share, daily_each=state.slots.daily_each,
-                              qps=state.slots.qps))
+                              qps=state.slots.qps, said=state.slots.said_lengths or ()))
     return first
 
 

@@ -98,8 +98,15 @@ def first_sentences(answer: str, n: int = 2) -> str:
 
 
 # -- pieces ----------------------------------------------------------------------------------------------------------
-def _yes_no(verdict: str | None, lang: str) -> str:
-    return t(f"screen.verdict.{verdict}", lang) if verdict in ("yes", "no", "with_changes") else ""
+_OOM_VERDICT = {"yes": "no_oom", "no": "oom", "with_changes": "oom_with_changes"}
+
+
+def _yes_no(verdict: str | None, lang: str, oom: bool = False) -> str:
+    """The verdict's first word; `oom`: the question asked whether it runs out of memory, so a fit is "No, it fits"
+    and a shortfall "Yes, it will run out of memory"."""
+    if verdict not in _OOM_VERDICT:
+        return ""
+    return t(f"screen.verdict.{_OOM_VERDICT[verdict] if oom else verdict}", lang)
 
 
 def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str, device: str = "") -> Lead:
@@ -121,7 +128,7 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str, device: str 
     task = " " + task + " " if lang == "zh" and task[:1].isascii() else task  # "做 LoRA 微调", "做全参微调"
     what = (t("screen.memory.what.training", lang, task=task.rstrip() if lang == "zh" else task) if w.is_training
             else t("screen.memory.what.inference", lang))
-    yes = _yes_no(verdict, lang)
+    yes = _yes_no(verdict, lang, getattr(ev, "asks_oom", False))
     if device and getattr(ev, "asks_speed", False):  # "how fast on my laptop?": no speed can be claimed for it
         yes = t("screen.memory.device.no_speed", lang, device=device) + t("sentence.gap", lang) + yes
     said = {"yes": yes, "model": model, "fmt": fmt, "total": total, "typed": typed,
@@ -133,7 +140,7 @@ def memory_lead(ev: Any, cap: Any, top: Any, book: Book, lang: str, device: str 
         per = book.gib(f"memory need per card over {n} cards (tensor parallel {n})", split.per_gpu.total)
         ok = bool(split.fits(cap_bytes))
         verdict = "yes" if ok else "no"
-        said |= {"yes": _yes_no(verdict, lang), "n": n, "per": per}
+        said |= {"yes": _yes_no(verdict, lang, getattr(ev, "asks_oom", False)), "n": n, "per": per}
         text = t("screen.memory.split." + ("fits" if ok else "over"), lang, **said)
         if not ok and top is not None and top.fits:
             text += t("screen.other_fits", lang, name=opt_name(top, book), lay=opt_layout(top, lang, book))
@@ -238,7 +245,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
             return Lead(t("screen.option.fits_blocked", lang, name=name, missing=t("list.sep", lang).join(missing),
                           lay=lay, need=need, usable=usable, tail=tail, limits=limits),
                         "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
-        return Lead(t("screen.option.fits", lang, name=name, warn=warn, lay=lay, need=need, usable=usable, tail=tail,
+        fits_key = "screen.option.fits_oom" if getattr(ev, "asks_oom", False) else "screen.option.fits"
+        return Lead(t(fits_key, lang, name=name, warn=warn, lay=lay, need=need, usable=usable, tail=tail,
                       limits=limits),
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
     short = book.gib(f"shortfall per GPU on {o.count}× {o.gpu_name}",
@@ -253,7 +261,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         # the user's own cards: a lighter method or format on them (a shorter context changes the job: the details)
         changes = [ch for ch in ev.recommendation.changes if ch.for_existing and ch.kind in ("task", "precision")]
     verdict = "with_changes" if changes else "no"
-    yes = t("lead.speed.no_run", lang) if getattr(ev, "asks_speed", False) else _yes_no(verdict, lang)
+    yes = t("lead.speed.no_run", lang) if getattr(ev, "asks_speed", False) else _yes_no(
+        verdict, lang, getattr(ev, "asks_oom", False))  # "will it OOM?": yes, it will (the verdict the other way round)
     head = t("screen.option.short_one_card" if alone else "screen.option.short", lang, yes=yes,
              who=who, short=short, need=need, gpu=o.gpu_name, usable=usable)
     if changes:
@@ -261,7 +270,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         msg = book.text(ch.message_zh if zh and ch.message_zh else ch.message, f"change ({ch.kind}) for {name}",
                         SRC_RECOMMEND)
         head += t("screen.option.change", lang, msg=msg)
-        head = head.rstrip("。.") + t("sentence.end", lang) + _twin_sentence(ev, book, lang)
+        head = head.rstrip("。.") + t("sentence.end", lang) + _changed_speed(ev, book, lang) + _twin_sentence(ev, book, lang)
     else:
         alt = _best_other(ev, o)
         own = "existing" in o.labels and o.count == 1
@@ -284,6 +293,24 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
 
 
 
+def _changed_speed(ev: Any, book: Book, lang: str) -> str:
+    """A speed asked of a configuration that holds the job only in another weight format: its speed in that format
+    on the configuration named (Analysis.changed_config, evaluated as named) for one user; under a stated load the
+    changed configuration's load line says it instead (load_lead.changed_line). "" otherwise."""
+    o = getattr(ev, "changed_config", None)
+    if o is None or o.sized_workload is None or not getattr(ev, "asks_speed", False):
+        return ""
+    w = o.sized_workload
+    if w.weights == ev.workload.weights or ev.workload.concurrency != 1:
+        return ""
+    speed = user_speed(o, book)
+    if speed is None:
+        return ""
+    fmt = book.text(format_label(w.weights or "", lang), f"weight format that makes {o.count}× {o.gpu_name} hold the job",
+                    SRC_RECOMMEND)
+    return t("screen.option.changed_speed", lang, fmt=fmt, name=opt_name(o, book), per=speed[0])
+
+
 def _twin_sentence(ev: Any, book: Book, lang: str) -> str:
     """The same card with more memory that holds the job as asked (analysis.evaluate._bigger_twin: "the 512 GB Mac
     Studio M3 Ultra", "2× A100 80GB"), with its need and usable memory; "" when there is none."""
@@ -299,12 +326,31 @@ def shorter_fits(ev: Any, o: Any, book: Book, lang: str) -> str:
     longest sequence that fits on it at the micro-batch asked (ev.limits, the bisection of advisor.estimator.limits),
     said before any other configuration, since shorter sequences keep the user's cards. Empty when none fits."""
     lim = ev.limits
-    if lim is None or not lim.training or lim.option is not o or not lim.max_context:
+    if lim is None or not lim.training or lim.option is not o:
         return ""
     src = f"{SRC_MEMORY} (bisection in steps of {CONTEXT_STEP} tokens)"
-    longest = book.tokens(f"longest context that fits on {o.count}× {o.gpu_name}", lim.max_context, src, lang)
     batch = book.count("micro-batch asked", lim.load, "sequences", SRC_USER)
-    return t("screen.fit.shorter", lang, longest=longest, batch=batch, name=opt_name(o, book))
+    kept = accumulation_fits(lim, o, book, lang, batch)
+    if not lim.max_context:
+        return kept
+    longest = book.tokens(f"longest context that fits on {o.count}× {o.gpu_name}", lim.max_context, src, lang)
+    return kept + t("screen.fit.shorter_or" if kept else "screen.fit.shorter", lang, longest=longest, batch=batch,
+                    name=opt_name(o, book))
+
+
+def accumulation_fits(lim: Any, o: Any, book: Book, lang: str, batch: str) -> str:
+    """The sequence length asked kept: the largest micro-batch that fits at it (lim.max_load, bisection) and divides
+    the micro-batch asked, with accumulation steps = asked ÷ that, so each optimizer step sees the same sequences.
+    Said before a shorter sequence, which changes the job; "" when none fits or the asked batch is already 1."""
+    if not 0 < lim.max_load < lim.load:
+        return ""
+    mb = max(d for d in range(1, lim.max_load + 1) if lim.load % d == 0)
+    where = f"on {o.count}× {o.gpu_name} at the asked sequence length"
+    return t("screen.fit.accumulate", lang, name=opt_name(o, book),
+             ctx=book.count("sequence length asked", lim.context, "tokens", SRC_USER),
+             mb=book.count(f"micro-batch that fits {where}", mb, "sequences", f"{SRC_MEMORY} (largest micro-batch)"),
+             acc=book.count(f"gradient accumulation steps {where}", lim.load // mb, "steps", "micro-batch asked ÷ micro-batch"),
+             batch=batch)
 
 
 def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:

@@ -20,6 +20,7 @@ from advisor.conversation.render.options_table import (
     SRC_LOAD,
     opt_layout,
     opt_name,
+    user_speed,
 )
 from advisor.conversation.render.scale_out import replicas_for_load
 from advisor.estimator.cost import HOURS_PER_MONTH
@@ -170,6 +171,10 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
             bits.append(t("screen.users.ttft", lang, ms=target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)))
         memory = load.get("limit_bound") == "memory"
         note = "" if stated or target.get("ttft_s") else t("screen.users.default", lang)
+        if limit == 0:  # "serves at most 0" says nothing: what the memory holds and its speed lead instead
+            led = _none_meets(o, ev, book, lang, t("list.and", lang).join(bits), default=not (stated or target.get("ttft_s")))
+            if led is not None:
+                return led
         text = t("screen.users.target_memory" if memory else "screen.users.target", lang, name=opt_name(o, book),
                  most=most, target=t("list.and", lang).join(bits), note=note)
         held, _ = _memory_load(o, ev)
@@ -193,6 +198,38 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         tail = t("screen.users.at_that_load", lang, tot=tot, per=per)
     return Lead(t("screen.users", lang, name=name, most=most, ctx=ctx, tail=tail), None,
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
+
+
+def _none_meets(o: Any, ev: Any, book: Book, lang: str, target: str, default: bool) -> Lead | None:
+    """No concurrency meets the per-token target: the most requests of the asked context the memory holds and the
+    decode speed each gets there (the limits or capacity figures, `_memory_load`), against the default target
+    (1000 / INTERACTIVE_MS_PER_TOKEN tokens/s) or the one stated, and the speed at one user when the option was sized
+    for one. None when the memory figures were not made."""
+    n, speed = _memory_load(o, ev)
+    load = ev.load or {}
+    if load.get("concurrency") == n and load.get("per_user_tokens_per_s"):  # simulated there: the load line's figure
+        per_v, src, what = float(load["per_user_tokens_per_s"]), SRC_LOAD, f"tokens/s per user at {n} users"
+    elif n and speed and speed.get("per_seq"):
+        per_v, src, what = float(speed["per_seq"]), SRC_THROUGHPUT, f"decode tokens/s per sequence at {n} sequences"
+    else:
+        return None
+    on = f"{o.count}× {o.gpu_name}"
+    held = book.count(f"most concurrent sequences on {on}", n, "sequences", SRC_MEMORY)
+    ctx = book.tokens("context", ev.workload.context, source_of(ev, "context"), lang)
+    per = book.num(f"{what} on {on}", per_v, "tokens/s", src, 1 if per_v < 10 else 0)
+    one = ""
+    tput = o.throughput
+    if tput is not None and tput.concurrency == 1 and n > 1 and (single := user_speed(o, book)) is not None:
+        one = t("screen.users.one", lang, per=single[0])  # the option as sized: one user's speed
+    if default:
+        rate = book.num("per-user speed at the default TPOT target", 1000 / INTERACTIVE_MS_PER_TOKEN, "tokens/s",
+                        "computed: 1000 / INTERACTIVE_MS_PER_TOKEN", 0)
+        text = t("screen.users.none_default", lang, name=opt_name(o, book), n=held, ctx=ctx, per=per, rate=rate,
+                 ms=target, one=one)
+    else:
+        text = t("screen.users.none_stated", lang, name=opt_name(o, book), n=held, ctx=ctx, per=per, target=target,
+                 one=one)
+    return Lead(text, None, f"largest concurrency meeting the target on {on}")  # the load line follows
 
 
 def _memory_load(o: Any, ev: Any) -> tuple[int, dict[str, Any]]:
