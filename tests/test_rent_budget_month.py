@@ -147,3 +147,24 @@ def test_a_month_budget_with_a_load_leads_with_the_rent() -> None:
     lead = first_paragraph(answer("每月租卡预算 5 万，Qwen2.5-72B，50 个并发，怎么配？", "zh"))
     assert lead.startswith("**全天候租用的话"), lead
     assert number(r"每月 ¥([\d,]+)，在您每月 ¥50,000 的预算之内", lead) <= 50_000
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("we have $30k a month for cloud GPUs, how many H100s can we keep running 24/7?", "en"),
+    ("monthly cloud budget $30k, how many H100s?", "en"),
+    ("we can spend $30k/month renting H100s, how many can we run 24/7?", "en"),
+])
+def test_how_many_cards_a_month_keeps_running(text: str, lang: str) -> None:
+    """$30,000 ÷ ($2.69 × 730 h) = 15.3: 15 H100s around the clock (it had said $30,000 does not buy one H100)."""
+    lead = first_paragraph(answer(text, lang))
+    rate = number(r"at \$([\d.]+) per GPU-hour", lead)
+    assert number(r"keeps (\d+)× NVIDIA H100", lead) == math.floor(30_000 / (rate * MONTH_H)), lead
+    assert "does not buy" not in lead
+
+
+def test_how_many_cards_a_month_in_yuan_and_without_a_quote() -> None:
+    lead = first_paragraph(answer("每月租金预算 10 万元，能租几张 4090？", "zh"))
+    rate = number(r"每 GPU 小时 ¥([\d.]+)", lead)
+    assert number(r"可全天候租 (\d+) 张", lead) == math.floor(100_000 / (rate * MONTH_H)), lead
+    none = first_paragraph(answer("每月租金预算 10 万元，租 910B 能租几张？", "zh"))
+    assert "没有出租" in none, none

@@ -22,7 +22,7 @@ from advisor.conversation.render.options_table import china_status
 from advisor.conversation.render.value import pair_value_lead, value_lead
 from advisor.conversation.turn import Step, Turn
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.cost import cloud_price, estimate_tco, gpu_unit_price
+from advisor.estimator.cost import HOURS_PER_MONTH, cloud_hour_price, cloud_price, estimate_tco, gpu_unit_price
 from advisor.recommend.rank import BASEBOARD_SIZES
 from knowledge.errors import AdvisorError
 from knowledge.messages import known as has_message
@@ -491,3 +491,41 @@ def capabilities_turn(state: DialogState, lang: str) -> Turn:
     return compose.finish_turn(body, lang, state, book, extra={"kind": "capabilities", "intent": "capabilities",
                                                          "pending": state.pending, "answer_verdict": None,
                                                          "deciding": ""})
+
+
+def rented_cards_turn(gpu: GpuSpec, budget: float, hourly: bool, currency: str, region: str, slots: Slots,
+                      state: DialogState, lang: str) -> Turn:
+    """"$30k a month for cloud GPUs: how many H100s 24/7?", "每小时预算 20 元能租几张 4090": the cards the budget
+    keeps running around the clock, ⌊budget a month ÷ (price per GPU-hour × 730 h)⌋ (an hour's budget ÷ the price),
+    at the person's own rate for the card, else the catalog's dated quote (advisor.estimator.cost.cloud_price); the
+    model is asked after, to size a job on them."""
+    book, econ = Book(), load_economics()
+    stated = slots.rent_rate if slots.rent_rate is not None and slots.rent_rate.amount else None
+    quote = cloud_price(gpu, econ, region=region) if stated is None else None
+    per_month = 1.0 if hourly else HOURS_PER_MONTH
+    money = book.money("rental budget", budget, currency, "user input")
+    if stated is None and quote is None:
+        lead = t("market.rent_budget.no_price", lang, budget=money, gpu=gpu.name)
+    else:
+        if stated is not None:
+            rate = econ.to_currency(float(stated.amount or 0), stated.currency, currency)
+            whose = t("screen.rent_budget.yours", lang)
+        else:
+            assert quote is not None
+            rate = cloud_hour_price(quote, econ, currency)[0]
+            whose = t("screen.rent_budget.quote", lang, provider=quote.provider,
+                      date=quote.date.isoformat() if quote.date else "")
+        n = int(budget // (rate * per_month)) if rate > 0 else 0
+        key = "market.rent_budget.hour" if hourly else "market.rent_budget.month"
+        lead = t(key, lang, budget=money, gpu=gpu.name, whose=whose,
+                 rate=book.money(f"rent per GPU-hour of {gpu.name}", rate, currency,
+                                 "user input" if stated is not None else SRC_CATALOG + ": cloud quote"),
+                 n=book.count(f"{gpu.name} rented around the clock within the budget", n, "GPUs",
+                              "computed: ⌊budget ÷ (price per GPU-hour × hours)⌋"),
+                 cost=book.money(f"rent of {n}× {gpu.name}", n * rate * per_month, currency,
+                                 "computed: GPUs × price per GPU-hour × hours"))
+    question = t("claim.to_size", lang)
+    step = Step(name="lookup_gpu", arguments={"gpus": [gpu.id]}, summary=gpu.name)
+    return compose.finish_turn(lead + "\n\n" + question, lang, state, book, questions=[question], steps=[step],
+                               extra={"kind": "catalog", "intent": "how_many", "pending": state.pending,
+                                      "answer_verdict": None, "deciding": f"GPUs rented within the budget ({gpu.name})"})

@@ -301,6 +301,14 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
         yield from catalog_answers.respond(intent, text, slots, state, lang, catalog)
         return True
     named = ([slots.existing] if slots.existing else []) + list(slots.candidates)
+    rented = slots.rent_cap_hour or (slots.budget if slots.budget_monthly else None)
+    if slots.model is None and slots.size_params is None and state.slots.model is None and rented \
+            and len(named) == 1 and _COUNT_ASKED.search(text.lower()):  # "$30k a month: how many H100s 24/7?"
+        region = slots.region or ("cn" if lang == "zh" else "global")
+        yield catalog_answers.rented_cards_turn(catalog.gpu(named[0].gpu), rented, bool(slots.rent_cap_hour),
+                                                slots.currency or ("CNY" if region == "cn" or lang == "zh" else "USD"),
+                                                region, slots, state, lang)
+        return True
     if slots.model is None and slots.size_params is None and state.slots.model is None and slots.budget \
             and len(named) == 1 and _COUNT_ASKED.search(text.lower()):  # "30w预算能配几张4090": how many it buys
         region = slots.region or ("cn" if lang == "zh" else "global")
