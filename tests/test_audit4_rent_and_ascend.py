@@ -154,3 +154,16 @@ def test_an_fp8_kv_cache_is_offered_before_quantising_the_weights() -> None:
     head = first_paragraph(text)
     assert "FP8 KV cache" in head and "AWQ" not in head, head
     assert number(r"\*\*At (\d+) concurrent users\*\* on 8× AMD Instinct MI300X", text) == 32
+
+
+def test_cost_per_token_at_high_load_on_a_bare_card_batches() -> None:
+    """"… 70B FP8 on H100 at high load": one H100 holds the FP8 weights and about one sequence, so its "full load" is
+    one user ($21.82 per million rented); more of the card batch hundreds and cost a fraction of that."""
+    lead = first_paragraph(answer("whats the cost per million tokens serving llama 3.1 70b fp8 on H100 at high load"))
+    assert "at full load" in lead, lead
+    rented = number(r"\$([\d.]+) rented", lead)
+    assert rented < 3.0, lead
+    sequences = number(r"at full load, ([\d,]+) sequences", lead)
+    assert sequences >= 16
+    kept = first_paragraph(answer("cost per million tokens for llama 3.1 8b on one H100 at full load"))
+    assert "on 1× NVIDIA H100" in kept  # a count said is kept

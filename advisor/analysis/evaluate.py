@@ -17,6 +17,7 @@ from advisor.analysis.limits import capacity, config_limits, speed_at
 from advisor.analysis.load_answers import (
     batch_job,
     budget_users,
+    fuller_for_tokens,
     held_sequences,
     load_at,
     load_within_target,
@@ -294,6 +295,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         cap = capacity(model, catalog.gpu(o.gpu), o, steps)
         if cap is not None:
             ev.capacity[key] = cap
+    if request.asks_token_cost and request.asks_full_load and one is not None and not any(m.count for m in request.named):
+        fuller_for_tokens(request, model, catalog, steps, ev, one)  # "on H100 at high load": the count that batches
     if request.job_requests and workload.task == "inference":
         batch_job(request, model, catalog, steps, ev, one)
         return

@@ -371,8 +371,9 @@ _MFU_QUESTION = words(zh=r"(?:算力利用率|mfu)[^，。]{0,6}(?:多少|多高
                          # a training run's rate in other words: "what per-GPU token rate is realistic?"
                          r"per[\s-]gpu (?:token )?(?:rate|throughput)|(?<![a-z])token (?:rate|throughput) per gpu")
 # "cost per million tokens at full load", "满载时": the figures at the most sequences the cards hold
-_FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发|最大吞吐|吞吐(?:量)?(?:上限|极限|最高|最大)|峰值吞吐|极限吞吐",
-                   en=r"(?<![a-z])(?:at|under) (?:full|max(?:imum)?|peak) "
+_FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发|高负载|高并发下|最大吞吐|吞吐(?:量)?(?:上限|极限|最高|最大)|峰值吞吐|极限吞吐",
+                   en=r"(?<![a-z])(?:at|under|with) (?:high|heavy) (?:load|utili[sz]ation|traffic|concurrency)|"
+                   r"(?<![a-z])(?:at|under) (?:full|max(?:imum)?|peak) "
                    r"(?:load|capacity|utili[sz]ation|batch)|fully (?:loaded|utili[sz]ed|saturated)|(?<![a-z])saturat|"
                    r"(?:max(?:imum)?|peak|highest|top|aggregate max(?:imum)?) (?:total |aggregate |output )?throughput")
 # "how many requests per second can it handle?", "每秒能处理多少请求", "能支撑多少 QPS": the request rate it sustains
