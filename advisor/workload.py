@@ -154,6 +154,7 @@ class Constraints(Frozen):
     # a budget spent every month on rented cards ("$40k a month", "每月预算 30 万"): what it rents around the clock
     # (730 h a month) at the stated or the catalog's price per GPU-hour stands in for a purchase budget
     monthly_rent_budget: Annotated[float, Meta(gt=0, le=1e12, description="rental spend per month, in currency"), FINITE] | None = None
+    no_offload: bool = False  # the person rules out CPU offload ("without offloading", "不要卸载"): none is searched
     rent_budget_hourly: bool = False  # the rental budget was said per hour ("$2/hr max"): monthly = it × 730 h
     currency: Annotated[Currency, Meta(description="currency of budget and prices")] = "USD"
     # what the budget pays for: the whole machine (cards and the rest of the server, the default) or the cards alone

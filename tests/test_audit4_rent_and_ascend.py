@@ -167,3 +167,20 @@ def test_cost_per_token_at_high_load_on_a_bare_card_batches() -> None:
     assert sequences >= 16
     kept = first_paragraph(answer("cost per million tokens for llama 3.1 8b on one H100 at full load"))
     assert "on 1× NVIDIA H100" in kept  # a count said is kept
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("how many A100 40GB do i need to full-finetune mistral 7b without offloading", "en"),
+    ("full fine-tune Mistral 7B on A100 40GB, no CPU offload: how many cards?", "en"),
+    ("全参微调 Qwen2.5-7B，不要 CPU 卸载，需要几张 A100 40G？", "zh"),
+])
+def test_without_offloading_rules_out_offloaded_layouts(text: str, lang: str) -> None:
+    """7B × 16 bytes of model states ≈ 108 GiB do not fit one 40 GB card without offload: at least 4 (it had answered
+    one card with the optimizer offloaded, the one thing ruled out)."""
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    assert extract(text.lower(), load_catalog(), lang=lang).offload is False
+    lead = first_paragraph(answer(text, lang))
+    assert "offload" not in lead and "卸载" not in lead, lead
+    assert number(r"(\d+)× NVIDIA A100 40GB", lead) >= 4

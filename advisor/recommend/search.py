@@ -165,7 +165,8 @@ def training_layouts(w: Workload, count: int, nodes: int) -> list[Layout]:
 def layouts_for(search: Search, count: int, nodes: int) -> list[Layout]:
     """The layouts to try for `count` GPUs on `nodes` nodes, lightest first (inference: `inference_layouts`)."""
     if search.workload.is_training:
-        return training_layouts(search.workload, count, nodes)
+        layouts = training_layouts(search.workload, count, nodes)
+        return [lay for lay in layouts if lay.offload == "none"] if search.constraints.no_offload else layouts
     out = inference_layouts(search.model, count, nodes, search.workload.concurrency)
     whole = _whole_group(search.model, count, nodes)
     if whole is not None and (not out or out[-1].tp * out[-1].pp < count):
@@ -400,7 +401,8 @@ def planned_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) 
         found = planned(search, gpu, count, nodes)
         if found is not None:
             return found
-        for layout in (lay for lay in training_layouts(w, count, nodes) if lay.offload != "none"):
+        offloaded = [] if search.constraints.no_offload else training_layouts(w, count, nodes)  # "without offloading"
+        for layout in (lay for lay in offloaded if lay.offload != "none"):
             memory = memory_of(search, gpu, layout)
             if memory is not None and sized(memory.estimate, gpu):
                 return Sizing(*memory, layout)

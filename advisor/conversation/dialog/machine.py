@@ -419,6 +419,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["min_tokens_per_s"] = volume  # "240M tokens a day": its average rate sustained
     if s.ttft_ms:  # a stated time to first token: judged like the per-token one
         kwargs["max_ttft_ms"] = s.ttft_ms
+    if s.offload is False:  # "without offloading": layouts that keep everything on the GPUs
+        kwargs["no_offload"] = True
     if s.mfu:  # a stated training MFU (the serving estimate has none)
         kwargs["mfu"] = s.mfu
         if s.task != "inference":

@@ -141,6 +141,9 @@ def read_task(t: Text, slots: Slots) -> None:
 _USED = re.compile(r"二手|(?<![a-z])used (?:cards?|gpus?|ones|market|[ahlb]\d|rtx|mi\d|\d{4})|second[- ]hand|refurbished|翻新|"
                    r"(?<![a-z])(?:buy|buying|bought|get|getting|go|going|purchase|purchasing)\s+(?:them\s+|it\s+)?used(?![a-z])")
 # llama.cpp layer offload to system RAM (not a trainer's optimizer/ZeRO offload, which the task words carry)
+_NO_OFFLOAD = re.compile(r"(?:without|no|not|don'?t|do not|never|avoid(?:ing)?|w/o)\s+(?:any\s+|using\s+|use\s+|want\s+(?:to\s+)?)?"
+                         r"(?:cpu\s+|zero[- ]?)?offload(?:ing)?|不(?:要|用|想|做|开|使用)?\s*(?:cpu\s*|zero\s*)?(?:卸载|offload)|"
+                         r"(?:关闭|禁用|去掉)\s*(?:cpu\s*)?(?:卸载|offload)")
 _OFFLOAD = re.compile(r"(?<!优化器)(?<!optimizer )(?<!zero-)(?<!zero )(?:内存卸载|卸载到(?:系统)?内存|(?<!不)卸载|(?:放|挪|分)(?:一部分|部分)?(?:层)?"
                       r"(?:到|进|在)(?:系统|cpu\s*)?内存|(?:cpu|partial|layer|ram)\s*offload(?:ing)?|offload(?:ing)?\s+"
                       r"(?:(?:some |the )?layers|to (?:the )?(?:cpu|ram|system (?:memory|ram)))|(?<![a-z])-?ngl(?![a-z])|"
@@ -162,7 +165,9 @@ def read_settings(t: Text, slots: Slots) -> None:
         slots.wants_nvlink = True
     if _USED.search(s):
         slots.condition = "used"
-    if _OFFLOAD.search(s):
+    if _NO_OFFLOAD.search(s):  # "without offloading", "不要卸载": no CPU offload in the layout (False, not None)
+        slots.offload = False
+    elif _OFFLOAD.search(s):
         slots.offload = True
     if _HOME.search(s):
         slots.home = True
