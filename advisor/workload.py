@@ -79,6 +79,37 @@ def default_context(model: object | None) -> int:
 # knowledge/data/models), the longest of any catalog model
 MAX_CONTEXT = 10_485_760
 
+
+class PinnedLayout(Frozen):
+    """Parallel degrees the user fixed for a planned training run ("TP8 PP4", "EP 8"), None where the planner
+    chooses. The GPU count is the configuration's (DP = GPUs ÷ (TP·PP·CP)); a DP said ("TP8×PP4×DP16") states the
+    count it implies. Checked against the GPUs, the model and the memory where the run is planned
+    (advisor.analysis.pinned_layout), not here: a job names no GPUs."""
+
+    tp: Annotated[int, Meta(ge=1, le=1024, description="tensor-parallel degree")] | None = None
+    pp: Annotated[int, Meta(ge=1, le=1024, description="pipeline stages")] | None = None
+    cp: Annotated[int, Meta(ge=1, le=1024, description="context-parallel degree")] | None = None
+    ep: Annotated[int, Meta(ge=1, le=1024, description="expert-parallel degree (MoE)")] | None = None
+    dp: Annotated[int, Meta(ge=1, le=100_000, description="data-parallel degree")] | None = None
+
+    @property
+    def split(self) -> int:
+        """GPUs of one model copy: TP × PP × CP (the degrees not fixed count 1)."""
+        return (self.tp or 1) * (self.pp or 1) * (self.cp or 1)
+
+    def after(self, earlier: "PinnedLayout | None") -> "PinnedLayout":
+        """These degrees over an earlier turn's ("and with TP 4?" keeps its PP); a DP goes with its own turn's count."""
+        if earlier is None:
+            return self
+        return PinnedLayout(tp=self.tp or earlier.tp, pp=self.pp or earlier.pp, cp=self.cp or earlier.cp,
+                            ep=self.ep or earlier.ep, dp=self.dp)
+
+    def text(self, sep: str = ", ") -> str:
+        """"TP 8, PP 4" (the degrees fixed, in Megatron's order, joined by `sep`), as the answer names the layout."""
+        return sep.join(f"{name} {v}" for name, v in (("TP", self.tp), ("PP", self.pp), ("CP", self.cp),
+                                                     ("EP", self.ep), ("DP", self.dp)) if v is not None)
+
+
 class Workload(Frozen):
     """One LLM job. `model` is a catalog id or alias; `None` means "not said yet" (the dialog asks)."""
 
@@ -112,6 +143,8 @@ class Workload(Frozen):
     train_precision: Annotated[Literal["bf16", "fp8"], Meta(description="pre-training / full fine-tuning: the GEMMs' "
                                "precision (unset: FP8 for families published in FP8 on cards with FP8 tensor cores, "
                                "else BF16)")] | None = None
+    # pre-training / full fine-tuning: the parallel degrees the user fixed (unset: the planner chooses the layout)
+    pinned_layout: PinnedLayout | None = None
 
     def check_invariants(self) -> None:
         world = self.gpus * self.nodes

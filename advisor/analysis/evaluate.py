@@ -26,6 +26,7 @@ from advisor.analysis.load_answers import (
 )
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.named import evaluate_named
+from advisor.analysis.pinned_layout import settle
 from advisor.analysis.rent_budget import cheapest_rented, rent_cap, rentable_cards
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, Assumption, top_option
@@ -62,11 +63,16 @@ def _one_named(request: AnalysisRequest, catalog: Catalog) -> tuple[GpuSpec | No
 
 
 def analyse(request: AnalysisRequest, catalog: Catalog | None = None, steps: list[Step] | None = None) -> Analysis:
-    """Run the tools for `request` (each call recorded in `steps`); see the module docstring. Raises the
+    """Run the tools for `request` (each call recorded in `steps`); see the module docstring. A training layout the
+    user pinned is kept, or the analysis made again without it (advisor.analysis.pinned_layout). Raises the
     estimator's and recommender's input errors (AdvisorError) as they come."""
     if catalog is None:
         catalog = load_catalog()
     steps = [] if steps is None else steps
+    return settle(request, _analyse(request, catalog, steps), lambda free: _analyse(free, catalog, steps))
+
+
+def _analyse(request: AnalysisRequest, catalog: Catalog, steps: list[Step]) -> Analysis:
     w = request.workload
     if request.reference_method in PREFERENCE_METHODS and w.is_training and w.method == "sft":  # "DPO …": sized as DPO
         request = replace(request, workload=replace(w, method=request.reference_method.lower()))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from advisor.workload import Constraints, Workload
+from advisor.workload import Constraints, PinnedLayout, Workload
 from knowledge.quantities import ZERO, Bytes
 
 if TYPE_CHECKING:
@@ -97,6 +97,19 @@ class EngineRun(msgspec.Struct):
     tokens_per_s_total: float = 0.0  # all sequences together
 
 
+class PinnedNote(msgspec.Struct):
+    """A training layout the user pinned ("TP8 PP4"), as the answer speaks of it (advisor.analysis.pinned_layout):
+    kept (`why` empty; `best_*` set when the planner's own layout of the configuration is faster by more than
+    PINNED_SLOWER), or refused on the configuration answered with the reason (`why`: English, Chinese)."""
+
+    layout: PinnedLayout  # the degrees as said
+    on: str = ""  # the configuration checked: "512× NVIDIA H100 SXM5 80GB"
+    why: tuple[str, str] | None = None  # what is wrong with it there, and what is accepted
+    wall_s: float | None = None  # the pinned run's wall-clock (run total)
+    best: PinnedLayout | None = None  # the planner's own TP/PP (CP, EP) on the same configuration, when faster
+    best_wall_s: float | None = None
+
+
 class Analysis(msgspec.Struct):
     """Everything an answer about one workload shows (advisor.analysis.evaluate.analyse)."""
 
@@ -153,6 +166,7 @@ class Analysis(msgspec.Struct):
     asks_full_load: bool = False  # "… at full load?": the figures at the most sequences the cards hold
     asks_train_speed: bool = False  # a training job's "tokens/s per GPU?" / "what MFU?": the throughput first
     asks_servers: bool = False  # "how many servers / 几台": the count in servers first
+    pinned: PinnedNote | None = None  # a layout the user pinned: kept or refused (advisor.analysis.pinned_layout)
     count_card: str = ""  # a count said with no card: the card it was answered on (advisor.analysis.evaluate.count_said)
     link: LinkShare | None = None  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     fabric: FabricNeed | None = None  # "do I need InfiniBand?": the run over 100 GbE between servers (analysis.fabric)

@@ -154,10 +154,9 @@ def check_layout(model: ModelSpec, gpu: GpuSpec, count: int, lay: ParallelLayout
                                   accepted=", ".join(str(d) for d in divisors(experts) if d <= count),
                                   ep=lay.ep, experts=experts, model=model.name)
     if lay.ep > 1 and (lay.tp * lay.dp * lay.cp) % lay.ep:
-        raise InputError(f"expert parallelism {lay.ep} must divide TP × DP × CP = {lay.tp * lay.dp * lay.cp} (experts "
-                         "are spread over the data-parallel ranks, or folded over the tensor-parallel ones too)",
-                         field="ep",
-                         accepted=", ".join(str(d) for d in divisors(lay.tp * lay.dp * lay.cp) if experts % d == 0))
+        raise InputError.from_key("errors.ep_split", field="ep", ep=lay.ep, ranks=lay.tp * lay.dp * lay.cp,
+                                  accepted=", ".join(str(d) for d in divisors(lay.tp * lay.dp * lay.cp)
+                                                     if experts % d == 0))
     if lay.zero not in ZERO_STAGES:
         raise InputError(f"ZeRO stage {lay.zero} is not defined", field="zero", accepted="0, 1, 2 or 3")
     if lay.zero == 3 and lay.pp > 1:

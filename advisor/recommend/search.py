@@ -395,13 +395,15 @@ def roomier(search: Search, gpu: GpuSpec, found: Sizing) -> Sizing:
 
 def planned_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> Sizing | None:
     """Pre-training / full fine-tuning: the smallest count at which the parallelism planner finds a layout, or
-    where ZeRO-Offload (which the planner does not search) holds the model states in host RAM."""
+    where ZeRO-Offload (which the planner does not search) holds the model states in host RAM; a layout the user
+    pinned (TP/PP) is the planner's only, with no offload in its stead."""
     w = search.workload
     for count, nodes in pairs:
         found = planned(search, gpu, count, nodes)
         if found is not None:
             return found
-        offloaded = [] if search.constraints.no_offload else training_layouts(w, count, nodes)  # "without offloading"
+        # "without offloading", or a layout the user pinned: no ZeRO-Offload stand-in
+        offloaded = [] if search.constraints.no_offload or w.pinned_layout is not None else training_layouts(w, count, nodes)
         for layout in (lay for lay in offloaded if lay.offload != "none"):
             memory = memory_of(search, gpu, layout)
             if memory is not None and sized(memory.estimate, gpu):

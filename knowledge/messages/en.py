@@ -538,6 +538,10 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.no_offload_needed": "No layer offload is needed: the model fits on {name} as it is, and offloading layers to system RAM would only slow it down.",
     "lead.count_card": "No card was named, so the GPUs you stated are taken as the {gpu}, the search's first choice for this job; name a card to size that one.",
     "assumption.count_said": "no card named: the {n} GPUs you stated taken as {gpu}, the first choice of the search for this job (name a card to size that one)",
+    "lead.pinned.refused": "**Your layout {layout} cannot run on {name}:** {why}. Below, the layout is chosen for you instead.",
+    "lead.pinned.slower": "Your {layout} takes {mine}; {best} would take {theirs}.",
+    "pinned.memory": "with {layout}, no ZeRO stage, recomputation or micro-batch the planner tries fits in the memory of {count} × {gpu}",
+    "pinned.accepted": " (accepted here: {name} {values})",
     # the dialog's defaults and readings, said as assumptions (advisor/conversation/dialog/machine.py)
     "assumption.finetune_lora": "fine-tuning method not given: LoRA assumed",
     "assumption.training_kind": "kind of training not given: {kind} assumed (say QLoRA, full fine-tuning or pre-training for another)",
@@ -871,6 +875,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.train_tokens": "{tokens} of training data",
     "screen.assumed.train_tokens_default": "{tokens} of training data (default)",
     "screen.assumed.mfu": "MFU {pct}% (as you stated)",
+    "screen.assumed.pinned": "your layout {layout}",
     "screen.assumed": "_Assumed: {bits}._",
     # --- the answer's body and its details sections (advisor/conversation/render/compose.py) ---------------------------
     "claim.verdict.right": "The guide's statement checks out",

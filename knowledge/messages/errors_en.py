@@ -34,6 +34,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.cp_context": "context parallelism {cp} needs a sequence length divisible by 2 × CP = {divisor}, got {context}",
     "errors.ep_dense": "expert parallelism {ep} needs a mixture-of-experts model; {model} is dense",
     "errors.ep_experts": "expert parallelism {ep} must divide the {experts} routed experts of {model}",
+    "errors.ep_split": "expert parallelism {ep} must divide TP × DP × CP = {ranks} (experts are spread over the "
+        "data-parallel ranks, or folded over the tensor-parallel ones too)",
     "errors.zero3_pp": "ZeRO-3 shards every parameter over the data-parallel ranks and does not combine with pipeline "
         "parallelism (DeepSpeed and Megatron refuse it)",
     "errors.tokens_positive": "token budget must be positive, got {tokens:g}",
@@ -43,6 +45,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.no_layout": "no layout of {model} fits {count} × {gpu}{pinned} with {headroom:.0%} memory headroom{leanest}"
         "{need}",
     "errors.no_layout.need": "; the smallest count that fits is {n} GPUs",
+    "errors.pinned_dp": "{layout} is {world} GPUs, not the {count} named",
     # --- training and serving that do not fit (ui/cli/commands/train_time.py, throughput.py) -------------------------
     "errors.tokens_range": "--tokens: {text} is out of range (accepted: {range})",
     "errors.train_short": "{task} of {model} does not fit on {count} × {gpu}: needs {needs} per GPU, {usable} usable — "

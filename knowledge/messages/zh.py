@@ -536,6 +536,10 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.no_offload_needed": "不需要把层卸载到内存：模型在 {name} 上整体放得下，卸载到系统内存只会更慢。",
     "lead.count_card": "没有指定显卡，您说的卡数按这项任务搜索到的首选 {gpu} 计算；指定型号可按该卡计算。",
     "assumption.count_said": "未指定显卡：您说的 {n} 张卡按 {gpu} 计算（这项任务搜索到的首选卡；指定型号可按该卡计算）",
+    "lead.pinned.refused": "**您给定的并行布局 {layout} 在 {name} 上无法运行：**{why}。下面改为自动选择布局。",
+    "lead.pinned.slower": "按您的 {layout} 需要 {mine}；换成 {best} 只需 {theirs}。",
+    "pinned.memory": "按 {layout}，规划器尝试的任何 ZeRO 阶段、重计算和微批大小都放不下 {count} 张 {gpu} 的显存",
+    "pinned.accepted": "（这里可用：{name} {values}）",
     # the dialog's defaults and readings, said as assumptions (advisor/conversation/dialog/machine.py)
     "assumption.finetune_lora": "未说明微调方式：按 LoRA 计算",
     "assumption.training_kind": "未说明训练方式：按{kind}计算（如需 QLoRA、全参微调或预训练请说明）",
@@ -867,6 +871,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.train_tokens": "训练数据 {tokens}",
     "screen.assumed.train_tokens_default": "训练数据 {tokens}（默认）",
     "screen.assumed.mfu": "MFU {pct}%（按您给的值）",
+    "screen.assumed.pinned": "按您给定的并行布局 {layout}",
     "screen.assumed": "_按以下条件计算：{bits}。_",
     # --- the answer's body and its details sections (advisor/conversation/render/compose.py) ---------------------------
     "claim.verdict.right": "指南的这个说法经核对无误",

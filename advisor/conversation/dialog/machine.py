@@ -169,6 +169,8 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         put("excluded", sorted(set(old.excluded) | set(new.excluded)))
         put("excluded_vendors", sorted(set(old.excluded_vendors) | set(new.excluded_vendors)))
         merged.candidates = [c for c in merged.candidates if c.gpu not in merged.excluded]
+    if new.pinned_layout is not None:  # "and with TP 4?": this turn's degrees over the earlier ones
+        put("pinned_layout", new.pinned_layout.after(old.pinned_layout))
     if new.capacity is not None:
         put("capacity", new.capacity)
         merged.bandwidth, merged.device = new.bandwidth, new.device
@@ -243,7 +245,7 @@ def _task_of(slots: Slots) -> str | None:
     if slots.task_generic == "train":  # the default is answered with and said, never named and then asked for
         named = [*slots.candidates, *([slots.existing] if slots.existing else [])]
         cluster = max([m.count or 0 for m in named] + [slots.gpu_count or 0]) >= PRETRAIN_GPUS
-        return "pretrain" if (slots.train_tokens or 0) >= PRETRAIN_TOKENS or cluster else "lora"
+        return "pretrain" if (slots.train_tokens or 0) >= PRETRAIN_TOKENS or cluster or slots.pinned_layout else "lora"
     if (slots.train_tokens or 0) >= PRETRAIN_TOKENS:  # "how many days for 405B on 15.6 trillion tokens?"
         return "pretrain"
     return None
@@ -335,6 +337,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["lora_rank"] = s.lora_rank
     if s.zero is not None and task != "inference":
         kwargs["zero"] = s.zero
+    if s.pinned_layout is not None and task in ("full", "pretrain"):  # degrees the planner keeps (reader.layout)
+        kwargs["pinned_layout"] = s.pinned_layout
     try:
         return Workload(**kwargs), notes
     except StructError as exc:

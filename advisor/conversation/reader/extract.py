@@ -33,6 +33,7 @@ from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.dataset import apply_epochs, job_from_tokens, read_batch_job, read_dataset
 from advisor.conversation.reader.devices import read_device
 from advisor.conversation.reader.factors import read_relative
+from advisor.conversation.reader.layout import count_of_layout, read_layout
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number
@@ -127,6 +128,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
             slots.rack_text = read_racks(t.s)  # "half a rack of H100": how many per rack is asked
             _rack_scale(slots, catalog)  # "2 racks of GB200": a rack-scale system's NVLink domain per rack
         read_device(t, slots, catalog)  # a laptop GPU or an unlisted Mac: its usable memory, not a catalog card
+    read_layout(t, slots)  # "TP8 PP4", "张量并行 8": degrees, before any reader of bare numbers
     if slots.device is None:
         read_capacity(t, slots)
     read_batch_job(t, slots)  # before the dataset: "50 万条数据" to run through a model is no training set
@@ -147,6 +149,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_size(t, slots, catalog)
     read_relative(t, slots)  # before the count: "2x the GPUs" is a factor, not two GPUs
     read_gpu_count(t, slots)
+    count_of_layout(slots)  # "TP8×PP4×DP16" with no count: 512 GPUs
     read_precision(t, slots)
     read_task(t, slots)
     read_settings(t, slots)

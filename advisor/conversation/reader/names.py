@@ -257,8 +257,13 @@ _MONEY_AFTER = re.compile(r"\s*(?:元|块|rmb|cny|usd|美元|万|k\b|w\b|tokens?
                           r"ms\b|毫秒|秒|s\b|sec|seconds?|%|users?|tok)")  # "a 40 ms target": a number, not the A40
 # "a 40-person company", "a 100 people team", "40 人": a headcount, not the bare-number card (A40, 4090)
 _PEOPLE_AFTER = re.compile(r"\s*-?\s*(?:person|people|member|strong|seat|man)\b|\s*(?:个人|人|名|位)")
+# a word between the count and the card ("512 rented H100", "8 used A100s", "16 of our H800", "8 张租来的 H100")
+_COUNT_ADJECTIVE = (r"(?:(?:of\s+(?:our|my|the|their)\s+)?(?:(?:rented|leased|used|spare|new|idle|existing|owned|reserved|"
+                    r"dedicated|available|second[\s-]*hand|refurbished|on[\s-]*demand|cloud)\s+)?|of\s+(?:our|my|the|their)\s+|"
+                    r"(?:租来的|租的|二手的?|闲置的?|现有的?|新的?)\s*)")
 _COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})(?P<k>k(?=\s))?\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*"
-                           rf"(?:卡\s*)?(?:的\s*)?$")
+                           rf"(?:卡\s*)?(?:的\s*)?{_COUNT_ADJECTIVE}$")
+_COUNT_WINDOW = 32  # characters looked at before a card's name for its count ("1024 refurbished ")
 # "16k H100s", "on 16K H100", "24k H100 GPUs": a count in thousands (training clusters) when the card is named as
 # hardware — after "on/using/with/across" or followed by a plural or a GPU word; a bare "32k H100" stays a context
 _K_COUNT_BEFORE = re.compile(r"(?:\b(?:on|using|with|across|over|of|have|own|got)|用|在|有)\s*$")
@@ -502,7 +507,7 @@ def _clause_before(s: str, start: int) -> str:
 
 def _count_near(s: str, start: int, end: int) -> tuple[int | None, int, int]:
     """The count said before ("两张 4090", "4x H100") or after ("H100 x 8") a GPU name, and the span it widens to."""
-    before = s[max(0, start - 16):start]
+    before = s[max(0, start - _COUNT_WINDOW):start]
     m = _COUNT_BEFORE.search(before)
     if m:
         value = to_number(m.group("num"))

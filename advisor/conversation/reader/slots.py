@@ -9,6 +9,7 @@ import msgspec
 
 from advisor.conversation.reader.ranges import OutOfRange
 from advisor.conversation.reader.rental import RentRate
+from advisor.workload import PinnedLayout
 from knowledge.structs import Mutable, fields
 
 
@@ -114,6 +115,7 @@ class Slots(Mutable):
     engine: str | None = None
     lora_rank: int | None = None
     zero: int | None = None
+    pinned_layout: PinnedLayout | None = None  # parallel degrees fixed for training ("TP8 PP4", "EP 8"), reader.layout
     mfu: float | None = None  # a training MFU the user states ("assume 35% MFU"), as a fraction
     buy_or_rent: str | None = None
     usage_hours_month: float | None = None  # hours a month the hardware runs ("8 hours a day", "每月 200 小时")

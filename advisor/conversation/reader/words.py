@@ -124,11 +124,15 @@ def read_task(t: Text, slots: Slots) -> None:
         if hits:  # ("fully fine-tune it (not LoRA)", "不用 LoRA，全参微调": the method ruled out is not the task)
             slots.task = task  # a generic 4-bit QLoRA base keeps "int4": the dialog maps it to nf4
             return
+    pinned = slots.pinned_layout is not None  # "TP8 PP4" (reader.layout): Megatron's full-parameter training
     if _FINETUNE.search(t.s):
+        if pinned:  # "fine-tune Llama 70B with TP8 PP4": every weight trained
+            slots.task = "full"
+            return
         slots.task_generic = "finetune"
         return
-    if _TRAIN.search(t.s) or (_PLAN.search(t.s) and not _INFER.search(t.s)):
-        if _FULL_TRAINING_CUE.search(t.original.lower()):  # (the words as typed: a precision read before is blanked)  # "training Llama 3 8B with FSDP: what MFU?": every weight trained
+    if _TRAIN.search(t.s) or ((_PLAN.search(t.s) or pinned) and not _INFER.search(t.s)):
+        if _FULL_TRAINING_CUE.search(t.original.lower()) or (pinned and _TRAIN.search(t.s)):  # (the words as typed: a precision read before is blanked)  # "training Llama 3 8B with FSDP: what MFU?": every weight trained
             slots.task = "pretrain"
             return
         slots.task_generic = "train"

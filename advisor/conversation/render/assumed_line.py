@@ -11,6 +11,7 @@ from advisor.conversation.reader.slots import SaidLength
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book, decimals_for, source_of
 from advisor.conversation.render.firstscreen import need_format, planned_precision, target_ms, train_tokens_text
 from advisor.conversation.render.labels import format_label, region_label, task_label
+from advisor.conversation.render.training_lead import pinned_text
 from advisor.workload import speed_workload
 from knowledge.messages import t
 
@@ -98,6 +99,9 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
         if w.train_tokens and "train_tokens" not in (getattr(ev, "stated", None) or ()):
             key = "screen.assumed.train_tokens_bound"  # a sample count without its length: an upper bound
         bits.append(t(key, lang, tokens=tokens))
+    pinned = getattr(ev, "pinned", None)
+    if pinned is not None and pinned.why is None:  # the planner ran the layout the user gave
+        bits.append(t("screen.assumed.pinned", lang, layout=pinned_text(pinned.layout, book, lang)))
     planned = planned_precision(ev) if w.is_training else None
     bits.append(t("screen.assumed.fp8_training", lang) if planned == "fp8" else format_label(need_format(ev), lang))
     targets = stated_targets(ev, book)

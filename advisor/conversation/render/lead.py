@@ -80,6 +80,8 @@ def lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, l
         led.text = rl_note(ev, lang) + led.text
     if state.slots.model_assumed == "coding":  # no model named for a coding use: the answer is for the coding default
         led.text = t("lead.coding_default", lang, model=ev.model.name) + led.text
+    before, after = training_lead.pinned_lines(ev, chosen, book, lang)  # a layout the user pinned: refused / slower
+    led.text = (before + "\n\n" if before else "") + led.text + (t("sentence.gap", lang) + after if after else "")
     if ev.count_card and ev.count_card in led.text:
         led.text += t("sentence.gap", lang) + t("lead.count_card", lang, gpu=ev.count_card)
     users = ev.user_options

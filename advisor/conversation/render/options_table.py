@@ -241,8 +241,12 @@ def opt_speed(o: Option, book: Book, lang: str, w: Workload) -> str:
 def opt_days(o: Option, book: Book, lang: str) -> str:
     """The option's training wall-clock, booked: in days (one decimal below 100 days), or in hours below a day
     and minutes below an hour (a run of 40 minutes is not "0.0 days"); the option must have one."""
-    wall = o.training.wall if o.training else Seconds(0.0)
-    name = f"training wall-clock on {o.count}× {o.gpu_name}"
+    return wall_text(f"training wall-clock on {o.count}× {o.gpu_name}", o.training.wall if o.training else Seconds(0.0),
+                     book, lang)
+
+
+def wall_text(name: str, wall: Seconds, book: Book, lang: str) -> str:
+    """A training run's wall-clock booked as `name`: days, or hours below a day, minutes below an hour."""
     if wall < HOUR:
         return book.duration(name, max(wall, MINUTE), "min", SRC_TRAINING, 0, suffix=message("slot.minutes", lang))
     if wall < DAY:

@@ -6,13 +6,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render.book import SRC_TRAINING, Book
-from advisor.conversation.render.options_table import ENGINE_LABELS, need_and_usable, opt_days, opt_layout, opt_name
+from advisor.conversation.render.book import SRC_TRAINING, SRC_USER, Book
+from advisor.conversation.render.options_table import (
+    ENGINE_LABELS,
+    need_and_usable,
+    opt_days,
+    opt_layout,
+    opt_name,
+    wall_text,
+)
 from knowledge.messages import t
+from knowledge.quantities import Seconds
 
 if TYPE_CHECKING:
     from advisor.analysis.result import Analysis
     from advisor.recommend.results import Option
+    from advisor.workload import PinnedLayout
 
 
 def plan_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
@@ -113,3 +122,28 @@ def train_speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
              mfu=mfu, name=opt_name(o, book), lay=opt_layout(o, lang, book), need=need, usable=usable,
              tokens=fs.train_tokens_text(ev, book, lang), days=opt_days(o, book, lang))
     return fs.Lead(text, None, f"training tokens/s per GPU on {on}")
+
+
+def pinned_lines(ev: Analysis, asked: Option | None, book: Book, lang: str) -> tuple[str, str]:
+    """A training layout the user pinned (advisor.analysis.pinned_layout), as (before, after) the lead: refused, the
+    line that says why and what is accepted, before the answer with the layout chosen instead; kept but slower than
+    the planner's own layout of the same GPUs, one sentence with both times after the lead."""
+    note = ev.pinned
+    if note is None:
+        return "", ""
+    layout = pinned_text(note.layout, book, lang)
+    if note.why is not None:
+        why = book.text(note.why[1] if lang == "zh" else note.why[0], f"why {note.layout.text()} cannot run on {note.on}",
+                        SRC_TRAINING)
+        return t("lead.pinned.refused", lang, layout=layout, name=note.on, why=why), ""
+    if note.best is None or note.best_wall_s is None or asked is None or asked.training is None:
+        return "", ""
+    best = book.text(note.best.text(t("list.sep", lang)), f"the planner's own layout on {note.on}", SRC_TRAINING)
+    theirs = wall_text(f"training wall-clock on {note.on} with the planner's own layout {note.best.text()}",
+                       Seconds(note.best_wall_s), book, lang)
+    return "", t("lead.pinned.slower", lang, layout=layout, mine=opt_days(asked, book, lang), best=best, theirs=theirs)
+
+
+def pinned_text(pins: PinnedLayout, book: Book, lang: str) -> str:
+    """The degrees the user gave, as the layout column writes them ("TP 8, PP 4"; "TP 8、PP 4"), booked as theirs."""
+    return book.text(pins.text(t("list.sep", lang)), "parallel layout you gave", SRC_USER)

@@ -1,0 +1,82 @@
+"""The extractor's reader of a parallel layout the user fixes for a training run: "TP8 PP4", "TP=8, PP=4",
+"tp 8 / pp 4", "tensor parallel 8, pipeline 4", "8-way TP", "TP8×PP4×DP16", "TP/PP = 8/4", "EP 8", "CP 2",
+"--tensor-model-parallel-size 8", "张量并行 8、流水线并行 4", "8 路张量并行", "4 级流水线".
+
+Each degree read is blanked out of the working text, so its number is no GPU count, batch or length. A DP said
+with no GPU count ("TP8×PP4×DP16 on H100") states the count: TP × PP × CP × DP. The dialog hands the degrees to
+the planner for pre-training and full fine-tuning (`Workload.pinned_layout`); a TP/PP layout said with a bare
+"train" or "fine-tune" is such a run (Megatron's full-parameter training).
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.conversation.reader.numbers import to_number
+from advisor.conversation.reader.slots import Slots
+from advisor.conversation.reader.text import Text
+from advisor.workload import PinnedLayout
+
+_SIZE = r"(?:[\s_-]*(?:size|degree|dim(?:ension)?))?"
+_PAR = rf"[\s_-]*(?:model[\s_-]*)?parallel(?:ism|ization)?{_SIZE}"
+# each degree's names: the abbreviation as a whole word, the English words, the Chinese words
+_NAMES = {
+    "tp": rf"(?<![a-z])tp(?![a-z]){_SIZE}|tensor{_PAR}|张量并行(?:度|数|规模)?|张量切分",
+    "pp": rf"(?<![a-z])pp(?![a-z]){_SIZE}|pipeline(?:{_PAR}|[\s_-]*stages?)?|流水线并行(?:度|数|规模)?|流水并行(?:度)?|流水线",
+    "cp": rf"(?<![a-z])cp(?![a-z]){_SIZE}|context{_PAR}|上下文并行(?:度)?",
+    "ep": rf"(?<![a-z])ep(?![a-z]){_SIZE}|experts?{_PAR}|专家并行(?:度)?",
+    "dp": rf"(?<![a-z])dp(?![a-z]){_SIZE}|data{_PAR}|数据并行(?:度)?",
+}
+_WORD_NUM = r"two|four|eight|sixteen"
+_N = rf"(?P<n>(?<![\d.])\d{{1,6}}(?!\d|\.\d)|(?<![零〇一二两三四五六七八九十百千万])[一二两四八十六]+(?![零〇一二三四五六七八九十百千万亿])|(?<![a-z])(?:{_WORD_NUM})(?![a-z]))"
+# a degree is no amount with a unit after it ("TP 8 H100s", "a pipeline of 2 TB", "流水线 3 万条")
+_NOT_COUNT = (r"(?!\s*(?:x\s*)?(?:gpus?|cards?|nodes?|servers?|张|块|卡|台|[ahbl]\d{2,3}|%|[kmbt]\b|[kmgt]i?b|g\b|"
+              r"tokens?|ms\b|users?|requests?|samples?|docs?|documents?|万|亿|千|条|个|人|小时|天|秒))")
+_LINK = r"\s*(?:=|:|：|of|is|at|to|as|为|是|设为|设成|取|开到|用)?\s*"
+_AFTER = {k: re.compile(rf"(?:{names}){_LINK}{_N}{_NOT_COUNT}") for k, names in _NAMES.items()}
+# "8-way TP", "8 路张量并行", "a 4-stage pipeline", "4 级流水线", "4 pipeline stages"
+_BEFORE = {k: re.compile(rf"{_N}\s*(?:-\s*)?(?:way|路)\s*(?:of\s+)?(?:{names})") for k, names in _NAMES.items()}
+_STAGES = re.compile(rf"{_N}\s*(?:-\s*)?(?:stages?\s*(?:of\s*)?pipeline|pipeline[\s-]*stages|(?:级|段|个阶段|阶段)\s*(?:的)?\s*流水线)")
+# "TP/PP/DP = 8/4/16", "(tp, pp) = (8, 4)", "TP×PP: 8×4"
+_ABBR = r"(?<![a-z])(?:tp|pp|cp|ep|dp)(?![a-z])"
+_JOINED = re.compile(rf"\(?(?P<names>{_ABBR}(?:\s*[/,、x]\s*{_ABBR})+)\)?\s*(?:=|:|：|of|is|为|是)?\s*"
+                     rf"\(?(?P<values>\d{{1,6}}(?:\s*[/,、x]\s*\d{{1,6}})+)\)?")
+_SEP = re.compile(r"\s*[/,、x]\s*")
+LIMITS = {"tp": 1024, "pp": 1024, "cp": 1024, "ep": 1024, "dp": 100_000}  # PinnedLayout's bounds
+
+
+def read_layout(t: Text, slots: Slots) -> None:
+    """The parallel degrees said (`Slots.pinned_layout`), each phrase blanked; see the module docstring."""
+    found: dict[str, int] = {}
+    for m in t.finditer(_JOINED):  # "TP/PP = 8/4, 512 GPUs": as many values as names, the rest left to others
+        names = _SEP.split(m.group("names").strip())
+        values = list(re.finditer(r"\d+", m.group("values")))[:len(names)]
+        if len(values) == len(names) and len(set(names)) == len(names):
+            found.update({name: int(v.group(0)) for name, v in zip(names, values, strict=True)})
+            t.consume(m.start(), m.start("values") + values[-1].end())
+    for rxs in (_BEFORE, _AFTER):
+        for key, rx in rxs.items():
+            for m in t.finditer(rx):
+                value = to_number(m.group("n"))
+                if key not in found and value is not None and value.is_integer():
+                    found[key] = int(value)
+                    t.consume(m.start(), m.end())
+    stages = _STAGES.search(t.s)
+    if stages and "pp" not in found and (value := to_number(stages.group("n"))) is not None:
+        found["pp"] = int(value)
+        t.consume(stages.start(), stages.end())
+    found = {k: v for k, v in found.items() if 1 <= v <= LIMITS[k]}
+    if found:
+        slots.pinned_layout = PinnedLayout(**found)
+
+
+def count_of_layout(slots: Slots) -> None:
+    """A DP said with no GPU count ("TP8×PP4×DP16 on H100s"): the count it makes, TP × PP × CP × DP."""
+    pins = slots.pinned_layout
+    counts = [m.count for m in slots.candidates] + [slots.existing.count if slots.existing else None]
+    if pins is None or pins.dp is None or slots.gpu_count is not None or any(counts):
+        return
+    slots.gpu_count = pins.split * pins.dp
+
+
+__all__ = ["count_of_layout", "read_layout"]
