@@ -106,6 +106,8 @@ def _grounded(turn, said: str) -> None:
     ("用 8 路张量并行、4 级流水线在 256 张 H800 上训练 Qwen2.5-72B，2T token", {"tp": 8, "pp": 4}),
     ("在 512 张 H100 上预训练 Llama-3.1-70B，1T token，TP 设为 4，PP 设为 8，要几天", {"tp": 4, "pp": 8}),
     ("DeepSeek-V3 在 2048 张 H800 上预训练，专家并行 64，流水线并行 16", {"ep": 64, "pp": 16}),
+    ("TP 度 8、PP 度 4，用 512 张 H800 预训练 Qwen2.5-72B", {"tp": 8, "pp": 4}),
+    ("张量并行开 8，流水线开 4，用 512 张 H100 训练 Llama-3.1-70B 1T token 要多久", {"tp": 8, "pp": 4}),
 ])
 def test_the_degrees_said_are_read(text: str, pins: dict[str, int]) -> None:
     assert _pins(text) == pins
@@ -122,6 +124,15 @@ def test_the_degrees_said_are_read(text: str, pins: dict[str, int]) -> None:
 ])
 def test_no_degree_is_read_where_none_is_said(text: str) -> None:
     assert _pins(text) == {}
+
+
+@pytest.mark.parametrize(("text", "pins", "count", "tokens"), [
+    ("用 64 张 H100 预训练 Llama 2 7B，张量并行 16，100B token 要多久", {"tp": 16}, 64, 1e11),
+    ("Llama-3.1-70B 预训练，流水线并行 4，512 张 H100，1T token", {"pp": 4}, 512, 1e12),
+])
+def test_a_chinese_comma_before_a_number_is_no_thousands_group(text, pins, count, tokens) -> None:
+    """"张量并行 16，100B token" had been read as 16,100B tokens (NFKC makes "，" the "," of "16,100")."""
+    assert _pins(text) == pins and count in _counts(text) and _slots(text).train_tokens == tokens
 
 
 def test_a_dp_said_with_no_count_makes_the_count() -> None:

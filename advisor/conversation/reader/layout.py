@@ -17,7 +17,7 @@ from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import Text
 from advisor.workload import PinnedLayout
 
-_SIZE = r"(?:[\s_-]*(?:size|degree|dim(?:ension)?))?"
+_SIZE = r"(?:[\s_-]*(?:size|degree|dim(?:ension)?)|\s*度)?"
 _PAR = rf"[\s_-]*(?:model[\s_-]*)?parallel(?:ism|ization)?{_SIZE}"
 # each degree's names: the abbreviation as a whole word, the English words, the Chinese words
 _NAMES = {
@@ -32,7 +32,7 @@ _N = rf"(?P<n>(?<![\d.])\d{{1,6}}(?!\d|\.\d)|(?<![零〇一二两三四五六七
 # a degree is no amount with a unit after it ("TP 8 H100s", "a pipeline of 2 TB", "流水线 3 万条")
 _NOT_COUNT = (r"(?!\s*(?:x\s*)?(?:gpus?|cards?|nodes?|servers?|张|块|卡|台|[ahbl]\d{2,3}|%|[kmbt]\b|[kmgt]i?b|g\b|"
               r"tokens?|ms\b|users?|requests?|samples?|docs?|documents?|万|亿|千|条|个|人|小时|天|秒))")
-_LINK = r"\s*(?:=|:|：|of|is|at|to|as|为|是|设为|设成|取|开到|用)?\s*"
+_LINK = r"\s*(?:=|:|：|of|is|at|to|as|为|是|设为|设成|设置为|设置成|取|开到|开成|开|用|等于)?\s*"
 _AFTER = {k: re.compile(rf"(?:{names}){_LINK}{_N}{_NOT_COUNT}") for k, names in _NAMES.items()}
 # "8-way TP", "8 路张量并行", "a 4-stage pipeline", "4 级流水线", "4 pipeline stages"
 _BEFORE = {k: re.compile(rf"{_N}\s*(?:-\s*)?(?:way|路)\s*(?:of\s+)?(?:{names})") for k, names in _NAMES.items()}

@@ -78,10 +78,13 @@ class Text:
 
 # a number with thousands separators ("2,000 tokens", "1,200 prompt tokens"), read as the number
 _THOUSANDS = re.compile(r"(?<![\d,.])(\d{1,3})((?:,\d{3})+)(?![\d,])")
+# the Chinese comma before a number ends a clause, never a thousands group: "张量并行 16，100B token" is TP 16 and
+# 100B tokens, "流水线 4，512 张 H100" PP 4 on 512 cards (NFKC would make it the "," of "16,100")
+_CN_COMMA = re.compile(r"，(?=\d)")
 
 
 def _normalise_keep_case(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", _CN_COMMA.sub(", ", text))
     text = _THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)
     return text.replace("×", " x ").replace("✕", " x ").replace("～", "~").replace("‐", "-").replace("–", "-")
 
