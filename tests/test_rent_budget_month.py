@@ -168,3 +168,13 @@ def test_how_many_cards_a_month_in_yuan_and_without_a_quote() -> None:
     assert number(r"可全天候租 (\d+) 张", lead) == math.floor(100_000 / (rate * MONTH_H)), lead
     none = first_paragraph(answer("每月租金预算 10 万元，租 910B 能租几张？", "zh"))
     assert "没有出租" in none, none
+
+
+def test_a_training_month_budget_without_a_card_rents_and_costs_the_run() -> None:
+    """"我们每月租卡预算 20 万，做 Qwen2.5-72B 的 LoRA 微调": among cards clouds rent, the run's own rent (GPU-hours ×
+    rate) against the month's budget, first; it had been a purchase quote of 8× A40."""
+    lead = first_paragraph(answer("我们每月租卡预算 20 万，做 Qwen2.5-72B 的 LoRA 微调", "zh"))
+    assert lead.startswith("**租用的话"), lead
+    gh = number(r"共 ([\d,]+) GPU 小时", lead)
+    rate = number(r"每 GPU 小时 ¥([\d.]+)", lead)
+    assert number(r"，共 ¥([\d,]+)；", lead) == pytest.approx(gh * rate, rel=0.01)

@@ -78,11 +78,11 @@ def _analyse(request: AnalysisRequest, catalog: Catalog, steps: list[Step]) -> A
         request = replace(request, workload=replace(w, method=request.reference_method.lower()))
     workload, constraints = request.workload, request.constraints
     rented = None
+    if constraints.monthly_rent_budget and not constraints.candidates:  # "每月 5 万租卡": among the cards rented out
+        constraints = replace(constraints, candidates=rentable_cards(catalog, constraints.region))
+        request = replace(request, constraints=constraints)
     if workload.is_training and constraints.monthly_rent_budget:  # "$100k a month for rented H100s": that many cards
         constraints, rented = rent_cap(constraints, catalog)
-        request = replace(request, constraints=constraints)
-    elif constraints.monthly_rent_budget and not constraints.candidates:  # "每月 5 万租卡": among the cards rented out
-        constraints = replace(constraints, candidates=rentable_cards(catalog, constraints.region))
         request = replace(request, constraints=constraints)
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,

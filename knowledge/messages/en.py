@@ -734,6 +734,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.rent_within.month": "Rented around the clock, {n}× {gpu} at {each} per GPU-hour is {cost} a month, {fit}.",
     "screen.rent_within.ok": "within your {budget}",
     "screen.rent_within.over": "over your {budget}",
+    "screen.rent_within.run": "Rented, the run is {gh} on {n}× {gpu} at {each} per GPU-hour: {cost}, against your {budget} a month.",
     "screen.rent_within.per_hour": "{budget} an hour",
     "screen.rent_within.per_month": "{budget} a month",
     "screen.rent_budget.quote": " ({provider}, as of {date})",

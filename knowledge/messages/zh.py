@@ -730,6 +730,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.rent_within.month": "全天候租用的话，{n} 张 {gpu} 每 GPU 小时 {each}，每月 {cost}，{fit}。",
     "screen.rent_within.ok": "在您{budget} 的预算之内",
     "screen.rent_within.over": "超出您{budget} 的预算",
+    "screen.rent_within.run": "租用的话，这次训练在 {n} 张 {gpu} 上共 {gh}，每 GPU 小时 {each}，共 {cost}；您的预算是每月 {budget}。",
     "screen.rent_within.per_hour": "每小时 {budget}",
     "screen.rent_within.per_month": "每月 {budget}",
     "screen.rent_budget.quote": "，{provider} 报价，截至 {date}",

@@ -9,6 +9,7 @@ from advisor.conversation.render.book import (
     SRC_MEMORY,
     SRC_RECOMMEND,
     SRC_THROUGHPUT,
+    SRC_TRAINING,
     SRC_USER,
     Book,
     decimals_for,
@@ -112,9 +113,18 @@ def rent_within_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
         return ""
     from advisor.recommend.prices import hourly_rent  # start-up: only a rental budget prices the answer's rent
 
-    rate = hourly_rent(o)
+    rate = hourly_rent(o) or _job_rate(o)
     if rate is None:
         return ""
+    if o.training is not None and o.training.gpu_hours:  # a training run rents its own GPU-hours once
+        gh = float(o.training.gpu_hours)
+        return t("screen.rent_within.run", lang, n=o.count, gpu=o.gpu_name,
+                 gh=book.num(f"GPU-hours of the run on {o.count}× {o.gpu_name}", gh, "GPU-hours", SRC_TRAINING, 0,
+                             suffix=t("rent.gpu_hours", lang)),
+                 each=book.money(f"rent per GPU-hour of {o.gpu_name}", rate, c.currency, "OptionTco.cloud"),
+                 cost=book.money(f"rent of the run on {o.count}× {o.gpu_name}", gh * rate, c.currency,
+                                 "computed: GPU-hours × price per GPU-hour"),
+                 budget=book.money("rental budget a month", float(c.monthly_rent_budget), c.currency, SRC_USER))
     hourly = c.rent_budget_hourly
     period = 1.0 if hourly else HOURS_PER_MONTH
     cost = book.money(f"rent of {o.count}× {o.gpu_name} " + ("an hour" if hourly else "a month"),
@@ -127,6 +137,15 @@ def rent_within_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
     per = t("screen.rent_within.per_hour" if hourly else "screen.rent_within.per_month", lang, budget=budget)
     return t(key, lang, n=o.count, gpu=o.gpu_name, each=each, cost=cost,
              fit=t("screen.rent_within.ok" if within else "screen.rent_within.over", lang, budget=per))
+
+
+def _job_rate(o: Any) -> float | None:
+    """A training option's price per GPU-hour: its TCO's rent of the job ÷ the job's GPU-hours (prices._rent_the_job)."""
+    t_ = o.tco
+    cloud = t_.cloud if t_ is not None else None
+    if cloud is None or not cloud.gpu_hours:
+        return None
+    return float(cloud.cost.amount) / float(cloud.gpu_hours)
 
 
 def rent_cap_sentence(ev: Any, book: Book, lang: str) -> str:
