@@ -184,3 +184,15 @@ def test_without_offloading_rules_out_offloaded_layouts(text: str, lang: str) ->
     lead = first_paragraph(answer(text, lang))
     assert "offload" not in lead and "卸载" not in lead, lead
     assert number(r"(\d+)× NVIDIA A100 40GB", lead) >= 4
+
+
+def test_a_rent_price_asked_for_a_card_nobody_rents_says_so_first() -> None:
+    lead = first_paragraph(answer("910B 租一张一个月多少钱", "zh"))
+    assert lead.startswith("**目录里没有出租"), lead
+
+
+def test_a_month_budget_asked_whether_enough_checks_the_cards_it_rents() -> None:
+    """"$50k a month, how many H100s, enough for 70B full fine-tuning?": on the 24 it rents in whole servers (it had
+    checked one H100 and said no)."""
+    lead = first_paragraph(answer("每月 5 万美元预算能跑多少 H100，做 Llama-3.1-70B 的全参微调够吗", "zh"))
+    assert "可以：24× NVIDIA H100" in lead, lead

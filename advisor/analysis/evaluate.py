@@ -84,6 +84,9 @@ def _analyse(request: AnalysisRequest, catalog: Catalog, steps: list[Step]) -> A
     if workload.is_training and constraints.monthly_rent_budget:  # "$100k a month for rented H100s": that many cards
         constraints, rented = rent_cap(constraints, catalog)
         request = replace(request, constraints=constraints)
+        if rented and rented.get("within") and request.intent == "feasibility":  # "… is that enough?": on those cards
+            request = replace(request, named=tuple(replace(m, count=int(rented["within"]))
+                                                   if m.gpu == rented["gpu"] and not m.count else m for m in request.named))
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,
                   inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need,

@@ -78,6 +78,12 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
                             for g, m in zip(gpus[1:], mentions[1:], strict=True))
         if intent == "how_much" and _FABRIC_ASKED.search(low):  # "4-node H100 cluster with InfiniBand": not priced
             lead += t("sentence.gap", lang) + t("market.fabric_unpriced", lang)
+    if intent == "how_much" and slots.buy_or_rent == "rent" and len(gpus) == 1 and (
+            cloud_price(gpus[0], load_economics(), region=region) is None):  # "910B 租一张一个月多少钱": no quote, first
+        lead = t("rent.none", lang, gpu=gpus[0].name) + t("sentence.gap", lang) + lead
+    elif intent == "how_much" and slots.buy_or_rent == "rent" and len(gpus) == 1:  # its dated rent, before the price
+        rent = _rental_line(gpus[0], region, book, lang)
+        lead = (rent + t("sentence.gap", lang) + lead) if rent else lead
     if intent in ("how_much", "market") and _LEAD_TIME.search(low):  # "H200 多久能到货": not in the catalog, said first
         lead = t("market.lead_time_unknown", lang, gpu=gpus[0].name) + t("sentence.gap", lang) + lead
     if intent in ("how_much", "market"):  # "二手 A100 多少钱", "is a used A100 worth it": the used price, or none, first

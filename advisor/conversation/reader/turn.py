@@ -83,7 +83,8 @@ def read_references(state: DialogState, slots: Slots, intent: str) -> None:
         slots.candidates = [GpuMention(gpu=last["top_gpu"], count=int(last.get("top_count") or 1),
                                        text="previous answer")]
     elif (intent == "feasibility" and len(slots.candidates) == 1 and slots.candidates[0].count is None
-          and slots.gpu_count is None and slots.existing is None):
+          and slots.gpu_count is None and slots.existing is None
+          and not (slots.budget_monthly or slots.rent_cap_hour)):  # a rental budget counts the cards (rent_budget)
         slots.candidates[0].count = 1
     elif intent == "feasibility" and slots.existing is not None and slots.existing.count is None and slots.gpu_count is None:
         slots.existing.count = 1
