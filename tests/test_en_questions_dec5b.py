@@ -188,10 +188,11 @@ def test_engine_speeds_at_a_load_are_the_load_sentence_speeds() -> None:
 
 
 def test_the_cost_per_token_on_a_card_too_small_is_for_the_fewest_that_hold_it() -> None:
-    """Qwen3-32B (64 GiB at BF16) does not fit one L4 (24 GB): the cost is said first for the fewest L4s that hold
-    it, and it is the hand arithmetic cards × $/GPU-hour ÷ (tokens/s × 3600) × 10⁶."""
-    lead = lead_of(ask("what does it cost per million tokens to run qwen3 32b on an L4?"))
-    m = re.search(r"does not fit on 1× NVIDIA L4 .*the cost is for (\d+)× NVIDIA L4.*\$([\d.]+) per million output "
+    """Qwen3-32B (64 GiB at BF16) does not fit one A10 (24 GB): the cost is said first for the fewest A10s that hold
+    it, and it is the hand arithmetic cards × $/GPU-hour ÷ (tokens/s × 3600) × 10⁶ (an A10: no purchase price, so
+    rented only)."""
+    lead = lead_of(ask("what does it cost per million tokens to run qwen3 32b on an A10?"))
+    m = re.search(r"does not fit on 1× NVIDIA A10 .*the cost is for (\d+)× NVIDIA A10.*\$([\d.]+) per million output "
                   r"tokens, renting.*\(([\d.]+) tokens/s\).*rented at \$([\d.]+) per GPU-hour", lead)
     assert m, lead
     count, cost, tps, rate = int(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4))

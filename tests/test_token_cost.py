@@ -31,10 +31,10 @@ def _option(turn: Any, gpu: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("text", "gpu"), [
-    ("How much would a million output tokens of Llama-3.1-8B cost me on an NVIDIA L4?", "l4"),
+    ("How much would a million output tokens of Llama-3.1-8B cost me on an NVIDIA A10?", "a10"),
     ("What is the $/Mtok of Llama-3.1-8B on an A10?", "a10"),
-    ("Llama-3.1-8B on a single L4, price per token?", "l4"),
-    ("用 L4 部署 Llama-3.1-8B，每百万 token 的成本大概多少？", "l4"),
+    ("Llama-3.1-8B on a single A10, price per token?", "a10"),
+    ("用 A10 部署 Llama-3.1-8B，每百万 token 的成本大概多少？", "a10"),
     ("A10 推理 Llama-3.1-8B，单位 token 成本是多少", "a10"),
     ("T4 上跑 Qwen2.5-7B，一百万个 token 要花多少钱", "t4"),
 ])
