@@ -196,3 +196,25 @@ def test_a_month_budget_asked_whether_enough_checks_the_cards_it_rents() -> None
     checked one H100 and said no)."""
     lead = first_paragraph(answer("每月 5 万美元预算能跑多少 H100，做 Llama-3.1-70B 的全参微调够吗", "zh"))
     assert "可以：24× NVIDIA H100" in lead, lead
+
+
+def test_dpo_time_counts_both_sequences_and_the_reference_pass() -> None:
+    """DPO runs each pair's chosen and rejected sequence through the policy and the frozen reference's forward over
+    both: with LoRA 2 × (1 + 2N/4N) = 3× the compute of supervised fine-tuning on the same tokens, in full
+    2 × (1 + 2N/6N) = 2.67×. It had been timed as SFT on the pairs' tokens (28 min)."""
+    from advisor.conversation.session import Conversation
+
+    q = "on Llama-3.1-8B with 8x A100 80GB, 60k preference pairs of ~1k tokens each, how long?"
+    dpo = Conversation(driver="deterministic", lang="en").respond("DPO " + q)
+    sft = Conversation(driver="deterministic", lang="en").respond("LoRA SFT " + q)
+    hours = [next(o for o in t.options if o["count"] == 8)["throughput"]["gpu_hours"] for t in (dpo, sft)]
+    assert hours[0] == pytest.approx(3.0 * hours[1], rel=0.02), hours
+    assert "3.00× the compute" in first_paragraph(dpo.answer)
+
+
+def test_preference_pairs_counted_in_chinese() -> None:
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    s = extract("用 dpo 全参训练 qwen2.5-7b，8 张 h100，3 万对偏好数据，每条 2k token，要多久？", load_catalog(), lang="zh")
+    assert s.train_tokens == 30_000 * 2_000

@@ -28,6 +28,18 @@ PAIRED = frozenset({"dpo", "ipo", "orpo", "simpo"})
 WITH_REFERENCE = frozenset({"dpo", "ipo", "kto"})
 
 
+def compute_factor(w: Workload) -> float:
+    """The compute of a preference step over the same training tokens as supervised fine-tuning: each example's
+    sequences through the policy (2 for a pair) plus the frozen reference's forward over them (DPO, IPO, KTO):
+        factor = sequences × (1 + 2N / f),  f = 6N trained per token in full, 4N for LoRA/QLoRA (no weight gradients)
+    DPO in full 2 × (1 + 1/3) = 2.67, DPO with LoRA 2 × 1.5 = 3, ORPO/SimPO 2, KTO 1.33; 1 for supervised training."""
+    if not w.is_training or w.method == "sft":
+        return 1.0
+    seqs = float(sequences_per_prompt(w))
+    ref = (2.0 / (4.0 if w.task in ("lora", "qlora") else 6.0)) if w.method in WITH_REFERENCE else 0.0
+    return seqs * (1.0 + ref)
+
+
 def sequences_per_prompt(w: Workload) -> int:
     """2 for the paired methods (chosen + rejected), else 1."""
     return 2 if w.method in PAIRED else 1

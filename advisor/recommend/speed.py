@@ -43,16 +43,20 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
     if layout.plan is not None:
         return Speed(None, training_advice.training_figures(layout.plan, search.constraints.mfu is not None),
                      layout.plan.formulas[:1])
-    # start-up: `gpu-advisor recommend` never loads advisor.estimator.training
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.training or .preference
+    from advisor.estimator.preference import compute_factor
     from advisor.estimator.training import BEST_CASE, PRIOR_CASE, estimate_train_time
 
     tokens = w.train_tokens or default_train_tokens(search.model, w)
-    r = estimate_train_time(search.model, gpu, layout.count, tokens, load_calibration(), context=w.context,
+    k = compute_factor(w)  # DPO: chosen + rejected through the policy and the reference's forward (×2.67 in full)
+    r = estimate_train_time(search.model, gpu, layout.count, tokens * k, load_calibration(), context=w.context,
                             task=w.task, recompute=w.recompute, zero=max(layout.zero, 1) if layout.count > 1 else 0,
                             micro_batch=w.batch, offload=layout.offload, mfu=search.constraints.mfu)
     basis: MfuBasis = "fitted" if BEST_CASE in r.mfu_source else "prior" if PRIOR_CASE in r.mfu_source else "given"
-    return Speed(None, TrainingFigures(tokens=tokens, tokens_per_s=r.tokens_per_s, wall=r.wall,
-                                     gpu_hours=r.gpu_hours, mfu=r.mfu, mfu_basis=basis), r.formulas[:1])
+    lines = r.formulas[:1] + ([f"{w.method.upper()}: {tokens:,.0f} tokens × {k:.2f} (each pair's sequences and the "
+                               "reference forward; estimator.preference.compute_factor)"] if k != 1.0 else [])
+    return Speed(None, TrainingFigures(tokens=tokens, tokens_per_s=r.tokens_per_s / k, wall=r.wall,
+                                     gpu_hours=r.gpu_hours, mfu=r.mfu, mfu_basis=basis), lines)
 
 
 def _serving_speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout: Layout,

@@ -532,6 +532,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.rl.generic": "**强化学习（在线 RL）微调不在估算范围内**：采样生成回答、奖励打分和冻结的参考模型都没有算进去，下面只按 {task}估算策略模型的训练步，是显存和时间的下限。",
     "acts.dpo.adapter": "{method} 这里按 {task} 估算：参考模型就是关闭适配器的基座模型（TRL 配合 PEFT 时的做法），不需要第二份权重；全参数 {method} 还要一份冻结的权重：+{extra}（BF16，{params}B 参数 × 2 字节），未分片时每卡都要。",
     "acts.dpo.full_unpaired": "{method} 这里按策略模型的 {task} 估算，并计入冻结的参考模型（第二份权重，下面的数字已包含）：+{extra}（BF16，{params}B 参数 × 2 字节），除非 ZeRO-3 分片，否则每卡都要；其样本不成对，每个提示一条回答。",
+    "acts.dpo.compute": "训练时间按 {method} 每条样本实际的计算量算：优选和劣选两条序列都要过模型，参考模型还要各做一次前向，是同样 token 数监督微调的 {k} 倍。",
     "acts.dpo.full": "{method} 这里按策略模型的 {task} 估算，并计入冻结的参考模型（第二份权重，下面的数字已包含）：+{extra}（BF16，{params}B 参数 × 2 字节），除非 ZeRO-3 分片，否则每卡都要；每个提示含选中与拒绝两条回答序列。",
     "lead.no_offload_needed": "不需要把层卸载到内存：模型在 {name} 上整体放得下，卸载到系统内存只会更慢。",
     "lead.count_card": "没有指定显卡，您说的卡数按这项任务搜索到的首选 {gpu} 计算；指定型号可按该卡计算。",

@@ -22,7 +22,8 @@ _SCALE = r"(?:万亿|亿|千万|百万|十万|万|千|thousand|million|billion|[
 _ITEMS_EN = (r"(?:samples?|examples?|conversations?|dialog(?:ue)?s?|records?|rows?|instructions?|pairs?|"
              r"transcripts?|tickets?|chats?)")  # not prompts/documents/sequences: a batch-inference job has those too
 _DATA_ZH = r"(?:数据|样本|对话|指令|问答|语料|文档|记录|例子|样例|工单|聊天记录)"
-_ITEMS_ZH = rf"(?:条|(?:个|组|份)\s*(?:训练)?{_DATA_ZH})"
+# "5 万对偏好数据": preference pairs are counted in 对
+_ITEMS_ZH = rf"(?:条|(?:个|组|份)\s*(?:训练)?{_DATA_ZH}|对\s*(?:偏好)?\s*{_DATA_ZH}?)"
 _LEN = rf"(?P<len>{NUM})\s*(?P<lunit>k|千|thousand)?\s*(?:-\s*)?(?:个\s*)?(?:tokens?|词元|token)"
 # between the count and the length: a few words ("customer-support dialogues", ", roughly", "averaging", "每条平均"),
 # never a sentence break, and never a word that makes the length a context window instead

@@ -15,6 +15,7 @@ from advisor.conversation.render.book import SRC_MEMORY, SRC_THROUGHPUT, Book
 from advisor.conversation.render.labels import PARTS, format_label, task_label
 from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.memory import default_inference_format
+from advisor.estimator.preference import compute_factor
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
 from knowledge.params import param_counts
@@ -121,5 +122,11 @@ def reference_note(ev: Analysis, book: Book, lang: str) -> str:
     # KTO trains on unpaired examples (one completion per prompt, Ethayarajh 2024): no chosen + rejected pair
     key = "acts.dpo.adapter" if task in ("lora", "qlora") else "acts.dpo.full_unpaired" if method == "KTO" \
         else "acts.dpo.full"
-    return t(key, lang, method=method, task=task_label(task, lang), extra=extra, params=f"{params / 1e9:.2f}")
+    note = t(key, lang, method=method, task=task_label(task, lang), extra=extra, params=f"{params / 1e9:.2f}")
+    k = compute_factor(ev.workload)
+    if k != 1.0 and ev.workload.is_training:  # the time counts its sequences and the reference pass, said with it
+        note += t("sentence.gap", lang) + t("acts.dpo.compute", lang, method=method, k=book.num(
+            f"{method} compute over supervised fine-tuning on the same tokens", k, "ratio",
+            "advisor.estimator.preference.compute_factor", 2, suffix=""))
+    return note
 
